@@ -1,0 +1,48 @@
+"""Embedded PostgreSQL for development and tests when no DATABASE_URL is given.
+
+Uses the ``pgserver`` wheel (PostgreSQL 16 binaries inside a pip package). The data
+folder survives restarts (``.data/pg`` by default); the server listens on a Unix
+socket in that folder, so nothing needs to be installed or running on the machine.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def embedded_database(data_dir: str | None = None) -> dict:
+    """Start (or reuse) the embedded server and return a Django DATABASES entry."""
+    socket_dir = _start(data_dir)
+    return {"ENGINE": "django.db.backends.postgresql", "NAME": "postgres", "USER": "postgres", "PASSWORD": "",
+            "HOST": socket_dir, "PORT": ""}
+
+
+def embedded_stop(data_dir: str | None = None) -> None:
+    """Stop the embedded server (``make run`` does this on Ctrl-C)."""
+    import subprocess
+
+    from pgserver._commands import pg_ctl
+
+    path = Path(data_dir or os.environ.get("EMBEDDED_PG_DIR") or BASE_DIR / ".data" / "pg")
+    if not (path / "postmaster.pid").exists():
+        return
+    try:
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=path, user="pgserver" if os.geteuid() == 0 else None)
+    except subprocess.CalledProcessError:  # already stopped
+        pass
+
+
+def _start(data_dir: str | None = None) -> str:
+    import pgserver  # imported lazily: only needed without DATABASE_URL
+
+    path = Path(data_dir or os.environ.get("EMBEDDED_PG_DIR") or BASE_DIR / ".data" / "pg")
+    path.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(path.parent))
+    server = pgserver.get_server(str(path), cleanup_mode=None)  # idempotent: reuses a running server
+    # postgresql://postgres:@/postgres?host=<socket dir> (or 127.0.0.1 and a port)
+    from urllib.parse import parse_qs, urlsplit
+
+    parts = urlsplit(server.get_uri())
+    return parse_qs(parts.query).get("host", [parts.hostname or ""])[0]

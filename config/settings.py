@@ -1,0 +1,237 @@
+"""Settings, read from the environment only (django-environ).
+
+Development defaults just work (embedded PostgreSQL, filesystem Celery broker).
+With DJANGO_ENV=production the platform refuses to start without SECRET_KEY,
+DATABASE_URL and a broker URL, and turns on secure cookies, HSTS and host checks.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False) if (BASE_DIR / ".env").exists() else None
+
+DJANGO_ENV = env.str("DJANGO_ENV", default="development")
+PRODUCTION = DJANGO_ENV == "production"
+TESTING = env.bool("TESTING", default=False)
+
+if PRODUCTION:
+    missing = [k for k in ("SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL") if not env.str(k, default="")]
+    if missing:
+        raise ImproperlyConfigured(f"DJANGO_ENV=production requires: {', '.join(missing)}")
+
+SECRET_KEY = env.str("SECRET_KEY", default="dev-insecure-key-do-not-use-in-production-0123456789abcdef")
+DEBUG = env.bool("DEBUG", default=not PRODUCTION)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[] if PRODUCTION else ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "django_celery_beat",
+    "axes",
+    "core",
+    "accounts",
+    "wallet",
+    "limits",
+    "games",
+    "jackpots",
+    "complaints",
+]
+
+MIDDLEWARE = [
+    "core.middleware.RequestIdMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",
+    "core.middleware.CatchAllMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+# Database: DATABASE_URL, else the embedded PostgreSQL (pgserver) in .data/pg.
+if env.str("DATABASE_URL", default=""):
+    DATABASES = {"default": env.db("DATABASE_URL")}
+else:
+    from config.embedded_db import embedded_database
+
+    DATABASES = {"default": embedded_database()}
+DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_USER_MODEL = "accounts.User"
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+]
+if TESTING:
+    # Argon2 is deliberately slow; tests that are not about hashing use a fast hasher.
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher", *PASSWORD_HASHERS]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# Failed logins are throttled and locked out (django-axes).
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.5)
+AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_RESET_ON_SUCCESS = True
+AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
+
+# I18N: players read Czech by default, English is available. Storage in UTC; the
+# business calendar (day, calendar month) is Europe/Prague (core.clock).
+LANGUAGE_CODE = "cs"
+LANGUAGES = [("cs", "Čeština"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+USE_TZ = True
+TIME_ZONE = "UTC"
+BUSINESS_TIME_ZONE = "Europe/Prague"
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / ".data" / "static"
+MEDIA_ROOT = env.path("MEDIA_ROOT", default=BASE_DIR / ".data" / "media")
+MEDIA_URL = "media/"
+
+# REST API
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.auth.PlayerTokenAuthentication", "rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.DefaultPagination",
+    "PAGE_SIZE": 20,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "core.errors.exception_handler",
+    "DEFAULT_THROTTLE_RATES": {"anon": "60/min", "user": "600/min", "login": "10/min"},
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Online technical games platform API",
+    "DESCRIPTION": "Player API of the platform (Czech Gambling Act 186/2016 Sb. and the operator's game plan).",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# Celery: JSON only, time limits, tasks enqueued after commit (core.tasks.enqueue_on_commit).
+_broker_dir = BASE_DIR / ".data" / "broker"
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "store_processed": False,
+    }
+    if CELERY_BROKER_URL.startswith("filesystem")
+    else {}
+)
+CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
+CELERY_TASK_IGNORE_RESULT = CELERY_RESULT_BACKEND is None
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+CELERY_ENABLE_UTC = True
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=300)
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=240)
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# E-mail (Django mail backend) and SMS (accounts adapter).
+EMAIL_BACKEND = env.str(
+    "EMAIL_BACKEND",
+    default="django.core.mail.backends.smtp.EmailBackend" if PRODUCTION else "django.core.mail.backends.console.EmailBackend",
+)
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="noreply@platform.example")
+PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000")
+
+# Regulatory figures (GP "Defaults for blank figures"); amounts in minor units (haléře).
+PLATFORM_CURRENCY = "CZK"
+GP = {
+    "TEMP_ACCOUNT_DEPOSIT_CAP": env.int("GP_TEMP_ACCOUNT_DEPOSIT_CAP", default=300_000),  # GP §5(2)b, §5(12)
+    "TEMP_ACCOUNT_LIFETIME_DAYS": env.int("GP_TEMP_ACCOUNT_LIFETIME_DAYS", default=30),  # GP §5(2)a
+    "BRANCH_CASH_PER_24H": env.int("GP_BRANCH_CASH_PER_24H", default=500_000),  # GP §5(12)
+    "MIN_STAKE": env.int("GP_MIN_STAKE", default=10),  # GP §8(1)
+    "STAKE_STEP": env.int("GP_STAKE_STEP", default=10),  # GP §8(1)
+    "MAX_STAKE": env.int("GP_MAX_STAKE", default=100_000),  # GP §8(2)
+    "MAX_WIN_PER_ROUND": env.int("GP_MAX_WIN_PER_ROUND", default=5_000_000),  # GP §8(3)
+    "MAX_HOURLY_LOSS": env.int("GP_MAX_HOURLY_LOSS", default=5_000_000),  # GP §8(5), ZHH §53
+    "MIN_RTP_PERCENT": "84.24",  # GP §8(4)
+    "PLAY_BEFORE_BREAK_MINUTES": 120,  # GP §7(4)
+    "BREAK_MINUTES": 15,  # GP §7(4)-(5)
+    "MIN_ROUND_SECONDS": 2,  # GP §7(9)
+}
+if PRODUCTION and not env.str("GP_MAX_HOURLY_LOSS", default=""):
+    raise ImproperlyConfigured("DJANGO_ENV=production requires GP_MAX_HOURLY_LOSS (ZHH §53: set by the licence)")
+
+# Security
+SESSION_COOKIE_HTTPONLY = True
+if PRODUCTION:
+    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "core.logging.RequestIdFilter"}},
+    "formatters": {"json": {"()": "core.logging.JsonFormatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["request_id"]}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {
+        "django.request": {"level": "ERROR", "propagate": True},
+        "django.server": {"level": "WARNING", "propagate": True},
+    },
+}
+
+# Lockout is per username (protects the account whatever the IP); per-IP pressure is
+# handled by DRF throttles on the login endpoint.
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]

@@ -1,0 +1,81 @@
+"""Who did what: actors and the append-only audit trail."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core import clock
+from core.errors import _jsonable
+from core.logging import get_request_id
+
+
+@dataclass(frozen=True)
+class Actor:
+    """The one who acts: a player, a staff user or the system (a job, a callback)."""
+
+    type: str  # "player" | "staff" | "system"
+    id: str = ""
+    label: str = ""
+
+    @classmethod
+    def system(cls, label: str = "system") -> Actor:
+        return cls("system", "", label)
+
+    @classmethod
+    def staff(cls, user) -> Actor:
+        return cls("staff", str(user.pk), user.get_username())
+
+    @classmethod
+    def player(cls, player) -> Actor:
+        user = getattr(player, "user", None)
+        return cls("player", str(player.pk), user.get_username() if user is not None else str(player.pk))
+
+    @classmethod
+    def from_user(cls, user) -> Actor:
+        """Staff for staff users, the player otherwise."""
+        if getattr(user, "is_staff", False):
+            return cls.staff(user)
+        player = getattr(user, "player", None)
+        return cls.player(player) if player is not None else cls("player", str(user.pk), user.get_username())
+
+
+def audit_record(
+    *,
+    actor: Actor,
+    action: str,
+    obj: Any = None,
+    object_type: str = "",
+    object_id: str | int = "",
+    old: dict | None = None,
+    new: dict | None = None,
+    **details: Any,
+):
+    """Append one audit event; call it inside the service's transaction."""
+    from core.models import AuditEvent
+
+    if obj is not None:
+        object_type = object_type or f"{obj._meta.app_label}.{obj._meta.model_name}"
+        object_id = object_id or obj.pk
+    return AuditEvent.objects.create(
+        occurred_at=clock.now(),
+        actor_type=actor.type,
+        actor_id=actor.id,
+        actor_label=actor.label[:150],
+        action=action,
+        object_type=object_type,
+        object_id=str(object_id) if object_id != "" else "",
+        old_values=_jsonable(old) if old is not None else None,
+        new_values=_jsonable(new) if new is not None else None,
+        details=_jsonable(details),
+        request_id=get_request_id() or "",
+    )
+
+
+def changed_fields(instance, fields: list[str], new_values: dict) -> tuple[dict, dict]:
+    """(old, new) dicts of the fields whose values change, for audit_record."""
+    old, new = {}, {}
+    for f in fields:
+        if f in new_values and getattr(instance, f) != new_values[f]:
+            old[f] = getattr(instance, f)
+            new[f] = new_values[f]
+    return old, new

@@ -1,0 +1,47 @@
+"""The one clock. All code reads time here, so tests can move it (time-machine).
+
+Storage is UTC; the business calendar ("day", "calendar month") is Europe/Prague
+(GP: "Day" and "calendar month" are Europe/Prague local time).
+"""
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from django.utils import timezone
+
+PRAGUE = ZoneInfo("Europe/Prague")
+
+
+def now() -> datetime:
+    """Aware UTC now."""
+    return timezone.now()
+
+
+def local(dt: datetime | None = None) -> datetime:
+    return (dt or now()).astimezone(PRAGUE)
+
+
+def business_date(dt: datetime | None = None) -> date:
+    return local(dt).date()
+
+
+def day_bounds(dt: datetime | None = None) -> tuple[datetime, datetime]:
+    """[start, end) of the Prague calendar day containing ``dt``, as aware datetimes (23 or 25 h on DST days)."""
+    d = business_date(dt)
+    start = datetime.combine(d, time.min, tzinfo=PRAGUE)
+    end = datetime.combine(d + timedelta(days=1), time.min, tzinfo=PRAGUE)
+    return start, end
+
+
+def month_bounds(dt: datetime | None = None) -> tuple[datetime, datetime]:
+    """[start, end) of the Prague calendar month containing ``dt``."""
+    d = business_date(dt)
+    first = d.replace(day=1)
+    nxt = (first + timedelta(days=32)).replace(day=1)
+    return datetime.combine(first, time.min, tzinfo=PRAGUE), datetime.combine(nxt, time.min, tzinfo=PRAGUE)
+
+
+def add_days(dt: datetime, days: int) -> datetime:
+    """Exact elapsed days (24 h each), for legal terms counted from an instant."""
+    return dt + timedelta(days=days)

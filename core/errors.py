@@ -1,0 +1,158 @@
+"""One domain error type, one error shape, one DRF exception handler.
+
+Every refusal the platform gives a player is a :class:`DomainError` with a stable
+``code`` and messages in Czech and English. Codes are declared once as
+:class:`ErrorDef` constants that services raise and tests import::
+
+    NOT_ENOUGH_FUNDS = ErrorDef("wallet.insufficient_funds", 409, "Nedostatek prostředků.", "Insufficient funds.")
+    raise NOT_ENOUGH_FUNDS(balance=..., required=...)
+
+The response shape is always::
+
+    {"error": {"code": "...", "message": "<in the request language>", "message_cs": "...",
+               "message_en": "...", "details": {...}, "request_id": "..."}}
+
+An unexpected exception becomes a logged 500 with an ``error_id`` and never a stack trace.
+"""
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, JsonResponse
+from django.utils import translation
+from rest_framework import exceptions as drf_exc
+from rest_framework.response import Response
+
+from core.logging import get_request_id
+
+logger = logging.getLogger("platform.errors")
+
+
+class DomainError(Exception):
+    """A refusal with a stable code; raising it inside a service rolls the transaction back."""
+
+    def __init__(self, code: str, message_cs: str, message_en: str, *, status: int = 422, **details: Any):
+        super().__init__(f"{code}: {message_en}")
+        self.code = code
+        self.message_cs = message_cs
+        self.message_en = message_en
+        self.status = status
+        self.details = details
+
+    def message(self, lang: str | None = None) -> str:
+        lang = (lang or translation.get_language() or "cs")[:2]
+        return self.message_en if lang == "en" else self.message_cs
+
+    def as_dict(self, lang: str | None = None) -> dict:
+        return {
+            "code": self.code,
+            "message": self.message(lang),
+            "message_cs": self.message_cs,
+            "message_en": self.message_en,
+            "details": _jsonable(self.details),
+            "request_id": get_request_id(),
+        }
+
+
+@dataclass(frozen=True)
+class ErrorDef:
+    """A declared error: ``raise SOME_ERROR(**details)`` or ``SOME_ERROR.exc(**details)``."""
+
+    code: str
+    status: int
+    message_cs: str
+    message_en: str
+
+    def exc(self, **details: Any) -> DomainError:
+        return DomainError(self.code, self.message_cs, self.message_en, status=self.status, **details)
+
+    __call__ = exc
+
+
+def _jsonable(value: Any) -> Any:
+    from core.money import Money
+
+    if isinstance(value, Money):
+        return value.to_json()
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
+# Generic errors every app may raise --------------------------------------------------
+VALIDATION = ErrorDef("request.invalid", 400, "Neplatný požadavek.", "The request is invalid.")
+NOT_AUTHENTICATED = ErrorDef("auth.not_authenticated", 401, "Přihlaste se prosím.", "Authentication is required.")
+AUTH_FAILED = ErrorDef("auth.failed", 401, "Přihlášení se nezdařilo.", "Authentication failed.")
+FORBIDDEN = ErrorDef("auth.forbidden", 403, "K této akci nemáte oprávnění.", "You are not allowed to do this.")
+NOT_FOUND = ErrorDef("not_found", 404, "Záznam nebyl nalezen.", "Not found.")
+METHOD_NOT_ALLOWED = ErrorDef("request.method_not_allowed", 405, "Metoda není povolena.", "Method not allowed.")
+NOT_ACCEPTABLE = ErrorDef("request.not_acceptable", 406, "Nepodporovaný formát odpovědi.", "Not acceptable.")
+UNSUPPORTED_MEDIA = ErrorDef("request.unsupported_media_type", 415, "Nepodporovaný formát dat.", "Unsupported media type.")
+THROTTLED = ErrorDef("request.throttled", 429, "Příliš mnoho požadavků, zkuste to později.", "Too many requests, try again later.")
+SERVER_ERROR = ErrorDef("server.error", 500, "Na naší straně došlo k chybě. Uveďte prosím kód chyby podpoře.",
+                        "Something went wrong on our side. Please quote the error id to support.")
+
+
+def error_response(err: DomainError, status: int | None = None) -> Response:
+    return Response({"error": err.as_dict()}, status=status or err.status)
+
+
+def exception_handler(exc: Exception, context: dict) -> Response:
+    """DRF exception handler: every error leaves in the one shape."""
+    if isinstance(exc, DomainError):
+        return error_response(exc)
+    if isinstance(exc, Http404):
+        return error_response(NOT_FOUND())
+    if isinstance(exc, DjangoPermissionDenied):
+        return error_response(FORBIDDEN())
+    if isinstance(exc, drf_exc.ValidationError):
+        return error_response(VALIDATION(fields=exc.detail))
+    if isinstance(exc, drf_exc.ParseError):
+        return error_response(VALIDATION(reason=str(exc.detail)))
+    if isinstance(exc, drf_exc.NotAuthenticated):
+        return error_response(NOT_AUTHENTICATED())
+    if isinstance(exc, drf_exc.AuthenticationFailed):
+        code = getattr(exc, "domain_error", None)
+        return error_response(code or AUTH_FAILED())
+    if isinstance(exc, drf_exc.PermissionDenied):
+        return error_response(getattr(exc, "domain_error", None) or FORBIDDEN())
+    if isinstance(exc, drf_exc.NotFound):
+        return error_response(NOT_FOUND())
+    if isinstance(exc, drf_exc.MethodNotAllowed):
+        return error_response(METHOD_NOT_ALLOWED())
+    if isinstance(exc, drf_exc.NotAcceptable):
+        return error_response(NOT_ACCEPTABLE())
+    if isinstance(exc, drf_exc.UnsupportedMediaType):
+        return error_response(UNSUPPORTED_MEDIA())
+    if isinstance(exc, drf_exc.Throttled):
+        resp = error_response(THROTTLED(wait_seconds=exc.wait))
+        if exc.wait:
+            resp["Retry-After"] = str(int(exc.wait))
+        return resp
+    if isinstance(exc, drf_exc.APIException):
+        return error_response(DomainError(f"request.{exc.default_code}", str(exc.detail), str(exc.detail),
+                                          status=exc.status_code))
+    return server_error_response(exc)
+
+
+def server_error_response(exc: BaseException) -> Response:
+    error_id = uuid.uuid4().hex[:16]
+    logger.exception("unhandled exception error_id=%s", error_id, exc_info=exc, extra={"error_id": error_id})
+    body = SERVER_ERROR(error_id=error_id).as_dict()
+    return Response({"error": body}, status=500)
+
+
+def server_error_json(exc: BaseException) -> JsonResponse:
+    """Same as :func:`server_error_response` for plain Django views (middleware catch-all)."""
+    resp = server_error_response(exc)
+    return JsonResponse(resp.data, status=500)

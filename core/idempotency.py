@@ -1,0 +1,91 @@
+"""Idempotency-Key support for unsafe API calls.
+
+``@idempotent()`` on a DRF view method: the whole call runs in one transaction together
+with storing its response under (caller, key). A replay with the same key and the same
+body returns the stored response (header ``Idempotent-Replayed: true``) and moves
+nothing; the same key with a different body is a 409. Two concurrent requests with one
+key are serialised on the record's unique index: the second waits for the first to
+commit and then replays its response. Refusals (4xx) are not stored: they changed
+nothing, so a retry may succeed later.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+
+from django.db import IntegrityError, transaction
+from rest_framework.response import Response
+
+from core import clock
+from core.errors import ErrorDef
+
+KEY_REQUIRED = ErrorDef("idempotency.key_required", 400, "Chybí hlavička Idempotency-Key.",
+                        "The Idempotency-Key header is required for this call.")
+KEY_INVALID = ErrorDef("idempotency.key_invalid", 400, "Neplatná hodnota Idempotency-Key (1–128 znaků).",
+                       "Invalid Idempotency-Key (1-128 printable characters).")
+KEY_CONFLICT = ErrorDef("idempotency.conflict", 409,
+                        "Tento Idempotency-Key byl již použit pro jiný požadavek.",
+                        "This Idempotency-Key was already used for a different request.")
+
+
+def _request_hash(request, endpoint: str) -> str:
+    try:
+        body = json.dumps(request.data, sort_keys=True, default=str)
+    except Exception:  # pragma: no cover - unparsable bodies are rejected by DRF first
+        body = ""
+    return hashlib.sha256(f"{endpoint}\n{body}".encode()).hexdigest()
+
+
+def idempotent(required: bool = True):
+    def decorator(view_method):
+        @functools.wraps(view_method)
+        def wrapper(self, request, *args, **kwargs):
+            from core.models import IdempotencyRecord
+
+            key = request.headers.get("Idempotency-Key")
+            if key is None:
+                if required:
+                    raise KEY_REQUIRED()
+                return view_method(self, request, *args, **kwargs)
+            if not (1 <= len(key) <= 128) or not key.isprintable():
+                raise KEY_INVALID()
+            scope = f"user:{request.user.pk}" if request.user.is_authenticated else "anon"
+            endpoint = f"{request.method} {request.resolver_match.route if request.resolver_match else request.path}"
+            req_hash = _request_hash(request, endpoint)
+
+            def stored(rec):
+                if rec.request_hash != req_hash:
+                    raise KEY_CONFLICT(key=key)
+                resp = Response(rec.response_body, status=rec.response_status)
+                resp["Idempotent-Replayed"] = "true"
+                return resp
+
+            existing = IdempotencyRecord.objects.filter(scope=scope, key=key).first()
+            if existing:
+                return stored(existing)
+            with transaction.atomic():
+                try:
+                    with transaction.atomic():
+                        # Claim the key first: a concurrent twin blocks here until we commit.
+                        rec = IdempotencyRecord.objects.create(
+                            scope=scope, key=key, endpoint=endpoint[:200], request_hash=req_hash,
+                            response_status=0, response_body={}, created_at=clock.now(),
+                        )
+                except IntegrityError:
+                    rec = None
+                if rec is not None:
+                    response = view_method(self, request, *args, **kwargs)
+                    if response.status_code >= 400:
+                        transaction.set_rollback(True)
+                        return response
+                    rec.response_status = response.status_code
+                    rec.response_body = json.loads(json.dumps(response.data, default=str))
+                    rec.save(update_fields=["response_status", "response_body"])
+                    return response
+            # The twin committed first: replay its result.
+            return stored(IdempotencyRecord.objects.get(scope=scope, key=key))
+
+        return wrapper
+
+    return decorator

@@ -1,0 +1,61 @@
+from django.db import models
+
+
+class AuditEvent(models.Model):
+    """Append-only record of a regulated write (the database refuses UPDATE and DELETE).
+
+    Services write it in their own transaction (core.audit.audit_record), so an action
+    and its audit trail commit or roll back together. Kept at least 3 years (decree 466/2023).
+    """
+
+    class ActorType(models.TextChoices):
+        PLAYER = "player", "player"
+        STAFF = "staff", "staff"
+        SYSTEM = "system", "system"
+
+    occurred_at = models.DateTimeField(db_index=True)
+    actor_type = models.CharField(max_length=10, choices=ActorType.choices)
+    actor_id = models.CharField(max_length=64, blank=True, default="")
+    actor_label = models.CharField(max_length=150, blank=True, default="")
+    action = models.CharField(max_length=100, db_index=True)
+    object_type = models.CharField(max_length=100, blank=True, default="")
+    object_id = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    old_values = models.JSONField(null=True, blank=True)
+    new_values = models.JSONField(null=True, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    request_id = models.CharField(max_length=64, blank=True, default="")
+
+    class Meta:
+        ordering = ["-occurred_at", "-id"]
+        indexes = [models.Index(fields=["object_type", "object_id", "occurred_at"])]
+
+    def __str__(self):
+        return f"{self.occurred_at:%Y-%m-%d %H:%M:%S} {self.actor_type}:{self.actor_label} {self.action}"
+
+
+class IdempotencyRecord(models.Model):
+    """The stored result of an unsafe API call made with an Idempotency-Key.
+
+    Written in the same transaction as the call's effects: a replay returns the stored
+    response and moves nothing; the same key with a different body is a 409.
+    """
+
+    scope = models.CharField(max_length=64)  # the caller (user id) so keys never collide across players
+    key = models.CharField(max_length=128)
+    endpoint = models.CharField(max_length=200)
+    request_hash = models.CharField(max_length=64)
+    response_status = models.PositiveSmallIntegerField()
+    response_body = models.JSONField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["scope", "key"], name="idempotency_unique_scope_key")]
+
+
+class TaskHeartbeat(models.Model):
+    """Written by core.tasks.heartbeat: proof that a worker really ran a task."""
+
+    marker = models.CharField(max_length=64, unique=True)
+    sent_at = models.DateTimeField()
+    ran_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, default="")

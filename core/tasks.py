@@ -1,0 +1,48 @@
+"""Core tasks and the rule for enqueuing: only after the transaction commits."""
+from __future__ import annotations
+
+import socket
+
+from celery import shared_task
+from django.db import transaction
+
+from core import clock
+
+
+def enqueue_on_commit(task, *args, **kwargs) -> None:
+    """Send ``task`` once the current transaction commits (never for a rolled-back change)."""
+    transaction.on_commit(lambda: task.delay(*args, **kwargs))
+
+
+@shared_task(name="core.heartbeat", time_limit=30, soft_time_limit=20)
+def heartbeat(marker: str) -> str:
+    """Marks a TaskHeartbeat row as run: proof that a worker executed a task sent from elsewhere."""
+    from core.models import TaskHeartbeat
+
+    TaskHeartbeat.objects.filter(marker=marker).update(ran_at=clock.now(), worker=socket.gethostname())
+    return marker
+
+
+def heartbeat_send(marker: str | None = None) -> str:
+    """Create the row and enqueue the task after commit; returns the marker."""
+    import uuid
+
+    from core.models import TaskHeartbeat
+
+    marker = marker or uuid.uuid4().hex
+    with transaction.atomic():
+        TaskHeartbeat.objects.create(marker=marker, sent_at=clock.now())
+        enqueue_on_commit(heartbeat, marker)
+    return marker
+
+
+@shared_task(name="core.heartbeat_beat", time_limit=30, soft_time_limit=20)
+def heartbeat_beat() -> str:
+    """Beat's own heartbeat (marker prefixed ``beat-``)."""
+    import uuid
+
+    from core.models import TaskHeartbeat
+
+    marker = f"beat-{uuid.uuid4().hex[:20]}"
+    TaskHeartbeat.objects.create(marker=marker, sent_at=clock.now(), ran_at=clock.now(), worker=socket.gethostname())
+    return marker

@@ -1,0 +1,58 @@
+from decimal import ROUND_FLOOR
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.money import Money, MoneyError
+
+
+@pytest.mark.parametrize(
+    "text,amount",
+    [
+        ("12,50 Kč", 1250), ("3 000,00 Kč", 300000), ("3\u00a0000,01\u00a0Kč", 300001), ("1.000,50", 100050),
+        ("12.50 CZK", 1250), ("3,000.50", 300050), ("12 Kč", 1200), ("100,-", 10000), ("0,10", 10), ("-5,5", -550),
+    ],
+)
+def test_parsing_accepts_czech_and_english_forms(text, amount):
+    assert Money.parse(text).amount == amount
+
+
+@pytest.mark.parametrize("text", ["", "abc", "1,2,3", "12.5.5", "1,001,1", "12,505,5", "Kč", "1e5"])
+def test_parsing_refuses_malformed_text(text):
+    with pytest.raises(MoneyError):
+        Money.parse(text)
+
+
+def test_formatting_is_czech_with_nonbreaking_spaces_and_english_on_request():
+    assert Money(300001).format() == "3\u00a0000,01\u00a0Kč"
+    assert Money(1250).format("en") == "12.50 CZK"
+    assert str(Money(-5)) == "-0,05\u00a0Kč"
+
+
+def test_money_refuses_floats_and_mixed_currencies():
+    with pytest.raises(MoneyError):
+        Money(12.5)
+    with pytest.raises(MoneyError):
+        Money(1) + Money(1, "EUR")
+    with pytest.raises(MoneyError):
+        Money(100) * 1.5
+
+
+def test_from_major_is_exact_and_refuses_sub_haler_amounts():
+    assert Money.from_major("3000.01").amount == 300001
+    with pytest.raises(MoneyError):
+        Money.from_major("0.001")
+
+
+def test_percent_is_the_one_rounding_place_with_named_modes():
+    assert Money(1000).percent("5").amount == 50  # paysafecard 5 % fee, GP §8(6)
+    assert Money(99).percent("5").amount == 5  # 4.95 -> 5 half-up
+    assert Money(99).percent("5", rounding=ROUND_FLOOR).amount == 4
+
+
+@given(st.integers(min_value=-10**15, max_value=10**15))
+def test_format_and_parse_round_trip(amount):
+    m = Money(amount)
+    assert Money.parse(m.format("cs")) == m
+    assert Money.parse(m.format("en")) == m

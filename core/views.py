@@ -1,0 +1,84 @@
+"""/health and the worker heartbeat endpoint."""
+from __future__ import annotations
+
+import time
+
+from django.conf import settings
+from django.db import connection
+from django.http import JsonResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import permissions, serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+
+def _check_database() -> dict:
+    started = time.monotonic()
+    try:
+        with connection.cursor() as cur:
+            cur.execute("SELECT 1")
+            cur.fetchone()
+        return {"ok": True, "ms": round((time.monotonic() - started) * 1000, 1)}
+    except Exception as exc:  # noqa: BLE001 - reported, not raised
+        return {"ok": False, "error": exc.__class__.__name__}
+
+
+def _check_broker() -> dict:
+    from config.celery import app
+
+    started = time.monotonic()
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=2)
+        return {"ok": True, "transport": conn.transport_cls if isinstance(conn.transport_cls, str) else "custom",
+                "ms": round((time.monotonic() - started) * 1000, 1)}
+    except Exception as exc:  # noqa: BLE001
+        return {"ok": False, "error": exc.__class__.__name__}
+
+
+def _check_migrations() -> dict:
+    from django.db.migrations.executor import MigrationExecutor
+
+    try:
+        executor = MigrationExecutor(connection)
+        plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+        return {"ok": not plan, "pending": [f"{m.app_label}.{m.name}" for m, _ in plan]}
+    except Exception as exc:  # noqa: BLE001
+        return {"ok": False, "error": exc.__class__.__name__}
+
+
+def health(request):
+    """GET /health: database, broker and pending migrations; 200 when all are green, else 503."""
+    checks = {"database": _check_database(), "broker": _check_broker()}
+    checks["migrations"] = _check_migrations() if checks["database"]["ok"] else {"ok": False, "error": "no database"}
+    ok = all(c["ok"] for c in checks.values())
+    return JsonResponse({"status": "ok" if ok else "fail", "checks": checks, "env": settings.DJANGO_ENV},
+                        status=200 if ok else 503)
+
+
+class HeartbeatSerializer(serializers.Serializer):
+    marker = serializers.CharField()
+    sent_at = serializers.DateTimeField()
+    ran_at = serializers.DateTimeField(allow_null=True)
+    worker = serializers.CharField()
+
+
+class HeartbeatView(APIView):
+    """Staff: send a task from the web process and see whether a worker ran it."""
+
+    permission_classes = [permissions.IsAdminUser]
+
+    @extend_schema(responses=HeartbeatSerializer)
+    def post(self, request):
+        from core.models import TaskHeartbeat
+        from core.tasks import heartbeat_send
+
+        marker = heartbeat_send()
+        return Response(HeartbeatSerializer(TaskHeartbeat.objects.get(marker=marker)).data, status=202)
+
+    @extend_schema(responses=HeartbeatSerializer(many=True))
+    def get(self, request):
+        from core.models import TaskHeartbeat
+
+        rows = TaskHeartbeat.objects.order_by("-sent_at")[:10]
+        return Response(HeartbeatSerializer(rows, many=True).data)

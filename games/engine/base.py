@@ -1,0 +1,198 @@
+"""The engine's contract: what every game implements and what the platform calls.
+
+Pure Python: no Django, no money type, no players. Amounts are integers in the
+platform's minor unit (haléř, 1 CZK = 100); the engine never sees a float on the
+result path. A game maps (definition, bet, RNG draws, player actions) -> outcome.
+
+A round is a JSON-serialisable ``dict`` (the *state*), so the platform can store it
+in a JSONField and continue it through later API calls (GP §7(8)). The RNG used for a
+round is wrapped in a :class:`RecordingRNG`, and every draw lands in the record, so a
+stored round can be replayed with :class:`ReplayRNG` and verified (GP §11(5)).
+
+Player choices never change a result (GP §7(3)): whenever a player "picks", the
+outcome was already drawn before the choice was offered; see each game's module.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Protocol
+
+# A round's status values.
+STATUS_FINISHED = "finished"
+STATUS_AWAITING_ACTION = "awaiting_action"
+
+# GP §7(9): a round never lasts less than 2 seconds -> 1,800 rounds an hour.
+ROUNDS_PER_HOUR = 1800
+
+
+class EngineError(Exception):
+    """Base of engine errors. ``code`` is stable; messages exist in Czech and English."""
+
+    code = "game.error"
+
+    def __init__(self, code: str | None = None, message_en: str = "", message_cs: str = "", **details: Any):
+        self.code = code or self.code
+        self.message_en = message_en or self.code
+        self.message_cs = message_cs or self.message_en
+        self.details = details
+        super().__init__(f"{self.code}: {self.message_en}")
+
+
+class BetError(EngineError):
+    code = "game.invalid_bet"
+
+
+class ActionError(EngineError):
+    code = "game.invalid_action"
+
+
+class ReplayMismatch(EngineError):
+    code = "game.replay_mismatch"
+
+
+class RNG(Protocol):
+    def randbelow(self, n: int) -> int:
+        """Uniform integer in [0, n), unbiased."""
+
+
+class RecordingRNG:
+    """Wraps any RNG and records every draw as ``[n, value]``."""
+
+    def __init__(self, inner: RNG):
+        self.inner = inner
+        self.draws: list[list[int]] = []
+
+    def randbelow(self, n: int) -> int:
+        value = self.inner.randbelow(n)
+        if not 0 <= value < n:  # pragma: no cover - a broken RNG is a malfunction
+            raise EngineError("game.rng_out_of_range", f"RNG returned {value} for range {n}")
+        self.draws.append([n, value])
+        return value
+
+
+class ReplayRNG:
+    """Feeds recorded draws back; any deviation in range or count is a mismatch.
+
+    Also serves as the QA forced-outcome RNG (the platform allows it in play-money only).
+    """
+
+    def __init__(self, draws: list[list[int]]):
+        self._draws = [tuple(d) for d in draws]
+        self._pos = 0
+
+    def randbelow(self, n: int) -> int:
+        if self._pos >= len(self._draws):
+            raise ReplayMismatch("game.replay_mismatch", "the record has fewer draws than the replay needs")
+        rec_n, value = self._draws[self._pos]
+        if rec_n != n or not 0 <= value < n:
+            raise ReplayMismatch("game.replay_mismatch", f"draw {self._pos}: recorded range {rec_n}, replay asks {n}")
+        self._pos += 1
+        return value
+
+    @property
+    def exhausted(self) -> bool:
+        return self._pos == len(self._draws)
+
+
+@dataclass(frozen=True)
+class Bet:
+    """A validated bet: the total stake of the round and the normalised parameters."""
+
+    total_stake: int  # minor units
+    params: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Declared:
+    """Figures a game declares (GP §7(2))."""
+
+    rtp: Decimal  # e.g. Decimal("96.89") (percent)
+    min_bet: int  # minor units
+    max_bet: int  # minor units
+    max_win: int  # minor units, the largest total win one round can pay
+    unfinished_deadline_days: int  # GP §7(8)b: 90 or 180
+    rtp_with_jackpots: Decimal | None = None  # e.g. Kobushi at max bet
+
+    @property
+    def avg_hourly_loss(self) -> int:
+        """Statistical average hourly loss at max bet: max bet x (1 - RTP) x 1,800 rounds, floored."""
+        return int(Decimal(self.max_bet) * (Decimal(100) - self.rtp) / Decimal(100) * ROUNDS_PER_HOUR)
+
+
+class Game(ABC):
+    """One versioned game definition. Instances are immutable and shared."""
+
+    code: str
+    version: int
+    name: str
+    kind: str  # "slot" | "roulette"
+    declared: Declared
+
+    @abstractmethod
+    def describe(self) -> dict:
+        """JSON-able rules, paytable, bet options and declared figures for the catalogue."""
+
+    @abstractmethod
+    def validate_bet(self, params: dict) -> Bet:
+        """Normalise and validate bet parameters; raise BetError with a stable code."""
+
+    @abstractmethod
+    def start(self, bet: Bet, rng: RNG) -> dict:
+        """Run the round from its start until it finishes or needs a player action.
+
+        Returns the state dict with at least: ``status`` (finished/awaiting_action),
+        ``win`` (int, total so far), ``steps`` (list of JSON-able step records: symbols,
+        line wins, features), ``pending`` (None or {"type": ..., "options": ...}),
+        ``jackpot_events`` (list; the platform's jackpot hook reads it), ``breakdown``
+        ({"base": int, "free_spins": int, "bonus": int, "gamble": int} of the win).
+        """
+
+    @abstractmethod
+    def act(self, state: dict, action: dict, rng: RNG) -> dict:
+        """Apply one player action to an awaiting round; raise ActionError if not allowed."""
+
+    def default_action(self, state: dict) -> dict:
+        """The action taken for the player by simulations (and by the platform where a rule says the
+        round completes by itself). Must be one of ``state["pending"]["options"]``' legal actions."""
+        raise ActionError("game.no_action", "this game has no interactive steps")
+
+    def exact_rtp(self, bet: Bet) -> dict[str, Fraction] | None:
+        """Exactly computable RTP parts as fractions of the stake, e.g. {"base_lines": F, "scatter": F};
+        None when nothing is computed exactly. The PAR sheet simulates the remainder."""
+        return None
+
+    def simulate_fast(self, bet: Bet, rounds: int, seed: int, progress=None) -> dict | None:
+        """Optional vectorised simulator returning the same statistics as the generic one
+        (see par.py); None means "use the generic loop over start/act"."""
+        return None
+
+    def replay(self, record: dict) -> dict:
+        """Re-run a stored round from its bet, actions and draws; raise ReplayMismatch if it differs.
+
+        ``record`` = {"bet": params, "actions": [...], "draws": [[n, v], ...], "state": final state}.
+        """
+        rng = ReplayRNG(record["draws"])
+        state = self.start(self.validate_bet(record["bet"]), rng)
+        for action in record.get("actions", []):
+            state = self.act(state, action, rng)
+        if not rng.exhausted:
+            raise ReplayMismatch("game.replay_mismatch", "the record has more draws than the replay used")
+        if state != record["state"]:
+            raise ReplayMismatch("game.replay_mismatch", "the replayed result differs from the stored one")
+        return state
+
+
+def play(game: Game, bet: Bet, rng: RNG, actions: list[dict] | None = None) -> dict:
+    """Convenience: start a round and apply actions, returning a full record (for tests/simulation)."""
+    rec = RecordingRNG(rng)
+    state = game.start(bet, rec)
+    done = []
+    for action in actions or []:
+        if state["status"] != STATUS_AWAITING_ACTION:
+            break
+        state = game.act(state, action, rec)
+        done.append(action)
+    return {"bet": bet.params, "actions": done, "draws": rec.draws, "state": state}

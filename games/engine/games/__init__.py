@@ -1,0 +1,1 @@
+"""Shipped games. Each module registers its Game instance(s) on import."""
