@@ -89,6 +89,9 @@ else:
     from config.embedded_db import embedded_database
 
     DATABASES = {"default": embedded_database()}
+if env.str("DATABASE_NAME", default=""):
+    # Child processes of the test suite (a real Celery worker) point at the test database.
+    DATABASES["default"]["NAME"] = env.str("DATABASE_NAME")
 DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -131,7 +134,7 @@ BUSINESS_TIME_ZONE = "Europe/Prague"
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / ".data" / "static"
-MEDIA_ROOT = env.path("MEDIA_ROOT", default=BASE_DIR / ".data" / "media")
+MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(BASE_DIR / ".data" / "media")))
 MEDIA_URL = "media/"
 
 # REST API
@@ -153,18 +156,23 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Celery: JSON only, time limits, tasks enqueued after commit (core.tasks.enqueue_on_commit).
-_broker_dir = BASE_DIR / ".data" / "broker"
+# Without CELERY_BROKER_URL: kombu's filesystem transport (no server; works across processes
+# on one machine). Production: amqp://... (RabbitMQ) or redis://...
+CELERY_FS_BROKER_DIR = Path(env.str("CELERY_FS_BROKER_DIR", default=str(BASE_DIR / ".data" / "broker")))
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
 CELERY_BROKER_TRANSPORT_OPTIONS = (
     {
-        "data_folder_in": str(_broker_dir / "queue"),
-        "data_folder_out": str(_broker_dir / "queue"),
-        "processed_folder": str(_broker_dir / "processed"),
+        "data_folder_in": str(CELERY_FS_BROKER_DIR / "queue"),
+        "data_folder_out": str(CELERY_FS_BROKER_DIR / "queue"),
+        "processed_folder": str(CELERY_FS_BROKER_DIR / "processed"),
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
     else {}
 )
+if CELERY_BROKER_URL.startswith("filesystem"):
+    for _d in ("queue", "processed"):
+        (CELERY_FS_BROKER_DIR / _d).mkdir(parents=True, exist_ok=True)
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
 CELERY_TASK_IGNORE_RESULT = CELERY_RESULT_BACKEND is None
 CELERY_TASK_SERIALIZER = "json"

@@ -5,7 +5,7 @@ Storage is UTC; the business calendar ("day", "calendar month") is Europe/Prague
 """
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from django.utils import timezone
@@ -27,19 +27,22 @@ def business_date(dt: datetime | None = None) -> date:
 
 
 def day_bounds(dt: datetime | None = None) -> tuple[datetime, datetime]:
-    """[start, end) of the Prague calendar day containing ``dt``, as aware datetimes (23 or 25 h on DST days)."""
+    """[start, end) of the Prague calendar day containing ``dt``, as aware UTC datetimes (23 or 25 h on DST days)."""
     d = business_date(dt)
     start = datetime.combine(d, time.min, tzinfo=PRAGUE)
     end = datetime.combine(d + timedelta(days=1), time.min, tzinfo=PRAGUE)
-    return start, end
+    # Returned in UTC: arithmetic between two Prague datetimes is wall-clock arithmetic in
+    # Python (a DST day would look 24 h long); in UTC it is elapsed time.
+    return start.astimezone(UTC), end.astimezone(UTC)
 
 
 def month_bounds(dt: datetime | None = None) -> tuple[datetime, datetime]:
-    """[start, end) of the Prague calendar month containing ``dt``."""
+    """[start, end) of the Prague calendar month containing ``dt``, as aware UTC datetimes."""
     d = business_date(dt)
     first = d.replace(day=1)
     nxt = (first + timedelta(days=32)).replace(day=1)
-    return datetime.combine(first, time.min, tzinfo=PRAGUE), datetime.combine(nxt, time.min, tzinfo=PRAGUE)
+    return (datetime.combine(first, time.min, tzinfo=PRAGUE).astimezone(UTC),
+            datetime.combine(nxt, time.min, tzinfo=PRAGUE).astimezone(UTC))
 
 
 def add_days(dt: datetime, days: int) -> datetime:

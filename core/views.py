@@ -28,7 +28,7 @@ def _check_broker() -> dict:
 
     started = time.monotonic()
     try:
-        with app.connection_for_write() as conn:
+        with app.connection_for_write(settings.CELERY_BROKER_URL) as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
         return {"ok": True, "transport": conn.transport_cls if isinstance(conn.transport_cls, str) else "custom",
                 "ms": round((time.monotonic() - started) * 1000, 1)}

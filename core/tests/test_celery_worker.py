@@ -1,0 +1,133 @@
+"""A task sent from this (web-side) process is executed by a real Celery worker through a real broker.
+
+Brokers tried: the configured one (CI: RabbitMQ), Redis when TEST_REDIS_URL is reachable,
+and always the server-less filesystem transport used by `make run` without a broker.
+"""
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from core.models import TaskHeartbeat
+from core.tasks import enqueue_on_commit, heartbeat, heartbeat_send
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _reachable(url: str) -> bool:
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname, parts.port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def _brokers(tmp_root: Path) -> list[tuple[str, str]]:
+    found = [("filesystem", "filesystem://")]
+    configured = os.environ.get("CELERY_BROKER_URL", "")
+    if configured and not configured.startswith("filesystem") and _reachable(configured):
+        found.append(("configured", configured))
+    redis_url = os.environ.get("TEST_REDIS_URL", "")
+    if redis_url and _reachable(redis_url) and redis_url != configured:
+        found.append(("redis", redis_url))
+    return found
+
+
+@pytest.fixture
+def worker_env(tmp_path):
+    env = dict(os.environ)
+    env["DATABASE_NAME"] = connection.settings_dict["NAME"]  # the test database
+    env["CELERY_FS_BROKER_DIR"] = str(tmp_path / "broker")
+    env.pop("CELERY_TASK_ALWAYS_EAGER", None)
+    return env
+
+
+def _start_worker(env: dict, broker: str, queue: str) -> subprocess.Popen:
+    env = {**env, "CELERY_BROKER_URL": broker}
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "warning", "--pool", "solo",
+         "-Q", queue, "-n", f"test-{queue}@%h", "--without-heartbeat", "--without-gossip", "--without-mingle"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_task_sent_from_the_web_process_runs_in_a_real_worker_on_each_reachable_broker(worker_env, tmp_path):
+    from config.celery import app
+
+    ran = {}
+    for name, url in _brokers(tmp_path):
+        queue = f"test-{uuid.uuid4().hex[:8]}"
+        proc = _start_worker(worker_env, url, queue)
+        try:
+            marker = f"{name}-{uuid.uuid4().hex[:12]}"
+            TaskHeartbeat.objects.create(marker=marker, sent_at=__import__("core.clock").clock.now())
+            opts = {}
+            if url.startswith("filesystem"):
+                opts = {"data_folder_in": f"{worker_env['CELERY_FS_BROKER_DIR']}/queue",
+                        "data_folder_out": f"{worker_env['CELERY_FS_BROKER_DIR']}/queue",
+                        "processed_folder": f"{worker_env['CELERY_FS_BROKER_DIR']}/processed"}
+                for d in ("queue", "processed"):
+                    Path(worker_env["CELERY_FS_BROKER_DIR"], d).mkdir(parents=True, exist_ok=True)
+            with app.connection_for_write(url, transport_options=opts) as conn:
+                heartbeat.apply_async(args=[marker], queue=queue, connection=conn)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                hb = TaskHeartbeat.objects.get(marker=marker)
+                if hb.ran_at:
+                    break
+                time.sleep(0.2)
+            ran[name] = hb.ran_at is not None
+        finally:
+            proc.terminate()
+            try:
+                out = proc.communicate(timeout=20)[0].decode(errors="replace")
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out = proc.communicate()[0].decode(errors="replace")
+        assert ran[name], f"worker on {name} did not run the task; worker output:\n{out[-3000:]}"
+    print(f"brokers exercised: {sorted(ran)}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_task_is_enqueued_only_after_commit_and_never_for_a_rollback(monkeypatch):
+    sent = []
+    monkeypatch.setattr(heartbeat, "delay", lambda *a, **k: sent.append(a))
+    from django.db import transaction
+
+    with pytest.raises(RuntimeError), transaction.atomic():
+        enqueue_on_commit(heartbeat, "rolled-back")
+        raise RuntimeError
+    assert sent == []
+    with transaction.atomic():
+        enqueue_on_commit(heartbeat, "committed")
+        assert sent == []
+    assert sent == [("committed",)]
+    heartbeat_send("marker-x")
+    assert sent[-1] == ("marker-x",)
+
+
+def test_celery_is_configured_json_only_with_time_limits():
+    assert settings.CELERY_TASK_SERIALIZER == "json" and settings.CELERY_ACCEPT_CONTENT == ["json"]
+    assert settings.CELERY_TASK_TIME_LIMIT > settings.CELERY_TASK_SOFT_TIME_LIMIT > 0
+
+
+def test_periodic_tasks_are_declared_in_code_and_installed_on_the_app():
+    from config.celery import app
+    from config.schedules import collect
+
+    schedule = collect()
+    assert "core.heartbeat-every-5-min" in schedule
+    assert set(schedule) <= set(app.conf.beat_schedule)
+    for entry in schedule.values():
+        assert entry["task"] in app.tasks or entry["task"].split(".")[0] in settings.INSTALLED_APPS
