@@ -67,6 +67,7 @@ class HeartbeatView(APIView):
     """Staff: send a task from the web process and see whether a worker ran it."""
 
     permission_classes = [permissions.IsAdminUser]
+    serializer_class = HeartbeatSerializer
 
     @extend_schema(responses=HeartbeatSerializer)
     def post(self, request):

@@ -1,0 +1,11 @@
+"""OpenAPI extensions: describe the player token authentication in the schema."""
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+
+
+class PlayerTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "accounts.auth.PlayerTokenAuthentication"
+    name = "PlayerToken"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "apiKey", "in": "header", "name": "Authorization",
+                "description": "`Token <key>` obtained from the login endpoint; revocable."}
