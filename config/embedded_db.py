@@ -35,11 +35,14 @@ def embedded_stop(data_dir: str | None = None) -> None:
 
 
 def _start(data_dir: str | None = None) -> str:
-    import pgserver  # imported lazily: only needed without DATABASE_URL
+    import logging
 
     path = Path(data_dir or os.environ.get("EMBEDDED_PG_DIR") or BASE_DIR / ".data" / "pg")
     path.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("XDG_RUNTIME_DIR", str(path.parent))
+    # pgserver logs from an atexit hook, after test runners have closed their streams.
+    logging.getLogger("pgserver").setLevel(logging.WARNING)
+    import pgserver  # imported lazily: only needed without DATABASE_URL
     server = pgserver.get_server(str(path), cleanup_mode=None)  # idempotent: reuses a running server
     # postgresql://postgres:@/postgres?host=<socket dir> (or 127.0.0.1 and a port)
     from urllib.parse import parse_qs, urlsplit
