@@ -39,7 +39,9 @@ def _start(data_dir: str | None = None) -> str:
 
     path = Path(data_dir or os.environ.get("EMBEDDED_PG_DIR") or BASE_DIR / ".data" / "pg")
     path.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(path.parent))
+    runtime = path.parent / "xdg-runtime"
+    runtime.mkdir(mode=0o700, exist_ok=True)
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(runtime))
     # pgserver logs from an atexit hook, after test runners have closed their streams.
     logging.getLogger("pgserver").setLevel(logging.WARNING)
     import pgserver  # imported lazily: only needed without DATABASE_URL

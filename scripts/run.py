@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 PY = sys.executable
 HOST, PORT = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
 BASE = f"http://{HOST}:{PORT}"
