@@ -23,9 +23,10 @@ def embedded_stop(data_dir: str | None = None) -> None:
     """Stop the embedded server (``make run`` does this on Ctrl-C)."""
     import subprocess
 
+    path = Path(data_dir or os.environ.get("EMBEDDED_PG_DIR") or BASE_DIR / ".data" / "pg")
+    _prepare(path)
     from pgserver._commands import pg_ctl
 
-    path = Path(data_dir or os.environ.get("EMBEDDED_PG_DIR") or BASE_DIR / ".data" / "pg")
     if not (path / "postmaster.pid").exists():
         return
     try:
@@ -35,19 +36,24 @@ def embedded_stop(data_dir: str | None = None) -> None:
 
 
 def _start(data_dir: str | None = None) -> str:
-    import logging
-
     path = Path(data_dir or os.environ.get("EMBEDDED_PG_DIR") or BASE_DIR / ".data" / "pg")
-    path.mkdir(parents=True, exist_ok=True)
-    runtime = path.parent / "xdg-runtime"
-    runtime.mkdir(mode=0o700, exist_ok=True)
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(runtime))
-    # pgserver logs from an atexit hook, after test runners have closed their streams.
-    logging.getLogger("pgserver").setLevel(logging.WARNING)
+    _prepare(path)
     import pgserver  # imported lazily: only needed without DATABASE_URL
+
     server = pgserver.get_server(str(path), cleanup_mode=None)  # idempotent: reuses a running server
     # postgresql://postgres:@/postgres?host=<socket dir> (or 127.0.0.1 and a port)
     from urllib.parse import parse_qs, urlsplit
 
     parts = urlsplit(server.get_uri())
     return parse_qs(parts.query).get("host", [parts.hostname or ""])[0]
+
+
+def _prepare(path: Path) -> None:
+    import logging
+
+    path.mkdir(parents=True, exist_ok=True)
+    runtime = path.parent / "xdg-runtime"
+    runtime.mkdir(mode=0o700, exist_ok=True)
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(runtime))
+    # pgserver logs from an atexit hook, after test runners have closed their streams.
+    logging.getLogger("pgserver").setLevel(logging.WARNING)

@@ -1,0 +1,76 @@
+"""Every registered game, at its representative bet: the RTP (exact parts + simulation) agrees with the declared
+figure, respects the legal minimum, no simulated win exceeds the declared max win, and the declared figures obey
+the game plan.
+
+Rounds per game: ``PAR_TEST_ROUNDS_FAST`` (games with simulate_fast, default 300,000) or
+``PAR_TEST_ROUNDS_GENERIC`` (games simulated through start/act, default 20,000). Seeds are fixed, so a result
+never changes between runs of the same code.
+"""
+from __future__ import annotations
+
+import os
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from games.engine import list_games, par
+
+ROUNDS_FAST = int(os.environ.get("PAR_TEST_ROUNDS_FAST", "300000"))
+ROUNDS_GENERIC = int(os.environ.get("PAR_TEST_ROUNDS_GENERIC", "20000"))
+SEED = 20240601
+GAMES = list_games()
+_SHEETS: dict[str, dict] = {}
+
+
+def sheet_for(game) -> dict:
+    key = f"{game.code}@{game.version}"
+    if key not in _SHEETS:
+        rounds = ROUNDS_FAST if par.has_fast_simulator(game) else ROUNDS_GENERIC
+        _SHEETS[key] = par.par_sheet(game, rounds=rounds, seed=SEED)
+    return _SHEETS[key]
+
+
+def test_the_registry_holds_european_roulette():
+    assert "european_roulette" in {g.code for g in GAMES}
+
+
+@pytest.fixture(params=GAMES, ids=lambda g: f"{g.code}@{g.version}")
+def game(request):
+    return request.param
+
+
+def test_the_declared_rtp_is_at_least_the_legal_minimum_and_the_estimate_is_not_below_it(game):
+    assert game.declared.rtp >= Decimal("84.24")  # GP §8(4)
+    sheet = sheet_for(game)
+    assert sheet["rtp"]["at_least_min_rtp"], sheet["rtp"]  # exact value, or the 99 % CI upper bound
+
+
+def test_the_rtp_from_exact_parts_and_simulation_lies_within_the_99_percent_ci_of_the_declared_value(game):
+    sheet = sheet_for(game)
+    r = sheet["rtp"]
+    assert r["declared_inside_ci99"], par.format_par_sheet(sheet)
+    # every exactly computed part agrees with its own simulation (4 SE: several parts, fixed seed)
+    for part, row in sheet["breakdown"].items():
+        if row["exact"]:
+            assert abs(row["exact_vs_simulated_z"]) < 4, (part, row)
+
+
+def test_no_simulated_win_exceeds_the_declared_max_win(game):
+    sheet = sheet_for(game)
+    assert 0 < sheet["max_win"]["declared"]
+    assert sheet["max_win"]["reached"] <= game.declared.max_win, sheet["max_win"]
+
+
+def test_the_declared_hourly_loss_is_max_bet_times_house_edge_times_1800_floored(game):
+    d = game.declared
+    expected = Fraction(d.max_bet) * (100 - Fraction(str(d.rtp))) / 100 * 1800
+    assert d.avg_hourly_loss == int(expected)  # floor (positive)
+
+
+def test_declared_stakes_respect_the_game_plan(game):
+    d = game.declared
+    assert 10 <= d.min_bet <= d.max_bet <= 100_000  # GP §8(1)-(2): 0.10 .. 1,000 CZK
+    assert d.min_bet % 10 == 0 and d.max_bet % 10 == 0  # steps of 0.10 CZK
+    assert d.unfinished_deadline_days in (90, 180)  # GP §7(8)b
+    assert game.validate_bet(par.representative_bet_params(game)).total_stake <= d.max_bet

@@ -1,0 +1,268 @@
+"""PAR sheet, simulation statistics and the management commands (no database)."""
+from __future__ import annotations
+
+import io
+import json
+import struct
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from core.rng import SeededRNG
+from games.engine import (
+    STATUS_AWAITING_ACTION,
+    STATUS_FINISHED,
+    ActionError,
+    Bet,
+    BetError,
+    Declared,
+    Game,
+    get_game,
+    par,
+)
+
+ROULETTE = get_game("european_roulette")
+
+
+class ToyGame(Game):
+    """A small game with every feature kind, whose RTP is known: base 1/2, bonus 1/4, free spins 1/8 = 87.5 %.
+
+    randbelow(8): 0-3 lose; 4-5 base win 1x; 6 a bonus pick (awaits an action, then randbelow(2): 0x or 4x);
+    7 base win 2x, a bronze jackpot event and free spins paying randbelow(3) x stake."""
+
+    code, version, name, kind = "toy", 1, "Toy", "slot"
+    declared = Declared(rtp=Decimal("87.50"), min_bet=10, max_bet=1_000, max_win=4_000, unfinished_deadline_days=90)
+    exact_keys = {"base": Fraction(1, 2)}
+
+    def describe(self):
+        return {"code": self.code, "default_bet": {"stake": 100}}
+
+    def validate_bet(self, params):
+        stake = params.get("stake", 100)
+        if not isinstance(stake, int) or not 10 <= stake <= 1000:
+            raise BetError("game.toy.stake", "bad stake")
+        return Bet(total_stake=stake, params={"stake": stake})
+
+    def _state(self, stake, base=0, bonus=0, fs=0, pending=None, events=(), steps=()):
+        return {"status": STATUS_AWAITING_ACTION if pending else STATUS_FINISHED, "win": base + bonus + fs,
+                "stake": stake, "steps": list(steps), "pending": pending, "jackpot_events": list(events),
+                "breakdown": {"base": base, "free_spins": fs, "bonus": bonus, "gamble": 0}}
+
+    def start(self, bet, rng):
+        s = bet.total_stake
+        r = rng.randbelow(8)
+        if r < 4:
+            return self._state(s)
+        if r < 6:
+            return self._state(s, base=s)
+        if r == 6:
+            return self._state(s, pending={"type": "pick", "options": [0, 1]}, steps=[{"feature": "bonus"}])
+        fs = s * rng.randbelow(3)
+        return self._state(s, base=2 * s, fs=fs, events=[{"tier": "bronze"}], steps=[{"feature": "free_spins"}])
+
+    def act(self, state, action, rng):
+        if state["status"] != STATUS_AWAITING_ACTION or action.get("pick") not in (0, 1):
+            raise ActionError("game.invalid_action", "no")
+        return self._state(state["stake"], bonus=4 * state["stake"] * rng.randbelow(2), steps=state["steps"])
+
+    def default_action(self, state):
+        return {"pick": 0}
+
+    def exact_rtp(self, bet):
+        return dict(self.exact_keys)
+
+
+class ToyNoExact(ToyGame):
+    exact_keys: dict = {}
+
+
+class ToySplitKeys(ToyGame):
+    exact_keys = {"base_lines": Fraction(1, 4), "base_scatter": Fraction(1, 4)}
+
+
+class ToyBadFast(ToyGame):
+    def simulate_fast(self, bet, rounds, seed, progress=None):
+        return {"rounds": rounds, "total_win": 0}
+
+
+TOY = ToyGame()
+
+
+def test_generic_simulation_returns_the_canonical_statistics_and_is_reproducible():
+    bet = TOY.validate_bet({})
+    a = par.simulate_generic(TOY, bet, 20_000, seed=5)
+    assert a == par.simulate_generic(TOY, bet, 20_000, seed=5)
+    par.validate_stats(a, rounds=20_000, stake=100)
+    assert set(par.STATS_KEYS) <= set(a) and set(par.BREAKDOWN_KEYS) <= set(a["breakdown"])
+    assert a["total_win"] == sum(a["breakdown"].values())
+    assert a["total_stake"] == 2_000_000 and a["max_win"] == 400
+    fc = a["feature_counts"]
+    assert fc["actions"] == fc["feature:bonus"] > 0  # every bonus answered with default_action
+    assert fc["jackpot_events"] == fc["jackpot:bronze"] == fc["feature:free_spins"] > 0
+    assert a["hit_frequency"] == a["hit_count"] / 20_000
+
+
+def test_batches_merge_into_the_same_totals():
+    bet = TOY.validate_bet({})
+    a, b = par.simulate_generic(TOY, bet, 3_000, seed=1), par.simulate_generic(TOY, bet, 2_000, seed=2)
+    m = par.merge_stats(a, b)
+    assert m["rounds"] == 5_000 and m["total_win"] == a["total_win"] + b["total_win"]
+    assert m["sum_sq"] == a["sum_sq"] + b["sum_sq"] and m["max_win"] == max(a["max_win"], b["max_win"])
+    assert m["rtp"] == m["total_win"] / m["total_stake"]
+
+
+def test_summary_statistics_follow_the_textbook_formulas():
+    stats = {"rounds": 4, "total_stake": 400, "total_win": 400, "sum_sq": 2 * 200 ** 2, "hit_count": 2,
+             "max_win": 200}
+    s = par.summarise(stats, 100)
+    assert s["rtp"] == 1.0 and s["volatility"] == pytest.approx(1.0) and s["standard_error"] == pytest.approx(0.5)
+    assert s["ci95"] == pytest.approx([100 - 100 * 1.959964 * 0.5, 100 + 100 * 1.959964 * 0.5])
+    assert s["ci99"][1] - 100 == pytest.approx(100 * 2.575829 * 0.5, rel=1e-6)
+
+
+def test_the_par_sheet_adds_exact_parts_to_the_simulated_remainder():
+    sheet = par.par_sheet(TOY, rounds=40_000, seed=3)
+    json.dumps(sheet)
+    assert sheet["exact"]["covers"] == ["base"] and sheet["exact"]["total_fraction"] == "1/2"
+    r = sheet["rtp"]
+    assert r["remainder_sd_method"] == "remainder" and r["fraction"] is None
+    assert r["ci99"][0] <= 87.5 <= r["ci99"][1] and r["declared_inside_ci99"]
+    assert sheet["simulation"]["ci99"][0] <= 87.5 <= sheet["simulation"]["ci99"][1]
+    # replacing the base game by its exact value removes its variance from the estimate
+    assert r["standard_error_percent"] < sheet["simulation"]["standard_error_percent"]
+    assert sheet["breakdown"]["base"]["exact"] and sheet["breakdown"]["base"]["exact_vs_simulated_consistent"]
+    assert not sheet["breakdown"]["bonus"]["exact"]
+    assert sheet["rtp"]["at_least_min_rtp"] and sheet["max_win"]["within_declared"]
+    assert sheet["declared"]["avg_hourly_loss"] == 1_000 * 125 * 1800 // 1000
+    assert sheet == par.par_sheet(TOY, rounds=40_000, seed=3)
+
+
+def test_exact_keys_map_to_breakdown_parts_by_prefix():
+    assert par.exact_part_of("base") == "base" and par.exact_part_of("base_lines") == "base"
+    assert par.exact_part_of("free_spins_lines") == "free_spins" and par.exact_part_of("scatter") == "base"
+    sheet = par.par_sheet(ToySplitKeys(), rounds=20_000, seed=3)
+    assert sheet["exact"]["covers"] == ["base"] and sheet["breakdown"]["base"]["exact_fraction"] == "1/2"
+    assert sheet["rtp"]["percent"] == par.par_sheet(TOY, rounds=20_000, seed=3)["rtp"]["percent"]
+
+
+def test_without_exact_parts_the_sheet_is_the_simulation():
+    sheet = par.par_sheet(ToyNoExact(), rounds=20_000, seed=4)
+    assert sheet["exact"]["parts"] == {} and sheet["rtp"]["remainder_sd_method"] == "total"
+    assert sheet["rtp"]["percent"] == pytest.approx(sheet["simulation"]["rtp_percent"])
+    assert sheet["rtp"]["ci99"] == pytest.approx(sheet["simulation"]["ci99"])
+
+
+def test_a_fully_exact_game_has_a_zero_width_interval_and_the_declared_rounding_tolerance():
+    sheet = par.par_sheet(ROULETTE, rounds=50_000, seed=1)
+    r = sheet["rtp"]
+    assert r["fraction"] == "36/37" and r["ci99"][0] == r["ci99"][1] == pytest.approx(100 * 36 / 37)
+    assert r["declared_tolerance_pp"] == 0.005 and r["declared_inside_ci99"]  # |97.2973 - 97.30| < 0.005
+    assert par.declared_tolerance(Decimal("96.1")) == 0.05 and par.declared_tolerance(Decimal("84.24")) == 0.005
+    generic = par.par_sheet(ROULETTE, rounds=20_000, seed=1, fast=False)
+    assert generic["simulation"]["engine"] == "generic" and sheet["simulation"]["engine"] == "simulate_fast"
+    assert generic["rtp"]["fraction"] == "36/37"
+
+
+def test_a_wrongly_shaped_fast_simulation_is_refused():
+    with pytest.raises(ValueError):
+        par.par_sheet(ToyBadFast(), rounds=100, seed=1)
+
+
+def test_the_formatted_sheet_names_every_section():
+    text = par.format_par_sheet(par.par_sheet(TOY, rounds=5_000, seed=1))
+    for needle in ("PAR sheet: Toy", "Declared figures", "Exact RTP parts", "Simulation (generic): 5,000 rounds",
+                   "95 % CI", "99 % CI", "hit frequency", "volatility", "Breakdown", "free_spins", "jackpot",
+                   "avg hourly loss", "GP §8(4)", "max win reached"):
+        assert needle in text, needle
+
+
+def test_simulate_measures_rounds_per_second_and_reports_progress():
+    seen = []
+    res = par.simulate(TOY, {"stake": 50}, 25_000, 7, progress=lambda d, t: seen.append((d, t)))
+    assert res["engine"] == "generic" and res["rounds"] == 25_000 and res["stake"] == 50
+    assert res["rounds_per_second"] > 0 and res["elapsed_seconds"] > 0
+    assert seen[-1] == (25_000, 25_000) and len(seen) == 3
+    assert res["summary"]["ci95"][0] < res["summary"]["rtp_percent"] < res["summary"]["ci95"][1]
+    fast = par.simulate(ROULETTE, None, 100_000, 7)
+    assert fast["engine"] == "simulate_fast" and fast["bet"] == ROULETTE.validate_bet(ROULETTE.default_bet_params).params
+
+
+def test_the_representative_bet_comes_from_the_game():
+    assert par.representative_bet_params(ROULETTE) == ROULETTE.default_bet_params
+    assert par.representative_bet_params(TOY) == {"stake": 100}
+
+
+# --- management commands (called with the command objects: no settings or database needed) -----------------
+def _call(module, *args):
+    from django.core.management import call_command
+
+    out, err = io.StringIO(), io.StringIO()
+    call_command(module.Command(), *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_par_sheet_command_prints_the_sheet_and_json():
+    from games.management.commands import par_sheet
+
+    out, _ = _call(par_sheet, "european_roulette", "--rounds", "20000", "--seed", "2")
+    assert out.startswith("PAR sheet: European Roulette") and "36/37" in out
+    out, _ = _call(par_sheet, "european_roulette@1", "--rounds", "5000", "--json",
+                   "--bet", '{"bets": [{"type": "corner", "numbers": [0, 1, 2, 3], "amount": 100}]}')
+    sheet = json.loads(out)
+    assert sheet["bet"]["bets"][0]["type"] == "corner" and sheet["simulation"]["rounds"] == 5000
+
+
+def test_commands_refuse_unknown_games_bad_json_and_invalid_bets_with_a_message():
+    from django.core.management.base import CommandError
+
+    from games.management.commands import par_sheet, simulate
+
+    with pytest.raises(CommandError, match="unknown game 'nope'.*european_roulette@1"):
+        _call(par_sheet, "nope")
+    with pytest.raises(CommandError):
+        _call(simulate, "european_roulette", "--bet", "{not json")
+    with pytest.raises(CommandError, match="game.roulette.invalid_numbers"):
+        _call(simulate, "european_roulette", "--bet", '{"bets": [{"type": "split", "numbers": [1, 9], "amount": 100}]}')
+    with pytest.raises(CommandError, match="rounds"):
+        _call(simulate, "european_roulette", "--rounds", "0")
+
+
+def test_simulate_command_prints_rtp_ci_hit_frequency_max_win_and_speed_with_a_progress_bar():
+    from games.management.commands import simulate
+
+    out, err = _call(simulate, "european_roulette", "--rounds", "2000000", "--seed", "3", "--bet",
+                     '{"bets": [{"type": "street", "numbers": [0, 2, 3], "amount": 500}]}')
+    for needle in ("rounds            2,000,000", "RTP", "95 % CI", "99 % CI", "hit frequency", "max win",
+                   "rounds per second"):
+        assert needle in out
+    assert "[########################################] 100.0 %  2,000,000/2,000,000" in err
+    assert err.count("\r") == 2  # one update per batch of 1,000,000
+    out, err = _call(simulate, "european_roulette", "--rounds", "3000", "--generic", "--json", "--no-progress")
+    assert json.loads(out)["engine"] == "generic" and err == ""
+
+
+def test_rng_dump_writes_raw_little_endian_words(tmp_path):
+    from games.management.commands import rng_dump
+
+    f = tmp_path / "rng.bin"
+    _, err = _call(rng_dump, "--bytes", "4K", "--out", str(f), "--seed", "12", "--no-progress")
+    data = f.read_bytes()
+    ref = SeededRNG(12)
+    assert len(data) == 4096 and data == struct.pack("<1024I", *[ref.randbelow(2 ** 32) for _ in range(1024)])
+    assert "SeededRNG" in err
+    g = tmp_path / "sys.bin"
+    _call(rng_dump, "--bytes", "1001", "--out", str(g))
+    assert g.stat().st_size == 1001 and g.read_bytes() != data[:1001]
+    assert rng_dump.parse_size("2M") == 2 * 1024 ** 2 and rng_dump.parse_size("100") == 100
+    with pytest.raises(ValueError):
+        rng_dump.parse_size("0")
+
+
+def test_numpy_integers_from_a_fast_simulator_become_python_ints():
+    np = pytest.importorskip("numpy")
+    stats = {"rounds": np.int64(2), "total_stake": np.int64(200), "total_win": np.int64(100), "rtp": 0.5,
+             "breakdown": {"base": np.int64(100)}, "hit_count": np.int64(1), "hit_frequency": 0.5,
+             "sum_sq": np.int64(10_000), "max_win": np.int64(100), "feature_counts": {}}
+    out = par.validate_stats(stats, rounds=2, stake=100)
+    assert type(out["sum_sq"]) is int and type(out["breakdown"]["base"]) is int and out["breakdown"]["free_spins"] == 0
