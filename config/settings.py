@@ -165,13 +165,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "data_folder_in": str(CELERY_FS_BROKER_DIR / "queue"),
         "data_folder_out": str(CELERY_FS_BROKER_DIR / "queue"),
         "processed_folder": str(CELERY_FS_BROKER_DIR / "processed"),
+        "control_folder": str(CELERY_FS_BROKER_DIR / "control"),
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
     else {}
 )
 if CELERY_BROKER_URL.startswith("filesystem"):
-    for _d in ("queue", "processed"):
+    for _d in ("queue", "processed", "control"):
         (CELERY_FS_BROKER_DIR / _d).mkdir(parents=True, exist_ok=True)
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
 CELERY_TASK_IGNORE_RESULT = CELERY_RESULT_BACKEND is None

@@ -76,8 +76,9 @@ def test_a_task_sent_from_the_web_process_runs_in_a_real_worker_on_each_reachabl
             if url.startswith("filesystem"):
                 opts = {"data_folder_in": f"{worker_env['CELERY_FS_BROKER_DIR']}/queue",
                         "data_folder_out": f"{worker_env['CELERY_FS_BROKER_DIR']}/queue",
-                        "processed_folder": f"{worker_env['CELERY_FS_BROKER_DIR']}/processed"}
-                for d in ("queue", "processed"):
+                        "processed_folder": f"{worker_env['CELERY_FS_BROKER_DIR']}/processed",
+                        "control_folder": f"{worker_env['CELERY_FS_BROKER_DIR']}/control"}
+                for d in ("queue", "processed", "control"):
                     Path(worker_env["CELERY_FS_BROKER_DIR"], d).mkdir(parents=True, exist_ok=True)
             with app.connection_for_write(url, transport_options=opts) as conn:
                 heartbeat.apply_async(args=[marker], queue=queue, connection=conn)
