@@ -1,4 +1,10 @@
-"""Player token authentication: ``Authorization: Token <key>``; revoked tokens fail at once."""
+"""Player token authentication: ``Authorization: Token <key>``; revoked tokens fail at once.
+
+A token issued by login belongs to a LoginSession: an idle session times out here (and in the
+sweeper), so does one older than ACCOUNTS_SESSION_MAX_HOURS; every request refreshes ``last_seen_at``. A user who must change the first password
+(GP §4(7)) gets ``auth.password_change_required`` from every endpoint except the views that set
+``allow_password_change_pending = True`` (change password, logout).
+"""
 from __future__ import annotations
 
 from rest_framework import authentication, exceptions
@@ -9,9 +15,15 @@ from core.errors import ErrorDef
 TOKEN_INVALID = ErrorDef("auth.token_invalid", 401, "Neplatné nebo zneplatněné přihlášení.", "Invalid or revoked token.")
 
 
-def _fail(err):
+def _fail(err, **details):
     exc = exceptions.AuthenticationFailed(err.message_en)
-    exc.domain_error = err()
+    exc.domain_error = err(**details)
+    return exc
+
+
+def _forbid(err, **details):
+    exc = exceptions.PermissionDenied(err.message_en)
+    exc.domain_error = err(**details)
     return exc
 
 
@@ -24,16 +36,40 @@ class PlayerTokenAuthentication(authentication.BaseAuthentication):
             return None
         if len(header) != 2:
             raise _fail(TOKEN_INVALID)
-        from accounts.models import AuthToken
+        from accounts import conf
+        from accounts.errors import PASSWORD_CHANGE_REQUIRED, SESSION_EXPIRED
+        from accounts.models import AuthToken, LoginSession, Player
 
         try:
             key = header[1].decode()
         except UnicodeError:
             raise _fail(TOKEN_INVALID) from None
-        token = AuthToken.objects.select_related("user").filter(key_hash=AuthToken.hash_key(key)).first()
+        token = (AuthToken.objects.select_related("user", "session")
+                 .filter(key_hash=AuthToken.hash_key(key)).first())
         if token is None or token.revoked_at is not None or not token.user.is_active:
             raise _fail(TOKEN_INVALID)
-        AuthToken.objects.filter(pk=token.pk).update(last_used_at=clock.now())
+        now = clock.now()
+        session = token.session
+        if session is not None:
+            if session.ended_at is not None:
+                raise _fail(TOKEN_INVALID)
+            idle, max_age = conf.session_idle(), conf.session_max_age()
+            ends_at = min(session.last_seen_at + idle, session.started_at + max_age)
+            if ends_at <= now:
+                from accounts.services.sessions import session_end
+
+                session_end(session=session, reason=LoginSession.EndReason.TIMEOUT, at=ends_at,
+                            detail="idle" if ends_at == session.last_seen_at + idle else "max_age")
+                raise _fail(SESSION_EXPIRED)
+            LoginSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(last_seen_at=now)
+        player = Player.objects.filter(user_id=token.user_id).only("status").first()
+        if player is not None and player.status in Player.TERMINAL:
+            raise _fail(TOKEN_INVALID)
+        AuthToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        if token.user.must_change_password:
+            view = (getattr(request, "parser_context", None) or {}).get("view")
+            if not getattr(view, "allow_password_change_pending", False):
+                raise _forbid(PASSWORD_CHANGE_REQUIRED)
         return token.user, token
 
     def authenticate_header(self, request):

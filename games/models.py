@@ -1,1 +1,147 @@
-from django.db import models  # noqa: F401
+"""Games on the platform: the catalogue (one row per engine game version), rounds, actions, last bet settings.
+
+The engine (``games/engine``) is pure Python and knows nothing of these tables. A :class:`Round` pins the game
+code and version it ran on and stores everything needed to show it again and to replay it (GP §11(5)): the bet,
+every RNG draw, every player action, the final state (steps, symbols, wins), the win paid, the balance before
+and after. Amounts are integers in minor units (haléře) of ``currency``.
+"""
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+
+class Game(models.Model):
+    """A catalogue row per (code, version), synced from the engine registry (``games_sync`` / post_migrate).
+
+    ``current`` marks the version new rounds are started on (the registry's newest); older versions stay for the
+    rounds pinned to them. ``enabled`` is the operator's switch (admin); a disabled game starts no new round, but
+    rounds already in progress can be finished (GP §7(8)).
+    """
+
+    code = models.CharField(max_length=60)
+    version = models.PositiveIntegerField()
+    name = models.CharField(max_length=120)
+    name_cs = models.CharField(max_length=120, blank=True, default="")
+    kind = models.CharField(max_length=20)
+    enabled = models.BooleanField(default=True)
+    current = models.BooleanField(default=True, help_text="the version new rounds use (newest registered)")
+    registered = models.BooleanField(default=True, help_text="present in the engine registry at the last sync")
+    # GP §7(2): declared figures (amounts in minor units).
+    rtp = models.DecimalField(max_digits=6, decimal_places=2)
+    rtp_with_jackpots = models.DecimalField(max_digits=6, decimal_places=2, null=True, blank=True)
+    min_bet = models.BigIntegerField()
+    max_bet = models.BigIntegerField()
+    max_win = models.BigIntegerField()
+    avg_hourly_loss = models.BigIntegerField()
+    unfinished_deadline_days = models.PositiveIntegerField()  # GP §7(8)b
+    description = models.JSONField(default=dict, help_text="the engine's describe(): rules, paytable, bet options")
+    synced_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["code", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["code", "version"], name="games_game_unique_code_version"),
+            models.UniqueConstraint(fields=["code"], condition=Q(current=True), name="games_game_one_current_version"),
+        ]
+
+    def __str__(self):
+        return f"{self.name} ({self.code} v{self.version})"
+
+
+class Round(models.Model):
+    """One game round (hra technické hry), from the start button to settlement (GP §7(3))."""
+
+    class Status(models.TextChoices):
+        IN_PROGRESS = "in_progress", "in progress (awaiting the player)"
+        FINISHED = "finished", "finished and settled"
+        VOIDED = "voided", "voided, stake returned (deadline GP §7(8)b or malfunction)"
+        REFUNDED = "refunded", "stake refunded by staff"
+
+    class VoidReason(models.TextChoices):
+        NONE = "", "-"
+        DEADLINE = "deadline", "unfinished past the game's deadline (GP §7(8)b)"
+        MALFUNCTION = "malfunction", "game malfunction"
+        STAFF = "staff", "staff decision"
+
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="game_rounds")
+    game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="rounds")
+    game_code = models.CharField(max_length=60)  # pinned (denormalised from game)
+    game_version = models.PositiveIntegerField()  # pinned
+    play_money = models.BooleanField(default=False)
+    forced_outcome = models.BooleanField(default=False, help_text="QA forced draws were used (play money only)")
+    forced_draws_left = models.JSONField(default=list, blank=True)
+    idempotency_key = models.CharField(max_length=128)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.IN_PROGRESS)
+    bet_request = models.JSONField(default=dict, help_text="the bet parameters as the player sent them")
+    bet_params = models.JSONField(default=dict, help_text="the engine's normalised bet parameters")
+    stake = models.BigIntegerField()
+    currency = models.CharField(max_length=3, default="CZK")
+    draws = models.JSONField(default=list, help_text="every RNG draw [n, value] in order")
+    actions = models.JSONField(default=list, help_text="every player action in order (engine form)")
+    state = models.JSONField(default=dict, help_text="the engine state: current, final once ended")
+    win_engine = models.BigIntegerField(default=0, help_text="the win the engine computed")
+    win = models.BigIntegerField(default=0, help_text="the win credited (after the GP §8(3) cap)")
+    win_capped = models.BooleanField(default=False)
+    balance_before = models.BigIntegerField(null=True, blank=True)
+    balance_after = models.BigIntegerField(null=True, blank=True)
+    jackpot_events = models.JSONField(default=list, blank=True)
+    void_reason = models.CharField(max_length=20, choices=VoidReason.choices, blank=True, default="")
+    void_detail = models.TextField(blank=True, default="")
+    started_at = models.DateTimeField()
+    last_activity_at = models.DateTimeField()
+    settled_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(help_text="started_at + the game's unfinished-round deadline (GP §7(8)b)")
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["player", "idempotency_key"], name="games_round_unique_player_key"),
+            # GP §7(6): from placing a bet until it is settled no other bet (one open round per player and mode).
+            models.UniqueConstraint(fields=["player", "play_money"], condition=Q(status="in_progress"),
+                                    name="games_round_one_open_per_player"),
+            models.CheckConstraint(condition=Q(stake__gte=0) & Q(win__gte=0) & Q(win_engine__gte=0),
+                                   name="games_round_amounts_not_negative"),
+        ]
+        indexes = [
+            models.Index(fields=["player", "play_money", "-started_at"], name="games_round_player_recent"),
+            models.Index(fields=["status", "deadline"], name="games_round_status_deadline"),
+        ]
+
+    def __str__(self):
+        return f"round {self.pk} {self.game_code}@{self.game_version} {self.status}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.IN_PROGRESS
+
+
+class RoundAction(models.Model):
+    """A player action applied to a round (pick, collect, gamble ...), with its idempotency key."""
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="action_log")
+    seq = models.PositiveIntegerField()
+    action = models.JSONField()
+    idempotency_key = models.CharField(max_length=128)
+    draws_before = models.PositiveIntegerField(help_text="number of draws of the round before this action")
+    draws_after = models.PositiveIntegerField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["round", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "seq"], name="games_action_unique_seq"),
+            models.UniqueConstraint(fields=["round", "idempotency_key"], name="games_action_unique_key"),
+        ]
+
+
+class PlayerGameSettings(models.Model):
+    """The player's last bet parameters per game, returned at launch."""
+
+    player = models.ForeignKey("accounts.Player", on_delete=models.CASCADE, related_name="game_settings")
+    game_code = models.CharField(max_length=60)
+    bet_params = models.JSONField(default=dict)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["player", "game_code"], name="games_settings_unique")]

@@ -1,0 +1,252 @@
+"""Adapters to the outside world: the population register, the register of excluded
+persons and the SMS gateway.
+
+Each has a sandbox implementation backed by a table (staff fill it in the admin, tests fill
+it directly) and an HTTP implementation speaking JSON to the operator's integration gateway;
+``ACCOUNTS_POPULATION_REGISTER`` / ``ACCOUNTS_EXCLUSION_REGISTER`` / ``ACCOUNTS_SMS_GATEWAY``
+= ``sandbox`` | ``http`` choose. Registers raise :class:`RegisterUnavailable` when they cannot
+answer; the caller decides (registration retries later, login refuses).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime
+
+from accounts import conf
+from core import clock
+
+logger = logging.getLogger("accounts.adapters")
+
+
+class RegisterUnavailable(Exception):
+    """The register did not answer (down, timeout, malformed answer): try again later."""
+
+
+class GatewayError(Exception):
+    """The SMS gateway refused or did not answer."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What the registers are asked about."""
+
+    given_names: str
+    surname: str
+    date_of_birth: date
+    birth_number: str = ""
+    sex: str = ""
+    citizenship: str = ""
+    document_number: str = ""
+
+    @classmethod
+    def from_personal(cls, pd) -> Identity:
+        return cls(given_names=pd.given_names, surname=pd.surname, date_of_birth=pd.date_of_birth,
+                   birth_number=pd.birth_number, sex=pd.sex, citizenship=pd.citizenship,
+                   document_number=pd.document_number)
+
+    @classmethod
+    def from_clean(cls, d: dict) -> Identity:
+        return cls(given_names=d["given_names"], surname=d["surname"], date_of_birth=d["date_of_birth"],
+                   birth_number=d.get("birth_number", ""), sex=d.get("sex", ""),
+                   citizenship=d.get("citizenship", ""), document_number=d.get("document_number", ""))
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["date_of_birth"] = self.date_of_birth.isoformat()
+        return data
+
+
+@dataclass(frozen=True)
+class PopulationAnswer:
+    """found: the register knows the person; mismatches: fields that differ; date_of_birth: per the register."""
+
+    found: bool
+    mismatches: list[str] = field(default_factory=list)
+    date_of_birth: date | None = None
+    resident_in_cz: bool = True
+
+
+def as_identity(subject) -> Identity:
+    """An Identity from an Identity, a Player (its personal data) or a PersonalData row."""
+    if isinstance(subject, Identity):
+        return subject
+    personal = getattr(subject, "personal", subject)
+    return Identity.from_personal(personal)
+
+
+# HTTP helper -------------------------------------------------------------------------------
+def _post_json(url: str, payload: dict) -> dict:
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    token = conf.get("ACCOUNTS_GATEWAY_TOKEN")
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(url, data=json.dumps(payload).encode(), headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=float(conf.get("ACCOUNTS_GATEWAY_TIMEOUT_SECONDS"))) as resp:
+            return json.loads(resp.read().decode() or "{}")
+    except urllib.error.HTTPError as exc:
+        raise RegisterUnavailable(f"HTTP {exc.code} from {url}") from exc
+    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:
+        raise RegisterUnavailable(f"{exc.__class__.__name__} calling {url}") from exc
+
+
+def _url(setting: str, path: str) -> str:
+    base = conf.get(setting)
+    if not base:
+        raise RegisterUnavailable(f"{setting} is not configured")
+    return base.rstrip("/") + path
+
+
+# Population register (GP §4(4)c, §4(6)) ---------------------------------------------------------
+class SandboxPopulationRegister:
+    """Answers from ``SandboxPopulationRecord``: matched by birth number, else name + birth date."""
+
+    name = "sandbox"
+
+    def verify(self, identity: Identity) -> PopulationAnswer:
+        from accounts.models import SandboxPopulationRecord
+        from accounts.validation import fold
+
+        identity = as_identity(identity)
+        qs = SandboxPopulationRecord.objects.all()
+        if identity.birth_number:
+            rec = qs.filter(birth_number=identity.birth_number).first()
+        else:
+            rec = next((r for r in qs.filter(date_of_birth=identity.date_of_birth, birth_number="")
+                        if fold(r.surname) == fold(identity.surname)), None)
+        if rec is None:
+            return PopulationAnswer(found=False)
+        if rec.simulate_unavailable:
+            raise RegisterUnavailable("sandbox: register unavailable for this person")
+        mismatches = []
+        if fold(rec.given_names) != fold(identity.given_names):
+            mismatches.append("given_names")
+        if fold(rec.surname) != fold(identity.surname):
+            mismatches.append("surname")
+        if rec.date_of_birth != identity.date_of_birth:
+            mismatches.append("date_of_birth")
+        if rec.sex and identity.sex and rec.sex != identity.sex:
+            mismatches.append("sex")
+        if rec.citizenship and identity.citizenship and rec.citizenship != identity.citizenship:
+            mismatches.append("citizenship")
+        return PopulationAnswer(found=True, mismatches=mismatches, date_of_birth=rec.date_of_birth,
+                                resident_in_cz=rec.resident_in_cz)
+
+
+class HttpPopulationRegister:
+    """POST {URL}/verify {identity} -> {"found": bool, "mismatches": [...], "date_of_birth": "YYYY-MM-DD",
+    "resident_in_cz": bool}. Any transport error or 4xx/5xx is RegisterUnavailable."""
+
+    name = "http"
+
+    def verify(self, identity: Identity) -> PopulationAnswer:
+        data = _post_json(_url("ACCOUNTS_POPULATION_REGISTER_URL", "/verify"), as_identity(identity).to_json())
+        try:
+            dob = data.get("date_of_birth")
+            return PopulationAnswer(found=bool(data["found"]), mismatches=list(data.get("mismatches") or []),
+                                    date_of_birth=date.fromisoformat(dob) if dob else None,
+                                    resident_in_cz=bool(data.get("resident_in_cz", True)))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RegisterUnavailable("malformed population register answer") from exc
+
+
+# Register of excluded persons (ZHH since 2024) ----------------------------------------------------
+class SandboxExclusionRegister:
+    """Answers from ``SandboxExclusionEntry`` (matched by birth number, else name + birth date)."""
+
+    name = "sandbox"
+
+    def _entries(self, identity: Identity):
+        from accounts.models import SandboxExclusionEntry
+        from accounts.validation import fold
+
+        if identity.birth_number:
+            return list(SandboxExclusionEntry.objects.filter(birth_number=identity.birth_number))
+        return [e for e in SandboxExclusionEntry.objects.filter(date_of_birth=identity.date_of_birth)
+                if fold(e.surname) == fold(identity.surname) and fold(e.given_names) == fold(identity.given_names)]
+
+    def is_listed(self, identity: Identity) -> bool:
+        identity = as_identity(identity)
+        entries = self._entries(identity)
+        if any(e.outcome == "unavailable" for e in entries):
+            raise RegisterUnavailable("sandbox: exclusion register unavailable for this person")
+        now = clock.now()
+        return any(e.outcome == "listed" and (e.listed_until is None or e.listed_until > now) for e in entries)
+
+    def request_self_listing(self, identity: Identity, until: datetime | None) -> None:
+        from accounts.models import SandboxExclusionEntry
+
+        identity = as_identity(identity)
+        if any(e.outcome == "unavailable" for e in self._entries(identity)):
+            raise RegisterUnavailable("sandbox: exclusion register unavailable for this person")
+        SandboxExclusionEntry.objects.create(
+            birth_number=identity.birth_number, given_names=identity.given_names, surname=identity.surname,
+            date_of_birth=identity.date_of_birth, outcome="listed", listed_until=until, source="self_request",
+            created_at=clock.now())
+
+
+class HttpExclusionRegister:
+    """POST {URL}/check {identity} -> {"listed": bool}; POST {URL}/self-listing {identity, until} -> 2xx."""
+
+    name = "http"
+
+    def is_listed(self, identity: Identity) -> bool:
+        data = _post_json(_url("ACCOUNTS_EXCLUSION_REGISTER_URL", "/check"), as_identity(identity).to_json())
+        if not isinstance(data.get("listed"), bool):
+            raise RegisterUnavailable("malformed exclusion register answer")
+        return data["listed"]
+
+    def request_self_listing(self, identity: Identity, until: datetime | None) -> None:
+        _post_json(_url("ACCOUNTS_EXCLUSION_REGISTER_URL", "/self-listing"),
+                   {**as_identity(identity).to_json(), "until": until.isoformat() if until else None})
+
+
+# SMS gateway ------------------------------------------------------------------------------------
+class SandboxSmsGateway:
+    """Stores each message in ``SandboxSms`` (and logs it) instead of sending it."""
+
+    name = "sandbox"
+
+    def send(self, *, to: str, text: str, purpose: str = "") -> None:
+        from accounts.models import SandboxSms
+
+        SandboxSms.objects.create(to=to, text=text, purpose=purpose, sent_at=clock.now())
+        logger.info("sandbox sms", extra={"to": to, "purpose": purpose})
+
+
+class HttpSmsGateway:
+    """POST {URL}/send {"to", "text"} -> 2xx."""
+
+    name = "http"
+
+    def send(self, *, to: str, text: str, purpose: str = "") -> None:
+        try:
+            _post_json(_url("ACCOUNTS_SMS_GATEWAY_URL", "/send"), {"to": to, "text": text})
+        except RegisterUnavailable as exc:
+            raise GatewayError(str(exc)) from exc
+
+
+def _choose(setting: str, sandbox, http):
+    kind = conf.get(setting)
+    if kind == "sandbox":
+        return sandbox()
+    if kind == "http":
+        return http()
+    raise ValueError(f"{setting} must be 'sandbox' or 'http', not {kind!r}")
+
+
+def get_population_register():
+    return _choose("ACCOUNTS_POPULATION_REGISTER", SandboxPopulationRegister, HttpPopulationRegister)
+
+
+def get_exclusion_register():
+    """``.is_listed(identity) -> bool`` (raises RegisterUnavailable), ``.request_self_listing(identity, until)``."""
+    return _choose("ACCOUNTS_EXCLUSION_REGISTER", SandboxExclusionRegister, HttpExclusionRegister)
+
+
+def get_sms_gateway():
+    return _choose("ACCOUNTS_SMS_GATEWAY", SandboxSmsGateway, HttpSmsGateway)

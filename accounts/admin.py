@@ -1,0 +1,413 @@
+"""Staff side of the accounts app. Every staff action is a form that calls one service (audited)."""
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+
+from accounts import forms, selectors, services
+from accounts.models import (
+    BarredPerson,
+    Consent,
+    CorrectionRequest,
+    DuplicateCase,
+    IdentityVerification,
+    LoginSession,
+    PersonalData,
+    Player,
+    RegisterCheck,
+    SandboxExclusionEntry,
+    SandboxPopulationRecord,
+    SandboxSms,
+    User,
+)
+from core.audit import Actor
+from core.errors import DomainError
+
+
+def _error_text(exc: DomainError) -> str:
+    details = f" {exc.details}" if exc.details else ""
+    return f"{exc.code}: {exc.message_en}{details}"
+
+
+def _render(request, admin_site, *, title, form, subject=None, help=None, error=None, submit_label=None):
+    context = {**admin_site.each_context(request), "title": title, "form": form, "subject": subject,
+               "help": help, "error": error, "submit_label": submit_label}
+    return TemplateResponse(request, "admin/accounts/action_form.html", context)
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class PersonalDataInline(admin.StackedInline):
+    model = PersonalData
+    can_delete = False
+    exclude = ("email_key", "document_key", "name_dob_key", "person_key")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class ConsentInline(ReadOnlyInline):
+    model = Consent
+    fields = ("kind", "version", "given_at", "withdrawn_at")
+
+
+class IdentityVerificationInline(ReadOnlyInline):
+    model = IdentityVerification
+    fields = ("method", "document_type", "document_number", "document_issuing_state", "document_valid_until",
+              "likeness_confirmed", "verified_by", "verified_at")
+
+
+class RegisterCheckInline(ReadOnlyInline):
+    model = RegisterCheck
+    fields = ("checked_at", "register", "context", "result", "details")
+    ordering = ("-checked_at",)
+
+
+STAFF_ACTIONS = {
+    # name: (label, form class, help)
+    "verify_branch": ("Verify identity at a branch", forms.DocumentForm,
+                      "GP §4(4)b: record the document and confirm the likeness."),
+    "suspend": ("Suspend", forms.ReasonForm, "Betting, deposits and withdrawals stop until reinstated."),
+    "reinstate": ("Reinstate", forms.ReasonForm, "Back to the status before the suspension."),
+    "close": ("Close (cancel registration)", forms.CloseForm,
+              "GP §4(10), §5(13), §5(15): the wallet settles the balance; the account closes once settled."),
+    "force_logout": ("Force logout", forms.ReasonForm, "Ends all sessions and revokes every token."),
+    "exclusion_check": ("Check exclusion register now", forms.EmptyForm, "Asks the register of excluded persons."),
+    "insider": ("Barred insider flag", forms.InsiderForm, "GP §3(3): shareholders, employees, officers may not bet."),
+}
+
+
+@admin.register(Player)
+class PlayerAdmin(admin.ModelAdmin):
+    list_display = ("username", "status", "channel", "created_at", "temporary_expires_at", "barred_insider",
+                    "exclusion_listed")
+    list_filter = ("status", "channel", "barred_insider", "exclusion_listed")
+    search_fields = ("user__username", "personal__surname", "personal__birth_number", "personal__email",
+                     "personal__phone")
+    list_select_related = ("user",)
+    inlines = [PersonalDataInline, ConsentInline, IdentityVerificationInline, RegisterCheckInline]
+    change_form_template = "admin/accounts/player/change_form.html"
+    change_list_template = "admin/accounts/player/change_list.html"
+    readonly_fields = [f.name for f in Player._meta.fields] + ["history"]
+
+    @admin.display(ordering="user__username")
+    def username(self, obj):
+        return obj.user.username
+
+    @admin.display(description="who changed what (audit)")
+    def history(self, obj):
+        rows = selectors.player_history(obj)[:100]
+        return format_html("<table>{}</table>", format_html_join(
+            "", "<tr><td>{}</td><td>{}:{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            ((e.occurred_at.strftime("%Y-%m-%d %H:%M:%S"), e.actor_type, e.actor_label, e.action,
+              e.old_values or "", e.new_values or "") for e in rows)))
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False  # read-only page: every change is a staff action calling a service
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = {**(extra_context or {}),
+                         "staff_actions": [(k, v[0]) for k, v in STAFF_ACTIONS.items()]}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def get_urls(self):
+        extra = [
+            path("register-branch/", self.admin_site.admin_view(self.register_branch_view),
+                 name="accounts_player_register_branch"),
+            path("<int:pk>/act/<str:action>/", self.admin_site.admin_view(self.action_view),
+                 name="accounts_player_act"),
+        ]
+        return extra + super().get_urls()
+
+    def _allowed(self, request) -> bool:
+        return request.user.is_active and request.user.is_staff and self.has_view_permission(request)
+
+    def action_view(self, request, pk: int, action: str):
+        player = get_object_or_404(Player.objects.select_related("user"), pk=pk)
+        if action not in STAFF_ACTIONS or not self._allowed(request):
+            return redirect(reverse("admin:accounts_player_change", args=[pk]))
+        label, form_cls, help_text = STAFF_ACTIONS[action]
+        form = form_cls(request.POST or None)
+        error = None
+        if request.method == "POST" and form.is_valid():
+            try:
+                msg = self._run(request, player, action, form.cleaned_data)
+                self.message_user(request, msg, messages.SUCCESS)
+                return redirect(reverse("admin:accounts_player_change", args=[pk]))
+            except DomainError as exc:
+                error = _error_text(exc)
+            except Exception as exc:  # noqa: BLE001 - RegisterUnavailable and the like, shown to staff
+                error = f"{exc.__class__.__name__}: {exc}"
+        return _render(request, self.admin_site, title=label, form=form, subject=str(player), help=help_text,
+                       error=error)
+
+    def _run(self, request, player: Player, action: str, data: dict) -> str:
+        actor = Actor.staff(request.user)
+        if action == "verify_branch":
+            likeness = data.pop("likeness_confirmed")
+            note = data.pop("note", "")
+            services.identity_verify_at_branch(player=player, document=data, likeness_confirmed=likeness,
+                                               staff_user=request.user, note=note)
+            return "Identity verified at the branch."
+        if action == "suspend":
+            services.player_suspend(player=player, reason=data["reason"], actor=actor)
+            return "Suspended."
+        if action == "reinstate":
+            services.player_reinstate(player=player, reason=data["reason"], actor=actor)
+            return "Reinstated."
+        if action == "close":
+            services.closure_request(player=player, method=data["settlement"], actor=actor, reason=data["reason"])
+            return f"Closure started ({player.status})."
+        if action == "force_logout":
+            n = services.player_force_logout(player=player, reason=data["reason"], actor=actor)
+            return f"{n} session(s) ended."
+        if action == "exclusion_check":
+            listed = services.exclusion_check(player=player, actor=actor, context="staff")
+            return "LISTED in the exclusion register." if listed else "Not listed."
+        if action == "insider":
+            services.player_set_barred_insider(player=player, barred=data["barred"], note=data["note"], actor=actor)
+            return "Saved."
+        raise ValueError(action)  # pragma: no cover
+
+    def register_branch_view(self, request):
+        if not self._allowed(request):
+            return redirect(reverse("admin:accounts_player_changelist"))
+        form = forms.BranchRegistrationForm(request.POST or None)
+        error = None
+        if request.method == "POST" and form.is_valid():
+            d = dict(form.cleaned_data)
+            from accounts import conf
+
+            versions = conf.document_versions()
+            consents = {kind: versions[kind] for field, kind in forms.CONSENT_FIELDS.items() if d.pop(field)}
+            if d.pop("marketing"):
+                consents["marketing"] = True
+            ident = {"likeness_confirmed": d.pop("likeness_confirmed"), "note": d.pop("note", "")}
+            try:
+                player = services.registration_submit(data=d, consents=consents, channel=Player.Channel.BRANCH,
+                                                      staff_user=request.user, branch_identification=ident)
+                self.message_user(request, f"Registered {player.user.username} ({player.status}).", messages.SUCCESS)
+                return redirect(reverse("admin:accounts_player_change", args=[player.pk]))
+            except DomainError as exc:
+                error = _error_text(exc)
+        return _render(request, self.admin_site, title="Register at a branch", form=form,
+                       help="GP §4(3), §4(4): the username is generated; the first password goes by SMS after the "
+                            "applicant confirms the e-mail link.", error=error)
+
+
+@admin.register(DuplicateCase)
+class DuplicateCaseAdmin(admin.ModelAdmin):
+    list_display = ("id", "kind", "state", "matched_fields", "created_at", "resolved_at", "resolved_by")
+    list_filter = ("kind", "state")
+    readonly_fields = [f.name for f in DuplicateCase._meta.fields] + ["accounts", "resolve_link"]
+    exclude = ("players",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="accounts involved")
+    def accounts(self, obj):
+        return format_html_join(", ", '<a href="{}">{}</a>', (
+            (reverse("admin:accounts_player_change", args=[p.pk]), str(p)) for p in obj.players.all()))
+
+    @admin.display(description="resolve")
+    def resolve_link(self, obj):
+        if obj.state != DuplicateCase.State.OPEN:
+            return "-"
+        return format_html('<a href="{}">Resolve this case</a>', reverse("admin:accounts_duplicatecase_resolve",
+                                                                         args=[obj.pk]))
+
+    def get_urls(self):
+        return [path("<int:pk>/resolve/", self.admin_site.admin_view(self.resolve_view),
+                     name="accounts_duplicatecase_resolve")] + super().get_urls()
+
+    def resolve_view(self, request, pk: int):
+        case = get_object_or_404(DuplicateCase, pk=pk)
+        form = forms.DuplicateResolveForm(request.POST or None)
+        form.fields["keep_player"].queryset = case.players.all()
+        error = None
+        if request.method == "POST" and form.is_valid():
+            try:
+                services.duplicate_case_resolve(case=case, same_person=form.cleaned_data["same_person"],
+                                                keep_player=form.cleaned_data["keep_player"],
+                                                closure_method=form.cleaned_data["closure_method"],
+                                                note=form.cleaned_data["note"], actor=Actor.staff(request.user))
+                self.message_user(request, "Case resolved.", messages.SUCCESS)
+                return redirect(reverse("admin:accounts_duplicatecase_change", args=[pk]))
+            except DomainError as exc:
+                error = _error_text(exc)
+        return _render(request, self.admin_site, title=f"Resolve {case}", form=form, error=error,
+                       subject=f"matched: {', '.join(case.matched_fields)}")
+
+
+@admin.register(CorrectionRequest)
+class CorrectionRequestAdmin(admin.ModelAdmin):
+    list_display = ("id", "player", "state", "created_at", "decided_at", "decided_by")
+    list_filter = ("state",)
+    readonly_fields = [f.name for f in CorrectionRequest._meta.fields] + ["current_values", "decide_link"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="current values")
+    def current_values(self, obj):
+        pd = getattr(obj.player, "personal", None)
+        return {f: getattr(pd, f, None) for f in obj.changes} if pd else "-"
+
+    @admin.display(description="decide")
+    def decide_link(self, obj):
+        if obj.state != CorrectionRequest.State.PENDING:
+            return "-"
+        return format_html('<a href="{}">Approve or reject</a>',
+                           reverse("admin:accounts_correctionrequest_decide", args=[obj.pk]))
+
+    def get_urls(self):
+        return [path("<int:pk>/decide/", self.admin_site.admin_view(self.decide_view),
+                     name="accounts_correctionrequest_decide")] + super().get_urls()
+
+    def decide_view(self, request, pk: int):
+        req = get_object_or_404(CorrectionRequest, pk=pk)
+        form = forms.CorrectionDecisionForm(request.POST or None)
+        error = None
+        if request.method == "POST" and form.is_valid():
+            actor = Actor.staff(request.user)
+            try:
+                if form.cleaned_data["approve"]:
+                    services.correction_approve(request=req, actor=actor, note=form.cleaned_data["note"])
+                else:
+                    services.correction_reject(request=req, actor=actor, note=form.cleaned_data["note"])
+                self.message_user(request, "Decided.", messages.SUCCESS)
+                return redirect(reverse("admin:accounts_correctionrequest_change", args=[pk]))
+            except DomainError as exc:
+                error = _error_text(exc)
+        return _render(request, self.admin_site, title=f"Correction #{req.pk}", form=form, error=error,
+                       subject=f"requested: {req.changes}")
+
+
+@admin.register(BarredPerson)
+class BarredPersonAdmin(admin.ModelAdmin):
+    list_display = ("surname", "given_names", "date_of_birth", "role", "active")
+    list_filter = ("role", "active")
+    exclude = ("name_dob_key", "created_at")
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # deactivate instead: the flags of matching players are recomputed
+
+    def save_model(self, request, obj, form, change):
+        services.barred_person_save(person=obj, actor=Actor.staff(request.user))
+
+
+@admin.register(LoginSession)
+class LoginSessionAdmin(admin.ModelAdmin):
+    list_display = ("player", "started_at", "last_seen_at", "ended_at", "end_reason", "ip_address")
+    list_filter = ("end_reason",)
+    search_fields = ("player__user__username",)
+    readonly_fields = [f.name for f in LoginSession._meta.fields]
+    actions = ["end_forced"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="End the selected sessions (forced)")
+    def end_forced(self, request, queryset):
+        for s in queryset.filter(ended_at__isnull=True):
+            services.session_end(session=s, reason=LoginSession.EndReason.FORCED, detail="staff",
+                                 actor=Actor.staff(request.user))
+
+
+@admin.register(RegisterCheck)
+class RegisterCheckAdmin(admin.ModelAdmin):
+    list_display = ("checked_at", "player", "register", "context", "result")
+    list_filter = ("register", "result", "context")
+    readonly_fields = [f.name for f in RegisterCheck._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(User)
+class UserAdmin(admin.ModelAdmin):
+    list_display = ("username", "is_staff", "is_active", "must_change_password", "last_login")
+    list_filter = ("is_staff", "is_active")
+    search_fields = ("username", "email")
+    fields = ("username", "first_name", "last_name", "email", "is_staff", "is_superuser", "is_active",
+              "must_change_password", "last_login", "date_joined")
+    readonly_fields = fields  # players change through the accounts services; staff users via createsuperuser
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+# Sandbox data of the adapters: staff (and tests) fill these in development and demo.
+@admin.register(SandboxPopulationRecord)
+class SandboxPopulationRecordAdmin(admin.ModelAdmin):
+    list_display = ("surname", "given_names", "date_of_birth", "birth_number", "resident_in_cz",
+                    "simulate_unavailable")
+    search_fields = ("surname", "birth_number")
+
+
+@admin.register(SandboxExclusionEntry)
+class SandboxExclusionEntryAdmin(admin.ModelAdmin):
+    list_display = ("surname", "given_names", "date_of_birth", "birth_number", "outcome", "listed_until", "source")
+    list_filter = ("outcome", "source")
+
+    def save_model(self, request, obj, form, change):
+        if not obj.created_at:
+            from core import clock
+
+            obj.created_at = clock.now()
+        super().save_model(request, obj, form, change)
+
+    def get_exclude(self, request, obj=None):
+        return ("created_at",)
+
+
+@admin.register(SandboxSms)
+class SandboxSmsAdmin(admin.ModelAdmin):
+    list_display = ("sent_at", "to", "purpose", "text")
+    readonly_fields = ("sent_at", "to", "purpose", "text")
+
+    def has_add_permission(self, request):
+        return False

@@ -1,0 +1,307 @@
+"""Player API of the accounts app (mounted at /api/v1/accounts/). Thin: parse, call a service, format."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth import authenticate
+from django.contrib.auth.signals import user_logged_in
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, permissions
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from accounts import conf, errors, selectors, serializers, services
+from accounts.models import Consent, CorrectionRequest, LoginSession, Player
+from core.audit import Actor
+from core.errors import FORBIDDEN, VALIDATION, error_response
+from core.idempotency import idempotent
+
+
+def _codes(errs) -> dict:
+    out = {}
+    for field, problems in errs.items():
+        if isinstance(problems, dict):
+            for sub, items in _codes(problems).items():
+                out[f"{field}.{sub}"] = items
+        else:
+            out[field] = [getattr(p, "code", None) or "invalid" for p in problems]
+    return out
+
+
+def _player(request) -> Player:
+    player = selectors.player_for_user(request.user)
+    if player is None:
+        raise FORBIDDEN()
+    return player
+
+
+def _client_ip(request) -> str | None:
+    return request.META.get("REMOTE_ADDR") or None
+
+
+class AnonThrottled:
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "anon"
+
+
+# Registration ----------------------------------------------------------------------------------
+class DocumentsView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses=serializers.DocumentsOutSerializer, summary="Current versions of the documents to accept")
+    def get(self, request):
+        return Response(conf.document_versions())
+
+
+class RegistrationView(AnonThrottled, APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(request=serializers.RegistrationInSerializer,
+                   responses={201: serializers.RegistrationOutSerializer, 202: serializers.RegistrationOutSerializer},
+                   summary="Register online (GP §4(3)); the temporary account starts when the checks pass")
+    def post(self, request):
+        ser = serializers.RegistrationInSerializer(data=request.data)
+        if not ser.is_valid():
+            codes = _codes(ser.errors)
+            if any(k == "consents" or k.startswith("consents.") for k in codes):
+                raise errors.CONSENT_REQUIRED(fields=codes, versions=conf.document_versions())
+            raise errors.INVALID_PERSONAL_DATA(fields=codes)
+        data = dict(ser.validated_data)
+        username = data.pop("username")
+        consents = dict(data.pop("consents"))
+        player = services.registration_submit(data=data, consents=consents, username=username,
+                                              channel=Player.Channel.ONLINE)
+        pending = player.status == Player.Status.APPLICANT
+        if pending:
+            cs = "Státní registr je nedostupný; ověření zopakujeme a dáme vám vědět e-mailem."
+            en = "A state register is unavailable; we will retry the checks and tell you by e-mail."
+        else:
+            cs = "Potvrďte odkaz, který jsme poslali e-mailem; první heslo pak přijde SMS."
+            en = "Confirm the link we sent by e-mail; your first password then comes by SMS."
+        body = {"username": player.user.username, "status": player.status, "checks_pending": pending,
+                "temporary_expires_at": player.temporary_expires_at, "next_step_cs": cs, "next_step_en": en}
+        return Response(serializers.RegistrationOutSerializer(body).data, status=202 if pending else 201)
+
+
+class ConfirmEmailView(AnonThrottled, APIView):
+    """GP §4(7): the link from the e-mail; confirming it sends the first password by SMS."""
+
+    permission_classes = [permissions.AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(parameters=[OpenApiParameter("token", str, required=True)],
+                   responses=serializers.ConfirmOutSerializer, summary="Confirm the e-mail link (link target)")
+    def get(self, request):
+        return Response(services.email_link_confirm(token=request.query_params.get("token", "")))
+
+    @extend_schema(request=serializers.TokenInSerializer, responses=serializers.ConfirmOutSerializer,
+                   summary="Confirm the e-mail link")
+    def post(self, request):
+        ser = serializers.TokenInSerializer(data=request.data)
+        if not ser.is_valid():
+            raise errors.EMAIL_LINK_INVALID()
+        return Response(services.email_link_confirm(token=ser.validated_data["token"]))
+
+
+class ResendLinkView(AnonThrottled, APIView):
+    permission_classes = [permissions.AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(request=serializers.ResendInSerializer, responses={202: serializers.AcceptedSerializer},
+                   summary="Send a new e-mail link (until the first password is changed)")
+    def post(self, request):
+        ser = serializers.ResendInSerializer(data=request.data)
+        if not ser.is_valid():
+            raise VALIDATION(fields=_codes(ser.errors))
+        services.email_link_resend(**ser.validated_data)
+        return Response({"status": "accepted"}, status=202)
+
+
+class StepsView(APIView):
+    @extend_schema(responses=serializers.StepsOutSerializer,
+                   summary="Registration steps done/missing and the temporary account deadline")
+    def get(self, request):
+        return Response(serializers.StepsOutSerializer(selectors.registration_steps(_player(request))).data)
+
+
+class CompleteView(APIView):
+    @extend_schema(request=None, responses=serializers.StatusOutSerializer,
+                   summary="Complete the registration: temporary -> player account (GP §4(8), §5(2)d)")
+    @idempotent(required=False)
+    def post(self, request):
+        player = _player(request)
+        services.registration_complete(player=player, actor=Actor.player(player))
+        return Response({"status": player.status})
+
+
+# Credentials and sessions ---------------------------------------------------------------------------
+class LoginView(APIView):
+    permission_classes = [permissions.AllowAny]
+    authentication_classes: list = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "login"
+
+    @extend_schema(request=serializers.LoginInSerializer, responses=serializers.LoginOutSerializer,
+                   summary="Log in: username + password -> token of a new login session")
+    def post(self, request):
+        ser = serializers.LoginInSerializer(data=request.data)
+        if not ser.is_valid():
+            raise VALIDATION(fields=_codes(ser.errors))
+        username, password = ser.validated_data["username"], ser.validated_data["password"]
+        user = authenticate(request=request, username=username, password=password)
+        if _locked_out(request):
+            hours = float(getattr(settings, "AXES_COOLOFF_TIME", 0.5) or 0.5)
+            seconds = int(hours * 3600)
+            resp = error_response(errors.LOCKED_OUT(retry_after_seconds=seconds))
+            resp["Retry-After"] = str(seconds)
+            return resp
+        if user is None:
+            raise errors.INVALID_CREDENTIALS()
+        player = selectors.player_for_user(user)
+        if player is None:
+            raise errors.INVALID_CREDENTIALS()
+        session, key = services.session_start(player=player, ip_address=_client_ip(request),
+                                              user_agent=request.META.get("HTTP_USER_AGENT", ""))
+        user_logged_in.send(sender=user.__class__, request=request, user=user)  # axes resets the failures
+        return Response({"token": key, "session_id": session.pk, "must_change_password": user.must_change_password,
+                         "status": player.status,
+                         "idle_timeout_minutes": int(conf.get("ACCOUNTS_SESSION_IDLE_MINUTES"))})
+
+
+def _locked_out(request) -> bool:
+    """django-axes marks the request when the username is locked out; we answer with our own error
+    shape, so the flag is cleared before AxesMiddleware would replace the response."""
+    raw = getattr(request, "_request", request)
+    locked = bool(getattr(request, "axes_locked_out", False) or getattr(raw, "axes_locked_out", False))
+    if locked:
+        for r in (request, raw):
+            try:
+                r.axes_locked_out = False
+            except AttributeError:  # pragma: no cover
+                pass
+    return locked
+
+
+class LogoutView(APIView):
+    allow_password_change_pending = True
+
+    @extend_schema(request=None, responses={204: OpenApiResponse(description="logged out")}, summary="Log out")
+    def post(self, request):
+        token = request.auth
+        if getattr(token, "session", None) is not None:
+            services.session_end(session=token.session, reason=LoginSession.EndReason.LOGOUT,
+                                 actor=Actor.from_user(request.user))
+        elif token is not None and hasattr(token, "revoked_at"):
+            from core import clock
+
+            type(token).objects.filter(pk=token.pk).update(revoked_at=clock.now(), revoked_reason="logout")
+        return Response(status=204)
+
+
+class PasswordChangeView(APIView):
+    allow_password_change_pending = True
+
+    @extend_schema(request=serializers.PasswordChangeInSerializer, responses=serializers.StatusOutSerializer,
+                   summary="Change the password (the first one must be changed at first login, GP §4(7))")
+    def post(self, request):
+        ser = serializers.PasswordChangeInSerializer(data=request.data)
+        if not ser.is_valid():
+            raise VALIDATION(fields=_codes(ser.errors))
+        token = request.auth if hasattr(request.auth, "key_hash") else None
+        services.password_change(user=request.user, keep_token=token, **ser.validated_data)
+        return Response({"status": "changed"})
+
+
+class SessionsView(generics.ListAPIView):
+    serializer_class = serializers.LoginSessionSerializer
+
+    def get_queryset(self):
+        return LoginSession.objects.filter(player=_player(self.request)).order_by("-started_at", "-id")
+
+
+# Personal data (GP §12) ------------------------------------------------------------------------------
+class MeView(APIView):
+    @extend_schema(responses=serializers.MeSerializer, summary="My account")
+    def get(self, request):
+        player = _player(request)
+        pd = getattr(player, "personal", None) if hasattr(player, "personal") else None
+        refusal = selectors.betting_refusal(player)
+        return Response(serializers.MeSerializer({
+            "username": request.user.username, "status": player.status, "status_reason": player.status_reason,
+            "given_names": pd.given_names if pd else None, "surname": pd.surname if pd else None,
+            "email": pd.email if pd else request.user.email, "phone": pd.phone if pd else None,
+            "temporary_expires_at": player.temporary_expires_at, "completed_at": player.completed_at,
+            "must_change_password": request.user.must_change_password,
+            "marketing_consent": "marketing" in selectors.live_consents(player),
+            "betting_refusal": refusal.code if refusal else None,
+        }).data)
+
+
+class ExportView(APIView):
+    @extend_schema(responses={200: OpenApiResponse(description="all my data as JSON (GP §12(7))")},
+                   summary="Export all my personal data")
+    def get(self, request):
+        return Response(selectors.personal_data_export(_player(request)))
+
+
+class ConsentsView(generics.ListAPIView):
+    serializer_class = serializers.ConsentSerializer
+
+    def get_queryset(self):
+        return Consent.objects.filter(player=_player(self.request)).order_by("-given_at", "-id")
+
+    @extend_schema(request=serializers.ConsentInSerializer, responses={201: serializers.ConsentSerializer},
+                   summary="Give a consent (current version)")
+    def post(self, request):
+        ser = serializers.ConsentInSerializer(data=request.data)
+        if not ser.is_valid():
+            raise VALIDATION(fields=_codes(ser.errors))
+        player = _player(request)
+        consent = services.consent_give(player=player, actor=Actor.player(player), **ser.validated_data)
+        return Response(serializers.ConsentSerializer(consent).data, status=201)
+
+
+class ConsentWithdrawView(APIView):
+    @extend_schema(request=serializers.ConsentWithdrawInSerializer, responses=serializers.ConsentSerializer,
+                   summary="Withdraw a consent (mandatory ones cancel the registration, GP §12(6))")
+    @idempotent(required=False)
+    def post(self, request, kind: str):
+        ser = serializers.ConsentWithdrawInSerializer(data=request.data)
+        if not ser.is_valid():
+            raise errors.CLOSURE_METHOD_INVALID(allowed=Player.ClosureMethod.values)
+        player = _player(request)
+        consent = services.consent_withdraw(player=player, kind=kind, actor=Actor.player(player),
+                                            settlement=ser.validated_data.get("settlement"))
+        return Response(serializers.ConsentSerializer(consent).data)
+
+
+class CorrectionsView(generics.ListAPIView):
+    serializer_class = serializers.CorrectionSerializer
+
+    def get_queryset(self):
+        return CorrectionRequest.objects.filter(player=_player(self.request)).order_by("-created_at", "-id")
+
+    @extend_schema(request=serializers.CorrectionInSerializer, responses={201: serializers.CorrectionSerializer},
+                   summary="Ask for a correction of personal data (staff review it)")
+    def post(self, request):
+        ser = serializers.CorrectionInSerializer(data=request.data)
+        if not ser.is_valid():
+            raise errors.CORRECTION_FIELD_INVALID(fields=_codes(ser.errors))
+        player = _player(request)
+        req = services.correction_request_create(player=player, changes=ser.validated_data["changes"],
+                                                 note=ser.validated_data.get("note", ""), actor=Actor.player(player))
+        return Response(serializers.CorrectionSerializer(req).data, status=201)
+
+
+class ClosureView(APIView):
+    @extend_schema(request=serializers.ClosureInSerializer, responses=serializers.ClosureOutSerializer,
+                   summary="Cancel my registration (GP §4(10), §5(15)) choosing how the balance is settled")
+    @idempotent(required=False)
+    def post(self, request):
+        ser = serializers.ClosureInSerializer(data=request.data)
+        if not ser.is_valid():
+            raise errors.CLOSURE_METHOD_INVALID(allowed=Player.ClosureMethod.values)
+        player = _player(request)
+        services.closure_request(player=player, method=ser.validated_data["settlement"], actor=Actor.player(player))
+        return Response({"status": player.status, "closure_method": player.closure_method,
+                         "closure_requested_at": player.closure_requested_at})

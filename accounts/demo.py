@@ -1,0 +1,70 @@
+"""Demo data of the accounts app (idempotent): sandbox register records and players in each state."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+DEMO_PASSWORD = "Demo-heslo-2026"
+
+
+def seed(stdout) -> None:
+    from django.db import transaction
+
+    from accounts.models import BarredPerson, Player, SandboxExclusionEntry, SandboxPopulationRecord, User
+    from accounts.testing import applicant_data, make_personal_data
+    from core import clock
+
+    now = clock.now()
+    people = [
+        # username, status, n (data seed), note
+        ("demo_active", Player.Status.ACTIVE, 9001, "verified player"),
+        ("demo_temporary", Player.Status.TEMPORARY, 9002, "temporary account, 30-day deadline running"),
+        ("demo_excluded", Player.Status.ACTIVE, 9003, "listed in the sandbox exclusion register"),
+        ("demo_suspended", Player.Status.SUSPENDED, 9004, "suspended by staff"),
+    ]
+    with transaction.atomic():
+        for username, status, n, note in people:
+            data = applicant_data(n=n)
+            if not SandboxPopulationRecord.objects.filter(birth_number=data["birth_number"]).exists():
+                SandboxPopulationRecord.objects.create(
+                    birth_number=data["birth_number"], given_names=data["given_names"], surname=data["surname"],
+                    date_of_birth=date.fromisoformat(data["date_of_birth"]), sex=data["sex"], note=f"demo: {note}")
+            if User.objects.filter(username=username).exists():
+                continue
+            user = User.objects.create_user(username=username, password=DEMO_PASSWORD, email=data["email"],
+                                            first_name=data["given_names"], last_name=data["surname"])
+            player = Player.objects.create(
+                user=user, status=status, created_at=now, status_changed_at=now, status_reason=f"demo: {note}",
+                identity_verified_at=now, aml_identified_at=now, temporary_activated_at=now,
+                temporary_expires_at=now + timedelta(days=30), email_confirmed_at=now, first_password_sent_at=now,
+                completed_at=None if status == Player.Status.TEMPORARY else now,
+                suspended_from=Player.Status.ACTIVE if status == Player.Status.SUSPENDED else "")
+            make_personal_data(player, n=n)
+            from accounts import conf
+            from accounts.models import Consent
+
+            for kind, version in conf.document_versions().items():
+                if kind != "marketing":
+                    Consent.objects.create(player=player, kind=kind, version=version, given_at=now)
+            if username == "demo_excluded":
+                pd = player.personal
+                SandboxExclusionEntry.objects.get_or_create(
+                    birth_number=pd.birth_number, defaults={"given_names": pd.given_names, "surname": pd.surname,
+                                                            "date_of_birth": pd.date_of_birth, "created_at": now})
+        # A person the sandbox register knows, free to register through the API (see docs/accounts.md).
+        free = applicant_data(n=9100)
+        SandboxPopulationRecord.objects.get_or_create(
+            birth_number=free["birth_number"],
+            defaults={"given_names": free["given_names"], "surname": free["surname"],
+                      "date_of_birth": date.fromisoformat(free["date_of_birth"]), "sex": free["sex"],
+                      "note": "demo: free to register online"})
+        if not BarredPerson.objects.exists():
+            from accounts.services import barred_person_save
+            from core.audit import Actor
+
+            barred_person_save(person=BarredPerson(given_names="Petr", surname="Zaměstnanec",
+                                                   date_of_birth=date(1980, 5, 5), role="employee",
+                                                   note="demo insider (GP §3(3))"),
+                               actor=Actor.system("demo"))
+    stdout.write(f"accounts: demo players {', '.join(p[0] for p in people)} / {DEMO_PASSWORD}; "
+                 f"free sandbox identity for online registration: birth number {free['birth_number']} "
+                 f"({free['given_names']} {free['surname']}, {free['date_of_birth']})")

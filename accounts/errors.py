@@ -1,0 +1,123 @@
+"""Errors of the accounts app (code + Czech + English). Tests import these constants."""
+from core.errors import ErrorDef
+
+# Registration -------------------------------------------------------------------------
+INVALID_PERSONAL_DATA = ErrorDef(
+    "accounts.invalid_personal_data", 400, "Osobní údaje nejsou úplné nebo správné.",
+    "The personal data are incomplete or invalid.")
+UNDERAGE = ErrorDef(
+    "accounts.underage", 403, "Registrovat se mohou jen osoby starší 18 let (HP §3 odst. 1).",
+    "Only persons aged 18 or over may register (GP §3(1)).")
+USERNAME_INVALID = ErrorDef(
+    "accounts.username_invalid", 400,
+    "Uživatelské jméno musí mít 4–30 znaků: písmena bez diakritiky, číslice, tečka, pomlčka, podtržítko.",
+    "The username must be 4-30 characters: letters, digits, dot, dash, underscore.")
+USERNAME_TAKEN = ErrorDef(
+    "accounts.username_taken", 409, "Toto uživatelské jméno je již obsazené.", "This username is already taken.")
+DUPLICATE_PERSONAL_DATA = ErrorDef(
+    "accounts.duplicate_personal_data", 409,
+    "Registraci nelze dokončit: některý z údajů se shoduje s jiným účastníkem. Kontaktujte prosím zákaznickou podporu.",
+    "Registration refused: some of your data match another participant. Please contact customer support.")
+EXCLUDED_PERSON = ErrorDef(
+    "accounts.excluded_person", 403,
+    "Osoba je zapsána v rejstříku fyzických osob vyloučených z účasti na hazardních hrách.",
+    "The person is listed in the register of persons excluded from gambling.")
+REGISTER_NOT_FOUND = ErrorDef(
+    "accounts.register_not_found", 422,
+    "Totožnost se nepodařilo ověřit v registru obyvatel; registraci nelze dokončit.",
+    "Your identity could not be found in the population register; registration cannot complete.")
+REGISTER_MISMATCH = ErrorDef(
+    "accounts.register_mismatch", 422,
+    "Zadané údaje se neshodují s registrem obyvatel; zkontrolujte je prosím.",
+    "Your data do not match the population register; please check them.")
+REGISTER_UNAVAILABLE = ErrorDef(
+    "accounts.register_unavailable", 503,
+    "Státní registr je dočasně nedostupný. Zkuste to prosím později.",
+    "A state register is temporarily unavailable. Please try again later.")
+CONSENT_REQUIRED = ErrorDef(
+    "accounts.consent_required", 400,
+    "Je třeba potvrdit seznámení s herním plánem, přijmout obchodní podmínky a udělit souhlas se zpracováním osobních údajů.",
+    "You must acknowledge the game plan, accept the terms and consent to personal-data processing.")
+CONSENT_VERSION_OUTDATED = ErrorDef(
+    "accounts.consent_version_outdated", 400, "Přijímáte jinou než aktuální verzi dokumentu.",
+    "The document version you accept is not the current one.")
+CONSENT_KIND_INVALID = ErrorDef(
+    "accounts.consent_kind_invalid", 400, "Neznámý druh souhlasu.", "Unknown consent kind.")
+CONSENT_NOT_GIVEN = ErrorDef(
+    "accounts.consent_not_given", 409, "Tento souhlas není udělen.", "This consent is not given.")
+EMAIL_LINK_INVALID = ErrorDef(
+    "accounts.email_link_invalid", 400, "Odkaz je neplatný nebo byl nahrazen novějším.",
+    "The link is invalid or was replaced by a newer one.")
+EMAIL_LINK_EXPIRED = ErrorDef(
+    "accounts.email_link_expired", 400, "Platnost odkazu vypršela. Požádejte o nový.",
+    "The link has expired. Please ask for a new one.")
+REGISTRATION_INCOMPLETE = ErrorDef(
+    "accounts.registration_incomplete", 409, "Registrace ještě není úplná.", "Registration is not complete yet.")
+NOT_TEMPORARY = ErrorDef(
+    "accounts.not_temporary", 409, "Účet není dočasným účtem.", "The account is not a temporary account.")
+DEPENDENCY_UNAVAILABLE = ErrorDef(
+    "accounts.dependency_unavailable", 503, "Služba je dočasně nedostupná. Zkuste to prosím později.",
+    "The service is temporarily unavailable. Please try again later.")
+INVALID_TRANSITION = ErrorDef(
+    "accounts.invalid_transition", 409, "V tomto stavu účtu tuto akci nelze provést.",
+    "This action is not possible in the current account state.")
+BRANCH_LIKENESS_REQUIRED = ErrorDef(
+    "accounts.likeness_not_confirmed", 400, "Pracovník musí potvrdit podobu osoby s dokladem (HP §4 odst. 4 písm. b).",
+    "Staff must confirm the likeness of the person to the document (GP §4(4)b).")
+
+# Credentials and sessions ---------------------------------------------------------------
+INVALID_CREDENTIALS = ErrorDef(
+    "auth.invalid_credentials", 401, "Nesprávné uživatelské jméno nebo heslo.", "Wrong username or password.")
+LOCKED_OUT = ErrorDef(
+    "auth.locked_out", 429, "Příliš mnoho neúspěšných pokusů o přihlášení. Účet je dočasně zablokován.",
+    "Too many failed login attempts. The account is temporarily locked.")
+PASSWORD_CHANGE_REQUIRED = ErrorDef(
+    "auth.password_change_required", 403, "Nejprve si změňte první heslo (HP §4 odst. 7).",
+    "Change your first password first (GP §4(7)).")
+SESSION_EXPIRED = ErrorDef(
+    "auth.session_expired", 401, "Přihlášení vypršelo pro nečinnost. Přihlaste se znovu.",
+    "The session timed out after inactivity. Please log in again.")
+ACCOUNT_NOT_USABLE = ErrorDef(
+    "accounts.account_not_usable", 403, "Tento účet nelze používat.", "This account cannot be used.")
+OLD_PASSWORD_WRONG = ErrorDef(
+    "auth.old_password_wrong", 400, "Současné heslo není správné.", "The current password is wrong.")
+PASSWORD_INVALID = ErrorDef(
+    "auth.password_invalid", 400, "Nové heslo nesplňuje požadavky.", "The new password does not meet the requirements.")
+
+# Account state refusals (betting_refusal / money_movement_refusal) ------------------------
+NOT_REGISTERED = ErrorDef(
+    "accounts.not_registered", 403, "Sázet lze jen na aktivním dočasném nebo uživatelském kontě (HP §4 odst. 1).",
+    "Betting needs an active temporary or player account (GP §4(1)).")
+TEMPORARY_EXPIRED = ErrorDef(
+    "accounts.temporary_expired", 403, "Dočasné konto zaniklo po 30 dnech (HP §5 odst. 2 písm. a).",
+    "The temporary account ended after 30 days (GP §5(2)a).")
+SUSPENDED = ErrorDef(
+    "accounts.suspended", 403, "Konto je pozastaveno.", "The account is suspended.")
+CLOSING = ErrorDef(
+    "accounts.closing", 403, "Konto se ruší (HP §5 odst. 15).", "The account is being closed (GP §5(15)).")
+CLOSED = ErrorDef("accounts.closed", 403, "Konto je zrušeno.", "The account is closed.")
+BARRED_INSIDER = ErrorDef(
+    "accounts.barred_insider", 403,
+    "Společníci, zaměstnanci a statutární orgány provozovatele se nesmí účastnit hry (HP §3 odst. 3).",
+    "Shareholders, employees and officers of the operator may not play (GP §3(3)).")
+DUPLICATE_ACCOUNTS_FROZEN = ErrorDef(
+    "accounts.duplicate_accounts_frozen", 403,
+    "Vklady a výběry jsou pozastaveny do prošetření duplicitních kont (HP §5 odst. 3).",
+    "Deposits and withdrawals are suspended until the duplicate accounts are investigated (GP §5(3)).")
+TEMPORARY_NO_WITHDRAWAL = ErrorDef(
+    "accounts.temporary_no_withdrawal", 403, "Z dočasného konta nelze vybírat (HP §5 odst. 2 písm. c).",
+    "No withdrawals from a temporary account (GP §5(2)c).")
+
+# Closure and personal data ---------------------------------------------------------------
+CLOSURE_METHOD_INVALID = ErrorDef(
+    "accounts.closure_method_invalid", 400,
+    "Zvolte způsob vypořádání zůstatku: převod na registrovaný platební prostředek, nebo hotově na pobočce.",
+    "Choose how to settle the balance: transfer to the registered payment method, or cash at a branch.")
+CORRECTION_FIELD_INVALID = ErrorDef(
+    "accounts.correction_field_invalid", 400, "Tento údaj nelze touto cestou opravit.",
+    "This item cannot be corrected this way.")
+CORRECTION_NOT_PENDING = ErrorDef(
+    "accounts.correction_not_pending", 409, "Žádost o opravu již byla vyřízena.",
+    "The correction request was already decided.")
+DUPLICATE_CASE_NOT_OPEN = ErrorDef(
+    "accounts.duplicate_case_not_open", 409, "Případ duplicity již byl uzavřen.", "The duplicate case is closed.")

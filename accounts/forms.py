@@ -1,0 +1,84 @@
+"""Forms of the staff actions in the admin (each submitted form calls one service)."""
+from django import forms
+
+from accounts.models import Consent, Player
+from accounts.validation import DOCUMENT_TYPES
+
+DOC_CHOICES = [(d, d) for d in DOCUMENT_TYPES]
+SETTLEMENT = Player.ClosureMethod.choices
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(max_length=200)
+
+
+class CloseForm(forms.Form):
+    settlement = forms.ChoiceField(choices=SETTLEMENT)
+    reason = forms.ChoiceField(choices=[("player_request", "player's request (GP §4(10))"),
+                                        ("misuse", "evident misuse of the account (GP §5(13))"),
+                                        ("unpaid_debt", "unpaid debt (GP §7(7))"),
+                                        ("serious_breach", "serious breach (GP §3(4))")])
+
+
+class InsiderForm(forms.Form):
+    barred = forms.BooleanField(required=False, label="barred insider (GP §3(3))")
+    note = forms.CharField(max_length=200, required=False)
+
+
+class EmptyForm(forms.Form):
+    pass
+
+
+class DocumentForm(forms.Form):
+    """GP §4(4)b: what the identifier records at a branch."""
+
+    document_type = forms.ChoiceField(choices=DOC_CHOICES)
+    document_number = forms.CharField(max_length=30)
+    document_issuing_state = forms.CharField(max_length=2, initial="CZ")
+    document_issuing_authority = forms.CharField(max_length=100)
+    document_valid_until = forms.DateField(help_text="YYYY-MM-DD")
+    likeness_confirmed = forms.BooleanField(required=False, label="I confirm the likeness of the person to the photo")
+    note = forms.CharField(max_length=300, required=False)
+
+
+class BranchRegistrationForm(DocumentForm):
+    """Registration at a branch by staff (GP §4(3)); the username is generated (GP §4(7))."""
+
+    given_names = forms.CharField(max_length=100)
+    surname = forms.CharField(max_length=100)
+    birth_surname = forms.CharField(max_length=100, required=False)
+    birth_number = forms.CharField(max_length=11, required=False)
+    date_of_birth = forms.DateField(help_text="YYYY-MM-DD")
+    place_of_birth = forms.CharField(max_length=100)
+    sex = forms.ChoiceField(choices=[("M", "M"), ("F", "F")])
+    citizenship = forms.CharField(max_length=2, initial="CZ")
+    residence_street = forms.CharField(max_length=200)
+    residence_city = forms.CharField(max_length=100)
+    residence_postal_code = forms.CharField(max_length=6)
+    correspondence_address = forms.CharField(max_length=300, required=False)
+    phone = forms.CharField(max_length=20)
+    email = forms.CharField(max_length=254)
+    data_box_id = forms.CharField(max_length=7, required=False)
+    accepted_terms = forms.BooleanField(required=False, label="accepted the terms (current version)")
+    accepted_data_processing = forms.BooleanField(required=False, label="consented to data processing")
+    acknowledged_game_plan = forms.BooleanField(required=False, label="acknowledged the game plan")
+    marketing = forms.BooleanField(required=False, label="marketing consent (optional)")
+
+
+class DuplicateResolveForm(forms.Form):
+    same_person = forms.TypedChoiceField(
+        choices=[("0", "different persons (lift the freeze / register the application)"),
+                 ("1", "the same person (keep one account / refuse the application)")], coerce=lambda v: v == "1")
+    keep_player = forms.ModelChoiceField(queryset=Player.objects.none(), required=False,
+                                         help_text="existing accounts, same person: the account that stays")
+    closure_method = forms.ChoiceField(choices=SETTLEMENT, initial="transfer")
+    note = forms.CharField(max_length=500)
+
+
+class CorrectionDecisionForm(forms.Form):
+    approve = forms.TypedChoiceField(choices=[("1", "approve"), ("0", "reject")], coerce=lambda v: v == "1")
+    note = forms.CharField(max_length=500, required=False)
+
+
+CONSENT_FIELDS = {"accepted_terms": Consent.Kind.TERMS, "accepted_data_processing": Consent.Kind.DATA_PROCESSING,
+                  "acknowledged_game_plan": Consent.Kind.GAME_PLAN}

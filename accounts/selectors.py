@@ -1,0 +1,255 @@
+"""Reads of the accounts app (other apps use these, never the models directly)."""
+from __future__ import annotations
+
+import hashlib
+import importlib
+from datetime import datetime
+
+from django.db.models import Q, QuerySet
+
+from accounts import conf, errors
+from accounts.models import Consent, DuplicateCase, LoginSession, Player
+from core import clock
+from core.errors import DomainError
+
+
+def optional_function(module: str, name: str):
+    """Another app's contract function, or None while that app does not offer it yet (lazy import)."""
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name == module:
+            return None
+        raise
+    return getattr(mod, name, None)
+
+
+def player_for_user(user) -> Player | None:
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    try:
+        return user.player
+    except Player.DoesNotExist:
+        return None
+
+
+def betting_refusal(player: Player) -> DomainError | None:
+    """Why this player may not stake now by account state, or None (GP §3, §4(1), §5(2)a, exclusion register)."""
+    s = player.status
+    S = Player.Status
+    if s in (S.CLOSED, S.REJECTED):
+        return errors.CLOSED(account_status=s)
+    if s == S.EXPIRED or (s == S.TEMPORARY and player.temporary_expires_at
+                          and player.temporary_expires_at <= clock.now()):
+        return errors.TEMPORARY_EXPIRED(expired_at=player.temporary_expires_at)
+    if s == S.APPLICANT:
+        return errors.NOT_REGISTERED(account_status=s)
+    if player.exclusion_listed:
+        return errors.EXCLUDED_PERSON()
+    if player.barred_insider:
+        return errors.BARRED_INSIDER()
+    if s == S.SUSPENDED:
+        return errors.SUSPENDED(reason=player.status_reason)
+    if s == S.CLOSING:
+        return errors.CLOSING()
+    if s not in (S.TEMPORARY, S.ACTIVE):  # pragma: no cover - every status is handled above
+        return errors.NOT_REGISTERED(account_status=s)
+    if player.user.must_change_password:
+        return errors.PASSWORD_CHANGE_REQUIRED()
+    return None
+
+
+def money_movement_refusal(player: Player, direction: str | None = None) -> DomainError | None:
+    """Why deposits/withdrawals of this player are frozen now, or None.
+
+    ``direction`` ("deposit" | "withdrawal") is optional: without it the answer covers both.
+    Duplicate accounts of one person freeze both on all of them until staff resolve the case
+    (GP §5(3)); a temporary account allows no withdrawal (GP §5(2)c); an excluded person may
+    not deposit (withdrawals are allowed when the direction is given).
+    """
+    s = player.status
+    S = Player.Status
+    if s in (S.CLOSED, S.REJECTED, S.EXPIRED):
+        return errors.CLOSED(account_status=s)
+    if s == S.APPLICANT:
+        return errors.NOT_REGISTERED(account_status=s)
+    if DuplicateCase.objects.filter(players=player, state=DuplicateCase.State.OPEN).exists():
+        return errors.DUPLICATE_ACCOUNTS_FROZEN()
+    if s == S.SUSPENDED:
+        return errors.SUSPENDED(reason=player.status_reason)
+    if s == S.CLOSING:
+        return errors.CLOSING()
+    if player.exclusion_listed and direction != "withdrawal":
+        return errors.EXCLUDED_PERSON()
+    if s == S.TEMPORARY and direction == "withdrawal":
+        return errors.TEMPORARY_NO_WITHDRAWAL()
+    return None
+
+
+def login_sessions(player: Player, since: datetime, until: datetime) -> QuerySet[LoginSession]:
+    """Sessions overlapping [since, until): started before ``until`` and not ended by ``since``.
+
+    Open sessions have ``ended_at`` None; the limits app clips each to the window itself.
+    """
+    return LoginSession.objects.filter(player=player, started_at__lt=until).filter(
+        Q(ended_at__isnull=True) | Q(ended_at__gt=since)).order_by("started_at", "id")
+
+
+def open_sessions(player: Player) -> QuerySet[LoginSession]:
+    return LoginSession.objects.filter(player=player, ended_at__isnull=True)
+
+
+def person_key(player: Player) -> str:
+    """A stable key of the person behind the account (hash of the birth number, else of name + birth
+    date + citizenship): the same for every account the person ever opens (ZHH §14a)."""
+    personal = getattr(player, "personal", None) if _has_personal(player) else None
+    if personal is not None:
+        return personal.person_key
+    return hashlib.sha256(f"accounts.person.v1|player:{player.pk}".encode()).hexdigest()
+
+
+def _has_personal(player: Player) -> bool:
+    try:
+        player.personal  # noqa: B018
+        return True
+    except Player.personal.RelatedObjectDoesNotExist:
+        return False
+
+
+def identity_for(player: Player):
+    """The adapters' Identity of this player (for the registers)."""
+    from accounts.adapters import Identity
+
+    return Identity.from_personal(player.personal)
+
+
+def live_consents(player: Player) -> dict[str, Consent]:
+    return {c.kind: c for c in Consent.objects.filter(player=player, withdrawn_at__isnull=True)}
+
+
+def mandatory_consents_current(player: Player) -> bool:
+    versions = conf.document_versions()
+    live = live_consents(player)
+    return all(k in live and live[k].version == versions[k] for k in Consent.MANDATORY)
+
+
+STEP_TITLES = {
+    "personal_data": ("Osobní údaje", "Personal data"),
+    "identity_verified": ("Ověření totožnosti a věku v registru obyvatel", "Identity and age verified"),
+    "aml_identification": ("Identifikace podle AML zákona", "AML identification"),
+    "email_confirmed": ("Potvrzení odkazu v e-mailu (heslo přijde SMS)", "E-mail link confirmed (password by SMS)"),
+    "password_changed": ("Změna prvního hesla", "First password changed"),
+    "consents": ("Herní plán, obchodní podmínky, souhlas se zpracováním údajů",
+                 "Game plan, terms, data-processing consent"),
+    "self_limits": ("Sebeomezující opatření nastavena nebo odmítnuta", "Self-limits set or declined"),
+    "payment_method": ("Ověřený platební prostředek", "Verified payment method"),
+}
+
+
+def registration_steps(player: Player, now: datetime | None = None) -> dict:
+    """Which completion steps (GP §4(2), §4(4), §4(8), §5(9)) are done or missing, and by when."""
+    now = now or clock.now()
+    self_limits = optional_function("limits.selectors", "self_limits_decided")
+    has_method = optional_function("wallet.selectors", "player_has_verified_payment_method")
+    method_deadline = optional_function("wallet.selectors", "payment_method_deadline")
+    deadline = player.temporary_expires_at
+    done = {
+        "personal_data": _has_personal(player),
+        "identity_verified": player.identity_verified_at is not None,
+        "aml_identification": player.aml_identified_at is not None,
+        "email_confirmed": player.email_confirmed_at is not None,
+        "password_changed": player.first_password_sent_at is not None and not player.user.must_change_password,
+        "consents": mandatory_consents_current(player),
+        "self_limits": bool(self_limits(player, kind="technical")) if self_limits else False,
+        "payment_method": bool(has_method(player)) if has_method else False,
+    }
+    steps = []
+    for code, ok in done.items():
+        step_deadline = deadline
+        if code == "payment_method" and method_deadline and not ok:
+            step_deadline = method_deadline(player) or deadline
+        title_cs, title_en = STEP_TITLES[code]
+        step = {"code": code, "done": ok, "title_cs": title_cs, "title_en": title_en,
+                "deadline": None if ok else step_deadline}
+        if code == "self_limits" and self_limits is None:
+            step["unavailable"] = True
+        if code == "payment_method" and has_method is None:
+            step["unavailable"] = True
+        steps.append(step)
+    missing = [s["code"] for s in steps if not s["done"]]
+    return {
+        "status": player.status,
+        "temporary_activated_at": player.temporary_activated_at,
+        "deadline": deadline,
+        "seconds_left": max(0, int((deadline - now).total_seconds())) if deadline else None,
+        "steps": steps,
+        "missing": missing,
+        "complete": player.status == Player.Status.ACTIVE,
+        "can_complete": player.status == Player.Status.TEMPORARY and not missing,
+        "checks_pending": player.status == Player.Status.APPLICANT and player.checks_retry_at is not None,
+    }
+
+
+def personal_data_export(player: Player) -> dict:
+    """Everything the platform keeps about the player in this app (GP §12(7)), as JSON-ready data."""
+    from django.forms.models import model_to_dict
+
+    user = player.user
+    data = {
+        "account": {
+            "username": user.username, "status": player.status, "status_reason": player.status_reason,
+            "channel": player.channel, "created_at": player.created_at,
+            "temporary_activated_at": player.temporary_activated_at,
+            "temporary_expires_at": player.temporary_expires_at, "completed_at": player.completed_at,
+            "identity_verified_at": player.identity_verified_at, "aml_identified_at": player.aml_identified_at,
+            "email_confirmed_at": player.email_confirmed_at, "closure_requested_at": player.closure_requested_at,
+            "closure_method": player.closure_method, "closed_at": player.closed_at,
+            "last_login": user.last_login,
+        },
+        "personal_data": None,
+        "consents": [
+            {"kind": c.kind, "version": c.version, "given_at": c.given_at, "withdrawn_at": c.withdrawn_at}
+            for c in player.consents.order_by("given_at", "id")
+        ],
+        "identity_verifications": [
+            {"method": v.method, "document_type": v.document_type, "document_number": v.document_number,
+             "document_issuing_state": v.document_issuing_state,
+             "document_issuing_authority": v.document_issuing_authority,
+             "document_valid_until": v.document_valid_until, "likeness_confirmed": v.likeness_confirmed,
+             "verified_at": v.verified_at}
+            for v in player.identity_verifications.order_by("verified_at", "id")
+        ],
+        "register_checks": [
+            {"register": c.register, "context": c.context, "result": c.result, "checked_at": c.checked_at}
+            for c in player.register_checks.order_by("checked_at", "id")
+        ],
+        "login_sessions": [
+            {"started_at": s.started_at, "ended_at": s.ended_at, "end_reason": s.end_reason,
+             "ip_address": s.ip_address, "user_agent": s.user_agent}
+            for s in player.login_sessions.order_by("started_at", "id")
+        ],
+        "correction_requests": [
+            {"id": r.pk, "changes": r.changes, "note": r.note, "state": r.state, "created_at": r.created_at,
+             "decided_at": r.decided_at, "decision_note": r.decision_note}
+            for r in player.correction_requests.order_by("created_at", "id")
+        ],
+        "history": [
+            {"at": e.occurred_at, "action": e.action, "actor_type": e.actor_type,
+             "old": e.old_values, "new": e.new_values}
+            for e in player_history(player).order_by("occurred_at", "id")
+        ],
+    }
+    if _has_personal(player):
+        pd = model_to_dict(player.personal, exclude=["id", "player", "email_key", "document_key",
+                                                     "name_dob_key", "person_key"])
+        data["personal_data"] = pd
+    return data
+
+
+def player_history(player: Player) -> QuerySet:
+    """Audit events about this player and their personal data (who changed what)."""
+    from core.models import AuditEvent
+
+    return AuditEvent.objects.filter(
+        Q(object_type="accounts.player", object_id=str(player.pk))
+        | Q(details__player_id=player.pk)).order_by("-occurred_at", "-id")

@@ -1,0 +1,510 @@
+"""Registration (GP §4, §5(1)): personal data, duplicate check, exclusion and population register
+checks, the temporary account, and the credentials (e-mail link -> first password by SMS, GP §4(7))."""
+from __future__ import annotations
+
+import logging
+import re
+from datetime import timedelta
+from typing import NoReturn
+
+from django.conf import settings
+from django.core import signing
+from django.db import connection, transaction
+
+from accounts import conf, errors
+from accounts.adapters import Identity, RegisterUnavailable, get_exclusion_register, get_population_register
+from accounts.models import (
+    BarredPerson,
+    Consent,
+    DuplicateCase,
+    IdentityVerification,
+    PersonalData,
+    Player,
+    RegisterCheck,
+    User,
+)
+from accounts.services.lifecycle import email_of, lock, registration_reject, temporary_activate
+from accounts.services.notify import email_on_commit, sms_on_commit
+from accounts.validation import (
+    FIELDS,
+    age_on,
+    derived_keys,
+    email_key,
+    require_adult,
+    validate_document,
+    validate_personal_data,
+)
+from core import clock
+from core.audit import Actor, audit_record
+from core.errors import DomainError
+from core.rng import get_rng
+
+logger = logging.getLogger("accounts.registration")
+S = Player.Status
+EMAIL_LINK_SALT = "accounts.email-confirm.v1"
+REGISTRATION_LOCK_KEY = 0x41434352454731  # serialises the duplicate check + insert of registrations
+USERNAME_RE = re.compile(r"^[A-Za-z0-9._-]{4,30}$")
+PASSWORD_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
+
+
+# Helpers ----------------------------------------------------------------------------------------
+def validate_username(username: str | None) -> str:
+    username = (username or "").strip()
+    if not USERNAME_RE.match(username):
+        raise errors.USERNAME_INVALID()
+    return username
+
+
+def username_taken(username: str) -> bool:
+    return User.objects.filter(username__iexact=username).exists()
+
+
+def generate_username() -> str:
+    """GP §4(7): at a branch the staff generate the username."""
+    rng = get_rng()
+    while True:
+        candidate = "h" + "".join(str(rng.randbelow(10)) for _ in range(8))
+        if not username_taken(candidate):
+            return candidate
+
+
+def generate_password(length: int = 12) -> str:
+    rng = get_rng()
+    while True:
+        pw = "".join(PASSWORD_ALPHABET[rng.randbelow(len(PASSWORD_ALPHABET))] for _ in range(length))
+        if any(c.isupper() for c in pw) and any(c.islower() for c in pw) and any(c.isdigit() for c in pw):
+            return pw
+
+
+def validate_consents(consents: dict | None) -> dict[str, str]:
+    """GP §4(4)d: the game plan acknowledged, the terms accepted and data-processing consent given,
+    each in its current version; marketing is optional (GP §12(3))."""
+    consents = consents or {}
+    versions = conf.document_versions()
+    missing = [k for k in Consent.MANDATORY if not consents.get(k)]
+    if missing:
+        raise errors.CONSENT_REQUIRED(missing=missing, versions=versions)
+    out = {}
+    for kind in Consent.MANDATORY:
+        if str(consents[kind]) != versions[kind]:
+            raise errors.CONSENT_VERSION_OUTDATED(kind=kind, current=versions[kind], given=str(consents[kind]))
+        out[kind] = versions[kind]
+    marketing = consents.get("marketing")
+    if marketing:
+        if isinstance(marketing, str) and marketing != versions["marketing"]:
+            raise errors.CONSENT_VERSION_OUTDATED(kind="marketing", current=versions["marketing"], given=marketing)
+        out["marketing"] = versions["marketing"]
+    return out
+
+
+def _registration_lock() -> None:
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_advisory_xact_lock(%s)", [REGISTRATION_LOCK_KEY])
+
+
+def find_duplicates(clean: dict, keys: dict, *, exclude_player_ids=()) -> dict[str, list[int]]:
+    """GP §4(4)c: which identifying data match another applicant or participant (not closed,
+    expired or rejected): birth number, identity document, e-mail, phone, name + date of birth."""
+    base = PersonalData.objects.exclude(player__status__in=Player.TERMINAL).exclude(
+        player_id__in=list(exclude_player_ids))
+    lookups = {
+        "birth_number": {"birth_number": clean["birth_number"]} if clean.get("birth_number") else None,
+        "document_number": {"document_key": keys["document_key"]},
+        "email": {"email_key": keys["email_key"]},
+        "phone": {"phone": clean["phone"]},
+        "name_and_date_of_birth": {"name_dob_key": keys["name_dob_key"]},
+    }
+    found = {}
+    for name, lookup in lookups.items():
+        if lookup is None:
+            continue
+        ids = sorted(base.filter(**lookup).values_list("player_id", flat=True))
+        if ids:
+            found[name] = ids
+    return found
+
+
+def _application_json(*, clean: dict, username: str, consents: dict, channel: str) -> dict:
+    data = {f: (v.isoformat() if hasattr(v, "isoformat") else v) for f, v in clean.items() if f in FIELDS}
+    return {"personal_data": data, "username": username, "consents": consents, "channel": channel}
+
+
+def _refuse_duplicate(*, clean, matches, username, consents, channel, actor) -> NoReturn:
+    """Keep the refused application for customer support (staff resolve it in the admin) and refuse."""
+    with transaction.atomic():
+        case = DuplicateCase.objects.create(
+            kind=DuplicateCase.Kind.REGISTRATION, matched_fields=sorted(matches),
+            application=_application_json(clean=clean, username=username, consents=consents, channel=channel),
+            created_at=clock.now())
+        case.players.set(sorted({pk for ids in matches.values() for pk in ids}))
+        audit_record(actor=actor, action="accounts.duplicate.registration_refused", obj=case,
+                     matched_fields=sorted(matches))
+    raise errors.DUPLICATE_PERSONAL_DATA(case_id=case.pk, support=conf.get("ACCOUNTS_SUPPORT_CONTACT"))
+
+
+POPULATION_RESULTS = {
+    errors.REGISTER_NOT_FOUND.code: RegisterCheck.Result.NOT_FOUND,
+    errors.REGISTER_MISMATCH.code: RegisterCheck.Result.MISMATCH,
+    errors.UNDERAGE.code: RegisterCheck.Result.UNDER_18,
+}
+
+
+def _population_verdict(answer, today) -> None:
+    """Raise the refusal for a population-register answer (GP §4(4)c, f; §3(1) age at the check)."""
+    if not answer.found:
+        raise errors.REGISTER_NOT_FOUND()
+    if answer.mismatches:
+        raise errors.REGISTER_MISMATCH(fields=list(answer.mismatches))
+    if not answer.resident_in_cz:
+        raise errors.REGISTER_MISMATCH(fields=["residence"])
+    if answer.date_of_birth and age_on(answer.date_of_birth, today) < 18:
+        raise errors.UNDERAGE(checked_on=today)
+
+
+def run_register_checks(identity: Identity, *, today) -> tuple[str, DomainError | None, list[dict]]:
+    """Exclusion register, then population register. Returns ("ok" | "refused" | "unavailable",
+    the refusal, the check records to store). Network calls: never inside a transaction."""
+    records: list[dict] = []
+    R = RegisterCheck.Result
+    try:
+        listed = get_exclusion_register().is_listed(identity)
+    except RegisterUnavailable as exc:
+        records.append({"register": "exclusion", "result": R.UNAVAILABLE, "details": {"error": str(exc)[:200]}})
+        return "unavailable", None, records
+    records.append({"register": "exclusion", "result": R.LISTED if listed else R.NOT_LISTED, "details": {}})
+    if listed:
+        return "refused", errors.EXCLUDED_PERSON(), records
+    try:
+        answer = get_population_register().verify(identity)
+    except RegisterUnavailable as exc:
+        records.append({"register": "population", "result": R.UNAVAILABLE, "details": {"error": str(exc)[:200]}})
+        return "unavailable", None, records
+    try:
+        _population_verdict(answer, today)
+    except DomainError as err:
+        records.append({"register": "population", "result": POPULATION_RESULTS[err.code],
+                        "details": {"mismatches": list(answer.mismatches)}})
+        return "refused", err, records
+    records.append({"register": "population", "result": R.FOUND, "details": {}})
+    return "ok", None, records
+
+
+def _store_checks(player: Player, records: list[dict], context: str) -> None:
+    now = clock.now()
+    for r in records:
+        RegisterCheck.objects.create(player=player, context=context, checked_at=now, **r)
+        if r["register"] == "exclusion" and r["result"] in (RegisterCheck.Result.LISTED,
+                                                           RegisterCheck.Result.NOT_LISTED):
+            player.exclusion_listed = r["result"] == RegisterCheck.Result.LISTED
+            player.exclusion_checked_at = now
+    player.save(update_fields=["exclusion_listed", "exclusion_checked_at"])
+
+
+def barred_person_matches(*, birth_number: str, name_dob_key: str) -> BarredPerson | None:
+    from django.db.models import Q
+
+    q = Q(name_dob_key=name_dob_key)
+    if birth_number:
+        q |= Q(birth_number=birth_number)
+    return BarredPerson.objects.filter(q, active=True).first()
+
+
+def _identity_verified(player: Player, *, actor: Actor) -> None:
+    """The population register matched: identity and age verified; online that is also the AML
+    identification (setting ACCOUNTS_ONLINE_AML_BY_REGISTER), then the temporary account starts."""
+    now = clock.now()
+    player.identity_verified_at = now
+    fields = ["identity_verified_at"]
+    if player.aml_identified_at is None and conf.get("ACCOUNTS_ONLINE_AML_BY_REGISTER"):
+        pd = player.personal
+        IdentityVerification.objects.create(
+            player=player, method=IdentityVerification.Method.ONLINE_REGISTER, document_type=pd.document_type,
+            document_number=pd.document_number, document_issuing_state=pd.document_issuing_state,
+            document_issuing_authority=pd.document_issuing_authority, document_valid_until=pd.document_valid_until,
+            verified_at=now, note="population register match")
+        player.aml_identified_at = now
+        fields.append("aml_identified_at")
+    player.save(update_fields=fields)
+    temporary_activate(player=player, actor=actor)
+
+
+# Registration -----------------------------------------------------------------------------------
+def registration_submit(*, data: dict, consents: dict, username: str | None = None, channel: str = "online",
+                        actor: Actor | None = None, staff_user: User | None = None,
+                        branch_identification: dict | None = None,
+                        duplicate_case: DuplicateCase | None = None) -> Player:
+    """Register an applicant online (chosen username) or at a branch (staff, generated username).
+
+    Validates the GP §4(4)a data, refuses duplicates (GP §4(4)c, kept as a case for support),
+    persons in the exclusion register, persons not found / not matching / under 18 in the
+    population register; when a register is unavailable the applicant is stored with the checks
+    pending (retried by a sweeper, the applicant is told). On success the temporary account is
+    active and the e-mail link that releases the first password is sent.
+    """
+    now = clock.now()
+    today = clock.business_date(now)
+    clean = validate_personal_data(data or {}, today=today)
+    require_adult(clean["date_of_birth"], today)
+    accepted = validate_consents(consents)
+    if channel == Player.Channel.BRANCH:
+        if staff_user is None or not staff_user.is_staff:
+            raise errors.INVALID_TRANSITION(reason="branch registration needs a staff user")
+        if not (branch_identification or {}).get("likeness_confirmed"):
+            raise errors.BRANCH_LIKENESS_REQUIRED()
+        username = validate_username(username) if username else generate_username()
+        actor = actor or Actor.staff(staff_user)
+    elif channel == Player.Channel.ONLINE:
+        username = validate_username(username)
+    else:
+        raise ValueError(f"unknown channel {channel!r}")
+    if username_taken(username):
+        raise errors.USERNAME_TAKEN()
+    keys = derived_keys(clean)
+    allowed = set(duplicate_case.players.values_list("pk", flat=True)) if duplicate_case else set()
+    anonymous = actor or Actor("player", "", username)
+    matches = find_duplicates(clean, keys, exclude_player_ids=allowed)
+    if matches:
+        _refuse_duplicate(clean=clean, matches=matches, username=username, consents=accepted, channel=channel,
+                          actor=anonymous)
+    outcome, refusal, records = run_register_checks(Identity.from_clean(clean), today=today)
+    if outcome == "refused":
+        raise refusal
+
+    with transaction.atomic():
+        _registration_lock()
+        matches = find_duplicates(clean, keys, exclude_player_ids=allowed)
+        if not matches:
+            if username_taken(username):
+                raise errors.USERNAME_TAKEN()
+            user = User(username=username, email=clean["email"], first_name=clean["given_names"][:150],
+                        last_name=clean["surname"][:150])
+            user.set_unusable_password()
+            user.save()
+            player = Player.objects.create(user=user, status=S.APPLICANT, created_at=now, channel=channel,
+                                           status_changed_at=now, status_reason="registration_submitted")
+            PersonalData.objects.create(player=player, **{f: clean[f] for f in FIELDS}, **keys, updated_at=now)
+            for kind, version in accepted.items():
+                Consent.objects.create(player=player, kind=kind, version=version, given_at=now)
+            actor = actor or Actor.player(player)
+            audit_record(actor=actor, action="accounts.registration.submitted", obj=player, player_id=player.pk,
+                         channel=channel, checks=outcome, consents=accepted)
+            _store_checks(player, records, "registration")
+            barred = barred_person_matches(birth_number=clean["birth_number"], name_dob_key=keys["name_dob_key"])
+            if barred is not None:
+                from accounts.services.lifecycle import player_set_barred_insider
+
+                player_set_barred_insider(player=player, barred=True, note=f"{barred.role} #{barred.pk}",
+                                          actor=Actor.system("accounts.barred_persons"))
+            if channel == Player.Channel.BRANCH:
+                _branch_identification(player, clean, branch_identification, staff_user)
+            if duplicate_case is not None:
+                duplicate_case.registered_player = player
+                duplicate_case.save(update_fields=["registered_player"])
+                duplicate_case.players.add(player)
+            if outcome == "unavailable":
+                _checks_pending(player, attempts=1)
+            else:
+                _identity_verified(player, actor=actor)
+    if matches:
+        _refuse_duplicate(clean=clean, matches=matches, username=username, consents=accepted, channel=channel,
+                          actor=anonymous)
+    player.refresh_from_db()
+    return player
+
+
+def _branch_identification(player: Player, clean: dict, ident: dict, staff_user: User) -> None:
+    now = clock.now()
+    IdentityVerification.objects.create(
+        player=player, method=IdentityVerification.Method.BRANCH, document_type=clean["document_type"],
+        document_number=clean["document_number"], document_issuing_state=clean["document_issuing_state"],
+        document_issuing_authority=clean["document_issuing_authority"],
+        document_valid_until=clean["document_valid_until"], likeness_confirmed=True, verified_by=staff_user,
+        verified_at=now, note=(ident.get("note") or "")[:300])
+    player.aml_identified_at = now
+    player.save(update_fields=["aml_identified_at"])
+    audit_record(actor=Actor.staff(staff_user), action="accounts.identity.verified_at_branch", obj=player,
+                 player_id=player.pk, document_type=clean["document_type"])
+
+
+def _retry_delay(attempts: int) -> timedelta:
+    first = int(conf.get("ACCOUNTS_CHECK_RETRY_FIRST_MINUTES"))
+    cap = int(conf.get("ACCOUNTS_CHECK_RETRY_MAX_MINUTES"))
+    return timedelta(minutes=min(cap, first * 2 ** max(0, attempts - 1)))
+
+
+def _checks_pending(player: Player, *, attempts: int) -> None:
+    """A register was unavailable: keep the applicant, retry later, tell them (first time only)."""
+    player.checks_attempts = attempts
+    give_up_at = player.created_at + timedelta(days=int(conf.get("ACCOUNTS_REGISTRATION_MAX_DAYS")))
+    player.checks_retry_at = min(clock.now() + _retry_delay(attempts), give_up_at)
+    player.save(update_fields=["checks_attempts", "checks_retry_at"])
+    if attempts == 1:
+        email_on_commit(
+            to=email_of(player), subject_cs="Registrace čeká na ověření",
+            subject_en="Registration waiting for verification",
+            body_cs=("Státní registr je nyní nedostupný, ověření vaší totožnosti proto zopakujeme později. "
+                     "Jakmile bude hotovo, pošleme vám e-mail s odkazem."),
+            body_en=("A state register is unavailable now, so we will retry verifying your identity later. "
+                     "We will e-mail you a link once it is done."))
+
+
+def registration_checks_retry_due(*, now=None, limit: int = 200) -> int:
+    """Sweeper: re-run the register checks of applicants whose checks could not run.
+
+    Claims a row with a lease (short transaction), calls the registers outside any transaction,
+    then records the result; safe on two workers. Gives up (rejects) 30 days after the start of
+    registration (GP §5(9))."""
+    now = now or clock.now()
+    max_age = timedelta(days=int(conf.get("ACCOUNTS_REGISTRATION_MAX_DAYS")))
+    lease = timedelta(minutes=int(conf.get("ACCOUNTS_CHECK_LEASE_MINUTES")))
+    ids = list(Player.objects.filter(status=S.APPLICANT, checks_retry_at__lte=now)
+               .order_by("checks_retry_at").values_list("pk", flat=True)[:limit])
+    handled = 0
+    system = Actor.system("accounts.checks_retry")
+    for pk in ids:
+        with transaction.atomic():
+            p = (Player.objects.select_for_update(skip_locked=True)
+                 .filter(pk=pk, status=S.APPLICANT, checks_retry_at__lte=now).first())
+            if p is None:
+                continue
+            if now >= p.created_at + max_age:
+                registration_reject(player=p, reason="checks_not_completed_in_30_days", actor=system)
+                handled += 1
+                continue
+            p.checks_retry_at = now + lease
+            p.save(update_fields=["checks_retry_at"])
+        p = Player.objects.select_related("personal").get(pk=pk)
+        outcome, refusal, records = run_register_checks(Identity.from_personal(p.personal),
+                                                        today=clock.business_date(now))
+        with transaction.atomic():
+            p = lock(p)
+            if p.status != S.APPLICANT:
+                continue
+            _store_checks(p, records, "retry")
+            if outcome == "unavailable":
+                _checks_pending(p, attempts=p.checks_attempts + 1)
+            elif outcome == "refused":
+                registration_reject(player=p, reason=refusal.code, actor=system)
+            else:
+                _identity_verified(p, actor=system)
+            handled += 1
+    return handled
+
+
+# Credentials (GP §4(7)) -------------------------------------------------------------------------------
+def _link_for(player: Player) -> str:
+    token = signing.dumps({"p": player.pk, "s": player.email_link_seq}, salt=EMAIL_LINK_SALT)
+    base = getattr(settings, "PUBLIC_BASE_URL", "").rstrip("/")
+    return base + conf.get("ACCOUNTS_EMAIL_CONFIRM_URL").format(token=token)
+
+
+def email_link_issue(*, player: Player) -> None:
+    """Send (after commit) the signed, expiring link; confirming it sends the first password by SMS.
+    Each new link supersedes the previous ones. Call with the player locked."""
+    player.email_link_seq += 1
+    player.save(update_fields=["email_link_seq"])
+    url = _link_for(player)
+    hours = conf.get("ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS")
+    email_on_commit(
+        to=email_of(player), subject_cs="Potvrďte prosím e-mail", subject_en="Please confirm your e-mail",
+        body_cs=(f"Vaše uživatelské jméno: {player.user.username}\nPotvrďte e-mail kliknutím na odkaz (platí {hours} h); "
+                 f"první heslo vám pak pošleme SMS:\n{url}"),
+        body_en=(f"Your username: {player.user.username}\nConfirm your e-mail with this link (valid {hours} h); "
+                 f"we then send your first password by SMS:\n{url}"))
+    audit_record(actor=Actor.system("accounts.credentials"), action="accounts.credentials.email_link_sent",
+                 obj=player, player_id=player.pk, seq=player.email_link_seq)
+
+
+def _mask_phone(phone: str) -> str:
+    return phone[:4] + "*" * max(0, len(phone) - 7) + phone[-3:]
+
+
+def email_link_confirm(*, token: str) -> dict:
+    """The applicant confirmed the e-mail link: issue the first password and send it by SMS.
+
+    The password must be changed at first login (User.must_change_password). A link works once;
+    a second click answers "already_confirmed" and sends nothing."""
+    max_age = int(conf.get("ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS")) * 3600
+    try:
+        payload = signing.loads(token or "", salt=EMAIL_LINK_SALT, max_age=max_age)
+    except signing.SignatureExpired:
+        raise errors.EMAIL_LINK_EXPIRED()
+    except signing.BadSignature:
+        raise errors.EMAIL_LINK_INVALID()
+    if not isinstance(payload, dict) or not isinstance(payload.get("p"), int) or not isinstance(payload.get("s"), int):
+        raise errors.EMAIL_LINK_INVALID()
+    now = clock.now()
+    with transaction.atomic():
+        p = Player.objects.select_related("user", "personal").select_for_update(of=("self",)).filter(
+            pk=payload["p"]).first()
+        if p is None or payload["s"] != p.email_link_seq:
+            raise errors.EMAIL_LINK_INVALID()
+        if p.email_link_used_seq == payload["s"]:
+            return {"status": "already_confirmed", "phone": _mask_phone(p.personal.phone)}
+        if p.status != S.TEMPORARY:
+            raise errors.ACCOUNT_NOT_USABLE(account_status=p.status)
+        if p.temporary_expires_at and p.temporary_expires_at <= now:
+            raise errors.TEMPORARY_EXPIRED(expired_at=p.temporary_expires_at)
+        password = generate_password()
+        user = p.user
+        user.set_password(password)
+        user.must_change_password = True
+        user.save(update_fields=["password", "must_change_password"])
+        user.auth_tokens.filter(revoked_at__isnull=True).update(revoked_at=now, revoked_reason="new_first_password")
+        p.email_link_used_seq = payload["s"]
+        p.email_confirmed_at = p.email_confirmed_at or now
+        p.first_password_sent_at = now
+        p.save(update_fields=["email_link_used_seq", "email_confirmed_at", "first_password_sent_at"])
+        audit_record(actor=Actor.player(p), action="accounts.credentials.first_password_sent", obj=p,
+                     player_id=p.pk, seq=payload["s"])
+        sms_on_commit(
+            to=p.personal.phone, purpose="first_password",
+            text=(f"Uzivatelske jmeno: {user.username}, prvni heslo: {password} - pri prvnim prihlaseni ho zmente. "
+                  f"/ Username: {user.username}, first password: {password} - change it at first login."))
+    return {"status": "password_sent", "phone": _mask_phone(p.personal.phone)}
+
+
+def email_link_resend(*, username: str, email: str) -> bool:
+    """A new link while the first password is not yet changed (link expired, SMS lost).
+    Answers nothing about whether the account exists (the API always says "accepted")."""
+    p = (Player.objects.select_related("user").filter(user__username__iexact=(username or "").strip(),
+                                                      personal__email_key=email_key(email or "")).first())
+    if p is None or p.status != S.TEMPORARY:
+        return False
+    if p.first_password_sent_at is not None and not p.user.must_change_password:
+        return False
+    with transaction.atomic():
+        p = lock(p)
+        email_link_issue(player=p)
+    return True
+
+
+# AML identification at a branch (GP §4(4)b) ---------------------------------------------------------------
+def identity_verify_at_branch(*, player: Player, document: dict, likeness_confirmed: bool, staff_user: User,
+                              note: str = "") -> IdentityVerification:
+    """Staff record the document (type, number, issuing state and authority, validity) and confirm
+    the likeness; the AML identification step is done. A differing document updates the personal data."""
+    if not likeness_confirmed:
+        raise errors.BRANCH_LIKENESS_REQUIRED()
+    now = clock.now()
+    doc = validate_document(document, today=clock.business_date(now))
+    actor = Actor.staff(staff_user)
+    with transaction.atomic():
+        p = lock(player)
+        if p.status in Player.TERMINAL:
+            raise errors.INVALID_TRANSITION(account_status=p.status, to="identified")
+        iv = IdentityVerification.objects.create(player=p, method=IdentityVerification.Method.BRANCH,
+                                                 likeness_confirmed=True, verified_by=staff_user, verified_at=now,
+                                                 note=(note or "")[:300], **doc)
+        p.aml_identified_at = now
+        p.save(update_fields=["aml_identified_at"])
+        audit_record(actor=actor, action="accounts.identity.verified_at_branch", obj=p, player_id=p.pk,
+                     document_type=doc["document_type"], verification_id=iv.pk)
+        pd = p.personal
+        changes = {f: v for f, v in doc.items() if getattr(pd, f) != v}
+        if changes:
+            from accounts.services.personal import personal_data_update
+
+            personal_data_update(player=p, changes=changes, actor=actor, reason="branch identification")
+    player.aml_identified_at = now
+    return iv

@@ -1,0 +1,203 @@
+"""Login sessions, tokens, passwords and the exclusion-register check at every login."""
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import datetime
+
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
+from django.db.models import Q
+
+from accounts import conf, errors
+from accounts.models import AuthToken, LoginSession, Player, RegisterCheck, User
+from core import clock
+from core.audit import Actor, audit_record
+
+logger = logging.getLogger("accounts.sessions")
+
+
+def _lock_player(player: Player) -> Player:
+    return Player.objects.select_related("user").select_for_update(of=("self",)).get(pk=player.pk)
+
+
+def session_start(*, player: Player, ip_address: str | None = None, user_agent: str = "",
+                  actor: Actor | None = None) -> tuple[LoginSession, str]:
+    """Open a login session and its token after the credentials were checked (view + axes).
+
+    Refuses an account that cannot be used, a person listed in the exclusion register (checked
+    now, at every login), and whatever ``limits.services.login_check`` refuses (logins per month,
+    pause after logout, panic button ...). Returns (session, raw token key).
+    """
+    from accounts.selectors import optional_function
+
+    actor = actor or Actor.player(player)
+    now = clock.now()
+    S = Player.Status
+    if player.status not in (S.TEMPORARY, S.ACTIVE, S.SUSPENDED, S.CLOSING):
+        raise errors.ACCOUNT_NOT_USABLE(account_status=player.status)
+    if player.status == S.TEMPORARY and player.temporary_expires_at and player.temporary_expires_at <= now:
+        raise errors.TEMPORARY_EXPIRED(expired_at=player.temporary_expires_at)
+    from accounts.adapters import RegisterUnavailable
+
+    try:
+        listed = exclusion_check(player=player, actor=actor, context="login")
+    except RegisterUnavailable:
+        raise errors.REGISTER_UNAVAILABLE(register="exclusion")
+    if listed:
+        raise errors.EXCLUDED_PERSON()
+    login_check = optional_function("limits.services", "login_check")
+    with transaction.atomic():
+        locked = _lock_player(player)
+        if locked.status not in (S.TEMPORARY, S.ACTIVE, S.SUSPENDED, S.CLOSING) or locked.exclusion_listed:
+            raise errors.ACCOUNT_NOT_USABLE(account_status=locked.status)
+        if login_check is not None:
+            login_check(player=locked, now=now)
+        session = LoginSession.objects.create(player=locked, started_at=now, last_seen_at=now,
+                                              ip_address=ip_address or None, user_agent=(user_agent or "")[:300])
+        key = secrets.token_urlsafe(32)
+        AuthToken.objects.create(user=locked.user, key_hash=AuthToken.hash_key(key), created_at=now, session=session)
+        User.objects.filter(pk=locked.user_id).update(last_login=now)
+        audit_record(actor=actor, action="accounts.login", obj=session, player_id=locked.pk, ip=ip_address or "")
+    return session, key
+
+
+def session_end(*, session: LoginSession, reason: str, at: datetime | None = None, detail: str = "",
+                actor: Actor | None = None) -> LoginSession:
+    """End a login session (logout / timeout / forced) and revoke its tokens. Safe to call twice."""
+    if reason not in LoginSession.EndReason.values:
+        raise ValueError(f"unknown end reason {reason!r}")
+    now = clock.now()
+    with transaction.atomic():
+        s = LoginSession.objects.select_for_update().get(pk=session.pk)
+        if s.ended_at is not None:
+            return s
+        s.ended_at = at or now
+        s.end_reason = reason
+        s.end_detail = (detail or "")[:200]
+        s.save(update_fields=["ended_at", "end_reason", "end_detail"])
+        AuthToken.objects.filter(session=s, revoked_at__isnull=True).update(revoked_at=now, revoked_reason=reason)
+        audit_record(actor=actor or Actor.system("sessions"), action="accounts.session.ended", obj=s,
+                     player_id=s.player_id, reason=reason, detail=detail, ended_at=s.ended_at)
+    session.ended_at, session.end_reason, session.end_detail = s.ended_at, s.end_reason, s.end_detail
+    return s
+
+
+def player_force_logout(*, player: Player, reason: str, actor: Actor) -> int:
+    """End every open session of the player (reason "forced") and revoke all their tokens."""
+    now = clock.now()
+    with transaction.atomic():
+        ended = 0
+        for s in LoginSession.objects.select_for_update().filter(player_id=player.pk, ended_at__isnull=True):
+            s.ended_at, s.end_reason, s.end_detail = now, LoginSession.EndReason.FORCED, (reason or "")[:200]
+            s.save(update_fields=["ended_at", "end_reason", "end_detail"])
+            ended += 1
+        revoked = AuthToken.objects.filter(user_id=player.user_id, revoked_at__isnull=True).update(
+            revoked_at=now, revoked_reason=f"forced:{reason}"[:50])
+        if ended or revoked:
+            audit_record(actor=actor, action="accounts.force_logout", obj=player, player_id=player.pk,
+                         reason=reason, sessions_ended=ended, tokens_revoked=revoked)
+    return ended
+
+
+def session_touch(*, session_id: int, now: datetime) -> None:
+    LoginSession.objects.filter(pk=session_id, ended_at__isnull=True).update(last_seen_at=now)
+
+
+def sessions_timeout_due(*, now: datetime | None = None, limit: int = 1000) -> int:
+    """Sweeper: end sessions idle longer than ACCOUNTS_SESSION_IDLE_MINUTES (ended at last activity + idle)
+    or older than ACCOUNTS_SESSION_MAX_HOURS (ended at start + max)."""
+    now = now or clock.now()
+    idle, max_age = conf.session_idle(), conf.session_max_age()
+    due = Q(last_seen_at__lte=now - idle) | Q(started_at__lte=now - max_age)
+    ids = list(LoginSession.objects.filter(due, ended_at__isnull=True)
+               .order_by("last_seen_at").values_list("pk", flat=True)[:limit])
+    done = 0
+    for pk in ids:
+        with transaction.atomic():
+            s = LoginSession.objects.select_for_update(skip_locked=True).filter(due, pk=pk, ended_at__isnull=True).first()
+            if s is None:
+                continue
+            ends_at = min(s.last_seen_at + idle, s.started_at + max_age)
+            session_end(session=s, reason=LoginSession.EndReason.TIMEOUT, at=ends_at,
+                        detail="idle" if ends_at == s.last_seen_at + idle else "max_age",
+                        actor=Actor.system("sessions.timeout"))
+            done += 1
+    return done
+
+
+def password_change(*, user: User, old_password: str, new_password: str, keep_token: AuthToken | None = None,
+                    actor: Actor | None = None) -> None:
+    """Change the password (the first one must be changed at first login, GP §4(7)).
+
+    Other tokens of the user are revoked; the calling session keeps its token.
+    """
+    if not user.check_password(old_password or ""):
+        raise errors.OLD_PASSWORD_WRONG()
+    problems = []
+    if new_password == old_password:
+        problems.append("same_as_old")
+    try:
+        validate_password(new_password or "", user)
+    except DjangoValidationError as exc:
+        problems.extend(e.code or "invalid" for e in exc.error_list)
+    if problems:
+        raise errors.PASSWORD_INVALID(problems=problems)
+    now = clock.now()
+    with transaction.atomic():
+        u = User.objects.select_for_update().get(pk=user.pk)
+        was_first = u.must_change_password
+        u.set_password(new_password)
+        u.must_change_password = False
+        u.save(update_fields=["password", "must_change_password"])
+        others = AuthToken.objects.filter(user=u, revoked_at__isnull=True)
+        if keep_token is not None:
+            others = others.exclude(pk=keep_token.pk)
+        others.update(revoked_at=now, revoked_reason="password_changed")
+        player = getattr(u, "player", None) if hasattr(u, "player") else None
+        audit_record(actor=actor or Actor.from_user(u), action="accounts.password.changed", obj=u,
+                     player_id=player.pk if player else None, first_password=was_first)
+    user.password, user.must_change_password = u.password, False
+
+
+def exclusion_check(*, player: Player, actor: Actor, context: str) -> bool:
+    """Ask the register of excluded persons about this player; record the answer.
+
+    Returns True when listed: the player is flagged (``betting_refusal`` refuses, login refuses)
+    and logged out at once. A later "not listed" answer clears the flag. Raises
+    ``accounts.adapters.RegisterUnavailable`` (after recording it) when the register cannot answer.
+    """
+    from accounts.adapters import Identity, RegisterUnavailable, get_exclusion_register
+
+    try:
+        identity = Identity.from_personal(player.personal)
+    except Player.personal.RelatedObjectDoesNotExist:
+        logger.warning("exclusion check skipped: player %s has no personal data", player.pk)
+        return False
+    now = clock.now()
+    try:
+        listed = get_exclusion_register().is_listed(identity)
+    except RegisterUnavailable as exc:
+        with transaction.atomic():
+            RegisterCheck.objects.create(player_id=player.pk, register=RegisterCheck.Register.EXCLUSION,
+                                         context=context, result=RegisterCheck.Result.UNAVAILABLE,
+                                         details={"error": str(exc)[:200]}, checked_at=now)
+        raise
+    with transaction.atomic():
+        p = _lock_player(player)
+        RegisterCheck.objects.create(player=p, register=RegisterCheck.Register.EXCLUSION, context=context,
+                                     result=RegisterCheck.Result.LISTED if listed else RegisterCheck.Result.NOT_LISTED,
+                                     checked_at=now)
+        changed = p.exclusion_listed != listed
+        p.exclusion_listed = listed
+        p.exclusion_checked_at = now
+        p.save(update_fields=["exclusion_listed", "exclusion_checked_at"])
+        if changed:
+            audit_record(actor=actor, action="accounts.exclusion.listed" if listed else "accounts.exclusion.cleared",
+                         obj=p, old={"exclusion_listed": not listed}, new={"exclusion_listed": listed},
+                         player_id=p.pk, context=context)
+        if listed:
+            player_force_logout(player=p, reason="excluded_person", actor=actor)
+    player.exclusion_listed, player.exclusion_checked_at = listed, now
+    return listed

@@ -1,0 +1,332 @@
+"""Back office for complaints. Every change goes through ``complaints.services`` (audited); the admin never writes
+the models itself. The change view shows the whole case: the player's complaint, the full recall of every round
+it names (from the games app), transactions, attachments, messages, internal notes, e-mails and the audit trail,
+with the workflow forms (assign, investigate, ask the player, note, resolve).
+
+Permissions: viewing needs ``complaints.view_complaint``; acting needs ``complaints.resolve_complaint`` (or
+``complaints.supervise_complaint``); superusers have all.
+"""
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from complaints import selectors, services, texts
+from complaints.models import Complaint, ComplaintNotice
+from core import clock
+from core.audit import Actor
+from core.errors import DomainError
+from core.money import Money, MoneyError
+
+
+def _can_act(user) -> bool:
+    return user.is_active and user.is_staff and (
+        user.has_perm("complaints.resolve_complaint") or user.has_perm("complaints.supervise_complaint"))
+
+
+def _staff_users():
+    return get_user_model().objects.filter(is_active=True, is_staff=True).order_by("username")
+
+
+class MoneyFormField(forms.CharField):
+    def clean(self, value):
+        value = super().clean(value)
+        if not value:
+            return None
+        try:
+            return Money.parse(value)
+        except MoneyError:
+            raise forms.ValidationError("Enter an amount like 150,00 Kč / 150.00")
+
+
+class IdListField(forms.CharField):
+    def clean(self, value):
+        value = super().clean(value) or ""
+        return [v for v in (p.strip() for p in value.replace(";", ",").split(",")) if v]
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        if isinstance(data, (list, tuple)):
+            return [single(d, initial) for d in data if d]
+        return [single(data, initial)] if data else []
+
+
+class FileComplaintForm(forms.Form):
+    """A complaint received by e-mail, by post or at a branch, entered by staff (GP §11(4))."""
+
+    username = forms.CharField(label="Player (username)")
+    channel = forms.ChoiceField(choices=[(c, lbl) for c, lbl in Complaint.Channel.choices if c != "api"])
+    received_at = forms.DateTimeField(label="Received at (Europe/Prague)", initial=lambda: clock.local())
+    reason = forms.ChoiceField(choices=Complaint.Reason.choices)
+    description = forms.CharField(widget=forms.Textarea)
+    event_at = forms.DateTimeField(label="Time of the bet / event (Europe/Prague)", required=False)
+    remedy_requested = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    remedy_amount_requested = MoneyFormField(required=False, label="Amount requested (optional)")
+    rounds = IdListField(required=False, label="Game round ids (comma separated)")
+    transactions = IdListField(required=False, label="Transaction ids (comma separated)")
+    language = forms.ChoiceField(choices=Complaint.Language.choices)
+    attachments = MultipleFileField(required=False, label="Attachments (PDF/PNG/JPEG, max 5 MB each)")
+
+    def clean_username(self):
+        from accounts.models import Player
+
+        player = Player.objects.select_related("user").filter(user__username=self.cleaned_data["username"]).first()
+        if player is None:
+            raise forms.ValidationError("No player with this username.")
+        return player
+
+
+class AssignForm(forms.Form):
+    assignee = forms.ModelChoiceField(queryset=get_user_model().objects.none())
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["assignee"].queryset = _staff_users()
+
+
+class TextForm(forms.Form):
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class ResolveForm(forms.Form):
+    outcome = forms.ChoiceField(choices=[(o, lbl) for o, lbl in Complaint.Outcome.choices if o])
+    answer_cs = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False, label="Answer (Czech)")
+    answer_en = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False, label="Answer (English)")
+    remedy_amount = MoneyFormField(required=False, label="Money remedy credited to the player (upheld only)")
+    remedy_text = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False,
+                                  label="Other remedy (described)")
+
+
+class OverdueFilter(admin.SimpleListFilter):
+    title = "deadline"
+    parameter_name = "deadline"
+
+    def lookups(self, request, model_admin):
+        return [("overdue", "open past day 30"), ("due7", "open, due within 7 days"),
+                ("flagged", "flagged overdue (ever)")]
+
+    def queryset(self, request, queryset):
+        now = clock.now()
+        if self.value() == "overdue":
+            return queryset.filter(status__in=Complaint.OPEN_STATUSES, respond_by__lte=now)
+        if self.value() == "due7":
+            return queryset.filter(status__in=Complaint.OPEN_STATUSES, respond_by__gt=now,
+                                   respond_by__lte=now + timezone.timedelta(days=7))
+        if self.value() == "flagged":
+            return queryset.filter(overdue_flagged_at__isnull=False)
+        return queryset
+
+
+@admin.register(Complaint)
+class ComplaintAdmin(admin.ModelAdmin):
+    list_display = ("reference", "player", "kind", "reason", "status", "outcome", "assignee", "received_at",
+                    "respond_by_date", "deadline_badge", "late")
+    list_filter = (OverdueFilter, "status", "outcome", "reason", "kind", "channel", "late", "assignee")
+    search_fields = ("reference", "player__user__username", "description")
+    date_hierarchy = "received_at"
+    list_select_related = ("player__user", "assignee")
+    actions = ["assign_to_me"]
+    change_form_template = "admin/complaints/complaint/change_form.html"
+    change_list_template = "admin/complaints/complaint/change_list.html"
+    readonly_fields = [f.name for f in Complaint._meta.fields]
+
+    # No direct edits: the workflow runs through services.
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request):
+        return _can_act(request.user)
+
+    @admin.display(description="deadline")
+    def deadline_badge(self, obj):
+        if obj.status == Complaint.Status.RESOLVED:
+            late = obj.answered_at and obj.answered_at >= obj.respond_by
+            return format_html('<span style="color:{}">{}</span>', "#b00" if late else "#080",
+                               "answered late" if late else "answered in time")
+        if clock.now() >= obj.respond_by:
+            return format_html('<b style="color:#b00">{}</b>', "OVERDUE")
+        days = (obj.respond_by_date - clock.business_date()).days
+        return format_html('<span style="color:{}">{}</span>', "#c60" if days <= 3 else "#333", f"{days} d left")
+
+    @admin.action(description="Assign the selected complaints to me")
+    def assign_to_me(self, request, queryset):
+        if not _can_act(request.user):
+            raise PermissionDenied
+        done = 0
+        for c in queryset:
+            try:
+                services.complaint_assign(complaint=c, assignee=request.user, actor=Actor.staff(request.user))
+                done += 1
+            except DomainError as exc:
+                self.message_user(request, f"{c.reference}: {exc.message_en}", messages.ERROR)
+        if done:
+            self.message_user(request, f"{done} complaint(s) assigned to you.", messages.SUCCESS)
+
+    # --- extra views ------------------------------------------------------------------------------------------
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path("file/", wrap(self.file_view), name="complaints_complaint_file"),
+            path("report/", wrap(self.report_view), name="complaints_complaint_report"),
+            path("<int:pk>/act/<str:action>/", wrap(self.act_view), name="complaints_complaint_act"),
+            path("<int:pk>/attachment/<int:attachment_id>/", wrap(self.attachment_view),
+                 name="complaints_complaint_attachment"),
+            *super().get_urls(),
+        ]
+
+    def add_view(self, request, form_url="", extra_context=None):
+        return HttpResponseRedirect(reverse("admin:complaints_complaint_file"))
+
+    def file_view(self, request):
+        if not _can_act(request.user):
+            raise PermissionDenied
+        with timezone.override(clock.PRAGUE):  # staff type Prague wall-clock times
+            return self._file_view(request)
+
+    def _file_view(self, request):
+        form = FileComplaintForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            d = form.cleaned_data
+            try:
+                c = services.complaint_file(
+                    player=d["username"], reason=d["reason"], description=d["description"],
+                    event_at=d.get("event_at"), remedy_requested=d.get("remedy_requested", ""),
+                    remedy_amount_requested=d.get("remedy_amount_requested"), round_ids=d.get("rounds") or [],
+                    transaction_ids=d.get("transactions") or [], files=request.FILES.getlist("attachments"),
+                    channel=d["channel"], received_at=d["received_at"], language=d["language"],
+                    entered_by=request.user, actor=Actor.staff(request.user),
+                )
+            except DomainError as exc:
+                form.add_error(None, f"{exc.code}: {exc.message_en} / {exc.message_cs}")
+            else:
+                self.message_user(request, f"Complaint {c.reference} recorded; confirmation sent to the player.",
+                                  messages.SUCCESS)
+                return HttpResponseRedirect(reverse("admin:complaints_complaint_change", args=[c.pk]))
+        context = {**self.admin_site.each_context(request), "title": "Enter a complaint received off-line",
+                   "form": form, "opts": self.model._meta}
+        return TemplateResponse(request, "admin/complaints/complaint/file_form.html", context).render()
+
+    def report_view(self, request):
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        try:
+            report = selectors.complaints_report(request.GET.get("month"))
+        except DomainError as exc:
+            self.message_user(request, exc.message_en, messages.ERROR)
+            report = selectors.complaints_report(None)
+        context = {**self.admin_site.each_context(request), "title": f"Complaints report {report['month']}",
+                   "report": report, "opts": self.model._meta,
+                   "reasons": [(k, texts.label(texts.REASONS, k, "en"), v) for k, v in report["by_reason"].items()],
+                   "outcomes": [(k, v) for k, v in report["by_outcome"].items()]}
+        with timezone.override(clock.PRAGUE):
+            return TemplateResponse(request, "admin/complaints/complaint/report.html", context).render()
+
+    def attachment_view(self, request, pk, attachment_id):
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        c = get_object_or_404(Complaint, pk=pk)
+        a = get_object_or_404(c.attachments, pk=attachment_id)
+        return FileResponse(a.file.open("rb"), content_type=a.content_type, as_attachment=True,
+                            filename=a.original_name)
+
+    def act_view(self, request, pk, action):
+        if request.method != "POST" or not _can_act(request.user):
+            raise PermissionDenied
+        c = get_object_or_404(Complaint, pk=pk)
+        actor = Actor.staff(request.user)
+        back = HttpResponseRedirect(reverse("admin:complaints_complaint_change", args=[c.pk]))
+        try:
+            if action == "assign":
+                form = AssignForm(request.POST)
+                if not form.is_valid():
+                    raise forms.ValidationError(form.errors.as_text())
+                services.complaint_assign(complaint=c, assignee=form.cleaned_data["assignee"], actor=actor)
+            elif action == "assign_me":
+                services.complaint_assign(complaint=c, assignee=request.user, actor=actor)
+            elif action == "investigate":
+                services.complaint_investigate(complaint=c, actor=actor)
+            elif action in ("request_info", "note"):
+                form = TextForm(request.POST)
+                if not form.is_valid():
+                    raise forms.ValidationError(form.errors.as_text())
+                if action == "note":
+                    services.complaint_note_add(complaint=c, text=form.cleaned_data["text"], author=request.user,
+                                                actor=actor)
+                else:
+                    services.complaint_request_info(complaint=c, text=form.cleaned_data["text"], actor=actor,
+                                                    author=request.user)
+            elif action == "resolve":
+                form = ResolveForm(request.POST)
+                if not form.is_valid():
+                    raise forms.ValidationError(form.errors.as_text())
+                d = form.cleaned_data
+                services.complaint_resolve(complaint=c, outcome=d["outcome"], answer_cs=d["answer_cs"],
+                                           answer_en=d["answer_en"], remedy_amount=d.get("remedy_amount"),
+                                           remedy_text=d["remedy_text"], resolved_by=request.user, actor=actor)
+            else:
+                raise PermissionDenied
+        except DomainError as exc:
+            self.message_user(request, f"{exc.code}: {exc.message_en}", messages.ERROR)
+            return back
+        except forms.ValidationError as exc:
+            self.message_user(request, "; ".join(exc.messages), messages.ERROR)
+            return back
+        self.message_user(request, f"{c.reference}: {action.replace('_', ' ')} done.", messages.SUCCESS)
+        return back
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        from core.models import AuditEvent
+
+        c = Complaint.objects.filter(pk=object_id).select_related("player__user", "assignee").first()
+        extra = dict(extra_context or {})
+        if c is not None:
+            recalls = selectors.complaint_round_recalls(c)
+            for r in recalls:
+                r["pretty"] = json.dumps(r["recall"], indent=2, default=str, ensure_ascii=False) if r["recall"] else ""
+            extra.update({
+                "complaint": c,
+                "can_act": _can_act(request.user) and c.is_open,
+                "can_note": _can_act(request.user),
+                "recalls": recalls,
+                "transactions": c.items.filter(kind="transaction"),
+                "attachments_list": c.attachments.all(),
+                "messages_list": c.messages.select_related("author"),
+                "notes": c.notes.select_related("author"),
+                "notices": c.notices.all(),
+                "audit": AuditEvent.objects.filter(object_type="complaints.complaint", object_id=str(c.pk))
+                .order_by("occurred_at", "id"),
+                "assign_form": AssignForm(initial={"assignee": c.assignee_id}),
+                "text_form": TextForm(),
+                "resolve_form": ResolveForm(),
+                "overdue": c.is_open and clock.now() >= c.respond_by,
+                "answer_cs": texts.answer("cs", c=c)[1] if not c.is_open else "",
+                "notice_kinds": dict(ComplaintNotice.Kind.choices),
+            })
+        with timezone.override(clock.PRAGUE):  # the case is read in Prague time
+            response = super().change_view(request, object_id, form_url, extra_context=extra)
+            if hasattr(response, "render"):
+                response.render()
+        return response

@@ -1,0 +1,155 @@
+"""Player API of complaints (``/api/v1/complaints/``) and the staff report endpoint. Thin: parse, call, format."""
+from __future__ import annotations
+
+from django.http import FileResponse
+from django.utils import translation
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, permissions
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from complaints import errors, selectors, services
+from complaints.errors import error
+from complaints.serializers import (
+    AttachmentUploadSerializer,
+    ComplaintAttachmentSerializer,
+    ComplaintFileSerializer,
+    ComplaintListSerializer,
+    ComplaintMessageCreateSerializer,
+    ComplaintMessageSerializer,
+    ComplaintSerializer,
+    ReportSerializer,
+)
+from core.audit import Actor
+from core.idempotency import idempotent
+from core.money import Money
+
+
+def _player(request):
+    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
+    if player is None:
+        raise error(errors.NOT_A_PLAYER)
+    return player
+
+
+def _lang() -> str:
+    return "en" if (translation.get_language() or "cs")[:2] == "en" else "cs"
+
+
+class ComplaintListCreateView(generics.GenericAPIView):
+    """The player's complaints (GET, paginated) and filing a new one (POST)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    serializer_class = ComplaintListSerializer
+
+    def get_queryset(self):
+        return selectors.complaints_for_player(_player(self.request))
+
+    @extend_schema(responses=ComplaintListSerializer(many=True), operation_id="complaints_list")
+    def get(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(ComplaintListSerializer(page, many=True).data)
+
+    @extend_schema(
+        request={"application/json": ComplaintFileSerializer, "multipart/form-data": ComplaintFileSerializer},
+        responses={201: ComplaintSerializer}, operation_id="complaints_file",
+        description="File a complaint or a win claim (GP §10(2), §11). The response carries the confirmation of "
+                    "receipt (reference, date received, answer due date, next steps); the same is e-mailed. "
+                    "An optional Idempotency-Key makes a retried request return the first result.",
+    )
+    @idempotent(required=False)
+    def post(self, request):
+        player = _player(request)
+        s = ComplaintFileSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        d = s.validated_data
+        amount = d.get("remedy_amount_requested")
+        c = services.complaint_file(
+            player=player, reason=d["reason"], description=d["description"], event_at=d.get("event_at"),
+            remedy_requested=d.get("remedy_requested", ""),
+            remedy_amount_requested=Money(amount) if amount else None,
+            round_ids=d.get("rounds", []), transaction_ids=d.get("transactions", []),
+            files=d.get("attachments", []), language=_lang(), actor=Actor.player(player),
+        )
+        return Response(ComplaintSerializer(selectors.complaint_for_player(player, c.reference)).data, status=201)
+
+
+class ComplaintDetailView(APIView):
+    """One of the player's complaints: status, messages, the answer and any remedy (GP §11(8) notice)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    serializer_class = ComplaintSerializer
+
+    @extend_schema(responses=ComplaintSerializer, operation_id="complaints_detail")
+    def get(self, request, reference: str):
+        return Response(ComplaintSerializer(selectors.complaint_for_player(_player(request), reference)).data)
+
+
+class ComplaintMessageView(APIView):
+    """The player adds information to an open complaint (answers a request for information)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    serializer_class = ComplaintMessageSerializer
+
+    @extend_schema(request=ComplaintMessageCreateSerializer, responses={201: ComplaintMessageSerializer},
+                   operation_id="complaints_message_add")
+    def post(self, request, reference: str):
+        player = _player(request)
+        c = selectors.complaint_for_player(player, reference)
+        s = ComplaintMessageCreateSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        msg = services.complaint_player_message(complaint=c, text=s.validated_data["text"],
+                                                actor=Actor.player(player))
+        return Response(ComplaintMessageSerializer(msg).data, status=201)
+
+
+class ComplaintAttachmentView(APIView):
+    """The player adds attachments (PDF/PNG/JPEG by content, max 5 MB each) to an open complaint."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    parser_classes = [MultiPartParser, FormParser]
+    serializer_class = ComplaintAttachmentSerializer
+
+    @extend_schema(request={"multipart/form-data": AttachmentUploadSerializer},
+                   responses={201: ComplaintAttachmentSerializer(many=True)}, operation_id="complaints_attachments_add")
+    def post(self, request, reference: str):
+        player = _player(request)
+        c = selectors.complaint_for_player(player, reference)
+        s = AttachmentUploadSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        added = services.complaint_attachments_add(complaint=c, files=s.validated_data["attachments"],
+                                                   actor=Actor.player(player))
+        return Response(ComplaintAttachmentSerializer(added, many=True).data, status=201)
+
+
+class ComplaintAttachmentDownloadView(APIView):
+    """Download one attachment of the player's own complaint."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+                   operation_id="complaints_attachment_download")
+    def get(self, request, reference: str, attachment_id: int):
+        c = selectors.complaint_for_player(_player(request), reference)
+        a = c.attachments.filter(pk=attachment_id).first()
+        if a is None:
+            raise error(errors.COMPLAINT_NOT_FOUND, reference=reference)
+        return FileResponse(a.file.open("rb"), content_type=a.content_type, as_attachment=True,
+                            filename=a.original_name)
+
+
+class ComplaintReportView(APIView):
+    """Staff: the monthly complaints report (by reason, outcome, time to answer, overdue)."""
+
+    permission_classes = [permissions.IsAdminUser]
+    serializer_class = ReportSerializer
+
+    @extend_schema(parameters=[OpenApiParameter("month", str, description="YYYY-MM (Europe/Prague); default: "
+                                                                         "the current month")],
+                   responses=ReportSerializer, operation_id="complaints_staff_report")
+    def get(self, request):
+        return Response(ReportSerializer(selectors.complaints_report(request.query_params.get("month"))).data)
+

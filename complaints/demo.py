@@ -1,0 +1,33 @@
+"""Demo complaints (``manage.py seed_demo``): for the first two demo players, one open complaint and one
+resolved win claim. Idempotent: a player who already has a ``[demo]`` complaint is skipped."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+
+def seed(stdout) -> None:
+    from accounts.models import Player
+    from complaints import services
+    from complaints.models import Complaint
+    from core import clock
+    from core.audit import Actor
+
+    players = list(Player.objects.select_related("user").filter(status="active").order_by("pk")[:2])
+    if not players:
+        stdout.write("complaints: no active player to attach demo complaints to (skipped)")
+        return
+    for player in players:
+        if Complaint.objects.filter(player=player, description__startswith="[demo]").exists():
+            continue
+        c = services.complaint_file(
+            player=player, reason=Complaint.Reason.DEPOSIT, actor=Actor.player(player),
+            description="[demo] My card deposit was charged but not credited to my account.",
+            event_at=clock.now() - timedelta(days=3), remedy_requested="Credit the deposit.",
+        )
+        stdout.write(f"complaints: {c.reference} (open) for {player.user.username}")
+        late = services.complaint_file(
+            player=player, reason=Complaint.Reason.GAME_RESULT, actor=Actor.player(player),
+            description="[demo] A round eight months ago did not pay what I expected.",
+            event_at=clock.now() - timedelta(days=240),
+        )
+        stdout.write(f"complaints: {late.reference} (filed late, answered automatically) for {player.user.username}")

@@ -1,0 +1,135 @@
+"""Complaint selectors (reads): the player's own complaints, the staff's round recall, the monthly report."""
+from __future__ import annotations
+
+import re
+import statistics
+from datetime import date, datetime
+
+from django.db.models import Prefetch, QuerySet
+
+from complaints import errors, ports
+from complaints.errors import error
+from complaints.models import Complaint, ComplaintItem
+from core import clock
+
+REFERENCE = re.compile(r"^RK-\d{4}-\d{6,12}$")
+
+
+def complaints_for_player(player) -> QuerySet[Complaint]:
+    """The player's own complaints, newest first (another player's complaints never appear)."""
+    return (Complaint.objects.filter(player=player).select_related("player__user")
+            .prefetch_related("items", "attachments", "messages").order_by("-received_at", "-id"))
+
+
+def complaint_for_player(player, reference: str) -> Complaint:
+    """One of the player's own complaints by its reference; anyone else's is not found (404)."""
+    reference = str(reference).strip().upper()
+    c = complaints_for_player(player).filter(reference=reference).first() if REFERENCE.match(reference) else None
+    if c is None:
+        raise error(errors.COMPLAINT_NOT_FOUND, reference=reference)
+    return c
+
+
+def complaint_round_recalls(complaint: Complaint) -> list[dict]:
+    """The full recall of every round the complaint names (staff view, GP §11(5)), in the order named, with the
+    games app's replay check (the round re-run from its stored draws and actions)."""
+    out = []
+    for item in complaint.items.filter(kind=ComplaintItem.Kind.ROUND).order_by("id"):
+        replay = None
+        try:
+            recall = ports.any_round(item.object_id)
+            problem = "" if recall is not None else "round not found"
+            if recall is not None:
+                replay = ports.round_replay(complaint.player, item.object_id)
+        except Exception as exc:  # noqa: BLE001 - shown to staff, never hides the rest of the page
+            recall, problem = None, f"{exc.__class__.__name__}: {exc}"
+        out.append({"item": item, "round_id": item.object_id, "recall": recall, "replay": replay,
+                    "problem": problem})
+    return out
+
+
+def overdue_open() -> QuerySet[Complaint]:
+    """Open complaints past their answer deadline (GP §11(1))."""
+    return Complaint.objects.filter(status__in=Complaint.OPEN_STATUSES, respond_by__lte=clock.now())
+
+
+# --- the monthly report ------------------------------------------------------------------------------------------
+def parse_month(value: str | date | None) -> date:
+    """'2026-11' -> date(2026, 11, 1); a date -> the first of its month; None -> the current Prague month."""
+    if value is None or value == "":
+        return clock.business_date().replace(day=1)
+    if isinstance(value, date):
+        return value.replace(day=1)
+    try:
+        year, month = str(value).strip().split("-")
+        return date(int(year), int(month), 1)
+    except (ValueError, TypeError):
+        raise error(errors.REPORT_MONTH_INVALID, month=str(value)[:20])
+
+
+def _days(seconds: float) -> float:
+    return round(seconds / 86400, 2)
+
+
+def complaints_report(month: str | date | None = None, *, now: datetime | None = None) -> dict:
+    """Complaints received in one Prague calendar month: by reason, by outcome, by kind and channel, the
+    reason x outcome table, late filings, the time to answer (median and maximum, over complaints answered by
+    staff: automatic answers to late filings are counted apart so they do not flatter the median) and how many
+    missed the 30-day term (answered after ``respond_by`` or still open past it at ``now``)."""
+    from core.clock import PRAGUE
+
+    now = now or clock.now()
+    first = parse_month(month)
+    start, end = clock.month_bounds(datetime.combine(first, datetime.min.time(), tzinfo=PRAGUE))
+    rows = list(Complaint.objects.filter(received_at__gte=start, received_at__lt=end)
+                .prefetch_related(Prefetch("items")).order_by("received_at"))
+    by_reason: dict[str, int] = {r: 0 for r in Complaint.Reason.values}
+    by_outcome: dict[str, int] = {o or "open": 0 for o in Complaint.Outcome.values}
+    by_kind: dict[str, int] = {k: 0 for k in Complaint.Kind.values}
+    by_channel: dict[str, int] = {k: 0 for k in Complaint.Channel.values}
+    table: dict[str, dict[str, int]] = {}
+    durations: list[float] = []
+    overdue = overdue_answered = overdue_open_now = late_filed = open_count = 0
+    for c in rows:
+        by_reason[c.reason] += 1
+        key = c.outcome or "open"
+        by_outcome[key] += 1
+        by_kind[c.kind] += 1
+        by_channel[c.channel] += 1
+        table.setdefault(c.reason, {}).setdefault(key, 0)
+        table[c.reason][key] += 1
+        late_filed += c.late
+        if c.answered_at is None:
+            open_count += 1
+            if now >= c.respond_by:
+                overdue += 1
+                overdue_open_now += 1
+        else:
+            if c.answered_at >= c.respond_by:
+                overdue += 1
+                overdue_answered += 1
+            if c.outcome != Complaint.Outcome.NOT_JUSTIFIED_LATE:
+                durations.append((c.answered_at - c.received_at).total_seconds())
+    return {
+        "month": f"{first:%Y-%m}",
+        "period": {"start": start, "end": end, "time_zone": "Europe/Prague"},
+        "generated_at": now,
+        "received": len(rows),
+        "open": open_count,
+        "late_filed": late_filed,
+        "by_reason": by_reason,
+        "by_outcome": by_outcome,
+        "by_kind": by_kind,
+        "by_channel": by_channel,
+        "reason_by_outcome": table,
+        "time_to_answer": {
+            "answered": len(durations),
+            "median_days": _days(statistics.median(durations)) if durations else None,
+            "max_days": _days(max(durations)) if durations else None,
+            "median_seconds": int(statistics.median(durations)) if durations else None,
+            "max_seconds": int(max(durations)) if durations else None,
+        },
+        "overdue": overdue,
+        "overdue_answered_late": overdue_answered,
+        "overdue_open_now": overdue_open_now,
+    }

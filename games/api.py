@@ -1,0 +1,171 @@
+"""Games API under /api/v1/games/ (thin: parse, call one service or selector, format).
+
+GET  catalogue                      games with declared figures (public)
+GET  catalogue/{code}               launch: rules, paytable, the player's last bet and open round
+POST rounds                         start a real-money round (Idempotency-Key required)
+GET  rounds                         the player's rounds, newest first, 10 a page (recall: page 1 = last 10)
+GET  rounds/open                    the round waiting for the player (resume, GP §7(8)b)
+GET  rounds/{id}                    recall of one round (GP §11(5))
+GET  rounds/{id}/verify             replay check of the stored round
+POST rounds/{id}/actions            continue an interactive round (Idempotency-Key required)
+POST play-money/rounds              start a play-money round (no wallet, no limits; QA forced draws)
+"""
+from __future__ import annotations
+
+import uuid
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, permissions
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.audit import Actor
+from core.idempotency import idempotent
+from games import errors, selectors, services
+from games.serializers import (
+    GameSummarySerializer,
+    LaunchSerializer,
+    OpenRoundSerializer,
+    PlayMoneyRoundRequestSerializer,
+    RoundActRequestSerializer,
+    RoundPlayRequestSerializer,
+    RoundSerializer,
+    VerifySerializer,
+)
+
+PLAY_MONEY_PARAM = OpenApiParameter("play_money", OpenApiTypes.BOOL, OpenApiParameter.QUERY,
+                                    description="play-money rounds instead of real-money ones")
+KEY_HEADER = OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=True)
+KEY_HEADER_OPTIONAL = OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False)
+
+
+def _player(request):
+    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
+    if player is None:
+        raise errors.NOT_A_PLAYER()
+    return player
+
+
+def _flag(request, name: str) -> bool:
+    return str(request.query_params.get(name, "")).lower() in ("1", "true", "yes", "on")
+
+
+class RecentRoundsPagination(PageNumberPagination):
+    """Game recall: the first page is the last 10 rounds."""
+
+    page_size = 10
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+class CatalogueView(generics.ListAPIView):
+    """The games a player can play, with their declared RTP, max bet, max win and average hourly loss."""
+
+    permission_classes = [permissions.AllowAny]
+    serializer_class = GameSummarySerializer
+
+    def get_queryset(self):
+        return selectors.games_catalogue()
+
+
+class GameLaunchView(APIView):
+    """A game's rules and paytable; for a player also their last bet and the round waiting for them."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses=LaunchSerializer)
+    def get(self, request, code: str):
+        row = selectors.game_current(code)
+        player = getattr(request.user, "player", None) if request.user.is_authenticated else None
+        data = {"game": row, "last_bet": None, "open_round": None}
+        if player is not None:
+            data["last_bet"] = selectors.player_bet_settings(player, row.code)
+            data["open_round"] = selectors.round_open(player)
+        return Response(LaunchSerializer(data).data)
+
+
+class RoundsView(generics.ListAPIView):
+    """GET: the player's rounds (newest first). POST: start a real-money round."""
+
+    serializer_class = RoundSerializer
+    pagination_class = RecentRoundsPagination
+
+    def get_queryset(self):
+        return selectors.rounds_history(_player(self.request), play_money=_flag(self.request, "play_money"))
+
+    @extend_schema(parameters=[PLAY_MONEY_PARAM])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(request=RoundPlayRequestSerializer, responses={201: RoundSerializer, 200: RoundSerializer},
+                   parameters=[KEY_HEADER])
+    @idempotent()
+    def post(self, request):
+        player = _player(request)
+        body = RoundPlayRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        rnd = services.round_play(
+            player=player, game_code=body.validated_data["game"], bet=body.validated_data["bet"],
+            idempotency_key=request.headers["Idempotency-Key"], actor=Actor.player(player),
+            forced_draws=body.validated_data.get("forced_draws"),
+        )
+        return Response(RoundSerializer(rnd).data, status=200 if getattr(rnd, "replayed", False) else 201)
+
+
+class PlayMoneyRoundsView(APIView):
+    """Start a play-money round: no wallet, no limits, no jackpots; QA forced draws where enabled."""
+
+    @extend_schema(request=PlayMoneyRoundRequestSerializer, responses={201: RoundSerializer, 200: RoundSerializer},
+                   parameters=[KEY_HEADER_OPTIONAL])
+    @idempotent(required=False)
+    def post(self, request):
+        player = _player(request)
+        body = PlayMoneyRoundRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        rnd = services.round_play(
+            player=player, game_code=body.validated_data["game"], bet=body.validated_data["bet"],
+            idempotency_key=request.headers.get("Idempotency-Key") or f"pm-{uuid.uuid4().hex}",
+            actor=Actor.player(player), play_money=True, forced_draws=body.validated_data.get("forced_draws"),
+        )
+        return Response(RoundSerializer(rnd).data, status=200 if getattr(rnd, "replayed", False) else 201)
+
+
+class OpenRoundView(APIView):
+    """GP §7(8)b: the round waiting for the player, to resume exactly where it stopped."""
+
+    @extend_schema(responses=OpenRoundSerializer, parameters=[PLAY_MONEY_PARAM])
+    def get(self, request):
+        rnd = selectors.round_open(_player(request), play_money=_flag(request, "play_money"))
+        return Response(OpenRoundSerializer({"round": rnd}).data)
+
+
+class RoundDetailView(APIView):
+    """Recall of one of the player's rounds."""
+
+    @extend_schema(responses=RoundSerializer)
+    def get(self, request, round_id: int):
+        return Response(RoundSerializer(selectors.round_get(_player(request), round_id)).data)
+
+
+class RoundVerifyView(APIView):
+    """Replay the stored round with the engine and say whether it reproduces the stored result."""
+
+    @extend_schema(responses=VerifySerializer)
+    def get(self, request, round_id: int):
+        return Response(VerifySerializer(selectors.round_verify(_player(request), round_id)).data)
+
+
+class RoundActionView(APIView):
+    """Continue an interactive round with one action (pick, collect, gamble ...)."""
+
+    @extend_schema(request=RoundActRequestSerializer, responses=RoundSerializer, parameters=[KEY_HEADER])
+    @idempotent()
+    def post(self, request, round_id: int):
+        player = _player(request)
+        body = RoundActRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        rnd = services.round_act(player=player, round_id=round_id, action=body.validated_data["action"],
+                                 idempotency_key=request.headers["Idempotency-Key"], actor=Actor.player(player))
+        return Response(RoundSerializer(rnd).data)

@@ -1,0 +1,68 @@
+"""Errors of the games platform (rounds, catalogue, play money, QA hooks).
+
+Engine errors (:class:`games.engine.BetError`, :class:`games.engine.ActionError`) keep their own stable codes
+(``game.invalid_bet``, ``game.roulette.invalid_numbers`` ...) and messages; :func:`from_engine` turns one into a
+:class:`core.errors.DomainError` with that code, the engine's Czech and English messages and its details.
+"""
+from __future__ import annotations
+
+from core.errors import DomainError, ErrorDef
+
+# Catalogue ---------------------------------------------------------------------------------------------------------
+GAME_NOT_FOUND = ErrorDef("game.not_found", 404, "Hra nebyla nalezena.", "Game not found.")
+GAME_DISABLED = ErrorDef("game.disabled", 409, "Tato hra je dočasně nedostupná.",
+                         "This game is temporarily unavailable.")
+GAME_UNAVAILABLE = ErrorDef("game.engine_unavailable", 503,
+                            "Verze hry, na které kolo běží, není k dispozici. Kontaktujte podporu.",
+                            "The game version this round runs on is not available. Please contact support.")
+
+# Rounds ------------------------------------------------------------------------------------------------------------
+NOT_A_PLAYER = ErrorDef("game.not_a_player", 403, "Hrát může jen registrovaný účastník.",
+                        "Only a registered participant can play.")
+ROUND_NOT_FOUND = ErrorDef("game.round_not_found", 404, "Herní kolo nebylo nalezeno.", "Game round not found.")
+ROUND_IN_PROGRESS = ErrorDef(
+    "game.round_in_progress", 409,
+    "Máte rozehrané kolo. Dokončete ho, než vsadíte znovu (herní plán čl. 7 odst. 6).",
+    "You have a round in progress. Finish it before placing another bet (game plan §7(6)).",
+)
+ROUND_TOO_SOON = ErrorDef(
+    "game.round_too_soon", 429,
+    "Herní kolo nesmí trvat kratší dobu než 2 sekundy (herní plán čl. 7 odst. 9). Zkuste to za okamžik.",
+    "A game round may not last less than 2 seconds (game plan §7(9)). Try again in a moment.",
+)
+ROUND_NOT_IN_PROGRESS = ErrorDef("game.round_not_in_progress", 409, "Toto herní kolo již skončilo.",
+                                 "This game round has already ended.")
+ROUND_NOT_REFUNDABLE = ErrorDef("game.round_not_refundable", 409,
+                                "Vrátit vklad lze jen u rozehraného kola.",
+                                "Only a round in progress can have its stake refunded.")
+IDEMPOTENCY_KEY_INVALID = ErrorDef("game.idempotency_key_invalid", 400,
+                                   "Neplatný klíč Idempotency-Key (1–128 znaků).",
+                                   "Invalid Idempotency-Key (1-128 printable characters).")
+IDEMPOTENCY_CONFLICT = ErrorDef("game.idempotency_conflict", 409,
+                                "Tento Idempotency-Key byl již použit pro jiné herní kolo nebo akci.",
+                                "This Idempotency-Key was already used for a different round or action.")
+INVALID_BET = ErrorDef("game.invalid_bet", 422, "Neplatná sázka.", "Invalid bet.")
+INVALID_ACTION = ErrorDef("game.invalid_action", 422, "Tuto akci nyní nelze provést.",
+                          "This action is not possible now.")
+
+# QA forced outcomes ------------------------------------------------------------------------------------------------
+QA_FORCED_DISABLED = ErrorDef("game.qa_forced_outcomes_disabled", 403,
+                              "Vynucené výsledky (QA) nejsou na tomto prostředí povoleny.",
+                              "Forced outcomes (QA) are not enabled on this environment.")
+QA_FORCED_REAL_MONEY = ErrorDef("game.qa_forced_outcomes_real_money", 403,
+                                "Vynucené výsledky (QA) jsou možné jen ve hře o herní peníze.",
+                                "Forced outcomes (QA) are only possible in play-money mode.")
+QA_FORCED_INVALID = ErrorDef("game.qa_forced_outcomes_invalid", 422,
+                             "Vynucené tahy neodpovídají tomu, co hra potřebuje.",
+                             "The forced draws do not fit what the game draws.")
+
+
+def from_engine(exc) -> DomainError:
+    """A DomainError carrying an engine BetError/ActionError's own code, messages and details (status 422)."""
+    fallback = INVALID_ACTION if exc.__class__.__name__ == "ActionError" else INVALID_BET
+    code = getattr(exc, "code", None) or fallback.code
+    message_en = getattr(exc, "message_en", "") or fallback.message_en
+    message_cs = getattr(exc, "message_cs", "") or fallback.message_cs
+    details = {("detail_status" if k == "status" else str(k)): v
+               for k, v in dict(getattr(exc, "details", {}) or {}).items()}
+    return DomainError(code, message_cs, message_en, status=422, **details)

@@ -1,0 +1,222 @@
+"""Games platform selectors (reads): catalogue, open round, recall (game history), replay verification.
+
+Recall (GP §11(5)): the data stored with a round decide disputes, so a recall shows the bet, every step with its
+symbols and wins, the win credited (and whether the GP §8(3) cap cut it), the balance before and after, jackpot
+events and the actions; :func:`round_replay_check` re-runs the round from its record with the engine's
+``replay`` and says whether it reproduces the stored result.
+
+What a player sees of a round **in progress** is limited to the engine state's public keys (status, win so far,
+steps so far, what it waits for): the RNG draws and any other state keys stay hidden until the round ends,
+because an interactive feature's outcome is drawn before the choice is offered (GP §7(3)).
+"""
+from __future__ import annotations
+
+import copy
+
+from django.db.models import QuerySet
+
+from core import clock
+from core.money import Money
+from games import errors
+from games.models import Game, PlayerGameSettings, Round
+
+PUBLIC_STATE_KEYS = ("status", "win", "steps", "pending", "breakdown")
+
+
+def _money(amount: int | None, currency: str) -> dict | None:
+    return None if amount is None else Money(amount, currency).to_json()
+
+
+# --- catalogue --------------------------------------------------------------------------------------------------------
+def games_catalogue() -> QuerySet[Game]:
+    """The games a player can start now: the current version of each registered, enabled game."""
+    return Game.objects.filter(current=True, registered=True, enabled=True).order_by("code")
+
+
+def game_current(code: str) -> Game:
+    """The current catalogue row of a game (enabled or not; ``enabled`` tells the client)."""
+    from games.services import valid_game_code
+
+    row = Game.objects.filter(code=code, current=True, registered=True).first() if valid_game_code(code) else None
+    if row is None:
+        raise errors.GAME_NOT_FOUND()
+    return row
+
+
+def game_summary(row: Game) -> dict:
+    d = row.description or {}
+    return {
+        "code": row.code,
+        "version": row.version,
+        "name": row.name,
+        "name_cs": row.name_cs,
+        "kind": row.kind,
+        "enabled": row.enabled,
+        "declared": {
+            "rtp": str(row.rtp),
+            "rtp_with_jackpots": str(row.rtp_with_jackpots) if row.rtp_with_jackpots is not None else None,
+            "min_bet": Money(row.min_bet).to_json(),
+            "max_bet": Money(row.max_bet).to_json(),
+            "max_win": Money(row.max_win).to_json(),
+            "avg_hourly_loss": Money(row.avg_hourly_loss).to_json(),
+            "unfinished_deadline_days": row.unfinished_deadline_days,
+        },
+        "rules_cs": d.get("rules_cs", ""),
+        "rules_en": d.get("rules_en", ""),
+    }
+
+
+def game_detail(row: Game) -> dict:
+    """Summary plus the engine's full description (rules, paytable, bet options, layout)."""
+    return {**game_summary(row), "description": row.description}
+
+
+def player_bet_settings(player, game_code: str) -> dict | None:
+    """The player's last bet parameters for a game (remembered at every start), or None."""
+    row = PlayerGameSettings.objects.filter(player=player, game_code=game_code).first()
+    return row.bet_params if row else None
+
+
+def valid_round_id(round_id) -> int:
+    """A round id as an int within the database's range; anything else is simply not found."""
+    try:
+        value = int(round_id)
+    except (TypeError, ValueError):
+        raise errors.ROUND_NOT_FOUND()
+    if not 0 < value < 2**63:
+        raise errors.ROUND_NOT_FOUND()
+    return value
+
+
+# --- rounds ------------------------------------------------------------------------------------------------------------
+def round_open(player, *, play_money: bool = False) -> Round | None:
+    """GP §7(8)b: the player's round waiting for an action, to resume where it stopped (None when there is none
+    or it is past its deadline and will be ended by the sweeper)."""
+    return (Round.objects.select_related("game")
+            .filter(player=player, play_money=play_money, status=Round.Status.IN_PROGRESS, deadline__gt=clock.now())
+            .first())
+
+
+def rounds_history(player, *, play_money: bool = False) -> QuerySet[Round]:
+    """The player's rounds, newest first (paginate it)."""
+    return (Round.objects.select_related("game").prefetch_related("action_log")
+            .filter(player=player, play_money=play_money).order_by("-started_at", "-id"))
+
+
+def round_get(player, round_id) -> Round:
+    """One of the player's own rounds; another player's round does not exist for them (404)."""
+    round_id = valid_round_id(round_id)
+    rnd = Round.objects.select_related("game").prefetch_related("action_log").filter(pk=round_id, player=player).first()
+    if rnd is None:
+        raise errors.ROUND_NOT_FOUND()
+    return rnd
+
+
+def round_public(rnd: Round) -> dict:
+    """The player's view of a round (recall); an open round hides its draws and non-public state."""
+    state = rnd.state or {}
+    ended = rnd.status != Round.Status.IN_PROGRESS
+    cur = rnd.currency
+    log = {a.seq: a for a in rnd.action_log.all()}
+    return {
+        "id": rnd.pk,
+        "game": {"code": rnd.game_code, "version": rnd.game_version, "name": rnd.game.name,
+                 "name_cs": rnd.game.name_cs, "kind": rnd.game.kind},
+        "play_money": rnd.play_money,
+        "forced_outcome": rnd.forced_outcome,
+        "status": rnd.status,
+        "void_reason": rnd.void_reason,
+        "started_at": rnd.started_at,
+        "settled_at": rnd.settled_at,
+        "deadline": rnd.deadline,
+        "bet": rnd.bet_params,
+        "stake": _money(rnd.stake, cur),
+        "win": _money(rnd.win, cur),
+        "win_engine": _money(rnd.win_engine, cur),
+        "win_capped": rnd.win_capped,
+        "balance_before": _money(rnd.balance_before, cur),
+        "balance_after": _money(rnd.balance_after, cur),
+        "state": {k: state.get(k) for k in PUBLIC_STATE_KEYS if k in state},
+        "steps": state.get("steps", []),
+        "pending": state.get("pending") if not ended else None,
+        "jackpot_events": rnd.jackpot_events,
+        "actions": [
+            {"seq": i, "action": a, "at": log[i].created_at if i in log else None} for i, a in enumerate(rnd.actions)
+        ],
+        "draws": rnd.draws if ended else None,
+    }
+
+
+def round_staff(rnd: Round) -> dict:
+    """Everything stored with a round (staff, complaints, disputes GP §11(5))."""
+    data = round_public(rnd)
+    data.update({
+        "player_id": rnd.player_id,
+        "idempotency_key": rnd.idempotency_key,
+        "bet_request": rnd.bet_request,
+        "state": rnd.state,
+        "draws": rnd.draws,
+        "pending": (rnd.state or {}).get("pending"),
+        "void_detail": rnd.void_detail,
+        "forced_draws_left": rnd.forced_draws_left,
+        "last_activity_at": rnd.last_activity_at,
+    })
+    return data
+
+
+def rounds_recent(player, n: int = 10, *, play_money: bool = False) -> list[dict]:
+    """Game recall: the player's last ``n`` rounds (default 10), newest first, as recall records."""
+    return [round_public(r) for r in rounds_history(player, play_money=play_money)[: max(0, int(n))]]
+
+
+def round_recall(player, round_id) -> dict:
+    """Recall of one of the player's own rounds (404 for anyone else's)."""
+    return round_public(round_get(player, round_id))
+
+
+def round_recall_any(round_id) -> dict:
+    """Staff/complaints: the full record of any round."""
+    try:
+        rnd = Round.objects.select_related("game").prefetch_related("action_log").get(pk=valid_round_id(round_id))
+    except Round.DoesNotExist:
+        raise errors.ROUND_NOT_FOUND()
+    return round_staff(rnd)
+
+
+def round_record(rnd: Round) -> dict:
+    """The engine replay record of a round: bet, actions, draws and the stored state."""
+    return {"bet": copy.deepcopy(rnd.bet_params), "actions": copy.deepcopy(rnd.actions),
+            "draws": copy.deepcopy(rnd.draws), "state": copy.deepcopy(rnd.state)}
+
+
+def round_replay_check(rnd: Round) -> dict:
+    """Re-run the round from its record with the engine (``Game.replay``) on the version it pinned.
+
+    ``outcome``: ``match`` (the draws and actions reproduce the stored state exactly), ``mismatch``,
+    ``malfunction_reproduced`` (a round voided for malfunction fails the same way again), ``engine_unavailable``
+    (the version is no longer registered) or ``error``."""
+    from games.engine import ReplayMismatch, registry
+
+    result = {"round_id": rnd.pk, "game": rnd.game_code, "version": rnd.game_version, "draws": len(rnd.draws),
+              "actions": len(rnd.actions), "checked_at": clock.now()}
+    try:
+        engine_game = registry.get_game(rnd.game_code, rnd.game_version)
+    except KeyError:
+        return {**result, "verified": False, "outcome": "engine_unavailable", "detail": "version not registered"}
+    try:
+        engine_game.replay(round_record(rnd))
+    except ReplayMismatch as exc:
+        return {**result, "verified": False, "outcome": "mismatch", "detail": exc.message_en}
+    except Exception as exc:  # noqa: BLE001 - reported, not raised
+        detail = f"{exc.__class__.__name__}: {exc}"
+        if rnd.void_reason == Round.VoidReason.MALFUNCTION and detail[:200] in rnd.void_detail:
+            return {**result, "verified": True, "outcome": "malfunction_reproduced", "detail": detail[:500]}
+        return {**result, "verified": False, "outcome": "error", "detail": detail[:500]}
+    if rnd.void_reason == Round.VoidReason.MALFUNCTION:
+        return {**result, "verified": False, "outcome": "mismatch", "detail": "the stored malfunction did not recur"}
+    return {**result, "verified": True, "outcome": "match", "detail": ""}
+
+
+def round_verify(player, round_id) -> dict:
+    """The replay check of one of the player's own rounds."""
+    return round_replay_check(round_get(player, round_id))

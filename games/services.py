@@ -1,0 +1,634 @@
+"""Games platform services (writes): rounds, their settlement and voiding, catalogue sync.
+
+The flow of one round (design.md "Flow of one spin"), in ONE database transaction:
+
+    wallet_lock -> refuse a round in progress (GP §7(6)) or a start less than 2 s after the previous one
+    (GP §7(9)) -> engine.validate_bet -> limits.stake_check (which also asks accounts.betting_refusal) ->
+    wallet.stake_debit -> engine.start with the platform RNG wrapped in RecordingRNG -> jackpot hook ->
+    if finished: limits.win_cap, wallet.win_credit (capped), limits.stake_settled; else the round waits for
+    the player (round_act). A voided round (deadline, malfunction, staff) gets wallet.stake_refund and
+    limits.stake_voided (not a decided bet).
+
+Other apps are called through their contract functions (docs/contracts.md), imported inside the functions.
+A malfunction (the engine raising or returning a broken state) voids the round and returns the stake inside the
+same transaction (the engine is pure Python and touched nothing else), so the voided round, the debit and the
+refund commit together and the record shows what happened.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import math
+import re
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from core import clock
+from core.audit import Actor, audit_record
+from core.money import Money
+from games import errors, hooks
+from games.models import Game, PlayerGameSettings, Round, RoundAction
+
+logger = logging.getLogger("games")
+
+LIMITS_KIND = "technical"  # the kind of gambling (GP §6(1)): internet technical games
+MAX_FORCED_DRAWS = 10_000
+
+
+# --- helpers ---------------------------------------------------------------------------------------------------------
+def _currency() -> str:
+    return getattr(settings, "PLATFORM_CURRENCY", "CZK")
+
+
+def min_round_seconds() -> float:
+    """GP §7(9): a round never lasts less than this; the next start of a player waits at least this long."""
+    return float(settings.GP.get("MIN_ROUND_SECONDS", 2))
+
+
+def qa_forced_outcomes_enabled() -> bool:
+    """settings.GAMES_QA_FORCED_OUTCOMES (default False). Even when True, only play-money rounds may use it."""
+    return bool(getattr(settings, "GAMES_QA_FORCED_OUTCOMES", False))
+
+
+def _ref(rnd: Round, what: str) -> str:
+    """Wallet references, unique per round and movement (the wallet is idempotent on them)."""
+    return f"games:round:{rnd.pk}:{what}"
+
+
+def _check_key(key) -> None:
+    if not isinstance(key, str) or not (1 <= len(key) <= 128) or not key.isprintable():
+        raise errors.IDEMPOTENCY_KEY_INVALID()
+
+
+def _jsonable(value):
+    return json.loads(json.dumps(value, allow_nan=False))
+
+
+def _request_json(value, error) -> None:
+    """A bet/action from a request must be storable as jsonb (no NaN, no NUL characters), else ``error``."""
+    try:
+        text = json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        raise error(reason="not plain JSON")
+    if "\\u0000" in text:
+        raise error(reason="NUL characters are not allowed")
+
+
+GAME_CODE_RE = re.compile(r"^[a-z0-9_]{1,60}$")
+
+
+def valid_game_code(code) -> bool:
+    return isinstance(code, str) and bool(GAME_CODE_RE.match(code))
+
+
+def _balance(player) -> int:
+    from wallet.selectors import balance
+
+    return balance(player).amount
+
+
+def _engine_game(code: str, version: int | None = None):
+    from games.engine import registry
+
+    if not valid_game_code(code):
+        raise errors.GAME_NOT_FOUND(game=str(code)[:60].replace("\x00", ""))
+    try:
+        return registry.get_game(code, version)
+    except KeyError:
+        if version is None:
+            raise errors.GAME_NOT_FOUND(game=code)
+        raise errors.GAME_UNAVAILABLE(game=code, version=version)
+
+
+class _BadState(Exception):
+    """The engine returned a state that breaks the contract (a malfunction)."""
+
+
+def _clean_state(state) -> dict:
+    """The engine state as stored JSON; a state breaking the contract of base.Game.start is a malfunction."""
+    from games.engine import STATUS_AWAITING_ACTION, STATUS_FINISHED
+
+    if not isinstance(state, dict):
+        raise _BadState(f"the state is a {type(state).__name__}, not a dict")
+    try:
+        clean = _jsonable(state)
+    except (TypeError, ValueError) as exc:
+        raise _BadState(f"the state is not JSON-serialisable: {exc}") from exc
+    status = clean.get("status")
+    if status not in (STATUS_FINISHED, STATUS_AWAITING_ACTION):
+        raise _BadState(f"unknown state status {status!r}")
+    win = clean.get("win")
+    if isinstance(win, bool) or not isinstance(win, int) or win < 0:
+        raise _BadState(f"invalid win {win!r}")
+    if not isinstance(clean.get("steps", []), list):
+        raise _BadState("steps must be a list")
+    if status == STATUS_AWAITING_ACTION and not clean.get("pending"):
+        raise _BadState("an awaiting round must say what it waits for (pending)")
+    return clean
+
+
+class _ForcedRNG:
+    """QA forced outcome: the given draws first (through the engine's ReplayRNG), then the platform RNG.
+
+    Play money only (see :func:`_check_forced`). A draw that does not fit (another range) is a refusal."""
+
+    def __init__(self, forced: list, fallback):
+        from games.engine import ReplayRNG
+
+        self._forced = [list(d) for d in forced]
+        self._replay = ReplayRNG(self._forced)
+        self._used = 0
+        self._fallback = fallback
+        self.mismatch: str | None = None
+
+    def randbelow(self, n: int) -> int:
+        if self._used < len(self._forced):
+            try:
+                value = self._replay.randbelow(n)
+            except Exception as exc:
+                self.mismatch = str(exc)
+                raise
+            self._used += 1
+            return value
+        return self._fallback.randbelow(n)
+
+    def left(self) -> list:
+        return self._forced[self._used:]
+
+
+def _check_forced(forced_draws, play_money: bool) -> list | None:
+    """QA forced outcomes: never with real money, and only when settings.GAMES_QA_FORCED_OUTCOMES is True."""
+    if forced_draws is None:
+        return None
+    if not play_money:
+        raise errors.QA_FORCED_REAL_MONEY()
+    if not qa_forced_outcomes_enabled():
+        raise errors.QA_FORCED_DISABLED()
+    ok = isinstance(forced_draws, list) and len(forced_draws) <= MAX_FORCED_DRAWS
+    if ok:
+        for d in forced_draws:
+            if not (isinstance(d, (list, tuple)) and len(d) == 2
+                    and all(isinstance(x, int) and not isinstance(x, bool) for x in d) and 0 <= d[1] < d[0]):
+                ok = False
+                break
+    if not ok:
+        raise errors.QA_FORCED_INVALID(reason="forced_draws must be a list of [n, value] with 0 <= value < n")
+    return [list(d) for d in forced_draws]
+
+
+def _rng_for(forced: list | None):
+    from core.rng import get_rng
+    from games.engine import RecordingRNG
+
+    source = _ForcedRNG(forced, get_rng()) if forced is not None else get_rng()
+    return source, RecordingRNG(source)
+
+
+def _describe_exc(exc: BaseException) -> str:
+    return f"{exc.__class__.__name__}: {exc}"[:2000]
+
+
+# --- catalogue ---------------------------------------------------------------------------------------------------------
+def _row_data(g) -> dict:
+    d = g.declared
+    description = _jsonable(g.describe())
+    return {
+        "name": g.name,
+        "name_cs": getattr(g, "name_cs", "") or description.get("name_cs", "") or "",
+        "kind": g.kind,
+        "rtp": d.rtp,
+        "rtp_with_jackpots": d.rtp_with_jackpots,
+        "min_bet": d.min_bet,
+        "max_bet": d.max_bet,
+        "max_win": d.max_win,
+        "avg_hourly_loss": d.avg_hourly_loss,
+        "unfinished_deadline_days": d.unfinished_deadline_days,
+        "description": description,
+    }
+
+
+def _upsert_current(g, now) -> tuple[Game, bool]:
+    data = _row_data(g)
+    Game.objects.filter(code=g.code, current=True).exclude(version=g.version).update(current=False)
+    row, created = Game.objects.update_or_create(
+        code=g.code, version=g.version, defaults={**data, "current": True, "registered": True, "synced_at": now}
+    )
+    return row, created
+
+
+def games_sync(*, actor: Actor | None = None) -> dict:
+    """Sync the catalogue from the engine registry: a row per (code, version), the newest version current.
+
+    New games start enabled (registered in the engine = shipped); the operator disables one in the admin.
+    A game whose description cannot be built is reported and skipped, the others are synced."""
+    from games.engine import registry
+
+    actor = actor or Actor.system("games.sync")
+    now = clock.now()
+    report: dict = {"created": [], "updated": [], "unregistered": [], "errors": {}}
+    with transaction.atomic():
+        for g in registry.list_games():
+            try:
+                with transaction.atomic():
+                    row, created = _upsert_current(g, now)
+            except Exception as exc:  # noqa: BLE001 - one broken game must not block the catalogue
+                logger.exception("games_sync: %s v%s failed", g.code, g.version)
+                report["errors"][f"{g.code}@{g.version}"] = _describe_exc(exc)
+                continue
+            report["created" if created else "updated"].append(f"{g.code}@{g.version}")
+        for row in Game.objects.filter(registered=True):
+            try:
+                registry.get_game(row.code, row.version)
+            except KeyError:
+                Game.objects.filter(pk=row.pk).update(registered=False, current=False)
+                report["unregistered"].append(f"{row.code}@{row.version}")
+        if report["created"] or report["unregistered"]:
+            audit_record(actor=actor, action="games.catalogue_synced", object_type="games.game",
+                         created=report["created"], unregistered=report["unregistered"])
+    return report
+
+
+def _game_row(g) -> Game:
+    """The catalogue row of an engine game version; created on first use when the sync has not run yet."""
+    row = Game.objects.filter(code=g.code, version=g.version).first()
+    if row is not None:
+        return row
+    try:
+        with transaction.atomic():
+            row, _ = _upsert_current(g, clock.now())
+    except IntegrityError:
+        row = Game.objects.get(code=g.code, version=g.version)
+    return row
+
+
+def game_set_enabled(*, game: Game, enabled: bool, actor: Actor) -> Game:
+    """Operator switch: a disabled game starts no new round; rounds in progress can still be finished."""
+    with transaction.atomic():
+        row = Game.objects.select_for_update().get(pk=game.pk)
+        if row.enabled != enabled:
+            old = row.enabled
+            row.enabled = enabled
+            row.save(update_fields=["enabled"])
+            audit_record(actor=actor, action="games.game_enabled" if enabled else "games.game_disabled", obj=row,
+                         old={"enabled": old}, new={"enabled": enabled})
+    return row
+
+
+def _remember_settings(player, game_code: str, bet_params: dict, now) -> None:
+    PlayerGameSettings.objects.update_or_create(
+        player=player, game_code=game_code, defaults={"bet_params": bet_params, "updated_at": now}
+    )
+
+
+# --- refusals ----------------------------------------------------------------------------------------------------------
+def _refuse_open_round(player, play_money: bool, now) -> None:
+    """GP §7(6): no other bet while a round is open. An open round past its deadline is ended here (GP §7(8)b)."""
+    open_round = (Round.objects.select_for_update()
+                  .filter(player=player, play_money=play_money, status=Round.Status.IN_PROGRESS).first())
+    if open_round is None:
+        return
+    if open_round.deadline <= now:
+        _void(open_round, reason=Round.VoidReason.DEADLINE, detail="ended at the next start after the deadline",
+              actor=Actor.system("games.deadline"), now=now)
+        return
+    raise errors.ROUND_IN_PROGRESS(round_id=open_round.pk, game=open_round.game_code)
+
+
+def _refuse_too_soon(player, now) -> None:
+    """GP §7(9): a round never lasts less than 2 s: the next round starts at least MIN_ROUND_SECONDS later."""
+    last = (Round.objects.filter(player=player, play_money=False).order_by("-started_at")
+            .values_list("started_at", flat=True).first())
+    if last is None:
+        return
+    wait = timedelta(seconds=min_round_seconds()) - (now - last)
+    if wait > timedelta(0):
+        raise errors.ROUND_TOO_SOON(retry_after_ms=math.ceil(wait / timedelta(milliseconds=1)),
+                                    min_round_seconds=min_round_seconds())
+
+
+def _validate_bet(engine_game, bet: dict):
+    from games.engine import BetError
+
+    try:
+        return engine_game.validate_bet(copy.deepcopy(bet))
+    except BetError as exc:
+        raise errors.from_engine(exc)
+    except Exception:  # noqa: BLE001 - the engine could not read this bet: refuse, nothing taken; logged for ops
+        logger.exception("validate_bet of %s v%s raised on a bet", engine_game.code, engine_game.version)
+        raise errors.INVALID_BET(reason="the game could not read this bet")
+
+
+# --- settlement and voiding --------------------------------------------------------------------------------------------
+def _settle(rnd: Round, *, actor: Actor, now) -> None:
+    """A finished round: cap the win (GP §8(3)), credit it, tell limits the decided bet (GP §6(7))."""
+    currency = rnd.currency
+    paid, capped = rnd.win_engine, False
+    if not rnd.play_money:
+        from limits.services import stake_settled, win_cap
+        from wallet.services import win_credit
+
+        if rnd.win_engine > 0:
+            capped_money, capped = win_cap(win=Money(rnd.win_engine, currency))
+            paid = capped_money.amount
+        if paid > 0:
+            win_credit(player=rnd.player, amount=Money(paid, currency), reference=_ref(rnd, "win"), actor=actor)
+        stake_settled(player=rnd.player, kind=LIMITS_KIND, stake=Money(rnd.stake, currency),
+                      win=Money(paid, currency), started_at=rnd.started_at, settled_at=now,
+                      round_ref=_ref(rnd, "bet"), game_code=rnd.game_code)
+        rnd.balance_after = _balance(rnd.player)
+    rnd.win = paid
+    rnd.win_capped = bool(capped)
+    rnd.status = Round.Status.FINISHED
+    rnd.settled_at = now
+    rnd.last_activity_at = now
+    rnd.save()
+    audit_record(actor=actor, action="games.round_settled", obj=rnd,
+                 new={"status": rnd.status, "stake": rnd.stake, "win": rnd.win, "win_engine": rnd.win_engine,
+                      "win_capped": rnd.win_capped}, play_money=rnd.play_money)
+
+
+def _void(rnd: Round, *, reason: str, detail: str, actor: Actor, now, status: str = Round.Status.VOIDED) -> None:
+    """End a round without paying its win and return the stake (real money): deadline, malfunction, staff."""
+    if not rnd.play_money:
+        from limits.services import stake_voided
+        from wallet.services import stake_refund
+
+        if rnd.stake > 0:
+            stake_refund(player=rnd.player, amount=Money(rnd.stake, rnd.currency), reference=_ref(rnd, "refund"),
+                         actor=actor)
+        # Not a decided bet (GP §6(7)): limits takes the stake back out of its counters and clears the open bet.
+        stake_voided(player=rnd.player, kind=LIMITS_KIND, at=now, round_ref=_ref(rnd, "bet"), reason=reason)
+    old_status = rnd.status
+    rnd.status = status
+    rnd.void_reason = reason
+    rnd.void_detail = detail[:2000]
+    rnd.win = 0
+    rnd.win_capped = False
+    rnd.settled_at = now
+    rnd.last_activity_at = now
+    if not rnd.play_money:
+        rnd.balance_after = _balance(rnd.player)
+    rnd.save()
+    audit_record(actor=actor, action="games.round_voided" if status == Round.Status.VOIDED else "games.round_refunded",
+                 obj=rnd, old={"status": old_status}, new={"status": status, "void_reason": reason},
+                 stake_returned=rnd.stake if not rnd.play_money else 0, accrued_win_not_paid=rnd.win_engine,
+                 detail=rnd.void_detail, play_money=rnd.play_money)
+
+
+# --- rounds -------------------------------------------------------------------------------------------------------------
+def _replay_or_conflict(existing: Round, *, game_code: str, bet, play_money: bool) -> Round:
+    try:
+        same_bet = existing.bet_request == _jsonable(bet)
+    except (TypeError, ValueError):
+        same_bet = False
+    if existing.game_code != game_code or existing.play_money != play_money or not same_bet:
+        raise errors.IDEMPOTENCY_CONFLICT(round_id=existing.pk)
+    existing.replayed = True
+    return existing
+
+
+def round_play(*, player, game_code: str, bet: dict, idempotency_key: str, actor: Actor,
+               play_money: bool = False, forced_draws: list | None = None) -> Round:
+    """Start a round (the start button, GP §7(6)) and run it as far as it goes without the player.
+
+    Idempotent on (player, idempotency_key): a replay returns the same round (``round.replayed = True``) and moves
+    nothing; the same key with another game or bet is refused. ``play_money=True`` plays without the wallet,
+    limits or jackpots (for trying games); ``forced_draws`` (QA) feeds the given draws through the engine's
+    ReplayRNG and is refused unless play money and settings.GAMES_QA_FORCED_OUTCOMES.
+
+    Returns the round: ``finished`` (settled), ``in_progress`` (waits for round_act) or ``voided`` (malfunction:
+    the stake was returned).
+    """
+    _check_key(idempotency_key)
+    forced = _check_forced(forced_draws, play_money)
+    if not isinstance(bet, dict):
+        raise errors.INVALID_BET(reason="the bet must be a JSON object")
+    _request_json(bet, errors.INVALID_BET)
+    engine_game = _engine_game(game_code)
+    currency = _currency()
+    with transaction.atomic():
+        if not play_money:
+            from wallet.services import wallet_lock
+
+            wallet_lock(player=player)  # every money and limit decision of this player runs under this lock
+        existing = Round.objects.filter(player=player, idempotency_key=idempotency_key).first()
+        if existing is not None:
+            return _replay_or_conflict(existing, game_code=game_code, bet=bet, play_money=play_money)
+        now = clock.now()
+        _refuse_open_round(player, play_money, now)
+        if not play_money:
+            _refuse_too_soon(player, now)
+        row = _game_row(engine_game)
+        if not row.enabled:
+            raise errors.GAME_DISABLED(game=engine_game.code)
+        bet_obj = _validate_bet(engine_game, bet)
+        stake = Money(bet_obj.total_stake, currency)
+        fields = dict(
+            player=player, game=row, game_code=engine_game.code, game_version=engine_game.version,
+            play_money=play_money, forced_outcome=forced is not None, idempotency_key=idempotency_key,
+            status=Round.Status.IN_PROGRESS, bet_request=_jsonable(bet), bet_params=_jsonable(bet_obj.params),
+            stake=bet_obj.total_stake, currency=currency, started_at=now, last_activity_at=now,
+            deadline=clock.add_days(now, engine_game.declared.unfinished_deadline_days),
+        )
+        try:
+            with transaction.atomic():
+                rnd = Round.objects.create(**fields)  # rolls back with everything else on a refusal below
+        except IntegrityError:
+            # A concurrent twin (play money runs without the wallet lock) won the unique index.
+            existing = Round.objects.filter(player=player, idempotency_key=idempotency_key).first()
+            if existing is not None:
+                return _replay_or_conflict(existing, game_code=game_code, bet=bet, play_money=play_money)
+            raise errors.ROUND_IN_PROGRESS()
+        if not play_money:
+            from limits.services import stake_check
+            from wallet.services import stake_debit
+
+            # Limits (self-limits GP §6, 120/15 break GP §7(4), hourly loss GP §8(5), account state and the
+            # exclusion register through accounts.betting_refusal) decide under the wallet lock.
+            stake_check(player=player, kind=LIMITS_KIND, stake=stake, game_code=engine_game.code,
+                        game_max_bet=Money(engine_game.declared.max_bet, currency), now=now,
+                        round_ref=_ref(rnd, "bet"))
+            rnd.balance_before = _balance(player)
+            # GP §7(3): the stake is deducted before the round's result exists.
+            stake_debit(player=player, amount=stake, reference=_ref(rnd, "stake"), actor=actor)
+        source, rec = _rng_for(forced)
+        try:
+            state = _clean_state(engine_game.start(bet_obj, rec))
+        except Exception as exc:  # noqa: BLE001 - an engine failure is a malfunction of this round
+            if forced is not None and source.mismatch:
+                raise errors.QA_FORCED_INVALID(reason=source.mismatch)
+            logger.exception("round %s: engine start of %s v%s failed", rnd.pk, engine_game.code, engine_game.version)
+            rnd.draws = rec.draws
+            _void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"start: {_describe_exc(exc)}", actor=actor,
+                  now=now)
+            rnd.replayed = False
+            return rnd
+        rnd.draws = rec.draws
+        rnd.state = state
+        rnd.win_engine = state["win"]
+        if forced is not None:
+            rnd.forced_draws_left = source.left()
+        if play_money:
+            rnd.jackpot_events = list(state.get("jackpot_events") or [])
+        else:
+            hooks.jackpot_contribute_and_evaluate(player=player, round=rnd, bet=bet_obj, state=state, stage="start")
+        _remember_settings(player, engine_game.code, rnd.bet_params, now)
+        audit_record(actor=actor, action="games.round_started", obj=rnd,
+                     new={"game": f"{rnd.game_code}@{rnd.game_version}", "stake": rnd.stake,
+                          "status": state["status"]}, play_money=play_money, forced_outcome=rnd.forced_outcome)
+        if state["status"] == "finished":
+            _settle(rnd, actor=actor, now=now)
+        else:
+            rnd.save()
+    rnd.replayed = False
+    return rnd
+
+
+def round_act(*, player, round_id, action: dict, idempotency_key: str, actor: Actor) -> Round:
+    """Continue an interactive round (pick bonus, free spins, gamble) with one player action.
+
+    The player's choice never changes the result (GP §7(3); the engine drew it before offering the choice).
+    When the round finishes it is settled as in round_play. Idempotent on (round, idempotency_key). Past the
+    game's deadline the round is ended and the stake returned instead (GP §7(8)b). An engine failure voids the
+    round and returns the stake (malfunction).
+    """
+    from games.engine import ActionError
+
+    _check_key(idempotency_key)
+    if not isinstance(action, dict):
+        raise errors.INVALID_ACTION(reason="the action must be a JSON object")
+    _request_json(action, errors.INVALID_ACTION)
+    from games.selectors import valid_round_id
+
+    round_id = valid_round_id(round_id)
+    with transaction.atomic():
+        head = Round.objects.filter(pk=round_id, player=player).values("play_money").first()
+        if head is None:
+            raise errors.ROUND_NOT_FOUND()
+        if not head["play_money"]:
+            from wallet.services import wallet_lock
+
+            wallet_lock(player=player)
+        rnd = Round.objects.select_for_update().select_related("player").get(pk=round_id)
+        done = RoundAction.objects.filter(round=rnd, idempotency_key=idempotency_key).first()
+        if done is not None:
+            if done.action != _jsonable(action):
+                raise errors.IDEMPOTENCY_CONFLICT(round_id=rnd.pk)
+            rnd.replayed = True
+            return rnd
+        if rnd.status != Round.Status.IN_PROGRESS:
+            raise errors.ROUND_NOT_IN_PROGRESS(round_id=rnd.pk, round_status=rnd.status)
+        now = clock.now()
+        if now >= rnd.deadline:
+            _void(rnd, reason=Round.VoidReason.DEADLINE, detail="action after the deadline",
+                  actor=Actor.system("games.deadline"), now=now)
+            rnd.replayed = False
+            return rnd
+        engine_game = _engine_game(rnd.game_code, rnd.game_version)
+        forced = list(rnd.forced_draws_left) if rnd.forced_outcome else None
+        source, rec = _rng_for(forced)
+        clean_action = _jsonable(action)
+        draws_before = len(rnd.draws)
+        try:
+            state = _clean_state(engine_game.act(copy.deepcopy(rnd.state), copy.deepcopy(clean_action), rec))
+            failure = None
+        except ActionError as exc:
+            raise errors.from_engine(exc)
+        except Exception as exc:  # noqa: BLE001 - an engine failure is a malfunction of this round
+            if forced is not None and source.mismatch:
+                raise errors.QA_FORCED_INVALID(reason=source.mismatch)
+            logger.exception("round %s: engine act failed", rnd.pk)
+            state, failure = None, exc
+        rnd.draws = rnd.draws + rec.draws
+        rnd.actions = rnd.actions + [clean_action]
+        RoundAction.objects.create(round=rnd, seq=len(rnd.actions) - 1, action=clean_action,
+                                   idempotency_key=idempotency_key, draws_before=draws_before,
+                                   draws_after=len(rnd.draws), created_at=now)
+        if failure is not None:
+            _void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"act: {_describe_exc(failure)}", actor=actor,
+                  now=now)
+            rnd.replayed = False
+            return rnd
+        rnd.state = state
+        rnd.win_engine = state["win"]
+        rnd.last_activity_at = now
+        if forced is not None:
+            rnd.forced_draws_left = source.left()
+        if rnd.play_money:
+            rnd.jackpot_events = list(state.get("jackpot_events") or [])
+        else:
+            hooks.jackpot_contribute_and_evaluate(player=player, round=rnd, bet=None, state=state, stage="act")
+        if state["status"] == "finished":
+            _settle(rnd, actor=actor, now=now)
+        else:
+            rnd.save()
+    rnd.replayed = False
+    return rnd
+
+
+def round_refund(*, round_id: int, reason: str, actor: Actor) -> Round:
+    """Staff: end a round in progress and return its stake (status refunded), e.g. a stuck round after a
+    complaint or a withdrawn game version. Finished rounds are remedied by complaints, not here."""
+    from games.selectors import valid_round_id
+
+    round_id = valid_round_id(round_id)
+    with transaction.atomic():
+        head = Round.objects.filter(pk=round_id).select_related("player").first()
+        if head is None:
+            raise errors.ROUND_NOT_FOUND()
+        if not head.play_money:
+            from wallet.services import wallet_lock
+
+            wallet_lock(player=head.player)
+        rnd = Round.objects.select_for_update().select_related("player").get(pk=round_id)
+        if rnd.status != Round.Status.IN_PROGRESS:
+            raise errors.ROUND_NOT_REFUNDABLE(round_id=rnd.pk, round_status=rnd.status)
+        _void(rnd, reason=Round.VoidReason.STAFF, detail=reason or "staff refund", actor=actor, now=clock.now(),
+              status=Round.Status.REFUNDED)
+    return rnd
+
+
+def round_expire(*, round_id: int, now=None, actor: Actor | None = None) -> bool:
+    """GP §7(8)b: end one round left unfinished past its game's deadline and return the stake (voided).
+
+    Own transaction; locks in the house order (the player's wallet, then the round, skipping a round another
+    worker holds). Returns False when there is nothing to do (already ended, not due, or claimed elsewhere)."""
+    now = now or clock.now()
+    actor = actor or Actor.system("games.sweeper")
+    with transaction.atomic():
+        head = (Round.objects.filter(pk=round_id, status=Round.Status.IN_PROGRESS, deadline__lte=now)
+                .select_related("player").first())
+        if head is None:
+            return False
+        if not head.play_money:
+            from wallet.services import wallet_lock
+
+            wallet_lock(player=head.player)
+        rnd = (Round.objects.select_for_update(skip_locked=True).select_related("player")
+               .filter(pk=round_id, status=Round.Status.IN_PROGRESS, deadline__lte=now).first())
+        if rnd is None:
+            return False
+        _void(rnd, reason=Round.VoidReason.DEADLINE,
+              detail="unfinished past the game's deadline: stake returned, accrued win not paid (GP §7(8)b)",
+              actor=actor, now=now)
+    return True
+
+
+def rounds_expire_due(*, now=None, batch: int = 500) -> dict:
+    """Sweeper: void every round in progress past its deadline (each in its own transaction; safe to run twice
+    or on two workers at once). Returns counts."""
+    now = now or clock.now()
+    ids = list(Round.objects.filter(status=Round.Status.IN_PROGRESS, deadline__lte=now)
+               .order_by("deadline", "id").values_list("pk", flat=True)[:batch])
+    done = failed = 0
+    for pk in ids:
+        try:
+            if round_expire(round_id=pk, now=now):
+                done += 1
+        except Exception:  # noqa: BLE001 - one bad round must not stop the others
+            failed += 1
+            logger.exception("expiring round %s failed", pk)
+    return {"due": len(ids), "voided": done, "failed": failed}

@@ -1,0 +1,68 @@
+"""Helpers of the games platform tests (personas with money, API calls)."""
+from __future__ import annotations
+
+import itertools
+import uuid
+
+from rest_framework.test import APIClient
+
+from accounts.testing import make_player, token_for
+from core.audit import Actor
+from core.money import Money
+
+ROULETTE = "european_roulette"
+RED_100 = {"bets": [{"type": "red", "amount": 100}]}  # pocket 1 is red (wins 200), pocket 0 loses
+_refs = itertools.count(1)
+
+
+def fund(player, amount: int) -> None:
+    """Put ``amount`` minor units on the player's account through the wallet's contract function."""
+    from wallet.services import adjustment_credit
+
+    adjustment_credit(player=player, amount=Money(amount), reference=f"test-fund-{uuid.uuid4().hex}",
+                      reason="test funding", actor=Actor.system("tests"))
+
+
+def balance(player) -> int:
+    from wallet.selectors import balance as wallet_balance
+
+    return wallet_balance(player).amount
+
+
+def funded_player(amount: int = 100_000, **kw):
+    player = make_player(**kw)
+    if amount:
+        fund(player, amount)
+    return player
+
+
+def client_for(player) -> APIClient:
+    c = APIClient(raise_request_exception=False)
+    c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
+    return c
+
+
+def key() -> str:
+    return f"k-{uuid.uuid4().hex}"
+
+
+def start(c, game=ROULETTE, bet=None, idem=None, **extra):
+    body = {"game": game, "bet": RED_100 if bet is None else bet, **extra}
+    return c.post("/api/v1/games/rounds", body, format="json", HTTP_IDEMPOTENCY_KEY=idem or key())
+
+
+def act(c, round_id, action, idem=None):
+    return c.post(f"/api/v1/games/rounds/{round_id}/actions", {"action": action}, format="json",
+                  HTTP_IDEMPOTENCY_KEY=idem or key())
+
+
+def play_money(c, game=ROULETTE, bet=None, idem=None, **extra):
+    body = {"game": game, "bet": RED_100 if bet is None else bet, **extra}
+    headers = {"HTTP_IDEMPOTENCY_KEY": idem} if idem else {}
+    return c.post("/api/v1/games/play-money/rounds", body, format="json", **headers)
+
+
+def rounds_count(player, **filters) -> int:
+    from games.models import Round
+
+    return Round.objects.filter(player=player, **filters).count()

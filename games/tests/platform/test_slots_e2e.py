@@ -1,0 +1,221 @@
+"""End to end through the API with the shipped games: Kobushi pick bonus and Big Cat free spins, Fruit King
+gamble, roulette bets. Feature rounds are found by searching seeds of core.rng.SeededRNG with the pure engine
+(the platform then draws the same numbers through core.rng.use_rng), or replayed as QA forced draws in play
+money. A test whose game is not registered yet is skipped."""
+from __future__ import annotations
+
+import pytest
+
+from core.rng import SeededRNG, use_rng
+from games.engine import RecordingRNG, registry
+from games.models import Round
+from games.tests.platform.helpers import act, balance, client_for, funded_player, play_money, start
+from games.tests.platform.testgames import FixedRNG
+
+
+def _registered(code: str) -> bool:
+    try:
+        registry.get_game(code)
+        return True
+    except KeyError:
+        return False
+
+
+needs = {code: pytest.mark.skipif(not _registered(code), reason=f"{code} is not registered in the engine yet")
+         for code in ("kobushi", "fruit_king", "simply_the_best_27")}
+
+
+def find_seed(code: str, bet: dict, predicate, limit: int = 50_000) -> int:
+    """The first seed whose round start (pure engine) satisfies ``predicate(state)``."""
+    g = registry.get_game(code)
+    b = g.validate_bet(bet)
+    for seed in range(limit):
+        if predicate(g.start(b, SeededRNG(seed))):
+            return seed
+    raise AssertionError(f"no seed below {limit} gives the wanted {code} round")
+
+
+def start_draws(code: str, bet: dict, seed: int) -> list:
+    g = registry.get_game(code)
+    rec = RecordingRNG(SeededRNG(seed))
+    g.start(g.validate_bet(bet), rec)
+    return rec.draws
+
+
+def finish_round(c, rid: int, choose=lambda options: options[0], limit: int = 500) -> dict:
+    """Answer the round's pending actions through the API until it ends (a pick chooses with ``choose``)."""
+    body = c.get(f"/api/v1/games/rounds/{rid}").json()
+    for _ in range(limit):
+        if body["status"] != "in_progress":
+            return body
+        options = body["pending"]["options"]
+        r = act(c, rid, choose(options))
+        assert r.status_code == 200, r.json()
+        body = r.json()
+    raise AssertionError("the round did not end")
+
+
+def _features(state) -> list:
+    return state["steps"][0].get("features", [])
+
+
+# --- Kobushi ----------------------------------------------------------------------------------------------------------
+KOBUSHI_MAX_BET = {"lines": 30, "coins": 5, "coin_value": 10}  # jackpot-eligible (rules §9), 15 CZK
+
+
+@needs["kobushi"]
+def test_a_kobushi_pick_bonus_is_played_through_picks_resumed_and_paid_whatever_the_player_picks(clock):
+    seed = find_seed("kobushi", KOBUSHI_MAX_BET,
+                     lambda s: _features(s) == ["kobushi_bonus"] and s["status"] == "awaiting_action")
+    results = []
+    for choose in (lambda o: o[0], lambda o: o[-1]):  # two players, same draws, different picks (GP §7(3))
+        player = funded_player(100_000)
+        c = client_for(player)
+        with use_rng(SeededRNG(seed)):
+            r = start(c, game="kobushi", bet=KOBUSHI_MAX_BET)
+            assert r.status_code == 201, r.json()
+            body = r.json()
+            assert body["status"] == "in_progress" and body["pending"]["type"] == "pick"
+            assert "bonus" not in body["state"] and body["draws"] is None  # the drawn prizes stay hidden
+            assert balance(player) == 100_000 - 1_500
+            rid = body["id"]
+            # One pick, then the player goes away and comes back: the round resumes where it stopped.
+            act(c, rid, choose(body["pending"]["options"]))
+            c = client_for(player)
+            opened = c.get("/api/v1/games/rounds/open").json()["round"]
+            assert opened["id"] == rid and len(opened["pending"]["picked"]) == 1
+            done = finish_round(c, rid, choose)
+        rnd = Round.objects.get(pk=rid)
+        bonus = rnd.state["bonus"]
+        assert done["status"] == "finished" and not bonus["active"]
+        assert rnd.state["breakdown"]["bonus"] == bonus["prize_multiplier"] * 1_500  # m x stake however it ends
+        assert rnd.win == min(rnd.win_engine, 5_000_000) and done["win"]["amount"] == rnd.win
+        assert balance(player) == 100_000 - 1_500 + rnd.win
+        assert rnd.jackpot_events == rnd.state["jackpot_events"]
+        assert c.get(f"/api/v1/games/rounds/{rid}/verify").json()["outcome"] == "match"
+        results.append((rnd.win_engine, [s.get("reveal") for s in rnd.state["steps"] if s["type"] == "pick"],
+                        [a["index"] for a in rnd.actions]))
+    assert results[0][0] == results[1][0] and results[0][1] == results[1][1]  # same prizes in the same order
+    assert results[0][2] != results[1][2]  # although other positions were picked
+
+
+@needs["kobushi"]
+def test_kobushi_big_cat_free_spins_are_played_spin_by_spin_and_settled_once(clock):
+    bet = {"lines": 30, "coins": 1, "coin_value": 10}
+    seed = find_seed("kobushi", bet, lambda s: _features(s) == ["big_cat_free_spins"])
+    player = funded_player(100_000)
+    c = client_for(player)
+    with use_rng(SeededRNG(seed)):
+        body = start(c, game="kobushi", bet=bet).json()
+        assert body["status"] == "in_progress" and body["pending"]["type"] == "free_spin"
+        spins_awarded = body["pending"]["spins_left"]
+        assert 5 <= spins_awarded <= 20 and 2 <= body["pending"]["multiplier"] <= 5
+        done = finish_round(c, body["id"])
+    rnd = Round.objects.get(pk=body["id"])
+    free = [s for s in rnd.state["steps"] if s["type"] == "spin" and s.get("mode") == "free"]
+    assert len(free) == rnd.state["free_spins"]["played"] >= spins_awarded or rnd.state.get("capped")
+    assert rnd.state["breakdown"]["free_spins"] == sum(s["win"] for s in free)
+    assert done["status"] == "finished" and done["win"]["amount"] == rnd.win
+    assert len(rnd.actions) == len(free) and all(a == {"type": "spin"} for a in rnd.actions)
+    assert balance(player) == 100_000 - 300 + rnd.win
+    assert c.get(f"/api/v1/games/rounds/{rnd.pk}/verify").json()["outcome"] == "match"
+
+
+@needs["kobushi"]
+def test_a_kobushi_bonus_can_be_forced_for_qa_in_play_money_only(clock, settings):
+    settings.GAMES_QA_FORCED_OUTCOMES = True
+    seed = find_seed("kobushi", KOBUSHI_MAX_BET, lambda s: "kobushi_bonus" in _features(s))
+    draws = start_draws("kobushi", KOBUSHI_MAX_BET, seed)
+    player = funded_player(100_000)
+    c = client_for(player)
+    refused = start(c, game="kobushi", bet=KOBUSHI_MAX_BET, forced_draws=draws)
+    assert refused.json()["error"]["code"] == "game.qa_forced_outcomes_real_money" and balance(player) == 100_000
+    body = play_money(c, game="kobushi", bet=KOBUSHI_MAX_BET, forced_draws=draws).json()
+    assert body["forced_outcome"] is True and body["pending"]["type"] == "pick"
+    done = finish_round(c, body["id"])
+    assert done["status"] == "finished" and balance(player) == 100_000
+    assert c.get(f"/api/v1/games/rounds/{body['id']}/verify").json()["outcome"] == "match"
+
+
+# --- Fruit King -------------------------------------------------------------------------------------------------------
+def _gamble_offer(state) -> bool:
+    pending = state.get("pending") or {}
+    return state["status"] == "awaiting_action" and any(
+        "gamble" in str(o.get("type", "")) or "gamble" in str(pending.get("type", "")) for o in pending.get("options", [])
+    )
+
+
+@needs["fruit_king"]
+def test_a_fruit_king_win_can_be_gambled_or_collected_and_the_result_is_settled(clock):
+    g = registry.get_game("fruit_king")
+    from games.engine import par
+
+    bet = par.representative_bet_params(g)
+    seed = find_seed("fruit_king", bet, _gamble_offer)
+    player = funded_player(1_000_000)
+    c = client_for(player)
+    with use_rng(SeededRNG(seed)):
+        body = start(c, game="fruit_king", bet=bet).json()
+        assert body["status"] == "in_progress"
+        stake = body["stake"]["amount"]
+
+        def gamble_first(options):
+            for o in options:
+                if "gamble" in str(o.get("type", "")) or o.get("choice") is not None:
+                    return o
+            return options[0]
+
+        done = finish_round(c, body["id"], gamble_first)
+    rnd = Round.objects.get(pk=body["id"])
+    assert done["status"] == "finished" and any("gamble" in str(a) for a in rnd.actions)
+    assert balance(player) == 1_000_000 - stake + rnd.win
+    assert rnd.state["breakdown"].get("gamble") is not None
+    assert c.get(f"/api/v1/games/rounds/{rnd.pk}/verify").json()["outcome"] == "match"
+
+
+@needs["simply_the_best_27"]
+def test_simply_the_best_27_plays_and_replays_through_the_api(clock):
+    from games.engine import par
+
+    g = registry.get_game("simply_the_best_27")
+    bet = par.representative_bet_params(g)
+    player = funded_player(1_000_000)
+    c = client_for(player)
+    with use_rng(SeededRNG(27)):
+        for _ in range(5):
+            body = start(c, game="simply_the_best_27", bet=bet).json()
+            assert body["game"]["code"] == "simply_the_best_27", body
+            done = finish_round(c, body["id"])
+            assert done["status"] == "finished"
+            assert c.get(f"/api/v1/games/rounds/{body['id']}/verify").json()["outcome"] == "match"
+            clock.shift(2)
+
+
+# --- Roulette ---------------------------------------------------------------------------------------------------------
+def test_roulette_bets_of_every_kind_are_paid_by_their_multipliers(clock):
+    bet = {"bets": [
+        {"type": "straight", "numbers": [17], "amount": 100},     # 36x
+        {"type": "split", "numbers": [17, 20], "amount": 100},    # 18x
+        {"type": "street", "numbers": [16, 17, 18], "amount": 100},  # 12x
+        {"type": "corner", "numbers": [13, 14, 16, 17], "amount": 100},  # 9x
+        {"type": "six_line", "numbers": [13, 14, 15, 16, 17, 18], "amount": 100},  # 6x
+        {"type": "dozen", "dozen": 2, "amount": 100},              # 3x
+        {"type": "column", "column": 2, "amount": 100},            # 3x
+        {"type": "black", "amount": 100}, {"type": "odd", "amount": 100}, {"type": "low", "amount": 100},  # 2x
+        {"type": "red", "amount": 100}, {"type": "even", "amount": 100}, {"type": "high", "amount": 100},  # lose
+    ]}
+    player = funded_player(10_000)
+    c = client_for(player)
+    with use_rng(FixedRNG(17)):
+        body = start(c, bet=bet).json()
+    expected = (36 + 18 + 12 + 9 + 6 + 3 + 3 + 2 + 2 + 2) * 100
+    assert body["stake"]["amount"] == 1_300 and body["win"]["amount"] == expected
+    step = body["steps"][0]
+    assert step["number"] == 17 and step["colour"] == "black"
+    assert {b["type"]: b["win"] for b in step["bets"]}["red"] == 0
+    assert balance(player) == 10_000 - 1_300 + expected
+    clock.shift(2)
+    with use_rng(FixedRNG(0)):
+        zero = start(c, bet=bet).json()
+    assert zero["win"]["amount"] == 0  # every one of these loses on zero
+    assert c.get(f"/api/v1/games/rounds/{zero['id']}/verify").json()["outcome"] == "match"

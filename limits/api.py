@@ -1,0 +1,166 @@
+"""Limits API under /api/v1/limits/ (the player's own data only; thin views).
+
+GET  self-limits?kind=technical              the seven self-limits with usage and a pending loosening
+GET  self-limits/history?kind=technical      every change of the player's limits (who, when, old, new, from)
+GET  self-limits/{kind}/{limit_type}         one limit
+PUT  self-limits/{kind}/{limit_type}         set / decline / tighten (at once) or loosen / remove (after 7 days)
+GET  play-status?kind=technical              play time used and left, break end (GP §7(4)-(5))
+GET  panic                                   is the panic button exclusion running
+POST panic                                   the panic button: 48 hours without gambling, logged out at once
+GET  self-listing                            the player's self-listing requests
+POST self-listing                            ask to be listed in the register of excluded persons (>= 1 year)
+"""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core import clock
+from core.audit import Actor
+from core.errors import ErrorDef
+from core.idempotency import idempotent
+from limits import selectors, services
+from limits.kinds import TECHNICAL, kind_rules
+from limits.models import LimitType, SelfListingRequest
+from limits.serializers import (
+    PanicSerializer,
+    PanicStatusSerializer,
+    PlayStatusSerializer,
+    SelfLimitChangeSerializer,
+    SelfLimitSerializer,
+    SelfLimitWriteSerializer,
+    SelfListingSerializer,
+    SelfListingWriteSerializer,
+)
+
+NOT_A_PLAYER = ErrorDef("limits.not_a_player", 403, "Tato funkce je jen pro hráče.", "Only players can do this.")
+
+KIND_PARAM = OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
+                              description="kind of gambling (default technical)")
+KIND_PATH = OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.PATH)
+KEY_HEADER_OPTIONAL = OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False)
+LIMIT_PATH = OpenApiParameter("limit_type", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(LimitType.values))
+
+
+def _player(request):
+    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
+    if player is None:
+        raise NOT_A_PLAYER()
+    return player
+
+
+def _kind(request) -> str:
+    kind = request.query_params.get("kind") or TECHNICAL
+    kind_rules(kind)
+    return kind
+
+
+def _limit_view(player, kind: str, limit_type: str):
+    services._validate_limit(limit_type, None)
+    return next(v for v in selectors.self_limits(player, kind) if v.limit_type == limit_type)
+
+
+class SelfLimitListView(generics.ListAPIView):
+    """The seven self-limits (GP §6(6)) of one kind, with what is used now and any pending loosening."""
+
+    serializer_class = SelfLimitSerializer
+
+    def get_queryset(self):
+        return [asdict(v) for v in selectors.self_limits(_player(self.request), _kind(self.request))]
+
+    @extend_schema(parameters=[KIND_PARAM])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class SelfLimitDetailView(APIView):
+    """One self-limit: read it, or set / decline / change it.
+
+    Tightening (a lower limit, a longer pause after logout) and a first decision are in force at once
+    (GP §6(5)); loosening or removal is in force 7 days after the request (GP §6(4)) and shows as pending.
+    """
+
+    @extend_schema(parameters=[KIND_PATH, LIMIT_PATH], responses=SelfLimitSerializer)
+    def get(self, request, kind: str, limit_type: str):
+        player = _player(request)
+        kind_rules(kind)
+        return Response(SelfLimitSerializer(asdict(_limit_view(player, kind, limit_type))).data)
+
+    @extend_schema(parameters=[KIND_PATH, LIMIT_PATH], request=SelfLimitWriteSerializer, responses=SelfLimitSerializer)
+    def put(self, request, kind: str, limit_type: str):
+        player = _player(request)
+        ser = SelfLimitWriteSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        if "value" not in request.data:
+            raise serializers.ValidationError({"value": ["This field is required (null = no limit)."]})
+        services.self_limit_set(player=player, kind=kind, limit_type=limit_type, value=ser.validated_data["value"],
+                                actor=Actor.player(player), now=clock.now())
+        return Response(SelfLimitSerializer(asdict(_limit_view(player, kind, limit_type))).data)
+
+
+class SelfLimitHistoryView(generics.ListAPIView):
+    """Every change of the player's self-limits, newest first."""
+
+    serializer_class = SelfLimitChangeSerializer
+
+    def get_queryset(self):
+        kind = self.request.query_params.get("kind")
+        if kind:
+            kind_rules(kind)
+        return selectors.limit_history(_player(self.request), kind)
+
+    @extend_schema(parameters=[KIND_PARAM])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class PlayStatusView(APIView):
+    """How much play time is left before the compulsory break and when a break ends (GP §7(4)-(5))."""
+
+    @extend_schema(parameters=[KIND_PARAM], responses=PlayStatusSerializer)
+    def get(self, request):
+        player = _player(request)
+        return Response(PlayStatusSerializer(selectors.play_status(player, clock.now(), kind=_kind(request))).data)
+
+
+class PanicView(APIView):
+    """The panic button: immediate exclusion from all gambling for 48 hours (pressing again restarts the 48 h)."""
+
+    @extend_schema(responses=PanicStatusSerializer)
+    def get(self, request):
+        player = _player(request)
+        panic = services.active_panic(player, clock.now())
+        return Response(PanicStatusSerializer({"active": panic is not None,
+                                               "ends_at": panic.ends_at if panic else None}).data)
+
+    @extend_schema(request=None, responses={201: PanicSerializer}, parameters=[KEY_HEADER_OPTIONAL])
+    @idempotent(required=False)
+    def post(self, request):
+        player = _player(request)
+        panic = services.panic_press(player=player, actor=Actor.player(player), now=clock.now())
+        return Response(PanicSerializer(panic).data, status=201)
+
+
+class SelfListingView(generics.ListCreateAPIView):
+    """Requests to be listed in the register of excluded persons (removal at the earliest after 1 year)."""
+
+    serializer_class = SelfListingSerializer
+
+    def get_queryset(self):
+        return SelfListingRequest.objects.filter(player=_player(self.request)).order_by("-requested_at", "-id")
+
+    @extend_schema(request=SelfListingWriteSerializer, responses={201: SelfListingSerializer},
+                   parameters=[KEY_HEADER_OPTIONAL])
+    @idempotent(required=False)
+    def post(self, request, *args, **kwargs):
+        player = _player(request)
+        ser = SelfListingWriteSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        req = services.self_listing_request(player=player, actor=Actor.player(player),
+                                            years=ser.validated_data["years"], now=clock.now())
+        return Response(SelfListingSerializer(req).data, status=201)

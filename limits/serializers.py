@@ -1,0 +1,77 @@
+"""Serializers of the limits API (plain shapes, drf-spectacular friendly)."""
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from limits.kinds import KINDS
+from limits.models import LimitType, PanicExclusion, SelfLimitChange, SelfListingRequest
+
+
+class SelfLimitSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    limit_type = serializers.ChoiceField(choices=LimitType.choices)
+    unit = serializers.ChoiceField(choices=[("CZK_minor", "haléře (1/100 CZK)"), ("count", "count"),
+                                            ("minutes", "minutes")])
+    decided = serializers.BooleanField(help_text="set or declined (GP §4(4)e)")
+    declined = serializers.BooleanField(help_text="decided with no limit")
+    value = serializers.IntegerField(allow_null=True, help_text="in force now, in `unit`; null = no limit")
+    pending = serializers.BooleanField(help_text="a loosening waits for its effective date (GP §6(4))")
+    pending_value = serializers.IntegerField(allow_null=True)
+    pending_requested_at = serializers.DateTimeField(allow_null=True)
+    pending_effective_at = serializers.DateTimeField(allow_null=True)
+    used = serializers.IntegerField(allow_null=True, help_text="used in the current period, in `unit`")
+    resets_at = serializers.DateTimeField(allow_null=True)
+    decided_at = serializers.DateTimeField(allow_null=True)
+
+
+class SelfLimitWriteSerializer(serializers.Serializer):
+    value = serializers.IntegerField(allow_null=True, min_value=0,
+                                     help_text="in the limit's unit (haléře, count, minutes); null = no limit "
+                                               "(declines the limit, or asks to remove it)")
+
+
+class SelfLimitChangeSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = SelfLimitChange
+        fields = ["id", "kind", "limit_type", "action", "old_value", "new_value", "requested_at", "effective_from",
+                  "actor_type", "actor_label", "note"]
+
+
+class PlayStatusSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    applies = serializers.BooleanField()
+    play_limit_minutes = serializers.IntegerField()
+    break_minutes = serializers.IntegerField()
+    round_open = serializers.BooleanField()
+    play_started_at = serializers.DateTimeField(allow_null=True)
+    play_seconds_used = serializers.IntegerField()
+    play_seconds_left = serializers.IntegerField(allow_null=True)
+    break_required = serializers.BooleanField()
+    break_ends_at = serializers.DateTimeField(allow_null=True)
+    pause_resets_at = serializers.DateTimeField(allow_null=True)
+
+
+class PanicSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PanicExclusion
+        fields = ["id", "started_at", "ends_at"]
+
+
+class PanicStatusSerializer(serializers.Serializer):
+    active = serializers.BooleanField()
+    ends_at = serializers.DateTimeField(allow_null=True)
+
+
+class SelfListingWriteSerializer(serializers.Serializer):
+    years = serializers.IntegerField(min_value=1, max_value=50, default=1,
+                                     help_text="how long to be listed; removal at the earliest after 1 year")
+
+
+class SelfListingSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = SelfListingRequest
+        fields = ["id", "requested_at", "listed_until", "status", "sent_at"]
+
+
+def kind_param_choices():
+    return sorted(KINDS)

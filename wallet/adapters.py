@@ -1,0 +1,178 @@
+"""Payment providers: the interface the wallet talks to, and a sandbox that behaves like a real one.
+
+A real provider: the player is redirected to its page (cards, e-wallets) or given payment instructions with
+a reference (bank transfer); the provider later confirms by a signed callback (HMAC-SHA256 over the raw body
+with a shared secret, header ``X-Signature: sha256=<hex>``). Callbacks may come twice, late, out of order or
+forged; the wallet handles each event id once and ignores a bad signature. Payouts are requested with our
+reference (the provider de-duplicates on it) and confirmed or returned by callbacks as well.
+
+The sandbox signs with ``WALLET_SANDBOX_SECRET``. ``sandbox_pay`` (API ``POST /api/v1/wallet/sandbox/
+deposits/{id}/pay`` or ``manage.py sandbox_pay``) makes it send a correctly signed callback through a Celery
+task after commit; the task POSTs it to ``WALLET_SANDBOX_CALLBACK_URL`` when set, else hands the same bytes
+and signature to the callback handler in-process.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import uuid
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+
+from core import clock
+from core.money import Money
+from wallet import conf, errors
+
+SIGNATURE_HEADER = "X-Signature"
+EVENT_TYPES = ("payment.succeeded", "payment.failed", "payout.succeeded", "payout.failed")
+
+
+@dataclass(frozen=True)
+class PaymentStart:
+    provider_payment_id: str
+    redirect_url: str = ""
+    instructions: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PayoutResult:
+    accepted: bool
+    provider_payout_id: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class CallbackEvent:
+    event_id: str
+    type: str
+    reference: str  # our deposit payment_reference, or our payout/withdrawal reference
+    amount: int
+    currency: str
+    payer: dict | None
+    occurred_at: str
+    reason: str = ""
+
+
+def hmac_signature(secret: str, raw_body: bytes) -> str:
+    return "sha256=" + hmac.new(secret.encode(), raw_body, hashlib.sha256).hexdigest()
+
+
+class PaymentProvider(ABC):
+    code: str
+
+    @abstractmethod
+    def secret(self) -> str: ...
+
+    @abstractmethod
+    def start_payment(self, *, deposit) -> PaymentStart: ...
+
+    @abstractmethod
+    def send_payout(self, *, reference: str, method, amount: Money) -> PayoutResult: ...
+
+    def verify_signature(self, raw_body: bytes, signature: str) -> bool:
+        expected = hmac_signature(self.secret(), raw_body)
+        return bool(signature) and hmac.compare_digest(expected, signature.strip())
+
+    def parse_callback(self, raw_body: bytes) -> CallbackEvent:
+        try:
+            data = json.loads(raw_body.decode("utf-8"))
+            event = CallbackEvent(
+                event_id=str(data["event_id"]), type=str(data["type"]), reference=str(data["reference"]),
+                amount=int(data["amount"]), currency=str(data.get("currency", "CZK")), payer=data.get("payer"),
+                occurred_at=str(data.get("occurred_at", "")), reason=str(data.get("reason", "")),
+            )
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+            raise errors.BAD_CALLBACK(reason="malformed body")
+        if event.type not in EVENT_TYPES or not event.event_id or len(event.event_id) > 120 or event.amount < 0:
+            raise errors.BAD_CALLBACK(reason="unknown type or bad fields")
+        if event.payer is not None and not isinstance(event.payer, dict):
+            raise errors.BAD_CALLBACK(reason="payer must be an object")
+        return event
+
+
+class SandboxProvider(PaymentProvider):
+    """A provider for development and tests: signs like a real one, pays when told to."""
+
+    code = "sandbox"
+
+    def secret(self) -> str:
+        return conf.get("WALLET_SANDBOX_SECRET")
+
+    def start_payment(self, *, deposit) -> PaymentStart:
+        pid = f"sbx_{uuid.uuid4().hex[:20]}"
+        base = getattr(settings, "PUBLIC_BASE_URL", "").rstrip("/")
+        if deposit.method.kind == "bank_account":
+            return PaymentStart(pid, instructions={
+                "account_number": "2001234561/2010", "iban": "CZ0520100000002001234561",
+                "variable_symbol": deposit.payment_reference, "amount": Money(deposit.amount).to_json(),
+                "sandbox_pay_url": f"{base}/api/v1/wallet/sandbox/deposits/{deposit.pk}/pay",
+            })
+        return PaymentStart(pid, redirect_url=f"{base}/api/v1/wallet/sandbox/deposits/{deposit.pk}/pay")
+
+    def send_payout(self, *, reference: str, method, amount: Money) -> PayoutResult:
+        payout_id = "sbxp_" + hashlib.sha256(reference.encode()).hexdigest()[:20]  # same reference, same payout
+        outcome = conf.get("WALLET_SANDBOX_PAYOUT_OUTCOME")
+        if outcome == "refused":
+            return PayoutResult(False, "", "sandbox refuses payouts (WALLET_SANDBOX_PAYOUT_OUTCOME=refused)")
+        if outcome in ("succeeded", "failed"):
+            body, sig = sandbox_event(f"payout.{outcome}", reference, amount.amount)
+            sandbox_deliver_later(body, sig)
+        return PayoutResult(True, payout_id)
+
+    # the sandbox's own "server side" ------------------------------------------------------------------
+    def event(self, type_: str, reference: str, amount: int, payer: dict | None = None,
+              event_id: str | None = None, reason: str = "") -> tuple[bytes, str]:
+        body = json.dumps({
+            "event_id": event_id or f"evt_{uuid.uuid4().hex}", "type": type_, "reference": reference,
+            "amount": amount, "currency": "CZK", "payer": payer, "occurred_at": clock.now().isoformat(),
+            "reason": reason,
+        }, sort_keys=True).encode()
+        return body, hmac_signature(self.secret(), body)
+
+
+_PROVIDERS: dict[str, type[PaymentProvider]] = {"sandbox": SandboxProvider}
+
+
+def get_provider(code: str) -> PaymentProvider:
+    cls = _PROVIDERS.get(code)
+    if cls is None:
+        raise errors.UNKNOWN_PROVIDER(provider=code)
+    if code == "sandbox" and not conf.get("WALLET_SANDBOX_ENABLED"):
+        raise errors.SANDBOX_DISABLED()
+    return cls()
+
+
+def provider_for_kind(kind: str) -> PaymentProvider:
+    return get_provider(conf.get("WALLET_PROVIDER_BY_KIND").get(kind, "sandbox"))
+
+
+def sandbox_event(type_: str, reference: str, amount: int, payer: dict | None = None, event_id: str | None = None,
+                  reason: str = "") -> tuple[bytes, str]:
+    return SandboxProvider().event(type_, reference, amount, payer, event_id, reason)
+
+
+def sandbox_deliver_later(body: bytes, signature: str) -> None:
+    """The sandbox sends the callback after the current transaction commits (Celery task)."""
+    from core.tasks import enqueue_on_commit
+    from wallet.tasks import sandbox_deliver_callback
+
+    enqueue_on_commit(sandbox_deliver_callback, body.decode(), signature)
+
+
+def deliver(body_text: str, signature: str) -> dict[str, Any]:
+    """Deliver one sandbox callback: HTTP POST when WALLET_SANDBOX_CALLBACK_URL is set, else in-process."""
+    url = conf.get("WALLET_SANDBOX_CALLBACK_URL")
+    if url:
+        import urllib.request
+
+        req = urllib.request.Request(url, data=body_text.encode(), method="POST",
+                                     headers={"Content-Type": "application/json", SIGNATURE_HEADER: signature})
+        with urllib.request.urlopen(req, timeout=10) as resp:  # noqa: S310 - configured URL
+            return json.loads(resp.read().decode() or "{}")
+    from wallet.services import provider_callback_handle
+
+    return provider_callback_handle(provider="sandbox", raw_body=body_text.encode(), signature=signature)

@@ -1,0 +1,400 @@
+"""Staff screens. The ledger is read-only here; every staff action calls a service (audited)."""
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from core import clock
+from core.audit import Actor
+from core.errors import DomainError
+from core.money import Money, MoneyError
+from wallet import selectors, services
+from wallet.ledger import account_sum
+from wallet.models import (
+    BranchCash,
+    Debt,
+    Deposit,
+    Entry,
+    LedgerAccount,
+    LedgerTransaction,
+    MethodDocument,
+    PaymentMethod,
+    Payout,
+    ProviderEvent,
+    Wallet,
+    WinDeduction,
+    WinHold,
+    Withdrawal,
+)
+
+
+def _m(v) -> str:
+    return str(Money(v or 0))
+
+
+class ReadOnly(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+def _run(modeladmin, request, queryset, fn, done: str):
+    ok = 0
+    for obj in queryset:
+        try:
+            fn(obj, Actor.staff(request.user))
+            ok += 1
+        except DomainError as exc:
+            modeladmin.message_user(request, f"{obj}: {exc.code} - {exc.message_en} {exc.details or ''}", messages.ERROR)
+    if ok:
+        modeladmin.message_user(request, f"{done}: {ok}", messages.SUCCESS)
+
+
+# Ledger ----------------------------------------------------------------------------------------------------
+
+@admin.register(LedgerAccount)
+class LedgerAccountAdmin(ReadOnly):
+    list_display = ("code", "kind", "player", "shown_balance", "shown_debt")
+    list_filter = ("kind",)
+    search_fields = ("code", "player__user__username")
+
+    @admin.display(description="balance")
+    def shown_balance(self, obj):
+        return _m(obj.balance if obj.tracks_balance else account_sum(obj.pk))
+
+    @admin.display(description="debt")
+    def shown_debt(self, obj):
+        return _m(obj.debt)
+
+
+class EntryInline(admin.TabularInline):
+    model = Entry
+    fields = ("account", "amount", "balance_after", "created_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(LedgerTransaction)
+class LedgerTransactionAdmin(ReadOnly):
+    list_display = ("created_at", "kind", "reference", "player", "shown_amount", "actor_label", "memo")
+    list_filter = ("kind",)
+    search_fields = ("reference", "player__user__username", "memo")
+    date_hierarchy = "created_at"
+    inlines = [EntryInline]
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj):
+        return _m(obj.amount)
+
+
+@admin.register(Wallet)
+class WalletAdmin(ReadOnly):
+    """Per player: the account mode, balances and the statement (staff view per player)."""
+
+    list_display = ("player", "mode", "shown_balance", "shown_held", "shown_debt", "debt_flagged_at", "statement_link")
+    list_filter = ("mode", ("debt_flagged_at", admin.EmptyFieldListFilter))
+    search_fields = ("player__user__username", "player__pk")
+
+    @admin.display(description="balance")
+    def shown_balance(self, obj):
+        return str(selectors.balance(obj.player))
+
+    @admin.display(description="held")
+    def shown_held(self, obj):
+        return str(selectors.held_balance(obj.player))
+
+    @admin.display(description="debt")
+    def shown_debt(self, obj):
+        return str(selectors.debt(obj.player))
+
+    @admin.display(description="statement")
+    def statement_link(self, obj):
+        return format_html('<a href="{}">statement</a>', reverse("admin:wallet_wallet_statement", args=[obj.pk]))
+
+    def get_urls(self):
+        return [path("<int:pk>/statement/", self.admin_site.admin_view(self.statement_view),
+                     name="wallet_wallet_statement"), *super().get_urls()]
+
+    def statement_view(self, request, pk: int):
+        wallet = get_object_or_404(Wallet, pk=pk)
+        lines = selectors.statement(wallet.player)[-500:]
+        ctx = {**self.admin_site.each_context(request), "title": f"Statement of {wallet.player}", "wallet": wallet,
+               "lines": lines, "overview": selectors.wallet_overview(wallet.player),
+               "totals": selectors.statement_totals(wallet.player), "opts": self.model._meta}
+        return TemplateResponse(request, "admin/wallet/statement.html", ctx)
+
+
+# Payment methods -------------------------------------------------------------------------------------------
+
+class DocumentInline(admin.TabularInline):
+    model = MethodDocument
+    fields = ("original_name", "content_type", "size", "file", "status", "uploaded_at", "reviewed_by", "review_note")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(PaymentMethod)
+class PaymentMethodAdmin(ReadOnly):
+    list_display = ("player", "kind", "display", "status", "verified_by", "verified_at", "verify_by", "created_at")
+    list_filter = ("kind", "status", "verified_by")
+    search_fields = ("identifier", "iban", "player__user__username", "holder_name")
+    inlines = [DocumentInline]
+    actions = ["refuse", "cancel_misuse"]
+
+    def has_change_permission(self, request, obj=None):
+        return request.method == "GET" or obj is None
+
+    @admin.action(description="Refuse: ownership not proven after a request (GP §5(11))")
+    def refuse(self, request, queryset):
+        _run(self, request, queryset, lambda m, a: services.payment_method_refuse(
+            method=m, reason="ownership not proven after a request (GP §5(11))", actor=a), "refused")
+
+    @admin.action(description="Cancel: suspected misuse (GP §5(11))")
+    def cancel_misuse(self, request, queryset):
+        _run(self, request, queryset, lambda m, a: services.payment_method_cancel(
+            method=m, reason="suspected misuse (GP §5(11))", actor=a), "cancelled")
+
+
+@admin.register(MethodDocument)
+class MethodDocumentAdmin(ReadOnly):
+    list_display = ("method", "original_name", "content_type", "size", "status", "uploaded_at", "reviewed_by")
+    list_filter = ("status", "content_type")
+    search_fields = ("method__player__user__username", "sha256")
+    actions = ["approve", "reject"]
+
+    def has_change_permission(self, request, obj=None):
+        return request.method == "GET" or obj is None
+
+    @admin.action(description="Approve: ownership proven (GP §5(8)b) - verifies the method")
+    def approve(self, request, queryset):
+        _run(self, request, queryset, lambda d, a: services.method_document_review(
+            document=d, approve=True, note="approved", actor=a), "approved")
+
+    @admin.action(description="Reject: does not prove ownership")
+    def reject(self, request, queryset):
+        _run(self, request, queryset, lambda d, a: services.method_document_review(
+            document=d, approve=False, note="does not prove ownership", actor=a), "rejected")
+
+
+# Deposits, withdrawals, events ------------------------------------------------------------------------------
+
+@admin.register(Deposit)
+class DepositAdmin(ReadOnly):
+    list_display = ("created_at", "player", "method", "shown_amount", "status", "payment_reference", "confirmed_at")
+    list_filter = ("status", "provider", "into_temporary")
+    search_fields = ("payment_reference", "player__user__username", "provider_payment_id")
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj):
+        return _m(obj.amount)
+
+
+@admin.register(Withdrawal)
+class WithdrawalAdmin(ReadOnly):
+    list_display = ("requested_at", "player", "method", "shown_amount", "status", "needs_approval", "approval_reasons",
+                    "decided_by")
+    list_filter = ("status", "needs_approval", "provider")
+    search_fields = ("reference", "player__user__username")
+    actions = ["approve", "reject"]
+
+    def has_change_permission(self, request, obj=None):
+        return request.method == "GET" or obj is None
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj):
+        return _m(obj.amount)
+
+    @admin.action(description="Approve (sent after approval)")
+    def approve(self, request, queryset):
+        _run(self, request, queryset, lambda w, a: services.withdrawal_approve(withdrawal=w, actor=a), "approved")
+
+    @admin.action(description="Reject (money returns to the player account)")
+    def reject(self, request, queryset):
+        _run(self, request, queryset, lambda w, a: services.withdrawal_reject(
+            withdrawal=w, reason="rejected by staff", actor=a), "rejected")
+
+
+@admin.register(ProviderEvent)
+class ProviderEventAdmin(ReadOnly):
+    list_display = ("received_at", "provider", "provider_txn_id", "event_type", "result", "detail")
+    list_filter = ("provider", "event_type", "result")
+    search_fields = ("provider_txn_id", "raw_body")
+
+
+# Payouts and branch cash -------------------------------------------------------------------------------------
+
+@admin.register(Payout)
+class PayoutAdmin(ReadOnly):
+    list_display = ("started_at", "player", "kind", "shown_amount", "shown_outstanding", "channel", "status", "due_at",
+                    "collect_by", "completed_at")
+    list_filter = ("kind", "status", "channel")
+    search_fields = ("reference", "player__user__username")
+    readonly_fields = ("history",)
+    actions = ["collect_in_cash"]
+
+    def has_change_permission(self, request, obj=None):
+        return request.method == "GET" or obj is None
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj):
+        return _m(obj.amount)
+
+    @admin.display(description="outstanding")
+    def shown_outstanding(self, obj):
+        return _m(obj.outstanding)
+
+    @admin.action(description="Collected in cash at a branch (the whole outstanding amount, GP §5(12) cap applies)")
+    def collect_in_cash(self, request, queryset):
+        now = clock.now()
+        _run(self, request, queryset, lambda p, a: services.payout_collect_cash(
+            payout=p, amount=Money(p.outstanding), reference=f"admin-collect:{p.pk}:{now.timestamp():.0f}",
+            branch="admin", actor=a), "collected")
+
+
+class AmountFormField(forms.CharField):
+    def clean(self, value):
+        value = super().clean(value)
+        try:
+            money = Money.parse(value)
+        except MoneyError:
+            raise forms.ValidationError("an amount such as 1500 or 1 500,50 Kč")
+        if money.amount <= 0 or money.currency != "CZK":
+            raise forms.ValidationError("a positive CZK amount")
+        return money
+
+
+class BranchCashForm(forms.ModelForm):
+    amount_czk = AmountFormField(label="amount (CZK)")
+
+    class Meta:
+        model = BranchCash
+        fields = ("player", "direction", "branch", "reference")
+
+
+@admin.register(BranchCash)
+class BranchCashAdmin(admin.ModelAdmin):
+    """Staff record cash at a branch; the form calls ``branch_cash_record`` (GP §5(12) limits apply)."""
+
+    form = BranchCashForm
+    list_display = ("at", "player", "direction", "shown_amount", "branch", "staff", "reference", "payout")
+    list_filter = ("direction", "branch")
+    search_fields = ("reference", "player__user__username")
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None or request.method == "GET"
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj):
+        return _m(obj.amount)
+
+    def save_model(self, request, obj, form, change):
+        d = form.cleaned_data
+        created = services.branch_cash_record(player=d["player"], direction=d["direction"], amount=d["amount_czk"],
+                                              reference=d["reference"], branch=d["branch"],
+                                              actor=Actor.staff(request.user))
+        obj.pk, obj.id = created.pk, created.pk
+        obj.__dict__.update({k: v for k, v in created.__dict__.items() if not k.startswith("_")})
+
+    def add_view(self, request, form_url="", extra_context=None):
+        try:
+            return super().add_view(request, form_url, extra_context)
+        except DomainError as exc:
+            self.message_user(request, f"{exc.code}: {exc.message_en} {exc.details}", messages.ERROR)
+            from django.http import HttpResponseRedirect
+
+            return HttpResponseRedirect(request.path)
+
+
+# Holds, deductions, debts ---------------------------------------------------------------------------------------
+
+@admin.register(WinHold)
+class WinHoldAdmin(ReadOnly):
+    list_display = ("held_at", "player", "shown_amount", "reason", "status", "release_due_at", "decided_by")
+    list_filter = ("reason", "status")
+    search_fields = ("reference", "player__user__username")
+    actions = ["release", "forfeit"]
+
+    def has_change_permission(self, request, obj=None):
+        return request.method == "GET" or obj is None
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj):
+        return _m(obj.amount)
+
+    @admin.action(description="Release to the player (doubt cleared)")
+    def release(self, request, queryset):
+        _run(self, request, queryset, lambda h, a: services.win_hold_release(hold=h, actor=a, note="released by staff"),
+             "released")
+
+    @admin.action(description="Forfeit (bet judged irregular, GP §9(2), §10(3))")
+    def forfeit(self, request, queryset):
+        _run(self, request, queryset, lambda h, a: services.win_hold_forfeit(
+            hold=h, reason="bet judged irregular by staff", actor=a), "forfeited")
+
+
+class WinDeductionForm(forms.ModelForm):
+    amount_czk = AmountFormField(label="amount (CZK)")
+
+    class Meta:
+        model = WinDeduction
+        fields = ("player", "reference", "reason", "notice_text")
+
+
+@admin.register(WinDeduction)
+class WinDeductionAdmin(admin.ModelAdmin):
+    """Deduct a win credited in error with the notice sent to the player (GP §7(7), §10(4))."""
+
+    form = WinDeductionForm
+    list_display = ("notice_sent_at", "player", "shown_amount", "reason", "created_by")
+    search_fields = ("reference", "player__user__username")
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None or request.method == "GET"
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj):
+        return _m(obj.amount)
+
+    def save_model(self, request, obj, form, change):
+        d = form.cleaned_data
+        created = services.win_deduct(player=d["player"], amount=d["amount_czk"], reference=d["reference"],
+                                      reason=d["reason"], notice_text=d["notice_text"], actor=Actor.staff(request.user))
+        obj.__dict__.update({k: v for k, v in created.__dict__.items() if not k.startswith("_")})
+
+
+@admin.register(Debt)
+class DebtAdmin(ReadOnly):
+    list_display = ("created_at", "player", "shown_amount", "shown_outstanding", "status", "due_at", "flagged_at")
+    list_filter = ("status",)
+    search_fields = ("player__user__username",)
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj):
+        return _m(obj.amount)
+
+    @admin.display(description="outstanding")
+    def shown_outstanding(self, obj):
+        return _m(obj.outstanding)

@@ -1,0 +1,78 @@
+"""The wallet's refusals (code + Czech + English). Tests import these constants."""
+from core.errors import ErrorDef
+
+INVALID_AMOUNT = ErrorDef("wallet.invalid_amount", 400, "Neplatná částka.", "Invalid amount.")
+CURRENCY_NOT_SUPPORTED = ErrorDef("wallet.currency_not_supported", 400, "Herní měnou je koruna česká (GP §7(1)).",
+                                  "The game currency is CZK (GP §7(1)).")
+INSUFFICIENT_FUNDS = ErrorDef("wallet.insufficient_funds", 409, "Nedostatek prostředků na kontě.",
+                              "Insufficient funds in the account.")
+DEBT_OUTSTANDING = ErrorDef(
+    "wallet.debt_outstanding", 409,
+    "Na kontě je neuhrazený dluh (GP §7(7)). Dokud jej neuhradíte, nelze sázet ani vybírat.",
+    "The account has an unpaid debt (GP §7(7)). Until it is paid, bets and withdrawals are refused.")
+REFERENCE_CONFLICT = ErrorDef("wallet.reference_conflict", 409,
+                              "Tato reference již byla použita pro jinou operaci.",
+                              "This reference was already used for a different operation.")
+ACCOUNT_STATE = ErrorDef("wallet.account_state", 409, "Stav konta tuto operaci neumožňuje.",
+                         "The account's state does not allow this operation.")
+TEMPORARY_DEPOSIT_CAP = ErrorDef(
+    "wallet.temporary_deposit_cap", 409,
+    "Součet vkladů na dočasné konto nesmí překročit zákonný limit (GP §5(2)b, §5(12)).",
+    "Total deposits into a temporary account may not exceed the statutory cap (GP §5(2)b, §5(12)).")
+TEMPORARY_NO_WITHDRAWAL = ErrorDef(
+    "wallet.temporary_no_withdrawal", 409,
+    "Z dočasného konta nelze vybírat vklady ani výhry (GP §5(2)c). Dokončete registraci.",
+    "No withdrawal from a temporary account (GP §5(2)c). Complete your registration.")
+WITHDRAWAL_NOT_FULL_ACCOUNT = ErrorDef(
+    "wallet.withdrawal_requires_player_account", 409,
+    "Výběr je možný jen z plně registrovaného uživatelského konta.",
+    "Withdrawals are possible only from a fully registered player account.")
+METHOD_NOT_VERIFIED = ErrorDef(
+    "wallet.method_not_verified", 409,
+    "Výběr je možný jen na registrovaný platební prostředek s ověřeným vlastnictvím (GP §5(6), §5(8)).",
+    "Withdrawals go only to a registered payment method whose ownership is verified (GP §5(6), §5(8)).")
+METHOD_NOT_USABLE = ErrorDef("wallet.method_not_usable", 409,
+                             "Tento platební prostředek nelze použít (odmítnut, zrušen nebo odebrán).",
+                             "This payment method cannot be used (refused, cancelled or removed).")
+METHOD_NOT_FOR_WITHDRAWAL = ErrorDef("wallet.method_not_for_withdrawal", 409,
+                                     "Na tento druh platebního prostředku nelze vybírat (GP §8(6)).",
+                                     "Withdrawals to this kind of payment method are not offered (GP §8(6)).")
+METHOD_NOT_FOR_DEPOSIT = ErrorDef("wallet.method_not_for_deposit", 409,
+                                  "Tímto druhem platebního prostředku nelze vkládat (GP §8(6)).",
+                                  "Deposits by this kind of payment method are not offered (GP §8(6)).")
+METHOD_INVALID = ErrorDef("wallet.method_invalid", 400, "Údaje platebního prostředku nejsou platné.",
+                          "The payment method's details are not valid.")
+BANK_NOT_CZECH = ErrorDef("wallet.bank_not_czech", 400,
+                          "Bankovní účet musí být vedený u banky se sídlem v České republice (GP §5(7)).",
+                          "The bank account must be held at a bank seated in the Czech Republic (GP §5(7)).")
+METHOD_TAKEN = ErrorDef("wallet.method_already_registered", 409,
+                        "Tento platební prostředek je již registrován.",
+                        "This payment method is already registered.")
+BELOW_METHOD_MIN = ErrorDef("wallet.below_method_minimum", 409, "Částka je nižší než minimum pro tento prostředek (GP §8(6)).",
+                            "The amount is below this method's minimum (GP §8(6)).")
+ABOVE_METHOD_MAX = ErrorDef("wallet.above_method_maximum", 409, "Částka je vyšší než maximum pro tento prostředek (GP §8(6)).",
+                            "The amount is above this method's maximum (GP §8(6)).")
+BRANCH_CASH_24H = ErrorDef("wallet.branch_cash_24h_limit", 409,
+                           "Hotovostní vklady a výběry na pobočce jsou omezeny na 5 000 Kč za 24 hodin (GP §5(12)).",
+                           "Cash deposits and withdrawals at a branch are limited per 24 hours (GP §5(12)).")
+DEPOSIT_NOT_FOUND = ErrorDef("wallet.deposit_not_found", 404, "Vklad nebyl nalezen.", "Deposit not found.")
+WITHDRAWAL_STATE = ErrorDef("wallet.withdrawal_state", 409, "Výběr je v jiném stavu.",
+                            "The withdrawal is not in a state that allows this.")
+DEPOSIT_STATE = ErrorDef("wallet.deposit_state", 409, "Vklad je v jiném stavu.", "The deposit is not in a state that allows this.")
+PAYOUT_STATE = ErrorDef("wallet.payout_state", 409, "Výplata je v jiném stavu.", "The payout is not in a state that allows this.")
+HOLD_STATE = ErrorDef("wallet.hold_state", 409, "Zadržená výhra je v jiném stavu.", "The held win is not in a state that allows this.")
+DOCUMENT_STATE = ErrorDef("wallet.document_state", 409, "Doklad již byl posouzen.", "The document was already reviewed.")
+DOCUMENT_TOO_LARGE = ErrorDef("wallet.document_too_large", 400, "Soubor je příliš velký.", "The file is too large.")
+DOCUMENT_TYPE = ErrorDef("wallet.document_type", 400, "Povolené jsou jen soubory PDF, JPEG a PNG.",
+                         "Only PDF, JPEG and PNG files are accepted.")
+BAD_SIGNATURE = ErrorDef("wallet.callback_bad_signature", 401, "Neplatný podpis zprávy.", "Invalid callback signature.")
+BAD_CALLBACK = ErrorDef("wallet.callback_invalid", 400, "Neplatná zpráva poskytovatele.", "Invalid provider callback.")
+UNKNOWN_PROVIDER = ErrorDef("wallet.unknown_provider", 404, "Neznámý poskytovatel plateb.", "Unknown payment provider.")
+SANDBOX_DISABLED = ErrorDef("wallet.sandbox_disabled", 404, "Testovací platební brána není zapnutá.",
+                            "The sandbox payment provider is not enabled.")
+CONVERSION_STATE = ErrorDef("wallet.conversion_state", 409, "Převod dočasného konta nelze provést.",
+                            "The temporary account cannot be converted.")
+NOT_AN_OPERATOR_ACCOUNT = ErrorDef("wallet.not_operator_account", 400,
+                                   "Převod je možný jen mezi účty provozovatele (GP §5(5)).",
+                                   "Transfers are possible only between operator accounts (GP §5(5)).")
+NOTHING_TO_PAY = ErrorDef("wallet.nothing_to_pay", 409, "Není co vyplatit.", "There is nothing to pay out.")

@@ -1,0 +1,196 @@
+"""The ledger's primitives: accounts, the wallet lock and balanced postings.
+
+Only the wallet's services call these. A posting (:func:`post`) writes one :class:`LedgerTransaction` and its
+entries; the database refuses (at commit) entries that do not sum to zero and (at once) a player balance
+below its recorded debt. Player accounts are updated with ``UPDATE ... SET balance = balance + x RETURNING``
+under the player's wallet lock; operator accounts are never updated (their balance is the sum of entries), so
+the house account is not a hot row.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Sum
+
+from core import clock
+from core.audit import Actor
+from core.money import Money
+from wallet import errors
+from wallet.models import Debt, LedgerAccount, LedgerTransaction, Wallet
+
+K = LedgerAccount.Kind
+
+OPERATOR_ACCOUNTS = {
+    "house": K.HOUSE,
+    "jackpot": K.JACKPOT,
+    "fees": K.FEES,
+    "refunds_payable": K.REFUNDS_PAYABLE,
+    "adjustments": K.ADJUSTMENTS,
+    "branch_cash": K.BRANCH_CASH,
+}
+
+
+def check_amount(amount: Money, *, allow_zero: bool = False) -> int:
+    if not isinstance(amount, Money):
+        raise errors.INVALID_AMOUNT(reason="amount must be Money")
+    if amount.currency != "CZK":
+        raise errors.CURRENCY_NOT_SUPPORTED(currency=amount.currency)
+    if amount.amount < 0 or (amount.amount == 0 and not allow_zero):
+        raise errors.INVALID_AMOUNT(amount=amount)
+    return amount.amount
+
+
+def operator_account(code: str) -> LedgerAccount:
+    """An operator account by code (``house``, ``fees``, ``clearing:sandbox`` ...), created on first use."""
+    if code.startswith("clearing:"):
+        kind = K.CLEARING
+    elif code in OPERATOR_ACCOUNTS:
+        kind = OPERATOR_ACCOUNTS[code]
+    else:
+        raise errors.NOT_AN_OPERATOR_ACCOUNT(account=code)
+    acc = LedgerAccount.objects.filter(code=code).first()
+    if acc is None:
+        try:
+            with transaction.atomic():
+                acc = LedgerAccount.objects.create(code=code, kind=kind, tracks_balance=False, created_at=clock.now())
+        except IntegrityError:
+            acc = LedgerAccount.objects.get(code=code)
+    return acc
+
+
+def player_account_code(player_id: int, kind: str) -> str:
+    return f"player:{player_id}:{kind.removeprefix('player_')}"
+
+
+def _wallet_create(player) -> None:
+    from accounts.models import Player
+
+    fresh = Player.objects.filter(pk=player.pk).first()
+    status = getattr(fresh, "status", "")
+    # A full player account once registration completed (GP §4(8)); before that the temporary account.
+    completed = status in ("active", "closing") or getattr(fresh, "completed_at", None) is not None
+    mode = Wallet.Mode.FULL if completed else Wallet.Mode.TEMPORARY
+    now = clock.now()
+    try:
+        with transaction.atomic():
+            Wallet.objects.create(player_id=player.pk, mode=mode, created_at=now)
+            LedgerAccount.objects.bulk_create([
+                LedgerAccount(code=player_account_code(player.pk, kind), kind=kind, player_id=player.pk,
+                              tracks_balance=True, created_at=now)
+                for kind in LedgerAccount.PLAYER_KINDS
+            ])
+    except IntegrityError:
+        pass  # a concurrent first use created it
+
+
+def wallet_lock(*, player) -> Wallet:
+    """``SELECT ... FOR NO KEY UPDATE`` of the player's one wallet row (created on first use).
+
+    Must run inside a transaction; every money and limit decision of that player runs under it."""
+    wallet = Wallet.objects.select_for_update(no_key=True).filter(player_id=player.pk).first()
+    if wallet is None:
+        _wallet_create(player)
+        wallet = Wallet.objects.select_for_update(no_key=True).get(player_id=player.pk)
+    return wallet
+
+
+def player_account(player_id: int, kind: str) -> LedgerAccount:
+    return LedgerAccount.objects.get(player_id=player_id, kind=kind)
+
+
+def live_kind(wallet: Wallet) -> str:
+    return K.PLAYER_TEMPORARY if wallet.mode == Wallet.Mode.TEMPORARY else K.PLAYER_MAIN
+
+
+def live_account(wallet: Wallet) -> LedgerAccount:
+    return player_account(wallet.player_id, live_kind(wallet))
+
+
+def existing_transaction(*, kind: str, reference: str, player_id: int | None, amount: int) -> LedgerTransaction | None:
+    """The transaction already posted under ``(kind, reference)`` (a replay), or None.
+
+    A replay with another player or amount is a conflict, never a second posting."""
+    txn = LedgerTransaction.objects.filter(kind=kind, reference=reference).first()
+    if txn is None:
+        return None
+    if txn.player_id != player_id or txn.amount != amount:
+        raise errors.REFERENCE_CONFLICT(reference=reference, kind=kind)
+    return txn
+
+
+def post(*, kind: str, reference: str, legs: Sequence[tuple[LedgerAccount, int]], player_id: int | None,
+         amount: int, actor: Actor, memo: str = "") -> LedgerTransaction:
+    """Write one balanced transaction. Callers hold the wallet lock of every player account in ``legs``."""
+    if not reference or len(reference) > 160:
+        raise errors.INVALID_AMOUNT(reason="reference must be 1-160 characters")
+    legs = [(acc, amt) for acc, amt in legs if amt != 0]
+    if sum(amt for _, amt in legs) != 0 or len(legs) < 2:
+        raise ValueError(f"unbalanced posting {kind}:{reference}: {[(a.code, x) for a, x in legs]}")
+    now = clock.now()
+    try:
+        with transaction.atomic():
+            txn = LedgerTransaction.objects.create(kind=kind, reference=reference, player_id=player_id, amount=amount,
+                                                   memo=memo[:255], created_at=now, actor_label=_actor_label(actor))
+    except IntegrityError:
+        # The same reference under the same kind from another player's transaction committed first.
+        raise errors.REFERENCE_CONFLICT(reference=reference, kind=kind)
+    from wallet.models import Entry
+
+    entries = []
+    with connection.cursor() as cur:
+        for acc, amt in legs:
+            balance_after = None
+            if acc.tracks_balance:
+                cur.execute("UPDATE wallet_ledgeraccount SET balance = balance + %s WHERE id = %s RETURNING balance",
+                            [amt, acc.pk])
+                balance_after = cur.fetchone()[0]
+                acc.balance = balance_after
+            entries.append(Entry(transaction=txn, account=acc, amount=amt, balance_after=balance_after, created_at=now))
+    Entry.objects.bulk_create(entries)
+    return txn
+
+
+def _actor_label(actor: Actor) -> str:
+    return f"{actor.type}:{actor.label or actor.id}"[:160]
+
+
+def set_debt(account: LedgerAccount, debt: int) -> None:
+    LedgerAccount.objects.filter(pk=account.pk).update(debt=debt)
+    account.debt = debt
+
+
+def apply_credit_to_debt(account: LedgerAccount) -> None:
+    """After a credit: the recorded debt shrinks to what the balance still lacks; debts are paid oldest first."""
+    if account.debt <= 0:
+        return
+    account.refresh_from_db(fields=["balance", "debt"])
+    new_debt = max(0, -account.balance)
+    if new_debt == account.debt:
+        return
+    paid = account.debt - new_debt
+    set_debt(account, new_debt)
+    now = clock.now()
+    for debt in Debt.objects.filter(account=account, status__in=[Debt.Status.OPEN, Debt.Status.OVERDUE]).order_by("created_at", "pk"):
+        if paid <= 0:
+            break
+        part = min(paid, debt.outstanding)
+        debt.outstanding -= part
+        paid -= part
+        if debt.outstanding == 0:
+            debt.status, debt.paid_at = Debt.Status.PAID, now
+        debt.save(update_fields=["outstanding", "status", "paid_at"])
+    if new_debt == 0:
+        Wallet.objects.filter(player_id=account.player_id).update(debt_flagged_at=None)
+
+
+def account_sum(account_id: int) -> int:
+    from wallet.models import Entry
+
+    return Entry.objects.filter(account_id=account_id).aggregate(s=Sum("amount"))["s"] or 0
+
+
+def operator_balance(code: str) -> Money:
+    """An operator account's balance: the sum of its entries (never a hot row)."""
+    acc = LedgerAccount.objects.filter(code=code).first()
+    return Money(account_sum(acc.pk) if acc else 0)

@@ -1,0 +1,11 @@
+"""Run every due wallet deadline now (the same job beat runs every 5 minutes)."""
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Expire deposits, send/retry payouts and withdrawals, post uncollected payouts, release holds, flag debts."
+
+    def handle(self, *args, **opts):
+        from wallet.tasks import sweep
+
+        self.stdout.write(f"wallet sweep: {sweep() or 'nothing due'}")

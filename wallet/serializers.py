@@ -1,0 +1,247 @@
+"""Wallet API serializers. Amounts go in as CZK text ("3000.01", "3 000,01 Kč") and come out as
+``{"amount": <haléře>, "currency": "CZK", "formatted": "3 000,01 Kč"}``."""
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from core.money import Money, MoneyError
+from wallet.models import Deposit, MethodDocument, PaymentMethod, Payout, WinDeduction, WinHold, Withdrawal
+
+
+class WalletMoneySerializer(serializers.Serializer):
+    amount = serializers.IntegerField(help_text="minor units (haléře)")
+    currency = serializers.CharField()
+    formatted = serializers.CharField()
+
+
+@extend_schema_field(WalletMoneySerializer)
+class MoneyOutField(serializers.Field):
+    """A Money (or minor units int) rendered as the Money JSON."""
+
+    def __init__(self, **kw):
+        kw.setdefault("read_only", True)
+        super().__init__(**kw)
+
+    def to_representation(self, value):
+        if isinstance(value, Money):
+            return value.to_json()
+        return Money(int(value)).to_json()
+
+
+class AmountField(serializers.CharField):
+    """CZK amount as text in major units: "3000.01", "3 000,01 Kč", "100"."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, (str, int)):
+            raise serializers.ValidationError("an amount such as \"3000.01\" or \"3 000,01 Kč\"")
+        try:
+            money = Money.parse(str(data))
+        except MoneyError:
+            raise serializers.ValidationError("an amount such as \"3000.01\" or \"3 000,01 Kč\"")
+        if money.currency != "CZK" or money.amount <= 0:
+            raise serializers.ValidationError("a positive amount in CZK")
+        return money
+
+
+class WalletOverviewSerializer(serializers.Serializer):
+    account = serializers.ChoiceField(choices=["temporary", "full"])
+    balance = MoneyOutField()
+    held = MoneyOutField()
+    debt = MoneyOutField()
+    debt_due_at = serializers.DateTimeField(allow_null=True)
+    payment_method = serializers.SerializerMethodField()
+    temporary_deposits = serializers.SerializerMethodField()
+
+    class _PM(serializers.Serializer):
+        has_verified = serializers.BooleanField()
+        deadline = serializers.DateTimeField(allow_null=True)
+        missing_since = serializers.DateTimeField(allow_null=True)
+
+    class _Temp(serializers.Serializer):
+        cap = WalletMoneySerializer()
+        deposited = WalletMoneySerializer()
+        pending = WalletMoneySerializer()
+        remaining = WalletMoneySerializer()
+
+    @extend_schema_field(_PM)
+    def get_payment_method(self, obj):
+        return self._PM(obj["payment_method"]).data
+
+    @extend_schema_field(_Temp(allow_null=True))
+    def get_temporary_deposits(self, obj):
+        t = obj["temporary_deposits"]
+        return {k: v.to_json() for k, v in t.items()} if t else None
+
+
+class StatementLineSerializer(serializers.Serializer):
+    at = serializers.DateTimeField()
+    category = serializers.ChoiceField(choices=["deposit", "withdrawal", "stake", "win", "refund", "fee",
+                                                "correction", "transfer", "other"])
+    kind = serializers.CharField()
+    account = serializers.ChoiceField(choices=["temporary", "player", "held"])
+    amount = MoneyOutField()
+    balance_after = MoneyOutField()
+    reference = serializers.CharField()
+    description = serializers.CharField()
+
+
+class PaymentMethodSerializer(serializers.ModelSerializer):
+    kind = serializers.CharField(read_only=True, help_text="bank_account | card | skrill | payu | paysafecard")
+    display = serializers.CharField(read_only=True)
+    registered = serializers.SerializerMethodField(help_text="verified: the registered payment method (GP §5(10))")
+
+    class Meta:
+        model = PaymentMethod
+        fields = ["id", "kind", "display", "bank_code", "iban", "holder_name", "card_masked", "status", "registered",
+                  "verified_by", "verified_at", "verify_by", "status_reason", "created_at"]
+        read_only_fields = fields
+
+    def get_registered(self, obj) -> bool:
+        return obj.status == PaymentMethod.Status.VERIFIED
+
+
+class PaymentMethodCreateSerializer(serializers.Serializer):
+    kind = serializers.CharField(max_length=20, help_text="bank_account | card | skrill | payu | paysafecard")
+    account_number = serializers.CharField(required=False, allow_blank=True, max_length=30,
+                                           help_text="bank_account: [prefix-]number/bank code (Czech format)")
+    iban = serializers.CharField(required=False, allow_blank=True, max_length=42, help_text="bank_account: CZ IBAN")
+    holder_name = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    card_token = serializers.CharField(required=False, allow_blank=True, max_length=128,
+                                       help_text="card: the provider's token (never the card number)")
+    card_masked = serializers.CharField(required=False, allow_blank=True, max_length=23,
+                                        help_text="card: masked number, e.g. **** **** **** 1234")
+    account_id = serializers.CharField(required=False, allow_blank=True, max_length=64,
+                                       help_text="skrill / payu / paysafecard: the wallet's account id (e-mail)")
+
+    def validate_kind(self, value):
+        if value not in PaymentMethod.Kind.values:
+            raise serializers.ValidationError(f"one of {', '.join(PaymentMethod.Kind.values)}")
+        return value
+
+
+class DocumentUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="PDF, JPEG or PNG proving ownership (account contract, statement)")
+
+
+class MethodDocumentSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = MethodDocument
+        fields = ["id", "method", "original_name", "content_type", "size", "status", "uploaded_at", "reviewed_at",
+                  "review_note"]
+        read_only_fields = fields
+
+
+class DepositCreateSerializer(serializers.Serializer):
+    method_id = serializers.IntegerField()
+    amount = AmountField()
+
+
+class DepositSerializer(serializers.ModelSerializer):
+    amount = MoneyOutField()
+    fee = MoneyOutField()
+    credited = serializers.SerializerMethodField()
+    method_id = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Deposit
+        fields = ["id", "method_id", "provider", "amount", "fee", "credited", "status", "status_reason",
+                  "payment_reference", "redirect_url", "instructions", "into_temporary", "created_at", "expires_at",
+                  "confirmed_at"]
+        read_only_fields = fields
+
+    @extend_schema_field(WalletMoneySerializer)
+    def get_credited(self, obj):
+        return Money(obj.amount - obj.fee).to_json()
+
+
+class WithdrawalCreateSerializer(serializers.Serializer):
+    method_id = serializers.IntegerField()
+    amount = AmountField()
+
+
+class WithdrawalSerializer(serializers.ModelSerializer):
+    amount = MoneyOutField()
+    method_id = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Withdrawal
+        fields = ["id", "method_id", "amount", "status", "needs_approval", "approval_reasons", "status_reason",
+                  "requested_at", "decided_at", "sent_at", "finished_at"]
+        read_only_fields = fields
+
+
+class PayoutSerializer(serializers.ModelSerializer):
+    kind = serializers.CharField(read_only=True, help_text="temporary_refund | misuse | closure | deposit_return")
+    amount = MoneyOutField()
+    paid = MoneyOutField()
+    postage = MoneyOutField()
+    outstanding = MoneyOutField()
+    method_id = serializers.IntegerField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = Payout
+        fields = ["id", "kind", "amount", "paid", "postage", "outstanding", "method_id", "channel", "status",
+                  "started_at", "due_at", "collect_by", "sent_at", "invited_at", "posted_at", "completed_at"]
+        read_only_fields = fields
+
+
+class WinHoldSerializer(serializers.ModelSerializer):
+    amount = MoneyOutField()
+
+    class Meta:
+        model = WinHold
+        fields = ["id", "amount", "reason", "status", "held_at", "release_due_at", "decided_at"]
+        read_only_fields = fields
+
+
+class WinDeductionSerializer(serializers.ModelSerializer):
+    amount = MoneyOutField()
+    debt_due_at = serializers.SerializerMethodField()
+
+    class Meta:
+        model = WinDeduction
+        fields = ["id", "amount", "reason", "notice_text", "notice_sent_at", "debt_due_at"]
+        read_only_fields = fields
+
+    def get_debt_due_at(self, obj) -> str | None:
+        debt = getattr(obj, "debt", None)  # reverse one-to-one: None when no debt arose
+        return debt.due_at.isoformat() if debt else None
+
+
+class SandboxPaySerializer(serializers.Serializer):
+    outcome = serializers.ChoiceField(choices=["succeeded", "failed"], default="succeeded")
+    payer_name = serializers.CharField(required=False, max_length=200,
+                                       help_text="the payer the sandbox reports (default: the player)")
+    payer_birth_date = serializers.DateField(required=False)
+
+
+class SandboxPayResultSerializer(serializers.Serializer):
+    deposit_id = serializers.IntegerField()
+    outcome = serializers.CharField()
+    callback_queued = serializers.BooleanField()
+
+
+class CallbackResultSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["processed", "duplicate"])
+    event_id = serializers.CharField()
+    result = serializers.CharField()
+
+
+class BranchCashSerializer(serializers.Serializer):
+    player_id = serializers.IntegerField()
+    direction = serializers.ChoiceField(choices=["in", "out"])
+    amount = AmountField()
+    branch = serializers.CharField(max_length=100)
+    reference = serializers.CharField(max_length=120, required=False,
+                                      help_text="receipt number; default: derived from the Idempotency-Key")
+
+
+class BranchCashResultSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    player_id = serializers.IntegerField()
+    direction = serializers.CharField()
+    amount = MoneyOutField()
+    branch = serializers.CharField()
+    reference = serializers.CharField()
+    at = serializers.DateTimeField()

@@ -1,0 +1,62 @@
+"""The wallet's writes (docs/contracts.md): keyword-only, each in one transaction, audited.
+
+Other apps import from here: ``from wallet.services import stake_debit`` (lazily, inside functions).
+"""
+from wallet.ledger import wallet_lock
+from wallet.services.branch import branch_cash_record
+from wallet.services.conversion import wallet_convert_temporary
+from wallet.services.deposits import (
+    deposit_expire_one,
+    deposit_start,
+    provider_callback_handle,
+    sandbox_pay,
+)
+from wallet.services.payment_methods import (
+    method_document_review,
+    method_document_upload,
+    payment_method_cancel,
+    payment_method_mark_doubtful,
+    payment_method_refuse,
+    payment_method_register,
+    payment_method_remove,
+    payment_method_verify,
+)
+from wallet.services.payouts import (
+    closure_settlement_start,
+    misuse_payout_start,
+    payout_collect_cash,
+    payout_dispatch,
+    payout_post_one,
+    temporary_refund_start,
+)
+from wallet.services.play import (
+    adjustment_credit,
+    debt_sweep_one,
+    operator_transfer,
+    stake_debit,
+    stake_refund,
+    win_credit,
+    win_deduct,
+    win_hold_extend,
+    win_hold_forfeit,
+    win_hold_release,
+    win_hold_sweep_one,
+)
+from wallet.services.withdrawals import (
+    withdrawal_approve,
+    withdrawal_cancel,
+    withdrawal_dispatch,
+    withdrawal_reject,
+    withdrawal_request,
+)
+
+__all__ = [
+    "adjustment_credit", "branch_cash_record", "closure_settlement_start", "debt_sweep_one", "deposit_expire_one",
+    "deposit_start", "method_document_review", "method_document_upload", "misuse_payout_start", "operator_transfer",
+    "payment_method_cancel", "payment_method_mark_doubtful", "payment_method_refuse", "payment_method_register",
+    "payment_method_remove", "payment_method_verify", "payout_collect_cash", "payout_dispatch", "payout_post_one",
+    "provider_callback_handle", "sandbox_pay", "stake_debit", "stake_refund", "temporary_refund_start",
+    "wallet_convert_temporary", "wallet_lock", "win_credit", "win_deduct", "win_hold_extend", "win_hold_forfeit",
+    "win_hold_release", "win_hold_sweep_one", "withdrawal_approve", "withdrawal_cancel", "withdrawal_dispatch",
+    "withdrawal_reject", "withdrawal_request",
+]

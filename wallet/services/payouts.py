@@ -1,0 +1,336 @@
+"""Payouts outside the player account, each step a recorded row state with its deadline.
+
+* GP §5(2)e: a cancelled temporary account's unused deposit is returned to the payment method within 7 days;
+  if impossible, the person is invited to collect it at a branch within 5 days (never past the 7 days); if not
+  collected, it is sent by post within the 7-day term, the postage deducted.
+* GP §5(13): an account closed for misuse is paid to the last registered method; if impossible, the person is
+  invited to collect it at a branch within 15 days, then it is sent by post.
+* GP §5(15): the balance at cancellation is settled by transfer to the registered method or in cash at a branch
+  (max 5,000 CZK per 24 h, so possibly in several visits); the accounts app closes the account within 10 days of
+  ``wallet.selectors.closure_settled_at``.
+* A deposit received but not credited (cap, closed account, frozen account) is returned to its method.
+
+Ledger: the balance moves to ``refunds_payable`` when the payout starts; from there to the provider's clearing
+(sent), branch cash (collected) or ``clearing:post`` and ``fees`` (posted, postage deducted).
+"""
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import Q
+
+from core import clock
+from core.audit import Actor, audit_record
+from core.money import Money
+from core.tasks import enqueue_on_commit
+from wallet import adapters, conf, errors
+from wallet.ledger import live_account, operator_account, post, wallet_lock
+from wallet.models import Deposit, LedgerTransaction, PaymentMethod, Payout, Wallet, Withdrawal
+
+logger = logging.getLogger("wallet.payouts")
+T = LedgerTransaction.Kind
+P = Payout.Status
+COLLECT_DAYS = {
+    Payout.Kind.TEMPORARY_REFUND: conf.TEMPORARY_COLLECT_DAYS,
+    Payout.Kind.MISUSE: conf.MISUSE_COLLECT_DAYS,
+    Payout.Kind.CLOSURE: conf.MISUSE_COLLECT_DAYS,
+    Payout.Kind.DEPOSIT_RETURN: conf.MISUSE_COLLECT_DAYS,
+}
+
+
+def _log(p: Payout, step: str, **data) -> None:
+    p.history = [*p.history, {"at": clock.now().isoformat(), "step": step, **{k: str(v) for k, v in data.items()}}]
+
+
+def _notify(player, subject: str, body: str) -> None:
+    """Tell the person (e-mail after commit); the invitation itself is recorded on the row and in the audit."""
+    from django.core.mail import send_mail
+
+    email = getattr(player.user, "email", "")
+    if email:
+        transaction.on_commit(lambda: send_mail(subject, body, None, [email], fail_silently=True))
+
+
+def _invite(p: Payout, actor: Actor, why: str) -> None:
+    now = clock.now()
+    days = COLLECT_DAYS[p.kind]
+    collect_by = now + timedelta(days=days)
+    if p.due_at is not None:
+        collect_by = min(collect_by, p.due_at)  # GP §5(2)e: the post still goes within the 7-day term
+    p.status, p.channel, p.invited_at, p.collect_by, p.next_action_at = P.INVITED, Payout.Channel.BRANCH, now, collect_by, collect_by
+    _log(p, "invited", collect_by=collect_by.isoformat(), why=why)
+    p.save()
+    audit_record(actor=actor, action="wallet.payout_invited", obj=p, collect_by=collect_by, why=why,
+                 amount=Money(p.outstanding), player_id=p.player_id)
+    _notify(p.player, "Výzva k vyzvednutí výplaty / Invitation to collect a payout",
+            f"Částku {Money(p.outstanding)} si můžete vyzvednout v hotovosti na pobočce do {clock.local(collect_by):%d.%m.%Y %H:%M}. "
+            f"Poté ji zašleme poštou se srážkou poštovného.\n"
+            f"You may collect {Money(p.outstanding).format('en')} in cash at a branch until {collect_by:%Y-%m-%d %H:%M} UTC; "
+            f"then it is sent by post with the postage deducted.")
+
+
+def payout_create(*, player, kind: str, amount: int, reference: str, method: PaymentMethod | None, actor: Actor,
+                  already_payable: bool = False, due_days: int | None = None, branch: bool = False) -> Payout:
+    """Start a payout (caller holds the wallet lock). Unless ``already_payable``, the amount moves from the live
+    account to ``refunds_payable`` now."""
+    now = clock.now()
+    if not already_payable and amount:
+        wallet = Wallet.objects.get(player_id=player.pk)
+        post(kind=T.PAYOUT_START, reference=reference,
+             legs=[(live_account(wallet), -amount), (operator_account("refunds_payable"), amount)],
+             player_id=player.pk, amount=amount, actor=actor, memo=Payout.Kind(kind).label)
+    p = Payout(player_id=player.pk, kind=kind, reference=reference, amount=amount, method=method,
+               channel=Payout.Channel.METHOD if method is not None else Payout.Channel.BRANCH,
+               status=P.PENDING, started_at=now, due_at=now + timedelta(days=due_days) if due_days else None)
+    p.player = player
+    _log(p, "started", amount=Money(amount), method=method.display if method else "-")
+    if amount == 0:
+        p.status, p.completed_at = P.COMPLETED, now
+        _log(p, "completed", note="nothing to pay")
+        p.save()
+    elif method is not None and not branch:
+        p.provider = adapters.provider_for_kind(method.kind).code
+        p.next_action_at = now
+        p.save()
+        from wallet.tasks import payout_send
+
+        enqueue_on_commit(payout_send, p.pk)
+    else:
+        p.save()
+        _invite(p, actor, "cash at a branch chosen" if branch else "no payment method to return the money to")
+    audit_record(actor=actor, action="wallet.payout_started", obj=p, kind=kind, amount=Money(amount),
+                 method_id=method.pk if method else None, player_id=player.pk)
+    return p
+
+
+def _next_reference(prefix: str) -> str:
+    n = Payout.objects.filter(reference__startswith=prefix).count()
+    return prefix if n == 0 else f"{prefix}:{n + 1}"
+
+
+def _open_payout(player_id: int, kinds) -> Payout | None:
+    return Payout.objects.filter(player_id=player_id, kind__in=kinds).exclude(status=P.COMPLETED).order_by("-pk").first()
+
+
+def temporary_refund_start(*, player, actor: Actor) -> Payout | None:
+    """GP §5(2)e: the unused deposit of a cancelled temporary account goes back to the payment method it came
+    from within 7 days (else branch within 5 days, else post). Idempotent: with nothing new to pay it returns
+    the last refund (or None when there never was anything)."""
+    with transaction.atomic():
+        wallet = wallet_lock(player=player)
+        if wallet.mode != Wallet.Mode.TEMPORARY:
+            raise errors.ACCOUNT_STATE(reason="the wallet is a full player account; use closure_settlement_start")
+        acc = live_account(wallet)
+        last = Payout.objects.filter(player_id=player.pk, kind=Payout.Kind.TEMPORARY_REFUND).order_by("-pk").first()
+        if acc.balance <= 0:
+            if last is None:
+                audit_record(actor=actor, action="wallet.temporary_refund_nothing", obj=wallet,
+                             balance=Money(acc.balance), player_id=player.pk)
+            return last
+        source = (Deposit.objects.filter(player_id=player.pk, status=Deposit.Status.CONFIRMED)
+                  .exclude(method__status=PaymentMethod.Status.CANCELLED).select_related("method")
+                  .order_by("-confirmed_at", "-pk").first())
+        return payout_create(player=player, kind=Payout.Kind.TEMPORARY_REFUND, amount=acc.balance,
+                             reference=_next_reference(f"temporary_refund:{player.pk}"),
+                             method=source.method if source else None, actor=actor,
+                             due_days=conf.TEMPORARY_REFUND_DAYS)
+
+
+def _payout_method(player_id: int) -> PaymentMethod | None:
+    """The last registered (verified) method money can be sent to."""
+    from wallet.methods import rule_for
+
+    for m in PaymentMethod.objects.filter(player_id=player_id, status=PaymentMethod.Status.VERIFIED).order_by(
+            "-verified_at", "-pk"):
+        if rule_for(m.kind).withdrawal:
+            return m
+    return None
+
+
+def closure_settlement_start(*, player, method: str, actor: Actor) -> Payout | None:
+    """GP §5(15): settle the balance at cancellation by ``method`` "transfer" (to the registered payment method)
+    or "branch_cash" (collected at a branch, 5,000 CZK per 24 h). A temporary-only account is paid per GP §5(2)e.
+    A zero balance is settled at once. Idempotent while a settlement is open."""
+    if method not in ("transfer", "branch_cash", "branch"):
+        raise errors.INVALID_AMOUNT(reason="method must be transfer or branch_cash")
+    with transaction.atomic():
+        wallet = wallet_lock(player=player)
+        if wallet.mode == Wallet.Mode.TEMPORARY:
+            return temporary_refund_start(player=player, actor=actor) or _zero_payout(player, Payout.Kind.TEMPORARY_REFUND, actor)
+        open_ = _open_payout(player.pk, [Payout.Kind.CLOSURE])
+        if open_ is not None:
+            return open_
+        acc = live_account(wallet)
+        if acc.balance < 0:
+            raise errors.DEBT_OUTSTANDING(debt=Money(-acc.balance))
+        target = None if method != "transfer" else _payout_method(player.pk)
+        return payout_create(player=player, kind=Payout.Kind.CLOSURE, amount=acc.balance,
+                             reference=_next_reference(f"closure:{player.pk}"), method=target, actor=actor,
+                             branch=method != "transfer")
+
+
+def _zero_payout(player, kind: str, actor: Actor) -> Payout:
+    return payout_create(player=player, kind=kind, amount=0, reference=_next_reference(f"{kind}:{player.pk}"),
+                         method=None, actor=actor)
+
+
+def misuse_payout_start(*, player, actor: Actor) -> Payout | None:
+    """GP §5(13): an account cancelled for evident misuse: the balance goes to the last registered method; if
+    impossible, the person may collect it at a branch within 15 days, then it is sent by post."""
+    with transaction.atomic():
+        wallet = wallet_lock(player=player)
+        open_ = _open_payout(player.pk, [Payout.Kind.MISUSE])
+        if open_ is not None:
+            return open_
+        acc = live_account(wallet)
+        if acc.balance <= 0:
+            return _zero_payout(player, Payout.Kind.MISUSE, actor)
+        return payout_create(player=player, kind=Payout.Kind.MISUSE, amount=acc.balance,
+                             reference=_next_reference(f"misuse:{player.pk}"), method=_payout_method(player.pk),
+                             actor=actor)
+
+
+# Steps ---------------------------------------------------------------------------------------------------
+
+def _lock(p: Payout) -> Payout:
+    return Payout.objects.select_for_update(of=("self",)).select_related("method", "player__user").get(pk=p.pk)
+
+
+def _mark_sent_locked(p: Payout, provider_payout_id: str, actor: Actor) -> None:
+    amount = p.outstanding
+    post(kind=T.PAYOUT_SEND, reference=p.reference,
+         legs=[(operator_account("refunds_payable"), -amount), (operator_account(f"clearing:{p.provider}"), amount)],
+         player_id=p.player_id, amount=amount, actor=actor, memo=f"{p.kind} sent")
+    p.status, p.sent_at, p.paid = P.SENT, clock.now(), p.paid + amount
+    if provider_payout_id:
+        p.provider_payout_id = provider_payout_id
+    _log(p, "sent", amount=Money(amount))
+    p.save()
+    audit_record(actor=actor, action="wallet.payout_sent", obj=p, amount=Money(amount), player_id=p.player_id)
+
+
+def payout_dispatch(*, payout_id: int, actor: Actor) -> str:
+    """Send a pending payout to its method (no lock held during the provider call)."""
+    now = clock.now()
+    stale = now - timedelta(minutes=conf.get("WALLET_SEND_RETRY_MINUTES"))
+    with transaction.atomic():
+        p = (Payout.objects.select_for_update(skip_locked=True, of=("self",)).select_related("method")
+             .filter(Q(status=P.PENDING) | Q(status=P.SENDING, sending_since__lte=stale), pk=payout_id).first())
+        if p is None:
+            return "skipped"
+        p.status, p.sending_since = P.SENDING, now
+        p.save(update_fields=["status", "sending_since"])
+    try:
+        result = adapters.get_provider(p.provider).send_payout(reference=p.reference, method=p.method,
+                                                               amount=Money(p.outstanding))
+    except Exception:  # noqa: BLE001 - retried by the sweeper
+        logger.exception("payout %s: provider call failed", p.pk)
+        return "retry"
+    with transaction.atomic():
+        wallet_lock(player=p.player)
+        p = _lock(p)
+        if p.status != P.SENDING:
+            return f"already_{p.status}"
+        if result.accepted:
+            _mark_sent_locked(p, result.provider_payout_id, actor)
+            return "sent"
+        _invite(p, actor, f"the payment method refused: {result.reason}")
+        return "invited"
+
+
+def payout_event(provider: str, event, actor: Actor) -> tuple[str, str]:
+    """A provider payout callback: for a withdrawal or a payout (by our reference)."""
+    from wallet.services.withdrawals import withdrawal_event_locked
+
+    w = Withdrawal.objects.filter(provider=provider, reference=event.reference).first()
+    if w is not None:
+        wallet_lock(player=w.player)
+        w = Withdrawal.objects.select_for_update(of=("self",)).select_related("method").get(pk=w.pk)
+        return withdrawal_event_locked(w, event, actor)
+    p = Payout.objects.filter(provider=provider, reference=event.reference).first()
+    if p is None:
+        return "unknown_reference", event.reference
+    wallet_lock(player=p.player)
+    p = _lock(p)
+    if event.type == "payout.succeeded":
+        if p.status == P.SENDING:
+            _mark_sent_locked(p, "", actor)
+        if p.status == P.SENT:
+            p.status, p.completed_at = P.COMPLETED, clock.now()
+            _log(p, "completed", via="provider confirmation")
+            p.save()
+            audit_record(actor=actor, action="wallet.payout_completed", obj=p, player_id=p.player_id)
+            return "completed", ""
+        return "ignored_out_of_order", f"payout is {p.status}"
+    # payout.failed: the money did not arrive (or came back): invite to the branch
+    if p.status == P.SENDING:
+        _invite(p, actor, f"the provider reported a failure: {event.reason}")
+        return "invited", ""
+    if p.status in (P.SENT, P.COMPLETED) and p.channel == Payout.Channel.METHOD:
+        amount = event.amount
+        if amount <= 0 or amount > p.paid:
+            return "amount_mismatch", f"{amount} > paid {p.paid}"
+        post(kind=T.PAYOUT_RETURN, reference=p.reference,
+             legs=[(operator_account(f"clearing:{p.provider}"), -amount), (operator_account("refunds_payable"), amount)],
+             player_id=p.player_id, amount=amount, actor=actor, memo="returned by the provider")
+        p.paid -= amount
+        p.completed_at = None
+        _log(p, "returned", amount=Money(amount))
+        _invite(p, actor, f"returned by the provider: {event.reason}")
+        return "returned", ""
+    return "ignored_out_of_order", f"payout is {p.status}"
+
+
+def payout_collect_cash(*, payout: Payout, amount: Money, reference: str, branch: str, actor: Actor) -> Payout:
+    """Staff: the person collected (part of) a payout in cash at a branch (GP §5(12): 5,000 CZK per 24 h)."""
+    from wallet.services.branch import branch_cash_out_for_payout
+
+    with transaction.atomic():
+        wallet_lock(player=payout.player)
+        p = _lock(payout)
+        if p.status != P.INVITED:
+            raise errors.PAYOUT_STATE(state=p.status)
+        if amount.amount <= 0 or amount.amount > p.outstanding:
+            raise errors.INVALID_AMOUNT(outstanding=Money(p.outstanding), amount=amount)
+        branch_cash_out_for_payout(payout=p, amount=amount, reference=reference, branch=branch, actor=actor)
+        p.paid += amount.amount
+        _log(p, "collected", amount=amount, branch=branch)
+        if p.outstanding == 0:
+            p.status, p.completed_at, p.next_action_at = P.COMPLETED, clock.now(), None
+            _log(p, "completed", via="branch")
+        p.save()
+        audit_record(actor=actor, action="wallet.payout_collected", obj=p, amount=amount, branch=branch,
+                     player_id=p.player_id)
+        return p
+
+
+def payout_post_one(*, payout_id: int, actor: Actor) -> str:
+    """Sweeper: not collected by ``collect_by`` -> sent by post, the postage deducted (GP §5(2)e, §5(13))."""
+    with transaction.atomic():
+        p = Payout.objects.select_for_update(skip_locked=True).filter(
+            pk=payout_id, status=P.INVITED, collect_by__lte=clock.now()).first()
+        if p is None:
+            return "skipped"
+        wallet_lock(player=p.player)
+        p = _lock(p)
+        outstanding = p.outstanding
+        postage = min(conf.get("WALLET_POSTAGE"), outstanding)
+        net = outstanding - postage
+        legs = [(operator_account("refunds_payable"), -outstanding), (operator_account("fees"), postage),
+                (operator_account("clearing:post"), net)]
+        post(kind=T.PAYOUT_POST, reference=p.reference, legs=legs, player_id=p.player_id, amount=outstanding,
+             actor=actor, memo=f"sent by post, postage {Money(postage)} deducted")
+        now = clock.now()
+        p.paid += net
+        p.postage += postage
+        p.status, p.channel, p.posted_at, p.completed_at, p.next_action_at = P.COMPLETED, Payout.Channel.POST, now, now, None
+        _log(p, "posted", net=Money(net), postage=Money(postage), late=bool(p.due_at and now > p.due_at))
+        p.save()
+        audit_record(actor=actor, action="wallet.payout_posted", obj=p, net=Money(net), postage=Money(postage),
+                     player_id=p.player_id)
+        _notify(p.player, "Výplata odeslána poštou / Payout sent by post",
+                f"Částku {Money(net)} jsme odeslali poštou (poštovné {Money(postage)} odečteno).\n"
+                f"We sent {Money(net).format('en')} by post (postage {Money(postage).format('en')} deducted).")
+        return "posted"

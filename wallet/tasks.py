@@ -1,0 +1,69 @@
+"""Celery tasks: thin wrappers around services. Sweepers claim due rows (skip locked), one transaction each,
+safe to run twice or on two workers."""
+from __future__ import annotations
+
+from celery import shared_task
+from django.db.models import Q
+
+from core import clock
+from core.audit import Actor
+
+
+@shared_task(name="wallet.sandbox_deliver_callback", time_limit=60, soft_time_limit=50)
+def sandbox_deliver_callback(body_text: str, signature: str) -> dict:
+    """The sandbox provider sends its signed callback (HTTP or in-process, see wallet.adapters.deliver)."""
+    from wallet.adapters import deliver
+
+    return deliver(body_text, signature)
+
+
+@shared_task(name="wallet.withdrawal_send", time_limit=120, soft_time_limit=100)
+def withdrawal_send(withdrawal_id: int) -> str:
+    from wallet.services import withdrawal_dispatch
+
+    return withdrawal_dispatch(withdrawal_id=withdrawal_id, actor=Actor.system("wallet.withdrawal_send"))
+
+
+@shared_task(name="wallet.payout_send", time_limit=120, soft_time_limit=100)
+def payout_send(payout_id: int) -> str:
+    from wallet.services import payout_dispatch
+
+    return payout_dispatch(payout_id=payout_id, actor=Actor.system("wallet.payout_send"))
+
+
+def sweep(limit: int = 500) -> dict:
+    """Every due wallet deadline, each row in its own transaction (also ``manage.py wallet_sweep``)."""
+    from datetime import timedelta
+
+    from wallet import conf, services
+    from wallet.models import Debt, Deposit, Payout, WinHold, Withdrawal
+
+    now = clock.now()
+    actor = Actor.system("wallet.sweep")
+    stale = now - timedelta(minutes=conf.get("WALLET_SEND_RETRY_MINUTES"))
+    out: dict[str, int] = {}
+
+    def count(key: str, result: str) -> None:
+        if result not in ("skipped",):
+            out[f"{key}.{result}"] = out.get(f"{key}.{result}", 0) + 1
+
+    for pk in Deposit.objects.filter(status=Deposit.Status.INITIATED, expires_at__lte=now).values_list("pk", flat=True)[:limit]:
+        count("deposit", services.deposit_expire_one(deposit_id=pk, actor=actor))
+    for pk in Withdrawal.objects.filter(Q(status=Withdrawal.Status.APPROVED) | Q(
+            status=Withdrawal.Status.SENDING, sending_since__lte=stale)).values_list("pk", flat=True)[:limit]:
+        count("withdrawal", services.withdrawal_dispatch(withdrawal_id=pk, actor=actor))
+    for pk in Payout.objects.filter(Q(status=Payout.Status.PENDING) | Q(
+            status=Payout.Status.SENDING, sending_since__lte=stale)).values_list("pk", flat=True)[:limit]:
+        count("payout", services.payout_dispatch(payout_id=pk, actor=actor))
+    for pk in Payout.objects.filter(status=Payout.Status.INVITED, collect_by__lte=now).values_list("pk", flat=True)[:limit]:
+        count("payout", services.payout_post_one(payout_id=pk, actor=actor))
+    for pk in WinHold.objects.filter(status=WinHold.Status.HELD, release_due_at__lte=now).values_list("pk", flat=True)[:limit]:
+        count("win_hold", services.win_hold_sweep_one(hold_id=pk, actor=actor))
+    for pk in Debt.objects.filter(status=Debt.Status.OPEN, due_at__lte=now).values_list("pk", flat=True)[:limit]:
+        count("debt", services.debt_sweep_one(debt_id=pk, actor=actor))
+    return out
+
+
+@shared_task(name="wallet.sweep", time_limit=600, soft_time_limit=540)
+def wallet_sweep() -> dict:
+    return sweep()

@@ -1,0 +1,192 @@
+"""The wallet API as a player and staff use it: shapes, refusals, isolation between players, no 500s."""
+import csv
+import io
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from accounts.testing import make_player, make_staff, token_for
+from wallet.adapters import sandbox_event
+from wallet.models import Deposit, PaymentMethod, Withdrawal
+from wallet.tests.conftest import czk, fund, verified_bank
+
+pytestmark = pytest.mark.django_db
+API = "/api/v1/wallet"
+
+
+def client_for(user) -> APIClient:
+    c = APIClient(raise_request_exception=False)
+    c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
+    return c
+
+
+def code(r):
+    return r.json()["error"]["code"]
+
+
+def test_a_player_registers_a_bank_account_and_sees_it_listed():
+    p = make_player(status="temporary")
+    c = client_for(p.user)
+    r = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"}, format="json")
+    assert r.status_code == 201, r.content
+    body = r.json()
+    assert body["iban"] == "CZ6508000000192000145399" and body["status"] == "pending" and body["registered"] is False
+    listed = c.get(f"{API}/payment-methods").json()
+    assert listed["count"] == 1 and listed["results"][0]["id"] == body["id"]
+
+
+def test_invalid_or_foreign_accounts_are_refused_with_clear_codes_in_both_languages():
+    c = client_for(make_player().user)
+    r = c.post(f"{API}/payment-methods", {"kind": "bank_account", "iban": "DE89370400440532013000"}, format="json")
+    assert r.status_code == 400 and code(r) == "wallet.bank_not_czech"
+    assert "České republice" in r.json()["error"]["message"] and "Czech Republic" in r.json()["error"]["message_en"]
+    r = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145398/0800"}, format="json",
+               HTTP_ACCEPT_LANGUAGE="en")
+    assert r.status_code == 400 and code(r) == "wallet.method_invalid" and r.json()["error"]["message"].startswith("The")
+    r = c.post(f"{API}/payment-methods", {"kind": "crypto"}, format="json")
+    assert r.status_code == 400 and code(r) == "request.invalid"
+    assert not PaymentMethod.objects.exists()
+
+
+def test_money_moving_calls_need_an_idempotency_key_and_a_replay_moves_nothing():
+    p = make_player(status="temporary")
+    c = client_for(p.user)
+    m = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"},
+               format="json").json()
+    r = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": "100"}, format="json")
+    assert r.status_code == 400 and code(r) == "idempotency.key_required"
+    r1 = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": "100"}, format="json", HTTP_IDEMPOTENCY_KEY="d1")
+    r2 = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": "100"}, format="json", HTTP_IDEMPOTENCY_KEY="d1")
+    assert r1.status_code == r2.status_code == 201 and r1.json()["id"] == r2.json()["id"]
+    assert Deposit.objects.count() == 1
+    assert r1.json()["amount"] == {"amount": 10000, "currency": "CZK", "formatted": "100,00\xa0Kč"}
+
+
+def test_amounts_are_parsed_from_czech_or_english_text():
+    p = make_player()
+    m = verified_bank(p)
+    c = client_for(p.user)
+    for i, text in enumerate(["1 500,50 Kč", "1500.50", "1,500.50 CZK"]):
+        r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": text}, format="json", HTTP_IDEMPOTENCY_KEY=f"k{i}")
+        assert r.status_code == 201 and r.json()["amount"]["amount"] == 150050
+    for bad in ["-5", "abc", "0", "1,5,5", "12.345.67", True]:
+        r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": bad}, format="json", HTTP_IDEMPOTENCY_KEY=f"b{bad}")
+        assert r.status_code == 400 and code(r) == "request.invalid"
+
+
+def test_a_player_never_sees_or_touches_another_players_rows():
+    a, b = make_player(), make_player()
+    ma = verified_bank(a)
+    fund(a, czk(20000))
+    ca, cb = client_for(a.user), client_for(b.user)
+    dep = ca.post(f"{API}/deposits", {"method_id": ma.pk, "amount": "100"}, format="json",
+                  HTTP_IDEMPOTENCY_KEY="x").json()
+    w = ca.post(f"{API}/withdrawals", {"method_id": ma.pk, "amount": "15000"}, format="json",
+                HTTP_IDEMPOTENCY_KEY="w").json()
+    assert w["status"] == "requested"
+    for url in (f"{API}/payment-methods/{ma.pk}", f"{API}/deposits/{dep['id']}", f"{API}/withdrawals/{w['id']}"):
+        assert cb.get(url).status_code == 404
+    assert cb.delete(f"{API}/payment-methods/{ma.pk}").status_code == 404
+    assert cb.post(f"{API}/withdrawals/{w['id']}/cancel", HTTP_IDEMPOTENCY_KEY="c").status_code == 404
+    assert cb.post(f"{API}/sandbox/deposits/{dep['id']}/pay", {}, format="json", HTTP_IDEMPOTENCY_KEY="p").status_code == 404
+    r = cb.post(f"{API}/deposits", {"method_id": ma.pk, "amount": "100"}, format="json", HTTP_IDEMPOTENCY_KEY="y")
+    assert r.status_code == 404
+    r = cb.post(f"{API}/withdrawals", {"method_id": ma.pk, "amount": "100"}, format="json", HTTP_IDEMPOTENCY_KEY="z")
+    assert r.status_code == 404
+    for url in ("deposits", "withdrawals", "payment-methods", "statement", "payouts", "holds", "deductions"):
+        assert cb.get(f"{API}/{url}").json()["count"] == 0
+    assert Withdrawal.objects.get(pk=w["id"]).status == "requested"
+    assert cb.get(f"{API}/staff/players/{a.pk}/statement").status_code == 403
+
+
+def test_the_statement_is_paginated_filterable_by_period_and_downloadable_as_csv():
+    p = make_player()
+    for _ in range(3):
+        fund(p, czk(10))
+    c = client_for(p.user)
+    page = c.get(f"{API}/statement", {"page_size": 2}).json()
+    assert page["count"] == 3 and len(page["results"]) == 2
+    line = page["results"][0]
+    assert line["category"] == "correction" and line["amount"]["amount"] == 1000 and line["account"] == "player"
+    assert c.get(f"{API}/statement", {"start": "2000-01-01", "end": "2000-01-31"}).json()["count"] == 0
+    assert c.get(f"{API}/statement", {"start": "yesterday"}).status_code == 400
+    r = c.get(f"{API}/statement.csv")
+    assert r.status_code == 200 and r["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(r.content.decode())))
+    assert rows[0][:5] == ["at", "category", "kind", "account", "amount_czk"] and len(rows) == 4
+    assert rows[-1][4:8] == ["10.00", "30.00", "1000", "3000"]
+
+
+def test_the_callback_endpoint_needs_no_login_but_a_valid_signature():
+    p = make_player(status="temporary")
+    c = client_for(p.user)
+    m = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"},
+               format="json").json()
+    dep = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": "200"}, format="json",
+                 HTTP_IDEMPOTENCY_KEY="d").json()
+    body, sig = sandbox_event("payment.succeeded", dep["payment_reference"], 20000, event_id="e-1")
+    anon = APIClient(raise_request_exception=False)
+    r = anon.post(f"{API}/callbacks/sandbox", body, content_type="application/json", HTTP_X_SIGNATURE="sha256=bad")
+    assert r.status_code == 401 and code(r) == "wallet.callback_bad_signature"
+    r = anon.post(f"{API}/callbacks/sandbox", body, content_type="application/json", HTTP_X_SIGNATURE=sig)
+    assert r.status_code == 200 and r.json()["result"] == "confirmed"
+    r = anon.post(f"{API}/callbacks/sandbox", body, content_type="application/json", HTTP_X_SIGNATURE=sig)
+    assert r.json()["status"] == "duplicate"
+    r = anon.post(f"{API}/callbacks/unknown", body, content_type="application/json", HTTP_X_SIGNATURE=sig)
+    assert r.status_code == 404 and code(r) == "wallet.unknown_provider"
+    assert c.get(f"{API}/overview").json()["balance"]["amount"] == 20000
+
+
+def test_the_sandbox_can_be_switched_off(settings):
+    settings.WALLET_SANDBOX_ENABLED = False
+    p = make_player()
+    m = verified_bank(p)
+    c = client_for(p.user)
+    r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": "100"}, format="json", HTTP_IDEMPOTENCY_KEY="d")
+    assert r.status_code == 404 and code(r) == "wallet.sandbox_disabled"
+
+
+def test_a_document_is_uploaded_as_multipart_and_checked_by_content():
+    p = make_player(status="temporary")
+    c = client_for(p.user)
+    m = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"},
+               format="json").json()
+    pdf = SimpleUploadedFile("smlouva.pdf", b"%PDF-1.4 test", content_type="application/pdf")
+    r = c.post(f"{API}/payment-methods/{m['id']}/documents", {"file": pdf}, format="multipart")
+    assert r.status_code == 201 and r.json()["content_type"] == "application/pdf" and r.json()["status"] == "pending"
+    fake = SimpleUploadedFile("evil.pdf", b"MZ\x90\x00 not a pdf", content_type="application/pdf")
+    r = c.post(f"{API}/payment-methods/{m['id']}/documents", {"file": fake}, format="multipart")
+    assert r.status_code == 400 and code(r) == "wallet.document_type"
+
+
+def test_staff_record_branch_cash_through_the_staff_api_and_players_cannot():
+    p = make_player()
+    staff = make_staff()
+    body = {"player_id": p.pk, "direction": "in", "amount": "5000", "branch": "Praha 1"}
+    assert client_for(p.user).post(f"{API}/staff/branch-cash", body, format="json",
+                                   HTTP_IDEMPOTENCY_KEY="s").status_code == 403
+    cs = client_for(staff)
+    r = cs.post(f"{API}/staff/branch-cash", body, format="json", HTTP_IDEMPOTENCY_KEY="s1")
+    assert r.status_code == 201 and r.json()["amount"]["amount"] == 500000
+    r = cs.post(f"{API}/staff/branch-cash", {**body, "amount": "1"}, format="json", HTTP_IDEMPOTENCY_KEY="s2")
+    assert r.status_code == 409 and code(r) == "wallet.branch_cash_24h_limit"
+    assert cs.get(f"{API}/staff/players/{p.pk}/statement").json()["count"] == 1
+    assert cs.get(f"{API}/overview").status_code == 403  # staff have no wallet of their own
+
+
+def test_no_wallet_endpoint_answers_500_and_anonymous_callers_get_401():
+    p = make_player(status="temporary")
+    c = client_for(p.user)
+    anon = APIClient(raise_request_exception=False)
+    gets = ["overview", "statement", "statement.csv", "payment-methods", "payment-methods/999", "deposits",
+            "deposits/999", "withdrawals", "withdrawals/999", "payouts", "holds", "deductions"]
+    for url in gets:
+        assert c.get(f"{API}/{url}").status_code in (200, 404), url
+        assert anon.get(f"{API}/{url}").status_code == 401, url
+    posts = ["payment-methods", "deposits", "withdrawals", "withdrawals/999/cancel", "sandbox/deposits/999/pay",
+             "payment-methods/999/documents", "callbacks/sandbox", "staff/branch-cash"]
+    for url in posts:
+        for payload in ({}, {"amount": None, "method_id": "x"}, {"kind": "card"}):
+            r = c.post(f"{API}/{url}", payload, format="json", HTTP_IDEMPOTENCY_KEY=f"{url}{payload}")
+            assert r.status_code < 500, (url, payload, r.content)
