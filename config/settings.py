@@ -216,6 +216,11 @@ GP = {
 if PRODUCTION and not env.str("GP_MAX_HOURLY_LOSS", default=""):
     raise ImproperlyConfigured("DJANGO_ENV=production requires GP_MAX_HOURLY_LOSS (ZHH §53: set by the licence)")
 
+# QA only: forced outcomes in play-money rounds (docs/games-platform.md). Never in production.
+GAMES_QA_FORCED_OUTCOMES = env.bool("GAMES_QA_FORCED_OUTCOMES", default=False)
+if PRODUCTION and GAMES_QA_FORCED_OUTCOMES:
+    raise ImproperlyConfigured("GAMES_QA_FORCED_OUTCOMES must be off in production")
+
 # Security
 SESSION_COOKIE_HTTPONLY = True
 if PRODUCTION:

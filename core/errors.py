@@ -35,13 +35,14 @@ logger = logging.getLogger("platform.errors")
 class DomainError(Exception):
     """A refusal with a stable code; raising it inside a service rolls the transaction back."""
 
-    def __init__(self, code: str, message_cs: str, message_en: str, *, status: int = 422, **details: Any):
+    def __init__(self, code: str, message_cs: str, message_en: str, *, status: int = 422,
+                 details: dict | None = None, **more_details: Any):
         super().__init__(f"{code}: {message_en}")
         self.code = code
         self.message_cs = message_cs
         self.message_en = message_en
         self.status = status
-        self.details = details
+        self.details = {**(details or {}), **more_details}
 
     def message(self, lang: str | None = None) -> str:
         lang = (lang or translation.get_language() or "cs")[:2]
@@ -68,7 +69,8 @@ class ErrorDef:
     message_en: str
 
     def exc(self, **details: Any) -> DomainError:
-        return DomainError(self.code, self.message_cs, self.message_en, status=self.status, **details)
+        # details go in as a dict, so a detail may be called "status" or "code" without clashing
+        return DomainError(self.code, self.message_cs, self.message_en, status=self.status, details=details)
 
     __call__ = exc
 

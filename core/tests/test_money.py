@@ -56,3 +56,10 @@ def test_format_and_parse_round_trip(amount):
     m = Money(amount)
     assert Money.parse(m.format("cs")) == m
     assert Money.parse(m.format("en")) == m
+
+
+def test_an_error_detail_may_be_called_status_or_code_without_clashing():
+    from core.errors import ErrorDef
+
+    err = ErrorDef("x.y", 409, "cs", "en")(status="active", code="abc")
+    assert err.status == 409 and err.code == "x.y" and err.details == {"status": "active", "code": "abc"}

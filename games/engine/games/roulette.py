@@ -285,7 +285,7 @@ class EuropeanRoulette(Game):
             raise _err(E_INVALID_BET, f"Bet #{i + 1} must be an object.", f"Sázka č. {i + 1} musí být objekt.",
                        index=i)
         t = raw.get("type")
-        t = TYPE_ALIASES.get(t, t) if isinstance(t, str) else t
+        t = TYPE_ALIASES.get(t, t) if isinstance(t, str) else None  # a list/dict type is unknown, not a crash
         if t not in BET_TYPES:
             raise _err(E_UNKNOWN_TYPE, f"Unknown bet type {raw.get('type')!r}.",
                        f"Neznámý typ sázky {raw.get('type')!r}.", index=i, type=str(raw.get("type")))

@@ -292,3 +292,12 @@ def test_the_fast_simulator_returns_canonical_statistics_close_to_36_37():
     assert stats["max_win"] == 3_600 and stats["hit_count"] == stats["total_win"] // 3_600
     se = (36 * 36 / 37 - (36 / 37) ** 2) ** 0.5 / 200_000 ** 0.5
     assert abs(stats["rtp"] - 36 / 37) < 3.3 * se
+
+
+@pytest.mark.parametrize("bad_type", [["red"], {"a": 1}, 5, None])
+def test_a_bet_type_that_is_not_a_string_is_an_unknown_bet_type_not_a_crash(bad_type):
+    from games.engine import BetError, get_game
+
+    with pytest.raises(BetError) as exc:
+        get_game("european_roulette").validate_bet({"bets": [{"type": bad_type, "amount": 100}]})
+    assert exc.value.code == "game.roulette.unknown_bet_type"

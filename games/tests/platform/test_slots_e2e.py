@@ -138,57 +138,86 @@ def test_a_kobushi_bonus_can_be_forced_for_qa_in_play_money_only(clock, settings
 
 
 # --- Fruit King -------------------------------------------------------------------------------------------------------
-def _gamble_offer(state) -> bool:
+FRUIT_KING_BET = {"lines": 10, "bet_per_line": 10}  # 1 CZK
+
+
+def _gamble_offered(state) -> bool:
     pending = state.get("pending") or {}
-    return state["status"] == "awaiting_action" and any(
-        "gamble" in str(o.get("type", "")) or "gamble" in str(pending.get("type", "")) for o in pending.get("options", [])
-    )
+    return pending.get("type") == "gamble" and {"type": "gamble", "colour": "red"} in pending["options"]
+
+
+def _chooser(*decisions):
+    """Answer the pending offers with ``decisions`` in turn, then collect."""
+    queue = list(decisions)
+
+    def choose(options):
+        wanted = queue.pop(0) if queue else {"type": "collect"}
+        assert wanted in options, (wanted, options)
+        return wanted
+
+    return choose
 
 
 @needs["fruit_king"]
-def test_a_fruit_king_win_can_be_gambled_or_collected_and_the_result_is_settled(clock):
-    g = registry.get_game("fruit_king")
-    from games.engine import par
+def test_a_fruit_king_base_win_is_collected_or_gambled_and_the_guess_never_changes_the_result(clock):
+    seed = find_seed("fruit_king", FRUIT_KING_BET, _gamble_offered)
+    outcomes = {}
+    for name, chooser in (("collect", _chooser()),
+                          ("red", _chooser({"type": "gamble", "colour": "red"})),
+                          ("black", _chooser({"type": "gamble", "colour": "black"}))):
+        player = funded_player(100_000)
+        c = client_for(player)
+        with use_rng(SeededRNG(seed)):
+            body = start(c, game="fruit_king", bet=FRUIT_KING_BET).json()
+            assert body["status"] == "in_progress" and body["pending"]["type"] == "gamble"
+            base_win = body["win_engine"]["amount"]
+            assert base_win > 0 and body["win"]["amount"] == 0 and balance(player) == 100_000 - 100
+            done = finish_round(c, body["id"], chooser)
+        rnd = Round.objects.get(pk=body["id"])
+        assert done["status"] == "finished" and balance(player) == 100_000 - 100 + rnd.win
+        assert c.get(f"/api/v1/games/rounds/{rnd.pk}/verify").json()["outcome"] == "match"
+        gambles = [s for s in rnd.state["steps"] if s["type"] == "gamble"]
+        outcomes[name] = (rnd.win, [g["won"] for g in gambles], base_win)
+    assert outcomes["collect"][0] == outcomes["collect"][2] and outcomes["collect"][1] == []
+    assert outcomes["red"][0] == outcomes["black"][0] and outcomes["red"][1] == outcomes["black"][1]  # GP §7(3)
+    won = outcomes["red"][1] == [True]
+    assert outcomes["red"][0] == (2 * outcomes["red"][2] if won else 0)
 
-    bet = par.representative_bet_params(g)
-    seed = find_seed("fruit_king", bet, _gamble_offer)
-    player = funded_player(1_000_000)
+
+@needs["fruit_king"]
+def test_fruit_king_free_games_are_played_through_the_api(clock):
+    seed = find_seed("fruit_king", FRUIT_KING_BET,
+                     lambda s: (s.get("pending") or {}).get("type") == "free_spin")
+    player = funded_player(100_000)
     c = client_for(player)
     with use_rng(SeededRNG(seed)):
-        body = start(c, game="fruit_king", bet=bet).json()
-        assert body["status"] == "in_progress"
-        stake = body["stake"]["amount"]
-
-        def gamble_first(options):
-            for o in options:
-                if "gamble" in str(o.get("type", "")) or o.get("choice") is not None:
-                    return o
-            return options[0]
-
-        done = finish_round(c, body["id"], gamble_first)
+        body = start(c, game="fruit_king", bet=FRUIT_KING_BET).json()
+        done = finish_round(c, body["id"])
     rnd = Round.objects.get(pk=body["id"])
-    assert done["status"] == "finished" and any("gamble" in str(a) for a in rnd.actions)
-    assert balance(player) == 1_000_000 - stake + rnd.win
-    assert rnd.state["breakdown"].get("gamble") is not None
+    free = [s for s in rnd.state["steps"] if s.get("mode") == "free"]
+    assert free and all(s["win"] > 0 for s in free)  # every free game wins (the expanding symbol)
+    assert done["status"] == "finished" and balance(player) == 100_000 - 100 + rnd.win
     assert c.get(f"/api/v1/games/rounds/{rnd.pk}/verify").json()["outcome"] == "match"
 
 
+# --- Simply the Best 27 ------------------------------------------------------------------------------------------------
 @needs["simply_the_best_27"]
-def test_simply_the_best_27_plays_and_replays_through_the_api(clock):
+def test_simply_the_best_27_free_spins_are_played_through_the_api_and_replay(clock):
     from games.engine import par
 
     g = registry.get_game("simply_the_best_27")
     bet = par.representative_bet_params(g)
+    seed = find_seed("simply_the_best_27", bet, lambda s: (s.get("pending") or {}).get("type") == "free_spin")
     player = funded_player(1_000_000)
     c = client_for(player)
-    with use_rng(SeededRNG(27)):
-        for _ in range(5):
-            body = start(c, game="simply_the_best_27", bet=bet).json()
-            assert body["game"]["code"] == "simply_the_best_27", body
-            done = finish_round(c, body["id"])
-            assert done["status"] == "finished"
-            assert c.get(f"/api/v1/games/rounds/{body['id']}/verify").json()["outcome"] == "match"
-            clock.shift(2)
+    with use_rng(SeededRNG(seed)):
+        body = start(c, game="simply_the_best_27", bet=bet).json()
+        assert body["status"] == "in_progress" and body["pending"]["options"] == [{"type": "spin"}]
+        done = finish_round(c, body["id"])
+    rnd = Round.objects.get(pk=body["id"])
+    assert done["status"] == "finished" and len(rnd.actions) in (5, 15) or rnd.state.get("capped")
+    assert balance(player) == 1_000_000 - rnd.stake + rnd.win
+    assert c.get(f"/api/v1/games/rounds/{rnd.pk}/verify").json()["outcome"] == "match"
 
 
 # --- Roulette ---------------------------------------------------------------------------------------------------------
