@@ -4,18 +4,11 @@ from __future__ import annotations
 from core.errors import DomainError, ErrorDef
 
 
-class _Keep(dict):
-    def __missing__(self, key):
-        return "{" + key + "}"
-
-
 def error(err: ErrorDef, **details) -> DomainError:
-    """The DomainError of ``err`` with its messages filled from ``details`` (``{round_id}`` ...).
+    """The DomainError of ``err`` with its messages filled from ``details`` (``{round_id}`` ...);
+    core.errors.ErrorDef does the filling, this name stays for the callers."""
+    return err(**details)
 
-    ``raise error(ROUND_NOT_YOURS, round_id=7)``: the code, status and details stay those of the ErrorDef."""
-    values = _Keep({k: v for k, v in details.items()})
-    return DomainError(err.code, err.message_cs.format_map(values), err.message_en.format_map(values),
-                       status=err.status, **details)
 
 NOT_A_PLAYER = ErrorDef("complaints.not_a_player", 403, "Reklamaci může podat jen registrovaný účastník.",
                         "Only a registered participant can file a complaint.")

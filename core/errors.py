@@ -59,9 +59,17 @@ class DomainError(Exception):
         }
 
 
+class _KeepMissing(dict):
+    def __missing__(self, key):
+        return "{" + key + "}"
+
+
 @dataclass(frozen=True)
 class ErrorDef:
-    """A declared error: ``raise SOME_ERROR(**details)`` or ``SOME_ERROR.exc(**details)``."""
+    """A declared error: ``raise SOME_ERROR(**details)`` or ``SOME_ERROR.exc(**details)``.
+
+    Messages may name details in braces (``"Round {round_id} is not yours"``); they are filled in
+    from the details, and an unknown name stays as written."""
 
     code: str
     status: int
@@ -70,7 +78,9 @@ class ErrorDef:
 
     def exc(self, **details: Any) -> DomainError:
         # details go in as a dict, so a detail may be called "status" or "code" without clashing
-        return DomainError(self.code, self.message_cs, self.message_en, status=self.status, details=details)
+        values = _KeepMissing(details)
+        return DomainError(self.code, self.message_cs.format_map(values), self.message_en.format_map(values),
+                           status=self.status, details=details)
 
     __call__ = exc
 

@@ -63,6 +63,4 @@ def from_engine(exc) -> DomainError:
     code = getattr(exc, "code", None) or fallback.code
     message_en = getattr(exc, "message_en", "") or fallback.message_en
     message_cs = getattr(exc, "message_cs", "") or fallback.message_cs
-    details = {("detail_status" if k == "status" else str(k)): v
-               for k, v in dict(getattr(exc, "details", {}) or {}).items()}
-    return DomainError(code, message_cs, message_en, status=422, **details)
+    return DomainError(code, message_cs, message_en, status=422, details=dict(getattr(exc, "details", {}) or {}))

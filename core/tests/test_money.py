@@ -63,3 +63,10 @@ def test_an_error_detail_may_be_called_status_or_code_without_clashing():
 
     err = ErrorDef("x.y", 409, "cs", "en")(status="active", code="abc")
     assert err.status == 409 and err.code == "x.y" and err.details == {"status": "active", "code": "abc"}
+
+
+def test_an_error_message_names_its_details_and_an_unknown_name_stays_as_written():
+    from core.errors import ErrorDef
+
+    err = ErrorDef("x.round", 422, "Kolo {round_id} {missing}", "Round {round_id} {missing}")(round_id=7)
+    assert err.message_en == "Round 7 {missing}" and err.message_cs == "Kolo 7 {missing}"
