@@ -192,9 +192,44 @@ def _describe_exc(exc: BaseException) -> str:
 
 
 # --- catalogue ---------------------------------------------------------------------------------------------------------
+def offered_figures(declared) -> dict:
+    """The figures a game is offered with on this platform (GP §7(2), §8(2)-(3)).
+
+    A slot's largest win grows with the stake. When the engine's declared max win is above the platform's
+    max win per round (settings.GP["MAX_WIN_PER_ROUND"]), capping wins would cut the RTP below the declared
+    figure (and below GP §8(4)'s 84.24 % for some games). Instead the game is offered with a lower max bet
+    (GP §8(2): "some games lower it further to respect the max win"): the largest stake, on the stake grid,
+    whose max win stays within the cap. So no win is ever capped and the declared RTP holds at every stake
+    offered. The cap in round settlement stays as a safety net and records any capping on the round.
+    """
+    from games.engine import Declared
+
+    cap = settings.GP["MAX_WIN_PER_ROUND"]
+    step = settings.GP["STAKE_STEP"]
+    max_bet = min(declared.max_bet, settings.GP["MAX_STAKE"])
+    lowered = False
+    if declared.max_win * max_bet > cap * declared.max_bet:  # max win at this stake (linear in the stake) > cap
+        max_bet = cap * declared.max_bet // declared.max_win
+        max_bet -= max_bet % step
+        lowered = True
+    max_bet = max(max_bet, declared.min_bet)
+    max_win = declared.max_win * max_bet // declared.max_bet
+    offered = Declared(rtp=declared.rtp, min_bet=declared.min_bet, max_bet=max_bet, max_win=max_win,
+                       unfinished_deadline_days=declared.unfinished_deadline_days,
+                       rtp_with_jackpots=declared.rtp_with_jackpots)
+    return {"max_bet": max_bet, "max_win": max_win, "avg_hourly_loss": offered.avg_hourly_loss,
+            "max_bet_lowered_for_max_win": lowered}
+
+
 def _row_data(g) -> dict:
     d = g.declared
+    offered = offered_figures(d)
     description = _jsonable(g.describe())
+    description["platform_limits"] = {
+        "engine_max_bet": d.max_bet, "engine_max_win": d.max_win,
+        "max_bet_lowered_for_max_win": offered["max_bet_lowered_for_max_win"],
+        "platform_max_win_per_round": settings.GP["MAX_WIN_PER_ROUND"],
+    }
     return {
         "name": g.name,
         "name_cs": getattr(g, "name_cs", "") or description.get("name_cs", "") or "",
@@ -202,9 +237,9 @@ def _row_data(g) -> dict:
         "rtp": d.rtp,
         "rtp_with_jackpots": d.rtp_with_jackpots,
         "min_bet": d.min_bet,
-        "max_bet": d.max_bet,
-        "max_win": d.max_win,
-        "avg_hourly_loss": d.avg_hourly_loss,
+        "max_bet": offered["max_bet"],
+        "max_win": offered["max_win"],
+        "avg_hourly_loss": offered["avg_hourly_loss"],
         "unfinished_deadline_days": d.unfinished_deadline_days,
         "description": description,
     }
@@ -449,7 +484,7 @@ def round_play(*, player, game_code: str, bet: dict, idempotency_key: str, actor
             # Limits (self-limits GP §6, 120/15 break GP §7(4), hourly loss GP §8(5), account state and the
             # exclusion register through accounts.betting_refusal) decide under the wallet lock.
             stake_check(player=player, kind=LIMITS_KIND, stake=stake, game_code=engine_game.code,
-                        game_max_bet=Money(engine_game.declared.max_bet, currency), now=now,
+                        game_max_bet=Money(offered_figures(engine_game.declared)["max_bet"], currency), now=now,
                         round_ref=_ref(rnd, "bet"))
             rnd.balance_before = _balance(player)
             # GP §7(3): the stake is deducted before the round's result exists.

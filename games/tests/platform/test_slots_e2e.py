@@ -60,7 +60,7 @@ def _features(state) -> list:
 
 
 # --- Kobushi ----------------------------------------------------------------------------------------------------------
-KOBUSHI_MAX_BET = {"lines": 30, "coins": 5, "coin_value": 10}  # jackpot-eligible (rules §9), 15 CZK
+KOBUSHI_MAX_BET = {"lines": 30, "coins": 5, "coin_value": 5}  # all lines and coins (rules §9), 7.50 CZK
 
 
 @needs["kobushi"]
@@ -77,7 +77,7 @@ def test_a_kobushi_pick_bonus_is_played_through_picks_resumed_and_paid_whatever_
             body = r.json()
             assert body["status"] == "in_progress" and body["pending"]["type"] == "pick"
             assert "bonus" not in body["state"] and body["draws"] is None  # the drawn prizes stay hidden
-            assert balance(player) == 100_000 - 1_500
+            assert balance(player) == 100_000 - 750
             rid = body["id"]
             # One pick, then the player goes away and comes back: the round resumes where it stopped.
             act(c, rid, choose(body["pending"]["options"]))
@@ -88,9 +88,9 @@ def test_a_kobushi_pick_bonus_is_played_through_picks_resumed_and_paid_whatever_
         rnd = Round.objects.get(pk=rid)
         bonus = rnd.state["bonus"]
         assert done["status"] == "finished" and not bonus["active"]
-        assert rnd.state["breakdown"]["bonus"] == bonus["prize_multiplier"] * 1_500  # m x stake however it ends
+        assert rnd.state["breakdown"]["bonus"] == bonus["prize_multiplier"] * 750  # m x stake however it ends
         assert rnd.win == min(rnd.win_engine, 5_000_000) and done["win"]["amount"] == rnd.win
-        assert balance(player) == 100_000 - 1_500 + rnd.win
+        assert balance(player) == 100_000 - 750 + rnd.win
         assert rnd.jackpot_events == rnd.state["jackpot_events"]
         assert c.get(f"/api/v1/games/rounds/{rid}/verify").json()["outcome"] == "match"
         results.append((rnd.win_engine, [s.get("reveal") for s in rnd.state["steps"] if s["type"] == "pick"],
