@@ -558,8 +558,7 @@ def round_act(*, player, round_id, action: dict, idempotency_key: str, actor: Ac
             raise errors.ROUND_NOT_IN_PROGRESS(round_id=rnd.pk, round_status=rnd.status)
         now = clock.now()
         if now >= rnd.deadline:
-            _void(rnd, reason=Round.VoidReason.DEADLINE, detail="action after the deadline",
-                  actor=Actor.system("games.deadline"), now=now)
+            _end_past_deadline(rnd, actor=Actor.system("games.deadline"), now=now, detail="action after the deadline")
             rnd.replayed = False
             return rnd
         engine_game = _engine_game(rnd.game_code, rnd.game_version)
@@ -626,6 +625,38 @@ def round_refund(*, round_id: int, reason: str, actor: Actor) -> Round:
     return rnd
 
 
+COLLECT = {"type": "collect"}
+
+
+def _end_past_deadline(rnd: Round, *, actor: Actor, now, detail: str) -> None:
+    """GP §7(8)b for one round past its deadline.
+
+    A round waiting only for "gamble or collect" already holds its win, drawn and decided: collecting needs no
+    draw and changes no result, so the round is completed by collecting (the player keeps the win instead of
+    losing it to a stake refund). Any other unfinished round is ended and its stake returned."""
+    pending = (rnd.state or {}).get("pending") or {}
+    if rnd.state and rnd.state.get("status") != "finished" and pending.get("type") == "gamble" \
+            and COLLECT in (pending.get("options") or []):
+        from core.rng import get_rng
+        from games.engine import RecordingRNG
+
+        engine_game = _engine_game(rnd.game_code, rnd.game_version)
+        rec = RecordingRNG(get_rng())
+        state = _clean_state(engine_game.act(copy.deepcopy(rnd.state), dict(COLLECT), rec))
+        if state["status"] == "finished" and not rec.draws:
+            RoundAction.objects.create(round=rnd, seq=len(rnd.actions), action=dict(COLLECT),
+                                       idempotency_key=f"deadline-collect-{rnd.pk}", draws_before=len(rnd.draws),
+                                       draws_after=len(rnd.draws), created_at=now)
+            rnd.actions = rnd.actions + [dict(COLLECT)]
+            rnd.state = state
+            rnd.win_engine = state["win"]
+            rnd.last_activity_at = now
+            audit_record(actor=actor, action="games.round_collected_at_deadline", obj=rnd, win=state["win"])
+            _settle(rnd, actor=actor, now=now)
+            return
+    _void(rnd, reason=Round.VoidReason.DEADLINE, detail=detail, actor=actor, now=now)
+
+
 def round_expire(*, round_id: int, now=None, actor: Actor | None = None) -> bool:
     """GP §7(8)b: end one round left unfinished past its game's deadline and return the stake (voided).
 
@@ -646,9 +677,8 @@ def round_expire(*, round_id: int, now=None, actor: Actor | None = None) -> bool
                .filter(pk=round_id, status=Round.Status.IN_PROGRESS, deadline__lte=now).first())
         if rnd is None:
             return False
-        _void(rnd, reason=Round.VoidReason.DEADLINE,
-              detail="unfinished past the game's deadline: stake returned, accrued win not paid (GP §7(8)b)",
-              actor=actor, now=now)
+        _end_past_deadline(rnd, actor=actor, now=now,
+                           detail="unfinished past the game's deadline: stake returned, accrued win not paid (GP §7(8)b)")
     return True
 
 
@@ -666,4 +696,4 @@ def rounds_expire_due(*, now=None, batch: int = 500) -> dict:
         except Exception:  # noqa: BLE001 - one bad round must not stop the others
             failed += 1
             logger.exception("expiring round %s failed", pk)
-    return {"due": len(ids), "voided": done, "failed": failed}
+    return {"due": len(ids), "ended": done, "failed": failed}

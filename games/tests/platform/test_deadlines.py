@@ -27,17 +27,17 @@ def test_a_round_left_past_its_deadline_is_voided_by_the_sweeper_with_the_stake_
     c, rnd = _open_round(clock, player)
     assert rnd.deadline == rnd.started_at + timedelta(days=90) and balance(player) == 9_900
     clock.move_to(rnd.deadline - timedelta(seconds=1))
-    assert rounds_expire_due() == {"due": 0, "voided": 0, "failed": 0}
+    assert rounds_expire_due() == {"due": 0, "ended": 0, "failed": 0}
     assert Round.objects.get(pk=rnd.pk).status == "in_progress"
     clock.move_to(rnd.deadline)
-    assert rounds_expire_due() == {"due": 1, "voided": 1, "failed": 0}
+    assert rounds_expire_due() == {"due": 1, "ended": 1, "failed": 0}
     rnd.refresh_from_db()
     assert rnd.status == "voided" and rnd.void_reason == "deadline" and rnd.win == 0 and rnd.win_engine == 500
     assert rnd.settled_at == rnd.deadline and rnd.balance_after == 10_000
     assert balance(player) == 10_000  # the stake is back, the accrued x5 is not paid (GP §7(8)b)
     assert AuditEvent.objects.filter(action="games.round_voided", object_id=str(rnd.pk)).count() == 1
     # Safe to run twice: nothing more happens.
-    assert rounds_expire_due() == {"due": 0, "voided": 0, "failed": 0}
+    assert rounds_expire_due() == {"due": 0, "ended": 0, "failed": 0}
     assert balance(player) == 10_000
     # The player sees it in the history and can play again.
     assert c.get("/api/v1/games/rounds/open").json()["round"] is None
@@ -53,7 +53,7 @@ def test_the_sweeper_task_is_scheduled_and_calls_the_sweeper(clock):
     player = funded_player(10_000)
     _, rnd = _open_round(clock, player)
     clock.move_to(rnd.deadline + timedelta(hours=1))
-    assert expire_unfinished_rounds.apply().get() == {"due": 1, "voided": 1, "failed": 0}
+    assert expire_unfinished_rounds.apply().get() == {"due": 1, "ended": 1, "failed": 0}
     assert balance(player) == 10_000
 
 
@@ -85,7 +85,7 @@ def test_the_deadline_sweeper_skips_rounds_already_ended_and_play_money_rounds_a
     c = client_for(player)
     pm = c.post("/api/v1/games/play-money/rounds", {"game": PICK, "bet": {"stake": 100}}, format="json").json()
     clock.shift(91 * 24 * 3600)
-    assert rounds_expire_due()["voided"] == 1
+    assert rounds_expire_due()["ended"] == 1
     assert Round.objects.get(pk=pm["id"]).status == "voided" and balance(player) == 10_000
 
 

@@ -248,3 +248,33 @@ def test_roulette_bets_of_every_kind_are_paid_by_their_multipliers(clock):
         zero = start(c, bet=bet).json()
     assert zero["win"]["amount"] == 0  # every one of these loses on zero
     assert c.get(f"/api/v1/games/rounds/{zero['id']}/verify").json()["outcome"] == "match"
+
+
+@needs["fruit_king"]
+def test_a_gamble_offer_left_past_the_deadline_is_collected_so_the_player_keeps_the_win(clock):
+    """GP §7(8)b with a decided win: a round waiting only for "gamble or collect" is completed by collecting
+    (no draw, no change of result) instead of being voided with only the stake back."""
+    from datetime import timedelta
+
+    from games.services import rounds_expire_due
+
+    seed = find_seed("fruit_king", FRUIT_KING_BET, _gamble_offered)
+    player = funded_player(100_000)
+    c = client_for(player)
+    with use_rng(SeededRNG(seed)):
+        body = start(c, game="fruit_king", bet=FRUIT_KING_BET).json()
+    assert body["status"] == "in_progress" and body["pending"]["type"] == "gamble"
+    rnd = Round.objects.get(pk=body["id"])
+    won = rnd.win_engine
+    assert won > 0 and balance(player) == 100_000 - 100
+    clock.move_to(rnd.deadline - timedelta(seconds=1))
+    assert rounds_expire_due()["due"] == 0
+    assert Round.objects.get(pk=rnd.pk).status == "in_progress"
+    clock.move_to(rnd.deadline)
+    rounds_expire_due()
+    rnd.refresh_from_db()
+    assert rnd.status == "finished" and rnd.win == won and rnd.actions[-1] == {"type": "collect"}
+    assert balance(player) == 100_000 - 100 + won  # the win, not a stake refund
+    assert c.get(f"/api/v1/games/rounds/{rnd.pk}/verify").json()["outcome"] == "match"
+    rounds_expire_due()  # safe to run twice
+    assert balance(player) == 100_000 - 100 + won
