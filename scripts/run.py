@@ -44,7 +44,9 @@ def main() -> int:
     (ROOT / ".data").mkdir(exist_ok=True)
     print("== migrating and loading demo data", flush=True)
     manage("migrate", "--noinput", stdout=subprocess.DEVNULL)
-    demo = manage("seed_demo", capture_output=True, text=True).stdout
+    # The demo's own notification e-mails stay out of the printout (the web process prints them on the console).
+    demo = manage("seed_demo", capture_output=True, text=True,
+                  env={**os.environ, "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend"}).stdout
     procs: list[subprocess.Popen] = []
 
     def start(name: str, *cmd: str) -> None:
