@@ -40,6 +40,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "django_celery_beat",
     "axes",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "core",
     "accounts",
     "wallet",
@@ -57,6 +59,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
@@ -114,6 +117,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Staff sign in to the admin with a second factor (TOTP, django-otp): required in production, optional in
+# development so the demo credentials work as printed. Enrol a device: `manage.py staff_totp_enrol USERNAME`.
+ADMIN_REQUIRE_2FA = env.bool("ADMIN_REQUIRE_2FA", default=PRODUCTION)
+OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default="Online games platform")
 
 # Failed logins are throttled and locked out (django-axes).
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)

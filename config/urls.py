@@ -1,8 +1,15 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from core.views import health
+
+if settings.ADMIN_REQUIRE_2FA:
+    # Staff must pass a one-time password (TOTP) as well as their password to use the admin.
+    from django_otp.admin import OTPAdminSite
+
+    admin.site.__class__ = OTPAdminSite
 
 urlpatterns = [
     path("health", health, name="health"),

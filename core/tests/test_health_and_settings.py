@@ -26,13 +26,18 @@ def test_health_is_503_when_the_broker_is_unreachable(settings):
     assert r.status_code == 503 and r.json()["checks"]["broker"]["ok"] is False
 
 
-def _django_check(env_extra: dict) -> subprocess.CompletedProcess:
+def _django_check_expr(env_extra: dict, expr: str) -> subprocess.CompletedProcess:
+    """Start Django in a fresh process with ``env_extra`` and print ``expr``."""
     env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "CELERY_BROKER_URL", "GP_MAX_HOURLY_LOSS")}
     env.update(env_extra)
     return subprocess.run([sys.executable, "-c", "import django,os;os.environ.setdefault('DJANGO_SETTINGS_MODULE',"
                            "'config.settings');django.setup();from django.conf import settings;"
-                           "print(settings.SESSION_COOKIE_SECURE, settings.SECURE_HSTS_SECONDS, settings.DEBUG)"],
+                           f"print({expr})"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+
+
+def _django_check(env_extra: dict) -> subprocess.CompletedProcess:
+    return _django_check_expr(env_extra, "settings.SESSION_COOKIE_SECURE, settings.SECURE_HSTS_SECONDS, settings.DEBUG")
 
 
 def test_production_refuses_to_start_without_secret_key_database_and_broker():
