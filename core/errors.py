@@ -97,7 +97,9 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     if hasattr(value, "isoformat"):
-        return value.isoformat()
+        text = value.isoformat()
+        # UTC written as "Z", the way the API's serializers write it (DRF), so one format reaches clients
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
     return str(value)
 
 

@@ -70,3 +70,12 @@ def test_an_error_message_names_its_details_and_an_unknown_name_stays_as_written
 
     err = ErrorDef("x.round", 422, "Kolo {round_id} {missing}", "Round {round_id} {missing}")(round_id=7)
     assert err.message_en == "Round 7 {missing}" and err.message_cs == "Kolo 7 {missing}"
+
+
+def test_times_in_error_details_are_written_like_the_serializers_write_them():
+    from datetime import UTC, datetime
+
+    from core.errors import ErrorDef
+
+    err = ErrorDef("x.t", 409, "cs", "en")(resets_at=datetime(2026, 3, 2, 23, 0, tzinfo=UTC))
+    assert err.as_dict()["details"]["resets_at"] == "2026-03-02T23:00:00Z"
