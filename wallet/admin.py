@@ -288,14 +288,11 @@ class BranchCashForm(forms.ModelForm):
         fields = ("player", "direction", "branch", "reference")
 
 
-@admin.register(BranchCash)
-class BranchCashAdmin(admin.ModelAdmin):
-    """Staff record cash at a branch; the form calls ``branch_cash_record`` (GP §5(12) limits apply)."""
+class CreatedByService(admin.ModelAdmin):
+    """An append-only record that staff create through a service (never edited or deleted here).
 
-    form = BranchCashForm
-    list_display = ("at", "player", "direction", "shown_amount", "branch", "staff", "reference", "payout")
-    list_filter = ("direction", "branch")
-    search_fields = ("reference", "player__user__username")
+    The add form calls ``create(request, cleaned_data)``; a refusal (DomainError) is shown to staff with its
+    code and changes nothing."""
 
     def has_change_permission(self, request, obj=None):
         return obj is None or request.method == "GET"
@@ -307,11 +304,11 @@ class BranchCashAdmin(admin.ModelAdmin):
     def shown_amount(self, obj):
         return _m(obj.amount)
 
+    def create(self, request, data):  # pragma: no cover - each subclass names its service
+        raise NotImplementedError
+
     def save_model(self, request, obj, form, change):
-        d = form.cleaned_data
-        created = services.branch_cash_record(player=d["player"], direction=d["direction"], amount=d["amount_czk"],
-                                              reference=d["reference"], branch=d["branch"],
-                                              actor=Actor.staff(request.user))
+        created = self.create(request, form.cleaned_data)
         obj.pk, obj.id = created.pk, created.pk
         obj.__dict__.update({k: v for k, v in created.__dict__.items() if not k.startswith("_")})
 
@@ -323,6 +320,21 @@ class BranchCashAdmin(admin.ModelAdmin):
             from django.http import HttpResponseRedirect
 
             return HttpResponseRedirect(request.path)
+
+
+@admin.register(BranchCash)
+class BranchCashAdmin(CreatedByService):
+    """Staff record cash at a branch; the form calls ``branch_cash_record`` (GP §5(12) limits apply)."""
+
+    form = BranchCashForm
+    list_display = ("at", "player", "direction", "shown_amount", "branch", "staff", "reference", "payout")
+    list_filter = ("direction", "branch")
+    search_fields = ("reference", "player__user__username")
+
+    def create(self, request, d):
+        return services.branch_cash_record(player=d["player"], direction=d["direction"], amount=d["amount_czk"],
+                                           reference=d["reference"], branch=d["branch"],
+                                           actor=Actor.staff(request.user))
 
 
 # Holds, deductions, debts ---------------------------------------------------------------------------------------
@@ -361,28 +373,16 @@ class WinDeductionForm(forms.ModelForm):
 
 
 @admin.register(WinDeduction)
-class WinDeductionAdmin(admin.ModelAdmin):
+class WinDeductionAdmin(CreatedByService):
     """Deduct a win credited in error with the notice sent to the player (GP §7(7), §10(4))."""
 
     form = WinDeductionForm
     list_display = ("notice_sent_at", "player", "shown_amount", "reason", "created_by")
     search_fields = ("reference", "player__user__username")
 
-    def has_change_permission(self, request, obj=None):
-        return obj is None or request.method == "GET"
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    @admin.display(description="amount")
-    def shown_amount(self, obj):
-        return _m(obj.amount)
-
-    def save_model(self, request, obj, form, change):
-        d = form.cleaned_data
-        created = services.win_deduct(player=d["player"], amount=d["amount_czk"], reference=d["reference"],
-                                      reason=d["reason"], notice_text=d["notice_text"], actor=Actor.staff(request.user))
-        obj.__dict__.update({k: v for k, v in created.__dict__.items() if not k.startswith("_")})
+    def create(self, request, d):
+        return services.win_deduct(player=d["player"], amount=d["amount_czk"], reference=d["reference"],
+                                   reason=d["reason"], notice_text=d["notice_text"], actor=Actor.staff(request.user))
 
 
 @admin.register(Debt)

@@ -66,6 +66,25 @@ def test_staff_record_branch_cash_and_deductions_in_the_admin_forms(staff_client
     assert selectors.balance(p) == czk(-500) and selectors.debt(p) == czk(500)
 
 
+def test_a_refusal_by_the_service_behind_an_admin_form_is_shown_to_staff_and_changes_nothing(staff_client,
+                                                                                           monkeypatch):
+    import wallet.admin
+    from wallet import errors
+
+    p = make_player()
+
+    def refuse(**kw):
+        raise errors.INVALID_AMOUNT(reason="refused by the service")
+
+    monkeypatch.setattr(wallet.admin.services, "win_deduct", refuse)
+    r = staff_client.post("/admin/wallet/windeduction/add/", {
+        "player": p.pk, "amount_czk": "99", "reference": "ded-x", "reason": "r",
+        "notice_text": "Výhra připsaná omylem byla odečtena."}, follow=True)
+    assert r.status_code == 200 and r.redirect_chain == [("/admin/wallet/windeduction/add/", 302)]
+    assert any(errors.INVALID_AMOUNT.code in str(m) for m in r.context["messages"])
+    assert not WinDeduction.objects.filter(reference="ded-x").exists() and selectors.balance(p) == czk(0)
+
+
 def test_staff_release_a_held_win(staff_client):
     p = make_player()
     win_credit(player=p, amount=czk(70), reference="h", actor=SYSTEM, hold_reason="regularity")
