@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test install lint schema ledger-check clean
+.PHONY: run test test-fast install lint typecheck schema ledger-check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,11 +17,28 @@ install: $(VENV)/.installed
 run: install
 	$(BIN)/python scripts/run.py
 
-test: install
-	$(BIN)/python -m pytest -q -p no:cacheprovider --create-db $(PYTEST_ARGS)
+# The test database is reused between runs (pytest --reuse-db) and rebuilt when a migration changes
+# (a hash of the migrations is kept in .data/test-db.hash).
+MIGRATIONS_HASH = $(shell cat */migrations/*.py 2>/dev/null | sha256sum | cut -c1-16)
+CREATE_DB = $(shell [ "$$(cat .data/test-db.hash 2>/dev/null)" = "$(MIGRATIONS_HASH)-$${DATABASE_URL}" ] || echo --create-db)
 
+test: install
+	@mkdir -p .data
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(CREATE_DB) --durations=10 $(PYTEST_ARGS)
+	@echo "$(MIGRATIONS_HASH)-$${DATABASE_URL}" > .data/test-db.hash
+
+# everything but the long simulation tests (marked slow); CI runs them all
+test-fast: install
+	@mkdir -p .data
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(CREATE_DB) --durations=10 -m "not slow" $(PYTEST_ARGS)
+	@echo "$(MIGRATIONS_HASH)-$${DATABASE_URL}" > .data/test-db.hash
+
+# the guard rails CI runs: ruff, the layering contracts, mypy, migrations in sync with the models
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy .
+	$(BIN)/python manage.py makemigrations --check --dry-run
 
 schema: install
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file .data/openapi.yaml

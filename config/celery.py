@@ -1,19 +1,30 @@
-"""The Celery app. Periodic tasks are declared in code (``CELERY_BEAT_SCHEDULE``
-entries contributed by each app's ``tasks.py`` through ``core.schedules``) and synced
-into django-celery-beat's tables at beat start-up."""
+"""The Celery app.
+
+Tasks are ``celery.contrib.django.task.DjangoTask`` (``task.delay_on_commit(...)`` enqueues after the
+transaction commits). Periodic tasks are declared in code, ``BEAT_SCHEDULE`` in each app's ``schedules.py``,
+collected with Django's ``autodiscover_modules`` (``config/schedules.py``) and synced into
+django-celery-beat's tables when beat starts.
+"""
 import os
+from pathlib import Path
 
 from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-app = Celery("platform")
+app = Celery("platform", task_cls="celery.contrib.django.task:DjangoTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
 @app.on_after_configure.connect
-def _install_schedule(sender, **kwargs):
+def _configure(sender, **kwargs):
+    from django.conf import settings
+
     from config.schedules import collect
 
+    if settings.CELERY_BROKER_URL.startswith("filesystem"):
+        # kombu's filesystem transport needs its folders; made here (first use of Celery), not on settings import.
+        for folder in ("queue", "processed", "control"):
+            (Path(settings.CELERY_FS_BROKER_DIR) / folder).mkdir(parents=True, exist_ok=True)
     sender.conf.beat_schedule = collect()

@@ -12,11 +12,12 @@ from pathlib import Path
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
-def embedded_database(data_dir: str | None = None) -> dict:
-    """Start (or reuse) the embedded server and return a Django DATABASES entry."""
-    socket_dir = _start(data_dir)
-    return {"ENGINE": "django.db.backends.postgresql", "NAME": "postgres", "USER": "postgres", "PASSWORD": "",
-            "HOST": socket_dir, "PORT": ""}
+def embedded_url(data_dir: str | None = None) -> str:
+    """Start (or reuse) the embedded server and return its ``DATABASE_URL`` (a Unix socket in the data folder).
+
+    Called by ``scripts/run.py`` (``make run``) and the root ``conftest.py`` (``make test``), which hand the URL to
+    their child processes; importing the settings never starts a server."""
+    return f"postgres://postgres@/postgres?host={_start(data_dir)}"
 
 
 def embedded_stop(data_dir: str | None = None) -> None:

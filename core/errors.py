@@ -108,6 +108,8 @@ VALIDATION = ErrorDef("request.invalid", 400, "Neplatný požadavek.", "The requ
 NOT_AUTHENTICATED = ErrorDef("auth.not_authenticated", 401, "Přihlaste se prosím.", "Authentication is required.")
 AUTH_FAILED = ErrorDef("auth.failed", 401, "Přihlášení se nezdařilo.", "Authentication failed.")
 FORBIDDEN = ErrorDef("auth.forbidden", 403, "K této akci nemáte oprávnění.", "You are not allowed to do this.")
+NOT_A_PLAYER = ErrorDef("auth.not_a_player", 403, "Tato funkce je jen pro registrované účastníky (hráče).",
+                        "Only registered players can do this.")
 NOT_FOUND = ErrorDef("not_found", 404, "Záznam nebyl nalezen.", "Not found.")
 METHOD_NOT_ALLOWED = ErrorDef("request.method_not_allowed", 405, "Metoda není povolena.", "Method not allowed.")
 NOT_ACCEPTABLE = ErrorDef("request.not_acceptable", 406, "Nepodporovaný formát odpovědi.", "Not acceptable.")

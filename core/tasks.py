@@ -1,4 +1,5 @@
-"""Core tasks and the rule for enqueuing: only after the transaction commits."""
+"""Core tasks. The rule for enqueuing: only after the transaction commits, ``task.delay_on_commit(...)``
+(every task is Celery's ``DjangoTask``, config/celery.py)."""
 from __future__ import annotations
 
 import socket
@@ -7,11 +8,6 @@ from celery import shared_task
 from django.db import transaction
 
 from core import clock
-
-
-def enqueue_on_commit(task, *args, **kwargs) -> None:
-    """Send ``task`` once the current transaction commits (never for a rolled-back change)."""
-    transaction.on_commit(lambda: task.delay(*args, **kwargs))
 
 
 @shared_task(name="core.heartbeat", time_limit=30, soft_time_limit=20)
@@ -32,7 +28,7 @@ def heartbeat_send(marker: str | None = None) -> str:
     marker = marker or uuid.uuid4().hex
     with transaction.atomic():
         TaskHeartbeat.objects.create(marker=marker, sent_at=clock.now())
-        enqueue_on_commit(heartbeat, marker)
+        heartbeat.delay_on_commit(marker)
     return marker
 
 

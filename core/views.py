@@ -24,7 +24,7 @@ def _check_database() -> dict:
 
 
 def _check_broker() -> dict:
-    from config.celery import app
+    from celery import current_app as app
 
     started = time.monotonic()
     try:

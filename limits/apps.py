@@ -3,3 +3,12 @@ from django.apps import AppConfig
 
 class LimitsConfig(AppConfig):
     name = "limits"
+
+    def ready(self) -> None:
+        # limits implements these account events for accounts (accounts/hooks.py; checked at start-up)
+        from accounts import hooks
+        from limits import selectors, services
+
+        hooks.register("login_check", services.login_check)
+        hooks.register("account_closed", services.limits_account_closed)
+        hooks.register("self_limits_decided", selectors.self_limits_decided)

@@ -966,7 +966,6 @@ def self_listing_request(*, player, actor: Actor, years: int = 1, now: datetime 
     """The player asks to be listed in the register of excluded persons for ``years`` (at least 1 year before
     removal). Refused at once from now (stakes and logins); the request is sent to the register by
     :func:`self_listing_send` after commit and retried by a sweeper until the register takes it."""
-    from core.tasks import enqueue_on_commit
 
     now = now or clock.now()
     if isinstance(years, bool) or not isinstance(years, int) or years < 1:
@@ -979,7 +978,7 @@ def self_listing_request(*, player, actor: Actor, years: int = 1, now: datetime 
         accounts_bridge.force_logout(player=player, reason="self_listing", actor=actor)
         from limits.tasks import self_listing_send_task
 
-        enqueue_on_commit(self_listing_send_task, req.pk)
+        self_listing_send_task.delay_on_commit(req.pk)
     return req
 
 

@@ -41,6 +41,12 @@ def wait_health(timeout: float = 60) -> dict:
 def main() -> int:
     os.chdir(ROOT)
     embedded = not os.environ.get("DATABASE_URL")
+    if embedded:
+        # start the embedded PostgreSQL here and hand its URL to every child (settings never start it)
+        from config.embedded_db import embedded_url
+
+        print("== starting the embedded PostgreSQL (.data/pg)", flush=True)
+        os.environ["DATABASE_URL"] = embedded_url()
     (ROOT / ".data").mkdir(exist_ok=True)
     print("== migrating and loading demo data", flush=True)
     manage("migrate", "--noinput", stdout=subprocess.DEVNULL)

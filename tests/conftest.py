@@ -7,7 +7,7 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _celery_eager(settings):
-    """Tasks enqueued after commit (``core.tasks.enqueue_on_commit``) run in-process, as a worker would."""
+    """Tasks enqueued after commit (``task.delay_on_commit``) run in-process, as a worker would."""
     from config.celery import app
 
     old = app.conf.task_always_eager, app.conf.task_eager_propagates

@@ -157,10 +157,9 @@ def sandbox_event(type_: str, reference: str, amount: int, payer: dict | None = 
 
 def sandbox_deliver_later(body: bytes, signature: str) -> None:
     """The sandbox sends the callback after the current transaction commits (Celery task)."""
-    from core.tasks import enqueue_on_commit
     from wallet.tasks import sandbox_deliver_callback
 
-    enqueue_on_commit(sandbox_deliver_callback, body.decode(), signature)
+    sandbox_deliver_callback.delay_on_commit(body.decode(), signature)
 
 
 def deliver(body_text: str, signature: str) -> dict[str, Any]:

@@ -3,3 +3,15 @@ from django.apps import AppConfig
 
 class WalletConfig(AppConfig):
     name = "wallet"
+
+    def ready(self) -> None:
+        # wallet implements these account events for accounts (accounts/hooks.py; checked at start-up)
+        from accounts import hooks
+        from wallet import selectors, services
+
+        hooks.register("temporary_convert", services.wallet_convert_temporary)
+        hooks.register("temporary_refund_start", services.temporary_refund_start)
+        hooks.register("closure_settlement_start", services.closure_settlement_start)
+        hooks.register("closure_settled_at", selectors.closure_settled_at)
+        hooks.register("has_verified_payment_method", selectors.player_has_verified_payment_method)
+        hooks.register("payment_method_deadline", selectors.payment_method_deadline)

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connection
 
 from core.models import TaskHeartbeat
-from core.tasks import enqueue_on_commit, heartbeat, heartbeat_send
+from core.tasks import heartbeat, heartbeat_send
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -107,11 +107,11 @@ def test_a_task_is_enqueued_only_after_commit_and_never_for_a_rollback(monkeypat
     from django.db import transaction
 
     with pytest.raises(RuntimeError), transaction.atomic():
-        enqueue_on_commit(heartbeat, "rolled-back")
+        heartbeat.delay_on_commit("rolled-back")
         raise RuntimeError
     assert sent == []
     with transaction.atomic():
-        enqueue_on_commit(heartbeat, "committed")
+        heartbeat.delay_on_commit("committed")
         assert sent == []
     assert sent == [("committed",)]
     heartbeat_send("marker-x")

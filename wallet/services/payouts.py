@@ -24,7 +24,6 @@ from django.db.models import Q
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
-from core.tasks import enqueue_on_commit
 from wallet import adapters, conf, errors
 from wallet.ledger import live_account, operator_account, post, wallet_lock
 from wallet.models import Deposit, LedgerTransaction, PaymentMethod, Payout, Wallet, Withdrawal
@@ -96,7 +95,7 @@ def payout_create(*, player, kind: str, amount: int, reference: str, method: Pay
         p.save()
         from wallet.tasks import payout_send
 
-        enqueue_on_commit(payout_send, p.pk)
+        payout_send.delay_on_commit(p.pk)
     else:
         p.save()
         _invite(p, actor, "cash at a branch chosen" if branch else "no payment method to return the money to")

@@ -17,7 +17,6 @@ from django.db.models import Q
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
-from core.tasks import enqueue_on_commit
 from wallet import adapters, conf, errors, methods
 from wallet.ledger import (
     apply_credit_to_debt,
@@ -108,7 +107,7 @@ def withdrawal_request(*, player, method: PaymentMethod, amount: Money, referenc
 def _send_after_commit(w: Withdrawal) -> None:
     from wallet.tasks import withdrawal_send
 
-    enqueue_on_commit(withdrawal_send, w.pk)
+    withdrawal_send.delay_on_commit(w.pk)
 
 
 def _lock(w: Withdrawal) -> Withdrawal:

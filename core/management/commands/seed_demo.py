@@ -1,32 +1,31 @@
-"""Load the demo data set: an operator superuser, then each app's demo (``<app>/demo.py``)."""
-import importlib
+"""Load the demo data set: an operator superuser, then each installed app's demo (``<app>/demo.py``)."""
+import sys
 
+from django.apps import apps
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils.module_loading import autodiscover_modules
 
 DEMO_ADMIN = ("operator", "operator-demo-2026")
-APPS = ("accounts", "wallet", "limits", "games", "jackpots", "complaints")
 
 
 class Command(BaseCommand):
     help = "Create demo data (idempotent): operator superuser, players in different states, games."
 
     def handle(self, *args, **opts):
-        from accounts.models import User
-
         username, password = DEMO_ADMIN
         with transaction.atomic():
-            user, created = User.objects.get_or_create(username=username, defaults={"email": "operator@example.cz"})
+            user, created = get_user_model().objects.get_or_create(
+                username=username, defaults={"email": "operator@example.cz"})
             if created or not user.is_superuser:
                 user.is_staff = user.is_superuser = True
                 user.set_password(password)
                 user.save()
         self.stdout.write(f"operator superuser: {username} / {password}")
-        for app in APPS:
-            try:
-                module = importlib.import_module(f"{app}.demo")
-            except ModuleNotFoundError as exc:
-                if exc.name != f"{app}.demo":
-                    raise
-                continue
-            module.seed(self.stdout)
+        # every installed app with a demo module, in INSTALLED_APPS order (accounts before wallet before games)
+        autodiscover_modules("demo")
+        for config in apps.get_app_configs():
+            module = sys.modules.get(f"{config.name}.demo")
+            if module is not None:
+                module.seed(self.stdout)

@@ -13,11 +13,10 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="authenticator")
 
     def handle(self, *args, username, name, **opts):
+        from django.contrib.auth import get_user_model
         from django_otp.plugins.otp_totp.models import TOTPDevice
 
-        from accounts.models import User
-
-        user = User.objects.filter(username=username, is_staff=True).first()
+        user = get_user_model().objects.filter(username=username, is_staff=True).first()
         if user is None:
             raise CommandError(f"no staff user {username!r}")
         with transaction.atomic():

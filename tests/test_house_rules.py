@@ -1,0 +1,40 @@
+"""House rules checked on the source itself (no database): they keep the seams and the lock policy honest."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+APPS = ("config", "core", "accounts", "wallet", "limits", "games", "jackpots", "complaints", "scripts", "tests")
+
+
+def _sources() -> list[Path]:
+    return [p for app in APPS for p in (ROOT / app).rglob("*.py") if "migrations" not in p.parts]
+
+
+def test_every_select_for_update_states_no_key_explicitly():
+    """FOR UPDATE blocks inserts of rows that point at the locked row; FOR NO KEY UPDATE does not. Each lock
+    says which it means (``no_key=True`` or ``no_key=False``), so the choice is never a default (Zulip's rule).
+    The lock order is in docs/contracts.md."""
+    offenders = []
+    for path in _sources():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "select_for_update"
+                    and not any(k.arg == "no_key" for k in node.keywords)):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []
+
+
+def test_no_app_looks_up_another_apps_function_by_name():
+    """Cross-app calls are real imports (or the checked hooks of accounts/hooks.py), never a lookup by name that
+    could silently skip a legal check when a function is renamed."""
+    offenders = []
+    for path in _sources():
+        if path.name == "test_house_rules.py":
+            continue
+        text = path.read_text()
+        for needle in ("optional_function(", "importlib.import_module(", "accounts_bridge", "_attr("):
+            if needle in text:
+                offenders.append(f"{path.relative_to(ROOT)}: {needle}")
+    assert offenders == []
