@@ -3,14 +3,22 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test test-fast install lint typecheck schema ledger-check clean
+.PHONY: run test test-fast install lock lint schema clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt | $(BIN)/python
-	$(BIN)/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+# requirements*.txt hold the direct pins; requirements-dev.lock (pip-compile --generate-hashes) pins every
+# package with its hashes, and the install refuses anything whose hash differs. After changing a pin:
+#   make lock
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-dev.lock | $(BIN)/python
+	$(BIN)/python -m pip install -q --disable-pip-version-check --require-hashes -r requirements-dev.lock
 	touch $@
+
+lock: | $(BIN)/python
+	$(BIN)/python -m pip install -q pip-tools
+	PIP_FIND_LINKS= $(BIN)/pip-compile -q --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
+		--no-emit-find-links -o requirements-dev.lock requirements-dev.txt
 
 install: $(VENV)/.installed
 
@@ -39,6 +47,7 @@ lint: install
 	$(BIN)/lint-imports
 	$(BIN)/mypy .
 	$(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/python scripts/game_plan_doc.py --check
 
 schema: install
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file .data/openapi.yaml

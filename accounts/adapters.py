@@ -15,8 +15,12 @@ import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
+from typing import Any, Protocol
 
-from accounts import conf
+from django.conf import settings
+
+from accounts.models import PersonalData, Player, SandboxExclusionEntry, SandboxPopulationRecord, SandboxSms
+from accounts.validation import fold
 from core import clock
 
 logger = logging.getLogger("accounts.adapters")
@@ -43,18 +47,18 @@ class Identity:
     document_number: str = ""
 
     @classmethod
-    def from_personal(cls, pd) -> Identity:
+    def from_personal(cls, pd: PersonalData) -> Identity:
         return cls(given_names=pd.given_names, surname=pd.surname, date_of_birth=pd.date_of_birth,
                    birth_number=pd.birth_number, sex=pd.sex, citizenship=pd.citizenship,
                    document_number=pd.document_number)
 
     @classmethod
-    def from_clean(cls, d: dict) -> Identity:
+    def from_clean(cls, d: dict[str, Any]) -> Identity:
         return cls(given_names=d["given_names"], surname=d["surname"], date_of_birth=d["date_of_birth"],
                    birth_number=d.get("birth_number", ""), sex=d.get("sex", ""),
                    citizenship=d.get("citizenship", ""), document_number=d.get("document_number", ""))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["date_of_birth"] = self.date_of_birth.isoformat()
         return data
@@ -70,23 +74,27 @@ class PopulationAnswer:
     resident_in_cz: bool = True
 
 
-def as_identity(subject) -> Identity:
+IdentitySubject = Identity | Player | PersonalData
+
+
+def as_identity(subject: IdentitySubject) -> Identity:
     """An Identity from an Identity, a Player (its personal data) or a PersonalData row."""
     if isinstance(subject, Identity):
         return subject
-    personal = getattr(subject, "personal", subject)
-    return Identity.from_personal(personal)
+    if isinstance(subject, Player):
+        return Identity.from_personal(subject.personal)
+    return Identity.from_personal(subject)
 
 
 # HTTP helper -------------------------------------------------------------------------------
-def _post_json(url: str, payload: dict) -> dict:
+def _post_json(url: str, payload: dict[str, Any]) -> dict[str, Any]:
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
-    token = conf.get("ACCOUNTS_GATEWAY_TOKEN")
+    token = settings.ACCOUNTS_GATEWAY_TOKEN
     if token:
         headers["Authorization"] = f"Bearer {token}"
     req = urllib.request.Request(url, data=json.dumps(payload).encode(), headers=headers, method="POST")
     try:
-        with urllib.request.urlopen(req, timeout=float(conf.get("ACCOUNTS_GATEWAY_TIMEOUT_SECONDS"))) as resp:
+        with urllib.request.urlopen(req, timeout=float(settings.ACCOUNTS_GATEWAY_TIMEOUT_SECONDS)) as resp:
             return json.loads(resp.read().decode() or "{}")
     except urllib.error.HTTPError as exc:
         raise RegisterUnavailable(f"HTTP {exc.code} from {url}") from exc
@@ -95,7 +103,7 @@ def _post_json(url: str, payload: dict) -> dict:
 
 
 def _url(setting: str, path: str) -> str:
-    base = conf.get(setting)
+    base = getattr(settings, setting)
     if not base:
         raise RegisterUnavailable(f"{setting} is not configured")
     return base.rstrip("/") + path
@@ -107,10 +115,7 @@ class SandboxPopulationRegister:
 
     name = "sandbox"
 
-    def verify(self, identity: Identity) -> PopulationAnswer:
-        from accounts.models import SandboxPopulationRecord
-        from accounts.validation import fold
-
+    def verify(self, identity: IdentitySubject) -> PopulationAnswer:
         identity = as_identity(identity)
         qs = SandboxPopulationRecord.objects.all()
         if identity.birth_number:
@@ -143,7 +148,7 @@ class HttpPopulationRegister:
 
     name = "http"
 
-    def verify(self, identity: Identity) -> PopulationAnswer:
+    def verify(self, identity: IdentitySubject) -> PopulationAnswer:
         data = _post_json(_url("ACCOUNTS_POPULATION_REGISTER_URL", "/verify"), as_identity(identity).to_json())
         try:
             dob = data.get("date_of_birth")
@@ -160,16 +165,13 @@ class SandboxExclusionRegister:
 
     name = "sandbox"
 
-    def _entries(self, identity: Identity):
-        from accounts.models import SandboxExclusionEntry
-        from accounts.validation import fold
-
+    def _entries(self, identity: Identity) -> list[SandboxExclusionEntry]:
         if identity.birth_number:
             return list(SandboxExclusionEntry.objects.filter(birth_number=identity.birth_number))
         return [e for e in SandboxExclusionEntry.objects.filter(date_of_birth=identity.date_of_birth)
                 if fold(e.surname) == fold(identity.surname) and fold(e.given_names) == fold(identity.given_names)]
 
-    def is_listed(self, identity: Identity) -> bool:
+    def is_listed(self, identity: IdentitySubject) -> bool:
         identity = as_identity(identity)
         entries = self._entries(identity)
         if any(e.outcome == "unavailable" for e in entries):
@@ -177,9 +179,7 @@ class SandboxExclusionRegister:
         now = clock.now()
         return any(e.outcome == "listed" and (e.listed_until is None or e.listed_until > now) for e in entries)
 
-    def request_self_listing(self, identity: Identity, until: datetime | None) -> None:
-        from accounts.models import SandboxExclusionEntry
-
+    def request_self_listing(self, identity: IdentitySubject, until: datetime | None) -> None:
         identity = as_identity(identity)
         if any(e.outcome == "unavailable" for e in self._entries(identity)):
             raise RegisterUnavailable("sandbox: exclusion register unavailable for this person")
@@ -194,13 +194,13 @@ class HttpExclusionRegister:
 
     name = "http"
 
-    def is_listed(self, identity: Identity) -> bool:
+    def is_listed(self, identity: IdentitySubject) -> bool:
         data = _post_json(_url("ACCOUNTS_EXCLUSION_REGISTER_URL", "/check"), as_identity(identity).to_json())
         if not isinstance(data.get("listed"), bool):
             raise RegisterUnavailable("malformed exclusion register answer")
         return data["listed"]
 
-    def request_self_listing(self, identity: Identity, until: datetime | None) -> None:
+    def request_self_listing(self, identity: IdentitySubject, until: datetime | None) -> None:
         _post_json(_url("ACCOUNTS_EXCLUSION_REGISTER_URL", "/self-listing"),
                    {**as_identity(identity).to_json(), "until": until.isoformat() if until else None})
 
@@ -212,8 +212,6 @@ class SandboxSmsGateway:
     name = "sandbox"
 
     def send(self, *, to: str, text: str, purpose: str = "") -> None:
-        from accounts.models import SandboxSms
-
         SandboxSms.objects.create(to=to, text=text, purpose=purpose, sent_at=clock.now())
         logger.info("sandbox sms", extra={"to": to, "purpose": purpose})
 
@@ -230,23 +228,48 @@ class HttpSmsGateway:
             raise GatewayError(str(exc)) from exc
 
 
-def _choose(setting: str, sandbox, http):
-    kind = conf.get(setting)
-    if kind == "sandbox":
-        return sandbox()
-    if kind == "http":
-        return http()
-    raise ValueError(f"{setting} must be 'sandbox' or 'http', not {kind!r}")
+class PopulationRegister(Protocol):
+    name: str
+
+    def verify(self, identity: IdentitySubject) -> PopulationAnswer: ...
 
 
-def get_population_register():
-    return _choose("ACCOUNTS_POPULATION_REGISTER", SandboxPopulationRegister, HttpPopulationRegister)
+class ExclusionRegister(Protocol):
+    name: str
+
+    def is_listed(self, identity: IdentitySubject) -> bool: ...
+
+    def request_self_listing(self, identity: IdentitySubject, until: datetime | None) -> None: ...
 
 
-def get_exclusion_register():
+class SmsGateway(Protocol):
+    name: str
+
+    def send(self, *, to: str, text: str, purpose: str = "") -> None: ...
+
+
+def _http(setting: str) -> bool:
+    """Which implementation the setting chooses: "http" (True) or "sandbox" (False)."""
+    kind = getattr(settings, setting)
+    if kind not in ("sandbox", "http"):
+        raise ValueError(f"{setting} must be 'sandbox' or 'http', not {kind!r}")
+    return kind == "http"
+
+
+def get_population_register() -> PopulationRegister:
+    if _http("ACCOUNTS_POPULATION_REGISTER"):
+        return HttpPopulationRegister()
+    return SandboxPopulationRegister()
+
+
+def get_exclusion_register() -> ExclusionRegister:
     """``.is_listed(identity) -> bool`` (raises RegisterUnavailable), ``.request_self_listing(identity, until)``."""
-    return _choose("ACCOUNTS_EXCLUSION_REGISTER", SandboxExclusionRegister, HttpExclusionRegister)
+    if _http("ACCOUNTS_EXCLUSION_REGISTER"):
+        return HttpExclusionRegister()
+    return SandboxExclusionRegister()
 
 
-def get_sms_gateway():
-    return _choose("ACCOUNTS_SMS_GATEWAY", SandboxSmsGateway, HttpSmsGateway)
+def get_sms_gateway() -> SmsGateway:
+    if _http("ACCOUNTS_SMS_GATEWAY"):
+        return HttpSmsGateway()
+    return SandboxSmsGateway()

@@ -1,13 +1,22 @@
 """Staff side of the accounts app. Every staff action is a form that calls one service (audited)."""
 from __future__ import annotations
 
+from typing import Any
+
+from django import forms as django_forms
 from django.contrib import admin, messages
+from django.contrib.admin import AdminSite
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
-from accounts import forms, selectors, services
+from accounts import forms, rules, selectors, services
+from accounts.adapters import RegisterUnavailable
 from accounts.models import (
     BarredPerson,
     Consent,
@@ -23,30 +32,26 @@ from accounts.models import (
     SandboxSms,
     User,
 )
+from core import clock
+from core.admin import ReadOnlyAdmin, ReadOnlyInline, domain_error_text, run_service_action
 from core.audit import Actor
 from core.errors import DomainError
 
 
-def _error_text(exc: DomainError) -> str:
-    details = f" {exc.details}" if exc.details else ""
-    return f"{exc.code}: {exc.message_en}{details}"
+def _staff_user(request: HttpRequest) -> User:
+    """The signed-in staff member (the admin lets no one else into these views)."""
+    user = request.user
+    if not isinstance(user, User):
+        raise PermissionDenied
+    return user
 
 
-def _render(request, admin_site, *, title, form, subject=None, help=None, error=None, submit_label=None):
+def _render(request: HttpRequest, admin_site: AdminSite, *, title: str, form: django_forms.Form,
+            subject: str | None = None, help: str | None = None, error: str | None = None,
+            submit_label: str | None = None) -> TemplateResponse:
     context = {**admin_site.each_context(request), "title": title, "form": form, "subject": subject,
                "help": help, "error": error, "submit_label": submit_label}
     return TemplateResponse(request, "admin/accounts/action_form.html", context)
-
-
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 class PersonalDataInline(admin.StackedInline):
@@ -54,10 +59,10 @@ class PersonalDataInline(admin.StackedInline):
     can_delete = False
     exclude = ("email_key", "document_key", "name_dob_key", "person_key")
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
@@ -93,7 +98,9 @@ STAFF_ACTIONS = {
 
 
 @admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):
+class PlayerAdmin(ReadOnlyAdmin):
+    """A read-only page: every change is a staff action calling a service."""
+
     list_display = ("username", "status", "channel", "created_at", "temporary_expires_at", "barred_insider",
                     "exclusion_listed")
     list_filter = ("status", "channel", "barred_insider", "exclusion_listed")
@@ -106,33 +113,25 @@ class PlayerAdmin(admin.ModelAdmin):
     readonly_fields = [f.name for f in Player._meta.fields] + ["history"]
 
     @admin.display(ordering="user__username")
-    def username(self, obj):
+    def username(self, obj: Player) -> str:
         return obj.user.username
 
     @admin.display(description="who changed what (audit)")
-    def history(self, obj):
+    def history(self, obj: Player) -> SafeString:
         rows = selectors.player_history(obj)[:100]
         return format_html("<table>{}</table>", format_html_join(
             "", "<tr><td>{}</td><td>{}:{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             ((e.occurred_at.strftime("%Y-%m-%d %H:%M:%S"), e.actor_type, e.actor_label, e.action,
               e.old_values or "", e.new_values or "") for e in rows)))
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False  # read-only page: every change is a staff action calling a service
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def change_view(self, request, object_id, form_url="", extra_context=None):
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
         extra_context = {**(extra_context or {}),
                          "staff_actions": [(k, v[0]) for k, v in STAFF_ACTIONS.items()]}
         return super().change_view(request, object_id, form_url, extra_context)
 
-    def get_urls(self):
-        extra = [
+    def get_urls(self) -> list[URLPattern]:
+        extra: list[URLPattern] = [
             path("register-branch/", self.admin_site.admin_view(self.register_branch_view),
                  name="accounts_player_register_branch"),
             path("<int:pk>/act/<str:action>/", self.admin_site.admin_view(self.action_view),
@@ -140,10 +139,10 @@ class PlayerAdmin(admin.ModelAdmin):
         ]
         return extra + super().get_urls()
 
-    def _allowed(self, request) -> bool:
+    def _allowed(self, request: HttpRequest) -> bool:
         return request.user.is_active and request.user.is_staff and self.has_view_permission(request)
 
-    def action_view(self, request, pk: int, action: str):
+    def action_view(self, request: HttpRequest, pk: int, action: str) -> HttpResponse:
         player = get_object_or_404(Player.objects.select_related("user"), pk=pk)
         if action not in STAFF_ACTIONS or not self._allowed(request):
             return redirect(reverse("admin:accounts_player_change", args=[pk]))
@@ -156,19 +155,19 @@ class PlayerAdmin(admin.ModelAdmin):
                 self.message_user(request, msg, messages.SUCCESS)
                 return redirect(reverse("admin:accounts_player_change", args=[pk]))
             except DomainError as exc:
-                error = _error_text(exc)
-            except Exception as exc:  # noqa: BLE001 - RegisterUnavailable and the like, shown to staff
+                error = domain_error_text(exc)
+            except RegisterUnavailable as exc:  # the exclusion-register check could not run: staff see why
                 error = f"{exc.__class__.__name__}: {exc}"
         return _render(request, self.admin_site, title=label, form=form, subject=str(player), help=help_text,
                        error=error)
 
-    def _run(self, request, player: Player, action: str, data: dict) -> str:
+    def _run(self, request: HttpRequest, player: Player, action: str, data: dict[str, Any]) -> str:
         actor = Actor.staff(request.user)
         if action == "verify_branch":
             likeness = data.pop("likeness_confirmed")
             note = data.pop("note", "")
             services.identity_verify_at_branch(player=player, document=data, likeness_confirmed=likeness,
-                                               staff_user=request.user, note=note)
+                                               staff_user=_staff_user(request), note=note)
             return "Identity verified at the branch."
         if action == "suspend":
             services.player_suspend(player=player, reason=data["reason"], actor=actor)
@@ -190,68 +189,57 @@ class PlayerAdmin(admin.ModelAdmin):
             return "Saved."
         raise ValueError(action)  # pragma: no cover
 
-    def register_branch_view(self, request):
+    def register_branch_view(self, request: HttpRequest) -> HttpResponse:
         if not self._allowed(request):
             return redirect(reverse("admin:accounts_player_changelist"))
         form = forms.BranchRegistrationForm(request.POST or None)
         error = None
         if request.method == "POST" and form.is_valid():
             d = dict(form.cleaned_data)
-            from accounts import conf
-
-            versions = conf.document_versions()
-            consents = {kind: versions[kind] for field, kind in forms.CONSENT_FIELDS.items() if d.pop(field)}
+            versions = rules.document_versions()
+            consents: dict[str, Any] = {
+                str(kind): versions[str(kind)] for field, kind in forms.CONSENT_FIELDS.items() if d.pop(field)}
             if d.pop("marketing"):
                 consents["marketing"] = True
             ident = {"likeness_confirmed": d.pop("likeness_confirmed"), "note": d.pop("note", "")}
             try:
                 player = services.registration_submit(data=d, consents=consents, channel=Player.Channel.BRANCH,
-                                                      staff_user=request.user, branch_identification=ident)
+                                                      staff_user=_staff_user(request), branch_identification=ident)
                 self.message_user(request, f"Registered {player.user.username} ({player.status}).", messages.SUCCESS)
                 return redirect(reverse("admin:accounts_player_change", args=[player.pk]))
             except DomainError as exc:
-                error = _error_text(exc)
+                error = domain_error_text(exc)
         return _render(request, self.admin_site, title="Register at a branch", form=form,
                        help="GP §4(3), §4(4): the username is generated; the first password goes by SMS after the "
                             "applicant confirms the e-mail link.", error=error)
 
 
 @admin.register(DuplicateCase)
-class DuplicateCaseAdmin(admin.ModelAdmin):
+class DuplicateCaseAdmin(ReadOnlyAdmin):
     list_display = ("id", "kind", "state", "matched_fields", "created_at", "resolved_at", "resolved_by")
     list_filter = ("kind", "state")
     readonly_fields = [f.name for f in DuplicateCase._meta.fields] + ["accounts", "resolve_link"]
     exclude = ("players",)
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
     @admin.display(description="accounts involved")
-    def accounts(self, obj):
+    def accounts(self, obj: DuplicateCase) -> SafeString:
         return format_html_join(", ", '<a href="{}">{}</a>', (
             (reverse("admin:accounts_player_change", args=[p.pk]), str(p)) for p in obj.players.all()))
 
     @admin.display(description="resolve")
-    def resolve_link(self, obj):
+    def resolve_link(self, obj: DuplicateCase) -> str:
         if obj.state != DuplicateCase.State.OPEN:
             return "-"
         return format_html('<a href="{}">Resolve this case</a>', reverse("admin:accounts_duplicatecase_resolve",
                                                                          args=[obj.pk]))
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         return [path("<int:pk>/resolve/", self.admin_site.admin_view(self.resolve_view),
                      name="accounts_duplicatecase_resolve")] + super().get_urls()
 
-    def resolve_view(self, request, pk: int):
+    def resolve_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         case = get_object_or_404(DuplicateCase, pk=pk)
-        form = forms.DuplicateResolveForm(request.POST or None)
-        form.fields["keep_player"].queryset = case.players.all()
+        form = forms.DuplicateResolveForm(request.POST or None, players=case.players.all())
         error = None
         if request.method == "POST" and form.is_valid():
             try:
@@ -262,43 +250,34 @@ class DuplicateCaseAdmin(admin.ModelAdmin):
                 self.message_user(request, "Case resolved.", messages.SUCCESS)
                 return redirect(reverse("admin:accounts_duplicatecase_change", args=[pk]))
             except DomainError as exc:
-                error = _error_text(exc)
+                error = domain_error_text(exc)
         return _render(request, self.admin_site, title=f"Resolve {case}", form=form, error=error,
                        subject=f"matched: {', '.join(case.matched_fields)}")
 
 
 @admin.register(CorrectionRequest)
-class CorrectionRequestAdmin(admin.ModelAdmin):
+class CorrectionRequestAdmin(ReadOnlyAdmin):
     list_display = ("id", "player", "state", "created_at", "decided_at", "decided_by")
     list_filter = ("state",)
     readonly_fields = [f.name for f in CorrectionRequest._meta.fields] + ["current_values", "decide_link"]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
     @admin.display(description="current values")
-    def current_values(self, obj):
+    def current_values(self, obj: CorrectionRequest) -> Any:
         pd = getattr(obj.player, "personal", None)
         return {f: getattr(pd, f, None) for f in obj.changes} if pd else "-"
 
     @admin.display(description="decide")
-    def decide_link(self, obj):
+    def decide_link(self, obj: CorrectionRequest) -> str:
         if obj.state != CorrectionRequest.State.PENDING:
             return "-"
         return format_html('<a href="{}">Approve or reject</a>',
                            reverse("admin:accounts_correctionrequest_decide", args=[obj.pk]))
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         return [path("<int:pk>/decide/", self.admin_site.admin_view(self.decide_view),
                      name="accounts_correctionrequest_decide")] + super().get_urls()
 
-    def decide_view(self, request, pk: int):
+    def decide_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         req = get_object_or_404(CorrectionRequest, pk=pk)
         form = forms.CorrectionDecisionForm(request.POST or None)
         error = None
@@ -312,7 +291,7 @@ class CorrectionRequestAdmin(admin.ModelAdmin):
                 self.message_user(request, "Decided.", messages.SUCCESS)
                 return redirect(reverse("admin:accounts_correctionrequest_change", args=[pk]))
             except DomainError as exc:
-                error = _error_text(exc)
+                error = domain_error_text(exc)
         return _render(request, self.admin_site, title=f"Correction #{req.pk}", form=form, error=error,
                        subject=f"requested: {req.changes}")
 
@@ -323,10 +302,10 @@ class BarredPersonAdmin(admin.ModelAdmin):
     list_filter = ("role", "active")
     exclude = ("name_dob_key", "created_at")
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # deactivate instead: the flags of matching players are recomputed
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: BarredPerson, form: Any, change: bool) -> None:
         services.barred_person_save(person=obj, actor=Actor.staff(request.user))
 
 
@@ -338,17 +317,18 @@ class LoginSessionAdmin(admin.ModelAdmin):
     readonly_fields = [f.name for f in LoginSession._meta.fields]
     actions = ["end_forced"]
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
     @admin.action(description="End the selected sessions (forced)")
-    def end_forced(self, request, queryset):
-        for s in queryset.filter(ended_at__isnull=True):
-            services.session_end(session=s, reason=LoginSession.EndReason.FORCED, detail="staff",
-                                 actor=Actor.staff(request.user))
+    def end_forced(self, request: HttpRequest, queryset: QuerySet[LoginSession]) -> None:
+        def end(session: LoginSession, actor: Actor) -> None:
+            services.session_end(session=session, reason=LoginSession.EndReason.FORCED, detail="staff", actor=actor)
+
+        run_service_action(self, request, queryset.filter(ended_at__isnull=True), end, "Sessions ended")
 
 
 @admin.register(RegisterCheck)
@@ -357,10 +337,10 @@ class RegisterCheckAdmin(admin.ModelAdmin):
     list_filter = ("register", "result", "context")
     readonly_fields = [f.name for f in RegisterCheck._meta.fields]
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
@@ -373,10 +353,10 @@ class UserAdmin(admin.ModelAdmin):
               "must_change_password", "last_login", "date_joined")
     readonly_fields = fields  # players change through the accounts services; staff users via createsuperuser
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
@@ -393,14 +373,12 @@ class SandboxExclusionEntryAdmin(admin.ModelAdmin):
     list_display = ("surname", "given_names", "date_of_birth", "birth_number", "outcome", "listed_until", "source")
     list_filter = ("outcome", "source")
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: SandboxExclusionEntry, form: Any, change: bool) -> None:
         if not obj.created_at:
-            from core import clock
-
             obj.created_at = clock.now()
         super().save_model(request, obj, form, change)
 
-    def get_exclude(self, request, obj=None):
+    def get_exclude(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return ("created_at",)
 
 
@@ -409,5 +387,5 @@ class SandboxSmsAdmin(admin.ModelAdmin):
     list_display = ("sent_at", "to", "purpose", "text")
     readonly_fields = ("sent_at", "to", "purpose", "text")
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False

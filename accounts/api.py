@@ -1,24 +1,30 @@
 """Player API of the accounts app (mounted at /api/v1/accounts/). Thin: parse, call a service, format."""
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.signals import user_logged_in
+from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, permissions
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from accounts import conf, errors, selectors, serializers, services
-from accounts.models import Consent, CorrectionRequest, LoginSession, Player
+from accounts import errors, rules, selectors, serializers, services
+from accounts.models import AuthToken, Consent, CorrectionRequest, LoginSession, Player
+from accounts.permissions import IsPlayer, request_player, request_user
+from core import clock
 from core.audit import Actor
-from core.errors import FORBIDDEN, VALIDATION, error_response
+from core.errors import VALIDATION, error_response
 from core.idempotency import idempotent
 
 
-def _codes(errs) -> dict:
-    out = {}
+def _codes(errs: Any) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
     for field, problems in errs.items():
         if isinstance(problems, dict):
             for sub, items in _codes(problems).items():
@@ -28,18 +34,13 @@ def _codes(errs) -> dict:
     return out
 
 
-def _player(request) -> Player:
-    player = selectors.player_for_user(request.user)
-    if player is None:
-        raise FORBIDDEN()
-    return player
-
-
-def _client_ip(request) -> str | None:
+def _client_ip(request: Request) -> str | None:
     return request.META.get("REMOTE_ADDR") or None
 
 
-class AnonThrottled:
+class AnonThrottled(APIView):
+    """A public endpoint, throttled per client address."""
+
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "anon"
 
@@ -49,22 +50,22 @@ class DocumentsView(APIView):
     permission_classes = [permissions.AllowAny]
 
     @extend_schema(responses=serializers.DocumentsOutSerializer, summary="Current versions of the documents to accept")
-    def get(self, request):
-        return Response(conf.document_versions())
+    def get(self, request: Request) -> Response:
+        return Response(rules.document_versions())
 
 
-class RegistrationView(AnonThrottled, APIView):
+class RegistrationView(AnonThrottled):
     permission_classes = [permissions.AllowAny]
 
     @extend_schema(request=serializers.RegistrationInSerializer,
                    responses={201: serializers.RegistrationOutSerializer, 202: serializers.RegistrationOutSerializer},
                    summary="Register online (GP §4(3)); the temporary account starts when the checks pass")
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         ser = serializers.RegistrationInSerializer(data=request.data)
         if not ser.is_valid():
             codes = _codes(ser.errors)
             if any(k == "consents" or k.startswith("consents.") for k in codes):
-                raise errors.CONSENT_REQUIRED(fields=codes, versions=conf.document_versions())
+                raise errors.CONSENT_REQUIRED(fields=codes, versions=rules.document_versions())
             raise errors.INVALID_PERSONAL_DATA(fields=codes)
         data = dict(ser.validated_data)
         username = data.pop("username")
@@ -83,33 +84,33 @@ class RegistrationView(AnonThrottled, APIView):
         return Response(serializers.RegistrationOutSerializer(body).data, status=202 if pending else 201)
 
 
-class ConfirmEmailView(AnonThrottled, APIView):
+class ConfirmEmailView(AnonThrottled):
     """GP §4(7): the link from the e-mail; confirming it sends the first password by SMS."""
 
     permission_classes = [permissions.AllowAny]
-    authentication_classes: list = []
+    authentication_classes = []
 
     @extend_schema(parameters=[OpenApiParameter("token", str, required=True)],
                    responses=serializers.ConfirmOutSerializer, summary="Confirm the e-mail link (link target)")
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         return Response(services.email_link_confirm(token=request.query_params.get("token", "")))
 
     @extend_schema(request=serializers.TokenInSerializer, responses=serializers.ConfirmOutSerializer,
                    summary="Confirm the e-mail link")
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         ser = serializers.TokenInSerializer(data=request.data)
         if not ser.is_valid():
             raise errors.EMAIL_LINK_INVALID()
         return Response(services.email_link_confirm(token=ser.validated_data["token"]))
 
 
-class ResendLinkView(AnonThrottled, APIView):
+class ResendLinkView(AnonThrottled):
     permission_classes = [permissions.AllowAny]
-    authentication_classes: list = []
+    authentication_classes = []
 
     @extend_schema(request=serializers.ResendInSerializer, responses={202: serializers.AcceptedSerializer},
                    summary="Send a new e-mail link (until the first password is changed)")
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         ser = serializers.ResendInSerializer(data=request.data)
         if not ser.is_valid():
             raise VALIDATION(fields=_codes(ser.errors))
@@ -118,18 +119,22 @@ class ResendLinkView(AnonThrottled, APIView):
 
 
 class StepsView(APIView):
+    permission_classes = [IsPlayer]
+
     @extend_schema(responses=serializers.StepsOutSerializer,
                    summary="Registration steps done/missing and the temporary account deadline")
-    def get(self, request):
-        return Response(serializers.StepsOutSerializer(selectors.registration_steps(_player(request))).data)
+    def get(self, request: Request) -> Response:
+        return Response(serializers.StepsOutSerializer(selectors.registration_steps(request_player(request))).data)
 
 
 class CompleteView(APIView):
+    permission_classes = [IsPlayer]
+
     @extend_schema(request=None, responses=serializers.StatusOutSerializer,
                    summary="Complete the registration: temporary -> player account (GP §4(8), §5(2)d)")
     @idempotent(required=False)
-    def post(self, request):
-        player = _player(request)
+    def post(self, request: Request) -> Response:
+        player = request_player(request)
         services.registration_complete(player=player, actor=Actor.player(player))
         return Response({"status": player.status})
 
@@ -137,13 +142,13 @@ class CompleteView(APIView):
 # Credentials and sessions ---------------------------------------------------------------------------
 class LoginView(APIView):
     permission_classes = [permissions.AllowAny]
-    authentication_classes: list = []
+    authentication_classes = []
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "login"
 
     @extend_schema(request=serializers.LoginInSerializer, responses=serializers.LoginOutSerializer,
                    summary="Log in: username + password -> token of a new login session")
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         ser = serializers.LoginInSerializer(data=request.data)
         if not ser.is_valid():
             raise VALIDATION(fields=_codes(ser.errors))
@@ -165,16 +170,17 @@ class LoginView(APIView):
         user_logged_in.send(sender=user.__class__, request=request, user=user)  # axes resets the failures
         return Response({"token": key, "session_id": session.pk, "must_change_password": user.must_change_password,
                          "status": player.status,
-                         "idle_timeout_minutes": int(conf.get("ACCOUNTS_SESSION_IDLE_MINUTES"))})
+                         "idle_timeout_minutes": int(settings.ACCOUNTS_SESSION_IDLE_MINUTES)})
 
 
-def _locked_out(request) -> bool:
+def _locked_out(request: Request) -> bool:
     """django-axes marks the request when the username is locked out; we answer with our own error
     shape, so the flag is cleared before AxesMiddleware would replace the response."""
-    raw = getattr(request, "_request", request)
+    raw: Any = getattr(request, "_request", request)
     locked = bool(getattr(request, "axes_locked_out", False) or getattr(raw, "axes_locked_out", False))
     if locked:
-        for r in (request, raw):
+        both: tuple[Any, ...] = (request, raw)
+        for r in both:
             try:
                 r.axes_locked_out = False
             except AttributeError:  # pragma: no cover
@@ -186,15 +192,13 @@ class LogoutView(APIView):
     allow_password_change_pending = True
 
     @extend_schema(request=None, responses={204: OpenApiResponse(description="logged out")}, summary="Log out")
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         token = request.auth
-        if getattr(token, "session", None) is not None:
+        if isinstance(token, AuthToken) and token.session is not None:
             services.session_end(session=token.session, reason=LoginSession.EndReason.LOGOUT,
-                                 actor=Actor.from_user(request.user))
-        elif token is not None and hasattr(token, "revoked_at"):
-            from core import clock
-
-            type(token).objects.filter(pk=token.pk).update(revoked_at=clock.now(), revoked_reason="logout")
+                                 actor=Actor.from_user(request_user(request)))
+        elif isinstance(token, AuthToken):
+            AuthToken.objects.filter(pk=token.pk).update(revoked_at=clock.now(), revoked_reason="logout")
         return Response(status=204)
 
 
@@ -203,105 +207,117 @@ class PasswordChangeView(APIView):
 
     @extend_schema(request=serializers.PasswordChangeInSerializer, responses=serializers.StatusOutSerializer,
                    summary="Change the password (the first one must be changed at first login, GP §4(7))")
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         ser = serializers.PasswordChangeInSerializer(data=request.data)
         if not ser.is_valid():
             raise VALIDATION(fields=_codes(ser.errors))
-        token = request.auth if hasattr(request.auth, "key_hash") else None
-        services.password_change(user=request.user, keep_token=token, **ser.validated_data)
+        token = request.auth if isinstance(request.auth, AuthToken) else None
+        services.password_change(user=request_user(request), keep_token=token, **ser.validated_data)
         return Response({"status": "changed"})
 
 
 class SessionsView(generics.ListAPIView):
+    permission_classes = [IsPlayer]
     serializer_class = serializers.LoginSessionSerializer
 
-    def get_queryset(self):
-        return LoginSession.objects.filter(player=_player(self.request)).order_by("-started_at", "-id")
+    def get_queryset(self) -> QuerySet[LoginSession]:
+        return LoginSession.objects.filter(player=request_player(self.request)).order_by("-started_at", "-id")
 
 
 # Personal data (GP §12) ------------------------------------------------------------------------------
 class MeView(APIView):
+    permission_classes = [IsPlayer]
+
     @extend_schema(responses=serializers.MeSerializer, summary="My account")
-    def get(self, request):
-        player = _player(request)
+    def get(self, request: Request) -> Response:
+        player = request_player(request)
+        user = player.user
         pd = getattr(player, "personal", None) if hasattr(player, "personal") else None
         refusal = selectors.betting_refusal(player)
         return Response(serializers.MeSerializer({
-            "username": request.user.username, "status": player.status, "status_reason": player.status_reason,
+            "username": user.username, "status": player.status, "status_reason": player.status_reason,
             "given_names": pd.given_names if pd else None, "surname": pd.surname if pd else None,
-            "email": pd.email if pd else request.user.email, "phone": pd.phone if pd else None,
+            "email": pd.email if pd else user.email, "phone": pd.phone if pd else None,
             "temporary_expires_at": player.temporary_expires_at, "completed_at": player.completed_at,
-            "must_change_password": request.user.must_change_password,
+            "must_change_password": user.must_change_password,
             "marketing_consent": "marketing" in selectors.live_consents(player),
             "betting_refusal": refusal.code if refusal else None,
         }).data)
 
 
 class ExportView(APIView):
+    permission_classes = [IsPlayer]
+
     @extend_schema(responses={200: OpenApiResponse(description="all my data as JSON (GP §12(7))")},
                    summary="Export all my personal data")
-    def get(self, request):
-        return Response(selectors.personal_data_export(_player(request)))
+    def get(self, request: Request) -> Response:
+        return Response(selectors.personal_data_export(request_player(request)))
 
 
 class ConsentsView(generics.ListAPIView):
+    permission_classes = [IsPlayer]
     serializer_class = serializers.ConsentSerializer
 
-    def get_queryset(self):
-        return Consent.objects.filter(player=_player(self.request)).order_by("-given_at", "-id")
+    def get_queryset(self) -> QuerySet[Consent]:
+        return Consent.objects.filter(player=request_player(self.request)).order_by("-given_at", "-id")
 
     @extend_schema(request=serializers.ConsentInSerializer, responses={201: serializers.ConsentSerializer},
                    summary="Give a consent (current version)")
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         ser = serializers.ConsentInSerializer(data=request.data)
         if not ser.is_valid():
             raise VALIDATION(fields=_codes(ser.errors))
-        player = _player(request)
+        player = request_player(request)
         consent = services.consent_give(player=player, actor=Actor.player(player), **ser.validated_data)
         return Response(serializers.ConsentSerializer(consent).data, status=201)
 
 
 class ConsentWithdrawView(APIView):
+    permission_classes = [IsPlayer]
+
     @extend_schema(request=serializers.ConsentWithdrawInSerializer, responses=serializers.ConsentSerializer,
                    summary="Withdraw a consent (mandatory ones cancel the registration, GP §12(6))")
     @idempotent(required=False)
-    def post(self, request, kind: str):
+    def post(self, request: Request, kind: str) -> Response:
         ser = serializers.ConsentWithdrawInSerializer(data=request.data)
         if not ser.is_valid():
             raise errors.CLOSURE_METHOD_INVALID(allowed=Player.ClosureMethod.values)
-        player = _player(request)
+        player = request_player(request)
         consent = services.consent_withdraw(player=player, kind=kind, actor=Actor.player(player),
                                             settlement=ser.validated_data.get("settlement"))
         return Response(serializers.ConsentSerializer(consent).data)
 
 
 class CorrectionsView(generics.ListAPIView):
+    permission_classes = [IsPlayer]
     serializer_class = serializers.CorrectionSerializer
 
-    def get_queryset(self):
-        return CorrectionRequest.objects.filter(player=_player(self.request)).order_by("-created_at", "-id")
+    def get_queryset(self) -> QuerySet[CorrectionRequest]:
+        return CorrectionRequest.objects.filter(player=request_player(self.request)).order_by("-created_at", "-id")
 
     @extend_schema(request=serializers.CorrectionInSerializer, responses={201: serializers.CorrectionSerializer},
                    summary="Ask for a correction of personal data (staff review it)")
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         ser = serializers.CorrectionInSerializer(data=request.data)
         if not ser.is_valid():
             raise errors.CORRECTION_FIELD_INVALID(fields=_codes(ser.errors))
-        player = _player(request)
+        player = request_player(request)
         req = services.correction_request_create(player=player, changes=ser.validated_data["changes"],
                                                  note=ser.validated_data.get("note", ""), actor=Actor.player(player))
         return Response(serializers.CorrectionSerializer(req).data, status=201)
 
 
 class ClosureView(APIView):
+    permission_classes = [IsPlayer]
+
     @extend_schema(request=serializers.ClosureInSerializer, responses=serializers.ClosureOutSerializer,
                    summary="Cancel my registration (GP §4(10), §5(15)) choosing how the balance is settled")
     @idempotent(required=False)
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         ser = serializers.ClosureInSerializer(data=request.data)
         if not ser.is_valid():
             raise errors.CLOSURE_METHOD_INVALID(allowed=Player.ClosureMethod.values)
-        player = _player(request)
+        player = request_player(request)
         services.closure_request(player=player, method=ser.validated_data["settlement"], actor=Actor.player(player))
         return Response({"status": player.status, "closure_method": player.closure_method,
                          "closure_requested_at": player.closure_requested_at})

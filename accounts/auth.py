@@ -1,45 +1,60 @@
 """Player token authentication: ``Authorization: Token <key>``; revoked tokens fail at once.
 
 A token issued by login belongs to a LoginSession: an idle session times out here (and in the
-sweeper), so does one older than ACCOUNTS_SESSION_MAX_HOURS; every request refreshes ``last_seen_at``. A user who must change the first password
-(GP §4(7)) gets ``auth.password_change_required`` from every endpoint except the views that set
-``allow_password_change_pending = True`` (change password, logout).
+sweeper), so does one older than ACCOUNTS_SESSION_MAX_HOURS; every request refreshes ``last_seen_at``.
+A user who must change the first password (GP §4(7)) gets ``auth.password_change_required`` from every
+endpoint except the views that set ``allow_password_change_pending = True`` (change password, logout).
 """
 from __future__ import annotations
 
-from rest_framework import authentication, exceptions
+from typing import Any
 
+from rest_framework import authentication, exceptions
+from rest_framework.request import Request
+
+from accounts import rules
+from accounts.errors import PASSWORD_CHANGE_REQUIRED, SESSION_EXPIRED
+from accounts.models import AuthToken, LoginSession, Player, User
+from accounts.services.sessions import session_end
 from core import clock
-from core.errors import ErrorDef
+from core.errors import DomainError, ErrorDef
 
 TOKEN_INVALID = ErrorDef("auth.token_invalid", 401, "Neplatné nebo zneplatněné přihlášení.", "Invalid or revoked token.")
 
 
-def _fail(err, **details):
-    exc = exceptions.AuthenticationFailed(err.message_en)
-    exc.domain_error = err(**details)
-    return exc
+class _AuthenticationFailed(exceptions.AuthenticationFailed):
+    """DRF's 401 carrying the domain error the exception handler answers with."""
+
+    def __init__(self, error: DomainError) -> None:
+        super().__init__(error.message_en)
+        self.domain_error = error
 
 
-def _forbid(err, **details):
-    exc = exceptions.PermissionDenied(err.message_en)
-    exc.domain_error = err(**details)
-    return exc
+class _PermissionDenied(exceptions.PermissionDenied):
+    """DRF's 403 carrying the domain error the exception handler answers with."""
+
+    def __init__(self, error: DomainError) -> None:
+        super().__init__(error.message_en)
+        self.domain_error = error
+
+
+def _fail(err: ErrorDef, **details: Any) -> _AuthenticationFailed:
+    return _AuthenticationFailed(err(**details))
+
+
+def _forbid(err: ErrorDef, **details: Any) -> _PermissionDenied:
+    return _PermissionDenied(err(**details))
 
 
 class PlayerTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Token"
 
-    def authenticate(self, request):
+    def authenticate(self, request: Request) -> tuple[User, AuthToken] | None:
         header = authentication.get_authorization_header(request).split()
         if not header or header[0].lower() != self.keyword.lower().encode():
             return None
         if len(header) != 2:
             raise _fail(TOKEN_INVALID)
-        from accounts import conf
-        from accounts.errors import PASSWORD_CHANGE_REQUIRED, SESSION_EXPIRED
-        from accounts.models import AuthToken, LoginSession, Player
-
         try:
             key = header[1].decode()
         except UnicodeError:
@@ -53,11 +68,9 @@ class PlayerTokenAuthentication(authentication.BaseAuthentication):
         if session is not None:
             if session.ended_at is not None:
                 raise _fail(TOKEN_INVALID)
-            idle, max_age = conf.session_idle(), conf.session_max_age()
+            idle, max_age = rules.session_idle(), rules.session_max_age()
             ends_at = min(session.last_seen_at + idle, session.started_at + max_age)
             if ends_at <= now:
-                from accounts.services.sessions import session_end
-
                 session_end(session=session, reason=LoginSession.EndReason.TIMEOUT, at=ends_at,
                             detail="idle" if ends_at == session.last_seen_at + idle else "max_age")
                 raise _fail(SESSION_EXPIRED)
@@ -72,5 +85,5 @@ class PlayerTokenAuthentication(authentication.BaseAuthentication):
                 raise _forbid(PASSWORD_CHANGE_REQUIRED)
         return token.user, token
 
-    def authenticate_header(self, request):
+    def authenticate_header(self, request: Request) -> str:
         return self.keyword

@@ -2,17 +2,21 @@
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import TextIO
+
+from django.db import transaction
+
+from accounts import rules
+from accounts.models import BarredPerson, Consent, Player, SandboxExclusionEntry, SandboxPopulationRecord, User
+from accounts.services import barred_person_save
+from accounts.testing import applicant_data, make_personal_data
+from core import clock
+from core.audit import Actor
 
 DEMO_PASSWORD = "Demo-heslo-2026"
 
 
-def seed(stdout) -> None:
-    from django.db import transaction
-
-    from accounts.models import BarredPerson, Player, SandboxExclusionEntry, SandboxPopulationRecord, User
-    from accounts.testing import applicant_data, make_personal_data
-    from core import clock
-
+def seed(stdout: TextIO) -> None:
     now = clock.now()
     people = [
         # username, status, n (data seed), note
@@ -39,10 +43,7 @@ def seed(stdout) -> None:
                 completed_at=None if status == Player.Status.TEMPORARY else now,
                 suspended_from=Player.Status.ACTIVE if status == Player.Status.SUSPENDED else "")
             make_personal_data(player, n=n)
-            from accounts import conf
-            from accounts.models import Consent
-
-            for kind, version in conf.document_versions().items():
+            for kind, version in rules.document_versions().items():
                 if kind != "marketing":
                     Consent.objects.create(player=player, kind=kind, version=version, given_at=now)
             if username == "demo_excluded":
@@ -58,9 +59,6 @@ def seed(stdout) -> None:
                       "date_of_birth": date.fromisoformat(free["date_of_birth"]), "sex": free["sex"],
                       "note": "demo: free to register online"})
         if not BarredPerson.objects.exists():
-            from accounts.services import barred_person_save
-            from core.audit import Actor
-
             barred_person_save(person=BarredPerson(given_names="Petr", surname="Zaměstnanec",
                                                    date_of_birth=date(1980, 5, 5), role="employee",
                                                    note="demo insider (GP §3(3))"),

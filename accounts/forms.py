@@ -1,5 +1,10 @@
 """Forms of the staff actions in the admin (each submitted form calls one service)."""
+from __future__ import annotations
+
+from typing import Any
+
 from django import forms
+from django.db.models import QuerySet
 
 from accounts.models import Consent, Player
 from accounts.validation import DOCUMENT_TYPES
@@ -73,6 +78,13 @@ class DuplicateResolveForm(forms.Form):
                                          help_text="existing accounts, same person: the account that stays")
     closure_method = forms.ChoiceField(choices=SETTLEMENT, initial="transfer")
     note = forms.CharField(max_length=500)
+
+    def __init__(self, *args: Any, players: QuerySet[Player] | None = None, **kwargs: Any) -> None:
+        """``players``: the accounts of the case, the choices for the account that stays."""
+        super().__init__(*args, **kwargs)
+        keep_player = self.fields["keep_player"]
+        if isinstance(keep_player, forms.ModelChoiceField):
+            keep_player.queryset = players if players is not None else Player.objects.none()
 
 
 class CorrectionDecisionForm(forms.Form):

@@ -10,7 +10,7 @@ from typing import Any
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
-from accounts.models import Player
+from accounts.models import Player, User
 from accounts.selectors import player_for_user
 from core.errors import NOT_A_PLAYER, NOT_AUTHENTICATED
 
@@ -33,3 +33,11 @@ def request_player(request: Request) -> Player:
     if player is None:
         raise NOT_A_PLAYER()
     return player
+
+
+def request_user(request: Request) -> User:
+    """The signed-in user behind the request, player or staff (``auth.not_authenticated`` when anonymous)."""
+    user = request.user
+    if not isinstance(user, User) or not user.is_authenticated:
+        raise NOT_AUTHENTICATED()
+    return user

@@ -2,29 +2,23 @@
 from __future__ import annotations
 
 import hashlib
-import importlib
+from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.forms.models import model_to_dict
 
-from accounts import conf, errors
-from accounts.models import Consent, DuplicateCase, LoginSession, Player
+from accounts import errors, rules
+from accounts.adapters import Identity
+from accounts.hooks import hook
+from accounts.models import BarredPerson, Consent, DuplicateCase, LoginSession, PersonalData, Player
 from core import clock
 from core.errors import DomainError
+from core.models import AuditEvent
 
 
-def optional_function(module: str, name: str):
-    """Another app's contract function, or None while that app does not offer it yet (lazy import)."""
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name == module:
-            return None
-        raise
-    return getattr(mod, name, None)
-
-
-def player_for_user(user) -> Player | None:
+def player_for_user(user: Any) -> Player | None:
     if user is None or not getattr(user, "is_authenticated", False):
         return None
     try:
@@ -36,23 +30,23 @@ def player_for_user(user) -> Player | None:
 def betting_refusal(player: Player) -> DomainError | None:
     """Why this player may not stake now by account state, or None (GP §3, §4(1), §5(2)a, exclusion register)."""
     s = player.status
-    S = Player.Status
-    if s in (S.CLOSED, S.REJECTED):
+    Status = Player.Status
+    if s in (Status.CLOSED, Status.REJECTED):
         return errors.CLOSED(account_status=s)
-    if s == S.EXPIRED or (s == S.TEMPORARY and player.temporary_expires_at
-                          and player.temporary_expires_at <= clock.now()):
+    if s == Status.EXPIRED or (s == Status.TEMPORARY and player.temporary_expires_at
+                               and player.temporary_expires_at <= clock.now()):
         return errors.TEMPORARY_EXPIRED(expired_at=player.temporary_expires_at)
-    if s == S.APPLICANT:
+    if s == Status.APPLICANT:
         return errors.NOT_REGISTERED(account_status=s)
     if player.exclusion_listed:
         return errors.EXCLUDED_PERSON()
     if player.barred_insider:
         return errors.BARRED_INSIDER()
-    if s == S.SUSPENDED:
+    if s == Status.SUSPENDED:
         return errors.SUSPENDED(reason=player.status_reason)
-    if s == S.CLOSING:
+    if s == Status.CLOSING:
         return errors.CLOSING()
-    if s not in (S.TEMPORARY, S.ACTIVE):  # pragma: no cover - every status is handled above
+    if s not in (Status.TEMPORARY, Status.ACTIVE):  # pragma: no cover - every status is handled above
         return errors.NOT_REGISTERED(account_status=s)
     if player.user.must_change_password:
         return errors.PASSWORD_CHANGE_REQUIRED()
@@ -68,20 +62,20 @@ def money_movement_refusal(player: Player, direction: str | None = None) -> Doma
     not deposit (withdrawals are allowed when the direction is given).
     """
     s = player.status
-    S = Player.Status
-    if s in (S.CLOSED, S.REJECTED, S.EXPIRED):
+    Status = Player.Status
+    if s in (Status.CLOSED, Status.REJECTED, Status.EXPIRED):
         return errors.CLOSED(account_status=s)
-    if s == S.APPLICANT:
+    if s == Status.APPLICANT:
         return errors.NOT_REGISTERED(account_status=s)
     if DuplicateCase.objects.filter(players=player, state=DuplicateCase.State.OPEN).exists():
         return errors.DUPLICATE_ACCOUNTS_FROZEN()
-    if s == S.SUSPENDED:
+    if s == Status.SUSPENDED:
         return errors.SUSPENDED(reason=player.status_reason)
-    if s == S.CLOSING:
+    if s == Status.CLOSING:
         return errors.CLOSING()
     if player.exclusion_listed and direction != "withdrawal":
         return errors.EXCLUDED_PERSON()
-    if s == S.TEMPORARY and direction == "withdrawal":
+    if s == Status.TEMPORARY and direction == "withdrawal":
         return errors.TEMPORARY_NO_WITHDRAWAL()
     return None
 
@@ -93,10 +87,6 @@ def login_sessions(player: Player, since: datetime, until: datetime) -> QuerySet
     """
     return LoginSession.objects.filter(player=player, started_at__lt=until).filter(
         Q(ended_at__isnull=True) | Q(ended_at__gt=since)).order_by("started_at", "id")
-
-
-def open_sessions(player: Player) -> QuerySet[LoginSession]:
-    return LoginSession.objects.filter(player=player, ended_at__isnull=True)
 
 
 def person_key(player: Player) -> str:
@@ -116,10 +106,8 @@ def _has_personal(player: Player) -> bool:
         return False
 
 
-def identity_for(player: Player):
+def identity_for(player: Player) -> Identity:
     """The adapters' Identity of this player (for the registers)."""
-    from accounts.adapters import Identity
-
     return Identity.from_personal(player.personal)
 
 
@@ -128,7 +116,7 @@ def live_consents(player: Player) -> dict[str, Consent]:
 
 
 def mandatory_consents_current(player: Player) -> bool:
-    versions = conf.document_versions()
+    versions = rules.document_versions()
     live = live_consents(player)
     return all(k in live and live[k].version == versions[k] for k in Consent.MANDATORY)
 
@@ -146,12 +134,12 @@ STEP_TITLES = {
 }
 
 
-def registration_steps(player: Player, now: datetime | None = None) -> dict:
-    """Which completion steps (GP §4(2), §4(4), §4(8), §5(9)) are done or missing, and by when."""
+def registration_steps(player: Player, now: datetime | None = None) -> dict[str, Any]:
+    """Which completion steps (GP §4(2), §4(4), §4(8), §5(9)) are done or missing, and by when.
+
+    The self-limits step asks ``limits`` and the payment-method step asks ``wallet`` through their hooks
+    (``accounts.hooks``; a missing hook raises, it never reads as "not done")."""
     now = now or clock.now()
-    self_limits = optional_function("limits.selectors", "self_limits_decided")
-    has_method = optional_function("wallet.selectors", "player_has_verified_payment_method")
-    method_deadline = optional_function("wallet.selectors", "payment_method_deadline")
     deadline = player.temporary_expires_at
     done = {
         "personal_data": _has_personal(player),
@@ -160,22 +148,17 @@ def registration_steps(player: Player, now: datetime | None = None) -> dict:
         "email_confirmed": player.email_confirmed_at is not None,
         "password_changed": player.first_password_sent_at is not None and not player.user.must_change_password,
         "consents": mandatory_consents_current(player),
-        "self_limits": bool(self_limits(player, kind="technical")) if self_limits else False,
-        "payment_method": bool(has_method(player)) if has_method else False,
+        "self_limits": bool(hook("self_limits_decided")(player, kind="technical")),
+        "payment_method": bool(hook("has_verified_payment_method")(player)),
     }
     steps = []
     for code, ok in done.items():
         step_deadline = deadline
-        if code == "payment_method" and method_deadline and not ok:
-            step_deadline = method_deadline(player) or deadline
+        if code == "payment_method" and not ok:
+            step_deadline = hook("payment_method_deadline")(player) or deadline
         title_cs, title_en = STEP_TITLES[code]
-        step = {"code": code, "done": ok, "title_cs": title_cs, "title_en": title_en,
-                "deadline": None if ok else step_deadline}
-        if code == "self_limits" and self_limits is None:
-            step["unavailable"] = True
-        if code == "payment_method" and has_method is None:
-            step["unavailable"] = True
-        steps.append(step)
+        steps.append({"code": code, "done": ok, "title_cs": title_cs, "title_en": title_en,
+                      "deadline": None if ok else step_deadline})
     missing = [s["code"] for s in steps if not s["done"]]
     return {
         "status": player.status,
@@ -190,12 +173,10 @@ def registration_steps(player: Player, now: datetime | None = None) -> dict:
     }
 
 
-def personal_data_export(player: Player) -> dict:
+def personal_data_export(player: Player) -> dict[str, Any]:
     """Everything the platform keeps about the player in this app (GP §12(7)), as JSON-ready data."""
-    from django.forms.models import model_to_dict
-
     user = player.user
-    data = {
+    data: dict[str, Any] = {
         "account": {
             "username": user.username, "status": player.status, "status_reason": player.status_reason,
             "channel": player.channel, "created_at": player.created_at,
@@ -246,10 +227,47 @@ def personal_data_export(player: Player) -> dict:
     return data
 
 
-def player_history(player: Player) -> QuerySet:
+def player_history(player: Player) -> QuerySet[AuditEvent]:
     """Audit events about this player and their personal data (who changed what)."""
-    from core.models import AuditEvent
-
     return AuditEvent.objects.filter(
         Q(object_type="accounts.player", object_id=str(player.pk))
         | Q(details__player_id=player.pk)).order_by("-occurred_at", "-id")
+
+
+def email_of(player: Player) -> str:
+    """Where the player's e-mails go: the personal data's address, else the user's."""
+    try:
+        return player.personal.email
+    except Player.personal.RelatedObjectDoesNotExist:
+        return player.user.email
+
+
+def find_duplicates(clean: dict[str, Any], keys: dict[str, str], *,
+                    exclude_player_ids: Iterable[int] = ()) -> dict[str, list[int]]:
+    """GP §4(4)c: which identifying data match another applicant or participant (not closed,
+    expired or rejected): birth number, identity document, e-mail, phone, name + date of birth."""
+    base = PersonalData.objects.exclude(player__status__in=Player.TERMINAL).exclude(
+        player_id__in=list(exclude_player_ids))
+    lookups: dict[str, dict[str, Any] | None] = {
+        "birth_number": {"birth_number": clean["birth_number"]} if clean.get("birth_number") else None,
+        "document_number": {"document_key": keys["document_key"]},
+        "email": {"email_key": keys["email_key"]},
+        "phone": {"phone": clean["phone"]},
+        "name_and_date_of_birth": {"name_dob_key": keys["name_dob_key"]},
+    }
+    found = {}
+    for name, lookup in lookups.items():
+        if lookup is None:
+            continue
+        ids = sorted(base.filter(**lookup).values_list("player_id", flat=True))
+        if ids:
+            found[name] = ids
+    return found
+
+
+def barred_person_matches(*, birth_number: str, name_dob_key: str) -> BarredPerson | None:
+    """GP §3(3): the active insider entry (shareholder, employee, officer) matching this person, if any."""
+    q = Q(name_dob_key=name_dob_key)
+    if birth_number:
+        q |= Q(birth_number=birth_number)
+    return BarredPerson.objects.filter(q, active=True).first()

@@ -86,7 +86,6 @@ class StepSerializer(serializers.Serializer):
     title_cs = serializers.CharField()
     title_en = serializers.CharField()
     deadline = serializers.DateTimeField(allow_null=True)
-    unavailable = serializers.BooleanField(required=False)
 
 
 class StepsOutSerializer(serializers.Serializer):

@@ -1,58 +1,46 @@
 """Periodic jobs of the accounts app: thin wrappers of sweeper services (safe to run twice)."""
 from celery import shared_task
 
+from accounts import services
+
 
 @shared_task(name="accounts.temporary_expire", time_limit=300, soft_time_limit=240)
 def temporary_expire() -> int:
     """GP §5(2)a: cancel temporary accounts past 30 days; hand the balance to the refund (GP §5(2)e)."""
-    from accounts.services import temporary_expire_due
-
-    return temporary_expire_due()
+    return services.temporary_expire_due()
 
 
 @shared_task(name="accounts.registration_checks_retry", time_limit=300, soft_time_limit=240)
 def registration_checks_retry() -> int:
     """Re-run register checks that could not run (register unavailable)."""
-    from accounts.services import registration_checks_retry_due
-
-    return registration_checks_retry_due()
+    return services.registration_checks_retry_due()
 
 
 @shared_task(name="accounts.sessions_timeout", time_limit=120, soft_time_limit=100)
 def sessions_timeout() -> int:
     """End idle login sessions."""
-    from accounts.services import sessions_timeout_due
-
-    return sessions_timeout_due()
+    return services.sessions_timeout_due()
 
 
 @shared_task(name="accounts.closures_finalize", time_limit=300, soft_time_limit=240)
 def closures_finalize() -> int:
     """GP §5(15): close accounts whose balance the wallet has settled."""
-    from accounts.services import closures_finalize_due
-
-    return closures_finalize_due()
+    return services.closures_finalize_due()
 
 
 @shared_task(name="accounts.balance_handoffs_retry", time_limit=300, soft_time_limit=240)
 def balance_handoffs_retry() -> int:
-    """Retry wallet refund/settlement hand-offs that could not start."""
-    from accounts.services import balance_handoffs_retry_due
-
-    return balance_handoffs_retry_due()
+    """Retry wallet refund/settlement hand-offs the wallet refused."""
+    return services.balance_handoffs_retry_due()
 
 
 @shared_task(name="accounts.registrations_autocomplete", time_limit=300, soft_time_limit=240)
 def registrations_autocomplete() -> int:
     """Complete registrations whose last step was done elsewhere (e.g. payment method verified)."""
-    from accounts.services import registrations_autocomplete_due
-
-    return registrations_autocomplete_due()
+    return services.registrations_autocomplete_due()
 
 
 @shared_task(name="accounts.duplicates_scan", time_limit=600, soft_time_limit=540)
 def duplicates_scan() -> int:
     """GP §5(3): find accounts of one person; freeze their money movements until staff resolve it."""
-    from accounts.services import duplicates_scan as scan
-
-    return scan()
+    return services.duplicates_scan()

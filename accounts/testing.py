@@ -12,17 +12,30 @@ register), ``login_session_for(player)`` (a tracked login session and its token)
 from __future__ import annotations
 
 import itertools
-from datetime import date, timedelta
+import secrets
+from datetime import date, datetime, timedelta
+from typing import Any
 
+from accounts import rules
+from accounts.models import (
+    AuthToken,
+    Consent,
+    LoginSession,
+    PersonalData,
+    Player,
+    SandboxExclusionEntry,
+    SandboxPopulationRecord,
+    User,
+)
+from accounts.validation import derived_keys, validate_personal_data
 from core import clock
 
 _seq = itertools.count(1)
 DEFAULT_PASSWORD = "Secret-pass-123"
 
 
-def make_user(*, username: str | None = None, password: str = DEFAULT_PASSWORD, is_staff: bool = False, **extra):
-    from accounts.models import User
-
+def make_user(*, username: str | None = None, password: str = DEFAULT_PASSWORD, is_staff: bool = False,
+              **extra: Any) -> User:
     n = next(_seq)
     username = username or f"user{n}_{clock.now().timestamp():.0f}"
     user = User.objects.create_user(username=username, password=password, email=f"{username}@example.cz",
@@ -37,7 +50,7 @@ def birth_number_for(dob: date, *, sex: str = "M", serial: int = 1) -> str:
     return first9 + str(int(first9) % 11 % 10)
 
 
-def applicant_data(*, n: int | None = None, foreigner: bool = False, **overrides) -> dict:
+def applicant_data(*, n: int | None = None, foreigner: bool = False, **overrides: Any) -> dict[str, Any]:
     """Valid personal data (GP §4(4)a) of an adult Czech resident; unique identifiers per call."""
     n = next(_seq) if n is None else n
     dob = date(1970, 1, 1) + timedelta(days=(n * 37) % 12000)
@@ -80,20 +93,17 @@ def _letters(n: int) -> str:
     return out
 
 
-def registration_payload(*, username: str | None = None, marketing: bool = False, **overrides) -> dict:
-    from accounts import conf
-
-    v = conf.document_versions()
+def registration_payload(*, username: str | None = None, marketing: bool = False,
+                         **overrides: Any) -> dict[str, Any]:
+    v = rules.document_versions()
     data = applicant_data(**overrides)
     return {**data, "username": username or f"player{next(_seq)}",
             "consents": {"terms": v["terms"], "data_processing": v["data_processing"], "game_plan": v["game_plan"],
                          "marketing": marketing}}
 
 
-def make_register_record(data: dict, **overrides):
+def make_register_record(data: dict[str, Any], **overrides: Any) -> SandboxPopulationRecord:
     """The sandbox population register knows this person (overrides simulate a mismatch etc.)."""
-    from accounts.models import SandboxPopulationRecord
-
     fields = {
         "birth_number": (data.get("birth_number") or "").replace("/", ""),
         "given_names": data["given_names"], "surname": data["surname"],
@@ -104,10 +114,9 @@ def make_register_record(data: dict, **overrides):
     return SandboxPopulationRecord.objects.create(**fields)
 
 
-def make_excluded(subject, *, outcome: str = "listed", until=None):
+def make_excluded(subject: dict[str, Any] | Player, *, outcome: str = "listed",
+                  until: datetime | None = None) -> SandboxExclusionEntry:
     """List a person (registration data dict or a Player) in the sandbox exclusion register."""
-    from accounts.models import SandboxExclusionEntry
-
     if isinstance(subject, dict):
         bn, gn, sn = (subject.get("birth_number") or "").replace("/", ""), subject["given_names"], subject["surname"]
         dob = date.fromisoformat(str(subject["date_of_birth"]))
@@ -118,26 +127,20 @@ def make_excluded(subject, *, outcome: str = "listed", until=None):
                                                 outcome=outcome, listed_until=until, created_at=clock.now())
 
 
-def make_personal_data(player, **overrides):
-    from accounts.models import PersonalData
-    from accounts.validation import derived_keys, validate_personal_data
-
+def make_personal_data(player: Player, **overrides: Any) -> PersonalData:
     clean = validate_personal_data(applicant_data(**overrides), today=clock.business_date())
     return PersonalData.objects.create(player=player, **clean, **derived_keys(clean), updated_at=clock.now())
 
 
 def make_player(*, status: str = "active", username: str | None = None, personal: bool = True,
-                personal_data: dict | None = None, **extra):
+                personal_data: dict[str, Any] | None = None, **extra: Any) -> Player:
     """A player in ``status`` with personal data (``personal=False`` for a bare one)."""
-    from accounts import conf
-    from accounts.models import Consent, Player
-
     user = make_user(username=username)
     now = clock.now()
-    fields = {}
+    fields: dict[str, Any] = {}
     if status not in (Player.Status.APPLICANT, Player.Status.REJECTED):
         fields.update(identity_verified_at=now, aml_identified_at=now, temporary_activated_at=now,
-                      temporary_expires_at=now + conf.temporary_lifetime(), email_confirmed_at=now,
+                      temporary_expires_at=now + rules.temporary_lifetime(), email_confirmed_at=now,
                       first_password_sent_at=now)
     if status in (Player.Status.ACTIVE, Player.Status.SUSPENDED, Player.Status.CLOSING, Player.Status.CLOSED):
         fields.update(completed_at=now)
@@ -148,13 +151,13 @@ def make_player(*, status: str = "active", username: str | None = None, personal
     if personal:
         make_personal_data(player, **(personal_data or {}))
         if status not in (Player.Status.APPLICANT, Player.Status.REJECTED):
-            for kind, version in conf.document_versions().items():
+            for kind, version in rules.document_versions().items():
                 if kind != "marketing":
                     Consent.objects.create(player=player, kind=kind, version=version, given_at=now)
     return player
 
 
-def make_staff(*, username: str | None = None, superuser: bool = False):
+def make_staff(*, username: str | None = None, superuser: bool = False) -> User:
     user = make_user(username=username, is_staff=True)
     if superuser:
         user.is_superuser = True
@@ -162,25 +165,17 @@ def make_staff(*, username: str | None = None, superuser: bool = False):
     return user
 
 
-def token_for(user) -> str:
+def token_for(user: User) -> str:
     """Issue an API token for ``user`` (tests): returns the raw key for ``Authorization: Token <key>``.
     The token belongs to no login session (never times out); see ``login_session_for``."""
-    import secrets
-
-    from accounts.models import AuthToken
-
     key = secrets.token_urlsafe(32)
     AuthToken.objects.create(user=user, key_hash=AuthToken.hash_key(key), created_at=clock.now())
     return key
 
 
-def login_session_for(player, *, at=None):
+def login_session_for(player: Player, *, at: datetime | None = None) -> tuple[LoginSession, str]:
     """A tracked LoginSession started ``at`` (default now) with its token, without the login checks.
     Returns (session, raw key)."""
-    import secrets
-
-    from accounts.models import AuthToken, LoginSession
-
     at = at or clock.now()
     session = LoginSession.objects.create(player=player, started_at=at, last_seen_at=at)
     key = secrets.token_urlsafe(32)

@@ -11,6 +11,7 @@ import hashlib
 import re
 import unicodedata
 from datetime import date
+from typing import Any
 
 import phonenumbers
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -87,7 +88,14 @@ def require_adult(dob: date, today: date) -> None:
         raise UNDERAGE(date_of_birth=dob, checked_on=today)
 
 
-def _date(value, problems: list) -> date | None:
+Problems = dict[str, list[str]]
+
+
+def _problem(problems: Problems, field: str, code: str) -> None:
+    problems.setdefault(field, []).append(code)
+
+
+def _date(value: Any, problems: list[str]) -> date | None:
     if isinstance(value, date):
         return value
     try:
@@ -97,121 +105,153 @@ def _date(value, problems: list) -> date | None:
         return None
 
 
-def validate_personal_data(data: dict, *, today: date) -> dict:
+def validate_personal_data(data: dict[str, Any], *, today: date) -> dict[str, Any]:
     """Return the cleaned personal data or raise INVALID_PERSONAL_DATA with every problem found."""
-    errors: dict[str, list[str]] = {}
-    out: dict = {}
+    problems: Problems = {}
+    out = _present_fields(data, problems)
+    _check_texts(out, problems)
+    _clean_countries(out, problems)
+    if out["sex"] and out["sex"] not in ("M", "F"):
+        _problem(problems, "sex", "invalid_choice")
+    out["date_of_birth"] = _clean_date_of_birth(out["date_of_birth"], problems, today)
+    _clean_birth_number(out, problems)
+    _clean_address(out, problems)
+    _clean_contacts(out, problems)
+    _clean_document_fields(out, problems, today)
+    if problems:
+        raise INVALID_PERSONAL_DATA(fields=problems)
+    return out
 
-    def err(field: str, code: str) -> None:
-        errors.setdefault(field, []).append(code)
 
+def _present_fields(data: dict[str, Any], problems: Problems) -> dict[str, Any]:
+    """Every known field, stripped ("" when absent); unknown fields and missing required ones are problems."""
+    out: dict[str, Any] = {}
     for f in FIELDS:
         v = data.get(f, "")
         if isinstance(v, str):
             v = v.strip()
         out[f] = "" if v is None else v
-    unknown = sorted(set(data) - set(FIELDS))
-    for f in unknown:
-        err(f, "unknown_field")
+    for f in sorted(set(data) - set(FIELDS)):
+        _problem(problems, f, "unknown_field")
     for f in REQUIRED:
         if out[f] in ("", None):
-            err(f, "required")
+            _problem(problems, f, "required")
+    return out
 
+
+def _check_texts(out: dict[str, Any], problems: Problems) -> None:
+    """Names: letters with spaces, apostrophes, dashes and dots, at most 100 characters; places too."""
     for f in ("given_names", "surname", "birth_surname"):
         if out[f] and (len(out[f]) > 100 or not _NAME.match(out[f])):
-            err(f, "invalid_name")
+            _problem(problems, f, "invalid_name")
     for f in ("place_of_birth", "residence_city", "document_issuing_authority"):
         if out[f] and len(out[f]) > 100:
-            err(f, "too_long")
+            _problem(problems, f, "too_long")
 
-    for f in ("citizenship", "document_issuing_state"):
-        if out[f]:
-            out[f] = str(out[f]).upper()
-            if out[f] not in COUNTRIES:
-                err(f, "invalid_country")
+
+def _clean_countries(out: dict[str, Any], problems: Problems) -> None:
+    """Citizenship as an ISO country code; the residence must be in the Czech Republic (GP §3(1), §4(4)f)."""
+    if out["citizenship"]:
+        out["citizenship"] = str(out["citizenship"]).upper()
+        if out["citizenship"] not in COUNTRIES:
+            _problem(problems, "citizenship", "invalid_country")
     out["residence_country"] = (str(out["residence_country"]) or "CZ").upper()
     if out["residence_country"] != "CZ":
-        err("residence_country", "residence_not_cz")  # GP §3(1), §4(4)f
+        _problem(problems, "residence_country", "residence_not_cz")  # GP §3(1), §4(4)f
 
-    if out["sex"] and out["sex"] not in ("M", "F"):
-        err("sex", "invalid_choice")
 
-    dob = None
-    if out["date_of_birth"]:
-        problems: list[str] = []
-        dob = _date(out["date_of_birth"], problems)
-        for p in problems:
-            err("date_of_birth", p)
-        if dob and dob > today:
-            err("date_of_birth", "in_future")
-            dob = None
-        out["date_of_birth"] = dob
+def _clean_date_of_birth(value: Any, problems: Problems, today: date) -> date | str | None:
+    """The date of birth as a date (None when invalid or in the future; "" when not given)."""
+    if not value:
+        return value
+    found: list[str] = []
+    dob = _date(value, found)
+    for code in found:
+        _problem(problems, "date_of_birth", code)
+    if dob and dob > today:
+        _problem(problems, "date_of_birth", "in_future")
+        return None
+    return dob
 
-    # Birth number (rodné číslo): checksum, embedded date of birth and sex (GP §4(4)a).
+
+def _clean_birth_number(out: dict[str, Any], problems: Problems) -> None:
+    """Birth number (rodné číslo): checksum, embedded date of birth and sex (GP §4(4)a); required of Czech
+    citizens, of foreigners only "if assigned" (GP §4(6))."""
     bn = re.sub(r"[\s/]", "", str(out["birth_number"] or ""))
     out["birth_number"] = bn
-    if bn:
-        try:
-            rc.validate(bn)
-            if dob and rc.get_birth_date(bn) != dob:
-                err("birth_number", "dob_mismatch")
-            if out["sex"] in ("M", "F") and birth_number_sex(bn) != out["sex"]:
-                err("birth_number", "sex_mismatch")
-        except InvalidChecksum:
-            err("birth_number", "checksum")
-        except (InvalidComponent, InvalidLength):
-            err("birth_number", "invalid_date_or_length")
-        except ValidationError:
-            err("birth_number", "invalid")
-    elif out["citizenship"] == "CZ":
-        err("birth_number", "required_for_czech_citizens")  # foreigners only "if assigned" (GP §4(6))
+    if not bn:
+        if out["citizenship"] == "CZ":
+            _problem(problems, "birth_number", "required_for_czech_citizens")
+        return
+    dob = out["date_of_birth"] if isinstance(out["date_of_birth"], date) else None
+    try:
+        rc.validate(bn)
+        if dob and rc.get_birth_date(bn) != dob:
+            _problem(problems, "birth_number", "dob_mismatch")
+        if out["sex"] in ("M", "F") and birth_number_sex(bn) != out["sex"]:
+            _problem(problems, "birth_number", "sex_mismatch")
+    except InvalidChecksum:
+        _problem(problems, "birth_number", "checksum")
+    except (InvalidComponent, InvalidLength):
+        _problem(problems, "birth_number", "invalid_date_or_length")
+    except ValidationError:
+        _problem(problems, "birth_number", "invalid")
 
+
+def _clean_address(out: dict[str, Any], problems: Problems) -> None:
+    """The street with a house number; the Czech postal code written "110 00"."""
     if out["residence_street"] and not re.search(r"\d", str(out["residence_street"])):
-        err("residence_street", "house_number_missing")
+        _problem(problems, "residence_street", "house_number_missing")
     if out["residence_postal_code"]:
         m = _POSTAL.match(str(out["residence_postal_code"]))
         if m:
             out["residence_postal_code"] = f"{m.group(1)} {m.group(2)}"
         else:
-            err("residence_postal_code", "invalid_postal_code")
+            _problem(problems, "residence_postal_code", "invalid_postal_code")
 
+
+def _clean_contacts(out: dict[str, Any], problems: Problems) -> None:
+    """The phone in E.164, a valid e-mail address, the data box ID in lower case."""
     if out["phone"]:
         try:
             out["phone"] = normalize_phone(out["phone"])
         except ValueError:
-            err("phone", "invalid_phone")
+            _problem(problems, "phone", "invalid_phone")
     if out["email"]:
         try:
             validate_email(out["email"])
             out["email"] = str(out["email"]).strip()
         except DjangoValidationError:
-            err("email", "invalid_email")
+            _problem(problems, "email", "invalid_email")
     if out["data_box_id"]:
         out["data_box_id"] = str(out["data_box_id"]).lower()
         if not _DATA_BOX.match(out["data_box_id"]):
-            err("data_box_id", "invalid_data_box_id")
+            _problem(problems, "data_box_id", "invalid_data_box_id")
 
+
+def _clean_document_fields(out: dict[str, Any], problems: Problems, today: date) -> None:
+    """The identity document (GP §4(4)a-b): type, number, issuing state, validity (not expired)."""
     if out["document_type"] and out["document_type"] not in DOCUMENT_TYPES:
-        err("document_type", "invalid_choice")
+        _problem(problems, "document_type", "invalid_choice")
     if out["document_number"]:
         out["document_number"] = re.sub(r"[\s-]", "", str(out["document_number"]).upper())
         if not _DOC_NUMBER.match(out["document_number"]):
-            err("document_number", "invalid_document_number")
+            _problem(problems, "document_number", "invalid_document_number")
+    if out["document_issuing_state"]:
+        out["document_issuing_state"] = str(out["document_issuing_state"]).upper()
+        if out["document_issuing_state"] not in COUNTRIES:
+            _problem(problems, "document_issuing_state", "invalid_country")
     if out["document_valid_until"]:
-        problems = []
-        valid_until = _date(out["document_valid_until"], problems)
-        for p in problems:
-            err("document_valid_until", p)
+        found: list[str] = []
+        valid_until = _date(out["document_valid_until"], found)
+        for code in found:
+            _problem(problems, "document_valid_until", code)
         if valid_until and valid_until < today:
-            err("document_valid_until", "document_expired")
+            _problem(problems, "document_valid_until", "document_expired")
         out["document_valid_until"] = valid_until
 
-    if errors:
-        raise INVALID_PERSONAL_DATA(fields=errors)
-    return out
 
-
-def derived_keys(clean: dict) -> dict:
+def derived_keys(clean: dict[str, Any]) -> dict[str, str]:
     """The normalised matching keys stored next to the personal data."""
     return {
         "email_key": email_key(clean["email"]),
@@ -227,33 +267,16 @@ DOCUMENT_FIELDS = ("document_type", "document_number", "document_issuing_state",
                    "document_valid_until")
 
 
-def validate_document(doc: dict, *, today: date) -> dict:
+def validate_document(doc: dict[str, Any], *, today: date) -> dict[str, Any]:
     """The identity-document part of the personal data (GP §4(4)a-b), e.g. recorded by branch staff."""
-    errors: dict[str, list[str]] = {}
-    out = {}
+    problems: Problems = {}
+    out: dict[str, Any] = {}
     for f in DOCUMENT_FIELDS:
         v = doc.get(f, "")
         out[f] = v.strip() if isinstance(v, str) else v
         if out[f] in ("", None):
-            errors.setdefault(f, []).append("required")
-    if out["document_type"] and out["document_type"] not in DOCUMENT_TYPES:
-        errors.setdefault("document_type", []).append("invalid_choice")
-    if out["document_number"]:
-        out["document_number"] = re.sub(r"[\s-]", "", str(out["document_number"]).upper())
-        if not _DOC_NUMBER.match(out["document_number"]):
-            errors.setdefault("document_number", []).append("invalid_document_number")
-    if out["document_issuing_state"]:
-        out["document_issuing_state"] = str(out["document_issuing_state"]).upper()
-        if out["document_issuing_state"] not in COUNTRIES:
-            errors.setdefault("document_issuing_state", []).append("invalid_country")
-    if out["document_valid_until"]:
-        problems: list[str] = []
-        valid_until = _date(out["document_valid_until"], problems)
-        if problems:
-            errors.setdefault("document_valid_until", []).extend(problems)
-        elif valid_until < today:
-            errors.setdefault("document_valid_until", []).append("document_expired")
-        out["document_valid_until"] = valid_until
-    if errors:
-        raise INVALID_PERSONAL_DATA(fields=errors)
+            _problem(problems, f, "required")
+    _clean_document_fields(out, problems, today)
+    if problems:
+        raise INVALID_PERSONAL_DATA(fields=problems)
     return out

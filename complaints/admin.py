@@ -9,33 +9,45 @@ Permissions: viewing needs ``complaints.view_complaint``; acting needs ``complai
 from __future__ import annotations
 
 import json
+from datetime import timedelta
+from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
-from django.http import FileResponse, HttpResponseRedirect
+from django.db.models import QuerySet
+from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from accounts.models import Player, User
 from complaints import selectors, services, texts
 from complaints.models import Complaint, ComplaintNotice
 from core import clock
+from core.admin import ReadOnlyAdmin, domain_error_text, run_service_action
 from core.audit import Actor
 from core.errors import DomainError
+from core.models import AuditEvent
 from core.money import Money, MoneyError
 
 
-def _can_act(user) -> bool:
+def _can_act(user: Any) -> bool:
     return user.is_active and user.is_staff and (
         user.has_perm("complaints.resolve_complaint") or user.has_perm("complaints.supervise_complaint"))
 
 
-def _staff_users():
-    return get_user_model().objects.filter(is_active=True, is_staff=True).order_by("username")
+def _staff_user(request: HttpRequest) -> User:
+    """The signed-in staff member (every view here is wrapped by ``admin_view``, which requires one)."""
+    if not isinstance(request.user, User):
+        raise PermissionDenied
+    return request.user
+
+
+def _staff_users() -> QuerySet[User]:
+    return User.objects.filter(is_active=True, is_staff=True).order_by("username")
 
 
 class MoneyFormField(forms.CharField):
@@ -87,9 +99,7 @@ class FileComplaintForm(forms.Form):
     language = forms.ChoiceField(choices=Complaint.Language.choices)
     attachments = MultipleFileField(required=False, label="Attachments (PDF/PNG/JPEG, max 5 MB each)")
 
-    def clean_username(self):
-        from accounts.models import Player
-
+    def clean_username(self) -> Player:
         player = Player.objects.select_related("user").filter(user__username=self.cleaned_data["username"]).first()
         if player is None:
             raise forms.ValidationError("No player with this username.")
@@ -97,11 +107,7 @@ class FileComplaintForm(forms.Form):
 
 
 class AssignForm(forms.Form):
-    assignee = forms.ModelChoiceField(queryset=get_user_model().objects.none())
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["assignee"].queryset = _staff_users()
+    assignee = forms.ModelChoiceField(queryset=_staff_users())  # lazy: read when the form is rendered or cleaned
 
 
 class TextForm(forms.Form):
@@ -131,14 +137,20 @@ class OverdueFilter(admin.SimpleListFilter):
             return queryset.filter(status__in=Complaint.OPEN_STATUSES, respond_by__lte=now)
         if self.value() == "due7":
             return queryset.filter(status__in=Complaint.OPEN_STATUSES, respond_by__gt=now,
-                                   respond_by__lte=now + timezone.timedelta(days=7))
+                                   respond_by__lte=now + timedelta(days=7))
         if self.value() == "flagged":
             return queryset.filter(overdue_flagged_at__isnull=False)
         return queryset
 
 
+def _cleaned(form: forms.Form) -> dict[str, Any]:
+    if not form.is_valid():
+        raise forms.ValidationError(form.errors.as_text())
+    return form.cleaned_data
+
+
 @admin.register(Complaint)
-class ComplaintAdmin(admin.ModelAdmin):
+class ComplaintAdmin(ReadOnlyAdmin):
     list_display = ("reference", "player", "kind", "reason", "status", "outcome", "assignee", "received_at",
                     "respond_by_date", "deadline_badge", "late")
     list_filter = (OverdueFilter, "status", "outcome", "reason", "kind", "channel", "late", "assignee")
@@ -150,14 +162,9 @@ class ComplaintAdmin(admin.ModelAdmin):
     change_list_template = "admin/complaints/complaint/change_list.html"
     readonly_fields = [f.name for f in Complaint._meta.fields]
 
-    # No direct edits: the workflow runs through services.
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-    def has_add_permission(self, request):
+    # No direct edits or deletes (ReadOnlyAdmin): the workflow runs through services. "Add" is the form for a
+    # complaint received off-line, which calls complaints.services.complaint_file.
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return _can_act(request.user)
 
     @admin.display(description="deadline")
@@ -172,18 +179,15 @@ class ComplaintAdmin(admin.ModelAdmin):
         return format_html('<span style="color:{}">{}</span>', "#c60" if days <= 3 else "#333", f"{days} d left")
 
     @admin.action(description="Assign the selected complaints to me")
-    def assign_to_me(self, request, queryset):
+    def assign_to_me(self, request: HttpRequest, queryset: QuerySet[Complaint]) -> None:
         if not _can_act(request.user):
             raise PermissionDenied
-        done = 0
-        for c in queryset:
-            try:
-                services.complaint_assign(complaint=c, assignee=request.user, actor=Actor.staff(request.user))
-                done += 1
-            except DomainError as exc:
-                self.message_user(request, f"{c.reference}: {exc.message_en}", messages.ERROR)
-        if done:
-            self.message_user(request, f"{done} complaint(s) assigned to you.", messages.SUCCESS)
+        me = _staff_user(request)
+        run_service_action(
+            self, request, queryset,
+            lambda c, actor: services.complaint_assign(complaint=c, assignee=me, actor=actor),
+            done="Complaints assigned to you",
+        )
 
     # --- extra views ------------------------------------------------------------------------------------------
     def get_urls(self):
@@ -252,44 +256,40 @@ class ComplaintAdmin(admin.ModelAdmin):
         return FileResponse(a.file.open("rb"), content_type=a.content_type, as_attachment=True,
                             filename=a.original_name)
 
-    def act_view(self, request, pk, action):
+    def _act(self, request: HttpRequest, c: Complaint, action: str, actor: Actor) -> None:
+        """One workflow step posted from the case page, through its service."""
+        me = _staff_user(request)
+        if action == "assign":
+            assignee = _cleaned(AssignForm(request.POST))["assignee"]
+            services.complaint_assign(complaint=c, assignee=assignee, actor=actor)
+        elif action == "assign_me":
+            services.complaint_assign(complaint=c, assignee=me, actor=actor)
+        elif action == "investigate":
+            services.complaint_investigate(complaint=c, actor=actor)
+        elif action == "note":
+            text = _cleaned(TextForm(request.POST))["text"]
+            services.complaint_note_add(complaint=c, text=text, author=me, actor=actor)
+        elif action == "request_info":
+            text = _cleaned(TextForm(request.POST))["text"]
+            services.complaint_request_info(complaint=c, text=text, actor=actor, author=me)
+        elif action == "resolve":
+            d = _cleaned(ResolveForm(request.POST))
+            services.complaint_resolve(complaint=c, outcome=d["outcome"], answer_cs=d["answer_cs"],
+                                       answer_en=d["answer_en"], remedy_amount=d.get("remedy_amount"),
+                                       remedy_text=d["remedy_text"], resolved_by=me, actor=actor)
+        else:
+            raise PermissionDenied
+
+    def act_view(self, request: HttpRequest, pk: int, action: str) -> HttpResponse:
         if request.method != "POST" or not _can_act(request.user):
             raise PermissionDenied
         c = get_object_or_404(Complaint, pk=pk)
         actor = Actor.staff(request.user)
         back = HttpResponseRedirect(reverse("admin:complaints_complaint_change", args=[c.pk]))
         try:
-            if action == "assign":
-                form = AssignForm(request.POST)
-                if not form.is_valid():
-                    raise forms.ValidationError(form.errors.as_text())
-                services.complaint_assign(complaint=c, assignee=form.cleaned_data["assignee"], actor=actor)
-            elif action == "assign_me":
-                services.complaint_assign(complaint=c, assignee=request.user, actor=actor)
-            elif action == "investigate":
-                services.complaint_investigate(complaint=c, actor=actor)
-            elif action in ("request_info", "note"):
-                form = TextForm(request.POST)
-                if not form.is_valid():
-                    raise forms.ValidationError(form.errors.as_text())
-                if action == "note":
-                    services.complaint_note_add(complaint=c, text=form.cleaned_data["text"], author=request.user,
-                                                actor=actor)
-                else:
-                    services.complaint_request_info(complaint=c, text=form.cleaned_data["text"], actor=actor,
-                                                    author=request.user)
-            elif action == "resolve":
-                form = ResolveForm(request.POST)
-                if not form.is_valid():
-                    raise forms.ValidationError(form.errors.as_text())
-                d = form.cleaned_data
-                services.complaint_resolve(complaint=c, outcome=d["outcome"], answer_cs=d["answer_cs"],
-                                           answer_en=d["answer_en"], remedy_amount=d.get("remedy_amount"),
-                                           remedy_text=d["remedy_text"], resolved_by=request.user, actor=actor)
-            else:
-                raise PermissionDenied
+            self._act(request, c, action, actor)
         except DomainError as exc:
-            self.message_user(request, f"{exc.code}: {exc.message_en}", messages.ERROR)
+            self.message_user(request, domain_error_text(exc), messages.ERROR)
             return back
         except forms.ValidationError as exc:
             self.message_user(request, "; ".join(exc.messages), messages.ERROR)
@@ -298,8 +298,6 @@ class ComplaintAdmin(admin.ModelAdmin):
         return back
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
-        from core.models import AuditEvent
-
         c = Complaint.objects.filter(pk=object_id).select_related("player__user", "assignee").first()
         extra = dict(extra_context or {})
         if c is not None:

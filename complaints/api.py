@@ -1,17 +1,21 @@
 """Player API of complaints (``/api/v1/complaints/``) and the staff report endpoint. Thin: parse, call, format."""
 from __future__ import annotations
 
+from django.db.models import QuerySet
 from django.http import FileResponse
 from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, permissions
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.permissions import IsPlayer, request_player
 from complaints import errors, selectors, services
 from complaints.errors import error
+from complaints.models import Complaint
 from complaints.serializers import (
     AttachmentUploadSerializer,
     ComplaintAttachmentSerializer,
@@ -27,13 +31,6 @@ from core.idempotency import idempotent
 from core.money import Money
 
 
-def _player(request):
-    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
-    if player is None:
-        raise error(errors.NOT_A_PLAYER)
-    return player
-
-
 def _lang() -> str:
     return "en" if (translation.get_language() or "cs")[:2] == "en" else "cs"
 
@@ -41,15 +38,15 @@ def _lang() -> str:
 class ComplaintListCreateView(generics.GenericAPIView):
     """The player's complaints (GET, paginated) and filing a new one (POST)."""
 
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [IsPlayer]
     parser_classes = [JSONParser, MultiPartParser, FormParser]
     serializer_class = ComplaintListSerializer
 
-    def get_queryset(self):
-        return selectors.complaints_for_player(_player(self.request))
+    def get_queryset(self) -> QuerySet[Complaint]:
+        return selectors.complaints_for_player(request_player(self.request))
 
     @extend_schema(responses=ComplaintListSerializer(many=True), operation_id="complaints_list")
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(ComplaintListSerializer(page, many=True).data)
 
@@ -61,8 +58,8 @@ class ComplaintListCreateView(generics.GenericAPIView):
                     "An optional Idempotency-Key makes a retried request return the first result.",
     )
     @idempotent(required=False)
-    def post(self, request):
-        player = _player(request)
+    def post(self, request: Request) -> Response:
+        player = request_player(request)
         s = ComplaintFileSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         d = s.validated_data
@@ -80,24 +77,25 @@ class ComplaintListCreateView(generics.GenericAPIView):
 class ComplaintDetailView(APIView):
     """One of the player's complaints: status, messages, the answer and any remedy (GP §11(8) notice)."""
 
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [IsPlayer]
     serializer_class = ComplaintSerializer
 
     @extend_schema(responses=ComplaintSerializer, operation_id="complaints_detail")
-    def get(self, request, reference: str):
-        return Response(ComplaintSerializer(selectors.complaint_for_player(_player(request), reference)).data)
+    def get(self, request: Request, reference: str) -> Response:
+        complaint = selectors.complaint_for_player(request_player(request), reference)
+        return Response(ComplaintSerializer(complaint).data)
 
 
 class ComplaintMessageView(APIView):
     """The player adds information to an open complaint (answers a request for information)."""
 
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [IsPlayer]
     serializer_class = ComplaintMessageSerializer
 
     @extend_schema(request=ComplaintMessageCreateSerializer, responses={201: ComplaintMessageSerializer},
                    operation_id="complaints_message_add")
-    def post(self, request, reference: str):
-        player = _player(request)
+    def post(self, request: Request, reference: str) -> Response:
+        player = request_player(request)
         c = selectors.complaint_for_player(player, reference)
         s = ComplaintMessageCreateSerializer(data=request.data)
         s.is_valid(raise_exception=True)
@@ -109,14 +107,14 @@ class ComplaintMessageView(APIView):
 class ComplaintAttachmentView(APIView):
     """The player adds attachments (PDF/PNG/JPEG by content, max 5 MB each) to an open complaint."""
 
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [IsPlayer]
     parser_classes = [MultiPartParser, FormParser]
     serializer_class = ComplaintAttachmentSerializer
 
     @extend_schema(request={"multipart/form-data": AttachmentUploadSerializer},
                    responses={201: ComplaintAttachmentSerializer(many=True)}, operation_id="complaints_attachments_add")
-    def post(self, request, reference: str):
-        player = _player(request)
+    def post(self, request: Request, reference: str) -> Response:
+        player = request_player(request)
         c = selectors.complaint_for_player(player, reference)
         s = AttachmentUploadSerializer(data=request.data)
         s.is_valid(raise_exception=True)
@@ -128,12 +126,12 @@ class ComplaintAttachmentView(APIView):
 class ComplaintAttachmentDownloadView(APIView):
     """Download one attachment of the player's own complaint."""
 
-    permission_classes = [permissions.IsAuthenticated]
+    permission_classes = [IsPlayer]
 
     @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
                    operation_id="complaints_attachment_download")
-    def get(self, request, reference: str, attachment_id: int):
-        c = selectors.complaint_for_player(_player(request), reference)
+    def get(self, request: Request, reference: str, attachment_id: int) -> FileResponse:
+        c = selectors.complaint_for_player(request_player(request), reference)
         a = c.attachments.filter(pk=attachment_id).first()
         if a is None:
             raise error(errors.COMPLAINT_NOT_FOUND, reference=reference)
@@ -150,6 +148,6 @@ class ComplaintReportView(APIView):
     @extend_schema(parameters=[OpenApiParameter("month", str, description="YYYY-MM (Europe/Prague); default: "
                                                                          "the current month")],
                    responses=ReportSerializer, operation_id="complaints_staff_report")
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         return Response(ReportSerializer(selectors.complaints_report(request.query_params.get("month"))).data)
 

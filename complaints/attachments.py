@@ -11,6 +11,7 @@ import hashlib
 import os
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -18,8 +19,8 @@ from django.core.files.base import ContentFile
 from complaints import errors
 from complaints.errors import error
 
-MAX_BYTES = int(getattr(settings, "COMPLAINTS_ATTACHMENT_MAX_BYTES", 5 * 1024 * 1024))
-MAX_PER_COMPLAINT = int(getattr(settings, "COMPLAINTS_ATTACHMENTS_MAX", 10))
+MAX_BYTES = settings.COMPLAINTS_ATTACHMENT_MAX_BYTES
+MAX_PER_COMPLAINT = settings.COMPLAINTS_ATTACHMENTS_MAX
 
 TYPES = {
     "application/pdf": (".pdf",),
@@ -49,10 +50,10 @@ class CheckedFile:
 
     @property
     def stored_name(self) -> str:
-        return self.content.name
+        return self.content.name or ""
 
 
-def check(upload) -> CheckedFile:
+def check(upload: Any) -> CheckedFile:
     """Validate one uploaded file (Django UploadedFile or any object with ``name``, ``size``, ``read``)."""
     name = os.path.basename(getattr(upload, "name", "") or "attachment")[:200]
     size = getattr(upload, "size", None)

@@ -3,15 +3,16 @@ resolved win claim. Idempotent: a player who already has a ``[demo]`` complaint 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
+
+from accounts.models import Player
+from complaints import services
+from complaints.models import Complaint
+from core import clock
+from core.audit import Actor
 
 
-def seed(stdout) -> None:
-    from accounts.models import Player
-    from complaints import services
-    from complaints.models import Complaint
-    from core import clock
-    from core.audit import Actor
-
+def seed(stdout: Any) -> None:
     players = list(Player.objects.select_related("user").filter(status="active").order_by("pk")[:2])
     if not players:
         stdout.write("complaints: no active player to attach demo complaints to (skipped)")

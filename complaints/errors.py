@@ -1,17 +1,17 @@
 """Errors of the complaints app (reklamace, win claims). Codes are stable; tests import these constants."""
 from __future__ import annotations
 
+from typing import Any
+
 from core.errors import DomainError, ErrorDef
 
 
-def error(err: ErrorDef, **details) -> DomainError:
+def error(err: ErrorDef, **details: Any) -> DomainError:
     """The DomainError of ``err`` with its messages filled from ``details`` (``{round_id}`` ...);
     core.errors.ErrorDef does the filling, this name stays for the callers."""
     return err(**details)
 
 
-NOT_A_PLAYER = ErrorDef("complaints.not_a_player", 403, "Reklamaci může podat jen registrovaný účastník.",
-                        "Only a registered participant can file a complaint.")
 COMPLAINT_NOT_FOUND = ErrorDef("complaints.not_found", 404, "Reklamace nebyla nalezena.", "Complaint not found.")
 
 # Filing (GP §11(4)) ------------------------------------------------------------------------------------------------
@@ -50,11 +50,6 @@ WIN_CLAIM_NEEDS_SETTLED_ROUND = ErrorDef(
 TOO_MANY_ITEMS = ErrorDef("complaints.too_many_items", 422,
                           "Reklamace může označit nejvýše {limit} herních kol a transakcí.",
                           "A complaint can point to at most {limit} game rounds and transactions.")
-DEPENDENCY_UNAVAILABLE = ErrorDef(
-    "complaints.dependency_unavailable", 503,
-    "Služba {service} není dočasně k dispozici. Zkuste to prosím později.",
-    "The {service} service is temporarily unavailable. Please try again later.",
-)
 
 # Attachments -------------------------------------------------------------------------------------------------------
 ATTACHMENT_TOO_LARGE = ErrorDef("complaints.attachment_too_large", 422,

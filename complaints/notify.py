@@ -11,10 +11,12 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.mail import EmailMessage
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
+from complaints.models import ComplaintNotice
 from core import clock
 
 logger = logging.getLogger("complaints.notify")
@@ -27,8 +29,6 @@ def supervisor_emails() -> list[str]:
     ``complaints.supervise_complaint`` permission (directly or through a group), plus the addresses in the
     optional setting ``COMPLAINTS_SUPERVISOR_EMAILS``; when there is nobody, the superusers, so that no
     deadline passes silently."""
-    from django.contrib.auth.models import Permission
-
     User = get_user_model()
     emails: list[str] = []
     perm = Permission.objects.filter(codename="supervise_complaint", content_type__app_label="complaints").first()
@@ -36,7 +36,7 @@ def supervisor_emails() -> list[str]:
         users = (User.objects.filter(is_active=True, is_staff=True)
                  .filter(Q(user_permissions=perm) | Q(groups__permissions=perm)).distinct().order_by("pk"))
         emails += [u.email for u in users if u.email]
-    emails += list(getattr(settings, "COMPLAINTS_SUPERVISOR_EMAILS", []) or [])
+    emails += list(settings.COMPLAINTS_SUPERVISOR_EMAILS)
     if not emails:
         emails = [u.email for u in User.objects.filter(is_active=True, is_superuser=True).order_by("pk") if u.email]
     return list(dict.fromkeys(emails))
@@ -45,8 +45,6 @@ def supervisor_emails() -> list[str]:
 def notice_create(*, complaint, kind: str, recipients: list[str], subject: str, body: str):
     """Write a notice in the caller's transaction and send it after commit. A notice that may exist only once
     per complaint (confirmation, answer, reminders, overdue) is not written twice: returns None then."""
-    from complaints.models import ComplaintNotice
-
     recipients = [r for r in dict.fromkeys(recipients) if r]
     try:
         with transaction.atomic():
@@ -64,10 +62,8 @@ def notice_create(*, complaint, kind: str, recipients: list[str], subject: str, 
 
 def notice_send(*, notice_id: int) -> bool:
     """Send one notice now if it is still unsent; True when it went out (now or before)."""
-    from complaints.models import ComplaintNotice
-
     with transaction.atomic():
-        notice = ComplaintNotice.objects.select_for_update(skip_locked=True).filter(pk=notice_id).first()
+        notice = ComplaintNotice.objects.select_for_update(no_key=True, skip_locked=True).filter(pk=notice_id).first()
         if notice is None:
             return False  # another worker is sending it
         if notice.sent_at is not None:
@@ -95,8 +91,6 @@ def notice_send(*, notice_id: int) -> bool:
 def notices_retry(*, now=None) -> int:
     """Send the notices still unsent a while after they were written (mail server was down); returns how many
     went out."""
-    from complaints.models import ComplaintNotice
-
     now = now or clock.now()
     ids = list(ComplaintNotice.objects.filter(sent_at__isnull=True, attempts__lt=MAX_ATTEMPTS,
                                               created_at__lte=now - RETRY_AFTER)

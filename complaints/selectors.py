@@ -1,27 +1,33 @@
 """Complaint selectors (reads): the player's own complaints, the staff's round recall, the monthly report."""
 from __future__ import annotations
 
+import logging
 import re
 import statistics
 from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Prefetch, QuerySet
 
-from complaints import errors, ports
+from complaints import errors, records
 from complaints.errors import error
 from complaints.models import Complaint, ComplaintItem
 from core import clock
 
+if TYPE_CHECKING:
+    from accounts.models import Player
+
+logger = logging.getLogger("complaints.selectors")
 REFERENCE = re.compile(r"^RK-\d{4}-\d{6,12}$")
 
 
-def complaints_for_player(player) -> QuerySet[Complaint]:
+def complaints_for_player(player: Player) -> QuerySet[Complaint]:
     """The player's own complaints, newest first (another player's complaints never appear)."""
     return (Complaint.objects.filter(player=player).select_related("player__user")
             .prefetch_related("items", "attachments", "messages").order_by("-received_at", "-id"))
 
 
-def complaint_for_player(player, reference: str) -> Complaint:
+def complaint_for_player(player: Player, reference: str) -> Complaint:
     """One of the player's own complaints by its reference; anyone else's is not found (404)."""
     reference = str(reference).strip().upper()
     c = complaints_for_player(player).filter(reference=reference).first() if REFERENCE.match(reference) else None
@@ -30,18 +36,24 @@ def complaint_for_player(player, reference: str) -> Complaint:
     return c
 
 
-def complaint_round_recalls(complaint: Complaint) -> list[dict]:
+def complaint_round_recalls(complaint: Complaint) -> list[dict[str, Any]]:
     """The full recall of every round the complaint names (staff view, GP §11(5)), in the order named, with the
-    games app's replay check (the round re-run from its stored draws and actions)."""
+    games app's replay check (the round re-run from its stored draws and actions).
+
+    A round that does not exist is ``problem="round not found"``. Any other failure of the games app is logged
+    with its traceback and shown to staff as the problem of that round (the case page with the rest of the
+    complaint stays usable); it is never shown as a passed check."""
     out = []
     for item in complaint.items.filter(kind=ComplaintItem.Kind.ROUND).order_by("id"):
         replay = None
         try:
-            recall = ports.any_round(item.object_id)
+            recall = records.any_round(item.object_id)
             problem = "" if recall is not None else "round not found"
             if recall is not None:
-                replay = ports.round_replay(complaint.player, item.object_id)
-        except Exception as exc:  # noqa: BLE001 - shown to staff, never hides the rest of the page
+                replay = records.round_replay(complaint.player, item.object_id)
+        except Exception as exc:  # logged, and shown to staff as this round's problem
+            logger.exception("complaint round recall failed", extra={"complaint": complaint.pk,
+                                                                      "round_id": item.object_id})
             recall, problem = None, f"{exc.__class__.__name__}: {exc}"
         out.append({"item": item, "round_id": item.object_id, "recall": recall, "replay": replay,
                     "problem": problem})
@@ -71,16 +83,14 @@ def _days(seconds: float) -> float:
     return round(seconds / 86400, 2)
 
 
-def complaints_report(month: str | date | None = None, *, now: datetime | None = None) -> dict:
+def complaints_report(month: str | date | None = None, *, now: datetime | None = None) -> dict[str, Any]:
     """Complaints received in one Prague calendar month: by reason, by outcome, by kind and channel, the
     reason x outcome table, late filings, the time to answer (median and maximum, over complaints answered by
     staff: automatic answers to late filings are counted apart so they do not flatter the median) and how many
     missed the 30-day term (answered after ``respond_by`` or still open past it at ``now``)."""
-    from core.clock import PRAGUE
-
     now = now or clock.now()
     first = parse_month(month)
-    start, end = clock.month_bounds(datetime.combine(first, datetime.min.time(), tzinfo=PRAGUE))
+    start, end = clock.month_bounds(datetime.combine(first, datetime.min.time(), tzinfo=clock.PRAGUE))
     rows = list(Complaint.objects.filter(received_at__gte=start, received_at__lt=end)
                 .prefetch_related(Prefetch("items")).order_by("received_at"))
     by_reason: dict[str, int] = {r: 0 for r in Complaint.Reason.values}

@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from complaints import texts
 from complaints.models import Complaint, ComplaintAttachment, ComplaintItem, ComplaintMessage
+from core.clock import business_date
 from core.money import Money
 
 
@@ -161,8 +162,6 @@ class ComplaintSerializer(_ChoiceStrings, serializers.ModelSerializer):
 
     @extend_schema_field(ConfirmationSerializer)
     def get_confirmation(self, c):
-        from core.clock import business_date
-
         lang = _lang()
         return {
             "reference": c.reference,

@@ -264,7 +264,7 @@ def info_request(lang: str, *, c, text: str) -> tuple[str, str]:
 
 # --- the staff ----------------------------------------------------------------------------------------------------
 def _staff_link(c) -> str:
-    base = getattr(settings, "PUBLIC_BASE_URL", "").rstrip("/")
+    base = settings.PUBLIC_BASE_URL.rstrip("/")
     return f"{base}/admin/complaints/complaint/{c.pk}/change/"
 
 

@@ -18,7 +18,7 @@ app.autodiscover_tasks()
 
 
 @app.on_after_configure.connect
-def _configure(sender, **kwargs):
+def _configure(sender: Celery, **kwargs: object) -> None:
     from django.conf import settings
 
     from config.schedules import collect

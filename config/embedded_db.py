@@ -26,7 +26,7 @@ def embedded_stop(data_dir: str | None = None) -> None:
 
     path = Path(data_dir or os.environ.get("EMBEDDED_PG_DIR") or BASE_DIR / ".data" / "pg")
     _prepare(path)
-    from pgserver._commands import pg_ctl
+    from pgserver._commands import pg_ctl  # type: ignore[attr-defined]  # generated at import time
 
     if not (path / "postmaster.pid").exists():
         return

@@ -261,6 +261,7 @@ ACCOUNTS_GAME_PLAN_VERSION = env.str("ACCOUNTS_GAME_PLAN_VERSION", default="2026
 ACCOUNTS_MARKETING_VERSION = env.str("ACCOUNTS_MARKETING_VERSION", default="2026-01")
 # GP §5(15): close the account at the latest this many days after the balance is settled.
 ACCOUNTS_CLOSE_AFTER_SETTLEMENT_DAYS = env.int("ACCOUNTS_CLOSE_AFTER_SETTLEMENT_DAYS", default=10)
+
 ACCOUNTS_SUPPORT_CONTACT = env.str("ACCOUNTS_SUPPORT_CONTACT", default="podpora@platform.example / +420 800 000 000")
 
 # Wallet (docs/wallet.md); amounts in minor units (haléře), None = no limit.
@@ -295,6 +296,11 @@ WALLET_SKRILL_WITHDRAWAL_MIN = _optional_int("WALLET_SKRILL_WITHDRAWAL_MIN", 10_
 WALLET_SKRILL_WITHDRAWAL_MAX = _optional_int("WALLET_SKRILL_WITHDRAWAL_MAX", None)
 WALLET_BRANCH_DEPOSIT_MAX = _optional_int("WALLET_BRANCH_DEPOSIT_MAX", None)
 WALLET_BRANCH_WITHDRAWAL_MAX = _optional_int("WALLET_BRANCH_WITHDRAWAL_MAX", None)
+
+# Complaints (docs/complaints.md): attachments a player may add, and who hears of overdue complaints.
+COMPLAINTS_ATTACHMENT_MAX_BYTES = env.int("COMPLAINTS_ATTACHMENT_MAX_BYTES", default=5 * 1024 * 1024)
+COMPLAINTS_ATTACHMENTS_MAX = env.int("COMPLAINTS_ATTACHMENTS_MAX", default=10)
+COMPLAINTS_SUPERVISOR_EMAILS = env.list("COMPLAINTS_SUPERVISOR_EMAILS", default=[])
 
 # QA only: forced outcomes in play-money rounds (docs/games-platform.md). Never in production.
 GAMES_QA_FORCED_OUTCOMES = env.bool("GAMES_QA_FORCED_OUTCOMES", default=False)

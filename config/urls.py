@@ -9,7 +9,6 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from core.views import health
 
-
 urlpatterns = [
     path("health", health, name="health"),
     path("admin/", admin.site.urls),

@@ -13,5 +13,6 @@ from django_otp.admin import OTPAdminSite
 def platform_admin_site() -> AdminSite:
     """``default_site`` is any callable that returns the site; Django calls it once in ``AdminConfig.ready``."""
     if settings.ADMIN_REQUIRE_2FA:
-        return OTPAdminSite(name="admin")
+        site: AdminSite = OTPAdminSite(name="admin")
+        return site
     return AdminSite(name="admin")

@@ -1,5 +1,5 @@
-from django.contrib.admin import apps as admin_apps
 from django.apps import AppConfig
+from django.contrib.admin import apps as admin_apps
 
 
 class CoreConfig(AppConfig):
@@ -7,7 +7,7 @@ class CoreConfig(AppConfig):
     name = "core"
     verbose_name = "Platform core (audit, idempotency)"
 
-    def ready(self):
+    def ready(self) -> None:
         from core import schema  # noqa: F401  (registers OpenAPI extensions)
 
 

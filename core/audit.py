@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core import clock
-from core.errors import _jsonable
+from core.errors import jsonable
 from core.logging import get_request_id
+
+if TYPE_CHECKING:
+    from core.models import AuditEvent
 
 
 @dataclass(frozen=True)
@@ -22,16 +25,16 @@ class Actor:
         return cls("system", "", label)
 
     @classmethod
-    def staff(cls, user) -> Actor:
+    def staff(cls, user: Any) -> Actor:
         return cls("staff", str(user.pk), user.get_username())
 
     @classmethod
-    def player(cls, player) -> Actor:
+    def player(cls, player: Any) -> Actor:
         user = getattr(player, "user", None)
         return cls("player", str(player.pk), user.get_username() if user is not None else str(player.pk))
 
     @classmethod
-    def from_user(cls, user) -> Actor:
+    def from_user(cls, user: Any) -> Actor:
         """Staff for staff users, the player otherwise."""
         if getattr(user, "is_staff", False):
             return cls.staff(user)
@@ -46,10 +49,10 @@ def audit_record(
     obj: Any = None,
     object_type: str = "",
     object_id: str | int = "",
-    old: dict | None = None,
-    new: dict | None = None,
+    old: dict[str, Any] | None = None,
+    new: dict[str, Any] | None = None,
     **details: Any,
-):
+) -> AuditEvent:
     """Append one audit event; call it inside the service's transaction."""
     from core.models import AuditEvent
 
@@ -64,18 +67,8 @@ def audit_record(
         action=action,
         object_type=object_type,
         object_id=str(object_id) if object_id != "" else "",
-        old_values=_jsonable(old) if old is not None else None,
-        new_values=_jsonable(new) if new is not None else None,
-        details=_jsonable(details),
+        old_values=jsonable(old) if old is not None else None,
+        new_values=jsonable(new) if new is not None else None,
+        details=jsonable(details),
         request_id=get_request_id() or "",
     )
-
-
-def changed_fields(instance, fields: list[str], new_values: dict) -> tuple[dict, dict]:
-    """(old, new) dicts of the fields whose values change, for audit_record."""
-    old, new = {}, {}
-    for f in fields:
-        if f in new_values and getattr(instance, f) != new_values[f]:
-            old[f] = getattr(instance, f)
-            new[f] = new_values[f]
-    return old, new

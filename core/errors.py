@@ -36,7 +36,7 @@ class DomainError(Exception):
     """A refusal with a stable code; raising it inside a service rolls the transaction back."""
 
     def __init__(self, code: str, message_cs: str, message_en: str, *, status: int = 422,
-                 details: dict | None = None, **more_details: Any):
+                 details: dict[str, Any] | None = None, **more_details: Any):
         super().__init__(f"{code}: {message_en}")
         self.code = code
         self.message_cs = message_cs
@@ -48,19 +48,19 @@ class DomainError(Exception):
         lang = (lang or translation.get_language() or "cs")[:2]
         return self.message_en if lang == "en" else self.message_cs
 
-    def as_dict(self, lang: str | None = None) -> dict:
+    def as_dict(self, lang: str | None = None) -> dict[str, Any]:
         return {
             "code": self.code,
             "message": self.message(lang),
             "message_cs": self.message_cs,
             "message_en": self.message_en,
-            "details": _jsonable(self.details),
+            "details": jsonable(self.details),
             "request_id": get_request_id(),
         }
 
 
-class _KeepMissing(dict):
-    def __missing__(self, key):
+class _KeepMissing(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
         return "{" + key + "}"
 
 
@@ -85,15 +85,15 @@ class ErrorDef:
     __call__ = exc
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     from core.money import Money
 
     if isinstance(value, Money):
         return value.to_json()
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     if hasattr(value, "isoformat"):
@@ -123,37 +123,39 @@ def error_response(err: DomainError, status: int | None = None) -> Response:
     return Response({"error": err.as_dict()}, status=status or err.status)
 
 
-def exception_handler(exc: Exception, context: dict) -> Response:
+# DRF and Django exceptions that map to one declared error each (no details).
+_PLAIN_ERRORS: tuple[tuple[type[Exception], ErrorDef], ...] = (
+    (Http404, NOT_FOUND),
+    (DjangoPermissionDenied, FORBIDDEN),
+    (drf_exc.NotAuthenticated, NOT_AUTHENTICATED),
+    (drf_exc.NotFound, NOT_FOUND),
+    (drf_exc.MethodNotAllowed, METHOD_NOT_ALLOWED),
+    (drf_exc.NotAcceptable, NOT_ACCEPTABLE),
+    (drf_exc.UnsupportedMediaType, UNSUPPORTED_MEDIA),
+)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     """DRF exception handler: every error leaves in the one shape."""
     if isinstance(exc, DomainError):
         return error_response(exc)
-    if isinstance(exc, Http404):
-        return error_response(NOT_FOUND())
-    if isinstance(exc, DjangoPermissionDenied):
-        return error_response(FORBIDDEN())
+    for exc_class, error in _PLAIN_ERRORS:
+        if isinstance(exc, exc_class):
+            return error_response(error())
     if isinstance(exc, drf_exc.ValidationError):
         return error_response(VALIDATION(fields=exc.detail))
     if isinstance(exc, drf_exc.ParseError):
         return error_response(VALIDATION(reason=str(exc.detail)))
-    if isinstance(exc, drf_exc.NotAuthenticated):
-        return error_response(NOT_AUTHENTICATED())
     if isinstance(exc, drf_exc.AuthenticationFailed):
         code = getattr(exc, "domain_error", None)
         return error_response(code or AUTH_FAILED())
     if isinstance(exc, drf_exc.PermissionDenied):
         return error_response(getattr(exc, "domain_error", None) or FORBIDDEN())
-    if isinstance(exc, drf_exc.NotFound):
-        return error_response(NOT_FOUND())
-    if isinstance(exc, drf_exc.MethodNotAllowed):
-        return error_response(METHOD_NOT_ALLOWED())
-    if isinstance(exc, drf_exc.NotAcceptable):
-        return error_response(NOT_ACCEPTABLE())
-    if isinstance(exc, drf_exc.UnsupportedMediaType):
-        return error_response(UNSUPPORTED_MEDIA())
     if isinstance(exc, drf_exc.Throttled):
-        resp = error_response(THROTTLED(wait_seconds=exc.wait))
-        if exc.wait:
-            resp["Retry-After"] = str(int(exc.wait))
+        wait = getattr(exc, "wait", None)  # set by DRF's throttling; not in the stubs
+        resp = error_response(THROTTLED(wait_seconds=wait))
+        if wait:
+            resp["Retry-After"] = str(int(wait))
         return resp
     if isinstance(exc, drf_exc.APIException):
         return error_response(DomainError(f"request.{exc.default_code}", str(exc.detail), str(exc.detail),

@@ -36,7 +36,7 @@ def status_transition(
     ``extra_fields`` are set and saved with the status (e.g. ``status_changed_at``). Returns the old status.
     ``refused`` is raised with ``current`` and ``target`` in its details.
     """
-    old = getattr(obj, field)
+    old: str = getattr(obj, field)
     if to not in allowed.get(old, ()):
         raise refused(current=old, target=to, **details)
     setattr(obj, field, to)

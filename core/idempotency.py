@@ -13,8 +13,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, transaction
+from rest_framework.exceptions import ParseError
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core import clock
@@ -29,18 +33,24 @@ KEY_CONFLICT = ErrorDef("idempotency.conflict", 409,
                         "This Idempotency-Key was already used for a different request.")
 
 
-def _request_hash(request, endpoint: str) -> str:
+if TYPE_CHECKING:
+    from core.models import IdempotencyRecord
+
+ViewMethod = Callable[..., Response]
+
+
+def _request_hash(request: Request, endpoint: str) -> str:
     try:
         body = json.dumps(request.data, sort_keys=True, default=str)
-    except Exception:  # pragma: no cover - unparsable bodies are rejected by DRF first
+    except (ParseError, TypeError, ValueError):  # pragma: no cover - unparsable bodies are rejected by DRF first
         body = ""
     return hashlib.sha256(f"{endpoint}\n{body}".encode()).hexdigest()
 
 
-def idempotent(required: bool = True):
-    def decorator(view_method):
+def idempotent(required: bool = True) -> Callable[[ViewMethod], ViewMethod]:
+    def decorator(view_method: ViewMethod) -> ViewMethod:
         @functools.wraps(view_method)
-        def wrapper(self, request, *args, **kwargs):
+        def wrapper(self: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
             from core.models import IdempotencyRecord
 
             key = request.headers.get("Idempotency-Key")
@@ -54,7 +64,7 @@ def idempotent(required: bool = True):
             endpoint = f"{request.method} {request.resolver_match.route if request.resolver_match else request.path}"
             req_hash = _request_hash(request, endpoint)
 
-            def stored(rec):
+            def stored(rec: IdempotencyRecord) -> Response:
                 if rec.request_hash != req_hash:
                     raise KEY_CONFLICT(key=key)
                 resp = Response(rec.response_body, status=rec.response_status)

@@ -13,11 +13,11 @@ def get_request_id() -> str | None:
     return _request_id.get()
 
 
-def set_request_id(value: str | None):
+def set_request_id(value: str | None) -> contextvars.Token[str | None]:
     return _request_id.set(value)
 
 
-def reset_request_id(token) -> None:
+def reset_request_id(token: contextvars.Token[str | None]) -> None:
     _request_id.reset(token)
 
 

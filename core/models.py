@@ -29,7 +29,7 @@ class AuditEvent(models.Model):
         ordering = ["-occurred_at", "-id"]
         indexes = [models.Index(fields=["object_type", "object_id", "occurred_at"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.occurred_at:%Y-%m-%d %H:%M:%S} {self.actor_type}:{self.actor_label} {self.action}"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any
 
 MINOR_PER_MAJOR = {"CZK": 100, "EUR": 100}
 SYMBOLS = {"CZK": "Kč", "EUR": "€"}
@@ -24,7 +25,7 @@ class Money:
     amount: int  # minor units
     currency: str = "CZK"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if isinstance(self.amount, bool) or not isinstance(self.amount, int):
             raise MoneyError(f"Money amount must be an int of minor units, got {type(self.amount).__name__}")
         if self.currency not in MINOR_PER_MAJOR:
@@ -150,7 +151,7 @@ class Money:
     def __str__(self) -> str:
         return self.format("cs")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"amount": self.amount, "currency": self.currency, "formatted": self.format("cs")}
 
 

@@ -5,7 +5,7 @@ Production draws come from the OS CSPRNG (``secrets``). ``randbelow(n)`` is unbi
 Tests and simulations inject :class:`SeededRNG` for reproducible sequences; it uses
 ``random.Random.randrange`` which is also rejection-sampled (unbiased).
 
-Pure Python: the game engine may use these directly.
+Pure Python (no Django). The game engine does not import it: simulations take an ``rng_factory`` (e.g. ``SeededRNG``).
 """
 from __future__ import annotations
 
@@ -58,11 +58,11 @@ class use_rng:
     def __init__(self, rng: SystemRNG):
         self.rng = rng
 
-    def __enter__(self):
+    def __enter__(self) -> SystemRNG:
         global _override
         self._prev, _override = _override, self.rng
         return self.rng
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         global _override
         _override = self._prev

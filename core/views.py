@@ -2,17 +2,19 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from django.http import JsonResponse
+from django.http import HttpRequest, JsonResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 
-def _check_database() -> dict:
+def _check_database() -> dict[str, Any]:
     started = time.monotonic()
     try:
         with connection.cursor() as cur:
@@ -23,7 +25,7 @@ def _check_database() -> dict:
         return {"ok": False, "error": exc.__class__.__name__}
 
 
-def _check_broker() -> dict:
+def _check_broker() -> dict[str, Any]:
     from celery import current_app as app
 
     started = time.monotonic()
@@ -36,7 +38,7 @@ def _check_broker() -> dict:
         return {"ok": False, "error": exc.__class__.__name__}
 
 
-def _check_migrations() -> dict:
+def _check_migrations() -> dict[str, Any]:
     from django.db.migrations.executor import MigrationExecutor
 
     try:
@@ -47,7 +49,7 @@ def _check_migrations() -> dict:
         return {"ok": False, "error": exc.__class__.__name__}
 
 
-def health(request):
+def health(request: HttpRequest) -> JsonResponse:
     """GET /health: database, broker and pending migrations; 200 when all are green, else 503."""
     checks = {"database": _check_database(), "broker": _check_broker()}
     checks["migrations"] = _check_migrations() if checks["database"]["ok"] else {"ok": False, "error": "no database"}
@@ -56,7 +58,7 @@ def health(request):
                         status=200 if ok else 503)
 
 
-class HeartbeatSerializer(serializers.Serializer):
+class HeartbeatSerializer(serializers.Serializer[Any]):
     marker = serializers.CharField()
     sent_at = serializers.DateTimeField()
     ran_at = serializers.DateTimeField(allow_null=True)
@@ -70,7 +72,7 @@ class HeartbeatView(APIView):
     serializer_class = HeartbeatSerializer
 
     @extend_schema(responses=HeartbeatSerializer)
-    def post(self, request):
+    def post(self, request: Request) -> Response:
         from core.models import TaskHeartbeat
         from core.tasks import heartbeat_send
 
@@ -78,7 +80,7 @@ class HeartbeatView(APIView):
         return Response(HeartbeatSerializer(TaskHeartbeat.objects.get(marker=marker)).data, status=202)
 
     @extend_schema(responses=HeartbeatSerializer(many=True))
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         from core.models import TaskHeartbeat
 
         rows = TaskHeartbeat.objects.order_by("-sent_at")[:10]

@@ -13,17 +13,23 @@ POST play-money/rounds              start a play-money round (no wallet, no limi
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
+from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, permissions
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.permissions import IsPlayer, request_player
+from accounts.selectors import player_for_user
 from core.audit import Actor
 from core.idempotency import idempotent
-from games import errors, selectors, services
+from games import selectors, services
+from games.models import Game, Round
 from games.serializers import (
     GameSummarySerializer,
     LaunchSerializer,
@@ -41,14 +47,7 @@ KEY_HEADER = OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParame
 KEY_HEADER_OPTIONAL = OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False)
 
 
-def _player(request):
-    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
-    if player is None:
-        raise errors.NOT_A_PLAYER()
-    return player
-
-
-def _flag(request, name: str) -> bool:
+def _flag(request: Request, name: str) -> bool:
     return str(request.query_params.get(name, "")).lower() in ("1", "true", "yes", "on")
 
 
@@ -66,7 +65,7 @@ class CatalogueView(generics.ListAPIView):
     permission_classes = [permissions.AllowAny]
     serializer_class = GameSummarySerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Game]:
         return selectors.games_catalogue()
 
 
@@ -76,10 +75,10 @@ class GameLaunchView(APIView):
     permission_classes = [permissions.AllowAny]
 
     @extend_schema(responses=LaunchSerializer)
-    def get(self, request, code: str):
+    def get(self, request: Request, code: str) -> Response:
         row = selectors.game_current(code)
-        player = getattr(request.user, "player", None) if request.user.is_authenticated else None
-        data = {"game": row, "last_bet": None, "open_round": None}
+        player = player_for_user(request.user)  # anonymous callers and staff see the rules only
+        data: dict[str, Any] = {"game": row, "last_bet": None, "open_round": None}
         if player is not None:
             data["last_bet"] = selectors.player_bet_settings(player, row.code)
             data["open_round"] = selectors.round_open(player)
@@ -89,21 +88,22 @@ class GameLaunchView(APIView):
 class RoundsView(generics.ListAPIView):
     """GET: the player's rounds (newest first). POST: start a real-money round."""
 
+    permission_classes = [IsPlayer]
     serializer_class = RoundSerializer
     pagination_class = RecentRoundsPagination
 
-    def get_queryset(self):
-        return selectors.rounds_history(_player(self.request), play_money=_flag(self.request, "play_money"))
+    def get_queryset(self) -> QuerySet[Round]:
+        return selectors.rounds_history(request_player(self.request), play_money=_flag(self.request, "play_money"))
 
     @extend_schema(parameters=[PLAY_MONEY_PARAM])
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     @extend_schema(request=RoundPlayRequestSerializer, responses={201: RoundSerializer, 200: RoundSerializer},
                    parameters=[KEY_HEADER])
     @idempotent()
-    def post(self, request):
-        player = _player(request)
+    def post(self, request: Request) -> Response:
+        player = request_player(request)
         body = RoundPlayRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         rnd = services.round_play(
@@ -111,17 +111,19 @@ class RoundsView(generics.ListAPIView):
             idempotency_key=request.headers["Idempotency-Key"], actor=Actor.player(player),
             forced_draws=body.validated_data.get("forced_draws"),
         )
-        return Response(RoundSerializer(rnd).data, status=200 if getattr(rnd, "replayed", False) else 201)
+        return Response(RoundSerializer(rnd).data, status=200 if rnd.replayed else 201)
 
 
 class PlayMoneyRoundsView(APIView):
     """Start a play-money round: no wallet, no limits, no jackpots; QA forced draws where enabled."""
 
+    permission_classes = [IsPlayer]
+
     @extend_schema(request=PlayMoneyRoundRequestSerializer, responses={201: RoundSerializer, 200: RoundSerializer},
                    parameters=[KEY_HEADER_OPTIONAL])
     @idempotent(required=False)
-    def post(self, request):
-        player = _player(request)
+    def post(self, request: Request) -> Response:
+        player = request_player(request)
         body = PlayMoneyRoundRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         rnd = services.round_play(
@@ -129,41 +131,49 @@ class PlayMoneyRoundsView(APIView):
             idempotency_key=request.headers.get("Idempotency-Key") or f"pm-{uuid.uuid4().hex}",
             actor=Actor.player(player), play_money=True, forced_draws=body.validated_data.get("forced_draws"),
         )
-        return Response(RoundSerializer(rnd).data, status=200 if getattr(rnd, "replayed", False) else 201)
+        return Response(RoundSerializer(rnd).data, status=200 if rnd.replayed else 201)
 
 
 class OpenRoundView(APIView):
     """GP §7(8)b: the round waiting for the player, to resume exactly where it stopped."""
 
+    permission_classes = [IsPlayer]
+
     @extend_schema(responses=OpenRoundSerializer, parameters=[PLAY_MONEY_PARAM])
-    def get(self, request):
-        rnd = selectors.round_open(_player(request), play_money=_flag(request, "play_money"))
+    def get(self, request: Request) -> Response:
+        rnd = selectors.round_open(request_player(request), play_money=_flag(request, "play_money"))
         return Response(OpenRoundSerializer({"round": rnd}).data)
 
 
 class RoundDetailView(APIView):
     """Recall of one of the player's rounds."""
 
+    permission_classes = [IsPlayer]
+
     @extend_schema(responses=RoundSerializer)
-    def get(self, request, round_id: int):
-        return Response(RoundSerializer(selectors.round_get(_player(request), round_id)).data)
+    def get(self, request: Request, round_id: int) -> Response:
+        return Response(RoundSerializer(selectors.round_get(request_player(request), round_id)).data)
 
 
 class RoundVerifyView(APIView):
     """Replay the stored round with the engine and say whether it reproduces the stored result."""
 
+    permission_classes = [IsPlayer]
+
     @extend_schema(responses=VerifySerializer)
-    def get(self, request, round_id: int):
-        return Response(VerifySerializer(selectors.round_verify(_player(request), round_id)).data)
+    def get(self, request: Request, round_id: int) -> Response:
+        return Response(VerifySerializer(selectors.round_verify(request_player(request), round_id)).data)
 
 
 class RoundActionView(APIView):
     """Continue an interactive round with one action (pick, collect, gamble ...)."""
 
+    permission_classes = [IsPlayer]
+
     @extend_schema(request=RoundActRequestSerializer, responses=RoundSerializer, parameters=[KEY_HEADER])
     @idempotent()
-    def post(self, request, round_id: int):
-        player = _player(request)
+    def post(self, request: Request, round_id: int) -> Response:
+        player = request_player(request)
         body = RoundActRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         rnd = services.round_act(player=player, round_id=round_id, action=body.validated_data["action"],

@@ -1,12 +1,14 @@
 """Demo data of the games app: the catalogue synced from the engine registry (idempotent)."""
 from __future__ import annotations
 
+from typing import Any
 
-def seed(stdout) -> None:
-    from core.audit import Actor
-    from games.models import Game
-    from games.services import games_sync
+from core.audit import Actor
+from games.models import Game
+from games.services import games_sync
 
+
+def seed(stdout: Any) -> None:
     report = games_sync(actor=Actor.system("seed_demo"))
     for row in Game.objects.filter(current=True).order_by("code"):
         stdout.write(f"game: {row.code} v{row.version} {row.name} RTP {row.rtp} % "

@@ -7,6 +7,7 @@ Engine errors (:class:`games.engine.BetError`, :class:`games.engine.ActionError`
 from __future__ import annotations
 
 from core.errors import DomainError, ErrorDef
+from games.engine import ActionError, EngineError
 
 # Catalogue ---------------------------------------------------------------------------------------------------------
 GAME_NOT_FOUND = ErrorDef("game.not_found", 404, "Hra nebyla nalezena.", "Game not found.")
@@ -17,8 +18,6 @@ GAME_UNAVAILABLE = ErrorDef("game.engine_unavailable", 503,
                             "The game version this round runs on is not available. Please contact support.")
 
 # Rounds ------------------------------------------------------------------------------------------------------------
-NOT_A_PLAYER = ErrorDef("game.not_a_player", 403, "Hrát může jen registrovaný účastník.",
-                        "Only a registered participant can play.")
 ROUND_NOT_FOUND = ErrorDef("game.round_not_found", 404, "Herní kolo nebylo nalezeno.", "Game round not found.")
 ROUND_IN_PROGRESS = ErrorDef(
     "game.round_in_progress", 409,
@@ -57,10 +56,10 @@ QA_FORCED_INVALID = ErrorDef("game.qa_forced_outcomes_invalid", 422,
                              "The forced draws do not fit what the game draws.")
 
 
-def from_engine(exc) -> DomainError:
+def from_engine(exc: EngineError) -> DomainError:
     """A DomainError carrying an engine BetError/ActionError's own code, messages and details (status 422)."""
-    fallback = INVALID_ACTION if exc.__class__.__name__ == "ActionError" else INVALID_BET
-    code = getattr(exc, "code", None) or fallback.code
-    message_en = getattr(exc, "message_en", "") or fallback.message_en
-    message_cs = getattr(exc, "message_cs", "") or fallback.message_cs
-    return DomainError(code, message_cs, message_en, status=422, details=dict(getattr(exc, "details", {}) or {}))
+    fallback = INVALID_ACTION if isinstance(exc, ActionError) else INVALID_BET
+    code = exc.code or fallback.code
+    message_en = exc.message_en or fallback.message_en
+    message_cs = exc.message_cs or fallback.message_cs
+    return DomainError(code, message_cs, message_en, status=422, details=dict(exc.details or {}))

@@ -24,8 +24,17 @@ Today it only copies the engine's jackpot events onto the round (the jackpots ap
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def jackpot_contribute_and_evaluate(*, player, round, bet, state: dict, stage: str = "start") -> list[dict]:
+from games.engine import Bet, JsonDict
+
+if TYPE_CHECKING:
+    from accounts.models import Player
+    from games.models import Round
+
+
+def jackpot_contribute_and_evaluate(*, player: Player, round: Round, bet: Bet | None, state: JsonDict,
+                                    stage: str = "start") -> list[JsonDict]:
     """Record the engine's jackpot events on the round; the jackpots app will contribute and award here."""
     events = list(state.get("jackpot_events") or [])
     round.jackpot_events = events

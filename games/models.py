@@ -108,7 +108,11 @@ class Round(models.Model):
             models.Index(fields=["status", "deadline"], name="games_round_status_deadline"),
         ]
 
-    def __str__(self):
+    # Not a column: games.services sets it on the round it returns (True when an idempotent repeat of the same
+    # request returned the stored round and moved nothing; the API answers 200 instead of 201).
+    replayed: bool = False
+
+    def __str__(self) -> str:
         return f"round {self.pk} {self.game_code}@{self.game_version} {self.status}"
 
     @property

@@ -12,18 +12,24 @@ because an interactive feature's outcome is drawn before the choice is offered (
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import QuerySet
 
 from core import clock
 from core.money import Money
 from games import errors
+from games.engine import JsonDict, ReplayMismatch, registry
 from games.models import Game, PlayerGameSettings, Round
+from games.validation import valid_game_code, valid_round_id
+
+if TYPE_CHECKING:
+    from accounts.models import Player
 
 PUBLIC_STATE_KEYS = ("status", "win", "steps", "pending", "breakdown")
 
 
-def _money(amount: int | None, currency: str) -> dict | None:
+def _money(amount: int | None, currency: str) -> JsonDict | None:
     return None if amount is None else Money(amount, currency).to_json()
 
 
@@ -35,15 +41,13 @@ def games_catalogue() -> QuerySet[Game]:
 
 def game_current(code: str) -> Game:
     """The current catalogue row of a game (enabled or not; ``enabled`` tells the client)."""
-    from games.services import valid_game_code
-
     row = Game.objects.filter(code=code, current=True, registered=True).first() if valid_game_code(code) else None
     if row is None:
         raise errors.GAME_NOT_FOUND()
     return row
 
 
-def game_summary(row: Game) -> dict:
+def game_summary(row: Game) -> JsonDict:
     d = row.description or {}
     return {
         "code": row.code,
@@ -66,30 +70,19 @@ def game_summary(row: Game) -> dict:
     }
 
 
-def game_detail(row: Game) -> dict:
+def game_detail(row: Game) -> JsonDict:
     """Summary plus the engine's full description (rules, paytable, bet options, layout)."""
     return {**game_summary(row), "description": row.description}
 
 
-def player_bet_settings(player, game_code: str) -> dict | None:
+def player_bet_settings(player: Player, game_code: str) -> JsonDict | None:
     """The player's last bet parameters for a game (remembered at every start), or None."""
     row = PlayerGameSettings.objects.filter(player=player, game_code=game_code).first()
     return row.bet_params if row else None
 
 
-def valid_round_id(round_id) -> int:
-    """A round id as an int within the database's range; anything else is simply not found."""
-    try:
-        value = int(round_id)
-    except (TypeError, ValueError):
-        raise errors.ROUND_NOT_FOUND()
-    if not 0 < value < 2**63:
-        raise errors.ROUND_NOT_FOUND()
-    return value
-
-
 # --- rounds ------------------------------------------------------------------------------------------------------------
-def round_open(player, *, play_money: bool = False) -> Round | None:
+def round_open(player: Player, *, play_money: bool = False) -> Round | None:
     """GP §7(8)b: the player's round waiting for an action, to resume where it stopped (None when there is none
     or it is past its deadline and will be ended by the sweeper)."""
     return (Round.objects.select_related("game")
@@ -97,13 +90,13 @@ def round_open(player, *, play_money: bool = False) -> Round | None:
             .first())
 
 
-def rounds_history(player, *, play_money: bool = False) -> QuerySet[Round]:
+def rounds_history(player: Player, *, play_money: bool = False) -> QuerySet[Round]:
     """The player's rounds, newest first (paginate it)."""
     return (Round.objects.select_related("game").prefetch_related("action_log")
             .filter(player=player, play_money=play_money).order_by("-started_at", "-id"))
 
 
-def round_get(player, round_id) -> Round:
+def round_get(player: Player, round_id: Any) -> Round:
     """One of the player's own rounds; another player's round does not exist for them (404)."""
     round_id = valid_round_id(round_id)
     rnd = Round.objects.select_related("game").prefetch_related("action_log").filter(pk=round_id, player=player).first()
@@ -112,7 +105,7 @@ def round_get(player, round_id) -> Round:
     return rnd
 
 
-def round_public(rnd: Round) -> dict:
+def round_public(rnd: Round) -> JsonDict:
     """The player's view of a round (recall); an open round hides its draws and non-public state."""
     state = rnd.state or {}
     ended = rnd.status != Round.Status.IN_PROGRESS
@@ -147,7 +140,7 @@ def round_public(rnd: Round) -> dict:
     }
 
 
-def round_staff(rnd: Round) -> dict:
+def round_staff(rnd: Round) -> JsonDict:
     """Everything stored with a round (staff, complaints, disputes GP §11(5))."""
     data = round_public(rnd)
     data.update({
@@ -164,17 +157,17 @@ def round_staff(rnd: Round) -> dict:
     return data
 
 
-def rounds_recent(player, n: int = 10, *, play_money: bool = False) -> list[dict]:
+def rounds_recent(player: Player, n: int = 10, *, play_money: bool = False) -> list[JsonDict]:
     """Game recall: the player's last ``n`` rounds (default 10), newest first, as recall records."""
     return [round_public(r) for r in rounds_history(player, play_money=play_money)[: max(0, int(n))]]
 
 
-def round_recall(player, round_id) -> dict:
+def round_recall(player: Player, round_id: Any) -> JsonDict:
     """Recall of one of the player's own rounds (404 for anyone else's)."""
     return round_public(round_get(player, round_id))
 
 
-def round_recall_any(round_id) -> dict:
+def round_recall_any(round_id: Any) -> JsonDict:
     """Staff/complaints: the full record of any round."""
     try:
         rnd = Round.objects.select_related("game").prefetch_related("action_log").get(pk=valid_round_id(round_id))
@@ -183,20 +176,18 @@ def round_recall_any(round_id) -> dict:
     return round_staff(rnd)
 
 
-def round_record(rnd: Round) -> dict:
+def round_record(rnd: Round) -> JsonDict:
     """The engine replay record of a round: bet, actions, draws and the stored state."""
     return {"bet": copy.deepcopy(rnd.bet_params), "actions": copy.deepcopy(rnd.actions),
             "draws": copy.deepcopy(rnd.draws), "state": copy.deepcopy(rnd.state)}
 
 
-def round_replay_check(rnd: Round) -> dict:
+def round_replay_check(rnd: Round) -> JsonDict:
     """Re-run the round from its record with the engine (``Game.replay``) on the version it pinned.
 
     ``outcome``: ``match`` (the draws and actions reproduce the stored state exactly), ``mismatch``,
     ``malfunction_reproduced`` (a round voided for malfunction fails the same way again), ``engine_unavailable``
     (the version is no longer registered) or ``error``."""
-    from games.engine import ReplayMismatch, registry
-
     result = {"round_id": rnd.pk, "game": rnd.game_code, "version": rnd.game_version, "draws": len(rnd.draws),
               "actions": len(rnd.actions), "checked_at": clock.now()}
     try:
@@ -217,6 +208,6 @@ def round_replay_check(rnd: Round) -> dict:
     return {**result, "verified": True, "outcome": "match", "detail": ""}
 
 
-def round_verify(player, round_id) -> dict:
+def round_verify(player: Player, round_id: Any) -> JsonDict:
     """The replay check of one of the player's own rounds."""
     return round_replay_check(round_get(player, round_id))

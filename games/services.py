@@ -9,7 +9,7 @@ The flow of one round (design.md "Flow of one spin"), in ONE database transactio
     the player (round_act). A voided round (deadline, malfunction, staff) gets wallet.stake_refund and
     limits.stake_voided (not a decided bet).
 
-Other apps are called through their contract functions (docs/contracts.md), imported inside the functions.
+Other apps are called through their contract functions (docs/contracts.md), imported at the top of this module.
 A malfunction (the engine raising or returning a broken state) voids the round and returns the stake inside the
 same transaction (the engine is pure Python and touched nothing else), so the voided round, the debit and the
 refund commit together and the record shows what happened.
@@ -20,8 +20,8 @@ import copy
 import json
 import logging
 import math
-import re
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -29,8 +29,30 @@ from django.db import IntegrityError, transaction
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
+from core.rng import get_rng
 from games import errors, hooks
+from games.engine import (
+    RNG,
+    STATUS_AWAITING_ACTION,
+    STATUS_FINISHED,
+    ActionError,
+    Bet,
+    BetError,
+    Declared,
+    JsonDict,
+    RecordingRNG,
+    ReplayRNG,
+    registry,
+)
+from games.engine import Game as EngineGame
 from games.models import Game, PlayerGameSettings, Round, RoundAction
+from games.validation import check_idempotency_key, check_request_json, valid_game_code, valid_round_id
+from limits.services import stake_check, stake_settled, stake_voided, win_cap
+from wallet.selectors import balance
+from wallet.services import stake_debit, stake_refund, wallet_lock, win_credit
+
+if TYPE_CHECKING:
+    from accounts.models import Player
 
 logger = logging.getLogger("games")
 
@@ -40,17 +62,17 @@ MAX_FORCED_DRAWS = 10_000
 
 # --- helpers ---------------------------------------------------------------------------------------------------------
 def _currency() -> str:
-    return getattr(settings, "PLATFORM_CURRENCY", "CZK")
+    return str(settings.PLATFORM_CURRENCY)
 
 
 def min_round_seconds() -> float:
     """GP §7(9): a round never lasts less than this; the next start of a player waits at least this long."""
-    return float(settings.GP.get("MIN_ROUND_SECONDS", 2))
+    return float(settings.GP["MIN_ROUND_SECONDS"])
 
 
 def qa_forced_outcomes_enabled() -> bool:
     """settings.GAMES_QA_FORCED_OUTCOMES (default False). Even when True, only play-money rounds may use it."""
-    return bool(getattr(settings, "GAMES_QA_FORCED_OUTCOMES", False))
+    return bool(settings.GAMES_QA_FORCED_OUTCOMES)
 
 
 def _ref(rnd: Round, what: str) -> str:
@@ -58,41 +80,15 @@ def _ref(rnd: Round, what: str) -> str:
     return f"games:round:{rnd.pk}:{what}"
 
 
-def _check_key(key) -> None:
-    if not isinstance(key, str) or not (1 <= len(key) <= 128) or not key.isprintable():
-        raise errors.IDEMPOTENCY_KEY_INVALID()
-
-
-def _jsonable(value):
+def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, allow_nan=False))
 
 
-def _request_json(value, error) -> None:
-    """A bet/action from a request must be storable as jsonb (no NaN, no NUL characters), else ``error``."""
-    try:
-        text = json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
-        raise error(reason="not plain JSON")
-    if "\\u0000" in text:
-        raise error(reason="NUL characters are not allowed")
-
-
-GAME_CODE_RE = re.compile(r"^[a-z0-9_]{1,60}$")
-
-
-def valid_game_code(code) -> bool:
-    return isinstance(code, str) and bool(GAME_CODE_RE.match(code))
-
-
-def _balance(player) -> int:
-    from wallet.selectors import balance
-
+def _balance(player: Player) -> int:
     return balance(player).amount
 
 
-def _engine_game(code: str, version: int | None = None):
-    from games.engine import registry
-
+def _engine_game(code: str, version: int | None = None) -> EngineGame:
     if not valid_game_code(code):
         raise errors.GAME_NOT_FOUND(game=str(code)[:60].replace("\x00", ""))
     try:
@@ -107,14 +103,12 @@ class _BadState(Exception):
     """The engine returned a state that breaks the contract (a malfunction)."""
 
 
-def _clean_state(state) -> dict:
+def _clean_state(state: object) -> JsonDict:
     """The engine state as stored JSON; a state breaking the contract of base.Game.start is a malfunction."""
-    from games.engine import STATUS_AWAITING_ACTION, STATUS_FINISHED
-
     if not isinstance(state, dict):
         raise _BadState(f"the state is a {type(state).__name__}, not a dict")
     try:
-        clean = _jsonable(state)
+        clean: JsonDict = _jsonable(state)
     except (TypeError, ValueError) as exc:
         raise _BadState(f"the state is not JSON-serialisable: {exc}") from exc
     status = clean.get("status")
@@ -135,9 +129,7 @@ class _ForcedRNG:
 
     Play money only (see :func:`_check_forced`). A draw that does not fit (another range) is a refusal."""
 
-    def __init__(self, forced: list, fallback):
-        from games.engine import ReplayRNG
-
+    def __init__(self, forced: list[list[int]], fallback: RNG) -> None:
         self._forced = [list(d) for d in forced]
         self._replay = ReplayRNG(self._forced)
         self._used = 0
@@ -155,11 +147,11 @@ class _ForcedRNG:
             return value
         return self._fallback.randbelow(n)
 
-    def left(self) -> list:
+    def left(self) -> list[list[int]]:
         return self._forced[self._used:]
 
 
-def _check_forced(forced_draws, play_money: bool) -> list | None:
+def _check_forced(forced_draws: object, play_money: bool) -> list[list[int]] | None:
     """QA forced outcomes: never with real money, and only when settings.GAMES_QA_FORCED_OUTCOMES is True."""
     if forced_draws is None:
         return None
@@ -168,22 +160,22 @@ def _check_forced(forced_draws, play_money: bool) -> list | None:
     if not qa_forced_outcomes_enabled():
         raise errors.QA_FORCED_DISABLED()
     ok = isinstance(forced_draws, list) and len(forced_draws) <= MAX_FORCED_DRAWS
-    if ok:
+    if ok and isinstance(forced_draws, list):
         for d in forced_draws:
             if not (isinstance(d, (list, tuple)) and len(d) == 2
                     and all(isinstance(x, int) and not isinstance(x, bool) for x in d) and 0 <= d[1] < d[0]):
                 ok = False
                 break
-    if not ok:
+    if not ok or not isinstance(forced_draws, list):
         raise errors.QA_FORCED_INVALID(reason="forced_draws must be a list of [n, value] with 0 <= value < n")
     return [list(d) for d in forced_draws]
 
 
-def _rng_for(forced: list | None):
-    from core.rng import get_rng
-    from games.engine import RecordingRNG
-
-    source = _ForcedRNG(forced, get_rng()) if forced is not None else get_rng()
+def _rng_for(forced: list[list[int]] | None) -> tuple[_ForcedRNG | None, RecordingRNG]:
+    """(the QA forced source or None, the recording RNG the engine draws from)."""
+    if forced is None:
+        return None, RecordingRNG(get_rng())
+    source = _ForcedRNG(forced, get_rng())
     return source, RecordingRNG(source)
 
 
@@ -192,7 +184,7 @@ def _describe_exc(exc: BaseException) -> str:
 
 
 # --- catalogue ---------------------------------------------------------------------------------------------------------
-def offered_figures(declared) -> dict:
+def offered_figures(declared: Declared) -> JsonDict:
     """The figures a game is offered with on this platform (GP §7(2), §8(2)-(3)).
 
     A slot's largest win grows with the stake. When the engine's declared max win is above the platform's
@@ -202,8 +194,6 @@ def offered_figures(declared) -> dict:
     whose max win stays within the cap. So no win is ever capped and the declared RTP holds at every stake
     offered. The cap in round settlement stays as a safety net and records any capping on the round.
     """
-    from games.engine import Declared
-
     cap = settings.GP["MAX_WIN_PER_ROUND"]
     step = settings.GP["STAKE_STEP"]
     max_bet = min(declared.max_bet, settings.GP["MAX_STAKE"])
@@ -221,7 +211,7 @@ def offered_figures(declared) -> dict:
             "max_bet_lowered_for_max_win": lowered}
 
 
-def _row_data(g) -> dict:
+def _row_data(g: EngineGame) -> JsonDict:
     d = g.declared
     offered = offered_figures(d)
     description = _jsonable(g.describe())
@@ -245,7 +235,7 @@ def _row_data(g) -> dict:
     }
 
 
-def _upsert_current(g, now) -> tuple[Game, bool]:
+def _upsert_current(g: EngineGame, now: datetime) -> tuple[Game, bool]:
     data = _row_data(g)
     Game.objects.filter(code=g.code, current=True).exclude(version=g.version).update(current=False)
     row, created = Game.objects.update_or_create(
@@ -254,22 +244,20 @@ def _upsert_current(g, now) -> tuple[Game, bool]:
     return row, created
 
 
-def games_sync(*, actor: Actor | None = None) -> dict:
+def games_sync(*, actor: Actor | None = None) -> JsonDict:
     """Sync the catalogue from the engine registry: a row per (code, version), the newest version current.
 
     New games start enabled (registered in the engine = shipped); the operator disables one in the admin.
     A game whose description cannot be built is reported and skipped, the others are synced."""
-    from games.engine import registry
-
     actor = actor or Actor.system("games.sync")
     now = clock.now()
-    report: dict = {"created": [], "updated": [], "unregistered": [], "errors": {}}
+    report: JsonDict = {"created": [], "updated": [], "unregistered": [], "errors": {}}
     with transaction.atomic():
         for g in registry.list_games():
             try:
                 with transaction.atomic():
                     row, created = _upsert_current(g, now)
-            except Exception as exc:  # noqa: BLE001 - one broken game must not block the catalogue
+            except Exception as exc:  # one broken game must not block the catalogue (logged, reported)
                 logger.exception("games_sync: %s v%s failed", g.code, g.version)
                 report["errors"][f"{g.code}@{g.version}"] = _describe_exc(exc)
                 continue
@@ -286,7 +274,7 @@ def games_sync(*, actor: Actor | None = None) -> dict:
     return report
 
 
-def _game_row(g) -> Game:
+def _game_row(g: EngineGame) -> Game:
     """The catalogue row of an engine game version; created on first use when the sync has not run yet."""
     row = Game.objects.filter(code=g.code, version=g.version).first()
     if row is not None:
@@ -302,7 +290,7 @@ def _game_row(g) -> Game:
 def game_set_enabled(*, game: Game, enabled: bool, actor: Actor) -> Game:
     """Operator switch: a disabled game starts no new round; rounds in progress can still be finished."""
     with transaction.atomic():
-        row = Game.objects.select_for_update().get(pk=game.pk)
+        row = Game.objects.select_for_update(no_key=True).get(pk=game.pk)
         if row.enabled != enabled:
             old = row.enabled
             row.enabled = enabled
@@ -312,16 +300,16 @@ def game_set_enabled(*, game: Game, enabled: bool, actor: Actor) -> Game:
     return row
 
 
-def _remember_settings(player, game_code: str, bet_params: dict, now) -> None:
+def _remember_settings(player: Player, game_code: str, bet_params: JsonDict, now: datetime) -> None:
     PlayerGameSettings.objects.update_or_create(
         player=player, game_code=game_code, defaults={"bet_params": bet_params, "updated_at": now}
     )
 
 
 # --- refusals ----------------------------------------------------------------------------------------------------------
-def _refuse_open_round(player, play_money: bool, now) -> None:
+def _refuse_open_round(player: Player, play_money: bool, now: datetime) -> None:
     """GP §7(6): no other bet while a round is open. An open round past its deadline is ended here (GP §7(8)b)."""
-    open_round = (Round.objects.select_for_update()
+    open_round = (Round.objects.select_for_update(no_key=True)
                   .filter(player=player, play_money=play_money, status=Round.Status.IN_PROGRESS).first())
     if open_round is None:
         return
@@ -332,7 +320,7 @@ def _refuse_open_round(player, play_money: bool, now) -> None:
     raise errors.ROUND_IN_PROGRESS(round_id=open_round.pk, game=open_round.game_code)
 
 
-def _refuse_too_soon(player, now) -> None:
+def _refuse_too_soon(player: Player, now: datetime) -> None:
     """GP §7(9): a round never lasts less than 2 s: the next round starts at least MIN_ROUND_SECONDS later."""
     last = (Round.objects.filter(player=player, play_money=False).order_by("-started_at")
             .values_list("started_at", flat=True).first())
@@ -344,27 +332,22 @@ def _refuse_too_soon(player, now) -> None:
                                     min_round_seconds=min_round_seconds())
 
 
-def _validate_bet(engine_game, bet: dict):
-    from games.engine import BetError
-
+def _validate_bet(engine_game: EngineGame, bet: JsonDict) -> Bet:
     try:
         return engine_game.validate_bet(copy.deepcopy(bet))
     except BetError as exc:
         raise errors.from_engine(exc)
-    except Exception:  # noqa: BLE001 - the engine could not read this bet: refuse, nothing taken; logged for ops
+    except Exception:  # the engine could not read this bet: refuse (nothing taken), logged for ops
         logger.exception("validate_bet of %s v%s raised on a bet", engine_game.code, engine_game.version)
         raise errors.INVALID_BET(reason="the game could not read this bet")
 
 
 # --- settlement and voiding --------------------------------------------------------------------------------------------
-def _settle(rnd: Round, *, actor: Actor, now) -> None:
+def _settle(rnd: Round, *, actor: Actor, now: datetime) -> None:
     """A finished round: cap the win (GP §8(3)), credit it, tell limits the decided bet (GP §6(7))."""
     currency = rnd.currency
     paid, capped = rnd.win_engine, False
     if not rnd.play_money:
-        from limits.services import stake_settled, win_cap
-        from wallet.services import win_credit
-
         if rnd.win_engine > 0:
             capped_money, capped = win_cap(win=Money(rnd.win_engine, currency))
             paid = capped_money.amount
@@ -385,12 +368,10 @@ def _settle(rnd: Round, *, actor: Actor, now) -> None:
                       "win_capped": rnd.win_capped}, play_money=rnd.play_money)
 
 
-def _void(rnd: Round, *, reason: str, detail: str, actor: Actor, now, status: str = Round.Status.VOIDED) -> None:
+def _void(rnd: Round, *, reason: str, detail: str, actor: Actor, now: datetime,
+          status: str = Round.Status.VOIDED) -> None:
     """End a round without paying its win and return the stake (real money): deadline, malfunction, staff."""
     if not rnd.play_money:
-        from limits.services import stake_voided
-        from wallet.services import stake_refund
-
         if rnd.stake > 0:
             stake_refund(player=rnd.player, amount=Money(rnd.stake, rnd.currency), reference=_ref(rnd, "refund"),
                          actor=actor)
@@ -414,7 +395,7 @@ def _void(rnd: Round, *, reason: str, detail: str, actor: Actor, now, status: st
 
 
 # --- rounds -------------------------------------------------------------------------------------------------------------
-def _replay_or_conflict(existing: Round, *, game_code: str, bet, play_money: bool) -> Round:
+def _replay_or_conflict(existing: Round, *, game_code: str, bet: object, play_money: bool) -> Round:
     try:
         same_bet = existing.bet_request == _jsonable(bet)
     except (TypeError, ValueError):
@@ -425,8 +406,8 @@ def _replay_or_conflict(existing: Round, *, game_code: str, bet, play_money: boo
     return existing
 
 
-def round_play(*, player, game_code: str, bet: dict, idempotency_key: str, actor: Actor,
-               play_money: bool = False, forced_draws: list | None = None) -> Round:
+def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key: str, actor: Actor,
+               play_money: bool = False, forced_draws: list[list[int]] | None = None) -> Round:
     """Start a round (the start button, GP §7(6)) and run it as far as it goes without the player.
 
     Idempotent on (player, idempotency_key): a replay returns the same round (``round.replayed = True``) and moves
@@ -437,17 +418,15 @@ def round_play(*, player, game_code: str, bet: dict, idempotency_key: str, actor
     Returns the round: ``finished`` (settled), ``in_progress`` (waits for round_act) or ``voided`` (malfunction:
     the stake was returned).
     """
-    _check_key(idempotency_key)
+    check_idempotency_key(idempotency_key)
     forced = _check_forced(forced_draws, play_money)
     if not isinstance(bet, dict):
         raise errors.INVALID_BET(reason="the bet must be a JSON object")
-    _request_json(bet, errors.INVALID_BET)
+    check_request_json(bet, errors.INVALID_BET)
     engine_game = _engine_game(game_code)
     currency = _currency()
     with transaction.atomic():
         if not play_money:
-            from wallet.services import wallet_lock
-
             wallet_lock(player=player)  # every money and limit decision of this player runs under this lock
         existing = Round.objects.filter(player=player, idempotency_key=idempotency_key).first()
         if existing is not None:
@@ -478,9 +457,6 @@ def round_play(*, player, game_code: str, bet: dict, idempotency_key: str, actor
                 return _replay_or_conflict(existing, game_code=game_code, bet=bet, play_money=play_money)
             raise errors.ROUND_IN_PROGRESS()
         if not play_money:
-            from limits.services import stake_check
-            from wallet.services import stake_debit
-
             # Limits (self-limits GP §6, 120/15 break GP §7(4), hourly loss GP §8(5), account state and the
             # exclusion register through accounts.betting_refusal) decide under the wallet lock.
             stake_check(player=player, kind=LIMITS_KIND, stake=stake, game_code=engine_game.code,
@@ -492,8 +468,8 @@ def round_play(*, player, game_code: str, bet: dict, idempotency_key: str, actor
         source, rec = _rng_for(forced)
         try:
             state = _clean_state(engine_game.start(bet_obj, rec))
-        except Exception as exc:  # noqa: BLE001 - an engine failure is a malfunction of this round
-            if forced is not None and source.mismatch:
+        except Exception as exc:  # an engine failure is a malfunction of this round
+            if source is not None and source.mismatch:
                 raise errors.QA_FORCED_INVALID(reason=source.mismatch)
             logger.exception("round %s: engine start of %s v%s failed", rnd.pk, engine_game.code, engine_game.version)
             rnd.draws = rec.draws
@@ -504,7 +480,7 @@ def round_play(*, player, game_code: str, bet: dict, idempotency_key: str, actor
         rnd.draws = rec.draws
         rnd.state = state
         rnd.win_engine = state["win"]
-        if forced is not None:
+        if source is not None:
             rnd.forced_draws_left = source.left()
         if play_money:
             rnd.jackpot_events = list(state.get("jackpot_events") or [])
@@ -522,7 +498,7 @@ def round_play(*, player, game_code: str, bet: dict, idempotency_key: str, actor
     return rnd
 
 
-def round_act(*, player, round_id, action: dict, idempotency_key: str, actor: Actor) -> Round:
+def round_act(*, player: Player, round_id: Any, action: JsonDict, idempotency_key: str, actor: Actor) -> Round:
     """Continue an interactive round (pick bonus, free spins, gamble) with one player action.
 
     The player's choice never changes the result (GP §7(3); the engine drew it before offering the choice).
@@ -530,24 +506,18 @@ def round_act(*, player, round_id, action: dict, idempotency_key: str, actor: Ac
     game's deadline the round is ended and the stake returned instead (GP §7(8)b). An engine failure voids the
     round and returns the stake (malfunction).
     """
-    from games.engine import ActionError
-
-    _check_key(idempotency_key)
+    check_idempotency_key(idempotency_key)
     if not isinstance(action, dict):
         raise errors.INVALID_ACTION(reason="the action must be a JSON object")
-    _request_json(action, errors.INVALID_ACTION)
-    from games.selectors import valid_round_id
-
+    check_request_json(action, errors.INVALID_ACTION)
     round_id = valid_round_id(round_id)
     with transaction.atomic():
         head = Round.objects.filter(pk=round_id, player=player).values("play_money").first()
         if head is None:
             raise errors.ROUND_NOT_FOUND()
         if not head["play_money"]:
-            from wallet.services import wallet_lock
-
             wallet_lock(player=player)
-        rnd = Round.objects.select_for_update().select_related("player").get(pk=round_id)
+        rnd = Round.objects.select_for_update(no_key=True).select_related("player").get(pk=round_id)
         done = RoundAction.objects.filter(round=rnd, idempotency_key=idempotency_key).first()
         if done is not None:
             if done.action != _jsonable(action):
@@ -565,31 +535,24 @@ def round_act(*, player, round_id, action: dict, idempotency_key: str, actor: Ac
         forced = list(rnd.forced_draws_left) if rnd.forced_outcome else None
         source, rec = _rng_for(forced)
         clean_action = _jsonable(action)
-        draws_before = len(rnd.draws)
         try:
             state = _clean_state(engine_game.act(copy.deepcopy(rnd.state), copy.deepcopy(clean_action), rec))
-            failure = None
         except ActionError as exc:
             raise errors.from_engine(exc)
-        except Exception as exc:  # noqa: BLE001 - an engine failure is a malfunction of this round
-            if forced is not None and source.mismatch:
+        except Exception as exc:  # an engine failure is a malfunction of this round
+            if source is not None and source.mismatch:
                 raise errors.QA_FORCED_INVALID(reason=source.mismatch)
             logger.exception("round %s: engine act failed", rnd.pk)
-            state, failure = None, exc
-        rnd.draws = rnd.draws + rec.draws
-        rnd.actions = rnd.actions + [clean_action]
-        RoundAction.objects.create(round=rnd, seq=len(rnd.actions) - 1, action=clean_action,
-                                   idempotency_key=idempotency_key, draws_before=draws_before,
-                                   draws_after=len(rnd.draws), created_at=now)
-        if failure is not None:
-            _void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"act: {_describe_exc(failure)}", actor=actor,
+            _log_action(rnd, clean_action, idempotency_key=idempotency_key, draws=rec.draws, now=now)
+            _void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"act: {_describe_exc(exc)}", actor=actor,
                   now=now)
             rnd.replayed = False
             return rnd
+        _log_action(rnd, clean_action, idempotency_key=idempotency_key, draws=rec.draws, now=now)
         rnd.state = state
         rnd.win_engine = state["win"]
         rnd.last_activity_at = now
-        if forced is not None:
+        if source is not None:
             rnd.forced_draws_left = source.left()
         if rnd.play_money:
             rnd.jackpot_events = list(state.get("jackpot_events") or [])
@@ -603,21 +566,27 @@ def round_act(*, player, round_id, action: dict, idempotency_key: str, actor: Ac
     return rnd
 
 
-def round_refund(*, round_id: int, reason: str, actor: Actor) -> Round:
+def _log_action(rnd: Round, action: JsonDict, *, idempotency_key: str, draws: list[list[int]],
+                now: datetime) -> None:
+    """Append an applied action and the draws it made to the round and keep it in the action log."""
+    draws_before = len(rnd.draws)
+    rnd.draws = rnd.draws + draws
+    rnd.actions = rnd.actions + [action]
+    RoundAction.objects.create(round=rnd, seq=len(rnd.actions) - 1, action=action, idempotency_key=idempotency_key,
+                               draws_before=draws_before, draws_after=len(rnd.draws), created_at=now)
+
+
+def round_refund(*, round_id: Any, reason: str, actor: Actor) -> Round:
     """Staff: end a round in progress and return its stake (status refunded), e.g. a stuck round after a
     complaint or a withdrawn game version. Finished rounds are remedied by complaints, not here."""
-    from games.selectors import valid_round_id
-
     round_id = valid_round_id(round_id)
     with transaction.atomic():
         head = Round.objects.filter(pk=round_id).select_related("player").first()
         if head is None:
             raise errors.ROUND_NOT_FOUND()
         if not head.play_money:
-            from wallet.services import wallet_lock
-
             wallet_lock(player=head.player)
-        rnd = Round.objects.select_for_update().select_related("player").get(pk=round_id)
+        rnd = Round.objects.select_for_update(no_key=True).select_related("player").get(pk=round_id)
         if rnd.status != Round.Status.IN_PROGRESS:
             raise errors.ROUND_NOT_REFUNDABLE(round_id=rnd.pk, round_status=rnd.status)
         _void(rnd, reason=Round.VoidReason.STAFF, detail=reason or "staff refund", actor=actor, now=clock.now(),
@@ -628,7 +597,7 @@ def round_refund(*, round_id: int, reason: str, actor: Actor) -> Round:
 COLLECT = {"type": "collect"}
 
 
-def _end_past_deadline(rnd: Round, *, actor: Actor, now, detail: str) -> None:
+def _end_past_deadline(rnd: Round, *, actor: Actor, now: datetime, detail: str) -> None:
     """GP §7(8)b for one round past its deadline.
 
     A round waiting only for "gamble or collect" already holds its win, drawn and decided: collecting needs no
@@ -637,9 +606,6 @@ def _end_past_deadline(rnd: Round, *, actor: Actor, now, detail: str) -> None:
     pending = (rnd.state or {}).get("pending") or {}
     if rnd.state and rnd.state.get("status") != "finished" and pending.get("type") == "gamble" \
             and COLLECT in (pending.get("options") or []):
-        from core.rng import get_rng
-        from games.engine import RecordingRNG
-
         engine_game = _engine_game(rnd.game_code, rnd.game_version)
         rec = RecordingRNG(get_rng())
         state = _clean_state(engine_game.act(copy.deepcopy(rnd.state), dict(COLLECT), rec))
@@ -657,7 +623,7 @@ def _end_past_deadline(rnd: Round, *, actor: Actor, now, detail: str) -> None:
     _void(rnd, reason=Round.VoidReason.DEADLINE, detail=detail, actor=actor, now=now)
 
 
-def round_expire(*, round_id: int, now=None, actor: Actor | None = None) -> bool:
+def round_expire(*, round_id: int, now: datetime | None = None, actor: Actor | None = None) -> bool:
     """GP §7(8)b: end one round left unfinished past its game's deadline and return the stake (voided).
 
     Own transaction; locks in the house order (the player's wallet, then the round, skipping a round another
@@ -670,10 +636,8 @@ def round_expire(*, round_id: int, now=None, actor: Actor | None = None) -> bool
         if head is None:
             return False
         if not head.play_money:
-            from wallet.services import wallet_lock
-
             wallet_lock(player=head.player)
-        rnd = (Round.objects.select_for_update(skip_locked=True).select_related("player")
+        rnd = (Round.objects.select_for_update(skip_locked=True, no_key=True).select_related("player")
                .filter(pk=round_id, status=Round.Status.IN_PROGRESS, deadline__lte=now).first())
         if rnd is None:
             return False
@@ -682,7 +646,7 @@ def round_expire(*, round_id: int, now=None, actor: Actor | None = None) -> bool
     return True
 
 
-def rounds_expire_due(*, now=None, batch: int = 500) -> dict:
+def rounds_expire_due(*, now: datetime | None = None, batch: int = 500) -> dict[str, int]:
     """Sweeper: void every round in progress past its deadline (each in its own transaction; safe to run twice
     or on two workers at once). Returns counts."""
     now = now or clock.now()
@@ -693,7 +657,7 @@ def rounds_expire_due(*, now=None, batch: int = 500) -> dict:
         try:
             if round_expire(round_id=pk, now=now):
                 done += 1
-        except Exception:  # noqa: BLE001 - one bad round must not stop the others
+        except Exception:  # one bad round must not stop the others (logged)
             failed += 1
             logger.exception("expiring round %s failed", pk)
     return {"due": len(ids), "ended": done, "failed": failed}

@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from core import clock
+from core.admin import ReadOnlyAdmin
 from core.audit import Actor
 from limits import services
 from limits.models import (
@@ -22,17 +25,6 @@ from limits.models import (
 )
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 @admin.register(SelfLimit)
 class SelfLimitAdmin(ReadOnlyAdmin):
     list_display = ("player", "kind", "limit_type", "value", "decided_at", "has_pending", "pending_value",
@@ -43,7 +35,7 @@ class SelfLimitAdmin(ReadOnlyAdmin):
     actions = ["apply_due_loosenings"]
 
     @admin.action(description="Apply the selected loosenings that are due (GP §6(4))")
-    def apply_due_loosenings(self, request, queryset):
+    def apply_due_loosenings(self, request: HttpRequest, queryset: QuerySet[SelfLimit]) -> None:
         done = services.pending_limits_apply(now=clock.now(), ids=list(queryset.values_list("pk", flat=True)),
                                              actor=Actor.staff(request.user))
         self.message_user(request, f"{done} loosening(s) applied.", messages.SUCCESS)
@@ -84,7 +76,7 @@ class SelfListingRequestAdmin(ReadOnlyAdmin):
     actions = ["send_now"]
 
     @admin.action(description="Send the selected pending requests to the register now")
-    def send_now(self, request, queryset):
+    def send_now(self, request: HttpRequest, queryset: QuerySet[SelfListingRequest]) -> None:
         ids = list(queryset.filter(status=SelfListingRequest.Status.PENDING).values_list("pk", flat=True))
         sent = 0
         for pk in ids:

@@ -13,20 +13,25 @@ POST self-listing                            ask to be listed in the register of
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Any
 
+from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import Player
+from accounts.permissions import IsPlayer, request_player
 from core import clock
 from core.audit import Actor
-from core.errors import ErrorDef
 from core.idempotency import idempotent
 from limits import selectors, services
 from limits.kinds import TECHNICAL, kind_rules
-from limits.models import LimitType, SelfListingRequest
+from limits.models import LimitType, SelfLimitChange, SelfListingRequest
+from limits.rules import validate_limit
 from limits.serializers import (
     PanicSerializer,
     PanicStatusSerializer,
@@ -37,8 +42,7 @@ from limits.serializers import (
     SelfListingSerializer,
     SelfListingWriteSerializer,
 )
-
-NOT_A_PLAYER = ErrorDef("limits.not_a_player", 403, "Tato funkce je jen pro hráče.", "Only players can do this.")
+from limits.tasks import self_listing_send_task
 
 KIND_PARAM = OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
                               description="kind of gambling (default technical)")
@@ -47,34 +51,28 @@ KEY_HEADER_OPTIONAL = OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, Open
 LIMIT_PATH = OpenApiParameter("limit_type", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(LimitType.values))
 
 
-def _player(request):
-    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
-    if player is None:
-        raise NOT_A_PLAYER()
-    return player
-
-
-def _kind(request) -> str:
+def _kind(request: Request) -> str:
     kind = request.query_params.get("kind") or TECHNICAL
     kind_rules(kind)
     return kind
 
 
-def _limit_view(player, kind: str, limit_type: str):
-    services._validate_limit(limit_type, None)
+def _limit_view(player: Player, kind: str, limit_type: str) -> selectors.LimitView:
+    validate_limit(limit_type, None)
     return next(v for v in selectors.self_limits(player, kind) if v.limit_type == limit_type)
 
 
-class SelfLimitListView(generics.ListAPIView):
+class SelfLimitListView(generics.ListAPIView[Any]):
     """The seven self-limits (GP §6(6)) of one kind, with what is used now and any pending loosening."""
 
+    permission_classes = [IsPlayer]
     serializer_class = SelfLimitSerializer
 
-    def get_queryset(self):
-        return [asdict(v) for v in selectors.self_limits(_player(self.request), _kind(self.request))]
+    def get_queryset(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        return [asdict(v) for v in selectors.self_limits(request_player(self.request), _kind(self.request))]
 
     @extend_schema(parameters=[KIND_PARAM])
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
 
@@ -85,15 +83,17 @@ class SelfLimitDetailView(APIView):
     (GP §6(5)); loosening or removal is in force 7 days after the request (GP §6(4)) and shows as pending.
     """
 
+    permission_classes = [IsPlayer]
+
     @extend_schema(parameters=[KIND_PATH, LIMIT_PATH], responses=SelfLimitSerializer)
-    def get(self, request, kind: str, limit_type: str):
-        player = _player(request)
+    def get(self, request: Request, kind: str, limit_type: str) -> Response:
+        player = request_player(request)
         kind_rules(kind)
         return Response(SelfLimitSerializer(asdict(_limit_view(player, kind, limit_type))).data)
 
     @extend_schema(parameters=[KIND_PATH, LIMIT_PATH], request=SelfLimitWriteSerializer, responses=SelfLimitSerializer)
-    def put(self, request, kind: str, limit_type: str):
-        player = _player(request)
+    def put(self, request: Request, kind: str, limit_type: str) -> Response:
+        player = request_player(request)
         ser = SelfLimitWriteSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         if "value" not in request.data:
@@ -103,64 +103,71 @@ class SelfLimitDetailView(APIView):
         return Response(SelfLimitSerializer(asdict(_limit_view(player, kind, limit_type))).data)
 
 
-class SelfLimitHistoryView(generics.ListAPIView):
+class SelfLimitHistoryView(generics.ListAPIView[SelfLimitChange]):
     """Every change of the player's self-limits, newest first."""
 
+    permission_classes = [IsPlayer]
     serializer_class = SelfLimitChangeSerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[SelfLimitChange]:
         kind = self.request.query_params.get("kind")
         if kind:
             kind_rules(kind)
-        return selectors.limit_history(_player(self.request), kind)
+        return selectors.limit_history(request_player(self.request), kind)
 
     @extend_schema(parameters=[KIND_PARAM])
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
 
 class PlayStatusView(APIView):
     """How much play time is left before the compulsory break and when a break ends (GP §7(4)-(5))."""
 
+    permission_classes = [IsPlayer]
+
     @extend_schema(parameters=[KIND_PARAM], responses=PlayStatusSerializer)
-    def get(self, request):
-        player = _player(request)
+    def get(self, request: Request) -> Response:
+        player = request_player(request)
         return Response(PlayStatusSerializer(selectors.play_status(player, clock.now(), kind=_kind(request))).data)
 
 
 class PanicView(APIView):
     """The panic button: immediate exclusion from all gambling for 48 hours (pressing again restarts the 48 h)."""
 
+    permission_classes = [IsPlayer]
+
     @extend_schema(responses=PanicStatusSerializer)
-    def get(self, request):
-        player = _player(request)
-        panic = services.active_panic(player, clock.now())
+    def get(self, request: Request) -> Response:
+        player = request_player(request)
+        panic = selectors.active_panic(player, clock.now())
         return Response(PanicStatusSerializer({"active": panic is not None,
                                                "ends_at": panic.ends_at if panic else None}).data)
 
     @extend_schema(request=None, responses={201: PanicSerializer}, parameters=[KEY_HEADER_OPTIONAL])
     @idempotent(required=False)
-    def post(self, request):
-        player = _player(request)
+    def post(self, request: Request) -> Response:
+        player = request_player(request)
         panic = services.panic_press(player=player, actor=Actor.player(player), now=clock.now())
         return Response(PanicSerializer(panic).data, status=201)
 
 
-class SelfListingView(generics.ListCreateAPIView):
+class SelfListingView(generics.ListCreateAPIView[SelfListingRequest]):
     """Requests to be listed in the register of excluded persons (removal at the earliest after 1 year)."""
 
+    permission_classes = [IsPlayer]
     serializer_class = SelfListingSerializer
 
-    def get_queryset(self):
-        return SelfListingRequest.objects.filter(player=_player(self.request)).order_by("-requested_at", "-id")
+    def get_queryset(self) -> QuerySet[SelfListingRequest]:
+        return SelfListingRequest.objects.filter(player=request_player(self.request)).order_by("-requested_at", "-id")
 
     @extend_schema(request=SelfListingWriteSerializer, responses={201: SelfListingSerializer},
                    parameters=[KEY_HEADER_OPTIONAL])
     @idempotent(required=False)
-    def post(self, request, *args, **kwargs):
-        player = _player(request)
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        player = request_player(request)
         ser = SelfListingWriteSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         req = services.self_listing_request(player=player, actor=Actor.player(player),
                                             years=ser.validated_data["years"], now=clock.now())
+        self_listing_send_task.delay_on_commit(req.pk)  # the register at once; the sweeper retries a failure
         return Response(SelfListingSerializer(req).data, status=201)

@@ -5,7 +5,8 @@ class LimitsConfig(AppConfig):
     name = "limits"
 
     def ready(self) -> None:
-        # limits implements these account events for accounts (accounts/hooks.py; checked at start-up)
+        # limits implements these account events for accounts (accounts/hooks.py; checked at start-up).
+        # Imported here, not at the top: the services import models, which need the app registry ready.
         from accounts import hooks
         from limits import selectors, services
 

@@ -1,9 +1,14 @@
 """Demo data of the limits app: self-limits decided for the demo players that have none yet (idempotent)."""
 from __future__ import annotations
 
+from typing import TextIO
+
+from accounts.models import Player
 from core.audit import Actor
 from limits.kinds import TECHNICAL
 from limits.models import LimitType
+from limits.selectors import undecided_limits
+from limits.services import self_limits_decide
 
 DEMO_DECISIONS = {
     LimitType.DAILY_STAKE: 500_000,  # 5 000 Kč
@@ -16,11 +21,7 @@ DEMO_DECISIONS = {
 }
 
 
-def seed(stdout) -> None:
-    from accounts.models import Player
-    from limits.selectors import undecided_limits
-    from limits.services import self_limits_decide
-
+def seed(stdout: TextIO) -> None:
     done = 0
     for player in Player.objects.filter(status__in=("temporary", "active"), user__username__startswith="demo"):
         missing = undecided_limits(player, TECHNICAL)

@@ -56,6 +56,7 @@ PANIC_EXCLUSION = ErrorDef("limits.panic_exclusion", 403,
 SELF_LISTED = ErrorDef("limits.self_listed", 403,
                        "Požádali jste o zápis do rejstříku vyloučených osob; hra není možná.",
                        "You asked to be listed in the register of excluded persons; you cannot play.")
+# Not raised any more (a listed person is refused by accounts' betting_refusal); kept so the code stays known.
 EXCLUDED = ErrorDef("limits.excluded", 403,
                     "Jste zapsáni v rejstříku fyzických osob vyloučených z účasti na hazardních hrách.",
                     "You are listed in the register of persons excluded from gambling.")

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from limits.errors import UNKNOWN_KIND
+
 TECHNICAL = "technical"
 
 
@@ -38,8 +40,7 @@ KINDS: dict[str, KindRules] = {
 
 
 def kind_rules(kind: str) -> KindRules:
-    from limits.errors import UNKNOWN_KIND
-
+    """The rules of ``kind``; ``limits.unknown_kind`` for a kind the platform does not know."""
     rules = KINDS.get(kind)
     if rules is None:
         raise UNKNOWN_KIND(kind=kind, known=sorted(KINDS))
@@ -47,4 +48,5 @@ def kind_rules(kind: str) -> KindRules:
 
 
 def offered_kinds() -> list[str]:
+    """The kinds the operator offers now (a login is refused only when every one of them is blocked)."""
     return [k for k, r in KINDS.items() if r.offered]

@@ -15,6 +15,8 @@ Amounts are minor units (haléře) of CZK.
 """
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.db import models
 
 
@@ -59,15 +61,15 @@ class SelfLimit(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.player_id}/{self.kind}/{self.limit_type}={self.value}"
 
-    def effective_value(self, at) -> int | None:
+    def effective_value(self, at: datetime) -> int | None:
         if self.has_pending and self.pending_effective_at is not None and at >= self.pending_effective_at:
             return self.pending_value
         return self.value
 
-    def pending_at(self, at) -> bool:
+    def pending_at(self, at: datetime) -> bool:
         return self.has_pending and self.pending_effective_at is not None and at < self.pending_effective_at
 
 
@@ -114,7 +116,7 @@ class ClosingSnapshot(models.Model):
 
 
 class PlayerKindState(models.Model):
-    """The per (player, kind) row every stake decision locks (SELECT ... FOR UPDATE) and the play-time state.
+    """The per (player, kind) row every stake decision locks (SELECT ... FOR NO KEY UPDATE) and the play-time state.
 
     Play (GP §7(4)-(5)), as this app counts it: each round is play from its stake to its settlement;
     a gap between the end of one round and the next stake is play too while it is shorter than
@@ -189,7 +191,7 @@ class MinuteBucket(models.Model):
     ``peak`` is the largest net loss (stakes - wins) of any tail of the minute's events in the order they were
     recorded (>= 0, the empty tail counts): the loss of a window that starts inside this minute is at most
     ``peak`` plus the net loss of the later minutes. Kept exact for events recorded in time order and raised
-    conservatively otherwise (see limits.services._bump_buckets).
+    conservatively otherwise (see limits.services.counters.buckets_bump).
     """
 
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")

@@ -16,6 +16,7 @@ from django.db import connection
 
 from core import clock
 from limits.kinds import KINDS
+from limits.rules import BUCKET_RETENTION, minute_of
 
 
 @dataclass(frozen=True)
@@ -24,10 +25,10 @@ class Mismatch:
     player_id: int
     kind: str
     key: str
-    counter: tuple
-    ledger: tuple
+    counter: tuple[int, ...]
+    ledger: tuple[int, ...]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return (f"{self.table} player={self.player_id} kind={self.kind} {self.key}: "
                 f"counter={self.counter} ledger={self.ledger}")
 
@@ -97,8 +98,6 @@ _KEYS = {
 
 def reconcile(*, player_ids: list[int] | None = None, now: datetime | None = None) -> list[Mismatch]:
     """Every difference between the counters and the ledger (empty list = all counters proven)."""
-    from limits.services import BUCKET_RETENTION, _minute
-
     now = now or clock.now()
     out: list[Mismatch] = []
     pf = "AND player_id = ANY(%(players)s)" if player_ids is not None else ""
@@ -107,13 +106,13 @@ def reconcile(*, player_ids: list[int] | None = None, now: datetime | None = Non
             sql = _PERIOD_SQL.format(key_placed=kp, key_settled=ks, pf=pf.replace("%(players)s", "%s"))
             # placeholders in order: placed (2 x players), ld (players), period, counters (players)
             ids = list(player_ids or [])
-            params = [ids, ids, ids, period, ids] if player_ids is not None else [period]
+            params: list[list[int] | str] = [ids, ids, ids, period, ids] if player_ids is not None else [period]
             cur.execute(sql, params)
             for row in cur.fetchall():
                 out.append(Mismatch(f"periodtotal.{period}", row[0], row[1], str(row[2]), tuple(row[3:8]),
                                     tuple(row[8:13])))
         hourly_kinds = [k for k, r in KINDS.items() if r.hourly_loss]
-        cur.execute(_BUCKET_SQL.format(pf=pf), {"h": _minute(now) - BUCKET_RETENTION, "kinds": hourly_kinds,
+        cur.execute(_BUCKET_SQL.format(pf=pf), {"h": minute_of(now) - BUCKET_RETENTION, "kinds": hourly_kinds,
                                                "players": list(player_ids or [])})
         for row in cur.fetchall():
             out.append(Mismatch("minutebucket", row[0], row[1], row[2].isoformat(), tuple(row[3:5]),

@@ -1,13 +1,15 @@
 """Serializers of the limits API (plain shapes, drf-spectacular friendly)."""
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from limits.kinds import KINDS
 from limits.models import LimitType, PanicExclusion, SelfLimitChange, SelfListingRequest
 
 
-class SelfLimitSerializer(serializers.Serializer):
+class SelfLimitSerializer(serializers.Serializer[Any]):
     kind = serializers.CharField()
     limit_type = serializers.ChoiceField(choices=LimitType.choices)
     unit = serializers.ChoiceField(choices=[("CZK_minor", "haléře (1/100 CZK)"), ("count", "count"),
@@ -24,20 +26,20 @@ class SelfLimitSerializer(serializers.Serializer):
     decided_at = serializers.DateTimeField(allow_null=True)
 
 
-class SelfLimitWriteSerializer(serializers.Serializer):
+class SelfLimitWriteSerializer(serializers.Serializer[Any]):
     value = serializers.IntegerField(allow_null=True, min_value=0,
                                      help_text="in the limit's unit (haléře, count, minutes); null = no limit "
                                                "(declines the limit, or asks to remove it)")
 
 
-class SelfLimitChangeSerializer(serializers.ModelSerializer):
+class SelfLimitChangeSerializer(serializers.ModelSerializer[SelfLimitChange]):
     class Meta:
         model = SelfLimitChange
         fields = ["id", "kind", "limit_type", "action", "old_value", "new_value", "requested_at", "effective_from",
                   "actor_type", "actor_label", "note"]
 
 
-class PlayStatusSerializer(serializers.Serializer):
+class PlayStatusSerializer(serializers.Serializer[Any]):
     kind = serializers.CharField()
     applies = serializers.BooleanField()
     play_limit_minutes = serializers.IntegerField()
@@ -51,27 +53,27 @@ class PlayStatusSerializer(serializers.Serializer):
     pause_resets_at = serializers.DateTimeField(allow_null=True)
 
 
-class PanicSerializer(serializers.ModelSerializer):
+class PanicSerializer(serializers.ModelSerializer[PanicExclusion]):
     class Meta:
         model = PanicExclusion
         fields = ["id", "started_at", "ends_at"]
 
 
-class PanicStatusSerializer(serializers.Serializer):
+class PanicStatusSerializer(serializers.Serializer[Any]):
     active = serializers.BooleanField()
     ends_at = serializers.DateTimeField(allow_null=True)
 
 
-class SelfListingWriteSerializer(serializers.Serializer):
+class SelfListingWriteSerializer(serializers.Serializer[Any]):
     years = serializers.IntegerField(min_value=1, max_value=50, default=1,
                                      help_text="how long to be listed; removal at the earliest after 1 year")
 
 
-class SelfListingSerializer(serializers.ModelSerializer):
+class SelfListingSerializer(serializers.ModelSerializer[SelfListingRequest]):
     class Meta:
         model = SelfListingRequest
         fields = ["id", "requested_at", "listed_until", "status", "sent_at"]
 
 
-def kind_param_choices():
+def kind_param_choices() -> list[str]:
     return sorted(KINDS)

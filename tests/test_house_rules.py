@@ -38,3 +38,21 @@ def test_no_app_looks_up_another_apps_function_by_name():
             if needle in text:
                 offenders.append(f"{path.relative_to(ROOT)}: {needle}")
     assert offenders == []
+
+
+def _pins(path: Path) -> dict[str, str]:
+    pins = {}
+    for line in path.read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if "==" in line and not line.startswith("-"):
+            name, version = line.split("==", 1)
+            pins[name.strip().lower().replace("_", "-")] = version.split()[0].strip(" \\")
+    return pins
+
+
+def test_the_hashed_lock_pins_every_direct_requirement_at_the_same_version():
+    """`make install` installs from requirements-dev.lock with --require-hashes; a pin changed in
+    requirements*.txt without `make lock` would silently not take effect."""
+    lock = _pins(ROOT / "requirements-dev.lock")
+    direct = {**_pins(ROOT / "requirements.txt"), **_pins(ROOT / "requirements-dev.txt")}
+    assert {name: version for name, version in direct.items() if lock.get(name) != version} == {}

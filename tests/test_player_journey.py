@@ -30,6 +30,7 @@ import io
 import re
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 import time_machine
@@ -143,7 +144,7 @@ def money_state(api: Api) -> tuple:
 def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraws_and_presses_panic():
     from complaints import services as complaints_services
     from complaints.models import Complaint
-    from wallet import conf as wallet_conf
+    from wallet import rules as wallet_rules
     from wallet.adapters import SIGNATURE_HEADER, hmac_signature, sandbox_event
 
     journal: list = []
@@ -162,13 +163,15 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
 
         # GP §4(7): the link from the e-mail first; only then the first password by SMS.
         assert [m.to for m in mail.outbox] == [[body["email"]]]
-        link = re.search(r"/registration/confirm-email/\?token=(\S+)", mail.outbox[0].body)
+        link = re.search(r"/registration/confirm-email/\?token=(\S+)", str(mail.outbox[0].body))
         assert link, mail.outbox[0].body
         assert not SandboxSms.objects.filter(to=body["phone"]).exists()
         assert ok(anon.get("/accounts/registration/confirm-email/", {"token": link.group(1)}))["status"] == \
             "password_sent"
         sms = SandboxSms.objects.get(to=body["phone"])
-        first_password = re.search(r"first password: (\S+) -", sms.text).group(1)
+        first_password_match = re.search(r"first password: (\S+) -", sms.text)
+        assert first_password_match, sms.text
+        first_password = first_password_match.group(1)
 
         login = ok(anon.post("/accounts/auth/login/", {"username": body["username"], "password": first_password}))
         assert login["must_change_password"] is True and login["status"] == "temporary"
@@ -222,34 +225,34 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert ok(me.get("/accounts/registration/steps/"))["missing"] == ["payment_method"]
 
         # 4. A bank account at a Czech bank (GP §5(6)-(7)); verified by the first payment from it (GP §5(8)a).
-        method = ok(me.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
+        bank_method = ok(me.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
                     201)
-        assert method["status"] == "pending" and method["registered"] is False
+        assert bank_method["status"] == "pending" and bank_method["registered"] is False
         overview = ok(me.get("/wallet/overview"))
         assert overview["account"] == "temporary" and overview["balance"]["amount"] == 0
         assert overview["payment_method"]["deadline"] is not None  # GP §5(9)
 
         # Deposit 2,000 CZK: the sandbox provider confirms it by a signed callback after commit.
-        dep1 = ok(me.post("/wallet/deposits", {"method_id": method["id"], "amount": "2000"}), 201)
+        dep1 = ok(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": "2000"}), 201)
         assert dep1["status"] == "initiated" and dep1["into_temporary"] is True
         assert ok(me.post(f"/wallet/sandbox/deposits/{dep1['id']}/pay", {"outcome": "succeeded"}), 202)
         assert ok(me.get(f"/wallet/deposits/{dep1['id']}"))["status"] == "confirmed"
-        method = ok(me.get(f"/wallet/payment-methods/{method['id']}"))
-        assert method["registered"] is True and method["verified_by"] == "first_payment"  # GP §5(8)a, §5(10)
+        bank_method = ok(me.get(f"/wallet/payment-methods/{bank_method['id']}"))
+        assert bank_method["registered"] is True and bank_method["verified_by"] == "first_payment"  # GP §5(8)a, §5(10)
         overview = ok(me.get("/wallet/overview"))
         assert overview["balance"]["amount"] == 200_000
         assert overview["temporary_deposits"]["remaining"]["amount"] == 100_000
 
         # GP §5(2)b: 3,000.01 CZK in total is refused, with the cap and what remains; nothing moves.
         before = money_state(me)
-        details = refused(me.post("/wallet/deposits", {"method_id": method["id"], "amount": "1000,01"}),
+        details = refused(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": "1000,01"}),
                           409, "wallet.temporary_deposit_cap")
-        assert details["cap"]["amount"] == wallet_conf.temp_deposit_cap() == 300_000
+        assert details["cap"]["amount"] == wallet_rules.temp_deposit_cap() == 300_000
         assert details["remaining"]["amount"] == 100_000 and details["requested"]["amount"] == 100_001
         assert money_state(me) == before
 
         # The remaining 1,000 CZK: this time the provider's callback comes over HTTP, signed (HMAC-SHA256).
-        dep2 = ok(me.post("/wallet/deposits", {"method_id": method["id"], "amount": "1000"}), 201)
+        dep2 = ok(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": "1000"}), 201)
         ident = body["given_names"] + " " + body["surname"]
         raw, signature = sandbox_event("payment.succeeded", dep2["payment_reference"], 100_000,
                                        payer={"name": ident, "birth_date": body["date_of_birth"]})
@@ -268,10 +271,10 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert overview["balance"]["amount"] == 300_000  # the callback counted once
         assert overview["temporary_deposits"]["remaining"]["amount"] == 0
         before = money_state(me)
-        refused(me.post("/wallet/deposits", {"method_id": method["id"], "amount": "100"}), 409,
+        refused(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": "100"}), 409,
                 "wallet.temporary_deposit_cap")
         # GP §5(2)c, §5(12): nothing is withdrawn from a temporary account.
-        refused(me.post("/wallet/withdrawals", {"method_id": method["id"], "amount": "500"}), 409,
+        refused(me.post("/wallet/withdrawals", {"method_id": bank_method["id"], "amount": "500"}), 409,
                 "wallet.temporary_no_withdrawal")
         assert money_state(me) == before
         steps = ok(me.get("/accounts/registration/steps/"))
@@ -280,7 +283,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         # 5. European roulette on the temporary account (GP §4(1): betting within a temporary account).
         catalogue = {g["code"]: g for g in ok(me.get("/games/catalogue", {"page_size": 100}))["results"]}
         assert catalogue[ROULETTE]["declared"]["max_bet"]["amount"] == 100_000  # GP §7(2), §8(2)
-        bets = [
+        bets: list[dict[str, Any]] = [
             {"bets": [{"type": "red", "amount": 1000}]},
             # covers every pocket, so this round surely pays: red or black x2, zero x36
             {"bets": [{"type": "red", "amount": 1000}, {"type": "black", "amount": 1000},
@@ -404,8 +407,8 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         refused(other_api.get(f"/wallet/deposits/{dep1['id']}"), 404, "not_found")
         refused(other_api.post(f"/wallet/sandbox/deposits/{dep1['id']}/pay", {"outcome": "succeeded"}), 404,
                 "not_found")
-        refused(other_api.get(f"/wallet/payment-methods/{method['id']}"), 404, "not_found")
-        refused(other_api.post("/wallet/deposits", {"method_id": method["id"], "amount": "100"}), 404, "not_found")
+        refused(other_api.get(f"/wallet/payment-methods/{bank_method['id']}"), 404, "not_found")
+        refused(other_api.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": "100"}), 404, "not_found")
         refused(other_api.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
                 409, "wallet.method_already_registered")
         assert Complaint.objects.count() == 1
@@ -444,8 +447,8 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         # 10. Withdraw 1,000 CZK to the verified bank account (GP §5(6), §5(8)): held, sent, confirmed.
         clock.shift(60)
         before_withdrawal = balance(me)
-        w = ok(me.post("/wallet/withdrawals", {"method_id": method["id"], "amount": "1000"}), 201)
-        assert w["amount"]["amount"] == 100_000 and w["method_id"] == method["id"]
+        w = ok(me.post("/wallet/withdrawals", {"method_id": bank_method["id"], "amount": "1000"}), 201)
+        assert w["amount"]["amount"] == 100_000 and w["method_id"] == bank_method["id"]
         assert ok(me.get(f"/wallet/withdrawals/{w['id']}"))["status"] == "confirmed"
         overview = ok(me.get("/wallet/overview"))
         assert overview["balance"]["amount"] == before_withdrawal - 100_000 and overview["held"]["amount"] == 0

@@ -6,10 +6,10 @@ with a shared secret, header ``X-Signature: sha256=<hex>``). Callbacks may come 
 forged; the wallet handles each event id once and ignores a bad signature. Payouts are requested with our
 reference (the provider de-duplicates on it) and confirmed or returned by callbacks as well.
 
-The sandbox signs with ``WALLET_SANDBOX_SECRET``. ``sandbox_pay`` (API ``POST /api/v1/wallet/sandbox/
-deposits/{id}/pay`` or ``manage.py sandbox_pay``) makes it send a correctly signed callback through a Celery
-task after commit; the task POSTs it to ``WALLET_SANDBOX_CALLBACK_URL`` when set, else hands the same bytes
-and signature to the callback handler in-process.
+The sandbox signs with ``WALLET_SANDBOX_SECRET``. Its callbacks leave through an *outbox*, a callable the
+caller passes in (``get_provider(code, outbox=...)``): the wallet's services pass
+``wallet.services.sandbox.sandbox_outbox``, which sends them by a Celery task after commit. This module talks
+to the outside world only; it imports no service and no task.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import hmac
 import json
 import uuid
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,17 +26,21 @@ from django.conf import settings
 
 from core import clock
 from core.money import Money
-from wallet import conf, errors
+from wallet import errors
+from wallet.models import Deposit, PaymentMethod
 
 SIGNATURE_HEADER = "X-Signature"
 EVENT_TYPES = ("payment.succeeded", "payment.failed", "payout.succeeded", "payout.failed")
+
+# Where a provider's own callbacks go: ``outbox(raw_body, signature)`` (the sandbox sends its callbacks so).
+Outbox = Callable[[bytes, str], None]
 
 
 @dataclass(frozen=True)
 class PaymentStart:
     provider_payment_id: str
     redirect_url: str = ""
-    instructions: dict = field(default_factory=dict)
+    instructions: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -52,7 +57,7 @@ class CallbackEvent:
     reference: str  # our deposit payment_reference, or our payout/withdrawal reference
     amount: int
     currency: str
-    payer: dict | None
+    payer: dict[str, Any] | None
     occurred_at: str
     reason: str = ""
 
@@ -64,14 +69,17 @@ def hmac_signature(secret: str, raw_body: bytes) -> str:
 class PaymentProvider(ABC):
     code: str
 
+    def __init__(self, *, outbox: Outbox | None = None) -> None:
+        self.outbox = outbox
+
     @abstractmethod
     def secret(self) -> str: ...
 
     @abstractmethod
-    def start_payment(self, *, deposit) -> PaymentStart: ...
+    def start_payment(self, *, deposit: Deposit) -> PaymentStart: ...
 
     @abstractmethod
-    def send_payout(self, *, reference: str, method, amount: Money) -> PayoutResult: ...
+    def send_payout(self, *, reference: str, method: PaymentMethod | None, amount: Money) -> PayoutResult: ...
 
     def verify_signature(self, raw_body: bytes, signature: str) -> bool:
         expected = hmac_signature(self.secret(), raw_body)
@@ -100,11 +108,12 @@ class SandboxProvider(PaymentProvider):
     code = "sandbox"
 
     def secret(self) -> str:
-        return conf.get("WALLET_SANDBOX_SECRET")
+        secret: str = settings.WALLET_SANDBOX_SECRET
+        return secret
 
-    def start_payment(self, *, deposit) -> PaymentStart:
+    def start_payment(self, *, deposit: Deposit) -> PaymentStart:
         pid = f"sbx_{uuid.uuid4().hex[:20]}"
-        base = getattr(settings, "PUBLIC_BASE_URL", "").rstrip("/")
+        base = str(settings.PUBLIC_BASE_URL).rstrip("/")
         if deposit.method.kind == "bank_account":
             return PaymentStart(pid, instructions={
                 "account_number": "2001234561/2010", "iban": "CZ0520100000002001234561",
@@ -113,18 +122,21 @@ class SandboxProvider(PaymentProvider):
             })
         return PaymentStart(pid, redirect_url=f"{base}/api/v1/wallet/sandbox/deposits/{deposit.pk}/pay")
 
-    def send_payout(self, *, reference: str, method, amount: Money) -> PayoutResult:
+    def send_payout(self, *, reference: str, method: PaymentMethod | None, amount: Money) -> PayoutResult:
+        """Accept (or refuse) per ``WALLET_SANDBOX_PAYOUT_OUTCOME``, then call back through the outbox."""
         payout_id = "sbxp_" + hashlib.sha256(reference.encode()).hexdigest()[:20]  # same reference, same payout
-        outcome = conf.get("WALLET_SANDBOX_PAYOUT_OUTCOME")
+        outcome = settings.WALLET_SANDBOX_PAYOUT_OUTCOME
         if outcome == "refused":
             return PayoutResult(False, "", "sandbox refuses payouts (WALLET_SANDBOX_PAYOUT_OUTCOME=refused)")
         if outcome in ("succeeded", "failed"):
-            body, sig = sandbox_event(f"payout.{outcome}", reference, amount.amount)
-            sandbox_deliver_later(body, sig)
+            if self.outbox is None:  # the callback could not be sent: refuse to pretend it will come
+                raise RuntimeError("the sandbox provider needs an outbox to send its payout callback")
+            body, sig = self.event(f"payout.{outcome}", reference, amount.amount)
+            self.outbox(body, sig)
         return PayoutResult(True, payout_id)
 
     # the sandbox's own "server side" ------------------------------------------------------------------
-    def event(self, type_: str, reference: str, amount: int, payer: dict | None = None,
+    def event(self, type_: str, reference: str, amount: int, payer: dict[str, Any] | None = None,
               event_id: str | None = None, reason: str = "") -> tuple[bytes, str]:
         body = json.dumps({
             "event_id": event_id or f"evt_{uuid.uuid4().hex}", "type": type_, "reference": reference,
@@ -137,41 +149,24 @@ class SandboxProvider(PaymentProvider):
 _PROVIDERS: dict[str, type[PaymentProvider]] = {"sandbox": SandboxProvider}
 
 
-def get_provider(code: str) -> PaymentProvider:
+def get_provider(code: str, *, outbox: Outbox | None = None) -> PaymentProvider:
+    """The provider ``code`` (``wallet.unknown_provider`` / ``wallet.sandbox_disabled`` when it may not be used);
+    ``outbox`` is where the provider's own callbacks go (only the sandbox sends any)."""
     cls = _PROVIDERS.get(code)
     if cls is None:
         raise errors.UNKNOWN_PROVIDER(provider=code)
-    if code == "sandbox" and not conf.get("WALLET_SANDBOX_ENABLED"):
+    if code == "sandbox" and not settings.WALLET_SANDBOX_ENABLED:
         raise errors.SANDBOX_DISABLED()
-    return cls()
+    return cls(outbox=outbox)
 
 
 def provider_for_kind(kind: str) -> PaymentProvider:
-    return get_provider(conf.get("WALLET_PROVIDER_BY_KIND").get(kind, "sandbox"))
+    """The provider that handles methods of ``kind`` (``WALLET_PROVIDER_BY_KIND``; "sandbox" by default)."""
+    by_kind: dict[str, str] = settings.WALLET_PROVIDER_BY_KIND
+    return get_provider(by_kind.get(kind, "sandbox"))
 
 
-def sandbox_event(type_: str, reference: str, amount: int, payer: dict | None = None, event_id: str | None = None,
-                  reason: str = "") -> tuple[bytes, str]:
+def sandbox_event(type_: str, reference: str, amount: int, payer: dict[str, Any] | None = None,
+                  event_id: str | None = None, reason: str = "") -> tuple[bytes, str]:
+    """A correctly signed sandbox callback (body, signature)."""
     return SandboxProvider().event(type_, reference, amount, payer, event_id, reason)
-
-
-def sandbox_deliver_later(body: bytes, signature: str) -> None:
-    """The sandbox sends the callback after the current transaction commits (Celery task)."""
-    from wallet.tasks import sandbox_deliver_callback
-
-    sandbox_deliver_callback.delay_on_commit(body.decode(), signature)
-
-
-def deliver(body_text: str, signature: str) -> dict[str, Any]:
-    """Deliver one sandbox callback: HTTP POST when WALLET_SANDBOX_CALLBACK_URL is set, else in-process."""
-    url = conf.get("WALLET_SANDBOX_CALLBACK_URL")
-    if url:
-        import urllib.request
-
-        req = urllib.request.Request(url, data=body_text.encode(), method="POST",
-                                     headers={"Content-Type": "application/json", SIGNATURE_HEADER: signature})
-        with urllib.request.urlopen(req, timeout=10) as resp:  # noqa: S310 - configured URL
-            return json.loads(resp.read().decode() or "{}")
-    from wallet.services import provider_callback_handle
-
-    return provider_callback_handle(provider="sandbox", raw_body=body_text.encode(), signature=signature)

@@ -1,14 +1,21 @@
 """Staff screens. The ledger is read-only here; every staff action calls a service (audited)."""
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import Model
+from django.db.models.query import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from core import clock
+from core.admin import ReadOnlyAdmin, ReadOnlyInline, domain_error_text, run_service_action
 from core.audit import Actor
 from core.errors import DomainError
 from core.money import Money, MoneyError
@@ -32,76 +39,65 @@ from wallet.models import (
 )
 
 
-def _m(v) -> str:
-    return str(Money(v or 0))
+def money_text(minor: int | None) -> str:
+    """An amount in minor units as staff read it ("1 500,00 Kč")."""
+    return str(Money(minor or 0))
 
 
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+class _HasAmount(Protocol):
+    amount: int
 
 
-def _run(modeladmin, request, queryset, fn, done: str):
-    ok = 0
-    for obj in queryset:
-        try:
-            fn(obj, Actor.staff(request.user))
-            ok += 1
-        except DomainError as exc:
-            modeladmin.message_user(request, f"{obj}: {exc.code} - {exc.message_en} {exc.details or ''}", messages.ERROR)
-    if ok:
-        modeladmin.message_user(request, f"{done}: {ok}", messages.SUCCESS)
+class AmountColumn:
+    """The ``amount`` column of a money record, formatted."""
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj: _HasAmount) -> str:
+        return money_text(obj.amount)
+
+
+class StaffActionAdmin(AmountColumn, ReadOnlyAdmin):
+    """A record staff only look at, except through the admin actions that call its services: the change page
+    opens read-only (GET), so the record and its actions can be reached, and nothing is saved from it."""
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.method == "GET" or obj is None
 
 
 # Ledger ----------------------------------------------------------------------------------------------------
 
 @admin.register(LedgerAccount)
-class LedgerAccountAdmin(ReadOnly):
+class LedgerAccountAdmin(ReadOnlyAdmin):
     list_display = ("code", "kind", "player", "shown_balance", "shown_debt")
     list_filter = ("kind",)
     search_fields = ("code", "player__user__username")
 
     @admin.display(description="balance")
-    def shown_balance(self, obj):
-        return _m(obj.balance if obj.tracks_balance else account_sum(obj.pk))
+    def shown_balance(self, obj: LedgerAccount) -> str:
+        return money_text(obj.balance if obj.tracks_balance else account_sum(obj.pk))
 
     @admin.display(description="debt")
-    def shown_debt(self, obj):
-        return _m(obj.debt)
+    def shown_debt(self, obj: LedgerAccount) -> str:
+        return money_text(obj.debt)
 
 
-class EntryInline(admin.TabularInline):
+class EntryInline(ReadOnlyInline):
     model = Entry
     fields = ("account", "amount", "balance_after", "created_at")
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(LedgerTransaction)
-class LedgerTransactionAdmin(ReadOnly):
+class LedgerTransactionAdmin(AmountColumn, ReadOnlyAdmin):
     list_display = ("created_at", "kind", "reference", "player", "shown_amount", "actor_label", "memo")
     list_filter = ("kind",)
     search_fields = ("reference", "player__user__username", "memo")
     date_hierarchy = "created_at"
     inlines = [EntryInline]
 
-    @admin.display(description="amount")
-    def shown_amount(self, obj):
-        return _m(obj.amount)
-
 
 @admin.register(Wallet)
-class WalletAdmin(ReadOnly):
+class WalletAdmin(ReadOnlyAdmin):
     """Per player: the account mode, balances and the statement (staff view per player)."""
 
     list_display = ("player", "mode", "shown_balance", "shown_held", "shown_debt", "debt_flagged_at", "statement_link")
@@ -109,26 +105,26 @@ class WalletAdmin(ReadOnly):
     search_fields = ("player__user__username", "player__pk")
 
     @admin.display(description="balance")
-    def shown_balance(self, obj):
+    def shown_balance(self, obj: Wallet) -> str:
         return str(selectors.balance(obj.player))
 
     @admin.display(description="held")
-    def shown_held(self, obj):
+    def shown_held(self, obj: Wallet) -> str:
         return str(selectors.held_balance(obj.player))
 
     @admin.display(description="debt")
-    def shown_debt(self, obj):
+    def shown_debt(self, obj: Wallet) -> str:
         return str(selectors.debt(obj.player))
 
     @admin.display(description="statement")
-    def statement_link(self, obj):
+    def statement_link(self, obj: Wallet) -> SafeString:
         return format_html('<a href="{}">statement</a>', reverse("admin:wallet_wallet_statement", args=[obj.pk]))
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         return [path("<int:pk>/statement/", self.admin_site.admin_view(self.statement_view),
                      name="wallet_wallet_statement"), *super().get_urls()]
 
-    def statement_view(self, request, pk: int):
+    def statement_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         wallet = get_object_or_404(Wallet, pk=pk)
         lines = selectors.statement(wallet.player)[-500:]
         ctx = {**self.admin_site.each_context(request), "title": f"Statement of {wallet.player}", "wallet": wallet,
@@ -139,100 +135,79 @@ class WalletAdmin(ReadOnly):
 
 # Payment methods -------------------------------------------------------------------------------------------
 
-class DocumentInline(admin.TabularInline):
+class DocumentInline(ReadOnlyInline):
     model = MethodDocument
     fields = ("original_name", "content_type", "size", "file", "status", "uploaded_at", "reviewed_by", "review_note")
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(PaymentMethod)
-class PaymentMethodAdmin(ReadOnly):
+class PaymentMethodAdmin(StaffActionAdmin):
     list_display = ("player", "kind", "display", "status", "verified_by", "verified_at", "verify_by", "created_at")
     list_filter = ("kind", "status", "verified_by")
     search_fields = ("identifier", "iban", "player__user__username", "holder_name")
     inlines = [DocumentInline]
     actions = ["refuse", "cancel_misuse"]
 
-    def has_change_permission(self, request, obj=None):
-        return request.method == "GET" or obj is None
-
     @admin.action(description="Refuse: ownership not proven after a request (GP §5(11))")
-    def refuse(self, request, queryset):
-        _run(self, request, queryset, lambda m, a: services.payment_method_refuse(
+    def refuse(self, request: HttpRequest, queryset: QuerySet[PaymentMethod]) -> None:
+        run_service_action(self, request, queryset, lambda m, a: services.payment_method_refuse(
             method=m, reason="ownership not proven after a request (GP §5(11))", actor=a), "refused")
 
     @admin.action(description="Cancel: suspected misuse (GP §5(11))")
-    def cancel_misuse(self, request, queryset):
-        _run(self, request, queryset, lambda m, a: services.payment_method_cancel(
+    def cancel_misuse(self, request: HttpRequest, queryset: QuerySet[PaymentMethod]) -> None:
+        run_service_action(self, request, queryset, lambda m, a: services.payment_method_cancel(
             method=m, reason="suspected misuse (GP §5(11))", actor=a), "cancelled")
 
 
 @admin.register(MethodDocument)
-class MethodDocumentAdmin(ReadOnly):
+class MethodDocumentAdmin(StaffActionAdmin):
     list_display = ("method", "original_name", "content_type", "size", "status", "uploaded_at", "reviewed_by")
     list_filter = ("status", "content_type")
     search_fields = ("method__player__user__username", "sha256")
     actions = ["approve", "reject"]
 
-    def has_change_permission(self, request, obj=None):
-        return request.method == "GET" or obj is None
-
     @admin.action(description="Approve: ownership proven (GP §5(8)b) - verifies the method")
-    def approve(self, request, queryset):
-        _run(self, request, queryset, lambda d, a: services.method_document_review(
+    def approve(self, request: HttpRequest, queryset: QuerySet[MethodDocument]) -> None:
+        run_service_action(self, request, queryset, lambda d, a: services.method_document_review(
             document=d, approve=True, note="approved", actor=a), "approved")
 
     @admin.action(description="Reject: does not prove ownership")
-    def reject(self, request, queryset):
-        _run(self, request, queryset, lambda d, a: services.method_document_review(
+    def reject(self, request: HttpRequest, queryset: QuerySet[MethodDocument]) -> None:
+        run_service_action(self, request, queryset, lambda d, a: services.method_document_review(
             document=d, approve=False, note="does not prove ownership", actor=a), "rejected")
 
 
 # Deposits, withdrawals, events ------------------------------------------------------------------------------
 
 @admin.register(Deposit)
-class DepositAdmin(ReadOnly):
+class DepositAdmin(AmountColumn, ReadOnlyAdmin):
     list_display = ("created_at", "player", "method", "shown_amount", "status", "payment_reference", "confirmed_at")
     list_filter = ("status", "provider", "into_temporary")
     search_fields = ("payment_reference", "player__user__username", "provider_payment_id")
 
-    @admin.display(description="amount")
-    def shown_amount(self, obj):
-        return _m(obj.amount)
-
 
 @admin.register(Withdrawal)
-class WithdrawalAdmin(ReadOnly):
+class WithdrawalAdmin(StaffActionAdmin):
     list_display = ("requested_at", "player", "method", "shown_amount", "status", "needs_approval", "approval_reasons",
                     "decided_by")
     list_filter = ("status", "needs_approval", "provider")
     search_fields = ("reference", "player__user__username")
     actions = ["approve", "reject"]
 
-    def has_change_permission(self, request, obj=None):
-        return request.method == "GET" or obj is None
-
-    @admin.display(description="amount")
-    def shown_amount(self, obj):
-        return _m(obj.amount)
-
     @admin.action(description="Approve (sent after approval)")
-    def approve(self, request, queryset):
-        _run(self, request, queryset, lambda w, a: services.withdrawal_approve(withdrawal=w, actor=a), "approved")
+    def approve(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> None:
+        run_service_action(self, request, queryset,
+                           lambda w, a: services.withdrawal_approve(withdrawal=w, actor=a), "approved")
 
     @admin.action(description="Reject (money returns to the player account)")
-    def reject(self, request, queryset):
-        _run(self, request, queryset, lambda w, a: services.withdrawal_reject(
+    def reject(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> None:
+        run_service_action(self, request, queryset, lambda w, a: services.withdrawal_reject(
             withdrawal=w, reason="rejected by staff", actor=a), "rejected")
 
 
 @admin.register(ProviderEvent)
-class ProviderEventAdmin(ReadOnly):
+class ProviderEventAdmin(ReadOnlyAdmin):
     list_display = ("received_at", "provider", "provider_txn_id", "event_type", "result", "detail")
     list_filter = ("provider", "event_type", "result")
     search_fields = ("provider_txn_id", "raw_body")
@@ -241,7 +216,7 @@ class ProviderEventAdmin(ReadOnly):
 # Payouts and branch cash -------------------------------------------------------------------------------------
 
 @admin.register(Payout)
-class PayoutAdmin(ReadOnly):
+class PayoutAdmin(StaffActionAdmin):
     list_display = ("started_at", "player", "kind", "shown_amount", "shown_outstanding", "channel", "status", "due_at",
                     "collect_by", "completed_at")
     list_filter = ("kind", "status", "channel")
@@ -249,30 +224,25 @@ class PayoutAdmin(ReadOnly):
     readonly_fields = ("history",)
     actions = ["collect_in_cash"]
 
-    def has_change_permission(self, request, obj=None):
-        return request.method == "GET" or obj is None
-
-    @admin.display(description="amount")
-    def shown_amount(self, obj):
-        return _m(obj.amount)
-
     @admin.display(description="outstanding")
-    def shown_outstanding(self, obj):
-        return _m(obj.outstanding)
+    def shown_outstanding(self, obj: Payout) -> str:
+        return money_text(obj.outstanding)
 
     @admin.action(description="Collected in cash at a branch (the whole outstanding amount, GP §5(12) cap applies)")
-    def collect_in_cash(self, request, queryset):
+    def collect_in_cash(self, request: HttpRequest, queryset: QuerySet[Payout]) -> None:
         now = clock.now()
-        _run(self, request, queryset, lambda p, a: services.payout_collect_cash(
+        run_service_action(self, request, queryset, lambda p, a: services.payout_collect_cash(
             payout=p, amount=Money(p.outstanding), reference=f"admin-collect:{p.pk}:{now.timestamp():.0f}",
             branch="admin", actor=a), "collected")
 
 
 class AmountFormField(forms.CharField):
-    def clean(self, value):
-        value = super().clean(value)
+    """A positive CZK amount typed by staff ("1500", "1 500,50 Kč")."""
+
+    def clean(self, value: Any) -> Money:
+        text = super().clean(value)
         try:
-            money = Money.parse(value)
+            money = Money.parse(text)
         except MoneyError:
             raise forms.ValidationError("an amount such as 1500 or 1 500,50 Kč")
         if money.amount <= 0 or money.currency != "CZK":
@@ -280,7 +250,7 @@ class AmountFormField(forms.CharField):
         return money
 
 
-class BranchCashForm(forms.ModelForm):
+class BranchCashForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at runtime
     amount_czk = AmountFormField(label="amount (CZK)")
 
     class Meta:
@@ -288,37 +258,32 @@ class BranchCashForm(forms.ModelForm):
         fields = ("player", "direction", "branch", "reference")
 
 
-class CreatedByService(admin.ModelAdmin):
+class CreatedByService(AmountColumn, admin.ModelAdmin):  # type: ignore[type-arg]  # not subscriptable at runtime
     """An append-only record that staff create through a service (never edited or deleted here).
 
     The add form calls ``create(request, cleaned_data)``; a refusal (DomainError) is shown to staff with its
     code and changes nothing."""
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return obj is None or request.method == "GET"
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    @admin.display(description="amount")
-    def shown_amount(self, obj):
-        return _m(obj.amount)
-
-    def create(self, request, data):  # pragma: no cover - each subclass names its service
+    def create(self, request: HttpRequest, data: dict[str, Any]) -> Model:  # pragma: no cover - each names its service
         raise NotImplementedError
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         created = self.create(request, form.cleaned_data)
         obj.pk, obj.id = created.pk, created.pk
         obj.__dict__.update({k: v for k, v in created.__dict__.items() if not k.startswith("_")})
 
-    def add_view(self, request, form_url="", extra_context=None):
+    def add_view(self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None,
+                 ) -> HttpResponse:
         try:
             return super().add_view(request, form_url, extra_context)
         except DomainError as exc:
-            self.message_user(request, f"{exc.code}: {exc.message_en} {exc.details}", messages.ERROR)
-            from django.http import HttpResponseRedirect
-
+            self.message_user(request, domain_error_text(exc), messages.ERROR)
             return HttpResponseRedirect(request.path)
 
 
@@ -331,40 +296,34 @@ class BranchCashAdmin(CreatedByService):
     list_filter = ("direction", "branch")
     search_fields = ("reference", "player__user__username")
 
-    def create(self, request, d):
-        return services.branch_cash_record(player=d["player"], direction=d["direction"], amount=d["amount_czk"],
-                                           reference=d["reference"], branch=d["branch"],
-                                           actor=Actor.staff(request.user))
+    def create(self, request: HttpRequest, data: dict[str, Any]) -> BranchCash:
+        return services.branch_cash_record(player=data["player"], direction=data["direction"],
+                                           amount=data["amount_czk"], reference=data["reference"],
+                                           branch=data["branch"], actor=Actor.staff(request.user))
 
 
 # Holds, deductions, debts ---------------------------------------------------------------------------------------
 
 @admin.register(WinHold)
-class WinHoldAdmin(ReadOnly):
+class WinHoldAdmin(StaffActionAdmin):
     list_display = ("held_at", "player", "shown_amount", "reason", "status", "release_due_at", "decided_by")
     list_filter = ("reason", "status")
     search_fields = ("reference", "player__user__username")
     actions = ["release", "forfeit"]
 
-    def has_change_permission(self, request, obj=None):
-        return request.method == "GET" or obj is None
-
-    @admin.display(description="amount")
-    def shown_amount(self, obj):
-        return _m(obj.amount)
-
     @admin.action(description="Release to the player (doubt cleared)")
-    def release(self, request, queryset):
-        _run(self, request, queryset, lambda h, a: services.win_hold_release(hold=h, actor=a, note="released by staff"),
-             "released")
+    def release(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> None:
+        run_service_action(self, request, queryset,
+                           lambda h, a: services.win_hold_release(hold=h, actor=a, note="released by staff"),
+                           "released")
 
     @admin.action(description="Forfeit (bet judged irregular, GP §9(2), §10(3))")
-    def forfeit(self, request, queryset):
-        _run(self, request, queryset, lambda h, a: services.win_hold_forfeit(
+    def forfeit(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> None:
+        run_service_action(self, request, queryset, lambda h, a: services.win_hold_forfeit(
             hold=h, reason="bet judged irregular by staff", actor=a), "forfeited")
 
 
-class WinDeductionForm(forms.ModelForm):
+class WinDeductionForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at runtime
     amount_czk = AmountFormField(label="amount (CZK)")
 
     class Meta:
@@ -380,21 +339,18 @@ class WinDeductionAdmin(CreatedByService):
     list_display = ("notice_sent_at", "player", "shown_amount", "reason", "created_by")
     search_fields = ("reference", "player__user__username")
 
-    def create(self, request, d):
-        return services.win_deduct(player=d["player"], amount=d["amount_czk"], reference=d["reference"],
-                                   reason=d["reason"], notice_text=d["notice_text"], actor=Actor.staff(request.user))
+    def create(self, request: HttpRequest, data: dict[str, Any]) -> WinDeduction:
+        return services.win_deduct(player=data["player"], amount=data["amount_czk"], reference=data["reference"],
+                                   reason=data["reason"], notice_text=data["notice_text"],
+                                   actor=Actor.staff(request.user))
 
 
 @admin.register(Debt)
-class DebtAdmin(ReadOnly):
+class DebtAdmin(AmountColumn, ReadOnlyAdmin):
     list_display = ("created_at", "player", "shown_amount", "shown_outstanding", "status", "due_at", "flagged_at")
     list_filter = ("status",)
     search_fields = ("player__user__username",)
 
-    @admin.display(description="amount")
-    def shown_amount(self, obj):
-        return _m(obj.amount)
-
     @admin.display(description="outstanding")
-    def shown_outstanding(self, obj):
-        return _m(obj.outstanding)
+    def shown_outstanding(self, obj: Debt) -> str:
+        return money_text(obj.outstanding)

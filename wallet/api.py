@@ -1,32 +1,38 @@
 """Wallet API (``/api/v1/wallet/``): thin views that parse, call one service and format.
 
-Players authenticate with their token and see only their own rows (another player's id is a 404). Money-moving
-calls need an ``Idempotency-Key``. The provider callback endpoint has no authentication: its HMAC signature
-is the proof. Staff endpoints need ``is_staff``.
+Players authenticate with their token (``IsPlayer``: a user without a player account gets ``auth.not_a_player``)
+and see only their own rows (another player's id is a 404). Money-moving calls need an ``Idempotency-Key``. The
+provider callback endpoint has no authentication: its HMAC signature is the proof. Staff endpoints need
+``is_staff``.
 """
 from __future__ import annotations
 
 import csv
 import io
 from datetime import date, datetime, time, timedelta
+from typing import Any
 
+from django.conf import settings
+from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import generics, permissions
+from rest_framework import generics, permissions, serializers
 from rest_framework.parsers import MultiPartParser
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import Player
+from accounts.permissions import IsPlayer, request_player
 from core import clock
 from core.audit import Actor
-from core.errors import FORBIDDEN, VALIDATION
 from core.idempotency import idempotent
 from wallet import errors, selectors, services
 from wallet.adapters import SIGNATURE_HEADER
-from wallet.models import Deposit, PaymentMethod, Payout, WinDeduction, WinHold, Withdrawal
+from wallet.models import Deposit, Entry, PaymentMethod, Payout, WinDeduction, WinHold, Withdrawal
 from wallet.serializers import (
     BranchCashResultSerializer,
     BranchCashSerializer,
@@ -49,69 +55,87 @@ from wallet.serializers import (
 )
 
 
-def _player(request):
-    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
-    if player is None:
-        raise FORBIDDEN(reason="a player account is required")
-    return player
-
-
-def _key_reference(request, what: str) -> str:
+def _key_reference(request: Request, what: str) -> str:
     return f"api:{what}:{request.user.pk}:{request.headers.get('Idempotency-Key', '')}"
 
 
-def _parse_bound(value: str | None, *, end: bool):
-    """A date (a whole Prague day; ``end`` inclusive) or an ISO datetime."""
-    if not value:
-        return None
-    dt = parse_datetime(value)
-    if dt is not None:
-        if dt.tzinfo is None:
-            dt = dt.replace(tzinfo=clock.PRAGUE)
-        return dt
-    d = parse_date(value)
-    if d is None:
-        raise VALIDATION(fields={"end" if end else "start": ["a date YYYY-MM-DD or an ISO 8601 datetime"]})
-    if end:
-        d = d + timedelta(days=1)
-    return datetime.combine(d, time.min, tzinfo=clock.PRAGUE)
+BEGINNING = datetime.combine(date(1970, 1, 1), time.min, tzinfo=clock.PRAGUE)
 
 
-def _period(request):
-    start = _parse_bound(request.query_params.get("start"), end=False)
-    end = _parse_bound(request.query_params.get("end"), end=True)
-    if start is None:
-        start = datetime.combine(date(1970, 1, 1), time.min, tzinfo=clock.PRAGUE)
-    if end is not None and end <= start:
-        raise VALIDATION(fields={"end": ["end must be after start"]})
-    return start, end
+class PeriodBoundField(serializers.CharField):
+    """A date (a whole Prague day; as the end, inclusive) or an ISO 8601 datetime (Prague time when naive)."""
+
+    def __init__(self, *, is_end: bool, **kwargs: Any) -> None:
+        self.is_end = is_end
+        super().__init__(required=False, allow_blank=True, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        value = super().to_internal_value(data)
+        if not value:
+            return None
+        try:
+            day = parse_date(value)  # first: Python reads "2026-01-01" as a datetime (midnight) too
+            dt = None if day is not None else parse_datetime(value)
+        except ValueError:  # well formatted but not a real date ("2026-02-30")
+            day = dt = None
+        if day is not None:
+            if self.is_end:
+                day = day + timedelta(days=1)
+            return datetime.combine(day, time.min, tzinfo=clock.PRAGUE)
+        if dt is None:
+            raise serializers.ValidationError("a date YYYY-MM-DD or an ISO 8601 datetime")
+        return dt if dt.tzinfo is not None else dt.replace(tzinfo=clock.PRAGUE)
 
 
-PERIOD_PARAMS = [
-    OpenApiParameter("start", OpenApiTypes.STR, description="from (date = start of that Prague day, or ISO datetime)"),
-    OpenApiParameter("end", OpenApiTypes.STR, description="to (date = that whole Prague day, or ISO datetime; exclusive)"),
-]
+class PeriodQuerySerializer(serializers.Serializer[dict[str, Any]]):
+    """``?start=&end=`` of the statements: ``[start, end)``; without ``start`` from the beginning."""
+
+    start = PeriodBoundField(is_end=False, help_text="from (date = start of that Prague day, or ISO datetime)")
+    end = PeriodBoundField(is_end=True,
+                           help_text="to (date = that whole Prague day, or ISO datetime; exclusive)")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        start = attrs.get("start") or BEGINNING  # absent or blank ("?start=")
+        end = attrs.get("end") or None
+        if end is not None and end <= start:
+            raise serializers.ValidationError({"end": ["end must be after start"]})
+        return {"start": start, "end": end}
+
+
+def _period(request: Request) -> tuple[datetime, datetime | None]:
+    """The statement period from the query (``request.invalid`` with the field's problem when unreadable)."""
+    query = PeriodQuerySerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    return query.validated_data["start"], query.validated_data["end"]
+
+
+def _statement_page(view: generics.GenericAPIView[Entry], player: Player, request: Request) -> Response:
+    start, end = _period(request)
+    page = view.paginate_queryset(selectors.statement_entries(player, start, end)) or []
+    lines = [selectors.statement_line(e).__dict__ for e in page]
+    return view.get_paginated_response(StatementLineSerializer(lines, many=True).data)
 
 
 class OverviewView(APIView):
     """Balance, held funds, debt, payment-method deadline and the temporary account's cap."""
 
+    permission_classes = [IsPlayer]
+
     @extend_schema(responses=WalletOverviewSerializer, operation_id="wallet_overview")
-    def get(self, request):
-        return Response(WalletOverviewSerializer(selectors.wallet_overview(_player(request))).data)
+    def get(self, request: Request) -> Response:
+        return Response(WalletOverviewSerializer(selectors.wallet_overview(request_player(request))).data)
 
 
-class StatementView(generics.GenericAPIView):
+class StatementView(generics.GenericAPIView[Entry]):
     """The player's movements in a period: deposits, withdrawals, stakes, wins, refunds, fees, corrections."""
 
+    permission_classes = [IsPlayer]
     serializer_class = StatementLineSerializer
 
-    @extend_schema(parameters=PERIOD_PARAMS, responses=StatementLineSerializer(many=True), operation_id="wallet_statement")
-    def get(self, request):
-        start, end = _period(request)
-        page = self.paginate_queryset(selectors.statement_entries(_player(request), start, end))
-        lines = [selectors.statement_line(e).__dict__ for e in page]
-        return self.get_paginated_response(StatementLineSerializer(lines, many=True).data)
+    @extend_schema(parameters=[PeriodQuerySerializer], responses=StatementLineSerializer(many=True),
+                   operation_id="wallet_statement")
+    def get(self, request: Request) -> Response:
+        return _statement_page(self, request_player(request), request)
 
 
 CSV_COLUMNS = ["at", "category", "kind", "account", "amount_czk", "balance_after_czk", "amount_minor",
@@ -121,10 +145,12 @@ CSV_COLUMNS = ["at", "category", "kind", "account", "amount_czk", "balance_after
 class StatementCsvView(APIView):
     """The same statement as CSV (UTF-8, comma-separated, times in Europe/Prague)."""
 
-    @extend_schema(parameters=PERIOD_PARAMS, operation_id="wallet_statement_csv",
+    permission_classes = [IsPlayer]
+
+    @extend_schema(parameters=[PeriodQuerySerializer], operation_id="wallet_statement_csv",
                    responses={(200, "text/csv"): OpenApiResponse(response=OpenApiTypes.STR, description="CSV file")})
-    def get(self, request):
-        player = _player(request)
+    def get(self, request: Request) -> HttpResponse:
+        player = request_player(request)
         start, end = _period(request)
         buf = io.StringIO()
         w = csv.writer(buf)
@@ -141,14 +167,15 @@ class StatementCsvView(APIView):
 
 # Payment methods --------------------------------------------------------------------------------------------
 
-class PaymentMethodListView(generics.GenericAPIView):
+class PaymentMethodListView(generics.GenericAPIView[PaymentMethod]):
+    permission_classes = [IsPlayer]
     serializer_class = PaymentMethodSerializer
 
-    def get_queryset(self):
-        return selectors.payment_methods(_player(self.request))
+    def get_queryset(self) -> QuerySet[PaymentMethod]:
+        return selectors.payment_methods(request_player(self.request))
 
     @extend_schema(responses=PaymentMethodSerializer(many=True), operation_id="wallet_methods_list")
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(PaymentMethodSerializer(page, many=True).data)
 
@@ -157,8 +184,8 @@ class PaymentMethodListView(generics.GenericAPIView):
                    description="Register a payment method (GP §5(6)); a bank account must be at a bank seated in "
                                "the Czech Republic (GP §5(7)). Ownership is verified by the first payment from it "
                                "or by documents (GP §5(8)).")
-    def post(self, request):
-        player = _player(request)
+    def post(self, request: Request) -> Response:
+        player = request_player(request)
         s = PaymentMethodCreateSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         d = dict(s.validated_data)
@@ -169,34 +196,35 @@ class PaymentMethodListView(generics.GenericAPIView):
 
 
 class PaymentMethodDetailView(APIView):
+    permission_classes = [IsPlayer]
+
     @extend_schema(responses=PaymentMethodSerializer, operation_id="wallet_methods_detail")
-    def get(self, request, pk: int):
-        method = get_object_or_404(PaymentMethod, pk=pk, player=_player(request))
+    def get(self, request: Request, pk: int) -> Response:
+        method = get_object_or_404(PaymentMethod, pk=pk, player=request_player(request))
         return Response(PaymentMethodSerializer(method).data)
 
     @extend_schema(responses=PaymentMethodSerializer, operation_id="wallet_methods_remove")
-    def delete(self, request, pk: int):
-        player = _player(request)
+    def delete(self, request: Request, pk: int) -> Response:
+        player = request_player(request)
         method = get_object_or_404(PaymentMethod, pk=pk, player=player)
         method = services.payment_method_remove(method=method, actor=Actor.player(player))
         return Response(PaymentMethodSerializer(method).data)
 
 
 class MethodDocumentView(APIView):
+    permission_classes = [IsPlayer]
     parser_classes = [MultiPartParser]
 
     @extend_schema(request={"multipart/form-data": DocumentUploadSerializer}, responses={201: MethodDocumentSerializer},
                    operation_id="wallet_methods_document_upload",
                    description="Upload a document proving ownership (GP §5(8)b): PDF, JPEG or PNG; staff review it.")
-    def post(self, request, pk: int):
-        player = _player(request)
+    def post(self, request: Request, pk: int) -> Response:
+        player = request_player(request)
         method = get_object_or_404(PaymentMethod, pk=pk, player=player)
         s = DocumentUploadSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         f = s.validated_data["file"]
-        from wallet import conf
-
-        max_bytes = conf.get("WALLET_DOCUMENT_MAX_BYTES")
+        max_bytes = int(settings.WALLET_DOCUMENT_MAX_BYTES)
         if f.size > max_bytes:
             raise errors.DOCUMENT_TOO_LARGE(max_bytes=max_bytes, size=f.size)
         doc = services.method_document_upload(method=method, name=f.name, content=f.read(), actor=Actor.player(player))
@@ -205,14 +233,15 @@ class MethodDocumentView(APIView):
 
 # Deposits ------------------------------------------------------------------------------------------------------
 
-class DepositListView(generics.GenericAPIView):
+class DepositListView(generics.GenericAPIView[Deposit]):
+    permission_classes = [IsPlayer]
     serializer_class = DepositSerializer
 
-    def get_queryset(self):
-        return Deposit.objects.filter(player=_player(self.request)).order_by("-created_at", "-pk")
+    def get_queryset(self) -> QuerySet[Deposit]:
+        return Deposit.objects.filter(player=request_player(self.request)).order_by("-created_at", "-pk")
 
     @extend_schema(responses=DepositSerializer(many=True), operation_id="wallet_deposits_list")
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(DepositSerializer(page, many=True).data)
 
@@ -220,8 +249,8 @@ class DepositListView(generics.GenericAPIView):
                    description="Start a deposit from a registered method: follow ``redirect_url`` or pay with the "
                                "``instructions``; the provider's signed callback credits it. Needs Idempotency-Key.")
     @idempotent()
-    def post(self, request):
-        player = _player(request)
+    def post(self, request: Request) -> Response:
+        player = request_player(request)
         s = DepositCreateSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         method = get_object_or_404(PaymentMethod, pk=s.validated_data["method_id"], player=player)
@@ -231,24 +260,28 @@ class DepositListView(generics.GenericAPIView):
 
 
 class DepositDetailView(APIView):
+    permission_classes = [IsPlayer]
+
     @extend_schema(responses=DepositSerializer, operation_id="wallet_deposits_detail")
-    def get(self, request, pk: int):
-        return Response(DepositSerializer(get_object_or_404(Deposit, pk=pk, player=_player(request))).data)
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(DepositSerializer(get_object_or_404(Deposit, pk=pk, player=request_player(request))).data)
 
 
 class SandboxPayView(APIView):
     """The sandbox provider's "pay" page: it confirms (or fails) the deposit by a signed callback sent after
     commit. Only while ``WALLET_SANDBOX_ENABLED``."""
 
+    permission_classes = [IsPlayer]
+
     @extend_schema(request=SandboxPaySerializer, responses={202: SandboxPayResultSerializer},
                    operation_id="wallet_sandbox_pay")
     @idempotent()
-    def post(self, request, pk: int):
-        player = _player(request)
+    def post(self, request: Request, pk: int) -> Response:
+        player = request_player(request)
         deposit = get_object_or_404(Deposit, pk=pk, player=player)
         s = SandboxPaySerializer(data=request.data)
         s.is_valid(raise_exception=True)
-        payer = None
+        payer: dict[str, Any] | None = None
         if s.validated_data.get("payer_name"):
             payer = {"name": s.validated_data["payer_name"]}
             if s.validated_data.get("payer_birth_date"):
@@ -262,14 +295,14 @@ class ProviderCallbackView(APIView):
     """Provider callbacks: no authentication; the HMAC-SHA256 signature over the raw body (header
     ``X-Signature: sha256=<hex>``) is checked. Each event id is handled once; replays return the first result."""
 
-    authentication_classes: list = []
+    authentication_classes: list[type[Any]] = []
     permission_classes = [permissions.AllowAny]
 
     @extend_schema(request={"application/json": OpenApiTypes.OBJECT}, responses=CallbackResultSerializer,
                    operation_id="wallet_provider_callback",
                    parameters=[OpenApiParameter(SIGNATURE_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER,
                                                 required=True, description="sha256=<hex HMAC of the raw body>")])
-    def post(self, request, provider: str):
+    def post(self, request: Request, provider: str) -> Response:
         raw = request.body
         result = services.provider_callback_handle(provider=provider, raw_body=raw,
                                                    signature=request.headers.get(SIGNATURE_HEADER, ""))
@@ -278,14 +311,15 @@ class ProviderCallbackView(APIView):
 
 # Withdrawals --------------------------------------------------------------------------------------------------
 
-class WithdrawalListView(generics.GenericAPIView):
+class WithdrawalListView(generics.GenericAPIView[Withdrawal]):
+    permission_classes = [IsPlayer]
     serializer_class = WithdrawalSerializer
 
-    def get_queryset(self):
-        return Withdrawal.objects.filter(player=_player(self.request)).order_by("-requested_at", "-pk")
+    def get_queryset(self) -> QuerySet[Withdrawal]:
+        return Withdrawal.objects.filter(player=request_player(self.request)).order_by("-requested_at", "-pk")
 
     @extend_schema(responses=WithdrawalSerializer(many=True), operation_id="wallet_withdrawals_list")
-    def get(self, request):
+    def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(WithdrawalSerializer(page, many=True).data)
 
@@ -294,8 +328,8 @@ class WithdrawalListView(generics.GenericAPIView):
                    description="Withdraw to a verified registered method (GP §5(6), §5(8)); only from a full "
                                "player account (GP §5(2)c). Needs Idempotency-Key.")
     @idempotent()
-    def post(self, request):
-        player = _player(request)
+    def post(self, request: Request) -> Response:
+        player = request_player(request)
         s = WithdrawalCreateSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         method = get_object_or_404(PaymentMethod, pk=s.validated_data["method_id"], player=player)
@@ -306,16 +340,21 @@ class WithdrawalListView(generics.GenericAPIView):
 
 
 class WithdrawalDetailView(APIView):
+    permission_classes = [IsPlayer]
+
     @extend_schema(responses=WithdrawalSerializer, operation_id="wallet_withdrawals_detail")
-    def get(self, request, pk: int):
-        return Response(WithdrawalSerializer(get_object_or_404(Withdrawal, pk=pk, player=_player(request))).data)
+    def get(self, request: Request, pk: int) -> Response:
+        withdrawal = get_object_or_404(Withdrawal, pk=pk, player=request_player(request))
+        return Response(WithdrawalSerializer(withdrawal).data)
 
 
 class WithdrawalCancelView(APIView):
+    permission_classes = [IsPlayer]
+
     @extend_schema(request=None, responses=WithdrawalSerializer, operation_id="wallet_withdrawals_cancel")
     @idempotent()
-    def post(self, request, pk: int):
-        player = _player(request)
+    def post(self, request: Request, pk: int) -> Response:
+        player = request_player(request)
         w = services.withdrawal_cancel(withdrawal=get_object_or_404(Withdrawal, pk=pk, player=player),
                                        actor=Actor.player(player))
         return Response(WithdrawalSerializer(w).data)
@@ -323,42 +362,46 @@ class WithdrawalCancelView(APIView):
 
 # Payouts, holds, deductions ---------------------------------------------------------------------------------------
 
-class PayoutListView(generics.ListAPIView):
+class PayoutListView(generics.ListAPIView[Payout]):
     """Refunds and settlements paid outside the account (GP §5(2)e, §5(13), §5(15)), with their steps."""
 
+    permission_classes = [IsPlayer]
     serializer_class = PayoutSerializer
 
-    def get_queryset(self):
-        return Payout.objects.filter(player=_player(self.request)).order_by("-started_at", "-pk")
+    def get_queryset(self) -> QuerySet[Payout]:
+        return Payout.objects.filter(player=request_player(self.request)).order_by("-started_at", "-pk")
 
     @extend_schema(operation_id="wallet_payouts_list")
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
 
-class WinHoldListView(generics.ListAPIView):
+class WinHoldListView(generics.ListAPIView[WinHold]):
     """Wins held under doubt (GP §10(3))."""
 
+    permission_classes = [IsPlayer]
     serializer_class = WinHoldSerializer
 
-    def get_queryset(self):
-        return WinHold.objects.filter(player=_player(self.request)).order_by("-held_at", "-pk")
+    def get_queryset(self) -> QuerySet[WinHold]:
+        return WinHold.objects.filter(player=request_player(self.request)).order_by("-held_at", "-pk")
 
     @extend_schema(operation_id="wallet_holds_list")
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
 
-class WinDeductionListView(generics.ListAPIView):
+class WinDeductionListView(generics.ListAPIView[WinDeduction]):
     """Wins deducted with notice (GP §7(7), §10(4)) and the resulting debt's due date."""
 
+    permission_classes = [IsPlayer]
     serializer_class = WinDeductionSerializer
 
-    def get_queryset(self):
-        return WinDeduction.objects.filter(player=_player(self.request)).select_related("debt").order_by("-notice_sent_at")
+    def get_queryset(self) -> QuerySet[WinDeduction]:
+        return (WinDeduction.objects.filter(player=request_player(self.request)).select_related("debt")
+                .order_by("-notice_sent_at"))
 
     @extend_schema(operation_id="wallet_deductions_list")
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
 
@@ -372,9 +415,7 @@ class StaffBranchCashView(APIView):
     @extend_schema(request=BranchCashSerializer, responses={201: BranchCashResultSerializer},
                    operation_id="wallet_staff_branch_cash")
     @idempotent()
-    def post(self, request):
-        from accounts.models import Player
-
+    def post(self, request: Request) -> Response:
         s = BranchCashSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         d = s.validated_data
@@ -387,19 +428,13 @@ class StaffBranchCashView(APIView):
                                                     "reference": bc.reference, "at": bc.at}).data, status=201)
 
 
-class StaffStatementView(generics.GenericAPIView):
+class StaffStatementView(generics.GenericAPIView[Entry]):
     """Staff: any player's statement."""
 
     permission_classes = [permissions.IsAdminUser]
     serializer_class = StatementLineSerializer
 
-    @extend_schema(parameters=PERIOD_PARAMS, responses=StatementLineSerializer(many=True),
+    @extend_schema(parameters=[PeriodQuerySerializer], responses=StatementLineSerializer(many=True),
                    operation_id="wallet_staff_statement")
-    def get(self, request, player_id: int):
-        from accounts.models import Player
-
-        player = get_object_or_404(Player, pk=player_id)
-        start, end = _period(request)
-        page = self.paginate_queryset(selectors.statement_entries(player, start, end))
-        return self.get_paginated_response(
-            StatementLineSerializer([selectors.statement_line(e).__dict__ for e in page], many=True).data)
+    def get(self, request: Request, player_id: int) -> Response:
+        return _statement_page(self, get_object_or_404(Player, pk=player_id), request)

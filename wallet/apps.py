@@ -5,7 +5,9 @@ class WalletConfig(AppConfig):
     name = "wallet"
 
     def ready(self) -> None:
-        # wallet implements these account events for accounts (accounts/hooks.py; checked at start-up)
+        # wallet implements these account events for accounts (accounts/hooks.py; checked at start-up).
+        # Imported here, not at module level: selectors and services import the models, which Django loads
+        # only after every AppConfig is created.
         from accounts import hooks
         from wallet import selectors, services
 

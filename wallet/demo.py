@@ -2,6 +2,19 @@
 sandbox provider (its signed callback verifies the account, GP §5(8)a)."""
 from __future__ import annotations
 
+from typing import TextIO
+
+from django.conf import settings
+
+from accounts.models import Player
+from core.audit import Actor
+from core.errors import DomainError
+from core.money import Money
+from wallet import adapters
+from wallet.selectors import balance
+from wallet.services import deposit_start, payment_method_register, provider_callback_handle
+from wallet.services.sandbox import default_sandbox_payer
+
 DEMO = [
     # username, account number, deposit (CZK)
     ("demo_active", "1234567004/0100", "5000"),
@@ -9,23 +22,15 @@ DEMO = [
 ]
 
 
-def seed(stdout) -> None:
-    from accounts.models import Player
-    from core.audit import Actor
-    from core.errors import DomainError
-    from core.money import Money
-    from wallet import adapters, conf
-    from wallet.services import deposit_start, payment_method_register, provider_callback_handle
-    from wallet.services.deposits import default_sandbox_payer
-
-    if not conf.get("WALLET_SANDBOX_ENABLED"):
+def seed(stdout: TextIO) -> None:
+    if not settings.WALLET_SANDBOX_ENABLED:
         stdout.write("wallet demo: sandbox provider disabled, nothing seeded")
         return
+    actor = Actor.system("wallet.demo")
     for username, number, amount in DEMO:
         player = Player.objects.filter(user__username=username).select_related("user").first()
         if player is None:
             continue
-        actor = Actor.system("wallet.demo")
         try:
             method = payment_method_register(player=player, kind="bank_account", data={"account_number": number},
                                              actor=actor)
@@ -37,6 +42,4 @@ def seed(stdout) -> None:
         except DomainError as exc:
             stdout.write(f"wallet demo: {username}: {exc.code}")
             continue
-        from wallet.selectors import balance
-
         stdout.write(f"wallet demo: {username} has bank account {number} (verified) and balance {balance(player)}")

@@ -13,21 +13,22 @@ from collections.abc import Sequence
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Sum
 
+from accounts.models import Player
 from core import clock
 from core.audit import Actor
 from core.money import Money
 from wallet import errors
-from wallet.models import Debt, LedgerAccount, LedgerTransaction, Wallet
+from wallet.models import Debt, Entry, LedgerAccount, LedgerTransaction, Wallet
 
-K = LedgerAccount.Kind
+AccountKind = LedgerAccount.Kind
 
-OPERATOR_ACCOUNTS = {
-    "house": K.HOUSE,
-    "jackpot": K.JACKPOT,
-    "fees": K.FEES,
-    "refunds_payable": K.REFUNDS_PAYABLE,
-    "adjustments": K.ADJUSTMENTS,
-    "branch_cash": K.BRANCH_CASH,
+OPERATOR_ACCOUNTS: dict[str, str] = {
+    "house": AccountKind.HOUSE,
+    "jackpot": AccountKind.JACKPOT,
+    "fees": AccountKind.FEES,
+    "refunds_payable": AccountKind.REFUNDS_PAYABLE,
+    "adjustments": AccountKind.ADJUSTMENTS,
+    "branch_cash": AccountKind.BRANCH_CASH,
 }
 
 
@@ -44,7 +45,7 @@ def check_amount(amount: Money, *, allow_zero: bool = False) -> int:
 def operator_account(code: str) -> LedgerAccount:
     """An operator account by code (``house``, ``fees``, ``clearing:sandbox`` ...), created on first use."""
     if code.startswith("clearing:"):
-        kind = K.CLEARING
+        kind: str = AccountKind.CLEARING
     elif code in OPERATOR_ACCOUNTS:
         kind = OPERATOR_ACCOUNTS[code]
     else:
@@ -63,13 +64,11 @@ def player_account_code(player_id: int, kind: str) -> str:
     return f"player:{player_id}:{kind.removeprefix('player_')}"
 
 
-def _wallet_create(player) -> None:
-    from accounts.models import Player
-
+def _wallet_create(player: Player) -> None:
     fresh = Player.objects.filter(pk=player.pk).first()
-    status = getattr(fresh, "status", "")
+    status = fresh.status if fresh is not None else ""
     # A full player account once registration completed (GP §4(8)); before that the temporary account.
-    completed = status in ("active", "closing") or getattr(fresh, "completed_at", None) is not None
+    completed = status in ("active", "closing") or (fresh is not None and fresh.completed_at is not None)
     mode = Wallet.Mode.FULL if completed else Wallet.Mode.TEMPORARY
     now = clock.now()
     try:
@@ -84,7 +83,7 @@ def _wallet_create(player) -> None:
         pass  # a concurrent first use created it
 
 
-def wallet_lock(*, player) -> Wallet:
+def wallet_lock(*, player: Player) -> Wallet:
     """``SELECT ... FOR NO KEY UPDATE`` of the player's one wallet row (created on first use).
 
     Must run inside a transaction; every money and limit decision of that player runs under it."""
@@ -100,7 +99,7 @@ def player_account(player_id: int, kind: str) -> LedgerAccount:
 
 
 def live_kind(wallet: Wallet) -> str:
-    return K.PLAYER_TEMPORARY if wallet.mode == Wallet.Mode.TEMPORARY else K.PLAYER_MAIN
+    return AccountKind.PLAYER_TEMPORARY if wallet.mode == Wallet.Mode.TEMPORARY else AccountKind.PLAYER_MAIN
 
 
 def live_account(wallet: Wallet) -> LedgerAccount:
@@ -135,8 +134,6 @@ def post(*, kind: str, reference: str, legs: Sequence[tuple[LedgerAccount, int]]
     except IntegrityError:
         # The same reference under the same kind from another player's transaction committed first.
         raise errors.REFERENCE_CONFLICT(reference=reference, kind=kind)
-    from wallet.models import Entry
-
     entries = []
     with connection.cursor() as cur:
         for acc, amt in legs:
@@ -180,14 +177,12 @@ def apply_credit_to_debt(account: LedgerAccount) -> None:
         if debt.outstanding == 0:
             debt.status, debt.paid_at = Debt.Status.PAID, now
         debt.save(update_fields=["outstanding", "status", "paid_at"])
-    if new_debt == 0:
+    if new_debt == 0 and account.player_id is not None:
         Wallet.objects.filter(player_id=account.player_id).update(debt_flagged_at=None)
 
 
 def account_sum(account_id: int) -> int:
-    from wallet.models import Entry
-
-    return Entry.objects.filter(account_id=account_id).aggregate(s=Sum("amount"))["s"] or 0
+    return int(Entry.objects.filter(account_id=account_id).aggregate(s=Sum("amount"))["s"] or 0)
 
 
 def operator_balance(code: str) -> Money:

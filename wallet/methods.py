@@ -12,13 +12,15 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
+from django.conf import settings
 from stdnum import iban as stdnum_iban
 from stdnum.cz import bankaccount
 from stdnum.exceptions import ValidationError as StdnumError
 
 from core.money import ROUNDING_HALF_UP, Money
-from wallet import conf, errors
+from wallet import errors
 
 BANKS_CSV = Path(__file__).with_name("data") / "cz_banks.csv"
 BRANCH = "branch_cash"  # cash at a branch: not a registered method, but it has GP §8(6) limits
@@ -64,26 +66,30 @@ class MethodRule:
 
 
 def method_rules() -> dict[str, MethodRule]:
-    """The table of GP §8(6); read at call time so settings overrides apply."""
-    g = conf.get
+    """The table of GP §8(6); the plan's blanks are ``settings.WALLET_*`` read at call time, so overrides apply."""
     return {
         # bank transfer: deposit min "3(?) CZK", no max; withdrawal min blank, no max
-        "bank_account": MethodRule(deposit=True, withdrawal=True, deposit_min=g("WALLET_BANK_DEPOSIT_MIN"),
-                                   withdrawal_min=g("WALLET_BANK_WITHDRAWAL_MIN")),
+        "bank_account": MethodRule(deposit=True, withdrawal=True,
+                                   deposit_min=settings.WALLET_BANK_DEPOSIT_MIN,
+                                   withdrawal_min=settings.WALLET_BANK_WITHDRAWAL_MIN),
         # card: deposit min 100 CZK, no max (withdrawals to cards are not in the plan)
         "card": MethodRule(deposit=True, withdrawal=False, deposit_min=10_000),
         # PayU online: deposit min "3(?) CZK", no max
-        "payu": MethodRule(deposit=True, withdrawal=False, deposit_min=g("WALLET_PAYU_DEPOSIT_MIN")),
+        "payu": MethodRule(deposit=True, withdrawal=False, deposit_min=settings.WALLET_PAYU_DEPOSIT_MIN),
         # Skrill: all blank
-        "skrill": MethodRule(deposit=True, withdrawal=True, deposit_min=g("WALLET_SKRILL_DEPOSIT_MIN"),
-                             deposit_max=g("WALLET_SKRILL_DEPOSIT_MAX"), withdrawal_min=g("WALLET_SKRILL_WITHDRAWAL_MIN"),
-                             withdrawal_max=g("WALLET_SKRILL_WITHDRAWAL_MAX")),
+        "skrill": MethodRule(deposit=True, withdrawal=True,
+                             deposit_min=settings.WALLET_SKRILL_DEPOSIT_MIN,
+                             deposit_max=settings.WALLET_SKRILL_DEPOSIT_MAX,
+                             withdrawal_min=settings.WALLET_SKRILL_WITHDRAWAL_MIN,
+                             withdrawal_max=settings.WALLET_SKRILL_WITHDRAWAL_MAX),
         # paysafecard: deposit min "3(?) CZK", max blank, fee 5 %
-        "paysafecard": MethodRule(deposit=True, withdrawal=False, deposit_min=g("WALLET_PAYSAFECARD_DEPOSIT_MIN"),
-                                  deposit_max=g("WALLET_PAYSAFECARD_DEPOSIT_MAX"), fee_percent="5"),
+        "paysafecard": MethodRule(deposit=True, withdrawal=False,
+                                  deposit_min=settings.WALLET_PAYSAFECARD_DEPOSIT_MIN,
+                                  deposit_max=settings.WALLET_PAYSAFECARD_DEPOSIT_MAX, fee_percent="5"),
         # branch cash: deposit min 1 CZK, max blank; withdrawal min 100 CZK, max blank (+ GP §5(12) 24 h cap)
-        BRANCH: MethodRule(deposit=True, withdrawal=True, deposit_min=100, deposit_max=g("WALLET_BRANCH_DEPOSIT_MAX"),
-                           withdrawal_min=10_000, withdrawal_max=g("WALLET_BRANCH_WITHDRAWAL_MAX")),
+        BRANCH: MethodRule(deposit=True, withdrawal=True,
+                           deposit_min=100, deposit_max=settings.WALLET_BRANCH_DEPOSIT_MAX,
+                           withdrawal_min=10_000, withdrawal_max=settings.WALLET_BRANCH_WITHDRAWAL_MAX),
     }
 
 
@@ -206,7 +212,7 @@ def normalise_ewallet(*, kind: str, account_id: str) -> NormalisedMethod:
     return NormalisedMethod(kind=kind, identifier=account_id)
 
 
-def normalise(kind: str, data: dict) -> NormalisedMethod:
+def normalise(kind: str, data: dict[str, Any]) -> NormalisedMethod:
     if kind == "bank_account":
         return normalise_bank_account(account_number=data.get("account_number", ""), iban=data.get("iban", ""))
     if kind == "card":

@@ -42,7 +42,7 @@ class Wallet(models.Model):
     # GP §7(7): an unpaid debt is flagged for staff (who may cancel the account).
     debt_flagged_at = models.DateTimeField(null=True, blank=True)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"wallet of player {self.player_id} ({self.mode})"
 
 
@@ -86,7 +86,7 @@ class LedgerAccount(models.Model):
                                     name="wallet_account_one_per_player_kind"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.code
 
     @property
@@ -137,7 +137,7 @@ class LedgerTransaction(models.Model):
         constraints = [models.UniqueConstraint(fields=["kind", "reference"], name="wallet_txn_unique_kind_reference")]
         indexes = [models.Index(fields=["player", "created_at"])]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.kind}:{self.reference}"
 
     @property
@@ -209,7 +209,7 @@ class PaymentMethod(models.Model):
                                     name="wallet_method_identifier_in_use_once"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.display}"
 
     @property

@@ -1,15 +1,27 @@
-"""The wallet's reads (docs/contracts.md). No locks; for decisions, services re-read under ``wallet_lock``."""
+"""The wallet's reads (docs/contracts.md). No locks; for decisions, services re-read under ``wallet_lock``.
+
+What the wallet needs to know about the person comes from the accounts app by plain imports of its selectors
+(``money_movement_refusal``, ``identity_for``) and of its one name-folding function (``accounts.validation.fold``).
+"""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from typing import Any
 
 from django.db.models import QuerySet, Sum
 
+from accounts.adapters import Identity
+from accounts.models import PersonalData, Player
+from accounts.selectors import identity_for
+from accounts.validation import fold
+from core import clock
 from core.money import Money
-from wallet import conf
+from wallet import rules
 from wallet.models import (
     Debt,
+    Deposit,
     Entry,
     LedgerAccount,
     LedgerTransaction,
@@ -20,62 +32,143 @@ from wallet.models import (
     Withdrawal,
 )
 
-K = LedgerAccount.Kind
-T = LedgerTransaction.Kind
+AccountKind = LedgerAccount.Kind
+TxnKind = LedgerTransaction.Kind
 
 # Statement categories (what the player reads): deposits, withdrawals, stakes, wins, refunds, fees, corrections.
-CATEGORY = {
-    T.DEPOSIT: "deposit", T.BRANCH_CASH_IN: "deposit", T.DEPOSIT_RETURN: "deposit",
-    T.WITHDRAWAL_HOLD: "withdrawal", T.WITHDRAWAL_RELEASE: "withdrawal", T.WITHDRAWAL_SEND: "withdrawal",
-    T.WITHDRAWAL_RETURN: "withdrawal", T.BRANCH_CASH_OUT: "withdrawal",
-    T.STAKE: "stake", T.WIN: "win", T.WIN_HOLD: "win", T.WIN_RELEASE: "win",
-    T.REFUND: "refund", T.PAYOUT_START: "refund", T.FEE: "fee",
-    T.WIN_FORFEIT: "correction", T.WIN_DEDUCTION: "correction", T.ADJUSTMENT: "correction",
-    T.CONVERSION: "transfer",
+CATEGORY: dict[str, str] = {
+    TxnKind.DEPOSIT: "deposit", TxnKind.BRANCH_CASH_IN: "deposit", TxnKind.DEPOSIT_RETURN: "deposit",
+    TxnKind.WITHDRAWAL_HOLD: "withdrawal", TxnKind.WITHDRAWAL_RELEASE: "withdrawal",
+    TxnKind.WITHDRAWAL_SEND: "withdrawal", TxnKind.WITHDRAWAL_RETURN: "withdrawal",
+    TxnKind.BRANCH_CASH_OUT: "withdrawal",
+    TxnKind.STAKE: "stake", TxnKind.WIN: "win", TxnKind.WIN_HOLD: "win", TxnKind.WIN_RELEASE: "win",
+    TxnKind.REFUND: "refund", TxnKind.PAYOUT_START: "refund", TxnKind.FEE: "fee",
+    TxnKind.WIN_FORFEIT: "correction", TxnKind.WIN_DEDUCTION: "correction", TxnKind.ADJUSTMENT: "correction",
+    TxnKind.CONVERSION: "transfer",
 }
-ACCOUNT_LABEL = {K.PLAYER_TEMPORARY: "temporary", K.PLAYER_MAIN: "player", K.PLAYER_HELD: "held"}
+ACCOUNT_LABEL: dict[str, str] = {
+    AccountKind.PLAYER_TEMPORARY: "temporary", AccountKind.PLAYER_MAIN: "player", AccountKind.PLAYER_HELD: "held",
+}
 
 
-def _wallet(player) -> Wallet | None:
+def _wallet(player: Player) -> Wallet | None:
     return Wallet.objects.filter(player_id=player.pk).first()
 
 
-def _live(player) -> LedgerAccount | None:
+def _live(player: Player) -> LedgerAccount | None:
     w = _wallet(player)
     if w is None:
         return None
-    kind = K.PLAYER_TEMPORARY if w.mode == Wallet.Mode.TEMPORARY else K.PLAYER_MAIN
+    kind = AccountKind.PLAYER_TEMPORARY if w.mode == Wallet.Mode.TEMPORARY else AccountKind.PLAYER_MAIN
     return LedgerAccount.objects.filter(player_id=player.pk, kind=kind).first()
 
 
-def balance(player) -> Money:
+def balance(player: Player) -> Money:
     """Available balance of the live account (temporary or player account); negative only by a debt."""
     acc = _live(player)
     return Money(acc.balance if acc else 0)
 
 
-def held_balance(player) -> Money:
-    acc = LedgerAccount.objects.filter(player_id=player.pk, kind=K.PLAYER_HELD).first()
+def held_balance(player: Player) -> Money:
+    acc = LedgerAccount.objects.filter(player_id=player.pk, kind=AccountKind.PLAYER_HELD).first()
     return Money(acc.balance if acc else 0)
 
 
-def debt(player) -> Money:
+def debt(player: Player) -> Money:
     acc = _live(player)
     return Money(acc.debt if acc else 0)
 
 
-def account_mode(player) -> str:
+def account_mode(player: Player) -> str:
     w = _wallet(player)
     if w is not None:
         return w.mode
-    return Wallet.Mode.TEMPORARY if getattr(player, "status", "") in ("applicant", "temporary") else Wallet.Mode.FULL
+    return Wallet.Mode.TEMPORARY if player.status in ("applicant", "temporary") else Wallet.Mode.FULL
 
 
-def temporary_deposit_status(player) -> dict:
+# The player, as the accounts app knows them -------------------------------------------------------------------
+
+def player_status_fresh(player: Player) -> str:
+    """The player's status read from the database now (and set on ``player``, so the accounts selectors asked
+    next see it). Services decide on it; the wallet never locks ``Player`` rows (accounts locks them first)."""
+    player.refresh_from_db(fields=["status"])
+    return player.status
+
+
+def registration_started_at(player: Player) -> datetime:
+    """GP §5(9): registration starts when the player row is created."""
+    return player.created_at
+
+
+def temporary_activated_at(player: Player) -> datetime | None:
+    """GP §5(11): when the temporary account was activated (None before)."""
+    return player.temporary_activated_at
+
+
+def player_identity(player: Player) -> Identity | None:
+    """The person's identity from the accounts personal data (GP §4(4)a), or None while there is none."""
+    try:
+        identity: Identity = identity_for(player)
+    except PersonalData.DoesNotExist:  # no personal data recorded yet
+        return None
+    return identity
+
+
+TITLES = frozenset({"ing", "mgr", "bc", "mudr", "judr", "phdr", "rndr", "phd", "csc", "doc", "prof", "dis", "mba",
+                    "pan", "pani"})
+
+
+def name_tokens(text: str) -> list[str]:
+    """A name as comparable tokens: folded by ``accounts.validation.fold`` (case and diacritics), split on
+    anything that is not a letter or digit, academic titles and forms of address left out."""
+    return [t for t in re.split(r"[^a-z0-9]+", fold(text)) if t and t not in TITLES]
+
+
+def payer_matches(player: Player, payer: dict[str, Any]) -> tuple[bool, str]:
+    """GP §5(8)a: is the payer the provider reports the player? The name (as a set of tokens) must match the
+    accounts personal data, and the birth date too when the provider reports one. Without personal data
+    nothing matches (the method then needs documents, GP §5(8)b)."""
+    identity = player_identity(player)
+    if identity is None:
+        return False, "no personal data to compare"
+    mine = name_tokens(f"{identity.given_names} {identity.surname}")
+    theirs = name_tokens(str(payer.get("name") or payer.get("holder_name") or ""))
+    if not mine or not theirs:
+        return False, "no name to compare"
+    if sorted(mine) != sorted(theirs):
+        return False, "the payer's name differs from the player's"
+    reported_birth = payer.get("birth_date")
+    if not reported_birth:
+        return True, "name matches"
+    try:
+        if date.fromisoformat(str(reported_birth)) != identity.date_of_birth:
+            return False, "the payer's birth date differs"
+    except ValueError:
+        return False, "unreadable birth date"
+    return True, "name and birth date match"
+
+
+# The temporary account's cap ---------------------------------------------------------------------------------
+
+def temporary_deposited(player_id: int) -> int:
+    """Gross deposits credited to the temporary account so far (deposits and branch cash, GP §5(2)b)."""
+    total = Entry.objects.filter(
+        account__player_id=player_id, account__kind=AccountKind.PLAYER_TEMPORARY, amount__gt=0,
+        transaction__kind__in=[TxnKind.DEPOSIT, TxnKind.BRANCH_CASH_IN],
+    ).aggregate(s=Sum("amount"))["s"]
+    return int(total or 0)
+
+
+def temporary_pending(player_id: int) -> int:
+    """Initiated deposits into the temporary account not yet expired: they reserve the cap (GP §5(2)b)."""
+    total = Deposit.objects.filter(player_id=player_id, into_temporary=True, status=Deposit.Status.INITIATED,
+                                   expires_at__gt=clock.now()).aggregate(s=Sum("amount"))["s"]
+    return int(total or 0)
+
+
+def temporary_deposit_status(player: Player) -> dict[str, Money]:
     """GP §5(2)b: the temporary account's lifetime deposit cap, used and left."""
-    from wallet.services.deposits import temporary_deposited, temporary_pending
-
-    cap = conf.temp_deposit_cap()
+    cap = rules.temp_deposit_cap()
     used, pending = temporary_deposited(player.pk), temporary_pending(player.pk)
     return {"cap": Money(cap), "deposited": Money(used), "pending": Money(pending),
             "remaining": Money(max(0, cap - used - pending))}
@@ -96,7 +189,8 @@ class StatementLine:
     entry_id: int
 
 
-def statement_entries(player, start: datetime | None = None, end: datetime | None = None) -> QuerySet[Entry]:
+def statement_entries(player: Player, start: datetime | None = None,
+                      end: datetime | None = None) -> QuerySet[Entry]:
     """The player's ledger entries (all three player accounts) in [start, end), oldest first."""
     qs = Entry.objects.filter(account__player_id=player.pk).select_related("transaction", "account")
     if start is not None:
@@ -112,17 +206,18 @@ def statement_line(e: Entry) -> StatementLine:
         at=e.created_at, category=CATEGORY.get(txn.kind, "other"), kind=txn.kind,
         account=ACCOUNT_LABEL.get(e.account.kind, e.account.kind), amount=Money(e.amount),
         balance_after=Money(e.balance_after or 0), reference=txn.reference,
-        description=txn.memo or LedgerTransaction.Kind(txn.kind).label, entry_id=e.pk)
+        description=txn.memo or str(TxnKind(txn.kind).label), entry_id=e.pk)
 
 
-def statement(player, start: datetime | None = None, end: datetime | None = None) -> list[StatementLine]:
+def statement(player: Player, start: datetime | None = None, end: datetime | None = None) -> list[StatementLine]:
     """The player's movements in [start, end): deposits, withdrawals, stakes, wins, refunds, fees, corrections."""
     return [statement_line(e) for e in statement_entries(player, start, end)]
 
 
-def statement_totals(player, start: datetime | None = None, end: datetime | None = None) -> dict[str, Money]:
+def statement_totals(player: Player, start: datetime | None = None,
+                     end: datetime | None = None) -> dict[str, Money]:
     totals: dict[str, int] = {}
-    qs = statement_entries(player, start, end).exclude(account__kind=K.PLAYER_HELD)
+    qs = statement_entries(player, start, end).exclude(account__kind=AccountKind.PLAYER_HELD)
     for row in qs.values("transaction__kind").annotate(s=Sum("amount")):
         cat = CATEGORY.get(row["transaction__kind"], "other")
         totals[cat] = totals.get(cat, 0) + row["s"]
@@ -131,16 +226,16 @@ def statement_totals(player, start: datetime | None = None, end: datetime | None
 
 # Payment methods --------------------------------------------------------------------------------------
 
-def payment_methods(player) -> QuerySet[PaymentMethod]:
+def payment_methods(player: Player) -> QuerySet[PaymentMethod]:
     return PaymentMethod.objects.filter(player_id=player.pk).order_by("-created_at", "-pk")
 
 
-def player_has_verified_payment_method(player) -> bool:
+def player_has_verified_payment_method(player: Player) -> bool:
     """GP §4(4)g, §5(10): the player has a registered (ownership-verified) payment method."""
     return PaymentMethod.objects.filter(player_id=player.pk, status=PaymentMethod.Status.VERIFIED).exists()
 
 
-def payment_method_deadline(player, wallet: Wallet | None = None) -> datetime | None:
+def payment_method_deadline(player: Player, wallet: Wallet | None = None) -> datetime | None:
     """By when the player must have a verified payment method, or None when they have one (or no term runs).
 
     * GP §5(9): within 30 days from the start of registration (while registration is not complete);
@@ -149,23 +244,21 @@ def payment_method_deadline(player, wallet: Wallet | None = None) -> datetime | 
     The accounts expiry job acts on it; the wallet only reports it."""
     if player_has_verified_payment_method(player):
         return None
-    from wallet.services.accounts_bridge import registration_started_at, temporary_activated_at
-
     wallet = wallet or _wallet(player)
-    status = getattr(player, "status", "")
-    candidates = []
+    status = player.status
+    candidates: list[datetime] = []
     if status in ("applicant", "temporary") or (wallet is not None and wallet.mode == Wallet.Mode.TEMPORARY
                                                  and status not in ("active",)):
-        candidates.append(registration_started_at(player) + timedelta(days=conf.VERIFY_METHOD_DAYS))
+        candidates.append(registration_started_at(player) + timedelta(days=rules.VERIFY_METHOD_DAYS))
         activated = temporary_activated_at(player)
         if activated is not None:
-            candidates.append(activated + timedelta(days=conf.NEW_METHOD_DAYS))
+            candidates.append(activated + timedelta(days=rules.NEW_METHOD_DAYS))
     if wallet is not None and wallet.method_missing_since is not None:
-        candidates.append(wallet.method_missing_since + timedelta(days=conf.NEW_METHOD_DAYS))
+        candidates.append(wallet.method_missing_since + timedelta(days=rules.NEW_METHOD_DAYS))
     return min(candidates) if candidates else None
 
 
-def payment_method_status(player) -> dict:
+def payment_method_status(player: Player) -> dict[str, Any]:
     w = _wallet(player)
     return {"has_verified": player_has_verified_payment_method(player),
             "deadline": payment_method_deadline(player, wallet=w),
@@ -174,7 +267,7 @@ def payment_method_status(player) -> dict:
 
 # Closure ---------------------------------------------------------------------------------------------------
 
-def closure_settled_at(player) -> datetime | None:
+def closure_settled_at(player: Player) -> datetime | None:
     """GP §5(15): when the balance at cancellation was settled (the account closes within 10 days of it), or
     None while anything is still owed or moving: an open settlement payout, an open withdrawal, a held win, a
     balance left on the account."""
@@ -190,21 +283,21 @@ def closure_settled_at(player) -> datetime | None:
     return payouts.order_by("-completed_at").values_list("completed_at", flat=True).first()
 
 
-def closure_close_by(player) -> datetime | None:
+def closure_close_by(player: Player) -> datetime | None:
     settled = closure_settled_at(player)
-    return settled + timedelta(days=conf.CLOSE_AFTER_SETTLEMENT_DAYS) if settled else None
+    return settled + timedelta(days=rules.CLOSE_AFTER_SETTLEMENT_DAYS) if settled else None
 
 
 # Overviews --------------------------------------------------------------------------------------------------
 
-def open_debts(player) -> QuerySet[Debt]:
+def open_debts(player: Player) -> QuerySet[Debt]:
     return Debt.objects.filter(player_id=player.pk, status__in=[Debt.Status.OPEN, Debt.Status.OVERDUE])
 
 
-def wallet_overview(player) -> dict:
+def wallet_overview(player: Player) -> dict[str, Any]:
     mode = account_mode(player)
     debts = list(open_debts(player).order_by("due_at"))
-    data = {
+    return {
         "account": mode,
         "balance": balance(player),
         "held": held_balance(player),
@@ -213,7 +306,6 @@ def wallet_overview(player) -> dict:
         "payment_method": payment_method_status(player),
         "temporary_deposits": temporary_deposit_status(player) if mode == Wallet.Mode.TEMPORARY else None,
     }
-    return data
 
 
 def operator_balances() -> dict[str, Money]:

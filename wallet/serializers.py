@@ -2,6 +2,9 @@
 ``{"amount": <haléře>, "currency": "CZK", "formatted": "3 000,01 Kč"}``."""
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -9,30 +12,31 @@ from core.money import Money, MoneyError
 from wallet.models import Deposit, MethodDocument, PaymentMethod, Payout, WinDeduction, WinHold, Withdrawal
 
 
-class WalletMoneySerializer(serializers.Serializer):
+class WalletMoneySerializer(serializers.Serializer[Money]):
     amount = serializers.IntegerField(help_text="minor units (haléře)")
     currency = serializers.CharField()
     formatted = serializers.CharField()
 
 
 @extend_schema_field(WalletMoneySerializer)
-class MoneyOutField(serializers.Field):
+class MoneyOutField(serializers.Field[Money, Any, dict[str, Any], Any]):
     """A Money (or minor units int) rendered as the Money JSON."""
 
-    def __init__(self, **kw):
+    def __init__(self, **kw: Any) -> None:
         kw.setdefault("read_only", True)
         super().__init__(**kw)
 
-    def to_representation(self, value):
+    def to_representation(self, value: Money | int) -> dict[str, Any]:
         if isinstance(value, Money):
             return value.to_json()
         return Money(int(value)).to_json()
 
 
-class AmountField(serializers.CharField):
+@extend_schema_field(OpenApiTypes.STR)
+class AmountField(serializers.Field[Money, Any, str, Any]):
     """CZK amount as text in major units: "3000.01", "3 000,01 Kč", "100"."""
 
-    def to_internal_value(self, data):
+    def to_internal_value(self, data: Any) -> Money:
         if isinstance(data, bool) or not isinstance(data, (str, int)):
             raise serializers.ValidationError("an amount such as \"3000.01\" or \"3 000,01 Kč\"")
         try:
@@ -43,8 +47,11 @@ class AmountField(serializers.CharField):
             raise serializers.ValidationError("a positive amount in CZK")
         return money
 
+    def to_representation(self, value: Money) -> str:
+        return str(value)
 
-class WalletOverviewSerializer(serializers.Serializer):
+
+class WalletOverviewSerializer(serializers.Serializer[dict[str, Any]]):
     account = serializers.ChoiceField(choices=["temporary", "full"])
     balance = MoneyOutField()
     held = MoneyOutField()
@@ -53,28 +60,30 @@ class WalletOverviewSerializer(serializers.Serializer):
     payment_method = serializers.SerializerMethodField()
     temporary_deposits = serializers.SerializerMethodField()
 
-    class _PM(serializers.Serializer):
+    class _PM(serializers.Serializer[dict[str, Any]]):
         has_verified = serializers.BooleanField()
         deadline = serializers.DateTimeField(allow_null=True)
         missing_since = serializers.DateTimeField(allow_null=True)
 
-    class _Temp(serializers.Serializer):
+    class _Temp(serializers.Serializer[dict[str, Any]]):
         cap = WalletMoneySerializer()
         deposited = WalletMoneySerializer()
         pending = WalletMoneySerializer()
         remaining = WalletMoneySerializer()
 
     @extend_schema_field(_PM)
-    def get_payment_method(self, obj):
-        return self._PM(obj["payment_method"]).data
+    def get_payment_method(self, obj: dict[str, Any]) -> dict[str, Any]:
+        return dict(self._PM(obj["payment_method"]).data)
 
     @extend_schema_field(_Temp(allow_null=True))
-    def get_temporary_deposits(self, obj):
+    def get_temporary_deposits(self, obj: dict[str, Any]) -> dict[str, Any] | None:
         t = obj["temporary_deposits"]
         return {k: v.to_json() for k, v in t.items()} if t else None
 
 
-class StatementLineSerializer(serializers.Serializer):
+class StatementLineSerializer(serializers.Serializer[Any]):
+    """One ``selectors.StatementLine`` (its fields as a dict); also the schema of the statement endpoints."""
+
     at = serializers.DateTimeField()
     category = serializers.ChoiceField(choices=["deposit", "withdrawal", "stake", "win", "refund", "fee",
                                                 "correction", "transfer", "other"])
@@ -86,7 +95,7 @@ class StatementLineSerializer(serializers.Serializer):
     description = serializers.CharField()
 
 
-class PaymentMethodSerializer(serializers.ModelSerializer):
+class PaymentMethodSerializer(serializers.ModelSerializer[PaymentMethod]):
     kind = serializers.CharField(read_only=True, help_text="bank_account | card | skrill | payu | paysafecard")
     display = serializers.CharField(read_only=True)
     registered = serializers.SerializerMethodField(help_text="verified: the registered payment method (GP §5(10))")
@@ -97,11 +106,11 @@ class PaymentMethodSerializer(serializers.ModelSerializer):
                   "verified_by", "verified_at", "verify_by", "status_reason", "created_at"]
         read_only_fields = fields
 
-    def get_registered(self, obj) -> bool:
+    def get_registered(self, obj: PaymentMethod) -> bool:
         return obj.status == PaymentMethod.Status.VERIFIED
 
 
-class PaymentMethodCreateSerializer(serializers.Serializer):
+class PaymentMethodCreateSerializer(serializers.Serializer[dict[str, Any]]):
     kind = serializers.CharField(max_length=20, help_text="bank_account | card | skrill | payu | paysafecard")
     account_number = serializers.CharField(required=False, allow_blank=True, max_length=30,
                                            help_text="bank_account: [prefix-]number/bank code (Czech format)")
@@ -114,17 +123,17 @@ class PaymentMethodCreateSerializer(serializers.Serializer):
     account_id = serializers.CharField(required=False, allow_blank=True, max_length=64,
                                        help_text="skrill / payu / paysafecard: the wallet's account id (e-mail)")
 
-    def validate_kind(self, value):
+    def validate_kind(self, value: str) -> str:
         if value not in PaymentMethod.Kind.values:
             raise serializers.ValidationError(f"one of {', '.join(PaymentMethod.Kind.values)}")
         return value
 
 
-class DocumentUploadSerializer(serializers.Serializer):
+class DocumentUploadSerializer(serializers.Serializer[dict[str, Any]]):
     file = serializers.FileField(help_text="PDF, JPEG or PNG proving ownership (account contract, statement)")
 
 
-class MethodDocumentSerializer(serializers.ModelSerializer):
+class MethodDocumentSerializer(serializers.ModelSerializer[MethodDocument]):
     class Meta:
         model = MethodDocument
         fields = ["id", "method", "original_name", "content_type", "size", "status", "uploaded_at", "reviewed_at",
@@ -132,12 +141,12 @@ class MethodDocumentSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class DepositCreateSerializer(serializers.Serializer):
+class DepositCreateSerializer(serializers.Serializer[dict[str, Any]]):
     method_id = serializers.IntegerField()
     amount = AmountField()
 
 
-class DepositSerializer(serializers.ModelSerializer):
+class DepositSerializer(serializers.ModelSerializer[Deposit]):
     amount = MoneyOutField()
     fee = MoneyOutField()
     credited = serializers.SerializerMethodField()
@@ -151,16 +160,16 @@ class DepositSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     @extend_schema_field(WalletMoneySerializer)
-    def get_credited(self, obj):
+    def get_credited(self, obj: Deposit) -> dict[str, Any]:
         return Money(obj.amount - obj.fee).to_json()
 
 
-class WithdrawalCreateSerializer(serializers.Serializer):
+class WithdrawalCreateSerializer(serializers.Serializer[dict[str, Any]]):
     method_id = serializers.IntegerField()
     amount = AmountField()
 
 
-class WithdrawalSerializer(serializers.ModelSerializer):
+class WithdrawalSerializer(serializers.ModelSerializer[Withdrawal]):
     amount = MoneyOutField()
     method_id = serializers.IntegerField(read_only=True)
 
@@ -171,7 +180,7 @@ class WithdrawalSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class PayoutSerializer(serializers.ModelSerializer):
+class PayoutSerializer(serializers.ModelSerializer[Payout]):
     kind = serializers.CharField(read_only=True, help_text="temporary_refund | misuse | closure | deposit_return")
     amount = MoneyOutField()
     paid = MoneyOutField()
@@ -186,7 +195,7 @@ class PayoutSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class WinHoldSerializer(serializers.ModelSerializer):
+class WinHoldSerializer(serializers.ModelSerializer[WinHold]):
     amount = MoneyOutField()
 
     class Meta:
@@ -195,7 +204,7 @@ class WinHoldSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class WinDeductionSerializer(serializers.ModelSerializer):
+class WinDeductionSerializer(serializers.ModelSerializer[WinDeduction]):
     amount = MoneyOutField()
     debt_due_at = serializers.SerializerMethodField()
 
@@ -204,31 +213,31 @@ class WinDeductionSerializer(serializers.ModelSerializer):
         fields = ["id", "amount", "reason", "notice_text", "notice_sent_at", "debt_due_at"]
         read_only_fields = fields
 
-    def get_debt_due_at(self, obj) -> str | None:
+    def get_debt_due_at(self, obj: WinDeduction) -> str | None:
         debt = getattr(obj, "debt", None)  # reverse one-to-one: None when no debt arose
         return debt.due_at.isoformat() if debt else None
 
 
-class SandboxPaySerializer(serializers.Serializer):
+class SandboxPaySerializer(serializers.Serializer[dict[str, Any]]):
     outcome = serializers.ChoiceField(choices=["succeeded", "failed"], default="succeeded")
     payer_name = serializers.CharField(required=False, max_length=200,
                                        help_text="the payer the sandbox reports (default: the player)")
     payer_birth_date = serializers.DateField(required=False)
 
 
-class SandboxPayResultSerializer(serializers.Serializer):
+class SandboxPayResultSerializer(serializers.Serializer[dict[str, Any]]):
     deposit_id = serializers.IntegerField()
     outcome = serializers.CharField()
     callback_queued = serializers.BooleanField()
 
 
-class CallbackResultSerializer(serializers.Serializer):
+class CallbackResultSerializer(serializers.Serializer[dict[str, Any]]):
     status = serializers.ChoiceField(choices=["processed", "duplicate"])
     event_id = serializers.CharField()
     result = serializers.CharField()
 
 
-class BranchCashSerializer(serializers.Serializer):
+class BranchCashSerializer(serializers.Serializer[dict[str, Any]]):
     player_id = serializers.IntegerField()
     direction = serializers.ChoiceField(choices=["in", "out"])
     amount = AmountField()
@@ -237,7 +246,7 @@ class BranchCashSerializer(serializers.Serializer):
                                       help_text="receipt number; default: derived from the Idempotency-Key")
 
 
-class BranchCashResultSerializer(serializers.Serializer):
+class BranchCashResultSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
     player_id = serializers.IntegerField()
     direction = serializers.CharField()

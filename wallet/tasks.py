@@ -1,50 +1,46 @@
 """Celery tasks: thin wrappers around services. Sweepers claim due rows (skip locked), one transaction each,
-safe to run twice or on two workers."""
+safe to run twice or on two workers. Services enqueue these with ``task.delay_on_commit(...)``."""
 from __future__ import annotations
 
-from celery import shared_task
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
 from django.db.models import Q
 
 from core import clock
 from core.audit import Actor
+from core.tasks import platform_task
+from wallet import services
+from wallet.models import Debt, Deposit, Payout, WinHold, Withdrawal
+from wallet.services.callbacks import sandbox_callback_deliver
 
 
-@shared_task(name="wallet.sandbox_deliver_callback", time_limit=60, soft_time_limit=50)
-def sandbox_deliver_callback(body_text: str, signature: str) -> dict:
-    """The sandbox provider sends its signed callback (HTTP or in-process, see wallet.adapters.deliver)."""
-    from wallet.adapters import deliver
-
-    return deliver(body_text, signature)
+@platform_task(name="wallet.sandbox_deliver_callback", time_limit=60, soft_time_limit=50)
+def sandbox_deliver_callback(body_text: str, signature: str) -> dict[str, Any]:
+    """The sandbox provider sends its signed callback (HTTP or in-process, ``sandbox_callback_deliver``)."""
+    return sandbox_callback_deliver(body_text=body_text, signature=signature)
 
 
-@shared_task(name="wallet.withdrawal_send", time_limit=120, soft_time_limit=100)
+@platform_task(name="wallet.withdrawal_send", time_limit=120, soft_time_limit=100)
 def withdrawal_send(withdrawal_id: int) -> str:
-    from wallet.services import withdrawal_dispatch
-
-    return withdrawal_dispatch(withdrawal_id=withdrawal_id, actor=Actor.system("wallet.withdrawal_send"))
+    return services.withdrawal_dispatch(withdrawal_id=withdrawal_id, actor=Actor.system("wallet.withdrawal_send"))
 
 
-@shared_task(name="wallet.payout_send", time_limit=120, soft_time_limit=100)
+@platform_task(name="wallet.payout_send", time_limit=120, soft_time_limit=100)
 def payout_send(payout_id: int) -> str:
-    from wallet.services import payout_dispatch
-
-    return payout_dispatch(payout_id=payout_id, actor=Actor.system("wallet.payout_send"))
+    return services.payout_dispatch(payout_id=payout_id, actor=Actor.system("wallet.payout_send"))
 
 
-def sweep(limit: int = 500) -> dict:
+def sweep(limit: int = 500) -> dict[str, int]:
     """Every due wallet deadline, each row in its own transaction (also ``manage.py wallet_sweep``)."""
-    from datetime import timedelta
-
-    from wallet import conf, services
-    from wallet.models import Debt, Deposit, Payout, WinHold, Withdrawal
-
     now = clock.now()
     actor = Actor.system("wallet.sweep")
-    stale = now - timedelta(minutes=conf.get("WALLET_SEND_RETRY_MINUTES"))
+    stale = now - timedelta(minutes=int(settings.WALLET_SEND_RETRY_MINUTES))
     out: dict[str, int] = {}
 
     def count(key: str, result: str) -> None:
-        if result not in ("skipped",):
+        if result != "skipped":
             out[f"{key}.{result}"] = out.get(f"{key}.{result}", 0) + 1
 
     for pk in Deposit.objects.filter(status=Deposit.Status.INITIATED, expires_at__lte=now).values_list("pk", flat=True)[:limit]:
@@ -64,6 +60,6 @@ def sweep(limit: int = 500) -> dict:
     return out
 
 
-@shared_task(name="wallet.sweep", time_limit=600, soft_time_limit=540)
-def wallet_sweep() -> dict:
+@platform_task(name="wallet.sweep", time_limit=600, soft_time_limit=540)
+def wallet_sweep() -> dict[str, int]:
     return sweep()

@@ -1,5 +1,11 @@
-"""Writes of the accounts app. Other apps import from here (``accounts.services.<name>``)."""
-from accounts.services.lifecycle import (  # noqa: F401
+"""Writes of the accounts app. Other apps import from here (``accounts.services.<name>``).
+
+Modules, lowest first (each imports only those before it): ``locks`` (``player_lock``), ``notify`` (e-mail,
+SMS, the e-mail link), ``sessions`` (logins, tokens, passwords, the exclusion check), ``lifecycle`` (account
+states), ``registration`` (applications, register checks, credentials), ``personal`` (personal data, consents,
+branch identification, duplicates, barred persons).
+"""
+from accounts.services.lifecycle import (
     balance_handoff_attempt,
     balance_handoffs_retry_due,
     closure_request,
@@ -8,6 +14,7 @@ from accounts.services.lifecycle import (  # noqa: F401
     player_reinstate,
     player_set_barred_insider,
     player_suspend,
+    player_transition,
     registration_complete,
     registration_reject,
     registration_try_complete,
@@ -16,7 +23,9 @@ from accounts.services.lifecycle import (  # noqa: F401
     temporary_expire,
     temporary_expire_due,
 )
-from accounts.services.personal import (  # noqa: F401
+from accounts.services.locks import player_lock
+from accounts.services.notify import email_link_issue
+from accounts.services.personal import (
     barred_person_save,
     consent_give,
     consent_withdraw,
@@ -26,22 +35,62 @@ from accounts.services.personal import (  # noqa: F401
     duplicate_case_open,
     duplicate_case_resolve,
     duplicates_scan,
+    identity_verify_at_branch,
     personal_data_update,
 )
-from accounts.services.registration import (  # noqa: F401
+from accounts.services.registration import (
     email_link_confirm,
-    email_link_issue,
     email_link_resend,
-    identity_verify_at_branch,
     registration_checks_retry_due,
     registration_submit,
 )
-from accounts.services.sessions import (  # noqa: F401
+from accounts.services.sessions import (
     exclusion_check,
     password_change,
     player_force_logout,
     session_end,
     session_start,
-    session_touch,
     sessions_timeout_due,
 )
+
+__all__ = [
+    "balance_handoff_attempt",
+    "balance_handoffs_retry_due",
+    "barred_person_save",
+    "closure_request",
+    "closures_finalize_due",
+    "consent_give",
+    "consent_withdraw",
+    "correction_approve",
+    "correction_reject",
+    "correction_request_create",
+    "duplicate_case_open",
+    "duplicate_case_resolve",
+    "duplicates_scan",
+    "email_link_confirm",
+    "email_link_issue",
+    "email_link_resend",
+    "exclusion_check",
+    "identity_verify_at_branch",
+    "password_change",
+    "personal_data_update",
+    "player_close",
+    "player_force_logout",
+    "player_lock",
+    "player_reinstate",
+    "player_set_barred_insider",
+    "player_suspend",
+    "player_transition",
+    "registration_checks_retry_due",
+    "registration_complete",
+    "registration_reject",
+    "registration_submit",
+    "registration_try_complete",
+    "registrations_autocomplete_due",
+    "session_end",
+    "session_start",
+    "sessions_timeout_due",
+    "temporary_activate",
+    "temporary_expire",
+    "temporary_expire_due",
+]

@@ -7,78 +7,59 @@
     active --cancel--> closing --balance settled--> closed          (GP §4(10), §5(15))
     active/temporary <--> suspended (staff)
 
-Lock order: the Player row first, then whatever the wallet locks (the wallet never locks Player rows).
+Lock order: the Player row first (``player_lock``), then whatever the wallet and limits lock (they never lock
+Player rows). Calls up into ``wallet`` and ``limits`` go through the checked hooks of ``accounts.hooks``.
 """
 from __future__ import annotations
 
 import logging
 from datetime import datetime
+from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
-from accounts import conf, errors
+from accounts import errors, rules
+from accounts.hooks import hook
 from accounts.models import Player
+from accounts.selectors import email_of, registration_steps
+from accounts.services.locks import player_lock
+from accounts.services.notify import email_link_issue, email_on_commit
+from accounts.services.sessions import player_force_logout
 from core import clock
 from core.audit import Actor, audit_record
 from core.errors import DomainError
+from core.fsm import status_transition
 
 logger = logging.getLogger("accounts.lifecycle")
-S = Player.Status
+Status = Player.Status
 
-ALLOWED = {
-    S.APPLICANT: {S.TEMPORARY, S.REJECTED},
-    S.TEMPORARY: {S.ACTIVE, S.EXPIRED, S.SUSPENDED, S.CLOSED},
-    S.ACTIVE: {S.SUSPENDED, S.CLOSING},
-    S.SUSPENDED: {S.ACTIVE, S.TEMPORARY, S.CLOSING, S.CLOSED, S.EXPIRED},
-    S.CLOSING: {S.CLOSED},
+ALLOWED: dict[str, set[str]] = {
+    Status.APPLICANT: {Status.TEMPORARY, Status.REJECTED},
+    Status.TEMPORARY: {Status.ACTIVE, Status.EXPIRED, Status.SUSPENDED, Status.CLOSED},
+    Status.ACTIVE: {Status.SUSPENDED, Status.CLOSING},
+    Status.SUSPENDED: {Status.ACTIVE, Status.TEMPORARY, Status.CLOSING, Status.CLOSED, Status.EXPIRED},
+    Status.CLOSING: {Status.CLOSED},
 }
-TERMINAL_FORCE_LOGOUT = {S.CLOSED, S.EXPIRED, S.REJECTED}
+TERMINAL_FORCE_LOGOUT = {Status.CLOSED, Status.EXPIRED, Status.REJECTED}
 
 
-def lock(player: Player) -> Player:
-    return Player.objects.select_related("user").select_for_update(of=("self",)).get(pk=player.pk)
+def player_transition(player: Player, to: str, *, reason: str, actor: Actor, action: str, **details: Any) -> None:
+    """Move a locked player to ``to`` (checked against ALLOWED; refused with ``accounts.invalid_transition``,
+    details ``current`` and ``target``) and audit it, all in the caller's transaction.
 
-
-def transition(player: Player, to: str, *, reason: str, actor: Actor, action: str, **details) -> None:
-    """Move a locked player to ``to`` (checked against ALLOWED) and audit it in the same transaction."""
-    old = player.status
-    if to not in ALLOWED.get(old, ()):
-        raise errors.INVALID_TRANSITION(account_status=old, to=to)
+    A closed, expired or rejected account is logged out at once. When it closes or expires, ``limits`` freezes
+    the self-limits in force (``account_closed`` hook, ZHH §14a) in the same transaction: the closure and the
+    frozen limits commit together or not at all."""
     now = clock.now()
-    player.status = to
-    player.status_changed_at = now
-    player.status_reason = (reason or "")[:200]
-    player.save(update_fields=["status", "status_changed_at", "status_reason"])
-    audit_record(actor=actor, action=action, obj=player, old={"status": old}, new={"status": to},
-                 reason=reason, player_id=player.pk, **details)
+    status_transition(player, to=to, allowed=ALLOWED, refused=errors.INVALID_TRANSITION, actor=actor, action=action,
+                      extra_fields={"status_changed_at": now, "status_reason": (reason or "")[:200]},
+                      reason=reason, player_id=player.pk, **details)
     if to in TERMINAL_FORCE_LOGOUT:
-        from accounts.services.sessions import player_force_logout
-
         player_force_logout(player=player, reason=f"account_{to}", actor=actor)
-    if to in (S.CLOSED, S.EXPIRED):
-        _limits_account_closed(player, actor, now)
-
-
-def _limits_account_closed(player: Player, actor: Actor, closed_at: datetime) -> None:
-    """ZHH §14a: limits keeps the self-limits in force at closing (re-registration within 7 days)."""
-    from accounts.selectors import optional_function
-
-    fn = optional_function("limits.services", "limits_account_closed")
-    if fn is None:
-        return
-    try:
-        with transaction.atomic():
-            fn(player=player, actor=actor, closed_at=closed_at)
-    except Exception:  # noqa: BLE001 - the closure stands; limits also finds closed accounts by person key
-        logger.exception("limits_account_closed failed for player %s", player.pk)
-
-
-def email_of(player: Player) -> str:
-    try:
-        return player.personal.email
-    except Player.personal.RelatedObjectDoesNotExist:
-        return player.user.email
+    if to in (Status.CLOSED, Status.EXPIRED):
+        hook("account_closed")(player=player, actor=actor, closed_at=now)
 
 
 def _sync(target: Player, source: Player) -> None:
@@ -93,20 +74,18 @@ def temporary_activate(*, player: Player, actor: Actor) -> Player:
     It lives 30 days from activation (GP §5(2)a) but never past 30 days from the start of
     registration (GP §5(9), §6(2)); when the checks ran at once both are the same instant.
     """
-    from accounts.services.registration import email_link_issue
-
     with transaction.atomic():
-        p = lock(player)
+        p = player_lock(player)
         now = clock.now()
-        lifetime = conf.temporary_lifetime()
+        lifetime = rules.temporary_lifetime()
         p.identity_verified_at = p.identity_verified_at or now
         p.temporary_activated_at = now
         p.temporary_expires_at = min(now, p.created_at) + lifetime
         p.checks_retry_at = None
         p.save(update_fields=["identity_verified_at", "temporary_activated_at", "temporary_expires_at",
                               "checks_retry_at"])
-        transition(p, S.TEMPORARY, reason="identity_and_age_verified", actor=actor,
-                   action="accounts.temporary.activated", expires_at=p.temporary_expires_at)
+        player_transition(p, Status.TEMPORARY, reason="identity_and_age_verified", actor=actor,
+                          action="accounts.temporary.activated", expires_at=p.temporary_expires_at)
         email_link_issue(player=p)
     _sync(player, p)
     return player
@@ -114,50 +93,45 @@ def temporary_activate(*, player: Player, actor: Actor) -> Player:
 
 def registration_reject(*, player: Player, reason: str, actor: Actor, notify: bool = True) -> Player:
     """An applicant whose register checks failed (or never finished within 30 days) is refused."""
-    from accounts.services.notify import email_on_commit
-
     with transaction.atomic():
-        p = lock(player)
+        p = player_lock(player)
         p.checks_retry_at = None
         p.save(update_fields=["checks_retry_at"])
-        transition(p, S.REJECTED, reason=reason, actor=actor, action="accounts.registration.rejected")
+        player_transition(p, Status.REJECTED, reason=reason, actor=actor, action="accounts.registration.rejected")
         p.user.set_unusable_password()
         p.user.save(update_fields=["password"])
         if notify:
+            support = settings.ACCOUNTS_SUPPORT_CONTACT
             email_on_commit(
                 to=email_of(p),
                 subject_cs="Registraci nelze dokončit", subject_en="Registration cannot be completed",
-                body_cs=("Vaši registraci nelze dokončit (důvod: {r}). S dotazy se obraťte na zákaznickou podporu: {c}."
-                         ).format(r=reason, c=conf.get("ACCOUNTS_SUPPORT_CONTACT")),
-                body_en=("Your registration cannot be completed (reason: {r}). Please contact customer support: {c}."
-                         ).format(r=reason, c=conf.get("ACCOUNTS_SUPPORT_CONTACT")))
+                body_cs=f"Vaši registraci nelze dokončit (důvod: {reason}). "
+                        f"S dotazy se obraťte na zákaznickou podporu: {support}.",
+                body_en=f"Your registration cannot be completed (reason: {reason}). "
+                        f"Please contact customer support: {support}.")
     _sync(player, p)
     return player
 
 
 def registration_complete(*, player: Player, actor: Actor) -> Player:
     """GP §4(8), §5(3): every step done -> the temporary account becomes the player account and its
-    balance moves over (``wallet.services.wallet_convert_temporary``, GP §5(2)d, §5(5))."""
-    from accounts.selectors import optional_function, registration_steps
-    from accounts.services.notify import email_on_commit
-
+    balance moves over (``temporary_convert`` hook: ``wallet.services.wallet_convert_temporary``,
+    GP §5(2)d, §5(5))."""
     with transaction.atomic():
-        p = lock(player)
+        p = player_lock(player)
         now = clock.now()
-        if p.status != S.TEMPORARY:
+        if p.status != Status.TEMPORARY:
             raise errors.NOT_TEMPORARY(account_status=p.status)
         if p.temporary_expires_at and p.temporary_expires_at <= now:
             raise errors.TEMPORARY_EXPIRED(expired_at=p.temporary_expires_at)
         steps = registration_steps(p, now=now)
         if steps["missing"]:
             raise errors.REGISTRATION_INCOMPLETE(missing=steps["missing"], deadline=p.temporary_expires_at)
-        convert = optional_function("wallet.services", "wallet_convert_temporary")
-        if convert is None:
-            raise errors.DEPENDENCY_UNAVAILABLE(dependency="wallet.services.wallet_convert_temporary")
-        convert(player=p, actor=actor)  # while still temporary, in this transaction
+        hook("temporary_convert")(player=p, actor=actor)  # while still temporary, in this transaction
         p.completed_at = now
         p.save(update_fields=["completed_at"])
-        transition(p, S.ACTIVE, reason="registration_complete", actor=actor, action="accounts.registration.completed")
+        player_transition(p, Status.ACTIVE, reason="registration_complete", actor=actor,
+                          action="accounts.registration.completed")
         email_on_commit(to=email_of(p), subject_cs="Registrace dokončena", subject_en="Registration complete",
                         body_cs="Vaše registrace je dokončena a dočasné konto bylo převedeno na uživatelské konto.",
                         body_en="Your registration is complete; the temporary account became your player account.")
@@ -175,26 +149,29 @@ def registration_try_complete(*, player: Player, actor: Actor) -> bool:
         return False
 
 
+def _temporary_only(p: Player) -> bool:
+    """A temporary account, or one suspended while temporary."""
+    return p.status == Status.TEMPORARY or (p.status == Status.SUSPENDED and p.suspended_from == Status.TEMPORARY)
+
+
 def temporary_expire(*, player: Player, actor: Actor) -> Player:
     """GP §5(2)a: a temporary account not completed within 30 days is cancelled; the balance goes to the
     wallet's refund process (GP §5(2)e) and the applicant is told by e-mail."""
-    from accounts.services.notify import email_on_commit
-
     with transaction.atomic():
-        p = lock(player)
+        p = player_lock(player)
         now = clock.now()
-        temporary = p.status == S.TEMPORARY or (p.status == S.SUSPENDED and p.suspended_from == S.TEMPORARY)
-        if not temporary:
+        if not _temporary_only(p):
             raise errors.NOT_TEMPORARY(account_status=p.status)
         if p.temporary_expires_at is None or p.temporary_expires_at > now:
-            raise errors.INVALID_TRANSITION(account_status=p.status, to=S.EXPIRED, expires_at=p.temporary_expires_at)
+            raise errors.INVALID_TRANSITION(account_status=p.status, to=Status.EXPIRED,
+                                            expires_at=p.temporary_expires_at)
         p.closed_at = now
         p.balance_handoff = "refund"
         p.save(update_fields=["closed_at", "balance_handoff"])
         # The wallet sees the account still temporary (it keys its refund on that), same transaction.
         balance_handoff_attempt(player=p, actor=actor)
-        transition(p, S.EXPIRED, reason="temporary_account_30_days", actor=actor,
-                   action="accounts.temporary.expired", expires_at=p.temporary_expires_at)
+        player_transition(p, Status.EXPIRED, reason="temporary_account_30_days", actor=actor,
+                          action="accounts.temporary.expired", expires_at=p.temporary_expires_at)
         email_on_commit(
             to=email_of(p),
             subject_cs="Dočasné konto bylo zrušeno", subject_en="Your temporary account was cancelled",
@@ -209,7 +186,7 @@ def temporary_expire(*, player: Player, actor: Actor) -> Player:
 
 
 def _temporary_due(now: datetime) -> Q:
-    return (Q(status=S.TEMPORARY) | Q(status=S.SUSPENDED, suspended_from=S.TEMPORARY)) & Q(
+    return (Q(status=Status.TEMPORARY) | Q(status=Status.SUSPENDED, suspended_from=Status.TEMPORARY)) & Q(
         temporary_expires_at__lte=now)
 
 
@@ -221,7 +198,8 @@ def temporary_expire_due(*, now: datetime | None = None, limit: int = 500) -> in
     done = 0
     for pk in ids:
         with transaction.atomic():
-            p = Player.objects.select_for_update(skip_locked=True).filter(_temporary_due(now), pk=pk).first()
+            p = (Player.objects.select_for_update(no_key=True, skip_locked=True)
+                 .filter(_temporary_due(now), pk=pk).first())
             if p is None:
                 continue
             temporary_expire(player=p, actor=Actor.system("accounts.temporary_expire"))
@@ -232,25 +210,25 @@ def temporary_expire_due(*, now: datetime | None = None, limit: int = 500) -> in
 # Suspension (staff) -------------------------------------------------------------------------------
 def player_suspend(*, player: Player, reason: str, actor: Actor) -> Player:
     with transaction.atomic():
-        p = lock(player)
-        if p.status not in (S.ACTIVE, S.TEMPORARY):
-            raise errors.INVALID_TRANSITION(account_status=p.status, to=S.SUSPENDED)
+        p = player_lock(player)
+        if p.status not in (Status.ACTIVE, Status.TEMPORARY):
+            raise errors.INVALID_TRANSITION(account_status=p.status, to=Status.SUSPENDED)
         p.suspended_from = p.status
         p.save(update_fields=["suspended_from"])
-        transition(p, S.SUSPENDED, reason=reason, actor=actor, action="accounts.player.suspended")
+        player_transition(p, Status.SUSPENDED, reason=reason, actor=actor, action="accounts.player.suspended")
     _sync(player, p)
     return player
 
 
 def player_reinstate(*, player: Player, reason: str, actor: Actor) -> Player:
     with transaction.atomic():
-        p = lock(player)
-        if p.status != S.SUSPENDED:
-            raise errors.INVALID_TRANSITION(account_status=p.status, to=p.suspended_from or S.ACTIVE)
-        to = p.suspended_from or S.ACTIVE
+        p = player_lock(player)
+        if p.status != Status.SUSPENDED:
+            raise errors.INVALID_TRANSITION(account_status=p.status, to=p.suspended_from or Status.ACTIVE)
+        to = p.suspended_from or Status.ACTIVE
         p.suspended_from = ""
         p.save(update_fields=["suspended_from"])
-        transition(p, to, reason=reason, actor=actor, action="accounts.player.reinstated")
+        player_transition(p, to, reason=reason, actor=actor, action="accounts.player.reinstated")
     _sync(player, p)
     return player
 
@@ -258,7 +236,7 @@ def player_reinstate(*, player: Player, reason: str, actor: Actor) -> Player:
 def player_set_barred_insider(*, player: Player, barred: bool, note: str, actor: Actor) -> Player:
     """GP §3(3): shareholders, employees and officers of the operator are flagged and may not bet."""
     with transaction.atomic():
-        p = lock(player)
+        p = player_lock(player)
         if p.barred_insider != barred or p.barred_insider_note != note[:200]:
             old = {"barred_insider": p.barred_insider, "note": p.barred_insider_note}
             p.barred_insider, p.barred_insider_note = barred, note[:200]
@@ -275,32 +253,30 @@ def closure_request(*, player: Player, method: str, actor: Actor, reason: str = 
     registered payment method, or cash at a branch, max 5,000 CZK / 24 h); the wallet settles
     the balance (``closure_settlement_start``) and the account closes once it is settled (within
     10 days, GP §5(15)). A temporary-only account closes now and is paid out per GP §5(2)e."""
-    from accounts.services.notify import email_on_commit
-
     if method not in Player.ClosureMethod.values:
         raise errors.CLOSURE_METHOD_INVALID(allowed=Player.ClosureMethod.values)
     with transaction.atomic():
-        p = lock(player)
+        p = player_lock(player)
         now = clock.now()
-        temporary = p.status == S.TEMPORARY or (p.status == S.SUSPENDED and p.suspended_from == S.TEMPORARY)
-        if p.status == S.APPLICANT:
-            transition(p, S.REJECTED, reason=f"cancelled:{reason}", actor=actor,
-                       action="accounts.registration.cancelled")
-        elif temporary:
+        if p.status == Status.APPLICANT:
+            player_transition(p, Status.REJECTED, reason=f"cancelled:{reason}", actor=actor,
+                              action="accounts.registration.cancelled")
+        elif _temporary_only(p):
             p.closure_requested_at, p.closure_method, p.closed_at = now, method, now
             p.balance_handoff = "refund"
             p.save(update_fields=["closure_requested_at", "closure_method", "closed_at", "balance_handoff"])
             balance_handoff_attempt(player=p, actor=actor)  # GP §5(2)e refund, while still temporary
-            transition(p, S.CLOSED, reason=reason, actor=actor, action="accounts.closure.temporary_cancelled",
-                       method=method)
-        elif p.status in (S.ACTIVE, S.SUSPENDED):
+            player_transition(p, Status.CLOSED, reason=reason, actor=actor,
+                              action="accounts.closure.temporary_cancelled", method=method)
+        elif p.status in (Status.ACTIVE, Status.SUSPENDED):
             p.closure_requested_at, p.closure_method = now, method
             p.balance_handoff = "settlement"
             p.save(update_fields=["closure_requested_at", "closure_method", "balance_handoff"])
-            transition(p, S.CLOSING, reason=reason, actor=actor, action="accounts.closure.requested", method=method)
+            player_transition(p, Status.CLOSING, reason=reason, actor=actor, action="accounts.closure.requested",
+                              method=method)
             balance_handoff_attempt(player=p, actor=actor)
         else:
-            raise errors.INVALID_TRANSITION(account_status=p.status, to=S.CLOSING)
+            raise errors.INVALID_TRANSITION(account_status=p.status, to=Status.CLOSING)
         email_on_commit(
             to=email_of(p),
             subject_cs="Žádost o zrušení registrace přijata", subject_en="Cancellation request received",
@@ -312,41 +288,33 @@ def closure_request(*, player: Player, method: str, actor: Actor, reason: str = 
     return player
 
 
+HANDOFF_HOOKS = {
+    "refund": "temporary_refund_start",  # wallet.services.temporary_refund_start (GP §5(2)e)
+    "settlement": "closure_settlement_start",  # wallet.services.closure_settlement_start (GP §5(15))
+}
+
+
 def balance_handoff_attempt(*, player: Player, actor: Actor) -> bool:
     """Start the wallet process named in ``player.balance_handoff`` (call with the player locked).
 
-    "refund": ``wallet.services.temporary_refund_start`` (GP §5(2)e); "settlement":
-    ``wallet.services.closure_settlement_start`` (GP §5(15)). Runs in a savepoint: when the wallet
-    refuses or is not there yet, the account change stands and the hand-off is retried by a sweeper.
+    "refund": the ``temporary_refund_start`` hook (GP §5(2)e); "settlement": the ``closure_settlement_start``
+    hook (GP §5(15)). Runs in a savepoint: when the wallet refuses (a ``DomainError``), the account change
+    stands, the refusal's code is kept in ``balance_handoff_error`` and a sweeper retries the hand-off. Any
+    other failure (a missing hook included) rolls the whole account change back.
     """
-    from accounts.selectors import optional_function
-
     if not player.balance_handoff or player.balance_handoff_at is not None:
         return True
-    if player.balance_handoff == "refund":
-        fn, kwargs = optional_function("wallet.services", "temporary_refund_start"), {}
-        name = "temporary_refund_start"
-    else:
-        fn = optional_function("wallet.services", "closure_settlement_start")
-        kwargs, name = {"method": player.closure_method}, "closure_settlement_start"
-    error = ""
-    if fn is None:
-        error = f"wallet.services.{name} not available"
-    else:
-        try:
-            with transaction.atomic():
-                fn(player=player, actor=actor, **kwargs)
-        except DomainError as exc:
-            error = f"{exc.code}"
-        except Exception as exc:  # noqa: BLE001 - logged and retried by the sweeper
-            logger.exception("balance hand-off of player %s failed", player.pk)
-            error = exc.__class__.__name__
-    now = clock.now()
-    if error:
-        player.balance_handoff_error = error[:200]
+    name = HANDOFF_HOOKS[player.balance_handoff]
+    kwargs = {"method": player.closure_method} if player.balance_handoff == "settlement" else {}
+    start = hook(name)
+    try:
+        with transaction.atomic():
+            start(player=player, actor=actor, **kwargs)
+    except DomainError as exc:
+        player.balance_handoff_error = exc.code[:200]
         player.save(update_fields=["balance_handoff_error"])
         return False
-    player.balance_handoff_at, player.balance_handoff_error = now, ""
+    player.balance_handoff_at, player.balance_handoff_error = clock.now(), ""
     player.save(update_fields=["balance_handoff_at", "balance_handoff_error"])
     audit_record(actor=actor, action=f"accounts.balance.{player.balance_handoff}_started", obj=player,
                  player_id=player.pk, wallet_function=name)
@@ -354,13 +322,13 @@ def balance_handoff_attempt(*, player: Player, actor: Actor) -> bool:
 
 
 def balance_handoffs_retry_due(*, limit: int = 500) -> int:
-    """Sweeper: retry wallet hand-offs that could not start (wallet refused or not deployed yet)."""
+    """Sweeper: retry wallet hand-offs the wallet refused."""
     ids = list(Player.objects.exclude(balance_handoff="").filter(balance_handoff_at__isnull=True)
                .values_list("pk", flat=True)[:limit])
     done = 0
     for pk in ids:
         with transaction.atomic():
-            p = (Player.objects.select_for_update(skip_locked=True)
+            p = (Player.objects.select_for_update(no_key=True, skip_locked=True)
                  .filter(pk=pk, balance_handoff_at__isnull=True).exclude(balance_handoff="").first())
             if p is not None and balance_handoff_attempt(player=p, actor=Actor.system("accounts.balance_handoff")):
                 done += 1
@@ -368,21 +336,19 @@ def balance_handoffs_retry_due(*, limit: int = 500) -> int:
 
 
 def player_close(*, player: Player, actor: Actor, reason: str = "balance_settled") -> Player:
-    """closing -> closed once the wallet reports the balance settled (GP §5(15))."""
-    from accounts.selectors import optional_function
-    from accounts.services.notify import email_on_commit
-
-    settled_at_fn = optional_function("wallet.selectors", "closure_settled_at")
+    """closing -> closed once the wallet reports the balance settled (``closure_settled_at`` hook, GP §5(15))."""
+    settled_at_of = hook("closure_settled_at")
     with transaction.atomic():
-        p = lock(player)
-        if p.status != S.CLOSING:
-            raise errors.INVALID_TRANSITION(account_status=p.status, to=S.CLOSED)
-        settled_at = settled_at_fn(p) if settled_at_fn else None
+        p = player_lock(player)
+        if p.status != Status.CLOSING:
+            raise errors.INVALID_TRANSITION(account_status=p.status, to=Status.CLOSED)
+        settled_at = settled_at_of(p)
         if settled_at is None:
-            raise errors.INVALID_TRANSITION(account_status=p.status, to=S.CLOSED, reason="balance not settled yet")
+            raise errors.INVALID_TRANSITION(account_status=p.status, to=Status.CLOSED, reason="balance not settled yet")
         p.closed_at = clock.now()
         p.save(update_fields=["closed_at"])
-        transition(p, S.CLOSED, reason=reason, actor=actor, action="accounts.closure.closed", settled_at=settled_at)
+        player_transition(p, Status.CLOSED, reason=reason, actor=actor, action="accounts.closure.closed",
+                          settled_at=settled_at)
         email_on_commit(to=email_of(p),
                         subject_cs="Konto zrušeno", subject_en="Account closed",
                         body_cs="Zůstatek byl vypořádán a vaše konto je zrušeno.",
@@ -393,17 +359,14 @@ def player_close(*, player: Player, actor: Actor, reason: str = "balance_settled
 
 def closures_finalize_due(*, limit: int = 500) -> int:
     """Sweeper (GP §5(15)): close every closing account whose balance the wallet has settled."""
-    from accounts.selectors import optional_function
-
-    settled_at_fn = optional_function("wallet.selectors", "closure_settled_at")
-    if settled_at_fn is None:
-        return 0
-    ids = list(Player.objects.filter(status=S.CLOSING).values_list("pk", flat=True)[:limit])
+    settled_at_of = hook("closure_settled_at")
+    ids = list(Player.objects.filter(status=Status.CLOSING).values_list("pk", flat=True)[:limit])
     done = 0
     for pk in ids:
         with transaction.atomic():
-            p = Player.objects.select_for_update(skip_locked=True).filter(pk=pk, status=S.CLOSING).first()
-            if p is None or settled_at_fn(p) is None:
+            p = (Player.objects.select_for_update(no_key=True, skip_locked=True)
+                 .filter(pk=pk, status=Status.CLOSING).first())
+            if p is None or settled_at_of(p) is None:
                 continue
             player_close(player=p, actor=Actor.system("accounts.closure_finalize"))
             done += 1
@@ -413,7 +376,7 @@ def closures_finalize_due(*, limit: int = 500) -> int:
 def registrations_autocomplete_due(*, limit: int = 500) -> int:
     """Sweeper: complete temporary registrations whose last step (often the wallet's payment-method
     verification) was done elsewhere."""
-    ids = list(Player.objects.filter(status=S.TEMPORARY, temporary_expires_at__gt=clock.now(),
+    ids = list(Player.objects.filter(status=Status.TEMPORARY, temporary_expires_at__gt=clock.now(),
                                      email_confirmed_at__isnull=False, user__must_change_password=False)
                .values_list("pk", flat=True)[:limit])
     done = 0

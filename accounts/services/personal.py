@@ -1,30 +1,45 @@
-"""Personal data (GP §12): consents, corrections, duplicates found later (GP §5(3)), barred persons (GP §3(3))."""
+"""Personal data (GP §12): consents, corrections, the identity document recorded at a branch (GP §4(4)b),
+duplicates found later (GP §5(3)), barred persons (GP §3(3))."""
 from __future__ import annotations
 
-from django.db import transaction
-from django.db.models import Count
+from typing import Any
 
-from accounts import conf, errors
-from accounts.models import BarredPerson, Consent, CorrectionRequest, DuplicateCase, PersonalData, Player, User
-from accounts.services.lifecycle import closure_request, lock, player_set_barred_insider
-from accounts.validation import FIELDS, derived_keys, name_dob_key, validate_personal_data
+from django.db import transaction
+from django.db.models import Count, Q
+
+from accounts import errors, rules
+from accounts.models import (
+    BarredPerson,
+    Consent,
+    CorrectionRequest,
+    DuplicateCase,
+    IdentityVerification,
+    PersonalData,
+    Player,
+    User,
+)
+from accounts.selectors import barred_person_matches, find_duplicates
+from accounts.services.lifecycle import closure_request, player_set_barred_insider
+from accounts.services.locks import player_lock
+from accounts.services.registration import registration_submit
+from accounts.validation import FIELDS, derived_keys, name_dob_key, validate_document, validate_personal_data
 from core import clock
 from core.audit import Actor, audit_record
 
-S = Player.Status
+Status = Player.Status
 
 
 # Consents ---------------------------------------------------------------------------------------
 def consent_give(*, player: Player, kind: str, version: str, actor: Actor) -> Consent:
     """Give (or renew to the current version) a consent; the previous live one is superseded."""
-    versions = conf.document_versions()
+    versions = rules.document_versions()
     if kind not in Consent.Kind.values:
         raise errors.CONSENT_KIND_INVALID(kind=kind, allowed=Consent.Kind.values)
     if version != versions[kind]:
         raise errors.CONSENT_VERSION_OUTDATED(kind=kind, current=versions[kind], given=version)
     with transaction.atomic():
-        p = lock(player)
-        if p.status in Player.TERMINAL or p.status == S.CLOSING:
+        p = player_lock(player)
+        if p.status in Player.TERMINAL or p.status == Status.CLOSING:
             raise errors.INVALID_TRANSITION(account_status=p.status, to="consent")
         live = Consent.objects.filter(player=p, kind=kind, withdrawn_at__isnull=True).first()
         if live is not None and live.version == version:
@@ -45,38 +60,39 @@ def consent_withdraw(*, player: Player, kind: str, actor: Actor, settlement: str
     if kind not in Consent.Kind.values:
         raise errors.CONSENT_KIND_INVALID(kind=kind, allowed=Consent.Kind.values)
     mandatory = kind in Consent.MANDATORY
-    if mandatory and settlement not in Player.ClosureMethod.values:
+    if mandatory and (settlement is None or settlement not in Player.ClosureMethod.values):
         raise errors.CLOSURE_METHOD_INVALID(allowed=Player.ClosureMethod.values)
     with transaction.atomic():
-        p = lock(player)
-        live = Consent.objects.select_for_update().filter(player=p, kind=kind, withdrawn_at__isnull=True).first()
+        p = player_lock(player)
+        live = Consent.objects.select_for_update(no_key=True).filter(player=p, kind=kind, withdrawn_at__isnull=True).first()
         if live is None:
             raise errors.CONSENT_NOT_GIVEN(kind=kind)
         live.withdrawn_at = clock.now()
         live.save(update_fields=["withdrawn_at"])
         audit_record(actor=actor, action="accounts.consent.withdrawn", obj=live, player_id=p.pk, kind=kind)
-        if mandatory:
+        if mandatory and settlement is not None:
             closure_request(player=p, method=settlement, actor=actor, reason=f"consent_withdrawn:{kind}")
     player.refresh_from_db()
     return live
 
 
 # Personal data and corrections (GP §12(7)) ---------------------------------------------------------------
-def personal_data_update(*, player: Player, changes: dict, actor: Actor, reason: str) -> PersonalData:
+def personal_data_update(*, player: Player, changes: dict[str, Any], actor: Actor, reason: str) -> PersonalData:
     """Apply changes to the personal data (re-validated as a whole), audited field by field.
 
     If the corrected data now match another participant, a duplicate case freezes deposits and
     withdrawals of all of them until staff resolve it (GP §5(3))."""
     with transaction.atomic():
-        p = lock(player)
-        pd = PersonalData.objects.select_for_update().get(player=p)
+        p = player_lock(player)
+        pd = PersonalData.objects.select_for_update(no_key=True).get(player=p)
         current = {f: getattr(pd, f) for f in FIELDS}
         unknown = sorted(set(changes) - set(FIELDS))
         if unknown:
             raise errors.CORRECTION_FIELD_INVALID(fields=unknown)
         clean = validate_personal_data({**current, **changes}, today=clock.business_date())
         keys = derived_keys(clean)
-        old, new = {}, {}
+        old: dict[str, Any] = {}
+        new: dict[str, Any] = {}
         for f in FIELDS:
             if getattr(pd, f) != clean[f]:
                 old[f], new[f] = getattr(pd, f), clean[f]
@@ -92,8 +108,6 @@ def personal_data_update(*, player: Player, changes: dict, actor: Actor, reason:
         User.objects.filter(pk=p.user_id).update(**user_fields)
         audit_record(actor=actor, action="accounts.personal_data.changed", obj=pd, old=old, new=new,
                      player_id=p.pk, reason=reason)
-        from accounts.services.registration import find_duplicates
-
         if p.status not in Player.TERMINAL:
             matches = find_duplicates(clean, keys, exclude_player_ids=[p.pk])
             if matches:
@@ -105,14 +119,15 @@ def personal_data_update(*, player: Player, changes: dict, actor: Actor, reason:
 CORRECTABLE = tuple(FIELDS)
 
 
-def correction_request_create(*, player: Player, changes: dict, note: str, actor: Actor) -> CorrectionRequest:
+def correction_request_create(*, player: Player, changes: dict[str, Any], note: str,
+                              actor: Actor) -> CorrectionRequest:
     if not isinstance(changes, dict) or not changes:
         raise errors.CORRECTION_FIELD_INVALID(fields=[])
     bad = sorted(f for f in changes if f not in CORRECTABLE or not isinstance(changes[f], (str, int)))
     if bad:
         raise errors.CORRECTION_FIELD_INVALID(fields=bad, allowed=list(CORRECTABLE))
     with transaction.atomic():
-        p = lock(player)
+        p = player_lock(player)
         req = CorrectionRequest.objects.create(player=p, changes={k: str(v) for k, v in changes.items()},
                                                note=(note or "")[:500], created_at=clock.now())
         audit_record(actor=actor, action="accounts.correction.requested", obj=req, player_id=p.pk,
@@ -122,7 +137,7 @@ def correction_request_create(*, player: Player, changes: dict, note: str, actor
 
 def correction_approve(*, request: CorrectionRequest, actor: Actor, note: str = "") -> CorrectionRequest:
     with transaction.atomic():
-        req = CorrectionRequest.objects.select_for_update().get(pk=request.pk)
+        req = CorrectionRequest.objects.select_for_update(no_key=True).get(pk=request.pk)
         if req.state != CorrectionRequest.State.PENDING:
             raise errors.CORRECTION_NOT_PENDING()
         personal_data_update(player=req.player, changes=req.changes, actor=actor, reason=f"correction #{req.pk}")
@@ -135,7 +150,7 @@ def correction_approve(*, request: CorrectionRequest, actor: Actor, note: str = 
 
 def correction_reject(*, request: CorrectionRequest, actor: Actor, note: str) -> CorrectionRequest:
     with transaction.atomic():
-        req = CorrectionRequest.objects.select_for_update().get(pk=request.pk)
+        req = CorrectionRequest.objects.select_for_update(no_key=True).get(pk=request.pk)
         if req.state != CorrectionRequest.State.PENDING:
             raise errors.CORRECTION_NOT_PENDING()
         req.state, req.decided_at, req.decision_note = CorrectionRequest.State.REJECTED, clock.now(), note[:500]
@@ -144,6 +159,35 @@ def correction_reject(*, request: CorrectionRequest, actor: Actor, note: str) ->
         audit_record(actor=actor, action="accounts.correction.rejected", obj=req, player_id=req.player_id,
                      note=note)
     return req
+
+
+# AML identification at a branch (GP §4(4)b) ---------------------------------------------------------------
+def identity_verify_at_branch(*, player: Player, document: dict[str, Any], likeness_confirmed: bool,
+                              staff_user: User, note: str = "") -> IdentityVerification:
+    """Staff record the document (type, number, issuing state and authority, validity) and confirm
+    the likeness; the AML identification step is done. A differing document updates the personal data."""
+    if not likeness_confirmed:
+        raise errors.BRANCH_LIKENESS_REQUIRED()
+    now = clock.now()
+    doc = validate_document(document, today=clock.business_date(now))
+    actor = Actor.staff(staff_user)
+    with transaction.atomic():
+        p = player_lock(player)
+        if p.status in Player.TERMINAL:
+            raise errors.INVALID_TRANSITION(account_status=p.status, to="identified")
+        iv = IdentityVerification.objects.create(player=p, method=IdentityVerification.Method.BRANCH,
+                                                 likeness_confirmed=True, verified_by=staff_user, verified_at=now,
+                                                 note=(note or "")[:300], **doc)
+        p.aml_identified_at = now
+        p.save(update_fields=["aml_identified_at"])
+        audit_record(actor=actor, action="accounts.identity.verified_at_branch", obj=p, player_id=p.pk,
+                     document_type=doc["document_type"], verification_id=iv.pk)
+        pd = p.personal
+        changes = {f: v for f, v in doc.items() if getattr(pd, f) != v}
+        if changes:
+            personal_data_update(player=p, changes=changes, actor=actor, reason="branch identification")
+    player.aml_identified_at = now
+    return iv
 
 
 # Duplicates (GP §4(4)c, §5(3)) ------------------------------------------------------------------------------------
@@ -194,17 +238,15 @@ def duplicate_case_resolve(*, case: DuplicateCase, same_person: bool, actor: Act
     Existing accounts: different persons -> the freeze is lifted; the same person -> the account
     ``keep_player`` stays and every other one is cancelled with settlement to its registered
     payment method (balance paid out after the investigation, GP §5(3))."""
-    from accounts.services.registration import registration_submit
-
     staff_user = User.objects.filter(pk=int(actor.id)).first() if actor.type == "staff" and actor.id else None
     with transaction.atomic():
-        c = DuplicateCase.objects.select_for_update().get(pk=case.pk)
+        c = DuplicateCase.objects.select_for_update(no_key=True).get(pk=case.pk)
         if c.state != DuplicateCase.State.OPEN:
             raise errors.DUPLICATE_CASE_NOT_OPEN()
         members = list(c.players.all())
-        if c.kind == DuplicateCase.Kind.ACCOUNTS and same_person:
-            if keep_player is None or keep_player.pk not in {m.pk for m in members}:
-                raise errors.INVALID_TRANSITION(reason="choose the account to keep")
+        if c.kind == DuplicateCase.Kind.ACCOUNTS and same_person and (
+                keep_player is None or keep_player.pk not in {m.pk for m in members}):
+            raise errors.INVALID_TRANSITION(reason="choose the account to keep")
         c.state = DuplicateCase.State.CONFIRMED if same_person else DuplicateCase.State.DISTINCT
         c.resolved_at, c.resolved_by, c.resolution_note = clock.now(), staff_user, (note or "")[:500]
         c.save(update_fields=["state", "resolved_at", "resolved_by", "resolution_note"])
@@ -218,9 +260,9 @@ def duplicate_case_resolve(*, case: DuplicateCase, same_person: bool, actor: Act
                                 branch_identification={"likeness_confirmed": True}
                                 if app.get("channel") == Player.Channel.BRANCH else None,
                                 duplicate_case=c)
-        elif c.kind == DuplicateCase.Kind.ACCOUNTS and same_person:
+        elif c.kind == DuplicateCase.Kind.ACCOUNTS and same_person and keep_player is not None:
             for m in members:
-                if m.pk != keep_player.pk and m.status not in Player.TERMINAL and m.status != S.CLOSING:
+                if m.pk != keep_player.pk and m.status not in Player.TERMINAL and m.status != Status.CLOSING:
                     closure_request(player=m, method=closure_method, actor=actor, reason="duplicate_account")
     case.refresh_from_db()
     return case
@@ -230,8 +272,6 @@ def duplicate_case_resolve(*, case: DuplicateCase, same_person: bool, actor: Act
 def barred_person_save(*, person: BarredPerson, actor: Actor) -> BarredPerson:
     """Add or change an insider; every matching player is flagged (or unflagged when no active entry
     matches any more)."""
-    from django.db.models import Q
-
     with transaction.atomic():
         is_new = person.pk is None
         person.name_dob_key = name_dob_key(person.given_names, person.surname, person.date_of_birth)
@@ -245,8 +285,6 @@ def barred_person_save(*, person: BarredPerson, actor: Actor) -> BarredPerson:
         if person.birth_number:
             q |= Q(personal__birth_number=person.birth_number)
         for p in Player.objects.filter(q).exclude(status__in=Player.TERMINAL).select_related("personal"):
-            from accounts.services.registration import barred_person_matches
-
             match = barred_person_matches(birth_number=p.personal.birth_number, name_dob_key=p.personal.name_dob_key)
             player_set_barred_insider(player=p, barred=match is not None,
                                       note=f"{match.role} #{match.pk}" if match else "", actor=actor)

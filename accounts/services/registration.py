@@ -4,44 +4,34 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import timedelta
-from typing import NoReturn
+from datetime import date, datetime, timedelta
+from typing import Any, NoReturn
 
 from django.conf import settings
 from django.core import signing
 from django.db import connection, transaction
 
-from accounts import conf, errors
-from accounts.adapters import Identity, RegisterUnavailable, get_exclusion_register, get_population_register
-from accounts.models import (
-    BarredPerson,
-    Consent,
-    DuplicateCase,
-    IdentityVerification,
-    PersonalData,
-    Player,
-    RegisterCheck,
-    User,
+from accounts import errors, rules
+from accounts.adapters import (
+    Identity,
+    PopulationAnswer,
+    RegisterUnavailable,
+    get_exclusion_register,
+    get_population_register,
 )
-from accounts.services.lifecycle import email_of, lock, registration_reject, temporary_activate
-from accounts.services.notify import email_on_commit, sms_on_commit
-from accounts.validation import (
-    FIELDS,
-    age_on,
-    derived_keys,
-    email_key,
-    require_adult,
-    validate_document,
-    validate_personal_data,
-)
+from accounts.models import Consent, DuplicateCase, IdentityVerification, PersonalData, Player, RegisterCheck, User
+from accounts.selectors import barred_person_matches, email_of, find_duplicates
+from accounts.services.lifecycle import player_set_barred_insider, registration_reject, temporary_activate
+from accounts.services.locks import player_lock
+from accounts.services.notify import EMAIL_LINK_SALT, email_link_issue, email_on_commit, sms_on_commit
+from accounts.validation import FIELDS, age_on, derived_keys, email_key, require_adult, validate_personal_data
 from core import clock
 from core.audit import Actor, audit_record
 from core.errors import DomainError
 from core.rng import get_rng
 
 logger = logging.getLogger("accounts.registration")
-S = Player.Status
-EMAIL_LINK_SALT = "accounts.email-confirm.v1"
+Status = Player.Status
 REGISTRATION_LOCK_KEY = 0x41434352454731  # serialises the duplicate check + insert of registrations
 USERNAME_RE = re.compile(r"^[A-Za-z0-9._-]{4,30}$")
 PASSWORD_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
@@ -76,15 +66,15 @@ def generate_password(length: int = 12) -> str:
             return pw
 
 
-def validate_consents(consents: dict | None) -> dict[str, str]:
+def validate_consents(consents: dict[str, Any] | None) -> dict[str, str]:
     """GP §4(4)d: the game plan acknowledged, the terms accepted and data-processing consent given,
     each in its current version; marketing is optional (GP §12(3))."""
     consents = consents or {}
-    versions = conf.document_versions()
+    versions = rules.document_versions()
     missing = [k for k in Consent.MANDATORY if not consents.get(k)]
     if missing:
         raise errors.CONSENT_REQUIRED(missing=missing, versions=versions)
-    out = {}
+    out: dict[str, str] = {}
     for kind in Consent.MANDATORY:
         if str(consents[kind]) != versions[kind]:
             raise errors.CONSENT_VERSION_OUTDATED(kind=kind, current=versions[kind], given=str(consents[kind]))
@@ -102,34 +92,14 @@ def _registration_lock() -> None:
         cur.execute("SELECT pg_advisory_xact_lock(%s)", [REGISTRATION_LOCK_KEY])
 
 
-def find_duplicates(clean: dict, keys: dict, *, exclude_player_ids=()) -> dict[str, list[int]]:
-    """GP §4(4)c: which identifying data match another applicant or participant (not closed,
-    expired or rejected): birth number, identity document, e-mail, phone, name + date of birth."""
-    base = PersonalData.objects.exclude(player__status__in=Player.TERMINAL).exclude(
-        player_id__in=list(exclude_player_ids))
-    lookups = {
-        "birth_number": {"birth_number": clean["birth_number"]} if clean.get("birth_number") else None,
-        "document_number": {"document_key": keys["document_key"]},
-        "email": {"email_key": keys["email_key"]},
-        "phone": {"phone": clean["phone"]},
-        "name_and_date_of_birth": {"name_dob_key": keys["name_dob_key"]},
-    }
-    found = {}
-    for name, lookup in lookups.items():
-        if lookup is None:
-            continue
-        ids = sorted(base.filter(**lookup).values_list("player_id", flat=True))
-        if ids:
-            found[name] = ids
-    return found
-
-
-def _application_json(*, clean: dict, username: str, consents: dict, channel: str) -> dict:
+def _application_json(*, clean: dict[str, Any], username: str, consents: dict[str, str],
+                      channel: str) -> dict[str, Any]:
     data = {f: (v.isoformat() if hasattr(v, "isoformat") else v) for f, v in clean.items() if f in FIELDS}
     return {"personal_data": data, "username": username, "consents": consents, "channel": channel}
 
 
-def _refuse_duplicate(*, clean, matches, username, consents, channel, actor) -> NoReturn:
+def _refuse_duplicate(*, clean: dict[str, Any], matches: dict[str, list[int]], username: str,
+                      consents: dict[str, str], channel: str, actor: Actor) -> NoReturn:
     """Keep the refused application for customer support (staff resolve it in the admin) and refuse."""
     with transaction.atomic():
         case = DuplicateCase.objects.create(
@@ -139,7 +109,7 @@ def _refuse_duplicate(*, clean, matches, username, consents, channel, actor) -> 
         case.players.set(sorted({pk for ids in matches.values() for pk in ids}))
         audit_record(actor=actor, action="accounts.duplicate.registration_refused", obj=case,
                      matched_fields=sorted(matches))
-    raise errors.DUPLICATE_PERSONAL_DATA(case_id=case.pk, support=conf.get("ACCOUNTS_SUPPORT_CONTACT"))
+    raise errors.DUPLICATE_PERSONAL_DATA(case_id=case.pk, support=settings.ACCOUNTS_SUPPORT_CONTACT)
 
 
 POPULATION_RESULTS = {
@@ -149,7 +119,7 @@ POPULATION_RESULTS = {
 }
 
 
-def _population_verdict(answer, today) -> None:
+def _population_verdict(answer: PopulationAnswer, today: date) -> None:
     """Raise the refusal for a population-register answer (GP §4(4)c, f; §3(1) age at the check)."""
     if not answer.found:
         raise errors.REGISTER_NOT_FOUND()
@@ -161,23 +131,23 @@ def _population_verdict(answer, today) -> None:
         raise errors.UNDERAGE(checked_on=today)
 
 
-def run_register_checks(identity: Identity, *, today) -> tuple[str, DomainError | None, list[dict]]:
+def run_register_checks(identity: Identity, *, today: date) -> tuple[str, DomainError | None, list[dict[str, Any]]]:
     """Exclusion register, then population register. Returns ("ok" | "refused" | "unavailable",
-    the refusal, the check records to store). Network calls: never inside a transaction."""
-    records: list[dict] = []
-    R = RegisterCheck.Result
+    the refusal (only with "refused"), the check records to store). Network calls: never inside a transaction."""
+    records: list[dict[str, Any]] = []
+    Result = RegisterCheck.Result
     try:
         listed = get_exclusion_register().is_listed(identity)
     except RegisterUnavailable as exc:
-        records.append({"register": "exclusion", "result": R.UNAVAILABLE, "details": {"error": str(exc)[:200]}})
+        records.append({"register": "exclusion", "result": Result.UNAVAILABLE, "details": {"error": str(exc)[:200]}})
         return "unavailable", None, records
-    records.append({"register": "exclusion", "result": R.LISTED if listed else R.NOT_LISTED, "details": {}})
+    records.append({"register": "exclusion", "result": Result.LISTED if listed else Result.NOT_LISTED, "details": {}})
     if listed:
         return "refused", errors.EXCLUDED_PERSON(), records
     try:
         answer = get_population_register().verify(identity)
     except RegisterUnavailable as exc:
-        records.append({"register": "population", "result": R.UNAVAILABLE, "details": {"error": str(exc)[:200]}})
+        records.append({"register": "population", "result": Result.UNAVAILABLE, "details": {"error": str(exc)[:200]}})
         return "unavailable", None, records
     try:
         _population_verdict(answer, today)
@@ -185,11 +155,11 @@ def run_register_checks(identity: Identity, *, today) -> tuple[str, DomainError 
         records.append({"register": "population", "result": POPULATION_RESULTS[err.code],
                         "details": {"mismatches": list(answer.mismatches)}})
         return "refused", err, records
-    records.append({"register": "population", "result": R.FOUND, "details": {}})
+    records.append({"register": "population", "result": Result.FOUND, "details": {}})
     return "ok", None, records
 
 
-def _store_checks(player: Player, records: list[dict], context: str) -> None:
+def _store_checks(player: Player, records: list[dict[str, Any]], context: str) -> None:
     now = clock.now()
     for r in records:
         RegisterCheck.objects.create(player=player, context=context, checked_at=now, **r)
@@ -200,22 +170,13 @@ def _store_checks(player: Player, records: list[dict], context: str) -> None:
     player.save(update_fields=["exclusion_listed", "exclusion_checked_at"])
 
 
-def barred_person_matches(*, birth_number: str, name_dob_key: str) -> BarredPerson | None:
-    from django.db.models import Q
-
-    q = Q(name_dob_key=name_dob_key)
-    if birth_number:
-        q |= Q(birth_number=birth_number)
-    return BarredPerson.objects.filter(q, active=True).first()
-
-
 def _identity_verified(player: Player, *, actor: Actor) -> None:
     """The population register matched: identity and age verified; online that is also the AML
     identification (setting ACCOUNTS_ONLINE_AML_BY_REGISTER), then the temporary account starts."""
     now = clock.now()
     player.identity_verified_at = now
     fields = ["identity_verified_at"]
-    if player.aml_identified_at is None and conf.get("ACCOUNTS_ONLINE_AML_BY_REGISTER"):
+    if player.aml_identified_at is None and settings.ACCOUNTS_ONLINE_AML_BY_REGISTER:
         pd = player.personal
         IdentityVerification.objects.create(
             player=player, method=IdentityVerification.Method.ONLINE_REGISTER, document_type=pd.document_type,
@@ -229,9 +190,51 @@ def _identity_verified(player: Player, *, actor: Actor) -> None:
 
 
 # Registration -----------------------------------------------------------------------------------
-def registration_submit(*, data: dict, consents: dict, username: str | None = None, channel: str = "online",
-                        actor: Actor | None = None, staff_user: User | None = None,
-                        branch_identification: dict | None = None,
+def _applicant_username(*, channel: str, username: str | None, staff_user: User | None,
+                        branch_identification: dict[str, Any] | None) -> str:
+    """Online the applicant chooses the username; at a branch (GP §4(3)) staff confirm the likeness and the
+    username is generated unless given (GP §4(7))."""
+    if channel == Player.Channel.BRANCH:
+        if staff_user is None or not staff_user.is_staff:
+            raise errors.INVALID_TRANSITION(reason="branch registration needs a staff user")
+        if not (branch_identification or {}).get("likeness_confirmed"):
+            raise errors.BRANCH_LIKENESS_REQUIRED()
+        return validate_username(username) if username else generate_username()
+    if channel == Player.Channel.ONLINE:
+        return validate_username(username)
+    raise ValueError(f"unknown channel {channel!r}")
+
+
+def _applicant_create(*, clean: dict[str, Any], keys: dict[str, str], username: str, channel: str,
+                      consents: dict[str, str], actor: Actor | None, checks: str,
+                      records: list[dict[str, Any]], now: datetime) -> tuple[Player, Actor]:
+    """Insert the user, the applicant, the personal data, the consents and the register checks (under the
+    registration lock); flag a barred insider (GP §3(3)). Returns the player and the actor of the registration."""
+    if username_taken(username):
+        raise errors.USERNAME_TAKEN()
+    user = User(username=username, email=clean["email"], first_name=clean["given_names"][:150],
+                last_name=clean["surname"][:150])
+    user.set_unusable_password()
+    user.save()
+    player = Player.objects.create(user=user, status=Status.APPLICANT, created_at=now, channel=channel,
+                                   status_changed_at=now, status_reason="registration_submitted")
+    PersonalData.objects.create(player=player, **{f: clean[f] for f in FIELDS}, **keys, updated_at=now)
+    for kind, version in consents.items():
+        Consent.objects.create(player=player, kind=kind, version=version, given_at=now)
+    actor = actor or Actor.player(player)
+    audit_record(actor=actor, action="accounts.registration.submitted", obj=player, player_id=player.pk,
+                 channel=channel, checks=checks, consents=consents)
+    _store_checks(player, records, "registration")
+    barred = barred_person_matches(birth_number=clean["birth_number"], name_dob_key=keys["name_dob_key"])
+    if barred is not None:
+        player_set_barred_insider(player=player, barred=True, note=f"{barred.role} #{barred.pk}",
+                                  actor=Actor.system("accounts.barred_persons"))
+    return player, actor
+
+
+def registration_submit(*, data: dict[str, Any], consents: dict[str, Any], username: str | None = None,
+                        channel: str = "online", actor: Actor | None = None, staff_user: User | None = None,
+                        branch_identification: dict[str, Any] | None = None,
                         duplicate_case: DuplicateCase | None = None) -> Player:
     """Register an applicant online (chosen username) or at a branch (staff, generated username).
 
@@ -246,17 +249,10 @@ def registration_submit(*, data: dict, consents: dict, username: str | None = No
     clean = validate_personal_data(data or {}, today=today)
     require_adult(clean["date_of_birth"], today)
     accepted = validate_consents(consents)
-    if channel == Player.Channel.BRANCH:
-        if staff_user is None or not staff_user.is_staff:
-            raise errors.INVALID_TRANSITION(reason="branch registration needs a staff user")
-        if not (branch_identification or {}).get("likeness_confirmed"):
-            raise errors.BRANCH_LIKENESS_REQUIRED()
-        username = validate_username(username) if username else generate_username()
+    username = _applicant_username(channel=channel, username=username, staff_user=staff_user,
+                                   branch_identification=branch_identification)
+    if channel == Player.Channel.BRANCH and staff_user is not None:
         actor = actor or Actor.staff(staff_user)
-    elif channel == Player.Channel.ONLINE:
-        username = validate_username(username)
-    else:
-        raise ValueError(f"unknown channel {channel!r}")
     if username_taken(username):
         raise errors.USERNAME_TAKEN()
     keys = derived_keys(clean)
@@ -267,36 +263,18 @@ def registration_submit(*, data: dict, consents: dict, username: str | None = No
         _refuse_duplicate(clean=clean, matches=matches, username=username, consents=accepted, channel=channel,
                           actor=anonymous)
     outcome, refusal, records = run_register_checks(Identity.from_clean(clean), today=today)
-    if outcome == "refused":
+    if refusal is not None:
         raise refusal
 
     with transaction.atomic():
         _registration_lock()
         matches = find_duplicates(clean, keys, exclude_player_ids=allowed)
         if not matches:
-            if username_taken(username):
-                raise errors.USERNAME_TAKEN()
-            user = User(username=username, email=clean["email"], first_name=clean["given_names"][:150],
-                        last_name=clean["surname"][:150])
-            user.set_unusable_password()
-            user.save()
-            player = Player.objects.create(user=user, status=S.APPLICANT, created_at=now, channel=channel,
-                                           status_changed_at=now, status_reason="registration_submitted")
-            PersonalData.objects.create(player=player, **{f: clean[f] for f in FIELDS}, **keys, updated_at=now)
-            for kind, version in accepted.items():
-                Consent.objects.create(player=player, kind=kind, version=version, given_at=now)
-            actor = actor or Actor.player(player)
-            audit_record(actor=actor, action="accounts.registration.submitted", obj=player, player_id=player.pk,
-                         channel=channel, checks=outcome, consents=accepted)
-            _store_checks(player, records, "registration")
-            barred = barred_person_matches(birth_number=clean["birth_number"], name_dob_key=keys["name_dob_key"])
-            if barred is not None:
-                from accounts.services.lifecycle import player_set_barred_insider
-
-                player_set_barred_insider(player=player, barred=True, note=f"{barred.role} #{barred.pk}",
-                                          actor=Actor.system("accounts.barred_persons"))
-            if channel == Player.Channel.BRANCH:
-                _branch_identification(player, clean, branch_identification, staff_user)
+            player, actor = _applicant_create(clean=clean, keys=keys, username=username, channel=channel,
+                                              consents=accepted, actor=actor, checks=outcome, records=records,
+                                              now=now)
+            if channel == Player.Channel.BRANCH and staff_user is not None:
+                _branch_identification(player, clean, (branch_identification or {}).get("note") or "", staff_user)
             if duplicate_case is not None:
                 duplicate_case.registered_player = player
                 duplicate_case.save(update_fields=["registered_player"])
@@ -312,14 +290,14 @@ def registration_submit(*, data: dict, consents: dict, username: str | None = No
     return player
 
 
-def _branch_identification(player: Player, clean: dict, ident: dict, staff_user: User) -> None:
+def _branch_identification(player: Player, clean: dict[str, Any], note: str, staff_user: User) -> None:
     now = clock.now()
     IdentityVerification.objects.create(
         player=player, method=IdentityVerification.Method.BRANCH, document_type=clean["document_type"],
         document_number=clean["document_number"], document_issuing_state=clean["document_issuing_state"],
         document_issuing_authority=clean["document_issuing_authority"],
         document_valid_until=clean["document_valid_until"], likeness_confirmed=True, verified_by=staff_user,
-        verified_at=now, note=(ident.get("note") or "")[:300])
+        verified_at=now, note=note[:300])
     player.aml_identified_at = now
     player.save(update_fields=["aml_identified_at"])
     audit_record(actor=Actor.staff(staff_user), action="accounts.identity.verified_at_branch", obj=player,
@@ -327,15 +305,15 @@ def _branch_identification(player: Player, clean: dict, ident: dict, staff_user:
 
 
 def _retry_delay(attempts: int) -> timedelta:
-    first = int(conf.get("ACCOUNTS_CHECK_RETRY_FIRST_MINUTES"))
-    cap = int(conf.get("ACCOUNTS_CHECK_RETRY_MAX_MINUTES"))
+    first = int(settings.ACCOUNTS_CHECK_RETRY_FIRST_MINUTES)
+    cap = int(settings.ACCOUNTS_CHECK_RETRY_MAX_MINUTES)
     return timedelta(minutes=min(cap, first * 2 ** max(0, attempts - 1)))
 
 
 def _checks_pending(player: Player, *, attempts: int) -> None:
     """A register was unavailable: keep the applicant, retry later, tell them (first time only)."""
     player.checks_attempts = attempts
-    give_up_at = player.created_at + timedelta(days=int(conf.get("ACCOUNTS_REGISTRATION_MAX_DAYS")))
+    give_up_at = player.created_at + timedelta(days=int(settings.ACCOUNTS_REGISTRATION_MAX_DAYS))
     player.checks_retry_at = min(clock.now() + _retry_delay(attempts), give_up_at)
     player.save(update_fields=["checks_attempts", "checks_retry_at"])
     if attempts == 1:
@@ -348,23 +326,23 @@ def _checks_pending(player: Player, *, attempts: int) -> None:
                      "We will e-mail you a link once it is done."))
 
 
-def registration_checks_retry_due(*, now=None, limit: int = 200) -> int:
+def registration_checks_retry_due(*, now: datetime | None = None, limit: int = 200) -> int:
     """Sweeper: re-run the register checks of applicants whose checks could not run.
 
     Claims a row with a lease (short transaction), calls the registers outside any transaction,
     then records the result; safe on two workers. Gives up (rejects) 30 days after the start of
     registration (GP §5(9))."""
     now = now or clock.now()
-    max_age = timedelta(days=int(conf.get("ACCOUNTS_REGISTRATION_MAX_DAYS")))
-    lease = timedelta(minutes=int(conf.get("ACCOUNTS_CHECK_LEASE_MINUTES")))
-    ids = list(Player.objects.filter(status=S.APPLICANT, checks_retry_at__lte=now)
+    max_age = timedelta(days=int(settings.ACCOUNTS_REGISTRATION_MAX_DAYS))
+    lease = timedelta(minutes=int(settings.ACCOUNTS_CHECK_LEASE_MINUTES))
+    ids = list(Player.objects.filter(status=Status.APPLICANT, checks_retry_at__lte=now)
                .order_by("checks_retry_at").values_list("pk", flat=True)[:limit])
     handled = 0
     system = Actor.system("accounts.checks_retry")
     for pk in ids:
         with transaction.atomic():
-            p = (Player.objects.select_for_update(skip_locked=True)
-                 .filter(pk=pk, status=S.APPLICANT, checks_retry_at__lte=now).first())
+            p = (Player.objects.select_for_update(no_key=True, skip_locked=True)
+                 .filter(pk=pk, status=Status.APPLICANT, checks_retry_at__lte=now).first())
             if p is None:
                 continue
             if now >= p.created_at + max_age:
@@ -377,13 +355,13 @@ def registration_checks_retry_due(*, now=None, limit: int = 200) -> int:
         outcome, refusal, records = run_register_checks(Identity.from_personal(p.personal),
                                                         today=clock.business_date(now))
         with transaction.atomic():
-            p = lock(p)
-            if p.status != S.APPLICANT:
+            p = player_lock(p)
+            if p.status != Status.APPLICANT:
                 continue
             _store_checks(p, records, "retry")
             if outcome == "unavailable":
                 _checks_pending(p, attempts=p.checks_attempts + 1)
-            elif outcome == "refused":
+            elif refusal is not None:
                 registration_reject(player=p, reason=refusal.code, actor=system)
             else:
                 _identity_verified(p, actor=system)
@@ -392,39 +370,16 @@ def registration_checks_retry_due(*, now=None, limit: int = 200) -> int:
 
 
 # Credentials (GP §4(7)) -------------------------------------------------------------------------------
-def _link_for(player: Player) -> str:
-    token = signing.dumps({"p": player.pk, "s": player.email_link_seq}, salt=EMAIL_LINK_SALT)
-    base = getattr(settings, "PUBLIC_BASE_URL", "").rstrip("/")
-    return base + conf.get("ACCOUNTS_EMAIL_CONFIRM_URL").format(token=token)
-
-
-def email_link_issue(*, player: Player) -> None:
-    """Send (after commit) the signed, expiring link; confirming it sends the first password by SMS.
-    Each new link supersedes the previous ones. Call with the player locked."""
-    player.email_link_seq += 1
-    player.save(update_fields=["email_link_seq"])
-    url = _link_for(player)
-    hours = conf.get("ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS")
-    email_on_commit(
-        to=email_of(player), subject_cs="Potvrďte prosím e-mail", subject_en="Please confirm your e-mail",
-        body_cs=(f"Vaše uživatelské jméno: {player.user.username}\nPotvrďte e-mail kliknutím na odkaz (platí {hours} h); "
-                 f"první heslo vám pak pošleme SMS:\n{url}"),
-        body_en=(f"Your username: {player.user.username}\nConfirm your e-mail with this link (valid {hours} h); "
-                 f"we then send your first password by SMS:\n{url}"))
-    audit_record(actor=Actor.system("accounts.credentials"), action="accounts.credentials.email_link_sent",
-                 obj=player, player_id=player.pk, seq=player.email_link_seq)
-
-
 def _mask_phone(phone: str) -> str:
     return phone[:4] + "*" * max(0, len(phone) - 7) + phone[-3:]
 
 
-def email_link_confirm(*, token: str) -> dict:
+def email_link_confirm(*, token: str) -> dict[str, str]:
     """The applicant confirmed the e-mail link: issue the first password and send it by SMS.
 
     The password must be changed at first login (User.must_change_password). A link works once;
     a second click answers "already_confirmed" and sends nothing."""
-    max_age = int(conf.get("ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS")) * 3600
+    max_age = int(settings.ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS) * 3600
     try:
         payload = signing.loads(token or "", salt=EMAIL_LINK_SALT, max_age=max_age)
     except signing.SignatureExpired:
@@ -435,13 +390,13 @@ def email_link_confirm(*, token: str) -> dict:
         raise errors.EMAIL_LINK_INVALID()
     now = clock.now()
     with transaction.atomic():
-        p = Player.objects.select_related("user", "personal").select_for_update(of=("self",)).filter(
-            pk=payload["p"]).first()
+        p = (Player.objects.select_related("user", "personal").select_for_update(no_key=True, of=("self",))
+             .filter(pk=payload["p"]).first())
         if p is None or payload["s"] != p.email_link_seq:
             raise errors.EMAIL_LINK_INVALID()
         if p.email_link_used_seq == payload["s"]:
             return {"status": "already_confirmed", "phone": _mask_phone(p.personal.phone)}
-        if p.status != S.TEMPORARY:
+        if p.status != Status.TEMPORARY:
             raise errors.ACCOUNT_NOT_USABLE(account_status=p.status)
         if p.temporary_expires_at and p.temporary_expires_at <= now:
             raise errors.TEMPORARY_EXPIRED(expired_at=p.temporary_expires_at)
@@ -469,42 +424,11 @@ def email_link_resend(*, username: str, email: str) -> bool:
     Answers nothing about whether the account exists (the API always says "accepted")."""
     p = (Player.objects.select_related("user").filter(user__username__iexact=(username or "").strip(),
                                                       personal__email_key=email_key(email or "")).first())
-    if p is None or p.status != S.TEMPORARY:
+    if p is None or p.status != Status.TEMPORARY:
         return False
     if p.first_password_sent_at is not None and not p.user.must_change_password:
         return False
     with transaction.atomic():
-        p = lock(p)
+        p = player_lock(p)
         email_link_issue(player=p)
     return True
-
-
-# AML identification at a branch (GP §4(4)b) ---------------------------------------------------------------
-def identity_verify_at_branch(*, player: Player, document: dict, likeness_confirmed: bool, staff_user: User,
-                              note: str = "") -> IdentityVerification:
-    """Staff record the document (type, number, issuing state and authority, validity) and confirm
-    the likeness; the AML identification step is done. A differing document updates the personal data."""
-    if not likeness_confirmed:
-        raise errors.BRANCH_LIKENESS_REQUIRED()
-    now = clock.now()
-    doc = validate_document(document, today=clock.business_date(now))
-    actor = Actor.staff(staff_user)
-    with transaction.atomic():
-        p = lock(player)
-        if p.status in Player.TERMINAL:
-            raise errors.INVALID_TRANSITION(account_status=p.status, to="identified")
-        iv = IdentityVerification.objects.create(player=p, method=IdentityVerification.Method.BRANCH,
-                                                 likeness_confirmed=True, verified_by=staff_user, verified_at=now,
-                                                 note=(note or "")[:300], **doc)
-        p.aml_identified_at = now
-        p.save(update_fields=["aml_identified_at"])
-        audit_record(actor=actor, action="accounts.identity.verified_at_branch", obj=p, player_id=p.pk,
-                     document_type=doc["document_type"], verification_id=iv.pk)
-        pd = p.personal
-        changes = {f: v for f, v in doc.items() if getattr(pd, f) != v}
-        if changes:
-            from accounts.services.personal import personal_data_update
-
-            personal_data_update(player=p, changes=changes, actor=actor, reason="branch identification")
-    player.aml_identified_at = now
-    return iv

@@ -10,16 +10,16 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.db.models import Q
 
-from accounts import conf, errors
+from accounts import errors, rules
+from accounts.adapters import Identity, RegisterUnavailable, get_exclusion_register
+from accounts.hooks import hook
 from accounts.models import AuthToken, LoginSession, Player, RegisterCheck, User
+from accounts.services.locks import player_lock
 from core import clock
 from core.audit import Actor, audit_record
 
 logger = logging.getLogger("accounts.sessions")
-
-
-def _lock_player(player: Player) -> Player:
-    return Player.objects.select_related("user").select_for_update(of=("self",)).get(pk=player.pk)
+LOGIN_STATUSES = (Player.Status.TEMPORARY, Player.Status.ACTIVE, Player.Status.SUSPENDED, Player.Status.CLOSING)
 
 
 def session_start(*, player: Player, ip_address: str | None = None, user_agent: str = "",
@@ -27,33 +27,28 @@ def session_start(*, player: Player, ip_address: str | None = None, user_agent: 
     """Open a login session and its token after the credentials were checked (view + axes).
 
     Refuses an account that cannot be used, a person listed in the exclusion register (checked
-    now, at every login), and whatever ``limits.services.login_check`` refuses (logins per month,
-    pause after logout, panic button ...). Returns (session, raw token key).
+    now, at every login), and whatever the ``login_check`` hook (``limits.services.login_check``)
+    refuses (logins per month, pause after logout, panic button ...). Returns (session, raw token key).
     """
-    from accounts.selectors import optional_function
-
     actor = actor or Actor.player(player)
     now = clock.now()
-    S = Player.Status
-    if player.status not in (S.TEMPORARY, S.ACTIVE, S.SUSPENDED, S.CLOSING):
+    if player.status not in LOGIN_STATUSES:
         raise errors.ACCOUNT_NOT_USABLE(account_status=player.status)
-    if player.status == S.TEMPORARY and player.temporary_expires_at and player.temporary_expires_at <= now:
+    if (player.status == Player.Status.TEMPORARY and player.temporary_expires_at
+            and player.temporary_expires_at <= now):
         raise errors.TEMPORARY_EXPIRED(expired_at=player.temporary_expires_at)
-    from accounts.adapters import RegisterUnavailable
-
     try:
         listed = exclusion_check(player=player, actor=actor, context="login")
     except RegisterUnavailable:
         raise errors.REGISTER_UNAVAILABLE(register="exclusion")
     if listed:
         raise errors.EXCLUDED_PERSON()
-    login_check = optional_function("limits.services", "login_check")
+    login_check = hook("login_check")
     with transaction.atomic():
-        locked = _lock_player(player)
-        if locked.status not in (S.TEMPORARY, S.ACTIVE, S.SUSPENDED, S.CLOSING) or locked.exclusion_listed:
+        locked = player_lock(player)
+        if locked.status not in LOGIN_STATUSES or locked.exclusion_listed:
             raise errors.ACCOUNT_NOT_USABLE(account_status=locked.status)
-        if login_check is not None:
-            login_check(player=locked, now=now)
+        login_check(player=locked, now=now)
         session = LoginSession.objects.create(player=locked, started_at=now, last_seen_at=now,
                                               ip_address=ip_address or None, user_agent=(user_agent or "")[:300])
         key = secrets.token_urlsafe(32)
@@ -70,7 +65,7 @@ def session_end(*, session: LoginSession, reason: str, at: datetime | None = Non
         raise ValueError(f"unknown end reason {reason!r}")
     now = clock.now()
     with transaction.atomic():
-        s = LoginSession.objects.select_for_update().get(pk=session.pk)
+        s = LoginSession.objects.select_for_update(no_key=True).get(pk=session.pk)
         if s.ended_at is not None:
             return s
         s.ended_at = at or now
@@ -89,7 +84,8 @@ def player_force_logout(*, player: Player, reason: str, actor: Actor) -> int:
     now = clock.now()
     with transaction.atomic():
         ended = 0
-        for s in LoginSession.objects.select_for_update().filter(player_id=player.pk, ended_at__isnull=True):
+        for s in LoginSession.objects.select_for_update(no_key=True).filter(player_id=player.pk,
+                                                                            ended_at__isnull=True):
             s.ended_at, s.end_reason, s.end_detail = now, LoginSession.EndReason.FORCED, (reason or "")[:200]
             s.save(update_fields=["ended_at", "end_reason", "end_detail"])
             ended += 1
@@ -101,22 +97,19 @@ def player_force_logout(*, player: Player, reason: str, actor: Actor) -> int:
     return ended
 
 
-def session_touch(*, session_id: int, now: datetime) -> None:
-    LoginSession.objects.filter(pk=session_id, ended_at__isnull=True).update(last_seen_at=now)
-
-
 def sessions_timeout_due(*, now: datetime | None = None, limit: int = 1000) -> int:
     """Sweeper: end sessions idle longer than ACCOUNTS_SESSION_IDLE_MINUTES (ended at last activity + idle)
     or older than ACCOUNTS_SESSION_MAX_HOURS (ended at start + max)."""
     now = now or clock.now()
-    idle, max_age = conf.session_idle(), conf.session_max_age()
+    idle, max_age = rules.session_idle(), rules.session_max_age()
     due = Q(last_seen_at__lte=now - idle) | Q(started_at__lte=now - max_age)
     ids = list(LoginSession.objects.filter(due, ended_at__isnull=True)
                .order_by("last_seen_at").values_list("pk", flat=True)[:limit])
     done = 0
     for pk in ids:
         with transaction.atomic():
-            s = LoginSession.objects.select_for_update(skip_locked=True).filter(due, pk=pk, ended_at__isnull=True).first()
+            s = (LoginSession.objects.select_for_update(no_key=True, skip_locked=True)
+                 .filter(due, pk=pk, ended_at__isnull=True).first())
             if s is None:
                 continue
             ends_at = min(s.last_seen_at + idle, s.started_at + max_age)
@@ -146,7 +139,7 @@ def password_change(*, user: User, old_password: str, new_password: str, keep_to
         raise errors.PASSWORD_INVALID(problems=problems)
     now = clock.now()
     with transaction.atomic():
-        u = User.objects.select_for_update().get(pk=user.pk)
+        u = User.objects.select_for_update(no_key=True).get(pk=user.pk)
         was_first = u.must_change_password
         u.set_password(new_password)
         u.must_change_password = False
@@ -168,8 +161,6 @@ def exclusion_check(*, player: Player, actor: Actor, context: str) -> bool:
     and logged out at once. A later "not listed" answer clears the flag. Raises
     ``accounts.adapters.RegisterUnavailable`` (after recording it) when the register cannot answer.
     """
-    from accounts.adapters import Identity, RegisterUnavailable, get_exclusion_register
-
     try:
         identity = Identity.from_personal(player.personal)
     except Player.personal.RelatedObjectDoesNotExist:
@@ -185,7 +176,7 @@ def exclusion_check(*, player: Player, actor: Actor, context: str) -> bool:
                                          details={"error": str(exc)[:200]}, checked_at=now)
         raise
     with transaction.atomic():
-        p = _lock_player(player)
+        p = player_lock(player)
         RegisterCheck.objects.create(player=p, register=RegisterCheck.Register.EXCLUSION, context=context,
                                      result=RegisterCheck.Result.LISTED if listed else RegisterCheck.Result.NOT_LISTED,
                                      checked_at=now)

@@ -73,7 +73,7 @@ class _Gateway(BaseHTTPRequestHandler):
     answers: dict = {}
     seen: list = []
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.seen.append((self.path, body, self.headers.get("Authorization")))
         status, payload = self.answers.get(self.path, (404, {}))

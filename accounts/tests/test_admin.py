@@ -7,20 +7,34 @@ from accounts.models import (
     CorrectionRequest,
     DuplicateCase,
     IdentityVerification,
+    LoginSession,
     Player,
     SandboxPopulationRecord,
+    User,
 )
-from accounts.testing import applicant_data, make_player, make_register_record, make_staff, registration_payload
+from accounts.testing import (
+    applicant_data,
+    login_session_for,
+    make_excluded,
+    make_player,
+    make_register_record,
+    make_staff,
+    registration_payload,
+)
 from core.audit import Actor
 from core.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 
 
+class StaffClient(Client):
+    staff: User
+
+
 @pytest.fixture
 def staff_client():
     staff = make_staff(superuser=True)
-    c = Client()
+    c = StaffClient()
     c.force_login(staff)
     c.staff = staff
     return c
@@ -141,3 +155,21 @@ def test_staff_fill_the_sandbox_population_register(staff_client):
         "birth_number": "", "given_names": "Anna", "surname": "Cizinka", "date_of_birth": "1990-01-01",
         "sex": "F", "citizenship": "SK", "resident_in_cz": "on", "note": ""})
     assert r.status_code == 302 and SandboxPopulationRecord.objects.get().surname == "Cizinka"
+
+
+def test_an_exclusion_check_the_register_cannot_answer_is_shown_to_staff(staff_client):
+    player = make_player()
+    make_excluded(player, outcome="unavailable")
+    r = staff_client.post(f"/admin/accounts/player/{player.pk}/act/exclusion_check/", {"go": "1"})
+    assert r.status_code == 200 and b"RegisterUnavailable" in r.content
+
+
+def test_staff_end_the_selected_login_sessions(staff_client):
+    player = make_player()
+    open_session, _ = login_session_for(player)
+    r = staff_client.post("/admin/accounts/loginsession/", {"action": "end_forced",
+                                                            "_selected_action": [open_session.pk]})
+    assert r.status_code == 302
+    open_session.refresh_from_db()
+    assert open_session.end_reason == LoginSession.EndReason.FORCED and open_session.end_detail == "staff"
+    assert AuditEvent.objects.get(action="accounts.session.ended").actor_label == staff_client.staff.username

@@ -1,6 +1,5 @@
 """Credentials (GP §4(7)) and login sessions: e-mail link -> SMS password -> change at first login,
 login/logout, lockout, idle timeout, exclusion check at every login."""
-import re
 from datetime import timedelta
 
 import pytest
@@ -19,6 +18,7 @@ from accounts.testing import (
     make_register_record,
     registration_payload,
 )
+from accounts.tests.helpers import found, refusal_code
 from core import clock
 from core.audit import Actor
 
@@ -29,11 +29,11 @@ NEW_PASSWORD = "Uplne-nove-heslo-77"
 
 
 def link_token(message) -> str:
-    return re.search(r"token=(\S+)", message.body).group(1)
+    return found(r"token=(\S+)", message.body)
 
 
 def sms_password() -> str:
-    return re.search(r"first password: (\S+) -", SandboxSms.objects.order_by("-id").first().text).group(1)
+    return found(r"first password: (\S+) -", SandboxSms.objects.order_by("-id")[0].text)
 
 
 @pytest.fixture
@@ -106,7 +106,7 @@ def test_the_first_password_must_be_changed_before_anything_else_works(api, comm
     for url in ("/api/v1/accounts/me/", "/api/v1/accounts/registration/steps/", "/api/v1/accounts/me/export/"):
         resp = c.get(url)
         assert resp.status_code == 403 and resp.json()["error"]["code"] == errors.PASSWORD_CHANGE_REQUIRED.code
-    assert selectors.betting_refusal(Player.objects.get(pk=player.pk)).code == errors.PASSWORD_CHANGE_REQUIRED.code
+    assert refusal_code(selectors.betting_refusal(Player.objects.get(pk=player.pk))) == errors.PASSWORD_CHANGE_REQUIRED.code
     r = c.post("/api/v1/accounts/auth/password/", {"old_password": first, "new_password": "short"}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == errors.PASSWORD_INVALID.code
     r = c.post("/api/v1/accounts/auth/password/", {"old_password": "wrong", "new_password": NEW_PASSWORD},
@@ -188,7 +188,7 @@ def test_a_listed_person_cannot_log_in_and_is_flagged(api):
     player.refresh_from_db()
     assert player.exclusion_listed and LoginSession.objects.count() == 0
     assert RegisterCheck.objects.get(player=player).result == "listed"
-    assert selectors.betting_refusal(player).code == errors.EXCLUDED_PERSON.code
+    assert refusal_code(selectors.betting_refusal(player)) == errors.EXCLUDED_PERSON.code
 
 
 def test_login_is_refused_while_the_exclusion_register_cannot_answer(api):

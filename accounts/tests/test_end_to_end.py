@@ -2,7 +2,6 @@
 register -> e-mail link -> SMS password -> change it -> see the remaining steps and the 30-day
 deadline; a duplicate birth number is refused; an excluded person can neither register nor log in;
 on day 31 the scheduled job cancels the unfinished temporary account."""
-import re
 from datetime import datetime, timedelta
 
 import pytest
@@ -14,6 +13,7 @@ from accounts.models import Player, SandboxSms
 from accounts.schedules import BEAT_SCHEDULE
 from accounts.tasks import temporary_expire
 from accounts.testing import make_excluded, make_register_record, registration_payload
+from accounts.tests.helpers import found
 
 API = "/api/v1/accounts"
 START = datetime.fromisoformat("2026-03-02T09:00:00+00:00")
@@ -41,12 +41,12 @@ def test_a_new_user_registers_gets_credentials_sees_the_deadline_and_is_cancelle
 
         # 2. the e-mail link, then the first password by SMS
         assert len(mail.outbox) == 1 and mail.outbox[0].to == [body["email"]]
-        link = re.search(r"https?://\S+/registration/confirm-email/\?token=(\S+)", mail.outbox[0].body)
+        link = found(r"https?://\S+/registration/confirm-email/\?token=(\S+)", str(mail.outbox[0].body))
         assert SandboxSms.objects.count() == 0  # nothing before the link is confirmed
-        r = anon.get(f"{API}/registration/confirm-email/", {"token": link.group(1)})
+        r = anon.get(f"{API}/registration/confirm-email/", {"token": link})
         assert r.status_code == 200 and r.json()["status"] == "password_sent"
         sms = SandboxSms.objects.get(to=body["phone"])
-        first_password = re.search(r"first password: (\S+) -", sms.text).group(1)
+        first_password = found(r"first password: (\S+) -", sms.text)
 
         # 3. log in; nothing but the password change works yet
         r = anon.post(f"{API}/auth/login/", {"username": "nova.hracka", "password": first_password}, format="json")

@@ -9,6 +9,7 @@ from django.core import mail
 from accounts import errors, selectors, services
 from accounts.models import DuplicateCase, LoginSession, Player
 from accounts.testing import login_session_for, make_excluded, make_player
+from accounts.tests.helpers import refusal_code
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
@@ -45,7 +46,7 @@ def test_a_temporary_account_is_expired_by_the_job_at_30_days_and_not_a_minute_e
         player.refresh_from_db()
         assert player.status == "temporary" and selectors.betting_refusal(player) is None
     with time_machine.travel(start + timedelta(days=30), tick=False):
-        assert selectors.betting_refusal(player).code == errors.TEMPORARY_EXPIRED.code  # before the job ran
+        assert refusal_code(selectors.betting_refusal(player)) == errors.TEMPORARY_EXPIRED.code  # before the job ran
         with commit():
             assert services.temporary_expire_due() == 1
         assert services.temporary_expire_due() == 0  # safe to run twice
@@ -56,8 +57,8 @@ def test_a_temporary_account_is_expired_by_the_job_at_30_days_and_not_a_minute_e
     assert session.end_reason == "forced"
     assert len(mail.outbox) == 1 and "7" in mail.outbox[0].body
     assert AuditEvent.objects.filter(action="accounts.temporary.expired", object_id=str(player.pk)).count() == 1
-    assert selectors.betting_refusal(player).code == errors.TEMPORARY_EXPIRED.code
-    assert selectors.money_movement_refusal(player).code == errors.CLOSED.code
+    assert refusal_code(selectors.betting_refusal(player)) == errors.TEMPORARY_EXPIRED.code
+    assert refusal_code(selectors.money_movement_refusal(player)) == errors.CLOSED.code
 
 
 def test_a_suspended_temporary_account_expires_as_well():
@@ -71,6 +72,7 @@ def test_a_suspended_temporary_account_expires_as_well():
 
 def test_an_active_account_is_never_expired():
     player = make_player(status="active")
+    assert player.temporary_expires_at is not None
     with time_machine.travel(player.temporary_expires_at + timedelta(days=1), tick=False):
         assert services.temporary_expire_due() == 0
 
@@ -128,8 +130,8 @@ def test_the_autocomplete_job_completes_a_registration_whose_last_step_was_done_
 def test_a_suspended_player_can_neither_bet_nor_move_money_until_reinstated():
     player = make_player()
     services.player_suspend(player=player, reason="investigation", actor=SYSTEM)
-    assert selectors.betting_refusal(player).code == errors.SUSPENDED.code
-    assert selectors.money_movement_refusal(player).code == errors.SUSPENDED.code
+    assert refusal_code(selectors.betting_refusal(player)) == errors.SUSPENDED.code
+    assert refusal_code(selectors.money_movement_refusal(player)) == errors.SUSPENDED.code
     services.player_reinstate(player=player, reason="cleared", actor=SYSTEM)
     player.refresh_from_db()
     assert player.status == "active" and selectors.betting_refusal(player) is None
@@ -156,8 +158,8 @@ def test_a_player_cancels_the_registration_the_balance_is_settled_and_the_accoun
     player.refresh_from_db()
     assert player.closure_method == "transfer" and player.balance_handoff == "settlement"
     assert player.balance_handoff_at is not None  # wallet.closure_settlement_start ran
-    assert selectors.betting_refusal(player).code == errors.CLOSING.code
-    assert selectors.money_movement_refusal(player).code == errors.CLOSING.code
+    assert refusal_code(selectors.betting_refusal(player)) == errors.CLOSING.code
+    assert refusal_code(selectors.money_movement_refusal(player)) == errors.CLOSING.code
     assert services.closures_finalize_due() == 1  # a zero balance is settled at once
     player.refresh_from_db()
     assert player.status == "closed" and player.closed_at
@@ -217,15 +219,15 @@ def test_betting_is_allowed_only_on_a_temporary_or_active_account(status, code):
 def test_a_temporary_account_may_deposit_but_not_withdraw():
     player = make_player(status="temporary")
     assert selectors.money_movement_refusal(player, direction="deposit") is None
-    assert selectors.money_movement_refusal(player, direction="withdrawal").code == errors.TEMPORARY_NO_WITHDRAWAL.code
+    assert refusal_code(selectors.money_movement_refusal(player, direction="withdrawal")) == errors.TEMPORARY_NO_WITHDRAWAL.code
 
 
 def test_an_excluded_player_may_withdraw_but_not_deposit_or_bet():
     player = make_player()
     make_excluded(player)
     assert services.exclusion_check(player=player, actor=SYSTEM, context="periodic") is True
-    assert selectors.betting_refusal(player).code == errors.EXCLUDED_PERSON.code
-    assert selectors.money_movement_refusal(player, direction="deposit").code == errors.EXCLUDED_PERSON.code
+    assert refusal_code(selectors.betting_refusal(player)) == errors.EXCLUDED_PERSON.code
+    assert refusal_code(selectors.money_movement_refusal(player, direction="deposit")) == errors.EXCLUDED_PERSON.code
     assert selectors.money_movement_refusal(player, direction="withdrawal") is None
 
 
@@ -252,10 +254,10 @@ def test_duplicate_accounts_freeze_deposits_and_withdrawals_on_all_of_them():
     a, b = make_player(), make_player()
     case = services.duplicate_case_open(players=[a.pk, b.pk], matched_fields=["phone"], actor=SYSTEM)
     for p in (a, b):
-        assert selectors.money_movement_refusal(p).code == errors.DUPLICATE_ACCOUNTS_FROZEN.code
+        assert refusal_code(selectors.money_movement_refusal(p)) == errors.DUPLICATE_ACCOUNTS_FROZEN.code
         assert selectors.betting_refusal(p) is None
     assert services.duplicate_case_open(players=[b.pk, a.pk], matched_fields=["phone"], actor=SYSTEM) is None
-    assert DuplicateCase.objects.count() == 1 and case.state == "open"
+    assert DuplicateCase.objects.count() == 1 and case is not None and case.state == "open"
 
 
 def test_a_cancellation_replayed_with_the_same_idempotency_key_returns_the_first_answer(client_for):

@@ -1,9 +1,10 @@
 """Personal data (GP §12): export, corrections reviewed by staff, consents, duplicates found later (GP §5(3))."""
 import pytest
 
-from accounts import conf, errors, selectors, services
+from accounts import errors, rules, selectors, services
 from accounts.models import BarredPerson, Consent, CorrectionRequest, DuplicateCase, Player
 from accounts.testing import make_player, make_register_record, make_staff, registration_payload
+from accounts.tests.helpers import refusal_code
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
@@ -91,7 +92,7 @@ def test_a_correction_that_matches_another_account_freezes_both_until_staff_reso
     assert case.kind == "accounts" and case.matched_fields == ["phone"]
     assert {p.pk for p in case.players.all()} == {a.pk, b.pk}
     for p in (a, b):
-        assert selectors.money_movement_refusal(p).code == errors.DUPLICATE_ACCOUNTS_FROZEN.code
+        assert refusal_code(selectors.money_movement_refusal(p)) == errors.DUPLICATE_ACCOUNTS_FROZEN.code
     services.duplicate_case_resolve(case=case, same_person=False, actor=Actor.staff(make_staff()),
                                     note="a family sharing a phone")
     for p in (a, b):
@@ -102,6 +103,7 @@ def test_a_correction_that_matches_another_account_freezes_both_until_staff_reso
 def test_duplicates_of_one_person_confirmed_by_staff_keep_one_account_and_close_the_others():
     a, b = make_player(), make_player()
     case = services.duplicate_case_open(players=[a.pk, b.pk], matched_fields=["name_dob_key"], actor=SYSTEM)
+    assert case is not None
     with pytest.raises(DomainError):
         services.duplicate_case_resolve(case=case, same_person=True, actor=SYSTEM, note="x")  # which one stays?
     services.duplicate_case_resolve(case=case, same_person=True, keep_player=a, actor=SYSTEM, note="same person")
@@ -147,7 +149,7 @@ def test_staff_confirming_a_refused_application_as_the_same_person_registers_nob
 def test_marketing_consent_can_be_given_and_withdrawn_and_the_account_stays_open(client_for):
     player = make_player()
     c = client_for(player)
-    v = conf.document_versions()["marketing"]
+    v = rules.document_versions()["marketing"]
     r = c.post("/api/v1/accounts/me/consents/", {"kind": "marketing", "version": v}, format="json")
     assert r.status_code == 201
     assert c.get("/api/v1/accounts/me/").json()["marketing_consent"] is True

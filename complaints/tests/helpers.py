@@ -1,7 +1,6 @@
 """Helpers of the complaints tests: personas, real game rounds (games app), API calls, test files."""
 from __future__ import annotations
 
-import io
 import uuid
 from datetime import datetime
 
@@ -57,9 +56,3 @@ def file_via_api(client, **body):
 def iso(dt: datetime) -> str:
     return dt.isoformat()
 
-
-def file_like(data: bytes, name: str):
-    f = io.BytesIO(data)
-    f.name = name
-    f.size = len(data)
-    return f

@@ -10,8 +10,8 @@ from complaints.deadlines import add_months, filing_deadline, is_late, response_
 from core.clock import PRAGUE
 
 
-def prague(*args) -> datetime:
-    return datetime(*args, tzinfo=PRAGUE)
+def prague(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, second, tzinfo=PRAGUE)
 
 
 def test_adding_calendar_months_keeps_the_day_number_or_takes_the_last_day_of_a_shorter_month():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 import time_machine
@@ -16,7 +17,7 @@ from complaints.models import Complaint
 from complaints.tests.helpers import client_for
 from core.audit import Actor
 from core.clock import PRAGUE
-from core.errors import DomainError
+from core.errors import DomainError, ErrorDef
 from core.models import AuditEvent
 from core.money import Money
 
@@ -145,7 +146,7 @@ def test_a_complaint_can_only_be_assigned_to_active_staff(player, other_player, 
 def test_refused_resolutions_change_nothing(player, agent, frozen):
     c = _to_investigation(_file(player), agent)
     before = _snapshot(c)
-    cases = [
+    cases: list[tuple[dict[str, Any], ErrorDef]] = [
         (dict(outcome="rejected", answer_cs="x", remedy_amount=Money(100)), errors.REMEDY_NOT_ALLOWED),
         (dict(outcome="upheld", answer_cs="x", remedy_amount=Money(0)), errors.REMEDY_AMOUNT_INVALID),
         (dict(outcome="upheld", answer_cs="x", remedy_amount=Money(100, "EUR")), errors.REMEDY_AMOUNT_INVALID),

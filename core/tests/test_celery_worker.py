@@ -81,7 +81,7 @@ def test_a_task_sent_from_the_web_process_runs_in_a_real_worker_on_each_reachabl
                 for d in ("queue", "processed", "control"):
                     Path(worker_env["CELERY_FS_BROKER_DIR"], d).mkdir(parents=True, exist_ok=True)
             with app.connection_for_write(url, transport_options=opts) as conn:
-                heartbeat.apply_async(args=[marker], queue=queue, connection=conn)
+                heartbeat.apply_async(args=(marker,), queue=queue, connection=conn)  # type: ignore[call-arg]
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
                 hb = TaskHeartbeat.objects.get(marker=marker)

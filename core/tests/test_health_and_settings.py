@@ -60,3 +60,27 @@ def test_admin_login_page_and_api_docs_are_served(db):
     assert c.get("/api/docs/").status_code == 200
     r = c.get("/api/schema/")
     assert r.status_code == 200 and b"openapi" in r.content
+
+
+def test_manage_py_check_starts_no_database_and_makes_no_folders(tmp_path):
+    """Importing the settings has no side effects: without DATABASE_URL, `manage.py check` neither starts the
+    embedded PostgreSQL nor creates its data folder or the filesystem broker's folders (make run / make test
+    start the server and hand DATABASE_URL to their children)."""
+    pg_dir, broker_dir = tmp_path / "pg", tmp_path / "broker"
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "DATABASE_NAME")}
+    env.update({"EMBEDDED_PG_DIR": str(pg_dir), "CELERY_FS_BROKER_DIR": str(broker_dir)})
+    r = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "System check identified no issues" in r.stdout
+    assert not pg_dir.exists() and not broker_dir.exists()
+
+
+def test_the_admin_site_is_the_one_time_password_site_when_2fa_is_required():
+    """ADMIN_REQUIRE_2FA is wired through AdminConfig.default_site (core.admin_site), not by patching the site."""
+    base = {"DATABASE_URL": "postgres://postgres@127.0.0.1:5432/x"}
+    on = _django_check_expr({**base, "ADMIN_REQUIRE_2FA": "1"},
+                            "__import__('django.contrib.admin').contrib.admin.site.__class__.__name__")
+    off = _django_check_expr({**base, "ADMIN_REQUIRE_2FA": "0"},
+                             "__import__('django.contrib.admin').contrib.admin.site.__class__.__name__")
+    assert (on.stdout.strip(), off.stdout.strip()) == ("OTPAdminSite", "AdminSite"), on.stderr + off.stderr

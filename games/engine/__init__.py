@@ -1,5 +1,6 @@
-"""Pure-Python game engine (no Django). See base.py for the contract."""
-from .base import (  # noqa: F401
+"""Pure-Python game engine (no Django, no platform module). See base.py for the contract."""
+from .base import (
+    RNG,
     STATUS_AWAITING_ACTION,
     STATUS_FINISHED,
     ActionError,
@@ -8,9 +9,33 @@ from .base import (  # noqa: F401
     Declared,
     EngineError,
     Game,
+    JsonDict,
+    Progress,
     RecordingRNG,
     ReplayMismatch,
     ReplayRNG,
+    RNGFactory,
     play,
 )
-from .registry import get_game, list_games  # noqa: F401
+from .registry import get_game, list_games
+
+__all__ = [
+    "RNG",
+    "STATUS_AWAITING_ACTION",
+    "STATUS_FINISHED",
+    "ActionError",
+    "Bet",
+    "BetError",
+    "Declared",
+    "EngineError",
+    "Game",
+    "JsonDict",
+    "Progress",
+    "RNGFactory",
+    "RecordingRNG",
+    "ReplayMismatch",
+    "ReplayRNG",
+    "get_game",
+    "list_games",
+    "play",
+]

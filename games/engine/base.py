@@ -15,10 +15,11 @@ outcome was already drawn before the choice was offered; see each game's module.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 # A round's status values.
 STATUS_FINISHED = "finished"
@@ -27,13 +28,18 @@ STATUS_AWAITING_ACTION = "awaiting_action"
 # GP §7(9): a round never lasts less than 2 seconds -> 1,800 rounds an hour.
 ROUNDS_PER_HOUR = 1800
 
+# A JSON object: a round state, bet parameters, an action, a description, simulation statistics.
+JsonDict: TypeAlias = dict[str, Any]
+# A progress callback of a simulation: (rounds done, rounds asked).
+Progress: TypeAlias = Callable[[int, int], None]
+
 
 class EngineError(Exception):
     """Base of engine errors. ``code`` is stable; messages exist in Czech and English."""
 
     code = "game.error"
 
-    def __init__(self, code: str | None = None, message_en: str = "", message_cs: str = "", **details: Any):
+    def __init__(self, code: str | None = None, message_en: str = "", message_cs: str = "", **details: Any) -> None:
         self.code = code or self.code
         self.message_en = message_en or self.code
         self.message_cs = message_cs or self.message_en
@@ -54,14 +60,21 @@ class ReplayMismatch(EngineError):
 
 
 class RNG(Protocol):
+    """What the engine draws from: the platform's CSPRNG, a seeded generator (simulations, tests) or a replay."""
+
     def randbelow(self, n: int) -> int:
         """Uniform integer in [0, n), unbiased."""
+        ...
+
+
+# Builds a seeded RNG for a simulation (the callers pass the platform's ``core.rng.SeededRNG``).
+RNGFactory: TypeAlias = Callable[[int], RNG]
 
 
 class RecordingRNG:
     """Wraps any RNG and records every draw as ``[n, value]``."""
 
-    def __init__(self, inner: RNG):
+    def __init__(self, inner: RNG) -> None:
         self.inner = inner
         self.draws: list[list[int]] = []
 
@@ -79,8 +92,8 @@ class ReplayRNG:
     Also serves as the QA forced-outcome RNG (the platform allows it in play-money only).
     """
 
-    def __init__(self, draws: list[list[int]]):
-        self._draws = [tuple(d) for d in draws]
+    def __init__(self, draws: list[list[int]]) -> None:
+        self._draws = [(d[0], d[1]) for d in draws]
         self._pos = 0
 
     def randbelow(self, n: int) -> int:
@@ -102,7 +115,7 @@ class Bet:
     """A validated bet: the total stake of the round and the normalised parameters."""
 
     total_stake: int  # minor units
-    params: dict = field(default_factory=dict)
+    params: JsonDict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -132,15 +145,15 @@ class Game(ABC):
     declared: Declared
 
     @abstractmethod
-    def describe(self) -> dict:
+    def describe(self) -> JsonDict:
         """JSON-able rules, paytable, bet options and declared figures for the catalogue."""
 
     @abstractmethod
-    def validate_bet(self, params: dict) -> Bet:
+    def validate_bet(self, params: JsonDict) -> Bet:
         """Normalise and validate bet parameters; raise BetError with a stable code."""
 
     @abstractmethod
-    def start(self, bet: Bet, rng: RNG) -> dict:
+    def start(self, bet: Bet, rng: RNG) -> JsonDict:
         """Run the round from its start until it finishes or needs a player action.
 
         Returns the state dict with at least: ``status`` (finished/awaiting_action),
@@ -151,10 +164,10 @@ class Game(ABC):
         """
 
     @abstractmethod
-    def act(self, state: dict, action: dict, rng: RNG) -> dict:
+    def act(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
         """Apply one player action to an awaiting round; raise ActionError if not allowed."""
 
-    def default_action(self, state: dict) -> dict:
+    def default_action(self, state: JsonDict) -> JsonDict:
         """The action taken for the player by simulations (and by the platform where a rule says the
         round completes by itself). Must be one of ``state["pending"]["options"]``' legal actions."""
         raise ActionError("game.no_action", "this game has no interactive steps")
@@ -164,12 +177,12 @@ class Game(ABC):
         None when nothing is computed exactly. The PAR sheet simulates the remainder."""
         return None
 
-    def simulate_fast(self, bet: Bet, rounds: int, seed: int, progress=None) -> dict | None:
+    def simulate_fast(self, bet: Bet, rounds: int, seed: int, progress: Progress | None = None) -> JsonDict | None:
         """Optional vectorised simulator returning the same statistics as the generic one
         (see par.py); None means "use the generic loop over start/act"."""
         return None
 
-    def replay(self, record: dict) -> dict:
+    def replay(self, record: JsonDict) -> JsonDict:
         """Re-run a stored round from its bet, actions and draws; raise ReplayMismatch if it differs.
 
         ``record`` = {"bet": params, "actions": [...], "draws": [[n, v], ...], "state": final state}.
@@ -185,11 +198,11 @@ class Game(ABC):
         return state
 
 
-def play(game: Game, bet: Bet, rng: RNG, actions: list[dict] | None = None) -> dict:
+def play(game: Game, bet: Bet, rng: RNG, actions: list[JsonDict] | None = None) -> JsonDict:
     """Convenience: start a round and apply actions, returning a full record (for tests/simulation)."""
     rec = RecordingRNG(rng)
     state = game.start(bet, rec)
-    done = []
+    done: list[JsonDict] = []
     for action in actions or []:
         if state["status"] != STATUS_AWAITING_ACTION:
             break

@@ -1,48 +1,7 @@
-"""PAR sheets and simulation statistics for any registered game.
+"""PAR sheets and simulation statistics for any registered game: exact RTP parts plus a seeded simulation.
 
-Pure Python (numpy only inside games' optional ``simulate_fast``). Used by the management commands
-``par_sheet`` and ``simulate``, by ``scripts/par_sheets.py`` (which writes ``docs/par-sheets.md``) and by the
-all-games RTP test.
-
-Canonical simulation statistics
--------------------------------
-``Game.simulate_fast`` and the generic loop here (:func:`simulate_generic`) both return this dict; all money
-figures are integers in minor units, for one fixed bet (every round has the same stake):
-
-=================== ====================================================================================
-``rounds``          int, rounds played
-``total_stake``     int, ``rounds * bet.total_stake``
-``total_win``       int, sum of every round's ``state["win"]``
-``rtp``             float, ``total_win / total_stake`` (informative; the sheet recomputes from the ints)
-``breakdown``       {"base", "free_spins", "bonus", "gamble", "jackpot"} -> int, the win summed per part of
-                    the game (from ``state["breakdown"]``). Games may add more keys. "jackpot" is what the
-                    engine itself paid as jackpot (normally 0: the platform pays jackpots from
-                    ``jackpot_events``, which are counted in ``feature_counts["jackpot_events"]``).
-``hit_count``       int, rounds with ``win > 0``
-``hit_frequency``   float, ``hit_count / rounds``
-``sum_sq``          int, sum over rounds of ``win ** 2`` (for the variance; Python int, never overflows)
-``max_win``         int, the largest single-round win seen
-``feature_counts``  {str: int}, free-form counters (e.g. free-spin triggers, ``jackpot_events``)
-=================== ====================================================================================
-
-Optional keys (used when present, for tighter confidence intervals):
-``breakdown_sum_sq`` ({part: sum over rounds of that part's win squared}) and ``remainder_sum_sq`` (sum over
-rounds of (win - the parts computed exactly)^2, see below).
-
-Exact parts
------------
-``Game.exact_rtp(bet)`` returns {key: Fraction of the stake}. Each key names the breakdown part it computes
-exactly: the part itself (``"base"``, ``"free_spins"``, ...) or the part followed by ``_`` and any detail
-(``"base_lines"``, ``"base_scatter"``); a key that names no part (e.g. ``"lines"``, ``"scatter"``) is taken
-as a base-game pay. **The exact keys of one part must together cover that whole part**, because the sheet
-replaces the simulated value of every part named by an exact key with the exact sum, and keeps the
-simulation only for the remaining parts:
-
-    RTP = sum(exact parts) + simulated win of the other parts / total stake
-
-The confidence interval of that estimate comes from the per-round variance of the simulated remainder only
-(zero width when everything is exact). As a guard against a key that covers only part of a breakdown part, the
-sheet also compares each exactly computed part with its simulated value (``exact_vs_simulated``).
+Used by the management commands ``par_sheet`` and ``simulate``, by ``scripts/par_sheets.py`` (which writes
+``docs/par-sheets.md``, where the sheets and how to read them are) and by the all-games RTP test.
 """
 from __future__ import annotations
 
@@ -50,15 +9,23 @@ import json
 import math
 import numbers
 import time
-from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
+from typing import Protocol
 
-from core.rng import SeededRNG
-
-from .base import STATUS_AWAITING_ACTION, Bet, EngineError, Game
+from .base import RNG, STATUS_AWAITING_ACTION, Bet, EngineError, Game, JsonDict, Progress, RNGFactory
+from .registry import get_game, list_games
 
 BREAKDOWN_KEYS = ("base", "free_spins", "bonus", "gamble", "jackpot")
+# The canonical simulation statistics, returned by ``Game.simulate_fast`` and by :func:`simulate_generic` for one
+# fixed bet (every round has the same stake); money in integer minor units:
+#   rounds, total_stake (rounds x stake), total_win (sum of every round's win), rtp (float, informative),
+#   breakdown ({part: win summed}, parts as BREAKDOWN_KEYS; games may add more; "jackpot" is what the engine itself
+#   paid: normally 0, the platform pays jackpots from ``jackpot_events``, counted in feature_counts),
+#   hit_count (rounds with a win), hit_frequency, sum_sq (sum of win ** 2: the variance; Python ints never
+#   overflow), max_win, feature_counts ({str: int}, free-form counters).
+# Optional, for tighter confidence intervals: breakdown_sum_sq ({part: sum of that part's win squared}) and
+# remainder_sum_sq (sum of (win - the parts computed exactly) ** 2, see par_sheet) with remainder_parts.
 STATS_KEYS = ("rounds", "total_stake", "total_win", "rtp", "breakdown", "hit_count", "hit_frequency", "sum_sq",
               "max_win", "feature_counts")
 MIN_RTP = Decimal("84.24")  # GP §8(4)
@@ -68,11 +35,9 @@ DEFAULT_ROUNDS_FAST = 1_000_000
 DEFAULT_ROUNDS_GENERIC = 100_000
 MAX_ACTIONS_PER_ROUND = 10_000  # a round that needs more default actions than this is a game bug
 
-Progress = Callable[[int, int], None]
-
 
 # --- statistics dict -------------------------------------------------------------------------------------
-def empty_stats() -> dict:
+def empty_stats() -> JsonDict:
     return {
         "rounds": 0, "total_stake": 0, "total_win": 0, "rtp": 0.0,
         "breakdown": {k: 0 for k in BREAKDOWN_KEYS}, "hit_count": 0, "hit_frequency": 0.0, "sum_sq": 0,
@@ -80,8 +45,9 @@ def empty_stats() -> dict:
     }
 
 
-def validate_stats(stats: dict, *, rounds: int | None = None, stake: int | None = None) -> dict:
-    """Check a statistics dict has the canonical shape (raises ValueError); fills missing breakdown keys."""
+def validate_stats(stats: object, *, rounds: int | None = None, stake: int | None = None) -> JsonDict:
+    """Check a statistics dict has the canonical shape (STATS_KEYS; raises ValueError); fills missing breakdown
+    keys and turns numpy integers into Python ints."""
     if not isinstance(stats, dict):
         raise ValueError("simulation statistics must be a dict")
     missing = [k for k in STATS_KEYS if k not in stats]
@@ -103,14 +69,14 @@ def validate_stats(stats: dict, *, rounds: int | None = None, stake: int | None 
     return stats
 
 
-def finalise(stats: dict) -> dict:
+def finalise(stats: JsonDict) -> JsonDict:
     n = stats["rounds"]
     stats["rtp"] = stats["total_win"] / stats["total_stake"] if stats["total_stake"] else 0.0
     stats["hit_frequency"] = stats["hit_count"] / n if n else 0.0
     return stats
 
 
-def merge_stats(a: dict, b: dict) -> dict:
+def merge_stats(a: JsonDict, b: JsonDict) -> JsonDict:
     """Sum two statistics dicts of the same bet (e.g. batches or workers)."""
     out = empty_stats()
     for k in ("rounds", "total_stake", "total_win", "hit_count", "sum_sq"):
@@ -118,7 +84,7 @@ def merge_stats(a: dict, b: dict) -> dict:
     out["max_win"] = max(a["max_win"], b["max_win"])
     for key in ("breakdown", "feature_counts", "breakdown_sum_sq"):
         if key in a or key in b:
-            d: dict = {}
+            d: dict[str, int] = {}
             for src in (a.get(key, {}), b.get(key, {})):
                 for k, v in src.items():
                     d[k] = d.get(k, 0) + v
@@ -129,7 +95,7 @@ def merge_stats(a: dict, b: dict) -> dict:
 
 
 # --- simulation ------------------------------------------------------------------------------------------
-def play_round(game: Game, bet: Bet, rng) -> tuple[dict, int]:
+def play_round(game: Game, bet: Bet, rng: RNG) -> tuple[JsonDict, int]:
     """Play one round to the end, answering every pending action with ``game.default_action``."""
     state = game.start(bet, rng)
     actions = 0
@@ -142,61 +108,80 @@ def play_round(game: Game, bet: Bet, rng) -> tuple[dict, int]:
     return state, actions
 
 
+class _Tally:
+    """The running sums of :func:`simulate_generic`."""
+
+    def __init__(self, exact_parts: frozenset[str]) -> None:
+        self.exact_parts = exact_parts
+        self.total_win = self.hits = self.sum_sq = self.max_win = self.rem_sq = 0
+        self.breakdown: dict[str, int] = {k: 0 for k in BREAKDOWN_KEYS}
+        self.breakdown_sq: dict[str, int] = {k: 0 for k in BREAKDOWN_KEYS}
+        self.features: dict[str, int] = {}
+
+    def _count(self, key: str, n: int = 1) -> None:
+        self.features[key] = self.features.get(key, 0) + n
+
+    def add(self, state: JsonDict, actions: int) -> None:
+        win = state["win"]
+        self.total_win += win
+        self.sum_sq += win * win
+        if win > 0:
+            self.hits += 1
+        self.max_win = max(self.max_win, win)
+        covered = 0
+        for k, v in (state.get("breakdown") or {}).items():
+            if not v:
+                continue
+            self.breakdown[k] = self.breakdown.get(k, 0) + v
+            self.breakdown_sq[k] = self.breakdown_sq.get(k, 0) + v * v
+            if k in self.exact_parts:
+                covered += v
+            if k in ("free_spins", "bonus", "gamble", "jackpot"):
+                self._count(f"{k}_win_rounds")
+        rem = win - covered
+        self.rem_sq += rem * rem
+        if actions:
+            self._count("actions", actions)
+        self._count_events(state)
+
+    def _count_events(self, state: JsonDict) -> None:
+        events = state.get("jackpot_events") or []
+        if events:
+            self._count("jackpot_events", len(events))
+            for ev in events:
+                tier = ev.get("tier") or ev.get("type") if isinstance(ev, dict) else None
+                if tier:
+                    self._count(f"jackpot:{tier}")
+        for step in state.get("steps") or ():
+            if isinstance(step, dict):
+                feat = step.get("feature")
+                if isinstance(feat, str):
+                    self._count(f"feature:{feat}")
+
+
 def simulate_generic(game: Game, bet: Bet, rounds: int, seed: int, progress: Progress | None = None,
-                     exact_parts: frozenset[str] = frozenset(), batch: int = 10_000) -> dict:
-    """Play ``rounds`` rounds through start/act with one ``SeededRNG(seed)``; canonical statistics."""
+                     exact_parts: frozenset[str] = frozenset(), batch: int = 10_000, *,
+                     rng_factory: RNGFactory) -> JsonDict:
+    """Play ``rounds`` rounds through start/act with one ``rng_factory(seed)``; canonical statistics.
+
+    The engine has no RNG of its own: the callers (management commands, scripts, tests) pass the platform's
+    seeded generator, ``core.rng.SeededRNG``."""
     if rounds <= 0:
         raise ValueError("rounds must be positive")
-    rng = SeededRNG(seed)
-    stats = empty_stats()
-    bd_total = stats["breakdown"]
-    bd_sq: dict[str, int] = {k: 0 for k in BREAKDOWN_KEYS}
-    fc: dict[str, int] = stats["feature_counts"]
-    stake = bet.total_stake
-    total_win = hits = sum_sq = max_win = rem_sq = 0
+    rng = rng_factory(seed)
+    tally = _Tally(exact_parts)
     done = 0
     while done < rounds:
         n = min(batch, rounds - done)
         for _ in range(n):
-            state, actions = play_round(game, bet, rng)
-            win = state["win"]
-            total_win += win
-            sum_sq += win * win
-            if win > 0:
-                hits += 1
-            if win > max_win:
-                max_win = win
-            covered = 0
-            for k, v in (state.get("breakdown") or {}).items():
-                if not v:
-                    continue
-                bd_total[k] = bd_total.get(k, 0) + v
-                bd_sq[k] = bd_sq.get(k, 0) + v * v
-                if k in exact_parts:
-                    covered += v
-                if k in ("free_spins", "bonus", "gamble", "jackpot"):
-                    fc[f"{k}_win_rounds"] = fc.get(f"{k}_win_rounds", 0) + 1
-            rem = win - covered
-            rem_sq += rem * rem
-            if actions:
-                fc["actions"] = fc.get("actions", 0) + actions
-            events = state.get("jackpot_events") or []
-            if events:
-                fc["jackpot_events"] = fc.get("jackpot_events", 0) + len(events)
-                for ev in events:
-                    tier = ev.get("tier") or ev.get("type") if isinstance(ev, dict) else None
-                    if tier:
-                        fc[f"jackpot:{tier}"] = fc.get(f"jackpot:{tier}", 0) + 1
-            for step in state.get("steps") or ():
-                if isinstance(step, dict):
-                    feat = step.get("feature")
-                    if isinstance(feat, str):
-                        fc[f"feature:{feat}"] = fc.get(f"feature:{feat}", 0) + 1
+            tally.add(*play_round(game, bet, rng))
         done += n
         if progress:
             progress(done, rounds)
-    stats.update(rounds=rounds, total_stake=rounds * stake, total_win=total_win, hit_count=hits, sum_sq=sum_sq,
-                 max_win=max_win, breakdown_sum_sq=bd_sq, remainder_sum_sq=rem_sq,
+    stats = empty_stats()
+    stats.update(rounds=rounds, total_stake=rounds * bet.total_stake, total_win=tally.total_win,
+                 hit_count=tally.hits, sum_sq=tally.sum_sq, max_win=tally.max_win, breakdown=tally.breakdown,
+                 feature_counts=tally.features, breakdown_sum_sq=tally.breakdown_sq, remainder_sum_sq=tally.rem_sq,
                  remainder_parts=sorted(exact_parts))
     return finalise(stats)
 
@@ -206,17 +191,20 @@ def has_fast_simulator(game: Game) -> bool:
 
 
 def run_simulation(game: Game, bet: Bet, rounds: int, seed: int, progress: Progress | None = None,
-                   fast: bool = True, exact_parts: frozenset[str] = frozenset()) -> tuple[dict, str]:
-    """The game's simulate_fast when it has one (and ``fast``), else the generic loop. Returns (stats, engine)."""
+                   fast: bool = True, exact_parts: frozenset[str] = frozenset(), *,
+                   rng_factory: RNGFactory) -> tuple[JsonDict, str]:
+    """The game's simulate_fast when it has one (and ``fast``), else the generic loop with ``rng_factory(seed)``.
+    Returns (stats, engine)."""
     if fast:
         stats = game.simulate_fast(bet, rounds, seed, progress=progress)
         if stats is not None:
             validate_stats(stats, rounds=rounds, stake=bet.total_stake)
             return finalise(stats), "simulate_fast"
-    return simulate_generic(game, bet, rounds, seed, progress=progress, exact_parts=exact_parts), "generic"
+    return simulate_generic(game, bet, rounds, seed, progress=progress, exact_parts=exact_parts,
+                            rng_factory=rng_factory), "generic"
 
 
-def summarise(stats: dict, stake: int) -> dict:
+def summarise(stats: JsonDict, stake: int) -> JsonDict:
     """Mean, volatility and normal-approximation confidence intervals of the RTP (win/stake per round)."""
     n = stats["rounds"]
     mean = Fraction(stats["total_win"], n * stake)
@@ -232,12 +220,12 @@ def summarise(stats: dict, stake: int) -> dict:
     }
 
 
-def simulate(game: Game, bet_params: dict | None, rounds: int, seed: int, progress: Progress | None = None,
-             fast: bool = True) -> dict:
+def simulate(game: Game, bet_params: JsonDict | None, rounds: int, seed: int, progress: Progress | None = None,
+             fast: bool = True, *, rng_factory: RNGFactory) -> JsonDict:
     """Simulate ``rounds`` rounds of one bet; canonical statistics plus timing and a summary."""
     bet = game.validate_bet(representative_bet_params(game) if bet_params is None else bet_params)
     t0 = time.perf_counter()
-    stats, engine = run_simulation(game, bet, rounds, seed, progress=progress, fast=fast)
+    stats, engine = run_simulation(game, bet, rounds, seed, progress=progress, fast=fast, rng_factory=rng_factory)
     elapsed = time.perf_counter() - t0
     out = dict(stats)
     out.update(
@@ -249,25 +237,24 @@ def simulate(game: Game, bet_params: dict | None, rounds: int, seed: int, progre
 
 
 # --- PAR sheet -------------------------------------------------------------------------------------------
-def representative_bet_params(game: Game) -> dict:
-    """The bet a PAR sheet uses when none is given: ``game.default_bet_params`` or ``game.par_bet_params``
-    (a dict attribute), else ``describe()["default_bet"]``/``["par_bet"]``/``["bet_example"]``, else ``{}``."""
+def representative_bet_params(game: Game) -> JsonDict:
+    """The bet a PAR sheet uses when none is given: ``game.par_bet_params`` or ``game.default_bet_params``
+    (a dict attribute), else ``describe()["par_bet"]``/``["default_bet"]``/``["bet_example"]``, else ``{}``."""
     for attr in ("par_bet_params", "default_bet_params"):
         v = getattr(game, attr, None)
         if isinstance(v, dict):
             return v
-    try:
-        d = game.describe()
-    except Exception:  # pragma: no cover - describe() must not fail, but the sheet should still try {}
-        d = {}
+    d = game.describe()
     for key in ("par_bet", "default_bet", "bet_example"):
-        if isinstance(d.get(key), dict):
-            return d[key]
+        v = d.get(key)
+        if isinstance(v, dict):
+            return v
     return {}
 
 
-def exact_part_of(key: str, parts=BREAKDOWN_KEYS) -> str:
-    """The breakdown part an exact_rtp key belongs to (see the module docstring)."""
+def exact_part_of(key: str, parts: tuple[str, ...] = BREAKDOWN_KEYS) -> str:
+    """The breakdown part an exact_rtp key belongs to: the part itself (``"base"``) or the part followed by ``_``
+    and any detail (``"base_lines"``); a key that names no part (``"lines"``, ``"scatter"``) is a base-game pay."""
     for p in parts:
         if key == p or key.startswith(p + "_"):
             return p
@@ -284,47 +271,34 @@ def declared_tolerance(rtp: Decimal) -> float:
     return 0.5 * 10 ** exp if isinstance(exp, int) else 0.0
 
 
-def par_sheet(game: Game, bet_params: dict | None = None, rounds: int | None = None, seed: int = 1,
-              progress: Progress | None = None, fast: bool = True) -> dict:
-    """Exact parts + simulation of one bet of ``game``. The result is JSON-able (fractions as "p/q" strings)."""
+def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None = None, seed: int = 1,
+              progress: Progress | None = None, fast: bool = True, *, rng_factory: RNGFactory) -> JsonDict:
+    """Exact parts + simulation of one bet of ``game``. The result is JSON-able (fractions as "p/q" strings).
+
+    ``Game.exact_rtp(bet)`` gives {key: Fraction of the stake}, each key naming the breakdown part it computes
+    (:func:`exact_part_of`). **The exact keys of one part must together cover that whole part**: the sheet replaces
+    the simulated value of every part named by an exact key with the exact sum and keeps the simulation only for the
+    other parts, RTP = sum(exact parts) + simulated win of the other parts / total stake. The confidence interval
+    comes from the per-round variance of the simulated remainder only (zero width when everything is exact). As a
+    guard against a key that covers only part of a breakdown part, each exact part is also compared with its
+    simulated value (``exact_vs_simulated``)."""
     bet = game.validate_bet(representative_bet_params(game) if bet_params is None else bet_params)
     if rounds is None:
         rounds = DEFAULT_ROUNDS_FAST if fast and has_fast_simulator(game) else DEFAULT_ROUNDS_GENERIC
     exact = game.exact_rtp(bet) or {}
     exact_parts = frozenset(exact_part_of(k) for k in exact)
     exact_total = sum(exact.values(), Fraction(0))
-    stats, engine = run_simulation(game, bet, rounds, seed, progress=progress, fast=fast, exact_parts=exact_parts)
+    stats, engine = run_simulation(game, bet, rounds, seed, progress=progress, fast=fast, exact_parts=exact_parts,
+                                   rng_factory=rng_factory)
     n, stake = stats["rounds"], bet.total_stake
     total_stake = stats["total_stake"]
     sim = summarise(stats, stake)
     bd = stats["breakdown"]
-    bd_sq = stats.get("breakdown_sum_sq") or {}
 
     # Remainder: what the exact parts do not cover, estimated by simulation.
     covered_win = sum(bd.get(p, 0) for p in exact_parts)
     remainder_win = stats["total_win"] - covered_win
-    if not exact_parts:
-        rem_sq, method = stats["sum_sq"], "total"
-    elif "remainder_sum_sq" in stats and set(stats.get("remainder_parts", exact_parts)) == set(exact_parts):
-        rem_sq, method = stats["remainder_sum_sq"], "remainder"
-    else:
-        rem_sq, method = None, None
-    if rem_sq is not None:
-        rem_mean = Fraction(remainder_win, n * stake)
-        rem_var = Fraction(rem_sq, n * stake * stake) - rem_mean * rem_mean
-        rem_sd = math.sqrt(max(float(rem_var), 0.0))
-    else:
-        other = [p for p in bd if p not in exact_parts and bd.get(p)]
-        if remainder_win == 0 and not other:
-            rem_sd, method = 0.0, "none"
-        elif all(p in bd_sq for p in other) and sum(bd.get(p, 0) for p in bd) == stats["total_win"]:
-            # Cauchy-Schwarz: sd(sum of parts) <= sum of the parts' sd (an upper bound).
-            rem_sd, method = 0.0, "sum_of_part_sd"
-            for p in other:
-                m = Fraction(bd[p], n * stake)
-                rem_sd += math.sqrt(max(float(Fraction(bd_sq[p], n * stake * stake) - m * m), 0.0))
-        else:
-            rem_sd, method = sim["volatility"], "total_sd_approximation"
+    rem_sd, method = _remainder_sd(stats, exact_parts, remainder_win, stake, sim["volatility"])
     combined = exact_total + Fraction(remainder_win, total_stake)
     se = rem_sd / math.sqrt(n)
     cm = float(combined)
@@ -336,24 +310,8 @@ def par_sheet(game: Game, bet_params: dict | None = None, rounds: int | None = N
     def inside(lo_hi_center: float, z: float, se_: float) -> bool:
         return abs(decl - lo_hi_center) <= 100 * z * se_ + tol + 1e-12
 
-    parts = {}
-    for p in dict.fromkeys(list(BREAKDOWN_KEYS) + list(bd)):
-        sim_part = Fraction(bd.get(p, 0), total_stake)
-        row = {"simulated_percent": _pct(sim_part), "exact": p in exact_parts}
-        if p in exact_parts:
-            ex = sum((v for k, v in exact.items() if exact_part_of(k) == p), Fraction(0))
-            row["exact_fraction"] = f"{ex.numerator}/{ex.denominator}"
-            row["exact_percent"] = _pct(ex)
-            if p in bd_sq:
-                m = float(sim_part)
-                sd_p = math.sqrt(max(bd_sq[p] / (n * stake * stake) - m * m, 0.0))
-            else:
-                sd_p = sim["volatility"]
-            se_p = sd_p / math.sqrt(n)
-            diff = float(sim_part - ex)
-            row["exact_vs_simulated_z"] = diff / se_p if se_p else (0.0 if diff == 0 else math.inf)
-            row["exact_vs_simulated_consistent"] = abs(diff) <= Z99 * se_p + 1e-12
-        parts[p] = row
+    parts = {p: _breakdown_row(p, stats, exact, exact_parts, stake, sim["volatility"])
+             for p in dict.fromkeys(list(BREAKDOWN_KEYS) + list(bd))}
 
     return {
         "game": {"code": game.code, "version": game.version, "name": game.name, "kind": game.kind},
@@ -405,6 +363,58 @@ def par_sheet(game: Game, bet_params: dict | None = None, rounds: int | None = N
     }
 
 
+def _remainder_sd(stats: JsonDict, exact_parts: frozenset[str], remainder_win: int, stake: int,
+                  volatility: float) -> tuple[float, str | None]:
+    """SD per round of the simulated remainder (win minus the exact parts) in stakes, and how it was found."""
+    n = stats["rounds"]
+    bd = stats["breakdown"]
+    bd_sq = stats.get("breakdown_sum_sq") or {}
+    if not exact_parts:
+        rem_sq, method = stats["sum_sq"], "total"
+    elif "remainder_sum_sq" in stats and set(stats.get("remainder_parts", exact_parts)) == set(exact_parts):
+        rem_sq, method = stats["remainder_sum_sq"], "remainder"
+    else:
+        rem_sq, method = None, None
+    if rem_sq is not None:
+        rem_mean = Fraction(remainder_win, n * stake)
+        rem_var = Fraction(rem_sq, n * stake * stake) - rem_mean * rem_mean
+        return math.sqrt(max(float(rem_var), 0.0)), method
+    other = [p for p in bd if p not in exact_parts and bd.get(p)]
+    if remainder_win == 0 and not other:
+        return 0.0, "none"
+    if all(p in bd_sq for p in other) and sum(bd.get(p, 0) for p in bd) == stats["total_win"]:
+        # Cauchy-Schwarz: sd(sum of parts) <= sum of the parts' sd (an upper bound).
+        rem_sd = 0.0
+        for p in other:
+            m = Fraction(bd[p], n * stake)
+            rem_sd += math.sqrt(max(float(Fraction(bd_sq[p], n * stake * stake) - m * m), 0.0))
+        return rem_sd, "sum_of_part_sd"
+    return volatility, "total_sd_approximation"
+
+
+def _breakdown_row(part: str, stats: JsonDict, exact: dict[str, Fraction], exact_parts: frozenset[str], stake: int,
+                   volatility: float) -> JsonDict:
+    """One part of the sheet's breakdown: simulated, and for an exact part its value and the consistency check."""
+    n, total_stake = stats["rounds"], stats["total_stake"]
+    bd_sq = stats.get("breakdown_sum_sq") or {}
+    sim_part = Fraction(stats["breakdown"].get(part, 0), total_stake)
+    row: JsonDict = {"simulated_percent": _pct(sim_part), "exact": part in exact_parts}
+    if part in exact_parts:
+        ex = sum((v for k, v in exact.items() if exact_part_of(k) == part), Fraction(0))
+        row["exact_fraction"] = f"{ex.numerator}/{ex.denominator}"
+        row["exact_percent"] = _pct(ex)
+        if part in bd_sq:
+            m = float(sim_part)
+            sd_p = math.sqrt(max(bd_sq[part] / (n * stake * stake) - m * m, 0.0))
+        else:
+            sd_p = volatility
+        se_p = sd_p / math.sqrt(n)
+        diff = float(sim_part - ex)
+        row["exact_vs_simulated_z"] = diff / se_p if se_p else (0.0 if diff == 0 else math.inf)
+        row["exact_vs_simulated_consistent"] = abs(diff) <= Z99 * se_p + 1e-12
+    return row
+
+
 # --- formatting ------------------------------------------------------------------------------------------
 def czk(minor: int) -> str:
     whole, part = divmod(abs(minor), 100)
@@ -415,7 +425,7 @@ def _ci(ci: list[float], digits: int = 4) -> str:
     return f"[{ci[0]:.{digits}f} %, {ci[1]:.{digits}f} %]"
 
 
-def format_par_sheet(sheet: dict) -> str:
+def format_par_sheet(sheet: JsonDict) -> str:
     g, d, ex, sim, rtp = sheet["game"], sheet["declared"], sheet["exact"], sheet["simulation"], sheet["rtp"]
     yes = {True: "yes", False: "NO"}
     lines = [
@@ -482,8 +492,6 @@ def format_par_sheet(sheet: dict) -> str:
 # --- helpers for the management commands and scripts -----------------------------------------------------
 def resolve_game(code: str, version: int | None = None) -> Game:
     """A registered game by code (``code`` or ``code@version``); KeyError lists what exists."""
-    from .registry import get_game, list_games
-
     if version is None and "@" in code:
         code, _, v = code.partition("@")
         version = int(v)
@@ -495,7 +503,7 @@ def resolve_game(code: str, version: int | None = None) -> Game:
                        f"registered: {known}") from None
 
 
-def parse_bet_json(text: str | None) -> dict | None:
+def parse_bet_json(text: str | None) -> JsonDict | None:
     """``--bet`` argument: a JSON object, or None for the game's representative bet."""
     if text is None:
         return None
@@ -505,10 +513,16 @@ def parse_bet_json(text: str | None) -> dict | None:
     return value
 
 
+class TextStream(Protocol):
+    def write(self, text: str, /) -> object: ...
+
+    def flush(self) -> object: ...
+
+
 class ProgressBar:
     """A plain-text progress bar for a stream (stderr): ``[#####.....]  50.0 %  500,000/1,000,000``."""
 
-    def __init__(self, stream, width: int = 40, label: str = ""):
+    def __init__(self, stream: TextStream, width: int = 40, label: str = "") -> None:
         self.stream, self.width, self.label = stream, width, label
         self.t0 = time.perf_counter()
 

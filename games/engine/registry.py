@@ -1,12 +1,15 @@
 """Registry of shipped games: code -> {version -> Game}."""
 from __future__ import annotations
 
+from typing import TypeVar
+
 from .base import Game
 
 _GAMES: dict[str, dict[int, Game]] = {}
+GameT = TypeVar("GameT", bound=Game)
 
 
-def register(game: Game) -> Game:
+def register(game: GameT) -> GameT:
     _GAMES.setdefault(game.code, {})[game.version] = game
     return game
 
@@ -14,7 +17,8 @@ def register(game: Game) -> Game:
 def _load() -> None:
     if _GAMES:
         return
-    from . import games  # noqa: F401  (each module registers itself)
+    # Imported on first use, not at the top: each game module imports this module to register itself (a cycle).
+    from . import games  # noqa: F401
 
 
 def get_game(code: str, version: int | None = None) -> Game:

@@ -21,7 +21,9 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable, Sequence
-from typing import BinaryIO
+from typing import Any, BinaryIO
+
+from .base import RNG, JsonDict
 
 ALPHA = 0.01  # tests assert at the 99 % level
 
@@ -129,12 +131,12 @@ def chi2_ppf(p: float, df: float) -> float:
 
 
 # --- tests -----------------------------------------------------------------------------------------------
-def result(name: str, statistic: float, p_value: float, alpha: float = ALPHA, **extra) -> dict:
+def result(name: str, statistic: float, p_value: float, alpha: float = ALPHA, **extra: Any) -> JsonDict:
     return {"name": name, "statistic": statistic, "p_value": p_value, "alpha": alpha,
             "passed": p_value >= alpha, **extra}
 
 
-def chi_square_counts(counts: Sequence[int], alpha: float = ALPHA, name: str = "chi-square") -> dict:
+def chi_square_counts(counts: Sequence[int], alpha: float = ALPHA, name: str = "chi-square") -> JsonDict:
     """Goodness of fit of observed counts to equal expected counts."""
     n, k = sum(counts), len(counts)
     expected = n / k
@@ -144,7 +146,7 @@ def chi_square_counts(counts: Sequence[int], alpha: float = ALPHA, name: str = "
                   critical_value=chi2_ppf(1 - alpha, df))
 
 
-def chi_square_uniform(rng, k: int, n: int, alpha: float = ALPHA) -> dict:
+def chi_square_uniform(rng: RNG, k: int, n: int, alpha: float = ALPHA) -> JsonDict:
     """Draw ``n`` values of ``rng.randbelow(k)`` and test them for uniformity."""
     if n < 5 * k:
         raise ValueError("need at least 5 expected samples per cell")
@@ -155,7 +157,7 @@ def chi_square_uniform(rng, k: int, n: int, alpha: float = ALPHA) -> dict:
     return chi_square_counts(counts, alpha, name=f"chi-square randbelow({k})")
 
 
-def runs_test_median(values: Sequence[float], alpha: float = ALPHA) -> dict:
+def runs_test_median(values: Sequence[float], alpha: float = ALPHA) -> JsonDict:
     """Wald-Wolfowitz runs test on above/below the median (values equal to the median are dropped)."""
     s = sorted(values)
     m = len(s)
@@ -173,7 +175,7 @@ def runs_test_median(values: Sequence[float], alpha: float = ALPHA) -> dict:
     return result("runs (median)", z, 2 * normal_sf(abs(z)), alpha, runs=runs, expected=mu)
 
 
-def runs_up_down(values: Sequence[float], alpha: float = ALPHA) -> dict:
+def runs_up_down(values: Sequence[float], alpha: float = ALPHA) -> JsonDict:
     """Runs up and down (monotone runs); repeated consecutive values are collapsed first."""
     seq = [values[0]] + [b for a, b in zip(values, values[1:]) if b != a] if values else []
     n = len(seq)
@@ -187,7 +189,7 @@ def runs_up_down(values: Sequence[float], alpha: float = ALPHA) -> dict:
     return result("runs up/down", z, 2 * normal_sf(abs(z)), alpha, runs=runs, expected=mu)
 
 
-def serial_pairs(values: Sequence[int], k: int, alpha: float = ALPHA) -> dict:
+def serial_pairs(values: Sequence[int], k: int, alpha: float = ALPHA) -> JsonDict:
     """Chi-square of non-overlapping pairs of values in [0, k) over the k x k cells."""
     counts = [0] * (k * k)
     for i in range(0, len(values) - 1, 2):
@@ -197,7 +199,7 @@ def serial_pairs(values: Sequence[int], k: int, alpha: float = ALPHA) -> dict:
     return chi_square_counts(counts, alpha, name=f"serial pairs k={k}")
 
 
-def monobit(words: Sequence[int], bits: int = 32, alpha: float = ALPHA) -> dict:
+def monobit(words: Sequence[int], bits: int = 32, alpha: float = ALPHA) -> JsonDict:
     """Frequency (monobit) test: the share of 1 bits in ``bits``-bit words is 1/2."""
     ones = sum(bin(w).count("1") for w in words)
     n = len(words) * bits
@@ -205,8 +207,8 @@ def monobit(words: Sequence[int], bits: int = 32, alpha: float = ALPHA) -> dict:
     return result("monobit", z, 2 * normal_sf(abs(z)), alpha, ones=ones, bits=n)
 
 
-def run_battery(rng, n: int = 100_000, ks: Sequence[int] = (2, 6, 10, 37, 100, 1000), alpha: float = ALPHA,
-                serial_k: int = 16) -> list[dict]:
+def run_battery(rng: RNG, n: int = 100_000, ks: Sequence[int] = (2, 6, 10, 37, 100, 1000), alpha: float = ALPHA,
+                serial_k: int = 16) -> list[JsonDict]:
     """All tests on fresh draws from ``rng``: uniformity of randbelow(k) for each k, then runs, serial pairs
     and monobit on ``n`` 32-bit words (``randbelow(2**32)``)."""
     out = [chi_square_uniform(rng, k, n, alpha) for k in ks]
@@ -219,7 +221,7 @@ def run_battery(rng, n: int = 100_000, ks: Sequence[int] = (2, 6, 10, 37, 100, 1
     return out
 
 
-def format_battery(results: Sequence[dict]) -> str:
+def format_battery(results: Sequence[JsonDict]) -> str:
     lines = [f"{'test':<28} {'statistic':>12} {'p-value':>10}  result"]
     for r in results:
         lines.append(f"{r['name']:<28} {r['statistic']:12.4f} {r['p_value']:10.4f}  {'pass' if r['passed'] else 'FAIL'}")
@@ -227,7 +229,7 @@ def format_battery(results: Sequence[dict]) -> str:
 
 
 # --- raw output for external batteries ------------------------------------------------------------------
-def dump_words(rng, nbytes: int, out: BinaryIO, progress: Callable[[int, int], None] | None = None,
+def dump_words(rng: RNG, nbytes: int, out: BinaryIO, progress: Callable[[int, int], None] | None = None,
                chunk_words: int = 65_536) -> int:
     """Write ``nbytes`` bytes of 32-bit little-endian words ``rng.randbelow(2**32)`` (the last word cut short
     when ``nbytes`` is not a multiple of 4). Returns the number of bytes written."""

@@ -2,7 +2,7 @@
 
 Pure Python (numpy only in the optional lookup-table helpers used by fast simulators and exact tables).
 Every game is *data* (reel strips as lists of symbol names, paytables as dicts, paylines as row lists, feature
-parameters) plus the functions here; a game module wires them together (see ``games/kobushi.py``,
+parameters) plus the functions here; a game module wires them together (see ``games/kobushi/``,
 ``games/fruit_king.py``, ``games/simply_the_best_27.py``).
 
 Conventions
@@ -24,10 +24,18 @@ from __future__ import annotations
 import copy
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
+from typing import Any, TypeAlias
 
-from .base import STATUS_AWAITING_ACTION, STATUS_FINISHED, ActionError, Bet, BetError, Game
+import numpy as np
+import numpy.typing as npt
+
+from .base import RNG, STATUS_AWAITING_ACTION, STATUS_FINISHED, ActionError, Bet, BetError, Game, JsonDict
+
+Window: TypeAlias = list[list[str]]  # window[reel][row]
+# One best combination of a line: (symbol, count, multiplier).
+LineWin: TypeAlias = tuple[str, int, int]
 
 BREAKDOWN_PARTS = ("base", "free_spins", "bonus", "gamble")
 COLOURS = ("red", "black")
@@ -44,11 +52,11 @@ def czk(minor: int, lang: str = "en") -> str:
     return f"{sign}{whole:,}.{part:02d} CZK"
 
 
-def bet_error(code: str, en: str, cs: str, **details) -> BetError:
+def bet_error(code: str, en: str, cs: str, **details: Any) -> BetError:
     return BetError(code, en, cs, **details)
 
 
-def is_int(value) -> bool:
+def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -65,7 +73,7 @@ def check_stake(total: int, *, min_bet: int, max_bet: int, step: int = 10) -> No
                         f"Celková sázka musí být násobkem {czk(step, 'cs')} (GP §8(1)).", total=total, step=step)
 
 
-def check_keys(params, allowed: Iterable[str]) -> dict:
+def check_keys(params: object, allowed: Iterable[str]) -> JsonDict:
     if not isinstance(params, dict):
         raise bet_error("game.invalid_bet", "The bet must be an object.", "Sázka musí být objekt.")
     extra = sorted(str(k) for k in set(params) - set(allowed))
@@ -76,7 +84,7 @@ def check_keys(params, allowed: Iterable[str]) -> dict:
 
 
 # --- reels ------------------------------------------------------------------------------------------------------
-def draw_stops(strips: Sequence[Sequence[str]], rng) -> list[int]:
+def draw_stops(strips: Sequence[Sequence[str]], rng: RNG) -> list[int]:
     """One uniform stop per reel: ``rng.randbelow(len(strip))``."""
     return [rng.randbelow(len(s)) for s in strips]
 
@@ -90,10 +98,10 @@ def window_at(strips: Sequence[Sequence[str]], stops: Sequence[int], rows: int) 
     return [column(s, stop, rows) for s, stop in zip(strips, stops)]
 
 
-def count_symbols(window: Sequence[Sequence[str]], symbols) -> int:
+def count_symbols(window: Sequence[Sequence[str]], symbols: str | Iterable[str]) -> int:
     """How many positions of the window show one of ``symbols`` (scatter counting: anywhere)."""
-    symbols = {symbols} if isinstance(symbols, str) else set(symbols)
-    return sum(1 for col in window for s in col if s in symbols)
+    wanted = {symbols} if isinstance(symbols, str) else set(symbols)
+    return sum(1 for col in window for s in col if s in wanted)
 
 
 def positions_of(window: Sequence[Sequence[str]], symbol: str) -> list[list[int]]:
@@ -101,12 +109,12 @@ def positions_of(window: Sequence[Sequence[str]], symbol: str) -> list[list[int]
 
 
 # --- draws ------------------------------------------------------------------------------------------------------
-def draw_range(rng, lo: int, hi: int) -> int:
+def draw_range(rng: RNG, lo: int, hi: int) -> int:
     """Uniform integer in ``lo..hi`` (both included)."""
     return lo + rng.randbelow(hi - lo + 1)
 
 
-def draw_weighted(rng, table: Sequence[Sequence]):
+def draw_weighted(rng: RNG, table: Sequence[Sequence[Any]]) -> Any:
     """``table`` = [[value, weight], ...] with positive integer weights; one ``randbelow(sum of weights)``."""
     total = sum(w for _, w in table)
     r = rng.randbelow(total)
@@ -117,7 +125,7 @@ def draw_weighted(rng, table: Sequence[Sequence]):
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def weighted_mean(table: Sequence[Sequence]) -> Fraction:
+def weighted_mean(table: Sequence[Sequence[int]]) -> Fraction:
     return Fraction(sum(v * w for v, w in table), sum(w for _, w in table))
 
 
@@ -135,11 +143,11 @@ class LineEvaluator:
     combination, then paytable order). Results are cached per symbol sequence (evaluators are immutable).
     """
 
-    def __init__(self, paytable: dict[str, dict[int, int]], wilds: dict[str, Iterable[str]] | None = None):
+    def __init__(self, paytable: dict[str, dict[int, int]], wilds: dict[str, Iterable[str]] | None = None) -> None:
         self.paytable = {s: {int(k): int(v) for k, v in p.items()} for s, p in paytable.items()}
         self.wilds = {w: frozenset(ex) for w, ex in (wilds or {}).items()}
         self._order = {s: i for i, s in enumerate(self.paytable)}
-        self._cache: dict[tuple, tuple | None] = {}
+        self._cache: dict[tuple[str, ...], LineWin | None] = {}
 
     def matches(self, position: str, candidate: str) -> bool:
         return position == candidate or (position in self.wilds and candidate not in self.wilds[position])
@@ -164,13 +172,12 @@ class LineEvaluator:
             n += 1
         return n
 
-    def evaluate(self, seq) -> tuple | None:
+    def evaluate(self, seq: Sequence[str]) -> LineWin | None:
         """(symbol, count, multiplier) of the best left-to-right combination of ``seq``, or None."""
         key = tuple(seq)
-        hit = self._cache.get(key, False)
-        if hit is not False:
-            return hit
-        best = None
+        if key in self._cache:
+            return self._cache[key]
+        best: LineWin | None = None
         for c in self.candidates(key):
             n = self.run_length(key, c)
             m = self.paytable[c].get(n, 0)
@@ -194,11 +201,11 @@ class LineEvaluator:
 
 
 def line_wins(window: Sequence[Sequence[str]], lines: Sequence[Sequence[int]], evaluator: LineEvaluator,
-              active: int | None = None, both_ways: bool = False) -> list[list]:
+              active: int | None = None, both_ways: bool = False) -> list[list[Any]]:
     """``[[line number (1-based), symbol, count, multiplier, direction], ...]`` for the first ``active`` lines.
 
     ``direction`` is "ltr" or "rtl" (both-ways games); a full-length combination is paid once."""
-    out = []
+    out: list[list[Any]] = []
     n_reels = len(window)
     for i, rows in enumerate(lines[: active if active is not None else len(lines)]):
         seq = tuple(window[j][rows[j]] for j in range(n_reels))
@@ -228,9 +235,10 @@ def symbol_counts(strip: Sequence[str]) -> dict[str, int]:
     return dict(Counter(strip))
 
 
-def row_distribution(strip: Sequence[str], rows: int, row: int, transform=None) -> dict[str, int]:
+def row_distribution(strip: Sequence[str], rows: int, row: int,
+                     transform: Callable[[list[str]], list[str]] | None = None) -> dict[str, int]:
     """Counts over all stops of the symbol shown at ``row`` after ``transform(column) -> column``."""
-    c: Counter = Counter()
+    c: Counter[str] = Counter()
     for stop in range(len(strip)):
         col = column(strip, stop, rows)
         if transform is not None:
@@ -250,7 +258,7 @@ def expected_line_multiplier(evaluator: LineEvaluator, dists: Sequence[dict[str,
         tail[j] = tail[j + 1] * totals[j]
     items = [sorted(d.items()) for d in dists]
 
-    def rec(depth: int, prefix: tuple, weight: int) -> int:
+    def rec(depth: int, prefix: tuple[str, ...], weight: int) -> int:
         if depth == len(dists) or not evaluator.alive(prefix):
             w = evaluator.evaluate(prefix)
             return weight * tail[depth] * (w[2] if w else 0)
@@ -259,12 +267,12 @@ def expected_line_multiplier(evaluator: LineEvaluator, dists: Sequence[dict[str,
     return Fraction(rec(0, (), 1), tail[0])
 
 
-def window_count_distribution(strip: Sequence[str], rows: int, symbols) -> dict[int, int]:
+def window_count_distribution(strip: Sequence[str], rows: int, symbols: str | Iterable[str]) -> dict[int, int]:
     """{k: number of stops whose window shows k of ``symbols``}."""
-    symbols = {symbols} if isinstance(symbols, str) else set(symbols)
-    c: Counter = Counter()
+    wanted = {symbols} if isinstance(symbols, str) else set(symbols)
+    c: Counter[int] = Counter()
     for stop in range(len(strip)):
-        c[sum(1 for s in column(strip, stop, rows) if s in symbols)] += 1
+        c[sum(1 for s in column(strip, stop, rows) if s in wanted)] += 1
     return dict(c)
 
 
@@ -280,7 +288,8 @@ def convolve_counts(dists: Sequence[dict[int, int]]) -> dict[int, int]:
     return out
 
 
-def count_probabilities(strips: Sequence[Sequence[str]], rows: int, symbols) -> dict[int, Fraction]:
+def count_probabilities(strips: Sequence[Sequence[str]], rows: int, symbols: str | Iterable[str]
+                        ) -> dict[int, Fraction]:
     """Exact P(the window shows k of ``symbols``) over uniform independent stops."""
     dists = [window_count_distribution(s, rows, symbols) for s in strips]
     total = 1
@@ -290,12 +299,10 @@ def count_probabilities(strips: Sequence[Sequence[str]], rows: int, symbols) -> 
 
 
 # --- numpy lookup tables (fast simulators, exact tables) --------------------------------------------------------
-def build_line_lut(evaluator: LineEvaluator, alphabet: Sequence[str], reels: int):
+def build_line_lut(evaluator: LineEvaluator, alphabet: Sequence[str], reels: int) -> npt.NDArray[np.int32]:
     """numpy int32 array of shape (len(alphabet),) * reels: the line multiplier of every symbol sequence.
 
     Index a line by ``sum(code[j] * A ** (reels - 1 - j))`` on the flattened table (row-major order)."""
-    import numpy as np
-
     a = len(alphabet)
     lut = np.zeros((a,) * reels, dtype=np.int32)
     for idx in itertools.product(range(a), repeat=reels):
@@ -305,10 +312,8 @@ def build_line_lut(evaluator: LineEvaluator, alphabet: Sequence[str], reels: int
     return lut
 
 
-def build_line_lut_np(evaluator: LineEvaluator, alphabet: Sequence[str], reels: int):
+def build_line_lut_np(evaluator: LineEvaluator, alphabet: Sequence[str], reels: int) -> npt.NDArray[np.int32]:
     """The same table as :func:`build_line_lut`, computed with numpy array logic (fast; tested equal)."""
-    import numpy as np
-
     a = len(alphabet)
     idx = np.indices((a,) * reels).reshape(reels, -1).T  # every symbol sequence, as codes
     n = idx.shape[0]
@@ -336,12 +341,10 @@ def build_line_lut_np(evaluator: LineEvaluator, alphabet: Sequence[str], reels: 
     return best.reshape((a,) * reels)
 
 
-def lut_expectation(lut, dists: Sequence) -> int:
+def lut_expectation(lut: npt.NDArray[np.integer[Any]], dists: Sequence[npt.ArrayLike]) -> int:
     """Exact integer sum_{idx} lut[idx] * prod_j dists[j][idx_j] (int64 contraction, reel by reel from the last).
 
     The caller divides by the product of the weights' totals. Raises if an int64 overflow is possible."""
-    import numpy as np
-
     bound = int(np.abs(lut).max())
     for d in dists:
         bound *= int(np.sum(d))
@@ -354,7 +357,7 @@ def lut_expectation(lut, dists: Sequence) -> int:
 
 
 # --- pick bonus -------------------------------------------------------------------------------------------------
-def split_prize(rng, units: int, parts: int) -> list[int]:
+def split_prize(rng: RNG, units: int, parts: int) -> list[int]:
     """Split ``units`` (>= ``parts``) into ``parts`` positive integers at ``parts - 1`` distinct random cuts.
 
     Draw i picks one of the ``units - 1 - i`` cut points still free (``randbelow``), so every composition is
@@ -372,7 +375,7 @@ def other_colour(colour: str) -> str:
     return "black" if colour == "red" else "red"
 
 
-def gamble_draw(rng, guess: str) -> dict:
+def gamble_draw(rng: RNG, guess: str) -> JsonDict:
     """One red/black double-or-nothing, p = 1/2, whatever the guess (GP §7(3)).
 
     The outcome is drawn first, ``won = rng.randbelow(2) == 1``; the card shown is **derived from the guess**:
@@ -386,16 +389,16 @@ def gamble_draw(rng, guess: str) -> dict:
     return {"guess": guess, "won": won, "colour": colour, "suit": suit}
 
 
-def gamble_options(win: int, played: int, max_gambles: int, cap: int) -> list[dict]:
+def gamble_options(win: int, played: int, max_gambles: int, cap: int) -> list[JsonDict]:
     """Legal gamble actions: red/black while gambles remain and doubling stays within the cap; collect always."""
-    opts = []
+    opts: list[JsonDict] = []
     if win > 0 and played < max_gambles and 2 * win <= cap:
         opts = [{"type": "gamble", "colour": c} for c in COLOURS]
     return opts + [{"type": "collect"}]
 
 
 # --- round states -----------------------------------------------------------------------------------------------
-def new_state(game: Game, bet: Bet) -> dict:
+def new_state(game: Game, bet: Bet) -> JsonDict:
     return {
         "game": game.code, "version": game.version, "status": STATUS_FINISHED, "win": 0,
         "stake": bet.total_stake, "bet": copy.deepcopy(bet.params), "steps": [], "pending": None,
@@ -403,24 +406,24 @@ def new_state(game: Game, bet: Bet) -> dict:
     }
 
 
-def add_win(state: dict, part: str, amount: int) -> None:
+def add_win(state: JsonDict, part: str, amount: int) -> None:
     state["win"] += amount
     state["breakdown"][part] += amount
 
 
-def await_action(state: dict, kind: str, options: list[dict], **info) -> dict:
+def await_action(state: JsonDict, kind: str, options: list[JsonDict], **info: Any) -> JsonDict:
     state["status"] = STATUS_AWAITING_ACTION
     state["pending"] = {"type": kind, "options": options, **info}
     return state
 
 
-def finish(state: dict) -> dict:
+def finish(state: JsonDict) -> JsonDict:
     state["status"] = STATUS_FINISHED
     state["pending"] = None
     return state
 
 
-def same_action(action, option: dict) -> bool:
+def same_action(action: object, option: JsonDict) -> bool:
     """Literal equality with an offered option, types included (``True`` or ``1.0`` is not the index 1)."""
     return (isinstance(action, dict) and action.keys() == option.keys()
             and all(type(action[k]) is type(v) and action[k] == v for k, v in option.items()))
@@ -434,7 +437,7 @@ class SlotGame(Game):
 
     kind = "slot"
 
-    def act(self, state: dict, action: dict, rng) -> dict:
+    def act(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
         if not isinstance(state, dict) or state.get("status") != STATUS_AWAITING_ACTION or not state.get("pending"):
             raise ActionError("game.round_finished", "The round awaits no action.", "Hra nečeká na žádnou akci.")
         if state.get("game") != self.code or state.get("version") != self.version:
@@ -443,12 +446,12 @@ class SlotGame(Game):
         if not any(same_action(action, o) for o in state["pending"]["options"]):
             raise ActionError("game.invalid_action", "This action is not allowed now.",
                               "Tuto akci nyní nelze provést.", allowed=state["pending"]["options"])
-        handler = getattr(self, f"_act_{action['type']}", None)
+        handler: Callable[[JsonDict, JsonDict, RNG], JsonDict] | None = getattr(self, f"_act_{action['type']}", None)
         if handler is None:  # pragma: no cover - options come from the game itself
             raise ActionError("game.invalid_action", "Unknown action.", "Neznámá akce.")
         return handler(copy.deepcopy(state), dict(action), rng)
 
-    def default_action(self, state: dict) -> dict:
+    def default_action(self, state: JsonDict) -> JsonDict:
         """The simulator's policy: pick the first item offered (the lowest index), spin, collect (never gamble)."""
         pending = state.get("pending") if isinstance(state, dict) else None
         if state.get("status") != STATUS_AWAITING_ACTION or not pending:

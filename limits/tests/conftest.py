@@ -13,6 +13,22 @@ from core.money import Money
 PRAGUE = ZoneInfo("Europe/Prague")
 SLOT = "test_slot"
 
+# Refused stakes are written through the ``refusal_log`` alias, a connection of its own (limits/services/
+# refusals.py). In tests it mirrors ``default``; a test that reads the refusal log allows the alias and reads
+# through it (``refusal_rows()``): the test case wraps that connection in its own transaction, rolled back at
+# the end like the default one, while the caller's transaction on ``default`` rolls back by itself. (Reading
+# the rows on ``default`` needs real transactions: ``transaction=True``.) Elsewhere the alias is not allowed:
+# writing the row fails, is logged, and the refusal is raised as usual.
+REFUSAL_LOG_DATABASES = ["default", "refusal_log"]
+refusal_log_db = pytest.mark.django_db(databases=REFUSAL_LOG_DATABASES)
+
+
+def refusal_rows():
+    """The refusal log as the refusal_log connection sees it."""
+    from limits.models import StakeRefusal
+
+    return StakeRefusal.objects.using("refusal_log")
+
 
 def prague(y, mo, d, h=0, mi=0, s=0) -> datetime:
     """An instant given in Prague wall-clock time, as aware UTC."""
@@ -23,34 +39,13 @@ def czk(text: str | int | Money) -> Money:
     return text if isinstance(text, Money) else Money.from_major(str(text))
 
 
-_wallet_ready: list[bool] = []
-
-
-def _wallet_lock_fn():
-    """wallet.services.wallet_lock once the wallet offers it and its table is migrated, else None."""
-    try:
-        from wallet.services import wallet_lock
-    except ImportError:
-        return None
-    if not _wallet_ready:
-        from django.db import connection
-
-        _wallet_ready.append("wallet_wallet" in connection.introspection.table_names())
-    return wallet_lock if _wallet_ready[0] else None
-
-
 @contextlib.contextmanager
 def caller_lock(player):
-    """What a caller (games) does: one transaction holding the player's wallet lock (the Player row while the
-    wallet has no wallet_lock yet)."""
-    from accounts.models import Player
+    """What a caller (games) does: one transaction holding the player's wallet lock."""
+    from wallet.services import wallet_lock
 
     with transaction.atomic():
-        wallet_lock = _wallet_lock_fn()
-        if wallet_lock is not None:
-            wallet_lock(player=player)
-        else:
-            Player.objects.select_for_update().get(pk=player.pk)
+        wallet_lock(player=player)
         yield
 
 

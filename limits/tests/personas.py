@@ -1,10 +1,14 @@
 """Test personas of the limits app built on accounts.testing."""
 from __future__ import annotations
 
-import random
+import itertools
 from datetime import timedelta
 
 from core.audit import Actor
+
+# A distinct person number per call (deterministic): accounts.testing builds the person's identity from it.
+_person_numbers = itertools.count(500_000)  # far above the numbers accounts.testing hands out
+_person_of: dict[int, int] = {}  # player id -> person number
 
 
 def closed_with_limits(*, closed_at, **limits):
@@ -13,9 +17,9 @@ def closed_with_limits(*, closed_at, **limits):
     from limits.models import LimitType
     from limits.services import self_limits_decide
 
-    n = random.randint(100_000, 900_000)
+    n = next(_person_numbers)
     player = make_player(status="closed", personal_data={"n": n}, closed_at=closed_at)
-    player._person_n = n
+    _person_of[player.pk] = n
     decisions = {lt: limits.get(lt) for lt in LimitType.values}
     self_limits_decide(player=player, kind="technical", decisions=decisions, actor=Actor.player(player),
                        now=closed_at - timedelta(days=100))
@@ -25,4 +29,4 @@ def closed_with_limits(*, closed_at, **limits):
 def same_person_new_account(old, status="temporary"):
     from accounts.testing import make_player
 
-    return make_player(status=status, personal_data={"n": old._person_n})
+    return make_player(status=status, personal_data={"n": _person_of[old.pk]})

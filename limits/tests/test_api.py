@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 from accounts.testing import make_staff, token_for
 from limits.models import PanicExclusion, SelfLimit, SelfLimitChange, SelfListingRequest
 
-from .conftest import prague, stake
+from .conftest import REFUSAL_LOG_DATABASES, prague, stake
 
 T = prague(2025, 5, 5, 12)
 BASE = "/api/v1/limits"
@@ -123,16 +123,17 @@ def test_anonymous_and_staff_without_a_player_are_refused(db, frozen):
     staff = APIClient()
     staff.credentials(HTTP_AUTHORIZATION=f"Token {token_for(make_staff())}")
     r = staff.get(f"{BASE}/play-status")
-    assert r.status_code == 403 and r.json()["error"]["code"] == "limits.not_a_player"
+    assert r.status_code == 403 and r.json()["error"]["code"] == "auth.not_a_player"
     assert staff.post(f"{BASE}/panic").status_code == 403
 
 
-def test_the_openapi_schema_of_the_limits_endpoints_is_valid_without_warnings(db):
+def test_the_openapi_schema_of_the_limits_endpoints_is_valid_without_warnings(db, tmp_path):
     from django.core.management import call_command
 
-    call_command("spectacular", "--validate", "--fail-on-warn", "--file", "/tmp/limits-openapi-test.yaml")
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "openapi.yaml"))
 
 
+@pytest.mark.django_db(databases=REFUSAL_LOG_DATABASES, transaction=True)  # the admin reads on default
 def test_staff_see_limits_history_and_refusals_in_the_admin(player, frozen):
     from django.test import Client
 
@@ -150,3 +151,18 @@ def test_staff_see_limits_history_and_refusals_in_the_admin(player, frozen):
         assert r.status_code == 200, model
     r = c.get("/admin/limits/stakerefusal/")
     assert b"limits.round_in_progress" in r.content
+
+
+def test_a_self_listing_request_is_sent_to_the_register_right_after_it_commits(player, frozen,
+                                                                               django_capture_on_commit_callbacks):
+    from config.celery import app
+
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        with django_capture_on_commit_callbacks(execute=True) as callbacks:
+            r = client_for(player).post(f"{BASE}/self-listing", {"years": 1}, format="json")
+    finally:
+        app.conf.task_always_eager = eager
+    assert r.status_code == 201 and len(callbacks) == 1
+    assert SelfListingRequest.objects.get(player=player).status == "sent"

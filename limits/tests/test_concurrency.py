@@ -5,14 +5,14 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connections
 
 from core.errors import DomainError
 from limits import errors
 from limits.models import PeriodTotal, StakeRefusal
 from limits.reconcile import reconcile
 
-from .conftest import caller_lock, czk, prague, set_limits
+from .conftest import REFUSAL_LOG_DATABASES, caller_lock, czk, prague, set_limits
 
 T = prague(2025, 5, 5, 12)
 
@@ -28,7 +28,8 @@ def _run_parallel(fn, n):
         except Exception as exc:  # noqa: BLE001 - collected and asserted on below
             results[i] = exc
         finally:
-            connection.close()
+            for conn in connections.all(initialized_only=True):
+                conn.close()
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(n)]
     for t in threads:
@@ -38,7 +39,7 @@ def _run_parallel(fn, n):
     return results
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(databases=REFUSAL_LOG_DATABASES, transaction=True)
 def test_parallel_stakes_at_a_nearly_used_daily_limit_never_exceed_it():
     from accounts.testing import make_player
     from limits.services import stake_check, stake_settled

@@ -74,7 +74,7 @@ def test_a_self_listing_request_refuses_at_once_and_is_passed_to_the_register(pl
     assert refused(login_check, player=player, now=T + SEC).code == errors.SELF_LISTED.code
     with time_machine.travel(T + SEC, tick=False):
         sent = self_listing_send(request_id=req.pk, now=T + SEC)
-    assert sent.status == "sent" and sent.attempts == 1
+    assert sent is not None and sent.status == "sent" and sent.attempts == 1
     entry = SandboxExclusionEntry.objects.get(birth_number=player.personal.birth_number)
     assert (entry.source, entry.listed_until) == ("self_request", req.listed_until)
     assert self_listing_send(request_id=req.pk, now=T + MIN) is None  # sent once only
@@ -90,6 +90,7 @@ def test_a_self_listing_the_register_cannot_take_is_retried_later(player):
     make_excluded(player, outcome="unavailable")
     req = self_listing_request(player=player, actor=Actor.player(player), now=T)
     failed = self_listing_send(request_id=req.pk, now=T)
+    assert failed is not None and failed.next_attempt_at is not None
     assert failed.status == "pending" and failed.attempts == 1 and "RegisterUnavailable" in failed.last_error
     assert failed.next_attempt_at > T
     assert self_listing_send_due(now=T + SEC) == 0  # not due yet

@@ -9,7 +9,7 @@ import pytest
 
 from core.money import Money
 from limits import errors
-from limits.services import hourly_loss
+from limits.selectors import hourly_loss
 
 from .conftest import czk, play_round, prague, refused, settle, stake
 

@@ -27,7 +27,7 @@ def test_every_scheduled_job_names_a_registered_task():
     for name, entry in BEAT_SCHEDULE.items():
         assert name.startswith("limits.")
         assert entry["task"] in app.tasks, entry["task"]
-    assert BEAT_SCHEDULE["limits.exclusion_check_sessions"]["schedule"] <= 300  # checks <= 15 min apart
+    assert BEAT_SCHEDULE["limits.exclusion_check_sessions"]["schedule"] == 300.0  # checks <= 15 min apart
 
 
 def test_old_minute_buckets_are_pruned_and_recent_ones_kept(player):

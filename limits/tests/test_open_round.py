@@ -40,7 +40,7 @@ def test_a_voided_round_clears_the_marker_and_takes_its_stake_out_of_the_counter
     stake(player, "5", T)
     with caller_lock(player):
         bet = stake_voided(player=player, kind="technical", at=T + timedelta(days=90))
-    assert bet.voided and bet.stake == 500
+    assert bet is not None and bet.voided and bet.stake == 500
     assert not OpenBet.objects.filter(player=player).exists()
     day = PeriodTotal.objects.get(player=player, period="day")
     assert (day.stakes_placed, day.bets_placed, day.stakes_decided) == (0, 0, 0)

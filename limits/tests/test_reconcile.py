@@ -48,6 +48,7 @@ def test_counters_equal_the_ledger_after_a_long_mixed_history(player, other_play
 def test_a_tampered_counter_is_reported_and_the_command_fails(player):
     random_history(player, rounds=30)
     row = PeriodTotal.objects.filter(player=player, period="day").first()
+    assert row is not None
     PeriodTotal.objects.filter(pk=row.pk).update(stakes_placed=row.stakes_placed + 10)
     found = reconcile(player_ids=[player.pk])
     assert len(found) == 1 and found[0].table == "periodtotal.day" and found[0].player_id == player.pk

@@ -9,10 +9,10 @@ from accounts.services import session_end
 from accounts.testing import login_session_for
 from core.audit import Actor
 from limits import errors
-from limits.models import MinuteBucket, OpenBet, PeriodTotal, PlayerKindState, SettledBet, StakeRefusal
+from limits.models import MinuteBucket, OpenBet, PeriodTotal, PlayerKindState, SettledBet
 from limits.services import panic_press, self_listing_request
 
-from .conftest import play_round, prague, refused, set_limits, stake
+from .conftest import play_round, prague, refusal_log_db, refusal_rows, refused, set_limits, stake
 
 T = prague(2025, 5, 15, 12)
 MIN = timedelta(minutes=1)
@@ -101,15 +101,16 @@ CASES = [
 ]
 
 
+@refusal_log_db
 @pytest.mark.parametrize("name,setup,expected", CASES, ids=[c[0] for c in CASES])
 def test_a_refused_stake_changes_nothing_and_is_recorded(player, settings, name, setup, expected):
     settings.GP = {**settings.GP, "MAX_HOURLY_LOSS": 100_000}  # 1,000 Kč for the hourly case
     call = setup(player)
     before = snapshot(player)
-    refusals_before = StakeRefusal.objects.filter(player_id=player.pk).count()
+    refusals_before = refusal_rows().filter(player_id=player.pk).count()
     err = refused(stake, player, call["amount"], call["at"])
     assert err.code == expected.code
     assert err.details.get("limit") or name in ("grid", "steps", "max")
     assert snapshot(player) == before
-    rows = StakeRefusal.objects.filter(player_id=player.pk).order_by("-id")
+    rows = refusal_rows().filter(player_id=player.pk).order_by("-id")
     assert rows.count() == refusals_before + 1 and rows[0].code == expected.code

@@ -6,10 +6,10 @@ import pytest
 
 from core.money import Money
 from limits import errors
-from limits.models import MinuteBucket, OpenBet, PeriodTotal, StakeRefusal
+from limits.models import MinuteBucket, OpenBet, PeriodTotal
 from limits.services import win_cap
 
-from .conftest import caller_lock, czk, prague, refused, stake
+from .conftest import caller_lock, czk, prague, refusal_log_db, refusal_rows, refused, stake
 
 T = prague(2025, 5, 5, 12)
 
@@ -68,9 +68,10 @@ def test_a_game_max_bet_above_the_plan_does_not_lift_the_plan_cap(player):
     assert err.details["maximum"] == czk(1000)
 
 
+@refusal_log_db
 def test_every_refusal_is_recorded_with_code_details_and_time_and_survives_the_callers_rollback(player):
     refused(stake, player, "1000.10", T)  # the caller's transaction rolled back with the error
-    row = StakeRefusal.objects.get(player_id=player.pk)
+    row = refusal_rows().get(player_id=player.pk)
     assert row.code == errors.STAKE_ABOVE_MAXIMUM.code
     assert row.stake == czk("1000.10").amount
     assert row.kind == "technical" and row.game_code == "test_slot"
@@ -78,13 +79,22 @@ def test_every_refusal_is_recorded_with_code_details_and_time_and_survives_the_c
     assert row.details["maximum"]["amount"] == 100_000
 
 
+def test_a_refusal_whose_log_line_cannot_be_written_is_still_raised(player, caplog):
+    # this test does not allow the refusal_log alias: writing the row fails, the refusal stands
+    err = refused(stake, player, "1000.10", T)
+    assert err.code == errors.STAKE_ABOVE_MAXIMUM.code
+    assert "could not record stake refusal limits.stake_above_maximum" in caplog.text
+    assert nothing_counted(player)
+
+
+@refusal_log_db
 def test_a_refusal_by_account_state_comes_from_accounts_and_is_recorded(db):
     from accounts.testing import make_player
 
     suspended = make_player(status="suspended")
     err = refused(stake, suspended, "1", T)
     assert err.code.startswith("accounts.")
-    assert StakeRefusal.objects.filter(player_id=suspended.pk, code=err.code).exists()
+    assert refusal_rows().filter(player_id=suspended.pk, code=err.code).exists()
     assert nothing_counted(suspended)
 
 

@@ -1,16 +1,14 @@
 """The wallet's writes (docs/contracts.md): keyword-only, each in one transaction, audited.
 
-Other apps import from here: ``from wallet.services import stake_debit`` (lazily, inside functions).
+Other apps import from here: ``from wallet.services import stake_debit``. One module per workflow; the modules
+import each other without a cycle (deposits -> payouts -> withdrawals -> sending -> sandbox); only the enqueueing
+of a Celery task imports ``wallet.tasks`` inside a function, because the tasks import these services.
 """
 from wallet.ledger import wallet_lock
 from wallet.services.branch import branch_cash_record
+from wallet.services.callbacks import provider_callback_handle
 from wallet.services.conversion import wallet_convert_temporary
-from wallet.services.deposits import (
-    deposit_expire_one,
-    deposit_start,
-    provider_callback_handle,
-    sandbox_pay,
-)
+from wallet.services.deposits import deposit_expire_one, deposit_start
 from wallet.services.payment_methods import (
     method_document_review,
     method_document_upload,
@@ -42,6 +40,7 @@ from wallet.services.play import (
     win_hold_release,
     win_hold_sweep_one,
 )
+from wallet.services.sandbox import sandbox_pay
 from wallet.services.withdrawals import (
     withdrawal_approve,
     withdrawal_cancel,

@@ -2,55 +2,58 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 
+from accounts.models import Player
 from core import clock
 from core.audit import Actor, audit_record
-from wallet import conf, errors, methods
+from wallet import errors, methods
 from wallet.ledger import wallet_lock
 from wallet.models import MethodDocument, PaymentMethod, Wallet, Withdrawal
-from wallet.services.accounts_bridge import fresh_status, payer_matches
+from wallet.selectors import payer_matches, payment_method_deadline, player_status_fresh
+from wallet.services.withdrawals import withdrawal_release_locked
 
-PM = PaymentMethod
+MethodStatus = PaymentMethod.Status
 REGISTER_STATUSES = ("applicant", "temporary", "active", "suspended")
 
 
 def _has_verified(player_id: int, exclude_pk: int | None = None) -> bool:
-    qs = PM.objects.filter(player_id=player_id, status=PM.Status.VERIFIED)
+    qs = PaymentMethod.objects.filter(player_id=player_id, status=MethodStatus.VERIFIED)
     if exclude_pk:
         qs = qs.exclude(pk=exclude_pk)
     return qs.exists()
 
 
-def payment_method_register(*, player, kind: str, data: dict, actor: Actor, holder_name: str = "") -> PaymentMethod:
+def payment_method_register(*, player: Player, kind: str, data: dict[str, Any], actor: Actor,
+                            holder_name: str = "") -> PaymentMethod:
     """Register a method (GP §5(6)); bank accounts only at a bank seated in CZ (GP §5(7)).
 
     Registering the same method again returns it; a method another player registered is refused."""
-    if kind not in PM.Kind.values:
-        raise errors.METHOD_INVALID(field="kind", allowed=PM.Kind.values)
+    if kind not in PaymentMethod.Kind.values:
+        raise errors.METHOD_INVALID(field="kind", allowed=PaymentMethod.Kind.values)
     norm = methods.normalise(kind, data)
-    status = fresh_status(player)
+    status = player_status_fresh(player)
     if status not in REGISTER_STATUSES:
         raise errors.ACCOUNT_STATE(state=status)
     with transaction.atomic():
         wallet = wallet_lock(player=player)
-        same = PM.objects.filter(kind=kind, identifier=norm.identifier)
+        same = PaymentMethod.objects.filter(kind=kind, identifier=norm.identifier)
         mine = same.filter(player_id=player.pk)
-        live = mine.filter(status__in=PM.ACTIVE_STATUSES).first()
+        live = mine.filter(status__in=PaymentMethod.ACTIVE_STATUSES).first()
         if live is not None:
             return live
         if same.exclude(player_id=player.pk).exists():
             raise errors.METHOD_TAKEN(kind=kind)
-        if mine.filter(status__in=[PM.Status.REFUSED, PM.Status.CANCELLED]).exists():
+        if mine.filter(status__in=[MethodStatus.REFUSED, MethodStatus.CANCELLED]).exists():
             raise errors.METHOD_NOT_USABLE(reason="this method was refused or cancelled (GP §5(11))")
-        from wallet.selectors import payment_method_deadline
-
         now = clock.now()
         try:
             with transaction.atomic():
-                method = PM.objects.create(
+                method = PaymentMethod.objects.create(
                     player_id=player.pk, kind=kind, identifier=norm.identifier, bank_code=norm.bank_code,
                     iban=norm.iban, card_token=norm.card_token, card_masked=norm.card_masked,
                     holder_name=(holder_name or data.get("holder_name", "") or "")[:200],
@@ -64,10 +67,10 @@ def payment_method_register(*, player, kind: str, data: dict, actor: Actor, hold
 
 
 def _lock_method(method: PaymentMethod) -> PaymentMethod:
-    return PM.objects.select_for_update().get(pk=method.pk)
+    return PaymentMethod.objects.select_for_update(no_key=True).get(pk=method.pk)
 
 
-def _set_status(method: PaymentMethod, status: str, reason: str, actor: Actor, action: str, **extra) -> None:
+def _set_status(method: PaymentMethod, status: str, reason: str, actor: Actor, action: str, **extra: Any) -> None:
     old = {"status": method.status}
     method.status, method.status_reason, method.status_changed_at = status, reason[:255], clock.now()
     fields = ["status", "status_reason", "status_changed_at"]
@@ -85,11 +88,11 @@ def payment_method_verify(*, method: PaymentMethod, by: str, actor: Actor, evide
     with transaction.atomic():
         wallet = wallet_lock(player=method.player)
         method = _lock_method(method)
-        if method.status == PM.Status.VERIFIED:
+        if method.status == MethodStatus.VERIFIED:
             return method
-        if method.status not in (PM.Status.PENDING, PM.Status.DOUBTFUL):
+        if method.status not in (MethodStatus.PENDING, MethodStatus.DOUBTFUL):
             raise errors.METHOD_NOT_USABLE(state=method.status)
-        _set_status(method, PM.Status.VERIFIED, evidence or by, actor, "wallet.method_verified",
+        _set_status(method, MethodStatus.VERIFIED, evidence or by, actor, "wallet.method_verified",
                     verified_by=by, verified_at=clock.now())
         if wallet.method_missing_since is not None:
             Wallet.objects.filter(pk=wallet.pk).update(method_missing_since=None)
@@ -101,18 +104,19 @@ def payment_method_mark_doubtful(*, method: PaymentMethod, reason: str, actor: A
     with transaction.atomic():
         wallet_lock(player=method.player)
         method = _lock_method(method)
-        if method.status == PM.Status.PENDING:
-            _set_status(method, PM.Status.DOUBTFUL, reason, actor, "wallet.method_doubtful")
+        if method.status == MethodStatus.PENDING:
+            _set_status(method, MethodStatus.DOUBTFUL, reason, actor, "wallet.method_doubtful")
         return method
 
 
-def verify_by_first_payment(*, method: PaymentMethod, payer: dict | None, actor: Actor) -> str:
+def verify_by_first_payment(*, method: PaymentMethod, payer: dict[str, Any] | None, actor: Actor) -> str:
     """Called with the wallet locked when a payment from ``method`` succeeded (GP §5(8)a)."""
-    if method.status not in (PM.Status.PENDING, PM.Status.DOUBTFUL) or not payer:
+    if method.status not in (MethodStatus.PENDING, MethodStatus.DOUBTFUL) or not payer:
         return "no_change"
     ok, why = payer_matches(method.player, payer)
     if ok:
-        payment_method_verify(method=method, by=PM.VerifiedBy.FIRST_PAYMENT, actor=actor, evidence=f"first payment: {why}")
+        payment_method_verify(method=method, by=PaymentMethod.VerifiedBy.FIRST_PAYMENT, actor=actor,
+                              evidence=f"first payment: {why}")
         return "verified"
     payment_method_mark_doubtful(method=method, reason=f"first payment: {why}", actor=actor)
     return "doubtful"
@@ -126,10 +130,9 @@ def _after_method_lost(wallet: Wallet, player_id: int) -> None:
 
 
 def _cancel_open_withdrawals(method: PaymentMethod, actor: Actor, reason: str) -> None:
-    from wallet.services.withdrawals import withdrawal_release_locked
-
-    for w in Withdrawal.objects.select_for_update().filter(method=method, status__in=[Withdrawal.Status.REQUESTED,
-                                                                                      Withdrawal.Status.APPROVED]):
+    open_ = Withdrawal.objects.select_for_update(no_key=True).filter(
+        method=method, status__in=[Withdrawal.Status.REQUESTED, Withdrawal.Status.APPROVED])
+    for w in open_:
         withdrawal_release_locked(withdrawal=w, status=Withdrawal.Status.REJECTED, reason=reason, actor=actor)
 
 
@@ -140,9 +143,9 @@ def payment_method_refuse(*, method: PaymentMethod, reason: str, actor: Actor) -
     with transaction.atomic():
         wallet = wallet_lock(player=method.player)
         method = _lock_method(method)
-        if method.status not in PM.ACTIVE_STATUSES:
+        if method.status not in PaymentMethod.ACTIVE_STATUSES:
             raise errors.METHOD_NOT_USABLE(state=method.status)
-        _set_status(method, PM.Status.REFUSED, reason, actor, "wallet.method_refused")
+        _set_status(method, MethodStatus.REFUSED, reason, actor, "wallet.method_refused")
         _cancel_open_withdrawals(method, actor, f"payment method refused: {reason}")
         _after_method_lost(wallet, method.player_id)
         return method
@@ -155,9 +158,9 @@ def payment_method_cancel(*, method: PaymentMethod, reason: str, actor: Actor) -
     with transaction.atomic():
         wallet = wallet_lock(player=method.player)
         method = _lock_method(method)
-        if method.status not in PM.ACTIVE_STATUSES:
+        if method.status not in PaymentMethod.ACTIVE_STATUSES:
             raise errors.METHOD_NOT_USABLE(state=method.status)
-        _set_status(method, PM.Status.CANCELLED, reason, actor, "wallet.method_cancelled")
+        _set_status(method, MethodStatus.CANCELLED, reason, actor, "wallet.method_cancelled")
         _cancel_open_withdrawals(method, actor, f"payment method cancelled: {reason}")
         _after_method_lost(wallet, method.player_id)
         return method
@@ -168,12 +171,12 @@ def payment_method_remove(*, method: PaymentMethod, actor: Actor) -> PaymentMeth
     with transaction.atomic():
         wallet = wallet_lock(player=method.player)
         method = _lock_method(method)
-        if method.status not in PM.ACTIVE_STATUSES:
+        if method.status not in PaymentMethod.ACTIVE_STATUSES:
             raise errors.METHOD_NOT_USABLE(state=method.status)
         if Withdrawal.objects.filter(method=method, status__in=Withdrawal.OPEN).exists():
             raise errors.WITHDRAWAL_STATE(reason="a withdrawal to this method is open")
-        was_verified = method.status == PM.Status.VERIFIED
-        _set_status(method, PM.Status.REMOVED, "removed by the player", actor, "wallet.method_removed")
+        was_verified = method.status == MethodStatus.VERIFIED
+        _set_status(method, MethodStatus.REMOVED, "removed by the player", actor, "wallet.method_removed")
         if was_verified:
             _after_method_lost(wallet, method.player_id)
         return method
@@ -198,7 +201,7 @@ def sniff_type(head: bytes) -> tuple[str, str] | None:
 def method_document_upload(*, method: PaymentMethod, name: str, content: bytes, actor: Actor) -> MethodDocument:
     """The player uploads a document proving ownership (account contract, statement): PDF/JPEG/PNG checked by
     content, at most ``WALLET_DOCUMENT_MAX_BYTES``."""
-    max_bytes = conf.get("WALLET_DOCUMENT_MAX_BYTES")
+    max_bytes = int(settings.WALLET_DOCUMENT_MAX_BYTES)
     if len(content) > max_bytes:
         raise errors.DOCUMENT_TOO_LARGE(max_bytes=max_bytes, size=len(content))
     if not content:
@@ -210,7 +213,7 @@ def method_document_upload(*, method: PaymentMethod, name: str, content: bytes, 
     with transaction.atomic():
         wallet_lock(player=method.player)
         method = _lock_method(method)
-        if method.status not in (PM.Status.PENDING, PM.Status.DOUBTFUL):
+        if method.status not in (MethodStatus.PENDING, MethodStatus.DOUBTFUL):
             raise errors.METHOD_NOT_USABLE(state=method.status, reason="documents are for methods not yet verified")
         digest = hashlib.sha256(content).hexdigest()
         doc = MethodDocument(method=method, original_name=(name or "document")[:200], content_type=ctype,
@@ -226,7 +229,7 @@ def method_document_review(*, document: MethodDocument, approve: bool, note: str
     """Staff approve (the method is verified, GP §5(8)b) or reject a document."""
     with transaction.atomic():
         wallet_lock(player=document.method.player)
-        doc = MethodDocument.objects.select_for_update().get(pk=document.pk)
+        doc = MethodDocument.objects.select_for_update(no_key=True).get(pk=document.pk)
         if doc.status != MethodDocument.Status.PENDING:
             raise errors.DOCUMENT_STATE(state=doc.status)
         doc.status = MethodDocument.Status.APPROVED if approve else MethodDocument.Status.REJECTED
@@ -235,7 +238,7 @@ def method_document_review(*, document: MethodDocument, approve: bool, note: str
         audit_record(actor=actor, action="wallet.method_document_reviewed", obj=doc, approved=approve, note=note,
                      player_id=doc.method.player_id)
         if approve:
-            payment_method_verify(method=doc.method, by=PM.VerifiedBy.DOCUMENTS, actor=actor,
+            payment_method_verify(method=doc.method, by=PaymentMethod.VerifiedBy.DOCUMENTS, actor=actor,
                                   evidence=f"document {doc.pk} approved")
         else:
             payment_method_mark_doubtful(method=doc.method, reason=f"document {doc.pk} rejected: {note}", actor=actor)

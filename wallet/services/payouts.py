@@ -15,39 +15,43 @@ Ledger: the balance moves to ``refunds_payable`` when the payout starts; from th
 """
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
+from typing import Any
 
+from django.conf import settings
+from django.core.mail import send_mail
 from django.db import transaction
-from django.db.models import Q
 
+from accounts.models import Player
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
-from wallet import adapters, conf, errors
+from wallet import adapters, errors, rules
+from wallet.adapters import CallbackEvent
 from wallet.ledger import live_account, operator_account, post, wallet_lock
+from wallet.methods import rule_for
 from wallet.models import Deposit, LedgerTransaction, PaymentMethod, Payout, Wallet, Withdrawal
+from wallet.services.branch import branch_cash_out_for_payout
+from wallet.services.sending import claim_and_send
+from wallet.services.withdrawals import withdrawal_event_locked
 
-logger = logging.getLogger("wallet.payouts")
-T = LedgerTransaction.Kind
-P = Payout.Status
-COLLECT_DAYS = {
-    Payout.Kind.TEMPORARY_REFUND: conf.TEMPORARY_COLLECT_DAYS,
-    Payout.Kind.MISUSE: conf.MISUSE_COLLECT_DAYS,
-    Payout.Kind.CLOSURE: conf.MISUSE_COLLECT_DAYS,
-    Payout.Kind.DEPOSIT_RETURN: conf.MISUSE_COLLECT_DAYS,
+TxnKind = LedgerTransaction.Kind
+PayoutStatus = Payout.Status
+COLLECT_DAYS: dict[str, int] = {
+    Payout.Kind.TEMPORARY_REFUND: rules.TEMPORARY_COLLECT_DAYS,
+    Payout.Kind.MISUSE: rules.MISUSE_COLLECT_DAYS,
+    Payout.Kind.CLOSURE: rules.MISUSE_COLLECT_DAYS,
+    Payout.Kind.DEPOSIT_RETURN: rules.MISUSE_COLLECT_DAYS,
 }
 
 
-def _log(p: Payout, step: str, **data) -> None:
+def _log(p: Payout, step: str, **data: Any) -> None:
     p.history = [*p.history, {"at": clock.now().isoformat(), "step": step, **{k: str(v) for k, v in data.items()}}]
 
 
-def _notify(player, subject: str, body: str) -> None:
+def _notify(player: Player, subject: str, body: str) -> None:
     """Tell the person (e-mail after commit); the invitation itself is recorded on the row and in the audit."""
-    from django.core.mail import send_mail
-
-    email = getattr(player.user, "email", "")
+    email = player.user.email
     if email:
         transaction.on_commit(lambda: send_mail(subject, body, None, [email], fail_silently=True))
 
@@ -58,7 +62,8 @@ def _invite(p: Payout, actor: Actor, why: str) -> None:
     collect_by = now + timedelta(days=days)
     if p.due_at is not None:
         collect_by = min(collect_by, p.due_at)  # GP §5(2)e: the post still goes within the 7-day term
-    p.status, p.channel, p.invited_at, p.collect_by, p.next_action_at = P.INVITED, Payout.Channel.BRANCH, now, collect_by, collect_by
+    p.status, p.channel, p.invited_at = PayoutStatus.INVITED, Payout.Channel.BRANCH, now
+    p.collect_by = p.next_action_at = collect_by
     _log(p, "invited", collect_by=collect_by.isoformat(), why=why)
     p.save()
     audit_record(actor=actor, action="wallet.payout_invited", obj=p, collect_by=collect_by, why=why,
@@ -70,29 +75,30 @@ def _invite(p: Payout, actor: Actor, why: str) -> None:
             f"then it is sent by post with the postage deducted.")
 
 
-def payout_create(*, player, kind: str, amount: int, reference: str, method: PaymentMethod | None, actor: Actor,
+def payout_create(*, player: Player, kind: str, amount: int, reference: str, method: PaymentMethod | None, actor: Actor,
                   already_payable: bool = False, due_days: int | None = None, branch: bool = False) -> Payout:
     """Start a payout (caller holds the wallet lock). Unless ``already_payable``, the amount moves from the live
     account to ``refunds_payable`` now."""
     now = clock.now()
     if not already_payable and amount:
         wallet = Wallet.objects.get(player_id=player.pk)
-        post(kind=T.PAYOUT_START, reference=reference,
+        post(kind=TxnKind.PAYOUT_START, reference=reference,
              legs=[(live_account(wallet), -amount), (operator_account("refunds_payable"), amount)],
              player_id=player.pk, amount=amount, actor=actor, memo=Payout.Kind(kind).label)
     p = Payout(player_id=player.pk, kind=kind, reference=reference, amount=amount, method=method,
                channel=Payout.Channel.METHOD if method is not None else Payout.Channel.BRANCH,
-               status=P.PENDING, started_at=now, due_at=now + timedelta(days=due_days) if due_days else None)
+               status=PayoutStatus.PENDING, started_at=now, due_at=now + timedelta(days=due_days) if due_days else None)
     p.player = player
     _log(p, "started", amount=Money(amount), method=method.display if method else "-")
     if amount == 0:
-        p.status, p.completed_at = P.COMPLETED, now
+        p.status, p.completed_at = PayoutStatus.COMPLETED, now
         _log(p, "completed", note="nothing to pay")
         p.save()
     elif method is not None and not branch:
         p.provider = adapters.provider_for_kind(method.kind).code
         p.next_action_at = now
         p.save()
+        # wallet.tasks imports wallet.services (the tasks call the services): a module-level import is a cycle.
         from wallet.tasks import payout_send
 
         payout_send.delay_on_commit(p.pk)
@@ -109,11 +115,12 @@ def _next_reference(prefix: str) -> str:
     return prefix if n == 0 else f"{prefix}:{n + 1}"
 
 
-def _open_payout(player_id: int, kinds) -> Payout | None:
-    return Payout.objects.filter(player_id=player_id, kind__in=kinds).exclude(status=P.COMPLETED).order_by("-pk").first()
+def _open_payout(player_id: int, kinds: list[str]) -> Payout | None:
+    return (Payout.objects.filter(player_id=player_id, kind__in=kinds).exclude(status=PayoutStatus.COMPLETED)
+            .order_by("-pk").first())
 
 
-def temporary_refund_start(*, player, actor: Actor) -> Payout | None:
+def temporary_refund_start(*, player: Player, actor: Actor) -> Payout | None:
     """GP §5(2)e: the unused deposit of a cancelled temporary account goes back to the payment method it came
     from within 7 days (else branch within 5 days, else post). Idempotent: with nothing new to pay it returns
     the last refund (or None when there never was anything)."""
@@ -134,13 +141,11 @@ def temporary_refund_start(*, player, actor: Actor) -> Payout | None:
         return payout_create(player=player, kind=Payout.Kind.TEMPORARY_REFUND, amount=acc.balance,
                              reference=_next_reference(f"temporary_refund:{player.pk}"),
                              method=source.method if source else None, actor=actor,
-                             due_days=conf.TEMPORARY_REFUND_DAYS)
+                             due_days=rules.TEMPORARY_REFUND_DAYS)
 
 
 def _payout_method(player_id: int) -> PaymentMethod | None:
     """The last registered (verified) method money can be sent to."""
-    from wallet.methods import rule_for
-
     for m in PaymentMethod.objects.filter(player_id=player_id, status=PaymentMethod.Status.VERIFIED).order_by(
             "-verified_at", "-pk"):
         if rule_for(m.kind).withdrawal:
@@ -148,7 +153,7 @@ def _payout_method(player_id: int) -> PaymentMethod | None:
     return None
 
 
-def closure_settlement_start(*, player, method: str, actor: Actor) -> Payout | None:
+def closure_settlement_start(*, player: Player, method: str, actor: Actor) -> Payout | None:
     """GP §5(15): settle the balance at cancellation by ``method`` "transfer" (to the registered payment method)
     or "branch_cash" (collected at a branch, 5,000 CZK per 24 h). A temporary-only account is paid per GP §5(2)e.
     A zero balance is settled at once. Idempotent while a settlement is open."""
@@ -170,12 +175,12 @@ def closure_settlement_start(*, player, method: str, actor: Actor) -> Payout | N
                              branch=method != "transfer")
 
 
-def _zero_payout(player, kind: str, actor: Actor) -> Payout:
+def _zero_payout(player: Player, kind: str, actor: Actor) -> Payout:
     return payout_create(player=player, kind=kind, amount=0, reference=_next_reference(f"{kind}:{player.pk}"),
                          method=None, actor=actor)
 
 
-def misuse_payout_start(*, player, actor: Actor) -> Payout | None:
+def misuse_payout_start(*, player: Player, actor: Actor) -> Payout | None:
     """GP §5(13): an account cancelled for evident misuse: the balance goes to the last registered method; if
     impossible, the person may collect it at a branch within 15 days, then it is sent by post."""
     with transaction.atomic():
@@ -194,15 +199,16 @@ def misuse_payout_start(*, player, actor: Actor) -> Payout | None:
 # Steps ---------------------------------------------------------------------------------------------------
 
 def _lock(p: Payout) -> Payout:
-    return Payout.objects.select_for_update(of=("self",)).select_related("method", "player__user").get(pk=p.pk)
+    return (Payout.objects.select_for_update(of=("self",), no_key=True).select_related("method", "player__user")
+            .get(pk=p.pk))
 
 
 def _mark_sent_locked(p: Payout, provider_payout_id: str, actor: Actor) -> None:
     amount = p.outstanding
-    post(kind=T.PAYOUT_SEND, reference=p.reference,
+    post(kind=TxnKind.PAYOUT_SEND, reference=p.reference,
          legs=[(operator_account("refunds_payable"), -amount), (operator_account(f"clearing:{p.provider}"), amount)],
          player_id=p.player_id, amount=amount, actor=actor, memo=f"{p.kind} sent")
-    p.status, p.sent_at, p.paid = P.SENT, clock.now(), p.paid + amount
+    p.status, p.sent_at, p.paid = PayoutStatus.SENT, clock.now(), p.paid + amount
     if provider_payout_id:
         p.provider_payout_id = provider_payout_id
     _log(p, "sent", amount=Money(amount))
@@ -211,27 +217,19 @@ def _mark_sent_locked(p: Payout, provider_payout_id: str, actor: Actor) -> None:
 
 
 def payout_dispatch(*, payout_id: int, actor: Actor) -> str:
-    """Send a pending payout to its method (no lock held during the provider call)."""
-    now = clock.now()
-    stale = now - timedelta(minutes=conf.get("WALLET_SEND_RETRY_MINUTES"))
-    with transaction.atomic():
-        p = (Payout.objects.select_for_update(skip_locked=True, of=("self",)).select_related("method")
-             .filter(Q(status=P.PENDING) | Q(status=P.SENDING, sending_since__lte=stale), pk=payout_id).first())
-        if p is None:
-            return "skipped"
-        p.status, p.sending_since = P.SENDING, now
-        p.save(update_fields=["status", "sending_since"])
-    try:
-        result = adapters.get_provider(p.provider).send_payout(reference=p.reference, method=p.method,
-                                                               amount=Money(p.outstanding))
-    except Exception:  # noqa: BLE001 - retried by the sweeper
-        logger.exception("payout %s: provider call failed", p.pk)
+    """Send a pending payout to its method (claim-then-send, ``services.sending``: no lock held during the
+    provider call); a refusal invites the person to collect it at a branch."""
+    attempt = claim_and_send(Payout, pk=payout_id, claimable=PayoutStatus.PENDING, amount=lambda p: p.outstanding)
+    if attempt is None:
+        return "skipped"
+    if attempt.result is None:
         return "retry"
+    result = attempt.result
     with transaction.atomic():
-        wallet_lock(player=p.player)
-        p = _lock(p)
-        if p.status != P.SENDING:
-            return f"already_{p.status}"
+        wallet_lock(player=attempt.row.player)
+        p = _lock(attempt.row)
+        if p.status != PayoutStatus.SENDING:
+            return f"already_{p.status}"  # the provider's callback came first
         if result.accepted:
             _mark_sent_locked(p, result.provider_payout_id, actor)
             return "sent"
@@ -239,39 +237,38 @@ def payout_dispatch(*, payout_id: int, actor: Actor) -> str:
         return "invited"
 
 
-def payout_event(provider: str, event, actor: Actor) -> tuple[str, str]:
+def payout_event(provider: str, event: CallbackEvent, actor: Actor) -> tuple[str, str]:
     """A provider payout callback: for a withdrawal or a payout (by our reference)."""
-    from wallet.services.withdrawals import withdrawal_event_locked
-
-    w = Withdrawal.objects.filter(provider=provider, reference=event.reference).first()
-    if w is not None:
-        wallet_lock(player=w.player)
-        w = Withdrawal.objects.select_for_update(of=("self",)).select_related("method").get(pk=w.pk)
-        return withdrawal_event_locked(w, event, actor)
-    p = Payout.objects.filter(provider=provider, reference=event.reference).first()
-    if p is None:
+    withdrawal = Withdrawal.objects.filter(provider=provider, reference=event.reference).first()
+    if withdrawal is not None:
+        wallet_lock(player=withdrawal.player)
+        locked = Withdrawal.objects.select_for_update(of=("self",), no_key=True).select_related("method").get(
+            pk=withdrawal.pk)
+        return withdrawal_event_locked(locked, event, actor)
+    found = Payout.objects.filter(provider=provider, reference=event.reference).first()
+    if found is None:
         return "unknown_reference", event.reference
-    wallet_lock(player=p.player)
-    p = _lock(p)
+    wallet_lock(player=found.player)
+    p = _lock(found)
     if event.type == "payout.succeeded":
-        if p.status == P.SENDING:
+        if p.status == PayoutStatus.SENDING:
             _mark_sent_locked(p, "", actor)
-        if p.status == P.SENT:
-            p.status, p.completed_at = P.COMPLETED, clock.now()
+        if p.status == PayoutStatus.SENT:
+            p.status, p.completed_at = PayoutStatus.COMPLETED, clock.now()
             _log(p, "completed", via="provider confirmation")
             p.save()
             audit_record(actor=actor, action="wallet.payout_completed", obj=p, player_id=p.player_id)
             return "completed", ""
         return "ignored_out_of_order", f"payout is {p.status}"
     # payout.failed: the money did not arrive (or came back): invite to the branch
-    if p.status == P.SENDING:
+    if p.status == PayoutStatus.SENDING:
         _invite(p, actor, f"the provider reported a failure: {event.reason}")
         return "invited", ""
-    if p.status in (P.SENT, P.COMPLETED) and p.channel == Payout.Channel.METHOD:
+    if p.status in (PayoutStatus.SENT, PayoutStatus.COMPLETED) and p.channel == Payout.Channel.METHOD:
         amount = event.amount
         if amount <= 0 or amount > p.paid:
             return "amount_mismatch", f"{amount} > paid {p.paid}"
-        post(kind=T.PAYOUT_RETURN, reference=p.reference,
+        post(kind=TxnKind.PAYOUT_RETURN, reference=p.reference,
              legs=[(operator_account(f"clearing:{p.provider}"), -amount), (operator_account("refunds_payable"), amount)],
              player_id=p.player_id, amount=amount, actor=actor, memo="returned by the provider")
         p.paid -= amount
@@ -284,12 +281,10 @@ def payout_event(provider: str, event, actor: Actor) -> tuple[str, str]:
 
 def payout_collect_cash(*, payout: Payout, amount: Money, reference: str, branch: str, actor: Actor) -> Payout:
     """Staff: the person collected (part of) a payout in cash at a branch (GP §5(12): 5,000 CZK per 24 h)."""
-    from wallet.services.branch import branch_cash_out_for_payout
-
     with transaction.atomic():
         wallet_lock(player=payout.player)
         p = _lock(payout)
-        if p.status != P.INVITED:
+        if p.status != PayoutStatus.INVITED:
             raise errors.PAYOUT_STATE(state=p.status)
         if amount.amount <= 0 or amount.amount > p.outstanding:
             raise errors.INVALID_AMOUNT(outstanding=Money(p.outstanding), amount=amount)
@@ -297,7 +292,7 @@ def payout_collect_cash(*, payout: Payout, amount: Money, reference: str, branch
         p.paid += amount.amount
         _log(p, "collected", amount=amount, branch=branch)
         if p.outstanding == 0:
-            p.status, p.completed_at, p.next_action_at = P.COMPLETED, clock.now(), None
+            p.status, p.completed_at, p.next_action_at = PayoutStatus.COMPLETED, clock.now(), None
             _log(p, "completed", via="branch")
         p.save()
         audit_record(actor=actor, action="wallet.payout_collected", obj=p, amount=amount, branch=branch,
@@ -308,23 +303,24 @@ def payout_collect_cash(*, payout: Payout, amount: Money, reference: str, branch
 def payout_post_one(*, payout_id: int, actor: Actor) -> str:
     """Sweeper: not collected by ``collect_by`` -> sent by post, the postage deducted (GP §5(2)e, §5(13))."""
     with transaction.atomic():
-        p = Payout.objects.select_for_update(skip_locked=True).filter(
-            pk=payout_id, status=P.INVITED, collect_by__lte=clock.now()).first()
-        if p is None:
+        due = Payout.objects.select_for_update(skip_locked=True, no_key=True).filter(
+            pk=payout_id, status=PayoutStatus.INVITED, collect_by__lte=clock.now()).first()
+        if due is None:
             return "skipped"
-        wallet_lock(player=p.player)
-        p = _lock(p)
+        wallet_lock(player=due.player)
+        p = _lock(due)
         outstanding = p.outstanding
-        postage = min(conf.get("WALLET_POSTAGE"), outstanding)
+        postage = min(int(settings.WALLET_POSTAGE), outstanding)
         net = outstanding - postage
         legs = [(operator_account("refunds_payable"), -outstanding), (operator_account("fees"), postage),
                 (operator_account("clearing:post"), net)]
-        post(kind=T.PAYOUT_POST, reference=p.reference, legs=legs, player_id=p.player_id, amount=outstanding,
+        post(kind=TxnKind.PAYOUT_POST, reference=p.reference, legs=legs, player_id=p.player_id, amount=outstanding,
              actor=actor, memo=f"sent by post, postage {Money(postage)} deducted")
         now = clock.now()
         p.paid += net
         p.postage += postage
-        p.status, p.channel, p.posted_at, p.completed_at, p.next_action_at = P.COMPLETED, Payout.Channel.POST, now, now, None
+        p.status, p.channel, p.posted_at, p.completed_at = PayoutStatus.COMPLETED, Payout.Channel.POST, now, now
+        p.next_action_at = None
         _log(p, "posted", net=Money(net), postage=Money(postage), late=bool(p.due_at and now > p.due_at))
         p.save()
         audit_record(actor=actor, action="wallet.payout_posted", obj=p, net=Money(net), postage=Money(postage),

@@ -1,14 +1,16 @@
 """Stakes, wins, refunds, adjustments, win holds (GP §10(3)), win deductions and debts (GP §7(7), §10(4))."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 
+from accounts.models import Player
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
-from wallet import conf, errors
+from wallet import errors, rules
 from wallet.ledger import (
     apply_credit_to_debt,
     check_amount,
@@ -22,7 +24,7 @@ from wallet.ledger import (
 )
 from wallet.models import Debt, LedgerAccount, LedgerTransaction, Wallet, WinDeduction, WinHold
 
-T = LedgerTransaction.Kind
+TxnKind = LedgerTransaction.Kind
 HOLD_REASONS = {r.value for r in WinHold.Reason}
 WIN_SOURCES = ("house", "jackpot")
 
@@ -32,7 +34,7 @@ def _refuse_if_debt(account: LedgerAccount) -> None:
         raise errors.DEBT_OUTSTANDING(debt=Money(max(account.debt, -account.balance)))
 
 
-def stake_debit(*, player, amount: Money, reference: str, actor: Actor) -> LedgerTransaction:
+def stake_debit(*, player: Player, amount: Money, reference: str, actor: Actor) -> LedgerTransaction:
     """Debit a stake from the player's live account (temporary or full) to the house.
 
     Refuses ``wallet.insufficient_funds`` and ``wallet.debt_outstanding`` (GP §7(7)). Idempotent on
@@ -40,18 +42,18 @@ def stake_debit(*, player, amount: Money, reference: str, actor: Actor) -> Ledge
     amt = check_amount(amount)
     with transaction.atomic():
         wallet = wallet_lock(player=player)
-        done = existing_transaction(kind=T.STAKE, reference=reference, player_id=player.pk, amount=amt)
+        done = existing_transaction(kind=TxnKind.STAKE, reference=reference, player_id=player.pk, amount=amt)
         if done:
             return done
         acc = live_account(wallet)
         _refuse_if_debt(acc)
         if acc.balance < amt:
             raise errors.INSUFFICIENT_FUNDS(balance=Money(acc.balance), required=amount)
-        return post(kind=T.STAKE, reference=reference, legs=[(acc, -amt), (operator_account("house"), amt)],
+        return post(kind=TxnKind.STAKE, reference=reference, legs=[(acc, -amt), (operator_account("house"), amt)],
                     player_id=player.pk, amount=amt, actor=actor)
 
 
-def win_credit(*, player, amount: Money, reference: str, actor: Actor, hold_reason: str | None = None,
+def win_credit(*, player: Player, amount: Money, reference: str, actor: Actor, hold_reason: str | None = None,
                source: str = "house") -> LedgerTransaction | None:
     """Credit a win at once (GP §10(1)); with ``hold_reason`` ("regularity" | "aml") the win goes to the
     player's held account instead, with a release deadline (GP §10(3)). ``source`` is the operator account
@@ -63,7 +65,7 @@ def win_credit(*, player, amount: Money, reference: str, actor: Actor, hold_reas
         raise errors.INVALID_AMOUNT(reason=f"unknown hold_reason {hold_reason!r}")
     if source not in WIN_SOURCES:
         raise errors.NOT_AN_OPERATOR_ACCOUNT(account=source)
-    kind = T.WIN if hold_reason is None else T.WIN_HOLD
+    kind = TxnKind.WIN if hold_reason is None else TxnKind.WIN_HOLD
     with transaction.atomic():
         wallet = wallet_lock(player=player)
         done = existing_transaction(kind=kind, reference=reference, player_id=player.pk, amount=amt)
@@ -79,7 +81,8 @@ def win_credit(*, player, amount: Money, reference: str, actor: Actor, hold_reas
         txn = post(kind=kind, reference=reference, legs=[(operator_account(source), -amt), (held, amt)],
                    player_id=player.pk, amount=amt, actor=actor, memo=f"held: {hold_reason}")
         now = clock.now()
-        days = conf.REGULARITY_HOLD_DAYS if hold_reason == WinHold.Reason.REGULARITY else conf.get("WALLET_AML_HOLD_DAYS")
+        days = (rules.REGULARITY_HOLD_DAYS if hold_reason == WinHold.Reason.REGULARITY
+                else int(settings.WALLET_AML_HOLD_DAYS))
         hold = WinHold.objects.create(player_id=player.pk, amount=amt, reference=reference, reason=hold_reason,
                                       held_at=now, release_due_at=now + timedelta(days=days), transaction=txn)
         audit_record(actor=actor, action="wallet.win_held", obj=hold, amount=Money(amt), reason=hold_reason,
@@ -87,33 +90,34 @@ def win_credit(*, player, amount: Money, reference: str, actor: Actor, hold_reas
         return txn
 
 
-def stake_refund(*, player, amount: Money, reference: str, actor: Actor) -> LedgerTransaction:
+def stake_refund(*, player: Player, amount: Money, reference: str, actor: Actor) -> LedgerTransaction:
     """Return a stake (e.g. a round ended past its deadline, GP §7(8)b). Idempotent on ``reference``."""
     amt = check_amount(amount)
     with transaction.atomic():
         wallet = wallet_lock(player=player)
-        done = existing_transaction(kind=T.REFUND, reference=reference, player_id=player.pk, amount=amt)
+        done = existing_transaction(kind=TxnKind.REFUND, reference=reference, player_id=player.pk, amount=amt)
         if done:
             return done
         acc = live_account(wallet)
-        txn = post(kind=T.REFUND, reference=reference, legs=[(operator_account("house"), -amt), (acc, amt)],
+        txn = post(kind=TxnKind.REFUND, reference=reference, legs=[(operator_account("house"), -amt), (acc, amt)],
                    player_id=player.pk, amount=amt, actor=actor)
         apply_credit_to_debt(acc)
         return txn
 
 
-def adjustment_credit(*, player, amount: Money, reference: str, reason: str, actor: Actor) -> LedgerTransaction:
+def adjustment_credit(*, player: Player, amount: Money, reference: str, reason: str, actor: Actor) -> LedgerTransaction:
     """Credit a correction or a complaint remedy to the live account; idempotent on ``reference``."""
     amt = check_amount(amount)
     if not reason:
         raise errors.INVALID_AMOUNT(reason="an adjustment needs a reason")
     with transaction.atomic():
         wallet = wallet_lock(player=player)
-        done = existing_transaction(kind=T.ADJUSTMENT, reference=reference, player_id=player.pk, amount=amt)
+        done = existing_transaction(kind=TxnKind.ADJUSTMENT, reference=reference, player_id=player.pk, amount=amt)
         if done:
             return done
         acc = live_account(wallet)
-        txn = post(kind=T.ADJUSTMENT, reference=reference, legs=[(operator_account("adjustments"), -amt), (acc, amt)],
+        txn = post(kind=TxnKind.ADJUSTMENT, reference=reference,
+                   legs=[(operator_account("adjustments"), -amt), (acc, amt)],
                    player_id=player.pk, amount=amt, actor=actor, memo=reason)
         apply_credit_to_debt(acc)
         audit_record(actor=actor, action="wallet.adjustment_credit", obj=txn, amount=Money(amt), reason=reason,
@@ -128,17 +132,17 @@ def operator_transfer(*, from_code: str, to_code: str, amount: Money, reference:
     amt = check_amount(amount)
     src, dst = operator_account(from_code), operator_account(to_code)
     with transaction.atomic():
-        done = existing_transaction(kind=T.OPERATOR, reference=reference, player_id=None, amount=amt)
+        done = existing_transaction(kind=TxnKind.OPERATOR, reference=reference, player_id=None, amount=amt)
         if done:
             return done
-        return post(kind=T.OPERATOR, reference=reference, legs=[(src, -amt), (dst, amt)], player_id=None,
+        return post(kind=TxnKind.OPERATOR, reference=reference, legs=[(src, -amt), (dst, amt)], player_id=None,
                     amount=amt, actor=actor, memo=memo)
 
 
 # Holds -------------------------------------------------------------------------------------------------
 
 def _hold_locked(hold_id: int) -> WinHold:
-    return WinHold.objects.select_for_update().get(pk=hold_id)
+    return WinHold.objects.select_for_update(no_key=True).get(pk=hold_id)
 
 
 def win_hold_release(*, hold: WinHold, actor: Actor, note: str = "") -> WinHold:
@@ -150,7 +154,7 @@ def win_hold_release(*, hold: WinHold, actor: Actor, note: str = "") -> WinHold:
             raise errors.HOLD_STATE(state=hold.status)
         held = player_account(hold.player_id, LedgerAccount.Kind.PLAYER_HELD)
         acc = live_account(wallet)
-        post(kind=T.WIN_RELEASE, reference=hold.reference, legs=[(held, -hold.amount), (acc, hold.amount)],
+        post(kind=TxnKind.WIN_RELEASE, reference=hold.reference, legs=[(held, -hold.amount), (acc, hold.amount)],
              player_id=hold.player_id, amount=hold.amount, actor=actor, memo=note or "held win released")
         apply_credit_to_debt(acc)
         old = hold.status
@@ -171,8 +175,9 @@ def win_hold_forfeit(*, hold: WinHold, reason: str, actor: Actor) -> WinHold:
         if hold.status not in (WinHold.Status.HELD, WinHold.Status.ESCALATED):
             raise errors.HOLD_STATE(state=hold.status)
         held = player_account(hold.player_id, LedgerAccount.Kind.PLAYER_HELD)
-        source = hold.transaction.entries.exclude(account=held).first().account
-        post(kind=T.WIN_FORFEIT, reference=hold.reference, legs=[(held, -hold.amount), (source, hold.amount)],
+        source_entry = hold.transaction.entries.exclude(account=held).get()  # the operator account that paid it
+        source = source_entry.account
+        post(kind=TxnKind.WIN_FORFEIT, reference=hold.reference, legs=[(held, -hold.amount), (source, hold.amount)],
              player_id=hold.player_id, amount=hold.amount, actor=actor, memo=reason)
         old = hold.status
         hold.status, hold.decided_at, hold.decided_by, hold.note = WinHold.Status.FORFEITED, clock.now(), actor.label, reason[:255]
@@ -182,14 +187,15 @@ def win_hold_forfeit(*, hold: WinHold, reason: str, actor: Actor) -> WinHold:
         return hold
 
 
-def win_hold_extend(*, hold: WinHold, until, reason: str, actor: Actor) -> WinHold:
+def win_hold_extend(*, hold: WinHold, until: datetime, reason: str, actor: Actor) -> WinHold:
     """Staff: an authority extended an AML hold (GP §10(3): the period the AML law sets). Regularity holds
     cannot pass the 60 days of GP §10(3)."""
     with transaction.atomic():
         hold = _hold_locked(hold.pk)
         if hold.status not in (WinHold.Status.HELD, WinHold.Status.ESCALATED):
             raise errors.HOLD_STATE(state=hold.status)
-        if hold.reason == WinHold.Reason.REGULARITY and until > hold.held_at + timedelta(days=conf.REGULARITY_HOLD_DAYS):
+        longest = hold.held_at + timedelta(days=rules.REGULARITY_HOLD_DAYS)
+        if hold.reason == WinHold.Reason.REGULARITY and until > longest:
             raise errors.HOLD_STATE(reason="a regularity hold lasts at most 60 days (GP §10(3))")
         old = {"release_due_at": hold.release_due_at, "status": hold.status}
         hold.release_due_at, hold.status = until, WinHold.Status.HELD
@@ -204,7 +210,7 @@ def win_hold_sweep_one(*, hold_id: int, actor: Actor) -> str:
     """Due hold: a regularity hold is released at its 60-day term (GP §10(3)); an AML hold at the end of
     its period is escalated to compliance (the FAU may have extended it), and released by staff."""
     with transaction.atomic():
-        hold = WinHold.objects.select_for_update(skip_locked=True).filter(
+        hold = WinHold.objects.select_for_update(skip_locked=True, no_key=True).filter(
             pk=hold_id, status=WinHold.Status.HELD, release_due_at__lte=clock.now()).first()
         if hold is None:
             return "skipped"
@@ -219,7 +225,7 @@ def win_hold_sweep_one(*, hold_id: int, actor: Actor) -> str:
 
 # Deductions and debts -------------------------------------------------------------------------------------
 
-def win_deduct(*, player, amount: Money, reference: str, reason: str, notice_text: str, actor: Actor,
+def win_deduct(*, player: Player, amount: Money, reference: str, reason: str, notice_text: str, actor: Actor,
                notice_channel: str = "account_message") -> WinDeduction:
     """Deduct a win credited in error or for a breach/fraud, with a recorded notice (GP §7(7), §10(4)).
 
@@ -240,7 +246,8 @@ def win_deduct(*, player, amount: Money, reference: str, reason: str, notice_tex
         shortfall = max(0, -new_balance)
         if shortfall > acc.debt:
             set_debt(acc, shortfall)
-        txn = post(kind=T.WIN_DEDUCTION, reference=reference, legs=[(acc, -amt), (operator_account("house"), amt)],
+        txn = post(kind=TxnKind.WIN_DEDUCTION, reference=reference,
+                   legs=[(acc, -amt), (operator_account("house"), amt)],
                    player_id=player.pk, amount=amt, actor=actor, memo=reason)
         now = clock.now()
         deduction = WinDeduction.objects.create(player_id=player.pk, amount=amt, reference=reference, reason=reason[:255],
@@ -251,7 +258,7 @@ def win_deduct(*, player, amount: Money, reference: str, reason: str, notice_tex
         if new_debt > already:
             debt = Debt.objects.create(player_id=player.pk, account=acc, deduction=deduction, amount=new_debt - already,
                                        outstanding=new_debt - already, created_at=now,
-                                       due_at=now + timedelta(days=conf.DEBT_DAYS))
+                                       due_at=now + timedelta(days=rules.DEBT_DAYS))
             audit_record(actor=actor, action="wallet.debt_recorded", obj=debt, amount=Money(debt.amount), due_at=debt.due_at)
         audit_record(actor=actor, action="wallet.win_deducted", obj=deduction, amount=Money(amt), reason=reason,
                      notice=notice_text, balance_after=Money(acc.balance))
@@ -261,7 +268,7 @@ def win_deduct(*, player, amount: Money, reference: str, reason: str, notice_tex
 def debt_sweep_one(*, debt_id: int, actor: Actor) -> str:
     """An unpaid debt past its 10 days (GP §7(7)) is flagged for staff, who may cancel the account."""
     with transaction.atomic():
-        debt = Debt.objects.select_for_update(skip_locked=True).filter(
+        debt = Debt.objects.select_for_update(skip_locked=True, no_key=True).filter(
             pk=debt_id, status=Debt.Status.OPEN, due_at__lte=clock.now()).first()
         if debt is None:
             return "skipped"

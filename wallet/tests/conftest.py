@@ -93,7 +93,7 @@ def pay_deposit(deposit, *, outcome: str = "succeeded", payer: dict | None = Non
 def deposit(player, method, amount: Money, *, payer: dict | None = None):
     """Start and confirm a deposit through the sandbox (payer = the player's name unless given)."""
     from wallet.services import deposit_start
-    from wallet.services.deposits import default_sandbox_payer
+    from wallet.services.sandbox import default_sandbox_payer
 
     d = deposit_start(player=player, method=method, amount=amount, reference=ref("dep"), actor=Actor.player(player))
     pay_deposit(d, payer=payer if payer is not None else default_sandbox_payer(player))

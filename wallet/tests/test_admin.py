@@ -68,7 +68,7 @@ def test_staff_record_branch_cash_and_deductions_in_the_admin_forms(staff_client
 
 def test_a_refusal_by_the_service_behind_an_admin_form_is_shown_to_staff_and_changes_nothing(staff_client,
                                                                                            monkeypatch):
-    import wallet.admin
+    import wallet.services
     from wallet import errors
 
     p = make_player()
@@ -76,7 +76,7 @@ def test_a_refusal_by_the_service_behind_an_admin_form_is_shown_to_staff_and_cha
     def refuse(**kw):
         raise errors.INVALID_AMOUNT(reason="refused by the service")
 
-    monkeypatch.setattr(wallet.admin.services, "win_deduct", refuse)
+    monkeypatch.setattr(wallet.services, "win_deduct", refuse)  # the admin calls services.win_deduct
     r = staff_client.post("/admin/wallet/windeduction/add/", {
         "player": p.pk, "amount_czk": "99", "reference": "ded-x", "reason": "r",
         "notice_text": "Výhra připsaná omylem byla odečtena."}, follow=True)

@@ -7,6 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from accounts.testing import make_player, make_staff, token_for
+from core import clock
 from wallet.adapters import sandbox_event
 from wallet.models import Deposit, PaymentMethod, Withdrawal
 from wallet.tests.conftest import czk, fund, verified_bank
@@ -111,11 +112,39 @@ def test_the_statement_is_paginated_filterable_by_period_and_downloadable_as_csv
     assert line["category"] == "correction" and line["amount"]["amount"] == 1000 and line["account"] == "player"
     assert c.get(f"{API}/statement", {"start": "2000-01-01", "end": "2000-01-31"}).json()["count"] == 0
     assert c.get(f"{API}/statement", {"start": "yesterday"}).status_code == 400
+    assert c.get(f"{API}/statement", {"start": "", "end": ""}).json()["count"] == 3
     r = c.get(f"{API}/statement.csv")
     assert r.status_code == 200 and r["Content-Type"].startswith("text/csv")
     rows = list(csv.reader(io.StringIO(r.content.decode())))
     assert rows[0][:5] == ["at", "category", "kind", "account", "amount_czk"] and len(rows) == 4
     assert rows[-1][4:8] == ["10.00", "30.00", "1000", "3000"]
+
+
+def test_an_unreadable_or_empty_period_is_a_request_error_naming_the_field():
+    c = client_for(make_player().user)
+    r = c.get(f"{API}/statement", {"start": "yesterday"})
+    assert r.status_code == 400 and code(r) == "request.invalid" and "start" in r.json()["error"]["details"]["fields"]
+    r = c.get(f"{API}/statement.csv", {"start": "2026-02-01", "end": "2026-01-01"})
+    assert r.status_code == 400 and code(r) == "request.invalid" and "end" in r.json()["error"]["details"]["fields"]
+    assert c.get(f"{API}/statement", {"end": "2026-02-30"}).status_code == 400  # not a real day: no 500
+
+
+def test_a_date_as_the_end_of_the_period_includes_that_whole_prague_day():
+    p = make_player()
+    fund(p, czk(10))
+    today = clock.business_date().isoformat()
+    c = client_for(p.user)
+    assert c.get(f"{API}/statement", {"start": today, "end": today}).json()["count"] == 1
+
+
+def test_only_players_use_the_player_endpoints():
+    staff = client_for(make_staff())
+    for url in ("overview", "statement", "statement.csv", "payment-methods", "deposits", "withdrawals", "payouts",
+                "holds", "deductions"):
+        r = staff.get(f"{API}/{url}")
+        assert r.status_code == 403 and code(r) == "auth.not_a_player", url
+    r = APIClient(raise_request_exception=False).get(f"{API}/overview")
+    assert r.status_code == 401 and code(r) == "auth.not_authenticated"
 
 
 def test_the_callback_endpoint_needs_no_login_but_a_valid_signature():

@@ -8,6 +8,7 @@ import time_machine
 
 from accounts.testing import make_player
 from core.audit import Actor
+from core.errors import DomainError
 from core.money import Money
 from wallet import errors, selectors
 from wallet.adapters import hmac_signature, sandbox_event
@@ -25,7 +26,7 @@ def start(player, method, amount):
 
 
 def refused(call, code):
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(DomainError) as exc:
         call()
     assert getattr(exc.value, "code", None) == code, exc.value
     return exc.value

@@ -19,7 +19,7 @@ API = "/api/v1/wallet"
 
 @pytest.mark.django_db(transaction=True)
 def test_a_new_player_deposits_is_capped_converts_withdraws_and_the_ledger_stays_exact(settings):
-    from wallet import conf
+    from wallet import rules
     from wallet.services import wallet_convert_temporary
 
     player = make_player(status="temporary")
@@ -59,7 +59,7 @@ def test_a_new_player_deposits_is_capped_converts_withdraws_and_the_ledger_stays
     r = post("deposits", {"method_id": method["id"], "amount": "1000,01"})
     assert r.status_code == 409 and r.json()["error"]["code"] == "wallet.temporary_deposit_cap"
     err = r.json()["error"]
-    assert err["details"]["cap"]["amount"] == conf.temp_deposit_cap() == 300000
+    assert err["details"]["cap"]["amount"] == rules.temp_deposit_cap() == 300000
     assert err["details"]["remaining"]["amount"] == 100000 and err["details"]["requested"]["amount"] == 100001
     assert (Deposit.objects.count(), LedgerTransaction.objects.count()) == before
     dep2 = post("deposits", {"method_id": method["id"], "amount": "1000"}).json()
@@ -89,11 +89,12 @@ def test_a_new_player_deposits_is_capped_converts_withdraws_and_the_ledger_stays
 
     # 7. the first deposit's callback replayed (same bytes, same signature): nothing changes
     event = ProviderEvent.objects.filter(event_type="payment.succeeded").order_by("pk").first()
+    assert event is not None
     raw = event.raw_body.encode()
     counts = (LedgerTransaction.objects.count(), ProviderEvent.objects.count())
     anon = APIClient(raise_request_exception=False)
     r = anon.post(f"{API}/callbacks/sandbox", raw, content_type="application/json",
-                  **{f"HTTP_{SIGNATURE_HEADER.upper().replace('-', '_')}": hmac_signature(conf.get("WALLET_SANDBOX_SECRET"), raw)})
+                  headers={SIGNATURE_HEADER: hmac_signature(settings.WALLET_SANDBOX_SECRET, raw)})
     assert r.status_code == 200 and r.json() == {"status": "duplicate", "event_id": event.provider_txn_id,
                                                  "result": "confirmed"}
     assert (LedgerTransaction.objects.count(), ProviderEvent.objects.count()) == counts

@@ -9,6 +9,7 @@ from django.db import IntegrityError, connection, transaction
 
 from accounts.testing import make_player
 from core import clock
+from core.errors import DomainError
 from core.money import Money
 from wallet import errors, selectors
 from wallet.ledger import operator_balance, player_account
@@ -45,7 +46,7 @@ def test_a_stake_above_the_balance_is_refused_and_nothing_changes():
     p = make_player()
     fund(p, czk(5))
     before = LedgerTransaction.objects.count()
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(DomainError) as exc:
         stake_debit(player=p, amount=czk("5.01"), reference="r-over", actor=SYSTEM)
     assert exc.value.code == errors.INSUFFICIENT_FUNDS.code
     assert selectors.balance(p) == czk(5) and LedgerTransaction.objects.count() == before
@@ -58,12 +59,12 @@ def test_every_money_call_is_idempotent_on_its_reference_and_a_reused_reference_
     a = stake_debit(player=p, amount=czk(10), reference="same", actor=SYSTEM)
     b = stake_debit(player=p, amount=czk(10), reference="same", actor=SYSTEM)
     assert a.pk == b.pk and selectors.balance(p) == czk(90)
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(DomainError) as exc:
         stake_debit(player=p, amount=czk(11), reference="same", actor=SYSTEM)
     assert exc.value.code == errors.REFERENCE_CONFLICT.code
     other = make_player()
     fund(other, czk(50))
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(DomainError) as exc:
         stake_debit(player=other, amount=czk(10), reference="same", actor=SYSTEM)
     assert exc.value.code == errors.REFERENCE_CONFLICT.code
     assert selectors.balance(p) == czk(90) and selectors.balance(other) == czk(50)
@@ -76,7 +77,7 @@ def test_every_money_call_is_idempotent_on_its_reference_and_a_reused_reference_
 def test_amounts_must_be_positive_czk_money():
     p = make_player()
     for bad in (czk(0), Money(-1), Money(100, "EUR")):
-        with pytest.raises(Exception) as exc:
+        with pytest.raises(DomainError) as exc:
             stake_debit(player=p, amount=bad, reference=ref(), actor=SYSTEM)
         assert exc.value.code in (errors.INVALID_AMOUNT.code, errors.CURRENCY_NOT_SUPPORTED.code)
     assert win_credit(player=p, amount=czk(0), reference=ref(), actor=SYSTEM) is None
@@ -170,7 +171,7 @@ def test_jackpot_wins_are_paid_from_the_jackpot_account_filled_by_operator_trans
                       actor=SYSTEM)
     win_credit(player=p, amount=czk(20), reference="jp-win", actor=SYSTEM, source="jackpot")
     assert operator_balance("jackpot") == czk(30) and selectors.balance(p) == czk(20)
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(DomainError) as exc:
         operator_transfer(from_code="house", to_code=f"player:{p.pk}:main", amount=czk(1), reference="x", memo="",
                           actor=SYSTEM)
     assert exc.value.code == errors.NOT_AN_OPERATOR_ACCOUNT.code
@@ -197,7 +198,7 @@ def test_conversion_moves_the_temporary_balance_to_the_player_account_once():
     fund(p, czk(120))
     assert selectors.account_mode(p) == "temporary"
     t = wallet_convert_temporary(player=p, actor=SYSTEM)
-    assert t.kind == "conversion" and t.amount == 12000
+    assert t is not None and t.kind == "conversion" and t.amount == 12000
     assert player_account(p.pk, "player_temporary").balance == 0
     assert player_account(p.pk, "player_main").balance == 12000
     assert wallet_convert_temporary(player=p, actor=SYSTEM) is None
@@ -210,7 +211,7 @@ def test_a_closed_or_expired_account_cannot_be_converted():
     fund(p, czk(1))
     p.status = "expired"
     p.save(update_fields=["status"])
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(DomainError) as exc:
         wallet_convert_temporary(player=p, actor=SYSTEM)
     assert exc.value.code == errors.CONVERSION_STATE.code
     assert selectors.account_mode(p) == "temporary"
@@ -258,12 +259,12 @@ def test_a_regularity_hold_cannot_be_extended_past_60_days_and_staff_may_release
     p = make_player()
     win_credit(player=p, amount=czk(50), reference="h1", actor=SYSTEM, hold_reason="regularity")
     hold = WinHold.objects.get(reference="h1")
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(DomainError) as exc:
         win_hold_extend(hold=hold, until=hold.held_at + timedelta(days=61), reason="x", actor=SYSTEM)
     assert exc.value.code == errors.HOLD_STATE.code
     win_hold_release(hold=hold, actor=SYSTEM, note="cleared")
     assert selectors.balance(p) == czk(50)
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(DomainError) as exc:
         win_hold_release(hold=hold, actor=SYSTEM)
     assert exc.value.code == errors.HOLD_STATE.code
 
@@ -286,7 +287,7 @@ def test_a_win_credited_in_error_is_deducted_with_notice_and_a_negative_balance_
     for call in (lambda: stake_debit(player=p, amount=czk(1), reference="blocked", actor=SYSTEM),
                  lambda: withdrawal_request(player=p, method=method, amount=czk(100), reference="w-blocked",
                                             actor=SYSTEM)):
-        with pytest.raises(Exception) as exc:
+        with pytest.raises(DomainError) as exc:
             call()
         assert exc.value.code == errors.DEBT_OUTSTANDING.code
     assert selectors.balance(p) == czk(-80)

@@ -5,6 +5,7 @@ import pytest
 
 from accounts.testing import make_player
 from core.audit import Actor
+from core.errors import DomainError
 from wallet import errors, selectors
 from wallet.models import MethodDocument, PaymentMethod, Withdrawal
 from wallet.services import (
@@ -27,7 +28,7 @@ def register(player, kind="bank_account", **data):
 
 
 def refused(call, code):
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(DomainError) as exc:
         call()
     assert getattr(exc.value, "code", None) == code, exc.value
     return exc.value
@@ -108,14 +109,24 @@ def test_a_first_payment_from_someone_else_makes_the_ownership_doubtful_but_cred
     assert m2.status == "doubtful"
 
 
-def test_without_personal_data_the_payer_is_compared_to_the_users_name():
-    p = make_player(status="temporary", personal=False)
-    p.user.first_name, p.user.last_name = "Jiří", "Dvořák"
-    p.user.save()
+def test_the_payer_name_is_compared_without_diacritics_titles_or_word_order():
+    p = make_player(status="temporary", personal_data={"given_names": "Jiří", "surname": "Dvořák"})
     m = bank(p)
     deposit(p, m, czk(100), payer={"name": "ING. DVORAK JIRI"})
     m.refresh_from_db()
     assert m.status == "verified"
+
+
+def test_without_personal_data_no_payer_matches_not_even_the_users_name():
+    """GP §5(8)a fails closed: with no identity to compare, the first payment never verifies the method."""
+    p = make_player(status="temporary", personal=False)
+    p.user.first_name, p.user.last_name = "Jiří", "Dvořák"
+    p.user.save()
+    m = bank(p)
+    deposit(p, m, czk(100), payer={"name": "Jiří Dvořák"})
+    m.refresh_from_db()
+    assert m.status == "doubtful" and "no personal data" in m.status_reason
+    assert selectors.payer_matches(p, {"name": "Jiří Dvořák"}) == (False, "no personal data to compare")
 
 
 # GP §5(8)b: documents ---------------------------------------------------------------------------------------------
@@ -152,7 +163,9 @@ def test_a_rejected_document_leaves_the_ownership_doubtful():
 
 def test_the_method_must_be_verified_within_30_days_from_the_start_of_registration():
     p = make_player(status="temporary")
-    assert selectors.payment_method_deadline(p) == min(p.created_at, p.temporary_activated_at) + timedelta(days=30)
+    activated = p.temporary_activated_at
+    assert activated is not None
+    assert selectors.payment_method_deadline(p) == min(p.created_at, activated) + timedelta(days=30)
     m = bank(p)
     assert m.verify_by == selectors.payment_method_deadline(p)
 
@@ -166,6 +179,7 @@ def test_refusing_the_last_registered_method_gives_30_days_to_register_another()
     payment_method_refuse(method=m, reason="ownership doubtful after request", actor=SYSTEM)
     now = clock.now()
     deadline = selectors.payment_method_deadline(p)
+    assert deadline is not None
     assert now <= deadline + timedelta(seconds=1) - timedelta(days=30) <= now + timedelta(seconds=1)
     refused(lambda: register(p, account_number=m.identifier), errors.METHOD_NOT_USABLE.code)
     verified_bank(p)

@@ -1,12 +1,14 @@
 """Payouts outside the account, step by step with their deadlines: GP §5(2)e (cancelled temporary account),
 GP §5(13) (misuse), GP §5(15) (closure settlement)."""
 from datetime import timedelta
+from typing import TypeVar
 
 import pytest
 import time_machine
 
 from accounts.testing import make_player
 from core import clock
+from core.errors import DomainError
 from core.money import Money
 from wallet import errors, selectors
 from wallet.ledger import operator_balance
@@ -22,6 +24,13 @@ from wallet.tasks import sweep
 from wallet.tests.conftest import SYSTEM, bank, czk, deposit, fund, ledger_clean, verified_bank
 
 pytestmark = pytest.mark.django_db
+ValueT = TypeVar("ValueT")
+
+
+def present(value: ValueT | None) -> ValueT:
+    """``value``, which must be there (a payout that was started, a time that was set)."""
+    assert value is not None
+    return value
 
 
 def expire(p):
@@ -36,12 +45,13 @@ def test_a_cancelled_temporary_account_is_refunded_to_the_method_the_deposit_cam
     expire(p)
     with django_capture_on_commit_callbacks(execute=True):
         refund = temporary_refund_start(player=p, actor=SYSTEM)
+        assert refund is not None
     refund.refresh_from_db()
     assert refund.kind == "temporary_refund" and refund.method == m and refund.amount == 80000
     assert refund.due_at == refund.started_at + timedelta(days=7)
     assert refund.status == "completed" and refund.paid == 80000
     assert [h["step"] for h in refund.history] == ["started", "sent", "completed"]
-    assert selectors.balance(p) == czk(0) and temporary_refund_start(player=p, actor=SYSTEM).pk == refund.pk
+    assert selectors.balance(p) == czk(0) and present(temporary_refund_start(player=p, actor=SYSTEM)).pk == refund.pk
     ledger_clean()
 
 
@@ -51,16 +61,19 @@ def test_without_a_method_the_person_is_invited_to_a_branch_for_5_days_then_paid
     branch_cash_record(player=p, direction="in", amount=czk(1000), reference="cash-1", branch="Praha", actor=SYSTEM)
     expire(p)
     refund = temporary_refund_start(player=p, actor=SYSTEM)
+    assert refund is not None
     assert refund.status == "invited" and refund.channel == "branch"
-    assert refund.collect_by == refund.invited_at + timedelta(days=5) <= refund.due_at
-    with time_machine.travel(refund.collect_by - timedelta(seconds=1), tick=False):
+    collect_by = present(refund.collect_by)
+    assert collect_by == present(refund.invited_at) + timedelta(days=5) <= present(refund.due_at)
+    with time_machine.travel(collect_by - timedelta(seconds=1), tick=False):
         sweep()
     assert Payout.objects.get(pk=refund.pk).status == "invited"
-    with time_machine.travel(refund.collect_by, tick=False):
+    with time_machine.travel(collect_by, tick=False):
         sweep()
         sweep()
     refund.refresh_from_db()
-    assert refund.status == "completed" and refund.channel == "post" and refund.posted_at <= refund.due_at
+    assert refund.status == "completed" and refund.channel == "post"
+    assert present(refund.posted_at) <= present(refund.due_at)
     assert (refund.paid, refund.postage, refund.outstanding) == (94000, 6000, 0)
     assert operator_balance("clearing:post") == czk(940) and operator_balance("fees") == czk(60)
     ledger_clean()
@@ -73,12 +86,13 @@ def test_a_refund_the_provider_refuses_is_collected_in_cash_at_a_branch(settings
     expire(p)
     with django_capture_on_commit_callbacks(execute=True):
         refund = temporary_refund_start(player=p, actor=SYSTEM)
+        assert refund is not None
     refund.refresh_from_db()
     assert refund.status == "invited" and [h["step"] for h in refund.history] == ["started", "invited"]
     payout_collect_cash(payout=refund, amount=czk(700), reference="rcpt-1", branch="Ostrava", actor=SYSTEM)
     refund.refresh_from_db()
     assert refund.status == "completed" and refund.paid == 70000
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(DomainError) as exc:
         payout_collect_cash(payout=refund, amount=czk(1), reference="rcpt-2", branch="Ostrava", actor=SYSTEM)
     assert exc.value.code == errors.PAYOUT_STATE.code
     ledger_clean()
@@ -90,7 +104,7 @@ def test_nothing_to_refund_starts_nothing_and_a_full_account_is_settled_by_closu
     assert temporary_refund_start(player=p, actor=SYSTEM) is None
     q = make_player()
     fund(q, czk(1))
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(DomainError) as exc:
         temporary_refund_start(player=q, actor=SYSTEM)
     assert exc.value.code == errors.ACCOUNT_STATE.code
 
@@ -100,9 +114,10 @@ def test_misuse_pays_the_last_registered_method_or_invites_for_15_days_then_post
     p = make_player()
     fund(p, czk(300))
     payout = misuse_payout_start(player=p, actor=SYSTEM)
-    assert payout.status == "invited" and payout.collect_by == payout.invited_at + timedelta(days=15)
+    assert payout is not None
+    assert payout.status == "invited" and payout.collect_by == present(payout.invited_at) + timedelta(days=15)
     assert payout.due_at is None
-    assert misuse_payout_start(player=p, actor=SYSTEM).pk == payout.pk
+    assert present(misuse_payout_start(player=p, actor=SYSTEM)).pk == payout.pk
     with time_machine.travel(payout.collect_by, tick=False):
         sweep()
     payout.refresh_from_db()
@@ -110,7 +125,7 @@ def test_misuse_pays_the_last_registered_method_or_invites_for_15_days_then_post
     q = make_player()
     m = verified_bank(q)
     fund(q, czk(300))
-    assert misuse_payout_start(player=q, actor=SYSTEM).method == m
+    assert present(misuse_payout_start(player=q, actor=SYSTEM)).method == m
     ledger_clean()
 
 
@@ -121,10 +136,11 @@ def test_closure_by_transfer_is_settled_when_the_provider_confirms(django_captur
     assert selectors.closure_settled_at(p) is None
     with django_capture_on_commit_callbacks(execute=True):
         payout = closure_settlement_start(player=p, method="transfer", actor=SYSTEM)
+        assert payout is not None
     payout.refresh_from_db()
     assert payout.status == "completed"
     assert selectors.closure_settled_at(p) == payout.completed_at
-    assert selectors.closure_close_by(p) == payout.completed_at + timedelta(days=10)
+    assert selectors.closure_close_by(p) == present(payout.completed_at) + timedelta(days=10)
     ledger_clean()
 
 
@@ -132,10 +148,11 @@ def test_closure_in_cash_is_collected_within_the_5000_czk_per_24_hours():
     p = make_player()
     fund(p, czk(7000))
     payout = closure_settlement_start(player=p, method="branch_cash", actor=SYSTEM)
+    assert payout is not None
     assert payout.status == "invited" and payout.channel == "branch"
     t0 = clock.now()
     payout_collect_cash(payout=payout, amount=czk(5000), reference="cl-1", branch="Praha", actor=SYSTEM)
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(DomainError) as exc:
         payout_collect_cash(payout=payout, amount=czk(2000), reference="cl-2", branch="Praha", actor=SYSTEM)
     assert exc.value.code == errors.BRANCH_CASH_24H.code
     assert selectors.closure_settled_at(p) is None
@@ -148,10 +165,12 @@ def test_closure_in_cash_is_collected_within_the_5000_czk_per_24_hours():
 def test_a_zero_balance_is_settled_at_once_and_a_temporary_one_follows_the_refund_rules():
     p = make_player()
     payout = closure_settlement_start(player=p, method="transfer", actor=SYSTEM)
+    assert payout is not None
     assert payout.status == "completed" and selectors.closure_settled_at(p) == payout.completed_at
     t = make_player(status="temporary")
     branch_cash_record(player=t, direction="in", amount=czk(100), reference="tc", branch="Praha", actor=SYSTEM)
     refund = closure_settlement_start(player=t, method="transfer", actor=SYSTEM)
+    assert refund is not None
     assert refund.kind == "temporary_refund" and refund.status == "invited"
 
 

@@ -6,6 +6,7 @@ import pytest
 import time_machine
 
 from accounts.testing import make_player
+from core.errors import DomainError
 from core.money import Money
 from wallet import errors, selectors
 from wallet.adapters import sandbox_event
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.django_db
 
 
 def refused(call, code):
-    with pytest.raises(Exception) as exc:
+    with pytest.raises(DomainError) as exc:
         call()
     assert getattr(exc.value, "code", None) == code, exc.value
     return exc.value
@@ -170,7 +171,9 @@ def test_a_send_that_crashed_is_retried_by_the_sweeper_with_the_same_reference(s
     assert withdrawal_dispatch(withdrawal_id=w.pk, actor=SYSTEM) == "retry"
     assert Withdrawal.objects.get(pk=w.pk).status == "sending"
     assert withdrawal_dispatch(withdrawal_id=w.pk, actor=SYSTEM) == "skipped"  # not stale yet
-    with time_machine.travel(Withdrawal.objects.get(pk=w.pk).sending_since + timedelta(minutes=15), tick=False):
+    sending_since = Withdrawal.objects.get(pk=w.pk).sending_since
+    assert sending_since is not None
+    with time_machine.travel(sending_since + timedelta(minutes=15), tick=False):
         assert sweep().get("withdrawal.sent") == 1
     assert calls == [w.reference, w.reference]
     assert Withdrawal.objects.get(pk=w.pk).status == "sent"

@@ -1,5 +1,7 @@
 """Send core.heartbeat through the broker and wait until a worker has run it."""
 import time
+from argparse import ArgumentParser
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -10,10 +12,10 @@ from core.tasks import heartbeat_send
 class Command(BaseCommand):
     help = "Enqueue a heartbeat task and wait (--wait seconds) for a worker to execute it."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--wait", type=float, default=30.0)
 
-    def handle(self, *args, wait, **opts):
+    def handle(self, *args: Any, wait: float, **opts: Any) -> None:
         marker = heartbeat_send()
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:

@@ -1,5 +1,6 @@
 """Load the demo data set: an operator superuser, then each installed app's demo (``<app>/demo.py``)."""
 import sys
+from typing import Any
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
@@ -13,7 +14,7 @@ DEMO_ADMIN = ("operator", "operator-demo-2026")
 class Command(BaseCommand):
     help = "Create demo data (idempotent): operator superuser, players in different states, games."
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         username, password = DEMO_ADMIN
         with transaction.atomic():
             user, created = get_user_model().objects.get_or_create(

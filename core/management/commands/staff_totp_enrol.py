@@ -1,4 +1,7 @@
 """Give a staff user a TOTP device for the admin's second factor (ADMIN_REQUIRE_2FA)."""
+from argparse import ArgumentParser
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
@@ -8,11 +11,11 @@ from core.audit import Actor, audit_record
 class Command(BaseCommand):
     help = "Create a confirmed TOTP device for a staff user and print its otpauth:// URL (scan it in an authenticator app)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("username")
         parser.add_argument("--name", default="authenticator")
 
-    def handle(self, *args, username, name, **opts):
+    def handle(self, *args: Any, username: str, name: str, **opts: Any) -> None:
         from django.contrib.auth import get_user_model
         from django_otp.plugins.otp_totp.models import TOTPDevice
 

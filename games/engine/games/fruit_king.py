@@ -1,39 +1,17 @@
-"""Fruit King: 5 reels x 3 rows, 1/3/5/8/10 lines, KING wild, FRUIT KING BONUS scatter, expanding free games, gamble.
+"""Fruit King: 5x3 slot, 1/3/5/8/10 lines, KING wild, FRUIT KING BONUS scatter, expanding free games, gamble.
 
-Source: ``/work/shared/seeds/003_dcf0668c94bbef80.txt`` (Latvian rules, "Noteikumi"). What the rules give and what
-this definition adds (data in :data:`DEFINITION`, version 1; design notes in ``docs/games/fruit_king.md``):
-
-* Lines 1, 3, 5, 8 or 10 ("Play 1/3/5/8/10"), a bet per line; total bet = lines x bet per line. Wins pay left to
-  right on the selected lines, the highest per line, wins added (rules "Laimests"). The paytable was on the
-  machine's top screen (not in the text); the symbols and pays here are ours: KING, SEVEN, MELON, GRAPES (pay from
-  2 of a kind), PLUM, ORANGE, LEMON, CHERRY (from 3), in multiples of the bet per line.
-* **KING** substitutes every symbol except FRUIT KING BONUS, and pays as itself.
-* **FRUIT KING BONUS** (scatter): 2, 3, 4 or 5 anywhere pay a multiple of the total bet.
-* **Free games**: 3/4/5 scatters award 5-12 / 7-15 / 9-17 free games (uniform), retriggered the same way during
-  free games. At the start of each free game a special symbol is drawn (weighted table, one of the 7 fruits) and
-  fills the first 2 reels (a symbol paying from 2) or 3 reels (paying from 3): the smallest winning combination,
-  so **every free game wins**. The other reels spin; the combination grows by each next reel, left to right and
-  without a gap, that shows the special symbol (or KING) anywhere in its window. The expanding symbol is not
-  bound to positions on lines (rules: "except the expanding symbol"): its combination pays on every selected
-  line. Scatters on the spun reels pay and retrigger as in the
-  base game. At most 100 free games per round (design cap; the rules give none).
-* **Gamble** (rules "Laimesta divkāršošana"): after a base-game win (a round without free games) the player may
-  guess red or black up to 5 times, or collect. Double or nothing, p = 1/2: the draw is ``randbelow(2)`` (1 =
-  won) **before** the guess is looked at, and the card shown is derived from the guess (the guessed colour when
-  won, the other when lost), so the guess cannot influence the result (GP §7(3)). The gamble is fair (RTP 100 %)
-  and offered only while the doubled win stays within the max win. The decision to gamble or collect is the
-  player's; the simulation policy collects.
-* **Max win**: a round pays at most 5,000 x the total bet (design cap; reaching it ends the free games).
-* Bets (CZK): bet per line 0.10, 0.20, 0.50, 1, 2, 5, 10, 20, 50, 100 CZK; total 0.10 - 1,000 CZK (GP §8(1)-(2)).
+Rules as implemented, design choices and how the declared RTP is met: ``docs/games/fruit_king.md``.
 """
 from __future__ import annotations
 
 import functools
+import sys
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
-from .. import slots as S
-from ..base import Bet, Declared
+from .. import slots
+from ..base import RNG, Bet, Declared, JsonDict, Progress
 from ..registry import register
 
 KING, BONUS = "KING", "BONUS"
@@ -94,7 +72,7 @@ BASE_STRIPS: list[list[str]] = [
 ]
 # @@END STRIPS@@
 
-DEFINITION = {
+DEFINITION: dict[str, Any] = {
     "code": "fruit_king",
     "version": 1,
     "name": "Fruit King",
@@ -126,50 +104,54 @@ DEFINITION = {
 }
 
 
-class FruitKing(S.SlotGame):
-    def __init__(self, definition: dict):
+class FruitKing(slots.SlotGame):
+    def __init__(self, definition: dict[str, Any]) -> None:
         d = self.d = definition
         self.code, self.version, self.name, self.name_cs = d["code"], d["version"], d["name"], d["name_cs"]
-        self.rows, self.reels, self.lines, self.strips = d["rows"], d["reels"], d["lines"], d["strips"]
-        self.evaluator = S.LineEvaluator(d["paytable"], {KING: (BONUS,)})
+        self.rows: int = d["rows"]
+        self.reels: int = d["reels"]
+        self.lines: list[list[int]] = d["lines"]
+        self.strips: list[list[str]] = d["strips"]
+        self.evaluator = slots.LineEvaluator(d["paytable"], {KING: (BONUS,)})
         st = d["stake"]
         self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=st["min"], max_bet=st["max"],
                                  max_win=d["max_win_multiplier"] * st["max"],
                                  unfinished_deadline_days=d["unfinished_deadline_days"])
-        self.default_bet_params = dict(d["default_bet"])
-        self.par_bet_params = {"lines": 10, "bet_per_line": 10}
+        self.default_bet_params: JsonDict = dict(d["default_bet"])
+        self.par_bet_params: JsonDict = {"lines": 10, "bet_per_line": 10}
 
     # --- bets -------------------------------------------------------------------------------------------------
-    def validate_bet(self, params: dict) -> Bet:
+    def validate_bet(self, params: JsonDict) -> Bet:
+        """Total = lines x bet per line, 0.10-1,000 CZK on the 0.10 CZK grid (GP §8(1)-(2)); others refused."""
         d = self.d
-        S.check_keys(params, ("lines", "bet_per_line"))
+        slots.check_keys(params, ("lines", "bet_per_line"))
         lines = params.get("lines", d["default_bet"]["lines"])
         bpl = params.get("bet_per_line", d["default_bet"]["bet_per_line"])
-        if not S.is_int(lines) or lines not in d["line_options"]:
+        if not slots.is_int(lines) or lines not in d["line_options"]:
             opts = ", ".join(map(str, d["line_options"]))
-            raise S.bet_error("game.invalid_lines", f"Play {opts} lines.", f"Hrajte {opts} linií.", lines=lines)
-        if not S.is_int(bpl) or bpl not in d["bet_per_line_options"]:
-            raise S.bet_error("game.invalid_bet_per_line", "Unknown bet per line.", "Neznámá sázka na linii.",
+            raise slots.bet_error("game.invalid_lines", f"Play {opts} lines.", f"Hrajte {opts} linií.", lines=lines)
+        if not slots.is_int(bpl) or bpl not in d["bet_per_line_options"]:
+            raise slots.bet_error("game.invalid_bet_per_line", "Unknown bet per line.", "Neznámá sázka na linii.",
                               bet_per_line=bpl, allowed=d["bet_per_line_options"])
         total = lines * bpl
         st = d["stake"]
-        S.check_stake(total, min_bet=st["min"], max_bet=st["max"], step=st["step"])
+        slots.check_stake(total, min_bet=st["min"], max_bet=st["max"], step=st["step"])
         return Bet(total_stake=total, params={"lines": lines, "bet_per_line": bpl})
 
     # --- evaluation -------------------------------------------------------------------------------------------
     def min_count(self, symbol: str) -> int:
         """The smallest winning count of a symbol: how many reels the special symbol fills."""
-        return min(self.d["paytable"][symbol])
+        return int(min(self.d["paytable"][symbol]))
 
-    def base_result(self, window, lines: int, bpl: int, stake: int) -> dict:
-        wins = S.line_wins(window, self.lines, self.evaluator, active=lines)
+    def base_result(self, window: list[list[str]], lines: int, bpl: int, stake: int) -> JsonDict:
+        wins = slots.line_wins(window, self.lines, self.evaluator, active=lines)
         line_wins = [[w[0], w[1], w[2], w[3] * bpl] for w in wins]
-        n_sc = S.count_symbols(window, BONUS)
+        n_sc = slots.count_symbols(window, BONUS)
         sc_win = self.d["scatter_pays"].get(n_sc, 0) * stake
         lw = sum(w[3] for w in line_wins)
         return {"line_wins": line_wins, "line_win": lw, "scatter": {"count": n_sc, "win": sc_win}, "win": lw + sc_win}
 
-    def expansion_count(self, window, symbol: str) -> tuple[int, list[int]]:
+    def expansion_count(self, window: list[list[str]], symbol: str) -> tuple[int, list[int]]:
         """The special symbol's combination: the filled first reels, then every next reel (left to right, without a
         gap) that shows the special symbol or KING anywhere in its window."""
         reels = []
@@ -180,20 +162,20 @@ class FruitKing(S.SlotGame):
         return len(reels), reels
 
     # --- round ------------------------------------------------------------------------------------------------
-    def _pay(self, state: dict, part: str, amount: int) -> int:
-        paid = min(amount, state["cap"] - state["win"])
-        S.add_win(state, part, paid)
+    def _pay(self, state: JsonDict, part: str, amount: int) -> int:
+        paid: int = min(amount, state["cap"] - state["win"])
+        slots.add_win(state, part, paid)
         if state["win"] >= state["cap"]:
             state["capped"] = True
         return paid
 
-    def start(self, bet: Bet, rng) -> dict:
+    def start(self, bet: Bet, rng: RNG) -> JsonDict:
         p = bet.params
-        state = S.new_state(self, bet)
+        state = slots.new_state(self, bet)
         state["cap"] = self.d["max_win_multiplier"] * bet.total_stake
         state["capped"] = False
-        stops = S.draw_stops(self.strips, rng)
-        window = S.window_at(self.strips, stops, self.rows)
+        stops = slots.draw_stops(self.strips, rng)
+        window = slots.window_at(self.strips, stops, self.rows)
         res = self.base_result(window, p["lines"], p["bet_per_line"], bet.total_stake)
         n_sc = res["scatter"]["count"]
         award = self.d["free_games"]["awards"].get(str(n_sc))
@@ -204,46 +186,47 @@ class FruitKing(S.SlotGame):
             self._award(state, rng, n_sc, retrigger=False)
         return self._next(state)
 
-    def _award(self, state: dict, rng, n_sc: int, retrigger: bool) -> None:
+    def _award(self, state: JsonDict, rng: RNG, n_sc: int, retrigger: bool) -> None:
         cfg = self.d["free_games"]
         fg = state.setdefault("free_games", {"awarded": 0, "played": 0, "max": cfg["max_games"]})
         lo, hi = cfg["awards"][str(n_sc)]
         room = fg["max"] - fg["awarded"]
-        step = {"type": "trigger", "feature": "free_games_retrigger" if retrigger else "free_games", "scatters": n_sc}
+        step: JsonDict = {"type": "trigger", "feature": "free_games_retrigger" if retrigger else "free_games",
+                          "scatters": n_sc}
         if room <= 0:
             step.update(games=0, reason="max_free_games_reached")
         else:
-            n = min(S.draw_range(rng, lo, hi), room)
+            n = min(slots.draw_range(rng, lo, hi), room)
             fg["awarded"] += n
             step["games"] = n
         state["steps"].append(step)
 
-    def _next(self, state: dict) -> dict:
+    def _next(self, state: JsonDict) -> JsonDict:
         fg = state.get("free_games")
         if fg and fg["played"] < fg["awarded"] and not state["capped"]:
-            return S.await_action(state, "free_spin", [{"type": "spin"}], games_left=fg["awarded"] - fg["played"],
+            return slots.await_action(state, "free_spin", [{"type": "spin"}], games_left=fg["awarded"] - fg["played"],
                                   free_games_win=state["breakdown"]["free_spins"])
         if not fg and state["win"] > 0 and not state["capped"]:
             g = state.setdefault("gamble", {"played": 0, "max": self.d["gamble"]["max_gambles"], "history": []})
-            opts = S.gamble_options(state["win"], g["played"], g["max"], state["cap"])
+            opts = slots.gamble_options(state["win"], g["played"], g["max"], state["cap"])
             if len(opts) > 1:
-                return S.await_action(state, "gamble", opts, win=state["win"], gambles_left=g["max"] - g["played"],
+                return slots.await_action(state, "gamble", opts, win=state["win"], gambles_left=g["max"] - g["played"],
                                       history=list(g["history"]))
-        return S.finish(state)
+        return slots.finish(state)
 
-    def _act_spin(self, state: dict, action: dict, rng) -> dict:
+    def _act_spin(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
         """One free game: draw the special symbol, fill its reels, spin the others."""
         fg = state["free_games"]
         p = state["bet"]
-        sym = S.draw_weighted(rng, self.d["free_games"]["special_symbol_table"])
+        sym = slots.draw_weighted(rng, self.d["free_games"]["special_symbol_table"])
         k = self.min_count(sym)
-        stops = [None] * k + [rng.randbelow(len(self.strips[j])) for j in range(k, self.reels)]
-        window = [[sym] * self.rows for _ in range(k)] + [S.column(self.strips[j], stops[j], self.rows)
-                                                          for j in range(k, self.reels)]
+        stops: list[int | None] = [None] * k + [rng.randbelow(len(self.strips[j])) for j in range(k, self.reels)]
+        window = [[sym] * self.rows for _ in range(k)] + [slots.column(self.strips[j], stop, self.rows)
+                                                          for j, stop in enumerate(stops) if stop is not None]
         count, reels = self.expansion_count(window, sym)
         per_line = self.d["paytable"][sym][count] * p["bet_per_line"]
         line_wins = [[i + 1, sym, count, per_line] for i in range(p["lines"])]
-        n_sc = S.count_symbols(window, BONUS)
+        n_sc = slots.count_symbols(window, BONUS)
         sc_win = self.d["scatter_pays"].get(n_sc, 0) * state["stake"]
         total = per_line * p["lines"] + sc_win
         fg["played"] += 1
@@ -261,32 +244,33 @@ class FruitKing(S.SlotGame):
             self._award(state, rng, n_sc, retrigger=True)
         return self._next(state)
 
-    def _act_gamble(self, state: dict, action: dict, rng) -> dict:
+    def _act_gamble(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
+        """Double or nothing, p = 1/2: won or lost is drawn before the guess is looked at (GP §7(3))."""
         g = state["gamble"]
-        card = S.gamble_draw(rng, action["colour"])
+        card = slots.gamble_draw(rng, action["colour"])
         stake_in = state["win"]
         g["played"] += 1
         g["history"].append(card["colour"])
         if card["won"]:
-            S.add_win(state, "gamble", stake_in)
+            slots.add_win(state, "gamble", stake_in)
         else:
-            S.add_win(state, "gamble", -stake_in)
+            slots.add_win(state, "gamble", -stake_in)
         state["steps"].append({"type": "gamble", "gamble": g["played"], **card, "at_stake": stake_in,
                                "win": state["win"]})
         if not card["won"]:
-            return S.finish(state)
+            return slots.finish(state)
         return self._next(state)
 
-    def _act_collect(self, state: dict, action: dict, rng) -> dict:
+    def _act_collect(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
         state["steps"].append({"type": "collect", "win": state["win"]})
-        return S.finish(state)
+        return slots.finish(state)
 
     # --- exact parts and the free-game analysis -------------------------------------------------------------------
     @functools.cached_property
     def _exact(self) -> dict[str, Fraction]:
-        counts = [S.symbol_counts(s) for s in self.strips]
-        lines = S.expected_line_multiplier(self.evaluator, counts)
-        sc = S.count_probabilities(self.strips, self.rows, BONUS)
+        counts = [slots.symbol_counts(s) for s in self.strips]
+        lines = slots.expected_line_multiplier(self.evaluator, counts)
+        sc = slots.count_probabilities(self.strips, self.rows, BONUS)
         scatter = sum((p * self.d["scatter_pays"].get(k, 0) for k, p in sc.items()), Fraction(0))
         return {"base_lines": lines, "base_scatter": scatter}
 
@@ -295,7 +279,7 @@ class FruitKing(S.SlotGame):
         scatter pays. A base spin pays at most 2,000 x 10 lines + 200 stakes < 5,000 stakes: never capped."""
         return dict(self._exact)
 
-    def free_game_value(self) -> dict:
+    def free_game_value(self) -> JsonDict:
         """Exact (Fractions) per free game: expected pay in stakes, P(retrigger) and the award distribution."""
         cfg = self.d["free_games"]
         tw = sum(w for _, w in cfg["special_symbol_table"])
@@ -303,7 +287,7 @@ class FruitKing(S.SlotGame):
         retrig: dict[int, Fraction] = {}
         for sym, w in cfg["special_symbol_table"]:
             k = self.min_count(sym)
-            ps = [Fraction(sum(1 for stop in range(len(st)) if {sym, KING} & set(S.column(st, stop, self.rows))),
+            ps = [Fraction(sum(1 for stop in range(len(st)) if {sym, KING} & set(slots.column(st, stop, self.rows))),
                            len(st)) for st in self.strips[k:]]
             dist: dict[int, Fraction] = {}
             run = Fraction(1)  # P(the combination reaches reel k + i)
@@ -312,7 +296,7 @@ class FruitKing(S.SlotGame):
                 run *= pj
             dist[self.reels] = run
             line_value = sum(pc * self.d["paytable"][sym][c] for c, pc in dist.items())  # x bet per line, per line
-            sc = S.count_probabilities(self.strips[k:], self.rows, BONUS)
+            sc = slots.count_probabilities(self.strips[k:], self.rows, BONUS)
             sc_value = sum((p * self.d["scatter_pays"].get(n, 0) for n, p in sc.items()), Fraction(0))
             value += Fraction(w, tw) * (line_value + sc_value)  # per line x lines / stake = line_value
             for n, p in sc.items():
@@ -320,7 +304,7 @@ class FruitKing(S.SlotGame):
                     retrig[n] = retrig.get(n, 0) + Fraction(w, tw) * p
         return {"value": value, "retrigger": retrig}
 
-    def free_games_analysis(self) -> dict:
+    def free_games_analysis(self) -> JsonDict:
         """Expected free-game win per trigger and the free games' RTP, without the round cap (floats).
 
         Free games are i.i.d., so by Wald's identity E[win] = E[games played] x E[one game]; the number of games is
@@ -347,12 +331,10 @@ class FruitKing(S.SlotGame):
                 p_none -= p
             return acc + p_none * games(awarded, played + 1)
 
-        import sys
-
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old, 20_000))
         try:
-            sc = S.count_probabilities(self.strips, self.rows, BONUS)
+            sc = slots.count_probabilities(self.strips, self.rows, BONUS)
             p_trigger = 0.0
             mean_games = 0.0
             for n, p in sc.items():
@@ -369,7 +351,7 @@ class FruitKing(S.SlotGame):
                 "retrigger_probability": sum(retrig.values())}
 
     # --- catalogue ----------------------------------------------------------------------------------------------
-    def describe(self) -> dict:
+    def describe(self) -> JsonDict:
         d, dec = self.d, self.declared
         return {
             "code": self.code, "version": self.version, "name": self.name, "name_cs": self.name_cs, "kind": self.kind,
@@ -394,7 +376,7 @@ class FruitKing(S.SlotGame):
             "rules_en": RULES_EN, "rules_cs": RULES_CS,
         }
 
-    def simulate_fast(self, bet: Bet, rounds: int, seed: int, progress=None) -> dict | None:
+    def simulate_fast(self, bet: Bet, rounds: int, seed: int, progress: Progress | None = None) -> JsonDict | None:
         return None  # the generic loop over start/act is used (see docs/games/fruit_king.md)
 
 

@@ -1,42 +1,18 @@
-"""European Roulette: single zero, 37 pockets, one ``randbelow(37)`` draw per spin.
+"""European Roulette: single zero, 37 pockets, one ``randbelow(37)`` draw per spin; every bet returns 36/37.
 
-Source: the Tipsport game plan, Part two, "European Roulette" (catalogue entry 8; the Czech text in
-``seeds/004_615cdc4a9dd7dd2b.txt``, pages 57-63). What the text gives and what this module adds:
-
-* Wheel: 0 green, 1-36 alternately red and black (the standard European colouring, listed in ``RED``).
-* Paytable (multipliers *include* the stake; a red bet returns x2, as the worked example shows):
-  straight-up 36x, street 12x (also 0-1-2 and 0-2-3), corner 9x (also 0-1-2-3), line (six numbers) 6x,
-  dozens 3x, columns ("2 to 1") 3x, red/black, even/odd, low/high 2x (all lose on 0).
-  **Split is blank in the transcript**; it is 18x (17:1) here, the only value that keeps every bet at the
-  declared 97.30 % (= 36/37, the catalogue's RTP) like every other bet on the table.
-* Splits with zero (0-1, 0-2, 0-3) are allowed: the text defines a split as "a bet on the line between two
-  adjacent numbers", and 0 borders 1, 2 and 3 on the layout.
-* Limits: "max inside bet 1,000.00 CZK" and "max outside bet 1,000.00 CZK" (per bet position; chips placed on
-  the same position are merged before the limits apply). The minimum per position is not stated: it is the
-  game plan's minimum stake, 0.10 CZK (GP §8(1)). Each amount is a multiple of 0.10 CZK (GP §8(1)) and the total
-  stake of a spin lies within 0.10 .. 1,000 CZK (GP §8(1)-(2); the catalogue's max bet 1,000.00 CZK).
-* Max win: blank in the catalogue; here it is derived from the limits (the largest total a single spin can pay
-  under them): 36 x 1,000 CZK = 36,000 CZK, below the platform's default max win of 50,000 CZK (GP §8(3)).
-* Unfinished round deadline: 180 days (GP §7(8)b). A spin never waits for the player, so it never is unfinished.
-* Hourly loss: blank in the catalogue; ``Declared.avg_hourly_loss`` gives max bet x (1 - RTP) x 1,800.
-
-Catalogue entry 9, "European Roulette (2)", is the same wheel and paytable with other limits (inside 10-250 CZK,
-outside 50-1,000 CZK, 90 days). :data:`EUROPEAN_ROULETTE_2` builds it from the same class but is **not
-registered**: its stated hourly loss (9,720 CZK = 1,000 x 0.027 x 360, i.e. one spin every 10 s) contradicts
-the 1,800 rounds an hour that ``Declared.avg_hourly_loss`` assumes, so shipping it needs a decision first.
-
-A bet: ``{"bets": [{"type": "straight", "numbers": [17], "amount": 100}, {"type": "red", "amount": 500},
-{"type": "dozen", "dozen": 2, "amount": 200}, {"type": "column", "column": 3, "amount": 200}]}``.
-Inside types (``straight``, ``split``, ``street``, ``corner``, ``six_line``; ``line`` is accepted for
-``six_line``) name their numbers; the numbers must form that bet on the table layout.
+Bets, limits, figures and why "European Roulette (2)" is built but not registered: ``docs/games/roulette.md``.
+A bet: ``{"bets": [{"type": "straight", "numbers": [17], "amount": 100}, {"type": "red", "amount": 500}]}``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
-from ..base import STATUS_FINISHED, ActionError, Bet, BetError, Declared, EngineError, Game
+import numpy as np
+
+from ..base import RNG, STATUS_FINISHED, ActionError, Bet, BetError, Declared, EngineError, Game, JsonDict, Progress
 from ..registry import register
 
 POCKETS = 37
@@ -51,7 +27,7 @@ INSIDE = "inside"
 OUTSIDE = "outside"
 
 # type -> (category, multiplier including the stake, how many numbers it covers, names)
-BET_TYPES: dict[str, dict] = {
+BET_TYPES: dict[str, dict[str, Any]] = {
     "straight": {"category": INSIDE, "multiplier": 36, "size": 1, "en": "Straight-up", "cs": "Jedno číslo"},
     "split": {"category": INSIDE, "multiplier": 18, "size": 2, "en": "Split", "cs": "Dvě čísla"},
     "street": {"category": INSIDE, "multiplier": 12, "size": 3, "en": "Street", "cs": "Tři čísla"},
@@ -78,7 +54,7 @@ def _inside_sets() -> dict[str, tuple[tuple[int, ...], ...]]:
     split += [(row[c], row[c + 1]) for row in ROWS for c in range(2)]  # side by side in a row
     split += [(ROWS[r][c], ROWS[r + 1][c]) for r in range(11) for c in range(3)]  # one above the other
     street = [(0, 1, 2), (0, 2, 3)] + [row for row in ROWS]
-    corner = [(0, 1, 2, 3)]
+    corner: list[tuple[int, ...]] = [(0, 1, 2, 3)]
     corner += [tuple(sorted((ROWS[r][c], ROWS[r][c + 1], ROWS[r + 1][c], ROWS[r + 1][c + 1])))
                for r in range(11) for c in range(2)]
     six_line = [ROWS[r] + ROWS[r + 1] for r in range(11)]
@@ -92,7 +68,7 @@ INSIDE_SETS = _inside_sets()
 _INSIDE_LOOKUP = {t: frozenset(sets) for t, sets in INSIDE_SETS.items()}
 
 
-def covered_numbers(bet: dict) -> frozenset[int]:
+def covered_numbers(bet: JsonDict) -> frozenset[int]:
     """The pockets a normalised bet position wins on."""
     t = bet["type"]
     if t in INSIDE_SETS:
@@ -115,9 +91,9 @@ def colour(number: int) -> str:
     return "green" if number == ZERO else ("red" if number in RED else "black")
 
 
-def all_positions() -> list[dict]:
+def all_positions() -> list[JsonDict]:
     """Every distinct bet position on the table (amount omitted), in canonical order."""
-    out: list[dict] = []
+    out: list[JsonDict] = []
     for t in BET_TYPES:
         if t in INSIDE_SETS:
             out += [{"type": t, "numbers": list(s)} for s in INSIDE_SETS[t]]
@@ -154,7 +130,7 @@ def _czk(minor: int, lang: str) -> str:
     return f"{sign}{whole:,}.{part:02d} CZK"
 
 
-def _err(code: str, en: str, cs: str, **details) -> BetError:
+def _err(code: str, en: str, cs: str, **details: Any) -> BetError:
     return BetError(code, en, cs, **details)
 
 
@@ -167,7 +143,7 @@ class RouletteLimits:
     outside_min: int = 10
     outside_max: int = 100_000
     total_min: int = 10  # GP §8(1)
-    total_max: int = 100_000  # GP §8(2), catalogue max bet 1,000.00 CZK
+    total_max: int = 100_000  # GP §8(2), catalogue max bet 1,000.00 CZK (the stake range: GP §8(1)-(2))
     step: int = 10  # GP §8(1): 0.10 CZK
     max_entries: int = 500  # sanity bound on the request size (the table has 157 distinct positions)
 
@@ -179,7 +155,7 @@ class EuropeanRoulette(Game):
     kind = "roulette"
 
     def __init__(self, *, code: str, version: int, name: str, name_cs: str, limits: RouletteLimits,
-                 unfinished_deadline_days: int, source: str):
+                 unfinished_deadline_days: int, source: str) -> None:
         self.code = code
         self.version = version
         self.name = name
@@ -194,7 +170,7 @@ class EuropeanRoulette(Game):
             unfinished_deadline_days=unfinished_deadline_days,
         )
         # A representative bet for PAR sheets and the all-games RTP test (par.representative_bet_params).
-        self.default_bet_params = {"bets": [
+        self.default_bet_params: JsonDict = {"bets": [
             {"type": "straight", "numbers": [17], "amount": max(100, limits.inside_min)},
             {"type": "red", "amount": max(500, limits.outside_min)},
         ]}
@@ -203,7 +179,8 @@ class EuropeanRoulette(Game):
     def max_payable_win(self) -> int:
         """Largest total one spin can pay under the limits (greedy over the positions covering each pocket:
         the highest multipliers first, each up to its position maximum, within the total maximum; exact here
-        because every limit is a multiple of the step)."""
+        because every limit is a multiple of the step). The declared max win; 36,000 CZK for entry 8, below the
+        platform's max win per round (GP §8(3))."""
         lim = self.limits
         best = 0
         positions = all_positions()
@@ -223,7 +200,7 @@ class EuropeanRoulette(Game):
         return best
 
     # --- catalogue ----------------------------------------------------------------------------------------
-    def describe(self) -> dict:
+    def describe(self) -> JsonDict:
         lim = self.limits
         types = []
         for t, info in BET_TYPES.items():
@@ -280,7 +257,7 @@ class EuropeanRoulette(Game):
         }
 
     # --- bets ---------------------------------------------------------------------------------------------
-    def _parse_one(self, i: int, raw) -> dict:
+    def _parse_one(self, i: int, raw: object) -> JsonDict:
         if not isinstance(raw, dict):
             raise _err(E_INVALID_BET, f"Bet #{i + 1} must be an object.", f"Sázka č. {i + 1} musí být objekt.",
                        index=i)
@@ -300,12 +277,12 @@ class EuropeanRoulette(Game):
             raise _err(E_INVALID_BET, f"Bet #{i + 1} ({t}) has unexpected fields: {', '.join(extra)}.",
                        f"Sázka č. {i + 1} ({t}) obsahuje nepovolená pole: {', '.join(extra)}.",
                        index=i, type=t, fields=extra)
-        bet: dict = {"type": t}
+        bet: JsonDict = {"type": t}
         if t in INSIDE_SETS:
             nums = raw.get("numbers")
-            ok = (isinstance(nums, list) and all(isinstance(n, int) and not isinstance(n, bool) for n in nums))
-            key = tuple(sorted(nums)) if ok else None
-            if not ok or key not in _INSIDE_LOOKUP[t]:
+            ok = isinstance(nums, list) and all(isinstance(n, int) and not isinstance(n, bool) for n in nums)
+            key = tuple(sorted(nums)) if ok and isinstance(nums, list) else None
+            if key is None or key not in _INSIDE_LOOKUP[t]:
                 raise _err(E_INVALID_NUMBERS,
                            f"The numbers {nums!r} do not form a {BET_TYPES[t]['en'].lower()} bet on the table.",
                            f"Čísla {nums!r} netvoří na hracím poli sázku typu {BET_TYPES[t]['cs']}.",
@@ -335,7 +312,7 @@ class EuropeanRoulette(Game):
         bet["amount"] = amount
         return bet
 
-    def validate_bet(self, params: dict) -> Bet:
+    def validate_bet(self, params: JsonDict) -> Bet:
         if not isinstance(params, dict) or set(params) - {"bets"}:
             raise BetError("game.invalid_bet", "A roulette bet is {\"bets\": [...]}.",
                            "Sázka rulety má tvar {\"bets\": [...]}.")
@@ -345,7 +322,7 @@ class EuropeanRoulette(Game):
         if len(raw) > self.limits.max_entries:
             raise _err(E_TOO_MANY_BETS, f"At most {self.limits.max_entries} bets per spin.",
                        f"Nejvýše {self.limits.max_entries} sázek na jednu hru.", max=self.limits.max_entries)
-        merged: dict[tuple, dict] = {}
+        merged: dict[tuple[Any, ...], JsonDict] = {}
         for i, item in enumerate(raw):
             bet = self._parse_one(i, item)
             key = (TYPE_ORDER[bet["type"]], tuple(bet.get("numbers", ())), bet.get("dozen", 0), bet.get("column", 0))
@@ -379,8 +356,8 @@ class EuropeanRoulette(Game):
 
     # --- play ---------------------------------------------------------------------------------------------
     @staticmethod
-    def bet_win(bet: dict, number: int) -> int:
-        return bet["amount"] * BET_TYPES[bet["type"]]["multiplier"] if number in covered_numbers(bet) else 0
+    def bet_win(bet: JsonDict, number: int) -> int:
+        return int(bet["amount"]) * BET_TYPES[bet["type"]]["multiplier"] if number in covered_numbers(bet) else 0
 
     def payout_by_pocket(self, bet: Bet) -> list[int]:
         """Total paid for each of the 37 pockets."""
@@ -391,7 +368,7 @@ class EuropeanRoulette(Game):
                 pays[n] += b["amount"] * mult
         return pays
 
-    def start(self, bet: Bet, rng) -> dict:
+    def start(self, bet: Bet, rng: RNG) -> JsonDict:
         number = rng.randbelow(POCKETS)
         results = [dict(b, win=self.bet_win(b, number)) for b in bet.params["bets"]]
         win = sum(r["win"] for r in results)
@@ -405,7 +382,7 @@ class EuropeanRoulette(Game):
             "breakdown": {"base": win, "free_spins": 0, "bonus": 0, "gamble": 0},
         }
 
-    def act(self, state: dict, action: dict, rng) -> dict:
+    def act(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
         raise ActionError("game.no_action", "a roulette spin finishes at once; there is nothing to do",
                           "hra rulety končí okamžitě; není co provést")
 
@@ -413,14 +390,10 @@ class EuropeanRoulette(Game):
         """Exact RTP by enumerating the 37 equally likely pockets: 36/37 for every bet and every mix of bets."""
         return {"base": Fraction(sum(self.payout_by_pocket(bet)), POCKETS * bet.total_stake)}
 
-    def simulate_fast(self, bet: Bet, rounds: int, seed: int, progress=None) -> dict | None:
+    def simulate_fast(self, bet: Bet, rounds: int, seed: int, progress: Progress | None = None) -> JsonDict:
         """Draw the pockets with numpy (PCG64 seeded with ``seed``) and settle through the payout table.
 
         Exact integer totals: outcomes are counted per pocket and the sums are formed in Python ints."""
-        try:
-            import numpy as np
-        except ImportError:  # pragma: no cover - numpy is a platform requirement
-            return None
         if rounds <= 0:
             raise EngineError("game.simulation_rounds", "rounds must be positive")
         gen = np.random.default_rng(seed)
@@ -454,11 +427,12 @@ class EuropeanRoulette(Game):
 
 EUROPEAN_ROULETTE = register(EuropeanRoulette(
     code="european_roulette", version=1, name="European Roulette", name_cs="Evropská ruleta",
+    # a spin never waits for the player, so the 180-day deadline of GP §7(8)b never applies
     limits=RouletteLimits(), unfinished_deadline_days=180,
     source="Tipsport game plan, Part two, European Roulette (catalogue entry 8)",
 ))
 
-# Catalogue entry 9 (not registered; see the module docstring).
+# Catalogue entry 9: built, not registered (docs/games/roulette.md says why).
 EUROPEAN_ROULETTE_2 = EuropeanRoulette(
     code="european_roulette_2", version=1, name="European Roulette (2)", name_cs="Evropská ruleta (2)",
     limits=RouletteLimits(inside_min=1_000, inside_max=25_000, outside_min=5_000, outside_max=100_000,

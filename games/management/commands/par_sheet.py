@@ -1,12 +1,14 @@
 """``manage.py par_sheet GAME [--rounds N] [--seed S] [--bet JSON] [--generic] [--json]``: print a PAR sheet.
 
-Thin: parses arguments and calls games.engine.par. Needs no database."""
+Thin: parses arguments and calls games.engine.par; a generic (start/act) simulation draws from
+``core.rng.SeededRNG(seed)``. Needs no database."""
 from __future__ import annotations
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.rng import SeededRNG
 from games.engine import par
 
 
@@ -36,7 +38,7 @@ class Command(BaseCommand):
         progress = par.ProgressBar(getattr(self.stderr, "_out", self.stderr)) if opts["progress"] else None
         try:
             sheet = par.par_sheet(game, bet, rounds=opts["rounds"], seed=opts["seed"], progress=progress,
-                                  fast=not opts["generic"])
+                                  fast=not opts["generic"], rng_factory=SeededRNG)
         except Exception as exc:  # BetError and friends carry a stable code
             code = getattr(exc, "code", type(exc).__name__)
             raise CommandError(f"{code}: {getattr(exc, 'message_en', exc)}") from exc

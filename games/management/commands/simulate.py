@@ -1,13 +1,15 @@
 """``manage.py simulate GAME --rounds N --seed S [--bet JSON] [--generic] [--json]``: run a simulation.
 
 Shows a text progress bar on stderr (per batch) and prints rounds, RTP with confidence intervals, hit frequency,
-max win and rounds per second. Thin: calls games.engine.par.simulate. Needs no database."""
+max win and rounds per second. Thin: calls games.engine.par.simulate; a generic (start/act) simulation draws from
+``core.rng.SeededRNG(seed)``. Needs no database."""
 from __future__ import annotations
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.rng import SeededRNG
 from games.engine import par
 
 
@@ -34,7 +36,8 @@ class Command(BaseCommand):
             raise CommandError("--rounds must be positive")
         progress = None if opts["no_progress"] else par.ProgressBar(getattr(self.stderr, "_out", self.stderr))
         try:
-            res = par.simulate(game, bet, opts["rounds"], opts["seed"], progress=progress, fast=not opts["generic"])
+            res = par.simulate(game, bet, opts["rounds"], opts["seed"], progress=progress, fast=not opts["generic"],
+                               rng_factory=SeededRNG)
         except Exception as exc:
             code = getattr(exc, "code", type(exc).__name__)
             raise CommandError(f"{code}: {getattr(exc, 'message_en', exc)}") from exc

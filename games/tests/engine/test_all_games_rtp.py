@@ -4,7 +4,8 @@ the game plan.
 
 Rounds per game: ``PAR_TEST_ROUNDS_FAST`` (games with simulate_fast, default 300,000) or
 ``PAR_TEST_ROUNDS_GENERIC`` (games simulated through start/act, default 20,000). Seeds are fixed, so a result
-never changes between runs of the same code.
+never changes between runs of the same code. The simulations are marked ``slow`` (``make test-fast`` skips them;
+CI runs them).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from fractions import Fraction
 
 import pytest
 
+from core.rng import SeededRNG
 from games.engine import list_games, par
 
 ROUNDS_FAST = int(os.environ.get("PAR_TEST_ROUNDS_FAST", "300000"))
@@ -27,7 +29,7 @@ def sheet_for(game) -> dict:
     key = f"{game.code}@{game.version}"
     if key not in _SHEETS:
         rounds = ROUNDS_FAST if par.has_fast_simulator(game) else ROUNDS_GENERIC
-        _SHEETS[key] = par.par_sheet(game, rounds=rounds, seed=SEED)
+        _SHEETS[key] = par.par_sheet(game, rounds=rounds, seed=SEED, rng_factory=SeededRNG)
     return _SHEETS[key]
 
 
@@ -40,12 +42,14 @@ def game(request):
     return request.param
 
 
+@pytest.mark.slow
 def test_the_declared_rtp_is_at_least_the_legal_minimum_and_the_estimate_is_not_below_it(game):
     assert game.declared.rtp >= Decimal("84.24")  # GP §8(4)
     sheet = sheet_for(game)
     assert sheet["rtp"]["at_least_min_rtp"], sheet["rtp"]  # exact value, or the 99 % CI upper bound
 
 
+@pytest.mark.slow
 def test_the_rtp_from_exact_parts_and_simulation_lies_within_the_99_percent_ci_of_the_declared_value(game):
     sheet = sheet_for(game)
     r = sheet["rtp"]
@@ -56,6 +60,7 @@ def test_the_rtp_from_exact_parts_and_simulation_lies_within_the_99_percent_ci_o
             assert abs(row["exact_vs_simulated_z"]) < 4, (part, row)
 
 
+@pytest.mark.slow
 def test_no_simulated_win_exceeds_the_declared_max_win(game):
     sheet = sheet_for(game)
     assert 0 < sheet["max_win"]["declared"]

@@ -18,11 +18,11 @@ from games.engine import (
     BetError,
     Declared,
     Game,
-    get_game,
     par,
 )
+from games.engine.games.roulette import EUROPEAN_ROULETTE
 
-ROULETTE = get_game("european_roulette")
+ROULETTE = EUROPEAN_ROULETTE
 
 
 class ToyGame(Game):
@@ -91,8 +91,8 @@ TOY = ToyGame()
 
 def test_generic_simulation_returns_the_canonical_statistics_and_is_reproducible():
     bet = TOY.validate_bet({})
-    a = par.simulate_generic(TOY, bet, 20_000, seed=5)
-    assert a == par.simulate_generic(TOY, bet, 20_000, seed=5)
+    a = par.simulate_generic(TOY, bet, 20_000, seed=5, rng_factory=SeededRNG)
+    assert a == par.simulate_generic(TOY, bet, 20_000, seed=5, rng_factory=SeededRNG)
     par.validate_stats(a, rounds=20_000, stake=100)
     assert set(par.STATS_KEYS) <= set(a) and set(par.BREAKDOWN_KEYS) <= set(a["breakdown"])
     assert a["total_win"] == sum(a["breakdown"].values())
@@ -103,9 +103,32 @@ def test_generic_simulation_returns_the_canonical_statistics_and_is_reproducible
     assert a["hit_frequency"] == a["hit_count"] / 20_000
 
 
+def test_the_generic_simulation_draws_only_from_the_injected_rng_factory_seeded_with_the_seed():
+    """The engine has no RNG of its own (it imports no platform module): the caller passes the factory."""
+    seeds = []
+
+    def factory(seed):
+        seeds.append(seed)
+        return SeededRNG(seed)
+
+    bet = TOY.validate_bet({})
+    stats = par.simulate_generic(TOY, bet, 2_000, seed=11, rng_factory=factory)
+    assert seeds == [11]
+    assert stats == par.simulate_generic(TOY, bet, 2_000, seed=11, rng_factory=SeededRNG)
+
+
+def test_a_simulation_without_an_rng_factory_is_refused():
+    bet = TOY.validate_bet({})
+    with pytest.raises(TypeError, match="rng_factory"):
+        par.simulate_generic(TOY, bet, 100, seed=1)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="rng_factory"):
+        par.par_sheet(TOY, rounds=100, seed=1)  # type: ignore[call-arg]
+
+
 def test_batches_merge_into_the_same_totals():
     bet = TOY.validate_bet({})
-    a, b = par.simulate_generic(TOY, bet, 3_000, seed=1), par.simulate_generic(TOY, bet, 2_000, seed=2)
+    a = par.simulate_generic(TOY, bet, 3_000, seed=1, rng_factory=SeededRNG)
+    b = par.simulate_generic(TOY, bet, 2_000, seed=2, rng_factory=SeededRNG)
     m = par.merge_stats(a, b)
     assert m["rounds"] == 5_000 and m["total_win"] == a["total_win"] + b["total_win"]
     assert m["sum_sq"] == a["sum_sq"] + b["sum_sq"] and m["max_win"] == max(a["max_win"], b["max_win"])
@@ -122,7 +145,7 @@ def test_summary_statistics_follow_the_textbook_formulas():
 
 
 def test_the_par_sheet_adds_exact_parts_to_the_simulated_remainder():
-    sheet = par.par_sheet(TOY, rounds=40_000, seed=3)
+    sheet = par.par_sheet(TOY, rounds=40_000, seed=3, rng_factory=SeededRNG)
     json.dumps(sheet)
     assert sheet["exact"]["covers"] == ["base"] and sheet["exact"]["total_fraction"] == "1/2"
     r = sheet["rtp"]
@@ -135,42 +158,43 @@ def test_the_par_sheet_adds_exact_parts_to_the_simulated_remainder():
     assert not sheet["breakdown"]["bonus"]["exact"]
     assert sheet["rtp"]["at_least_min_rtp"] and sheet["max_win"]["within_declared"]
     assert sheet["declared"]["avg_hourly_loss"] == 1_000 * 125 * 1800 // 1000
-    assert sheet == par.par_sheet(TOY, rounds=40_000, seed=3)
+    assert sheet == par.par_sheet(TOY, rounds=40_000, seed=3, rng_factory=SeededRNG)
 
 
 def test_exact_keys_map_to_breakdown_parts_by_prefix():
     assert par.exact_part_of("base") == "base" and par.exact_part_of("base_lines") == "base"
     assert par.exact_part_of("free_spins_lines") == "free_spins" and par.exact_part_of("scatter") == "base"
-    sheet = par.par_sheet(ToySplitKeys(), rounds=20_000, seed=3)
+    sheet = par.par_sheet(ToySplitKeys(), rounds=20_000, seed=3, rng_factory=SeededRNG)
     assert sheet["exact"]["covers"] == ["base"] and sheet["breakdown"]["base"]["exact_fraction"] == "1/2"
-    assert sheet["rtp"]["percent"] == par.par_sheet(TOY, rounds=20_000, seed=3)["rtp"]["percent"]
+    whole = par.par_sheet(TOY, rounds=20_000, seed=3, rng_factory=SeededRNG)
+    assert sheet["rtp"]["percent"] == whole["rtp"]["percent"]
 
 
 def test_without_exact_parts_the_sheet_is_the_simulation():
-    sheet = par.par_sheet(ToyNoExact(), rounds=20_000, seed=4)
+    sheet = par.par_sheet(ToyNoExact(), rounds=20_000, seed=4, rng_factory=SeededRNG)
     assert sheet["exact"]["parts"] == {} and sheet["rtp"]["remainder_sd_method"] == "total"
     assert sheet["rtp"]["percent"] == pytest.approx(sheet["simulation"]["rtp_percent"])
     assert sheet["rtp"]["ci99"] == pytest.approx(sheet["simulation"]["ci99"])
 
 
 def test_a_fully_exact_game_has_a_zero_width_interval_and_the_declared_rounding_tolerance():
-    sheet = par.par_sheet(ROULETTE, rounds=50_000, seed=1)
+    sheet = par.par_sheet(ROULETTE, rounds=50_000, seed=1, rng_factory=SeededRNG)
     r = sheet["rtp"]
     assert r["fraction"] == "36/37" and r["ci99"][0] == r["ci99"][1] == pytest.approx(100 * 36 / 37)
     assert r["declared_tolerance_pp"] == 0.005 and r["declared_inside_ci99"]  # |97.2973 - 97.30| < 0.005
     assert par.declared_tolerance(Decimal("96.1")) == 0.05 and par.declared_tolerance(Decimal("84.24")) == 0.005
-    generic = par.par_sheet(ROULETTE, rounds=20_000, seed=1, fast=False)
+    generic = par.par_sheet(ROULETTE, rounds=20_000, seed=1, fast=False, rng_factory=SeededRNG)
     assert generic["simulation"]["engine"] == "generic" and sheet["simulation"]["engine"] == "simulate_fast"
     assert generic["rtp"]["fraction"] == "36/37"
 
 
 def test_a_wrongly_shaped_fast_simulation_is_refused():
     with pytest.raises(ValueError):
-        par.par_sheet(ToyBadFast(), rounds=100, seed=1)
+        par.par_sheet(ToyBadFast(), rounds=100, seed=1, rng_factory=SeededRNG)
 
 
 def test_the_formatted_sheet_names_every_section():
-    text = par.format_par_sheet(par.par_sheet(TOY, rounds=5_000, seed=1))
+    text = par.format_par_sheet(par.par_sheet(TOY, rounds=5_000, seed=1, rng_factory=SeededRNG))
     for needle in ("PAR sheet: Toy", "Declared figures", "Exact RTP parts", "Simulation (generic): 5,000 rounds",
                    "95 % CI", "99 % CI", "hit frequency", "volatility", "Breakdown", "free_spins", "jackpot",
                    "avg hourly loss", "GP §8(4)", "max win reached"):
@@ -179,12 +203,13 @@ def test_the_formatted_sheet_names_every_section():
 
 def test_simulate_measures_rounds_per_second_and_reports_progress():
     seen = []
-    res = par.simulate(TOY, {"stake": 50}, 25_000, 7, progress=lambda d, t: seen.append((d, t)))
+    res = par.simulate(TOY, {"stake": 50}, 25_000, 7, progress=lambda d, t: seen.append((d, t)),
+                       rng_factory=SeededRNG)
     assert res["engine"] == "generic" and res["rounds"] == 25_000 and res["stake"] == 50
     assert res["rounds_per_second"] > 0 and res["elapsed_seconds"] > 0
     assert seen[-1] == (25_000, 25_000) and len(seen) == 3
     assert res["summary"]["ci95"][0] < res["summary"]["rtp_percent"] < res["summary"]["ci95"][1]
-    fast = par.simulate(ROULETTE, None, 100_000, 7)
+    fast = par.simulate(ROULETTE, None, 100_000, 7, rng_factory=SeededRNG)
     assert fast["engine"] == "simulate_fast" and fast["bet"] == ROULETTE.validate_bet(ROULETTE.default_bet_params).params
 
 

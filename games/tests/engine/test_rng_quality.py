@@ -9,7 +9,7 @@ import struct
 import pytest
 
 from core.rng import SeededRNG, SystemRNG
-from games.engine import rngtest as T
+from games.engine import rngtest
 
 # --- the chi-square distribution without scipy ---------------------------------------------------------------
 # Critical values from the standard chi-square table (e.g. NIST/SEMATECH e-Handbook 1.3.6.7.4).
@@ -23,35 +23,35 @@ TABLE = [
 
 @pytest.mark.parametrize("p,df,x", TABLE)
 def test_chi_square_quantiles_match_the_printed_table(p, df, x):
-    assert T.chi2_ppf(p, df) == pytest.approx(x, abs=6e-4)
-    assert T.chi2_sf(x, df) == pytest.approx(1 - p, abs=2e-5)
+    assert rngtest.chi2_ppf(p, df) == pytest.approx(x, abs=6e-4)
+    assert rngtest.chi2_sf(x, df) == pytest.approx(1 - p, abs=2e-5)
 
 
 def test_wilson_hilferty_is_close_to_the_exact_quantile_for_moderate_df():
     for df in (10, 36, 100, 255, 1368):
         for p in (0.95, 0.99):
-            assert T.chi2_ppf_wilson_hilferty(p, df) == pytest.approx(T.chi2_ppf(p, df), rel=2e-3)
+            assert rngtest.chi2_ppf_wilson_hilferty(p, df) == pytest.approx(rngtest.chi2_ppf(p, df), rel=2e-3)
 
 
 def test_incomplete_gamma_edge_cases_and_closed_forms():
-    assert T.chi2_sf(0, 5) == 1.0 and T.chi2_cdf(0, 5) == 0.0
+    assert rngtest.chi2_sf(0, 5) == 1.0 and rngtest.chi2_cdf(0, 5) == 0.0
     for x in (0.1, 1.0, 2.5, 10.0, 40.0):
-        assert T.chi2_sf(x, 2) == pytest.approx(math.exp(-x / 2), rel=1e-10)  # df 2 is exponential
-        assert T.chi2_sf(x, 1) == pytest.approx(math.erfc(math.sqrt(x / 2)), rel=1e-9)
-    assert T.chi2_sf(1e4, 10) == 0.0
-    assert T.normal_ppf(0.975) == pytest.approx(1.959964, abs=1e-6)
+        assert rngtest.chi2_sf(x, 2) == pytest.approx(math.exp(-x / 2), rel=1e-10)  # df 2 is exponential
+        assert rngtest.chi2_sf(x, 1) == pytest.approx(math.erfc(math.sqrt(x / 2)), rel=1e-9)
+    assert rngtest.chi2_sf(1e4, 10) == 0.0
+    assert rngtest.normal_ppf(0.975) == pytest.approx(1.959964, abs=1e-6)
 
 
 # --- the platform generators pass ----------------------------------------------------------------------------
 def _battery_passes(make_rng, retries: int) -> list[dict]:
     """Run the battery; a test that fails at 1 % is re-run once on fresh draws (a sound generator then fails
     one test with probability 1e-4, a broken one keeps failing)."""
-    results = T.run_battery(make_rng(0), n=100_000)
+    results = rngtest.run_battery(make_rng(0), n=100_000)
     for i, r in enumerate(results):
         attempt = 0
         while not r["passed"] and attempt < retries:
             attempt += 1
-            again = T.run_battery(make_rng(attempt), n=100_000)
+            again = rngtest.run_battery(make_rng(attempt), n=100_000)
             r = results[i] = again[i]
     return results
 
@@ -59,14 +59,14 @@ def _battery_passes(make_rng, retries: int) -> list[dict]:
 def test_the_system_rng_passes_chi_square_runs_serial_and_monobit_tests_at_the_99_percent_level():
     results = _battery_passes(lambda _attempt: SystemRNG(), retries=1)
     failed = [r for r in results if not r["passed"]]
-    assert not failed, T.format_battery(results)
+    assert not failed, rngtest.format_battery(results)
     names = {r["name"] for r in results}
     assert "chi-square randbelow(37)" in names and "runs (median)" in names and "serial pairs k=37" in names
 
 
 def test_the_seeded_rng_passes_the_same_battery():
-    results = T.run_battery(SeededRNG(20240601), n=100_000)
-    assert all(r["passed"] for r in results), T.format_battery(results)
+    results = rngtest.run_battery(SeededRNG(20240601), n=100_000)
+    assert all(r["passed"] for r in results), rngtest.format_battery(results)
 
 
 # --- the tests can fail --------------------------------------------------------------------------------------
@@ -94,39 +94,39 @@ class StickyRNG:
 
 
 def test_chi_square_rejects_a_modulo_biased_generator():
-    r = T.chi_square_uniform(ModuloBiasedRNG(1), 37, 100_000)
+    r = rngtest.chi_square_uniform(ModuloBiasedRNG(1), 37, 100_000)
     assert not r["passed"] and r["p_value"] < 1e-12
     assert r["statistic"] > r["critical_value"]
     # ...while the unbiased generator over the same byte source passes (power is about the bias).
-    assert T.chi_square_uniform(SeededRNG(1), 37, 100_000)["passed"]
+    assert rngtest.chi_square_uniform(SeededRNG(1), 37, 100_000)["passed"]
 
 
 def test_runs_and_serial_tests_reject_a_correlated_generator_with_uniform_marginals():
     rng = StickyRNG(2)
-    assert T.chi_square_uniform(rng, 37, 100_000)["passed"]  # marginals look fine...
+    assert rngtest.chi_square_uniform(rng, 37, 100_000)["passed"]  # marginals look fine...
     words = [rng.randbelow(2 ** 32) for _ in range(50_000)]
-    assert not T.runs_test_median(words)["passed"]  # ...but the sequence is not independent
+    assert not rngtest.runs_test_median(words)["passed"]  # ...but the sequence is not independent
     # (runs up/down collapses repeated values by construction, so it cannot see this defect)
-    assert not T.serial_pairs([rng.randbelow(16) for _ in range(50_000)], 16)["passed"]
+    assert not rngtest.serial_pairs([rng.randbelow(16) for _ in range(50_000)], 16)["passed"]
 
 
 def test_runs_tests_reject_alternating_and_trending_sequences():
-    assert not T.runs_test_median([0, 10] * 5_000)["passed"]  # too many runs
-    assert not T.runs_test_median([0] * 5_000 + [10] * 5_000)["passed"]  # too few runs
-    assert not T.runs_up_down(list(range(10_000)))["passed"]
-    assert not T.monobit([0xFFFF0000 | i for i in range(10_000)])["passed"]
+    assert not rngtest.runs_test_median([0, 10] * 5_000)["passed"]  # too many runs
+    assert not rngtest.runs_test_median([0] * 5_000 + [10] * 5_000)["passed"]  # too few runs
+    assert not rngtest.runs_up_down(list(range(10_000)))["passed"]
+    assert not rngtest.monobit([0xFFFF0000 | i for i in range(10_000)])["passed"]
 
 
 # --- raw dumps for external batteries ------------------------------------------------------------------------
 def test_dump_words_writes_little_endian_32_bit_words_and_cuts_the_last_one():
     buf = io.BytesIO()
-    assert T.dump_words(SeededRNG(5), 10, buf) == 10
+    assert rngtest.dump_words(SeededRNG(5), 10, buf) == 10
     ref = SeededRNG(5)
     expect = struct.pack("<3I", *[ref.randbelow(2 ** 32) for _ in range(3)])[:10]
     assert buf.getvalue() == expect
     big = io.BytesIO()
-    T.dump_words(SystemRNG(), 300_000, big, chunk_words=1000)
+    rngtest.dump_words(SystemRNG(), 300_000, big, chunk_words=1000)
     data = big.getvalue()
     assert len(data) == 300_000
     words = struct.unpack("<75000I", data)
-    assert T.monobit(words)["p_value"] > 1e-6
+    assert rngtest.monobit(words)["p_value"] > 1e-6

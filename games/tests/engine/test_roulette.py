@@ -9,11 +9,11 @@ import pytest
 
 from core.rng import SeededRNG
 from games.engine import ActionError, BetError, ReplayMismatch, ReplayRNG, get_game, play
-from games.engine.games import roulette as R
+from games.engine.games import roulette
 from games.engine.par import validate_stats
 
-GAME = get_game("european_roulette")
-GAME2 = R.EUROPEAN_ROULETTE_2
+GAME = roulette.EUROPEAN_ROULETTE
+GAME2 = roulette.EUROPEAN_ROULETTE_2
 
 
 def spin(game, params, number):
@@ -30,9 +30,9 @@ def position_bet(pos, amount):
 
 # --- layout --------------------------------------------------------------------------------------------------
 def test_the_wheel_has_a_green_zero_and_eighteen_red_and_eighteen_black_numbers():
-    assert R.colour(0) == "green"
-    assert len(R.RED) == 18 and len(R.BLACK) == 18 and R.RED | R.BLACK == set(range(1, 37))
-    assert [R.colour(n) for n in (1, 2, 3, 14, 36)] == ["red", "black", "red", "red", "red"]
+    assert roulette.colour(0) == "green"
+    assert len(roulette.RED) == 18 and len(roulette.BLACK) == 18 and roulette.RED | roulette.BLACK == set(range(1, 37))
+    assert [roulette.colour(n) for n in (1, 2, 3, 14, 36)] == ["red", "black", "red", "red", "red"]
 
 
 def _cell(n):
@@ -61,11 +61,11 @@ def _geometric_sets():
 
 def test_inside_positions_are_exactly_the_adjacent_groups_of_the_table_layout():
     geo = _geometric_sets()
-    for t, sets in R.INSIDE_SETS.items():
+    for t, sets in roulette.INSIDE_SETS.items():
         assert set(sets) == geo[t], t
-    assert {t: len(s) for t, s in R.INSIDE_SETS.items()} == {
+    assert {t: len(s) for t, s in roulette.INSIDE_SETS.items()} == {
         "straight": 37, "split": 60, "street": 14, "corner": 23, "six_line": 11}
-    assert len(R.all_positions()) == 157
+    assert len(roulette.all_positions()) == 157
 
 
 @pytest.mark.parametrize("type_,numbers", [
@@ -97,20 +97,20 @@ MULTIPLIERS = {"straight": 36, "split": 18, "street": 12, "corner": 9, "six_line
 
 
 def test_paytable_matches_the_catalogue_with_split_at_17_to_1():
-    assert {t: i["multiplier"] for t, i in R.BET_TYPES.items()} == MULTIPLIERS
+    assert {t: i["multiplier"] for t, i in roulette.BET_TYPES.items()} == MULTIPLIERS
     described = {t["type"]: t["payout"] for t in GAME.describe()["bet_types"]}
     assert described["straight"] == "35:1" and described["split"] == "17:1" and described["street"] == "11:1"
     assert described["corner"] == "8:1" and described["six_line"] == "5:1" and described["dozen"] == "2:1"
     assert described["red"] == "1:1"
 
 
-@pytest.mark.parametrize("pos", R.all_positions(), ids=lambda p: f"{p['type']}-{p.get('numbers') or p.get('dozen') or p.get('column') or ''}")
+@pytest.mark.parametrize("pos", roulette.all_positions(), ids=lambda p: f"{p['type']}-{p.get('numbers') or p.get('dozen') or p.get('column') or ''}")
 def test_every_bet_position_returns_exactly_36_37_over_the_37_pockets(pos):
     amount = 1230
     params = position_bet(pos, amount)
     bet = GAME.validate_bet(params)
     wins = [GAME.start(bet, ReplayRNG([[37, n]]))["win"] for n in range(37)]
-    covered = R.covered_numbers(bet.params["bets"][0])
+    covered = roulette.covered_numbers(bet.params["bets"][0])
     assert [n for n in range(37) if wins[n]] == sorted(covered)
     assert all(w == amount * MULTIPLIERS[pos["type"]] for w in wins if w)
     assert Fraction(sum(wins), 37 * amount) == Fraction(36, 37)
@@ -118,8 +118,8 @@ def test_every_bet_position_returns_exactly_36_37_over_the_37_pockets(pos):
 
 
 def test_every_outside_bet_loses_on_zero():
-    for pos in R.all_positions():
-        if R.BET_TYPES[pos["type"]]["category"] == "outside":
+    for pos in roulette.all_positions():
+        if roulette.BET_TYPES[pos["type"]]["category"] == "outside":
             assert spin(GAME, position_bet(pos, 100), 0)["win"] == 0
 
 
@@ -151,9 +151,9 @@ def test_a_spin_makes_one_draw_of_37_finishes_at_once_and_records_number_colour_
     n = rec["draws"][0][1]
     assert state["status"] == "finished" and state["pending"] is None and state["jackpot_events"] == []
     step = state["steps"][0]
-    assert step["number"] == n and step["colour"] == R.colour(n)
+    assert step["number"] == n and step["colour"] == roulette.colour(n)
     assert {b["type"]: b["win"] for b in step["bets"]} == {
-        "straight": 3600 if n == 17 else 0, "red": 1000 if n in R.RED else 0, "black": 600 if n in R.BLACK else 0}
+        "straight": 3600 if n == 17 else 0, "red": 1000 if n in roulette.RED else 0, "black": 600 if n in roulette.BLACK else 0}
     assert state["win"] == sum(b["win"] for b in step["bets"]) == state["breakdown"]["base"]
     json.dumps(state)
 
@@ -262,7 +262,7 @@ def test_the_declared_max_win_is_reached_and_not_exceeded_by_any_bet_at_the_limi
     assert spin(GAME2, best2, 5)["win"] == GAME2.declared.max_win
     # No position pays more than 36 per unit staked, so 36 x max total bounds entry 8 for any bet.
     rng = SeededRNG(11)
-    positions = R.all_positions()
+    positions = roulette.all_positions()
     for _ in range(300):
         chosen = [positions[rng.randbelow(len(positions))] for _ in range(1 + rng.randbelow(8))]
         params = {"bets": [dict(p, amount=10 * (1 + rng.randbelow(1000))) for p in chosen]}
@@ -296,7 +296,7 @@ def test_the_fast_simulator_returns_canonical_statistics_close_to_36_37():
 
 @pytest.mark.parametrize("bad_type", [["red"], {"a": 1}, 5, None])
 def test_a_bet_type_that_is_not_a_string_is_an_unknown_bet_type_not_a_crash(bad_type):
-    from games.engine import BetError, get_game
+    from games.engine import BetError
 
     with pytest.raises(BetError) as exc:
         get_game("european_roulette").validate_bet({"bets": [{"type": bad_type, "amount": 100}]})

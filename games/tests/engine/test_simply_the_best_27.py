@@ -8,16 +8,16 @@ import math
 from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
 
 from core.rng import SeededRNG
-from games.engine import BetError, RecordingRNG, ReplayMismatch, ReplayRNG, get_game, par
-from games.engine import slots as S
-from games.engine.games import simply_the_best_27 as M
+from games.engine import BetError, RecordingRNG, ReplayMismatch, ReplayRNG, par, slots
+from games.engine.games import simply_the_best_27 as stb27
 
-G = get_game("simply_the_best_27")
+G = stb27.SIMPLY_THE_BEST_27
 BET = G.validate_bet({"stake": 1000})
 
 
@@ -27,7 +27,7 @@ def window(*rows):
 
 
 def find_stop(strip, pred):
-    return next(i for i in range(len(strip)) if pred(S.column(strip, i, 3)))
+    return next(i for i in range(len(strip)) if pred(slots.column(strip, i, 3)))
 
 
 def test_the_27_lines_are_every_choice_of_one_row_per_reel_with_the_middle_row_first():
@@ -36,7 +36,7 @@ def test_the_27_lines_are_every_choice_of_one_row_per_reel_with_the_middle_row_f
 
 
 def test_three_of_a_kind_on_a_line_pays_the_paytable_multiple_of_the_total_bet():
-    assert {s: p[3] for s, p in M.PAYTABLE.items()} == {
+    assert {s: p[3] for s, p in stb27.PAYTABLE.items()} == {
         "MELON": 16, "CHERRY": 2, "DOLLAR": 2, "ORANGE": 2, "PLUM": 2, "BELL": 16, "STAR": 20, "BAR": 40, "JOKER": 60}
     w = window(["BAR", "PLUM", "MELON"], ["BAR", "BAR", "BAR"], ["ORANGE", "DOLLAR", "PLUM"])
     wins, full, mult = G.window_multiplier(w)
@@ -60,8 +60,10 @@ def test_nine_identical_symbols_jokers_included_double_the_win():
 
 
 def test_three_cherry_bonus_on_the_middle_line_give_5_free_spins_and_three_stars_15():
-    assert G.trigger(window(["A"] * 3, ["CHERRY"] * 3, ["B"] * 3))["spins"] == 5
-    assert G.trigger(window(["A"] * 3, ["STAR"] * 3, ["B"] * 3))["spins"] == 15
+    cherries = G.trigger(window(["A"] * 3, ["CHERRY"] * 3, ["B"] * 3))
+    stars = G.trigger(window(["A"] * 3, ["STAR"] * 3, ["B"] * 3))
+    assert cherries is not None and cherries["spins"] == 5
+    assert stars is not None and stars["spins"] == 15
     assert G.trigger(window(["CHERRY"] * 3, ["A"] * 3, ["B"] * 3)) is None  # top row
     assert G.trigger(window(["A"] * 3, ["CHERRY", "JOKER", "CHERRY"], ["B"] * 3)) is None  # a JOKER does not count
 
@@ -92,7 +94,7 @@ def test_the_max_win_is_194_times_the_bet_from_6_bells_2_plums_and_one_joker():
     assert G.max_window_multiplier() == G.cap_multiplier == 194
     assert G.declared.max_win == 1_940_000 == 194 * G.declared.max_bet  # 19,400 CZK at 100 CZK
     total, _ = G.window_table(G.base_strips)
-    best = [S.window_at(G.base_strips, [int(i) for i in idx], 3) for idx in np.argwhere(total == 194)]
+    best = [slots.window_at(G.base_strips, [int(i) for i in idx], 3) for idx in np.argwhere(total == 194)]
     kinds = [Counter(s for col in w for s in col) for w in best]
     assert {"BELL": 6, "PLUM": 2, "JOKER": 1} in [dict(k) for k in kinds]
     w = best[[dict(k) for k in kinds].index({"BELL": 6, "PLUM": 2, "JOKER": 1})]
@@ -107,14 +109,14 @@ def test_every_enumerated_window_agrees_with_the_round_engine():
     rnd = np.random.default_rng(1)
     for _ in range(300):
         stops = [int(rnd.integers(len(s))) for s in G.base_strips]
-        w = S.window_at(G.base_strips, stops, 3)
+        w = slots.window_at(G.base_strips, stops, 3)
         t = G.trigger(w)
         assert G.window_multiplier(w)[2] == total[tuple(stops)]
         assert trig[tuple(stops)] == (-1 if t is None else G.d["free_spin_triggers"].index(t))
 
 
 def test_a_round_never_pays_more_than_the_max_win_and_reaching_it_ends_the_free_spins():
-    st = S.new_state(G, BET)
+    st = slots.new_state(G, BET)
     st.update(cap=194 * 1000, capped=False, win=0)
     st["free_spins"] = {"awarded": 15, "played": 3, "trigger": "STAR"}
     st["breakdown"]["base"] = st["win"] = 190 * 1000
@@ -129,7 +131,7 @@ def test_a_round_never_pays_more_than_the_max_win_and_reaching_it_ends_the_free_
 
 
 def test_no_simulated_round_exceeds_the_declared_max_win():
-    stats = par.simulate_generic(G, G.validate_bet({"stake": 10_000}), 5_000, 3)
+    stats = par.simulate_generic(G, G.validate_bet({"stake": 10_000}), 5_000, 3, rng_factory=SeededRNG)
     assert stats["max_win"] <= G.declared.max_win
 
 
@@ -160,7 +162,7 @@ def test_the_exact_free_spin_part_agrees_with_a_monte_carlo_over_the_window_tabl
 
 
 def test_the_round_engine_agrees_with_the_exact_rtp():
-    stats = par.simulate_generic(G, BET, 15_000, 17)
+    stats = par.simulate_generic(G, BET, 15_000, 17, rng_factory=SeededRNG)
     s = par.summarise(stats, BET.total_stake)
     assert abs(s["rtp"] - float(sum(G.exact_rtp(BET).values()))) < 4 * s["standard_error"]
 
@@ -196,7 +198,7 @@ def test_recorded_rounds_replay_and_states_are_plain_json():
             actions.append(G.default_action(st))
             st = G.act(json.loads(json.dumps(st)), actions[-1], rec_rng)
         seen_fs |= bool(actions)
-        record = {"bet": BET.params, "actions": actions, "draws": rec_rng.draws, "state": st}
+        record: dict[str, Any] = {"bet": BET.params, "actions": actions, "draws": rec_rng.draws, "state": st}
         assert G.replay(record) == st and json.loads(json.dumps(st)) == st
     assert seen_fs
     bad = copy.deepcopy(record)

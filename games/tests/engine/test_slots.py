@@ -8,8 +8,7 @@ from fractions import Fraction
 import pytest
 
 from core.rng import SeededRNG
-from games.engine import ActionError, BetError, ReplayRNG
-from games.engine import slots as S
+from games.engine import ActionError, BetError, ReplayRNG, slots
 
 PAY = {
     "W": {3: 100, 4: 500, 5: 1000},
@@ -17,8 +16,8 @@ PAY = {
     "B": {2: 2, 3: 10, 4: 40, 5: 200},
     "X": {3: 20, 4: 40, 5: 120},
 }
-EV = S.LineEvaluator(PAY, {"W": {"SC"}})
-EV_X = S.LineEvaluator(PAY, {"W": {"SC"}, "X": {"W", "SC"}})  # X is an extra wild that may not replace W
+EV = slots.LineEvaluator(PAY, {"W": {"SC"}})
+EV_X = slots.LineEvaluator(PAY, {"W": {"SC"}, "X": {"W", "SC"}})  # X is an extra wild that may not replace W
 
 
 def test_a_line_pays_its_highest_combination_read_from_the_left():
@@ -51,25 +50,25 @@ def test_an_extra_wild_that_may_not_replace_the_wild_breaks_a_run_of_wilds():
 
 def test_both_ways_lines_also_pay_from_the_right_and_a_full_line_once():
     window = [["B"], ["B"], ["A"], ["A"], ["A"]]
-    assert S.line_wins(window, [[0] * 5], EV, both_ways=True) == [[1, "B", 2, 2, "ltr"], [1, "A", 3, 5, "rtl"]]
-    assert S.line_wins(window, [[0] * 5], EV) == [[1, "B", 2, 2, "ltr"]]
+    assert slots.line_wins(window, [[0] * 5], EV, both_ways=True) == [[1, "B", 2, 2, "ltr"], [1, "A", 3, 5, "rtl"]]
+    assert slots.line_wins(window, [[0] * 5], EV) == [[1, "B", 2, 2, "ltr"]]
     full = [["A"]] * 5
-    assert S.line_wins(full, [[0] * 5], EV, both_ways=True) == [[1, "A", 5, 100, "ltr"]]
-    assert S.line_wins(full, [[0] * 5], EV) == [[1, "A", 5, 100, "ltr"]]
+    assert slots.line_wins(full, [[0] * 5], EV, both_ways=True) == [[1, "A", 5, 100, "ltr"]]
+    assert slots.line_wins(full, [[0] * 5], EV) == [[1, "A", 5, 100, "ltr"]]
 
 
 def test_only_the_active_lines_are_paid():
     window = [["A", "B"], ["A", "B"], ["A", "B"], ["C", "C"], ["C", "C"]]
     lines = [[0] * 5, [1] * 5]
-    assert [w[0] for w in S.line_wins(window, lines, EV)] == [1, 2]
-    assert [w[0] for w in S.line_wins(window, lines, EV, active=1)] == [1]
+    assert [w[0] for w in slots.line_wins(window, lines, EV)] == [1, 2]
+    assert [w[0] for w in slots.line_wins(window, lines, EV, active=1)] == [1]
 
 
 def test_the_numpy_lookup_table_equals_the_scalar_evaluator_on_every_sequence():
     alphabet = ["W", "A", "B", "X", "SC"]
     for ev in (EV, EV_X):
-        lut = S.build_line_lut_np(ev, alphabet, 5)
-        assert (lut == S.build_line_lut(ev, alphabet, 5)).all()
+        lut = slots.build_line_lut_np(ev, alphabet, 5)
+        assert (lut == slots.build_line_lut(ev, alphabet, 5)).all()
         for idx in itertools.product(range(5), repeat=5):
             w = ev.evaluate(tuple(alphabet[i] for i in idx))
             assert lut[idx] == (w[2] if w else 0)
@@ -91,86 +90,86 @@ def test_the_exact_line_expectation_equals_brute_force_enumeration():
     for _ in range(5):
         strips = [[rnd.choice(["W", "A", "B", "X", "SC"]) for _ in range(rnd.randint(3, 7))] for _ in range(5)]
         for ev in (EV, EV_X):
-            dists = [S.symbol_counts(s) for s in strips]
-            assert S.expected_line_multiplier(ev, dists) == _brute_force_line(ev, strips)
+            dists = [slots.symbol_counts(s) for s in strips]
+            assert slots.expected_line_multiplier(ev, dists) == _brute_force_line(ev, strips)
             import numpy as np
 
             alphabet = ["W", "A", "B", "X", "SC"]
-            lut = S.build_line_lut_np(ev, alphabet, 5)
+            lut = slots.build_line_lut_np(ev, alphabet, 5)
             vecs = [np.array([d.get(a, 0) for a in alphabet]) for d in dists]
             den = 1
             for s in strips:
                 den *= len(s)
-            assert Fraction(S.lut_expectation(lut, vecs), den) == _brute_force_line(ev, strips)
+            assert Fraction(slots.lut_expectation(lut, vecs), den) == _brute_force_line(ev, strips)
 
 
 def test_scatter_count_probabilities_equal_enumeration_of_every_stop_combination():
     strips = [["SC", "A", "B", "A"], ["A", "SC", "A", "B", "B"], ["B", "A", "SC"]]
-    got = S.count_probabilities(strips, 3, "SC")
+    got = slots.count_probabilities(strips, 3, "SC")
     counts: dict[int, int] = {}
     for stops in itertools.product(*(range(len(s)) for s in strips)):
-        k = S.count_symbols(S.window_at(strips, stops, 3), "SC")
+        k = slots.count_symbols(slots.window_at(strips, stops, 3), "SC")
         counts[k] = counts.get(k, 0) + 1
     assert got == {k: Fraction(v, 4 * 5 * 3) for k, v in sorted(counts.items())}
     assert sum(got.values()) == 1
 
 
 def test_windows_read_each_reel_from_its_stop_downwards_around_the_strip():
-    assert S.window_at([["A", "B", "C"], ["D", "E"]], [2, 1], 3) == [["C", "A", "B"], ["E", "D", "E"]]
+    assert slots.window_at([["A", "B", "C"], ["D", "E"]], [2, 1], 3) == [["C", "A", "B"], ["E", "D", "E"]]
 
 
 def test_split_prize_gives_positive_parts_that_add_up_and_every_composition_occurs():
     seen = set()
     rng = SeededRNG(1)
     for _ in range(2000):
-        parts = S.split_prize(rng, 6, 3)
+        parts = slots.split_prize(rng, 6, 3)
         assert len(parts) == 3 and sum(parts) == 6 and min(parts) >= 1
         seen.add(tuple(parts))
     assert len(seen) == 10  # C(5, 2) compositions of 6 into 3 positive parts
-    assert S.split_prize(rng, 2, 2) == [1, 1]
+    assert slots.split_prize(rng, 2, 2) == [1, 1]
     with pytest.raises(ValueError):
-        S.split_prize(rng, 2, 3)
+        slots.split_prize(rng, 2, 3)
 
 
 def test_weighted_and_range_draws_use_one_randbelow_each():
     table = [["a", 1], ["b", 3], ["c", 6]]
-    assert [S.draw_weighted(ReplayRNG([[10, v]]), table) for v in (0, 1, 3, 4, 9)] == ["a", "b", "b", "c", "c"]
-    assert S.draw_range(ReplayRNG([[16, 0]]), 5, 20) == 5 and S.draw_range(ReplayRNG([[16, 15]]), 5, 20) == 20
-    assert S.weighted_mean([[2, 1], [4, 1]]) == 3
+    assert [slots.draw_weighted(ReplayRNG([[10, v]]), table) for v in (0, 1, 3, 4, 9)] == ["a", "b", "b", "c", "c"]
+    assert slots.draw_range(ReplayRNG([[16, 0]]), 5, 20) == 5 and slots.draw_range(ReplayRNG([[16, 15]]), 5, 20) == 20
+    assert slots.weighted_mean([[2, 1], [4, 1]]) == 3
 
 
 def test_the_gamble_outcome_is_drawn_first_and_the_guess_only_changes_the_card_shown():
     for draws in ([[2, 1], [2, 0]], [[2, 1], [2, 1]], [[2, 0], [2, 0]], [[2, 0], [2, 1]]):
-        red = S.gamble_draw(ReplayRNG(draws), "red")
-        black = S.gamble_draw(ReplayRNG(draws), "black")
+        red = slots.gamble_draw(ReplayRNG(draws), "red")
+        black = slots.gamble_draw(ReplayRNG(draws), "black")
         assert red["won"] == black["won"] == (draws[0][1] == 1)
         assert red["colour"] == ("red" if red["won"] else "black")
         assert black["colour"] == ("black" if black["won"] else "red")
-        assert red["suit"] in S.SUITS[red["colour"]]
+        assert red["suit"] in slots.SUITS[red["colour"]]
     with pytest.raises(ActionError):
-        S.gamble_draw(ReplayRNG([[2, 1]]), "green")
+        slots.gamble_draw(ReplayRNG([[2, 1]]), "green")
 
 
 def test_gamble_options_stop_at_the_gamble_count_and_at_the_max_win():
     both = [{"type": "gamble", "colour": "red"}, {"type": "gamble", "colour": "black"}, {"type": "collect"}]
-    assert S.gamble_options(100, 0, 5, 10_000) == both
-    assert S.gamble_options(100, 5, 5, 10_000) == [{"type": "collect"}]
-    assert S.gamble_options(5_001, 0, 5, 10_000) == [{"type": "collect"}]
-    assert S.gamble_options(5_000, 0, 5, 10_000) == both
+    assert slots.gamble_options(100, 0, 5, 10_000) == both
+    assert slots.gamble_options(100, 5, 5, 10_000) == [{"type": "collect"}]
+    assert slots.gamble_options(5_001, 0, 5, 10_000) == [{"type": "collect"}]
+    assert slots.gamble_options(5_000, 0, 5, 10_000) == both
 
 
 def test_stake_checks_refuse_below_min_above_max_and_off_step_stakes_with_stable_codes():
-    S.check_stake(10, min_bet=10, max_bet=100_000)
+    slots.check_stake(10, min_bet=10, max_bet=100_000)
     for total, code in ((5, "game.stake_below_min"), (100_010, "game.stake_above_max"), (15, "game.stake_step")):
         with pytest.raises(BetError) as e:
-            S.check_stake(total, min_bet=10, max_bet=100_000)
+            slots.check_stake(total, min_bet=10, max_bet=100_000)
         assert e.value.code == code and e.value.message_cs and e.value.message_en != e.value.message_cs
     with pytest.raises(BetError) as e:
-        S.check_keys({"lines": 1, "x": 2}, ("lines",))
+        slots.check_keys({"lines": 1, "x": 2}, ("lines",))
     assert e.value.code == "game.invalid_bet" and e.value.details["fields"] == ["x"]
 
 
 def test_criss_cross_lines_are_every_row_choice_once_with_the_given_lines_first():
-    lines = S.criss_cross_lines(3, 3, first=[[1, 1, 1], [0, 0, 0]])
+    lines = slots.criss_cross_lines(3, 3, first=[[1, 1, 1], [0, 0, 0]])
     assert len(lines) == 27 and len({tuple(x) for x in lines}) == 27
     assert lines[:2] == [[1, 1, 1], [0, 0, 0]] and lines[2] == [0, 0, 1]

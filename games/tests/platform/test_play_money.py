@@ -28,7 +28,7 @@ def _ledger_rows(player) -> int:
     for model in apps.get_app_config("wallet").get_models():
         fields = {f.name for f in model._meta.get_fields()}
         if "player" in fields:
-            total += model.objects.filter(player=player).count()
+            total += model._default_manager.filter(player=player).count()
     return total
 
 

@@ -422,7 +422,7 @@ def test_a_staff_user_without_a_player_cannot_play(clock):
     c = APIClient()
     c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(make_staff())}")
     r = start(c)
-    assert r.status_code == 403 and r.json()["error"]["code"] == "game.not_a_player"
+    assert r.status_code == 403 and r.json()["error"]["code"] == "auth.not_a_player"
     assert c.get("/api/v1/games/rounds").status_code == 403
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from core.rng import SystemRNG
 from games.engine import STATUS_AWAITING_ACTION, STATUS_FINISHED, ActionError, Bet, BetError, Declared, Game
 
 MULTIPLIERS = [0, 1, 2, 5]
@@ -81,7 +82,7 @@ class PickGame(Game):
 PICK = PickGame()
 
 
-class FixedRNG:
+class FixedRNG(SystemRNG):
     """Returns the given values in turn (modulo the range) - deterministic outcomes for money assertions."""
 
     name = "fixed"

@@ -14,15 +14,21 @@ from __future__ import annotations
 
 import statistics
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection, reset_queries, transaction
 from django.test.utils import CaptureQueriesContext
 
+from accounts.models import Player
+from accounts.testing import make_player
 from core import clock
 from core.audit import Actor
 from core.money import Money
+from limits.models import LimitType
+from limits.reconcile import reconcile
+from limits.services import self_limits_decide, stake_check, stake_settled
 
 
 class _Rollback(Exception):
@@ -32,13 +38,13 @@ class _Rollback(Exception):
 class Command(BaseCommand):
     help = "Time limits.services.stake_check with 10 vs N rounds of history (default 1,000,000)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--rounds", type=int, default=1_000_000)
         parser.add_argument("--small", type=int, default=10)
         parser.add_argument("--repeat", type=int, default=300)
         parser.add_argument("--explain", action="store_true", help="print the query plans of the big player's check")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         try:
             with transaction.atomic():
                 self._run(opts)
@@ -50,7 +56,7 @@ class Command(BaseCommand):
     def _sessions(n: int) -> int:
         return 1 if n < 100 else 400 * 4
 
-    def _history(self, player, n: int, now) -> float:
+    def _history(self, player: Player, n: int, now: datetime) -> float:
         started = time.perf_counter()
         with connection.cursor() as cur:
             # n bets over the last 400 days (never within the last 2 hours), 1-second rounds.
@@ -102,15 +108,13 @@ class Command(BaseCommand):
             cur.execute("ANALYZE limits_periodtotal")
         return time.perf_counter() - started
 
-    def _one_check(self, player):
-        from accounts.models import Player
-        from limits.services import stake_check
-
-        Player.objects.select_for_update().get(pk=player.pk)  # the caller's lock
+    def _one_check(self, player: Player) -> None:
+        # the caller's lock (games holds the wallet row; limits may not import wallet, the Player row stands in)
+        Player.objects.select_for_update(no_key=True).get(pk=player.pk)
         stake_check(player=player, kind="technical", stake=Money(1000), game_code="bench",
                     game_max_bet=Money(100_000), now=clock.now())
 
-    def _time_checks(self, players: dict, repeat: int) -> dict[str, tuple[list[float], int]]:
+    def _time_checks(self, players: dict[str, Player], repeat: int) -> dict[str, tuple[list[float], int]]:
         """Alternate the players check by check, so load on the machine hits both alike."""
         out: dict[str, tuple[list[float], int]] = {}
         for label, player in players.items():  # query count, and a warm-up
@@ -129,7 +133,7 @@ class Command(BaseCommand):
                 transaction.savepoint_rollback(sid)
         return out
 
-    def _explain(self, player) -> None:
+    def _explain(self, player: Player) -> None:
         sid = transaction.savepoint()
         reset_queries()
         with CaptureQueriesContext(connection) as ctx:
@@ -146,7 +150,7 @@ class Command(BaseCommand):
                 for line in plan:
                     self.stdout.write("    " + line)
 
-    def _naive_sum(self, player) -> float:
+    def _naive_sum(self, player: Player) -> float:
         """What a sum over the whole history would cost (the design this app avoids)."""
         day_start, _ = clock.day_bounds()
         t0 = time.perf_counter()
@@ -155,14 +159,10 @@ class Command(BaseCommand):
             cur.fetchone()
         return time.perf_counter() - t0
 
-    def _run(self, opts):
-        from accounts.testing import make_player
-        from limits.models import LimitType
-        from limits.services import self_limits_decide
-
+    def _run(self, opts: dict[str, Any]) -> None:
         now = clock.now()
         big_n, small_n, repeat = opts["rounds"], opts["small"], opts["repeat"]
-        players = {}
+        players: dict[str, Player] = {}
         for label in ("small", "big"):
             p = make_player(status="active", username=f"bench_{label}_{int(now.timestamp())}")
             self_limits_decide(player=p, kind="technical", actor=Actor.system("limits_bench"), now=now - timedelta(days=500),
@@ -176,8 +176,6 @@ class Command(BaseCommand):
             self.stdout.write(f"inserted {n:>9,} settled bets + counters and {self._sessions(n):>5,} login sessions "
                               f"for the {label} player in {secs:.1f} s")
         # Some play in the last hour for both (minute buckets in use).
-        from limits.services import stake_settled
-
         for label in ("small", "big"):
             for k in range(30):
                 t = now - timedelta(minutes=59 - 2 * k)
@@ -200,8 +198,6 @@ class Command(BaseCommand):
         for label, n in (("small", small_n), ("big", big_n)):
             self.stdout.write(f"  for contrast, one SUM over the ledger of {n:>9,} rounds: "
                               f"{self._naive_sum(players[label]) * 1000:.1f} ms")
-        from limits.reconcile import reconcile
-
         mism = reconcile(player_ids=[p.pk for p in players.values()])
         self.stdout.write(f"  reconciliation of the bench players' counters with the ledger: "
                           f"{'OK' if not mism else f'{len(mism)} differences'}")

@@ -1,5 +1,7 @@
 """Prove the limits counters equal the ledger of settled bets; exit 1 on any difference."""
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from limits.reconcile import reconcile
 
@@ -7,10 +9,10 @@ from limits.reconcile import reconcile
 class Command(BaseCommand):
     help = "Compare the running limits counters (day, month, minute buckets) with the ledger of settled bets."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--player", type=int, action="append", help="only these player ids (repeatable)")
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         mismatches = reconcile(player_ids=opts.get("player"))
         for m in mismatches:
             self.stdout.write(str(m))

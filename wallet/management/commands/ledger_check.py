@@ -9,6 +9,8 @@
 """
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
@@ -60,8 +62,8 @@ CHECKS = {
 }
 
 
-def run_checks() -> dict[str, list[tuple]]:
-    problems: dict[str, list[tuple]] = {}
+def run_checks() -> dict[str, list[tuple[Any, ...]]]:
+    problems: dict[str, list[tuple[Any, ...]]] = {}
     with connection.cursor() as cur:
         for name, sql in CHECKS.items():
             cur.execute(sql)
@@ -74,7 +76,7 @@ def run_checks() -> dict[str, list[tuple]]:
 class Command(BaseCommand):
     help = "Reconcile the wallet ledger (balances = sums of entries, balanced transactions); non-zero exit on a difference."
 
-    def handle(self, *args, **opts):
+    def handle(self, *args: Any, **opts: Any) -> None:
         problems = run_checks()
         with connection.cursor() as cur:
             cur.execute("SELECT COUNT(*) FROM wallet_ledgertransaction")

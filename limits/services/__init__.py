@@ -1,0 +1,42 @@
+"""The gatekeeper's writes. Other apps import from here (``limits.services.<name>``); see docs/contracts.md.
+
+- ``gate``: :func:`stake_check` on every bet (stake grid, account state, panic/self-listing, open round,
+  the 120/15 break, session and money limits, the hourly loss).
+- ``settlement``: :func:`stake_settled` and :func:`stake_voided` (the counters of decided bets).
+- ``counters``: the (player, kind) state lock, day/month totals and hourly minute buckets (writes; their
+  reads are in ``limits.selectors``).
+- ``refusals``: the stake-refusal log that survives the caller's rollback.
+- ``self_limits``: GP §6 self-limits and the ZHH §14a floor at closing.
+- ``login``: the login check and the automatic logout of GP §6(6)f.
+- ``exclusions``: the panic button, self-listing and the scheduled register checks.
+
+The pure rules (``win_cap``, limit comparisons, the stake grid ...) are in ``limits.rules``; ``win_cap`` is
+re-exported here because games calls it as ``limits.services.win_cap``.
+"""
+from limits.kinds import TECHNICAL
+from limits.rules import win_cap
+from limits.services.counters import minute_buckets_prune
+from limits.services.exclusions import (
+    exclusion_sweep,
+    panic_press,
+    self_listing_request,
+    self_listing_send,
+    self_listing_send_due,
+)
+from limits.services.gate import StakeAllowed, stake_check
+from limits.services.login import daily_time_logout_sweep, login_check
+from limits.services.refusals import refusal_record
+from limits.services.self_limits import (
+    limits_account_closed,
+    pending_limits_apply,
+    self_limit_set,
+    self_limits_decide,
+)
+from limits.services.settlement import stake_settled, stake_voided
+
+__all__ = [
+    "stake_check", "stake_settled", "stake_voided", "win_cap", "login_check", "self_limit_set", "self_limits_decide",
+    "pending_limits_apply", "limits_account_closed", "panic_press", "self_listing_request", "self_listing_send",
+    "self_listing_send_due", "exclusion_sweep", "daily_time_logout_sweep", "minute_buckets_prune",
+    "refusal_record", "StakeAllowed", "TECHNICAL",
+]

@@ -1,0 +1,184 @@
+"""Exclusions: the panic button and self-listing (2024 amendment), and the scheduled register checks.
+
+The register of excluded persons itself is accounts' (``accounts.adapters.get_exclusion_register``,
+``accounts.services.exclusion_check``); limits asks it on a schedule and passes self-listing requests on.
+"""
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.db import connection, transaction
+from django.db.models import F, Q
+
+from accounts.adapters import get_exclusion_register
+from accounts.models import Player
+from accounts.selectors import identity_for
+from accounts.services import exclusion_check, player_force_logout
+from core import clock
+from core.audit import Actor, audit_record
+from limits import errors
+from limits.models import ExclusionSweep, ExclusionWatch, PanicExclusion, SelfListingRequest
+from limits.rules import PANIC_DURATION, add_years
+from limits.selectors import active_session_player_ids
+
+logger = logging.getLogger("platform.limits")
+
+SESSION_RECHECK = timedelta(minutes=9)  # run every 5 minutes -> each logged-in player checked 10 (<= 15) min apart
+DAILY_RECHECK = timedelta(hours=23)
+CLAIM_FOR = timedelta(minutes=5)
+ACTIVE_STATUSES = ("temporary", "active")
+
+
+# ---------------------------------------------------------------------------------------
+# Panic button and self-listing (2024 amendment)
+# ---------------------------------------------------------------------------------------
+def panic_press(*, player: Player, actor: Actor, now: datetime | None = None) -> PanicExclusion:
+    """Exclude the player from all gambling for 48 hours from now (again and again: each press starts a new
+    48 hours). Stakes are refused at once, logins too (login_check), and the player is logged out."""
+    now = now or clock.now()
+    with transaction.atomic():
+        panic = PanicExclusion.objects.create(player=player, started_at=now, ends_at=now + PANIC_DURATION)
+        audit_record(actor=actor, action="limits.panic_button", obj=panic, new={"ends_at": panic.ends_at},
+                     player_id=player.pk)
+        player_force_logout(player=player, reason="panic_button", actor=actor)
+    return panic
+
+
+def self_listing_request(*, player: Player, actor: Actor, years: int = 1,
+                         now: datetime | None = None) -> SelfListingRequest:
+    """The player asks to be listed in the register of excluded persons for ``years`` (at least 1 year before
+    removal). Refused at once from now (stakes and logins) and logged out.
+
+    The request is due at once (``next_attempt_at`` = now): :func:`self_listing_send` passes it to the
+    register. The API enqueues that after commit (``limits.tasks.self_listing_send_task``); the
+    ``limits.self_listing_send_due`` sweeper (every 5 minutes) sends whatever is still due and retries failures.
+    """
+    now = now or clock.now()
+    if isinstance(years, bool) or not isinstance(years, int) or years < 1:
+        raise errors.SELF_LISTING_TOO_SHORT(minimum_years=1, years=years)
+    with transaction.atomic():
+        req = SelfListingRequest.objects.create(player=player, requested_at=now, listed_until=add_years(now, years),
+                                                next_attempt_at=now)
+        audit_record(actor=actor, action="limits.self_listing_requested", obj=req,
+                     new={"listed_until": req.listed_until}, player_id=player.pk)
+        player_force_logout(player=player, reason="self_listing", actor=actor)
+    return req
+
+
+def self_listing_send(*, request_id: int, now: datetime | None = None, force: bool = False,
+                      actor: Actor | None = None) -> SelfListingRequest | None:
+    """Pass one request to the register (accounts adapter). Claimed by a guarded update, the network call is
+    made with no transaction open; a failure is recorded and retried later with a growing delay.
+    ``force`` (staff "send now") ignores the retry delay. None when the request was not due (or not pending)."""
+    now = now or clock.now()
+    actor = actor or Actor.system("limits.self_listing_send")
+    qs = SelfListingRequest.objects.filter(pk=request_id, status=SelfListingRequest.Status.PENDING)
+    if not force:
+        qs = qs.filter(next_attempt_at__lte=now)
+    claimed = qs.update(next_attempt_at=now + timedelta(minutes=5), attempts=F("attempts") + 1)
+    if not claimed:
+        return None
+    req = SelfListingRequest.objects.select_related("player").get(pk=request_id)
+    try:
+        get_exclusion_register().request_self_listing(identity_for(req.player), req.listed_until)
+    except Exception as exc:  # noqa: BLE001 - any failure is recorded and retried with a growing delay
+        delay = timedelta(minutes=min(60, 2 ** min(req.attempts, 6)))
+        SelfListingRequest.objects.filter(pk=req.pk).update(
+            last_error=f"{exc.__class__.__name__}: {exc}"[:300], next_attempt_at=now + delay)
+        logger.warning("self-listing request %s not sent: %s", req.pk, exc)
+        req.refresh_from_db()
+        return req
+    with transaction.atomic():
+        SelfListingRequest.objects.filter(pk=req.pk).update(status=SelfListingRequest.Status.SENT, sent_at=now,
+                                                            next_attempt_at=None, last_error="")
+        req.refresh_from_db()
+        audit_record(actor=actor, action="limits.self_listing_sent", obj=req,
+                     new={"listed_until": req.listed_until}, attempts=req.attempts)
+    return req
+
+
+def self_listing_send_due(*, now: datetime | None = None, batch: int = 100) -> int:
+    """Sweeper: send every pending self-listing request that is due (new ones, and failed ones whose retry
+    delay is over). Returns how many the register took."""
+    now = now or clock.now()
+    ids = list(SelfListingRequest.objects.filter(status=SelfListingRequest.Status.PENDING, next_attempt_at__lte=now)
+               .order_by("next_attempt_at").values_list("pk", flat=True)[:batch])
+    sent = 0
+    for pk in ids:
+        req = self_listing_send(request_id=pk, now=now)
+        if req is not None and req.status == SelfListingRequest.Status.SENT:
+            sent += 1
+    return sent
+
+
+# ---------------------------------------------------------------------------------------
+# Scheduled exclusion checks
+# ---------------------------------------------------------------------------------------
+def _due_for_check(context: str, now: datetime, limit: int) -> tuple[list[int], datetime]:
+    """(up to ``limit`` player ids due for a register check in this context, oldest check first; the recheck
+    threshold)."""
+    if context == "session":
+        candidates = active_session_player_ids()
+        threshold = now - SESSION_RECHECK
+        ExclusionWatch.objects.bulk_create([ExclusionWatch(player_id=pk) for pk in candidates],
+                                           ignore_conflicts=True)
+        watched = ExclusionWatch.objects.filter(player_id__in=candidates)
+    elif context == "daily":
+        threshold = now - DAILY_RECHECK
+        with connection.cursor() as cur:  # a watch row for every active player who has none yet (set-based)
+            cur.execute(
+                f"""INSERT INTO {ExclusionWatch._meta.db_table} (player_id, failures, last_context, last_error)
+                    SELECT p.id, 0, '', '' FROM {Player._meta.db_table} p WHERE p.status = ANY(%s)
+                    ON CONFLICT (player_id) DO NOTHING""",
+                [list(ACTIVE_STATUSES)],
+            )
+        watched = ExclusionWatch.objects.filter(player__status__in=ACTIVE_STATUSES)
+    else:
+        raise ValueError(f"unknown context {context!r}")
+    due = list(watched.filter(Q(last_checked_at__isnull=True) | Q(last_checked_at__lte=threshold))
+               .order_by(F("last_checked_at").asc(nulls_first=True)).values_list("player_id", flat=True)[:limit])
+    return due, threshold
+
+
+def exclusion_sweep(*, context: str, now: datetime | None = None, limit: int = 5000) -> ExclusionSweep:
+    """Check players in the register of excluded persons through ``accounts.services.exclusion_check`` (which
+    records each result and logs a listed player out).
+
+    ``context="session"``: every player with an active login session not checked in the last 9 minutes (the
+    task runs every 5 minutes, so a logged-in player is checked every 10 minutes, never 15 apart).
+    ``context="daily"``: every temporary or active player not checked in the last 23 hours (``limit`` a run;
+    the task runs hourly). Players are claimed by a guarded
+    update (``claimed_until``), so two workers never check one player twice; no transaction is held open
+    during the call to the register."""
+    now = now or clock.now()
+    sweep = ExclusionSweep.objects.create(context=context, started_at=now)
+    due, threshold = _due_for_check(context, now, limit)
+    actor = Actor.system(f"limits.exclusion_sweep_{context}")
+    checked = listed = failed = 0
+    note = ""
+    for pid in due:
+        claimed = (ExclusionWatch.objects.filter(player_id=pid)
+                   .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+                   .filter(Q(last_checked_at__isnull=True) | Q(last_checked_at__lte=threshold))
+                   .update(claimed_until=now + CLAIM_FOR))
+        if not claimed:
+            continue
+        player = Player.objects.get(pk=pid)
+        try:
+            result = exclusion_check(player=player, actor=actor, context=f"periodic_{context}")
+        except Exception as exc:  # noqa: BLE001 - register down or any other failure: recorded, retried next run
+            failed += 1
+            note = f"{exc.__class__.__name__}: {exc}"[:300]
+            ExclusionWatch.objects.filter(player_id=pid).update(
+                claimed_until=None, failures=F("failures") + 1, last_error=note)
+            continue
+        checked += 1
+        listed += int(result)
+        ExclusionWatch.objects.filter(player_id=pid).update(
+            last_checked_at=now, last_listed=result, last_context=context, last_error="", failures=0,
+            claimed_until=None)
+    ExclusionSweep.objects.filter(pk=sweep.pk).update(finished_at=clock.now(), checked=checked, listed=listed,
+                                                      failed=failed, note=note)
+    sweep.refresh_from_db()
+    return sweep

@@ -1,0 +1,183 @@
+"""The stake gate: may this player stake this amount now? (:func:`stake_check`, on every bet.)
+
+Runs inside the caller's transaction, after the caller took ``wallet.services.wallet_lock(player=)``; it also
+locks its own (player, kind) state row (``SELECT ... FOR NO KEY UPDATE``), so two stakes of one player and
+kind are decided one after the other even if a caller forgot the wallet lock. It reads and writes a fixed
+number of rows whatever the player's history (see models.py and docs/limits.md "Counters").
+
+Every refusal is recorded (:func:`limits.services.refusals.refusal_record`) so that it survives the
+caller's rollback.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+
+from accounts.models import Player
+from accounts.selectors import betting_refusal
+from core import clock
+from core.errors import DomainError
+from core.money import Money
+from limits import errors
+from limits.kinds import kind_rules
+from limits.models import LimitType, OpenBet, PlayerKindState
+from limits.rules import HOURLY_WINDOW_MINUTES, break_length, check_stake_grid, grid_floor, play_limit, require_money
+from limits.selectors import (
+    active_panic,
+    active_self_listing,
+    effective_limits,
+    last_logout,
+    logged_in_seconds,
+    logins_started,
+    money_rooms,
+)
+from limits.services.counters import buckets_bump, kind_state_lock, periods_bump
+from limits.services.refusals import refusal_record
+
+
+@dataclass(frozen=True)
+class StakeAllowed:
+    """What stake_check returns when the stake may be placed."""
+
+    kind: str
+    stake: Money
+    placed_at: datetime
+    play_seconds_left: int | None  # GP §7(4) play left before the break (None: no break rule for the kind)
+    max_stake_now: Money  # the largest stake the limits allowed at this moment (before this stake)
+
+
+def check_account(player: Player) -> None:
+    """The account state allows staking (accounts' ``betting_refusal``: status, suspension, GP §3(3) insider,
+    the register of excluded persons, a pending password change ...)."""
+    refusal = betting_refusal(player)
+    if refusal is not None:
+        raise refusal
+
+
+def check_exclusions(player: Player, at: datetime) -> None:
+    """The panic button (48 hours) and a self-listing request in force at ``at`` refuse at once."""
+    panic = active_panic(player, at)
+    if panic is not None:
+        raise errors.PANIC_EXCLUSION(limit="panic_button", started_at=panic.started_at, ends_at=panic.ends_at)
+    listing = active_self_listing(player, at)
+    if listing is not None:
+        raise errors.SELF_LISTED(limit="self_listing", requested_at=listing.requested_at,
+                                 listed_until=listing.listed_until)
+
+
+def play_left(state: PlayerKindState, at: datetime) -> timedelta:
+    """GP §7(4)-(5): play left before the break at ``at``; raises BREAK_REQUIRED when none is left.
+
+    Play is counted from the stake that opened the current play period to ``at``: rounds from stake to
+    settlement, and gaps between rounds while shorter than the break (15 min). A gap of 15 minutes or
+    more is a pause: the next stake opens a new period with the full 120 minutes."""
+    limit, brk = play_limit(), break_length()
+    if state.play_started_at is None or state.last_round_ended_at is None:
+        return limit
+    if at - state.last_round_ended_at >= brk:
+        return limit
+    used = at - state.play_started_at
+    if used >= limit:
+        raise errors.BREAK_REQUIRED(
+            limit="play_time", value_minutes=int(limit.total_seconds() // 60),
+            used_seconds=int(used.total_seconds()), break_minutes=int(brk.total_seconds() // 60),
+            play_started_at=state.play_started_at, last_round_ended_at=state.last_round_ended_at,
+            break_ends_at=state.last_round_ended_at + brk,
+        )
+    return limit - used
+
+
+def _check_session_limits(player: Player, limits: dict[str, int | None], at: datetime) -> None:
+    """GP §6(6)e-g during play: logins this month, logged-in time today, pause after the last logout."""
+    pause = limits.get(LimitType.PAUSE_AFTER_LOGOUT)
+    if pause:
+        last = last_logout(player, at - timedelta(minutes=pause), at)
+        if last is not None and last + timedelta(minutes=pause) > at:
+            raise errors.PAUSE_AFTER_LOGOUT(limit=LimitType.PAUSE_AFTER_LOGOUT.value, value_minutes=pause,
+                                            logged_out_at=last, ends_at=last + timedelta(minutes=pause))
+    logins = limits.get(LimitType.MONTHLY_LOGINS)
+    if logins is not None:
+        start, end = clock.month_bounds(at)
+        used = logins_started(player, start, at)
+        if used > logins:  # the current session is beyond the limit
+            raise errors.MONTHLY_LOGINS_EXCEEDED(limit=LimitType.MONTHLY_LOGINS.value, value=logins, used=used,
+                                                 resets_at=end)
+    minutes = limits.get(LimitType.DAILY_TIME)
+    if minutes is not None:
+        start, end = clock.day_bounds(at)
+        used = logged_in_seconds(player, start, at)
+        if used >= minutes * 60:
+            raise errors.DAILY_TIME_EXCEEDED(limit=LimitType.DAILY_TIME.value, value_minutes=minutes,
+                                             used_seconds=used, resets_at=end)
+
+
+def stake_check(*, player: Player, kind: str, stake: Money, game_code: str, game_max_bet: Money | None,
+                now: datetime, round_ref: str = "") -> StakeAllowed:
+    """May ``player`` stake ``stake`` on ``game_code`` now? Raises a limits DomainError when not.
+
+    Run inside the caller's transaction after ``wallet.services.wallet_lock(player=)``. When allowed
+    the stake is counted at once (stakes per day/month, the hourly buckets) and the open-round marker
+    is set (GP §7(6)); both roll back with the caller's transaction if the bet is not placed after all.
+    ``round_ref`` (optional) names the bet for kinds that may keep several bets open.
+    Every refusal is recorded (StakeRefusal) so that it survives the caller's rollback.
+    """
+    stake = require_money(stake, "stake")
+    try:
+        with transaction.atomic(savepoint=False):
+            return _stake_check(player=player, kind=kind, stake=stake, game_code=game_code,
+                                game_max_bet=game_max_bet, now=now, round_ref=round_ref)
+    except DomainError as err:
+        refusal_record(player=player, kind=kind, stake=stake, game_code=game_code, error=err, at=now)
+        raise
+
+
+def _stake_check(*, player: Player, kind: str, stake: Money, game_code: str, game_max_bet: Money | None,
+                 now: datetime, round_ref: str) -> StakeAllowed:
+    rules = kind_rules(kind)
+    if game_max_bet is not None:
+        game_max_bet = require_money(game_max_bet, "game_max_bet")
+    round_max = check_stake_grid(stake, game_max_bet, rules)
+    check_account(player)
+    check_exclusions(player, now)
+
+    state = kind_state_lock(player, kind)
+    open_bets = list(OpenBet.objects.filter(player=player, kind=kind))
+    if open_bets and (rules.one_open_round or any(b.round_ref == round_ref for b in open_bets)):
+        bet = open_bets[0]
+        raise errors.ROUND_IN_PROGRESS(limit="open_round", game_code=bet.game_code, stake=Money(bet.stake),
+                                       placed_at=bet.placed_at)
+    left = play_left(state, now) if rules.play_break else None
+
+    limits = effective_limits(player, kind, now)
+    _check_session_limits(player, limits, now)
+    open_stakes = sum(b.stake for b in open_bets)
+    rooms = money_rooms(player, kind, limits, open_stakes, now, rules)
+    max_now = grid_floor(min([round_max] + [r.room for r in rooms]), rules)
+    for r in rooms:
+        if stake.amount > r.room:
+            details: dict[str, Any] = dict(limit=r.limit, kind=kind, value=Money(r.value), used=Money(r.used),
+                                           stake=stake, max_stake_now=Money(max_now))
+            if r.hourly is not None:
+                details["retry_at"] = r.hourly.frees_at(stake.amount, now)
+                details["window_minutes"] = HOURLY_WINDOW_MINUTES
+            else:
+                details["resets_at"] = r.resets_at
+            raise r.error(**details)
+
+    # Allowed: count the placement and set the open-round marker.
+    periods_bump(player.pk, kind, now, stakes_placed=stake.amount, bets_placed=1)
+    if rules.hourly_loss:
+        buckets_bump(state, [(now, stake.amount, 0)])
+    OpenBet.objects.create(player=player, kind=kind, round_ref=round_ref or "", game_code=game_code or "",
+                           stake=stake.amount, placed_at=now)
+    if rules.play_break and (state.last_round_ended_at is None or state.play_started_at is None
+                             or now - state.last_round_ended_at >= break_length()):
+        state.play_started_at = now  # this stake opens a new play period
+    state.updated_at = now
+    state.save(update_fields=["play_started_at", "last_bucket_minute", "updated_at"])
+    return StakeAllowed(kind=kind, stake=stake, placed_at=now,
+                        play_seconds_left=int(left.total_seconds()) if left is not None else None,
+                        max_stake_now=Money(max_now))

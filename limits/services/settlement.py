@@ -1,0 +1,104 @@
+"""Decided and voided bets: the counters behind GP §6(7) net loss, the hourly loss and play time.
+
+Both run inside the caller's transaction under the wallet lock and take the (player, kind) state lock
+(``SELECT ... FOR NO KEY UPDATE``) like :func:`limits.services.gate.stake_check`.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+
+from accounts.models import Player
+from core.money import Money
+from limits.kinds import KindRules, kind_rules
+from limits.models import OpenBet, SettledBet
+from limits.rules import break_length, require_money
+from limits.services.counters import buckets_bump, kind_state_lock, periods_bump
+
+
+def _find_open_bet(player: Player, kind: str, round_ref: str, rules: KindRules) -> OpenBet | None:
+    bets = list(OpenBet.objects.filter(player=player, kind=kind))
+    for b in bets:
+        if b.round_ref == (round_ref or ""):
+            return b
+    if rules.one_open_round and len(bets) == 1:
+        return bets[0]
+    return None
+
+
+def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, started_at: datetime,
+                  settled_at: datetime, round_ref: str = "", game_code: str = "") -> SettledBet:
+    """Record a decided bet: counters for GP §6(7) net loss, the hourly loss and play time; clears the marker.
+
+    Run inside the caller's transaction under the wallet lock. With a ``round_ref`` the call is
+    idempotent (a replay returns the first record and counts nothing). A bet whose stake_check was not
+    called is counted as placed at ``started_at``.
+    """
+    stake = require_money(stake, "stake")
+    win = require_money(win, "win")
+    if stake.amount < 0 or win.amount < 0:
+        raise ValueError("stake and win must not be negative")
+    if settled_at < started_at:
+        raise ValueError("settled_at is before started_at")
+    rules = kind_rules(kind)
+    with transaction.atomic(savepoint=False):
+        state = kind_state_lock(player, kind)
+        if round_ref:
+            existing = SettledBet.objects.filter(player=player, kind=kind, round_ref=round_ref).first()
+            if existing is not None:
+                return existing
+        bet = _find_open_bet(player, kind, round_ref, rules)
+        buckets: list[tuple[datetime, int, int]] = []
+        if bet is not None:
+            placed_at = bet.placed_at
+            game_code = game_code or bet.game_code
+            diff = stake.amount - bet.stake
+            if diff:  # the game settled a different stake than it checked: correct the placement counters
+                periods_bump(player.pk, kind, placed_at, stakes_placed=diff)
+                buckets.append((placed_at, diff, 0))
+            bet.delete()
+        else:
+            placed_at = started_at
+            periods_bump(player.pk, kind, placed_at, stakes_placed=stake.amount, bets_placed=1)
+            buckets.append((placed_at, stake.amount, 0))
+            if rules.play_break and (state.last_round_ended_at is None or state.play_started_at is None
+                                     or started_at - state.last_round_ended_at >= break_length()):
+                state.play_started_at = started_at
+        periods_bump(player.pk, kind, settled_at, stakes_decided=stake.amount, wins_decided=win.amount,
+                     bets_decided=1)
+        buckets.append((settled_at, 0, win.amount))
+        if rules.hourly_loss:
+            buckets_bump(state, buckets)
+        if state.last_round_ended_at is None or settled_at > state.last_round_ended_at:
+            state.last_round_ended_at = settled_at
+        state.updated_at = settled_at
+        state.save(update_fields=["play_started_at", "last_round_ended_at", "last_bucket_minute", "updated_at"])
+        return SettledBet.objects.create(player=player, kind=kind, game_code=game_code or "",
+                                         round_ref=round_ref or "", stake=stake.amount, win=win.amount,
+                                         placed_at=placed_at, started_at=started_at, settled_at=settled_at)
+
+
+def stake_voided(*, player: Player, kind: str, at: datetime, round_ref: str = "",
+                 reason: str = "") -> SettledBet | None:
+    """The open bet's stake was returned (e.g. GP §7(8)b: unfinished round past its deadline).
+
+    Clears the open-round marker and takes the stake back out of the placement counters; the bet is
+    neither a stake nor a decided bet for the limits. Idempotent: no open bet, nothing done (None).
+    ``reason`` is accepted for the caller's own records; limits stores nothing of it."""
+    rules = kind_rules(kind)
+    with transaction.atomic(savepoint=False):
+        state = kind_state_lock(player, kind)
+        bet = _find_open_bet(player, kind, round_ref, rules)
+        if bet is None:
+            return None
+        periods_bump(player.pk, kind, bet.placed_at, stakes_placed=-bet.stake, bets_placed=-1)
+        if rules.hourly_loss:
+            buckets_bump(state, [(bet.placed_at, -bet.stake, 0)])
+        bet.delete()
+        if state.last_round_ended_at is None or bet.placed_at > state.last_round_ended_at:
+            state.last_round_ended_at = bet.placed_at
+        state.save(update_fields=["last_round_ended_at", "last_bucket_minute"])
+        return SettledBet.objects.create(player=player, kind=kind, game_code=bet.game_code, round_ref=bet.round_ref,
+                                         stake=bet.stake, win=0, placed_at=bet.placed_at, started_at=bet.placed_at,
+                                         settled_at=at, voided=True)

@@ -1,0 +1,63 @@
+"""Provider callbacks: each signed event handled exactly once, then routed to the deposit or payout it is for."""
+from __future__ import annotations
+
+import json
+import logging
+import urllib.request
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from core import clock
+from core.audit import Actor
+from wallet import adapters, errors
+from wallet.models import ProviderEvent
+from wallet.services.deposits import payment_event
+from wallet.services.payouts import payout_event
+
+logger = logging.getLogger("wallet.callbacks")
+
+
+def provider_callback_handle(*, provider: str, raw_body: bytes, signature: str) -> dict[str, Any]:
+    """Handle one signed provider callback exactly once.
+
+    A bad signature or body changes nothing (``wallet.callback_bad_signature`` / ``wallet.callback_invalid``);
+    a repeated event id returns the first result; events for unknown references are recorded and ignored."""
+    prov = adapters.get_provider(provider)
+    if not prov.verify_signature(raw_body, signature or ""):
+        logger.warning("provider callback with a bad signature", extra={"provider": provider})
+        raise errors.BAD_SIGNATURE()
+    event = prov.parse_callback(raw_body)
+    actor = Actor.system(f"provider:{provider}")
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                rec = ProviderEvent.objects.create(provider=provider, provider_txn_id=event.event_id,
+                                                   event_type=event.type, raw_body=raw_body.decode()[:20000],
+                                                   received_at=clock.now(), result="processing")
+        except IntegrityError:
+            rec = ProviderEvent.objects.get(provider=provider, provider_txn_id=event.event_id)
+            return {"status": "duplicate", "event_id": event.event_id, "result": rec.result}
+        if event.currency != "CZK":
+            result, detail = "ignored_currency", event.currency
+        elif event.type.startswith("payment."):
+            result, detail = payment_event(provider, event, actor)
+        else:
+            result, detail = payout_event(provider, event, actor)
+        rec.result, rec.detail = result, detail[:255]
+        rec.save(update_fields=["result", "detail"])
+        return {"status": "processed", "event_id": event.event_id, "result": result}
+
+
+def sandbox_callback_deliver(*, body_text: str, signature: str) -> dict[str, Any]:
+    """Deliver one sandbox callback: HTTP POST to ``WALLET_SANDBOX_CALLBACK_URL`` when set, else in-process to
+    the same handler the callback endpoint uses."""
+    url: str = settings.WALLET_SANDBOX_CALLBACK_URL
+    if not url:
+        return provider_callback_handle(provider="sandbox", raw_body=body_text.encode(), signature=signature)
+    req = urllib.request.Request(url, data=body_text.encode(), method="POST",
+                                 headers={"Content-Type": "application/json", adapters.SIGNATURE_HEADER: signature})
+    with urllib.request.urlopen(req, timeout=10) as resp:  # the configured sandbox URL
+        answer: dict[str, Any] = json.loads(resp.read().decode() or "{}")
+        return answer

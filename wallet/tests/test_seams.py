@@ -1,0 +1,60 @@
+"""The wallet's seams: reads and the provider adapters never reach up into services or tasks, a function-level
+import says which cycle it breaks, and the sandbox provider never pretends to send a callback it cannot."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from core.money import Money
+from wallet.adapters import PayoutResult, SandboxProvider
+
+WALLET = Path(__file__).resolve().parent.parent
+
+
+def _imported_modules(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+@pytest.mark.parametrize("module", ["selectors.py", "checks.py", "rules.py", "adapters.py", "methods.py", "ledger.py"])
+def test_reads_rules_and_adapters_import_no_service_and_no_task(module):
+    imported = _imported_modules(ast.parse((WALLET / module).read_text()))
+    assert not [m for m in imported if m.startswith(("wallet.services", "wallet.tasks"))]
+
+
+def test_every_function_level_import_in_the_wallet_says_why_it_is_not_at_the_top():
+    offenders = []
+    for path in WALLET.rglob("*.py"):
+        if {"tests", "migrations"} & set(path.parts):
+            continue
+        lines = path.read_text().splitlines()
+        for func in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(func):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    above = lines[max(0, node.lineno - 4):node.lineno - 1]
+                    if not any(line.strip().startswith("#") for line in above):
+                        offenders.append(f"{path.relative_to(WALLET)}:{node.lineno}")
+    assert offenders == []
+
+
+def test_the_sandbox_without_an_outbox_refuses_to_promise_a_payout_callback(settings):
+    settings.WALLET_SANDBOX_PAYOUT_OUTCOME = "succeeded"
+    with pytest.raises(RuntimeError, match="outbox"):
+        SandboxProvider().send_payout(reference="p-1", method=None, amount=Money(100))
+    sent: list[tuple[bytes, str]] = []
+    result = SandboxProvider(outbox=lambda body, sig: sent.append((body, sig))).send_payout(
+        reference="p-1", method=None, amount=Money(100))
+    assert result.accepted and len(sent) == 1 and SandboxProvider().verify_signature(*sent[0])
+    settings.WALLET_SANDBOX_PAYOUT_OUTCOME = "refused"
+    assert SandboxProvider().send_payout(reference="p-2", method=None, amount=Money(100)) == PayoutResult(
+        False, "", "sandbox refuses payouts (WALLET_SANDBOX_PAYOUT_OUTCOME=refused)")
