@@ -155,7 +155,7 @@ class LoginView(APIView):
         username, password = ser.validated_data["username"], ser.validated_data["password"]
         user = authenticate(request=request, username=username, password=password)
         if _locked_out(request):
-            hours = float(getattr(settings, "AXES_COOLOFF_TIME", 0.5) or 0.5)
+            hours = float(settings.AXES_COOLOFF_TIME)
             seconds = int(hours * 3600)
             resp = error_response(errors.LOCKED_OUT(retry_after_seconds=seconds))
             resp["Retry-After"] = str(seconds)

@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core import clock
 from core.errors import jsonable
 from core.logging import get_request_id
-
-if TYPE_CHECKING:
-    from core.models import AuditEvent
+from core.models import AuditEvent
 
 
 @dataclass(frozen=True)
@@ -54,8 +52,6 @@ def audit_record(
     **details: Any,
 ) -> AuditEvent:
     """Append one audit event; call it inside the service's transaction."""
-    from core.models import AuditEvent
-
     if obj is not None:
         object_type = object_type or f"{obj._meta.app_label}.{obj._meta.model_name}"
         object_id = object_id or obj.pk

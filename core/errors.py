@@ -28,6 +28,7 @@ from rest_framework import exceptions as drf_exc
 from rest_framework.response import Response
 
 from core.logging import get_request_id
+from core.money import Money
 
 logger = logging.getLogger("platform.errors")
 
@@ -86,7 +87,6 @@ class ErrorDef:
 
 
 def jsonable(value: Any) -> Any:
-    from core.money import Money
 
     if isinstance(value, Money):
         return value.to_json()

@@ -14,7 +14,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from rest_framework.exceptions import ParseError
@@ -23,6 +23,7 @@ from rest_framework.response import Response
 
 from core import clock
 from core.errors import ErrorDef
+from core.models import IdempotencyRecord
 
 KEY_REQUIRED = ErrorDef("idempotency.key_required", 400, "Chybí hlavička Idempotency-Key.",
                         "The Idempotency-Key header is required for this call.")
@@ -32,9 +33,6 @@ KEY_CONFLICT = ErrorDef("idempotency.conflict", 409,
                         "Tento Idempotency-Key byl již použit pro jiný požadavek.",
                         "This Idempotency-Key was already used for a different request.")
 
-
-if TYPE_CHECKING:
-    from core.models import IdempotencyRecord
 
 ViewMethod = Callable[..., Response]
 
@@ -51,7 +49,6 @@ def idempotent(required: bool = True) -> Callable[[ViewMethod], ViewMethod]:
     def decorator(view_method: ViewMethod) -> ViewMethod:
         @functools.wraps(view_method)
         def wrapper(self: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
-            from core.models import IdempotencyRecord
 
             key = request.headers.get("Idempotency-Key")
             if key is None:

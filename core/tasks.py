@@ -11,6 +11,7 @@ from celery.contrib.django.task import DjangoTask
 from django.db import transaction
 
 from core import clock
+from core.models import TaskHeartbeat
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -29,7 +30,6 @@ def platform_task(**options: Any) -> Callable[[Callable[P, R]], DjangoTask[P, R]
 @platform_task(name="core.heartbeat", time_limit=30, soft_time_limit=20)
 def heartbeat(marker: str) -> str:
     """Marks a TaskHeartbeat row as run: proof that a worker executed a task sent from elsewhere."""
-    from core.models import TaskHeartbeat
 
     TaskHeartbeat.objects.filter(marker=marker).update(ran_at=clock.now(), worker=socket.gethostname())
     return marker
@@ -39,7 +39,6 @@ def heartbeat_send(marker: str | None = None) -> str:
     """Create the row and enqueue the task after commit; returns the marker."""
     import uuid
 
-    from core.models import TaskHeartbeat
 
     marker = marker or uuid.uuid4().hex
     with transaction.atomic():
@@ -53,7 +52,6 @@ def heartbeat_beat() -> str:
     """Beat's own heartbeat (marker prefixed ``beat-``)."""
     import uuid
 
-    from core.models import TaskHeartbeat
 
     marker = f"beat-{uuid.uuid4().hex[:20]}"
     TaskHeartbeat.objects.create(marker=marker, sent_at=clock.now(), ran_at=clock.now(), worker=socket.gethostname())

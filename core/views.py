@@ -13,6 +13,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.models import TaskHeartbeat
+from core.tasks import heartbeat_send
+
 
 def _check_database() -> dict[str, Any]:
     started = time.monotonic()
@@ -73,15 +76,12 @@ class HeartbeatView(APIView):
 
     @extend_schema(responses=HeartbeatSerializer)
     def post(self, request: Request) -> Response:
-        from core.models import TaskHeartbeat
-        from core.tasks import heartbeat_send
 
         marker = heartbeat_send()
         return Response(HeartbeatSerializer(TaskHeartbeat.objects.get(marker=marker)).data, status=202)
 
     @extend_schema(responses=HeartbeatSerializer(many=True))
     def get(self, request: Request) -> Response:
-        from core.models import TaskHeartbeat
 
         rows = TaskHeartbeat.objects.order_by("-sent_at")[:10]
         return Response(HeartbeatSerializer(rows, many=True).data)
