@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test test-fast install lock lint schema clean
+.PHONY: run test test-fast install lock lint schema bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,11 @@ lint: install
 	$(BIN)/mypy .
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/python scripts/game_plan_doc.py --check
+
+# `make bench`: gunicorn (production config) + 2,000 funded players with limits + 32 keep-alive connections for 60 s,
+# pgbench before/after on the same PostgreSQL, then 1,000,000 rounds of history and the same again (scripts/bench.py)
+bench: install
+	$(BIN)/python scripts/bench.py $(BENCH_ARGS)
 
 schema: install
 	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file .data/openapi.yaml

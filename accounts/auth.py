@@ -1,12 +1,16 @@
 """Player token authentication: ``Authorization: Token <key>``; revoked tokens fail at once.
 
 A token issued by login belongs to a LoginSession: an idle session times out here (and in the
-sweeper), so does one older than ACCOUNTS_SESSION_MAX_HOURS; every request refreshes ``last_seen_at``.
+sweeper), so does one older than ACCOUNTS_SESSION_MAX_HOURS. One SELECT reads the token with its user, session
+and player; ``last_seen_at`` / ``last_used_at`` are written at most once per ``ACTIVITY_RESOLUTION`` (a minute),
+so a busy player costs no write per request and the idle timeout is measured to the minute (it may end a
+session up to a minute before ACCOUNTS_SESSION_IDLE_MINUTES of real idleness, never later).
 A user who must change the first password (GP §4(7)) gets ``auth.password_change_required`` from every
 endpoint except the views that set ``allow_password_change_pending = True`` (change password, logout).
 """
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from rest_framework import authentication, exceptions
@@ -18,6 +22,8 @@ from accounts.models import AuthToken, LoginSession, Player, User
 from accounts.services.sessions import session_end
 from core import clock
 from core.errors import DomainError, ErrorDef
+
+ACTIVITY_RESOLUTION = timedelta(minutes=1)
 
 TOKEN_INVALID = ErrorDef("auth.token_invalid", 401, "Neplatné nebo zneplatněné přihlášení.", "Invalid or revoked token.")
 
@@ -46,6 +52,14 @@ def _forbid(err: ErrorDef, **details: Any) -> _PermissionDenied:
     return _PermissionDenied(err(**details))
 
 
+def _player_of(user: User) -> Player | None:
+    """The user's player, already loaded by the token query (no statement)."""
+    try:
+        return user.player
+    except Player.DoesNotExist:
+        return None
+
+
 class PlayerTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Token"
 
@@ -59,7 +73,7 @@ class PlayerTokenAuthentication(authentication.BaseAuthentication):
             key = header[1].decode()
         except UnicodeError:
             raise _fail(TOKEN_INVALID) from None
-        token = (AuthToken.objects.select_related("user", "session")
+        token = (AuthToken.objects.select_related("user", "session", "user__player")
                  .filter(key_hash=AuthToken.hash_key(key)).first())
         if token is None or token.revoked_at is not None or not token.user.is_active:
             raise _fail(TOKEN_INVALID)
@@ -74,11 +88,13 @@ class PlayerTokenAuthentication(authentication.BaseAuthentication):
                 session_end(session=session, reason=LoginSession.EndReason.TIMEOUT, at=ends_at,
                             detail="idle" if ends_at == session.last_seen_at + idle else "max_age")
                 raise _fail(SESSION_EXPIRED)
-            LoginSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(last_seen_at=now)
-        player = Player.objects.filter(user_id=token.user_id).only("status").first()
+            if now - session.last_seen_at >= ACTIVITY_RESOLUTION:
+                LoginSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(last_seen_at=now)
+        player = _player_of(token.user)
         if player is not None and player.status in Player.TERMINAL:
             raise _fail(TOKEN_INVALID)
-        AuthToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        if token.last_used_at is None or now - token.last_used_at >= ACTIVITY_RESOLUTION:
+            AuthToken.objects.filter(pk=token.pk).update(last_used_at=now)
         if token.user.must_change_password:
             view = (getattr(request, "parser_context", None) or {}).get("view")
             if not getattr(view, "allow_password_change_pending", False):

@@ -1,5 +1,13 @@
 """Idempotency-Key support for unsafe API calls.
 
+Two ways, one contract for the client (same header, same error codes, a replay answers like the first call with
+``Idempotent-Replayed: true`` and moves nothing):
+
+- a resource whose own row is unique on (owner, key) -- a game round, a round action -- is its own idempotency
+  record: the view reads the key with :func:`request_key` and the service replays the existing row. No extra
+  rows or statements on the hot path.
+- anything else uses the ``@idempotent()`` decorator below, which keeps a separate record.
+
 ``@idempotent()`` on a DRF view method: the whole call runs in one transaction together
 with storing its response under (caller, key). A replay with the same key and the same
 body returns the stored response (header ``Idempotent-Replayed: true``) and moves
@@ -37,6 +45,26 @@ KEY_CONFLICT = ErrorDef("idempotency.conflict", 409,
 ViewMethod = Callable[..., Response]
 
 
+def _valid_key(key: str) -> str:
+    if not (1 <= len(key) <= 128) or not key.isprintable():
+        raise KEY_INVALID()
+    return key
+
+
+def request_key(request: Request) -> str:
+    """The request's Idempotency-Key (``idempotency.key_required`` / ``idempotency.key_invalid`` otherwise)."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        raise KEY_REQUIRED()
+    return _valid_key(key)
+
+
+def mark_replayed(response: Response) -> Response:
+    """Tell the client this answer is a replay of an earlier call with the same key."""
+    response["Idempotent-Replayed"] = "true"
+    return response
+
+
 def _request_hash(request: Request, endpoint: str) -> str:
     try:
         body = json.dumps(request.data, sort_keys=True, default=str)
@@ -55,8 +83,7 @@ def idempotent(required: bool = True) -> Callable[[ViewMethod], ViewMethod]:
                 if required:
                     raise KEY_REQUIRED()
                 return view_method(self, request, *args, **kwargs)
-            if not (1 <= len(key) <= 128) or not key.isprintable():
-                raise KEY_INVALID()
+            _valid_key(key)
             scope = f"user:{request.user.pk}" if request.user.is_authenticated else "anon"
             endpoint = f"{request.method} {request.resolver_match.route if request.resolver_match else request.path}"
             req_hash = _request_hash(request, endpoint)
@@ -64,9 +91,7 @@ def idempotent(required: bool = True) -> Callable[[ViewMethod], ViewMethod]:
             def stored(rec: IdempotencyRecord) -> Response:
                 if rec.request_hash != req_hash:
                     raise KEY_CONFLICT(key=key)
-                resp = Response(rec.response_body, status=rec.response_status)
-                resp["Idempotent-Replayed"] = "true"
-                return resp
+                return mark_replayed(Response(rec.response_body, status=rec.response_status))
 
             existing = IdempotencyRecord.objects.filter(scope=scope, key=key).first()
             if existing:

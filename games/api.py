@@ -27,7 +27,7 @@ from rest_framework.views import APIView
 from accounts.permissions import IsPlayer, request_player
 from accounts.selectors import player_for_user
 from core.audit import Actor
-from core.idempotency import idempotent
+from core.idempotency import idempotent, mark_replayed, request_key
 from games import selectors, services
 from games.models import Game, Round
 from games.serializers import (
@@ -99,19 +99,20 @@ class RoundsView(generics.ListAPIView):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(request=RoundPlayRequestSerializer, responses={201: RoundSerializer, 200: RoundSerializer},
-                   parameters=[KEY_HEADER])
-    @idempotent()
+    @extend_schema(request=RoundPlayRequestSerializer, responses={201: RoundSerializer}, parameters=[KEY_HEADER])
     def post(self, request: Request) -> Response:
+        """The round row is unique on (player, Idempotency-Key): it is its own idempotency record, so a replay
+        returns the round (``Idempotent-Replayed: true``) and moves nothing, with no separate record."""
+        key = request_key(request)
         player = request_player(request)
         body = RoundPlayRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         rnd = services.round_play(
             player=player, game_code=body.validated_data["game"], bet=body.validated_data["bet"],
-            idempotency_key=request.headers["Idempotency-Key"], actor=Actor.player(player),
-            forced_draws=body.validated_data.get("forced_draws"),
+            idempotency_key=key, actor=Actor.player(player), forced_draws=body.validated_data.get("forced_draws"),
         )
-        return Response(RoundSerializer(rnd).data, status=200 if rnd.replayed else 201)
+        response = Response(RoundSerializer(rnd).data, status=201)
+        return mark_replayed(response) if rnd.replayed else response
 
 
 class PlayMoneyRoundsView(APIView):
@@ -171,11 +172,13 @@ class RoundActionView(APIView):
     permission_classes = [IsPlayer]
 
     @extend_schema(request=RoundActRequestSerializer, responses=RoundSerializer, parameters=[KEY_HEADER])
-    @idempotent()
     def post(self, request: Request, round_id: int) -> Response:
+        """The action row is unique on (round, Idempotency-Key): its own idempotency record (see RoundsView)."""
+        key = request_key(request)
         player = request_player(request)
         body = RoundActRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         rnd = services.round_act(player=player, round_id=round_id, action=body.validated_data["action"],
-                                 idempotency_key=request.headers["Idempotency-Key"], actor=Actor.player(player))
-        return Response(RoundSerializer(rnd).data)
+                                 idempotency_key=key, actor=Actor.player(player))
+        response = Response(RoundSerializer(rnd).data)
+        return mark_replayed(response) if rnd.replayed else response

@@ -7,6 +7,7 @@ Engine errors (:class:`games.engine.BetError`, :class:`games.engine.ActionError`
 from __future__ import annotations
 
 from core.errors import DomainError, ErrorDef
+from core.idempotency import KEY_CONFLICT
 from games.engine import ActionError, EngineError
 
 # Catalogue ---------------------------------------------------------------------------------------------------------
@@ -37,9 +38,8 @@ ROUND_NOT_REFUNDABLE = ErrorDef("game.round_not_refundable", 409,
 IDEMPOTENCY_KEY_INVALID = ErrorDef("game.idempotency_key_invalid", 400,
                                    "Neplatný klíč Idempotency-Key (1–128 znaků).",
                                    "Invalid Idempotency-Key (1-128 printable characters).")
-IDEMPOTENCY_CONFLICT = ErrorDef("game.idempotency_conflict", 409,
-                                "Tento Idempotency-Key byl již použit pro jiné herní kolo nebo akci.",
-                                "This Idempotency-Key was already used for a different round or action.")
+# One code for one meaning: the same as every other idempotent endpoint's conflict.
+IDEMPOTENCY_CONFLICT = KEY_CONFLICT
 INVALID_BET = ErrorDef("game.invalid_bet", 422, "Neplatná sázka.", "Invalid bet.")
 INVALID_ACTION = ErrorDef("game.invalid_action", 422, "Tuto akci nyní nelze provést.",
                           "This action is not possible now.")

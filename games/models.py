@@ -105,6 +105,8 @@ class Round(models.Model):
         ]
         indexes = [
             models.Index(fields=["player", "play_money", "-started_at"], name="games_round_player_recent"),
+            # the player's last bet of a game (returned at launch) without a write on every round
+            models.Index(fields=["player", "game_code", "-started_at"], name="games_round_player_game"),
             models.Index(fields=["status", "deadline"], name="games_round_status_deadline"),
         ]
 
@@ -137,15 +139,3 @@ class RoundAction(models.Model):
             models.UniqueConstraint(fields=["round", "seq"], name="games_action_unique_seq"),
             models.UniqueConstraint(fields=["round", "idempotency_key"], name="games_action_unique_key"),
         ]
-
-
-class PlayerGameSettings(models.Model):
-    """The player's last bet parameters per game, returned at launch."""
-
-    player = models.ForeignKey("accounts.Player", on_delete=models.CASCADE, related_name="game_settings")
-    game_code = models.CharField(max_length=60)
-    bet_params = models.JSONField(default=dict)
-    updated_at = models.DateTimeField()
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["player", "game_code"], name="games_settings_unique")]

@@ -20,7 +20,7 @@ from core import clock
 from core.money import Money
 from games import errors
 from games.engine import JsonDict, ReplayMismatch, registry
-from games.models import Game, PlayerGameSettings, Round
+from games.models import Game, Round
 from games.validation import valid_game_code, valid_round_id
 
 if TYPE_CHECKING:
@@ -76,9 +76,10 @@ def game_detail(row: Game) -> JsonDict:
 
 
 def player_bet_settings(player: Player, game_code: str) -> JsonDict | None:
-    """The player's last bet parameters for a game (remembered at every start), or None."""
-    row = PlayerGameSettings.objects.filter(player=player, game_code=game_code).first()
-    return row.bet_params if row else None
+    """The player's last bet parameters for a game (those of the newest round started on it), or None.
+    One index lookup (``games_round_player_game``), so a round writes nothing extra to remember it."""
+    return (Round.objects.filter(player=player, game_code=game_code).order_by("-started_at", "-id")
+            .values_list("bet_params", flat=True).first())
 
 
 # --- rounds ------------------------------------------------------------------------------------------------------------
@@ -110,7 +111,7 @@ def round_public(rnd: Round) -> JsonDict:
     state = rnd.state or {}
     ended = rnd.status != Round.Status.IN_PROGRESS
     cur = rnd.currency
-    log = {a.seq: a for a in rnd.action_log.all()}
+    log = {a.seq: a for a in rnd.action_log.all()} if rnd.actions else {}  # no query for a round without actions
     return {
         "id": rnd.pk,
         "game": {"code": rnd.game_code, "version": rnd.game_version, "name": rnd.game.name,

@@ -2,12 +2,13 @@
 
 The flow of one round (design.md "Flow of one spin"), in ONE database transaction:
 
-    wallet_lock -> refuse a round in progress (GP §7(6)) or a start less than 2 s after the previous one
-    (GP §7(9)) -> engine.validate_bet -> limits.stake_check (which also asks accounts.betting_refusal) ->
-    wallet.stake_debit -> engine.start with the platform RNG wrapped in RecordingRNG -> jackpot hook ->
-    if finished: limits.win_cap, wallet.win_credit (capped), limits.stake_settled; else the round waits for
-    the player (round_act). A voided round (deadline, malfunction, staff) gets wallet.stake_refund and
-    limits.stake_voided (not a decided bet).
+    wallet_lock_live (the lock and the balance) -> the round context (a replayed key, a round in progress
+    GP §7(6), the previous start GP §7(9), the game's switch) -> engine.validate_bet -> limits.stake_gate (which
+    also asks accounts.betting_refusal) -> wallet.round_stake_debit -> engine.start with the platform RNG wrapped
+    in RecordingRNG -> jackpot hook -> if finished: limits.win_cap, wallet.round_win_credit (capped),
+    limits.stake_decided_now; else limits.stake_placed and the round waits for the player (round_act, which
+    settles with wallet.win_credit and limits.stake_settled). A voided round (deadline, malfunction, staff) gets
+    wallet.stake_refund and limits.stake_voided (not a decided bet).
 
 Other apps are called through their contract functions (docs/contracts.md), imported at the top of this module.
 A malfunction (the engine raising or returning a broken state) voids the round and returns the stake inside the
@@ -24,7 +25,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from core import clock
 from core.audit import Actor, audit_record
@@ -45,11 +46,19 @@ from games.engine import (
     registry,
 )
 from games.engine import Game as EngineGame
-from games.models import Game, PlayerGameSettings, Round, RoundAction
+from games.models import Game, Round, RoundAction
 from games.validation import check_idempotency_key, check_request_json, valid_game_code, valid_round_id
-from limits.services import stake_check, stake_settled, stake_voided, win_cap
+from limits.services import StakeGate, stake_decided_now, stake_gate, stake_placed, stake_settled, stake_voided, win_cap
 from wallet.selectors import balance
-from wallet.services import stake_debit, stake_refund, wallet_lock, win_credit
+from wallet.services import (
+    LockedWallet,
+    round_stake_debit,
+    round_win_credit,
+    stake_refund,
+    wallet_lock,
+    wallet_lock_live,
+    win_credit,
+)
 
 if TYPE_CHECKING:
     from accounts.models import Player
@@ -300,12 +309,6 @@ def game_set_enabled(*, game: Game, enabled: bool, actor: Actor) -> Game:
     return row
 
 
-def _remember_settings(player: Player, game_code: str, bet_params: JsonDict, now: datetime) -> None:
-    PlayerGameSettings.objects.update_or_create(
-        player=player, game_code=game_code, defaults={"bet_params": bet_params, "updated_at": now}
-    )
-
-
 # --- refusals ----------------------------------------------------------------------------------------------------------
 def _refuse_open_round(player: Player, play_money: bool, now: datetime) -> None:
     """GP §7(6): no other bet while a round is open. An open round past its deadline is ended here (GP §7(8)b)."""
@@ -320,10 +323,9 @@ def _refuse_open_round(player: Player, play_money: bool, now: datetime) -> None:
     raise errors.ROUND_IN_PROGRESS(round_id=open_round.pk, game=open_round.game_code)
 
 
-def _refuse_too_soon(player: Player, now: datetime) -> None:
-    """GP §7(9): a round never lasts less than 2 s: the next round starts at least MIN_ROUND_SECONDS later."""
-    last = (Round.objects.filter(player=player, play_money=False).order_by("-started_at")
-            .values_list("started_at", flat=True).first())
+def _refuse_too_soon(last: datetime | None, now: datetime) -> None:
+    """GP §7(9): a round never lasts less than 2 s: the next round starts at least MIN_ROUND_SECONDS after the
+    start ``last`` of the player's previous real-money round."""
     if last is None:
         return
     wait = timedelta(seconds=min_round_seconds()) - (now - last)
@@ -406,6 +408,37 @@ def _replay_or_conflict(existing: Round, *, game_code: str, bet: object, play_mo
     return existing
 
 
+_START_CONTEXT_SQL = """
+SELECT
+  (SELECT json_build_array(g.id, g.enabled, g.name, g.name_cs, g.kind) FROM games_game g
+    WHERE g.code = %(code)s AND g.version = %(version)s),
+  (SELECT r.id FROM games_round r WHERE r.player_id = %(player)s AND r.idempotency_key = %(key)s),
+  (SELECT r.id FROM games_round r WHERE r.player_id = %(player)s AND r.play_money = %(play_money)s
+      AND r.status = 'in_progress' LIMIT 1),
+  (SELECT r.started_at FROM games_round r WHERE r.player_id = %(player)s AND NOT r.play_money
+    ORDER BY r.started_at DESC LIMIT 1),
+  nextval(pg_get_serial_sequence('games_round', 'id'))
+"""
+
+
+def _start_context(player: Player, engine_game: EngineGame, idempotency_key: str,
+                   play_money: bool) -> tuple[Game | None, int | None, int | None, datetime | None, int]:
+    """(the game's catalogue row, the round with this key, the round in progress, the last real-money start, the
+    id for a new round) in ONE statement, whatever the player's history (each an index lookup). The game row
+    carries only what a round needs (its switch and the names the round shows). Taking the new round's id here
+    lets the round be written once, when its outcome is known (an id taken for a refused start is a gap)."""
+    with connection.cursor() as cur:
+        cur.execute(_START_CONTEXT_SQL, {"code": engine_game.code, "version": engine_game.version,
+                                         "player": player.pk, "key": idempotency_key, "play_money": play_money})
+        game, keyed_id, open_id, last_started, new_id = cur.fetchone()
+    row = None
+    if game:
+        row = Game(id=game[0], code=engine_game.code, version=engine_game.version, enabled=game[1], name=game[2],
+                   name_cs=game[3], kind=game[4])
+        row._state.adding = False
+    return row, keyed_id, open_id, last_started, new_id
+
+
 def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key: str, actor: Actor,
                play_money: bool = False, forced_draws: list[list[int]] | None = None) -> Round:
     """Start a round (the start button, GP §7(6)) and run it as far as it goes without the player.
@@ -417,6 +450,11 @@ def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key
 
     Returns the round: ``finished`` (settled), ``in_progress`` (waits for round_act) or ``voided`` (malfunction:
     the stake was returned).
+
+    A real-money round that settles at once costs a fixed handful of statements (docs/games-platform.md "Cost
+    of a round"): the wallet lock with the balance, the round context, the round row, the limits decision, the
+    stake posting, the last-bet upsert, the win posting (if any), the limits counters, the round update and one
+    audit event.
     """
     check_idempotency_key(idempotency_key)
     forced = _check_forced(forced_draws, play_money)
@@ -424,47 +462,131 @@ def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key
         raise errors.INVALID_BET(reason="the bet must be a JSON object")
     check_request_json(bet, errors.INVALID_BET)
     engine_game = _engine_game(game_code)
+    if play_money:
+        return _round_play_money(player=player, engine_game=engine_game, bet=bet, idempotency_key=idempotency_key,
+                                 actor=actor, forced=forced)
     currency = _currency()
     with transaction.atomic():
-        if not play_money:
-            wallet_lock(player=player)  # every money and limit decision of this player runs under this lock
+        # Every money and limit decision of this player runs under this lock; it also reads the balance.
+        locked = wallet_lock_live(player=player)
+        game_row, keyed_id, open_id, last_started, new_id = _start_context(player, engine_game, idempotency_key,
+                                                                           False)
+        if keyed_id is not None:
+            return _replay_or_conflict(Round.objects.get(pk=keyed_id), game_code=game_code, bet=bet, play_money=False)
+        now = clock.now()
+        if open_id is not None:
+            _refuse_open_round(player, False, now)  # ends it if past its deadline (GP §7(8)b), else refuses
+            locked = wallet_lock_live(player=player)  # the ended round's stake came back: read the balance again
+        _refuse_too_soon(last_started, now)
+        if game_row is None:
+            game_row = _game_row(engine_game)
+        if not game_row.enabled:
+            raise errors.GAME_DISABLED(game=engine_game.code)
+        bet_obj = _validate_bet(engine_game, bet)
+        stake = Money(bet_obj.total_stake, currency)
+        # written once at the end (settled, waiting, or voided), under the id taken above
+        rnd = Round(id=new_id, **_round_fields(player, engine_game, game_row, bet, bet_obj, idempotency_key,
+                                               currency, now, play_money=False, forced=False))
+        # Limits (self-limits GP §6, 120/15 break GP §7(4), hourly loss GP §8(5), account state and the
+        # exclusion register through accounts.betting_refusal) decide under the wallet lock.
+        gate = stake_gate(player=player, kind=LIMITS_KIND, stake=stake, game_code=engine_game.code,
+                          game_max_bet=Money(offered_figures(engine_game.declared)["max_bet"], currency), now=now,
+                          round_ref=_ref(rnd, "bet"))
+        rnd.balance_before = locked.balance
+        # GP §7(3): the stake is deducted before the round's result exists.
+        round_stake_debit(locked=locked, amount=stake, reference=_ref(rnd, "stake"), actor=actor)
+        source, rec = _rng_for(None)
+        try:
+            state = _clean_state(engine_game.start(bet_obj, rec))
+        except Exception as exc:  # an engine failure is a malfunction of this round
+            logger.exception("round %s: engine start of %s v%s failed", rnd.pk, engine_game.code, engine_game.version)
+            rnd.draws = rec.draws
+            _void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"start: {_describe_exc(exc)}", actor=actor,
+                  now=now)
+            rnd.replayed = False
+            return rnd
+        rnd.draws = rec.draws
+        rnd.state = state
+        rnd.win_engine = state["win"]
+        hooks.jackpot_contribute_and_evaluate(player=player, round=rnd, bet=bet_obj, state=state, stage="start")
+        if state["status"] == "finished":
+            _settle_at_once(rnd, gate=gate, locked=locked, actor=actor, now=now)
+        else:
+            stake_placed(gate=gate, round_ref=_ref(rnd, "bet"))
+            rnd.save(force_insert=True)
+            _audit_started(rnd, actor=actor, status=state["status"])
+    rnd.replayed = False
+    return rnd
+
+
+def _round_fields(player: Player, engine_game: EngineGame, game: Game, bet: JsonDict, bet_obj: Bet,
+                  idempotency_key: str, currency: str, now: datetime, *, play_money: bool,
+                  forced: bool) -> dict[str, Any]:
+    return dict(
+        player=player, game=game, game_code=engine_game.code, game_version=engine_game.version,
+        play_money=play_money, forced_outcome=forced, idempotency_key=idempotency_key,
+        status=Round.Status.IN_PROGRESS, bet_request=_jsonable(bet), bet_params=_jsonable(bet_obj.params),
+        stake=bet_obj.total_stake, currency=currency, started_at=now, last_activity_at=now,
+        deadline=clock.add_days(now, engine_game.declared.unfinished_deadline_days),
+    )
+
+
+def _audit_started(rnd: Round, *, actor: Actor, status: str) -> None:
+    audit_record(actor=actor, action="games.round_started", obj=rnd,
+                 new={"game": f"{rnd.game_code}@{rnd.game_version}", "stake": rnd.stake, "status": status},
+                 play_money=rnd.play_money, forced_outcome=rnd.forced_outcome)
+
+
+def _settle_at_once(rnd: Round, *, gate: StakeGate, locked: LockedWallet, actor: Actor, now: datetime) -> None:
+    """A real-money round that finished without the player: cap the win (GP §8(3)), credit it (GP §10(1)), count
+    the bet as placed and decided (GP §6(7)) and record the round with ONE audit event (started and settled)."""
+    currency = rnd.currency
+    paid, capped = rnd.win_engine, False
+    if rnd.win_engine > 0:
+        capped_money, capped = win_cap(win=Money(rnd.win_engine, currency))
+        paid = capped_money.amount
+    round_win_credit(locked=locked, player=rnd.player, amount=Money(paid, currency), reference=_ref(rnd, "win"),
+                     actor=actor)
+    stake_decided_now(gate=gate, win=Money(paid, currency), settled_at=now, round_ref=_ref(rnd, "bet"),
+                      game_code=rnd.game_code)
+    rnd.balance_after = locked.balance
+    rnd.win = paid
+    rnd.win_capped = bool(capped)
+    rnd.status = Round.Status.FINISHED
+    rnd.settled_at = now
+    rnd.last_activity_at = now
+    rnd.save(force_insert=True)  # the round's one write (its id was taken by _start_context)
+    audit_record(actor=actor, action="games.round_played", obj=rnd,
+                 new={"game": f"{rnd.game_code}@{rnd.game_version}", "status": rnd.status, "stake": rnd.stake,
+                      "win": rnd.win, "win_engine": rnd.win_engine, "win_capped": rnd.win_capped},
+                 play_money=False, forced_outcome=False)
+
+
+def _round_play_money(*, player: Player, engine_game: EngineGame, bet: JsonDict, idempotency_key: str, actor: Actor,
+                      forced: list[list[int]] | None) -> Round:
+    """A play-money round: no wallet, limits or jackpots; QA forced draws where enabled."""
+    currency = _currency()
+    with transaction.atomic():
         existing = Round.objects.filter(player=player, idempotency_key=idempotency_key).first()
         if existing is not None:
-            return _replay_or_conflict(existing, game_code=game_code, bet=bet, play_money=play_money)
+            return _replay_or_conflict(existing, game_code=engine_game.code, bet=bet, play_money=True)
         now = clock.now()
-        _refuse_open_round(player, play_money, now)
-        if not play_money:
-            _refuse_too_soon(player, now)
+        _refuse_open_round(player, True, now)
         row = _game_row(engine_game)
         if not row.enabled:
             raise errors.GAME_DISABLED(game=engine_game.code)
         bet_obj = _validate_bet(engine_game, bet)
-        stake = Money(bet_obj.total_stake, currency)
-        fields = dict(
-            player=player, game=row, game_code=engine_game.code, game_version=engine_game.version,
-            play_money=play_money, forced_outcome=forced is not None, idempotency_key=idempotency_key,
-            status=Round.Status.IN_PROGRESS, bet_request=_jsonable(bet), bet_params=_jsonable(bet_obj.params),
-            stake=bet_obj.total_stake, currency=currency, started_at=now, last_activity_at=now,
-            deadline=clock.add_days(now, engine_game.declared.unfinished_deadline_days),
-        )
+        fields = _round_fields(player, engine_game, row, bet, bet_obj, idempotency_key, currency, now,
+                               play_money=True, forced=forced is not None)
         try:
             with transaction.atomic():
-                rnd = Round.objects.create(**fields)  # rolls back with everything else on a refusal below
+                rnd = Round.objects.create(**fields)
         except IntegrityError:
             # A concurrent twin (play money runs without the wallet lock) won the unique index.
             existing = Round.objects.filter(player=player, idempotency_key=idempotency_key).first()
             if existing is not None:
-                return _replay_or_conflict(existing, game_code=game_code, bet=bet, play_money=play_money)
+                return _replay_or_conflict(existing, game_code=engine_game.code, bet=bet, play_money=True)
             raise errors.ROUND_IN_PROGRESS()
-        if not play_money:
-            # Limits (self-limits GP §6, 120/15 break GP §7(4), hourly loss GP §8(5), account state and the
-            # exclusion register through accounts.betting_refusal) decide under the wallet lock.
-            stake_check(player=player, kind=LIMITS_KIND, stake=stake, game_code=engine_game.code,
-                        game_max_bet=Money(offered_figures(engine_game.declared)["max_bet"], currency), now=now,
-                        round_ref=_ref(rnd, "bet"))
-            rnd.balance_before = _balance(player)
-            # GP §7(3): the stake is deducted before the round's result exists.
-            stake_debit(player=player, amount=stake, reference=_ref(rnd, "stake"), actor=actor)
         source, rec = _rng_for(forced)
         try:
             state = _clean_state(engine_game.start(bet_obj, rec))
@@ -482,14 +604,8 @@ def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key
         rnd.win_engine = state["win"]
         if source is not None:
             rnd.forced_draws_left = source.left()
-        if play_money:
-            rnd.jackpot_events = list(state.get("jackpot_events") or [])
-        else:
-            hooks.jackpot_contribute_and_evaluate(player=player, round=rnd, bet=bet_obj, state=state, stage="start")
-        _remember_settings(player, engine_game.code, rnd.bet_params, now)
-        audit_record(actor=actor, action="games.round_started", obj=rnd,
-                     new={"game": f"{rnd.game_code}@{rnd.game_version}", "stake": rnd.stake,
-                          "status": state["status"]}, play_money=play_money, forced_outcome=rnd.forced_outcome)
+        rnd.jackpot_events = list(state.get("jackpot_events") or [])
+        _audit_started(rnd, actor=actor, status=state["status"])
         if state["status"] == "finished":
             _settle(rnd, actor=actor, now=now)
         else:

@@ -205,10 +205,20 @@ def hourly_loss(player: Player, kind: str, at: datetime) -> HourlyLoss:
     bounds: exact for windows starting in a full minute, and never less than the real figure for the
     oldest, partly covered minute, so the cap is never exceeded. Reads at most 61 rows.
     """
-    now_minute = minute_of(at)
-    lo = now_minute - HOURLY_WINDOW_MINUTES * MINUTE
-    rows = list(MinuteBucket.objects.filter(player=player, kind=kind, minute__gte=lo, minute__lte=now_minute)
+    lo, hi = hourly_window(at)
+    rows = list(MinuteBucket.objects.filter(player=player, kind=kind, minute__gte=lo, minute__lte=hi)
                 .order_by("-minute").values_list("minute", "stakes", "wins", "peak"))
+    return hourly_loss_from_buckets(rows)
+
+
+def hourly_window(at: datetime) -> tuple[datetime, datetime]:
+    """The first and last bucket minute a 60-minute window containing ``at`` may start in."""
+    now_minute = minute_of(at)
+    return now_minute - HOURLY_WINDOW_MINUTES * MINUTE, now_minute
+
+
+def hourly_loss_from_buckets(rows: list[tuple[datetime, int, int, int]]) -> HourlyLoss:
+    """:func:`hourly_loss` from the window's buckets ``(minute, stakes, wins, peak)``, newest first."""
     suffix = 0
     used = 0
     bounds = []
@@ -242,11 +252,12 @@ class Room:
 
 
 def money_rooms(player: Player, kind: str, limits: dict[str, int | None], open_stakes: int, at: datetime,
-                rules: KindRules) -> list[Room]:
-    """Room left under each money limit, in the order the refusals are reported."""
+                rules: KindRules, *, totals: Totals | None = None, hourly: HourlyLoss | None = None) -> list[Room]:
+    """Room left under each money limit, in the order the refusals are reported. ``totals`` and ``hourly``, when
+    given (read already by the stake gate's one locking statement), are used instead of reading them again."""
     rooms: list[Room] = []
     if any(lt in limits for lt in MONEY_LIMITS):
-        totals = period_totals(player, kind, at)
+        totals = totals or period_totals(player, kind, at)
         day_end = clock.day_bounds(at)[1]
         month_end = clock.month_bounds(at)[1]
         spec = [
@@ -261,7 +272,7 @@ def money_rooms(player: Player, kind: str, limits: dict[str, int | None], open_s
             if value is not None:
                 rooms.append(Room(str(lt), err, value, used, resets))
     if rules.hourly_loss:
-        hl = hourly_loss(player, kind, at)
+        hl = hourly or hourly_loss(player, kind, at)
         rooms.append(Room("hourly_loss", errors.HOURLY_LOSS_EXCEEDED, hl.cap, hl.used, None, hourly=hl))
     return rooms
 

@@ -1,4 +1,4 @@
-"""`make run`: migrate, load demo data, then run the web server, one Celery worker and ONE
+"""`make run`: migrate, load demo data, then run the web server (gunicorn), one Celery worker and ONE
 beat scheduler together; Ctrl-C stops them all (and the embedded PostgreSQL we started)."""
 from __future__ import annotations
 
@@ -50,6 +50,7 @@ def main() -> int:
     (ROOT / ".data").mkdir(exist_ok=True)
     print("== migrating and loading demo data", flush=True)
     manage("migrate", "--noinput", stdout=subprocess.DEVNULL)
+    manage("collectstatic", "--noinput", stdout=subprocess.DEVNULL)  # the admin's CSS/JS, served by WhiteNoise
     # The demo's own notification e-mails stay out of the printout (the web process prints them on the console).
     demo = manage("seed_demo", capture_output=True, text=True,
                   env={**os.environ, "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend"}).stdout
@@ -79,7 +80,11 @@ def main() -> int:
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
-    start("web", PY, "manage.py", "runserver", f"{HOST}:{PORT}", "--noreload")
+    # The production web server, as production runs it (config/gunicorn.conf.py); a development machine needs
+    # no more than two workers.
+    os.environ.setdefault("WEB_CONCURRENCY", "2")
+    start("web", PY, "-m", "gunicorn", "-c", "config/gunicorn.conf.py", "--bind", f"{HOST}:{PORT}",
+          "config.wsgi:application")
     start("worker", PY, "-m", "celery", "-A", "config", "worker", "-l", "info", "--concurrency", "2",
           "-n", "worker@%h")
     pidfile = ROOT / ".data" / "beat.pid"

@@ -9,6 +9,8 @@ the house account is not a hot row.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Sum
@@ -189,3 +191,89 @@ def operator_balance(code: str) -> Money:
     """An operator account's balance: the sum of its entries (never a hot row)."""
     acc = LedgerAccount.objects.filter(code=code).first()
     return Money(account_sum(acc.pk) if acc else 0)
+
+
+# The lean round path (games): one locking read, one statement per posting ------------------------------------------
+
+@dataclass
+class LockedWallet:
+    """The player's wallet row, locked (``FOR NO KEY UPDATE``), with its live account's balance and debt, read in
+    one statement. Postings through :func:`post_with_operator` keep ``balance`` current."""
+
+    wallet: Wallet
+    account_id: int
+    account_code: str
+    balance: int
+    debt: int
+
+
+_LOCK_LIVE_SQL = """
+SELECT w.*, a.id AS live_account_id, a.code AS live_account_code, a.balance AS live_balance, a.debt AS live_debt
+FROM wallet_wallet w
+JOIN wallet_ledgeraccount a ON a.player_id = w.player_id
+ AND a.kind = CASE WHEN w.mode = %s THEN %s ELSE %s END
+WHERE w.player_id = %s
+FOR NO KEY UPDATE OF w
+"""
+
+
+def wallet_lock_live(*, player: Player) -> LockedWallet:
+    """:func:`wallet_lock` and the live account's balance and debt in ONE statement (the hot path of a round).
+
+    ``FOR NO KEY UPDATE OF w``: only the wallet row is locked (the lock order of docs/contracts.md); the live
+    account row is written only under this lock."""
+    params = [Wallet.Mode.TEMPORARY, AccountKind.PLAYER_TEMPORARY, AccountKind.PLAYER_MAIN, player.pk]
+    rows = list(Wallet.objects.raw(_LOCK_LIVE_SQL, params))
+    if not rows:
+        wallet_lock(player=player)  # first use: creates the wallet and its accounts, then locks
+        rows = list(Wallet.objects.raw(_LOCK_LIVE_SQL, params))
+    wallet = rows[0]
+    row: Any = wallet  # a raw query's extra columns are attributes of the instance
+    return LockedWallet(wallet=wallet, account_id=int(row.live_account_id), account_code=str(row.live_account_code),
+                        balance=int(row.live_balance), debt=int(row.live_debt))
+
+
+_POST_WITH_OPERATOR_SQL = """
+WITH op_new AS (
+    INSERT INTO wallet_ledgeraccount (code, kind, player_id, currency, tracks_balance, balance, debt, created_at)
+    VALUES (%(op_code)s, %(op_kind)s, NULL, 'CZK', false, 0, 0, %(now)s)
+    ON CONFLICT (code) DO NOTHING RETURNING id
+), op AS (
+    SELECT id FROM op_new UNION ALL SELECT id FROM wallet_ledgeraccount WHERE code = %(op_code)s LIMIT 1
+), txn AS (
+    INSERT INTO wallet_ledgertransaction (kind, reference, player_id, amount, currency, memo, created_at, actor_label)
+    VALUES (%(kind)s, %(reference)s, %(player_id)s, %(amount)s, 'CZK', '', %(now)s, %(actor)s) RETURNING id
+), acc AS (
+    UPDATE wallet_ledgeraccount SET balance = balance + %(delta)s WHERE id = %(account_id)s RETURNING balance
+), entries AS (
+    INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
+    SELECT txn.id, %(account_id)s, %(delta)s, acc.balance, %(now)s FROM txn, acc
+    UNION ALL
+    SELECT txn.id, op.id, -%(delta)s, NULL, %(now)s FROM txn, op
+    RETURNING 1
+)
+SELECT (SELECT id FROM txn), (SELECT balance FROM acc), (SELECT count(*) FROM entries)
+"""
+
+
+def post_with_operator(*, locked: LockedWallet, kind: str, reference: str, delta: int, operator: str,
+                       actor: Actor) -> int:
+    """One balanced transaction between the locked player's live account (``delta``) and an operator account
+    (``-delta``), written in ONE statement: the transaction row, the balance update and both entries. The
+    database still enforces the balance (deferred trigger), append-only rows and the debt rule. Returns the
+    transaction id; ``locked.balance`` becomes the balance after. The caller checked the amount and funds."""
+    if delta == 0 or not reference or len(reference) > 160:
+        raise ValueError(f"bad posting {kind}:{reference} {delta}")
+    params: dict[str, Any] = {"op_code": operator, "op_kind": OPERATOR_ACCOUNTS[operator], "now": clock.now(), "kind": kind,
+              "reference": reference, "player_id": locked.wallet.player_id, "amount": abs(delta),
+              "actor": _actor_label(actor), "delta": delta, "account_id": locked.account_id}
+    try:
+        with connection.cursor() as cur:
+            cur.execute(_POST_WITH_OPERATOR_SQL, params)
+            txn_id, balance, entries = cur.fetchone()
+    except IntegrityError:
+        raise errors.REFERENCE_CONFLICT(reference=reference, kind=kind)
+    if entries != 2:
+        raise RuntimeError(f"posting {kind}:{reference} wrote {entries} entries")
+    locked.balance = int(balance)
+    return int(txn_id)

@@ -23,7 +23,7 @@ from limits.services.exclusions import (
     self_listing_send,
     self_listing_send_due,
 )
-from limits.services.gate import StakeAllowed, stake_check
+from limits.services.gate import StakeAllowed, StakeGate, stake_check, stake_decided_now, stake_gate, stake_placed
 from limits.services.login import daily_time_logout_sweep, login_check
 from limits.services.refusals import refusal_record
 from limits.services.self_limits import (
@@ -38,5 +38,5 @@ __all__ = [
     "stake_check", "stake_settled", "stake_voided", "win_cap", "login_check", "self_limit_set", "self_limits_decide",
     "pending_limits_apply", "limits_account_closed", "panic_press", "self_listing_request", "self_listing_send",
     "self_listing_send_due", "exclusion_sweep", "daily_time_logout_sweep", "minute_buckets_prune",
-    "refusal_record", "StakeAllowed", "TECHNICAL",
+    "refusal_record", "StakeAllowed", "TECHNICAL", "StakeGate", "stake_gate", "stake_placed", "stake_decided_now",
 ]

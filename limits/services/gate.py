@@ -22,20 +22,34 @@ from core import clock
 from core.errors import DomainError
 from core.money import Money
 from limits import errors
-from limits.kinds import kind_rules
+from limits.kinds import KindRules, kind_rules
 from limits.models import LimitType, OpenBet, PlayerKindState
-from limits.rules import HOURLY_WINDOW_MINUTES, break_length, check_stake_grid, grid_floor, play_limit, require_money
+from limits.rules import (
+    HOURLY_WINDOW_MINUTES,
+    break_length,
+    check_stake_grid,
+    grid_floor,
+    minute_of,
+    play_limit,
+    require_money,
+)
 from limits.selectors import (
     active_panic,
     active_self_listing,
-    effective_limits,
     last_logout,
     logged_in_seconds,
     logins_started,
     money_rooms,
 )
-from limits.services.counters import buckets_bump, kind_state_lock, periods_bump
+from limits.services.counters import (
+    GateState,
+    buckets_bump,
+    decided_now_record,
+    kind_state_read_locked,
+    periods_bump,
+)
 from limits.services.refusals import refusal_record
+from limits.services.settlement import stake_settled
 
 
 @dataclass(frozen=True)
@@ -114,6 +128,22 @@ def _check_session_limits(player: Player, limits: dict[str, int | None], at: dat
                                              used_seconds=used, resets_at=end)
 
 
+@dataclass
+class StakeGate:
+    """An allowed stake, decided under the (player, kind) state lock, not yet counted: the caller either counts
+    it as placed (:func:`stake_placed`, a round that waits for the player) or as placed and decided at once
+    (:func:`stake_decided_now`, a round that settles in the same transaction)."""
+
+    player: Player
+    kind: str
+    stake: Money
+    game_code: str
+    now: datetime
+    rules: KindRules
+    read: GateState
+    allowed: StakeAllowed
+
+
 def stake_check(*, player: Player, kind: str, stake: Money, game_code: str, game_max_bet: Money | None,
                 now: datetime, round_ref: str = "") -> StakeAllowed:
     """May ``player`` stake ``stake`` on ``game_code`` now? Raises a limits DomainError when not.
@@ -124,37 +154,57 @@ def stake_check(*, player: Player, kind: str, stake: Money, game_code: str, game
     ``round_ref`` (optional) names the bet for kinds that may keep several bets open.
     Every refusal is recorded (StakeRefusal) so that it survives the caller's rollback.
     """
+    gate = stake_gate(player=player, kind=kind, stake=stake, game_code=game_code, game_max_bet=game_max_bet,
+                      now=now, round_ref=round_ref)
+    return stake_placed(gate=gate, round_ref=round_ref)
+
+
+def stake_gate(*, player: Player, kind: str, stake: Money, game_code: str, game_max_bet: Money | None,
+               now: datetime, round_ref: str = "") -> StakeGate:
+    """The decision of :func:`stake_check` without counting the stake yet: the same checks in the same order on
+    the state read by ONE locking statement (``kind_state_read_locked``). Raises (and records) a refusal."""
     stake = require_money(stake, "stake")
     try:
         with transaction.atomic(savepoint=False):
-            return _stake_check(player=player, kind=kind, stake=stake, game_code=game_code,
-                                game_max_bet=game_max_bet, now=now, round_ref=round_ref)
+            return _stake_gate(player=player, kind=kind, stake=stake, game_code=game_code,
+                               game_max_bet=game_max_bet, now=now, round_ref=round_ref)
     except DomainError as err:
         refusal_record(player=player, kind=kind, stake=stake, game_code=game_code, error=err, at=now)
         raise
 
 
-def _stake_check(*, player: Player, kind: str, stake: Money, game_code: str, game_max_bet: Money | None,
-                 now: datetime, round_ref: str) -> StakeAllowed:
+def _check_locked_exclusions(read: GateState) -> None:
+    """The panic button (48 hours) and a self-listing request in force refuse at once (read under the lock)."""
+    if read.panic is not None:
+        raise errors.PANIC_EXCLUSION(limit="panic_button", started_at=read.panic[0], ends_at=read.panic[1])
+    if read.listing is not None:
+        raise errors.SELF_LISTED(limit="self_listing", requested_at=read.listing[0], listed_until=read.listing[1])
+
+
+def _stake_gate(*, player: Player, kind: str, stake: Money, game_code: str, game_max_bet: Money | None,
+                now: datetime, round_ref: str) -> StakeGate:
     rules = kind_rules(kind)
     if game_max_bet is not None:
         game_max_bet = require_money(game_max_bet, "game_max_bet")
     round_max = check_stake_grid(stake, game_max_bet, rules)
     check_account(player)
-    check_exclusions(player, now)
-
-    state = kind_state_lock(player, kind)
-    open_bets = list(OpenBet.objects.filter(player=player, kind=kind))
+    read = kind_state_read_locked(player, kind, now)
+    _check_locked_exclusions(read)
+    open_bets = read.open_bets
     if open_bets and (rules.one_open_round or any(b.round_ref == round_ref for b in open_bets)):
         bet = open_bets[0]
         raise errors.ROUND_IN_PROGRESS(limit="open_round", game_code=bet.game_code, stake=Money(bet.stake),
                                        placed_at=bet.placed_at)
-    left = play_left(state, now) if rules.play_break else None
+    left = play_left(read.state, now) if rules.play_break else None
 
-    limits = effective_limits(player, kind, now)
+    limits: dict[str, int | None] = {}
+    for row in read.self_limits:
+        value = row.effective_value(now)
+        if value is not None:
+            limits[row.limit_type] = value
     _check_session_limits(player, limits, now)
     open_stakes = sum(b.stake for b in open_bets)
-    rooms = money_rooms(player, kind, limits, open_stakes, now, rules)
+    rooms = money_rooms(player, kind, limits, open_stakes, now, rules, totals=read.totals, hourly=read.hourly)
     max_now = grid_floor(min([round_max] + [r.room for r in rooms]), rules)
     for r in rooms:
         if stake.amount > r.room:
@@ -166,18 +216,51 @@ def _stake_check(*, player: Player, kind: str, stake: Money, game_code: str, gam
             else:
                 details["resets_at"] = r.resets_at
             raise r.error(**details)
+    allowed = StakeAllowed(kind=kind, stake=stake, placed_at=now,
+                           play_seconds_left=int(left.total_seconds()) if left is not None else None,
+                           max_stake_now=Money(max_now))
+    return StakeGate(player=player, kind=kind, stake=stake, game_code=game_code, now=now, rules=rules, read=read,
+                     allowed=allowed)
 
-    # Allowed: count the placement and set the open-round marker.
-    periods_bump(player.pk, kind, now, stakes_placed=stake.amount, bets_placed=1)
-    if rules.hourly_loss:
+
+def _opens_play_period(gate: StakeGate) -> bool:
+    state = gate.read.state
+    return gate.rules.play_break and (state.last_round_ended_at is None or state.play_started_at is None
+                                      or gate.now - state.last_round_ended_at >= break_length())
+
+
+def stake_placed(*, gate: StakeGate, round_ref: str = "") -> StakeAllowed:
+    """Count an allowed stake as placed and set the open-round marker (GP §7(6)); the bet is decided later
+    (``stake_settled``) or voided (``stake_voided``)."""
+    state, now, stake = gate.read.state, gate.now, gate.stake
+    periods_bump(gate.player.pk, gate.kind, now, stakes_placed=stake.amount, bets_placed=1)
+    if gate.rules.hourly_loss:
         buckets_bump(state, [(now, stake.amount, 0)])
-    OpenBet.objects.create(player=player, kind=kind, round_ref=round_ref or "", game_code=game_code or "",
-                           stake=stake.amount, placed_at=now)
-    if rules.play_break and (state.last_round_ended_at is None or state.play_started_at is None
-                             or now - state.last_round_ended_at >= break_length()):
+    OpenBet.objects.create(player=gate.player, kind=gate.kind, round_ref=round_ref or "",
+                           game_code=gate.game_code or "", stake=stake.amount, placed_at=now)
+    if _opens_play_period(gate):
         state.play_started_at = now  # this stake opens a new play period
     state.updated_at = now
     state.save(update_fields=["play_started_at", "last_bucket_minute", "updated_at"])
-    return StakeAllowed(kind=kind, stake=stake, placed_at=now,
-                        play_seconds_left=int(left.total_seconds()) if left is not None else None,
-                        max_stake_now=Money(max_now))
+    return gate.allowed
+
+
+def stake_decided_now(*, gate: StakeGate, win: Money, settled_at: datetime, round_ref: str,
+                      game_code: str = "") -> None:
+    """Count an allowed stake as placed AND decided (GP §6(7)) when its round settled in the same transaction:
+    the same counters, settled-bet record and play-time marks as :func:`stake_placed` followed by
+    ``stake_settled``, written in ONE statement. Falls back to those two when the bet spans two minutes or an
+    hourly bucket out of order (the general path keeps the bucket bound conservative)."""
+    win = require_money(win, "win")
+    state = gate.read.state
+    minute = minute_of(gate.now)
+    in_order = state.last_bucket_minute is None or minute >= state.last_bucket_minute
+    if minute_of(settled_at) != minute or not in_order or settled_at < gate.now or win.amount < 0:
+        stake_placed(gate=gate, round_ref=round_ref)
+        stake_settled(player=gate.player, kind=gate.kind, stake=gate.stake, win=win, started_at=gate.now,
+                      settled_at=settled_at, round_ref=round_ref, game_code=game_code or gate.game_code)
+        return
+    decided_now_record(gate=gate.read, stake=gate.stake.amount, win=win.amount, placed_at=gate.now,
+                       settled_at=settled_at, round_ref=round_ref, game_code=game_code or gate.game_code,
+                       hourly=gate.rules.hourly_loss,
+                       play_started_at=gate.now if _opens_play_period(gate) else state.play_started_at)

@@ -4,7 +4,7 @@ Other apps import from here: ``from wallet.services import stake_debit``. One mo
 import each other without a cycle (deposits -> payouts -> withdrawals -> sending -> sandbox); only the enqueueing
 of a Celery task imports ``wallet.tasks`` inside a function, because the tasks import these services.
 """
-from wallet.ledger import wallet_lock
+from wallet.ledger import LockedWallet, wallet_lock, wallet_lock_live
 from wallet.services.branch import branch_cash_record
 from wallet.services.callbacks import provider_callback_handle
 from wallet.services.conversion import wallet_convert_temporary
@@ -31,6 +31,8 @@ from wallet.services.play import (
     adjustment_credit,
     debt_sweep_one,
     operator_transfer,
+    round_stake_debit,
+    round_win_credit,
     stake_debit,
     stake_refund,
     win_credit,
@@ -50,6 +52,7 @@ from wallet.services.withdrawals import (
 )
 
 __all__ = [
+    "LockedWallet", "round_stake_debit", "round_win_credit", "wallet_lock_live",
     "adjustment_credit", "branch_cash_record", "closure_settlement_start", "debt_sweep_one", "deposit_expire_one",
     "deposit_start", "method_document_review", "method_document_upload", "misuse_payout_start", "operator_transfer",
     "payment_method_cancel", "payment_method_mark_doubtful", "payment_method_refuse", "payment_method_register",

@@ -12,6 +12,7 @@ from core.audit import Actor, audit_record
 from core.money import Money
 from wallet import errors, rules
 from wallet.ledger import (
+    LockedWallet,
     apply_credit_to_debt,
     check_amount,
     existing_transaction,
@@ -19,6 +20,7 @@ from wallet.ledger import (
     operator_account,
     player_account,
     post,
+    post_with_operator,
     set_debt,
     wallet_lock,
 )
@@ -278,3 +280,37 @@ def debt_sweep_one(*, debt_id: int, actor: Actor) -> str:
         Wallet.objects.filter(player_id=debt.player_id).update(debt_flagged_at=now)
         audit_record(actor=actor, action="wallet.debt_overdue_flagged", obj=debt, outstanding=Money(debt.outstanding))
         return "flagged"
+
+
+# The lean round path: the caller (games.round_play) holds wallet_lock_live's lock --------------------------------
+
+def round_stake_debit(*, locked: LockedWallet, amount: Money, reference: str, actor: Actor) -> int:
+    """:func:`stake_debit` for a new round under ``wallet_lock_live``: the same refusals
+    (``wallet.debt_outstanding`` GP §7(7), ``wallet.insufficient_funds``) decided on the locked read, then ONE
+    statement. No replay lookup: the reference names a round created in this transaction (a repeat would be a
+    ``wallet.reference_conflict``). Returns the balance after."""
+    amt = check_amount(amount)
+    if locked.debt > 0 or locked.balance < 0:
+        raise errors.DEBT_OUTSTANDING(debt=Money(max(locked.debt, -locked.balance)))
+    if locked.balance < amt:
+        raise errors.INSUFFICIENT_FUNDS(balance=Money(locked.balance), required=amount)
+    post_with_operator(locked=locked, kind=TxnKind.STAKE, reference=reference, delta=-amt, operator="house",
+                       actor=actor)
+    return locked.balance
+
+
+def round_win_credit(*, locked: LockedWallet, player: Player, amount: Money, reference: str, actor: Actor) -> int:
+    """:func:`win_credit` (GP §10(1), paid at once) under ``wallet_lock_live``: ONE statement; a zero win posts
+    nothing. A player with a recorded debt takes the general path, which also pays the debt down (GP §7(7)).
+    Returns the balance after."""
+    amt = check_amount(amount, allow_zero=True)
+    if amt == 0:
+        return locked.balance
+    if locked.debt > 0:
+        win_credit(player=player, amount=amount, reference=reference, actor=actor)
+        account = LedgerAccount.objects.only("balance", "debt").get(pk=locked.account_id)
+        locked.balance, locked.debt = account.balance, account.debt
+        return locked.balance
+    post_with_operator(locked=locked, kind=TxnKind.WIN, reference=reference, delta=amt, operator="house",
+                       actor=actor)
+    return locked.balance

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from core.audit import Actor
 from core.models import AuditEvent
 from games.engine import list_games, registry
-from games.models import Game, PlayerGameSettings, Round
+from games.models import Game, Round
 from games.services import game_set_enabled, games_sync
 from games.tests.platform.helpers import act, client_for, funded_player, start
 from games.tests.platform.testgames import PickGame
@@ -72,7 +72,7 @@ def test_the_players_last_bet_is_remembered_per_game(clock):
     start(c, bet={"bets": [{"type": "even", "amount": 200}]})
     clock.shift(2)
     rid = start(c, game="test_pick", bet={"stake": 300}).json()["id"]
-    assert PlayerGameSettings.objects.get(player=player, game_code="european_roulette").bet_params == {
+    assert c.get("/api/v1/games/catalogue/european_roulette").json()["last_bet"] == {
         "bets": [{"type": "even", "amount": 200}]}
     assert c.get("/api/v1/games/catalogue/test_pick").json()["last_bet"] == {"stake": 300}
     launch = c.get("/api/v1/games/catalogue/test_pick").json()

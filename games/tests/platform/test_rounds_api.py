@@ -195,7 +195,7 @@ def test_the_service_itself_is_idempotent_on_the_player_and_key(clock):
     with pytest.raises(DomainError) as exc:
         round_play(player=player, game_code=ROULETTE, bet={"bets": [{"type": "black", "amount": 100}]},
                    idempotency_key="svc", actor=Actor.player(player))
-    assert exc.value.code == "game.idempotency_conflict" and balance(player) == 10_100
+    assert exc.value.code == "idempotency.conflict" and balance(player) == 10_100
 
 
 def test_an_action_replayed_with_its_key_moves_nothing(clock):

@@ -1,0 +1,123 @@
+"""The cost of a real-money round through the HTTP API, counted in SQL statements.
+
+A round that settles without a player action costs at most ``MAX_STATEMENTS`` statements, authentication
+(token) and idempotency (the round's own unique key) included, and the same number after 10,000 rounds of the
+player's history. Limits are on (a daily stake and a daily loss limit). Speed is measured by `make bench`, never
+asserted by wall clock; this test pins the number of statements, which is what the database pays per spin."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from core.audit import Actor
+from core.rng import SeededRNG, use_rng
+from games.models import Round
+from games.tests.platform.helpers import client_for, funded_player, key
+from games.tests.platform.testgames import FixedRNG
+from limits.services import self_limit_set
+
+# transaction=True: the request's own transaction is the outermost one, as in production (no test savepoints)
+pytestmark = pytest.mark.django_db(transaction=True)
+
+MAX_STATEMENTS = 12
+ROULETTE_RED = {"bets": [{"type": "red", "amount": 100}]}
+KOBUSHI_BET = {"lines": 30, "coins": 1, "coin_value": 1}
+LOSS, WIN = FixedRNG(0), FixedRNG(1)  # roulette pocket 0 (red loses), pocket 1 (red wins)
+
+
+def _limited_player() -> Any:
+    """A funded player with a daily stake limit and a daily loss limit (limits on, as at the evening peak)."""
+    player = funded_player(100_000_00)
+    for limit_type, value in (("daily_stake", 50_000_00), ("daily_loss", 20_000_00)):
+        self_limit_set(player=player, kind="technical", limit_type=limit_type, value=value,
+                       actor=Actor.player(player))
+    return player
+
+
+def _round(c: Any, clock: Any, game: str, bet: dict[str, Any], rng: Any) -> tuple[dict[str, Any], list[str]]:
+    clock.shift(3)  # GP §7(9): at least 2 s between rounds
+    with use_rng(rng), CaptureQueriesContext(connection) as ctx:
+        r = c.post("/api/v1/games/rounds", {"game": game, "bet": bet}, format="json", HTTP_IDEMPOTENCY_KEY=key())
+    assert r.status_code == 201, r.content
+    return r.json(), [q["sql"] for q in ctx.captured_queries]
+
+
+def _history(player: Any, rounds: int) -> None:
+    """``rounds`` settled roulette rounds of history, written in bulk the way a settled round leaves them: the
+    round rows, limits' settled bets and the ledger's stake postings."""
+    with connection.cursor() as cur:
+        columns = [f.column for f in Round._meta.concrete_fields if not f.primary_key]
+        shifted = {"started_at", "last_activity_at", "settled_at"}
+        values = ["'history-' || n" if c == "idempotency_key" else
+                  f"r.{c} - n * interval '3 seconds'" if c in shifted else f"r.{c}" for c in columns]
+        cur.execute(f"""
+            INSERT INTO games_round ({", ".join(columns)})
+            SELECT {", ".join(values)}
+            FROM generate_series(1, %s) AS n,
+                 (SELECT * FROM games_round WHERE player_id = %s AND status = 'finished' LIMIT 1) AS r
+        """, [rounds, player.pk])
+        cur.execute("""
+            INSERT INTO limits_settledbet (player_id, kind, game_code, round_ref, stake, win, placed_at, started_at,
+                settled_at, voided)
+            SELECT %s, 'technical', 'european_roulette', 'history:' || n, 100, 0, now() - n * interval '3 seconds',
+                now() - n * interval '3 seconds', now() - n * interval '3 seconds', false
+            FROM generate_series(1, %s) AS n
+        """, [player.pk, rounds])
+
+
+@pytest.mark.parametrize("outcome", ["loss", "win"])
+def test_a_settled_roulette_round_costs_at_most_12_statements_also_after_10000_rounds_of_history(clock, outcome):
+    player = _limited_player()
+    c = client_for(player)
+    rng = LOSS if outcome == "loss" else WIN
+    _round(c, clock, "european_roulette", ROULETTE_RED, rng)  # the day's first round creates its counter rows
+    body, fresh = _round(c, clock, "european_roulette", ROULETTE_RED, rng)
+    assert body["status"] == "finished" and (body["win"]["amount"] > 0) == (outcome == "win")
+    assert len(fresh) <= MAX_STATEMENTS, "\n".join(fresh)
+    _history(player, 10_000)
+    assert Round.objects.filter(player=player).count() > 10_000
+    _, after_history = _round(c, clock, "european_roulette", ROULETTE_RED, rng)
+    assert len(after_history) == len(fresh), "\n".join(after_history)
+
+
+def test_a_settled_kobushi_round_costs_at_most_12_statements(clock):
+    player = _limited_player()
+    c = client_for(player)
+    _round(c, clock, "european_roulette", ROULETTE_RED, LOSS)  # the day's first round creates its counter rows
+    counted = 0
+    for seed in range(40):
+        body, sql = _round(c, clock, "kobushi", KOBUSHI_BET, SeededRNG(seed))
+        if body["status"] != "finished":
+            continue  # a feature that needs the player; not this test's subject
+        counted += 1
+        assert len(sql) <= MAX_STATEMENTS, "\n".join(sql)
+    assert counted >= 10
+
+
+def test_the_token_activity_write_is_at_most_once_a_minute_and_keeps_a_round_within_the_limit(clock):
+    """Authentication writes ``last_used_at`` at most once a minute; that round, too, stays within the limit."""
+    player = _limited_player()
+    c = client_for(player)
+    _round(c, clock, "european_roulette", ROULETTE_RED, WIN)
+    clock.shift(61)
+    _, sql = _round(c, clock, "european_roulette", ROULETTE_RED, WIN)
+    assert any(q.startswith('UPDATE "accounts_authtoken"') for q in sql)
+    assert len(sql) <= MAX_STATEMENTS, "\n".join(sql)
+    _, sql = _round(c, clock, "european_roulette", ROULETTE_RED, WIN)
+    assert not any(q.startswith('UPDATE "accounts_authtoken"') for q in sql)
+
+
+def test_an_idempotent_replay_of_a_round_costs_no_more_and_moves_nothing(clock):
+    player = _limited_player()
+    c = client_for(player)
+    clock.shift(3)
+    first = c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": ROULETTE_RED}, format="json",
+                   HTTP_IDEMPOTENCY_KEY="same-key")
+    with CaptureQueriesContext(connection) as ctx:
+        again = c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": ROULETTE_RED}, format="json",
+                       HTTP_IDEMPOTENCY_KEY="same-key")
+    assert again.status_code == 201 and again["Idempotent-Replayed"] == "true" and again.json() == first.json()
+    assert len(ctx.captured_queries) <= MAX_STATEMENTS

@@ -1,0 +1,721 @@
+"""`make bench`: the real-money round through the production web server, against PostgreSQL's own ceiling.
+
+    .venv/bin/python scripts/bench.py                          # 2,000 players, 32 connections, 60 s, 1,000,000 rounds
+    .venv/bin/python scripts/bench.py --seconds 10 --players 200 --history 20000 --pgbench-seconds 5   # CI smoke
+
+1. The PostgreSQL of ``DATABASE_URL``, else the embedded one (started here; stopped at the end unless it was
+   already running). Two databases of its own on that server, dropped first: ``platform_bench`` (migrated) and
+   ``pgbench_db``.
+2. ``--players`` funded players in bulk (``scripts/bench_data.py``): active, verified, a funded wallet, a daily
+   stake limit and a daily loss limit (self-limits on), a login session with its API token each.
+3. gunicorn with ``config/gunicorn.conf.py`` serving ``config.sqlcount:application`` (``SQL_COUNT=1``: each answer
+   carries ``X-SQL-Count``, the statements of its request), ``DEBUG=0``, persistent connections.
+4. Per run: ``pgbench`` TPC-B-like (``-s 10``, the same client count, ``--pgbench-seconds``) before and after; a
+   short warm-up; the load (``scripts/bench_load.py``: ``--connections`` keep-alive HTTP/1.1 connections for
+   ``--seconds``, half roulette and half Kobushi, each player at most one round start per 2 s, GP §7(9)); then
+   ``manage.py ledger_check`` and ``manage.py limits_reconcile`` on the bench database.
+5. Run "fresh", then ``--history`` historical rounds loaded straight into the tables, then run "history".
+6. One table: settled rounds/s, p50/p95/p99 of ``POST /rounds`` (ms), errors, SQL statements per settled round
+   (a round and its action calls), web CPU ms per round (gunicorn's processes, /proc), the client's own CPU,
+   pgbench TPS before/after/mean and the ratio rounds/s / pgbench TPS; then the details and the machine.
+
+``--sweep sync:5 gthread:4x4 ...`` measures web set-ups against each other instead (one run each, no history);
+``--profile N`` ends with a cProfile of N rounds played in-process (where the CPU of a round goes).
+
+Ctrl-C (or SIGTERM) stops gunicorn and everything started here. Nothing but 127.0.0.1 is ever sent HTTP traffic.
+Speed is measured here, never asserted: the exit status says only whether the bench ran and the checks passed.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+
+import bench_data  # noqa: E402 - after the path set-up (its Django imports are lazy: set up in Bench._django)
+from bench_load import KOBUSHI, ROULETTE, Stats, percentile, run_load  # noqa: E402
+
+PY = sys.executable
+BENCH_DB = "platform_bench"
+PGBENCH_DB = "pgbench_db"
+LOG_DIR = ROOT / ".data" / "bench"
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+# --- the PostgreSQL server ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Server:
+    """Where the PostgreSQL server is, from a ``DATABASE_URL``."""
+
+    url: str
+
+    @property
+    def parts(self) -> Any:
+        return urlsplit(self.url)
+
+    @property
+    def host(self) -> str:
+        query = parse_qs(self.parts.query)
+        return query.get("host", [self.parts.hostname or ""])[0]
+
+    @property
+    def port(self) -> str:
+        return str(self.parts.port or "")
+
+    @property
+    def user(self) -> str:
+        return unquote(self.parts.username or "postgres")
+
+    @property
+    def password(self) -> str:
+        return unquote(self.parts.password or "")
+
+    @property
+    def maintenance_db(self) -> str:
+        return self.parts.path.lstrip("/") or "postgres"
+
+    def url_for(self, database: str) -> str:
+        p = self.parts
+        return urlunsplit((p.scheme, p.netloc, f"/{database}", p.query, p.fragment))
+
+    def libpq_args(self) -> list[str]:
+        args = ["-U", self.user]
+        if self.host:
+            args += ["-h", self.host]
+        if self.port:
+            args += ["-p", self.port]
+        return args
+
+    def libpq_env(self) -> dict[str, str]:
+        return {**os.environ, "PGPASSWORD": self.password} if self.password else dict(os.environ)
+
+    def sql(self, statement: str, database: str | None = None) -> str:
+        """Run one statement with psql (autocommit) and return its unaligned output."""
+        out = subprocess.run(["psql", *self.libpq_args(), "-d", database or self.maintenance_db, "-X", "-A", "-t",
+                              "-v", "ON_ERROR_STOP=1", "-c", statement],
+                             env=self.libpq_env(), capture_output=True, text=True, timeout=300)
+        if out.returncode != 0:
+            raise RuntimeError(f"psql failed: {statement}: {out.stderr.strip()}")
+        return out.stdout.strip()
+
+
+def _psql_available() -> None:
+    if shutil.which("psql") is None:
+        _prepend_embedded_bin()
+    if shutil.which("psql") is None:
+        raise RuntimeError("psql not found (neither on PATH nor in the pgserver wheel)")
+
+
+def _prepend_embedded_bin() -> None:
+    """The client tools (psql, pgbench) of the embedded PostgreSQL wheel, when the machine has none."""
+    import pgserver
+
+    bin_dir = Path(pgserver.__file__).parent / "pginstall" / "bin"
+    os.environ["PATH"] = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+class Embedded:
+    """The embedded PostgreSQL: started here when no DATABASE_URL is set; stopped at the end only if it was not
+    running before."""
+
+    def __init__(self) -> None:
+        self.started_here = False
+
+    def url(self) -> str:
+        from config.embedded_db import embedded_url
+
+        data_dir = Path(os.environ.get("EMBEDDED_PG_DIR") or ROOT / ".data" / "pg")
+        self.started_here = not (data_dir / "postmaster.pid").exists()
+        return embedded_url()
+
+    def stop(self) -> None:
+        if self.started_here:
+            from config.embedded_db import embedded_stop
+
+            embedded_stop()
+            say("== embedded PostgreSQL stopped (it was started by the bench)")
+
+
+# --- processes ---------------------------------------------------------------------------------------------------------
+class Web:
+    """gunicorn, started in its own process group; its master is the process we started."""
+
+    def __init__(self, env: dict[str, str], port: int) -> None:
+        self.env = env
+        self.port = port
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = LOG_DIR / "gunicorn.log"
+        self.description = "?"
+
+    def start(self) -> None:
+        LOG_DIR.mkdir(parents=True, exist_ok=True)
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [PY, "-m", "gunicorn", "-c", str(ROOT / "config" / "gunicorn.conf.py"), "config.sqlcount:application"],
+                cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {self.proc.returncode}; see {self.log}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=5):
+                    pass
+            except urllib.error.HTTPError:  # answered (503 = a check not green): it serves
+                pass
+            except OSError:
+                time.sleep(0.3)
+                continue
+            self.description = self._describe()
+            return
+        raise RuntimeError(f"gunicorn did not answer within 90 s; see {self.log}")
+
+    def _describe(self) -> str:
+        """Workers, worker class and threads as gunicorn reports them at start (config/gunicorn.conf.py logs them)."""
+        time.sleep(1.0)  # the last workers finish booting
+        log = self.log.read_text(errors="replace")[-20000:]
+        found = re.findall(r"config: workers (\d+), class (\S+), threads (\d+)", log)
+        if not found:
+            return f"{len(self.workers())} workers"
+        workers, kind, threads = found[-1]
+        return f"{workers} workers, class {kind}" + (f", {threads} threads each" if kind == "gthread" else "")
+
+    def workers(self) -> list[Any]:
+        import psutil
+
+        assert self.proc is not None
+        return list(psutil.Process(self.proc.pid).children())
+
+    def cpu_seconds(self) -> float:
+        """CPU (user + system) of the master, its live workers and the workers it reaped (recycled)."""
+        import psutil
+
+        assert self.proc is not None
+        master = psutil.Process(self.proc.pid)
+        own = master.cpu_times()
+        total = own.user + own.system + own.children_user + own.children_system
+        for worker in master.children():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                times = worker.cpu_times()
+                total += times.user + times.system
+        return total
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)  # our own process group (start_new_session)
+        try:
+            self.proc.wait(timeout=40)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+        say("== gunicorn stopped")
+
+
+def postgres_cpu_seconds() -> float:
+    """CPU of the PostgreSQL servers on this machine: each postmaster, the backends it reaped (a connection that
+    ended) and its live processes. Machine-wide: other databases' work on the same server counts too."""
+    import psutil
+
+    total = 0.0
+    for proc in psutil.process_iter(["name", "ppid"]):
+        with contextlib.suppress(psutil.Error):
+            if proc.info["name"] not in ("postgres", "postmaster"):
+                continue
+            parent = psutil.Process(proc.info["ppid"]) if proc.info["ppid"] else None
+            if parent is not None and parent.name() in ("postgres", "postmaster"):
+                continue  # a backend: counted through its postmaster below
+            times = proc.cpu_times()
+            total += times.user + times.system + times.children_user + times.children_system
+            for child in proc.children():
+                with contextlib.suppress(psutil.Error):
+                    child_times = child.cpu_times()
+                    total += child_times.user + child_times.system
+    return total
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def manage(env: dict[str, str], *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PY, "manage.py", *args], cwd=ROOT, env={**env, "LOG_LEVEL": "WARNING"},
+                          capture_output=True, text=True, timeout=timeout)
+
+
+# --- pgbench -----------------------------------------------------------------------------------------------------------
+def pgbench_binary() -> str:
+    found = shutil.which("pgbench")
+    if found is None:
+        _prepend_embedded_bin()
+        found = shutil.which("pgbench")
+    if found is None:
+        raise RuntimeError("pgbench not found (neither on PATH nor in the pgserver wheel)")
+    return found
+
+
+def pgbench_init(server: Server, scale: int) -> float:
+    t0 = time.monotonic()
+    out = subprocess.run([pgbench_binary(), "-i", "-q", "-s", str(scale), *server.libpq_args(), PGBENCH_DB],
+                         env=server.libpq_env(), capture_output=True, text=True, timeout=1800)
+    if out.returncode != 0:
+        raise RuntimeError(f"pgbench -i failed: {out.stderr.strip()[-2000:]}")
+    return time.monotonic() - t0
+
+
+def pgbench_run(server: Server, clients: int, seconds: int) -> float:
+    """TPC-B-like TPS, without the initial connection time (0 when ``seconds`` is 0: not measured)."""
+    if seconds <= 0:
+        return 0.0
+    out = subprocess.run([pgbench_binary(), "-c", str(clients), "-j", "2", "-T", str(seconds), *server.libpq_args(),
+                          PGBENCH_DB], env=server.libpq_env(), capture_output=True, text=True, timeout=seconds + 300)
+    match = re.search(r"tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)",
+                      out.stdout)
+    if out.returncode != 0 or match is None:
+        raise RuntimeError(f"pgbench failed: {(out.stderr or out.stdout).strip()[-2000:]}")
+    return float(match.group(1))
+
+
+# --- the runs ----------------------------------------------------------------------------------------------------------
+@dataclass
+class Row:
+    label: str
+    stats: Stats
+    seconds: float
+    web_cpu: float
+    client_cpu: float
+    db_cpu: float
+    pgbench_before: float
+    pgbench_after: float
+    load_average: tuple[float, float] = (0.0, 0.0)  # 1-minute load average at the start and the end of the load
+    web: str = ""
+    checks: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def settled(self) -> int:
+        return sum(self.stats.settled.values())
+
+    @property
+    def rate(self) -> float:
+        return self.settled / self.seconds if self.seconds else 0.0
+
+    @property
+    def pgbench_mean(self) -> float:
+        return (self.pgbench_before + self.pgbench_after) / 2
+
+    @property
+    def ratio(self) -> float:
+        return self.rate / self.pgbench_mean if self.pgbench_mean else 0.0
+
+    def per_round_ms(self, cpu_seconds: float) -> float:
+        return cpu_seconds * 1000 / self.settled if self.settled else 0.0
+
+
+def checks_run(env: dict[str, str]) -> dict[str, str]:
+    """The project's consistency checks on the bench database."""
+    results: dict[str, str] = {}
+    for command in ("ledger_check", "limits_reconcile"):
+        if not any((ROOT / app / "management" / "commands" / f"{command}.py").exists()
+                   for app in ("wallet", "limits")):
+            results[command] = "not available"
+            continue
+        out = manage(env, command)
+        text = " | ".join(line.strip() for line in (out.stdout + out.stderr).strip().splitlines()[:6])
+        results[command] = f"{'OK' if out.returncode == 0 else f'FAILED (exit {out.returncode})'}: {text[:400]}"
+    return results
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.embedded = Embedded()
+        self.server: Server | None = None
+        self.web: Web | None = None
+        self.rows: list[Row] = []
+        self.notes: list[str] = []
+        self.players: list[tuple[int, str]] = []
+        self.env: dict[str, str] = {}
+        self.port = 0
+        self.conn_age: dict[str, str] = {}  # CONN_MAX_AGE of a sweep's row
+        self.profile_text = ""
+
+    # set-up
+    def database(self) -> Server:
+        url = os.environ.get("DATABASE_URL", "")
+        if not url:
+            say("== starting the embedded PostgreSQL (.data/pg)")
+            url = self.embedded.url()
+        server = Server(url)
+        self.server = server
+        _psql_available()
+        for name in (BENCH_DB, PGBENCH_DB):
+            server.sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            server.sql(f"CREATE DATABASE {name}")
+        self.notes.append(f"PostgreSQL: {server.sql('SHOW server_version')} "
+                          f"({'embedded' if not os.environ.get('DATABASE_URL') else 'DATABASE_URL'}), "
+                          f"max_connections {server.sql('SHOW max_connections')}, "
+                          f"shared_buffers {server.sql('SHOW shared_buffers')}")
+        return server
+
+    def child_env(self, server: Server, port: int) -> dict[str, str]:
+        a = self.args
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_NAME", "TESTING")}
+        env.update({
+            "DATABASE_URL": server.url_for(BENCH_DB), "DJANGO_ENV": "development", "DEBUG": "0",
+            "CONN_MAX_AGE": str(a.conn_max_age), "CONN_HEALTH_CHECKS": os.environ.get("CONN_HEALTH_CHECKS", "1"),
+            "SQL_COUNT": "1",
+            "BIND": f"127.0.0.1:{port}", "GUNICORN_ACCESS_LOG": str(LOG_DIR / "access.log"),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        })
+        for option, name in ((a.workers, "WEB_CONCURRENCY"), (a.worker_class, "GUNICORN_WORKER_CLASS"),
+                             (a.threads, "GUNICORN_THREADS")):
+            if option is not None:
+                env[name] = str(option)
+        return env
+
+    def prepare(self) -> None:
+        a = self.args
+        server = self.database()
+        port = free_port()
+        self.env = self.child_env(server, port)
+        LOG_DIR.mkdir(parents=True, exist_ok=True)
+        for log in ("gunicorn.log", "access.log"):
+            (LOG_DIR / log).write_bytes(b"")  # this bench's logs only
+        t0 = time.monotonic()
+        out = manage(self.env, "migrate", "--noinput")
+        if out.returncode != 0:
+            raise RuntimeError(f"migrate failed: {out.stderr.strip()[-3000:]}")
+        say(f"== {BENCH_DB} migrated in {time.monotonic() - t0:.1f} s")
+        self._django()
+        t0 = time.monotonic()
+        say(f"== creating {a.players:,} funded players (bulk)")
+        created = bench_data.players_create(a.players, fund=a.fund, daily_stake=a.daily_stake, daily_loss=a.daily_loss, say=say)
+        self.players = [(p.player_id, p.token) for p in created]
+        secs = time.monotonic() - t0
+        say(f"== {len(created):,} players created in {secs:.1f} s")
+        self.notes.append(f"players: {len(created):,} created in {secs:.1f} s (bulk); fund {a.fund / 100:,.0f} CZK each, "
+                          f"daily stake limit {a.daily_stake / 100:,.0f} CZK, daily loss limit "
+                          f"{a.daily_loss / 100:,.0f} CZK")
+        self._close_django()
+        if a.pgbench_seconds > 0:
+            say(f"== pgbench -i -s {a.pgbench_scale} in {pgbench_init(server, a.pgbench_scale):.1f} s")
+        self.port = port
+
+    def start_web(self, overrides: dict[str, str] | None = None) -> Web:
+        """(Re)start gunicorn, with these environment overrides (a sweep's worker set-up)."""
+        if self.web is not None:
+            self.web.stop()
+        self.web = Web({**self.env, **(overrides or {})}, self.port)
+        self.web.start()
+        say(f"== gunicorn on 127.0.0.1:{self.port}: {self.web.description} (log {self.web.log})")
+        return self.web
+
+    def _django(self) -> None:
+        """Django in this process, on the bench database (for the bulk data only; the load is plain HTTP)."""
+        os.environ.update({k: self.env[k] for k in ("DATABASE_URL", "DJANGO_ENV", "DEBUG", "CONN_MAX_AGE")})
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        import django
+
+        django.setup()
+
+    @staticmethod
+    def _close_django() -> None:
+        from django.db import connections
+
+        connections.close_all()
+
+    # runs
+    def run(self, label: str) -> Row:
+        a = self.args
+        assert self.server is not None and self.web is not None
+        bench_data.sessions_refresh([pid for pid, _ in self.players])
+        self._close_django()
+        say(f"== run '{label}': pgbench before ({a.pgbench_seconds} s, {a.connections} clients)")
+        before = pgbench_run(self.server, a.connections, a.pgbench_seconds)
+        if a.warmup > 0:
+            say(f"   warm-up {a.warmup:.0f} s")
+            run_load(self.web.port, self.players, connections=a.connections, seconds=a.warmup, mix=a.mix,
+                     seed=a.seed + 1000, grace=30)
+            time.sleep(2.1)  # GP §7(9): the measured run starts every player's round at least 2 s later
+        say(f"   load: {a.connections} connections, {a.seconds:.0f} s")
+        load0 = os.getloadavg()[0]
+        web0, client0, db0 = self.web.cpu_seconds(), time.process_time(), postgres_cpu_seconds()
+        stats = run_load(self.web.port, self.players, connections=a.connections, seconds=a.seconds, mix=a.mix,
+                         seed=a.seed, grace=30)
+        web1, client1, db1 = self.web.cpu_seconds(), time.process_time(), postgres_cpu_seconds()
+        say(f"   {sum(stats.settled.values()):,} settled rounds; pgbench after")
+        after = pgbench_run(self.server, a.connections, a.pgbench_seconds)
+        row = Row(label, stats, stats.last_end - stats.first_start, web1 - web0, client1 - client0, db1 - db0,
+                  before, after, (load0, os.getloadavg()[0]), self.web.description)
+        row.checks = checks_run(self.env)
+        for name, result in row.checks.items():
+            say(f"   {name}: {result}")
+        self.rows.append(row)
+        return row
+
+    def history(self) -> None:
+        say(f"== loading {self.args.history:,} historical rounds")
+        result = bench_data.history_load(player_ids=[pid for pid, _ in self.players], rounds=self.args.history,
+                              fund=self.args.fund, roulette=ROULETTE, kobushi=KOBUSHI, say=say)
+        self._close_django()
+        self.notes.append(f"history: {result['rounds']:,} settled rounds loaded in {result['seconds']:.1f} s "
+                          f"(database now {result.get('database_size', '?')})")
+        say(f"== history loaded in {result['seconds']:.1f} s")
+
+    def profile(self) -> None:
+        """cProfile of rounds played in this process (the hottest path, without HTTP and gunicorn)."""
+        say(f"== profiling {self.args.profile} rounds in-process")
+        bench_data.sessions_refresh([pid for pid, _ in self.players])
+        time.sleep(2.1)  # GP §7(9) after the last run
+        self.profile_text = bench_data.rounds_profile(self.players, rounds=self.args.profile, mix=self.args.mix)
+
+    def shutdown(self) -> None:
+        if self.web is not None:
+            self.web.stop()
+        with contextlib.suppress(Exception):
+            self._close_django()
+        if self.server is not None and not self.args.keep:
+            for name in (BENCH_DB, PGBENCH_DB):
+                with contextlib.suppress(RuntimeError, subprocess.SubprocessError):
+                    self.server.sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        self.embedded.stop()
+
+    # report
+    def table(self) -> str:
+        head = ("run", "rounds/s", "p50 ms", "p95 ms", "p99 ms", "errors", "SQL/round mean", "median",
+                "web CPU ms/round", "client CPU s", "pgbench TPS before/after/mean", "ratio")
+        lines = [head]
+        for r in self.rows:
+            sql = r.stats.settled_sql
+            lines.append((
+                r.label, f"{r.rate:.1f}", f"{percentile(r.stats.round_ms, 50):.0f}",
+                f"{percentile(r.stats.round_ms, 95):.0f}", f"{percentile(r.stats.round_ms, 99):.0f}",
+                str(sum(r.stats.errors.values())), f"{statistics.fmean(sql):.1f}" if sql else "-",
+                f"{statistics.median(sql):.0f}" if sql else "-", f"{r.per_round_ms(r.web_cpu):.1f}",
+                f"{r.client_cpu:.1f}",
+                f"{r.pgbench_before:.0f} / {r.pgbench_after:.0f} / {r.pgbench_mean:.0f}" if r.pgbench_mean else "-",
+                f"{r.ratio:.4f}" if r.pgbench_mean else "-"))
+        widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+        out = ["  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(line, widths,
+                                                                                                   strict=True)))
+               for line in lines]
+        out.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(out)
+
+    def details(self) -> str:
+        out = []
+        for r in self.rows:
+            s = r.stats
+            by_kind = ", ".join(f"{k} {statistics.median(v):.0f} (n={len(v)})"
+                                for k, v in sorted(s.settled_sql_by_kind.items()))
+            out += [
+                f"[{r.label}] {r.settled:,} settled in {r.seconds:.1f} s ({dict(s.settled)}); {s.started_rounds:,} "
+                f"round starts, {s.actions:,} actions; answers {dict(s.outcomes.most_common())}",
+                f"[{r.label}] errors by code: {dict(s.errors.most_common()) or 'none'}",
+                f"[{r.label}] SQL per settled round, median by kind: {by_kind or '-'}",
+                f"[{r.label}] settled round incl. its actions: p50 {percentile(s.settled_ms, 50):.0f} ms, p99 "
+                f"{percentile(s.settled_ms, 99):.0f} ms; POST actions p50 {percentile(s.action_ms, 50):.0f} ms, p99 "
+                f"{percentile(s.action_ms, 99):.0f} ms; connections opened {s.connections_opened:,}",
+                f"[{r.label}] CPU: web {r.web_cpu:.1f} s ({r.per_round_ms(r.web_cpu):.1f} ms/round), client "
+                f"{r.client_cpu:.1f} s ({r.per_round_ms(r.client_cpu):.2f} ms/round), postgres processes "
+                f"{r.db_cpu:.1f} s ({r.per_round_ms(r.db_cpu):.1f} ms/round; machine-wide); load average "
+                f"{r.load_average[0]:.1f} -> {r.load_average[1]:.1f}",
+                f"[{r.label}] web: {r.web}, CONN_MAX_AGE {self.web_env_of(r)}",
+                f"[{r.label}] checks: " + "; ".join(f"{k} {v.split(':')[0]}" for k, v in r.checks.items()),
+            ]
+        return "\n".join(out)
+
+    def web_env_of(self, row: Row) -> str:
+        return self.conn_age.get(row.label, str(self.args.conn_max_age))
+
+    def facts(self) -> str:
+        a = self.args
+        model = "?"
+        with contextlib.suppress(OSError):
+            for line in Path("/proc/cpuinfo").read_text().splitlines():
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+        mem = "?"
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            kb = int(Path("/proc/meminfo").read_text().split("MemTotal:")[1].split()[0])
+            mem = f"{kb / 1024 / 1024:.1f} GiB"
+        lines = [
+            f"machine: nproc {os.cpu_count()} (usable {len(os.sched_getaffinity(0))}), CPU {model}, RAM {mem}, "
+            f"{platform.platform()}, Python {platform.python_version()}",
+            f"web: gunicorn {self._gunicorn_version()}, {self.web.description if self.web else '?'}, "
+            f"CONN_MAX_AGE {a.conn_max_age} (CONN_HEALTH_CHECKS={self.env.get('CONN_HEALTH_CHECKS')}), DEBUG=0, "
+            f"SQL_COUNT=1",
+            f"load: {a.connections} keep-alive connections, {a.seconds:.0f} s per run (+{a.warmup:.0f} s warm-up), "
+            f"{len(self.players):,} players, Kobushi share {a.mix:.0%}, >= 2 s between a player's round starts; "
+            f"pgbench TPC-B-like -s {a.pgbench_scale} -c {a.connections} -j 2 -T {a.pgbench_seconds}",
+            *self.notes,
+        ]
+        return "\n".join(lines)
+
+    @staticmethod
+    def _gunicorn_version() -> str:
+        try:
+            from importlib.metadata import version
+
+            return version("gunicorn")
+        except Exception:  # noqa: BLE001 - only a label in the printout
+            return "?"
+
+    def report(self) -> None:
+        say("")
+        say("=" * 100)
+        say(self.table() if self.rows else "(no run completed)")
+        say("")
+        say(self.details())
+        say("")
+        say(self.facts())
+        if self.profile_text:
+            say("")
+            say(self.profile_text)
+        say("=" * 100)
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    p.add_argument("--connections", type=int, default=32, help="concurrent keep-alive connections (and pgbench -c)")
+    p.add_argument("--seconds", type=float, default=60, help="length of each measured run")
+    p.add_argument("--players", type=int, default=2000)
+    p.add_argument("--history", type=int, default=1_000_000, help="historical rounds loaded before the second run")
+    p.add_argument("--pgbench-seconds", type=int, default=20)
+    p.add_argument("--pgbench-scale", type=int, default=10)
+    p.add_argument("--mix", type=float, default=0.5, help="share of Kobushi rounds (the rest roulette)")
+    p.add_argument("--warmup", type=float, default=None, help="seconds of unmeasured load before each run "
+                                                               "(default: 5, or a quarter of --seconds if shorter)")
+    p.add_argument("--workers", type=int, default=None, help="WEB_CONCURRENCY (default: config/gunicorn.conf.py)")
+    p.add_argument("--worker-class", default=None, help="sync | gthread (default: config/gunicorn.conf.py)")
+    p.add_argument("--threads", type=int, default=None, help="threads per gthread worker")
+    p.add_argument("--conn-max-age", type=int, default=60, help="CONN_MAX_AGE of the web processes (0 = per request)")
+    p.add_argument("--fund", type=int, default=10_000_000, help="each player's balance (haléře)")
+    p.add_argument("--daily-stake", type=int, default=5_000_000, help="daily stake self-limit (haléře)")
+    p.add_argument("--daily-loss", type=int, default=2_000_000, help="daily loss self-limit (haléře)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--profile", type=int, default=0, metavar="N",
+                   help="at the end, cProfile N rounds played in-process (one per player) and print the hot spots")
+    p.add_argument("--keep", action="store_true", help="keep the bench databases afterwards")
+    p.add_argument("--json", type=Path, default=None, help="also write the rows as JSON here")
+    p.add_argument("--sweep", nargs="+", default=None, metavar="SPEC",
+                   help="instead of the fresh/history runs, one run per web set-up, e.g. sync:2 sync:4 gthread:4x4 "
+                        "gthread:2x8@0 (class:workers[xthreads][@CONN_MAX_AGE]); no history is loaded")
+    args = p.parse_args(argv)
+    if args.warmup is None:
+        args.warmup = min(5.0, args.seconds / 4)
+    for spec in args.sweep or ():
+        sweep_env(spec)  # refuse a bad spec before anything starts
+    return args
+
+
+_SPEC = re.compile(r"^(?P<kind>sync|gthread)(?::(?P<workers>\d+)(?:x(?P<threads>\d+))?)?(?:@(?P<age>\d+))?$")
+
+
+def sweep_env(spec: str) -> dict[str, str]:
+    """The environment of one sweep set-up: ``class:workers[xthreads][@CONN_MAX_AGE]``."""
+    match = _SPEC.match(spec)
+    if match is None:
+        raise SystemExit(f"bad --sweep spec {spec!r}: expected e.g. sync:4, gthread:4x4 or gthread:2x8@0")
+    env = {"GUNICORN_WORKER_CLASS": match["kind"]}
+    for group, name in (("workers", "WEB_CONCURRENCY"), ("threads", "GUNICORN_THREADS"), ("age", "CONN_MAX_AGE")):
+        if match[group]:
+            env[name] = match[group]
+    return env
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM ends the bench like Ctrl-C (the cleanup runs)."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    os.chdir(ROOT)
+    bench = Bench(args)
+    status = 0
+    with _terminate_as_interrupt():
+        try:
+            bench.prepare()
+            if args.sweep:
+                for spec in args.sweep:
+                    overrides = sweep_env(spec)
+                    bench.conn_age[spec] = overrides.get("CONN_MAX_AGE", str(args.conn_max_age))
+                    bench.start_web(overrides)
+                    bench.run(spec)
+            else:
+                bench.start_web()
+                bench.run("fresh")
+                if args.history > 0:
+                    bench.history()
+                    bench.run("history")
+            if args.profile > 0:
+                bench.profile()
+        except KeyboardInterrupt:
+            say("\n!! interrupted")
+            status = 130
+        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+            say(f"\n!! bench failed: {exc}")
+            status = 1
+        finally:
+            bench.shutdown()
+    bench.report()
+    if args.json is not None:
+        args.json.write_text(json.dumps([_row_json(r) for r in bench.rows], indent=2))
+    failed_checks = [k for r in bench.rows for k, v in r.checks.items() if v.startswith("FAILED")]
+    if status == 0 and failed_checks:
+        say(f"!! consistency checks failed: {failed_checks}")
+        status = 2
+    return status
+
+
+def _row_json(r: Row) -> dict[str, Any]:
+    return {"run": r.label, "settled": r.settled, "seconds": r.seconds, "rounds_per_s": r.rate,
+            "p50_ms": percentile(r.stats.round_ms, 50), "p95_ms": percentile(r.stats.round_ms, 95),
+            "p99_ms": percentile(r.stats.round_ms, 99), "errors": dict(Counter(r.stats.errors)),
+            "sql_per_round_mean": statistics.fmean(r.stats.settled_sql) if r.stats.settled_sql else None,
+            "sql_per_round_median": statistics.median(r.stats.settled_sql) if r.stats.settled_sql else None,
+            "web_cpu_ms_per_round": r.per_round_ms(r.web_cpu), "client_cpu_s": r.client_cpu,
+            "pgbench_tps_before": r.pgbench_before, "pgbench_tps_after": r.pgbench_after, "ratio": r.ratio,
+            "checks": r.checks}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

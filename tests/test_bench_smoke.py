@@ -1,0 +1,191 @@
+"""The seams of `make bench`: the SQL counter of config/sqlcount.py counts what Django's CaptureQueriesContext counts
+and is off unless SQL_COUNT=1; the load client (scripts/bench_load.py) keeps its connection alive, finishes a round
+that waits for the player through the actions endpoint and never starts a player's rounds less than 2 s apart
+(GP §7(9)). Speed itself is measured by the bench, never asserted here."""
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import sys
+import threading
+import wsgiref.util
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import bench_load  # noqa: E402  (scripts/ is a folder of scripts, not a package)
+
+
+# --- the SQL counter ---------------------------------------------------------------------------------------------------
+def test_without_sql_count_1_the_application_is_djangos_own_untouched():
+    import config.sqlcount as sqlcount
+
+    if os.environ.get("SQL_COUNT") == "1":
+        pytest.skip("the suite runs with SQL_COUNT=1")
+    assert sqlcount.application is sqlcount.django_application
+
+
+def _wsgi_post(app, path: str, body: dict, headers: dict[str, str]) -> tuple[str, dict[str, str], bytes]:
+    """One POST through a WSGI application, as gunicorn calls it."""
+    from django.core import signals
+    from django.db import close_old_connections
+
+    raw = json.dumps(body).encode()
+    environ: dict[str, Any] = {}
+    wsgiref.util.setup_testing_defaults(environ)
+    environ.update({"REQUEST_METHOD": "POST", "PATH_INFO": path, "CONTENT_TYPE": "application/json",
+                    "CONTENT_LENGTH": str(len(raw)), "wsgi.input": io.BytesIO(raw), **headers})
+    seen: dict[str, Any] = {}
+
+    def start_response(status, response_headers, exc_info=None):
+        seen["status"], seen["headers"] = status, dict(response_headers)
+        return lambda data: None
+
+    # As Django's test client does: the test's transaction must survive the end of the request.
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        result = app(environ, start_response)
+        content = b"".join(result)
+        getattr(result, "close", lambda: None)()
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
+    return seen["status"], seen["headers"], content
+
+
+@pytest.mark.django_db
+def test_x_sql_count_of_a_settled_round_is_what_capture_queries_context_counts():
+    from django.db import connection, connections
+    from django.test.utils import CaptureQueriesContext
+
+    from accounts.testing import token_for
+    from config.sqlcount import HEADER, counting, django_application, uninstrument
+    from games.services import games_sync
+    from games.tests.platform.helpers import RED_100, ROULETTE, funded_player
+
+    games_sync()
+    player = funded_player(100_000)
+    app = counting(django_application)
+    headers = {"HTTP_AUTHORIZATION": f"Token {token_for(player.user)}", "HTTP_IDEMPOTENCY_KEY": "bench-sql-1"}
+    try:
+        with CaptureQueriesContext(connection) as captured:
+            status, response_headers, content = _wsgi_post(app, "/api/v1/games/rounds",
+                                                           {"game": ROULETTE, "bet": RED_100}, headers)
+    finally:
+        for alias in connections:
+            uninstrument(connections[alias])
+    assert status.startswith("201"), content
+    assert json.loads(content)["status"] == "finished"
+    assert int(response_headers[HEADER]) == len(captured.captured_queries) > 10
+
+
+# --- the load client against a stub of the rounds API -------------------------------------------------------------------
+class StubApi:
+    """Answers POST rounds (a Kobushi round waits for one action) and POST actions on 127.0.0.1, keep-alive,
+    recording when each player's rounds started."""
+
+    def __init__(self, *, close_each: bool = False) -> None:
+        self.close_each = close_each
+        self.starts: dict[str, list[float]] = {}
+        self.connections = 0
+        self.port = 0
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._next_id = 0
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode().split("\r\n")
+                method, path, _ = lines[0].split(" ")
+                fields = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+                body = json.loads(await reader.readexactly(int(fields["Content-Length"])) or b"null")
+                token = fields["Authorization"].split()[1]
+                now = datetime.now(UTC)
+                if path == "/api/v1/games/rounds":
+                    self._next_id += 1
+                    self.starts.setdefault(token, []).append(now.timestamp())
+                    waits = body["game"] == bench_load.KOBUSHI
+                    answer = {"id": self._next_id, "status": "in_progress" if waits else "finished",
+                              "started_at": now.isoformat().replace("+00:00", "Z"),
+                              "pending": {"type": "free_spin", "options": [{"type": "spin"}]} if waits else None}
+                    status, sql = "201 Created", 30
+                else:
+                    answer = {"id": int(path.split("/")[5]), "status": "finished", "pending": None}
+                    status, sql = "200 OK", 20
+                payload = json.dumps(answer).encode()
+                close = self.close_each
+                head_lines = [f"HTTP/1.1 {status}", "Content-Type: application/json", f"X-SQL-Count: {sql}",
+                              f"Content-Length: {len(payload)}", *(["Connection: close"] if close else [])]
+                writer.write(("\r\n".join(head_lines) + "\r\n\r\n").encode() + payload)
+                await writer.drain()
+                if close:
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    def _serve(self) -> None:
+        async def main() -> None:
+            server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+            self.port = server.sockets[0].getsockname()[1]
+            self._loop = asyncio.get_running_loop()
+            self._ready.set()
+            async with server:
+                await asyncio.sleep(30)  # bounded: the test is over long before
+
+        asyncio.run(main())
+
+    def start(self) -> None:
+        threading.Thread(target=self._serve, daemon=True).start()
+        assert self._ready.wait(10)
+
+
+@pytest.fixture
+def stub() -> Iterator[StubApi]:
+    api = StubApi()
+    api.start()
+    yield api
+
+
+def test_the_load_client_keeps_the_connection_and_starts_each_players_rounds_2_s_apart(stub):
+    stats = bench_load.run_load(stub.port, [(1, "tok-a"), (2, "tok-b")], connections=1, seconds=2.6, mix=0.0)
+    assert stub.connections == 1 and stats.connections_opened == 1  # keep-alive
+    for starts in stub.starts.values():
+        assert len(starts) == 2
+        assert starts[1] - starts[0] >= bench_load.MIN_ROUND_SECONDS
+    assert sum(stats.settled.values()) == 4 and stats.settled_sql == [30, 30, 30, 30]
+    assert not stats.errors and len(stats.round_ms) == 4
+
+
+def test_the_load_client_finishes_a_waiting_round_through_its_actions_and_counts_all_its_statements(stub):
+    stats = bench_load.run_load(stub.port, [(1, "tok-k")], connections=1, seconds=1.0, mix=1.0)
+    assert stats.settled[bench_load.KOBUSHI] == 1 and stats.actions == 1
+    assert stats.settled_sql == [30 + 20] and stats.settled_sql_by_kind == {f"{bench_load.KOBUSHI}+actions": [50]}
+
+
+def test_the_load_client_opens_a_new_connection_when_the_server_closes_after_each_answer():
+    api = StubApi(close_each=True)
+    api.start()
+    stats = bench_load.run_load(api.port, [(1, "tok-a"), (2, "tok-b")], connections=1, seconds=1.0, mix=0.0)
+    assert sum(stats.settled.values()) == 2 and not stats.errors
+    assert api.connections == stats.connections_opened == 2
+
+
+def test_percentiles_are_nearest_rank():
+    values = [float(v) for v in range(1, 101)]
+    assert bench_load.percentile(values, 50) == 50.0
+    assert bench_load.percentile(values, 99) == 99.0
+    assert bench_load.percentile(values, 100) == 100.0
+    assert bench_load.percentile([], 50) == 0.0
