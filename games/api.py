@@ -13,7 +13,7 @@ POST play-money/rounds              start a play-money round (no wallet, no limi
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
@@ -27,6 +27,7 @@ from rest_framework.views import APIView
 from accounts.permissions import IsPlayer, request_player
 from accounts.selectors import player_for_user
 from core.audit import Actor
+from core.errors import jsonable
 from core.idempotency import idempotent, mark_replayed, request_key
 from games import selectors, services
 from games.models import Game, Round
@@ -85,6 +86,14 @@ class GameLaunchView(APIView):
         return Response(LaunchSerializer(data).data)
 
 
+def round_json(rnd: Round) -> dict[str, Any]:
+    """``RoundSerializer(rnd).data`` without building the serializer tree per request (the hot path of a round):
+    the same dict (``selectors.round_public``) with times written as DRF writes them (ISO 8601, UTC as ``Z``).
+    ``games/tests/platform/test_round_cost.py`` checks both give the same answer for finished, waiting, voided
+    rounds and rounds with actions; the serializer stays the documented (OpenAPI) shape."""
+    return cast(dict[str, Any], jsonable(selectors.round_public(rnd)))
+
+
 class RoundsView(generics.ListAPIView):
     """GET: the player's rounds (newest first). POST: start a real-money round."""
 
@@ -111,7 +120,7 @@ class RoundsView(generics.ListAPIView):
             player=player, game_code=body.validated_data["game"], bet=body.validated_data["bet"],
             idempotency_key=key, actor=Actor.player(player), forced_draws=body.validated_data.get("forced_draws"),
         )
-        response = Response(RoundSerializer(rnd).data, status=201)
+        response = Response(round_json(rnd), status=201)
         return mark_replayed(response) if rnd.replayed else response
 
 
@@ -180,5 +189,5 @@ class RoundActionView(APIView):
         body.is_valid(raise_exception=True)
         rnd = services.round_act(player=player, round_id=round_id, action=body.validated_data["action"],
                                  idempotency_key=key, actor=Actor.player(player))
-        response = Response(RoundSerializer(rnd).data)
+        response = Response(round_json(rnd))
         return mark_replayed(response) if rnd.replayed else response

@@ -96,7 +96,9 @@ class Server:
 
     @property
     def maintenance_db(self) -> str:
-        return self.parts.path.lstrip("/") or "postgres"
+        """The server's own ``postgres`` database: the one of DATABASE_URL need not exist yet (CI creates only
+        the test database), and the bench creates and drops its own."""
+        return "postgres"
 
     def url_for(self, database: str) -> str:
         p = self.parts

@@ -121,3 +121,36 @@ def test_an_idempotent_replay_of_a_round_costs_no_more_and_moves_nothing(clock):
                        HTTP_IDEMPOTENCY_KEY="same-key")
     assert again.status_code == 201 and again["Idempotent-Replayed"] == "true" and again.json() == first.json()
     assert len(ctx.captured_queries) <= MAX_STATEMENTS
+
+
+def test_the_fast_round_answer_is_the_documented_serializer_answer(clock):
+    """The round endpoints answer with ``round_json`` (no serializer tree per request); it must give exactly what
+    ``RoundSerializer`` (the OpenAPI shape) gives, for finished, waiting, acted-on and refunded rounds."""
+    import json
+
+    from rest_framework.renderers import JSONRenderer
+
+    from games.api import round_json
+    from games.serializers import RoundSerializer
+    from games.services import round_refund
+    from games.tests.platform.testgames import PICK
+
+    def same_answer(rnd: Round) -> None:
+        fast, documented = (json.loads(JSONRenderer().render(x)) for x in (round_json(rnd), RoundSerializer(rnd).data))
+        assert fast == documented, rnd.pk
+
+    player = _limited_player()
+    c = client_for(player)
+    _round(c, clock, "european_roulette", ROULETTE_RED, WIN)
+    with use_rng(FixedRNG(1, 1)):
+        picked, _ = _round(c, clock, PICK.code, {"stake": 100}, FixedRNG(1, 1))
+        for pick in (1, 2):  # two picks finish the test pick game
+            c.post(f"/api/v1/games/rounds/{picked['id']}/actions", {"action": {"pick": pick}}, format="json",
+                   HTTP_IDEMPOTENCY_KEY=key())
+        waiting, _ = _round(c, clock, PICK.code, {"stake": 100}, FixedRNG(1, 1))
+    same_answer(Round.objects.get(pk=waiting["id"]))  # waiting for the player
+    round_refund(round_id=waiting["id"], reason="test", actor=Actor.system("test"))
+    rounds = list(Round.objects.filter(player=player))
+    assert {r.status for r in rounds} == {"finished", "refunded"} and any(r.actions for r in rounds)
+    for rnd in rounds:
+        same_answer(rnd)
