@@ -495,19 +495,9 @@ def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key
         rnd.balance_before = locked.balance
         # GP §7(3): the stake is deducted before the round's result exists.
         round_stake_debit(locked=locked, amount=stake, reference=_ref(rnd, "stake"), actor=actor)
-        source, rec = _rng_for(None)
-        try:
-            state = _clean_state(engine_game.start(bet_obj, rec))
-        except Exception as exc:  # an engine failure is a malfunction of this round
-            logger.exception("round %s: engine start of %s v%s failed", rnd.pk, engine_game.code, engine_game.version)
-            rnd.draws = rec.draws
-            _void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"start: {_describe_exc(exc)}", actor=actor,
-                  now=now)
-            rnd.replayed = False
+        state = _engine_start(rnd, engine_game, bet_obj, None, actor=actor, now=now)
+        if state is None:
             return rnd
-        rnd.draws = rec.draws
-        rnd.state = state
-        rnd.win_engine = state["win"]
         hooks.jackpot_contribute_and_evaluate(player=player, round=rnd, bet=bet_obj, state=state, stage="start")
         if state["status"] == "finished":
             _settle_at_once(rnd, gate=gate, locked=locked, actor=actor, now=now)
@@ -517,6 +507,30 @@ def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key
             _audit_started(rnd, actor=actor, status=state["status"])
     rnd.replayed = False
     return rnd
+
+
+def _engine_start(rnd: Round, engine_game: EngineGame, bet_obj: Bet, forced: list[list[int]] | None, *,
+                  actor: Actor, now: datetime) -> JsonDict | None:
+    """Run the engine's start with the platform RNG (or QA's forced draws) and record the draws, state and win on
+    the round. An engine failure is a malfunction of this round: it is voided with the stake returned and None is
+    returned (``rnd.replayed`` False). Forced draws that do not fit the game are refused instead."""
+    source, rec = _rng_for(forced)
+    try:
+        state = _clean_state(engine_game.start(bet_obj, rec))
+    except Exception as exc:  # an engine failure is a malfunction of this round
+        if source is not None and source.mismatch:
+            raise errors.QA_FORCED_INVALID(reason=source.mismatch)
+        logger.exception("round %s: engine start of %s v%s failed", rnd.pk, engine_game.code, engine_game.version)
+        rnd.draws = rec.draws
+        _void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"start: {_describe_exc(exc)}", actor=actor, now=now)
+        rnd.replayed = False
+        return None
+    rnd.draws = rec.draws
+    rnd.state = state
+    rnd.win_engine = state["win"]
+    if source is not None:
+        rnd.forced_draws_left = source.left()
+    return state
 
 
 def _round_fields(player: Player, engine_game: EngineGame, game: Game, bet: JsonDict, bet_obj: Bet,
@@ -587,23 +601,9 @@ def _round_play_money(*, player: Player, engine_game: EngineGame, bet: JsonDict,
             if existing is not None:
                 return _replay_or_conflict(existing, game_code=engine_game.code, bet=bet, play_money=True)
             raise errors.ROUND_IN_PROGRESS()
-        source, rec = _rng_for(forced)
-        try:
-            state = _clean_state(engine_game.start(bet_obj, rec))
-        except Exception as exc:  # an engine failure is a malfunction of this round
-            if source is not None and source.mismatch:
-                raise errors.QA_FORCED_INVALID(reason=source.mismatch)
-            logger.exception("round %s: engine start of %s v%s failed", rnd.pk, engine_game.code, engine_game.version)
-            rnd.draws = rec.draws
-            _void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"start: {_describe_exc(exc)}", actor=actor,
-                  now=now)
-            rnd.replayed = False
+        state = _engine_start(rnd, engine_game, bet_obj, forced, actor=actor, now=now)
+        if state is None:
             return rnd
-        rnd.draws = rec.draws
-        rnd.state = state
-        rnd.win_engine = state["win"]
-        if source is not None:
-            rnd.forced_draws_left = source.left()
         rnd.jackpot_events = list(state.get("jackpot_events") or [])
         _audit_started(rnd, actor=actor, status=state["status"])
         if state["status"] == "finished":

@@ -32,27 +32,28 @@ def kind_state_lock(player: Player, kind: str) -> PlayerKindState:
     return state
 
 
-_PERIOD_UPSERT = """
-INSERT INTO limits_periodtotal
-    (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided, wins_decided, bets_decided)
-VALUES {values}
-ON CONFLICT (player_id, kind, period, start) DO UPDATE SET
+# Adding to the day/month totals (shared by the general path and the one-statement round path).
+_PERIOD_ON_CONFLICT = """ON CONFLICT (player_id, kind, period, start) DO UPDATE SET
     stakes_placed = limits_periodtotal.stakes_placed + EXCLUDED.stakes_placed,
     bets_placed = limits_periodtotal.bets_placed + EXCLUDED.bets_placed,
     stakes_decided = limits_periodtotal.stakes_decided + EXCLUDED.stakes_decided,
     wins_decided = limits_periodtotal.wins_decided + EXCLUDED.wins_decided,
-    bets_decided = limits_periodtotal.bets_decided + EXCLUDED.bets_decided
-"""
+    bets_decided = limits_periodtotal.bets_decided + EXCLUDED.bets_decided"""
+_PERIOD_UPSERT = """
+INSERT INTO limits_periodtotal
+    (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided, wins_decided, bets_decided)
+VALUES {values}
+""" + _PERIOD_ON_CONFLICT
 
 # In time order: the new events follow the bucket's earlier ones, so every earlier tail grows by their net.
+_BUCKET_ON_CONFLICT_ORDERED = """ON CONFLICT (player_id, kind, minute) DO UPDATE SET
+    stakes = limits_minutebucket.stakes + EXCLUDED.stakes,
+    wins = limits_minutebucket.wins + EXCLUDED.wins,
+    peak = GREATEST(EXCLUDED.peak, limits_minutebucket.peak + EXCLUDED.stakes - EXCLUDED.wins)"""
 _BUCKET_UPSERT_ORDERED = """
 INSERT INTO limits_minutebucket (player_id, kind, minute, stakes, wins, peak)
 VALUES {values}
-ON CONFLICT (player_id, kind, minute) DO UPDATE SET
-    stakes = limits_minutebucket.stakes + EXCLUDED.stakes,
-    wins = limits_minutebucket.wins + EXCLUDED.wins,
-    peak = GREATEST(EXCLUDED.peak, limits_minutebucket.peak + EXCLUDED.stakes - EXCLUDED.wins)
-"""
+""" + _BUCKET_ON_CONFLICT_ORDERED
 # Out of order (an older minute, or a stake taken back): the peak may only grow, by the stakes added.
 _BUCKET_UPSERT_CONSERVATIVE = """
 INSERT INTO limits_minutebucket (player_id, kind, minute, stakes, wins, peak)
@@ -224,26 +225,18 @@ def kind_state_read_locked(player: Player, kind: str, at: datetime) -> GateState
     )
 
 
-_DECIDED_NOW_SQL = """
+_DECIDED_NOW_SQL = f"""
 WITH periods AS (
     INSERT INTO limits_periodtotal
         (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided, wins_decided, bets_decided)
     VALUES (%(player)s, %(kind)s, 'day', %(day)s, %(stake)s, 1, %(stake)s, %(win)s, 1),
            (%(player)s, %(kind)s, 'month', %(month)s, %(stake)s, 1, %(stake)s, %(win)s, 1)
-    ON CONFLICT (player_id, kind, period, start) DO UPDATE SET
-        stakes_placed = limits_periodtotal.stakes_placed + EXCLUDED.stakes_placed,
-        bets_placed = limits_periodtotal.bets_placed + EXCLUDED.bets_placed,
-        stakes_decided = limits_periodtotal.stakes_decided + EXCLUDED.stakes_decided,
-        wins_decided = limits_periodtotal.wins_decided + EXCLUDED.wins_decided,
-        bets_decided = limits_periodtotal.bets_decided + EXCLUDED.bets_decided
+    {_PERIOD_ON_CONFLICT}
     RETURNING 1
 ), bucket AS (
     INSERT INTO limits_minutebucket (player_id, kind, minute, stakes, wins, peak)
     SELECT %(player)s, %(kind)s, %(minute)s, %(stake)s, %(win)s, %(peak)s WHERE %(hourly)s
-    ON CONFLICT (player_id, kind, minute) DO UPDATE SET
-        stakes = limits_minutebucket.stakes + EXCLUDED.stakes,
-        wins = limits_minutebucket.wins + EXCLUDED.wins,
-        peak = GREATEST(EXCLUDED.peak, limits_minutebucket.peak + EXCLUDED.stakes - EXCLUDED.wins)
+    {_BUCKET_ON_CONFLICT_ORDERED}
     RETURNING 1
 ), settled AS (
     INSERT INTO limits_settledbet
