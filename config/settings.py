@@ -311,6 +311,19 @@ COMPLAINTS_ATTACHMENT_MAX_BYTES = env.int("COMPLAINTS_ATTACHMENT_MAX_BYTES", def
 COMPLAINTS_ATTACHMENTS_MAX = env.int("COMPLAINTS_ATTACHMENTS_MAX", default=10)
 COMPLAINTS_SUPERVISOR_EMAILS = env.list("COMPLAINTS_SUPERVISOR_EMAILS", default=[])
 
+# Jackpots (docs/jackpots.md). Part one of the game plan has no jackpot provision, so an operator may need a plan
+# amendment before offering them: production must say JACKPOTS_ENABLED explicitly. Off: nothing is contributed,
+# nothing is won, and the catalogue shows each game's RTP without jackpots.
+if PRODUCTION and not env.str("JACKPOTS_ENABLED", default=""):
+    raise ImproperlyConfigured("DJANGO_ENV=production requires JACKPOTS_ENABLED (true only with an approved plan)")
+JACKPOTS_ENABLED = env.bool("JACKPOTS_ENABLED", default=True)
+# Seals each must-hit value (WIN_AT) so that staff reading the database cannot learn it before it hits.
+JACKPOTS_SEAL_KEY = env.str("JACKPOTS_SEAL_KEY", default="dev-jackpot-seal-key-do-not-use-in-production")
+if PRODUCTION and JACKPOTS_ENABLED and not env.str("JACKPOTS_SEAL_KEY", default=""):
+    raise ImproperlyConfigured("DJANGO_ENV=production with jackpots requires JACKPOTS_SEAL_KEY")
+JACKPOTS_CONFIG_TTL_SECONDS = env.float("JACKPOTS_CONFIG_TTL_SECONDS", default=1.0)
+JACKPOTS_FOLD_SECONDS = env.float("JACKPOTS_FOLD_SECONDS", default=2.0)
+
 # QA only: forced outcomes in play-money rounds (docs/games-platform.md). Never in production.
 GAMES_QA_FORCED_OUTCOMES = env.bool("GAMES_QA_FORCED_OUTCOMES", default=False)
 if PRODUCTION and GAMES_QA_FORCED_OUTCOMES:

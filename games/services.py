@@ -5,8 +5,8 @@ The flow of one round (design.md "Flow of one spin"), in ONE database transactio
     wallet_lock_live (the lock and the balance) -> the round context (a replayed key, a round in progress
     GP §7(6), the previous start GP §7(9), the game's switch) -> engine.validate_bet -> limits.stake_gate (which
     also asks accounts.betting_refusal) -> wallet.round_stake_debit -> engine.start with the platform RNG wrapped
-    in RecordingRNG -> jackpot hook -> if finished: limits.win_cap, wallet.round_win_credit (capped),
-    limits.stake_decided_now; else limits.stake_placed and the round waits for the player (round_act, which
+    in RecordingRNG -> jackpots.round_start (contributions, draws, must-hit) -> if finished: the GP §8(3) cap,
+    wallet.round_win_credit, jackpots.round_settle (its awards within what the cap leaves), limits.stake_decided_now; else limits.stake_placed and the round waits for the player (round_act, which
     settles with wallet.win_credit and limits.stake_settled). A voided round (deadline, malfunction, staff) gets
     wallet.stake_refund and limits.stake_voided (not a decided bet).
 
@@ -31,7 +31,7 @@ from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
 from core.rng import get_rng
-from games import errors, hooks
+from games import errors
 from games.engine import (
     RNG,
     STATUS_AWAITING_ACTION,
@@ -48,7 +48,18 @@ from games.engine import (
 from games.engine import Game as EngineGame
 from games.models import Game, Round, RoundAction
 from games.validation import check_idempotency_key, check_request_json, valid_game_code, valid_round_id
-from limits.services import StakeGate, stake_decided_now, stake_gate, stake_placed, stake_settled, stake_voided, win_cap
+from jackpots import services as jackpots
+from jackpots.levels import enabled as jackpots_enabled
+from jackpots.models import Award
+from limits.services import (
+    StakeGate,
+    max_win_per_round,
+    stake_decided_now,
+    stake_gate,
+    stake_placed,
+    stake_settled,
+    stake_voided,
+)
 from wallet.selectors import balance
 from wallet.services import (
     LockedWallet,
@@ -271,6 +282,7 @@ def games_sync(*, actor: Actor | None = None) -> JsonDict:
                 report["errors"][f"{g.code}@{g.version}"] = _describe_exc(exc)
                 continue
             report["created" if created else "updated"].append(f"{g.code}@{g.version}")
+            _progressive_sync(g, actor)
         for row in Game.objects.filter(registered=True):
             try:
                 registry.get_game(row.code, row.version)
@@ -281,6 +293,14 @@ def games_sync(*, actor: Actor | None = None) -> JsonDict:
             audit_record(actor=actor, action="games.catalogue_synced", object_type="games.game",
                          created=report["created"], unregistered=report["unregistered"])
     return report
+
+
+def _progressive_sync(g: EngineGame, actor: Actor) -> None:
+    """A game with its own progressive jackpots (Kobushi, seed 000 §9) gets its pools, configured from its rules
+    and started, when jackpots are offered (settings.JACKPOTS_ENABLED)."""
+    spec = g.progressive()
+    if spec is not None and jackpots_enabled():
+        jackpots.progressive_ensure(game_code=g.code, spec=spec, actor=actor)
 
 
 def _game_row(g: EngineGame) -> Game:
@@ -345,21 +365,34 @@ def _validate_bet(engine_game: EngineGame, bet: JsonDict) -> Bet:
 
 
 # --- settlement and voiding --------------------------------------------------------------------------------------------
+def _capped(win_engine: int) -> tuple[int, int, bool]:
+    """GP §8(3): (the game's win to credit, what the per-round cap leaves for jackpot wins, whether it cut)."""
+    cap = max_win_per_round().amount
+    paid = min(win_engine, cap)
+    return paid, cap - paid, paid < win_engine
+
+
 def _settle(rnd: Round, *, actor: Actor, now: datetime) -> None:
-    """A finished round: cap the win (GP §8(3)), credit it, tell limits the decided bet (GP §6(7))."""
+    """A finished round: cap the game's win (GP §8(3)), credit it, pay its jackpot wins within what the cap
+    leaves, tell limits the decided bet with the whole win (GP §6(7), §8(5))."""
     currency = rnd.currency
     paid, capped = rnd.win_engine, False
+    jackpot_paid = 0
     if not rnd.play_money:
-        if rnd.win_engine > 0:
-            capped_money, capped = win_cap(win=Money(rnd.win_engine, currency))
-            paid = capped_money.amount
+        paid, cap_left, capped = _capped(rnd.win_engine)
         if paid > 0:
             win_credit(player=rnd.player, amount=Money(paid, currency), reference=_ref(rnd, "win"), actor=actor)
+        jackpot_paid, awards = jackpots.round_settle(
+            player=rnd.player, round_id=rnd.pk, game_code=rnd.game_code, stake=rnd.stake, engine_win=rnd.win_engine,
+            cap_left=cap_left, awards=None, locked=None, interactive=True, actor=actor)
+        capped = capped or any(a.returned for a in awards)
+        _record_awards(rnd, awards)
         stake_settled(player=rnd.player, kind=LIMITS_KIND, stake=Money(rnd.stake, currency),
-                      win=Money(paid, currency), started_at=rnd.started_at, settled_at=now,
+                      win=Money(paid + jackpot_paid, currency), started_at=rnd.started_at, settled_at=now,
                       round_ref=_ref(rnd, "bet"), game_code=rnd.game_code)
         rnd.balance_after = _balance(rnd.player)
-    rnd.win = paid
+    rnd.win = paid + jackpot_paid
+    rnd.jackpot_win = jackpot_paid
     rnd.win_capped = bool(capped)
     rnd.status = Round.Status.FINISHED
     rnd.settled_at = now
@@ -367,7 +400,26 @@ def _settle(rnd: Round, *, actor: Actor, now: datetime) -> None:
     rnd.save()
     audit_record(actor=actor, action="games.round_settled", obj=rnd,
                  new={"status": rnd.status, "stake": rnd.stake, "win": rnd.win, "win_engine": rnd.win_engine,
-                      "win_capped": rnd.win_capped}, play_money=rnd.play_money)
+                      "jackpot_win": rnd.jackpot_win, "win_capped": rnd.win_capped}, play_money=rnd.play_money)
+
+
+JACKPOT_PLATFORM_EVENTS = ("jackpot_draw", "jackpot_award")
+
+
+def _record_awards(rnd: Round, awards: list[Award]) -> None:
+    """Show on the round what each jackpot award paid (and what went back to the pool)."""
+    paid = {a.pk: a for a in awards}
+    for ev in rnd.jackpot_events:
+        a = paid.get(ev.get("award_id")) if ev.get("type") == "jackpot_award" else None
+        if a is not None:
+            ev.update(paid=a.paid, returned_to_pool=a.returned)
+
+
+def _jackpot_events(engine_events: list[JsonDict], old: list[JsonDict], decided: list[Award]) -> list[JsonDict]:
+    """The round's jackpot record: the engine's events (the whole list, every time) and the platform's draws
+    and awards, kept across actions."""
+    platform = [e for e in old if e.get("type") in JACKPOT_PLATFORM_EVENTS]
+    return list(engine_events) + platform + [jackpots.award_event(a) for a in decided]
 
 
 def _void(rnd: Round, *, reason: str, detail: str, actor: Actor, now: datetime,
@@ -379,11 +431,14 @@ def _void(rnd: Round, *, reason: str, detail: str, actor: Actor, now: datetime,
                          actor=actor)
         # Not a decided bet (GP §6(7)): limits takes the stake back out of its counters and clears the open bet.
         stake_voided(player=rnd.player, kind=LIMITS_KIND, at=now, round_ref=_ref(rnd, "bet"), reason=reason)
+        # Seed 000: "in case of malfunction all pays and play are voided": contributions and awards go back.
+        jackpots.round_void(round_id=rnd.pk, actor=actor)
     old_status = rnd.status
     rnd.status = status
     rnd.void_reason = reason
     rnd.void_detail = detail[:2000]
     rnd.win = 0
+    rnd.jackpot_win = 0
     rnd.win_capped = False
     rnd.settled_at = now
     rnd.last_activity_at = now
@@ -498,9 +553,13 @@ def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key
         state = _engine_start(rnd, engine_game, bet_obj, None, actor=actor, now=now)
         if state is None:
             return rnd
-        hooks.jackpot_contribute_and_evaluate(player=player, round=rnd, bet=bet_obj, state=state, stage="start")
-        if state["status"] == "finished":
-            _settle_at_once(rnd, gate=gate, locked=locked, actor=actor, now=now)
+        finished = state["status"] == "finished"
+        # Jackpots: this stake's contributions, the draw after every stake, must-hit crossings (docs/jackpots.md)
+        jp = jackpots.round_start(player=player, round_id=rnd.pk, game_code=engine_game.code,
+                                  stake=bet_obj.total_stake, finished=finished, engine_win=rnd.win_engine, actor=actor)
+        rnd.jackpot_events = _jackpot_events(state.get("jackpot_events") or [], jp.events, [])
+        if finished:
+            _settle_at_once(rnd, gate=gate, locked=locked, awards=jp.awards, actor=actor, now=now)
         else:
             stake_placed(gate=gate, round_ref=_ref(rnd, "bet"))
             rnd.save(force_insert=True)
@@ -551,20 +610,27 @@ def _audit_started(rnd: Round, *, actor: Actor, status: str) -> None:
                  play_money=rnd.play_money, forced_outcome=rnd.forced_outcome)
 
 
-def _settle_at_once(rnd: Round, *, gate: StakeGate, locked: LockedWallet, actor: Actor, now: datetime) -> None:
-    """A real-money round that finished without the player: cap the win (GP §8(3)), credit it (GP §10(1)), count
-    the bet as placed and decided (GP §6(7)) and record the round with ONE audit event (started and settled)."""
+def _settle_at_once(rnd: Round, *, gate: StakeGate, locked: LockedWallet, awards: list[Award], actor: Actor,
+                    now: datetime) -> None:
+    """A real-money round that finished without the player: cap the game's win (GP §8(3)), credit it (GP §10(1)),
+    pay the jackpots it won within what the cap leaves, count the bet as placed and decided with the whole win
+    (GP §6(7)) and record the round with ONE audit event (started and settled)."""
     currency = rnd.currency
-    paid, capped = rnd.win_engine, False
-    if rnd.win_engine > 0:
-        capped_money, capped = win_cap(win=Money(rnd.win_engine, currency))
-        paid = capped_money.amount
+    paid, cap_left, capped = _capped(rnd.win_engine)
     round_win_credit(locked=locked, player=rnd.player, amount=Money(paid, currency), reference=_ref(rnd, "win"),
                      actor=actor)
-    stake_decided_now(gate=gate, win=Money(paid, currency), settled_at=now, round_ref=_ref(rnd, "bet"),
-                      game_code=rnd.game_code)
+    jackpot_paid = 0
+    if awards:
+        jackpot_paid, awards = jackpots.round_settle(
+            player=rnd.player, round_id=rnd.pk, game_code=rnd.game_code, stake=rnd.stake, engine_win=rnd.win_engine,
+            cap_left=cap_left, awards=awards, locked=locked, interactive=False, actor=actor)
+        capped = capped or any(a.returned for a in awards)
+        _record_awards(rnd, awards)
+    stake_decided_now(gate=gate, win=Money(paid + jackpot_paid, currency), settled_at=now,
+                      round_ref=_ref(rnd, "bet"), game_code=rnd.game_code)
     rnd.balance_after = locked.balance
-    rnd.win = paid
+    rnd.win = paid + jackpot_paid
+    rnd.jackpot_win = jackpot_paid
     rnd.win_capped = bool(capped)
     rnd.status = Round.Status.FINISHED
     rnd.settled_at = now
@@ -572,7 +638,8 @@ def _settle_at_once(rnd: Round, *, gate: StakeGate, locked: LockedWallet, actor:
     rnd.save(force_insert=True)  # the round's one write (its id was taken by _start_context)
     audit_record(actor=actor, action="games.round_played", obj=rnd,
                  new={"game": f"{rnd.game_code}@{rnd.game_version}", "status": rnd.status, "stake": rnd.stake,
-                      "win": rnd.win, "win_engine": rnd.win_engine, "win_capped": rnd.win_capped},
+                      "win": rnd.win, "win_engine": rnd.win_engine, "jackpot_win": rnd.jackpot_win,
+                      "win_capped": rnd.win_capped},
                  play_money=False, forced_outcome=False)
 
 
@@ -672,8 +739,11 @@ def round_act(*, player: Player, round_id: Any, action: JsonDict, idempotency_ke
             rnd.forced_draws_left = source.left()
         if rnd.play_money:
             rnd.jackpot_events = list(state.get("jackpot_events") or [])
-        else:
-            hooks.jackpot_contribute_and_evaluate(player=player, round=rnd, bet=None, state=state, stage="act")
+        else:  # the game's own jackpot events (Kobushi's pick bonus), each decided once per round
+            decided = jackpots.round_events(player=player, round_id=rnd.pk, game_code=rnd.game_code,
+                                            bet_params=rnd.bet_params, engine_events=state.get("jackpot_events") or [],
+                                            actor=actor)
+            rnd.jackpot_events = _jackpot_events(state.get("jackpot_events") or [], rnd.jackpot_events, decided)
         if state["status"] == "finished":
             _settle(rnd, actor=actor, now=now)
         else:

@@ -1,1 +1,188 @@
-from django.db import models  # noqa: F401
+"""Jackpot pools, their append-only contribution log, folds and awards (docs/jackpots.md).
+
+Amounts: the ledger and every award are whole haléře; a contribution is a share of a stake (e.g. 0.25 % of
+1.50 CZK = 0.375 haléře), so contributions and pool values are kept exactly in **micro-haléře** (1e-6 haléř,
+``*_micro`` fields). A pool's ledger account holds the whole haléře of its value; the fraction is carried.
+
+Why no hot row: a spin only INSERTs its contribution rows (``fold`` NULL). Nothing on the spin path updates the
+pool row. A fold (the job every few seconds, and every award before it decides) locks the pool row, marks the
+pending rows as folded, adds them to the pool and posts the whole haléře to the ledger. The value shown and the
+must-hit check read the pool row plus the pending rows.
+"""
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+MICRO = 1_000_000  # micro-haléře per haléř
+PPM = 1_000_000  # rates and shares are parts per million
+PPB = 1_000_000_000  # draw odds are parts per billion
+
+
+class Jackpot(models.Model):
+    """One jackpot level (a pool): Kobushi's Sushi or Kobushi progressive, or a central BRONZE/SILVER/GOLD level.
+
+    The configuration is chosen in ``draft`` and frozen once the level runs (``jackpot_start``, audited); staff
+    can suspend a running level (it stops taking contributions and paying) and resume it."""
+
+    class Family(models.TextChoices):
+        KOBUSHI = "kobushi", "Kobushi progressive (seed 000 §9)"
+        CENTRAL = "central", "central BRONZE/SILVER/GOLD (KAJOT premium game)"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "draft (configurable)"
+        RUNNING = "running", "running (configuration frozen)"
+        SUSPENDED = "suspended", "suspended (no contributions, no wins)"
+
+    class Basis(models.TextChoices):
+        STAKE = "stake", "a share of stakes (0.1-5 %)"
+        NET_REVENUE = "net_revenue", "a share of net revenue, stakes minus wins (1-40 %)"
+
+    class Trigger(models.TextChoices):
+        GAME_EVENT = "game_event", "the game's own event (Kobushi pick bonus)"
+        DRAW = "draw", "a draw after every stake, equal chance whatever its size"
+        MUST_HIT = "must_hit", "a hidden must-hit value (WIN_AT) drawn when the level starts"
+
+    class Split(models.TextChoices):
+        NONE = "none", "no background pot"
+        FIXED = "fixed", "a fixed share to the background pot"
+        CURVE = "curve", "50 % to the future pot when it is empty, falling to 0 % at RESET_VALUE"
+
+    class Reseed(models.TextChoices):
+        SEED_PER_COIN = "seed_per_coin", "the house tops up the seed at the winner's coin value (Kobushi)"
+        FROM_BACKGROUND = "from_background", "RESET_VALUE taken from the background pot, the rest stays there"
+        WHOLE_FUTURE = "whole_future", "the whole future pot becomes the new pot"
+
+    code = models.SlugField(max_length=60, unique=True)
+    name = models.CharField(max_length=80)
+    name_cs = models.CharField(max_length=80)
+    family = models.CharField(max_length=20, choices=Family.choices)
+    level = models.CharField(max_length=20, help_text="sushi, kobushi, bronze, silver, gold")
+    pay_order = models.PositiveSmallIntegerField(help_text="simultaneous wins are paid in this order (low first)")
+    games = models.JSONField(default=list, blank=True,
+                             help_text="game codes this level covers; empty = every game (network)")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.DRAFT)
+    # --- configuration (frozen while running) ---
+    basis = models.CharField(max_length=20, choices=Basis.choices, default=Basis.STAKE)
+    rate_ppm = models.PositiveIntegerField(help_text="this level's contribution, ppm of the basis")
+    split = models.CharField(max_length=20, choices=Split.choices, default=Split.NONE)
+    background_ppm = models.PositiveIntegerField(default=0, help_text="fixed split: ppm to the background pot")
+    trigger = models.CharField(max_length=20, choices=Trigger.choices)
+    draw_ppb = models.PositiveIntegerField(default=0, help_text="draw trigger: chance per stake, parts per billion")
+    reseed = models.CharField(max_length=20, choices=Reseed.choices)
+    reset_value = models.BigIntegerField(default=0, help_text="haléře: the value a new level starts at")
+    win_from = models.BigIntegerField(default=0, help_text="haléře: WINRANGE_FROM")
+    win_to = models.BigIntegerField(default=0, help_text="haléře: WINRANGE_TO (0 = none)")
+    seed_per_coin = models.BigIntegerField(default=0, help_text="Kobushi: the seed is this many coin values")
+    reference_coin = models.BigIntegerField(default=0, help_text="Kobushi: the pool is kept at this coin value")
+    eligible = models.JSONField(default=dict, blank=True, help_text="Kobushi: bet parameters a win needs")
+    started_at = models.DateTimeField(null=True, blank=True)
+    # --- state (changed only under this row's lock: fold, award, start) ---
+    amount_micro = models.BigIntegerField(default=0, help_text="the active pot (folded), micro-haléře")
+    future_micro = models.BigIntegerField(default=0, help_text="the background / future pot (folded)")
+    ledger_balance = models.BigIntegerField(default=0, help_text="haléře posted to this pool's ledger account")
+    contributed_micro = models.BigIntegerField(default=0, help_text="all folded contributions")
+    seeded = models.BigIntegerField(default=0, help_text="haléře the house put in as seeds")
+    awarded = models.BigIntegerField(default=0, help_text="haléře taken out by decided awards")
+    returned = models.BigIntegerField(default=0, help_text="haléře of awards that came back (cap excess, voids)")
+    generation = models.PositiveIntegerField(default=0, help_text="the level's run; +1 at every win")
+    # must-hit: WIN_AT sealed with a key the database does not hold; the commitment is published at the start
+    win_at_sealed = models.CharField(max_length=64, blank=True, default="")
+    win_at_nonce = models.CharField(max_length=64, blank=True, default="")
+    win_at_commitment = models.CharField(max_length=64, blank=True, default="")
+    folded_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["family", "pay_order", "code"]
+        constraints = [
+            models.CheckConstraint(condition=Q(rate_ppm__lte=400_000), name="jackpots_rate_at_most_40pct"),
+            models.CheckConstraint(condition=Q(reset_value__gte=0) & Q(win_from__gte=0) & Q(win_to__gte=0),
+                                   name="jackpots_values_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.code})"
+
+    @property
+    def ledger_code(self) -> str:
+        return f"jackpot:{self.code}"
+
+
+class Fold(models.Model):
+    """One fold of pending contributions into a pool (by the job or before an award), with its ledger posting."""
+
+    jackpot = models.ForeignKey(Jackpot, on_delete=models.PROTECT, related_name="folds")
+    rows = models.PositiveIntegerField()
+    active_micro = models.BigIntegerField()
+    future_micro = models.BigIntegerField()
+    clamped_micro = models.BigIntegerField(default=0, help_text="a negative pot set back to 0 (the house absorbs)")
+    posted = models.BigIntegerField(help_text="haléře posted house -> pool (negative: pool -> house)")
+    created_at = models.DateTimeField()
+
+
+class Contribution(models.Model):
+    """Append-only: one level's share of one round (or its reversal, negative, when the round is voided)."""
+
+    jackpot = models.ForeignKey(Jackpot, on_delete=models.PROTECT, related_name="contributions")
+    round_id = models.BigIntegerField(help_text="games.Round id")
+    player_id = models.BigIntegerField()
+    basis_amount = models.BigIntegerField(help_text="haléře: the stake, or stake minus win")
+    active_micro = models.BigIntegerField()
+    future_micro = models.BigIntegerField(default=0)
+    reversal = models.BooleanField(default=False)
+    fold = models.ForeignKey(Fold, on_delete=models.PROTECT, null=True, blank=True, related_name="contributions")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["jackpot", "round_id", "reversal"], name="jackpots_contribution_once"),
+        ]
+        indexes = [
+            # the pending rows of a pool (summed on read, folded by the job): small, whatever the history
+            models.Index(fields=["jackpot"], condition=Q(fold__isnull=True), name="jackpots_contrib_pending"),
+            models.Index(fields=["round_id"], name="jackpots_contrib_round"),
+        ]
+
+
+class Award(models.Model):
+    """A jackpot won in a round: decided (the pool is reset at once), then paid at the round's settlement within
+    the per-round cap (the excess back to the pool), or reversed if the round is voided."""
+
+    class Status(models.TextChoices):
+        DECIDED = "decided", "decided, paid when the round settles"
+        PAID = "paid", "paid"
+        REVERSED = "reversed", "reversed (round voided)"
+
+    jackpot = models.ForeignKey(Jackpot, on_delete=models.PROTECT, related_name="awards")
+    generation = models.PositiveIntegerField()
+    round_id = models.BigIntegerField()
+    player_id = models.BigIntegerField()
+    game_code = models.CharField(max_length=60)
+    event_key = models.CharField(max_length=60, help_text="what won it: engine event n, must_hit, draw")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.DECIDED)
+    amount = models.BigIntegerField(help_text="haléře decided (the pool's value for this bet)")
+    paid = models.BigIntegerField(default=0, help_text="haléře credited (after the per-round cap)")
+    returned = models.BigIntegerField(default=0, help_text="haléře back to the pool (cap excess or void)")
+    coin_value = models.BigIntegerField(null=True, blank=True)
+    pool_value = models.BigIntegerField(help_text="haléře: the pool at the reference (before the win)")
+    win_at = models.BigIntegerField(null=True, blank=True, help_text="must-hit: revealed once won")
+    win_at_nonce = models.CharField(max_length=64, blank=True, default="")
+    win_at_commitment = models.CharField(max_length=64, blank=True, default="")
+    draw = models.JSONField(default=dict, blank=True, help_text="draw trigger: the number drawn and the odds")
+    decided_at = models.DateTimeField()
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-decided_at", "-id"]
+        constraints = [
+            # a level's run is won exactly once, and an event of a round wins at most once
+            models.UniqueConstraint(fields=["jackpot", "generation"], name="jackpots_award_once_per_generation"),
+            models.UniqueConstraint(fields=["round_id", "jackpot", "event_key"], name="jackpots_award_once_per_event"),
+            models.CheckConstraint(condition=Q(amount__gte=0) & Q(paid__gte=0) & Q(returned__gte=0),
+                                   name="jackpots_award_amounts_not_negative"),
+        ]
+        indexes = [models.Index(fields=["round_id"], name="jackpots_award_round"),
+                   models.Index(fields=["player_id", "-decided_at"], name="jackpots_award_player")]
+
+    def __str__(self) -> str:
+        return f"{self.jackpot.code} #{self.generation}: {self.amount}"

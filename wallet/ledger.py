@@ -46,12 +46,7 @@ def check_amount(amount: Money, *, allow_zero: bool = False) -> int:
 
 def operator_account(code: str) -> LedgerAccount:
     """An operator account by code (``house``, ``fees``, ``clearing:sandbox`` ...), created on first use."""
-    if code.startswith("clearing:"):
-        kind: str = AccountKind.CLEARING
-    elif code in OPERATOR_ACCOUNTS:
-        kind = OPERATOR_ACCOUNTS[code]
-    else:
-        raise errors.NOT_AN_OPERATOR_ACCOUNT(account=code)
+    kind: str = operator_kind(code)
     acc = LedgerAccount.objects.filter(code=code).first()
     if acc is None:
         try:
@@ -60,6 +55,18 @@ def operator_account(code: str) -> LedgerAccount:
         except IntegrityError:
             acc = LedgerAccount.objects.get(code=code)
     return acc
+
+
+def operator_kind(code: str) -> str:
+    """The kind of an operator account code: a fixed code, ``clearing:<provider>`` or ``jackpot:<pool>`` (one
+    account per jackpot pool, plus ``jackpot:awards`` for wins decided and not yet paid)."""
+    if code.startswith("clearing:") and len(code) > 9:
+        return AccountKind.CLEARING
+    if code.startswith("jackpot:") and len(code) > 8:
+        return AccountKind.JACKPOT
+    if code in OPERATOR_ACCOUNTS:
+        return OPERATOR_ACCOUNTS[code]
+    raise errors.NOT_AN_OPERATOR_ACCOUNT(account=code)
 
 
 def player_account_code(player_id: int, kind: str) -> str:
@@ -264,7 +271,7 @@ def post_with_operator(*, locked: LockedWallet, kind: str, reference: str, delta
     transaction id; ``locked.balance`` becomes the balance after. The caller checked the amount and funds."""
     if delta == 0 or not reference or len(reference) > 160:
         raise ValueError(f"bad posting {kind}:{reference} {delta}")
-    params: dict[str, Any] = {"op_code": operator, "op_kind": OPERATOR_ACCOUNTS[operator], "now": clock.now(), "kind": kind,
+    params: dict[str, Any] = {"op_code": operator, "op_kind": operator_kind(operator), "now": clock.now(), "kind": kind,
               "reference": reference, "player_id": locked.wallet.player_id, "amount": abs(delta),
               "actor": _actor_label(actor), "delta": delta, "account_id": locked.account_id}
     try:

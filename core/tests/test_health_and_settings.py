@@ -28,7 +28,8 @@ def test_health_is_503_when_the_broker_is_unreachable(settings):
 
 def _django_check_expr(env_extra: dict, expr: str) -> subprocess.CompletedProcess:
     """Start Django in a fresh process with ``env_extra`` and print ``expr``."""
-    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "CELERY_BROKER_URL", "GP_MAX_HOURLY_LOSS")}
+    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "CELERY_BROKER_URL", "GP_MAX_HOURLY_LOSS",
+                                                          "JACKPOTS_ENABLED", "JACKPOTS_SEAL_KEY")}
     env.update(env_extra)
     return subprocess.run([sys.executable, "-c", "import django,os;os.environ.setdefault('DJANGO_SETTINGS_MODULE',"
                            "'config.settings');django.setup();from django.conf import settings;"
@@ -49,9 +50,28 @@ def test_production_refuses_to_start_without_secret_key_database_and_broker():
 def test_production_with_its_settings_turns_on_secure_cookies_and_hsts():
     r = _django_check({"DJANGO_ENV": "production", "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/x",
                        "SECRET_KEY": "k" * 50, "CELERY_BROKER_URL": "amqp://guest:guest@127.0.0.1:5672//",
-                       "GP_MAX_HOURLY_LOSS": "1000000", "ALLOWED_HOSTS": "casino.example"})
+                       "GP_MAX_HOURLY_LOSS": "1000000", "ALLOWED_HOSTS": "casino.example",
+                       "JACKPOTS_ENABLED": "false"})
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["True", "31536000", "False"]
+
+
+PROD = {"DJANGO_ENV": "production", "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/x", "SECRET_KEY": "k" * 50,
+        "CELERY_BROKER_URL": "amqp://guest:guest@127.0.0.1:5672//", "GP_MAX_HOURLY_LOSS": "1000000"}
+
+
+def test_production_must_say_whether_jackpots_are_offered_and_then_needs_a_seal_key():
+    """Part one of the game plan has no jackpot provision: production states JACKPOTS_ENABLED explicitly; with
+    jackpots on, the key sealing the must-hit values must be its own."""
+    r = _django_check_expr(PROD, "settings.JACKPOTS_ENABLED")
+    assert r.returncode != 0 and "JACKPOTS_ENABLED" in r.stderr
+    r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "true"}, "settings.JACKPOTS_ENABLED")
+    assert r.returncode != 0 and "JACKPOTS_SEAL_KEY" in r.stderr
+    r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "true", "JACKPOTS_SEAL_KEY": "s" * 40}, "settings.JACKPOTS_ENABLED")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "True"
+    r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "false"}, "settings.JACKPOTS_ENABLED")
+    assert r.returncode == 0 and r.stdout.strip() == "False"
 
 
 def test_admin_login_page_and_api_docs_are_served(db):

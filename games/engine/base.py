@@ -177,6 +177,20 @@ class Game(ABC):
         None when nothing is computed exactly. The PAR sheet simulates the remainder."""
         return None
 
+    def jackpot_return(self, bet: Bet) -> dict[str, Fraction] | None:
+        """The exact return of the progressive jackpots the platform pays for this game's events, as fractions of
+        the stake of ``bet`` (e.g. {"sushi_seed": F, "sushi_contribution": F}); None when ``bet`` can win no
+        jackpot (the game has none, or the bet is not eligible). The PAR sheet adds it to the game's RTP to state
+        the RTP with jackpots (``Declared.rtp_with_jackpots``); the game's own RTP never includes it."""
+        return None
+
+    def progressive(self) -> JsonDict | None:
+        """The game's own progressive jackpots as its rules define them, for the platform's jackpots app:
+        {"contribution_ppm": {level: ppm of every stake}, "seed_per_coin": {level: coin values},
+        "reference_coin": the coin value the pool is kept at, "eligible": {bet parameter: value a win needs},
+        "names": {level: display name}}; None when the game has none."""
+        return None
+
     def simulate_fast(self, bet: Bet, rounds: int, seed: int, progress: Progress | None = None) -> JsonDict | None:
         """Optional vectorised simulator returning the same statistics as the generic one
         (see par.py); None means "use the generic loop over start/act"."""

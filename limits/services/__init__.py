@@ -14,7 +14,7 @@ The pure rules (``win_cap``, limit comparisons, the stake grid ...) are in ``lim
 re-exported here because games calls it as ``limits.services.win_cap``.
 """
 from limits.kinds import TECHNICAL
-from limits.rules import win_cap
+from limits.rules import max_win_per_round, win_cap
 from limits.services.counters import minute_buckets_prune
 from limits.services.exclusions import (
     exclusion_sweep,
@@ -35,7 +35,7 @@ from limits.services.self_limits import (
 from limits.services.settlement import stake_settled, stake_voided
 
 __all__ = [
-    "stake_check", "stake_settled", "stake_voided", "win_cap", "login_check", "self_limit_set", "self_limits_decide",
+    "max_win_per_round", "stake_check", "stake_settled", "stake_voided", "win_cap", "login_check", "self_limit_set", "self_limits_decide",
     "pending_limits_apply", "limits_account_closed", "panic_press", "self_listing_request", "self_listing_send",
     "self_listing_send_due", "exclusion_sweep", "daily_time_logout_sweep", "minute_buckets_prune",
     "refusal_record", "StakeAllowed", "TECHNICAL", "StakeGate", "stake_gate", "stake_placed", "stake_decided_now",

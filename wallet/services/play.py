@@ -28,7 +28,11 @@ from wallet.models import Debt, LedgerAccount, LedgerTransaction, Wallet, WinDed
 
 TxnKind = LedgerTransaction.Kind
 HOLD_REASONS = {r.value for r in WinHold.Reason}
-WIN_SOURCES = ("house", "jackpot")
+WIN_SOURCES = ("house", "jackpot")  # and every "jackpot:<pool>" account (jackpots pays from "jackpot:awards")
+
+
+def _win_source_ok(source: str) -> bool:
+    return source in WIN_SOURCES or (source.startswith("jackpot:") and len(source) > 8)
 
 
 def _refuse_if_debt(account: LedgerAccount) -> None:
@@ -65,7 +69,7 @@ def win_credit(*, player: Player, amount: Money, reference: str, actor: Actor, h
         return None
     if hold_reason is not None and hold_reason not in HOLD_REASONS:
         raise errors.INVALID_AMOUNT(reason=f"unknown hold_reason {hold_reason!r}")
-    if source not in WIN_SOURCES:
+    if not _win_source_ok(source):
         raise errors.NOT_AN_OPERATOR_ACCOUNT(account=source)
     kind = TxnKind.WIN if hold_reason is None else TxnKind.WIN_HOLD
     with transaction.atomic():
@@ -299,18 +303,22 @@ def round_stake_debit(*, locked: LockedWallet, amount: Money, reference: str, ac
     return locked.balance
 
 
-def round_win_credit(*, locked: LockedWallet, player: Player, amount: Money, reference: str, actor: Actor) -> int:
+def round_win_credit(*, locked: LockedWallet, player: Player, amount: Money, reference: str, actor: Actor,
+                     source: str = "house") -> int:
     """:func:`win_credit` (GP §10(1), paid at once) under ``wallet_lock_live``: ONE statement; a zero win posts
-    nothing. A player with a recorded debt takes the general path, which also pays the debt down (GP §7(7)).
-    Returns the balance after."""
+    nothing. ``source`` is the operator account paying it ("house", or "jackpot:awards" for a jackpot). A player
+    with a recorded debt takes the general path, which also pays the debt down (GP §7(7)). Returns the balance
+    after."""
     amt = check_amount(amount, allow_zero=True)
     if amt == 0:
         return locked.balance
+    if not _win_source_ok(source):
+        raise errors.NOT_AN_OPERATOR_ACCOUNT(account=source)
     if locked.debt > 0:
-        win_credit(player=player, amount=amount, reference=reference, actor=actor)
+        win_credit(player=player, amount=amount, reference=reference, actor=actor, source=source)
         account = LedgerAccount.objects.only("balance", "debt").get(pk=locked.account_id)
         locked.balance, locked.debt = account.balance, account.debt
         return locked.balance
-    post_with_operator(locked=locked, kind=TxnKind.WIN, reference=reference, delta=amt, operator="house",
+    post_with_operator(locked=locked, kind=TxnKind.WIN, reference=reference, delta=amt, operator=source,
                        actor=actor)
     return locked.balance

@@ -1,0 +1,474 @@
+"""Jackpot writes (docs/jackpots.md): contributions on the round path, folds, awards, settlement within the
+per-round cap, voids, and the staff's level lifecycle.
+
+The round calls, inside its own transaction and under the player's wallet lock (games.services):
+
+* :func:`round_start` after the engine's start: the round's contributions (ONE statement, which also reads the
+  live value of every must-hit and draw level it feeds), the draw after every stake, the must-hit crossings;
+  the levels won are decided at once (:class:`Award` rows; the pool is reset in the same transaction);
+* :func:`round_events` after each player action: the game's own jackpot events (Kobushi's pick bonus);
+* :func:`round_settle` when the round finishes: net-revenue contributions of an interactive round, then the
+  decided awards paid in ``pay_order`` (Kobushi, then BRONZE -> SILVER -> GOLD) within what the per-round cap
+  leaves after the game's win; the excess goes back to its pool;
+* :func:`round_void` when the round is voided: its contributions reversed, decided awards back to their pools.
+
+Lock order: the player's wallet (held by the round) -> jackpot rows in ``pay_order, id`` order. The fold job
+locks one jackpot row and no wallet. A spin that wins nothing takes no jackpot lock.
+"""
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from django.db import connection, transaction
+
+from core import clock
+from core.audit import Actor, audit_record
+from core.money import Money
+from core.rng import get_rng
+from jackpots import errors
+from jackpots.levels import Level, commitment, contribution, levels_for, seal, snapshot_clear, unseal
+from jackpots.models import MICRO, PPB, Award, Contribution, Fold, Jackpot
+from jackpots.validation import validate_config
+from wallet.services import LockedWallet, operator_transfer, round_win_credit, win_credit
+
+if TYPE_CHECKING:
+    from accounts.models import Player
+
+AWARDS_ACCOUNT = "jackpot:awards"
+SYSTEM = Actor.system("jackpots")
+
+
+@dataclass
+class RoundJackpots:
+    """What :func:`round_start` did for one round: the awards it decided and what the round should show."""
+
+    awards: list[Award] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+# --- contributions on the round path ------------------------------------------------------------------------------
+_CONTRIBUTE_SQL = """
+WITH ins AS (
+    INSERT INTO jackpots_contribution
+        (jackpot_id, round_id, player_id, basis_amount, active_micro, future_micro, reversal, created_at)
+    SELECT t.j, %(round)s, %(player)s, t.b, t.a, t.f, false, %(now)s
+    FROM unnest(%(j)s::bigint[], %(b)s::bigint[], %(a)s::bigint[], %(f)s::bigint[]) AS t(j, b, a, f)
+    RETURNING jackpot_id, active_micro
+)
+SELECT j.id, j.generation, j.status, j.amount_micro
+       + COALESCE((SELECT sum(c.active_micro) FROM jackpots_contribution c
+                   WHERE c.jackpot_id = j.id AND c.fold_id IS NULL), 0)
+       + COALESCE((SELECT sum(i.active_micro) FROM ins i WHERE i.jackpot_id = j.id), 0)
+FROM jackpots_jackpot j WHERE j.id = ANY(%(check)s::bigint[])
+"""
+
+
+def _contribute(levels: list[Level], *, player_id: int, round_id: int, stake: int, win: int) -> dict[int, tuple[int, int]]:
+    """Write the round's contribution to each level (ONE statement) and return {level id: (generation, live active
+    value in micro-haléře)} for the levels whose trigger needs it. No lock: the rows are appended."""
+    rows = [(lv.id, *contribution(lv, stake=stake, win=win)) for lv in levels]
+    rows = [r for r in rows if r[2] or r[3]]
+    check = [lv.id for lv in levels if lv.needs_value]
+    if not rows and not check:
+        return {}
+    with connection.cursor() as cur:
+        cur.execute(_CONTRIBUTE_SQL, {"round": round_id, "player": player_id, "now": clock.now(),
+                                      "j": [r[0] for r in rows], "b": [r[1] for r in rows],
+                                      "a": [r[2] for r in rows], "f": [r[3] for r in rows], "check": check})
+        return {int(i): (int(gen), int(value)) for i, gen, status, value in cur.fetchall()
+                if status == Jackpot.Status.RUNNING}
+
+
+def _triggered(levels: list[Level], values: dict[int, tuple[int, int]], events: list[dict[str, Any]]) -> list[tuple[Level, str, dict[str, Any]]]:
+    """Which levels this stake wins: must-hit crossings, and one draw per stake for the draw levels (equal chance
+    whatever the stake; a level is drawn only while its value is within its range, and it is won at the
+    ceiling). Returns (level, event key, draw details)."""
+    won: list[tuple[Level, str, dict[str, Any]]] = []
+    draw_levels = [lv for lv in levels if lv.trigger == Jackpot.Trigger.DRAW and lv.id in values]
+    if draw_levels:
+        drawn = get_rng().randbelow(PPB)
+        events.append({"type": "jackpot_draw", "value": drawn, "of": PPB})
+        low = 0
+        for lv in draw_levels:
+            _, value = values[lv.id]
+            hit = low <= drawn < low + lv.draw_ppb
+            low += lv.draw_ppb
+            armed = value >= lv.win_from * MICRO
+            at_ceiling = lv.win_to > 0 and value >= lv.win_to * MICRO
+            if (hit and armed) or at_ceiling:
+                won.append((lv, "draw", {"drawn": drawn, "range": [low - lv.draw_ppb, low], "of": PPB,
+                                         "ceiling": at_ceiling and not (hit and armed)}))
+    for lv in levels:
+        if lv.trigger != Jackpot.Trigger.MUST_HIT or lv.id not in values:
+            continue
+        generation, value = values[lv.id]
+        if generation != lv.generation:  # someone won it since this process loaded it: reload next time
+            snapshot_clear()
+            continue
+        if lv.win_at is not None and value >= lv.win_at * MICRO:
+            won.append((lv, "must_hit", {}))
+    return won
+
+
+def round_start(*, player: Player, round_id: int, game_code: str, stake: int, finished: bool, engine_win: int,
+                actor: Actor) -> RoundJackpots:
+    """After the engine's start of a real-money round: contribute and decide the levels this stake wins.
+
+    Stake-basis levels contribute now; net-revenue levels contribute now when the round finished at once, else at
+    :func:`round_settle` (their basis needs the win). Returns the decided awards (paid by :func:`round_settle`)."""
+    result = RoundJackpots()
+    levels = levels_for(game_code)
+    if not levels:
+        return result
+    now_levels = [lv for lv in levels if finished or lv.basis == Jackpot.Basis.STAKE]
+    values = _contribute(now_levels, player_id=player.pk, round_id=round_id, stake=stake,
+                         win=engine_win if finished else 0)
+    for lv, key, draw in _triggered(levels, values, result.events):
+        award = _decide(lv.id, player_id=player.pk, round_id=round_id, game_code=game_code, event_key=key,
+                        expect_generation=lv.generation if lv.trigger != Jackpot.Trigger.GAME_EVENT else None,
+                        coin_value=None, draw=draw, actor=actor)
+        if award is not None:
+            result.awards.append(award)
+    result.events.extend(award_event(a) for a in result.awards)
+    return result
+
+
+def round_events(*, player: Player, round_id: int, game_code: str, bet_params: dict[str, Any],
+                 engine_events: list[dict[str, Any]], actor: Actor) -> list[Award]:
+    """After a player action: decide the game's own jackpot events (Kobushi's pick bonus). The engine returns the
+    whole list every time; event n of a round wins at most once (``event:n``), however often this runs."""
+    levels = [lv for lv in levels_for(game_code) if lv.trigger == Jackpot.Trigger.GAME_EVENT]
+    if not levels or not engine_events:
+        return []
+    done = set(Award.objects.filter(round_id=round_id).values_list("jackpot_id", "event_key"))
+    decided = []
+    for n, ev in enumerate(engine_events):
+        lv = next((x for x in levels if x.family == ev.get("type", "").split("_")[0] and x.level == ev.get("level")),
+                  None)
+        key = f"event:{n}"
+        if lv is None or (lv.id, key) in done or not _eligible(lv, bet_params):
+            continue
+        award = _decide(lv.id, player_id=player.pk, round_id=round_id, game_code=game_code, event_key=key,
+                        expect_generation=None, coin_value=int(bet_params["coin_value"]), draw={}, actor=actor)
+        if award is not None:
+            decided.append(award)
+    return decided
+
+
+def _eligible(level: Level, bet_params: dict[str, Any]) -> bool:
+    """Kobushi rules §9: only at the maximum coins and lines (any coin value)."""
+    return all(bet_params.get(k) == v for k, v in level.eligible.items())
+
+
+def round_settle(*, player: Player, round_id: int, game_code: str, stake: int, engine_win: int, cap_left: int,
+                 awards: list[Award] | None, locked: LockedWallet | None, interactive: bool,
+                 actor: Actor) -> tuple[int, list[Award]]:
+    """Pay the round's decided awards within ``cap_left`` (GP §8(3): what the per-round cap leaves after the game's
+    win), in ``pay_order``; an award's excess goes back to its pool ("stays in the jackpot for the next one").
+    An interactive round first writes its net-revenue contributions (and may win a must-hit level with them).
+    ``awards`` None: read them (interactive rounds); the lean path passes what :func:`round_start` decided.
+    Returns (haléře paid, the awards)."""
+    if interactive:
+        levels = [lv for lv in levels_for(game_code) if lv.basis == Jackpot.Basis.NET_REVENUE]
+        if levels:
+            values = _contribute(levels, player_id=player.pk, round_id=round_id, stake=stake, win=engine_win)
+            for lv, key, draw in _triggered([lv for lv in levels if lv.trigger == Jackpot.Trigger.MUST_HIT],
+                                            values, []):
+                _decide(lv.id, player_id=player.pk, round_id=round_id, game_code=game_code, event_key=key,
+                        expect_generation=lv.generation, coin_value=None, draw=draw, actor=actor)
+    if awards is None:
+        awards = list(Award.objects.filter(round_id=round_id, status=Award.Status.DECIDED).select_related("jackpot"))
+    if not awards:
+        return 0, []
+    awards = sorted(awards, key=lambda a: (a.jackpot.pay_order, a.jackpot_id))
+    total = 0
+    now = clock.now()
+    for award in awards:
+        paid = min(award.amount, max(cap_left - total, 0))
+        excess = award.amount - paid
+        if paid:
+            reference = f"jackpot:{award.pk}:paid"
+            if locked is not None:
+                round_win_credit(locked=locked, player=player, amount=Money(paid), reference=reference, actor=actor,
+                                 source=AWARDS_ACCOUNT)
+            else:
+                win_credit(player=player, amount=Money(paid), reference=reference, actor=actor, source=AWARDS_ACCOUNT)
+        if excess:
+            _return_to_pool(award, excess, reason="cap", actor=actor)
+        award.paid, award.returned, award.status, award.settled_at = paid, excess, Award.Status.PAID, now
+        award.save(update_fields=["paid", "returned", "status", "settled_at"])
+        total += paid
+    audit_record(actor=actor, action="jackpots.awards_paid", object_type="games.Round", object_id=str(round_id),
+                 new={"paid": total, "awards": [{"jackpot": a.jackpot.code, "amount": a.amount, "paid": a.paid,
+                                                 "returned": a.returned} for a in awards]})
+    return total, awards
+
+
+def round_void(*, round_id: int, actor: Actor) -> dict[str, int]:
+    """A voided round (malfunction GP §7(8), deadline, staff): reverse its contributions (negative rows, folded
+    like any other) and send its decided awards back to their pools. Idempotent."""
+    reversed_rows = 0
+    for c in Contribution.objects.filter(round_id=round_id, reversal=False):
+        _, created = Contribution.objects.get_or_create(
+            jackpot_id=c.jackpot_id, round_id=round_id, reversal=True,
+            defaults={"player_id": c.player_id, "basis_amount": -c.basis_amount, "active_micro": -c.active_micro,
+                      "future_micro": -c.future_micro, "created_at": clock.now()})
+        reversed_rows += int(created)
+    awards = 0
+    for award in Award.objects.filter(round_id=round_id, status=Award.Status.DECIDED).select_related("jackpot") \
+            .order_by("jackpot__pay_order", "jackpot_id"):
+        _return_to_pool(award, award.amount, reason="void", actor=actor)
+        award.returned, award.status, award.settled_at = award.amount, Award.Status.REVERSED, clock.now()
+        award.save(update_fields=["returned", "status", "settled_at"])
+        awards += 1
+    if reversed_rows or awards:
+        audit_record(actor=actor, action="jackpots.round_voided", object_type="games.Round", object_id=str(round_id),
+                     new={"contributions_reversed": reversed_rows, "awards_reversed": awards})
+    return {"contributions_reversed": reversed_rows, "awards_reversed": awards}
+
+
+def award_event(award: Award) -> dict[str, Any]:
+    """How an award shows on the round (``round.jackpot_events``)."""
+    return {"type": "jackpot_award", "jackpot": award.jackpot.code, "level": award.jackpot.level,
+            "award_id": award.pk, "amount": award.amount, "event": award.event_key}
+
+
+# --- the pool: fold, decide, reseed, return -----------------------------------------------------------------------
+def _locked(jackpot_id: int) -> Jackpot:
+    return Jackpot.objects.select_for_update(no_key=True).get(pk=jackpot_id)
+
+
+def _fold(jp: Jackpot) -> Fold | None:
+    """Fold the pending contributions into the locked pool and post the whole haléře to its ledger account."""
+    now = clock.now()
+    fold = Fold.objects.create(jackpot=jp, rows=0, active_micro=0, future_micro=0, posted=0, created_at=now)
+    with connection.cursor() as cur:
+        cur.execute("""
+            WITH f AS (UPDATE jackpots_contribution SET fold_id = %s WHERE jackpot_id = %s AND fold_id IS NULL
+                       RETURNING active_micro, future_micro)
+            SELECT count(*), COALESCE(sum(active_micro), 0), COALESCE(sum(future_micro), 0) FROM f""",
+                    [fold.pk, jp.pk])
+        rows, active, future = (int(x) for x in cur.fetchone())
+    if rows == 0:
+        fold.delete()
+        return None
+    jp.amount_micro += active
+    jp.future_micro += future
+    jp.contributed_micro += active + future
+    clamped = 0
+    if jp.future_micro < 0:  # a decrease beyond the future pot comes out of the active pot
+        jp.amount_micro += jp.future_micro
+        jp.future_micro = 0
+    if jp.amount_micro < 0:  # a pot never goes below zero: the house absorbs the rest (recorded)
+        clamped = -jp.amount_micro
+        jp.amount_micro = 0
+    posted = _sync_ledger(jp, reference=f"jackpot:fold:{fold.pk}", memo=f"{rows} contributions")
+    fold.rows, fold.active_micro, fold.future_micro, fold.clamped_micro, fold.posted = rows, active, future, clamped, posted
+    fold.save(update_fields=["rows", "active_micro", "future_micro", "clamped_micro", "posted"])
+    jp.folded_at = now
+    return fold
+
+
+def _sync_ledger(jp: Jackpot, *, reference: str, memo: str) -> int:
+    """Post house <-> pool so that the pool's ledger account holds the whole haléře of its value."""
+    target = (jp.amount_micro + jp.future_micro) // MICRO
+    delta = target - jp.ledger_balance
+    if delta > 0:
+        operator_transfer(from_code="house", to_code=jp.ledger_code, amount=Money(delta), reference=reference,
+                          memo=memo, actor=SYSTEM)
+    elif delta < 0:
+        operator_transfer(from_code=jp.ledger_code, to_code="house", amount=Money(-delta), reference=reference,
+                          memo=memo, actor=SYSTEM)
+    jp.ledger_balance = target
+    return delta
+
+
+def jackpot_fold(*, jackpot_id: int) -> int:
+    """The fold job's unit: fold one pool (own transaction). Returns the rows folded."""
+    with transaction.atomic():
+        jp = _locked(jackpot_id)
+        fold = _fold(jp)
+        if fold is not None:
+            jp.save()
+        return fold.rows if fold else 0
+
+
+def jackpots_fold_all() -> dict[str, int]:
+    """Fold every pool with pending contributions (each in its own transaction; safe on two workers)."""
+    ids = list(Contribution.objects.filter(fold__isnull=True).values_list("jackpot_id", flat=True).distinct())
+    rows = sum(jackpot_fold(jackpot_id=i) for i in sorted(ids))
+    return {"pools": len(ids), "rows": rows}
+
+
+def _decide(jackpot_id: int, *, player_id: int, round_id: int, game_code: str, event_key: str,
+            expect_generation: int | None, coin_value: int | None, draw: dict[str, Any], actor: Actor) -> Award | None:
+    """Decide a win under the pool's lock: fold, re-check, take the amount, reseed, start the next run.
+
+    ``expect_generation`` (must-hit and draw): the run the spin saw; if another round won it meanwhile nothing is
+    won (a run is won exactly once; the database enforces it too). Kobushi (``coin_value``): the pool's value at
+    the reference coin scaled to the winner's coin value; a later winner gets the reset pool (seed + what came
+    in since), as the rules say."""
+    jp = _locked(jackpot_id)
+    if jp.status != Jackpot.Status.RUNNING:
+        return None
+    if expect_generation is not None and jp.generation != expect_generation:
+        return None
+    _fold(jp)
+    value = jp.amount_micro // MICRO
+    win_at = None
+    if jp.trigger == Jackpot.Trigger.MUST_HIT:
+        win_at = unseal(jp.win_at_sealed, code=jp.code, generation=jp.generation, nonce=jp.win_at_nonce)
+        if value < win_at:  # a reversal took it back below WIN_AT: not yet
+            jp.save()
+            return None
+    if jp.family == Jackpot.Family.KOBUSHI:
+        if not coin_value or not jp.reference_coin:
+            raise errors.NOT_ELIGIBLE(jackpot=jp.code)
+        amount = jp.amount_micro * coin_value // (jp.reference_coin * MICRO)
+    else:
+        amount = min(value, jp.win_to) if jp.win_to else value
+    now = clock.now()
+    award = Award.objects.create(
+        jackpot=jp, generation=jp.generation, round_id=round_id, player_id=player_id, game_code=game_code,
+        event_key=event_key, amount=amount, coin_value=coin_value, pool_value=value, win_at=win_at,
+        win_at_nonce=jp.win_at_nonce if win_at is not None else "",
+        win_at_commitment=jp.win_at_commitment if win_at is not None else "", draw=draw, decided_at=now)
+    jp.amount_micro -= amount * MICRO
+    jp.awarded += amount
+    jp.ledger_balance -= amount
+    if amount:
+        operator_transfer(from_code=jp.ledger_code, to_code=AWARDS_ACCOUNT, amount=Money(amount),
+                          reference=f"jackpot:{award.pk}:decided", memo=f"{jp.code} run {jp.generation}", actor=actor)
+    _reseed(jp, coin_value=coin_value, reference=f"jackpot:{award.pk}:reseed")
+    _next_run(jp)
+    jp.save()
+    snapshot_clear()
+    audit_record(actor=actor, action="jackpots.award_decided", obj=award,
+                 new={"jackpot": jp.code, "generation": award.generation, "amount": amount, "round_id": round_id,
+                      "player_id": player_id, "event": event_key, "win_at": win_at,
+                      "commitment": award.win_at_commitment})
+    return award
+
+
+def _reseed(jp: Jackpot, *, coin_value: int | None, reference: str) -> None:
+    """Start value of the next run: Kobushi tops up the seed at the winner's coin (seed per coin x coin value);
+    FROM_BACKGROUND moves RESET_VALUE from the background pot (the house adds any shortfall; the rest stays);
+    WHOLE_FUTURE moves the whole future pot."""
+    seed = 0
+    if jp.reseed == Jackpot.Reseed.SEED_PER_COIN:
+        seed = jp.seed_per_coin * (coin_value or 0)
+    elif jp.reseed == Jackpot.Reseed.FROM_BACKGROUND:
+        needed = max(jp.reset_value * MICRO - jp.amount_micro, 0)
+        take = min(jp.future_micro, needed)
+        jp.future_micro -= take
+        jp.amount_micro += take
+        seed = -(-(needed - take) // MICRO)  # whole haléře, rounded up
+    elif jp.reseed == Jackpot.Reseed.WHOLE_FUTURE:
+        jp.amount_micro += jp.future_micro
+        jp.future_micro = 0
+    if seed > 0:
+        jp.amount_micro += seed * MICRO
+        jp.seeded += seed
+        _sync_ledger(jp, reference=reference, memo=f"seed {jp.code}")
+
+
+def _next_run(jp: Jackpot) -> None:
+    """A new run: generation + 1 and, for a must-hit level, a new sealed WIN_AT in [WINRANGE_FROM, WINRANGE_TO]
+    with its commitment."""
+    jp.generation += 1
+    if jp.trigger == Jackpot.Trigger.MUST_HIT:
+        win_at = get_rng().randint(jp.win_from, jp.win_to)
+        nonce = secrets.token_hex(16)
+        jp.win_at_nonce = nonce
+        jp.win_at_sealed = seal(win_at, code=jp.code, generation=jp.generation, nonce=nonce)
+        jp.win_at_commitment = commitment(code=jp.code, generation=jp.generation, win_at=win_at, nonce=nonce)
+
+
+def _return_to_pool(award: Award, amount: int, *, reason: str, actor: Actor) -> None:
+    """Money of a decided award goes back to its pool's active pot (cap excess, void)."""
+    jp = _locked(award.jackpot_id)
+    operator_transfer(from_code=AWARDS_ACCOUNT, to_code=jp.ledger_code, amount=Money(amount),
+                      reference=f"jackpot:{award.pk}:returned", memo=reason, actor=actor)
+    jp.amount_micro += amount * MICRO
+    jp.returned += amount
+    jp.ledger_balance += amount
+    jp.save(update_fields=["amount_micro", "returned", "ledger_balance"])
+    audit_record(actor=actor, action="jackpots.award_returned", obj=award, amount=amount, reason=reason)
+
+
+# --- the level's lifecycle (staff) -----------------------------------------------------------------------------------
+def jackpot_start(*, jackpot: Jackpot, actor: Actor) -> Jackpot:
+    """Freeze a draft level's configuration and start it: validated, seeded, first WIN_AT sealed and committed,
+    audited with the whole configuration."""
+    with transaction.atomic():
+        jp = _locked(jackpot.pk)
+        if jp.status != Jackpot.Status.DRAFT:
+            raise errors.NOT_DRAFT(jackpot=jp.code, status=jp.status)
+        validate_config(jp)
+        jp.status = Jackpot.Status.RUNNING
+        jp.started_at = clock.now()
+        if jp.reseed == Jackpot.Reseed.SEED_PER_COIN:
+            seed = jp.seed_per_coin * jp.reference_coin
+        elif jp.reseed == Jackpot.Reseed.FROM_BACKGROUND:
+            seed = jp.reset_value
+        else:
+            seed = 0  # APOLLO: AMOUNT = FUTURE_AMOUNT = 0 at the start
+        if seed:
+            jp.amount_micro += seed * MICRO
+            jp.seeded += seed
+            _sync_ledger(jp, reference=f"jackpot:{jp.code}:start", memo=f"seed {jp.code}")
+        jp.generation -= 1
+        _next_run(jp)  # generation 0 -> run 0 with its WIN_AT
+        jp.save()
+        audit_record(actor=actor, action="jackpots.started", obj=jp, new=config_of(jp),
+                     commitment=jp.win_at_commitment)
+    snapshot_clear()
+    return jp
+
+
+def jackpot_set_status(*, jackpot: Jackpot, status: str, actor: Actor) -> Jackpot:
+    """Suspend a running level or resume a suspended one (audited). The configuration stays frozen."""
+    allowed = {Jackpot.Status.RUNNING: Jackpot.Status.SUSPENDED, Jackpot.Status.SUSPENDED: Jackpot.Status.RUNNING}
+    with transaction.atomic():
+        jp = _locked(jackpot.pk)
+        if allowed.get(Jackpot.Status(jp.status)) != status:
+            raise errors.BAD_TRANSITION(jackpot=jp.code, status=jp.status, to=status)
+        old = jp.status
+        jp.status = status
+        jp.save(update_fields=["status"])
+        audit_record(actor=actor, action="jackpots.status_changed", obj=jp, old={"status": old},
+                     new={"status": status})
+    snapshot_clear()
+    return jp
+
+
+CONFIG_FIELDS = ("family", "level", "pay_order", "games", "basis", "rate_ppm", "split", "background_ppm", "trigger",
+                 "draw_ppb", "reseed", "reset_value", "win_from", "win_to", "seed_per_coin", "reference_coin",
+                 "eligible")
+
+
+def config_of(jp: Jackpot) -> dict[str, Any]:
+    return {f: getattr(jp, f) for f in CONFIG_FIELDS}
+
+
+def progressive_ensure(*, game_code: str, spec: dict[str, Any], actor: Actor) -> list[Jackpot]:
+    """Create (and start) a game's own progressive levels from the game's rules (games calls this at catalogue
+    sync with the engine's ``progressive`` block): Kobushi's Sushi and Kobushi pools. Existing levels are left
+    as they are (their configuration is frozen)."""
+    made = []
+    for level, rate in sorted(spec["contribution_ppm"].items()):
+        code = f"{game_code}-{level}"
+        jp = Jackpot.objects.filter(code=code).first()
+        if jp is None:
+            jp = Jackpot.objects.create(
+                code=code, name=f"{spec['names'][level]}", name_cs=f"{spec['names'][level]}",
+                family=Jackpot.Family.KOBUSHI, level=level, pay_order=0, games=[game_code],
+                basis=Jackpot.Basis.STAKE, rate_ppm=int(rate), trigger=Jackpot.Trigger.GAME_EVENT,
+                reseed=Jackpot.Reseed.SEED_PER_COIN, seed_per_coin=int(spec["seed_per_coin"][level]),
+                reference_coin=int(spec["reference_coin"]), eligible=dict(spec["eligible"]))
+            audit_record(actor=actor, action="jackpots.created", obj=jp, new=config_of(jp))
+            jp = jackpot_start(jackpot=jp, actor=actor)
+        made.append(jp)
+    return made

@@ -1,0 +1,27 @@
+"""Fixtures of the jackpots tests: a frozen clock, a fresh per-process level snapshot, the synced catalogue."""
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+import time_machine
+
+START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_snapshot(db):
+    from games.services import games_sync
+    from jackpots.levels import snapshot_clear
+
+    snapshot_clear()
+    games_sync()
+    yield
+    snapshot_clear()
+
+
+@pytest.fixture
+def clock():
+    """A frozen clock (time-machine, tick=False); ``clock.shift(seconds)`` moves it."""
+    with time_machine.travel(START, tick=False) as traveller:
+        yield traveller
