@@ -22,6 +22,7 @@ from games import errors
 from games.engine import JsonDict, ReplayMismatch, registry
 from games.models import Game, Round
 from games.validation import valid_game_code, valid_round_id
+from jackpots.levels import enabled as jackpots_enabled
 
 if TYPE_CHECKING:
     from accounts.models import Player
@@ -58,7 +59,9 @@ def game_summary(row: Game) -> JsonDict:
         "enabled": row.enabled,
         "declared": {
             "rtp": str(row.rtp),
-            "rtp_with_jackpots": str(row.rtp_with_jackpots) if row.rtp_with_jackpots is not None else None,
+            # with jackpots switched off the game is offered at its own RTP only (settings.JACKPOTS_ENABLED)
+            "rtp_with_jackpots": str(row.rtp_with_jackpots)
+            if row.rtp_with_jackpots is not None and jackpots_enabled() else None,
             "min_bet": Money(row.min_bet).to_json(),
             "max_bet": Money(row.max_bet).to_json(),
             "max_win": Money(row.max_win).to_json(),
@@ -127,6 +130,7 @@ def round_public(rnd: Round) -> JsonDict:
         "stake": _money(rnd.stake, cur),
         "win": _money(rnd.win, cur),
         "win_engine": _money(rnd.win_engine, cur),
+        "jackpot_win": _money(rnd.jackpot_win, cur),
         "win_capped": rnd.win_capped,
         "balance_before": _money(rnd.balance_before, cur),
         "balance_after": _money(rnd.balance_after, cur),

@@ -81,6 +81,7 @@ class RoundSerializer(serializers.Serializer):
     stake = GameMoneySerializer()
     win = GameMoneySerializer(help_text="the win credited (0 until the round is settled)")
     win_engine = GameMoneySerializer(help_text="the win of the game (accrued so far while in progress)")
+    jackpot_win = GameMoneySerializer(help_text="the part of the win paid by jackpots (included in win)")
     win_capped = serializers.BooleanField(help_text="the GP §8(3) max win per round cut the win")
     balance_before = GameMoneySerializer(allow_null=True)
     balance_after = GameMoneySerializer(allow_null=True)

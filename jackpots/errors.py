@@ -11,3 +11,5 @@ BAD_TRANSITION = ErrorDef("jackpot.bad_transition", 409, "Tuto změnu stavu jack
                           "This jackpot status change is not allowed.")
 NOT_ELIGIBLE = ErrorDef("jackpot.not_eligible", 409, "Tato sázka nemůže jackpot vyhrát.",
                         "This bet cannot win the jackpot.")
+INVALID_QUERY = ErrorDef("jackpot.invalid_query", 400, "Neplatný dotaz na jackpoty.",
+                         "Invalid jackpot query.")

@@ -78,9 +78,16 @@ def unseal(sealed: str, *, code: str, generation: int, nonce: str) -> int:
     return int(sealed, 16) ^ _pad(code, generation, nonce)
 
 
-def commitment(*, code: str, generation: int, win_at: int, nonce: str) -> str:
-    """Published when the level starts; after the hit anyone can check sha256 of these four values."""
-    return hashlib.sha256(f"{code}|{generation}|{win_at}|{nonce}".encode()).hexdigest()
+def salt(*, code: str, generation: int, nonce: str) -> str:
+    """The commitment's secret salt, derived from the seal key (so the database alone cannot brute-force WIN_AT
+    from the commitment over its small range); revealed with WIN_AT once the level is won."""
+    key = settings.JACKPOTS_SEAL_KEY.encode()
+    return hmac.new(key, f"salt|{code}|{generation}|{nonce}".encode(), hashlib.sha256).hexdigest()
+
+
+def commitment(*, code: str, generation: int, win_at: int, salt: str) -> str:
+    """Published when the level starts; after the hit anyone can check sha256("code|run|WIN_AT|salt")."""
+    return hashlib.sha256(f"{code}|{generation}|{win_at}|{salt}".encode()).hexdigest()
 
 
 # --- contributions ---------------------------------------------------------------------------------------------------

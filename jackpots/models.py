@@ -166,7 +166,7 @@ class Award(models.Model):
     coin_value = models.BigIntegerField(null=True, blank=True)
     pool_value = models.BigIntegerField(help_text="haléře: the pool at the reference (before the win)")
     win_at = models.BigIntegerField(null=True, blank=True, help_text="must-hit: revealed once won")
-    win_at_nonce = models.CharField(max_length=64, blank=True, default="")
+    win_at_nonce = models.CharField(max_length=64, blank=True, default="", help_text="must-hit: the salt, revealed")
     win_at_commitment = models.CharField(max_length=64, blank=True, default="")
     draw = models.JSONField(default=dict, blank=True, help_text="draw trigger: the number drawn and the odds")
     decided_at = models.DateTimeField()

@@ -28,7 +28,7 @@ from core.audit import Actor, audit_record
 from core.money import Money
 from core.rng import get_rng
 from jackpots import errors
-from jackpots.levels import Level, commitment, contribution, levels_for, seal, snapshot_clear, unseal
+from jackpots.levels import Level, commitment, contribution, levels_for, salt, seal, snapshot_clear, unseal
 from jackpots.models import MICRO, PPB, Award, Contribution, Fold, Jackpot
 from jackpots.validation import validate_config
 from wallet.services import LockedWallet, operator_transfer, round_win_credit, win_credit
@@ -290,9 +290,11 @@ def jackpot_fold(*, jackpot_id: int) -> int:
     with transaction.atomic():
         jp = _locked(jackpot_id)
         fold = _fold(jp)
-        if fold is not None:
-            jp.save()
-        return fold.rows if fold else 0
+        if fold is None:
+            return 0
+        jp.save()
+    snapshot_clear()  # this process's spins split by the folded future pot from now on (others within the TTL)
+    return fold.rows
 
 
 def jackpots_fold_all() -> dict[str, int]:
@@ -333,7 +335,7 @@ def _decide(jackpot_id: int, *, player_id: int, round_id: int, game_code: str, e
     award = Award.objects.create(
         jackpot=jp, generation=jp.generation, round_id=round_id, player_id=player_id, game_code=game_code,
         event_key=event_key, amount=amount, coin_value=coin_value, pool_value=value, win_at=win_at,
-        win_at_nonce=jp.win_at_nonce if win_at is not None else "",
+        win_at_nonce=salt(code=jp.code, generation=jp.generation, nonce=jp.win_at_nonce) if win_at is not None else "",
         win_at_commitment=jp.win_at_commitment if win_at is not None else "", draw=draw, decided_at=now)
     jp.amount_micro -= amount * MICRO
     jp.awarded += amount
@@ -383,7 +385,8 @@ def _next_run(jp: Jackpot) -> None:
         nonce = secrets.token_hex(16)
         jp.win_at_nonce = nonce
         jp.win_at_sealed = seal(win_at, code=jp.code, generation=jp.generation, nonce=nonce)
-        jp.win_at_commitment = commitment(code=jp.code, generation=jp.generation, win_at=win_at, nonce=nonce)
+        jp.win_at_commitment = commitment(code=jp.code, generation=jp.generation, win_at=win_at,
+                                          salt=salt(code=jp.code, generation=jp.generation, nonce=nonce))
 
 
 def _return_to_pool(award: Award, amount: int, *, reason: str, actor: Actor) -> None:

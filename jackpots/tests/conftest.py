@@ -25,3 +25,20 @@ def clock():
     """A frozen clock (time-machine, tick=False); ``clock.shift(seconds)`` moves it."""
     with time_machine.travel(START, tick=False) as traveller:
         yield traveller
+
+
+@pytest.fixture(autouse=True)
+def _pick_game(db):
+    """The games platform's test-only interactive game (two picks), registered for these tests too."""
+    from games.engine import registry
+    from games.services import games_sync
+    from games.tests.platform.testgames import PICK
+
+    registry.list_games()
+    registry.register(PICK)
+    games_sync()
+    yield
+    versions = registry._GAMES.get(PICK.code, {})
+    versions.pop(PICK.version, None)
+    if not versions:
+        registry._GAMES.pop(PICK.code, None)
