@@ -23,9 +23,22 @@ from limits.services import self_limit_set
 pytestmark = pytest.mark.django_db(transaction=True)
 
 MAX_STATEMENTS = 12
+JACKPOT_STATEMENTS = 1  # a game that feeds jackpot levels: its contributions and their live values (one CTE)
 ROULETTE_RED = {"bets": [{"type": "red", "amount": 100}]}
 KOBUSHI_BET = {"lines": 30, "coins": 1, "coin_value": 1}
 LOSS, WIN = FixedRNG(0), FixedRNG(1)  # roulette pocket 0 (red loses), pocket 1 (red wins)
+
+
+@pytest.fixture(autouse=True)
+def _jackpot_snapshot(settings: Any) -> Any:
+    """The running jackpot levels are read once per process per JACKPOTS_CONFIG_TTL_SECONDS (1 s in production);
+    a longer TTL here keeps that reload out of the counted requests (it is not per round)."""
+    from jackpots.levels import snapshot_clear
+
+    settings.JACKPOTS_CONFIG_TTL_SECONDS = 3600
+    snapshot_clear()
+    yield
+    snapshot_clear()
 
 
 def _limited_player() -> Any:
@@ -83,7 +96,7 @@ def test_a_settled_roulette_round_costs_at_most_12_statements_also_after_10000_r
     assert len(after_history) == len(fresh), "\n".join(after_history)
 
 
-def test_a_settled_kobushi_round_costs_at_most_12_statements(clock):
+def test_a_settled_kobushi_round_costs_at_most_12_statements_plus_its_jackpot_contribution(clock):
     player = _limited_player()
     c = client_for(player)
     _round(c, clock, "european_roulette", ROULETTE_RED, LOSS)  # the day's first round creates its counter rows
@@ -93,8 +106,29 @@ def test_a_settled_kobushi_round_costs_at_most_12_statements(clock):
         if body["status"] != "finished":
             continue  # a feature that needs the player; not this test's subject
         counted += 1
-        assert len(sql) <= MAX_STATEMENTS, "\n".join(sql)
+        assert len(sql) <= MAX_STATEMENTS + JACKPOT_STATEMENTS, "\n".join(sql)  # Kobushi feeds its two pools
+        assert len([q for q in sql if "jackpots_" in q]) == JACKPOT_STATEMENTS
     assert counted >= 10
+
+
+@pytest.mark.parametrize("outcome", ["loss", "win"])
+def test_with_a_central_jackpot_a_round_adds_one_statement_and_takes_no_lock_on_the_pool(clock, outcome):
+    """A must-hit level over every game: the round's contribution and the live value it reads are ONE statement;
+    nothing on a spin that wins no jackpot locks or updates the pool row (design.md "Shared hot rows")."""
+    from jackpots.tests.helpers import central_level
+
+    central_level("central-bronze", rate_ppm=10_000, reset_value=100_000, win_from=1_000_000, win_to=2_000_000)
+    player = _limited_player()
+    c = client_for(player)
+    rng = LOSS if outcome == "loss" else WIN
+    _round(c, clock, "european_roulette", ROULETTE_RED, rng)
+    body, sql = _round(c, clock, "european_roulette", ROULETTE_RED, rng)
+    assert body["status"] == "finished"
+    assert len(sql) <= MAX_STATEMENTS + JACKPOT_STATEMENTS, "\n".join(sql)
+    touching = [q for q in sql if "jackpots_" in q]
+    assert len(touching) == 1 and touching[0].lstrip().startswith("WITH ins AS (")
+    assert not [q for q in sql if "jackpots_jackpot" in q and ("FOR UPDATE" in q or "FOR NO KEY" in q
+                                                            or q.lstrip().startswith("UPDATE"))]
 
 
 def test_the_token_activity_write_is_at_most_once_a_minute_and_keeps_a_round_within_the_limit(clock):

@@ -73,6 +73,15 @@ class Kobushi(slots.SlotGame):
         slots.check_stake(total, min_bet=d["min_stake"], max_bet=self.declared.max_bet, step=d["stake_step"])
         return Bet(total_stake=total, params={"lines": lines, "coins": coins, "coin_value": coin})
 
+    def progressive(self) -> JsonDict:
+        """Rules §9 for the platform's jackpots app: 0.25 % of every stake to each pool, seeds per coin, the pool
+        kept at the largest coin value, won only at the maximum coins and lines."""
+        prog = self.d["progressive"]
+        return {"contribution_ppm": dict(prog["contribution_ppm"]), "seed_per_coin": dict(prog["seed_per_coin"]),
+                "reference_coin": max(self.d["coin_values"]),
+                "eligible": {"coins": self.d["max_coins"], "lines": self.d["max_lines"]},
+                "names": {lv: f"{name} Jackpot" for lv, name in prog["names"].items()}}
+
     def is_max_bet(self, params: JsonDict) -> bool:
         """Rules §9: jackpots only with the maximum coins and the maximum lines (any coin value)."""
         return bool(params["lines"] == self.d["max_lines"] and params["coins"] == self.d["max_coins"])
@@ -293,6 +302,23 @@ class Kobushi(slots.SlotGame):
         bets is the RTP for any number of lines and coins), scatter pays and the Kobushi bonus (P(3+ KOBUSHI) x
         mean prize multiplier; the round cap can never cut base + bonus: 1,000 + 25 + 500 < 5,000)."""
         return dict(self._exact)
+
+    def jackpot_return(self, bet: Bet) -> dict[str, Fraction] | None:
+        """Rules §9 with the platform's decided jackpot model (``DEFINITION["progressive"]``): at max coins and max
+        lines (any coin value) the exact seed return of each level plus the 0.25 % contribution to each pool; None
+        at any other bet (it can never win a jackpot, so its RTP with jackpots is the game's RTP)."""
+        if not self.is_max_bet(bet.params):
+            return None
+        return analysis.jackpot_return(self, bet.params["coin_value"], bet.total_stake)
+
+    def progressive(self) -> JsonDict:
+        """The two pools for the platform's jackpots app (``DEFINITION["progressive"]``, rules §9): 0.25 % of every
+        stake to each, seeds per coin value, pools kept at the largest coin value, won only at max coins and lines."""
+        prog = self.d["progressive"]
+        return {"contribution_ppm": dict(prog["contribution_ppm"]), "seed_per_coin": dict(prog["seed_per_coin"]),
+                "reference_coin": max(self.d["coin_values"]),
+                "eligible": {"lines": self.d["max_lines"], "coins": self.d["max_coins"]},
+                "names": dict(prog["names"])}
 
     def trigger_probabilities(self) -> dict[str, Fraction]:
         """Exact P(3+ KOBUSHI), P(3+ BIG_CAT) in the base game and P(3+ BIG_CAT) in a free spin (retrigger)."""
