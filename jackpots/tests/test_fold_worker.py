@@ -1,0 +1,78 @@
+"""The fold job as code, and once through a real Celery worker and broker (the configured one, e.g. RabbitMQ in
+CI; the filesystem transport otherwise)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from core.audit import Actor
+from core.rng import use_rng
+from core.tests.test_celery_worker import _reachable, _start_worker, worker_env  # noqa: F401 - fixture
+from games.services import round_play
+from games.tests.platform.helpers import funded_player
+from games.tests.platform.testgames import FixedRNG
+from jackpots.models import MICRO, Contribution, Fold
+from jackpots.tasks import fold
+from jackpots.tests.helpers import central_level, pool
+
+
+def _spins(player, n):
+    with use_rng(FixedRNG(0)):
+        for i in range(n):
+            round_play(player=player, game_code="european_roulette", bet={"bets": [{"type": "red", "amount": 100}]},
+                       idempotency_key=f"w-{uuid.uuid4().hex}-{i}", actor=Actor.player(player))
+
+
+def test_the_fold_task_folds_every_pending_contribution_once(clock, settings):
+    settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
+    central_level("central-bronze", rate_ppm=10_000, reset_value=1_000, win_from=100_000, win_to=200_000)
+    _spins(funded_player(100_000), 5)
+    assert Contribution.objects.filter(fold__isnull=True).count() == 5
+    assert fold() == {"pools": 1, "rows": 5}
+    assert fold() == {"pools": 0, "rows": 0}  # nothing twice
+    jp = pool("central-bronze")
+    assert jp.amount_micro == (1_000 + 5) * MICRO and jp.ledger_balance == 1_005
+    assert Fold.objects.get().rows == 5
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_the_fold_job_runs_in_a_real_worker(worker_env, clock, settings):  # noqa: F811 - the fixture
+    from config.celery import app
+
+    settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
+    central_level("central-bronze", rate_ppm=10_000, reset_value=1_000, win_from=100_000, win_to=200_000)
+    _spins(funded_player(100_000), 3)
+    configured = os.environ.get("CELERY_BROKER_URL", "")
+    url = configured if configured and not configured.startswith("filesystem") and _reachable(configured) \
+        else "filesystem://"
+    opts = {}
+    if url.startswith("filesystem"):
+        base = worker_env["CELERY_FS_BROKER_DIR"]
+        for d in ("queue", "processed", "control"):
+            Path(base, d).mkdir(parents=True, exist_ok=True)
+        opts = {"data_folder_in": f"{base}/queue", "data_folder_out": f"{base}/queue",
+                "processed_folder": f"{base}/processed", "control_folder": f"{base}/control"}
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    proc = _start_worker(worker_env, url, queue)
+    try:
+        with app.connection_for_write(url, transport_options=opts) as conn:
+            fold.apply_async(queue=queue, connection=conn)  # type: ignore[call-arg]
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and Contribution.objects.filter(fold__isnull=True).exists():
+            time.sleep(0.2)
+    finally:
+        proc.terminate()
+        try:
+            out = proc.communicate(timeout=20)[0].decode(errors="replace")
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out = proc.communicate()[0].decode(errors="replace")
+    assert not Contribution.objects.filter(fold__isnull=True).exists(), out[-3000:]
+    assert pool("central-bronze").ledger_balance == 1_003
+    print(f"fold ran in a worker on {url.split(':')[0]}")
