@@ -3,6 +3,7 @@ excess, simultaneous wins in order, net revenue, voids, the switch. Real Postgre
 from __future__ import annotations
 
 from django.core.management import call_command
+from django.db.models import F as models_F
 
 from core.money import Money
 from core.rng import SeededRNG, use_rng
@@ -63,6 +64,7 @@ def test_a_must_hit_level_is_won_by_the_stake_that_reaches_win_at_and_starts_a_n
     assert jp.amount_micro // MICRO == 1_000
     _books_hold("central-bronze")
     call_command("ledger_check")
+    call_command("jackpot_check")
 
 
 def test_the_per_round_cap_applies_to_game_win_plus_jackpot_and_the_excess_stays_in_the_pool(clock, settings):
@@ -88,6 +90,7 @@ def test_the_per_round_cap_applies_to_game_win_plus_jackpot_and_the_excess_stays
     assert (day.stakes_decided, day.wins_decided) == (100, 10_000)
     _books_hold("central-bronze")
     call_command("ledger_check")
+    call_command("jackpot_check")
 
 
 def test_simultaneous_wins_are_paid_bronze_then_silver_then_gold_within_the_cap(clock, settings):
@@ -106,6 +109,7 @@ def test_simultaneous_wins_are_paid_bronze_then_silver_then_gold_within_the_cap(
     for code in ("central-bronze", "central-silver", "central-gold"):
         _books_hold(code)
     call_command("ledger_check")
+    call_command("jackpot_check")
 
 
 def test_a_draw_level_gives_every_stake_the_same_chance_whatever_its_size(clock):
@@ -164,6 +168,7 @@ def test_a_voided_round_reverses_its_contributions_and_its_decided_award(clock):
     # the run was won (and is over), its money is back: the new run holds its seed plus the returned award
     assert b["value_micro"] == (1_000 + 1_000 - 50) * MICRO
     call_command("ledger_check")
+    call_command("jackpot_check")
 
 
 def test_an_award_decided_in_an_interactive_round_is_paid_when_it_settles_and_replays_pay_nothing(clock):
@@ -182,6 +187,7 @@ def test_an_award_decided_in_an_interactive_round_is_paid_when_it_settles_and_re
     assert Award.objects.get().status == Award.Status.PAID
     assert balance(player) == 1_000_000 - 1_000 + rnd.win
     call_command("ledger_check")
+    call_command("jackpot_check")
 
 
 def test_with_jackpots_switched_off_nothing_is_contributed_or_won(clock, settings):
@@ -195,3 +201,17 @@ def test_with_jackpots_switched_off_nothing_is_contributed_or_won(clock, setting
     games = cat["results"] if isinstance(cat, dict) and "results" in cat else cat
     kob = [g for g in games if g["code"] == "kobushi"]
     assert kob and kob[0]["declared"]["rtp_with_jackpots"] is None and kob[0]["declared"]["rtp"] == "96.89"
+
+
+def test_jackpot_check_finds_a_pool_whose_books_were_tampered_with(clock):
+    import pytest
+    from django.core.management.base import CommandError
+
+    central_level("central-bronze", rate_ppm=50_000, reset_value=1_000, win_from=5_000, win_to=6_000)
+    with use_rng(FixedRNG(0)):
+        _spin(client_for(funded_player(100_000)), clock)
+    jackpots_fold_all()
+    call_command("jackpot_check")
+    Jackpot.objects.filter(code="central-bronze").update(amount_micro=models_F("amount_micro") + 1)
+    with pytest.raises(CommandError, match="central-bronze: value"):
+        call_command("jackpot_check")

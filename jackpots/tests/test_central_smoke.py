@@ -28,3 +28,4 @@ def test_a_must_hit_level_hits_once_within_its_range(clock):
     assert b["ledger"] == b["ledger_expected"]
     assert b["value_micro"] == b["growth_micro"]
     call_command("ledger_check")
+    call_command("jackpot_check")

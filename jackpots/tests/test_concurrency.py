@@ -93,3 +93,4 @@ def test_concurrent_spins_contribute_exactly_and_each_must_hit_run_is_won_once(c
     assert paid == rounds.aggregate(s=Sum("jackpot_win"))["s"] > 0
     assert sum(balance(p).amount for p in players) == PLAYERS * 100_000 - PLAYERS * SPINS * 100 + paid
     call_command("ledger_check")
+    call_command("jackpot_check")

@@ -75,6 +75,7 @@ def test_two_players_at_max_bet_one_hits_the_sushi_jackpot_in_the_pick_bonus_and
     assert not Award.objects.filter(player_id=a.pk).exists()
     _books_hold("sushi")
     call_command("ledger_check")
+    call_command("jackpot_check")
 
 
 def test_two_winners_between_refreshes_the_second_gets_the_seed_and_what_came_in_since(clock, settings):
@@ -93,6 +94,7 @@ def test_two_winners_between_refreshes_the_second_gets_the_seed_and_what_came_in
     assert (award_a.generation, award_b.generation) == (0, 1)
     _books_hold("sushi")
     call_command("ledger_check")
+    call_command("jackpot_check")
 
 
 def test_below_max_coins_or_lines_a_bet_contributes_but_cannot_win(clock):
