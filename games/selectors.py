@@ -22,7 +22,7 @@ from games import errors
 from games.engine import JsonDict, ReplayMismatch, registry
 from games.models import Game, Round
 from games.validation import valid_game_code, valid_round_id
-from jackpots.levels import enabled as jackpots_enabled
+from jackpots.levels import offers_progressive
 
 if TYPE_CHECKING:
     from accounts.models import Player
@@ -59,9 +59,9 @@ def game_summary(row: Game) -> JsonDict:
         "enabled": row.enabled,
         "declared": {
             "rtp": str(row.rtp),
-            # with jackpots switched off the game is offered at its own RTP only (settings.JACKPOTS_ENABLED)
+            # only while the game's own jackpots are offered (switched on, its pools running; docs/jackpots.md)
             "rtp_with_jackpots": str(row.rtp_with_jackpots)
-            if row.rtp_with_jackpots is not None and jackpots_enabled() else None,
+            if row.rtp_with_jackpots is not None and offers_progressive(row.code) else None,
             "min_bet": Money(row.min_bet).to_json(),
             "max_bet": Money(row.max_bet).to_json(),
             "max_win": Money(row.max_win).to_json(),

@@ -296,8 +296,8 @@ def games_sync(*, actor: Actor | None = None) -> JsonDict:
 
 
 def _progressive_sync(g: EngineGame, actor: Actor) -> None:
-    """A game with its own progressive jackpots (Kobushi, seed 000 §9) gets its pools, configured from its rules
-    and started, when jackpots are offered (settings.JACKPOTS_ENABLED)."""
+    """A game with its own progressive jackpots (Kobushi, seed 000 §9) gets its pools as drafts configured from its
+    rules, when jackpots are offered (settings.JACKPOTS_ENABLED); staff start them (the seed is funded then)."""
     spec = g.progressive()
     if spec is not None and jackpots_enabled():
         jackpots.progressive_ensure(game_code=g.code, spec=spec, actor=actor)

@@ -1,6 +1,6 @@
 """Demo data of the jackpots app: a central BRONZE/SILVER/GOLD network over every game, one level configured after
-each description of seed 002 (docs/jackpots.md), started (idempotent). Kobushi's own pools come with the games
-catalogue (games_sync)."""
+each description of seed 002 (docs/jackpots.md), and Kobushi's own pools (drafts from the games catalogue sync),
+all started (idempotent)."""
 from __future__ import annotations
 
 from typing import Any
@@ -36,10 +36,10 @@ def seed(stdout: Any) -> None:
         stdout.write("jackpots: switched off (JACKPOTS_ENABLED), no central levels\n")
         return
     for spec in DEMO_LEVELS:
-        jp = Jackpot.objects.filter(code=spec["code"]).first()
-        if jp is None:
-            jp = Jackpot.objects.create(family=Jackpot.Family.CENTRAL, games=[], **spec)
-        if jp.status == Jackpot.Status.DRAFT:
-            jp = jackpot_start(jackpot=jp, actor=ACTOR)
+        if not Jackpot.objects.filter(code=spec["code"]).exists():
+            Jackpot.objects.create(family=Jackpot.Family.CENTRAL, games=[], **spec)
+    # the demo offers every level: the central ones above and Kobushi's pools (drafts from the catalogue sync)
+    for jp in Jackpot.objects.filter(status=Jackpot.Status.DRAFT).order_by("id"):
+        jackpot_start(jackpot=jp, actor=ACTOR)
     for jp in Jackpot.objects.order_by("family", "pay_order", "code"):
         stdout.write(f"jackpot: {jp.code} {jp.status} {jp.trigger} value {Money(jp.amount_micro // MICRO).format('en')}\n")

@@ -156,6 +156,12 @@ def levels_for(game_code: str) -> list[Level]:
     return [lv for lv in running_levels() if lv.covers(game_code)]
 
 
+def offers_progressive(game_code: str) -> bool:
+    """Whether the game's own progressive jackpots are offered now (switched on and its pools running): only then
+    does the catalogue state the game's RTP with jackpots (GP §7(2))."""
+    return any(lv.trigger == Jackpot.Trigger.GAME_EVENT for lv in levels_for(game_code))
+
+
 def snapshot_clear() -> None:
     """Forget this process's snapshot (after a level changed, and in tests)."""
     global _snapshot

@@ -457,21 +457,21 @@ def config_of(jp: Jackpot) -> dict[str, Any]:
 
 
 def progressive_ensure(*, game_code: str, spec: dict[str, Any], actor: Actor) -> list[Jackpot]:
-    """Create (and start) a game's own progressive levels from the game's rules (games calls this at catalogue
-    sync with the engine's ``progressive`` block): Kobushi's Sushi and Kobushi pools. Existing levels are left
-    as they are (their configuration is frozen)."""
+    """Create a game's own progressive levels as drafts, configured from the game's rules (games calls this at
+    catalogue sync with ``Game.progressive()``): Kobushi's Sushi and Kobushi pools. No money moves here: staff
+    start a level (``jackpot_start``, which funds its seed from the house) when the operator offers it. Existing
+    levels are left as they are."""
     made = []
     for level, rate in sorted(spec["contribution_ppm"].items()):
         code = f"{game_code}-{level}"
         jp = Jackpot.objects.filter(code=code).first()
         if jp is None:
             jp = Jackpot.objects.create(
-                code=code, name=f"{spec['names'][level]}", name_cs=f"{spec['names'][level]}",
+                code=code, name=spec["names"][level], name_cs=spec["names"][level],
                 family=Jackpot.Family.KOBUSHI, level=level, pay_order=0, games=[game_code],
                 basis=Jackpot.Basis.STAKE, rate_ppm=int(rate), trigger=Jackpot.Trigger.GAME_EVENT,
                 reseed=Jackpot.Reseed.SEED_PER_COIN, seed_per_coin=int(spec["seed_per_coin"][level]),
                 reference_coin=int(spec["reference_coin"]), eligible=dict(spec["eligible"]))
             audit_record(actor=actor, action="jackpots.created", obj=jp, new=config_of(jp))
-            jp = jackpot_start(jackpot=jp, actor=actor)
         made.append(jp)
     return made

@@ -14,7 +14,11 @@
    short warm-up; the load (``scripts/bench_load.py``: ``--connections`` keep-alive HTTP/1.1 connections for
    ``--seconds``, half roulette and half Kobushi, each player at most one round start per 2 s, GP §7(9)); then
    ``manage.py ledger_check`` and ``manage.py limits_reconcile`` on the bench database.
-5. Run "fresh", then ``--history`` historical rounds loaded straight into the tables, then run "history".
+5. Run "fresh" (jackpots on: Kobushi's two pools and the demo's central BRONZE/SILVER/GOLD over every game, the
+   fold job running beside the load; each player's first round of the day also creates its counter rows), then
+   the pair "jackpots off" (``JACKPOTS_ENABLED=false``) and "jackpots on" on the same warm state (skip the pair
+   with ``--no-jackpots-off-run``), then ``--history`` historical rounds loaded straight into the tables, then run
+   "history" (jackpots on). ``manage.py jackpot_check`` runs with the other checks.
 6. One table: settled rounds/s, p50/p95/p99 of ``POST /rounds`` (ms), errors, SQL statements per settled round
    (a round and its action calls), web CPU ms per round (gunicorn's processes, /proc), the client's own CPU,
    pgbench TPS before/after/mean and the ratio rounds/s / pgbench TPS; then the details and the machine.
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import os
 import platform
@@ -39,6 +44,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -340,12 +346,38 @@ class Row:
         return cpu_seconds * 1000 / self.settled if self.settled else 0.0
 
 
+@contextlib.contextmanager
+def _fold_job(every: float = 2.0) -> Iterator[None]:
+    """The jackpots fold job, in a thread of this process, while the load runs (a Celery worker does it in
+    production); its CPU counts as the client's."""
+    from django.db import connection
+
+    from jackpots.services import jackpots_fold_all
+
+    stop = threading.Event()
+
+    def loop() -> None:
+        try:
+            while not stop.wait(every):
+                jackpots_fold_all()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=loop, name="jackpots-fold", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+
+
 def checks_run(env: dict[str, str]) -> dict[str, str]:
     """The project's consistency checks on the bench database."""
     results: dict[str, str] = {}
-    for command in ("ledger_check", "limits_reconcile"):
+    for command in ("ledger_check", "limits_reconcile", "jackpot_check"):
         if not any((ROOT / app / "management" / "commands" / f"{command}.py").exists()
-                   for app in ("wallet", "limits")):
+                   for app in ("wallet", "limits", "jackpots")):
             results[command] = "not available"
             continue
         out = manage(env, command)
@@ -425,6 +457,12 @@ class Bench:
         self.notes.append(f"players: {len(created):,} created in {secs:.1f} s (bulk); fund {a.fund / 100:,.0f} CZK each, "
                           f"daily stake limit {a.daily_stake / 100:,.0f} CZK, daily loss limit "
                           f"{a.daily_loss / 100:,.0f} CZK")
+        from jackpots.demo import seed as jackpots_seed
+
+        levels = io.StringIO()
+        jackpots_seed(levels)  # the demo's central BRONZE/SILVER/GOLD over every game (Kobushi's pools: migrate)
+        self.notes.append("jackpots: " + "; ".join(line.removeprefix("jackpot: ")
+                                                   for line in levels.getvalue().splitlines()))
         self._close_django()
         if a.pgbench_seconds > 0:
             say(f"== pgbench -i -s {a.pgbench_scale} in {pgbench_init(server, a.pgbench_scale):.1f} s")
@@ -469,8 +507,9 @@ class Bench:
         say(f"   load: {a.connections} connections, {a.seconds:.0f} s")
         load0 = os.getloadavg()[0]
         web0, client0, db0 = self.web.cpu_seconds(), time.process_time(), postgres_cpu_seconds()
-        stats = run_load(self.web.port, self.players, connections=a.connections, seconds=a.seconds, mix=a.mix,
-                         seed=a.seed, grace=30)
+        with _fold_job():  # what beat runs every JACKPOTS_FOLD_SECONDS in production
+            stats = run_load(self.web.port, self.players, connections=a.connections, seconds=a.seconds, mix=a.mix,
+                             seed=a.seed, grace=30)
         web1, client1, db1 = self.web.cpu_seconds(), time.process_time(), postgres_cpu_seconds()
         say(f"   {sum(stats.settled.values()):,} settled rounds; pgbench after")
         after = pgbench_run(self.server, a.connections, a.pgbench_seconds)
@@ -628,6 +667,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
                    help="at the end, cProfile N rounds played in-process (one per player) and print the hot spots")
     p.add_argument("--keep", action="store_true", help="keep the bench databases afterwards")
     p.add_argument("--json", type=Path, default=None, help="also write the rows as JSON here")
+    p.add_argument("--no-jackpots-off-run", dest="jackpots_off_run", action="store_false",
+                   help="skip the pair of runs 'jackpots off' / 'jackpots on' that follows 'fresh'")
     p.add_argument("--sweep", nargs="+", default=None, metavar="SPEC",
                    help="instead of the fresh/history runs, one run per web set-up, e.g. sync:2 sync:4 gthread:4x4 "
                         "gthread:2x8@0 (class:workers[xthreads][@CONN_MAX_AGE]); no history is loaded")
@@ -685,6 +726,11 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 bench.start_web()
                 bench.run("fresh")
+                if args.jackpots_off_run:  # the pair to compare: same players, same day, counter rows in place
+                    bench.start_web({"JACKPOTS_ENABLED": "false"})
+                    bench.run("jackpots off")
+                    bench.start_web()
+                    bench.run("jackpots on")
                 if args.history > 0:
                     bench.history()
                     bench.run("history")

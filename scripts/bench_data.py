@@ -235,10 +235,10 @@ def _history_end(now: datetime) -> datetime:
 _ROUNDS_SQL = """
 INSERT INTO games_round (player_id, game_id, game_code, game_version, play_money, forced_outcome, forced_draws_left,
     idempotency_key, status, bet_request, bet_params, stake, currency, draws, actions, state, win_engine, win,
-    win_capped, balance_before, balance_after, jackpot_events, void_reason, void_detail, started_at,
+    jackpot_win, win_capped, balance_before, balance_after, jackpot_events, void_reason, void_detail, started_at,
     last_activity_at, settled_at, deadline)
 SELECT s.player_id, s.game_id, s.code, s.version, false, false, '[]'::jsonb, 'hist-' || s.g, 'finished',
-       s.bet_request, s.bet_params, s.stake, 'CZK', s.draws, '[]'::jsonb, s.state, s.win, s.win, false,
+       s.bet_request, s.bet_params, s.stake, 'CZK', s.draws, '[]'::jsonb, s.state, s.win, s.win, 0, false,
        %(fund)s, %(fund)s - s.stake + s.win, '[]'::jsonb, '', '', s.t, s.t + s.secs, s.t + s.secs,
        s.t + interval '180 days'
 FROM (

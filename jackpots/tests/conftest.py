@@ -11,11 +11,17 @@ START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 
 @pytest.fixture(autouse=True)
 def _fresh_snapshot(db):
+    """Kobushi's pools (drafts from the catalogue sync) started, as an operator offering them would."""
     from games.services import games_sync
     from jackpots.levels import snapshot_clear
+    from jackpots.models import Jackpot
+    from jackpots.services import jackpot_start
+    from jackpots.tests.helpers import STAFF
 
     snapshot_clear()
     games_sync()
+    for jp in Jackpot.objects.filter(family=Jackpot.Family.KOBUSHI, status=Jackpot.Status.DRAFT):
+        jackpot_start(jackpot=jp, actor=STAFF)
     yield
     snapshot_clear()
 
