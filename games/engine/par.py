@@ -9,6 +9,7 @@ import json
 import math
 import numbers
 import time
+from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 from typing import Protocol
@@ -305,10 +306,9 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
 
     declared = game.declared
     tol = declared_tolerance(declared.rtp)
-    decl = float(declared.rtp)
 
-    def inside(lo_hi_center: float, z: float, se_: float) -> bool:
-        return abs(decl - lo_hi_center) <= 100 * z * se_ + tol + 1e-12
+    def inside(lo_hi_center: float, z: float, se_: float, target: Decimal = declared.rtp) -> bool:
+        return abs(float(target) - lo_hi_center) <= 100 * z * se_ + declared_tolerance(target) + 1e-12
 
     parts = {p: _breakdown_row(p, stats, exact, exact_parts, stake, sim["volatility"])
              for p in dict.fromkeys(list(BREAKDOWN_KEYS) + list(bd))}
@@ -360,6 +360,42 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
             "reached": stats["max_win"], "declared": declared.max_win,
             "within_declared": stats["max_win"] <= declared.max_win,
         },
+        "with_jackpots": _with_jackpots(game, bet, combined, remainder_win, se, inside),
+    }
+
+
+def _with_jackpots(game: Game, bet: Bet, combined: Fraction, remainder_win: int, se: float,
+                   inside: Callable[[float, float, float, Decimal], bool]) -> JsonDict | None:
+    """The sheet's "with_jackpots" section: the combined RTP + ``Game.jackpot_return(bet)`` (exact, so the standard
+    error is the sheet's), compared with the declared RTP with jackpots. None for a game without jackpots (no
+    jackpot return and no declared RTP with jackpots). A bet that can win no jackpot (``jackpot_return`` None) gets
+    the game RTP, compared with the declared game RTP, and ``eligible`` False."""
+    declared = game.declared
+    jr = game.jackpot_return(bet)
+    if jr is None and declared.rtp_with_jackpots is None:
+        return None
+    eligible = jr is not None
+    parts = jr or {}
+    jackpot = sum(parts.values(), Fraction(0))
+    total = combined + jackpot
+    tm = float(total)
+    target = declared.rtp_with_jackpots if eligible else declared.rtp
+    return {
+        "eligible": eligible,
+        "note": "eligible: the RTP plus the jackpots' exact return" if eligible else
+        "not eligible: this bet can never win a jackpot, its RTP with jackpots is the game RTP",
+        "parts": {k: {"fraction": f"{v.numerator}/{v.denominator}", "percent": _pct(v)} for k, v in parts.items()},
+        "jackpot_fraction": f"{jackpot.numerator}/{jackpot.denominator}", "jackpot_percent": _pct(jackpot),
+        "percent": 100 * tm,
+        "fraction": f"{total.numerator}/{total.denominator}" if not remainder_win else None,
+        "ci95": [100 * (tm - Z95 * se), 100 * (tm + Z95 * se)],
+        "ci99": [100 * (tm - Z99 * se), 100 * (tm + Z99 * se)],
+        "standard_error_percent": 100 * se,
+        "declared_percent": str(target) if target is not None else None,
+        "declared_figure": ("rtp_with_jackpots" if eligible else "rtp") if target is not None else None,
+        "declared_tolerance_pp": declared_tolerance(target) if target is not None else None,
+        "declared_inside_ci95": inside(100 * tm, Z95, se, target) if target is not None else None,
+        "declared_inside_ci99": inside(100 * tm, Z99, se, target) if target is not None else None,
     }
 
 
@@ -486,7 +522,31 @@ def format_par_sheet(sheet: JsonDict) -> str:
         f"  max win reached <= declared  {yes[sheet['max_win']['within_declared']]}"
         f"  ({czk(sheet['max_win']['reached'])} <= {czk(sheet['max_win']['declared'])})",
     ]
+    if sheet.get("with_jackpots"):
+        lines += _format_with_jackpots(sheet["with_jackpots"])
     return "\n".join(lines) + "\n"
+
+
+def _format_with_jackpots(wj: JsonDict) -> list[str]:
+    yes = {True: "yes", False: "NO"}
+    lines = ["", "RTP with jackpots (RTP above + exact jackpot return, Game.jackpot_return)"]
+    if wj["eligible"]:
+        for k, v in wj["parts"].items():
+            lines.append(f"  {k:<28} {v['fraction']:>24} = {v['percent']:.6f} %")
+        lines.append(f"  {'jackpot return':<28} {wj['jackpot_fraction']:>24} = {wj['jackpot_percent']:.6f} %")
+    else:
+        lines.append(f"  {wj['note']}")
+    lines += [
+        f"  RTP with jackpots            {wj['percent']:.4f} %" + (f" = {wj['fraction']}" if wj["fraction"] else ""),
+        f"  95 % CI                      {_ci(wj['ci95'])}",
+        f"  99 % CI                      {_ci(wj['ci99'])}",
+    ]
+    if wj["declared_percent"] is not None:
+        figure = "with jackpots" if wj["declared_figure"] == "rtp_with_jackpots" else "game RTP"
+        lines.append(f"  declared {wj['declared_percent']} % ({figure}) inside 95 % CI {yes[wj['declared_inside_ci95']]}"
+                     f", 99 % CI {yes[wj['declared_inside_ci99']]}"
+                     f"  (rounding tolerance: ±{wj['declared_tolerance_pp']} pp)")
+    return lines
 
 
 # --- helpers for the management commands and scripts -----------------------------------------------------

@@ -88,7 +88,7 @@ def test_concurrent_spins_contribute_exactly_and_each_must_hit_run_is_won_once(c
         assert sorted(awards.values_list("generation", flat=True)) == list(range(jp.generation))
         assert jp.generation >= 1, code
         for a in awards.filter(win_at__isnull=False):
-            assert jp.win_from <= a.win_at <= a.pool_value and a.amount <= jp.win_to
+            assert a.win_at is not None and jp.win_from <= a.win_at <= a.pool_value and a.amount <= jp.win_to
     paid = Award.objects.aggregate(s=Sum("paid"))["s"]
     assert paid == rounds.aggregate(s=Sum("jackpot_win"))["s"] > 0
     assert sum(balance(p).amount for p in players) == PLAYERS * 100_000 - PLAYERS * SPINS * 100 + paid

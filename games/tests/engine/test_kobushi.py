@@ -324,6 +324,21 @@ def test_jackpot_symbols_close_the_bonus_and_emit_an_event_only_at_max_coins_and
         assert st["bonus"]["sequence"][-1] == "cat"
 
 
+def test_the_progressive_spec_for_the_jackpots_app_matches_the_rules_and_the_jackpot_events():
+    spec = G.progressive()
+    json.dumps(spec)
+    assert spec == {"contribution_ppm": {"sushi": 2500, "kobushi": 2500},  # 0.5 % of every stake in total
+                    "seed_per_coin": {"sushi": 5000, "kobushi": 25000},  # rules §9 table
+                    "reference_coin": 500, "eligible": {"lines": 30, "coins": 5},
+                    "names": {"sushi": "Sushi Jackpot", "kobushi": "Kobushi Jackpot"}}
+    assert spec["reference_coin"] == max(G.d["coin_values"])
+    assert spec["seed_per_coin"] == G.d["bonus"]["jackpot_seed_per_coin"]  # what the events carry
+    assert {t.split("_", 1)[1] for t, _ in G.d["bonus"]["terminators"] if t != "cat"} == set(spec["names"])
+    for params in (MAX, {"lines": 29, "coins": 5, "coin_value": 10}, {"lines": 30, "coins": 4, "coin_value": 500}):
+        eligible = all(params[k] == v for k, v in spec["eligible"].items())
+        assert eligible == G.is_max_bet(params) == (G.jackpot_return(G.validate_bet(params)) is not None)
+
+
 def test_the_bonus_pays_the_drawn_prize_times_the_stake_however_it_ends():
     rng = SeededRNG(3)
     for _ in range(40):

@@ -291,3 +291,111 @@ def test_numpy_integers_from_a_fast_simulator_become_python_ints():
              "sum_sq": np.int64(10_000), "max_win": np.int64(100), "feature_counts": {}}
     out = par.validate_stats(stats, rounds=2, stake=100)
     assert type(out["sum_sq"]) is int and type(out["breakdown"]["base"]) is int and out["breakdown"]["free_spins"] == 0
+
+
+# --- RTP with jackpots (Kobushi's progressive jackpots, docs/games/kobushi.md "Jackpots") -------------------------
+def _kobushi():
+    from games.engine.games import kobushi
+
+    return kobushi.KOBUSHI_GAME, kobushi.DEFINITION
+
+
+def _p_bonus_by_hand(definition) -> Fraction:
+    """P(3+ KOBUSHI in a base spin), counted from the strips: per reel the share of stops whose 3-row window shows a
+    KOBUSHI (never two: they are at least 3 apart), then P(at least 3 of the 5 independent reels)."""
+    from itertools import combinations
+
+    p = []
+    for strip in definition["base_strips"]:
+        n = len(strip)
+        shown = [sum(strip[(stop + r) % n] == "KOBUSHI" for r in range(3)) for stop in range(n)]
+        assert max(shown) == 1
+        p.append(Fraction(sum(shown), n))
+    total = Fraction(0)
+    for k in range(3, 6):
+        for hit in combinations(range(5), k):
+            term = Fraction(1)
+            for j in range(5):
+                term *= p[j] if j in hit else 1 - p[j]
+            total += term
+    return total
+
+
+def test_the_default_game_has_no_jackpot_return_and_its_sheet_no_with_jackpots_section():
+    assert TOY.jackpot_return(TOY.validate_bet({})) is None
+    sheet = par.par_sheet(ROULETTE, rounds=1_000, seed=1, rng_factory=SeededRNG)
+    assert sheet["with_jackpots"] is None and "RTP with jackpots" not in par.format_par_sheet(sheet)
+
+
+def test_kobushi_jackpot_return_is_exact_seeds_from_the_definition_weights_plus_half_a_percent_in_total():
+    game, d = _kobushi()
+    p_bonus = _p_bonus_by_hand(d)
+    assert p_bonus == game.trigger_probabilities()["bonus"] == Fraction(1289547, 269929837)
+    weights = dict(d["bonus"]["terminators"])
+    assert weights == {"cat": 96910, "jackpot_sushi": 2575, "jackpot_kobushi": 515}
+    assert d["progressive"]["seed_per_coin"] == d["bonus"]["jackpot_seed_per_coin"] == {"sushi": 5000,
+                                                                                          "kobushi": 25000}
+    total_w = sum(weights.values())
+    for coin in d["coin_values"]:
+        bet = game.validate_bet({"lines": 30, "coins": 5, "coin_value": coin})
+        assert bet.total_stake == 150 * coin
+        jr = game.jackpot_return(bet)
+        assert jr is not None and all(type(v) is Fraction for v in jr.values())
+        assert jr == {
+            "sushi_seed": p_bonus * Fraction(2575, total_w) * 5000 * coin / (150 * coin),
+            "kobushi_seed": p_bonus * Fraction(515, total_w) * 25000 * coin / (150 * coin),
+            "sushi_contribution": Fraction(1, 400),
+            "kobushi_contribution": Fraction(1, 400),
+        }
+    # 0.25 % to each pool, 0.5 % in total; the two seeds return the same (2,575 x 5,000 = 515 x 25,000)
+    assert jr["sushi_contribution"] + jr["kobushi_contribution"] == Fraction(5, 1000)
+    assert jr["sushi_seed"] == jr["kobushi_seed"] == Fraction(44274447, 10797193480)
+    assert sum(jr.values()) == Fraction(712674307, 53985967400)  # 1.320110 pp
+    for params in ({"lines": 15, "coins": 5, "coin_value": 10}, {"lines": 30, "coins": 4, "coin_value": 500}):
+        assert game.jackpot_return(game.validate_bet(params)) is None  # not eligible (rules §9)
+
+
+def test_kobushi_declared_rtp_with_jackpots_is_the_game_rtp_plus_the_exact_jackpot_return():
+    """Exact parts + the free-spin analysis (exact but for float rounding and the 5,000 x cap) + jackpots = 98.21 %
+    to the declared figure's rounding; 0.5 % per pool (1 % in total) would give ~98.71 % and fail."""
+    game, _ = _kobushi()
+    bet = game.validate_bet({"lines": 30, "coins": 5, "coin_value": 500})
+    jackpot = sum(game.jackpot_return(bet).values(), Fraction(0))
+    game_rtp = 100 * (float(sum(game.exact_rtp(bet).values())) + game.free_spins_analysis(30)["rtp"])
+    assert abs(game_rtp - 96.89) < 0.005
+    assert abs(game_rtp + 100 * float(jackpot) - 98.21) < 0.005
+    assert abs(game_rtp + 100 * float(jackpot + Fraction(5, 1000)) - 98.21) > 0.4
+
+
+def test_kobushi_sheet_at_max_coins_and_lines_adds_the_jackpot_return_and_contains_the_declared_98_21():
+    game, _ = _kobushi()
+    sheet = par.par_sheet(game, {"lines": 30, "coins": 5, "coin_value": 10}, rounds=400_000, seed=20240601,
+                          rng_factory=SeededRNG)
+    json.dumps(sheet)
+    r, wj = sheet["rtp"], sheet["with_jackpots"]
+    jackpot = sum(game.jackpot_return(game.validate_bet(sheet["bet"])).values(), Fraction(0))
+    assert wj["eligible"] and wj["jackpot_fraction"] == f"{jackpot.numerator}/{jackpot.denominator}"
+    assert set(wj["parts"]) == {"sushi_seed", "kobushi_seed", "sushi_contribution", "kobushi_contribution"}
+    assert wj["percent"] == pytest.approx(r["percent"] + 100 * float(jackpot), abs=1e-9)
+    assert wj["standard_error_percent"] == r["standard_error_percent"] > 0  # the added parts are exact
+    for ci in ("ci95", "ci99"):
+        assert [b - a for a, b in zip(r[ci], wj[ci])] == pytest.approx([100 * float(jackpot)] * 2, abs=1e-9)
+    assert wj["ci95"][0] <= 98.21 <= wj["ci95"][1]
+    assert wj["declared_percent"] == "98.21" and wj["declared_figure"] == "rtp_with_jackpots"
+    assert wj["declared_inside_ci95"] and wj["declared_inside_ci99"]
+    text = par.format_par_sheet(sheet)
+    assert "RTP with jackpots" in text and "declared 98.21 % (with jackpots) inside 95 % CI yes" in text
+    assert f"{jackpot.numerator}/{jackpot.denominator} = 1.320110 %" in text
+
+
+def test_kobushi_sheet_below_max_lines_is_not_eligible_and_its_rtp_with_jackpots_is_the_game_rtp():
+    game, _ = _kobushi()
+    sheet = par.par_sheet(game, {"lines": 15, "coins": 5, "coin_value": 10}, rounds=100_000, seed=3,
+                          rng_factory=SeededRNG)
+    r, wj = sheet["rtp"], sheet["with_jackpots"]
+    assert not wj["eligible"] and wj["parts"] == {} and wj["jackpot_fraction"] == "0/1"
+    assert wj["percent"] == r["percent"] and wj["ci95"] == r["ci95"] and wj["ci99"] == r["ci99"]
+    assert wj["declared_percent"] == "96.89" and wj["declared_figure"] == "rtp"
+    assert wj["declared_inside_ci99"] == r["declared_inside_ci99"]
+    assert sheet["simulation"]["feature_counts"].get("jackpot_events", 0) == 0
+    assert "not eligible" in par.format_par_sheet(sheet)

@@ -52,6 +52,27 @@ def trigger_probabilities(game: Kobushi) -> dict[str, Fraction]:
     return out
 
 
+def jackpot_return(game: Kobushi, coin_value: int, stake: int) -> dict[str, Fraction]:
+    """The jackpots' return at an eligible bet (max coins and lines) as exact fractions of the stake, per level:
+    ``<level>_seed`` = P(level per round) x seed_per_coin x coin value / stake, with P(level per round) =
+    P(3+ KOBUSHI) x terminator weight / total weight (the round cap can never cut base + bonus, so every bonus
+    reaches its closing item), and ``<level>_contribution`` = the level's contribution rate (every contribution is
+    paid to a winner in the end: in steady state the pools return exactly what they collect)."""
+    prog = game.d["progressive"]
+    terms = game.d["bonus"]["terminators"]
+    total_w = sum(w for _, w in terms)
+    p_bonus = trigger_probabilities(game)["bonus"]
+    out: dict[str, Fraction] = {}
+    for item, w in terms:
+        if not item.startswith("jackpot_"):
+            continue
+        level = item.split("_", 1)[1]
+        out[f"{level}_seed"] = p_bonus * Fraction(w, total_w) * prog["seed_per_coin"][level] * coin_value / stake
+    for level, ppm in prog["contribution_ppm"].items():
+        out[f"{level}_contribution"] = Fraction(ppm, 1_000_000)
+    return out
+
+
 def free_spin_reel_dists(game: Kobushi) -> list[ReelDist]:
     """Per free-spin reel: symbol-code counts over all stops at each row, for a sticky reel and a free one
     (a free reel expands when its middle row shows WILD)."""

@@ -115,6 +115,9 @@ FREE_SPIN_STRIPS: list[list[str]] = [
 ]
 # @@END STRIPS@@
 
+# Rules §9 table: a jackpot's seed per coin value (Sushi 5,000 x, Kobushi 25,000 x the coin value).
+JACKPOT_SEED_PER_COIN = {"sushi": 5000, "kobushi": 25000}
+
 DEFINITION: dict[str, Any] = {
     "code": "kobushi",
     "version": 1,
@@ -144,13 +147,23 @@ DEFINITION: dict[str, Any] = {
         "max_parts": 8,
         # what closes the sequence at max coins and max lines (a Cat otherwise): [item, weight]
         "terminators": [["cat", 96910], ["jackpot_sushi", 2575], ["jackpot_kobushi", 515]],
-        "jackpot_seed_per_coin": {"sushi": 5000, "kobushi": 25000},  # rules §9 table: seed / coin value
+        "jackpot_seed_per_coin": JACKPOT_SEED_PER_COIN,  # the same numbers as "progressive" below
     },
     "free_spins": {
         "spins": [5, 20],
         "multiplier_table": [[2, 60], [3, 25], [4, 10], [5, 5]],
         "extra_wild_symbols": NORMAL,
         "max_spins": 100,
+    },
+    # The progressive jackpots as the platform's jackpots app pays them (decided model, docs/games/kobushi.md
+    # "Jackpots"): 0.5 % of every Kobushi stake in total, 0.25 % to each pool (funded by the house, on top of the
+    # game's RTP; nothing is forfeited); a winner at coin value c gets the pool (kept at the reference coin) x c /
+    # reference coin, then the house tops the pool up by seed_per_coin x c. Data only: no draw reads it.
+    "progressive": {
+        "contribution_ppm": {"sushi": 2500, "kobushi": 2500},  # parts per million of the stake
+        "seed_per_coin": JACKPOT_SEED_PER_COIN,
+        "reference_coin": "max coin value",  # = max(coin_values), 500 haléř
+        "names": {"sushi": "Sushi", "kobushi": "Kobushi"},
     },
     "max_win_multiplier": 5000,
     "rtp": "96.89",

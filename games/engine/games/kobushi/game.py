@@ -311,15 +311,6 @@ class Kobushi(slots.SlotGame):
             return None
         return analysis.jackpot_return(self, bet.params["coin_value"], bet.total_stake)
 
-    def progressive(self) -> JsonDict:
-        """The two pools for the platform's jackpots app (``DEFINITION["progressive"]``, rules §9): 0.25 % of every
-        stake to each, seeds per coin value, pools kept at the largest coin value, won only at max coins and lines."""
-        prog = self.d["progressive"]
-        return {"contribution_ppm": dict(prog["contribution_ppm"]), "seed_per_coin": dict(prog["seed_per_coin"]),
-                "reference_coin": max(self.d["coin_values"]),
-                "eligible": {"lines": self.d["max_lines"], "coins": self.d["max_coins"]},
-                "names": dict(prog["names"])}
-
     def trigger_probabilities(self) -> dict[str, Fraction]:
         """Exact P(3+ KOBUSHI), P(3+ BIG_CAT) in the base game and P(3+ BIG_CAT) in a free spin (retrigger)."""
         return analysis.trigger_probabilities(self)
