@@ -22,6 +22,14 @@ lock: | $(BIN)/python
 
 install: $(VENV)/.installed
 
+# The headless Chromium of the admin's browser tests (jackpots/tests/test_admin_browser.py), from Debian's packages,
+# installed only when it is missing (as root, like CI).
+.PHONY: browser-deps
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; \
+	fi
+
 run: install
 	$(BIN)/python scripts/run.py
 

@@ -185,4 +185,6 @@ class Award(models.Model):
                    models.Index(fields=["player_id", "-decided_at"], name="jackpots_award_player")]
 
     def __str__(self) -> str:
-        return f"{self.jackpot.code} #{self.generation}: {self.amount}"
+        from core.money import Money
+
+        return f"{self.jackpot.code} run {self.generation}: {Money(self.amount).format('cs')}"

@@ -431,6 +431,34 @@ def jackpot_start(*, jackpot: Jackpot, actor: Actor) -> Jackpot:
     return jp
 
 
+def jackpot_create(*, jackpot: Jackpot, actor: Actor) -> Jackpot:
+    """Save a new level as a draft (it may be half-configured; ``jackpot_start`` validates it). Audited."""
+    with transaction.atomic():
+        jackpot.status = Jackpot.Status.DRAFT
+        jackpot.save(force_insert=True)
+        audit_record(actor=actor, action="jackpots.created", obj=jackpot, new=config_of(jackpot))
+    return jackpot
+
+
+def jackpot_configure(*, jackpot_id: int, changes: dict[str, Any], actor: Actor) -> Jackpot:
+    """Change a draft's configuration (checked under the row's lock: a level started meanwhile is refused with
+    ``jackpot.not_draft`` and nothing changes). Only configuration fields; audited with old and new values."""
+    unknown = set(changes) - set(CONFIG_FIELDS) - {"code", "name", "name_cs"}
+    if unknown:
+        raise errors.INVALID_CONFIG(reason="not configuration fields", fields=sorted(unknown))
+    with transaction.atomic():
+        jp = _locked(jackpot_id)
+        if jp.status != Jackpot.Status.DRAFT:
+            raise errors.NOT_DRAFT(jackpot=jp.code, status=jp.status)
+        old = {f: getattr(jp, f) for f in changes}
+        for f, value in changes.items():
+            setattr(jp, f, value)
+        if changes:
+            jp.save(update_fields=list(changes))
+            audit_record(actor=actor, action="jackpots.configured", obj=jp, old=old, new=dict(changes))
+    return jp
+
+
 def jackpot_set_status(*, jackpot: Jackpot, status: str, actor: Actor) -> Jackpot:
     """Suspend a running level or resume a suspended one (audited). The configuration stays frozen."""
     allowed = {Jackpot.Status.RUNNING: Jackpot.Status.SUSPENDED, Jackpot.Status.SUSPENDED: Jackpot.Status.RUNNING}
