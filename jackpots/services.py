@@ -30,7 +30,7 @@ from core.rng import get_rng
 from jackpots import errors
 from jackpots.levels import Level, commitment, contribution, levels_for, salt, seal, snapshot_clear, unseal
 from jackpots.models import MICRO, PPB, Award, Contribution, Fold, Jackpot
-from jackpots.validation import validate_config
+from jackpots.validation import validate_config, validate_group
 from wallet.services import LockedWallet, operator_transfer, round_win_credit, win_credit
 
 if TYPE_CHECKING:
@@ -410,6 +410,8 @@ def jackpot_start(*, jackpot: Jackpot, actor: Actor) -> Jackpot:
         if jp.status != Jackpot.Status.DRAFT:
             raise errors.NOT_DRAFT(jackpot=jp.code, status=jp.status)
         validate_config(jp)
+        if jp.trigger == Jackpot.Trigger.DRAW:  # the draw levels share one draw per stake
+            validate_group([*Jackpot.objects.filter(status=Jackpot.Status.RUNNING, trigger=Jackpot.Trigger.DRAW), jp])
         jp.status = Jackpot.Status.RUNNING
         jp.started_at = clock.now()
         if jp.reseed == Jackpot.Reseed.SEED_PER_COIN:
