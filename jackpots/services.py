@@ -109,7 +109,7 @@ def _triggered(levels: list[Level], values: dict[int, tuple[int, int]], events: 
             continue
         if lv.win_at is not None and value >= lv.win_at * MICRO:
             won.append((lv, "must_hit", {}))
-    return won
+    return sorted(won, key=lambda w: (w[0].pay_order, w[0].id))  # the pool locks in the house order
 
 
 def round_start(*, player: Player, round_id: int, game_code: str, stake: int, finished: bool, engine_win: int,

@@ -60,6 +60,28 @@ def _start_worker(env: dict, broker: str, queue: str) -> subprocess.Popen:
     )
 
 
+def transport_options(worker_env: dict, url: str) -> dict:
+    """The filesystem transport's folders (created), shared by this process and the worker; {} for a real broker."""
+    if not url.startswith("filesystem"):
+        return {}
+    base = worker_env["CELERY_FS_BROKER_DIR"]
+    for d in ("queue", "processed", "control"):
+        Path(base, d).mkdir(parents=True, exist_ok=True)
+    return {"data_folder_in": f"{base}/queue", "data_folder_out": f"{base}/queue",
+            "processed_folder": f"{base}/processed", "control_folder": f"{base}/control"}
+
+
+def stop_worker(proc: subprocess.Popen) -> str:
+    """Stop a worker started by ``_start_worker`` and return the end of its output."""
+    proc.terminate()
+    try:
+        out = proc.communicate(timeout=20)[0].decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out = proc.communicate()[0].decode(errors="replace")
+    return out[-3000:]
+
+
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_a_task_sent_from_the_web_process_runs_in_a_real_worker_on_each_reachable_broker(worker_env, tmp_path):
@@ -72,15 +94,7 @@ def test_a_task_sent_from_the_web_process_runs_in_a_real_worker_on_each_reachabl
         try:
             marker = f"{name}-{uuid.uuid4().hex[:12]}"
             TaskHeartbeat.objects.create(marker=marker, sent_at=__import__("core.clock").clock.now())
-            opts = {}
-            if url.startswith("filesystem"):
-                opts = {"data_folder_in": f"{worker_env['CELERY_FS_BROKER_DIR']}/queue",
-                        "data_folder_out": f"{worker_env['CELERY_FS_BROKER_DIR']}/queue",
-                        "processed_folder": f"{worker_env['CELERY_FS_BROKER_DIR']}/processed",
-                        "control_folder": f"{worker_env['CELERY_FS_BROKER_DIR']}/control"}
-                for d in ("queue", "processed", "control"):
-                    Path(worker_env["CELERY_FS_BROKER_DIR"], d).mkdir(parents=True, exist_ok=True)
-            with app.connection_for_write(url, transport_options=opts) as conn:
+            with app.connection_for_write(url, transport_options=transport_options(worker_env, url)) as conn:
                 heartbeat.apply_async(args=(marker,), queue=queue, connection=conn)  # type: ignore[call-arg]
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
@@ -90,13 +104,8 @@ def test_a_task_sent_from_the_web_process_runs_in_a_real_worker_on_each_reachabl
                 time.sleep(0.2)
             ran[name] = hb.ran_at is not None
         finally:
-            proc.terminate()
-            try:
-                out = proc.communicate(timeout=20)[0].decode(errors="replace")
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                out = proc.communicate()[0].decode(errors="replace")
-        assert ran[name], f"worker on {name} did not run the task; worker output:\n{out[-3000:]}"
+            out = stop_worker(proc)
+        assert ran[name], f"worker on {name} did not run the task; worker output:\n{out}"
     print(f"brokers exercised: {sorted(ran)}")
 
 

@@ -3,16 +3,20 @@ CI; the filesystem transport otherwise)."""
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 
 from core.audit import Actor
 from core.rng import use_rng
-from core.tests.test_celery_worker import _reachable, _start_worker, worker_env  # noqa: F401 - fixture
+from core.tests.test_celery_worker import (  # noqa: F401 - worker_env is a fixture
+    _reachable,
+    _start_worker,
+    stop_worker,
+    transport_options,
+    worker_env,
+)
 from games.services import round_play
 from games.tests.platform.helpers import funded_player
 from games.tests.platform.testgames import FixedRNG
@@ -51,28 +55,16 @@ def test_the_fold_job_runs_in_a_real_worker(worker_env, clock, settings):  # noq
     configured = os.environ.get("CELERY_BROKER_URL", "")
     url = configured if configured and not configured.startswith("filesystem") and _reachable(configured) \
         else "filesystem://"
-    opts = {}
-    if url.startswith("filesystem"):
-        base = worker_env["CELERY_FS_BROKER_DIR"]
-        for d in ("queue", "processed", "control"):
-            Path(base, d).mkdir(parents=True, exist_ok=True)
-        opts = {"data_folder_in": f"{base}/queue", "data_folder_out": f"{base}/queue",
-                "processed_folder": f"{base}/processed", "control_folder": f"{base}/control"}
     queue = f"test-{uuid.uuid4().hex[:8]}"
     proc = _start_worker(worker_env, url, queue)
     try:
-        with app.connection_for_write(url, transport_options=opts) as conn:
+        with app.connection_for_write(url, transport_options=transport_options(worker_env, url)) as conn:
             fold.apply_async(queue=queue, connection=conn)  # type: ignore[call-arg]
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and Contribution.objects.filter(fold__isnull=True).exists():
             time.sleep(0.2)
     finally:
-        proc.terminate()
-        try:
-            out = proc.communicate(timeout=20)[0].decode(errors="replace")
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out = proc.communicate()[0].decode(errors="replace")
-    assert not Contribution.objects.filter(fold__isnull=True).exists(), out[-3000:]
+        out = stop_worker(proc)
+    assert not Contribution.objects.filter(fold__isnull=True).exists(), out
     assert pool("central-bronze").ledger_balance == 1_003
     print(f"fold ran in a worker on {url.split(':')[0]}")

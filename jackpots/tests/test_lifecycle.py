@@ -138,3 +138,18 @@ def test_the_same_engine_event_wins_once_however_often_the_hook_runs(clock):
     # a bet below max coins or lines never wins, even with an event
     assert round_events(player=player, round_id=987655, game_code="kobushi", bet_params={**bet, "coins": 4},
                         engine_events=[event], actor=Actor.player(player)) == []
+
+
+def test_a_level_for_a_group_of_games_takes_only_their_stakes(clock):
+    """Scope: a level covers every game (network) or a group of games."""
+    central_level("central-group", games=["test_pick"], rate_ppm=10_000, reset_value=1_000, win_from=50_000,
+                  win_to=60_000)
+    player = funded_player(100_000)
+    c = client_for(player)
+    with use_rng(FixedRNG(0)):
+        clock.shift(3)
+        start(c, bet={"bets": [{"type": "red", "amount": 100}]})  # roulette: not in the group
+        assert not Contribution.objects.exists()
+        clock.shift(3)
+        start(c, game="test_pick", bet={"stake": 100})
+    assert Contribution.objects.get().active_micro == 100 * 10_000
