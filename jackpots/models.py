@@ -4,10 +4,11 @@ Amounts: the ledger and every award are whole haléře; a contribution is a shar
 1.50 CZK = 0.375 haléře), so contributions and pool values are kept exactly in **micro-haléře** (1e-6 haléř,
 ``*_micro`` fields). A pool's ledger account holds the whole haléře of its value; the fraction is carried.
 
-Why no hot row: a spin only INSERTs its contribution rows (``fold`` NULL). Nothing on the spin path updates the
-pool row. A fold (the job every few seconds, and every award before it decides) locks the pool row, marks the
-pending rows as folded, adds them to the pool and posts the whole haléře to the ledger. The value shown and the
-must-hit check read the pool row plus the pending rows.
+Why no hot row: a spin only INSERTs its contributions into :class:`Pending` (one small index, the composite key).
+Nothing on the spin path updates the pool row. A fold (the job every few seconds, and every award before it
+decides) locks the pool row, moves the pending rows into the permanent :class:`Contribution` log (DELETE ...
+RETURNING into INSERT, one statement), adds them to the pool and posts the whole haléře to the ledger. The value
+shown and the must-hit check read the pool row plus the pending rows.
 """
 from __future__ import annotations
 
@@ -120,8 +121,26 @@ class Fold(models.Model):
     created_at = models.DateTimeField()
 
 
+class Pending(models.Model):
+    """A contribution not yet folded: written by the spin (one row per level), moved to :class:`Contribution` by
+    the next fold. Its key (jackpot, round, reversal) is its only index: a spin pays for one index entry per row,
+    and the pending rows of a pool are a range of that key."""
+
+    pk = models.CompositePrimaryKey("jackpot_id", "round_id", "reversal")
+    jackpot = models.ForeignKey(Jackpot, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False,
+                                related_name="+")
+    round_id = models.BigIntegerField()
+    reversal = models.BooleanField(default=False)
+    player_id = models.BigIntegerField()
+    basis_amount = models.BigIntegerField()
+    active_micro = models.BigIntegerField()
+    future_micro = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField()
+
+
 class Contribution(models.Model):
-    """Append-only: one level's share of one round (or its reversal, negative, when the round is voided)."""
+    """Append-only: one level's share of one round (or its reversal, negative, when the round is voided), written
+    by the fold that took it into the pool (``fold``)."""
 
     jackpot = models.ForeignKey(Jackpot, on_delete=models.PROTECT, related_name="contributions")
     round_id = models.BigIntegerField(help_text="games.Round id")
@@ -134,14 +153,7 @@ class Contribution(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["jackpot", "round_id", "reversal"], name="jackpots_contribution_once"),
-        ]
-        indexes = [
-            # the pending rows of a pool (summed on read, folded by the job): small, whatever the history
-            models.Index(fields=["jackpot"], condition=Q(fold__isnull=True), name="jackpots_contrib_pending"),
-            models.Index(fields=["round_id"], name="jackpots_contrib_round"),
-        ]
+        indexes = [models.Index(fields=["round_id"], name="jackpots_contrib_round")]
 
 
 class Award(models.Model):

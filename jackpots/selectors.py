@@ -6,12 +6,12 @@ from typing import Any
 from django.db.models import Sum
 
 from jackpots.levels import enabled
-from jackpots.models import MICRO, Award, Contribution, Jackpot
+from jackpots.models import MICRO, Award, Contribution, Jackpot, Pending
 
 
 def _pending(ids: list[int]) -> dict[int, tuple[int, int]]:
     """{jackpot id: (pending active, pending future)} in micro-haléře (contributions not yet folded)."""
-    rows = (Contribution.objects.filter(jackpot_id__in=ids, fold__isnull=True).values("jackpot_id")
+    rows = (Pending.objects.filter(jackpot_id__in=ids).values("jackpot_id")
             .annotate(a=Sum("active_micro"), f=Sum("future_micro")))
     return {r["jackpot_id"]: (r["a"] or 0, r["f"] or 0) for r in rows}
 
@@ -96,7 +96,7 @@ def pool_books(jp: Jackpot) -> dict[str, Any]:
     """The pool's own account of itself (admin, jackpot_check): value, ledger, contributions, seeds, awards."""
     from jackpots.models import Fold
 
-    folded = Contribution.objects.filter(jackpot=jp, fold__isnull=False).aggregate(
+    folded = Contribution.objects.filter(jackpot=jp).aggregate(
         a=Sum("active_micro"), f=Sum("future_micro"))
     clamped = Fold.objects.filter(jackpot=jp).aggregate(c=Sum("clamped_micro"))["c"] or 0
     pending = _pending([jp.pk]).get(jp.pk, (0, 0))

@@ -29,7 +29,7 @@ from core.money import Money
 from core.rng import get_rng
 from jackpots import errors
 from jackpots.levels import Level, commitment, contribution, levels_for, salt, seal, snapshot_clear, unseal
-from jackpots.models import MICRO, PPB, Award, Contribution, Fold, Jackpot
+from jackpots.models import MICRO, PPB, Award, Contribution, Fold, Jackpot, Pending
 from jackpots.validation import validate_config, validate_group
 from wallet.services import LockedWallet, operator_transfer, round_win_credit, win_credit
 
@@ -51,15 +51,14 @@ class RoundJackpots:
 # --- contributions on the round path ------------------------------------------------------------------------------
 _CONTRIBUTE_SQL = """
 WITH ins AS (
-    INSERT INTO jackpots_contribution
-        (jackpot_id, round_id, player_id, basis_amount, active_micro, future_micro, reversal, created_at)
-    SELECT t.j, %(round)s, %(player)s, t.b, t.a, t.f, false, %(now)s
+    INSERT INTO jackpots_pending
+        (jackpot_id, round_id, reversal, player_id, basis_amount, active_micro, future_micro, created_at)
+    SELECT t.j, %(round)s, false, %(player)s, t.b, t.a, t.f, %(now)s
     FROM unnest(%(j)s::bigint[], %(b)s::bigint[], %(a)s::bigint[], %(f)s::bigint[]) AS t(j, b, a, f)
     RETURNING jackpot_id, active_micro
 )
 SELECT j.id, j.generation, j.status, j.amount_micro
-       + COALESCE((SELECT sum(c.active_micro) FROM jackpots_contribution c
-                   WHERE c.jackpot_id = j.id AND c.fold_id IS NULL), 0)
+       + COALESCE((SELECT sum(p.active_micro) FROM jackpots_pending p WHERE p.jackpot_id = j.id), 0)
        + COALESCE((SELECT sum(i.active_micro) FROM ins i WHERE i.jackpot_id = j.id), 0)
 FROM jackpots_jackpot j WHERE j.id = ANY(%(check)s::bigint[])
 """
@@ -209,13 +208,20 @@ def round_settle(*, player: Player, round_id: int, game_code: str, stake: int, e
 def round_void(*, round_id: int, actor: Actor) -> dict[str, int]:
     """A voided round (malfunction GP §7(8), deadline, staff): reverse its contributions (negative rows, folded
     like any other) and send its decided awards back to their pools. Idempotent."""
+    done = (Pending.objects.filter(round_id=round_id, reversal=True).exists()
+            or Contribution.objects.filter(round_id=round_id, reversal=True).exists())
+    # one per level: a fold running meanwhile may move a pending row into the log between the two reads
+    rows: list[Pending | Contribution] = [*Pending.objects.filter(round_id=round_id, reversal=False),
+                                          *Contribution.objects.filter(round_id=round_id, reversal=False)]
+    originals = {c.jackpot_id: c for c in rows}
     reversed_rows = 0
-    for c in Contribution.objects.filter(round_id=round_id, reversal=False):
-        _, created = Contribution.objects.get_or_create(
-            jackpot_id=c.jackpot_id, round_id=round_id, reversal=True,
-            defaults={"player_id": c.player_id, "basis_amount": -c.basis_amount, "active_micro": -c.active_micro,
-                      "future_micro": -c.future_micro, "created_at": clock.now()})
-        reversed_rows += int(created)
+    if not done and originals:
+        now = clock.now()
+        Pending.objects.bulk_create([
+            Pending(jackpot_id=c.jackpot_id, round_id=round_id, reversal=True, player_id=c.player_id,
+                    basis_amount=-c.basis_amount, active_micro=-c.active_micro, future_micro=-c.future_micro,
+                    created_at=now) for c in originals.values()])
+        reversed_rows = len(originals)
     awards = 0
     for award in Award.objects.filter(round_id=round_id, status=Award.Status.DECIDED).select_related("jackpot") \
             .order_by("jackpot__pay_order", "jackpot_id"):
@@ -240,16 +246,28 @@ def _locked(jackpot_id: int) -> Jackpot:
     return Jackpot.objects.select_for_update(no_key=True).get(pk=jackpot_id)
 
 
+# The pending rows committed now move into the permanent log, each exactly once (a row inserted by a spin that has
+# not committed yet is not seen, and is moved by the next fold); one statement, no wait on any spin.
+_FOLD_SQL = """
+WITH moved AS (
+    DELETE FROM jackpots_pending WHERE jackpot_id = %(jackpot)s
+    RETURNING jackpot_id, round_id, reversal, player_id, basis_amount, active_micro, future_micro, created_at
+), logged AS (
+    INSERT INTO jackpots_contribution
+        (jackpot_id, round_id, reversal, player_id, basis_amount, active_micro, future_micro, created_at, fold_id)
+    SELECT jackpot_id, round_id, reversal, player_id, basis_amount, active_micro, future_micro, created_at, %(fold)s
+    FROM moved RETURNING active_micro, future_micro
+)
+SELECT count(*), COALESCE(sum(active_micro), 0), COALESCE(sum(future_micro), 0) FROM logged
+"""
+
+
 def _fold(jp: Jackpot) -> Fold | None:
     """Fold the pending contributions into the locked pool and post the whole haléře to its ledger account."""
     now = clock.now()
     fold = Fold.objects.create(jackpot=jp, rows=0, active_micro=0, future_micro=0, posted=0, created_at=now)
     with connection.cursor() as cur:
-        cur.execute("""
-            WITH f AS (UPDATE jackpots_contribution SET fold_id = %s WHERE jackpot_id = %s AND fold_id IS NULL
-                       RETURNING active_micro, future_micro)
-            SELECT count(*), COALESCE(sum(active_micro), 0), COALESCE(sum(future_micro), 0) FROM f""",
-                    [fold.pk, jp.pk])
+        cur.execute(_FOLD_SQL, {"fold": fold.pk, "jackpot": jp.pk})
         rows, active, future = (int(x) for x in cur.fetchone())
     if rows == 0:
         fold.delete()
@@ -299,7 +317,7 @@ def jackpot_fold(*, jackpot_id: int) -> int:
 
 def jackpots_fold_all() -> dict[str, int]:
     """Fold every pool with pending contributions (each in its own transaction; safe on two workers)."""
-    ids = list(Contribution.objects.filter(fold__isnull=True).values_list("jackpot_id", flat=True).distinct())
+    ids = list(Pending.objects.values_list("jackpot_id", flat=True).distinct())
     rows = sum(jackpot_fold(jackpot_id=i) for i in sorted(ids))
     return {"pools": len(ids), "rows": rows}
 

@@ -75,7 +75,7 @@ def stop_worker(proc: subprocess.Popen) -> str:
     """Stop a worker started by ``_start_worker`` and return the end of its output."""
     proc.terminate()
     try:
-        out = proc.communicate(timeout=20)[0].decode(errors="replace")
+        out: str = proc.communicate(timeout=20)[0].decode(errors="replace")
     except subprocess.TimeoutExpired:
         proc.kill()
         out = proc.communicate()[0].decode(errors="replace")

@@ -27,6 +27,13 @@ def pool(code: str) -> Jackpot:
     return Jackpot.objects.get(code=code)
 
 
+def contributions(**filters: Any) -> list[Any]:
+    """A round's (or a pool's) contributions wherever they are now: pending, or folded into the log."""
+    from jackpots.models import Contribution, Pending
+
+    return [*Pending.objects.filter(**filters), *Contribution.objects.filter(**filters)]
+
+
 def books(code: str) -> dict[str, int]:
     """The pool's value (micro), what its ledger account holds (haléře) and what the contribution log says."""
     from django.db.models import Sum
@@ -35,7 +42,7 @@ def books(code: str) -> dict[str, int]:
     from wallet.ledger import operator_balance
 
     jp = pool(code)
-    folded = Contribution.objects.filter(jackpot=jp, fold__isnull=False).aggregate(
+    folded = Contribution.objects.filter(jackpot=jp).aggregate(
         a=Sum("active_micro"), f=Sum("future_micro"))
     clamped = Fold.objects.filter(jackpot=jp).aggregate(c=Sum("clamped_micro"))["c"] or 0
     return {

@@ -12,9 +12,9 @@ from games.services import round_refund
 from games.tests.platform.helpers import ROULETTE, act, balance, client_for, funded_player, start
 from games.tests.platform.testgames import FixedRNG
 from jackpots.levels import unseal
-from jackpots.models import MICRO, Award, Contribution, Jackpot
+from jackpots.models import MICRO, Award, Jackpot, Pending
 from jackpots.services import jackpots_fold_all
-from jackpots.tests.helpers import STAFF, books, central_level, pool
+from jackpots.tests.helpers import STAFF, books, central_level, contributions, pool
 
 LOSE_1000 = {"bets": [{"type": "red", "amount": 1000}]}  # FixedRNG(0): pocket 0, red loses
 
@@ -138,12 +138,12 @@ def test_a_net_revenue_level_shrinks_on_a_players_win_from_the_future_pot_first(
     c = client_for(player)
     with use_rng(FixedRNG(0)):
         _spin(c, clock)  # loses 1,000: +100 haléře, half to the empty future pot (the curve starts at 50 %)
-    first = Contribution.objects.get()
+    [first] = contributions()
     assert (first.basis_amount, first.active_micro, first.future_micro) == (1_000, 50 * MICRO, 50 * MICRO)
     jackpots_fold_all()
     with use_rng(FixedRNG(1)):
         _spin(c, clock)  # wins 2,000 on 1,000: revenue -1,000, -100 haléře: the future pot's 50 first
-    second = Contribution.objects.order_by("-id")[0]
+    [second] = Pending.objects.all()  # the first was folded above
     assert (second.basis_amount, second.future_micro, second.active_micro) == (-1_000, -50 * MICRO, -50 * MICRO)
     b = _books_hold("central-gold")
     assert b["value_micro"] == 0
@@ -162,7 +162,7 @@ def test_a_voided_round_reverses_its_contributions_and_its_decided_award(clock):
     award.refresh_from_db()
     assert award.status == Award.Status.REVERSED and award.returned == 1_000 and award.paid == 0
     assert balance(player) == 1_000_000
-    rows = Contribution.objects.filter(round_id=body["id"])
+    rows = contributions(round_id=body["id"])
     assert sorted(r.active_micro for r in rows) == [-50 * MICRO, 50 * MICRO]
     b = _books_hold("central-bronze")
     # the run was won (and is over), its money is back: the new run holds its seed plus the returned award
@@ -196,7 +196,7 @@ def test_with_jackpots_switched_off_nothing_is_contributed_or_won(clock, setting
     player = funded_player(1_000_000)
     with use_rng(FixedRNG(0)):
         body = _spin(client_for(player), clock)
-    assert body["jackpot_events"] == [] and not Contribution.objects.exists() and not Award.objects.exists()
+    assert body["jackpot_events"] == [] and not contributions() and not Award.objects.exists()
     cat = client_for(player).get("/api/v1/games/catalogue").json()
     games = cat["results"] if isinstance(cat, dict) and "results" in cat else cat
     kob = [g for g in games if g["code"] == "kobushi"]

@@ -20,7 +20,7 @@ from core.tests.test_celery_worker import (  # noqa: F401 - worker_env is a fixt
 from games.services import round_play
 from games.tests.platform.helpers import funded_player
 from games.tests.platform.testgames import FixedRNG
-from jackpots.models import MICRO, Contribution, Fold
+from jackpots.models import MICRO, Contribution, Fold, Pending
 from jackpots.tasks import fold
 from jackpots.tests.helpers import central_level, pool
 
@@ -36,7 +36,7 @@ def test_the_fold_task_folds_every_pending_contribution_once(clock, settings):
     settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
     central_level("central-bronze", rate_ppm=10_000, reset_value=1_000, win_from=100_000, win_to=200_000)
     _spins(funded_player(100_000), 5)
-    assert Contribution.objects.filter(fold__isnull=True).count() == 5
+    assert Pending.objects.count() == 5 and not Contribution.objects.exists()
     assert fold() == {"pools": 1, "rows": 5}
     assert fold() == {"pools": 0, "rows": 0}  # nothing twice
     jp = pool("central-bronze")
@@ -61,10 +61,10 @@ def test_the_fold_job_runs_in_a_real_worker(worker_env, clock, settings):  # noq
         with app.connection_for_write(url, transport_options=transport_options(worker_env, url)) as conn:
             fold.apply_async(queue=queue, connection=conn)  # type: ignore[call-arg]
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and Contribution.objects.filter(fold__isnull=True).exists():
+        while time.monotonic() < deadline and Pending.objects.exists():
             time.sleep(0.2)
     finally:
         out = stop_worker(proc)
-    assert not Contribution.objects.filter(fold__isnull=True).exists(), out
+    assert not Pending.objects.exists() and Contribution.objects.count() == 3, out
     assert pool("central-bronze").ledger_balance == 1_003
     print(f"fold ran in a worker on {url.split(':')[0]}")
