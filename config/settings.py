@@ -322,7 +322,7 @@ JACKPOTS_SEAL_KEY = env.str("JACKPOTS_SEAL_KEY", default="dev-jackpot-seal-key-d
 if PRODUCTION and JACKPOTS_ENABLED and not env.str("JACKPOTS_SEAL_KEY", default=""):
     raise ImproperlyConfigured("DJANGO_ENV=production with jackpots requires JACKPOTS_SEAL_KEY")
 JACKPOTS_CONFIG_TTL_SECONDS = env.float("JACKPOTS_CONFIG_TTL_SECONDS", default=1.0)
-JACKPOTS_FOLD_SECONDS = env.float("JACKPOTS_FOLD_SECONDS", default=2.0)
+JACKPOTS_FOLD_SECONDS = env.float("JACKPOTS_FOLD_SECONDS", default=1.0)
 
 # QA only: forced outcomes in play-money rounds (docs/games-platform.md). Never in production.
 GAMES_QA_FORCED_OUTCOMES = env.bool("GAMES_QA_FORCED_OUTCOMES", default=False)

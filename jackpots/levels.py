@@ -53,8 +53,9 @@ class Level:
 
     @property
     def needs_value(self) -> bool:
-        """Whether a spin must read the live value (must-hit crossing, draw armed / ceiling)."""
-        return self.trigger in (Jackpot.Trigger.MUST_HIT, Jackpot.Trigger.DRAW)
+        """Whether every spin must read the live value: a must-hit level (is WIN_AT reached?). A draw level's value
+        is read only when the draw names it (is it within its range?)."""
+        return self.trigger == Jackpot.Trigger.MUST_HIT
 
 
 def enabled() -> bool:

@@ -80,25 +80,40 @@ def _contribute(levels: list[Level], *, player_id: int, round_id: int, stake: in
                 if status == Jackpot.Status.RUNNING}
 
 
-def _triggered(levels: list[Level], values: dict[int, tuple[int, int]], events: list[dict[str, Any]]) -> list[tuple[Level, str, dict[str, Any]]]:
-    """Which levels this stake wins: must-hit crossings, and one draw per stake for the draw levels (equal chance
-    whatever the stake; a level is drawn only while its value is within its range, and it is won at the
-    ceiling). Returns (level, event key, draw details)."""
-    won: list[tuple[Level, str, dict[str, Any]]] = []
-    draw_levels = [lv for lv in levels if lv.trigger == Jackpot.Trigger.DRAW and lv.id in values]
+_LIVE_SQL = """
+SELECT j.status, j.generation, j.amount_micro
+       + COALESCE((SELECT sum(p.active_micro) FROM jackpots_pending p WHERE p.jackpot_id = j.id), 0)
+FROM jackpots_jackpot j WHERE j.id = %s
+"""
+
+
+def _live(level_id: int) -> tuple[str, int, int]:
+    """(status, run, live active value in micro-haléře) of one level, without a lock."""
+    with connection.cursor() as cur:
+        cur.execute(_LIVE_SQL, [level_id])
+        status, generation, value = cur.fetchone()
+    return str(status), int(generation), int(value)
+
+
+def _triggered(levels: list[Level], values: dict[int, tuple[int, int]],
+               events: list[dict[str, Any]]) -> list[tuple[Level, str, dict[str, Any], int]]:
+    """Which levels this stake wins: one draw per stake for the draw levels (equal chance whatever the stake; the
+    level the draw names is won if its value is within its range), and must-hit crossings. Returns (level, event
+    key, draw details, the run the spin saw)."""
+    won: list[tuple[Level, str, dict[str, Any], int]] = []
+    draw_levels = [lv for lv in levels if lv.trigger == Jackpot.Trigger.DRAW]
     if draw_levels:
         drawn = get_rng().randbelow(PPB)
         events.append({"type": "jackpot_draw", "value": drawn, "of": PPB})
         low = 0
         for lv in draw_levels:
-            _, value = values[lv.id]
-            hit = low <= drawn < low + lv.draw_ppb
+            if low <= drawn < low + lv.draw_ppb:  # the ranges are disjoint: at most one level is named
+                status, generation, value = _live(lv.id)
+                if status == Jackpot.Status.RUNNING and value >= lv.win_from * MICRO:
+                    won.append((lv, "draw", {"drawn": drawn, "range": [low, low + lv.draw_ppb], "of": PPB},
+                                generation))
+                break
             low += lv.draw_ppb
-            armed = value >= lv.win_from * MICRO
-            at_ceiling = lv.win_to > 0 and value >= lv.win_to * MICRO
-            if (hit and armed) or at_ceiling:
-                won.append((lv, "draw", {"drawn": drawn, "range": [low - lv.draw_ppb, low], "of": PPB,
-                                         "ceiling": at_ceiling and not (hit and armed)}))
     for lv in levels:
         if lv.trigger != Jackpot.Trigger.MUST_HIT or lv.id not in values:
             continue
@@ -107,7 +122,7 @@ def _triggered(levels: list[Level], values: dict[int, tuple[int, int]], events: 
             snapshot_clear()
             continue
         if lv.win_at is not None and value >= lv.win_at * MICRO:
-            won.append((lv, "must_hit", {}))
+            won.append((lv, "must_hit", {}, generation))
     return sorted(won, key=lambda w: (w[0].pay_order, w[0].id))  # the pool locks in the house order
 
 
@@ -124,10 +139,9 @@ def round_start(*, player: Player, round_id: int, game_code: str, stake: int, fi
     now_levels = [lv for lv in levels if finished or lv.basis == Jackpot.Basis.STAKE]
     values = _contribute(now_levels, player_id=player.pk, round_id=round_id, stake=stake,
                          win=engine_win if finished else 0)
-    for lv, key, draw in _triggered(levels, values, result.events):
+    for lv, key, draw, generation in _triggered(levels, values, result.events):
         award = _decide(lv.id, player_id=player.pk, round_id=round_id, game_code=game_code, event_key=key,
-                        expect_generation=lv.generation if lv.trigger != Jackpot.Trigger.GAME_EVENT else None,
-                        coin_value=None, draw=draw, actor=actor)
+                        expect_generation=generation, coin_value=None, draw=draw, actor=actor)
         if award is not None:
             result.awards.append(award)
     result.events.extend(award_event(a) for a in result.awards)
@@ -173,10 +187,10 @@ def round_settle(*, player: Player, round_id: int, game_code: str, stake: int, e
         levels = [lv for lv in levels_for(game_code) if lv.basis == Jackpot.Basis.NET_REVENUE]
         if levels:
             values = _contribute(levels, player_id=player.pk, round_id=round_id, stake=stake, win=engine_win)
-            for lv, key, draw in _triggered([lv for lv in levels if lv.trigger == Jackpot.Trigger.MUST_HIT],
-                                            values, []):
+            for lv, key, draw, generation in _triggered(
+                    [lv for lv in levels if lv.trigger == Jackpot.Trigger.MUST_HIT], values, []):
                 _decide(lv.id, player_id=player.pk, round_id=round_id, game_code=game_code, event_key=key,
-                        expect_generation=lv.generation, coin_value=None, draw=draw, actor=actor)
+                        expect_generation=generation, coin_value=None, draw=draw, actor=actor)
     if awards is None:
         awards = list(Award.objects.filter(round_id=round_id, status=Award.Status.DECIDED).select_related("jackpot"))
     if not awards:
@@ -282,6 +296,10 @@ def _fold(jp: Jackpot) -> Fold | None:
     if jp.amount_micro < 0:  # a pot never goes below zero: the house absorbs the rest (recorded)
         clamped = -jp.amount_micro
         jp.amount_micro = 0
+    if jp.trigger == Jackpot.Trigger.DRAW and jp.win_to and jp.amount_micro > jp.win_to * MICRO:
+        # a draw level's pot stays within its range (page 1): what grows beyond it waits in the background pot
+        jp.future_micro += jp.amount_micro - jp.win_to * MICRO
+        jp.amount_micro = jp.win_to * MICRO
     posted = _sync_ledger(jp, reference=f"jackpot:fold:{fold.pk}", memo=f"{rows} contributions")
     fold.rows, fold.active_micro, fold.future_micro, fold.clamped_micro, fold.posted = rows, active, future, clamped, posted
     fold.save(update_fields=["rows", "active_micro", "future_micro", "clamped_micro", "posted"])
@@ -343,6 +361,9 @@ def _decide(jackpot_id: int, *, player_id: int, round_id: int, game_code: str, e
         if value < win_at:  # a reversal took it back below WIN_AT: not yet
             jp.save()
             return None
+    if jp.trigger == Jackpot.Trigger.DRAW and value < jp.win_from:  # not within its range (a reversal): no win
+        jp.save()
+        return None
     if jp.family == Jackpot.Family.KOBUSHI:
         if not coin_value or not jp.reference_coin:
             raise errors.NOT_ELIGIBLE(jackpot=jp.code)

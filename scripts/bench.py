@@ -347,7 +347,7 @@ class Row:
 
 
 @contextlib.contextmanager
-def _fold_job(every: float = 2.0) -> Iterator[None]:
+def _fold_job(every: float = 1.0) -> Iterator[None]:
     """The jackpots fold job, in a thread of this process, while the load runs (a Celery worker does it in
     production); its CPU counts as the client's."""
     from django.db import connection
