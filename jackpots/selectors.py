@@ -72,7 +72,7 @@ def award_row(a: Award, *, public: bool) -> dict[str, Any]:
     }
     if a.win_at is not None:  # revealed once won: anyone can check the commitment published at the start
         row["must_hit"] = {"win_at": a.win_at, "salt": a.win_at_nonce, "commitment": a.win_at_commitment,
-                           "check": "sha256(code|run|win_at|salt) == commitment"}
+                           "check": "sha256(code|run|win_at in haléře|salt) == commitment"}
     if a.coin_value:
         row["coin_value"] = a.coin_value
     if public:

@@ -12,6 +12,8 @@ from django.utils.dateparse import parse_datetime
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from wallet.serializers import MoneyOutField
+
 
 @extend_schema_field({"oneOf": [{"type": "array", "items": {"type": "string"}},
                                 {"type": "string", "enum": ["all"]}]})
@@ -34,8 +36,8 @@ class IsoDateTimeField(serializers.DateTimeField):
 
 
 def _range() -> serializers.ListField:
-    return serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2,
-                                 help_text="[WINRANGE_FROM, WINRANGE_TO] in haléře (0 = no ceiling)")
+    return serializers.ListField(child=MoneyOutField(), min_length=2, max_length=2,
+                                 help_text="[WINRANGE_FROM, WINRANGE_TO]")
 
 
 class MustHitPublicSerializer(serializers.Serializer):
@@ -61,7 +63,7 @@ class JackpotLevelSerializer(serializers.Serializer):
     level = serializers.CharField(help_text="sushi, kobushi, bronze, silver, gold")
     games = GamesField(help_text="the game codes the level covers, or \"all\"")
     trigger = serializers.CharField(help_text="game_event | draw | must_hit")
-    value = serializers.IntegerField(help_text="haléře: the current value (Kobushi: at the reference coin)")
+    value = MoneyOutField(help_text="the current value (Kobushi: at the reference coin)")
     run = serializers.IntegerField(help_text="the level's run, +1 at every win")
     pay_order = serializers.IntegerField(help_text="simultaneous wins are paid in this order (low first)")
     must_hit = MustHitPublicSerializer(required=False, help_text="must-hit levels only")
@@ -69,8 +71,8 @@ class JackpotLevelSerializer(serializers.Serializer):
     eligible = serializers.DictField(required=False, help_text="game-event levels: the bet parameters a win needs")
     reference_coin = serializers.IntegerField(required=False, help_text="game-event levels: haléře")
     seed_per_coin = serializers.IntegerField(required=False, help_text="game-event levels: the seed in coin values")
-    value_at_coin = serializers.IntegerField(required=False,
-                                             help_text="game-event levels with ?coin_value=: the value at that coin")
+    value_at_coin = MoneyOutField(required=False,
+                                  help_text="game-event levels with ?coin_value=: the value at that coin")
 
 
 class JackpotsDisplaySerializer(serializers.Serializer):
@@ -82,7 +84,7 @@ class MustHitRevealedSerializer(serializers.Serializer):
     """A must-hit win reveals WIN_AT and the salt: sha256("code|run|win_at|salt") equals the commitment
     published when the run started."""
 
-    win_at = serializers.IntegerField(help_text="haléře: the hidden value the level was won at")
+    win_at = MoneyOutField(help_text="the hidden value the level was won at")
     salt = serializers.CharField()
     commitment = serializers.CharField()
     check = serializers.CharField()
@@ -100,8 +102,8 @@ class JackpotWinSerializer(serializers.Serializer):
     game = serializers.CharField(help_text="the game code the win came from")
     round_id = serializers.IntegerField()
     status = serializers.CharField(help_text="decided | paid | reversed")
-    amount = serializers.IntegerField(help_text="haléře won")
-    paid = serializers.IntegerField(help_text="haléře credited (within the per-round cap)")
+    amount = MoneyOutField(help_text="won")
+    paid = MoneyOutField(help_text="credited (within the per-round cap)")
     decided_at = IsoDateTimeField()
     settled_at = IsoDateTimeField(allow_null=True)
     must_hit = MustHitRevealedSerializer(required=False, help_text="must-hit wins only")
@@ -111,4 +113,4 @@ class JackpotWinSerializer(serializers.Serializer):
 class PlayerJackpotWinSerializer(JackpotWinSerializer):
     """One of the caller's own wins."""
 
-    returned_to_pool = serializers.IntegerField(help_text="haléře back to the pool (cap excess or void)")
+    returned_to_pool = MoneyOutField(help_text="back to the pool (cap excess or void)")

@@ -9,6 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.testing import make_staff, token_for
+from core.money import Money
 from games.tests.platform.helpers import ROULETTE, client_for, funded_player, start
 from jackpots.levels import salt, unseal
 from jackpots.models import Award, Contribution, Jackpot, Pending
@@ -75,8 +76,8 @@ def test_the_display_shows_a_must_hit_levels_range_and_commitment_and_nothing_se
     assert body["enabled"] is True
     level = level_in(body, "central-bronze")
     assert level["trigger"] == "must_hit" and level["games"] == "all"
-    assert level["value"] == 1_000 and level["run"] == 0  # seeded with RESET_VALUE, below the range
-    assert level["must_hit"]["range"] == [2_000, 3_000]
+    assert level["value"] == Money(1_000).to_json() and level["run"] == 0  # seeded with RESET_VALUE, below the range
+    assert level["must_hit"]["range"] == [Money(2_000).to_json(), Money(3_000).to_json()]
     assert level["must_hit"]["commitment"] == pool("central-bronze").win_at_commitment
     assert re.fullmatch(r"[0-9a-f]{64}", level["must_hit"]["commitment"])
     # nothing sealed anywhere: no such field, and neither WIN_AT nor its sealed form, nonce or salt in the text
@@ -100,7 +101,7 @@ def test_a_level_hit_through_rounds_shows_in_the_public_wins_and_only_in_the_win
     assert public.status_code == 200
     [row] = [w for w in public.json() if w["round_id"] == hit["id"]]
     assert row["jackpot"] == "central-bronze" and row["status"] == "paid" and row["game"] == ROULETTE
-    assert row["paid"] == row["amount"] > 0
+    assert row["paid"] == row["amount"] and row["amount"]["amount"] > 0 and row["amount"]["currency"] == "CZK"
     assert "returned_to_pool" not in row
     # nothing names the player
     assert not [k for k in keys_of(public.json()) if "player" in k or "user" in k]
@@ -111,7 +112,7 @@ def test_a_level_hit_through_rounds_shows_in_the_public_wins_and_only_in_the_win
     assert mine.status_code == 200
     [own] = mine.json()
     assert own["round_id"] == hit["id"] and own["id"] == row["id"]
-    assert own["amount"] == row["amount"] and own["returned_to_pool"] == 0
+    assert own["amount"] == row["amount"] and own["returned_to_pool"] == Money(0).to_json()
     assert Award.objects.get(pk=own["id"]).player_id == winner.pk
 
     assert client_for(other).get(MY_WINS).json() == []
@@ -136,12 +137,12 @@ def test_the_revealed_win_at_verifies_against_the_commitment_published_before_th
     [row] = [w for w in anonymous().get(WINS).json() if w["round_id"] == hit["id"]]
     revealed = row["must_hit"]
     assert row["run"] == before["run"]
-    assert revealed["win_at"] == win_at and 2_000 <= win_at <= 2_500
+    assert revealed["win_at"] == Money(win_at).to_json() and 2_000 <= win_at <= 2_500
     assert revealed["commitment"] == before["must_hit"]["commitment"]
-    check = hashlib.sha256(f"central-silver|{row['run']}|{revealed['win_at']}|{revealed['salt']}".encode())
+    check = hashlib.sha256(f"central-silver|{row['run']}|{revealed['win_at']['amount']}|{revealed['salt']}".encode())
     assert check.hexdigest() == before["must_hit"]["commitment"]
     # a wrong WIN_AT does not verify: the commitment binds the value
-    wrong = hashlib.sha256(f"central-silver|{row['run']}|{revealed['win_at'] + 1}|{revealed['salt']}".encode())
+    wrong = hashlib.sha256(f"central-silver|{row['run']}|{revealed['win_at']['amount'] + 1}|{revealed['salt']}".encode())
     assert wrong.hexdigest() != before["must_hit"]["commitment"]
     # the next run is committed afresh
     after = level_in(anonymous().get(DISPLAY).json(), "central-silver")
@@ -162,8 +163,8 @@ def test_the_display_filters_by_game_and_shows_kobushi_values_at_a_coin_value():
     assert {"central-bronze", "central-gold", "kobushi-sushi", "kobushi-kobushi"} <= {j["code"] for j in kobushi}
     assert {"central-bronze", "central-gold", "kobushi-sushi", "kobushi-kobushi"} <= everything
     sushi = level_in({"jackpots": kobushi}, "kobushi-sushi")
-    assert sushi["reference_coin"] == 500 and sushi["value"] > 0
-    assert sushi["value_at_coin"] == sushi["value"] * 100 // 500  # seed 000 §9: proportional to the coin value
+    assert sushi["reference_coin"] == 500 and sushi["value"]["amount"] > 0
+    assert sushi["value_at_coin"]["amount"] == sushi["value"]["amount"] * 100 // 500  # seed 000 §9: proportional to the coin value
 
 
 @pytest.mark.parametrize("query", [
