@@ -52,7 +52,13 @@ class Money:
 
     @classmethod
     def parse(cls, text: str, currency: str = "CZK") -> Money:
-        """Parse "12,50 Kč", "3 000,00 Kč", "1.000,50", "12.50 CZK", "3,000.50", "12 Kč", "100,-"."""
+        """Parse an amount as a person writes it, exactly, refusing anything ambiguous.
+
+        Accepted: "12,50 Kč", "3 000,00 Kč" (Czech: space or no-break space between thousands, decimal comma),
+        "12.50 CZK", "3000.01" (a decimal point), "3,000.50 CZK" (English grouping, only with its decimal point),
+        "12 Kč", "100,-". At most two decimal places. Refused (``MoneyError`` naming the reason): three or more
+        decimals ("0.125", "10.005", "1,000" - a thousand or one and no haléře?), dots between thousands
+        ("1.000,50"), commas between thousands without a decimal point ("3,000"), malformed groups."""
         if not isinstance(text, str):
             raise MoneyError("amount text must be a string")
         m = cls._PARSE.match(text)
@@ -61,21 +67,26 @@ class Money:
         cur_token = m.group("cur1") or m.group("cur2")
         if cur_token and cur_token != ",-":
             currency = {"Kč": "CZK", "CZK": "CZK", "€": "EUR", "EUR": "EUR"}[cur_token]
-        num = m.group("num").replace(" ", "").replace(NBSP, "")
-        last_comma, last_dot = num.rfind(","), num.rfind(".")
-        dec_pos = max(last_comma, last_dot)
-        if dec_pos >= 0 and len(num) - dec_pos - 1 in (1, 2) and num.count(num[dec_pos]) == 1:
-            int_part, frac = num[:dec_pos], num[dec_pos + 1 :]
-        else:
-            int_part, frac = num, ""
-        int_digits = int_part.replace(".", "").replace(",", "")
-        grouping = re.findall(r"[.,]", int_part)
-        if grouping and not re.fullmatch(r"\d{1,3}([.,]\d{3})+", int_part):
+        num = m.group("num").strip(" " + NBSP)
+        dec_pos = max(num.rfind(","), num.rfind("."))
+        int_part, frac, dec_sep = num, "", ""
+        if dec_pos >= 0:
+            int_part, frac, dec_sep = num[:dec_pos], num[dec_pos + 1:], num[dec_pos]
+            if not frac.isdigit():
+                raise MoneyError(f"cannot parse amount {text!r}")
+            if len(frac) > 2:
+                raise MoneyError(f"more than two decimal places (or thousands written with {dec_sep!r}): {text!r}")
+        if " " in int_part or NBSP in int_part:  # Czech grouping
+            ok = re.fullmatch(r"\d{1,3}([ \u00a0]\d{3})+", int_part) is not None
+        elif "," in int_part:  # English grouping: only with its decimal point, else "3,000" is ambiguous
+            ok = dec_sep == "." and re.fullmatch(r"\d{1,3}(,\d{3})+", int_part) is not None
+        else:  # dots between thousands are not the Czech format's and read as decimals elsewhere
+            ok = int_part.isdigit()
+        if not ok:
             raise MoneyError(f"cannot parse amount {text!r}")
-        if not int_digits.isdigit() or (frac and not frac.isdigit()):
-            raise MoneyError(f"cannot parse amount {text!r}")
+        digits = int_part.replace(" ", "").replace(NBSP, "").replace(",", "")
         minor_digits = len(str(MINOR_PER_MAJOR[currency])) - 1
-        amount = int(int_digits) * MINOR_PER_MAJOR[currency] + int(frac.ljust(minor_digits, "0") or 0)
+        amount = int(digits) * MINOR_PER_MAJOR[currency] + int(frac.ljust(minor_digits, "0") or 0)
         return cls(-amount if m.group("sign") else amount, currency)
 
     # arithmetic ---------------------------------------------------------------

@@ -41,8 +41,9 @@ class AmountField(serializers.Field[Money, Any, str, Any]):
             raise serializers.ValidationError("an amount such as \"3000.01\" or \"3 000,01 Kč\"")
         try:
             money = Money.parse(str(data))
-        except MoneyError:
-            raise serializers.ValidationError("an amount such as \"3000.01\" or \"3 000,01 Kč\"")
+        except MoneyError as exc:
+            raise serializers.ValidationError(
+                f"an amount such as \"3000.01\" or \"3 000,01 Kč\", at most two decimal places ({exc})")
         if money.currency != "CZK" or money.amount <= 0:
             raise serializers.ValidationError("a positive amount in CZK")
         return money

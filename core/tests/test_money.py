@@ -10,18 +10,37 @@ from core.money import Money, MoneyError
 @pytest.mark.parametrize(
     "text,amount",
     [
-        ("12,50 Kč", 1250), ("3 000,00 Kč", 300000), ("3\u00a0000,01\u00a0Kč", 300001), ("1.000,50", 100050),
+        ("12,50 Kč", 1250), ("3 000,00 Kč", 300000), ("3\u00a0000,01\u00a0Kč", 300001), ("3000.01", 300001),
         ("12.50 CZK", 1250), ("3,000.50", 300050), ("12 Kč", 1200), ("100,-", 10000), ("0,10", 10), ("-5,5", -550),
+        ("0.12", 12), ("10.05", 1005), ("1 000 000", 100_000_000), ("1,000,000.01 CZK", 100_000_001),
     ],
 )
 def test_parsing_accepts_czech_and_english_forms(text, amount):
     assert Money.parse(text).amount == amount
 
 
-@pytest.mark.parametrize("text", ["", "abc", "1,2,3", "12.5.5", "1,001,1", "12,505,5", "Kč", "1e5"])
+@pytest.mark.parametrize("text", ["", "abc", "1,2,3", "12.5.5", "1,001,1", "12,505,5", "Kč", "1e5",
+                                  "1 00", "10 0000,5", "1,00,000.00", "１２"])
 def test_parsing_refuses_malformed_text(text):
     with pytest.raises(MoneyError):
         Money.parse(text)
+
+
+@pytest.mark.parametrize("text", ["0.125", "10.005", "0,125", "1,000", "1.000", "12.345,67", "1.000,50", "3,000",
+                                  "0.1250", "12,5000 Kč", "1.000.000"])
+def test_more_than_two_decimals_and_foreign_thousands_are_refused_not_guessed(text):
+    """Issue: "0.125" was read as 125 CZK and "10.005" as 10,005 CZK. Three decimals could be a thousands group
+    or haléře fractions; dots between thousands are not the Czech format's; a comma-grouped number without its
+    decimal point is ambiguous: all refused."""
+    with pytest.raises(MoneyError):
+        Money.parse(text)
+
+
+@given(st.integers(min_value=0, max_value=10**12), st.sampled_from(["", " Kč", " CZK"]))
+def test_two_decimals_with_either_decimal_mark_parse_exactly(amount, suffix):
+    whole, frac = divmod(amount, 100)
+    for mark in (",", "."):
+        assert Money.parse(f"{whole}{mark}{frac:02d}{suffix}").amount == amount
 
 
 def test_formatting_is_czech_with_nonbreaking_spaces_and_english_on_request():

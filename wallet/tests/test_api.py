@@ -76,6 +76,21 @@ def test_amounts_are_parsed_from_czech_or_english_text():
         assert r.status_code == 400 and code(r) == "request.invalid"
 
 
+def test_a_three_decimal_amount_is_refused_not_read_as_thousands():
+    """Issue 13 (1): "0.125" was read as 125 CZK and a withdrawal of it sent without approval."""
+    p = make_player()
+    m = verified_bank(p)
+    fund(p, czk(20000))
+    c = client_for(p.user)
+    for i, bad in enumerate(["0.125", "10.005", "1,000", "1.000,50", "3,000"]):
+        for path in ("deposits", "withdrawals"):
+            r = c.post(f"{API}/{path}", {"method_id": m.pk, "amount": bad}, format="json",
+                       HTTP_IDEMPOTENCY_KEY=f"t{i}{path}")
+            assert r.status_code == 400 and code(r) == "request.invalid", (bad, r.json())
+            assert "decimal" in str(r.json()) or "amount" in str(r.json())
+    assert not Deposit.objects.filter(player=p).exists() and not Withdrawal.objects.filter(player=p).exists()
+
+
 def test_a_player_never_sees_or_touches_another_players_rows():
     a, b = make_player(), make_player()
     ma = verified_bank(a)
