@@ -341,6 +341,21 @@ if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_CONTENT_TYPE_NOSNIFF = True
 
+# Production refuses a development switch left on (issue 13): each would open the platform to anyone. The one
+# documented escape hatch: SECURE_SSL_REDIRECT=false when the proxy in front terminates TLS and redirects plain
+# HTTP itself, stated with TLS_REDIRECT_AT_PROXY=true.
+if PRODUCTION:
+    unsafe = [name for name, bad in (
+        ("DEBUG=true", DEBUG),
+        ("WALLET_SANDBOX_ENABLED=true (the sandbox payment provider and its public secret)", WALLET_SANDBOX_ENABLED),
+        ("ADMIN_REQUIRE_2FA=false", not ADMIN_REQUIRE_2FA),
+        ("AXES_ENABLED=false (no login lock-out)", not AXES_ENABLED),
+        ("SECURE_SSL_REDIRECT=false without TLS_REDIRECT_AT_PROXY=true",
+         not SECURE_SSL_REDIRECT and not env.bool("TLS_REDIRECT_AT_PROXY", default=False)),
+    ) if bad]
+    if unsafe:
+        raise ImproperlyConfigured("DJANGO_ENV=production refuses: " + "; ".join(unsafe))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

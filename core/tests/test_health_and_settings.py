@@ -60,6 +60,27 @@ PROD = {"DJANGO_ENV": "production", "DATABASE_URL": "postgres://postgres@127.0.0
         "CELERY_BROKER_URL": "amqp://guest:guest@127.0.0.1:5672//", "GP_MAX_HOURLY_LOSS": "1000000"}
 
 
+
+
+@pytest.mark.parametrize(("switch", "named"), [
+    ({"DEBUG": "true"}, "DEBUG=true"),
+    ({"WALLET_SANDBOX_ENABLED": "true"}, "WALLET_SANDBOX_ENABLED=true"),
+    ({"ADMIN_REQUIRE_2FA": "false"}, "ADMIN_REQUIRE_2FA=false"),
+    ({"AXES_ENABLED": "false"}, "AXES_ENABLED=false"),
+    ({"SECURE_SSL_REDIRECT": "false"}, "SECURE_SSL_REDIRECT=false"),
+])
+def test_production_refuses_a_development_switch_left_on(switch, named):
+    """Issue 13 (4): each of these was silently accepted with DJANGO_ENV=production."""
+    r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "false", **switch}, "settings.DEBUG")
+    assert r.returncode != 0 and named in r.stderr, r.stderr[-500:]
+
+
+def test_tls_terminated_at_the_proxy_is_the_documented_escape_hatch_for_the_ssl_redirect():
+    r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "false", "SECURE_SSL_REDIRECT": "false",
+                            "TLS_REDIRECT_AT_PROXY": "true"}, "settings.SECURE_SSL_REDIRECT")
+    assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr[-500:]
+
+
 def test_production_must_say_whether_jackpots_are_offered_and_then_needs_a_seal_key():
     """Part one of the game plan has no jackpot provision: production states JACKPOTS_ENABLED explicitly; with
     jackpots on, the key sealing the must-hit values must be its own."""
