@@ -285,6 +285,12 @@ WALLET_SEND_RETRY_MINUTES = env.int("WALLET_SEND_RETRY_MINUTES", default=15)
 WALLET_AML_HOLD_DAYS = env.int("WALLET_AML_HOLD_DAYS", default=10)  # GP §10(3): AML law (253/2008 Sb.)
 WALLET_POSTAGE = env.int("WALLET_POSTAGE", default=5_000)  # GP §5(2)e, §5(13)
 WALLET_BRANCH_CASH_COMBINED = env.bool("WALLET_BRANCH_CASH_COMBINED", default=False)  # GP §5(12)
+# The most one operation may move (haléře): an amount above it is refused with a 400 before anything else, so no
+# amount can overflow a column or a provider's field (issue 13). The GP figures (deposit caps per method, the
+# temporary account's cap, the withdrawal approval threshold) still apply below these.
+WALLET_DEPOSIT_MAX_AMOUNT = env.int("WALLET_DEPOSIT_MAX_AMOUNT", default=100_000_000)  # 1,000,000 CZK
+WALLET_WITHDRAWAL_MAX_AMOUNT = env.int("WALLET_WITHDRAWAL_MAX_AMOUNT", default=100_000_000)
+WALLET_BRANCH_CASH_MAX_AMOUNT = env.int("WALLET_BRANCH_CASH_MAX_AMOUNT", default=100_000_000)
 WALLET_DOCUMENT_MAX_BYTES = env.int("WALLET_DOCUMENT_MAX_BYTES", default=5 * 1024 * 1024)  # GP §5(8)b
 
 

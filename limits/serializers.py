@@ -27,7 +27,7 @@ class SelfLimitSerializer(serializers.Serializer[Any]):
 
 
 class SelfLimitWriteSerializer(serializers.Serializer[Any]):
-    value = serializers.IntegerField(allow_null=True, min_value=0,
+    value = serializers.IntegerField(allow_null=True, min_value=0, max_value=10**12,
                                      help_text="in the limit's unit (haléře, count, minutes); null = no limit "
                                                "(declines the limit, or asks to remove it)")
 

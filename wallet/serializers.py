@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -34,7 +35,12 @@ class MoneyOutField(serializers.Field[Money, Any, dict[str, Any], Any]):
 
 @extend_schema_field(OpenApiTypes.STR)
 class AmountField(serializers.Field[Money, Any, str, Any]):
-    """CZK amount as text in major units: "3000.01", "3 000,01 Kč", "100"."""
+    """CZK amount as text in major units: "3000.01", "3 000,01 Kč", "100"; at most the operation's configured
+    maximum (``max_setting``, haléře), so no amount can overflow a column or a provider's field."""
+
+    def __init__(self, *, max_setting: str, **kw: Any) -> None:
+        self.max_setting = max_setting
+        super().__init__(**kw)
 
     def to_internal_value(self, data: Any) -> Money:
         if isinstance(data, bool) or not isinstance(data, (str, int)):
@@ -46,6 +52,9 @@ class AmountField(serializers.Field[Money, Any, str, Any]):
                 f"an amount such as \"3000.01\" or \"3 000,01 Kč\", at most two decimal places ({exc})")
         if money.currency != "CZK" or money.amount <= 0:
             raise serializers.ValidationError("a positive amount in CZK")
+        highest = Money(int(getattr(settings, self.max_setting)))
+        if money > highest:
+            raise serializers.ValidationError(f"at most {highest.format('en')} ({self.max_setting})")
         return money
 
     def to_representation(self, value: Money) -> str:
@@ -144,7 +153,7 @@ class MethodDocumentSerializer(serializers.ModelSerializer[MethodDocument]):
 
 class DepositCreateSerializer(serializers.Serializer[dict[str, Any]]):
     method_id = serializers.IntegerField()
-    amount = AmountField()
+    amount = AmountField(max_setting="WALLET_DEPOSIT_MAX_AMOUNT")
 
 
 class DepositSerializer(serializers.ModelSerializer[Deposit]):
@@ -167,7 +176,7 @@ class DepositSerializer(serializers.ModelSerializer[Deposit]):
 
 class WithdrawalCreateSerializer(serializers.Serializer[dict[str, Any]]):
     method_id = serializers.IntegerField()
-    amount = AmountField()
+    amount = AmountField(max_setting="WALLET_WITHDRAWAL_MAX_AMOUNT")
 
 
 class WithdrawalSerializer(serializers.ModelSerializer[Withdrawal]):
@@ -241,7 +250,7 @@ class CallbackResultSerializer(serializers.Serializer[dict[str, Any]]):
 class BranchCashSerializer(serializers.Serializer[dict[str, Any]]):
     player_id = serializers.IntegerField()
     direction = serializers.ChoiceField(choices=["in", "out"])
-    amount = AmountField()
+    amount = AmountField(max_setting="WALLET_BRANCH_CASH_MAX_AMOUNT")
     branch = serializers.CharField(max_length=100)
     reference = serializers.CharField(max_length=120, required=False,
                                       help_text="receipt number; default: derived from the Idempotency-Key")

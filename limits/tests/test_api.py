@@ -65,6 +65,8 @@ def test_writing_a_limit_requires_a_value_and_refuses_bad_ones_without_a_500(pla
         ("technical/daily_stake", {}, "request.invalid"),
         ("technical/daily_stake", {"value": "lots"}, "request.invalid"),
         ("technical/daily_stake", {"value": -5}, "request.invalid"),
+        ("technical/daily_stake", {"value": 2**63}, "request.invalid"),  # bounded at the API (issue 13, item 3)
+        ("technical/daily_stake", {"value": 10**12 + 1}, "request.invalid"),
         ("technical/daily_time", {"value": 5000}, "limits.invalid_limit_value"),
         ("technical/weekly", {"value": 5}, "limits.unknown_limit"),
         ("poker/daily_stake", {"value": 5}, "limits.unknown_kind"),

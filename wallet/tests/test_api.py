@@ -91,6 +91,27 @@ def test_a_three_decimal_amount_is_refused_not_read_as_thousands():
     assert not Deposit.objects.filter(player=p).exists() and not Withdrawal.objects.filter(player=p).exists()
 
 
+def test_amounts_above_the_operations_maximum_are_refused_with_a_400_not_a_500(settings):
+    """Issue 13 (3): 92,233,720,368,547,758.08 CZK gave a 500 (overflow); 2^63-1 haléře was accepted."""
+    settings.WALLET_DEPOSIT_MAX_AMOUNT = 100_000_000
+    settings.WALLET_WITHDRAWAL_MAX_AMOUNT = 5_000_000
+    p = make_player()
+    m = verified_bank(p)
+    fund(p, czk(200000))
+    c = client_for(p.user)
+    for i, huge in enumerate(["92233720368547758,08", "92233720368547758.07", "1000000,01", "1e30",
+                              "9" * 40]):
+        r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": huge}, format="json", HTTP_IDEMPOTENCY_KEY=f"h{i}")
+        assert r.status_code == 400 and code(r) == "request.invalid", (huge, r.content)
+    ok = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": "1000000,00"}, format="json",
+                HTTP_IDEMPOTENCY_KEY="at-max")
+    assert ok.status_code == 201, ok.content  # exactly the maximum
+    over = c.post(f"{API}/withdrawals", {"method_id": m.pk, "amount": "50000,01"}, format="json",
+                  HTTP_IDEMPOTENCY_KEY="w-over")
+    assert over.status_code == 400 and "WALLET_WITHDRAWAL_MAX_AMOUNT" in str(over.json())
+    assert Deposit.objects.filter(player=p).count() == 1 and not Withdrawal.objects.filter(player=p).exists()
+
+
 def test_a_player_never_sees_or_touches_another_players_rows():
     a, b = make_player(), make_player()
     ma = verified_bank(a)
