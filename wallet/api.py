@@ -62,6 +62,9 @@ def _key_reference(request: Request, what: str) -> str:
 BEGINNING = datetime.combine(date(1970, 1, 1), time.min, tzinfo=clock.PRAGUE)
 
 
+PERIOD_YEARS = (1970, 2999)  # a statement period's bounds (issue 13: "9999-12-31" overflowed into a 500)
+
+
 class PeriodBoundField(serializers.CharField):
     """A date (a whole Prague day; as the end, inclusive) or an ISO 8601 datetime (Prague time when naive)."""
 
@@ -79,11 +82,15 @@ class PeriodBoundField(serializers.CharField):
         except ValueError:  # well formatted but not a real date ("2026-02-30")
             day = dt = None
         if day is not None:
+            if not PERIOD_YEARS[0] <= day.year <= PERIOD_YEARS[1]:
+                raise serializers.ValidationError(f"a date in the years {PERIOD_YEARS[0]}-{PERIOD_YEARS[1]}")
             if self.is_end:
                 day = day + timedelta(days=1)
             return datetime.combine(day, time.min, tzinfo=clock.PRAGUE)
         if dt is None:
             raise serializers.ValidationError("a date YYYY-MM-DD or an ISO 8601 datetime")
+        if not PERIOD_YEARS[0] <= dt.year <= PERIOD_YEARS[1]:  # also keeps the UTC conversion from overflowing
+            raise serializers.ValidationError(f"a date in the years {PERIOD_YEARS[0]}-{PERIOD_YEARS[1]}")
         return dt if dt.tzinfo is not None else dt.replace(tzinfo=clock.PRAGUE)
 
 

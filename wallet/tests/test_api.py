@@ -112,6 +112,18 @@ def test_amounts_above_the_operations_maximum_are_refused_with_a_400_not_a_500(s
     assert Deposit.objects.filter(player=p).count() == 1 and not Withdrawal.objects.filter(player=p).exists()
 
 
+@pytest.mark.parametrize("query", [
+    "start=2026-13-45", "end=2026-01-01T25:00", "end=2026-02-30", "end=9999-12-31", "start=0001-01-01",
+    "start=9999-12-31T23:59:59-23:59", "start=2026-01-01T00:00%2B99:00", "start=99999-01-01",
+])
+def test_an_impossible_or_out_of_range_statement_period_is_a_400_never_a_500(query):
+    """Issue 13 (6): "9999-12-31" as the end overflowed into a 500 (the day after it does not exist)."""
+    c = client_for(make_player().user)
+    for path in ("statement", "statement.csv"):
+        r = c.get(f"{API}/{path}?{query}")
+        assert r.status_code == 400 and code(r) == "request.invalid", (query, path, r.status_code)
+
+
 def test_a_player_never_sees_or_touches_another_players_rows():
     a, b = make_player(), make_player()
     ma = verified_bank(a)
