@@ -52,6 +52,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "core.middleware.ClientAddressMiddleware",  # first: every later step sees the real client address
     "core.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's static files, served by the app under gunicorn
@@ -139,6 +140,10 @@ AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", default=0.5)
 AXES_LOCKOUT_PARAMETERS = ["username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
+AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]  # set by core.middleware.ClientAddressMiddleware
+# Forwarding headers (X-Forwarded-For) are read only from these proxies (addresses or networks, e.g. the load
+# balancer's "10.0.0.0/8"); none by default, so a client cannot choose the address throttles and audit see.
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
 
 # I18N: players read Czech by default, English is available. Storage in UTC; the
 # business calendar (day, calendar month) is Europe/Prague (core.clock).
@@ -171,6 +176,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "core.errors.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"anon": "60/min", "user": "600/min", "login": "10/min"},
+    "NUM_PROXIES": 0,  # throttles key on REMOTE_ADDR, which core.middleware.ClientAddressMiddleware set
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Online technical games platform API",

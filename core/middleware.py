@@ -1,6 +1,8 @@
-"""Request id + structured request log; catch-all turning unexpected errors into JSON 500s."""
+"""The client's address (forwarding headers trusted only from configured proxies), request id + structured request
+log; catch-all turning unexpected errors into JSON 500s."""
 from __future__ import annotations
 
+import ipaddress
 import logging
 import re
 import time
@@ -14,6 +16,56 @@ from core.logging import reset_request_id, set_request_id
 
 logger = logging.getLogger("platform.request")
 _VALID_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
+
+
+def _networks(entries: list[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    return [ipaddress.ip_network(e.strip(), strict=False) for e in entries if e.strip()]
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text.strip())
+    except ValueError:
+        return None
+
+
+def client_address(remote_addr: str, forwarded_for: str | None,
+                   trusted: list[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> str:
+    """The client's address: ``REMOTE_ADDR`` unless the request came through trusted proxies, in which case the
+    right-most address of ``X-Forwarded-For`` that is not a trusted proxy (the one the first trusted proxy saw).
+    A forged header from a client is never read: a client that is not a trusted proxy is itself the address."""
+    peer = _ip(remote_addr)
+    if peer is None or not forwarded_for or not any(peer in net for net in trusted):
+        return remote_addr
+    hops = [h for h in forwarded_for.split(",")][-20:]  # bounded: a header is client-controlled text
+    for hop in reversed(hops):
+        addr = _ip(hop)
+        if addr is None:  # garbage where an address should be: stop at the last proxy we trust
+            break
+        if not any(addr in net for net in trusted):
+            return str(addr)
+        peer = addr
+    return str(peer)
+
+
+class ClientAddressMiddleware:
+    """Puts the real client address in ``REMOTE_ADDR`` and removes ``X-Forwarded-For``, so throttles, the login
+    lock-out, sessions and the audit trail all see one address, and a client cannot choose it. Proxies are trusted
+    only when listed in ``settings.TRUSTED_PROXIES`` (addresses or networks; none by default)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        from django.conf import settings
+
+        self.get_response = get_response
+        self.trusted = _networks(list(settings.TRUSTED_PROXIES))
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        meta = request.META
+        meta["REMOTE_ADDR"] = client_address(meta.get("REMOTE_ADDR", ""), meta.pop("HTTP_X_FORWARDED_FOR", None),
+                                             self.trusted)
+        meta.pop("HTTP_X_REAL_IP", None)
+        meta.pop("HTTP_FORWARDED", None)
+        return self.get_response(request)
 
 
 class RequestIdMiddleware:
