@@ -5,15 +5,15 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 from django.utils.module_loading import module_has_submodule
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
-from core.views import health
+from core.views import ApiDocsView, health
 
 urlpatterns = [
     path("health", health, name="health"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/docs/", ApiDocsView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/core/", include("core.urls")),
 ]
 
