@@ -341,6 +341,11 @@ if PRODUCTION and JACKPOTS_ENABLED and not env.str("JACKPOTS_SEAL_KEY", default=
 JACKPOTS_CONFIG_TTL_SECONDS = env.float("JACKPOTS_CONFIG_TTL_SECONDS", default=1.0)
 JACKPOTS_FOLD_SECONDS = env.float("JACKPOTS_FOLD_SECONDS", default=1.0)
 
+# /health: the worker and beat are stale when the scheduled heartbeat (every minute) is older than this; they
+# turn /health red (503) where required (production by default).
+HEALTH_JOBS_MAX_AGE_SECONDS = env.int("HEALTH_JOBS_MAX_AGE_SECONDS", default=300)
+HEALTH_REQUIRE_JOBS = env.bool("HEALTH_REQUIRE_JOBS", default=PRODUCTION)
+
 # QA only: forced outcomes in play-money rounds (docs/games-platform.md). Never in production.
 GAMES_QA_FORCED_OUTCOMES = env.bool("GAMES_QA_FORCED_OUTCOMES", default=False)
 if PRODUCTION and GAMES_QA_FORCED_OUTCOMES:

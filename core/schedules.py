@@ -1,4 +1,4 @@
 BEAT_SCHEDULE = {
-    # A heartbeat every 5 minutes shows in the admin that beat and a worker are alive.
-    "core.heartbeat-every-5-min": {"task": "core.heartbeat_beat", "schedule": 300.0},
+    # A heartbeat every minute: /health reports the worker and beat stale after HEALTH_JOBS_MAX_AGE_SECONDS.
+    "core.heartbeat-every-minute": {"task": "core.heartbeat_beat", "schedule": 60.0},
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any, ParamSpec, TypeVar, cast
 
 from celery import shared_task
@@ -54,5 +55,7 @@ def heartbeat_beat() -> str:
 
 
     marker = f"beat-{uuid.uuid4().hex[:20]}"
-    TaskHeartbeat.objects.create(marker=marker, sent_at=clock.now(), ran_at=clock.now(), worker=socket.gethostname())
+    now = clock.now()
+    TaskHeartbeat.objects.create(marker=marker, sent_at=now, ran_at=now, worker=socket.gethostname())
+    TaskHeartbeat.objects.filter(marker__startswith="beat-", sent_at__lt=now - timedelta(days=1)).delete()
     return marker

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core import clock
 from core.models import TaskHeartbeat
 from core.tasks import heartbeat_send
 
@@ -53,11 +54,44 @@ def _check_migrations() -> dict[str, Any]:
         return {"ok": False, "error": exc.__class__.__name__}
 
 
+BEAT_HEARTBEAT = "core.heartbeat-every-minute"  # the schedule entry (core/schedules.py)
+
+
+def _age(at: Any) -> float | None:
+    return None if at is None else round((clock.now() - at).total_seconds(), 1)
+
+
+def _check_jobs() -> tuple[dict[str, Any], dict[str, Any]]:
+    """(worker, beat): the scheduled heartbeat proves both. Beat records when it last sent it (django-celery-beat's
+    ``last_run_at``); a worker writes the row when it runs it. Each is stale after HEALTH_JOBS_MAX_AGE_SECONDS,
+    so the deadline jobs cannot stop silently."""
+    from django_celery_beat.models import PeriodicTask
+
+    limit = float(settings.HEALTH_JOBS_MAX_AGE_SECONDS)
+    try:
+        ran = (TaskHeartbeat.objects.filter(marker__startswith="beat-", ran_at__isnull=False)
+               .order_by("-ran_at").values_list("ran_at", flat=True).first())
+        sent = PeriodicTask.objects.filter(name=BEAT_HEARTBEAT).values_list("last_run_at", flat=True).first()
+    except Exception as exc:  # noqa: BLE001 - reported, not raised
+        error = {"ok": False, "error": exc.__class__.__name__}
+        return error, error
+    worker_age, beat_age = _age(ran), _age(sent)
+    return ({"ok": worker_age is not None and worker_age <= limit, "last_run_seconds_ago": worker_age},
+            {"ok": beat_age is not None and beat_age <= limit, "last_sent_seconds_ago": beat_age})
+
+
 def health(request: HttpRequest) -> JsonResponse:
-    """GET /health: database, broker and pending migrations; 200 when all are green, else 503."""
+    """GET /health: database, broker, pending migrations, and the jobs (a worker ran the scheduled heartbeat
+    recently; beat sent it). 200 when all are green, else 503. The jobs count toward the status where
+    HEALTH_REQUIRE_JOBS is on (production by default); elsewhere they are reported only."""
     checks = {"database": _check_database(), "broker": _check_broker()}
     checks["migrations"] = _check_migrations() if checks["database"]["ok"] else {"ok": False, "error": "no database"}
-    ok = all(c["ok"] for c in checks.values())
+    if checks["database"]["ok"]:
+        checks["worker"], checks["beat"] = _check_jobs()
+    else:
+        checks["worker"] = checks["beat"] = {"ok": False, "error": "no database"}
+    required = [k for k in checks if k not in ("worker", "beat") or settings.HEALTH_REQUIRE_JOBS]
+    ok = all(checks[k]["ok"] for k in required)
     return JsonResponse({"status": "ok" if ok else "fail", "checks": checks, "env": settings.DJANGO_ENV},
                         status=200 if ok else 503)
 

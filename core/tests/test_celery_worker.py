@@ -137,7 +137,7 @@ def test_periodic_tasks_are_declared_in_code_and_installed_on_the_app():
     from config.schedules import collect
 
     schedule = collect()
-    assert "core.heartbeat-every-5-min" in schedule
+    assert "core.heartbeat-every-minute" in schedule
     assert set(schedule) <= set(app.conf.beat_schedule)
     for entry in schedule.values():
         assert entry["task"] in app.tasks or entry["task"].split(".")[0] in settings.INSTALLED_APPS

@@ -20,6 +20,36 @@ def test_health_reports_database_broker_and_migrations_green():
 
 
 @pytest.mark.django_db
+def test_health_turns_red_without_a_worker_or_beat_and_green_with_a_recent_heartbeat(settings):
+    """Issue 13 (7): /health stayed green with no Celery worker, so the deadline jobs could stop silently."""
+    import time_machine
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+    from core import clock
+    from core.tasks import heartbeat_beat
+
+    settings.HEALTH_REQUIRE_JOBS = True
+    settings.HEALTH_JOBS_MAX_AGE_SECONDS = 300
+    body = Client().get("/health")
+    assert body.status_code == 503
+    assert body.json()["checks"]["worker"]["ok"] is False and body.json()["checks"]["beat"]["ok"] is False
+    every = IntervalSchedule.objects.create(every=60, period=IntervalSchedule.SECONDS)
+    with time_machine.travel(clock.now(), tick=False) as t:
+        PeriodicTask.objects.update_or_create(name="core.heartbeat-every-minute", defaults={
+            "task": "core.heartbeat_beat", "interval": every, "last_run_at": clock.now()})
+        heartbeat_beat()  # what the worker runs
+        r = Client().get("/health")
+        assert r.status_code == 200, r.json()
+        t.shift(300)  # 5:00 old: still fresh
+        assert Client().get("/health").status_code == 200
+        t.shift(1)  # 5:01: stale
+        r = Client().get("/health")
+        assert r.status_code == 503 and r.json()["checks"]["worker"]["last_run_seconds_ago"] == 301.0
+    settings.HEALTH_REQUIRE_JOBS = False  # development: reported, not counted
+    assert Client().get("/health").status_code == 200
+
+
+@pytest.mark.django_db
 def test_health_is_503_when_the_broker_is_unreachable(settings):
     settings.CELERY_BROKER_URL = "amqp://guest:guest@127.0.0.1:1//"
     r = Client().get("/health")
