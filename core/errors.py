@@ -115,6 +115,10 @@ METHOD_NOT_ALLOWED = ErrorDef("request.method_not_allowed", 405, "Metoda není p
 NOT_ACCEPTABLE = ErrorDef("request.not_acceptable", 406, "Nepodporovaný formát odpovědi.", "Not acceptable.")
 UNSUPPORTED_MEDIA = ErrorDef("request.unsupported_media_type", 415, "Nepodporovaný formát dat.", "Unsupported media type.")
 THROTTLED = ErrorDef("request.throttled", 429, "Příliš mnoho požadavků, zkuste to později.", "Too many requests, try again later.")
+TOO_LARGE = ErrorDef("request.too_large", 413, "Požadavek je příliš velký.", "The request is too large.")
+UNAVAILABLE = ErrorDef("server.unavailable", 503, "Služba je dočasně nedostupná, zkuste to prosím za chvíli.",
+                       "The service is temporarily unavailable, please try again shortly.")
+RETRY_AFTER_SECONDS = 5
 SERVER_ERROR = ErrorDef("server.error", 500, "Na naší straně došlo k chybě. Uveďte prosím kód chyby podpoře.",
                         "Something went wrong on our side. Please quote the error id to support.")
 
@@ -135,10 +139,34 @@ _PLAIN_ERRORS: tuple[tuple[type[Exception], ErrorDef], ...] = (
 )
 
 
+def _too_large(exc: BaseException) -> bool:
+    from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+
+    return isinstance(exc, (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent))
+
+
+def _database_down(exc: BaseException) -> bool:
+    from django.db import InterfaceError, OperationalError
+
+    return isinstance(exc, (OperationalError, InterfaceError))
+
+
+def unavailable_response(exc: BaseException) -> Response:
+    """The database cannot be reached: 503 with Retry-After, one warning line (no traceback per request)."""
+    logger.warning("database unavailable: %s", exc.__class__.__name__)
+    resp = error_response(UNAVAILABLE(retry_after_seconds=RETRY_AFTER_SECONDS))
+    resp["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return resp
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     """DRF exception handler: every error leaves in the one shape."""
     if isinstance(exc, DomainError):
         return error_response(exc)
+    if _too_large(exc):  # over DATA_UPLOAD_MAX_MEMORY_SIZE / the field or file count limits
+        return error_response(TOO_LARGE())
+    if _database_down(exc):
+        return unavailable_response(exc)
     for exc_class, error in _PLAIN_ERRORS:
         if isinstance(exc, exc_class):
             return error_response(error())
@@ -171,6 +199,14 @@ def server_error_response(exc: BaseException) -> Response:
 
 
 def server_error_json(exc: BaseException) -> JsonResponse:
-    """Same as :func:`server_error_response` for plain Django views (middleware catch-all)."""
+    """Same as :func:`server_error_response` for plain Django views (middleware catch-all); a database that
+    cannot be reached is a 503 with Retry-After, a request over the size limits a 413."""
+    if _database_down(exc):
+        resp = unavailable_response(exc)
+        out = JsonResponse(resp.data, status=503)
+        out["Retry-After"] = resp["Retry-After"]
+        return out
+    if _too_large(exc):
+        return JsonResponse({"error": TOO_LARGE().as_dict()}, status=413)
     resp = server_error_response(exc)
     return JsonResponse(resp.data, status=500)

@@ -109,9 +109,17 @@ class CatchAllMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        from django.core.exceptions import PermissionDenied, SuspiciousOperation
+        from django.core.exceptions import (
+            PermissionDenied,
+            RequestDataTooBig,
+            SuspiciousOperation,
+            TooManyFieldsSent,
+            TooManyFilesSent,
+        )
         from django.http import Http404
 
-        if isinstance(exception, (Http404, PermissionDenied, SuspiciousOperation)):
+        too_large = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
+        if isinstance(exception, (Http404, PermissionDenied, SuspiciousOperation)) \
+                and not isinstance(exception, too_large):
             return None  # Django's own handling gives 404/403/400
         return server_error_json(exception)

@@ -1,0 +1,40 @@
+"""Issue 13 (6): a body over the limits is a 413 and a database that cannot be reached a 503 with Retry-After,
+never a 500."""
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import OperationalError
+from rest_framework.test import APIClient
+
+
+@pytest.mark.django_db
+def test_a_body_over_the_upload_limit_is_a_413_with_the_error_shape(settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100_000
+    c = APIClient(raise_request_exception=False)
+    big = '{"username": "' + "a" * 200_000 + '", "password": "x"}'
+    r = c.generic("POST", "/api/v1/accounts/auth/login/", big, content_type="application/json")
+    assert r.status_code == 413 and r.json()["error"]["code"] == "request.too_large", r.content[:200]
+    r = c.post("/api/v1/accounts/auth/login/", {"username": "u" * 200_000, "password": "x",
+                                                "f": SimpleUploadedFile("a.bin", b"x" * 10)})
+    assert r.status_code == 413 and r.json()["error"]["code"] == "request.too_large", r.content[:200]
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 5
+    r = c.post("/api/v1/accounts/auth/login/", {f"f{i}": "x" for i in range(50)})
+    assert r.status_code == 413
+
+
+@pytest.mark.django_db
+def test_a_database_outage_is_a_503_with_retry_after_and_no_traceback(monkeypatch, caplog):
+    from accounts import auth
+
+    def down(*args, **kwargs):
+        raise OperationalError("could not connect to server: Connection refused")
+
+    monkeypatch.setattr(auth, "token_with_owner", down)
+    c = APIClient(raise_request_exception=False)
+    c.credentials(HTTP_AUTHORIZATION="Token abc")
+    with caplog.at_level("WARNING"):
+        r = c.get("/api/v1/games/rounds")
+    assert r.status_code == 503 and r["Retry-After"] == "5"
+    assert r.json()["error"]["code"] == "server.unavailable"
+    assert not [rec for rec in caplog.records if rec.exc_info]  # a warning line, no traceback per request
