@@ -6,7 +6,7 @@ from django.http import FileResponse
 from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, permissions
+from rest_framework import generics
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -29,6 +29,7 @@ from complaints.serializers import (
 from core.audit import Actor
 from core.idempotency import idempotent
 from core.money import Money
+from core.permissions import IsStaff
 
 
 def _lang() -> str:
@@ -142,7 +143,7 @@ class ComplaintAttachmentDownloadView(APIView):
 class ComplaintReportView(APIView):
     """Staff: the monthly complaints report (by reason, outcome, time to answer, overdue)."""
 
-    permission_classes = [permissions.IsAdminUser]
+    permission_classes = [IsStaff]
     serializer_class = ReportSerializer
 
     @extend_schema(parameters=[OpenApiParameter("month", str, description="YYYY-MM (Europe/Prague); default: "

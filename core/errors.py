@@ -108,6 +108,9 @@ VALIDATION = ErrorDef("request.invalid", 400, "Neplatný požadavek.", "The requ
 NOT_AUTHENTICATED = ErrorDef("auth.not_authenticated", 401, "Přihlaste se prosím.", "Authentication is required.")
 AUTH_FAILED = ErrorDef("auth.failed", 401, "Přihlášení se nezdařilo.", "Authentication failed.")
 FORBIDDEN = ErrorDef("auth.forbidden", 403, "K této akci nemáte oprávnění.", "You are not allowed to do this.")
+STAFF_2FA_REQUIRED = ErrorDef("auth.staff_2fa_required", 403,
+                              "Přihlaste se do administrace i jednorázovým kódem (druhý faktor).",
+                              "Sign in to the admin with your one-time password (second factor) first.")
 NOT_A_PLAYER = ErrorDef("auth.not_a_player", 403, "Tato funkce je jen pro registrované účastníky (hráče).",
                         "Only registered players can do this.")
 NOT_FOUND = ErrorDef("not_found", 404, "Záznam nebyl nalezen.", "Not found.")

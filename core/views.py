@@ -9,13 +9,14 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularSwaggerSplitView
-from rest_framework import permissions, serializers
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core import clock
 from core.models import TaskHeartbeat
+from core.permissions import IsStaff
 from core.tasks import heartbeat_send
 
 
@@ -106,7 +107,7 @@ class HeartbeatSerializer(serializers.Serializer[Any]):
 class HeartbeatView(APIView):
     """Staff: send a task from the web process and see whether a worker ran it."""
 
-    permission_classes = [permissions.IsAdminUser]
+    permission_classes = [IsStaff]
     serializer_class = HeartbeatSerializer
 
     @extend_schema(responses=HeartbeatSerializer)

@@ -30,6 +30,7 @@ from accounts.permissions import IsPlayer, request_player
 from core import clock
 from core.audit import Actor
 from core.idempotency import idempotent
+from core.permissions import IsStaff
 from wallet import errors, selectors, services
 from wallet.adapters import SIGNATURE_HEADER
 from wallet.models import Deposit, Entry, PaymentMethod, Payout, WinDeduction, WinHold, Withdrawal
@@ -417,7 +418,7 @@ class WinDeductionListView(generics.ListAPIView[WinDeduction]):
 class StaffBranchCashView(APIView):
     """Staff record cash paid in or out at a branch (GP §5(12): 5,000 CZK per rolling 24 h each way)."""
 
-    permission_classes = [permissions.IsAdminUser]
+    permission_classes = [IsStaff]
 
     @extend_schema(request=BranchCashSerializer, responses={201: BranchCashResultSerializer},
                    operation_id="wallet_staff_branch_cash")
@@ -438,7 +439,7 @@ class StaffBranchCashView(APIView):
 class StaffStatementView(generics.GenericAPIView[Entry]):
     """Staff: any player's statement."""
 
-    permission_classes = [permissions.IsAdminUser]
+    permission_classes = [IsStaff]
     serializer_class = StatementLineSerializer
 
     @extend_schema(parameters=[PeriodQuerySerializer], responses=StatementLineSerializer(many=True),
