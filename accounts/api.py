@@ -1,7 +1,7 @@
 """Player API of the accounts app (mounted at /api/v1/accounts/). Thin: parse, call a service, format."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 from django.conf import settings
 from django.contrib.auth import authenticate
@@ -18,7 +18,7 @@ from accounts import errors, rules, selectors, serializers, services
 from accounts.models import AuthToken, Consent, CorrectionRequest, LoginSession, Player
 from accounts.permissions import IsPlayer, request_player, request_user
 from core import clock
-from core.audit import Actor
+from core.audit import Actor, security_event
 from core.errors import VALIDATION, error_response
 from core.idempotency import idempotent
 
@@ -146,6 +146,12 @@ class LoginView(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "login"
 
+    def throttled(self, request: Request, wait: float) -> NoReturn:
+        """A throttled login is a security event (issue 13), then the usual 429."""
+        security_event(action="security.login_throttled", source=request.META.get("REMOTE_ADDR", ""),
+                       tried="login over the per-address rate", wait_seconds=wait)
+        super().throttled(request, wait)
+
     @extend_schema(request=serializers.LoginInSerializer, responses=serializers.LoginOutSerializer,
                    summary="Log in: username + password -> token of a new login session")
     def post(self, request: Request) -> Response:
@@ -155,6 +161,8 @@ class LoginView(APIView):
         username, password = ser.validated_data["username"], ser.validated_data["password"]
         user = authenticate(request=request, username=username, password=password)
         if _locked_out(request):
+            security_event(action="security.login_locked_out", source=request.META.get("REMOTE_ADDR", ""),
+                           tried=f"login as {username[:150]!r}")
             hours = float(settings.AXES_COOLOFF_TIME)
             seconds = int(hours * 3600)
             resp = error_response(errors.LOCKED_OUT(retry_after_seconds=seconds))

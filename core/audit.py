@@ -1,6 +1,8 @@
 """Who did what: actors and the append-only audit trail."""
 from __future__ import annotations
 
+import hashlib
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,3 +70,25 @@ def audit_record(
         details=jsonable(details),
         request_id=get_request_id() or "",
     )
+
+
+# Security events: written on their own connection so the refusal's rollback cannot erase them --------------------
+SIDE_DB = "refusal_log"  # config/settings.py: its own autocommit connection to the same database
+
+
+def security_event(*, action: str, source: str = "", tried: str = "", body: bytes | str = b"",
+                   **details: Any) -> None:
+    """A refused or suspicious request (a forged provider callback, a lock-out, a throttled login): one audit event
+    with the system actor, the source address, what was tried and the SHA-256 of the body, committed at once on
+    its own connection (``SIDE_DB``) so that the refusal's rollback cannot erase it. Staff read it in the audit
+    trail. A failure to record never hides the refusal itself (it is logged)."""
+    raw = body.encode() if isinstance(body, str) else body
+    try:
+        AuditEvent.objects.using(SIDE_DB).create(
+            occurred_at=clock.now(), actor_type="system", actor_id="", actor_label="security", action=action,
+            object_type="", object_id="", old_values=None, new_values=None,
+            details=jsonable({"source": source, "tried": tried[:500],
+                              "body_sha256": hashlib.sha256(raw).hexdigest() if raw else "", **details}),
+            request_id=get_request_id() or "")
+    except Exception:
+        logging.getLogger("platform.security").exception("could not record security event %s", action)

@@ -28,10 +28,12 @@ from rest_framework.views import APIView
 from accounts.models import Player
 from accounts.permissions import IsPlayer, request_player
 from core import clock
-from core.audit import Actor
+from core.audit import Actor, security_event
+from core.errors import DomainError
 from core.idempotency import idempotent
 from core.permissions import IsStaff
 from wallet import errors, selectors, services
+from wallet import errors as wallet_errors
 from wallet.adapters import SIGNATURE_HEADER
 from wallet.models import Deposit, Entry, PaymentMethod, Payout, WinDeduction, WinHold, Withdrawal
 from wallet.serializers import (
@@ -312,8 +314,14 @@ class ProviderCallbackView(APIView):
                                                 required=True, description="sha256=<hex HMAC of the raw body>")])
     def post(self, request: Request, provider: str) -> Response:
         raw = request.body
-        result = services.provider_callback_handle(provider=provider, raw_body=raw,
-                                                   signature=request.headers.get(SIGNATURE_HEADER, ""))
+        try:
+            result = services.provider_callback_handle(provider=provider, raw_body=raw,
+                                                       signature=request.headers.get(SIGNATURE_HEADER, ""))
+        except DomainError as exc:
+            if exc.code in (wallet_errors.BAD_SIGNATURE.code, wallet_errors.UNKNOWN_PROVIDER.code):
+                security_event(action="security.callback_refused", source=request.META.get("REMOTE_ADDR", ""),
+                               tried=f"POST callbacks/{provider[:60]}: {exc.code}", body=raw, provider=provider[:60])
+            raise
         return Response(result)
 
 

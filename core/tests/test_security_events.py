@@ -1,0 +1,49 @@
+"""Issue 13 (8): security events leave an audit trail that the refusal's rollback cannot erase: forged provider
+callbacks, lock-outs and throttled logins (system actor, source address, what was tried, the body's hash)."""
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from core.models import AuditEvent
+
+pytestmark = pytest.mark.django_db(databases=["default", "refusal_log"])
+
+
+def _events(action):
+    return list(AuditEvent.objects.using("refusal_log").filter(action=action))
+
+
+def test_a_forged_provider_callback_is_refused_and_recorded_with_the_bodys_hash():
+    body = json.dumps({"event_id": "e-1", "type": "payment.succeeded", "payment_reference": "X", "amount": 10})
+    r = APIClient().generic("POST", "/api/v1/wallet/callbacks/sandbox", body, content_type="application/json",
+                            HTTP_X_SIGNATURE="sha256=" + "0" * 64, REMOTE_ADDR="203.0.113.9")
+    assert r.status_code == 401 and r.json()["error"]["code"] == "wallet.callback_bad_signature"
+    [event] = _events("security.callback_refused")
+    assert event.actor_type == "system" and event.details["source"] == "203.0.113.9"
+    assert event.details["body_sha256"] == hashlib.sha256(body.encode()).hexdigest()
+    assert "wallet.callback_bad_signature" in event.details["tried"]
+    r = APIClient().generic("POST", "/api/v1/wallet/callbacks/nosuch", body, content_type="application/json",
+                            HTTP_X_SIGNATURE="sha256=" + "0" * 64)
+    assert r.status_code == 404 and len(_events("security.callback_refused")) == 2
+
+
+def test_lock_outs_and_throttled_logins_are_recorded():
+    from accounts.testing import make_player
+
+    cache.clear()
+    player = make_player()
+    c = APIClient(raise_request_exception=False)
+    for _ in range(6):  # AXES_FAILURE_LIMIT 5: the sixth attempt is locked out
+        c.post("/api/v1/accounts/auth/login/", {"username": player.user.username, "password": "wrong-one-123"},
+               format="json")
+    locked = _events("security.login_locked_out")
+    assert locked and player.user.username in locked[0].details["tried"]
+    for i in range(6):  # "login": 10 per minute per address
+        c.post("/api/v1/accounts/auth/login/", {"username": f"x{i}", "password": "wrong-one-123"}, format="json")
+    assert _events("security.login_throttled")
+    cache.clear()
