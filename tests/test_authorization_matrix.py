@@ -69,16 +69,17 @@ def _request(client: APIClient, method: str, url: str, key: str) -> Any:
     """The call a real owner would make (a valid body), so that only the ownership decides the answer."""
     from complaints.tests.helpers import PDF, upload
 
-    headers = {"HTTP_IDEMPOTENCY_KEY": key}
+    body: dict[str, Any] = {}
+    fmt = "json"
     if method == "post" and url.endswith("/actions"):
-        return client.post(url, {"action": {"index": 0}}, format="json", **headers)
-    if method == "post" and url.endswith("/messages"):
-        return client.post(url, {"text": "is it mine?"}, format="json", **headers)
-    if method == "post" and url.endswith("/attachments"):
-        return client.post(url, {"attachments": [upload("x.pdf", PDF)]}, format="multipart", **headers)
-    if method == "post" and url.endswith("/documents"):
-        return client.post(url, {"file": upload("x.pdf", PDF)}, format="multipart", **headers)
-    return getattr(client, method)(url, {}, format="json", **headers)
+        body = {"action": {"index": 0}}
+    elif method == "post" and url.endswith("/messages"):
+        body = {"text": "is it mine?"}
+    elif method == "post" and url.endswith("/attachments"):
+        body, fmt = {"attachments": [upload("x.pdf", PDF)]}, "multipart"
+    elif method == "post" and url.endswith("/documents"):
+        body, fmt = {"file": upload("x.pdf", PDF)}, "multipart"
+    return getattr(client, method)(url, body, format=fmt, HTTP_IDEMPOTENCY_KEY=key)
 
 
 def _fill(path: str, values: dict[str, Any]) -> str:
@@ -138,7 +139,7 @@ def test_a_player_gets_404_for_every_record_of_another_player_and_changes_nothin
     ca = APIClient(raise_request_exception=False)
     ca.credentials(HTTP_AUTHORIZATION=f"Token {token_for(a.user)}")
     before = _state(records["player"])
-    tried = []
+    tried: list[tuple[str, str, int]] = []
     for path, _view, methods in _endpoints(IsPlayer):
         names = [n for n in _params(path) if n not in NOT_IDENTIFIERS]
         if not names:
