@@ -5,14 +5,39 @@ password; otherwise Django's plain admin site, so the printed demo credentials w
 """
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.admin import AdminSite
-from django_otp.admin import OTPAdminSite
+from django.core.exceptions import ValidationError
+from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
+
+from core.audit import security_event
+
+
+class RecordedOTPLoginForm(OTPAdminAuthenticationForm):  # type: ignore[misc]  # django-otp is untyped
+    """The admin's sign-in with a second factor: a right password with a wrong or missing one-time password is a
+    security event (issue 13), recorded before the form shows its error."""
+
+    def clean(self) -> dict[str, Any]:
+        try:
+            cleaned: dict[str, Any] = super().clean()
+            return cleaned
+        except ValidationError:
+            if self.user_cache is not None:  # the password was right: the second factor failed
+                source = self.request.META.get("REMOTE_ADDR", "") if self.request is not None else ""
+                security_event(action="security.staff_otp_failed", source=source,
+                               tried=f"admin sign-in as {self.user_cache.get_username()!r}")
+            raise
+
+
+class PlatformOTPAdminSite(OTPAdminSite):  # type: ignore[misc]  # django-otp is untyped
+    login_form = RecordedOTPLoginForm
 
 
 def platform_admin_site() -> AdminSite:
     """``default_site`` is any callable that returns the site; Django calls it once in ``AdminConfig.ready``."""
     if settings.ADMIN_REQUIRE_2FA:
-        site: AdminSite = OTPAdminSite(name="admin")
+        site: AdminSite = PlatformOTPAdminSite(name="admin")
         return site
     return AdminSite(name="admin")

@@ -154,4 +154,4 @@ def test_the_admin_site_is_the_one_time_password_site_when_2fa_is_required():
                             "__import__('django.contrib.admin').contrib.admin.site.__class__.__name__")
     off = _django_check_expr({**base, "ADMIN_REQUIRE_2FA": "0"},
                              "__import__('django.contrib.admin').contrib.admin.site.__class__.__name__")
-    assert (on.stdout.strip(), off.stdout.strip()) == ("OTPAdminSite", "AdminSite"), on.stderr + off.stderr
+    assert (on.stdout.strip(), off.stdout.strip()) == ("PlatformOTPAdminSite", "AdminSite"), on.stderr + off.stderr

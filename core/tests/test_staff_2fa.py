@@ -12,7 +12,7 @@ def _token(device) -> str:
     return f"{totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits):06d}"
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(databases=["default", "refusal_log"])
 @pytest.mark.urls("core.tests.urls_otp_admin")
 def test_the_admin_refuses_a_staff_password_without_a_valid_one_time_password(settings):
     staff = make_staff(superuser=True)
@@ -23,6 +23,10 @@ def test_the_admin_refuses_a_staff_password_without_a_valid_one_time_password(se
                                  "otp_device": device.persistent_id, "otp_token": "000000"})
     assert r.status_code == 200  # the form again, not a redirect
     assert c.get("/admin/").status_code == 302  # still not signed in
+    # issue 13 (8): a right password with a wrong one-time password is a security event
+    from core.models import AuditEvent
+    [event] = AuditEvent.objects.using("refusal_log").filter(action="security.staff_otp_failed")
+    assert staff.username in event.details["tried"] and event.actor_type == "system"
     device.refresh_from_db()
     device.throttle_reset()  # django-otp throttles a device after a failure (exponential back-off)
     r = c.post("/admin/login/?next=/admin/", {"username": staff.username, "password": "Secret-pass-123",
