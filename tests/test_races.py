@@ -1,0 +1,85 @@
+"""Issue 13, standing suite: races. 50 parallel calls of one player near the balance and a daily stake limit,
+mixing real-money rounds and withdrawals on real connections: nothing overdrawn, no limit exceeded, every call
+either done or refused with a known code (no deadlock, no 500), and the books reconcile."""
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from core.audit import Actor
+from core.errors import DomainError
+from core.money import Money
+from core.rng import use_rng
+from games.services import round_play
+from games.tests.platform.testgames import FixedRNG
+from limits.services import self_limit_set
+from wallet.models import Withdrawal
+from wallet.selectors import balance
+from wallet.services import withdrawal_request
+from wallet.tests.conftest import czk, fund, verified_bank
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CALLS = 50
+STAKE = 1_000  # 10 CZK on red
+WITHDRAWAL = 10_000  # 100 CZK, the bank minimum
+EXPECTED_REFUSALS = {"wallet.insufficient_funds", "limits.daily_stake_exceeded", "game.round_in_progress",
+                     "game.round_too_soon"}
+
+
+def test_fifty_parallel_stakes_and_withdrawals_near_the_balance_and_the_limit(settings):
+    from accounts.testing import make_player
+
+    settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
+    player = make_player()
+    method = verified_bank(player)
+    fund(player, czk(1000))  # 100,000 haléře: not enough for all 25 withdrawals
+    self_limit_set(player=player, kind="technical", limit_type="daily_stake", value=15_000, actor=Actor.player(player))
+    outcomes: Counter[str] = Counter()
+    failures: list[str] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(CALLS)
+
+    def call(i: int) -> None:
+        try:
+            barrier.wait(timeout=20)
+            if i % 2:
+                withdrawal_request(player=player, method=method, amount=Money(WITHDRAWAL), reference=f"race-w-{i}",
+                                   actor=Actor.player(player))
+                result = "withdrawal"
+            else:
+                round_play(player=player, game_code="european_roulette", idempotency_key=f"race-r-{i}",
+                           bet={"bets": [{"type": "red", "amount": STAKE}]}, actor=Actor.player(player))
+                result = "stake"
+            with lock:
+                outcomes[result] += 1
+        except DomainError as exc:
+            with lock:
+                outcomes[exc.code] += 1
+        except Exception as exc:  # noqa: BLE001 - a deadlock or a 500 would land here
+            with lock:
+                failures.append(repr(exc))
+        finally:
+            connection.close()
+
+    with use_rng(FixedRNG(0)):  # every red bet loses
+        threads = [threading.Thread(target=call, args=(i,)) for i in range(CALLS)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=180)
+    assert not failures, failures
+    assert sum(outcomes.values()) == CALLS and set(outcomes) - {"stake", "withdrawal"} <= EXPECTED_REFUSALS, outcomes
+    stakes, withdrawals = outcomes["stake"], outcomes["withdrawal"]
+    assert stakes * STAKE <= 15_000  # the daily stake limit (GP §6) held
+    left = balance(player).amount
+    assert left >= 0 and left == 100_000 - stakes * STAKE - withdrawals * WITHDRAWAL  # no overdraft, nothing lost
+    assert outcomes["wallet.insufficient_funds"] > 0 and outcomes["limits.daily_stake_exceeded"] > 0  # both edges
+    assert Withdrawal.objects.filter(player=player).count() == withdrawals
+    call_command("ledger_check", verbosity=0)
+    call_command("limits_reconcile", verbosity=0)
+    print(f"races: {CALLS} calls: {dict(outcomes)}; balance left {left}")
