@@ -77,7 +77,7 @@ def test_fifty_parallel_stakes_and_withdrawals_near_the_balance_and_the_limit(se
         # celery keeps "no result.get() inside a task" in one process-wide flag, which tasks run in this process
         # set and restore; 50 threads doing so at once can leave it set (seen: a later test's task.apply().get()
         # refused). Reset it for the tests that follow; a worker process is not affected.
-        from celery._state import _set_task_join_will_block
+        from celery._state import _set_task_join_will_block  # type: ignore[attr-defined]  # not in the stubs
 
         _set_task_join_will_block(False)
     assert not failures, failures
