@@ -90,5 +90,5 @@ def security_event(*, action: str, source: str = "", tried: str = "", body: byte
             details=jsonable({"source": source, "tried": tried[:500],
                               "body_sha256": hashlib.sha256(raw).hexdigest() if raw else "", **details}),
             request_id=get_request_id() or "")
-    except Exception:
+    except Exception:  # safe: the refusal itself is raised by the caller either way; a lost record is logged loudly
         logging.getLogger("platform.security").exception("could not record security event %s", action)
