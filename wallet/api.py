@@ -318,10 +318,15 @@ class ProviderCallbackView(APIView):
             result = services.provider_callback_handle(provider=provider, raw_body=raw,
                                                        signature=request.headers.get(SIGNATURE_HEADER, ""))
         except DomainError as exc:
-            if exc.code in (wallet_errors.BAD_SIGNATURE.code, wallet_errors.UNKNOWN_PROVIDER.code):
+            if exc.code in (wallet_errors.BAD_SIGNATURE.code, wallet_errors.UNKNOWN_PROVIDER.code,
+                            wallet_errors.REPLAY_MISMATCH.code):
                 security_event(action="security.callback_refused", source=request.META.get("REMOTE_ADDR", ""),
                                tried=f"POST callbacks/{provider[:60]}: {exc.code}", body=raw, provider=provider[:60])
             raise
+        if result["status"] == "duplicate":  # a signed replay: harmless (nothing changed), recorded for the trail
+            security_event(action="security.callback_replayed", source=request.META.get("REMOTE_ADDR", ""),
+                           tried=f"POST callbacks/{provider[:60]}: event {result['event_id']} again", body=raw,
+                           provider=provider[:60], first_result=result["result"])
         return Response(result)
 
 

@@ -67,6 +67,9 @@ DOCUMENT_TYPE = ErrorDef("wallet.document_type", 400, "Povolené jsou jen soubor
                          "Only PDF, JPEG and PNG files are accepted.")
 BAD_SIGNATURE = ErrorDef("wallet.callback_bad_signature", 401, "Neplatný podpis zprávy.", "Invalid callback signature.")
 BAD_CALLBACK = ErrorDef("wallet.callback_invalid", 400, "Neplatná zpráva poskytovatele.", "Invalid provider callback.")
+REPLAY_MISMATCH = ErrorDef("wallet.callback_replay_mismatch", 409,
+                           "Zpráva s tímto identifikátorem již byla přijata s jiným obsahem.",
+                           "An event with this id was already received with a different body.")
 UNKNOWN_PROVIDER = ErrorDef("wallet.unknown_provider", 404, "Neznámý poskytovatel plateb.", "Unknown payment provider.")
 SANDBOX_DISABLED = ErrorDef("wallet.sandbox_disabled", 404, "Testovací platební brána není zapnutá.",
                             "The sandbox payment provider is not enabled.")

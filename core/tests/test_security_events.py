@@ -47,3 +47,37 @@ def test_lock_outs_and_throttled_logins_are_recorded():
         c.post("/api/v1/accounts/auth/login/", {"username": f"x{i}", "password": "wrong-one-123"}, format="json")
     assert _events("security.login_throttled")
     cache.clear()
+
+
+def test_a_replayed_callback_is_recorded_and_one_with_another_body_is_refused_and_changes_nothing():
+    """A provider's retry of the same signed event: the first result again, nothing changed, a replay recorded.
+    The same event id with another (validly signed) body: 409 ``wallet.callback_replay_mismatch``, recorded, and the
+    deposit still holds the first event's amount."""
+    from accounts.testing import make_player
+    from wallet import selectors
+    from wallet.adapters import sandbox_event
+    from wallet.models import Deposit
+    from wallet.tests.conftest import czk, fund
+
+    player = make_player()
+    fund(player, czk(500))
+    before = selectors.balance(player)
+    deposits = Deposit.objects.filter(player=player).count()
+    body, sig = sandbox_event("payment.failed", "NO-SUCH-REF", 100, event_id="ev-replay-1")
+    c = APIClient()
+    post = lambda b, s: c.generic("POST", "/api/v1/wallet/callbacks/sandbox", b,  # noqa: E731
+                                  content_type="application/json", HTTP_X_SIGNATURE=s, REMOTE_ADDR="198.51.100.7")
+    first = post(body, sig)
+    assert first.status_code == 200 and first.json()["status"] == "processed"
+    assert not _events("security.callback_replayed")
+    again = post(body, sig)
+    assert again.status_code == 200 and again.json()["status"] == "duplicate"
+    [replay] = _events("security.callback_replayed")
+    assert replay.details["source"] == "198.51.100.7" and "ev-replay-1" in replay.details["tried"]
+    assert replay.details["body_sha256"] == hashlib.sha256(body).hexdigest()
+    other, other_sig = sandbox_event("payment.succeeded", "NO-SUCH-REF", 999_999, event_id="ev-replay-1")
+    refused = post(other, other_sig)
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "wallet.callback_replay_mismatch"
+    [mismatch] = [e for e in _events("security.callback_refused") if "replay_mismatch" in e.details["tried"]]
+    assert mismatch.details["body_sha256"] == hashlib.sha256(other).hexdigest()
+    assert selectors.balance(player) == before and Deposit.objects.filter(player=player).count() == deposits

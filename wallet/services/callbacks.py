@@ -18,12 +18,18 @@ from wallet.services.payouts import payout_event
 
 logger = logging.getLogger("wallet.callbacks")
 
+STORED_BODY_CHARS = 20000  # what ProviderEvent keeps of a body (a provider's event is a few hundred bytes)
+
 
 def provider_callback_handle(*, provider: str, raw_body: bytes, signature: str) -> dict[str, Any]:
     """Handle one signed provider callback exactly once.
 
     A bad signature or body changes nothing (``wallet.callback_bad_signature`` / ``wallet.callback_invalid``);
-    a repeated event id returns the first result; events for unknown references are recorded and ignored."""
+    a repeated event id with the same content (a provider's retry; its delivery time may differ) returns the first
+    result and changes nothing; the same event id with another type, reference, amount, currency or payer is
+    refused (``wallet.callback_replay_mismatch``, 409: a signed body cannot be altered in transit, so it is a
+    provider fault or a leaked secret) and changes nothing; events for unknown
+    references are recorded and ignored. The API view records both replays as security events."""
     prov = adapters.get_provider(provider)
     if not prov.verify_signature(raw_body, signature or ""):
         logger.warning("provider callback with a bad signature", extra={"provider": provider})
@@ -34,10 +40,12 @@ def provider_callback_handle(*, provider: str, raw_body: bytes, signature: str) 
         try:
             with transaction.atomic():
                 rec = ProviderEvent.objects.create(provider=provider, provider_txn_id=event.event_id,
-                                                   event_type=event.type, raw_body=raw_body.decode()[:20000],
+                                                   event_type=event.type, raw_body=raw_body.decode()[:STORED_BODY_CHARS],
                                                    received_at=clock.now(), result="processing")
         except IntegrityError:
             rec = ProviderEvent.objects.get(provider=provider, provider_txn_id=event.event_id)
+            if _material(prov.parse_callback(rec.raw_body.encode())) != _material(event):
+                raise errors.REPLAY_MISMATCH(event_id=event.event_id)
             return {"status": "duplicate", "event_id": event.event_id, "result": rec.result}
         if event.currency != "CZK":
             result, detail = "ignored_currency", event.currency
@@ -48,6 +56,11 @@ def provider_callback_handle(*, provider: str, raw_body: bytes, signature: str) 
         rec.result, rec.detail = result, detail[:255]
         rec.save(update_fields=["result", "detail"])
         return {"status": "processed", "event_id": event.event_id, "result": result}
+
+
+def _material(event: adapters.CallbackEvent) -> tuple[Any, ...]:
+    """What an event says (a retry may carry another delivery time, never another content)."""
+    return event.type, event.reference, event.amount, event.currency, event.payer
 
 
 def sandbox_callback_deliver(*, body_text: str, signature: str) -> dict[str, Any]:
