@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "limits",
     "games",
     "jackpots",
+    "aml",
     "complaints",
 ]
 

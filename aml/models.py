@@ -1,0 +1,1 @@
+"""AML models (see aml/apps.py)."""
