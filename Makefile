@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test test-fast install lock lint schema bench clean
+.PHONY: run test test-fast install lock lint schema bench clean fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,14 @@ test: install
 test-fast: install
 	@mkdir -p .data
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(CREATE_DB) --durations=10 -m "not slow" $(PYTEST_ARGS)
+	@echo "$(MIGRATIONS_HASH)-$${DATABASE_URL}" > .data/test-db.hash
+
+# the hostile-input suite's long run (tests/test_hostile_input.py): FUZZ_EXAMPLES generated cases per operation
+# (default 500) and a new seed each run (printed; FUZZ_SEED=<seed> repeats a run); `make test` runs the short one
+fuzz: install
+	@mkdir -p .data
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} $(BIN)/python -m pytest -q -p no:cacheprovider $(CREATE_DB) \
+		tests/test_hostile_input.py $(PYTEST_ARGS)
 	@echo "$(MIGRATIONS_HASH)-$${DATABASE_URL}" > .data/test-db.hash
 
 # the guard rails CI runs: ruff, the layering contracts, mypy, migrations in sync with the models

@@ -1,11 +1,6 @@
-"""Project-wide pytest setup: tests run on PostgreSQL, DATABASE_URL or the embedded one started here."""
-import os
+"""Project-wide pytest setup. The environment (TESTING, DATABASE_URL or the embedded PostgreSQL) is set by
+``config/pytest_env.py``, loaded before the settings (pyproject's addopts)."""
 
-os.environ.setdefault("TESTING", "1")
-os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "0")
-if not os.environ.get("DATABASE_URL"):
-    # No server given: start the embedded PostgreSQL (pgserver) and hand its URL to the settings and to the
-    # child processes the tests start (a real Celery worker).
-    from config.embedded_db import embedded_url
-
-    os.environ["DATABASE_URL"] = embedded_url()
+# Real money needs a game version approved in the game plan (GP §13(6)); every test with the database gets the
+# current versions approved as test data (games/testing.py says how and why).
+pytest_plugins = ("games.testing",)

@@ -164,6 +164,7 @@ class SandboxExclusionRegister:
     """Answers from ``SandboxExclusionEntry`` (matched by birth number, else name + birth date)."""
 
     name = "sandbox"
+    PANIC_SOURCE = "panic_button"
 
     def _entries(self, identity: Identity) -> list[SandboxExclusionEntry]:
         if identity.birth_number:
@@ -188,9 +189,30 @@ class SandboxExclusionRegister:
             date_of_birth=identity.date_of_birth, outcome="listed", listed_until=until, source="self_request",
             created_at=clock.now())
 
+    def report_panic(self, identity: IdentitySubject, *, reference: str, started_at: datetime,
+                     ends_at: datetime) -> str:
+        """The panic button: the person is listed until ``ends_at`` (48 hours). Acknowledged with the entry's
+        reference ``SANDBOX-<id>``. Fails like a real register: an ``unavailable`` entry of the person (staff set
+        one in the admin, tests with ``accounts.testing.make_excluded(..., outcome="unavailable")``) raises
+        RegisterUnavailable. A repeat of a report (the same person and the same end: a retried or twice delivered
+        ``reference``) lists nobody again and is acknowledged with the first entry's reference."""
+        identity = as_identity(identity)
+        entries = self._entries(identity)
+        if any(e.outcome == "unavailable" for e in entries):
+            raise RegisterUnavailable("sandbox: exclusion register unavailable for this person")
+        entry = next((e for e in entries if e.source == self.PANIC_SOURCE and e.listed_until == ends_at), None)
+        if entry is None:
+            entry = SandboxExclusionEntry.objects.create(
+                birth_number=identity.birth_number, given_names=identity.given_names, surname=identity.surname,
+                date_of_birth=identity.date_of_birth, outcome="listed", listed_until=ends_at,
+                source=self.PANIC_SOURCE, created_at=clock.now())
+        logger.info("sandbox exclusion register: panic report", extra={"reference": reference, "entry": entry.pk})
+        return f"SANDBOX-{entry.pk}"
+
 
 class HttpExclusionRegister:
-    """POST {URL}/check {identity} -> {"listed": bool}; POST {URL}/self-listing {identity, until} -> 2xx."""
+    """POST {URL}/check {identity} -> {"listed": bool}; POST {URL}/self-listing {identity, until} -> 2xx;
+    POST {URL}/panic {identity, reference, started_at, ends_at} -> {"reference": ...} (see :meth:`report_panic`)."""
 
     name = "http"
 
@@ -203,6 +225,19 @@ class HttpExclusionRegister:
     def request_self_listing(self, identity: IdentitySubject, until: datetime | None) -> None:
         _post_json(_url("ACCOUNTS_EXCLUSION_REGISTER_URL", "/self-listing"),
                    {**as_identity(identity).to_json(), "until": until.isoformat() if until else None})
+
+    def report_panic(self, identity: IdentitySubject, *, reference: str, started_at: datetime,
+                     ends_at: datetime) -> str:
+        """POST {URL}/panic {identity, reference, started_at, ends_at} -> {"reference": "<acknowledgement>"}.
+        ``reference`` is the operator's idempotency key: the register answers a repeat with the same
+        acknowledgement and lists nobody twice. No acknowledgement in the answer is RegisterUnavailable."""
+        data = _post_json(_url("ACCOUNTS_EXCLUSION_REGISTER_URL", "/panic"),
+                          {**as_identity(identity).to_json(), "reference": reference,
+                           "started_at": started_at.isoformat(), "ends_at": ends_at.isoformat()})
+        ack = data.get("reference")
+        if not isinstance(ack, str) or not ack.strip():
+            raise RegisterUnavailable("exclusion register answer without an acknowledgement reference")
+        return ack[:100]
 
 
 # SMS gateway ------------------------------------------------------------------------------------
@@ -240,6 +275,12 @@ class ExclusionRegister(Protocol):
     def is_listed(self, identity: IdentitySubject) -> bool: ...
 
     def request_self_listing(self, identity: IdentitySubject, until: datetime | None) -> None: ...
+
+    def report_panic(self, identity: IdentitySubject, *, reference: str, started_at: datetime,
+                     ends_at: datetime) -> str:
+        """List the person for the panic button's 48 hours; returns the register's acknowledgement reference.
+        Idempotent on ``reference``; raises RegisterUnavailable when the register does not acknowledge."""
+        ...
 
 
 class SmsGateway(Protocol):

@@ -21,15 +21,19 @@ from accounts.models import (
     BarredPerson,
     Consent,
     CorrectionRequest,
+    Delivery,
     DuplicateCase,
     IdentityVerification,
     LoginSession,
+    Message,
     PersonalData,
     Player,
     RegisterCheck,
     SandboxExclusionEntry,
     SandboxPopulationRecord,
     SandboxSms,
+    TermsAcceptance,
+    TermsVersion,
     User,
 )
 from core import clock
@@ -83,6 +87,13 @@ class RegisterCheckInline(ReadOnlyInline):
     ordering = ("-checked_at",)
 
 
+class MessageInline(ReadOnlyInline):
+    model = Message
+    fields = ("created_at", "kind", "subject_cs", "reference", "read_at")
+    ordering = ("-created_at",)
+    show_change_link = True
+
+
 STAFF_ACTIONS = {
     # name: (label, form class, help)
     "verify_branch": ("Verify identity at a branch", forms.DocumentForm,
@@ -107,7 +118,7 @@ class PlayerAdmin(ReadOnlyAdmin):
     search_fields = ("user__username", "personal__surname", "personal__birth_number", "personal__email",
                      "personal__phone")
     list_select_related = ("user",)
-    inlines = [PersonalDataInline, ConsentInline, IdentityVerificationInline, RegisterCheckInline]
+    inlines = [PersonalDataInline, ConsentInline, IdentityVerificationInline, RegisterCheckInline, MessageInline]
     change_form_template = "admin/accounts/player/change_form.html"
     change_list_template = "admin/accounts/player/change_list.html"
     readonly_fields = [f.name for f in Player._meta.fields] + ["history"]
@@ -360,6 +371,84 @@ class UserAdmin(admin.ModelAdmin):
         return False
 
 
+# Notices (GP §7(7), §10(4)): what was sent to whom, and how each channel delivered it ---------------------------------
+class DeliveryInline(ReadOnlyInline):
+    model = Delivery
+    fields = ("channel", "recipient", "status", "attempts", "attempted_at", "delivered_at", "error")
+
+
+@admin.register(Message)
+class MessageAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "player", "kind", "subject_cs", "reference", "read_at")
+    list_filter = ("kind",)
+    search_fields = ("player__user__username", "reference", "subject_cs")
+    list_select_related = ("player__user",)
+    readonly_fields = [f.name for f in Message._meta.fields]
+    inlines = [DeliveryInline]
+    date_hierarchy = "created_at"
+
+
+@admin.register(Delivery)
+class DeliveryAdmin(ReadOnlyAdmin):
+    list_display = ("id", "message", "channel", "recipient", "status", "attempts", "attempted_at", "delivered_at")
+    list_filter = ("channel", "status")
+    search_fields = ("recipient", "message__reference", "message__player__user__username")
+    readonly_fields = [f.name for f in Delivery._meta.fields]
+    actions = ["send_again"]
+
+    @admin.action(description="Send the selected failed e-mails again now")
+    def send_again(self, request: HttpRequest, queryset: QuerySet[Delivery]) -> None:
+        sent = sum(1 for d in queryset.filter(channel=Delivery.Channel.EMAIL).exclude(status=Delivery.Status.SENT)
+                   if services.message_email_send(delivery_id=d.pk))
+        self.message_user(request, f"E-mails sent: {sent}", messages.SUCCESS if sent else messages.WARNING)
+
+
+# The game plan and terms (GP §3(5), §8(1)) -------------------------------------------------------------------------------
+@admin.register(TermsVersion)
+class TermsVersionAdmin(ReadOnlyAdmin):
+    """Versions are published through a form (the service checks the notice and audits it), never edited."""
+
+    list_display = ("version", "title", "published_at", "effective_at", "announced_at", "published_by")
+    readonly_fields = [f.name for f in TermsVersion._meta.fields] + ["acceptances_count"]
+    change_list_template = "admin/accounts/termsversion/change_list.html"
+
+    @admin.display(description="accepted by (players)")
+    def acceptances_count(self, obj: TermsVersion) -> int:
+        return obj.acceptances.count()
+
+    def get_urls(self) -> list[URLPattern]:
+        return [path("publish/", self.admin_site.admin_view(self.publish_view),
+                     name="accounts_termsversion_publish")] + super().get_urls()
+
+    def publish_view(self, request: HttpRequest) -> HttpResponse:
+        if not (request.user.is_active and request.user.is_staff and self.has_view_permission(request)):
+            return redirect(reverse("admin:index"))
+        form = forms.TermsPublishForm(request.POST or None)
+        error = None
+        if request.method == "POST" and form.is_valid():
+            try:
+                version = services.terms_publish(**form.cleaned_data, actor=Actor.staff(request.user),
+                                                 published_by=_staff_user(request))
+                self.message_user(request, f"Published {version}; players are told before it applies.",
+                                  messages.SUCCESS)
+                return redirect(reverse("admin:accounts_termsversion_change", args=[version.pk]))
+            except DomainError as exc:
+                error = domain_error_text(exc)
+        notice = rules.terms_min_notice()
+        return _render(request, self.admin_site, title="Publish a new version of the game plan and terms", form=form,
+                       error=error, submit_label="Publish",
+                       help=f"GP §8(1), §3(5): players are told through their inbox and by e-mail; from the instant it "
+                            f"takes effect (at least {notice} ahead) each must accept it before the next stake.")
+
+
+@admin.register(TermsAcceptance)
+class TermsAcceptanceAdmin(ReadOnlyAdmin):
+    list_display = ("accepted_at", "player", "version", "source", "source_address")
+    list_filter = ("source",)
+    search_fields = ("player__user__username",)
+    readonly_fields = [f.name for f in TermsAcceptance._meta.fields]
+
+
 # Sandbox data of the adapters: staff (and tests) fill these in development and demo.
 @admin.register(SandboxPopulationRecord)
 class SandboxPopulationRecordAdmin(admin.ModelAdmin):
@@ -389,3 +478,7 @@ class SandboxSmsAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+# Personal-data requests (GP §12(7)): the staff queue lives in its own module, registered with the admin here.
+from accounts import admin_privacy  # noqa: E402,F401

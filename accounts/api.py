@@ -15,12 +15,13 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from accounts import errors, rules, selectors, serializers, services
-from accounts.models import AuthToken, Consent, CorrectionRequest, LoginSession, Player
+from accounts.models import AuthToken, Consent, CorrectionRequest, LoginSession, Message, Player
 from accounts.permissions import IsPlayer, request_player, request_user
 from core import clock
 from core.audit import Actor, security_event
-from core.errors import VALIDATION, error_response
+from core.errors import NOT_FOUND, VALIDATION, error_response
 from core.idempotency import idempotent
+from core.pagination import DefaultPagination
 
 
 def _codes(errs: Any) -> dict[str, list[str]]:
@@ -51,7 +52,8 @@ class DocumentsView(APIView):
 
     @extend_schema(responses=serializers.DocumentsOutSerializer, summary="Current versions of the documents to accept")
     def get(self, request: Request) -> Response:
-        return Response(rules.document_versions())
+        current = selectors.terms_in_force()
+        return Response({**rules.document_versions(), "plan_version": current.version if current else None})
 
 
 class RegistrationView(AnonThrottled):
@@ -71,7 +73,7 @@ class RegistrationView(AnonThrottled):
         username = data.pop("username")
         consents = dict(data.pop("consents"))
         player = services.registration_submit(data=data, consents=consents, username=username,
-                                              channel=Player.Channel.ONLINE)
+                                              channel=Player.Channel.ONLINE, source_address=_client_ip(request))
         pending = player.status == Player.Status.APPLICANT
         if pending:
             cs = "Státní registr je nedostupný; ověření zopakujeme a dáme vám vědět e-mailem."
@@ -250,6 +252,7 @@ class MeView(APIView):
             "must_change_password": user.must_change_password,
             "marketing_consent": "marketing" in selectors.live_consents(player),
             "betting_refusal": refusal.code if refusal else None,
+            "terms_version_accepted": player.terms_version_accepted,
         }).data)
 
 
@@ -329,3 +332,87 @@ class ClosureView(APIView):
         services.closure_request(player=player, method=ser.validated_data["settlement"], actor=Actor.player(player))
         return Response({"status": player.status, "closure_method": player.closure_method,
                          "closure_requested_at": player.closure_requested_at})
+
+
+# Notices (GP §7(7), §10(4)) --------------------------------------------------------------------------------------
+class MessagePagination(DefaultPagination):
+    """The house list, plus the number of unread messages."""
+
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        out = super().get_paginated_response_schema(schema)
+        out["properties"]["unread"] = {"type": "integer", "example": 1, "description": "messages not read yet"}
+        out["required"] = [*out.get("required", []), "unread"]
+        return out
+
+
+def _message_id(value: int) -> int:
+    """A path identifier within the database's range; anything else is simply not found."""
+    if not 0 < value < 2**63:
+        raise NOT_FOUND()
+    return value
+
+
+class MessagesView(generics.ListAPIView):
+    """The player's inbox: notices the operator can prove (a win deducted, a debt, a hold, a refused payment method,
+    an account cancellation, a new game plan ...), newest first, with the number unread."""
+
+    permission_classes = [IsPlayer]
+    serializer_class = serializers.MessageSerializer
+    pagination_class = MessagePagination
+
+    def get_queryset(self) -> QuerySet[Message]:
+        return selectors.messages_of(request_player(self.request))
+
+    def get_paginated_response(self, data: Any) -> Response:
+        response = super().get_paginated_response(data)
+        response.data["unread"] = selectors.messages_unread(request_player(self.request))
+        return response
+
+
+class MessageDetailView(APIView):
+    permission_classes = [IsPlayer]
+
+    @extend_schema(responses=serializers.MessageSerializer, summary="One message of my inbox")
+    def get(self, request: Request, message_id: int) -> Response:
+        message = selectors.message_of(request_player(request), _message_id(message_id))
+        if message is None:
+            raise NOT_FOUND()
+        return Response(serializers.MessageSerializer(message).data)
+
+
+class MessageReadView(APIView):
+    permission_classes = [IsPlayer]
+
+    @extend_schema(request=None, responses=serializers.MessageSerializer,
+                   summary="Read receipt: mark the message read (the first time is recorded; idempotent)")
+    def post(self, request: Request, message_id: int) -> Response:
+        player = request_player(request)
+        message = services.message_read(player=player, message_id=_message_id(message_id),
+                                        actor=Actor.player(player))
+        return Response(serializers.MessageSerializer(message).data)
+
+
+# The game plan and terms (GP §3(5), §8(1)) ------------------------------------------------------------------------
+class TermsView(APIView):
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(responses=serializers.TermsOutSerializer,
+                   summary="The game plan and terms in force, and the versions announced (GP §3(5), §8(1))")
+    def get(self, request: Request) -> Response:
+        return Response(serializers.TermsOutSerializer({"current": selectors.terms_in_force(),
+                                                        "upcoming": selectors.terms_upcoming()}).data)
+
+
+class TermsAcceptView(APIView):
+    permission_classes = [IsPlayer]
+
+    @extend_schema(request=serializers.TermsAcceptInSerializer, responses=serializers.TermsAcceptanceSerializer,
+                   summary="Accept a version of the game plan and terms (needed before the next stake, GP §3(5))")
+    def post(self, request: Request) -> Response:
+        ser = serializers.TermsAcceptInSerializer(data=request.data)
+        if not ser.is_valid():
+            raise VALIDATION(fields=_codes(ser.errors))
+        player = request_player(request)
+        acceptance = services.terms_accept(player=player, version=ser.validated_data["version"],
+                                           actor=Actor.player(player), source_address=_client_ip(request))
+        return Response(serializers.TermsAcceptanceSerializer(acceptance).data)

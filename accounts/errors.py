@@ -121,3 +121,63 @@ CORRECTION_NOT_PENDING = ErrorDef(
     "The correction request was already decided.")
 DUPLICATE_CASE_NOT_OPEN = ErrorDef(
     "accounts.duplicate_case_not_open", 409, "Případ duplicity již byl uzavřen.", "The duplicate case is closed.")
+
+# Notices (GP §7(7), §10(4)) ---------------------------------------------------------------------------------------
+MESSAGE_INVALID = ErrorDef(
+    "accounts.message_invalid", 400, "Zprávu nelze odeslat: chybí druh, předmět nebo text.",
+    "The message cannot be sent: its kind, subject or text is missing or invalid.")
+MESSAGE_REFERENCE_CONFLICT = ErrorDef(
+    "accounts.message_reference_conflict", 409, "Zpráva s tímto odkazem už byla odeslána s jiným obsahem.",
+    "A message with this reference was already sent with another kind.")
+
+# The game plan and terms in force (GP §3(5), §8(1)) --------------------------------------------------------------
+TERMS_NOT_ACCEPTED = ErrorDef(
+    "accounts.terms_not_accepted", 403,
+    "Před další sázkou se seznamte s platným zněním herního plánu a obchodních podmínek (verze {version}) a přijměte "
+    "je (HP §3 odst. 5).",
+    "Before the next stake, read and accept the game plan and terms in force (version {version}) (GP §3(5)).")
+TERMS_VERSION_UNKNOWN = ErrorDef(
+    "accounts.terms_version_unknown", 400, "Tato verze herního plánu a podmínek nebyla zveřejněna.",
+    "This version of the game plan and terms was not published.")
+TERMS_VERSION_OUTDATED = ErrorDef(
+    "accounts.terms_version_outdated", 400,
+    "Tuto verzi nelze přijmout: platí již novější (verze {current}).",
+    "This version cannot be accepted: a newer one applies (version {current}).")
+TERMS_INVALID = ErrorDef(
+    "accounts.terms_invalid", 400,
+    "Nová verze potřebuje název, shrnutí změn a text v češtině i angličtině, nebo odkaz na dokument s jeho SHA-256.",
+    "A new version needs a title, a summary of the changes and the text in Czech and English, or a document "
+    "reference with its SHA-256.")
+TERMS_NOTICE_TOO_SHORT = ErrorDef(
+    "accounts.terms_notice_too_short", 400,
+    "Nová verze může platit nejdříve {earliest}: hráči musí být předem informováni (HP §8 odst. 1).",
+    "A new version may apply at the earliest at {earliest}: players must be told in advance (GP §8(1)).")
+TERMS_EFFECTIVE_ORDER = ErrorDef(
+    "accounts.terms_effective_order", 409,
+    "Nová verze musí začít platit později než předchozí verze {previous} ({previous_effective_at}).",
+    "A new version must take effect after the previous version {previous} ({previous_effective_at}).")
+
+# Personal-data requests (GP §12(7)) -------------------------------------------------------------------------------
+DATA_REQUEST_INVALID = ErrorDef(
+    "accounts.data_request_invalid", 400,
+    "Žádost o osobní údaje je neúplná: zvolte druh (vysvětlení, blokování, likvidace) a u vysvětlení napište, "
+    "co chcete vysvětlit (nejvýše 2000 znaků).",
+    "The personal-data request is incomplete: choose its kind (explanation, blocking, deletion) and, for an "
+    "explanation, say what to explain (at most 2,000 characters).")
+DATA_REQUEST_ALREADY_OPEN = ErrorDef(
+    "accounts.data_request_already_open", 409,
+    "Žádost tohoto druhu již vyřizujeme (nebo blokování již platí): č. {request_id}.",
+    "A request of this kind is already being handled (or the blocking is already in force): no. {request_id}.")
+DATA_REQUEST_NOT_PENDING = ErrorDef(
+    "accounts.data_request_not_pending", 409, "Žádost již byla vyřízena.", "The request was already decided.")
+DATA_REQUEST_OUTCOME_INVALID = ErrorDef(
+    "accounts.data_request_outcome_invalid", 400, "Tento výsledek u žádosti tohoto druhu nelze zvolit.",
+    "This outcome is not possible for a request of this kind.")
+DATA_REQUEST_ANSWER_REQUIRED = ErrorDef(
+    "accounts.data_request_answer_required", 400,
+    "Odpověď potřebuje text v češtině i angličtině, zamítnutí také právní důvod.",
+    "The answer needs its text in Czech and English; a refusal also its legal basis.")
+DATA_REQUEST_ANONYMISED = ErrorDef(
+    "accounts.data_request_anonymised", 409,
+    "Údaje tohoto konta již byly anonymizovány; nic dalšího o osobě neuchováváme.",
+    "This account's data were anonymised already; nothing more about the person is kept.")

@@ -1,9 +1,12 @@
 """Forms of the staff actions in the admin (each submitted form calls one service)."""
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django import forms
+from django.conf import settings
 from django.db.models import QuerySet
 
 from accounts.models import Consent, Player
@@ -42,6 +45,9 @@ class DocumentForm(forms.Form):
     document_issuing_state = forms.CharField(max_length=2, initial="CZ")
     document_issuing_authority = forms.CharField(max_length=100)
     document_valid_until = forms.DateField(help_text="YYYY-MM-DD")
+    id_card_unavailable = forms.BooleanField(
+        required=False, label="a Czech citizen cannot show the identity card (GP §2 point 9)",
+        help_text="only then may a Czech citizen show a passport or a driving licence")
     likeness_confirmed = forms.BooleanField(required=False, label="I confirm the likeness of the person to the photo")
     note = forms.CharField(max_length=300, required=False)
 
@@ -60,6 +66,11 @@ class BranchRegistrationForm(DocumentForm):
     residence_street = forms.CharField(max_length=200)
     residence_city = forms.CharField(max_length=100)
     residence_postal_code = forms.CharField(max_length=6)
+    permanent_residence_street = forms.CharField(max_length=200, required=False,
+                                                 help_text="permanent residence (GP §4(4)a), if not the residence")
+    permanent_residence_city = forms.CharField(max_length=100, required=False)
+    permanent_residence_postal_code = forms.CharField(max_length=12, required=False)
+    permanent_residence_country = forms.CharField(max_length=2, required=False)
     correspondence_address = forms.CharField(max_length=300, required=False)
     phone = forms.CharField(max_length=20)
     email = forms.CharField(max_length=254)
@@ -94,3 +105,22 @@ class CorrectionDecisionForm(forms.Form):
 
 CONSENT_FIELDS = {"accepted_terms": Consent.Kind.TERMS, "accepted_data_processing": Consent.Kind.DATA_PROCESSING,
                   "acknowledged_game_plan": Consent.Kind.GAME_PLAN}
+
+
+class TermsPublishForm(forms.Form):
+    """A new version of the game plan and terms (GP §3(5), §8(1), §13(1), §13(6)): texts, or a document and its hash."""
+
+    title = forms.CharField(max_length=200)
+    summary_cs = forms.CharField(widget=forms.Textarea, label="what changes (Czech)",
+                                 help_text="e.g. the new minimum stake or its step (GP §8(1)); players receive it")
+    summary_en = forms.CharField(widget=forms.Textarea, label="what changes (English)")
+    text_cs = forms.CharField(widget=forms.Textarea, required=False, label="full text (Czech)")
+    text_en = forms.CharField(widget=forms.Textarea, required=False, label="full text (English)")
+    document_url = forms.CharField(max_length=500, required=False, label="or: the document's address")
+    document_sha256 = forms.CharField(max_length=64, required=False, label="the document's SHA-256")
+    effective_at = forms.DateTimeField(help_text="Prague time, YYYY-MM-DD HH:MM; at least the minimum notice ahead")
+
+    def clean_effective_at(self) -> datetime:
+        """The instant as staff mean it: Prague local time."""
+        value: datetime = self.cleaned_data["effective_at"]
+        return value.replace(tzinfo=None).replace(tzinfo=ZoneInfo(settings.BUSINESS_TIME_ZONE))

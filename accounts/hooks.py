@@ -26,9 +26,13 @@ REQUIRED: dict[str, str] = {
     "temporary_convert": "wallet: move the temporary balance to the player account (GP §5(2)d)",
     "temporary_refund_start": "wallet: start the refund of a cancelled temporary account (GP §5(2)e)",
     "closure_settlement_start": "wallet: start settling the balance of a closing account (GP §5(15))",
+    "misuse_payout_start": "wallet: pay the balance of an account closed for misuse to its last method (GP §5(13))",
     "closure_settled_at": "wallet: when the closing account's balance was settled, or None",
     "has_verified_payment_method": "wallet: does the player have a verified payment method (GP §5(9))",
     "payment_method_deadline": "wallet: until when the player must verify a payment method (GP §5(9), §5(11))",
+    "aml_compliance_refusal": "aml: why the AML duties refuse a deposit, withdrawal or completion now (GP §4(4)b, "
+                              "§12(1)), DomainError or None",
+    "aml_screening_request": "aml: screen the person against the PEP / sanctions list after commit (GP §2)",
 }
 
 _registry: dict[str, Callable[..., Any]] = {}

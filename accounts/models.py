@@ -9,6 +9,7 @@ import hashlib
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Coalesce
 
 
 class User(AbstractUser):
@@ -84,10 +85,22 @@ class Player(models.Model):
     exclusion_listed = models.BooleanField(default=False)
     exclusion_checked_at = models.DateTimeField(null=True, blank=True)
 
+    # GP §3(5): the last version of the game plan and terms the player accepted (TermsAcceptance keeps the log);
+    # read by ``betting_refusal`` from the row the token authentication already loaded (no statement).
+    terms_version_accepted = models.PositiveIntegerField(null=True, blank=True)
+
+    # GP §12(5), §12(7): when the personal data were anonymised at the end of the retention periods
+    # (``accounts.services.privacy``); the account's ledger, audit and AML records are kept for their own periods.
+    anonymised_at = models.DateTimeField(null=True, blank=True)
+
     class Meta:
         indexes = [
             models.Index(fields=["balance_handoff"], name="acc_player_handoff_idx",
                          condition=~Q(balance_handoff="")),
+            # the retention job's queue: ended accounts not anonymised yet, by the end of the relationship
+            models.Index(Coalesce("closed_at", "status_changed_at", "created_at"), "id",
+                         name="acc_player_retention_idx",
+                         condition=Q(status__in=["closed", "expired", "rejected"], anonymised_at__isnull=True)),
         ]
 
     def __str__(self):
@@ -102,9 +115,14 @@ class PersonalData(models.Model):
         FEMALE = "F", "female"
 
     class DocumentType(models.TextChoices):
-        ID_CARD = "id_card", "identity card (občanský průkaz)"
+        """GP §2 point 9 (průkaz totožnosti): a Czech citizen shows the identity card, or where it cannot be shown
+        a passport or a driving licence; a foreigner an identity card of their state, a passport or a Czech
+        residence permit (``accounts.validation``)."""
+
+        ID_CARD = "id_card", "identity card (občanský průkaz / a foreign national identity card)"
         PASSPORT = "passport", "passport"
-        RESIDENCE_PERMIT = "residence_permit", "residence permit"
+        DRIVING_LICENCE = "driving_licence", "driving licence (Czech citizens, when the identity card cannot be shown)"
+        RESIDENCE_PERMIT = "residence_permit", "residence permit (foreigners)"
 
     player = models.OneToOneField(Player, on_delete=models.PROTECT, related_name="personal")
     given_names = models.CharField(max_length=100)
@@ -119,6 +137,13 @@ class PersonalData(models.Model):
     residence_city = models.CharField(max_length=100)
     residence_postal_code = models.CharField(max_length=6)
     residence_country = models.CharField(max_length=2, default="CZ")
+    # GP §4(4)a: the AML law's permanent residence (trvalý pobyt), kept apart from the residence (bydliště) ZHH
+    # asks for; at registration it is the residence unless the applicant gives another one (a foreigner's may be
+    # abroad).
+    permanent_residence_street = models.CharField(max_length=200, blank=True, default="")
+    permanent_residence_city = models.CharField(max_length=100, blank=True, default="")
+    permanent_residence_postal_code = models.CharField(max_length=12, blank=True, default="")
+    permanent_residence_country = models.CharField(max_length=2, blank=True, default="")
     correspondence_address = models.CharField(max_length=300, blank=True, default="")
     phone = models.CharField(max_length=20)  # E.164
     email = models.EmailField()
@@ -128,6 +153,9 @@ class PersonalData(models.Model):
     document_issuing_state = models.CharField(max_length=2)
     document_issuing_authority = models.CharField(max_length=100)
     document_valid_until = models.DateField()
+    # GP §2 point 9: a Czech citizen who shows a passport or a driving licence declares the identity card cannot be
+    # shown.
+    id_card_unavailable = models.BooleanField(default=False)
 
     # Normalised keys for duplicate detection (GP §4(4)c) and the stable person key (ZHH §14a).
     email_key = models.CharField(max_length=254, db_index=True)
@@ -243,10 +271,12 @@ class RegisterCheck(models.Model):
 
 
 class IdentityVerification(models.Model):
-    """AML identification (GP §4(4)b): online through the register match, or at a branch by staff."""
+    """AML identification (GP §4(4)b): online through the identification provider (document + likeness, the aml
+    app), or at a branch by staff. ``online_register`` rows are history: a register match alone no longer counts."""
 
     class Method(models.TextChoices):
-        ONLINE_REGISTER = "online_register", "online, population register match"
+        ONLINE_PROVIDER = "online_provider", "online, identification provider (document and likeness)"
+        ONLINE_REGISTER = "online_register", "online, population register match (before issue 14)"
         BRANCH = "branch", "at a branch, document inspected by staff"
 
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="identity_verifications")
@@ -256,6 +286,7 @@ class IdentityVerification(models.Model):
     document_issuing_state = models.CharField(max_length=2)
     document_issuing_authority = models.CharField(max_length=100)
     document_valid_until = models.DateField()
+    id_card_unavailable = models.BooleanField(default=False)  # GP §2 point 9: the ID card could not be shown
     likeness_confirmed = models.BooleanField(default=False)
     verified_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     verified_at = models.DateTimeField()
@@ -321,6 +352,67 @@ class CorrectionRequest(models.Model):
         ordering = ["-created_at", "-id"]
 
 
+class DataRequest(models.Model):
+    """A player's request about their personal data (GP §12(7)): an explanation, a blocking (GDPR art. 18) or a
+    deletion (GDPR art. 17). Access (``me/export``) and correction (:class:`CorrectionRequest`) have their own paths.
+
+    Written only by ``accounts.services.privacy``; staff decide in the admin, each answer reaches the player through
+    the proven inbox (``message_send``). A blocking is in force from its receipt until it is refused, lifted or
+    withdrawn (``accounts.selectors.processing_restricted``)."""
+
+    class Kind(models.TextChoices):
+        EXPLANATION = "explanation", "explanation (how and why the data are processed)"
+        BLOCKING = "blocking", "blocking (restriction of processing, GDPR art. 18)"
+        DELETION = "deletion", "deletion (erasure, GDPR art. 17)"
+
+    class State(models.TextChoices):
+        PENDING = "pending", "received, to be answered"
+        ANSWERED = "answered", "answered (explanation)"
+        GRANTED = "granted", "granted"
+        PARTLY_GRANTED = "partly_granted", "granted in part (data the law requires are kept for their period)"
+        REFUSED = "refused", "refused (with its legal basis)"
+        LIFTED = "lifted", "blocking lifted"
+        WITHDRAWN = "withdrawn", "withdrawn by the player"
+
+    class Channel(models.TextChoices):
+        API = "api", "the player (API)"
+        STAFF = "staff", "recorded by staff (received in writing)"
+
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="data_requests")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    state = models.CharField(max_length=20, choices=State.choices, default=State.PENDING)
+    channel = models.CharField(max_length=10, choices=Channel.choices, default=Channel.API)
+    text = models.TextField(blank=True, default="")  # the player's words
+    received_at = models.DateTimeField()
+    due_at = models.DateTimeField()  # GDPR art. 12(3): answered within one month of receipt
+    entered_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    answer_cs = models.TextField(blank=True, default="")
+    answer_en = models.TextField(blank=True, default="")
+    # why (a part of) the request is refused: the law that requires the data (GDPR art. 17(3)b, 12(5) ...)
+    legal_basis = models.CharField(max_length=500, blank=True, default="")
+    # deletion: the first day on which the data kept by law may be erased (None while the account is open)
+    erase_on = models.DateField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)  # a blocking lifted or withdrawn
+
+    class Meta:
+        ordering = ["-received_at", "-id"]
+        indexes = [
+            models.Index(fields=["player", "-received_at", "-id"], name="acc_datareq_player_idx"),
+            models.Index(fields=["due_at"], name="acc_datareq_open_idx", condition=Q(state="pending")),
+        ]
+        constraints = [
+            # one open request of a kind per player; one blocking in force
+            models.UniqueConstraint(fields=["player", "kind"], name="acc_datareq_one_open_per_kind",
+                                    condition=Q(state="pending") | Q(kind="blocking", state="granted")),
+        ]
+
+    def __str__(self):
+        return f"data request #{self.pk} ({self.kind}, {self.state})"
+
+
 class BarredPerson(models.Model):
     """GP §3(3): the operator's shareholders, employees and statutory officers (kept by staff)."""
 
@@ -344,6 +436,130 @@ class BarredPerson(models.Model):
 
     def __str__(self):
         return f"{self.given_names} {self.surname} ({self.role})"
+
+
+# Notices to the player (GP §7(7), §10(4)) -------------------------------------------------------------------------
+class Message(models.Model):
+    """A notice to one player, in Czech and English, that the operator can prove: it is in the player's in-app
+    inbox from its creation (read receipt ``read_at``) and, usually, e-mailed; each channel's outcome is a
+    :class:`Delivery`. Written only by ``accounts.services.message_send``; never changed except ``read_at``."""
+
+    class Kind(models.TextChoices):
+        WIN_DEDUCTION = "win_deduction", "a credited win deducted (GP §7(7), §10(4))"
+        DEBT = "debt", "a debt to pay (GP §7(7))"
+        HOLD = "hold", "a win held (GP §10(3))"
+        PAYMENT_METHOD_REFUSED = "payment_method_refused", "a payment method refused or cancelled (GP §5(11))"
+        ACCOUNT_CANCELLATION = "account_cancellation", "the account cancelled or closing (GP §4(10), §5(15))"
+        TERMS_VERSION = "terms_version", "a new version of the game plan and terms (GP §3(5), §8(1))"
+        DATA_REQUEST = "data_request", "a personal-data request received or answered (GP §12(7))"
+        NOTICE = "notice", "another notice"
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="messages")
+    kind = models.CharField(max_length=30, choices=Kind.choices)
+    subject_cs = models.CharField(max_length=200)
+    subject_en = models.CharField(max_length=200)
+    body_cs = models.TextField()
+    body_en = models.TextField()
+    # the caller's identifier of what the notice is about ("wallet.deduction:17"); unique per player when given,
+    # so a retried caller does not notify twice
+    reference = models.CharField(max_length=100, blank=True, default="")
+    created_at = models.DateTimeField()
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["player", "-created_at", "-id"], name="acc_msg_player_idx"),
+            models.Index(fields=["player"], name="acc_msg_unread_idx", condition=Q(read_at__isnull=True)),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["player", "reference"], condition=~Q(reference=""),
+                                    name="acc_msg_one_per_reference"),
+        ]
+
+    def __str__(self):
+        return f"message #{self.pk} to player {self.player_id} ({self.kind})"
+
+
+class Delivery(models.Model):
+    """How one message reached (or failed to reach) the player on one channel: the inbox at creation, the e-mail
+    after commit through the mail backend (``failed`` ones are retried by a sweeper)."""
+
+    class Channel(models.TextChoices):
+        INBOX = "inbox", "in-app inbox"
+        EMAIL = "email", "e-mail"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending (to be sent after commit)"
+        DELIVERED = "delivered", "delivered to the inbox"
+        SENT = "sent", "accepted by the mail server"
+        FAILED = "failed", "failed (retried)"
+
+    message = models.ForeignKey(Message, on_delete=models.PROTECT, related_name="deliveries")
+    channel = models.CharField(max_length=10, choices=Channel.choices)
+    recipient = models.CharField(max_length=254, blank=True, default="")  # the e-mail address used
+    status = models.CharField(max_length=10, choices=Status.choices)
+    attempts = models.PositiveIntegerField(default=0)
+    attempted_at = models.DateTimeField(null=True, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    error = models.CharField(max_length=255, blank=True, default="")
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "deliveries"
+        indexes = [
+            models.Index(fields=["attempted_at"], name="acc_delivery_retry_idx",
+                         condition=Q(status__in=["pending", "failed"])),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["message", "channel"], name="acc_delivery_one_per_channel"),
+        ]
+
+
+# The game plan and terms in force (GP §3(5), §8(1), §13(1), §13(6)) --------------------------------------------------
+class TermsVersion(models.Model):
+    """A published version of the game plan and general terms: its text (Czech and English) or a reference to the
+    document with its SHA-256, published by staff and in force from ``effective_at``. A player must accept the
+    version in force before the next stake (GP §3(5)); players are told of it before it applies (GP §8(1))."""
+
+    version = models.PositiveIntegerField(unique=True)
+    title = models.CharField(max_length=200)
+    summary_cs = models.TextField(help_text="what changes (e.g. the minimum stake or its step, GP §8(1))")
+    summary_en = models.TextField()
+    text_cs = models.TextField(blank=True, default="")
+    text_en = models.TextField(blank=True, default="")
+    document_url = models.CharField(max_length=500, blank=True, default="")
+    sha256 = models.CharField(max_length=64)  # of the texts, or of the referenced document
+    published_at = models.DateTimeField()
+    effective_at = models.DateTimeField()
+    published_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    announced_at = models.DateTimeField(null=True, blank=True)  # every player then active/temporary was told
+
+    class Meta:
+        ordering = ["-version"]
+
+    def __str__(self):
+        return f"v{self.version} ({self.title}), in force from {self.effective_at:%Y-%m-%d %H:%M} UTC"
+
+
+class TermsAcceptance(models.Model):
+    """A player accepted a version (GP §3(5)): at registration, or through the API before the next stake."""
+
+    class Source(models.TextChoices):
+        REGISTRATION = "registration", "registration"
+        API = "api", "player (API)"
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="terms_acceptances")
+    version = models.ForeignKey(TermsVersion, on_delete=models.PROTECT, related_name="acceptances")
+    accepted_at = models.DateTimeField()
+    source = models.CharField(max_length=20, choices=Source.choices)
+    source_address = models.GenericIPAddressField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-accepted_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["player", "version"], name="acc_terms_accepted_once"),
+        ]
 
 
 # Sandbox tables of the adapters (development, tests, demo) --------------------------------

@@ -32,3 +32,29 @@ def document_versions() -> dict[str, str]:
         "game_plan": settings.ACCOUNTS_GAME_PLAN_VERSION,
         "marketing": settings.ACCOUNTS_MARKETING_VERSION,
     }
+
+
+# Settings of issue 14 (GP §3(5), §8(1), §7(7)), declared with their defaults in config/settings.py.
+MESSAGE_EMAIL_MAX_ATTEMPTS = 10
+
+
+def terms_snapshot_seconds() -> float:
+    """How long a process keeps its snapshot of the published versions of the game plan and terms
+    (``ACCOUNTS_TERMS_SNAPSHOT_SECONDS``): a version published elsewhere is seen by every process within this time,
+    which is why a version never takes effect sooner than this after its publication (``terms_min_notice``)."""
+    return float(settings.ACCOUNTS_TERMS_SNAPSHOT_SECONDS)
+
+
+def terms_min_notice() -> timedelta:
+    """GP §8(1): the operator may change the minimum stake or its step "after informing the participants"; the plan
+    names no period, so the platform's decision is a setting (``ACCOUNTS_TERMS_MIN_NOTICE_DAYS``, default 7 days):
+    a version takes effect at the earliest this long after its publication (and never sooner than the snapshot
+    time, so every process knows it before it applies)."""
+    days = int(settings.ACCOUNTS_TERMS_MIN_NOTICE_DAYS)
+    return max(timedelta(days=days), timedelta(seconds=terms_snapshot_seconds()))
+
+
+def message_email_retry_after() -> timedelta:
+    """A message's e-mail that failed is sent again this long after the last attempt
+    (``ACCOUNTS_MESSAGE_EMAIL_RETRY_MINUTES``), at most ``MESSAGE_EMAIL_MAX_ATTEMPTS`` times."""
+    return timedelta(minutes=int(settings.ACCOUNTS_MESSAGE_EMAIL_RETRY_MINUTES))

@@ -7,5 +7,10 @@ BEAT_SCHEDULE = {
     "accounts.closures_finalize": {"task": "accounts.closures_finalize", "schedule": 900.0},
     "accounts.balance_handoffs_retry": {"task": "accounts.balance_handoffs_retry", "schedule": 900.0},
     "accounts.registrations_autocomplete": {"task": "accounts.registrations_autocomplete", "schedule": 600.0},
+    "accounts.message_emails_retry": {"task": "accounts.message_emails_retry", "schedule": 300.0},
+    "accounts.terms_announce": {"task": "accounts.terms_announce", "schedule": 300.0},
     "accounts.duplicates_scan": {"task": "accounts.duplicates_scan", "schedule": crontab(hour=3, minute=15)},
+    # GP §12(5), §12(7): the end of the retention periods (daily)
+    "accounts.personal_data_anonymise": {"task": "accounts.personal_data_anonymise",
+                                         "schedule": crontab(hour=2, minute=40)},
 }

@@ -9,10 +9,20 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.forms.models import model_to_dict
 
-from accounts import errors, rules
+from accounts import errors, rules, terms
 from accounts.adapters import Identity
 from accounts.hooks import hook
-from accounts.models import BarredPerson, Consent, DuplicateCase, LoginSession, PersonalData, Player
+from accounts.models import (
+    BarredPerson,
+    Consent,
+    DataRequest,
+    DuplicateCase,
+    LoginSession,
+    Message,
+    PersonalData,
+    Player,
+    TermsVersion,
+)
 from core import clock
 from core.errors import DomainError
 from core.models import AuditEvent
@@ -28,7 +38,12 @@ def player_for_user(user: Any) -> Player | None:
 
 
 def betting_refusal(player: Player) -> DomainError | None:
-    """Why this player may not stake now by account state, or None (GP §3, §4(1), §5(2)a, exclusion register)."""
+    """Why this player may not stake now by account state, or None (GP §3, §4(1), §5(2)a, exclusion register).
+
+    Also GP §3(5): a version of the game plan and terms in force that is newer than the one the player accepted
+    refuses (``accounts.terms_not_accepted`` naming the version). On the stake path this costs no statement: the
+    player row is loaded with the token, and the version in force comes from the per-process snapshot
+    (``accounts.terms``)."""
     s = player.status
     Status = Player.Status
     if s in (Status.CLOSED, Status.REJECTED):
@@ -50,6 +65,10 @@ def betting_refusal(player: Player) -> DomainError | None:
         return errors.NOT_REGISTERED(account_status=s)
     if player.user.must_change_password:
         return errors.PASSWORD_CHANGE_REQUIRED()
+    required = terms.in_force(clock.now())
+    if required is not None and (player.terms_version_accepted or 0) < required.version:
+        return errors.TERMS_NOT_ACCEPTED(version=required.version, effective_at=required.effective_at,
+                                         accepted=player.terms_version_accepted)
     return None
 
 
@@ -77,7 +96,10 @@ def money_movement_refusal(player: Player, direction: str | None = None) -> Doma
         return errors.EXCLUDED_PERSON()
     if s == Status.TEMPORARY and direction == "withdrawal":
         return errors.TEMPORARY_NO_WITHDRAWAL()
-    return None
+    # the AML duties (aml.selectors.compliance_refusal: an open PEP / sanctions case, a source-of-funds declaration
+    # owed, GP §12(1), §2); a missing hook raises, it never reads as "allowed"
+    refusal: DomainError | None = hook("aml_compliance_refusal")(player, direction)
+    return refusal
 
 
 def login_sessions(player: Player, since: datetime, until: datetime) -> QuerySet[LoginSession]:
@@ -131,6 +153,8 @@ STEP_TITLES = {
                  "Game plan, terms, data-processing consent"),
     "self_limits": ("Sebeomezující opatření nastavena nebo odmítnuta", "Self-limits set or declined"),
     "payment_method": ("Ověřený platební prostředek", "Verified payment method"),
+    "aml_compliance": ("Prohlášení o politicky exponované osobě a prověrka sankčních seznamů",
+                       "Politically-exposed-person declaration and sanctions screening"),
 }
 
 
@@ -150,6 +174,8 @@ def registration_steps(player: Player, now: datetime | None = None) -> dict[str,
         "consents": mandatory_consents_current(player),
         "self_limits": bool(hook("self_limits_decided")(player, kind="technical")),
         "payment_method": bool(hook("has_verified_payment_method")(player)),
+        # GP §2, §12(1): declared, screened, no compliance case blocking (aml, through its hook)
+        "aml_compliance": hook("aml_compliance_refusal")(player, "completion") is None,
     }
     steps = []
     for code, ok in done.items():
@@ -214,6 +240,25 @@ def personal_data_export(player: Player) -> dict[str, Any]:
              "decided_at": r.decided_at, "decision_note": r.decision_note}
             for r in player.correction_requests.order_by("created_at", "id")
         ],
+        "terms_acceptances": [
+            {"version": a.version.version, "accepted_at": a.accepted_at, "source": a.source,
+             "source_address": a.source_address}
+            for a in player.terms_acceptances.select_related("version").order_by("accepted_at", "id")
+        ],
+        "messages": [
+            {"id": m.pk, "kind": m.kind, "subject_cs": m.subject_cs, "subject_en": m.subject_en,
+             "body_cs": m.body_cs, "body_en": m.body_en, "created_at": m.created_at, "read_at": m.read_at,
+             "deliveries": [{"channel": d.channel, "recipient": d.recipient, "status": d.status,
+                             "attempted_at": d.attempted_at, "delivered_at": d.delivered_at}
+                            for d in m.deliveries.all()]}
+            for m in player.messages.prefetch_related("deliveries").order_by("created_at", "id")
+        ],
+        "data_requests": [
+            {"id": r.pk, "kind": r.kind, "state": r.state, "text": r.text, "received_at": r.received_at,
+             "due_at": r.due_at, "decided_at": r.decided_at, "answer_cs": r.answer_cs, "answer_en": r.answer_en,
+             "legal_basis": r.legal_basis, "erase_on": r.erase_on, "ended_at": r.ended_at}
+            for r in player.data_requests.order_by("received_at", "id")
+        ],
         "history": [
             {"at": e.occurred_at, "action": e.action, "actor_type": e.actor_type,
              "old": e.old_values, "new": e.new_values}
@@ -271,3 +316,57 @@ def barred_person_matches(*, birth_number: str, name_dob_key: str) -> BarredPers
     if birth_number:
         q |= Q(birth_number=birth_number)
     return BarredPerson.objects.filter(q, active=True).first()
+
+
+# Notices (GP §7(7), §10(4)) --------------------------------------------------------------------------------------
+def messages_of(player: Player) -> QuerySet[Message]:
+    """The player's inbox, newest first."""
+    return Message.objects.filter(player=player).order_by("-created_at", "-id")
+
+
+def message_of(player: Player, message_id: int) -> Message | None:
+    """One message of this player (None when it is not theirs or does not exist)."""
+    return Message.objects.filter(player=player, pk=message_id).first()
+
+
+def messages_unread(player: Player) -> int:
+    return Message.objects.filter(player=player, read_at__isnull=True).count()
+
+
+# The game plan and terms (GP §3(5), §8(1)) ------------------------------------------------------------------------
+def terms_in_force(at: datetime | None = None) -> TermsVersion | None:
+    """The version in force at ``at`` (now), read from the database (the stake path uses ``accounts.terms``)."""
+    at = at or clock.now()
+    return TermsVersion.objects.filter(effective_at__lte=at).order_by("-effective_at", "-version").first()
+
+
+def terms_upcoming(at: datetime | None = None) -> list[TermsVersion]:
+    """Published versions not in force yet (announced to the players, GP §8(1)), soonest first."""
+    at = at or clock.now()
+    return list(TermsVersion.objects.filter(effective_at__gt=at).order_by("effective_at", "version"))
+
+
+# Personal-data requests (GP §12(7)) ------------------------------------------------------------------------------
+def data_requests_of(player: Player) -> QuerySet[DataRequest]:
+    """The player's personal-data requests, newest first."""
+    return DataRequest.objects.filter(player=player).order_by("-received_at", "-id")
+
+
+def data_request_of(player: Player, request_id: int) -> DataRequest | None:
+    """One request of this player (None when it is not theirs or does not exist)."""
+    return DataRequest.objects.filter(player=player, pk=request_id).first()
+
+
+def processing_restricted(player: Player) -> bool:
+    """GP §12(7)b, GDPR art. 18: a blocking is in force (from its receipt until refused, lifted or withdrawn)."""
+    return DataRequest.objects.filter(player=player, kind=DataRequest.Kind.BLOCKING,
+                                      state__in=[DataRequest.State.PENDING, DataRequest.State.GRANTED]).exists()
+
+
+def marketing_allowed(player: Player) -> bool:
+    """May the data be used for marketing or the loyalty programme (GP §12(3), §12(6))? Only with a live marketing
+    consent, on an account not ended nor anonymised, and while no blocking is in force (GP §12(7)b). Whatever offers
+    marketing or loyalty asks this, never the consent alone."""
+    if player.status in Player.TERMINAL or player.anonymised_at is not None:
+        return False
+    return "marketing" in live_consents(player) and not processing_restricted(player)

@@ -1,8 +1,12 @@
 """Request/response shapes of the accounts API (drf-spectacular reads them)."""
+from django.utils import translation
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from accounts.models import Consent, CorrectionRequest, LoginSession, Player
+from accounts.models import Consent, CorrectionRequest, LoginSession, Message, Player, TermsAcceptance, TermsVersion
 from accounts.validation import DOCUMENT_TYPES
+
+DB_INT_MAX = 2**31 - 1
 
 
 class PersonalDataInSerializer(serializers.Serializer):
@@ -21,15 +25,31 @@ class PersonalDataInSerializer(serializers.Serializer):
     residence_city = serializers.CharField(max_length=100)
     residence_postal_code = serializers.CharField(max_length=6, help_text="PSČ, e.g. 110 00")
     residence_country = serializers.CharField(max_length=2, required=False, default="CZ")
+    permanent_residence_street = serializers.CharField(
+        max_length=200, required=False, allow_blank=True,
+        help_text="permanent residence (trvalý pobyt, AML law), when it differs from the residence; street and number")
+    permanent_residence_city = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    permanent_residence_postal_code = serializers.CharField(max_length=12, required=False, allow_blank=True,
+                                                            help_text="PSČ in the Czech Republic, else that country's")
+    permanent_residence_country = serializers.CharField(
+        max_length=2, required=False, allow_blank=True,
+        help_text="ISO 3166-1 alpha-2; leave all four permanent_residence_* empty when it is the residence")
     correspondence_address = serializers.CharField(max_length=300, required=False, allow_blank=True)
     phone = serializers.CharField(max_length=20, help_text="E.164, e.g. +420731000001")
     email = serializers.CharField(max_length=254)
     data_box_id = serializers.CharField(max_length=7, required=False, allow_blank=True)
-    document_type = serializers.ChoiceField(choices=list(DOCUMENT_TYPES))
+    document_type = serializers.ChoiceField(
+        choices=list(DOCUMENT_TYPES),
+        help_text="GP §2 point 9: a Czech citizen shows the identity card, or where it cannot be shown a passport or "
+                  "a driving licence (then id_card_unavailable=true); a foreigner an identity card of their state, a "
+                  "passport or a Czech residence permit")
     document_number = serializers.CharField(max_length=30)
     document_issuing_state = serializers.CharField(max_length=2)
     document_issuing_authority = serializers.CharField(max_length=100)
     document_valid_until = serializers.DateField()
+    id_card_unavailable = serializers.BooleanField(
+        required=False, default=False,
+        help_text="a Czech citizen declares the identity card cannot be shown (passport or driving licence instead)")
 
 
 class ConsentsInSerializer(serializers.Serializer):
@@ -39,6 +59,9 @@ class ConsentsInSerializer(serializers.Serializer):
     data_processing = serializers.CharField(max_length=30)
     game_plan = serializers.CharField(max_length=30)
     marketing = serializers.BooleanField(required=False, default=False)
+    plan_version = serializers.IntegerField(
+        required=False, min_value=1, max_value=DB_INT_MAX,
+        help_text="optional: the version of the game plan and terms in force the applicant read (GET terms/)")
 
 
 class RegistrationInSerializer(PersonalDataInSerializer):
@@ -60,6 +83,8 @@ class DocumentsOutSerializer(serializers.Serializer):
     data_processing = serializers.CharField()
     game_plan = serializers.CharField()
     marketing = serializers.CharField()
+    plan_version = serializers.IntegerField(allow_null=True,
+                                            help_text="the published game plan and terms in force (GET terms/)")
 
 
 class TokenInSerializer(serializers.Serializer):
@@ -141,6 +166,8 @@ class MeSerializer(serializers.Serializer):
     must_change_password = serializers.BooleanField()
     marketing_consent = serializers.BooleanField()
     betting_refusal = serializers.CharField(allow_null=True, help_text="error code, when betting is refused now")
+    terms_version_accepted = serializers.IntegerField(allow_null=True,
+                                                      help_text="the last version of the game plan and terms accepted")
 
 
 class ConsentSerializer(serializers.ModelSerializer):
@@ -179,3 +206,49 @@ class ClosureOutSerializer(serializers.Serializer):
     status = serializers.CharField()
     closure_method = serializers.CharField()
     closure_requested_at = serializers.DateTimeField(allow_null=True)
+
+
+# Notices (GP §7(7), §10(4)) ---------------------------------------------------------------------------------------
+class MessageSerializer(serializers.ModelSerializer):
+    # a plain string in the schema (a second "kind" enum would collide with the consents' one): the kinds are listed
+    kind = serializers.CharField(help_text="one of: " + ", ".join(Message.Kind.values))
+    subject = serializers.SerializerMethodField(help_text="in the request's language (Accept-Language)")
+    body = serializers.SerializerMethodField(help_text="in the request's language (Accept-Language)")
+
+    class Meta:
+        model = Message
+        fields = ["id", "kind", "subject", "body", "subject_cs", "subject_en", "body_cs", "body_en", "reference",
+                  "created_at", "read_at"]
+
+    @extend_schema_field(serializers.CharField())
+    def get_subject(self, obj: Message) -> str:
+        return obj.subject_en if (translation.get_language() or "cs")[:2] == "en" else obj.subject_cs
+
+    @extend_schema_field(serializers.CharField())
+    def get_body(self, obj: Message) -> str:
+        return obj.body_en if (translation.get_language() or "cs")[:2] == "en" else obj.body_cs
+
+
+# The game plan and terms (GP §3(5), §8(1)) ------------------------------------------------------------------------
+class TermsVersionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = TermsVersion
+        fields = ["version", "title", "summary_cs", "summary_en", "text_cs", "text_en", "document_url", "sha256",
+                  "published_at", "effective_at"]
+
+
+class TermsOutSerializer(serializers.Serializer):
+    current = TermsVersionSerializer(allow_null=True, help_text="in force now (null before the first one)")
+    upcoming = TermsVersionSerializer(many=True, help_text="published, not in force yet (announced, GP §8(1))")
+
+
+class TermsAcceptInSerializer(serializers.Serializer):
+    version = serializers.IntegerField(min_value=1, max_value=DB_INT_MAX)
+
+
+class TermsAcceptanceSerializer(serializers.ModelSerializer):
+    version = serializers.IntegerField(source="version.version")
+
+    class Meta:
+        model = TermsAcceptance
+        fields = ["version", "accepted_at", "source"]

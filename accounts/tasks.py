@@ -44,3 +44,21 @@ def registrations_autocomplete() -> int:
 def duplicates_scan() -> int:
     """GP §5(3): find accounts of one person; freeze their money movements until staff resolve it."""
     return services.duplicates_scan()
+
+
+@shared_task(name="accounts.message_emails_retry", time_limit=300, soft_time_limit=240)
+def message_emails_retry() -> int:
+    """GP §7(7), §10(4): send again the notices' e-mails that failed (each attempt is recorded)."""
+    return services.message_emails_retry_due()
+
+
+@shared_task(name="accounts.terms_announce", time_limit=600, soft_time_limit=540)
+def terms_announce() -> int:
+    """GP §8(1): tell the players of a published version of the game plan and terms before it applies."""
+    return services.terms_announce_due()
+
+
+@shared_task(name="accounts.personal_data_anonymise", time_limit=1800, soft_time_limit=1700)
+def personal_data_anonymise() -> int:
+    """GP §12(5), §12(7): anonymise the ended accounts whose legal retention periods have passed."""
+    return services.personal_data_anonymise_due()

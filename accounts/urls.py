@@ -1,6 +1,6 @@
 from django.urls import path
 
-from accounts import api
+from accounts import api, api_privacy
 
 urlpatterns = [
     path("registration/", api.RegistrationView.as_view(), name="accounts-registration"),
@@ -19,4 +19,16 @@ urlpatterns = [
     path("me/consents/<str:kind>/withdraw/", api.ConsentWithdrawView.as_view(), name="accounts-consent-withdraw"),
     path("me/corrections/", api.CorrectionsView.as_view(), name="accounts-corrections"),
     path("me/closure/", api.ClosureView.as_view(), name="accounts-closure"),
+    path("me/messages/", api.MessagesView.as_view(), name="accounts-messages"),
+    path("me/messages/<int:message_id>/", api.MessageDetailView.as_view(), name="accounts-message"),
+    path("me/messages/<int:message_id>/read/", api.MessageReadView.as_view(), name="accounts-message-read"),
+    path("terms/", api.TermsView.as_view(), name="accounts-terms"),
+    path("me/terms/accept/", api.TermsAcceptView.as_view(), name="accounts-terms-accept"),
+    # personal-data requests and the privacy notice (GP §12(7))
+    path("me/data-requests/", api_privacy.DataRequestsView.as_view(), name="accounts-data-requests"),
+    path("me/data-requests/<int:request_id>/", api_privacy.DataRequestDetailView.as_view(),
+         name="accounts-data-request"),
+    path("me/data-requests/<int:request_id>/withdraw/", api_privacy.DataRequestWithdrawView.as_view(),
+         name="accounts-data-request-withdraw"),
+    path("privacy/", api_privacy.PrivacyView.as_view(), name="accounts-privacy"),
 ]

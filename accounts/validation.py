@@ -23,18 +23,23 @@ from accounts.errors import INVALID_PERSONAL_DATA, UNDERAGE
 
 ADULT_AGE = 18  # GP §3(1)
 COUNTRIES = frozenset(phonenumbers.SUPPORTED_REGIONS) - {"001"}
-DOCUMENT_TYPES = ("id_card", "passport", "residence_permit")
+DOCUMENT_TYPES = ("id_card", "passport", "driving_licence", "residence_permit")
 REQUIRED = (
     "given_names", "surname", "date_of_birth", "place_of_birth", "sex", "citizenship", "residence_street",
     "residence_city", "residence_postal_code", "phone", "email", "document_type", "document_number",
     "document_issuing_state", "document_issuing_authority", "document_valid_until",
 )
-OPTIONAL = ("birth_surname", "birth_number", "residence_country", "correspondence_address", "data_box_id")
+PERMANENT_RESIDENCE = ("permanent_residence_street", "permanent_residence_city", "permanent_residence_postal_code",
+                      "permanent_residence_country")
+OPTIONAL = ("birth_surname", "birth_number", "residence_country", "correspondence_address", "data_box_id",
+            *PERMANENT_RESIDENCE, "id_card_unavailable")
 FIELDS = REQUIRED + OPTIONAL
 _NAME = re.compile(r"^[^\W\d_]+(?:[ '\-.][^\W\d_]+)*\.?$")
 _POSTAL = re.compile(r"^([1-7]\d{2}) ?(\d{2})$")
 _DATA_BOX = re.compile(r"^[a-z0-9]{7}$")
 _DOC_NUMBER = re.compile(r"^[A-Z0-9]{5,20}$")
+_FOREIGN_POSTAL = re.compile(r"^[A-Z0-9][A-Z0-9 -]{1,10}[A-Z0-9]$")
+_TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off", "")
 
 
 def fold(text: str) -> str:
@@ -116,8 +121,10 @@ def validate_personal_data(data: dict[str, Any], *, today: date) -> dict[str, An
     out["date_of_birth"] = _clean_date_of_birth(out["date_of_birth"], problems, today)
     _clean_birth_number(out, problems)
     _clean_address(out, problems)
+    _clean_permanent_residence(out, problems)
     _clean_contacts(out, problems)
     _clean_document_fields(out, problems, today)
+    _check_document_for_citizenship(out, problems)
     if problems:
         raise INVALID_PERSONAL_DATA(fields=problems)
     return out
@@ -210,6 +217,43 @@ def _clean_address(out: dict[str, Any], problems: Problems) -> None:
             _problem(problems, "residence_postal_code", "invalid_postal_code")
 
 
+def _clean_permanent_residence(out: dict[str, Any], problems: Problems) -> None:
+    """GP §4(4)a: the permanent residence (trvalý pobyt, AML law) is kept apart from the residence (bydliště, ZHH).
+    Not given at all: it is the residence. Given: street, city and country are required; in the Czech Republic with a
+    house number and a PSČ ("110 00"), abroad (a foreigner's) with the postal code of that country, if any."""
+    for f in PERMANENT_RESIDENCE:
+        out[f] = str(out[f] or "").strip()
+    if not any(out[f] for f in PERMANENT_RESIDENCE):
+        out["permanent_residence_street"] = out["residence_street"]
+        out["permanent_residence_city"] = out["residence_city"]
+        out["permanent_residence_postal_code"] = out["residence_postal_code"]
+        out["permanent_residence_country"] = out["residence_country"]
+        return
+    for f in ("permanent_residence_street", "permanent_residence_city", "permanent_residence_country"):
+        if not out[f]:
+            _problem(problems, f, "required")
+    if len(out["permanent_residence_street"]) > 200:
+        _problem(problems, "permanent_residence_street", "too_long")
+    if len(out["permanent_residence_city"]) > 100:
+        _problem(problems, "permanent_residence_city", "too_long")
+    country = out["permanent_residence_country"] = out["permanent_residence_country"].upper()
+    if country and country not in COUNTRIES:
+        _problem(problems, "permanent_residence_country", "invalid_country")
+    street, postal = out["permanent_residence_street"], out["permanent_residence_postal_code"].upper()
+    if country == "CZ":
+        if street and not re.search(r"\d", street):
+            _problem(problems, "permanent_residence_street", "house_number_missing")
+        m = _POSTAL.match(postal)
+        if m:
+            out["permanent_residence_postal_code"] = f"{m.group(1)} {m.group(2)}"
+        else:
+            _problem(problems, "permanent_residence_postal_code", "invalid_postal_code")
+    elif postal:
+        out["permanent_residence_postal_code"] = postal
+        if not _FOREIGN_POSTAL.match(postal):
+            _problem(problems, "permanent_residence_postal_code", "invalid_postal_code")
+
+
 def _clean_contacts(out: dict[str, Any], problems: Problems) -> None:
     """The phone in E.164, a valid e-mail address, the data box ID in lower case."""
     if out["phone"]:
@@ -229,8 +273,20 @@ def _clean_contacts(out: dict[str, Any], problems: Problems) -> None:
             _problem(problems, "data_box_id", "invalid_data_box_id")
 
 
+def _boolean(value: Any) -> bool | None:
+    """A yes/no answer from JSON (a boolean) or a form or correction (a string); None when it is neither."""
+    if isinstance(value, bool):
+        return value
+    text = str(value if value is not None else "").strip().lower()
+    return True if text in _TRUE else False if text in _FALSE else None
+
+
 def _clean_document_fields(out: dict[str, Any], problems: Problems, today: date) -> None:
     """The identity document (GP §4(4)a-b): type, number, issuing state, validity (not expired)."""
+    unavailable = _boolean(out.get("id_card_unavailable", False))
+    if unavailable is None:
+        _problem(problems, "id_card_unavailable", "invalid_boolean")
+    out["id_card_unavailable"] = bool(unavailable)
     if out["document_type"] and out["document_type"] not in DOCUMENT_TYPES:
         _problem(problems, "document_type", "invalid_choice")
     if out["document_number"]:
@@ -251,6 +307,32 @@ def _clean_document_fields(out: dict[str, Any], problems: Problems, today: date)
         out["document_valid_until"] = valid_until
 
 
+def _check_document_for_citizenship(out: dict[str, Any], problems: Problems) -> None:
+    """GP §2 point 9 (průkaz totožnosti): a Czech citizen shows the Czech identity card (občanský průkaz), or, where
+    it cannot be shown (``id_card_unavailable``), a passport or a driving licence; a foreigner shows an identity card
+    of their own state, a passport or a residence permit for the Czech Republic, never a driving licence."""
+    kind, citizenship = out["document_type"], out["citizenship"]
+    state = out["document_issuing_state"]
+    if kind not in DOCUMENT_TYPES or citizenship not in COUNTRIES:
+        return
+    if citizenship == "CZ":
+        if kind == "residence_permit":
+            _problem(problems, "document_type", "not_for_czech_citizens")
+        elif kind in ("passport", "driving_licence") and not out["id_card_unavailable"]:
+            _problem(problems, "document_type", "id_card_required")  # unless declared not possible to show
+        elif kind == "id_card" and out["id_card_unavailable"]:
+            _problem(problems, "id_card_unavailable", "contradicts_document_type")
+        if kind == "id_card" and state and state != "CZ":
+            _problem(problems, "document_issuing_state", "issuing_state_mismatch")
+        return
+    if kind == "driving_licence":
+        _problem(problems, "document_type", "not_for_foreigners")
+    elif kind == "id_card" and state and state != citizenship:
+        _problem(problems, "document_issuing_state", "issuing_state_mismatch")  # the card of their own state
+    elif kind == "residence_permit" and state and state != "CZ":
+        _problem(problems, "document_issuing_state", "issuing_state_mismatch")  # a permit for the Czech Republic
+
+
 def derived_keys(clean: dict[str, Any]) -> dict[str, str]:
     """The normalised matching keys stored next to the personal data."""
     return {
@@ -267,8 +349,9 @@ DOCUMENT_FIELDS = ("document_type", "document_number", "document_issuing_state",
                    "document_valid_until")
 
 
-def validate_document(doc: dict[str, Any], *, today: date) -> dict[str, Any]:
-    """The identity-document part of the personal data (GP §4(4)a-b), e.g. recorded by branch staff."""
+def validate_document(doc: dict[str, Any], *, today: date, citizenship: str) -> dict[str, Any]:
+    """The identity-document part of the personal data (GP §4(4)a-b), e.g. recorded by branch staff, checked against
+    the holder's ``citizenship`` (GP §2 point 9). Returns the document fields and ``id_card_unavailable``."""
     problems: Problems = {}
     out: dict[str, Any] = {}
     for f in DOCUMENT_FIELDS:
@@ -276,7 +359,9 @@ def validate_document(doc: dict[str, Any], *, today: date) -> dict[str, Any]:
         out[f] = v.strip() if isinstance(v, str) else v
         if out[f] in ("", None):
             _problem(problems, f, "required")
+    out["id_card_unavailable"] = doc.get("id_card_unavailable", False)
     _clean_document_fields(out, problems, today)
+    _check_document_for_citizenship({**out, "citizenship": citizenship}, problems)
     if problems:
         raise INVALID_PERSONAL_DATA(fields=problems)
     return out

@@ -2,7 +2,14 @@ from django.apps import AppConfig
 
 
 class AmlConfig(AppConfig):
-    """Anti-money-laundering duties of the operator (GP §4(4)b, §12(1), §2(1), §10(3)): online identification,
+    """Anti-money-laundering duties of the operator (GP §4(4)b, §12(1), §2, §10(3)): online identification,
     PEP and sanctions screening, declarations and suspicious-transaction cases."""
 
     name = "aml"
+
+    def ready(self) -> None:
+        from accounts import hooks
+        from aml import selectors, services
+
+        hooks.register("aml_compliance_refusal", selectors.compliance_refusal)
+        hooks.register("aml_screening_request", services.screening_request)

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from accounts.permissions import IsPlayer, request_player
 from complaints import errors, selectors, services
+from complaints.attachments import TYPES as ATTACHMENT_TYPES
 from complaints.errors import error
 from complaints.models import Complaint
 from complaints.serializers import (
@@ -129,8 +130,8 @@ class ComplaintAttachmentDownloadView(APIView):
 
     permission_classes = [IsPlayer]
 
-    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
-                   operation_id="complaints_attachment_download")
+    @extend_schema(responses={(200, content_type): OpenApiTypes.BINARY for content_type in ATTACHMENT_TYPES},
+                   operation_id="complaints_attachment_download")  # the file as stored: PDF, PNG or JPEG
     def get(self, request: Request, reference: str, attachment_id: int) -> FileResponse:
         c = selectors.complaint_for_player(request_player(request), reference)
         a = c.attachments.filter(pk=attachment_id).first()

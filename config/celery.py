@@ -1,7 +1,7 @@
 """The Celery app.
 
-Tasks are ``celery.contrib.django.task.DjangoTask`` (``task.delay_on_commit(...)`` enqueues after the
-transaction commits). Periodic tasks are declared in code, ``BEAT_SCHEDULE`` in each app's ``schedules.py``,
+Tasks are ``core.taskbase.PlatformTask``, Celery's ``DjangoTask`` (``task.delay_on_commit(...)`` enqueues after the
+transaction commits) with a broker's refusal after the commit logged instead of answered (core/taskbase.py). Periodic tasks are declared in code, ``BEAT_SCHEDULE`` in each app's ``schedules.py``,
 collected with Django's ``autodiscover_modules`` (``config/schedules.py``) and synced into
 django-celery-beat's tables when beat starts.
 """
@@ -12,7 +12,7 @@ from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-app = Celery("platform", task_cls="celery.contrib.django.task:DjangoTask")
+app = Celery("platform", task_cls="core.taskbase:PlatformTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 

@@ -9,9 +9,9 @@ import time
 import uuid
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from core.errors import server_error_json
+from core.errors import NOT_FOUND, server_error_json
 from core.logging import reset_request_id, set_request_id
 
 logger = logging.getLogger("platform.request")
@@ -100,13 +100,18 @@ class RequestIdMiddleware:
 
 
 class CatchAllMiddleware:
-    """Last line: an exception no view handled becomes a logged JSON 500 with an error id."""
+    """Last line: an exception no view handled becomes a logged JSON 500 with an error id; an API path no route
+    matches (an unknown path, or an identifier of the wrong form: ``/api/v1/games/rounds/abc``) is the API's
+    JSON 404, not Django's HTML page."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+        response = self.get_response(request)
+        if response.status_code == 404 and request.resolver_match is None and request.path.startswith("/api/"):
+            return JsonResponse({"error": NOT_FOUND().as_dict()}, status=404)
+        return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         from django.core.exceptions import (

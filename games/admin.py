@@ -1,13 +1,17 @@
-"""Admin: the game catalogue (enable/disable through the service, audited) and rounds (read-only recall)."""
+"""Admin: the game catalogue (enable/disable, the approval in the game plan: each through its service, audited)
+and rounds (read-only recall; staff end a round in progress or declare a settled bet void)."""
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.contrib import admin
+from django.contrib.admin import helpers
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
@@ -27,6 +31,33 @@ def _pre(value: Any) -> SafeString:
                        json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
+class ApprovalForm(forms.Form):
+    plan_version = forms.CharField(max_length=services.PLAN_VERSION_MAX, label="Game plan version",
+                                   help_text="the version of the approved game plan that lists these game versions")
+    reference = forms.CharField(max_length=services.REFERENCE_MAX, label="Ministry of Finance decision",
+                                help_text="the decision's reference (číslo jednací), e.g. MF-37814/2016/...")
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 80}), max_length=2000)
+
+
+def _form_action(modeladmin: admin.ModelAdmin[Any], request: HttpRequest, queryset: QuerySet[Any], *,
+                 form_class: type[forms.Form], title: str, help_text: str,
+                 service: Callable[[dict[str, Any]], Callable[[Any, Actor], Any]], done: str) -> TemplateResponse | None:
+    """An admin action that asks for its inputs first: the form on a page of its own (with the selected rows),
+    then ``service(cleaned_data)(obj, actor)`` for each row through ``run_service_action`` (audited, refusals
+    shown with their codes)."""
+    form = form_class(request.POST if "apply" in request.POST else None)
+    if "apply" in request.POST and form.is_valid():
+        run_service_action(modeladmin, request, queryset, service(form.cleaned_data), done=done)
+        return None
+    context = {**modeladmin.admin_site.each_context(request), "title": title, "help": help_text, "form": form,
+               "objects": list(queryset), "action": request.POST.get("action", ""),
+               "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME, "opts": modeladmin.model._meta}
+    return TemplateResponse(request, "admin/games/action_form.html", context)
+
+
 def _set_enabled(enabled: bool) -> Callable[[Game, Actor], Game]:
     """The admin action's service call: switch one game on or off (audited)."""
 
@@ -36,14 +67,30 @@ def _set_enabled(enabled: bool) -> Callable[[Game, Actor], Game]:
     return service
 
 
+def _approve(data: dict[str, Any]) -> Callable[[Game, Actor], Game]:
+    def service(row: Game, actor: Actor) -> Game:
+        return services.game_approve(game=row, plan_version=data["plan_version"], reference=data["reference"],
+                                     actor=actor)
+
+    return service
+
+
+def _withdraw(data: dict[str, Any]) -> Callable[[Game, Actor], Game]:
+    def service(row: Game, actor: Actor) -> Game:
+        return services.game_approval_withdraw(game=row, reason=data["reason"], actor=actor)
+
+    return service
+
+
 @admin.register(Game)
 class GameAdmin(ReadOnlyAdmin):
-    list_display = ("code", "version", "name", "kind", "enabled", "current", "registered", "rtp", "max_bet_czk",
-                    "max_win_czk", "unfinished_deadline_days", "synced_at")
-    list_filter = ("enabled", "current", "registered", "kind")
-    search_fields = ("code", "name", "name_cs")
-    actions = ["enable_games", "disable_games"]
-    readonly_fields = ("description_pretty",)
+    list_display = ("code", "version", "name", "kind", "enabled", "approval_state", "approval_plan_version",
+                    "current", "registered", "rtp", "max_bet_czk", "max_win_czk", "max_hourly_loss_czk",
+                    "unfinished_deadline_days", "synced_at")
+    list_filter = ("approval_state", "enabled", "current", "registered", "kind")
+    search_fields = ("code", "name", "name_cs", "approval_reference")
+    actions = ["enable_games", "disable_games", "approve_games", "withdraw_approval"]
+    readonly_fields = ("max_hourly_loss_czk", "description_pretty")
     exclude = ("description",)
 
     @admin.display(description="max bet")
@@ -53,6 +100,11 @@ class GameAdmin(ReadOnlyAdmin):
     @admin.display(description="max win")
     def max_win_czk(self, obj: Game) -> str:
         return _czk(obj.max_win)
+
+    @admin.display(description="max hourly loss (GP §7(2))")
+    def max_hourly_loss_czk(self, obj: Game) -> str:
+        at_pace, capped = selectors.hourly_loss_figures(obj.max_bet)
+        return _czk(capped) if capped == at_pace else f"{_czk(capped)} ({_czk(at_pace)} at 1,800 rounds)"
 
     @admin.display(description="description (engine describe())")
     def description_pretty(self, obj: Game) -> SafeString:
@@ -69,6 +121,23 @@ class GameAdmin(ReadOnlyAdmin):
     def disable_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
         run_service_action(self, request, queryset, _set_enabled(False), done="Games disabled")
 
+    @admin.action(description="Record the approval of the selected versions in the game plan (GP §13(6))",
+                  permissions=["toggle"])
+    def approve_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> TemplateResponse | None:
+        return _form_action(
+            self, request, queryset, form_class=ApprovalForm, service=_approve, done="Approvals recorded",
+            title="Record the approval in the game plan",
+            help_text="GP §13(6): these versions are part of the game plan the Ministry of Finance approved. "
+                      "From now on they are offered for real money. Recorded with your name, audited.")
+
+    @admin.action(description="Withdraw the approval of the selected versions (no new real-money rounds)",
+                  permissions=["toggle"])
+    def withdraw_approval(self, request: HttpRequest, queryset: QuerySet[Game]) -> TemplateResponse | None:
+        return _form_action(
+            self, request, queryset, form_class=ReasonForm, service=_withdraw, done="Approvals withdrawn",
+            title="Withdraw the approval",
+            help_text="These versions are no longer in the approved game plan: no new round starts on them; rounds "
+                      "in progress can be finished. Audited with the reason.")
 
 
 @admin.register(Round)
@@ -79,7 +148,7 @@ class RoundAdmin(ReadOnlyAdmin):
     search_fields = ("=id", "player__user__username", "idempotency_key")
     date_hierarchy = "started_at"
     list_select_related = ("player__user",)
-    actions = ["refund_in_progress"]
+    actions = ["refund_in_progress", "void_settled"]
     fields = ("recall", "verification")
     readonly_fields = ("recall", "verification")
 
@@ -101,7 +170,7 @@ class RoundAdmin(ReadOnlyAdmin):
             ("stake", _czk(obj.stake)), ("win paid", _czk(obj.win)), ("win of the game", _czk(obj.win_engine)),
             ("win capped (GP §8(3))", obj.win_capped),
             ("balance before / after", f"{_czk(obj.balance_before)} / {_czk(obj.balance_after)}"),
-            ("void detail", obj.void_detail),
+            ("void detail", obj.void_detail), ("declared void at (GP §3(6))", obj.voided_at or ""),
         ]
         table = format_html("<table>{}</table>", format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows))
         return format_html(
@@ -126,3 +195,20 @@ class RoundAdmin(ReadOnlyAdmin):
             return services.round_refund(round_id=rnd.pk, reason=reason, actor=actor)
 
         run_service_action(self, request, queryset, refund, done="Rounds refunded")
+
+    @admin.action(description="Declare the selected settled bets void: placed on order or by proxy (GP §3(6))",
+                  permissions=["refund"])
+    def void_settled(self, request: HttpRequest, queryset: QuerySet[Round]) -> TemplateResponse | None:
+        def service(data: dict[str, Any]) -> Callable[[Round, Actor], Round]:
+            def void(rnd: Round, actor: Actor) -> Round:
+                return services.round_void_settled(round_id=rnd.pk, reason=data["reason"], actor=actor)
+
+            return void
+
+        return _form_action(
+            self, request, queryset, form_class=ReasonForm, service=service, done="Bets declared void",
+            title="Declare settled bets void (GP §3(6))",
+            help_text="Each bet's stake goes back to the player and its win is deducted with a notice; a balance "
+                      "that goes negative is recorded as a debt due in 10 days (GP §7(7)). The round's jackpot "
+                      "contributions are reversed and a jackpot award it paid goes back to its pool; the bet "
+                      "no longer counts in the player's limits. Audited with the reason.")

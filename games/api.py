@@ -1,6 +1,6 @@
 """Games API under /api/v1/games/ (thin: parse, call one service or selector, format).
 
-GET  catalogue                      games with declared figures (public)
+GET  catalogue                      games with declared figures (public; staff also see unapproved versions)
 GET  catalogue/{code}               launch: rules, paytable, the player's last bet and open round
 POST rounds                         start a real-money round (Idempotency-Key required)
 GET  rounds                         the player's rounds, newest first, 10 a page (recall: page 1 = last 10)
@@ -27,8 +27,10 @@ from rest_framework.views import APIView
 from accounts.permissions import IsPlayer, request_player
 from accounts.selectors import player_for_user
 from core.audit import Actor
-from core.errors import jsonable
+from core.errors import DomainError, jsonable
 from core.idempotency import idempotent, mark_replayed, request_key
+from core.permissions import IsStaff
+from core.schema import idempotency_key
 from games import selectors, services
 from games.models import Game, Round
 from games.serializers import (
@@ -44,12 +46,21 @@ from games.serializers import (
 
 PLAY_MONEY_PARAM = OpenApiParameter("play_money", OpenApiTypes.BOOL, OpenApiParameter.QUERY,
                                     description="play-money rounds instead of real-money ones")
-KEY_HEADER = OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=True)
-KEY_HEADER_OPTIONAL = OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False)
+KEY_HEADER = idempotency_key(required=True)
+KEY_HEADER_OPTIONAL = idempotency_key(required=False)
 
 
 def _flag(request: Request, name: str) -> bool:
     return str(request.query_params.get(name, "")).lower() in ("1", "true", "yes", "on")
+
+
+def _staff(request: Request, view: APIView) -> bool:
+    """Whether the caller passes the staff API's check (``core.permissions.IsStaff``: staff, with the second factor
+    where required). Staff see game versions not approved in the game plan (GP §13(6)); players never do."""
+    try:
+        return IsStaff().has_permission(request, view)
+    except DomainError:
+        return False
 
 
 class RecentRoundsPagination(PageNumberPagination):
@@ -61,13 +72,14 @@ class RecentRoundsPagination(PageNumberPagination):
 
 
 class CatalogueView(generics.ListAPIView):
-    """The games a player can play, with their declared RTP, max bet, max win and average hourly loss."""
+    """The games a player can play (approved in the game plan), with their declared RTP, max bet, max win, average
+    and maximum hourly loss. Staff also see the enabled versions not approved (``approval.state``)."""
 
     permission_classes = [permissions.AllowAny]
     serializer_class = GameSummarySerializer
 
     def get_queryset(self) -> QuerySet[Game]:
-        return selectors.games_catalogue()
+        return selectors.games_catalogue(include_unapproved=_staff(self.request, self))
 
 
 class GameLaunchView(APIView):
@@ -77,7 +89,7 @@ class GameLaunchView(APIView):
 
     @extend_schema(responses=LaunchSerializer)
     def get(self, request: Request, code: str) -> Response:
-        row = selectors.game_current(code)
+        row = selectors.game_current(code, include_unapproved=_staff(request, self))
         player = player_for_user(request.user)  # anonymous callers and staff see the rules only
         data: dict[str, Any] = {"game": row, "last_bet": None, "open_round": None}
         if player is not None:

@@ -14,6 +14,18 @@ from games.engine import ActionError, EngineError
 GAME_NOT_FOUND = ErrorDef("game.not_found", 404, "Hra nebyla nalezena.", "Game not found.")
 GAME_DISABLED = ErrorDef("game.disabled", 409, "Tato hra je dočasně nedostupná.",
                          "This game is temporarily unavailable.")
+# GP §1, §2 and §13(6): only the games of the plan the Ministry of Finance approved are offered for money.
+GAME_NOT_APPROVED = ErrorDef(
+    "game.not_approved", 409,
+    "Tato verze hry není schválena v herním plánu, proto ji nelze hrát (herní plán čl. 13 odst. 6).",
+    "This game version is not approved in the game plan, so it cannot be played (game plan §13(6)).",
+)
+APPROVAL_INVALID = ErrorDef("game.approval_invalid", 422,
+                            "Schválení hry musí uvést verzi herního plánu a číslo jednací rozhodnutí MF.",
+                            "An approval must give the game plan version and the Ministry's reference.")
+APPROVAL_TRANSITION = ErrorDef("game.approval_transition", 409,
+                               "Stav schválení verze hry nelze takto změnit ({current} -> {target}).",
+                               "The approval state of this game version cannot change so ({current} -> {target}).")
 GAME_UNAVAILABLE = ErrorDef("game.engine_unavailable", 503,
                             "Verze hry, na které kolo běží, není k dispozici. Kontaktujte podporu.",
                             "The game version this round runs on is not available. Please contact support.")
@@ -35,6 +47,16 @@ ROUND_NOT_IN_PROGRESS = ErrorDef("game.round_not_in_progress", 409, "Toto herní
 ROUND_NOT_REFUNDABLE = ErrorDef("game.round_not_refundable", 409,
                                 "Vrátit vklad lze jen u rozehraného kola.",
                                 "Only a round in progress can have its stake refunded.")
+# GP §3(6): a settled bet placed on order or by proxy may be declared void (staff).
+ROUND_NOT_SETTLED = ErrorDef("game.round_not_settled", 409,
+                             "Zrušit lze jen vyhodnocenou sázku (dokončené kolo o peníze).",
+                             "Only a settled bet (a finished real-money round) can be declared void.")
+ROUND_ALREADY_VOIDED = ErrorDef("game.round_already_voided", 409,
+                                "Toto herní kolo již bylo zrušeno nebo vráceno.",
+                                "This game round has already been voided or refunded.")
+VOID_REASON_REQUIRED = ErrorDef("game.void_reason_required", 422,
+                                "Uveďte důvod zrušení sázky (herní plán čl. 3 odst. 6).",
+                                "Give the reason for declaring the bet void (game plan §3(6)).")
 IDEMPOTENCY_KEY_INVALID = ErrorDef("game.idempotency_key_invalid", 400,
                                    "Neplatný klíč Idempotency-Key (1–128 znaků).",
                                    "Invalid Idempotency-Key (1-128 printable characters).")

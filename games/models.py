@@ -7,6 +7,7 @@ and after. Amounts are integers in minor units (haléře) of ``currency``.
 """
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -17,7 +18,18 @@ class Game(models.Model):
     ``current`` marks the version new rounds are started on (the registry's newest); older versions stay for the
     rounds pinned to them. ``enabled`` is the operator's switch (admin); a disabled game starts no new round, but
     rounds already in progress can be finished (GP §7(8)).
+
+    The approval (GP §1 and §2: the complete list of games is Part two of the plan the Ministry of Finance
+    approved; GP §13(6): a change needs its approval) is entered by staff through
+    ``games.services.game_approve`` / ``game_approval_withdraw`` (audited; the admin's actions call them). A
+    version is offered for real money only while ``approval_state`` is ``approved``; a version the sync adds
+    starts ``unapproved`` (the column's default; the sync never writes these fields).
     """
+
+    class Approval(models.TextChoices):
+        UNAPPROVED = "unapproved", "not approved (not offered for real money)"
+        APPROVED = "approved", "approved in the game plan"
+        WITHDRAWN = "withdrawn", "approval withdrawn (not offered for real money)"
 
     code = models.CharField(max_length=60)
     version = models.PositiveIntegerField()
@@ -37,16 +49,33 @@ class Game(models.Model):
     unfinished_deadline_days = models.PositiveIntegerField()  # GP §7(8)b
     description = models.JSONField(default=dict, help_text="the engine's describe(): rules, paytable, bet options")
     synced_at = models.DateTimeField()
+    # GP §13(6): the Ministry's approval of this version, as staff entered it.
+    approval_state = models.CharField(max_length=20, choices=Approval.choices, default=Approval.UNAPPROVED)
+    approval_plan_version = models.CharField(max_length=40, blank=True, default="",
+                                             help_text="the version of the approved game plan listing this game")
+    approval_reference = models.CharField(max_length=120, blank=True, default="",
+                                          help_text="the Ministry of Finance decision (číslo jednací)")
+    approved_at = models.DateTimeField(null=True, blank=True, help_text="when staff recorded the approval")
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="+", help_text="the staff member who recorded it")
 
     class Meta:
         ordering = ["code", "-version"]
         constraints = [
             models.UniqueConstraint(fields=["code", "version"], name="games_game_unique_code_version"),
             models.UniqueConstraint(fields=["code"], condition=Q(current=True), name="games_game_one_current_version"),
+            # an approval names its plan version and the Ministry's decision (GP §13(6))
+            models.CheckConstraint(condition=~Q(approval_state="approved")
+                                   | (~Q(approval_plan_version="") & ~Q(approval_reference="")),
+                                   name="games_game_approval_names_plan_and_decision"),
         ]
 
     def __str__(self):
         return f"{self.name} ({self.code} v{self.version})"
+
+    @property
+    def approved(self) -> bool:
+        return self.approval_state == self.Approval.APPROVED
 
 
 class Round(models.Model):
@@ -55,7 +84,7 @@ class Round(models.Model):
     class Status(models.TextChoices):
         IN_PROGRESS = "in_progress", "in progress (awaiting the player)"
         FINISHED = "finished", "finished and settled"
-        VOIDED = "voided", "voided, stake returned (deadline GP §7(8)b or malfunction)"
+        VOIDED = "voided", "voided, stake returned (deadline GP §7(8)b, malfunction, or a void bet GP §3(6))"
         REFUNDED = "refunded", "stake refunded by staff"
 
     class VoidReason(models.TextChoices):
@@ -63,6 +92,7 @@ class Round(models.Model):
         DEADLINE = "deadline", "unfinished past the game's deadline (GP §7(8)b)"
         MALFUNCTION = "malfunction", "game malfunction"
         STAFF = "staff", "staff decision"
+        PROXY = "proxy", "a settled bet placed on order or by proxy, declared void (GP §3(6))"
 
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="game_rounds")
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="rounds")
@@ -92,6 +122,8 @@ class Round(models.Model):
     started_at = models.DateTimeField()
     last_activity_at = models.DateTimeField()
     settled_at = models.DateTimeField(null=True, blank=True)
+    voided_at = models.DateTimeField(null=True, blank=True,
+                                     help_text="when a settled round was declared void (GP §3(6)); settled_at stays")
     deadline = models.DateTimeField(help_text="started_at + the game's unfinished-round deadline (GP §7(8)b)")
 
     class Meta:

@@ -14,15 +14,17 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.db.models import QuerySet
 
 from core import clock
 from core.money import Money
 from games import errors
-from games.engine import JsonDict, ReplayMismatch, registry
+from games.engine import JsonDict, ReplayMismatch, max_hourly_loss, registry
 from games.models import Game, Round
 from games.validation import valid_game_code, valid_round_id
 from jackpots.levels import offers_progressive
+from limits.kinds import TECHNICAL, kind_rules
 
 if TYPE_CHECKING:
     from accounts.models import Player
@@ -35,21 +37,41 @@ def _money(amount: int | None, currency: str) -> JsonDict | None:
 
 
 # --- catalogue --------------------------------------------------------------------------------------------------------
-def games_catalogue() -> QuerySet[Game]:
-    """The games a player can start now: the current version of each registered, enabled game."""
-    return Game.objects.filter(current=True, registered=True, enabled=True).order_by("code")
+def games_catalogue(*, include_unapproved: bool = False) -> QuerySet[Game]:
+    """The games a player can start now: the current version of each registered, enabled game approved in the
+    game plan (GP §1, §2, §13(6)). ``include_unapproved`` (staff only) lists the versions not approved too."""
+    rows = Game.objects.filter(current=True, registered=True, enabled=True)
+    if not include_unapproved:
+        rows = rows.filter(approval_state=Game.Approval.APPROVED)
+    return rows.order_by("code")
 
 
-def game_current(code: str) -> Game:
-    """The current catalogue row of a game (enabled or not; ``enabled`` tells the client)."""
+def game_current(code: str, *, include_unapproved: bool = False) -> Game:
+    """The current catalogue row of a game (enabled or not; ``enabled`` tells the client). A version not approved
+    in the game plan does not exist for players (``game.not_found``); staff see it (``include_unapproved``)."""
     row = Game.objects.filter(code=code, current=True, registered=True).first() if valid_game_code(code) else None
-    if row is None:
+    if row is None or not (row.approved or include_unapproved):
         raise errors.GAME_NOT_FOUND()
     return row
 
 
+def hourly_loss_figures(max_bet: int) -> tuple[int, int]:
+    """(the game's maximum hourly loss, the most a player can lose in it in any 60 minutes on this platform).
+
+    GP §7(2): each game states its maximum hourly loss: every round staked at ``max_bet`` (the bet this platform
+    offers, GP §8(2)-(3)) and lost, at the fastest pace allowed, one start every 2 seconds (GP §7(9)):
+    ``max_bet x 1,800`` (``games.engine.max_hourly_loss``). The platform refuses a stake that would take the
+    player's net loss over any rolling 60 minutes past ``settings.GP["MAX_HOURLY_LOSS"]`` (GP §8(5), ZHH §53,
+    limits), so what a player can really lose is the lower of the two."""
+    at_pace = max_hourly_loss(max_bet)
+    if not kind_rules(TECHNICAL).hourly_loss:
+        return at_pace, at_pace
+    return at_pace, min(at_pace, int(settings.GP["MAX_HOURLY_LOSS"]))
+
+
 def game_summary(row: Game) -> JsonDict:
     d = row.description or {}
+    at_pace, max_loss = hourly_loss_figures(row.max_bet)
     return {
         "code": row.code,
         "version": row.version,
@@ -57,6 +79,11 @@ def game_summary(row: Game) -> JsonDict:
         "name_cs": row.name_cs,
         "kind": row.kind,
         "enabled": row.enabled,
+        "approval": {
+            "state": row.approval_state,
+            "plan_version": row.approval_plan_version,
+            "reference": row.approval_reference,
+        },
         "declared": {
             "rtp": str(row.rtp),
             # only while the game's own jackpots are offered (switched on, its pools running; docs/jackpots.md)
@@ -66,6 +93,8 @@ def game_summary(row: Game) -> JsonDict:
             "max_bet": Money(row.max_bet).to_json(),
             "max_win": Money(row.max_win).to_json(),
             "avg_hourly_loss": Money(row.avg_hourly_loss).to_json(),
+            "max_hourly_loss": Money(max_loss).to_json(),
+            "max_hourly_loss_at_max_pace": Money(at_pace).to_json(),
             "unfinished_deadline_days": row.unfinished_deadline_days,
         },
         "rules_cs": d.get("rules_cs", ""),

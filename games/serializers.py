@@ -22,7 +22,20 @@ class DeclaredSerializer(serializers.Serializer):
     max_bet = GameMoneySerializer()
     max_win = GameMoneySerializer()
     avg_hourly_loss = GameMoneySerializer(help_text="statistical average hourly loss at max bet")
+    max_hourly_loss = GameMoneySerializer(
+        help_text="GP §7(2): the most a player can lose in this game in an hour: max bet x 1,800 rounds (one start "
+                  "every 2 s, GP §7(9)), at most the platform's hourly-loss cap (GP §8(5))")
+    max_hourly_loss_at_max_pace = GameMoneySerializer(
+        help_text="max bet x 1,800 rounds, every round lost, before the platform's hourly-loss cap")
     unfinished_deadline_days = serializers.IntegerField(help_text="GP §7(8)b")
+
+
+class ApprovalSerializer(serializers.Serializer):
+    """GP §13(6): the version's approval in the game plan (players only ever see approved versions)."""
+
+    state = serializers.CharField(help_text="approved | unapproved | withdrawn (the last two: staff only)")
+    plan_version = serializers.CharField(allow_blank=True, help_text="the approved game plan's version")
+    reference = serializers.CharField(allow_blank=True, help_text="the Ministry of Finance decision")
 
 
 class GameSummarySerializer(serializers.Serializer):
@@ -32,6 +45,7 @@ class GameSummarySerializer(serializers.Serializer):
     name_cs = serializers.CharField()
     kind = serializers.CharField()
     enabled = serializers.BooleanField()
+    approval = ApprovalSerializer()
     declared = DeclaredSerializer()
     rules_cs = serializers.CharField()
     rules_en = serializers.CharField()

@@ -8,7 +8,9 @@ The flow of one round (design.md "Flow of one spin"), in ONE database transactio
     in RecordingRNG -> jackpots.round_start (contributions, draws, must-hit) -> if finished: the GP §8(3) cap,
     wallet.round_win_credit, jackpots.round_settle (its awards within what the cap leaves), limits.stake_decided_now; else limits.stake_placed and the round waits for the player (round_act, which
     settles with wallet.win_credit and limits.stake_settled). A voided round (deadline, malfunction, staff) gets
-    wallet.stake_refund and limits.stake_voided (not a decided bet).
+    wallet.stake_refund and limits.stake_voided (not a decided bet). A settled bet placed on order or by proxy is
+    declared void by staff (round_void_settled, GP §3(6)): the stake back, the win deducted (a debt if spent).
+    A round starts only on an enabled version approved in the game plan (game_approve, GP §13(6)).
 
 Other apps are called through their contract functions (docs/contracts.md), imported at the top of this module.
 A malfunction (the engine raising or returning a broken state) voids the round and returns the stake inside the
@@ -29,6 +31,7 @@ from django.db import IntegrityError, connection, transaction
 
 from core import clock
 from core.audit import Actor, audit_record
+from core.fsm import status_transition
 from core.money import Money
 from core.rng import get_rng
 from games import errors
@@ -54,6 +57,7 @@ from jackpots.models import Award
 from limits.services import (
     StakeGate,
     max_win_per_round,
+    settled_bet_voided,
     stake_decided_now,
     stake_gate,
     stake_placed,
@@ -69,6 +73,7 @@ from wallet.services import (
     wallet_lock,
     wallet_lock_live,
     win_credit,
+    win_deduct,
 )
 
 if TYPE_CHECKING:
@@ -228,7 +233,7 @@ def offered_figures(declared: Declared) -> JsonDict:
                        unfinished_deadline_days=declared.unfinished_deadline_days,
                        rtp_with_jackpots=declared.rtp_with_jackpots)
     return {"max_bet": max_bet, "max_win": max_win, "avg_hourly_loss": offered.avg_hourly_loss,
-            "max_bet_lowered_for_max_win": lowered}
+            "max_hourly_loss": offered.max_hourly_loss, "max_bet_lowered_for_max_win": lowered}
 
 
 def _row_data(g: EngineGame) -> JsonDict:
@@ -329,6 +334,63 @@ def game_set_enabled(*, game: Game, enabled: bool, actor: Actor) -> Game:
     return row
 
 
+# GP §13(6): the moves of a version's approval. Approved again while approved = the plan was changed and approved
+# anew (a new plan version or decision); a withdrawn approval can be given again.
+APPROVAL_MOVES: dict[str, set[str]] = {
+    Game.Approval.UNAPPROVED: {Game.Approval.APPROVED},
+    Game.Approval.APPROVED: {Game.Approval.APPROVED, Game.Approval.WITHDRAWN},
+    Game.Approval.WITHDRAWN: {Game.Approval.APPROVED},
+}
+APPROVAL_FIELDS = ("approval_state", "approval_plan_version", "approval_reference", "approved_at", "approved_by_id")
+PLAN_VERSION_MAX, REFERENCE_MAX = 40, 120
+
+
+def _approval(row: Game) -> JsonDict:
+    return {name: getattr(row, name) for name in APPROVAL_FIELDS}
+
+
+def game_approve(*, game: Game, plan_version: str, reference: str, actor: Actor) -> Game:
+    """Staff record that the Ministry of Finance approved this game version as part of the game plan (GP §1 and
+    §2: Part two of the approved plan is the complete list of games; GP §13(6): a change needs the Ministry's
+    approval). From then on the version is offered for real money. ``plan_version`` names the plan (e.g.
+    "2026-01"), ``reference`` the Ministry's decision (číslo jednací). The same approval again changes nothing;
+    an approved version approved under another plan version or decision is updated (audited with both)."""
+    plan_version, reference = str(plan_version or "").strip(), str(reference or "").strip()
+    if not plan_version or len(plan_version) > PLAN_VERSION_MAX:
+        raise errors.APPROVAL_INVALID(field="plan_version", max_length=PLAN_VERSION_MAX)
+    if not reference or len(reference) > REFERENCE_MAX:
+        raise errors.APPROVAL_INVALID(field="reference", max_length=REFERENCE_MAX)
+    with transaction.atomic():
+        row = Game.objects.select_for_update(no_key=True).get(pk=game.pk)
+        if row.approved and (row.approval_plan_version, row.approval_reference) == (plan_version, reference):
+            return row
+        old = _approval(row)
+        status_transition(
+            row, to=Game.Approval.APPROVED, allowed=APPROVAL_MOVES, refused=errors.APPROVAL_TRANSITION, actor=actor,
+            action="games.game_approved", field="approval_state", audit=False,
+            extra_fields={"approval_plan_version": plan_version, "approval_reference": reference,
+                          "approved_at": clock.now(),
+                          "approved_by_id": int(actor.id) if actor.type == "staff" and actor.id else None})
+        audit_record(actor=actor, action="games.game_approved", obj=row, old=old, new=_approval(row),
+                     game=f"{row.code}@{row.version}")
+    return row
+
+
+def game_approval_withdraw(*, game: Game, reason: str, actor: Actor) -> Game:
+    """Staff: the version is no longer in the approved plan (GP §13(6)); it is not offered for real money any more.
+    Rounds already in progress can still be finished (GP §7(6), §7(8)). The last approval's plan version and
+    reference stay on the row for the record."""
+    reason = str(reason or "").strip()
+    if not reason:
+        raise errors.APPROVAL_INVALID(field="reason")
+    with transaction.atomic():
+        row = Game.objects.select_for_update(no_key=True).get(pk=game.pk)
+        status_transition(row, to=Game.Approval.WITHDRAWN, allowed=APPROVAL_MOVES, refused=errors.APPROVAL_TRANSITION,
+                          actor=actor, action="games.game_approval_withdrawn", field="approval_state",
+                          reason=reason[:500], game=f"{row.code}@{row.version}")
+    return row
+
+
 # --- refusals ----------------------------------------------------------------------------------------------------------
 def _refuse_open_round(player: Player, play_money: bool, now: datetime) -> None:
     """GP §7(6): no other bet while a round is open. An open round past its deadline is ended here (GP §7(8)b)."""
@@ -341,6 +403,16 @@ def _refuse_open_round(player: Player, play_money: bool, now: datetime) -> None:
               actor=Actor.system("games.deadline"), now=now)
         return
     raise errors.ROUND_IN_PROGRESS(round_id=open_round.pk, game=open_round.game_code)
+
+
+def _refuse_unoffered(row: Game) -> None:
+    """A new round only on an enabled version approved in the game plan (GP §1, §2, §13(6)); the approval comes
+    with the game row the round reads anyway (no statement of its own). Play money too: players never get an
+    unapproved version."""
+    if not row.enabled:
+        raise errors.GAME_DISABLED(game=row.code)
+    if not row.approved:
+        raise errors.GAME_NOT_APPROVED(game=row.code, version=row.version, approval_state=row.approval_state)
 
 
 def _refuse_too_soon(last: datetime | None, now: datetime) -> None:
@@ -465,7 +537,7 @@ def _replay_or_conflict(existing: Round, *, game_code: str, bet: object, play_mo
 
 _START_CONTEXT_SQL = """
 SELECT
-  (SELECT json_build_array(g.id, g.enabled, g.name, g.name_cs, g.kind) FROM games_game g
+  (SELECT json_build_array(g.id, g.enabled, g.name, g.name_cs, g.kind, g.approval_state) FROM games_game g
     WHERE g.code = %(code)s AND g.version = %(version)s),
   (SELECT r.id FROM games_round r WHERE r.player_id = %(player)s AND r.idempotency_key = %(key)s),
   (SELECT r.id FROM games_round r WHERE r.player_id = %(player)s AND r.play_money = %(play_money)s
@@ -480,7 +552,7 @@ def _start_context(player: Player, engine_game: EngineGame, idempotency_key: str
                    play_money: bool) -> tuple[Game | None, int | None, int | None, datetime | None, int]:
     """(the game's catalogue row, the round with this key, the round in progress, the last real-money start, the
     id for a new round) in ONE statement, whatever the player's history (each an index lookup). The game row
-    carries only what a round needs (its switch and the names the round shows). Taking the new round's id here
+    carries only what a round needs (its switch, its approval and the names the round shows). Taking the new round's id here
     lets the round be written once, when its outcome is known (an id taken for a refused start is a gap)."""
     with connection.cursor() as cur:
         cur.execute(_START_CONTEXT_SQL, {"code": engine_game.code, "version": engine_game.version,
@@ -489,7 +561,7 @@ def _start_context(player: Player, engine_game: EngineGame, idempotency_key: str
     row = None
     if game:
         row = Game(id=game[0], code=engine_game.code, version=engine_game.version, enabled=game[1], name=game[2],
-                   name_cs=game[3], kind=game[4])
+                   name_cs=game[3], kind=game[4], approval_state=game[5])
         row._state.adding = False
     return row, keyed_id, open_id, last_started, new_id
 
@@ -535,8 +607,7 @@ def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key
         _refuse_too_soon(last_started, now)
         if game_row is None:
             game_row = _game_row(engine_game)
-        if not game_row.enabled:
-            raise errors.GAME_DISABLED(game=engine_game.code)
+        _refuse_unoffered(game_row)
         bet_obj = _validate_bet(engine_game, bet)
         stake = Money(bet_obj.total_stake, currency)
         # written once at the end (settled, waiting, or voided), under the id taken above
@@ -654,8 +725,7 @@ def _round_play_money(*, player: Player, engine_game: EngineGame, bet: JsonDict,
         now = clock.now()
         _refuse_open_round(player, True, now)
         row = _game_row(engine_game)
-        if not row.enabled:
-            raise errors.GAME_DISABLED(game=engine_game.code)
+        _refuse_unoffered(row)
         bet_obj = _validate_bet(engine_game, bet)
         fields = _round_fields(player, engine_game, row, bet, bet_obj, idempotency_key, currency, now,
                                play_money=True, forced=forced is not None)
@@ -764,7 +834,8 @@ def _log_action(rnd: Round, action: JsonDict, *, idempotency_key: str, draws: li
 
 def round_refund(*, round_id: Any, reason: str, actor: Actor) -> Round:
     """Staff: end a round in progress and return its stake (status refunded), e.g. a stuck round after a
-    complaint or a withdrawn game version. Finished rounds are remedied by complaints, not here."""
+    complaint or a withdrawn game version. A settled bet placed on order or by proxy is voided by
+    :func:`round_void_settled` (GP §3(6)); other finished rounds are remedied by complaints."""
     round_id = valid_round_id(round_id)
     with transaction.atomic():
         head = Round.objects.filter(pk=round_id).select_related("player").first()
@@ -778,6 +849,80 @@ def round_refund(*, round_id: Any, reason: str, actor: Actor) -> Round:
         _void(rnd, reason=Round.VoidReason.STAFF, detail=reason or "staff refund", actor=actor, now=clock.now(),
               status=Round.Status.REFUNDED)
     return rnd
+
+
+def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
+    """Staff: declare a settled bet void because it was placed on order or by proxy (GP §3(6)), and reverse it.
+
+    In one transaction, under the player's wallet lock and the round's row lock:
+
+    * the ledger: the stake goes back to the player (``wallet.stake_refund``) and then the win the round credited,
+      jackpot part included, is taken back with a recorded notice (``wallet.win_deduct``) to the ``house`` account.
+      When the player has spent or withdrawn it, the balance goes negative only as a debt due in 10 days (GP §7(7),
+      §10(4)); until it is paid, stakes and withdrawals are refused;
+    * limits: the decided bet is taken out of the counters (``limits.settled_bet_voided``, GP §3(6)): stakes per
+      day/month, net loss, the hourly-loss buckets and the player's statistics no longer count it;
+    * jackpots: the round's contributions are reversed, and every award it paid goes back to its pool from the
+      house, whole, even when the player owes it as a debt: the house carries the debt, not the other players
+      (``jackpots.round_void(settled=True)``, GP §3(6));
+    * the round: status ``voided``, ``void_reason`` ``proxy``, the reason, ``voided_at``; its stake, win and
+      ``settled_at`` stay as they were settled (the record of what was played); one audit event.
+
+    Refused: a round in progress or of play money (``game.round_not_settled``), a round already voided or
+    refunded (``game.round_already_voided``, so a second void changes nothing), no reason."""
+    round_id = valid_round_id(round_id)
+    reason = str(reason or "").strip()
+    if not reason:
+        raise errors.VOID_REASON_REQUIRED()
+    with transaction.atomic():
+        head = Round.objects.filter(pk=round_id).select_related("player").first()
+        if head is None:
+            raise errors.ROUND_NOT_FOUND()
+        if not head.play_money:
+            wallet_lock(player=head.player)
+        rnd = Round.objects.select_for_update(no_key=True).select_related("player").get(pk=round_id)
+        if rnd.status in (Round.Status.VOIDED, Round.Status.REFUNDED):
+            raise errors.ROUND_ALREADY_VOIDED(round_id=rnd.pk, round_status=rnd.status, void_reason=rnd.void_reason)
+        if rnd.status != Round.Status.FINISHED or rnd.play_money:
+            raise errors.ROUND_NOT_SETTLED(round_id=rnd.pk, round_status=rnd.status, play_money=rnd.play_money)
+        now = clock.now()
+        player, currency = rnd.player, rnd.currency
+        balance_before = _balance(player)
+        if rnd.stake > 0:
+            stake_refund(player=player, amount=Money(rnd.stake, currency), reference=_ref(rnd, "void:stake"),
+                         actor=actor)
+        if rnd.win > 0:
+            win_deduct(player=player, amount=Money(rnd.win, currency), reference=_ref(rnd, "void:win"),
+                       reason=f"round {rnd.pk} declared void (GP §3(6)): {reason}"[:255],
+                       notice_text=_void_notice(rnd, reason), actor=actor)
+        # GP §3(6): a void bet is no bet for the limits either (the limits state row locks before the pools)
+        limits_bet = settled_bet_voided(player=player, kind=LIMITS_KIND, round_ref=_ref(rnd, "bet"), at=now)
+        reversed_jp = jackpots.round_void(round_id=rnd.pk, actor=actor, settled=True)
+        old_status = rnd.status
+        rnd.status = Round.Status.VOIDED
+        rnd.void_reason = Round.VoidReason.PROXY
+        rnd.void_detail = reason[:2000]
+        rnd.voided_at = now
+        rnd.save(update_fields=["status", "void_reason", "void_detail", "voided_at"])
+        balance_after = _balance(player)
+        audit_record(actor=actor, action="games.round_voided_settled", obj=rnd,
+                     old={"status": old_status}, new={"status": rnd.status, "void_reason": rnd.void_reason},
+                     reason=reason[:2000], stake_returned=rnd.stake, win_reclaimed=rnd.win,
+                     jackpot_win_returned_to_pools=reversed_jp["paid_returned_to_pools"],
+                     balance_before=balance_before, balance_after=balance_after, debt=max(0, -balance_after),
+                     jackpots=reversed_jp, limits_counters="reversed" if limits_bet is not None else "no bet to reverse")
+    return rnd
+
+
+def _void_notice(rnd: Round, reason: str) -> str:
+    """The notice of the deduction the player is sent (GP §7(7)), in Czech and English."""
+    stake, win = Money(rnd.stake, rnd.currency), Money(rnd.win, rnd.currency)
+    return (f"Sázka v herním kole č. {rnd.pk} ({rnd.game_code}) byla prohlášena za neplatnou, protože byla uzavřena "
+            f"na objednávku nebo v zastoupení (HP §3 odst. 6). Vklad {stake.format('cs')} vám byl vrácen a výhra "
+            f"{win.format('cs')} odečtena. Důvod: {reason}\n"
+            f"The bet of game round {rnd.pk} ({rnd.game_code}) was declared void because it was placed on order or "
+            f"by proxy (GP §3(6)). The stake {stake.format('en')} was returned to you and the win "
+            f"{win.format('en')} deducted. Reason: {reason}")[:4000]
 
 
 COLLECT = {"type": "collect"}

@@ -10,7 +10,9 @@ The round calls, inside its own transaction and under the player's wallet lock (
 * :func:`round_settle` when the round finishes: net-revenue contributions of an interactive round, then the
   decided awards paid in ``pay_order`` (Kobushi, then BRONZE -> SILVER -> GOLD) within what the per-round cap
   leaves after the game's win; the excess goes back to its pool;
-* :func:`round_void` when the round is voided: its contributions reversed, decided awards back to their pools.
+* :func:`round_void` when the round is voided: its contributions reversed, decided awards back to their pools;
+  for a settled round declared void (GP §3(6), ``settled=True``) the awards it paid too (:func:`award_paid_return`:
+  the player's win was taken back to the house, the house returns the jackpot part to its pool).
 
 Lock order: the player's wallet (held by the round) -> jackpot rows in ``pay_order, id`` order. The fold job
 locks one jackpot row and no wallet. A spin that wins nothing takes no jackpot lock.
@@ -219,9 +221,14 @@ def round_settle(*, player: Player, round_id: int, game_code: str, stake: int, e
     return total, awards
 
 
-def round_void(*, round_id: int, actor: Actor) -> dict[str, int]:
+def round_void(*, round_id: int, actor: Actor, settled: bool = False) -> dict[str, int]:
     """A voided round (malfunction GP §7(8), deadline, staff): reverse its contributions (negative rows, folded
-    like any other) and send its decided awards back to their pools. Idempotent."""
+    like any other) and send its decided awards back to their pools. Idempotent.
+
+    ``settled=True``: a settled round declared void (GP §3(6), games' ``round_void_settled``), whose win, jackpot
+    part included, the caller has already taken back from the player to the house: every award it paid goes back
+    to its pool too (:func:`award_paid_return`). Without the flag a paid award is left as it is (a round voided
+    before it settled never paid one)."""
     done = (Pending.objects.filter(round_id=round_id, reversal=True).exists()
             or Contribution.objects.filter(round_id=round_id, reversal=True).exists())
     # one per level: a fold running meanwhile may move a pending row into the log between the two reads
@@ -243,10 +250,65 @@ def round_void(*, round_id: int, actor: Actor) -> dict[str, int]:
         award.returned, award.status, award.settled_at = award.amount, Award.Status.REVERSED, clock.now()
         award.save(update_fields=["returned", "status", "settled_at"])
         awards += 1
-    if reversed_rows or awards:
+    reclaimed = reclaimed_awards = 0
+    if settled:
+        for award in Award.objects.filter(round_id=round_id, status=Award.Status.PAID).select_related("jackpot") \
+                .order_by("jackpot__pay_order", "jackpot_id"):
+            reclaimed += award_paid_return(award=award, actor=actor)
+            reclaimed_awards += 1
+    result = {"contributions_reversed": reversed_rows, "awards_reversed": awards}
+    if settled:
+        result.update(paid_awards_returned=reclaimed_awards, paid_returned_to_pools=reclaimed)
+    if reversed_rows or awards or reclaimed_awards:
         audit_record(actor=actor, action="jackpots.round_voided", object_type="games.Round", object_id=str(round_id),
-                     new={"contributions_reversed": reversed_rows, "awards_reversed": awards})
-    return {"contributions_reversed": reversed_rows, "awards_reversed": awards}
+                     new=result)
+    return result
+
+
+def award_paid_return(*, award: Award, actor: Actor) -> int:
+    """GP §3(6): the bet that won a PAID award was declared void after it settled, and the caller has taken the
+    player's win, this award's paid part included, back to the ``house`` account (``wallet.win_deduct``). The award
+    was paid out of the players' pool and the bet that won it never counted, so the money belongs back in the pool
+    for the other players: the paid part moves ``house`` -> ``jackpot:<code>`` (an operator transfer, reference
+    ``jackpot:<award>:reclaimed``), the pool's active pot grows by it and it is recorded as a return (``returned``,
+    so ``jackpot_check`` still proves value = folded contributions + seeds - awards + returns). A draw level's pot
+    stays within its range: what the return lifts above WINRANGE_TO waits in the background pot, as at a fold.
+
+    The pool gets the whole paid part at once even when the player could not repay it: the house carries the
+    player's debt (``wallet.Debt``, GP §7(7)), not the pool. The award is marked ``reversed`` with ``returned`` =
+    its whole amount (a capped excess went back at settlement, the paid part now); ``paid`` stays the record of
+    what was credited. Locks the pool row, then the award (the order of ``round_settle``), after the caller's
+    wallet lock; audited. Idempotent: an award not (or no longer) ``paid`` changes nothing (a decided award goes
+    back through :func:`round_void`). Returns the haléře returned to the pool."""
+    with transaction.atomic():
+        jp = _locked(award.jackpot_id)
+        current = Award.objects.select_for_update(no_key=True).get(pk=award.pk)
+        if current.status != Award.Status.PAID:
+            return 0
+        amount = current.paid
+        if amount:
+            operator_transfer(from_code="house", to_code=jp.ledger_code, amount=Money(amount),
+                              reference=f"jackpot:{current.pk}:reclaimed",
+                              memo=f"{jp.code} run {current.generation}: paid award of round {current.round_id} "
+                                   f"declared void (GP §3(6))", actor=actor)
+            jp.amount_micro += amount * MICRO
+            if jp.trigger == Jackpot.Trigger.DRAW and jp.win_to and jp.amount_micro > jp.win_to * MICRO:
+                jp.future_micro += jp.amount_micro - jp.win_to * MICRO
+                jp.amount_micro = jp.win_to * MICRO
+            jp.returned += amount
+            jp.ledger_balance += amount
+            jp.save(update_fields=["amount_micro", "future_micro", "returned", "ledger_balance"])
+        old = {"status": current.status, "returned": current.returned}
+        current.returned += amount
+        current.status = Award.Status.REVERSED
+        current.save(update_fields=["returned", "status"])
+        audit_record(actor=actor, action="jackpots.award_paid_returned", obj=current, old=old,
+                     new={"status": current.status, "returned": current.returned}, amount=amount,
+                     jackpot=jp.code, round_id=current.round_id, player_id=current.player_id,
+                     reason="bet declared void after settlement (GP §3(6)); the house carries any debt of the player")
+    award.status, award.returned = current.status, current.returned
+    snapshot_clear()
+    return amount
 
 
 def award_event(award: Award) -> dict[str, Any]:

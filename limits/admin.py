@@ -1,6 +1,9 @@
 """Staff views of the limits app. Everything is read-only except actions that call services (audited)."""
 from __future__ import annotations
 
+from typing import Any
+
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -13,10 +16,13 @@ from limits.models import (
     ClosingSnapshot,
     ExclusionSweep,
     ExclusionWatch,
+    HelpContact,
     OpenBet,
     PanicExclusion,
+    PanicReport,
     PeriodTotal,
     PlayerKindState,
+    ResponsibleGamingText,
     SelfLimit,
     SelfLimitChange,
     SelfListingRequest,
@@ -62,9 +68,54 @@ class StakeRefusalAdmin(ReadOnlyAdmin):
 
 @admin.register(PanicExclusion)
 class PanicExclusionAdmin(ReadOnlyAdmin):
-    list_display = ("player", "started_at", "ends_at")
-    search_fields = ("player__user__username",)
+    list_display = ("player", "started_at", "ends_at", "register_report")
+    search_fields = ("player__user__username", "person_key", "report__reference")
     date_hierarchy = "started_at"
+    list_select_related = ("player__user", "report")
+
+    @admin.display(description="register of excluded persons")
+    def register_report(self, obj: PanicExclusion) -> str:
+        report = getattr(obj, "report", None)
+        if report is None:
+            return "-"
+        if report.status == PanicReport.Status.ACKNOWLEDGED:
+            return f"acknowledged {report.acknowledged_at:%Y-%m-%d %H:%M:%S} UTC ({report.register_reference})"
+        return f"pending, {report.attempts} attempt(s), next {report.next_attempt_at:%Y-%m-%d %H:%M:%S} UTC"
+
+
+@admin.register(PanicReport)
+class PanicReportAdmin(ReadOnlyAdmin):
+    """The outbox of panic-button presses to the register of excluded persons: what is sent, how often it was
+    tried, when the next attempt is due, the register's acknowledgement or the last error."""
+
+    list_display = ("reference", "player", "status", "attempts", "last_attempt_at", "next_attempt_at",
+                    "acknowledged_at", "register_reference", "last_error")
+    list_filter = ("status",)
+    search_fields = ("reference", "register_reference", "panic__player__user__username")
+    date_hierarchy = "created_at"
+    list_select_related = ("panic__player__user",)
+    readonly_fields = ("reference", "panic", "sent", "status", "created_at", "attempts", "last_attempt_at",
+                       "next_attempt_at", "acknowledged_at", "register_reference", "last_error")
+    actions = ["send_now"]
+
+    @admin.display(description="player")
+    def player(self, obj: PanicReport) -> str:
+        return str(obj.panic.player)
+
+    @admin.display(description="what is sent")
+    def sent(self, obj: PanicReport) -> str:
+        return (f"reference={obj.reference}, identity of player {obj.panic.player_id} (personal data when sent), "
+                f"started_at={obj.panic.started_at.isoformat()}, ends_at={obj.panic.ends_at.isoformat()}")
+
+    @admin.action(description="Send the selected pending reports to the register now")
+    def send_now(self, request: HttpRequest, queryset: QuerySet[PanicReport]) -> None:
+        ids = list(queryset.filter(status=PanicReport.Status.PENDING).values_list("pk", flat=True))
+        acknowledged = 0
+        for pk in ids:
+            report = services.panic_report_send(report_id=pk, now=clock.now(), force=True,
+                                                actor=Actor.staff(request.user))
+            acknowledged += int(bool(report and report.status == PanicReport.Status.ACKNOWLEDGED))
+        self.message_user(request, f"{acknowledged} of {len(ids)} report(s) acknowledged.", messages.INFO)
 
 
 @admin.register(SelfListingRequest)
@@ -132,3 +183,42 @@ class PlayerKindStateAdmin(ReadOnlyAdmin):
 class ClosingSnapshotAdmin(ReadOnlyAdmin):
     list_display = ("player", "closed_at", "person_key")
     search_fields = ("person_key",)
+
+
+# Responsible gaming (GP §13(4)): staff edit these; each save goes through an audited service. Nothing is deleted:
+# unpublish a text or contact instead (the audit trail keeps every wording).
+@admin.register(ResponsibleGamingText)
+class ResponsibleGamingTextAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ("key", "order", "title_cs", "title_en", "published", "updated_at")
+    list_filter = ("published",)
+    list_editable = ("order", "published")
+    readonly_fields = ("updated_at",)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: ResponsibleGamingText, form: Any, change: bool) -> None:
+        services.responsible_text_save(text=obj, actor=Actor.staff(request.user))
+
+
+class HelpContactForm(forms.ModelForm):  # type: ignore[type-arg]
+    url = forms.URLField(required=False, assume_scheme="https", max_length=200)
+
+    class Meta:
+        model = HelpContact
+        fields = ["order", "name_cs", "name_en", "description_cs", "description_en", "phone", "email", "url",
+                  "hours_cs", "hours_en", "published"]
+
+
+@admin.register(HelpContact)
+class HelpContactAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    form = HelpContactForm
+    list_display = ("name_cs", "name_en", "phone", "email", "url", "order", "published", "updated_at")
+    list_filter = ("published",)
+    readonly_fields = ("updated_at",)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: HelpContact, form: Any, change: bool) -> None:
+        services.help_contact_save(contact=obj, actor=Actor.staff(request.user))

@@ -9,16 +9,21 @@ GET  panic                                   is the panic button exclusion runni
 POST panic                                   the panic button: 48 hours without gambling, logged out at once
 GET  self-listing                            the player's self-listing requests
 POST self-listing                            ask to be listed in the register of excluded persons (>= 1 year)
+GET  responsible-gaming                      public: responsible-gaming texts and help contacts, cs + en (GP §13(4))
+GET  statistics?from=&to=&kind=              the player's logged-in time and net result per day and month
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
+from datetime import date
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.cache import patch_cache_control
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, serializers
+from rest_framework import generics, permissions, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -28,26 +33,29 @@ from accounts.permissions import IsPlayer, request_player
 from core import clock
 from core.audit import Actor
 from core.idempotency import idempotent
-from limits import selectors, services
-from limits.kinds import TECHNICAL, kind_rules
+from core.schema import idempotency_key
+from limits import errors, selectors, services
+from limits.kinds import KINDS, TECHNICAL, kind_rules
 from limits.models import LimitType, SelfLimitChange, SelfListingRequest
 from limits.rules import validate_limit
 from limits.serializers import (
     PanicSerializer,
     PanicStatusSerializer,
+    PlayStatisticsSerializer,
     PlayStatusSerializer,
+    ResponsibleGamingSerializer,
     SelfLimitChangeSerializer,
     SelfLimitSerializer,
     SelfLimitWriteSerializer,
     SelfListingSerializer,
     SelfListingWriteSerializer,
 )
-from limits.tasks import self_listing_send_task
+from limits.tasks import panic_report_send_task, self_listing_send_task
 
-KIND_PARAM = OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
+KIND_PARAM = OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False, enum=sorted(KINDS),
                               description="kind of gambling (default technical)")
-KIND_PATH = OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.PATH)
-KEY_HEADER_OPTIONAL = OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False)
+KIND_PATH = OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.PATH, enum=sorted(KINDS))
+KEY_HEADER_OPTIONAL = idempotency_key(required=False)
 LIMIT_PATH = OpenApiParameter("limit_type", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(LimitType.values))
 
 
@@ -148,6 +156,7 @@ class PanicView(APIView):
     def post(self, request: Request) -> Response:
         player = request_player(request)
         panic = services.panic_press(player=player, actor=Actor.player(player), now=clock.now())
+        panic_report_send_task.delay_on_commit(panic.report.pk)  # the register at once; the sweeper retries
         return Response(PanicSerializer(panic).data, status=201)
 
 
@@ -171,3 +180,56 @@ class SelfListingView(generics.ListCreateAPIView[SelfListingRequest]):
                                             years=ser.validated_data["years"], now=clock.now())
         self_listing_send_task.delay_on_commit(req.pk)  # the register at once; the sweeper retries a failure
         return Response(SelfListingSerializer(req).data, status=201)
+
+
+class ResponsibleGamingView(APIView):
+    """Responsible gaming (GP §13(4)): the operator's principles and the player's tools, and the help contacts, in
+    Czech and English. Public (no login); staff edit them in the admin."""
+
+    permission_classes = [permissions.AllowAny]
+    MAX_AGE = 300  # seconds a client or proxy may reuse the answer; a staff edit shows within 5 minutes
+
+    @extend_schema(responses=ResponsibleGamingSerializer, operation_id="limits_responsible_gaming")
+    def get(self, request: Request) -> Response:
+        response = Response(ResponsibleGamingSerializer(selectors.responsible_gaming()).data)
+        patch_cache_control(response, public=True, max_age=self.MAX_AGE)
+        return response
+
+
+DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+DATE_YEARS = (1970, 2999)  # a statistics date's bounds (no overflow at the edges of the calendar)
+DATE_FROM = OpenApiParameter("from", OpenApiTypes.DATE, OpenApiParameter.QUERY, required=True,
+                             description="first Prague day, YYYY-MM-DD")
+DATE_TO = OpenApiParameter("to", OpenApiTypes.DATE, OpenApiParameter.QUERY, required=True,
+                           description=f"last Prague day (inclusive), YYYY-MM-DD; at most "
+                                       f"{selectors.STATISTICS_MAX_DAYS} days from `from`")
+
+
+def _query_date(request: Request, name: str) -> date:
+    """A required query date written exactly YYYY-MM-DD (``limits.invalid_date`` otherwise)."""
+    raw = request.query_params.get(name)
+    shown = raw[:40] if raw is not None else None  # echoed back in the error, never at length
+    if raw is None or not DATE_RE.fullmatch(raw):
+        raise errors.INVALID_DATE(field=name, value=shown, expected="YYYY-MM-DD")
+    try:
+        value = date.fromisoformat(raw)
+    except ValueError:
+        raise errors.INVALID_DATE(field=name, value=shown, expected="YYYY-MM-DD") from None
+    if not DATE_YEARS[0] <= value.year <= DATE_YEARS[1]:
+        raise errors.INVALID_DATE(field=name, value=shown, expected="YYYY-MM-DD", years=list(DATE_YEARS))
+    return value
+
+
+class PlayStatisticsView(APIView):
+    """The player's own play (GP §13(4)) per Prague day of the range and per calendar month touching it: time
+    logged in, and the stakes, wins and net loss (stakes - wins) of the bets decided then (GP §6(7))."""
+
+    permission_classes = [IsPlayer]
+
+    @extend_schema(parameters=[DATE_FROM, DATE_TO, KIND_PARAM], responses=PlayStatisticsSerializer,
+                   operation_id="limits_statistics")
+    def get(self, request: Request) -> Response:
+        player = request_player(request)
+        first, last = _query_date(request, "from"), _query_date(request, "to")
+        data = selectors.play_statistics(player, _kind(request), first, last, clock.now())
+        return Response(PlayStatisticsSerializer(data).data)

@@ -73,3 +73,10 @@ MILDER_THAN_AT_CLOSING = ErrorDef("limits.milder_than_at_closing", 422,
 SELF_LISTING_TOO_SHORT = ErrorDef("limits.self_listing_too_short", 400,
                                   "Zápis do rejstříku vyloučených osob je nejméně na 1 rok.",
                                   "Listing in the register of excluded persons lasts at least 1 year.")
+# Play statistics (GP §13(4)) ------------------------------------------------------------
+INVALID_DATE = ErrorDef("limits.invalid_date", 400,
+                        "Datum musí mít tvar RRRR-MM-DD (například 2025-05-31).",
+                        "The date must be written as YYYY-MM-DD (for example 2025-05-31).")
+INVALID_PERIOD = ErrorDef("limits.invalid_period", 400,
+                          "Období musí začínat nejpozději v den, kdy končí, a může mít nejvýše {max_days} dní.",
+                          "The period must not start after it ends and may be at most {max_days} days long.")

@@ -8,8 +8,10 @@
   minute) for the last hour, and one state row per (player, kind).
 * A ledger of settled bets (:class:`SettledBet`) that ``manage.py limits_reconcile`` sums to
   prove the counters right.
-* Open bets (the "open round" marker, GP §7(6)), the panic button, self-listing requests, the
-  exclusion-check watch list and the log of refused stakes.
+* Open bets (the "open round" marker, GP §7(6)), the panic button (of the person) and its outbox of reports to
+  the register of excluded persons, self-listing requests, the exclusion-check watch list and the log of refused
+  stakes.
+* The responsible-gaming texts and help contacts published in the application (GP §13(4)).
 
 Amounts are minor units (haléře) of CZK.
 """
@@ -206,7 +208,11 @@ class MinuteBucket(models.Model):
 
 
 class SettledBet(models.Model):
-    """The ledger of decided (and voided) bets as told by the games; the reconciliation sums it."""
+    """The ledger of decided (and voided) bets as told by the games; the reconciliation sums it.
+
+    ``voided`` bets count nowhere: a stake returned before the bet was decided (``stake_voided``; ``settled_at`` is
+    then the instant of the return) or a decided bet declared void afterwards (``settled_bet_voided``, GP §3(6):
+    ``settled_at`` stays the decision, ``voided_at`` is when it was taken out of the counters)."""
 
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=32)
@@ -218,6 +224,7 @@ class SettledBet(models.Model):
     started_at = models.DateTimeField()
     settled_at = models.DateTimeField()
     voided = models.BooleanField(default=False)  # stake returned: neither a stake nor a decided bet
+    voided_at = models.DateTimeField(null=True, blank=True)  # when it was taken out of the counters
 
     class Meta:
         indexes = [
@@ -254,15 +261,66 @@ class StakeRefusal(models.Model):
 
 class PanicExclusion(models.Model):
     """The panic button: exclusion from all gambling for 48 hours (2024 amendment). Pressing it while one
-    runs starts a new 48 hours from that moment."""
+    runs starts a new 48 hours from that moment.
+
+    It holds for the person, not only for this account: ``person_key`` (``accounts.selectors.person_key``, the
+    key ZHH §14a uses for the limits at re-registration) refuses every account of the same person, a new one
+    included, until ``ends_at``. Each press is reported to the register of excluded persons (:class:`PanicReport`).
+    """
 
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
+    person_key = models.CharField(max_length=64, blank=True, default="")
     started_at = models.DateTimeField()
     ends_at = models.DateTimeField()
 
     class Meta:
         ordering = ["-started_at", "-id"]
-        indexes = [models.Index(fields=["player", "ends_at"])]
+        indexes = [models.Index(fields=["player", "ends_at"]),
+                   models.Index(fields=["person_key", "ends_at"], name="limits_panic_person_ends_idx")]
+
+    def __str__(self) -> str:
+        return f"panic #{self.pk} of player {self.player_id} until {self.ends_at:%Y-%m-%d %H:%M:%S} UTC"
+
+
+class PanicReport(models.Model):
+    """The outbox of the panic button: one press to be reported to the register of excluded persons ("from all
+    gambling", 2024 amendment), sent after the press commits and retried with a growing delay until the register
+    acknowledges it.
+
+    What is sent: the player's identity (read from accounts' personal data when sending), ``reference`` (the
+    idempotency key: a repeat is harmless), and the panic's ``started_at`` / ``ends_at``. ``attempts`` counts the
+    calls, ``next_attempt_at`` is when the next one is due (a claim pushes it on while a call runs),
+    ``acknowledged_at`` / ``register_reference`` record the register's acknowledgement, ``last_error`` the last
+    failure. Staff read it in the admin."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending (to be sent or retried)"
+        ACKNOWLEDGED = "acknowledged", "acknowledged by the register"
+
+    panic = models.OneToOneField(PanicExclusion, on_delete=models.PROTECT, related_name="report")
+    reference = models.CharField(max_length=64, unique=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField()
+    attempts = models.PositiveIntegerField(default=0)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    register_reference = models.CharField(max_length=100, blank=True, default="")
+    last_error = models.CharField(max_length=300, blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["next_attempt_at"], condition=models.Q(status="pending"),
+                                name="limits_panicreport_due_idx")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status="pending", acknowledged_at__isnull=True)
+                | models.Q(status="acknowledged", acknowledged_at__isnull=False),
+                name="limits_panicreport_ack_has_time"),
+        ]
+
+    def __str__(self) -> str:
+        return f"panic report {self.reference} ({self.status})"
 
 
 class SelfListingRequest(models.Model):
@@ -315,3 +373,54 @@ class ExclusionSweep(models.Model):
 
     class Meta:
         ordering = ["-started_at", "-id"]
+
+
+class ResponsibleGamingText(models.Model):
+    """A responsible-gaming text published in the application (GP §13(4)), in Czech and English.
+
+    Staff edit them in the admin (each save is audited); an unpublished text is kept but not shown. Migration
+    0003 puts in the platform's own principles and tools; the operator words them as it wishes."""
+
+    key = models.SlugField(max_length=50, unique=True)
+    order = models.PositiveIntegerField(default=0)
+    title_cs = models.CharField(max_length=200)
+    title_en = models.CharField(max_length=200)
+    body_cs = models.TextField()
+    body_en = models.TextField()
+    published = models.BooleanField(default=True)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["order", "id"]
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class HelpContact(models.Model):
+    """A help line or service for people with a gambling problem, shown with the responsible-gaming texts
+    (GP §13(4)). None is built in: the platform invents no phone numbers, staff enter the contacts the operator
+    publishes (the source documents give none)."""
+
+    order = models.PositiveIntegerField(default=0)
+    name_cs = models.CharField(max_length=200)
+    name_en = models.CharField(max_length=200)
+    description_cs = models.TextField(blank=True, default="")
+    description_en = models.TextField(blank=True, default="")
+    phone = models.CharField(max_length=40, blank=True, default="")
+    email = models.EmailField(blank=True, default="")
+    url = models.URLField(blank=True, default="")
+    hours_cs = models.CharField(max_length=200, blank=True, default="")
+    hours_en = models.CharField(max_length=200, blank=True, default="")
+    published = models.BooleanField(default=True)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["order", "id"]
+        constraints = [
+            models.CheckConstraint(condition=~models.Q(phone="", email="", url=""), name="limits_helpcontact_reachable",
+                                   violation_error_message="Give a phone number, an e-mail address or a web address."),
+        ]
+
+    def __str__(self) -> str:
+        return self.name_en

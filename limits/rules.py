@@ -18,6 +18,11 @@ from limits.models import LimitType
 MINUTE = timedelta(minutes=1)
 HOURLY_WINDOW_MINUTES = 60  # GP §8(5), ZHH §53: any rolling 60 minutes
 PANIC_DURATION = timedelta(hours=48)  # the panic button (2024 amendment)
+# Reporting a press to the register of excluded persons: a call claims its report for PANIC_REPORT_CLAIM (longer
+# than any gateway timeout); a failure waits 1, 2, 4 ... minutes, at most an hour, before the next attempt.
+PANIC_REPORT_CLAIM = timedelta(minutes=5)
+PANIC_REPORT_RETRY_FIRST = timedelta(minutes=1)
+PANIC_REPORT_RETRY_MAX = timedelta(hours=1)
 LOOSENING_DELAY_DAYS = 7  # GP §6(4)
 REREGISTRATION_DAYS = 7  # ZHH §14a
 BUCKET_RETENTION = timedelta(hours=2)  # minute buckets kept (the hourly check reads the last 61 minutes)
@@ -74,6 +79,15 @@ def day_key(dt: datetime) -> date:
 def month_key(dt: datetime) -> date:
     """The first day of the Prague calendar month containing ``dt`` (the month counters' key)."""
     return clock.business_date(dt).replace(day=1)
+
+
+def panic_report_retry_delay(attempts: int) -> timedelta:
+    """How long to wait after the ``attempts``-th failed report of a panic press to the register (exponential
+    backoff): 1 minute after the first failure, then 2, 4, 8 ... minutes, never more than an hour."""
+    if attempts < 1:
+        raise ValueError("attempts must be at least 1")
+    delay: timedelta = PANIC_REPORT_RETRY_FIRST * 2 ** min(attempts - 1, 10)
+    return min(PANIC_REPORT_RETRY_MAX, delay)
 
 
 def add_years(dt: datetime, years: int) -> datetime:

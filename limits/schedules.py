@@ -9,5 +9,7 @@ BEAT_SCHEDULE = {
     "limits.pending_limits_apply": {"task": "limits.pending_limits_apply", "schedule": 300.0},
     "limits.daily_time_logout": {"task": "limits.daily_time_logout", "schedule": 60.0},
     "limits.self_listing_send_due": {"task": "limits.self_listing_send_due", "schedule": 300.0},
+    # Panic-button presses not yet acknowledged by the register of excluded persons (retries back off 1 .. 60 min).
+    "limits.panic_reports_send_due": {"task": "limits.panic_reports_send_due", "schedule": 60.0},
     "limits.minute_buckets_prune": {"task": "limits.minute_buckets_prune", "schedule": crontab(minute=43)},
 }

@@ -7,25 +7,29 @@ accounts' ``LoginSession`` rows with index-bounded queries (see :data:`SESSION_L
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from accounts.models import LoginSession, PersonalData, Player
+from accounts.selectors import person_key
 from core import clock
 from core.errors import ErrorDef
 from core.money import Money
 from limits import errors
 from limits.kinds import TECHNICAL, KindRules, kind_rules
 from limits.models import (
+    HelpContact,
     LimitType,
     MinuteBucket,
     OpenBet,
     PanicExclusion,
     PeriodTotal,
     PlayerKindState,
+    ResponsibleGamingText,
     SelfLimit,
     SelfLimitChange,
     SelfListingRequest,
@@ -332,8 +336,21 @@ def play_status(player: Player, now: datetime | None = None, kind: str = TECHNIC
 # Panic button and self-listing in force
 # ---------------------------------------------------------------------------------------
 def active_panic(player: Player, at: datetime) -> PanicExclusion | None:
-    """The panic-button exclusion running at ``at`` (the one ending last), or None."""
-    return PanicExclusion.objects.filter(player=player, started_at__lte=at, ends_at__gt=at).order_by("-ends_at").first()
+    """The panic-button exclusion of the person running at ``at`` (the one ending last), or None.
+
+    The person's, not only this account's (2024 amendment, "from all gambling"): a press on an earlier account of
+    the same person (``accounts.selectors.person_key``, as the ZHH §14a limits at re-registration) holds on a new
+    one until it ends. The stake gate reads the same rows in its one locking statement
+    (``limits.services.counters``)."""
+    return (PanicExclusion.objects.filter(Q(player=player) | Q(person_key=person_key(player)), started_at__lte=at,
+                                          ends_at__gt=at)
+            .order_by("-ends_at").first())
+
+
+def person_player_ids(player: Player) -> list[int]:
+    """Every account of the person behind ``player`` (``person_key``), ``player`` included, in id order."""
+    others = PersonalData.objects.filter(person_key=person_key(player)).values_list("player_id", flat=True)
+    return sorted({player.pk, *others})
 
 
 def active_self_listing(player: Player, at: datetime) -> SelfListingRequest | None:
@@ -414,3 +431,119 @@ def closed_accounts_of_person(player: Player, person_key: str, since: datetime,
     rows = Player.objects.filter(pk__in=list(others), status=Player.Status.CLOSED, closed_at__gte=since,
                                  closed_at__lte=until).values_list("pk", "closed_at")
     return [(pk, closed_at) for pk, closed_at in rows if closed_at is not None]
+
+
+# ---------------------------------------------------------------------------------------
+# Responsible gaming (GP §13(4)): the published texts and help contacts, the player's own statistics
+# ---------------------------------------------------------------------------------------
+def responsible_gaming() -> dict[str, Any]:
+    """The published responsible-gaming texts and help contacts (GP §13(4)), in Czech and English, in their
+    order. Help contacts are what staff entered: none is built in."""
+    return {
+        "texts": list(ResponsibleGamingText.objects.filter(published=True).order_by("order", "id")),
+        "help_contacts": list(HelpContact.objects.filter(published=True).order_by("order", "id")),
+    }
+
+
+STATISTICS_MAX_DAYS = 366  # one request covers at most this many Prague days (a leap year)
+
+
+@dataclass(frozen=True)
+class PlayFigures:
+    """A period's figures of the player's play: logged-in time, and the bets decided in it (GP §6(7)) with their
+    stakes, wins and net loss (stakes - wins; negative when the player won more than they staked)."""
+
+    logged_in_seconds: int
+    bets: int
+    stakes: Money
+    wins: Money
+
+    @property
+    def net_loss(self) -> Money:
+        return self.stakes - self.wins
+
+
+def _prague_day(d: date) -> tuple[datetime, datetime]:
+    """[start, end) of the Prague day ``d`` as UTC instants (23 or 25 hours on the DST days)."""
+    return clock.day_bounds(datetime.combine(d, time(12), tzinfo=clock.PRAGUE))
+
+
+def _month_after(first: date) -> date:
+    return (first.replace(day=1) + timedelta(days=32)).replace(day=1)
+
+
+def logged_in_seconds_by_day(player: Player, first: date, last: date, now: datetime) -> dict[date, int]:
+    """GP §6(6)f logged-in time of each Prague day from ``first`` to ``last``: the union of the player's login
+    sessions (two devices count once), an open session up to ``now``. Reads the sessions of the window once
+    (index range scans, :func:`sessions_between`)."""
+    days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
+    bounds = [_prague_day(d) for d in days]
+    since, until = bounds[0][0], min(bounds[-1][1], now)
+    out = dict.fromkeys(days, 0)
+    if until <= since:
+        return out
+    spans = sorted((max(a, since), min(b or until, until)) for a, b in sessions_between(player, since, until))
+    merged: list[list[datetime]] = []
+    for a, b in spans:
+        if b <= a:
+            continue
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    starts = [s for s, _ in bounds]
+    for a, b in merged:
+        i = max(0, bisect_right(starts, a) - 1)
+        while i < len(days) and bounds[i][0] < b:
+            overlap = min(b, bounds[i][1]) - max(a, bounds[i][0])
+            if overlap > timedelta():
+                out[days[i]] += int(overlap.total_seconds())
+            i += 1
+    return out
+
+
+def play_statistics(player: Player, kind: str, first: date, last: date, now: datetime) -> dict[str, Any]:
+    """The player's own play per Prague day from ``first`` to ``last`` and per calendar month touching them
+    (GP §13(4)): logged-in time, and the stakes, wins and net loss of the bets decided in the period (GP §6(7)).
+
+    From the counters, never the rounds: the day and month :class:`PeriodTotal` rows (one query, keyed by the
+    Prague date) and the login sessions of the months (see :func:`logged_in_seconds_by_day`). Months are whole
+    calendar months even where the range covers part of one. At most :data:`STATISTICS_MAX_DAYS` days."""
+    kind_rules(kind)
+    if last < first or (last - first).days + 1 > STATISTICS_MAX_DAYS:
+        raise errors.INVALID_PERIOD(max_days=STATISTICS_MAX_DAYS, date_from=first, date_to=last)
+    month_first, month_end = first.replace(day=1), _month_after(last)
+    rows = PeriodTotal.objects.filter(player=player, kind=kind).filter(
+        Q(period=PeriodTotal.Period.DAY, start__gte=first, start__lte=last)
+        | Q(period=PeriodTotal.Period.MONTH, start__gte=month_first, start__lt=month_end))
+    totals = {(r.period, r.start): r for r in rows}
+    seconds = logged_in_seconds_by_day(player, month_first, month_end - timedelta(days=1), now)
+
+    def figures(row: PeriodTotal | None, logged_in: int) -> PlayFigures:
+        if row is None:
+            return PlayFigures(logged_in_seconds=logged_in, bets=0, stakes=Money(0), wins=Money(0))
+        return PlayFigures(logged_in_seconds=logged_in, bets=row.bets_decided, stakes=Money(row.stakes_decided),
+                           wins=Money(row.wins_decided))
+
+    days = []
+    for i in range((last - first).days + 1):
+        d = first + timedelta(days=i)
+        days.append({"date": d, **_figures_json(figures(totals.get(("day", d)), seconds[d]))})
+    months = []
+    m = month_first
+    while m < month_end:
+        nxt = _month_after(m)
+        logged_in = sum(s for d, s in seconds.items() if m <= d < nxt)
+        months.append({"month": m.strftime("%Y-%m"), "first_day": m, "last_day": nxt - timedelta(days=1),
+                       **_figures_json(figures(totals.get(("month", m)), logged_in))})
+        m = nxt
+    total = PlayFigures(
+        logged_in_seconds=sum(day["logged_in_seconds"] for day in days), bets=sum(day["bets"] for day in days),
+        stakes=Money(sum(day["stakes"].amount for day in days)), wins=Money(sum(day["wins"].amount for day in days)))
+    return {"kind": kind, "date_from": first, "date_to": last, "time_zone": "Europe/Prague",
+            "total": _figures_json(total), "days": days, "months": months}
+
+
+def _figures_json(f: PlayFigures) -> dict[str, Any]:
+    return {"logged_in_seconds": f.logged_in_seconds, "bets": f.bets, "stakes": f.stakes, "wins": f.wins,
+            "net_loss": f.net_loss}

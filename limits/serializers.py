@@ -5,8 +5,16 @@ from typing import Any
 
 from rest_framework import serializers
 
+from core.money import Money
 from limits.kinds import KINDS
-from limits.models import LimitType, PanicExclusion, SelfLimitChange, SelfListingRequest
+from limits.models import (
+    HelpContact,
+    LimitType,
+    PanicExclusion,
+    ResponsibleGamingText,
+    SelfLimitChange,
+    SelfListingRequest,
+)
 
 
 class SelfLimitSerializer(serializers.Serializer[Any]):
@@ -77,3 +85,61 @@ class SelfListingSerializer(serializers.ModelSerializer[SelfListingRequest]):
 
 def kind_param_choices() -> list[str]:
     return sorted(KINDS)
+
+
+# Responsible gaming (GP §13(4)) ------------------------------------------------------------------------------
+class LimitsMoneySerializer(serializers.Serializer[Any]):
+    """The house Money JSON (``core.money.Money.to_json``)."""
+
+    amount = serializers.IntegerField(help_text="minor units (haléře)")
+    currency = serializers.CharField()
+    formatted = serializers.CharField()
+
+    def to_representation(self, instance: Money) -> dict[str, Any]:
+        return instance.to_json()
+
+
+class ResponsibleGamingTextSerializer(serializers.ModelSerializer[ResponsibleGamingText]):
+    class Meta:
+        model = ResponsibleGamingText
+        fields = ["key", "title_cs", "title_en", "body_cs", "body_en", "updated_at"]
+
+
+class HelpContactSerializer(serializers.ModelSerializer[HelpContact]):
+    class Meta:
+        model = HelpContact
+        fields = ["name_cs", "name_en", "description_cs", "description_en", "phone", "email", "url", "hours_cs",
+                  "hours_en"]
+
+
+class ResponsibleGamingSerializer(serializers.Serializer[Any]):
+    texts = ResponsibleGamingTextSerializer(many=True)
+    help_contacts = HelpContactSerializer(many=True, help_text="as the operator entered them; may be empty")
+
+
+class PlayFiguresSerializer(serializers.Serializer[Any]):
+    logged_in_seconds = serializers.IntegerField(help_text="time logged in (union of the login sessions)")
+    bets = serializers.IntegerField(help_text="bets decided in the period")
+    stakes = LimitsMoneySerializer(help_text="stakes of the bets decided in the period")
+    wins = LimitsMoneySerializer(help_text="wins of the bets decided in the period")
+    net_loss = LimitsMoneySerializer(help_text="stakes - wins (GP §6(7)); negative when the player won more")
+
+
+class PlayDaySerializer(PlayFiguresSerializer):
+    date = serializers.DateField(help_text="Prague calendar day")
+
+
+class PlayMonthSerializer(PlayFiguresSerializer):
+    month = serializers.CharField(help_text="YYYY-MM, Prague calendar month")
+    first_day = serializers.DateField()
+    last_day = serializers.DateField()
+
+
+class PlayStatisticsSerializer(serializers.Serializer[Any]):
+    kind = serializers.CharField()
+    date_from = serializers.DateField()
+    date_to = serializers.DateField()
+    time_zone = serializers.CharField()
+    total = PlayFiguresSerializer(help_text="the days of the range together")
+    days = PlayDaySerializer(many=True)
+    months = PlayMonthSerializer(many=True, help_text="whole calendar months touching the range")

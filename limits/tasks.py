@@ -1,8 +1,8 @@
 """Periodic and on-commit jobs of the limits app: thin wrappers around services.
 
 The services never enqueue these tasks (no import back from ``limits.services``): the API enqueues
-:func:`self_listing_send_task` after a self-listing request commits, and beat runs the rest
-(``limits/schedules.py``).
+:func:`self_listing_send_task` after a self-listing request commits and :func:`panic_report_send_task` after a
+panic-button press commits, and beat runs the rest (``limits/schedules.py``).
 """
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from limits.services import (
     daily_time_logout_sweep,
     exclusion_sweep,
     minute_buckets_prune,
+    panic_report_send,
+    panic_reports_send_due,
     pending_limits_apply,
     self_listing_send,
     self_listing_send_due,
@@ -54,6 +56,19 @@ def self_listing_send_task(request_id: int) -> str:
 def self_listing_send_due_task() -> int:
     """Retry self-listing requests the register did not take yet."""
     return self_listing_send_due()
+
+
+@platform_task(name="limits.panic_report_send", time_limit=120, soft_time_limit=100)
+def panic_report_send_task(report_id: int) -> str:
+    """Report one panic-button press to the register of excluded persons (enqueued after the press commits)."""
+    report = panic_report_send(report_id=report_id)
+    return report.status if report is not None else "not-due"
+
+
+@platform_task(name="limits.panic_reports_send_due", time_limit=600, soft_time_limit=540)
+def panic_reports_send_due_task() -> dict[str, int]:
+    """Report the panic-button presses the register has not acknowledged yet (new ones and due retries)."""
+    return panic_reports_send_due()
 
 
 @platform_task(name="limits.minute_buckets_prune", time_limit=300, soft_time_limit=240)

@@ -9,4 +9,6 @@ urlpatterns = [
     path("play-status", api.PlayStatusView.as_view(), name="limits-play-status"),
     path("panic", api.PanicView.as_view(), name="limits-panic"),
     path("self-listing", api.SelfListingView.as_view(), name="limits-self-listing"),
+    path("responsible-gaming", api.ResponsibleGamingView.as_view(), name="limits-responsible-gaming"),
+    path("statistics", api.PlayStatisticsView.as_view(), name="limits-statistics"),
 ]

@@ -461,6 +461,10 @@ class Bench:
 
         levels = io.StringIO()
         jackpots_seed(levels)  # the demo's central BRONZE/SILVER/GOLD over every game (Kobushi's pools: migrate)
+        from core.audit import Actor
+        from games.demo import demo_approvals
+
+        demo_approvals(actor=Actor.system("bench"))  # real money needs approved versions (GP §13(6)), as in the demo
         self.notes.append("jackpots: " + "; ".join(line.removeprefix("jackpot: ")
                                                    for line in levels.getvalue().splitlines()))
         self._close_django()

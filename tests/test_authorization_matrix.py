@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -33,6 +33,9 @@ OWNED = {
     ("api/v1/games/rounds/", "round_id"): "round",
     ("api/v1/complaints/", "reference"): "complaint",
     ("api/v1/complaints/", "attachment_id"): "attachment",
+    ("api/v1/accounts/me/messages/", "message_id"): "message",
+    ("api/v1/aml/identifications/", "pk"): "aml_identification",
+    ("api/v1/accounts/me/data-requests/", "request_id"): "data_request",
 }
 # parameters that name no record of a player (a kind, a game, a provider): not part of the ownership matrix
 NOT_IDENTIFIERS = {"kind", "limit_type", "code", "provider", "player_id"}
@@ -89,6 +92,8 @@ def _fill(path: str, values: dict[str, Any]) -> str:
 @pytest.fixture
 def records() -> dict[str, Any]:
     """Player B with one record of every kind a path can name."""
+    from accounts.services import data_request_create, message_send
+    from aml.models import IdentificationCheck
     from complaints.services import complaint_file
     from complaints.tests.helpers import PDF, upload
     from games.models import Round
@@ -107,16 +112,25 @@ def records() -> dict[str, Any]:
                          HTTP_IDEMPOTENCY_KEY="b-wd").json()
     body = start(game_client(b), game="kobushi", bet={"lines": 30, "coins": 5, "coin_value": 1}).json()
     assert "id" in body, body
+    # B's online identification check (created directly: B is identified already, so a new one would be refused)
+    identification = IdentificationCheck.objects.create(
+        player=b, provider="sandbox", reference="idc_b", document_type="id_card", document_number="AB1234567",
+        document_issuing_state="CZ", document_issuing_authority="x", document_valid_until=date(2030, 1, 1),
+        created_at=clock.now())
+    data_request = data_request_create(player=b, kind="blocking", text="B", actor=Actor.player(b))
+    message = message_send(player=b, kind="notice", subject_cs="B", subject_en="B", body_cs="B", body_en="B")
     complaint = complaint_file(player=b, reason="other", description="B's complaint",
                                event_at=clock.now() - timedelta(days=1), actor=Actor.player(b),
                                files=[upload("b.pdf", PDF)])
     return {"player": b, "method": method.pk, "deposit": deposit["id"], "withdrawal": withdrawal["id"],
             "round": body["id"], "round_status": Round.objects.get(pk=body["id"]).status,
-            "complaint": complaint.reference, "attachment": complaint.attachments.get().pk}
+            "complaint": complaint.reference, "attachment": complaint.attachments.get().pk, "message": message.pk,
+            "aml_identification": identification.pk, "data_request": data_request.pk}
 
 
 def _state(b: Any) -> dict[str, Any]:
     """What A must not be able to change: B's records and money."""
+    from aml.models import IdentificationCheck
     from complaints.models import Complaint
     from games.models import Round, RoundAction
     from wallet.models import Deposit, LedgerTransaction, PaymentMethod, Withdrawal
@@ -131,6 +145,9 @@ def _state(b: Any) -> dict[str, Any]:
         "messages": sum(c.messages.count() for c in Complaint.objects.filter(player=b)),
         "attachments": sum(c.attachments.count() for c in Complaint.objects.filter(player=b)),
         "ledger": LedgerTransaction.objects.filter(player_id=b.pk).count(),
+        "inbox": list(b.messages.values("id", "read_at")),
+        "aml_identifications": list(IdentificationCheck.objects.filter(player=b).values("id", "status")),
+        "data_requests": list(b.data_requests.values("id", "state", "ended_at")),
     }
 
 

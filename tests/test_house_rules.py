@@ -5,7 +5,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("config", "core", "accounts", "wallet", "limits", "games", "jackpots", "complaints", "scripts", "tests")
+APPS = ("config", "core", "accounts", "wallet", "limits", "games", "jackpots", "aml", "complaints", "scripts", "tests")
 
 
 def _sources() -> list[Path]:

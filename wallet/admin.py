@@ -100,8 +100,10 @@ class LedgerTransactionAdmin(AmountColumn, ReadOnlyAdmin):
 class WalletAdmin(ReadOnlyAdmin):
     """Per player: the account mode, balances and the statement (staff view per player)."""
 
-    list_display = ("player", "mode", "shown_balance", "shown_held", "shown_debt", "debt_flagged_at", "statement_link")
-    list_filter = ("mode", ("debt_flagged_at", admin.EmptyFieldListFilter))
+    list_display = ("player", "mode", "shown_balance", "shown_held", "shown_debt", "debt_flagged_at",
+                    "method_term_flagged_at", "statement_link")
+    list_filter = ("mode", ("debt_flagged_at", admin.EmptyFieldListFilter),
+                   ("method_term_flagged_at", admin.EmptyFieldListFilter))
     search_fields = ("player__user__username", "player__pk")
 
     @admin.display(description="balance")
@@ -143,11 +145,18 @@ class DocumentInline(ReadOnlyInline):
 
 @admin.register(PaymentMethod)
 class PaymentMethodAdmin(StaffActionAdmin):
-    list_display = ("player", "kind", "display", "status", "verified_by", "verified_at", "verify_by", "created_at")
-    list_filter = ("kind", "status", "verified_by")
+    list_display = ("player", "kind", "display", "status", "verified_by", "verified_at", "verify_by",
+                    "deposits_blocked_at", "created_at")
+    list_filter = ("kind", "status", "verified_by", ("deposits_blocked_at", admin.EmptyFieldListFilter))
     search_fields = ("identifier", "iban", "player__user__username", "holder_name")
     inlines = [DocumentInline]
-    actions = ["refuse", "cancel_misuse"]
+    actions = ["confirm_owner", "refuse", "cancel_misuse"]
+
+    @admin.action(description="Confirm as the player's own after a refused deposit: deposits from it work again "
+                              "(GP §5(6), §5(8)b)")
+    def confirm_owner(self, request: HttpRequest, queryset: QuerySet[PaymentMethod]) -> None:
+        run_service_action(self, request, queryset, lambda m, a: services.payment_method_owner_confirm(
+            method=m, note=f"confirmed in the admin by {request.user} on the evidence on file", actor=a), "confirmed")
 
     @admin.action(description="Refuse: ownership not proven after a request (GP §5(11))")
     def refuse(self, request: HttpRequest, queryset: QuerySet[PaymentMethod]) -> None:
@@ -182,7 +191,8 @@ class MethodDocumentAdmin(StaffActionAdmin):
 
 @admin.register(Deposit)
 class DepositAdmin(AmountColumn, ReadOnlyAdmin):
-    list_display = ("created_at", "player", "method", "shown_amount", "status", "payment_reference", "confirmed_at")
+    list_display = ("created_at", "player", "method", "shown_amount", "status", "status_reason", "payment_reference",
+                    "confirmed_at")
     list_filter = ("status", "provider", "into_temporary")
     search_fields = ("payment_reference", "player__user__username", "provider_payment_id")
 
@@ -222,7 +232,11 @@ class PayoutAdmin(StaffActionAdmin):
     list_filter = ("kind", "status", "channel")
     search_fields = ("reference", "player__user__username")
     readonly_fields = ("history",)
-    actions = ["collect_in_cash"]
+    actions = ["collect_in_cash", "send_again"]
+
+    @admin.action(description="Send a stopped return to its source again (GP §5(6))")
+    def send_again(self, request: HttpRequest, queryset: QuerySet[Payout]) -> None:
+        run_service_action(self, request, queryset, lambda p, a: services.payout_resend(payout=p, actor=a), "sent again")
 
     @admin.display(description="outstanding")
     def shown_outstanding(self, obj: Payout) -> str:

@@ -32,6 +32,7 @@ from core.audit import Actor, security_event
 from core.errors import DomainError
 from core.idempotency import idempotent
 from core.permissions import IsStaff
+from core.schema import idempotency_key
 from wallet import errors, selectors, services
 from wallet import errors as wallet_errors
 from wallet.adapters import SIGNATURE_HEADER
@@ -65,6 +66,7 @@ def _key_reference(request: Request, what: str) -> str:
 BEGINNING = datetime.combine(date(1970, 1, 1), time.min, tzinfo=clock.PRAGUE)
 
 
+KEY_HEADER = idempotency_key(required=True)  # every @idempotent() call below
 PERIOD_YEARS = (1970, 2999)  # a statement period's bounds (issue 13: "9999-12-31" overflowed into a 500)
 
 
@@ -256,6 +258,7 @@ class DepositListView(generics.GenericAPIView[Deposit]):
         return self.get_paginated_response(DepositSerializer(page, many=True).data)
 
     @extend_schema(request=DepositCreateSerializer, responses={201: DepositSerializer}, operation_id="wallet_deposits_start",
+                   parameters=[KEY_HEADER],
                    description="Start a deposit from a registered method: follow ``redirect_url`` or pay with the "
                                "``instructions``; the provider's signed callback credits it. Needs Idempotency-Key.")
     @idempotent()
@@ -284,7 +287,7 @@ class SandboxPayView(APIView):
     permission_classes = [IsPlayer]
 
     @extend_schema(request=SandboxPaySerializer, responses={202: SandboxPayResultSerializer},
-                   operation_id="wallet_sandbox_pay")
+                   operation_id="wallet_sandbox_pay", parameters=[KEY_HEADER])
     @idempotent()
     def post(self, request: Request, pk: int) -> Response:
         player = request_player(request)
@@ -345,7 +348,7 @@ class WithdrawalListView(generics.GenericAPIView[Withdrawal]):
         return self.get_paginated_response(WithdrawalSerializer(page, many=True).data)
 
     @extend_schema(request=WithdrawalCreateSerializer, responses={201: WithdrawalSerializer},
-                   operation_id="wallet_withdrawals_request",
+                   operation_id="wallet_withdrawals_request", parameters=[KEY_HEADER],
                    description="Withdraw to a verified registered method (GP §5(6), §5(8)); only from a full "
                                "player account (GP §5(2)c). Needs Idempotency-Key.")
     @idempotent()
@@ -372,7 +375,8 @@ class WithdrawalDetailView(APIView):
 class WithdrawalCancelView(APIView):
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=None, responses=WithdrawalSerializer, operation_id="wallet_withdrawals_cancel")
+    @extend_schema(request=None, responses=WithdrawalSerializer, operation_id="wallet_withdrawals_cancel",
+                   parameters=[KEY_HEADER])
     @idempotent()
     def post(self, request: Request, pk: int) -> Response:
         player = request_player(request)
@@ -434,7 +438,7 @@ class StaffBranchCashView(APIView):
     permission_classes = [IsStaff]
 
     @extend_schema(request=BranchCashSerializer, responses={201: BranchCashResultSerializer},
-                   operation_id="wallet_staff_branch_cash")
+                   operation_id="wallet_staff_branch_cash", parameters=[KEY_HEADER])
     @idempotent()
     def post(self, request: Request) -> Response:
         s = BranchCashSerializer(data=request.data)

@@ -14,6 +14,7 @@ class WalletConfig(AppConfig):
         hooks.register("temporary_convert", services.wallet_convert_temporary)
         hooks.register("temporary_refund_start", services.temporary_refund_start)
         hooks.register("closure_settlement_start", services.closure_settlement_start)
+        hooks.register("misuse_payout_start", services.misuse_payout_start)
         hooks.register("closure_settled_at", selectors.closure_settled_at)
         hooks.register("has_verified_payment_method", selectors.player_has_verified_payment_method)
         hooks.register("payment_method_deadline", selectors.payment_method_deadline)

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from accounts.models import Player
 from accounts.selectors import money_movement_refusal
+from core import clock
 from core.money import Money
 from wallet import errors, rules
-from wallet.selectors import player_status_fresh, temporary_deposited, temporary_pending
+from wallet.models import Wallet
+from wallet.selectors import method_term_passed, player_status_fresh, temporary_deposited, temporary_pending
 
 DEPOSIT_STATUSES = ("temporary", "active")
 
@@ -23,6 +25,15 @@ def refuse_deposit_if_frozen(player: Player) -> None:
         raise err
     if status not in DEPOSIT_STATUSES:
         raise errors.ACCOUNT_STATE(state=status)
+
+
+def refuse_deposit_if_method_term_passed(wallet: Wallet) -> None:
+    """GP §5(11): a full account that registered no new method within 30 days of losing its last one takes no
+    deposit (provider or branch cash) until a method is verified (docs/wallet.md: stakes stay allowed). Call
+    under the wallet lock."""
+    deadline = method_term_passed(wallet, clock.now())
+    if deadline is not None:
+        raise errors.METHOD_TERM_PASSED(deadline=deadline, missing_since=wallet.method_missing_since)
 
 
 def refuse_withdrawal_state(player: Player) -> None:

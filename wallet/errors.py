@@ -61,6 +61,23 @@ WITHDRAWAL_STATE = ErrorDef("wallet.withdrawal_state", 409, "Výběr je v jiném
 DEPOSIT_STATE = ErrorDef("wallet.deposit_state", 409, "Vklad je v jiném stavu.", "The deposit is not in a state that allows this.")
 PAYOUT_STATE = ErrorDef("wallet.payout_state", 409, "Výplata je v jiném stavu.", "The payout is not in a state that allows this.")
 HOLD_STATE = ErrorDef("wallet.hold_state", 409, "Zadržená výhra je v jiném stavu.", "The held win is not in a state that allows this.")
+HOLD_INVALID = ErrorDef("wallet.hold_invalid", 400,
+                        "Zadržení výhry potřebuje důvod (regularity nebo aml) a poznámku (GP §10(3)).",
+                        "A win hold needs a reason (regularity or aml) and a note (GP §10(3)).")
+WIN_NOT_FOUND = ErrorDef("wallet.win_not_found", 404, "Připsaná výhra s touto referencí u tohoto hráče není.",
+                         "This player has no credited win with this reference.")
+HOLD_TOO_LATE = ErrorDef(
+    "wallet.hold_too_late", 409,
+    "Pro pochybnost o řádnosti sázky lze výplatu výhry pozdržet nejdéle do konce 60denní lhůty od jejího připsání "
+    "(GP §10(3)); ta uplynula.",
+    "A doubt about a bet's regularity can hold a win's payout only until the 60-day term from its crediting ends "
+    "(GP §10(3)); that term has passed.")
+HOLD_EXISTS = ErrorDef("wallet.hold_exists", 409, "Tato výhra již byla zadržena z jiného důvodu.",
+                       "This win was already held for another reason.")
+NOTHING_TO_HOLD = ErrorDef(
+    "wallet.nothing_to_hold", 409,
+    "Z výhry již na kontě nic nezbývá (byla prosazena nebo vyplacena); není co zadržet.",
+    "Nothing of the win is left in the account (staked or paid out); there is nothing to hold.")
 DOCUMENT_STATE = ErrorDef("wallet.document_state", 409, "Doklad již byl posouzen.", "The document was already reviewed.")
 DOCUMENT_TOO_LARGE = ErrorDef("wallet.document_too_large", 400, "Soubor je příliš velký.", "The file is too large.")
 DOCUMENT_TYPE = ErrorDef("wallet.document_type", 400, "Povolené jsou jen soubory PDF, JPEG a PNG.",
@@ -79,3 +96,17 @@ NOT_AN_OPERATOR_ACCOUNT = ErrorDef("wallet.not_operator_account", 400,
                                    "Převod je možný jen mezi účty provozovatele (GP §5(5)).",
                                    "Transfers are possible only between operator accounts (GP §5(5)).")
 NOTHING_TO_PAY = ErrorDef("wallet.nothing_to_pay", 409, "Není co vyplatit.", "There is nothing to pay out.")
+METHOD_DEPOSITS_BLOCKED = ErrorDef(
+    "wallet.method_deposits_blocked", 409,
+    "Z tohoto platebního prostředku přišla platba od jiné osoby; byla vrácena a další vklady z něj nejsou možné, "
+    "dokud vlastnictví neposoudí provozovatel (GP §5(6)).",
+    "A payment from another person came through this payment method; it was returned, and no deposit from it is "
+    "possible until the operator has decided on its ownership (GP §5(6)).")
+METHOD_NOT_BLOCKED = ErrorDef("wallet.method_not_blocked", 409, "Platební prostředek není blokován pro vklady.",
+                              "The payment method is not blocked for deposits.")
+METHOD_TERM_PASSED = ErrorDef(
+    "wallet.payment_method_term_passed", 409,
+    "Lhůta 30 dnů k registraci nového platebního prostředku uplynula (GP §5(11)). Vklady jsou možné až po ověření "
+    "platebního prostředku; vlastnictví doložte dokladem (GP §5(8)b).",
+    "The 30-day term to register a new payment method has passed (GP §5(11)). Deposits are possible again once a "
+    "payment method is verified; prove its ownership with a document (GP §5(8)b).")

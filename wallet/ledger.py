@@ -249,9 +249,10 @@ WITH op_new AS (
     SELECT id FROM op_new UNION ALL SELECT id FROM wallet_ledgeraccount WHERE code = %(op_code)s LIMIT 1
 ), txn AS (
     INSERT INTO wallet_ledgertransaction (kind, reference, player_id, amount, currency, memo, created_at, actor_label)
-    VALUES (%(kind)s, %(reference)s, %(player_id)s, %(amount)s, 'CZK', '', %(now)s, %(actor)s) RETURNING id
+    SELECT %(kind)s, %(reference)s, %(player_id)s, %(amount)s, 'CZK', '', %(now)s, %(actor)s FROM op RETURNING id
 ), acc AS (
-    UPDATE wallet_ledgeraccount SET balance = balance + %(delta)s WHERE id = %(account_id)s RETURNING balance
+    UPDATE wallet_ledgeraccount SET balance = balance + %(delta)s
+    WHERE id = %(account_id)s AND EXISTS (SELECT 1 FROM op) RETURNING balance
 ), entries AS (
     INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
     SELECT txn.id, %(account_id)s, %(delta)s, acc.balance, %(now)s FROM txn, acc
@@ -274,12 +275,18 @@ def post_with_operator(*, locked: LockedWallet, kind: str, reference: str, delta
     params: dict[str, Any] = {"op_code": operator, "op_kind": operator_kind(operator), "now": clock.now(), "kind": kind,
               "reference": reference, "player_id": locked.wallet.player_id, "amount": abs(delta),
               "actor": _actor_label(actor), "delta": delta, "account_id": locked.account_id}
-    try:
-        with connection.cursor() as cur:
-            cur.execute(_POST_WITH_OPERATOR_SQL, params)
-            txn_id, balance, entries = cur.fetchone()
-    except IntegrityError:
-        raise errors.REFERENCE_CONFLICT(reference=reference, kind=kind)
+    # The operator account is created on first use. When another transaction creates it at the same moment, the
+    # insert skips it (ON CONFLICT) and this statement's snapshot cannot see it yet: then NOTHING is written (every
+    # part needs the operator row) and the statement runs once more; a new statement sees the committed row.
+    for _attempt in range(2):
+        try:
+            with connection.cursor() as cur:
+                cur.execute(_POST_WITH_OPERATOR_SQL, params)
+                txn_id, balance, entries = cur.fetchone()
+        except IntegrityError:
+            raise errors.REFERENCE_CONFLICT(reference=reference, kind=kind)
+        if entries != 0:
+            break
     if entries != 2:
         raise RuntimeError(f"posting {kind}:{reference} wrote {entries} entries")
     locked.balance = int(balance)

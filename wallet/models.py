@@ -20,6 +20,8 @@ while they hold money.
 """
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.db import models
 from django.db.models import Q
 
@@ -41,6 +43,9 @@ class Wallet(models.Model):
     method_missing_since = models.DateTimeField(null=True, blank=True)
     # GP §7(7): an unpaid debt is flagged for staff (who may cancel the account).
     debt_flagged_at = models.DateTimeField(null=True, blank=True)
+    # GP §5(11): a full account still without a registered method 30 days after losing its last one is flagged
+    # for staff (deposits are refused from the deadline on; stakes stay allowed, docs/wallet.md).
+    method_term_flagged_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"wallet of player {self.player_id} ({self.mode})"
@@ -185,6 +190,7 @@ class PaymentMethod(models.Model):
     class VerifiedBy(models.TextChoices):
         FIRST_PAYMENT = "first_payment", "first payment (GP §5(8)a)"
         DOCUMENTS = "documents", "documents (GP §5(8)b)"
+        STAFF = "staff", "staff decision after a refused deposit (GP §5(6), §5(8)b)"
 
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="payment_methods")
     kind = models.CharField(max_length=20, choices=Kind.choices)
@@ -200,6 +206,12 @@ class PaymentMethod(models.Model):
     verify_by = models.DateTimeField(null=True, blank=True, help_text="GP §5(9)/(11) deadline for verification")
     status_reason = models.CharField(max_length=255, blank=True, default="")
     status_changed_at = models.DateTimeField(null=True, blank=True)
+    # GP §5(6): a deposit paid by another person was refused; no deposit from this method until staff decide
+    # (``payment_method_owner_confirm`` or ``payment_method_refuse``).
+    deposits_blocked_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    deposits_blocked_reason = models.CharField(max_length=255, blank=True, default="")
+    accepted_payers = models.JSONField(default=list, blank=True,
+                                       help_text="payer names staff confirmed as the player's own (folded name keys)")
     created_at = models.DateTimeField()
 
     class Meta:
@@ -251,6 +263,7 @@ class Deposit(models.Model):
         FAILED = "failed", "failed at the provider"
         EXPIRED = "expired", "expired (no confirmation in time)"
         RETURNED = "returned", "received but returned (not credited)"
+        REFUSED = "refused", "paid by another person: refused, returned to its source (GP §5(6))"
 
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="deposits")
     method = models.ForeignKey(PaymentMethod, on_delete=models.PROTECT, related_name="deposits")
@@ -269,6 +282,7 @@ class Deposit(models.Model):
     expires_at = models.DateTimeField(db_index=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
     status_reason = models.CharField(max_length=255, blank=True, default="")
+    payer = models.JSONField(null=True, blank=True, help_text="the payer the provider reported (GP §5(6), §5(8)a)")
     transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
 
     class Meta:
@@ -312,6 +326,11 @@ class Withdrawal(models.Model):
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(amount__gt=0), name="wallet_withdrawal_positive")]
 
+    @property
+    def send_reference(self) -> str:
+        """Our reference at the provider (sent once: a withdrawal is never sent again)."""
+        return self.reference
+
 
 class ProviderEvent(models.Model):
     """A provider callback, handled exactly once (unique ``(provider, provider_txn_id)``)."""
@@ -344,12 +363,17 @@ class Payout(models.Model):
         MISUSE = "misuse", "balance of an account closed for misuse (GP §5(13))"
         CLOSURE = "closure", "balance at account cancellation (GP §5(15))"
         DEPOSIT_RETURN = "deposit_return", "deposit received but not credited"
+        DEPOSIT_REFUSED = "deposit_refused", "deposit paid by another person, returned to its source only (GP §5(6))"
+
+    # Money of another person: it goes back to where it came from, never to the player (no branch, no post).
+    SOURCE_ONLY_KINDS = (Kind.DEPOSIT_REFUSED,)
 
     class Status(models.TextChoices):
         PENDING = "pending", "to be sent to the payment method"
         SENDING = "sending", "being sent"
         SENT = "sent", "sent, waiting for the provider"
         INVITED = "invited", "invited to collect at a branch"
+        STOPPED = "stopped", "the source did not take the money back: waiting for staff"
         COMPLETED = "completed", "completed"
 
     class Channel(models.TextChoices):
@@ -378,17 +402,26 @@ class Payout(models.Model):
     invited_at = models.DateTimeField(null=True, blank=True)
     posted_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    attempt = models.PositiveSmallIntegerField(default=0, help_text="sends after a stop (staff: send again)")
     history = models.JSONField(default=list, blank=True)
 
     class Meta:
         constraints = [
             models.CheckConstraint(condition=Q(amount__gte=0) & Q(paid__gte=0) & Q(postage__gte=0)
                                    & Q(paid__lte=models.F("amount")), name="wallet_payout_amounts"),
+            # GP §5(6): another person's money goes back to its source only, never in cash or by post.
+            models.CheckConstraint(condition=~Q(kind="deposit_refused") | Q(channel="method"),
+                                   name="wallet_payout_source_only"),
         ]
 
     @property
     def outstanding(self) -> int:
         return self.amount - self.paid - self.postage
+
+    @property
+    def send_reference(self) -> str:
+        """Our reference at the provider (it de-duplicates on it): each send again after a stop is a new one."""
+        return self.reference if self.attempt == 0 else f"{self.reference}/a{self.attempt}"
 
 
 class BranchCash(models.Model):
@@ -439,10 +472,21 @@ class WinHold(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
     decided_by = models.CharField(max_length=150, blank=True, default="")
     note = models.CharField(max_length=255, blank=True, default="")
+    # the posting that moved the money into the held account: ``house|jackpot -> held`` for a win held when
+    # credited (``win_credit(hold_reason=...)``), ``live -> held`` for a win held after it was credited
     transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="+")
+    # the credited win a hold placed afterwards (``win_hold_place``) holds: its credit time starts the 60-day term
+    # (GP §10(3)) and its operator account takes a forfeited hold back; None for a win held when credited
+    win_transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, null=True, blank=True,
+                                        related_name="+")
 
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(amount__gt=0), name="wallet_winhold_positive")]
+
+    @property
+    def credited_at(self) -> datetime:
+        """When the held win was credited (the start of GP §10(3)'s 60-day payout term)."""
+        return self.win_transaction.created_at if self.win_transaction is not None else self.held_at
 
 
 class WinDeduction(models.Model):
@@ -453,8 +497,10 @@ class WinDeduction(models.Model):
     reference = models.CharField(max_length=160, unique=True)
     reason = models.CharField(max_length=255)
     notice_text = models.TextField()
+    # the notice is an ``accounts.Message`` (reference ``wallet.deduction:<id>``): in the inbox at ``notice_sent_at``
+    # (the message's creation) and e-mailed after commit, each delivery recorded (``accounts.Delivery``)
     notice_sent_at = models.DateTimeField()
-    notice_channel = models.CharField(max_length=30, default="account_message")
+    notice_channel = models.CharField(max_length=30, default="inbox+email")
     created_by = models.CharField(max_length=150)
     transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="+")
 

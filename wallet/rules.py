@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.conf import settings
 
 VERIFY_METHOD_DAYS = 30  # GP §5(9): verify the method within 30 days from the start of registration
-NEW_METHOD_DAYS = 30  # GP §5(11): 30 days to register another method
+NEW_METHOD_DAYS = 30  # GP §5(11): 30 days to register another method (a full account: then no deposits)
 TEMPORARY_REFUND_DAYS = 7  # GP §5(2)e: return within 7 days of the cancellation
 TEMPORARY_COLLECT_DAYS = 5  # GP §5(2)e: collect at a branch within 5 days
 MISUSE_COLLECT_DAYS = 15  # GP §5(13): collect at a branch within 15 days

@@ -6,6 +6,7 @@ What the wallet needs to know about the person comes from the accounts app by pl
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -124,28 +125,58 @@ def name_tokens(text: str) -> list[str]:
     return [t for t in re.split(r"[^a-z0-9]+", fold(text)) if t and t not in TITLES]
 
 
-def payer_matches(player: Player, payer: dict[str, Any]) -> tuple[bool, str]:
-    """GP §5(8)a: is the payer the provider reports the player? The name (as a set of tokens) must match the
-    accounts personal data, and the birth date too when the provider reports one. Without personal data
-    nothing matches (the method then needs documents, GP §5(8)b)."""
+def payer_name_key(text: str) -> str:
+    """A payer's name as one comparable key (its tokens, sorted): what staff accept as the player's own."""
+    return " ".join(sorted(name_tokens(text)))
+
+
+@dataclass(frozen=True)
+class PayerVerdict:
+    """Who paid, as far as the provider's report tells: ``player`` (the player, GP §5(8)a), ``other_person``
+    (a named payer who is not the player: the deposit is refused, GP §5(6)), ``undecided`` (a payer we cannot
+    compare: no personal data, no name, an unreadable birth date) or ``unknown`` (the provider reported no payer)."""
+
+    outcome: str
+    why: str
+
+
+def payer_verdict(player: Player, payer: dict[str, Any] | None, *,
+                  accepted_names: Sequence[str] = ()) -> PayerVerdict:
+    """GP §5(6), §5(8)a: is the payer the provider reports the player? The name (as a set of tokens) must match
+    the accounts personal data, or be a name staff confirmed as the player's for this method
+    (``accepted_names``, keys of :func:`payer_name_key`); a birth date, when reported, must match too.
+
+    Fails closed for verification: only ``player`` verifies a method. Only a payer shown to be someone else is
+    ``other_person``; without personal data nothing can be compared (``undecided``)."""
+    if not payer:
+        return PayerVerdict("unknown", "the provider reported no payer")
     identity = player_identity(player)
     if identity is None:
-        return False, "no personal data to compare"
+        return PayerVerdict("undecided", "no personal data to compare")
     mine = name_tokens(f"{identity.given_names} {identity.surname}")
-    theirs = name_tokens(str(payer.get("name") or payer.get("holder_name") or ""))
+    reported = str(payer.get("name") or payer.get("holder_name") or "")
+    theirs = name_tokens(reported)
     if not mine or not theirs:
-        return False, "no name to compare"
-    if sorted(mine) != sorted(theirs):
-        return False, "the payer's name differs from the player's"
+        return PayerVerdict("undecided", "no name to compare")
+    confirmed = sorted(mine) != sorted(theirs) and payer_name_key(reported) in accepted_names
+    if sorted(mine) != sorted(theirs) and not confirmed:
+        return PayerVerdict("other_person", "the payer's name differs from the player's")
     reported_birth = payer.get("birth_date")
-    if not reported_birth:
-        return True, "name matches"
-    try:
-        if date.fromisoformat(str(reported_birth)) != identity.date_of_birth:
-            return False, "the payer's birth date differs"
-    except ValueError:
-        return False, "unreadable birth date"
-    return True, "name and birth date match"
+    if reported_birth:
+        try:
+            if date.fromisoformat(str(reported_birth)) != identity.date_of_birth:
+                return PayerVerdict("other_person", "the payer's birth date differs")
+        except ValueError:
+            return PayerVerdict("undecided", "unreadable birth date")
+    if confirmed:
+        return PayerVerdict("player", "a payer name staff confirmed as the player's")
+    return PayerVerdict("player", "name and birth date match" if reported_birth else "name matches")
+
+
+def payer_matches(player: Player, payer: dict[str, Any]) -> tuple[bool, str]:
+    """GP §5(8)a: (the payer is the player, why); :func:`payer_verdict` without staff-confirmed names."""
+    verdict = payer_verdict(player, payer)
+    return verdict.outcome == "player", verdict.why
 
 
 # The temporary account's cap ---------------------------------------------------------------------------------
@@ -258,6 +289,22 @@ def payment_method_deadline(player: Player, wallet: Wallet | None = None) -> dat
     return min(candidates) if candidates else None
 
 
+def method_term_passed(wallet: Wallet, now: datetime) -> datetime | None:
+    """GP §5(11) for a full account: its last registered method was refused, cancelled or removed and no method
+    was verified within the 30 days (``rules.NEW_METHOD_DAYS``) since. Returns the deadline once ``now`` reached it
+    (at the deadline itself the term has run out), else None. The consequence (docs/wallet.md): deposits are
+    refused, stakes stay allowed, the sweeper flags the wallet for staff. A temporary account's term is the
+    accounts app's (its expiry, GP §5(2)a)."""
+    if wallet.mode != Wallet.Mode.FULL or wallet.method_missing_since is None:
+        return None
+    deadline = wallet.method_missing_since + timedelta(days=rules.NEW_METHOD_DAYS)
+    if now < deadline:
+        return None
+    if PaymentMethod.objects.filter(player_id=wallet.player_id, status=PaymentMethod.Status.VERIFIED).exists():
+        return None
+    return deadline
+
+
 def payment_method_status(player: Player) -> dict[str, Any]:
     w = _wallet(player)
     return {"has_verified": player_has_verified_payment_method(player),
@@ -267,11 +314,14 @@ def payment_method_status(player: Player) -> dict[str, Any]:
 
 # Closure ---------------------------------------------------------------------------------------------------
 
+SETTLEMENT_KINDS = (Payout.Kind.CLOSURE, Payout.Kind.TEMPORARY_REFUND, Payout.Kind.MISUSE)
+
+
 def closure_settled_at(player: Player) -> datetime | None:
     """GP §5(15): when the balance at cancellation was settled (the account closes within 10 days of it), or
-    None while anything is still owed or moving: an open settlement payout, an open withdrawal, a held win, a
-    balance left on the account."""
-    payouts = Payout.objects.filter(player_id=player.pk, kind__in=[Payout.Kind.CLOSURE, Payout.Kind.TEMPORARY_REFUND])
+    None while anything is still owed or moving: an open settlement payout (a closure, a GP §5(2)e refund or a
+    GP §5(13) misuse payout), an open withdrawal, a held win, a balance left on the account."""
+    payouts = Payout.objects.filter(player_id=player.pk, kind__in=SETTLEMENT_KINDS)
     if not payouts.exists() or payouts.exclude(status=Payout.Status.COMPLETED).exists():
         return None
     if Withdrawal.objects.filter(player_id=player.pk, status__in=Withdrawal.OPEN).exists():

@@ -113,7 +113,7 @@ class PaymentMethodSerializer(serializers.ModelSerializer[PaymentMethod]):
     class Meta:
         model = PaymentMethod
         fields = ["id", "kind", "display", "bank_code", "iban", "holder_name", "card_masked", "status", "registered",
-                  "verified_by", "verified_at", "verify_by", "status_reason", "created_at"]
+                  "verified_by", "verified_at", "verify_by", "status_reason", "deposits_blocked_at", "created_at"]
         read_only_fields = fields
 
     def get_registered(self, obj: PaymentMethod) -> bool:
@@ -191,7 +191,8 @@ class WithdrawalSerializer(serializers.ModelSerializer[Withdrawal]):
 
 
 class PayoutSerializer(serializers.ModelSerializer[Payout]):
-    kind = serializers.CharField(read_only=True, help_text="temporary_refund | misuse | closure | deposit_return")
+    kind = serializers.CharField(read_only=True,
+                                 help_text="temporary_refund | misuse | closure | deposit_return | deposit_refused")
     amount = MoneyOutField()
     paid = MoneyOutField()
     postage = MoneyOutField()
@@ -206,7 +207,15 @@ class PayoutSerializer(serializers.ModelSerializer[Payout]):
 
 
 class WinHoldSerializer(serializers.ModelSerializer[WinHold]):
+    """A hold as the player sees it: amount, state and dates. The reason is not shown: telling a customer that a
+    suspicious-transaction report exists is forbidden (AML law, §38 of Act 253/2008), and a distinct reason for
+    the other kind of hold would tell it by elimination; every hold reads ``"review"`` (GP §10(3))."""
+
     amount = MoneyOutField()
+    reason = serializers.SerializerMethodField()
+
+    def get_reason(self, obj: WinHold) -> str:
+        return "review"
 
     class Meta:
         model = WinHold

@@ -11,8 +11,8 @@ from django.db.models import Q
 from core import clock
 from core.audit import Actor
 from core.tasks import platform_task
-from wallet import services
-from wallet.models import Debt, Deposit, Payout, WinHold, Withdrawal
+from wallet import rules, services
+from wallet.models import Debt, Deposit, Payout, Wallet, WinHold, Withdrawal
 from wallet.services.callbacks import sandbox_callback_deliver
 
 
@@ -57,6 +57,10 @@ def sweep(limit: int = 500) -> dict[str, int]:
         count("win_hold", services.win_hold_sweep_one(hold_id=pk, actor=actor))
     for pk in Debt.objects.filter(status=Debt.Status.OPEN, due_at__lte=now).values_list("pk", flat=True)[:limit]:
         count("debt", services.debt_sweep_one(debt_id=pk, actor=actor))
+    term_start = now - timedelta(days=rules.NEW_METHOD_DAYS)  # GP §5(11): 30 days to register another method
+    for pk in Wallet.objects.filter(mode=Wallet.Mode.FULL, method_missing_since__lte=term_start,
+                                    method_term_flagged_at__isnull=True).values_list("pk", flat=True)[:limit]:
+        count("method_term", services.method_term_sweep_one(wallet_id=pk, actor=actor))
     return out
 
 

@@ -22,9 +22,10 @@ from django.db.models import Q
 
 from accounts import errors, rules
 from accounts.hooks import hook
-from accounts.models import Player
+from accounts.models import Message, Player
 from accounts.selectors import email_of, registration_steps
 from accounts.services.locks import player_lock
+from accounts.services.messages import message_send
 from accounts.services.notify import email_link_issue, email_on_commit
 from accounts.services.sessions import player_force_logout
 from core import clock
@@ -172,8 +173,8 @@ def temporary_expire(*, player: Player, actor: Actor) -> Player:
         balance_handoff_attempt(player=p, actor=actor)
         player_transition(p, Status.EXPIRED, reason="temporary_account_30_days", actor=actor,
                           action="accounts.temporary.expired", expires_at=p.temporary_expires_at)
-        email_on_commit(
-            to=email_of(p),
+        message_send(  # a proven notice of the cancellation (inbox + e-mail, each delivery recorded)
+            player=p, kind=Message.Kind.ACCOUNT_CANCELLATION, reference=f"accounts.temporary_expired:{p.pk}",
             subject_cs="Dočasné konto bylo zrušeno", subject_en="Your temporary account was cancelled",
             body_cs=("Registrace nebyla dokončena do 30 dnů, proto bylo dočasné konto zrušeno (HP §5 odst. 2). "
                      "Nevyužitý vklad vám vrátíme do 7 dnů na platební prostředek, případně vás vyzveme k vyzvednutí "
@@ -252,7 +253,9 @@ def closure_request(*, player: Player, method: str, actor: Actor, reason: str = 
     """Cancel the registration at any time. The player chooses the settlement (transfer to the
     registered payment method, or cash at a branch, max 5,000 CZK / 24 h); the wallet settles
     the balance (``closure_settlement_start``) and the account closes once it is settled (within
-    10 days, GP §5(15)). A temporary-only account closes now and is paid out per GP §5(2)e."""
+    10 days, GP §5(15)). A temporary-only account closes now and is paid out per GP §5(2)e.
+    The player is notified provably (inbox + e-mail, ``message_send``, as GP §7(7) wants for a notice the operator
+    must be able to prove)."""
     if method not in Player.ClosureMethod.values:
         raise errors.CLOSURE_METHOD_INVALID(allowed=Player.ClosureMethod.values)
     with transaction.atomic():
@@ -270,15 +273,17 @@ def closure_request(*, player: Player, method: str, actor: Actor, reason: str = 
                               action="accounts.closure.temporary_cancelled", method=method)
         elif p.status in (Status.ACTIVE, Status.SUSPENDED):
             p.closure_requested_at, p.closure_method = now, method
-            p.balance_handoff = "settlement"
+            # GP §5(13): an account closed for evident misuse is paid to its last registered method (else
+            # branch, then post), whatever settlement was named; any other closure is settled per GP §5(15).
+            p.balance_handoff = "misuse" if reason == "misuse" else "settlement"
             p.save(update_fields=["closure_requested_at", "closure_method", "balance_handoff"])
             player_transition(p, Status.CLOSING, reason=reason, actor=actor, action="accounts.closure.requested",
                               method=method)
             balance_handoff_attempt(player=p, actor=actor)
         else:
             raise errors.INVALID_TRANSITION(account_status=p.status, to=Status.CLOSING)
-        email_on_commit(
-            to=email_of(p),
+        message_send(  # a proven notice of the cancellation (inbox + e-mail, each delivery recorded)
+            player=p, kind=Message.Kind.ACCOUNT_CANCELLATION, reference=f"accounts.closure_request:{p.pk}",
             subject_cs="Žádost o zrušení registrace přijata", subject_en="Cancellation request received",
             body_cs=("Přijali jsme vaši žádost o zrušení registrace. Zůstatek vypořádáme zvoleným způsobem "
                      f"({method}); konto zrušíme nejpozději do 10 dnů od vypořádání zůstatku."),
@@ -291,6 +296,7 @@ def closure_request(*, player: Player, method: str, actor: Actor, reason: str = 
 HANDOFF_HOOKS = {
     "refund": "temporary_refund_start",  # wallet.services.temporary_refund_start (GP §5(2)e)
     "settlement": "closure_settlement_start",  # wallet.services.closure_settlement_start (GP §5(15))
+    "misuse": "misuse_payout_start",  # wallet.services.misuse_payout_start (GP §5(13))
 }
 
 
@@ -298,9 +304,10 @@ def balance_handoff_attempt(*, player: Player, actor: Actor) -> bool:
     """Start the wallet process named in ``player.balance_handoff`` (call with the player locked).
 
     "refund": the ``temporary_refund_start`` hook (GP §5(2)e); "settlement": the ``closure_settlement_start``
-    hook (GP §5(15)). Runs in a savepoint: when the wallet refuses (a ``DomainError``), the account change
-    stands, the refusal's code is kept in ``balance_handoff_error`` and a sweeper retries the hand-off. Any
-    other failure (a missing hook included) rolls the whole account change back.
+    hook (GP §5(15)); "misuse": the ``misuse_payout_start`` hook (GP §5(13)). Runs in a savepoint: when the
+    wallet refuses (a ``DomainError``), the account change stands, the refusal's code is kept in
+    ``balance_handoff_error`` and a sweeper retries the hand-off. Any other failure (a missing hook included)
+    rolls the whole account change back.
     """
     if not player.balance_handoff or player.balance_handoff_at is not None:
         return True
@@ -349,10 +356,10 @@ def player_close(*, player: Player, actor: Actor, reason: str = "balance_settled
         p.save(update_fields=["closed_at"])
         player_transition(p, Status.CLOSED, reason=reason, actor=actor, action="accounts.closure.closed",
                           settled_at=settled_at)
-        email_on_commit(to=email_of(p),
-                        subject_cs="Konto zrušeno", subject_en="Account closed",
-                        body_cs="Zůstatek byl vypořádán a vaše konto je zrušeno.",
-                        body_en="The balance was settled and your account is closed.")
+        message_send(player=p, kind=Message.Kind.ACCOUNT_CANCELLATION, reference=f"accounts.closed:{p.pk}",
+                     subject_cs="Konto zrušeno", subject_en="Account closed",
+                     body_cs="Zůstatek byl vypořádán a vaše konto je zrušeno.",
+                     body_en="The balance was settled and your account is closed.")
     _sync(player, p)
     return player
 

@@ -20,10 +20,14 @@ SIGNATURE = "\n\n-- \nProvozovatel / The operator"
 EMAIL_LINK_SALT = "accounts.email-confirm.v1"
 
 
+def compose(*, subject_cs: str, subject_en: str, body_cs: str, body_en: str) -> tuple[str, str]:
+    """The subject and body of a bilingual e-mail (Czech first, then English)."""
+    return f"{subject_cs} / {subject_en}", f"{body_cs}\n\n---- English ----\n\n{body_en}{SIGNATURE}"
+
+
 def email_on_commit(*, to: str, subject_cs: str, subject_en: str, body_cs: str, body_en: str) -> None:
     """A bilingual (Czech first, then English) e-mail, sent once the current transaction commits."""
-    subject = f"{subject_cs} / {subject_en}"
-    body = f"{body_cs}\n\n---- English ----\n\n{body_en}{SIGNATURE}"
+    subject, body = compose(subject_cs=subject_cs, subject_en=subject_en, body_cs=body_cs, body_en=body_en)
 
     def _send() -> None:
         try:

@@ -19,11 +19,13 @@ from accounts.adapters import (
     get_exclusion_register,
     get_population_register,
 )
+from accounts.hooks import hook
 from accounts.models import Consent, DuplicateCase, IdentityVerification, PersonalData, Player, RegisterCheck, User
-from accounts.selectors import barred_person_matches, email_of, find_duplicates
+from accounts.selectors import barred_person_matches, email_of, find_duplicates, terms_in_force
 from accounts.services.lifecycle import player_set_barred_insider, registration_reject, temporary_activate
 from accounts.services.locks import player_lock
 from accounts.services.notify import EMAIL_LINK_SALT, email_link_issue, email_on_commit, sms_on_commit
+from accounts.services.terms import terms_accept_at_registration
 from accounts.validation import FIELDS, age_on, derived_keys, email_key, require_adult, validate_personal_data
 from core import clock
 from core.audit import Actor, audit_record
@@ -84,6 +86,12 @@ def validate_consents(consents: dict[str, Any] | None) -> dict[str, str]:
         if isinstance(marketing, str) and marketing != versions["marketing"]:
             raise errors.CONSENT_VERSION_OUTDATED(kind="marketing", current=versions["marketing"], given=marketing)
         out["marketing"] = versions["marketing"]
+    plan_version = consents.get("plan_version")
+    if plan_version is not None:  # optional: the published version of the plan and terms the applicant read
+        current = terms_in_force()
+        if current is None or str(plan_version) != str(current.version):
+            raise errors.CONSENT_VERSION_OUTDATED(kind="plan_version", current=current.version if current else None,
+                                                  given=plan_version)
     return out
 
 
@@ -171,22 +179,15 @@ def _store_checks(player: Player, records: list[dict[str, Any]], context: str) -
 
 
 def _identity_verified(player: Player, *, actor: Actor) -> None:
-    """The population register matched: identity and age verified; online that is also the AML
-    identification (setting ACCOUNTS_ONLINE_AML_BY_REGISTER), then the temporary account starts."""
+    """The population register matched: identity and age verified, and the temporary account starts. That match is
+    NOT the AML identification (GP §4(4)b asks for the identity document and a likeness check): online it comes
+    from the identification provider (aml, ``/api/v1/aml/identifications``), at a branch from staff. The person is
+    screened against the PEP / sanctions list once this commits (the ``aml_screening_request`` hook)."""
     now = clock.now()
     player.identity_verified_at = now
-    fields = ["identity_verified_at"]
-    if player.aml_identified_at is None and settings.ACCOUNTS_ONLINE_AML_BY_REGISTER:
-        pd = player.personal
-        IdentityVerification.objects.create(
-            player=player, method=IdentityVerification.Method.ONLINE_REGISTER, document_type=pd.document_type,
-            document_number=pd.document_number, document_issuing_state=pd.document_issuing_state,
-            document_issuing_authority=pd.document_issuing_authority, document_valid_until=pd.document_valid_until,
-            verified_at=now, note="population register match")
-        player.aml_identified_at = now
-        fields.append("aml_identified_at")
-    player.save(update_fields=fields)
+    player.save(update_fields=["identity_verified_at"])
     temporary_activate(player=player, actor=actor)
+    hook("aml_screening_request")(player=player, actor=actor)
 
 
 # Registration -----------------------------------------------------------------------------------
@@ -207,9 +208,11 @@ def _applicant_username(*, channel: str, username: str | None, staff_user: User 
 
 def _applicant_create(*, clean: dict[str, Any], keys: dict[str, str], username: str, channel: str,
                       consents: dict[str, str], actor: Actor | None, checks: str,
-                      records: list[dict[str, Any]], now: datetime) -> tuple[Player, Actor]:
-    """Insert the user, the applicant, the personal data, the consents and the register checks (under the
-    registration lock); flag a barred insider (GP §3(3)). Returns the player and the actor of the registration."""
+                      records: list[dict[str, Any]], now: datetime,
+                      source_address: str | None = None) -> tuple[Player, Actor]:
+    """Insert the user, the applicant, the personal data, the consents, the acceptance of the game plan and terms in
+    force (GP §3(5), §4(4)d) and the register checks (under the registration lock); flag a barred insider
+    (GP §3(3)). Returns the player and the actor of the registration."""
     if username_taken(username):
         raise errors.USERNAME_TAKEN()
     user = User(username=username, email=clean["email"], first_name=clean["given_names"][:150],
@@ -224,6 +227,7 @@ def _applicant_create(*, clean: dict[str, Any], keys: dict[str, str], username: 
     actor = actor or Actor.player(player)
     audit_record(actor=actor, action="accounts.registration.submitted", obj=player, player_id=player.pk,
                  channel=channel, checks=checks, consents=consents)
+    terms_accept_at_registration(player=player, actor=actor, source_address=source_address)
     _store_checks(player, records, "registration")
     barred = barred_person_matches(birth_number=clean["birth_number"], name_dob_key=keys["name_dob_key"])
     if barred is not None:
@@ -235,7 +239,7 @@ def _applicant_create(*, clean: dict[str, Any], keys: dict[str, str], username: 
 def registration_submit(*, data: dict[str, Any], consents: dict[str, Any], username: str | None = None,
                         channel: str = "online", actor: Actor | None = None, staff_user: User | None = None,
                         branch_identification: dict[str, Any] | None = None,
-                        duplicate_case: DuplicateCase | None = None) -> Player:
+                        duplicate_case: DuplicateCase | None = None, source_address: str | None = None) -> Player:
     """Register an applicant online (chosen username) or at a branch (staff, generated username).
 
     Validates the GP §4(4)a data, refuses duplicates (GP §4(4)c, kept as a case for support),
@@ -272,7 +276,7 @@ def registration_submit(*, data: dict[str, Any], consents: dict[str, Any], usern
         if not matches:
             player, actor = _applicant_create(clean=clean, keys=keys, username=username, channel=channel,
                                               consents=accepted, actor=actor, checks=outcome, records=records,
-                                              now=now)
+                                              now=now, source_address=source_address)
             if channel == Player.Channel.BRANCH and staff_user is not None:
                 _branch_identification(player, clean, (branch_identification or {}).get("note") or "", staff_user)
             if duplicate_case is not None:

@@ -41,9 +41,13 @@ def session_start(*, player: Player, ip_address: str | None = None, user_agent: 
         listed = exclusion_check(player=player, actor=actor, context="login")
     except RegisterUnavailable:
         raise errors.REGISTER_UNAVAILABLE(register="exclusion")
-    if listed:
-        raise errors.EXCLUDED_PERSON()
     login_check = hook("login_check")
+    if listed:
+        # a panic-button press is reported to the register too (2024 amendment): while it runs, the player is told
+        # that (limits.panic_exclusion, with its end) rather than the register's general refusal
+        with transaction.atomic():
+            login_check(player=player, now=now)
+        raise errors.EXCLUDED_PERSON()
     with transaction.atomic():
         locked = player_lock(player)
         if locked.status not in LOGIN_STATUSES or locked.exclusion_listed:

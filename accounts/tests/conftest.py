@@ -51,3 +51,14 @@ def register(api, commit):
             return (client or api).post(REG, payload, format="json")
 
     return post
+
+
+@pytest.fixture(autouse=True)
+def _fresh_terms_snapshot():
+    """The per-process snapshot of the published game plan and terms (accounts.terms) starts empty in every test and
+    is forgotten after it, so that no version a test published reaches another test."""
+    from accounts.terms import snapshot_clear
+
+    snapshot_clear()
+    yield
+    snapshot_clear()

@@ -82,15 +82,20 @@ def test_a_branch_registration_without_the_likeness_confirmed_shows_the_error(st
 
 def test_staff_verify_the_identity_of_an_online_applicant_at_a_branch(staff_client):
     player = make_player(status="temporary", aml_identified_at=None)
-    r = staff_client.post(f"/admin/accounts/player/{player.pk}/act/verify_branch/", {
-        "document_type": "passport", "document_number": "P1234567", "document_issuing_state": "CZ",
-        "document_issuing_authority": "MV ČR", "document_valid_until": "2031-01-01", "likeness_confirmed": "on"})
+    passport = {"document_type": "passport", "document_number": "P1234567", "document_issuing_state": "CZ",
+                "document_issuing_authority": "MV ČR", "document_valid_until": "2031-01-01", "likeness_confirmed": "on"}
+    # GP §2 point 9: a Czech citizen shows a passport only when the identity card cannot be shown
+    r = staff_client.post(f"/admin/accounts/player/{player.pk}/act/verify_branch/", passport)
+    assert r.status_code == 200 and b"id_card_required" in r.content
+    r = staff_client.post(f"/admin/accounts/player/{player.pk}/act/verify_branch/",
+                          {**passport, "id_card_unavailable": "on"})
     assert r.status_code == 302
     player.refresh_from_db()
     assert player.aml_identified_at is not None
     assert player.personal.document_number == "P1234567"  # the recorded document updates the personal data
+    assert player.personal.id_card_unavailable
     iv = IdentityVerification.objects.get(player=player)
-    assert iv.method == "branch" and iv.likeness_confirmed
+    assert iv.method == "branch" and iv.likeness_confirmed and iv.id_card_unavailable
 
 
 def test_staff_suspend_a_player_and_the_audit_names_them(staff_client):

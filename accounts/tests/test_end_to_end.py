@@ -68,7 +68,7 @@ def test_a_new_user_registers_gets_credentials_sees_the_deadline_and_is_cancelle
         done = {s["code"]: s["done"] for s in steps["steps"]}
         assert done["personal_data"] and done["identity_verified"] and done["email_confirmed"]
         assert done["password_changed"] and done["consents"]
-        assert steps["missing"] == ["self_limits", "payment_method"]
+        assert steps["missing"] == ["aml_identification", "self_limits", "payment_method", "aml_compliance"]
         assert all(s["deadline"] == "2026-04-01T09:00:00Z" for s in steps["steps"] if not s["done"])
 
         # 5. the same birth number again: refused, referred to support

@@ -27,6 +27,15 @@ def decide_limits(player):
                        actor=Actor.player(player))
 
 
+def aml_declared_and_screened(player):
+    """The PEP declaration ("none") and one screening against the sandbox list that answered, no hit (GP §2,
+    §12(1)): the aml step of completion."""
+    from aml.services import pep_declare, screening_run
+
+    pep_declare(player=player, relation="none", actor=Actor.player(player))
+    screening_run(player=player, actor=SYSTEM)
+
+
 def verify_payment_method(player):
     from wallet.services import payment_method_register, payment_method_verify
 
@@ -82,7 +91,7 @@ def test_completion_with_steps_missing_is_refused_listing_them_and_changes_nothi
     player = make_player(status="temporary")
     r = client_for(player).post("/api/v1/accounts/registration/complete/")
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.REGISTRATION_INCOMPLETE.code
-    assert r.json()["error"]["details"]["missing"] == ["self_limits", "payment_method"]
+    assert r.json()["error"]["details"]["missing"] == ["self_limits", "payment_method", "aml_compliance"]
     player.refresh_from_db()
     assert player.status == "temporary" and player.completed_at is None
 
@@ -93,6 +102,9 @@ def test_completion_converts_the_temporary_account_and_moves_the_balance(client_
     player = make_player(status="temporary")
     decide_limits(player)
     verify_payment_method(player)
+    steps = client_for(player).get("/api/v1/accounts/registration/steps/").json()
+    assert steps["missing"] == ["aml_compliance"] and steps["can_complete"] is False
+    aml_declared_and_screened(player)
     steps = client_for(player).get("/api/v1/accounts/registration/steps/").json()
     assert steps["missing"] == [] and steps["can_complete"] is True
     with commit():
@@ -120,6 +132,7 @@ def test_the_autocomplete_job_completes_a_registration_whose_last_step_was_done_
     ready, waiting = make_player(status="temporary"), make_player(status="temporary")
     decide_limits(ready)
     verify_payment_method(ready)
+    aml_declared_and_screened(ready)
     assert services.registrations_autocomplete_due() == 1
     ready.refresh_from_db()
     waiting.refresh_from_db()

@@ -49,7 +49,9 @@ def test_a_valid_registration_activates_the_temporary_account_for_30_days_and_em
     assert player.temporary_expires_at == player.created_at + timedelta(days=30)
     assert player.temporary_activated_at is not None
     assert player.temporary_expires_at <= player.temporary_activated_at + timedelta(days=30)
-    assert player.identity_verified_at and player.aml_identified_at
+    # GP §4(4)b: the register match verifies identity and age; it is not the AML identification (document +
+    # likeness through the identification provider, aml), so the account stays temporary until that is done
+    assert player.identity_verified_at and player.aml_identified_at is None
     assert player.personal.birth_number == body["birth_number"]
     assert not player.user.has_usable_password()  # the first password comes by SMS after the e-mail link
     assert len(mail.outbox) == 1 and "confirm-email/?token=" in mail.outbox[0].body
@@ -57,7 +59,7 @@ def test_a_valid_registration_activates_the_temporary_account_for_30_days_and_em
     assert SandboxSms.objects.count() == 0
     assert set(RegisterCheck.objects.filter(player=player).values_list("register", "result")) == {
         ("exclusion", "not_listed"), ("population", "found")}
-    assert IdentityVerification.objects.get(player=player).method == "online_register"
+    assert not IdentityVerification.objects.filter(player=player).exists()
 
 
 def test_invalid_personal_data_are_refused_with_every_problem_and_nothing_is_stored(register):
@@ -325,7 +327,9 @@ def test_a_branch_registration_needs_the_likeness_confirmed():
 
 def test_the_documents_endpoint_lists_the_current_versions(api):
     r = api.get("/api/v1/accounts/registration/documents/")
-    assert r.status_code == 200 and set(r.json()) == {"terms", "data_processing", "game_plan", "marketing"}
+    assert r.status_code == 200
+    assert set(r.json()) == {"terms", "data_processing", "game_plan", "marketing", "plan_version"}
+    assert r.json()["plan_version"] is None  # no game plan and terms published as a version yet (GP §3(5))
 
 
 @pytest.mark.django_db(transaction=True)

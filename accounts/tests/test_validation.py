@@ -69,7 +69,7 @@ def test_residence_must_be_in_the_czech_republic_with_a_house_number():
 
 
 def test_all_problems_are_reported_at_once_including_missing_fields():
-    found = problems(given_names="", email="x", document_type="driving_licence")
+    found = problems(given_names="", email="x", document_type="library_card")
     assert found["given_names"] == ["required"]
     assert found["email"] == ["invalid_email"]
     assert found["document_type"] == ["invalid_choice"]

@@ -38,3 +38,18 @@ def test_a_database_outage_is_a_503_with_retry_after_and_no_traceback(monkeypatc
     assert r.status_code == 503 and r["Retry-After"] == "5"
     assert r.json()["error"]["code"] == "server.unavailable"
     assert not [rec for rec in caplog.records if rec.exc_info]  # a warning line, no traceback per request
+
+
+@pytest.mark.django_db
+def test_an_api_path_no_route_matches_is_a_404_in_the_error_shape_in_both_languages():
+    """Found by the hostile-input suite (tests/test_hostile_input.py): an identifier of the wrong form
+    (``/rounds/abc``) matched no route and got Django's HTML page."""
+    c = APIClient(raise_request_exception=False)
+    for path in ("/api/v1/games/rounds/abc", "/api/v1/wallet/payment-methods/null,null", "/api/v1/no-such-thing"):
+        r = c.get(path, HTTP_ACCEPT_LANGUAGE="en")
+        assert r.status_code == 404 and r["Content-Type"] == "application/json", (path, r.content[:200])
+        error = r.json()["error"]
+        assert error["code"] == "not_found" and error["message"] == "Not found." and error["message_cs"], error
+        assert error["request_id"] == r["X-Request-ID"]
+    page = c.get("/no-such-page")  # outside the API Django's own page stays
+    assert page.status_code == 404 and not page["Content-Type"].startswith("application/json")

@@ -15,6 +15,7 @@ from .base import (
     ReplayMismatch,
     ReplayRNG,
     RNGFactory,
+    max_hourly_loss,
     play,
 )
 from .registry import get_game, list_games
@@ -37,5 +38,6 @@ __all__ = [
     "ReplayRNG",
     "get_game",
     "list_games",
+    "max_hourly_loss",
     "play",
 ]

@@ -134,6 +134,22 @@ class Declared:
         """Statistical average hourly loss at max bet: max bet x (1 - RTP) x 1,800 rounds, floored."""
         return int(Decimal(self.max_bet) * (Decimal(100) - self.rtp) / Decimal(100) * ROUNDS_PER_HOUR)
 
+    @property
+    def max_hourly_loss(self) -> int:
+        """The game's maximum hourly loss (GP §7(2)): see :func:`max_hourly_loss`."""
+        return max_hourly_loss(self.max_bet)
+
+
+def max_hourly_loss(max_bet: int) -> int:
+    """The most one player can lose in this game in an hour (GP §7(2)): every round staked at the max bet and lost,
+    at the fastest pace the plan allows, one start every 2 seconds (GP §7(9)): max bet x 1,800 rounds.
+
+    A round never loses more than its stake (a win is never negative and a bonus round or a gamble risks only
+    what the round won, GP §7(3)); the 2 seconds run from one real-money start of the player to the next, whatever
+    the game, and an interactive round cannot be shorter. The platform's cap on the hourly loss (GP §8(5),
+    ``limits``) may lower what a player can really lose; the catalogue shows both."""
+    return max_bet * ROUNDS_PER_HOUR
+
 
 class Game(ABC):
     """One versioned game definition. Instances are immutable and shared."""

@@ -12,11 +12,12 @@ from datetime import date, datetime
 from typing import Any
 
 from django.db import connection
+from django.db.models import F
 
 from accounts.models import Player
 from core import clock
-from limits.models import MinuteBucket, OpenBet, PeriodTotal, PlayerKindState, SelfLimit
-from limits.rules import BUCKET_RETENTION, day_key, minute_of, month_key
+from limits.models import MinuteBucket, OpenBet, PeriodTotal, PlayerKindState, SelfLimit, SettledBet
+from limits.rules import BUCKET_RETENTION, MINUTE, day_key, minute_of, month_key
 from limits.selectors import HourlyLoss, Totals, hourly_loss_from_buckets, hourly_window
 
 
@@ -122,6 +123,51 @@ def buckets_bump(state: PlayerKindState, entries: list[tuple[datetime, int, int]
         state.last_bucket_minute = top
 
 
+def _ledger_peak(player_id: int, kind: str, minute: datetime) -> int:
+    """The largest net loss of a tail of the minute's events as the ledger tells them (the stakes of the bets
+    placed in it, open or decided and not voided, and the wins of the bets decided in it), in time order; events
+    of the same instant are taken wins first, the order that gives the largest tails, so the figure is never
+    below the real one."""
+    end = minute + MINUTE
+    events: list[tuple[datetime, int, int, int]] = []  # (at, 0 for a win / 1 for a stake, stakes, wins)
+    bets = SettledBet.objects.filter(player_id=player_id, kind=kind, voided=False)
+    for at, amount in bets.filter(placed_at__gte=minute, placed_at__lt=end).values_list("placed_at", "stake"):
+        events.append((at, 1, amount, 0))
+    for at, amount in bets.filter(settled_at__gte=minute, settled_at__lt=end).values_list("settled_at", "win"):
+        events.append((at, 0, 0, amount))
+    for at, amount in OpenBet.objects.filter(player_id=player_id, kind=kind, placed_at__gte=minute,
+                                             placed_at__lt=end).values_list("placed_at", "stake"):
+        events.append((at, 1, amount, 0))
+    events.sort(key=lambda e: (e[0], e[1]))
+    return _tail_peak([(e[2], e[3]) for e in events if e[2] or e[3]])
+
+
+def buckets_take_back(player_id: int, kind: str, *, placed_at: datetime, stake: int, settled_at: datetime,
+                      win: int) -> None:
+    """Take a decided bet back out of the hourly-loss minute buckets still kept (a bet declared void, GP §3(6)):
+    its stake out of the bucket of ``placed_at``, its win out of the bucket of ``settled_at``. Called under the
+    (player, kind) state lock, after the bet is marked voided in the ledger.
+
+    Only buckets that exist are changed: one already pruned (older than 2 hours, outside every window and the
+    reconciliation) stays gone, and none is created. The peak must stay at least the real one (GP §8(5): the
+    hourly loss is never read below the real figure). Two bounds hold: the old peak raised by the win taken out
+    (a stake taken out only lowers tails; a win taken out raises each tail that held it by at most the win), and
+    the peak of the minute's events as the ledger now tells them (:func:`_ledger_peak`); the lower is kept, so a
+    void bet frees the hourly room it used."""
+    changes: dict[datetime, list[int]] = {}
+    if stake:
+        changes.setdefault(minute_of(placed_at), [0, 0])[0] += stake
+    if win:
+        changes.setdefault(minute_of(settled_at), [0, 0])[1] += win
+    for minute, (stakes, wins) in sorted(changes.items()):
+        bucket = MinuteBucket.objects.filter(player_id=player_id, kind=kind, minute=minute).first()
+        if bucket is None:
+            continue
+        peak = min(bucket.peak + wins, _ledger_peak(player_id, kind, minute))
+        MinuteBucket.objects.filter(pk=bucket.pk).update(stakes=F("stakes") - stakes, wins=F("wins") - wins,
+                                                         peak=peak)
+
+
 def minute_buckets_prune(*, now: datetime | None = None) -> int:
     """Delete minute buckets older than 2 hours (the hourly-loss check reads the last 61 minutes)."""
     now = now or clock.now()
@@ -161,7 +207,9 @@ SELECT s.id, s.play_started_at, s.last_round_ended_at, s.last_bucket_minute, s.u
      FROM limits_minutebucket b WHERE b.player_id = s.player_id AND b.kind = s.kind
       AND b.minute >= %(lo)s AND b.minute <= %(hi)s),
   (SELECT json_build_array(e.started_at, e.ends_at) FROM limits_panicexclusion e
-    WHERE e.player_id = s.player_id AND e.started_at <= %(at)s AND e.ends_at > %(at)s
+    WHERE (e.player_id = s.player_id
+           OR e.person_key = (SELECT pd.person_key FROM accounts_personaldata pd WHERE pd.player_id = s.player_id))
+      AND e.started_at <= %(at)s AND e.ends_at > %(at)s
     ORDER BY e.ends_at DESC LIMIT 1),
   (SELECT json_build_array(r.requested_at, r.listed_until) FROM limits_selflistingrequest r
     WHERE r.player_id = s.player_id AND r.requested_at <= %(at)s AND r.listed_until > %(at)s

@@ -1,11 +1,13 @@
 """Exclusions: the panic button and self-listing (2024 amendment), and the scheduled register checks.
 
 The register of excluded persons itself is accounts' (``accounts.adapters.get_exclusion_register``,
-``accounts.services.exclusion_check``); limits asks it on a schedule and passes self-listing requests on.
+``accounts.services.exclusion_check``); limits asks it on a schedule and passes self-listing requests and
+panic-button presses (an outbox, :class:`limits.models.PanicReport`) on.
 """
 from __future__ import annotations
 
 import logging
+import uuid
 from datetime import datetime, timedelta
 
 from django.db import connection, transaction
@@ -13,14 +15,14 @@ from django.db.models import F, Q
 
 from accounts.adapters import get_exclusion_register
 from accounts.models import Player
-from accounts.selectors import identity_for
+from accounts.selectors import identity_for, person_key
 from accounts.services import exclusion_check, player_force_logout
 from core import clock
 from core.audit import Actor, audit_record
 from limits import errors
-from limits.models import ExclusionSweep, ExclusionWatch, PanicExclusion, SelfListingRequest
-from limits.rules import PANIC_DURATION, add_years
-from limits.selectors import active_session_player_ids
+from limits.models import ExclusionSweep, ExclusionWatch, PanicExclusion, PanicReport, SelfListingRequest
+from limits.rules import PANIC_DURATION, PANIC_REPORT_CLAIM, add_years, panic_report_retry_delay
+from limits.selectors import active_session_player_ids, person_player_ids
 
 logger = logging.getLogger("platform.limits")
 
@@ -34,15 +36,106 @@ ACTIVE_STATUSES = ("temporary", "active")
 # Panic button and self-listing (2024 amendment)
 # ---------------------------------------------------------------------------------------
 def panic_press(*, player: Player, actor: Actor, now: datetime | None = None) -> PanicExclusion:
-    """Exclude the player from all gambling for 48 hours from now (again and again: each press starts a new
-    48 hours). Stakes are refused at once, logins too (login_check), and the player is logged out."""
+    """Exclude the person from all gambling for 48 hours from now (again and again: each press starts a new
+    48 hours; 2024 amendment).
+
+    Stakes and logins are refused at once on every account of the person (``person_key``; a new account opened
+    during the 48 hours too, see ``limits.selectors.active_panic``) and each of them is logged out. The press is
+    queued for the register of excluded persons (:class:`PanicReport`, due at once): the caller enqueues
+    :func:`panic_report_send` after commit (``limits.tasks.panic_report_send_task``), and the
+    ``limits.panic_reports_send_due`` sweeper (every minute) retries until the register acknowledges it."""
     now = now or clock.now()
+    key = person_key(player)
     with transaction.atomic():
-        panic = PanicExclusion.objects.create(player=player, started_at=now, ends_at=now + PANIC_DURATION)
+        panic = PanicExclusion.objects.create(player=player, person_key=key, started_at=now,
+                                              ends_at=now + PANIC_DURATION)
+        report = PanicReport.objects.create(panic=panic, reference=f"panic-{uuid.uuid4().hex}", created_at=now,
+                                            next_attempt_at=now)
+        accounts = person_player_ids(player)
         audit_record(actor=actor, action="limits.panic_button", obj=panic, new={"ends_at": panic.ends_at},
-                     player_id=player.pk)
-        player_force_logout(player=player, reason="panic_button", actor=actor)
+                     player_id=player.pk, report=report.reference, accounts=accounts)
+        for account in Player.objects.filter(pk__in=accounts).order_by("pk"):
+            player_force_logout(player=account, reason="panic_button", actor=actor)
     return panic
+
+
+def _panic_report_claim(*, now: datetime, report_id: int | None, force: bool) -> PanicReport | None:
+    """Claim one pending report that is due (the oldest due one, or ``report_id``): locked with
+    ``SELECT ... FOR UPDATE SKIP LOCKED`` (a report another worker is claiming is skipped, never waited for), its
+    attempt counted and its next attempt pushed on by the claim time, in one short transaction. The register is
+    called after this commits, with no transaction open."""
+    with transaction.atomic():
+        qs = (PanicReport.objects.select_for_update(no_key=True, skip_locked=True, of=("self",))
+              .select_related("panic__player").filter(status=PanicReport.Status.PENDING))
+        if report_id is not None:
+            qs = qs.filter(pk=report_id)
+        if not force:
+            qs = qs.filter(next_attempt_at__lte=now)
+        report = qs.order_by("next_attempt_at", "id").first()
+        if report is None:
+            return None
+        report.attempts += 1
+        report.last_attempt_at = now
+        report.next_attempt_at = now + PANIC_REPORT_CLAIM
+        report.save(update_fields=["attempts", "last_attempt_at", "next_attempt_at"])
+    return report
+
+
+def _panic_report_deliver(report: PanicReport, *, now: datetime, actor: Actor) -> PanicReport:
+    """Call the register for a claimed report; record the acknowledgement, or the failure and the next attempt
+    (exponential backoff, ``limits.rules.panic_report_retry_delay``)."""
+    panic = report.panic
+    try:
+        ack = get_exclusion_register().report_panic(identity_for(panic.player), reference=report.reference,
+                                                    started_at=panic.started_at, ends_at=panic.ends_at)
+    except Exception as exc:  # noqa: BLE001 - any failure (register down, no personal data ...) is recorded and retried
+        error = f"{exc.__class__.__name__}: {exc}"[:300]
+        PanicReport.objects.filter(pk=report.pk, status=PanicReport.Status.PENDING).update(
+            last_error=error, next_attempt_at=now + panic_report_retry_delay(report.attempts))
+        logger.warning("panic report %s not acknowledged (attempt %s): %s", report.reference, report.attempts, error)
+        report.refresh_from_db()
+        return report
+    with transaction.atomic():
+        # A report delivered twice (a claim that outlived a slow call) is acknowledged once: the first answer wins.
+        done = PanicReport.objects.filter(pk=report.pk, status=PanicReport.Status.PENDING).update(
+            status=PanicReport.Status.ACKNOWLEDGED, acknowledged_at=now, register_reference=ack,
+            next_attempt_at=None, last_error="")
+        report.refresh_from_db()
+        if done:
+            audit_record(actor=actor, action="limits.panic_reported", obj=report, player_id=panic.player_id,
+                         new={"register_reference": ack, "listed_until": panic.ends_at}, attempts=report.attempts)
+    return report
+
+
+def panic_report_send(*, report_id: int, now: datetime | None = None, force: bool = False,
+                      actor: Actor | None = None) -> PanicReport | None:
+    """Report one panic press to the register of excluded persons (accounts adapter ``report_panic``) if it is
+    pending and due (``force``: staff "send now", due or not). Returns the report after the attempt, or None when
+    there was nothing to send (acknowledged already, not due, or being sent by another worker)."""
+    now = now or clock.now()
+    report = _panic_report_claim(now=now, report_id=report_id, force=force)
+    if report is None:
+        return None
+    return _panic_report_deliver(report, now=now, actor=actor or Actor.system("limits.panic_report_send"))
+
+
+def panic_reports_send_due(*, now: datetime | None = None, batch: int = 100) -> dict[str, int]:
+    """Sweeper: report every pending panic press that is due (new ones, and failed ones whose retry delay is
+    over), claiming one at a time so that several workers share the work and a slow register cannot make a
+    claim outlive its call. Returns {"acknowledged": n, "failed": n}."""
+    now = now or clock.now()
+    actor = Actor.system("limits.panic_reports_send_due")
+    acknowledged = failed = 0
+    for _ in range(batch):
+        report = _panic_report_claim(now=now, report_id=None, force=False)
+        if report is None:
+            break
+        report = _panic_report_deliver(report, now=now, actor=actor)
+        if report.status == PanicReport.Status.ACKNOWLEDGED:
+            acknowledged += 1
+        else:
+            failed += 1
+    return {"acknowledged": acknowledged, "failed": failed}
 
 
 def self_listing_request(*, player: Player, actor: Actor, years: int = 1,

@@ -1,7 +1,9 @@
 """Decided and voided bets: the counters behind GP §6(7) net loss, the hourly loss and play time.
 
-Both run inside the caller's transaction under the wallet lock and take the (player, kind) state lock
-(``SELECT ... FOR NO KEY UPDATE``) like :func:`limits.services.gate.stake_check`.
+All run inside the caller's transaction under the wallet lock and take the (player, kind) state lock
+(``SELECT ... FOR NO KEY UPDATE``) like :func:`limits.services.gate.stake_check`: :func:`stake_settled` (a decided
+bet), :func:`stake_voided` (an open bet's stake returned) and :func:`settled_bet_voided` (a decided bet declared
+void afterwards, GP §3(6)).
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from core.money import Money
 from limits.kinds import KindRules, kind_rules
 from limits.models import OpenBet, SettledBet
 from limits.rules import break_length, require_money
-from limits.services.counters import buckets_bump, kind_state_lock, periods_bump
+from limits.services.counters import buckets_bump, buckets_take_back, kind_state_lock, periods_bump
 
 
 def _find_open_bet(player: Player, kind: str, round_ref: str, rules: KindRules) -> OpenBet | None:
@@ -101,4 +103,37 @@ def stake_voided(*, player: Player, kind: str, at: datetime, round_ref: str = ""
         state.save(update_fields=["last_round_ended_at", "last_bucket_minute"])
         return SettledBet.objects.create(player=player, kind=kind, game_code=bet.game_code, round_ref=bet.round_ref,
                                          stake=bet.stake, win=0, placed_at=bet.placed_at, started_at=bet.placed_at,
-                                         settled_at=at, voided=True)
+                                         settled_at=at, voided=True, voided_at=at)
+
+
+def settled_bet_voided(*, player: Player, kind: str, round_ref: str, at: datetime) -> SettledBet | None:
+    """A decided bet declared void after it was settled (GP §3(6): placed on order or by proxy); the caller
+    returned its stake and took its win back, so for the limits the bet was never placed.
+
+    Under the (player, kind) state lock, the ledger's bet ``round_ref`` (not voided yet) is taken out of the
+    counters it went into: its stake and count out of the day and month of ``placed_at`` (stakes per day/month,
+    GP §6(6)a-b), its stake, win and count out of the day and month of ``settled_at`` (net loss, GP §6(7); the
+    player's statistics, GP §13(4)), its stake and win out of the hourly-loss minute buckets still kept (GP §8(5),
+    :func:`~limits.services.counters.buckets_take_back`). The bet is then marked ``voided`` (``voided_at=at``), so
+    ``limits_reconcile`` leaves it out of every sum, as it does a returned stake. Play time (GP §7(4)-(5)) is not
+    given back: the time was played.
+
+    Run inside the caller's transaction under the wallet lock. Idempotent: no bet of that ``round_ref``, or one
+    already voided, changes nothing and returns None; otherwise returns the bet, now voided."""
+    if not round_ref:
+        raise ValueError("a settled bet is named by its round_ref")
+    rules = kind_rules(kind)
+    with transaction.atomic(savepoint=False):
+        kind_state_lock(player, kind)  # every write of this (player, kind)'s counters and ledger waits here
+        bet = SettledBet.objects.filter(player=player, kind=kind, round_ref=round_ref, voided=False).first()
+        if bet is None:
+            return None
+        bet.voided, bet.voided_at = True, at
+        bet.save(update_fields=["voided", "voided_at"])
+        periods_bump(player.pk, kind, bet.placed_at, stakes_placed=-bet.stake, bets_placed=-1)
+        periods_bump(player.pk, kind, bet.settled_at, stakes_decided=-bet.stake, wins_decided=-bet.win,
+                     bets_decided=-1)
+        if rules.hourly_loss:  # after the mark: the buckets' peaks are re-read from the ledger without the bet
+            buckets_take_back(player.pk, kind, placed_at=bet.placed_at, stake=bet.stake, settled_at=bet.settled_at,
+                              win=bet.win)
+        return bet

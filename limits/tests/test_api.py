@@ -148,7 +148,7 @@ def test_staff_see_limits_history_and_refusals_in_the_admin(player, frozen):
     c.force_login(staff)
     for model in ("selflimit", "selflimitchange", "stakerefusal", "panicexclusion", "selflistingrequest",
                   "exclusionwatch", "exclusionsweep", "settledbet", "periodtotal", "openbet", "playerkindstate",
-                  "closingsnapshot"):
+                  "closingsnapshot", "panicreport", "responsiblegamingtext", "helpcontact"):
         r = c.get(f"/admin/limits/{model}/")
         assert r.status_code == 200, model
     r = c.get("/admin/limits/stakerefusal/")

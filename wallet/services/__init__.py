@@ -12,8 +12,10 @@ from wallet.services.deposits import deposit_expire_one, deposit_start
 from wallet.services.payment_methods import (
     method_document_review,
     method_document_upload,
+    method_term_sweep_one,
     payment_method_cancel,
     payment_method_mark_doubtful,
+    payment_method_owner_confirm,
     payment_method_refuse,
     payment_method_register,
     payment_method_remove,
@@ -25,6 +27,7 @@ from wallet.services.payouts import (
     payout_collect_cash,
     payout_dispatch,
     payout_post_one,
+    payout_resend,
     temporary_refund_start,
 )
 from wallet.services.play import (
@@ -39,6 +42,7 @@ from wallet.services.play import (
     win_deduct,
     win_hold_extend,
     win_hold_forfeit,
+    win_hold_place,
     win_hold_release,
     win_hold_sweep_one,
 )
@@ -54,11 +58,12 @@ from wallet.services.withdrawals import (
 __all__ = [
     "LockedWallet", "round_stake_debit", "round_win_credit", "wallet_lock_live",
     "adjustment_credit", "branch_cash_record", "closure_settlement_start", "debt_sweep_one", "deposit_expire_one",
-    "deposit_start", "method_document_review", "method_document_upload", "misuse_payout_start", "operator_transfer",
-    "payment_method_cancel", "payment_method_mark_doubtful", "payment_method_refuse", "payment_method_register",
-    "payment_method_remove", "payment_method_verify", "payout_collect_cash", "payout_dispatch", "payout_post_one",
+    "deposit_start", "method_document_review", "method_document_upload", "method_term_sweep_one",
+    "misuse_payout_start", "operator_transfer", "payment_method_cancel", "payment_method_mark_doubtful",
+    "payment_method_owner_confirm", "payment_method_refuse", "payment_method_register", "payment_method_remove",
+    "payment_method_verify", "payout_collect_cash", "payout_dispatch", "payout_post_one", "payout_resend",
     "provider_callback_handle", "sandbox_pay", "stake_debit", "stake_refund", "temporary_refund_start",
     "wallet_convert_temporary", "wallet_lock", "win_credit", "win_deduct", "win_hold_extend", "win_hold_forfeit",
-    "win_hold_release", "win_hold_sweep_one", "withdrawal_approve", "withdrawal_cancel", "withdrawal_dispatch",
-    "withdrawal_reject", "withdrawal_request",
+    "win_hold_place", "win_hold_release", "win_hold_sweep_one", "withdrawal_approve", "withdrawal_cancel",
+    "withdrawal_dispatch", "withdrawal_reject", "withdrawal_request",
 ]

@@ -15,7 +15,12 @@ from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
 from wallet import errors, methods, rules
-from wallet.checks import check_temporary_cap, refuse_deposit_if_frozen, refuse_withdrawal_state
+from wallet.checks import (
+    check_temporary_cap,
+    refuse_deposit_if_frozen,
+    refuse_deposit_if_method_term_passed,
+    refuse_withdrawal_state,
+)
 from wallet.ledger import apply_credit_to_debt, check_amount, live_account, operator_account, post, wallet_lock
 from wallet.models import BranchCash, LedgerAccount, LedgerTransaction, Payout, Wallet
 from wallet.services.conversion import sync_mode
@@ -100,6 +105,7 @@ def branch_cash_record(*, player: Player, direction: str, amount: Money, referen
         cash = operator_account("branch_cash")
         where = f"cash at {branch or 'branch'}"
         if direction == Direction.IN:
+            refuse_deposit_if_method_term_passed(wallet)
             if wallet.mode == Wallet.Mode.TEMPORARY:
                 check_temporary_cap(player.pk, amt, include_pending=True)
             txn = post(kind=TxnKind.BRANCH_CASH_IN, reference=reference, legs=[(cash, -amt), (acc, amt)],

@@ -7,8 +7,9 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from accounts.models import Player
+from accounts.models import Message, Player
 from accounts.selectors import money_movement_refusal
+from accounts.services import message_send
 from core import clock
 from core.audit import Actor, audit_record
 from core.errors import DomainError
@@ -16,12 +17,12 @@ from core.money import Money
 from core.rng import get_rng
 from wallet import adapters, errors, methods
 from wallet.adapters import CallbackEvent
-from wallet.checks import check_temporary_cap, refuse_deposit_if_frozen
+from wallet.checks import check_temporary_cap, refuse_deposit_if_frozen, refuse_deposit_if_method_term_passed
 from wallet.ledger import apply_credit_to_debt, check_amount, live_account, operator_account, post, wallet_lock
 from wallet.models import Deposit, LedgerTransaction, PaymentMethod, Payout, Wallet
-from wallet.selectors import player_status_fresh
+from wallet.selectors import PayerVerdict, payer_verdict, player_status_fresh
 from wallet.services.conversion import sync_mode
-from wallet.services.payment_methods import verify_by_first_payment
+from wallet.services.payment_methods import method_deposits_block_locked, verify_by_first_payment
 from wallet.services.payouts import payout_create
 
 TxnKind = LedgerTransaction.Kind
@@ -59,6 +60,9 @@ def deposit_start(*, player: Player, method: PaymentMethod, amount: Money, refer
         method = PaymentMethod.objects.get(pk=method.pk)
         if not method.usable:
             raise errors.METHOD_NOT_USABLE(state=method.status)
+        if method.deposits_blocked_at is not None:  # GP §5(6): a payment from another person came through it
+            raise errors.METHOD_DEPOSITS_BLOCKED(method_id=method.pk, since=method.deposits_blocked_at)
+        refuse_deposit_if_method_term_passed(wallet)
         into_temporary = wallet.mode == Wallet.Mode.TEMPORARY
         if into_temporary:
             check_temporary_cap(player.pk, amt, include_pending=True)
@@ -114,7 +118,7 @@ def payment_event(provider: str, event: CallbackEvent, actor: Actor) -> tuple[st
             return "failed", ""
         return "ignored_out_of_order", f"deposit is {d.status}"
     # payment.succeeded: the money is at the provider; credit it exactly once, or return it.
-    if d.status in (Deposit.Status.CONFIRMED, Deposit.Status.RETURNED):
+    if d.status in (Deposit.Status.CONFIRMED, Deposit.Status.RETURNED, Deposit.Status.REFUSED):
         return "already_" + d.status, ""
     if event.amount <= 0:
         return "amount_mismatch", "no amount received"
@@ -137,11 +141,28 @@ def _why_not_credited(d: Deposit, received: int) -> str:
     return ""
 
 
+def _refusal_to_source(d: Deposit, verdict: PayerVerdict) -> str:
+    """GP §5(6) ("výhradně"): why the money must go back to where it came from, never to the player ("" when it
+    need not): the provider names a payer who is not the player, or the method is blocked for deposits after
+    such a payment (its ownership is in doubt until staff decide)."""
+    if verdict.outcome == "other_person":
+        return f"paid by another person: {verdict.why}"
+    if d.method.deposits_blocked_at is not None:
+        return f"payment method blocked for deposits: {d.method.deposits_blocked_reason}"
+    return ""
+
+
 def deposit_confirm_locked(*, deposit: Deposit, wallet: Wallet, received: int, payer: dict[str, object] | None,
                            actor: Actor) -> tuple[str, str]:
-    """Credit a confirmed deposit (wallet and deposit locked), or return it when it may not be credited."""
+    """Credit a confirmed deposit (wallet and deposit locked), refuse it when another person paid (GP §5(6)), or
+    return it when it may not be credited."""
     d = deposit
     player = d.player
+    d.payer = payer if isinstance(payer, dict) else None
+    verdict = payer_verdict(player, d.payer, accepted_names=d.method.accepted_payers)
+    refusal = _refusal_to_source(d, verdict)
+    if refusal:
+        return _refuse_deposit(d, received, refusal, actor)
     reason = _why_not_credited(d, received)
     sync_mode(wallet, player, actor)
     if not reason and wallet.mode == Wallet.Mode.TEMPORARY:
@@ -163,11 +184,44 @@ def deposit_confirm_locked(*, deposit: Deposit, wallet: Wallet, received: int, p
     apply_credit_to_debt(acc)
     d.status, d.confirmed_at, d.transaction, d.status_reason = Deposit.Status.CONFIRMED, clock.now(), txn, ""
     d.into_temporary = wallet.mode == Wallet.Mode.TEMPORARY
-    d.save(update_fields=["status", "confirmed_at", "transaction", "status_reason", "into_temporary"])
-    verification = verify_by_first_payment(method=d.method, payer=payer, actor=actor)
+    d.save(update_fields=["status", "confirmed_at", "transaction", "status_reason", "into_temporary", "payer"])
+    verification = verify_by_first_payment(method=d.method, verdict=verdict, actor=actor)
     audit_record(actor=actor, action="wallet.deposit_confirmed", obj=d, amount=Money(d.amount), fee=Money(d.fee),
                  method_verification=verification, player_id=player.pk)
     return "confirmed", f"method {verification}"
+
+
+def _refuse_deposit(d: Deposit, received: int, reason: str, actor: Actor) -> tuple[str, str]:
+    """GP §5(6): the money of another person is not credited. It moves from the provider's clearing to
+    ``refunds_payable`` (what is owed outside any player account) and goes back to its source by a
+    ``deposit_refused`` payout (its own provider callback; a failed return stops for staff, never reaches the
+    player). The method is blocked for deposits until staff decide; the player is told."""
+    player = d.player
+    txn = post(kind=TxnKind.DEPOSIT_RETURN, reference=d.payment_reference,
+               legs=[(operator_account(f"clearing:{d.provider}"), -received),
+                     (operator_account("refunds_payable"), received)],
+               player_id=player.pk, amount=received, actor=actor, memo=f"refused (GP §5(6)): {reason}")
+    d.status, d.status_reason, d.transaction = Deposit.Status.REFUSED, reason[:255], txn
+    d.save(update_fields=["status", "status_reason", "transaction", "payer"])
+    payout_create(player=player, kind=Payout.Kind.DEPOSIT_REFUSED, amount=received,
+                  reference=f"deposit_refused:{d.pk}", method=d.method, actor=actor, already_payable=True)
+    method_deposits_block_locked(method=d.method, reason=f"deposit {d.pk} refused: {reason}", actor=actor)
+    audit_record(actor=actor, action="wallet.deposit_refused", obj=d, reason=reason, amount=Money(received),
+                 method_id=d.method_id, payer_reported=d.payer is not None, player_id=player.pk)
+    message_send(  # a notice the operator can prove (inbox + e-mail)
+        player=player, kind=Message.Kind.NOTICE, reference=f"wallet.deposit_refused:{d.pk}",
+        subject_cs="Vklad odmítnut a vrácen", subject_en="Deposit refused and returned",
+        body_cs=(f"Platbu {Money(received)} (vklad {d.payment_reference}) jsme nepřipsali: podle poskytovatele plateb "
+                 f"ji neodeslal majitel konta, ale jiná osoba. Vklady jsou možné výhradně z vašeho vlastního platebního "
+                 f"prostředku (HP §5 odst. 6). Částku vracíme na zdroj platby. Další vklady z tohoto platebního "
+                 f"prostředku jsou pozastaveny, dokud jeho vlastnictví neposoudíme; můžete nám zaslat doklad "
+                 f"(výpis z účtu, smlouvu)."),
+        body_en=(f"We did not credit the payment of {Money(received).format('en')} (deposit {d.payment_reference}): "
+                 f"the payment provider reports that it was paid by another person, not by the account holder. "
+                 f"Deposits are accepted only from your own payment method (GP §5(6)). The amount goes back to where "
+                 f"it came from. Further deposits from this payment method are stopped until we have decided on its "
+                 f"ownership; you may send us a document (account statement, contract)."))
+    return "refused", reason
 
 
 def _return_deposit(d: Deposit, received: int, reason: str, actor: Actor) -> tuple[str, str]:
@@ -179,7 +233,7 @@ def _return_deposit(d: Deposit, received: int, reason: str, actor: Actor) -> tup
                      (operator_account("refunds_payable"), received)],
                player_id=player.pk, amount=received, actor=actor, memo=reason)
     d.status, d.status_reason, d.transaction = Deposit.Status.RETURNED, reason[:255], txn
-    d.save(update_fields=["status", "status_reason", "transaction"])
+    d.save(update_fields=["status", "status_reason", "transaction", "payer"])
     payout_create(player=player, kind=Payout.Kind.DEPOSIT_RETURN, amount=received, reference=f"deposit_return:{d.pk}",
                   method=d.method, actor=actor, already_payable=True)
     audit_record(actor=actor, action="wallet.deposit_returned", obj=d, reason=reason, player_id=player.pk)

@@ -8,13 +8,21 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 
-from accounts.models import Player
+from accounts.models import Message, Player
+from accounts.services import message_send
 from core import clock
 from core.audit import Actor, audit_record
 from wallet import errors, methods
 from wallet.ledger import wallet_lock
-from wallet.models import MethodDocument, PaymentMethod, Wallet, Withdrawal
-from wallet.selectors import payer_matches, payment_method_deadline, player_status_fresh
+from wallet.models import Deposit, MethodDocument, PaymentMethod, Wallet, Withdrawal
+from wallet.selectors import (
+    PayerVerdict,
+    method_term_passed,
+    payer_name_key,
+    payment_method_deadline,
+    player_status_fresh,
+)
+from wallet.services.notices import method_refused_notice
 from wallet.services.withdrawals import withdrawal_release_locked
 
 MethodStatus = PaymentMethod.Status
@@ -94,8 +102,9 @@ def payment_method_verify(*, method: PaymentMethod, by: str, actor: Actor, evide
             raise errors.METHOD_NOT_USABLE(state=method.status)
         _set_status(method, MethodStatus.VERIFIED, evidence or by, actor, "wallet.method_verified",
                     verified_by=by, verified_at=clock.now())
-        if wallet.method_missing_since is not None:
-            Wallet.objects.filter(pk=wallet.pk).update(method_missing_since=None)
+        if wallet.method_missing_since is not None or wallet.method_term_flagged_at is not None:
+            # GP §5(11): a registered method again; the term (and its flag for staff) ends.
+            Wallet.objects.filter(pk=wallet.pk).update(method_missing_since=None, method_term_flagged_at=None)
         return method
 
 
@@ -109,17 +118,67 @@ def payment_method_mark_doubtful(*, method: PaymentMethod, reason: str, actor: A
         return method
 
 
-def verify_by_first_payment(*, method: PaymentMethod, payer: dict[str, Any] | None, actor: Actor) -> str:
-    """Called with the wallet locked when a payment from ``method`` succeeded (GP §5(8)a)."""
-    if method.status not in (MethodStatus.PENDING, MethodStatus.DOUBTFUL) or not payer:
+def verify_by_first_payment(*, method: PaymentMethod, verdict: PayerVerdict, actor: Actor) -> str:
+    """Called with the wallet locked when a payment from ``method`` was credited (GP §5(8)a): a payer shown to
+    be the player verifies the method; a payer that cannot be compared leaves it doubtful (documents, GP §5(8)b);
+    no payer reported changes nothing. (A payer shown to be someone else never gets here: that deposit is
+    refused, ``deposits.deposit_confirm_locked``, GP §5(6).)"""
+    if method.status not in (MethodStatus.PENDING, MethodStatus.DOUBTFUL) or verdict.outcome == "unknown":
         return "no_change"
-    ok, why = payer_matches(method.player, payer)
-    if ok:
+    if verdict.outcome == "player":
         payment_method_verify(method=method, by=PaymentMethod.VerifiedBy.FIRST_PAYMENT, actor=actor,
-                              evidence=f"first payment: {why}")
+                              evidence=f"first payment: {verdict.why}")
         return "verified"
-    payment_method_mark_doubtful(method=method, reason=f"first payment: {why}", actor=actor)
+    payment_method_mark_doubtful(method=method, reason=f"first payment: {verdict.why}", actor=actor)
     return "doubtful"
+
+
+def method_deposits_block_locked(*, method: PaymentMethod, reason: str, actor: Actor) -> None:
+    """GP §5(6): a deposit through ``method`` was paid by another person: no deposit from it until staff decide
+    (``payment_method_owner_confirm`` or ``payment_method_refuse``). A method not yet verified becomes doubtful
+    (the player is asked for documents, GP §5(8)b, §5(11)). Caller holds the wallet lock."""
+    method = _lock_method(method)
+    if method.deposits_blocked_at is None:
+        old = {"deposits_blocked": False}
+        method.deposits_blocked_at, method.deposits_blocked_reason = clock.now(), reason[:255]
+        method.save(update_fields=["deposits_blocked_at", "deposits_blocked_reason"])
+        audit_record(actor=actor, action="wallet.method_deposits_blocked", obj=method, old=old,
+                     new={"deposits_blocked": True}, reason=reason, player_id=method.player_id)
+    if method.status == MethodStatus.PENDING:
+        _set_status(method, MethodStatus.DOUBTFUL, reason, actor, "wallet.method_doubtful")
+
+
+def payment_method_owner_confirm(*, method: PaymentMethod, note: str, actor: Actor) -> PaymentMethod:
+    """Staff: a method blocked after a deposit paid by another person is the player's own after all (GP §5(6),
+    §5(8)b, on the evidence named in ``note``). Deposits from it work again; the payer names of its refused
+    deposits are accepted as the player's for this method; a method not yet verified becomes the registered one
+    (``verified_by="staff"``). The refused deposits stay returned. The other decision is
+    ``payment_method_refuse`` (GP §5(11))."""
+    if not note.strip():
+        raise errors.METHOD_INVALID(reason="a decision needs a note naming the evidence")
+    with transaction.atomic():
+        wallet_lock(player=method.player)
+        method = _lock_method(method)
+        if method.status not in PaymentMethod.ACTIVE_STATUSES:
+            raise errors.METHOD_NOT_USABLE(state=method.status)
+        if method.deposits_blocked_at is None:
+            raise errors.METHOD_NOT_BLOCKED(method_id=method.pk)
+        names = {payer_name_key(str((payer or {}).get("name") or (payer or {}).get("holder_name") or ""))
+                 for payer in Deposit.objects.filter(method=method, status=Deposit.Status.REFUSED)
+                 .values_list("payer", flat=True) if isinstance(payer, dict)}
+        accepted = sorted({*method.accepted_payers, *(n for n in names if n)})
+        old = {"deposits_blocked": True, "accepted_payers": len(method.accepted_payers)}
+        blocked_since = method.deposits_blocked_at
+        method.deposits_blocked_at, method.deposits_blocked_reason, method.accepted_payers = None, "", accepted
+        method.save(update_fields=["deposits_blocked_at", "deposits_blocked_reason", "accepted_payers"])
+        audit_record(actor=actor, action="wallet.method_owner_confirmed", obj=method, old=old,
+                     new={"deposits_blocked": False, "accepted_payers": len(accepted)}, note=note,
+                     blocked_since=blocked_since, player_id=method.player_id)
+        if method.status != MethodStatus.VERIFIED:
+            payment_method_verify(method=method, by=PaymentMethod.VerifiedBy.STAFF, actor=actor,
+                                  evidence=f"staff: {note}")
+            method.refresh_from_db()
+        return method
 
 
 def _after_method_lost(wallet: Wallet, player_id: int) -> None:
@@ -129,15 +188,60 @@ def _after_method_lost(wallet: Wallet, player_id: int) -> None:
         Wallet.objects.filter(pk=wallet.pk).update(method_missing_since=wallet.method_missing_since)
 
 
-def _cancel_open_withdrawals(method: PaymentMethod, actor: Actor, reason: str) -> None:
+def method_term_sweep_one(*, wallet_id: int, actor: Actor) -> str:
+    """Sweeper, GP §5(11): a full account still without a registered method when its 30-day term ran out is
+    flagged for staff (``Wallet.method_term_flagged_at``, admin filter) and the player is told. From the
+    deadline on deposits are refused (``checks.refuse_deposit_if_method_term_passed``, live, not waiting for
+    this flag); stakes stay allowed (docs/wallet.md). Once per term; safe to run twice."""
+    with transaction.atomic():
+        wallet = (Wallet.objects.select_for_update(skip_locked=True, no_key=True, of=("self",))
+                  .select_related("player__user")
+                  .filter(pk=wallet_id, method_term_flagged_at__isnull=True).first())
+        if wallet is None:
+            return "skipped"
+        now = clock.now()
+        deadline = method_term_passed(wallet, now)
+        if deadline is None:
+            return "skipped"
+        wallet.method_term_flagged_at = now
+        wallet.save(update_fields=["method_term_flagged_at"])
+        audit_record(actor=actor, action="wallet.method_term_passed", obj=wallet, deadline=deadline,
+                     missing_since=wallet.method_missing_since, consequence="deposits refused; staff notified",
+                     player_id=wallet.player_id)
+        message_send(  # a notice the operator can prove (inbox + e-mail)
+            player=wallet.player, kind=Message.Kind.NOTICE,
+            reference=f"wallet.method_term_passed:{wallet.player_id}:{deadline:%Y%m%d%H%M%S}",
+            subject_cs="Chybí platební prostředek: vklady pozastaveny",
+            subject_en="No payment method: deposits stopped",
+            body_cs=("Lhůta 30 dnů k registraci nového platebního prostředku uplynula (HP §5 odst. 11). Hrát můžete "
+                     "dál se zůstatkem na kontě, vklady však přijmeme až po ověření platebního prostředku; vlastnictví "
+                     "doložte dokladem (výpis z účtu, smlouva)."),
+            body_en=("The 30-day term to register a new payment method has passed (GP §5(11)). You may keep playing "
+                     "with your balance, but deposits are accepted again only once a payment method is verified; "
+                     "prove its ownership with a document (account statement, contract)."))
+        return "flagged"
+
+
+def _cancel_open_withdrawals(method: PaymentMethod, actor: Actor, reason: str) -> list[Withdrawal]:
     open_ = Withdrawal.objects.select_for_update(no_key=True).filter(
-        method=method, status__in=[Withdrawal.Status.REQUESTED, Withdrawal.Status.APPROVED])
-    for w in open_:
-        withdrawal_release_locked(withdrawal=w, status=Withdrawal.Status.REJECTED, reason=reason, actor=actor)
+        method=method, status__in=[Withdrawal.Status.REQUESTED, Withdrawal.Status.APPROVED]).order_by("pk")
+    return [withdrawal_release_locked(withdrawal=w, status=Withdrawal.Status.REJECTED, reason=reason, actor=actor)
+            for w in open_]
+
+
+def _method_lost(method: PaymentMethod, wallet: Wallet, reason: str, actor: Actor) -> None:
+    """After a refusal or cancellation (GP §5(11)): open withdrawals to the method stopped, the 30-day term to
+    register another started when none is left, and the player told (a notice the operator can prove)."""
+    stopped = _cancel_open_withdrawals(method, actor, f"payment method {method.status}: {reason}")
+    _after_method_lost(wallet, method.player_id)
+    player = method.player
+    new_method_by = None if _has_verified(player.pk) else payment_method_deadline(player, wallet=wallet)
+    method_refused_notice(method=method, reason=reason, stopped=stopped, new_method_by=new_method_by)
 
 
 def payment_method_refuse(*, method: PaymentMethod, reason: str, actor: Actor) -> PaymentMethod:
-    """Staff: ownership stayed doubtful after a request (GP §5(11)): the method is refused."""
+    """Staff: ownership stayed doubtful after a request (GP §5(11)): the method is refused, open withdrawals to it
+    stopped, and the player told (``wallet.method_refused:<id>``)."""
     if not reason:
         raise errors.METHOD_INVALID(reason="a refusal needs a reason")
     with transaction.atomic():
@@ -146,13 +250,13 @@ def payment_method_refuse(*, method: PaymentMethod, reason: str, actor: Actor) -
         if method.status not in PaymentMethod.ACTIVE_STATUSES:
             raise errors.METHOD_NOT_USABLE(state=method.status)
         _set_status(method, MethodStatus.REFUSED, reason, actor, "wallet.method_refused")
-        _cancel_open_withdrawals(method, actor, f"payment method refused: {reason}")
-        _after_method_lost(wallet, method.player_id)
+        _method_lost(method, wallet, reason, actor)
         return method
 
 
 def payment_method_cancel(*, method: PaymentMethod, reason: str, actor: Actor) -> PaymentMethod:
-    """Staff: a method suspected of misuse is cancelled (GP §5(11)); open withdrawals to it are stopped."""
+    """Staff: a method suspected of misuse is cancelled (GP §5(11)); open withdrawals to it are stopped; the
+    player is told (``wallet.method_refused:<id>``)."""
     if not reason:
         raise errors.METHOD_INVALID(reason="a cancellation needs a reason")
     with transaction.atomic():
@@ -161,8 +265,7 @@ def payment_method_cancel(*, method: PaymentMethod, reason: str, actor: Actor) -
         if method.status not in PaymentMethod.ACTIVE_STATUSES:
             raise errors.METHOD_NOT_USABLE(state=method.status)
         _set_status(method, MethodStatus.CANCELLED, reason, actor, "wallet.method_cancelled")
-        _cancel_open_withdrawals(method, actor, f"payment method cancelled: {reason}")
-        _after_method_lost(wallet, method.player_id)
+        _method_lost(method, wallet, reason, actor)
         return method
 
 

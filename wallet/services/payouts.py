@@ -75,6 +75,26 @@ def _invite(p: Payout, actor: Actor, why: str) -> None:
             f"then it is sent by post with the postage deducted.")
 
 
+def _stop(p: Payout, actor: Actor, why: str) -> None:
+    """GP §5(6): a return of another person's money that the source did not take stops here for staff (send it
+    again, ``payout_resend``); it is never offered to the player at a branch nor posted to them."""
+    p.status, p.next_action_at = PayoutStatus.STOPPED, None
+    _log(p, "stopped", why=why)
+    p.save()
+    audit_record(actor=actor, action="wallet.payout_stopped", obj=p, why=why, amount=Money(p.outstanding),
+                 player_id=p.player_id)
+
+
+def _not_sent(p: Payout, actor: Actor, why: str) -> str:
+    """The method did not take the payout: the person is invited to a branch, except for money that goes back
+    to its source only (stopped for staff)."""
+    if p.kind in Payout.SOURCE_ONLY_KINDS:
+        _stop(p, actor, why)
+        return "stopped"
+    _invite(p, actor, why)
+    return "invited"
+
+
 def payout_create(*, player: Player, kind: str, amount: int, reference: str, method: PaymentMethod | None, actor: Actor,
                   already_payable: bool = False, due_days: int | None = None, branch: bool = False) -> Payout:
     """Start a payout (caller holds the wallet lock). Unless ``already_payable``, the amount moves from the live
@@ -102,6 +122,8 @@ def payout_create(*, player: Player, kind: str, amount: int, reference: str, met
         from wallet.tasks import payout_send
 
         payout_send.delay_on_commit(p.pk)
+    elif kind in Payout.SOURCE_ONLY_KINDS:
+        raise ValueError(f"a {kind} payout goes back to its source method only")
     else:
         p.save()
         _invite(p, actor, "cash at a branch chosen" if branch else "no payment method to return the money to")
@@ -205,7 +227,7 @@ def _lock(p: Payout) -> Payout:
 
 def _mark_sent_locked(p: Payout, provider_payout_id: str, actor: Actor) -> None:
     amount = p.outstanding
-    post(kind=TxnKind.PAYOUT_SEND, reference=p.reference,
+    post(kind=TxnKind.PAYOUT_SEND, reference=p.send_reference,
          legs=[(operator_account("refunds_payable"), -amount), (operator_account(f"clearing:{p.provider}"), amount)],
          player_id=p.player_id, amount=amount, actor=actor, memo=f"{p.kind} sent")
     p.status, p.sent_at, p.paid = PayoutStatus.SENT, clock.now(), p.paid + amount
@@ -233,8 +255,7 @@ def payout_dispatch(*, payout_id: int, actor: Actor) -> str:
         if result.accepted:
             _mark_sent_locked(p, result.provider_payout_id, actor)
             return "sent"
-        _invite(p, actor, f"the payment method refused: {result.reason}")
-        return "invited"
+        return _not_sent(p, actor, f"the payment method refused: {result.reason}")
 
 
 def payout_event(provider: str, event: CallbackEvent, actor: Actor) -> tuple[str, str]:
@@ -245,11 +266,13 @@ def payout_event(provider: str, event: CallbackEvent, actor: Actor) -> tuple[str
         locked = Withdrawal.objects.select_for_update(of=("self",), no_key=True).select_related("method").get(
             pk=withdrawal.pk)
         return withdrawal_event_locked(locked, event, actor)
-    found = Payout.objects.filter(provider=provider, reference=event.reference).first()
+    found, attempt = _payout_for(provider, event.reference)
     if found is None:
         return "unknown_reference", event.reference
     wallet_lock(player=found.player)
     p = _lock(found)
+    if attempt != p.attempt:  # a callback about an earlier send (before a stop and a send again)
+        return "ignored_out_of_order", f"about send {attempt}, the payout is at send {p.attempt}"
     if event.type == "payout.succeeded":
         if p.status == PayoutStatus.SENDING:
             _mark_sent_locked(p, "", actor)
@@ -260,23 +283,54 @@ def payout_event(provider: str, event: CallbackEvent, actor: Actor) -> tuple[str
             audit_record(actor=actor, action="wallet.payout_completed", obj=p, player_id=p.player_id)
             return "completed", ""
         return "ignored_out_of_order", f"payout is {p.status}"
-    # payout.failed: the money did not arrive (or came back): invite to the branch
+    # payout.failed: the money did not arrive (or came back): invite to the branch (or stop, source-only money)
     if p.status == PayoutStatus.SENDING:
-        _invite(p, actor, f"the provider reported a failure: {event.reason}")
-        return "invited", ""
+        return _not_sent(p, actor, f"the provider reported a failure: {event.reason}"), ""
     if p.status in (PayoutStatus.SENT, PayoutStatus.COMPLETED) and p.channel == Payout.Channel.METHOD:
         amount = event.amount
         if amount <= 0 or amount > p.paid:
             return "amount_mismatch", f"{amount} > paid {p.paid}"
-        post(kind=TxnKind.PAYOUT_RETURN, reference=p.reference,
+        post(kind=TxnKind.PAYOUT_RETURN, reference=p.send_reference,
              legs=[(operator_account(f"clearing:{p.provider}"), -amount), (operator_account("refunds_payable"), amount)],
              player_id=p.player_id, amount=amount, actor=actor, memo="returned by the provider")
         p.paid -= amount
         p.completed_at = None
         _log(p, "returned", amount=Money(amount))
-        _invite(p, actor, f"returned by the provider: {event.reason}")
+        _not_sent(p, actor, f"returned by the provider: {event.reason}")
         return "returned", ""
     return "ignored_out_of_order", f"payout is {p.status}"
+
+
+def _payout_for(provider: str, reference: str) -> tuple[Payout | None, int]:
+    """The payout a provider reference names, and which send of it (``Payout.send_reference``)."""
+    found = Payout.objects.filter(provider=provider, reference=reference).first()
+    if found is not None:
+        return found, 0
+    base, sep, n = reference.rpartition("/a")
+    if not sep or not n.isdigit():
+        return None, 0
+    return Payout.objects.filter(provider=provider, reference=base).first(), int(n)
+
+
+def payout_resend(*, payout: Payout, actor: Actor) -> Payout:
+    """Staff: send a stopped return (money of another person, GP §5(6)) to its source again, under a new
+    provider reference (``send_reference``; the provider de-duplicates on it, and the earlier send failed)."""
+    with transaction.atomic():
+        wallet_lock(player=payout.player)
+        p = _lock(payout)
+        if p.status != PayoutStatus.STOPPED:
+            raise errors.PAYOUT_STATE(state=p.status)
+        p.attempt += 1
+        p.status, p.channel, p.sending_since, p.next_action_at = PayoutStatus.PENDING, Payout.Channel.METHOD, None, clock.now()
+        _log(p, "send_again", attempt=p.attempt)
+        p.save()
+        audit_record(actor=actor, action="wallet.payout_resent", obj=p, attempt=p.attempt,
+                     amount=Money(p.outstanding), player_id=p.player_id)
+        # wallet.tasks imports wallet.services (the tasks call the services): a module-level import is a cycle.
+        from wallet.tasks import payout_send
+
+        payout_send.delay_on_commit(p.pk)
+        return p
 
 
 def payout_collect_cash(*, payout: Payout, amount: Money, reference: str, branch: str, actor: Actor) -> Payout:

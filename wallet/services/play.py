@@ -24,10 +24,13 @@ from wallet.ledger import (
     set_debt,
     wallet_lock,
 )
-from wallet.models import Debt, LedgerAccount, LedgerTransaction, Wallet, WinDeduction, WinHold
+from wallet.models import Debt, LedgerAccount, LedgerTransaction, Wallet, WinDeduction, WinHold, Withdrawal
+from wallet.services.notices import debt_notice, deduction_notice, hold_notice
+from wallet.services.withdrawals import withdrawal_release_locked
 
 TxnKind = LedgerTransaction.Kind
 HOLD_REASONS = {r.value for r in WinHold.Reason}
+NOTICE_CHANNEL = "inbox+email"  # a deduction's notice: an accounts message in the inbox, e-mailed after commit
 WIN_SOURCES = ("house", "jackpot")  # and every "jackpot:<pool>" account (jackpots pays from "jackpot:awards")
 
 
@@ -68,7 +71,7 @@ def win_credit(*, player: Player, amount: Money, reference: str, actor: Actor, h
     if amt == 0:
         return None
     if hold_reason is not None and hold_reason not in HOLD_REASONS:
-        raise errors.INVALID_AMOUNT(reason=f"unknown hold_reason {hold_reason!r}")
+        raise errors.HOLD_INVALID(field="hold_reason", allowed=sorted(HOLD_REASONS))
     if not _win_source_ok(source):
         raise errors.NOT_AN_OPERATOR_ACCOUNT(account=source)
     kind = TxnKind.WIN if hold_reason is None else TxnKind.WIN_HOLD
@@ -93,6 +96,7 @@ def win_credit(*, player: Player, amount: Money, reference: str, actor: Actor, h
                                       held_at=now, release_due_at=now + timedelta(days=days), transaction=txn)
         audit_record(actor=actor, action="wallet.win_held", obj=hold, amount=Money(amt), reason=hold_reason,
                      release_due_at=hold.release_due_at)
+        hold_notice(hold=hold, win_amount=amt, win_reference=reference)
         return txn
 
 
@@ -151,6 +155,86 @@ def _hold_locked(hold_id: int) -> WinHold:
     return WinHold.objects.select_for_update(no_key=True).get(pk=hold_id)
 
 
+def win_hold_place(*, player: Player, win_reference: str, reason: str, note: str, actor: Actor) -> WinHold:
+    """Hold a win already credited (GP §10(3): the operator may hold the payout of a win under doubt).
+
+    Under the wallet lock: the ``win`` transaction ``win_reference`` of ``player`` (else ``wallet.win_not_found``;
+    another player's win is not found either); a repeat returns the existing hold (the same win held for the
+    other reason is ``wallet.hold_exists``). ``regularity``: held until the win's credit time + 60 days, refused
+    from that instant on (``wallet.hold_too_late``); ``aml``: ``WALLET_AML_HOLD_DAYS`` from now (the AML-law
+    period; ``win_hold_extend`` when the FAU extends it). Moves ``min(win, live balance)`` live -> held in one
+    balanced ``win_hold`` posting with reference ``hold:<win_reference>``. When the live balance does not cover the
+    win, the player's withdrawals not yet handed to the provider (``requested``/``approved``) are stopped first,
+    newest first, as far as needed: a payout not yet made is what GP §10(3) holds. Nothing left of the win is
+    ``wallet.nothing_to_hold``. Audited; the player is told (``wallet.hold:<id>``). Release, forfeit (back to the
+    account that paid the win), extension and the sweeper work on it as on a hold placed at crediting."""
+    if reason not in HOLD_REASONS:
+        raise errors.HOLD_INVALID(field="reason", allowed=sorted(HOLD_REASONS))
+    note = (note or "").strip()
+    if not note:
+        raise errors.HOLD_INVALID(field="note")
+    reference = f"hold:{win_reference}"
+    with transaction.atomic():
+        wallet = wallet_lock(player=player)
+        win = LedgerTransaction.objects.filter(kind=TxnKind.WIN, reference=win_reference).first()
+        if win is None or win.player_id != player.pk:
+            raise errors.WIN_NOT_FOUND(win_reference=win_reference)
+        existing = WinHold.objects.filter(reference=reference).first()
+        if existing is not None:
+            if existing.win_transaction_id != win.pk:
+                raise errors.REFERENCE_CONFLICT(reference=reference)
+            if existing.reason != reason:
+                raise errors.HOLD_EXISTS(hold_id=existing.pk, reason=existing.reason, status=existing.status)
+            return existing
+        now = clock.now()
+        if reason == WinHold.Reason.REGULARITY:
+            release_due_at = win.created_at + timedelta(days=rules.REGULARITY_HOLD_DAYS)
+            if now >= release_due_at:  # GP §10(3): at most until the 60-day payout term ends
+                raise errors.HOLD_TOO_LATE(win_reference=win_reference, credited_at=win.created_at,
+                                           deadline=release_due_at)
+        else:
+            release_due_at = now + timedelta(days=int(settings.WALLET_AML_HOLD_DAYS))
+        acc = live_account(wallet)
+        stopped = _withdrawals_stop_for_hold(player_id=player.pk, account=acc, needed=win.amount,
+                                             reference=reference, actor=actor)
+        amt = min(win.amount, max(acc.balance, 0))
+        if amt <= 0:
+            raise errors.NOTHING_TO_HOLD(win_reference=win_reference, win=Money(win.amount),
+                                         balance=Money(acc.balance))
+        held = player_account(player.pk, LedgerAccount.Kind.PLAYER_HELD)
+        txn = post(kind=TxnKind.WIN_HOLD, reference=reference, legs=[(acc, -amt), (held, amt)], player_id=player.pk,
+                   amount=amt, actor=actor, memo=f"held: {reason}")
+        hold = WinHold.objects.create(player_id=player.pk, amount=amt, reference=reference, reason=reason, held_at=now,
+                                      release_due_at=release_due_at, transaction=txn, win_transaction=win,
+                                      note=note[:255])
+        audit_record(actor=actor, action="wallet.win_hold_placed", obj=hold, player_id=player.pk,
+                     win_reference=win_reference, win=Money(win.amount), amount=Money(amt), reason=reason, note=note,
+                     credited_at=win.created_at, release_due_at=release_due_at,
+                     withdrawals_stopped=[w.pk for w in stopped])
+        hold_notice(hold=hold, win_amount=win.amount, win_reference=win_reference, stopped=stopped)
+        return hold
+
+
+def _withdrawals_stop_for_hold(*, player_id: int, account: LedgerAccount, needed: int, reference: str,
+                               actor: Actor) -> list[Withdrawal]:
+    """Stop the player's withdrawals not yet handed to the provider, newest first, until the live ``account``
+    covers ``needed`` (GP §10(3)). Caller holds the wallet lock; ``account.balance`` is kept current."""
+    stopped: list[Withdrawal] = []
+    if account.balance >= needed:
+        return stopped
+    unsent = (Withdrawal.objects.select_for_update(no_key=True)
+              .filter(player_id=player_id, status__in=[Withdrawal.Status.REQUESTED, Withdrawal.Status.APPROVED])
+              .order_by("-requested_at", "-pk"))
+    for w in unsent:
+        stopped.append(withdrawal_release_locked(
+            withdrawal=w, status=Withdrawal.Status.REJECTED, actor=actor,
+            reason=f"stopped: a win is held ({reference}, GP §10(3))"))
+        account.refresh_from_db(fields=["balance", "debt"])
+        if account.balance >= needed:
+            break
+    return stopped
+
+
 def win_hold_release(*, hold: WinHold, actor: Actor, note: str = "") -> WinHold:
     """Release a held win to the live account (doubt cleared or the term ended)."""
     with transaction.atomic():
@@ -181,8 +265,10 @@ def win_hold_forfeit(*, hold: WinHold, reason: str, actor: Actor) -> WinHold:
         if hold.status not in (WinHold.Status.HELD, WinHold.Status.ESCALATED):
             raise errors.HOLD_STATE(state=hold.status)
         held = player_account(hold.player_id, LedgerAccount.Kind.PLAYER_HELD)
-        source_entry = hold.transaction.entries.exclude(account=held).get()  # the operator account that paid it
-        source = source_entry.account
+        # back to the operator account that paid the win: the hold's own posting for a win held when credited,
+        # the win's posting for a hold placed afterwards (win_hold_place)
+        paid_by = hold.win_transaction_id or hold.transaction_id
+        source = LedgerAccount.objects.get(entries__transaction_id=paid_by, player__isnull=True)
         post(kind=TxnKind.WIN_FORFEIT, reference=hold.reference, legs=[(held, -hold.amount), (source, hold.amount)],
              player_id=hold.player_id, amount=hold.amount, actor=actor, memo=reason)
         old = hold.status
@@ -200,7 +286,7 @@ def win_hold_extend(*, hold: WinHold, until: datetime, reason: str, actor: Actor
         hold = _hold_locked(hold.pk)
         if hold.status not in (WinHold.Status.HELD, WinHold.Status.ESCALATED):
             raise errors.HOLD_STATE(state=hold.status)
-        longest = hold.held_at + timedelta(days=rules.REGULARITY_HOLD_DAYS)
+        longest = hold.credited_at + timedelta(days=rules.REGULARITY_HOLD_DAYS)
         if hold.reason == WinHold.Reason.REGULARITY and until > longest:
             raise errors.HOLD_STATE(reason="a regularity hold lasts at most 60 days (GP §10(3))")
         old = {"release_due_at": hold.release_due_at, "status": hold.status}
@@ -231,12 +317,15 @@ def win_hold_sweep_one(*, hold_id: int, actor: Actor) -> str:
 
 # Deductions and debts -------------------------------------------------------------------------------------
 
-def win_deduct(*, player: Player, amount: Money, reference: str, reason: str, notice_text: str, actor: Actor,
-               notice_channel: str = "account_message") -> WinDeduction:
-    """Deduct a win credited in error or for a breach/fraud, with a recorded notice (GP §7(7), §10(4)).
+def win_deduct(*, player: Player, amount: Money, reference: str, reason: str, notice_text: str,
+               actor: Actor) -> WinDeduction:
+    """Deduct a win credited in error or for a breach/fraud, with a notice the operator can prove (GP §7(7),
+    §10(4)): an ``accounts`` message (``wallet.deduction:<id>``, inbox + e-mail) carrying ``notice_text``;
+    ``notice_sent_at`` is the message's time and ``notice_channel`` ``inbox+email``.
 
-    A resulting negative balance is recorded as a debt payable within 10 days; until paid, stakes and
-    withdrawals are refused (``wallet.debt_outstanding``)."""
+    A resulting negative balance is recorded as a debt payable within 10 days, with its own notice
+    (``wallet.debt:<id>``); until paid, stakes and withdrawals are refused (``wallet.debt_outstanding``).
+    Idempotent on ``reference``: a repeat returns the first deduction and notifies nobody again."""
     amt = check_amount(amount)
     if not reason or not notice_text:
         raise errors.INVALID_AMOUNT(reason="a deduction needs a reason and the notice text")
@@ -257,10 +346,11 @@ def win_deduct(*, player: Player, amount: Money, reference: str, reason: str, no
                    player_id=player.pk, amount=amt, actor=actor, memo=reason)
         now = clock.now()
         deduction = WinDeduction.objects.create(player_id=player.pk, amount=amt, reference=reference, reason=reason[:255],
-                                                notice_text=notice_text, notice_sent_at=now, notice_channel=notice_channel,
-                                                created_by=actor.label, transaction=txn)
+                                                notice_text=notice_text, notice_sent_at=now,
+                                                notice_channel=NOTICE_CHANNEL, created_by=actor.label, transaction=txn)
         new_debt = max(0, -acc.balance)
         already = sum(d.outstanding for d in Debt.objects.filter(account=acc, status__in=[Debt.Status.OPEN, Debt.Status.OVERDUE]))
+        debt = None
         if new_debt > already:
             debt = Debt.objects.create(player_id=player.pk, account=acc, deduction=deduction, amount=new_debt - already,
                                        outstanding=new_debt - already, created_at=now,
@@ -268,6 +358,12 @@ def win_deduct(*, player: Player, amount: Money, reference: str, reason: str, no
             audit_record(actor=actor, action="wallet.debt_recorded", obj=debt, amount=Money(debt.amount), due_at=debt.due_at)
         audit_record(actor=actor, action="wallet.win_deducted", obj=deduction, amount=Money(amt), reason=reason,
                      notice=notice_text, balance_after=Money(acc.balance))
+        message = deduction_notice(deduction=deduction, balance_after=acc.balance)
+        if message.created_at != deduction.notice_sent_at:
+            deduction.notice_sent_at = message.created_at
+            deduction.save(update_fields=["notice_sent_at"])
+        if debt is not None:
+            debt_notice(debt=debt)  # GP §7(7): the debt, its amount and its due date
         return deduction
 
 

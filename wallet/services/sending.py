@@ -57,7 +57,7 @@ def claim_and_send(model: type[Sendable], *, pk: int, claimable: str,
         row.save(update_fields=["status", "sending_since"])
     try:
         provider = adapters.get_provider(row.provider, outbox=sandbox_outbox)
-        result = provider.send_payout(reference=row.reference, method=row.method, amount=Money(amount(row)))
+        result = provider.send_payout(reference=row.send_reference, method=row.method, amount=Money(amount(row)))
     except Exception:  # a network or provider failure: stays "sending", the sweeper retries with the same reference
         logger.exception("%s %s: provider call failed", model.__name__, row.pk)
         return SendAttempt(row, None)

@@ -21,6 +21,7 @@ from wallet.services import (
     win_credit,
     withdrawal_request,
 )
+from wallet.services.sandbox import default_sandbox_payer
 from wallet.tests.conftest import SYSTEM, czk, fund, verified_bank
 
 THREADS = 6
@@ -55,6 +56,7 @@ def test_parallel_money_calls_on_one_player_never_overdraw_nor_lose_or_create_mo
     fund(player, czk(300), reference="start")
     deposits = [deposit_start(player=player, method=method, amount=czk(40), reference=f"dep-{i}",
                               actor=Actor.player(player)) for i in range(THREADS)]
+    payer = default_sandbox_payer(player)  # the player pays (another person's payment is refused, GP §5(6))
     outcome = {"stake_ok": 0, "stake_refused": 0, "withdrawal_ok": 0, "withdrawal_refused": 0, "win": 0}
     lock = threading.Lock()
 
@@ -65,7 +67,7 @@ def test_parallel_money_calls_on_one_player_never_overdraw_nor_lose_or_create_mo
     def worker(i):
         d = deposits[i]
         body, sig = sandbox_event("payment.succeeded", d.payment_reference, d.amount, event_id=f"evt-{i}",
-                                  payer={"name": "x"})
+                                  payer=payer)
         for r in range(ROUNDS):
             try:
                 stake_debit(player=player, amount=czk(25), reference=f"stake-{i}-{r}", actor=SYSTEM)
@@ -93,7 +95,7 @@ def test_parallel_money_calls_on_one_player_never_overdraw_nor_lose_or_create_mo
                 provider_callback_handle(provider="sandbox", raw_body=body, signature=sig)
                 other = deposits[(i + 1) % THREADS]
                 b2, s2 = sandbox_event("payment.succeeded", other.payment_reference, other.amount,
-                                       event_id=f"evt-{(i + 1) % THREADS}", payer={"name": "x"})
+                                       event_id=f"evt-{(i + 1) % THREADS}", payer=payer)
                 provider_callback_handle(provider="sandbox", raw_body=b2, signature=s2)
 
     run_threads(worker, THREADS)

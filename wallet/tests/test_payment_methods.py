@@ -94,19 +94,22 @@ def test_the_first_payment_verifies_the_method_when_the_payer_is_the_player():
     assert selectors.player_has_verified_payment_method(p) and selectors.payment_method_deadline(p) is None
 
 
-def test_a_first_payment_from_someone_else_makes_the_ownership_doubtful_but_credits_the_deposit():
+def test_a_first_payment_from_someone_else_is_refused_not_credited_and_the_ownership_is_doubtful():
+    """GP §5(6) ("výhradně"): the payment of another person is not credited (it goes back to its source, see
+    test_refused_deposits.py); the method is doubtful and blocked for deposits until staff decide."""
     p = make_player(status="temporary")
     m = bank(p)
-    deposit(p, m, czk(100), payer={"name": "Petr Svoboda"})
+    d = deposit(p, m, czk(100), payer={"name": "Petr Svoboda"})
     m.refresh_from_db()
-    assert m.status == "doubtful" and "differs" in m.status_reason
-    assert selectors.balance(p) == czk(100)
+    assert d.status == "refused" and "differs" in d.status_reason
+    assert m.status == "doubtful" and "differs" in m.status_reason and m.deposits_blocked_at is not None
+    assert selectors.balance(p) == czk(0)
     birth = p.personal.date_of_birth
     m2 = bank(p)
-    deposit(p, m2, czk(10), payer={"name": f"{p.personal.surname} {p.personal.given_names}",
-                                   "birth_date": (birth - timedelta(days=1)).isoformat()})
+    d2 = deposit(p, m2, czk(10), payer={"name": f"{p.personal.surname} {p.personal.given_names}",
+                                        "birth_date": (birth - timedelta(days=1)).isoformat()})
     m2.refresh_from_db()
-    assert m2.status == "doubtful"
+    assert d2.status == "refused" and m2.status == "doubtful" and selectors.balance(p) == czk(0)
 
 
 def test_the_payer_name_is_compared_without_diacritics_titles_or_word_order():

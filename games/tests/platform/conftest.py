@@ -1,4 +1,5 @@
-"""Fixtures of the games platform tests: test-only games in the registry, a synced catalogue, a frozen clock."""
+"""Fixtures of the games platform tests: test-only games in the registry, a synced catalogue whose current versions
+are approved (GP §13(6); a test of the refusal unapproves its version), a frozen clock."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -13,14 +14,17 @@ START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 
 @pytest.fixture(autouse=True)
 def test_games(db):
-    """Registers the test-only games for this test (after the real ones are loaded) and syncs the catalogue."""
+    """Registers the test-only games for this test (after the real ones are loaded), syncs the catalogue and
+    approves its current versions (test data, ``games.testing``)."""
     from games.engine import registry
     from games.services import games_sync
+    from games.testing import approve_current_games
 
     registry.list_games()  # load the shipped games first (the registry loads lazily once)
     registry.register(PICK)
     try:
         games_sync()
+        approve_current_games()
         yield
     finally:
         versions = registry._GAMES.get(PICK.code, {})

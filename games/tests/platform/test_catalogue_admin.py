@@ -10,8 +10,8 @@ from core.audit import Actor
 from core.models import AuditEvent
 from games.engine import list_games, registry
 from games.models import Game, Round
-from games.services import game_set_enabled, games_sync
-from games.tests.platform.helpers import act, client_for, funded_player, start
+from games.services import game_approve, game_set_enabled, games_sync
+from games.tests.platform.helpers import act, balance, client_for, funded_player, start
 from games.tests.platform.testgames import PickGame
 
 
@@ -28,7 +28,8 @@ def test_the_catalogue_has_a_row_per_registered_game_and_the_sync_is_idempotent(
     assert row.avg_hourly_loss == g.declared.avg_hourly_loss and row.description["code"] == "european_roulette"
 
 
-def test_a_new_engine_version_becomes_current_and_rounds_stay_pinned_to_theirs(clock):
+def test_a_new_engine_version_becomes_current_unapproved_and_rounds_stay_pinned_to_theirs(clock):
+    """GP §13(6): a new version starts unapproved: no round on it until staff record its approval."""
     player = funded_player()
     c = client_for(player)
     rid = start(c, game="test_pick", bet={"stake": 100}).json()["id"]
@@ -38,10 +39,16 @@ def test_a_new_engine_version_becomes_current_and_rounds_stay_pinned_to_theirs(c
     registry.register(v2)
     try:
         games_sync()
-        assert Game.objects.get(code="test_pick", current=True).version == 2
+        row = Game.objects.get(code="test_pick", current=True)
+        assert row.version == 2 and row.approval_state == "unapproved" and row.approved_at is None
         act(c, rid, {"pick": 0})
         assert act(c, rid, {"pick": 0}).json()["game"]["version"] == 1  # finished on the version it started on
         clock.shift(2)
+        before = balance(player)
+        refused = start(c, game="test_pick", bet={"stake": 100})
+        assert refused.status_code == 409 and refused.json()["error"]["code"] == "game.not_approved"
+        assert balance(player) == before and Round.objects.filter(player=player).count() == 1
+        game_approve(game=row, plan_version="2026-02", reference="MF-1/2026", actor=Actor.system("test"))
         r = start(c, game="test_pick", bet={"stake": 100}).json()
         assert r["game"]["version"] == 2
         new = Round.objects.get(pk=r["id"])
@@ -103,7 +110,6 @@ def test_the_admin_shows_games_and_a_read_only_round_recall_and_disables_a_game(
 
 def test_staff_end_an_open_round_from_the_admin_and_the_stake_is_returned(clock, client):
     from accounts.testing import make_staff
-    from games.tests.platform.helpers import balance
 
     player = funded_player(1_000)
     rid = start(client_for(player), game="test_pick", bet={"stake": 100}).json()["id"]

@@ -32,13 +32,18 @@ LOSS, WIN = FixedRNG(0), FixedRNG(1)  # roulette pocket 0 (red loses), pocket 1 
 @pytest.fixture(autouse=True)
 def _jackpot_snapshot(settings: Any) -> Any:
     """The running jackpot levels are read once per process per JACKPOTS_CONFIG_TTL_SECONDS (1 s in production);
-    a longer TTL here keeps that reload out of the counted requests (it is not per round)."""
+    a longer TTL here keeps that reload out of the counted requests (it is not per round). Likewise the published
+    versions of the game plan / terms (accounts.terms, every ACCOUNTS_TERMS_SNAPSHOT_SECONDS)."""
+    from accounts import terms
     from jackpots.levels import snapshot_clear
 
     settings.JACKPOTS_CONFIG_TTL_SECONDS = 3600
+    settings.ACCOUNTS_TERMS_SNAPSHOT_SECONDS = 3600
     snapshot_clear()
+    terms.snapshot_clear()
     yield
     snapshot_clear()
+    terms.snapshot_clear()
 
 
 def _limited_player() -> Any:
@@ -90,6 +95,8 @@ def test_a_settled_roulette_round_costs_at_most_12_statements_also_after_10000_r
     body, fresh = _round(c, clock, "european_roulette", ROULETTE_RED, rng)
     assert body["status"] == "finished" and (body["win"]["amount"] > 0) == (outcome == "win")
     assert len(fresh) <= MAX_STATEMENTS, "\n".join(fresh)
+    # the game's switch and its approval in the game plan (GP §13(6)) come with the round context, no read of its own
+    assert len([q for q in fresh if "games_game" in q]) == 1, "\n".join(fresh)
     _history(player, 10_000)
     assert Round.objects.filter(player=player).count() > 10_000
     _, after_history = _round(c, clock, "european_roulette", ROULETTE_RED, rng)

@@ -1,0 +1,69 @@
+"""Which version of the game plan and terms is in force, known per process without a statement on the stake path.
+
+GP §3(5): before every stake the player must know the plan and terms in force; ``accounts.selectors.betting_refusal``
+refuses a player who has not accepted the version in force. The round path is counted in SQL statements
+(games/tests/platform/test_round_cost.py), so the published versions (version number and the instant each takes
+effect, a handful of rows) are kept per process for ``ACCOUNTS_TERMS_SNAPSHOT_SECONDS`` (the pattern of
+``jackpots.levels``). The snapshot holds the effective instants, so the version in force is decided against the
+clock on every call: a version applies at its ``effective_at`` to the second in every process. Only the publication
+of a new version is seen late, at most the snapshot time, and a version never takes effect sooner than that after its
+publication (``accounts.rules.terms_min_notice``), so every process knows it before it applies. Publishing clears
+this process's snapshot; tests clear it around each test (``snapshot_clear``).
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+from accounts import rules
+from accounts.models import TermsVersion
+
+
+@dataclass(frozen=True)
+class PublishedTerms:
+    """A published version as the stake path sees it."""
+
+    version: int
+    effective_at: datetime
+
+
+_lock = threading.Lock()
+_snapshot: tuple[float, tuple[PublishedTerms, ...]] | None = None
+
+
+def _load() -> tuple[PublishedTerms, ...]:
+    rows = TermsVersion.objects.order_by("effective_at", "version").values_list("version", "effective_at")
+    return tuple(PublishedTerms(version=v, effective_at=at) for v, at in rows)
+
+
+def published() -> tuple[PublishedTerms, ...]:
+    """Every published version, oldest first (from this process's snapshot)."""
+    global _snapshot
+    now = time.monotonic()
+    snap = _snapshot
+    if snap is None or snap[0] <= now:
+        versions = _load()
+        with _lock:
+            _snapshot = (now + rules.terms_snapshot_seconds(), versions)
+        return versions
+    return snap[1]
+
+
+def in_force(at: datetime) -> PublishedTerms | None:
+    """The version in force at ``at`` (the latest that took effect by then), or None before the first one."""
+    current = None
+    for terms in published():
+        if terms.effective_at > at:
+            break
+        if current is None or terms.version > current.version:
+            current = terms
+    return current
+
+
+def snapshot_clear() -> None:
+    """Forget this process's snapshot (after a publication, and in tests)."""
+    global _snapshot
+    with _lock:
+        _snapshot = None

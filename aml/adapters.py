@@ -1,0 +1,308 @@
+"""The outside world of the AML duties: identification providers and PEP / sanctions lists.
+
+Identification provider (GP §4(4)b): the applicant's document particulars, the images of the document (front,
+back) and a selfie (or a liveness reference) are submitted under our reference; the provider checks the document
+and the likeness and answers later by a signed callback (HMAC-SHA256 over the raw body with a shared secret,
+header ``X-Signature: sha256=<hex>``, as the payment providers of ``wallet/adapters.py``): outcome ``approved``,
+``doubtful`` or ``rejected``, a likeness score 0-100, what it read off the document, and reasons. Callbacks may
+come twice, late or forged: the services handle each event id once and refuse a bad signature. A submission the
+provider cannot take (:class:`ProviderUnavailable`) is retried with back-off.
+
+The sandbox provider behaves like that. Its outcome is chosen by a marker at the end of the document number
+(``...DBT`` doubtful, ``...REJ`` rejected, ``...MIS`` approved but with a different name read off the document,
+``...ERR`` submission refused as if the provider were down) unless ``AML_SANDBOX_IDENT_OUTCOME`` forces one;
+``AML_SANDBOX_UNAVAILABLE`` makes it refuse every submission. Its callbacks leave through an *outbox* the caller
+passes in (the services send them by a Celery task after commit), so this module imports no service and no task.
+
+Screening list: ``search(subject)`` returns the entries matching a person by normalised name (case, accents,
+word order ignored) and birth date; ``version()`` changes when the list does (everyone is screened again). The
+sandbox list is the JSON file ``AML_SCREENING_SANDBOX_FILE`` (``aml/data/sandbox_screening_list.json``).
+A real provider or list implements the Protocol and is registered in ``_PROVIDERS`` / ``_LISTS``.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any, Protocol
+
+from django.conf import settings
+
+from accounts.validation import fold
+from aml import errors
+from core import clock
+
+SIGNATURE_HEADER = "X-Signature"
+OUTCOMES = ("approved", "doubtful", "rejected")
+EVENT_TYPES = ("identification.completed",)
+SIDES = ("front", "back", "selfie")
+
+# Where a provider's own callbacks go: ``outbox(raw_body, signature)``.
+Outbox = Callable[[bytes, str], None]
+
+
+class ProviderUnavailable(Exception):
+    """The provider did not take the submission (network, 5xx, maintenance): retry later."""
+
+
+class ListUnavailable(Exception):
+    """The screening list could not be searched: the screening is recorded as unavailable and retried."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    reference: str
+    document: dict[str, Any]  # document_type, document_number, document_issuing_state, _authority, _valid_until
+    subject: dict[str, Any]  # given_names, surname, date_of_birth (the applicant's own data, for comparison)
+    images: dict[str, bytes]  # side -> bytes (back may be missing for a passport)
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    provider_check_id: str
+
+
+@dataclass(frozen=True)
+class IdentificationResult:
+    event_id: str
+    type: str
+    reference: str
+    provider_check_id: str
+    outcome: str
+    score: int
+    extracted: dict[str, Any] = field(default_factory=dict)
+    reasons: tuple[str, ...] = ()
+    occurred_at: str = ""
+
+    def material(self) -> tuple[Any, ...]:
+        """What a callback says (a retry may carry another delivery time, never another content)."""
+        return (self.type, self.reference, self.provider_check_id, self.outcome, self.score,
+                json.dumps(self.extracted, sort_keys=True), self.reasons)
+
+
+def hmac_signature(secret: str, raw_body: bytes) -> str:
+    return "sha256=" + hmac.new(secret.encode(), raw_body, hashlib.sha256).hexdigest()
+
+
+class IdentificationProvider(Protocol):
+    code: str
+
+    def secret(self) -> str: ...
+
+    def submit(self, submission: Submission) -> SubmitResult:
+        """Hand the check to the provider (raises :class:`ProviderUnavailable`); the answer comes by callback."""
+        ...
+
+    def verify_signature(self, raw_body: bytes, signature: str) -> bool: ...
+
+    def parse_callback(self, raw_body: bytes) -> IdentificationResult: ...
+
+
+class SignedJsonCallbacks:
+    """Signature check and parsing of the callback format every provider adapter here speaks."""
+
+    def secret(self) -> str:
+        raise NotImplementedError
+
+    def verify_signature(self, raw_body: bytes, signature: str) -> bool:
+        expected = hmac_signature(self.secret(), raw_body)
+        return bool(signature) and hmac.compare_digest(expected, signature.strip())
+
+    def parse_callback(self, raw_body: bytes) -> IdentificationResult:
+        try:
+            data = json.loads(raw_body.decode("utf-8"))
+            if not isinstance(data, dict):
+                raise TypeError("not an object")
+            reasons = data.get("reasons") or []
+            extracted = data.get("extracted") or {}
+            if not isinstance(reasons, list) or not isinstance(extracted, dict):
+                raise TypeError("reasons must be a list, extracted an object")
+            event = IdentificationResult(
+                event_id=str(data["event_id"]), type=str(data["type"]), reference=str(data["reference"]),
+                provider_check_id=str(data.get("check_id", "")), outcome=str(data["outcome"]),
+                score=int(data["score"]), extracted={str(k): str(v) for k, v in extracted.items()},
+                reasons=tuple(str(r)[:100] for r in reasons[:20]), occurred_at=str(data.get("occurred_at", "")))
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+            raise errors.BAD_CALLBACK(reason="malformed body")
+        if (event.type not in EVENT_TYPES or event.outcome not in OUTCOMES or not event.event_id
+                or len(event.event_id) > 120 or not 0 <= event.score <= 100 or len(event.reference) > 64):
+            raise errors.BAD_CALLBACK(reason="unknown type or outcome, or bad fields")
+        return event
+
+
+class SandboxIdentificationProvider(SignedJsonCallbacks):
+    """An identification provider for development and tests: signs like a real one, answers by marker."""
+
+    code = "sandbox"
+
+    def __init__(self, *, outbox: Outbox | None = None) -> None:
+        self.outbox = outbox
+
+    def secret(self) -> str:
+        secret: str = settings.AML_SANDBOX_SECRET
+        return secret
+
+    def submit(self, submission: Submission) -> SubmitResult:
+        number = str(submission.document.get("document_number", ""))
+        if settings.AML_SANDBOX_UNAVAILABLE or number.endswith("ERR"):
+            raise ProviderUnavailable("sandbox identification provider unavailable")
+        check_id = "sbxid_" + hashlib.sha256(submission.reference.encode()).hexdigest()[:20]  # same ref, same check
+        if self.outbox is None:  # the answer could not be sent: refuse to pretend it will come
+            raise RuntimeError("the sandbox identification provider needs an outbox to send its answer")
+        outcome, score, reasons = self._decide(number, submission)
+        extracted = {
+            "given_names": str(submission.subject.get("given_names", "")),
+            "surname": str(submission.subject.get("surname", "")),
+            "date_of_birth": str(submission.subject.get("date_of_birth", "")),
+            "document_type": str(submission.document.get("document_type", "")),
+            "document_number": number,
+        }
+        if number.endswith("MIS"):
+            extracted["surname"] = extracted["surname"] + "ová" if extracted["surname"] else "Jiná"
+        self.outbox(*self.event(submission.reference, check_id, outcome, score, extracted, reasons))
+        return SubmitResult(check_id)
+
+    @staticmethod
+    def _decide(number: str, submission: Submission) -> tuple[str, int, list[str]]:
+        forced: str = settings.AML_SANDBOX_IDENT_OUTCOME
+        outcome = forced if forced in OUTCOMES else (
+            "doubtful" if number.endswith("DBT") else "rejected" if number.endswith("REJ") else "approved")
+        if outcome == "approved" and "selfie" not in submission.images:
+            outcome = "rejected"
+        score = {"approved": 93, "doubtful": 61, "rejected": 12}[outcome]
+        reasons = {"approved": [], "doubtful": ["likeness_uncertain"],
+                   "rejected": ["document_not_authentic"]}[outcome]
+        return outcome, score, reasons
+
+    def event(self, reference: str, check_id: str, outcome: str, score: int, extracted: dict[str, Any],
+              reasons: list[str], event_id: str | None = None) -> tuple[bytes, str]:
+        """The sandbox's "server side": a correctly signed callback (body, signature)."""
+        body = json.dumps({
+            "event_id": event_id or f"idevt_{uuid.uuid4().hex}", "type": "identification.completed",
+            "reference": reference, "check_id": check_id, "outcome": outcome, "score": score,
+            "extracted": extracted, "reasons": reasons, "occurred_at": clock.now().isoformat(),
+        }, sort_keys=True).encode()
+        return body, hmac_signature(self.secret(), body)
+
+
+_PROVIDERS: dict[str, type[SandboxIdentificationProvider]] = {"sandbox": SandboxIdentificationProvider}
+
+
+def get_identification_provider(code: str | None = None, *, outbox: Outbox | None = None) -> IdentificationProvider:
+    """The provider ``code`` (default ``AML_IDENTIFICATION_PROVIDER``); ``aml.unknown_provider`` /
+    ``aml.sandbox_disabled`` when it may not be used."""
+    code = code or str(settings.AML_IDENTIFICATION_PROVIDER)
+    cls = _PROVIDERS.get(code)
+    if cls is None:
+        raise errors.UNKNOWN_PROVIDER(provider=code)
+    if code == "sandbox" and not settings.AML_SANDBOX_ENABLED:
+        raise errors.SANDBOX_DISABLED()
+    return cls(outbox=outbox)
+
+
+def sandbox_identification_event(reference: str, outcome: str, *, score: int = 90, check_id: str = "",
+                                 extracted: dict[str, Any] | None = None, reasons: list[str] | None = None,
+                                 event_id: str | None = None) -> tuple[bytes, str]:
+    """A correctly signed sandbox callback (body, signature), e.g. for tests and the admin."""
+    return SandboxIdentificationProvider().event(reference, check_id, outcome, score, extracted or {}, reasons or [],
+                                                 event_id=event_id)
+
+
+# Screening lists ----------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ScreeningSubject:
+    given_names: str
+    surname: str
+    date_of_birth: date
+    citizenship: str = ""
+
+
+@dataclass(frozen=True)
+class ScreeningMatch:
+    entry_id: str
+    list_name: str  # "sanctions" | "pep"
+    name: str
+    date_of_birth: str
+    note: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"entry_id": self.entry_id, "list": self.list_name, "name": self.name,
+                "date_of_birth": self.date_of_birth, "note": self.note}
+
+
+class ScreeningList(Protocol):
+    code: str
+
+    def version(self) -> str:
+        """Changes whenever the list changes (raises :class:`ListUnavailable`)."""
+        ...
+
+    def search(self, subject: ScreeningSubject) -> list[ScreeningMatch]:
+        """Entries matching the person (raises :class:`ListUnavailable`)."""
+        ...
+
+
+def name_key(text: str) -> tuple[str, ...]:
+    """A name for matching: case, accents, punctuation and word order ignored ("Nováková Jana" = "jana novakova")."""
+    cleaned = "".join(c if c.isalnum() else " " for c in fold(text))
+    return tuple(sorted(cleaned.split()))
+
+
+def birth_date_matches(entry: str, dob: date) -> bool:
+    """An entry's birth date matches the full date (``YYYY-MM-DD``) or, when only the year is known, the year."""
+    entry = (entry or "").strip()
+    if len(entry) == 4 and entry.isdigit():
+        return int(entry) == dob.year
+    return entry == dob.isoformat()
+
+
+class SandboxScreeningList:
+    """The development list: a JSON file ``{"version": ..., "entries": [{"id", "list", "names": [...],
+    "date_of_birth", "note"}]}``; a person matches an entry when one of its names equals the person's given
+    names + surname (normalised, :func:`name_key`) and the birth date matches (:func:`birth_date_matches`)."""
+
+    code = "sandbox"
+
+    def _load(self) -> dict[str, Any]:
+        if not settings.AML_SANDBOX_ENABLED:
+            raise ListUnavailable("the sandbox screening list is not enabled (AML_SANDBOX_ENABLED)")
+        try:
+            data = json.loads(Path(settings.AML_SCREENING_SANDBOX_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ListUnavailable(f"sandbox list unreadable: {exc}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
+            raise ListUnavailable("sandbox list malformed")
+        return data
+
+    def version(self) -> str:
+        return str(self._load().get("version", ""))
+
+    def search(self, subject: ScreeningSubject) -> list[ScreeningMatch]:
+        wanted = name_key(f"{subject.given_names} {subject.surname}")
+        out = []
+        for entry in self._load()["entries"]:
+            names = entry.get("names") or []
+            if any(name_key(str(n)) == wanted for n in names) and birth_date_matches(
+                    str(entry.get("date_of_birth", "")), subject.date_of_birth):
+                out.append(ScreeningMatch(entry_id=str(entry.get("id", "")), list_name=str(entry.get("list", "")),
+                                          name=str(names[0]), date_of_birth=str(entry.get("date_of_birth", "")),
+                                          note=str(entry.get("note", ""))[:200]))
+        return out
+
+
+_LISTS: dict[str, type[SandboxScreeningList]] = {"sandbox": SandboxScreeningList}
+
+
+def get_screening_list() -> ScreeningList:
+    """The list ``AML_SCREENING_LIST`` (``aml.unknown_provider`` when no adapter has that name)."""
+    code = str(settings.AML_SCREENING_LIST)
+    cls = _LISTS.get(code)
+    if cls is None:
+        raise errors.UNKNOWN_PROVIDER(provider=code)
+    return cls()

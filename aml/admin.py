@@ -1,0 +1,276 @@
+"""Back office of the AML duties: read-only records; every decision goes through a form that calls a service
+(a note is required; audited with the staff member as actor): the identification review queue (doubtful checks,
+with the document images), the compliance cases (decide, hold a win, GP §10(3)), source-of-funds declarations."""
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import AdminSite
+from django.db.models import QuerySet
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html, format_html_join
+
+from aml import services
+from aml.models import (
+    AmlProfile,
+    CaseHold,
+    ComplianceCase,
+    IdentificationCheck,
+    IdentificationEvent,
+    IdentificationImage,
+    PepDeclaration,
+    ScreeningRun,
+    SourceOfFundsDeclaration,
+    SourceOfFundsRequirement,
+)
+from core.admin import ReadOnlyAdmin, ReadOnlyInline, domain_error_text
+from core.audit import Actor
+from core.errors import DomainError
+
+
+def _render(request: HttpRequest, site: AdminSite, *, title: str, form: forms.Form, subject: str = "",
+            help: str = "", error: str | None = None) -> TemplateResponse:
+    context = {**site.each_context(request), "title": title, "form": form, "subject": subject, "help": help,
+               "error": error}
+    return TemplateResponse(request, "admin/aml/action_form.html", context)
+
+
+class ReviewForm(forms.Form):
+    approve = forms.TypedChoiceField(choices=[("1", "approve: identified, likeness confirmed"), ("0", "reject")],
+                                     coerce=lambda v: v == "1", label="decision")
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=300)
+
+
+class CaseDecideForm(forms.Form):
+    decision = forms.ChoiceField(choices=[
+        (ComplianceCase.Status.CLEARED, "cleared: false positive / PEP accepted / no suspicion"),
+        (ComplianceCase.Status.CONFIRMED, "confirmed: list match / relationship refused / suspicion reported")])
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=500)
+
+
+class CaseHoldForm(forms.Form):
+    win_reference = forms.CharField(max_length=160, help_text="the win's ledger reference")
+    reason = forms.ChoiceField(choices=[("aml", "aml: suspicious transaction (AML-law period)"),
+                                        ("regularity", "regularity: doubt about the bet (at most the 60-day term)")])
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=255)
+
+
+class SofReviewForm(forms.Form):
+    accept = forms.TypedChoiceField(choices=[("1", "accept"), ("0", "reject: a new declaration is needed")],
+                                    coerce=lambda v: v == "1", label="decision")
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=500)
+
+
+class DecisionAdmin(ReadOnlyAdmin):
+    """A read-only record with one decision form (``decide_service``) for staff who may view it."""
+
+    decide_title = "Decide"
+    form_class: type[forms.Form] = forms.Form
+
+    def _allowed(self, request: HttpRequest) -> bool:
+        return bool(request.user.is_active and request.user.is_staff and self.has_view_permission(request))
+
+    def decide(self, obj: Any, data: dict[str, Any], actor: Actor) -> str:
+        raise NotImplementedError
+
+    def decidable(self, obj: Any) -> bool:
+        raise NotImplementedError
+
+    def _url_name(self, what: str) -> str:
+        return f"aml_{self.model._meta.model_name}_{what}"
+
+    def get_urls(self) -> list[URLPattern]:
+        return [path("<int:pk>/decide/", self.admin_site.admin_view(self.decide_view),
+                     name=self._url_name("decide"))] + super().get_urls()
+
+    @admin.display(description="decide")
+    def decide_link(self, obj: Any) -> str:
+        if not self.decidable(obj):
+            return "-"
+        return format_html('<a href="{}">{}</a>', reverse(f"admin:{self._url_name('decide')}", args=[obj.pk]),
+                           self.decide_title)
+
+    def decide_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        obj = get_object_or_404(self.model, pk=pk)
+        change = reverse(f"admin:{self._url_name('change')}", args=[pk])
+        if not self._allowed(request):
+            return redirect(change)
+        form = self.form_class(request.POST or None)
+        error = None
+        if request.method == "POST" and form.is_valid():
+            try:
+                self.message_user(request, self.decide(obj, form.cleaned_data, Actor.staff(request.user)),
+                                  messages.SUCCESS)
+                return redirect(change)
+            except DomainError as exc:
+                error = domain_error_text(exc)
+        return _render(request, self.admin_site, title=f"{self.decide_title}: {obj}", form=form, subject=str(obj),
+                       error=error)
+
+
+class ImageInline(ReadOnlyInline):
+    model = IdentificationImage
+    fields = ("side", "content_type", "size", "sha256", "view")
+    readonly_fields = fields
+
+    @admin.display(description="image")
+    def view(self, obj: IdentificationImage) -> str:
+        return format_html('<a href="{}" target="_blank">open</a>',
+                           reverse("admin:aml_identificationcheck_image", args=[obj.identification_id, obj.side]))
+
+
+@admin.register(IdentificationCheck)
+class IdentificationCheckAdmin(DecisionAdmin):
+    """The review queue: filter status = doubtful."""
+
+    decide_title = "Review (approve or reject)"
+    form_class = ReviewForm
+    list_display = ("id", "player", "status", "document_type", "provider_outcome", "score", "created_at",
+                    "answered_at", "decided_by")
+    list_filter = ("status", "provider", "document_type")
+    search_fields = ("reference", "provider_check_id", "player__user__username", "document_number")
+    readonly_fields = [f.name for f in IdentificationCheck._meta.fields] + ["decide_link"]
+    inlines = [ImageInline]
+
+    def decidable(self, obj: IdentificationCheck) -> bool:
+        return obj.status == IdentificationCheck.Status.DOUBTFUL
+
+    def decide(self, obj: IdentificationCheck, data: dict[str, Any], actor: Actor) -> str:
+        services.identification_review(check=obj, approve=data["approve"], note=data["note"], actor=actor)
+        return "Identification approved." if data["approve"] else "Identification rejected."
+
+    def get_urls(self) -> list[URLPattern]:
+        return [path("<int:pk>/image/<str:side>/", self.admin_site.admin_view(self.image_view),
+                     name="aml_identificationcheck_image")] + super().get_urls()
+
+    def image_view(self, request: HttpRequest, pk: int, side: str) -> FileResponse:
+        if not self._allowed(request):
+            raise Http404
+        img = get_object_or_404(IdentificationImage, identification_id=pk, side=side)
+        return FileResponse(img.file.open("rb"), content_type=img.content_type)
+
+
+@admin.register(IdentificationEvent)
+class IdentificationEventAdmin(ReadOnlyAdmin):
+    list_display = ("received_at", "provider", "event_id", "event_type", "result")
+    list_filter = ("provider", "result")
+    search_fields = ("event_id",)
+
+
+class CaseHoldInline(ReadOnlyInline):
+    model = CaseHold
+    fields = ("win_reference", "reason", "hold_id", "placed_at", "placed_by")
+
+
+@admin.register(ComplianceCase)
+class ComplianceCaseAdmin(DecisionAdmin):
+    """The compliance queue: filter status = open."""
+
+    decide_title = "Decide (cleared or confirmed)"
+    form_class = CaseDecideForm
+    list_display = ("id", "player", "kind", "rule", "status", "blocking", "opened_at", "summary", "decided_by")
+    list_filter = ("status", "kind", "rule", "blocking")
+    search_fields = ("player__user__username", "key", "anchor")
+    readonly_fields = [f.name for f in ComplianceCase._meta.fields] + ["decide_link", "hold_link"]
+    inlines = [CaseHoldInline]
+
+    def decidable(self, obj: ComplianceCase) -> bool:
+        return obj.status == ComplianceCase.Status.OPEN
+
+    def decide(self, obj: ComplianceCase, data: dict[str, Any], actor: Actor) -> str:
+        services.case_decide(case=obj, decision=data["decision"], note=data["note"], actor=actor)
+        return f"Case {data['decision']}."
+
+    @admin.display(description="hold a win (GP §10(3))")
+    def hold_link(self, obj: ComplianceCase) -> str:
+        if obj.status == ComplianceCase.Status.CLEARED:
+            return "-"
+        return format_html('<a href="{}">Hold a win</a>', reverse("admin:aml_compliancecase_hold", args=[obj.pk]))
+
+    def get_urls(self) -> list[URLPattern]:
+        return [path("<int:pk>/hold/", self.admin_site.admin_view(self.hold_view),
+                     name="aml_compliancecase_hold")] + super().get_urls()
+
+    def hold_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        case = get_object_or_404(ComplianceCase, pk=pk)
+        change = reverse("admin:aml_compliancecase_change", args=[pk])
+        if not self._allowed(request):
+            return redirect(change)
+        initial = {"win_reference": case.details.get("win_reference", "")}
+        form = CaseHoldForm(request.POST or None, initial=initial)
+        error = None
+        if request.method == "POST" and form.is_valid():
+            try:
+                services.case_hold_place(case=case, actor=Actor.staff(request.user), **form.cleaned_data)
+                self.message_user(request, "Win held.", messages.SUCCESS)
+                return redirect(change)
+            except DomainError as exc:
+                error = domain_error_text(exc)
+        return _render(request, self.admin_site, title=f"Hold a win: {case}", form=form, subject=case.summary,
+                       help="GP §10(3): regularity at most until the win's 60-day payout term; aml for the "
+                            "period the AML law sets (WALLET_AML_HOLD_DAYS, extendable in the wallet).",
+                       error=error)
+
+
+@admin.register(SourceOfFundsDeclaration)
+class SourceOfFundsDeclarationAdmin(DecisionAdmin):
+    decide_title = "Review (accept or reject)"
+    form_class = SofReviewForm
+    list_display = ("id", "player", "source", "status", "submitted_at", "reviewed_by")
+    list_filter = ("status", "source")
+    search_fields = ("player__user__username",)
+    readonly_fields = [f.name for f in SourceOfFundsDeclaration._meta.fields] + ["decide_link"]
+
+    def decidable(self, obj: SourceOfFundsDeclaration) -> bool:
+        return obj.status == SourceOfFundsDeclaration.Status.SUBMITTED
+
+    def decide(self, obj: SourceOfFundsDeclaration, data: dict[str, Any], actor: Actor) -> str:
+        services.sof_review(declaration=obj, accept=data["accept"], note=data["note"], actor=actor)
+        return "Declaration accepted." if data["accept"] else "Declaration rejected."
+
+
+@admin.register(SourceOfFundsRequirement)
+class SourceOfFundsRequirementAdmin(ReadOnlyAdmin):
+    list_display = ("id", "player", "status", "triggered_at", "deposits_total", "threshold", "fulfilled_at")
+    list_filter = ("status",)
+    search_fields = ("player__user__username",)
+
+
+@admin.register(PepDeclaration)
+class PepDeclarationAdmin(ReadOnlyAdmin):
+    list_display = ("id", "player", "is_pep", "relation", "position", "declared_at", "declared_by")
+    list_filter = ("is_pep", "relation")
+    search_fields = ("player__user__username",)
+
+
+@admin.register(ScreeningRun)
+class ScreeningRunAdmin(ReadOnlyAdmin):
+    list_display = ("id", "player", "trigger", "ran_at", "list_code", "list_version", "result")
+    list_filter = ("result", "trigger", "list_code")
+    search_fields = ("player__user__username",)
+
+
+@admin.register(AmlProfile)
+class AmlProfileAdmin(ReadOnlyAdmin):
+    list_display = ("player", "last_screened_at", "last_screening_result", "list_version", "next_screening_at")
+    list_filter = ("last_screening_result",)
+    search_fields = ("player__user__username",)
+    actions = ["screen_now"]
+
+    @admin.action(description="Screen the selected players now")
+    def screen_now(self, request: HttpRequest, queryset: QuerySet[AmlProfile]) -> None:
+        actor = Actor.staff(request.user)
+        done = []
+        for profile in queryset.select_related("player"):
+            try:
+                run = services.screening_run(player=profile.player, actor=actor, trigger="staff")
+                done.append(f"{profile.player_id}: {run.result}")
+            except DomainError as exc:
+                self.message_user(request, f"{profile}: {domain_error_text(exc)}", messages.ERROR)
+        if done:
+            self.message_user(request, format_html_join(", ", "{}", ((d,) for d in done)), messages.SUCCESS)

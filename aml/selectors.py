@@ -1,0 +1,146 @@
+"""Reads of the aml app, including the refusal other apps ask for (``compliance_refusal``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import QuerySet
+
+from accounts.models import Player
+from aml import activity, errors
+from aml.models import (
+    ComplianceCase,
+    IdentificationCheck,
+    PepDeclaration,
+    ScreeningRun,
+    SourceOfFundsDeclaration,
+    SourceOfFundsRequirement,
+)
+from core import clock
+from core.errors import DomainError
+from core.money import Money
+
+DIRECTIONS = ("deposit", "withdrawal", "completion")
+
+
+def pep_declaration(player: Player) -> PepDeclaration | None:
+    """The player's latest PEP declaration (the one that counts)."""
+    return PepDeclaration.objects.filter(player=player).order_by("-declared_at", "-id").first()
+
+
+def last_screening(player: Player) -> ScreeningRun | None:
+    return ScreeningRun.objects.filter(player=player).order_by("-ran_at", "-id").first()
+
+
+def screened(player: Player) -> bool:
+    """Has the list been searched for this player at least once (a run that did not answer does not count)?"""
+    return ScreeningRun.objects.filter(player=player).exclude(result=ScreeningRun.Result.UNAVAILABLE).exists()
+
+
+def blocking_cases(player: Player) -> QuerySet[ComplianceCase]:
+    return ComplianceCase.objects.filter(player=player, blocking=True).exclude(status=ComplianceCase.Status.CLEARED)
+
+
+def identification_open(player: Player) -> IdentificationCheck | None:
+    return IdentificationCheck.objects.filter(player=player, status__in=IdentificationCheck.OPEN).first()
+
+
+# Source of funds ----------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SourceOfFundsStatus:
+    required: bool
+    deposits_total: Money  # confirmed deposits in the window
+    threshold: Money
+    window_days: int
+    window_start: datetime
+    open_requirement: SourceOfFundsRequirement | None
+    valid_declaration: SourceOfFundsDeclaration | None
+
+
+def sof_threshold() -> int:
+    return int(settings.AML_SOF_THRESHOLD)
+
+
+def sof_valid_declaration(player: Player, now: datetime) -> SourceOfFundsDeclaration | None:
+    """A submitted or accepted declaration younger than ``AML_SOF_VALID_DAYS`` (a rejected one does not count)."""
+    since = now - timedelta(days=int(settings.AML_SOF_VALID_DAYS))
+    return SourceOfFundsDeclaration.objects.filter(
+        player=player, submitted_at__gt=since,
+        status__in=[SourceOfFundsDeclaration.Status.SUBMITTED, SourceOfFundsDeclaration.Status.ACCEPTED],
+    ).order_by("-submitted_at", "-id").first()
+
+
+def sof_status(player: Player, now: datetime | None = None) -> SourceOfFundsStatus:
+    """Is a source-of-funds declaration required now? When confirmed deposits over the last ``AML_SOF_WINDOW_DAYS``
+    reach ``AML_SOF_THRESHOLD`` (threshold - 0.01 CZK: not yet; the threshold: required), or an open requirement
+    was recorded earlier, and no valid declaration exists."""
+    now = now or clock.now()
+    days = int(settings.AML_SOF_WINDOW_DAYS)
+    start = now - timedelta(days=days)
+    total = activity.deposits_total(player.pk, start, now + timedelta(microseconds=1))  # [now - window, now]
+    threshold = sof_threshold()
+    requirement = SourceOfFundsRequirement.objects.filter(player=player,
+                                                          status=SourceOfFundsRequirement.Status.OPEN).first()
+    valid = sof_valid_declaration(player, now)
+    required = valid is None and (requirement is not None or total >= threshold)
+    return SourceOfFundsStatus(required=required, deposits_total=Money(total), threshold=Money(threshold),
+                               window_days=days, window_start=start, open_requirement=requirement,
+                               valid_declaration=valid)
+
+
+# The refusal other apps ask for --------------------------------------------------------------------------------------
+
+def compliance_refusal(player: Player, direction: str | None = None) -> DomainError | None:
+    """Why the AML duties refuse this player's ``direction`` now, or None.
+
+    * ``"completion"`` (temporary -> player account, GP §4(8)): the PEP declaration is missing
+      (``aml.pep_declaration_required``), the player was never screened (``aml.screening_pending``), a blocking
+      compliance case is open (``aml.compliance_review``) or confirmed (``aml.compliance_refused``).
+    * ``"withdrawal"``: a blocking case open or confirmed (PEP declared, list match; rule cases only with
+      ``AML_RULE_CASES_BLOCK``).
+    * ``"deposit"``: a confirmed blocking case; a source-of-funds declaration required and not submitted
+      (``aml.source_of_funds_required``).
+    * ``None``: deposits and withdrawals (not completion).
+    """
+    if direction is not None and direction not in DIRECTIONS:
+        raise ValueError(f"unknown direction {direction!r}")
+    cases = list(blocking_cases(player).values_list("status", flat=True))
+    if ComplianceCase.Status.CONFIRMED in cases:
+        return errors.COMPLIANCE_REFUSED()
+    if direction == "completion":
+        if pep_declaration(player) is None:
+            return errors.PEP_DECLARATION_REQUIRED()
+        if not screened(player):
+            return errors.SCREENING_PENDING()
+    if cases and direction != "deposit":
+        return errors.COMPLIANCE_REVIEW()
+    if direction in ("deposit", None):
+        sof = sof_status(player)
+        if sof.required:
+            return errors.SOURCE_OF_FUNDS_REQUIRED(threshold=sof.threshold, deposits_total=sof.deposits_total,
+                                                   window_days=sof.window_days)
+    return None
+
+
+def aml_status(player: Player, now: datetime | None = None) -> dict[str, Any]:
+    """What the player sees of their AML state (``GET /api/v1/aml/status``)."""
+    now = now or clock.now()
+    pep = pep_declaration(player)
+    check = IdentificationCheck.objects.filter(player=player).order_by("-created_at", "-id").first()
+    sof = sof_status(player, now)
+    refusals = {d: compliance_refusal(player, d) for d in DIRECTIONS}
+    return {
+        "identified": player.aml_identified_at is not None,
+        "identified_at": player.aml_identified_at,
+        "identification": None if check is None else {"id": check.pk, "status": check.status,
+                                                       "created_at": check.created_at},
+        "pep_declared": pep is not None,
+        "pep_declared_at": None if pep is None else pep.declared_at,
+        "screened": screened(player),
+        "source_of_funds": {"declaration_required": sof.required, "deposits_total": sof.deposits_total,
+                            "threshold": sof.threshold, "window_days": sof.window_days},
+        "refusals": {d: (None if e is None else e.code) for d, e in refusals.items()},
+    }

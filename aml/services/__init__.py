@@ -1,0 +1,40 @@
+"""Writes of the aml app (docs/aml.md). Other apps import from here (``aml.services.<name>``).
+
+Modules, lowest first: ``seams`` (the writes that belong to accounts / wallet, to move there), ``cases``,
+``identification``, ``screening`` (PEP declaration and list screening), ``funds`` (source of funds),
+``monitoring`` (suspicious-transaction rules).
+"""
+from aml.services.cases import case_decide, case_hold_place, case_open
+from aml.services.funds import sof_declare, sof_requirement_record, sof_requirements_scan, sof_review
+from aml.services.identification import (
+    identification_callback_handle,
+    identification_review,
+    identification_start,
+    identification_submit_due,
+    identification_submit_one,
+    sandbox_callback_deliver,
+)
+from aml.services.monitoring import rules_evaluate
+from aml.services.screening import pep_declare, profile_ensure, screening_due, screening_request, screening_run
+
+__all__ = [
+    "case_decide",
+    "case_hold_place",
+    "case_open",
+    "identification_callback_handle",
+    "identification_review",
+    "identification_start",
+    "identification_submit_due",
+    "identification_submit_one",
+    "pep_declare",
+    "profile_ensure",
+    "rules_evaluate",
+    "sandbox_callback_deliver",
+    "screening_due",
+    "screening_request",
+    "screening_run",
+    "sof_declare",
+    "sof_requirement_record",
+    "sof_requirements_scan",
+    "sof_review",
+]

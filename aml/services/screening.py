@@ -1,0 +1,159 @@
+"""Politically exposed persons and sanctions (GP §12(1), §2: the AML law's due diligence).
+
+The player declares whether they are a PEP (``pep_declare``); a "yes" opens a blocking compliance case. The
+player is screened against the list at registration (``screening_run``, called by accounts through a hook) and
+periodically (``screening_due``: every ``AML_SCREENING_INTERVAL_HOURS``, at once when the list's version changes,
+``AML_SCREENING_RETRY_MINUTES`` after a run the list did not answer). Each list entry a player matches opens one
+blocking case (once per player and entry: a false positive cleared by staff is not reopened by the next run).
+"""
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+
+from accounts.models import PersonalData, Player
+from accounts.selectors import identity_for
+from aml import adapters, errors
+from aml.models import AmlProfile, ComplianceCase, PepDeclaration, ScreeningRun
+from aml.services.cases import case_open
+from core import clock
+from core.audit import Actor, audit_record
+
+logger = logging.getLogger("aml.screening")
+
+SCREENED_STATUSES = (Player.Status.TEMPORARY, Player.Status.ACTIVE, Player.Status.SUSPENDED, Player.Status.CLOSING)
+Relation = PepDeclaration.Relation
+
+
+def profile_ensure(player: Player) -> AmlProfile:
+    """The player's AML profile row (created due for screening now)."""
+    profile = AmlProfile.objects.filter(player=player).first()
+    if profile is not None:
+        return profile
+    now = clock.now()
+    try:
+        with transaction.atomic():
+            return AmlProfile.objects.create(player=player, created_at=now, next_screening_at=now)
+    except IntegrityError:
+        return AmlProfile.objects.get(player=player)
+
+
+def pep_declare(*, player: Player, relation: str, position: str = "", actor: Actor) -> PepDeclaration:
+    """The player's PEP declaration (the latest counts). ``relation``: ``none`` (not a PEP), ``self``, ``family``
+    (a family member of a PEP) or ``associate`` (a close associate); any but ``none`` needs the ``position``
+    (the public function) and opens a blocking compliance case. Audited."""
+    if relation not in Relation.values:
+        raise errors.PEP_DECLARATION_INVALID(reason="relation", allowed=Relation.values)
+    position = (position or "").strip()
+    is_pep = relation != Relation.NONE
+    if is_pep and not position:
+        raise errors.PEP_DECLARATION_INVALID(reason="position")
+    if player.status in Player.TERMINAL:
+        raise errors.IDENTIFICATION_NOT_ALLOWED(account_status=player.status)
+    with transaction.atomic():
+        decl = PepDeclaration.objects.create(player=player, is_pep=is_pep, relation=relation,
+                                             position=position[:200] if is_pep else "", declared_at=clock.now(),
+                                             declared_by=actor.label[:150])
+        audit_record(actor=actor, action="aml.pep_declared", obj=decl, player_id=player.pk, is_pep=is_pep,
+                     relation=relation, position=decl.position)
+        if is_pep:
+            case_open(player_id=player.pk, kind=ComplianceCase.Kind.PEP_DECLARED, key=f"pep:{decl.pk}",
+                      summary=f"PEP declared ({relation}): {decl.position}", blocking=True, actor=actor,
+                      anchor=f"pep_declaration:{decl.pk}",
+                      details={"declaration_id": decl.pk, "relation": relation, "position": decl.position})
+        return decl
+
+
+def screening_run(*, player: Player, actor: Actor, trigger: str = "registration") -> ScreeningRun:
+    """Screen the player against the PEP / sanctions list (the list is searched outside any transaction). A match
+    opens a blocking case per list entry; a list that does not answer is recorded (``unavailable``) and retried
+    by the periodic job. Refuses a player without personal data (``aml.no_personal_data``)."""
+    if not PersonalData.objects.filter(player=player).exists():
+        raise errors.NO_PERSONAL_DATA()
+    identity = identity_for(player)
+    subject = adapters.ScreeningSubject(given_names=identity.given_names, surname=identity.surname,
+                                        date_of_birth=identity.date_of_birth, citizenship=identity.citizenship)
+    code = str(settings.AML_SCREENING_LIST)
+    version, error = "", ""
+    matches: list[adapters.ScreeningMatch] = []
+    try:
+        screening_list = adapters.get_screening_list()
+        version = screening_list.version()
+        matches = screening_list.search(subject)
+        result = ScreeningRun.Result.HIT if matches else ScreeningRun.Result.CLEAR
+    except adapters.ListUnavailable as exc:
+        result, error = ScreeningRun.Result.UNAVAILABLE, str(exc)[:255]
+        logger.warning("screening list unavailable", extra={"player": player.pk, "error": error})
+    profile_ensure(player)
+    with transaction.atomic():
+        now = clock.now()
+        run = ScreeningRun.objects.create(player=player, trigger=trigger[:20], ran_at=now, list_code=code,
+                                          list_version=version, result=result,
+                                          matches=[m.to_json() for m in matches], error=error)
+        profile = AmlProfile.objects.select_for_update(no_key=True).get(player=player)
+        profile.next_screening_at = now + (
+            timedelta(minutes=int(settings.AML_SCREENING_RETRY_MINUTES)) if result == ScreeningRun.Result.UNAVAILABLE
+            else timedelta(hours=int(settings.AML_SCREENING_INTERVAL_HOURS)))
+        if result != ScreeningRun.Result.UNAVAILABLE:
+            profile.last_screened_at, profile.list_version = now, version
+        profile.last_screening_result = result
+        profile.save(update_fields=["next_screening_at", "last_screened_at", "list_version", "last_screening_result"])
+        audit_record(actor=actor, action="aml.screened", obj=run, player_id=player.pk, trigger=trigger,
+                     result=result, list_version=version, matches=[m.entry_id for m in matches], error=error)
+        for m in matches:
+            case_open(player_id=player.pk, kind=ComplianceCase.Kind.SCREENING_HIT,
+                      key=f"screening:{player.pk}:{code}:{m.entry_id}",
+                      summary=f"{m.list_name} list match {m.entry_id}: {m.name} ({m.date_of_birth})", blocking=True,
+                      actor=actor, anchor=f"screening_run:{run.pk}", details={"match": m.to_json(), "run_id": run.pk})
+        return run
+
+
+def screening_request(*, player: Player, actor: Actor, trigger: str = "registration") -> None:
+    """Screen the player as soon as the current transaction commits (the list may be a network call, never made
+    inside a transaction): the hook accounts calls at registration. Until a screening answered, completion of the
+    registration is refused (``aml.screening_pending``), so a lost task fails closed; the periodic job catches up."""
+    # aml.tasks imports aml.services (the tasks call the services): importing it at module level would be a cycle.
+    from aml.tasks import screening_player
+
+    profile_ensure(player)
+    audit_record(actor=actor, action="aml.screening_requested", obj=player, player_id=player.pk, trigger=trigger)
+    screening_player.delay_on_commit(player.pk, trigger)
+
+
+def _list_version() -> str:
+    try:
+        return adapters.get_screening_list().version()
+    except adapters.ListUnavailable:
+        return ""
+
+
+def screening_due(*, now: datetime | None = None, batch: int = 200) -> dict[str, Any]:
+    """The periodic screening: players of live accounts (with personal data) without a profile get one (due
+    now); every profile due (its time came, or the list's version changed) is claimed with a lease and screened,
+    each on its own."""
+    now = now or clock.now()
+    live = Player.objects.filter(status__in=SCREENED_STATUSES, personal__isnull=False)
+    missing = live.filter(aml_profile__isnull=True).values_list(
+        "pk", flat=True)[:batch]
+    AmlProfile.objects.bulk_create([AmlProfile(player_id=pk, created_at=now, next_screening_at=now) for pk in missing],
+                                   ignore_conflicts=True)
+    version = _list_version()
+    due = Q(next_screening_at__lte=now)
+    if version:
+        due |= ~Q(list_version=version) & Q(last_screened_at__isnull=False)
+    lease = now + timedelta(minutes=int(settings.AML_SCREENING_RETRY_MINUTES))
+    with transaction.atomic():
+        claimed = list(AmlProfile.objects.select_for_update(no_key=True, skip_locked=True).filter(
+            due, player__in=live).order_by("next_screening_at", "pk")[:batch])
+        AmlProfile.objects.filter(pk__in=[p.pk for p in claimed]).update(next_screening_at=lease)
+    actor = Actor.system("aml.screening_periodic")
+    out: dict[str, Any] = {"claimed": len(claimed)}
+    for profile in claimed:
+        run = screening_run(player=profile.player, actor=actor, trigger="periodic")
+        out[run.result] = out.get(run.result, 0) + 1
+    return out

@@ -1,0 +1,34 @@
+"""The two places where aml hands over to the app that owns the record.
+
+1. :func:`player_aml_identified_record`: an approved online identification is recorded by accounts
+   (``accounts.services.aml_identification_record``: an ``IdentityVerification`` with method ``online_provider``
+   and ``Player.aml_identified_at``, GP §4(4)b).
+
+2. :func:`win_hold_place`: a GP §10(3) hold on a win already credited is placed by the wallet
+   (``wallet.services.win_hold_place``).
+"""
+from __future__ import annotations
+
+from accounts.models import Player
+from accounts.services import aml_identification_record
+from aml.models import IdentificationCheck
+from core.audit import Actor
+from wallet import services as wallet_services
+
+
+def player_aml_identified_record(*, player: Player, check: IdentificationCheck, actor: Actor) -> bool:
+    """The check was approved (by the provider or by staff): accounts records the AML identification (GP §4(4)b)
+    through ``accounts.services.aml_identification_record``; True if the player was not identified before."""
+    return aml_identification_record(
+        player=player, reference=check.reference, actor=actor,
+        document={"type": check.document_type, "number": check.document_number,
+                  "issuing_state": check.document_issuing_state,
+                  "issuing_authority": check.document_issuing_authority,
+                  "valid_until": check.document_valid_until})
+
+
+def win_hold_place(*, player: Player, win_reference: str, reason: str, note: str, actor: Actor) -> int:
+    """Hold a credited win through the wallet (GP §10(3)): ``wallet.services.win_hold_place`` (the win moves live ->
+    held under the wallet lock; a repeat returns the same hold); returns the ``wallet.WinHold`` id."""
+    return wallet_services.win_hold_place(player=player, win_reference=win_reference, reason=reason, note=note,
+                                          actor=actor).pk

@@ -1,0 +1,295 @@
+"""GP §3(6): staff declare a settled bet placed on order or by proxy void: the stake goes back, the win is deducted
+with a notice (a balance that goes negative is a debt due in 10 days, GP §7(7)), the jackpot contributions are
+reversed and a paid jackpot award goes back to its pool, the bet is taken out of the limits counters; the books
+(ledger_check, limits_reconcile, jackpot_check) stay clean; a second void and a void of a round not settled are
+refused and change nothing."""
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+from accounts.testing import make_staff
+from core.audit import Actor
+from core.errors import DomainError
+from core.models import AuditEvent
+from core.rng import use_rng
+from games import errors
+from games.models import Round
+from games.services import round_refund, round_void_settled
+from games.tests.platform.conftest import START
+from games.tests.platform.helpers import ROULETTE, balance, client_for, funded_player, play_money, start
+from games.tests.platform.testgames import FixedRNG
+from wallet.models import Debt, Entry, WinDeduction
+
+STAFF = Actor.system("test")
+RED = {"bets": [{"type": "red", "amount": 100}]}
+LOSS, WIN = FixedRNG(0), FixedRNG(1)  # roulette pocket 0 (red loses), pocket 1 (red wins 2x)
+
+
+def _spin(c: Any, clock: Any, rng: Any, bet: dict[str, Any] = RED, game: str = ROULETTE) -> dict[str, Any]:
+    clock.shift(3)  # GP §7(9)
+    with use_rng(rng):
+        r = start(c, game=game, bet=bet)
+    assert r.status_code == 201, r.content
+    return r.json()
+
+
+def _books_clean() -> None:
+    """The books as operations prove them: each command raises CommandError on any difference."""
+    call_command("ledger_check", verbosity=0)
+    call_command("limits_reconcile", stdout=io.StringIO())
+    call_command("jackpot_check", stdout=io.StringIO())
+
+
+def test_a_won_bet_declared_void_gives_the_stake_back_and_takes_the_win_with_a_notice(clock):
+    player = funded_player(1_000)
+    c = client_for(player)
+    body = _spin(c, clock, WIN)
+    assert body["win"]["amount"] == 200 and balance(player) == 1_100
+    settled_at = Round.objects.get(pk=body["id"]).settled_at
+    clock.shift(3600)
+    staff = make_staff()
+    rnd = round_void_settled(round_id=body["id"], reason="placed for a betting agent", actor=Actor.staff(staff))
+    assert balance(player) == 1_000  # as if the bet had never been placed
+    rnd.refresh_from_db()
+    assert (rnd.status, rnd.void_reason, rnd.void_detail) == ("voided", "proxy", "placed for a betting agent")
+    assert rnd.voided_at == START + timedelta(seconds=3603) and rnd.settled_at == settled_at
+    assert (rnd.stake, rnd.win) == (100, 200)  # the record of what was played stays
+    deduction = WinDeduction.objects.get(player=player)
+    assert deduction.amount == 200 and "HP §3 odst. 6" in deduction.notice_text and "GP §3(6)" in deduction.notice_text
+    assert not Debt.objects.filter(player=player).exists()
+    event = AuditEvent.objects.get(action="games.round_voided_settled", object_id=str(rnd.pk))
+    assert event.actor_type == "staff" and event.actor_label == staff.username
+    assert event.details["reason"] == "placed for a betting agent"
+    assert (event.details["stake_returned"], event.details["win_reclaimed"], event.details["debt"]) == (100, 200, 0)
+    assert event.old_values == {"status": "finished"} and event.new_values == {"status": "voided",
+                                                                               "void_reason": "proxy"}
+    recall = c.get(f"/api/v1/games/rounds/{rnd.pk}").json()
+    assert recall["status"] == "voided" and recall["void_reason"] == "proxy"
+    assert c.get(f"/api/v1/games/rounds/{rnd.pk}/verify").json()["outcome"] == "match"  # the record still replays
+    _books_clean()
+
+
+def test_a_lost_bet_declared_void_gives_the_stake_back_and_deducts_nothing(clock):
+    player = funded_player(1_000)
+    c = client_for(player)
+    body = _spin(c, clock, LOSS)
+    assert balance(player) == 900
+    round_void_settled(round_id=body["id"], reason="proxy", actor=STAFF)
+    assert balance(player) == 1_000 and not WinDeduction.objects.filter(player=player).exists()
+    _books_clean()
+
+
+def test_a_win_already_spent_becomes_a_debt_due_in_10_days_and_stakes_are_refused_until_paid(clock):
+    """GP §7(7): the balance goes below zero only as a recorded debt."""
+    player = funded_player(100)
+    c = client_for(player)
+    won = _spin(c, clock, WIN)  # 1.00 -> 2.00
+    _spin(c, clock, LOSS, {"bets": [{"type": "red", "amount": 200}]})  # the 2.00 spent: 0.00
+    assert balance(player) == 0
+    round_void_settled(round_id=won["id"], reason="placed by proxy", actor=STAFF)
+    assert balance(player) == 100 - 200  # the stake back (+1.00), the win taken (-2.00)
+    debt = Debt.objects.get(player=player)
+    assert (debt.amount, debt.outstanding, debt.status) == (100, 100, "open")
+    assert debt.due_at == debt.created_at + timedelta(days=10)
+    event = AuditEvent.objects.get(action="games.round_voided_settled")
+    assert (event.details["balance_after"], event.details["debt"]) == (-100, 100)
+    clock.shift(3)
+    r = start(c, bet=RED)
+    assert r.status_code >= 400 and r.json()["error"]["code"] == "wallet.debt_outstanding"
+    _books_clean()
+
+
+def test_a_second_void_is_refused_and_changes_nothing(clock):
+    player = funded_player(1_000)
+    c = client_for(player)
+    body = _spin(c, clock, WIN)
+    round_void_settled(round_id=body["id"], reason="proxy", actor=STAFF)
+    entries, events = Entry.objects.count(), AuditEvent.objects.count()
+    with pytest.raises(DomainError) as exc:
+        round_void_settled(round_id=body["id"], reason="proxy again", actor=STAFF)
+    assert exc.value.code == errors.ROUND_ALREADY_VOIDED.code == "game.round_already_voided"
+    assert exc.value.details == {"round_id": body["id"], "round_status": "voided", "void_reason": "proxy"}
+    assert Entry.objects.count() == entries and AuditEvent.objects.count() == events and balance(player) == 1_000
+    assert Round.objects.get(pk=body["id"]).void_detail == "proxy"
+
+
+def test_a_round_not_settled_is_refused_and_changes_nothing(clock):
+    player = funded_player(1_000)
+    c = client_for(player)
+    waiting = _spin(c, clock, FixedRNG(1, 1), {"stake": 100}, game="test_pick")
+    assert waiting["status"] == "in_progress"
+    before = balance(player)
+    with pytest.raises(DomainError) as exc:
+        round_void_settled(round_id=waiting["id"], reason="proxy", actor=STAFF)
+    assert exc.value.code == "game.round_not_settled" and exc.value.details["round_status"] == "in_progress"
+    assert balance(player) == before and Round.objects.get(pk=waiting["id"]).status == "in_progress"
+    # a round already ended by staff (refunded) is not a settled bet either
+    round_refund(round_id=waiting["id"], reason="stuck", actor=STAFF)
+    with pytest.raises(DomainError) as exc:
+        round_void_settled(round_id=waiting["id"], reason="proxy", actor=STAFF)
+    assert exc.value.code == "game.round_already_voided"
+
+
+def test_a_play_money_round_an_unknown_round_and_a_void_without_reason_are_refused(clock):
+    player = funded_player(1_000)
+    c = client_for(player)
+    with use_rng(WIN):
+        pm = play_money(c).json()
+    assert pm["status"] == "finished"
+    with pytest.raises(DomainError) as exc:
+        round_void_settled(round_id=pm["id"], reason="proxy", actor=STAFF)
+    assert exc.value.code == "game.round_not_settled" and exc.value.details["play_money"] is True
+    with pytest.raises(DomainError) as exc:
+        round_void_settled(round_id=10**12, reason="proxy", actor=STAFF)
+    assert exc.value.code == "game.round_not_found"
+    body = _spin(c, clock, WIN)
+    for reason in ("", "   "):
+        with pytest.raises(DomainError) as exc:
+            round_void_settled(round_id=body["id"], reason=reason, actor=STAFF)
+        assert exc.value.code == "game.void_reason_required"
+    assert Round.objects.get(pk=body["id"]).status == "finished" and balance(player) == 1_100
+
+
+def _pool_value(code: str) -> int:
+    """The pool's value in micro-haléře once every pending contribution is folded."""
+    from jackpots.services import jackpots_fold_all
+    from jackpots.tests.helpers import pool
+
+    jackpots_fold_all()
+    jp = pool(code)
+    return jp.amount_micro + jp.future_micro
+
+
+def test_a_paid_jackpot_award_of_a_void_bet_goes_back_to_its_pool_not_to_the_house(clock):
+    """GP §3(6): the award was paid out of the players' pool and the bet that won it is void, so the house, which
+    took the win back from the player, returns the jackpot part to the pool (a return, proven by jackpot_check)."""
+    from jackpots.models import MICRO, Award
+    from jackpots.tests.helpers import central_level, contributions, pool
+    from wallet.ledger import operator_balance
+
+    central_level("central-bronze", rate_ppm=50_000, reset_value=1_000, win_from=1_000, win_to=1_000)
+    player = funded_player(10_000)
+    c = client_for(player)
+    body = _spin(c, clock, LOSS, {"bets": [{"type": "red", "amount": 1_000}]})  # crosses WIN_AT at once
+    rnd = Round.objects.get(pk=body["id"])
+    assert (rnd.win_engine, rnd.jackpot_win, rnd.win) == (0, 1_000, 1_000) and balance(player) == 10_000
+    award = Award.objects.get(round_id=rnd.pk)
+    assert (award.status, award.amount, award.paid, award.returned) == ("paid", 1_000, 1_000, 0)
+    before = _pool_value("central-bronze")
+    assert before == 1_000 * MICRO  # the new run's seed
+    house = operator_balance("house").amount
+    round_void_settled(round_id=rnd.pk, reason="proxy", actor=STAFF)
+    assert balance(player) == 10_000  # the stake back, the jackpot win taken
+    rows = contributions(round_id=rnd.pk)
+    assert sorted(r.active_micro for r in rows) == [-50 * MICRO, 50 * MICRO]  # 5 % of the stake reversed
+    # the pool grows by the award, less the void bet's own contribution; the house keeps nothing of it
+    assert _pool_value("central-bronze") == before + (1_000 - 50) * MICRO
+    jp = pool("central-bronze")
+    assert jp.returned == 1_000 and operator_balance(jp.ledger_code).amount == 1_950
+    # the house: the stake out to the player, the win in from the player, the award out to the pool, the
+    # reversed contribution back from the pool
+    assert operator_balance("house").amount == house - 1_000 + 1_000 - 1_000 + 50
+    award.refresh_from_db()
+    assert (award.status, award.amount, award.paid, award.returned) == ("reversed", 1_000, 1_000, 1_000)
+    event = AuditEvent.objects.get(action="games.round_voided_settled")
+    assert event.details["jackpot_win_returned_to_pools"] == 1_000
+    assert event.details["jackpots"] == {"contributions_reversed": 1, "awards_reversed": 0,
+                                         "paid_awards_returned": 1, "paid_returned_to_pools": 1_000}
+    returned = AuditEvent.objects.get(action="jackpots.award_paid_returned")
+    assert returned.object_id == str(award.pk) and returned.details["amount"] == 1_000
+    _books_clean()
+    # repeated, the jackpot step changes nothing (and the void itself is refused)
+    from jackpots.services import round_void
+
+    entries, events = Entry.objects.count(), AuditEvent.objects.count()
+    assert round_void(round_id=rnd.pk, actor=STAFF, settled=True) == {
+        "contributions_reversed": 0, "awards_reversed": 0, "paid_awards_returned": 0, "paid_returned_to_pools": 0}
+    with pytest.raises(DomainError):
+        round_void_settled(round_id=rnd.pk, reason="proxy", actor=STAFF)
+    assert (Entry.objects.count(), AuditEvent.objects.count()) == (entries, events)
+    assert _pool_value("central-bronze") == before + 950 * MICRO
+    _books_clean()
+
+
+def test_a_jackpot_win_already_spent_is_a_debt_of_the_player_and_the_pool_still_gets_it_whole(clock):
+    """GP §3(6), §7(7): the house carries the player's debt; the other players' pool does not wait for it."""
+    from jackpots.models import MICRO, Jackpot
+    from jackpots.services import jackpot_set_status
+    from jackpots.tests.helpers import central_level
+
+    jp = central_level("central-bronze", rate_ppm=50_000, reset_value=1_000, win_from=1_000, win_to=1_000)
+    player = funded_player(100)
+    c = client_for(player)
+    won = _spin(c, clock, LOSS)  # 1.00 staked, lost in the game; the 10.00 jackpot won
+    assert balance(player) == 1_000
+    # the level is suspended (no more wins or contributions) while the player spends the win
+    jackpot_set_status(jackpot=jp, status=Jackpot.Status.SUSPENDED, actor=STAFF)
+    _spin(c, clock, LOSS, {"bets": [{"type": "red", "amount": 1_000}]})
+    assert balance(player) == 0
+    before = _pool_value("central-bronze")
+    round_void_settled(round_id=won["id"], reason="placed by proxy", actor=STAFF)
+    assert balance(player) == 100 - 1_000
+    assert Debt.objects.get(player=player).outstanding == 900
+    assert _pool_value("central-bronze") == before + (1_000 - 5) * MICRO  # whole, less its own 5 % contribution
+    _books_clean()
+
+
+def test_a_void_bet_is_taken_out_of_the_limits_and_a_limit_it_had_used_up_allows_again(clock):
+    """GP §3(6) with GP §6(6)a: the void bet no longer counts in the day's stakes or net loss; the daily stake
+    limit it used up allows exactly its value again (0.10 more is refused)."""
+    from core.money import Money
+    from limits.models import PeriodTotal, SettledBet
+    from limits.selectors import period_totals
+    from limits.services import self_limit_set
+
+    player = funded_player(10_000)
+    self_limit_set(player=player, kind="technical", limit_type="daily_stake", value=1_000,
+                   actor=Actor.player(player), now=START)
+    c = client_for(player)
+    body = _spin(c, clock, WIN, {"bets": [{"type": "red", "amount": 1_000}]})  # 10.00 staked, 20.00 won
+    day = period_totals(player, "technical", START).day
+    assert (day.stakes_placed, day.bets_placed, day.stakes_decided, day.wins_decided) == (1_000, 1, 1_000, 2_000)
+    clock.shift(3)
+    refused = start(c, bet={"bets": [{"type": "red", "amount": 10}]})
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "limits.daily_stake_exceeded"
+    round_void_settled(round_id=body["id"], reason="placed for someone else", actor=STAFF)
+    day = PeriodTotal.objects.get(player=player, kind="technical", period="day")
+    assert (day.stakes_placed, day.bets_placed, day.stakes_decided, day.wins_decided, day.bets_decided) == (0, 0, 0,
+                                                                                                          0, 0)
+    bet = SettledBet.objects.get(round_ref=f"games:round:{body['id']}:bet")
+    assert bet.voided and bet.voided_at == START + timedelta(seconds=6) and (bet.stake, bet.win) == (1_000, 2_000)
+    event = AuditEvent.objects.get(action="games.round_voided_settled")
+    assert event.details["limits_counters"] == "reversed"
+    _books_clean()
+    clock.shift(3)
+    over = start(c, bet={"bets": [{"type": "red", "amount": 1_010}]})
+    assert over.status_code == 403 and over.json()["error"]["code"] == "limits.daily_stake_exceeded"
+    assert over.json()["error"]["details"]["used"] == Money(0).to_json()
+    with use_rng(LOSS):
+        again = start(c, bet={"bets": [{"type": "red", "amount": 1_000}]})
+    assert again.status_code == 201, again.content
+    _books_clean()
+
+
+def test_staff_declare_a_bet_void_in_the_admin_with_a_reason(clock, client):
+    player = funded_player(1_000)
+    body = _spin(client_for(player), clock, WIN)
+    staff = make_staff(superuser=True)
+    client.force_login(staff)
+    form = client.post("/admin/games/round/", {"action": "void_settled", "_selected_action": [body["id"]]})
+    assert form.status_code == 200 and "GP §3(6)" in form.content.decode()
+    assert Round.objects.get(pk=body["id"]).status == "finished"
+    done = client.post("/admin/games/round/", {"action": "void_settled", "_selected_action": [body["id"]],
+                                               "apply": "1", "reason": "an agent placed it"})
+    assert done.status_code == 302
+    assert Round.objects.get(pk=body["id"]).status == "voided" and balance(player) == 1_000
+    assert AuditEvent.objects.filter(action="games.round_voided_settled", actor_type="staff").exists()
+    # the second time the refusal is shown to staff with its code; nothing changes
+    again = client.post("/admin/games/round/", {"action": "void_settled", "_selected_action": [body["id"]],
+                                                "apply": "1", "reason": "again"}, follow=True)
+    assert "game.round_already_voided" in again.content.decode() and balance(player) == 1_000

@@ -1,0 +1,264 @@
+"""Issue 13, standing suite: hostile input (schemathesis against the app's own OpenAPI schema).
+
+The schema is drf-spectacular's, loaded through the WSGI application in-process (``/api/schema/``). Every operation
+in it except the ones that end the player's session (``SESSION_ENDING`` below) is called by a registered ACTIVE
+player with a funded wallet, a verified payment method and one record of every kind a path can name, with data
+generated from the schema: schemathesis' coverage phase (boundary values, wrong types, missing and unexpected
+parameters, unexpected methods) and its fuzzing phase (positive and negative data). A path parameter is, now and
+then, one of the player's own records, so that the success responses of detail endpoints are checked too.
+
+Checks on every response:
+* ``not_a_server_error``: no 5xx (no request may produce a 500, nor a 503 from a broken transaction);
+* ``response_schema_conformance``: a documented status carries the documented body;
+* ``content_type_conformance``: ... with a documented content type (JSON; the CSV statement; an attachment's file);
+* ``error_shape`` (ours): every 4xx is the platform's one error shape (core/errors.py) with a code and the
+  message in Czech and English.
+``status_code_conformance`` is not run: the schema documents the success responses only (each app's errors are
+its ``errors.py``), so every refusal would count as a failure; nor ``negative_data_rejection``: list endpoints
+ignore unknown query parameters and read a ``page_size`` out of bounds as the default, on purpose (DRF).
+
+Short run (``make test``): ``SHORT_EXAMPLES`` generated cases per operation in the fuzzing phase plus the
+coverage phase's fixed cases, a fixed seed, derandomized. Long run: ``make fuzz`` (``FUZZ_EXAMPLES=500``, a new
+seed each run unless ``FUZZ_SEED``; the seed is printed, so a failure is reproduced with ``FUZZ_SEED=<seed>``).
+A summary line (operations, cases, failures, statuses) is printed at the end of the module.
+"""
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import hypothesis
+import pytest
+import schemathesis
+import time_machine
+from django.core import signals
+from django.core.cache import cache
+from django.db import close_old_connections
+from hypothesis import HealthCheck
+from hypothesis import strategies as st
+from schemathesis.checks import not_a_server_error
+from schemathesis.config import SchemathesisConfig
+from schemathesis.core.failures import FailureGroup
+from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
+
+from config.wsgi import application
+
+# Operations that end the player's session or the account itself: each run of them would leave the rest of the
+# operation's cases talking to a logged-out, closed or excluded player. Each has its own tests:
+SESSION_ENDING = {
+    # ends the session, revokes the token: accounts/tests/test_credentials.py
+    # (test_login_opens_a_tracked_session_and_logout_ends_it, test_logout_works_while_the_password_change_is_pending)
+    "POST /api/v1/accounts/auth/logout/",
+    # revokes the player's other tokens and sessions: accounts/tests/test_credentials.py
+    # (test_the_first_password_must_be_changed_before_anything_else_works); garbage bodies:
+    # accounts/tests/test_api_robustness.py::test_garbage_never_causes_a_server_error
+    "POST /api/v1/accounts/auth/password/",
+    # cancels the registration (GP §4(10)): accounts/tests/test_lifecycle.py
+    # (test_a_player_cancels_the_registration_the_balance_is_settled_and_the_account_closes,
+    #  test_a_second_cancellation_and_an_unknown_settlement_are_refused)
+    "POST /api/v1/accounts/me/closure/",
+    # withdrawing a mandatory consent cancels the registration (GP §12(6)): accounts/tests/test_personal_data.py
+    # (test_withdrawing_the_mandatory_consent_cancels_the_registration,
+    #  test_marketing_consent_can_be_given_and_withdrawn_and_the_account_stays_open)
+    "POST /api/v1/accounts/me/consents/{kind}/withdraw/",
+    # the panic button: 48 h exclusion and logout: limits/tests/test_api.py
+    # (test_the_panic_button_excludes_at_once_and_shows_when_it_ends), limits/tests/test_exclusion.py
+    "POST /api/v1/limits/panic",
+    # self-listing in the register of excluded persons, logout: limits/tests/test_api.py
+    # (test_a_self_listing_request_is_accepted_for_at_least_a_year), limits/tests/test_exclusion.py
+    "POST /api/v1/limits/self-listing",
+}
+
+SHORT_EXAMPLES = 15
+SHORT_SEED = 13
+LONG = "FUZZ_EXAMPLES" in os.environ
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", SHORT_EXAMPLES))
+SEED = int(os.environ["FUZZ_SEED"]) if os.environ.get("FUZZ_SEED") else (
+    random.SystemRandom().randrange(2**32) if LONG else SHORT_SEED)
+
+CONFIG = SchemathesisConfig.from_dict({
+    "seed": SEED,
+    "generation": {
+        "max-examples": EXAMPLES,
+        "deterministic": not LONG,  # the short run: the same cases every time
+        "with-security-parameters": False,  # the player's token is sent with every case (below)
+        "database": "none",  # nothing stored between runs: a failure is reproduced from the printed seed
+    },
+    "phases": {"stateful": {"enabled": False}},
+})
+schema = schemathesis.openapi.from_wsgi("/api/schema/", application, config=CONFIG).exclude(
+    func=lambda ctx: f"{ctx.operation.method.upper()} {ctx.operation.path}" in SESSION_ENDING)
+
+# Frozen clock (a Tuesday in Prague, outside any DST change)
+NOW = datetime(2026, 3, 10, 10, 0, tzinfo=ZoneInfo("Europe/Prague"))
+
+# (path prefix, parameter) -> the key of the player's own record in ``OWN``
+OWN_PARAMETERS = {
+    ("/api/v1/wallet/payment-methods/", "id"): "method",
+    ("/api/v1/wallet/deposits/", "id"): "deposit",
+    ("/api/v1/wallet/sandbox/deposits/", "id"): "deposit",
+    ("/api/v1/wallet/withdrawals/", "id"): "withdrawal",
+    ("/api/v1/wallet/staff/players/", "player_id"): "player_id",
+    ("/api/v1/games/rounds/", "round_id"): "round",
+    ("/api/v1/games/catalogue/", "code"): "game",
+    ("/api/v1/complaints/", "reference"): "complaint",
+    ("/api/v1/complaints/", "attachment_id"): "attachment",
+    ("/api/v1/limits/self-limits/", "kind"): "kind",
+    ("/api/v1/limits/self-limits/", "limit_type"): "limit_type",
+    ("/api/v1/wallet/callbacks/", "provider"): "provider",
+    ("/api/v1/accounts/me/messages/", "message_id"): "message",
+    ("/api/v1/accounts/me/data-requests/", "request_id"): "data_request",
+    ("/api/v1/aml/identifications/", "pk"): "identification",
+}
+OWN: dict[str, Any] = {}  # the current operation's player's records (set by ``player_with_records``)
+STATS: dict[str, Any] = {"operations": set(), "cases": 0, "statuses": Counter(), "failed": {}}
+
+
+def _own_path_parameters(operation: Any) -> dict[str, Any] | None:
+    names = [p.name for p in operation.path_parameters]
+    values = {}
+    for name in names:
+        key = next((k for (prefix, param), k in OWN_PARAMETERS.items()
+                    if param == name and operation.path.startswith(prefix)), None)
+        if key is None or key not in OWN:
+            return None
+        values[name] = OWN[key]
+    return values
+
+
+@schema.hook
+def before_generate_path_parameters(context: Any, strategy: st.SearchStrategy) -> st.SearchStrategy:
+    """Generated values, or (sometimes) the player's own records, so that detail endpoints answer 200 too."""
+    own = st.builds(lambda: _own_path_parameters(context.operation)).filter(lambda v: v is not None)
+    return st.one_of(strategy, own) if _own_path_parameters_known(context.operation) else strategy
+
+
+def _own_path_parameters_known(operation: Any) -> bool:
+    return all(any(param == p.name and operation.path.startswith(prefix) for prefix, param in OWN_PARAMETERS)
+               for p in operation.path_parameters)
+
+
+def error_shape(ctx: Any, response: Any, case: Any) -> bool | None:
+    """Every refusal is the platform's one error shape, with a stable code and both languages (core/errors.py)."""
+    if not 400 <= response.status_code < 500:
+        return None
+    try:
+        body = response.json()
+    except ValueError:
+        raise AssertionError(f"{response.status_code} without a JSON body: {response.content[:200]!r}") from None
+    error = body.get("error") if isinstance(body, dict) else None
+    assert isinstance(error, dict), f"{response.status_code} not in the error shape: {body!r}"
+    missing = {"code", "message", "message_cs", "message_en", "details", "request_id"} - set(error)
+    assert not missing, f"{response.status_code} error without {sorted(missing)}: {error!r}"
+    for key in ("code", "message_cs", "message_en"):
+        assert isinstance(error[key], str) and error[key], f"{response.status_code} error with an empty {key}"
+    assert isinstance(error["details"], dict), f"{response.status_code} error details not an object: {error!r}"
+    return True
+
+
+CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance, error_shape]
+
+
+@pytest.fixture(autouse=True)
+def _one_connection_across_requests() -> Iterator[None]:
+    """The WSGI handler closes the database connection after each request; inside the test's transaction that
+    would break it, so (like Django's test client) the in-process requests keep it."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
+
+
+@pytest.fixture(autouse=True)
+def _frozen_clock() -> Iterator[None]:
+    with time_machine.travel(NOW, tick=False):
+        yield
+
+
+@pytest.fixture
+def player_token(_frozen_clock: None, settings: Any) -> str:
+    # Argon2 is deliberately slow (0.4 s a hash); this suite is not about hashing (config/settings.py, TESTING)
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    return player_with_records()
+
+
+def player_with_records() -> str:
+    """A registered ACTIVE player with a funded wallet, a verified bank account and one record of every kind a
+    path can name (a deposit, a withdrawal, a settled round, a complaint with an attachment, a self-limit)."""
+    from accounts.services import data_request_create, message_send
+    from accounts.testing import token_for
+    from aml.models import IdentificationCheck
+    from complaints.services import complaint_file
+    from complaints.tests.helpers import PDF, play_round, upload
+    from core.audit import Actor
+    from core.money import Money
+    from games.tests.platform.helpers import funded_player
+    from limits.services import self_limit_set
+    from wallet.services import deposit_start, withdrawal_request
+    from wallet.tests.conftest import verified_bank
+
+    player = funded_player(2_000_000)
+    actor = Actor.player(player)
+    method = verified_bank(player)
+    deposit = deposit_start(player=player, method=method, amount=Money(10_000), reference=f"fuzz-dep-{player.pk}",
+                            actor=actor)
+    withdrawal = withdrawal_request(player=player, method=method, amount=Money(15_000),
+                                    reference=f"fuzz-wd-{player.pk}", actor=actor)
+    round_id = play_round(player)
+    self_limit_set(player=player, kind="technical", limit_type="daily_stake", value=Money(500_000), actor=actor)
+    complaint = complaint_file(player=player, reason="other", description="fuzz", actor=actor,
+                               event_at=NOW - timedelta(days=1), files=[upload("a.pdf", PDF)])
+    message = message_send(player=player, kind="notice", subject_cs="Fuzz", subject_en="Fuzz", body_cs="Fuzz",
+                           body_en="Fuzz", email=False)
+    data_request = data_request_create(player=player, kind="explanation", text="fuzz", actor=actor)
+    identification = IdentificationCheck.objects.create(
+        player=player, provider="sandbox", reference=f"idc_fuzz_{player.pk}", document_type="id_card",
+        document_number="AB1234567", document_issuing_state="CZ", document_issuing_authority="fuzz",
+        document_valid_until=(NOW + timedelta(days=365)).date(), created_at=NOW)
+    OWN.clear()
+    OWN.update(message=message.pk, data_request=data_request.pk, identification=identification.pk, method=method.pk, deposit=deposit.pk, withdrawal=withdrawal.pk, round=round_id,
+               complaint=complaint.reference, attachment=complaint.attachments.get().pk, player_id=player.pk,
+               game="european_roulette", kind="technical", limit_type="daily_stake", provider="sandbox")
+    return token_for(player.user)
+
+
+class _Summary:
+    """Prints the counts after the session's results (a pytest plugin registered by the module)."""
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        failed = STATS["failed"]
+        terminalreporter.write_line(
+            f"hostile input: {len(STATS['operations'])} operations, {STATS['cases']} cases "
+            f"({EXAMPLES} fuzzed per operation + the coverage phase, seed {SEED}), "
+            f"{sum(len(v) for v in failed.values())} failures in {len(failed)} operations; "
+            f"statuses {dict(sorted(STATS['statuses'].items()))}")
+        for label, kinds in sorted(failed.items()):
+            terminalreporter.write_line(f"  FAILED {label}: {', '.join(sorted(kinds))}")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _summary(request: pytest.FixtureRequest) -> None:
+    if not request.config.pluginmanager.has_plugin("hostile-input-summary"):
+        request.config.pluginmanager.register(_Summary(), "hostile-input-summary")
+
+
+@pytest.mark.django_db(databases=["default", "refusal_log"])
+@schema.parametrize()
+@hypothesis.settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # a player per operation, on purpose
+def test_no_input_gets_a_server_error_or_an_undocumented_answer(case: Any, player_token: str) -> None:
+    cache.clear()  # throttles and lock-outs count in the cache: every case is judged on its input alone
+    STATS["operations"].add(case.operation.label)
+    STATS["cases"] += 1
+    try:
+        response = case.call_and_validate(headers={"Authorization": f"Token {player_token}"}, checks=CHECKS)
+    except FailureGroup as exc:
+        STATS["failed"].setdefault(case.operation.label, set()).update(
+            getattr(f, "title", type(f).__name__) for f in exc.exceptions)
+        raise
+    STATS["statuses"][response.status_code] += 1

@@ -1,0 +1,141 @@
+"""Notices the operator can prove (GP §7(7), §10(4)): what the wallet tells a player about a win deducted, a debt, a
+win held and a payment method refused or cancelled, through ``accounts.services.message_send`` (the in-app inbox at
+once, the e-mail after commit, each delivery recorded).
+
+Each notice is sent inside the service's transaction (a rolled-back action notifies nobody), takes no lock (the
+callers hold the wallet lock) and is idempotent on its reference (``wallet.<what>:<id>``), so a retried service
+never notifies twice. Texts are factual, in Czech and English, with the amounts in the house format
+(``Money.format``), times in Prague time, and the rule cited.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from accounts.models import Message
+from accounts.services import message_send
+from core import clock
+from core.money import Money
+from wallet.models import Debt, PaymentMethod, WinDeduction, WinHold, Withdrawal
+
+
+def _when_cs(dt: datetime) -> str:
+    t = clock.local(dt)
+    return f"{t.day}. {t.month}. {t.year} {t:%H:%M}"
+
+
+def _when_en(dt: datetime) -> str:
+    return f"{clock.local(dt):%Y-%m-%d %H:%M} (Prague time)"
+
+
+def _cs(amount: int) -> str:
+    return Money(amount).format("cs")
+
+
+def _en(amount: int) -> str:
+    return Money(amount).format("en")
+
+
+def _stopped_cs(stopped: Sequence[Withdrawal]) -> str:
+    if not stopped:
+        return ""
+    listed = ", ".join(f"č. {w.pk} ({_cs(w.amount)})" for w in stopped)
+    return (f" Dosud neodeslané výběry {listed} jsme zastavili a jejich částky vrátili na konto; o výběr toho, co "
+            f"zadrženo není, můžete požádat znovu.")
+
+
+def _stopped_en(stopped: Sequence[Withdrawal]) -> str:
+    if not stopped:
+        return ""
+    listed = ", ".join(f"no. {w.pk} ({_en(w.amount)})" for w in stopped)
+    return (f" The withdrawals {listed}, not yet sent, were stopped and their amounts returned to your account; you "
+            f"may request again what is not held.")
+
+
+def hold_notice(*, hold: WinHold, win_amount: int, win_reference: str,
+                stopped: Sequence[Withdrawal] = ()) -> Message:
+    """A win held (GP §10(3)): what is held, until when, and what happens next. The AML reason is not named (a
+    customer may not be told of a suspicious-transaction report, AML law §38); the rule and the term are."""
+    part_cs = part_en = ""
+    if hold.amount < win_amount:
+        part_cs = (f" Z výhry {_cs(win_amount)} zadržujeme {_cs(hold.amount)}, tedy to, co z ní na kontě zbývá.")
+        part_en = (f" Of the win of {_en(win_amount)} we hold {_en(hold.amount)}, what is left of it in the account.")
+    if hold.reason == WinHold.Reason.REGULARITY:
+        why_cs = (f"Máme pochybnosti o řádnosti sázky, ze které výhra pochází (HP §10 odst. 3). Výhru uvolníme, jakmile "
+                  f"budou pochybnosti odstraněny, nejpozději {_when_cs(hold.release_due_at)} (60 dnů od připsání "
+                  f"výhry), nebude-li sázka shledána neřádnou.")
+        why_en = (f"We have doubts about the regularity of the bet the win comes from (GP §10(3)). The win is released "
+                  f"once the doubts are cleared, at the latest on {_when_en(hold.release_due_at)} (60 days from its "
+                  f"crediting), unless the bet is found irregular.")
+    else:
+        why_cs = (f"Výplatu pozdržujeme podle HP §10 odst. 3 po dobu, kterou stanoví zákon, předpokládaně do "
+                  f"{_when_cs(hold.release_due_at)}.")
+        why_en = (f"The payout is held under GP §10(3) for the period the law sets, expected to end on "
+                  f"{_when_en(hold.release_due_at)}.")
+    return message_send(
+        player=hold.player, kind=Message.Kind.HOLD, reference=f"wallet.hold:{hold.pk}",
+        subject_cs="Výhra zadržena", subject_en="Win held",
+        body_cs=(f"Výhru {_cs(win_amount)} (transakce {win_reference}) jsme zadrželi: {_cs(hold.amount)} je mezi "
+                 f"zadrženými prostředky vašeho konta a do rozhodnutí ji nelze vsadit ani vybrat.{part_cs} {why_cs}"
+                 f"{_stopped_cs(stopped)}"),
+        body_en=(f"Your win of {_en(win_amount)} (transaction {win_reference}) is held: {_en(hold.amount)} is among the "
+                 f"held funds of your account and can be neither staked nor withdrawn until we decide.{part_en} "
+                 f"{why_en}{_stopped_en(stopped)}"))
+
+
+def deduction_notice(*, deduction: WinDeduction, balance_after: int) -> Message:
+    """A credited win deducted (GP §7(7), §10(4)), with the operator's own notice text (``notice_text``)."""
+    return message_send(
+        player=deduction.player, kind=Message.Kind.WIN_DEDUCTION, reference=f"wallet.deduction:{deduction.pk}",
+        subject_cs="Odečtení výhry", subject_en="Win deducted",
+        body_cs=(f"Z vašeho konta jsme odečetli výhru {_cs(deduction.amount)} (operace {deduction.reference}). Výhru "
+                 f"připsanou omylem nebo v rozporu se zákonem či herním plánem lze odečíst i bez vašeho souhlasu "
+                 f"(HP §7 odst. 7, §10 odst. 4). Zůstatek konta po odečtení: {_cs(balance_after)}.\n\n"
+                 f"{deduction.notice_text}"),
+        body_en=(f"We deducted a win of {_en(deduction.amount)} from your account (operation {deduction.reference}). A "
+                 f"win credited in error or in breach of the law or the game plan may be deducted without your "
+                 f"consent (GP §7(7), §10(4)). Account balance after the deduction: {_en(balance_after)}.\n\n"
+                 f"{deduction.notice_text}"))
+
+
+def debt_notice(*, debt: Debt) -> Message:
+    """A negative balance recorded as a debt payable within 10 days (GP §7(7))."""
+    return message_send(
+        player=debt.player, kind=Message.Kind.DEBT, reference=f"wallet.debt:{debt.pk}",
+        subject_cs="Dluh na kontě", subject_en="Debt on your account",
+        body_cs=(f"Po odečtení výhry je zůstatek vašeho konta záporný: dlužíte {_cs(debt.amount)}. Dluh uhraďte do "
+                 f"{_when_cs(debt.due_at)} (10 dnů, HP §7 odst. 7), například vkladem; každé připsání na konto jej "
+                 f"nejprve umoří. Do úhrady nelze sázet ani vybírat. Neuhrazený dluh může vést ke zrušení konta."),
+        body_en=(f"After a win was deducted your account balance is negative: you owe {_en(debt.amount)}. Please pay "
+                 f"it by {_when_en(debt.due_at)} (10 days, GP §7(7)), for example by a deposit; every credit to the "
+                 f"account pays it first. Until it is paid, bets and withdrawals are refused. An unpaid debt may lead "
+                 f"to the cancellation of the account."))
+
+
+def method_refused_notice(*, method: PaymentMethod, reason: str, stopped: Sequence[Withdrawal],
+                          new_method_by: datetime | None) -> Message:
+    """A payment method refused (ownership not proven) or cancelled (suspected misuse), GP §5(11)."""
+    cancelled = method.status == PaymentMethod.Status.CANCELLED
+    what_cs = ("zrušili pro podezření, že je používán v rozporu s herním plánem nebo zákonem" if cancelled
+               else "odmítli, protože pochybnosti o jeho vlastníkovi nebyly ani po výzvě odstraněny")
+    what_en = ("cancelled on suspicion that it is used in breach of the game plan or the law" if cancelled
+               else "refused because the doubts about its owner were not cleared after our request")
+    stopped_cs = stopped_en = term_cs = term_en = ""
+    if stopped:
+        stopped_cs = (" Otevřené výběry na něj (" + ", ".join(f"č. {w.pk}, {_cs(w.amount)}" for w in stopped)
+                      + ") jsme zastavili a částky vrátili na konto.")
+        stopped_en = (" Open withdrawals to it (" + ", ".join(f"no. {w.pk}, {_en(w.amount)}" for w in stopped)
+                      + ") were stopped and the amounts returned to your account.")
+    if new_method_by is not None:
+        term_cs = (f" Nemáte jiný registrovaný platební prostředek: zaregistrujte jej do {_when_cs(new_method_by)} "
+                   f"(30 dnů, HP §5 odst. 11).")
+        term_en = (f" You have no other registered payment method: register one by {_when_en(new_method_by)} "
+                   f"(30 days, GP §5(11)).")
+    return message_send(
+        player=method.player, kind=Message.Kind.PAYMENT_METHOD_REFUSED, reference=f"wallet.method_refused:{method.pk}",
+        subject_cs="Platební prostředek zrušen" if cancelled else "Platební prostředek odmítnut",
+        subject_en="Payment method cancelled" if cancelled else "Payment method refused",
+        body_cs=(f"Platební prostředek {method.display} jsme {what_cs} (HP §5 odst. 11). Důvod: {reason}. Vklady z něj "
+                 f"ani výběry na něj již nejsou možné.{stopped_cs}{term_cs}"),
+        body_en=(f"Your payment method {method.display} was {what_en} (GP §5(11)). Reason: {reason}. Deposits from it "
+                 f"and withdrawals to it are no longer possible.{stopped_en}{term_en}"))
