@@ -141,3 +141,32 @@ def test_periodic_tasks_are_declared_in_code_and_installed_on_the_app():
     assert set(schedule) <= set(app.conf.beat_schedule)
     for entry in schedule.values():
         assert entry["task"] in app.tasks or entry["task"].split(".")[0] in settings.INSTALLED_APPS
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_real_beat_installs_every_periodic_task_of_the_apps(worker_env, tmp_path):
+    """``celery -A config beat`` (as production and ``make run`` start it) writes every app's periodic task into
+    django-celery-beat's table and runs them. It once read the configuration before Django's apps were loaded and
+    ran with an empty schedule: no deadline job at all (config/celery.py ``_install_schedule``)."""
+    from django_celery_beat.models import PeriodicTask
+
+    from config.schedules import collect
+
+    env = {**worker_env, "CELERY_BROKER_URL": "filesystem://"}
+    beat = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "beat", "-l", "info", "-s", str(tmp_path / "beat")],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    wanted = set(collect())
+    try:
+        deadline = time.monotonic() + 60
+        names: set[str] = set()
+        while time.monotonic() < deadline and not wanted <= names:
+            time.sleep(0.5)
+            names = set(PeriodicTask.objects.values_list("name", flat=True))
+        time.sleep(4)  # jackpots.fold is due every second: beat sends it meanwhile
+    finally:
+        out = stop_worker(beat)
+    assert "core.heartbeat-every-minute" in wanted and "wallet.sweep" in wanted
+    assert wanted <= names, (sorted(wanted - names), out)
+    assert "Sending due task" in out, out  # and it runs them (jackpots.fold is due every second)
