@@ -55,7 +55,7 @@ def _render(request: HttpRequest, admin_site: AdminSite, *, title: str, form: dj
             submit_label: str | None = None) -> TemplateResponse:
     context = {**admin_site.each_context(request), "title": title, "form": form, "subject": subject,
                "help": help, "error": error, "submit_label": submit_label}
-    return TemplateResponse(request, "admin/accounts/action_form.html", context)
+    return TemplateResponse(request, "admin/platform/action_form.html", context)
 
 
 class PersonalDataInline(admin.StackedInline):

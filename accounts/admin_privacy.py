@@ -51,7 +51,7 @@ def _render(request: HttpRequest, modeladmin: admin.ModelAdmin[Any], *, title: s
             subject: str = "", help: str = "", error: str | None = None) -> TemplateResponse:
     context = {**modeladmin.admin_site.each_context(request), "title": title, "form": form, "subject": subject,
                "help": help, "error": error, "submit_label": None}
-    return TemplateResponse(request, "admin/accounts/action_form.html", context)
+    return TemplateResponse(request, "admin/platform/action_form.html", context)
 
 
 class OverdueFilter(admin.SimpleListFilter):

@@ -37,7 +37,7 @@ def _render(request: HttpRequest, site: AdminSite, *, title: str, form: forms.Fo
             help: str = "", error: str | None = None) -> TemplateResponse:
     context = {**site.each_context(request), "title": title, "form": form, "subject": subject, "help": help,
                "error": error}
-    return TemplateResponse(request, "admin/aml/action_form.html", context)
+    return TemplateResponse(request, "admin/platform/action_form.html", context)
 
 
 class ReviewForm(forms.Form):
