@@ -120,8 +120,11 @@ class ImageInline(ReadOnlyInline):
 
     @admin.display(description="image")
     def view(self, obj: IdentificationImage) -> str:
-        return format_html('<a href="{}" target="_blank">open</a>',
-                           reverse("admin:aml_identificationcheck_image", args=[obj.identification_id, obj.side]))
+        """The image itself, so the reviewer compares the selfie with the document photo on one page (a click opens
+        it full size)."""
+        url = reverse("admin:aml_identificationcheck_image", args=[obj.identification_id, obj.side])
+        return format_html('<a href="{0}" target="_blank"><img src="{0}" alt="{1} (open)" '
+                           'style="max-height:200px; max-width:320px"></a>', url, obj.get_side_display())
 
 
 @admin.register(IdentificationCheck)

@@ -103,6 +103,9 @@ class IdentificationImage(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["identification", "side"], name="aml_one_image_per_side")]
 
+    def __str__(self) -> str:
+        return f"{self.get_side_display()} of identification {self.identification_id}"
+
 
 class IdentificationEvent(models.Model):
     """A provider callback, handled exactly once (unique ``(provider, event_id)``)."""
