@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from accounts.models import Player
 from accounts.testing import DEFAULT_PASSWORD, make_staff
@@ -60,17 +60,20 @@ def test_staff_review_a_doubtful_identification_and_approve_a_game_version_in_ch
     assert player.user.username in visible(browser)
     shot(browser, "aml-1-review-queue")
     browser.find_element(By.LINK_TEXT, str(check.pk)).click()
+    browser.find_element(By.CSS_SELECTOR, ".inline-group")  # waits for the check's page
     text = visible(browser)
     assert "front" in text and "back" in text and "selfie" in text  # the images the provider checked
-    shown = browser.find_elements(By.CSS_SELECTOR, ".inline-related img, .inline-group img")
-    assert len(shown) == 3 and all(browser.execute_script("return arguments[0].naturalWidth", i) > 0 for i in shown)
+    shown = browser.find_elements(By.CSS_SELECTOR, ".inline-group img")
+    assert len(shown) == 3
+    WebDriverWait(browser, 10).until(  # the three images loaded and decoded (a broken image has no width)
+        lambda b: all(b.execute_script("return arguments[0].complete && arguments[0].naturalWidth", i) for i in shown))
     shot(browser, "aml-2-doubtful-check")
     browser.find_element(By.LINK_TEXT, "Review (approve or reject)").click()
     Select(browser.find_element(By.NAME, "approve")).select_by_value("1")
     browser.find_element(By.NAME, "note").send_keys("likeness checked against the document photo")
     shot(browser, "aml-3-review-form")
     browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
-    assert "Identification approved." in visible(browser)
+    assert "Identification approved." in browser.find_element(By.CSS_SELECTOR, ".messagelist").text  # the new page
     check.refresh_from_db()
     player = Player.objects.get(pk=player.pk)
     assert check.status == IdentificationCheck.Status.APPROVED and player.aml_identified_at is not None
@@ -86,7 +89,7 @@ def test_staff_review_a_doubtful_identification_and_approve_a_game_version_in_ch
     browser.find_element(By.NAME, "reference").send_keys("MF-12345/2026/3403-2")
     shot(browser, "games-1-approval-form")
     browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
-    browser.find_element(By.ID, "result_list")
+    assert "Approvals recorded: 1" in browser.find_element(By.CSS_SELECTOR, ".messagelist").text  # the list again
     shot(browser, "games-2-approved")
     game.refresh_from_db()
     assert game.approval_state == Game.Approval.APPROVED
