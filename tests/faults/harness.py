@@ -286,7 +286,13 @@ def declare_default_queue(broker: str, tmp_path: Path) -> None:
     from config.celery import app
 
     with app.connection_for_write(broker, transport_options=_transport_options(broker, tmp_path)) as conn:
-        app.amqp.queues[app.conf.task_default_queue].bind(conn.default_channel).declare()
+        queue = app.amqp.queues[app.conf.task_default_queue]
+        channel = conn.default_channel
+        if broker.startswith("filesystem"):
+            # kombu's virtual transports remember bindings per process (``channel.state``), not per folder: a
+            # binding an earlier test made elsewhere would make this declare skip writing this folder's exchange file
+            channel.state.binding_delete(queue.name, queue.exchange.name, queue.routing_key)  # type: ignore[attr-defined]
+        queue.bind(channel).declare()
 
 
 def send_task(name: str, *, broker: str, queue: str, tmp_path: Path) -> None:
