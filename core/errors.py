@@ -111,6 +111,9 @@ FORBIDDEN = ErrorDef("auth.forbidden", 403, "K této akci nemáte oprávnění."
 STAFF_2FA_REQUIRED = ErrorDef("auth.staff_2fa_required", 403,
                               "Přihlaste se do administrace i jednorázovým kódem (druhý faktor).",
                               "Sign in to the admin with your one-time password (second factor) first.")
+STAFF_PERMISSION_REQUIRED = ErrorDef("auth.staff_permission_required", 403,
+                                     "Vaše role k této akci nemá oprávnění.",
+                                     "Your staff role does not allow this.")
 NOT_A_PLAYER = ErrorDef("auth.not_a_player", 403, "Tato funkce je jen pro registrované účastníky (hráče).",
                         "Only registered players can do this.")
 NOT_FOUND = ErrorDef("not_found", 404, "Záznam nebyl nalezen.", "Not found.")

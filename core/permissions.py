@@ -1,4 +1,11 @@
-"""The staff API's one permission (issue 13): every staff endpoint uses ``permission_classes = [IsStaff]``."""
+"""The staff API's permissions (issue 13, issue 19).
+
+``IsStaff`` proves a staff member (with the second factor where required). A staff endpoint that reads or decides
+something also names the one Django permission it needs: ``permission_classes = [staff_permission("aml.decide_case")]``
+(which includes ``IsStaff``). The roles that hold these permissions are declared in ``core/roles.py``. A permission
+named here that no model declares stops the platform from starting (system check ``core.E010``), so a typo cannot
+turn into a check that nobody passes or, for a superuser, into one that everybody passes unnoticed.
+"""
 from __future__ import annotations
 
 from typing import Any
@@ -7,7 +14,10 @@ from django.conf import settings
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
-from core.errors import FORBIDDEN, NOT_AUTHENTICATED, STAFF_2FA_REQUIRED
+from core.errors import FORBIDDEN, NOT_AUTHENTICATED, STAFF_2FA_REQUIRED, STAFF_PERMISSION_REQUIRED
+
+#: every permission a staff endpoint asks for (``staff_permission``), checked against the models at start
+REQUIRED_PERMISSIONS: set[str] = set()
 
 
 class IsStaff(BasePermission):
@@ -19,10 +29,28 @@ class IsStaff(BasePermission):
         user = request.user
         if user is None or not user.is_authenticated:
             raise NOT_AUTHENTICATED()
-        if not user.is_staff:
+        if not user.is_staff or not user.is_active:
             raise FORBIDDEN()
         if settings.ADMIN_REQUIRE_2FA:
             verified = getattr(user, "is_verified", None)  # set by django_otp's middleware on a session
             if not (callable(verified) and verified()):
                 raise STAFF_2FA_REQUIRED()
         return True
+
+
+class _StaffPermission(IsStaff):
+    perm = ""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        super().has_permission(request, view)
+        if not request.user.has_perm(self.perm):
+            raise STAFF_PERMISSION_REQUIRED(permission=self.perm)
+        return True
+
+
+def staff_permission(perm: str) -> type[BasePermission]:
+    """The permission class of a staff endpoint that needs ``perm`` ("app_label.codename") besides ``IsStaff``."""
+    if "." not in perm:
+        raise ValueError(f"a permission is 'app_label.codename', not {perm!r}")
+    REQUIRED_PERMISSIONS.add(perm)
+    return type(f"StaffPermission_{perm.replace('.', '_')}", (_StaffPermission,), {"perm": perm})
