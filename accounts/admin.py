@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse
+from django.urls import URLPattern, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
@@ -37,7 +37,15 @@ from accounts.models import (
     User,
 )
 from core import clock
-from core.admin import ReadOnlyAdmin, ReadOnlyInline, domain_error_text, run_service_action
+from core.admin import (
+    PlatformAdminMixin,
+    ReadOnlyAdmin,
+    ReadOnlyInline,
+    decision_action,
+    decision_path,
+    domain_error_text,
+    run_service_action,
+)
 from core.audit import Actor
 from core.errors import DomainError
 
@@ -58,10 +66,11 @@ def _render(request: HttpRequest, admin_site: AdminSite, *, title: str, form: dj
     return TemplateResponse(request, "admin/platform/action_form.html", context)
 
 
-class PersonalDataInline(admin.StackedInline):
+class PersonalDataInline(PlatformAdminMixin, admin.StackedInline):  # type: ignore[type-arg]
     model = PersonalData
     can_delete = False
     exclude = ("email_key", "document_key", "name_dob_key", "person_key")
+    masked_fields = ("birth_number",)
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -79,6 +88,7 @@ class IdentityVerificationInline(ReadOnlyInline):
     model = IdentityVerification
     fields = ("method", "document_type", "document_number", "document_issuing_state", "document_valid_until",
               "likeness_confirmed", "verified_by", "verified_at")
+    masked_fields = ("document_number",)
 
 
 class RegisterCheckInline(ReadOnlyInline):
@@ -107,6 +117,17 @@ STAFF_ACTIONS = {
     "insider": ("Barred insider flag", forms.InsiderForm, "GP §3(3): shareholders, employees, officers may not bet."),
 }
 
+#: the permission each staff action on a player needs (core/roles.py gives them to roles)
+STAFF_ACTION_PERMISSIONS: dict[str, str] = {
+    "verify_branch": "accounts.register_at_branch",
+    "suspend": "accounts.suspend_player",
+    "reinstate": "accounts.suspend_player",
+    "close": "accounts.close_player",
+    "force_logout": "accounts.force_logout_player",
+    "exclusion_check": "accounts.check_exclusion",
+    "insider": "accounts.set_barred_insider",
+}
+
 
 @admin.register(Player)
 class PlayerAdmin(ReadOnlyAdmin):
@@ -122,6 +143,7 @@ class PlayerAdmin(ReadOnlyAdmin):
     change_form_template = "admin/accounts/player/change_form.html"
     change_list_template = "admin/accounts/player/change_list.html"
     readonly_fields = [f.name for f in Player._meta.fields] + ["history"]
+    masked_search_fields = ("personal__birth_number",)
 
     @admin.display(ordering="user__username")
     def username(self, obj: Player) -> str:
@@ -138,25 +160,21 @@ class PlayerAdmin(ReadOnlyAdmin):
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
                     extra_context: dict[str, Any] | None = None) -> HttpResponse:
         extra_context = {**(extra_context or {}),
-                         "staff_actions": [(k, v[0]) for k, v in STAFF_ACTIONS.items()]}
+                         "staff_actions": [(k, v[0]) for k, v in STAFF_ACTIONS.items()
+                                           if request.user.has_perm(STAFF_ACTION_PERMISSIONS[k])]}
         return super().change_view(request, object_id, form_url, extra_context)
 
     def get_urls(self) -> list[URLPattern]:
         extra: list[URLPattern] = [
-            path("register-branch/", self.admin_site.admin_view(self.register_branch_view),
-                 name="accounts_player_register_branch"),
-            path("<int:pk>/act/<str:action>/", self.admin_site.admin_view(self.action_view),
-                 name="accounts_player_act"),
+            decision_path(self, "register-branch/", self.register_branch_view, perm="accounts.register_at_branch",
+                          name="accounts_player_register_branch"),
+            decision_path(self, "<int:pk>/act/<str:action>/", self.action_view, perm=STAFF_ACTION_PERMISSIONS,
+                          kwarg="action", name="accounts_player_act"),
         ]
         return extra + super().get_urls()
 
-    def _allowed(self, request: HttpRequest) -> bool:
-        return request.user.is_active and request.user.is_staff and self.has_view_permission(request)
-
     def action_view(self, request: HttpRequest, pk: int, action: str) -> HttpResponse:
         player = get_object_or_404(Player.objects.select_related("user"), pk=pk)
-        if action not in STAFF_ACTIONS or not self._allowed(request):
-            return redirect(reverse("admin:accounts_player_change", args=[pk]))
         label, form_cls, help_text = STAFF_ACTIONS[action]
         form = form_cls(request.POST or None)
         error = None
@@ -201,8 +219,6 @@ class PlayerAdmin(ReadOnlyAdmin):
         raise ValueError(action)  # pragma: no cover
 
     def register_branch_view(self, request: HttpRequest) -> HttpResponse:
-        if not self._allowed(request):
-            return redirect(reverse("admin:accounts_player_changelist"))
         form = forms.BranchRegistrationForm(request.POST or None)
         error = None
         if request.method == "POST" and form.is_valid():
@@ -245,8 +261,8 @@ class DuplicateCaseAdmin(ReadOnlyAdmin):
                                                                          args=[obj.pk]))
 
     def get_urls(self) -> list[URLPattern]:
-        return [path("<int:pk>/resolve/", self.admin_site.admin_view(self.resolve_view),
-                     name="accounts_duplicatecase_resolve")] + super().get_urls()
+        return [decision_path(self, "<int:pk>/resolve/", self.resolve_view, perm="accounts.resolve_duplicate",
+                              name="accounts_duplicatecase_resolve")] + super().get_urls()
 
     def resolve_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         case = get_object_or_404(DuplicateCase, pk=pk)
@@ -285,8 +301,8 @@ class CorrectionRequestAdmin(ReadOnlyAdmin):
                            reverse("admin:accounts_correctionrequest_decide", args=[obj.pk]))
 
     def get_urls(self) -> list[URLPattern]:
-        return [path("<int:pk>/decide/", self.admin_site.admin_view(self.decide_view),
-                     name="accounts_correctionrequest_decide")] + super().get_urls()
+        return [decision_path(self, "<int:pk>/decide/", self.decide_view, perm="accounts.decide_correction",
+                              name="accounts_correctionrequest_decide")] + super().get_urls()
 
     def decide_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         req = get_object_or_404(CorrectionRequest, pk=pk)
@@ -321,7 +337,7 @@ class BarredPersonAdmin(admin.ModelAdmin):
 
 
 @admin.register(LoginSession)
-class LoginSessionAdmin(admin.ModelAdmin):
+class LoginSessionAdmin(PlatformAdminMixin, admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ("player", "started_at", "last_seen_at", "ended_at", "end_reason", "ip_address")
     list_filter = ("end_reason",)
     search_fields = ("player__user__username",)
@@ -334,7 +350,7 @@ class LoginSessionAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    @admin.action(description="End the selected sessions (forced)")
+    @decision_action("accounts.force_logout_player", description="End the selected sessions (forced)")
     def end_forced(self, request: HttpRequest, queryset: QuerySet[LoginSession]) -> None:
         def end(session: LoginSession, actor: Actor) -> None:
             services.session_end(session=session, reason=LoginSession.EndReason.FORCED, detail="staff", actor=actor)
@@ -396,7 +412,7 @@ class DeliveryAdmin(ReadOnlyAdmin):
     readonly_fields = [f.name for f in Delivery._meta.fields]
     actions = ["send_again"]
 
-    @admin.action(description="Send the selected failed e-mails again now")
+    @decision_action("accounts.resend_message", description="Send the selected failed e-mails again now")
     def send_again(self, request: HttpRequest, queryset: QuerySet[Delivery]) -> None:
         sent = sum(1 for d in queryset.filter(channel=Delivery.Channel.EMAIL).exclude(status=Delivery.Status.SENT)
                    if services.message_email_send(delivery_id=d.pk))
@@ -417,12 +433,10 @@ class TermsVersionAdmin(ReadOnlyAdmin):
         return obj.acceptances.count()
 
     def get_urls(self) -> list[URLPattern]:
-        return [path("publish/", self.admin_site.admin_view(self.publish_view),
-                     name="accounts_termsversion_publish")] + super().get_urls()
+        return [decision_path(self, "publish/", self.publish_view, perm="accounts.publish_terms",
+                              name="accounts_termsversion_publish")] + super().get_urls()
 
     def publish_view(self, request: HttpRequest) -> HttpResponse:
-        if not (request.user.is_active and request.user.is_staff and self.has_view_permission(request)):
-            return redirect(reverse("admin:index"))
         form = forms.TermsPublishForm(request.POST or None)
         error = None
         if request.method == "POST" and form.is_valid():

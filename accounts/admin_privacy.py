@@ -11,13 +11,13 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse
+from django.urls import URLPattern, reverse
 from django.utils.html import format_html
 
 from accounts import retention, services
 from accounts.models import DataRequest, Player, User
 from core import clock
-from core.admin import ReadOnlyAdmin, domain_error_text
+from core.admin import ReadOnlyAdmin, decision_path, domain_error_text
 from core.audit import Actor
 from core.errors import DomainError
 
@@ -103,20 +103,15 @@ class DataRequestAdmin(ReadOnlyAdmin):
         return "-"
 
     def get_urls(self) -> list[URLPattern]:
-        view = self.admin_site.admin_view
+        perm = "accounts.decide_data_request"
         return [
-            path("<int:pk>/decide/", view(self.decide_view), name="accounts_datarequest_decide"),
-            path("<int:pk>/lift/", view(self.lift_view), name="accounts_datarequest_lift"),
-            path("record/", view(self.record_view), name="accounts_datarequest_record"),
+            decision_path(self, "<int:pk>/decide/", self.decide_view, perm=perm, name="accounts_datarequest_decide"),
+            decision_path(self, "<int:pk>/lift/", self.lift_view, perm=perm, name="accounts_datarequest_lift"),
+            decision_path(self, "record/", self.record_view, perm=perm, name="accounts_datarequest_record"),
         ] + super().get_urls()
-
-    def _allowed(self, request: HttpRequest) -> bool:
-        return bool(request.user.is_active and request.user.is_staff and self.has_view_permission(request))
 
     def decide_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         req = get_object_or_404(DataRequest.objects.select_related("player__user"), pk=pk)
-        if not self._allowed(request):
-            return redirect(reverse("admin:index"))
         form = DecisionForm(request.POST or None)
         error = None
         if request.method == "POST" and form.is_valid():
@@ -135,8 +130,6 @@ class DataRequestAdmin(ReadOnlyAdmin):
 
     def lift_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         req = get_object_or_404(DataRequest.objects.select_related("player__user"), pk=pk)
-        if not self._allowed(request):
-            return redirect(reverse("admin:index"))
         form = LiftForm(request.POST or None)
         error = None
         if request.method == "POST" and form.is_valid():
@@ -150,8 +143,6 @@ class DataRequestAdmin(ReadOnlyAdmin):
                        subject=str(req.player), help="GDPR art. 18(3): the player is told, with the reason.")
 
     def record_view(self, request: HttpRequest) -> HttpResponse:
-        if not self._allowed(request):
-            return redirect(reverse("admin:index"))
         form = RecordForm(request.POST or None)
         error = None
         if request.method == "POST" and form.is_valid():

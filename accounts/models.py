@@ -94,6 +94,15 @@ class Player(models.Model):
     anonymised_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        permissions = [
+            ("suspend_player", "Suspends and reinstates a player's account"),
+            ("close_player", "Closes a player's account (cancels the registration)"),
+            ("force_logout_player", "Ends a player's sessions and revokes their tokens"),
+            ("check_exclusion", "Asks the register of excluded persons about a player now"),
+            ("set_barred_insider", "Sets the barred-insider flag of a player (GP §3(3))"),
+            ("register_at_branch", "Registers and identifies players at a branch"),
+            ("view_unmasked_identifiers", "Sees birth numbers, document numbers and account numbers unmasked"),
+        ]
         indexes = [
             models.Index(fields=["balance_handoff"], name="acc_player_handoff_idx",
                          condition=~Q(balance_handoff="")),
@@ -325,6 +334,9 @@ class DuplicateCase(models.Model):
     registered_player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
+        permissions = [
+            ("resolve_duplicate", "Resolves a duplicate-account case"),
+        ]
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -349,6 +361,9 @@ class CorrectionRequest(models.Model):
     decision_note = models.CharField(max_length=500, blank=True, default="")
 
     class Meta:
+        permissions = [
+            ("decide_correction", "Approves or rejects a correction of personal data"),
+        ]
         ordering = ["-created_at", "-id"]
 
 
@@ -398,6 +413,9 @@ class DataRequest(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)  # a blocking lifted or withdrawn
 
     class Meta:
+        permissions = [
+            ("decide_data_request", "Decides personal-data requests (GP §12(7))"),
+        ]
         ordering = ["-received_at", "-id"]
         indexes = [
             models.Index(fields=["player", "-received_at", "-id"], name="acc_datareq_player_idx"),
@@ -505,6 +523,9 @@ class Delivery(models.Model):
     error = models.CharField(max_length=255, blank=True, default="")
 
     class Meta:
+        permissions = [
+            ("resend_message", "Sends failed notices again"),
+        ]
         ordering = ["id"]
         verbose_name_plural = "deliveries"
         indexes = [
@@ -536,6 +557,9 @@ class TermsVersion(models.Model):
     announced_at = models.DateTimeField(null=True, blank=True)  # every player then active/temporary was told
 
     class Meta:
+        permissions = [
+            ("publish_terms", "Publishes a new version of the game plan and terms"),
+        ]
         ordering = ["-version"]
 
     def __str__(self):

@@ -157,11 +157,23 @@ def make_player(*, status: str = "active", username: str | None = None, personal
     return player
 
 
-def make_staff(*, username: str | None = None, superuser: bool = False) -> User:
+def make_staff(*, username: str | None = None, superuser: bool = False, role: str | None = None) -> User:
+    """A staff user: with no role (no permission at all), a superuser, or in one of the roles of ``core.roles``
+    (support, compliance, finance, game_manager, auditor)."""
+    from django.contrib.auth.models import Group
+
+    from core.roles import ROLES, roles_sync
+
     user = make_user(username=username, is_staff=True)
     if superuser:
         user.is_superuser = True
         user.save(update_fields=["is_superuser"])
+    if role is not None:
+        if role not in ROLES:
+            raise ValueError(f"unknown role {role!r}")
+        if not Group.objects.filter(name=role).exists():  # a test database flushed without post_migrate
+            roles_sync()
+        user.groups.add(Group.objects.get(name=role))
     return user
 
 

@@ -9,10 +9,10 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import AdminSite
 from django.db.models import QuerySet
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse
+from django.urls import URLPattern, reverse
 from django.utils.html import format_html, format_html_join
 
 from aml import services
@@ -28,7 +28,7 @@ from aml.models import (
     SourceOfFundsDeclaration,
     SourceOfFundsRequirement,
 )
-from core.admin import ReadOnlyAdmin, ReadOnlyInline, domain_error_text
+from core.admin import ReadOnlyAdmin, ReadOnlyInline, decision_action, decision_path, domain_error_text
 from core.audit import Actor
 from core.errors import DomainError
 
@@ -67,13 +67,11 @@ class SofReviewForm(forms.Form):
 
 
 class DecisionAdmin(ReadOnlyAdmin):
-    """A read-only record with one decision form (``decide_service``) for staff who may view it."""
+    """A read-only record with one decision form (``decide``) for staff whose role holds ``decide_permission``."""
 
     decide_title = "Decide"
+    decide_permission = ""  # "aml.<codename>": each subclass names its decision's permission
     form_class: type[forms.Form] = forms.Form
-
-    def _allowed(self, request: HttpRequest) -> bool:
-        return bool(request.user.is_active and request.user.is_staff and self.has_view_permission(request))
 
     def decide(self, obj: Any, data: dict[str, Any], actor: Actor) -> str:
         raise NotImplementedError
@@ -85,8 +83,8 @@ class DecisionAdmin(ReadOnlyAdmin):
         return f"aml_{self.model._meta.model_name}_{what}"
 
     def get_urls(self) -> list[URLPattern]:
-        return [path("<int:pk>/decide/", self.admin_site.admin_view(self.decide_view),
-                     name=self._url_name("decide"))] + super().get_urls()
+        return [decision_path(self, "<int:pk>/decide/", self.decide_view, perm=self.decide_permission,
+                              name=self._url_name("decide"))] + super().get_urls()
 
     @admin.display(description="decide")
     def decide_link(self, obj: Any) -> str:
@@ -98,8 +96,6 @@ class DecisionAdmin(ReadOnlyAdmin):
     def decide_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         obj = get_object_or_404(self.model, pk=pk)
         change = reverse(f"admin:{self._url_name('change')}", args=[pk])
-        if not self._allowed(request):
-            return redirect(change)
         form = self.form_class(request.POST or None)
         error = None
         if request.method == "POST" and form.is_valid():
@@ -132,6 +128,7 @@ class IdentificationCheckAdmin(DecisionAdmin):
     """The review queue: filter status = doubtful."""
 
     decide_title = "Review (approve or reject)"
+    decide_permission = "aml.review_identification"
     form_class = ReviewForm
     list_display = ("id", "player", "status", "document_type", "provider_outcome", "score", "created_at",
                     "answered_at", "decided_by")
@@ -148,12 +145,11 @@ class IdentificationCheckAdmin(DecisionAdmin):
         return "Identification approved." if data["approve"] else "Identification rejected."
 
     def get_urls(self) -> list[URLPattern]:
-        return [path("<int:pk>/image/<str:side>/", self.admin_site.admin_view(self.image_view),
-                     name="aml_identificationcheck_image")] + super().get_urls()
+        return [decision_path(self, "<int:pk>/image/<str:side>/", self.image_view,
+                              perm="aml.view_identificationimage", name="aml_identificationcheck_image"),
+                *super().get_urls()]
 
     def image_view(self, request: HttpRequest, pk: int, side: str) -> FileResponse:
-        if not self._allowed(request):
-            raise Http404
         img = get_object_or_404(IdentificationImage, identification_id=pk, side=side)
         return FileResponse(img.file.open("rb"), content_type=img.content_type)
 
@@ -175,6 +171,7 @@ class ComplianceCaseAdmin(DecisionAdmin):
     """The compliance queue: filter status = open."""
 
     decide_title = "Decide (cleared or confirmed)"
+    decide_permission = "aml.decide_case"
     form_class = CaseDecideForm
     list_display = ("id", "player", "kind", "rule", "status", "blocking", "opened_at", "summary", "decided_by")
     list_filter = ("status", "kind", "rule", "blocking")
@@ -196,14 +193,12 @@ class ComplianceCaseAdmin(DecisionAdmin):
         return format_html('<a href="{}">Hold a win</a>', reverse("admin:aml_compliancecase_hold", args=[obj.pk]))
 
     def get_urls(self) -> list[URLPattern]:
-        return [path("<int:pk>/hold/", self.admin_site.admin_view(self.hold_view),
-                     name="aml_compliancecase_hold")] + super().get_urls()
+        return [decision_path(self, "<int:pk>/hold/", self.hold_view, perm="aml.place_hold",
+                              name="aml_compliancecase_hold"), *super().get_urls()]
 
     def hold_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         case = get_object_or_404(ComplianceCase, pk=pk)
         change = reverse("admin:aml_compliancecase_change", args=[pk])
-        if not self._allowed(request):
-            return redirect(change)
         initial = {"win_reference": case.details.get("win_reference", "")}
         form = CaseHoldForm(request.POST or None, initial=initial)
         error = None
@@ -223,6 +218,7 @@ class ComplianceCaseAdmin(DecisionAdmin):
 @admin.register(SourceOfFundsDeclaration)
 class SourceOfFundsDeclarationAdmin(DecisionAdmin):
     decide_title = "Review (accept or reject)"
+    decide_permission = "aml.review_source_of_funds"
     form_class = SofReviewForm
     list_display = ("id", "player", "source", "status", "submitted_at", "reviewed_by")
     list_filter = ("status", "source")
@@ -265,7 +261,7 @@ class AmlProfileAdmin(ReadOnlyAdmin):
     search_fields = ("player__user__username",)
     actions = ["screen_now"]
 
-    @admin.action(description="Screen the selected players now")
+    @decision_action("aml.screen_player", description="Screen the selected players now")
     def screen_now(self, request: HttpRequest, queryset: QuerySet[AmlProfile]) -> None:
         actor = Actor.staff(request.user)
         done = []

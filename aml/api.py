@@ -1,7 +1,7 @@
 """AML API (``/api/v1/aml/``): thin views that parse, call one service and format.
 
 Players (``IsPlayer``) see only their own rows (another player's id is a 404). The identification provider's
-callback endpoint has no authentication: its HMAC signature is the proof. Staff endpoints use ``IsStaff``.
+callback endpoint has no authentication: its HMAC signature is the proof. Staff endpoints name their permission (``core.permissions.staff_permission``).
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ from aml.serializers import (
 )
 from core.audit import Actor, security_event
 from core.errors import NOT_FOUND, DomainError
-from core.permissions import IsStaff
+from core.permissions import staff_permission
 
 DOCUMENT_FIELDS = ("document_type", "document_number", "document_issuing_state", "document_issuing_authority",
                    "document_valid_until", "id_card_unavailable")
@@ -197,7 +197,7 @@ class SourceOfFundsView(APIView):
 # Staff ---------------------------------------------------------------------------------------------------------------
 
 class StaffIdentificationListView(generics.GenericAPIView[IdentificationCheck]):
-    permission_classes = [IsStaff]
+    permission_classes = [staff_permission("aml.view_identificationcheck")]
     serializer_class = StaffIdentificationSerializer
 
     @extend_schema(parameters=[OpenApiParameter("status", OpenApiTypes.STR, enum=IdentificationCheck.Status.values,
@@ -211,7 +211,7 @@ class StaffIdentificationListView(generics.GenericAPIView[IdentificationCheck]):
 
 
 class StaffIdentificationReviewView(APIView):
-    permission_classes = [IsStaff]
+    permission_classes = [staff_permission("aml.review_identification")]
 
     @extend_schema(request=ReviewSerializer, responses=StaffIdentificationSerializer,
                    operation_id="aml_staff_identification_review",
@@ -227,7 +227,7 @@ class StaffIdentificationReviewView(APIView):
 
 
 class StaffCaseListView(generics.GenericAPIView[ComplianceCase]):
-    permission_classes = [IsStaff]
+    permission_classes = [staff_permission("aml.view_compliancecase")]
     serializer_class = CaseSerializer
 
     @extend_schema(parameters=[OpenApiParameter("status", OpenApiTypes.STR, enum=ComplianceCase.Status.values,
@@ -242,7 +242,7 @@ class StaffCaseListView(generics.GenericAPIView[ComplianceCase]):
 
 
 class StaffCaseDecideView(APIView):
-    permission_classes = [IsStaff]
+    permission_classes = [staff_permission("aml.decide_case")]
 
     @extend_schema(request=CaseDecideSerializer, responses=CaseSerializer, operation_id="aml_staff_case_decide",
                    description="Decide a case: cleared or confirmed, with a note (audited).")
@@ -256,7 +256,7 @@ class StaffCaseDecideView(APIView):
 
 
 class StaffCaseHoldView(APIView):
-    permission_classes = [IsStaff]
+    permission_classes = [staff_permission("aml.place_hold")]
 
     @extend_schema(request=CaseHoldCreateSerializer, responses={201: CaseHoldSerializer},
                    operation_id="aml_staff_case_hold",
@@ -273,7 +273,7 @@ class StaffCaseHoldView(APIView):
 
 
 class StaffSofListView(generics.GenericAPIView[SourceOfFundsDeclaration]):
-    permission_classes = [IsStaff]
+    permission_classes = [staff_permission("aml.view_sourceoffundsdeclaration")]
     serializer_class = StaffSofSerializer
 
     @extend_schema(parameters=[OpenApiParameter("status", OpenApiTypes.STR,
@@ -289,7 +289,7 @@ class StaffSofListView(generics.GenericAPIView[SourceOfFundsDeclaration]):
 
 
 class StaffSofReviewView(APIView):
-    permission_classes = [IsStaff]
+    permission_classes = [staff_permission("aml.review_source_of_funds")]
 
     @extend_schema(request=SofReviewSerializer, responses=StaffSofSerializer,
                    operation_id="aml_staff_source_of_funds_review",

@@ -76,6 +76,9 @@ class IdentificationCheck(models.Model):
     note = models.CharField(max_length=300, blank=True, default="")
 
     class Meta:
+        permissions = [
+            ("review_identification", "Reviews doubtful online identifications (GP §4(4)b)"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["player"], condition=Q(status__in=["pending", "submitted", "doubtful"]),
                                     name="aml_one_open_identification_per_player"),
@@ -199,6 +202,11 @@ class ComplianceCase(models.Model):
     decision_note = models.CharField(max_length=500, blank=True, default="")
 
     class Meta:
+        permissions = [
+            ("decide_case", "Decides compliance (AML) cases"),
+            ("place_hold", "Holds a win of a compliance case's player (GP §10(3))"),
+            ("screen_player", "Screens players against the PEP and sanctions lists now"),
+        ]
         indexes = [models.Index(fields=["player", "status"], name="aml_case_player_status")]
 
     def __str__(self) -> str:
@@ -249,6 +257,9 @@ class SourceOfFundsDeclaration(models.Model):
     review_note = models.CharField(max_length=500, blank=True, default="")
 
     class Meta:
+        permissions = [
+            ("review_source_of_funds", "Reviews source-of-funds declarations"),
+        ]
         ordering = ["-submitted_at", "-id"]
 
 

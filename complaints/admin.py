@@ -3,8 +3,8 @@ the models itself. The change view shows the whole case: the player's complaint,
 it names (from the games app), transactions, attachments, messages, internal notes, e-mails and the audit trail,
 with the workflow forms (assign, investigate, ask the player, note, resolve).
 
-Permissions: viewing needs ``complaints.view_complaint``; acting needs ``complaints.resolve_complaint`` (or
-``complaints.supervise_complaint``); superusers have all.
+
+
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from django.db.models import QuerySet
 from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
@@ -27,16 +27,17 @@ from accounts.models import Player, User
 from complaints import selectors, services, texts
 from complaints.models import Complaint, ComplaintNotice
 from core import clock
-from core.admin import ReadOnlyAdmin, domain_error_text, run_service_action
+from core.admin import ReadOnlyAdmin, decision_action, decision_path, domain_error_text, run_service_action
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
 from core.money import Money, MoneyError
 
+RESOLVE = "complaints.resolve_complaint"  # every step of a complaint's workflow (the support and compliance roles)
+
 
 def _can_act(user: Any) -> bool:
-    return user.is_active and user.is_staff and (
-        user.has_perm("complaints.resolve_complaint") or user.has_perm("complaints.supervise_complaint"))
+    return bool(user.is_active and user.is_staff and user.has_perm(RESOLVE))
 
 
 def _staff_user(request: HttpRequest) -> User:
@@ -178,10 +179,8 @@ class ComplaintAdmin(ReadOnlyAdmin):
         days = (obj.respond_by_date - clock.business_date()).days
         return format_html('<span style="color:{}">{}</span>', "#c60" if days <= 3 else "#333", f"{days} d left")
 
-    @admin.action(description="Assign the selected complaints to me")
+    @decision_action(RESOLVE, description="Assign the selected complaints to me")
     def assign_to_me(self, request: HttpRequest, queryset: QuerySet[Complaint]) -> None:
-        if not _can_act(request.user):
-            raise PermissionDenied
         me = _staff_user(request)
         run_service_action(
             self, request, queryset,
@@ -191,13 +190,14 @@ class ComplaintAdmin(ReadOnlyAdmin):
 
     # --- extra views ------------------------------------------------------------------------------------------
     def get_urls(self):
-        wrap = self.admin_site.admin_view
+        view = "complaints.view_complaint"
         return [
-            path("file/", wrap(self.file_view), name="complaints_complaint_file"),
-            path("report/", wrap(self.report_view), name="complaints_complaint_report"),
-            path("<int:pk>/act/<str:action>/", wrap(self.act_view), name="complaints_complaint_act"),
-            path("<int:pk>/attachment/<int:attachment_id>/", wrap(self.attachment_view),
-                 name="complaints_complaint_attachment"),
+            decision_path(self, "file/", self.file_view, perm=RESOLVE, name="complaints_complaint_file"),
+            decision_path(self, "report/", self.report_view, perm=view, name="complaints_complaint_report"),
+            decision_path(self, "<int:pk>/act/<str:action>/", self.act_view, perm=RESOLVE,
+                          name="complaints_complaint_act"),
+            decision_path(self, "<int:pk>/attachment/<int:attachment_id>/", self.attachment_view, perm=view,
+                          name="complaints_complaint_attachment"),
             *super().get_urls(),
         ]
 

@@ -30,7 +30,7 @@ from complaints.serializers import (
 from core.audit import Actor
 from core.idempotency import idempotent
 from core.money import Money
-from core.permissions import IsStaff
+from core.permissions import staff_permission
 
 
 def _lang() -> str:
@@ -144,7 +144,7 @@ class ComplaintAttachmentDownloadView(APIView):
 class ComplaintReportView(APIView):
     """Staff: the monthly complaints report (by reason, outcome, time to answer, overdue)."""
 
-    permission_classes = [IsStaff]
+    permission_classes = [staff_permission("complaints.view_complaint")]
     serializer_class = ReportSerializer
 
     @extend_schema(parameters=[OpenApiParameter("month", str, description="YYYY-MM (Europe/Prague); default: "

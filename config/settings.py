@@ -489,3 +489,76 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "AmlSourceOfFundsStatusEnum": "aml.models.SourceOfFundsDeclaration.Status",
     "AmlPepRelationEnum": "aml.models.PepDeclaration.Relation",
 }
+
+# Production refuses what would open it up (issue 19, N-2, N-3, I-1) ----------------------------------------------------
+# The repository's development secrets are public: production refuses each of them, and any key shorter than 32 bytes
+# (with the public seal key the must-hit values can be unsealed from the database; with the public SECRET_KEY e-mail
+# links can be forged). The outside systems must be named, never left at their sandbox: the sandbox register of
+# excluded persons is a local table, so an excluded person would never be found (ZHH §15, GP §4).
+DEV_SECRETS = {
+    "SECRET_KEY": "dev-insecure-key-do-not-use-in-production-0123456789abcdef",
+    "JACKPOTS_SEAL_KEY": "dev-jackpot-seal-key-do-not-use-in-production",
+    "WALLET_SANDBOX_SECRET": "sandbox-shared-secret-for-development-only",
+    "AML_SANDBOX_SECRET": "dev-aml-sandbox-secret-do-not-use-in-production",
+}
+MIN_SECRET_BYTES = 32
+#: what production uses for each outside system (printed at start: core.apps)
+EXTERNAL_SYSTEMS = {
+    "population register": ACCOUNTS_POPULATION_REGISTER,
+    "register of excluded persons": ACCOUNTS_EXCLUSION_REGISTER,
+    "SMS gateway": ACCOUNTS_SMS_GATEWAY,
+    "identification provider": AML_IDENTIFICATION_PROVIDER,
+    "screening list": AML_SCREENING_LIST,
+    "payment providers": ",".join(sorted(set(WALLET_PROVIDER_BY_KIND.values()))) or "sandbox",
+}
+
+
+def _secret_refusals() -> list[str]:
+    refusals: list[str] = []
+    secrets_in_use = {"SECRET_KEY": SECRET_KEY, "WALLET_SANDBOX_SECRET": env.str("WALLET_SANDBOX_SECRET", default=""),
+                      "AML_SANDBOX_SECRET": env.str("AML_SANDBOX_SECRET", default="")}
+    if JACKPOTS_ENABLED:
+        secrets_in_use["JACKPOTS_SEAL_KEY"] = JACKPOTS_SEAL_KEY
+    for name, value in secrets_in_use.items():
+        if not value and name not in ("SECRET_KEY", "JACKPOTS_SEAL_KEY"):
+            continue  # a sandbox secret not set: the sandbox is refused anyway, nothing signs with it
+        if value == DEV_SECRETS[name]:
+            refusals.append(f"{name} is the repository's public development value")
+        elif len(value.encode()) < MIN_SECRET_BYTES:
+            refusals.append(f"{name} is shorter than {MIN_SECRET_BYTES} bytes")
+    return refusals
+
+
+def production_refusals() -> list[str]:
+    """Why production must not start with these settings (empty: it may). Each names the variable, never a value."""
+    refusals = _secret_refusals()
+    for name, kind, url in (("ACCOUNTS_POPULATION_REGISTER", ACCOUNTS_POPULATION_REGISTER,
+                             ACCOUNTS_POPULATION_REGISTER_URL),
+                            ("ACCOUNTS_EXCLUSION_REGISTER", ACCOUNTS_EXCLUSION_REGISTER, ACCOUNTS_EXCLUSION_REGISTER_URL),
+                            ("ACCOUNTS_SMS_GATEWAY", ACCOUNTS_SMS_GATEWAY, ACCOUNTS_SMS_GATEWAY_URL)):
+        if kind == "sandbox":
+            refusals.append(f"{name}=sandbox (set it to the real implementation, http, with {name}_URL)")
+        elif kind == "http" and not url:
+            refusals.append(f"{name}=http without {name}_URL")
+    if "http" in (ACCOUNTS_POPULATION_REGISTER, ACCOUNTS_EXCLUSION_REGISTER, ACCOUNTS_SMS_GATEWAY) and \
+            len(ACCOUNTS_GATEWAY_TOKEN.encode()) < MIN_SECRET_BYTES:
+        refusals.append(f"ACCOUNTS_GATEWAY_TOKEN is missing or shorter than {MIN_SECRET_BYTES} bytes")
+    if AML_IDENTIFICATION_PROVIDER == "sandbox":
+        refusals.append("AML_IDENTIFICATION_PROVIDER=sandbox (name the real identification provider)")
+    if AML_SCREENING_LIST == "sandbox":
+        refusals.append("AML_SCREENING_LIST=sandbox (name the real PEP / sanctions list)")
+    if "*" in ALLOWED_HOSTS:
+        refusals.append("ALLOWED_HOSTS=* (name the hosts)")
+    if SECURE_HSTS_SECONDS <= 0:
+        refusals.append("SECURE_HSTS_SECONDS=0")
+    if not HEALTH_REQUIRE_JOBS:
+        refusals.append("HEALTH_REQUIRE_JOBS=false (a dead worker or beat would go unnoticed)")
+    if CELERY_TASK_ALWAYS_EAGER:
+        refusals.append("CELERY_TASK_ALWAYS_EAGER=true (deadline jobs would run inside web requests)")
+    if EMAIL_BACKEND.endswith(("console.EmailBackend", "locmem.EmailBackend", "dummy.EmailBackend")):
+        refusals.append("EMAIL_BACKEND writes e-mails to the log or nowhere (players' personal data)")
+    return refusals
+
+
+if PRODUCTION and (_refused := production_refusals()):
+    raise ImproperlyConfigured("DJANGO_ENV=production refuses: " + "; ".join(_refused))

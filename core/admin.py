@@ -1,19 +1,161 @@
-"""The admin's shared parts: one read-only base, one way to run a service from an admin action."""
+"""The admin's shared parts: one read-only base, one way to run a service from an admin action, and the staff
+roles' checks (issue 19): every decision view and action names its permission (``decision_path``,
+``decision_action``), and identifiers are masked for roles that may not see them (``masked_fields``)."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from django.contrib import admin, messages
+from django.core.exceptions import FieldDoesNotExist, PermissionDenied
 from django.db import models
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest
+from django.urls import URLPattern, path
 
-from core.audit import Actor
+from core.audit import Actor, mark_permission_in_use
 from core.errors import DomainError
 from core.models import AuditEvent, IdempotencyRecord, TaskHeartbeat
 
+F = TypeVar("F", bound=Callable[..., Any])
 
-class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+#: every permission an admin decision view or action names, checked against the models at start (core.E010)
+ADMIN_DECISION_PERMISSIONS: set[str] = set()
+UNMASK_PERMISSION = "accounts.view_unmasked_identifiers"
+
+
+def require_permission(request: HttpRequest, perm: str) -> None:
+    """Refuse (403) a staff member whose role lacks ``perm``; otherwise mark it as the permission in use, so the
+    audit event of the decision names the role that granted it."""
+    user = request.user
+    if not (user.is_active and user.is_staff and user.has_perm(perm)):
+        raise PermissionDenied(f"requires {perm}")
+    mark_permission_in_use(user, perm)
+
+
+def decision_path(modeladmin: Any, route: str, view: Callable[..., Any], *, perm: str | Mapping[str, str],
+                  name: str, kwarg: str = "") -> URLPattern:
+    """The URL of an admin view that takes a decision or shows what only ``perm`` may see, checked before the view
+    runs: a staff member without ``perm`` gets a 403 (GET and POST alike). ``perm`` may map the value of the URL
+    argument ``kwarg`` to the permission it needs (one view for several actions; an unknown value is a 404). The
+    view carries ``required_permission``, which the authorization-matrix test reads from the URL configuration."""
+    perms = [perm] if isinstance(perm, str) else list(perm.values())
+    ADMIN_DECISION_PERMISSIONS.update(perms)
+
+    @functools.wraps(view)
+    def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(perm, str):
+            needed = perm
+        else:
+            needed = perm.get(str(kwargs.get(kwarg, "")), "")
+            if not needed:
+                raise Http404
+        require_permission(request, needed)
+        return view(request, *args, **kwargs)
+
+    checked.required_permission = perm  # type: ignore[attr-defined]
+    checked.required_permission_kwarg = kwarg  # type: ignore[attr-defined]
+    return path(route, modeladmin.admin_site.admin_view(checked), name=name)
+
+
+def decision_action(perm: str, *, description: str) -> Callable[[F], F]:
+    """An admin action that takes a decision with ``perm``: offered only to staff holding it
+    (``PlatformAdminMixin.get_actions``) and refused (403) if posted without it."""
+    ADMIN_DECISION_PERMISSIONS.add(perm)
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapped(modeladmin: Any, request: HttpRequest, queryset: Any) -> Any:
+            require_permission(request, perm)
+            return fn(modeladmin, request, queryset)
+
+        wrapped.required_permission = perm  # type: ignore[attr-defined]
+        return admin.action(description=description)(wrapped)  # type: ignore[return-value]
+
+    return decorate
+
+
+def may_see_identifiers(user: Any) -> bool:
+    return bool(user.has_perm(UNMASK_PERMISSION))
+
+
+def mask(value: Any) -> str:
+    """A birth number, document number or account number as a role without ``view_unmasked_identifiers`` sees
+    it: the last three characters only."""
+    text = "" if value is None else str(value)
+    if not text:
+        return ""
+    keep = 3 if len(text) > 6 else 1
+    return "•" * (len(text) - keep) + text[-keep:]
+
+
+@functools.cache
+def _masker(model: type[models.Model], name: str) -> Callable[[Any], str]:
+    def shown(obj: Any) -> str:
+        return mask(getattr(obj, name, ""))
+
+    try:
+        label = str(model._meta.get_field(name).verbose_name)
+    except FieldDoesNotExist:  # a property (``display``) is labelled by its name
+        label = name.replace("_", " ")
+    shown.short_description = f"{label} (masked)"  # type: ignore[attr-defined]
+    shown.__name__ = f"{name}_masked"
+    return shown
+
+
+class PlatformAdminMixin:
+    """Shared by the platform's model admins and inlines: actions offered only to roles holding their permission;
+    ``masked_fields`` shown masked (and never in an editable form) to roles without ``view_unmasked_identifiers``;
+    searches over them exact-match only for those roles."""
+
+    masked_fields: Sequence[str] = ()
+    model: type[models.Model]
+
+    def _masking(self, request: HttpRequest) -> bool:
+        return bool(self.masked_fields) and not may_see_identifiers(request.user)
+
+    def _replace(self, request: HttpRequest, names: Sequence[Any]) -> list[Any]:
+        if not self._masking(request):
+            return list(names)
+        return [_masker(self.model, n) if isinstance(n, str) and n in self.masked_fields else n for n in names]
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = super().get_fields(request, obj)  # type: ignore[misc]
+        return self._replace(request, fields)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        fields = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]
+        if self._masking(request):
+            fields = self._replace(request, fields)
+            fields += [m for m in (_masker(self.model, n) for n in self.masked_fields) if m not in fields]
+        return fields
+
+    def get_exclude(self, request: HttpRequest, obj: Any = None) -> Any:
+        exclude = list(super().get_exclude(request, obj) or ())  # type: ignore[misc]
+        if self._masking(request):
+            exclude += [n for n in self.masked_fields if n not in exclude]
+        return exclude or None
+
+    def get_list_display(self, request: HttpRequest) -> Any:
+        return self._replace(request, super().get_list_display(request))  # type: ignore[misc]
+
+    def get_search_fields(self, request: HttpRequest) -> Any:
+        fields = list(super().get_search_fields(request))  # type: ignore[misc]
+        if not may_see_identifiers(request.user):
+            sensitive = set(getattr(self, "masked_search_fields", ()))
+            fields = [f"={f}" if f in sensitive else f for f in fields]
+        return fields
+
+    def get_actions(self, request: HttpRequest) -> Any:
+        actions = super().get_actions(request)  # type: ignore[misc]
+        for name in list(actions):
+            perm = getattr(actions[name][0], "required_permission", None)
+            if perm is not None and not request.user.has_perm(perm):
+                del actions[name]
+        return actions
+
+
+class ReadOnlyAdmin(PlatformAdminMixin, admin.ModelAdmin):  # type: ignore[type-arg]
     """Records written only through services (ledger, audit, rounds ...): staff look, never edit."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -26,7 +168,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         return False
 
 
-class ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
+class ReadOnlyInline(PlatformAdminMixin, admin.TabularInline):  # type: ignore[type-arg]
     extra = 0
     can_delete = False
 
@@ -68,8 +210,9 @@ def run_service_action(
 
 @admin.register(AuditEvent)
 class AuditEventAdmin(ReadOnlyAdmin):
-    list_display = ("occurred_at", "actor_type", "actor_label", "action", "object_type", "object_id", "request_id")
-    list_filter = ("actor_type", "action", "object_type")
+    list_display = ("occurred_at", "actor_type", "actor_label", "actor_role", "action", "object_type", "object_id",
+                    "request_id")
+    list_filter = ("actor_type", "actor_role", "action", "object_type")
     search_fields = ("object_id", "actor_label", "action", "request_id")
     date_hierarchy = "occurred_at"
 

@@ -1,5 +1,54 @@
+from typing import Any
+
 from django.apps import AppConfig
 from django.contrib.admin import apps as admin_apps
+from django.core import checks
+from django.db.models.signals import post_migrate
+
+
+def _declared_permissions() -> set[str]:
+    """Every permission the models declare ("app_label.codename": the defaults and each ``Meta.permissions``)."""
+    from django.apps import apps
+
+    out: set[str] = set()
+    for model in apps.get_models():
+        opts = model._meta
+        out |= {f"{opts.app_label}.{action}_{opts.model_name}" for action in opts.default_permissions}
+        out |= {f"{opts.app_label}.{codename}" for codename, _ in opts.permissions}
+    return out
+
+
+def check_staff_permissions(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """core.E010: a staff endpoint or admin decision names a permission no model declares (a typo would make a
+    check that no role passes and every superuser passes unnoticed); core.E011: a role names one."""
+    from core.admin import ADMIN_DECISION_PERMISSIONS
+    from core.permissions import REQUIRED_PERMISSIONS
+    from core.roles import ROLES, expand
+
+    declared = _declared_permissions()
+    errors: list[checks.CheckMessage] = [
+        checks.Error(f"the staff permission {perm!r} is not declared by any model", id="core.E010")
+        for perm in sorted((REQUIRED_PERMISSIONS | ADMIN_DECISION_PERMISSIONS) - declared)]
+    pairs = {tuple(p.split(".", 1)) for p in declared}
+    for role in ROLES.values():
+        try:
+            expand(role.permissions, pairs)  # type: ignore[arg-type]
+        except LookupError as exc:
+            errors.append(checks.Error(f"role {role.name}: {exc}", id="core.E011"))
+    return errors
+
+
+def _sync_roles(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    """After every migrate (and a test database's flush): the role groups hold exactly their declared permissions."""
+    from django.apps import apps
+
+    # post_migrate is sent once per app, in INSTALLED_APPS order, and auth creates each app's permissions on that
+    # app's signal: only on the last app do all of them exist
+    if using != "default" or sender is not list(apps.get_app_configs())[-1]:
+        return
+    from core.roles import roles_sync
+
+    roles_sync()
 
 
 class CoreConfig(AppConfig):
@@ -9,6 +58,18 @@ class CoreConfig(AppConfig):
 
     def ready(self) -> None:
         from core import schema  # noqa: F401  (registers OpenAPI extensions)
+
+        checks.register(check_staff_permissions)
+        from django.conf import settings
+
+        if settings.PRODUCTION:  # say at start which implementation each outside system uses (issue 19, N-2)
+            import logging
+
+            logging.getLogger("platform.startup").info(
+                "external systems: " + ", ".join(f"{k}={v}" for k, v in settings.EXTERNAL_SYSTEMS.items()))
+        # after the auth app's own handler has created the permissions (it is connected first: auth is listed
+        # before the platform apps), whichever app's migrations ran
+        post_migrate.connect(_sync_roles, dispatch_uid="core.roles_sync")
 
 
 class PlatformAdminConfig(admin_apps.AdminConfig):

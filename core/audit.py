@@ -10,6 +10,19 @@ from core import clock
 from core.errors import jsonable
 from core.logging import get_request_id
 from core.models import AuditEvent
+from core.roles import role_used
+
+#: the attribute on a request's user object naming the permission the request's decision was checked against
+PERM_IN_USE = "_platform_perm_in_use"
+
+
+def mark_permission_in_use(user: Any, perm: str) -> None:
+    """Record on the request's user object the permission this request's decision was checked against, so the
+    audit event names the role that granted it."""
+    try:
+        setattr(user, PERM_IN_USE, perm)
+    except AttributeError:  # an AnonymousUser-like object without a __dict__: nothing to record
+        pass
 
 
 @dataclass(frozen=True)
@@ -19,14 +32,19 @@ class Actor:
     type: str  # "player" | "staff" | "system"
     id: str = ""
     label: str = ""
+    role: str = ""  # staff: the role through which the decision's permission is held (core.roles.role_used)
 
     @classmethod
     def system(cls, label: str = "system") -> Actor:
         return cls("system", "", label)
 
     @classmethod
-    def staff(cls, user: Any) -> Actor:
-        return cls("staff", str(user.pk), user.get_username())
+    def staff(cls, user: Any, perm: str | None = None) -> Actor:
+        """The staff member, with the role used: the one granting ``perm``, or the permission the staff API or the
+        admin's decision checked for this request (``core.permissions``, ``core.admin.decision_path`` mark it on
+        the user object, which lives for one request), else all their roles."""
+        perm = perm or getattr(user, PERM_IN_USE, None)
+        return cls("staff", str(user.pk), user.get_username(), role_used(user, perm))
 
     @classmethod
     def player(cls, player: Any) -> Actor:
@@ -62,6 +80,7 @@ def audit_record(
         actor_type=actor.type,
         actor_id=actor.id,
         actor_label=actor.label[:150],
+        actor_role=actor.role[:100],
         action=action,
         object_type=object_type,
         object_id=str(object_id) if object_id != "" else "",

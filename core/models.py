@@ -17,6 +17,7 @@ class AuditEvent(models.Model):
     actor_type = models.CharField(max_length=10, choices=ActorType.choices)
     actor_id = models.CharField(max_length=64, blank=True, default="")
     actor_label = models.CharField(max_length=150, blank=True, default="")
+    actor_role = models.CharField(max_length=100, blank=True, default="")  # staff: the role used (core.roles)
     action = models.CharField(max_length=100, db_index=True)
     object_type = models.CharField(max_length=100, blank=True, default="")
     object_id = models.CharField(max_length=64, blank=True, default="", db_index=True)
@@ -26,6 +27,9 @@ class AuditEvent(models.Model):
     request_id = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
+        permissions = [
+            ("export_audit", "Exports the audit trail"),
+        ]
         ordering = ["-occurred_at", "-id"]
         indexes = [models.Index(fields=["object_type", "object_id", "occurred_at"])]
 

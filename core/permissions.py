@@ -14,6 +14,7 @@ from django.conf import settings
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
+from core.audit import mark_permission_in_use
 from core.errors import FORBIDDEN, NOT_AUTHENTICATED, STAFF_2FA_REQUIRED, STAFF_PERMISSION_REQUIRED
 
 #: every permission a staff endpoint asks for (``staff_permission``), checked against the models at start
@@ -45,6 +46,7 @@ class _StaffPermission(IsStaff):
         super().has_permission(request, view)
         if not request.user.has_perm(self.perm):
             raise STAFF_PERMISSION_REQUIRED(permission=self.perm)
+        mark_permission_in_use(request.user, self.perm)
         return True
 
 

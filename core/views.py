@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from core import clock
 from core.models import TaskHeartbeat
-from core.permissions import IsStaff
+from core.permissions import staff_permission
 from core.tasks import heartbeat_send
 
 
@@ -107,7 +107,7 @@ class HeartbeatSerializer(serializers.Serializer[Any]):
 class HeartbeatView(APIView):
     """Staff: send a task from the web process and see whether a worker ran it."""
 
-    permission_classes = [IsStaff]
+    permission_classes = [staff_permission("core.view_taskheartbeat")]
     serializer_class = HeartbeatSerializer
 
     @extend_schema(responses=HeartbeatSerializer)

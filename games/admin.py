@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from core.admin import ReadOnlyAdmin, run_service_action
+from core.admin import ReadOnlyAdmin, decision_action, run_service_action
 from core.audit import Actor
 from core.money import Money
 from games import selectors, services
@@ -110,19 +110,16 @@ class GameAdmin(ReadOnlyAdmin):
     def description_pretty(self, obj: Game) -> SafeString:
         return _pre(obj.description)
 
-    def has_toggle_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm("games.change_game")
-
-    @admin.action(description="Enable selected games", permissions=["toggle"])
+    @decision_action("games.toggle_game", description="Enable selected games")
     def enable_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
         run_service_action(self, request, queryset, _set_enabled(True), done="Games enabled")
 
-    @admin.action(description="Disable selected games (no new rounds; open rounds can finish)", permissions=["toggle"])
+    @decision_action("games.toggle_game", description="Disable selected games (no new rounds; open rounds can finish)")
     def disable_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
         run_service_action(self, request, queryset, _set_enabled(False), done="Games disabled")
 
-    @admin.action(description="Record the approval of the selected versions in the game plan (GP §13(6))",
-                  permissions=["toggle"])
+    @decision_action("games.approve_version",
+                     description="Record the approval of the selected versions in the game plan (GP §13(6))")
     def approve_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> TemplateResponse | None:
         return _form_action(
             self, request, queryset, form_class=ApprovalForm, service=_approve, done="Approvals recorded",
@@ -130,8 +127,8 @@ class GameAdmin(ReadOnlyAdmin):
             help_text="GP §13(6): these versions are part of the game plan the Ministry of Finance approved. "
                       "From now on they are offered for real money. Recorded with your name, audited.")
 
-    @admin.action(description="Withdraw the approval of the selected versions (no new real-money rounds)",
-                  permissions=["toggle"])
+    @decision_action("games.approve_version",
+                     description="Withdraw the approval of the selected versions (no new real-money rounds)")
     def withdraw_approval(self, request: HttpRequest, queryset: QuerySet[Game]) -> TemplateResponse | None:
         return _form_action(
             self, request, queryset, form_class=ReasonForm, service=_withdraw, done="Approvals withdrawn",
@@ -184,10 +181,7 @@ class RoundAdmin(ReadOnlyAdmin):
     def verification(self, obj: Round) -> SafeString:
         return _pre(selectors.round_replay_check(obj))
 
-    def has_refund_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm("games.change_round")
-
-    @admin.action(description="End the selected rounds in progress and refund their stakes", permissions=["refund"])
+    @decision_action("games.refund_round", description="End the selected rounds in progress and refund their stakes")
     def refund_in_progress(self, request: HttpRequest, queryset: QuerySet[Round]) -> None:
         reason = f"staff refund by {request.user.get_username()}"
 
@@ -196,8 +190,8 @@ class RoundAdmin(ReadOnlyAdmin):
 
         run_service_action(self, request, queryset, refund, done="Rounds refunded")
 
-    @admin.action(description="Declare the selected settled bets void: placed on order or by proxy (GP §3(6))",
-                  permissions=["refund"])
+    @decision_action("games.void_round",
+                     description="Declare the selected settled bets void: placed on order or by proxy (GP §3(6))")
     def void_settled(self, request: HttpRequest, queryset: QuerySet[Round]) -> TemplateResponse | None:
         def service(data: dict[str, Any]) -> Callable[[Round, Actor], Round]:
             def void(rnd: Round, actor: Actor) -> Round:

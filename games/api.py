@@ -29,7 +29,7 @@ from accounts.selectors import player_for_user
 from core.audit import Actor
 from core.errors import DomainError, jsonable
 from core.idempotency import idempotent, mark_replayed, request_key
-from core.permissions import IsStaff
+from core.permissions import staff_permission
 from core.schema import idempotency_key
 from games import selectors, services
 from games.models import Game, Round
@@ -54,11 +54,15 @@ def _flag(request: Request, name: str) -> bool:
     return str(request.query_params.get(name, "")).lower() in ("1", "true", "yes", "on")
 
 
+_CATALOGUE_STAFF = staff_permission("games.view_game")
+
+
 def _staff(request: Request, view: APIView) -> bool:
-    """Whether the caller passes the staff API's check (``core.permissions.IsStaff``: staff, with the second factor
-    where required). Staff see game versions not approved in the game plan (GP §13(6)); players never do."""
+    """Whether the caller passes the staff API's check for reading the catalogue (staff with ``games.view_game``,
+    with the second factor where required). Staff see game versions not approved in the game plan (GP §13(6));
+    players never do."""
     try:
-        return IsStaff().has_permission(request, view)
+        return _CATALOGUE_STAFF().has_permission(request, view)
     except DomainError:
         return False
 

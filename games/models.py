@@ -60,6 +60,10 @@ class Game(models.Model):
                                     related_name="+", help_text="the staff member who recorded it")
 
     class Meta:
+        permissions = [
+            ("approve_version", "Records or withdraws the approval of game versions (GP §13(6))"),
+            ("toggle_game", "Enables and disables games"),
+        ]
         ordering = ["code", "-version"]
         constraints = [
             models.UniqueConstraint(fields=["code", "version"], name="games_game_unique_code_version"),
@@ -127,6 +131,10 @@ class Round(models.Model):
     deadline = models.DateTimeField(help_text="started_at + the game's unfinished-round deadline (GP §7(8)b)")
 
     class Meta:
+        permissions = [
+            ("void_round", "Declares settled bets void (GP §3(6))"),
+            ("refund_round", "Ends rounds in progress and refunds their stakes"),
+        ]
         ordering = ["-started_at", "-id"]
         constraints = [
             models.UniqueConstraint(fields=["player", "idempotency_key"], name="games_round_unique_player_key"),

@@ -24,7 +24,7 @@ from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from core.admin import ReadOnlyAdmin, domain_error_text, run_service_action
+from core.admin import PlatformAdminMixin, ReadOnlyAdmin, decision_action, domain_error_text, run_service_action
 from core.audit import Actor
 from core.errors import DomainError
 from core.money import NBSP, Money, MoneyError
@@ -103,7 +103,7 @@ def _set_status(status: str) -> Callable[[Jackpot, Actor], Jackpot]:
 
 
 @admin.register(Jackpot)
-class JackpotAdmin(admin.ModelAdmin):
+class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ("code", "name", "family_code", "level", "status_code", "trigger_code", "live_value", "run",
                     "started")
     list_filter = ("family", "status", "trigger")
@@ -294,21 +294,18 @@ class JackpotAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(request.path)
 
     # actions: one service each, as the staff member ------------------------------------------------------------
-    def has_lifecycle_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm("jackpots.change_jackpot")
-
-    @admin.action(description="Start the selected draft levels (validates and freezes the configuration)",
-                  permissions=["lifecycle"])
+    @decision_action("jackpots.start_level",
+                     description="Start the selected draft levels (validates and freezes the configuration)")
     def start_levels(self, request: HttpRequest, queryset: QuerySet[Jackpot]) -> None:
         run_service_action(self, request, queryset, lambda jp, actor: jackpot_start(jackpot=jp, actor=actor),
                            done="Levels started")
 
-    @admin.action(description="Suspend the selected running levels (no contributions, no wins)",
-                  permissions=["lifecycle"])
+    @decision_action("jackpots.manage_level",
+                     description="Suspend the selected running levels (no contributions, no wins)")
     def suspend_levels(self, request: HttpRequest, queryset: QuerySet[Jackpot]) -> None:
         run_service_action(self, request, queryset, _set_status(Jackpot.Status.SUSPENDED), done="Levels suspended")
 
-    @admin.action(description="Resume the selected suspended levels", permissions=["lifecycle"])
+    @decision_action("jackpots.manage_level", description="Resume the selected suspended levels")
     def resume_levels(self, request: HttpRequest, queryset: QuerySet[Jackpot]) -> None:
         run_service_action(self, request, queryset, _set_status(Jackpot.Status.RUNNING), done="Levels resumed")
 

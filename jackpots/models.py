@@ -94,6 +94,10 @@ class Jackpot(models.Model):
     folded_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        permissions = [
+            ("start_level", "Starts jackpot levels"),
+            ("manage_level", "Suspends and resumes jackpot levels"),
+        ]
         ordering = ["family", "pay_order", "code"]
         constraints = [
             models.CheckConstraint(condition=Q(rate_ppm__lte=400_000), name="jackpots_rate_at_most_40pct"),

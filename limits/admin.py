@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from core import clock
-from core.admin import ReadOnlyAdmin
+from core.admin import ReadOnlyAdmin, decision_action
 from core.audit import Actor
 from limits import services
 from limits.models import (
@@ -40,7 +40,7 @@ class SelfLimitAdmin(ReadOnlyAdmin):
     list_select_related = ("player__user",)
     actions = ["apply_due_loosenings"]
 
-    @admin.action(description="Apply the selected loosenings that are due (GP §6(4))")
+    @decision_action("limits.apply_loosening", description="Apply the selected loosenings that are due (GP §6(4))")
     def apply_due_loosenings(self, request: HttpRequest, queryset: QuerySet[SelfLimit]) -> None:
         done = services.pending_limits_apply(now=clock.now(), ids=list(queryset.values_list("pk", flat=True)),
                                              actor=Actor.staff(request.user))
@@ -107,7 +107,8 @@ class PanicReportAdmin(ReadOnlyAdmin):
         return (f"reference={obj.reference}, identity of player {obj.panic.player_id} (personal data when sent), "
                 f"started_at={obj.panic.started_at.isoformat()}, ends_at={obj.panic.ends_at.isoformat()}")
 
-    @admin.action(description="Send the selected pending reports to the register now")
+    @decision_action("limits.send_register_report",
+                     description="Send the selected pending reports to the register now")
     def send_now(self, request: HttpRequest, queryset: QuerySet[PanicReport]) -> None:
         ids = list(queryset.filter(status=PanicReport.Status.PENDING).values_list("pk", flat=True))
         acknowledged = 0
@@ -126,7 +127,8 @@ class SelfListingRequestAdmin(ReadOnlyAdmin):
     search_fields = ("player__user__username",)
     actions = ["send_now"]
 
-    @admin.action(description="Send the selected pending requests to the register now")
+    @decision_action("limits.send_register_report",
+                     description="Send the selected pending requests to the register now")
     def send_now(self, request: HttpRequest, queryset: QuerySet[SelfListingRequest]) -> None:
         ids = list(queryset.filter(status=SelfListingRequest.Status.PENDING).values_list("pk", flat=True))
         sent = 0

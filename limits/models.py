@@ -55,6 +55,9 @@ class SelfLimit(models.Model):
     updated_at = models.DateTimeField()
 
     class Meta:
+        permissions = [
+            ("apply_loosening", "Applies due loosenings of self-limits (GP §6(4))"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["player", "kind", "limit_type"], name="limits_selflimit_unique"),
             models.CheckConstraint(
@@ -309,6 +312,9 @@ class PanicReport(models.Model):
     last_error = models.CharField(max_length=300, blank=True, default="")
 
     class Meta:
+        permissions = [
+            ("send_register_report", "Sends panic-button and self-listing reports to the register now"),
+        ]
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["next_attempt_at"], condition=models.Q(status="pending"),
                                 name="limits_panicreport_due_idx")]

@@ -10,12 +10,21 @@ from django.db.models.query import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse
+from django.urls import URLPattern, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from core import clock
-from core.admin import ReadOnlyAdmin, ReadOnlyInline, domain_error_text, run_service_action
+from core.admin import (
+    PlatformAdminMixin,
+    ReadOnlyAdmin,
+    ReadOnlyInline,
+    decision_action,
+    decision_path,
+    domain_error_text,
+    require_permission,
+    run_service_action,
+)
 from core.audit import Actor
 from core.errors import DomainError
 from core.money import Money, MoneyError
@@ -123,8 +132,8 @@ class WalletAdmin(ReadOnlyAdmin):
         return format_html('<a href="{}">statement</a>', reverse("admin:wallet_wallet_statement", args=[obj.pk]))
 
     def get_urls(self) -> list[URLPattern]:
-        return [path("<int:pk>/statement/", self.admin_site.admin_view(self.statement_view),
-                     name="wallet_wallet_statement"), *super().get_urls()]
+        return [decision_path(self, "<int:pk>/statement/", self.statement_view, perm="wallet.view_wallet",
+                              name="wallet_wallet_statement"), *super().get_urls()]
 
     def statement_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         wallet = get_object_or_404(Wallet, pk=pk)
@@ -149,21 +158,25 @@ class PaymentMethodAdmin(StaffActionAdmin):
                     "deposits_blocked_at", "created_at")
     list_filter = ("kind", "status", "verified_by", ("deposits_blocked_at", admin.EmptyFieldListFilter))
     search_fields = ("identifier", "iban", "player__user__username", "holder_name")
+    masked_fields = ("identifier", "iban", "display")
+    masked_search_fields = ("identifier", "iban")
     inlines = [DocumentInline]
     actions = ["confirm_owner", "refuse", "cancel_misuse"]
 
-    @admin.action(description="Confirm as the player's own after a refused deposit: deposits from it work again "
-                              "(GP §5(6), §5(8)b)")
+    @decision_action("wallet.decide_payment_method",
+                     description="Confirm as the player's own after a refused deposit: deposits from it work again "
+                                 "(GP §5(6), §5(8)b)")
     def confirm_owner(self, request: HttpRequest, queryset: QuerySet[PaymentMethod]) -> None:
         run_service_action(self, request, queryset, lambda m, a: services.payment_method_owner_confirm(
             method=m, note=f"confirmed in the admin by {request.user} on the evidence on file", actor=a), "confirmed")
 
-    @admin.action(description="Refuse: ownership not proven after a request (GP §5(11))")
+    @decision_action("wallet.decide_payment_method",
+                     description="Refuse: ownership not proven after a request (GP §5(11))")
     def refuse(self, request: HttpRequest, queryset: QuerySet[PaymentMethod]) -> None:
         run_service_action(self, request, queryset, lambda m, a: services.payment_method_refuse(
             method=m, reason="ownership not proven after a request (GP §5(11))", actor=a), "refused")
 
-    @admin.action(description="Cancel: suspected misuse (GP §5(11))")
+    @decision_action("wallet.decide_payment_method", description="Cancel: suspected misuse (GP §5(11))")
     def cancel_misuse(self, request: HttpRequest, queryset: QuerySet[PaymentMethod]) -> None:
         run_service_action(self, request, queryset, lambda m, a: services.payment_method_cancel(
             method=m, reason="suspected misuse (GP §5(11))", actor=a), "cancelled")
@@ -176,12 +189,13 @@ class MethodDocumentAdmin(StaffActionAdmin):
     search_fields = ("method__player__user__username", "sha256")
     actions = ["approve", "reject"]
 
-    @admin.action(description="Approve: ownership proven (GP §5(8)b) - verifies the method")
+    @decision_action("wallet.review_method_document",
+                     description="Approve: ownership proven (GP §5(8)b) - verifies the method")
     def approve(self, request: HttpRequest, queryset: QuerySet[MethodDocument]) -> None:
         run_service_action(self, request, queryset, lambda d, a: services.method_document_review(
             document=d, approve=True, note="approved", actor=a), "approved")
 
-    @admin.action(description="Reject: does not prove ownership")
+    @decision_action("wallet.review_method_document", description="Reject: does not prove ownership")
     def reject(self, request: HttpRequest, queryset: QuerySet[MethodDocument]) -> None:
         run_service_action(self, request, queryset, lambda d, a: services.method_document_review(
             document=d, approve=False, note="does not prove ownership", actor=a), "rejected")
@@ -205,12 +219,12 @@ class WithdrawalAdmin(StaffActionAdmin):
     search_fields = ("reference", "player__user__username")
     actions = ["approve", "reject"]
 
-    @admin.action(description="Approve (sent after approval)")
+    @decision_action("wallet.approve_withdrawal", description="Approve (sent after approval)")
     def approve(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> None:
         run_service_action(self, request, queryset,
                            lambda w, a: services.withdrawal_approve(withdrawal=w, actor=a), "approved")
 
-    @admin.action(description="Reject (money returns to the player account)")
+    @decision_action("wallet.approve_withdrawal", description="Reject (money returns to the player account)")
     def reject(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> None:
         run_service_action(self, request, queryset, lambda w, a: services.withdrawal_reject(
             withdrawal=w, reason="rejected by staff", actor=a), "rejected")
@@ -234,7 +248,7 @@ class PayoutAdmin(StaffActionAdmin):
     readonly_fields = ("history",)
     actions = ["collect_in_cash", "send_again"]
 
-    @admin.action(description="Send a stopped return to its source again (GP §5(6))")
+    @decision_action("wallet.resend_payout", description="Send a stopped return to its source again (GP §5(6))")
     def send_again(self, request: HttpRequest, queryset: QuerySet[Payout]) -> None:
         run_service_action(self, request, queryset, lambda p, a: services.payout_resend(payout=p, actor=a), "sent again")
 
@@ -242,7 +256,8 @@ class PayoutAdmin(StaffActionAdmin):
     def shown_outstanding(self, obj: Payout) -> str:
         return money_text(obj.outstanding)
 
-    @admin.action(description="Collected in cash at a branch (the whole outstanding amount, GP §5(12) cap applies)")
+    @decision_action("wallet.record_branch_cash",
+                     description="Collected in cash at a branch (the whole outstanding amount, GP §5(12) cap applies)")
     def collect_in_cash(self, request: HttpRequest, queryset: QuerySet[Payout]) -> None:
         now = clock.now()
         run_service_action(self, request, queryset, lambda p, a: services.payout_collect_cash(
@@ -272,11 +287,16 @@ class BranchCashForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscrip
         fields = ("player", "direction", "branch", "reference")
 
 
-class CreatedByService(AmountColumn, admin.ModelAdmin):  # type: ignore[type-arg]  # not subscriptable at runtime
+class CreatedByService(AmountColumn, PlatformAdminMixin, admin.ModelAdmin):  # type: ignore[type-arg]
     """An append-only record that staff create through a service (never edited or deleted here).
 
     The add form calls ``create(request, cleaned_data)``; a refusal (DomainError) is shown to staff with its
-    code and changes nothing."""
+    code and changes nothing. Only a role holding ``create_permission`` sees or posts the form."""
+
+    create_permission = ""  # "wallet.<codename>" of the decision
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return bool(request.user.is_active and request.user.is_staff and request.user.has_perm(self.create_permission))
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return obj is None or request.method == "GET"
@@ -288,6 +308,7 @@ class CreatedByService(AmountColumn, admin.ModelAdmin):  # type: ignore[type-arg
         raise NotImplementedError
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
+        require_permission(request, self.create_permission)
         created = self.create(request, form.cleaned_data)
         obj.pk, obj.id = created.pk, created.pk
         obj.__dict__.update({k: v for k, v in created.__dict__.items() if not k.startswith("_")})
@@ -306,6 +327,7 @@ class BranchCashAdmin(CreatedByService):
     """Staff record cash at a branch; the form calls ``branch_cash_record`` (GP §5(12) limits apply)."""
 
     form = BranchCashForm
+    create_permission = "wallet.record_branch_cash"
     list_display = ("at", "player", "direction", "shown_amount", "branch", "staff", "reference", "payout")
     list_filter = ("direction", "branch")
     search_fields = ("reference", "player__user__username")
@@ -325,13 +347,13 @@ class WinHoldAdmin(StaffActionAdmin):
     search_fields = ("reference", "player__user__username")
     actions = ["release", "forfeit"]
 
-    @admin.action(description="Release to the player (doubt cleared)")
+    @decision_action("wallet.decide_win_hold", description="Release to the player (doubt cleared)")
     def release(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> None:
         run_service_action(self, request, queryset,
                            lambda h, a: services.win_hold_release(hold=h, actor=a, note="released by staff"),
                            "released")
 
-    @admin.action(description="Forfeit (bet judged irregular, GP §9(2), §10(3))")
+    @decision_action("wallet.decide_win_hold", description="Forfeit (bet judged irregular, GP §9(2), §10(3))")
     def forfeit(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> None:
         run_service_action(self, request, queryset, lambda h, a: services.win_hold_forfeit(
             hold=h, reason="bet judged irregular by staff", actor=a), "forfeited")
@@ -350,6 +372,7 @@ class WinDeductionAdmin(CreatedByService):
     """Deduct a win credited in error with the notice sent to the player (GP §7(7), §10(4))."""
 
     form = WinDeductionForm
+    create_permission = "wallet.deduct_win"
     list_display = ("notice_sent_at", "player", "shown_amount", "reason", "created_by")
     search_fields = ("reference", "player__user__username")
 

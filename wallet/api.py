@@ -31,7 +31,7 @@ from core import clock
 from core.audit import Actor, security_event
 from core.errors import DomainError
 from core.idempotency import idempotent
-from core.permissions import IsStaff
+from core.permissions import staff_permission
 from core.schema import idempotency_key
 from wallet import errors, selectors, services
 from wallet import errors as wallet_errors
@@ -435,7 +435,7 @@ class WinDeductionListView(generics.ListAPIView[WinDeduction]):
 class StaffBranchCashView(APIView):
     """Staff record cash paid in or out at a branch (GP §5(12): 5,000 CZK per rolling 24 h each way)."""
 
-    permission_classes = [IsStaff]
+    permission_classes = [staff_permission("wallet.record_branch_cash")]
 
     @extend_schema(request=BranchCashSerializer, responses={201: BranchCashResultSerializer},
                    operation_id="wallet_staff_branch_cash", parameters=[KEY_HEADER])
@@ -456,7 +456,7 @@ class StaffBranchCashView(APIView):
 class StaffStatementView(generics.GenericAPIView[Entry]):
     """Staff: any player's statement."""
 
-    permission_classes = [IsStaff]
+    permission_classes = [staff_permission("wallet.view_wallet")]
     serializer_class = StatementLineSerializer
 
     @extend_schema(parameters=[PeriodQuerySerializer], responses=StatementLineSerializer(many=True),

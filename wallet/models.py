@@ -215,6 +215,10 @@ class PaymentMethod(models.Model):
     created_at = models.DateTimeField()
 
     class Meta:
+        permissions = [
+            ("review_method_document", "Reviews payment-method ownership documents (GP §5(8)b)"),
+            ("decide_payment_method", "Confirms, refuses or cancels a payment method (GP §5(6), §5(11))"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["kind", "identifier"],
                                     condition=Q(status__in=["pending", "verified", "doubtful"]),
@@ -324,6 +328,9 @@ class Withdrawal(models.Model):
     status_reason = models.CharField(max_length=255, blank=True, default="")
 
     class Meta:
+        permissions = [
+            ("approve_withdrawal", "Approves or rejects withdrawals"),
+        ]
         constraints = [models.CheckConstraint(condition=Q(amount__gt=0), name="wallet_withdrawal_positive")]
 
     @property
@@ -406,6 +413,9 @@ class Payout(models.Model):
     history = models.JSONField(default=list, blank=True)
 
     class Meta:
+        permissions = [
+            ("resend_payout", "Sends a stopped payout again"),
+        ]
         constraints = [
             models.CheckConstraint(condition=Q(amount__gte=0) & Q(paid__gte=0) & Q(postage__gte=0)
                                    & Q(paid__lte=models.F("amount")), name="wallet_payout_amounts"),
@@ -442,6 +452,9 @@ class BranchCash(models.Model):
     transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
+        permissions = [
+            ("record_branch_cash", "Records cash paid in or out at a branch (GP §5(12))"),
+        ]
         verbose_name_plural = "branch cash"
         constraints = [models.CheckConstraint(condition=Q(amount__gt=0), name="wallet_branch_cash_positive")]
 
@@ -481,6 +494,10 @@ class WinHold(models.Model):
                                         related_name="+")
 
     class Meta:
+        permissions = [
+            ("decide_win_hold", "Releases or forfeits held wins (GP §10(3))"),
+            ("deduct_win", "Deducts a win credited in error (GP §7(7), §10(4))"),
+        ]
         constraints = [models.CheckConstraint(condition=Q(amount__gt=0), name="wallet_winhold_positive")]
 
     @property

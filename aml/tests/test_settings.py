@@ -6,10 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from core.testing import PRODUCTION_ENV as PROD
+
 ROOT = Path(__file__).resolve().parents[2]
-PROD = {"DJANGO_ENV": "production", "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/x", "SECRET_KEY": "k" * 50,
-        "CELERY_BROKER_URL": "amqp://guest:guest@127.0.0.1:5672//", "GP_MAX_HOURLY_LOSS": "1000000",
-        "JACKPOTS_ENABLED": "false"}
 
 
 def _start(extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -26,3 +25,11 @@ def test_production_turns_the_aml_sandbox_off_and_refuses_it_switched_on():
     assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr[-500:]
     r = _start({"AML_SANDBOX_ENABLED": "true"})
     assert r.returncode != 0 and "AML_SANDBOX_ENABLED" in r.stderr
+
+
+def test_production_refuses_the_sandbox_identification_provider_and_screening_list():
+    """Issue 19 (I-2): production used to start with both at their sandbox default and fail only at use."""
+    r = _start({"AML_IDENTIFICATION_PROVIDER": "sandbox"})
+    assert r.returncode != 0 and "AML_IDENTIFICATION_PROVIDER=sandbox" in r.stderr, r.stderr[-500:]
+    r = _start({"AML_SCREENING_LIST": "sandbox"})
+    assert r.returncode != 0 and "AML_SCREENING_LIST=sandbox" in r.stderr, r.stderr[-500:]

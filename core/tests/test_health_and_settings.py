@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
+from core.testing import PRODUCTION_ENV
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -78,16 +80,12 @@ def test_production_refuses_to_start_without_secret_key_database_and_broker():
 
 
 def test_production_with_its_settings_turns_on_secure_cookies_and_hsts():
-    r = _django_check({"DJANGO_ENV": "production", "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/x",
-                       "SECRET_KEY": "k" * 50, "CELERY_BROKER_URL": "amqp://guest:guest@127.0.0.1:5672//",
-                       "GP_MAX_HOURLY_LOSS": "1000000", "ALLOWED_HOSTS": "casino.example",
-                       "JACKPOTS_ENABLED": "false"})
+    r = _django_check(PRODUCTION_ENV)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["True", "31536000", "False"]
 
 
-PROD = {"DJANGO_ENV": "production", "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/x", "SECRET_KEY": "k" * 50,
-        "CELERY_BROKER_URL": "amqp://guest:guest@127.0.0.1:5672//", "GP_MAX_HOURLY_LOSS": "1000000"}
+PROD = {k: v for k, v in PRODUCTION_ENV.items() if k != "JACKPOTS_ENABLED"}
 
 
 
@@ -123,6 +121,74 @@ def test_production_must_say_whether_jackpots_are_offered_and_then_needs_a_seal_
     assert r.stdout.strip() == "True"
     r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "false"}, "settings.JACKPOTS_ENABLED")
     assert r.returncode == 0 and r.stdout.strip() == "False"
+
+
+DEV_SECRET_KEY = "dev-insecure-key-do-not-use-in-production-0123456789abcdef"
+DEV_SEAL_KEY = "dev-jackpot-seal-key-do-not-use-in-production"
+
+
+@pytest.mark.parametrize(("extra", "named"), [
+    ({"SECRET_KEY": DEV_SECRET_KEY}, "SECRET_KEY is the repository's public development value"),
+    ({"SECRET_KEY": "s" * 31}, "SECRET_KEY is shorter than 32 bytes"),
+    ({"JACKPOTS_ENABLED": "true", "JACKPOTS_SEAL_KEY": DEV_SEAL_KEY},
+     "JACKPOTS_SEAL_KEY is the repository's public development value"),
+    ({"JACKPOTS_ENABLED": "true", "JACKPOTS_SEAL_KEY": "s3al-q"}, "JACKPOTS_SEAL_KEY is shorter than 32 bytes"),
+    ({"WALLET_SANDBOX_SECRET": "sandbox-shared-secret-for-development-only"},
+     "WALLET_SANDBOX_SECRET is the repository's public development value"),
+    ({"AML_SANDBOX_SECRET": "dev-aml-sandbox-secret-do-not-use-in-production"},
+     "AML_SANDBOX_SECRET is the repository's public development value"),
+    ({"ACCOUNTS_GATEWAY_TOKEN": "t0k3n-9f"}, "ACCOUNTS_GATEWAY_TOKEN is missing or shorter than 32 bytes"),
+])
+def test_production_refuses_public_development_secrets_and_short_keys(extra, named):
+    """Issue 19 (N-3): production started with the public seal key (the must-hit value was unsealed from the
+    database alone), a one-character seal key and the public SECRET_KEY (e-mail links forgeable)."""
+    r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "false", **extra}, "settings.DEBUG")
+    assert r.returncode != 0 and named in r.stderr, r.stderr[-800:]
+    assert not any(v in r.stderr for k, v in extra.items() if "SECRET" in k or "KEY" in k or "TOKEN" in k), \
+        "a refusal must not print the secret"
+
+
+def test_a_32_byte_seal_key_and_secret_key_are_accepted():
+    r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "true", "JACKPOTS_SEAL_KEY": "q" * 32, "SECRET_KEY": "w" * 32},
+                           "settings.JACKPOTS_ENABLED")
+    assert r.returncode == 0 and r.stdout.strip() == "True", r.stderr[-800:]
+
+
+@pytest.mark.parametrize(("extra", "named"), [
+    ({"ACCOUNTS_POPULATION_REGISTER": "sandbox"}, "ACCOUNTS_POPULATION_REGISTER=sandbox"),
+    ({"ACCOUNTS_EXCLUSION_REGISTER": "sandbox"}, "ACCOUNTS_EXCLUSION_REGISTER=sandbox"),
+    ({"ACCOUNTS_SMS_GATEWAY": "sandbox"}, "ACCOUNTS_SMS_GATEWAY=sandbox"),
+    ({"ACCOUNTS_EXCLUSION_REGISTER_URL": ""}, "ACCOUNTS_EXCLUSION_REGISTER=http without ACCOUNTS_EXCLUSION_REGISTER_URL"),
+    ({"ALLOWED_HOSTS": "*"}, "ALLOWED_HOSTS=*"),
+    ({"SECURE_HSTS_SECONDS": "0"}, "SECURE_HSTS_SECONDS=0"),
+    ({"HEALTH_REQUIRE_JOBS": "false"}, "HEALTH_REQUIRE_JOBS=false"),
+    ({"CELERY_TASK_ALWAYS_EAGER": "true"}, "CELERY_TASK_ALWAYS_EAGER=true"),
+    ({"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}, "EMAIL_BACKEND writes e-mails to the log"),
+])
+def test_production_refuses_sandbox_registers_and_unsafe_operations_settings(extra, named):
+    """Issue 19 (N-2, I-1): the registers and the SMS gateway defaulted to their sandbox in every environment, so in
+    production a person on the Ministry's register of excluded persons was never found."""
+    r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "false", **extra}, "settings.DEBUG")
+    assert r.returncode != 0 and named in r.stderr, r.stderr[-800:]
+
+
+def test_production_left_at_the_register_defaults_does_not_start():
+    """The review's reproduction: the README's production variables and nothing else."""
+    env = {k: v for k, v in PROD.items() if not k.startswith(("ACCOUNTS_", "AML_"))}
+    r = _django_check_expr({**env, "JACKPOTS_ENABLED": "false"}, "settings.DEBUG")
+    assert r.returncode != 0
+    for name in ("ACCOUNTS_POPULATION_REGISTER=sandbox", "ACCOUNTS_EXCLUSION_REGISTER=sandbox",
+                 "ACCOUNTS_SMS_GATEWAY=sandbox", "AML_IDENTIFICATION_PROVIDER=sandbox", "AML_SCREENING_LIST=sandbox"):
+        assert name in r.stderr, name
+
+
+def test_production_says_at_start_which_implementation_each_outside_system_uses():
+    r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "false"}, "settings.EXTERNAL_SYSTEMS")
+    assert r.returncode == 0, r.stderr[-800:]
+    line = next(line for line in r.stderr.splitlines() if "external systems" in line)
+    for part in ("population register=http", "register of excluded persons=http", "SMS gateway=http",
+                 "identification provider=bankid", "screening list=imported"):
+        assert part in line, line
 
 
 def test_admin_login_page_and_api_docs_are_served(db):

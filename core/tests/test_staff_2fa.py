@@ -45,11 +45,9 @@ def test_a_password_session_without_a_verified_device_does_not_open_the_admin():
 
 
 def test_production_requires_staff_2fa_by_default():
+    from core.testing import PRODUCTION_ENV
     from core.tests.test_health_and_settings import _django_check_expr
 
-    r = _django_check_expr({"DJANGO_ENV": "production", "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/x",
-                            "SECRET_KEY": "k" * 50, "CELERY_BROKER_URL": "amqp://guest:guest@127.0.0.1:5672//",
-                            "GP_MAX_HOURLY_LOSS": "1000000", "JACKPOTS_ENABLED": "false"},
-                           "settings.ADMIN_REQUIRE_2FA")
+    r = _django_check_expr(PRODUCTION_ENV, "settings.ADMIN_REQUIRE_2FA")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "True"

@@ -54,24 +54,18 @@ def _stopped_en(stopped: Sequence[Withdrawal]) -> str:
 
 def hold_notice(*, hold: WinHold, win_amount: int, win_reference: str,
                 stopped: Sequence[Withdrawal] = ()) -> Message:
-    """A win held (GP §10(3)): what is held, until when, and what happens next. The AML reason is not named (a
-    customer may not be told of a suspicious-transaction report, AML law §38); the rule and the term are."""
+    """A win held (GP §10(3)): what is held and what happens next, in one wording whatever the reason. A hold for
+    doubts about a bet's regularity and a hold under the AML law read exactly the same (same text, no reason, no
+    term that differs by reason): the AML law (253/2008 Sb., §38) forbids telling a customer of a suspicion or of
+    a suspicious-transaction report, and a notice that differed would tell it. Staff see the reason and the term."""
     part_cs = part_en = ""
     if hold.amount < win_amount:
         part_cs = (f" Z výhry {_cs(win_amount)} zadržujeme {_cs(hold.amount)}, tedy to, co z ní na kontě zbývá.")
         part_en = (f" Of the win of {_en(win_amount)} we hold {_en(hold.amount)}, what is left of it in the account.")
-    if hold.reason == WinHold.Reason.REGULARITY:
-        why_cs = (f"Máme pochybnosti o řádnosti sázky, ze které výhra pochází (HP §10 odst. 3). Výhru uvolníme, jakmile "
-                  f"budou pochybnosti odstraněny, nejpozději {_when_cs(hold.release_due_at)} (60 dnů od připsání "
-                  f"výhry), nebude-li sázka shledána neřádnou.")
-        why_en = (f"We have doubts about the regularity of the bet the win comes from (GP §10(3)). The win is released "
-                  f"once the doubts are cleared, at the latest on {_when_en(hold.release_due_at)} (60 days from its "
-                  f"crediting), unless the bet is found irregular.")
-    else:
-        why_cs = (f"Výplatu pozdržujeme podle HP §10 odst. 3 po dobu, kterou stanoví zákon, předpokládaně do "
-                  f"{_when_cs(hold.release_due_at)}.")
-        why_en = (f"The payout is held under GP §10(3) for the period the law sets, expected to end on "
-                  f"{_when_en(hold.release_due_at)}.")
+    why_cs = ("Výplatu pozdržujeme podle HP §10 odst. 3, dokud neověříme okolnosti sázky, ze které výhra pochází. "
+              "O výsledku vám dáme vědět zprávou do schránky a e-mailem.")
+    why_en = ("The payout is held under GP §10(3) while we check the circumstances of the bet the win comes from. "
+              "We will tell you the outcome by a message in your inbox and by e-mail.")
     return message_send(
         player=hold.player, kind=Message.Kind.HOLD, reference=f"wallet.hold:{hold.pk}",
         subject_cs="Výhra zadržena", subject_en="Win held",

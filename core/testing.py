@@ -1,0 +1,23 @@
+"""Test helpers of the core rails."""
+from __future__ import annotations
+
+#: the smallest environment with which DJANGO_ENV=production starts (tests start processes with it and change one
+#: variable at a time); every secret is long and none is a development default
+PRODUCTION_ENV: dict[str, str] = {
+    "DJANGO_ENV": "production",
+    "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/x",
+    "SECRET_KEY": "k" * 50,
+    "CELERY_BROKER_URL": "amqp://guest:guest@127.0.0.1:5672//",
+    "GP_MAX_HOURLY_LOSS": "1000000",
+    "JACKPOTS_ENABLED": "false",
+    "ALLOWED_HOSTS": "casino.example",
+    "ACCOUNTS_POPULATION_REGISTER": "http",
+    "ACCOUNTS_POPULATION_REGISTER_URL": "http://127.0.0.1:9/population",
+    "ACCOUNTS_EXCLUSION_REGISTER": "http",
+    "ACCOUNTS_EXCLUSION_REGISTER_URL": "http://127.0.0.1:9/exclusion",
+    "ACCOUNTS_SMS_GATEWAY": "http",
+    "ACCOUNTS_SMS_GATEWAY_URL": "http://127.0.0.1:9/sms",
+    "ACCOUNTS_GATEWAY_TOKEN": "g" * 40,
+    "AML_IDENTIFICATION_PROVIDER": "bankid",
+    "AML_SCREENING_LIST": "imported",
+}
