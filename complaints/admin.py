@@ -16,7 +16,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -278,11 +278,11 @@ class ComplaintAdmin(ReadOnlyAdmin):
                                        answer_en=d["answer_en"], remedy_amount=d.get("remedy_amount"),
                                        remedy_text=d["remedy_text"], resolved_by=me, actor=actor)
         else:
-            raise PermissionDenied
+            raise Http404
 
     def act_view(self, request: HttpRequest, pk: int, action: str) -> HttpResponse:
-        if request.method != "POST" or not _can_act(request.user):
-            raise PermissionDenied
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
         c = get_object_or_404(Complaint, pk=pk)
         actor = Actor.staff(request.user)
         back = HttpResponseRedirect(reverse("admin:complaints_complaint_change", args=[c.pk]))

@@ -15,6 +15,7 @@ from django.urls import URLPattern, path
 
 from core.audit import Actor, mark_permission_in_use
 from core.errors import DomainError
+from core.masking import mask
 from core.models import AuditEvent, IdempotencyRecord, TaskHeartbeat
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -77,16 +78,6 @@ def decision_action(perm: str, *, description: str) -> Callable[[F], F]:
 
 def may_see_identifiers(user: Any) -> bool:
     return bool(user.has_perm(UNMASK_PERMISSION))
-
-
-def mask(value: Any) -> str:
-    """A birth number, document number or account number as a role without ``view_unmasked_identifiers`` sees
-    it: the last three characters only."""
-    text = "" if value is None else str(value)
-    if not text:
-        return ""
-    keep = 3 if len(text) > 6 else 1
-    return "•" * (len(text) - keep) + text[-keep:]
 
 
 @functools.cache

@@ -25,6 +25,7 @@ from datetime import datetime
 from django.db import models
 from django.db.models import Q
 
+from core.masking import mask
 from core.money import Money
 
 
@@ -226,7 +227,9 @@ class PaymentMethod(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} {self.display}"
+        """Masked: the method's name appears in lists, titles and links that every staff role reads; the account
+        number itself is a field only the roles that may see it read unmasked (core.admin.PlatformAdminMixin)."""
+        return f"{self.get_kind_display()} {mask(self.display)}"
 
     @property
     def display(self) -> str:
