@@ -70,7 +70,7 @@ class PersonalDataInline(PlatformAdminMixin, admin.StackedInline):  # type: igno
     model = PersonalData
     can_delete = False
     exclude = ("email_key", "document_key", "name_dob_key", "person_key")
-    masked_fields = ("birth_number",)
+    masked_fields = ("birth_number", "document_number")
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

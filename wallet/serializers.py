@@ -207,9 +207,11 @@ class PayoutSerializer(serializers.ModelSerializer[Payout]):
 
 
 class WinHoldSerializer(serializers.ModelSerializer[WinHold]):
-    """A hold as the player sees it: amount, state and dates. The reason is not shown: telling a customer that a
-    suspicious-transaction report exists is forbidden (AML law, §38 of Act 253/2008), and a distinct reason for
-    the other kind of hold would tell it by elimination; every hold reads ``"review"`` (GP §10(3))."""
+    """A hold as the player sees it: amount, state, when it was placed and decided. The reason is not shown: telling
+    a customer that a suspicious-transaction report exists is forbidden (AML law, §38 of Act 253/2008), and a
+    distinct reason for the other kind of hold would tell it by elimination; every hold reads ``"review"``
+    (GP §10(3)). Nor is its term: a regularity hold ends 60 days after the win, an AML hold after the AML law's
+    period, so the date would tell the reason too (issue 19)."""
 
     amount = MoneyOutField()
     reason = serializers.SerializerMethodField()
@@ -219,7 +221,7 @@ class WinHoldSerializer(serializers.ModelSerializer[WinHold]):
 
     class Meta:
         model = WinHold
-        fields = ["id", "amount", "reason", "status", "held_at", "release_due_at", "decided_at"]
+        fields = ["id", "amount", "reason", "status", "held_at", "decided_at"]
         read_only_fields = fields
 
 

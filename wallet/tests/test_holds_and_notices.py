@@ -446,4 +446,8 @@ def test_the_player_sees_a_hold_and_its_dates_but_never_why_it_was_placed(t0):
     holds = c.get("/api/v1/wallet/holds").json()["results"]
     assert sorted(h["amount"]["amount"] for h in holds) == [2000, 5000]
     assert {h["reason"] for h in holds} == {"review"}
-    assert all(h["release_due_at"] and h["status"] == "held" for h in holds)
+    assert all(h["status"] == "held" and "release_due_at" not in h for h in holds)  # the term would tell the reason
+    assert len({tuple(sorted(k for k in h)) for h in holds}) == 1
+    notices = sorted((m.body_cs.replace("50,00", "X").replace("20,00", "X"), m.subject_en) for m in messages(p)
+                     if m.kind == "hold")
+    assert len(notices) == 2 and notices[0][1] == notices[1][1]
