@@ -66,7 +66,7 @@ def _render(request: HttpRequest, admin_site: AdminSite, *, title: str, form: dj
     return TemplateResponse(request, "admin/platform/action_form.html", context)
 
 
-class PersonalDataInline(PlatformAdminMixin, admin.StackedInline):  # type: ignore[type-arg]
+class PersonalDataInline(PlatformAdminMixin, admin.StackedInline):
     model = PersonalData
     can_delete = False
     exclude = ("email_key", "document_key", "name_dob_key", "person_key")
@@ -337,7 +337,7 @@ class BarredPersonAdmin(admin.ModelAdmin):
 
 
 @admin.register(LoginSession)
-class LoginSessionAdmin(PlatformAdminMixin, admin.ModelAdmin):  # type: ignore[type-arg]
+class LoginSessionAdmin(PlatformAdminMixin, admin.ModelAdmin):
     list_display = ("player", "started_at", "last_seen_at", "ended_at", "end_reason", "ip_address")
     list_filter = ("end_reason",)
     search_fields = ("player__user__username",)

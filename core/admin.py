@@ -56,7 +56,8 @@ def decision_path(modeladmin: Any, route: str, view: Callable[..., Any], *, perm
 
     checked.required_permission = perm  # type: ignore[attr-defined]
     checked.required_permission_kwarg = kwarg  # type: ignore[attr-defined]
-    return path(route, modeladmin.admin_site.admin_view(checked), name=name)
+    pattern: URLPattern = path(route, modeladmin.admin_site.admin_view(checked), name=name)
+    return pattern
 
 
 def decision_action(perm: str, *, description: str) -> Callable[[F], F]:
@@ -86,7 +87,7 @@ def _masker(model: type[models.Model], name: str) -> Callable[[Any], str]:
         return mask(getattr(obj, name, ""))
 
     try:
-        label = str(model._meta.get_field(name).verbose_name)
+        label = str(getattr(model._meta.get_field(name), "verbose_name", name))
     except FieldDoesNotExist:  # a property (``display``) is labelled by its name
         label = name.replace("_", " ")
     shown.short_description = f"{label} (masked)"  # type: ignore[attr-defined]

@@ -103,7 +103,7 @@ def _set_status(status: str) -> Callable[[Jackpot, Actor], Jackpot]:
 
 
 @admin.register(Jackpot)
-class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):  # type: ignore[type-arg]
+class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
     list_display = ("code", "name", "family_code", "level", "status_code", "trigger_code", "live_value", "run",
                     "started")
     list_filter = ("family", "status", "trigger")
