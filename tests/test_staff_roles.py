@@ -49,6 +49,14 @@ def _holds(who: str, perm: str) -> bool:
     return (app, codename) in expand(ROLES[who].permissions, have)
 
 
+def _perm_of(view: Any) -> str:
+    return str(next(c.perm for c in view.permission_classes if isinstance(c, type) and issubclass(c, _StaffPermission)))
+
+
+def _fill(path: str, values: dict[str, Any]) -> str:
+    return "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m.group(1)]), path)
+
+
 def _state() -> dict[str, Any]:
     """What a refused staff call must not change."""
     from aml.models import CaseHold, ComplianceCase, IdentificationCheck, SourceOfFundsDeclaration
@@ -96,7 +104,8 @@ def test_a_permission_added_to_a_role_group_by_hand_is_taken_away_by_the_next_mi
 def test_every_staff_decision_names_its_permission():
     """The staff API's endpoints, the admin's custom views and every admin action of the platform's apps."""
     for path, view, _methods in _endpoints(IsStaff):
-        perms = [c for c in view.permission_classes if isinstance(c, type) and issubclass(c, _StaffPermission)]
+        classes: Any = view.permission_classes  # type: ignore[attr-defined]
+        perms = [c for c in classes if isinstance(c, type) and issubclass(c, _StaffPermission)]
         assert perms, f"{path}: a staff endpoint must use core.permissions.staff_permission(...)"
     custom = 0
     for path, pattern in _walk(get_resolver().url_patterns):
@@ -113,7 +122,7 @@ def test_every_staff_decision_names_its_permission():
         if model._meta.app_label not in PLATFORM:
             continue
         for name in model_admin.actions or ():
-            fn = getattr(model_admin, name) if isinstance(name, str) else name
+            fn: Any = getattr(model_admin, name) if isinstance(name, str) else name
             assert getattr(fn, "required_permission", None), \
                 f"{model._meta.label}.{name}: an admin action must be built with core.admin.decision_action(...)"
             actions += 1
@@ -151,7 +160,7 @@ def _api_values(path: str, recs: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-API_BODIES = {
+API_BODIES: dict[str, dict[str, Any]] = {
     "review": {"approve": True, "note": "checked", "accept": True},
     "decide": {"decision": "cleared", "note": "another person"},
     "holds": {"reason": "regularity", "win_reference": "none", "note": "x"},
@@ -165,10 +174,10 @@ def test_every_staff_endpoint_answers_as_the_role_allows_and_a_refusal_changes_n
     client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(_user(who))}")
     tried = allowed = 0
     for path, view, methods in _endpoints(IsStaff):
-        perm = next(c.perm for c in view.permission_classes if isinstance(c, type) and issubclass(c, _StaffPermission))
-        url = "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m, p=path: str(_api_values(p, staff_records)[m.group(1)]), path)
+        perm = _perm_of(view)
+        url = _fill(path, _api_values(path, staff_records))
         for method in methods:
-            body = next((b for k, b in API_BODIES.items() if url.rstrip("/").endswith(k)), {})
+            body: dict[str, Any] = next((b for k, b in API_BODIES.items() if url.rstrip("/").endswith(k)), {})
             if "branch-cash" in url:
                 body = {**body, "player_id": staff_records["player"].pk}
             before = _state()
@@ -230,7 +239,7 @@ def test_every_admin_decision_view_answers_as_the_role_allows_and_a_refusal_chan
         if not path.startswith("admin/") or perm is None:
             continue
         values = _admin_values(path, staff_records)
-        url = "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m, v=values: str(v[m.group(1)]), path)
+        url = _fill(path, values)
         cases = [(k, p) for k, p in perm.items()] if isinstance(perm, dict) else [(None, perm)]
         for action, needed in cases:
             target = url.replace("/act/suspend/", f"/act/{action}/") if action else url
@@ -264,7 +273,7 @@ def test_admin_actions_are_offered_only_to_roles_holding_them_and_a_refused_post
         url = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
         pks = [str(pk) for pk in model._default_manager.values_list("pk", flat=True)[:5]] or ["1"]
         for name in model_admin.actions:
-            fn = getattr(model_admin, name)
+            fn = getattr(model_admin, str(name))
             perm = fn.required_permission
             assert (name in offered) == _holds(who, perm), (who, model._meta.label, name)
             if not _holds(who, perm):
