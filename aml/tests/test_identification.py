@@ -97,7 +97,7 @@ def test_an_approval_below_the_minimum_score_goes_to_staff_review(commit, settin
 def test_staff_approve_a_doubtful_check_with_a_note_and_the_player_is_identified(commit):
     player = applicant()
     check = start(player, "AB5555DBT", commit=commit)
-    staff = make_staff()
+    staff = make_staff(role="compliance")
     cs = client(staff)
     queue = cs.get(f"{API}/staff/identifications").json()
     assert check.pk in [c["id"] for c in queue["results"]]

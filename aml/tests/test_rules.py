@@ -294,7 +294,7 @@ def test_staff_hold_the_win_from_the_case_and_the_wallet_holds_it(won):
     from wallet.models import WinHold
     from wallet.selectors import held_balance
 
-    staff = make_staff()
+    staff = make_staff(role="compliance")
     r = client(staff).post(f"{API}/staff/cases/{won.pk}/holds",
                            {"win_reference": won.win_reference, "reason": "aml", "note": "STR filed"}, format="json")
     assert r.status_code == 201, r.content
@@ -308,5 +308,5 @@ def test_staff_case_endpoints_refuse_players_and_anonymous(won):
         assert client().post(f"{API}/{url}", {}, format="json").status_code == 401
         r = client(won.player).post(f"{API}/{url}", {}, format="json")
         assert r.status_code == 403 and r.json()["error"]["code"] == "auth.forbidden"
-    r = client(make_staff()).post(f"{API}/staff/cases/{won.pk}/holds", {"reason": "aml"}, format="json")
+    r = client(make_staff(role="compliance")).post(f"{API}/staff/cases/{won.pk}/holds", {"reason": "aml"}, format="json")
     assert r.status_code == 400

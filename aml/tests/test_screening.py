@@ -65,7 +65,7 @@ def test_staff_clear_the_pep_case_and_nothing_is_refused_any_more():
     pep_declare(player=player, relation="self", position="mayor of Kolín", actor=Actor.player(player))
     screening_run(player=player, actor=SYSTEM)
     case = ComplianceCase.objects.get(player=player)
-    staff = make_staff()
+    staff = make_staff(role="compliance")
     r = client(staff).post(f"{API}/staff/cases/{case.pk}/decide", {"decision": "cleared", "note": ""}, format="json")
     assert r.status_code == 400
     r = client(staff).post(f"{API}/staff/cases/{case.pk}/decide",
@@ -186,7 +186,7 @@ def test_the_schedule_holds_the_aml_jobs():
 def test_the_compliance_queue_lists_open_cases_for_staff_only():
     player = listed_player()
     screening_run(player=player, actor=SYSTEM)
-    staff = client(make_staff())
+    staff = client(make_staff(role="compliance"))
     rows = staff.get(f"{API}/staff/cases").json()["results"]
     assert [r["kind"] for r in rows if r["player"] == player.pk] == ["screening_hit"]
     assert client(player).get(f"{API}/staff/cases").status_code == 403

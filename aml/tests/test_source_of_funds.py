@@ -94,7 +94,7 @@ def test_the_player_declares_through_the_api_and_deposits_are_possible_again(dep
 def test_staff_reject_a_declaration_and_deposits_are_refused_again_until_a_new_one(depositor, settings):
     settings.AML_SOF_THRESHOLD = 100_000
     decl = sof_declare(player=depositor, source="other", description="found it", actor=Actor.player(depositor))
-    staff = make_staff()
+    staff = make_staff(role="compliance")
     cs = client(staff)
     assert [d["id"] for d in cs.get(f"{API}/staff/source-of-funds").json()["results"]] == [decl.pk]
     r = cs.post(f"{API}/staff/source-of-funds/{decl.pk}/review", {"accept": False, "note": "not credible"},

@@ -239,7 +239,7 @@ def test_a_document_is_uploaded_as_multipart_and_checked_by_content():
 
 def test_staff_record_branch_cash_through_the_staff_api_and_players_cannot():
     p = make_player()
-    staff = make_staff()
+    staff = make_staff(role="finance")
     body = {"player_id": p.pk, "direction": "in", "amount": "5000", "branch": "Praha 1"}
     assert client_for(p.user).post(f"{API}/staff/branch-cash", body, format="json",
                                    HTTP_IDEMPOTENCY_KEY="s").status_code == 403
