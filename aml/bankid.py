@@ -295,7 +295,7 @@ class BankIdProvider:
                                 token_endpoint_auth_method=c.auth_method, scope=c.scopes,
                                 redirect_uri=redirect_uri or None, code_challenge_method="S256", token=token,
                                 default_timeout=c.timeout)
-        session.verify = c.verify
+        session.verify = c.verify  # and with each request too: requests lets REQUESTS_CA_BUNDLE override a session's
         if c.auth_method == "private_key_jwt":
             session.register_client_auth_method(PrivateKeyJWT(self.metadata()["token_endpoint"],
                                                               alg=c.assertion_alg))
@@ -330,7 +330,7 @@ class BankIdProvider:
             with self._session(redirect_uri=redirect_uri) as session:
                 token: dict[str, Any] = dict(session.fetch_token(
                     token_endpoint, grant_type="authorization_code", code=code, code_verifier=code_verifier,
-                    redirect_uri=redirect_uri))
+                    redirect_uri=redirect_uri, verify=self.config.verify, timeout=self.config.timeout))
         except AuthlibBaseError as exc:  # the token endpoint's OAuth error (invalid_grant, invalid_client ...)
             raise errors.BANKID_TOKEN_REFUSED(provider_error=str(exc.error)[:60],
                                               description=str(exc.description or "")[:200])
@@ -387,7 +387,8 @@ class BankIdProvider:
         url = self._claims_url()
         try:
             with self._session(token=token) as session:
-                resp = session.get(url, headers={"Accept": "application/json, application/jwt"})
+                resp = session.get(url, headers={"Accept": "application/json, application/jwt"},
+                                   verify=self.config.verify, timeout=self.config.timeout)
         except AuthlibBaseError as exc:
             raise errors.BANKID_TOKEN_REFUSED(provider_error=str(exc.error)[:60], description="")
         except requests.RequestException as exc:
