@@ -196,6 +196,8 @@ class BankIdIdentity:
     trust_framework: str = ""
     verification_process: str = ""
     transaction: str = ""
+    verification: dict[str, Any] = field(default_factory=dict)  # ``verified_claims.verification`` as received
+    verified_claims: dict[str, Any] = field(default_factory=dict)  # ``verified_claims.claims`` as received
 
     def extracted(self, document: BankIdDocument) -> dict[str, Any]:
         """The fields compared with the registration, named as the document provider's ``extracted``."""
@@ -476,12 +478,13 @@ def identity_from_claims(claims: dict[str, Any], *, trust_framework: str) -> Ban
     not checked), and with ``aml.bankid_claims_invalid`` (``missing`` names them) when the names, the full birth
     date or a usable identity document (type ID, P, DL or IR, its number, country and validity) are missing.
     The PEP and limited-legal-capacity flags are read from the verified claims, else from the top level."""
-    verified = claims.get("verified_claims")
-    if isinstance(verified, list):  # OpenID Connect for Identity Assurance allows several; the first AML one
-        verified = next((v for v in verified if isinstance(v, dict)), None)
-    if not isinstance(verified, dict) or not isinstance(verified.get("claims"), dict):
+    found = claims.get("verified_claims")
+    if isinstance(found, list):  # OpenID Connect for Identity Assurance allows several: the first one
+        found = next((v for v in found if isinstance(v, dict)), None)
+    if not isinstance(found, dict) or not isinstance(found.get("claims"), dict):
         raise errors.BANKID_NOT_AML_VERIFIED(trust_framework=trust_framework or None)
-    verification = verified.get("verification") if isinstance(verified.get("verification"), dict) else {}
+    verified: dict[str, Any] = found
+    verification: dict[str, Any] = verified["verification"] if isinstance(verified.get("verification"), dict) else {}
     framework = _text(verification.get("trust_framework"))
     if trust_framework and framework != trust_framework:
         raise errors.BANKID_NOT_AML_VERIFIED(trust_framework=trust_framework, received=framework or None)
@@ -502,4 +505,4 @@ def identity_from_claims(claims: dict[str, Any], *, trust_framework: str) -> Ban
         pep=_flag(v.get("pep"), claims.get("pep")),
         limited_legal_capacity=_flag(v.get("limited_legal_capacity"), claims.get("limited_legal_capacity")),
         trust_framework=framework, verification_process=_text(verification.get("verification_process"))[:40],
-        transaction=_text(claims.get("txn"))[:80])
+        transaction=_text(claims.get("txn"))[:80], verification=dict(verification), verified_claims=dict(v))

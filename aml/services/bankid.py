@@ -186,8 +186,6 @@ def _record(auth: BankIdAuthorization, answer: bankid.BankIdAnswer, identity: ba
                 player=p, status__in=IdentificationCheck.OPEN).exists():
             raise errors.IDENTIFICATION_IN_PROGRESS()
         now = clock.now()
-        verified = answer.claims.get("verified_claims")
-        verified = verified[0] if isinstance(verified, list) else verified
         check = IdentificationCheck.objects.create(
             player=p, provider=bankid.CODE, reference=f"idc_{uuid.uuid4().hex}",
             provider_check_id=(identity.transaction or answer.subject)[:80], document_type=document.type,
@@ -197,7 +195,7 @@ def _record(auth: BankIdAuthorization, answer: bankid.BankIdAnswer, identity: ba
             reasons=reasons, extracted=extracted,
             verified_claims={
                 "issuer": a.issuer, "subject": answer.subject, "transaction": identity.transaction,
-                "verification": verified.get("verification") or {}, "claims": verified.get("claims") or {},
+                "verification": identity.verification, "claims": identity.verified_claims,
                 "pep": identity.pep, "limited_legal_capacity": identity.limited_legal_capacity,
                 "id_token": {k: answer.id_token[k] for k in ("iss", "sub", "aud", "iat", "exp", "auth_time", "acr")
                              if k in answer.id_token}},

@@ -420,7 +420,8 @@ def test_the_banks_pep_claim_opens_a_blocking_case_for_compliance_and_false_open
     case = ComplianceCase.objects.get(player=pep)
     assert (case.kind, case.blocking, case.status, case.details["declared"]) == ("pep_claim", True, "open", "none")
     assert selectors.bankid_pep_claim(pep) is True
-    assert selectors.compliance_refusal(pep, "completion").code == "aml.compliance_review"
+    refusal = selectors.compliance_refusal(pep, "completion")
+    assert refusal is not None and refusal.code == "aml.compliance_review"
     assert "aml_compliance" in registration_steps(pep)["missing"]
 
     plain = applicant()
@@ -496,3 +497,21 @@ def test_no_call_to_the_bank_is_made_inside_a_database_transaction(bankid_op, mo
     paths = [p for p, _ in seen]
     assert {"/.well-known/openid-configuration", "/token", "/.well-known/jwks", "/profile"} <= set(paths)
     assert seen_by_platform >= 1 and not [p for p, atomic in seen if atomic]
+
+
+def test_staff_see_each_sign_in_and_how_it_ended_in_the_admin_without_its_secrets(bankid_op):
+    from django.test import Client
+    from django.urls import reverse
+
+    player = applicant()
+    bankid_op.id_token_changes = {"nonce": "other"}
+    flow(bankid_op, player)
+    auth = BankIdAuthorization.objects.get(player=player)
+    c = Client(raise_request_exception=False)
+    c.force_login(make_staff(superuser=True))
+    listing = c.get(reverse("admin:aml_bankidauthorization_changelist"))
+    page = c.get(reverse("admin:aml_bankidauthorization_change", args=[auth.pk]))
+    assert listing.status_code == page.status_code == 200
+    html = page.content.decode()
+    assert errors.BANKID_ID_TOKEN_INVALID.code in html and "reason=nonce" in html
+    assert auth.code_verifier not in html and auth.nonce not in html and auth.state_hash not in html

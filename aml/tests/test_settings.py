@@ -26,3 +26,24 @@ def test_production_turns_the_aml_sandbox_off_and_refuses_it_switched_on():
     assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr[-500:]
     r = _start({"AML_SANDBOX_ENABLED": "true"})
     assert r.returncode != 0 and "AML_SANDBOX_ENABLED" in r.stderr
+
+
+BANKID = {"AML_BANKID_ENABLED": "true", "AML_BANKID_ISSUER": "https://oidc.bankid.cz/",
+          "AML_BANKID_CLIENT_ID": "client", "AML_BANKID_CLIENT_SECRET": "secret",
+          "AML_BANKID_REDIRECT_URLS": "https://hraj.example.cz/bankid"}
+
+
+def test_bank_id_switched_on_needs_its_issuer_client_and_redirect_urls_and_production_needs_https():
+    r = _start(BANKID)
+    assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr[-500:]
+    for name in ("AML_BANKID_ISSUER", "AML_BANKID_CLIENT_ID", "AML_BANKID_CLIENT_SECRET", "AML_BANKID_REDIRECT_URLS"):
+        r = _start({**BANKID, name: ""})
+        assert r.returncode != 0 and name in r.stderr, name
+    r = _start({**BANKID, "AML_BANKID_TOKEN_AUTH_METHOD": "private_key_jwt"})
+    assert r.returncode != 0 and "AML_BANKID_CLIENT_PRIVATE_KEY" in r.stderr
+    r = _start({**BANKID, "AML_BANKID_TOKEN_AUTH_METHOD": "tls_client_auth"})
+    assert r.returncode != 0 and "AML_BANKID_TOKEN_AUTH_METHOD" in r.stderr
+    for name, url in (("AML_BANKID_ISSUER", "http://127.0.0.1:8080/"),
+                      ("AML_BANKID_REDIRECT_URLS", "https://hraj.example.cz/bankid,http://hraj.example.cz/b")):
+        r = _start({**BANKID, name: url})
+        assert r.returncode != 0 and f"https for {name}" in r.stderr, name
