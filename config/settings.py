@@ -440,10 +440,15 @@ AML_IDENT_RETRY_FIRST_MINUTES = env.int("AML_IDENT_RETRY_FIRST_MINUTES", default
 AML_IDENT_RETRY_MAX_MINUTES = env.int("AML_IDENT_RETRY_MAX_MINUTES", default=240)
 AML_IDENT_MAX_ATTEMPTS = env.int("AML_IDENT_MAX_ATTEMPTS", default=8)
 AML_IDENT_LEASE_MINUTES = env.int("AML_IDENT_LEASE_MINUTES", default=10)
-# Bank iD (docs/aml.md "Bank iD"): online AML identification by the player's bank over OpenID Connect (authorization
-# code + PKCE, the ID token checked against the issuer's JWKS, the verified claims read from its profile/userinfo
-# endpoint). Off unless AML_BANKID_ENABLED; when on, the issuer, the client and the player apps' redirect URLs are
-# required, and production requires https for each of them.
+AML_SCREENING_LIST = env.str("AML_SCREENING_LIST", default="sandbox")
+AML_SCREENING_SANDBOX_FILE = env.str("AML_SCREENING_SANDBOX_FILE",
+                                     default=str(BASE_DIR / "aml" / "data" / "sandbox_screening_list.json"))
+AML_SCREENING_INTERVAL_HOURS = env.int("AML_SCREENING_INTERVAL_HOURS", default=24)
+AML_SCREENING_RETRY_MINUTES = env.int("AML_SCREENING_RETRY_MINUTES", default=30)
+# Bank iD (GP §4(4)b; docs/aml.md "Bank iD"): online AML identification by the player's bank over OpenID Connect
+# (authorization code + PKCE, the ID token checked against the issuer's JWKS, the verified claims read from its
+# profile/userinfo endpoint). Off unless AML_BANKID_ENABLED; when on, the issuer, the client and the player apps'
+# redirect URLs are required, and production requires https for each of them.
 AML_BANKID_ENABLED = env.bool("AML_BANKID_ENABLED", default=False)
 AML_BANKID_ISSUER = env.str("AML_BANKID_ISSUER", default="")  # e.g. https://oidc.bankid.cz/ (sandbox: oidc.sandbox...)
 AML_BANKID_CLIENT_ID = env.str("AML_BANKID_CLIENT_ID", default="")
@@ -487,11 +492,6 @@ if AML_BANKID_ENABLED:
             for url in urls if url and not url.startswith("https://")]
     if _bankid_missing:
         raise ImproperlyConfigured("AML_BANKID_ENABLED=true requires: " + "; ".join(_bankid_missing))
-AML_SCREENING_LIST = env.str("AML_SCREENING_LIST", default="sandbox")
-AML_SCREENING_SANDBOX_FILE = env.str("AML_SCREENING_SANDBOX_FILE",
-                                     default=str(BASE_DIR / "aml" / "data" / "sandbox_screening_list.json"))
-AML_SCREENING_INTERVAL_HOURS = env.int("AML_SCREENING_INTERVAL_HOURS", default=24)
-AML_SCREENING_RETRY_MINUTES = env.int("AML_SCREENING_RETRY_MINUTES", default=30)
 # Source of funds: confirmed deposits over the last AML_SOF_WINDOW_DAYS reaching the threshold require a declaration,
 # valid AML_SOF_VALID_DAYS (our defaults: the plan and the AML law leave the figures to the operator's risk policy).
 AML_SOF_THRESHOLD = env.int("AML_SOF_THRESHOLD", default=10_000_000)  # 100,000 CZK
