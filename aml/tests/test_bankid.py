@@ -391,6 +391,14 @@ def test_claims_that_are_not_aml_verified_or_incomplete_are_refused(bankid_op, o
     assert not IdentificationCheck.objects.filter(player=player).exists()
 
 
+def test_claims_about_another_subject_than_the_id_token_are_refused(bankid_op):
+    """OpenID Connect Core 5.3.2: the userinfo/profile ``sub`` must be the ID token's."""
+    bankid_op.id_token_changes = {"sub": "someone-else"}
+    player = applicant()
+    refused(flow(bankid_op, player), errors.BANKID_CLAIMS_INVALID, reason="subject_mismatch")
+    assert_nobody_identified(player, errors.BANKID_CLAIMS_INVALID.code)
+
+
 def test_the_claims_may_come_as_a_jwt_signed_by_the_issuer(bankid_op):
     bankid_op.claims_as_jwt = True
     assert flow(bankid_op, applicant()).status_code == 200
@@ -488,15 +496,12 @@ def test_no_call_to_the_bank_is_made_inside_a_database_transaction(bankid_op, mo
 
     monkeypatch.setattr(requests.adapters.HTTPAdapter, "send", send)
     player = applicant()
-    op_profile = bankid_profile_for(player)
-    bankid_op.login(op_profile)
-    started = client(player).post(API, {"redirect_url": BANKID_APP}, format="json").json()
-    answer = bankid_op.authorize(started["authorization_url"])
-    seen_by_platform = len(seen)
-    assert callback(player, answer).status_code == 200
-    paths = [p for p, _ in seen]
-    assert {"/.well-known/openid-configuration", "/token", "/.well-known/jwks", "/profile"} <= set(paths)
-    assert seen_by_platform >= 1 and not [p for p, atomic in seen if atomic]
+    assert flow(bankid_op, player).status_code == 200
+    paths = {p for p, _ in seen}
+    assert {"/.well-known/openid-configuration", "/token", "/.well-known/jwks", "/profile"} <= paths
+    assert [p for p, atomic in seen if atomic] == []
+    player.refresh_from_db()
+    assert player.aml_identified_at is not None
 
 
 def test_staff_see_each_sign_in_and_how_it_ended_in_the_admin_without_its_secrets(bankid_op):
@@ -515,3 +520,43 @@ def test_staff_see_each_sign_in_and_how_it_ended_in_the_admin_without_its_secret
     html = page.content.decode()
     assert errors.BANKID_ID_TOKEN_INVALID.code in html and "reason=nonce" in html
     assert auth.code_verifier not in html and auth.nonce not in html and auth.state_hash not in html
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_answer_sent_twice_at_once_identifies_once(bankid_op):
+    """Two requests with one state at the same instant (a double tap, a replay racing the real one): the sign-in is
+    claimed by one of them under its row lock; the other is refused; one identification, one code exchange."""
+    import threading
+
+    from aml.services import bankid_complete
+    from core.errors import DomainError
+
+    player = applicant()
+    bankid_op.login(bankid_profile_for(player))
+    answer = bankid_op.authorize(start(player)["authorization_url"])
+    barrier = threading.Barrier(2)
+    outcomes: list[str] = []
+    lock = threading.Lock()
+
+    def call() -> None:
+        try:
+            barrier.wait(timeout=20)
+            bankid_complete(player=player, state=answer["state"], code=answer["code"], actor=Actor.player(player))
+            result = "approved"
+        except DomainError as exc:
+            result = exc.code
+        except Exception as exc:  # noqa: BLE001 - a deadlock or an unexpected error would land here
+            result = repr(exc)
+        finally:
+            connection.close()
+        with lock:
+            outcomes.append(result)
+
+    threads = [threading.Thread(target=call) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(outcomes) == ["aml.bankid_state_invalid", "approved"], outcomes
+    assert IdentificationCheck.objects.filter(player=player).count() == 1
+    assert bankid_op.requests.count(("POST", "/token")) == 1
