@@ -128,7 +128,8 @@ class IdentificationEvent(models.Model):
 class BankIdAuthorization(models.Model):
     """One Bank iD sign-in (OpenID Connect authorization code flow with PKCE): started by the player, finished once
     by the code the bank sends back with ``state``. Holds what the token exchange needs (``nonce``, the PKCE
-    ``code_verifier``, the redirect URI) and how it ended; a successful one points to the identification it made."""
+    ``code_verifier``, the redirect URI; the first two are erased when the sign-in ends) and how it ended; a
+    successful one points to the identification it made."""
 
     class Status(models.TextChoices):
         STARTED = "started", "started: the player is at the bank"

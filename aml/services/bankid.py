@@ -75,7 +75,7 @@ def bankid_start(*, player: Player, redirect_url: str, actor: Actor) -> BankIdSt
         _refuse_start(p)
         now = clock.now()
         superseded = BankIdAuthorization.objects.filter(player=p, status=Status.STARTED).update(
-            status=Status.SUPERSEDED, finished_at=now)
+            status=Status.SUPERSEDED, finished_at=now, nonce="", code_verifier="")
         auth = BankIdAuthorization.objects.create(
             player=p, state_hash=state_hash(request.state), nonce=request.nonce, code_verifier=request.code_verifier,
             redirect_url=redirect_url, issuer=request.issuer, created_at=now,
@@ -95,7 +95,8 @@ def _claim(player: Player, state: str) -> BankIdAuthorization:
         now = clock.now()
         if now >= auth.expires_at:
             auth.status, auth.finished_at, auth.error_code = Status.EXPIRED, now, errors.BANKID_SESSION_EXPIRED.code
-            auth.save(update_fields=["status", "finished_at", "error_code"])
+            auth.nonce = auth.code_verifier = ""
+            auth.save(update_fields=["status", "finished_at", "error_code", "nonce", "code_verifier"])
             expired = True
         else:
             auth.status = Status.EXCHANGING
@@ -110,7 +111,8 @@ def _fail(auth: BankIdAuthorization, exc: DomainError, actor: Actor) -> None:
     with transaction.atomic():
         detail = ", ".join(f"{k}={v}" for k, v in exc.details.items() if v not in (None, "", []))[:255]
         changed = BankIdAuthorization.objects.filter(pk=auth.pk, status=Status.EXCHANGING).update(
-            status=Status.FAILED, finished_at=clock.now(), error_code=exc.code[:60], error_detail=detail)
+            status=Status.FAILED, finished_at=clock.now(), error_code=exc.code[:60], error_detail=detail, nonce="",
+            code_verifier="")
         if changed:
             audit_record(actor=actor, action="aml.bankid_failed", obj=auth, player_id=auth.player_id, error=exc.code,
                          details=exc.details)
@@ -205,7 +207,8 @@ def _record(auth: BankIdAuthorization, answer: bankid.BankIdAnswer, identity: ba
                      old={"status": None}, new={"status": status}, provider=bankid.CODE, reasons=reasons,
                      transaction=identity.transaction, verification_process=identity.verification_process)
         a.status, a.finished_at, a.identification, a.subject = Status.COMPLETED, now, check, answer.subject[:255]
-        a.save(update_fields=["status", "finished_at", "identification", "subject"])
+        a.nonce = a.code_verifier = ""  # used: nothing needs them any more
+        a.save(update_fields=["status", "finished_at", "identification", "subject", "nonce", "code_verifier"])
         audit_record(actor=actor, action="aml.bankid_completed", obj=a, player_id=p.pk, identification=check.pk,
                      status=status)
         if status == CheckStatus.APPROVED:
