@@ -146,6 +146,13 @@ class LocalOpenIDProvider:
                 "AML_BANKID_CLIENT_SECRET": self.client_secret, "AML_BANKID_TOKEN_AUTH_METHOD": self.auth_method,
                 "AML_BANKID_REDIRECT_URLS": sorted(self.redirect_uris), "AML_BANKID_CA_BUNDLE": self.ca_file}
 
+    def environment(self) -> dict[str, str]:
+        """The same as environment variables, for a platform started in another process (e.g. with production
+        settings, which require https: start the provider with ``tls=True``)."""
+        values = self.settings()
+        return {name: ("true" if value is True else ",".join(value) if isinstance(value, list) else str(value))
+                for name, value in values.items()}
+
     # the person at the bank, and faults ---------------------------------------------------------------------------
     def login(self, profile: dict[str, Any] | None) -> None:
         """The person signed in at the bank (a :func:`bankid_profile`); None: nobody."""

@@ -47,3 +47,20 @@ def test_bank_id_switched_on_needs_its_issuer_client_and_redirect_urls_and_produ
                       ("AML_BANKID_REDIRECT_URLS", "https://hraj.example.cz/bankid,http://hraj.example.cz/b")):
         r = _start({**BANKID, name: url})
         assert r.returncode != 0 and f"https for {name}" in r.stderr, name
+
+
+def test_production_starts_with_the_local_openid_provider_over_tls_for_an_end_to_end_test():
+    """The integrator's end-to-end production test points the platform at aml.testing_oidc over https."""
+    from aml.testing_oidc import LocalOpenIDProvider
+
+    with LocalOpenIDProvider(redirect_uris=["https://hraj.example.cz/bankid"], tls=True) as op:
+        env = op.environment()
+        assert env["AML_BANKID_ISSUER"].startswith("https://127.0.0.1:") and env["AML_BANKID_CA_BUNDLE"]
+        r = _start(env)
+        assert r.returncode == 0, r.stderr[-500:]
+        plain = LocalOpenIDProvider(redirect_uris=["https://hraj.example.cz/bankid"]).start()
+        try:
+            r = _start(plain.environment())
+            assert r.returncode != 0 and "https for AML_BANKID_ISSUER" in r.stderr
+        finally:
+            plain.stop()
