@@ -81,8 +81,8 @@ def images(front=JPEG, back=PNG, selfie=JPEG) -> dict:
     return {k: v for k, v in (("front", front), ("back", back), ("selfie", selfie)) if v is not None}
 
 
-__all__ = ["BANKID_APP", "JPEG", "PDF", "PNG", "SYSTEM", "applicant", "client", "document", "images", "make_player", "make_staff",
-           "upload_body"]
+__all__ = ["BANKID_APP", "JPEG", "PDF", "PNG", "SYSTEM", "applicant", "client", "document", "images", "make_player",
+           "make_staff", "upload_body"]
 
 
 # Bank iD: a real local OpenID provider (aml.testing_oidc) and the platform pointed at it ---------------------------
