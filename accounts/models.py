@@ -285,6 +285,7 @@ class IdentityVerification(models.Model):
 
     class Method(models.TextChoices):
         ONLINE_PROVIDER = "online_provider", "online, identification provider (document and likeness)"
+        BANKID = "bankid", "online, Bank iD (the player's bank identified the person under the AML law)"
         ONLINE_REGISTER = "online_register", "online, population register match (before issue 14)"
         BRANCH = "branch", "at a branch, document inspected by staff"
 

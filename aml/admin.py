@@ -18,6 +18,7 @@ from django.utils.html import format_html, format_html_join
 from aml import services
 from aml.models import (
     AmlProfile,
+    BankIdAuthorization,
     CaseHold,
     ComplianceCase,
     IdentificationCheck,
@@ -159,6 +160,18 @@ class IdentificationEventAdmin(ReadOnlyAdmin):
     list_display = ("received_at", "provider", "event_id", "event_type", "result")
     list_filter = ("provider", "result")
     search_fields = ("event_id",)
+
+
+@admin.register(BankIdAuthorization)
+class BankIdAuthorizationAdmin(ReadOnlyAdmin):
+    """Bank iD sign-ins and how each ended (the PKCE verifier and the nonce are not shown)."""
+
+    list_display = ("id", "player", "status", "error_code", "created_at", "finished_at", "identification")
+    list_filter = ("status", "error_code")
+    search_fields = ("player__user__username", "subject")
+    fields = ("player", "status", "redirect_url", "issuer", "created_at", "expires_at", "finished_at", "error_code",
+              "error_detail", "subject", "identification")
+    readonly_fields = fields
 
 
 class CaseHoldInline(ReadOnlyInline):

@@ -25,6 +25,9 @@ from aml.models import ComplianceCase, IdentificationCheck, SourceOfFundsDeclara
 from aml.serializers import (
     AmlCallbackResultSerializer,
     AmlStatusSerializer,
+    BankIdCallbackSerializer,
+    BankIdStartedSerializer,
+    BankIdStartSerializer,
     CaseDecideSerializer,
     CaseHoldCreateSerializer,
     CaseHoldSerializer,
@@ -105,6 +108,56 @@ class IdentificationDetailView(APIView):
     @extend_schema(responses=IdentificationSerializer, operation_id="aml_identifications_detail")
     def get(self, request: Request, pk: int) -> Response:
         check = get_object_or_404(IdentificationCheck, pk=pk, player=request_player(request))
+        return Response(IdentificationSerializer(check).data)
+
+
+class BankIdStartView(APIView):
+    permission_classes = [IsPlayer]
+
+    @extend_schema(request=BankIdStartSerializer, responses={201: BankIdStartedSerializer},
+                   operation_id="aml_bankid_start",
+                   description="Online AML identification by my bank (Bank iD, GP §4(4)b): send my browser to "
+                               "authorization_url; the bank sends it back to redirect_url with code and state, "
+                               "which the app forwards to POST identifications/bankid/callback. A newer start "
+                               "makes an earlier one unusable.")
+    def post(self, request: Request) -> Response:
+        player = request_player(request)
+        s = BankIdStartSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        started = services.bankid_start(player=player, redirect_url=s.validated_data["redirect_url"],
+                                        actor=Actor.player(player))
+        return Response(BankIdStartedSerializer({
+            "authorization_url": started.authorization_url, "redirect_url": started.authorization.redirect_url,
+            "expires_at": started.authorization.expires_at}).data, status=201)
+
+
+class BankIdCallbackView(APIView):
+    """The player app forwards what the bank sent back to its redirect URL. The player's own authentication binds
+    the answer to the player who started the sign-in; the state works once."""
+
+    permission_classes = [IsPlayer]
+
+    @extend_schema(request=BankIdCallbackSerializer, responses={200: IdentificationSerializer},
+                   operation_id="aml_bankid_callback",
+                   description="Finish the Bank iD identification with the code and state the bank sent back (or "
+                               "its error). 200: approved, I am AML-identified. Refusals: aml.bankid_* (nobody is "
+                               "identified); aml.bankid_claims_mismatch: the bank's data differ from my "
+                               "registration and compliance staff review it (details.identification_id).")
+    def post(self, request: Request) -> Response:
+        player = request_player(request)
+        s = BankIdCallbackSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        d = s.validated_data
+        try:
+            check = services.bankid_complete(player=player, state=d["state"], code=d.get("code", ""),
+                                             error=d.get("error", ""), error_description=d.get("error_description", ""),
+                                             actor=Actor.player(player))
+        except DomainError as exc:
+            if exc.code == errors.BANKID_STATE_INVALID.code:
+                security_event(action="security.bankid_state_refused", source=request.META.get("REMOTE_ADDR", ""),
+                               tried=f"POST aml/identifications/bankid/callback: {exc.code}",
+                               body=d["state"], player_id=player.pk, status=exc.details.get("status"))
+            raise
         return Response(IdentificationSerializer(check).data)
 
 

@@ -36,6 +36,56 @@ REPLAY_MISMATCH = ErrorDef("aml.callback_replay_mismatch", 409,
 NOTE_REQUIRED = ErrorDef("aml.note_required", 400, "Rozhodnutí musí mít odůvodnění.", "A decision needs a note.")
 NO_PERSONAL_DATA = ErrorDef("aml.no_personal_data", 409, "Účet nemá osobní údaje.", "The account has no personal data.")
 
+# Bank iD (OpenID Connect identification by the player's bank) ------------------------------------------------------
+BANKID_DISABLED = ErrorDef("aml.bankid_disabled", 404, "Identifikace přes Bank iD není zapnutá.",
+                           "Identification with Bank iD is not enabled.")
+BANKID_REDIRECT_NOT_ALLOWED = ErrorDef(
+    "aml.bankid_redirect_not_allowed", 400,
+    "Adresa pro návrat z Bank iD není povolená.",
+    "The address to return to from Bank iD is not allowed.")
+BANKID_STATE_INVALID = ErrorDef(
+    "aml.bankid_state_invalid", 409,
+    "Toto přihlášení přes Bank iD neznáme nebo už bylo použito. Začněte prosím identifikaci znovu.",
+    "This Bank iD sign-in is unknown or was already used. Please start the identification again.")
+BANKID_SESSION_EXPIRED = ErrorDef(
+    "aml.bankid_session_expired", 409,
+    "Přihlášení přes Bank iD vypršelo. Začněte prosím identifikaci znovu.",
+    "The Bank iD sign-in has expired. Please start the identification again.")
+BANKID_DENIED = ErrorDef(
+    "aml.bankid_denied", 409,
+    "Identifikace v Bank iD nebyla dokončena ({error}).",
+    "The identification at Bank iD was not completed ({error}).")
+BANKID_CALLBACK_INVALID = ErrorDef(
+    "aml.bankid_callback_invalid", 400,
+    "Odpověď z Bank iD je neúplná: {reason}.",
+    "The answer from Bank iD is incomplete: {reason}.")
+BANKID_UNAVAILABLE = ErrorDef(
+    "aml.bankid_unavailable", 503,
+    "Bank iD teď neodpovídá; zkuste to prosím za chvíli.",
+    "Bank iD is not answering now; please try again in a while.")
+BANKID_TOKEN_REFUSED = ErrorDef(
+    "aml.bankid_token_refused", 409,
+    "Bank iD odmítla vydat potvrzení identity ({provider_error}). Začněte prosím identifikaci znovu.",
+    "Bank iD refused to issue the identity assertion ({provider_error}). Please start the identification again.")
+BANKID_ID_TOKEN_INVALID = ErrorDef(
+    "aml.bankid_id_token_invalid", 409,
+    "Potvrzení identity z Bank iD neprošlo kontrolou ({reason}); identifikace neproběhla.",
+    "The identity assertion from Bank iD failed its check ({reason}); nobody was identified.")
+BANKID_CLAIMS_INVALID = ErrorDef(
+    "aml.bankid_claims_invalid", 409,
+    "Údaje z Bank iD nelze použít ({reason}); identifikace neproběhla.",
+    "The data from Bank iD cannot be used ({reason}); nobody was identified.")
+BANKID_NOT_AML_VERIFIED = ErrorDef(
+    "aml.bankid_not_aml_verified", 409,
+    "Banka neposkytla údaje ověřené podle AML zákona; identifikujte se prosím jiným způsobem.",
+    "The bank did not provide data verified under the AML law; please identify yourself another way.")
+BANKID_CLAIMS_MISMATCH = ErrorDef(
+    "aml.bankid_claims_mismatch", 409,
+    "Údaje ověřené vaší bankou se liší od údajů v registraci ({mismatches}); identifikaci posoudí oddělení "
+    "compliance.",
+    "The data your bank verified differ from your registration ({mismatches}); compliance staff will review the "
+    "identification.")
+
 # PEP declaration, screening, cases ----------------------------------------------------------------------------------
 PEP_DECLARATION_INVALID = ErrorDef(
     "aml.pep_declaration_invalid", 400,

@@ -71,6 +71,9 @@ class IdentificationCheck(models.Model):
     score = models.PositiveSmallIntegerField(null=True, blank=True, help_text="the provider's likeness score, 0-100")
     reasons = models.JSONField(default=list, blank=True)
     extracted = models.JSONField(default=dict, blank=True, help_text="what the provider read off the document")
+    verified_claims = models.JSONField(
+        default=dict, blank=True,
+        help_text="Bank iD: the verified claims as the bank sent them (the record of what was verified)")
     decided_at = models.DateTimeField(null=True, blank=True)
     decided_by = models.CharField(max_length=150, blank=True, default="")
     note = models.CharField(max_length=300, blank=True, default="")
@@ -123,6 +126,43 @@ class IdentificationEvent(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["provider", "event_id"], name="aml_identification_event_once")]
+
+
+class BankIdAuthorization(models.Model):
+    """One Bank iD sign-in (OpenID Connect authorization code flow with PKCE): started by the player, finished once
+    by the code the bank sends back with ``state``. Holds what the token exchange needs (``nonce``, the PKCE
+    ``code_verifier``, the redirect URI; the first two are erased when the sign-in ends) and how it ended; a
+    successful one points to the identification it made."""
+
+    class Status(models.TextChoices):
+        STARTED = "started", "started: the player is at the bank"
+        EXCHANGING = "exchanging", "the code is being exchanged"
+        COMPLETED = "completed", "completed: an identification was recorded"
+        FAILED = "failed", "failed (error_code says why)"
+        SUPERSEDED = "superseded", "superseded by a newer start"
+        EXPIRED = "expired", "expired before the bank answered"
+
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="aml_bankid_authorizations")
+    state_hash = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the state sent to the bank")
+    nonce = models.CharField(max_length=128)
+    code_verifier = models.CharField(max_length=128, help_text="PKCE (S256) verifier, sent only to the token endpoint")
+    redirect_url = models.CharField(max_length=500)
+    issuer = models.CharField(max_length=200)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.STARTED, db_index=True)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error_code = models.CharField(max_length=60, blank=True, default="")
+    error_detail = models.CharField(max_length=255, blank=True, default="")
+    subject = models.CharField(max_length=255, blank=True, default="", help_text="the ID token's sub")
+    identification = models.OneToOneField(IdentificationCheck, on_delete=models.PROTECT, null=True, blank=True,
+                                          related_name="bankid_authorization")
+
+    class Meta:
+        indexes = [models.Index(fields=["player", "status"], name="aml_bankid_player_status")]
+
+    def __str__(self) -> str:
+        return f"Bank iD sign-in {self.pk} of player {self.player_id} ({self.status})"
 
 
 # PEP declaration and screening ------------------------------------------------------------------------------------
@@ -179,6 +219,7 @@ class ComplianceCase(models.Model):
         PEP_DECLARED = "pep_declared", "player declared a politically exposed person"
         SCREENING_HIT = "screening_hit", "PEP / sanctions list match"
         SUSPICIOUS = "suspicious", "suspicious-transaction rule"
+        PEP_CLAIM = "pep_claim", "the player's bank (Bank iD) says politically exposed person"
 
     class Status(models.TextChoices):
         OPEN = "open", "open: waiting for compliance"

@@ -43,6 +43,16 @@ def blocking_cases(player: Player) -> QuerySet[ComplianceCase]:
     return ComplianceCase.objects.filter(player=player, blocking=True).exclude(status=ComplianceCase.Status.CLEARED)
 
 
+def bankid_pep_claim(player: Player) -> bool | None:
+    """What the player's bank said about a politically exposed person in the latest approved Bank iD
+    identification (its ``pep`` claim): True, False, or None when no bank said anything."""
+    check = IdentificationCheck.objects.filter(
+        player=player, provider="bankid", status=IdentificationCheck.Status.APPROVED).order_by(
+        "-answered_at", "-id").only("verified_claims").first()
+    pep = (check.verified_claims or {}).get("pep") if check is not None else None
+    return pep if isinstance(pep, bool) else None
+
+
 def identification_open(player: Player) -> IdentificationCheck | None:
     return IdentificationCheck.objects.filter(player=player, status__in=IdentificationCheck.OPEN).first()
 

@@ -52,7 +52,7 @@ class IdentificationStartSerializer(serializers.Serializer[dict[str, Any]]):
 class IdentificationSerializer(serializers.ModelSerializer[IdentificationCheck]):
     class Meta:
         model = IdentificationCheck
-        fields = ["id", "status", "document_type", "document_issuing_state", "document_valid_until",
+        fields = ["id", "status", "provider", "document_type", "document_issuing_state", "document_valid_until",
                   "id_card_unavailable", "created_at",
                   "submitted_at", "answered_at", "decided_at"]
         read_only_fields = fields
@@ -67,8 +67,30 @@ class StaffIdentificationSerializer(serializers.ModelSerializer[IdentificationCh
                   "document_type", "document_number", "document_issuing_state", "document_issuing_authority",
                   "document_valid_until", "id_card_unavailable", "created_at", "submitted_at", "answered_at",
                   "provider_outcome", "score",
-                  "reasons", "extracted", "attempts", "last_error", "decided_at", "decided_by", "note"]
+                  "reasons", "extracted", "verified_claims", "attempts", "last_error", "decided_at", "decided_by",
+                  "note"]
         read_only_fields = fields
+
+
+class BankIdStartSerializer(serializers.Serializer[dict[str, Any]]):
+    redirect_url = serializers.CharField(
+        max_length=500, help_text="where the bank sends the player back: one of the player app's addresses "
+                                  "registered with Bank iD (AML_BANKID_REDIRECT_URLS), exactly")
+
+
+class BankIdStartedSerializer(serializers.Serializer[dict[str, Any]]):
+    authorization_url = serializers.CharField(help_text="send the player's browser here (the bank's sign-in)")
+    redirect_url = serializers.CharField()
+    expires_at = serializers.DateTimeField(help_text="the sign-in must come back before this instant")
+
+
+class BankIdCallbackSerializer(serializers.Serializer[dict[str, Any]]):
+    state = serializers.CharField(max_length=200, help_text="the state the bank sent back, unchanged")
+    code = serializers.CharField(max_length=2000, required=False, allow_blank=True,
+                                 help_text="the authorization code the bank sent back")
+    error = serializers.CharField(max_length=200, required=False, allow_blank=True,
+                                  help_text="the bank's error instead of a code (e.g. access_denied)")
+    error_description = serializers.CharField(max_length=500, required=False, allow_blank=True)
 
 
 class ReviewSerializer(serializers.Serializer[dict[str, Any]]):

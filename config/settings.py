@@ -445,6 +445,53 @@ AML_SCREENING_SANDBOX_FILE = env.str("AML_SCREENING_SANDBOX_FILE",
                                      default=str(BASE_DIR / "aml" / "data" / "sandbox_screening_list.json"))
 AML_SCREENING_INTERVAL_HOURS = env.int("AML_SCREENING_INTERVAL_HOURS", default=24)
 AML_SCREENING_RETRY_MINUTES = env.int("AML_SCREENING_RETRY_MINUTES", default=30)
+# Bank iD (GP §4(4)b; docs/aml.md "Bank iD"): online AML identification by the player's bank over OpenID Connect
+# (authorization code + PKCE, the ID token checked against the issuer's JWKS, the verified claims read from its
+# profile/userinfo endpoint). Off unless AML_BANKID_ENABLED; when on, the issuer, the client and the player apps'
+# redirect URLs are required, and production requires https for each of them.
+AML_BANKID_ENABLED = env.bool("AML_BANKID_ENABLED", default=False)
+AML_BANKID_ISSUER = env.str("AML_BANKID_ISSUER", default="")  # e.g. https://oidc.bankid.cz/ (sandbox: oidc.sandbox...)
+AML_BANKID_CLIENT_ID = env.str("AML_BANKID_CLIENT_ID", default="")
+AML_BANKID_CLIENT_SECRET = env.str("AML_BANKID_CLIENT_SECRET", default="")
+# client_secret_post (as Bank iD's examples), client_secret_basic, or private_key_jwt (AML_BANKID_CLIENT_PRIVATE_KEY:
+# the private JWK as JSON, or a PEM; signed with AML_BANKID_CLIENT_ASSERTION_ALG)
+AML_BANKID_TOKEN_AUTH_METHOD = env.str("AML_BANKID_TOKEN_AUTH_METHOD", default="client_secret_post")
+AML_BANKID_CLIENT_PRIVATE_KEY = env.str("AML_BANKID_CLIENT_PRIVATE_KEY", default="")
+AML_BANKID_CLIENT_ASSERTION_ALG = env.str("AML_BANKID_CLIENT_ASSERTION_ALG", default="RS256")
+# exact redirect URIs of the player apps (each also registered with Bank iD); a start names one of them
+AML_BANKID_REDIRECT_URLS = env.list("AML_BANKID_REDIRECT_URLS", default=[])
+AML_BANKID_SCOPES = env.str("AML_BANKID_SCOPES", default=(
+    "openid profile.name profile.birthdate profile.birthnumber profile.birthplaceNationality profile.addresses "
+    "profile.idcards profile.legalstatus profile.verification"))
+AML_BANKID_ACR_VALUES = env.str("AML_BANKID_ACR_VALUES", default="")  # sent only when set (e.g. loa3)
+AML_BANKID_CLAIMS_ENDPOINT = env.str("AML_BANKID_CLAIMS_ENDPOINT", default="profile")  # profile | userinfo
+AML_BANKID_TRUST_FRAMEWORK = env.str("AML_BANKID_TRUST_FRAMEWORK", default="cz_aml")  # "" = not required
+AML_BANKID_HTTP_TIMEOUT_SECONDS = env.float("AML_BANKID_HTTP_TIMEOUT_SECONDS", default=10.0)
+AML_BANKID_CA_BUNDLE = env.str("AML_BANKID_CA_BUNDLE", default="")  # a CA file for the issuer's TLS; "" = system's
+AML_BANKID_SESSION_MINUTES = env.int("AML_BANKID_SESSION_MINUTES", default=10)  # a state is valid this long
+AML_BANKID_LEEWAY_SECONDS = env.int("AML_BANKID_LEEWAY_SECONDS", default=60)  # clock skew for exp / iat
+AML_BANKID_ID_TOKEN_MAX_AGE_SECONDS = env.int("AML_BANKID_ID_TOKEN_MAX_AGE_SECONDS", default=600)  # iat no older
+AML_BANKID_METADATA_CACHE_SECONDS = env.int("AML_BANKID_METADATA_CACHE_SECONDS", default=3600)  # discovery, JWKS
+if AML_BANKID_ENABLED:
+    _bankid_missing = [name for name, value in (
+        ("AML_BANKID_ISSUER", AML_BANKID_ISSUER), ("AML_BANKID_CLIENT_ID", AML_BANKID_CLIENT_ID),
+        ("AML_BANKID_REDIRECT_URLS", AML_BANKID_REDIRECT_URLS),
+        ("AML_BANKID_CLIENT_PRIVATE_KEY" if AML_BANKID_TOKEN_AUTH_METHOD == "private_key_jwt"
+         else "AML_BANKID_CLIENT_SECRET",
+         AML_BANKID_CLIENT_PRIVATE_KEY if AML_BANKID_TOKEN_AUTH_METHOD == "private_key_jwt"
+         else AML_BANKID_CLIENT_SECRET),
+    ) if not value]
+    if AML_BANKID_TOKEN_AUTH_METHOD not in ("client_secret_post", "client_secret_basic", "private_key_jwt"):
+        _bankid_missing.append("AML_BANKID_TOKEN_AUTH_METHOD (client_secret_post, client_secret_basic or "
+                               "private_key_jwt)")
+    if AML_BANKID_CLAIMS_ENDPOINT not in ("profile", "userinfo"):
+        _bankid_missing.append("AML_BANKID_CLAIMS_ENDPOINT (profile or userinfo)")
+    if PRODUCTION:
+        _bankid_missing += [f"https for {name} ({url})" for name, urls in (
+            ("AML_BANKID_ISSUER", [AML_BANKID_ISSUER]), ("AML_BANKID_REDIRECT_URLS", AML_BANKID_REDIRECT_URLS))
+            for url in urls if url and not url.startswith("https://")]
+    if _bankid_missing:
+        raise ImproperlyConfigured("AML_BANKID_ENABLED=true requires: " + "; ".join(_bankid_missing))
 # Source of funds: confirmed deposits over the last AML_SOF_WINDOW_DAYS reaching the threshold require a declaration,
 # valid AML_SOF_VALID_DAYS (our defaults: the plan and the AML law leave the figures to the operator's risk policy).
 AML_SOF_THRESHOLD = env.int("AML_SOF_THRESHOLD", default=10_000_000)  # 100,000 CZK
@@ -508,6 +555,7 @@ EXTERNAL_SYSTEMS = {
     "register of excluded persons": ACCOUNTS_EXCLUSION_REGISTER,
     "SMS gateway": ACCOUNTS_SMS_GATEWAY,
     "identification provider": AML_IDENTIFICATION_PROVIDER,
+    "Bank iD": "on" if AML_BANKID_ENABLED else "off",
     "screening list": AML_SCREENING_LIST,
     "payment providers": ",".join(sorted(set(WALLET_PROVIDER_BY_KIND.values()))) or "sandbox",
 }
@@ -544,7 +592,9 @@ def production_refusals() -> list[str]:
             len(ACCOUNTS_GATEWAY_TOKEN.encode()) < MIN_SECRET_BYTES:
         refusals.append(f"ACCOUNTS_GATEWAY_TOKEN is missing or shorter than {MIN_SECRET_BYTES} bytes")
     if AML_IDENTIFICATION_PROVIDER == "sandbox":
-        refusals.append("AML_IDENTIFICATION_PROVIDER=sandbox (name the real identification provider)")
+        refusals.append("AML_IDENTIFICATION_PROVIDER=sandbox (name the real document provider, or none with Bank iD)")
+    elif AML_IDENTIFICATION_PROVIDER in ("", "none") and not AML_BANKID_ENABLED:
+        refusals.append("no online identification: AML_IDENTIFICATION_PROVIDER=none and AML_BANKID_ENABLED=false")
     if AML_SCREENING_LIST == "sandbox":
         refusals.append("AML_SCREENING_LIST=sandbox (name the real PEP / sanctions list)")
     if "*" in ALLOWED_HOSTS:

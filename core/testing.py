@@ -18,6 +18,11 @@ PRODUCTION_ENV: dict[str, str] = {
     "ACCOUNTS_SMS_GATEWAY": "http",
     "ACCOUNTS_SMS_GATEWAY_URL": "http://127.0.0.1:9/sms",
     "ACCOUNTS_GATEWAY_TOKEN": "g" * 40,
-    "AML_IDENTIFICATION_PROVIDER": "bankid",
+    "AML_IDENTIFICATION_PROVIDER": "none",  # no document provider: players identify with Bank iD
+    "AML_BANKID_ENABLED": "true",
+    "AML_BANKID_ISSUER": "https://oidc.bankid.example/",
+    "AML_BANKID_CLIENT_ID": "platform-client",
+    "AML_BANKID_CLIENT_SECRET": "b" * 40,
+    "AML_BANKID_REDIRECT_URLS": "https://hraj.example.cz/bankid",
     "AML_SCREENING_LIST": "imported",
 }

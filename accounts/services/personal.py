@@ -191,18 +191,22 @@ def identity_verify_at_branch(*, player: Player, document: dict[str, Any], liken
 
 
 def aml_identification_record(*, player: Player, reference: str, document: dict[str, Any], actor: Actor,
-                              note: str = "") -> bool:
+                              note: str = "", method: str = IdentityVerification.Method.ONLINE_PROVIDER) -> bool:
     """The online AML identification (GP §4(4)b) passed: the identification provider checked the identity document
     and the likeness of the applicant to its photo (``aml`` runs the check and calls this in its transaction, after
     an approval by the provider or by staff reviewing a doubtful result). Records an ``IdentityVerification``
-    (method ``online_provider``, ``reference`` = the aml check) and sets ``aml_identified_at``; True if the player
+    (with ``method``, ``reference`` = the aml check) and sets ``aml_identified_at``; True if the player
     was not identified before (an identified player keeps the first instant; the verification is still recorded).
-    ``document``: type, number, issuing_state, issuing_authority, valid_until (already validated by aml)."""
+    ``document``: type, number, issuing_state, issuing_authority, valid_until (already validated by aml).
+    ``method``: ``online_provider`` (document and likeness) or ``bankid`` (the player's bank identified the person;
+    the document is the one the bank holds)."""
+    if method not in (IdentityVerification.Method.ONLINE_PROVIDER, IdentityVerification.Method.BANKID):
+        raise ValueError(f"not an online AML identification method: {method!r}")
     now = clock.now()
     with transaction.atomic():
         p = player_lock(player)
         IdentityVerification.objects.create(
-            player=p, method=IdentityVerification.Method.ONLINE_PROVIDER, document_type=document["type"],
+            player=p, method=method, document_type=document["type"],
             document_number=document["number"], document_issuing_state=document["issuing_state"],
             document_issuing_authority=document["issuing_authority"], document_valid_until=document["valid_until"],
             likeness_confirmed=True, verified_at=now, note=(note or f"identification provider, check {reference}")[:300])
@@ -211,7 +215,7 @@ def aml_identification_record(*, player: Player, reference: str, document: dict[
             p.aml_identified_at = now
             p.save(update_fields=["aml_identified_at"])
         audit_record(actor=actor, action="accounts.identity.verified_online", obj=p, player_id=p.pk,
-                     reference=reference, document_type=document["type"], first=first,
+                     reference=reference, method=method, document_type=document["type"], first=first,
                      new={"aml_identified_at": p.aml_identified_at})
     player.aml_identified_at = p.aml_identified_at
     return first

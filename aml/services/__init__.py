@@ -1,9 +1,10 @@
 """Writes of the aml app (docs/aml.md). Other apps import from here (``aml.services.<name>``).
 
 Modules, lowest first: ``seams`` (the writes that belong to accounts / wallet, to move there), ``cases``,
-``identification``, ``screening`` (PEP declaration and list screening), ``funds`` (source of funds),
-``monitoring`` (suspicious-transaction rules).
+``identification``, ``bankid`` (identification by the player's bank, OpenID Connect), ``screening`` (PEP
+declaration and list screening), ``funds`` (source of funds), ``monitoring`` (suspicious-transaction rules).
 """
+from aml.services.bankid import bankid_complete, bankid_start, pep_claim_record
 from aml.services.cases import case_decide, case_hold_place, case_open
 from aml.services.funds import sof_declare, sof_requirement_record, sof_requirements_scan, sof_review
 from aml.services.identification import (
@@ -18,6 +19,8 @@ from aml.services.monitoring import rules_evaluate
 from aml.services.screening import pep_declare, profile_ensure, screening_due, screening_request, screening_run
 
 __all__ = [
+    "bankid_complete",
+    "bankid_start",
     "case_decide",
     "case_hold_place",
     "case_open",
@@ -26,6 +29,7 @@ __all__ = [
     "identification_start",
     "identification_submit_due",
     "identification_submit_one",
+    "pep_claim_record",
     "pep_declare",
     "profile_ensure",
     "rules_evaluate",

@@ -278,13 +278,18 @@ def identification_callback_handle(*, provider: str, raw_body: bytes, signature:
         return {"status": "processed", "event_id": event.event_id, "result": result}
 
 
-def _mismatches(player: Player, extracted: dict[str, Any], check: IdentificationCheck) -> list[str]:
-    """Data the provider read off the document that differ from the player's personal data or the particulars
-    the player entered (names folded: case and accents ignored)."""
+def identity_mismatches(player: Player, extracted: dict[str, Any], document_number: str) -> list[str]:
+    """The matching rules of every identification provider: the data the provider read or verified that differ
+    from the player's personal data or from ``document_number`` (the document the player presented; Bank iD: the
+    one of the registration). Names are folded (case and accents ignored); the birth date and the document number
+    must be equal; a birth number is compared when both the provider and the registration have one. A field the
+    provider did not send is not compared."""
     identity = identity_for(player)
     out = []
-    pairs = (("given_names", fold(identity.given_names)), ("surname", fold(identity.surname)),
-             ("date_of_birth", identity.date_of_birth.isoformat()), ("document_number", check.document_number))
+    pairs = [("given_names", fold(identity.given_names)), ("surname", fold(identity.surname)),
+             ("date_of_birth", identity.date_of_birth.isoformat()), ("document_number", document_number)]
+    if identity.birth_number:
+        pairs.append(("birth_number", identity.birth_number))
     for name, ours in pairs:
         theirs = extracted.get(name)
         if theirs is not None and (fold(theirs) if name in ("given_names", "surname") else str(theirs)) != ours:
@@ -305,7 +310,7 @@ def _apply_result(provider: str, event: adapters.IdentificationResult, actor: Ac
     reasons = list(event.reasons)
     outcome = event.outcome
     if outcome == "approved":
-        reasons += _mismatches(player, event.extracted, check)
+        reasons += identity_mismatches(player, event.extracted, check.document_number)
         if event.score < int(settings.AML_IDENT_MIN_SCORE):
             reasons.append("score_below_minimum")
         if len(reasons) > len(event.reasons):

@@ -81,5 +81,24 @@ def images(front=JPEG, back=PNG, selfie=JPEG) -> dict:
     return {k: v for k, v in (("front", front), ("back", back), ("selfie", selfie)) if v is not None}
 
 
-__all__ = ["JPEG", "PDF", "PNG", "SYSTEM", "applicant", "client", "document", "images", "make_player", "make_staff",
-           "upload_body"]
+__all__ = ["BANKID_APP", "JPEG", "PDF", "PNG", "SYSTEM", "applicant", "client", "document", "images", "make_player",
+           "make_staff", "upload_body"]
+
+
+# Bank iD: a real local OpenID provider (aml.testing_oidc) and the platform pointed at it ---------------------------
+
+BANKID_APP = "https://app.example.cz/identification/bankid-return"
+
+
+@pytest.fixture
+def bankid_op(settings):
+    """A local OpenID provider in Bank iD's shape, started for the test; the AML_BANKID_* settings point at it."""
+    from aml import bankid
+    from aml.testing_oidc import LocalOpenIDProvider
+
+    bankid.cache_clear()
+    with LocalOpenIDProvider(redirect_uris=[BANKID_APP]) as op:
+        for name, value in op.settings().items():
+            setattr(settings, name, value)
+        yield op
+    bankid.cache_clear()

@@ -42,7 +42,7 @@ def test_every_aml_admin_page_renders(staff_client, doubtful):
     screening_run(player=player, actor=SYSTEM)
     sof_declare(player=player, source="savings", description="savings", actor=Actor.player(player))
     models = [m for m in admin.site._registry if m._meta.app_label == "aml"]
-    assert len(models) == 8  # images and case holds are inlines
+    assert len(models) == 9  # images and case holds are inlines
     for model in models:
         prefix = f"admin:aml_{model._meta.model_name}"
         urls = [reverse(f"{prefix}_changelist")]

@@ -33,3 +33,43 @@ def test_production_refuses_the_sandbox_identification_provider_and_screening_li
     assert r.returncode != 0 and "AML_IDENTIFICATION_PROVIDER=sandbox" in r.stderr, r.stderr[-500:]
     r = _start({"AML_SCREENING_LIST": "sandbox"})
     assert r.returncode != 0 and "AML_SCREENING_LIST=sandbox" in r.stderr, r.stderr[-500:]
+    r = _start({"AML_IDENTIFICATION_PROVIDER": "none", "AML_BANKID_ENABLED": "false"})
+    assert r.returncode != 0 and "no online identification" in r.stderr, r.stderr[-500:]
+
+
+BANKID = {"AML_BANKID_ENABLED": "true", "AML_BANKID_ISSUER": "https://oidc.bankid.cz/",
+          "AML_BANKID_CLIENT_ID": "client", "AML_BANKID_CLIENT_SECRET": "secret",
+          "AML_BANKID_REDIRECT_URLS": "https://hraj.example.cz/bankid"}
+
+
+def test_bank_id_switched_on_needs_its_issuer_client_and_redirect_urls_and_production_needs_https():
+    r = _start(BANKID)
+    assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr[-500:]
+    for name in ("AML_BANKID_ISSUER", "AML_BANKID_CLIENT_ID", "AML_BANKID_CLIENT_SECRET", "AML_BANKID_REDIRECT_URLS"):
+        r = _start({**BANKID, name: ""})
+        assert r.returncode != 0 and name in r.stderr, name
+    r = _start({**BANKID, "AML_BANKID_TOKEN_AUTH_METHOD": "private_key_jwt"})
+    assert r.returncode != 0 and "AML_BANKID_CLIENT_PRIVATE_KEY" in r.stderr
+    r = _start({**BANKID, "AML_BANKID_TOKEN_AUTH_METHOD": "tls_client_auth"})
+    assert r.returncode != 0 and "AML_BANKID_TOKEN_AUTH_METHOD" in r.stderr
+    for name, url in (("AML_BANKID_ISSUER", "http://127.0.0.1:8080/"),
+                      ("AML_BANKID_REDIRECT_URLS", "https://hraj.example.cz/bankid,http://hraj.example.cz/b")):
+        r = _start({**BANKID, name: url})
+        assert r.returncode != 0 and f"https for {name}" in r.stderr, name
+
+
+def test_production_starts_with_the_local_openid_provider_over_tls_for_an_end_to_end_test():
+    """The integrator's end-to-end production test points the platform at aml.testing_oidc over https."""
+    from aml.testing_oidc import LocalOpenIDProvider
+
+    with LocalOpenIDProvider(redirect_uris=["https://hraj.example.cz/bankid"], tls=True) as op:
+        env = op.environment()
+        assert env["AML_BANKID_ISSUER"].startswith("https://127.0.0.1:") and env["AML_BANKID_CA_BUNDLE"]
+        r = _start(env)
+        assert r.returncode == 0, r.stderr[-500:]
+        plain = LocalOpenIDProvider(redirect_uris=["https://hraj.example.cz/bankid"]).start()
+        try:
+            r = _start(plain.environment())
+            assert r.returncode != 0 and "https for AML_BANKID_ISSUER" in r.stderr
+        finally:
+            plain.stop()

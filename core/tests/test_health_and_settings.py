@@ -187,7 +187,7 @@ def test_production_says_at_start_which_implementation_each_outside_system_uses(
     assert r.returncode == 0, r.stderr[-800:]
     line = next(line for line in r.stderr.splitlines() if "external systems" in line)
     for part in ("population register=http", "register of excluded persons=http", "SMS gateway=http",
-                 "identification provider=bankid", "screening list=imported"):
+                 "identification provider=none", "Bank iD=on", "screening list=imported"):
         assert part in line, line
 
 
