@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0005_data_requests_retention'),
+        ('accounts', '0006_staff_permissions'),
     ]
 
     operations = [

@@ -7,8 +7,8 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0006_bankid_identity_method'),
-        ('aml', '0001_initial'),
+        ('accounts', '0007_bankid_identity_method'),
+        ('aml', '0002_staff_permissions'),
     ]
 
     operations = [
