@@ -155,6 +155,8 @@ class IdentificationCheckAdmin(DecisionAdmin):
         if not self._allowed(request):
             raise Http404
         img = get_object_or_404(IdentificationImage, identification_id=pk, side=side)
+        if not img.file:  # deleted at the end of its retention (aml/privacy.py)
+            raise Http404
         return FileResponse(img.file.open("rb"), content_type=img.content_type)
 
 
