@@ -104,11 +104,14 @@ def _project_apps() -> list[Any]:
 
 def personal_models() -> set[str]:
     """Labels of the project's models that hold a participant's data: ``accounts.Player`` and every model that
-    points at one of them (foreign key, one-to-one, many-to-many; to a fixpoint), every model that stores files, and
-    every model a registered record declares (callback bodies, rows that keep a player id without a foreign key)."""
+    points at one of them (foreign key, one-to-one, many-to-many; to a fixpoint), every model that stores files or
+    keeps a ``player_id`` column without a foreign key, and every model a registered record declares (callback bodies, rows that keep a player id without a foreign key)."""
     project = [m for cfg in _project_apps() for m in cfg.get_models()]
     found = {PLAYER_MODEL}
     found |= {m._meta.label for m in project if any(isinstance(f, models.FileField) for f in m._meta.get_fields())}
+    # a player's id kept without a foreign key (rows written on the hot path or across a layer)
+    found |= {m._meta.label for m in project
+              if any(getattr(f, "attname", None) == "player_id" and not f.is_relation for f in m._meta.get_fields())}
     changed = True
     while changed:
         changed = False

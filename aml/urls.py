@@ -7,6 +7,8 @@ urlpatterns = [
     path("status", api.StatusView.as_view(), name="aml-status"),
     path("identifications", api.IdentificationListView.as_view(), name="aml-identifications"),
     path("identifications/<int:pk>", api.IdentificationDetailView.as_view(), name="aml-identification"),
+    path("identifications/<int:pk>/images/<str:side>", api.IdentificationImageView.as_view(),
+         name="aml-identification-image"),
     path("pep-declaration", api.PepDeclarationView.as_view(), name="aml-pep-declaration"),
     path("source-of-funds", api.SourceOfFundsView.as_view(), name="aml-source-of-funds"),
     path("callbacks/<str:provider>", api.IdentificationCallbackView.as_view(), name="aml-callback"),

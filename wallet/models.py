@@ -229,6 +229,14 @@ class PaymentMethod(models.Model):
         return self.card_masked or self.identifier
 
     @property
+    def masked(self) -> str:
+        """The method without its full number (the ledger memo, the export of an erased method): kind + last 4."""
+        if self.card_masked:
+            return self.card_masked
+        tail = self.identifier[-4:] if len(self.identifier) > 4 else ""
+        return f"#{self.pk} ****{tail}"
+
+    @property
     def usable(self) -> bool:
         return self.status in self.ACTIVE_STATUSES
 
@@ -338,6 +346,9 @@ class ProviderEvent(models.Model):
     provider = models.CharField(max_length=30)
     provider_txn_id = models.CharField(max_length=120)
     event_type = models.CharField(max_length=40)
+    # whose deposit, withdrawal or payout the event is about (None: an unknown reference); its raw body holds the
+    # payer's data, so it is anonymised with the player's payments (wallet/privacy.py)
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     raw_body = models.TextField()
     received_at = models.DateTimeField()
     result = models.CharField(max_length=40)
