@@ -28,8 +28,8 @@ from datetime import datetime
 from typing import Any
 
 from django.core.files.storage import default_storage
-from django.db.models import F, Value
-from django.db.models.functions import Concat, Right
+from django.db.models import CharField, Value
+from django.db.models.functions import Cast, Concat, Right
 
 from accounts import privacy_contract
 from accounts.models import Player
@@ -172,7 +172,8 @@ def anonymise(*, player: Player, records: frozenset[str], actor: Actor, now: dat
                 default_storage.delete(doc.file.name)
                 deleted += 1
         masked = (methods.exclude(identifier__startswith="#")
-                  .update(identifier=Concat(Value("#"), F("id"), Value(" ****"), Right("identifier", 4))))
+                  .update(identifier=Concat(Value("#"), Cast("id", CharField()), Value(" ****"), Right("identifier", 4),
+                                          output_field=CharField())))
         out["wallet.payment_methods"] = {
             "identifiers_masked": masked,
             "methods": methods.update(iban="", holder_name="", card_token="", accepted_payers=[], status_reason="",
