@@ -9,16 +9,16 @@ registers one :class:`Contract` from its ``AppConfig.ready()``:
   ``accounts.retention.periods()``: the record is kept until the **longest** of them has passed, counted from the end
   of the relationship), what it is, what the anonymisation does to it at the end and what stays afterwards;
 * ``export(player) -> dict``: the app's part of ``GET /api/v1/accounts/me/export/`` (GP §12(7)a);
-* ``anonymise(*, player, records, now) -> dict[str, int]``: blank / delete the given records of one ended player
-  (called by the one retention job, inside its transaction, the player row locked; idempotent); returns the rows (or
-  files) changed per kind;
+* ``anonymise(*, player, records, actor, now) -> dict[str, dict[str, int]]``: blank / delete the given records of one
+  ended player (called by the one retention job, inside its transaction, the player row locked; idempotent);
+  returns, per record code, the rows (or files) changed per kind (the recipients of a record with changes are told);
 * ``withheld``: what the export leaves out on purpose, and why (e.g. the AML law's ban on tipping off).
 
 Fail-closed:
 
 * the system check ``accounts.E002`` stops ``manage.py`` when a model of the project that holds a participant's data
-  (it points at ``accounts.Player``, directly or through other such models, or it stores files) is in no registered
-  record, so a new model or a new app cannot be forgotten; ``accounts.E003`` when a declaration is inconsistent
+  (it points at ``accounts.Player``, directly or through other such models, keeps a ``player_id`` column, or stores
+  files) is in no registered record, so a new model or a new app cannot be forgotten; ``accounts.E003`` when a declaration is inconsistent
   (an unknown period or recipient, a model in two records, a record code not of its app);
 * :func:`contracts` (which the export and the job call) raises :class:`accounts.hooks.HookMissing` while either
   check fails: nothing is exported or anonymised half.
@@ -73,7 +73,7 @@ class Contract:
     app: str
     records: tuple[Record, ...]
     export: Callable[[Player], dict[str, Any]]
-    anonymise: Callable[..., dict[str, int]]
+    anonymise: Callable[..., dict[str, dict[str, int]]]  # record code -> what changed -> rows / files
     withheld: tuple[dict[str, str], ...] = field(default=())
 
 

@@ -49,8 +49,8 @@ AML = ("aml",)
 IMAGE_PATH = "/api/v1/aml/identifications/{id}/images/{side}"
 
 # What a player may be told of a screening (AML law §38: never of a suspicion, a report or a case).
-SCREENING_SHOWN = {ScreeningRun.Result.CLEAR: "clear", ScreeningRun.Result.HIT: "review",
-                   ScreeningRun.Result.UNAVAILABLE: "unavailable"}
+SCREENING_SHOWN: dict[str, str] = {ScreeningRun.Result.CLEAR: "clear", ScreeningRun.Result.HIT: "review",
+                                   ScreeningRun.Result.UNAVAILABLE: "unavailable"}
 
 RECORDS = (
     Record(

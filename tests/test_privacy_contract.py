@@ -15,9 +15,9 @@ import pytest
 import time_machine
 from django.core import mail
 from django.core.files.base import ContentFile
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
-from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from accounts import privacy_contract, selectors, services
@@ -47,8 +47,8 @@ CLOSED_AT = datetime(2026, 3, 15, 10, 0, tzinfo=PRAGUE)
 _n = itertools.count(1)
 
 
-def prague(*args: int) -> datetime:
-    return datetime(*args, tzinfo=PRAGUE)  # type: ignore[misc]
+def prague(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, second, tzinfo=PRAGUE)
 
 
 @pytest.fixture(autouse=True)
@@ -147,13 +147,17 @@ def rich_player(marker: str, commit) -> dict[str, Any]:
             "attachment_file": complaint.attachments.get().file.path}
 
 
+def _content(response: Any) -> bytes:
+    return b"".join(response.streaming_content)
+
+
 def close(player: Player, at: datetime = CLOSED_AT) -> None:
     Player.objects.filter(pk=player.pk).update(status="closed", closed_at=at, status_changed_at=at)
     player.refresh_from_db()
 
 
-def run_job_at(*args: int) -> int:
-    with time_machine.travel(prague(*args), tick=False):
+def run_job_at(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0) -> int:
+    with time_machine.travel(prague(year, month, day, hour, minute, second), tick=False):
         return services.personal_data_anonymise_due()
 
 
@@ -256,11 +260,11 @@ def test_the_erasures_tell_the_recipients_that_received_the_records(commit):
     with time_machine.travel(prague(2032, 1, 1, 0, 10), tick=False):
         assert services.recipient_notices_send_due() == {"sent": 5, "failed": 0, "not_due": 0}
         assert services.recipient_notices_send_due()["sent"] == 0  # each once
-    to = sorted(m.to[0] for m in mail.outbox)
+    to = sorted(str(m.to[0]) for m in mail.outbox)
     assert to == sorted(["privacy@mail-delivery.example", "privacy@identification-provider.example",
                          "privacy@payment-provider.example", "privacy@mail-delivery.example",
                          "privacy@sms-gateway.example"])
-    body = "\n".join(m.body for m in mail.outbox)
+    body = "\n".join(str(m.body) for m in mail.outbox)
     assert f"{a['player'].pk}" in body and "ALPHA" not in body and a["number"] not in body  # no personal value
 
 
@@ -293,7 +297,7 @@ def test_a_failed_notice_is_retried_after_the_retry_time(settings, monkeypatch):
     start = clock.now()
     assert services.recipient_notices_send_due(now=start)["failed"] == 2
     n = RecipientNotice.objects.filter(player=player).first()
-    assert n.last_error == "mail server down" and n.attempts == 1 and n.sent_at is None
+    assert n is not None and n.last_error == "mail server down" and n.attempts == 1 and n.sent_at is None
     monkeypatch.undo()
     retry = timedelta(minutes=settings.PRIVACY_NOTICE_RETRY_MINUTES)
     assert services.recipient_notices_send_due(now=start + retry - timedelta(seconds=1))["sent"] == 0
@@ -337,11 +341,11 @@ def test_the_export_holds_each_apps_part_through_the_api_and_nothing_of_another_
     with time_machine.travel(prague(2026, 3, 2, 13, 0), tick=True):
         got = api(a["player"]).get(ident["images"][0]["download"])
         assert got.status_code == 200 and got["Content-Disposition"].startswith("attachment")
-        assert b"".join(got.streaming_content) in (JPEG, PNG)
+        assert _content(got) in (JPEG, PNG)
         assert api(b["player"]).get(ident["images"][0]["download"]).status_code == 404
         assert api(a["player"]).get(f"/api/v1/aml/identifications/{a['check'].pk}/images/x%00").status_code == 404
         got = api(a["player"]).get(complaint["attachments"][0]["download"])
-        assert got.status_code == 200 and b"".join(got.streaming_content) == PDF
+        assert got.status_code == 200 and _content(got) == PDF
 
 
 def test_after_the_aml_period_the_export_says_the_images_are_gone_and_their_download_is_not_found(commit):
@@ -365,7 +369,7 @@ def test_the_platform_does_not_start_and_exports_nothing_when_an_app_registers_n
     monkeypatch.setattr(privacy_contract, "_verified", False)
     found = privacy_contract.problems()
     assert {p.id for p in found} == {"accounts.E002", "accounts.E003"}  # aml models undeclared, its recipient's
-    assert any("aml.IdentificationImage" in p.msg and "registers no privacy contract" in p.hint for p in found)
+    assert any("aml.IdentificationImage" in p.msg and "registers no privacy contract" in str(p.hint) for p in found)
     with pytest.raises(SystemCheckError):
         call_command("check")
     with pytest.raises(HookMissing):
@@ -384,7 +388,7 @@ def test_a_model_holding_personal_data_left_out_of_every_record_stops_the_platfo
         m for m in record.models if m != "complaints.ComplaintAttachment")),))
     monkeypatch.setitem(privacy_contract._contracts, "complaints", smaller)
     monkeypatch.setattr(privacy_contract, "_verified", False)
-    msgs = [p.msg for p in privacy_contract.problems()]
+    msgs = [str(p.msg) for p in privacy_contract.problems()]
     assert msgs == ["model complaints.ComplaintAttachment holds a participant's data but no privacy record declares "
                     "it (retention, export, anonymisation)"]
 

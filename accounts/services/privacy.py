@@ -388,7 +388,7 @@ def accounts_anonymise(*, player: Player, records: frozenset[str], actor: Actor,
                                                                      answer_en=PLACEHOLDER),
         "duplicate_applications": DuplicateCase.objects.filter(registered_player=p).update(application=None),
     }
-    rows.update(out.get("accounts.messages", {}))
+    rows.update(out.get("accounts.messages") or {})
     corrections = list(CorrectionRequest.objects.filter(player=p))
     for c in corrections:
         c.changes = {field: PLACEHOLDER for field in c.changes}

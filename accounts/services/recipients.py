@@ -85,7 +85,7 @@ def recipient_notice_send_one(*, notice_id: int, now: datetime | None = None) ->
     subject, body = _text(n)
     try:
         send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [n.contact], fail_silently=False)
-    except Exception as exc:  # the mail server: recorded and retried, never lost
+    except Exception as exc:  # noqa: BLE001 - any failure of the mail backend is recorded and retried
         logger.warning("recipient notice not sent", extra={"notice": n.pk, "error": str(exc)[:200]})
         RecipientNotice.objects.filter(pk=n.pk).update(last_error=str(exc)[:255])
         return "failed"
