@@ -430,6 +430,7 @@ def test_a_deletion_request_is_answered_with_exactly_what_is_erased_now_and_when
 
 # The published list of recipients (GP §12(4)) ---------------------------------------------------------------------
 def test_the_privacy_notice_publishes_the_recipients_and_every_declared_record_with_its_retention():
+    """GP §12(4): the processors the operator appointed are named to the players (with the other recipients)."""
     r = api().get("/api/v1/accounts/privacy/")
     assert r.status_code == 200
     data = r.json()
