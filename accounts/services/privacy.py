@@ -14,9 +14,11 @@ the proven inbox (``message_send``) with the notice of the right to turn to the 
   erased while the account is open nor during the retention periods, so the request is granted in part, with the
   legal basis and the first day they may be erased; an ended account past retention is anonymised at once.
 
-Retention: ``personal_data_anonymise_due`` (daily) anonymises every ended account (closed, expired, refused) whose
-longest retention period has passed (``accounts.retention``). Ledger, audit events and AML records are not touched
-here: they are kept for their own periods by their owners.
+Retention: ``personal_data_anonymise_due`` (daily) runs every app's anonymisation (``accounts.privacy_contract``):
+each group of records of an ended account (closed, expired, refused) at the end of the longest of its periods
+(``accounts.retention``), the account itself (every period) last. The audit trail and the append-only ledger are not
+touched. Each erasure is recorded (``PersonalDataErasure``) and told to the recipients of the records
+(``accounts.services.recipients``).
 """
 from __future__ import annotations
 
@@ -196,7 +198,7 @@ def data_request_decide(*, request: DataRequest, outcome: str, actor: Actor, ans
                    and r["erase_from"] <= now]
             later = [r for r in plan if r["erased_at"] is None and r not in due]
             anonymise_now = bool(due)
-            lines_cs, lines_en = _deletion_lines(plan, due=due, later=later, now=now)
+            lines_cs, lines_en = _deletion_lines(plan, due=due, later=later)
             extra_cs += lines_cs
             extra_en += lines_en
             if not later:
@@ -235,8 +237,8 @@ def data_request_decide(*, request: DataRequest, outcome: str, actor: Actor, ans
     return request
 
 
-def _deletion_lines(plan: list[dict[str, Any]], *, due: list[dict[str, Any]], later: list[dict[str, Any]],
-                    now: datetime) -> tuple[list[str], list[str]]:
+def _deletion_lines(plan: list[dict[str, Any]], *, due: list[dict[str, Any]],
+                    later: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """What a granted deletion does, record by record, in both languages (the answer states exactly this)."""
     cs: list[str] = []
     en: list[str] = []
