@@ -215,7 +215,7 @@ def test_each_apps_records_are_kept_a_day_before_their_end_and_anonymised_on_the
     ledger = list(LedgerTransaction.objects.filter(player=pa).values())
     assert run_job_at(2032, 1, 1, 0, 0, 0) == 1
     m = PaymentMethod.objects.get(pk=a["method"].pk)
-    assert (m.iban, m.holder_name) == ("", "") and m.identifier == f"#{m.pk} ****0800"
+    assert (m.iban, m.holder_name) == ("", "") and m.identifier == f"#{m.pk} ****1234/0800"
     assert not os.path.exists(a["document_file"])
     assert MethodDocument.objects.get(pk=a["document"].pk).original_name == ""
     assert Deposit.objects.get(pk=a["deposit"].pk).payer is None
@@ -443,3 +443,23 @@ def test_the_privacy_notice_publishes_the_recipients_and_every_declared_record_w
     assert records["complaints.complaints"]["years"] == 3 and records["aml.identification"]["years"] == 5
     assert records["wallet.payments"]["periods"] == ["accounting", "aml"]
     assert any("253/2008" in s for s in records["aml.identification"]["sources_en"])
+
+
+def test_a_real_deposit_links_its_provider_callback_to_the_player_and_masks_the_number_in_the_ledger_memo():
+    """The callback's raw body (the payer's data) is erased with the payments because it knows whose it is; the
+    ledger (append-only, kept) names the method only masked."""
+    from wallet.tests.conftest import czk, deposit, verified_bank
+
+    player = make_player()
+    method = verified_bank(player)
+    d = deposit(player, method, czk(100))
+    assert d.status == "confirmed"
+    event = ProviderEvent.objects.get(event_type="payment.succeeded", raw_body__contains=d.payment_reference)
+    assert event.player_id == player.pk
+    memo = LedgerTransaction.objects.get(kind="deposit", reference=d.payment_reference).memo
+    number, bank_code = method.identifier.split("/")
+    assert number not in memo and memo.endswith(f"#{method.pk} ****{number[-4:]}/{bank_code}")
+    close(player)
+    assert run_job_at(2036, 12, 1) == 1
+    assert ProviderEvent.objects.get(pk=event.pk).raw_body == ""
+    assert Deposit.objects.get(pk=d.pk).payer is None and Deposit.objects.get(pk=d.pk).amount == 10_000

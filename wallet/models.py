@@ -167,6 +167,18 @@ class Entry(models.Model):
 
 # Payment methods ----------------------------------------------------------------------------------
 
+def mask_identifier(pk: int | None, identifier: str) -> str:
+    """``#<id> ****<last 4 of the number>`` (a Czech account's bank code kept: ``#7 ****6789/0800``); a value masked
+    already is returned as it is. Unique per method (the id), so the "in use once" constraint holds."""
+    if identifier.startswith("#"):
+        return identifier
+    number, sep, bank = identifier.rpartition("/")
+    if not sep:
+        number, bank = identifier, ""
+    tail = number[-4:] if len(number) > 4 else ""
+    return f"#{pk} ****{tail}{sep}{bank}"
+
+
 class PaymentMethod(models.Model):
     """A player's payment method (GP §5(6)-(11)); ownership verified by first payment or documents."""
 
@@ -231,10 +243,7 @@ class PaymentMethod(models.Model):
     @property
     def masked(self) -> str:
         """The method without its full number (the ledger memo, the export of an erased method): kind + last 4."""
-        if self.card_masked:
-            return self.card_masked
-        tail = self.identifier[-4:] if len(self.identifier) > 4 else ""
-        return f"#{self.pk} ****{tail}"
+        return self.card_masked or mask_identifier(self.pk, self.identifier)
 
     @property
     def usable(self) -> bool:

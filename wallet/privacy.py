@@ -28,8 +28,6 @@ from datetime import datetime
 from typing import Any
 
 from django.core.files.storage import default_storage
-from django.db.models import CharField, Value
-from django.db.models.functions import Cast, Concat, Right
 
 from accounts import privacy_contract
 from accounts.models import Player
@@ -48,6 +46,7 @@ from wallet.models import (
     WinDeduction,
     WinHold,
     Withdrawal,
+    mask_identifier,
 )
 
 PLACEHOLDER = "[anonymised]"
@@ -171,9 +170,9 @@ def anonymise(*, player: Player, records: frozenset[str], actor: Actor, now: dat
             if doc.file:
                 default_storage.delete(doc.file.name)
                 deleted += 1
-        masked = (methods.exclude(identifier__startswith="#")
-                  .update(identifier=Concat(Value("#"), Cast("id", CharField()), Value(" ****"), Right("identifier", 4),
-                                          output_field=CharField())))
+        masked = 0
+        for m in methods.exclude(identifier__startswith="#").only("pk", "identifier"):
+            masked += PaymentMethod.objects.filter(pk=m.pk).update(identifier=mask_identifier(m.pk, m.identifier))
         out["wallet.payment_methods"] = {
             "identifiers_masked": masked,
             "methods": methods.update(iban="", holder_name="", card_token="", accepted_payers=[], status_reason="",
