@@ -170,10 +170,12 @@ def data_request_decide(*, request: DataRequest, outcome: str, actor: Actor, ans
 
     ``outcome``: explanation -> ``answered`` (the answer is required) | ``refused``; blocking -> ``granted`` (it stays
     in force until lifted) | ``refused`` (it ends); deletion -> ``granted`` | ``refused``. A refusal needs its legal
-    basis. A granted deletion erases the optional data now (the marketing consent is withdrawn) and, when the account
-    has ended and its retention has passed, anonymises it right after the answer is sent; otherwise it becomes
-    ``partly_granted`` with the legal basis and ``erase_on``, the first day the data kept by law may be erased (None
-    while the account is open: retention starts when the relationship ends)."""
+    basis. A granted deletion erases the optional data now (the marketing consent is withdrawn) and, for an ended
+    account, anonymises right after the answer is sent every group of records (in every app, ``privacy_contract``)
+    whose retention has passed. The answer lists, record by record, what is anonymised now, what was before, and the
+    day each of the rest goes (or its years after the closure while the account is open) with its law. When records
+    remain it is ``partly_granted`` with the legal basis and ``erase_on``, the day of the last of them (None while the
+    account is open: retention starts when the relationship ends)."""
     _check_answer(outcome=outcome, answer_cs=answer_cs, answer_en=answer_en, legal_basis=legal_basis)
     anonymise_now = False
     with transaction.atomic():
