@@ -463,3 +463,20 @@ def test_a_real_deposit_links_its_provider_callback_to_the_player_and_masks_the_
     assert run_job_at(2036, 12, 1) == 1
     assert ProviderEvent.objects.get(pk=event.pk).raw_body == ""
     assert Deposit.objects.get(pk=d.pk).payer is None and Deposit.objects.get(pk=d.pk).amount == 10_000
+
+
+def test_an_account_anonymised_before_the_contract_gets_the_other_apps_records_anonymised_and_keeps_its_own(commit):
+    """The security review's case (N-4): an account the earlier job anonymised, its AML identification and images
+    still there. The job now anonymises them; the account's own anonymisation is not repeated."""
+    with time_machine.travel(prague(2026, 3, 2, 12, 0), tick=True):
+        a = rich_player("ALPHA", commit)
+    close(a["player"])
+    Player.objects.filter(pk=a["player"].pk).update(anonymised_at=prague(2032, 1, 1))  # as the earlier job did
+    assert run_job_at(2032, 1, 2) == 1
+    assert IdentificationCheck.objects.get(pk=a["check"].pk).document_number == ""
+    assert not any(os.path.exists(p) for p in [*a["images"], a["document_file"], a["attachment_file"]])
+    a["player"].refresh_from_db()
+    assert a["player"].anonymised_at == prague(2032, 1, 1)
+    assert PersonalData.objects.get(player=a["player"]).surname != "[anonymised]"  # the fixture's, not re-done
+    assert PersonalDataErasure.objects.filter(player=a["player"]).count() == 4
+    assert run_job_at(2032, 1, 3) == 0

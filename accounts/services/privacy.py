@@ -369,6 +369,8 @@ def accounts_anonymise(*, player: Player, records: frozenset[str], actor: Actor,
     p = player
     ended = retention.relationship_ended_at(p)
     out: dict[str, dict[str, int]] = {}
+    if p.anonymised_at is not None:
+        return out  # anonymised before the privacy contract (this same code): nothing of it is left
     if "accounts.messages" in records:
         out["accounts.messages"] = {
             "messages": Message.objects.filter(player=p).update(body_cs=PLACEHOLDER, body_en=PLACEHOLDER),
@@ -432,10 +434,11 @@ def _erase_group(p: Player, *, key: str, ended: datetime, actor: Actor, now: dat
 
 def _erase_due(p: Player, *, actor: Actor, now: datetime) -> list[str]:
     """Every retention group of a locked player that is due now and not done yet, shortest first (the account's
-    own group, all periods, last). Returns the groups done. An open account (no end of the relationship) or an
-    anonymised one is never touched."""
+    own group, all periods, last). Returns the groups done. An open account (no end of the relationship) is never
+    touched. An account anonymised before the privacy contract existed (``anonymised_at`` set, no erasure recorded)
+    gets the other apps' groups now; its own records are not touched again."""
     ended = retention.relationship_ended_at(p)
-    if p.anonymised_at is not None or ended is None:
+    if ended is None:
         return []
     done = set(PersonalDataErasure.objects.filter(player=p).values_list("retention", flat=True))
     out = []
@@ -484,7 +487,11 @@ def personal_data_anonymise_due(*, now: datetime | None = None, batch: int = 200
     final = privacy_contract.all_periods_key()
     handled = anonymised = 0
     for key, codes in privacy_contract.retention_groups():
-        queue = (Player.objects.filter(status__in=Player.TERMINAL, anonymised_at__isnull=True)
+        # the accounts not anonymised yet (a partial index serves them), and those anonymised before the privacy
+        # contract existed (no erasure recorded): their other apps' records are still there
+        queue = (Player.objects.filter(status__in=Player.TERMINAL)
+                 .filter(Q(anonymised_at__isnull=True)
+                         | ~Exists(PersonalDataErasure.objects.filter(player=OuterRef("pk"))))
                  .annotate(ended=Coalesce("closed_at", "status_changed_at", "created_at"))
                  .filter(ended__lte=retention.prefilter_ended_before(now, codes))
                  .exclude(Exists(PersonalDataErasure.objects.filter(player=OuterRef("pk"), retention=key))))
@@ -500,7 +507,7 @@ def personal_data_anonymise_due(*, now: datetime | None = None, batch: int = 200
                 after = (ended, pk)
                 with transaction.atomic():
                     p = (Player.objects.select_for_update(no_key=True, skip_locked=True)
-                         .filter(pk=pk, status__in=Player.TERMINAL, anonymised_at__isnull=True).first())
+                         .filter(pk=pk, status__in=Player.TERMINAL).first())
                     if p is not None:
                         groups = _erase_due(p, actor=actor, now=now)
                         handled += bool(groups)
