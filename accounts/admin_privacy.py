@@ -15,7 +15,7 @@ from django.urls import URLPattern, reverse
 from django.utils.html import format_html
 
 from accounts import retention, services
-from accounts.models import DataRequest, Player, User
+from accounts.models import DataRequest, PersonalDataErasure, Player, RecipientNotice, User
 from core import clock
 from core.admin import ReadOnlyAdmin, decision_path, domain_error_text
 from core.audit import Actor
@@ -162,3 +162,25 @@ class DataRequestAdmin(ReadOnlyAdmin):
                     error = domain_error_text(exc)
         return _render(request, self, title="Record a personal-data request received in writing", form=form,
                        error=error, help="GP §12(7): e.g. from a player whose account is closed (who cannot sign in).")
+
+
+@admin.register(PersonalDataErasure)
+class PersonalDataErasureAdmin(ReadOnlyAdmin):
+    """What the retention job anonymised, per account and group of records (``accounts.privacy_contract``)."""
+
+    list_display = ("player", "retention", "erased_at")
+    list_filter = ("retention",)
+    search_fields = ("player__id",)
+    readonly_fields = ("player", "retention", "records", "erased_at", "rows")
+
+
+@admin.register(RecipientNotice)
+class RecipientNoticeAdmin(ReadOnlyAdmin):
+    """Notices to the recipients of the data (GP §12(7), GDPR art. 19): sent ones, and those waiting (no contact
+    declared: staff tell the recipient themselves)."""
+
+    list_display = ("created_at", "player", "recipient", "event", "reference", "sent_at", "attempts", "last_error")
+    list_filter = ("recipient", "event", ("sent_at", admin.EmptyFieldListFilter))
+    search_fields = ("player__id", "reference")
+    readonly_fields = ("player", "recipient", "event", "reference", "records", "fields", "contact", "created_at",
+                       "sent_at", "attempts", "next_attempt_at", "last_error")

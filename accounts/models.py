@@ -432,6 +432,57 @@ class DataRequest(models.Model):
         return f"data request #{self.pk} ({self.kind}, {self.state})"
 
 
+class PersonalDataErasure(models.Model):
+    """One group of a player's records anonymised at the end of its retention (``accounts.privacy_contract``): the
+    records whose periods are ``retention`` (sorted period codes), done once (unique), with how many rows changed."""
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="data_erasures")
+    retention = models.CharField(max_length=120)
+    records = models.JSONField(default=list)
+    erased_at = models.DateTimeField()
+    rows = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["player", "erased_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["player", "retention"], name="acc_erasure_once")]
+
+    def __str__(self):
+        return f"erasure {self.retention} of player {self.player_id}"
+
+
+class RecipientNotice(models.Model):
+    """A notice to a recipient of the data (GP §12(7), GDPR art. 19): a correction or an erasure of a player's
+    records it received. Written in the transaction of the change (outbox), e-mailed to the recipient's declared
+    contact by ``recipient_notices_send``; it names the player only by our reference."""
+
+    class Event(models.TextChoices):
+        CORRECTION = "correction", "personal data corrected"
+        ERASURE = "erasure", "records erased at the end of retention"
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="recipient_notices")
+    recipient = models.CharField(max_length=60)
+    event = models.CharField(max_length=12, choices=Event.choices)
+    reference = models.CharField(max_length=120)
+    records = models.JSONField(default=list)
+    fields = models.JSONField(default=list, blank=True, help_text="a correction: the fields changed (no values)")
+    contact = models.CharField(max_length=254, blank=True, default="")
+    created_at = models.DateTimeField()
+    sent_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=255, blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["player", "recipient", "reference"],
+                                               name="acc_recipient_notice_once")]
+        indexes = [models.Index(fields=["next_attempt_at"], name="acc_recnotice_due_idx",
+                                condition=Q(sent_at__isnull=True))]
+
+    def __str__(self):
+        return f"{self.event} notice to {self.recipient} ({self.reference})"
+
+
 class BarredPerson(models.Model):
     """GP §3(3): the operator's shareholders, employees and statutory officers (kept by staff)."""
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
-from accounts import retention
+from accounts import privacy_contract, retention
 
 # GP §12(7)e, GDPR art. 77: the supervisory authority (a real one; its contacts are on its website).
 AUTHORITY = {
@@ -98,18 +98,31 @@ def retention_summary() -> tuple[str, str]:
 
 
 def privacy_notice() -> dict[str, Any]:
-    """Everything ``GET /api/v1/accounts/privacy/`` states (GP §12(3), §12(5), §12(7))."""
+    """Everything ``GET /api/v1/accounts/privacy/`` states (GP §12(3), §12(4), §12(5), §12(7)): also every record the
+    apps declare with its retention (``accounts.privacy_contract``) and the recipients of the data."""
     return {
         "purposes": PURPOSES,
         "retention": retention_rows(),
         "retention_note_cs": (
-            "Po skončení vztahu (zrušení konta) uchováváme údaje jen po dobu, kterou ukládá zákon (HP §12 odst. 5); "
-            "po uplynutí nejdelší z lhůt je denní úloha anonymizuje. Záznamy účetnictví, auditní stopa a záznamy AML "
-            "se uchovávají po vlastní lhůty."),
+            "Po skončení vztahu (zrušení konta) uchováváme údaje jen po dobu, kterou ukládá zákon (HP §12 odst. 5). "
+            "Každý záznam (records) má své lhůty; po uplynutí nejdelší z nich jej denní úloha anonymizuje, soubory "
+            "(snímky dokladů, přílohy) smaže. Konto samo je anonymizováno po uplynutí všech lhůt. Auditní stopa se "
+            "uchovává po vlastní lhůtu."),
         "retention_note_en": (
             "After the relationship ends (the account is closed) we keep the data only as long as the law requires "
-            "(GP §12(5)); when the longest period has passed a daily job anonymises them. Accounting records, the "
-            "audit trail and the AML records are kept for their own periods."),
+            "(GP §12(5)). Each record (records) has its periods; when the longest of them has passed a daily job "
+            "anonymises it and deletes its files (document images, attachments). The account itself is anonymised "
+            "when every period has passed. The audit trail is kept for its own period."),
+        "records": privacy_contract.retention_table(),
+        "recipients": privacy_contract.recipients(),
+        "recipients_note_cs": (
+            "Příjemci údajů (HP §12 odst. 4: zpracovatelé, které provozovatel pověřil; úřady, kterým údaje předává ze "
+            "zákona). Opravu nebo výmaz údajů oznamujeme každému příjemci, který je obdržel (HP §12 odst. 7, čl. 19 "
+            "GDPR)."),
+        "recipients_note_en": (
+            "The recipients of the data (GP §12(4): the processors the operator appointed; the authorities it passes "
+            "data to by law). A correction or an erasure is notified to each recipient that received the data "
+            "(GP §12(7), GDPR art. 19)."),
         "rights": RIGHTS,
         "answer_within_months": int(settings.ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS),
         "blocking_effect_cs": BLOCKING_EFFECT_CS,

@@ -96,19 +96,36 @@ def period_last_day(period: Period, ended_at: datetime) -> date:
     return add_years(start, period.years)
 
 
-def retention_last_day(ended_at: datetime) -> date:
-    """The last day on which any period still requires the data: the longest period decides."""
-    return max(period_last_day(p, ended_at) for p in periods())
+def codes() -> tuple[str, ...]:
+    """The codes of the periods in force, in their order."""
+    return tuple(p.code for p in periods())
 
 
-def retention_ends_at(ended_at: datetime) -> datetime:
+def _chosen(which: tuple[str, ...] | None) -> list[Period]:
+    rows = periods()
+    if which is None:
+        return rows
+    unknown = set(which) - {p.code for p in rows}
+    if unknown or not which:
+        raise ValueError(f"unknown retention period(s) {sorted(unknown)!r}; known: {[p.code for p in rows]!r}")
+    return [p for p in rows if p.code in which]
+
+
+def retention_last_day(ended_at: datetime, which: tuple[str, ...] | None = None) -> date:
+    """The last day on which any of the periods ``which`` (all when None) still requires the data: the longest
+    decides (a record several laws cover is kept until the last of them lets it go)."""
+    return max(period_last_day(p, ended_at) for p in _chosen(which))
+
+
+def retention_ends_at(ended_at: datetime, which: tuple[str, ...] | None = None) -> datetime:
     """The first instant at which the data may be anonymised: 00:00 Prague after :func:`retention_last_day`."""
-    first_free = retention_last_day(ended_at) + timedelta(days=1)
+    first_free = retention_last_day(ended_at, which) + timedelta(days=1)
     return datetime.combine(first_free, time.min, tzinfo=clock.PRAGUE).astimezone(UTC)
 
 
-def prefilter_ended_before(now: datetime) -> datetime:
-    """A bound for the database: every relationship whose retention has ended by ``now`` ended before this instant
-    (a period lasts at least 365 days a year; one day less covers a change of summer time), so the job reads no more
-    than a few days of candidates too many and checks each exactly with :func:`retention_ends_at`."""
-    return now - timedelta(days=365 * max(p.years for p in periods()) - 1)
+def prefilter_ended_before(now: datetime, which: tuple[str, ...] | None = None) -> datetime:
+    """A bound for the database: every relationship whose retention (of the periods ``which``, all when None) has
+    ended by ``now`` ended before this instant (a period lasts at least 365 days a year; one day less covers a change
+    of summer time), so the job reads no more than a few days of candidates too many and checks each exactly with
+    :func:`retention_ends_at`."""
+    return now - timedelta(days=365 * max(p.years for p in _chosen(which)) - 1)

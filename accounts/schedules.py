@@ -13,4 +13,6 @@ BEAT_SCHEDULE = {
     # GP §12(5), §12(7): the end of the retention periods (daily)
     "accounts.personal_data_anonymise": {"task": "accounts.personal_data_anonymise",
                                          "schedule": crontab(hour=2, minute=40)},
+    # GP §12(7): the recipients of the data are told of corrections and erasures
+    "accounts.recipient_notices_send": {"task": "accounts.recipient_notices_send", "schedule": 600.0},
 }

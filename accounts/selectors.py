@@ -9,7 +9,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.forms.models import model_to_dict
 
-from accounts import errors, rules, terms
+from accounts import errors, privacy_contract, rules, terms
 from accounts.adapters import Identity
 from accounts.hooks import hook
 from accounts.models import (
@@ -200,7 +200,31 @@ def registration_steps(player: Player, now: datetime | None = None) -> dict[str,
 
 
 def personal_data_export(player: Player) -> dict[str, Any]:
-    """Everything the platform keeps about the player in this app (GP §12(7)), as JSON-ready data."""
+    """Everything the platform keeps about the player (GP §12(7)a, GDPR art. 15), as JSON-ready data: the accounts
+    app's part at the top level, each other app's part under its label (``aml``, ``wallet``, ``complaints`` ...; each
+    app's registered privacy contract, ``accounts.privacy_contract``), then ``retention`` (every declared record, its
+    periods and sources and when this player's is anonymised), ``withheld`` (what is left out, and why) and
+    ``recipients`` (to whom the data go). Raises ``HookMissing`` when an app holding personal data registered no
+    contract: never a partial export."""
+    from accounts.services.privacy import record_erase_dates  # services import selectors (a real cycle)
+
+    data: dict[str, Any] = {}
+    withheld: list[dict[str, str]] = []
+    for contract in privacy_contract.contracts():
+        part = contract.export(player)
+        if contract.app == "accounts":
+            data.update(part)
+        else:
+            data[contract.app] = part
+        withheld += [{"app": contract.app, **w} for w in contract.withheld]
+    data["retention"] = record_erase_dates(player)
+    data["withheld"] = withheld
+    data["recipients"] = privacy_contract.recipients()
+    return data
+
+
+def accounts_export(player: Player) -> dict[str, Any]:
+    """The accounts app's part of the export (its privacy contract): everything it keeps about the player."""
     user = player.user
     data: dict[str, Any] = {
         "account": {

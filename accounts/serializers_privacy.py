@@ -75,6 +75,32 @@ class AuthoritySerializer(serializers.Serializer):
     web = serializers.CharField()
 
 
+class RecordRetentionSerializer(serializers.Serializer):
+    app = serializers.CharField()
+    record = serializers.CharField()
+    models = serializers.ListField(child=serializers.CharField())
+    periods = serializers.ListField(child=serializers.CharField(), help_text="retention period codes")
+    years = serializers.IntegerField(help_text="the longest of its periods")
+    sources_cs = serializers.ListField(child=serializers.CharField())
+    sources_en = serializers.ListField(child=serializers.CharField())
+    what_cs = serializers.CharField()
+    what_en = serializers.CharField()
+    erased_cs = serializers.CharField()
+    erased_en = serializers.CharField()
+    kept_cs = serializers.CharField(allow_blank=True)
+    kept_en = serializers.CharField(allow_blank=True)
+
+
+class RecipientSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    role = serializers.CharField(help_text="processor | controller | authority")
+    name = serializers.CharField()
+    purpose_cs = serializers.CharField()
+    purpose_en = serializers.CharField()
+    records = serializers.ListField(child=serializers.CharField(), help_text="record codes it receives")
+    notify = serializers.BooleanField(help_text="told of corrections and erasures (GDPR art. 19)")
+
+
 class PrivacyNoticeSerializer(serializers.Serializer):
     """GP §12(3) purposes, §12(5) retention, §12(7) rights and the data-protection authority."""
 
@@ -82,6 +108,10 @@ class PrivacyNoticeSerializer(serializers.Serializer):
     retention = RetentionSerializer(many=True)
     retention_note_cs = serializers.CharField()
     retention_note_en = serializers.CharField()
+    records = RecordRetentionSerializer(many=True)
+    recipients = RecipientSerializer(many=True)
+    recipients_note_cs = serializers.CharField()
+    recipients_note_en = serializers.CharField()
     rights = RightSerializer(many=True)
     answer_within_months = serializers.IntegerField()
     blocking_effect_cs = serializers.CharField()

@@ -62,3 +62,9 @@ def terms_announce() -> int:
 def personal_data_anonymise() -> int:
     """GP §12(5), §12(7): anonymise the ended accounts whose legal retention periods have passed."""
     return services.personal_data_anonymise_due()
+
+
+@shared_task(name="accounts.recipient_notices_send", time_limit=600, soft_time_limit=540)
+def recipient_notices_send() -> dict[str, int]:
+    """GP §12(7), GDPR art. 19: e-mail the due notices of corrections and erasures to the recipients of the data."""
+    return services.recipient_notices_send_due()

@@ -9,7 +9,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import AdminSite
 from django.db.models import QuerySet
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, reverse
@@ -152,6 +152,8 @@ class IdentificationCheckAdmin(DecisionAdmin):
 
     def image_view(self, request: HttpRequest, pk: int, side: str) -> FileResponse:
         img = get_object_or_404(IdentificationImage, identification_id=pk, side=side)
+        if not img.file:  # deleted at the end of its retention (aml/privacy.py)
+            raise Http404
         return FileResponse(img.file.open("rb"), content_type=img.content_type)
 
 

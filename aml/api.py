@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
+from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -21,7 +22,7 @@ from rest_framework.views import APIView
 from accounts.permissions import IsPlayer, request_player
 from aml import errors, selectors, services
 from aml.adapters import SIGNATURE_HEADER
-from aml.models import ComplianceCase, IdentificationCheck, SourceOfFundsDeclaration
+from aml.models import ComplianceCase, IdentificationCheck, IdentificationImage, SourceOfFundsDeclaration
 from aml.serializers import (
     AmlCallbackResultSerializer,
     AmlStatusSerializer,
@@ -159,6 +160,26 @@ class BankIdCallbackView(APIView):
                                body=d["state"], player_id=player.pk, status=exc.details.get("status"))
             raise
         return Response(IdentificationSerializer(check).data)
+class IdentificationImageView(APIView):
+    """The player's own identification image (GP §12(7)a, GDPR art. 15: the export lists them with this path)."""
+
+    permission_classes = [IsPlayer]
+
+    @extend_schema(responses={(200, "image/*"): OpenApiTypes.BINARY}, operation_id="aml_identification_image",
+                   summary="Download one image of my identification (document front/back, selfie)")
+    def get(self, request: Request, pk: int, side: str) -> FileResponse:
+        if side not in IdentificationImage.Side.values or not 0 < pk < 2**63:
+            raise NOT_FOUND()
+        img = IdentificationImage.objects.filter(identification_id=pk, side=side,
+                                                 identification__player=request_player(request)).first()
+        if img is None or not img.file:  # another player's, none, or deleted at the end of its retention
+            raise NOT_FOUND()
+        ext = ".png" if img.content_type == "image/png" else ".jpg"
+        response = FileResponse(img.file.open("rb"), content_type=img.content_type, as_attachment=True,
+                                filename=f"identification-{pk}-{side}{ext}")
+        response["X-Content-Type-Options"] = "nosniff"
+        response["Cache-Control"] = "private, no-store"
+        return response
 
 
 class IdentificationCallbackView(APIView):

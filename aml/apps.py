@@ -9,7 +9,8 @@ class AmlConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts import hooks
-        from aml import selectors, services
+        from aml import privacy, selectors, services
 
         hooks.register("aml_compliance_refusal", selectors.compliance_refusal)
         hooks.register("aml_screening_request", services.screening_request)
+        privacy.register()  # its records, export and anonymisation (accounts.privacy_contract, GP §12(5), §12(7))

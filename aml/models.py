@@ -119,6 +119,10 @@ class IdentificationEvent(models.Model):
     provider = models.CharField(max_length=30)
     event_id = models.CharField(max_length=120)
     event_type = models.CharField(max_length=40)
+    # the check the event answered (None: an unknown reference); its raw body holds the person's data read off the
+    # document, so it is anonymised with the check (aml/privacy.py)
+    identification = models.ForeignKey(IdentificationCheck, on_delete=models.PROTECT, null=True, blank=True,
+                                       related_name="events")
     raw_body = models.TextField()
     received_at = models.DateTimeField()
     result = models.CharField(max_length=40)

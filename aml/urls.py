@@ -9,6 +9,8 @@ urlpatterns = [
     path("identifications/<int:pk>", api.IdentificationDetailView.as_view(), name="aml-identification"),
     path("identifications/bankid", api.BankIdStartView.as_view(), name="aml-bankid-start"),
     path("identifications/bankid/callback", api.BankIdCallbackView.as_view(), name="aml-bankid-callback"),
+    path("identifications/<int:pk>/images/<str:side>", api.IdentificationImageView.as_view(),
+         name="aml-identification-image"),
     path("pep-declaration", api.PepDeclarationView.as_view(), name="aml-pep-declaration"),
     path("source-of-funds", api.SourceOfFundsView.as_view(), name="aml-source-of-funds"),
     path("callbacks/<str:provider>", api.IdentificationCallbackView.as_view(), name="aml-callback"),

@@ -135,7 +135,7 @@ class ComplaintAttachmentDownloadView(APIView):
     def get(self, request: Request, reference: str, attachment_id: int) -> FileResponse:
         c = selectors.complaint_for_player(request_player(request), reference)
         a = c.attachments.filter(pk=attachment_id).first()
-        if a is None:
+        if a is None or not a.file:  # none, or deleted at the end of its retention (complaints/privacy.py)
             raise error(errors.COMPLAINT_NOT_FOUND, reference=reference)
         return FileResponse(a.file.open("rb"), content_type=a.content_type, as_attachment=True,
                             filename=a.original_name)

@@ -310,6 +310,45 @@ ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS = env.int("ACCOUNTS_DATA_REQUEST_ANSWER_MONT
 if min(ACCOUNTS_RETENTION_GAMBLING_YEARS, ACCOUNTS_RETENTION_AML_YEARS, ACCOUNTS_RETENTION_ACCOUNTING_YEARS,
        ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS) < 1:
     raise ImproperlyConfigured("ACCOUNTS_RETENTION_*_YEARS and ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS must be at least 1")
+# GP §12(4), §12(7), GDPR art. 13(1)e, art. 19: the recipients of the participants' data, published in the privacy
+# notice (GET /api/v1/accounts/privacy/) and in the export; those with "notify" are told of a correction or an erasure
+# of the records they receive (accounts.RecipientNotice, e-mailed to "contact"). "records" are record codes of the
+# privacy contract (accounts/privacy_contract.py; the system check accounts.E003 refuses an unknown one). The defaults
+# name the platform's own integrations with development contacts: a deployment sets its processors' real names and
+# privacy contacts (env PRIVACY_RECIPIENTS, a JSON list of the same shape).
+PRIVACY_RECIPIENTS = env.json("PRIVACY_RECIPIENTS", default=[
+    {"code": "identification_provider", "role": "processor", "notify": True,
+     "name": "Poskytovatel online identifikace (AML_IDENTIFICATION_PROVIDER) / online identification provider",
+     "purpose_cs": "ověření dokladu totožnosti a shody selfie s fotografií (AML identifikace, HP §4 odst. 4 písm. b)",
+     "purpose_en": "checking the identity document and the likeness of the selfie (AML identification, GP §4(4)b)",
+     "records": ["aml.identification"], "contact": "privacy@identification-provider.example"},
+    {"code": "payment_provider", "role": "processor", "notify": True,
+     "name": "Platební poskytovatelé (WALLET_PROVIDER_BY_KIND) / payment providers",
+     "purpose_cs": "vklady, výběry a výplaty; ověření vlastnictví platebního prostředku (HP §5 odst. 6-11)",
+     "purpose_en": "deposits, withdrawals and payouts; verifying the ownership of a payment method (GP §5(6)-(11))",
+     "records": ["wallet.payment_methods", "wallet.payments"], "contact": "privacy@payment-provider.example"},
+    {"code": "email_delivery", "role": "processor", "notify": True,
+     "name": "Doručování e-mailů (EMAIL_HOST) / e-mail delivery",
+     "purpose_cs": "doručování oznámení a odpovědí (HP §7 odst. 7, §10 odst. 4, §11)",
+     "purpose_en": "delivering notices and answers (GP §7(7), §10(4), §11)",
+     "records": ["accounts.personal_data", "accounts.messages", "complaints.complaints"],
+     "contact": "privacy@mail-delivery.example"},
+    {"code": "sms_gateway", "role": "processor", "notify": True,
+     "name": "SMS brána (ACCOUNTS_SMS_GATEWAY) / SMS gateway",
+     "purpose_cs": "ověřovací kódy na telefonní číslo", "purpose_en": "verification codes to the phone number",
+     "records": ["accounts.personal_data"], "contact": "privacy@sms-gateway.example"},
+    {"code": "population_register", "role": "authority", "notify": False,
+     "name": "Ministerstvo vnitra: základní registr obyvatel / Ministry of the Interior: population register",
+     "purpose_cs": "ověření totožnosti a věku (HP §4 odst. 4 písm. c), ze zákona",
+     "purpose_en": "verifying identity and age (GP §4(4)c), by law",
+     "records": ["accounts.personal_data"], "contact": ""},
+    {"code": "exclusion_register", "role": "authority", "notify": False,
+     "name": "Ministerstvo financí: rejstřík vyloučených osob / Ministry of Finance: register of excluded persons",
+     "purpose_cs": "kontrola a zápis vyloučených osob (zákon č. 186/2016 Sb. §15), ze zákona",
+     "purpose_en": "checking and listing excluded persons (Gambling Act §15), by law",
+     "records": ["accounts.personal_data", "limits.self_exclusion"], "contact": ""},
+])
+PRIVACY_NOTICE_RETRY_MINUTES = env.int("PRIVACY_NOTICE_RETRY_MINUTES", default=30)
 
 # Wallet (docs/wallet.md); amounts in minor units (haléře), None = no limit.
 WALLET_SANDBOX_ENABLED = env.bool("WALLET_SANDBOX_ENABLED", default=not PRODUCTION)

@@ -8,8 +8,9 @@ class LimitsConfig(AppConfig):
         # limits implements these account events for accounts (accounts/hooks.py; checked at start-up).
         # Imported here, not at the top: the services import models, which need the app registry ready.
         from accounts import hooks
-        from limits import selectors, services
+        from limits import privacy, selectors, services
 
         hooks.register("login_check", services.login_check)
         hooks.register("account_closed", services.limits_account_closed)
         hooks.register("self_limits_decided", selectors.self_limits_decided)
+        privacy.register()  # its records, export and anonymisation (accounts.privacy_contract, GP §12(5), §12(7))

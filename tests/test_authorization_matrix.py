@@ -35,6 +35,7 @@ OWNED = {
     ("api/v1/complaints/", "attachment_id"): "attachment",
     ("api/v1/accounts/me/messages/", "message_id"): "message",
     ("api/v1/aml/identifications/", "pk"): "aml_identification",
+    ("api/v1/aml/identifications/", "side"): "aml_image_side",
     ("api/v1/accounts/me/data-requests/", "request_id"): "data_request",
 }
 # parameters that name no record of a player (a kind, a game, a provider): not part of the ownership matrix
@@ -90,10 +91,13 @@ def _fill(path: str, values: dict[str, Any]) -> str:
 
 
 @pytest.fixture
-def records() -> dict[str, Any]:
-    """Player B with one record of every kind a path can name."""
+def records(settings: Any, tmp_path: Any) -> dict[str, Any]:
+    """Player B with one record of every kind a path can name (files in a temp dir)."""
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    from django.core.files.base import ContentFile
+
     from accounts.services import data_request_create, message_send
-    from aml.models import IdentificationCheck
+    from aml.models import IdentificationCheck, IdentificationImage
     from complaints.services import complaint_file
     from complaints.tests.helpers import PDF, upload
     from games.models import Round
@@ -117,6 +121,10 @@ def records() -> dict[str, Any]:
         player=b, provider="sandbox", reference="idc_b", document_type="id_card", document_number="AB1234567",
         document_issuing_state="CZ", document_issuing_authority="x", document_valid_until=date(2030, 1, 1),
         created_at=clock.now())
+    image = IdentificationImage(identification=identification, side="selfie", content_type="image/jpeg", size=4,
+                                sha256="0" * 64)
+    image.file.save("idc_b-selfie.jpg", ContentFile(b"\xff\xd8\xff\xe0"), save=False)
+    image.save()
     data_request = data_request_create(player=b, kind="blocking", text="B", actor=Actor.player(b))
     message = message_send(player=b, kind="notice", subject_cs="B", subject_en="B", body_cs="B", body_en="B")
     complaint = complaint_file(player=b, reason="other", description="B's complaint",
@@ -125,7 +133,7 @@ def records() -> dict[str, Any]:
     return {"player": b, "method": method.pk, "deposit": deposit["id"], "withdrawal": withdrawal["id"],
             "round": body["id"], "round_status": Round.objects.get(pk=body["id"]).status,
             "complaint": complaint.reference, "attachment": complaint.attachments.get().pk, "message": message.pk,
-            "aml_identification": identification.pk, "data_request": data_request.pk}
+            "aml_identification": identification.pk, "aml_image_side": image.side, "data_request": data_request.pk}
 
 
 def _state(b: Any) -> dict[str, Any]:

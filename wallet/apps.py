@@ -9,7 +9,7 @@ class WalletConfig(AppConfig):
         # Imported here, not at module level: selectors and services import the models, which Django loads
         # only after every AppConfig is created.
         from accounts import hooks
-        from wallet import selectors, services
+        from wallet import privacy, selectors, services
 
         hooks.register("temporary_convert", services.wallet_convert_temporary)
         hooks.register("temporary_refund_start", services.temporary_refund_start)
@@ -18,3 +18,4 @@ class WalletConfig(AppConfig):
         hooks.register("closure_settled_at", selectors.closure_settled_at)
         hooks.register("has_verified_payment_method", selectors.player_has_verified_payment_method)
         hooks.register("payment_method_deadline", selectors.payment_method_deadline)
+        privacy.register()  # its records, export and anonymisation (accounts.privacy_contract, GP §12(5), §12(7))

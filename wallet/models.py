@@ -168,6 +168,18 @@ class Entry(models.Model):
 
 # Payment methods ----------------------------------------------------------------------------------
 
+def mask_identifier(pk: int | None, identifier: str) -> str:
+    """``#<id> ****<last 4 of the number>`` (a Czech account's bank code kept: ``#7 ****6789/0800``); a value masked
+    already is returned as it is. Unique per method (the id), so the "in use once" constraint holds."""
+    if identifier.startswith("#"):
+        return identifier
+    number, sep, bank = identifier.rpartition("/")
+    if not sep:
+        number, bank = identifier, ""
+    tail = number[-4:] if len(number) > 4 else ""
+    return f"#{pk} ****{tail}{sep}{bank}"
+
+
 class PaymentMethod(models.Model):
     """A player's payment method (GP §5(6)-(11)); ownership verified by first payment or documents."""
 
@@ -234,6 +246,11 @@ class PaymentMethod(models.Model):
     @property
     def display(self) -> str:
         return self.card_masked or self.identifier
+
+    @property
+    def masked(self) -> str:
+        """The method without its full number (the ledger memo, the export of an erased method): kind + last 4."""
+        return self.card_masked or mask_identifier(self.pk, self.identifier)
 
     @property
     def usable(self) -> bool:
@@ -348,6 +365,9 @@ class ProviderEvent(models.Model):
     provider = models.CharField(max_length=30)
     provider_txn_id = models.CharField(max_length=120)
     event_type = models.CharField(max_length=40)
+    # whose deposit, withdrawal or payout the event is about (None: an unknown reference); its raw body holds the
+    # payer's data, so it is anonymised with the player's payments (wallet/privacy.py)
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     raw_body = models.TextField()
     received_at = models.DateTimeField()
     result = models.CharField(max_length=40)

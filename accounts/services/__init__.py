@@ -52,7 +52,9 @@ from accounts.services.privacy import (
     data_request_withdraw,
     personal_data_anonymise_due,
     player_anonymise,
+    record_erase_dates,
 )
+from accounts.services.recipients import recipient_notices_record, recipient_notices_send_due
 from accounts.services.registration import (
     email_link_confirm,
     email_link_resend,
@@ -101,6 +103,9 @@ __all__ = [
     "personal_data_anonymise_due",
     "personal_data_update",
     "player_anonymise",
+    "record_erase_dates",
+    "recipient_notices_record",
+    "recipient_notices_send_due",
     "player_close",
     "player_force_logout",
     "player_lock",

@@ -21,6 +21,7 @@ from accounts.models import (
 from accounts.selectors import barred_person_matches, find_duplicates
 from accounts.services.lifecycle import closure_request, player_set_barred_insider
 from accounts.services.locks import player_lock
+from accounts.services.recipients import recipient_notices_record
 from accounts.services.registration import registration_submit
 from accounts.validation import FIELDS, derived_keys, name_dob_key, validate_document, validate_personal_data
 from core import clock
@@ -108,6 +109,9 @@ def personal_data_update(*, player: Player, changes: dict[str, Any], actor: Acto
         User.objects.filter(pk=p.user_id).update(**user_fields)
         audit_record(actor=actor, action="accounts.personal_data.changed", obj=pd, old=old, new=new,
                      player_id=p.pk, reason=reason)
+        # GP §12(7), GDPR art. 19: the recipients of the personal data are told of the correction (fields, no values)
+        recipient_notices_record(player=p, event="correction", reference=f"correction:{pd.updated_at.isoformat()}",
+                                 records=["accounts.personal_data"], fields=sorted(new), actor=actor)
         if p.status not in Player.TERMINAL:
             matches = find_duplicates(clean, keys, exclude_player_ids=[p.pk])
             if matches:

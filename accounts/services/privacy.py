@@ -14,9 +14,11 @@ the proven inbox (``message_send``) with the notice of the right to turn to the 
   erased while the account is open nor during the retention periods, so the request is granted in part, with the
   legal basis and the first day they may be erased; an ended account past retention is anonymised at once.
 
-Retention: ``personal_data_anonymise_due`` (daily) anonymises every ended account (closed, expired, refused) whose
-longest retention period has passed (``accounts.retention``). Ledger, audit events and AML records are not touched
-here: they are kept for their own periods by their owners.
+Retention: ``personal_data_anonymise_due`` (daily) runs every app's anonymisation (``accounts.privacy_contract``):
+each group of records of an ended account (closed, expired, refused) at the end of the longest of its periods
+(``accounts.retention``), the account itself (every period) last. The audit trail and the append-only ledger are not
+touched. Each erasure is recorded (``PersonalDataErasure``) and told to the recipients of the records
+(``accounts.services.recipients``).
 """
 from __future__ import annotations
 
@@ -27,10 +29,10 @@ from typing import Any
 
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.db.models.functions import Coalesce
 
-from accounts import errors, privacy, retention
+from accounts import errors, privacy, privacy_contract, retention
 from accounts.models import (
     Consent,
     CorrectionRequest,
@@ -41,7 +43,9 @@ from accounts.models import (
     LoginSession,
     Message,
     PersonalData,
+    PersonalDataErasure,
     Player,
+    RecipientNotice,
     RegisterCheck,
     TermsAcceptance,
     User,
@@ -49,6 +53,7 @@ from accounts.models import (
 from accounts.services.locks import player_lock
 from accounts.services.messages import message_send
 from accounts.services.personal import consent_withdraw
+from accounts.services.recipients import recipient_notices_record
 from core import clock
 from core.audit import Actor, audit_record
 from core.errors import NOT_FOUND
@@ -165,10 +170,12 @@ def data_request_decide(*, request: DataRequest, outcome: str, actor: Actor, ans
 
     ``outcome``: explanation -> ``answered`` (the answer is required) | ``refused``; blocking -> ``granted`` (it stays
     in force until lifted) | ``refused`` (it ends); deletion -> ``granted`` | ``refused``. A refusal needs its legal
-    basis. A granted deletion erases the optional data now (the marketing consent is withdrawn) and, when the account
-    has ended and its retention has passed, anonymises it right after the answer is sent; otherwise it becomes
-    ``partly_granted`` with the legal basis and ``erase_on``, the first day the data kept by law may be erased (None
-    while the account is open: retention starts when the relationship ends)."""
+    basis. A granted deletion erases the optional data now (the marketing consent is withdrawn) and, for an ended
+    account, anonymises right after the answer is sent every group of records (in every app, ``privacy_contract``)
+    whose retention has passed. The answer lists, record by record, what is anonymised now, what was before, and the
+    day each of the rest goes (or its years after the closure while the account is open) with its law. When records
+    remain it is ``partly_granted`` with the legal basis and ``erase_on``, the day of the last of them (None while the
+    account is open: retention starts when the relationship ends)."""
     _check_answer(outcome=outcome, answer_cs=answer_cs, answer_en=answer_en, legal_basis=legal_basis)
     anonymise_now = False
     with transaction.atomic():
@@ -188,30 +195,21 @@ def data_request_decide(*, request: DataRequest, outcome: str, actor: Actor, ans
                 consent_withdraw(player=p, kind=Consent.Kind.MARKETING, actor=actor)
             extra_cs.append("Nepovinné údaje (souhlas s marketingem) jsme vymazali.")
             extra_en.append("The optional data (the marketing consent) are erased.")
-            ended = retention.relationship_ended_at(p)
-            ends_at = retention.retention_ends_at(ended) if ended is not None else None
-            if ends_at is not None and ends_at <= now:
-                anonymise_now = True
+            plan = record_erase_dates(p)
+            due = [r for r in plan if r["erased_at"] is None and r["erase_from"] is not None
+                   and r["erase_from"] <= now]
+            later = [r for r in plan if r["erased_at"] is None and r not in due]
+            anonymise_now = bool(due)
+            lines_cs, lines_en = _deletion_lines(plan, due=due, later=later)
+            extra_cs += lines_cs
+            extra_en += lines_en
+            if not later:
                 req.erase_on = clock.business_date(now)
-                extra_cs.append("Lhůty uchování uplynuly: ostatní údaje nyní anonymizujeme.")
-                extra_en.append("The retention periods have passed: the other data are anonymised now.")
             else:
                 state = State.PARTLY_GRANTED
                 legal_basis = legal_basis.strip() or RETENTION_BASIS
-                periods_cs, periods_en = privacy.retention_summary()
-                if ends_at is None:
-                    extra_cs.append("Údaje, které ukládá zákon, nelze vymazat, dokud je konto otevřené, ani po dobu "
-                                    f"zákonných lhůt od ukončení vztahu (zrušení konta): {periods_cs}. Po uplynutí "
-                                    "nejdelší z nich budou anonymizovány.")
-                    extra_en.append("The data the law requires cannot be erased while the account is open, nor during "
-                                    "the legal periods after the relationship ends (the account is closed): "
-                                    f"{periods_en}. After the longest of them they are anonymised.")
-                else:
-                    req.erase_on = clock.business_date(ends_at)
-                    extra_cs.append(f"Údaje, které ukládá zákon, uchováváme po zákonné lhůty ({periods_cs}); "
-                                    f"anonymizovány budou dne {_cs_date(req.erase_on)}.")
-                    extra_en.append(f"The data the law requires are kept for the legal periods ({periods_en}); they "
-                                    f"will be anonymised on {req.erase_on.isoformat()}.")
+                if all(r["erase_from"] is not None for r in later):
+                    req.erase_on = clock.business_date(max(r["erase_from"] for r in later))
         elif req.kind == Kind.BLOCKING and outcome == State.GRANTED:
             extra_cs.append(privacy.BLOCKING_EFFECT_CS)
             extra_en.append(privacy.BLOCKING_EFFECT_EN)
@@ -239,6 +237,51 @@ def data_request_decide(*, request: DataRequest, outcome: str, actor: Actor, ans
             transaction.on_commit(functools.partial(_anonymise_after_answer, player_id=p.pk, actor=actor))
     request.refresh_from_db()
     return request
+
+
+def _deletion_lines(plan: list[dict[str, Any]], *, due: list[dict[str, Any]],
+                    later: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """What a granted deletion does, record by record, in both languages (the answer states exactly this)."""
+    cs: list[str] = []
+    en: list[str] = []
+    if due:
+        cs.append("Nyní anonymizujeme (lhůty uchování uplynuly):\n" + "\n".join(
+            f"- {r['what_cs']}: {r['erased_cs']}" for r in due))
+        en.append("Anonymised now (their retention periods have passed):\n" + "\n".join(
+            f"- {r['what_en']}: {r['erased_en']}" for r in due))
+    done = [r for r in plan if r["erased_at"] is not None]
+    if done:
+        cs.append("Již anonymizováno dříve:\n" + "\n".join(
+            f"- {r['what_cs']} ({_cs_date(clock.business_date(r['erased_at']))})" for r in done))
+        en.append("Anonymised before:\n" + "\n".join(
+            f"- {r['what_en']} ({clock.business_date(r['erased_at']).isoformat()})" for r in done))
+    if later:
+        open_account = any(r["erase_from"] is None for r in later)
+        if open_account:
+            cs.append("Údaje, které ukládá zákon, nelze vymazat, dokud je konto otevřené, ani po dobu zákonných lhůt od "
+                      "ukončení vztahu (zrušení konta); po uplynutí své lhůty bude každý záznam anonymizován:")
+            en.append("The data the law requires cannot be erased while the account is open, nor during the legal "
+                      "periods after the relationship ends (the account is closed); each record is anonymised when "
+                      "its period has passed:")
+        else:
+            cs.append("Údaje, které ukládá zákon, uchováváme po zákonné lhůty; anonymizovány budou:")
+            en.append("The data the law requires are kept for the legal periods; they will be anonymised:")
+        for r in later:
+            sources_cs, sources_en = "; ".join(r["sources_cs"]), "; ".join(r["sources_en"])
+            if r["erase_from"] is None:
+                cs.append(f"- {r['what_cs']}: {r['years']} let od zrušení konta ({sources_cs})")
+                en.append(f"- {r['what_en']}: {r['years']} years after the account is closed ({sources_en})")
+            else:
+                day = clock.business_date(r["erase_from"])
+                cs.append(f"- {r['what_cs']}: dne {_cs_date(day)} ({sources_cs})")
+                en.append(f"- {r['what_en']}: on {day.isoformat()} ({sources_en})")
+    kept = [r for r in plan if r["kept_cs"]]
+    if kept:
+        cs.append("Po anonymizaci zůstává (bez osobních hodnot):\n" + "\n".join(
+            f"- {r['what_cs']}: {r['kept_cs']}" for r in kept))
+        en.append("What stays after the anonymisation (no personal value):\n" + "\n".join(
+            f"- {r['what_en']}: {r['kept_en']}" for r in kept))
+    return cs, en
 
 
 def _anonymise_after_answer(*, player_id: int, actor: Actor) -> None:
@@ -315,18 +358,26 @@ PERSONAL_PLACEHOLDERS: dict[str, Any] = {
 }
 
 
-def _anonymise(p: Player, *, actor: Actor, now: datetime) -> bool:
-    """Replace the personal data of a locked, ended account whose retention has passed (False otherwise).
+def accounts_anonymise(*, player: Player, records: frozenset[str], actor: Actor,
+                       now: datetime) -> dict[str, dict[str, int]]:
+    """The accounts app's part of the anonymisation (its privacy contract, ``accounts.privacy_records``): replace
+    the personal data of a locked, ended account whose retention has passed. Called by :func:`_erase_due` only.
 
     The person key (ZHH §14a) is replaced too: the carry-over it serves (the self-limits in force at closing, for a
     re-registration within 7 days; a panic exclusion, 48 h) ends long before the shortest retention period (at
     least a year), so nothing can still need it; keeping the hash of the birth number would keep the person."""
+    p = player
     ended = retention.relationship_ended_at(p)
-    if p.anonymised_at is not None or ended is None:
-        return False
-    ends_at = retention.retention_ends_at(ended)
-    if ends_at > now:
-        return False
+    out: dict[str, dict[str, int]] = {}
+    if p.anonymised_at is not None:
+        return out  # anonymised before the privacy contract (this same code): nothing of it is left
+    if "accounts.messages" in records:
+        out["accounts.messages"] = {
+            "messages": Message.objects.filter(player=p).update(body_cs=PLACEHOLDER, body_en=PLACEHOLDER),
+            "deliveries": Delivery.objects.filter(message__player=p).update(recipient="", error=""),
+        }
+    if "accounts.personal_data" not in records:
+        return out
     rows = {
         "personal_data": PersonalData.objects.filter(player=p).update(
             **PERSONAL_PLACEHOLDERS, person_key=_anonymous_person_key(p.pk), updated_at=now),
@@ -339,12 +390,11 @@ def _anonymise(p: Player, *, actor: Actor, now: datetime) -> bool:
         "register_checks": RegisterCheck.objects.filter(player=p).update(details={}),
         "login_sessions": LoginSession.objects.filter(player=p).update(ip_address=None, user_agent=""),
         "terms_acceptances": TermsAcceptance.objects.filter(player=p).update(source_address=None),
-        "messages": Message.objects.filter(player=p).update(body_cs=PLACEHOLDER, body_en=PLACEHOLDER),
-        "deliveries": Delivery.objects.filter(message__player=p).update(recipient="", error=""),
         "data_requests": DataRequest.objects.filter(player=p).update(text="", answer_cs=PLACEHOLDER,
                                                                      answer_en=PLACEHOLDER),
         "duplicate_applications": DuplicateCase.objects.filter(registered_player=p).update(application=None),
     }
+    rows.update(out.get("accounts.messages") or {})
     corrections = list(CorrectionRequest.objects.filter(player=p))
     for c in corrections:
         c.changes = {field: PLACEHOLDER for field in c.changes}
@@ -356,46 +406,114 @@ def _anonymise(p: Player, *, actor: Actor, now: datetime) -> bool:
     p.save(update_fields=["anonymised_at", "barred_insider_note"])
     # the event names no personal value (it would defeat the anonymisation): what ended, when, and how many rows
     audit_record(actor=actor, action="accounts.personal_data.anonymised", obj=p, player_id=p.pk,
-                 relationship_ended_at=ended, retention_ended_at=ends_at,
+                 relationship_ended_at=ended, retention_ended_at=retention.retention_ends_at(ended) if ended else None,
                  periods={x.code: x.years for x in retention.periods()}, rows=rows)
-    return True
+    out["accounts.personal_data"] = rows
+    return out
+
+
+def _erase_group(p: Player, *, key: str, ended: datetime, actor: Actor, now: datetime) -> PersonalDataErasure:
+    """Anonymise, in every app, the player's records whose retention group is ``key``; record it once, audit it and
+    queue the notices to the recipients of the records that had data (GDPR art. 19)."""
+    changed: dict[str, dict[str, int]] = {}
+    codes: list[str] = []
+    for contract in privacy_contract.contracts():
+        wanted = frozenset(r.code for r in contract.records if r.retention_key == key)
+        if not wanted:
+            continue
+        codes += sorted(wanted)
+        changed.update(contract.anonymise(player=p, records=wanted, actor=actor, now=now))
+    erasure = PersonalDataErasure.objects.create(player=p, retention=key, records=codes, erased_at=now, rows=changed)
+    audit_record(actor=actor, action="accounts.personal_data.erased", obj=erasure, player_id=p.pk, retention=key,
+                 records=codes, relationship_ended_at=ended, rows=changed)
+    with_data = [code for code, kinds in changed.items() if any(kinds.values())]
+    recipient_notices_record(player=p, event=RecipientNotice.Event.ERASURE, reference=f"erasure:{key}",
+                             records=with_data, actor=actor)
+    return erasure
+
+
+def _erase_due(p: Player, *, actor: Actor, now: datetime) -> list[str]:
+    """Every retention group of a locked player that is due now and not done yet, shortest first (the account's
+    own group, all periods, last). Returns the groups done. An open account (no end of the relationship) is never
+    touched. An account anonymised before the privacy contract existed (``anonymised_at`` set, no erasure recorded)
+    gets the other apps' groups now; its own records are not touched again."""
+    ended = retention.relationship_ended_at(p)
+    if ended is None:
+        return []
+    done = set(PersonalDataErasure.objects.filter(player=p).values_list("retention", flat=True))
+    out = []
+    for key, codes in privacy_contract.retention_groups():
+        if key in done or retention.retention_ends_at(ended, codes) > now:
+            continue
+        _erase_group(p, key=key, ended=ended, actor=actor, now=now)
+        out.append(key)
+    return out
+
+
+def record_erase_dates(player: Player) -> list[dict[str, Any]]:
+    """For each declared record: its periods, the years, and for this player when it is (or was) anonymised:
+    ``erased_at`` (done), ``erase_from`` (the first instant it may go; None while the account is open)."""
+    ended = retention.relationship_ended_at(player)
+    done = dict(PersonalDataErasure.objects.filter(player=player).values_list("retention", "erased_at"))
+    out = []
+    for row, rec in zip(privacy_contract.retention_table(), privacy_contract.records(), strict=True):
+        row = dict(row)
+        row["erased_at"] = done.get(rec.retention_key)
+        row["erase_from"] = retention.retention_ends_at(ended, rec.periods) if ended is not None else None
+        out.append(row)
+    return out
 
 
 def player_anonymise(*, player: Player, actor: Actor, now: datetime | None = None) -> bool:
-    """Anonymise one ended account whose retention has passed, now (waits for its lock). True if it was done now;
-    False when it is open, still within retention, or anonymised already (idempotent)."""
+    """Anonymise, now, every record of one ended account whose retention has passed (waits for its lock), in every
+    app (``accounts.privacy_contract``). True if the account itself (the group of all periods) was anonymised now;
+    False when it is open, still within its longest retention, or anonymised already (idempotent)."""
     with transaction.atomic():
         p = player_lock(player)
-        done = _anonymise(p, actor=actor, now=now or clock.now())
+        groups = _erase_due(p, actor=actor, now=now or clock.now())
     player.refresh_from_db()
-    return done
+    return privacy_contract.all_periods_key() in groups
 
 
 def personal_data_anonymise_due(*, now: datetime | None = None, batch: int = 200, limit: int = 5000) -> int:
-    """Sweeper (daily): anonymise every ended account whose longest retention period has passed, oldest first, in
-    batches, each account in its own transaction, claimed with ``FOR NO KEY UPDATE SKIP LOCKED`` (two workers share
-    the work); at most ``limit`` a run. Safe to run twice: a second run finds nothing. Returns how many were done."""
+    """Sweeper (daily): for each retention group of the declared records (``accounts.privacy_contract``), shortest
+    first, the ended accounts (closed, expired, refused) whose records of that group are due and not yet anonymised,
+    oldest end first, in batches; each account in its own transaction, claimed with ``FOR NO KEY UPDATE SKIP
+    LOCKED`` (two workers share the work), gets every group due for it (:func:`_erase_due`). At most ``limit``
+    accounts a run. Safe to run twice: a second run finds nothing. Returns how many accounts were anonymised
+    completely (the group of all periods: the account itself)."""
     now = now or clock.now()
     actor = Actor.system("accounts.personal_data_anonymise")
-    queue = (Player.objects.filter(status__in=Player.TERMINAL, anonymised_at__isnull=True)
-             .annotate(ended=Coalesce("closed_at", "status_changed_at", "created_at"))
-             .filter(ended__lte=retention.prefilter_ended_before(now)))
-    done = 0
-    after: tuple[datetime, int] | None = None
-    while done < limit:
-        page = queue if after is None else queue.filter(Q(ended__gt=after[0]) | Q(ended=after[0], pk__gt=after[1]))
-        rows = list(page.order_by("ended", "pk").values_list("pk", "ended")[:batch])
-        if not rows:
-            break
-        for pk, ended in rows:
-            after = (ended, pk)
-            if retention.retention_ends_at(ended) > now:
-                return done  # the end of retention grows with the end of the relationship: the rest are not due
-            with transaction.atomic():
-                p = (Player.objects.select_for_update(no_key=True, skip_locked=True)
-                     .filter(pk=pk, status__in=Player.TERMINAL, anonymised_at__isnull=True).first())
-                if p is not None and _anonymise(p, actor=actor, now=now):
-                    done += 1
-            if done >= limit:
+    final = privacy_contract.all_periods_key()
+    handled = anonymised = 0
+    for key, codes in privacy_contract.retention_groups():
+        # the accounts not anonymised yet (a partial index serves them), and those anonymised before the privacy
+        # contract existed (no erasure recorded): their other apps' records are still there
+        queue = (Player.objects.filter(status__in=Player.TERMINAL)
+                 .filter(Q(anonymised_at__isnull=True)
+                         | ~Exists(PersonalDataErasure.objects.filter(player=OuterRef("pk"))))
+                 .annotate(ended=Coalesce("closed_at", "status_changed_at", "created_at"))
+                 .filter(ended__lte=retention.prefilter_ended_before(now, codes))
+                 .exclude(Exists(PersonalDataErasure.objects.filter(player=OuterRef("pk"), retention=key))))
+        after: tuple[datetime, int] | None = None
+        while handled < limit:
+            page = queue if after is None else queue.filter(Q(ended__gt=after[0]) | Q(ended=after[0],
+                                                                                       pk__gt=after[1]))
+            rows = list(page.order_by("ended", "pk").values_list("pk", "ended")[:batch])
+            if not rows:
                 break
-    return done
+            due_rows = [(pk, ended) for pk, ended in rows if retention.retention_ends_at(ended, codes) <= now]
+            for pk, ended in due_rows:
+                after = (ended, pk)
+                with transaction.atomic():
+                    p = (Player.objects.select_for_update(no_key=True, skip_locked=True)
+                         .filter(pk=pk, status__in=Player.TERMINAL).first())
+                    if p is not None:
+                        groups = _erase_due(p, actor=actor, now=now)
+                        handled += bool(groups)
+                        anonymised += final in groups
+                if handled >= limit:
+                    break
+            if len(due_rows) < len(rows):
+                break  # the end of retention grows with the end of the relationship: the rest are not due
+    return anonymised

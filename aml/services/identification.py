@@ -274,7 +274,9 @@ def identification_callback_handle(*, provider: str, raw_body: bytes, signature:
             return {"status": "duplicate", "event_id": event.event_id, "result": rec.result}
         result = _apply_result(provider, event, actor)
         rec.result = result
-        rec.save(update_fields=["result"])
+        rec.identification_id = (IdentificationCheck.objects.filter(provider=provider, reference=event.reference)
+                                 .values_list("pk", flat=True).first())
+        rec.save(update_fields=["result", "identification"])
         return {"status": "processed", "event_id": event.event_id, "result": result}
 
 

@@ -12,9 +12,9 @@ from django.db import IntegrityError, transaction
 from core import clock
 from core.audit import Actor
 from wallet import adapters, errors
-from wallet.models import ProviderEvent
+from wallet.models import Deposit, ProviderEvent, Withdrawal
 from wallet.services.deposits import payment_event
-from wallet.services.payouts import payout_event
+from wallet.services.payouts import _payout_for, payout_event
 
 logger = logging.getLogger("wallet.callbacks")
 
@@ -54,8 +54,20 @@ def provider_callback_handle(*, provider: str, raw_body: bytes, signature: str) 
         else:
             result, detail = payout_event(provider, event, actor)
         rec.result, rec.detail = result, detail[:255]
-        rec.save(update_fields=["result", "detail"])
+        rec.player_id = _player_of(provider, event.reference)
+        rec.save(update_fields=["result", "detail", "player"])
         return {"status": "processed", "event_id": event.event_id, "result": result}
+
+
+def _player_of(provider: str, reference: str) -> int | None:
+    """Whose deposit, withdrawal or payout a provider reference names (None: unknown)."""
+    for qs in (Deposit.objects.filter(provider=provider, payment_reference=reference),
+               Withdrawal.objects.filter(provider=provider, reference=reference)):
+        found = qs.values_list("player_id", flat=True).first()
+        if found is not None:
+            return int(found)
+    payout, _ = _payout_for(provider, reference)
+    return payout.player_id if payout is not None else None
 
 
 def _material(event: adapters.CallbackEvent) -> tuple[Any, ...]:
