@@ -115,11 +115,11 @@ DEFINITION: dict[str, Any] = {
         "three_lemons": THREE_LEMONS,
         "blue": list(BLUE),
         "yellow": list(YELLOW),
-        # P(up) per mille: Bonus-Raise (else the prize becomes bonuses), seesaw (else one prize down), Raise-Nothing
-        # (else nothing), by the rung the prize is on (index in SCALE).
-        "bonus_raise_up_per_mille": 450,
-        "seesaw_up_per_mille": 450,
-        "raise_nothing_up_per_mille": [600, 600, 600, 550, 550, 550, 450, 350, 450, 400, 450],
+        # P(up) per mille by the rung the prize is on (index in SCALE; the top rung has none): the Bonus-Raise
+        # (up to the 3-lemons prize: else the prize becomes bonuses) and the seesaw (above it: else one prize
+        # down), and the Raise-Nothing (else nothing). Designed as 99 % of the fair odds of one step.
+        "up_per_mille": [495, 594, 495, 330, 440, 330, 283, 330, 330, 248, 371],
+        "raise_nothing_up_per_mille": [660, 743, 660, 594, 660, 594, 495, 495, 495, 396, 495],
     },
     "confessional": {
         # The lower game's Confessional (seed 2.7): six options, one prize: cash (x stake) or bonuses (upper games).
@@ -142,7 +142,7 @@ DEFINITION: dict[str, Any] = {
         # P(the minigame selector | a CAMEL / COCONUT / CHEF_HAT line win) per mille (seed: "sometimes")
         "selector_per_mille": {CAMEL: 600, COCONUT: 500, CHEF_HAT: 400},
         "fraction": 10,  # Double-or-Bonuses fraction, x the stake (seed 3.10)
-        "double_per_mille": 250,  # P(double) of a risked fraction; otherwise it becomes bonuses
+        "double_per_mille": 240,  # P(double) of a risked fraction; otherwise it becomes bonuses
         "max_bonuses_for_double": 3000,  # seed 3.10: no Double-or-Bonuses above 3,000 bonuses
         "auto_play_games": 100,  # seed 3.2: auto-play up to 100 games
     },

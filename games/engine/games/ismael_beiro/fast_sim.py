@@ -63,6 +63,7 @@ class FastTables:
         lad = d["ladder"]
         self.scale = np.array(lad["scale"], dtype=np.int64)
         self.rn_up = np.array(lad["raise_nothing_up_per_mille"] + [0], dtype=np.int64)
+        self.up = np.array(lad["up_per_mille"] + [0], dtype=np.int64)
         # upper game
         up = game.upper
         ucfg = d["upper"]
@@ -177,7 +178,7 @@ def _ladders(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _B
         rr = r[a]
         is_rn = rn[a]
         seesaw = ~is_rn & (t.scale[rr] > lad["three_lemons"])
-        p = np.where(is_rn, t.rn_up[rr], np.where(seesaw, lad["seesaw_up_per_mille"], lad["bonus_raise_up_per_mille"]))
+        p = np.where(is_rn, t.rn_up[rr], t.up[rr])
         up = u < p
         new = np.where(up, rr + 1, np.where(seesaw, rr - 1, rr))
         lost_rn = is_rn & ~up

@@ -52,10 +52,10 @@ def ladder_step(rng: RNG, cfg: JsonDict, ladder: JsonDict) -> JsonDict:
     u = rng.randbelow(1000)
     step: JsonDict = {"type": "risk", "game": "lower", "ladder": mode, "from": scale[r]}
     if mode == "bonus_raise":
-        up = u < cfg["bonus_raise_up_per_mille"]
+        up = u < cfg["up_per_mille"][r]
         outcome = "up" if up else "bonuses"
     elif mode == "seesaw":
-        up = u < cfg["seesaw_up_per_mille"]
+        up = u < cfg["up_per_mille"][r]
         outcome = "up" if up else "down"
     else:
         up = u < cfg["raise_nothing_up_per_mille"][r]
@@ -85,8 +85,6 @@ def ladder_value(cfg: JsonDict, bonus_worth: float) -> dict[str, list[float]]:
     scale = cfg["scale"]
     n = len(scale)
     top = n - 1
-    p_br = cfg["bonus_raise_up_per_mille"] / 1000
-    p_ss = cfg["seesaw_up_per_mille"] / 1000
     a = np.zeros((n, n))
     b = np.zeros(n)
     for r in range(n):
@@ -94,11 +92,13 @@ def ladder_value(cfg: JsonDict, bonus_worth: float) -> dict[str, list[float]]:
         if r == top:
             b[r] = scale[r]
         elif scale[r] <= cfg["three_lemons"]:
-            a[r, r + 1] -= p_br
-            b[r] = (1 - p_br) * bonus_worth * scale[r]
+            p = cfg["up_per_mille"][r] / 1000
+            a[r, r + 1] -= p
+            b[r] = (1 - p) * bonus_worth * scale[r]
         else:
-            a[r, r + 1] -= p_ss
-            a[r, r - 1] -= 1 - p_ss
+            p = cfg["up_per_mille"][r] / 1000
+            a[r, r + 1] -= p
+            a[r, r - 1] -= 1 - p
     br = list(np.linalg.solve(a, b))
     rn = [0.0] * n
     rn[top] = float(scale[top])
@@ -121,7 +121,8 @@ def draw_confessional(rng: RNG, cfg: JsonDict) -> JsonDict:
 # --- the upper game's minigames (seed 3, "Minigames") --------------------------------------------------------------
 def draw_minigame_block(rng: RNG, mg: JsonDict, stake: int, max_prize: int, bonus_value: int,
                         island_columns: int) -> JsonDict:
-    """Everything every minigame needs, drawn when the selector opens, in this order:
+    """Everything every minigame needs, drawn when the selector opens (``max_prize`` x the stake is the bet's
+    maximum prize), in this order:
 
     1. the prize x stake (weighted table), the same whichever minigame is chosen;
     2. the supplement (``randbelow(1000)`` < supplement per mille): the prize becomes the bet's maximum, the drawn

@@ -73,7 +73,7 @@ class IsmaelBeiro(slots.SlotGame):
         assert all(p in scale for p in d["lower"]["pays"].values()), "every lower prize is on the payout scale"
         assert all(v in scale for (k, v), _ in d["confessional"]["prizes"] if k == "cash")
         assert scale == sorted(set(scale)) and scale[-1] == self.max_prize
-        assert len(d["ladder"]["raise_nothing_up_per_mille"]) == len(scale) - 1
+        assert len(d["ladder"]["raise_nothing_up_per_mille"]) == len(d["ladder"]["up_per_mille"]) == len(scale) - 1
         mg = d["minigames"]
         assert min(v for v, _ in mg["prizes"]) >= mg["island_parts"] >= 3 * max(b["island_columns"] for b in self.bets)
         assert min(v for v, _ in mg["prizes"]) > d["upper"]["fraction"], "a minigame pays more than a fraction"
@@ -384,7 +384,7 @@ class IsmaelBeiro(slots.SlotGame):
         selector = selector_draw < threshold
         if selector:
             spin["queue"].append(features.draw_minigame_block(
-                rng, self.d["minigames"], stake, self.max_prize * stake, self.bonus_value, b["island_columns"]))
+                rng, self.d["minigames"], stake, self.max_prize, self.bonus_value, b["island_columns"]))
         spin["total"] += cash
         return {"window": ev["window"], "lines": 5 + (3 if vertical else 0), "line_wins": line_wins,
                 "mixed_sevens": mixed, "minigame_symbols": list(ev["triggers"]), "selector": selector,
