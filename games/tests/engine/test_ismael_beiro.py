@@ -183,7 +183,8 @@ def test_auto_advance_spends_the_nudges_for_the_best_outcome_as_a_brute_force_se
     lo = G.lower
     rng = np.random.default_rng(4)
     for _ in range(400):
-        s = tuple(int(x) for x in rng.integers(0, 16, size=3))
+        x, y, z = (int(v) for v in rng.integers(0, 16, size=3))
+        s = (x, y, z)
         for k in (1, 2, 3, 4):
             for useful in (False, True):
                 best, best_v = (0, 0, 0), 0.0
@@ -192,7 +193,8 @@ def test_auto_advance_spends_the_nudges_for_the_best_outcome_as_a_brute_force_se
                     if lo.is_prize(r):
                         v = 1.0 + lo.value(r)
                     elif useful and r["pair"] is not None:
-                        v = 0.001 * (1.0 + max(lo.symbol_value(x) for _, x in lo.pairs(tuple(lo.line(lo.nudged(s, alloc))))))
+                        a, b, c = lo.line(lo.nudged(s, alloc))
+                        v = 0.001 * (1.0 + max(lo.symbol_value(q) for _, q in lo.pairs((a, b, c))))
                     else:
                         v = 0.0
                     if v > best_v:
@@ -413,6 +415,7 @@ def test_each_minigame_shows_its_own_picture_of_the_prize():
     desert = steps(_finish_minigame(copy.deepcopy(st), rng, "desert_expedition"), "minigame")[0]
     assert desert["characters"][desert["character"]] == block["prize"] and len(desert["characters"]) == 3
     dinner = steps(_finish_minigame(copy.deepcopy(st), rng, "dinner"), "minigame")[0]
+    assert dinner["dishes_shown"] == block["dinner"] and len(dinner["dishes"]) <= len(block["dinner"])
     parts = [x for x in block["dinner"] if x != "exit"]
     assert sum(parts) == block["prize"] and len(block["dinner"]) <= 5 and all(x % stake == 0 for x in parts)
     island = steps(_finish_minigame(copy.deepcopy(st), rng, "island"), "minigame")[0]

@@ -165,6 +165,6 @@ DEFINITION: dict[str, Any] = {
         # The Mixed minigame (three sevens of different colours, on the bets that have it), x stake.
         "mixed_prizes": [[6, 300], [10, 245], [15, 190], [20, 115], [30, 70], [50, 50], [100, 20], [200, 10]],
     },
-    "rtp": "86.00",
+    "rtp": "86.07",
     "unfinished_deadline_days": 90,
 }
