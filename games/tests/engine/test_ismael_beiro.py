@@ -361,6 +361,18 @@ def test_the_camera_adds_one_to_five_vertical_lines_and_the_clapper_fills_the_be
     assert ws["win"] > 0 or ws["mixed_sevens"] or ws["selector"]  # a winning spin always wins
 
 
+def test_each_bet_has_its_own_cumulative():
+    st, _ = demo_start("lower_bonus_3", LEVEL4)  # 10 upper games at 25 CZK = 250 bonuses
+    clapper = next(s for s in G.upper.all_stops if not any(
+        (e := G.upper.evaluate(s, False))[k] for k in ("line_wins", "mixed_lines", "camera")) and e["clapper"])
+    draws = demo._upper_spin(G, clapper, clapper=2)  # 3 pieces
+    st = G.act(st, {"type": "upper_spin", "level": 0}, ReplayRNG(draws))
+    st = G.act(st, {"type": "upper_spin", "level": 0}, ReplayRNG(draws))
+    st = G.act(st, {"type": "upper_spin", "level": 3}, ReplayRNG(draws))
+    assert st["cumulative"] == [6, 0, 0, 3, 0] and st["pending"]["cumulative"] == [6, 0, 0, 3, 0]
+    assert st["bonuses"] == 250 - 1 - 1 - 25
+
+
 def test_three_sevens_of_different_colours_play_the_mixed_minigame_only_at_the_25_and_50_czk_bets():
     s = next(s for s in G.upper.all_stops if G.upper.evaluate(s, False)["mixed_lines"])
     assert set(sum((G.upper.window(s)[j] for j in range(3)), [])) & set(SEVENS)

@@ -123,17 +123,19 @@ def test_the_lower_game_hold_nudges_confessional_and_ladders_are_played_recalled
         ("nudge", chooser(nudges=(2, 0)), lambda s: len([x for x in s["steps"] if x["type"] == "nudge"]) >= 2),
         ("confessional", chooser(), lambda s: "confessional" in kinds(s)),
         ("ladder", chooser(risks=2), lambda s: len([x for x in s["steps"] if x["type"] == "risk"]) == 2),
+        ("raise_nothing", chooser(risks=1), lambda s: any(x.get("ladder") == "raise_nothing" for x in s["steps"])),
+        ("seesaw", chooser(risks=4), lambda s: any(x.get("ladder") == "seesaw" for x in s["steps"])),
     ]
     player = funded_player(1_000_000)
     c = client_for(player)
     rounds = []
     for name, make, pred in cases:
         seed = find_seed(bet, make, pred)
-        body = play_api(c, seed, bet, make, resume_at={"ladder": "risk", "nudge": "nudge", "hold": "hold",
-                                                         "confessional": "confessional"}[name])
+        resume = {"nudge": "nudge", "hold": "hold", "confessional": "confessional"}.get(name, "risk")
+        body = play_api(c, seed, bet, make, resume_at=resume)
         rnd = recall_and_verify(c, body)
         assert rnd.state == engine_round(seed, bet, make)  # the same draws and choices: the same round
-        assert name in kinds(rnd.state) or name == "ladder" and "risk" in kinds(rnd.state)
+        assert pred(rnd.state)
         rounds.append(rnd)
         clock.shift(2)
     ladder = rounds[3].state
