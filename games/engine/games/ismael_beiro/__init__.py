@@ -1,0 +1,18 @@
+"""Ismael Beiro: a 3-reel, 16-symbol arcade machine with a lower and an upper game (seed 001).
+
+Rules as implemented, what is designed and how the declared RTP is met: ``docs/games/ismael_beiro.md``.
+Modules: ``definition`` (data), ``lower`` / ``upper`` (the reels' rules), ``features`` (ladders, minigames,
+Double-or-Bonuses), ``game`` (the round), ``analysis`` (exact lower game, upper programme), ``fast_sim`` (numpy),
+``demo`` (seed 6), ``texts``.
+"""
+from __future__ import annotations
+
+from ...registry import register
+from .definition import BETS, DEFINITION, LOWER_PAYS, LOWER_STRIPS, UPPER_PAYS, UPPER_STRIPS
+from .game import IsmaelBeiro
+from .texts import RULES_CS, RULES_EN, SYMBOL_NAMES
+
+ISMAEL_BEIRO = register(IsmaelBeiro(DEFINITION))
+
+__all__ = ["BETS", "DEFINITION", "ISMAEL_BEIRO", "LOWER_PAYS", "LOWER_STRIPS", "RULES_CS", "RULES_EN",
+           "SYMBOL_NAMES", "UPPER_PAYS", "UPPER_STRIPS", "IsmaelBeiro"]

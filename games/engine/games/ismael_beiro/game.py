@@ -1,0 +1,779 @@
+"""The Ismael Beiro game class: bets, the round (lower game with holds, nudges, the Confessional and the ladders;
+the upper game with its vertical lines, minigames, cumulative and Double-or-Bonuses), auto-play, auto-risk, the
+restoration hints and the catalogue entry.
+
+One platform round is one start of the machine at one bet: the lower game's spin and everything it leads to. The
+bonuses it wins are played in the upper game inside the same round (no second stake is ever taken), and the
+round ends when no bonus is left to play (or the round reaches its maximum prize). See
+``docs/games/ismael_beiro.md``.
+
+Draw order (fixed; a choice never changes a value drawn):
+
+* the start draws **two lower spins of 7 numbers each**: the spin and the respin a hold may give. Each is three
+  stops ``randbelow(16)``, then ``randbelow(1000)`` for the hold offer, ``randbelow(1000)`` for the nudge offer,
+  one weighted draw for the number of nudges and ``randbelow(1000)`` for a hold after nudges. Whatever the player
+  holds or nudges, these values are the same; a held reel ignores its stop of the respin;
+* a Confessional (lower) draws its block when it opens (``features.draw_confessional``);
+* each ladder or Double-or-Bonuses PLAY draws when it is pressed (and a conversion into bonuses one more draw when
+  the amount is not a whole number of bonuses);
+* each upper game draws, when it is launched: three stops, the CAMERA's 1-5, the CLAPPER's 1-3, the selector's
+  ``randbelow(1000)``; then the Mixed prizes of its mixed-sevens lines, the selector's block
+  (``features.draw_minigame_block``) and, when the cumulative completes, the WINNING SPIN (its stops' index, its
+  selector draw, its Mixed prizes and block). The minigame chosen and the items picked draw nothing.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from ... import slots
+from ...base import RNG, ActionError, Bet, Declared, JsonDict, Progress
+from . import analysis, fast_sim, features
+from .lower import HOLD_SETS, Lower
+from .texts import MINIGAME_NAMES, RULES_CS, RULES_EN, SYMBOL_NAMES
+from .upper import Upper
+
+LOWER_SPIN_DRAWS = 7
+UPPER_STAGES = ("upper_game", "minigame_select", "minigame", "dob")
+
+
+class IsmaelBeiro(slots.SlotGame):
+    """The Ismael Beiro machine for one definition (a dict like :data:`definition.DEFINITION`)."""
+
+    def __init__(self, definition: dict[str, Any]) -> None:
+        d = self.d = definition
+        self.code, self.version, self.name, self.name_cs = d["code"], d["version"], d["name"], d["name_cs"]
+        self.bets: list[dict[str, Any]] = d["bets"]
+        self.stakes = [b["stake"] for b in self.bets]
+        conf = d["confessional"]["prizes"]
+        tw = sum(w for _, w in conf)
+        self.confessional_value = sum((v if k == "cash" else 4 * v) * w for (k, v), w in conf) / tw
+        self.lower = Lower(d["lower"], self.confessional_value)
+        self.upper = Upper(d["upper"])
+        self.max_prize: int = d["max_prize"]
+        self.bonus_value: int = d["bonus_value"]
+        enabled = [b["stake"] for b in self.bets if b["enabled"]]
+        if not enabled:
+            raise ValueError("at least one bet must be enabled")
+        self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=min(enabled), max_bet=max(enabled),
+                                 max_win=self.max_prize * max(enabled),
+                                 unfinished_deadline_days=d["unfinished_deadline_days"])
+        default = d["default_stake"] if d["default_stake"] in enabled else min(enabled)
+        self.default_bet_params: JsonDict = {"stake": default, "auto_play": False, "auto_risk": False}
+        self.par_bet_params: JsonDict = dict(self.default_bet_params)
+        self._check_definition()
+
+    def _check_definition(self) -> None:
+        d = self.d
+        scale = d["ladder"]["scale"]
+        assert all(len(s) == 16 for s in d["lower"]["strips"] + d["upper"]["strips"]), "16 symbols a reel"
+        assert all(p in scale for p in d["lower"]["pays"].values()), "every lower prize is on the payout scale"
+        assert all(v in scale for (k, v), _ in d["confessional"]["prizes"] if k == "cash")
+        assert scale == sorted(set(scale)) and scale[-1] == self.max_prize
+        assert len(d["ladder"]["raise_nothing_up_per_mille"]) == len(d["ladder"]["up_per_mille"]) == len(scale) - 1
+        mg = d["minigames"]
+        assert min(v for v, _ in mg["prizes"]) >= mg["island_parts"] >= 3 * max(b["island_columns"] for b in self.bets)
+        assert min(v for v, _ in mg["prizes"]) > d["upper"]["fraction"], "a minigame pays more than a fraction"
+        assert max(v for v, _ in mg["prizes"]) <= self.max_prize
+        assert {v for v, _ in mg["prizes"]} <= {v for _, v in mg["monologue_wheel"]}
+        for b in self.bets:
+            assert b["bonus_price"] * self.bonus_value == 4 * b["stake"], "an upper game costs 4 stakes of bonuses"
+
+    # --- bets -------------------------------------------------------------------------------------------------
+    def validate_bet(self, params: JsonDict) -> Bet:
+        """``{"stake": one of the bets, "auto_play": bool, "auto_risk": bool}``; a bet the operator switched off is
+        refused (``game.ismael_beiro.bet_disabled``)."""
+        slots.check_keys(params, ("stake", "auto_play", "auto_risk"))
+        stake = params.get("stake", self.default_bet_params["stake"])
+        if not isinstance(stake, int) or isinstance(stake, bool) or stake not in self.stakes:
+            allowed = ", ".join(slots.czk(s) for s in self.stakes)
+            raise slots.bet_error("game.ismael_beiro.unknown_stake", f"The bet must be one of {allowed}.",
+                                  f"Sázka musí být jedna z {', '.join(slots.czk(s, 'cs') for s in self.stakes)}.",
+                                  stake=stake, allowed=self.stakes)
+        if not self.bets[self.stakes.index(stake)]["enabled"]:
+            raise slots.bet_error("game.ismael_beiro.bet_disabled", f"The bet {slots.czk(stake)} is switched off.",
+                                  f"Sázka {slots.czk(stake, 'cs')} je vypnuta.", stake=stake)
+        flags = {}
+        for key in ("auto_play", "auto_risk"):
+            v = params.get(key, False)
+            if not isinstance(v, bool):
+                raise slots.bet_error("game.ismael_beiro.invalid_flag", f"{key} must be true or false.",
+                                      f"{key} musí být true nebo false.", field=key)
+            flags[key] = v
+        slots.check_stake(stake, min_bet=10, max_bet=100_000, step=10)
+        return Bet(total_stake=stake, params={"stake": stake, **flags})
+
+    # --- helpers --------------------------------------------------------------------------------------------------
+    def _pay(self, state: JsonDict, part: str, amount: int) -> int:
+        """Add to the round's win within its cap (the maximum prize of its bet); reaching the cap ends the round."""
+        paid: int = min(amount, state["cap"] - state["win"])
+        slots.add_win(state, part, paid)
+        if state["win"] >= state["cap"]:
+            state["capped"] = True
+        return paid
+
+    def _lower_draws(self, rng: RNG) -> JsonDict:
+        cfg = self.d["lower"]
+        stops = [rng.randbelow(self.lower.n) for _ in range(3)]
+        return {"stops": stops, "hold": rng.randbelow(1000), "nudge": rng.randbelow(1000),
+                "nudges": slots.draw_weighted(rng, cfg["nudge_counts"]), "hold_after_nudge": rng.randbelow(1000)}
+
+    def affordable_levels(self, state: JsonDict) -> list[int]:
+        """The upper bets the round can play now: its own bet or a lower one, switched on, whose bonus price the
+        round's bonuses cover."""
+        return [j for j in range(state["level"] + 1)
+                if self.bets[j]["enabled"] and self.bets[j]["bonus_price"] <= state["bonuses"]]
+
+    # --- the round --------------------------------------------------------------------------------------------
+    def start(self, bet: Bet, rng: RNG) -> JsonDict:
+        p = bet.params
+        state = slots.new_state(self, bet)
+        level = self.stakes.index(bet.total_stake)
+        state.update(level=level, bonus_price=self.bets[level]["bonus_price"], cap=self.max_prize * bet.total_stake,
+                     capped=False, bonuses=0, vertical_lines=0, cumulative=[0] * len(self.bets),
+                     auto_play=p["auto_play"], auto_risk=p["auto_risk"], phase="lower", stage="lower_end",
+                     ladder=None, confessional=None, upper=None)
+        spins = [self._lower_draws(rng) for _ in range(2)]
+        state["lower"] = {"draws": spins, "spin": 1, "stops": list(spins[0]["stops"]), "nudges_left": 0,
+                          "spin_step": 0}
+        self._lower_landed(state, rng)
+        return self._next(state, rng)
+
+    # Lower game ---------------------------------------------------------------------------------------------------
+    def _lower_landed(self, state: JsonDict, rng: RNG) -> None:
+        """A lower spin has stopped: record it, then a prize, a hold offer (spin 1), nudges, or the end."""
+        lo = state["lower"]
+        cfg = self.d["lower"]
+        spin = lo["spin"]
+        draw = lo["draws"][spin - 1]
+        stops = tuple(lo["stops"])
+        r = self.lower.result(stops)
+        step: JsonDict = {"type": "spin", "game": "lower", "spin": spin, "stops": list(stops),
+                          "window": self.lower.window(stops), "line": self.lower.line(stops),
+                          "held": list(lo.get("held", [])), "result": self._result_view(r), "win": 0}
+        state["steps"].append(step)
+        lo["spin_step"] = len(state["steps"]) - 1
+        if self.lower.is_prize(r):
+            self._lower_final(state, rng, stops)
+            return
+        if spin == 1 and r["pair"] is not None and draw["hold"] < cfg["hold_per_mille"]:
+            self._count_vertical_marks(state, stops)
+            self._offer_hold(state, r["pair"])
+            return
+        if self.lower.near_miss(stops) and draw["nudge"] < cfg["nudge_per_mille"]:
+            lo["nudges_left"] = draw["nudges"]
+            lo["nudges_used"] = [0, 0, 0]
+            step["features"] = ["nudges"]
+            state["stage"] = "nudge"
+            return
+        self._lower_final(state, rng, stops)
+
+    def _offer_hold(self, state: JsonDict, pair: list[int]) -> None:
+        state["lower"]["auto_hold"] = list(pair)
+        state["steps"][state["lower"]["spin_step"]].setdefault("features", []).append("hold")
+        state["stage"] = "hold"
+
+    def _count_vertical_marks(self, state: JsonDict, stops: tuple[int, ...]) -> None:
+        n = self.lower.vertical_marks((stops[0], stops[1], stops[2]))
+        if n:
+            state["vertical_lines"] = min(self.d["lower"]["max_vertical_lines"], state["vertical_lines"] + n)
+        state["steps"][state["lower"]["spin_step"]]["vertical_lines_added"] = n
+
+    def _lower_final(self, state: JsonDict, rng: RNG, stops: tuple[int, ...]) -> None:
+        """The lower spin's line is final (after any nudges): its marks count and its prize is awarded."""
+        self._count_vertical_marks(state, stops)
+        r = self.lower.result((stops[0], stops[1], stops[2]))
+        step = state["steps"][state["lower"]["spin_step"]]
+        step["final_stops"], step["final_line"] = list(stops), self.lower.line((stops[0], stops[1], stops[2]))
+        step["final_result"] = self._result_view(r)
+        stake = state["stake"]
+        if r["kind"] == "cash":
+            step["win"] = self._pay(state, "base", r["prize"] * stake)
+            self._enter_ladder(state, r["prize"], r["symbol"], "direct")
+        elif r["kind"] == "bonus":
+            n = r["credits"] * state["bonus_price"]
+            state["bonuses"] += n
+            step["bonuses"] = n
+            state["stage"] = "lower_end"
+        elif r["kind"] == "confessional":
+            block = features.draw_confessional(rng, self.d["confessional"])
+            state["confessional"] = {**block, "spin_step": state["lower"]["spin_step"]}
+            step.setdefault("features", []).append("confessional")
+            state["stage"] = "confessional"
+        else:
+            state["stage"] = "lower_end"
+
+    def _result_view(self, r: JsonDict) -> JsonDict:
+        out = {"kind": r["kind"]}
+        if r["kind"] == "cash":
+            out.update(symbol=r["symbol"], prize=r["prize"])
+        elif r["kind"] == "bonus":
+            out.update(count=r["count"], upper_games=r["credits"])
+        elif r["kind"] == "none" and r["pair"] is not None:
+            out["pair"] = list(r["pair"])
+        return out
+
+    def _enter_ladder(self, state: JsonDict, prize: int, symbol: str | None, origin: str) -> None:
+        cfg = self.d["ladder"]
+        mode = features.ladder_entry(cfg, prize, symbol)
+        if state["capped"] or mode is None:
+            state["stage"] = "lower_end"
+            return
+        state["ladder"] = {"mode": mode, "rung": features.rung_of(cfg["scale"], prize), "entry": prize,
+                           "origin": origin, "ended": None}
+        state["stage"] = "ladder"
+
+    def _do_respin(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        """The free next game with the chosen reels held: the held reels keep their stops, the others take the
+        respin's stops drawn at the start."""
+        lo = state["lower"]
+        held = list(action["hold"])
+        new = lo["draws"][1]["stops"]
+        lo["stops"] = [lo["stops"][j] if j in held else new[j] for j in range(3)]
+        lo["held"] = held
+        lo["spin"] = 2
+        state["steps"].append({"type": "hold", "feature": "hold", "reels": held, "auto": held == lo.get("auto_hold")})
+        self._lower_landed(state, rng)
+
+    def _nudge_end(self, state: JsonDict, rng: RNG) -> None:
+        lo = state["lower"]
+        stops = tuple(lo["stops"])
+        lo["nudges_left"] = 0
+        r = self.lower.result(stops)
+        draw = lo["draws"][lo["spin"] - 1]
+        state["steps"].append({"type": "nudges_end", "feature": "nudges", "used": list(lo["nudges_used"]), "stops": list(stops),
+                               "line": self.lower.line(stops), "result": self._result_view(r)})
+        if (not self.lower.is_prize(r) and lo["spin"] == 1 and r["pair"] is not None
+                and draw["hold_after_nudge"] < self.d["lower"]["hold_after_nudge_per_mille"]):
+            self._count_vertical_marks(state, stops)
+            self._offer_hold(state, r["pair"])
+            return
+        self._lower_final(state, rng, stops)
+
+    def _do_nudge(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        lo = state["lower"]
+        j = action["reel"]
+        lo["stops"][j] = (lo["stops"][j] - 1) % self.lower.n
+        lo["nudges_used"][j] += 1
+        lo["nudges_left"] -= 1
+        stops = tuple(lo["stops"])
+        state["steps"].append({"type": "nudge", "reel": j, "stops": list(stops), "line": self.lower.line(stops),
+                               "nudges_left": lo["nudges_left"]})
+        if lo["nudges_left"] == 0:
+            self._nudge_end(state, rng)
+
+    def _do_auto_nudge(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        """AUTO-ADVANCE: the remaining nudges spent for the best outcome (``Lower.best_nudges``)."""
+        lo = state["lower"]
+        stops = tuple(lo["stops"])
+        alloc = self.lower.best_nudges((stops[0], stops[1], stops[2]), lo["nudges_left"], lo["spin"] == 1)
+        lo["stops"] = list(self.lower.nudged((stops[0], stops[1], stops[2]), alloc))
+        lo["nudges_used"] = [u + a for u, a in zip(lo["nudges_used"], alloc)]
+        state["steps"].append({"type": "auto_nudge", "nudges": list(alloc), "stops": list(lo["stops"])})
+        self._nudge_end(state, rng)
+
+    def _do_end_nudges(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        self._nudge_end(state, rng)
+
+    # The lower Confessional and the ladders ----------------------------------------------------------------------
+    def _do_stop(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        if state["stage"] == "minigame":
+            self._minigame_reveal(state, {})
+            return
+        conf = state["confessional"]
+        kind, value = conf["prize"]
+        step: JsonDict = {"type": "confessional", "feature": "confessional", "game": "lower", "options": conf["options"], "lit": conf["lit"],
+                          "prize": [kind, value], "win": 0}
+        state["steps"].append(step)
+        state["stage"] = "lower_end"
+        if kind == "cash":
+            step["win"] = self._pay(state, "base", value * state["stake"])
+            self._enter_ladder(state, value, None, "confessional")
+        else:
+            n = value * state["bonus_price"]
+            state["bonuses"] += n
+            step["bonuses"] = n
+
+    def _do_risk(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        if state["stage"] == "dob":
+            self._dob_step(state, rng)
+        else:
+            self._ladder_step(state, rng)
+
+    def _do_collect(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        if state["stage"] == "dob":
+            self._dob_collect(state)
+        else:
+            self._ladder_end(state, "collect")
+
+    def _do_auto_risk(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        """AUTO-RISK switched on: every prize from now on is risked to the end (seed 2.8.1, 3.10.1)."""
+        state["auto_risk"] = True
+        state["steps"].append({"type": "auto_risk"})
+
+    def _ladder_step(self, state: JsonDict, rng: RNG) -> None:
+        lad = state["ladder"]
+        step = features.ladder_step(rng, self.d["ladder"], lad)
+        state["steps"].append(step)
+        if lad["ended"]:
+            self._ladder_end(state, lad["ended"], rng)
+
+    def _ladder_end(self, state: JsonDict, how: str, rng: RNG | None = None) -> None:
+        """The ladder ends: the prize on its rung is collected, becomes bonuses, or is lost; the difference from the
+        prize that entered it is the ladder's part (gamble) of the win."""
+        lad = state["ladder"]
+        stake = state["stake"]
+        scale = self.d["ladder"]["scale"]
+        entry = lad["entry"] * stake
+        cash = 0 if how in ("bonuses", "nothing") else scale[lad["rung"]] * stake
+        step: JsonDict = {"type": "ladder_end", "feature": f"ladder_{how}", "how": how, "cash": cash}
+        if how == "bonuses":
+            assert rng is not None
+            n = features.to_bonuses(rng, scale[lad["rung"]] * stake, self.bonus_value)
+            state["bonuses"] += n
+            step["bonuses"] = n
+        self._gamble(state, cash - entry)
+        lad["ended"] = how
+        state["steps"].append(step)
+        state["stage"] = "lower_end"
+
+    def _gamble(self, state: JsonDict, delta: int) -> None:
+        if delta > 0:
+            self._pay(state, "gamble", delta)
+        elif delta < 0:
+            slots.add_win(state, "gamble", delta)
+
+    # Upper game ---------------------------------------------------------------------------------------------------
+    def _enter_upper(self, state: JsonDict) -> None:
+        state["phase"] = "upper"
+        state["upper"] = {"auto_left": 0, "spin": None, "minigame": None, "dob": None, "spin_step": None,
+                          "games": 0}
+        state["steps"].append({"type": "change_game", "feature": "upper_game", "bonuses": state["bonuses"],
+                               "vertical_lines": state["vertical_lines"]})
+        state["stage"] = "upper_game"
+
+    def _do_upper_spin(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        self._upper_spin(state, rng, action["level"])
+
+    def _do_auto_play(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        """AUTO-PLAY in the upper game: up to 100 games at the highest bet the bonuses cover (seed 3.2)."""
+        state["upper"]["auto_left"] = self.d["upper"]["auto_play_games"]
+        state["steps"].append({"type": "auto_play", "games": state["upper"]["auto_left"]})
+
+    def _evaluate_upper(self, state: JsonDict, rng: RNG, level: int, stops: tuple[int, int, int], vertical: bool,
+                        selector_draw: int, spin: JsonDict) -> JsonDict:
+        """Line wins, mixed sevens (their Mixed prizes drawn now) and the selector of one upper spin."""
+        b = self.bets[level]
+        stake = b["stake"]
+        cfg = self.d["upper"]
+        ev = self.upper.evaluate(stops, vertical)
+        line_wins = [[n, s, m * stake] for n, s, m in ev["line_wins"]]
+        cash = sum(w[2] for w in line_wins)
+        mixed = []
+        for number in ev["mixed_lines"]:
+            if b["mixed"]:
+                x = slots.draw_weighted(rng, self.d["minigames"]["mixed_prizes"])
+                mixed.append({"line": number, "minigame": "mixed", "prize": x * stake})
+            else:
+                mixed.append({"line": number, "minigame": None, "prize": cfg["mixed_sevens_fixed"] * stake})
+            cash += mixed[-1]["prize"]
+        threshold = max((cfg["selector_per_mille"][t] for t in ev["triggers"]), default=0)
+        selector = selector_draw < threshold
+        if selector:
+            spin["queue"].append(features.draw_minigame_block(
+                rng, self.d["minigames"], stake, self.max_prize, self.bonus_value, b["island_columns"]))
+        spin["total"] += cash
+        return {"window": ev["window"], "lines": 5 + (3 if vertical else 0), "line_wins": line_wins,
+                "mixed_sevens": mixed, "minigame_symbols": list(ev["triggers"]), "selector": selector,
+                "win": cash, "camera": ev["camera"], "clapper": ev["clapper"]}
+
+    def _upper_spin(self, state: JsonDict, rng: RNG, level: int) -> None:
+        """One upper game: its bonuses are paid, the vertical-line counter gives 8 lines (and goes down by one),
+        the reels stop, CAMERA and CLAPPER count, minigames and the WINNING SPIN are drawn."""
+        cfg = self.d["upper"]
+        b = self.bets[level]
+        up = state["upper"]
+        state["bonuses"] -= b["bonus_price"]
+        vertical = state["vertical_lines"] > 0
+        if vertical:
+            state["vertical_lines"] -= 1
+        stops = (rng.randbelow(self.upper.n), rng.randbelow(self.upper.n), rng.randbelow(self.upper.n))
+        cam_lo, cam_hi = cfg["camera"]
+        cam = cam_lo + rng.randbelow(cam_hi - cam_lo + 1)
+        cl_lo, cl_hi = cfg["clapper"]
+        clap = cl_lo + rng.randbelow(cl_hi - cl_lo + 1)
+        sel = rng.randbelow(1000)
+        spin: JsonDict = {"level": level, "stake": b["stake"], "total": 0, "queue": []}
+        up["spin"] = spin
+        up["games"] += 1
+        ev = self._evaluate_upper(state, rng, level, stops, vertical, sel, spin)
+        step: JsonDict = {"type": "spin", "game": "upper", "feature": "upper_games_played", "level": level, "stake": b["stake"],
+                          "bonus_price": b["bonus_price"], "stops": list(stops), **ev}
+        if ev["camera"]:
+            state["vertical_lines"] = min(self.d["lower"]["max_vertical_lines"], state["vertical_lines"] + cam)
+            step["camera_lines"] = cam
+        winning = False
+        if ev["clapper"]:
+            state["cumulative"][level] += clap
+            step["clapper_pieces"] = clap
+            if state["cumulative"][level] >= cfg["cumulative_pieces"]:
+                state["cumulative"][level] = 0
+                winning = True
+        step.update(vertical_lines=state["vertical_lines"], cumulative=state["cumulative"][level],
+                    bonuses=state["bonuses"])
+        state["steps"].append(step)
+        up["spin_step"] = len(state["steps"]) - 1
+        if winning:
+            wins = self.upper.winning_stops(vertical)
+            ws = wins[rng.randbelow(len(wins))]
+            wsel = rng.randbelow(1000)
+            wev = self._evaluate_upper(state, rng, level, ws, vertical, wsel, spin)
+            state["steps"].append({"type": "winning_spin", "feature": "winning_spin", "game": "upper", "level": level, "stops": list(ws),
+                                   **{k: v for k, v in wev.items() if k not in ("camera", "clapper")}})
+        state["stage"] = "minigame_select" if spin["queue"] else "upper_spin_end"
+
+    def _do_select(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        """The minigame selector: the chosen minigame shows the prize drawn when the selector opened."""
+        up = state["upper"]
+        up["minigame"] = {"name": action["minigame"], "picked": []}
+        state["steps"].append({"type": "minigame_select", "minigame": action["minigame"]})
+        state["stage"] = "minigame"
+
+    def _do_pick(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        self._minigame_reveal(state, {"character": action["character"]})
+
+    def _do_spin_wheel(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        self._minigame_reveal(state, {})
+
+    def _do_uncover(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        """The Dinner: each dish uncovered shows the next item of the sequence drawn at the selector (a prize or
+        EXIT), whichever dish the player touches."""
+        up = state["upper"]
+        mg = up["minigame"]
+        block = up["spin"]["queue"][0]
+        item = block["dinner"][len(mg["picked"])]
+        mg["picked"].append(action["dish"])
+        state["steps"].append({"type": "dinner_dish", "dish": action["dish"], "reveal": item})
+        if item == "exit" or len(mg["picked"]) == len(block["dinner"]):
+            self._minigame_reveal(state, {"dishes": list(mg["picked"])})
+
+    def _minigame_reveal(self, state: JsonDict, extra: JsonDict) -> None:
+        """A minigame's end: it shows its pictures of the prize drawn at the selector, which is paid (with the
+        supplement's bonuses)."""
+        up = state["upper"]
+        mg = up["minigame"]
+        block = up["spin"]["queue"].pop(0)
+        name = mg["name"]
+        step: JsonDict = {"type": "minigame", "feature": "minigame", "minigame": name, **extra}
+        if name == "desert_expedition":
+            c = extra["character"]
+            others = block["desert"][1:]
+            shown = others[:c] + [block["desert"][0]] + others[c:]
+            step["characters"] = shown
+        elif name == "dinner":
+            step["dishes_shown"] = block["dinner"]
+        elif name == "confessional":
+            step["options"], step["lit"] = block["confessional"]["options"], block["confessional"]["lit"]
+        elif name == "island":
+            step["columns"] = block["island_columns"]
+            step["amounts"] = block["island"]
+        else:
+            step["segment"], step["element"] = block["monologue"]["segment"], block["monologue"]["element"]
+        step.update(prize=block["prize"], supplement=block["supplement"], bonuses=block["bonuses"])
+        up["spin"]["total"] += block["prize"]
+        if block["bonuses"]:
+            state["bonuses"] += block["bonuses"]
+        state["steps"].append(step)
+        up["minigame"] = None
+        state["stage"] = "minigame_select" if up["spin"]["queue"] else "upper_spin_end"
+
+    def _upper_spin_end(self, state: JsonDict) -> None:
+        """The upper game's prize (lines, mixed sevens, minigames, the winning spin; at most the bet's maximum
+        prize) is paid and offered to Double-or-Bonuses."""
+        up = state["upper"]
+        spin = up["spin"]
+        stake = spin["stake"]
+        top = self.max_prize * stake
+        prize = min(spin["total"], top)
+        state["steps"].append({"type": "upper_prize", "level": spin["level"], "prize": prize,
+                               "max_prize": prize == top})
+        paid = self._pay(state, "bonus", prize)
+        state["stage"] = "upper_game"
+        if not state["capped"] and features.dob_open(self.d["upper"], paid, stake, top, state["bonuses"]):
+            up["dob"] = {"level": spin["level"], "stake": stake, "fraction": self.d["upper"]["fraction"] * stake,
+                         "entry": paid, "remaining": paid, "banked": 0, "bonuses": 0, "max": top}
+            state["stage"] = "dob"
+
+    def _dob_can_risk(self, state: JsonDict) -> bool:
+        dob = state["upper"]["dob"]
+        return bool(dob["remaining"] >= dob["fraction"] and dob["banked"] + dob["remaining"] < dob["max"]
+                    and state["bonuses"] <= self.d["upper"]["max_bonuses_for_double"])
+
+    def _dob_step(self, state: JsonDict, rng: RNG) -> None:
+        dob = state["upper"]["dob"]
+        step = features.dob_step(rng, self.d["upper"], dob, self.bonus_value)
+        state["bonuses"] += step.get("bonuses", 0)
+        state["steps"].append(step)
+        if not self._dob_can_risk(state):
+            self._dob_collect(state)
+
+    def _dob_collect(self, state: JsonDict) -> None:
+        dob = state["upper"]["dob"]
+        cash = dob["banked"] + dob["remaining"]
+        state["steps"].append({"type": "dob_end", "feature": "double_or_bonuses", "cash": cash, "bonuses": dob["bonuses"]})
+        self._gamble(state, cash - dob["entry"])
+        state["upper"]["dob"] = None
+        state["stage"] = "upper_game"
+
+    # The state machine ------------------------------------------------------------------------------------------
+    def act(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
+        """One player action: it must be literally one of ``state["pending"]["options"]``; the given state is
+        never changed (the action works on a copy)."""
+        if not isinstance(state, dict) or state.get("status") != "awaiting_action" or not state.get("pending"):
+            raise ActionError("game.round_finished", "The round awaits no action.", "Hra nečeká na žádnou akci.")
+        if state.get("game") != self.code or state.get("version") != self.version:
+            raise ActionError("game.wrong_game", "The round belongs to another game or version.",
+                              "Hra patří jiné hře nebo verzi.")
+        if not any(slots.same_action(action, o) for o in state["pending"]["options"]):
+            raise ActionError("game.invalid_action", "This action is not allowed now.",
+                              "Tuto akci nyní nelze provést.", allowed=state["pending"]["options"])
+        s: JsonDict = json.loads(json.dumps(state))  # a deep copy (the state is plain JSON)
+        s["pending"] = None
+        self._apply(s, dict(action), rng)
+        return self._next(s, rng)
+
+    def _apply(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
+        getattr(self, f"_do_{action['type']}")(state, action, rng)
+
+    def _next(self, state: JsonDict, rng: RNG) -> JsonDict:
+        """Move the round on until it needs the player or ends: automatic transitions, AUTO-RISK and AUTO-PLAY
+        (a loop, so a long automatic session never nests calls)."""
+        while True:
+            if state["capped"]:
+                return self._end(state, "max_prize")
+            stage = state["stage"]
+            if stage == "lower_end":
+                if self.affordable_levels(state):
+                    self._enter_upper(state)
+                    continue
+                return self._end(state, "no_bonuses")
+            if stage == "upper_spin_end":
+                self._upper_spin_end(state)
+                continue
+            if stage == "upper_game" and not self.affordable_levels(state):
+                return self._end(state, "no_bonuses")
+            if stage == "ladder" and state["auto_risk"]:
+                self._ladder_step(state, rng)
+                continue
+            if stage == "dob" and state["auto_risk"]:
+                self._dob_step(state, rng)
+                continue
+            pending = self._pending(state)
+            if self._automatic(state):
+                action = self._default_for(state, pending)
+                if stage == "upper_game":
+                    up = state["upper"]
+                    up["auto_left"] = max(0, up["auto_left"] - 1)
+                    self._apply(state, action, rng)
+                    up["spin"]["auto"] = True
+                else:
+                    self._apply(state, action, rng)
+                continue
+            return slots.await_action(state, pending["type"], pending["options"], **pending["info"])
+
+    def _automatic(self, state: JsonDict) -> bool:
+        """The bet's AUTO-PLAY decides everything; the upper game's AUTO-PLAY launches its games and plays the
+        minigames and Double-or-Bonuses of the games it launched."""
+        if state["auto_play"]:
+            return True
+        up = state.get("upper")
+        if not up:
+            return False
+        if state["stage"] == "upper_game":
+            return bool(up["auto_left"] > 0)
+        return bool(state["stage"] in UPPER_STAGES and up["spin"] and up["spin"].get("auto"))
+
+    def _end(self, state: JsonDict, reason: str) -> JsonDict:
+        step: JsonDict = {"type": "end", "reason": reason, "win": state["win"]}
+        if state["bonuses"]:
+            step["bonuses_lapsed"] = state["bonuses"]
+        state["steps"].append(step)
+        state["stage"] = "done"
+        return slots.finish(state)
+
+    def _pending(self, state: JsonDict) -> JsonDict:
+        """The pending offer of the current stage: type, options and what the player is shown."""
+        stage = state["stage"]
+        info: JsonDict = {"stage": stage, "bonuses": state["bonuses"], "vertical_lines": state["vertical_lines"],
+                          "restore": self._restore(state)}
+        lo = state["lower"]
+        opts: list[JsonDict]
+        if stage == "hold":
+            opts = [{"type": "respin", "hold": list(h)} for h in HOLD_SETS]
+            info.update(stops=list(lo["stops"]), line=self.lower.line(tuple(lo["stops"])),
+                        auto_hold=list(lo["auto_hold"]))
+            return {"type": "hold", "options": opts, "info": info}
+        if stage == "nudge":
+            opts = [{"type": "nudge", "reel": j} for j in range(3)] + [{"type": "auto_nudge"}, {"type": "end_nudges"}]
+            stops = tuple(lo["stops"])
+            info.update(nudges_left=lo["nudges_left"], stops=list(stops), line=self.lower.line(stops),
+                        window=self.lower.window(stops), result=self._result_view(self.lower.result(stops)))
+            return {"type": "nudge", "options": opts, "info": info}
+        if stage == "confessional":
+            info.update(options_shown=state["confessional"]["options"])
+            return {"type": "confessional", "options": [{"type": "stop"}], "info": info}
+        if stage == "ladder":
+            lad = state["ladder"]
+            info.update(ladder=lad["mode"], prize=self.d["ladder"]["scale"][lad["rung"]] * state["stake"],
+                        rung=lad["rung"], scale=[x * state["stake"] for x in self.d["ladder"]["scale"]])
+            return {"type": "risk", "options": [{"type": "collect"}, {"type": "risk"}, {"type": "auto_risk"}],
+                    "info": info}
+        up = state["upper"]
+        if stage == "upper_game":
+            opts = [{"type": "upper_spin", "level": j} for j in self.affordable_levels(state)] + [{"type": "auto_play"}]
+            info.update(cumulative=list(state["cumulative"]),
+                        upper_bets=[{"level": j, "stake": b["stake"], "bonus_price": b["bonus_price"]}
+                                    for j, b in enumerate(self.bets) if j <= state["level"] and b["enabled"]])
+            return {"type": "upper_game", "options": opts, "info": info}
+        if stage == "minigame_select":
+            opts = [{"type": "select", "minigame": n} for n in self.d["minigames"]["names"]]
+            return {"type": "minigame_select", "options": opts, "info": info}
+        if stage == "minigame":
+            mg = up["minigame"]
+            name = mg["name"]
+            info.update(minigame=name)
+            if name == "desert_expedition":
+                opts = [{"type": "pick", "character": i} for i in range(self.d["minigames"]["desert_characters"])]
+            elif name == "dinner":
+                opts = [{"type": "uncover", "dish": i} for i in range(self.d["minigames"]["dinner_dishes"])
+                        if i not in mg["picked"]]
+                info.update(uncovered=list(mg["picked"]))
+            elif name == "monologue":
+                opts = [{"type": "spin_wheel"}]
+                info.update(wheel=self.d["minigames"]["monologue_wheel"])
+            else:
+                opts = [{"type": "stop"}]
+                if name == "confessional":
+                    info.update(options_shown=up["spin"]["queue"][0]["confessional"]["options"])
+            return {"type": "minigame", "options": opts, "info": info}
+        if stage == "dob":
+            dob = up["dob"]
+            info.update(prize=dob["remaining"] + dob["banked"], remaining=dob["remaining"], banked=dob["banked"],
+                        fraction=dob["fraction"], max_prize=dob["max"])
+            return {"type": "double_or_bonuses",
+                    "options": [{"type": "collect"}, {"type": "risk"}, {"type": "auto_risk"}], "info": info}
+        raise ActionError("game.ismael_beiro.stuck", f"unknown stage {stage}", f"neznámá fáze {stage}")
+
+    def _restore(self, state: JsonDict) -> JsonDict:
+        """Seed 5 (restorations): what the client shows when the player comes back to this open round."""
+        stage = state["stage"]
+        if stage in ("hold", "nudge"):
+            return {"screen": "lower", "replay_step": state["lower"]["spin_step"], "then": stage}
+        if stage == "confessional":
+            return {"screen": "lower", "replay_step": state["confessional"]["spin_step"], "then": "confessional"}
+        if stage in ("ladder", "dob"):
+            return {"screen": "risk", "then": "risk", "at": "the same point"}
+        up = state.get("upper") or {}
+        if stage == "minigame_select":
+            return {"screen": "upper", "replay_step": up.get("spin_step"), "then": "minigame_selector"}
+        if stage == "minigame":
+            return {"screen": "minigame_selector", "selected": up["minigame"]["name"], "then": "minigame"}
+        return {"screen": "upper", "then": "upper_game"}
+
+    def _default_for(self, state: JsonDict, pending: JsonDict) -> JsonDict:
+        stage = state["stage"]
+        if stage == "hold":
+            return {"type": "respin", "hold": list(state["lower"]["auto_hold"])}
+        if stage == "nudge":
+            return {"type": "auto_nudge"}
+        if stage in ("ladder", "dob"):
+            return {"type": "risk"} if state["auto_risk"] else {"type": "collect"}
+        if stage == "upper_game":
+            return {"type": "upper_spin", "level": max(self.affordable_levels(state))}
+        return dict(pending["options"][0])
+
+    def default_action(self, state: JsonDict) -> JsonDict:
+        """The automatic choices (the simulator's policy and AUTO-PLAY): the automatic hold, AUTO-ADVANCE, stop
+        at once, collect (risk with AUTO-RISK), auto-play the upper game, the first minigame and the first item."""
+        if state.get("status") != "awaiting_action" or not state.get("pending"):
+            raise ActionError("game.no_action", "The round awaits no action.", "Hra nečeká na žádnou akci.")
+        if state["stage"] == "upper_game":
+            return {"type": "auto_play"}
+        return self._default_for(state, state["pending"])
+
+    # --- catalogue ----------------------------------------------------------------------------------------------
+    def describe(self) -> JsonDict:
+        d, dec = self.d, self.declared
+        lower, upper, mg = d["lower"], d["upper"], d["minigames"]
+        return {
+            "code": self.code, "version": self.version, "name": self.name, "name_cs": self.name_cs, "kind": self.kind,
+            "source": d["source"],
+            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
+            "bet_options": {"stakes": [{"stake": b["stake"], "enabled": b["enabled"],
+                                        "upper_bet": {"stake": b["stake"], "bonus_price": b["bonus_price"]}}
+                                       for b in self.bets],
+                            "flags": ["auto_play", "auto_risk"],
+                            "stake": {"min": dec.min_bet, "max": dec.max_bet, "step": 10}},
+            "default_bet": dict(self.default_bet_params), "par_bet": dict(self.par_bet_params),
+            "lower_game": {"reels": 3, "symbols_per_reel": 16, "strips": lower["strips"],
+                           "vertical_line_marks": lower["vl_marks"], "wild_reels": lower["wild_reels"],
+                           "paytable": {"unit": "stake", "three_of_a_kind": dict(lower["pays"])},
+                           "bonus_pays": {"unit": "upper games at the round's bet",
+                                          "pays": {str(k): v for k, v in lower["bonus_pays"].items()}},
+                           "confessional": d["confessional"],
+                           "probabilities_per_mille": {"hold": lower["hold_per_mille"],
+                                                       "nudges": lower["nudge_per_mille"],
+                                                       "hold_after_nudges": lower["hold_after_nudge_per_mille"]},
+                           "nudge_counts": lower["nudge_counts"], "ladder": d["ladder"]},
+            "upper_game": {"reels": 3, "rows": 3, "symbols_per_reel": 16, "strips": upper["strips"],
+                           "lines": upper["lines"], "vertical_lines": "reel columns, lines 6-8, while the counter > 0",
+                           "paytable": {"unit": "upper stake", "three_of_a_kind": dict(upper["pays"]),
+                                        "mixed_sevens_fixed": upper["mixed_sevens_fixed"]},
+                           "camera": upper["camera"], "clapper": upper["clapper"],
+                           "cumulative_pieces": upper["cumulative_pieces"],
+                           "selector_per_mille": upper["selector_per_mille"],
+                           "double_or_bonuses": {"fraction": upper["fraction"],
+                                                 "double_per_mille": upper["double_per_mille"],
+                                                 "max_bonuses": upper["max_bonuses_for_double"]},
+                           "auto_play_games": upper["auto_play_games"]},
+            "minigames": {"names": {n: MINIGAME_NAMES[n] for n in mg["names"]}, "prizes": mg["prizes"],
+                          "supplement_per_mille": mg["supplement_per_mille"], "monologue_wheel": mg["monologue_wheel"],
+                          "mixed_prizes": mg["mixed_prizes"]},
+            "bonus_value": self.bonus_value, "max_prize_multiplier": self.max_prize,
+            "auto_play": {"max_games": upper["auto_play_games"],
+                          "how": "the bet's auto_play flag plays every choice automatically; repeating rounds "
+                                 "(up to 100) is the client's, one start each"},
+            "demo_mode": {"how": "play money; QA forced draws choose the prize", "options": sorted(self.demo_options())},
+            "declared": {"rtp": str(dec.rtp), "min_bet": dec.min_bet, "max_bet": dec.max_bet, "max_win": dec.max_win,
+                         "avg_hourly_loss": dec.avg_hourly_loss,
+                         "unfinished_deadline_days": dec.unfinished_deadline_days},
+            "rules_en": RULES_EN, "rules_cs": RULES_CS,
+        }
+
+    def demo_options(self) -> list[str]:
+        from . import demo
+
+        return list(demo.OPTIONS)
+
+    def demo_draws(self, option: str, stake: int | None = None) -> list[list[int]]:
+        """Seed 6 (demo mode): the draws that give the chosen outcome, for QA's forced draws in play money."""
+        from . import demo
+
+        return demo.draws(self, option, stake or self.default_bet_params["stake"])
+
+    # --- exact RTP, analysis and the fast simulator ---------------------------------------------------------------
+    @functools.cached_property
+    def _exact(self) -> dict[str, Fraction]:
+        return analysis.exact_base(self)
+
+    def exact_rtp(self, bet: Bet) -> dict[str, Fraction]:
+        """The lower game's cash prizes as awarded (direct prizes and the Confessional's cash) under the automatic
+        holds and nudges, exactly (every stop, every offer, every respin, every nudge count enumerated). Risking
+        them is the "gamble" part; the upper game is simulated."""
+        return dict(self._exact)
+
+    def simulate_fast(self, bet: Bet, rounds: int, seed: int, progress: Progress | None = None) -> JsonDict:
+        return fast_sim.simulate_fast(self, bet, rounds, seed, progress)

@@ -1,0 +1,74 @@
+"""Ismael Beiro's texts for players: symbol and minigame names and the rules, in English and Czech (catalogue)."""
+from __future__ import annotations
+
+# symbol -> (English, Czech); the seed's symbols are pictures, the names are ours (docs/games/ismael_beiro.md)
+SYMBOL_NAMES = {
+    "SEVEN": ("Seven", "Sedmička"), "BAR": ("Bar", "Bar"), "BELL": ("Bell", "Zvonek"), "MELON": ("Melon", "Meloun"),
+    "PLUM": ("Plum", "Švestka"), "LEMON": ("Lemon", "Citron"), "ORANGE": ("Orange", "Pomeranč"),
+    "CHERRY": ("Cherry", "Třešně"), "BONUS": ("Bonus", "Bonus"),
+    "CONFESSIONAL": ("Confessional (Winning Draw)", "Zpovědnice (výherní losování)"),
+    "WILD": ("Wild", "Žolík"),
+    "SEVEN_RED": ("Red seven", "Červená sedmička"), "SEVEN_BLUE": ("Blue seven", "Modrá sedmička"),
+    "SEVEN_GREEN": ("Green seven", "Zelená sedmička"), "CAMEL": ("Camel", "Velbloud"),
+    "COCONUT": ("Coconuts", "Kokosy"), "CHEF_HAT": ("Chef's hat", "Kuchařská čepice"),
+    "CAMERA": ("Camera", "Kamera"), "CLAPPER": ("Clapperboard (cumulative)", "Filmová klapka (kumulace)"),
+}
+MINIGAME_NAMES = {
+    "desert_expedition": {"en": "Desert Expedition", "cs": "Výprava do pouště"},
+    "dinner": {"en": "Dinner", "cs": "Večeře"},
+    "confessional": {"en": "Confessional", "cs": "Zpovědnice"},
+    "island": {"en": "The Island", "cs": "Ostrov"},
+    "monologue": {"en": "Monologue", "cs": "Monolog"},
+}
+
+RULES_EN = (
+    "Ismael Beiro is a machine with a lower and an upper game, each on 3 reels of 16 symbols. Choose a bet of 1, 5, "
+    "10, 25 or 50 CZK (the operator may switch bets off). One start plays the lower game and everything it leads "
+    "to; the bonuses it wins are played in the upper game of the same start, and nothing more is staked. LOWER "
+    "GAME: three of a kind on the centre line pay 2 (cherries) to 50 (sevens) times the bet; the Wild on the left "
+    "and right reels stands for any symbol but Bonus; 1, 2 or 3 Bonus symbols give 1, 3 or 10 upper games; three "
+    "Confessionals open the Confessional: six options light in turn and PLAY stops one, always a prize (2-1,000 x "
+    "the bet) or 1-6 upper games. Two matching symbols may be offered a hold: the next game with up to two reels "
+    "held is free. A near miss may be offered 1-4 nudges: each moves a reel one symbol down (AUTO picks the best). "
+    "Marked symbols on the line add to the vertical-line counter (at most 9). The prizes of cherries and lemons "
+    "and the Confessional's cash prizes may be risked in the Bonus-Raise: the next prize up, or the prize turned "
+    "into bonuses (one bonus per 4 CZK, the rest rounded at random); above the 3-lemons prize it becomes a seesaw "
+    "(next prize up or down). The oranges' prize may be risked in the Raise-Nothing (next prize up or nothing). "
+    "Other prizes are collected at once. UPPER GAME: each game costs bonuses (1 per CZK of the bet, at the round's "
+    "bet or a lower one) and pays three of a kind on 5 lines, and on 3 vertical lines while the counter is above "
+    "zero (each game takes one). A Camera adds 1-5 to the counter; a Clapperboard adds 1-3 pieces to the bet's "
+    "cumulative, whose 8th piece gives a WINNING SPIN. Camels, coconuts or chef's hats may open the minigame "
+    "selector: choose Desert Expedition, Dinner, Confessional, The Island or Monologue; the prize (15-1,000 x the "
+    "bet, rarely the maximum as cash plus bonuses) is drawn when the selector opens, so the choice and the picks "
+    "do not change it. Three sevens of different colours play the Mixed minigame at the 25 and 50 CZK bets "
+    "(6-200 x the bet) and pay 18 x the bet at the others. A prize of the upper game may be risked in fractions "
+    "of 10 x the bet: twice the fraction or the fraction in bonuses (not above 3,000 bonuses). AUTO-PLAY plays "
+    "every choice automatically, AUTO-RISK risks every prize to the end. Holds, nudges and the ladders' "
+    "probabilities are fixed and do not depend on past results. A start pays at most 1,000 x its bet; reaching "
+    "it ends the start. Bonuses that no switched-on upper bet can use are lost when the start ends."
+)
+RULES_CS = (
+    "Ismael Beiro je automat s dolní a horní hrou, každá na 3 válcích po 16 symbolech. Zvolte sázku 1, 5, 10, 25 "
+    "nebo 50 Kč (provozovatel může sázky vypnout). Jedno spuštění odehraje dolní hru a vše, co z ní vzejde; bonusy "
+    "z ní se hrají v horní hře téhož spuštění a nic dalšího se nevsází. DOLNÍ HRA: tři stejné symboly na středové "
+    "linii vyplácí 2 (třešně) až 50 (sedmičky) násobek sázky; žolík na levém a pravém válci nahrazuje vše kromě "
+    "Bonusu; 1, 2 nebo 3 symboly Bonus dají 1, 3 nebo 10 horních her; tři Zpovědnice otevřou Zpovědnici: šest "
+    "možností se rozsvěcuje a HRÁT jednu zastaví, vždy s výhrou (2-1 000násobek sázky) nebo 1-6 horních her. Dva "
+    "stejné symboly mohou dostat nabídku podržení: další hra s nejvýše dvěma podrženými válci je zdarma. Téměř "
+    "výhra může dostat 1-4 posuny: každý posune válec o symbol dolů (AUTO zvolí nejlepší). Označené symboly na "
+    "linii přidávají svislé linie (nejvýše 9). Výhry třešní a citronů a peněžní výhry Zpovědnice lze riskovat ve "
+    "hře Bonus-nahoru: další vyšší výhra, nebo výhra přeměněná na bonusy (jeden bonus za 4 Kč, zbytek se "
+    "zaokrouhlí náhodně); nad výhrou tří citronů se mění v houpačku (další výhra nahoru nebo dolů). Výhru "
+    "pomerančů lze riskovat ve hře Nahoru-nic (další výhra nahoru nebo nic). Ostatní výhry se vyplatí hned. HORNÍ "
+    "HRA: každá hra stojí bonusy (1 za každou korunu sázky, při sázce spuštění nebo nižší) a vyplácí tři stejné na "
+    "5 liniích a na 3 svislých liniích, dokud je počítadlo nad nulou (každá hra jednu spotřebuje). Kamera přidá "
+    "1-5 svislých linií; filmová klapka přidá 1-3 dílky kumulace sázky, jejíž 8. dílek dá VÝHERNÍ OTOČENÍ. "
+    "Velbloudi, kokosy nebo kuchařské čepice mohou otevřít výběr minihry: Výprava do pouště, Večeře, Zpovědnice, "
+    "Ostrov nebo Monolog; výhra (15-1 000násobek sázky, vzácně maximum jako peníze a bonusy) se losuje při otevření "
+    "výběru, volba ani výběry ji nezmění. Tři sedmičky různých barev hrají minihru Mix při sázkách 25 a 50 Kč "
+    "(6-200násobek sázky), při ostatních vyplácí 18násobek sázky. Výhru horní hry lze riskovat po dílech 10násobku "
+    "sázky: dvojnásobek dílu, nebo díl v bonusech (ne nad 3 000 bonusů). AUTO-HRA hraje všechny volby sama, "
+    "AUTO-RISK riskuje každou výhru do konce. Pravděpodobnosti podržení, posunů a žebříčků jsou pevné a nezávisí "
+    "na minulých výsledcích. Jedno spuštění vyplatí nejvýše 1 000násobek sázky; jeho dosažením končí. Bonusy, "
+    "které žádná zapnutá horní sázka nevyužije, na konci spuštění propadají."
+)
