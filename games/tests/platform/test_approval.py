@@ -125,7 +125,7 @@ def test_the_catalogue_offers_players_only_approved_versions_and_shows_staff_the
     from rest_framework.test import APIClient
 
     staff_client = APIClient()
-    staff_client.force_login(make_staff())  # a staff session (no second factor required here)
+    staff_client.force_login(make_staff(role="game_manager"))  # a staff session (no second factor required here)
     rows = {g["code"]: g for g in staff_client.get("/api/v1/games/catalogue?page_size=200").json()["results"]}
     assert rows[ROULETTE]["approval"] == {"state": "unapproved", "plan_version": "", "reference": ""}
     assert staff_client.get(f"/api/v1/games/catalogue/{ROULETTE}").json()["game"]["approval"]["state"] == "unapproved"
