@@ -364,7 +364,7 @@ def test_staff_approve_a_doubtful_bank_id_identification_with_a_note_and_see_wha
     player = applicant()
     body = refused(flow(bankid_op, player, family_name="Nováková-Jiná"), errors.BANKID_CLAIMS_MISMATCH)
     check_id = body["details"]["identification_id"]
-    staff = client(make_staff())
+    staff = client(make_staff(role="compliance"))
     queue = staff.get("/api/v1/aml/staff/identifications").json()["results"]
     row = next(c for c in queue if c["id"] == check_id)
     assert row["provider"] == "bankid" and row["reasons"] == ["surname_mismatch"]
