@@ -154,8 +154,16 @@ class IdentificationCheckAdmin(DecisionAdmin):
     def image_view(self, request: HttpRequest, pk: int, side: str) -> FileResponse:
         if not self._allowed(request):
             raise Http404
-        img = get_object_or_404(IdentificationImage, identification_id=pk, side=side)
+        img = get_object_or_404(IdentificationImage, identification_id=pk, side=_image_side(side))
         return FileResponse(img.file.open("rb"), content_type=img.content_type)
+
+
+def _image_side(side: str) -> str:
+    """The ``side`` of the image view: one of ``IdentificationImage.Side`` (anything else, a NUL included, is a 404
+    before the database sees it; issue 19, N-7)."""
+    if side not in IdentificationImage.Side.values:
+        raise Http404
+    return side
 
 
 @admin.register(IdentificationEvent)

@@ -10,7 +10,7 @@ from django.http import HttpRequest
 
 from core.audit import Actor
 from core.errors import DomainError
-from core.models import AuditEvent, IdempotencyRecord, TaskHeartbeat
+from core.models import AuditEvent, IdempotencyRecord, SecurityEventWindow, TaskHeartbeat
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
@@ -72,6 +72,16 @@ class AuditEventAdmin(ReadOnlyAdmin):
     list_filter = ("actor_type", "action", "object_type")
     search_fields = ("object_id", "actor_label", "action", "request_id")
     date_hierarchy = "occurred_at"
+
+
+@admin.register(SecurityEventWindow)
+class SecurityEventWindowAdmin(ReadOnlyAdmin):
+    """Repeated security events counted per source and window (the audit trail holds the first of each)."""
+
+    list_display = ("window_start", "action", "source", "count", "first_at", "last_at")
+    list_filter = ("action",)
+    search_fields = ("source",)
+    date_hierarchy = "window_start"
 
 
 @admin.register(IdempotencyRecord)
