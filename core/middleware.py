@@ -109,7 +109,7 @@ class RejectNulMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        api = request.path.startswith("/api/")
+        api = request.path.startswith("/api")  # "/api\x00/..." too: a client of the API gets the error shape
         if "\x00" in request.path_info or "\x00" in request.path:
             return JsonResponse({"error": NOT_FOUND().as_dict()}, status=404) if api else HttpResponseNotFound()
         query = request.META.get("QUERY_STRING", "")

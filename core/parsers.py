@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import codecs
 import json
+from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 from rest_framework.utils.json import strict_constant
@@ -58,8 +60,9 @@ def loads_bounded(text: str | bytes, *, max_depth: int = MAX_DEPTH, strict: bool
 class JSONParser(parsers.JSONParser):
     """DRF's JSON parser with the nesting bound: a body too deep is a ``ParseError`` (400 ``request.invalid``)."""
 
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: dict[str, Any] | None = None) -> Any:
-        encoding = parsers.get_encoding(parser_context or {})
+    def parse(self, stream: Any, media_type: str | None = None,
+              parser_context: Mapping[str, Any] | None = None) -> Any:
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)  # as DRF's get_encoding
         try:
             text = codecs.getreader(encoding)(stream).read()
             return loads_bounded(text, strict=bool(self.strict))

@@ -8,7 +8,7 @@ from drf_spectacular.plumbing import force_instance
 from drf_spectacular.utils import OpenApiParameter
 
 
-class AutoSchema(openapi.AutoSchema):  # type: ignore[misc]  # drf-spectacular is untyped
+class AutoSchema(openapi.AutoSchema):
     """drf-spectacular's schema, but a read-only field declared ``required=False`` is optional in the schema as it
     is in the answer (issue 19, N-10). drf-spectacular lists every read-only field as required, while DRF leaves a
     field with ``required=False`` out of the answer when its value is absent (``SkipField``): so
@@ -17,8 +17,9 @@ class AutoSchema(openapi.AutoSchema):  # type: ignore[misc]  # drf-spectacular i
     always in the answer)."""
 
     def _map_basic_serializer(self, serializer: Any, direction: str) -> dict[str, Any]:
-        schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)
-        optional = {field.field_name for field in force_instance(serializer).fields.values()
+        schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)  # type: ignore[no-untyped-call]
+        fields = force_instance(serializer).fields.values()  # type: ignore[no-untyped-call]
+        optional = {field.field_name for field in fields
                     if field.read_only and getattr(field, "_kwargs", {}).get("required") is False}
         required = [name for name in schema.get("required", []) if name not in optional]
         if required:

@@ -50,10 +50,11 @@ class _LiveRate:
     num_requests: int
 
     def get_rate(self) -> str | None:
-        rates: dict[str, str | None] = api_settings.DEFAULT_THROTTLE_RATES
+        rates = api_settings.DEFAULT_THROTTLE_RATES
         if not self.scope or self.scope not in rates:
             raise ImproperlyConfigured(f"no throttle rate for the scope {self.scope!r} (settings.THROTTLE_RATES)")
-        return rates[self.scope]
+        rate = rates[self.scope]
+        return None if rate is None else str(rate)
 
     def wait(self) -> float:
         """Seconds until a request is allowed again (DRF's ``None`` when the history is longer than the rate, e.g.
