@@ -406,17 +406,23 @@ APPS = sorted({_app(label) for label in OPERATIONS})
 
 @pytest.mark.django_db(databases=["default", "refusal_log"])
 @pytest.mark.parametrize("app", APPS)
-def test_deep_json_and_nul_bytes_get_a_defined_refusal_on_every_operation(app: str, player_token: str) -> None:
+def test_deep_json_and_nul_bytes_get_a_defined_refusal_on_every_operation(app: str, player_token: str,
+                                                                          staff_tokens: dict[str, str]) -> None:
     """N-6 and N-7 on every operation of the schema (the session-ending ones too: none of these requests can reach
-    the service), one app at a time (one player with records per app): deep JSON is a 4xx, a NUL in a query
-    parameter a 400 ``request.invalid``, in a path a 404."""
+    the service), one app at a time (one player with records per app), as the player, anonymously for deep JSON,
+    and a staff operation as each staff identity too (the review's ``?status=%00`` needed a staff caller): deep JSON
+    is a 4xx, a NUL in a query parameter a 400 ``request.invalid``, in a path a 404."""
     failures = []
     for label in sorted(label for label in OPERATIONS if _app(label) == app):
-        failures += [f"{label}: {failure}" for failure in _hostile_operation(label, player_token)]
+        callers = {"player": player_token}
+        if OPERATIONS[label].path in STAFF_PATHS:
+            callers.update(staff_tokens)
+        for who, token in callers.items():
+            failures += [f"{label} as {who}: {failure}" for failure in _hostile_operation(label, token)]
     assert not failures, failures
 
 
-def _hostile_operation(label: str, player_token: str) -> list[str]:
+def _hostile_operation(label: str, token: str) -> list[str]:
     operation = OPERATIONS[label]
     failures: list[str] = []
     for what, arguments, expected, anonymous in _hostile_cases(operation):
@@ -429,7 +435,7 @@ def _hostile_operation(label: str, player_token: str) -> list[str]:
         STATS["cases"] += 1
         STATS["depth_cases" if what.startswith("depth") else "nul_cases"] += 1
         try:
-            response = _call(case, None if anonymous else player_token)
+            response = _call(case, None if anonymous else token)
         except FailureGroup as exc:
             failures.append(f"{what}: {', '.join(getattr(f, 'title', type(f).__name__) for f in exc.exceptions)}")
             continue

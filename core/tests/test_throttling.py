@@ -37,10 +37,14 @@ def _fresh_cache():
     cache.clear()
 
 
+#: what a deployment runs with unless its environment says otherwise (``settings.THROTTLE_RATES``, checked below)
+DEPLOYED = {"anon": "60/min", "user": "600/min", "login": "10/min", "callback": "600/min", "callback_refused": "10/min"}
+
+
 @pytest.fixture
 def deployed_rates(settings):
-    """The rates a deployment runs with (``settings.THROTTLE_RATES``), as in production; the clock stands still."""
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": dict(settings.THROTTLE_RATES)}
+    """The rates a deployment runs with, as in production; the clock stands still."""
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": dict(DEPLOYED)}
     with time_machine.travel(clock.now(), tick=False):
         yield settings
 
@@ -56,8 +60,7 @@ def retry_after(r) -> int:
 def test_the_configured_rates_are_the_ones_a_deployment_runs_with():
     """The rates of the issue (60/min anonymous, 600/min per player) and the callback scopes, and outside the test
     environment they are exactly what DRF applies (a settings import without TESTING, in a child process)."""
-    assert django_settings.THROTTLE_RATES == {"anon": "60/min", "user": "600/min", "login": "10/min",
-                                              "callback": "600/min", "callback_refused": "10/min"}
+    assert django_settings.THROTTLE_RATES == DEPLOYED
     env = {k: v for k, v in os.environ.items() if not k.startswith("THROTTLE_RATE_")}
     env.pop("TESTING", None)
     code = ("import json, django; from django.conf import settings; django.setup(); "
@@ -116,7 +119,7 @@ def test_a_player_endpoint_answers_600_a_minute_per_player_then_429(deployed_rat
 
 def test_staff_calls_are_throttled_per_user_too(deployed_rates):
     deployed_rates.REST_FRAMEWORK = {**deployed_rates.REST_FRAMEWORK,
-                                     "DEFAULT_THROTTLE_RATES": {**deployed_rates.THROTTLE_RATES, "user": "3/min"}}
+                                     "DEFAULT_THROTTLE_RATES": {**DEPLOYED, "user": "3/min"}}
     c = APIClient(raise_request_exception=False)
     c.force_authenticate(make_staff(superuser=True))
     for _ in range(3):
@@ -178,7 +181,7 @@ def test_a_provider_whose_callbacks_verify_is_not_held_back_by_refusals_only_by_
     from wallet.adapters import sandbox_event
 
     deployed_rates.REST_FRAMEWORK = {**deployed_rates.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-        **deployed_rates.THROTTLE_RATES, "callback": "3/min"}}
+        **DEPLOYED, "callback": "3/min"}}
     c = APIClient(raise_request_exception=False)
     for i in range(3):
         body, sig = sandbox_event("payment.failed", f"NO-SUCH-{i}", 100, event_id=f"ok-{i}")
