@@ -22,6 +22,7 @@ from django.conf import settings
 from accounts.models import PersonalData, Player, SandboxExclusionEntry, SandboxPopulationRecord, SandboxSms
 from accounts.validation import fold
 from core import clock
+from core.parsers import loads_bounded
 
 logger = logging.getLogger("accounts.adapters")
 
@@ -95,7 +96,7 @@ def _post_json(url: str, payload: dict[str, Any]) -> dict[str, Any]:
     req = urllib.request.Request(url, data=json.dumps(payload).encode(), headers=headers, method="POST")
     try:
         with urllib.request.urlopen(req, timeout=float(settings.ACCOUNTS_GATEWAY_TIMEOUT_SECONDS)) as resp:
-            return json.loads(resp.read().decode() or "{}")
+            return loads_bounded(resp.read().decode() or "{}")  # too deep: a ValueError (N-6)
     except urllib.error.HTTPError as exc:
         raise RegisterUnavailable(f"HTTP {exc.code} from {url}") from exc
     except (urllib.error.URLError, TimeoutError, OSError, ValueError) as exc:

@@ -11,7 +11,6 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import generics, permissions
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from accounts import errors, rules, selectors, serializers, services
@@ -22,6 +21,7 @@ from core.audit import Actor, security_event
 from core.errors import NOT_FOUND, VALIDATION, error_response
 from core.idempotency import idempotent
 from core.pagination import DefaultPagination
+from core.throttling import ScopedRateThrottle
 
 
 def _codes(errs: Any) -> dict[str, list[str]]:
@@ -149,9 +149,10 @@ class LoginView(APIView):
     throttle_scope = "login"
 
     def throttled(self, request: Request, wait: float) -> NoReturn:
-        """A throttled login is a security event (issue 13), then the usual 429."""
+        """A throttled login is a security event (issue 13; one per address and window, the rest counted: issue 19),
+        then the usual 429."""
         security_event(action="security.login_throttled", source=request.META.get("REMOTE_ADDR", ""),
-                       tried="login over the per-address rate", wait_seconds=wait)
+                       tried="login over the per-address rate", wait_seconds=wait, summarise=True)
         super().throttled(request, wait)
 
     @extend_schema(request=serializers.LoginInSerializer, responses=serializers.LoginOutSerializer,
@@ -164,7 +165,7 @@ class LoginView(APIView):
         user = authenticate(request=request, username=username, password=password)
         if _locked_out(request):
             security_event(action="security.login_locked_out", source=request.META.get("REMOTE_ADDR", ""),
-                           tried=f"login as {username[:150]!r}")
+                           tried=f"login as {username[:150]!r}", summarise=True)
             hours = float(settings.AXES_COOLOFF_TIME)
             seconds = int(hours * 3600)
             resp = error_response(errors.LOCKED_OUT(retry_after_seconds=seconds))

@@ -36,6 +36,7 @@ from django.conf import settings
 from accounts.validation import fold
 from aml import errors
 from core import clock
+from core.parsers import contains_nul, loads_bounded
 
 SIGNATURE_HEADER = "X-Signature"
 OUTCOMES = ("approved", "doubtful", "rejected")
@@ -115,9 +116,11 @@ class SignedJsonCallbacks:
 
     def parse_callback(self, raw_body: bytes) -> IdentificationResult:
         try:
-            data = json.loads(raw_body.decode("utf-8"))
+            data = loads_bounded(raw_body.decode("utf-8"))  # too deep: JsonTooDeep, a ValueError (N-6)
             if not isinstance(data, dict):
                 raise TypeError("not an object")
+            if contains_nul(data):  # nothing with a NUL can be stored (PostgreSQL): malformed, never a 500
+                raise ValueError("NUL character")
             reasons = data.get("reasons") or []
             extracted = data.get("extracted") or {}
             if not isinstance(reasons, list) or not isinstance(extracted, dict):

@@ -151,10 +151,18 @@ class IdentificationCheckAdmin(DecisionAdmin):
                 *super().get_urls()]
 
     def image_view(self, request: HttpRequest, pk: int, side: str) -> FileResponse:
-        img = get_object_or_404(IdentificationImage, identification_id=pk, side=side)
+        img = get_object_or_404(IdentificationImage, identification_id=pk, side=_image_side(side))
         if not img.file:  # deleted at the end of its retention (aml/privacy.py)
             raise Http404
         return FileResponse(img.file.open("rb"), content_type=img.content_type)
+
+
+def _image_side(side: str) -> str:
+    """The ``side`` of the image view: one of ``IdentificationImage.Side`` (anything else, a NUL included, is a 404
+    before the database sees it; issue 19, N-7)."""
+    if side not in IdentificationImage.Side.values:
+        raise Http404
+    return side
 
 
 @admin.register(IdentificationEvent)

@@ -5,7 +5,8 @@ callback endpoint has no authentication: its HMAC signature is the proof. Staff 
 """
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import asdict
+from typing import Any, NoReturn
 
 from django.conf import settings
 from django.db.models import QuerySet
@@ -19,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import Player
 from accounts.permissions import IsPlayer, request_player
 from aml import errors, selectors, services
 from aml.adapters import SIGNATURE_HEADER
@@ -26,6 +28,7 @@ from aml.models import ComplianceCase, IdentificationCheck, IdentificationImage,
 from aml.serializers import (
     AmlCallbackResultSerializer,
     AmlStatusSerializer,
+    AttemptsAllowSerializer,
     BankIdCallbackSerializer,
     BankIdStartedSerializer,
     BankIdStartSerializer,
@@ -42,12 +45,14 @@ from aml.serializers import (
     SofDeclareSerializer,
     SofReviewSerializer,
     SofSummarySerializer,
+    StaffIdentificationAttemptsSerializer,
     StaffIdentificationSerializer,
     StaffSofSerializer,
 )
 from core.audit import Actor, security_event
-from core.errors import NOT_FOUND, DomainError
+from core.errors import NOT_FOUND, VALIDATION, DomainError
 from core.permissions import staff_permission
+from core.throttling import CallbackRateThrottle, CallbackRefusalThrottle
 
 DOCUMENT_FIELDS = ("document_type", "document_number", "document_issuing_state", "document_issuing_authority",
                    "document_valid_until", "id_card_unavailable")
@@ -188,6 +193,13 @@ class IdentificationCallbackView(APIView):
 
     authentication_classes: list[type[Any]] = []
     permission_classes = [permissions.AllowAny]
+    throttle_classes = [CallbackRateThrottle, CallbackRefusalThrottle]  # per source address (issue 19, N-8)
+
+    def throttled(self, request: Request, wait: float) -> NoReturn:
+        """A source over the callback rates: one security event per window (the rest counted), then 429."""
+        security_event(action="security.callback_throttled", source=request.META.get("REMOTE_ADDR", ""),
+                       tried="POST aml/callbacks over the per-source rate", wait_seconds=wait, summarise=True)
+        super().throttled(request, wait)
 
     @extend_schema(request={"application/json": OpenApiTypes.OBJECT}, responses=AmlCallbackResultSerializer,
                    operation_id="aml_identification_callback",
@@ -201,14 +213,15 @@ class IdentificationCallbackView(APIView):
                                                              signature=request.headers.get(SIGNATURE_HEADER, ""))
         except DomainError as exc:
             if exc.code in (errors.BAD_SIGNATURE.code, errors.UNKNOWN_PROVIDER.code, errors.REPLAY_MISMATCH.code):
+                CallbackRefusalThrottle.refused(request, self)
                 security_event(action="security.callback_refused", source=source,
                                tried=f"POST aml/callbacks/{provider[:60]}: {exc.code}", body=raw,
-                               provider=provider[:60])
+                               provider=provider[:60], summarise=True)
             raise
         if result["status"] == "duplicate":
             security_event(action="security.callback_replayed", source=source,
                            tried=f"POST aml/callbacks/{provider[:60]}: event {result['event_id']} again", body=raw,
-                           provider=provider[:60], first_result=result["result"])
+                           provider=provider[:60], first_result=result["result"], summarise=True)
         return Response(result)
 
 
@@ -270,6 +283,17 @@ class SourceOfFundsView(APIView):
 
 # Staff ---------------------------------------------------------------------------------------------------------------
 
+def _status_filter(request: Request, choices: list[str], default: str) -> str:
+    """A staff list's ``?status=``: one of the model's choices (absent or blank: ``default``); anything else, a NUL
+    included, is ``request.invalid`` naming the choices (issue 19, N-7), never a value handed to the database."""
+    given = request.query_params.getlist("status")
+    if not given or given == [""]:
+        return default
+    if len(given) > 1 or given[0] not in choices:
+        raise VALIDATION(fields={"status": [f"one of: {', '.join(choices)} (at most once)"]})
+    return given[0]
+
+
 class StaffIdentificationListView(generics.GenericAPIView[IdentificationCheck]):
     permission_classes = [staff_permission("aml.view_identificationcheck")]
     serializer_class = StaffIdentificationSerializer
@@ -278,7 +302,7 @@ class StaffIdentificationListView(generics.GenericAPIView[IdentificationCheck]):
                                                 description="default: doubtful (the review queue)")],
                    responses=StaffIdentificationSerializer(many=True), operation_id="aml_staff_identifications")
     def get(self, request: Request) -> Response:
-        status = request.query_params.get("status") or IdentificationCheck.Status.DOUBTFUL
+        status = _status_filter(request, IdentificationCheck.Status.values, IdentificationCheck.Status.DOUBTFUL)
         qs = IdentificationCheck.objects.select_related("player__user").filter(status=status).order_by("created_at", "pk")
         page = self.paginate_queryset(qs)
         return self.get_paginated_response(StaffIdentificationSerializer(page, many=True).data)
@@ -300,6 +324,33 @@ class StaffIdentificationReviewView(APIView):
         return Response(StaffIdentificationSerializer(check).data)
 
 
+class StaffIdentificationAttemptsView(APIView):
+    """A player's identification attempts (issue 19, N-9), and staff allowing new ones once they are used up."""
+
+    permission_classes = [staff_permission("aml.review_identification")]
+
+    @staticmethod
+    def _answer(player_id: int, attempts: selectors.IdentificationAttempts) -> Response:
+        return Response(StaffIdentificationAttemptsSerializer({"player_id": player_id, **asdict(attempts)}).data)
+
+    @extend_schema(responses=StaffIdentificationAttemptsSerializer, operation_id="aml_staff_identification_attempts")
+    def get(self, request: Request, player_id: int) -> Response:
+        player = get_object_or_404(Player, pk=player_id)
+        return self._answer(player.pk, selectors.identification_attempts(player))
+
+    @extend_schema(request=AttemptsAllowSerializer, responses=StaffIdentificationAttemptsSerializer,
+                   operation_id="aml_staff_identification_attempts_allow",
+                   description="Allow the player new identification attempts (after reviewing the used-up ones), "
+                               "with a note (audited): attempts count afresh from now.")
+    def post(self, request: Request, player_id: int) -> Response:
+        player = get_object_or_404(Player, pk=player_id)
+        s = AttemptsAllowSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        attempts = services.identification_attempts_allow(player=player, note=s.validated_data["note"],
+                                                          actor=Actor.staff(request.user))
+        return self._answer(player.pk, attempts)
+
+
 class StaffCaseListView(generics.GenericAPIView[ComplianceCase]):
     permission_classes = [staff_permission("aml.view_compliancecase")]
     serializer_class = CaseSerializer
@@ -308,7 +359,7 @@ class StaffCaseListView(generics.GenericAPIView[ComplianceCase]):
                                                 description="default: open (the compliance queue)")],
                    responses=CaseSerializer(many=True), operation_id="aml_staff_cases")
     def get(self, request: Request) -> Response:
-        status = request.query_params.get("status") or ComplianceCase.Status.OPEN
+        status = _status_filter(request, ComplianceCase.Status.values, ComplianceCase.Status.OPEN)
         qs = ComplianceCase.objects.select_related("player__user").prefetch_related("holds").filter(
             status=status).order_by("opened_at", "pk")
         page = self.paginate_queryset(qs)
@@ -355,7 +406,8 @@ class StaffSofListView(generics.GenericAPIView[SourceOfFundsDeclaration]):
                                                 description="default: submitted (the review queue)")],
                    responses=StaffSofSerializer(many=True), operation_id="aml_staff_source_of_funds")
     def get(self, request: Request) -> Response:
-        status = request.query_params.get("status") or SourceOfFundsDeclaration.Status.SUBMITTED
+        status = _status_filter(request, SourceOfFundsDeclaration.Status.values,
+                                SourceOfFundsDeclaration.Status.SUBMITTED)
         qs = SourceOfFundsDeclaration.objects.select_related("player__user").filter(status=status).order_by(
             "submitted_at", "pk")
         page = self.paginate_queryset(qs)

@@ -14,6 +14,12 @@ IDENTIFICATION_IN_PROGRESS = ErrorDef(
     "aml.identification_in_progress", 409,
     "Identifikace již probíhá; počkejte prosím na její výsledek.",
     "An identification is already in progress; please wait for its result.")
+IDENTIFICATION_ATTEMPTS_EXHAUSTED = ErrorDef(
+    "aml.identification_attempts_exhausted", 409,
+    "Vyčerpali jste pokusy o identifikaci ({max_attempts} během 24 hodin). Další pokus bude možný, až je posoudí "
+    "pracovník provozovatele; obraťte se prosím na zákaznickou podporu.",
+    "You have used up your identification attempts ({max_attempts} within 24 hours). You can try again once our "
+    "staff have reviewed them; please contact customer support.")
 INVALID_DOCUMENT = ErrorDef("aml.invalid_document", 400, "Údaje o průkazu totožnosti nejsou v pořádku.",
                             "The identity document's particulars are not valid.")
 IMAGE_MISSING = ErrorDef("aml.image_missing", 400, "Chybí snímek: {side}.", "An image is missing: {side}.")

@@ -29,6 +29,9 @@ class AmlProfile(models.Model):
     last_screening_result = models.CharField(max_length=12, blank=True, default="")
     list_version = models.CharField(max_length=64, blank=True, default="")
     next_screening_at = models.DateTimeField(db_index=True)
+    identification_attempts_from = models.DateTimeField(
+        null=True, blank=True,
+        help_text="identification attempts count from here: set when staff allow new attempts (issue 19, N-9)")
 
     def __str__(self) -> str:
         return f"AML profile of player {self.player_id}"

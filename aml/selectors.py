@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 from accounts.models import Player
 from aml import activity, errors
 from aml.models import (
+    AmlProfile,
     ComplianceCase,
     IdentificationCheck,
     PepDeclaration,
@@ -55,6 +56,38 @@ def bankid_pep_claim(player: Player) -> bool | None:
 
 def identification_open(player: Player) -> IdentificationCheck | None:
     return IdentificationCheck.objects.filter(player=player, status__in=IdentificationCheck.OPEN).first()
+
+
+@dataclass(frozen=True)
+class IdentificationAttempts:
+    """The player's identification attempts (issue 19, N-9): at most ``max_per_day`` in any rolling 24 hours;
+    once that many were started within 24 hours, no more until staff allow new attempts (``counted_from``)."""
+
+    max_per_day: int
+    used_last_24h: int
+    blocked: bool
+    counted_from: datetime | None  # staff allowed new attempts then; earlier ones no longer count
+
+
+ATTEMPT_WINDOW = timedelta(hours=24)
+
+
+def identification_attempts(player: Player, now: datetime | None = None) -> IdentificationAttempts:
+    """Count the player's attempts: every identification check started since staff last allowed new attempts,
+    except those the provider never answered (``failed``: retries exhausted; not the player's doing). Blocked when
+    ``AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY`` of them were started within 24 hours of each other (rolling, not the
+    Prague calendar day), until staff allow new attempts."""
+    now = now or clock.now()
+    limit = max(1, int(settings.AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY))
+    counted_from = (AmlProfile.objects.filter(player=player).values_list("identification_attempts_from", flat=True)
+                    .first())
+    checks = IdentificationCheck.objects.filter(player=player).exclude(status=IdentificationCheck.Status.FAILED)
+    if counted_from is not None:
+        checks = checks.filter(created_at__gt=counted_from)
+    started = sorted(checks.values_list("created_at", flat=True))
+    blocked = any(started[i + limit - 1] - started[i] < ATTEMPT_WINDOW for i in range(len(started) - limit + 1))
+    return IdentificationAttempts(max_per_day=limit, used_last_24h=sum(1 for t in started if t > now - ATTEMPT_WINDOW),
+                                  blocked=blocked, counted_from=counted_from)
 
 
 # Source of funds ----------------------------------------------------------------------------------------------------
@@ -142,11 +175,14 @@ def aml_status(player: Player, now: datetime | None = None) -> dict[str, Any]:
     check = IdentificationCheck.objects.filter(player=player).order_by("-created_at", "-id").first()
     sof = sof_status(player, now)
     refusals = {d: compliance_refusal(player, d) for d in DIRECTIONS}
+    attempts = identification_attempts(player, now)
     return {
         "identified": player.aml_identified_at is not None,
         "identified_at": player.aml_identified_at,
         "identification": None if check is None else {"id": check.pk, "status": check.status,
                                                        "created_at": check.created_at},
+        "identification_attempts": {"max_per_day": attempts.max_per_day, "used_last_24h": attempts.used_last_24h,
+                                    "blocked": attempts.blocked},
         "pep_declared": pep is not None,
         "pep_declared_at": None if pep is None else pep.declared_at,
         "screened": screened(player),

@@ -176,6 +176,24 @@ class SofBriefSerializer(serializers.Serializer[dict[str, Any]]):
     window_days = serializers.IntegerField()
 
 
+class IdentificationAttemptsSerializer(serializers.Serializer[dict[str, Any]]):
+    max_per_day = serializers.IntegerField(help_text="attempts allowed in any rolling 24 hours")
+    used_last_24h = serializers.IntegerField(help_text="attempts started in the last 24 hours (a check the "
+                                                       "provider never answered does not count)")
+    blocked = serializers.BooleanField(help_text="the attempts are used up: no new one until staff allow it")
+
+
+class StaffIdentificationAttemptsSerializer(IdentificationAttemptsSerializer):
+    player_id = serializers.IntegerField()
+    counted_from = serializers.DateTimeField(allow_null=True,
+                                             help_text="staff last allowed new attempts then (earlier ones no "
+                                                       "longer count)")
+
+
+class AttemptsAllowSerializer(serializers.Serializer[dict[str, Any]]):
+    note = serializers.CharField(max_length=300, help_text="what staff reviewed (required, audited)")
+
+
 class RefusalsSerializer(serializers.Serializer[dict[str, Any]]):
     deposit = serializers.CharField(allow_null=True)
     withdrawal = serializers.CharField(allow_null=True)
@@ -186,6 +204,7 @@ class AmlStatusSerializer(serializers.Serializer[dict[str, Any]]):
     identified = serializers.BooleanField()
     identified_at = serializers.DateTimeField(allow_null=True)
     identification = IdentificationBriefSerializer(allow_null=True)
+    identification_attempts = IdentificationAttemptsSerializer()
     pep_declared = serializers.BooleanField()
     pep_declared_at = serializers.DateTimeField(allow_null=True)
     screened = serializers.BooleanField()

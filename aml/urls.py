@@ -17,6 +17,8 @@ urlpatterns = [
     path("staff/identifications", api.StaffIdentificationListView.as_view(), name="aml-staff-identifications"),
     path("staff/identifications/<int:pk>/review", api.StaffIdentificationReviewView.as_view(),
          name="aml-staff-identification-review"),
+    path("staff/players/<int:player_id>/identification-attempts", api.StaffIdentificationAttemptsView.as_view(),
+         name="aml-staff-identification-attempts"),
     path("staff/cases", api.StaffCaseListView.as_view(), name="aml-staff-cases"),
     path("staff/cases/<int:pk>/decide", api.StaffCaseDecideView.as_view(), name="aml-staff-case-decide"),
     path("staff/cases/<int:pk>/holds", api.StaffCaseHoldView.as_view(), name="aml-staff-case-hold"),

@@ -7,7 +7,7 @@ from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -30,6 +30,7 @@ from complaints.serializers import (
 from core.audit import Actor
 from core.idempotency import idempotent
 from core.money import Money
+from core.parsers import JSONParser
 from core.permissions import staff_permission
 
 

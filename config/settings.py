@@ -56,6 +56,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "core.middleware.ClientAddressMiddleware",  # first: every later step sees the real client address
     "core.middleware.RequestIdMiddleware",
+    "core.middleware.RejectNulMiddleware",  # a NUL in the path, query or a header never reaches a view (N-7)
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's static files, served by the app under gunicorn
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -143,6 +144,7 @@ AXES_LOCKOUT_PARAMETERS = ["username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
 AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]  # set by core.middleware.ClientAddressMiddleware
+AXES_LOCKOUT_CALLABLE = "core.admin_site.axes_lockout_response"  # the admin's 429 with Retry-After (issue 19)
 # Forwarding headers (X-Forwarded-For) are read only from these proxies (addresses or networks, e.g. the load
 # balancer's "10.0.0.0/8"); none by default, so a client cannot choose the address throttles and audit see.
 TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
@@ -169,15 +171,36 @@ MEDIA_URL = "media/"
 # (CACHE_URL=redis://...); development and tests use a per-process memory cache.
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 
+# API throttles (core/throttling.py; issue 19, N-8): per client address when anonymous, per user when signed in; the
+# provider callbacks per source address ("callback" every callback, "callback_refused" the refused ones only). They
+# count in the cache (shared in production, CACHE_URL). Tests run without the anon/user/callback throttles (a rate of
+# None), so that a test making many calls is judged on what it tests and no count outlives it under a frozen clock;
+# core/tests/test_throttling.py puts these rates back and proves they apply. The login's rate stays on in tests.
+THROTTLE_RATES = {
+    "anon": env.str("THROTTLE_RATE_ANON", default="60/min"),
+    "user": env.str("THROTTLE_RATE_USER", default="600/min"),
+    "login": env.str("THROTTLE_RATE_LOGIN", default="10/min"),
+    "callback": env.str("THROTTLE_RATE_CALLBACK", default="600/min"),
+    "callback_refused": env.str("THROTTLE_RATE_CALLBACK_REFUSED", default="10/min"),
+}
+TEST_THROTTLE_RATES: dict[str, str | None] = {"anon": None, "user": None, "callback": None, "callback_refused": None}
+# Repeated security events from one source (forged callbacks, throttled logins): one audit event per window, the
+# rest counted (core.audit.security_event, core.SecurityEventWindow).
+SECURITY_EVENT_WINDOW_SECONDS = env.int("SECURITY_EVENT_WINDOW_SECONDS", default=3600)
+
 # REST API
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.auth.PlayerTokenAuthentication", "rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON nested too deep is a 400, not a RecursionError (core/parsers.py, issue 19 N-6)
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "DEFAULT_PAGINATION_CLASS": "core.pagination.DefaultPagination",
     "PAGE_SIZE": 20,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "core.schema.AutoSchema",  # optional response fields stay optional (N-10)
     "EXCEPTION_HANDLER": "core.errors.exception_handler",
-    "DEFAULT_THROTTLE_RATES": {"anon": "60/min", "user": "600/min", "login": "10/min"},
+    "DEFAULT_THROTTLE_CLASSES": ["core.throttling.AnonRateThrottle", "core.throttling.UserRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {**THROTTLE_RATES, **(TEST_THROTTLE_RATES if TESTING else {})},
     "NUM_PROXIES": 0,  # throttles key on REMOTE_ADDR, which core.middleware.ClientAddressMiddleware set
 }
 SPECTACULAR_SETTINGS = {
@@ -479,6 +502,9 @@ AML_IDENT_RETRY_FIRST_MINUTES = env.int("AML_IDENT_RETRY_FIRST_MINUTES", default
 AML_IDENT_RETRY_MAX_MINUTES = env.int("AML_IDENT_RETRY_MAX_MINUTES", default=240)
 AML_IDENT_MAX_ATTEMPTS = env.int("AML_IDENT_MAX_ATTEMPTS", default=8)
 AML_IDENT_LEASE_MINUTES = env.int("AML_IDENT_LEASE_MINUTES", default=10)
+# Identification attempts a player may start in any rolling 24 hours; once used up, none until staff allow new ones
+# (each is a paid provider check and up to three stored images; issue 19, N-9)
+AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY = env.int("AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY", default=3)
 AML_SCREENING_LIST = env.str("AML_SCREENING_LIST", default="sandbox")
 AML_SCREENING_SANDBOX_FILE = env.str("AML_SCREENING_SANDBOX_FILE",
                                      default=str(BASE_DIR / "aml" / "data" / "sandbox_screening_list.json"))

@@ -16,7 +16,7 @@ from django.urls import URLPattern, path
 from core.audit import Actor, mark_permission_in_use
 from core.errors import DomainError
 from core.masking import mask
-from core.models import AuditEvent, IdempotencyRecord, TaskHeartbeat
+from core.models import AuditEvent, IdempotencyRecord, SecurityEventWindow, TaskHeartbeat
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -207,6 +207,16 @@ class AuditEventAdmin(ReadOnlyAdmin):
     list_filter = ("actor_type", "actor_role", "action", "object_type")
     search_fields = ("object_id", "actor_label", "action", "request_id")
     date_hierarchy = "occurred_at"
+
+
+@admin.register(SecurityEventWindow)
+class SecurityEventWindowAdmin(ReadOnlyAdmin):
+    """Repeated security events counted per source and window (the audit trail holds the first of each)."""
+
+    list_display = ("window_start", "action", "source", "count", "first_at", "last_at")
+    list_filter = ("action",)
+    search_fields = ("source",)
+    date_hierarchy = "window_start"
 
 
 @admin.register(IdempotencyRecord)

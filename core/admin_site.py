@@ -5,14 +5,18 @@ password; otherwise Django's plain admin site, so the printed demo credentials w
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from axes.helpers import get_cool_off, get_lockout_message
 from django.conf import settings
 from django.contrib.admin import AdminSite
 from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
 from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
 
 from core.audit import security_event
+from core.errors import RETRY_AFTER_SECONDS
 
 
 class RecordedOTPLoginForm(OTPAdminAuthenticationForm):  # type: ignore[misc]  # django-otp is untyped
@@ -41,3 +45,13 @@ def platform_admin_site() -> AdminSite:
         site: AdminSite = PlatformOTPAdminSite(name="admin")
         return site
     return AdminSite(name="admin")
+
+
+def axes_lockout_response(request: HttpRequest, original_response: HttpResponse | None = None,
+                          credentials: dict[str, Any] | None = None) -> HttpResponse:
+    """django-axes' answer to a locked-out sign-in (``AXES_LOCKOUT_CALLABLE``; the admin's, the API's login answers
+    in the error shape itself): 429 with ``Retry-After``, the cool-off left to wait at most (issue 19)."""
+    cool_off = get_cool_off(request)
+    resp = HttpResponse(get_lockout_message(), status=429, content_type="text/plain; charset=utf-8")
+    resp["Retry-After"] = str(max(1, math.ceil(cool_off.total_seconds())) if cool_off else RETRY_AFTER_SECONDS)
+    return resp

@@ -4,13 +4,18 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
+
+from django.conf import settings
+from django.db import connections
 
 from core import clock
 from core.errors import jsonable
 from core.logging import get_request_id
-from core.models import AuditEvent
+from core.models import AuditEvent, SecurityEventWindow
 from core.roles import role_used
+from core.throttling import source_key
 
 #: the attribute on a request's user object naming the permission the request's decision was checked against
 PERM_IN_USE = "_platform_perm_in_use"
@@ -95,19 +100,71 @@ def audit_record(
 SIDE_DB = "refusal_log"  # config/settings.py: its own autocommit connection to the same database
 
 
+def _no_nul(value: Any) -> Any:
+    """The details without NUL characters (PostgreSQL's jsonb refuses ``\\u0000``; a refused request may carry
+    one, and its record must not be lost for it): each NUL is written as the two characters ``\\0``."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\\0")
+    if isinstance(value, dict):
+        return {_no_nul(k): _no_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_no_nul(v) for v in value]
+    return value
+
+
+def window_seconds() -> int:
+    """``SECURITY_EVENT_WINDOW_SECONDS``: the window in which repeats of a summarised security event are counted."""
+    return max(1, int(settings.SECURITY_EVENT_WINDOW_SECONDS))
+
+
+def _count_in_window(action: str, source: str, now: datetime) -> tuple[int, int, datetime, int]:
+    """Count one more ``action`` from ``source`` in the current window (one statement, safe under concurrency):
+    (the window row's id, the count with this one, the window's start, its length in seconds)."""
+    seconds = window_seconds()
+    start = datetime.fromtimestamp(int(now.timestamp()) // seconds * seconds, tz=UTC)
+    table = SecurityEventWindow._meta.db_table
+    with connections[SIDE_DB].cursor() as cur:
+        cur.execute(
+            f"INSERT INTO {table} (action, source, window_start, window_seconds, count, first_at, last_at) "
+            "VALUES (%s, %s, %s, %s, 1, %s, %s) ON CONFLICT (action, source, window_start) "
+            f"DO UPDATE SET count = {table}.count + 1, last_at = EXCLUDED.last_at RETURNING id, count",
+            [action, source, start, seconds, now, now])
+        row_id, count = cur.fetchone()
+    return int(row_id), int(count), start, seconds
+
+
 def security_event(*, action: str, source: str = "", tried: str = "", body: bytes | str = b"",
-                   **details: Any) -> None:
+                   summarise: bool = False, **details: Any) -> int:
     """A refused or suspicious request (a forged provider callback, a lock-out, a throttled login): one audit event
     with the system actor, the source address, what was tried and the SHA-256 of the body, committed at once on
     its own connection (``SIDE_DB``) so that the refusal's rollback cannot erase it. Staff read it in the audit
-    trail. A failure to record never hides the refusal itself (it is logged)."""
+    trail. A failure to record never hides the refusal itself (it is logged).
+
+    ``summarise`` is for a refusal anyone can repeat at request speed (issue 19, N-8): per action and source
+    (``core.throttling.source_key``) and per window of ``SECURITY_EVENT_WINDOW_SECONDS``, only the first is an
+    audit event (its details name the window and the counter row, ``core.SecurityEventWindow``); the rest only
+    count there. Returns how many of these the window holds now (1 for an event not summarised, 0 when nothing
+    could be recorded)."""
     raw = body.encode() if isinstance(body, str) else body
+    now = clock.now()
+    extra: dict[str, Any] = {}
+    count = 1
     try:
+        if summarise:
+            row_id, count, start, seconds = _count_in_window(action, _no_nul(source_key(source)), now)
+            if count > 1:
+                return count
+            extra = {"summary": {"window_start": start, "window_seconds": seconds,
+                                 "counter": f"core.securityeventwindow:{row_id}",
+                                 "note": "repeats from this source in this window are counted there, not here"}}
         AuditEvent.objects.using(SIDE_DB).create(
-            occurred_at=clock.now(), actor_type="system", actor_id="", actor_label="security", action=action,
+            occurred_at=now, actor_type="system", actor_id="", actor_label="security", action=action,
             object_type="", object_id="", old_values=None, new_values=None,
-            details=jsonable({"source": source, "tried": tried[:500],
-                              "body_sha256": hashlib.sha256(raw).hexdigest() if raw else "", **details}),
+            details=_no_nul(jsonable({"source": source, "tried": tried[:500],
+                                      "body_sha256": hashlib.sha256(raw).hexdigest() if raw else "",
+                                      **details, **extra})),
             request_id=get_request_id() or "")
     except Exception:  # safe: the refusal itself is raised by the caller either way; a lost record is logged loudly
         logging.getLogger("platform.security").exception("could not record security event %s", action)
+        return 0
+    return count

@@ -17,6 +17,7 @@ An unexpected exception becomes a logged 500 with an ``error_id`` and never a st
 from __future__ import annotations
 
 import logging
+import math
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -129,8 +130,22 @@ SERVER_ERROR = ErrorDef("server.error", 500, "Na naší straně došlo k chybě.
                         "Something went wrong on our side. Please quote the error id to support.")
 
 
+def retry_after(err: DomainError) -> int:
+    """Whole seconds (at least 1) a client should wait after a 429: from the error's ``retry_after_seconds``,
+    ``wait_seconds`` or ``retry_after_ms`` detail (rounded up), else ``RETRY_AFTER_SECONDS``."""
+    for key, per_second in (("retry_after_seconds", 1), ("wait_seconds", 1), ("retry_after_ms", 1000)):
+        value = err.details.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 10**9:
+            return max(1, math.ceil(value / per_second))
+    return RETRY_AFTER_SECONDS
+
+
 def error_response(err: DomainError, status: int | None = None) -> Response:
-    return Response({"error": err.as_dict()}, status=status or err.status)
+    """The one error shape; a 429 always carries ``Retry-After`` (RFC 9110 §10.2.3; issue 19)."""
+    resp = Response({"error": err.as_dict()}, status=status or err.status)
+    if resp.status_code == 429:
+        resp["Retry-After"] = str(retry_after(err))
+    return resp
 
 
 # DRF and Django exceptions that map to one declared error each (no details).
@@ -187,10 +202,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         return error_response(getattr(exc, "domain_error", None) or FORBIDDEN())
     if isinstance(exc, drf_exc.Throttled):
         wait = getattr(exc, "wait", None)  # set by DRF's throttling; not in the stubs
-        resp = error_response(THROTTLED(wait_seconds=wait))
-        if wait:
-            resp["Retry-After"] = str(int(wait))
-        return resp
+        return error_response(THROTTLED(wait_seconds=wait))  # Retry-After: the wait rounded up
     if isinstance(exc, drf_exc.APIException):
         return error_response(DomainError(f"request.{exc.default_code}", str(exc.detail), str(exc.detail),
                                           status=exc.status_code))

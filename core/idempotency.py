@@ -25,7 +25,6 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from rest_framework.exceptions import ParseError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -66,9 +65,13 @@ def mark_replayed(response: Response) -> Response:
 
 
 def _request_hash(request: Request, endpoint: str) -> str:
+    """The body's hash. A body DRF cannot parse raises its ``ParseError`` here (400 ``request.invalid``): it must not
+    be swallowed, because DRF then hands the view an empty body, and a view whose fields all have defaults would
+    act on a request nobody sent (``limits/self-listing`` listed the player for a year; issue 19)."""
+    data = request.data  # ParseError propagates
     try:
-        body = json.dumps(request.data, sort_keys=True, default=str)
-    except (ParseError, TypeError, ValueError):  # pragma: no cover - unparsable bodies are rejected by DRF first
+        body = json.dumps(data, sort_keys=True, default=str)
+    except (TypeError, ValueError):  # pragma: no cover - parsed JSON and form data always serialise
         body = ""
     return hashlib.sha256(f"{endpoint}\n{body}".encode()).hexdigest()
 

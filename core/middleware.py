@@ -9,9 +9,9 @@ import time
 import uuid
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseNotFound, JsonResponse
 
-from core.errors import NOT_FOUND, server_error_json
+from core.errors import NOT_FOUND, VALIDATION, server_error_json
 from core.logging import reset_request_id, set_request_id
 
 logger = logging.getLogger("platform.request")
@@ -97,6 +97,38 @@ class RequestIdMiddleware:
             return response
         finally:
             reset_request_id(token)
+
+
+class RejectNulMiddleware:
+    """A NUL character names nothing the platform stores (PostgreSQL refuses it in every text), so a request with one
+    in its path, query string or a header is refused before any view or admin filter reaches the database with it
+    (issue 19, N-7): a path is not found (404), a query parameter or a header is invalid (400). API paths answer in
+    the one error shape; others (the admin) with Django's plain 404 / 400."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        api = request.path.startswith("/api")  # "/api\x00/..." too: a client of the API gets the error shape
+        if "\x00" in request.path_info or "\x00" in request.path:
+            return JsonResponse({"error": NOT_FOUND().as_dict()}, status=404) if api else HttpResponseNotFound()
+        query = request.META.get("QUERY_STRING", "")
+        where = ""
+        if "%00" in query or "\x00" in query:
+            names = sorted({k for k, values in request.GET.lists() if "\x00" in k or any("\x00" in v for v in values)})
+            if names:  # "%2500" is a "%00" written out, no NUL
+                where = "query parameter " + ", ".join(n.replace("\x00", "\\0")[:60] for n in names[:10])
+        if not where:
+            header = next((k for k, v in request.META.items() if k.startswith("HTTP_") and isinstance(v, str)
+                           and "\x00" in v), None)
+            if header is not None:
+                where = "header " + header[5:].replace("_", "-").title()
+        if where:
+            if api:
+                return JsonResponse({"error": VALIDATION(reason=f"NUL character in the {where}").as_dict()},
+                                    status=400)
+            return HttpResponseBadRequest()
+        return self.get_response(request)
 
 
 class CatchAllMiddleware:

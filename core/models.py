@@ -37,6 +37,32 @@ class AuditEvent(models.Model):
         return f"{self.occurred_at:%Y-%m-%d %H:%M:%S} {self.actor_type}:{self.actor_label} {self.action}"
 
 
+class SecurityEventWindow(models.Model):
+    """How many times one security event (an action, e.g. ``security.callback_refused``) came from one source (a
+    client address; IPv6: its /64) in one time window (issue 19, N-8).
+
+    A refusal anyone can repeat at request speed (a forged provider callback, a throttled login) writes the audit
+    event only for the first of its window (``core.audit.security_event(..., summarise=True)``; the event's details
+    name this row); the others only count here, so the append-only audit trail grows by at most one event per
+    action, source and window. ``count`` includes the first. Written on the side connection (``refusal_log``)."""
+
+    action = models.CharField(max_length=100)
+    source = models.CharField(max_length=64, blank=True, default="")
+    window_start = models.DateTimeField()
+    window_seconds = models.PositiveIntegerField()
+    count = models.PositiveIntegerField(default=1)
+    first_at = models.DateTimeField()
+    last_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["action", "source", "window_start"],
+                                               name="core_security_event_window_once")]
+        indexes = [models.Index(fields=["window_start"])]
+
+    def __str__(self) -> str:
+        return f"{self.action} from {self.source or '?'}: {self.count} since {self.window_start:%Y-%m-%d %H:%M}"
+
+
 class IdempotencyRecord(models.Model):
     """The stored result of an unsafe API call made with an Idempotency-Key.
 

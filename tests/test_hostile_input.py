@@ -17,6 +17,16 @@ Checks on every response:
 its ``errors.py``), so every refusal would count as a failure; nor ``negative_data_rejection``: list endpoints
 ignore unknown query parameters and read a ``page_size`` out of bounds as the default, on purpose (DRF).
 
+Issue 19 added, so that the suite would have found the review's N-6, N-7 and N-10:
+* nesting depth: every operation with a JSON body gets bodies nested 33 (one past ``core.parsers.MAX_DEPTH``), 1,000
+  and 100,000 levels deep (arrays and objects), as the player and anonymously: every answer a 4xx in the error shape;
+* NUL bytes: a NUL in every query parameter (400 ``request.invalid``), every path parameter and every static path
+  segment (404), for every operation;
+* staff operations (the views behind ``core.permissions.IsStaff``) are fuzzed as each staff identity in
+  ``STAFF_ROLES`` too, not only refused to the player: the integrator adds one entry per staff role;
+* running jackpot levels (Kobushi's and a central must-hit level), so that the display's answers are checked against
+  its schema (``value_at_coin`` was declared required and is absent without ``?coin_value=``).
+
 Short run (``make test``): ``SHORT_EXAMPLES`` generated cases per operation in the fuzzing phase plus the
 coverage phase's fixed cases, a fixed seed, derandomized. Long run: ``make fuzz`` (``FUZZ_EXAMPLES=500``, a new
 seed each run unless ``FUZZ_SEED``; the seed is printed, so a failure is reproduced with ``FUZZ_SEED=<seed>``).
@@ -26,8 +36,9 @@ from __future__ import annotations
 
 import os
 import random
+import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -44,6 +55,7 @@ from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 from schemathesis.config import SchemathesisConfig
 from schemathesis.core.failures import FailureGroup
+from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
 from config.wsgi import application
@@ -91,8 +103,8 @@ CONFIG = SchemathesisConfig.from_dict({
     },
     "phases": {"stateful": {"enabled": False}},
 })
-schema = schemathesis.openapi.from_wsgi("/api/schema/", application, config=CONFIG).exclude(
-    func=lambda ctx: f"{ctx.operation.method.upper()} {ctx.operation.path}" in SESSION_ENDING)
+full_schema = schemathesis.openapi.from_wsgi("/api/schema/", application, config=CONFIG)
+schema = full_schema.exclude(func=lambda ctx: f"{ctx.operation.method.upper()} {ctx.operation.path}" in SESSION_ENDING)
 
 # Frozen clock (a Tuesday in Prague, outside any DST change)
 NOW = datetime(2026, 3, 10, 10, 0, tzinfo=ZoneInfo("Europe/Prague"))
@@ -114,9 +126,12 @@ OWN_PARAMETERS = {
     ("/api/v1/accounts/me/messages/", "message_id"): "message",
     ("/api/v1/accounts/me/data-requests/", "request_id"): "data_request",
     ("/api/v1/aml/identifications/", "pk"): "identification",
+    ("/api/v1/aml/staff/identifications/", "pk"): "identification",
+    ("/api/v1/aml/staff/players/", "player_id"): "player_id",
 }
 OWN: dict[str, Any] = {}  # the current operation's player's records (set by ``player_with_records``)
-STATS: dict[str, Any] = {"operations": set(), "cases": 0, "statuses": Counter(), "failed": {}}
+STATS: dict[str, Any] = {"operations": set(), "cases": 0, "statuses": Counter(), "failed": {}, "staff_cases": 0,
+                         "depth_cases": 0, "nul_cases": 0}
 
 
 def _own_path_parameters(operation: Any) -> dict[str, Any] | None:
@@ -203,6 +218,7 @@ def player_with_records() -> str:
     from wallet.services import deposit_start, withdrawal_request
     from wallet.tests.conftest import verified_bank
 
+    running_jackpot_levels()
     player = funded_player(2_000_000)
     actor = Actor.player(player)
     method = verified_bank(player)
@@ -228,6 +244,111 @@ def player_with_records() -> str:
     return token_for(player.user)
 
 
+def running_jackpot_levels() -> None:
+    """Kobushi's pools (drafts from the catalogue) and a central must-hit level, started as an operator would: the
+    display then answers with levels, and its answers are checked against the schema (N-10)."""
+    from jackpots.levels import snapshot_clear
+    from jackpots.models import Jackpot
+    from jackpots.services import jackpot_start
+    from jackpots.tests.helpers import STAFF, central_level
+
+    snapshot_clear()
+    for jp in Jackpot.objects.filter(family=Jackpot.Family.KOBUSHI, status=Jackpot.Status.DRAFT):
+        jackpot_start(jackpot=jp, actor=STAFF)
+    central_level("central-fuzz")
+    snapshot_clear()
+
+
+# Staff operations (issue 19) -------------------------------------------------------------------------------------
+def _superuser() -> Any:
+    from accounts.testing import make_staff
+
+    return make_staff(superuser=True)
+
+
+def _role(role: str) -> Callable[[], Any]:
+    def make() -> Any:
+        from accounts.testing import make_staff
+
+        return make_staff(role=role)
+
+    return make
+
+
+#: The staff identities every staff operation is fuzzed as: a name -> a function that makes that staff user: the
+#: superuser and one staff user holding only each role of core/roles.py; every answer must still be no 5xx,
+#: documented and in the error shape (a role without the operation's permission gets the documented 403).
+STAFF_ROLES: dict[str, Callable[[], Any]] = {
+    "superuser": _superuser,
+    **{role: _role(role) for role in ("support", "compliance", "finance", "game_manager", "auditor")},
+}
+
+
+def _staff_paths() -> set[str]:
+    """The OpenAPI paths of the views behind ``IsStaff`` (from the URL configuration, as the authorization matrix)."""
+    from core.permissions import IsStaff
+    from tests.test_authorization_matrix import _endpoints
+
+    return {"/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", path) for path, _view, _methods in _endpoints(IsStaff)}
+
+
+STAFF_PATHS = _staff_paths()
+staff_schema = schema.include(func=lambda ctx: ctx.operation.path in STAFF_PATHS)
+
+
+@pytest.fixture
+def staff_tokens(player_token: str) -> dict[str, str]:
+    """A token for each staff identity of ``STAFF_ROLES`` (made after the player and their records)."""
+    from accounts.testing import token_for
+
+    return {role: token_for(make()) for role, make in STAFF_ROLES.items()}
+
+
+# Nesting depth and NUL bytes (issue 19, N-6 and N-7) ---------------------------------------------------------------
+DEPTHS = (33, 1_000, 100_000)
+OPERATIONS = {result.ok().label: result.ok() for result in full_schema.get_all_operations() if isinstance(result, Ok)}
+
+
+def _deep(depth: int, kind: str) -> bytes:
+    return ("[" * depth + "]" * depth if kind == "array" else '{"a":' * depth + "1" + "}" * depth).encode()
+
+
+def _path_values(operation: Any, override: dict[str, str] | None = None) -> dict[str, Any]:
+    """The player's own records where a path names one (the request then reaches the view), else 1."""
+    values = {p.name: "1" for p in operation.path_parameters}
+    values.update(_own_path_parameters(operation) or {})
+    values.update(override or {})
+    return values
+
+
+def _call(case: Any, token: str | None) -> Any:
+    headers = {"Authorization": f"Token {token}"} if token else {}
+    return case.call_and_validate(headers=headers, checks=CHECKS)
+
+
+def _hostile_cases(operation: Any) -> Iterator[tuple[str, dict[str, Any], int | None, bool]]:
+    """(what, Case arguments, the status it must get or None for "a 4xx", anonymous?) for one operation."""
+    if any(alt.media_type == "application/json" for alt in operation.body):
+        for depth in DEPTHS:
+            for kind in ("array", "object"):
+                for anonymous in (False, True):
+                    yield (f"depth {depth} {kind}", {"body": _deep(depth, kind), "media_type": "application/json",
+                                                     "path_parameters": _path_values(operation),
+                                                     "headers": {"Idempotency-Key": f"deep-{depth}-{kind}"}},
+                           None, anonymous)
+    for param in operation.query:
+        yield (f"NUL in ?{param.name}", {"query": {param.name: "\x00"}, "path_parameters": _path_values(operation)},
+               400, False)
+    for param in operation.path_parameters:
+        yield (f"NUL in {{{param.name}}}", {"path_parameters": _path_values(operation, {param.name: "1%00"})}, 404,
+               False)
+    segments = operation.path.strip("/").split("/")
+    for i, segment in enumerate(segments):
+        if not segment.startswith("{"):
+            path = "/" + "/".join([*segments[:i], segment + "%00", *segments[i + 1:]])
+            yield (f"NUL in /{segment}", {"path_parameters": _path_values(operation), "path": path}, 404, False)
+
+
 class _Summary:
     """Prints the counts after the session's results (a pytest plugin registered by the module)."""
 
@@ -235,7 +356,9 @@ class _Summary:
         failed = STATS["failed"]
         terminalreporter.write_line(
             f"hostile input: {len(STATS['operations'])} operations, {STATS['cases']} cases "
-            f"({EXAMPLES} fuzzed per operation + the coverage phase, seed {SEED}), "
+            f"({EXAMPLES} fuzzed per operation + the coverage phase, seed {SEED}; of them "
+            f"{STATS['staff_cases']} staff calls as {len(STAFF_ROLES)} staff identities ({', '.join(STAFF_ROLES)}), "
+            f"{STATS['depth_cases']} deep JSON bodies, {STATS['nul_cases']} NUL bytes), "
             f"{sum(len(v) for v in failed.values())} failures in {len(failed)} operations; "
             f"statuses {dict(sorted(STATS['statuses'].items()))}")
         for label, kinds in sorted(failed.items()):
@@ -262,3 +385,80 @@ def test_no_input_gets_a_server_error_or_an_undocumented_answer(case: Any, playe
             getattr(f, "title", type(f).__name__) for f in exc.exceptions)
         raise
     STATS["statuses"][response.status_code] += 1
+
+
+@pytest.mark.django_db(databases=["default", "refusal_log"])
+@staff_schema.parametrize()
+@hypothesis.settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # as above
+def test_staff_operations_get_no_server_error_as_any_staff_identity(case: Any, staff_tokens: dict[str, str]) -> None:
+    """Every staff operation with generated data, as each staff identity of ``STAFF_ROLES`` (issue 19)."""
+    for role, token in staff_tokens.items():
+        cache.clear()
+        label = f"{case.operation.label} as {role}"
+        STATS["operations"].add(case.operation.label)
+        STATS["cases"] += 1
+        STATS["staff_cases"] += 1
+        try:
+            response = _call(case, token)
+        except FailureGroup as exc:
+            STATS["failed"].setdefault(label, set()).update(
+                getattr(f, "title", type(f).__name__) for f in exc.exceptions)
+            raise
+        STATS["statuses"][response.status_code] += 1
+
+
+def _app(label: str) -> str:
+    """The app of "GET /api/v1/<app>/..."."""
+    parts = label.split(" ", 1)[1].strip("/").split("/")
+    return parts[2] if len(parts) > 2 and parts[1] == "v1" else parts[-1]
+
+
+APPS = sorted({_app(label) for label in OPERATIONS})
+
+
+@pytest.mark.django_db(databases=["default", "refusal_log"])
+@pytest.mark.parametrize("app", APPS)
+def test_deep_json_and_nul_bytes_get_a_defined_refusal_on_every_operation(app: str, player_token: str,
+                                                                          staff_tokens: dict[str, str]) -> None:
+    """N-6 and N-7 on every operation of the schema (the session-ending ones too: none of these requests can reach
+    the service), one app at a time (one player with records per app), as the player, anonymously for deep JSON,
+    and a staff operation as each staff identity too (the review's ``?status=%00`` needed a staff caller): deep JSON
+    is a 4xx, a NUL in a query parameter a 400 ``request.invalid``, in a path a 404."""
+    failures = []
+    for label in sorted(label for label in OPERATIONS if _app(label) == app):
+        callers = {"player": player_token}
+        if OPERATIONS[label].path in STAFF_PATHS:
+            callers.update(staff_tokens)
+        for who, token in callers.items():
+            failures += [f"{label} as {who}: {failure}" for failure in _hostile_operation(label, token)]
+    assert not failures, failures
+
+
+def _hostile_operation(label: str, token: str) -> list[str]:
+    operation = OPERATIONS[label]
+    failures: list[str] = []
+    for what, arguments, expected, anonymous in _hostile_cases(operation):
+        cache.clear()
+        path = arguments.pop("path", None)
+        case = operation.Case(**arguments)
+        if path is not None:
+            case.path = path
+        STATS["operations"].add(label)
+        STATS["cases"] += 1
+        STATS["depth_cases" if what.startswith("depth") else "nul_cases"] += 1
+        try:
+            response = _call(case, None if anonymous else token)
+        except FailureGroup as exc:
+            failures.append(f"{what}: {', '.join(getattr(f, 'title', type(f).__name__) for f in exc.exceptions)}")
+            continue
+        STATS["statuses"][response.status_code] += 1
+        code = response.json()["error"]["code"] if 400 <= response.status_code < 500 else None
+        if expected is None and not 400 <= response.status_code < 500:
+            failures.append(f"{what}{' (anonymous)' if anonymous else ''}: {response.status_code}")
+        elif expected == 400 and (response.status_code, code) != (400, "request.invalid"):
+            failures.append(f"{what}: {response.status_code} {code}")
+        elif expected == 404 and response.status_code != 404:
+            failures.append(f"{what}: {response.status_code} {code}")
+    if failures:
+        STATS["failed"].setdefault(label, set()).update(failures)
+    return failures

@@ -26,6 +26,7 @@ from django.conf import settings
 
 from core import clock
 from core.money import Money
+from core.parsers import contains_nul, loads_bounded
 from wallet import errors
 from wallet.models import Deposit, PaymentMethod
 
@@ -87,7 +88,9 @@ class PaymentProvider(ABC):
 
     def parse_callback(self, raw_body: bytes) -> CallbackEvent:
         try:
-            data = json.loads(raw_body.decode("utf-8"))
+            data = loads_bounded(raw_body.decode("utf-8"))  # too deep: JsonTooDeep, a ValueError (N-6)
+            if contains_nul(data):  # nothing with a NUL can be stored (PostgreSQL): malformed, never a 500
+                raise ValueError("NUL character")
             event = CallbackEvent(
                 event_id=str(data["event_id"]), type=str(data["type"]), reference=str(data["reference"]),
                 amount=int(data["amount"]), currency=str(data.get("currency", "CZK")), payer=data.get("payer"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 from django.conf import settings
 from django.db.models import QuerySet
@@ -33,6 +33,7 @@ from core.errors import DomainError
 from core.idempotency import idempotent
 from core.permissions import staff_permission
 from core.schema import idempotency_key
+from core.throttling import CallbackRateThrottle, CallbackRefusalThrottle
 from wallet import errors, selectors, services
 from wallet import errors as wallet_errors
 from wallet.adapters import SIGNATURE_HEADER
@@ -310,6 +311,13 @@ class ProviderCallbackView(APIView):
 
     authentication_classes: list[type[Any]] = []
     permission_classes = [permissions.AllowAny]
+    throttle_classes = [CallbackRateThrottle, CallbackRefusalThrottle]  # per source address (issue 19, N-8)
+
+    def throttled(self, request: Request, wait: float) -> NoReturn:
+        """A source over the callback rates: one security event per window (the rest counted), then 429."""
+        security_event(action="security.callback_throttled", source=request.META.get("REMOTE_ADDR", ""),
+                       tried="POST callbacks over the per-source rate", wait_seconds=wait, summarise=True)
+        super().throttled(request, wait)
 
     @extend_schema(request={"application/json": OpenApiTypes.OBJECT}, responses=CallbackResultSerializer,
                    operation_id="wallet_provider_callback",
@@ -323,13 +331,15 @@ class ProviderCallbackView(APIView):
         except DomainError as exc:
             if exc.code in (wallet_errors.BAD_SIGNATURE.code, wallet_errors.UNKNOWN_PROVIDER.code,
                             wallet_errors.REPLAY_MISMATCH.code):
+                CallbackRefusalThrottle.refused(request, self)
                 security_event(action="security.callback_refused", source=request.META.get("REMOTE_ADDR", ""),
-                               tried=f"POST callbacks/{provider[:60]}: {exc.code}", body=raw, provider=provider[:60])
+                               tried=f"POST callbacks/{provider[:60]}: {exc.code}", body=raw, provider=provider[:60],
+                               summarise=True)
             raise
         if result["status"] == "duplicate":  # a signed replay: harmless (nothing changed), recorded for the trail
             security_event(action="security.callback_replayed", source=request.META.get("REMOTE_ADDR", ""),
                            tried=f"POST callbacks/{provider[:60]}: event {result['event_id']} again", body=raw,
-                           provider=provider[:60], first_result=result["result"])
+                           provider=provider[:60], first_result=result["result"], summarise=True)
         return Response(result)
 
 

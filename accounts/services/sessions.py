@@ -128,7 +128,11 @@ def password_change(*, user: User, old_password: str, new_password: str, keep_to
                     actor: Actor | None = None) -> None:
     """Change the password (the first one must be changed at first login, GP §4(7)).
 
-    Other tokens of the user are revoked; the calling session keeps its token.
+    Every other login session of the player ends (reason ``forced``, detail ``password_changed``, audited as any
+    session end) and every other token of the user is revoked, so whoever knew the old password is signed out
+    everywhere (issue 19). The calling session keeps its token (``keep_token``): the player who changes the password
+    stays signed in where they changed it, which the first-password change at first login needs (GP §4(7)). Without
+    ``keep_token`` every session and token ends.
     """
     if not user.check_password(old_password or ""):
         raise errors.OLD_PASSWORD_WRONG()
@@ -148,13 +152,22 @@ def password_change(*, user: User, old_password: str, new_password: str, keep_to
         u.set_password(new_password)
         u.must_change_password = False
         u.save(update_fields=["password", "must_change_password"])
+        actor = actor or Actor.from_user(u)
+        sessions = LoginSession.objects.filter(player__user_id=u.pk, ended_at__isnull=True).order_by("pk")
+        if keep_token is not None and keep_token.session_id is not None:
+            sessions = sessions.exclude(pk=keep_token.session_id)
+        ended = 0
+        for other in sessions:  # each ends as any session does: its tokens revoked, audited
+            session_end(session=other, reason=LoginSession.EndReason.FORCED, detail="password_changed", actor=actor)
+            ended += 1
         others = AuthToken.objects.filter(user=u, revoked_at__isnull=True)
         if keep_token is not None:
             others = others.exclude(pk=keep_token.pk)
-        others.update(revoked_at=now, revoked_reason="password_changed")
+        revoked = others.update(revoked_at=now, revoked_reason="password_changed")
         player = getattr(u, "player", None) if hasattr(u, "player") else None
-        audit_record(actor=actor or Actor.from_user(u), action="accounts.password.changed", obj=u,
-                     player_id=player.pk if player else None, first_password=was_first)
+        audit_record(actor=actor, action="accounts.password.changed", obj=u,
+                     player_id=player.pk if player else None, first_password=was_first, sessions_ended=ended,
+                     other_tokens_revoked=revoked)
     user.password, user.must_change_password = u.password, False
 
 

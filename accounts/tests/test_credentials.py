@@ -120,6 +120,31 @@ def test_the_first_password_must_be_changed_before_anything_else_works(api, comm
     assert login(api, body["username"], NEW_PASSWORD).status_code == 200
 
 
+def test_a_password_change_ends_the_other_sessions_and_tokens_and_keeps_the_current_one(api, client_for):
+    """Issue 19: whoever knew the old password is signed out everywhere. The player changes the password on device
+    A; the session on device B ends (forced, ``password_changed``) and its token is refused, as is any other token;
+    A stays signed in (the token the change was made with is kept, by design: GP §4(7)'s first-password change
+    happens in the session opened with the first password)."""
+    player = make_player()
+    a = login(api, player.user.username, DEFAULT_PASSWORD).json()
+    b = login(api, player.user.username, DEFAULT_PASSWORD).json()
+    ca, cb = client_for(player, a["token"]), client_for(player, b["token"])
+    untracked = client_for(player)  # a token of no login session
+    assert cb.get("/api/v1/accounts/me/").status_code == 200 and untracked.get("/api/v1/accounts/me/").status_code == 200
+    r = ca.post("/api/v1/accounts/auth/password/", {"old_password": DEFAULT_PASSWORD, "new_password": NEW_PASSWORD},
+                format="json")
+    assert r.status_code == 200, r.content
+    for old in (cb, untracked):
+        r = old.get("/api/v1/accounts/me/")
+        assert r.status_code == 401 and r.json()["error"]["code"] == TOKEN_INVALID.code
+    assert ca.get("/api/v1/accounts/me/").status_code == 200
+    sessions = {s["id"]: s for s in ca.get("/api/v1/accounts/auth/sessions/").json()["results"]}
+    assert sessions[a["session_id"]]["ended_at"] is None
+    assert sessions[b["session_id"]]["ended_at"] is not None and sessions[b["session_id"]]["end_reason"] == "forced"
+    assert LoginSession.objects.get(pk=b["session_id"]).end_detail == "password_changed"
+    assert login(api, player.user.username, DEFAULT_PASSWORD).status_code == 401
+
+
 def test_logout_works_while_the_password_change_is_pending(api, commit, registered, client_for):
     player, body = registered
     confirm(api, commit, link_token(mail.outbox[0]))

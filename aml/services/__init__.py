@@ -8,6 +8,7 @@ from aml.services.bankid import bankid_complete, bankid_start, pep_claim_record
 from aml.services.cases import case_decide, case_hold_place, case_open
 from aml.services.funds import sof_declare, sof_requirement_record, sof_requirements_scan, sof_review
 from aml.services.identification import (
+    identification_attempts_allow,
     identification_callback_handle,
     identification_review,
     identification_start,
@@ -24,6 +25,7 @@ __all__ = [
     "case_decide",
     "case_hold_place",
     "case_open",
+    "identification_attempts_allow",
     "identification_callback_handle",
     "identification_review",
     "identification_start",

@@ -13,7 +13,6 @@ try again. A population-register match alone does not identify (it leaves the ac
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import urllib.request
 import uuid
@@ -29,11 +28,13 @@ from accounts.selectors import identity_for
 from accounts.services import player_lock
 from accounts.validation import fold, validate_document
 from aml import adapters, errors
-from aml.models import IdentificationCheck, IdentificationEvent, IdentificationImage
+from aml.models import AmlProfile, IdentificationCheck, IdentificationEvent, IdentificationImage
+from aml.selectors import IdentificationAttempts, identification_attempts
 from aml.services.seams import player_aml_identified_record
 from core import clock
 from core.audit import Actor, audit_record
 from core.errors import DomainError
+from core.parsers import loads_bounded
 
 logger = logging.getLogger("aml.identification")
 
@@ -82,8 +83,10 @@ def identification_start(*, player: Player, document: dict[str, Any], images: di
     """The applicant presents the identity document (front, back unless a passport) and a selfie (GP §4(4)b).
 
     Refuses an account that is not temporary/active (``aml.identification_not_allowed``), an identified player
-    (``aml.already_identified``), a check still open (``aml.identification_in_progress``), an invalid or expired
-    document (``aml.invalid_document``) and missing / non-image / too large images."""
+    (``aml.already_identified``), a check still open (``aml.identification_in_progress``), a player who used up the
+    attempts (``AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY`` within 24 hours: ``aml.identification_attempts_exhausted``
+    until staff allow new ones, :func:`identification_attempts_allow`), an invalid or expired document
+    (``aml.invalid_document``) and missing / non-image / too large images."""
     citizenship = PersonalData.objects.filter(player=player).values_list("citizenship", flat=True).first()
     if citizenship is None:
         raise errors.NO_PERSONAL_DATA()
@@ -105,6 +108,10 @@ def identification_start(*, player: Player, document: dict[str, Any], images: di
         if IdentificationCheck.objects.filter(player=p, status__in=IdentificationCheck.OPEN).exists():
             raise errors.IDENTIFICATION_IN_PROGRESS()
         now = clock.now()
+        attempts = identification_attempts(p, now)
+        if attempts.blocked:
+            raise errors.IDENTIFICATION_ATTEMPTS_EXHAUSTED(max_attempts=attempts.max_per_day,
+                                                           used_last_24h=attempts.used_last_24h)
         check = IdentificationCheck.objects.create(
             player=p, provider=provider, reference=f"idc_{uuid.uuid4().hex}", created_at=now, next_attempt_at=now,
             **doc)
@@ -119,6 +126,31 @@ def identification_start(*, player: Player, document: dict[str, Any], images: di
                      provider=provider, document_type=doc["document_type"], sides=sorted(checked))
         _submit_on_commit(check.pk)
     return check
+
+
+def identification_attempts_allow(*, player: Player, note: str, actor: Actor) -> IdentificationAttempts:
+    """Staff allow a player who used up the identification attempts to try again (issue 19, N-9): attempts count
+    afresh from now. A note is required (what staff reviewed); audited. Returns the attempts as they count now."""
+    if not (note or "").strip():
+        raise errors.NOTE_REQUIRED()
+    with transaction.atomic():
+        p = player_lock(player)
+        now = clock.now()
+        before = identification_attempts(p, now)
+        profile = AmlProfile.objects.select_for_update(no_key=True).filter(player=p).first()
+        if profile is None:  # no screening yet: the profile is made due for one, as profile_ensure makes it
+            try:
+                with transaction.atomic():
+                    profile = AmlProfile.objects.create(player=p, created_at=now, next_screening_at=now)
+            except IntegrityError:  # made meanwhile by the screening (profile_ensure takes no player lock)
+                profile = AmlProfile.objects.select_for_update(no_key=True).get(player=p)
+        old_from = profile.identification_attempts_from
+        profile.identification_attempts_from = now
+        profile.save(update_fields=["identification_attempts_from"])
+        audit_record(actor=actor, action="aml.identification_attempts_allowed", obj=profile, player_id=p.pk,
+                     old={"identification_attempts_from": old_from}, new={"identification_attempts_from": now},
+                     was_blocked=before.blocked, used_last_24h=before.used_last_24h, note=note.strip()[:300])
+    return identification_attempts(player, now)
 
 
 def _submit_on_commit(check_id: int) -> None:
@@ -242,7 +274,7 @@ def sandbox_callback_deliver(*, body_text: str, signature: str) -> dict[str, Any
     req = urllib.request.Request(url, data=body_text.encode(), method="POST",
                                  headers={"Content-Type": "application/json", adapters.SIGNATURE_HEADER: signature})
     with urllib.request.urlopen(req, timeout=10) as resp:  # the configured sandbox URL
-        answer: dict[str, Any] = json.loads(resp.read().decode() or "{}")
+        answer: dict[str, Any] = loads_bounded(resp.read().decode() or "{}")
         return answer
 
 

@@ -182,7 +182,8 @@ def test_a_malformed_query_is_refused_with_a_stable_code_and_changes_nothing(que
 
     assert r.status_code == 400, r.content
     error = r.json()["error"]
-    assert error["code"] == "jackpot.invalid_query"
+    # a NUL never reaches the view: core.middleware.RejectNulMiddleware refuses it first (issue 19, N-7)
+    assert error["code"] == ("request.invalid" if "%00" in query else "jackpot.invalid_query")
     assert error["message_cs"] and error["message_en"]
     assert "max-age" not in r.get("Cache-Control", "")
     assert list(Jackpot.objects.order_by("id").values()) == state
@@ -206,3 +207,18 @@ def test_with_jackpots_switched_off_the_display_says_so_and_lists_nothing(settin
 
     assert r.status_code == 200
     assert r.json() == {"enabled": False, "jackpots": []}
+
+
+def test_the_schema_requires_only_what_every_display_answer_holds():
+    """Issue 19, N-10: ``value_at_coin`` was declared required in a jackpot level, but the answer has it only with
+    ``?coin_value=`` (schemathesis ST108): a client generated from the schema refused every display answer. Every
+    property the schema requires is in every level of the answer, with and without the coin value."""
+    central_level("central-bronze")
+    component = anonymous().get("/api/schema/?format=json").json()["components"]["schemas"]["JackpotLevel"]
+    assert "value_at_coin" in component["properties"] and "value_at_coin" not in component["required"]
+    assert {"code", "value", "run", "trigger"} <= set(component["required"])  # always there: still required
+    for query in ({}, {"coin_value": "100"}, {"game": "kobushi"}):
+        levels = anonymous().get(DISPLAY, query).json()["jackpots"]
+        assert {j["code"] for j in levels} >= {"kobushi-sushi", "kobushi-kobushi"}, query
+        for level in levels:
+            assert set(component["required"]) <= set(level), (query, level["code"])

@@ -1,7 +1,6 @@
 """Provider callbacks: each signed event handled exactly once, then routed to the deposit or payout it is for."""
 from __future__ import annotations
 
-import json
 import logging
 import urllib.request
 from typing import Any
@@ -11,6 +10,7 @@ from django.db import IntegrityError, transaction
 
 from core import clock
 from core.audit import Actor
+from core.parsers import loads_bounded
 from wallet import adapters, errors
 from wallet.models import Deposit, ProviderEvent, Withdrawal
 from wallet.services.deposits import payment_event
@@ -84,5 +84,5 @@ def sandbox_callback_deliver(*, body_text: str, signature: str) -> dict[str, Any
     req = urllib.request.Request(url, data=body_text.encode(), method="POST",
                                  headers={"Content-Type": "application/json", adapters.SIGNATURE_HEADER: signature})
     with urllib.request.urlopen(req, timeout=10) as resp:  # the configured sandbox URL
-        answer: dict[str, Any] = json.loads(resp.read().decode() or "{}")
+        answer: dict[str, Any] = loads_bounded(resp.read().decode() or "{}")
         return answer

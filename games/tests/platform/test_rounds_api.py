@@ -95,6 +95,19 @@ def test_two_starts_1_99_s_apart_are_refused_and_2_00_s_apart_allowed(clock):
     assert rounds_count(player) == 2
 
 
+def test_the_two_second_rule_refusal_carries_retry_after(clock):
+    """GP §7(9): the 429 of a start less than 2 s after the last one says when to retry (``Retry-After``, whole
+    seconds rounded up, RFC 9110), as every 429 of the API does (issue 19)."""
+    player = funded_player(10_000)
+    c = client_for(player)
+    with use_rng(FixedRNG(0)):
+        assert start(c).status_code == 201
+        clock.shift(0.5)
+        r = start(c)
+    assert r.status_code == 429 and r.json()["error"]["details"]["retry_after_ms"] == 1500
+    assert r["Retry-After"] == "2"
+
+
 def test_an_interactive_round_completes_through_actions_and_is_settled_once(clock):
     player = funded_player(10_000)
     c = client_for(player)
