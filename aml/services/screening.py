@@ -106,7 +106,9 @@ def screening_run(*, player: Player, actor: Actor, trigger: str = "registration"
         if result != ScreeningRun.Result.UNAVAILABLE:
             profile.last_screened_at, profile.list_version = now, version
         profile.last_screening_result = result
-        profile.save(update_fields=["next_screening_at", "last_screened_at", "list_version", "last_screening_result"])
+        profile.claimed_until = None  # a job that claimed the row is done with it
+        profile.save(update_fields=["next_screening_at", "last_screened_at", "list_version", "last_screening_result",
+                                    "claimed_until"])
         audit_record(actor=actor, action="aml.screened", obj=run, player_id=player.pk, trigger=trigger,
                      result=result, list_version=version, matches=[m.entry_id for m in matches], error=error)
         for m in matches:
@@ -153,7 +155,8 @@ def _list_version() -> tuple[adapters.ScreeningList | None, str]:
 
 def screening_due(*, now: datetime | None = None, batch: int = 200) -> dict[str, Any]:
     """The periodic screening: players of live accounts (with personal data) without a profile get one (due
-    now); every profile due (its time came, or the list's version changed) is claimed with a lease
+    now); every profile due (its time came, or the list's version is not the one it was last screened against)
+    is claimed with a lease
     (``next_screening_at`` and ``claimed_until``: a second job running meanwhile skips it) and screened, each on
     its own."""
     now = now or clock.now()
@@ -165,8 +168,7 @@ def screening_due(*, now: datetime | None = None, batch: int = 200) -> dict[str,
     screening_list, version = _list_version()
     due = Q(next_screening_at__lte=now)
     if version:  # the list changed: due at once, unless a job holds the row (its lease)
-        due |= (~Q(list_version=version) & Q(last_screened_at__isnull=False)
-                & (Q(claimed_until__isnull=True) | Q(claimed_until__lte=now)))
+        due |= ~Q(list_version=version) & (Q(claimed_until__isnull=True) | Q(claimed_until__lte=now))
     lease = now + timedelta(minutes=int(settings.AML_SCREENING_RETRY_MINUTES))
     with transaction.atomic():
         claimed = list(AmlProfile.objects.select_for_update(no_key=True, skip_locked=True, of=("self",)).filter(
