@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 from unidecode import unidecode
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -126,6 +126,7 @@ class NameIndex:
     def __init__(self, entries: Iterable[IndexedEntry]) -> None:
         self.entries: list[IndexedEntry] = []
         self.names: list[tuple[int, int, str]] = []  # (entry index, name index within the entry, normalised)
+        self.words: list[frozenset[str]] = []  # the words of each name
         self.postings: dict[str, list[int]] = {}
         for entry in entries:
             e = len(self.entries)
@@ -135,7 +136,9 @@ class NameIndex:
                     continue
                 n = len(self.names)
                 self.names.append((e, i, normalised))
-                for key in _keys(normalised.split()):
+                words = normalised.split()
+                self.words.append(frozenset(words))
+                for key in _keys(words):
                     self.postings.setdefault(key, []).append(n)
 
     def __len__(self) -> int:
@@ -149,16 +152,30 @@ class NameIndex:
 
     def search(self, full_name: str, dob: date, threshold: float) -> list[Hit]:
         """The entries one of whose names scores at least ``threshold`` against ``full_name`` and whose birth
-        dates agree with ``dob``; the best-scoring name of each entry, best first."""
+        dates agree with ``dob``; the best-scoring name of each entry, best first. (The same score as
+        :func:`name_score`, computed in bulk: ``token_sort_ratio`` is ``ratio`` of the sorted names, and
+        ``token_set_ratio`` can only add to it for a name sharing a word with the person's.)"""
         tokens = name_tokens(full_name)
         if not tokens:
             return []
         query = " ".join(sorted(tokens))
+        words = frozenset(tokens)
+        several = len(tokens) >= 2
+        cands = list(self.candidates(tokens))
+        scores: dict[int, float] = {}
+        for _, score, k in process.extract(query, [self.names[n][2] for n in cands], scorer=fuzz.ratio,
+                                           processor=None, score_cutoff=threshold, limit=None):
+            scores[cands[k]] = float(score)
+        if several:
+            for n in cands:
+                if len(self.words[n]) >= 2 and not words.isdisjoint(self.words[n]):
+                    score = fuzz.token_set_ratio(query, self.names[n][2], processor=None, score_cutoff=threshold)
+                    if score > scores.get(n, 0.0):
+                        scores[n] = float(score)
         best: dict[int, tuple[float, int]] = {}
-        for n in self.candidates(tokens):
-            e, i, normalised = self.names[n]
-            score = name_score(query, normalised)
-            if score >= threshold and score > best.get(e, (-1.0, 0))[0]:
+        for n, score in scores.items():
+            e, i, _ = self.names[n]
+            if score > best.get(e, (-1.0, 0))[0]:
                 best[e] = (score, i)
         hits = []
         for e, (score, i) in best.items():
@@ -170,8 +187,11 @@ class NameIndex:
 
 
 def _keys(tokens: Iterable[str]) -> set[str]:
+    """The blocking keys of a name's words: the consonant code of each word with at least two consonant classes,
+    the word itself otherwise (a one-consonant code such as "eva" ``1`` would put a large share of all names
+    among the candidates)."""
     keys: set[str] = set()
     for t in tokens:
-        keys.add("w:" + t)
-        keys.add("c:" + consonant_code(t))
+        code = consonant_code(t)
+        keys.add("c:" + code if len(code) >= 2 else "w:" + t)
     return keys

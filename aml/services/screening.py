@@ -77,8 +77,10 @@ def screening_run(*, player: Player, actor: Actor, trigger: str = "registration"
     answer is recorded (``unavailable``) and retried by the periodic job. ``screening_list`` is the list to search
     (default ``adapters.get_screening_list()``; a batch passes one for all its players). Refuses a player without
     personal data (``aml.no_personal_data``)."""
-    if not PersonalData.objects.filter(player=player).exists():
-        raise errors.NO_PERSONAL_DATA()
+    try:
+        player.personal  # noqa: B018 - loads the personal data (or refuses); identity_for reads it
+    except PersonalData.DoesNotExist:
+        raise errors.NO_PERSONAL_DATA() from None
     identity = identity_for(player)
     subject = adapters.ScreeningSubject(given_names=identity.given_names, surname=identity.surname,
                                         date_of_birth=identity.date_of_birth, citizenship=identity.citizenship)
@@ -93,13 +95,15 @@ def screening_run(*, player: Player, actor: Actor, trigger: str = "registration"
     except adapters.ListUnavailable as exc:
         result, error = ScreeningRun.Result.UNAVAILABLE, str(exc)[:255]
         logger.warning("screening list unavailable", extra={"player": player.pk, "error": error})
-    profile_ensure(player)
     with transaction.atomic():
         now = clock.now()
+        profile = AmlProfile.objects.select_for_update(no_key=True).filter(player=player).first()
+        if profile is None:
+            profile_ensure(player)
+            profile = AmlProfile.objects.select_for_update(no_key=True).get(player=player)
         run = ScreeningRun.objects.create(player=player, trigger=trigger[:20], ran_at=now, list_code=code,
                                           list_version=version, result=result,
                                           matches=[m.to_json() for m in matches], error=error)
-        profile = AmlProfile.objects.select_for_update(no_key=True).get(player=player)
         profile.next_screening_at = now + (
             timedelta(minutes=int(settings.AML_SCREENING_RETRY_MINUTES)) if result == ScreeningRun.Result.UNAVAILABLE
             else timedelta(hours=int(settings.AML_SCREENING_INTERVAL_HOURS)))
@@ -172,7 +176,7 @@ def screening_due(*, now: datetime | None = None, batch: int = 200) -> dict[str,
     lease = now + timedelta(minutes=int(settings.AML_SCREENING_RETRY_MINUTES))
     with transaction.atomic():
         claimed = list(AmlProfile.objects.select_for_update(no_key=True, skip_locked=True, of=("self",)).filter(
-            due, player__in=live).select_related("player").order_by("next_screening_at", "pk")[:batch])
+            due, player__in=live).select_related("player__personal").order_by("next_screening_at", "pk")[:batch])
         AmlProfile.objects.filter(pk__in=[p.pk for p in claimed]).update(next_screening_at=lease, claimed_until=lease)
     actor = Actor.system("aml.screening_periodic")
     out: dict[str, Any] = {"claimed": len(claimed)}

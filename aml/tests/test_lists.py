@@ -474,3 +474,32 @@ def test_a_pep_claim_opens_one_blocking_case_per_source_and_a_no_changes_nothing
     with pytest.raises(DomainError) as exc:
         pep_claim_record(player=player, is_pep=True, source=" ", actor=SYSTEM)
     assert exc.value.code == errors.PEP_CLAIM_INVALID.code
+
+
+def test_the_index_scores_every_candidate_exactly_as_name_score_does():
+    """The bulk search (ratio in C, token_set only where a word is shared) gives what name_score defines."""
+    from aml.lists import PARSERS
+    from aml.matching import IndexedEntry, NameIndex, name_score, normalised_name
+
+    entries, k = [], 0
+    for source, name in (("eu", "eu_fsf.xml"), ("un", "un_consolidated.xml"), ("cz", "cz_national.xml")):
+        for e in PARSERS[source](read(name)).entries:
+            names, normalised = e.matching_names()
+            k += 1
+            entries.append(IndexedEntry(pk=k, source=source, reference=e.reference, list_kind="sanctions",
+                                        programme="", name=names[0], names=tuple(names), match_names=tuple(normalised),
+                                        birth_dates=(), fingerprint="", version_id=1))
+    index = NameIndex(entries)
+    queries = ["Ivan Sankcionovaný", "Olga Zmrazová", "Muhammad Al Rashid", "Chaled Husajn", "Ri Won", "Jan Novák",
+               "Kateřina Přibližná Nováková", "Abu Khaled", "Zdeněk", "Oleg Zamoroženyj", "Jaroslaw Zakazany Trading"]
+    for q in queries:
+        hits = {h.entry.reference: h for h in index.search(q, date(1970, 1, 1), 0)}
+        candidates = index.candidates(tuple(normalised_name(q).split()))
+        for e in entries:
+            scored = [name_score(normalised_name(q), normalised) for n, (ei, _, normalised) in enumerate(index.names)
+                      if index.entries[ei] is e and n in candidates]
+            if scored:
+                assert e.reference in hits and hits[e.reference].score == round(max(scored), 1), (q, e.reference)
+            else:
+                assert e.reference not in hits
+    assert index.search("Muhammad Al Rashid", date(1970, 1, 1), 0)[0].score == 88.9
