@@ -503,4 +503,5 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "AmlSourceOfFundsEnum": "aml.models.SourceOfFundsDeclaration.Source",
     "AmlSourceOfFundsStatusEnum": "aml.models.SourceOfFundsDeclaration.Status",
     "AmlPepRelationEnum": "aml.models.PepDeclaration.Relation",
+    "AmlScreeningListSourceEnum": "aml.models.ScreeningListVersion.Source",
 }

@@ -33,6 +33,7 @@ from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from core.tests.test_celery_worker import worker_env  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.django_db
 LISTS = Path(__file__).parent / "lists"
@@ -483,10 +484,10 @@ def test_the_index_scores_every_candidate_exactly_as_name_score_does():
 
     entries, k = [], 0
     for source, name in (("eu", "eu_fsf.xml"), ("un", "un_consolidated.xml"), ("cz", "cz_national.xml")):
-        for e in PARSERS[source](read(name)).entries:
-            names, normalised = e.matching_names()
+        for listed in PARSERS[source](read(name)).entries:
+            names, normalised = listed.matching_names()
             k += 1
-            entries.append(IndexedEntry(pk=k, source=source, reference=e.reference, list_kind="sanctions",
+            entries.append(IndexedEntry(pk=k, source=source, reference=listed.reference, list_kind="sanctions",
                                         programme="", name=names[0], names=tuple(names), match_names=tuple(normalised),
                                         birth_dates=(), fingerprint="", version_id=1))
     index = NameIndex(entries)
@@ -503,3 +504,47 @@ def test_the_index_scores_every_candidate_exactly_as_name_score_does():
             else:
                 assert e.reference not in hits
     assert index.search("Muhammad Al Rashid", date(1970, 1, 1), 0)[0].score == 88.9
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_new_version_is_re_screened_by_a_real_celery_worker(worker_env, settings, monkeypatch):  # noqa: F811
+    """The import asks for the re-screening after its commit; a real worker process (the configured broker, else
+    the filesystem transport) runs aml.screening_rescreen against the committed version."""
+    import os
+    import time
+    import uuid
+
+    from aml import tasks
+    from config.celery import app
+    from core.tests.test_celery_worker import _reachable, _start_worker, stop_worker, transport_options
+
+    settings.AML_SCREENING_LIST = "imported"
+    settings.AML_SCREENING_REQUIRED_SOURCES = ["eu"]
+    worker_env.update({"AML_SCREENING_LIST": "imported", "AML_SCREENING_REQUIRED_SOURCES": "eu"})
+    listed = person("Ivan", "Sankcionovaný", "1971-03-14")
+    clean = person("Jana", "Bezúhonná", "1990-01-01", "F")
+    asked: list[tuple] = []
+    monkeypatch.setattr(tasks.screening_rescreen, "delay_on_commit", lambda *a, **k: asked.append(a))
+    version, created = screening_list_import(source="eu", data=read("eu_fsf.xml"), actor=SYSTEM)
+    assert created and asked == [()]  # enqueued once, after the import committed
+
+    configured = os.environ.get("CELERY_BROKER_URL", "")
+    url = configured if configured and not configured.startswith("filesystem") and _reachable(configured) \
+        else "filesystem://"
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    proc = _start_worker(worker_env, url, queue)
+    try:
+        with app.connection_for_write(url, transport_options=transport_options(worker_env, url)) as conn:
+            tasks.screening_rescreen.apply_async(queue=queue, connection=conn)  # type: ignore[call-arg]
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and ScreeningRun.objects.filter(player__in=[listed, clean]).count() < 2:
+            time.sleep(0.3)
+    finally:
+        out = stop_worker(proc)
+    runs = {r.player_id: r for r in ScreeningRun.objects.filter(player__in=[listed, clean])}
+    assert len(runs) == 2, out
+    assert (runs[listed.pk].result, runs[clean.pk].result) == ("hit", "clear")
+    assert runs[listed.pk].list_version == f"eu{version.pk}"
+    assert ComplianceCase.objects.filter(player=listed, kind="screening_hit", status="open").count() == 1
+    print(f"re-screening ran in a worker on {url.split(':')[0]}")
