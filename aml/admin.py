@@ -369,5 +369,5 @@ class ScreeningListVersionAdmin(ReadOnlyAdmin):
 class ScreeningListEntryAdmin(ReadOnlyAdmin):
     list_display = ("id", "source", "reference", "name", "subject_type", "programme", "version")
     list_filter = ("source", "subject_type", "list_kind")
-    search_fields = ("reference", "name", "names")
+    search_fields = ("reference", "name", "names", "match_names")
     readonly_fields = [f.name for f in ScreeningListEntry._meta.fields]

@@ -436,7 +436,7 @@ def test_the_staff_upload_needs_its_permission_and_a_repeat_changes_nothing(impo
 
 
 def test_the_admin_import_form_imports_for_staff_with_the_permission_only():
-    officer = staff_with("import_screening_list", "view_screeninglistversion")
+    officer = staff_with("import_screening_list", "view_screeninglistversion", "view_screeninglistentry")
     browser = Client()
     browser.force_login(officer)
     page = browser.get("/admin/aml/screeninglistversion/")
@@ -446,6 +446,8 @@ def test_the_admin_import_form_imports_for_staff_with_the_permission_only():
     version = ScreeningListVersion.objects.get()
     assert r.status_code == 302 and r["Location"].endswith(f"/admin/aml/screeninglistversion/{version.pk}/change/")
     assert version.imported_by == officer.username and version.entry_count == 2
+    found = browser.get("/admin/aml/screeninglistentry/?q=jaroslaw")  # an alias, written without its accents too
+    assert found.status_code == 200 and "CZ-2026-001" in found.content.decode()
     viewer = Client()
     viewer.force_login(staff_with("view_screeninglistversion"))
     r = viewer.post("/admin/aml/screeninglistversion/import/",
