@@ -205,7 +205,7 @@ def test_rescreening_10000_players_against_an_eu_list_of_5000_entities(settings)
     t, cpu = time.monotonic(), time.process_time()
     statements = [0]
 
-    def count(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+    def count(execute, sql, params, many, context):
         statements[0] += 1
         return execute(sql, params, many, context)
 
