@@ -217,6 +217,21 @@ def test_a_file_not_of_the_declared_format_is_refused_and_nothing_is_stored(sour
     assert not ScreeningListVersion.objects.exists() and not ScreeningListEntry.objects.exists()
 
 
+def test_a_list_file_with_a_doctype_is_refused_before_any_entity_is_read():
+    bomb = (b'<?xml version="1.0"?><!DOCTYPE export [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>'
+            b'<export generationDate="2026-01-01T00:00:00Z"><sanctionEntity euReferenceNumber="X"><nameAlias '
+            b'wholeName="&b;"/></sanctionEntity></export>')
+    with pytest.raises(DomainError) as exc:
+        screening_list_import(source="eu", data=bomb, actor=SYSTEM)
+    assert "DOCTYPE is not allowed" in exc.value.details["reason"]
+    plain = b'<!DOCTYPE export><export generationDate="2026-01-01T00:00:00Z"><sanctionEntity euReferenceNumber="X">' \
+            b'<subjectType code="person"/><nameAlias wholeName="Jan Novak"/></sanctionEntity></export>'
+    with pytest.raises(DomainError) as exc:
+        screening_list_import(source="eu", data=plain, actor=SYSTEM)
+    assert "DOCTYPE is not allowed" in exc.value.details["reason"]
+    assert screening_list_import(source="eu", data=plain.replace(b"<!DOCTYPE export>", b""), actor=SYSTEM)[1]
+
+
 def test_a_file_over_the_size_limit_is_refused(settings):
     data = read("eu_fsf.xml")
     settings.AML_SCREENING_LIST_MAX_BYTES = len(data) - 1
