@@ -14,9 +14,17 @@ The sandbox provider behaves like that. Its outcome is chosen by a marker at the
 ``AML_SANDBOX_UNAVAILABLE`` makes it refuse every submission. Its callbacks leave through an *outbox* the caller
 passes in (the services send them by a Celery task after commit), so this module imports no service and no task.
 
-Screening list: ``search(subject)`` returns the entries matching a person by normalised name (case, accents,
-word order ignored) and birth date; ``version()`` changes when the list does (everyone is screened again). The
-sandbox list is the JSON file ``AML_SCREENING_SANDBOX_FILE`` (``aml/data/sandbox_screening_list.json``).
+Screening list: ``search(subject)`` returns the entries matching a person by name and birth date; ``version()``
+changes when the list does (everyone is screened again). Two lists are registered in ``_LISTS``:
+
+* ``imported`` (:class:`ImportedScreeningList`, production's): the newest imported version of each source (EU,
+  UN, Czech national sanctions lists and the operator's PEP list, ``aml.services.lists``), searched by the fuzzy
+  matching of ``aml.matching`` (transliteration, word order, aliases, a score against
+  ``AML_SCREENING_MATCH_THRESHOLD``, birth date as a discriminator); unavailable until every source of
+  ``AML_SCREENING_REQUIRED_SOURCES`` has been imported.
+* ``sandbox`` (development): the JSON file ``AML_SCREENING_SANDBOX_FILE`` (``aml/data/sandbox_screening_list.json``),
+  exact normalised names (case, accents, word order ignored) and birth date.
+
 A real provider or list implements the Protocol and is registered in ``_PROVIDERS`` / ``_LISTS``.
 """
 from __future__ import annotations
@@ -24,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +44,9 @@ from django.conf import settings
 
 from accounts.validation import fold
 from aml import errors
+from aml.matching import IndexedEntry, NameIndex
+from aml.matching import birth_date_matches as birth_date_matches
+from aml.models import ScreeningListEntry, ScreeningListVersion
 from core import clock
 from core.parsers import contains_nul, loads_bounded
 
@@ -228,15 +240,29 @@ class ScreeningSubject:
 
 @dataclass(frozen=True)
 class ScreeningMatch:
+    """A list entry the person matched: which entry (``entry_id`` is stable across versions of a list), how well
+    (``score`` 0-100) and by which of its names (``matched_name``)."""
+
     entry_id: str
     list_name: str  # "sanctions" | "pep"
     name: str
     date_of_birth: str
     note: str = ""
+    score: float = 100.0
+    matched_name: str = ""
+    source: str = ""
+    reference: str = ""
+    programme: str = ""
+    list_version_id: int | None = None
+    list_entry_id: int | None = None
+    fingerprint: str = ""  # of the entry's names and birth dates: a changed entry is a new match
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> dict[str, Any]:
         return {"entry_id": self.entry_id, "list": self.list_name, "name": self.name,
-                "date_of_birth": self.date_of_birth, "note": self.note}
+                "date_of_birth": self.date_of_birth, "note": self.note, "score": self.score,
+                "matched_name": self.matched_name or self.name, "source": self.source, "reference": self.reference,
+                "programme": self.programme, "list_version_id": self.list_version_id,
+                "list_entry_id": self.list_entry_id, "fingerprint": self.fingerprint}
 
 
 class ScreeningList(Protocol):
@@ -255,14 +281,6 @@ def name_key(text: str) -> tuple[str, ...]:
     """A name for matching: case, accents, punctuation and word order ignored ("Nováková Jana" = "jana novakova")."""
     cleaned = "".join(c if c.isalnum() else " " for c in fold(text))
     return tuple(sorted(cleaned.split()))
-
-
-def birth_date_matches(entry: str, dob: date) -> bool:
-    """An entry's birth date matches the full date (``YYYY-MM-DD``) or, when only the year is known, the year."""
-    entry = (entry or "").strip()
-    if len(entry) == 4 and entry.isdigit():
-        return int(entry) == dob.year
-    return entry == dob.isoformat()
 
 
 class SandboxScreeningList:
@@ -291,19 +309,93 @@ class SandboxScreeningList:
         out = []
         for entry in self._load()["entries"]:
             names = entry.get("names") or []
-            if any(name_key(str(n)) == wanted for n in names) and birth_date_matches(
-                    str(entry.get("date_of_birth", "")), subject.date_of_birth):
+            matched = next((str(n) for n in names if name_key(str(n)) == wanted), None)
+            if matched is not None and birth_date_matches(str(entry.get("date_of_birth", "")), subject.date_of_birth):
                 out.append(ScreeningMatch(entry_id=str(entry.get("id", "")), list_name=str(entry.get("list", "")),
                                           name=str(names[0]), date_of_birth=str(entry.get("date_of_birth", "")),
-                                          note=str(entry.get("note", ""))[:200]))
+                                          note=str(entry.get("note", ""))[:200], matched_name=matched,
+                                          source="sandbox", reference=str(entry.get("id", ""))))
         return out
 
 
-_LISTS: dict[str, type[SandboxScreeningList]] = {"sandbox": SandboxScreeningList}
+class ImportedScreeningList:
+    """The imported lists (production's list): the newest version of each source, all searched at once.
+
+    ``version()`` names those versions (``eu12.pep3.un7``...): a new import changes it, so everyone is screened
+    again. The persons of those versions are held in memory as a :class:`aml.matching.NameIndex`, built once per
+    process and version. One instance answers for one set of versions (the first ``version()`` or ``search()``
+    fixes them), so a screening records the version it was searched against."""
+
+    code = "imported"
+
+    def __init__(self) -> None:
+        self._current: tuple[str, tuple[int, ...]] | None = None
+
+    def _versions(self) -> tuple[str, tuple[int, ...]]:
+        if self._current is None:
+            rows = dict(ScreeningListVersion.objects.order_by("source", "-id").distinct("source").values_list(
+                "source", "id"))
+            missing = [s for s in settings.AML_SCREENING_REQUIRED_SOURCES if s not in rows]
+            if missing:
+                raise ListUnavailable(f"no imported version of the list(s) {', '.join(missing)} "
+                                      "(AML_SCREENING_REQUIRED_SOURCES)")
+            if not rows:
+                raise ListUnavailable("no screening list has been imported")
+            key = ".".join(f"{s}{rows[s]}" for s in sorted(rows))
+            self._current = (key, tuple(sorted(rows.values())))
+        return self._current
+
+    def version(self) -> str:
+        return self._versions()[0]
+
+    def search(self, subject: ScreeningSubject) -> list[ScreeningMatch]:
+        key, version_ids = self._versions()
+        index = imported_index(key, version_ids)
+        threshold = float(settings.AML_SCREENING_MATCH_THRESHOLD)
+        out = []
+        for hit in index.search(f"{subject.given_names} {subject.surname}", subject.date_of_birth, threshold):
+            e = hit.entry
+            out.append(ScreeningMatch(
+                entry_id=f"{e.source}:{e.reference}", list_name=e.list_kind, name=e.name,
+                date_of_birth=", ".join(e.birth_dates), note=str(e.details.get("position") or e.programme)[:200],
+                score=hit.score, matched_name=hit.matched_name, source=e.source, reference=e.reference,
+                programme=e.programme, list_version_id=e.version_id, list_entry_id=e.pk, fingerprint=e.fingerprint))
+        return out
+
+
+_INDEX: dict[str, NameIndex] = {}
+_INDEX_LOCK = threading.Lock()
+
+
+def imported_index(key: str, version_ids: tuple[int, ...]) -> NameIndex:
+    """The in-memory index of the persons of these list versions (built on first use; the newest kept)."""
+    index = _INDEX.get(key)
+    if index is not None:
+        return index
+    with _INDEX_LOCK:
+        index = _INDEX.get(key)
+        if index is None:
+            rows = ScreeningListEntry.objects.filter(
+                version_id__in=version_ids, subject_type=ScreeningListEntry.SubjectType.PERSON).values_list(
+                "pk", "source", "reference", "list_kind", "programme", "name", "names", "match_names", "birth_dates",
+                "fingerprint", "version_id", "details")
+            index = NameIndex(IndexedEntry(pk=r[0], source=r[1], reference=r[2], list_kind=r[3], programme=r[4],
+                                           name=r[5], names=tuple(r[6]), match_names=tuple(r[7]),
+                                           birth_dates=tuple(r[8]), fingerprint=r[9], version_id=r[10],
+                                           details={"position": (r[11] or {}).get("position", "")})
+                              for r in rows.iterator(chunk_size=2000))
+            _INDEX.clear()
+            _INDEX[key] = index
+    return index
+
+
+_LISTS: dict[str, type[SandboxScreeningList] | type[ImportedScreeningList]] = {
+    "sandbox": SandboxScreeningList, "imported": ImportedScreeningList}
 
 
 def get_screening_list() -> ScreeningList:
-    """The list ``AML_SCREENING_LIST`` (``aml.unknown_provider`` when no adapter has that name)."""
+    """The list ``AML_SCREENING_LIST``: ``imported`` (production) or ``sandbox`` (development);
+    ``aml.unknown_provider`` when no adapter has that name."""
     code = str(settings.AML_SCREENING_LIST)
     cls = _LISTS.get(code)
     if cls is None:

@@ -1,8 +1,11 @@
 """Back office of the AML duties: read-only records; every decision goes through a form that calls a service
 (a note is required; audited with the staff member as actor): the identification review queue (doubtful checks,
-with the document images), the compliance cases (decide, hold a win, GP §10(3)), source-of-funds declarations."""
+with the document images), the compliance cases (decide, hold a win, GP §10(3); a list match shows its score, the
+list's name that scored and the list entry), source-of-funds declarations, and the imported sanctions / PEP lists
+(an upload form for staff with ``aml.import_screening_list``; versions and entries read-only)."""
 from __future__ import annotations
 
+from datetime import datetime, time
 from typing import Any
 
 from django import forms
@@ -16,6 +19,7 @@ from django.urls import URLPattern, reverse
 from django.utils.html import format_html, format_html_join
 
 from aml import services
+from aml.lists import PRAGUE
 from aml.models import (
     AmlProfile,
     BankIdAuthorization,
@@ -24,7 +28,10 @@ from aml.models import (
     IdentificationCheck,
     IdentificationEvent,
     IdentificationImage,
+    PepClaim,
     PepDeclaration,
+    ScreeningListEntry,
+    ScreeningListVersion,
     ScreeningRun,
     SourceOfFundsDeclaration,
     SourceOfFundsRequirement,
@@ -199,8 +206,25 @@ class ComplianceCaseAdmin(DecisionAdmin):
     list_display = ("id", "player", "kind", "rule", "status", "blocking", "opened_at", "summary", "decided_by")
     list_filter = ("status", "kind", "rule", "blocking")
     search_fields = ("player__user__username", "key", "anchor")
-    readonly_fields = [f.name for f in ComplianceCase._meta.fields] + ["decide_link", "hold_link"]
+    readonly_fields = [f.name for f in ComplianceCase._meta.fields] + ["list_match", "decide_link", "hold_link"]
     inlines = [CaseHoldInline]
+
+    @admin.display(description="list match")
+    def list_match(self, obj: ComplianceCase) -> str:
+        """What a screening hit matched: the score, the list's spelling that scored, the entry and its list."""
+        match = (obj.details or {}).get("match")
+        if obj.kind != ComplianceCase.Kind.SCREENING_HIT or not isinstance(match, dict):
+            return "-"
+        rows = [("score (0-100)", match.get("score", 100)), ("matched name / alias", match.get("matched_name", "")),
+                ("list", f"{match.get('source', '')} {match.get('list', '')}".strip()),
+                ("reference", match.get("reference") or match.get("entry_id", "")),
+                ("programme", match.get("programme", "")), ("entry's name", match.get("name", "")),
+                ("entry's birth dates", match.get("date_of_birth", "") or "none on the list")]
+        body = format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows)
+        entry_id = match.get("list_entry_id")
+        link = format_html('<p><a href="{}">the list entry</a></p>', reverse(
+            "admin:aml_screeninglistentry_change", args=[entry_id])) if isinstance(entry_id, int) else ""
+        return format_html("<table>{}</table>{}", body, link)
 
     def decidable(self, obj: ComplianceCase) -> bool:
         return obj.status == ComplianceCase.Status.OPEN
@@ -296,3 +320,68 @@ class AmlProfileAdmin(ReadOnlyAdmin):
                 self.message_user(request, f"{profile}: {domain_error_text(exc)}", messages.ERROR)
         if done:
             self.message_user(request, format_html_join(", ", "{}", ((d,) for d in done)), messages.SUCCESS)
+
+
+@admin.register(PepClaim)
+class PepClaimAdmin(ReadOnlyAdmin):
+    list_display = ("id", "player", "source", "is_pep", "recorded_at", "recorded_by")
+    list_filter = ("source", "is_pep")
+    search_fields = ("player__user__username",)
+
+
+# Imported screening lists -------------------------------------------------------------------------------------------
+
+class ScreeningListImportForm(forms.Form):
+    source = forms.ChoiceField(choices=ScreeningListVersion.Source.choices)
+    file = forms.FileField(help_text="the file as downloaded: EU FSF XML, UN consolidated list XML, the national "
+                                     "list in our XML layout, the PEP list CSV (docs/aml.md)")
+    published = forms.DateField(required=False, help_text="only for a file that states no publication date (PEP CSV)")
+
+
+@admin.register(ScreeningListVersion)
+class ScreeningListVersionAdmin(ReadOnlyAdmin):
+    """Imported list files; a new one through the import form (``aml.import_screening_list``)."""
+
+    list_display = ("id", "source", "published_at", "entry_count", "person_count", "name_count", "imported_at",
+                    "imported_by", "file_name")
+    list_filter = ("source",)
+    search_fields = ("sha256", "file_name")
+    readonly_fields = [f.name for f in ScreeningListVersion._meta.fields]
+    change_list_template = "admin/aml/screeninglistversion/change_list.html"
+
+    def get_urls(self) -> list[URLPattern]:
+        return [decision_path(self, "import/", self.import_view, perm="aml.import_screening_list",
+                              name="aml_screeninglistversion_import"), *super().get_urls()]
+
+    def import_view(self, request: HttpRequest) -> HttpResponse:
+        form = ScreeningListImportForm(request.POST or None, request.FILES or None)
+        error = None
+        if request.method == "POST" and form.is_valid():
+            f, published = form.cleaned_data["file"], form.cleaned_data.get("published")
+            try:
+                version, created = services.screening_list_import(
+                    source=form.cleaned_data["source"], data=f.read(), file_name=f.name or "",
+                    actor=Actor.staff(request.user),
+                    published_at=None if published is None else datetime.combine(published, time(0), tzinfo=PRAGUE))
+                if created:
+                    self.message_user(request, f"Imported {version}; every live player is screened again in the "
+                                               "background.", messages.SUCCESS)
+                else:
+                    self.message_user(request, f"This file was imported before ({version}); nothing changed.",
+                                      messages.WARNING)
+                return redirect(reverse("admin:aml_screeninglistversion_change", args=[version.pk]))
+            except DomainError as exc:
+                error = domain_error_text(exc)
+        context = {**self.admin_site.each_context(request), "title": "Import a sanctions or PEP list file",
+                   "form": form, "error": error,
+                   "help": "The newest version of each list is the one players are screened against. The same file "
+                           "twice changes nothing; a file older than the newest version is refused."}
+        return TemplateResponse(request, "admin/aml/screeninglistversion/import_form.html", context)
+
+
+@admin.register(ScreeningListEntry)
+class ScreeningListEntryAdmin(ReadOnlyAdmin):
+    list_display = ("id", "source", "reference", "name", "subject_type", "programme", "version")
+    list_filter = ("source", "subject_type", "list_kind")
+    search_fields = ("reference", "name", "names", "match_names")
+    readonly_fields = [f.name for f in ScreeningListEntry._meta.fields]

@@ -1,11 +1,13 @@
 """AML API (``/api/v1/aml/``): thin views that parse, call one service and format.
 
 Players (``IsPlayer``) see only their own rows (another player's id is a 404). The identification provider's
-callback endpoint has no authentication: its HMAC signature is the proof. Staff endpoints name their permission (``core.permissions.staff_permission``).
+callback endpoint has no authentication: its HMAC signature is the proof. Staff endpoints name their permission
+(``core.permissions.staff_permission``).
 """
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import datetime, time
 from typing import Any, NoReturn
 
 from django.conf import settings
@@ -24,7 +26,14 @@ from accounts.models import Player
 from accounts.permissions import IsPlayer, request_player
 from aml import errors, selectors, services
 from aml.adapters import SIGNATURE_HEADER
-from aml.models import ComplianceCase, IdentificationCheck, IdentificationImage, SourceOfFundsDeclaration
+from aml.lists import PRAGUE
+from aml.models import (
+    ComplianceCase,
+    IdentificationCheck,
+    IdentificationImage,
+    ScreeningListVersion,
+    SourceOfFundsDeclaration,
+)
 from aml.serializers import (
     AmlCallbackResultSerializer,
     AmlStatusSerializer,
@@ -41,6 +50,9 @@ from aml.serializers import (
     PepDeclarationSerializer,
     PepDeclareSerializer,
     ReviewSerializer,
+    ScreeningListImportResultSerializer,
+    ScreeningListImportSerializer,
+    ScreeningListVersionSerializer,
     SofDeclarationSerializer,
     SofDeclareSerializer,
     SofReviewSerializer,
@@ -427,3 +439,46 @@ class StaffSofReviewView(APIView):
         decl = services.sof_review(declaration=decl, accept=s.validated_data["accept"], note=s.validated_data["note"],
                                    actor=Actor.staff(request.user))
         return Response(StaffSofSerializer(decl).data)
+
+
+class StaffScreeningListView(generics.GenericAPIView[ScreeningListVersion]):
+    permission_classes = [staff_permission("aml.view_screeninglistversion")]
+    serializer_class = ScreeningListVersionSerializer
+
+    @extend_schema(parameters=[OpenApiParameter("source", OpenApiTypes.STR, enum=ScreeningListVersion.Source.values,
+                                                description="only this list")],
+                   responses=ScreeningListVersionSerializer(many=True), operation_id="aml_staff_screening_lists",
+                   description="The imported list versions, newest first (the newest of each source is screened "
+                               "against).")
+    def get(self, request: Request) -> Response:
+        qs = ScreeningListVersion.objects.order_by("-imported_at", "-pk")
+        source = request.query_params.get("source")
+        if source:
+            qs = qs.filter(source=source)
+        page = self.paginate_queryset(qs)
+        return self.get_paginated_response(ScreeningListVersionSerializer(page, many=True).data)
+
+
+class StaffScreeningListImportView(APIView):
+    permission_classes = [staff_permission("aml.import_screening_list")]
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(request={"multipart/form-data": ScreeningListImportSerializer},
+                   responses={201: ScreeningListImportResultSerializer, 200: ScreeningListImportResultSerializer},
+                   operation_id="aml_staff_screening_list_import",
+                   description="Upload a downloaded list file (EU, UN, Czech national sanctions list, the operator's "
+                               "PEP list). A new file becomes a new version (201) and every live player is "
+                               "screened again in the background; the same file again changes nothing (200).")
+    def post(self, request: Request) -> Response:
+        s = ScreeningListImportSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        d = s.validated_data
+        max_bytes = int(settings.AML_SCREENING_LIST_MAX_BYTES)
+        if d["file"].size > max_bytes:
+            raise errors.LIST_TOO_LARGE(max_bytes=max_bytes, size=d["file"].size)
+        published = d.get("published")
+        version, created = services.screening_list_import(
+            source=d["source"], data=d["file"].read(), file_name=d["file"].name or "", actor=Actor.staff(request.user),
+            published_at=None if published is None else datetime.combine(published, time(0), tzinfo=PRAGUE))
+        return Response(ScreeningListImportResultSerializer({"created": created, "version": version}).data,
+                        status=201 if created else 200)

@@ -139,3 +139,19 @@ HOLD_TOO_LATE = ErrorDef(
     "aml.hold_too_late", 409,
     "Výhru již nelze pozdržet: 60denní lhůta pro její výplatu uplynula {deadline} (HP §10 odst. 3).",
     "The win can no longer be held: the 60-day payout term ended {deadline} (GP §10(3)).")
+
+# Imported screening lists -------------------------------------------------------------------------------------------
+LIST_SOURCE_UNKNOWN = ErrorDef("aml.list_source_unknown", 400, "Neznámý zdroj seznamu: {source}.",
+                               "Unknown list source: {source}.")
+LIST_INVALID = ErrorDef("aml.list_invalid", 400, "Soubor není seznam uvedeného formátu: {reason}.",
+                        "The file is not a list of the stated format: {reason}.")
+LIST_EMPTY = ErrorDef("aml.list_empty", 400, "Seznam neobsahuje žádný záznam; nebyl importován.",
+                      "The list holds no entry; it was not imported.")
+LIST_TOO_LARGE = ErrorDef("aml.list_too_large", 400, "Soubor je příliš velký (nejvýše {max_bytes} bajtů).",
+                          "The file is too large (at most {max_bytes} bytes).")
+LIST_OUTDATED = ErrorDef(
+    "aml.list_outdated", 409,
+    "Soubor je starší ({published_at}) než již importovaná verze seznamu ({current_published_at}).",
+    "The file is older ({published_at}) than the list version already imported ({current_published_at}).")
+PEP_CLAIM_INVALID = ErrorDef("aml.pep_claim_invalid", 400, "Údaj o politicky exponované osobě nemá zdroj.",
+                             "The politically exposed person claim names no source.")

@@ -5,7 +5,10 @@
 * :class:`IdentificationCheck` (+ :class:`IdentificationImage`, :class:`IdentificationEvent`) - online AML
   identification through an identification provider: the document's particulars, its images and a selfie; the
   provider answers by a signed callback (approved / doubtful / rejected); doubtful checks wait for staff.
-* :class:`PepDeclaration` - the player's declaration whether they are a politically exposed person.
+* :class:`PepDeclaration` - the player's declaration whether they are a politically exposed person;
+  :class:`PepClaim` - what another identification source (Bank iD) says about it.
+* :class:`ScreeningListVersion` (+ :class:`ScreeningListEntry`) - one imported file of a sanctions list (EU, UN,
+  Czech national) or of the operator's PEP list, its entries stored normalised for matching.
 * :class:`ScreeningRun` - one screening of the player against the PEP / sanctions list.
 * :class:`ComplianceCase` (+ :class:`CaseHold`) - a PEP declaration, a screening hit or a suspicious-transaction
   rule hit waiting for (or decided by) compliance staff.
@@ -32,6 +35,8 @@ class AmlProfile(models.Model):
     identification_attempts_from = models.DateTimeField(
         null=True, blank=True,
         help_text="identification attempts count from here: set when staff allow new attempts (issue 19, N-9)")
+    claimed_until = models.DateTimeField(null=True, blank=True,
+                                         help_text="a screening job holds the row until then (a lease)")
 
     def __str__(self) -> str:
         return f"AML profile of player {self.player_id}"
@@ -194,6 +199,84 @@ class PepDeclaration(models.Model):
         ordering = ["-declared_at", "-id"]
 
 
+class PepClaim(models.Model):
+    """What an identification source other than the player (e.g. Bank iD's verified claims) says: a PEP or not
+    (append-only; a "yes" opens a blocking case, ``aml.services.pep_claim_record``)."""
+
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="aml_pep_claims")
+    source = models.CharField(max_length=40, help_text="who says so, e.g. bankid")
+    is_pep = models.BooleanField()
+    recorded_at = models.DateTimeField()
+    recorded_by = models.CharField(max_length=150)
+
+    class Meta:
+        ordering = ["-recorded_at", "-id"]
+
+
+# Imported screening lists -----------------------------------------------------------------------------------------
+
+class ScreeningListVersion(models.Model):
+    """One imported list file (append-only). The newest version of each source is the one screened against;
+    the same file (source and SHA-256) is imported once."""
+
+    class Source(models.TextChoices):
+        EU = "eu", "EU consolidated list of financial sanctions (FSF XML)"
+        UN = "un", "UN Security Council consolidated list (XML)"
+        CZ = "cz", "Czech national sanctions list"
+        PEP = "pep", "operator's list of politically exposed persons (CSV)"
+
+    source = models.CharField(max_length=3, choices=Source.choices)
+    published_at = models.DateTimeField(null=True, blank=True, help_text="the publication time the file states")
+    sha256 = models.CharField(max_length=64)
+    file_name = models.CharField(max_length=200, blank=True, default="")
+    size = models.PositiveBigIntegerField()
+    entry_count = models.PositiveIntegerField(help_text="persons and entities")
+    person_count = models.PositiveIntegerField(help_text="persons (the players are screened against these)")
+    name_count = models.PositiveIntegerField(help_text="distinct normalised names of the persons")
+    imported_at = models.DateTimeField()
+    imported_by = models.CharField(max_length=150)
+
+    class Meta:
+        ordering = ["-imported_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["source", "sha256"], name="aml_list_file_once")]
+        permissions = [("import_screening_list", "Imports sanctions and PEP list files")]
+
+    def __str__(self) -> str:
+        return f"{self.source} list version {self.pk} ({self.entry_count} entries)"
+
+
+class ScreeningListEntry(models.Model):
+    """A person or entity of one list version: every spelling of the names (``names``) and their normalised
+    forms (``match_names``, same order, ``aml.matching.normalised_name``), the birth dates (``YYYY-MM-DD``,
+    ``YYYY-MM``, ``YYYY``, ``YYYY/YYYY``)."""
+
+    class SubjectType(models.TextChoices):
+        PERSON = "person", "natural person"
+        ENTITY = "entity", "entity (company, organisation, vessel ...)"
+
+    version = models.ForeignKey(ScreeningListVersion, on_delete=models.PROTECT, related_name="entries")
+    source = models.CharField(max_length=3)
+    list_kind = models.CharField(max_length=10, help_text="sanctions or pep")
+    reference = models.CharField(max_length=100, help_text="the list's own reference (EU.., QDi.., ...)")
+    subject_type = models.CharField(max_length=6, choices=SubjectType.choices)
+    programme = models.CharField(max_length=200, blank=True, default="")
+    name = models.CharField(max_length=300)
+    names = models.JSONField(default=list)
+    match_names = models.JSONField(default=list)
+    birth_dates = models.JSONField(default=list, blank=True)
+    citizenships = models.JSONField(default=list, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of what matching reads (names, birth dates)")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "reference"], name="aml_list_entry_once")]
+        indexes = [models.Index(fields=["version", "subject_type"], name="aml_list_entry_version_type")]
+        verbose_name_plural = "screening list entries"
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.reference} {self.name}"
+
+
 class ScreeningRun(models.Model):
     """One screening of the player against the PEP / sanctions list."""
 
@@ -224,6 +307,7 @@ class ComplianceCase(models.Model):
 
     class Kind(models.TextChoices):
         PEP_DECLARED = "pep_declared", "player declared a politically exposed person"
+        PEP_CLAIMED = "pep_claimed", "an identification source says the player is a politically exposed person"
         SCREENING_HIT = "screening_hit", "PEP / sanctions list match"
         SUSPICIOUS = "suspicious", "suspicious-transaction rule"
         PEP_CLAIM = "pep_claim", "the player's bank (Bank iD) says politically exposed person"

@@ -37,6 +37,7 @@ from aml.models import (
     IdentificationCheck,
     IdentificationEvent,
     IdentificationImage,
+    PepClaim,
     PepDeclaration,
     ScreeningRun,
     SourceOfFundsDeclaration,
@@ -70,7 +71,7 @@ RECORDS = (
                 "its outcome"),
     Record(
         code="aml.declarations",
-        models=("aml.PepDeclaration", "aml.SourceOfFundsDeclaration", "aml.SourceOfFundsRequirement"),
+        models=("aml.PepDeclaration", "aml.SourceOfFundsDeclaration", "aml.SourceOfFundsRequirement", "aml.PepClaim"),
         periods=AML,
         what_cs="prohlášení o politicky exponované osobě a o původu prostředků",
         what_en="the politically-exposed-person and source-of-funds declarations",
@@ -139,6 +140,8 @@ def export(player: Player) -> dict[str, Any]:
         "pep_declarations": [
             {"is_pep": d.is_pep, "relation": d.relation, "position": d.position, "declared_at": d.declared_at}
             for d in PepDeclaration.objects.filter(player=player).order_by("declared_at", "id")],
+        "pep_claims": [{"source": c.source, "is_pep": c.is_pep, "recorded_at": c.recorded_at}
+                       for c in PepClaim.objects.filter(player=player).order_by("recorded_at", "id")],
         "source_of_funds_declarations": [
             {"source": d.source, "description": d.description, "submitted_at": d.submitted_at,
              "deposits_total": d.deposits_total, "status": d.status, "reviewed_at": d.reviewed_at}

@@ -12,6 +12,7 @@ from aml.models import (
     ComplianceCase,
     IdentificationCheck,
     PepDeclaration,
+    ScreeningListVersion,
     SourceOfFundsDeclaration,
 )
 from core.money import Money
@@ -221,16 +222,46 @@ class CaseHoldSerializer(serializers.ModelSerializer[CaseHold]):
         read_only_fields = fields
 
 
+class ScreeningHitSerializer(serializers.Serializer[dict[str, Any]]):
+    score = serializers.FloatField(help_text="name score 0-100 (aml/matching.py); at least the threshold")
+    matched_name = serializers.CharField(help_text="the list's spelling (name or alias) that scored")
+    list = serializers.CharField(help_text="sanctions or pep")
+    source = serializers.CharField(help_text="eu, un, cz, pep (imported lists) or sandbox")  # type: ignore[assignment]
+    reference = serializers.CharField(help_text="the entry's reference on its list")
+    programme = serializers.CharField(help_text="the sanctions programme / regime (EU regulation programme, UN list)")
+    name = serializers.CharField(help_text="the entry's primary name")
+    date_of_birth = serializers.CharField(help_text="the entry's birth dates (YYYY-MM-DD, YYYY, YYYY/YYYY ...)")
+    entry_id = serializers.CharField()
+    list_version_id = serializers.IntegerField(allow_null=True)
+    list_entry_id = serializers.IntegerField(allow_null=True)
+
+
 class CaseSerializer(serializers.ModelSerializer[ComplianceCase]):
     username = serializers.CharField(source="player.user.username", read_only=True)
-    kind = serializers.CharField(read_only=True, help_text="pep_declared, screening_hit or suspicious (a rule)")
+    kind = serializers.CharField(read_only=True,
+                                 help_text="pep_declared, pep_claimed, screening_hit or suspicious (a rule)")
     holds = CaseHoldSerializer(many=True, read_only=True)
+    screening_hit = serializers.SerializerMethodField(help_text="for a screening_hit: the list entry matched")
 
     class Meta:
         model = ComplianceCase
         fields = ["id", "player", "username", "kind", "rule", "status", "blocking", "opened_at", "window_start",
-                  "window_end", "anchor", "summary", "details", "decided_at", "decided_by", "decision_note", "holds"]
+                  "window_end", "anchor", "summary", "details", "screening_hit", "decided_at", "decided_by",
+                  "decision_note", "holds"]
         read_only_fields = fields
+
+    @extend_schema_field(ScreeningHitSerializer(allow_null=True))
+    def get_screening_hit(self, case: ComplianceCase) -> dict[str, Any] | None:
+        match = (case.details or {}).get("match") if case.kind == ComplianceCase.Kind.SCREENING_HIT else None
+        if not isinstance(match, dict):
+            return None
+        return ScreeningHitSerializer({
+            "score": float(match.get("score", 100.0)), "matched_name": str(match.get("matched_name") or match.get(
+                "name", "")), "list": str(match.get("list", "")), "source": str(match.get("source", "")),
+            "reference": str(match.get("reference") or match.get("entry_id", "")),
+            "programme": str(match.get("programme", "")), "name": str(match.get("name", "")),
+            "date_of_birth": str(match.get("date_of_birth", "")), "entry_id": str(match.get("entry_id", "")),
+            "list_version_id": match.get("list_version_id"), "list_entry_id": match.get("list_entry_id")}).data
 
 
 class CaseDecideSerializer(serializers.Serializer[dict[str, Any]]):
@@ -242,3 +273,26 @@ class CaseHoldCreateSerializer(serializers.Serializer[dict[str, Any]]):
     win_reference = serializers.CharField(max_length=160)
     reason = serializers.ChoiceField(choices=["regularity", "aml"])
     note = serializers.CharField(max_length=255)
+
+
+# Screening lists (staff) ---------------------------------------------------------------------------------------------
+
+class ScreeningListVersionSerializer(serializers.ModelSerializer[ScreeningListVersion]):
+    class Meta:
+        model = ScreeningListVersion
+        fields = ["id", "source", "published_at", "sha256", "file_name", "size", "entry_count", "person_count",
+                  "name_count", "imported_at", "imported_by"]
+        read_only_fields = fields
+
+
+class ScreeningListImportSerializer(serializers.Serializer[dict[str, Any]]):
+    # the API field is "source", as in the version it creates (a Serializer's own ``source`` is unused here)
+    source = serializers.ChoiceField(choices=ScreeningListVersion.Source.choices)  # type: ignore[assignment]
+    file = serializers.FileField(help_text="the list file as downloaded (EU FSF XML, UN XML, national list XML in "
+                                           "our layout, PEP list CSV): docs/aml.md")
+    published = serializers.DateField(required=False, help_text="for a file that states no publication date (pep)")
+
+
+class ScreeningListImportResultSerializer(serializers.Serializer[dict[str, Any]]):
+    created = serializers.BooleanField(help_text="false: this file was imported before; nothing changed")
+    version = ScreeningListVersionSerializer()

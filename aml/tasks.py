@@ -37,6 +37,17 @@ def screening_periodic() -> dict[str, Any]:
     return services.screening_due()
 
 
+@platform_task(name="aml.screening_rescreen", time_limit=900, soft_time_limit=840)
+def screening_rescreen() -> dict[str, Any]:
+    """Re-screen every live player after a new list version was imported (enqueued after the import commits):
+    batches claimed with a lease for at most ``AML_SCREENING_RESCREEN_SECONDS``, then the task enqueues itself
+    again while players are left (the periodic job would catch up too)."""
+    out = services.screening_rescreen()
+    if out["more"]:
+        screening_rescreen.delay()
+    return out
+
+
 @platform_task(name="aml.screening_player", time_limit=120, soft_time_limit=100)
 def screening_player(player_id: int, trigger: str = "registration") -> str:
     """Screen one player now (e.g. right after registration, enqueued after commit)."""

@@ -25,4 +25,7 @@ urlpatterns = [
     path("staff/source-of-funds", api.StaffSofListView.as_view(), name="aml-staff-source-of-funds"),
     path("staff/source-of-funds/<int:pk>/review", api.StaffSofReviewView.as_view(),
          name="aml-staff-source-of-funds-review"),
+    path("staff/screening-lists", api.StaffScreeningListView.as_view(), name="aml-staff-screening-lists"),
+    path("staff/screening-lists/import", api.StaffScreeningListImportView.as_view(),
+         name="aml-staff-screening-list-import"),
 ]

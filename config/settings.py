@@ -505,7 +505,22 @@ AML_IDENT_LEASE_MINUTES = env.int("AML_IDENT_LEASE_MINUTES", default=10)
 # Identification attempts a player may start in any rolling 24 hours; once used up, none until staff allow new ones
 # (each is a paid provider check and up to three stored images; issue 19, N-9)
 AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY = env.int("AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY", default=3)
-AML_SCREENING_LIST = env.str("AML_SCREENING_LIST", default="sandbox")
+# Screening list: "imported" (the EU, UN and Czech national sanctions lists and the operator's PEP list imported with
+# manage.py aml_list_import or the staff upload; production's default) or "sandbox" (development). A list name whose
+# score (0-100, aml/matching.py) reaches the threshold is a name match; the screening answers only once every
+# required source has been imported (otherwise it is "unavailable": completion waits, fail closed).
+AML_SCREENING_LIST = env.str("AML_SCREENING_LIST", default="imported" if PRODUCTION else "sandbox")
+if PRODUCTION and AML_SCREENING_LIST == "sandbox":
+    raise ImproperlyConfigured("DJANGO_ENV=production refuses AML_SCREENING_LIST=sandbox (use the imported lists)")
+AML_SCREENING_REQUIRED_SOURCES = env.list("AML_SCREENING_REQUIRED_SOURCES", default=["eu", "un", "cz"])
+if set(AML_SCREENING_REQUIRED_SOURCES) - {"eu", "un", "cz", "pep"}:
+    raise ImproperlyConfigured("AML_SCREENING_REQUIRED_SOURCES: each of eu, un, cz, pep")
+AML_SCREENING_MATCH_THRESHOLD = env.int("AML_SCREENING_MATCH_THRESHOLD", default=85)
+if not 50 <= AML_SCREENING_MATCH_THRESHOLD <= 100:
+    raise ImproperlyConfigured("AML_SCREENING_MATCH_THRESHOLD must be 50-100 (a name score, aml/matching.py)")
+AML_SCREENING_LIST_MAX_BYTES = env.int("AML_SCREENING_LIST_MAX_BYTES", default=100 * 1024 * 1024)
+AML_SCREENING_RESCREEN_BATCH = env.int("AML_SCREENING_RESCREEN_BATCH", default=200)
+AML_SCREENING_RESCREEN_SECONDS = env.int("AML_SCREENING_RESCREEN_SECONDS", default=240)  # then the task re-enqueues
 AML_SCREENING_SANDBOX_FILE = env.str("AML_SCREENING_SANDBOX_FILE",
                                      default=str(BASE_DIR / "aml" / "data" / "sandbox_screening_list.json"))
 AML_SCREENING_INTERVAL_HOURS = env.int("AML_SCREENING_INTERVAL_HOURS", default=24)
@@ -600,6 +615,7 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "AmlSourceOfFundsEnum": "aml.models.SourceOfFundsDeclaration.Source",
     "AmlSourceOfFundsStatusEnum": "aml.models.SourceOfFundsDeclaration.Status",
     "AmlPepRelationEnum": "aml.models.PepDeclaration.Relation",
+    "AmlScreeningListSourceEnum": "aml.models.ScreeningListVersion.Source",
 }
 
 # Production refuses what would open it up (issue 19, N-2, N-3, I-1) ----------------------------------------------------

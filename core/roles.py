@@ -62,7 +62,7 @@ _COMPLIANCE = [
     *_views("games", "game", "round"),
     *_views("jackpots", "jackpot", "award"),
     "aml.review_identification", "aml.decide_case", "aml.place_hold", "aml.review_source_of_funds",
-    "aml.screen_player",
+    "aml.screen_player", "aml.import_screening_list",
     "accounts.suspend_player", "accounts.close_player", "accounts.force_logout_player", "accounts.check_exclusion",
     "accounts.set_barred_insider", "accounts.register_at_branch", "accounts.resolve_duplicate",
     "accounts.decide_correction", "accounts.decide_data_request", "accounts.view_unmasked_identifiers",

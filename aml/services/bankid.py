@@ -26,8 +26,8 @@ from accounts.models import PersonalData, Player
 from accounts.services import player_lock
 from aml import bankid, errors
 from aml.models import BankIdAuthorization, ComplianceCase, IdentificationCheck, PepDeclaration
-from aml.services.cases import case_open
 from aml.services.identification import START_STATUSES, identity_mismatches
+from aml.services.lists import pep_claim_record
 from aml.services.seams import player_aml_identified_record
 from core import clock
 from core.audit import Actor, audit_record
@@ -213,26 +213,24 @@ def _record(auth: BankIdAuthorization, answer: bankid.BankIdAnswer, identity: ba
                      status=status)
         if status == CheckStatus.APPROVED:
             player_aml_identified_record(player=p, check=check, actor=PROVIDER_ACTOR)
-        pep_claim_record(player=p, pep=identity.pep, source=bankid.CODE, identification=check, actor=PROVIDER_ACTOR)
+        bank_pep_claim_record(player=p, pep=identity.pep, source=bankid.CODE, identification=check,
+                              actor=PROVIDER_ACTOR)
     return check
 
 
-def pep_claim_record(*, player: Player, pep: bool | None, source: str, identification: IdentificationCheck,
-                     actor: Actor) -> ComplianceCase | None:
+def bank_pep_claim_record(*, player: Player, pep: bool | None, source: str, identification: IdentificationCheck,
+                          actor: Actor) -> ComplianceCase | None:
     """What the player's bank says about a politically exposed person (Bank iD's ``pep`` claim), for the PEP part
-    of the AML duties: recorded (audited, and kept in the identification's ``verified_claims``); ``True`` opens a
-    blocking case (kind ``pep_claim``, once per player and source: a case staff cleared is not reopened by the
-    next identification), whatever the player declared; ``False`` or no claim opens nothing (the player's own
-    declaration still counts, ``pep_declare``)."""
+    of the AML duties: received (audited, and kept in the identification's ``verified_claims``); a claim the bank
+    gives is recorded as a PEP claim of the source (``aml.services.lists.pep_claim_record``: append-only; ``True``
+    opens one blocking case of kind ``pep_claimed`` per player and source, whatever the player declared; a case
+    staff cleared is not reopened); no claim records nothing (the player's own declaration still counts)."""
     latest = PepDeclaration.objects.filter(player=player).order_by("-declared_at", "-id").first()
     audit_record(actor=actor, action="aml.pep_claim_received", obj=identification, player_id=player.pk, pep=pep,
                  source=source, declared=None if latest is None else latest.relation)
+    if pep is None:
+        return None
+    pep_claim_record(player=player, is_pep=pep, source=source, actor=actor)
     if pep is not True:
         return None
-    case, _ = case_open(
-        player_id=player.pk, kind=ComplianceCase.Kind.PEP_CLAIM, key=f"pep_claim:{source}:{player.pk}",
-        summary=f"{source}: the player's bank reports a politically exposed person", blocking=True, actor=actor,
-        anchor=f"identification:{identification.pk}",
-        details={"source": source, "identification_id": identification.pk,
-                 "declared": None if latest is None else latest.relation})
-    return case
+    return ComplianceCase.objects.get(key=f"pep_claim:{player.pk}:{source}")

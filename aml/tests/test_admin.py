@@ -2,13 +2,22 @@
 audited with the staff member)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.contrib import admin
 from django.test import Client
 from django.urls import reverse
 
 from aml.models import AmlProfile, ComplianceCase, IdentificationCheck, ScreeningRun, SourceOfFundsDeclaration
-from aml.services import identification_start, pep_declare, screening_run, sof_declare
+from aml.services import (
+    identification_start,
+    pep_claim_record,
+    pep_declare,
+    screening_list_import,
+    screening_run,
+    sof_declare,
+)
 from aml.tests.conftest import JPEG, SYSTEM, applicant, document, images, make_player, make_staff
 from core.audit import Actor
 from core.models import AuditEvent
@@ -41,8 +50,11 @@ def test_every_aml_admin_page_renders(staff_client, doubtful):
     pep_declare(player=player, relation="self", position="senator", actor=Actor.player(player))
     screening_run(player=player, actor=SYSTEM)
     sof_declare(player=player, source="savings", description="savings", actor=Actor.player(player))
+    pep_claim_record(player=player, is_pep=True, source="bankid", actor=SYSTEM)
+    screening_list_import(source="cz", data=(Path(__file__).parent / "lists" / "cz_national.xml").read_bytes(),
+                          actor=SYSTEM)
     models = [m for m in admin.site._registry if m._meta.app_label == "aml"]
-    assert len(models) == 9  # images and case holds are inlines
+    assert len(models) == 12  # images and case holds are inlines
     for model in models:
         prefix = f"admin:aml_{model._meta.model_name}"
         urls = [reverse(f"{prefix}_changelist")]

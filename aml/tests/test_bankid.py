@@ -427,7 +427,8 @@ def test_the_banks_pep_claim_opens_a_blocking_case_for_compliance_and_false_open
     screening_run(player=pep, actor=SYSTEM)
     assert flow(bankid_op, pep, pep=True).status_code == 200  # identified: who the person is is not in doubt
     case = ComplianceCase.objects.get(player=pep)
-    assert (case.kind, case.blocking, case.status, case.details["declared"]) == ("pep_claim", True, "open", "none")
+    assert (case.kind, case.blocking, case.status, case.details["declared_relation"]) == ("pep_claimed", True, "open",
+                                                                                          "none")
     assert selectors.bankid_pep_claim(pep) is True
     refusal = selectors.compliance_refusal(pep, "completion")
     assert refusal is not None and refusal.code == "aml.compliance_review"

@@ -73,3 +73,26 @@ def test_production_starts_with_the_local_openid_provider_over_tls_for_an_end_to
             assert r.returncode != 0 and "https for AML_BANKID_ISSUER" in r.stderr
         finally:
             plain.stop()
+
+
+def _list_setting(extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AML_")}
+    env.update({**PROD, **extra})
+    return subprocess.run([sys.executable, "-c", "import django,os;os.environ.setdefault('DJANGO_SETTINGS_MODULE',"
+                           "'config.settings');django.setup();from django.conf import settings;"
+                           "print(settings.AML_SCREENING_LIST, settings.AML_SCREENING_MATCH_THRESHOLD,"
+                           "','.join(settings.AML_SCREENING_REQUIRED_SOURCES))"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_production_screens_against_the_imported_lists_and_refuses_the_sandbox_list():
+    r = _list_setting({})
+    assert r.returncode == 0 and r.stdout.split() == ["imported", "85", "eu,un,cz"], r.stderr[-500:]
+    r = _list_setting({"AML_SCREENING_LIST": "sandbox"})
+    assert r.returncode != 0 and "AML_SCREENING_LIST=sandbox" in r.stderr
+    r = _list_setting({"AML_SCREENING_MATCH_THRESHOLD": "101"})
+    assert r.returncode != 0 and "AML_SCREENING_MATCH_THRESHOLD" in r.stderr
+    r = _list_setting({"AML_SCREENING_MATCH_THRESHOLD": "100", "AML_SCREENING_REQUIRED_SOURCES": "eu,pep"})
+    assert r.returncode == 0 and r.stdout.split() == ["imported", "100", "eu,pep"], r.stderr[-500:]
+    r = _list_setting({"AML_SCREENING_REQUIRED_SOURCES": "eu,ofac"})
+    assert r.returncode != 0 and "AML_SCREENING_REQUIRED_SOURCES" in r.stderr
