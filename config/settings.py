@@ -463,14 +463,14 @@ AML_IDENT_RETRY_FIRST_MINUTES = env.int("AML_IDENT_RETRY_FIRST_MINUTES", default
 AML_IDENT_RETRY_MAX_MINUTES = env.int("AML_IDENT_RETRY_MAX_MINUTES", default=240)
 AML_IDENT_MAX_ATTEMPTS = env.int("AML_IDENT_MAX_ATTEMPTS", default=8)
 AML_IDENT_LEASE_MINUTES = env.int("AML_IDENT_LEASE_MINUTES", default=10)
-# Identification attempts a player may start in any rolling 24 hours; once used up, none until staff allow new ones
-# (each is a paid provider check and up to three stored images; issue 19, N-9)
-AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY = env.int("AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY", default=3)
 AML_SCREENING_LIST = env.str("AML_SCREENING_LIST", default="sandbox")
 AML_SCREENING_SANDBOX_FILE = env.str("AML_SCREENING_SANDBOX_FILE",
                                      default=str(BASE_DIR / "aml" / "data" / "sandbox_screening_list.json"))
 AML_SCREENING_INTERVAL_HOURS = env.int("AML_SCREENING_INTERVAL_HOURS", default=24)
 AML_SCREENING_RETRY_MINUTES = env.int("AML_SCREENING_RETRY_MINUTES", default=30)
+# Identification attempts a player may start in any rolling 24 hours; once used up, none until staff allow new ones
+# (each is a paid provider check and up to three stored images; issue 19, N-9)
+AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY = env.int("AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY", default=3)
 # Source of funds: confirmed deposits over the last AML_SOF_WINDOW_DAYS reaching the threshold require a declaration,
 # valid AML_SOF_VALID_DAYS (our defaults: the plan and the AML law leave the figures to the operator's risk policy).
 AML_SOF_THRESHOLD = env.int("AML_SOF_THRESHOLD", default=10_000_000)  # 100,000 CZK
