@@ -120,7 +120,8 @@ class PlayerTokenAuthentication(authentication.BaseAuthentication):
             return self._authenticate(request)
         except _AuthenticationFailed:
             throttle = FailedTokenThrottle()
-            if not throttle.allow_request(request, None):
+            view: Any = (getattr(request, "parser_context", None) or {}).get("view")
+            if not throttle.allow_request(request, view):
                 raise exceptions.Throttled(wait=throttle.wait()) from None
             raise
 
