@@ -25,6 +25,7 @@ from accounts.models import AuthToken, LoginSession, Player, User
 from accounts.services.sessions import session_end
 from core import clock
 from core.errors import DomainError, ErrorDef
+from core.throttling import FailedTokenThrottle
 
 ACTIVITY_RESOLUTION = timedelta(minutes=1)
 
@@ -113,6 +114,18 @@ class PlayerTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Token"
 
     def authenticate(self, request: Request) -> tuple[User, AuthToken] | None:
+        """The token's user; a refused token counts against the client address's anonymous rate (issue 19, N-8:
+        authentication comes before DRF's throttles), and over it the answer is 429 instead of 401."""
+        try:
+            return self._authenticate(request)
+        except _AuthenticationFailed:
+            throttle = FailedTokenThrottle()
+            view: Any = (getattr(request, "parser_context", None) or {}).get("view")
+            if not throttle.allow_request(request, view):
+                raise exceptions.Throttled(wait=throttle.wait()) from None
+            raise
+
+    def _authenticate(self, request: Request) -> tuple[User, AuthToken] | None:
         header = authentication.get_authorization_header(request).split()
         if not header or header[0].lower() != self.keyword.lower().encode():
             return None

@@ -83,6 +83,17 @@ class ScopedRateThrottle(_BySource, _LiveRate, throttling.ScopedRateThrottle):
     """A view's own scope (``throttle_scope``), per user or client address."""
 
 
+class FailedTokenThrottle(_BySource, _LiveRate, throttling.SimpleRateThrottle):
+    """Refused tokens per client address (rate ``anon``): DRF authenticates before it throttles, so a client trying
+    tokens would otherwise cost a lookup each without ever being counted. Called by the token authentication when
+    it refuses a token (``accounts.auth``)."""
+
+    scope = "anon"
+
+    def get_cache_key(self, request: Request, view: Any) -> str:
+        return self.cache_format % {"scope": "token_refused", "ident": self.get_ident(request)}
+
+
 class CallbackRateThrottle(_BySource, _LiveRate, throttling.SimpleRateThrottle):
     """Every provider callback, per source address (rate ``callback``)."""
 

@@ -123,8 +123,8 @@ def test_the_first_password_must_be_changed_before_anything_else_works(api, comm
 def test_a_password_change_ends_the_other_sessions_and_tokens_and_keeps_the_current_one(api, client_for):
     """Issue 19: whoever knew the old password is signed out everywhere. The player changes the password on device
     A; the session on device B ends (forced, ``password_changed``) and its token is refused, as is any other token;
-    A stays signed in (the token the change was made with is kept, by design: GP §4(7)'s first-password change
-    happens in the session opened with the first password)."""
+    A stays signed in (the token the change was made with is kept, by design: the first-password change at first
+    login happens in the session opened with the first password)."""
     player = make_player()
     a = login(api, player.user.username, DEFAULT_PASSWORD).json()
     b = login(api, player.user.username, DEFAULT_PASSWORD).json()

@@ -3,7 +3,7 @@ throttled per source address, repeated refusals summarised in the audit trail, a
 
 Before: ``DEFAULT_THROTTLE_CLASSES`` was not set, so the configured ``anon``/``user`` rates were never applied (only
 the login and the registration steps named throttles); 100 forged AML callbacks from one address gave 100 x 401 and
-100 audit rows; the 2-second rule's 429 (GP §7(9)) had no ``Retry-After``.
+100 audit rows; the 2-second rule's 429 had no ``Retry-After``.
 
 Tests run without the anon/user/callback throttles (config/settings.py, ``TEST_THROTTLE_RATES``); the tests here put
 the configured rates back (``deployed_rates``) and prove they apply.
@@ -61,14 +61,16 @@ def test_the_configured_rates_are_the_ones_a_deployment_runs_with():
     """The rates of the issue (60/min anonymous, 600/min per player) and the callback scopes, and outside the test
     environment they are exactly what DRF applies (a settings import without TESTING, in a child process)."""
     assert django_settings.THROTTLE_RATES == DEPLOYED
-    env = {k: v for k, v in os.environ.items() if not k.startswith("THROTTLE_RATE_")}
-    env.pop("TESTING", None)
-    code = ("import json, django; from django.conf import settings; django.setup(); "
-            "print(json.dumps([settings.REST_FRAMEWORK['DEFAULT_THROTTLE_CLASSES'], "
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/tmp"),
+           "DATABASE_URL": os.environ["DATABASE_URL"], "DJANGO_SETTINGS_MODULE": "config.settings"}  # no TESTING
+    code = ("import json; from django.conf import settings; "
+            "print(json.dumps([settings.TESTING, settings.REST_FRAMEWORK['DEFAULT_THROTTLE_CLASSES'], "
             "settings.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'], settings.THROTTLE_RATES]))")
-    out = subprocess.run([sys.executable, "-c", code], env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
-                         capture_output=True, text=True, check=True, cwd=django_settings.BASE_DIR)
-    classes, applied, configured = json.loads(out.stdout.strip().splitlines()[-1])
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         cwd=django_settings.BASE_DIR)
+    assert out.returncode == 0, out.stderr[-2000:]
+    testing, classes, applied, configured = json.loads(out.stdout.strip().splitlines()[-1])
+    assert testing is False
     assert classes == ["core.throttling.AnonRateThrottle", "core.throttling.UserRateThrottle"]
     assert applied == configured == django_settings.THROTTLE_RATES
 
@@ -115,6 +117,19 @@ def test_a_player_endpoint_answers_600_a_minute_per_player_then_429(deployed_rat
     o = APIClient(raise_request_exception=False)
     o.credentials(HTTP_AUTHORIZATION=f"Token {token_for(other.user)}")
     assert o.get("/api/v1/jackpots/my-wins", REMOTE_ADDR="203.0.113.20").status_code == 200
+
+
+def test_refused_tokens_count_against_the_address_so_guessing_tokens_is_throttled(deployed_rates):
+    """DRF authenticates before it throttles: a client trying tokens on a player endpoint got 401 at request speed,
+    each a token lookup, never counted. Now refused tokens count at the anonymous rate per address."""
+    c = APIClient(raise_request_exception=False)
+    for i in range(60):
+        r = c.get("/api/v1/accounts/me/", HTTP_AUTHORIZATION=f"Token guess-{i}", REMOTE_ADDR="203.0.113.40")
+        assert r.status_code == 401 and r.json()["error"]["code"] == "auth.token_invalid", (i, r.status_code)
+    retry_after(c.get("/api/v1/accounts/me/", HTTP_AUTHORIZATION="Token guess-x", REMOTE_ADDR="203.0.113.40"))
+    player = make_player()
+    r = c.get("/api/v1/accounts/me/", HTTP_AUTHORIZATION=f"Token {token_for(player.user)}", REMOTE_ADDR="203.0.113.41")
+    assert r.status_code == 200
 
 
 def test_staff_calls_are_throttled_per_user_too(deployed_rates):
@@ -247,13 +262,19 @@ def test_the_admin_lock_out_answers_429_with_retry_after():
 def test_every_declared_429_error_leaves_with_retry_after():
     """Every ErrorDef with status 429 in every app (the 2-second rule's had none), through the one error response;
     the wait comes from its details, rounded up, or a default when it names none."""
-    import importlib
-
+    import accounts.errors
+    import aml.errors
+    import complaints.errors
+    import core.errors
+    import games.errors
+    import jackpots.errors
+    import limits.errors
+    import wallet.errors
     from core.errors import ErrorDef, error_response
 
     found = []
-    for app in ("core", "accounts", "wallet", "limits", "games", "jackpots", "aml", "complaints"):
-        module = importlib.import_module(f"{app}.errors")
+    for module in (core.errors, accounts.errors, wallet.errors, limits.errors, games.errors, jackpots.errors,
+                   aml.errors, complaints.errors):
         found += [v for v in vars(module).values() if isinstance(v, ErrorDef) and v.status == 429]
     assert {e.code for e in found} >= {"request.throttled", "auth.locked_out", "game.round_too_soon"}
     for error in found:
