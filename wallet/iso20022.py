@@ -111,16 +111,19 @@ class _Reader:
 
     def __init__(self, ns: str) -> None:
         self.ns = ns
+        self._paths: dict[str, str] = {}
 
-    @functools.lru_cache(maxsize=256)  # noqa: B019 - a handful of readers per process, each with a few dozen paths
     def _path(self, path: str) -> str:
-        return "/".join(f"{{{self.ns}}}{step}" for step in path.split("/"))
+        found = self._paths.get(path)
+        if found is None:
+            found = self._paths[path] = "/".join(f"{{{self.ns}}}{step}" for step in path.split("/"))
+        return found
 
     def find(self, el: etree._Element, path: str) -> etree._Element | None:
         return el.find(self._path(path))
 
     def all(self, el: etree._Element, path: str) -> list[etree._Element]:
-        return el.findall(self._path(path))
+        return list(el.findall(self._path(path)))
 
     def text(self, el: etree._Element | None, path: str) -> str:
         if el is None:

@@ -44,6 +44,7 @@ def operator_bank(settings):
 
 def name_of(player) -> str:
     identity = selectors.player_identity(player)
+    assert identity is not None
     return f"{identity.given_names} {identity.surname}"
 
 
@@ -102,7 +103,7 @@ def test_a_credit_with_the_variable_symbol_from_the_players_registered_account_i
     assert method.status == PaymentMethod.Status.VERIFIED and method.verified_by == "first_payment"
     entry = BankEntry.objects.get()
     assert entry.deposit == d and entry.player == p and entry.counterparty_iban == method.iban
-    assert d.payer["iban"] == method.iban
+    assert d.payer is not None and d.payer["iban"] == method.iban
     assert operator_balance("clearing:bank") == czk("-1500.50")  # the money is at the bank
     ledger_clean()
 
@@ -160,6 +161,7 @@ def test_a_credit_from_another_account_is_refused_and_paid_back_to_that_account_
     assert BankEntry.objects.get().payout == payout
     assert Message.objects.filter(player=p, reference=f"wallet.deposit_refused:{d.pk}").exists()
     batch = bank_payment_order_export(actor=SYSTEM)
+    assert batch is not None
     [order] = pain_transfers(batch.xml)
     assert order["iban"] == stranger_iban and order["name"] == STRANGER and order["amount"] == "800.00"
     assert order["iban"] != method.iban
@@ -259,6 +261,7 @@ def test_a_third_partys_credit_cannot_be_assigned_to_a_player_and_is_returned_to
     assert r.status_code == 200 and r.json()["status"] == "returning"
     assert operator_balance("bank_unmatched") == czk(0)
     batch = bank_payment_order_export(actor=SYSTEM)
+    assert batch is not None
     [order] = pain_transfers(batch.xml)
     assert (order["iban"], order["amount"], order["name"]) == (stranger_iban, "1000.00", STRANGER)
     assert bank_payment_order_export(actor=SYSTEM) is None  # in exactly one file

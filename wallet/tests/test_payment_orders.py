@@ -59,6 +59,7 @@ def test_a_withdrawal_to_a_verified_bank_account_goes_into_one_valid_pain001_and
     assert w.provider == "bank" and w.status == Withdrawal.Status.SENT  # accepted into the payment-order outbox
     assert selectors.balance(p) == czk("3765.44")
     batch = bank_payment_order_export(actor=SYSTEM)
+    assert batch is not None
     assert batch is not None and batch.count == 1 and batch.control_sum == 123456
     iso20022.payment_order_validate(batch.xml.encode())
     head = pain_header(batch.xml)
@@ -75,7 +76,7 @@ def test_a_withdrawal_to_a_verified_bank_account_goes_into_one_valid_pain001_and
     # a second export does not include it again
     assert bank_payment_order_export(actor=SYSTEM) is None
     assert PaymentOrder.objects.filter(withdrawal=w).count() == 1
-    summary = statement([Tx("1234.56", direction="DBIT", e2e=order.end_to_end_id, name="Jiri Dvorak",
+    summary = statement([Tx("1234.56", direction="DBIT", e2e=str(order.end_to_end_id), name="Jiri Dvorak",
                             iban=method.iban)], django_capture_on_commit_callbacks)
     assert summary["by_status"] == {"settled": 1}
     w.refresh_from_db()
@@ -92,6 +93,7 @@ def test_the_pain001_is_valid_against_the_subset_schema_and_a_broken_one_is_not(
     withdraw(p, method, czk(200), django_capture_on_commit_callbacks)
     withdraw(p, method, czk("300.10"), django_capture_on_commit_callbacks)
     batch = bank_payment_order_export(actor=SYSTEM)
+    assert batch is not None
     assert batch.count == 2 and batch.control_sum == 50010
     assert [t["amount"] for t in pain_transfers(batch.xml)] == ["200.00", "300.10"]
     iso20022.payment_order_validate(batch.xml.encode())
@@ -113,11 +115,11 @@ def test_a_returned_payment_fails_the_withdrawal_and_the_money_comes_back_to_the
     w = withdraw(p, method, czk(600), django_capture_on_commit_callbacks)
     bank_payment_order_export(actor=SYSTEM)
     order = PaymentOrder.objects.get()
-    statement([Tx("600.00", direction="DBIT", e2e=order.end_to_end_id, iban=method.iban)],
+    statement([Tx("600.00", direction="DBIT", e2e=str(order.end_to_end_id), iban=method.iban)],
               django_capture_on_commit_callbacks)
     w.refresh_from_db()
     assert w.status == Withdrawal.Status.CONFIRMED and selectors.balance(p) == czk(400)
-    back = Tx("600.00", e2e=order.end_to_end_id, iban=method.iban,
+    back = Tx("600.00", e2e=str(order.end_to_end_id), iban=method.iban,
               **({"return_code": "AC04"} if how == "rtrinf" else {"reversal": True}))
     summary = statement([back], django_capture_on_commit_callbacks, version="08")
     assert summary["by_status"] == {"payment_returned": 1}
@@ -138,7 +140,7 @@ def test_a_return_before_the_debit_also_fails_the_withdrawal(django_capture_on_c
     w = withdraw(p, method, czk(250), django_capture_on_commit_callbacks)
     bank_payment_order_export(actor=SYSTEM)
     order = PaymentOrder.objects.get()
-    statement([Tx("250.00", e2e=order.end_to_end_id, return_code="AC01")], django_capture_on_commit_callbacks)
+    statement([Tx("250.00", e2e=str(order.end_to_end_id), return_code="AC01")], django_capture_on_commit_callbacks)
     w.refresh_from_db()
     assert w.status == Withdrawal.Status.RETURNED and selectors.balance(p) == czk(1000)
     ledger_clean()
@@ -149,7 +151,7 @@ def test_a_debit_with_another_amount_or_an_unknown_end_to_end_id_settles_nothing
     w = withdraw(p, method, czk(100), django_capture_on_commit_callbacks)
     bank_payment_order_export(actor=SYSTEM)
     order = PaymentOrder.objects.get()
-    summary = statement([Tx("100.01", direction="DBIT", e2e=order.end_to_end_id),
+    summary = statement([Tx("100.01", direction="DBIT", e2e=str(order.end_to_end_id)),
                          Tx("100.00", direction="DBIT", e2e="999999999"), Tx("25.00", direction="DBIT")],
                         django_capture_on_commit_callbacks)
     assert summary["by_status"] == {"other": 3}
