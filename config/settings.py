@@ -499,4 +499,12 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "AmlSourceOfFundsEnum": "aml.models.SourceOfFundsDeclaration.Source",
     "AmlSourceOfFundsStatusEnum": "aml.models.SourceOfFundsDeclaration.Status",
     "AmlPepRelationEnum": "aml.models.PepDeclaration.Relation",
+    "KindEnum": "accounts.models.Consent.Kind",  # its name before the wallet's bank files had a "kind" too
+    "WalletBankStatementKindEnum": "wallet.models.BankStatement.Kind",
+    "WalletBankStatementStatusEnum": "wallet.models.BankStatement.Status",
+    "WalletBankEntryStatusEnum": "wallet.models.BankEntry.Status",
+    "WalletBankEntryDirectionEnum": "wallet.models.BankEntry.Direction",
+    "WalletPaymentOrderKindEnum": "wallet.models.PaymentOrder.Kind",
+    "WalletPaymentOrderStatusEnum": "wallet.models.PaymentOrder.Status",
+    "WalletPaymentOrderBatchStatusEnum": "wallet.models.PaymentOrderBatch.Status",
 }
