@@ -216,6 +216,8 @@ def get_provider(code: str, *, outbox: Outbox | None = None) -> PaymentProvider:
         raise errors.UNKNOWN_PROVIDER(provider=code)
     if code == "sandbox" and not settings.WALLET_SANDBOX_ENABLED:
         raise errors.SANDBOX_DISABLED()
+    if code == BankTransferProvider.code:
+        bank_account_iban()  # wallet.bank_not_configured before anything is written for it
     return cls(outbox=outbox)
 
 

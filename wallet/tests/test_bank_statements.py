@@ -421,3 +421,26 @@ def test_bank_credit_return_needs_a_payer_account(django_capture_on_commit_callb
     with pytest.raises(DomainError) as exc:
         bank_credit_return(entry=BankEntry.objects.get(), reason="who?", actor=SYSTEM)
     assert exc.value.code == errors.BANK_CREDIT_NO_ACCOUNT.code
+
+
+def test_without_the_operators_account_bank_deposits_are_refused_before_anything_is_written(settings):
+    settings.WALLET_BANK_IBAN = ""
+    p = make_player()
+    method = bank(p)
+    with pytest.raises(DomainError) as exc:
+        start(p, method, czk(100))
+    assert exc.value.code == errors.BANK_NOT_CONFIGURED.code and not Deposit.objects.exists()
+    with pytest.raises(DomainError):
+        bank_payment_order_export(actor=SYSTEM)
+
+
+def test_the_system_check_names_a_missing_or_invalid_operator_account(settings):
+    from wallet.system_checks import bank_account_check
+
+    assert bank_account_check() == []
+    settings.WALLET_BANK_IBAN = "CZ0000000000000000000000"
+    assert [m.id for m in bank_account_check()] == ["wallet.E001"]
+    settings.WALLET_BANK_IBAN, settings.WALLET_BANK_ACCOUNT_NAME = OPERATOR_IBAN, ""
+    assert [m.id for m in bank_account_check()] == ["wallet.E001"]
+    settings.WALLET_PROVIDER_BY_KIND = {}
+    assert bank_account_check() == []
