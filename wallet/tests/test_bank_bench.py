@@ -85,7 +85,7 @@ def test_import_of_a_statement_with_many_credits_prints_time_matched_returned_un
     print(f"  import: {seconds:.1f} s = {credits / seconds:.0f} credits/s; matched {matched}, "
           f"returned {returned} (refused {by.get('refused', 0)}, GP §5(6)), unmatched {unmatched}")
     print(f"  then the {len(after_commit)} tasks queued after commit (the returns' payouts into the "
-          f"payment-order outbox): {sends_seconds:.1f} s")
+          f"payment-order outbox, the refusal notices' e-mails): {sends_seconds:.1f} s")
     print(f"  re-import of the same file: {again_seconds:.1f} s, {again['this_run']}")
     assert summary["credits"] == credits and matched + returned + unmatched == credits
     assert again["this_run"] == {"duplicate": credits}
