@@ -221,3 +221,70 @@ def test_staff_export_through_the_api_with_the_permission_and_download_the_file(
     player = APIClient(raise_request_exception=False)
     player.credentials(HTTP_AUTHORIZATION=f"Token {token_for(p.user)}")
     assert player.get(f"{API}/staff/bank/payment-orders/{batch['id']}/file").status_code == 403
+
+
+def test_a_return_of_another_persons_money_that_the_bank_sends_back_stops_for_staff_and_goes_out_again(
+        django_capture_on_commit_callbacks):
+    """GP §5(6): another person's money goes back to its source only: a failed return is never offered to the
+    player; staff send it again (a new payment order, a new EndToEndId)."""
+    from wallet.methods import czech_account_iban
+    from wallet.models import Payout
+    from wallet.services import deposit_start, payout_resend
+    from wallet.tests.conftest import bank, bank_number
+
+    p = make_player()
+    method = bank(p)
+    d = deposit_start(player=p, method=method, amount=czk(90), reference=ref("dep"), actor=Actor.player(p))
+    stranger = czech_account_iban(bank_number("0600"))
+    statement([Tx("90.00", vs=d.payment_reference, name="Petr Svoboda", iban=stranger)],
+              django_capture_on_commit_callbacks)
+    bank_payment_order_export(actor=SYSTEM)
+    first = PaymentOrder.objects.get()
+    assert first.creditor_iban == stranger and first.kind == PaymentOrder.Kind.PAYOUT and first.payout_attempt == 0
+    statement([Tx("90.00", e2e=str(first.end_to_end_id), return_code="AC04", iban=stranger)],
+              django_capture_on_commit_callbacks)
+    payout = Payout.objects.get()
+    assert payout.status == Payout.Status.STOPPED and selectors.balance(p) == czk(0)
+    with django_capture_on_commit_callbacks(execute=True):
+        payout_resend(payout=payout, actor=SYSTEM)
+    batch = bank_payment_order_export(actor=SYSTEM)
+    assert batch is not None
+    second = batch.orders.get()
+    assert second.payout_attempt == 1 and second.end_to_end_id != first.end_to_end_id
+    statement([Tx("90.00", direction="DBIT", e2e=str(second.end_to_end_id), iban=stranger)],
+              django_capture_on_commit_callbacks)
+    payout.refresh_from_db()
+    assert payout.status == Payout.Status.COMPLETED and selectors.balance(p) == czk(0)
+    ledger_clean()
+
+
+def test_a_refused_deposit_whose_statement_named_no_account_cannot_be_paid_back_and_stops_for_staff(
+        django_capture_on_commit_callbacks):
+    from wallet.models import Payout
+    from wallet.services import deposit_start
+    from wallet.tests.conftest import bank
+
+    p = make_player()
+    method = bank(p)
+    d = deposit_start(player=p, method=method, amount=czk(50), reference=ref("dep"), actor=Actor.player(p))
+    statement([Tx("50.00", vs=d.payment_reference, name="Petr Svoboda")], django_capture_on_commit_callbacks)
+    assert Payout.objects.get().status == Payout.Status.SENT
+    assert bank_payment_order_export(actor=SYSTEM) is None
+    payout = Payout.objects.get()
+    assert payout.status == Payout.Status.STOPPED and "no account to pay it to" in str(payout.history)
+    ledger_clean()
+
+
+def test_a_transfer_to_an_account_without_an_iban_is_written_as_another_id_and_validates():
+    from datetime import UTC, date, datetime
+
+    xml = iso20022.payment_order_xml(
+        message_id="PO-T-1", created_at=datetime(2026, 12, 3, 12, 0, tzinfo=UTC), execution_date=date(2026, 12, 4),
+        debtor_name=OPERATOR_NAME, debtor_iban=OPERATOR_IBAN, debtor_bic="FIOBCZPP",
+        transfers=[iso20022.CreditTransfer(end_to_end_id="7", amount=1, creditor_name="Žluťoučký kůň & syn",
+                                           creditor_iban="", creditor_account="123456789", creditor_bic="",
+                                           remittance="Vrácení <platby>")])
+    iso20022.payment_order_validate(xml)
+    [tx] = pain_transfers(xml)
+    assert (tx["other"], tx["iban"], tx["amount"], tx["bic"]) == ("123456789", "", "0.01", "")
+    assert tx["name"] == "Zlutoucky kun syn" and tx["remittance"] == "Vraceni platby"
