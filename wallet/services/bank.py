@@ -145,13 +145,15 @@ def bank_statement_import(*, raw: bytes, name: str, actor: Actor) -> tuple[BankS
 
 
 def bank_statement_upload(*, raw: bytes, name: str, actor: Actor) -> tuple[BankStatement, bool]:
-    """Staff upload: checked and stored now, processed by a Celery task after commit."""
+    """Staff upload: checked and stored now, processed by a Celery task after commit (again only when an earlier
+    processing of the same file did not finish)."""
     with transaction.atomic():
         stmt, created = bank_statement_store(raw=raw, name=name, actor=actor)
-        # wallet.tasks imports wallet.services (the tasks call the services): a module-level import is a cycle.
-        from wallet.tasks import bank_statement_process_task
+        if created or stmt.status == BankStatement.Status.QUEUED:
+            # wallet.tasks imports wallet.services (the tasks call the services): a module-level import is a cycle.
+            from wallet.tasks import bank_statement_process_task
 
-        bank_statement_process_task.delay_on_commit(stmt.pk)
+            bank_statement_process_task.delay_on_commit(stmt.pk)
     return stmt, created
 
 
