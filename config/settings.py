@@ -378,7 +378,9 @@ WALLET_SANDBOX_ENABLED = env.bool("WALLET_SANDBOX_ENABLED", default=not PRODUCTI
 WALLET_SANDBOX_SECRET = env.str("WALLET_SANDBOX_SECRET", default="sandbox-shared-secret-for-development-only")
 WALLET_SANDBOX_CALLBACK_URL = env.str("WALLET_SANDBOX_CALLBACK_URL", default="")  # "" = deliver in-process
 WALLET_SANDBOX_PAYOUT_OUTCOME = env.str("WALLET_SANDBOX_PAYOUT_OUTCOME", default="succeeded")  # |failed|refused|none
-WALLET_PROVIDER_BY_KIND = env.json("WALLET_PROVIDER_BY_KIND", default={})  # method kind -> provider code
+# method kind -> provider code; in production bank accounts go through the operator's bank account ("bank": statements
+# in, payment orders out), elsewhere everything through the sandbox unless set
+WALLET_PROVIDER_BY_KIND = env.json("WALLET_PROVIDER_BY_KIND", default={"bank_account": "bank"} if PRODUCTION else {})
 WALLET_DEPOSIT_EXPIRY_HOURS = env.int("WALLET_DEPOSIT_EXPIRY_HOURS", default=24)
 WALLET_WITHDRAWAL_APPROVAL_THRESHOLD = env.int("WALLET_WITHDRAWAL_APPROVAL_THRESHOLD", default=1_000_000)
 WALLET_SEND_RETRY_MINUTES = env.int("WALLET_SEND_RETRY_MINUTES", default=15)
@@ -392,6 +394,14 @@ WALLET_DEPOSIT_MAX_AMOUNT = env.int("WALLET_DEPOSIT_MAX_AMOUNT", default=100_000
 WALLET_WITHDRAWAL_MAX_AMOUNT = env.int("WALLET_WITHDRAWAL_MAX_AMOUNT", default=100_000_000)
 WALLET_BRANCH_CASH_MAX_AMOUNT = env.int("WALLET_BRANCH_CASH_MAX_AMOUNT", default=100_000_000)
 WALLET_DOCUMENT_MAX_BYTES = env.int("WALLET_DOCUMENT_MAX_BYTES", default=5 * 1024 * 1024)  # GP §5(8)b
+# Bank transfers (docs/wallet.md "Bank transfers"): the operator's account. Its statements (camt.053 / camt.054) are
+# imported (a statement of another account is refused) and payment orders (pain.001) are paid from it.
+WALLET_BANK_IBAN = env.str("WALLET_BANK_IBAN", default="").replace(" ", "").upper()
+WALLET_BANK_BIC = env.str("WALLET_BANK_BIC", default="")  # "" = the BIC of the IBAN's bank (wallet/data/cz_banks.csv)
+WALLET_BANK_ACCOUNT_NAME = env.str("WALLET_BANK_ACCOUNT_NAME", default="")  # the payer named in payment orders
+WALLET_BANK_STATEMENT_MAX_BYTES = env.int("WALLET_BANK_STATEMENT_MAX_BYTES", default=64 * 1024 * 1024)
+# (system check wallet.E001: with the "bank" provider in use, both must be set; until then bank deposits and payment
+# orders are refused with wallet.bank_not_configured)
 
 
 def _optional_int(name: str, default: int | None) -> int | None:
@@ -616,6 +626,14 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "AmlSourceOfFundsStatusEnum": "aml.models.SourceOfFundsDeclaration.Status",
     "AmlPepRelationEnum": "aml.models.PepDeclaration.Relation",
     "AmlScreeningListSourceEnum": "aml.models.ScreeningListVersion.Source",
+    "KindEnum": "accounts.models.Consent.Kind",  # its name before the wallet's bank files had a "kind" too
+    "WalletBankStatementKindEnum": "wallet.models.BankStatement.Kind",
+    "WalletBankStatementStatusEnum": "wallet.models.BankStatement.Status",
+    "WalletBankEntryStatusEnum": "wallet.models.BankEntry.Status",
+    "WalletBankEntryDirectionEnum": "wallet.models.BankEntry.Direction",
+    "WalletPaymentOrderKindEnum": "wallet.models.PaymentOrder.Kind",
+    "WalletPaymentOrderStatusEnum": "wallet.models.PaymentOrder.Status",
+    "WalletPaymentOrderBatchStatusEnum": "wallet.models.PaymentOrderBatch.Status",
 }
 
 # Production refuses what would open it up (issue 19, N-2, N-3, I-1) ----------------------------------------------------

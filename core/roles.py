@@ -81,6 +81,7 @@ _FINANCE = [
     "accounts.view_unmasked_identifiers",
     "wallet.review_method_document", "wallet.decide_payment_method", "wallet.approve_withdrawal",
     "wallet.record_branch_cash", "wallet.resend_payout", "wallet.deduct_win",
+    "wallet.import_bank_statement", "wallet.match_bank_credit", "wallet.export_payment_orders",
 ]
 
 _GAME_MANAGER = [

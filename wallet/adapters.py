@@ -28,6 +28,7 @@ from core import clock
 from core.money import Money
 from core.parsers import contains_nul, loads_bounded
 from wallet import errors
+from wallet.methods import bic_for_bank_code
 from wallet.models import Deposit, PaymentMethod
 
 SIGNATURE_HEADER = "X-Signature"
@@ -149,7 +150,65 @@ class SandboxProvider(PaymentProvider):
         return body, hmac_signature(self.secret(), body)
 
 
-_PROVIDERS: dict[str, type[PaymentProvider]] = {"sandbox": SandboxProvider}
+class BankTransferProvider(PaymentProvider):
+    """Bank transfers to and from the operator's own account (``WALLET_BANK_IBAN``): no provider API, no callbacks.
+
+    The player is told the account and the variable symbol (our ``payment_reference``); the credit arrives in the
+    operator's bank statement (camt.053 / camt.054), which ``services.bank`` imports and matches. A payout is accepted
+    into the next payment-order file (pain.001, ``services.bank.bank_payment_order_export``); the statement's debit
+    confirms it and a returned payment fails it. Nothing here touches the network."""
+
+    code = "bank"
+
+    def secret(self) -> str:
+        return ""
+
+    def verify_signature(self, raw_body: bytes, signature: str) -> bool:
+        return False  # the bank sends no callbacks: anything posted to callbacks/bank is refused
+
+    def start_payment(self, *, deposit: Deposit) -> PaymentStart:
+        iban = bank_account_iban()
+        bic = bank_account_bic()
+        vs = deposit.payment_reference
+        amount = Money(deposit.amount)
+        major = f"{deposit.amount // 100}.{deposit.amount % 100:02d}"
+        return PaymentStart(f"bank:{vs}", instructions={
+            "account_number": czech_account_number(iban), "iban": iban, "bic": bic,
+            "variable_symbol": vs, "amount": amount.to_json(), "message": f"VS:{vs}",
+            # QR Platba (the Czech banks' Short Payment Descriptor, SPD 1.0) for the player's banking app
+            "qr_payment": f"SPD*1.0*ACC:{iban}{'+' + bic if bic else ''}*AM:{major}*CC:CZK*X-VS:{vs}*MSG:VS {vs}",
+        })
+
+    def send_payout(self, *, reference: str, method: PaymentMethod | None, amount: Money) -> PayoutResult:
+        """Accepted into the next payment-order file (pain.001); the bank statement confirms it or returns it."""
+        bank_account_iban()  # refuses when the operator's account is not configured
+        return PayoutResult(True, "", "queued for the next payment-order file")
+
+
+def bank_account_iban() -> str:
+    """The operator's account (``WALLET_BANK_IBAN``); ``wallet.bank_not_configured`` when it is not set."""
+    iban = str(settings.WALLET_BANK_IBAN or "").replace(" ", "").upper()
+    if not iban:
+        raise errors.BANK_NOT_CONFIGURED(setting="WALLET_BANK_IBAN")
+    return iban
+
+
+def bank_account_bic() -> str:
+    """``WALLET_BANK_BIC``, else the BIC of the IBAN's (Czech) bank."""
+    bic = str(settings.WALLET_BANK_BIC or "").upper()
+    iban = bank_account_iban()
+    return bic or (bic_for_bank_code(iban[4:8]) if iban.startswith("CZ") else "")
+
+
+def czech_account_number(iban: str) -> str:
+    """The domestic form ``[prefix-]number/bank`` of a CZ IBAN ("" for another country's)."""
+    if not iban.startswith("CZ") or len(iban) != 24:
+        return ""
+    bank, prefix, number = iban[4:8], iban[8:14].lstrip("0"), iban[14:24].lstrip("0")
+    return f"{prefix + '-' if prefix else ''}{number}/{bank}"
+
+
+_PROVIDERS: dict[str, type[PaymentProvider]] = {"sandbox": SandboxProvider, "bank": BankTransferProvider}
 
 
 def get_provider(code: str, *, outbox: Outbox | None = None) -> PaymentProvider:
@@ -160,6 +219,8 @@ def get_provider(code: str, *, outbox: Outbox | None = None) -> PaymentProvider:
         raise errors.UNKNOWN_PROVIDER(provider=code)
     if code == "sandbox" and not settings.WALLET_SANDBOX_ENABLED:
         raise errors.SANDBOX_DISABLED()
+    if code == BankTransferProvider.code:
+        bank_account_iban()  # wallet.bank_not_configured before anything is written for it
     return cls(outbox=outbox)
 
 

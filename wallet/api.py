@@ -37,8 +37,24 @@ from core.throttling import CallbackRateThrottle, CallbackRefusalThrottle
 from wallet import errors, selectors, services
 from wallet import errors as wallet_errors
 from wallet.adapters import SIGNATURE_HEADER
-from wallet.models import Deposit, Entry, PaymentMethod, Payout, WinDeduction, WinHold, Withdrawal
+from wallet.models import (
+    BankEntry,
+    BankStatement,
+    Deposit,
+    Entry,
+    PaymentMethod,
+    PaymentOrderBatch,
+    Payout,
+    WinDeduction,
+    WinHold,
+    Withdrawal,
+)
 from wallet.serializers import (
+    BankCreditAssignSerializer,
+    BankCreditReturnSerializer,
+    BankEntrySerializer,
+    BankStatementSerializer,
+    BankStatementUploadSerializer,
     BranchCashResultSerializer,
     BranchCashSerializer,
     CallbackResultSerializer,
@@ -48,6 +64,8 @@ from wallet.serializers import (
     MethodDocumentSerializer,
     PaymentMethodCreateSerializer,
     PaymentMethodSerializer,
+    PaymentOrderBatchSerializer,
+    PaymentOrderExportResultSerializer,
     PayoutSerializer,
     SandboxPayResultSerializer,
     SandboxPaySerializer,
@@ -473,3 +491,149 @@ class StaffStatementView(generics.GenericAPIView[Entry]):
                    operation_id="wallet_staff_statement")
     def get(self, request: Request, player_id: int) -> Response:
         return _statement_page(self, get_object_or_404(Player, pk=player_id), request)
+
+
+# Staff: bank statements in, payment orders out ---------------------------------------------------------------------
+
+class StaffBankStatementListView(generics.GenericAPIView[BankStatement]):
+    """Staff: the imported bank statements (camt.053 / camt.054); upload one (checked now, processed after commit)."""
+
+    permission_classes = [staff_permission("wallet.import_bank_statement")]
+    serializer_class = BankStatementSerializer
+    parser_classes = [MultiPartParser]
+
+    def get_queryset(self) -> QuerySet[BankStatement]:
+        return BankStatement.objects.order_by("-imported_at", "-pk")
+
+    @extend_schema(responses=BankStatementSerializer(many=True), operation_id="wallet_staff_bank_statements_list")
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(BankStatementSerializer(page, many=True).data)
+
+    @extend_schema(request={"multipart/form-data": BankStatementUploadSerializer},
+                   responses={202: BankStatementSerializer, 200: BankStatementSerializer},
+                   operation_id="wallet_staff_bank_statements_upload",
+                   description="Upload a camt.053 statement or camt.054 notification of the operator's account "
+                               "(WALLET_BANK_IBAN; another account's is refused). 202: stored, its entries are "
+                               "handled by a background task; 200: the same file was uploaded before (nothing "
+                               "changes).")
+    def post(self, request: Request) -> Response:
+        s = BankStatementUploadSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        f = s.validated_data["file"]
+        max_bytes = int(settings.WALLET_BANK_STATEMENT_MAX_BYTES)
+        if f.size > max_bytes:
+            raise errors.BANK_FILE_TOO_LARGE(max_bytes=max_bytes, size=f.size)
+        stmt, created = services.bank_statement_upload(raw=f.read(), name=f.name or "", actor=Actor.staff(request.user))
+        stmt.refresh_from_db()
+        return Response(BankStatementSerializer(stmt).data, status=202 if created else 200)
+
+
+class StaffBankStatementDetailView(APIView):
+    permission_classes = [staff_permission("wallet.import_bank_statement")]
+
+    @extend_schema(responses=BankStatementSerializer, operation_id="wallet_staff_bank_statements_detail")
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(BankStatementSerializer(get_object_or_404(BankStatement, pk=pk)).data)
+
+
+class BankEntryQuerySerializer(serializers.Serializer[dict[str, Any]]):
+    status = serializers.ChoiceField(choices=BankEntry.Status.choices, required=False,
+                                     help_text="default: unmatched (the queue)")
+    direction = serializers.ChoiceField(choices=BankEntry.Direction.choices, required=False)
+
+
+class StaffBankEntryListView(generics.GenericAPIView[BankEntry]):
+    """Staff: the bank's movements; by default the queue of credits no deposit matched (oldest first)."""
+
+    permission_classes = [staff_permission("wallet.match_bank_credit")]
+    serializer_class = BankEntrySerializer
+
+    @extend_schema(parameters=[BankEntryQuerySerializer], responses=BankEntrySerializer(many=True),
+                   operation_id="wallet_staff_bank_entries_list")
+    def get(self, request: Request) -> Response:
+        query = BankEntryQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        qs = BankEntry.objects.filter(status=query.validated_data.get("status", BankEntry.Status.UNMATCHED))
+        if query.validated_data.get("direction"):
+            qs = qs.filter(direction=query.validated_data["direction"])
+        page = self.paginate_queryset(qs.order_by("created_at", "pk"))
+        return self.get_paginated_response(BankEntrySerializer(page, many=True).data)
+
+
+class StaffBankEntryAssignView(APIView):
+    """Staff: an unmatched credit is a deposit's, or a player's from their registered bank account (GP §5(6))."""
+
+    permission_classes = [staff_permission("wallet.match_bank_credit")]
+
+    @extend_schema(request=BankCreditAssignSerializer, responses=BankEntrySerializer,
+                   operation_id="wallet_staff_bank_entries_assign", parameters=[KEY_HEADER])
+    @idempotent()
+    def post(self, request: Request, pk: int) -> Response:
+        entry = get_object_or_404(BankEntry, pk=pk)
+        s = BankCreditAssignSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        d = s.validated_data
+        deposit = get_object_or_404(Deposit, pk=d["deposit_id"]) if "deposit_id" in d else None
+        player = get_object_or_404(Player, pk=d["player_id"]) if "player_id" in d else None
+        entry = services.bank_credit_assign(entry=entry, deposit=deposit, player=player,
+                                            actor=Actor.staff(request.user))
+        return Response(BankEntrySerializer(entry).data)
+
+
+class StaffBankEntryReturnView(APIView):
+    """Staff: an unmatched credit goes back to the account it came from (in the next payment-order file)."""
+
+    permission_classes = [staff_permission("wallet.match_bank_credit")]
+
+    @extend_schema(request=BankCreditReturnSerializer, responses=BankEntrySerializer,
+                   operation_id="wallet_staff_bank_entries_return", parameters=[KEY_HEADER])
+    @idempotent()
+    def post(self, request: Request, pk: int) -> Response:
+        entry = get_object_or_404(BankEntry, pk=pk)
+        s = BankCreditReturnSerializer(data=request.data)
+        s.is_valid(raise_exception=True)
+        entry = services.bank_credit_return(entry=entry, reason=s.validated_data["reason"],
+                                            actor=Actor.staff(request.user))
+        return Response(BankEntrySerializer(entry).data)
+
+
+class StaffPaymentOrderListView(generics.GenericAPIView[PaymentOrderBatch]):
+    """Staff: the payment-order files (pain.001); export the next one."""
+
+    permission_classes = [staff_permission("wallet.export_payment_orders")]
+    serializer_class = PaymentOrderBatchSerializer
+
+    def get_queryset(self) -> QuerySet[PaymentOrderBatch]:
+        return PaymentOrderBatch.objects.prefetch_related("orders").order_by("-created_at", "-pk")
+
+    @extend_schema(responses=PaymentOrderBatchSerializer(many=True), operation_id="wallet_staff_payment_orders_list")
+    def get(self, request: Request) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(PaymentOrderBatchSerializer(page, many=True).data)
+
+    @extend_schema(request=None, responses={201: PaymentOrderExportResultSerializer,
+                                            200: PaymentOrderExportResultSerializer},
+                   operation_id="wallet_staff_payment_orders_export", parameters=[KEY_HEADER],
+                   description="Export every bank withdrawal, payout and credit return not yet in a file as one "
+                               "pain.001.001.03 file (201), or nothing to export (200, batch null).")
+    @idempotent()
+    def post(self, request: Request) -> Response:
+        batch = services.bank_payment_order_export(actor=Actor.staff(request.user))
+        data = {"exported": batch is not None, "batch": batch}
+        return Response(PaymentOrderExportResultSerializer(data).data, status=201 if batch else 200)
+
+
+class StaffPaymentOrderFileView(APIView):
+    """Staff: the pain.001 file of a batch, for the bank."""
+
+    permission_classes = [staff_permission("wallet.export_payment_orders")]
+
+    @extend_schema(operation_id="wallet_staff_payment_orders_file",
+                   responses={(200, "application/xml"): OpenApiResponse(response=OpenApiTypes.STR,
+                                                                       description="pain.001.001.03 XML")})
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        batch = get_object_or_404(PaymentOrderBatch, pk=pk)
+        resp = HttpResponse(batch.xml.encode(), content_type="application/xml; charset=utf-8")
+        resp["Content-Disposition"] = f'attachment; filename="{batch.message_id}.xml"'
+        return resp

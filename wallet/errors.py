@@ -110,3 +110,35 @@ METHOD_TERM_PASSED = ErrorDef(
     "platebního prostředku; vlastnictví doložte dokladem (GP §5(8)b).",
     "The 30-day term to register a new payment method has passed (GP §5(11)). Deposits are possible again once a "
     "payment method is verified; prove its ownership with a document (GP §5(8)b).")
+BANK_FILE_INVALID = ErrorDef("wallet.bank_file_invalid", 400, "Soubor banky není platný: {reason}",
+                             "The bank file is not valid: {reason}")
+BANK_FILE_UNSUPPORTED = ErrorDef(
+    "wallet.bank_file_unsupported", 400,
+    "Tento formát souboru banky nepodporujeme; podporované jsou výpisy camt.053 a avíza camt.054 ve verzích 001.02 "
+    "a 001.08.",
+    "This bank file format is not supported; supported are camt.053 statements and camt.054 notifications, "
+    "versions 001.02 and 001.08.")
+BANK_FILE_TOO_LARGE = ErrorDef("wallet.bank_file_too_large", 400, "Soubor banky je příliš velký.",
+                               "The bank file is too large.")
+BANK_STATEMENT_WRONG_ACCOUNT = ErrorDef(
+    "wallet.bank_statement_wrong_account", 409,
+    "Výpis není z účtu provozovatele (WALLET_BANK_IBAN); nic nebylo importováno.",
+    "The statement is not of the operator's account (WALLET_BANK_IBAN); nothing was imported.")
+BANK_NOT_CONFIGURED = ErrorDef(
+    "wallet.bank_not_configured", 409,
+    "Bankovní účet provozovatele není nastaven (WALLET_BANK_IBAN, WALLET_BANK_ACCOUNT_NAME).",
+    "The operator's bank account is not configured (WALLET_BANK_IBAN, WALLET_BANK_ACCOUNT_NAME).")
+BANK_ENTRY_STATE = ErrorDef("wallet.bank_entry_state", 409, "Pohyb na účtu je v jiném stavu.",
+                            "The bank entry is not in a state that allows this.")
+BANK_CREDIT_NOT_FROM_METHOD = ErrorDef(
+    "wallet.bank_credit_not_from_method", 409,
+    "Účet plátce není registrovaným platebním prostředkem tohoto hráče (GP §5(6)); platbu vraťte plátci.",
+    "The payer's account is not a registered payment method of this player (GP §5(6)); return the payment "
+    "to the payer instead.")
+BANK_CREDIT_NO_ACCOUNT = ErrorDef("wallet.bank_credit_no_account", 409,
+                                  "Výpis neuvádí účet plátce; platbu nelze vrátit převodem.",
+                                  "The statement names no payer account; the payment cannot be returned by transfer.")
+BANK_DEPOSIT_NOT_ASSIGNABLE = ErrorDef(
+    "wallet.bank_deposit_not_assignable", 409,
+    "K tomuto vkladu nelze platbu přiřadit (není to bankovní převod tohoto hráče, nebo je již vypořádán).",
+    "The payment cannot be assigned to this deposit (not a bank transfer of this player, or already settled).")

@@ -31,6 +31,7 @@ OPERATOR_ACCOUNTS: dict[str, str] = {
     "refunds_payable": AccountKind.REFUNDS_PAYABLE,
     "adjustments": AccountKind.ADJUSTMENTS,
     "branch_cash": AccountKind.BRANCH_CASH,
+    "bank_unmatched": AccountKind.BANK_UNMATCHED,
 }
 
 

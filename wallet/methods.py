@@ -220,3 +220,55 @@ def normalise(kind: str, data: dict[str, Any]) -> NormalisedMethod:
     if kind in ("skrill", "payu", "paysafecard"):
         return normalise_ewallet(kind=kind, account_id=data.get("account_id", ""))
     raise errors.METHOD_INVALID(field="kind", reason=f"unknown kind {kind!r}")
+
+
+def czech_account_iban(account: str) -> str:
+    """The IBAN of a Czech account number ``[prefix-]number/bank`` (check digits verified, any bank code), or ""
+    when it is not one. Bank statements give the payer's account so; unlike :func:`normalise_bank_account` this
+    refuses no bank (a payment may come from any account; GP §5(7) applies to registered methods)."""
+    text = (account or "").strip()
+    if not re.fullmatch(r"(\d{0,6}-)?\d{2,10}/\d{4}", text):
+        return ""
+    try:
+        compact = bankaccount.validate(text)
+    except StdnumError:
+        return ""
+    prefix, rest = compact.split("-")
+    number, bank_code = rest.split("/")
+    bban = f"{bank_code}{prefix}{number}"
+    return f"CZ{stdnum_iban.calc_check_digits(f'CZ00{bban}')}{bban}"
+
+
+def valid_iban(iban: str) -> bool:
+    try:
+        stdnum_iban.validate(iban)
+    except StdnumError:
+        return False
+    return True
+
+
+def bic_for_bank_code(code: str) -> str:
+    """The BIC of a Czech bank code from the CNB list ("" when unknown)."""
+    bank = czech_banks().get(code)
+    return bank.bic if bank else ""
+
+
+def bank_code_for_bic(bic: str) -> str:
+    """The Czech bank code of a BIC (its first 8 characters), "" when it is not a Czech bank's."""
+    head = (bic or "").upper()[:8]
+    if len(head) < 8:
+        return ""
+    for bank in czech_banks().values():
+        if bank.bic[:8] == head:
+            return bank.code
+    return ""
+
+
+def same_bank_account(method: Any, account: str) -> bool:
+    """GP §5(6): is ``account`` (an IBAN, or a Czech ``[prefix-]number/bank``) the account of the bank-account
+    ``method``? Any other kind of method is never a bank account."""
+    if getattr(method, "kind", "") != "bank_account" or not account:
+        return False
+    text = re.sub(r"\s+", "", account).upper()
+    iban = text if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]+", text) else czech_account_iban(text)
+    return bool(iban) and iban == str(method.iban).upper()

@@ -36,11 +36,13 @@ from core.audit import Actor
 from core.money import Money
 from wallet import selectors
 from wallet.models import (
+    BankEntry,
     BranchCash,
     Debt,
     Deposit,
     MethodDocument,
     PaymentMethod,
+    PaymentOrder,
     Payout,
     ProviderEvent,
     WinDeduction,
@@ -69,7 +71,8 @@ RECORDS = (
     Record(
         code="wallet.payments",
         models=("wallet.Deposit", "wallet.Withdrawal", "wallet.Payout", "wallet.ProviderEvent", "wallet.WinHold",
-                "wallet.WinDeduction"),
+                "wallet.WinDeduction", "wallet.BankStatement", "wallet.BankEntry", "wallet.PaymentOrderBatch",
+                "wallet.PaymentOrder"),
         periods=PERIODS,
         what_cs="vklady, výběry, výplaty, zadržené výhry a srážky, včetně údajů o plátci a odpovědí poskytovatelů",
         what_en="deposits, withdrawals, payouts, held wins and deductions, with the payer data and the providers' "
@@ -189,6 +192,11 @@ def anonymise(*, player: Player, records: frozenset[str], actor: Actor, now: dat
             "provider_events": ProviderEvent.objects.filter(player=player).update(raw_body="", detail=""),
             "win_holds": WinHold.objects.filter(player=player).update(note=""),
             "win_deductions": WinDeduction.objects.filter(player=player).update(notice_text=PLACEHOLDER),
+            # the bank statement's lines of this player's money: the payer's name and the free text go; the
+            # accounts, amounts and references stay (accounting); the statement files themselves are the
+            # operator's bank records (every player's lines), kept for the accounting period
+            "bank_entries": BankEntry.objects.filter(player=player).update(counterparty_name="", remittance=""),
+            "payment_orders": PaymentOrder.objects.filter(player=player).update(creditor_name=PLACEHOLDER[:70]),
         }
     if "wallet.ledger" in records:
         out["wallet.ledger"] = {}

@@ -10,7 +10,19 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core.money import Money, MoneyError
-from wallet.models import Deposit, MethodDocument, PaymentMethod, Payout, WinDeduction, WinHold, Withdrawal
+from wallet.models import (
+    BankEntry,
+    BankStatement,
+    Deposit,
+    MethodDocument,
+    PaymentMethod,
+    PaymentOrder,
+    PaymentOrderBatch,
+    Payout,
+    WinDeduction,
+    WinHold,
+    Withdrawal,
+)
 
 
 class WalletMoneySerializer(serializers.Serializer[Money]):
@@ -275,3 +287,72 @@ class BranchCashResultSerializer(serializers.Serializer[dict[str, Any]]):
     branch = serializers.CharField()
     reference = serializers.CharField()
     at = serializers.DateTimeField()
+
+
+# Bank transfers (staff) -----------------------------------------------------------------------------------------
+
+class BankStatementUploadSerializer(serializers.Serializer[dict[str, Any]]):
+    file = serializers.FileField(help_text="a camt.053 or camt.054 XML file of the operator's account")
+
+
+class BankStatementSerializer(serializers.ModelSerializer[BankStatement]):
+    class Meta:
+        model = BankStatement
+        fields = ["id", "kind", "schema", "message_id", "statement_ids", "account_iban", "created_at_bank",
+                  "original_name", "size", "sha256", "status", "imported_at", "imported_by", "processed_at", "summary"]
+        read_only_fields = fields
+
+
+class BankEntrySerializer(serializers.ModelSerializer[BankEntry]):
+    amount = MoneyOutField()
+
+    class Meta:
+        model = BankEntry
+        fields = ["id", "statement", "account_iban", "bank_reference", "direction", "reversal", "amount", "currency",
+                  "booked_on", "value_on", "end_to_end_id", "references", "remittance", "counterparty_name",
+                  "counterparty_iban", "counterparty_account", "counterparty_bic", "return_reason", "status",
+                  "status_reason", "deposit", "player", "payout", "order", "return_attempts", "created_at",
+                  "decided_at", "decided_by"]
+        read_only_fields = fields
+
+
+class BankCreditAssignSerializer(serializers.Serializer[dict[str, Any]]):
+    deposit_id = serializers.IntegerField(required=False, help_text="a bank-transfer deposit of the player")
+    player_id = serializers.IntegerField(required=False,
+                                         help_text="or a player: a new deposit from their registered bank account")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("deposit_id" in attrs) == ("player_id" in attrs):
+            raise serializers.ValidationError({"deposit_id": ["name either deposit_id or player_id"]})
+        return attrs
+
+
+class BankCreditReturnSerializer(serializers.Serializer[dict[str, Any]]):
+    reason = serializers.CharField(max_length=255, help_text="why the credit goes back to its payer")
+
+
+class PaymentOrderSerializer(serializers.ModelSerializer[PaymentOrder]):
+    amount = MoneyOutField()
+
+    class Meta:
+        model = PaymentOrder
+        fields = ["id", "kind", "end_to_end_id", "withdrawal", "payout", "payout_attempt", "credit", "player",
+                  "amount", "creditor_name", "creditor_iban", "creditor_account", "creditor_bic", "remittance",
+                  "status", "finished_at"]
+        read_only_fields = fields
+
+
+class PaymentOrderBatchSerializer(serializers.ModelSerializer[PaymentOrderBatch]):
+    control_sum = MoneyOutField()
+    orders = PaymentOrderSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = PaymentOrderBatch
+        fields = ["id", "message_id", "schema", "created_at", "created_by", "execution_date", "count", "control_sum",
+                  "sha256", "status", "settled_count", "returned_count", "orders"]
+        read_only_fields = fields
+
+
+class PaymentOrderExportResultSerializer(serializers.Serializer[dict[str, Any]]):
+    exported = serializers.BooleanField()
+    batch = PaymentOrderBatchSerializer(allow_null=True)

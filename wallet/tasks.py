@@ -32,6 +32,12 @@ def payout_send(payout_id: int) -> str:
     return services.payout_dispatch(payout_id=payout_id, actor=Actor.system("wallet.payout_send"))
 
 
+@platform_task(name="wallet.bank_statement_process", time_limit=3600, soft_time_limit=3500)
+def bank_statement_process_task(statement_id: int) -> dict[str, Any]:
+    """Handle the entries of an uploaded bank statement (each once; safe to run twice)."""
+    return services.bank_statement_process(statement_id=statement_id, actor=Actor.system("wallet.bank_statement"))
+
+
 def sweep(limit: int = 500) -> dict[str, int]:
     """Every due wallet deadline, each row in its own transaction (also ``manage.py wallet_sweep``)."""
     now = clock.now()

@@ -5,6 +5,15 @@ import each other without a cycle (deposits -> payouts -> withdrawals -> sending
 of a Celery task imports ``wallet.tasks`` inside a function, because the tasks import these services.
 """
 from wallet.ledger import LockedWallet, wallet_lock, wallet_lock_live
+from wallet.services.bank import (
+    bank_credit_assign,
+    bank_credit_return,
+    bank_payment_order_export,
+    bank_statement_import,
+    bank_statement_process,
+    bank_statement_store,
+    bank_statement_upload,
+)
 from wallet.services.branch import branch_cash_record
 from wallet.services.callbacks import provider_callback_handle
 from wallet.services.conversion import wallet_convert_temporary
@@ -57,7 +66,9 @@ from wallet.services.withdrawals import (
 
 __all__ = [
     "LockedWallet", "round_stake_debit", "round_win_credit", "wallet_lock_live",
-    "adjustment_credit", "branch_cash_record", "closure_settlement_start", "debt_sweep_one", "deposit_expire_one",
+    "adjustment_credit", "bank_credit_assign", "bank_credit_return", "bank_payment_order_export",
+    "bank_statement_import", "bank_statement_process", "bank_statement_store", "bank_statement_upload",
+    "branch_cash_record", "closure_settlement_start", "debt_sweep_one", "deposit_expire_one",
     "deposit_start", "method_document_review", "method_document_upload", "method_term_sweep_one",
     "misuse_payout_start", "operator_transfer", "payment_method_cancel", "payment_method_mark_doubtful",
     "payment_method_owner_confirm", "payment_method_refuse", "payment_method_register", "payment_method_remove",

@@ -29,7 +29,8 @@ TxnKind = LedgerTransaction.Kind
 CLOSED_STATUSES = ("expired", "closed", "rejected")
 
 
-def _new_payment_reference() -> str:
+def new_payment_reference() -> str:
+    """A fresh 10-digit payment reference: the variable symbol a player quotes with a bank transfer."""
     rng = get_rng()
     for _ in range(20):
         ref = f"{rng.randbelow(9_000_000_000) + 1_000_000_000}"
@@ -72,7 +73,7 @@ def deposit_start(*, player: Player, method: PaymentMethod, amount: Money, refer
             with transaction.atomic():
                 deposit = Deposit.objects.create(
                     player_id=player.pk, method=method, provider=provider.code, amount=amt, fee=fee,
-                    into_temporary=into_temporary, payment_reference=_new_payment_reference(),
+                    into_temporary=into_temporary, payment_reference=new_payment_reference(),
                     idempotency_reference=reference, created_at=now,
                     expires_at=now + timedelta(hours=int(settings.WALLET_DEPOSIT_EXPIRY_HOURS)))
         except IntegrityError:
@@ -141,28 +142,40 @@ def _why_not_credited(d: Deposit, received: int) -> str:
     return ""
 
 
-def _refusal_to_source(d: Deposit, verdict: PayerVerdict) -> str:
+def _refusal_to_source(d: Deposit, verdict: PayerVerdict, source_account: str | None) -> tuple[str, bool]:
     """GP §5(6) ("výhradně"): why the money must go back to where it came from, never to the player ("" when it
-    need not): the provider names a payer who is not the player, or the method is blocked for deposits after
-    such a payment (its ownership is in doubt until staff decide)."""
+    need not), and whether the method is to be blocked for deposits: the money came from an account that is not the
+    registered method (the method itself is not in doubt: not blocked), the provider names a payer who is not the
+    player, or the method is blocked for deposits after such a payment (its ownership is in doubt until staff
+    decide)."""
+    if source_account and not methods.same_bank_account(d.method, source_account):
+        return (f"paid from account {source_account}, not from the registered payment method {d.method.display}",
+                False)
     if verdict.outcome == "other_person":
-        return f"paid by another person: {verdict.why}"
+        return f"paid by another person: {verdict.why}", True
     if d.method.deposits_blocked_at is not None:
-        return f"payment method blocked for deposits: {d.method.deposits_blocked_reason}"
-    return ""
+        return f"payment method blocked for deposits: {d.method.deposits_blocked_reason}", True
+    return "", False
 
 
 def deposit_confirm_locked(*, deposit: Deposit, wallet: Wallet, received: int, payer: dict[str, object] | None,
-                           actor: Actor) -> tuple[str, str]:
-    """Credit a confirmed deposit (wallet and deposit locked), refuse it when another person paid (GP §5(6)), or
-    return it when it may not be credited."""
+                           actor: Actor, source_account: str | None = None) -> tuple[str, str]:
+    """Credit a confirmed deposit (wallet and deposit locked), refuse it when another person paid or the money did not
+    come from the registered method (GP §5(6)), or return it when it may not be credited.
+
+    ``source_account`` is the account the money came from as a bank statement reports it (an IBAN, else the bank's
+    id of the account; "" when the statement names none); None for a provider that takes the money through the
+    method itself (a card, an e-wallet). From another account than the method's the deposit is refused; with no
+    account named, a payment can prove nothing about the method (GP §5(8)a: it stays as it is)."""
     d = deposit
     player = d.player
     d.payer = payer if isinstance(payer, dict) else None
     verdict = payer_verdict(player, d.payer, accepted_names=d.method.accepted_payers)
-    refusal = _refusal_to_source(d, verdict)
+    refusal, block = _refusal_to_source(d, verdict, source_account)
     if refusal:
-        return _refuse_deposit(d, received, refusal, actor)
+        return _refuse_deposit(d, received, refusal, actor, block=block)
+    if source_account == "" and verdict.outcome != "other_person":
+        verdict = PayerVerdict("unknown", "the bank statement names no payer account")
     reason = _why_not_credited(d, received)
     sync_mode(wallet, player, actor)
     if not reason and wallet.mode == Wallet.Mode.TEMPORARY:
@@ -191,11 +204,12 @@ def deposit_confirm_locked(*, deposit: Deposit, wallet: Wallet, received: int, p
     return "confirmed", f"method {verification}"
 
 
-def _refuse_deposit(d: Deposit, received: int, reason: str, actor: Actor) -> tuple[str, str]:
-    """GP §5(6): the money of another person is not credited. It moves from the provider's clearing to
-    ``refunds_payable`` (what is owed outside any player account) and goes back to its source by a
-    ``deposit_refused`` payout (its own provider callback; a failed return stops for staff, never reaches the
-    player). The method is blocked for deposits until staff decide; the player is told."""
+def _refuse_deposit(d: Deposit, received: int, reason: str, actor: Actor, *, block: bool = True) -> tuple[str, str]:
+    """GP §5(6): the money of another person, or from another account than the registered method, is not credited.
+    It moves from the provider's clearing to ``refunds_payable`` (what is owed outside any player account) and goes
+    back to its source by a ``deposit_refused`` payout (its own provider callback; a failed return stops for staff,
+    never reaches the player). With ``block`` (another person paid through the method) the method is blocked for
+    deposits until staff decide. The player is told."""
     player = d.player
     txn = post(kind=TxnKind.DEPOSIT_RETURN, reference=d.payment_reference,
                legs=[(operator_account(f"clearing:{d.provider}"), -received),
@@ -205,9 +219,24 @@ def _refuse_deposit(d: Deposit, received: int, reason: str, actor: Actor) -> tup
     d.save(update_fields=["status", "status_reason", "transaction", "payer"])
     payout_create(player=player, kind=Payout.Kind.DEPOSIT_REFUSED, amount=received,
                   reference=f"deposit_refused:{d.pk}", method=d.method, actor=actor, already_payable=True)
-    method_deposits_block_locked(method=d.method, reason=f"deposit {d.pk} refused: {reason}", actor=actor)
+    if block:
+        method_deposits_block_locked(method=d.method, reason=f"deposit {d.pk} refused: {reason}", actor=actor)
     audit_record(actor=actor, action="wallet.deposit_refused", obj=d, reason=reason, amount=Money(received),
-                 method_id=d.method_id, payer_reported=d.payer is not None, player_id=player.pk)
+                 method_id=d.method_id, payer_reported=d.payer is not None, method_blocked=block, player_id=player.pk)
+    if not block:
+        message_send(  # a notice the operator can prove (inbox + e-mail)
+            player=player, kind=Message.Kind.NOTICE, reference=f"wallet.deposit_refused:{d.pk}",
+            subject_cs="Vklad odmítnut a vrácen", subject_en="Deposit refused and returned",
+            body_cs=(f"Platbu {Money(received)} (vklad {d.payment_reference}) jsme nepřipsali: nepřišla z vašeho "
+                     f"registrovaného platebního prostředku {d.method.display}, ale z jiného účtu. Vklady jsou možné "
+                     f"výhradně z registrovaného platebního prostředku (HP §5 odst. 6). Částku vracíme na účet, ze "
+                     f"kterého přišla. Jiný účet můžete zaregistrovat jako platební prostředek."),
+            body_en=(f"We did not credit the payment of {Money(received).format('en')} (deposit "
+                     f"{d.payment_reference}): it did not come from your registered payment method "
+                     f"{d.method.display} but from another account. Deposits are accepted only from the registered "
+                     f"payment method (GP §5(6)). The amount goes back to the account it came from. You may register "
+                     f"the other account as a payment method."))
+        return "refused", reason
     message_send(  # a notice the operator can prove (inbox + e-mail)
         player=player, kind=Message.Kind.NOTICE, reference=f"wallet.deposit_refused:{d.pk}",
         subject_cs="Vklad odmítnut a vrácen", subject_en="Deposit refused and returned",

@@ -5,7 +5,7 @@
 * every transaction balances (sum 0, at least two entries) and all entries together sum to zero;
 * a player balance is below zero only by its recorded debt, which equals its open Debt rows;
 * the held accounts equal the open withdrawals plus the held wins; ``refunds_payable`` equals what open
-  payouts still owe.
+  payouts still owe; ``bank_unmatched`` equals the bank credits waiting in the staff queue.
 """
 from __future__ import annotations
 
@@ -59,6 +59,13 @@ CHECKS = {
                (SELECT COALESCE(SUM(amount - paid - postage), 0) FROM wallet_payout) AS owed
         WHERE (SELECT COALESCE(SUM(e.amount), 0) FROM wallet_entry e JOIN wallet_ledgeraccount a ON a.id = e.account_id
                WHERE a.code = 'refunds_payable') <> (SELECT COALESCE(SUM(amount - paid - postage), 0) FROM wallet_payout)""",
+    "bank_unmatched != the unmatched bank credits in the staff queue": """
+        SELECT (SELECT COALESCE(SUM(e.amount), 0) FROM wallet_entry e JOIN wallet_ledgeraccount a ON a.id = e.account_id
+                WHERE a.code = 'bank_unmatched') AS book,
+               (SELECT COALESCE(SUM(amount), 0) FROM wallet_bankentry WHERE status = 'unmatched') AS queued
+        WHERE (SELECT COALESCE(SUM(e.amount), 0) FROM wallet_entry e JOIN wallet_ledgeraccount a ON a.id = e.account_id
+               WHERE a.code = 'bank_unmatched') <> (SELECT COALESCE(SUM(amount), 0) FROM wallet_bankentry
+                                                    WHERE status = 'unmatched')""",
 }
 
 

@@ -1,0 +1,516 @@
+"""Bank transfers through the operator's own account (GP §5(6)-(9)): statements in, payment orders out.
+
+* ``bank_statement_import`` / ``bank_statement_store`` + ``bank_statement_process``: a camt.053 or camt.054 file of
+  the operator's account (``WALLET_BANK_IBAN``; another account's is refused) is stored once (unique SHA-256) and each
+  booked entry is handled exactly once (unique account + bank reference), each in its own transaction, so a
+  re-import, or a camt.054 followed by the camt.053 that repeats its entries, changes nothing, and an import cut off
+  half-way finishes when the file is imported again.
+* A credit is matched to its deposit by the variable symbol (``wallet.iso20022.variable_symbols``) and confirmed
+  through ``deposits.deposit_confirm_locked`` with the payer the statement names (GP §5(6): money from another account
+  than the registered method, or of another person, is refused and paid back to the account it came from; GP §5(8)a:
+  a payment from the registered account by the player verifies it). A credit that matches no deposit (or a deposit
+  already settled) waits in the staff queue (``BankEntry.Status.UNMATCHED``, money in the ``bank_unmatched``
+  account) until staff assign it (``bank_credit_assign``) or return it (``bank_credit_return``).
+* ``bank_payment_order_export``: every bank withdrawal and payout accepted since the last file (the ``bank``
+  provider accepts them into the outbox), and every unmatched credit staff return, goes into one pain.001 file, each
+  in exactly one file. The next statement's debit with its EndToEndId confirms it (``payout.succeeded``); a credit
+  returning it (``RtrInf`` or a reversal) fails it (``payout.failed``: the withdrawal's money back to the player, a
+  payout to a branch invitation or, for another person's money, stopped for staff).
+
+Every money movement is a balanced ledger posting of the existing services; nothing here calls the network.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from datetime import date
+from typing import Any
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, Exists, OuterRef, Sum
+
+from accounts.models import Player
+from core import clock
+from core.audit import Actor, audit_record
+from core.money import Money
+from wallet import adapters, errors, iso20022, methods
+from wallet.adapters import CallbackEvent
+from wallet.ledger import operator_account, post, wallet_lock
+from wallet.models import (
+    BankEntry,
+    BankStatement,
+    Deposit,
+    LedgerTransaction,
+    PaymentMethod,
+    PaymentOrder,
+    PaymentOrderBatch,
+    Payout,
+    Wallet,
+    Withdrawal,
+)
+from wallet.selectors import player_identity
+from wallet.services.deposits import deposit_confirm_locked, new_payment_reference
+from wallet.services.payouts import payout_event
+
+PROVIDER = adapters.BankTransferProvider.code  # "bank"
+CLEARING = f"clearing:{PROVIDER}"
+UNMATCHED = "bank_unmatched"
+TxnKind = LedgerTransaction.Kind
+Status = BankEntry.Status
+SETTLED_DEPOSITS = (Deposit.Status.CONFIRMED, Deposit.Status.RETURNED, Deposit.Status.REFUSED)
+EXPORT_LOCK = 0x62616E6B  # pg_advisory_xact_lock key of the payment-order export ("bank")
+
+
+# Statements in ----------------------------------------------------------------------------------------------------
+
+def _account_iban(account: str) -> str:
+    """An account as a statement names it (an IBAN, or a Czech ``number/bank``) as an IBAN ("" when not one)."""
+    text = account.replace(" ", "").upper()
+    if methods.valid_iban(text):
+        return text
+    return methods.czech_account_iban(text)
+
+
+def _read(raw: bytes) -> iso20022.Statement:
+    max_bytes = int(settings.WALLET_BANK_STATEMENT_MAX_BYTES)
+    if len(raw) > max_bytes:
+        raise errors.BANK_FILE_TOO_LARGE(max_bytes=max_bytes, size=len(raw))
+    operator = adapters.bank_account_iban()
+    parsed = iso20022.statement_parse(raw)
+    for stmt in parsed.statements:
+        if (_account_iban(stmt.account_iban) or stmt.account_iban) != operator or stmt.currency not in ("", "CZK"):
+            raise errors.BANK_STATEMENT_WRONG_ACCOUNT(account=stmt.account_iban, currency=stmt.currency,
+                                                      statement_id=stmt.statement_id)
+    return parsed
+
+
+def bank_statement_store(*, raw: bytes, name: str, actor: Actor) -> tuple[BankStatement, bool]:
+    """Check a statement file (camt.053 / camt.054 of the operator's account) and store it; (the statement, whether it
+    is new). The same file again returns the first row. Refuses ``wallet.bank_file_invalid`` /
+    ``wallet.bank_file_unsupported`` / ``wallet.bank_file_too_large`` / ``wallet.bank_statement_wrong_account``."""
+    parsed = _read(raw)
+    sha = hashlib.sha256(raw).hexdigest()
+    existing = BankStatement.objects.filter(sha256=sha).first()
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            stmt = BankStatement(
+                kind=parsed.kind, schema=parsed.schema, message_id=parsed.message_id,
+                statement_ids=[s.statement_id for s in parsed.statements],
+                account_iban=adapters.bank_account_iban(), created_at_bank=parsed.created_at,
+                original_name=(name or "")[:200], size=len(raw), sha256=sha, imported_at=clock.now(),
+                imported_by=f"{actor.type}:{actor.label or actor.id}"[:160])
+            stmt.file.save(f"{parsed.kind}-{sha[:16]}.xml", ContentFile(raw), save=False)
+            stmt.save()
+            audit_record(actor=actor, action="wallet.bank_statement_stored", obj=stmt, kind=parsed.kind,
+                         message_id=parsed.message_id, entries=len(parsed.entries), sha256=sha)
+    except IntegrityError:  # the same file stored at the same moment by another import
+        return BankStatement.objects.get(sha256=sha), False
+    return stmt, True
+
+
+def bank_statement_process(*, statement_id: int, actor: Actor) -> dict[str, Any]:
+    """Handle each booked entry of a stored statement once (its own transaction each); the statement's summary:
+    its entries by outcome, and how many of them an earlier file had brought already."""
+    stmt = BankStatement.objects.get(pk=statement_id)
+    with stmt.file.open("rb") as f:
+        parsed = iso20022.statement_parse(f.read())
+    run: Counter[str] = Counter()
+    for entry in parsed.entries:
+        run[_entry_handle(stmt, entry, actor)] += 1
+    by_status = dict(BankEntry.objects.filter(statement=stmt).values_list("status").annotate(n=Count("pk")))
+    summary: dict[str, Any] = {
+        "entries": len(parsed.entries), "not_booked": parsed.not_booked,
+        "credits": sum(1 for e in parsed.entries if e.direction == "credit"),
+        "debits": sum(1 for e in parsed.entries if e.direction == "debit"),
+        "by_status": by_status, "brought_by_earlier_file": len(parsed.entries) - sum(by_status.values()),
+        "this_run": dict(run),
+    }
+    with transaction.atomic():
+        BankStatement.objects.filter(pk=stmt.pk).update(status=BankStatement.Status.PROCESSED,
+                                                        processed_at=clock.now(), summary=summary)
+        audit_record(actor=actor, action="wallet.bank_statement_processed", obj=stmt, **summary)
+    return summary
+
+
+def bank_statement_import(*, raw: bytes, name: str, actor: Actor) -> tuple[BankStatement, dict[str, Any]]:
+    """Store and process a statement file now (``manage.py bank_statement_import``)."""
+    stmt, _created = bank_statement_store(raw=raw, name=name, actor=actor)
+    summary = bank_statement_process(statement_id=stmt.pk, actor=actor)
+    stmt.refresh_from_db()
+    return stmt, summary
+
+
+def bank_statement_upload(*, raw: bytes, name: str, actor: Actor) -> tuple[BankStatement, bool]:
+    """Staff upload: checked and stored now, processed by a Celery task after commit (again only when an earlier
+    processing of the same file did not finish)."""
+    with transaction.atomic():
+        stmt, created = bank_statement_store(raw=raw, name=name, actor=actor)
+        if created or stmt.status == BankStatement.Status.QUEUED:
+            # wallet.tasks imports wallet.services (the tasks call the services): a module-level import is a cycle.
+            from wallet.tasks import bank_statement_process_task
+
+            bank_statement_process_task.delay_on_commit(stmt.pk)
+    return stmt, created
+
+
+def _payer_iban(e: iso20022.StatementEntry) -> str:
+    if e.counterparty_iban:
+        return e.counterparty_iban
+    account = e.counterparty_account.replace(" ", "")
+    if "/" in account:
+        return methods.czech_account_iban(account)
+    code = e.counterparty_bank_code or methods.bank_code_for_bic(e.counterparty_bic)
+    return methods.czech_account_iban(f"{account}/{code}") if account and code else ""
+
+
+def _entry_create(stmt: BankStatement, e: iso20022.StatementEntry, status: str) -> BankEntry | None:
+    """The entry's row, or None when it was handled already (by this file or another)."""
+    try:
+        with transaction.atomic():
+            return BankEntry.objects.create(
+                statement=stmt, account_iban=stmt.account_iban, bank_reference=e.bank_reference,
+                direction=e.direction, reversal=e.reversal, amount=e.amount, currency=e.currency or "CZK",
+                booked_on=e.booked_on, value_on=e.value_on, end_to_end_id=e.end_to_end_id,
+                references=list(e.references), remittance=e.remittance, counterparty_name=e.counterparty_name,
+                counterparty_iban=_payer_iban(e), counterparty_account=e.counterparty_account,
+                counterparty_bic=e.counterparty_bic, return_reason=e.return_reason, status=status,
+                created_at=clock.now())
+    except IntegrityError:
+        return None
+
+
+def _set(entry: BankEntry, status: str, reason: str = "", **fields: Any) -> str:
+    entry.status, entry.status_reason = status, reason[:255]
+    for k, v in fields.items():
+        setattr(entry, k, v)
+    entry.save(update_fields=["status", "status_reason", *fields])
+    return status
+
+
+def _entry_handle(stmt: BankStatement, e: iso20022.StatementEntry, actor: Actor) -> str:
+    if BankEntry.objects.filter(account_iban=stmt.account_iban, bank_reference=e.bank_reference).exists():
+        return "duplicate"
+    with transaction.atomic():
+        entry = _entry_create(stmt, e, Status.OTHER)
+        if entry is None:
+            return "duplicate"
+        if entry.currency != "CZK":
+            return _set(entry, Status.IGNORED, f"currency {entry.currency}: the platform books CZK only")
+        if e.is_return and e.direction == "credit":
+            return _payment_returned(entry, actor)
+        if e.direction == "debit":
+            return _debit(entry, actor)
+        return _credit(entry, actor)
+
+
+def _queue(entry: BankEntry, reason: str, actor: Actor, reference: str = "") -> str:
+    """The credit waits for staff: its money moves from the bank's clearing to ``bank_unmatched``."""
+    post(kind=TxnKind.BANK_UNMATCHED, reference=reference or f"bank_entry:{entry.pk}",
+         legs=[(operator_account(CLEARING), -entry.amount), (operator_account(UNMATCHED), entry.amount)],
+         player_id=None, amount=entry.amount, actor=actor, memo=f"bank credit {entry.bank_reference}: {reason}")
+    audit_record(actor=actor, action="wallet.bank_credit_unmatched", obj=entry, reason=reason,
+                 amount=Money(entry.amount), references=entry.references)
+    return _set(entry, Status.UNMATCHED, reason)
+
+
+def _credit(entry: BankEntry, actor: Actor) -> str:
+    found = list(Deposit.objects.filter(provider=PROVIDER, payment_reference__in=entry.references)[:2])
+    if not found:
+        why = "no variable symbol" if not entry.references else "no deposit with this variable symbol"
+        return _queue(entry, why, actor)
+    if len(found) > 1:
+        return _queue(entry, "variable symbols of more than one deposit", actor)
+    return _credit_deposit(entry, found[0], actor)
+
+
+def _credit_deposit(entry: BankEntry, deposit: Deposit, actor: Actor) -> str:
+    """Credit, refuse or return ``deposit`` with the money of ``entry`` (GP §5(6))."""
+    wallet = wallet_lock(player=deposit.player)
+    d = Deposit.objects.select_for_update(of=("self",), no_key=True).select_related("method", "player").get(
+        pk=deposit.pk)
+    if d.status in SETTLED_DEPOSITS:
+        return _queue(entry, f"deposit {d.payment_reference} is already {d.status}: another payment", actor)
+    return _confirm(entry, d, wallet, actor)
+
+
+def _confirm(entry: BankEntry, d: Deposit, wallet: Wallet, actor: Actor) -> str:
+    result, detail = deposit_confirm_locked(deposit=d, wallet=wallet, received=entry.amount,
+                                            payer=dict(entry.payer) or None, actor=actor,
+                                            source_account=entry.counterparty_iban or entry.counterparty_account)
+    status = {"confirmed": Status.CONFIRMED, "refused": Status.REFUSED, "returned": Status.RETURNED}[result]
+    payout = Payout.objects.filter(reference=f"deposit_{result}:{d.pk}").first() if result != "confirmed" else None
+    return _set(entry, status, detail, deposit=d, player=d.player, payout=payout)
+
+
+# Our payment orders on the statement ------------------------------------------------------------------------------
+
+def _order_for(entry: BankEntry) -> PaymentOrder | None:
+    e2e = entry.end_to_end_id.strip()
+    if not e2e:
+        return None
+    return (PaymentOrder.objects.select_for_update(of=("self",), no_key=True)
+            .filter(end_to_end_id=e2e.lstrip("0") or e2e).select_related("withdrawal", "payout", "credit").first())
+
+
+def _event(entry: BankEntry, order: PaymentOrder, type_: str) -> CallbackEvent:
+    if order.withdrawal is not None:
+        reference = order.withdrawal.reference
+    else:
+        assert order.payout is not None and order.payout_attempt is not None
+        reference = order.payout.reference if order.payout_attempt == 0 else \
+            f"{order.payout.reference}/a{order.payout_attempt}"
+    return CallbackEvent(event_id=f"bank:{entry.bank_reference}", type=type_, reference=reference,
+                         amount=entry.amount, currency=entry.currency, payer=None,
+                         occurred_at=entry.booked_on.isoformat() if entry.booked_on else "",
+                         reason=entry.return_reason or "returned by the bank")
+
+
+def _order_player(order: PaymentOrder) -> Player | None:
+    if order.withdrawal is not None:
+        return order.withdrawal.player
+    if order.payout is not None:
+        return order.payout.player
+    return None
+
+
+def _batch_refresh(batch_id: int) -> None:
+    counts = dict(PaymentOrder.objects.filter(batch_id=batch_id).values_list("status").annotate(n=Count("pk")))
+    settled, returned = counts.get(PaymentOrder.Status.SETTLED, 0), counts.get(PaymentOrder.Status.RETURNED, 0)
+    open_ = counts.get(PaymentOrder.Status.EXPORTED, 0)
+    PaymentOrderBatch.objects.filter(pk=batch_id).update(
+        settled_count=settled, returned_count=returned,
+        status=PaymentOrderBatch.Status.SETTLED if open_ == 0 else PaymentOrderBatch.Status.EXPORTED)
+
+
+def _debit(entry: BankEntry, actor: Actor) -> str:
+    """A debit with the EndToEndId of one of our payment orders: that payment is made."""
+    order = _order_for(entry)
+    if order is None:
+        return _set(entry, Status.OTHER, "no payment order with this EndToEndId" if entry.end_to_end_id
+                    else "a debit without an EndToEndId (fees, interest, another payment)")
+    if order.status != PaymentOrder.Status.EXPORTED or order.amount != entry.amount:
+        return _set(entry, Status.OTHER, f"payment order {order.end_to_end_id} is {order.status}, "
+                                         f"amount {Money(order.amount)}: not settled by this debit", order=order)
+    player = _order_player(order)
+    if player is not None:
+        wallet_lock(player=player)
+        result, detail = payout_event(PROVIDER, _event(entry, order, "payout.succeeded"), actor)
+        if result not in ("confirmed", "completed"):
+            return _set(entry, Status.OTHER, f"payment order {order.end_to_end_id}: {result} {detail}", order=order)
+    else:
+        assert order.credit is not None
+        credit = BankEntry.objects.select_for_update(no_key=True).get(pk=order.credit.pk)
+        if credit.status == Status.RETURNING:
+            _set(credit, Status.RETURNED_TO_PAYER, f"returned by payment order {order.end_to_end_id}")
+    order.status, order.finished_at = PaymentOrder.Status.SETTLED, clock.now()
+    order.save(update_fields=["status", "finished_at"])
+    _batch_refresh(order.batch_id)
+    audit_record(actor=actor, action="wallet.payment_order_settled", obj=order, entry=entry.bank_reference,
+                 amount=Money(order.amount))
+    return _set(entry, Status.SETTLED, f"payment order {order.end_to_end_id} paid", order=order, player=player)
+
+
+def _payment_returned(entry: BankEntry, actor: Actor) -> str:
+    """A credit returning one of our payments (``RtrInf`` / reversal): that payment failed."""
+    order = _order_for(entry)
+    if order is None or order.status == PaymentOrder.Status.RETURNED or order.amount != entry.amount:
+        why = "a returned payment that names none of our open payment orders" if order is None else \
+            f"a return of payment order {order.end_to_end_id} ({order.status}, {Money(order.amount)}) that does not fit"
+        return _queue(entry, why, actor)
+    player = _order_player(order)
+    if player is not None:
+        wallet_lock(player=player)
+        result, detail = payout_event(PROVIDER, _event(entry, order, "payout.failed"), actor)
+        if result not in ("returned", "failed", "invited", "stopped"):
+            return _queue(entry, f"payment order {order.end_to_end_id}: {result} {detail}", actor)
+    else:
+        assert order.credit is not None
+        credit = BankEntry.objects.select_for_update(no_key=True).get(pk=order.credit.pk)
+        _queue(credit, f"the return to the payer came back: {entry.return_reason}", actor,
+               reference=f"payment_order:{order.pk}:returned")
+    order.status, order.finished_at = PaymentOrder.Status.RETURNED, clock.now()
+    order.save(update_fields=["status", "finished_at"])
+    _batch_refresh(order.batch_id)
+    audit_record(actor=actor, action="wallet.payment_order_returned", obj=order, entry=entry.bank_reference,
+                 reason=entry.return_reason)
+    return _set(entry, Status.PAYMENT_RETURNED, f"payment order {order.end_to_end_id} returned: {entry.return_reason}",
+                order=order, player=player)
+
+
+# The staff queue -------------------------------------------------------------------------------------------------
+
+def _lock_entry(entry: BankEntry) -> BankEntry:
+    e = BankEntry.objects.select_for_update(no_key=True).get(pk=entry.pk)
+    if e.direction != BankEntry.Direction.CREDIT or e.status != Status.UNMATCHED:
+        raise errors.BANK_ENTRY_STATE(state=e.status, direction=e.direction)
+    return e
+
+
+def _unqueue(e: BankEntry, why: str, actor: Actor) -> None:
+    post(kind=TxnKind.BANK_UNMATCHED_OUT, reference=f"bank_entry:{e.pk}:{why}:{e.return_attempts}",
+         legs=[(operator_account(UNMATCHED), -e.amount), (operator_account(CLEARING), e.amount)],
+         player_id=None, amount=e.amount, actor=actor, memo=f"bank credit {e.bank_reference}: {why}")
+
+
+def bank_credit_assign(*, entry: BankEntry, actor: Actor, deposit: Deposit | None = None,
+                       player: Player | None = None) -> BankEntry:
+    """Staff: an unmatched credit is ``deposit``'s (a bank-transfer deposit of that player not yet settled) or a new
+    deposit of ``player`` from their registered bank account the credit came from. The deposit is then confirmed,
+    refused or returned exactly as a matched credit (GP §5(6)). Refuses ``wallet.bank_entry_state``,
+    ``wallet.bank_deposit_not_assignable``, ``wallet.bank_credit_not_from_method``."""
+    if (deposit is None) == (player is None):
+        raise errors.BANK_DEPOSIT_NOT_ASSIGNABLE(reason="name either a deposit or a player")
+    target = deposit.player if deposit is not None else player
+    assert target is not None
+    with transaction.atomic():
+        wallet = wallet_lock(player=target)
+        e = _lock_entry(entry)
+        if deposit is not None:
+            d = Deposit.objects.select_for_update(of=("self",), no_key=True).select_related("method", "player").get(
+                pk=deposit.pk)
+            if d.provider != PROVIDER or d.status in SETTLED_DEPOSITS:
+                raise errors.BANK_DEPOSIT_NOT_ASSIGNABLE(deposit_id=d.pk, provider=d.provider, state=d.status)
+        else:
+            source = e.counterparty_iban or e.counterparty_account
+            method = next((m for m in PaymentMethod.objects.filter(
+                player_id=target.pk, kind=PaymentMethod.Kind.BANK_ACCOUNT, status__in=PaymentMethod.ACTIVE_STATUSES)
+                .order_by("pk") if methods.same_bank_account(m, source)), None)
+            if method is None:
+                raise errors.BANK_CREDIT_NOT_FROM_METHOD(account=source or None, player_id=target.pk)
+            now = clock.now()
+            d = Deposit.objects.create(
+                player_id=target.pk, method=method, provider=PROVIDER, amount=e.amount, fee=0,
+                into_temporary=wallet.mode == Wallet.Mode.TEMPORARY, payment_reference=new_payment_reference(),
+                idempotency_reference=f"bank_entry:{e.pk}", created_at=now, expires_at=now,
+                instructions={"bank_entry": e.bank_reference})
+            d.player, d.method = target, method
+            audit_record(actor=actor, action="wallet.deposit_started", obj=d, amount=Money(d.amount), fee=Money(0),
+                         method_id=method.pk, into_temporary=d.into_temporary, player_id=target.pk,
+                         bank_entry=e.bank_reference)
+        _unqueue(e, "assigned", actor)
+        status = _confirm(e, d, wallet, actor)
+        BankEntry.objects.filter(pk=e.pk).update(decided_at=clock.now(), decided_by=actor.label or actor.id)
+        audit_record(actor=actor, action="wallet.bank_credit_assigned", obj=e, deposit_id=d.pk, outcome=status,
+                     amount=Money(e.amount), player_id=target.pk)
+        e.refresh_from_db()
+        return e
+
+
+def bank_credit_return(*, entry: BankEntry, reason: str, actor: Actor) -> BankEntry:
+    """Staff: an unmatched credit goes back to the account it came from, by the next payment-order file."""
+    if not (reason or "").strip():
+        raise errors.BANK_ENTRY_STATE(reason="a return needs a reason")
+    with transaction.atomic():
+        e = _lock_entry(entry)
+        if not (e.counterparty_iban or e.counterparty_account):
+            raise errors.BANK_CREDIT_NO_ACCOUNT(entry=e.bank_reference)
+        _unqueue(e, "return", actor)
+        e.return_attempts += 1
+        _set(e, Status.RETURNING, reason, return_attempts=e.return_attempts, decided_at=clock.now(),
+             decided_by=actor.label or actor.id)
+        audit_record(actor=actor, action="wallet.bank_credit_returned", obj=e, reason=reason, amount=Money(e.amount),
+                     to=e.counterparty_iban or e.counterparty_account)
+        return e
+
+
+# Payment orders out ----------------------------------------------------------------------------------------------
+
+def _holder_name(method: PaymentMethod | None, player: Player) -> str:
+    if method is not None and method.holder_name:
+        return method.holder_name
+    identity = player_identity(player)
+    if identity is not None:
+        return f"{identity.given_names} {identity.surname}"
+    return f"{player.user.first_name} {player.user.last_name}".strip() or player.user.username
+
+
+def _order_rows(batch: PaymentOrderBatch, actor: Actor) -> list[PaymentOrder]:
+    rows: list[PaymentOrder] = []
+    for w in (Withdrawal.objects.filter(provider=PROVIDER, status=Withdrawal.Status.SENT, payment_order__isnull=True)
+              .select_related("method", "player__user").order_by("pk")):
+        rows.append(PaymentOrder(batch=batch, kind=PaymentOrder.Kind.WITHDRAWAL, withdrawal=w, player=w.player,
+                                 amount=w.amount, creditor_name=_holder_name(w.method, w.player)[:70],
+                                 creditor_iban=w.method.iban, remittance=f"Vyber / withdrawal {w.pk}"))
+    sent_again = PaymentOrder.objects.filter(payout=OuterRef("pk"), payout_attempt=OuterRef("attempt"))
+    for p in (Payout.objects.filter(provider=PROVIDER, status=Payout.Status.SENT).exclude(Exists(sent_again))
+              .select_related("method", "player__user").order_by("pk")):
+        source = BankEntry.objects.filter(payout=p).order_by("pk").first()
+        if source is not None:  # a refused or returned deposit goes back to the account it came from
+            iban, account, name = source.counterparty_iban, source.counterparty_account, source.counterparty_name
+            remittance = f"Vraceni platby / payment returned {source.bank_reference}"
+        else:
+            iban, account, name = (p.method.iban if p.method else ""), "", _holder_name(p.method, p.player)
+            remittance = f"Vyplata / payout {p.pk}"
+        if not (iban or account):
+            wallet_lock(player=p.player)
+            payout_event(PROVIDER, CallbackEvent(event_id=f"bank:payout:{p.pk}", type="payout.failed",
+                                                 reference=p.send_reference, amount=p.paid, currency="CZK",
+                                                 payer=None, occurred_at="", reason="no account to pay it to"), actor)
+            continue
+        rows.append(PaymentOrder(batch=batch, kind=PaymentOrder.Kind.PAYOUT, payout=p, payout_attempt=p.attempt,
+                                 player=p.player, amount=p.paid, creditor_name=(name or "N/A")[:70],
+                                 creditor_iban=iban if methods.valid_iban(iban) else "",
+                                 creditor_account="" if methods.valid_iban(iban) else (account or iban)[:34],
+                                 remittance=remittance))
+    returned_again = PaymentOrder.objects.filter(credit=OuterRef("pk"), credit_attempt=OuterRef("return_attempts"))
+    for c in BankEntry.objects.filter(status=Status.RETURNING).exclude(Exists(returned_again)).order_by("pk"):
+        iban = c.counterparty_iban if methods.valid_iban(c.counterparty_iban) else ""
+        rows.append(PaymentOrder(batch=batch, kind=PaymentOrder.Kind.CREDIT_RETURN, credit=c,
+                                 credit_attempt=c.return_attempts, amount=c.amount,
+                                 creditor_name=(c.counterparty_name or "N/A")[:70], creditor_iban=iban,
+                                 creditor_account="" if iban else c.counterparty_account[:34],
+                                 remittance=f"Vraceni platby / payment returned {c.bank_reference}"))
+    return [r for r in rows if r.amount > 0]
+
+
+def bank_payment_order_export(*, actor: Actor, execution_date: date | None = None) -> PaymentOrderBatch | None:
+    """One pain.001.001.03 file with every bank withdrawal and payout accepted since the last file and every
+    unmatched credit staff return; each goes into exactly one file (a second export does not include it again).
+    None when there is nothing to pay. Exports run one at a time (an advisory lock)."""
+    iban, bic = adapters.bank_account_iban(), adapters.bank_account_bic()
+    name = str(settings.WALLET_BANK_ACCOUNT_NAME or "")
+    if not name or not bic:
+        raise errors.BANK_NOT_CONFIGURED(setting="WALLET_BANK_ACCOUNT_NAME" if not name else "WALLET_BANK_BIC")
+    now = clock.now()
+    with transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", [EXPORT_LOCK])
+        batch = PaymentOrderBatch.objects.create(
+            message_id=f"pending-{now.timestamp():.6f}", schema=iso20022.PAIN001, created_at=now,
+            created_by=f"{actor.type}:{actor.label or actor.id}"[:160],
+            execution_date=execution_date or clock.business_date(), count=0, control_sum=0, xml="", sha256="")
+        rows = _order_rows(batch, actor)
+        if not rows:
+            batch.delete()  # (a payout with no account to pay it to was failed above: that stays)
+            return None
+        for row in rows:
+            if row.creditor_iban.startswith("CZ"):
+                row.creditor_bic = methods.bic_for_bank_code(row.creditor_iban[4:8])
+            row.save()
+            row.end_to_end_id = str(row.pk)
+            row.save(update_fields=["end_to_end_id"])
+        batch.message_id = f"PO{clock.business_date():%Y%m%d}-{batch.pk}"
+        transfers = [iso20022.CreditTransfer(
+            end_to_end_id=str(r.end_to_end_id), amount=r.amount, creditor_name=r.creditor_name,
+            creditor_iban=r.creditor_iban, creditor_account=r.creditor_account, creditor_bic=r.creditor_bic,
+            remittance=r.remittance) for r in rows]
+        xml = iso20022.payment_order_xml(message_id=batch.message_id, created_at=clock.local(now),
+                                         execution_date=batch.execution_date, debtor_name=name, debtor_iban=iban,
+                                         debtor_bic=bic, transfers=transfers)
+        iso20022.payment_order_validate(xml)
+        batch.xml, batch.sha256 = xml.decode(), hashlib.sha256(xml).hexdigest()
+        batch.count, batch.control_sum = len(rows), sum(r.amount for r in rows)
+        batch.save()
+        audit_record(actor=actor, action="wallet.payment_orders_exported", obj=batch, count=batch.count,
+                     control_sum=Money(batch.control_sum), message_id=batch.message_id,
+                     orders=[r.end_to_end_id for r in rows])
+        return batch
+
+
+def bank_unmatched_total() -> int:
+    """What the staff queue holds (the ``bank_unmatched`` account must equal it: ``manage.py ledger_check``)."""
+    return int(BankEntry.objects.filter(status=Status.UNMATCHED).aggregate(s=Sum("amount"))["s"] or 0)
