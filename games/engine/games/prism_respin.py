@@ -72,8 +72,8 @@ DEFINITION: dict[str, Any] = {
             "coin_values": [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], "default": {"level": 1, "coin_value": 10}},
     "par_bet": {"level": 1, "coin_value": 10},
     "rtp": "96.10", "unfinished_deadline_days": 180,
-    # a bound of the round: 4 spins (the spin and 3 re-spins) x 10 lines x the top five of a kind / 10 line bets
-    "max_win_multiplier": 4 * 250,
+    # a bound the round cannot pass: PrismRespin.max_round_multiplier() (tested equal)
+    "max_win_multiplier": 1020,
     "rules_en": RULES_EN, "rules_cs": RULES_CS,
 }
 
@@ -185,6 +185,28 @@ class PrismRespin(mech.MechSlot):
         """Exact: the first spin ("base") and the re-spins ("free_spins"), every state of the held reels. The cap is
         a bound the round cannot reach, so nothing is cut."""
         return dict(self._exact)
+
+    def max_round_multiplier(self) -> int:
+        """A bound of a round's win in stakes: over every chain of wild reels (a spin expands the reels in E), the
+        sum of 10 lines x the best line with exactly E wild / 10 line bets per stake, rounded up."""
+        a = len(SYMBOLS)
+        lut = self.lut
+
+        def best(e: frozenset[int]) -> int:
+            idx = tuple(slice(0, 1) if j in e else slice(1, a) for j in range(5))
+            return int(lut[idx].max())
+
+        def chain(held: frozenset[int]) -> int:
+            # the spin from ``held`` expands ``held | new``; with no new wild the round ends
+            top = best(held)
+            free = [j for j in WILD_REELS if j not in held]
+            for k in range(1, len(free) + 1):
+                for new in itertools.combinations(free, k):
+                    e = held | frozenset(new)
+                    top = max(top, best(e) + chain(e))
+            return top
+
+        return -(-chain(frozenset()) * len(self.lines) // 10)
 
     # --- fast simulator -----------------------------------------------------------------------------------------
     @functools.cached_property
