@@ -91,3 +91,25 @@ def test_prism_respin_expands_and_holds_wilds_and_re_spins_through_the_api(clock
         assert all(nxt["window"][j] == ["WILD"] * 3 and nxt["stops"][j] is None for j in nxt["sticky_reels"])
     assert rnd.state["breakdown"]["free_spins"] == sum(s["win"] for s in steps[1:])
     assert rnd.win == sum(s["win"] for s in steps)
+
+
+# --- Seven Lanterns -----------------------------------------------------------------------------------------------
+def test_seven_lanterns_second_chance_reveals_a_lantern_and_the_free_spins_play_whatever_the_player_picks(clock):
+    bet = {"stake": 100}
+    seed = find_seed("seven_lanterns", bet, lambda s: any(x["type"] == "pick" and x["reveal"] == "LANTERN"
+                                                         for x in s["steps"]))
+    results = []
+    for index in (0, 6):  # two players, the same draws, different lanterns opened (GP §7(3))
+        def choose(pending, index=index):
+            return {"type": "pick", "index": index} if pending["type"] == "pick" else pending["options"][0]
+
+        rnd, recall, responses = play_round("seven_lanterns", bet, seed, choose)
+        assert responses[0]["pending"]["type"] == "free_spin" and "pick" not in responses[0]["state"]
+        steps = recall["state"]["steps"]
+        p = next(s for s in steps if s["type"] == "pick")
+        assert p["index"] == index and p["board"][index] == "LANTERN" and p["board"].count("LANTERN") == 2
+        free = [s for s in steps if s.get("mode") == "free"]
+        assert len(free) == 7 and all(s["multiplier"] == 2 for s in free)
+        assert rnd.state["breakdown"]["free_spins"] == sum(s["win"] for s in free)
+        results.append((rnd.win, [s["window"] for s in free], sorted(map(str, p["board"]))))
+    assert results[0] == results[1]
