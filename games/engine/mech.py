@@ -156,3 +156,16 @@ def spread_strip(counts: dict[str, int], stacks: dict[str, int] | None = None) -
     for _, _, s in blocks:
         out.extend([s] * stacks.get(s, 1))
     return out
+
+
+def shuffled_strip(counts: dict[str, int], seed: int) -> list[str]:
+    """A reel strip holding ``counts[s]`` of each symbol in a fixed pseudo-random order (the data of a game: a
+    Fisher-Yates shuffle driven by a 64-bit linear congruential generator from ``seed``, so the strip never
+    changes). Used where evenly spread strips would line up across columns (cluster grids)."""
+    out = [s for s, c in counts.items() for _ in range(c)]
+    x = seed & 0xFFFFFFFFFFFFFFFF
+    for i in range(len(out) - 1, 0, -1):
+        x = (x * 6364136223846793005 + 1442695040888963407) & 0xFFFFFFFFFFFFFFFF
+        j = (x >> 33) % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out

@@ -113,3 +113,15 @@ def test_seven_lanterns_second_chance_reveals_a_lantern_and_the_free_spins_play_
         assert rnd.state["breakdown"]["free_spins"] == sum(s["win"] for s in free)
         results.append((rnd.win, [s["window"] for s in free], sorted(map(str, p["board"]))))
     assert results[0] == results[1]
+
+
+# --- Crystal Grid -------------------------------------------------------------------------------------------------
+def test_crystal_grid_clusters_cascade_through_the_api_and_the_round_replays(clock):
+    bet = {"stake": 100}
+    seed = find_seed("crystal_grid", bet, lambda s: s["cascades"] >= 2)
+    rnd, recall, _ = play_round("crystal_grid", bet, seed)
+    steps = recall["state"]["steps"]
+    assert [s["type"] for s in steps][:3] == ["spin", "cascade", "cascade"] and steps[0]["features"] == ["cascade"]
+    assert all(s["clusters"] for s in steps[:-1]) and steps[-1]["clusters"] == []
+    assert all(size >= 3 for s in steps for _, size, _, _ in s["clusters"])
+    assert rnd.win == sum(pay for s in steps for _, _, pay, _ in s["clusters"]) and len(rnd.draws) == 5
