@@ -125,3 +125,39 @@ def test_crystal_grid_clusters_cascade_through_the_api_and_the_round_replays(clo
     assert all(s["clusters"] for s in steps[:-1]) and steps[-1]["clusters"] == []
     assert all(size >= 3 for s in steps for _, size, _, _ in s["clusters"])
     assert rnd.win == sum(pay for s in steps for _, _, pay, _ in s["clusters"]) and len(rnd.draws) == 5
+
+
+# --- Falling Idols ------------------------------------------------------------------------------------------------
+def test_falling_idols_avalanches_and_free_falls_are_played_through_the_api(clock):
+    bet = {"level": 1, "coin_value": 5}
+    seed = find_seed("falling_idols", bet, lambda s: "free_falls" in features(s) and any(
+        x.get("type") == "avalanche" for x in s["steps"]) and any(
+        x.get("type") == "avalanche" and x.get("mode") == "free" for x in s["steps"]))
+    rnd, recall, responses = play_round("falling_idols", bet, seed)
+    steps = recall["state"]["steps"]
+    free_starts = [s for s in steps if s.get("mode") == "free" and s["type"] == "spin"]
+    assert len(rnd.actions) == len(free_starts) == rnd.state["free_falls"]["awarded"] >= 10
+    assert all(r["pending"] is None or r["pending"]["type"] == "free_spin" for r in responses)
+    for s in steps:
+        if s.get("mode") in ("base", "free"):
+            ladder = [1, 2, 3, 5] if s["mode"] == "base" else [3, 6, 9, 15]
+            assert s["multiplier"] == ladder[min(s["avalanche"], 3)]
+    assert rnd.state["breakdown"]["free_spins"] == sum(s["win"] for s in steps if s.get("mode") == "free")
+    assert rnd.win == sum(s.get("win", 0) for s in steps if s["type"] in ("spin", "avalanche"))
+
+
+# --- Tome of Sands ------------------------------------------------------------------------------------------------
+def test_tome_of_sands_free_spins_expand_the_chosen_symbol_through_the_api(clock):
+    bet = {"lines": 10, "coins": 1, "coin_value": 10}
+    seed = find_seed("tome_of_sands", bet, lambda s: any("expanding_symbol" in x.get("features", [])
+                                                         for x in s["steps"]))
+    rnd, recall, responses = play_round("tome_of_sands", bet, seed)
+    steps = recall["state"]["steps"]
+    trigger = next(s for s in steps if s["type"] == "trigger")
+    free = [s for s in steps if s.get("mode") == "free"]
+    assert responses[0]["state"]["steps"][-1]["mode"] == "free"
+    assert len(free) == len(rnd.actions) == rnd.state["free_spins"]["awarded"]
+    assert all(s["expansion"]["symbol"] == trigger["expanding"] for s in free)
+    expanded = [s for s in free if s["expansion"]["win"]]
+    assert expanded and all(len(s["expansion"]["reels"]) >= 2 for s in expanded)
+    assert rnd.state["breakdown"]["free_spins"] == sum(s["win"] for s in free)
