@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from core.rng import SeededRNG
-from games.engine import BetError, RecordingRNG, ReplayRNG, play, slots
+from games.engine import BetError, ReplayRNG, play, slots
 from games.engine.games import seven_lanterns as sl
 
 G = sl.SEVEN_LANTERNS
