@@ -161,3 +161,17 @@ def test_tome_of_sands_free_spins_expand_the_chosen_symbol_through_the_api(clock
     expanded = [s for s in free if s["expansion"]["win"]]
     assert expanded and all(len(s["expansion"]["reels"]) >= 2 for s in expanded)
     assert rnd.state["breakdown"]["free_spins"] == sum(s["win"] for s in free)
+
+
+# --- Rising Reels -------------------------------------------------------------------------------------------------
+def test_rising_reels_grow_with_every_winning_re_spin_and_reach_the_free_spins_through_the_api(clock):
+    bet = {"level": 1, "coin_value": 2}
+    seed = find_seed("rising_reels", bet, lambda s: "free_spins" in s)
+    rnd, recall, responses = play_round("rising_reels", bet, seed)
+    steps = recall["state"]["steps"]
+    base = [s for s in steps if s.get("mode") == "base"]
+    assert [s["ways"] for s in base] == [45, 135, 405, 675, 1125, 1875] and all(s["win"] > 0 for s in base)
+    free = [s for s in steps if s.get("mode") == "free"]
+    assert len(free) == len(rnd.actions) == 8 and all(s["ways"] == 3125 for s in free)
+    assert responses[-1]["status"] == "finished"
+    assert rnd.win == sum(s["win"] for s in base + free)
