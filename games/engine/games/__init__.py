@@ -1,4 +1,30 @@
 """Shipped games. Each module registers its Game instance(s) on import."""
-from . import fruit_king, ismael_beiro, kobushi, roulette, simply_the_best_27
+from . import (
+    crystal_grid,
+    falling_idols,
+    fruit_king,
+    ismael_beiro,
+    kobushi,
+    prism_respin,
+    rising_reels,
+    roulette,
+    seven_lanterns,
+    simply_the_best_27,
+    tome_of_sands,
+    triple_charm,
+)
 
-__all__ = ["fruit_king", "ismael_beiro", "kobushi", "roulette", "simply_the_best_27"]
+__all__ = [
+    "crystal_grid",
+    "falling_idols",
+    "fruit_king",
+    "ismael_beiro",
+    "kobushi",
+    "prism_respin",
+    "rising_reels",
+    "roulette",
+    "seven_lanterns",
+    "simply_the_best_27",
+    "tome_of_sands",
+    "triple_charm",
+]

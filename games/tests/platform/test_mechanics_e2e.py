@@ -1,0 +1,177 @@
+"""The catalogue-mechanics games (issue 25, part 2) through the HTTP API as a new player tries them: a round that
+triggers each feature is found by searching seeds of core.rng.SeededRNG with the pure engine (the platform then
+draws the same numbers through core.rng.use_rng), played to the end with the offered actions, recalled and
+verified by replay; money moves exactly by stake and win."""
+from __future__ import annotations
+
+from core.rng import SeededRNG, use_rng
+from games.engine import registry
+from games.models import Round
+from games.tests.platform.helpers import act, balance, client_for, funded_player, start
+
+
+def find_seed(code: str, bet: dict, predicate, limit: int = 200_000, actions=None) -> int:
+    """The first seed whose round (pure engine, played to the end with ``actions`` or the default action)
+    satisfies ``predicate(final state)``."""
+    g = registry.get_game(code)
+    b = g.validate_bet(bet)
+    for seed in range(limit):
+        rng = SeededRNG(seed)
+        state = g.start(b, rng)
+        while state["status"] == "awaiting_action":
+            state = g.act(state, (actions or g.default_action)(state), rng)
+        if predicate(state):
+            return seed
+    raise AssertionError(f"no seed below {limit} gives the wanted {code} round")
+
+
+def play_round(code: str, bet: dict, seed: int, choose=None, funds: int = 1_000_000) -> tuple[Round, dict, list]:
+    """Start a round through the API with the seed's draws, answer every pending action (``choose(pending)`` or
+    the first option), then recall and verify it. Returns (round, recall, the responses to each action)."""
+    player = funded_player(funds)
+    c = client_for(player)
+    responses = []
+    with use_rng(SeededRNG(seed)):
+        r = start(c, game=code, bet=bet)
+        assert r.status_code == 201, r.json()
+        body = r.json()
+        rid = body["id"]
+        for _ in range(1000):
+            if body["status"] != "in_progress":
+                break
+            assert body["draws"] is None  # hidden while the round is open
+            pending = body["pending"]
+            option = choose(pending) if choose else pending["options"][0]
+            r = act(c, rid, option)
+            assert r.status_code == 200, r.json()
+            body = r.json()
+            responses.append(body)
+    rnd = Round.objects.get(pk=rid)
+    assert rnd.status == "finished" and body["status"] == "finished"
+    assert balance(player) == funds - rnd.stake + rnd.win and rnd.win == rnd.win_engine
+    recall = c.get(f"/api/v1/games/rounds/{rid}").json()
+    assert recall["id"] == rid and recall["draws"] == rnd.draws and recall["state"]["steps"] == rnd.state["steps"]
+    v = c.get(f"/api/v1/games/rounds/{rid}/verify").json()
+    assert v["verified"] is True and v["outcome"] == "match", v
+    return rnd, recall, responses
+
+
+def features(state) -> set:
+    return {f for s in state["steps"] for f in s.get("features", [])} | {
+        s["feature"] for s in state["steps"] if isinstance(s.get("feature"), str)}
+
+
+# --- Triple Charm -------------------------------------------------------------------------------------------------
+def test_triple_charm_pays_a_wild_multiplied_line_and_the_hats_through_the_api(clock):
+    bet = {"lines": 5, "coins": 1, "coin_value": 10}
+    seed = find_seed("triple_charm", bet, lambda s: "wild_multiplier" in features(s)
+                     and s["steps"][0]["scatter"]["count"] >= 2)
+    rnd, recall, _ = play_round("triple_charm", bet, seed)
+    step = recall["state"]["steps"][0]
+    assert any(w[4] in (1, 2) and w[3] == tc_pay(w) for w in step["line_wins"])
+    assert step["scatter"]["win"] == {2: 2, 3: 25}[step["scatter"]["count"]] * 50
+    assert rnd.win == step["win"] == sum(w[3] for w in step["line_wins"]) + step["scatter"]["win"]
+
+
+def tc_pay(w) -> int:
+    from games.engine.games.triple_charm import PAYTABLE, WILD_FACTORS
+
+    return PAYTABLE[w[1]][3] * WILD_FACTORS.get(w[4], 1) * 10  # line bet 0.10 CZK
+
+
+# --- Prism Respin -------------------------------------------------------------------------------------------------
+def test_prism_respin_expands_and_holds_wilds_and_re_spins_through_the_api(clock):
+    bet = {"level": 1, "coin_value": 10}
+    seed = find_seed("prism_respin", bet, lambda s: len(s["steps"]) >= 3)
+    rnd, recall, _ = play_round("prism_respin", bet, seed)
+    steps = recall["state"]["steps"]
+    assert [s["mode"] for s in steps][:3] == ["base", "respin", "respin"]
+    for prev, nxt in zip(steps, steps[1:]):
+        assert nxt["sticky_reels"] == sorted(prev["sticky_reels"] + prev["new_wild_reels"])
+        assert all(nxt["window"][j] == ["WILD"] * 3 and nxt["stops"][j] is None for j in nxt["sticky_reels"])
+    assert rnd.state["breakdown"]["free_spins"] == sum(s["win"] for s in steps[1:])
+    assert rnd.win == sum(s["win"] for s in steps)
+
+
+# --- Seven Lanterns -----------------------------------------------------------------------------------------------
+def test_seven_lanterns_second_chance_reveals_a_lantern_and_the_free_spins_play_whatever_the_player_picks(clock):
+    bet = {"stake": 100}
+    seed = find_seed("seven_lanterns", bet, lambda s: any(x["type"] == "pick" and x["reveal"] == "LANTERN"
+                                                         for x in s["steps"]))
+    results = []
+    for index in (0, 6):  # two players, the same draws, different lanterns opened (GP §7(3))
+        def choose(pending, index=index):
+            return {"type": "pick", "index": index} if pending["type"] == "pick" else pending["options"][0]
+
+        rnd, recall, responses = play_round("seven_lanterns", bet, seed, choose)
+        assert responses[0]["pending"]["type"] == "free_spin" and "pick" not in responses[0]["state"]
+        steps = recall["state"]["steps"]
+        p = next(s for s in steps if s["type"] == "pick")
+        assert p["index"] == index and p["board"][index] == "LANTERN" and p["board"].count("LANTERN") == 2
+        free = [s for s in steps if s.get("mode") == "free"]
+        assert len(free) == 7 and all(s["multiplier"] == 2 for s in free)
+        assert rnd.state["breakdown"]["free_spins"] == sum(s["win"] for s in free)
+        results.append((rnd.win, [s["window"] for s in free], sorted(map(str, p["board"]))))
+    assert results[0] == results[1]
+
+
+# --- Crystal Grid -------------------------------------------------------------------------------------------------
+def test_crystal_grid_clusters_cascade_through_the_api_and_the_round_replays(clock):
+    bet = {"stake": 100}
+    seed = find_seed("crystal_grid", bet, lambda s: s["cascades"] >= 2)
+    rnd, recall, _ = play_round("crystal_grid", bet, seed)
+    steps = recall["state"]["steps"]
+    assert [s["type"] for s in steps][:3] == ["spin", "cascade", "cascade"] and steps[0]["features"] == ["cascade"]
+    assert all(s["clusters"] for s in steps[:-1]) and steps[-1]["clusters"] == []
+    assert all(size >= 3 for s in steps for _, size, _, _ in s["clusters"])
+    assert rnd.win == sum(pay for s in steps for _, _, pay, _ in s["clusters"]) and len(rnd.draws) == 5
+
+
+# --- Falling Idols ------------------------------------------------------------------------------------------------
+def test_falling_idols_avalanches_and_free_falls_are_played_through_the_api(clock):
+    bet = {"level": 1, "coin_value": 5}
+    seed = find_seed("falling_idols", bet, lambda s: "free_falls" in features(s) and any(
+        x.get("type") == "avalanche" for x in s["steps"]) and any(
+        x.get("type") == "avalanche" and x.get("mode") == "free" for x in s["steps"]))
+    rnd, recall, responses = play_round("falling_idols", bet, seed)
+    steps = recall["state"]["steps"]
+    free_starts = [s for s in steps if s.get("mode") == "free" and s["type"] == "spin"]
+    assert len(rnd.actions) == len(free_starts) == rnd.state["free_falls"]["awarded"] >= 10
+    assert all(r["pending"] is None or r["pending"]["type"] == "free_spin" for r in responses)
+    for s in steps:
+        if s.get("mode") in ("base", "free"):
+            ladder = [1, 2, 3, 5] if s["mode"] == "base" else [3, 6, 9, 15]
+            assert s["multiplier"] == ladder[min(s["avalanche"], 3)]
+    assert rnd.state["breakdown"]["free_spins"] == sum(s["win"] for s in steps if s.get("mode") == "free")
+    assert rnd.win == sum(s.get("win", 0) for s in steps if s["type"] in ("spin", "avalanche"))
+
+
+# --- Tome of Sands ------------------------------------------------------------------------------------------------
+def test_tome_of_sands_free_spins_expand_the_chosen_symbol_through_the_api(clock):
+    bet = {"lines": 10, "coins": 1, "coin_value": 10}
+    seed = find_seed("tome_of_sands", bet, lambda s: any("expanding_symbol" in x.get("features", [])
+                                                         for x in s["steps"]))
+    rnd, recall, responses = play_round("tome_of_sands", bet, seed)
+    steps = recall["state"]["steps"]
+    trigger = next(s for s in steps if s["type"] == "trigger")
+    free = [s for s in steps if s.get("mode") == "free"]
+    assert responses[0]["state"]["steps"][-1]["mode"] == "free"
+    assert len(free) == len(rnd.actions) == rnd.state["free_spins"]["awarded"]
+    assert all(s["expansion"]["symbol"] == trigger["expanding"] for s in free)
+    expanded = [s for s in free if s["expansion"]["win"]]
+    assert expanded and all(len(s["expansion"]["reels"]) >= 2 for s in expanded)
+    assert rnd.state["breakdown"]["free_spins"] == sum(s["win"] for s in free)
+
+
+# --- Rising Reels -------------------------------------------------------------------------------------------------
+def test_rising_reels_grow_with_every_winning_re_spin_and_reach_the_free_spins_through_the_api(clock):
+    bet = {"level": 1, "coin_value": 2}
+    seed = find_seed("rising_reels", bet, lambda s: "free_spins" in s)
+    rnd, recall, responses = play_round("rising_reels", bet, seed)
+    steps = recall["state"]["steps"]
+    base = [s for s in steps if s.get("mode") == "base"]
+    assert [s["ways"] for s in base] == [45, 135, 405, 675, 1125, 1875] and all(s["win"] > 0 for s in base)
+    free = [s for s in steps if s.get("mode") == "free"]
+    assert len(free) == len(rnd.actions) == 8 and all(s["ways"] == 3125 for s in free)
+    assert responses[-1]["status"] == "finished"
+    assert rnd.win == sum(s["win"] for s in base + free)
