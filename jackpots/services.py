@@ -32,6 +32,7 @@ from core.rng import get_rng
 from jackpots import errors
 from jackpots.levels import Level, commitment, contribution, levels_for, salt, seal, snapshot_clear, unseal
 from jackpots.models import MICRO, PPB, Award, Contribution, Fold, Jackpot, Pending
+from jackpots.selectors import award_paid_reference
 from jackpots.validation import validate_config, validate_group
 from wallet.services import LockedWallet, operator_transfer, round_win_credit, win_credit
 
@@ -204,7 +205,7 @@ def round_settle(*, player: Player, round_id: int, game_code: str, stake: int, e
         paid = min(award.amount, max(cap_left - total, 0))
         excess = award.amount - paid
         if paid:
-            reference = f"jackpot:{award.pk}:paid"
+            reference = award_paid_reference(award.pk)
             if locked is not None:
                 round_win_credit(locked=locked, player=player, amount=Money(paid), reference=reference, actor=actor,
                                  source=AWARDS_ACCOUNT)
