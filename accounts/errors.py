@@ -104,6 +104,17 @@ DUPLICATE_ACCOUNTS_FROZEN = ErrorDef(
     "accounts.duplicate_accounts_frozen", 403,
     "Vklady a výběry jsou pozastaveny do prošetření duplicitních kont (HP §5 odst. 3).",
     "Deposits and withdrawals are suspended until the duplicate accounts are investigated (GP §5(3)).")
+# The AML duties' refusals (the codes belong to aml, which re-exports them: aml/errors.py). Declared here because the
+# stake gate (limits) and betting_refusal read the player's ``aml_restriction`` below aml. The messages never say why
+# (the AML law forbids telling the client about a suspicious-transaction report).
+AML_COMPLIANCE_REVIEW = ErrorDef(
+    "aml.compliance_review", 409,
+    "Váš účet posuzuje oddělení compliance; do jeho rozhodnutí tuto operaci nelze provést.",
+    "Your account is being reviewed by compliance; this operation is not possible until they decide.")
+AML_COMPLIANCE_REFUSED = ErrorDef(
+    "aml.compliance_refused", 403,
+    "Tuto operaci nelze provést z důvodů stanovených AML zákonem. Kontaktujte zákaznickou podporu.",
+    "This operation is not possible for reasons set by the AML law. Please contact customer support.")
 TEMPORARY_NO_WITHDRAWAL = ErrorDef(
     "accounts.temporary_no_withdrawal", 403, "Z dočasného konta nelze vybírat (HP §5 odst. 2 písm. c).",
     "No withdrawals from a temporary account (GP §5(2)c).")

@@ -85,6 +85,16 @@ class Player(models.Model):
     exclusion_listed = models.BooleanField(default=False)
     exclusion_checked_at = models.DateTimeField(null=True, blank=True)
 
+    # AML (zákon č. 253/2008 Sb.): what the player's blocking compliance cases refuse, kept by ``aml`` in the same
+    # transaction as each case's change (``accounts.services.aml_restriction_record``): "review" while one is open,
+    # "refused" once one is confirmed. The stake gate reads it in its one locking statement (docs/aml.md).
+    class AmlRestriction(models.TextChoices):
+        NONE = "", "none"
+        REVIEW = "review", "a blocking compliance case is open: money movements and stakes refused"
+        REFUSED = "refused", "a blocking compliance case is confirmed: everything refused"
+
+    aml_restriction = models.CharField(max_length=10, choices=AmlRestriction.choices, blank=True, default="")
+
     # GP §3(5): the last version of the game plan and terms the player accepted (TermsAcceptance keeps the log);
     # read by ``betting_refusal`` from the row the token authentication already loaded (no statement).
     terms_version_accepted = models.PositiveIntegerField(null=True, blank=True)

@@ -17,7 +17,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import Player
-from accounts.selectors import betting_refusal
+from accounts.selectors import aml_refusal, betting_refusal
 from core import clock
 from core.errors import DomainError
 from core.money import Money
@@ -65,7 +65,7 @@ class StakeAllowed:
 
 def check_account(player: Player) -> None:
     """The account state allows staking (accounts' ``betting_refusal``: status, suspension, GP §3(3) insider,
-    the register of excluded persons, a pending password change ...)."""
+    the register of excluded persons, the AML restriction, a pending password change ...)."""
     refusal = betting_refusal(player)
     if refusal is not None:
         raise refusal
@@ -189,6 +189,9 @@ def _stake_gate(*, player: Player, kind: str, stake: Money, game_code: str, game
     round_max = check_stake_grid(stake, game_max_bet, rules)
     check_account(player)
     read = kind_state_read_locked(player, kind, now)
+    aml = aml_refusal(read.aml_restriction)  # a blocking AML case open or confirmed, read fresh under the lock
+    if aml is not None:
+        raise aml
     _check_locked_exclusions(read)
     open_bets = read.open_bets
     if open_bets and (rules.one_open_round or any(b.round_ref == round_ref for b in open_bets)):
