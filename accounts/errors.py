@@ -147,6 +147,10 @@ TERMS_NOT_ACCEPTED = ErrorDef(
     "Před další sázkou se seznamte s platným zněním herního plánu a obchodních podmínek (verze {version}) a přijměte "
     "je (HP §3 odst. 5).",
     "Before the next stake, read and accept the game plan and terms in force (version {version}) (GP §3(5)).")
+TERMS_NOT_PUBLISHED = ErrorDef(
+    "accounts.terms_not_published", 403,
+    "Sázky zatím nejsou možné: provozovatel ještě nezveřejnil platné znění herního plánu a podmínek (HP §3 odst. 5).",
+    "Stakes are not possible yet: the operator has not published the game plan and terms in force (GP §3(5)).")
 TERMS_VERSION_UNKNOWN = ErrorDef(
     "accounts.terms_version_unknown", 400, "Tato verze herního plánu a podmínek nebyla zveřejněna.",
     "This version of the game plan and terms was not published.")

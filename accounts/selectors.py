@@ -52,7 +52,8 @@ def betting_refusal(player: Player) -> DomainError | None:
 
     Also the AML duties (``aml_restriction``: a blocking compliance case open or confirmed, :func:`aml_refusal`), and
     GP §3(5): a version of the game plan and terms in force that is newer than the one the player accepted
-    refuses (``accounts.terms_not_accepted`` naming the version). On the stake path this costs no statement: the
+    refuses (``accounts.terms_not_accepted`` naming the version), and so does no version in force at all where
+    ``ACCOUNTS_TERMS_REQUIRED`` (production: ``accounts.terms_not_published``). On the stake path this costs no statement: the
     player row is loaded with the token, and the version in force comes from the per-process snapshot
     (``accounts.terms``)."""
     s = player.status
@@ -80,6 +81,8 @@ def betting_refusal(player: Player) -> DomainError | None:
     if player.user.must_change_password:
         return errors.PASSWORD_CHANGE_REQUIRED()
     required = terms.in_force(clock.now())
+    if required is None and rules.terms_required():
+        return errors.TERMS_NOT_PUBLISHED()
     if required is not None and (player.terms_version_accepted or 0) < required.version:
         return errors.TERMS_NOT_ACCEPTED(version=required.version, effective_at=required.effective_at,
                                          accepted=player.terms_version_accepted)

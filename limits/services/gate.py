@@ -40,6 +40,7 @@ from limits.selectors import (
     logged_in_seconds,
     logins_started,
     money_rooms,
+    stake_grid_in_force,
 )
 from limits.services.counters import (
     GateState,
@@ -186,7 +187,8 @@ def _stake_gate(*, player: Player, kind: str, stake: Money, game_code: str, game
     rules = kind_rules(kind)
     if game_max_bet is not None:
         game_max_bet = require_money(game_max_bet, "game_max_bet")
-    round_max = check_stake_grid(stake, game_max_bet, rules)
+    grid = stake_grid_in_force(now)  # GP §8(1): the published version's (accounts' snapshot, no statement)
+    round_max = check_stake_grid(stake, game_max_bet, rules, grid)
     check_account(player)
     read = kind_state_read_locked(player, kind, now)
     aml = aml_refusal(read.aml_restriction)  # a blocking AML case open or confirmed, read fresh under the lock
@@ -208,7 +210,7 @@ def _stake_gate(*, player: Player, kind: str, stake: Money, game_code: str, game
     _check_session_limits(player, limits, now)
     open_stakes = sum(b.stake for b in open_bets)
     rooms = money_rooms(player, kind, limits, open_stakes, now, rules, totals=read.totals, hourly=read.hourly)
-    max_now = grid_floor(min([round_max] + [r.room for r in rooms]), rules)
+    max_now = grid_floor(min([round_max] + [r.room for r in rooms]), rules, grid)
     for r in rooms:
         if stake.amount > r.room:
             details: dict[str, Any] = dict(limit=r.limit, kind=kind, value=Money(r.value), used=Money(r.used),
