@@ -54,6 +54,7 @@ from games.models import Game, Round, RoundAction
 from games.validation import check_idempotency_key, check_request_json, valid_game_code, valid_round_id
 from jackpots import services as jackpots
 from jackpots.levels import enabled as jackpots_enabled
+from jackpots.levels import progressive_offered
 from jackpots.models import Award
 from jackpots.selectors import round_award_win_references
 from limits.services import (
@@ -428,14 +429,29 @@ def _refuse_too_soon(last: datetime | None, now: datetime) -> None:
                                     min_round_seconds=min_round_seconds())
 
 
+def own_jackpots_offered(engine_game: EngineGame) -> bool | None:
+    """Whether the game's own progressive jackpots (its rules, ``Game.progressive()``; Kobushi's Sushi and Kobushi)
+    are offered now: switched on and every one of its pools running (``jackpots.levels.progressive_offered``, no
+    statement). None for a game that has none."""
+    spec = engine_game.progressive()
+    if spec is None:
+        return None
+    return progressive_offered(engine_game.code, spec["contribution_ppm"])
+
+
 def _validate_bet(engine_game: EngineGame, bet: JsonDict) -> Bet:
+    """The engine's validated bet, as it runs now: for a game with its own progressive jackpots, with whether they
+    are offered (``Game.with_jackpots_offered``: a round never draws a jackpot outcome that would pay nothing; the
+    answer is in the round's bet parameters, so it replays the same)."""
     try:
-        return engine_game.validate_bet(copy.deepcopy(bet))
+        bet_obj = engine_game.validate_bet(copy.deepcopy(bet))
     except BetError as exc:
         raise errors.from_engine(exc)
     except Exception:  # the engine could not read this bet: refuse (nothing taken), logged for ops
         logger.exception("validate_bet of %s v%s raised on a bet", engine_game.code, engine_game.version)
         raise errors.INVALID_BET(reason="the game could not read this bet")
+    offered = own_jackpots_offered(engine_game)
+    return bet_obj if offered is None else engine_game.with_jackpots_offered(bet_obj, offered)
 
 
 # --- settlement and voiding --------------------------------------------------------------------------------------------
