@@ -104,6 +104,17 @@ DUPLICATE_ACCOUNTS_FROZEN = ErrorDef(
     "accounts.duplicate_accounts_frozen", 403,
     "Vklady a výběry jsou pozastaveny do prošetření duplicitních kont (HP §5 odst. 3).",
     "Deposits and withdrawals are suspended until the duplicate accounts are investigated (GP §5(3)).")
+# The AML duties' refusals (the codes belong to aml, which re-exports them: aml/errors.py). Declared here because the
+# stake gate (limits) and betting_refusal read the player's ``aml_restriction`` below aml. The messages never say why
+# (the AML law forbids telling the client about a suspicious-transaction report).
+AML_COMPLIANCE_REVIEW = ErrorDef(
+    "aml.compliance_review", 409,
+    "Váš účet posuzuje oddělení compliance; do jeho rozhodnutí tuto operaci nelze provést.",
+    "Your account is being reviewed by compliance; this operation is not possible until they decide.")
+AML_COMPLIANCE_REFUSED = ErrorDef(
+    "aml.compliance_refused", 403,
+    "Tuto operaci nelze provést z důvodů stanovených AML zákonem. Kontaktujte zákaznickou podporu.",
+    "This operation is not possible for reasons set by the AML law. Please contact customer support.")
 TEMPORARY_NO_WITHDRAWAL = ErrorDef(
     "accounts.temporary_no_withdrawal", 403, "Z dočasného konta nelze vybírat (HP §5 odst. 2 písm. c).",
     "No withdrawals from a temporary account (GP §5(2)c).")
@@ -136,6 +147,10 @@ TERMS_NOT_ACCEPTED = ErrorDef(
     "Před další sázkou se seznamte s platným zněním herního plánu a obchodních podmínek (verze {version}) a přijměte "
     "je (HP §3 odst. 5).",
     "Before the next stake, read and accept the game plan and terms in force (version {version}) (GP §3(5)).")
+TERMS_NOT_PUBLISHED = ErrorDef(
+    "accounts.terms_not_published", 403,
+    "Sázky zatím nejsou možné: provozovatel ještě nezveřejnil platné znění herního plánu a podmínek (HP §3 odst. 5).",
+    "Stakes are not possible yet: the operator has not published the game plan and terms in force (GP §3(5)).")
 TERMS_VERSION_UNKNOWN = ErrorDef(
     "accounts.terms_version_unknown", 400, "Tato verze herního plánu a podmínek nebyla zveřejněna.",
     "This version of the game plan and terms was not published.")

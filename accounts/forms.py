@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 
 from accounts.models import Consent, Player
 from accounts.validation import DOCUMENT_TYPES
+from core.money import Money, MoneyError
 
 DOC_CHOICES = [(d, d) for d in DOCUMENT_TYPES]
 SETTLEMENT = Player.ClosureMethod.choices
@@ -119,6 +120,27 @@ class TermsPublishForm(forms.Form):
     document_url = forms.CharField(max_length=500, required=False, label="or: the document's address")
     document_sha256 = forms.CharField(max_length=64, required=False, label="the document's SHA-256")
     effective_at = forms.DateTimeField(help_text="Prague time, YYYY-MM-DD HH:MM; at least the minimum notice ahead")
+    min_stake = forms.CharField(required=False, label="minimum stake (CZK)",
+                                help_text="GP §8(1); empty: unchanged (the latest version's, or the settings')")
+    stake_step = forms.CharField(required=False, label="stake step (CZK)", help_text="GP §8(1); empty: unchanged")
+
+    def _czk(self, name: str) -> int | None:
+        text = (self.cleaned_data.get(name) or "").strip()
+        if not text:
+            return None
+        try:
+            money = Money.parse(text)
+        except MoneyError:
+            raise forms.ValidationError("an amount in CZK, such as 0,10 or 0.20") from None
+        if money.currency != "CZK" or money.amount < 1:
+            raise forms.ValidationError("a CZK amount of at least 0,01")
+        return money.amount
+
+    def clean_min_stake(self) -> int | None:
+        return self._czk("min_stake")
+
+    def clean_stake_step(self) -> int | None:
+        return self._czk("stake_step")
 
     def clean_effective_at(self) -> datetime:
         """The instant as staff mean it: Prague local time."""

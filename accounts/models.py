@@ -85,6 +85,16 @@ class Player(models.Model):
     exclusion_listed = models.BooleanField(default=False)
     exclusion_checked_at = models.DateTimeField(null=True, blank=True)
 
+    # AML (zákon č. 253/2008 Sb.): what the player's blocking compliance cases refuse, kept by ``aml`` in the same
+    # transaction as each case's change (``accounts.services.aml_restriction_record``): "review" while one is open,
+    # "refused" once one is confirmed. The stake gate reads it in its one locking statement (docs/aml.md).
+    class AmlRestriction(models.TextChoices):
+        NONE = "", "none"
+        REVIEW = "review", "a blocking compliance case is open: money movements and stakes refused"
+        REFUSED = "refused", "a blocking compliance case is confirmed: everything refused"
+
+    aml_restriction = models.CharField(max_length=10, choices=AmlRestriction.choices, blank=True, default="")
+
     # GP §3(5): the last version of the game plan and terms the player accepted (TermsAcceptance keeps the log);
     # read by ``betting_refusal`` from the row the token authentication already loaded (no statement).
     terms_version_accepted = models.PositiveIntegerField(null=True, blank=True)
@@ -592,8 +602,9 @@ class Delivery(models.Model):
 # The game plan and terms in force (GP §3(5), §8(1), §13(1), §13(6)) --------------------------------------------------
 class TermsVersion(models.Model):
     """A published version of the game plan and general terms: its text (Czech and English) or a reference to the
-    document with its SHA-256, published by staff and in force from ``effective_at``. A player must accept the
-    version in force before the next stake (GP §3(5)); players are told of it before it applies (GP §8(1))."""
+    document with its SHA-256, and the minimum stake and step it sets, published by staff and in force from
+    ``effective_at``. A player must accept the version in force before the next stake (GP §3(5)); players are told
+    of it before it applies (GP §8(1))."""
 
     version = models.PositiveIntegerField(unique=True)
     title = models.CharField(max_length=200)
@@ -607,6 +618,10 @@ class TermsVersion(models.Model):
     effective_at = models.DateTimeField()
     published_by = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     announced_at = models.DateTimeField(null=True, blank=True)  # every player then active/temporary was told
+    # GP §8(1): the minimum stake and its step (haléře) this version publishes; while it is in force they are the
+    # stake grid (``accounts.terms.stake_grid``), so a change applies only through an announced version
+    min_stake = models.BigIntegerField(help_text="GP §8(1): the minimum stake per round (haléře)")
+    stake_step = models.BigIntegerField(help_text="GP §8(1): the step of stakes above the minimum (haléře)")
 
     class Meta:
         permissions = [

@@ -54,6 +54,12 @@ def terms_min_notice() -> timedelta:
     return max(timedelta(days=days), timedelta(seconds=terms_snapshot_seconds()))
 
 
+def terms_required() -> bool:
+    """GP §3(5): no stake before a version of the game plan and terms is published and in force
+    (``ACCOUNTS_TERMS_REQUIRED``: production always; development and tests only when they set it)."""
+    return bool(settings.ACCOUNTS_TERMS_REQUIRED)
+
+
 def message_email_retry_after() -> timedelta:
     """A message's e-mail that failed is sent again this long after the last attempt
     (``ACCOUNTS_MESSAGE_EMAIL_RETRY_MINUTES``), at most ``MESSAGE_EMAIL_MAX_ATTEMPTS`` times."""

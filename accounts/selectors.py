@@ -37,11 +37,23 @@ def player_for_user(user: Any) -> Player | None:
         return None
 
 
+def aml_refusal(restriction: str) -> DomainError | None:
+    """What the player's ``aml_restriction`` refuses (every stake, deposit and withdrawal): ``aml.compliance_review``
+    while a blocking compliance case is open, ``aml.compliance_refused`` once one is confirmed (docs/aml.md)."""
+    if restriction == Player.AmlRestriction.REFUSED:
+        return errors.AML_COMPLIANCE_REFUSED()
+    if restriction == Player.AmlRestriction.REVIEW:
+        return errors.AML_COMPLIANCE_REVIEW()
+    return None
+
+
 def betting_refusal(player: Player) -> DomainError | None:
     """Why this player may not stake now by account state, or None (GP §3, §4(1), §5(2)a, exclusion register).
 
-    Also GP §3(5): a version of the game plan and terms in force that is newer than the one the player accepted
-    refuses (``accounts.terms_not_accepted`` naming the version). On the stake path this costs no statement: the
+    Also the AML duties (``aml_restriction``: a blocking compliance case open or confirmed, :func:`aml_refusal`), and
+    GP §3(5): a version of the game plan and terms in force that is newer than the one the player accepted
+    refuses (``accounts.terms_not_accepted`` naming the version), and so does no version in force at all where
+    ``ACCOUNTS_TERMS_REQUIRED`` (production: ``accounts.terms_not_published``). On the stake path this costs no statement: the
     player row is loaded with the token, and the version in force comes from the per-process snapshot
     (``accounts.terms``)."""
     s = player.status
@@ -63,9 +75,14 @@ def betting_refusal(player: Player) -> DomainError | None:
         return errors.CLOSING()
     if s not in (Status.TEMPORARY, Status.ACTIVE):  # pragma: no cover - every status is handled above
         return errors.NOT_REGISTERED(account_status=s)
+    aml = aml_refusal(player.aml_restriction)  # the stake gate reads it again under its lock (limits)
+    if aml is not None:
+        return aml
     if player.user.must_change_password:
         return errors.PASSWORD_CHANGE_REQUIRED()
     required = terms.in_force(clock.now())
+    if required is None and rules.terms_required():
+        return errors.TERMS_NOT_PUBLISHED()
     if required is not None and (player.terms_version_accepted or 0) < required.version:
         return errors.TERMS_NOT_ACCEPTED(version=required.version, effective_at=required.effective_at,
                                          accepted=player.terms_version_accepted)

@@ -231,10 +231,13 @@ class MessageSerializer(serializers.ModelSerializer):
 
 # The game plan and terms (GP §3(5), §8(1)) ------------------------------------------------------------------------
 class TermsVersionSerializer(serializers.ModelSerializer):
+    min_stake = serializers.IntegerField(read_only=True, help_text="GP §8(1): the minimum stake it sets, haléře")
+    stake_step = serializers.IntegerField(read_only=True, help_text="GP §8(1): the stake step it sets, haléře")
+
     class Meta:
         model = TermsVersion
         fields = ["version", "title", "summary_cs", "summary_en", "text_cs", "text_en", "document_url", "sha256",
-                  "published_at", "effective_at"]
+                  "published_at", "effective_at", "min_stake", "stake_step"]
 
 
 class TermsOutSerializer(serializers.Serializer):

@@ -1,6 +1,7 @@
 """Refusals of the aml app (codes are stable API; tests import these constants)."""
 from __future__ import annotations
 
+from accounts import errors as accounts_errors
 from core.errors import ErrorDef
 
 # Identification (GP §4(4)b) -----------------------------------------------------------------------------------------
@@ -111,14 +112,9 @@ SCREENING_PENDING = ErrorDef(
     "aml.screening_pending", 409,
     "Kontrola podle AML zákona ještě neproběhla; zkuste to prosím později.",
     "The AML screening has not been done yet; please try again later.")
-COMPLIANCE_REVIEW = ErrorDef(
-    "aml.compliance_review", 409,
-    "Váš účet posuzuje oddělení compliance; do jeho rozhodnutí tuto operaci nelze provést.",
-    "Your account is being reviewed by compliance; this operation is not possible until they decide.")
-COMPLIANCE_REFUSED = ErrorDef(
-    "aml.compliance_refused", 403,
-    "Tuto operaci nelze provést z důvodů stanovených AML zákonem. Kontaktujte zákaznickou podporu.",
-    "This operation is not possible for reasons set by the AML law. Please contact customer support.")
+# a blocking case open / confirmed (docs/aml.md): declared in accounts, which the stake gate reads below aml
+COMPLIANCE_REVIEW = accounts_errors.AML_COMPLIANCE_REVIEW  # "aml.compliance_review", 409
+COMPLIANCE_REFUSED = accounts_errors.AML_COMPLIANCE_REFUSED  # "aml.compliance_refused", 403
 SOURCE_OF_FUNDS_REQUIRED = ErrorDef(
     "aml.source_of_funds_required", 409,
     "Vaše vklady dosáhly {threshold}: před dalším vkladem vyplňte prohlášení o původu peněžních prostředků.",

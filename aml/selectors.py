@@ -23,7 +23,7 @@ from core import clock
 from core.errors import DomainError
 from core.money import Money
 
-DIRECTIONS = ("deposit", "withdrawal", "completion")
+DIRECTIONS = ("deposit", "withdrawal", "completion", "stake")
 
 
 def pep_declaration(player: Player) -> PepDeclaration | None:
@@ -137,15 +137,18 @@ def sof_status(player: Player, now: datetime | None = None) -> SourceOfFundsStat
 # The refusal other apps ask for --------------------------------------------------------------------------------------
 
 def compliance_refusal(player: Player, direction: str | None = None) -> DomainError | None:
-    """Why the AML duties refuse this player's ``direction`` now, or None.
+    """Why the AML duties refuse this player's ``direction`` now, or None (the table in docs/aml.md).
 
-    * ``"completion"`` (temporary -> player account, GP §4(8)): the PEP declaration is missing
-      (``aml.pep_declaration_required``), the player was never screened (``aml.screening_pending``), a blocking
-      compliance case is open (``aml.compliance_review``) or confirmed (``aml.compliance_refused``).
-    * ``"withdrawal"``: a blocking case open or confirmed (PEP declared, list match; rule cases only with
-      ``AML_RULE_CASES_BLOCK``).
-    * ``"deposit"``: a confirmed blocking case; a source-of-funds declaration required and not submitted
+    A blocking compliance case (PEP declared, list match; rule cases only with ``AML_RULE_CASES_BLOCK``) refuses
+    every direction: ``aml.compliance_review`` while it is open, ``aml.compliance_refused`` once it is confirmed; a
+    cleared case refuses nothing. The stake gate reads the same answer from ``Player.aml_restriction``, which the
+    case services keep in the transaction of every case change (``aml.services.cases.restriction_of``).
+
+    * ``"completion"`` (temporary -> player account, GP §4(8)) also needs the PEP declaration
+      (``aml.pep_declaration_required``) and a screening that answered (``aml.screening_pending``).
+    * ``"deposit"`` also needs a source-of-funds declaration once deposits reach the threshold
       (``aml.source_of_funds_required``).
+    * ``"withdrawal"`` and ``"stake"``: the cases only.
     * ``None``: deposits and withdrawals (not completion).
     """
     if direction is not None and direction not in DIRECTIONS:
@@ -158,7 +161,7 @@ def compliance_refusal(player: Player, direction: str | None = None) -> DomainEr
             return errors.PEP_DECLARATION_REQUIRED()
         if not screened(player):
             return errors.SCREENING_PENDING()
-    if cases and direction != "deposit":
+    if cases:
         return errors.COMPLIANCE_REVIEW()
     if direction in ("deposit", None):
         sof = sof_status(player)

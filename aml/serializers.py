@@ -199,6 +199,8 @@ class RefusalsSerializer(serializers.Serializer[dict[str, Any]]):
     deposit = serializers.CharField(allow_null=True)
     withdrawal = serializers.CharField(allow_null=True)
     completion = serializers.CharField(allow_null=True)
+    stake = serializers.CharField(allow_null=True, help_text="a real-money stake (the AML duties only; the limits "
+                                                              "and the account state refuse more)")
 
 
 class AmlStatusSerializer(serializers.Serializer[dict[str, Any]]):

@@ -308,6 +308,9 @@ ACCOUNTS_CLOSE_AFTER_SETTLEMENT_DAYS = env.int("ACCOUNTS_CLOSE_AFTER_SETTLEMENT_
 # published versions this often (a version never takes effect sooner than that after publication).
 ACCOUNTS_TERMS_MIN_NOTICE_DAYS = env.int("ACCOUNTS_TERMS_MIN_NOTICE_DAYS", default=7)  # GP §8(1)
 ACCOUNTS_TERMS_SNAPSHOT_SECONDS = env.float("ACCOUNTS_TERMS_SNAPSHOT_SECONDS", default=60.0)  # GP §3(5)
+# No stake before a published version of the game plan and terms is in force (production refuses false; development
+# and the tests keep staking without one unless they set it).
+ACCOUNTS_TERMS_REQUIRED = env.bool("ACCOUNTS_TERMS_REQUIRED", default=PRODUCTION)  # GP §3(5)
 # A notice's e-mail that failed is sent again after this many minutes (GP §7(7), §10(4): proven notices)
 ACCOUNTS_MESSAGE_EMAIL_RETRY_MINUTES = env.int("ACCOUNTS_MESSAGE_EMAIL_RETRY_MINUTES", default=15)
 
@@ -690,6 +693,8 @@ def production_refusals() -> list[str]:
     if "http" in (ACCOUNTS_POPULATION_REGISTER, ACCOUNTS_EXCLUSION_REGISTER, ACCOUNTS_SMS_GATEWAY) and \
             len(ACCOUNTS_GATEWAY_TOKEN.encode()) < MIN_SECRET_BYTES:
         refusals.append(f"ACCOUNTS_GATEWAY_TOKEN is missing or shorter than {MIN_SECRET_BYTES} bytes")
+    if not ACCOUNTS_TERMS_REQUIRED:
+        refusals.append("ACCOUNTS_TERMS_REQUIRED=false (GP §3(5): stakes before any published game plan and terms)")
     if AML_IDENTIFICATION_PROVIDER == "sandbox":
         refusals.append("AML_IDENTIFICATION_PROVIDER=sandbox (name the real document provider, or none with Bank iD)")
     elif AML_IDENTIFICATION_PROVIDER in ("", "none") and not AML_BANKID_ENABLED:

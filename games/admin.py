@@ -202,7 +202,8 @@ class RoundAdmin(ReadOnlyAdmin):
         return _form_action(
             self, request, queryset, form_class=ReasonForm, service=service, done="Bets declared void",
             title="Declare settled bets void (GP §3(6))",
-            help_text="Each bet's stake goes back to the player and its win is deducted with a notice; a balance "
-                      "that goes negative is recorded as a debt due in 10 days (GP §7(7)). The round's jackpot "
+            help_text="Each bet's stake goes back to the player and its win is deducted with a notice: first from "
+                      "a hold on it (GP §10(3)), which ends, then from the balance; a balance that goes negative "
+                      "is recorded as a debt due in 10 days (GP §7(7)). The round's jackpot "
                       "contributions are reversed and a jackpot award it paid goes back to its pool; the bet "
                       "no longer counts in the player's limits. Audited with the reason.")

@@ -23,7 +23,7 @@ from games import errors
 from games.engine import JsonDict, ReplayMismatch, max_hourly_loss, registry
 from games.models import Game, Round
 from games.validation import valid_game_code, valid_round_id
-from jackpots.levels import offers_progressive
+from jackpots.levels import progressive_offered
 from limits.kinds import TECHNICAL, kind_rules
 
 if TYPE_CHECKING:
@@ -69,8 +69,28 @@ def hourly_loss_figures(max_bet: int) -> tuple[int, int]:
     return at_pace, min(at_pace, int(settings.GP["MAX_HOURLY_LOSS"]))
 
 
+def own_jackpots_offered(row: Game) -> bool | None:
+    """Whether the game's own progressive jackpots are offered now (every one of its pools running, jackpots on);
+    None for a game that has none (or a version the engine no longer knows)."""
+    try:
+        spec = registry.get_game(row.code, row.version).progressive()
+    except KeyError:
+        return None
+    return None if spec is None else progressive_offered(row.code, spec["contribution_ppm"])
+
+
+def _rules(d: JsonDict, offered: bool | None) -> tuple[str, str]:
+    """(Czech, English) rules as they are now: a game's own jackpots not offered, the rules that promise none."""
+    without = d.get("rules_without_jackpots") or {}
+    if offered is False and without:
+        return str(without.get("cs", "")), str(without.get("en", ""))
+    return str(d.get("rules_cs", "")), str(d.get("rules_en", ""))
+
+
 def game_summary(row: Game) -> JsonDict:
     d = row.description or {}
+    offered = own_jackpots_offered(row)
+    rules_cs, rules_en = _rules(d, offered)
     at_pace, max_loss = hourly_loss_figures(row.max_bet)
     return {
         "code": row.code,
@@ -88,7 +108,7 @@ def game_summary(row: Game) -> JsonDict:
             "rtp": str(row.rtp),
             # only while the game's own jackpots are offered (switched on, its pools running; docs/jackpots.md)
             "rtp_with_jackpots": str(row.rtp_with_jackpots)
-            if row.rtp_with_jackpots is not None and offers_progressive(row.code) else None,
+            if row.rtp_with_jackpots is not None and offered else None,
             "min_bet": Money(row.min_bet).to_json(),
             "max_bet": Money(row.max_bet).to_json(),
             "max_win": Money(row.max_win).to_json(),
@@ -97,14 +117,24 @@ def game_summary(row: Game) -> JsonDict:
             "max_hourly_loss_at_max_pace": Money(at_pace).to_json(),
             "unfinished_deadline_days": row.unfinished_deadline_days,
         },
-        "rules_cs": d.get("rules_cs", ""),
-        "rules_en": d.get("rules_en", ""),
+        "rules_cs": rules_cs,
+        "rules_en": rules_en,
     }
 
 
 def game_detail(row: Game) -> JsonDict:
-    """Summary plus the engine's full description (rules, paytable, bet options, layout)."""
-    return {**game_summary(row), "description": row.description}
+    """Summary plus the engine's full description (rules, paytable, bet options, layout), as the game is offered
+    now: while its own jackpots are not offered, without them (their feature, the RTP with jackpots) and with the
+    rules that promise none."""
+    summary = game_summary(row)
+    description = copy.deepcopy(row.description or {})
+    without = description.pop("rules_without_jackpots", None)
+    if without and own_jackpots_offered(row) is False:
+        description["rules_cs"], description["rules_en"] = summary["rules_cs"], summary["rules_en"]
+        (description.get("features") or {}).pop("jackpots", None)
+        if isinstance(description.get("declared"), dict):
+            description["declared"]["rtp_with_jackpots"] = None
+    return {**summary, "description": description}
 
 
 def player_bet_settings(player: Player, game_code: str) -> JsonDict | None:

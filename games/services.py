@@ -9,7 +9,8 @@ The flow of one round (design.md "Flow of one spin"), in ONE database transactio
     wallet.round_win_credit, jackpots.round_settle (its awards within what the cap leaves), limits.stake_decided_now; else limits.stake_placed and the round waits for the player (round_act, which
     settles with wallet.win_credit and limits.stake_settled). A voided round (deadline, malfunction, staff) gets
     wallet.stake_refund and limits.stake_voided (not a decided bet). A settled bet placed on order or by proxy is
-    declared void by staff (round_void_settled, GP §3(6)): the stake back, the win deducted (a debt if spent).
+    declared void by staff (round_void_settled, GP §3(6)): the stake back, the win deducted, from its hold first
+    (GP §10(3)), then from the balance (a debt if spent).
     A round starts only on an enabled version approved in the game plan (game_approve, GP §13(6)).
 
 Other apps are called through their contract functions (docs/contracts.md), imported at the top of this module.
@@ -53,7 +54,9 @@ from games.models import Game, Round, RoundAction
 from games.validation import check_idempotency_key, check_request_json, valid_game_code, valid_round_id
 from jackpots import services as jackpots
 from jackpots.levels import enabled as jackpots_enabled
+from jackpots.levels import progressive_offered
 from jackpots.models import Award
+from jackpots.selectors import round_award_win_references
 from limits.services import (
     StakeGate,
     max_win_per_round,
@@ -64,7 +67,7 @@ from limits.services import (
     stake_settled,
     stake_voided,
 )
-from wallet.selectors import balance
+from wallet.selectors import balance, win_held_amount
 from wallet.services import (
     LockedWallet,
     round_stake_debit,
@@ -426,14 +429,29 @@ def _refuse_too_soon(last: datetime | None, now: datetime) -> None:
                                     min_round_seconds=min_round_seconds())
 
 
+def own_jackpots_offered(engine_game: EngineGame) -> bool | None:
+    """Whether the game's own progressive jackpots (its rules, ``Game.progressive()``; Kobushi's Sushi and Kobushi)
+    are offered now: switched on and every one of its pools running (``jackpots.levels.progressive_offered``, no
+    statement). None for a game that has none."""
+    spec = engine_game.progressive()
+    if spec is None:
+        return None
+    return progressive_offered(engine_game.code, spec["contribution_ppm"])
+
+
 def _validate_bet(engine_game: EngineGame, bet: JsonDict) -> Bet:
+    """The engine's validated bet, as it runs now: for a game with its own progressive jackpots, with whether they
+    are offered (``Game.with_jackpots_offered``: a round never draws a jackpot outcome that would pay nothing; the
+    answer is in the round's bet parameters, so it replays the same)."""
     try:
-        return engine_game.validate_bet(copy.deepcopy(bet))
+        bet_obj = engine_game.validate_bet(copy.deepcopy(bet))
     except BetError as exc:
         raise errors.from_engine(exc)
     except Exception:  # the engine could not read this bet: refuse (nothing taken), logged for ops
         logger.exception("validate_bet of %s v%s raised on a bet", engine_game.code, engine_game.version)
         raise errors.INVALID_BET(reason="the game could not read this bet")
+    offered = own_jackpots_offered(engine_game)
+    return bet_obj if offered is None else engine_game.with_jackpots_offered(bet_obj, offered)
 
 
 # --- settlement and voiding --------------------------------------------------------------------------------------------
@@ -858,8 +876,10 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
 
     * the ledger: the stake goes back to the player (``wallet.stake_refund``) and then the win the round credited,
       jackpot part included, is taken back with a recorded notice (``wallet.win_deduct``) to the ``house`` account.
-      When the player has spent or withdrawn it, the balance goes negative only as a debt due in 10 days (GP §7(7),
-      §10(4)); until it is paid, stakes and withdrawals are refused;
+      A part of it the operator still holds (GP §10(3), a ``wallet.WinHold`` on the round's win or jackpot win) is
+      taken from the hold first, and the hold ends (``forfeited``); only the rest comes from the live balance. When
+      the player has spent or withdrawn that rest, the balance goes negative only as a debt due in 10 days (GP
+      §7(7), §10(4)); until it is paid, stakes and withdrawals are refused. No debt is recorded for held money;
     * limits: the decided bet is taken out of the counters (``limits.settled_bet_voided``, GP §3(6)): stakes per
       day/month, net loss, the hourly-loss buckets and the player's statistics no longer count it;
     * jackpots: the round's contributions are reversed, and every award it paid goes back to its pool from the
@@ -891,10 +911,15 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
         if rnd.stake > 0:
             stake_refund(player=player, amount=Money(rnd.stake, currency), reference=_ref(rnd, "void:stake"),
                          actor=actor)
+        from_hold = 0
         if rnd.win > 0:
+            # GP §10(3): what the operator still holds of this round's wins comes back from the hold first; only
+            # the rest is taken from the live balance (a debt only for money the player really has spent)
+            wins = [_ref(rnd, "win"), *round_award_win_references(rnd.pk)]
+            from_hold = win_held_amount(player, wins).amount
             win_deduct(player=player, amount=Money(rnd.win, currency), reference=_ref(rnd, "void:win"),
                        reason=f"round {rnd.pk} declared void (GP §3(6)): {reason}"[:255],
-                       notice_text=_void_notice(rnd, reason), actor=actor)
+                       notice_text=_void_notice(rnd, reason, from_hold=from_hold), actor=actor, win_references=wins)
         # GP §3(6): a void bet is no bet for the limits either (the limits state row locks before the pools)
         limits_bet = settled_bet_voided(player=player, kind=LIMITS_KIND, round_ref=_ref(rnd, "bet"), at=now)
         reversed_jp = jackpots.round_void(round_id=rnd.pk, actor=actor, settled=True)
@@ -907,22 +932,28 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
         balance_after = _balance(player)
         audit_record(actor=actor, action="games.round_voided_settled", obj=rnd,
                      old={"status": old_status}, new={"status": rnd.status, "void_reason": rnd.void_reason},
-                     reason=reason[:2000], stake_returned=rnd.stake, win_reclaimed=rnd.win,
+                     reason=reason[:2000], stake_returned=rnd.stake, win_reclaimed=rnd.win, win_from_hold=from_hold,
                      jackpot_win_returned_to_pools=reversed_jp["paid_returned_to_pools"],
                      balance_before=balance_before, balance_after=balance_after, debt=max(0, -balance_after),
                      jackpots=reversed_jp, limits_counters="reversed" if limits_bet is not None else "no bet to reverse")
     return rnd
 
 
-def _void_notice(rnd: Round, reason: str) -> str:
-    """The notice of the deduction the player is sent (GP §7(7)), in Czech and English."""
+def _void_notice(rnd: Round, reason: str, *, from_hold: int = 0) -> str:
+    """The notice of the deduction the player is sent (GP §7(7)), in Czech and English; it names the part of the
+    win taken back from a hold (GP §10(3)), which never touched the player's balance."""
     stake, win = Money(rnd.stake, rnd.currency), Money(rnd.win, rnd.currency)
+    held = Money(from_hold, rnd.currency)
+    held_cs = (f" Z výhry bylo {held.format('cs')} pozdrženo (HP §10 odst. 3); tato částka se vrací z pozdržených "
+               "prostředků a váš zůstatek nesnižuje." if from_hold else "")
+    held_en = (f" {held.format('en')} of the win was held (GP §10(3)); that part comes back from the held funds and "
+               "does not reduce your balance." if from_hold else "")
     return (f"Sázka v herním kole č. {rnd.pk} ({rnd.game_code}) byla prohlášena za neplatnou, protože byla uzavřena "
             f"na objednávku nebo v zastoupení (HP §3 odst. 6). Vklad {stake.format('cs')} vám byl vrácen a výhra "
-            f"{win.format('cs')} odečtena. Důvod: {reason}\n"
+            f"{win.format('cs')} odečtena.{held_cs} Důvod: {reason}\n"
             f"The bet of game round {rnd.pk} ({rnd.game_code}) was declared void because it was placed on order or "
             f"by proxy (GP §3(6)). The stake {stake.format('en')} was returned to you and the win "
-            f"{win.format('en')} deducted. Reason: {reason}")[:4000]
+            f"{win.format('en')} deducted.{held_en} Reason: {reason}")[:4000]
 
 
 COLLECT = {"type": "collect"}

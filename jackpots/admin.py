@@ -31,11 +31,19 @@ from core.money import NBSP, Money, MoneyError
 from jackpots.levels import commitment
 from jackpots.models import MICRO, Award, Contribution, Fold, Jackpot
 from jackpots.selectors import live_values, pool_books
-from jackpots.services import CONFIG_FIELDS, jackpot_configure, jackpot_create, jackpot_set_status, jackpot_start
+from jackpots.services import (
+    APPROVAL_FIELDS,
+    CONFIG_FIELDS,
+    approval_missing,
+    jackpot_configure,
+    jackpot_create,
+    jackpot_set_status,
+    jackpot_start,
+)
 from jackpots.validation import validate_config
 
 MONEY_FIELDS = ("reset_value", "win_from", "win_to", "reference_coin")  # haléře, typed and shown as CZK
-DRAFT_FIELDS = ("code", "name", "name_cs", *CONFIG_FIELDS)  # what staff may change while a level is a draft
+DRAFT_FIELDS = ("code", "name", "name_cs", *CONFIG_FIELDS, *APPROVAL_FIELDS)  # what staff may change in a draft
 
 
 def czk(minor: int | None) -> str:
@@ -112,7 +120,7 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
     form = DraftForm
     frozen_fields = ("code", "name", "name_cs", "family", "level", "status", "pay_order", "games_shown", "run",
                      "started_at", "live_active", "live_future", "must_hit_commitment", "must_hit_range", "books",
-                     "configuration")
+                     "configuration", *APPROVAL_FIELDS)
 
     # the list ------------------------------------------------------------------------------------------------
     def get_changelist_instance(self, request: HttpRequest) -> ChangeList:
@@ -172,6 +180,8 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
             return [
                 (None, {"fields": ("code", "name", "name_cs")}),
                 ("Configuration (draft: frozen by the start action)", {"fields": CONFIG_FIELDS}),
+                ("Approval in the game plan (GP §13(6)): a central level starts only with both recorded",
+                 {"fields": APPROVAL_FIELDS}),
             ]
         assert obj is not None
         sets: list[tuple[str | None, dict[str, Any]]] = [
@@ -184,6 +194,8 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
                          {"fields": ("must_hit_commitment", "must_hit_range")}))
         sets.append(("Books of the pool", {"fields": ("books",)}))
         sets.append(("Configuration (frozen)", {"fields": ("configuration",)}))
+        if obj.family == Jackpot.Family.CENTRAL:
+            sets.append(("Approval in the game plan (GP §13(6))", {"fields": APPROVAL_FIELDS}))
         return sets
 
     def get_readonly_fields(self, request: HttpRequest, obj: Jackpot | None = None) -> tuple[str, ...]:
@@ -278,7 +290,11 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
         return super().response_change(request, obj)
 
     def _warn_if_invalid(self, request: HttpRequest, obj: Jackpot) -> None:
-        """A draft may be saved half-configured; say what would stop it from starting."""
+        """A draft may be saved half-configured or without its approval; say what would stop it from starting."""
+        missing = approval_missing(obj)
+        if missing:
+            self.message_user(request, f"{obj}: saved, but it cannot start until its approval in the game plan is "
+                                       f"recorded (GP §13(6)): {', '.join(missing)}", messages.WARNING)
         try:
             validate_config(obj)
         except DomainError as exc:

@@ -31,13 +31,18 @@ DEMO_LEVELS: list[dict[str, Any]] = [
 ]
 
 
+# GP §13(6): a central level starts only with its approval in the game plan recorded. The demo records one that says
+# plainly it is not the Ministry's (as the games demo does for the game versions); a deployment records its own.
+DEMO_APPROVAL = {"approval_plan_version": "demo", "approval_reference": "DEMO - not a decision of the Ministry of Finance"}
+
+
 def seed(stdout: Any) -> None:
     if not enabled():
         stdout.write("jackpots: switched off (JACKPOTS_ENABLED), no central levels\n")
         return
     for spec in DEMO_LEVELS:
         if not Jackpot.objects.filter(code=spec["code"]).exists():
-            Jackpot.objects.create(family=Jackpot.Family.CENTRAL, games=[], **spec)
+            Jackpot.objects.create(family=Jackpot.Family.CENTRAL, games=[], **spec, **DEMO_APPROVAL)
     # the demo offers every level: the central ones above and Kobushi's pools (drafts from the catalogue sync)
     for jp in Jackpot.objects.filter(status=Jackpot.Status.DRAFT).order_by("id"):
         jackpot_start(jackpot=jp, actor=ACTOR)

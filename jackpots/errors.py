@@ -13,3 +13,9 @@ NOT_ELIGIBLE = ErrorDef("jackpot.not_eligible", 409, "Tato sázka nemůže jackp
                         "This bet cannot win the jackpot.")
 INVALID_QUERY = ErrorDef("jackpot.invalid_query", 400, "Neplatný dotaz na jackpoty.",
                          "Invalid jackpot query.")
+NOT_APPROVED = ErrorDef(
+    "jackpot.not_approved", 409,
+    "Centrální jackpot nelze spustit, dokud není zaznamenáno jeho schválení v herním plánu (verze herního plánu a "
+    "číslo jednací rozhodnutí Ministerstva financí).",
+    "A central jackpot cannot start until its approval in the game plan is recorded (the game plan version and the "
+    "Ministry of Finance's reference).")

@@ -14,6 +14,7 @@ import hmac
 import math
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -157,10 +158,14 @@ def levels_for(game_code: str) -> list[Level]:
     return [lv for lv in running_levels() if lv.covers(game_code)]
 
 
-def offers_progressive(game_code: str) -> bool:
-    """Whether the game's own progressive jackpots are offered now (switched on and its pools running): only then
-    does the catalogue state the game's RTP with jackpots (GP §7(2))."""
-    return any(lv.trigger == Jackpot.Trigger.GAME_EVENT for lv in levels_for(game_code))
+def progressive_offered(game_code: str, levels: Iterable[str]) -> bool:
+    """Whether the game's own progressive jackpots ``levels`` (e.g. Kobushi's ``sushi`` and ``kobushi``) are all
+    offered now: jackpots switched on and each of those pools running (not a draft, not suspended). Only then does a
+    round of the game draw a jackpot outcome, do its rules promise the jackpots and does the catalogue state its RTP
+    with jackpots (GP §7(2)); with one of them not running none is offered. From the snapshot (no statement)."""
+    wanted = set(levels)
+    running = {lv.level for lv in levels_for(game_code) if lv.trigger == Jackpot.Trigger.GAME_EVENT}
+    return bool(wanted) and wanted <= running
 
 
 def snapshot_clear() -> None:

@@ -77,6 +77,12 @@ class Jackpot(models.Model):
     seed_per_coin = models.BigIntegerField(default=0, help_text="Kobushi: the seed is this many coin values")
     reference_coin = models.BigIntegerField(default=0, help_text="Kobushi: the pool is kept at this coin value")
     eligible = models.JSONField(default=dict, blank=True, help_text="Kobushi: bet parameters a win needs")
+    # --- GP §13(6): a central level is a premium game of its own; it starts only with its approval in the game plan
+    # recorded (``jackpot_start``); Kobushi's pools are part of the Kobushi game and its approval ---
+    approval_plan_version = models.CharField(max_length=40, blank=True, default="",
+                                             help_text="the game plan version that describes this level (e.g. 2026-01)")
+    approval_reference = models.CharField(max_length=120, blank=True, default="",
+                                          help_text="the Ministry of Finance's decision approving it (číslo jednací)")
     started_at = models.DateTimeField(null=True, blank=True)
     # --- state (changed only under this row's lock: fold, award, start) ---
     amount_micro = models.BigIntegerField(default=0, help_text="the active pot (folded), micro-haléře")

@@ -110,3 +110,14 @@ def pool_books(jp: Jackpot) -> dict[str, Any]:
         "expected_value_micro": jp.contributed_micro + clamped + (jp.seeded - jp.awarded + jp.returned) * MICRO,
         "ledger_balance": jp.ledger_balance,
     }
+
+
+def award_paid_reference(award_id: int) -> str:
+    """The wallet reference of an award's payment to the player (its ``win`` posting)."""
+    return f"jackpot:{award_id}:paid"
+
+
+def round_award_win_references(round_id: int) -> list[str]:
+    """The wallet references of the jackpot wins a round paid to its player (``win`` postings), oldest first."""
+    ids = Award.objects.filter(round_id=round_id, paid__gt=0).order_by("pk").values_list("pk", flat=True)
+    return [award_paid_reference(pk) for pk in ids]

@@ -32,6 +32,7 @@ from core.rng import get_rng
 from jackpots import errors
 from jackpots.levels import Level, commitment, contribution, levels_for, salt, seal, snapshot_clear, unseal
 from jackpots.models import MICRO, PPB, Award, Contribution, Fold, Jackpot, Pending
+from jackpots.selectors import award_paid_reference
 from jackpots.validation import validate_config, validate_group
 from wallet.services import LockedWallet, operator_transfer, round_win_credit, win_credit
 
@@ -204,7 +205,7 @@ def round_settle(*, player: Player, round_id: int, game_code: str, stake: int, e
         paid = min(award.amount, max(cap_left - total, 0))
         excess = award.amount - paid
         if paid:
-            reference = f"jackpot:{award.pk}:paid"
+            reference = award_paid_reference(award.pk)
             if locked is not None:
                 round_win_credit(locked=locked, player=player, amount=Money(paid), reference=reference, actor=actor,
                                  source=AWARDS_ACCOUNT)
@@ -503,13 +504,26 @@ def _return_to_pool(award: Award, amount: int, *, reason: str, actor: Actor) -> 
 
 
 # --- the level's lifecycle (staff) -----------------------------------------------------------------------------------
+def approval_missing(jp: Jackpot) -> list[str]:
+    """GP §13(6): the approval fields a central level still lacks before it may start (empty: recorded; Kobushi's
+    pools belong to the Kobushi game, approved with its version)."""
+    if jp.family != Jackpot.Family.CENTRAL:
+        return []
+    return [f for f in APPROVAL_FIELDS if not str(getattr(jp, f) or "").strip()]
+
+
 def jackpot_start(*, jackpot: Jackpot, actor: Actor) -> Jackpot:
     """Freeze a draft level's configuration and start it: validated, seeded, first WIN_AT sealed and committed,
-    audited with the whole configuration."""
+    audited with the whole configuration. A central level (a premium game the plan must describe) starts only with
+    its approval in the game plan recorded: the plan version and the Ministry's reference (``jackpot.not_approved``
+    naming what is missing, GP §13(6)); the staff permission is ``jackpots.start_level``."""
     with transaction.atomic():
         jp = _locked(jackpot.pk)
         if jp.status != Jackpot.Status.DRAFT:
             raise errors.NOT_DRAFT(jackpot=jp.code, status=jp.status)
+        missing = approval_missing(jp)
+        if missing:
+            raise errors.NOT_APPROVED(jackpot=jp.code, missing=missing)
         validate_config(jp)
         if jp.trigger == Jackpot.Trigger.DRAW:  # the draw levels share one draw per stake
             validate_group([*Jackpot.objects.filter(status=Jackpot.Status.RUNNING, trigger=Jackpot.Trigger.DRAW), jp])
@@ -529,7 +543,7 @@ def jackpot_start(*, jackpot: Jackpot, actor: Actor) -> Jackpot:
         _next_run(jp)  # generation 0 -> run 0 with its WIN_AT
         jp.save()
         audit_record(actor=actor, action="jackpots.started", obj=jp, new=config_of(jp),
-                     commitment=jp.win_at_commitment)
+                     commitment=jp.win_at_commitment, approval={f: getattr(jp, f) for f in APPROVAL_FIELDS})
     snapshot_clear()
     return jp
 
@@ -539,14 +553,16 @@ def jackpot_create(*, jackpot: Jackpot, actor: Actor) -> Jackpot:
     with transaction.atomic():
         jackpot.status = Jackpot.Status.DRAFT
         jackpot.save(force_insert=True)
-        audit_record(actor=actor, action="jackpots.created", obj=jackpot, new=config_of(jackpot))
+        audit_record(actor=actor, action="jackpots.created", obj=jackpot, new=config_of(jackpot),
+                     approval={f: getattr(jackpot, f) for f in APPROVAL_FIELDS})
     return jackpot
 
 
 def jackpot_configure(*, jackpot_id: int, changes: dict[str, Any], actor: Actor) -> Jackpot:
-    """Change a draft's configuration (checked under the row's lock: a level started meanwhile is refused with
-    ``jackpot.not_draft`` and nothing changes). Only configuration fields; audited with old and new values."""
-    unknown = set(changes) - set(CONFIG_FIELDS) - {"code", "name", "name_cs"}
+    """Change a draft's configuration or its recorded approval in the game plan (checked under the row's lock: a level
+    started meanwhile is refused with ``jackpot.not_draft`` and nothing changes). Only those fields; audited with old
+    and new values."""
+    unknown = set(changes) - set(CONFIG_FIELDS) - set(APPROVAL_FIELDS) - {"code", "name", "name_cs"}
     if unknown:
         raise errors.INVALID_CONFIG(reason="not configuration fields", fields=sorted(unknown))
     with transaction.atomic():
@@ -578,6 +594,7 @@ def jackpot_set_status(*, jackpot: Jackpot, status: str, actor: Actor) -> Jackpo
     return jp
 
 
+APPROVAL_FIELDS = ("approval_plan_version", "approval_reference")  # GP §13(6), required to start a central level
 CONFIG_FIELDS = ("family", "level", "pay_order", "games", "basis", "rate_ppm", "split", "background_ppm", "trigger",
                  "draw_ppb", "reseed", "reset_value", "win_from", "win_to", "seed_per_coin", "reference_coin",
                  "eligible")

@@ -1,7 +1,8 @@
 """The pure rules of the gatekeeper: figures, units and comparisons, no database.
 
 Everything here is a function of its arguments and the settings (``settings.GP``), so tests use it
-directly. The services (``limits.services``) and selectors apply these rules to the stored state.
+directly. The stake grid of GP §8(1) is an argument: the published version's in force, which the callers read with
+``limits.selectors.stake_grid_in_force``. The services (``limits.services``) and selectors apply these rules to the stored state.
 """
 from __future__ import annotations
 
@@ -147,29 +148,33 @@ def display_value(limit_type: str, value: int | None) -> Money | int | None:
 # ---------------------------------------------------------------------------------------
 # Stake per round (GP §8(1)-(3))
 # ---------------------------------------------------------------------------------------
-def grid_floor(amount: int, rules: KindRules) -> int:
-    """The largest stake <= amount that the stake grid allows (0 when none)."""
+StakeGrid = tuple[int, int]  # GP §8(1): (the minimum stake, its step), haléře
+
+
+def grid_floor(amount: int, rules: KindRules, grid: StakeGrid) -> int:
+    """The largest stake <= amount that the stake grid ``grid`` (GP §8(1): minimum, step) allows (0 when none)."""
     if amount <= 0:
         return 0
     if not rules.stake_grid:
         return amount
-    lo, step, hi = gp("MIN_STAKE"), gp("STAKE_STEP"), gp("MAX_STAKE")
+    (lo, step), hi = grid, gp("MAX_STAKE")
     amount = min(amount, hi)
     if amount < lo:
         return 0
     return lo + ((amount - lo) // step) * step
 
 
-def check_stake_grid(stake: Money, game_max_bet: Money | None, rules: KindRules) -> int:
-    """GP §8(1)-(2) and the game's own max bet; returns the max stake per round for this game."""
+def check_stake_grid(stake: Money, game_max_bet: Money | None, rules: KindRules, grid: StakeGrid) -> int:
+    """GP §8(1)-(2) (``grid``: the minimum stake and step in force, ``limits.selectors.stake_grid_in_force``) and the
+    game's own max bet; returns the max stake per round for this game."""
+    lo, step = grid if rules.stake_grid else (1, 1)
     if stake.amount <= 0:
-        raise errors.STAKE_BELOW_MINIMUM(stake=stake, minimum=Money(gp("MIN_STAKE") if rules.stake_grid else 1))
+        raise errors.STAKE_BELOW_MINIMUM(stake=stake, minimum=Money(lo))
     plan_max = gp("MAX_STAKE") if rules.stake_grid else None
     game_max = game_max_bet.amount if game_max_bet is not None else None
     caps = [c for c in (plan_max, game_max) if c is not None]
     maximum = min(caps) if caps else None
     if rules.stake_grid:
-        lo, step = gp("MIN_STAKE"), gp("STAKE_STEP")
         if stake.amount < lo:
             raise errors.STAKE_BELOW_MINIMUM(stake=stake, minimum=Money(lo))
         if (stake.amount - lo) % step:
@@ -180,7 +185,7 @@ def check_stake_grid(stake: Money, game_max_bet: Money | None, rules: KindRules)
         raise errors.STAKE_ABOVE_MAXIMUM(
             stake=stake, maximum=Money(maximum),
             plan_maximum=Money(plan_max) if plan_max is not None else None,
-            game_maximum=game_max_bet, max_stake_now=Money(grid_floor(maximum, rules)),
+            game_maximum=game_max_bet, max_stake_now=Money(grid_floor(maximum, rules, grid)),
         )
     return maximum if maximum is not None else stake.amount
 

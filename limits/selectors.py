@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from accounts import terms
 from accounts.models import LoginSession, PersonalData, Player
 from accounts.selectors import person_key
 from core import clock
@@ -281,13 +282,22 @@ def money_rooms(player: Player, kind: str, limits: dict[str, int | None], open_s
     return rooms
 
 
+def stake_grid_in_force(at: datetime) -> tuple[int, int]:
+    """GP §8(1): (the minimum stake, its step) in force at ``at``: the figures of the published version of the game
+    plan and terms in force, so a change applies only when a version announced ahead takes effect; before the first
+    version the settings' ``GP_MIN_STAKE`` / ``GP_STAKE_STEP`` (``accounts.terms.stake_grid``, from the process's
+    snapshot of the published versions: no statement on the stake path)."""
+    grid = terms.stake_grid(at)
+    return grid.min_stake, grid.step
+
+
 def money_limit_room(player: Player, kind: str = TECHNICAL, now: datetime | None = None) -> Money:
     """The largest stake the money limits (self-limits and the hourly loss) would allow now (a hint for games)."""
     now = now or clock.now()
     rules = kind_rules(kind)
     rooms = money_rooms(player, kind, effective_limits(player, kind, now), _open_stakes(player, kind), now, rules)
     cap = gp("MAX_STAKE") if rules.stake_grid else 10**12
-    return Money(grid_floor(min([cap] + [r.room for r in rooms]), rules))
+    return Money(grid_floor(min([cap] + [r.room for r in rooms]), rules, stake_grid_in_force(now)))
 
 
 # ---------------------------------------------------------------------------------------

@@ -340,6 +340,22 @@ def closure_close_by(player: Player) -> datetime | None:
 
 # Overviews --------------------------------------------------------------------------------------------------
 
+HOLD_OPEN = (WinHold.Status.HELD, WinHold.Status.ESCALATED)
+
+
+def open_win_holds(player_id: int, win_references: Sequence[str]) -> QuerySet[WinHold]:
+    """The holds still open (held or escalated) on the credited wins ``win_references`` of the player: a hold placed
+    afterwards (``win_hold_place``, reference ``hold:<win>``) or a win held when credited (the win's own reference)."""
+    refs = [*win_references, *(f"hold:{r}" for r in win_references)]
+    return WinHold.objects.filter(player_id=player_id, status__in=HOLD_OPEN, reference__in=refs).order_by("pk")
+
+
+def win_held_amount(player: Player, win_references: Sequence[str]) -> Money:
+    """What the operator still holds of the wins ``win_references`` (GP §10(3)): the part ``win_deduct`` with the same
+    ``win_references`` takes from the held account before the live balance."""
+    return Money(sum(open_win_holds(player.pk, win_references).values_list("amount", flat=True)))
+
+
 def open_debts(player: Player) -> QuerySet[Debt]:
     return Debt.objects.filter(player_id=player.pk, status__in=[Debt.Status.OPEN, Debt.Status.OVERDUE])
 

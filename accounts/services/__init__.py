@@ -11,6 +11,7 @@ Other apps notify a player with ``message_send(*, player, kind, subject_cs, subj
 reference="", email=True) -> Message``.
 """
 from accounts.services.lifecycle import (
+    aml_restriction_record,
     balance_handoff_attempt,
     balance_handoffs_retry_due,
     closure_request,
@@ -83,6 +84,7 @@ __all__ = [
     "correction_approve",
     "correction_reject",
     "aml_identification_record",
+    "aml_restriction_record",
     "correction_request_create",
     "data_request_create",
     "data_request_decide",

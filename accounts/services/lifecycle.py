@@ -248,6 +248,26 @@ def player_set_barred_insider(*, player: Player, barred: bool, note: str, actor:
     return player
 
 
+def aml_restriction_record(*, player: Player, restriction: str, actor: Actor, reason: str = "") -> bool:
+    """The AML duties decided what the player's blocking compliance cases refuse (``Player.AmlRestriction``:
+    ``""``, ``review`` or ``refused``; docs/aml.md). ``aml`` calls this in the transaction that opens or decides a
+    case, so the row the stake gate reads (limits' one locking statement) changes together with the case. The
+    Player row is locked first (the house lock order). Audited when it changes; True if it changed."""
+    if restriction not in Player.AmlRestriction.values:
+        raise ValueError(f"unknown AML restriction {restriction!r}")
+    with transaction.atomic():
+        p = player_lock(player)
+        changed = p.aml_restriction != restriction
+        if changed:
+            old = p.aml_restriction
+            p.aml_restriction = restriction
+            p.save(update_fields=["aml_restriction"])
+            audit_record(actor=actor, action="accounts.player.aml_restriction", obj=p, old={"aml_restriction": old},
+                         new={"aml_restriction": restriction}, player_id=p.pk, reason=reason[:200])
+    player.aml_restriction = p.aml_restriction
+    return changed
+
+
 # Closure (GP §4(10), §5(13), §5(15), §12(6)) -------------------------------------------------------
 def closure_request(*, player: Player, method: str, actor: Actor, reason: str = "player_request") -> Player:
     """Cancel the registration at any time. The player chooses the settlement (transfer to the

@@ -12,8 +12,9 @@ import hashlib
 import ipaddress
 import logging
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
 
@@ -24,6 +25,7 @@ from accounts.services.locks import player_lock
 from accounts.services.messages import message_send
 from core import clock
 from core.audit import Actor, audit_record
+from core.money import Money
 
 logger = logging.getLogger("accounts.terms")
 TERMS_LOCK_KEY = 0x41434354524D53  # serialises publications (the version number and the order of effect)
@@ -63,33 +65,70 @@ def _content(*, title: str, summary_cs: str, summary_en: str, text_cs: str, text
     return texts_sha256(text_cs, text_en) if texts else document_sha256.strip().lower()
 
 
+def _stake_figures(min_stake: int | None, stake_step: int | None, last: TermsVersion | None) -> tuple[int, int]:
+    """GP §8(1): the minimum stake and step the new version publishes: as given, else those of the latest published
+    version (unchanged), else the settings' (the first version). Whole haléře, at least 1; the minimum at most the
+    maximum stake (GP §8(2))."""
+    base = (last.min_stake, last.stake_step) if last is not None else (
+        terms.settings_stake_grid().min_stake, terms.settings_stake_grid().step)
+    lo = base[0] if min_stake is None else min_stake
+    step = base[1] if stake_step is None else stake_step
+    problems: dict[str, str] = {}
+    for name, value in (("min_stake", lo), ("stake_step", step)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problems[name] = "a whole number of haléře, at least 1"
+    if not problems and lo > int(settings.GP["MAX_STAKE"]):
+        problems["min_stake"] = "above the maximum stake (GP §8(2))"
+    if problems:
+        raise errors.TERMS_INVALID(fields=problems)
+    return lo, step
+
+
+def _earliest(now: datetime, last: TermsVersion | None) -> datetime:
+    """The earliest ``effective_at`` of a new version. GP §8(1): players are told before a change applies, so
+    ``rules.terms_min_notice()`` after now. The first version where stakes need one (``ACCOUNTS_TERMS_REQUIRED``,
+    GP §3(5)) changes nothing anybody played under (nobody could stake before it): it needs only the snapshot time,
+    so that every process knows it when it applies."""
+    if last is None and rules.terms_required():
+        return now + timedelta(seconds=rules.terms_snapshot_seconds())
+    return now + rules.terms_min_notice()
+
+
 def terms_publish(*, title: str, summary_cs: str, summary_en: str, effective_at: datetime, actor: Actor,
                   text_cs: str = "", text_en: str = "", document_url: str = "", document_sha256: str = "",
-                  published_by: User | None = None) -> TermsVersion:
+                  published_by: User | None = None, min_stake: int | None = None,
+                  stake_step: int | None = None) -> TermsVersion:
     """Publish the next version of the game plan and terms, in force from ``effective_at``.
 
     GP §8(1): players are told before it applies, so ``effective_at`` is at least ``rules.terms_min_notice()``
-    after now (``accounts.terms_notice_too_short``), and after the previous version's (``accounts.
-    terms_effective_order``). The announcement goes to the players' inboxes from the sweeper (``terms_announce_due``);
-    from ``effective_at`` a player must accept it before the next stake (GP §3(5))."""
+    after now (``accounts.terms_notice_too_short``; the first version where ``ACCOUNTS_TERMS_REQUIRED``: the
+    snapshot time, see :func:`_earliest`), and after the previous version's (``accounts.terms_effective_order``).
+    ``min_stake`` / ``stake_step`` (haléře): the stake grid the version sets (GP §8(1)); omitted, the latest
+    version's figures carry on (the settings' for the first one). While the version is in force they are the grid
+    the stake gate applies, so the operator changes the minimum stake or its step only through a version announced
+    ahead. The announcement goes to the players' inboxes from the sweeper (``terms_announce_due``); from
+    ``effective_at`` a player must accept it before the next stake (GP §3(5))."""
     sha256 = _content(title=title, summary_cs=summary_cs, summary_en=summary_en, text_cs=text_cs, text_en=text_en,
                       document_url=document_url, document_sha256=document_sha256)
     now = clock.now()
-    earliest = now + rules.terms_min_notice()
-    if effective_at < earliest:
-        raise errors.TERMS_NOTICE_TOO_SHORT(earliest=earliest, effective_at=effective_at)
     with transaction.atomic():
         with connection.cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", [TERMS_LOCK_KEY])
         last = TermsVersion.objects.order_by("-version").first()
+        lo, step = _stake_figures(min_stake, stake_step, last)
+        earliest = _earliest(now, last)
+        if effective_at < earliest:
+            raise errors.TERMS_NOTICE_TOO_SHORT(earliest=earliest, effective_at=effective_at)
         if last is not None and effective_at <= last.effective_at:
             raise errors.TERMS_EFFECTIVE_ORDER(previous=last.version, previous_effective_at=last.effective_at)
         version = TermsVersion.objects.create(
             version=(last.version + 1) if last else 1, title=title.strip(), summary_cs=summary_cs.strip(),
             summary_en=summary_en.strip(), text_cs=text_cs, text_en=text_en, document_url=document_url.strip(),
-            sha256=sha256, published_at=now, effective_at=effective_at, published_by=published_by)
+            sha256=sha256, published_at=now, effective_at=effective_at, published_by=published_by,
+            min_stake=lo, stake_step=step)
         audit_record(actor=actor, action="accounts.terms.published", obj=version, version=version.version,
-                     effective_at=effective_at, sha256=sha256, title=version.title)
+                     effective_at=effective_at, sha256=sha256, title=version.title, min_stake=lo, stake_step=step,
+                     previous_grid=[last.min_stake, last.stake_step] if last else None)
         terms.snapshot_clear()  # this process knows it at once; the others within the snapshot time
         transaction.on_commit(terms.snapshot_clear)
     return version
@@ -159,21 +198,40 @@ def _local(at: datetime) -> str:
     return clock.local(at).strftime("%d.%m.%Y %H:%M")
 
 
+def _grid_lines(version: TermsVersion) -> tuple[str, str]:
+    """GP §8(1): the minimum stake and step the version sets, and whether they change (Czech, English)."""
+    before = TermsVersion.objects.filter(version__lt=version.version).order_by("-version").first()
+    old = (before.min_stake, before.stake_step) if before is not None else (
+        terms.settings_stake_grid().min_stake, terms.settings_stake_grid().step)
+    lo, step = Money(version.min_stake), Money(version.stake_step)
+    changed = (version.min_stake, version.stake_step) != old
+    cs = (f"Minimální sázka {lo.format('cs')}, krok sázek {step.format('cs')} (HP §8 odst. 1)"
+          + (f"; dosud {Money(old[0]).format('cs')} a {Money(old[1]).format('cs')}." if changed else ", beze změny."))
+    en = (f"Minimum stake {lo.format('en')}, stake step {step.format('en')} (GP §8(1))"
+          + (f"; until then {Money(old[0]).format('en')} and {Money(old[1]).format('en')}." if changed
+             else ", unchanged."))
+    return cs, en
+
+
 def terms_announcement(version: TermsVersion) -> dict[str, str]:
-    """The inbox message announcing a version before it applies (GP §8(1))."""
+    """The inbox message announcing a version before it applies (GP §8(1)), with the minimum stake and step it sets
+    (and the figures until then, when they change)."""
     where_cs = f"Plné znění: {version.document_url} (SHA-256 {version.sha256})" if version.document_url else \
         "Plné znění najdete v aplikaci (Herní plán a podmínky)."
     where_en = f"Full text: {version.document_url} (SHA-256 {version.sha256})" if version.document_url else \
         "The full text is in the application (Game plan and terms)."
+    grid_cs, grid_en = _grid_lines(version)
     return {
         "subject_cs": f"Nové znění herního plánu a podmínek (verze {version.version})"[:200],
         "subject_en": f"New game plan and terms (version {version.version})"[:200],
         "body_cs": (f"Od {_local(version.effective_at)} platí nové znění herního plánu a obchodních podmínek "
-                    f"(verze {version.version}: {version.title}).\n\nCo se mění:\n{version.summary_cs}\n\n{where_cs}\n\n"
+                    f"(verze {version.version}: {version.title}).\n\nCo se mění:\n{version.summary_cs}\n\n"
+                    f"{grid_cs}\n\n{where_cs}\n\n"
                     "Před první sázkou po tomto okamžiku je třeba nové znění přijmout (HP §3 odst. 5)."),
         "body_en": (f"From {_local(version.effective_at)} (Prague time) a new game plan and terms apply "
                     f"(version {version.version}: {version.title}).\n\nWhat changes:\n{version.summary_en}\n\n"
-                    f"{where_en}\n\nYou will need to accept it before your first stake after that time (GP §3(5))."),
+                    f"{grid_en}\n\n{where_en}\n\n"
+                    "You will need to accept it before your first stake after that time (GP §3(5))."),
     }
 
 

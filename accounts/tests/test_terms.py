@@ -168,7 +168,8 @@ def test_a_version_published_by_another_process_is_seen_within_the_snapshot_time
     with time_machine.travel(start, tick=False):
         assert terms.in_force(start + NOTICE) is None  # snapshot loaded: nothing published
         TermsVersion.objects.create(version=1, title="t", summary_cs="s", summary_en="s", text_cs="a", text_en="b",
-                                    sha256="0" * 64, published_at=start, effective_at=start + NOTICE)  # elsewhere
+                                    sha256="0" * 64, published_at=start, effective_at=start + NOTICE,
+                                    min_stake=10, stake_step=10)  # elsewhere
         assert terms.in_force(start + NOTICE) is None  # this process does not know yet
         later = terms.time.monotonic() + rules.terms_snapshot_seconds()
         monkeypatch.setattr(terms.time, "monotonic", lambda: later)

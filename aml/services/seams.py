@@ -1,4 +1,4 @@
-"""The two places where aml hands over to the app that owns the record.
+"""The places where aml hands over to the app that owns the record.
 
 1. :func:`player_aml_identified_record`: an approved online identification is recorded by accounts
    (``accounts.services.aml_identification_record``: an ``IdentityVerification`` with method ``online_provider``,
@@ -6,11 +6,14 @@
 
 2. :func:`win_hold_place`: a GP §10(3) hold on a win already credited is placed by the wallet
    (``wallet.services.win_hold_place``).
+
+3. :func:`player_aml_restriction_record`: what the player's blocking compliance cases refuse is recorded on the
+   Player row by accounts (``accounts.services.aml_restriction_record``), where the stake gate reads it.
 """
 from __future__ import annotations
 
 from accounts.models import IdentityVerification, Player
-from accounts.services import aml_identification_record
+from accounts.services import aml_identification_record, aml_restriction_record
 from aml.models import IdentificationCheck
 from core.audit import Actor
 from wallet import services as wallet_services
@@ -41,3 +44,9 @@ def win_hold_place(*, player: Player, win_reference: str, reason: str, note: str
     held under the wallet lock; a repeat returns the same hold); returns the ``wallet.WinHold`` id."""
     return wallet_services.win_hold_place(player=player, win_reference=win_reference, reason=reason, note=note,
                                           actor=actor).pk
+
+
+def player_aml_restriction_record(*, player: Player, restriction: str, actor: Actor, reason: str) -> bool:
+    """Record ``Player.aml_restriction`` through ``accounts.services.aml_restriction_record`` (in the caller's
+    transaction: the case's change and the restriction commit together); True if it changed."""
+    return aml_restriction_record(player=player, restriction=restriction, actor=actor, reason=reason)

@@ -57,7 +57,11 @@ def test_a_pep_declaration_needs_the_position_and_opens_a_blocking_case():
     screening_run(player=player, actor=SYSTEM)
     assert code_of(compliance_refusal(player, "completion")) == errors.COMPLIANCE_REVIEW.code
     assert code_of(compliance_refusal(player, "withdrawal")) == errors.COMPLIANCE_REVIEW.code
-    assert compliance_refusal(player, "deposit") is None  # an open case blocks completion and withdrawals only
+    # an open blocking case refuses deposits and stakes too (docs/aml.md; through the API: tests/test_aml_case_refusals)
+    assert code_of(compliance_refusal(player, "deposit")) == errors.COMPLIANCE_REVIEW.code
+    assert code_of(compliance_refusal(player, "stake")) == errors.COMPLIANCE_REVIEW.code
+    player.refresh_from_db()
+    assert player.aml_restriction == "review"
 
 
 def test_staff_clear_the_pep_case_and_nothing_is_refused_any_more():
@@ -80,13 +84,15 @@ def test_staff_clear_the_pep_case_and_nothing_is_refused_any_more():
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.CASE_STATE.code
 
 
-def test_a_confirmed_blocking_case_refuses_deposits_withdrawals_and_completion():
+def test_a_confirmed_blocking_case_refuses_deposits_withdrawals_stakes_and_completion():
     player = applicant()
     pep_declare(player=player, relation="self", position="minister", actor=Actor.player(player))
     case = ComplianceCase.objects.get(player=player)
     case_decide(case=case, decision="confirmed", note="relationship refused", actor=Actor.staff(make_staff()))
-    for direction in ("completion", "withdrawal", "deposit", None):
+    for direction in ("completion", "withdrawal", "deposit", "stake", None):
         assert code_of(compliance_refusal(player, direction)) == errors.COMPLIANCE_REFUSED.code
+    player.refresh_from_db()
+    assert player.aml_restriction == "refused"
 
 
 def test_completion_needs_the_declaration_and_a_screening_that_answered(settings, tmp_path):

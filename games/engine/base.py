@@ -207,6 +207,12 @@ class Game(ABC):
         "names": {level: display name}}; None when the game has none."""
         return None
 
+    def with_jackpots_offered(self, bet: Bet, offered: bool) -> Bet:
+        """The bet as it runs when the platform does (``offered``) or does not offer the game's own progressive
+        jackpots now: a game whose feature can end on a jackpot symbol records the answer in the bet's parameters
+        (so the round replays the same) and draws no jackpot outcome when they are not offered. Default: unchanged."""
+        return bet
+
     def simulate_fast(self, bet: Bet, rounds: int, seed: int, progress: Progress | None = None) -> JsonDict | None:
         """Optional vectorised simulator returning the same statistics as the generic one
         (see par.py); None means "use the generic loop over start/act"."""

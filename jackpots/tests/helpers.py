@@ -7,6 +7,8 @@ from core.audit import Actor
 from jackpots.models import MICRO, Jackpot
 
 STAFF = Actor.system("tests")
+# GP §13(6): a central level starts only with its approval in the game plan recorded (test data, not a decision)
+TEST_APPROVAL = {"approval_plan_version": "tests", "approval_reference": "test data - not a decision of the Ministry"}
 
 
 def central_level(code: str, **cfg: Any) -> Jackpot:
@@ -17,7 +19,7 @@ def central_level(code: str, **cfg: Any) -> Jackpot:
         name=code, name_cs=code, family=Jackpot.Family.CENTRAL, level=code.split("-")[-1], pay_order=1,
         games=[], basis=Jackpot.Basis.STAKE, rate_ppm=10_000, split=Jackpot.Split.NONE,
         trigger=Jackpot.Trigger.MUST_HIT, reseed=Jackpot.Reseed.FROM_BACKGROUND, reset_value=1_000,
-        win_from=2_000, win_to=3_000)
+        win_from=2_000, win_to=3_000, **TEST_APPROVAL)
     fields.update(cfg)
     jp = Jackpot.objects.create(code=code, **fields)
     return jackpot_start(jackpot=jp, actor=STAFF)

@@ -16,7 +16,7 @@ from games.tests.platform.helpers import ROULETTE, client_for, funded_player, st
 from jackpots.levels import salt, unseal
 from jackpots.models import Award, Contribution, Jackpot
 from jackpots.services import config_of, jackpots_fold_all
-from jackpots.tests.helpers import central_level
+from jackpots.tests.helpers import STAFF, central_level
 
 LEVEL = "central-gold"
 # 5 % of a 50 CZK stake = 2.50 CZK a spin, from RESET_VALUE 10 CZK: every value shown is a multiple of 2.50 CZK, so
@@ -117,9 +117,59 @@ def _draft_form(**over: Any) -> dict[str, Any]:
             "pay_order": "1", "games": "[]", "basis": "stake", "rate_ppm": "10000", "split": "none",
             "background_ppm": "0", "trigger": "must_hit", "draw_ppb": "0", "reseed": "from_background",
             "reset_value": "500", "win_from": "600,00 Kč", "win_to": "1 200", "seed_per_coin": "0",
-            "reference_coin": "0", "eligible": "{}"}
+            "reference_coin": "0", "eligible": "{}", "approval_plan_version": "2026-02",
+            "approval_reference": "MF-12345/2026"}
     data.update(over)
     return data
+
+
+def test_a_central_level_starts_only_once_its_approval_in_the_game_plan_is_recorded(client):
+    """GP §13(6): a central BRONZE/SILVER/GOLD level is a premium game the approved plan must describe; staff with
+    ``jackpots.start_level`` (the game manager) cannot start it before the plan version and the Ministry's reference
+    are recorded."""
+    from accounts.testing import make_staff
+
+    client.force_login(make_staff(role="game_manager"))
+    staff_client = client
+    r = staff_client.post("/admin/jackpots/jackpot/add/",
+                          _draft_form(approval_plan_version="", approval_reference=""), follow=True)
+    assert r.status_code == 200 and "approval in the game plan" in r.content.decode()  # saved with a warning
+    jp = Jackpot.objects.get(code="central-bronze")
+    for recorded in ({"approval_plan_version": "", "approval_reference": ""},
+                     {"approval_plan_version": "2026-02", "approval_reference": "  "},
+                     {"approval_plan_version": "", "approval_reference": "MF-12345/2026"}):
+        Jackpot.objects.filter(pk=jp.pk).update(**recorded)
+        r = staff_client.post("/admin/jackpots/jackpot/", {"action": "start_levels", "_selected_action": [jp.pk]},
+                              follow=True)
+        assert "jackpot.not_approved" in r.content.decode(), recorded
+        assert Jackpot.objects.get(pk=jp.pk).status == "draft"
+    assert not AuditEvent.objects.filter(action="jackpots.started", object_id=str(jp.pk)).exists()
+    r = staff_client.post(f"/admin/jackpots/jackpot/{jp.pk}/change/", _draft_form())  # the approval typed in
+    assert r.status_code == 302
+    event = AuditEvent.objects.filter(action="jackpots.configured", object_id=str(jp.pk)).latest("id")
+    assert (event.new_values or {})["approval_plan_version"] == "2026-02"  # the field still missing, audited
+    r = staff_client.post("/admin/jackpots/jackpot/", {"action": "start_levels", "_selected_action": [jp.pk]})
+    assert r.status_code == 302 and Jackpot.objects.get(pk=jp.pk).status == "running"
+    started = AuditEvent.objects.get(action="jackpots.started", object_id=str(jp.pk))
+    assert started.details["approval"] == {"approval_plan_version": "2026-02", "approval_reference": "MF-12345/2026"}
+    page = staff_client.get(f"/admin/jackpots/jackpot/{jp.pk}/change/").content.decode()
+    assert "MF-12345/2026" in page and 'name="approval_reference"' not in page  # shown, frozen
+
+
+def test_the_start_refusal_names_what_is_missing_and_kobushi_pools_need_no_approval_of_their_own():
+    from core.errors import DomainError
+    from jackpots.services import jackpot_create, jackpot_start
+
+    jp = jackpot_create(jackpot=Jackpot(code="central-silver", name="S", name_cs="S", family="central", level="silver",
+                                        pay_order=2, rate_ppm=10_000, trigger="must_hit", reseed="from_background",
+                                        reset_value=100, win_from=200, win_to=300, approval_plan_version="2026-02"),
+                        actor=STAFF)
+    with pytest.raises(DomainError) as exc:
+        jackpot_start(jackpot=jp, actor=STAFF)
+    assert exc.value.code == "jackpot.not_approved" and exc.value.details["missing"] == ["approval_reference"]
+    assert "Ministerstva financí" in exc.value.message_cs and "Ministry of Finance" in exc.value.message_en
+    # Kobushi's own pools are part of the Kobushi game (approved with its version): the fixture started them
+    assert Jackpot.objects.filter(family="kobushi", status="running").count() == 2
 
 
 def test_a_draft_is_added_configured_in_czk_and_started_from_the_admin_then_it_is_read_only(staff_client):

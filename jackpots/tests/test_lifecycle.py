@@ -18,13 +18,13 @@ from jackpots.services import (
     jackpots_fold_all,
     round_events,
 )
-from jackpots.tests.helpers import STAFF, central_level, contributions, pool
+from jackpots.tests.helpers import STAFF, TEST_APPROVAL, central_level, contributions, pool
 
 
 def _draft(**cfg) -> Jackpot:
     fields = dict(code="central-x", name="X", name_cs="X", family=Jackpot.Family.CENTRAL, level="bronze",
                   pay_order=1, basis=Jackpot.Basis.STAKE, rate_ppm=10_000, trigger=Jackpot.Trigger.MUST_HIT,
-                  reseed=Jackpot.Reseed.FROM_BACKGROUND, reset_value=100, win_from=200, win_to=300)
+                  reseed=Jackpot.Reseed.FROM_BACKGROUND, reset_value=100, win_from=200, win_to=300, **TEST_APPROVAL)
     fields.update(cfg)
     return jackpot_create(jackpot=Jackpot(**fields), actor=STAFF)
 

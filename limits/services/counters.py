@@ -181,7 +181,8 @@ def minute_buckets_prune(*, now: datetime | None = None) -> int:
 class GateState:
     """Everything a stake decision of one (player, kind) needs, read in ONE statement under the state row lock:
     the state row, the open bets, the self-limits, the day and month totals, the hourly-loss buckets of the
-    window, and the panic button / self-listing in force."""
+    window, the panic button / self-listing in force, and the player's AML restriction (``accounts.Player.
+    aml_restriction``, kept by aml in the transaction of each compliance case's change)."""
 
     state: PlayerKindState
     open_bets: list[OpenBet]
@@ -190,6 +191,7 @@ class GateState:
     hourly: HourlyLoss
     panic: tuple[datetime, datetime] | None  # (started_at, ends_at)
     listing: tuple[datetime, datetime] | None  # (requested_at, listed_until)
+    aml_restriction: str = ""  # accounts' Player.aml_restriction: what the AML compliance cases refuse
 
 
 _GATE_STATE_SQL = """
@@ -213,7 +215,8 @@ SELECT s.id, s.play_started_at, s.last_round_ended_at, s.last_bucket_minute, s.u
     ORDER BY e.ends_at DESC LIMIT 1),
   (SELECT json_build_array(r.requested_at, r.listed_until) FROM limits_selflistingrequest r
     WHERE r.player_id = s.player_id AND r.requested_at <= %(at)s AND r.listed_until > %(at)s
-    ORDER BY r.listed_until DESC LIMIT 1)
+    ORDER BY r.listed_until DESC LIMIT 1),
+  (SELECT p.aml_restriction FROM accounts_player p WHERE p.id = s.player_id)
 FROM limits_playerkindstate s
 WHERE s.player_id = %(player)s AND s.kind = %(kind)s
 FOR NO KEY UPDATE OF s
@@ -232,8 +235,9 @@ def kind_state_read_locked(player: Player, kind: str, at: datetime) -> GateState
     """:func:`kind_state_lock` and the reads of a stake decision in ONE statement (the hot path).
 
     The same rows as :func:`limits.selectors.period_totals`, :func:`~limits.selectors.hourly_loss`,
-    :func:`~limits.selectors.effective_limits`, ``active_panic`` and ``active_self_listing`` read, so the decision
-    is the same; a fixed number of rows whatever the player's history (the window's buckets, two totals)."""
+    :func:`~limits.selectors.effective_limits`, ``active_panic`` and ``active_self_listing`` read (and the Player
+    row's ``aml_restriction``, which ``accounts.selectors.betting_refusal`` reads from the token's row), so the
+    decision is the same; a fixed number of rows whatever the player's history (the window's buckets, two totals)."""
     lo, hi = hourly_window(at)
     params: dict[str, Any] = {"player": player.pk, "kind": kind, "day": day_key(at), "month": month_key(at),
                               "lo": lo, "hi": hi, "at": at}
@@ -245,7 +249,7 @@ def kind_state_read_locked(player: Player, kind: str, at: datetime) -> GateState
             cur.execute(_GATE_STATE_SQL, params)
             row = cur.fetchone()
     (state_id, play_started_at, last_round_ended_at, last_bucket_minute, updated_at,
-     open_bets, self_limits, totals, buckets, panic, listing) = row
+     open_bets, self_limits, totals, buckets, panic, listing, aml_restriction) = row
     state = PlayerKindState(id=state_id, player_id=player.pk, kind=kind, play_started_at=play_started_at,
                             last_round_ended_at=last_round_ended_at, last_bucket_minute=last_bucket_minute,
                             updated_at=updated_at)
@@ -270,6 +274,7 @@ def kind_state_read_locked(player: Player, kind: str, at: datetime) -> GateState
         hourly=hourly_loss_from_buckets([(_ts_req(b[0]), b[1], b[2], b[3]) for b in buckets or []]),
         panic=(_ts_req(panic[0]), _ts_req(panic[1])) if panic else None,
         listing=(_ts_req(listing[0]), _ts_req(listing[1])) if listing else None,
+        aml_restriction=aml_restriction or "",
     )
 
 

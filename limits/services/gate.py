@@ -17,7 +17,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.models import Player
-from accounts.selectors import betting_refusal
+from accounts.selectors import aml_refusal, betting_refusal
 from core import clock
 from core.errors import DomainError
 from core.money import Money
@@ -40,6 +40,7 @@ from limits.selectors import (
     logged_in_seconds,
     logins_started,
     money_rooms,
+    stake_grid_in_force,
 )
 from limits.services.counters import (
     GateState,
@@ -65,7 +66,7 @@ class StakeAllowed:
 
 def check_account(player: Player) -> None:
     """The account state allows staking (accounts' ``betting_refusal``: status, suspension, GP §3(3) insider,
-    the register of excluded persons, a pending password change ...)."""
+    the register of excluded persons, the AML restriction, a pending password change ...)."""
     refusal = betting_refusal(player)
     if refusal is not None:
         raise refusal
@@ -186,9 +187,13 @@ def _stake_gate(*, player: Player, kind: str, stake: Money, game_code: str, game
     rules = kind_rules(kind)
     if game_max_bet is not None:
         game_max_bet = require_money(game_max_bet, "game_max_bet")
-    round_max = check_stake_grid(stake, game_max_bet, rules)
+    grid = stake_grid_in_force(now)  # GP §8(1): the published version's (accounts' snapshot, no statement)
+    round_max = check_stake_grid(stake, game_max_bet, rules, grid)
     check_account(player)
     read = kind_state_read_locked(player, kind, now)
+    aml = aml_refusal(read.aml_restriction)  # a blocking AML case open or confirmed, read fresh under the lock
+    if aml is not None:
+        raise aml
     _check_locked_exclusions(read)
     open_bets = read.open_bets
     if open_bets and (rules.one_open_round or any(b.round_ref == round_ref for b in open_bets)):
@@ -205,7 +210,7 @@ def _stake_gate(*, player: Player, kind: str, stake: Money, game_code: str, game
     _check_session_limits(player, limits, now)
     open_stakes = sum(b.stake for b in open_bets)
     rooms = money_rooms(player, kind, limits, open_stakes, now, rules, totals=read.totals, hourly=read.hourly)
-    max_now = grid_floor(min([round_max] + [r.room for r in rooms]), rules)
+    max_now = grid_floor(min([round_max] + [r.room for r in rooms]), rules, grid)
     for r in rooms:
         if stake.amount > r.room:
             details: dict[str, Any] = dict(limit=r.limit, kind=kind, value=Money(r.value), used=Money(r.used),

@@ -38,12 +38,13 @@ def test_a_limit_value_is_checked_against_its_unit_and_range():
 
 
 def test_the_stake_grid_rounds_down_to_a_step_and_caps_at_the_game_maximum():
-    rules = KINDS[TECHNICAL]
-    assert grid_floor(12_345, rules) == 12_340
-    assert grid_floor(5, rules) == 0
-    assert check_stake_grid(Money(1_000), Money(50_000), rules) == 50_000
+    rules, grid = KINDS[TECHNICAL], (10, 10)  # GP §8(1): the published grid (0.10 CZK, step 0.10 CZK)
+    assert grid_floor(12_345, rules, grid) == 12_340
+    assert grid_floor(5, rules, grid) == 0
+    assert grid_floor(12_345, rules, (20, 50)) == 12_320  # another grid: 0.20 + k x 0.50
+    assert check_stake_grid(Money(1_000), Money(50_000), rules, grid) == 50_000
     with pytest.raises(DomainError) as above:
-        check_stake_grid(Money(50_010), Money(50_000), rules)
+        check_stake_grid(Money(50_010), Money(50_000), rules, grid)
     assert above.value.details["max_stake_now"] == Money(50_000)
 
 

@@ -1,6 +1,7 @@
 """Stakes, wins, refunds, adjustments, win holds (GP §10(3)), win deductions and debts (GP §7(7), §10(4))."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -25,6 +26,7 @@ from wallet.ledger import (
     wallet_lock,
 )
 from wallet.models import Debt, LedgerAccount, LedgerTransaction, Wallet, WinDeduction, WinHold, Withdrawal
+from wallet.selectors import open_win_holds
 from wallet.services.notices import debt_notice, deduction_notice, hold_notice
 from wallet.services.withdrawals import withdrawal_release_locked
 
@@ -317,11 +319,21 @@ def win_hold_sweep_one(*, hold_id: int, actor: Actor) -> str:
 
 # Deductions and debts -------------------------------------------------------------------------------------
 
+def _holds_on_wins_locked(player_id: int, win_references: Sequence[str]) -> list[WinHold]:
+    return list(open_win_holds(player_id, win_references).select_for_update(no_key=True))
+
+
 def win_deduct(*, player: Player, amount: Money, reference: str, reason: str, notice_text: str,
-               actor: Actor) -> WinDeduction:
+               actor: Actor, win_references: Sequence[str] = ()) -> WinDeduction:
     """Deduct a win credited in error or for a breach/fraud, with a notice the operator can prove (GP §7(7),
     §10(4)): an ``accounts`` message (``wallet.deduction:<id>``, inbox + e-mail) carrying ``notice_text``;
     ``notice_sent_at`` is the message's time and ``notice_channel`` ``inbox+email``.
+
+    ``win_references`` names the credited wins the deduction takes back. Money the operator still holds of them (a
+    GP §10(3) hold, ``held`` or ``escalated``) is taken first: the held account gives the held amount and the
+    live account only the rest, in the one ``win_deduction`` posting, and each such hold ends ``forfeited`` (audited
+    ``wallet.win_hold_deducted``), so no debt is ever recorded for money the operator holds. Holds worth more than
+    ``amount`` are refused (``wallet.invalid_amount``: a hold is taken whole, never split).
 
     A resulting negative balance is recorded as a debt payable within 10 days, with its own notice
     (``wallet.debt:<id>``); until paid, stakes and withdrawals are refused (``wallet.debt_outstanding``).
@@ -336,15 +348,30 @@ def win_deduct(*, player: Player, amount: Money, reference: str, reason: str, no
             if existing.player_id != player.pk or existing.amount != amt:
                 raise errors.REFERENCE_CONFLICT(reference=reference)
             return existing
+        holds = _holds_on_wins_locked(player.pk, win_references)
+        from_held = sum(h.amount for h in holds)
+        if from_held > amt:
+            raise errors.INVALID_AMOUNT(reason="the holds on these wins exceed the deduction",
+                                        held=Money(from_held), amount=Money(amt))
         acc = live_account(wallet)
-        new_balance = acc.balance - amt
+        from_live = amt - from_held
+        new_balance = acc.balance - from_live
         shortfall = max(0, -new_balance)
         if shortfall > acc.debt:
             set_debt(acc, shortfall)
-        txn = post(kind=TxnKind.WIN_DEDUCTION, reference=reference,
-                   legs=[(acc, -amt), (operator_account("house"), amt)],
-                   player_id=player.pk, amount=amt, actor=actor, memo=reason)
+        legs = [(acc, -from_live), (operator_account("house"), amt)]
+        if from_held:
+            legs.append((player_account(player.pk, LedgerAccount.Kind.PLAYER_HELD), -from_held))
+        txn = post(kind=TxnKind.WIN_DEDUCTION, reference=reference, legs=legs, player_id=player.pk, amount=amt,
+                   actor=actor, memo=reason)
         now = clock.now()
+        for hold in holds:
+            old = hold.status
+            hold.status, hold.decided_at, hold.decided_by = WinHold.Status.FORFEITED, now, actor.label
+            hold.note = f"taken back by the deduction {reference}"[:255]
+            hold.save(update_fields=["status", "decided_at", "decided_by", "note"])
+            audit_record(actor=actor, action="wallet.win_hold_deducted", obj=hold, old={"status": old},
+                         new={"status": hold.status}, amount=Money(hold.amount), deduction=reference, reason=reason)
         deduction = WinDeduction.objects.create(player_id=player.pk, amount=amt, reference=reference, reason=reason[:255],
                                                 notice_text=notice_text, notice_sent_at=now,
                                                 notice_channel=NOTICE_CHANNEL, created_by=actor.label, transaction=txn)
@@ -357,7 +384,8 @@ def win_deduct(*, player: Player, amount: Money, reference: str, reason: str, no
                                        due_at=now + timedelta(days=rules.DEBT_DAYS))
             audit_record(actor=actor, action="wallet.debt_recorded", obj=debt, amount=Money(debt.amount), due_at=debt.due_at)
         audit_record(actor=actor, action="wallet.win_deducted", obj=deduction, amount=Money(amt), reason=reason,
-                     notice=notice_text, balance_after=Money(acc.balance))
+                     notice=notice_text, balance_after=Money(acc.balance), from_held=Money(from_held),
+                     holds=[h.pk for h in holds])
         message = deduction_notice(deduction=deduction, balance_after=acc.balance)
         if message.created_at != deduction.notice_sent_at:
             deduction.notice_sent_at = message.created_at

@@ -558,3 +558,23 @@ def test_the_kobushi_package_registers_its_game_and_exports_the_names_other_modu
     assert isinstance(kobushi.KOBUSHI_GAME, kobushi.Kobushi) and kobushi.KOBUSHI_GAME.d is kobushi.DEFINITION
     assert kobushi.KOBUSHI_GAME.describe()["rules_en"] == kobushi.RULES_EN and kobushi.RULES_CS
     assert set(kobushi.SYMBOL_NAMES) == set(kobushi.PAYTABLE) | set(kobushi.SPECIAL)
+
+
+def test_without_the_jackpots_offered_the_bonus_closes_on_the_cat_and_the_rules_promise_none():
+    """The platform passes ``progressive: false`` while the pools do not run: the same draws give the same bonus
+    prize, closed by the Cat instead of a jackpot symbol, and the rules it shows then name no jackpot."""
+    game = kobushi.KOBUSHI_GAME
+    bet = game.validate_bet({"lines": 30, "coins": 5, "coin_value": 5})
+    assert game.with_jackpots_offered(bet, True).params == bet.params == {"lines": 30, "coins": 5, "coin_value": 5}
+    off = game.with_jackpots_offered(bet, False)
+    assert off.params["progressive"] is False and game.validate_bet(dict(off.params)).params == off.params
+    sushi_seed = 1414  # a bonus closed by the Sushi jackpot symbol at this bet (jackpots/tests/test_kobushi.py)
+    on, without = game.start(bet, SeededRNG(sushi_seed)), game.start(off, SeededRNG(sushi_seed))
+    assert on["bonus"]["sequence"][-1] == "jackpot_sushi" and without["bonus"]["sequence"][-1] == "cat"
+    assert on["bonus"]["sequence"][:-1] == without["bonus"]["sequence"][:-1]  # the same prize, the same parts
+    with pytest.raises(BetError):
+        game.validate_bet({"lines": 30, "coins": 5, "coin_value": 5, "progressive": "no"})
+    rules = game.describe()["rules_without_jackpots"]
+    assert "jackpot" not in rules["en"].replace("No progressive jackpot is offered or paid at present.", "")
+    assert "jackpot" not in rules["cs"].replace("Progresivní jackpoty se nyní nenabízejí ani nevyplácejí.", "")
+    assert "the bonus ends when the Cat is found" in rules["en"] and "bonus končí nalezením kočky a" in rules["cs"]

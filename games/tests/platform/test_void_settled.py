@@ -293,3 +293,133 @@ def test_staff_declare_a_bet_void_in_the_admin_with_a_reason(clock, client):
     again = client.post("/admin/games/round/", {"action": "void_settled", "_selected_action": [body["id"]],
                                                 "apply": "1", "reason": "again"}, follow=True)
     assert "game.round_already_voided" in again.content.decode() and balance(player) == 1_000
+
+
+# A win on hold (GP §10(3)) ------------------------------------------------------------------------------------------
+
+def _hold_through_compliance(player: Any, round_id: int, win_reference: str | None = None) -> int:
+    """Compliance staff hold the round's win from a case, through the staff API (as they do); returns the hold id."""
+    from rest_framework.test import APIClient
+
+    from accounts.testing import token_for
+    from aml.services import case_open
+
+    case, _ = case_open(player_id=player.pk, kind="suspicious", key=f"test:hold:{round_id}", summary="doubt",
+                        blocking=False, actor=STAFF)
+    api = APIClient(raise_request_exception=False)
+    api.credentials(HTTP_AUTHORIZATION=f"Token {token_for(make_staff(role='compliance'))}")
+    r = api.post(f"/api/v1/aml/staff/cases/{case.pk}/holds",
+                 {"win_reference": win_reference or f"games:round:{round_id}:win", "reason": "regularity",
+                  "note": "doubt about the bet"}, format="json")
+    assert r.status_code == 201, r.content
+    return int(r.json()["hold_id"])
+
+
+def _void_in_admin(client: Any, round_id: int, reason: str = "an agent placed it") -> None:
+    client.force_login(make_staff(superuser=True))
+    done = client.post("/admin/games/round/", {"action": "void_settled", "_selected_action": [round_id],
+                                               "apply": "1", "reason": reason})
+    assert done.status_code == 302 and Round.objects.get(pk=round_id).status == "voided"
+
+
+def test_a_void_bet_whose_win_is_held_takes_the_win_from_the_hold_and_leaves_the_balance_whole(clock, client):
+    """The review's probe 1: 10.00 CZK, a 1.00 bet wins 2.00, the 2.00 are held, the bet is declared void. The win
+    comes back from the hold (which ends), the balance is 10.00 as if the bet had never been placed."""
+    from wallet.models import WinHold
+    from wallet.selectors import held_balance
+
+    player = funded_player(1_000)
+    c = client_for(player)
+    body = _spin(c, clock, WIN)
+    hold_id = _hold_through_compliance(player, body["id"])
+    assert (balance(player), held_balance(player).amount) == (900, 200)
+    _void_in_admin(client, body["id"])
+    assert (balance(player), held_balance(player).amount) == (1_000, 0)
+    hold = WinHold.objects.get(pk=hold_id)
+    assert hold.status == "forfeited" and hold.note == f"taken back by the deduction games:round:{body['id']}:void:win"
+    assert not Debt.objects.filter(player=player).exists()
+    deduction = WinDeduction.objects.get(player=player)
+    assert deduction.amount == 200 and "pozdrženo" in deduction.notice_text and "was held" in deduction.notice_text
+    legs = {(e.account.kind, e.amount) for e in Entry.objects.filter(transaction=deduction.transaction)}
+    assert legs == {("player_held", -200), ("house", 200)}  # the live account gave nothing
+    event = AuditEvent.objects.get(action="games.round_voided_settled")
+    assert (event.details["win_reclaimed"], event.details["win_from_hold"], event.details["debt"]) == (200, 200, 0)
+    assert AuditEvent.objects.filter(action="wallet.win_hold_deducted", object_id=str(hold_id)).count() == 1
+    overview = c.get("/api/v1/wallet/overview").json()  # what the player sees: nothing held, nothing owed
+    assert (overview["balance"]["amount"], overview["held"]["amount"], overview["debt"]["amount"]) == (1_000, 0, 0)
+    _books_clean()
+
+
+def test_a_held_win_of_a_player_with_little_left_is_no_debt_and_play_goes_on(clock, client):
+    """The review's probe 2: 1.00 CZK, the 1.00 bet wins 2.00, all 2.00 held (the balance is 0). Before the fix the
+    void left -1.00 and an open 10-day debt while the operator held the 2.00: now there is no debt at all."""
+    player = funded_player(100)
+    c = client_for(player)
+    body = _spin(c, clock, WIN)
+    _hold_through_compliance(player, body["id"])
+    assert balance(player) == 0
+    _void_in_admin(client, body["id"])
+    assert balance(player) == 100 and not Debt.objects.filter(player=player).exists()
+    clock.shift(3)
+    with use_rng(LOSS):
+        assert start(c, bet=RED).status_code == 201  # no debt blocks the next stake
+    _books_clean()
+
+
+def test_only_the_part_of_a_win_not_held_and_already_spent_becomes_a_debt(clock):
+    """The boundary between the two sources: 1.50 of the 2.00 win spent before the hold, so the hold holds only
+    the 0.50 left; the void takes those 0.50 from the hold and 1.50 from the balance (1.00 with the stake back):
+    the debt is 0.50, the money really spent, never the held part."""
+    from wallet.selectors import held_balance
+
+    player = funded_player(100)
+    c = client_for(player)
+    won = _spin(c, clock, WIN)  # 1.00 -> 2.00
+    _spin(c, clock, LOSS, {"bets": [{"type": "red", "amount": 150}]})  # 0.50 left
+    _hold_through_compliance(player, won["id"])
+    assert (balance(player), held_balance(player).amount) == (0, 50)
+    round_void_settled(round_id=won["id"], reason="placed by proxy", actor=STAFF)
+    assert (balance(player), held_balance(player).amount) == (-50, 0)
+    debt = Debt.objects.get(player=player)
+    assert (debt.amount, debt.outstanding) == (50, 50)
+    event = AuditEvent.objects.get(action="games.round_voided_settled")
+    assert (event.details["win_from_hold"], event.details["debt"]) == (50, 50)
+    _books_clean()
+
+
+def test_a_released_hold_is_not_taken_again(clock):
+    """A hold already released put the win back on the balance: the void takes it from there, as for any win."""
+    from wallet.models import WinHold
+    from wallet.services import win_hold_release
+
+    player = funded_player(1_000)
+    c = client_for(player)
+    body = _spin(c, clock, WIN)
+    hold = WinHold.objects.get(pk=_hold_through_compliance(player, body["id"]))
+    win_hold_release(hold=hold, actor=STAFF, note="doubt cleared")
+    round_void_settled(round_id=body["id"], reason="proxy", actor=STAFF)
+    assert balance(player) == 1_000 and WinHold.objects.get(pk=hold.pk).status == "released"
+    legs = {(e.account.kind, e.amount) for e in Entry.objects.filter(transaction__reference__endswith=":void:win")}
+    assert legs == {("player_main", -200), ("house", 200)}
+    _books_clean()
+
+
+def test_a_held_jackpot_win_of_a_void_bet_comes_from_the_hold_and_the_pool_gets_it_whole(clock):
+    """The round's jackpot win is a win of its own (``jackpot:<award>:paid``): held, it is taken from the hold too."""
+    from jackpots.models import MICRO, Award
+    from jackpots.tests.helpers import central_level
+    from wallet.selectors import held_balance
+
+    central_level("central-bronze", rate_ppm=50_000, reset_value=1_000, win_from=1_000, win_to=1_000)
+    player = funded_player(1_000)
+    c = client_for(player)
+    body = _spin(c, clock, LOSS, {"bets": [{"type": "red", "amount": 1_000}]})  # the 10.00 jackpot at once
+    award = Award.objects.get(round_id=body["id"])
+    _hold_through_compliance(player, body["id"], win_reference=f"jackpot:{award.pk}:paid")
+    assert (balance(player), held_balance(player).amount) == (0, 1_000)
+    before = _pool_value("central-bronze")
+    round_void_settled(round_id=body["id"], reason="proxy", actor=STAFF)
+    assert (balance(player), held_balance(player).amount) == (1_000, 0)  # the stake back, the win from the hold
+    assert not Debt.objects.filter(player=player).exists()
+    assert _pool_value("central-bronze") == before + (1_000 - 50) * MICRO
+    _books_clean()

@@ -16,7 +16,10 @@ from ... import slots
 from ...base import RNG, Bet, Declared, JsonDict, Progress
 from . import analysis, fast_sim
 from .definition import BIG_CAT, KOBUSHI, NORMAL, PICK_ITEMS, SCATTER, SPECIAL, WILD
-from .texts import RULES_CS, RULES_EN, SYMBOL_NAMES
+from .texts import RULES_CS, RULES_CS_WITHOUT_JACKPOTS, RULES_EN, RULES_EN_WITHOUT_JACKPOTS, SYMBOL_NAMES
+
+# a bet parameter the platform sets (``with_jackpots_offered``): false while the progressive jackpots are not offered
+PROGRESSIVE = "progressive"
 
 
 class Kobushi(slots.SlotGame):
@@ -56,7 +59,11 @@ class Kobushi(slots.SlotGame):
     def validate_bet(self, params: JsonDict) -> Bet:
         """Total = coin value x coins x lines, 0.10-750 CZK on the 0.10 CZK grid (GP §8(1)-(2)); others refused."""
         d = self.d
-        slots.check_keys(params, ("lines", "coins", "coin_value"))
+        slots.check_keys(params, ("lines", "coins", "coin_value", PROGRESSIVE))
+        progressive = params.get(PROGRESSIVE, True)
+        if not isinstance(progressive, bool):
+            raise slots.bet_error("game.invalid_bet", "progressive must be true or false.",
+                                  "Pole progressive musí být true nebo false.", progressive=progressive)
         lines = params.get("lines", d["default_bet"]["lines"])
         coins = params.get("coins", d["default_bet"]["coins"])
         coin = params.get("coin_value", d["default_bet"]["coin_value"])
@@ -71,7 +78,20 @@ class Kobushi(slots.SlotGame):
                                   coin_value=coin, allowed=d["coin_values"])
         total = lines * coins * coin
         slots.check_stake(total, min_bet=d["min_stake"], max_bet=self.declared.max_bet, step=d["stake_step"])
-        return Bet(total_stake=total, params={"lines": lines, "coins": coins, "coin_value": coin})
+        bet = {"lines": lines, "coins": coins, "coin_value": coin}
+        if not progressive:
+            bet[PROGRESSIVE] = False
+        return Bet(total_stake=total, params=bet)
+
+    def with_jackpots_offered(self, bet: Bet, offered: bool) -> Bet:
+        """Rules §9 as the platform offers them now: when the Sushi and Kobushi pools are not running (jackpots off,
+        the pools drafts or suspended), ``progressive: false`` in the bet's parameters and the pick bonus ends on
+        the Cat only (no jackpot symbol that would pay nothing; the bonus prize is the same). Whatever the player
+        sent, the platform decides it."""
+        params = {k: v for k, v in bet.params.items() if k != PROGRESSIVE}
+        if not offered:
+            params[PROGRESSIVE] = False
+        return Bet(total_stake=bet.total_stake, params=params)
 
     def progressive(self) -> JsonDict:
         """Rules §9 for the platform's jackpots app: 0.25 % of every stake to each pool, seeds per coin, the pool
@@ -174,7 +194,9 @@ class Kobushi(slots.SlotGame):
         m = slots.draw_weighted(rng, cfg["prize_table"])
         k = 2 + rng.randbelow(min(cfg["max_parts"] - 1, m - 1))  # 2..min(max_parts, m) parts, each >= 1 x stake
         parts = slots.split_prize(rng, m, k)
-        end = slots.draw_weighted(rng, cfg["terminators"]) if self.is_max_bet(bet.params) else "cat"
+        # the jackpot symbols only at max coins and lines (rules §9) and while the platform offers the jackpots
+        jackpots = self.is_max_bet(bet.params) and bet.params.get(PROGRESSIVE, True)
+        end = slots.draw_weighted(rng, cfg["terminators"]) if jackpots else "cat"
         state["bonus"] = {"active": True, "prize_multiplier": m,
                           "sequence": [x * bet.total_stake for x in parts] + [end], "picked": []}
         state["steps"].append({"type": "trigger", "feature": "kobushi_bonus", "symbols": n_kb, "items": PICK_ITEMS})
@@ -290,6 +312,8 @@ class Kobushi(slots.SlotGame):
                          "unfinished_deadline_days": dec.unfinished_deadline_days},
             "rules_en": RULES_EN,
             "rules_cs": RULES_CS,
+            # what the rules say while the platform does not offer the progressive jackpots (the catalogue shows it)
+            "rules_without_jackpots": {"en": RULES_EN_WITHOUT_JACKPOTS, "cs": RULES_CS_WITHOUT_JACKPOTS},
         }
 
     # --- exact RTP, analysis and the fast simulator (analysis.py, fast_sim.py) ------------------------------------

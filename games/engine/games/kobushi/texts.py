@@ -47,3 +47,16 @@ RULES_CS = (
     "sázky; po jeho dosažení hra končí. Progresivní jackpoty vyplácí systém jackpotů, a to jen při maximálním "
     "počtu mincí a linií."
 )
+
+# The rules while the platform does not offer the progressive jackpots (switched off, or the pools not running): the
+# bonus ends on the Cat only and nothing is said of jackpots but that none is paid now.
+RULES_EN_WITHOUT_JACKPOTS = RULES_EN.replace(
+    "the bonus ends when a Cat (or, at the maximum coins and lines, a Sushi or Kobushi jackpot symbol) is found",
+    "the bonus ends when the Cat is found").replace(
+    "The progressive jackpots are paid by the jackpot system and only at the maximum coins and lines.",
+    "No progressive jackpot is offered or paid at present.")
+RULES_CS_WITHOUT_JACKPOTS = RULES_CS.replace(
+    "bonus končí nalezením kočky (nebo při maximálním počtu mincí a linií symbolu jackpotu Sushi nebo Kobushi)",
+    "bonus končí nalezením kočky").replace(
+    "Progresivní jackpoty vyplácí systém jackpotů, a to jen při maximálním počtu mincí a linií.",
+    "Progresivní jackpoty se nyní nenabízejí ani nevyplácejí.")
