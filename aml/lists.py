@@ -39,7 +39,7 @@ from datetime import date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from lxml import etree  # type: ignore[import-untyped]  # lxml ships no type information (no lxml-stubs pinned)
+from lxml import etree  # lxml: ignore_missing_imports in pyproject.toml (no stubs pinned)
 
 from aml.matching import normalised_name
 

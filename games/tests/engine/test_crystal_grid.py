@@ -37,7 +37,7 @@ def test_the_numpy_bitmask_clusters_equal_the_pure_engine_on_every_layout(layout
     g = cgm.GRIDS[layout]
     cols, rows, diag, min_size = g["cols"], g["rows"], g["diagonal"], g["min_size"]
     pays = {s: [[t, v] for t, v in p if t >= min_size] or [[min_size, 1]] for s, p in PAYS.items()}
-    bg = cluster.BitGrid(cols, rows, diag)
+    bg = cluster.BitGrid(cols, rows, bool(diag))
     codes = [SYMS.index(s) for s in pays if s != "W"] + [0]
     tables = np.array([[cluster.pay_for(pays[SYMS[c]], k) for k in range(cols * rows + 1)] for c in codes])
     rnd = random.Random(3)
@@ -47,7 +47,7 @@ def test_the_numpy_bitmask_clusters_equal_the_pure_engine_on_every_layout(layout
     pay, won = bg.clusters(sym, sym | sym[:, -1:], tables, min_size)
     cells = bg.to_cells(won)
     for i, gr in enumerate(grids):
-        found = cluster.find_clusters(gr, pays, "W", diag)
+        found = cluster.find_clusters(gr, pays, "W", bool(diag))
         assert pay[i] == sum(f[2] for f in found)
         assert {tuple(c) for f in found for c in f[3]} == {(j, r) for j in range(cols) for r in range(rows)
                                                          if cells[i, j, r]}

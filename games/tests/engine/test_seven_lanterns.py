@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -74,7 +75,7 @@ def test_two_lanterns_start_the_second_chance_and_the_pick_never_changes_the_res
 
 
 def test_a_lantern_behind_the_pick_gives_the_free_spins_and_a_multiplier_pays_the_bet_times_it():
-    found = {}
+    found: dict[Any, Any] = {}
     for seed in range(2000):
         rec = play(G, BET, SeededRNG(seed), [{"type": "pick", "index": 2}] + [{"type": "spin"}] * 7)
         st = rec["state"]
