@@ -106,9 +106,11 @@ ROLES: dict[str, Role] = {r.name: r for r in (
 )}
 
 
-def expand(patterns: Iterable[str], available: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+def expand(patterns: Iterable[str], available: Iterable[tuple[str, str]], *, strict: bool = True,
+           ) -> set[tuple[str, str]]:
     """The (app_label, codename) pairs the patterns name, from the ``available`` permissions. A name that matches
-    no permission raises (a typo must not leave a role silently without a permission)."""
+    no permission raises (a typo must not leave a role silently without a permission), unless ``strict`` is off:
+    the data migration runs before later migrations have created their models' permissions."""
     have = set(available)
     out: set[tuple[str, str]] = set()
     for pattern in patterns:
@@ -118,15 +120,16 @@ def expand(patterns: Iterable[str], available: Iterable[tuple[str, str]]) -> set
             matched = {(a, c) for a, c in have if a == app and c.startswith(prefix)}
         else:
             matched = {(app, codename)} & have
-        if not matched:
+        if not matched and strict:
             raise LookupError(f"role permission {pattern!r} names no permission")
         out |= matched
     return out
 
 
-def roles_sync(group_model: Any = None, permission_model: Any = None) -> dict[str, int]:
+def roles_sync(group_model: Any = None, permission_model: Any = None, *, strict: bool = True) -> dict[str, int]:
     """Make each role's group hold exactly its declared permissions (creating the group if needed). Takes the
-    models so a migration can pass its historical ones. Returns {role: number of permissions}."""
+    models so a migration can pass its historical ones (``strict=False`` there: a permission of a later migration
+    does not exist yet; the ``post_migrate`` sync after the whole ``migrate`` is strict). Returns {role: count}."""
     if group_model is None or permission_model is None:
         from django.contrib.auth.models import Group, Permission
         group_model, permission_model = Group, Permission
@@ -135,7 +138,7 @@ def roles_sync(group_model: Any = None, permission_model: Any = None) -> dict[st
     counts: dict[str, int] = {}
     for role in ROLES.values():
         group, _ = group_model.objects.get_or_create(name=role.name)
-        wanted = [perms[k] for k in sorted(expand(role.permissions, perms))]
+        wanted = [perms[k] for k in sorted(expand(role.permissions, perms, strict=strict))]
         group.permissions.set(wanted)
         counts[role.name] = len(wanted)
     return counts

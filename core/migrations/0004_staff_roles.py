@@ -13,7 +13,8 @@ def roles_create(apps, schema_editor):  # type: ignore[no-untyped-def]
         app_config.models_module = True
         create_permissions(app_config, apps=apps, verbosity=0)
         app_config.models_module = None
-    roles_sync(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"))
+    # not strict: permissions of later migrations do not exist yet; core.apps syncs strictly after the whole migrate
+    roles_sync(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"), strict=False)
 
 
 def roles_remove(apps, schema_editor):  # type: ignore[no-untyped-def]
