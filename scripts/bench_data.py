@@ -327,10 +327,10 @@ WHERE a.id = s.account_id AND a.tracks_balance
 """
 
 _AUDIT_SQL = """
-INSERT INTO core_auditevent (occurred_at, actor_type, actor_id, actor_label, action, object_type, object_id,
-                             old_values, new_values, details, request_id)
+INSERT INTO core_auditevent (occurred_at, actor_type, actor_id, actor_label, actor_role, action, object_type,
+                             object_id, old_values, new_values, details, request_id)
 SELECT CASE WHEN a.o = 1 THEN r.started_at ELSE r.settled_at END, 'player', r.player_id::text,
-       'bench' || r.player_id, a.action, 'games.round', r.id::text, NULL,
+       'bench' || r.player_id, '', a.action, 'games.round', r.id::text, NULL,
        CASE WHEN a.o = 1 THEN (CASE WHEN r.game_code = %(r_code)s THEN %(r_started_new)s::jsonb
                                     ELSE %(k_started_new)s::jsonb END)
             ELSE (CASE WHEN r.game_code = %(r_code)s THEN %(r_settled_new)s::jsonb
