@@ -6,6 +6,7 @@ Other apps reference ``accounts.Player`` as *the* participant and read it only t
 """
 import hashlib
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models import Q
@@ -600,6 +601,16 @@ class Delivery(models.Model):
 
 
 # The game plan and terms in force (GP §3(5), §8(1), §13(1), §13(6)) --------------------------------------------------
+def settings_min_stake() -> int:
+    """GP §8(1): the settings' minimum stake (``GP_MIN_STAKE``), what a version carries unless it says otherwise."""
+    return int(settings.GP["MIN_STAKE"])
+
+
+def settings_stake_step() -> int:
+    """GP §8(1): the settings' stake step (``GP_STAKE_STEP``)."""
+    return int(settings.GP["STAKE_STEP"])
+
+
 class TermsVersion(models.Model):
     """A published version of the game plan and general terms: its text (Czech and English) or a reference to the
     document with its SHA-256, and the minimum stake and step it sets, published by staff and in force from
@@ -620,8 +631,12 @@ class TermsVersion(models.Model):
     announced_at = models.DateTimeField(null=True, blank=True)  # every player then active/temporary was told
     # GP §8(1): the minimum stake and its step (haléře) this version publishes; while it is in force they are the
     # stake grid (``accounts.terms.stake_grid``), so a change applies only through an announced version
-    min_stake = models.BigIntegerField(help_text="GP §8(1): the minimum stake per round (haléře)")
-    stake_step = models.BigIntegerField(help_text="GP §8(1): the step of stakes above the minimum (haléře)")
+    # (``terms_publish`` always sets both: the latest version's unless staff give new ones; the defaults are the
+    # settings' for a row written otherwise)
+    min_stake = models.BigIntegerField(default=settings_min_stake,
+                                       help_text="GP §8(1): the minimum stake per round (haléře)")
+    stake_step = models.BigIntegerField(default=settings_stake_step,
+                                        help_text="GP §8(1): the step of stakes above the minimum (haléře)")
 
     class Meta:
         permissions = [

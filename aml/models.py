@@ -302,8 +302,9 @@ class ScreeningRun(models.Model):
 
 class ComplianceCase(models.Model):
     """Something compliance staff must decide: a PEP declaration, a screening hit, a suspicious-transaction rule
-    hit. ``blocking`` cases refuse completion of registration and withdrawals while open (and everything once
-    confirmed); ``key`` makes opening idempotent (one case per rule/player/anchor, per list entry, per declaration)."""
+    hit. ``blocking`` cases refuse completion of registration, deposits, withdrawals and stakes while open and once
+    confirmed (docs/aml.md; the case services keep ``accounts.Player.aml_restriction`` with them, which the stake gate
+    reads); ``key`` makes opening idempotent (one case per rule/player/anchor, per list entry, per declaration)."""
 
     class Kind(models.TextChoices):
         PEP_DECLARED = "pep_declared", "player declared a politically exposed person"

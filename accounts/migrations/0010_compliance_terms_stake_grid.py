@@ -1,12 +1,7 @@
 """GP §8(1): each published version of the game plan and terms carries the minimum stake and its step; the versions
-published before get the figures the settings had when this migration ran (the grid they were in force with)."""
-from django.conf import settings
+published before get the figures the settings have when this migration runs (the grid they were in force with)."""
+import accounts.models
 from django.db import migrations, models
-
-
-def figures_of_settings(apps, schema_editor):
-    TermsVersion = apps.get_model("accounts", "TermsVersion")
-    TermsVersion.objects.update(min_stake=int(settings.GP["MIN_STAKE"]), stake_step=int(settings.GP["STAKE_STEP"]))
 
 
 class Migration(migrations.Migration):
@@ -19,14 +14,13 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="termsversion",
             name="min_stake",
-            field=models.BigIntegerField(default=10, help_text="GP §8(1): the minimum stake per round (haléře)"),
-            preserve_default=False,
+            field=models.BigIntegerField(default=accounts.models.settings_min_stake,
+                                         help_text="GP §8(1): the minimum stake per round (haléře)"),
         ),
         migrations.AddField(
             model_name="termsversion",
             name="stake_step",
-            field=models.BigIntegerField(default=10, help_text="GP §8(1): the step of stakes above the minimum (haléře)"),
-            preserve_default=False,
+            field=models.BigIntegerField(default=accounts.models.settings_stake_step,
+                                         help_text="GP §8(1): the step of stakes above the minimum (haléře)"),
         ),
-        migrations.RunPython(figures_of_settings, migrations.RunPython.noop),
     ]

@@ -97,6 +97,9 @@ def test_a_settled_roulette_round_costs_at_most_12_statements_also_after_10000_r
     assert len(fresh) <= MAX_STATEMENTS, "\n".join(fresh)
     # the game's switch and its approval in the game plan (GP §13(6)) come with the round context, no read of its own
     assert len([q for q in fresh if "games_game" in q]) == 1, "\n".join(fresh)
+    # the AML restriction (a blocking compliance case, docs/aml.md) comes with the stake gate's one locking statement
+    gate = [q for q in fresh if "FOR NO KEY UPDATE OF s" in q]
+    assert len(gate) == 1 and "p.aml_restriction FROM accounts_player" in gate[0], "\n".join(fresh)
     _history(player, 10_000)
     assert Round.objects.filter(player=player).count() > 10_000
     _, after_history = _round(c, clock, "european_roulette", ROULETTE_RED, rng)
