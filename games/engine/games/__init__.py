@@ -9,6 +9,7 @@ from . import (
     roulette,
     seven_lanterns,
     simply_the_best_27,
+    starfall_grid,
     tome_of_sands,
     triple_charm,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "roulette",
     "seven_lanterns",
     "simply_the_best_27",
+    "starfall_grid",
     "tome_of_sands",
     "triple_charm",
 ]
