@@ -10,6 +10,7 @@ from . import (
     roulette,
     seven_lanterns,
     simply_the_best_27,
+    starfall_grid,
     tome_of_sands,
     triple_charm,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "roulette",
     "seven_lanterns",
     "simply_the_best_27",
+    "starfall_grid",
     "tome_of_sands",
     "triple_charm",
 ]

@@ -85,9 +85,14 @@ class CrystalGrid(mech.MechSlot):
         d = definition
         self.strips: list[list[str]] = d["strips"]
         self.cols, self.rows, self.diagonal, self.min_size = d["cols"], d["rows"], d["diagonal"], d["min_size"]
+        # the paytable and alphabet are data of the definition (another grid game reuses this class)
+        self.pays: dict[str, list[list[int]]] = d.get("pays", PAYS)
+        self.symbols: list[str] = d.get("symbols", SYMBOLS)
+        self.wild: str = d.get("wild", WILD)
+        self.symbol_names: dict[str, tuple[str, str]] = d.get("symbol_names", SYMBOL_NAMES)
 
     def clusters(self, window: list[list[str]]) -> list[list[Any]]:
-        return cluster.find_clusters(window, PAYS, WILD, self.diagonal)
+        return cluster.find_clusters(window, self.pays, self.wild, self.diagonal)
 
     def start(self, bet: Bet, rng: RNG) -> JsonDict:
         state = self.new_round(bet)
@@ -119,14 +124,15 @@ class CrystalGrid(mech.MechSlot):
     @functools.cached_property
     def _fast(self) -> JsonDict:
         # pairs: every paying symbol (growing through itself and the wilds), then the wilds alone
-        pair_syms = [SYMBOLS.index(s) for s in PAYS if s != WILD] + [SYMBOLS.index(WILD)]
+        syms = self.symbols
+        pair_syms = [syms.index(s) for s in self.pays if s != self.wild] + [syms.index(self.wild)]
         tables = np.zeros((len(pair_syms), self.cols * self.rows + 1), dtype=np.int64)
         for i, code in enumerate(pair_syms):
             for size in range(tables.shape[1]):
-                tables[i, size] = cluster.pay_for(PAYS[SYMBOLS[code]], size)
+                tables[i, size] = cluster.pay_for(self.pays[syms[code]], size)
         bits = cluster.BitGrid(self.cols, self.rows, self.diagonal)
-        ct = cascade.ColumnTables(self.strips, SYMBOLS, self.rows)
-        return {"ct": ct, "tables": tables, "bits": bits, "colmask": bits.column_masks(ct.base, pair_syms),
+        ct = cascade.ColumnTables(self.strips, syms, self.rows)
+        return {"ct": ct, "tables": tables, "bits": bits, "pair_syms": pair_syms,
                 "packed": cluster.PackedGrid(bits, ct.base, pair_syms)}
 
     def grid_pay(self, cols: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any]]:
@@ -140,7 +146,7 @@ class CrystalGrid(mech.MechSlot):
         """The same as :meth:`grid_pay` through one mask per symbol (``BitGrid.clusters``; the tests compare)."""
         t = self._fast
         bg: cluster.BitGrid = t["bits"]
-        sym = bg.masks_from_columns(cols, t["colmask"])
+        sym = bg.masks_from_columns(cols, bg.column_masks(t["ct"].base, t["pair_syms"]))
         member = sym | sym[:, -1:]  # the last pair is the wilds
         return bg.clusters(sym, member, t["tables"], self.min_size)
 
@@ -196,8 +202,8 @@ class CrystalGrid(mech.MechSlot):
     def describe_extra(self) -> JsonDict:
         return {"grid": {"cols": self.cols, "rows": self.rows, "neighbours": "diagonal" if self.diagonal else
                          "horizontal/vertical", "min_cluster": self.min_size},
-                "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-                "paytable": {"unit": "tenth_of_total_bet", "cluster_size_thresholds": PAYS},
+                "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in self.symbol_names.items()},
+                "paytable": {"unit": "tenth_of_total_bet", "cluster_size_thresholds": self.pays},
                 "features": {"cascade": "winning clusters removed, symbols fall from the column strips"}}
 
 

@@ -175,3 +175,25 @@ def test_rising_reels_grow_with_every_winning_re_spin_and_reach_the_free_spins_t
     assert len(free) == len(rnd.actions) == 8 and all(s["ways"] == 3125 for s in free)
     assert responses[-1]["status"] == "finished"
     assert rnd.win == sum(s["win"] for s in base + free)
+
+
+# --- Starfall Grid ------------------------------------------------------------------------------------------------
+def test_starfall_grid_diagonal_clusters_cascade_through_the_api(clock):
+    bet = {"stake": 100}
+
+    def diagonal_cascade(s):
+        if s["cascades"] < 2:
+            return False
+        for step in s["steps"]:
+            for _, _, _, cells in step["clusters"]:
+                cs = {tuple(c) for c in cells}
+                # some cell of the cluster touches the others only diagonally
+                if any(not ({(j + 1, r), (j - 1, r), (j, r + 1), (j, r - 1)} & cs) for j, r in cs):
+                    return True
+        return False
+
+    seed = find_seed("starfall_grid", bet, diagonal_cascade)
+    rnd, recall, _ = play_round("starfall_grid", bet, seed)
+    steps = recall["state"]["steps"]
+    assert steps[0]["features"] == ["cascade"] and len(steps) >= 3 and steps[-1]["clusters"] == []
+    assert rnd.win == sum(pay for s in steps for _, _, pay, _ in s["clusters"])
