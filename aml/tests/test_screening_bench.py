@@ -184,7 +184,11 @@ def bulk_players(n: int, planted: list[tuple[str, date]], seed: int = 11) -> lis
     return [p.pk for p in players]
 
 
-def test_rescreening_10000_players_against_an_eu_list_of_5000_entities(settings):
+# the figure in the note is from SCREENING_BENCH_PLAYERS=10000; the standing run (CI) re-screens 2,000 to keep its time
+PLAYERS = int(os.environ.get("SCREENING_BENCH_PLAYERS", "2000"))
+
+
+def test_rescreening_the_players_against_an_eu_list_of_5000_entities_prints_the_figures(settings):
     from aml.tasks import screening_rescreen
 
     settings.AML_SCREENING_LIST = "imported"
@@ -193,7 +197,7 @@ def test_rescreening_10000_players_against_an_eu_list_of_5000_entities(settings)
     data, people = eu_list_xml(5000)
     planted = people[:20]
     t = time.monotonic()
-    ids = bulk_players(10_000, planted)
+    ids = bulk_players(PLAYERS, planted)
     created_s = time.monotonic() - t
 
     t = time.monotonic()
@@ -213,8 +217,8 @@ def test_rescreening_10000_players_against_an_eu_list_of_5000_entities(settings)
         result = screening_rescreen.apply().get()  # the task the import enqueues, run as the worker would
     rescreen_s, rescreen_cpu = time.monotonic() - t, time.process_time() - cpu
     load_after = os.getloadavg()[0]
-    assert result["claimed"] == 10_000 and result["more"] is False
-    assert ScreeningRun.objects.filter(player_id__in=ids).count() == 10_000
+    assert result["claimed"] == PLAYERS and result["more"] is False
+    assert ScreeningRun.objects.filter(player_id__in=ids).count() == PLAYERS
     hit_players = set(ComplianceCase.objects.filter(kind="screening_hit").values_list("player_id", flat=True))
     assert set(ids[: len(planted)]) <= hit_players  # every listed person planted among the players is found
 
