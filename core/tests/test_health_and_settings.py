@@ -178,8 +178,9 @@ def test_production_left_at_the_register_defaults_does_not_start():
     r = _django_check_expr({**env, "JACKPOTS_ENABLED": "false"}, "settings.DEBUG")
     assert r.returncode != 0
     for name in ("ACCOUNTS_POPULATION_REGISTER=sandbox", "ACCOUNTS_EXCLUSION_REGISTER=sandbox",
-                 "ACCOUNTS_SMS_GATEWAY=sandbox", "AML_IDENTIFICATION_PROVIDER=sandbox", "AML_SCREENING_LIST=sandbox"):
+                 "ACCOUNTS_SMS_GATEWAY=sandbox", "AML_IDENTIFICATION_PROVIDER=sandbox"):
         assert name in r.stderr, name
+    assert "AML_SCREENING_LIST" not in r.stderr  # production screens against the imported lists by default
 
 
 def test_production_says_at_start_which_implementation_each_outside_system_uses():
