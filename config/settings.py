@@ -253,6 +253,16 @@ EMAIL_BACKEND = env.str(
     default="django.core.mail.backends.smtp.EmailBackend" if PRODUCTION else "django.core.mail.backends.console.EmailBackend",
 )
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="noreply@platform.example")
+# the SMTP server of the smtp backend (Django's names; default: a relay on this machine, localhost:25)
+EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)  # STARTTLS (port 587)
+EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", default=False)  # implicit TLS (port 465)
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=20)  # seconds; a hung server must not hold a Celery worker
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL exclude each other")
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000")
 
 # Regulatory figures (GP "Defaults for blank figures"); amounts in minor units (haléře).
