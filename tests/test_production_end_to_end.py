@@ -233,7 +233,8 @@ class Platform:
                 os.killpg(proc.pid, signal.SIGKILL)
 
 
-def _database(name: str) -> str:
+def _database(name: str, *, create: bool = True) -> str:
+    """A database of its own on the server of ``DATABASE_URL`` (made afresh; ``create=False`` drops it)."""
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
     parts = urlsplit(base)
     admin = psycopg2.connect(host=parts.hostname or "127.0.0.1", port=parts.port or 5432,
@@ -241,7 +242,8 @@ def _database(name: str) -> str:
     admin.autocommit = True
     with admin.cursor() as cur:
         cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        cur.execute(f'CREATE DATABASE "{name}"')
+        if create:
+            cur.execute(f'CREATE DATABASE "{name}"')
     admin.close()
     return parts._replace(path=f"/{name}").geturl()
 
@@ -301,6 +303,8 @@ def production() -> Iterator[dict[str, Any]]:
         op.stop()
         registers.stop()
         smtp.stop()
+        if not os.environ.get("E2E_KEEP_DATABASE"):
+            _database(db, create=False)
 
 
 # The clients -------------------------------------------------------------------------------------------------------------
