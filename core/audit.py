@@ -168,3 +168,16 @@ def security_event(*, action: str, source: str = "", tried: str = "", body: byte
         logging.getLogger("platform.security").exception("could not record security event %s", action)
         return 0
     return count
+
+
+def integrity_alarm(exc: BaseException, *, source: str, **details: Any) -> None:
+    """A database integrity check refused a write that the code believed correct (a money bug, not a client's
+    mistake): logged at ERROR on ``platform.alarm`` and recorded as the audit event ``core.integrity_failure`` on
+    the side connection (it survives the rollback; staff and the alerting read it). The caller re-raises: the
+    client gets a server error, never a refusal that looks like its own fault."""
+    diag = getattr(exc.__cause__, "diag", None) or getattr(exc, "diag", None)
+    constraint = getattr(diag, "constraint_name", None) or ""
+    logging.getLogger("platform.alarm").error("integrity failure in %s (constraint %s): %s", source,
+                                              constraint or "-", exc, exc_info=exc)
+    security_event(action="core.integrity_failure", source=source, tried=str(exc)[:500], constraint=constraint,
+                   **details)
