@@ -175,6 +175,12 @@ def integrity_alarm(exc: BaseException, *, source: str, **details: Any) -> None:
     mistake): logged at ERROR on ``platform.alarm`` and recorded as the audit event ``core.integrity_failure`` on
     the side connection (it survives the rollback; staff and the alerting read it). The caller re-raises: the
     client gets a server error, never a refusal that looks like its own fault."""
+    if getattr(exc, "_platform_alarmed", False):  # raised on by the one who alarmed it: once per failure
+        return
+    try:
+        setattr(exc, "_platform_alarmed", True)  # noqa: B010 - a marker on the exception object
+    except AttributeError:
+        pass
     diag = getattr(exc.__cause__, "diag", None) or getattr(exc, "diag", None)
     constraint = getattr(diag, "constraint_name", None) or ""
     logging.getLogger("platform.alarm").error("integrity failure in %s (constraint %s): %s", source,
