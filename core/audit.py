@@ -77,10 +77,29 @@ def audit_record(
     **details: Any,
 ) -> AuditEvent:
     """Append one audit event; call it inside the service's transaction."""
+    event = audit_event(actor=actor, action=action, obj=obj, object_type=object_type, object_id=object_id, old=old,
+                        new=new, **details)
+    event.save(force_insert=True)
+    return event
+
+
+def audit_event(
+    *,
+    actor: Actor,
+    action: str,
+    obj: Any = None,
+    object_type: str = "",
+    object_id: str | int = "",
+    old: dict[str, Any] | None = None,
+    new: dict[str, Any] | None = None,
+    **details: Any,
+) -> AuditEvent:
+    """The audit event :func:`audit_record` appends, not saved yet: for a hot path that writes it in the same
+    statement as the row it records (``games/sql.py`` ROUND_WRITE), inside the service's transaction."""
     if obj is not None:
         object_type = object_type or f"{obj._meta.app_label}.{obj._meta.model_name}"
         object_id = object_id or obj.pk
-    return AuditEvent.objects.create(
+    return AuditEvent(
         occurred_at=clock.now(),
         actor_type=actor.type,
         actor_id=actor.id,

@@ -93,7 +93,17 @@ def json_object(model: type[Model], alias: str, names: Iterable[str] | None = No
 
 
 def instance(model: type[M], names: Sequence[str], values: Sequence[Any]) -> M:
-    """A model instance from selected columns (``Model.from_db``): unselected fields are deferred."""
+    """A model instance from selected columns (``Model.from_db``): unselected fields are deferred; each value goes
+    through its field's ``from_db_value`` where it has one (a JSONField's text), as the ORM's compiler does."""
+    converted = []
+    for name, value in zip(names, values, strict=True):
+        f = field_of(model, name)
+        converter = getattr(f, "from_db_value", None)
+        converted.append(converter(value, None, connection) if converter is not None and value is not None else value)
+    return model.from_db(connection.alias, list(names), converted)
+
+
+def _instance_raw(model: type[M], names: Sequence[str], values: Sequence[Any]) -> M:
     return model.from_db(connection.alias, list(names), list(values))
 
 
@@ -112,7 +122,15 @@ def instance_from_json(model: type[M], obj: Mapping[str, Any]) -> M:
     """A model instance from a ``json_object`` of it: the JSON values converted back by each field's type."""
     names = list(obj)
     values = [_from_json(field_of(model, n), obj[n]) for n in names]
-    return instance(model, names, values)
+    return _instance_raw(model, names, values)  # JSON values arrive decoded already
+
+
+def cast_type(f: Field[Any, Any]) -> str:
+    """The type a parameter is cast to for a field's column: its database type, a character field without its
+    length (a cast to ``varchar(n)`` would cut a long value silently; the column itself refuses it)."""
+    if f.get_internal_type() in ("CharField", "SlugField", "EmailField", "URLField"):
+        return "varchar"
+    return str(f.cast_db_type(connection))  # type: ignore[attr-defined]  # not in the stubs
 
 
 def choice(value: Any) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from django.db import connection, transaction
@@ -152,11 +153,13 @@ def round_start(*, player: Player, round_id: int, game_code: str, stake: int, fi
 
 
 def round_events(*, player: Player, round_id: int, game_code: str, bet_params: dict[str, Any],
-                 engine_events: list[dict[str, Any]], actor: Actor) -> list[Award]:
+                 engine_events: list[dict[str, Any]], actor: Actor, known: Collection[str] = ()) -> list[Award]:
     """After a player action: decide the game's own jackpot events (Kobushi's pick bonus). The engine returns the
-    whole list every time; event n of a round wins at most once (``event:n``), however often this runs."""
+    whole list every time; event n of a round wins at most once (``event:n``), however often this runs.
+    ``known``: the event keys whose award the round's record already shows; when every event is known, nothing
+    is read (an action of a long round costs the same as the first)."""
     levels = [lv for lv in levels_for(game_code) if lv.trigger == Jackpot.Trigger.GAME_EVENT]
-    if not levels or not engine_events:
+    if not levels or not engine_events or all(f"event:{n}" in known for n in range(len(engine_events))):
         return []
     done = set(Award.objects.filter(round_id=round_id).values_list("jackpot_id", "event_key"))
     decided = []
@@ -184,17 +187,23 @@ def round_settle(*, player: Player, round_id: int, game_code: str, stake: int, e
     """Pay the round's decided awards within ``cap_left`` (GP §8(3): what the per-round cap leaves after the game's
     win), in ``pay_order``; an award's excess goes back to its pool ("stays in the jackpot for the next one").
     An interactive round first writes its net-revenue contributions (and may win a must-hit level with them).
-    ``awards`` None: read them (interactive rounds); the lean path passes what :func:`round_start` decided.
+    ``awards`` None: read them; the lean path passes what :func:`round_start` decided, an interactive round whose
+    record shows no award passes none (no read); the awards a net-revenue must-hit decides here are added.
     Returns (haléře paid, the awards)."""
+    decided_now: list[Award] = []
     if interactive:
         levels = [lv for lv in levels_for(game_code) if lv.basis == Jackpot.Basis.NET_REVENUE]
         if levels:
             values = _contribute(levels, player_id=player.pk, round_id=round_id, stake=stake, win=engine_win)
             for lv, key, draw, generation in _triggered(
                     [lv for lv in levels if lv.trigger == Jackpot.Trigger.MUST_HIT], values, []):
-                _decide(lv.id, player_id=player.pk, round_id=round_id, game_code=game_code, event_key=key,
-                        expect_generation=generation, coin_value=None, draw=draw, actor=actor)
-    if awards is None:
+                award = _decide(lv.id, player_id=player.pk, round_id=round_id, game_code=game_code, event_key=key,
+                                expect_generation=generation, coin_value=None, draw=draw, actor=actor)
+                if award is not None:
+                    decided_now.append(award)
+    if awards is not None:
+        awards = [*awards, *decided_now]
+    else:
         awards = list(Award.objects.filter(round_id=round_id, status=Award.Status.DECIDED).select_related("jackpot"))
     if not awards:
         return 0, []

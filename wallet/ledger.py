@@ -222,6 +222,12 @@ class LockedWallet:
     balance: int
     debt: int
 
+    @classmethod
+    def of(cls, wallet: Wallet, account: LedgerAccount) -> LockedWallet:
+        """The locked wallet from its rows (read locked by a statement that locks more, e.g. a round's)."""
+        return cls(wallet=wallet, account=account, account_id=account.pk, account_code=account.code,
+                   balance=account.balance, debt=account.debt)
+
 
 def wallet_lock_live(*, player: Player) -> LockedWallet:
     """The wallet lock and the live account's balance and debt in ONE statement (``wallet/sql.py`` LOCK_LIVE);
@@ -234,9 +240,7 @@ def wallet_lock_live(*, player: Player) -> LockedWallet:
         _wallet_create(player)  # first use: creates the wallet and its accounts, then locks
         got = sql.lock_live(player.pk)
     assert got is not None
-    wallet, account = got
-    return LockedWallet(wallet=wallet, account=account, account_id=account.pk, account_code=account.code,
-                        balance=account.balance, debt=account.debt)
+    return LockedWallet.of(*got)
 
 
 def post_with_operator(*, locked: LockedWallet, kind: str, reference: str, delta: int, operator: str,

@@ -14,11 +14,12 @@ Pinned by ``games/tests/platform/test_round_cost.py`` (the statement count of a 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, connection
-from django.db.models import UniqueConstraint
+from django.db.models import Model, UniqueConstraint
 
 from core.sql import attnames, col, cols, instance, register, table
 from wallet.models import Entry, LedgerAccount, LedgerTransaction, Wallet
@@ -27,29 +28,41 @@ W, A, T, E = Wallet, LedgerAccount, LedgerTransaction, Entry
 _WALLET_FIELDS = attnames(W)
 _ACCOUNT_FIELDS = ("id", "code", "kind", "player_id", "tracks_balance", "balance", "debt")
 
+#: the live-account join and columns, shared with the statements of the apps above that lock a wallet with rows
+#: of their own in ONE statement (games/sql.py ROUND_LOCK); map the columns back with :func:`live_from_row`
+LIVE_COLUMNS = f"{cols(W, _WALLET_FIELDS, alias='w')}, {cols(A, _ACCOUNT_FIELDS, alias='a')}"
+LIVE_WIDTH = len(_WALLET_FIELDS) + len(_ACCOUNT_FIELDS)
+LIVE_FROM = (f"{table(W)} w JOIN {table(A)} a ON a.{col(A, 'player')} = w.{col(W, 'player')} "
+             f"AND a.{col(A, 'kind')} = CASE WHEN w.{col(W, 'mode')} = %(temporary_mode)s "
+             "THEN %(temporary_kind)s ELSE %(main_kind)s END")
+LIVE_PARAMS: dict[str, type | tuple[type, ...]] = {"temporary_mode": str, "temporary_kind": str, "main_kind": str}
+LIVE_FIELDS: dict[type[Model], tuple[str, ...]] = {W: _WALLET_FIELDS, A: _ACCOUNT_FIELDS}
+
+
+def live_params() -> dict[str, str]:
+    """The enum values the live-account join takes (never literals in the SQL)."""
+    return {"temporary_mode": W.Mode.TEMPORARY, "temporary_kind": A.Kind.PLAYER_TEMPORARY,
+            "main_kind": A.Kind.PLAYER_MAIN}
+
+
+def live_from_row(values: Sequence[Any]) -> tuple[Wallet, LedgerAccount]:
+    n = len(_WALLET_FIELDS)
+    return instance(W, _WALLET_FIELDS, values[:n]), instance(A, _ACCOUNT_FIELDS, values[n:LIVE_WIDTH])
+
+
 LOCK_LIVE = register(
     "wallet.lock_live",
-    f"""SELECT {cols(W, _WALLET_FIELDS, alias='w')}, {cols(A, _ACCOUNT_FIELDS, alias='a')}
-FROM {table(W)} w
-JOIN {table(A)} a ON a.{col(A, 'player')} = w.{col(W, 'player')}
- AND a.{col(A, 'kind')} = CASE WHEN w.{col(W, 'mode')} = %(temporary_mode)s THEN %(temporary_kind)s ELSE %(main_kind)s END
-WHERE w.{col(W, 'player')} = %(player)s
-FOR NO KEY UPDATE OF w, a""",
-    columns={W: _WALLET_FIELDS, A: _ACCOUNT_FIELDS},
-    params={"temporary_mode": str, "temporary_kind": str, "main_kind": str, "player": int},
+    f"SELECT {LIVE_COLUMNS} FROM {LIVE_FROM} WHERE w.{col(W, 'player')} = %(player)s FOR NO KEY UPDATE OF w, a",
+    columns=LIVE_FIELDS, params={**LIVE_PARAMS, "player": int},
 )
 
 
 def lock_live(player_id: int) -> tuple[Wallet, LedgerAccount] | None:
     """The wallet and its live account, locked; None before the wallet's first use."""
     with connection.cursor() as cur:
-        cur.execute(LOCK_LIVE.sql, {"temporary_mode": W.Mode.TEMPORARY, "temporary_kind": A.Kind.PLAYER_TEMPORARY,
-                                    "main_kind": A.Kind.PLAYER_MAIN, "player": player_id})
+        cur.execute(LOCK_LIVE.sql, {**live_params(), "player": player_id})
         row = cur.fetchone()
-    if row is None:
-        return None
-    n = len(_WALLET_FIELDS)
-    return instance(W, _WALLET_FIELDS, row[:n]), instance(A, _ACCOUNT_FIELDS, row[n:])
+    return None if row is None else live_from_row(row)
 
 
 _OP_INSERT = ("code", "kind", "player_id", "currency", "tracks_balance", "balance", "debt", "created_at")

@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
 from games import errors
+from games import sql as games_sql
 from games.engine import (
     STATUS_AWAITING_ACTION,
     STATUS_FINISHED,
@@ -15,10 +18,10 @@ from games.engine import (
     registry,
 )
 from games.engine import Game as EngineGame
-from games.models import Round
+from games.models import Round, RoundAction
 from games.validation import valid_game_code
 from wallet.selectors import balance
-from wallet.services import wallet_lock
+from wallet.services import LockedWallet
 
 if TYPE_CHECKING:
     from accounts.models import Player
@@ -96,25 +99,46 @@ def _describe_exc(exc: BaseException) -> str:
     return f"{exc.__class__.__name__}: {exc}"[:2000]
 
 
-def _round_lock(round_id: int, *, player: Player | None = None, skip_locked: bool = False,
-                **filters: Any) -> Round | None:
-    """The round row locked in the house lock order (docs/contracts.md): the player's wallet first (real money),
-    then the round (``FOR NO KEY UPDATE``), with its player. ``player`` scopes the round to its owner (a player's
-    action); ``filters`` must hold again under the lock; ``skip_locked`` passes over a round another worker holds
-    (the sweeper). None when no such round (or it is held elsewhere). The one prelude of round_act, round_refund,
-    round_void_settled and round_expire."""
-    scope = Round.objects.filter(pk=round_id, **filters)
-    if player is not None:
-        head = scope.filter(player=player).values("play_money").first()
-        if head is None:
-            return None
-        play_money = bool(head["play_money"])
+@dataclass
+class LockedRound:
+    """What the round-lock prelude holds: the round, the player's wallet (None for play money) and the action
+    already applied under the Idempotency-Key asked for (a replay), if any."""
+
+    round: Round
+    wallet: LockedWallet | None
+    keyed: RoundAction | None
+
+
+def _round_lock(round_id: int, *, player: Player | None = None, key: str = "", skip_locked: bool = False,
+                due_at: datetime | None = None) -> LockedRound | None:
+    """The round locked in the house lock order (docs/contracts.md): the player's wallet first, then the round
+    (``FOR NO KEY UPDATE``). The one prelude of round_act, round_refund, round_void_settled and round_expire.
+
+    A real-money round takes ONE statement (``games/sql.py`` ROUND_LOCK: the wallet, its live account and the
+    round, with the game's names, the action log and the action of ``key``); a play-money round has no wallet and
+    locks only its row. ``player`` scopes the round to its owner (a player's action); ``due_at``: only a round
+    still in progress whose deadline is at or before it (the sweeper); ``skip_locked`` passes over a round whose
+    rows another transaction holds. None when there is no such round."""
+    got = games_sql.round_lock(round_id, player_id=player.pk if player is not None else None, key=key,
+                               skip_locked=skip_locked)
+    if got is not None:
+        rnd = got.round
+        if player is not None:
+            rnd._state.fields_cache["player"] = player
+        locked: LockedRound = LockedRound(round=rnd, wallet=LockedWallet.of(got.wallet, got.account),
+                                          keyed=got.keyed)
     else:
-        row = scope.select_related("player").first()
+        scope = Round.objects.filter(pk=round_id, play_money=True)
+        if player is not None:
+            scope = scope.filter(player=player)
+        if not scope.exists():  # no such round (a real-money round whose rows are held, with skip_locked)
+            return None
+        row = (Round.objects.select_for_update(no_key=True, skip_locked=skip_locked).select_related("player")
+               .filter(pk=round_id).first())
         if row is None:
             return None
-        player, play_money = row.player, row.play_money
-    if not play_money:
-        wallet_lock(player=player)
-    return (Round.objects.select_for_update(no_key=True, skip_locked=skip_locked).select_related("player")
-            .filter(pk=round_id, **filters).first())
+        keyed = RoundAction.objects.filter(round=row, idempotency_key=key).first() if key else None
+        locked = LockedRound(round=row, wallet=None, keyed=keyed)
+    if due_at is not None and (locked.round.status != Round.Status.IN_PROGRESS or locked.round.deadline > due_at):
+        return None
+    return locked

@@ -17,6 +17,7 @@ from games.engine import (
 from games.models import Round, RoundAction
 from games.services.common import _clean_state, _engine_game, _round_lock
 from games.services.settle import _settle, _void
+from wallet.services import LockedWallet
 
 if TYPE_CHECKING:
     pass
@@ -26,7 +27,8 @@ logger = logging.getLogger("games")
 COLLECT = {"type": "collect"}
 
 
-def _end_past_deadline(rnd: Round, *, actor: Actor, now: datetime, detail: str) -> None:
+def _end_past_deadline(rnd: Round, *, actor: Actor, now: datetime, detail: str,
+                       locked: LockedWallet | None) -> None:
     """GP §7(8)b for one round past its deadline.
 
     A round waiting only for "gamble or collect" already holds its win, drawn and decided: collecting needs no
@@ -47,7 +49,7 @@ def _end_past_deadline(rnd: Round, *, actor: Actor, now: datetime, detail: str) 
             rnd.win_engine = state["win"]
             rnd.last_activity_at = now
             audit_record(actor=actor, action="games.round_collected_at_deadline", obj=rnd, win=state["win"])
-            _settle(rnd, actor=actor, now=now)
+            _settle(rnd, actor=actor, now=now, locked=locked)
             return
     _void(rnd, reason=Round.VoidReason.DEADLINE, detail=detail, actor=actor, now=now)
 
@@ -60,10 +62,10 @@ def round_expire(*, round_id: int, now: datetime | None = None, actor: Actor | N
     now = now or clock.now()
     actor = actor or Actor.system("games.sweeper")
     with transaction.atomic():
-        rnd = _round_lock(round_id, skip_locked=True, status=Round.Status.IN_PROGRESS, deadline__lte=now)
-        if rnd is None:
+        held = _round_lock(round_id, skip_locked=True, due_at=now)
+        if held is None:
             return False
-        _end_past_deadline(rnd, actor=actor, now=now,
+        _end_past_deadline(held.round, actor=actor, now=now, locked=held.wallet,
                            detail="unfinished past the game's deadline: stake returned, accrued win not paid (GP §7(8)b)")
     return True
 

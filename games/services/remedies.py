@@ -36,9 +36,10 @@ def round_refund(*, round_id: Any, reason: str, actor: Actor) -> Round:
     :func:`round_void_settled` (GP §3(6)); other finished rounds are remedied by complaints."""
     round_id = valid_round_id(round_id)
     with transaction.atomic():
-        rnd = _round_lock(round_id)
-        if rnd is None:
+        held = _round_lock(round_id)
+        if held is None:
             raise errors.ROUND_NOT_FOUND()
+        rnd = held.round
         if rnd.status != Round.Status.IN_PROGRESS:
             raise errors.ROUND_NOT_REFUNDABLE(round_id=rnd.pk, round_status=rnd.status)
         _void(rnd, reason=Round.VoidReason.STAFF, detail=reason or "staff refund", actor=actor, now=clock.now(),
@@ -72,9 +73,10 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
     if not reason:
         raise errors.VOID_REASON_REQUIRED()
     with transaction.atomic():
-        rnd = _round_lock(round_id)
-        if rnd is None:
+        held = _round_lock(round_id)
+        if held is None:
             raise errors.ROUND_NOT_FOUND()
+        rnd = held.round
         if rnd.status in (Round.Status.VOIDED, Round.Status.REFUNDED):
             raise errors.ROUND_ALREADY_VOIDED(round_id=rnd.pk, round_status=rnd.status, void_reason=rnd.void_reason)
         if rnd.status != Round.Status.FINISHED or rnd.play_money:

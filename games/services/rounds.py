@@ -13,6 +13,7 @@ from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
 from games import errors
+from games import sql as games_sql
 from games.engine import (
     ActionError,
     Bet,
@@ -301,7 +302,7 @@ def _round_play_money(*, player: Player, engine_game: EngineGame, bet: JsonDict,
         rnd.jackpot_events = list(state.get("jackpot_events") or [])
         _audit_started(rnd, actor=actor, status=state["status"])
         if state["status"] == "finished":
-            _settle(rnd, actor=actor, now=now)
+            _settle(rnd, actor=actor, now=now, locked=None)
         else:
             rnd.save()
     rnd.replayed = False
@@ -322,10 +323,10 @@ def round_act(*, player: Player, round_id: Any, action: JsonDict, idempotency_ke
     check_request_json(action, errors.INVALID_ACTION)
     round_id = valid_round_id(round_id)
     with transaction.atomic():
-        rnd = _round_lock(round_id, player=player)
-        if rnd is None:
+        held = _round_lock(round_id, player=player, key=idempotency_key)
+        if held is None:
             raise errors.ROUND_NOT_FOUND()
-        done = RoundAction.objects.filter(round=rnd, idempotency_key=idempotency_key).first()
+        rnd, locked, done = held.round, held.wallet, held.keyed
         if done is not None:
             if done.action != _jsonable(action):
                 raise errors.IDEMPOTENCY_CONFLICT(round_id=rnd.pk)
@@ -335,7 +336,8 @@ def round_act(*, player: Player, round_id: Any, action: JsonDict, idempotency_ke
             raise errors.ROUND_NOT_IN_PROGRESS(round_id=rnd.pk, round_status=rnd.status)
         now = clock.now()
         if now >= rnd.deadline:
-            _end_past_deadline(rnd, actor=Actor.system("games.deadline"), now=now, detail="action after the deadline")
+            _end_past_deadline(rnd, actor=Actor.system("games.deadline"), now=now, detail="action after the deadline",
+                               locked=locked)
             rnd.replayed = False
             return rnd
         engine_game = _engine_game(rnd.game_code, rnd.game_version)
@@ -350,12 +352,12 @@ def round_act(*, player: Player, round_id: Any, action: JsonDict, idempotency_ke
             if source is not None and source.mismatch:
                 raise errors.QA_FORCED_INVALID(reason=source.mismatch)
             logger.exception("round %s: engine act failed", rnd.pk)
-            _log_action(rnd, clean_action, idempotency_key=idempotency_key, draws=rec.draws, now=now)
+            _log_action(rnd, clean_action, idempotency_key=idempotency_key, draws=rec.draws, now=now).save()
             _void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"act: {_describe_exc(exc)}", actor=actor,
                   now=now)
             rnd.replayed = False
             return rnd
-        _log_action(rnd, clean_action, idempotency_key=idempotency_key, draws=rec.draws, now=now)
+        applied = _log_action(rnd, clean_action, idempotency_key=idempotency_key, draws=rec.draws, now=now)
         rnd.state = state
         rnd.win_engine = state["win"]
         rnd.last_activity_at = now
@@ -366,21 +368,28 @@ def round_act(*, player: Player, round_id: Any, action: JsonDict, idempotency_ke
         else:  # the game's own jackpot events (Kobushi's pick bonus), each decided once per round
             decided = jackpots.round_events(player=player, round_id=rnd.pk, game_code=rnd.game_code,
                                             bet_params=rnd.bet_params, engine_events=state.get("jackpot_events") or [],
-                                            actor=actor)
+                                            actor=actor, known=_decided_event_keys(rnd))
             rnd.jackpot_events = _jackpot_events(state.get("jackpot_events") or [], rnd.jackpot_events, decided)
         if state["status"] == "finished":
-            _settle(rnd, actor=actor, now=now)
-        else:
-            rnd.save()
+            _settle(rnd, actor=actor, now=now, locked=locked, action=applied)
+        else:  # the action and the round in ONE statement (games/sql.py ROUND_WRITE)
+            games_sql.round_write(rnd, action=applied)
+            games_sql.action_log_append(rnd, applied)
     rnd.replayed = False
     return rnd
 
 
+def _decided_event_keys(rnd: Round) -> set[str]:
+    """The game events of this round whose jackpot award is decided already (on the round's record)."""
+    return {str(ev.get("event")) for ev in rnd.jackpot_events or [] if ev.get("type") == "jackpot_award"}
+
+
 def _log_action(rnd: Round, action: JsonDict, *, idempotency_key: str, draws: list[list[int]],
-                now: datetime) -> None:
-    """Append an applied action and the draws it made to the round and keep it in the action log."""
+                now: datetime) -> RoundAction:
+    """Append an applied action and the draws it made to the round; returns its action-log row, not saved yet
+    (the caller writes it with the round)."""
     draws_before = len(rnd.draws)
     rnd.draws = rnd.draws + draws
     rnd.actions = rnd.actions + [action]
-    RoundAction.objects.create(round=rnd, seq=len(rnd.actions) - 1, action=action, idempotency_key=idempotency_key,
-                               draws_before=draws_before, draws_after=len(rnd.draws), created_at=now)
+    return RoundAction(round=rnd, seq=len(rnd.actions) - 1, action=action, idempotency_key=idempotency_key,
+                       draws_before=draws_before, draws_after=len(rnd.draws), created_at=now)

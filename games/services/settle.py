@@ -5,12 +5,13 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from core.audit import Actor, audit_record
+from core.audit import Actor, audit_event, audit_record
 from core.money import Money
+from games import sql as games_sql
 from games.engine import (
     JsonDict,
 )
-from games.models import Round
+from games.models import Round, RoundAction
 from games.services.common import LIMITS_KIND, _balance, _ref
 from jackpots import services as jackpots
 from jackpots.models import Award
@@ -25,7 +26,6 @@ from wallet.services import (
     LockedWallet,
     round_win_credit,
     stake_refund,
-    win_credit,
 )
 
 if TYPE_CHECKING:
@@ -41,35 +41,78 @@ def _capped(win_engine: int) -> tuple[int, int, bool]:
     return paid, cap - paid, paid < win_engine
 
 
-def _settle(rnd: Round, *, actor: Actor, now: datetime) -> None:
-    """A finished round: cap the game's win (GP §8(3)), credit it, pay its jackpot wins within what the cap
-    leaves, tell limits the decided bet with the whole win (GP §6(7), §8(5))."""
+def _settle(rnd: Round, *, actor: Actor, now: datetime, locked: LockedWallet | None,
+            action: RoundAction | None = None) -> None:
+    """A round finished after the player's actions (or a play-money round): :func:`_finish`, the round written
+    with the ``action`` that finished it and its audit event in ONE statement."""
+    _finish(rnd, actor=actor, now=now, locked=locked, gate=None, awards=None, action=action)
+
+
+def _settle_at_once(rnd: Round, *, gate: StakeGate, locked: LockedWallet, awards: list[Award], actor: Actor,
+                    now: datetime) -> None:
+    """A real-money round that finished without the player: :func:`_finish` with the stake gate's decision and the
+    awards :func:`jackpots.round_start` decided; the round is inserted (its id was taken by the round context)
+    with ONE audit event (started and settled)."""
+    _finish(rnd, actor=actor, now=now, locked=locked, gate=gate, awards=awards, action=None)
+
+
+def _award_recorded(rnd: Round) -> bool:
+    return any(ev.get("type") == "jackpot_award" for ev in rnd.jackpot_events or [])
+
+
+def _finish(rnd: Round, *, actor: Actor, now: datetime, locked: LockedWallet | None, gate: StakeGate | None,
+            awards: list[Award] | None, action: RoundAction | None) -> None:
+    """Settle a finished round, the one way: cap the game's win (GP §8(3)), credit it (GP §10(1)), pay its jackpot
+    wins within what the cap leaves, count the decided bet with the whole win (GP §6(7), §8(5)) and record it.
+
+    ``gate`` (a round settled at once): the bet is counted as placed and decided in one statement
+    (``limits.stake_decided_now``) and the round inserted; otherwise the open bet is settled
+    (``limits.stake_settled``) and the round updated. Real money runs under ``locked`` (the player's wallet lock,
+    taken by round_play or the round-lock prelude): every posting is one statement and the balance after is known."""
     currency = rnd.currency
-    paid, capped = rnd.win_engine, False
-    jackpot_paid = 0
+    paid, capped, jackpot_paid = rnd.win_engine, False, 0
     if not rnd.play_money:
+        if locked is None:
+            raise RuntimeError(f"round {rnd.pk}: a real-money settlement runs under the wallet lock")
         paid, cap_left, capped = _capped(rnd.win_engine)
-        if paid > 0:
-            win_credit(player=rnd.player, amount=Money(paid, currency), reference=_ref(rnd, "win"), actor=actor)
-        jackpot_paid, awards = jackpots.round_settle(
-            player=rnd.player, round_id=rnd.pk, game_code=rnd.game_code, stake=rnd.stake, engine_win=rnd.win_engine,
-            cap_left=cap_left, awards=None, locked=None, interactive=True, actor=actor)
-        capped = capped or any(a.returned for a in awards)
-        _record_awards(rnd, awards)
-        stake_settled(player=rnd.player, kind=LIMITS_KIND, stake=Money(rnd.stake, currency),
-                      win=Money(paid + jackpot_paid, currency), started_at=rnd.started_at, settled_at=now,
-                      round_ref=_ref(rnd, "bet"), game_code=rnd.game_code)
-        rnd.balance_after = _balance(rnd.player)
+        round_win_credit(locked=locked, player=rnd.player, amount=Money(paid, currency), reference=_ref(rnd, "win"),
+                         actor=actor)
+        if gate is None or awards:
+            # an interactive round: the awards it decided are on its record (none: no read); its net-revenue
+            # contributions are written now
+            known = awards if gate is not None else (None if _award_recorded(rnd) else [])
+            jackpot_paid, settled = jackpots.round_settle(
+                player=rnd.player, round_id=rnd.pk, game_code=rnd.game_code, stake=rnd.stake,
+                engine_win=rnd.win_engine, cap_left=cap_left, awards=known, locked=locked,
+                interactive=gate is None, actor=actor)
+            capped = capped or any(a.returned for a in settled)
+            _record_awards(rnd, settled)
+        win = Money(paid + jackpot_paid, currency)
+        if gate is not None:
+            stake_decided_now(gate=gate, win=win, settled_at=now, round_ref=_ref(rnd, "bet"), game_code=rnd.game_code)
+        else:
+            stake_settled(player=rnd.player, kind=LIMITS_KIND, stake=Money(rnd.stake, currency), win=win,
+                          started_at=rnd.started_at, settled_at=now, round_ref=_ref(rnd, "bet"),
+                          game_code=rnd.game_code)
+        rnd.balance_after = locked.balance
     rnd.win = paid + jackpot_paid
     rnd.jackpot_win = jackpot_paid
     rnd.win_capped = bool(capped)
     rnd.status = Round.Status.FINISHED
     rnd.settled_at = now
     rnd.last_activity_at = now
-    rnd.save()
-    audit_record(actor=actor, action="games.round_settled", obj=rnd,
-                 new={"status": rnd.status, "stake": rnd.stake, "win": rnd.win, "win_engine": rnd.win_engine,
-                      "jackpot_win": rnd.jackpot_win, "win_capped": rnd.win_capped}, play_money=rnd.play_money)
+    figures = {"status": rnd.status, "stake": rnd.stake, "win": rnd.win, "win_engine": rnd.win_engine,
+               "jackpot_win": rnd.jackpot_win, "win_capped": rnd.win_capped}
+    if gate is not None:
+        rnd.save(force_insert=True)  # the round's one write (its id was taken by the round context)
+        audit_record(actor=actor, action="games.round_played", obj=rnd,
+                     new={"game": f"{rnd.game_code}@{rnd.game_version}", **figures},
+                     play_money=False, forced_outcome=False)
+        return
+    event = audit_event(actor=actor, action="games.round_settled", obj=rnd, new=figures, play_money=rnd.play_money)
+    games_sql.round_write(rnd, action=action, audit=event)
+    if action is not None:
+        games_sql.action_log_append(rnd, action)
 
 
 JACKPOT_PLATFORM_EVENTS = ("jackpot_draw", "jackpot_award")
@@ -118,36 +161,3 @@ def _void(rnd: Round, *, reason: str, detail: str, actor: Actor, now: datetime,
                  obj=rnd, old={"status": old_status}, new={"status": status, "void_reason": reason},
                  stake_returned=rnd.stake if not rnd.play_money else 0, accrued_win_not_paid=rnd.win_engine,
                  detail=rnd.void_detail, play_money=rnd.play_money)
-
-
-def _settle_at_once(rnd: Round, *, gate: StakeGate, locked: LockedWallet, awards: list[Award], actor: Actor,
-                    now: datetime) -> None:
-    """A real-money round that finished without the player: cap the game's win (GP §8(3)), credit it (GP §10(1)),
-    pay the jackpots it won within what the cap leaves, count the bet as placed and decided with the whole win
-    (GP §6(7)) and record the round with ONE audit event (started and settled)."""
-    currency = rnd.currency
-    paid, cap_left, capped = _capped(rnd.win_engine)
-    round_win_credit(locked=locked, player=rnd.player, amount=Money(paid, currency), reference=_ref(rnd, "win"),
-                     actor=actor)
-    jackpot_paid = 0
-    if awards:
-        jackpot_paid, awards = jackpots.round_settle(
-            player=rnd.player, round_id=rnd.pk, game_code=rnd.game_code, stake=rnd.stake, engine_win=rnd.win_engine,
-            cap_left=cap_left, awards=awards, locked=locked, interactive=False, actor=actor)
-        capped = capped or any(a.returned for a in awards)
-        _record_awards(rnd, awards)
-    stake_decided_now(gate=gate, win=Money(paid + jackpot_paid, currency), settled_at=now,
-                      round_ref=_ref(rnd, "bet"), game_code=rnd.game_code)
-    rnd.balance_after = locked.balance
-    rnd.win = paid + jackpot_paid
-    rnd.jackpot_win = jackpot_paid
-    rnd.win_capped = bool(capped)
-    rnd.status = Round.Status.FINISHED
-    rnd.settled_at = now
-    rnd.last_activity_at = now
-    rnd.save(force_insert=True)  # the round's one write (its id was taken by _start_context)
-    audit_record(actor=actor, action="games.round_played", obj=rnd,
-                 new={"game": f"{rnd.game_code}@{rnd.game_version}", "status": rnd.status, "stake": rnd.stake,
-                      "win": rnd.win, "win_engine": rnd.win_engine, "jackpot_win": rnd.jackpot_win,
-                      "win_capped": rnd.win_capped},
-                 play_money=False, forced_outcome=False)
