@@ -136,3 +136,20 @@ def cast_type(f: Field[Any, Any]) -> str:
 def choice(value: Any) -> str:
     """An enum member as the parameter a statement takes (never a literal in the SQL)."""
     return str(value.value if hasattr(value, "value") else value)
+
+
+#: every transaction-scoped advisory lock of the platform, by name (one registry: two names can never share a key)
+ADVISORY_LOCKS: dict[str, int] = {
+    "accounts.registration": 0x41434352454731,  # the duplicate check + insert of registrations
+    "accounts.terms": 0x41434354524D53,  # publications of the game plan / terms (the version number, the order)
+    "wallet.bank_export": 0x62616E6B,  # the payment-order export
+}
+
+ADVISORY_LOCK = register("core.advisory_lock", "SELECT pg_advisory_xact_lock(%(key)s)", columns={},
+                         params={"key": int})
+
+
+def advisory_lock(name: str) -> None:
+    """``pg_advisory_xact_lock`` of a registered name (until the transaction ends); an unknown name is a KeyError."""
+    with connection.cursor() as cur:
+        cur.execute(ADVISORY_LOCK.sql, {"key": ADVISORY_LOCKS[name]})

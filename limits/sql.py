@@ -26,6 +26,7 @@ from django.db import connection
 from accounts.models import PersonalData, Player
 from core.sql import cast_type, col, cols, field_of, instance_from_json, json_object, register, table
 from limits.models import (
+    ExclusionWatch,
     MinuteBucket,
     OpenBet,
     PanicExclusion,
@@ -279,7 +280,8 @@ BET_SETTLE = register(
 SELECT (SELECT id FROM settled), (SELECT {col(S, 'placed_at')} FROM settled), (SELECT {col(S, 'game_code')} FROM settled),
        (SELECT count(*) FROM periods), (SELECT count(*) FROM state)""",
     columns={OB: ("player", "kind", "round_ref", "stake", "placed_at", "game_code"), P: (*_PERIOD_KEY, *FIGURES),
-             B: _BUCKET_FIELDS, S: ("id", *_SETTLED_INSERT), X: ("player", "kind", *_STATE_SET)},
+             B: _BUCKET_FIELDS, S: ("id", *_SETTLED_INSERT),
+             X: ("player", "kind", "last_round_ended_at", "last_bucket_minute", "updated_at")},
     inserts=(P, B, S),
     params={"player": int, "kind": str, "round_ref": str, "stake": int, "win": int, "day_period": str, "day": date,
             "month_period": str, "month": date, "minute": datetime, "hourly": bool, "game_code": str,
@@ -307,3 +309,22 @@ def bet_settle(*, player_id: int, kind: str, round_ref: str, stake: int, win: in
               "stake": stake, "win": win, "placed_at": row[1], "started_at": started_at, "settled_at": settled_at,
               "voided": False}
     return S.from_db(connection.alias, list(values), list(values.values()))
+
+
+_WATCH_INSERT = ("player", "failures", "last_context", "last_error")
+WATCH_ALL = register(
+    "limits.watch_all",
+    f"""INSERT INTO {table(ExclusionWatch)} ({cols(ExclusionWatch, _WATCH_INSERT)})
+SELECT p.id, %(failures)s, %(context)s, %(error)s FROM {table(Player)} p WHERE p.{col(Player, 'status')} = ANY(%(statuses)s)
+ON CONFLICT ({col(ExclusionWatch, 'player')}) DO NOTHING""",
+    columns={ExclusionWatch: _WATCH_INSERT, Player: ("id", "status")}, inserts=(ExclusionWatch,),
+    params={"failures": int, "context": str, "error": str, "statuses": (list, str)},
+)
+
+
+def watch_all(statuses: list[str]) -> None:
+    """A watch row (the model's defaults) for every player in ``statuses`` who has none yet, set-based."""
+    defaults = {n: field_of(ExclusionWatch, n).get_default() for n in ("failures", "last_context", "last_error")}
+    with connection.cursor() as cur:
+        cur.execute(WATCH_ALL.sql, {"failures": defaults["failures"], "context": defaults["last_context"],
+                                    "error": defaults["last_error"], "statuses": statuses})

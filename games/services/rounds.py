@@ -7,7 +7,7 @@ import math
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 
 from core import clock
 from core.audit import Actor, audit_record
@@ -126,35 +126,15 @@ def _replay_or_conflict(existing: Round, *, game_code: str, bet: object, play_mo
     return existing
 
 
-_START_CONTEXT_SQL = """
-SELECT
-  (SELECT json_build_array(g.id, g.enabled, g.name, g.name_cs, g.kind, g.approval_state) FROM games_game g
-    WHERE g.code = %(code)s AND g.version = %(version)s),
-  (SELECT r.id FROM games_round r WHERE r.player_id = %(player)s AND r.idempotency_key = %(key)s),
-  (SELECT r.id FROM games_round r WHERE r.player_id = %(player)s AND r.play_money = %(play_money)s
-      AND r.status = 'in_progress' LIMIT 1),
-  (SELECT r.started_at FROM games_round r WHERE r.player_id = %(player)s AND NOT r.play_money
-    ORDER BY r.started_at DESC LIMIT 1),
-  nextval(pg_get_serial_sequence('games_round', 'id'))
-"""
-
-
 def _start_context(player: Player, engine_game: EngineGame, idempotency_key: str,
                    play_money: bool) -> tuple[Game | None, int | None, int | None, datetime | None, int]:
     """(the game's catalogue row, the round with this key, the round in progress, the last real-money start, the
-    id for a new round) in ONE statement, whatever the player's history (each an index lookup). The game row
-    carries only what a round needs (its switch, its approval and the names the round shows). Taking the new round's id here
-    lets the round be written once, when its outcome is known (an id taken for a refused start is a gap)."""
-    with connection.cursor() as cur:
-        cur.execute(_START_CONTEXT_SQL, {"code": engine_game.code, "version": engine_game.version,
-                                         "player": player.pk, "key": idempotency_key, "play_money": play_money})
-        game, keyed_id, open_id, last_started, new_id = cur.fetchone()
-    row = None
-    if game:
-        row = Game(id=game[0], code=engine_game.code, version=engine_game.version, enabled=game[1], name=game[2],
-                   name_cs=game[3], kind=game[4], approval_state=game[5])
-        row._state.adding = False
-    return row, keyed_id, open_id, last_started, new_id
+    id for a new round) in ONE statement (``games/sql.py`` START_CONTEXT), whatever the player's history. The game
+    row carries only what a round needs (its switch, its approval and the names the round shows; the rest is
+    deferred). Taking the new round's id here lets the round be written once, when its outcome is known (an id
+    taken for a refused start is a gap)."""
+    return games_sql.start_context(code=engine_game.code, version=engine_game.version, player_id=player.pk,
+                                   key=idempotency_key, play_money=play_money)
 
 
 def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key: str, actor: Actor,
