@@ -517,7 +517,7 @@ class Bench:
         settled = sum(stats.settled.values())
         db_ms, top = bench_pg.statements_top(self.server, BENCH_DB, settled) if self.statements else (0.0, [])
         floor = None
-        if a.floor_statements > 0:
+        if a.floor_statements > 0 and label not in ("jackpots off", "jackpots on"):  # the pair compares jackpots
             say(f"   {settled:,} settled rounds; the floor ({a.floor_statements} statements) for {a.seconds:.0f} s")
             floor = run_floor(self.web.port, self.players, connections=a.connections, seconds=a.seconds)
         say(f"   {settled:,} settled rounds; pgbench after")

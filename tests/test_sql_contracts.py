@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.db.models import NOT_PROVIDED, Model
-from psycopg2.extras import Json
+from psycopg2.extras import Json  # type: ignore[import-untyped]
 
 import accounts.sql
 import games.sql
@@ -97,7 +97,6 @@ def grown(django_db_blocker: Any) -> Any:
     from accounts.testing import make_player
     from games.models import Game
     from jackpots.models import Jackpot
-
     from wallet.ledger import operator_account
 
     player = make_player()
