@@ -87,8 +87,13 @@ class ErrorDef:
     __call__ = exc
 
 
+_PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
 def jsonable(value: Any) -> Any:
 
+    if type(value) in _PLAIN:  # the common case first (a round's state is mostly these): one lookup
+        return value
     if isinstance(value, Money):
         return value.to_json()
     if isinstance(value, dict):

@@ -15,6 +15,7 @@ The verification SQL (``limits_reconcile``, ``ledger_check``) stays apart on pur
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -61,12 +62,21 @@ def table(model: type[Model]) -> str:
     return model._meta.db_table
 
 
+@functools.cache
+def _fields(model: type[Model]) -> dict[str, Field[Any, Any]]:
+    """The concrete fields of a model by ``attname`` and by name (built once per model: a hot lookup)."""
+    out: dict[str, Field[Any, Any]] = {}
+    for f in model._meta.concrete_fields:
+        out[f.attname] = out[f.name] = f
+    return out
+
+
 def field_of(model: type[Model], attname: str) -> Field[Any, Any]:
     """The concrete field of ``model`` whose ``attname`` (or name) this is; a KeyError names a drift."""
-    for f in model._meta.concrete_fields:
-        if attname in (f.attname, f.name):
-            return f
-    raise KeyError(f"{model.__name__} has no concrete field {attname!r}")
+    try:
+        return _fields(model)[attname]
+    except KeyError:
+        raise KeyError(f"{model.__name__} has no concrete field {attname!r}") from None
 
 
 def col(model: type[Model], attname: str) -> str:

@@ -614,7 +614,7 @@ class Bench:
                    if (fs := s.settled_sql_by_kind.get(f"{KOBUSHI}+free_spin")) else "none settled in this run"),
             ]
             if r.top:
-                out += [f"[{r.label}] database: {r.db_ms:.2f} ms of statement execution per settled round; top "
+                out += [f"[{r.label}] database: {r.db_ms:.2f} ms of statement planning + execution per settled round; top "
                         "statements by total time (pg_stat_statements):", *(f"    {line}" for line in r.top)]
         return "\n".join(out)
 

@@ -44,6 +44,7 @@ class PrivateCluster:
     """A PostgreSQL cluster of the bench's own, started and stopped by it."""
 
     SETTINGS = {"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "top",
+                "pg_stat_statements.track_planning": "on",
                 "max_connections": "200", "shared_buffers": "256MB", "listen_addresses": "127.0.0.1"}
 
     def __init__(self, root: Path, bin_dir: Path) -> None:
@@ -134,12 +135,14 @@ def statements_enable(server: Any, database: str) -> bool:
 
 
 def statements_top(server: Any, database: str, rounds: int, n: int = 12) -> tuple[float, list[str]]:
-    """(the database's execution ms per settled round, the top ``n`` statements by total time, each with its calls
-    and ms per round) since the last reset."""
+    """(the database's planning + execution ms per settled round, the top ``n`` statements by that total, each with
+    its calls and ms per round) since the last reset. ``track_planning`` is on in the private cluster: every
+    statement is planned anew (psycopg2 sends its parameters inline), so planning is part of a round's price."""
     rows = server.sql(
-        "SELECT calls, round(total_exec_time::numeric, 1), round(mean_exec_time::numeric, 3), "
+        "SELECT calls, round((total_exec_time + total_plan_time)::numeric, 1), "
+        "round(((total_exec_time + total_plan_time) / calls)::numeric, 3), "
         "left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements s JOIN pg_database d "
-        f"ON d.oid = s.dbid WHERE d.datname = '{database}' ORDER BY total_exec_time DESC", database)
+        f"ON d.oid = s.dbid WHERE d.datname = '{database}' ORDER BY total_exec_time + total_plan_time DESC", database)
     lines, total = [], 0.0
     parsed = []
     for line in rows.splitlines():
