@@ -10,16 +10,13 @@ endpoint except the views that set ``allow_password_change_pending = True`` (cha
 """
 from __future__ import annotations
 
-import functools
 from datetime import timedelta
 from typing import Any
 
-from django.db import connection
-from django.db.models import Model
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from accounts import rules
+from accounts import rules, sql
 from accounts.errors import PASSWORD_CHANGE_REQUIRED, SESSION_EXPIRED
 from accounts.models import AuthToken, LoginSession, Player, User
 from accounts.services.sessions import session_end
@@ -56,44 +53,13 @@ def _forbid(err: ErrorDef, **details: Any) -> _PermissionDenied:
     return _PermissionDenied(err(**details))
 
 
-_OWNER_MODELS: tuple[tuple[str, type[Model]], ...] = (
-    ("t", AuthToken), ("u", User), ("s", LoginSession), ("p", Player))
-
-
-@functools.cache
-def _token_sql() -> tuple[str, tuple[tuple[type[Model], list[str], slice, bool], ...]]:
-    """The token lookup with its user, session and player, written once from the models' own field lists (what
-    ``select_related("user", "session", "user__player")`` would send, without compiling the query per request)."""
-    columns: list[str] = []
-    parts = []
-    for alias, model in _OWNER_MODELS:
-        fields = [f for f in model._meta.concrete_fields]
-        start = len(columns)
-        columns += [f'{alias}."{f.column}"' for f in fields]
-        parts.append((model, [f.attname for f in fields], slice(start, len(columns)), alias in ("s", "p")))
-    sql = (f"SELECT {', '.join(columns)} FROM {AuthToken._meta.db_table} t "
-           f"JOIN {User._meta.db_table} u ON u.id = t.user_id "
-           f"LEFT JOIN {LoginSession._meta.db_table} s ON s.id = t.session_id "
-           f"LEFT JOIN {Player._meta.db_table} p ON p.user_id = u.id "
-           "WHERE t.key_hash = %s LIMIT 1")
-    return sql, tuple(parts)
-
-
 def token_with_owner(key_hash: str) -> AuthToken | None:
-    """The token by its hash with its user, login session and the user's player, in ONE statement and without
-    building the query per request (the hot path of every API call)."""
-    sql, parts = _token_sql()
-    with connection.cursor() as cur:
-        cur.execute(sql, [key_hash])
-        row = cur.fetchone()
-    if row is None:
+    """The token by its hash with its user, login session and the user's player, in ONE statement
+    (``accounts/sql.py``, the hot path of every API call)."""
+    got = sql.token_with_owner(key_hash)
+    if got is None:
         return None
-    objs: list[Model | None] = []
-    for model, attnames, cols, optional in parts:
-        values = row[cols]
-        objs.append(None if optional and values[0] is None else model.from_db(connection.alias, attnames, values))
-    token, user, session, player = objs
-    assert isinstance(token, AuthToken) and isinstance(user, User)
+    token, user, session, player = got
     token._state.fields_cache["user"] = user
     token._state.fields_cache["session"] = session
     user._state.fields_cache["player"] = player  # the reverse one-to-one: None reads as "no player"

@@ -463,6 +463,13 @@ GAMES_QA_FORCED_OUTCOMES = env.bool("GAMES_QA_FORCED_OUTCOMES", default=False)
 if PRODUCTION and GAMES_QA_FORCED_OUTCOMES:
     raise ImproperlyConfigured("GAMES_QA_FORCED_OUTCOMES must be off in production")
 
+# Bench only: the framework's floor (config/bench_floor.py, POST /bench/floor), a minimal DRF view doing a round's
+# statement count in one transaction, served beside the platform by `make bench`. Never in production.
+BENCH_FLOOR = env.bool("BENCH_FLOOR", default=False)
+BENCH_FLOOR_STATEMENTS = env.int("BENCH_FLOOR_STATEMENTS", default=11)
+if PRODUCTION and BENCH_FLOOR:
+    raise ImproperlyConfigured("BENCH_FLOOR must be off in production")
+
 # Security
 SESSION_COOKIE_HTTPONLY = True
 if PRODUCTION:

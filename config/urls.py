@@ -25,3 +25,8 @@ urlpatterns += [
     if Path(config.path).parent == settings.BASE_DIR and config.name != "core"
     and module_has_submodule(config.module, "urls")
 ]
+
+if settings.BENCH_FLOOR:  # `make bench` only; settings refuse it in production
+    from config.bench_floor import FloorView
+
+    urlpatterns.append(path("bench/floor", FloorView.as_view(), name="bench-floor"))

@@ -77,10 +77,29 @@ def audit_record(
     **details: Any,
 ) -> AuditEvent:
     """Append one audit event; call it inside the service's transaction."""
+    event = audit_event(actor=actor, action=action, obj=obj, object_type=object_type, object_id=object_id, old=old,
+                        new=new, **details)
+    event.save(force_insert=True)
+    return event
+
+
+def audit_event(
+    *,
+    actor: Actor,
+    action: str,
+    obj: Any = None,
+    object_type: str = "",
+    object_id: str | int = "",
+    old: dict[str, Any] | None = None,
+    new: dict[str, Any] | None = None,
+    **details: Any,
+) -> AuditEvent:
+    """The audit event :func:`audit_record` appends, not saved yet: for a hot path that writes it in the same
+    statement as the row it records (``games/sql.py`` ROUND_WRITE), inside the service's transaction."""
     if obj is not None:
         object_type = object_type or f"{obj._meta.app_label}.{obj._meta.model_name}"
         object_id = object_id or obj.pk
-    return AuditEvent.objects.create(
+    return AuditEvent(
         occurred_at=clock.now(),
         actor_type=actor.type,
         actor_id=actor.id,
@@ -168,3 +187,22 @@ def security_event(*, action: str, source: str = "", tried: str = "", body: byte
         logging.getLogger("platform.security").exception("could not record security event %s", action)
         return 0
     return count
+
+
+def integrity_alarm(exc: BaseException, *, source: str, **details: Any) -> None:
+    """A database integrity check refused a write that the code believed correct (a money bug, not a client's
+    mistake): logged at ERROR on ``platform.alarm`` and recorded as the audit event ``core.integrity_failure`` on
+    the side connection (it survives the rollback; staff and the alerting read it). The caller re-raises: the
+    client gets a server error, never a refusal that looks like its own fault."""
+    if getattr(exc, "_platform_alarmed", False):  # raised on by the one who alarmed it: once per failure
+        return
+    try:
+        setattr(exc, "_platform_alarmed", True)  # noqa: B010 - a marker on the exception object
+    except AttributeError:
+        pass
+    diag = getattr(exc.__cause__, "diag", None) or getattr(exc, "diag", None)
+    constraint = getattr(diag, "constraint_name", None) or ""
+    logging.getLogger("platform.alarm").error("integrity failure in %s (constraint %s): %s", source,
+                                              constraint or "-", exc, exc_info=exc)
+    security_event(action="core.integrity_failure", source=source, tried=str(exc)[:500], constraint=constraint,
+                   **details)

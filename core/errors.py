@@ -87,8 +87,13 @@ class ErrorDef:
     __call__ = exc
 
 
+_PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
 def jsonable(value: Any) -> Any:
 
+    if type(value) in _PLAIN:  # the common case first (a round's state is mostly these): one lookup
+        return value
     if isinstance(value, Money):
         return value.to_json()
     if isinstance(value, dict):
@@ -212,6 +217,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
 def server_error_response(exc: BaseException) -> Response:
     error_id = uuid.uuid4().hex[:16]
     logger.exception("unhandled exception error_id=%s", error_id, exc_info=exc, extra={"error_id": error_id})
+    from django.db import IntegrityError
+
+    if isinstance(exc, IntegrityError):  # a check the code believed met (e.g. a deferred ledger trigger at commit)
+        from core.audit import integrity_alarm  # core.audit imports this module
+
+        integrity_alarm(exc, source="request", error_id=error_id)
     body = SERVER_ERROR(error_id=error_id).as_dict()
     return Response({"error": body}, status=500)
 

@@ -20,16 +20,17 @@ locks one jackpot row and no wallet. A spin that wins nothing takes no jackpot l
 from __future__ import annotations
 
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
 from core.rng import get_rng
-from jackpots import errors
+from jackpots import errors, sql
 from jackpots.levels import Level, commitment, contribution, levels_for, salt, seal, snapshot_clear, unseal
 from jackpots.models import MICRO, PPB, Award, Contribution, Fold, Jackpot, Pending
 from jackpots.selectors import award_paid_reference
@@ -52,21 +53,6 @@ class RoundJackpots:
 
 
 # --- contributions on the round path ------------------------------------------------------------------------------
-_CONTRIBUTE_SQL = """
-WITH ins AS (
-    INSERT INTO jackpots_pending
-        (jackpot_id, round_id, reversal, player_id, basis_amount, active_micro, future_micro, created_at)
-    SELECT t.j, %(round)s, false, %(player)s, t.b, t.a, t.f, %(now)s
-    FROM unnest(%(j)s::bigint[], %(b)s::bigint[], %(a)s::bigint[], %(f)s::bigint[]) AS t(j, b, a, f)
-    RETURNING jackpot_id, active_micro
-)
-SELECT j.id, j.generation, j.status, j.amount_micro
-       + COALESCE((SELECT sum(p.active_micro) FROM jackpots_pending p WHERE p.jackpot_id = j.id), 0)
-       + COALESCE((SELECT sum(i.active_micro) FROM ins i WHERE i.jackpot_id = j.id), 0)
-FROM jackpots_jackpot j WHERE j.id = ANY(%(check)s::bigint[])
-"""
-
-
 def _contribute(levels: list[Level], *, player_id: int, round_id: int, stake: int, win: int) -> dict[int, tuple[int, int]]:
     """Write the round's contribution to each level (ONE statement) and return {level id: (generation, live active
     value in micro-haléře)} for the levels whose trigger needs it. No lock: the rows are appended."""
@@ -75,27 +61,14 @@ def _contribute(levels: list[Level], *, player_id: int, round_id: int, stake: in
     check = [lv.id for lv in levels if lv.needs_value]
     if not rows and not check:
         return {}
-    with connection.cursor() as cur:
-        cur.execute(_CONTRIBUTE_SQL, {"round": round_id, "player": player_id, "now": clock.now(),
-                                      "j": [r[0] for r in rows], "b": [r[1] for r in rows],
-                                      "a": [r[2] for r in rows], "f": [r[3] for r in rows], "check": check})
-        return {int(i): (int(gen), int(value)) for i, gen, status, value in cur.fetchall()
-                if status == Jackpot.Status.RUNNING}
-
-
-_LIVE_SQL = """
-SELECT j.status, j.generation, j.amount_micro
-       + COALESCE((SELECT sum(p.active_micro) FROM jackpots_pending p WHERE p.jackpot_id = j.id), 0)
-FROM jackpots_jackpot j WHERE j.id = %s
-"""
+    return {i: (gen, value) for i, gen, status, value in sql.contribute(
+        round_id=round_id, player_id=player_id, now=clock.now(), rows=rows, check=check)
+        if status == Jackpot.Status.RUNNING}
 
 
 def _live(level_id: int) -> tuple[str, int, int]:
     """(status, run, live active value in micro-haléře) of one level, without a lock."""
-    with connection.cursor() as cur:
-        cur.execute(_LIVE_SQL, [level_id])
-        status, generation, value = cur.fetchone()
-    return str(status), int(generation), int(value)
+    return sql.live(level_id)
 
 
 def _triggered(levels: list[Level], values: dict[int, tuple[int, int]],
@@ -152,11 +125,13 @@ def round_start(*, player: Player, round_id: int, game_code: str, stake: int, fi
 
 
 def round_events(*, player: Player, round_id: int, game_code: str, bet_params: dict[str, Any],
-                 engine_events: list[dict[str, Any]], actor: Actor) -> list[Award]:
+                 engine_events: list[dict[str, Any]], actor: Actor, known: Collection[str] = ()) -> list[Award]:
     """After a player action: decide the game's own jackpot events (Kobushi's pick bonus). The engine returns the
-    whole list every time; event n of a round wins at most once (``event:n``), however often this runs."""
+    whole list every time; event n of a round wins at most once (``event:n``), however often this runs.
+    ``known``: the event keys whose award the round's record already shows; when every event is known, nothing
+    is read (an action of a long round costs the same as the first)."""
     levels = [lv for lv in levels_for(game_code) if lv.trigger == Jackpot.Trigger.GAME_EVENT]
-    if not levels or not engine_events:
+    if not levels or not engine_events or all(f"event:{n}" in known for n in range(len(engine_events))):
         return []
     done = set(Award.objects.filter(round_id=round_id).values_list("jackpot_id", "event_key"))
     decided = []
@@ -184,17 +159,23 @@ def round_settle(*, player: Player, round_id: int, game_code: str, stake: int, e
     """Pay the round's decided awards within ``cap_left`` (GP §8(3): what the per-round cap leaves after the game's
     win), in ``pay_order``; an award's excess goes back to its pool ("stays in the jackpot for the next one").
     An interactive round first writes its net-revenue contributions (and may win a must-hit level with them).
-    ``awards`` None: read them (interactive rounds); the lean path passes what :func:`round_start` decided.
+    ``awards`` None: read them; the lean path passes what :func:`round_start` decided, an interactive round whose
+    record shows no award passes none (no read); the awards a net-revenue must-hit decides here are added.
     Returns (haléře paid, the awards)."""
+    decided_now: list[Award] = []
     if interactive:
         levels = [lv for lv in levels_for(game_code) if lv.basis == Jackpot.Basis.NET_REVENUE]
         if levels:
             values = _contribute(levels, player_id=player.pk, round_id=round_id, stake=stake, win=engine_win)
             for lv, key, draw, generation in _triggered(
                     [lv for lv in levels if lv.trigger == Jackpot.Trigger.MUST_HIT], values, []):
-                _decide(lv.id, player_id=player.pk, round_id=round_id, game_code=game_code, event_key=key,
-                        expect_generation=generation, coin_value=None, draw=draw, actor=actor)
-    if awards is None:
+                award = _decide(lv.id, player_id=player.pk, round_id=round_id, game_code=game_code, event_key=key,
+                                expect_generation=generation, coin_value=None, draw=draw, actor=actor)
+                if award is not None:
+                    decided_now.append(award)
+    if awards is not None:
+        awards = [*awards, *decided_now]
+    else:
         awards = list(Award.objects.filter(round_id=round_id, status=Award.Status.DECIDED).select_related("jackpot"))
     if not awards:
         return 0, []
@@ -323,29 +304,12 @@ def _locked(jackpot_id: int) -> Jackpot:
     return Jackpot.objects.select_for_update(no_key=True).get(pk=jackpot_id)
 
 
-# The pending rows committed now move into the permanent log, each exactly once (a row inserted by a spin that has
-# not committed yet is not seen, and is moved by the next fold); one statement, no wait on any spin.
-_FOLD_SQL = """
-WITH moved AS (
-    DELETE FROM jackpots_pending WHERE jackpot_id = %(jackpot)s
-    RETURNING jackpot_id, round_id, reversal, player_id, basis_amount, active_micro, future_micro, created_at
-), logged AS (
-    INSERT INTO jackpots_contribution
-        (jackpot_id, round_id, reversal, player_id, basis_amount, active_micro, future_micro, created_at, fold_id)
-    SELECT jackpot_id, round_id, reversal, player_id, basis_amount, active_micro, future_micro, created_at, %(fold)s
-    FROM moved RETURNING active_micro, future_micro
-)
-SELECT count(*), COALESCE(sum(active_micro), 0), COALESCE(sum(future_micro), 0) FROM logged
-"""
-
-
 def _fold(jp: Jackpot) -> Fold | None:
     """Fold the pending contributions into the locked pool and post the whole haléře to its ledger account."""
     now = clock.now()
     fold = Fold.objects.create(jackpot=jp, rows=0, active_micro=0, future_micro=0, posted=0, created_at=now)
-    with connection.cursor() as cur:
-        cur.execute(_FOLD_SQL, {"fold": fold.pk, "jackpot": jp.pk})
-        rows, active, future = (int(x) for x in cur.fetchone())
+    # the pending rows committed now move into the permanent log, each exactly once (jackpots/sql.py FOLD)
+    rows, active, future = sql.fold(jackpot_id=jp.pk, fold_id=fold.pk)
     if rows == 0:
         fold.delete()
         return None

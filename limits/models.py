@@ -170,6 +170,9 @@ class PeriodTotal(models.Model):
         DAY = "day", "day"
         MONTH = "month", "calendar month"
 
+    #: the running figures, in the order every statement that adds to them takes (limits/sql.py)
+    FIGURES = ("stakes_placed", "bets_placed", "stakes_decided", "wins_decided", "bets_decided")
+
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
     kind = models.CharField(max_length=32)
     period = models.CharField(max_length=5, choices=Period.choices)

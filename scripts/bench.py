@@ -3,9 +3,9 @@
     .venv/bin/python scripts/bench.py                          # 2,000 players, 32 connections, 60 s, 1,000,000 rounds
     .venv/bin/python scripts/bench.py --seconds 10 --players 200 --history 20000 --pgbench-seconds 5   # CI smoke
 
-1. The PostgreSQL of ``DATABASE_URL``, else the embedded one (started here; stopped at the end unless it was
-   already running). Two databases of its own on that server, dropped first: ``platform_bench`` (migrated) and
-   ``pgbench_db``.
+1. PostgreSQL: a private cluster of the bench's own (``scripts/bench_pg.py``: initdb with the machine's binaries,
+   ``pg_stat_statements`` preloaded) where the binaries exist, else ``DATABASE_URL``, else the embedded one
+   (``--pg``). Two databases of its own on it, dropped first: ``platform_bench`` (migrated) and ``pgbench_db``.
 2. ``--players`` funded players in bulk (``scripts/bench_data.py``): active, verified, a funded wallet, a daily
    stake limit and a daily loss limit (self-limits on), a login session with its API token each.
 3. gunicorn with ``config/gunicorn.conf.py`` serving ``config.sqlcount:application`` (``SQL_COUNT=1``: each answer
@@ -19,9 +19,11 @@
    the pair "jackpots off" (``JACKPOTS_ENABLED=false``) and "jackpots on" on the same warm state (skip the pair
    with ``--no-jackpots-off-run``), then ``--history`` historical rounds loaded straight into the tables, then run
    "history" (jackpots on). ``manage.py jackpot_check`` runs with the other checks.
-6. One table: settled rounds/s, p50/p95/p99 of ``POST /rounds`` (ms), errors, SQL statements per settled round
-   (a round and its action calls), web CPU ms per round (gunicorn's processes, /proc), the client's own CPU,
-   pgbench TPS before/after/mean and the ratio rounds/s / pgbench TPS; then the details and the machine.
+6. After each run's load, the floor (``config/bench_floor.py``: a minimal DRF view doing ``--floor-statements``
+   statements in one transaction) under the same load on the same server. One table: settled rounds/s, p50/p95/p99
+   of ``POST /rounds`` (ms), errors, SQL statements per settled round (with its actions), web and database CPU ms
+   per round, pgbench TPS and the ratios to pgbench and to the floor; then the Kobushi free-spin round's
+   statements, the top statements by total time per round (``pg_stat_statements``), the details, the machine.
 
 ``--sweep sync:5 gthread:4x4 ...`` measures web set-ups against each other instead (one run each, no history);
 ``--profile N`` ends with a cProfile of N rounds played in-process (where the CPU of a round goes).
@@ -40,7 +42,6 @@ import platform
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -60,7 +61,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 import bench_data  # noqa: E402 - after the path set-up (its Django imports are lazy: set up in Bench._django)
-from bench_load import KOBUSHI, ROULETTE, Stats, percentile, run_load  # noqa: E402
+import bench_pg  # noqa: E402
+from bench_load import KOBUSHI, ROULETTE, Stats, percentile, run_floor, run_load  # noqa: E402
 
 PY = sys.executable
 BENCH_DB = "platform_bench"
@@ -245,32 +247,7 @@ class Web:
         say("== gunicorn stopped")
 
 
-def postgres_cpu_seconds() -> float:
-    """CPU of the PostgreSQL servers on this machine: each postmaster, the backends it reaped (a connection that
-    ended) and its live processes. Machine-wide: other databases' work on the same server counts too."""
-    import psutil
-
-    total = 0.0
-    for proc in psutil.process_iter(["name", "ppid"]):
-        with contextlib.suppress(psutil.Error):
-            if proc.info["name"] not in ("postgres", "postmaster"):
-                continue
-            parent = psutil.Process(proc.info["ppid"]) if proc.info["ppid"] else None
-            if parent is not None and parent.name() in ("postgres", "postmaster"):
-                continue  # a backend: counted through its postmaster below
-            times = proc.cpu_times()
-            total += times.user + times.system + times.children_user + times.children_system
-            for child in proc.children():
-                with contextlib.suppress(psutil.Error):
-                    child_times = child.cpu_times()
-                    total += child_times.user + child_times.system
-    return total
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+free_port = bench_pg.free_port
 
 
 def manage(env: dict[str, str], *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
@@ -325,6 +302,14 @@ class Row:
     load_average: tuple[float, float] = (0.0, 0.0)  # 1-minute load average at the start and the end of the load
     web: str = ""
     checks: dict[str, str] = field(default_factory=dict)
+    floor: Stats | None = None  # the floor view, driven right after the rounds (same server, same minute)
+    db_ms: float = 0.0  # the bench database's statement execution ms per settled round (pg_stat_statements)
+    top: list[str] = field(default_factory=list)  # its top statements by total time
+
+    @property
+    def floor_rate(self) -> float:
+        f = self.floor
+        return sum(f.settled.values()) / (f.last_end - f.first_start) if f and f.last_end > f.first_start else 0.0
 
     @property
     def settled(self) -> int:
@@ -398,11 +383,20 @@ class Bench:
         self.env: dict[str, str] = {}
         self.port = 0
         self.conn_age: dict[str, str] = {}  # CONN_MAX_AGE of a sweep's row
+        self.cluster: bench_pg.PrivateCluster | None = None
+        self.statements = False  # pg_stat_statements in the bench database
         self.profile_text = ""
 
     # set-up
     def database(self) -> Server:
-        url = os.environ.get("DATABASE_URL", "")
+        url = "" if self.args.pg == "private" else os.environ.get("DATABASE_URL", "")
+        bin_dir = bench_pg.find_bin() if self.args.pg != "url" else None
+        if self.args.pg != "url" and bin_dir is not None:  # pg_stat_statements needs a server of the bench's own
+            self.cluster = bench_pg.PrivateCluster(LOG_DIR, bin_dir)
+            say(f"== starting a {self.cluster.describe()}")
+            url = self.cluster.start()
+        elif self.args.pg == "private":
+            raise RuntimeError("--pg private: no PostgreSQL server binaries (BENCH_PG_BIN or /usr/lib/postgresql)")
         if not url:
             say("== starting the embedded PostgreSQL (.data/pg)")
             url = self.embedded.url()
@@ -412,8 +406,11 @@ class Bench:
         for name in (BENCH_DB, PGBENCH_DB):
             server.sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
             server.sql(f"CREATE DATABASE {name}")
-        self.notes.append(f"PostgreSQL: {server.sql('SHOW server_version')} "
-                          f"({'embedded' if not os.environ.get('DATABASE_URL') else 'DATABASE_URL'}), "
+        self.statements = bench_pg.statements_enable(server, BENCH_DB)
+        where = (self.cluster.describe() if self.cluster else
+                 "embedded" if not os.environ.get("DATABASE_URL") else "DATABASE_URL")
+        self.notes.append(f"PostgreSQL: {server.sql('SHOW server_version')} ({where}), "
+                          f"pg_stat_statements {'on' if self.statements else 'off (not preloaded)'}, "
                           f"max_connections {server.sql('SHOW max_connections')}, "
                           f"shared_buffers {server.sql('SHOW shared_buffers')}")
         return server
@@ -424,7 +421,7 @@ class Bench:
         env.update({
             "DATABASE_URL": server.url_for(BENCH_DB), "DJANGO_ENV": "development", "DEBUG": "0",
             "CONN_MAX_AGE": str(a.conn_max_age), "CONN_HEALTH_CHECKS": os.environ.get("CONN_HEALTH_CHECKS", "1"),
-            "SQL_COUNT": "1",
+            "SQL_COUNT": "1", "BENCH_FLOOR": "1", "BENCH_FLOOR_STATEMENTS": str(a.floor_statements),
             "BIND": f"127.0.0.1:{port}", "GUNICORN_ACCESS_LOG": str(LOG_DIR / "access.log"),
             "PYTHONDONTWRITEBYTECODE": "1",
         })
@@ -510,20 +507,33 @@ class Bench:
             time.sleep(2.1)  # GP §7(9): the measured run starts every player's round at least 2 s later
         say(f"   load: {a.connections} connections, {a.seconds:.0f} s")
         load0 = os.getloadavg()[0]
-        web0, client0, db0 = self.web.cpu_seconds(), time.process_time(), postgres_cpu_seconds()
+        if self.statements:
+            bench_pg.statements_reset(self.server, BENCH_DB)
+        web0, client0, db0 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
         with _fold_job():  # what beat runs every JACKPOTS_FOLD_SECONDS in production
             stats = run_load(self.web.port, self.players, connections=a.connections, seconds=a.seconds, mix=a.mix,
                              seed=a.seed, grace=30)
-        web1, client1, db1 = self.web.cpu_seconds(), time.process_time(), postgres_cpu_seconds()
-        say(f"   {sum(stats.settled.values()):,} settled rounds; pgbench after")
+        web1, client1, db1 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
+        settled = sum(stats.settled.values())
+        db_ms, top = bench_pg.statements_top(self.server, BENCH_DB, settled) if self.statements else (0.0, [])
+        floor = None
+        if a.floor_statements > 0 and label not in ("jackpots off", "jackpots on"):  # the pair compares jackpots
+            say(f"   {settled:,} settled rounds; the floor ({a.floor_statements} statements) for {a.seconds:.0f} s")
+            floor = run_floor(self.web.port, self.players, connections=a.connections, seconds=a.seconds)
+        say(f"   {settled:,} settled rounds; pgbench after")
         after = pgbench_run(self.server, a.connections, a.pgbench_seconds)
         row = Row(label, stats, stats.last_end - stats.first_start, web1 - web0, client1 - client0, db1 - db0,
-                  before, after, (load0, os.getloadavg()[0]), self.web.description)
+                  before, after, (load0, os.getloadavg()[0]), self.web.description, floor=floor, db_ms=db_ms, top=top)
         row.checks = checks_run(self.env)
         for name, result in row.checks.items():
             say(f"   {name}: {result}")
         self.rows.append(row)
         return row
+
+    def db_cpu(self) -> float:
+        """CPU of the bench's own cluster, else of every PostgreSQL server on the machine (machine-wide)."""
+        pid = self.cluster.postmaster_pid() if self.cluster else None
+        return bench_pg.cluster_cpu_seconds(pid) if pid else bench_pg.machine_postgres_cpu_seconds()
 
     def history(self) -> None:
         say(f"== loading {self.args.history:,} historical rounds")
@@ -551,11 +561,14 @@ class Bench:
                 with contextlib.suppress(RuntimeError, subprocess.SubprocessError):
                     self.server.sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
         self.embedded.stop()
+        if self.cluster is not None:
+            self.cluster.stop()
 
     # report
     def table(self) -> str:
         head = ("run", "rounds/s", "p50 ms", "p95 ms", "p99 ms", "errors", "SQL/round mean", "median",
-                "web CPU ms/round", "client CPU s", "pgbench TPS before/after/mean", "ratio")
+                "web CPU ms/round", "db CPU ms/round", "pgbench TPS before/after/mean", "x pgbench", "floor/s",
+                "floor p99", "x floor")
         lines = [head]
         for r in self.rows:
             sql = r.stats.settled_sql
@@ -564,9 +577,11 @@ class Bench:
                 f"{percentile(r.stats.round_ms, 95):.0f}", f"{percentile(r.stats.round_ms, 99):.0f}",
                 str(sum(r.stats.errors.values())), f"{statistics.fmean(sql):.1f}" if sql else "-",
                 f"{statistics.median(sql):.0f}" if sql else "-", f"{r.per_round_ms(r.web_cpu):.1f}",
-                f"{r.client_cpu:.1f}",
+                f"{r.per_round_ms(r.db_cpu):.1f}",
                 f"{r.pgbench_before:.0f} / {r.pgbench_after:.0f} / {r.pgbench_mean:.0f}" if r.pgbench_mean else "-",
-                f"{r.ratio:.4f}" if r.pgbench_mean else "-"))
+                f"{r.ratio:.4f}" if r.pgbench_mean else "-", f"{r.floor_rate:.1f}" if r.floor else "-",
+                f"{percentile(r.floor.round_ms, 99):.0f}" if r.floor else "-",
+                f"{r.rate / r.floor_rate:.3f}" if r.floor_rate else "-"))
         widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
         out = ["  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(line, widths,
                                                                                                    strict=True)))
@@ -594,7 +609,13 @@ class Bench:
                 f"{r.load_average[0]:.1f} -> {r.load_average[1]:.1f}",
                 f"[{r.label}] web: {r.web}, CONN_MAX_AGE {self.web_env_of(r)}",
                 f"[{r.label}] checks: " + "; ".join(f"{k} {v.split(':')[0]}" for k, v in r.checks.items()),
+                f"[{r.label}] Kobushi free-spin round (start + every spin): "
+                + (f"median {statistics.median(fs):.0f} statements (n={len(fs)})"
+                   if (fs := s.settled_sql_by_kind.get(f"{KOBUSHI}+free_spin")) else "none settled in this run"),
             ]
+            if r.top:
+                out += [f"[{r.label}] database: {r.db_ms:.2f} ms of statement planning + execution per settled round; top "
+                        "statements by total time (pg_stat_statements):", *(f"    {line}" for line in r.top)]
         return "\n".join(out)
 
     def web_env_of(self, row: Row) -> str:
@@ -670,6 +691,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--profile", type=int, default=0, metavar="N",
                    help="at the end, cProfile N rounds played in-process (one per player) and print the hot spots")
     p.add_argument("--keep", action="store_true", help="keep the bench databases afterwards")
+    p.add_argument("--pg", choices=("auto", "private", "url"), default="auto",
+                   help="auto: a private cluster (initdb, pg_stat_statements) where the server binaries exist, else "
+                        "DATABASE_URL or the embedded one; url: DATABASE_URL / embedded only")
+    p.add_argument("--floor-statements", type=int, default=11,
+                   help="statements of the floor view (config/bench_floor.py), driven after each run; 0: no floor")
     p.add_argument("--json", type=Path, default=None, help="also write the rows as JSON here")
     p.add_argument("--no-jackpots-off-run", dest="jackpots_off_run", action="store_false",
                    help="skip the pair of runs 'jackpots off' / 'jackpots on' that follows 'fresh'")

@@ -268,11 +268,13 @@ class Driver:
             return
         player.next_at = _started_at(body, now) + MIN_ROUND_SECONDS + MARGIN_SECONDS
         sql = [response.sql or 0]
+        first = (body.get("pending") or {}).get("type") if body.get("status") == "in_progress" else None
         body = await self._finish(player, body, sql)
         if body is not None and body.get("status") == "finished":
             self.stats.settled[game] += 1
             self.stats.settled_sql.append(sum(sql))
-            kind = game if game == ROULETTE else (f"{game}+actions" if len(sql) > 1 else game)
+            # a Kobushi round by what it waited for first: its free spins, its pick bonus, a gamble
+            kind = game if first is None else f"{game}+{first}"
             self.stats.settled_sql_by_kind.setdefault(kind, []).append(sum(sql))
             self.stats.settled_ms.append((time.perf_counter() - began) * 1000)
         elif body is not None:
@@ -352,3 +354,34 @@ def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(1, min(len(ordered), math.ceil(q / 100 * len(ordered))))
     return ordered[rank - 1]
+
+
+class FloorDriver(Driver):
+    """The bench's floor (config/bench_floor.py): one POST /bench/floor per player turn, paced as the rounds are."""
+
+    async def play(self, player: Player) -> None:
+        began = time.time()
+        response = await self._post("/bench/floor", player, {"player": player.player_id}, self.stats.round_ms)
+        player.next_at = began + MIN_ROUND_SECONDS + MARGIN_SECONDS
+        self.stats.started_rounds += 1
+        if response is not None and response.status == 201:
+            self.stats.settled["floor"] += 1
+            self.stats.settled_sql.append(response.sql or 0)
+
+
+async def _drive_floor(port: int, players: list[Player], *, connections: int, seconds: float) -> Stats:
+    start = time.time()
+    shares = [players[i::connections] for i in range(connections)]
+    drivers = [FloorDriver(port, share, mix=0.0, rng=random.Random(i), stop_at=start + seconds,
+                           hard_stop_at=start + seconds + 10) for i, share in enumerate(shares) if share]
+    total = Stats(first_start=start)
+    for result in await asyncio.gather(*(d.run() for d in drivers)):
+        total.merge(result)
+    total.first_start, total.last_end = start, time.time()
+    return total
+
+
+def run_floor(port: int, players: list[tuple[int, str]], *, connections: int = 32, seconds: float = 60.0) -> Stats:
+    """Drive the floor view with the same players, connections and pacing as :func:`run_load`."""
+    return asyncio.run(_drive_floor(port, [Player(pid, token) for pid, token in players], connections=connections,
+                                    seconds=seconds))

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Sum
 
 from accounts.models import Player
 from core import clock
-from core.audit import Actor
+from core.audit import Actor, integrity_alarm
 from core.money import Money
-from wallet import errors
+from wallet import errors, sql
 from wallet.models import Debt, Entry, LedgerAccount, LedgerTransaction, Wallet
 
 AccountKind = LedgerAccount.Kind
@@ -94,14 +94,11 @@ def _wallet_create(player: Player) -> None:
 
 
 def wallet_lock(*, player: Player) -> Wallet:
-    """``SELECT ... FOR NO KEY UPDATE`` of the player's one wallet row (created on first use).
+    """``SELECT ... FOR NO KEY UPDATE`` of the player's one wallet row (created on first use), with its live
+    account (:func:`wallet_lock_live`, the one lock statement).
 
     Must run inside a transaction; every money and limit decision of that player runs under it."""
-    wallet = Wallet.objects.select_for_update(no_key=True).filter(player_id=player.pk).first()
-    if wallet is None:
-        _wallet_create(player)
-        wallet = Wallet.objects.select_for_update(no_key=True).get(player_id=player.pk)
-    return wallet
+    return wallet_lock_live(player=player).wallet
 
 
 def player_account(player_id: int, kind: str) -> LedgerAccount:
@@ -141,21 +138,31 @@ def post(*, kind: str, reference: str, legs: Sequence[tuple[LedgerAccount, int]]
         with transaction.atomic():
             txn = LedgerTransaction.objects.create(kind=kind, reference=reference, player_id=player_id, amount=amount,
                                                    memo=memo[:255], created_at=now, actor_label=_actor_label(actor))
-    except IntegrityError:
-        # The same reference under the same kind from another player's transaction committed first.
-        raise errors.REFERENCE_CONFLICT(reference=reference, kind=kind)
+    except IntegrityError as exc:
+        _integrity_refusal(exc, kind=kind, reference=reference)
     entries = []
-    with connection.cursor() as cur:
+    try:
         for acc, amt in legs:
             balance_after = None
             if acc.tracks_balance:
-                cur.execute("UPDATE wallet_ledgeraccount SET balance = balance + %s WHERE id = %s RETURNING balance",
-                            [amt, acc.pk])
-                balance_after = cur.fetchone()[0]
+                balance_after = sql.balance_add(acc.pk, amt)
                 acc.balance = balance_after
             entries.append(Entry(transaction=txn, account=acc, amount=amt, balance_after=balance_after, created_at=now))
-    Entry.objects.bulk_create(entries)
+        Entry.objects.bulk_create(entries)
+    except IntegrityError as exc:
+        _integrity_refusal(exc, kind=kind, reference=reference)
     return txn
+
+
+def _integrity_refusal(exc: IntegrityError, *, kind: str, reference: str) -> NoReturn:
+    """Only the unique (kind, reference) of a posting is the client's conflict (``wallet.reference_conflict``, a
+    reference reused by another posting); any other integrity failure (the balance check, the zero-sum or debt
+    trigger, a NOT NULL column) is a bug in the money path: alarmed (logged at ERROR, recorded) and re-raised, so
+    the client gets a server error and nothing is written."""
+    if sql.is_reference_conflict(exc):
+        raise errors.REFERENCE_CONFLICT(reference=reference, kind=kind) from exc
+    integrity_alarm(exc, source="wallet.ledger", kind=kind, reference=reference)
+    raise exc
 
 
 def _actor_label(actor: Actor) -> str:
@@ -209,67 +216,40 @@ class LockedWallet:
     one statement. Postings through :func:`post_with_operator` keep ``balance`` current."""
 
     wallet: Wallet
+    account: LedgerAccount
     account_id: int
     account_code: str
     balance: int
     debt: int
 
-
-_LOCK_LIVE_SQL = """
-SELECT w.*, a.id AS live_account_id, a.code AS live_account_code, a.balance AS live_balance, a.debt AS live_debt
-FROM wallet_wallet w
-JOIN wallet_ledgeraccount a ON a.player_id = w.player_id
- AND a.kind = CASE WHEN w.mode = %s THEN %s ELSE %s END
-WHERE w.player_id = %s
-FOR NO KEY UPDATE OF w
-"""
+    @classmethod
+    def of(cls, wallet: Wallet, account: LedgerAccount) -> LockedWallet:
+        """The locked wallet from its rows (read locked by a statement that locks more, e.g. a round's)."""
+        return cls(wallet=wallet, account=account, account_id=account.pk, account_code=account.code,
+                   balance=account.balance, debt=account.debt)
 
 
 def wallet_lock_live(*, player: Player) -> LockedWallet:
-    """:func:`wallet_lock` and the live account's balance and debt in ONE statement (the hot path of a round).
+    """The wallet lock and the live account's balance and debt in ONE statement (``wallet/sql.py`` LOCK_LIVE);
+    the wallet and its accounts are created on first use.
 
-    ``FOR NO KEY UPDATE OF w``: only the wallet row is locked (the lock order of docs/contracts.md); the live
-    account row is written only under this lock."""
-    params = [Wallet.Mode.TEMPORARY, AccountKind.PLAYER_TEMPORARY, AccountKind.PLAYER_MAIN, player.pk]
-    rows = list(Wallet.objects.raw(_LOCK_LIVE_SQL, params))
-    if not rows:
-        wallet_lock(player=player)  # first use: creates the wallet and its accounts, then locks
-        rows = list(Wallet.objects.raw(_LOCK_LIVE_SQL, params))
-    wallet = rows[0]
-    row: Any = wallet  # a raw query's extra columns are attributes of the instance
-    return LockedWallet(wallet=wallet, account_id=int(row.live_account_id), account_code=str(row.live_account_code),
-                        balance=int(row.live_balance), debt=int(row.live_debt))
-
-
-_POST_WITH_OPERATOR_SQL = """
-WITH op_new AS (
-    INSERT INTO wallet_ledgeraccount (code, kind, player_id, currency, tracks_balance, balance, debt, created_at)
-    VALUES (%(op_code)s, %(op_kind)s, NULL, 'CZK', false, 0, 0, %(now)s)
-    ON CONFLICT (code) DO NOTHING RETURNING id
-), op AS (
-    SELECT id FROM op_new UNION ALL SELECT id FROM wallet_ledgeraccount WHERE code = %(op_code)s LIMIT 1
-), txn AS (
-    INSERT INTO wallet_ledgertransaction (kind, reference, player_id, amount, currency, memo, created_at, actor_label)
-    SELECT %(kind)s, %(reference)s, %(player_id)s, %(amount)s, 'CZK', '', %(now)s, %(actor)s FROM op RETURNING id
-), acc AS (
-    UPDATE wallet_ledgeraccount SET balance = balance + %(delta)s
-    WHERE id = %(account_id)s AND EXISTS (SELECT 1 FROM op) RETURNING balance
-), entries AS (
-    INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
-    SELECT txn.id, %(account_id)s, %(delta)s, acc.balance, %(now)s FROM txn, acc
-    UNION ALL
-    SELECT txn.id, op.id, -%(delta)s, NULL, %(now)s FROM txn, op
-    RETURNING 1
-)
-SELECT (SELECT id FROM txn), (SELECT balance FROM acc), (SELECT count(*) FROM entries)
-"""
+    ``FOR NO KEY UPDATE OF w, a``: the wallet row first (the lock order of docs/contracts.md), then the live
+    account row, which is written only under this lock; locking it makes a read that waited see its balance."""
+    got = sql.lock_live(player.pk)
+    if got is None:
+        _wallet_create(player)  # first use: creates the wallet and its accounts, then locks
+        got = sql.lock_live(player.pk)
+    assert got is not None
+    return LockedWallet.of(*got)
 
 
 def post_with_operator(*, locked: LockedWallet, kind: str, reference: str, delta: int, operator: str,
                        actor: Actor) -> int:
     """One balanced transaction between the locked player's live account (``delta``) and an operator account
     (``-delta``), written in ONE statement: the transaction row, the balance update and both entries. The
-    database still enforces the balance (deferred trigger), append-only rows and the debt rule. Returns the
+    database still enforces the balance (a check), the zero sum and the debt rule (deferred triggers) and
+    append-only rows; only a reused reference is ``wallet.reference_conflict``, any other integrity failure is
+    alarmed and re-raised (:func:`_integrity_refusal`). Returns the
     transaction id; ``locked.balance`` becomes the balance after. The caller checked the amount and funds."""
     if delta == 0 or not reference or len(reference) > 160:
         raise ValueError(f"bad posting {kind}:{reference} {delta}")
@@ -281,14 +261,12 @@ def post_with_operator(*, locked: LockedWallet, kind: str, reference: str, delta
     # part needs the operator row) and the statement runs once more; a new statement sees the committed row.
     for _attempt in range(2):
         try:
-            with connection.cursor() as cur:
-                cur.execute(_POST_WITH_OPERATOR_SQL, params)
-                txn_id, balance, entries = cur.fetchone()
-        except IntegrityError:
-            raise errors.REFERENCE_CONFLICT(reference=reference, kind=kind)
+            txn_id, balance, entries = sql.post_with_operator(params)
+        except IntegrityError as exc:
+            _integrity_refusal(exc, kind=kind, reference=reference)
         if entries != 0:
             break
-    if entries != 2:
+    if entries != 2 or txn_id is None or balance is None:
         raise RuntimeError(f"posting {kind}:{reference} wrote {entries} entries")
-    locked.balance = int(balance)
+    locked.balance = locked.account.balance = int(balance)
     return int(txn_id)

@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 
 from django.conf import settings
 from django.core import signing
-from django.db import connection, transaction
+from django.db import transaction
 
 from accounts import errors, rules
 from accounts.adapters import (
@@ -31,10 +31,10 @@ from core import clock
 from core.audit import Actor, audit_record
 from core.errors import DomainError
 from core.rng import get_rng
+from core.sql import advisory_lock
 
 logger = logging.getLogger("accounts.registration")
 Status = Player.Status
-REGISTRATION_LOCK_KEY = 0x41434352454731  # serialises the duplicate check + insert of registrations
 USERNAME_RE = re.compile(r"^[A-Za-z0-9._-]{4,30}$")
 PASSWORD_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
 
@@ -96,8 +96,7 @@ def validate_consents(consents: dict[str, Any] | None) -> dict[str, str]:
 
 
 def _registration_lock() -> None:
-    with connection.cursor() as cur:
-        cur.execute("SELECT pg_advisory_xact_lock(%s)", [REGISTRATION_LOCK_KEY])
+    advisory_lock("accounts.registration")
 
 
 def _application_json(*, clean: dict[str, Any], username: str, consents: dict[str, str],

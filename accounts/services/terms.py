@@ -15,7 +15,7 @@ import re
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Exists, OuterRef
 
 from accounts import errors, rules, terms
@@ -26,9 +26,9 @@ from accounts.services.messages import message_send
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
+from core.sql import advisory_lock
 
 logger = logging.getLogger("accounts.terms")
-TERMS_LOCK_KEY = 0x41434354524D53  # serialises publications (the version number and the order of effect)
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 ANNOUNCED_STATUSES = (Player.Status.ACTIVE, Player.Status.TEMPORARY)
 
@@ -112,8 +112,7 @@ def terms_publish(*, title: str, summary_cs: str, summary_en: str, effective_at:
                       document_url=document_url, document_sha256=document_sha256)
     now = clock.now()
     with transaction.atomic():
-        with connection.cursor() as cur:
-            cur.execute("SELECT pg_advisory_xact_lock(%s)", [TERMS_LOCK_KEY])
+        advisory_lock("accounts.terms")
         last = TermsVersion.objects.order_by("-version").first()
         lo, step = _stake_figures(min_stake, stake_step, last)
         earliest = _earliest(now, last)

@@ -96,6 +96,7 @@ PROD = {k: v for k, v in PRODUCTION_ENV.items() if k != "JACKPOTS_ENABLED"}
     ({"ADMIN_REQUIRE_2FA": "false"}, "ADMIN_REQUIRE_2FA=false"),
     ({"AXES_ENABLED": "false"}, "AXES_ENABLED=false"),
     ({"SECURE_SSL_REDIRECT": "false"}, "SECURE_SSL_REDIRECT=false"),
+    ({"BENCH_FLOOR": "true"}, "BENCH_FLOOR"),
 ])
 def test_production_refuses_a_development_switch_left_on(switch, named):
     """Issue 13 (4): each of these was silently accepted with DJANGO_ENV=production."""
@@ -222,3 +223,12 @@ def test_the_admin_site_is_the_one_time_password_site_when_2fa_is_required():
     off = _django_check_expr({**base, "ADMIN_REQUIRE_2FA": "0"},
                              "__import__('django.contrib.admin').contrib.admin.site.__class__.__name__")
     assert (on.stdout.strip(), off.stdout.strip()) == ("PlatformOTPAdminSite", "AdminSite"), on.stderr + off.stderr
+
+
+def test_the_bench_floor_is_mounted_only_with_its_bench_setting():
+    """``make bench``'s floor (config/bench_floor.py) exists only where BENCH_FLOOR=1 (refused in production,
+    above); without it the URL is unknown."""
+    off = _django_check_expr({}, "__import__('django.urls').urls.resolve('/bench/floor')")
+    assert off.returncode != 0 and "Resolver404" in off.stderr
+    on = _django_check_expr({"BENCH_FLOOR": "1"}, "__import__('django.urls').urls.resolve('/bench/floor').url_name")
+    assert on.returncode == 0 and on.stdout.strip() == "bench-floor", on.stderr[-500:]

@@ -10,7 +10,7 @@ import logging
 import uuid
 from datetime import datetime, timedelta
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Q
 
 from accounts.adapters import get_exclusion_register
@@ -19,7 +19,7 @@ from accounts.selectors import identity_for, person_key
 from accounts.services import exclusion_check, player_force_logout
 from core import clock
 from core.audit import Actor, audit_record
-from limits import errors
+from limits import errors, sql
 from limits.models import ExclusionSweep, ExclusionWatch, PanicExclusion, PanicReport, SelfListingRequest
 from limits.rules import PANIC_DURATION, PANIC_REPORT_CLAIM, add_years, panic_report_retry_delay
 from limits.selectors import active_session_player_ids, person_player_ids
@@ -219,13 +219,7 @@ def _due_for_check(context: str, now: datetime, limit: int) -> tuple[list[int], 
         watched = ExclusionWatch.objects.filter(player_id__in=candidates)
     elif context == "daily":
         threshold = now - DAILY_RECHECK
-        with connection.cursor() as cur:  # a watch row for every active player who has none yet (set-based)
-            cur.execute(
-                f"""INSERT INTO {ExclusionWatch._meta.db_table} (player_id, failures, last_context, last_error)
-                    SELECT p.id, 0, '', '' FROM {Player._meta.db_table} p WHERE p.status = ANY(%s)
-                    ON CONFLICT (player_id) DO NOTHING""",
-                [list(ACTIVE_STATUSES)],
-            )
+        sql.watch_all(list(ACTIVE_STATUSES))  # a watch row for every active player who has none yet
         watched = ExclusionWatch.objects.filter(player__status__in=ACTIVE_STATUSES)
     else:
         raise ValueError(f"unknown context {context!r}")

@@ -13,9 +13,10 @@ from django.db import transaction
 
 from accounts.models import Player
 from core.money import Money
+from limits import sql
 from limits.kinds import KindRules, kind_rules
 from limits.models import OpenBet, SettledBet
-from limits.rules import break_length, require_money
+from limits.rules import break_length, day_key, minute_of, month_key, require_money
 from limits.services.counters import buckets_bump, buckets_take_back, kind_state_lock, periods_bump
 
 
@@ -35,7 +36,9 @@ def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, starte
 
     Run inside the caller's transaction under the wallet lock. With a ``round_ref`` the call is
     idempotent (a replay returns the first record and counts nothing). A bet whose stake_check was not
-    called is counted as placed at ``started_at``.
+    called is counted as placed at ``started_at``. The usual case, the open bet of ``round_ref`` with this stake,
+    is written in ONE statement (:func:`limits.sql.bet_settle`, the same rows as the steps below); the rest
+    (no open bet, another stake, a replay) takes the steps below.
     """
     stake = require_money(stake, "stake")
     win = require_money(win, "win")
@@ -45,6 +48,13 @@ def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, starte
         raise ValueError("settled_at is before started_at")
     rules = kind_rules(kind)
     with transaction.atomic(savepoint=False):
+        if round_ref:  # the bet's open row is there (the usual case): ONE statement (limits/sql.py BET_SETTLE)
+            settled = sql.bet_settle(player_id=player.pk, kind=kind, round_ref=round_ref, stake=stake.amount,
+                                     win=win.amount, day=day_key(settled_at), month=month_key(settled_at),
+                                     minute=minute_of(settled_at), hourly=rules.hourly_loss and win.amount > 0,
+                                     game_code=game_code, started_at=started_at, settled_at=settled_at)
+            if settled is not None:
+                return settled
         state = kind_state_lock(player, kind)
         if round_ref:
             existing = SettledBet.objects.filter(player=player, kind=kind, round_ref=round_ref).first()

@@ -28,13 +28,14 @@ from typing import Any
 
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, OuterRef, Sum
 
 from accounts.models import Player
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
+from core.sql import advisory_lock
 from wallet import adapters, errors, iso20022, methods
 from wallet.adapters import CallbackEvent
 from wallet.ledger import operator_account, post, wallet_lock
@@ -60,7 +61,6 @@ UNMATCHED = "bank_unmatched"
 TxnKind = LedgerTransaction.Kind
 Status = BankEntry.Status
 SETTLED_DEPOSITS = (Deposit.Status.CONFIRMED, Deposit.Status.RETURNED, Deposit.Status.REFUSED)
-EXPORT_LOCK = 0x62616E6B  # pg_advisory_xact_lock key of the payment-order export ("bank")
 
 
 # Statements in ----------------------------------------------------------------------------------------------------
@@ -477,8 +477,7 @@ def bank_payment_order_export(*, actor: Actor, execution_date: date | None = Non
         raise errors.BANK_NOT_CONFIGURED(setting="WALLET_BANK_ACCOUNT_NAME" if not name else "WALLET_BANK_BIC")
     now = clock.now()
     with transaction.atomic():
-        with connection.cursor() as cur:
-            cur.execute("SELECT pg_advisory_xact_lock(%s)", [EXPORT_LOCK])
+        advisory_lock("wallet.bank_export")
         batch = PaymentOrderBatch.objects.create(
             message_id=f"pending-{now.timestamp():.6f}", schema=iso20022.PAIN001, created_at=now,
             created_by=f"{actor.type}:{actor.label or actor.id}"[:160],

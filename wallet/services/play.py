@@ -11,6 +11,7 @@ from accounts.models import Player
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
+from core.sql import instance
 from wallet import errors, rules
 from wallet.ledger import (
     LockedWallet,
@@ -24,6 +25,7 @@ from wallet.ledger import (
     post_with_operator,
     set_debt,
     wallet_lock,
+    wallet_lock_live,
 )
 from wallet.models import Debt, LedgerAccount, LedgerTransaction, Wallet, WinDeduction, WinHold, Withdrawal
 from wallet.selectors import open_win_holds
@@ -40,28 +42,35 @@ def _win_source_ok(source: str) -> bool:
     return source in WIN_SOURCES or (source.startswith("jackpot:") and len(source) > 8)
 
 
-def _refuse_if_debt(account: LedgerAccount) -> None:
-    if account.debt > 0 or account.balance < 0:
-        raise errors.DEBT_OUTSTANDING(debt=Money(max(account.debt, -account.balance)))
+def _refuse_stake(*, balance: int, debt: int, amount: Money) -> None:
+    """The refusals of a stake (the one place): a recorded debt or a negative balance (``wallet.debt_outstanding``,
+    GP §7(7)), then the funds (``wallet.insufficient_funds``)."""
+    if debt > 0 or balance < 0:
+        raise errors.DEBT_OUTSTANDING(debt=Money(max(debt, -balance)))
+    if balance < amount.amount:
+        raise errors.INSUFFICIENT_FUNDS(balance=Money(balance), required=amount)
+
+
+def _posted(txn_id: int, *, kind: str, reference: str, player: Player, amount: int) -> LedgerTransaction:
+    """The transaction a one-statement posting wrote, as a model instance (its other fields deferred)."""
+    return instance(LedgerTransaction, ("id", "kind", "reference", "player_id", "amount"),
+                    (txn_id, kind, reference, player.pk, amount))
 
 
 def stake_debit(*, player: Player, amount: Money, reference: str, actor: Actor) -> LedgerTransaction:
     """Debit a stake from the player's live account (temporary or full) to the house.
 
     Refuses ``wallet.insufficient_funds`` and ``wallet.debt_outstanding`` (GP §7(7)). Idempotent on
-    ``reference``: a replay returns the first transaction. Runs in the caller's transaction (savepoint)."""
+    ``reference``: a replay returns the first transaction. Runs in the caller's transaction (savepoint). The
+    posting is :func:`round_stake_debit`'s (one implementation), after the lock and the replay lookup."""
     amt = check_amount(amount)
     with transaction.atomic():
-        wallet = wallet_lock(player=player)
+        locked = wallet_lock_live(player=player)
         done = existing_transaction(kind=TxnKind.STAKE, reference=reference, player_id=player.pk, amount=amt)
         if done:
             return done
-        acc = live_account(wallet)
-        _refuse_if_debt(acc)
-        if acc.balance < amt:
-            raise errors.INSUFFICIENT_FUNDS(balance=Money(acc.balance), required=amount)
-        return post(kind=TxnKind.STAKE, reference=reference, legs=[(acc, -amt), (operator_account("house"), amt)],
-                    player_id=player.pk, amount=amt, actor=actor)
+        txn_id = _debit(locked, amount, reference=reference, actor=actor)
+        return _posted(txn_id, kind=TxnKind.STAKE, reference=reference, player=player, amount=amt)
 
 
 def win_credit(*, player: Player, amount: Money, reference: str, actor: Actor, hold_reason: str | None = None,
@@ -78,16 +87,13 @@ def win_credit(*, player: Player, amount: Money, reference: str, actor: Actor, h
         raise errors.NOT_AN_OPERATOR_ACCOUNT(account=source)
     kind = TxnKind.WIN if hold_reason is None else TxnKind.WIN_HOLD
     with transaction.atomic():
-        wallet = wallet_lock(player=player)
+        locked = wallet_lock_live(player=player)
         done = existing_transaction(kind=kind, reference=reference, player_id=player.pk, amount=amt)
         if done:
             return done
-        if hold_reason is None:
-            acc = live_account(wallet)
-            txn = post(kind=kind, reference=reference, legs=[(operator_account(source), -amt), (acc, amt)],
-                       player_id=player.pk, amount=amt, actor=actor)
-            apply_credit_to_debt(acc)
-            return txn
+        if hold_reason is None:  # the one credit posting (round_win_credit's)
+            txn_id = _credit(locked, kind=kind, amt=amt, reference=reference, source=source, actor=actor)
+            return _posted(txn_id, kind=kind, reference=reference, player=player, amount=amt)
         held = player_account(player.pk, LedgerAccount.Kind.PLAYER_HELD)
         txn = post(kind=kind, reference=reference, legs=[(operator_account(source), -amt), (held, amt)],
                    player_id=player.pk, amount=amt, actor=actor, memo=f"held: {hold_reason}")
@@ -106,15 +112,12 @@ def stake_refund(*, player: Player, amount: Money, reference: str, actor: Actor)
     """Return a stake (e.g. a round ended past its deadline, GP §7(8)b). Idempotent on ``reference``."""
     amt = check_amount(amount)
     with transaction.atomic():
-        wallet = wallet_lock(player=player)
+        locked = wallet_lock_live(player=player)
         done = existing_transaction(kind=TxnKind.REFUND, reference=reference, player_id=player.pk, amount=amt)
         if done:
             return done
-        acc = live_account(wallet)
-        txn = post(kind=TxnKind.REFUND, reference=reference, legs=[(operator_account("house"), -amt), (acc, amt)],
-                   player_id=player.pk, amount=amt, actor=actor)
-        apply_credit_to_debt(acc)
-        return txn
+        txn_id = _credit(locked, kind=TxnKind.REFUND, amt=amt, reference=reference, source="house", actor=actor)
+        return _posted(txn_id, kind=TxnKind.REFUND, reference=reference, player=player, amount=amt)
 
 
 def adjustment_credit(*, player: Player, amount: Money, reference: str, reason: str, actor: Actor) -> LedgerTransaction:
@@ -412,37 +415,43 @@ def debt_sweep_one(*, debt_id: int, actor: Actor) -> str:
 
 # The lean round path: the caller (games.round_play) holds wallet_lock_live's lock --------------------------------
 
-def round_stake_debit(*, locked: LockedWallet, amount: Money, reference: str, actor: Actor) -> int:
-    """:func:`stake_debit` for a new round under ``wallet_lock_live``: the same refusals
-    (``wallet.debt_outstanding`` GP §7(7), ``wallet.insufficient_funds``) decided on the locked read, then ONE
-    statement. No replay lookup: the reference names a round created in this transaction (a repeat would be a
-    ``wallet.reference_conflict``). Returns the balance after."""
+def _debit(locked: LockedWallet, amount: Money, *, reference: str, actor: Actor) -> int:
+    """The one stake posting: the refusals on the locked read, then ONE statement. Returns the transaction id."""
     amt = check_amount(amount)
-    if locked.debt > 0 or locked.balance < 0:
-        raise errors.DEBT_OUTSTANDING(debt=Money(max(locked.debt, -locked.balance)))
-    if locked.balance < amt:
-        raise errors.INSUFFICIENT_FUNDS(balance=Money(locked.balance), required=amount)
-    post_with_operator(locked=locked, kind=TxnKind.STAKE, reference=reference, delta=-amt, operator="house",
-                       actor=actor)
+    _refuse_stake(balance=locked.balance, debt=locked.debt, amount=amount)
+    return post_with_operator(locked=locked, kind=TxnKind.STAKE, reference=reference, delta=-amt, operator="house",
+                              actor=actor)
+
+
+def _credit(locked: LockedWallet, *, kind: str, amt: int, reference: str, source: str, actor: Actor) -> int:
+    """The one credit posting (a win, a refund): ONE statement from ``source`` to the live account; a player with a
+    recorded debt pays it down from the credit (GP §7(7), :func:`~wallet.ledger.apply_credit_to_debt`). Returns
+    the transaction id; ``locked`` stays current."""
+    txn_id = post_with_operator(locked=locked, kind=kind, reference=reference, delta=amt, operator=source,
+                                actor=actor)
+    if locked.debt > 0:
+        apply_credit_to_debt(locked.account)
+        locked.balance, locked.debt = locked.account.balance, locked.account.debt
+    return txn_id
+
+
+def round_stake_debit(*, locked: LockedWallet, amount: Money, reference: str, actor: Actor) -> int:
+    """:func:`stake_debit` for a new round under ``wallet_lock_live``: the same refusals and posting (``_debit``),
+    without the replay lookup: the reference names a round created in this transaction (a repeat would be a
+    ``wallet.reference_conflict``). Returns the balance after."""
+    _debit(locked, amount, reference=reference, actor=actor)
     return locked.balance
 
 
 def round_win_credit(*, locked: LockedWallet, player: Player, amount: Money, reference: str, actor: Actor,
                      source: str = "house") -> int:
-    """:func:`win_credit` (GP §10(1), paid at once) under ``wallet_lock_live``: ONE statement; a zero win posts
-    nothing. ``source`` is the operator account paying it ("house", or "jackpot:awards" for a jackpot). A player
-    with a recorded debt takes the general path, which also pays the debt down (GP §7(7)). Returns the balance
-    after."""
+    """:func:`win_credit` (GP §10(1), paid at once) under ``wallet_lock_live``: the same posting (``_credit``),
+    without the replay lookup; a zero win posts nothing. ``source`` is the operator account paying it ("house", or
+    "jackpot:awards" for a jackpot). Returns the balance after."""
     amt = check_amount(amount, allow_zero=True)
     if amt == 0:
         return locked.balance
     if not _win_source_ok(source):
         raise errors.NOT_AN_OPERATOR_ACCOUNT(account=source)
-    if locked.debt > 0:
-        win_credit(player=player, amount=amount, reference=reference, actor=actor, source=source)
-        account = LedgerAccount.objects.only("balance", "debt").get(pk=locked.account_id)
-        locked.balance, locked.debt = account.balance, account.debt
-        return locked.balance
-    post_with_operator(locked=locked, kind=TxnKind.WIN, reference=reference, delta=amt, operator=source,
-                       actor=actor)
+    _credit(locked, kind=TxnKind.WIN, amt=amt, reference=reference, source=source, actor=actor)
     return locked.balance

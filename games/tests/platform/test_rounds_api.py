@@ -369,9 +369,9 @@ def test_a_win_above_the_max_win_per_round_is_capped_and_the_capping_recorded(cl
     """GP §8(3): the win credited is capped by limits.win_cap; the round records the capping. (The catalogue
     normally lowers a game's max bet so that the cap never bites; this is the safety net behind it, so the
     test keeps the declared max bet.)"""
-    import games.services
+    import games.services.rounds
 
-    monkeypatch.setattr(games.services, "offered_figures", lambda d: {"max_bet": d.max_bet})
+    monkeypatch.setattr(games.services.rounds, "offered_figures", lambda d: {"max_bet": d.max_bet})
     settings.GP = {**settings.GP, "MAX_WIN_PER_ROUND": 1_000}
     player = funded_player(10_000)
     c = client_for(player)

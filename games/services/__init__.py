@@ -1,0 +1,40 @@
+"""Games platform services (writes), one module per responsibility; this package is their public face.
+
+* :mod:`.catalogue`: the catalogue synced from the engine registry, the operator switch, the approval of a version
+  in the game plan (GP §13(6));
+* :mod:`.rounds`: a round's start (:func:`round_play`, real and play money) and the player's actions
+  (:func:`round_act`);
+* :mod:`.settle`: settlement (the GP §8(3) cap, the win, the jackpots' awards, the limits' decided bet) and voiding;
+* :mod:`.remedies`: staff remedies (:func:`round_refund`, :func:`round_void_settled` GP §3(6));
+* :mod:`.deadlines`: the GP §7(8)b sweeper (:func:`round_expire`, :func:`rounds_expire_due`);
+* :mod:`.qa`: QA forced outcomes (play money only); :mod:`.common`: the shared helpers and the one round-lock prelude
+  (:func:`~.common._round_lock`: the player's wallet, then the round).
+
+The flow of one round is described once, in docs/games-platform.md ("Flow of one round"). Other apps are called
+through their contract functions (docs/contracts.md). A malfunction (the engine raising or returning a broken
+state) voids the round and returns the stake inside the same transaction, so the voided round, the debit and the
+refund commit together and the record shows what happened.
+"""
+from __future__ import annotations
+
+from games.services.catalogue import (
+    APPROVAL_MOVES,
+    PLAN_VERSION_MAX,
+    REFERENCE_MAX,
+    game_approval_withdraw,
+    game_approve,
+    game_set_enabled,
+    games_sync,
+    offered_figures,
+)
+from games.services.common import LIMITS_KIND, min_round_seconds, qa_forced_outcomes_enabled
+from games.services.deadlines import round_expire, rounds_expire_due
+from games.services.remedies import round_refund, round_void_settled
+from games.services.rounds import own_jackpots_offered, round_act, round_play
+
+__all__ = [
+    "APPROVAL_MOVES", "LIMITS_KIND", "PLAN_VERSION_MAX", "REFERENCE_MAX", "game_approval_withdraw", "game_approve",
+    "game_set_enabled", "games_sync", "min_round_seconds", "offered_figures", "own_jackpots_offered",
+    "qa_forced_outcomes_enabled", "round_act", "round_expire", "round_play", "round_refund", "round_void_settled",
+    "rounds_expire_due",
+]

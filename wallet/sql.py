@@ -1,0 +1,136 @@
+"""The wallet's hot statements (the round path), built from the models (see core/sql.py).
+
+* :data:`LOCK_LIVE`: the player's wallet row and its live account, both locked (``FOR NO KEY UPDATE OF w, a``, in
+  the house order: the wallet first), in ONE statement; replaces ``wallet_lock`` + ``live_account`` (2 statements).
+  The account row is locked too so that a read that waited for the wallet lock sees the balance the holder wrote
+  (a joined row that is not locked keeps the version of the statement's snapshot).
+* :data:`POST_WITH_OPERATOR`: one balanced transaction between the live account and an operator account (created
+  on first use), the balance update and both entries in ONE statement; replaces the ORM's 5-7 (transaction
+  insert in a savepoint, operator account read, balance update, entries).
+* :data:`BALANCE_ADD`: ``balance = balance + x RETURNING balance`` of a player account (the general posting).
+
+Pinned by ``games/tests/platform/test_round_cost.py`` (the statement count of a round) and
+``tests/test_sql_contracts.py`` (columns against the models, ``EXPLAIN`` without a sequential scan).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from django.db import IntegrityError, connection
+from django.db.models import Model, UniqueConstraint
+
+from core.sql import attnames, col, cols, instance, register, table
+from wallet.models import Entry, LedgerAccount, LedgerTransaction, Wallet
+
+W, A, T, E = Wallet, LedgerAccount, LedgerTransaction, Entry
+_WALLET_FIELDS = attnames(W)
+_ACCOUNT_FIELDS = ("id", "code", "kind", "player_id", "tracks_balance", "balance", "debt")
+
+#: the live-account join and columns, shared with the statements of the apps above that lock a wallet with rows
+#: of their own in ONE statement (games/sql.py ROUND_LOCK); map the columns back with :func:`live_from_row`
+LIVE_COLUMNS = f"{cols(W, _WALLET_FIELDS, alias='w')}, {cols(A, _ACCOUNT_FIELDS, alias='a')}"
+LIVE_WIDTH = len(_WALLET_FIELDS) + len(_ACCOUNT_FIELDS)
+LIVE_FROM = (f"{table(W)} w JOIN {table(A)} a ON a.{col(A, 'player')} = w.{col(W, 'player')} "
+             f"AND a.{col(A, 'kind')} = CASE WHEN w.{col(W, 'mode')} = %(temporary_mode)s "
+             "THEN %(temporary_kind)s ELSE %(main_kind)s END")
+LIVE_PARAMS: dict[str, type | tuple[type, ...]] = {"temporary_mode": str, "temporary_kind": str, "main_kind": str}
+LIVE_FIELDS: dict[type[Model], tuple[str, ...]] = {W: _WALLET_FIELDS, A: _ACCOUNT_FIELDS}
+
+
+def live_params() -> dict[str, str]:
+    """The enum values the live-account join takes (never literals in the SQL)."""
+    return {"temporary_mode": W.Mode.TEMPORARY, "temporary_kind": A.Kind.PLAYER_TEMPORARY,
+            "main_kind": A.Kind.PLAYER_MAIN}
+
+
+def live_from_row(values: Sequence[Any]) -> tuple[Wallet, LedgerAccount]:
+    n = len(_WALLET_FIELDS)
+    return instance(W, _WALLET_FIELDS, values[:n]), instance(A, _ACCOUNT_FIELDS, values[n:LIVE_WIDTH])
+
+
+LOCK_LIVE = register(
+    "wallet.lock_live",
+    f"SELECT {LIVE_COLUMNS} FROM {LIVE_FROM} WHERE w.{col(W, 'player')} = %(player)s FOR NO KEY UPDATE OF w, a",
+    columns=LIVE_FIELDS, params={**LIVE_PARAMS, "player": int},
+)
+
+
+def lock_live(player_id: int) -> tuple[Wallet, LedgerAccount] | None:
+    """The wallet and its live account, locked; None before the wallet's first use."""
+    with connection.cursor() as cur:
+        cur.execute(LOCK_LIVE.sql, {**live_params(), "player": player_id})
+        row = cur.fetchone()
+    return None if row is None else live_from_row(row)
+
+
+_OP_INSERT = ("code", "kind", "player_id", "currency", "tracks_balance", "balance", "debt", "created_at")
+_TXN_INSERT = ("kind", "reference", "player_id", "amount", "currency", "memo", "created_at", "actor_label")
+_ENTRY_INSERT = ("transaction_id", "account_id", "amount", "balance_after", "created_at")
+
+POST_WITH_OPERATOR = register(
+    "wallet.post_with_operator",
+    f"""WITH op_new AS (
+    INSERT INTO {table(A)} ({cols(A, _OP_INSERT)})
+    VALUES (%(op_code)s, %(op_kind)s, NULL, %(currency)s, false, 0, 0, %(now)s)
+    ON CONFLICT ({col(A, 'code')}) DO NOTHING RETURNING id
+), op AS (
+    SELECT id FROM op_new UNION ALL SELECT id FROM {table(A)} WHERE {col(A, 'code')} = %(op_code)s LIMIT 1
+), txn AS (
+    INSERT INTO {table(T)} ({cols(T, _TXN_INSERT)})
+    SELECT %(kind)s, %(reference)s, %(player_id)s, %(amount)s, %(currency)s, %(memo)s, %(now)s, %(actor)s FROM op
+    RETURNING id
+), acc AS (
+    UPDATE {table(A)} SET {col(A, 'balance')} = {col(A, 'balance')} + %(delta)s
+    WHERE id = %(account_id)s AND EXISTS (SELECT 1 FROM op) RETURNING {col(A, 'balance')}
+), entries AS (
+    INSERT INTO {table(E)} ({cols(E, _ENTRY_INSERT)})
+    SELECT txn.id, %(account_id)s, %(delta)s, acc.{col(A, 'balance')}, %(now)s FROM txn, acc
+    UNION ALL
+    SELECT txn.id, op.id, -%(delta)s, NULL, %(now)s FROM txn, op
+    RETURNING 1
+)
+SELECT (SELECT id FROM txn), (SELECT {col(A, 'balance')} FROM acc), (SELECT count(*) FROM entries)""",
+    columns={A: (*_OP_INSERT, "id"), T: (*_TXN_INSERT, "id"), E: _ENTRY_INSERT},
+    inserts=(A, T, E),
+    params={"op_code": str, "op_kind": str, "currency": str, "now": datetime, "kind": str, "reference": str,
+            "player_id": int, "amount": int, "memo": str, "actor": str, "delta": int, "account_id": int},
+)
+
+
+def post_with_operator(params: dict[str, Any]) -> tuple[int | None, int | None, int]:
+    """Run :data:`POST_WITH_OPERATOR`: (transaction id, balance after, entries written). The currency and memo
+    are the model's defaults unless given."""
+    full = {"currency": T._meta.get_field("currency").get_default(), "memo": T._meta.get_field("memo").get_default(),
+            **params}
+    with connection.cursor() as cur:
+        cur.execute(POST_WITH_OPERATOR.sql, full)
+        txn_id, balance, entries = cur.fetchone()
+    return txn_id, balance, int(entries)
+
+
+BALANCE_ADD = register(
+    "wallet.balance_add",
+    f"UPDATE {table(A)} SET {col(A, 'balance')} = {col(A, 'balance')} + %(amount)s WHERE id = %(account)s "
+    f"RETURNING {col(A, 'balance')}",
+    columns={A: ("id", "balance")}, params={"amount": int, "account": int},
+)
+
+
+def balance_add(account_id: int, amount: int) -> int:
+    with connection.cursor() as cur:
+        cur.execute(BALANCE_ADD.sql, {"amount": amount, "account": account_id})
+        return int(cur.fetchone()[0])
+
+
+#: the one constraint a posting may meet by design: the same (kind, reference) posted twice
+REFERENCE_CONSTRAINT = next(c.name for c in T._meta.constraints
+                            if isinstance(c, UniqueConstraint) and tuple(c.fields) == ("kind", "reference"))
+
+
+def is_reference_conflict(exc: IntegrityError) -> bool:
+    """Whether this IntegrityError is the unique (kind, reference) of a ledger transaction (psycopg2's
+    ``diag.constraint_name``); a balance, zero-sum or debt check is not."""
+    diag = getattr(exc.__cause__, "diag", None)
+    return getattr(diag, "constraint_name", None) == REFERENCE_CONSTRAINT
