@@ -73,8 +73,9 @@ class Claim:
 
     ``name`` is the original constraint or index name (the claim table's unique index takes it, so an
     ``IntegrityError`` names the same constraint as before), ``columns`` the unique columns, ``where`` the
-    condition of a partial unique index (SQL over the row's columns), or ``""``. ``mutable``: the condition can
-    change by an UPDATE of ``watch`` (a round leaving ``in_progress``), so updates move the claim too."""
+    condition of a partial unique index over ``{row}`` (the row: ``NEW``, ``OLD`` or the table), or ``""``;
+    ``watch``: columns whose UPDATE can change the condition (a round leaving ``in_progress``), so an update moves
+    the claim too."""
 
     table: str
     name: str
@@ -86,13 +87,18 @@ class Claim:
     def claim_table(self) -> str:
         return f"{self.name}_claim"[:63]
 
+    def condition(self, row: str) -> str:
+        return self.where.format(row=row) if self.where else "true"
+
 
 #: every uniqueness of a partitioned table that does not include the id, and where its guarantee lives now
 CLAIMS: tuple[Claim, ...] = (
     Claim("games_round", "games_round_unique_player_key", ("player_id", "idempotency_key")),
     Claim("games_round", "games_round_one_open_per_player", ("player_id", "play_money"),
-          where="status = 'in_progress'", watch=("status",)),
+          where="{row}.status = 'in_progress'", watch=("status",)),
     Claim("wallet_ledgertransaction", "wallet_txn_unique_kind_reference", ("kind", "reference")),
+    Claim("limits_settledbet", "limits_settledbet_unique_ref", ("player_id", "kind", "round_ref"),
+          where="{row}.round_ref <> ''"),
 )
 
 
@@ -121,13 +127,12 @@ def partitioned_tables(conn: BaseDatabaseWrapper) -> list[str]:
         WHERE c.relnamespace = 'public'::regnamespace ORDER BY 1""")]
 
 
-def _claim_sql(claim: Claim) -> list[str]:
+def _claim_sql(claim: Claim, types: dict[str, str]) -> list[str]:
     t, cols = claim.claim_table, claim.columns
-    col_defs = ", ".join(f"{c} {{{c}}}" for c in cols)  # types filled in by the caller
+    col_list = ", ".join(cols)
     new_vals = ", ".join(f"NEW.{c}" for c in cols)
     old_match = " AND ".join(f"{c} = OLD.{c}" for c in cols)
-    cond_new = re.sub(r"\b(status|play_money|kind)\b", r"NEW.\1", claim.where) if claim.where else "true"
-    cond_old = re.sub(r"\b(status|play_money|kind)\b", r"OLD.\1", claim.where) if claim.where else "true"
+    cond_new, cond_old = claim.condition("NEW"), claim.condition("OLD")
     fn = f"{t}_keep"[:63]
     body_update = ""
     if claim.watch:
@@ -136,21 +141,21 @@ def _claim_sql(claim: Claim) -> list[str]:
         IF ({cond_old}) AND NOT ({cond_new}) THEN
             DELETE FROM {t} WHERE row_id = OLD.id;
         ELSIF ({cond_new}) AND NOT ({cond_old}) THEN
-            INSERT INTO {t} ({", ".join(cols)}, row_id) VALUES ({new_vals}, NEW.id);
+            INSERT INTO {t} ({col_list}, row_id) VALUES ({new_vals}, NEW.id);
         END IF;
         RETURN NULL;
     END IF;"""
     events = "INSERT OR DELETE" + (f" OR UPDATE OF {', '.join(claim.watch)}" if claim.watch else "")
     return [
-        f"CREATE TABLE {t} ({col_defs}, row_id bigint NOT NULL)",
-        f"CREATE UNIQUE INDEX {claim.name} ON {t} ({', '.join(cols)})",
+        f"CREATE TABLE {t} ({', '.join(f'{c} {types[c]}' for c in cols)}, row_id bigint NOT NULL)",
+        f"CREATE UNIQUE INDEX {claim.name} ON {t} ({col_list})",
         f"CREATE INDEX {t[:55]}_row ON {t} (row_id)",
         f"""CREATE OR REPLACE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     -- {claim.table}: the unique claim {claim.name} (core/partitioning.py), in the row's own statement{body_update}
     IF TG_OP = 'INSERT' THEN
         IF {cond_new} THEN
-            INSERT INTO {t} ({", ".join(cols)}, row_id) VALUES ({new_vals}, NEW.id);
+            INSERT INTO {t} ({col_list}, row_id) VALUES ({new_vals}, NEW.id);
         END IF;
     ELSIF TG_OP = 'DELETE' THEN
         DELETE FROM {t} WHERE row_id = OLD.id AND {old_match};
@@ -161,63 +166,78 @@ BEGIN
 END $$""",
         f"CREATE TRIGGER {fn} AFTER {events} ON {claim.table} FOR EACH ROW EXECUTE FUNCTION {fn}()",
         f"CREATE TRIGGER {fn[:55]}_trunc AFTER TRUNCATE ON {claim.table} FOR EACH STATEMENT EXECUTE FUNCTION {fn}()",
+        f"INSERT INTO {t} ({col_list}, row_id) SELECT {col_list}, id FROM {claim.table}"
+        + (f" WHERE {claim.condition(claim.table)}" if claim.where else ""),
     ]
 
 
-def convert(conn: BaseDatabaseWrapper, table: str) -> None:
-    """Turn ``table`` (an ordinary table with a ``bigint`` identity ``id``) into a table partitioned by month ids,
-    keeping its rows (attached as ``<table>_p_legacy``, no copy), its sequence position, indexes, checks, foreign
-    keys both ways and triggers, and moving the uniqueness of :data:`CLAIMS` to claim tables (filled from the rows).
-    Runs inside the migration's transaction."""
-    if is_partitioned(conn, table):
-        return
-    legacy = f"{table}_{LEGACY}"
-    claims = [c for c in CLAIMS if c.table == table]
-    claimed = {c.name for c in claims}
-    month = _current_month(conn)
-    seq = f"{table}_id_seq"
-    last = _rows(conn, f"SELECT coalesce(max(id), 0) FROM {table}")[0][0]
+@dataclass
+class _Shape:
+    """What a table has, read from the catalogue before it is converted."""
+
+    last_id: int
+    identity_seq: str | None
+    types: dict[str, str]
+    indexes: list[tuple[Any, ...]]  # (name, definition, primary, unique, constraint name or None)
+    triggers: list[tuple[str, str]]  # (name, definition)
+    fks_in: list[tuple[str, str, str]]  # (referencing table, name, definition)
+    fks_out: list[tuple[str, str]]  # (name, definition)
+
+
+def _shape(conn: BaseDatabaseWrapper, table: str) -> _Shape:
+    last = int(_rows(conn, f"SELECT coalesce(max(id), 0) FROM {table}")[0][0])
     identity_seq = _rows(conn, "SELECT pg_get_serial_sequence(%s, 'id')", [table])[0][0]
     if identity_seq:
-        last = max(last, _rows(conn, f"SELECT last_value FROM {identity_seq}")[0][0])
-    types = dict(_rows(conn, """SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
-                                WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped""", [table]))
-    indexes = _rows(conn, """
-        SELECT i.relname, pg_get_indexdef(x.indexrelid), x.indisprimary, x.indisunique,
-               (SELECT conname FROM pg_constraint WHERE conindid = x.indexrelid AND conrelid = x.indrelid)
-        FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = %s::regclass""", [table])
-    triggers = _rows(conn, """SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger
-                              WHERE tgrelid = %s::regclass AND NOT tgisinternal""", [table])
-    fks_in = _rows(conn, """SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint
-                            WHERE confrelid = %s::regclass AND contype = 'f' AND conparentid = 0""", [table])
-    fks_out = _rows(conn, """SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint
-                             WHERE conrelid = %s::regclass AND contype = 'f'
-                               AND conparentid = 0""", [table])
+        last = max(last, int(_rows(conn, f"SELECT last_value FROM {identity_seq}")[0][0]))
+    return _Shape(
+        last_id=last, identity_seq=identity_seq,
+        types=dict(_rows(conn, """SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
+                                  WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped""", [table])),
+        indexes=_rows(conn, """
+            SELECT i.relname, pg_get_indexdef(x.indexrelid), x.indisprimary, x.indisunique,
+                   (SELECT conname FROM pg_constraint WHERE conindid = x.indexrelid AND conrelid = x.indrelid)
+            FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = %s::regclass""", [table]),
+        triggers=[(r[0], r[1]) for r in _rows(conn, """SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger
+                                                     WHERE tgrelid = %s::regclass AND NOT tgisinternal""", [table])],
+        fks_in=[(r[0], r[1], r[2]) for r in _rows(conn, """
+            SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint
+            WHERE confrelid = %s::regclass AND contype = 'f' AND conparentid = 0""", [table])],
+        fks_out=[(r[0], r[1]) for r in _rows(conn, """
+            SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint
+            WHERE conrelid = %s::regclass AND contype = 'f' AND conparentid = 0""", [table])],
+    )
 
-    for other, name, _ in fks_in:
+
+def _set_aside(conn: BaseDatabaseWrapper, table: str, shape: _Shape, claimed: set[str]) -> str:
+    """The old table becomes the future legacy partition: its triggers and the foreign keys pointing at it
+    dropped (recreated on the parent), the claimed unique indexes dropped, the rest renamed out of the way."""
+    legacy = f"{table}_{LEGACY}"
+    for other, name, _ in shape.fks_in:
         _exec(conn, f'ALTER TABLE {other} DROP CONSTRAINT "{name}"')
-    for name, _ in triggers:
+    for name, _ in shape.triggers:
         _exec(conn, f'DROP TRIGGER "{name}" ON {table}')
-    if identity_seq:
+    if shape.identity_seq:
         _exec(conn, f"ALTER TABLE {table} ALTER COLUMN id DROP IDENTITY")
-    for name, _definition, _primary, _unique, constraint in indexes:
+    for name, _definition, _primary, _unique, constraint in shape.indexes:
         if name in claimed:
-            if constraint:
-                _exec(conn, f'ALTER TABLE {table} DROP CONSTRAINT "{name}"')
-            else:
-                _exec(conn, f'DROP INDEX "{name}"')
+            _exec(conn, f'ALTER TABLE {table} DROP CONSTRAINT "{name}"' if constraint else f'DROP INDEX "{name}"')
         elif constraint:
             _exec(conn, f'ALTER TABLE {table} RENAME CONSTRAINT "{constraint}" TO "{name[:52]}_{LEGACY}"')
         else:
             _exec(conn, f'ALTER INDEX "{name}" RENAME TO "{name[:52]}_{LEGACY}"')
     _exec(conn, f"ALTER TABLE {table} RENAME TO {legacy}")
+    return legacy
 
-    _exec(conn, f"CREATE SEQUENCE {seq} AS bigint START WITH {int(last) + 1}")
+
+def _build_parent(conn: BaseDatabaseWrapper, table: str, legacy: str, shape: _Shape, claimed: set[str],
+                  month: int) -> None:
+    seq = f"{table}_id_seq"
+    _exec(conn, f"CREATE SEQUENCE {seq} AS bigint START WITH {max(shape.last_id + 1, month_range(month)[0])}")
     _exec(conn, f"""CREATE TABLE {table} (LIKE {legacy} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE
                     INCLUDING GENERATED INCLUDING COMMENTS) PARTITION BY RANGE (id)""")
     _exec(conn, f"ALTER TABLE {table} ALTER COLUMN id SET DEFAULT platform_month_id('{seq}')")
     _exec(conn, f"ALTER SEQUENCE {seq} OWNED BY {table}.id")
-    for name, definition, primary, unique, constraint in indexes:
+    for name, definition, primary, unique, constraint in shape.indexes:
         if name in claimed:
             continue
         if primary:
@@ -225,21 +245,34 @@ def convert(conn: BaseDatabaseWrapper, table: str) -> None:
         elif constraint or unique:
             raise ValueError(f"{table}.{name}: a unique index without the partition key needs a Claim (CLAIMS)")
         else:
-            _exec(conn, definition)
-    for name, definition in fks_out:
+            _exec(conn, definition)  # CREATE INDEX <name> ON public.<table> ...: now the partitioned parent
+    for name, definition in shape.fks_out:
         _exec(conn, f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
-    low = month_range(month)[0]
-    _exec(conn, f"ALTER TABLE {table} ATTACH PARTITION {legacy} FOR VALUES FROM (MINVALUE) TO ({low})")
-    for other, name, definition in fks_in:
+
+
+def convert(conn: BaseDatabaseWrapper, table: str, claims: tuple[Claim, ...] | None = None) -> None:
+    """Turn ``table`` (an ordinary table with a ``bigint`` identity ``id``) into a table partitioned by month ids,
+    keeping its rows (attached as ``<table>_p_legacy``, no copy), its sequence position, indexes, checks, foreign
+    keys both ways and triggers, and moving the uniqueness of :data:`CLAIMS` to claim tables (filled from the rows).
+    Runs inside the migration's transaction."""
+    if is_partitioned(conn, table):
+        return
+    claims = tuple(c for c in (CLAIMS if claims is None else claims) if c.table == table)
+    claimed = {c.name for c in claims}
+    month = _current_month(conn)
+    shape = _shape(conn, table)
+    legacy = _set_aside(conn, table, shape, claimed)
+    _build_parent(conn, table, legacy, shape, claimed, month)
+    # the legacy rows' ids are the old sequence's, all below any month's range; their indexes and foreign keys are
+    # attached as the parent's (equivalent ones are matched, not rebuilt)
+    _exec(conn, f"ALTER TABLE {table} ATTACH PARTITION {legacy} FOR VALUES FROM (MINVALUE) TO ({shape.last_id + 1})")
+    for other, name, definition in shape.fks_in:
         _exec(conn, f'ALTER TABLE {other} ADD CONSTRAINT "{name}" {definition}')
-    for _name, definition in triggers:
-        _exec(conn, definition)
+    for _name, definition in shape.triggers:
+        _exec(conn, definition)  # CREATE [CONSTRAINT] TRIGGER ... ON public.<table>: cloned to every partition
     for claim in claims:
-        for statement in _claim_sql(claim):
-            _exec(conn, statement.format(**types) if statement.startswith("CREATE TABLE") else statement)
-        cols = ", ".join(claim.columns)
-        _exec(conn, f"INSERT INTO {claim.claim_table} ({cols}, row_id) SELECT {cols}, id FROM {table}"
-                    + (f" WHERE {claim.where}" if claim.where else ""))
+        for statement in _claim_sql(claim, shape.types):
+            _exec(conn, statement)
     ensure(conn, table, month, MONTHS_AHEAD)
 
 
@@ -266,7 +299,19 @@ def partitions_ensure(conn: BaseDatabaseWrapper, *, ahead: int = MONTHS_AHEAD) -
     made: list[str] = []
     for table in partitioned_tables(conn):
         made += ensure(conn, table, month, ahead)
+        sequence_advance(conn, table, month)
     return made
+
+
+def sequence_advance(conn: BaseDatabaseWrapper, table: str, month: int) -> None:
+    """Move ``<table>_id_seq`` up to this month's base when it is below it (never down). The id default
+    (``platform_month_id``) encodes the month itself; this makes a plain ``nextval`` of the sequence (the round's
+    id, pre-allocated by the round's first statement) fall in this month's range too, from the job's first run in
+    the month on."""
+    base = month_range(month)[0]
+    seq = _rows(conn, "SELECT pg_get_serial_sequence(%s, 'id')", [table])[0][0]
+    if seq and int(_rows(conn, f"SELECT last_value FROM {seq}")[0][0]) < base:
+        _exec(conn, "SELECT setval(%s, %s, false)", [seq, base])
 
 
 def partitions(conn: BaseDatabaseWrapper, table: str) -> list[tuple[str, int]]:

@@ -63,9 +63,9 @@ def heartbeat_beat() -> str:
 
 @platform_task(name="core.partitions_ensure", time_limit=300, soft_time_limit=240)
 def partitions_ensure() -> list[str]:
-    """Daily: this month's partition and the next ``MONTHS_AHEAD`` of every monthly-partitioned table
-    (core/partitioning.py), made where missing; safe to run twice or on two workers (each is one
-    ``CREATE TABLE IF NOT EXISTS``)."""
+    """Hourly: this month's partition and the next ``MONTHS_AHEAD`` of every monthly-partitioned table
+    (core/partitioning.py), made where missing, and each id sequence moved up into this month's range; safe to run
+    twice or on two workers (``CREATE TABLE IF NOT EXISTS``; a sequence only ever moves up)."""
     from django.db import connection
 
     from core import partitioning
