@@ -329,9 +329,18 @@ def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str,
     rows are archived too. Returns the archived table's qualified name."""
     if partition not in {name for name, _ in partitions(conn, table)}:
         raise ValueError(f"{partition} is not a partition of {table}")
+    bounds = _rows(conn, "SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE oid = %s::regclass",
+                   [partition])[0][0]
+    match = re.fullmatch(r"FOR VALUES FROM \('?(-?\d+|MINVALUE)'?\) TO \('?(-?\d+)'?\)", bounds or "")
+    if match is None:
+        raise ValueError(f"{partition}: not a range of ids ({bounds})")
+    low, high = (-(2**63) if match[1] == "MINVALUE" else int(match[1])), int(match[2])
     _exec(conn, f"CREATE SCHEMA IF NOT EXISTS {schema}")
     _exec(conn, f"ALTER TABLE {table} DETACH PARTITION {partition}")
     _exec(conn, f"ALTER TABLE {partition} SET SCHEMA {schema}")
+    for claim in (c for c in CLAIMS if c.table == table):
+        # the claims are an index of the live rows, not a record: they leave with the archived month
+        _exec(conn, f"DELETE FROM {claim.claim_table} WHERE row_id >= %s AND row_id < %s", [low, high])
     return f"{schema}.{partition}"
 
 
@@ -345,3 +354,22 @@ def partitions_older_than(conn: BaseDatabaseWrapper, table: str, months: int) ->
         if match and month_index(date(int(match[1]), int(match[2]), 1)) < limit:
             out.append(name)
     return out
+
+
+def claims_refill(conn: BaseDatabaseWrapper) -> dict[str, int]:
+    """The claims of rows written with triggers off (a bulk load with ``session_replication_role = replica``, as
+    ``scripts/bench_data.py`` does): inserted where missing, so the uniqueness covers those rows too; the count
+    added per claim table. A row whose key another row already claims makes it fail (a duplicate the load
+    introduced)."""
+    added = {}
+    for claim in CLAIMS:
+        if not is_partitioned(conn, claim.table):
+            continue
+        cols = ", ".join(claim.columns)
+        cond = f"{claim.condition('t')} AND " if claim.where else ""
+        with conn.cursor() as cursor:
+            cursor.execute(f"""INSERT INTO {claim.claim_table} ({cols}, row_id)
+                               SELECT {cols}, t.id FROM {claim.table} t
+                               WHERE {cond}NOT EXISTS (SELECT 1 FROM {claim.claim_table} c WHERE c.row_id = t.id)""")
+            added[claim.claim_table] = cursor.rowcount
+    return added
