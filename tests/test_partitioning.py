@@ -126,7 +126,7 @@ def test_the_append_only_and_zero_sum_triggers_hold_on_every_partition():
     event = AuditEvent.objects.filter(action="test.partitioned").get()
     with pytest.raises(Exception, match="append-only"), transaction.atomic():
         AuditEvent.objects.filter(pk=event.pk).update(action="changed")
-    entry = Entry.objects.filter(account__player_id=player.pk).first()
+    entry = Entry.objects.filter(account__player_id=player.pk).earliest("id")
     with pytest.raises(Exception, match="append-only"), transaction.atomic():
         Entry.objects.filter(pk=entry.pk).delete()
     with pytest.raises(IntegrityError, match="does not balance|at least 2"), transaction.atomic():
