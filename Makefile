@@ -30,6 +30,14 @@ browser-deps:
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; \
 	fi
 
+# PgBouncer for the connection-pooling test (tests/test_pgbouncer.py) and `make bench BENCH_ARGS=--pgbouncer`, from
+# Debian's packages, installed only when it is missing (as root, like CI).
+.PHONY: pgbouncer-deps
+pgbouncer-deps:
+	@if ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ]; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q pgbouncer; \
+	fi
+
 run: install
 	$(BIN)/python scripts/run.py
 

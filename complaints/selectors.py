@@ -13,6 +13,7 @@ from complaints import errors, records
 from complaints.errors import error
 from complaints.models import Complaint, ComplaintItem
 from core import clock
+from core.db_router import replica_reads
 
 if TYPE_CHECKING:
     from accounts.models import Player
@@ -91,8 +92,9 @@ def complaints_report(month: str | date | None = None, *, now: datetime | None =
     now = now or clock.now()
     first = parse_month(month)
     start, end = clock.month_bounds(datetime.combine(first, datetime.min.time(), tzinfo=clock.PRAGUE))
-    rows = list(Complaint.objects.filter(received_at__gte=start, received_at__lt=end)
-                .prefetch_related(Prefetch("items")).order_by("received_at"))
+    with replica_reads():  # a monthly report may lag: the replica when there is one (core/db_router.py)
+        rows = list(Complaint.objects.filter(received_at__gte=start, received_at__lt=end)
+                    .prefetch_related(Prefetch("items")).order_by("received_at"))
     by_reason: dict[str, int] = {r: 0 for r in Complaint.Reason.values}
     by_outcome: dict[str, int] = {o or "open": 0 for o in Complaint.Outcome.values}
     by_kind: dict[str, int] = {k: 0 for k in Complaint.Kind.values}

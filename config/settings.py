@@ -103,14 +103,41 @@ if env.str("DATABASE_NAME", default=""):
     # Child processes of the test suite (a real Celery worker) point at the test database.
     DATABASES["default"]["NAME"] = env.str("DATABASE_NAME")
 DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
+# Connection pooling (docs/scaling.md): DATABASE_POOLER=pgbouncer when DATABASE_URL (and DATABASE_REPLICA_URL) point
+# at a PgBouncer in transaction mode. A server connection then serves whichever client starts the next transaction,
+# so nothing may outlive a transaction: no server-side cursors (Django's .iterator() declares WITH HOLD cursors outside
+# a transaction), CONN_MAX_AGE=0 by default (a client connection to PgBouncer per request; PgBouncer keeps the server
+# connections). The platform keeps no other session state (tests/test_pgbouncer.py): no SET outside a transaction,
+# only transaction-scoped advisory locks (pg_advisory_xact_lock), no LISTEN, no temporary tables, and psycopg2 never
+# prepares statements server-side.
+DATABASE_POOLER = env.str("DATABASE_POOLER", default="")
+if DATABASE_POOLER not in ("", "pgbouncer"):
+    raise ImproperlyConfigured(f"DATABASE_POOLER={DATABASE_POOLER!r}: the one pooler supported is 'pgbouncer'")
+POOLED = DATABASE_POOLER == "pgbouncer"
 # Persistent connections: a web worker keeps its connection (no connect per request, measured by `make bench`);
-# health checks drop a connection the server closed before it is reused. With PgBouncer in transaction mode set
-# CONN_MAX_AGE=0.
-DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+# health checks drop a connection the server closed before it is reused.
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0 if POOLED else 60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=True)
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = POOLED
 # The stake-refusal log (limits) writes on its own autocommit connection, so a refusal is kept although the
 # caller's transaction rolls back; tests point it at the same test database.
+# Behind PgBouncer point DATABASE_SIDE_URL at a second PgBouncer database entry for the same database, so that this
+# connection has a pool of its own: it is opened while a request holds a transaction (and the player's wallet lock)
+# on the primary pool, and if it shared that pool, requests waiting for the lock could hold every server connection
+# while the lock holder waits for one (core/local_servers.py makes `<name>_side` entries; docs/scaling.md).
 DATABASES["refusal_log"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}
+if env.str("DATABASE_SIDE_URL", default=""):
+    DATABASES["refusal_log"].update({k: v for k, v in env.db("DATABASE_SIDE_URL").items()
+                                     if k in ("NAME", "HOST", "PORT", "USER", "PASSWORD")})
+# A streaming replica for reads that may lag (core/db_router.py, docs/scaling.md): DATABASE_REPLICA_URL, absent = no
+# replica and every read on the primary. Only code that says so reads there (`core.db_router.replica_reads()` or
+# `.using(core.db_router.replica())`); money and limit decisions, and everything inside a transaction on the primary,
+# read the primary. Tests mirror it to the test database.
+if env.str("DATABASE_REPLICA_URL", default=""):
+    DATABASES["replica"] = {**env.db("DATABASE_REPLICA_URL"), "ATOMIC_REQUESTS": False,
+                            "CONN_MAX_AGE": DATABASES["default"]["CONN_MAX_AGE"], "CONN_HEALTH_CHECKS": True,
+                            "DISABLE_SERVER_SIDE_CURSORS": POOLED, "TEST": {"MIRROR": "default"}}
+DATABASE_ROUTERS = ["core.db_router.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"

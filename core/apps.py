@@ -51,6 +51,19 @@ def _sync_roles(sender: Any, using: str = "default", **kwargs: Any) -> None:
     roles_sync()
 
 
+def _partitions_ensure(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    """After every migrate: this month's partition and the ones ahead of each monthly-partitioned table."""
+    from django.apps import apps
+
+    if using != "default" or sender is not list(apps.get_app_configs())[-1]:
+        return
+    from django.db import connection
+
+    from core.partitioning import partitions_ensure
+
+    partitions_ensure(connection)
+
+
 class CoreConfig(AppConfig):
     default = True
     name = "core"
@@ -70,6 +83,7 @@ class CoreConfig(AppConfig):
         # after the auth app's own handler has created the permissions (it is connected first: auth is listed
         # before the platform apps), whichever app's migrations ran
         post_migrate.connect(_sync_roles, dispatch_uid="core.roles_sync")
+        post_migrate.connect(_partitions_ensure, dispatch_uid="core.partitions_ensure")
 
 
 class PlatformAdminConfig(admin_apps.AdminConfig):

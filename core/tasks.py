@@ -59,3 +59,16 @@ def heartbeat_beat() -> str:
     TaskHeartbeat.objects.create(marker=marker, sent_at=now, ran_at=now, worker=socket.gethostname())
     TaskHeartbeat.objects.filter(marker__startswith="beat-", sent_at__lt=now - timedelta(days=1)).delete()
     return marker
+
+
+@platform_task(name="core.partitions_ensure", time_limit=300, soft_time_limit=240)
+def partitions_ensure() -> list[str]:
+    """Hourly: this month's partition and the next ``MONTHS_AHEAD`` of every monthly-partitioned table
+    (core/partitioning.py), made where missing, and each id sequence moved up into this month's range; safe to run
+    twice or on two workers (``CREATE TABLE IF NOT EXISTS``; a sequence only ever moves up)."""
+    from django.db import connection
+
+    from core import partitioning
+
+    with transaction.atomic():
+        return partitioning.partitions_ensure(connection)

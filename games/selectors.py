@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from core import clock
+from core.db_router import PRIMARY, replica
 from core.money import Money
 from games import errors
 from games.engine import JsonDict, ReplayMismatch, max_hourly_loss, registry
@@ -154,15 +155,20 @@ def round_open(player: Player, *, play_money: bool = False) -> Round | None:
 
 
 def rounds_history(player: Player, *, play_money: bool = False) -> QuerySet[Round]:
-    """The player's rounds, newest first (paginate it)."""
-    return (Round.objects.select_related("game").prefetch_related("action_log")
+    """The player's rounds, newest first (paginate it). Recall may lag: read from the replica when there is one
+    (core/db_router.py)."""
+    return (Round.objects.using(replica()).select_related("game").prefetch_related("action_log")
             .filter(player=player, play_money=play_money).order_by("-started_at", "-id"))
 
 
 def round_get(player: Player, round_id: Any) -> Round:
     """One of the player's own rounds; another player's round does not exist for them (404)."""
     round_id = valid_round_id(round_id)
-    rnd = Round.objects.select_related("game").prefetch_related("action_log").filter(pk=round_id, player=player).first()
+    rounds = Round.objects.select_related("game").prefetch_related("action_log").filter(pk=round_id, player=player)
+    # recall reads the replica when there is one; a round it has not replayed yet is read from the primary
+    rnd = rounds.using(replica()).first()
+    if rnd is None and replica() != PRIMARY:
+        rnd = rounds.using(PRIMARY).first()
     if rnd is None:
         raise errors.ROUND_NOT_FOUND()
     return rnd

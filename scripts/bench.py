@@ -386,6 +386,7 @@ class Bench:
         self.cluster: bench_pg.PrivateCluster | None = None
         self.statements = False  # pg_stat_statements in the bench database
         self.profile_text = ""
+        self.bouncer: Any = None  # --pgbouncer: core.local_servers.PgBouncer
 
     # set-up
     def database(self) -> Server:
@@ -425,6 +426,12 @@ class Bench:
             "BIND": f"127.0.0.1:{port}", "GUNICORN_ACCESS_LOG": str(LOG_DIR / "access.log"),
             "PYTHONDONTWRITEBYTECODE": "1",
         })
+        if self.bouncer is not None:  # --pgbouncer: the web and the bulk set-up through it, pgbench straight
+            from core.local_servers import SIDE_SUFFIX
+
+            pooled = f"postgres://{server.user}@127.0.0.1:{self.bouncer.port}/"
+            env.update({"DATABASE_POOLER": "pgbouncer", "DATABASE_URL": pooled + BENCH_DB,
+                        "DATABASE_SIDE_URL": pooled + BENCH_DB + SIDE_SUFFIX, "CONN_MAX_AGE": "0"})
         for option, name in ((a.workers, "WEB_CONCURRENCY"), (a.worker_class, "GUNICORN_WORKER_CLASS"),
                              (a.threads, "GUNICORN_THREADS")):
             if option is not None:
@@ -434,6 +441,17 @@ class Bench:
     def prepare(self) -> None:
         a = self.args
         server = self.database()
+        if a.pgbouncer:
+            from core.local_servers import PgBouncer, pgbouncer_binary
+
+            self.bouncer = PgBouncer(upstream_host=server.host, upstream_port=server.port or 5432,
+                                     upstream_user=server.user, upstream_password=server.password,
+                                     pool_size=a.pgbouncer_pool, side_pools=(BENCH_DB,)).start()
+            version = subprocess.run([pgbouncer_binary() or "pgbouncer", "--version"], capture_output=True,
+                                     text=True, check=False).stdout.split("\n")[0]
+            self.notes.append(f"{version} in transaction mode on 127.0.0.1:"
+                              f"{self.bouncer.port}: {a.pgbouncer_pool} server connections for the web, 5 for the "
+                              f"side connection; CONN_MAX_AGE=0, no server-side cursors (DATABASE_POOLER=pgbouncer)")
         port = free_port()
         self.env = self.child_env(server, port)
         LOG_DIR.mkdir(parents=True, exist_ok=True)
@@ -560,6 +578,8 @@ class Bench:
             for name in (BENCH_DB, PGBENCH_DB):
                 with contextlib.suppress(RuntimeError, subprocess.SubprocessError):
                     self.server.sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        if self.bouncer is not None:
+            self.bouncer.stop()
         self.embedded.stop()
         if self.cluster is not None:
             self.cluster.stop()
@@ -619,7 +639,7 @@ class Bench:
         return "\n".join(out)
 
     def web_env_of(self, row: Row) -> str:
-        return self.conn_age.get(row.label, str(self.args.conn_max_age))
+        return self.conn_age.get(row.label, self.env.get("CONN_MAX_AGE", str(self.args.conn_max_age)))
 
     def facts(self) -> str:
         a = self.args
@@ -637,7 +657,7 @@ class Bench:
             f"machine: nproc {os.cpu_count()} (usable {len(os.sched_getaffinity(0))}), CPU {model}, RAM {mem}, "
             f"{platform.platform()}, Python {platform.python_version()}",
             f"web: gunicorn {self._gunicorn_version()}, {self.web.description if self.web else '?'}, "
-            f"CONN_MAX_AGE {a.conn_max_age} (CONN_HEALTH_CHECKS={self.env.get('CONN_HEALTH_CHECKS')}), DEBUG=0, "
+            f"CONN_MAX_AGE {self.env.get('CONN_MAX_AGE', a.conn_max_age)} (CONN_HEALTH_CHECKS={self.env.get('CONN_HEALTH_CHECKS')}), DEBUG=0, "
             f"SQL_COUNT=1",
             f"load: {a.connections} keep-alive connections, {a.seconds:.0f} s per run (+{a.warmup:.0f} s warm-up), "
             f"{len(self.players):,} players, Kobushi share {a.mix:.0%}, >= 2 s between a player's round starts; "
@@ -690,6 +710,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--profile", type=int, default=0, metavar="N",
                    help="at the end, cProfile N rounds played in-process (one per player) and print the hot spots")
+    p.add_argument("--pgbouncer", action="store_true",
+                   help="the web through a private PgBouncer in transaction mode (CONN_MAX_AGE=0; docs/scaling.md)")
+    p.add_argument("--pgbouncer-pool", type=int, default=16, help="PgBouncer's server connections for the web")
     p.add_argument("--keep", action="store_true", help="keep the bench databases afterwards")
     p.add_argument("--pg", choices=("auto", "private", "url"), default="auto",
                    help="auto: a private cluster (initdb, pg_stat_statements) where the server binaries exist, else "

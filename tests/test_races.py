@@ -91,3 +91,66 @@ def test_fifty_parallel_stakes_and_withdrawals_near_the_balance_and_the_limit(se
     call_command("ledger_check", verbosity=0)
     call_command("limits_reconcile", verbosity=0)
     print(f"races: {CALLS} calls: {dict(outcomes)}; balance left {left}")
+
+
+@pytest.mark.xfail(strict=True, reason="issue 22 part 1 (hot SQL): wallet.ledger._LOCK_LIVE_SQL locks only the wallet "
+                   "row (FOR NO KEY UPDATE OF w); after waiting for it, READ COMMITTED re-reads the locked row but "
+                   "returns the joined account row of the statement's old snapshot, so the funds check sees the "
+                   "balance from before the other stake; the database's balance check then refuses the posting "
+                   "and the client gets wallet.reference_conflict (409) instead of wallet.insufficient_funds")
+def test_a_stake_that_waited_for_the_wallet_lock_is_refused_on_the_balance_the_lock_holder_left(settings):
+    """Deterministic: the first stake takes the whole balance and holds the wallet lock until the second stake is
+    seen waiting for it; the second must then be refused for insufficient funds, on the balance after the first."""
+    from django.db import transaction
+
+    from accounts.testing import make_player
+
+    settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
+    player = make_player()
+    fund(player, Money(STAKE))
+    holding, release = threading.Event(), threading.Event()
+    results: dict[str, str] = {}
+
+    def first() -> None:
+        try:
+            with transaction.atomic():
+                round_play(player=player, game_code="european_roulette", idempotency_key="wait-1",
+                           bet={"bets": [{"type": "red", "amount": STAKE}]}, actor=Actor.player(player))
+                holding.set()
+                release.wait(timeout=30)
+            results["first"] = "settled"
+        finally:
+            connection.close()
+
+    def second() -> None:
+        try:
+            round_play(player=player, game_code="european_roulette", idempotency_key="wait-2",
+                       bet={"bets": [{"type": "red", "amount": STAKE}]}, actor=Actor.player(player))
+            results["second"] = "settled"
+        except DomainError as exc:
+            results["second"] = exc.code
+        finally:
+            connection.close()
+
+    with use_rng(FixedRNG(0)):
+        a = threading.Thread(target=first)
+        a.start()
+        assert holding.wait(timeout=30)
+        b = threading.Thread(target=second)
+        b.start()
+        import time
+
+        deadline = time.monotonic() + 30
+        with connection.cursor() as cursor:  # until the second stake waits for the wallet lock
+            while time.monotonic() < deadline:
+                cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                               "AND query LIKE '%%wallet_wallet%%' AND datname = current_database()")
+                if cursor.fetchone()[0]:
+                    break
+                time.sleep(0.02)
+        release.set()
+        a.join(timeout=60)
+        b.join(timeout=60)
+    assert results == {"first": "settled", "second": "wallet.insufficient_funds"}
+    assert balance(player) == Money(0)
+    call_command("ledger_check", verbosity=0)

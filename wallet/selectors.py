@@ -18,6 +18,7 @@ from accounts.models import PersonalData, Player
 from accounts.selectors import identity_for
 from accounts.validation import fold
 from core import clock
+from core.db_router import replica
 from core.money import Money
 from wallet import rules
 from wallet.models import (
@@ -222,8 +223,9 @@ class StatementLine:
 
 def statement_entries(player: Player, start: datetime | None = None,
                       end: datetime | None = None) -> QuerySet[Entry]:
-    """The player's ledger entries (all three player accounts) in [start, end), oldest first."""
-    qs = Entry.objects.filter(account__player_id=player.pk).select_related("transaction", "account")
+    """The player's ledger entries (all three player accounts) in [start, end), oldest first. A statement may lag:
+    read from the replica when there is one (core/db_router.py)."""
+    qs = Entry.objects.using(replica()).filter(account__player_id=player.pk).select_related("transaction", "account")
     if start is not None:
         qs = qs.filter(created_at__gte=start)
     if end is not None:

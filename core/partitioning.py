@@ -1,0 +1,375 @@
+"""Monthly partitions of the append-only tables (PostgreSQL declarative partitioning; docs/scaling.md).
+
+The partition key is the primary key itself. A new row's id encodes the month it is written in::
+
+    id = (months since 2020-01, UTC) << 40 | (nextval(<table>_id_seq) & (2^40 - 1))
+
+(``platform_month_id(sequence)``, the column default made by ``core/migrations/0006_month_ids.py``), and the table is
+``PARTITION BY RANGE (id)`` with one partition per month, ``[m << 40, (m + 1) << 40)``. So ``PRIMARY KEY (id)`` is
+a valid unique key across all partitions, every foreign key that references these tables keeps working, a lookup
+by id touches one partition, and the month a row was written in is its id's high bits. The month is the database's
+clock at insert (``now()``, the transaction's start), which in production is the row's ``created_at`` to within a
+transaction's length; tests that move the application's clock (time-machine) move ``created_at`` but not the id.
+
+Each other uniqueness the platform relies on either includes the partition key or moves to a small non-partitioned
+*claim table* holding the unique index under the constraint's original name, written by a trigger in the same
+statement as the row (so no extra statement and the same ``IntegrityError`` with the same constraint name):
+:data:`CLAIMS` lists them. Rows of a table that was converted with data in it stay in one ``<table>_p_legacy``
+partition (ids below the first month's range), attached without copying.
+
+New partitions are made ahead (:func:`partitions_ensure`, ``MONTHS_AHEAD`` months) after every ``migrate``
+(``core.apps``) and by the daily job ``core.partitions_ensure`` (``core/schedules.py``). Retention never deletes
+rows: :func:`partition_archive` detaches a month's partition and moves it to the ``archive`` schema (dump it with
+``pg_dump -n archive``, then drop it there).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from django.db.backends.base.base import BaseDatabaseWrapper
+
+EPOCH_YEAR = 2020
+MONTH_BITS = 40
+MONTHS_AHEAD = 3
+ARCHIVE_SCHEMA = "archive"
+LEGACY = "p_legacy"
+
+MONTH_ID_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION platform_month_index(at timestamptz) RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT ((extract(year FROM at AT TIME ZONE 'UTC')::bigint - {EPOCH_YEAR}) * 12
+            + extract(month FROM at AT TIME ZONE 'UTC')::bigint - 1)
+$$;
+CREATE OR REPLACE FUNCTION platform_month_id(seq regclass) RETURNS bigint
+LANGUAGE sql VOLATILE PARALLEL UNSAFE AS $$
+    SELECT (platform_month_index(now()) << {MONTH_BITS}) | (nextval(seq) & ((1::bigint << {MONTH_BITS}) - 1))
+$$;
+"""
+
+
+def month_index(d: date) -> int:
+    return (d.year - EPOCH_YEAR) * 12 + d.month - 1
+
+
+def month_of(index: int) -> date:
+    return date(EPOCH_YEAR + index // 12, index % 12 + 1, 1)
+
+
+def month_range(index: int) -> tuple[int, int]:
+    """The ids of one month's partition: ``[index << 40, (index + 1) << 40)``."""
+    return index << MONTH_BITS, (index + 1) << MONTH_BITS
+
+
+def partition_name(table: str, index: int) -> str:
+    return f"{table}_p{month_of(index):%Y%m}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A uniqueness that does not include the partition key, kept in its own non-partitioned table.
+
+    ``name`` is the original constraint or index name (the claim table's unique index takes it, so an
+    ``IntegrityError`` names the same constraint as before), ``columns`` the unique columns, ``where`` the
+    condition of a partial unique index over ``{row}`` (the row: ``NEW``, ``OLD`` or the table), or ``""``;
+    ``watch``: columns whose UPDATE can change the condition (a round leaving ``in_progress``), so an update moves
+    the claim too."""
+
+    table: str
+    name: str
+    columns: tuple[str, ...]
+    where: str = ""
+    watch: tuple[str, ...] = ()
+
+    @property
+    def claim_table(self) -> str:
+        return f"{self.name}_claim"[:63]
+
+    def condition(self, row: str) -> str:
+        return self.where.format(row=row) if self.where else "true"
+
+
+#: every uniqueness of a partitioned table that does not include the id, and where its guarantee lives now
+CLAIMS: tuple[Claim, ...] = (
+    Claim("games_round", "games_round_unique_player_key", ("player_id", "idempotency_key")),
+    Claim("games_round", "games_round_one_open_per_player", ("player_id", "play_money"),
+          where="{row}.status = 'in_progress'", watch=("status",)),
+    Claim("wallet_ledgertransaction", "wallet_txn_unique_kind_reference", ("kind", "reference")),
+    Claim("limits_settledbet", "limits_settledbet_unique_ref", ("player_id", "kind", "round_ref"),
+          where="{row}.round_ref <> ''"),
+)
+
+
+def _rows(conn: BaseDatabaseWrapper, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    with conn.cursor() as cursor:
+        cursor.execute(sql, params or [])
+        return list(cursor.fetchall()) if cursor.description else []
+
+
+def _exec(conn: BaseDatabaseWrapper, sql: str, params: list[Any] | None = None) -> None:
+    with conn.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def _current_month(conn: BaseDatabaseWrapper) -> int:
+    return int(_rows(conn, "SELECT platform_month_index(now())")[0][0])
+
+
+def is_partitioned(conn: BaseDatabaseWrapper, table: str) -> bool:
+    return bool(_rows(conn, "SELECT 1 FROM pg_partitioned_table WHERE partrelid = to_regclass(%s)", [table]))
+
+
+def partitioned_tables(conn: BaseDatabaseWrapper) -> list[str]:
+    return [r[0] for r in _rows(conn, """
+        SELECT c.relname FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid
+        WHERE c.relnamespace = 'public'::regnamespace ORDER BY 1""")]
+
+
+def _claim_sql(claim: Claim, types: dict[str, str]) -> list[str]:
+    t, cols = claim.claim_table, claim.columns
+    col_list = ", ".join(cols)
+    new_vals = ", ".join(f"NEW.{c}" for c in cols)
+    old_match = " AND ".join(f"{c} = OLD.{c}" for c in cols)
+    cond_new, cond_old = claim.condition("NEW"), claim.condition("OLD")
+    fn = f"{t}_keep"[:63]
+    body_update = ""
+    if claim.watch:
+        body_update = f"""
+    IF TG_OP = 'UPDATE' THEN
+        IF ({cond_old}) AND NOT ({cond_new}) THEN
+            DELETE FROM {t} WHERE row_id = OLD.id;
+        ELSIF ({cond_new}) AND NOT ({cond_old}) THEN
+            INSERT INTO {t} ({col_list}, row_id) VALUES ({new_vals}, NEW.id);
+        END IF;
+        RETURN NULL;
+    END IF;"""
+    events = "INSERT OR DELETE" + (f" OR UPDATE OF {', '.join(claim.watch)}" if claim.watch else "")
+    return [
+        f"CREATE TABLE {t} ({', '.join(f'{c} {types[c]}' for c in cols)}, row_id bigint NOT NULL)",
+        f"CREATE UNIQUE INDEX {claim.name} ON {t} ({col_list})",
+        f"CREATE INDEX {t[:55]}_row ON {t} (row_id)",
+        f"""CREATE OR REPLACE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    -- {claim.table}: the unique claim {claim.name} (core/partitioning.py), in the row's own statement{body_update}
+    IF TG_OP = 'INSERT' THEN
+        IF {cond_new} THEN
+            INSERT INTO {t} ({col_list}, row_id) VALUES ({new_vals}, NEW.id);
+        END IF;
+    ELSIF TG_OP = 'DELETE' THEN
+        DELETE FROM {t} WHERE row_id = OLD.id AND {old_match};
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        TRUNCATE {t};
+    END IF;
+    RETURN NULL;
+END $$""",
+        f"CREATE TRIGGER {fn} AFTER {events} ON {claim.table} FOR EACH ROW EXECUTE FUNCTION {fn}()",
+        f"CREATE TRIGGER {fn[:55]}_trunc AFTER TRUNCATE ON {claim.table} FOR EACH STATEMENT EXECUTE FUNCTION {fn}()",
+        f"INSERT INTO {t} ({col_list}, row_id) SELECT {col_list}, id FROM {claim.table}"
+        + (f" WHERE {claim.condition(claim.table)}" if claim.where else ""),
+    ]
+
+
+@dataclass
+class _Shape:
+    """What a table has, read from the catalogue before it is converted."""
+
+    last_id: int
+    identity_seq: str | None
+    types: dict[str, str]
+    indexes: list[tuple[Any, ...]]  # (name, definition, primary, unique, constraint name or None)
+    triggers: list[tuple[str, str]]  # (name, definition)
+    fks_in: list[tuple[str, str, str]]  # (referencing table, name, definition)
+    fks_out: list[tuple[str, str]]  # (name, definition)
+
+
+def _shape(conn: BaseDatabaseWrapper, table: str) -> _Shape:
+    last = int(_rows(conn, f"SELECT coalesce(max(id), 0) FROM {table}")[0][0])
+    identity_seq = _rows(conn, "SELECT pg_get_serial_sequence(%s, 'id')", [table])[0][0]
+    if identity_seq:
+        last = max(last, int(_rows(conn, f"SELECT last_value FROM {identity_seq}")[0][0]))
+    return _Shape(
+        last_id=last, identity_seq=identity_seq,
+        types=dict(_rows(conn, """SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
+                                  WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped""", [table])),
+        indexes=_rows(conn, """
+            SELECT i.relname, pg_get_indexdef(x.indexrelid), x.indisprimary, x.indisunique,
+                   (SELECT conname FROM pg_constraint WHERE conindid = x.indexrelid AND conrelid = x.indrelid)
+            FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = %s::regclass""", [table]),
+        triggers=[(r[0], r[1]) for r in _rows(conn, """SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger
+                                                     WHERE tgrelid = %s::regclass AND NOT tgisinternal""", [table])],
+        fks_in=[(r[0], r[1], r[2]) for r in _rows(conn, """
+            SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint
+            WHERE confrelid = %s::regclass AND contype = 'f' AND conparentid = 0""", [table])],
+        fks_out=[(r[0], r[1]) for r in _rows(conn, """
+            SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint
+            WHERE conrelid = %s::regclass AND contype = 'f' AND conparentid = 0""", [table])],
+    )
+
+
+def _set_aside(conn: BaseDatabaseWrapper, table: str, shape: _Shape, claimed: set[str]) -> str:
+    """The old table becomes the future legacy partition: its triggers and the foreign keys pointing at it
+    dropped (recreated on the parent), the claimed unique indexes dropped, the rest renamed out of the way."""
+    legacy = f"{table}_{LEGACY}"
+    for other, name, _ in shape.fks_in:
+        _exec(conn, f'ALTER TABLE {other} DROP CONSTRAINT "{name}"')
+    for name, _ in shape.triggers:
+        _exec(conn, f'DROP TRIGGER "{name}" ON {table}')
+    if shape.identity_seq:
+        _exec(conn, f"ALTER TABLE {table} ALTER COLUMN id DROP IDENTITY")
+    for name, _definition, _primary, _unique, constraint in shape.indexes:
+        if name in claimed:
+            _exec(conn, f'ALTER TABLE {table} DROP CONSTRAINT "{name}"' if constraint else f'DROP INDEX "{name}"')
+        elif constraint:
+            _exec(conn, f'ALTER TABLE {table} RENAME CONSTRAINT "{constraint}" TO "{name[:52]}_{LEGACY}"')
+        else:
+            _exec(conn, f'ALTER INDEX "{name}" RENAME TO "{name[:52]}_{LEGACY}"')
+    _exec(conn, f"ALTER TABLE {table} RENAME TO {legacy}")
+    return legacy
+
+
+def _build_parent(conn: BaseDatabaseWrapper, table: str, legacy: str, shape: _Shape, claimed: set[str],
+                  month: int) -> None:
+    seq = f"{table}_id_seq"
+    _exec(conn, f"CREATE SEQUENCE {seq} AS bigint START WITH {max(shape.last_id + 1, month_range(month)[0])}")
+    _exec(conn, f"""CREATE TABLE {table} (LIKE {legacy} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE
+                    INCLUDING GENERATED INCLUDING COMMENTS) PARTITION BY RANGE (id)""")
+    _exec(conn, f"ALTER TABLE {table} ALTER COLUMN id SET DEFAULT platform_month_id('{seq}')")
+    _exec(conn, f"ALTER SEQUENCE {seq} OWNED BY {table}.id")
+    for name, definition, primary, unique, constraint in shape.indexes:
+        if name in claimed:
+            continue
+        if primary:
+            _exec(conn, f'ALTER TABLE {table} ADD CONSTRAINT "{constraint}" PRIMARY KEY (id)')
+        elif constraint or unique:
+            raise ValueError(f"{table}.{name}: a unique index without the partition key needs a Claim (CLAIMS)")
+        else:
+            _exec(conn, definition)  # CREATE INDEX <name> ON public.<table> ...: now the partitioned parent
+    for name, definition in shape.fks_out:
+        _exec(conn, f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
+
+
+def convert(conn: BaseDatabaseWrapper, table: str, claims: tuple[Claim, ...] | None = None) -> None:
+    """Turn ``table`` (an ordinary table with a ``bigint`` identity ``id``) into a table partitioned by month ids,
+    keeping its rows (attached as ``<table>_p_legacy``, no copy), its sequence position, indexes, checks, foreign
+    keys both ways and triggers, and moving the uniqueness of :data:`CLAIMS` to claim tables (filled from the rows).
+    Runs inside the migration's transaction."""
+    if is_partitioned(conn, table):
+        return
+    claims = tuple(c for c in (CLAIMS if claims is None else claims) if c.table == table)
+    claimed = {c.name for c in claims}
+    month = _current_month(conn)
+    shape = _shape(conn, table)
+    legacy = _set_aside(conn, table, shape, claimed)
+    _build_parent(conn, table, legacy, shape, claimed, month)
+    # the legacy rows' ids are the old sequence's, all below any month's range; their indexes and foreign keys are
+    # attached as the parent's (equivalent ones are matched, not rebuilt)
+    _exec(conn, f"ALTER TABLE {table} ATTACH PARTITION {legacy} FOR VALUES FROM (MINVALUE) TO ({shape.last_id + 1})")
+    for other, name, definition in shape.fks_in:
+        _exec(conn, f'ALTER TABLE {other} ADD CONSTRAINT "{name}" {definition}')
+    for _name, definition in shape.triggers:
+        _exec(conn, definition)  # CREATE [CONSTRAINT] TRIGGER ... ON public.<table>: cloned to every partition
+    for claim in claims:
+        for statement in _claim_sql(claim, shape.types):
+            _exec(conn, statement)
+    ensure(conn, table, month, MONTHS_AHEAD)
+
+
+def ensure(conn: BaseDatabaseWrapper, table: str, first: int, ahead: int) -> list[str]:
+    """The month partitions ``first`` .. ``first + ahead`` of ``table``, made where missing; their names."""
+    made = []
+    existing = {r[0] for r in _rows(conn, """SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                                             WHERE i.inhparent = %s::regclass""", [table])}
+    for index in range(first, first + ahead + 1):
+        name = partition_name(table, index)
+        if name in existing:
+            continue
+        low, high = month_range(index)
+        _exec(conn, f"CREATE TABLE IF NOT EXISTS {name} PARTITION OF {table} FOR VALUES FROM ({low}) TO ({high})")
+        made.append(name)
+    return made
+
+
+def partitions_ensure(conn: BaseDatabaseWrapper, *, ahead: int = MONTHS_AHEAD) -> list[str]:
+    """This month's partition and ``ahead`` more of every partitioned table, made where missing (idempotent)."""
+    if not _rows(conn, "SELECT to_regprocedure('platform_month_index(timestamptz)')")[0][0]:
+        return []  # not migrated this far yet
+    month = _current_month(conn)
+    made: list[str] = []
+    for table in partitioned_tables(conn):
+        made += ensure(conn, table, month, ahead)
+        sequence_advance(conn, table, month)
+    return made
+
+
+def sequence_advance(conn: BaseDatabaseWrapper, table: str, month: int) -> None:
+    """Move ``<table>_id_seq`` up to this month's base when it is below it (never down). The id default
+    (``platform_month_id``) encodes the month itself; this makes a plain ``nextval`` of the sequence (the round's
+    id, pre-allocated by the round's first statement) fall in this month's range too, from the job's first run in
+    the month on."""
+    base = month_range(month)[0]
+    seq = _rows(conn, "SELECT pg_get_serial_sequence(%s, 'id')", [table])[0][0]
+    if seq and int(_rows(conn, f"SELECT last_value FROM {seq}")[0][0]) < base:
+        _exec(conn, "SELECT setval(%s, %s, false)", [seq, base])
+
+
+def partitions(conn: BaseDatabaseWrapper, table: str) -> list[tuple[str, int]]:
+    """``(partition, rows estimate)`` of ``table``, oldest first."""
+    return [(r[0], int(r[1])) for r in _rows(conn, """
+        SELECT c.relname, greatest(c.reltuples, 0)::bigint FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = %s::regclass ORDER BY c.relname""", [table])]
+
+
+def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str,
+                      schema: str = ARCHIVE_SCHEMA) -> str:
+    """Retention without deleting a row: detach ``partition`` from ``table`` and move it to ``schema`` (dump it
+    from there with ``pg_dump -n archive``). PostgreSQL refuses to detach a partition whose rows are still
+    referenced by a foreign key (a deposit pointing at a ledger transaction): those stay until the referencing
+    rows are archived too. Returns the archived table's qualified name."""
+    if partition not in {name for name, _ in partitions(conn, table)}:
+        raise ValueError(f"{partition} is not a partition of {table}")
+    bounds = _rows(conn, "SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE oid = %s::regclass",
+                   [partition])[0][0]
+    match = re.fullmatch(r"FOR VALUES FROM \('?(-?\d+|MINVALUE)'?\) TO \('?(-?\d+)'?\)", bounds or "")
+    if match is None:
+        raise ValueError(f"{partition}: not a range of ids ({bounds})")
+    low, high = (-(2**63) if match[1] == "MINVALUE" else int(match[1])), int(match[2])
+    _exec(conn, f"CREATE SCHEMA IF NOT EXISTS {schema}")
+    _exec(conn, f"ALTER TABLE {table} DETACH PARTITION {partition}")
+    _exec(conn, f"ALTER TABLE {partition} SET SCHEMA {schema}")
+    for claim in (c for c in CLAIMS if c.table == table):
+        # the claims are an index of the live rows, not a record: they leave with the archived month
+        _exec(conn, f"DELETE FROM {claim.claim_table} WHERE row_id >= %s AND row_id < %s", [low, high])
+    return f"{schema}.{partition}"
+
+
+def partitions_older_than(conn: BaseDatabaseWrapper, table: str, months: int) -> list[str]:
+    """The month partitions of ``table`` that end more than ``months`` months before this month (the legacy
+    partition is not among them: its rows' months are not in their ids)."""
+    limit = _current_month(conn) - months
+    out = []
+    for name, _rows_estimate in partitions(conn, table):
+        match = re.fullmatch(rf"{re.escape(table)}_p(\d{{4}})(\d{{2}})", name)
+        if match and month_index(date(int(match[1]), int(match[2]), 1)) < limit:
+            out.append(name)
+    return out
+
+
+def claims_refill(conn: BaseDatabaseWrapper) -> dict[str, int]:
+    """The claims of rows written with triggers off (a bulk load with ``session_replication_role = replica``, as
+    ``scripts/bench_data.py`` does): inserted where missing, so the uniqueness covers those rows too; the count
+    added per claim table. A row whose key another row already claims makes it fail (a duplicate the load
+    introduced)."""
+    added = {}
+    for claim in CLAIMS:
+        if not is_partitioned(conn, claim.table):
+            continue
+        cols = ", ".join(claim.columns)
+        cond = f"{claim.condition('t')} AND " if claim.where else ""
+        with conn.cursor() as cursor:
+            cursor.execute(f"""INSERT INTO {claim.claim_table} ({cols}, row_id)
+                               SELECT {cols}, t.id FROM {claim.table} t
+                               WHERE {cond}NOT EXISTS (SELECT 1 FROM {claim.claim_table} c WHERE c.row_id = t.id)""")
+            added[claim.claim_table] = cursor.rowcount
+    return added
