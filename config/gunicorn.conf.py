@@ -23,7 +23,8 @@ The web tier is stateless (sessions live in PostgreSQL, throttles and login lock
 ``CACHE_URL``): run as many of these processes on as many machines as the database allows. Database connections: each worker thread keeps its
 own connection for ``CONN_MAX_AGE`` seconds (settings), so the number of PostgreSQL connections of one machine is
 ``WEB_CONCURRENCY x GUNICORN_THREADS``; keep the sum over all machines under ``max_connections`` (or put PgBouncer
-in transaction mode between them, with ``CONN_MAX_AGE=0`` and ``DISABLE_SERVER_SIDE_CURSORS``).
+in transaction mode between them: ``DATABASE_POOLER=pgbouncer`` sets ``CONN_MAX_AGE=0`` and
+``DISABLE_SERVER_SIDE_CURSORS``; docs/scaling.md).
 """
 from __future__ import annotations
 

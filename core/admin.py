@@ -10,10 +10,12 @@ from typing import Any, TypeVar
 from django.contrib import admin, messages
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied
 from django.db import models
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 from django.urls import URLPattern, path
 
 from core.audit import Actor, mark_permission_in_use
+from core.db_router import replica
 from core.errors import DomainError
 from core.masking import mask
 from core.models import AuditEvent, IdempotencyRecord, SecurityEventWindow, TaskHeartbeat
@@ -148,7 +150,16 @@ class PlatformAdminMixin:
 
 
 class ReadOnlyAdmin(PlatformAdminMixin, admin.ModelAdmin):  # type: ignore[type-arg]
-    """Records written only through services (ledger, audit, rounds ...): staff look, never edit."""
+    """Records written only through services (ledger, audit, rounds ...): staff look, never edit. Their lists may
+    lag: a GET of a list reads the streaming replica when there is one (core/db_router.py); the record's own page,
+    and every action (a POST), read the primary."""
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        queryset = super().get_queryset(request)
+        match = getattr(request, "resolver_match", None)
+        if request.method == "GET" and match is not None and (match.url_name or "").endswith("_changelist"):
+            return queryset.using(replica())
+        return queryset
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -314,6 +314,19 @@ def sequence_advance(conn: BaseDatabaseWrapper, table: str, month: int) -> None:
         _exec(conn, "SELECT setval(%s, %s, false)", [seq, base])
 
 
+def partitions_missing(conn: BaseDatabaseWrapper, *, months: int = 2) -> list[str]:
+    """The partitions of this month and the next ``months - 1`` that do not exist (for ``/health``)."""
+    if not _rows(conn, "SELECT to_regprocedure('platform_month_index(timestamptz)')")[0][0]:
+        return []
+    month = _current_month(conn)
+    missing = []
+    for table in partitioned_tables(conn):
+        existing = {name for name, _ in partitions(conn, table)}
+        missing += [partition_name(table, m) for m in range(month, month + months)
+                    if partition_name(table, m) not in existing]
+    return missing
+
+
 def partitions(conn: BaseDatabaseWrapper, table: str) -> list[tuple[str, int]]:
     """``(partition, rows estimate)`` of ``table``, oldest first."""
     return [(r[0], int(r[1])) for r in _rows(conn, """

@@ -110,11 +110,14 @@ def instance(model: type[M], names: Sequence[str], values: Sequence[Any]) -> M:
         f = field_of(model, name)
         converter = getattr(f, "from_db_value", None)
         converted.append(converter(value, None, connection) if converter is not None and value is not None else value)
-    return model.from_db(connection.alias, list(names), converted)
+    return _instance_raw(model, names, converted)
 
 
 def _instance_raw(model: type[M], names: Sequence[str], values: Sequence[Any]) -> M:
-    return model.from_db(connection.alias, list(names), list(values))
+    """``from_db`` takes a subset of fields in the model's field order: put them in it (any order may come)."""
+    given = dict(zip((field_of(model, n).attname for n in names), values, strict=True))
+    ordered = [f.attname for f in model._meta.concrete_fields if f.attname in given]
+    return model.from_db(connection.alias, ordered, [given[n] for n in ordered])
 
 
 def _from_json(f: Field[Any, Any], value: Any) -> Any:

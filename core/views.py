@@ -81,17 +81,31 @@ def _check_jobs() -> tuple[dict[str, Any], dict[str, Any]]:
             {"ok": beat_age is not None and beat_age <= limit, "last_sent_seconds_ago": beat_age})
 
 
+def _check_partitions() -> dict[str, Any]:
+    """This month's and next month's partition of every monthly-partitioned table exist (core/partitioning.py:
+    there is no default partition, so a month without one refuses its inserts; the hourly job makes them ahead)."""
+    from core import partitioning
+
+    try:
+        missing = partitioning.partitions_missing(connection, months=2)
+    except Exception as exc:  # noqa: BLE001 - reported, not raised
+        return {"ok": False, "error": exc.__class__.__name__}
+    return {"ok": not missing, "missing": missing}
+
+
 def health(request: HttpRequest) -> JsonResponse:
     """GET /health: database, broker, pending migrations, and the jobs (a worker ran the scheduled heartbeat
-    recently; beat sent it). 200 when all are green, else 503. The jobs count toward the status where
+    recently; beat sent it; the job made this and next month's partitions). 200 when all are green, else 503. The
+    jobs and the partitions count toward the status where
     HEALTH_REQUIRE_JOBS is on (production by default); elsewhere they are reported only."""
     checks = {"database": _check_database(), "broker": _check_broker()}
     checks["migrations"] = _check_migrations() if checks["database"]["ok"] else {"ok": False, "error": "no database"}
     if checks["database"]["ok"]:
         checks["worker"], checks["beat"] = _check_jobs()
+        checks["partitions"] = _check_partitions()
     else:
-        checks["worker"] = checks["beat"] = {"ok": False, "error": "no database"}
-    required = [k for k in checks if k not in ("worker", "beat") or settings.HEALTH_REQUIRE_JOBS]
+        checks["worker"] = checks["beat"] = checks["partitions"] = {"ok": False, "error": "no database"}
+    required = [k for k in checks if k not in ("worker", "beat", "partitions") or settings.HEALTH_REQUIRE_JOBS]
     ok = all(checks[k]["ok"] for k in required)
     return JsonResponse({"status": "ok" if ok else "fail", "checks": checks, "env": settings.DJANGO_ENV},
                         status=200 if ok else 503)

@@ -24,7 +24,7 @@ from typing import Any
 from django.db import connection
 
 from accounts.models import PersonalData, Player
-from core.sql import cast_type, col, cols, field_of, instance_from_json, json_object, register, table
+from core.sql import cast_type, col, cols, field_of, instance, instance_from_json, json_object, register, table
 from limits.models import (
     ExclusionWatch,
     MinuteBucket,
@@ -308,7 +308,7 @@ def bet_settle(*, player_id: int, kind: str, round_ref: str, stake: int, win: in
     values = {"id": row[0], "player_id": player_id, "kind": kind, "game_code": row[2], "round_ref": round_ref,
               "stake": stake, "win": win, "placed_at": row[1], "started_at": started_at, "settled_at": settled_at,
               "voided": False}
-    return S.from_db(connection.alias, list(values), list(values.values()))
+    return instance(S, list(values), list(values.values()))
 
 
 _WATCH_INSERT = ("player", "failures", "last_context", "last_error")

@@ -140,7 +140,7 @@ def statements_top(server: Any, database: str, rounds: int, n: int = 12) -> tupl
     statement is planned anew (psycopg2 sends its parameters inline), so planning is part of a round's price."""
     rows = server.sql(
         "SELECT calls, round((total_exec_time + total_plan_time)::numeric, 1), "
-        "round(((total_exec_time + total_plan_time) / calls)::numeric, 3), "
+        "round(((total_exec_time + total_plan_time) / GREATEST(calls, 1))::numeric, 3), "
         "left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements s JOIN pg_database d "
         f"ON d.oid = s.dbid WHERE d.datname = '{database}' ORDER BY total_exec_time + total_plan_time DESC", database)
     lines, total = [], 0.0

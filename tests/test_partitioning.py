@@ -207,3 +207,11 @@ def test_the_hourly_job_makes_the_partitions_ahead_and_is_safe_to_run_twice():
     assert partitions_ensure.apply().get() == [partitioning.partition_name("jackpots_contribution",
                                                                            _this_month() + 3)]
     assert partitions_ensure.apply().get() == []
+
+
+def test_health_reports_a_missing_partition_of_next_month(client):
+    assert client.get("/health").json()["checks"]["partitions"] == {"ok": True, "missing": []}
+    gone = partitioning.partition_name("wallet_entry", _this_month() + 1)
+    with connection.cursor() as cursor:
+        cursor.execute(f"DROP TABLE {gone}")
+    assert client.get("/health").json()["checks"]["partitions"] == {"ok": False, "missing": [gone]}

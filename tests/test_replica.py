@@ -149,3 +149,23 @@ def test_replication_lag_shows_in_a_statement_but_never_in_a_money_decision(pair
         pair.replay_resume()
     pair.wait_replayed()
     assert [line.kind for line in statement(player)] == ["adjustment", "stake", "stake"]  # caught up
+
+
+def test_the_back_offices_list_of_audit_events_is_read_from_the_replica_and_a_record_from_the_primary(pair):
+    from django.test import Client
+
+    from accounts.testing import make_player, make_staff
+    from core.models import AuditEvent
+
+    client = Client()
+    client.force_login(make_staff(superuser=True))
+    fund(make_player(), Money(STAKE))
+    pair.wait_replayed()
+    event = AuditEvent.objects.latest("id")
+    with CaptureQueriesContext(connections[REPLICA]) as on_replica:
+        listed = client.get("/admin/core/auditevent/")
+    assert listed.status_code == 200 and any("core_auditevent" in q["sql"] for q in on_replica.captured_queries)
+    with CaptureQueriesContext(connections[REPLICA]) as on_replica:
+        shown = client.get(f"/admin/core/auditevent/{event.pk}/change/")
+    assert shown.status_code == 200
+    assert not any("core_auditevent" in q["sql"] for q in on_replica.captured_queries)

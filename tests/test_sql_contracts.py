@@ -66,6 +66,19 @@ def test_every_insert_lists_each_column_the_database_cannot_fill(stmt: Statement
             assert f.attname in listed, f"{stmt.name}: {model.__name__}.{f.attname} is NOT NULL and not written"
 
 
+def test_a_row_maps_back_by_field_name_whatever_the_order_of_its_columns() -> None:
+    """``Model.from_db`` takes its values in the model's field order; the mappers of core.sql accept any order (a
+    statement lists the columns it needs in its own order) and defer the rest."""
+    from core.sql import instance, instance_from_json
+    from games.models import Game
+
+    game = instance(Game, ("enabled", "name", "id", "code"), (True, "Roulette", 5, "roulette"))
+    assert (game.pk, game.code, game.name, game.enabled) == (5, "roulette", "Roulette", True)
+    assert "kind" in game.get_deferred_fields()
+    again = instance_from_json(Game, {"approval_state": "approved", "id": 6, "name_cs": "Ruleta"})
+    assert (again.pk, again.approval_state, again.name_cs) == (6, "approved", "Ruleta")
+
+
 def test_the_apps_write_no_sql_outside_their_sql_modules() -> None:
     calls = {"execute", "raw", "RawSQL", "cursor"}
     found = []
