@@ -35,7 +35,7 @@ from core.audit import Actor, audit_record
 from core.fsm import status_transition
 from core.money import Money
 from core.rng import get_rng
-from games import errors
+from games import carry, errors
 from games.engine import (
     RNG,
     STATUS_AWAITING_ACTION,
@@ -488,6 +488,7 @@ def _settle(rnd: Round, *, actor: Actor, now: datetime) -> None:
     rnd.settled_at = now
     rnd.last_activity_at = now
     rnd.save()
+    carry.carry_settle(rnd=rnd, actor=actor, now=now)  # a carry-over game's state for the next round
     audit_record(actor=actor, action="games.round_settled", obj=rnd,
                  new={"status": rnd.status, "stake": rnd.stake, "win": rnd.win, "win_engine": rnd.win_engine,
                       "jackpot_win": rnd.jackpot_win, "win_capped": rnd.win_capped}, play_money=rnd.play_money)
@@ -639,7 +640,9 @@ def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key
         rnd.balance_before = locked.balance
         # GP §7(3): the stake is deducted before the round's result exists.
         round_stake_debit(locked=locked, amount=stake, reference=_ref(rnd, "stake"), actor=actor)
-        state = _engine_start(rnd, engine_game, bet_obj, None, actor=actor, now=now)
+        carry_in = carry.carry_start(player=player, engine_game=engine_game, play_money=False, locked=locked,
+                                     actor=actor, now=now)  # a carry-over game's state (no statement for others)
+        state = _engine_start(rnd, engine_game, bet_obj, None, actor=actor, now=now, carry_in=carry_in)
         if state is None:
             return rnd
         finished = state["status"] == "finished"
@@ -658,13 +661,13 @@ def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key
 
 
 def _engine_start(rnd: Round, engine_game: EngineGame, bet_obj: Bet, forced: list[list[int]] | None, *,
-                  actor: Actor, now: datetime) -> JsonDict | None:
+                  actor: Actor, now: datetime, carry_in: JsonDict | None = None) -> JsonDict | None:
     """Run the engine's start with the platform RNG (or QA's forced draws) and record the draws, state and win on
     the round. An engine failure is a malfunction of this round: it is voided with the stake returned and None is
     returned (``rnd.replayed`` False). Forced draws that do not fit the game are refused instead."""
     source, rec = _rng_for(forced)
     try:
-        state = _clean_state(engine_game.start(bet_obj, rec))
+        state = _clean_state(engine_game.start_carried(bet_obj, rec, carry_in))
     except Exception as exc:  # an engine failure is a malfunction of this round
         if source is not None and source.mismatch:
             raise errors.QA_FORCED_INVALID(reason=source.mismatch)
@@ -725,6 +728,7 @@ def _settle_at_once(rnd: Round, *, gate: StakeGate, locked: LockedWallet, awards
     rnd.settled_at = now
     rnd.last_activity_at = now
     rnd.save(force_insert=True)  # the round's one write (its id was taken by _start_context)
+    carry.carry_settle(rnd=rnd, actor=actor, now=now)  # a carry-over game's state for the next round
     audit_record(actor=actor, action="games.round_played", obj=rnd,
                  new={"game": f"{rnd.game_code}@{rnd.game_version}", "status": rnd.status, "stake": rnd.stake,
                       "win": rnd.win, "win_engine": rnd.win_engine, "jackpot_win": rnd.jackpot_win,
@@ -756,7 +760,9 @@ def _round_play_money(*, player: Player, engine_game: EngineGame, bet: JsonDict,
             if existing is not None:
                 return _replay_or_conflict(existing, game_code=engine_game.code, bet=bet, play_money=True)
             raise errors.ROUND_IN_PROGRESS()
-        state = _engine_start(rnd, engine_game, bet_obj, forced, actor=actor, now=now)
+        carry_in = carry.carry_start(player=player, engine_game=engine_game, play_money=True, locked=None,
+                                     actor=actor, now=now)
+        state = _engine_start(rnd, engine_game, bet_obj, forced, actor=actor, now=now, carry_in=carry_in)
         if state is None:
             return rnd
         rnd.jackpot_events = list(state.get("jackpot_events") or [])
@@ -923,6 +929,7 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
         # GP §3(6): a void bet is no bet for the limits either (the limits state row locks before the pools)
         limits_bet = settled_bet_voided(player=player, kind=LIMITS_KIND, round_ref=_ref(rnd, "bet"), at=now)
         reversed_jp = jackpots.round_void(round_id=rnd.pk, actor=actor, settled=True)
+        carried = carry.carry_restore(rnd=rnd, actor=actor, now=now)  # the state the round started from
         old_status = rnd.status
         rnd.status = Round.Status.VOIDED
         rnd.void_reason = Round.VoidReason.PROXY
@@ -935,7 +942,8 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
                      reason=reason[:2000], stake_returned=rnd.stake, win_reclaimed=rnd.win, win_from_hold=from_hold,
                      jackpot_win_returned_to_pools=reversed_jp["paid_returned_to_pools"],
                      balance_before=balance_before, balance_after=balance_after, debt=max(0, -balance_after),
-                     jackpots=reversed_jp, limits_counters="reversed" if limits_bet is not None else "no bet to reverse")
+                     jackpots=reversed_jp, limits_counters="reversed" if limits_bet is not None else "no bet to reverse",
+                     carried_state=carried)
     return rnd
 
 
