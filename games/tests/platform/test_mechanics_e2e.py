@@ -73,6 +73,16 @@ def test_triple_charm_pays_a_wild_multiplied_line_and_the_hats_through_the_api(c
     assert rnd.win == step["win"] == sum(w[3] for w in step["line_wins"]) + step["scatter"]["win"]
 
 
+def test_triple_charm_at_one_line_pays_the_hats_one_line_pays_through_the_api(clock):
+    """The catalogue's 1-line figure (95.00 %): at one line two HATs pay 0.3 x, three 20 x the total bet."""
+    bet = {"lines": 1, "coins": 1, "coin_value": 10}
+    seed = find_seed("triple_charm", bet, lambda s: s["steps"][0]["scatter"]["count"] == 2)
+    rnd, recall, _ = play_round("triple_charm", bet, seed)
+    step = recall["state"]["steps"][0]
+    assert rnd.game_version == 2 and step["scatter"] == {"count": 2, "win": 3}  # 0.3 x 0.10 CZK
+    assert rnd.win == step["win"] == sum(w[3] for w in step["line_wins"]) + 3
+
+
 def tc_pay(w) -> int:
     from games.engine.games.triple_charm import PAYTABLE, WILD_FACTORS
 
