@@ -33,7 +33,7 @@ from ... import slots
 from ...base import RNG, ActionError, Bet, Declared, JsonDict, Progress
 from . import analysis, fast_sim, features
 from .lower import HOLD_SETS, Lower
-from .texts import MINIGAME_NAMES, RULES_CS, RULES_EN, SYMBOL_NAMES
+from .texts import MINIGAME_NAMES, RULES_CS, RULES_EN, RULES_V2_CS, RULES_V2_EN, SYMBOL_NAMES
 from .upper import Upper
 
 LOWER_SPIN_DRAWS = 7
@@ -814,7 +814,8 @@ class IsmaelBeiro(slots.SlotGame):
             "declared": {"rtp": str(dec.rtp), "min_bet": dec.min_bet, "max_bet": dec.max_bet, "max_win": dec.max_win,
                          "avg_hourly_loss": dec.avg_hourly_loss,
                          "unfinished_deadline_days": dec.unfinished_deadline_days},
-            "rules_en": RULES_EN, "rules_cs": RULES_CS,
+            "rules_en": RULES_V2_EN if self.carry_over else RULES_EN,
+            "rules_cs": RULES_V2_CS if self.carry_over else RULES_CS,
         }
 
     def demo_options(self) -> list[str]:
