@@ -178,26 +178,16 @@ class CrystalGrid(mech.MechSlot):
         """numpy: every round's cascades side by side (columns as integers, flood fills on bitmasks)."""
         gen = np.random.Generator(np.random.PCG64(seed))
         unit = self.pay_unit(bet.params)
-        total = sum_sq = hits = mx = cascades = capped = 0
-        done = 0
-        while done < rounds:
-            n = min(20_000, rounds - done)
+        tally = mech.FastTally(("base",))
+        cascades = capped = 0
+        for n in mech.batches(rounds, 20_000, progress):
             stops = np.stack([gen.integers(0, len(s), size=n) for s in self.strips], axis=1)
             units, casc = self.win_units(stops)
             cascades += int(casc.sum())
             capped += int(np.count_nonzero(units >= self.max_win_multiplier * 10))
-            win = units * unit
-            total += int(win.sum())
-            sum_sq += int(np.dot(win, win))
-            hits += int(np.count_nonzero(win))
-            mx = max(mx, int(win.max()))
-            done += n
-            if progress:
-                progress(done, rounds)
-        return {"rounds": rounds, "total_stake": rounds * bet.total_stake, "total_win": total, "rtp": 0.0,
-                "breakdown": {"base": total, "free_spins": 0, "bonus": 0, "gamble": 0, "jackpot": 0},
-                "breakdown_sum_sq": {"base": sum_sq}, "hit_count": hits, "hit_frequency": 0.0, "sum_sq": sum_sq,
-                "max_win": mx, "feature_counts": {"cascades": cascades, "capped": capped}}
+            tally.add(base=units * unit)
+        return tally.stats(rounds=rounds, total_stake=rounds * bet.total_stake,
+                           feature_counts={"cascades": cascades, "capped": capped})
 
     def describe_extra(self) -> JsonDict:
         return {"grid": {"cols": self.cols, "rows": self.rows, "neighbours": "diagonal" if self.diagonal else

@@ -184,23 +184,11 @@ class TripleCharm(mech.MechSlot):
             sc_pay[k] = self.scatter_pay(k, lines, bet.total_stake)
         win_table = (total * lb + sc_pay[hats]).ravel()
         gen = np.random.Generator(np.random.PCG64(seed))
-        tot = sq = hits = mx = 0
-        done = 0
-        while done < rounds:
-            n = min(1_000_000, rounds - done)
+        tally = mech.FastTally(("base",))
+        for n in mech.batches(rounds, 1_000_000, progress):
             idx = gen.integers(0, win_table.size, size=n)  # the three stops, as one flat index of the table
-            w = win_table[idx]
-            tot += int(w.sum())
-            sq += int(np.dot(w, w))
-            hits += int(np.count_nonzero(w))
-            mx = max(mx, int(w.max()))
-            done += n
-            if progress:
-                progress(done, rounds)
-        return {"rounds": rounds, "total_stake": rounds * bet.total_stake, "total_win": tot, "rtp": 0.0,
-                "breakdown": {"base": tot, "free_spins": 0, "bonus": 0, "gamble": 0, "jackpot": 0},
-                "breakdown_sum_sq": {"base": sq}, "hit_count": hits, "hit_frequency": 0.0, "sum_sq": sq,
-                "max_win": mx, "feature_counts": {}}
+            tally.add(base=win_table[idx])
+        return tally.stats(rounds=rounds, total_stake=rounds * bet.total_stake, feature_counts={})
 
     def describe_extra(self) -> JsonDict:
         return {"reels": 3, "rows": 3, "lines": self.lines,
