@@ -90,7 +90,7 @@ class CrystalGrid(mech.MechSlot):
         self.symbols: list[str] = d.get("symbols", SYMBOLS)
         self.wild: str = d.get("wild", WILD)
         self.symbol_names: dict[str, tuple[str, str]] = d.get("symbol_names", SYMBOL_NAMES)
-
+        self.batch = 50_000  # rounds side by side in the fast simulator
     def clusters(self, window: list[list[str]]) -> list[list[Any]]:
         return cluster.find_clusters(window, self.pays, self.wild, self.diagonal)
 
@@ -180,7 +180,7 @@ class CrystalGrid(mech.MechSlot):
         unit = self.pay_unit(bet.params)
         tally = mech.FastTally(("base",))
         cascades = capped = 0
-        for n in mech.batches(rounds, 20_000, progress):
+        for n in mech.batches(rounds, self.batch, progress):
             stops = np.stack([gen.integers(0, len(s), size=n) for s in self.strips], axis=1)
             units, casc = self.win_units(stops)
             cascades += int(casc.sum())
