@@ -20,8 +20,7 @@ from games.engine.games.ismael_beiro import DEFINITION_V2, IsmaelBeiro
 from games.models import PlayerGameState, Round
 from games.services import games_sync, round_refund, round_void_settled
 from games.testing import approve_current_games
-from games.tests.platform.helpers import act, balance, client_for, funded_player, key, play_money, start
-from games.tests.platform.testgames import FixedRNG
+from games.tests.platform.helpers import balance, client_for, funded_player, key, play_money, start
 from games.tests.platform.test_ismael_beiro_e2e import (
     CODE,
     carried,
@@ -33,6 +32,7 @@ from games.tests.platform.test_ismael_beiro_e2e import (
     play_api,
     recall_and_verify,
 )
+from games.tests.platform.testgames import FixedRNG
 from wallet.ledger import operator_account
 from wallet.models import Entry
 

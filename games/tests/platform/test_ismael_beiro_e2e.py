@@ -13,8 +13,8 @@ import pytest
 from django.core.management import call_command
 
 from core.rng import SeededRNG, use_rng
-from games.engine import RecordingRNG, registry
 from games.carry import carried_state
+from games.engine import RecordingRNG, registry
 from games.models import Round
 from games.tests.platform.helpers import act, balance, client_for, funded_player, play_money, start
 
