@@ -3,6 +3,7 @@ bonus game), played by the engine and by the fast simulator alike, and the decla
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from games.engine.games import crystal_grid as cgm
 
 G = cgm.CRYSTAL_GRID
 BET = G.validate_bet({"stake": 100})
-B = G.bonus
+B: dict[str, Any] = G.bonus or {}
 
 
 def free_round_seed(limit: int = 200_000, more: bool = False) -> int:

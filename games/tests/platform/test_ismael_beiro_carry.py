@@ -39,6 +39,12 @@ from wallet.models import Entry
 STAFF = Actor.system("tests")
 
 
+def state_row(player: Any, play_money: bool = False) -> PlayerGameState:
+    row = carried_state(player=player, game_code=CODE, play_money=play_money)
+    assert row is not None
+    return row
+
+
 def carried_balance() -> int:
     """What the ledger holds for the players' carried states (the ``games_carried`` account)."""
     acc = operator_account(CARRIED_ACCOUNT)
@@ -58,7 +64,7 @@ def test_the_counters_one_round_leaves_are_where_the_next_round_starts_and_both_
     first_seed = find_seed(bet, make, lambda s: leaves_counters(s) and "hold" in kinds(s))
     first = recall_and_verify(c, play_api(c, first_seed, bet, make, resume_at="hold"))
     assert first.state["carry_in"] == game().fresh_carry()  # a new player's machine is empty
-    row = carried_state(player=player, game_code=CODE)
+    row = state_row(player)
     assert row.state == first.state["carry_out"] and row.round_id == first.pk and row.game_version == 2
     clock.shift(3)
     # the second round starts from the first one's counters, and they change what it plays (8 lines at once)
@@ -87,7 +93,7 @@ def test_a_refunded_round_leaves_the_state_it_started_from_and_a_void_restores_i
         body = start(c, game=CODE, bet=bet).json()
     assert body["status"] == "in_progress" and body["state"]["carry_in"] == s1
     round_refund(round_id=body["id"], reason="stuck", actor=STAFF)
-    assert carried(player) == s1 and carried_state(player=player, game_code=CODE).round_id == first.pk
+    assert carried(player) == s1 and state_row(player).round_id == first.pk
     clock.shift(3)
     # a settled round declared void (GP §3(6)) gives the state back as it found it
     seed3 = find_seed(bet, make, lambda s: s["carry_out"] != s1, carry=s1)
@@ -95,7 +101,7 @@ def test_a_refunded_round_leaves_the_state_it_started_from_and_a_void_restores_i
     assert third.state["carry_in"] == s1 and carried(player) == third.state["carry_out"] != s1
     round_void_settled(round_id=third.pk, reason="placed by proxy", actor=STAFF)
     assert carried(player) == s1
-    row = carried_state(player=player, game_code=CODE)
+    row = state_row(player)
     assert row.round_id is None and row.carried_value == game().carry_value(s1)
     clock.shift(3)
     fourth = recall_and_verify(c, play_api(c, seed3, bet, make))
@@ -115,7 +121,7 @@ def test_play_money_keeps_its_own_machine_apart_from_real_money(clock):
         body = play_money(c, game=CODE, bet={"stake": 100, "auto_play": True}).json()
     assert body["status"] == "finished" and body["state"]["carry_in"] == game().fresh_carry()
     assert carried(player) == real.state["carry_out"]  # the real-money machine did not move
-    fun = carried_state(player=player, game_code=CODE, play_money=True)
+    fun = state_row(player, play_money=True)
     assert fun.state == body["state"]["carry_out"] and fun.carried_value == 0
     assert PlayerGameState.objects.filter(player=player).count() == 2
 
@@ -156,18 +162,17 @@ def test_carried_bonuses_are_money_in_the_ledger_and_a_new_version_pays_them_out
     first = recall_and_verify(c, play_api(c, seed, bet, make))
     left = first.state["carry_out"]["bonuses"]
     assert 0 < left < 5 and first.game_version == 3  # fewer than one 5 CZK upper game
-    row = carried_state(player=player, game_code=CODE)
+    row = state_row(player)
     assert row.carried_value == left * 400 and carried_balance() == left * 400  # in the ledger, not only the JSON
     before = balance(player)
     call_command("ledger_check")
     clock.shift(3)
-    switched_off_cheapest_bet(4)  # a new version: the old machine ends and its money is paid out
-    loss = next(s for s in range(5_000) if _engine(registry.get_game(CODE, 4), s, {"stake": 500, "auto_play": True},
-                                                    make)["win"] == 0)
+    g4 = switched_off_cheapest_bet(4)  # a new version: the old machine ends and its money is paid out
+    loss = next(s for s in range(5_000) if _engine(g4, s, {"stake": 500, "auto_play": True}, make)["win"] == 0)
     with use_rng(SeededRNG(loss)):
         body = start(c, game=CODE, bet={"stake": 500, "auto_play": True}).json()
     assert body["status"] == "finished" and body["win"]["amount"] == 0
-    assert body["state"]["carry_in"] == registry.get_game(CODE, 4).fresh_carry()
+    assert body["state"]["carry_in"] == g4.fresh_carry()
     assert balance(player) == before - 500 + left * 400  # the carried bonuses' worth, paid to the balance
     row.refresh_from_db()
     assert row.game_version == 4 and row.state == body["state"]["carry_out"] and carried_balance() == 0
