@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 SEED = 20240601
 ROUNDS_FAST = 10_000_000  # games with simulate_fast (GP: 10 million rounds within a minute, issue 25)
-ROUNDS_GENERIC = 1_000_000  # games simulated through start/act
+ROUNDS_GENERIC = 200_000  # games simulated through start/act (Fruit King)
 TIMINGS_START, TIMINGS_END = "<!-- timings -->", "<!-- /timings -->"
 
 
