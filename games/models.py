@@ -180,3 +180,34 @@ class RoundAction(models.Model):
             models.UniqueConstraint(fields=["round", "seq"], name="games_action_unique_seq"),
             models.UniqueConstraint(fields=["round", "idempotency_key"], name="games_action_unique_key"),
         ]
+
+
+class PlayerGameState(models.Model):
+    """What a carry-over game (``Game.carry_over`` of the engine, e.g. Ismael Beiro version 2) keeps for one player
+    from one round to the next: the machine's counters and credits (``state``, the engine's ``carry_out``).
+
+    One row per (player, game, play money): real money and play money keep their own states. The row names the
+    game version it belongs to; a round on another version starts fresh, and what the old state held in money is
+    paid out to the player first (``games.carry``). ``carried_value`` is the money the state holds (haléře, the
+    engine's ``carry_value``); for real money the sum of all rows is the balance of the ledger's ``games_carried``
+    account (docs/games/ismael_beiro.md "Carried between rounds"). Written in the transaction of the round that
+    changed it (``round``, its last writer), under the player's wallet lock."""
+
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="game_states")
+    game_code = models.CharField(max_length=60)
+    game_version = models.PositiveIntegerField()
+    play_money = models.BooleanField(default=False)
+    state = models.JSONField(default=dict, help_text="the engine's carried state (its carry_out)")
+    carried_value = models.BigIntegerField(default=0, help_text="the money the state holds (haléře)")
+    round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                              help_text="the round that last wrote the state")
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "game_code", "play_money"], name="games_state_one_per_game"),
+            models.CheckConstraint(condition=Q(carried_value__gte=0), name="games_state_value_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"state of player {self.player_id} in {self.game_code}@{self.game_version}"

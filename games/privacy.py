@@ -23,10 +23,12 @@ from games.models import Round
 RECORDS = (
     Record(
         code="games.rounds",
-        models=("games.Round", "games.RoundAction"),
+        models=("games.Round", "games.RoundAction", "games.PlayerGameState"),
         periods=("accounting", "aml"),
-        what_cs="herní kola: sázky, výhry a tahy generátoru (HP §7, §8)",
-        what_en="game rounds: stakes, wins and the generator's draws (GP §7, §8)",
+        what_cs="herní kola: sázky, výhry a tahy generátoru (HP §7, §8) a stav automatu, "
+                "který hra přenáší mezi koly",
+        what_en="game rounds: stakes, wins and the generator's draws (GP §7, §8), and "
+                "the machine state a carry-over game keeps between them",
         erased_cs="nic: kolo neobsahuje osobní hodnotu, jen číslo konta", erased_en="nothing: a round holds no "
                   "personal value, only the account's id",
         kept_cs="kola a jejich tahy (účetnictví, ověření kola)", kept_en="the rounds and their draws (accounting, "

@@ -30,7 +30,9 @@ from limits.kinds import TECHNICAL, kind_rules
 if TYPE_CHECKING:
     from accounts.models import Player
 
-PUBLIC_STATE_KEYS = ("status", "win", "steps", "pending", "breakdown")
+# carry_in / carry_out: the machine state a carry-over game started from and leaves (games.carry), on the player's
+# screen anyway
+PUBLIC_STATE_KEYS = ("status", "win", "steps", "pending", "breakdown", "carry_in", "carry_out")
 
 
 def _money(amount: int | None, currency: str) -> JsonDict | None:

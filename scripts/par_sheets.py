@@ -3,7 +3,9 @@
 
 Runs the ``par_sheet`` management command for each game of ``games.engine.list_games()`` (through
 ``call_command`` with the command object, so no database or Django settings are needed) with fixed seeds, and
-writes the outputs to ``docs/par-sheets.md``. Deterministic: the same code gives the same file.
+writes the outputs to ``docs/par-sheets.md``. Deterministic: the same code gives the same file, except the block of
+measured times between ``<!-- timings -->`` and ``<!-- /timings -->`` (each game's simulation time and the machine's
+load when it was written): ``--check`` compares everything else exactly and prints the times it measured.
 
     .venv/bin/python scripts/par_sheets.py                 # write docs/par-sheets.md
     .venv/bin/python scripts/par_sheets.py --check         # exit 1 if the file is out of date
@@ -15,17 +17,35 @@ import argparse
 import io
 import json
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 SEED = 20240601
-ROUNDS_FAST = 1_000_000  # games with simulate_fast
-ROUNDS_GENERIC = 200_000  # games simulated through start/act
+ROUNDS_FAST = 10_000_000  # games with simulate_fast (GP: 10 million rounds within a minute, issue 25)
+ROUNDS_GENERIC = 200_000  # games simulated through start/act (Fruit King)
+TIMINGS_START, TIMINGS_END = "<!-- timings -->", "<!-- /timings -->"
 
 
-def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool) -> str:
+def _load() -> str:
+    """The machine's load averages (1, 5, 15 min) and cores, as ``uptime`` shows them."""
+    import os
+
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+def _without_timings(text: str) -> str:
+    if TIMINGS_START not in text or TIMINGS_END not in text:
+        return text
+    head, rest = text.split(TIMINGS_START, 1)
+    return head + TIMINGS_START + rest.split(TIMINGS_END, 1)[1]
+
+
+def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool) -> tuple[str, list[str]]:
+    """The file's text and the lines of measured times (one per game)."""
     from django.core.management import call_command
 
     from games.engine import list_games
@@ -52,6 +72,7 @@ def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool) -> 
         "|---|---|---|---|---|---|---|---|",
     ]
     sections = []
+    times: list[str] = []
     for game in games:
         fast = has_fast_simulator(game)
         rounds = rounds_fast if fast else rounds_generic
@@ -59,10 +80,17 @@ def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool) -> 
         args = [f"{game.code}@{game.version}", "--rounds", str(rounds), "--seed", str(seed), "--json"]
         if progress:
             args.append("--progress")
+        t0, c0 = time.perf_counter(), time.process_time()
         call_command(Command(), *args, stdout=out, stderr=sys.stderr if progress else io.StringIO())
+        # the whole sheet (tables, exact parts and the simulation): wall clock, and this process's CPU time, which
+        # the other work on a shared machine slows far less
+        elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         sheet = json.loads(out.getvalue())
         text = format_par_sheet(sheet)  # the command's text output for the same sheet
         r, sim, mw = sheet["rtp"], sheet["simulation"], sheet["max_win"]
+        times.append(f"| {game.name} (`{game.code}@{game.version}`) | {rounds:,} | {sim['engine']} | "
+                     f"{elapsed:.1f} s | {cpu:.1f} s | {_load()} |")
+        print(times[-1], file=sys.stderr, flush=True)
         parts.append(
             f"| {game.name} (`{game.code}@{game.version}`) | {game.declared.rtp} % | {r['percent']:.4f} %"
             f"{' = ' + r['fraction'] if r['fraction'] else ''} | [{r['ci99'][0]:.4f} %, {r['ci99'][1]:.4f} %] | "
@@ -70,7 +98,11 @@ def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool) -> 
             f"{rounds:,} | {sim['engine']} |")
         sections += [f"## {game.name}", "", f"`manage.py par_sheet {game.code}@{game.version} --rounds {rounds} "
                      f"--seed {seed}`", "", "```text", text.rstrip("\n"), "```", ""]
-    return "\n".join(parts + [""] + sections)
+    timing = ["", "## Simulation times", "",
+              "Measured when the file was written (the machine is shared; `--check` measures again and prints them):",
+              "", TIMINGS_START, "| game | rounds | engine | wall time | CPU time | machine load when measured |",
+              "|---|---|---|---|---|---|", *times, TIMINGS_END, ""]
+    return "\n".join(parts + timing + sections), times
 
 
 def main(argv=None) -> int:
@@ -82,10 +114,11 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="do not write; exit 1 if the file differs")
     ap.add_argument("--progress", action="store_true")
     a = ap.parse_args(argv)
-    text = render(a.rounds_fast, a.rounds_generic, a.seed, a.progress)
+    text, times = render(a.rounds_fast, a.rounds_generic, a.seed, a.progress)
     path = Path(a.out)
+    print("\n".join(["simulation times:", *times]))
     if a.check:
-        same = path.exists() and path.read_text(encoding="utf-8") == text
+        same = path.exists() and _without_timings(path.read_text(encoding="utf-8")) == _without_timings(text)
         print(f"{path}: {'up to date' if same else 'OUT OF DATE'}")
         return 0 if same else 1
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -32,6 +32,9 @@ OPERATOR_ACCOUNTS: dict[str, str] = {
     "adjustments": AccountKind.ADJUSTMENTS,
     "branch_cash": AccountKind.BRANCH_CASH,
     "bank_unmatched": AccountKind.BANK_UNMATCHED,
+    # the money carry-over games hold for players between rounds (games.carry: Ismael Beiro's carried bonuses),
+    # owed to them outside their accounts until a round uses it or it is paid out
+    "games_carried": AccountKind.REFUNDS_PAYABLE,
 }
 
 

@@ -159,6 +159,11 @@ class Game(ABC):
     name: str
     kind: str  # "slot" | "roulette"
     declared: Declared
+    # A game that carries state from one round of a player to the next (a machine's counters, seed 001): the
+    # platform reads the player's carried state at the round's start and gives it to :meth:`start_carried`; the
+    # round records it (``state["carry_in"]``) and, once finished, the state it leaves (``state["carry_out"]``), so
+    # a replay needs nothing but the round's record. Other games never pay for it (no read, no write).
+    carry_over: bool = False
 
     @abstractmethod
     def describe(self) -> JsonDict:
@@ -178,6 +183,17 @@ class Game(ABC):
         ``jackpot_events`` (list; the platform's jackpot hook reads it), ``breakdown``
         ({"base": int, "free_spins": int, "bonus": int, "gamble": int} of the win).
         """
+
+    def start_carried(self, bet: Bet, rng: RNG, carry: JsonDict | None) -> JsonDict:
+        """:meth:`start` with the state the player's previous round of this game version left (``None``: a fresh
+        player or version). A game with ``carry_over`` records ``carry`` (normalised) as ``state["carry_in"]`` and
+        the state it leaves as ``state["carry_out"]`` when the round finishes; other games ignore it."""
+        return self.start(bet, rng)
+
+    def carry_value(self, carry: JsonDict) -> int:
+        """The money (minor units) a carried state holds for the player (a carry-over game's credits): the
+        platform keeps it in the ledger and pays it out when the state ends (a new version). 0 by default."""
+        return 0
 
     @abstractmethod
     def act(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
@@ -224,7 +240,11 @@ class Game(ABC):
         ``record`` = {"bet": params, "actions": [...], "draws": [[n, v], ...], "state": final state}.
         """
         rng = ReplayRNG(record["draws"])
-        state = self.start(self.validate_bet(record["bet"]), rng)
+        bet = self.validate_bet(record["bet"])
+        if self.carry_over:  # the carried state the round started from is part of its record
+            state = self.start_carried(bet, rng, (record.get("state") or {}).get("carry_in"))
+        else:
+            state = self.start(bet, rng)
         for action in record.get("actions", []):
             state = self.act(state, action, rng)
         if not rng.exhausted:

@@ -166,17 +166,19 @@ class BitGrid:
         n, pairs = sym.shape
         seeds = self.two_neighbours(member).ravel()
         pr = np.nonzero(seeds)[0]
-        pay, won = self.flood(pr, seeds[pr], member.ravel()[pr], sym.ravel()[pr], tables, min_size, n * pairs)
+        pay, won, _ = self.flood(pr, seeds[pr], member.ravel()[pr], sym.ravel()[pr], tables, min_size, n * pairs)
         return pay.reshape(n, pairs).sum(axis=1), np.bitwise_or.reduce(won.reshape(n, pairs), axis=1)
 
     def flood(self, pr: npt.NDArray[np.int64], left: npt.NDArray[Any], mem: npt.NDArray[Any], sy: npt.NDArray[Any],
-              tables: npt.NDArray[np.int64], min_size: int, slots: int) -> tuple[npt.NDArray[np.int64],
-                                                                                  npt.NDArray[Any]]:
+              tables: npt.NDArray[np.int64], min_size: int, slots: int,
+              big_min: int = 0) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any], npt.NDArray[np.int64]]:
         """Grow a cluster from each seed cell of ``left`` through ``mem`` for the flat pair indices ``pr`` (pair =
-        index % number of table rows); the pays and cells won per flat pair index (``slots`` of them)."""
+        index % number of table rows); the pays, the cells won and (with ``big_min``) how many winning clusters of
+        ``big_min`` cells or more, per flat pair index (``slots`` of them)."""
         pairs, width = tables.shape
         pay = np.zeros(slots, dtype=np.int64)
         won = np.zeros(slots, dtype=self.dtype)
+        big = np.zeros(slots, dtype=np.int64)
         flat_tables = tables.ravel()
         while pr.size:
             comp = left & (~left + self.one)  # lowest set bit
@@ -191,10 +193,12 @@ class BitGrid:
                 idx = pr[ok]
                 pay[idx] += flat_tables[(idx % pairs) * width + size[ok]]
                 won[idx] |= comp[ok]
+                if big_min:
+                    big[idx] += size[ok] >= big_min
             left &= ~comp
             keep = left != 0
             pr, left, mem, sy = pr[keep], left[keep], mem[keep], sy[keep]
-        return pay, won
+        return pay, won, big
 
 
 class PackedGrid:
@@ -225,6 +229,12 @@ class PackedGrid:
                       min_size: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any]]:
         """For grids given as column integers (n, cols): each grid's summed cluster pay and the bits won
         (``BitGrid`` layout), as :meth:`BitGrid.clusters` computes them."""
+        pay, won, _ = self.grid_clusters_counted(cols, tables, min_size, 0)
+        return pay, won
+
+    def grid_clusters_counted(self, cols: npt.NDArray[np.int64], tables: npt.NDArray[np.int64], min_size: int,
+                              big_min: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any], npt.NDArray[np.int64]]:
+        """:meth:`grid_clusters` and each grid's number of winning clusters of ``big_min`` cells or more."""
         bg = self.bg
         n, ncols = cols.shape
         one = U64(1)
@@ -252,7 +262,7 @@ class PackedGrid:
         shifts = (np.arange(self.pairs, dtype=np.uint64) * U64(self.rows))
         r_all, p_all = np.nonzero((seeds_any[:, None] >> shifts[None, :]) & self.rowmask)
         if not r_all.size:
-            return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bg.dtype)
+            return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bg.dtype), np.zeros(n, dtype=np.int64)
         sh = shifts[p_all]
         s25 = np.zeros(r_all.size, dtype=np.uint64)
         m25 = np.zeros(r_all.size, dtype=np.uint64)
@@ -263,6 +273,7 @@ class PackedGrid:
             m25 |= ((mem[j][r_all] >> sh) & self.rowmask) << place
             y25 |= ((sym[j][r_all] >> sh) & self.rowmask) << place
         flat = r_all * self.pairs + p_all
-        pay, won = bg.flood(flat, s25.astype(bg.dtype), m25.astype(bg.dtype), y25.astype(bg.dtype), tables,
-                            min_size, n * self.pairs)
-        return pay.reshape(n, self.pairs).sum(axis=1), np.bitwise_or.reduce(won.reshape(n, self.pairs), axis=1)
+        pay, won, big = bg.flood(flat, s25.astype(bg.dtype), m25.astype(bg.dtype), y25.astype(bg.dtype), tables,
+                                 min_size, n * self.pairs, big_min)
+        return (pay.reshape(n, self.pairs).sum(axis=1), np.bitwise_or.reduce(won.reshape(n, self.pairs), axis=1),
+                big.reshape(n, self.pairs).sum(axis=1))

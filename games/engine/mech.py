@@ -17,11 +17,15 @@ Bet models (the catalogue's, ``docs/games/<code>.md``):
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from . import slots
-from .base import Bet, Declared, JsonDict
+from .base import Bet, Declared, JsonDict, Progress
 
 
 class MechSlot(slots.SlotGame):
@@ -169,3 +173,51 @@ def shuffled_strip(counts: dict[str, int], seed: int) -> list[str]:
         j = (x >> 33) % (i + 1)
         out[i], out[j] = out[j], out[i]
     return out
+
+
+# --- the vectorised simulators' bookkeeping -------------------------------------------------------------------------
+def batches(rounds: int, size: int, progress: Progress | None = None) -> Iterator[int]:
+    """The batch sizes of a vectorised simulation of ``rounds`` rounds, ``size`` at most; ``progress(done,
+    rounds)`` is told after each batch has been played."""
+    done = 0
+    while done < rounds:
+        n = min(size, rounds - done)
+        yield n
+        done += n
+        if progress:
+            progress(done, rounds)
+
+
+class FastTally:
+    """The running sums every ``simulate_fast`` returns (``games.engine.par``'s statistics): the round wins of each
+    batch given by part of the breakdown (numpy int64 arrays, haléř), summed with their squares, hits and the
+    largest win. A game's simulator keeps its own rules; this keeps only the arithmetic they all repeat."""
+
+    def __init__(self, parts: Sequence[str]) -> None:
+        self.parts = tuple(parts)
+        self.total = self.sum_sq = self.hits = self.max_win = 0
+        self.by_part: dict[str, int] = dict.fromkeys(self.parts, 0)
+        self.sq: dict[str, int] = dict.fromkeys(self.parts, 0)
+
+    def add(self, **arrays: npt.NDArray[np.int64]) -> None:
+        """One batch: ``arrays[part]`` is every round's win of that part (the round's win is their sum)."""
+        win = np.zeros_like(arrays[self.parts[0]])
+        for part in self.parts:
+            arr = arrays[part]
+            self.by_part[part] += int(arr.sum())
+            self.sq[part] += int(np.dot(arr, arr))
+            win = win + arr
+        self.total += int(win.sum())
+        self.sum_sq += int(np.dot(win, win))
+        self.hits += int(np.count_nonzero(win))
+        self.max_win = max(self.max_win, int(win.max()))
+
+    def stats(self, *, rounds: int, total_stake: int, feature_counts: dict[str, int],
+              **extra: Any) -> JsonDict:
+        """The statistics dict (``extra``: e.g. ``remainder_sum_sq``, ``remainder_parts``)."""
+        breakdown = {"base": 0, "free_spins": 0, "bonus": 0, "gamble": 0, "jackpot": 0}
+        breakdown.update(self.by_part)
+        return {"rounds": rounds, "total_stake": total_stake, "total_win": self.total, "rtp": 0.0,
+                "breakdown": breakdown, "breakdown_sum_sq": dict(self.sq), "hit_count": self.hits,
+                "hit_frequency": 0.0, "sum_sq": self.sum_sq, "max_win": self.max_win,
+                "feature_counts": feature_counts, **extra}

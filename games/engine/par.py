@@ -96,9 +96,10 @@ def merge_stats(a: JsonDict, b: JsonDict) -> JsonDict:
 
 
 # --- simulation ------------------------------------------------------------------------------------------
-def play_round(game: Game, bet: Bet, rng: RNG) -> tuple[JsonDict, int]:
-    """Play one round to the end, answering every pending action with ``game.default_action``."""
-    state = game.start(bet, rng)
+def play_round(game: Game, bet: Bet, rng: RNG, carry: JsonDict | None = None) -> tuple[JsonDict, int]:
+    """Play one round to the end, answering every pending action with ``game.default_action``; a carry-over
+    game starts from ``carry`` (the state the player's previous round left)."""
+    state = game.start_carried(bet, rng, carry) if game.carry_over else game.start(bet, rng)
     actions = 0
     while state["status"] == STATUS_AWAITING_ACTION:
         actions += 1
@@ -163,7 +164,8 @@ class _Tally:
 def simulate_generic(game: Game, bet: Bet, rounds: int, seed: int, progress: Progress | None = None,
                      exact_parts: frozenset[str] = frozenset(), batch: int = 10_000, *,
                      rng_factory: RNGFactory) -> JsonDict:
-    """Play ``rounds`` rounds through start/act with one ``rng_factory(seed)``; canonical statistics.
+    """Play ``rounds`` rounds through start/act with one ``rng_factory(seed)``; canonical statistics. A
+    carry-over game's rounds are one player's, each starting from the state the previous one left.
 
     The engine has no RNG of its own: the callers (management commands, scripts, tests) pass the platform's
     seeded generator, ``core.rng.SeededRNG``."""
@@ -172,10 +174,13 @@ def simulate_generic(game: Game, bet: Bet, rounds: int, seed: int, progress: Pro
     rng = rng_factory(seed)
     tally = _Tally(exact_parts)
     done = 0
+    carry: JsonDict | None = None
     while done < rounds:
         n = min(batch, rounds - done)
         for _ in range(n):
-            tally.add(*play_round(game, bet, rng))
+            state, actions = play_round(game, bet, rng, carry)
+            carry = state.get("carry_out") if game.carry_over else None
+            tally.add(state, actions)
         done += n
         if progress:
             progress(done, rounds)

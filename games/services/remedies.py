@@ -9,7 +9,7 @@ from django.db import transaction
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
-from games import errors
+from games import carry, errors
 from games.models import Round
 from games.services.common import LIMITS_KIND, _balance, _ref, _round_lock
 from games.services.settle import _void
@@ -99,6 +99,7 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
         # GP §3(6): a void bet is no bet for the limits either (the limits state row locks before the pools)
         limits_bet = settled_bet_voided(player=player, kind=LIMITS_KIND, round_ref=_ref(rnd, "bet"), at=now)
         reversed_jp = jackpots.round_void(round_id=rnd.pk, actor=actor, settled=True)
+        carried = carry.carry_restore(rnd=rnd, actor=actor, now=now)  # the state the round started from
         old_status = rnd.status
         rnd.status = Round.Status.VOIDED
         rnd.void_reason = Round.VoidReason.PROXY
@@ -111,7 +112,8 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
                      reason=reason[:2000], stake_returned=rnd.stake, win_reclaimed=rnd.win, win_from_hold=from_hold,
                      jackpot_win_returned_to_pools=reversed_jp["paid_returned_to_pools"],
                      balance_before=balance_before, balance_after=balance_after, debt=max(0, -balance_after),
-                     jackpots=reversed_jp, limits_counters="reversed" if limits_bet is not None else "no bet to reverse")
+                     jackpots=reversed_jp, limits_counters="reversed" if limits_bet is not None else "no bet to reverse",
+                     carried_state=carried)
     return rnd
 
 

@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
-from games import errors
+from games import carry, errors
 from games import sql as games_sql
 from games.engine import (
     ActionError,
@@ -192,7 +192,9 @@ def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key
         rnd.balance_before = locked.balance
         # GP §7(3): the stake is deducted before the round's result exists.
         round_stake_debit(locked=locked, amount=stake, reference=_ref(rnd, "stake"), actor=actor)
-        state = _engine_start(rnd, engine_game, bet_obj, None, actor=actor, now=now)
+        carry_in = carry.carry_start(player=player, engine_game=engine_game, play_money=False, locked=locked,
+                                     actor=actor, now=now)  # a carry-over game's state (no statement for others)
+        state = _engine_start(rnd, engine_game, bet_obj, None, actor=actor, now=now, carry_in=carry_in)
         if state is None:
             return rnd
         finished = state["status"] == "finished"
@@ -211,13 +213,13 @@ def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key
 
 
 def _engine_start(rnd: Round, engine_game: EngineGame, bet_obj: Bet, forced: list[list[int]] | None, *,
-                  actor: Actor, now: datetime) -> JsonDict | None:
+                  actor: Actor, now: datetime, carry_in: JsonDict | None = None) -> JsonDict | None:
     """Run the engine's start with the platform RNG (or QA's forced draws) and record the draws, state and win on
     the round. An engine failure is a malfunction of this round: it is voided with the stake returned and None is
     returned (``rnd.replayed`` False). Forced draws that do not fit the game are refused instead."""
     source, rec = _rng_for(forced)
     try:
-        state = _clean_state(engine_game.start(bet_obj, rec))
+        state = _clean_state(engine_game.start_carried(bet_obj, rec, carry_in))
     except Exception as exc:  # an engine failure is a malfunction of this round
         if source is not None and source.mismatch:
             raise errors.QA_FORCED_INVALID(reason=source.mismatch)
@@ -276,7 +278,9 @@ def _round_play_money(*, player: Player, engine_game: EngineGame, bet: JsonDict,
             if existing is not None:
                 return _replay_or_conflict(existing, game_code=engine_game.code, bet=bet, play_money=True)
             raise errors.ROUND_IN_PROGRESS()
-        state = _engine_start(rnd, engine_game, bet_obj, forced, actor=actor, now=now)
+        carry_in = carry.carry_start(player=player, engine_game=engine_game, play_money=True, locked=None,
+                                     actor=actor, now=now)
+        state = _engine_start(rnd, engine_game, bet_obj, forced, actor=actor, now=now, carry_in=carry_in)
         if state is None:
             return rnd
         rnd.jackpot_events = list(state.get("jackpot_events") or [])

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from core.audit import Actor, audit_event, audit_record
 from core.money import Money
+from games import carry
 from games import sql as games_sql
 from games.engine import (
     JsonDict,
@@ -105,6 +106,7 @@ def _finish(rnd: Round, *, actor: Actor, now: datetime, locked: LockedWallet | N
                "jackpot_win": rnd.jackpot_win, "win_capped": rnd.win_capped}
     if gate is not None:
         rnd.save(force_insert=True)  # the round's one write (its id was taken by the round context)
+        carry.carry_settle(rnd=rnd, actor=actor, now=now)  # a carry-over game's state for the next round
         audit_record(actor=actor, action="games.round_played", obj=rnd,
                      new={"game": f"{rnd.game_code}@{rnd.game_version}", **figures},
                      play_money=False, forced_outcome=False)
@@ -113,6 +115,7 @@ def _finish(rnd: Round, *, actor: Actor, now: datetime, locked: LockedWallet | N
     games_sql.round_write(rnd, action=action, audit=event)
     if action is not None:
         games_sql.action_log_append(rnd, action)
+    carry.carry_settle(rnd=rnd, actor=actor, now=now)  # a carry-over game's state for the next round
 
 
 JACKPOT_PLATFORM_EVENTS = ("jackpot_draw", "jackpot_award")

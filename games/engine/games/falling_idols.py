@@ -243,13 +243,9 @@ class FallingIdols(mech.MechSlot):
         gen = np.random.Generator(np.random.PCG64(seed))
         lb = self.pay_unit(bet.params)
         cap = self.max_win_multiplier * bet.total_stake
-        tot = {"base": 0, "free_spins": 0}
-        sq = {"base": 0, "free_spins": 0}
-        total = sum_sq = hits = mx = 0
+        tally = mech.FastTally(("base", "free_spins"))
         counts = {"avalanches": 0, "feature:free_falls": 0, "free_falls_played": 0, "capped": 0}
-        done = 0
-        while done < rounds:
-            n = min(100_000, rounds - done)
+        for n in mech.batches(rounds, 100_000, progress):
             stops = np.stack([gen.integers(0, len(s), size=n) for s in self.strips], axis=1)
             units, trig, aval = self.sequence_units(stops, BASE_LADDER)
             counts["avalanches"] += int(aval.sum())
@@ -279,20 +275,8 @@ class FallingIdols(mech.MechSlot):
                 fs_cut = np.minimum(fs, np.where(over, cut, 0))
                 fs -= fs_cut
                 base -= np.where(over, cut - fs_cut, 0)
-                win = np.minimum(win, cap)
-            for key, arr in (("base", base), ("free_spins", fs)):
-                tot[key] += int(arr.sum())
-                sq[key] += int(np.dot(arr, arr))
-            total += int(win.sum())
-            sum_sq += int(np.dot(win, win))
-            hits += int(np.count_nonzero(win))
-            mx = max(mx, int(win.max()))
-            done += n
-            if progress:
-                progress(done, rounds)
-        return {"rounds": rounds, "total_stake": rounds * bet.total_stake, "total_win": total, "rtp": 0.0,
-                "breakdown": {**tot, "bonus": 0, "gamble": 0, "jackpot": 0}, "breakdown_sum_sq": sq,
-                "hit_count": hits, "hit_frequency": 0.0, "sum_sq": sum_sq, "max_win": mx, "feature_counts": counts}
+            tally.add(base=base, free_spins=fs)
+        return tally.stats(rounds=rounds, total_stake=rounds * bet.total_stake, feature_counts=counts)
 
     def describe_extra(self) -> JsonDict:
         return {"reels": 5, "rows": 3, "lines": LINES,

@@ -227,12 +227,9 @@ class PrismRespin(mech.MechSlot):
         t = self._fast
         gen = np.random.Generator(np.random.PCG64(seed))
         lb = self.pay_unit(bet.params)
-        tot = {"base": 0, "free_spins": 0}
-        sq = {"base": 0, "free_spins": 0}
-        total = sum_sq = hits = mx = respins = 0
-        done = 0
-        while done < rounds:
-            n = min(500_000, rounds - done)
+        tally = mech.FastTally(("base", "free_spins"))
+        respins = 0
+        for n in mech.batches(rounds, 500_000, progress):
             sticky = np.zeros((n, 5), dtype=bool)
             base = np.zeros(n, dtype=np.int64)
             extra = np.zeros(n, dtype=np.int64)
@@ -261,22 +258,8 @@ class PrismRespin(mech.MechSlot):
                     extra[act] += mult
                 sticky[act] |= new
                 act = act[new.any(axis=1)]
-            win = (base + extra) * lb
-            for key, arr in (("base", base * lb), ("free_spins", extra * lb)):
-                tot[key] += int(arr.sum())
-                sq[key] += int(np.dot(arr, arr))
-            total += int(win.sum())
-            sum_sq += int(np.dot(win, win))
-            hits += int(np.count_nonzero(win))
-            mx = max(mx, int(win.max()))
-            done += n
-            if progress:
-                progress(done, rounds)
-        return {"rounds": rounds, "total_stake": rounds * bet.total_stake, "total_win": total, "rtp": 0.0,
-                "breakdown": {"base": tot["base"], "free_spins": tot["free_spins"], "bonus": 0, "gamble": 0,
-                              "jackpot": 0},
-                "breakdown_sum_sq": sq, "hit_count": hits, "hit_frequency": 0.0, "sum_sq": sum_sq, "max_win": mx,
-                "feature_counts": {"respins": respins}}
+            tally.add(base=base * lb, free_spins=extra * lb)
+        return tally.stats(rounds=rounds, total_stake=rounds * bet.total_stake, feature_counts={"respins": respins})
 
     def describe_extra(self) -> JsonDict:
         return {"reels": 5, "rows": 3, "lines": self.lines, "pays": "both ways",

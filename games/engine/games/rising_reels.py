@@ -201,13 +201,9 @@ class RisingReels(mech.MechSlot):
         """numpy: every stage for the rounds still going, then the free spins."""
         gen = np.random.Generator(np.random.PCG64(seed))
         lb = self.pay_unit(bet.params)
-        tot = {"base": 0, "bonus": 0, "free_spins": 0}
-        sq = {"base": 0, "bonus": 0, "free_spins": 0}
-        total = sum_sq = hits = mx = 0
+        tally = mech.FastTally(("base", "bonus", "free_spins"))
         counts = {"respins": 0, "feature:free_spins": 0}
-        done = 0
-        while done < rounds:
-            n = min(200_000, rounds - done)
+        for n in mech.batches(rounds, 200_000, progress):
             base = np.zeros(n, dtype=np.int64)
             bonus = np.zeros(n, dtype=np.int64)
             fs = np.zeros(n, dtype=np.int64)
@@ -224,20 +220,8 @@ class RisingReels(mech.MechSlot):
             for _ in range(FREE_SPINS):
                 if act.size:
                     fs[act] += self._ways_units(gen, act.size, FREE_SPIN_HEIGHTS) * lb
-            win = base + bonus + fs
-            for key, arr in (("base", base), ("bonus", bonus), ("free_spins", fs)):
-                tot[key] += int(arr.sum())
-                sq[key] += int(np.dot(arr, arr))
-            total += int(win.sum())
-            sum_sq += int(np.dot(win, win))
-            hits += int(np.count_nonzero(win))
-            mx = max(mx, int(win.max()))
-            done += n
-            if progress:
-                progress(done, rounds)
-        return {"rounds": rounds, "total_stake": rounds * bet.total_stake, "total_win": total, "rtp": 0.0,
-                "breakdown": {**tot, "gamble": 0, "jackpot": 0}, "breakdown_sum_sq": sq, "hit_count": hits,
-                "hit_frequency": 0.0, "sum_sq": sum_sq, "max_win": mx, "feature_counts": counts}
+            tally.add(base=base, bonus=bonus, free_spins=fs)
+        return tally.stats(rounds=rounds, total_stake=rounds * bet.total_stake, feature_counts=counts)
 
     def describe_extra(self) -> JsonDict:
         return {"reels": 5, "rows": 5, "stages": [{"heights": h, "ways": math.prod(h)} for h in STAGES],

@@ -235,13 +235,9 @@ class SevenLanterns(mech.MechSlot):
         gen = np.random.Generator(np.random.PCG64(seed))
         stake = bet.total_stake
         unit = stake // 10
-        tot = {"base": 0, "free_spins": 0, "bonus": 0}
-        sq = {"base": 0, "free_spins": 0, "bonus": 0}
-        total = sum_sq = hits = mx = 0
+        tally = mech.FastTally(("base", "free_spins", "bonus"))
         counts = {"feature:free_spins": 0, "feature:second_chance": 0}
-        done = 0
-        while done < rounds:
-            n = min(200_000, rounds - done)
+        for n in mech.batches(rounds, 200_000, progress):
             w, sc = self._spins(gen, n)
             base = w * unit + np.where(sc >= 3, SCATTER_PAY_3 * stake, 0)
             bonus = np.zeros(n, dtype=np.int64)
@@ -262,20 +258,8 @@ class SevenLanterns(mech.MechSlot):
                     break
                 fw, fsc = self._spins(gen, fs_idx.size)
                 fs[fs_idx] += FREE_SPIN_MULTIPLIER * (fw * unit + np.where(fsc >= 3, SCATTER_PAY_3 * stake, 0))
-            win = base + bonus + fs
-            for key, arr in (("base", base), ("free_spins", fs), ("bonus", bonus)):
-                tot[key] += int(arr.sum())
-                sq[key] += int(np.dot(arr, arr))
-            total += int(win.sum())
-            sum_sq += int(np.dot(win, win))
-            hits += int(np.count_nonzero(win))
-            mx = max(mx, int(win.max()))
-            done += n
-            if progress:
-                progress(done, rounds)
-        return {"rounds": rounds, "total_stake": rounds * stake, "total_win": total, "rtp": 0.0,
-                "breakdown": {**tot, "gamble": 0, "jackpot": 0}, "breakdown_sum_sq": sq, "hit_count": hits,
-                "hit_frequency": 0.0, "sum_sq": sum_sq, "max_win": mx, "feature_counts": counts}
+            tally.add(base=base, free_spins=fs, bonus=bonus)
+        return tally.stats(rounds=rounds, total_stake=rounds * stake, feature_counts=counts)
 
     def describe_extra(self) -> JsonDict:
         return {"reels": 5, "rows": 3, "ways": 243, "heights": HEIGHTS,

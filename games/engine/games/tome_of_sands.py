@@ -249,13 +249,9 @@ class TomeOfSands(mech.MechSlot):
         p = bet.params
         lines, lb, stake = p["lines"], self.pay_unit(p), bet.total_stake
         cap = self.max_win_multiplier * stake
-        tot = {"base": 0, "free_spins": 0}
-        sq = {"base": 0, "free_spins": 0}
-        total = sum_sq = hits = mx = 0
+        tally = mech.FastTally(("base", "free_spins"))
         counts = {"feature:free_spins": 0, "free_spins_played": 0, "capped": 0}
-        done = 0
-        while done < rounds:
-            n = min(200_000, rounds - done)
+        for n in mech.batches(rounds, 200_000, progress):
             units, sc, _ = self._spins(gen, n, lines)
             base = units * lb + t["sc_pay"][sc] * stake
             fs = np.zeros(n, dtype=np.int64)
@@ -285,21 +281,9 @@ class TomeOfSands(mech.MechSlot):
                 counts["capped"] += int(over.sum())
                 fs = np.where(over, np.maximum(cap - base, 0), fs)
                 base = np.minimum(base, cap)
-                win = base + fs
-            for key, arr in (("base", base), ("free_spins", fs)):
-                tot[key] += int(arr.sum())
-                sq[key] += int(np.dot(arr, arr))
-            total += int(win.sum())
-            sum_sq += int(np.dot(win, win))
-            hits += int(np.count_nonzero(win))
-            mx = max(mx, int(win.max()))
-            done += n
-            if progress:
-                progress(done, rounds)
-        return {"rounds": rounds, "total_stake": rounds * stake, "total_win": total, "rtp": 0.0,
-                "breakdown": {**tot, "bonus": 0, "gamble": 0, "jackpot": 0}, "breakdown_sum_sq": sq,
-                "remainder_sum_sq": sq["free_spins"], "remainder_parts": ["base"], "hit_count": hits,
-                "hit_frequency": 0.0, "sum_sq": sum_sq, "max_win": mx, "feature_counts": counts}
+            tally.add(base=base, free_spins=fs)
+        return tally.stats(rounds=rounds, total_stake=rounds * stake, feature_counts=counts,
+                           remainder_sum_sq=tally.sq["free_spins"], remainder_parts=["base"])
 
     def describe_extra(self) -> JsonDict:
         return {"reels": 5, "rows": 3, "lines": LINES,

@@ -29,6 +29,10 @@ PAYTABLE = {  # three of a kind on a line, x the line bet (coin value x coins)
 }
 WILD_FACTORS = {1: 5, 2: 25}
 SCATTER_PAYS = {2: 2, 3: 25}  # x the total bet
+# Version 2 (the catalogue's 1-line figure, 95.00 %): the HAT pays in tenths of the total bet by the number of lines
+# played; with one line 2 HATs pay 0.3 x and 3 HATs 20 x, with 2-5 lines the full pays (2 x, 25 x). Designed so
+# that the exact RTP is 95.00 % at one line and stays 95.42 % with more (docs/games/triple_charm.md).
+SCATTER_TENTHS_BY_LINES_V2: dict[int, dict[int, int]] = {1: {2: 3, 3: 200}}
 LINES = [[1, 1, 1], [0, 0, 0], [2, 2, 2], [0, 1, 2], [2, 1, 0]]
 WILD_STACK = 3
 # symbol counts per reel (WILD: stacks of 3)
@@ -73,6 +77,13 @@ RULES_CS = (
     "Bez volných her a bonusu.")
 DEFINITION.update(rules_en=RULES_EN, rules_cs=RULES_CS)
 
+RULES_1LINE_EN = " With one line played, two HATs pay 0.3 x and three 20 x the total bet."
+RULES_1LINE_CS = " Při jedné hrané linii vyplácí dva KLOBOUKY 0,3násobek a tři 20násobek celkové sázky."
+DEFINITION_V2: dict[str, Any] = {
+    **DEFINITION, "version": 2, "scatter_tenths_by_lines": SCATTER_TENTHS_BY_LINES_V2, "rtp_one_line": "95.00",
+    "rules_en": RULES_EN + RULES_1LINE_EN, "rules_cs": RULES_CS + RULES_1LINE_CS,
+}
+
 
 class TripleCharm(mech.MechSlot):
     def __init__(self, definition: dict[str, Any]) -> None:
@@ -80,6 +91,14 @@ class TripleCharm(mech.MechSlot):
         self.strips: list[list[str]] = definition["strips"]
         self.lines: list[list[int]] = definition["lines"]
         self.evaluator = slots.LineEvaluator(PAYTABLE, {WILD: (HAT,)})
+        by_lines = definition.get("scatter_tenths_by_lines", {})
+        # HAT pays in tenths of the total bet for each number of lines (a stake is a multiple of 0.10 CZK, so a
+        # tenth of it is whole haléře)
+        self.scatter_tenths: dict[int, dict[int, int]] = {
+            n: dict(by_lines.get(n, {k: 10 * v for k, v in SCATTER_PAYS.items()})) for n in range(1, 6)}
+
+    def scatter_pay(self, hats: int, lines: int, total_stake: int) -> int:
+        return self.scatter_tenths[lines].get(hats, 0) * total_stake // 10
 
     def line_wins(self, window: list[list[str]], lines: int) -> list[list[Any]]:
         """[[line, symbol, count, multiplier (with the wild factor), wilds], ...] of the first ``lines`` lines."""
@@ -98,7 +117,7 @@ class TripleCharm(mech.MechSlot):
         lb = self.pay_unit(p)
         wins = [[n, s, c, m * lb, k] for n, s, c, m, k in self.line_wins(window, p["lines"])]
         n_hat = slots.count_symbols(window, HAT)
-        sc = SCATTER_PAYS.get(n_hat, 0) * bet.total_stake
+        sc = self.scatter_pay(n_hat, p["lines"], bet.total_stake)
         total = sum(w[3] for w in wins) + sc
         paid = self.pay(state, "base", total)
         state["steps"].append({"type": "spin", "mode": "base", "stops": stops, "window": window, "line_wins": wins,
@@ -136,7 +155,8 @@ class TripleCharm(mech.MechSlot):
     def _exact(self, lines: int) -> dict[str, Fraction]:
         total, hats = self.window_table(lines)
         n = total.size
-        sc = sum((Fraction(int(np.count_nonzero(hats == k)) * v, n) for k, v in SCATTER_PAYS.items()), Fraction(0))
+        sc = sum((Fraction(int(np.count_nonzero(hats == k)) * v, n * 10) for k, v in self.scatter_tenths[lines].items()),
+                 Fraction(0))
         return {"base_lines": Fraction(int(total.sum()), n * lines), "base_scatter": sc}
 
     def exact_rtp(self, bet: Bet) -> dict[str, Fraction]:
@@ -149,9 +169,9 @@ class TripleCharm(mech.MechSlot):
         for lines in range(1, 6):
             total, hats = self.window_table(lines)
             sc = np.zeros_like(hats)
-            for k, v in SCATTER_PAYS.items():
+            for k, v in self.scatter_tenths[lines].items():
                 sc[hats == k] = v * lines
-            best = max(best, Fraction(int((total + sc).max()), lines))
+            best = max(best, Fraction(int((10 * total + sc).max()), 10 * lines))
         return best
 
     def simulate_fast(self, bet: Bet, rounds: int, seed: int, progress: Progress | None = None) -> JsonDict:
@@ -160,36 +180,28 @@ class TripleCharm(mech.MechSlot):
         total, hats = self.window_table(lines)
         lb = self.pay_unit(bet.params)
         sc_pay = np.zeros(10, dtype=np.int64)
-        for k, v in SCATTER_PAYS.items():
-            sc_pay[k] = v * bet.total_stake
+        for k in self.scatter_tenths[lines]:
+            sc_pay[k] = self.scatter_pay(k, lines, bet.total_stake)
         win_table = (total * lb + sc_pay[hats]).ravel()
         gen = np.random.Generator(np.random.PCG64(seed))
-        tot = sq = hits = mx = 0
-        done = 0
-        while done < rounds:
-            n = min(1_000_000, rounds - done)
+        tally = mech.FastTally(("base",))
+        for n in mech.batches(rounds, 1_000_000, progress):
             idx = gen.integers(0, win_table.size, size=n)  # the three stops, as one flat index of the table
-            w = win_table[idx]
-            tot += int(w.sum())
-            sq += int(np.dot(w, w))
-            hits += int(np.count_nonzero(w))
-            mx = max(mx, int(w.max()))
-            done += n
-            if progress:
-                progress(done, rounds)
-        return {"rounds": rounds, "total_stake": rounds * bet.total_stake, "total_win": tot, "rtp": 0.0,
-                "breakdown": {"base": tot, "free_spins": 0, "bonus": 0, "gamble": 0, "jackpot": 0},
-                "breakdown_sum_sq": {"base": sq}, "hit_count": hits, "hit_frequency": 0.0, "sum_sq": sq,
-                "max_win": mx, "feature_counts": {}}
+            tally.add(base=win_table[idx])
+        return tally.stats(rounds=rounds, total_stake=rounds * bet.total_stake, feature_counts={})
 
     def describe_extra(self) -> JsonDict:
         return {"reels": 3, "rows": 3, "lines": self.lines,
                 "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
                 "paytable": {"unit": "line_bet", "pays": {s: {str(k): v for k, v in p.items()}
                                                           for s, p in PAYTABLE.items()}},
-                "scatter_pays": {"unit": "total_bet", "pays": {str(k): v for k, v in SCATTER_PAYS.items()}},
+                "scatter_pays": {"unit": "total_bet", "pays": {str(k): v for k, v in SCATTER_PAYS.items()},
+                                 "tenths_of_total_bet_by_lines": {str(n): {str(k): v for k, v in t.items()}
+                                                                  for n, t in self.scatter_tenths.items()}},
+                "rtp_by_lines": {str(n): f"{100 * float(sum(self._exact(n).values())):.2f}" for n in range(1, 6)},
                 "features": {"wild_multiplier": {str(k): v for k, v in WILD_FACTORS.items()},
                              "stacked_wild": WILD_STACK}}
 
 
-TRIPLE_CHARM = register(TripleCharm(DEFINITION))
+TRIPLE_CHARM_V1 = register(TripleCharm(DEFINITION))
+TRIPLE_CHARM = register(TripleCharm(DEFINITION_V2))  # current: the catalogue's 1-line figure

@@ -13,7 +13,7 @@ from core.rng import SeededRNG
 from games.engine import ReplayRNG, cascade, cluster, mech, play, slots
 from games.engine.games import crystal_grid as cgm
 
-G = cgm.CRYSTAL_GRID
+G = cgm.CRYSTAL_GRID_V1  # version 1 (no bonus game); version 2: test_crystal_grid_bonus.py
 BET = G.validate_bet({"stake": 100})
 SYMS = ["W", "A", "B", "C", "D"]
 PAYS = {"A": [[3, 1], [5, 4]], "B": [[3, 2]], "C": [[3, 1], [4, 3]], "D": [[3, 1]], "W": [[3, 7]]}
@@ -105,7 +105,7 @@ def test_a_round_cascades_until_no_cluster_is_left_and_replays():
 def test_the_fast_simulator_plays_the_same_rounds_as_the_engine():
     rnd = np.random.default_rng(8)
     stops = np.stack([rnd.integers(0, len(s), size=3000) for s in G.strips], axis=1)
-    units, casc = G.win_units(stops)
+    units, casc, _, _ = G.win_units(stops)
     for i in range(3000):
         st = G.start(BET, ReplayRNG([[len(s), int(x)] for s, x in zip(G.strips, stops[i])]))
         assert st["win"] == units[i] * 10 and st["cascades"] == casc[i]

@@ -30,7 +30,7 @@ from games.engine.games.ismael_beiro.definition import (
     WILD,
 )
 
-G = ib.ISMAEL_BEIRO
+G = ib.ISMAEL_BEIRO_V1  # version 1 (nothing carried between rounds); version 2: test_ismael_beiro_carry.py
 BET = G.validate_bet({"stake": 100})
 LEVEL4 = G.validate_bet({"stake": 2500})
 
@@ -676,8 +676,11 @@ def test_auto_risk_returns_at_least_the_legal_minimum_and_not_more_than_the_decl
 def test_the_package_registers_its_game_and_exports_the_names_other_modules_import():
     from games.engine import get_game
 
-    assert get_game("ismael_beiro") is ib.ISMAEL_BEIRO and ib.ISMAEL_BEIRO.d is ib.DEFINITION
-    assert ib.ISMAEL_BEIRO.describe()["rules_en"] == ib.RULES_EN and ib.RULES_CS
+    assert get_game("ismael_beiro") is ib.ISMAEL_BEIRO and ib.ISMAEL_BEIRO.d is ib.DEFINITION_V2
+    assert get_game("ismael_beiro", 1) is ib.ISMAEL_BEIRO_V1 and ib.ISMAEL_BEIRO_V1.d is ib.DEFINITION
+    assert ib.ISMAEL_BEIRO_V1.describe()["rules_en"] == ib.RULES_EN and ib.RULES_CS
+    assert "stay on your machine" in ib.ISMAEL_BEIRO.describe()["rules_en"]
+    assert "zůstávají na vašem automatu" in ib.ISMAEL_BEIRO.describe()["rules_cs"]
     assert CAMERA in ib.UPPER_STRIPS[1] and CLAPPER in ib.UPPER_STRIPS[0]
     assert isinstance(fast_sim.tables(G), fast_sim.FastTables)
 

@@ -26,7 +26,7 @@ def test_diagonal_neighbours_join_a_cluster():
 def test_the_fast_simulator_plays_the_same_rounds_as_the_engine():
     rnd = np.random.default_rng(8)
     stops = np.stack([rnd.integers(0, len(s), size=2000) for s in G.strips], axis=1)
-    units, casc = G.win_units(stops)
+    units, casc, _, _ = G.win_units(stops)
     for i in range(2000):
         st = G.start(BET, ReplayRNG([[len(s), int(x)] for s, x in zip(G.strips, stops[i])]))
         assert st["win"] == units[i] * 10 and st["cascades"] == casc[i]

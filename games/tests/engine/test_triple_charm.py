@@ -54,11 +54,45 @@ def test_the_wild_comes_in_stacks_of_three_on_every_reel():
         assert strip[i:i + 3] == ["WILD"] * 3 and strip.count("WILD") == 3
 
 
-def test_the_exact_rtp_is_the_declared_95_42_percent_for_every_number_of_lines():
-    assert G.declared.rtp == Decimal("95.42")
+def test_version_1_returns_the_declared_95_42_percent_exactly_for_every_number_of_lines():
+    v1 = tc.TRIPLE_CHARM_V1
+    assert v1.declared.rtp == Decimal("95.42") and v1.version == 1
     for lines in range(1, 6):
-        total = sum(G.exact_rtp(G.validate_bet({"lines": lines, "coins": 2, "coin_value": 20})).values())
+        total = sum(v1.exact_rtp(v1.validate_bet({"lines": lines, "coins": 2, "coin_value": 20})).values())
         assert abs(100 * total - Fraction("95.42")) <= Fraction(5, 1000), (lines, float(100 * total))
+
+
+def test_version_2_returns_the_catalogues_95_00_percent_at_one_line_and_95_42_percent_with_more_exactly():
+    """The catalogue (1. 5x Magic): 95.00 % with one line, 95.42 % with all lines; the HAT's one-line pays
+    (0.3 x and 20 x the total bet) make the difference, every window enumerated."""
+    assert G.version == 2 and G.declared.rtp == Decimal("95.42")
+    one = sum(G.exact_rtp(G.validate_bet({"lines": 1, "coins": 2, "coin_value": 20})).values())
+    assert abs(100 * one - Fraction("95.00")) <= Fraction(5, 1000), float(100 * one)
+    assert float(100 * one) == pytest.approx(95.0016, abs=1e-4)
+    for lines in range(2, 6):
+        total = sum(G.exact_rtp(G.validate_bet({"lines": lines, "coins": 2, "coin_value": 20})).values())
+        assert total == sum(tc.TRIPLE_CHARM_V1.exact_rtp(tc.TRIPLE_CHARM_V1.validate_bet(
+            {"lines": lines, "coins": 2, "coin_value": 20})).values())
+        assert abs(100 * total - Fraction("95.42")) <= Fraction(5, 1000), (lines, float(100 * total))
+    assert G.describe()["rtp_by_lines"] == {"1": "95.00", "2": "95.42", "3": "95.42", "4": "95.42", "5": "95.42"}
+
+
+def test_at_one_line_two_hats_pay_three_tenths_and_three_hats_20_times_the_total_bet():
+    one = G.validate_bet({"lines": 1, "coins": 1, "coin_value": 10})
+    st = G.start(one, slots_replay([lambda c: c.count("HAT") == 1] * 3))
+    assert st["steps"][0]["scatter"] == {"count": 3, "win": 20 * 10}
+    two = G.start(one, slots_replay([lambda c: "HAT" in c, lambda c: "HAT" in c, lambda c: "HAT" not in c]))
+    assert two["steps"][0]["scatter"] == {"count": 2, "win": 3}  # 0.3 x 0.10 CZK = 3 haléře
+    assert G.scatter_pay(2, 5, 50) == 100 and G.scatter_pay(3, 5, 50) == 1250  # with more lines: 2 x, 25 x
+
+
+def test_the_fast_simulator_agrees_with_the_exact_rtp_at_one_line():
+    one = G.validate_bet({"lines": 1, "coins": 1, "coin_value": 10})
+    stats = G.simulate_fast(one, 2_000_000, 9)
+    exact = float(sum(G.exact_rtp(one).values()))
+    mean = stats["total_win"] / stats["total_stake"]
+    sd = math.sqrt(stats["sum_sq"] / stats["rounds"] / one.total_stake ** 2 - mean ** 2)
+    assert abs(mean - exact) < 4 * sd / math.sqrt(stats["rounds"])
 
 
 def test_the_declared_max_win_is_the_largest_window_over_every_number_of_lines():

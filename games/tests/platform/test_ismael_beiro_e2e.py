@@ -13,6 +13,7 @@ import pytest
 from django.core.management import call_command
 
 from core.rng import SeededRNG, use_rng
+from games.carry import carried_state
 from games.engine import RecordingRNG, registry
 from games.models import Round
 from games.tests.platform.helpers import act, balance, client_for, funded_player, play_money, start
@@ -58,23 +59,30 @@ def chooser(minigame: str = "dinner", hold: list[int] | None = None, nudges: tup
     return make
 
 
-def engine_record(seed: int, bet: dict, make: Callable[[], Chooser]) -> tuple[dict, list]:
+def carried(player) -> dict | None:
+    """The machine state the player's rounds carry (version 2: vertical lines, cumulatives, bonuses)."""
+    row = carried_state(player=player, game_code=CODE)
+    return row.state if row is not None else None
+
+
+def engine_record(seed: int, bet: dict, make: Callable[[], Chooser], carry: dict | None = None) -> tuple[dict, list]:
     g = game()
     rng = RecordingRNG(SeededRNG(seed))
-    st = g.start(g.validate_bet(bet), rng)
+    st = g.start_carried(g.validate_bet(bet), rng, carry)
     choose = make()
     while st["status"] == "awaiting_action":
         st = g.act(st, choose(st["pending"]), rng)
     return st, rng.draws
 
 
-def engine_round(seed: int, bet: dict, make: Callable[[], Chooser]) -> dict:
-    return engine_record(seed, bet, make)[0]
+def engine_round(seed: int, bet: dict, make: Callable[[], Chooser], carry: dict | None = None) -> dict:
+    return engine_record(seed, bet, make, carry)[0]
 
 
-def find_seed(bet: dict, make: Callable[[], Chooser], predicate: Callable[[dict], bool], limit: int = 60_000) -> int:
+def find_seed(bet: dict, make: Callable[[], Chooser], predicate: Callable[[dict], bool], limit: int = 60_000,
+              carry: dict | None = None) -> int:
     for seed in range(limit):
-        if predicate(engine_round(seed, bet, make)):
+        if predicate(engine_round(seed, bet, make, carry)):
             return seed
     raise AssertionError(f"no seed below {limit} gives the wanted round")
 
@@ -130,11 +138,12 @@ def test_the_lower_game_hold_nudges_confessional_and_ladders_are_played_recalled
     c = client_for(player)
     rounds = []
     for name, make, pred in cases:
-        seed = find_seed(bet, make, pred)
+        carry = carried(player)  # the machine as the player's previous round left it
+        seed = find_seed(bet, make, pred, carry=carry)
         resume = {"nudge": "nudge", "hold": "hold", "confessional": "confessional"}.get(name, "risk")
         body = play_api(c, seed, bet, make, resume_at=resume)
         rnd = recall_and_verify(c, body)
-        assert rnd.state == engine_round(seed, bet, make)  # the same draws and choices: the same round
+        assert rnd.state == engine_round(seed, bet, make, carry)  # the same draws and choices: the same round
         assert pred(rnd.state)
         rounds.append(rnd)
         clock.shift(2)
@@ -174,17 +183,19 @@ def test_vertical_lines_the_cumulative_winning_spin_and_mixed_sevens_through_the
     played = []
     vert = find_seed({"stake": 100}, make, lambda s: any(x.get("game") == "upper" and x.get("lines") == 8
                                                         for x in s["steps"] if x["type"] == "spin"))
+    assert carried(player) is None
     body = play_api(c, vert, {"stake": 100}, make)
     played.append(recall_and_verify(c, body))
     clock.shift(2)
-    win_spin = find_seed({"stake": 100}, make, lambda s: "winning_spin" in kinds(s))
+    win_spin = find_seed({"stake": 100}, make, lambda s: "winning_spin" in kinds(s), carry=carried(player))
     body = play_api(c, win_spin, {"stake": 100}, make)
     rnd = recall_and_verify(c, body)
     assert [s for s in rnd.state["steps"] if s["type"] == "winning_spin"]
     played.append(rnd)
     clock.shift(2)
     mixed = find_seed({"stake": 2500}, make, lambda s: any(
-        m.get("minigame") == "mixed" for x in s["steps"] if x.get("game") == "upper" for m in x.get("mixed_sevens", [])))
+        m.get("minigame") == "mixed" for x in s["steps"] if x.get("game") == "upper" for m in x.get("mixed_sevens", [])),
+        carry=carried(player))
     body = play_api(c, mixed, {"stake": 2500}, make)
     played.append(recall_and_verify(c, body))
     assert balance(player) == 1_000_000 - sum(r.stake for r in played) + sum(r.win for r in played)

@@ -73,6 +73,16 @@ def test_triple_charm_pays_a_wild_multiplied_line_and_the_hats_through_the_api(c
     assert rnd.win == step["win"] == sum(w[3] for w in step["line_wins"]) + step["scatter"]["win"]
 
 
+def test_triple_charm_at_one_line_pays_the_hats_one_line_pays_through_the_api(clock):
+    """The catalogue's 1-line figure (95.00 %): at one line two HATs pay 0.3 x, three 20 x the total bet."""
+    bet = {"lines": 1, "coins": 1, "coin_value": 10}
+    seed = find_seed("triple_charm", bet, lambda s: s["steps"][0]["scatter"]["count"] == 2)
+    rnd, recall, _ = play_round("triple_charm", bet, seed)
+    step = recall["state"]["steps"][0]
+    assert rnd.game_version == 2 and step["scatter"] == {"count": 2, "win": 3}  # 0.3 x 0.10 CZK
+    assert rnd.win == step["win"] == sum(w[3] for w in step["line_wins"]) + 3
+
+
 def tc_pay(w) -> int:
     from games.engine.games.triple_charm import PAYTABLE, WILD_FACTORS
 
@@ -118,13 +128,30 @@ def test_seven_lanterns_second_chance_reveals_a_lantern_and_the_free_spins_play_
 # --- Crystal Grid -------------------------------------------------------------------------------------------------
 def test_crystal_grid_clusters_cascade_through_the_api_and_the_round_replays(clock):
     bet = {"stake": 100}
-    seed = find_seed("crystal_grid", bet, lambda s: s["cascades"] >= 2)
+    seed = find_seed("crystal_grid", bet, lambda s: s["cascades"] >= 2 and not s.get("free_rounds"))
     rnd, recall, _ = play_round("crystal_grid", bet, seed)
     steps = recall["state"]["steps"]
     assert [s["type"] for s in steps][:3] == ["spin", "cascade", "cascade"] and steps[0]["features"] == ["cascade"]
     assert all(s["clusters"] for s in steps[:-1]) and steps[-1]["clusters"] == []
     assert all(size >= 3 for s in steps for _, size, _, _ in s["clusters"])
     assert rnd.win == sum(pay for s in steps for _, _, pay, _ in s["clusters"]) and len(rnd.draws) == 5
+
+
+def test_crystal_grid_empties_its_bonus_column_and_plays_the_free_rounds_through_the_api(clock):
+    """Version 2: the Bonus column (column 1) emptied by the base game's wins starts the free rounds on the bonus
+    symbols; a winning cluster of 5+ adds a round; recalled and verified."""
+    bet = {"stake": 100}
+    seed = find_seed("crystal_grid", bet, lambda s: s.get("free_rounds", 0) > 3)
+    rnd, recall, _ = play_round("crystal_grid", bet, seed)
+    steps = recall["state"]["steps"]
+    assert rnd.game_version == 2 and steps[0]["features"][-1] == "free_rounds"
+    assert steps[0]["bonus_column"]["emptied_rows"] == [0, 1, 2, 3, 4]
+    free = [s for s in steps if s["mode"] == "free_round"]
+    starts = [s for s in free if s["type"] == "spin"]
+    assert len(starts) == rnd.state["free_rounds"] > 3 and sum(s["rounds_added"] for s in starts) > 0
+    assert rnd.state["breakdown"]["free_spins"] == sum(s["win"] for s in free)
+    assert rnd.win == rnd.state["breakdown"]["base"] + rnd.state["breakdown"]["free_spins"]
+    assert len(rnd.draws) == 5 * (1 + len(starts))
 
 
 # --- Falling Idols ------------------------------------------------------------------------------------------------

@@ -8,11 +8,13 @@ Double-or-Bonuses), ``game`` (the round), ``analysis`` (exact lower game, upper 
 from __future__ import annotations
 
 from ...registry import register
-from .definition import BETS, DEFINITION, LOWER_PAYS, LOWER_STRIPS, UPPER_PAYS, UPPER_STRIPS
+from .definition import BETS, DEFINITION, DEFINITION_V2, LOWER_PAYS, LOWER_STRIPS, UPPER_PAYS, UPPER_STRIPS
 from .game import IsmaelBeiro
 from .texts import RULES_CS, RULES_EN, SYMBOL_NAMES
 
-ISMAEL_BEIRO = register(IsmaelBeiro(DEFINITION))
+ISMAEL_BEIRO_V1 = register(IsmaelBeiro(DEFINITION))
+# Version 2 (current): the machine's counters and bonuses carried between rounds, the sixth upper bet.
+ISMAEL_BEIRO = register(IsmaelBeiro(DEFINITION_V2))
 
-__all__ = ["BETS", "DEFINITION", "ISMAEL_BEIRO", "LOWER_PAYS", "LOWER_STRIPS", "RULES_CS", "RULES_EN",
+__all__ = ["BETS", "DEFINITION", "DEFINITION_V2", "ISMAEL_BEIRO", "ISMAEL_BEIRO_V1", "LOWER_PAYS", "LOWER_STRIPS", "RULES_CS", "RULES_EN",
            "SYMBOL_NAMES", "UPPER_PAYS", "UPPER_STRIPS", "IsmaelBeiro"]

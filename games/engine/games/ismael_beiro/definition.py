@@ -168,3 +168,35 @@ DEFINITION: dict[str, Any] = {
     "rtp": "86.07",
     "unfinished_deadline_days": 90,
 }
+
+# --- version 2: the machine's counters carried between rounds, and the sixth upper bet -----------------------------
+# Seed 3: the sixth upper bet "10 EUR + 100 bonuses": twice the bonuses of the 10 EUR + 50 bet for twice its Mixed
+# range (50-5,000 EUR) and its Double-or-Bonuses fraction (100 EUR), i.e. an upper game at twice the stake, 100 CZK
+# here (100 bonuses = 4 x 100 CZK of bonuses, as every upper bet). It is an upper bet only (the lower game has the
+# seed's five bets): a round at the top lower bet (50 CZK) plays it when its bonuses cover it. Its prizes are paid
+# within the round's maximum prize (1,000 x 50 CZK = the platform's per-round cap).
+SIXTH_UPPER_BET: dict[str, Any] = {"stake": 10000, "bonus_price": 100, "island_columns": 3, "mixed": True,
+                                   "enabled": True, "upper_only": True, "max_prize": 500}
+
+# The carried counters no longer lapse at the end of a round, so version 2 fills them more slowly (design): the
+# CLAPPER only on the middle reel (reels 1 and 3 show a LEMON in its place), the CLAPPER and the CAMERA count on
+# the centre row only, and one vertical-line mark (reel 1, position 1). See docs/games/ismael_beiro.md.
+UPPER_STRIPS_V2: list[list[str]] = [
+    [U_LEMON if s == CLAPPER else s for s in UPPER_STRIPS[0]],
+    list(UPPER_STRIPS[1]),
+    [U_LEMON if s == CLAPPER else s for s in UPPER_STRIPS[2]],
+]
+LOWER_VL_MARKS_V2: list[list[int]] = [[1], [], []]
+
+DEFINITION_V2: dict[str, Any] = {
+    **DEFINITION,
+    "version": 2,
+    "lower": {**DEFINITION["lower"], "vl_marks": LOWER_VL_MARKS_V2},
+    "upper": {**DEFINITION["upper"], "strips": UPPER_STRIPS_V2, "camera_rows": [1], "clapper_rows": [1]},
+    "bets": [dict(b) for b in BETS] + [dict(SIXTH_UPPER_BET)],
+    # Seed 1-3, 5: the vertical-line counter, the cumulative of every upper bet and the bonuses stay on the machine
+    # from one start to the next (per player and game version; the platform stores them, see games/carry.py).
+    "carry_over": True,
+    # the long run of a player (5,000 rounds each); a new player's first rounds return less (counters empty)
+    "rtp": "93.25",
+}

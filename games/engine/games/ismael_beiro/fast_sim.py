@@ -24,6 +24,7 @@ I64 = npt.NDArray[np.int64]
 KINDS = {"none": 0, "cash": 1, "bonus": 2, "confessional": 3}
 PAIR_CODE = {(0, 1): 0, (1, 2): 1, (0, 2): 2}
 BATCH = 1_000_000
+PLAYERS = 2_000  # version 2's side-by-side players (10 million rounds: 5,000 rounds each, the long run)
 
 
 class FastTables:
@@ -107,8 +108,18 @@ class _Batch:
         self.bonuses, self.vl = z.copy(), z.copy()
 
 
+class _Carry:
+    """Version 2's machine state of ``players`` side-by-side players, carried from one batch (one round each) to
+    the next: the vertical-line counter, the cumulative of each upper bet the round's bet may play, the bonuses."""
+
+    def __init__(self, players: int, n_levels: int) -> None:
+        self.vl = np.zeros(players, dtype=np.int64)
+        self.acc = np.zeros((players, n_levels), dtype=np.int64)
+        self.bonuses = np.zeros(players, dtype=np.int64)
+
+
 def _lower(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, size: int, stake: int,
-           price: int, auto_risk: bool, counts: dict[str, int]) -> _Batch:
+           price: int, auto_risk: bool, counts: dict[str, int], carry: _Carry | None = None) -> _Batch:
     d = game.d["lower"]
     n = t.n
     out = _Batch(size)
@@ -137,7 +148,7 @@ def _lower(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, size: int
     idx2n = np.where(nudge2, t.best[0, k2, idx2], idx2)
     final = np.where(respin, idx2n, idx1n)
     marks = marks + np.where(respin, t.marks[idx2n], 0)
-    out.vl = np.minimum(d["max_vertical_lines"], marks)
+    out.vl = np.minimum(d["max_vertical_lines"], marks + (carry.vl[:size] if carry is not None else 0))
     kind, value = t.kind[final], t.value[final]
     counts["hold"] += int(respin.sum())
     counts["nudges"] += int(nudge1.sum() + nudge2.sum())
@@ -150,6 +161,8 @@ def _lower(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, size: int
     cash = np.where(conf_cash, t.conf_value[ci], cash)
     out.bonuses += np.where(conf & ~conf_cash, t.conf_value[ci] * price, 0)
     out.base = cash * stake
+    if carry is not None:
+        out.bonuses += carry.bonuses[:size]
     if auto_risk:
         blue = t.symbol_blue[final] | conf_cash
         yellow = t.symbol_yellow[final] & ~conf_cash
@@ -193,15 +206,17 @@ def _ladders(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _B
 
 
 def _upper(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Batch, level: int, cap: int,
-           auto_risk: bool, counts: dict[str, int]) -> None:
+           auto_risk: bool, counts: dict[str, int], carry: _Carry | None = None) -> None:
     """Side-by-side upper sessions: one game per step for every round with bonuses left (the highest bet the
-    bonuses cover, at most the round's)."""
+    bonuses cover, among ``game.upper_levels``). With ``carry`` the sessions start from the carried cumulatives
+    and leave the counters and bonuses in it for the next round."""
     d = game.d
     ucfg = d["upper"]
     bets = game.bets
-    levels = [j for j in range(level + 1) if bets[j]["enabled"]]
+    levels = game.upper_levels(level)
     prices = np.array([bets[j]["bonus_price"] for j in levels], dtype=np.int64)
     stakes = np.array([bets[j]["stake"] for j in levels], dtype=np.int64)
+    max_x = np.array([game.bet_max_x(j) for j in levels], dtype=np.int64)
     mixed_ok = np.array([bets[j]["mixed"] for j in levels])
     n_levels = len(levels)
     idx = np.nonzero(out.bonuses >= prices.min())[0]
@@ -210,7 +225,7 @@ def _upper(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Bat
     win = out.base[idx] + out.gamble[idx]
     cash_total = np.zeros(len(idx), dtype=np.int64)
     gam = np.zeros(len(idx), dtype=np.int64)
-    acc = np.zeros((len(idx), n_levels), dtype=np.int64)
+    acc = carry.acc[idx].copy() if carry is not None else np.zeros((len(idx), n_levels), dtype=np.int64)
     pieces = ucfg["cumulative_pieces"]
     cam_lo, cam_hi = ucfg["camera"]
     cl_lo, cl_hi = ucfg["clapper"]
@@ -230,7 +245,7 @@ def _upper(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Bat
         cam = rng.integers(cam_lo, cam_hi + 1, size=m)
         clap = rng.integers(cl_lo, cl_hi + 1, size=m)
         sel = rng.integers(0, 1000, size=m)
-        prize, extra_bonus = _upper_prize(game, t, rng, si, vert, sel, li, mixed_ok, stake, counts)
+        prize, extra_bonus = _upper_prize(game, t, rng, si, vert, sel, li, mixed_ok, stake, counts, max_x[li])
         camera = t.u_camera[si]
         vl[a] = np.where(camera, np.minimum(d["lower"]["max_vertical_lines"], vl[a] + cam), vl[a])
         clapper = t.u_clapper[si]
@@ -245,10 +260,10 @@ def _upper(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Bat
                 mask = dv == v
                 wsi[mask] = t.u_win[v][rng.integers(0, len(t.u_win[v]), size=int(mask.sum()))]
             wp, wb = _upper_prize(game, t, rng, wsi, dv, rng.integers(0, 1000, size=len(wsi)), li[done], mixed_ok,
-                                  stake[done], counts)
+                                  stake[done], counts, max_x[li[done]])
             prize[done] += wp
             extra_bonus[done] += wb
-        top = game.max_prize * stake
+        top = max_x[li] * stake
         prize = np.minimum(prize, top)
         room = cap - win[a]
         paid = np.minimum(prize, room)
@@ -261,13 +276,19 @@ def _upper(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Bat
             win[a] += delta
             bon[a] += more
         alive[a] = (bon[a] >= prices.min()) & (win[a] < cap)
-    counts["bonuses_lapsed_rounds"] += int(((bon > 0) & (win < cap)).sum())
+    counts["bonuses_lapsed_rounds" if carry is None else "bonuses_carried_rounds"] += int(((bon > 0)).sum())
+    if carry is not None:
+        size = len(out.vl)
+        carry.vl[:size] = out.vl
+        carry.bonuses[:size] = out.bonuses
+        carry.vl[idx], carry.acc[idx], carry.bonuses[idx] = vl, acc, bon
     out.bonus[idx] += cash_total
     out.gamble[idx] += gam
 
 
 def _upper_prize(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, si: I64, vert: I64, sel: I64, li: I64,
-                 mixed_ok: npt.NDArray[np.bool_], stake: I64, counts: dict[str, int]) -> tuple[I64, I64]:
+                 mixed_ok: npt.NDArray[np.bool_], stake: I64, counts: dict[str, int],
+                 max_x: I64) -> tuple[I64, I64]:
     """One upper spin's cash (lines, mixed sevens, minigame) and the supplement's bonuses, in haléř."""
     d = game.d
     mg = d["minigames"]
@@ -290,11 +311,12 @@ def _upper_prize(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, si:
         counts["minigames"] += len(o)
         x = _weighted(rng, t.mg_cum, t.mg_values, len(o))
         cash[o] += x * stake[o]
-        sup = (rng.integers(0, 1000, size=len(o)) < mg["supplement_per_mille"]) & (x < game.max_prize)
+        top_x = max_x[o]
+        sup = (rng.integers(0, 1000, size=len(o)) < mg["supplement_per_mille"]) & (x < top_x)
         if sup.any():
             so = o[sup]
             counts["supplements"] += len(so)
-            bonus[so] = _to_bonuses(rng, (game.max_prize - x[sup]) * stake[so], game.bonus_value)
+            bonus[so] = _to_bonuses(rng, (top_x[sup] - x[sup]) * stake[so], game.bonus_value)
     return cash, bonus
 
 
@@ -342,14 +364,19 @@ def simulate_fast(game: IsmaelBeiro, bet: Bet, rounds: int, seed: int, progress:
     auto_risk = bool(bet.params.get("auto_risk"))
     counts: dict[str, int] = {k: 0 for k in ("hold", "nudges", "confessional", "ladders", "upper_sessions",
                                               "upper_games", "minigames", "supplements", "mixed_sevens",
-                                              "winning_spins", "double_or_bonuses", "bonuses_lapsed_rounds")}
+                                              "winning_spins", "double_or_bonuses", "bonuses_lapsed_rounds",
+                                              "bonuses_carried_rounds")}
     tot: dict[str, Any] = {"win": 0, "sq": 0, "hits": 0, "max": 0, "rem_sq": 0,
                            "bd": {"base": 0, "bonus": 0, "gamble": 0}, "bd_sq": {"base": 0, "bonus": 0, "gamble": 0}}
     done = 0
+    # Version 2 carries the machine from one round to the next: PLAYERS side-by-side players, each batch one round
+    # of each (rounds / PLAYERS rounds a player; every player starts fresh, as a new player does).
+    carry = _Carry(min(PLAYERS, rounds), len(game.upper_levels(level))) if game.carry_over else None
+    batch = BATCH if carry is None else len(carry.vl)
     while done < rounds:
-        size = min(BATCH, rounds - done)
-        b = _lower(game, t, rng, size, stake, price, auto_risk, counts)
-        _upper(game, t, rng, b, level, cap, auto_risk, counts)
+        size = min(batch, rounds - done)
+        b = _lower(game, t, rng, size, stake, price, auto_risk, counts, carry)
+        _upper(game, t, rng, b, level, cap, auto_risk, counts, carry)
         win = b.base + b.gamble + b.bonus
         tot["win"] += int(win.sum())
         tot["sq"] += _sum_sq(win)

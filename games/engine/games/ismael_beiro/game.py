@@ -33,7 +33,7 @@ from ... import slots
 from ...base import RNG, ActionError, Bet, Declared, JsonDict, Progress
 from . import analysis, fast_sim, features
 from .lower import HOLD_SETS, Lower
-from .texts import MINIGAME_NAMES, RULES_CS, RULES_EN, SYMBOL_NAMES
+from .texts import MINIGAME_NAMES, RULES_CS, RULES_EN, RULES_V2_CS, RULES_V2_EN, SYMBOL_NAMES
 from .upper import Upper
 
 LOWER_SPIN_DRAWS = 7
@@ -48,6 +48,10 @@ class IsmaelBeiro(slots.SlotGame):
         self.code, self.version, self.name, self.name_cs = d["code"], d["version"], d["name"], d["name_cs"]
         self.bets: list[dict[str, Any]] = d["bets"]
         self.stakes = [b["stake"] for b in self.bets]
+        # the lower game's bets (the sixth upper bet of version 2 is an upper bet only)
+        self.lower_stakes = [b["stake"] for b in self.bets if not b.get("upper_only")]
+        self.top_lower_level = max(j for j, b in enumerate(self.bets) if not b.get("upper_only"))
+        self.carry_over = bool(d.get("carry_over"))
         conf = d["confessional"]["prizes"]
         tw = sum(w for _, w in conf)
         self.confessional_value = sum((v if k == "cash" else 4 * v) * w for (k, v), w in conf) / tw
@@ -55,7 +59,7 @@ class IsmaelBeiro(slots.SlotGame):
         self.upper = Upper(d["upper"])
         self.max_prize: int = d["max_prize"]
         self.bonus_value: int = d["bonus_value"]
-        enabled = [b["stake"] for b in self.bets if b["enabled"]]
+        enabled = [b["stake"] for b in self.bets if b["enabled"] and not b.get("upper_only")]
         if not enabled:
             raise ValueError("at least one bet must be enabled")
         self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=min(enabled), max_bet=max(enabled),
@@ -81,6 +85,8 @@ class IsmaelBeiro(slots.SlotGame):
         assert {v for v, _ in mg["prizes"]} <= {v for _, v in mg["monologue_wheel"]}
         for b in self.bets:
             assert b["bonus_price"] * self.bonus_value == 4 * b["stake"], "an upper game costs 4 stakes of bonuses"
+        assert self.stakes == sorted(self.stakes), "bets ascending"
+        assert all(b.get("upper_only") for b in self.bets[self.top_lower_level + 1:]), "upper-only bets come last"
 
     # --- bets -------------------------------------------------------------------------------------------------
     def validate_bet(self, params: JsonDict) -> Bet:
@@ -88,11 +94,11 @@ class IsmaelBeiro(slots.SlotGame):
         refused (``game.ismael_beiro.bet_disabled``)."""
         slots.check_keys(params, ("stake", "auto_play", "auto_risk"))
         stake = params.get("stake", self.default_bet_params["stake"])
-        if not isinstance(stake, int) or isinstance(stake, bool) or stake not in self.stakes:
-            allowed = ", ".join(slots.czk(s) for s in self.stakes)
+        if not isinstance(stake, int) or isinstance(stake, bool) or stake not in self.lower_stakes:
+            allowed = ", ".join(slots.czk(s) for s in self.lower_stakes)
             raise slots.bet_error("game.ismael_beiro.unknown_stake", f"The bet must be one of {allowed}.",
-                                  f"Sázka musí být jedna z {', '.join(slots.czk(s, 'cs') for s in self.stakes)}.",
-                                  stake=stake, allowed=self.stakes)
+                                  f"Sázka musí být jedna z {', '.join(slots.czk(s, 'cs') for s in self.lower_stakes)}.",
+                                  stake=stake, allowed=self.lower_stakes)
         if not self.bets[self.stakes.index(stake)]["enabled"]:
             raise slots.bet_error("game.ismael_beiro.bet_disabled", f"The bet {slots.czk(stake)} is switched off.",
                                   f"Sázka {slots.czk(stake, 'cs')} je vypnuta.", stake=stake)
@@ -121,14 +127,56 @@ class IsmaelBeiro(slots.SlotGame):
         return {"stops": stops, "hold": rng.randbelow(1000), "nudge": rng.randbelow(1000),
                 "nudges": slots.draw_weighted(rng, cfg["nudge_counts"]), "hold_after_nudge": rng.randbelow(1000)}
 
+    def upper_levels(self, level: int) -> list[int]:
+        """The upper bets a round at lower bet ``level`` may play, switched on: its own bet and the lower ones, and
+        at the top lower bet the upper-only bets above it (version 2's sixth upper bet)."""
+        top = len(self.bets) - 1 if level == self.top_lower_level else level
+        return [j for j in range(top + 1) if self.bets[j]["enabled"]]
+
+    def bet_max_x(self, level: int) -> int:
+        """A bet's maximum prize in its stakes: 1,000 x, the sixth upper bet's ``max_prize`` (500 x 100 CZK, the
+        same 50,000 CZK as the 50 CZK bet's, seed 3: "10 EUR + 100: up to 10,000 EUR")."""
+        return int(self.bets[level].get("max_prize", self.max_prize))
+
     def affordable_levels(self, state: JsonDict) -> list[int]:
-        """The upper bets the round can play now: its own bet or a lower one, switched on, whose bonus price the
-        round's bonuses cover."""
-        return [j for j in range(state["level"] + 1)
-                if self.bets[j]["enabled"] and self.bets[j]["bonus_price"] <= state["bonuses"]]
+        """The upper bets the round can play now (:meth:`upper_levels`) whose bonus price the round's bonuses
+        cover."""
+        return [j for j in self.upper_levels(state["level"]) if self.bets[j]["bonus_price"] <= state["bonuses"]]
 
     # --- the round --------------------------------------------------------------------------------------------
     def start(self, bet: Bet, rng: RNG) -> JsonDict:
+        return self.start_carried(bet, rng, None)
+
+    def fresh_carry(self) -> JsonDict:
+        """The machine's counters of a new player (or a new version): nothing carried."""
+        return {"vertical_lines": 0, "cumulative": [0] * len(self.bets), "bonuses": 0}
+
+    def _valid_carry(self, carry: JsonDict | None) -> JsonDict:
+        """The carried state as the platform stored it, checked (a malformed one is a malfunction, not a guess)."""
+        if carry is None:
+            return self.fresh_carry()
+        ok = (isinstance(carry, dict) and set(carry) == {"vertical_lines", "cumulative", "bonuses"}
+              and isinstance(carry["vertical_lines"], int)
+              and 0 <= carry["vertical_lines"] <= self.d["lower"]["max_vertical_lines"]
+              and isinstance(carry["bonuses"], int) and carry["bonuses"] >= 0
+              and isinstance(carry["cumulative"], list) and len(carry["cumulative"]) == len(self.bets)
+              and all(isinstance(c, int) and 0 <= c < self.d["upper"]["cumulative_pieces"]
+                      for c in carry["cumulative"]))
+        if not ok:
+            raise ActionError("game.ismael_beiro.bad_carry", "The carried machine state is malformed.",
+                              "Přenesený stav automatu je poškozený.", carry=carry)
+        return {"vertical_lines": carry["vertical_lines"], "cumulative": list(carry["cumulative"]),
+                "bonuses": carry["bonuses"]}
+
+    def carry_value(self, carry: JsonDict) -> int:
+        """The carried bonuses' worth in haléř (one bonus = ``bonus_value``, seed 2.8): the player's money while
+        carried; the counters (vertical lines, cumulative) are no money."""
+        return int(carry.get("bonuses", 0)) * self.bonus_value
+
+    def start_carried(self, bet: Bet, rng: RNG, carry: JsonDict | None) -> JsonDict:
+        """A start of the machine. Version 2 (``carry_over``) begins with the vertical-line counter, the
+        cumulatives and the bonuses the player's previous round left (``carry``), recorded as ``carry_in``;
+        version 1 starts every round from nothing."""
         p = bet.params
         state = slots.new_state(self, bet)
         level = self.stakes.index(bet.total_stake)
@@ -136,6 +184,10 @@ class IsmaelBeiro(slots.SlotGame):
                      capped=False, bonuses=0, vertical_lines=0, cumulative=[0] * len(self.bets),
                      auto_play=p["auto_play"], auto_risk=p["auto_risk"], phase="lower", stage="lower_end",
                      ladder=None, confessional=None, upper=None)
+        if self.carry_over:
+            c = self._valid_carry(carry)
+            state.update(carry_in=c, vertical_lines=c["vertical_lines"], cumulative=list(c["cumulative"]),
+                         bonuses=c["bonuses"])
         spins = [self._lower_draws(rng) for _ in range(2)]
         state["lower"] = {"draws": spins, "spin": 1, "stops": list(spins[0]["stops"]), "nudges_left": 0,
                           "spin_step": 0}
@@ -384,7 +436,7 @@ class IsmaelBeiro(slots.SlotGame):
         selector = selector_draw < threshold
         if selector:
             spin["queue"].append(features.draw_minigame_block(
-                rng, self.d["minigames"], stake, self.max_prize, self.bonus_value, b["island_columns"]))
+                rng, self.d["minigames"], stake, self.bet_max_x(level), self.bonus_value, b["island_columns"]))
         spin["total"] += cash
         return {"window": ev["window"], "lines": 5 + (3 if vertical else 0), "line_wins": line_wins,
                 "mixed_sevens": mixed, "minigame_symbols": list(ev["triggers"]), "selector": selector,
@@ -496,7 +548,7 @@ class IsmaelBeiro(slots.SlotGame):
         up = state["upper"]
         spin = up["spin"]
         stake = spin["stake"]
-        top = self.max_prize * stake
+        top = self.bet_max_x(spin["level"]) * stake
         prize = min(spin["total"], top)
         state["steps"].append({"type": "upper_prize", "level": spin["level"], "prize": prize,
                                "max_prize": prize == top})
@@ -598,7 +650,11 @@ class IsmaelBeiro(slots.SlotGame):
 
     def _end(self, state: JsonDict, reason: str) -> JsonDict:
         step: JsonDict = {"type": "end", "reason": reason, "win": state["win"]}
-        if state["bonuses"]:
+        if self.carry_over:  # the counters and bonuses stay on the machine for the player's next round
+            state["carry_out"] = {"vertical_lines": state["vertical_lines"], "cumulative": list(state["cumulative"]),
+                                  "bonuses": state["bonuses"]}
+            step["carried"] = dict(state["carry_out"])
+        elif state["bonuses"]:
             step["bonuses_lapsed"] = state["bonuses"]
         state["steps"].append(step)
         state["stage"] = "done"
@@ -636,7 +692,7 @@ class IsmaelBeiro(slots.SlotGame):
             opts = [{"type": "upper_spin", "level": j} for j in self.affordable_levels(state)] + [{"type": "auto_play"}]
             info.update(cumulative=list(state["cumulative"]),
                         upper_bets=[{"level": j, "stake": b["stake"], "bonus_price": b["bonus_price"]}
-                                    for j, b in enumerate(self.bets) if j <= state["level"] and b["enabled"]])
+                                    for j, b in enumerate(self.bets) if j in self.upper_levels(state["level"])])
             return {"type": "upper_game", "options": opts, "info": info}
         if stage == "minigame_select":
             opts = [{"type": "select", "minigame": n} for n in self.d["minigames"]["names"]]
@@ -714,7 +770,11 @@ class IsmaelBeiro(slots.SlotGame):
             "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
             "bet_options": {"stakes": [{"stake": b["stake"], "enabled": b["enabled"],
                                         "upper_bet": {"stake": b["stake"], "bonus_price": b["bonus_price"]}}
-                                       for b in self.bets],
+                                       for b in self.bets if not b.get("upper_only")],
+                            "upper_only_bets": [{"stake": b["stake"], "bonus_price": b["bonus_price"],
+                                                 "enabled": b["enabled"],
+                                                 "offered_from_stake": self.bets[self.top_lower_level]["stake"]}
+                                                for b in self.bets if b.get("upper_only")],
                             "flags": ["auto_play", "auto_risk"],
                             "stake": {"min": dec.min_bet, "max": dec.max_bet, "step": 10}},
             "default_bet": dict(self.default_bet_params), "par_bet": dict(self.par_bet_params),
@@ -743,6 +803,10 @@ class IsmaelBeiro(slots.SlotGame):
                           "supplement_per_mille": mg["supplement_per_mille"], "monologue_wheel": mg["monologue_wheel"],
                           "mixed_prizes": mg["mixed_prizes"]},
             "bonus_value": self.bonus_value, "max_prize_multiplier": self.max_prize,
+            "carry_over": ({"carried": ["vertical_lines", "cumulative", "bonuses"],
+                            "how": "kept per player and game version from one round to the next; carried bonuses "
+                                   "are the player's money in the ledger, paid out when a new version starts"}
+                           if self.carry_over else None),
             "auto_play": {"max_games": upper["auto_play_games"],
                           "how": "the bet's auto_play flag plays every choice automatically; repeating rounds "
                                  "(up to 100) is the client's, one start each"},
@@ -750,7 +814,8 @@ class IsmaelBeiro(slots.SlotGame):
             "declared": {"rtp": str(dec.rtp), "min_bet": dec.min_bet, "max_bet": dec.max_bet, "max_win": dec.max_win,
                          "avg_hourly_loss": dec.avg_hourly_loss,
                          "unfinished_deadline_days": dec.unfinished_deadline_days},
-            "rules_en": RULES_EN, "rules_cs": RULES_CS,
+            "rules_en": RULES_V2_EN if self.carry_over else RULES_EN,
+            "rules_cs": RULES_V2_CS if self.carry_over else RULES_CS,
         }
 
     def demo_options(self) -> list[str]:

@@ -72,3 +72,18 @@ RULES_CS = (
     "na minulých výsledcích. Jedno spuštění vyplatí nejvýše 1 000násobek sázky; jeho dosažením končí. Bonusy, "
     "které žádná zapnutá horní sázka nevyužije, na konci spuštění propadají."
 )
+
+# Version 2: the machine's counters and bonuses stay for the player's next start; the sixth upper bet.
+RULES_V2_EN = RULES_EN.replace(
+    " Bonuses that no switched-on upper bet can use are lost when the start ends.",
+    " The vertical-line counter, each bet's cumulative and the bonuses left stay on your machine for your next "
+    "start of this game (real money and play money apart); bonuses are worth 4 CZK each and are paid to your "
+    "balance if a new version of the game replaces this one. Cameras and Clapperboards count on the centre row; "
+    "the Clapperboard is on the middle reel only. At the 50 CZK bet the upper game also offers a 100 CZK game for "
+    "100 bonuses (its prizes x 100 CZK, at most 50,000 CZK).")
+RULES_V2_CS = RULES_CS.replace(
+    " Bonusy, které žádná zapnutá horní sázka nevyužije, na konci spuštění propadají.",
+    " Počítadlo svislých linií, kumulace každé sázky a zbylé bonusy zůstávají na vašem automatu pro příští "
+    "spuštění této hry (skutečné peníze a hra bez peněz zvlášť); bonus má hodnotu 4 Kč a vyplatí se na váš zůstatek, "
+    "pokud hru nahradí nová verze. Kamera a klapka se počítají ve středové řadě; klapka je jen na prostředním válci. "
+    "Při sázce 50 Kč nabízí horní hra také hru za 100 Kč za 100 bonusů (výhry x 100 Kč, nejvýše 50 000 Kč).")

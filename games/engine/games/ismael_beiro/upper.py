@@ -23,6 +23,10 @@ class Upper:
         self.n = len(self.strips[0])
         self.lines: list[list[int]] = d["lines"]
         self.pays: dict[str, int] = d["pays"]
+        # the rows on which a CAMERA / CLAPPER counts (version 1: anywhere in the window; version 2, whose counters
+        # carry between rounds: the centre row only)
+        self.camera_rows: list[int] = d.get("camera_rows", [0, 1, 2])
+        self.clapper_rows: list[int] = d.get("clapper_rows", [0, 1, 2])
 
     def window(self, stops: Stops) -> list[list[str]]:
         return [[self.strips[j][(stops[j] + r) % self.n] for r in range(3)] for j in range(3)]
@@ -38,7 +42,7 @@ class Upper:
     @functools.lru_cache(maxsize=16384)  # noqa: B019 - one Upper per game definition, kept for the process
     def evaluate(self, stops: Stops, vertical: bool) -> dict[str, Any]:
         """Line wins ([line, symbol, x stake]), mixed-sevens lines, the minigame symbols won on lines, and whether
-        a CAMERA / CLAPPER shows anywhere in the window."""
+        a CAMERA / CLAPPER shows on the rows where it counts (anywhere in the window in version 1)."""
         window = self.window(stops)
         wins: list[list[Any]] = []
         mixed: list[int] = []
@@ -50,9 +54,9 @@ class Upper:
                     triggers.append(syms[0])
             elif all(s in SEVENS for s in syms):
                 mixed.append(number)
-        flat = [s for col in window for s in col]
         return {"window": window, "line_wins": wins, "line_pay": sum(w[2] for w in wins), "mixed_lines": mixed,
-                "triggers": triggers, "camera": CAMERA in flat, "clapper": CLAPPER in flat}
+                "triggers": triggers, "camera": any(col[r] == CAMERA for col in window for r in self.camera_rows),
+                "clapper": any(col[r] == CLAPPER for col in window for r in self.clapper_rows)}
 
     @functools.cached_property
     def all_stops(self) -> list[Stops]:
