@@ -71,6 +71,8 @@ class ErrorSerializer(serializers.Serializer[Any]):
 def has_money(serializer: Any) -> bool:
     """Whether a request serializer takes an amount (a field marked ``money``: ``core.api_money.MoneyField``, a
     money limit's value, a game's bet)."""
+    if isinstance(serializer, dict):  # one per media type
+        return any(has_money(s) for s in serializer.values())
     try:
         fields = force_instance(serializer).fields.values()  # type: ignore[no-untyped-call]
     except AttributeError:
