@@ -27,8 +27,8 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from rest_framework.request import Request
-from rest_framework.utils import encoders
 from rest_framework.response import Response
+from rest_framework.utils import encoders
 
 from core import clock
 from core.errors import ErrorDef

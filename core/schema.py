@@ -14,7 +14,7 @@ The schema class :class:`AutoSchema` adds to what drf-spectacular derives:
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from drf_spectacular import openapi
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
@@ -104,7 +104,7 @@ def sample(field: Any) -> Any:
     if getattr(field, "money", False):
         return money_example(50000) if not hasattr(field, "example") else field.example
     if isinstance(field, serializers.BaseSerializer):
-        inner = {name: sample(f) for name, f in field.fields.items() if not f.read_only}
+        inner = {name: sample(f) for name, f in getattr(field, "fields", {}).items() if not f.read_only}
         return [inner] if getattr(field, "many", False) else inner
     if isinstance(field, serializers.ListField):
         return [sample(field.child)] if field.child is not None else []
@@ -140,7 +140,7 @@ class AutoSchema(openapi.AutoSchema):
         """The app of ``/api/v1/<app>/...`` (its staff API, ``/api/v1/<app>/staff/...``, as ``<app> (staff)``)."""
         match = re.match(r"^/api/v1/([^/]+)(/staff/)?", self.path)
         if match is None:
-            return super().get_tags()  # type: ignore[no-any-return]
+            return super().get_tags()
         return [match.group(1) + (STAFF_SUFFIX if match.group(2) else "")]
 
     # --- errors --------------------------------------------------------------------------------------------------
@@ -160,14 +160,14 @@ class AutoSchema(openapi.AutoSchema):
             found |= {core_errors.NOT_AUTHENTICATED}
         return sorted(found, key=lambda e: (e.status, e.code))
 
-    def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
-        responses: dict[str, Any] = super()._get_response_bodies(direction)  # type: ignore[no-untyped-call]
+    def _get_response_bodies(self, direction: Literal["request", "response"] = "response") -> dict[str, Any]:
+        responses: dict[str, Any] = super()._get_response_bodies(direction)
         if direction != "response":
             return responses
         by_status: dict[int, list[ErrorDef]] = {}
         for error in self.operation_errors():
             by_status.setdefault(error.status, []).append(error)
-        ref = self.resolve_serializer(ErrorSerializer, "response").ref  # type: ignore[no-untyped-call]
+        ref = self.resolve_serializer(ErrorSerializer, "response").ref
         for status, defs in sorted(by_status.items()):
             lines = "\n".join(f"- `{e.code}`: {e.message_en}" for e in defs)
             entry: dict[str, Any] = {
@@ -190,7 +190,7 @@ class AutoSchema(openapi.AutoSchema):
         """The request's media types: JSON only for a body without files. The server also reads the form encodings,
         but a schema offering three encodings of one body makes a generated client pick one arbitrarily (the last:
         multipart, which cannot carry a Money object); a body with a file keeps multipart."""
-        types_: list[str] = super().map_parsers()  # type: ignore[no-untyped-call]
+        types_: list[str] = super().map_parsers()
         if "application/json" in types_ and not has_files(self.get_request_serializer()):
             return ["application/json"]
         return types_
@@ -228,7 +228,7 @@ class AutoSchema(openapi.AutoSchema):
         """The ``Idempotency-Key`` header exactly where the view method carries ``@idempotent()``
         (``core.idempotency``), required where the decorator requires it: the schema and the server share one
         declaration (issue 21). A header written by hand in ``@extend_schema`` is replaced by it."""
-        parameters = [p for p in super()._get_parameters()  # type: ignore[no-untyped-call]
+        parameters = [p for p in super()._get_parameters()
                       if not (p.get("in") == "header" and p.get("name") == IDEMPOTENCY_HEADER)]
         rule = idempotency_rule(view_method(self.view, self.method))
         if rule is not None:

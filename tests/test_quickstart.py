@@ -186,7 +186,9 @@ def free_spin_seeds(limit: int = 5000) -> list[int]:
     from games.serializers import engine_bet_example
 
     game = get_game("kobushi")
-    bet = game.validate_bet(engine_bet_example(game))
+    example = engine_bet_example(game)
+    assert example is not None
+    bet = game.validate_bet(example)
     return [seed for seed in range(limit)
             if (game.start(bet, SeededRNG(seed)).get("pending") or {}).get("type") == "free_spin"][:20]
 
@@ -224,7 +226,9 @@ def test_the_quickstart_runs_through_a_client_generated_from_the_schema(platform
         assert q.send("confirm")["status"] == "password_sent"
         # 4. the first password by SMS, the change, the login
         sms = q.send("mailbox_sms")["sms"][0]["text"]
-        q.state["first_password"] = re.search(r"first password: (\S+)", sms).group(1)
+        found = re.search(r"first password: (\S+)", sms)
+        assert found, sms
+        q.state["first_password"] = found.group(1)
         first = q.send("login_first")
         assert first["must_change_password"] is True
         q.token = first["token"]

@@ -16,7 +16,8 @@ AREAS = {"accounts", "wallet", "limits", "games", "jackpots", "complaints", "aml
 
 @pytest.fixture(scope="module")
 def schema() -> dict[str, Any]:
-    return SchemaGenerator().get_schema(request=None, public=True)
+    generated: dict[str, Any] = SchemaGenerator().get_schema(request=None, public=True)
+    return generated
 
 
 def operations(schema: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
