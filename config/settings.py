@@ -205,7 +205,28 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Online technical games platform API",
-    "DESCRIPTION": "Player API of the platform (Czech Gambling Act 186/2016 Sb. and the operator's game plan).",
+    "DESCRIPTION": (
+        "Player API of the platform (Czech Gambling Act 186/2016 Sb. and the operator's game plan). Conventions "
+        "(docs/player-api.md): every amount is a Money object `{\"amount\": <integer haléře>, \"currency\": \"CZK\"}` "
+        "(anything else is `request.invalid_money`); no trailing slash; `Idempotency-Key` required on every call "
+        "that moves money or plays, accepted on the other state changes; real-money rounds start at least 2 s apart "
+        "(pace at 2 s plus a margin); every refusal has the `Error` shape and a stable `code`, listed per response; "
+        "every 429 carries `Retry-After`. In development the e-mails and SMS the sandbox would have sent are at "
+        "`/dev/mailbox`. The quickstart of docs/player-api.md runs as a test through a client generated from this "
+        "schema."),
+    "TAGS": [{"name": name, "description": text} for name, text in (
+        ("accounts", "Registration, e-mail confirmation, login, password, the player's data, consents, inbox"),
+        ("wallet", "Balance, statement, payment methods, deposits (sandbox), withdrawals, held wins"),
+        ("limits", "Self-limits, play status (the 120/15-minute break), panic button, self-listing, statistics"),
+        ("games", "Catalogue, rounds (bet, actions), recall and replay verification"),
+        ("jackpots", "Jackpot levels and wins"),
+        ("complaints", "Complaints and win claims (GP §10-11)"),
+        ("aml", "Identification, PEP and source-of-funds declarations"),
+        ("core", "Platform operations"),
+        ("wallet (staff)", "Staff: branch cash, bank statements, payment orders"),
+        ("aml (staff)", "Staff: identification review, compliance cases, screening lists"),
+        ("complaints (staff)", "Staff: the complaints report"),
+    )],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,

@@ -29,16 +29,6 @@ from core.api_money import example as money_example
 from core.errors import ErrorDef
 from core.idempotency import KEY_CONFLICT, KEY_INVALID, KEY_REQUIRED, idempotency_rule
 
-TAG_DESCRIPTIONS = {
-    "accounts": "Registration, e-mail confirmation, login, password, the player's data, consents, inbox, terms",
-    "wallet": "Balance, statement, payment methods, deposits (sandbox), withdrawals, held wins",
-    "limits": "Self-limits, play status (120/15-minute break), panic button, self-listing, statistics",
-    "games": "Catalogue, rounds (bet, actions), recall and replay verification",
-    "jackpots": "Jackpot levels and wins",
-    "complaints": "Complaints and win claims (GP §10-11)",
-    "aml": "Identification, PEP and source-of-funds declarations",
-    "core": "Platform operations",
-}
 STAFF_SUFFIX = " (staff)"
 RATE_LIMITS = ("Rate limits: 60/min per address without a login, 600/min per signed-in user, 10/min for the login; "
                "every 429 carries Retry-After (seconds). docs/player-api.md, Conventions.")

@@ -33,6 +33,8 @@ def test_every_operation_is_tagged_by_its_area(schema):
         area = tag.removesuffix(" (staff)")
         assert area in AREAS and path.startswith(f"/api/v1/{area}"), (method, path, tag)
         assert tag.endswith(" (staff)") == ("/staff/" in path), (method, path, tag)
+    described = {t["name"] for t in schema["tags"] if t["description"]}
+    assert {op["tags"][0] for _, _, op in ops} <= described  # each area says what it is in the documentation
 
 
 def test_every_operation_lists_its_errors_in_the_error_shape_with_their_codes(schema):
