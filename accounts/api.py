@@ -175,7 +175,9 @@ class LoginView(APIView):
             raise errors.INVALID_CREDENTIALS()
         player = selectors.player_for_user(user)
         if player is None:
-            raise errors.INVALID_CREDENTIALS()
+            # the password was right: say why instead of "wrong password" (issue 21); an account that is neither
+            # staff nor a player stays a plain refusal
+            raise errors.STAFF_NOT_A_PLAYER() if user.is_staff else errors.INVALID_CREDENTIALS()
         session, key = services.session_start(player=player, ip_address=_client_ip(request),
                                               user_agent=request.META.get("HTTP_USER_AGENT", ""))
         user_logged_in.send(sender=user.__class__, request=request, user=user)  # axes resets the failures
@@ -275,6 +277,7 @@ class ConsentsView(generics.ListAPIView):
 
     @extend_schema(request=serializers.ConsentInSerializer, responses={201: serializers.ConsentSerializer},
                    summary="Give a consent (current version)")
+    @idempotent(required=False)
     def post(self, request: Request) -> Response:
         ser = serializers.ConsentInSerializer(data=request.data)
         if not ser.is_valid():
@@ -309,6 +312,7 @@ class CorrectionsView(generics.ListAPIView):
 
     @extend_schema(request=serializers.CorrectionInSerializer, responses={201: serializers.CorrectionSerializer},
                    summary="Ask for a correction of personal data (staff review it)")
+    @idempotent(required=False)
     def post(self, request: Request) -> Response:
         ser = serializers.CorrectionInSerializer(data=request.data)
         if not ser.is_valid():
@@ -386,6 +390,7 @@ class MessageReadView(APIView):
 
     @extend_schema(request=None, responses=serializers.MessageSerializer,
                    summary="Read receipt: mark the message read (the first time is recorded; idempotent)")
+    @idempotent(required=False)
     def post(self, request: Request, message_id: int) -> Response:
         player = request_player(request)
         message = services.message_read(player=player, message_id=_message_id(message_id),
@@ -409,6 +414,7 @@ class TermsAcceptView(APIView):
 
     @extend_schema(request=serializers.TermsAcceptInSerializer, responses=serializers.TermsAcceptanceSerializer,
                    summary="Accept a version of the game plan and terms (needed before the next stake, GP §3(5))")
+    @idempotent(required=False)
     def post(self, request: Request) -> Response:
         ser = serializers.TermsAcceptInSerializer(data=request.data)
         if not ser.is_valid():

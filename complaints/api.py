@@ -1,4 +1,4 @@
-"""Player API of complaints (``/api/v1/complaints/``) and the staff report endpoint. Thin: parse, call, format."""
+"""Player API of complaints (``/api/v1/complaints``) and the staff report endpoint. Thin: parse, call, format."""
 from __future__ import annotations
 
 from django.db.models import QuerySet
@@ -20,6 +20,7 @@ from complaints.models import Complaint
 from complaints.serializers import (
     AttachmentUploadSerializer,
     ComplaintAttachmentSerializer,
+    ComplaintFileFormSerializer,
     ComplaintFileSerializer,
     ComplaintListSerializer,
     ComplaintMessageCreateSerializer,
@@ -29,7 +30,6 @@ from complaints.serializers import (
 )
 from core.audit import Actor
 from core.idempotency import idempotent
-from core.money import Money
 from core.parsers import JSONParser
 from core.permissions import staff_permission
 
@@ -54,7 +54,7 @@ class ComplaintListCreateView(generics.GenericAPIView):
         return self.get_paginated_response(ComplaintListSerializer(page, many=True).data)
 
     @extend_schema(
-        request={"application/json": ComplaintFileSerializer, "multipart/form-data": ComplaintFileSerializer},
+        request={"application/json": ComplaintFileSerializer, "multipart/form-data": ComplaintFileFormSerializer},
         responses={201: ComplaintSerializer}, operation_id="complaints_file",
         description="File a complaint or a win claim (GP §10(2), §11). The response carries the confirmation of "
                     "receipt (reference, date received, answer due date, next steps); the same is e-mailed. "
@@ -70,7 +70,7 @@ class ComplaintListCreateView(generics.GenericAPIView):
         c = services.complaint_file(
             player=player, reason=d["reason"], description=d["description"], event_at=d.get("event_at"),
             remedy_requested=d.get("remedy_requested", ""),
-            remedy_amount_requested=Money(amount) if amount else None,
+            remedy_amount_requested=amount,
             round_ids=d.get("rounds", []), transaction_ids=d.get("transactions", []),
             files=d.get("attachments", []), language=_lang(), actor=Actor.player(player),
         )
@@ -97,6 +97,7 @@ class ComplaintMessageView(APIView):
 
     @extend_schema(request=ComplaintMessageCreateSerializer, responses={201: ComplaintMessageSerializer},
                    operation_id="complaints_message_add")
+    @idempotent(required=False)
     def post(self, request: Request, reference: str) -> Response:
         player = request_player(request)
         c = selectors.complaint_for_player(player, reference)
@@ -116,6 +117,7 @@ class ComplaintAttachmentView(APIView):
 
     @extend_schema(request={"multipart/form-data": AttachmentUploadSerializer},
                    responses={201: ComplaintAttachmentSerializer(many=True)}, operation_id="complaints_attachments_add")
+    @idempotent(required=False)
     def post(self, request: Request, reference: str) -> Response:
         player = request_player(request)
         c = selectors.complaint_for_player(player, reference)

@@ -232,7 +232,28 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Online technical games platform API",
-    "DESCRIPTION": "Player API of the platform (Czech Gambling Act 186/2016 Sb. and the operator's game plan).",
+    "DESCRIPTION": (
+        "Player API of the platform (Czech Gambling Act 186/2016 Sb. and the operator's game plan). Conventions "
+        "(docs/player-api.md): every amount is a Money object `{\"amount\": <integer haléře>, \"currency\": \"CZK\"}` "
+        "(anything else is `request.invalid_money`); no trailing slash; `Idempotency-Key` required on every call "
+        "that moves money or plays, accepted on the other state changes; real-money rounds start at least 2 s apart "
+        "(pace at 2 s plus a margin); every refusal has the `Error` shape and a stable `code`, listed per response; "
+        "every 429 carries `Retry-After`. In development the e-mails and SMS the sandbox would have sent are at "
+        "`/dev/mailbox`. The quickstart of docs/player-api.md runs as a test through a client generated from this "
+        "schema."),
+    "TAGS": [{"name": name, "description": text} for name, text in (
+        ("accounts", "Registration, e-mail confirmation, login, password, the player's data, consents, inbox"),
+        ("wallet", "Balance, statement, payment methods, deposits (sandbox), withdrawals, held wins"),
+        ("limits", "Self-limits, play status (the 120/15-minute break), panic button, self-listing, statistics"),
+        ("games", "Catalogue, rounds (bet, actions), recall and replay verification"),
+        ("jackpots", "Jackpot levels and wins"),
+        ("complaints", "Complaints and win claims (GP §10-11)"),
+        ("aml", "Identification, PEP and source-of-funds declarations"),
+        ("core", "Platform operations"),
+        ("wallet (staff)", "Staff: branch cash, bank statements, payment orders"),
+        ("aml (staff)", "Staff: identification review, compliance cases, screening lists"),
+        ("complaints (staff)", "Staff: the complaints report"),
+    )],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
@@ -240,6 +261,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # a Money object as a union member refers to (a self-limit's value: Money or an integer; core.api_money)
+    "APPEND_COMPONENTS": {"schemas": {"MoneyValue": {
+        "type": "object", "description": "a Money object: amount in minor units (haléře), the account currency",
+        "properties": {"amount": {"type": "integer", "description": "minor units (haléře, 1/100 CZK)"},
+                       "currency": {"type": "string", "enum": ["CZK"]},
+                       "formatted": {"type": "string", "description": "in answers; ignored in a request"}},
+        "required": ["amount", "currency"]}}},
 }
 
 # Celery: JSON only, time limits, tasks enqueued after commit (``task.delay_on_commit``).
@@ -277,7 +305,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # E-mail (Django mail backend) and SMS (accounts adapter).
 EMAIL_BACKEND = env.str(
     "EMAIL_BACKEND",
-    default="django.core.mail.backends.smtp.EmailBackend" if PRODUCTION else "django.core.mail.backends.console.EmailBackend",
+    # outside production: written to the console and kept for the development mailbox (/dev/mailbox, core/mail.py)
+    default="django.core.mail.backends.smtp.EmailBackend" if PRODUCTION else "core.mail.SandboxEmailBackend",
 )
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="noreply@platform.example")
 # the SMTP server of the smtp backend (Django's names; default: a relay on this machine, localhost:25)
@@ -291,6 +320,9 @@ EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=20)  # seconds; a hung server m
 if EMAIL_USE_TLS and EMAIL_USE_SSL:
     raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL exclude each other")
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000")
+# The development mailbox (/dev/mailbox, GET /api/v1/accounts/dev/mailbox): the e-mails and SMS the sandbox
+# gateways would have sent. Off in production (and refused there, production_refusals).
+DEV_MAILBOX_ENABLED = env.bool("DEV_MAILBOX_ENABLED", default=not PRODUCTION)
 
 # Regulatory figures (GP "Defaults for blank figures"); amounts in minor units (haléře).
 PLATFORM_CURRENCY = "CZK"
@@ -323,7 +355,7 @@ ACCOUNTS_GATEWAY_TIMEOUT_SECONDS = env.float("ACCOUNTS_GATEWAY_TIMEOUT_SECONDS",
 # GP §4(7): the e-mail confirmation link that releases the first password by SMS.
 ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS = env.int("ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS", default=48)
 ACCOUNTS_EMAIL_CONFIRM_URL = env.str("ACCOUNTS_EMAIL_CONFIRM_URL",
-                                     default="/api/v1/accounts/registration/confirm-email/?token={token}")
+                                     default="/api/v1/accounts/registration/confirm-email?token={token}")
 # Login sessions: idle timeout (minutes, checked on each request and by a sweeper) and absolute lifetime (hours).
 ACCOUNTS_SESSION_IDLE_MINUTES = env.int("ACCOUNTS_SESSION_IDLE_MINUTES", default=30)
 ACCOUNTS_SESSION_MAX_HOURS = env.float("ACCOUNTS_SESSION_MAX_HOURS", default=24.0)
@@ -374,7 +406,7 @@ if min(ACCOUNTS_RETENTION_GAMBLING_YEARS, ACCOUNTS_RETENTION_AML_YEARS, ACCOUNTS
        ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS) < 1:
     raise ImproperlyConfigured("ACCOUNTS_RETENTION_*_YEARS and ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS must be at least 1")
 # GP §12(4), §12(7), GDPR art. 13(1)e, art. 19: the recipients of the participants' data, published in the privacy
-# notice (GET /api/v1/accounts/privacy/) and in the export; those with "notify" are told of a correction or an erasure
+# notice (GET /api/v1/accounts/privacy) and in the export; those with "notify" are told of a correction or an erasure
 # of the records they receive (accounts.RecipientNotice, e-mailed to "contact"). "records" are record codes of the
 # privacy contract (accounts/privacy_contract.py; the system check accounts.E003 refuses an unknown one). The defaults
 # name the platform's own integrations with development contacts: a deployment sets its processors' real names and
@@ -673,6 +705,7 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "AmlSourceOfFundsStatusEnum": "aml.models.SourceOfFundsDeclaration.Status",
     "AmlPepRelationEnum": "aml.models.PepDeclaration.Relation",
     "AmlScreeningListSourceEnum": "aml.models.ScreeningListVersion.Source",
+    "ComplaintReasonEnum": "complaints.models.Complaint.Reason",
     "KindEnum": "accounts.models.Consent.Kind",  # its name before the wallet's bank files had a "kind" too
     "WalletBankStatementKindEnum": "wallet.models.BankStatement.Kind",
     "WalletBankStatementStatusEnum": "wallet.models.BankStatement.Status",
@@ -753,7 +786,10 @@ def production_refusals() -> list[str]:
         refusals.append("HEALTH_REQUIRE_JOBS=false (a dead worker or beat would go unnoticed)")
     if CELERY_TASK_ALWAYS_EAGER:
         refusals.append("CELERY_TASK_ALWAYS_EAGER=true (deadline jobs would run inside web requests)")
-    if EMAIL_BACKEND.endswith(("console.EmailBackend", "locmem.EmailBackend", "dummy.EmailBackend")):
+    if DEV_MAILBOX_ENABLED:
+        refusals.append("DEV_MAILBOX_ENABLED=true (the development mailbox lists every e-mail and SMS)")
+    if EMAIL_BACKEND.endswith(("console.EmailBackend", "locmem.EmailBackend", "dummy.EmailBackend",
+                               "SandboxEmailBackend")):
         refusals.append("EMAIL_BACKEND writes e-mails to the log or nowhere (players' personal data)")
     return refusals
 
