@@ -342,9 +342,9 @@ def ok(r: requests.Response, status: int = 200) -> Any:
     return r.json() if r.content else None
 
 
-def czk(minor: int) -> str:
-    """A request amount in the API's money convention (CZK text, major units)."""
-    return f"{minor // 100}.{minor % 100:02d}"
+def money(minor: int) -> dict[str, Any]:
+    """A request amount in the API's money convention: a Money object of integer haléře (docs/player-api.md)."""
+    return {"amount": minor, "currency": "CZK"}
 
 
 class Admin(Client):
@@ -395,11 +395,11 @@ def bank_profile(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def register(anon: Api, username: str, **data: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    docs = ok(anon.call("GET", "/accounts/registration/documents/"))
+    docs = ok(anon.call("GET", "/accounts/registration/documents"))
     body = {**applicant_data(**data), "username": username,
             "consents": {"terms": docs["terms"], "data_processing": docs["data_processing"],
                          "game_plan": docs["game_plan"], "marketing": False}}
-    return body, ok(anon.call("POST", "/accounts/registration/", body), 201)
+    return body, ok(anon.call("POST", "/accounts/registration", body), 201)
 
 
 # The journey -------------------------------------------------------------------------------------------------------------
@@ -461,16 +461,16 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
 
     # 4. The e-mail link arrives by SMTP, the first password by the SMS gateway.
     mail_text = wait_for("the e-mail", lambda: smtp.texts(body["email"]))[0]
-    link = re.search(r"https://\S+/registration/confirm-email/\?token=(\S+)", mail_text)
+    link = re.search(r"https://\S+/registration/confirm-email/?\?token=([^\s&]+)", mail_text)
     assert link and link.group(0).startswith(base), mail_text
-    assert ok(anon.call("GET", "/accounts/registration/confirm-email/", token=link.group(1)))["status"] == \
+    assert ok(anon.call("GET", "/accounts/registration/confirm-email", token=link.group(1)))["status"] == \
         "password_sent"
     sms = wait_for("the SMS", lambda: [m for m in registers.sms if m["to"] == body["phone"]])[0]
     first_password = re.search(r"first password: (\S+) -", sms["text"]).group(1)  # type: ignore[union-attr]
-    login = ok(anon.call("POST", "/accounts/auth/login/", {"username": "prod.hracka", "password": first_password}))
+    login = ok(anon.call("POST", "/accounts/auth/login", {"username": "prod.hracka", "password": first_password}))
     me = Api(base, ca)
     me.auth(login["token"])
-    ok(me.call("POST", "/accounts/auth/password/", {"old_password": first_password, "new_password": NEW_PASSWORD}))
+    ok(me.call("POST", "/accounts/auth/password", {"old_password": first_password, "new_password": NEW_PASSWORD}))
     step("registered; e-mail confirmed over SMTP; first password by the SMS gateway, changed")
 
     # 5. Not a PEP; identified by her bank with Bank iD (OpenID Connect over TLS; the signed ID token checked).
@@ -492,16 +492,17 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     for limit_type, value in {"daily_stake": 500_000, "monthly_stake": 5_000_000, "daily_loss": None,
                               "monthly_loss": None, "monthly_logins": None, "daily_time": None,
                               "pause_after_logout": None}.items():
-        ok(me.call("PUT", f"/limits/self-limits/technical/{limit_type}", {"value": value}))
+        ok(me.call("PUT", f"/limits/self-limits/technical/{limit_type}",
+                   {"value": money(value) if value is not None else None}))
     method = ok(me.call("POST", "/wallet/payment-methods", {"kind": "bank_account", "account_number": PLAYER_ACCOUNT}),
                 201)
     assert method["status"] == "pending"
-    steps = ok(me.call("GET", "/accounts/registration/steps/"))
+    steps = ok(me.call("GET", "/accounts/registration/steps"))
     assert steps["missing"] == ["payment_method"], steps
 
     # 7. A deposit by bank transfer: the instructions name the operator's account and the variable symbol; the money
     #    is seen in the end-of-day camt.053 statement the operator imports.
-    deposit = ok(me.call("POST", "/wallet/deposits", {"method_id": method["id"], "amount": czk(250_000)}), 201)
+    deposit = ok(me.call("POST", "/wallet/deposits", {"method_id": method["id"], "amount": money(250_000)}), 201)
     instructions = deposit["instructions"] if "instructions" in deposit else deposit
     symbol = instructions.get("variable_symbol") or deposit["payment_reference"]
     assert OPERATOR_IBAN in json.dumps(deposit), deposit
@@ -516,20 +517,20 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     assert method["status"] == "verified" and method["verified_by"] == "first_payment"  # GP §5(8)a
 
     # 8. The registration is complete (GP §4(8)): the balance is on the full account.
-    steps = ok(me.call("GET", "/accounts/registration/steps/"))
+    steps = ok(me.call("GET", "/accounts/registration/steps"))
     assert steps["missing"] == [] and steps["can_complete"] is True, steps
-    assert ok(me.call("POST", "/accounts/registration/complete/"))["status"] in ("active", "full")
+    assert ok(me.call("POST", "/accounts/registration/complete"))["status"] in ("active", "full")
     overview = ok(me.call("GET", "/wallet/overview"))
     assert overview["account"] == "full" and overview["balance"]["amount"] == 250_000
     step("registration complete; 2,500 CZK on the full account")
 
     # 9. A round of European roulette. The terms took effect after she registered: the stake is refused until she
     #    accepts the version in force (GP §3(5)), as the player app shows it.
-    bet = {"bets": [{"type": "red", "amount": 1000}, {"type": "black", "amount": 1000}]}
+    bet = {"bets": [{"type": "red", "amount": money(1000)}, {"type": "black", "amount": money(1000)}]}
     r = me.call("POST", "/games/rounds", {"game": ROULETTE, "bet": bet})
     assert r.status_code == 403 and r.json()["error"]["code"] == "accounts.terms_not_accepted", r.text
-    current = ok(me.call("GET", "/accounts/terms/"))["current"]
-    ok(me.call("POST", "/accounts/me/terms/accept/", {"version": current["version"]}))
+    current = ok(me.call("GET", "/accounts/terms"))["current"]
+    ok(me.call("POST", "/accounts/me/terms/accept", {"version": current["version"]}))
     rnd = ok(me.call("POST", "/games/rounds", {"game": ROULETTE, "bet": bet}), 201)
     assert rnd["status"] == "finished"
     after_round = ok(me.call("GET", "/wallet/overview"))["balance"]["amount"]
@@ -539,7 +540,7 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     step(f"roulette round {rnd['id']}: stake 20 CZK, win {rnd['win']['amount'] / 100} CZK, replay verified")
 
     # 10. A withdrawal to the verified account leaves in the pain.001 payment-order file.
-    withdrawal = ok(me.call("POST", "/wallet/withdrawals", {"method_id": method["id"], "amount": czk(100_000)}),
+    withdrawal = ok(me.call("POST", "/wallet/withdrawals", {"method_id": method["id"], "amount": money(100_000)}),
                     201)
     assert ok(me.call("GET", "/wallet/overview"))["balance"]["amount"] == after_round - 100_000
     wait_for("the withdrawal to be handed to the bank provider",

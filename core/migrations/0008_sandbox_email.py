@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('core', '0005_hardening_security_event_windows'),
+        ('core', '0007_partition_audit'),
     ]
 
     operations = [
