@@ -247,7 +247,7 @@ SPECTACULAR_SETTINGS = {
         ("limits", "Self-limits, play status (the 120/15-minute break), panic button, self-listing, statistics"),
         ("games", "Catalogue, rounds (bet, actions), recall and replay verification"),
         ("jackpots", "Jackpot levels and wins"),
-        ("complaints", "Complaints and win claims (GP §10-11)"),
+        ("complaints", "Complaints and win claims"),
         ("aml", "Identification, PEP and source-of-funds declarations"),
         ("core", "Platform operations"),
         ("wallet (staff)", "Staff: branch cash, bank statements, payment orders"),

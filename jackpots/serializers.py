@@ -12,7 +12,7 @@ from django.utils.dateparse import parse_datetime
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from wallet.serializers import MoneyOutField
+from core.api_money import MoneyOutField
 
 
 @extend_schema_field({"oneOf": [{"type": "array", "items": {"type": "string"}},
