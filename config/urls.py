@@ -8,6 +8,7 @@ from django.utils.module_loading import module_has_submodule
 from drf_spectacular.views import SpectacularAPIView
 
 from core.views import ApiDocsView, health
+from playclient.views import play
 
 urlpatterns = [
     path("health", health, name="health"),
@@ -15,6 +16,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", ApiDocsView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/core/", include("core.urls")),
+    path("play/", play, name="play"),  # the reference player web client (docs/playclient.md)
 ]
 
 # Each of the platform's own apps (a folder of this repository) with an API (``<app>/urls.py``) mounts it under
