@@ -60,7 +60,7 @@ export async function show() {
   if (!session.token && !PUBLIC.has(name)) { go("login"); return; }
   const ticket = ++rendering;
   nav(name);
-  clearNotice();
+  clearNotice({ navigating: true });
   document.body.dataset.route = name || "home";
   const main = document.getElementById("view");
   try {
@@ -91,6 +91,10 @@ function start() {
   });
   whenUnauthorised(() => { go("login"); notice(t("auth.session_over")); });
   window.addEventListener("hashchange", show);
+  document.addEventListener("click", (e) => { // a link to the screen already shown shows it afresh
+    const a = e.target.closest("a[href^='#/']");
+    if (a && a.getAttribute("href") === location.hash) { e.preventDefault(); show(); }
+  });
   show();
 }
 

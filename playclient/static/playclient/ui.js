@@ -50,15 +50,21 @@ export function czk(minor) {
 }
 
 let noticeTimer;
+let keep = false; // a notice shown just before the screen changes survives that change
 export function notice(message, kind = "error") {
   const el = document.getElementById("notice");
+  keep = true;
+  setTimeout(() => { keep = false; }, 300);
   el.textContent = message;
   el.className = `notice ${kind}`;
   el.hidden = false;
   clearTimeout(noticeTimer);
   if (kind !== "error") noticeTimer = setTimeout(() => { el.hidden = true; }, 4000);
 }
-export function clearNotice() { document.getElementById("notice").hidden = true; }
+export function clearNotice({ navigating = false } = {}) {
+  if (navigating && keep) return;
+  document.getElementById("notice").hidden = true;
+}
 
 // the server's message in the player's language (ApiError.message), or ours when there is no answer at all
 export function refusal(e) {

@@ -51,7 +51,7 @@ export async function render({ refreshBalance }) {
   });
   node.append(section(t("wallet.deposit"), depForm,
     deposits.length ? table([t("wallet.when"), t("wallet.amount"), t("wallet.status"), ""], deposits.map((d) => [dateTime(d.created_at), money(d.amount), t(`deposit.${d.status}`),
-      d.status === "initiated" ? h("a", { href: "#/wallet", onclick: async (e) => { e.preventDefault(); node.replaceWith(await payPage(d, refreshBalance)); } }, t("wallet.pay")) : ""])) : null));
+      d.status === "initiated" ? h("button.link", { type: "button", onclick: async () => node.replaceWith(await payPage(d, refreshBalance)) }, t("wallet.pay")) : ""])) : null));
   return node;
 }
 
@@ -79,5 +79,5 @@ async function payPage(deposit, refreshBalance) {
   return section(t("pay.title"), h("p.small", {}, t("pay.sandbox")),
     h("dl.figures", {}, [["pay.amount", money(deposit.amount)], ["pay.account", i.account_number], ["pay.iban", i.iban],
       ["pay.vs", i.variable_symbol || deposit.payment_reference]].filter(([, v]) => v).map(([k, v]) => [h("dt", {}, t(k)), h("dd", {}, v)])),
-    status, path ? h("p.row", {}, pay("succeeded"), pay("failed")) : null, h("p", {}, h("a", { href: "#/wallet", onclick: () => location.reload() }, t("pay.back"))));
+    status, path ? h("p.row", {}, pay("succeeded"), pay("failed")) : null, h("p", {}, h("a", { href: "#/wallet" }, t("pay.back"))));
 }

@@ -1,0 +1,199 @@
+"""Issue 21 (3): a new player's journey through the player web client at /play/, in headless Chromium, against the
+live server and real PostgreSQL; the client talks only to the public API.
+
+She registers (a temporary account, its countdown and deposit cap), opens the e-mail link (it points at the client),
+logs in with the first password from the SMS and changes it, adds a bank account and deposits through the sandbox
+provider's payment page, plays European roulette and Kobushi for money, plays a Kobushi free-spin round to the end
+in play money (QA forced draws), sets a daily stake limit and hits it (the server's refusal in Czech, then in
+English), verifies a round by replay and files a complaint about it. Nothing the client does goes outside
+/api/v1/ and /static/, no script fails, and the 2-second rule (GP §7(9)) never shows an error in normal play.
+
+Only what is outside a player's reach is done otherwise: the sandbox population register knows her (staff), and
+the test reads the e-mail (locmem outbox) and the SMS (the sandbox SMS gateway) as her phone and mailbox would.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.core import mail
+
+from accounts.models import SandboxSms
+from accounts.testing import make_register_record, registration_payload
+from games.models import Round
+from limits import errors as limit_errors
+from playclient.tests.harness import Client, Screens
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+NEW_PASSWORD = "Moje-nove-heslo-2026"
+BANK_ACCOUNT = "19-2000145399/0800"
+FREE_SPIN_BET = {"lines": 30, "coins": 1, "coin_value": 10}  # 3 CZK
+
+
+def free_spin_draws() -> list:
+    """The QA forced draws of a Kobushi round that starts Big Cat free spins (found with the pure engine)."""
+    from games.tests.platform.test_slots_e2e import _features, find_seed, start_draws
+
+    seed = find_seed("kobushi", FREE_SPIN_BET, lambda s: _features(s) == ["big_cat_free_spins"])
+    return start_draws("kobushi", FREE_SPIN_BET, seed)
+
+
+def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_complains_in_chromium(
+        live_server, play_browser, settings):
+    settings.PUBLIC_BASE_URL = live_server.url
+    settings.ACCOUNTS_EMAIL_CONFIRM_URL = "/play/#/confirm?token={token}"  # the operator's app is the link target
+    settings.GAMES_QA_FORCED_OUTCOMES = True
+    c, screens = Client(play_browser, live_server.url), Screens(play_browser)
+    person = registration_payload(username="nova.hracka")
+    make_register_record(person)
+
+    # 1. registration: a temporary account
+    c.open("register")
+    screens.shot("register")
+    fields = {k: v for k, v in person.items() if k not in ("consents", "birth_surname", "correspondence_address",
+                                                             "data_box_id") and v != ""}
+    c.fill("#register-form", **fields)
+    for kind in ("terms", "data_processing", "game_plan"):
+        c.click(f"#register-form [name='consent_{kind}']")
+    c.click("#register-submit")
+    c.el("#register-result .ok")
+    assert "nova.hracka" in c.text("#register-result")
+    assert "Dočasný účet platí do" in c.text("#register-result")
+
+    # 2. the e-mail link opens the client, which confirms it; the first password comes by SMS
+    assert len(mail.outbox) == 1
+    link = re.search(r"https?://\S+/play/#/confirm\?token=\S+", mail.outbox[0].body).group(0)
+    play_browser.get(link)
+    c.ready("confirm")
+    c.el("#confirm-result .ok")
+    assert "První heslo jsme poslali SMS" in c.text("#confirm-result")
+    screens.shot("confirm")
+    first_password = re.search(r"first password: (\S+) -", SandboxSms.objects.get(to=person["phone"]).text).group(1)
+
+    # 3. log in with it; the client asks for a new one at once (GP §4(7))
+    c.open("login")
+    screens.shot("login")
+    c.fill("#login-form", username="nova.hracka", password=first_password)
+    c.click("#login-submit")
+    c.ready("password")
+    screens.shot("password")
+    c.fill("#password-form", new_password=NEW_PASSWORD)
+    c.click("#password-submit")
+    c.ready("home")
+    c.el("#countdown")
+    home = c.text()
+    assert "Dočasný účet platí do" in home and "Na dočasný účet lze vložit nejvýše 3 000,00 Kč" in home
+    screens.shot("home")
+
+    # 4. a bank account and a deposit through the sandbox provider's payment page
+    c.open("wallet")
+    c.fill("#method-form", account_number=BANK_ACCOUNT)
+    c.click("#method-form button")
+    c.notice("Účet je přidán")
+    c.el("#deposit-form button:not([disabled])")
+    c.fill("#deposit-form", amount="2000")
+    c.click("#deposit-form button")
+    c.el("#pay-succeeded")
+    assert "2 000,00 Kč" in c.text()
+    screens.shot("sandbox-pay")
+    c.click("#pay-succeeded")
+    c.wait(lambda d: c.text("#deposit-status") == "připsáno")
+    c.open("wallet")
+    assert c.text("#wallet-balance") == "2 000,00 Kč"
+    assert "1 000,00 Kč" in c.text("#wallet-cap")  # the temporary account's cap (GP §5(2)b)
+    screens.shot("wallet")
+
+    # 5. the lobby: each game's declared RTP and maximum hourly loss (GP §7(2))
+    c.open("games")
+    kobushi = c.text("[data-game='kobushi']")
+    assert "96.89 %" in kobushi and "Max. prohra za hodinu" in kobushi
+    screens.shot("lobby")
+
+    # 6. European roulette for money: two rounds, the second waits for the spin button (GP §7(9)), no error
+    c.open("game/european_roulette")
+    c.fill("#bet-form", type="red", amount="5")
+    c.click("#add-chip")
+    for n in (1, 2):
+        c.click("#spin")
+        c.wait(lambda d: len(d.find_elements("css selector", "#result [data-status='finished']")) == 1
+               and Round.objects.filter(play_money=False).count() == n)
+        assert not play_browser.find_element("id", "notice").is_displayed()
+    screens.shot("roulette")
+
+    # 7. Kobushi for money (0.30 CZK) and a free-spin round in play money, played to the end
+    c.open("game/kobushi")
+    c.fill("#bet-form", lines="30", coins="1", coin_value="1")
+    c.click("#spin")
+    c.wait(lambda d: Round.objects.filter(play_money=False, game_code="kobushi").count() == 1)
+    c.el("#result [data-round]")
+    c.fill("#bet-form", lines="30", coins="1", coin_value="10")
+    c.click("#play-money")
+    play_browser.execute_script("document.querySelector('details.qa').open = true")
+    c.el("#forced-draws").send_keys(json.dumps(free_spin_draws()))
+    c.click("#spin")
+    c.el("#pending [data-action='spin']")
+    assert "Volné otáčky" in c.text("#pending")
+    screens.shot("kobushi-free-spins")
+    for _ in range(120):
+        status = play_browser.execute_script("return document.querySelector('#result [data-status]')?.dataset.status")
+        if status == "finished":
+            break
+        c.click("#pending [data-action]")
+        c.wait(lambda d: not d.find_elements("css selector", "#pending button[disabled]"))
+    free = Round.objects.get(play_money=True)
+    assert free.status == "finished" and free.forced_outcome and len(free.actions) >= 5
+    assert all(a == {"type": "spin"} for a in free.actions)
+    screens.shot("kobushi")
+
+    # 8. a daily stake limit of 15 CZK (10.30 staked today); the next 10 CZK stake is refused, in Czech and English
+    c.open("limits")
+    form = "form[data-limit='daily_stake']"
+    c.fill(form, value="15")
+    c.click(f"{form} button[name='set']")
+    c.notice("Limit je uložen")
+    c.ready("limits")
+    c.wait(lambda d: c.text("[data-value='daily_stake']") == "15,00 Kč")
+    screens.shot("limits")
+    c.open("game/european_roulette")
+    c.fill("#bet-form", type="red", amount="10")
+    c.click("#add-chip")
+    c.click("#spin")
+    assert c.notice(limit_errors.DAILY_STAKE_EXCEEDED.message_cs) == limit_errors.DAILY_STAKE_EXCEEDED.message_cs
+    screens.shot("limit-refused-cs")
+    c.language("en")
+    c.fill("#bet-form", type="red", amount="10")
+    c.click("#add-chip")
+    c.click("#spin")
+    assert c.notice(limit_errors.DAILY_STAKE_EXCEEDED.message_en) == limit_errors.DAILY_STAKE_EXCEEDED.message_en
+    screens.shot("limit-refused-en")
+    assert Round.objects.filter(play_money=False).count() == 3  # the refused stakes moved nothing
+    c.language("cs")
+
+    # 9. the round history: a round verified by replay, then a complaint about it (GP §11)
+    c.open("rounds")
+    first = Round.objects.filter(play_money=False).order_by("id").first()
+    c.click(f".verify-button[data-round='{first.pk}']")
+    c.wait(lambda d: "odpovídá" in c.text(f".verify[data-round='{first.pk}']"))
+    screens.shot("rounds")
+    c.click(f"a[href='#/complaints?round={first.pk}']")
+    c.ready("complaints")
+    c.fill("#complaint-form", description="Kulička podle mě padla na jiné číslo, prosím o prověření.")
+    c.click("#complaint-submit")
+    filed = c.notice("je přijata")
+    reference = re.search(r"RK-\d{4}-\d+", filed).group(0)
+    c.el("#complaint-detail")
+    assert reference in c.text()
+    screens.shot("complaints")
+    from complaints.models import Complaint
+
+    complaint = Complaint.objects.get(reference=reference)
+    assert [i.object_id for i in complaint.items.all()] == [str(first.pk)]
+
+    # 10. the rest of the screens, then: no foreign request, no script error
+    for route in ("responsible", "inbox", "legal", "account"):
+        c.open(route)
+        screens.shot(route)
+    assert c.foreign_requests() == []
+    assert c.script_errors() == []
