@@ -275,6 +275,7 @@ class ConsentsView(generics.ListAPIView):
 
     @extend_schema(request=serializers.ConsentInSerializer, responses={201: serializers.ConsentSerializer},
                    summary="Give a consent (current version)")
+    @idempotent(required=False)
     def post(self, request: Request) -> Response:
         ser = serializers.ConsentInSerializer(data=request.data)
         if not ser.is_valid():
@@ -309,6 +310,7 @@ class CorrectionsView(generics.ListAPIView):
 
     @extend_schema(request=serializers.CorrectionInSerializer, responses={201: serializers.CorrectionSerializer},
                    summary="Ask for a correction of personal data (staff review it)")
+    @idempotent(required=False)
     def post(self, request: Request) -> Response:
         ser = serializers.CorrectionInSerializer(data=request.data)
         if not ser.is_valid():
@@ -386,6 +388,7 @@ class MessageReadView(APIView):
 
     @extend_schema(request=None, responses=serializers.MessageSerializer,
                    summary="Read receipt: mark the message read (the first time is recorded; idempotent)")
+    @idempotent(required=False)
     def post(self, request: Request, message_id: int) -> Response:
         player = request_player(request)
         message = services.message_read(player=player, message_id=_message_id(message_id),
@@ -409,6 +412,7 @@ class TermsAcceptView(APIView):
 
     @extend_schema(request=serializers.TermsAcceptInSerializer, responses=serializers.TermsAcceptanceSerializer,
                    summary="Accept a version of the game plan and terms (needed before the next stake, GP §3(5))")
+    @idempotent(required=False)
     def post(self, request: Request) -> Response:
         ser = serializers.TermsAcceptInSerializer(data=request.data)
         if not ser.is_valid():

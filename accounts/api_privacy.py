@@ -16,6 +16,7 @@ from accounts.models import DataRequest
 from accounts.permissions import IsPlayer, request_player
 from core.audit import Actor
 from core.errors import NOT_FOUND
+from core.idempotency import idempotent
 
 
 def _request_id(value: int) -> int:
@@ -42,6 +43,7 @@ class DataRequestsView(generics.ListAPIView):
                    responses={201: serializers_privacy.DataRequestSerializer},
                    summary="Ask for an explanation, a blocking or a deletion of my data (GP §12(7)); answered within "
                            "one month")
+    @idempotent(required=False)
     def post(self, request: Request) -> Response:
         ser = serializers_privacy.DataRequestInSerializer(data=request.data)
         if not ser.is_valid():
@@ -68,6 +70,7 @@ class DataRequestWithdrawView(APIView):
 
     @extend_schema(request=None, responses=serializers_privacy.DataRequestSerializer,
                    summary="Withdraw a pending request, or end my blocking")
+    @idempotent(required=False)
     def post(self, request: Request, request_id: int) -> Response:
         player = request_player(request)
         req = services.data_request_withdraw(player=player, request_id=_request_id(request_id),

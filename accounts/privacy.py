@@ -1,6 +1,6 @@
 """What the platform tells a participant about their personal data (GP §12): the purposes (GP §12(3)), how long the
 data are kept (GP §12(5), from the retention settings), the rights (GP §12(7)) and the data-protection authority
-(GP §12(7)e). Texts in Czech and English; no database. Served at ``GET /api/v1/accounts/privacy/`` and quoted in the
+(GP §12(7)e). Texts in Czech and English; no database. Served at ``GET /api/v1/accounts/privacy`` and quoted in the
 answers to data requests (``accounts.services.privacy``).
 """
 from __future__ import annotations
@@ -60,17 +60,17 @@ PURPOSES: list[dict[str, Any]] = [
 
 # GP §12(7): the rights and where to use them.
 RIGHTS: list[dict[str, str]] = [
-    {"code": "access", "rule": "GP §12(7)a", "how": "GET /api/v1/accounts/me/export/",
+    {"code": "access", "rule": "GP §12(7)a", "how": "GET /api/v1/accounts/me/export",
      "text_cs": "přístup ke svým údajům", "text_en": "access to your data"},
-    {"code": "correction", "rule": "GP §12(7)a", "how": "POST /api/v1/accounts/me/corrections/",
+    {"code": "correction", "rule": "GP §12(7)a", "how": "POST /api/v1/accounts/me/corrections",
      "text_cs": "oprava a doplnění údajů", "text_en": "correction and completion of the data"},
-    {"code": "explanation", "rule": "GP §12(7)b", "how": "POST /api/v1/accounts/me/data-requests/ kind=explanation",
+    {"code": "explanation", "rule": "GP §12(7)b", "how": "POST /api/v1/accounts/me/data-requests kind=explanation",
      "text_cs": "vysvětlení, jak a proč údaje zpracováváme",
      "text_en": "an explanation of how and why we process them"},
-    {"code": "blocking", "rule": "GP §12(7)b", "how": "POST /api/v1/accounts/me/data-requests/ kind=blocking",
+    {"code": "blocking", "rule": "GP §12(7)b", "how": "POST /api/v1/accounts/me/data-requests kind=blocking",
      "text_cs": "blokování (omezení zpracování, čl. 18 GDPR)",
      "text_en": "blocking (restriction of processing, GDPR art. 18)"},
-    {"code": "deletion", "rule": "GP §12(7)b", "how": "POST /api/v1/accounts/me/data-requests/ kind=deletion",
+    {"code": "deletion", "rule": "GP §12(7)b", "how": "POST /api/v1/accounts/me/data-requests kind=deletion",
      "text_cs": "likvidace (výmaz, čl. 17 GDPR) v mezích zákonných lhůt uchování",
      "text_en": "deletion (erasure, GDPR art. 17) within the legal retention periods"},
     {"code": "consent_withdrawal", "rule": "GP §12(6)", "how": "POST /api/v1/accounts/me/consents/<kind>/withdraw/",
@@ -98,7 +98,7 @@ def retention_summary() -> tuple[str, str]:
 
 
 def privacy_notice() -> dict[str, Any]:
-    """Everything ``GET /api/v1/accounts/privacy/`` states (GP §12(3), §12(4), §12(5), §12(7)): also every record the
+    """Everything ``GET /api/v1/accounts/privacy`` states (GP §12(3), §12(4), §12(5), §12(7)): also every record the
     apps declare with its retention (``accounts.privacy_contract``) and the recipients of the data."""
     return {
         "purposes": PURPOSES,

@@ -8,7 +8,7 @@ registers one :class:`Contract` from its ``AppConfig.ready()``:
 * ``records``: each :class:`Record` names the models that hold it, its retention periods (codes of
   ``accounts.retention.periods()``: the record is kept until the **longest** of them has passed, counted from the end
   of the relationship), what it is, what the anonymisation does to it at the end and what stays afterwards;
-* ``export(player) -> dict``: the app's part of ``GET /api/v1/accounts/me/export/`` (GP §12(7)a);
+* ``export(player) -> dict``: the app's part of ``GET /api/v1/accounts/me/export`` (GP §12(7)a);
 * ``anonymise(*, player, records, actor, now) -> dict[str, dict[str, int]]``: blank / delete the given records of one
   ended player (called by the one retention job, inside its transaction, the player row locked; idempotent);
   returns, per record code, the rows (or files) changed per kind (the recipients of a record with changes are told);

@@ -63,6 +63,7 @@ from aml.serializers import (
 )
 from core.audit import Actor, security_event
 from core.errors import NOT_FOUND, VALIDATION, DomainError
+from core.idempotency import idempotent
 from core.permissions import staff_permission
 from core.throttling import CallbackRateThrottle, CallbackRefusalThrottle
 
@@ -101,6 +102,7 @@ class IdentificationListView(generics.GenericAPIView[IdentificationCheck]):
                                "of its front and back (JPEG/PNG; a passport needs no back) and a selfie. The "
                                "provider checks the document and the likeness and answers later; follow the "
                                "status here or at GET status.")
+    @idempotent(required=False)
     def post(self, request: Request) -> Response:
         player = request_player(request)
         s = IdentificationStartSerializer(data=request.data)
@@ -138,6 +140,7 @@ class BankIdStartView(APIView):
                                "authorization_url; the bank sends it back to redirect_url with code and state, "
                                "which the app forwards to POST identifications/bankid/callback. A newer start "
                                "makes an earlier one unusable.")
+    @idempotent(required=False)
     def post(self, request: Request) -> Response:
         player = request_player(request)
         s = BankIdStartSerializer(data=request.data)
@@ -255,6 +258,7 @@ class PepDeclarationView(APIView):
                    description="Declare whether I am a politically exposed person (or a family member or close "
                                "associate of one); needed before completing the registration. A PEP goes to "
                                "compliance review.")
+    @idempotent(required=False)
     def post(self, request: Request) -> Response:
         player = request_player(request)
         s = PepDeclareSerializer(data=request.data)
@@ -284,6 +288,7 @@ class SourceOfFundsView(APIView):
                    operation_id="aml_source_of_funds_declare",
                    description="Declare the source of the funds I deposit; deposits refused for want of it are "
                                "possible again at once.")
+    @idempotent(required=False)
     def post(self, request: Request) -> Response:
         player = request_player(request)
         s = SofDeclareSerializer(data=request.data)

@@ -1,4 +1,4 @@
-"""Player API of complaints (``/api/v1/complaints/``) and the staff report endpoint. Thin: parse, call, format."""
+"""Player API of complaints (``/api/v1/complaints``) and the staff report endpoint. Thin: parse, call, format."""
 from __future__ import annotations
 
 from django.db.models import QuerySet
@@ -29,7 +29,6 @@ from complaints.serializers import (
 )
 from core.audit import Actor
 from core.idempotency import idempotent
-from core.money import Money
 from core.parsers import JSONParser
 from core.permissions import staff_permission
 
@@ -70,7 +69,7 @@ class ComplaintListCreateView(generics.GenericAPIView):
         c = services.complaint_file(
             player=player, reason=d["reason"], description=d["description"], event_at=d.get("event_at"),
             remedy_requested=d.get("remedy_requested", ""),
-            remedy_amount_requested=Money(amount) if amount else None,
+            remedy_amount_requested=amount,
             round_ids=d.get("rounds", []), transaction_ids=d.get("transactions", []),
             files=d.get("attachments", []), language=_lang(), actor=Actor.player(player),
         )
@@ -97,6 +96,7 @@ class ComplaintMessageView(APIView):
 
     @extend_schema(request=ComplaintMessageCreateSerializer, responses={201: ComplaintMessageSerializer},
                    operation_id="complaints_message_add")
+    @idempotent(required=False)
     def post(self, request: Request, reference: str) -> Response:
         player = request_player(request)
         c = selectors.complaint_for_player(player, reference)
@@ -116,6 +116,7 @@ class ComplaintAttachmentView(APIView):
 
     @extend_schema(request={"multipart/form-data": AttachmentUploadSerializer},
                    responses={201: ComplaintAttachmentSerializer(many=True)}, operation_id="complaints_attachments_add")
+    @idempotent(required=False)
     def post(self, request: Request, reference: str) -> Response:
         player = request_player(request)
         c = selectors.complaint_for_player(player, reference)

@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from complaints import texts
 from complaints.models import Complaint, ComplaintAttachment, ComplaintItem, ComplaintMessage
+from core.api_money import MoneyField, MoneyOutSerializer
 from core.clock import business_date
 from core.money import Money
 
@@ -15,10 +16,7 @@ def _lang() -> str:
     return "en" if (translation.get_language() or "cs")[:2] == "en" else "cs"
 
 
-class MoneySerializer(serializers.Serializer):
-    amount = serializers.IntegerField(help_text="minor units (haléře)")
-    currency = serializers.CharField()
-    formatted = serializers.CharField()
+MoneySerializer = MoneyOutSerializer
 
 
 class ComplaintFileSerializer(serializers.Serializer):
@@ -31,9 +29,9 @@ class ComplaintFileSerializer(serializers.Serializer):
                                          help_text="time of the bet or event; required unless rounds or "
                                                    "transactions are named (their records then decide)")
     remedy_requested = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
-    remedy_amount_requested = serializers.IntegerField(required=False, allow_null=True, min_value=1,
-                                                       max_value=10**13,
-                                                       help_text="minor units (haléře), optional")
+    remedy_amount_requested = MoneyField(required=False, allow_null=True, min_amount=1, max_amount=10**13,
+                                         help_text="optional: a Money object {\"amount\": <haléře>, \"currency\": "
+                                                   "\"CZK\"}; in multipart/form-data the same object as JSON text")
     rounds = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=2**63 - 1), required=False, default=list,
                                    max_length=50, help_text="ids of the player's own game rounds")
     transactions = serializers.ListField(child=serializers.CharField(max_length=64), required=False, default=list,

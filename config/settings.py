@@ -287,7 +287,7 @@ ACCOUNTS_GATEWAY_TIMEOUT_SECONDS = env.float("ACCOUNTS_GATEWAY_TIMEOUT_SECONDS",
 # GP §4(7): the e-mail confirmation link that releases the first password by SMS.
 ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS = env.int("ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS", default=48)
 ACCOUNTS_EMAIL_CONFIRM_URL = env.str("ACCOUNTS_EMAIL_CONFIRM_URL",
-                                     default="/api/v1/accounts/registration/confirm-email/?token={token}")
+                                     default="/api/v1/accounts/registration/confirm-email?token={token}")
 # Login sessions: idle timeout (minutes, checked on each request and by a sweeper) and absolute lifetime (hours).
 ACCOUNTS_SESSION_IDLE_MINUTES = env.int("ACCOUNTS_SESSION_IDLE_MINUTES", default=30)
 ACCOUNTS_SESSION_MAX_HOURS = env.float("ACCOUNTS_SESSION_MAX_HOURS", default=24.0)
@@ -338,7 +338,7 @@ if min(ACCOUNTS_RETENTION_GAMBLING_YEARS, ACCOUNTS_RETENTION_AML_YEARS, ACCOUNTS
        ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS) < 1:
     raise ImproperlyConfigured("ACCOUNTS_RETENTION_*_YEARS and ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS must be at least 1")
 # GP §12(4), §12(7), GDPR art. 13(1)e, art. 19: the recipients of the participants' data, published in the privacy
-# notice (GET /api/v1/accounts/privacy/) and in the export; those with "notify" are told of a correction or an erasure
+# notice (GET /api/v1/accounts/privacy) and in the export; those with "notify" are told of a correction or an erasure
 # of the records they receive (accounts.RecipientNotice, e-mailed to "contact"). "records" are record codes of the
 # privacy contract (accounts/privacy_contract.py; the system check accounts.E003 refuses an unknown one). The defaults
 # name the platform's own integrations with development contacts: a deployment sets its processors' real names and

@@ -118,6 +118,9 @@ STAFF_PERMISSION_REQUIRED = ErrorDef("auth.staff_permission_required", 403,
 NOT_A_PLAYER = ErrorDef("auth.not_a_player", 403, "Tato funkce je jen pro registrované účastníky (hráče).",
                         "Only registered players can do this.")
 NOT_FOUND = ErrorDef("not_found", 404, "Záznam nebyl nalezen.", "Not found.")
+NOT_CANONICAL_PATH = ErrorDef("request.not_canonical_path", 404,
+                              "Adresa {path} neexistuje: adresy API nekončí lomítkem, použijte {canonical}.",
+                              "There is no {path}: API paths have no trailing slash, use {canonical}.")
 METHOD_NOT_ALLOWED = ErrorDef("request.method_not_allowed", 405, "Metoda není povolena.", "Method not allowed.")
 NOT_ACCEPTABLE = ErrorDef("request.not_acceptable", 406, "Nepodporovaný formát odpovědi.", "Not acceptable.")
 UNSUPPORTED_MEDIA = ErrorDef("request.unsupported_media_type", 415, "Nepodporovaný formát dat.", "Unsupported media type.")

@@ -22,6 +22,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -76,8 +77,45 @@ def _request_hash(request: Request, endpoint: str) -> str:
     return hashlib.sha256(f"{endpoint}\n{body}".encode()).hexdigest()
 
 
-def idempotent(required: bool = True) -> Callable[[ViewMethod], ViewMethod]:
+@dataclass(frozen=True)
+class IdempotencyRule:
+    """What ``@idempotent()`` declared on a view method: read by the OpenAPI schema (``core.schema.AutoSchema``
+    declares the ``Idempotency-Key`` header exactly where a view carries the decorator, required where it is)."""
+
+    required: bool
+    record: bool  # False: the resource row is its own record (``request_key``)
+
+
+def idempotency_rule(view_method: Any) -> IdempotencyRule | None:
+    """The rule ``@idempotent()`` put on a view method, or None when the method reads no Idempotency-Key."""
+    rule = getattr(view_method, "idempotency", None)
+    return rule if isinstance(rule, IdempotencyRule) else None
+
+
+def idempotent(required: bool = True, *, record: bool = True) -> Callable[[ViewMethod], ViewMethod]:
+    """The Idempotency-Key contract on a view method (docs/player-api.md, Conventions).
+
+    ``required``: a call without the header is ``idempotency.key_required`` (400); else the header is optional and
+    the call without it runs once, as sent. ``record=False``: the view's own row is unique on the key and replays
+    itself (a round, a round action; :func:`request_key`), so the decorator checks the header and keeps no separate
+    record. Either way the decorator declares the header in the OpenAPI schema (:func:`idempotency_rule`)."""
+    rule = IdempotencyRule(required=required, record=record)
+
     def decorator(view_method: ViewMethod) -> ViewMethod:
+        if not record:
+            @functools.wraps(view_method)
+            def checked(self: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
+                key = request.headers.get("Idempotency-Key")
+                if key is None:
+                    if required:
+                        raise KEY_REQUIRED()
+                else:
+                    _valid_key(key)
+                return view_method(self, request, *args, **kwargs)
+
+            checked.idempotency = rule  # type: ignore[attr-defined]
+            return checked
+
         @functools.wraps(view_method)
         def wrapper(self: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
 
@@ -121,6 +159,7 @@ def idempotent(required: bool = True) -> Callable[[ViewMethod], ViewMethod]:
             # The twin committed first: replay its result.
             return stored(IdempotencyRecord.objects.get(scope=scope, key=key))
 
+        wrapper.idempotency = rule  # type: ignore[attr-defined]
         return wrapper
 
     return decorator

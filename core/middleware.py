@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseNotFound, JsonResponse
 
-from core.errors import NOT_FOUND, VALIDATION, server_error_json
+from core.errors import NOT_CANONICAL_PATH, NOT_FOUND, VALIDATION, server_error_json
 from core.logging import reset_request_id, set_request_id
 
 logger = logging.getLogger("platform.request")
@@ -131,6 +131,21 @@ class RejectNulMiddleware:
         return self.get_response(request)
 
 
+def canonical_path(path_info: str) -> str | None:
+    """The route ``path_info`` means in the one URL style (no trailing slash, config/urls.py), when it is written
+    with a trailing slash and the path without it exists; else None."""
+    from django.urls import Resolver404, resolve
+
+    if not path_info.endswith("/") or path_info == "/":
+        return None
+    candidate = path_info.rstrip("/")
+    try:
+        resolve(candidate)
+    except Resolver404:
+        return None
+    return candidate
+
+
 class CatchAllMiddleware:
     """Last line: an exception no view handled becomes a logged JSON 500 with an error id; an API path no route
     matches (an unknown path, or an identifier of the wrong form: ``/api/v1/games/rounds/abc``) is the API's
@@ -141,7 +156,12 @@ class CatchAllMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        if response.status_code == 404 and request.resolver_match is None and request.path.startswith("/api/"):
+        if response.status_code == 404 and request.resolver_match is None and request.path.startswith("/api"):
+            canonical = canonical_path(request.path_info)
+            if canonical is not None:  # the other URL style (a trailing slash): not found, naming the right path
+                script_name = request.path[:len(request.path) - len(request.path_info)]
+                error = NOT_CANONICAL_PATH(path=request.path, canonical=script_name + canonical)
+                return JsonResponse({"error": error.as_dict()}, status=404)
             return JsonResponse({"error": NOT_FOUND().as_dict()}, status=404)
         return response
 

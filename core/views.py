@@ -130,7 +130,7 @@ DOCS_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inl
 
 
 class ApiDocsView(SpectacularSwaggerSplitView):
-    """``/api/docs/``: Swagger UI served from drf-spectacular-sidecar, under :data:`DOCS_CSP`."""
+    """``/api/docs``: Swagger UI served from drf-spectacular-sidecar, under :data:`DOCS_CSP`."""
 
     @extend_schema(exclude=True)
     def get(self, request: Any, *args: Any, **kwargs: Any) -> Any:

@@ -12,7 +12,6 @@ POST play-money/rounds              start a play-money round (no wallet, no limi
 """
 from __future__ import annotations
 
-import uuid
 from typing import Any, cast
 
 from django.db.models import QuerySet
@@ -30,7 +29,6 @@ from core.audit import Actor
 from core.errors import DomainError, jsonable
 from core.idempotency import idempotent, mark_replayed, request_key
 from core.permissions import staff_permission
-from core.schema import idempotency_key
 from games import selectors, services
 from games.models import Game, Round
 from games.serializers import (
@@ -42,12 +40,11 @@ from games.serializers import (
     RoundPlayRequestSerializer,
     RoundSerializer,
     VerifySerializer,
+    bet_to_api,
 )
 
 PLAY_MONEY_PARAM = OpenApiParameter("play_money", OpenApiTypes.BOOL, OpenApiParameter.QUERY,
                                     description="play-money rounds instead of real-money ones")
-KEY_HEADER = idempotency_key(required=True)
-KEY_HEADER_OPTIONAL = idempotency_key(required=False)
 
 
 def _flag(request: Request, name: str) -> bool:
@@ -107,7 +104,9 @@ def round_json(rnd: Round) -> dict[str, Any]:
     the same dict (``selectors.round_public``) with times written as DRF writes them (ISO 8601, UTC as ``Z``).
     ``games/tests/platform/test_round_cost.py`` checks both give the same answer for finished, waiting, voided
     rounds and rounds with actions; the serializer stays the documented (OpenAPI) shape."""
-    return cast(dict[str, Any], jsonable(selectors.round_public(rnd)))
+    data = cast(dict[str, Any], jsonable(selectors.round_public(rnd)))
+    data["bet"] = bet_to_api(data["bet"])
+    return data
 
 
 class RoundsView(generics.ListAPIView):
@@ -124,7 +123,8 @@ class RoundsView(generics.ListAPIView):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(request=RoundPlayRequestSerializer, responses={201: RoundSerializer}, parameters=[KEY_HEADER])
+    @extend_schema(request=RoundPlayRequestSerializer, responses={201: RoundSerializer})
+    @idempotent(record=False)
     def post(self, request: Request) -> Response:
         """The round row is unique on (player, Idempotency-Key): it is its own idempotency record, so a replay
         returns the round (``Idempotent-Replayed: true``) and moves nothing, with no separate record."""
@@ -145,19 +145,21 @@ class PlayMoneyRoundsView(APIView):
 
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=PlayMoneyRoundRequestSerializer, responses={201: RoundSerializer, 200: RoundSerializer},
-                   parameters=[KEY_HEADER_OPTIONAL])
-    @idempotent(required=False)
+    @extend_schema(request=PlayMoneyRoundRequestSerializer, responses={201: RoundSerializer})
+    @idempotent(record=False)
     def post(self, request: Request) -> Response:
+        """The round row is its own idempotency record, as for real money (a replay: 201 with
+        ``Idempotent-Replayed: true``)."""
         player = request_player(request)
         body = PlayMoneyRoundRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         rnd = services.round_play(
             player=player, game_code=body.validated_data["game"], bet=body.validated_data["bet"],
-            idempotency_key=request.headers.get("Idempotency-Key") or f"pm-{uuid.uuid4().hex}",
+            idempotency_key=request_key(request),
             actor=Actor.player(player), play_money=True, forced_draws=body.validated_data.get("forced_draws"),
         )
-        return Response(RoundSerializer(rnd).data, status=200 if rnd.replayed else 201)
+        response = Response(RoundSerializer(rnd).data, status=201)
+        return mark_replayed(response) if rnd.replayed else response
 
 
 class OpenRoundView(APIView):
@@ -196,7 +198,8 @@ class RoundActionView(APIView):
 
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=RoundActRequestSerializer, responses=RoundSerializer, parameters=[KEY_HEADER])
+    @extend_schema(request=RoundActRequestSerializer, responses=RoundSerializer)
+    @idempotent(record=False)
     def post(self, request: Request, round_id: int) -> Response:
         """The action row is unique on (round, Idempotency-Key): its own idempotency record (see RoundsView)."""
         key = request_key(request)

@@ -1,16 +1,82 @@
 """DRF serializers of the games API (request bodies and the documented response shapes)."""
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api_money import MoneyOutSerializer as GameMoneySerializer
+from core.api_money import example as money_example
+from core.api_money import money_from_json, money_to_json
 from games import selectors
+from games.engine.base import Game as EngineGame
+from games.engine.base import JsonDict
+from games.engine.registry import get_game
 from games.models import Game, Round
 
+# The API's money convention (core.api_money) in a game's bet: the engine takes integer haléře; a request carries
+# every amount as a Money object. In a bet, these keys are amounts (at any depth: roulette's ``bets[].amount``,
+# a slot's ``coin_value``, ``bet_per_line`` or ``stake``); every other value is passed to the engine as sent.
+MONEY_BET_KEYS = frozenset({"amount", "coin_value", "bet_per_line", "stake"})
 
-class GameMoneySerializer(serializers.Serializer):
-    amount = serializers.IntegerField(help_text="minor units (haléře)")
-    currency = serializers.CharField()
-    formatted = serializers.CharField()
+
+def bet_from_api(value: Any, path: str = "bet") -> Any:
+    """A bet of the API (amounts as Money objects) as the engine takes it (amounts as integer haléře); an amount in
+    another form is ``request.invalid_money`` naming its place (``bet.bets.0.amount``)."""
+    if isinstance(value, dict):
+        return {key: money_from_json(item, field=f"{path}.{key}").amount if key in MONEY_BET_KEYS
+                else bet_from_api(item, f"{path}.{key}") for key, item in value.items()}
+    if isinstance(value, list):
+        return [bet_from_api(item, f"{path}.{i}") for i, item in enumerate(value)]
+    return value
+
+
+def bet_to_api(value: Any, *, formatted: bool = True) -> Any:
+    """The inverse of :func:`bet_from_api`: a bet the engine stored, with its amounts as Money objects (with
+    ``formatted`` in answers, so a client can send a bet back as it got it; without in request examples)."""
+    if isinstance(value, dict):
+        return {key: _amount_to_api(item, formatted) if key in MONEY_BET_KEYS
+                else bet_to_api(item, formatted=formatted) for key, item in value.items()}
+    if isinstance(value, list):
+        return [bet_to_api(item, formatted=formatted) for item in value]
+    return value
+
+
+def _amount_to_api(item: Any, formatted: bool) -> Any:
+    if isinstance(item, int) and not isinstance(item, bool):
+        return money_to_json(item) if formatted else money_example(item)
+    return item  # already a Money object, or not an amount the engine would take (left for the check to refuse)
+
+
+def engine_bet_example(game: EngineGame) -> JsonDict | None:
+    """The bet a game's definition offers as its example: ``bet_example`` (attribute or in ``describe()``), else its
+    default bet (``default_bet_params``); in engine units. Every shipped game has one (a test checks)."""
+    declared = getattr(game, "bet_example", None)
+    if isinstance(declared, dict):
+        return declared
+    described = game.describe().get("bet_example")
+    if isinstance(described, dict):
+        return described
+    default = getattr(game, "default_bet_params", None)
+    return default if isinstance(default, dict) else None
+
+
+def api_bet_example(game: EngineGame) -> JsonDict | None:
+    """The game's example bet as a request carries it (Money objects)."""
+    bet = engine_bet_example(game)
+    return None if bet is None else bet_to_api(bet, formatted=False)
+
+
+@extend_schema_field({"type": "object", "additionalProperties": True,
+                      "description": "the game's bet parameters (see the game's bet_example); every amount "
+                                     "(amount, coin_value, bet_per_line, stake) is a Money object "
+                                     "{\"amount\": <haléře>, \"currency\": \"CZK\"}"})
+class BetField(serializers.DictField):
+    """A bet in the API's shape, given to the view in the engine's (integer haléře)."""
+
+    def to_internal_value(self, data: Any) -> JsonDict:
+        return bet_from_api(super().to_internal_value(data))
 
 
 class DeclaredSerializer(serializers.Serializer):
@@ -57,12 +123,21 @@ class GameSummarySerializer(serializers.Serializer):
 
 
 class GameDetailSerializer(GameSummarySerializer):
-    description = serializers.JSONField(help_text="the engine's description: rules, paytable, bet options")
+    description = serializers.JSONField(help_text="the engine's description: rules, paytable, bet options (its "
+                                                  "figures are integer haléře, as the engine keeps them)")
+    bet_example = serializers.JSONField(allow_null=True, read_only=True,
+                                        help_text="a valid bet of this game as a request sends it (amounts as "
+                                                  "Money objects): the body's `bet`")
 
     def to_representation(self, instance):
         if isinstance(instance, Game):
             instance = selectors.game_detail(instance)
-        return super().to_representation(instance)
+        data = super().to_representation(instance)
+        try:
+            data["bet_example"] = api_bet_example(get_game(data["code"], data["version"]))
+        except KeyError:  # a version the engine no longer ships
+            data["bet_example"] = None
+        return data
 
 
 class RoundGameSerializer(serializers.Serializer):
@@ -91,7 +166,7 @@ class RoundSerializer(serializers.Serializer):
     started_at = serializers.DateTimeField()
     settled_at = serializers.DateTimeField(allow_null=True)
     deadline = serializers.DateTimeField()
-    bet = serializers.JSONField()
+    bet = serializers.JSONField(help_text="the bet as the engine took it; amounts as Money objects")
     stake = GameMoneySerializer()
     win = GameMoneySerializer(help_text="the win credited (0 until the round is settled)")
     win_engine = GameMoneySerializer(help_text="the win of the game (accrued so far while in progress)")
@@ -109,12 +184,20 @@ class RoundSerializer(serializers.Serializer):
     def to_representation(self, instance):
         if isinstance(instance, Round):
             instance = selectors.round_public(instance)
-        return super().to_representation(instance)
+        data = super().to_representation(instance)
+        data["bet"] = bet_to_api(data["bet"])
+        return data
 
 
 class LaunchSerializer(serializers.Serializer):
     game = GameDetailSerializer()
-    last_bet = serializers.JSONField(allow_null=True, help_text="the player's last bet parameters for this game")
+    last_bet = serializers.JSONField(allow_null=True, help_text="the player's last bet parameters for this game "
+                                                                "(amounts as Money objects; may be sent back)")
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["last_bet"] = bet_to_api(data["last_bet"])
+        return data
     open_round = RoundSerializer(allow_null=True, help_text="a round waiting for the player (resume it first)")
 
 
@@ -136,7 +219,7 @@ class VerifySerializer(serializers.Serializer):
 
 class RoundPlayRequestSerializer(serializers.Serializer):
     game = serializers.CharField(max_length=60, help_text="game code from the catalogue")
-    bet = serializers.DictField(help_text="bet parameters, see the game's description (bet_example)")
+    bet = BetField(help_text="bet parameters, see the game's bet_example; amounts are Money objects")
     forced_draws = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2),
         required=False, help_text="QA only, play money only: draws [n, value] fed to the engine first",

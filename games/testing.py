@@ -50,3 +50,17 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     if _uses_database(item):
         approve_current_games()
     return (yield)
+
+
+def api_bet(bet: object) -> object:
+    """A bet written in engine units (``{"bets": [{"type": "red", "amount": 100}]}``) as the API takes it, every
+    amount a Money object (``core.api_money``): the tests write bets as the engine keeps them and post them as a
+    client must. Values that are not integers (a test of a malformed bet) are left as written."""
+    from games.serializers import bet_to_api
+
+    return bet_to_api(bet, formatted=False)
+
+
+def api_money(minor: int) -> dict[str, object]:
+    """``{"amount": minor, "currency": "CZK"}``: an amount as a request carries it."""
+    return {"amount": minor, "currency": "CZK"}

@@ -1,4 +1,4 @@
-"""Jackpots API under /api/v1/jackpots/ (read-only; thin: parse, call one selector, format).
+"""Jackpots API under /api/v1/jackpots (read-only; thin: parse, call one selector, format).
 
 GET  ""            the running levels with their current values (public; ?game=, ?coin_value=)
 GET  wins          the latest paid wins (public, nothing names a player)

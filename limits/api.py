@@ -37,7 +37,7 @@ from core.schema import idempotency_key
 from limits import errors, selectors, services
 from limits.kinds import KINDS, TECHNICAL, kind_rules
 from limits.models import LimitType, SelfLimitChange, SelfListingRequest
-from limits.rules import validate_limit
+from limits.rules import LIMIT_UNITS, validate_limit
 from limits.serializers import (
     PanicSerializer,
     PanicStatusSerializer,
@@ -100,9 +100,12 @@ class SelfLimitDetailView(APIView):
         return Response(SelfLimitSerializer(asdict(_limit_view(player, kind, limit_type))).data)
 
     @extend_schema(parameters=[KIND_PATH, LIMIT_PATH], request=SelfLimitWriteSerializer, responses=SelfLimitSerializer)
+    @idempotent(required=False)
     def put(self, request: Request, kind: str, limit_type: str) -> Response:
         player = request_player(request)
-        ser = SelfLimitWriteSerializer(data=request.data)
+        kind_rules(kind)
+        validate_limit(limit_type, None)
+        ser = SelfLimitWriteSerializer(data=request.data, context={"unit": LIMIT_UNITS[LimitType(limit_type)]})
         ser.is_valid(raise_exception=True)
         if "value" not in request.data:
             raise serializers.ValidationError({"value": ["This field is required (null = no limit)."]})

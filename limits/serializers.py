@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api_money import money_from_json, money_to_json
 from core.money import Money
 from limits.kinds import KINDS
 from limits.models import (
@@ -15,36 +17,99 @@ from limits.models import (
     SelfLimitChange,
     SelfListingRequest,
 )
+from limits.rules import LIMIT_UNITS
+
+MONEY_UNIT = "CZK_minor"
+MAX_LIMIT_VALUE = 10**12  # bounded at the API (issue 13, item 3); the rules bound each limit further
+
+LIMIT_VALUE_SCHEMA = {
+    "oneOf": [
+        {"type": "object", "title": "Money", "description": "a money limit (unit CZK_minor): a Money object",
+         "properties": {"amount": {"type": "integer", "description": "minor units (haléře, 1/100 CZK)"},
+                        "currency": {"type": "string", "enum": ["CZK"]},
+                        "formatted": {"type": "string", "description": "in answers; ignored in a request"}},
+         "required": ["amount", "currency"]},
+        {"type": "integer", "minimum": 0, "description": "a count or minutes limit (unit count / minutes)"},
+    ],
+    "nullable": True,
+}
+
+
+@extend_schema_field(LIMIT_VALUE_SCHEMA)
+class LimitValueField(serializers.Field[Any, Any, Any, Any]):
+    """A self-limit's value in the limit's unit (the serializer's ``unit`` context): a Money object for the four
+    money limits (``core.api_money``), a JSON integer for counts and minutes; ``null`` = no limit. A string is
+    refused either way (``{"value": "500"}`` once stored 5 CZK; issue 21)."""
+
+    def __init__(self, **kw: Any) -> None:
+        kw.setdefault("allow_null", True)
+        super().__init__(**kw)
+
+    def to_internal_value(self, data: Any) -> int:
+        unit = self.context.get("unit")
+        if unit == MONEY_UNIT:
+            value = money_from_json(data, field="value").amount
+        elif isinstance(data, bool) or not isinstance(data, int):
+            raise serializers.ValidationError(f"a JSON integer of {unit} (or null for no limit)")
+        else:
+            value = data
+        if not 0 <= value <= MAX_LIMIT_VALUE:
+            raise serializers.ValidationError(f"from 0 to {MAX_LIMIT_VALUE} {unit} (or null for no limit)")
+        return value
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+def _money_values(data: dict[str, Any], unit: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    """The limit's amounts as Money objects when the limit is money (counts and minutes stay integers)."""
+    if unit == MONEY_UNIT:
+        for key in keys:
+            if data.get(key) is not None:
+                data[key] = money_to_json(int(data[key]))
+    return data
 
 
 class SelfLimitSerializer(serializers.Serializer[Any]):
     kind = serializers.CharField()
     limit_type = serializers.ChoiceField(choices=LimitType.choices)
-    unit = serializers.ChoiceField(choices=[("CZK_minor", "haléře (1/100 CZK)"), ("count", "count"),
-                                            ("minutes", "minutes")])
+    unit = serializers.ChoiceField(choices=[(MONEY_UNIT, "money: value is a Money object (amount in haléře)"),
+                                            ("count", "count"), ("minutes", "minutes")])
     decided = serializers.BooleanField(help_text="set or declined (GP §4(4)e)")
     declined = serializers.BooleanField(help_text="decided with no limit")
-    value = serializers.IntegerField(allow_null=True, help_text="in force now, in `unit`; null = no limit")
+    value = LimitValueField(help_text="in force now, in `unit` (a Money object for money limits); null = no limit")
     pending = serializers.BooleanField(help_text="a loosening waits for its effective date (GP §6(4))")
-    pending_value = serializers.IntegerField(allow_null=True)
+    pending_value = LimitValueField()
     pending_requested_at = serializers.DateTimeField(allow_null=True)
     pending_effective_at = serializers.DateTimeField(allow_null=True)
-    used = serializers.IntegerField(allow_null=True, help_text="used in the current period, in `unit`")
+    used = LimitValueField(help_text="used in the current period, in `unit`")
     resets_at = serializers.DateTimeField(allow_null=True)
     decided_at = serializers.DateTimeField(allow_null=True)
 
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        return _money_values(data, data["unit"], ("value", "pending_value", "used"))
+
 
 class SelfLimitWriteSerializer(serializers.Serializer[Any]):
-    value = serializers.IntegerField(allow_null=True, min_value=0, max_value=10**12,
-                                     help_text="in the limit's unit (haléře, count, minutes); null = no limit "
-                                               "(declines the limit, or asks to remove it)")
+    value = LimitValueField(help_text="in the limit's unit: a Money object {\"amount\": <haléře>, \"currency\": "
+                                      "\"CZK\"} for daily_stake, monthly_stake, daily_loss, monthly_loss; a JSON "
+                                      "integer for monthly_logins (count), daily_time and pause_after_logout "
+                                      "(minutes); null = no limit (declines the limit, or asks to remove it)")
 
 
 class SelfLimitChangeSerializer(serializers.ModelSerializer[SelfLimitChange]):
+    old_value = LimitValueField()
+    new_value = LimitValueField()
+
     class Meta:
         model = SelfLimitChange
         fields = ["id", "kind", "limit_type", "action", "old_value", "new_value", "requested_at", "effective_from",
                   "actor_type", "actor_label", "note"]
+
+    def to_representation(self, instance: SelfLimitChange) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        return _money_values(data, LIMIT_UNITS[LimitType(instance.limit_type)], ("old_value", "new_value"))
 
 
 class PlayStatusSerializer(serializers.Serializer[Any]):

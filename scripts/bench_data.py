@@ -454,8 +454,8 @@ def _play_in_process(client: Any, token: str, game: str) -> str:
     """One round through Django's full request stack, its actions included; returns its final status or error."""
     import json
 
-    bet = {"lines": 30, "coins": 1, "coin_value": 10} if game == "kobushi" else {
-        "bets": [{"type": "red", "amount": 100}]}
+    bet = {"lines": 30, "coins": 1, "coin_value": {"amount": 10, "currency": "CZK"}} if game == "kobushi" else {
+        "bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}}]}
     headers = {"Authorization": f"Token {token}"}
     response = client.post("/api/v1/games/rounds", data=json.dumps({"game": game, "bet": bet}),
                            content_type="application/json",

@@ -28,8 +28,9 @@ HOST = "127.0.0.1"
 ROULETTE = "european_roulette"
 KOBUSHI = "kobushi"
 BETS: dict[str, dict[str, Any]] = {
-    ROULETTE: {"bets": [{"type": "red", "amount": 100}]},  # 1 CZK on red
-    KOBUSHI: {"lines": 30, "coins": 1, "coin_value": 10},  # 3 CZK, under the offered max bet (10 CZK)
+    # amounts as Money objects, the API's one convention (docs/player-api.md)
+    ROULETTE: {"bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}}]},  # 1 CZK on red
+    KOBUSHI: {"lines": 30, "coins": 1, "coin_value": {"amount": 10, "currency": "CZK"}},  # 3 CZK (max bet 10 CZK)
 }
 MIN_ROUND_SECONDS = 2.0  # GP §7(9)
 MARGIN_SECONDS = 0.01  # on top of the 2 s, against rounding of the server's timestamps

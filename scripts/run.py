@@ -19,6 +19,21 @@ HOST, PORT = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
 BASE = f"http://{HOST}:{PORT}"
 
 
+def public_base_url(environ: dict[str, str] | os._Environ[str]) -> str:
+    """The address every link the platform sends starts with (the e-mail confirmation, the sandbox payment URL,
+    notices; settings.PUBLIC_BASE_URL): ``PUBLIC_BASE_URL`` when set, else the address ``make run`` serves on,
+    ``http://HOST:PORT`` (a listen-on-all address, 0.0.0.0 or ::, is not one a browser can open: 127.0.0.1 then)."""
+    explicit = environ.get("PUBLIC_BASE_URL", "").strip()
+    if explicit:
+        return explicit.rstrip("/")
+    host = environ.get("HOST", "127.0.0.1") or "127.0.0.1"
+    if host in ("0.0.0.0", "::", "[::]", ""):
+        host = "127.0.0.1"
+    elif ":" in host and not host.startswith("["):
+        host = f"[{host}]"  # an IPv6 address in a URL
+    return f"http://{host}:{environ.get('PORT', '8000') or '8000'}"
+
+
 def manage(*args: str, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([PY, "manage.py", *args], cwd=ROOT, check=True, **kw)
 
@@ -40,6 +55,8 @@ def wait_health(timeout: float = 60) -> dict:
 
 def main() -> int:
     os.chdir(ROOT)
+    # every child (web, worker, beat, seed_demo) builds its links on the address we serve on (issue 21)
+    os.environ["PUBLIC_BASE_URL"] = public_base_url(os.environ)
     embedded = not os.environ.get("DATABASE_URL")
     if embedded:
         # start the embedded PostgreSQL here and hand its URL to every child (settings never start it)
@@ -98,10 +115,12 @@ def main() -> int:
     print(f"== worker: {(hb.stdout or hb.stderr).strip()}", flush=True)
     print(f"""
 Platform running:
-   API docs   {BASE}/api/docs/
+   API docs   {BASE}/api/docs
    Admin      {BASE}/admin/
    Health     {BASE}/health
-   Schema     {BASE}/api/schema/
+   Schema     {BASE}/api/schema
+   Mailbox    {BASE}/dev/mailbox (the e-mails and SMS the sandbox would have sent; development only)
+   Links in e-mails and payment instructions start with PUBLIC_BASE_URL={os.environ["PUBLIC_BASE_URL"]}
 Demo data:
 {demo}
 Ctrl-C stops everything.""", flush=True)

@@ -27,13 +27,14 @@ from core.money import Money
 from core.rng import use_rng
 from games.models import Round
 from games.services import round_play
+from games.testing import api_bet
 from games.tests.platform.testgames import FixedRNG
 
 pytestmark = pytest.mark.django_db
 SYSTEM = Actor.system("test")
 LISTED = {"given_names": "Ivan", "surname": "Sankcionovaný", "date_of_birth": "1971-03-14", "sex": "M"}
 RED_BET: dict[str, Any] = {"bets": [{"type": "red", "amount": 100}]}
-RED: dict[str, Any] = {"game": "european_roulette", "bet": RED_BET}
+RED: dict[str, Any] = {"game": "european_roulette", "bet": api_bet(RED_BET)}
 LOSS = FixedRNG(0)
 _keys = itertools.count(1)
 REVIEW, REFUSED = "aml.compliance_review", "aml.compliance_refused"
@@ -75,8 +76,8 @@ def _attempts(player: Player, method_id: int, clock_: Any) -> dict[str, tuple[in
     """A deposit, a withdrawal and a real-money stake through the API: {what: (HTTP status, error code or None)}."""
     c = _api(player)
     out: dict[str, tuple[int, str | None]] = {}
-    for what, path, body in (("deposit", "/api/v1/wallet/deposits", {"method_id": method_id, "amount": "100"}),
-                             ("withdrawal", "/api/v1/wallet/withdrawals", {"method_id": method_id, "amount": "100"})):
+    for what, path, body in (("deposit", "/api/v1/wallet/deposits", {"method_id": method_id, "amount": {"amount": 10000, "currency": "CZK"}}),
+                             ("withdrawal", "/api/v1/wallet/withdrawals", {"method_id": method_id, "amount": {"amount": 10000, "currency": "CZK"}})):
         r = c.post(path, body, format="json", HTTP_IDEMPOTENCY_KEY=_key())
         out[what] = (r.status_code, r.json()["error"]["code"] if r.status_code >= 400 else None)
     clock_.shift(3)  # GP §7(9)
@@ -121,7 +122,7 @@ def test_an_open_list_match_refuses_deposits_withdrawals_and_stakes_and_nothing_
     assert _nothing_moved(player, before)
     status = _api(player).get("/api/v1/aml/status").json()["refusals"]
     assert (status["deposit"], status["withdrawal"], status["stake"]) == (REVIEW, REVIEW, REVIEW)
-    assert _api(player).get("/api/v1/accounts/me/").json()["betting_refusal"] == REVIEW
+    assert _api(player).get("/api/v1/accounts/me").json()["betting_refusal"] == REVIEW
 
 
 def test_a_confirmed_list_match_refuses_stakes_as_well_as_money_movements(frozen):

@@ -33,10 +33,10 @@ OWNED = {
     ("api/v1/games/rounds/", "round_id"): "round",
     ("api/v1/complaints/", "reference"): "complaint",
     ("api/v1/complaints/", "attachment_id"): "attachment",
-    ("api/v1/accounts/me/messages/", "message_id"): "message",
+    ("api/v1/accounts/me/messages", "message_id"): "message",
     ("api/v1/aml/identifications/", "pk"): "aml_identification",
     ("api/v1/aml/identifications/", "side"): "aml_image_side",
-    ("api/v1/accounts/me/data-requests/", "request_id"): "data_request",
+    ("api/v1/accounts/me/data-requests", "request_id"): "data_request",
 }
 # parameters that name no record of a player (a kind, a game, a provider): not part of the ownership matrix
 NOT_IDENTIFIERS = {"kind", "limit_type", "code", "provider", "player_id"}
@@ -110,9 +110,9 @@ def records(settings: Any, tmp_path: Any) -> dict[str, Any]:
     fund(b, czk(20000))
     cb = APIClient()
     cb.credentials(HTTP_AUTHORIZATION=f"Token {token_for(b.user)}")
-    deposit = cb.post("/api/v1/wallet/deposits", {"method_id": method.pk, "amount": "100"}, format="json",
+    deposit = cb.post("/api/v1/wallet/deposits", {"method_id": method.pk, "amount": {"amount": 10000, "currency": "CZK"}}, format="json",
                       HTTP_IDEMPOTENCY_KEY="b-dep").json()
-    withdrawal = cb.post("/api/v1/wallet/withdrawals", {"method_id": method.pk, "amount": "150"}, format="json",
+    withdrawal = cb.post("/api/v1/wallet/withdrawals", {"method_id": method.pk, "amount": {"amount": 15000, "currency": "CZK"}}, format="json",
                          HTTP_IDEMPOTENCY_KEY="b-wd").json()
     body = start(game_client(b), game="kobushi", bet={"lines": 30, "coins": 5, "coin_value": 1}).json()
     assert "id" in body, body

@@ -58,15 +58,15 @@ def no_error_logged(caplog) -> Iterator[None]:
 @pytest.mark.parametrize("kind", ["list", "object"])
 @pytest.mark.parametrize("depth", DEPTHS)
 def test_deeply_nested_json_on_the_login_is_a_400_even_anonymously(depth, kind, no_error_logged):
-    r = APIClient(raise_request_exception=False).generic("POST", "/api/v1/accounts/auth/login/", deep(depth, kind),
+    r = APIClient(raise_request_exception=False).generic("POST", "/api/v1/accounts/auth/login", deep(depth, kind),
                                                          content_type="application/json")
     error = refused_as_invalid(r)
     assert "nested deeper than 32" in error["details"]["reason"]
 
 
-@pytest.mark.parametrize("url", ["/api/v1/complaints/", "/api/v1/aml/pep-declaration", "/api/v1/aml/source-of-funds",
-                                 "/api/v1/accounts/me/data-requests/", "/api/v1/accounts/me/terms/accept/",
-                                 "/api/v1/accounts/me/corrections/", "/api/v1/games/play-money/rounds"])
+@pytest.mark.parametrize("url", ["/api/v1/complaints", "/api/v1/aml/pep-declaration", "/api/v1/aml/source-of-funds",
+                                 "/api/v1/accounts/me/data-requests", "/api/v1/accounts/me/terms/accept",
+                                 "/api/v1/accounts/me/corrections", "/api/v1/games/play-money/rounds"])
 def test_deeply_nested_json_is_a_400_on_the_players_json_endpoints(url, no_error_logged):
     c = player_client()
     for depth in (1_000, 100_000):
@@ -76,7 +76,7 @@ def test_deeply_nested_json_is_a_400_on_the_players_json_endpoints(url, no_error
 
 def test_json_nested_to_the_bound_is_still_read_as_json():
     """32 levels are parsed (and then judged by the endpoint: a login body must be an object of two strings)."""
-    r = APIClient(raise_request_exception=False).generic("POST", "/api/v1/accounts/auth/login/",
+    r = APIClient(raise_request_exception=False).generic("POST", "/api/v1/accounts/auth/login",
                                                          json.dumps({"username": deep(31, "list"), "password": "x"}),
                                                          content_type="application/json")
     assert r.status_code in (400, 401) and "nested" not in json.dumps(r.json()), r.content[:300]
@@ -277,17 +277,17 @@ def test_a_nul_in_any_api_query_path_or_header_is_a_400_or_404_in_the_error_shap
     c = player_client()
     refused_as_invalid(c.get("/api/v1/limits/play-status?kind=technical&x=%00"))
     refused_as_invalid(c.get("/api/v1/games/rounds?play_money=%00"))
-    refused_as_invalid(c.get("/api/v1/jackpots/?game=%00"))
+    refused_as_invalid(c.get("/api/v1/jackpots?game=%00"))
     r = c.get("/api/v1/complaints/RK-1%00")
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
-    r = c.get("/api/v1/accounts/me/", HTTP_USER_AGENT="x\x00y")
+    r = c.get("/api/v1/accounts/me", HTTP_USER_AGENT="x\x00y")
     error = refused_as_invalid(r)
     assert "User-Agent" in error["details"]["reason"]
     r = APIClient(raise_request_exception=False).post(
-        "/api/v1/accounts/auth/login/", {"username": "a", "password": "b"}, format="json", HTTP_USER_AGENT="\x00")
+        "/api/v1/accounts/auth/login", {"username": "a", "password": "b"}, format="json", HTTP_USER_AGENT="\x00")
     refused_as_invalid(r)
-    assert c.get("/api/v1/jackpots/?game=a%2500").status_code == 400  # "%00" written out is no NUL: the view judges
-    assert c.get("/api/v1/jackpots/?game=a%2500").json()["error"]["code"] == "jackpot.invalid_query"
+    assert c.get("/api/v1/jackpots?game=a%2500").status_code == 400  # "%00" written out is no NUL: the view judges
+    assert c.get("/api/v1/jackpots?game=a%2500").json()["error"]["code"] == "jackpot.invalid_query"
 
 
 def test_a_security_event_with_a_nul_in_what_was_tried_is_still_recorded():
@@ -312,4 +312,4 @@ def test_an_unreadable_body_with_an_idempotency_key_is_a_400_and_changes_nothing
                   HTTP_IDEMPOTENCY_KEY="broken-body-1")
     refused_as_invalid(r)
     assert not SelfListingRequest.objects.filter(player=player).exists()
-    assert c.get("/api/v1/accounts/me/").status_code == 200  # still signed in
+    assert c.get("/api/v1/accounts/me").status_code == 200  # still signed in

@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import bench_load  # noqa: E402  (scripts/ is a folder of scripts, not a package)
 
+from games.testing import api_bet  # noqa: E402
+
 
 # --- the SQL counter ---------------------------------------------------------------------------------------------------
 def test_without_sql_count_1_the_application_is_djangos_own_untouched():
@@ -78,7 +80,7 @@ def test_x_sql_count_of_a_settled_round_is_what_capture_queries_context_counts()
     try:
         with CaptureQueriesContext(connection) as captured:
             status, response_headers, content = _wsgi_post(app, "/api/v1/games/rounds",
-                                                           {"game": ROULETTE, "bet": RED_100}, headers)
+                                                           {"game": ROULETTE, "bet": api_bet(RED_100)}, headers)
     finally:
         for alias in connections:
             uninstrument(connections[alias])

@@ -20,6 +20,7 @@ from core.audit import Actor
 from core.money import Money
 from core.rng import use_rng
 from games.models import Round
+from games.testing import api_bet
 from games.tests.platform.testgames import FixedRNG
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +57,7 @@ def _stake(c: APIClient, frozen: Any, amount: int) -> Any:
     frozen.shift(3)  # GP §7(9)
     with use_rng(LOSS):
         return c.post("/api/v1/games/rounds", {"game": "european_roulette",
-                                                "bet": {"bets": [{"type": "red", "amount": amount}]}},
+                                                "bet": api_bet({"bets": [{"type": "red", "amount": amount}]})},
                       format="json", HTTP_IDEMPOTENCY_KEY=f"grid-{next(_keys)}")
 
 
@@ -71,7 +72,7 @@ def _publish(effective_at: Any, **overrides: Any) -> TermsVersion:
 
 
 def _accept(c: APIClient, version: int) -> None:
-    assert c.post("/api/v1/accounts/me/terms/accept/", {"version": version}, format="json").status_code == 200
+    assert c.post("/api/v1/accounts/me/terms/accept", {"version": version}, format="json").status_code == 200
 
 
 # GP §3(5) -----------------------------------------------------------------------------------------------------------
@@ -83,7 +84,7 @@ def test_where_a_version_is_required_no_stake_is_taken_before_one_is_in_force(fr
     assert (r.status_code, _code(r)) == (403, "accounts.terms_not_published")
     assert "HP §3 odst. 5" in r.json()["error"]["message_cs"] and "GP §3(5)" in r.json()["error"]["message_en"]
     assert not Round.objects.filter(player=player).exists()
-    assert c.get("/api/v1/accounts/me/").json()["betting_refusal"] == "accounts.terms_not_published"
+    assert c.get("/api/v1/accounts/me").json()["betting_refusal"] == "accounts.terms_not_published"
     # the first version: nobody could stake before it, so it needs only the snapshot time, not the 7 days' notice
     at = clock.now() + timedelta(seconds=rules.terms_snapshot_seconds())
     version = _publish(at)
@@ -187,5 +188,5 @@ def test_staff_set_the_new_grid_in_the_publication_form(client, frozen):
     assert r.status_code == 302, r.content[:2000]
     version = TermsVersion.objects.get()
     assert (version.min_stake, version.stake_step) == (10, 20)
-    public = APIClient().get("/api/v1/accounts/terms/").json()
+    public = APIClient().get("/api/v1/accounts/terms").json()
     assert public["upcoming"][0]["min_stake"] == 10 and public["upcoming"][0]["stake_step"] == 20

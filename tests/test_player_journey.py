@@ -50,6 +50,8 @@ from accounts.testing import (
 from core.audit import Actor
 from core.errors import DomainError
 from core.money import Money
+from games.serializers import bet_to_api
+from games.testing import api_bet, api_money
 
 API = "/api/v1"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday, 10:00 in Prague
@@ -167,54 +169,54 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         anon = Api(journal)
 
         # 1. Register online (GP §4(3)) with valid personal data (GP §4(4)a) the population register knows (§4(4)c).
-        docs = ok(anon.get("/accounts/registration/documents/"))
+        docs = ok(anon.get("/accounts/registration/documents"))
         body = registration_payload(username="nova.hracka.journey")
         body["consents"] = {"terms": docs["terms"], "data_processing": docs["data_processing"],
                             "game_plan": docs["game_plan"], "marketing": False}  # GP §4(4)d
         make_register_record(body)
-        reg = ok(anon.post("/accounts/registration/", body), 201)
+        reg = ok(anon.post("/accounts/registration", body), 201)
         assert reg["status"] == "temporary" and reg["checks_pending"] is False  # GP §5(1)
         assert reg["temporary_expires_at"] == DEADLINE  # GP §5(2)a
 
         # GP §4(7): the link from the e-mail first; only then the first password by SMS.
         assert [m.to for m in mail.outbox] == [[body["email"]]]
-        link = re.search(r"/registration/confirm-email/\?token=(\S+)", str(mail.outbox[0].body))
+        link = re.search(r"/registration/confirm-email\?token=(\S+)", str(mail.outbox[0].body))
         assert link, mail.outbox[0].body
         assert not SandboxSms.objects.filter(to=body["phone"]).exists()
-        assert ok(anon.get("/accounts/registration/confirm-email/", {"token": link.group(1)}))["status"] == \
+        assert ok(anon.get("/accounts/registration/confirm-email", {"token": link.group(1)}))["status"] == \
             "password_sent"
         sms = SandboxSms.objects.get(to=body["phone"])
         first_password_match = re.search(r"first password: (\S+) -", sms.text)
         assert first_password_match, sms.text
         first_password = first_password_match.group(1)
 
-        login = ok(anon.post("/accounts/auth/login/", {"username": body["username"], "password": first_password}))
+        login = ok(anon.post("/accounts/auth/login", {"username": body["username"], "password": first_password}))
         assert login["must_change_password"] is True and login["status"] == "temporary"
         me = Api(journal, login["token"])
         # GP §4(7): until the first password is changed, everything else is refused.
-        for method, path, data in [("get", "/accounts/registration/steps/", None), ("get", "/accounts/me/", None),
+        for method, path, data in [("get", "/accounts/registration/steps", None), ("get", "/accounts/me", None),
                                    ("get", "/wallet/overview", None), ("get", "/limits/self-limits", None),
-                                   ("put", "/limits/self-limits/technical/daily_stake", {"value": 50000}),
+                                   ("put", "/limits/self-limits/technical/daily_stake", {"value": api_money(50000)}),
                                    ("post", "/wallet/payment-methods", {"kind": "bank_account",
                                                                         "account_number": BANK_ACCOUNT}),
-                                   ("post", "/games/rounds", {"game": ROULETTE, "bet": {"bets": [
-                                       {"type": "red", "amount": 1000}]}}),
+                                   ("post", "/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [
+                                       {"type": "red", "amount": 1000}]})}),
                                    ("get", "/complaints/", None)]:
             refused(getattr(me, method)(path, data), 403, "auth.password_change_required")
-        r = me.post("/accounts/auth/password/", {"old_password": first_password, "new_password": NEW_PASSWORD})
+        r = me.post("/accounts/auth/password", {"old_password": first_password, "new_password": NEW_PASSWORD})
         assert ok(r)["status"] == "changed"
-        assert me.post("/accounts/auth/logout/").status_code == 204
-        refused(me.get("/accounts/me/"), 401, "auth.token_invalid")  # that session is over
-        refused(anon.post("/accounts/auth/login/", {"username": body["username"], "password": first_password}),
+        assert me.post("/accounts/auth/logout").status_code == 204
+        refused(me.get("/accounts/me"), 401, "auth.token_invalid")  # that session is over
+        refused(anon.post("/accounts/auth/login", {"username": body["username"], "password": first_password}),
                 401, "auth.invalid_credentials")
-        login = ok(anon.post("/accounts/auth/login/", {"username": body["username"], "password": NEW_PASSWORD}))
+        login = ok(anon.post("/accounts/auth/login", {"username": body["username"], "password": NEW_PASSWORD}))
         assert login["must_change_password"] is False
         me.auth(login["token"])
-        profile = ok(me.get("/accounts/me/"))
+        profile = ok(me.get("/accounts/me"))
         assert profile["status"] == "temporary" and profile["betting_refusal"] is None
 
         # 2. The remaining steps and the 30-day deadline (GP §4(8), §5(2)a, §5(9), §6(2)).
-        steps = ok(me.get("/accounts/registration/steps/"))
+        steps = ok(me.get("/accounts/registration/steps"))
         assert steps["status"] == "temporary" and steps["deadline"] == DEADLINE
         assert steps["seconds_left"] == 30 * 24 * 3600
         # GP §4(4)b: the register match verified identity and age, not the AML identification; the PEP declaration
@@ -222,25 +224,32 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert steps["missing"] == ["aml_identification", "self_limits", "payment_method", "aml_compliance"]
         assert steps["can_complete"] is False
         assert all(s["deadline"] == DEADLINE for s in steps["steps"] if not s["done"])
-        refused(me.post("/accounts/registration/complete/"), 409, "accounts.registration_incomplete")
+        refused(me.post("/accounts/registration/complete"), 409, "accounts.registration_incomplete")
 
         # 3. Self-limits for technical games (GP §4(4)e, §6(1)-(3), §6(6)): two set, five declined individually.
         decisions = {"daily_stake": 50_000, "monthly_stake": 500_000,  # 500 CZK a day, 5,000 CZK a month
                      "daily_loss": None, "monthly_loss": None, "monthly_logins": None, "daily_time": None,
                      "pause_after_logout": None}
+        # money limits are Money objects (docs/player-api.md, Conventions); the answer adds ``formatted``
         for limit_type, value in decisions.items():
-            view = ok(me.put(f"/limits/self-limits/technical/{limit_type}", {"value": value}))
-            assert view["decided"] is True and view["value"] == value and view["declined"] is (value is None)
+            sent = None if value is None else api_money(value)
+            view = ok(me.put(f"/limits/self-limits/technical/{limit_type}", {"value": sent}))
+            assert view["decided"] is True and view["declined"] is (value is None)
+            assert (view["value"] and view["value"]["amount"]) == value
         limits = {x["limit_type"]: x for x in ok(me.get("/limits/self-limits", {"kind": "technical"}))["results"]}
-        assert {k: (v["decided"], v["value"]) for k, v in limits.items()} == {
+        assert {k: (v["decided"], v["value"] and v["value"]["amount"]) for k, v in limits.items()} == {
             k: (True, v) for k, v in decisions.items()}
+        # the review's trap (issue 21): a CZK string is refused, not stored as 5 CZK
+        refused(me.put("/limits/self-limits/technical/daily_stake", {"value": "500"}), 400, "request.invalid_money")
         # GP §6(4): a loosening takes effect only 7 days later; the 500 CZK limit stays in force meanwhile.
-        view = ok(me.put("/limits/self-limits/technical/daily_stake", {"value": 100_000}))
-        assert view["value"] == 50_000 and view["pending"] is True and view["pending_value"] == 100_000
+        view = ok(me.put("/limits/self-limits/technical/daily_stake", {"value": api_money(100_000)}))
+        assert view["value"]["amount"] == 50_000 and view["pending"] is True
+        assert view["pending_value"]["amount"] == 100_000
         assert view["pending_effective_at"] == "2026-03-09T09:00:00Z"
-        refused(me.put("/limits/self-limits/technical/daily_stake", {"value": -1}), 400, "request.invalid")
-        assert ok(me.get("/limits/self-limits/technical/daily_stake"))["pending_value"] == 100_000
-        assert ok(me.get("/accounts/registration/steps/"))["missing"] == [
+        refused(me.put("/limits/self-limits/technical/daily_stake", {"value": api_money(-1)}), 400,
+                "request.invalid")
+        assert ok(me.get("/limits/self-limits/technical/daily_stake"))["pending_value"]["amount"] == 100_000
+        assert ok(me.get("/accounts/registration/steps"))["missing"] == [
             "aml_identification", "payment_method", "aml_compliance"]
 
         # 3b. AML (GP §4(4)b, §2): not a politically exposed person; the identity document (front, back) and a
@@ -252,7 +261,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
             "document_valid_until": body["document_valid_until"]})
         assert ident_check["status"] == "pending"
         assert ok(me.get(f"/aml/identifications/{ident_check['id']}"))["status"] == "approved"
-        assert ok(me.get("/accounts/registration/steps/"))["missing"] == ["payment_method"]
+        assert ok(me.get("/accounts/registration/steps"))["missing"] == ["payment_method"]
 
         # 4. A bank account at a Czech bank (GP §5(6)-(7)); verified by the first payment from it (GP §5(8)a).
         bank_method = ok(me.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
@@ -263,7 +272,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert overview["payment_method"]["deadline"] is not None  # GP §5(9)
 
         # Deposit 2,000 CZK: the sandbox provider confirms it by a signed callback after commit.
-        dep1 = ok(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": "2000"}), 201)
+        dep1 = ok(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 200000, "currency": "CZK"}}), 201)
         assert dep1["status"] == "initiated" and dep1["into_temporary"] is True
         assert ok(me.post(f"/wallet/sandbox/deposits/{dep1['id']}/pay", {"outcome": "succeeded"}), 202)
         assert ok(me.get(f"/wallet/deposits/{dep1['id']}"))["status"] == "confirmed"
@@ -275,14 +284,14 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
 
         # GP §5(2)b: 3,000.01 CZK in total is refused, with the cap and what remains; nothing moves.
         before = money_state(me)
-        details = refused(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": "1000,01"}),
+        details = refused(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 100001, "currency": "CZK"}}),
                           409, "wallet.temporary_deposit_cap")
         assert details["cap"]["amount"] == wallet_rules.temp_deposit_cap() == 300_000
         assert details["remaining"]["amount"] == 100_000 and details["requested"]["amount"] == 100_001
         assert money_state(me) == before
 
         # The remaining 1,000 CZK: this time the provider's callback comes over HTTP, signed (HMAC-SHA256).
-        dep2 = ok(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": "1000"}), 201)
+        dep2 = ok(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 100000, "currency": "CZK"}}), 201)
         ident = body["given_names"] + " " + body["surname"]
         raw, signature = sandbox_event("payment.succeeded", dep2["payment_reference"], 100_000,
                                        payer={"name": ident, "birth_date": body["date_of_birth"]})
@@ -301,13 +310,13 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert overview["balance"]["amount"] == 300_000  # the callback counted once
         assert overview["temporary_deposits"]["remaining"]["amount"] == 0
         before = money_state(me)
-        refused(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": "100"}), 409,
+        refused(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 409,
                 "wallet.temporary_deposit_cap")
         # GP §5(2)c, §5(12): nothing is withdrawn from a temporary account.
-        refused(me.post("/wallet/withdrawals", {"method_id": bank_method["id"], "amount": "500"}), 409,
+        refused(me.post("/wallet/withdrawals", {"method_id": bank_method["id"], "amount": {"amount": 50000, "currency": "CZK"}}), 409,
                 "wallet.temporary_no_withdrawal")
         assert money_state(me) == before
-        steps = ok(me.get("/accounts/registration/steps/"))
+        steps = ok(me.get("/accounts/registration/steps"))
         assert steps["missing"] == [] and steps["can_complete"] is True and steps["status"] == "temporary"
 
         # 5. European roulette on the temporary account (GP §4(1): betting within a temporary account).
@@ -326,7 +335,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
             if rounds:
                 clock.shift(2)  # GP §7(9): a round never lasts less than 2 seconds
             before_balance, before_lines = balance(me), statement(me)
-            rnd = ok(me.post("/games/rounds", {"game": ROULETTE, "bet": bet}, key=f"journey-round-{n}"), 201)
+            rnd = ok(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bet)}, key=f"journey-round-{n}"), 201)
             stake = sum(b["amount"] for b in bet["bets"])
             assert rnd["status"] == "finished" and rnd["stake"]["amount"] == stake and rnd["play_money"] is False
             win = rnd["win"]["amount"]
@@ -346,25 +355,26 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
 
         # The same request again (same Idempotency-Key, same body): the first answer, nothing moves.
         before = money_state(me)
-        r = me.post("/games/rounds", {"game": ROULETTE, "bet": bets[-1]}, key="journey-round-4")
+        r = me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[-1])}, key="journey-round-4")
         assert r.status_code == 201 and r.headers.get("Idempotent-Replayed") == "true"
         assert r.json() == rounds[-1]
         assert money_state(me) == before
         # The same key with another bet is refused (it names another request).
-        refused(me.post("/games/rounds", {"game": ROULETTE, "bet": bets[0]}, key="journey-round-4"), 409,
+        refused(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}, key="journey-round-4"), 409,
                 "idempotency.conflict")
         # GP §7(9): a new start 1 s after the last one is refused.
         clock.shift(1)
-        refused(me.post("/games/rounds", {"game": ROULETTE, "bet": bets[0]}), 429, "game.round_too_soon")
+        refused(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 429, "game.round_too_soon")
         assert money_state(me) == before
         # GP §6(1),(6)a: a 600 CZK stake would exceed the 500 CZK daily stake limit: refused, nothing moves.
         clock.shift(1)
-        details = refused(me.post("/games/rounds", {"game": ROULETTE, "bet": {"bets": [
-            {"type": "red", "amount": 60_000}]}}), 403, "limits.daily_stake_exceeded")
+        details = refused(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [
+            {"type": "red", "amount": 60_000}]})}), 403, "limits.daily_stake_exceeded")
         assert details["limit"] == "daily_stake"
         assert money_state(me) == before
         limits = {x["limit_type"]: x for x in ok(me.get("/limits/self-limits"))["results"]}
-        assert limits["daily_stake"]["used"] == staked and limits["daily_stake"]["value"] == 50_000
+        assert limits["daily_stake"]["used"]["amount"] == staked
+        assert limits["daily_stake"]["value"]["amount"] == 50_000
         play = ok(me.get("/limits/play-status"))
         assert play["round_open"] is False and play["break_required"] is False  # GP §7(4), §7(6)
 
@@ -372,19 +382,19 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         #    the only transfer between accounts GP §5(5)).
         clock.shift(60)
         balance_before_completion = balance(me)
-        assert ok(me.post("/accounts/registration/complete/"))["status"] == "active"
+        assert ok(me.post("/accounts/registration/complete"))["status"] == "active"
         overview = ok(me.get("/wallet/overview"))
         assert overview["account"] == "full" and overview["temporary_deposits"] is None
         assert overview["balance"]["amount"] == balance_before_completion
         transfer = [(x["category"], x["account"], x["amount"]["amount"]) for x in statement(me)[-2:]]
         assert transfer == [("transfer", "temporary", -balance_before_completion),
                             ("transfer", "player", balance_before_completion)]
-        steps = ok(me.get("/accounts/registration/steps/"))
+        steps = ok(me.get("/accounts/registration/steps"))
         assert steps["complete"] is True and steps["status"] == "active"
-        assert ok(me.get("/accounts/me/"))["status"] == "active"
+        assert ok(me.get("/accounts/me"))["status"] == "active"
         # Still playing after the completion, on the player account now.
         clock.shift(2)
-        rnd = ok(me.post("/games/rounds", {"game": ROULETTE, "bet": bets[0]}, key="journey-round-5"), 201)
+        rnd = ok(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}, key="journey-round-5"), 201)
         assert [x["account"] for x in round_lines(statement(me), rnd["id"])][0] == "player"
         rounds.append(rnd)
 
@@ -394,7 +404,8 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert [x["id"] for x in recent["results"]] == [r["id"] for r in reversed(rounds)]
         disputed = rounds[1]
         detail = ok(me.get(f"/games/rounds/{disputed['id']}"))
-        assert sorted(detail["bet"]["bets"], key=lambda b: b["type"]) == sorted(bets[1]["bets"], key=lambda b: b["type"])
+        assert sorted(detail["bet"]["bets"], key=lambda b: b["type"]) == sorted(  # amounts answered as Money objects
+            bet_to_api(bets[1])["bets"], key=lambda b: b["type"])
         assert detail["win"] == disputed["win"] and detail["draws"]
         check = ok(me.get(f"/games/rounds/{disputed['id']}/verify"))
         assert check["verified"] is True and check["outcome"] == "match" and check["round_id"] == disputed["id"]
@@ -404,7 +415,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         mail.outbox.clear()
         filed = ok(me.post("/complaints/", {"reason": "game_result", "rounds": [disputed["id"]],
                                             "description": "Kolo mělo vyplatit více podle výherní tabulky.",
-                                            "remedy_requested": "Doplatit výhru.", "remedy_amount_requested": 5000}),
+                                            "remedy_requested": "Doplatit výhru.", "remedy_amount_requested": api_money(5000)}),
                    201)
         reference = filed["reference"]
         assert re.fullmatch(r"RK-2026-\d{6}", reference)
@@ -419,7 +430,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         # Another player can neither name that round nor read the rounds or the complaint.
         other = make_player(status="active")
         other_api = Api(journal)
-        other_api.auth(ok(anon.post("/accounts/auth/login/", {"username": other.user.username,
+        other_api.auth(ok(anon.post("/accounts/auth/login", {"username": other.user.username,
                                                                "password": DEFAULT_PASSWORD}))["token"])
         details = refused(other_api.post("/complaints/", {"reason": "game_result", "rounds": [disputed["id"]],
                                                           "description": "Not mine."}),
@@ -438,7 +449,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         refused(other_api.post(f"/wallet/sandbox/deposits/{dep1['id']}/pay", {"outcome": "succeeded"}), 404,
                 "not_found")
         refused(other_api.get(f"/wallet/payment-methods/{bank_method['id']}"), 404, "not_found")
-        refused(other_api.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": "100"}), 404, "not_found")
+        refused(other_api.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 404, "not_found")
         refused(other_api.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
                 409, "wallet.method_already_registered")
         assert Complaint.objects.count() == 1
@@ -447,7 +458,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         #    The next day: the player's session has timed out meanwhile (30 idle minutes); they log in again.
         clock.shift(24 * 3600)
         refused(me.get("/wallet/overview"), 401, "auth.session_expired")
-        login = ok(anon.post("/accounts/auth/login/", {"username": body["username"], "password": NEW_PASSWORD}))
+        login = ok(anon.post("/accounts/auth/login", {"username": body["username"], "password": NEW_PASSWORD}))
         me.auth(login["token"])
         staff = make_staff()
         complaint = Complaint.objects.get(reference=reference)
@@ -477,7 +488,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         # 10. Withdraw 1,000 CZK to the verified bank account (GP §5(6), §5(8)): held, sent, confirmed.
         clock.shift(60)
         before_withdrawal = balance(me)
-        w = ok(me.post("/wallet/withdrawals", {"method_id": bank_method["id"], "amount": "1000"}), 201)
+        w = ok(me.post("/wallet/withdrawals", {"method_id": bank_method["id"], "amount": {"amount": 100000, "currency": "CZK"}}), 201)
         assert w["amount"]["amount"] == 100_000 and w["method_id"] == bank_method["id"]
         assert ok(me.get(f"/wallet/withdrawals/{w['id']}"))["status"] == "confirmed"
         overview = ok(me.get("/wallet/overview"))
@@ -493,8 +504,8 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         started = datetime.fromisoformat(panic["started_at"].replace("Z", "+00:00"))
         assert started == datetime.now(UTC)
         assert datetime.fromisoformat(panic["ends_at"].replace("Z", "+00:00")) == started + timedelta(hours=48)
-        refused(me.post("/games/rounds", {"game": ROULETTE, "bet": bets[0]}), 401, "auth.token_invalid")
-        refused(anon.post("/accounts/auth/login/", {"username": body["username"], "password": NEW_PASSWORD}),
+        refused(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 401, "auth.token_invalid")
+        refused(anon.post("/accounts/auth/login", {"username": body["username"], "password": NEW_PASSWORD}),
                 403, "limits.panic_exclusion")
         # Even a token that outlived the logout (issued past the login checks) cannot stake.
         player = Player.objects.get(user__username=body["username"])
@@ -502,7 +513,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         clock.shift(2)
         # The press reached the register of excluded persons (2024 amendment: "from all gambling"), and the login
         # above found the person listed there, so the account's own refusal is the register's.
-        refused(survivor.post("/games/rounds", {"game": ROULETTE, "bet": bets[0]}), 403, "accounts.excluded_person")
+        refused(survivor.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 403, "accounts.excluded_person")
         assert ok(survivor.get("/limits/panic"))["active"] is True
         assert balance(survivor) == final_balance and ok(survivor.get("/games/rounds"))["count"] == len(rounds)
 

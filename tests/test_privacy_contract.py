@@ -135,7 +135,7 @@ def rich_player(marker: str, commit) -> dict[str, Any]:
     ProviderEvent.objects.create(provider="sandbox", provider_txn_id=f"ev-{marker}", event_type="payment.succeeded",
                                  player=player, raw_body=json.dumps({"payer": {"name": f"Payer {marker}"}}),
                                  received_at=now, result="confirmed")
-    r = c.post("/api/v1/complaints/", {"reason": "other", "description": f"Complaint {marker}",
+    r = c.post("/api/v1/complaints", {"reason": "other", "description": f"Complaint {marker}",
                                        "event_at": (now - timedelta(days=1)).isoformat(),
                                        "attachments": [SimpleUploadedFile(f"proof-{marker}.pdf", PDF)]},
                format="multipart")
@@ -309,7 +309,7 @@ def test_the_export_holds_each_apps_part_through_the_api_and_nothing_of_another_
     with time_machine.travel(prague(2026, 3, 2, 12, 0), tick=True):
         a = rich_player("ALPHA", commit)
         b = rich_player("BRAVO", commit)
-        r = api(a["player"]).get("/api/v1/accounts/me/export/")
+        r = api(a["player"]).get("/api/v1/accounts/me/export")
     assert r.status_code == 200, r.content
     data = r.json()
     # accounts' own part stays at the top level
@@ -431,7 +431,7 @@ def test_a_deletion_request_is_answered_with_exactly_what_is_erased_now_and_when
 # The published list of recipients (GP §12(4)) ---------------------------------------------------------------------
 def test_the_privacy_notice_publishes_the_recipients_and_every_declared_record_with_its_retention():
     """GP §12(4): the processors the operator appointed are named to the players (with the other recipients)."""
-    r = api().get("/api/v1/accounts/privacy/")
+    r = api().get("/api/v1/accounts/privacy")
     assert r.status_code == 200
     data = r.json()
     codes = {x["code"]: x for x in data["recipients"]}

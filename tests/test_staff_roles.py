@@ -164,7 +164,7 @@ API_BODIES: dict[str, dict[str, Any]] = {
     "review": {"approve": True, "note": "checked", "accept": True},
     "decide": {"decision": "cleared", "note": "another person"},
     "holds": {"reason": "regularity", "win_reference": "none", "note": "x"},
-    "branch-cash": {"player_id": 0, "direction": "in", "amount": "100.00", "branch": "Praha 1"},
+    "branch-cash": {"player_id": 0, "direction": "in", "amount": {"amount": 10000, "currency": "CZK"}, "branch": "Praha 1"},
 }
 
 

@@ -70,7 +70,7 @@ def test_each_role_signs_in_and_sees_only_what_it_may_in_chromium(live_server, b
 
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
-    r = api.post("/api/v1/wallet/withdrawals", {"method_id": method.pk, "amount": "15000"}, format="json",
+    r = api.post("/api/v1/wallet/withdrawals", {"method_id": method.pk, "amount": {"amount": 1500000, "currency": "CZK"}}, format="json",
                  HTTP_IDEMPOTENCY_KEY="browser-wd")
     assert r.status_code == 201, r.content
     Withdrawal.objects.filter(pk=r.json()["id"]).update(needs_approval=True)

@@ -215,6 +215,7 @@ class PaymentMethodListView(generics.GenericAPIView[PaymentMethod]):
                    description="Register a payment method (GP §5(6)); a bank account must be at a bank seated in "
                                "the Czech Republic (GP §5(7)). Ownership is verified by the first payment from it "
                                "or by documents (GP §5(8)).")
+    @idempotent(required=False)
     def post(self, request: Request) -> Response:
         player = request_player(request)
         s = PaymentMethodCreateSerializer(data=request.data)
@@ -235,6 +236,7 @@ class PaymentMethodDetailView(APIView):
         return Response(PaymentMethodSerializer(method).data)
 
     @extend_schema(responses=PaymentMethodSerializer, operation_id="wallet_methods_remove")
+    @idempotent(required=False)
     def delete(self, request: Request, pk: int) -> Response:
         player = request_player(request)
         method = get_object_or_404(PaymentMethod, pk=pk, player=player)
@@ -249,6 +251,7 @@ class MethodDocumentView(APIView):
     @extend_schema(request={"multipart/form-data": DocumentUploadSerializer}, responses={201: MethodDocumentSerializer},
                    operation_id="wallet_methods_document_upload",
                    description="Upload a document proving ownership (GP §5(8)b): PDF, JPEG or PNG; staff review it.")
+    @idempotent(required=False)
     def post(self, request: Request, pk: int) -> Response:
         player = request_player(request)
         method = get_object_or_404(PaymentMethod, pk=pk, player=player)

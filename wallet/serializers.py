@@ -1,15 +1,14 @@
-"""Wallet API serializers. Amounts go in as CZK text ("3000.01", "3 000,01 Kč") and come out as
-``{"amount": <haléře>, "currency": "CZK", "formatted": "3 000,01 Kč"}``."""
+"""Wallet API serializers. Amounts go in as Money objects ``{"amount": <haléře>, "currency": "CZK"}``
+(``core.api_money``) and come out as ``{"amount": <haléře>, "currency": "CZK", "formatted": "3 000,01 Kč"}``."""
 from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from core.money import Money, MoneyError
+from core.api_money import MoneyField, MoneyOutSerializer, money_to_json
+from core.money import Money
 from wallet.models import (
     BankEntry,
     BankStatement,
@@ -24,14 +23,10 @@ from wallet.models import (
     Withdrawal,
 )
 
-
-class WalletMoneySerializer(serializers.Serializer[Money]):
-    amount = serializers.IntegerField(help_text="minor units (haléře)")
-    currency = serializers.CharField()
-    formatted = serializers.CharField()
+WalletMoneySerializer = MoneyOutSerializer
 
 
-@extend_schema_field(WalletMoneySerializer)
+@extend_schema_field(MoneyOutSerializer)
 class MoneyOutField(serializers.Field[Money, Any, dict[str, Any], Any]):
     """A Money (or minor units int) rendered as the Money JSON."""
 
@@ -40,37 +35,7 @@ class MoneyOutField(serializers.Field[Money, Any, dict[str, Any], Any]):
         super().__init__(**kw)
 
     def to_representation(self, value: Money | int) -> dict[str, Any]:
-        if isinstance(value, Money):
-            return value.to_json()
-        return Money(int(value)).to_json()
-
-
-@extend_schema_field(OpenApiTypes.STR)
-class AmountField(serializers.Field[Money, Any, str, Any]):
-    """CZK amount as text in major units: "3000.01", "3 000,01 Kč", "100"; at most the operation's configured
-    maximum (``max_setting``, haléře), so no amount can overflow a column or a provider's field."""
-
-    def __init__(self, *, max_setting: str, **kw: Any) -> None:
-        self.max_setting = max_setting
-        super().__init__(**kw)
-
-    def to_internal_value(self, data: Any) -> Money:
-        if isinstance(data, bool) or not isinstance(data, (str, int)):
-            raise serializers.ValidationError("an amount such as \"3000.01\" or \"3 000,01 Kč\"")
-        try:
-            money = Money.parse(str(data))
-        except MoneyError as exc:
-            raise serializers.ValidationError(
-                f"an amount such as \"3000.01\" or \"3 000,01 Kč\", at most two decimal places ({exc})")
-        if money.currency != "CZK" or money.amount <= 0:
-            raise serializers.ValidationError("a positive amount in CZK")
-        highest = Money(int(getattr(settings, self.max_setting)))
-        if money > highest:
-            raise serializers.ValidationError(f"at most {highest.format('en')} ({self.max_setting})")
-        return money
-
-    def to_representation(self, value: Money) -> str:
-        return str(value)
+        return money_to_json(value)
 
 
 class WalletOverviewSerializer(serializers.Serializer[dict[str, Any]]):
@@ -165,7 +130,7 @@ class MethodDocumentSerializer(serializers.ModelSerializer[MethodDocument]):
 
 class DepositCreateSerializer(serializers.Serializer[dict[str, Any]]):
     method_id = serializers.IntegerField()
-    amount = AmountField(max_setting="WALLET_DEPOSIT_MAX_AMOUNT")
+    amount = MoneyField(min_amount=1, max_setting="WALLET_DEPOSIT_MAX_AMOUNT")
 
 
 class DepositSerializer(serializers.ModelSerializer[Deposit]):
@@ -188,7 +153,7 @@ class DepositSerializer(serializers.ModelSerializer[Deposit]):
 
 class WithdrawalCreateSerializer(serializers.Serializer[dict[str, Any]]):
     method_id = serializers.IntegerField()
-    amount = AmountField(max_setting="WALLET_WITHDRAWAL_MAX_AMOUNT")
+    amount = MoneyField(min_amount=1, max_setting="WALLET_WITHDRAWAL_MAX_AMOUNT")
 
 
 class WithdrawalSerializer(serializers.ModelSerializer[Withdrawal]):
@@ -273,7 +238,7 @@ class CallbackResultSerializer(serializers.Serializer[dict[str, Any]]):
 class BranchCashSerializer(serializers.Serializer[dict[str, Any]]):
     player_id = serializers.IntegerField()
     direction = serializers.ChoiceField(choices=["in", "out"])
-    amount = AmountField(max_setting="WALLET_BRANCH_CASH_MAX_AMOUNT")
+    amount = MoneyField(min_amount=1, max_setting="WALLET_BRANCH_CASH_MAX_AMOUNT")
     branch = serializers.CharField(max_length=100)
     reference = serializers.CharField(max_length=120, required=False,
                                       help_text="receipt number; default: derived from the Idempotency-Key")

@@ -39,7 +39,7 @@ def commit(django_capture_on_commit_callbacks):
     return run
 
 
-REG = "/api/v1/accounts/registration/"
+REG = "/api/v1/accounts/registration"
 
 
 @pytest.fixture

@@ -23,8 +23,8 @@ from core import clock
 from core.audit import Actor
 
 pytestmark = pytest.mark.django_db
-LOGIN = "/api/v1/accounts/auth/login/"
-CONFIRM = "/api/v1/accounts/registration/confirm-email/"
+LOGIN = "/api/v1/accounts/auth/login"
+CONFIRM = "/api/v1/accounts/registration/confirm-email"
 NEW_PASSWORD = "Uplne-nove-heslo-77"
 
 
@@ -81,13 +81,13 @@ def test_a_tampered_link_is_refused(api, commit, registered):
 def test_a_new_link_supersedes_the_old_one_and_the_answer_never_reveals_accounts(api, commit, registered):
     player, body = registered
     with commit():
-        r = api.post("/api/v1/accounts/registration/resend-link/",
+        r = api.post("/api/v1/accounts/registration/resend-link",
                      {"username": body["username"], "email": body["email"]}, format="json")
     assert r.status_code == 202 and len(mail.outbox) == 2
     old, new = link_token(mail.outbox[0]), link_token(mail.outbox[1])
     assert confirm(api, commit, old).json()["error"]["code"] == errors.EMAIL_LINK_INVALID.code
     assert confirm(api, commit, new).json()["status"] == "password_sent"
-    r = api.post("/api/v1/accounts/registration/resend-link/", {"username": "nobody", "email": "x@example.cz"},
+    r = api.post("/api/v1/accounts/registration/resend-link", {"username": "nobody", "email": "x@example.cz"},
                  format="json")
     assert r.status_code == 202 and len(mail.outbox) == 2
 
@@ -103,19 +103,19 @@ def test_the_first_password_must_be_changed_before_anything_else_works(api, comm
     r = login(api, body["username"], first)
     assert r.status_code == 200 and r.json()["must_change_password"] is True
     c = client_for(player, r.json()["token"])
-    for url in ("/api/v1/accounts/me/", "/api/v1/accounts/registration/steps/", "/api/v1/accounts/me/export/"):
+    for url in ("/api/v1/accounts/me", "/api/v1/accounts/registration/steps", "/api/v1/accounts/me/export"):
         resp = c.get(url)
         assert resp.status_code == 403 and resp.json()["error"]["code"] == errors.PASSWORD_CHANGE_REQUIRED.code
     assert refusal_code(selectors.betting_refusal(Player.objects.get(pk=player.pk))) == errors.PASSWORD_CHANGE_REQUIRED.code
-    r = c.post("/api/v1/accounts/auth/password/", {"old_password": first, "new_password": "short"}, format="json")
+    r = c.post("/api/v1/accounts/auth/password", {"old_password": first, "new_password": "short"}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == errors.PASSWORD_INVALID.code
-    r = c.post("/api/v1/accounts/auth/password/", {"old_password": "wrong", "new_password": NEW_PASSWORD},
+    r = c.post("/api/v1/accounts/auth/password", {"old_password": "wrong", "new_password": NEW_PASSWORD},
                format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == errors.OLD_PASSWORD_WRONG.code
-    r = c.post("/api/v1/accounts/auth/password/", {"old_password": first, "new_password": NEW_PASSWORD},
+    r = c.post("/api/v1/accounts/auth/password", {"old_password": first, "new_password": NEW_PASSWORD},
                format="json")
     assert r.status_code == 200
-    assert c.get("/api/v1/accounts/me/").status_code == 200
+    assert c.get("/api/v1/accounts/me").status_code == 200
     assert login(api, body["username"], first).status_code == 401
     assert login(api, body["username"], NEW_PASSWORD).status_code == 200
 
@@ -130,15 +130,15 @@ def test_a_password_change_ends_the_other_sessions_and_tokens_and_keeps_the_curr
     b = login(api, player.user.username, DEFAULT_PASSWORD).json()
     ca, cb = client_for(player, a["token"]), client_for(player, b["token"])
     untracked = client_for(player)  # a token of no login session
-    assert cb.get("/api/v1/accounts/me/").status_code == 200 and untracked.get("/api/v1/accounts/me/").status_code == 200
-    r = ca.post("/api/v1/accounts/auth/password/", {"old_password": DEFAULT_PASSWORD, "new_password": NEW_PASSWORD},
+    assert cb.get("/api/v1/accounts/me").status_code == 200 and untracked.get("/api/v1/accounts/me").status_code == 200
+    r = ca.post("/api/v1/accounts/auth/password", {"old_password": DEFAULT_PASSWORD, "new_password": NEW_PASSWORD},
                 format="json")
     assert r.status_code == 200, r.content
     for old in (cb, untracked):
-        r = old.get("/api/v1/accounts/me/")
+        r = old.get("/api/v1/accounts/me")
         assert r.status_code == 401 and r.json()["error"]["code"] == TOKEN_INVALID.code
-    assert ca.get("/api/v1/accounts/me/").status_code == 200
-    sessions = {s["id"]: s for s in ca.get("/api/v1/accounts/auth/sessions/").json()["results"]}
+    assert ca.get("/api/v1/accounts/me").status_code == 200
+    sessions = {s["id"]: s for s in ca.get("/api/v1/accounts/auth/sessions").json()["results"]}
     assert sessions[a["session_id"]]["ended_at"] is None
     assert sessions[b["session_id"]]["ended_at"] is not None and sessions[b["session_id"]]["end_reason"] == "forced"
     assert LoginSession.objects.get(pk=b["session_id"]).end_detail == "password_changed"
@@ -150,8 +150,8 @@ def test_logout_works_while_the_password_change_is_pending(api, commit, register
     confirm(api, commit, link_token(mail.outbox[0]))
     token = login(api, body["username"], sms_password()).json()["token"]
     c = client_for(player, token)
-    assert c.post("/api/v1/accounts/auth/logout/").status_code == 204
-    assert c.get("/api/v1/accounts/me/").json()["error"]["code"] == TOKEN_INVALID.code
+    assert c.post("/api/v1/accounts/auth/logout").status_code == 204
+    assert c.get("/api/v1/accounts/me").json()["error"]["code"] == TOKEN_INVALID.code
 
 
 def test_no_login_is_possible_before_the_link_is_confirmed(api, registered):
@@ -169,11 +169,11 @@ def test_login_opens_a_tracked_session_and_logout_ends_it(api, client_for):
     assert session.ended_at is None and r.json()["session_id"] == session.pk
     assert AuthToken.objects.get(session=session).revoked_at is None
     c = client_for(player, r.json()["token"])
-    assert c.post("/api/v1/accounts/auth/logout/").status_code == 204
+    assert c.post("/api/v1/accounts/auth/logout").status_code == 204
     session.refresh_from_db()
     assert session.end_reason == "logout" and session.ended_at
     assert AuthToken.objects.get(session=session).revoked_at is not None
-    assert c.get("/api/v1/accounts/me/").status_code == 401
+    assert c.get("/api/v1/accounts/me").status_code == 401
 
 
 def test_a_wrong_password_is_refused_and_opens_no_session(api):
@@ -254,10 +254,10 @@ def test_an_idle_session_times_out_at_30_minutes_not_before(client_for):
     session, key = login_session_for(player, at=start)
     c = client_for(player, key)
     with time_machine.travel(start + timedelta(minutes=29, seconds=59), tick=False):
-        assert c.get("/api/v1/accounts/me/").status_code == 200  # activity moves last_seen_at
+        assert c.get("/api/v1/accounts/me").status_code == 200  # activity moves last_seen_at
     last = start + timedelta(minutes=29, seconds=59)
     with time_machine.travel(last + timedelta(minutes=30), tick=False):
-        r = c.get("/api/v1/accounts/me/")
+        r = c.get("/api/v1/accounts/me")
     assert r.status_code == 401 and r.json()["error"]["code"] == errors.SESSION_EXPIRED.code
     session.refresh_from_db()
     assert session.end_reason == "timeout" and session.ended_at == last + timedelta(minutes=30)
@@ -288,7 +288,7 @@ def test_force_logout_ends_every_session_and_revokes_every_token(client_for):
         s.refresh_from_db()
         assert s.end_reason == "forced" and s.end_detail == "daily_time_limit"
     for c in (client_for(player, k1), client_for(player, k2), plain):
-        assert c.get("/api/v1/accounts/me/").status_code == 401
+        assert c.get("/api/v1/accounts/me").status_code == 401
 
 
 def test_session_end_is_idempotent_and_keeps_the_first_end():
@@ -318,7 +318,7 @@ def test_another_players_sessions_are_never_listed(client_for):
     me, other = make_player(), make_player()
     login_session_for(other)
     mine, key = login_session_for(me)
-    r = client_for(me, key).get("/api/v1/accounts/auth/sessions/")
+    r = client_for(me, key).get("/api/v1/accounts/auth/sessions")
     assert r.status_code == 200 and [s["id"] for s in r.json()["results"]] == [mine.pk]
 
 
@@ -337,9 +337,9 @@ def test_even_an_active_session_ends_after_24_hours(client_for):
     c = client_for(player, key)
     for minutes in range(20, 24 * 60, 20):  # busy all day long
         with time_machine.travel(start + timedelta(minutes=minutes), tick=False):
-            assert c.get("/api/v1/accounts/me/").status_code == 200
+            assert c.get("/api/v1/accounts/me").status_code == 200
     with time_machine.travel(start + timedelta(hours=24), tick=False):
-        r = c.get("/api/v1/accounts/me/")
+        r = c.get("/api/v1/accounts/me")
     assert r.status_code == 401 and r.json()["error"]["code"] == errors.SESSION_EXPIRED.code
     session.refresh_from_db()
     assert session.ended_at == start + timedelta(hours=24) and session.end_detail == "max_age"

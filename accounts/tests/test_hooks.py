@@ -10,7 +10,7 @@ from core.audit import Actor
 from core.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
-LOGIN = "/api/v1/accounts/auth/login/"
+LOGIN = "/api/v1/accounts/auth/login"
 
 
 def test_every_declared_hook_is_registered_by_limits_and_wallet():

@@ -89,7 +89,7 @@ def test_an_active_account_is_never_expired():
 # Completion (GP §4(8), §5(3), §5(2)d) -------------------------------------------------------------
 def test_completion_with_steps_missing_is_refused_listing_them_and_changes_nothing(client_for):
     player = make_player(status="temporary")
-    r = client_for(player).post("/api/v1/accounts/registration/complete/")
+    r = client_for(player).post("/api/v1/accounts/registration/complete")
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.REGISTRATION_INCOMPLETE.code
     assert r.json()["error"]["details"]["missing"] == ["self_limits", "payment_method", "aml_compliance"]
     player.refresh_from_db()
@@ -102,13 +102,13 @@ def test_completion_converts_the_temporary_account_and_moves_the_balance(client_
     player = make_player(status="temporary")
     decide_limits(player)
     verify_payment_method(player)
-    steps = client_for(player).get("/api/v1/accounts/registration/steps/").json()
+    steps = client_for(player).get("/api/v1/accounts/registration/steps").json()
     assert steps["missing"] == ["aml_compliance"] and steps["can_complete"] is False
     aml_declared_and_screened(player)
-    steps = client_for(player).get("/api/v1/accounts/registration/steps/").json()
+    steps = client_for(player).get("/api/v1/accounts/registration/steps").json()
     assert steps["missing"] == [] and steps["can_complete"] is True
     with commit():
-        r = client_for(player).post("/api/v1/accounts/registration/complete/")
+        r = client_for(player).post("/api/v1/accounts/registration/complete")
     assert r.status_code == 200 and r.json()["status"] == "active"
     player.refresh_from_db()
     assert player.status == "active" and player.completed_at
@@ -166,7 +166,7 @@ def test_a_player_cancels_the_registration_the_balance_is_settled_and_the_accoun
     player = make_player()
     c = client_for(player)
     with commit():
-        r = c.post("/api/v1/accounts/me/closure/", {"settlement": "transfer"}, format="json")
+        r = c.post("/api/v1/accounts/me/closure", {"settlement": "transfer"}, format="json")
     assert r.status_code == 200 and r.json()["status"] == "closing"
     player.refresh_from_db()
     assert player.closure_method == "transfer" and player.balance_handoff == "settlement"
@@ -176,7 +176,7 @@ def test_a_player_cancels_the_registration_the_balance_is_settled_and_the_accoun
     assert services.closures_finalize_due() == 1  # a zero balance is settled at once
     player.refresh_from_db()
     assert player.status == "closed" and player.closed_at
-    assert c.get("/api/v1/accounts/me/").status_code == 401
+    assert c.get("/api/v1/accounts/me").status_code == 401
     assert ClosingSnapshot.objects.filter(player=player).exists()  # ZHH §14a floor kept by limits
 
 
@@ -190,10 +190,10 @@ def test_cancelling_a_temporary_only_account_closes_it_and_starts_the_refund():
 def test_a_second_cancellation_and_an_unknown_settlement_are_refused(client_for):
     player = make_player()
     c = client_for(player)
-    r = c.post("/api/v1/accounts/me/closure/", {"settlement": "bitcoin"}, format="json")
+    r = c.post("/api/v1/accounts/me/closure", {"settlement": "bitcoin"}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == errors.CLOSURE_METHOD_INVALID.code
-    assert c.post("/api/v1/accounts/me/closure/", {"settlement": "transfer"}, format="json").status_code == 200
-    r = c.post("/api/v1/accounts/me/closure/", {"settlement": "transfer"}, format="json")
+    assert c.post("/api/v1/accounts/me/closure", {"settlement": "transfer"}, format="json").status_code == 200
+    r = c.post("/api/v1/accounts/me/closure", {"settlement": "transfer"}, format="json")
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.INVALID_TRANSITION.code
 
 
@@ -276,7 +276,7 @@ def test_duplicate_accounts_freeze_deposits_and_withdrawals_on_all_of_them():
 def test_a_cancellation_replayed_with_the_same_idempotency_key_returns_the_first_answer(client_for):
     player = make_player()
     c = client_for(player)
-    r1 = c.post("/api/v1/accounts/me/closure/", {"settlement": "transfer"}, format="json", HTTP_IDEMPOTENCY_KEY="k1")
-    r2 = c.post("/api/v1/accounts/me/closure/", {"settlement": "transfer"}, format="json", HTTP_IDEMPOTENCY_KEY="k1")
+    r1 = c.post("/api/v1/accounts/me/closure", {"settlement": "transfer"}, format="json", HTTP_IDEMPOTENCY_KEY="k1")
+    r2 = c.post("/api/v1/accounts/me/closure", {"settlement": "transfer"}, format="json", HTTP_IDEMPOTENCY_KEY="k1")
     assert r1.status_code == r2.status_code == 200 and r2["Idempotent-Replayed"] == "true"
     assert AuditEvent.objects.filter(action="accounts.closure.requested").count() == 1

@@ -20,7 +20,7 @@ from core.errors import DomainError
 from core.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
-INBOX = "/api/v1/accounts/me/messages/"
+INBOX = "/api/v1/accounts/me/messages"
 DEDUCTION = {"kind": "win_deduction", "subject_cs": "Odečtení výhry", "subject_en": "Win deducted",
              "body_cs": "Výhra 100 Kč připsaná omylem byla odečtena.", "body_en": "A win of 100 CZK credited in error "
              "was deducted."}
@@ -183,7 +183,7 @@ def test_the_inbox_lists_my_messages_newest_first_with_the_unread_count(client_f
 def test_the_subject_and_body_follow_the_request_language(client_for):
     player = make_player()
     msg = send(player, email=False)
-    r = client_for(player).get(f"{INBOX}{msg.pk}/", HTTP_ACCEPT_LANGUAGE="en")
+    r = client_for(player).get(f"{INBOX}/{msg.pk}", HTTP_ACCEPT_LANGUAGE="en")
     assert r.status_code == 200 and r.json()["subject"] == "Win deducted" and r.json()["body"] == DEDUCTION["body_en"]
 
 
@@ -193,10 +193,10 @@ def test_the_read_receipt_records_the_first_opening_once(client_for):
     c = client_for(player)
     first = clock.now() + timedelta(hours=1)
     with time_machine.travel(first, tick=False):
-        r = c.post(f"{INBOX}{msg.pk}/read/")
+        r = c.post(f"{INBOX}/{msg.pk}/read")
     assert r.status_code == 200 and r.json()["read_at"] is not None
     with time_machine.travel(first + timedelta(days=1), tick=False):
-        again = c.post(f"{INBOX}{msg.pk}/read/")
+        again = c.post(f"{INBOX}/{msg.pk}/read")
     assert again.status_code == 200 and again.json()["read_at"] == r.json()["read_at"]
     msg.refresh_from_db()
     assert msg.read_at == first
@@ -208,8 +208,8 @@ def test_another_players_message_is_not_found_and_stays_unread(client_for):
     owner, other = make_player(), make_player()
     msg = send(owner, email=False)
     c = client_for(other)
-    for url in (f"{INBOX}{msg.pk}/", f"{INBOX}{msg.pk}/read/"):
-        r = c.get(url) if url.endswith(f"{msg.pk}/") else c.post(url)
+    for url in (f"{INBOX}/{msg.pk}", f"{INBOX}/{msg.pk}/read"):
+        r = c.get(url) if url.endswith(f"{msg.pk}") else c.post(url)
         assert r.status_code == 404 and r.json()["error"]["code"] == "not_found", url
     msg.refresh_from_db()
     assert msg.read_at is None and c.get(INBOX).json()["count"] == 0
@@ -218,8 +218,8 @@ def test_another_players_message_is_not_found_and_stays_unread(client_for):
 @pytest.mark.parametrize("message_id", ["0", str(2**63), str(10**30)])
 def test_an_identifier_out_of_range_is_not_found_not_a_server_error(client_for, message_id):
     c = client_for(make_player())
-    assert c.get(f"{INBOX}{message_id}/").status_code == 404
-    assert c.post(f"{INBOX}{message_id}/read/").status_code == 404
+    assert c.get(f"{INBOX}/{message_id}").status_code == 404
+    assert c.post(f"{INBOX}/{message_id}/read").status_code == 404
 
 
 def test_the_inbox_needs_a_player(api, client_for):
@@ -232,7 +232,7 @@ def test_the_inbox_needs_a_player(api, client_for):
 def test_a_cancellation_request_is_notified_in_the_inbox_and_by_email_once(commit, client_for):
     player = make_player(status="active")
     with commit():
-        r = client_for(player).post("/api/v1/accounts/me/closure/", {"settlement": "transfer"}, format="json")
+        r = client_for(player).post("/api/v1/accounts/me/closure", {"settlement": "transfer"}, format="json")
     assert r.status_code == 200, r.content
     msg = Message.objects.get(player=player)
     assert msg.kind == "account_cancellation" and msg.reference == f"accounts.closure_request:{player.pk}"
@@ -309,7 +309,7 @@ def test_the_export_of_my_data_holds_my_messages_and_their_deliveries_not_anyone
     with commit():
         send(me, reference="wallet.hold:1", kind="hold")
     send(other, subject_cs="Cizí zpráva", email=False)
-    data = client_for(me).get("/api/v1/accounts/me/export/").json()
+    data = client_for(me).get("/api/v1/accounts/me/export").json()
     assert [m["kind"] for m in data["messages"]] == ["hold"]
     assert {d["channel"]: d["status"] for d in data["messages"][0]["deliveries"]} == {"inbox": "delivered",
                                                                                    "email": "sent"}

@@ -15,7 +15,7 @@ SYSTEM = Actor.system("test")
 
 def test_a_player_exports_all_their_data_and_nothing_of_anyone_else(client_for):
     me, other = make_player(), make_player()
-    r = client_for(me).get("/api/v1/accounts/me/export/")
+    r = client_for(me).get("/api/v1/accounts/me/export")
     assert r.status_code == 200
     data = r.json()
     assert data["personal_data"]["birth_number"] == me.personal.birth_number
@@ -27,7 +27,7 @@ def test_a_player_exports_all_their_data_and_nothing_of_anyone_else(client_for):
 def test_a_correction_request_is_applied_when_staff_approve_it_and_the_audit_shows_who_changed_what(client_for):
     player = make_player()
     old_email = player.personal.email
-    r = client_for(player).post("/api/v1/accounts/me/corrections/",
+    r = client_for(player).post("/api/v1/accounts/me/corrections",
                                 {"changes": {"email": "nova.adresa@example.cz"}, "note": "new address"},
                                 format="json")
     assert r.status_code == 201 and r.json()["state"] == "pending"
@@ -70,7 +70,7 @@ def test_an_invalid_correction_cannot_be_approved_and_stays_pending():
 
 def test_a_correction_of_an_unknown_field_is_refused(client_for):
     player = make_player()
-    r = client_for(player).post("/api/v1/accounts/me/corrections/", {"changes": {"status": "active"}}, format="json")
+    r = client_for(player).post("/api/v1/accounts/me/corrections", {"changes": {"status": "active"}}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == errors.CORRECTION_FIELD_INVALID.code
     assert CorrectionRequest.objects.count() == 0
 
@@ -79,7 +79,7 @@ def test_a_player_sees_only_their_own_correction_requests(client_for):
     me, other = make_player(), make_player()
     services.correction_request_create(player=other, changes={"residence_city": "Brno"}, note="",
                                        actor=Actor.player(other))
-    r = client_for(me).get("/api/v1/accounts/me/corrections/")
+    r = client_for(me).get("/api/v1/accounts/me/corrections")
     assert r.status_code == 200 and r.json()["results"] == []
 
 
@@ -150,33 +150,33 @@ def test_marketing_consent_can_be_given_and_withdrawn_and_the_account_stays_open
     player = make_player()
     c = client_for(player)
     v = rules.document_versions()["marketing"]
-    r = c.post("/api/v1/accounts/me/consents/", {"kind": "marketing", "version": v}, format="json")
+    r = c.post("/api/v1/accounts/me/consents", {"kind": "marketing", "version": v}, format="json")
     assert r.status_code == 201
-    assert c.get("/api/v1/accounts/me/").json()["marketing_consent"] is True
-    r = c.post("/api/v1/accounts/me/consents/marketing/withdraw/", {}, format="json")
+    assert c.get("/api/v1/accounts/me").json()["marketing_consent"] is True
+    r = c.post("/api/v1/accounts/me/consents/marketing/withdraw", {}, format="json")
     assert r.status_code == 200 and r.json()["withdrawn_at"]
     player.refresh_from_db()
     assert player.status == "active"
-    assert c.get("/api/v1/accounts/me/").json()["marketing_consent"] is False
+    assert c.get("/api/v1/accounts/me").json()["marketing_consent"] is False
 
 
 def test_a_consent_in_an_old_version_or_of_an_unknown_kind_is_refused(client_for):
     c = client_for(make_player())
-    r = c.post("/api/v1/accounts/me/consents/", {"kind": "marketing", "version": "1999"}, format="json")
+    r = c.post("/api/v1/accounts/me/consents", {"kind": "marketing", "version": "1999"}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == errors.CONSENT_VERSION_OUTDATED.code
-    r = c.post("/api/v1/accounts/me/consents/nonsense/withdraw/", {}, format="json")
+    r = c.post("/api/v1/accounts/me/consents/nonsense/withdraw", {}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == errors.CONSENT_KIND_INVALID.code
-    r = c.post("/api/v1/accounts/me/consents/marketing/withdraw/", {}, format="json")
+    r = c.post("/api/v1/accounts/me/consents/marketing/withdraw", {}, format="json")
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.CONSENT_NOT_GIVEN.code
 
 
 def test_withdrawing_the_mandatory_consent_cancels_the_registration(client_for):
     player = make_player()
     c = client_for(player)
-    r = c.post("/api/v1/accounts/me/consents/data_processing/withdraw/", {}, format="json")
+    r = c.post("/api/v1/accounts/me/consents/data_processing/withdraw", {}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == errors.CLOSURE_METHOD_INVALID.code
     assert Consent.objects.get(player=player, kind="data_processing").withdrawn_at is None
-    r = c.post("/api/v1/accounts/me/consents/data_processing/withdraw/", {"settlement": "transfer"}, format="json")
+    r = c.post("/api/v1/accounts/me/consents/data_processing/withdraw", {"settlement": "transfer"}, format="json")
     assert r.status_code == 200
     player.refresh_from_db()
     assert player.status == "closing" and player.status_reason == "consent_withdrawn:data_processing"

@@ -34,7 +34,7 @@ from core.errors import DomainError
 from core.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
-URL = "/api/v1/accounts/me/data-requests/"
+URL = "/api/v1/accounts/me/data-requests"
 PRAGUE = clock.PRAGUE
 
 
@@ -82,7 +82,7 @@ def test_a_player_files_an_explanation_request_due_in_one_month_and_is_told_of_t
     assert event.actor_type == "player" and event.details["kind"] == "explanation"
     listed = client_for(player).get(URL).json()
     assert [x["id"] for x in listed["results"]] == [body["id"]]
-    assert client_for(player).get(f"{URL}{body['id']}/").json()["text"] == "Why do you keep my phone number?"
+    assert client_for(player).get(f"{URL}/{body['id']}").json()["text"] == "Why do you keep my phone number?"
 
 
 def test_the_answer_term_follows_the_calendar_month_and_the_setting(settings):
@@ -97,9 +97,9 @@ def test_another_players_request_is_not_found_and_unchanged(client_for):
     owner, other = make_player(), make_player()
     req = services.data_request_create(player=owner, kind="blocking", text="", actor=Actor.player(owner))
     c = client_for(other)
-    assert c.get(f"{URL}{req.pk}/").status_code == 404
-    assert c.post(f"{URL}{req.pk}/withdraw/", {}, format="json").status_code == 404
-    assert c.get(f"{URL}{2**63}/").status_code == 404
+    assert c.get(f"{URL}/{req.pk}").status_code == 404
+    assert c.post(f"{URL}/{req.pk}/withdraw", {}, format="json").status_code == 404
+    assert c.get(f"{URL}/{2**63}").status_code == 404
     assert c.get(URL).json()["results"] == []
     req.refresh_from_db()
     assert req.state == "pending"
@@ -158,7 +158,7 @@ def test_staff_answer_an_explanation_in_writing_and_the_player_reads_it_with_the
     assert "The Gambling Act requires the phone number." in answer.body_en and AUTHORITY_NOTICE_EN in answer.body_en
     event = AuditEvent.objects.get(action="accounts.data_request.decided")
     assert event.actor_type == "staff" and event.new_values == {"state": "answered"}
-    r = client_for(player).get(f"{URL}{req.pk}/", HTTP_ACCEPT_LANGUAGE="en")
+    r = client_for(player).get(f"{URL}/{req.pk}", HTTP_ACCEPT_LANGUAGE="en")
     assert r.json()["answer"] == "The Gambling Act requires the phone number."
     assert code_of(lambda: services.data_request_decide(
         request=req, outcome="answered", answer_cs="a", answer_en="b", actor=actor)) == \
@@ -201,7 +201,7 @@ def test_a_blocking_stops_marketing_from_its_receipt_while_the_legally_required_
     again = client_for(player).post(URL, {"kind": "blocking"}, format="json")
     assert again.status_code == 409 and again.json()["error"]["details"]["request_id"] == req.pk
     # the player ends it: marketing (consented) may resume
-    w = client_for(player).post(f"{URL}{req.pk}/withdraw/", {}, format="json")
+    w = client_for(player).post(f"{URL}/{req.pk}/withdraw", {}, format="json")
     assert w.status_code == 200 and w.json()["state"] == "lifted" and w.json()["in_force"] is False
     assert selectors.marketing_allowed(player) is True
 
@@ -232,8 +232,8 @@ def test_a_decided_request_cannot_be_withdrawn(client_for):
     player = make_player()
     req = services.data_request_create(player=player, kind="explanation", text="?", actor=Actor.player(player))
     c = client_for(player)
-    assert c.post(f"{URL}{req.pk}/withdraw/", {}, format="json").json()["state"] == "withdrawn"
-    r = c.post(f"{URL}{req.pk}/withdraw/", {}, format="json")
+    assert c.post(f"{URL}/{req.pk}/withdraw", {}, format="json").json()["state"] == "withdrawn"
+    r = c.post(f"{URL}/{req.pk}/withdraw", {}, format="json")
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.DATA_REQUEST_NOT_PENDING.code
 
 
@@ -261,7 +261,7 @@ def test_a_deletion_on_an_open_account_erases_the_optional_data_and_keeps_what_t
     answer = Message.objects.get(reference=f"accounts.data_request:{req.pk}:decided")
     assert "dokud je konto otevřené" in answer.body_cs and "while the account is open" in answer.body_en
     assert "10 years" in answer.body_en and "253/2008" in answer.body_en and AUTHORITY_NOTICE_EN in answer.body_en
-    assert client_for(player).get(f"{URL}{req.pk}/").json()["state"] == "partly_granted"
+    assert client_for(player).get(f"{URL}/{req.pk}").json()["state"] == "partly_granted"
 
 
 def test_a_deletion_on_a_closed_account_within_retention_names_the_day_the_data_will_be_erased():
@@ -454,7 +454,7 @@ def test_an_anonymised_account_takes_no_more_requests_and_exports_nothing_person
 # The privacy notice (GP §12(3), §12(5), §12(7)) -------------------------------------------------------------------
 def test_the_privacy_notice_states_purposes_retention_from_the_settings_rights_and_the_authority(api, settings):
     settings.ACCOUNTS_RETENTION_AML_YEARS = 11
-    r = api.get("/api/v1/accounts/privacy/")
+    r = api.get("/api/v1/accounts/privacy")
     assert r.status_code == 200
     body = r.json()
     assert [p["code"] for p in body["purposes"]] == ["participation", "aml", "marketing", "loyalty"]

@@ -19,7 +19,7 @@ from core.models import AuditEvent
 pytestmark = pytest.mark.django_db
 STAFF = Actor.system("test-staff")
 NOTICE = rules.terms_min_notice()
-ACCEPT = "/api/v1/accounts/me/terms/accept/"
+ACCEPT = "/api/v1/accounts/me/terms/accept"
 
 
 def publish(effective_at=None, **overrides):
@@ -185,13 +185,13 @@ def test_a_player_accepts_the_version_in_force_and_the_acceptance_is_recorded_on
         publish()
     c = client_for(player)
     with time_machine.travel(start + NOTICE, tick=False):
-        assert c.get("/api/v1/accounts/me/").json()["betting_refusal"] == errors.TERMS_NOT_ACCEPTED.code
+        assert c.get("/api/v1/accounts/me").json()["betting_refusal"] == errors.TERMS_NOT_ACCEPTED.code
         r = c.post(ACCEPT, {"version": 1}, format="json")
         assert r.status_code == 200, r.content
         assert r.json()["version"] == 1 and r.json()["source"] == "api"
         again = c.post(ACCEPT, {"version": 1}, format="json")
         assert again.status_code == 200 and again.json()["accepted_at"] == r.json()["accepted_at"]
-        me = c.get("/api/v1/accounts/me/").json()
+        me = c.get("/api/v1/accounts/me").json()
     assert me["betting_refusal"] is None and me["terms_version_accepted"] == 1
     acceptance = TermsAcceptance.objects.get(player=player)
     assert acceptance.source_address == "127.0.0.1" and acceptance.accepted_at == start + NOTICE
@@ -237,12 +237,12 @@ def test_after_accepting_an_announced_version_the_older_one_in_force_cannot_be_a
 def test_the_public_terms_endpoint_shows_the_version_in_force_and_the_announced_ones(api):
     start = clock.now()
     with time_machine.travel(start, tick=False):
-        assert api.get("/api/v1/accounts/terms/").json() == {"current": None, "upcoming": []}
+        assert api.get("/api/v1/accounts/terms").json() == {"current": None, "upcoming": []}
         publish()
-        body = api.get("/api/v1/accounts/terms/").json()
+        body = api.get("/api/v1/accounts/terms").json()
     assert body["current"] is None and [v["version"] for v in body["upcoming"]] == [1]
     with time_machine.travel(start + NOTICE, tick=False):
-        body = api.get("/api/v1/accounts/terms/").json()
+        body = api.get("/api/v1/accounts/terms").json()
     assert body["current"]["version"] == 1 and body["current"]["text_en"] == "Game plan ..." and body["upcoming"] == []
 
 

@@ -50,7 +50,7 @@ def play_round(player) -> int:
 def file_via_api(client, **body):
     body.setdefault("reason", "game_result")
     body.setdefault("description", "The round did not pay what the paytable says.")
-    return client.post("/api/v1/complaints/", body, format="json")
+    return client.post("/api/v1/complaints", body, format="json")
 
 
 def iso(dt: datetime) -> str:

@@ -49,7 +49,7 @@ def test_a_player_complains_about_a_round_staff_uphold_it_in_the_admin_and_the_c
         # 1. The player files through the API and gets the confirmation.
         with django_capture_on_commit_callbacks(execute=True):
             r = file_via_api(client_for(player.user), rounds=[round_id], description="The wheel showed red.",
-                             remedy_requested="Pay my win", remedy_amount_requested=10_000)
+                             remedy_requested="Pay my win", remedy_amount_requested={"amount": 10_000, "currency": "CZK"})
         assert r.status_code == 201
         ref = r.json()["reference"]
         c = Complaint.objects.get(reference=ref)

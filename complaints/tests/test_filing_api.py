@@ -50,7 +50,7 @@ def test_a_player_files_a_complaint_about_their_round_and_gets_the_reference_and
     c = client_for(player.user)
     with django_capture_on_commit_callbacks(execute=True):
         r = file_via_api(c, rounds=[round_id], remedy_requested="Pay the win I expected.",
-                         remedy_amount_requested=20000)
+                         remedy_amount_requested={"amount": 20000, "currency": "CZK"})
     assert r.status_code == 201, r.content
     body = r.json()
     assert REF.match(body["reference"])
@@ -90,7 +90,7 @@ def test_english_is_the_primary_language_when_the_player_asks_for_it(player, fro
                                                                       django_capture_on_commit_callbacks):
     c = client_for(player.user)
     with django_capture_on_commit_callbacks(execute=True):
-        r = c.post("/api/v1/complaints/", {"reason": "deposit", "description": "Deposit missing",
+        r = c.post("/api/v1/complaints", {"reason": "deposit", "description": "Deposit missing",
                                             "event_at": (NOW - timedelta(days=2)).isoformat()},
                    format="json", HTTP_ACCEPT_LANGUAGE="en")
     assert r.status_code == 201
@@ -238,7 +238,7 @@ def test_an_event_in_the_future_is_refused(player, frozen):
 @pytest.mark.django_db
 def test_pdf_png_and_jpeg_attachments_are_accepted_by_their_content(player, frozen):
     c = client_for(player.user)
-    r = c.post("/api/v1/complaints/", {
+    r = c.post("/api/v1/complaints", {
         "reason": "withdrawal", "description": "Withdrawal not received",
         "event_at": (NOW - timedelta(days=3)).isoformat(),
         "attachments": [upload("statement.pdf", PDF), upload("shot.png", PNG), upload("photo.JPG", JPEG)],
@@ -262,7 +262,7 @@ def test_pdf_png_and_jpeg_attachments_are_accepted_by_their_content(player, froz
     ("empty.pdf", b"", errors.ATTACHMENT_EMPTY.code),
 ])
 def test_an_attachment_whose_content_is_not_what_is_allowed_refuses_the_filing(player, frozen, name, data, code):
-    r = client_for(player.user).post("/api/v1/complaints/", {
+    r = client_for(player.user).post("/api/v1/complaints", {
         "reason": "other", "description": "x", "event_at": (NOW - timedelta(days=1)).isoformat(),
         "attachments": [upload("ok.pdf", PDF), upload(name, data, "application/pdf")],
     }, format="multipart")
@@ -278,10 +278,10 @@ def test_an_attachment_over_5_mb_is_refused_and_exactly_5_mb_is_accepted(player,
     c = client_for(player.user)
     body = {"reason": "other", "description": "x", "event_at": (NOW - timedelta(days=1)).isoformat()}
     big = PDF + b"0" * (5 * 1024 * 1024 - len(PDF) + 1)
-    r = c.post("/api/v1/complaints/", {**body, "attachments": [upload("big.pdf", big)]}, format="multipart")
+    r = c.post("/api/v1/complaints", {**body, "attachments": [upload("big.pdf", big)]}, format="multipart")
     assert r.status_code == 422 and r.json()["error"]["code"] == errors.ATTACHMENT_TOO_LARGE.code
     _nothing_stored()
-    r = c.post("/api/v1/complaints/", {**body, "attachments": [upload("max.pdf", big[:-1])]}, format="multipart")
+    r = c.post("/api/v1/complaints", {**body, "attachments": [upload("max.pdf", big[:-1])]}, format="multipart")
     assert r.status_code == 201 and r.json()["attachments"][0]["size"] == 5 * 1024 * 1024
 
 
@@ -312,7 +312,7 @@ def test_a_player_never_sees_or_adds_to_another_players_complaint(player, other_
     assert r.status_code == 404
     a_id = 1
     assert intruder.get(f"/api/v1/complaints/{mine}/attachments/{a_id}").status_code == 404
-    assert intruder.get("/api/v1/complaints/").json()["count"] == 0
+    assert intruder.get("/api/v1/complaints").json()["count"] == 0
     assert Complaint.objects.get(reference=mine).messages.count() == 0
 
 
@@ -320,7 +320,7 @@ def test_a_player_never_sees_or_adds_to_another_players_complaint(player, other_
 def test_the_list_is_paginated_and_shows_only_the_players_own_complaints(player, other_player, frozen):
     for p in (player, player, other_player):
         file_via_api(client_for(p.user), event_at=(NOW - timedelta(days=1)).isoformat())
-    r = client_for(player.user).get("/api/v1/complaints/?page_size=1")
+    r = client_for(player.user).get("/api/v1/complaints?page_size=1")
     assert r.status_code == 200 and r.json()["count"] == 2 and len(r.json()["results"]) == 1
 
 
@@ -328,8 +328,8 @@ def test_the_list_is_paginated_and_shows_only_the_players_own_complaints(player,
 def test_unauthenticated_and_staff_without_a_player_get_a_clean_refusal(agent, frozen):
     from rest_framework.test import APIClient
 
-    assert APIClient().get("/api/v1/complaints/").status_code == 401
-    r = client_for(agent).post("/api/v1/complaints/", {"reason": "other", "description": "x",
+    assert APIClient().get("/api/v1/complaints").status_code == 401
+    r = client_for(agent).post("/api/v1/complaints", {"reason": "other", "description": "x",
                                                        "event_at": NOW.isoformat()}, format="json")
     assert r.status_code == 403 and r.json()["error"]["code"] == NOT_A_PLAYER.code == "auth.not_a_player"
 
@@ -339,10 +339,10 @@ def test_unauthenticated_and_staff_without_a_player_get_a_clean_refusal(agent, f
     {}, {"reason": "nonsense", "description": "x"}, {"reason": "other", "description": "x", "event_at": "yesterday"},
     {"reason": "other", "description": "x", "rounds": ["abc"]}, {"reason": "other", "description": "x", "rounds": 5},
     {"reason": "other", "description": "", "event_at": NOW.isoformat()},
-    {"reason": "other", "description": "x", "event_at": NOW.isoformat(), "remedy_amount_requested": -5},
+    {"reason": "other", "description": "x", "event_at": NOW.isoformat(), "remedy_amount_requested": {"amount": -5, "currency": "CZK"}},
 ])
 def test_malformed_filings_are_400s_in_the_error_shape_never_500s(player, frozen, body):
-    r = client_for(player.user).post("/api/v1/complaints/", body, format="json")
+    r = client_for(player.user).post("/api/v1/complaints", body, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == "request.invalid"
     _nothing_stored()
 
@@ -351,8 +351,8 @@ def test_malformed_filings_are_400s_in_the_error_shape_never_500s(player, frozen
 def test_a_retried_filing_with_the_same_idempotency_key_files_once(player, frozen):
     c = client_for(player.user)
     body = {"reason": "deposit", "description": "x", "event_at": (NOW - timedelta(days=1)).isoformat()}
-    r1 = c.post("/api/v1/complaints/", body, format="json", HTTP_IDEMPOTENCY_KEY="file-1")
-    r2 = c.post("/api/v1/complaints/", body, format="json", HTTP_IDEMPOTENCY_KEY="file-1")
+    r1 = c.post("/api/v1/complaints", body, format="json", HTTP_IDEMPOTENCY_KEY="file-1")
+    r2 = c.post("/api/v1/complaints", body, format="json", HTTP_IDEMPOTENCY_KEY="file-1")
     assert r1.status_code == r2.status_code == 201
     assert r1.json()["reference"] == r2.json()["reference"] and r2["Idempotent-Replayed"] == "true"
     assert Complaint.objects.count() == 1
@@ -409,7 +409,7 @@ def test_a_multipart_filing_can_name_transactions_and_carry_attachments_together
     fund(player, 5000)
     fund(player, 7000)
     ids = [str(t.pk) for t in LedgerTransaction.objects.filter(player=player).order_by("pk")]
-    r = client_for(player.user).post("/api/v1/complaints/", {
+    r = client_for(player.user).post("/api/v1/complaints", {
         "reason": "deposit", "description": "Two deposits, one missing", "transactions": ids,
         "attachments": [upload("bank.pdf", PDF)]}, format="multipart")
     assert r.status_code == 201, r.content
@@ -432,7 +432,7 @@ def test_odd_requests_on_the_other_endpoints_are_clean_4xx_never_500(player, fro
         (c.post(f"/api/v1/complaints/{ref}/attachments", {"a": 1}, format="json"), 415),
         (c.get(f"/api/v1/complaints/{ref}/attachments/999999"), 404),
         (c.delete(f"/api/v1/complaints/{ref}"), 405),
-        (c.get("/api/v1/complaints/?page=999"), 404),
+        (c.get("/api/v1/complaints?page=999"), 404),
     ]
     for response, status in cases:
         assert response.status_code == status, (response.request["PATH_INFO"], response.content[:300])
@@ -444,7 +444,7 @@ def test_odd_requests_on_the_other_endpoints_are_clean_4xx_never_500(player, fro
 def test_absurd_numbers_are_refused_cleanly(player, frozen):
     c = client_for(player.user)
     base = {"reason": "balance", "description": "x", "event_at": (NOW - timedelta(days=1)).isoformat()}
-    assert file_via_api(c, **base, remedy_amount_requested=10**20).status_code == 400
+    assert file_via_api(c, **base, remedy_amount_requested={"amount": 10**20, "currency": "CZK"}).status_code == 400
     assert file_via_api(c, **base, rounds=[10**30]).status_code == 400
     r = file_via_api(c, **base, transactions=[str(10**30)])
     assert r.status_code == 422 and r.json()["error"]["code"] == errors.TRANSACTION_NOT_YOURS.code

@@ -33,7 +33,7 @@ def test_a_forged_forwarding_header_does_not_escape_the_login_throttle():
     c = APIClient(raise_request_exception=False)
     codes = []
     for i in range(15):  # another username each time: the per-user lock-out is not what is tested here
-        r = c.post("/api/v1/accounts/auth/login/", {"username": f"nobody{i}", "password": "wrong-password-1"},
+        r = c.post("/api/v1/accounts/auth/login", {"username": f"nobody{i}", "password": "wrong-password-1"},
                    format="json", HTTP_X_FORWARDED_FOR=f"198.51.100.{uuid.uuid4().int % 250}")
         codes.append(r.status_code)
     assert set(codes[:10]) == {401} and set(codes[10:]) == {429}, codes  # "login": 10/min per address
@@ -48,7 +48,7 @@ def test_a_session_records_the_address_the_trusted_proxy_saw(settings):
     settings.TRUSTED_PROXIES = ["127.0.0.0/8"]  # the test client's peer address plays the load balancer
     cache.clear()
     player = make_player()  # accounts.testing.DEFAULT_PASSWORD
-    r = APIClient().post("/api/v1/accounts/auth/login/", {"username": player.user.username,
+    r = APIClient().post("/api/v1/accounts/auth/login", {"username": player.user.username,
                                                           "password": "Secret-pass-123"},
                          format="json", HTTP_X_FORWARDED_FOR="1.2.3.4, 198.51.100.23")
     assert r.status_code == 200, r.content

@@ -39,12 +39,12 @@ def test_lock_outs_and_throttled_logins_are_recorded():
     player = make_player()
     c = APIClient(raise_request_exception=False)
     for _ in range(6):  # AXES_FAILURE_LIMIT 5: the sixth attempt is locked out
-        c.post("/api/v1/accounts/auth/login/", {"username": player.user.username, "password": "wrong-one-123"},
+        c.post("/api/v1/accounts/auth/login", {"username": player.user.username, "password": "wrong-one-123"},
                format="json")
     locked = _events("security.login_locked_out")
     assert locked and player.user.username in locked[0].details["tried"]
     for i in range(6):  # "login": 10 per minute per address
-        c.post("/api/v1/accounts/auth/login/", {"username": f"x{i}", "password": "wrong-one-123"}, format="json")
+        c.post("/api/v1/accounts/auth/login", {"username": f"x{i}", "password": "wrong-one-123"}, format="json")
     assert _events("security.login_throttled")
     cache.clear()
 

@@ -93,17 +93,17 @@ def test_every_api_view_is_throttled_with_rates_read_from_the_settings():
 def test_a_public_endpoint_answers_60_a_minute_per_address_then_429_with_retry_after(deployed_rates):
     anonymous = APIClient(raise_request_exception=False)
     for _ in range(60):
-        assert anonymous.get("/api/v1/jackpots/", REMOTE_ADDR="203.0.113.10").status_code == 200
-    r = anonymous.get("/api/v1/jackpots/", REMOTE_ADDR="203.0.113.10")
+        assert anonymous.get("/api/v1/jackpots", REMOTE_ADDR="203.0.113.10").status_code == 200
+    r = anonymous.get("/api/v1/jackpots", REMOTE_ADDR="203.0.113.10")
     assert retry_after(r) <= 60
-    assert anonymous.get("/api/v1/jackpots/", REMOTE_ADDR="203.0.113.11").status_code == 200  # another address
+    assert anonymous.get("/api/v1/jackpots", REMOTE_ADDR="203.0.113.11").status_code == 200  # another address
     # an IPv6 client is one /64: another address of the same /64 is the same client
     for i in range(60):
-        assert anonymous.get("/api/v1/jackpots/", REMOTE_ADDR=f"2001:db8:1:2::{i + 1:x}").status_code == 200
-    retry_after(anonymous.get("/api/v1/jackpots/", REMOTE_ADDR="2001:db8:1:2:ffff::1"))
-    assert anonymous.get("/api/v1/jackpots/", REMOTE_ADDR="2001:db8:1:3::1").status_code == 200
+        assert anonymous.get("/api/v1/jackpots", REMOTE_ADDR=f"2001:db8:1:2::{i + 1:x}").status_code == 200
+    retry_after(anonymous.get("/api/v1/jackpots", REMOTE_ADDR="2001:db8:1:2:ffff::1"))
+    assert anonymous.get("/api/v1/jackpots", REMOTE_ADDR="2001:db8:1:3::1").status_code == 200
     with time_machine.travel(clock.now() + timedelta(seconds=61), tick=False):
-        assert anonymous.get("/api/v1/jackpots/", REMOTE_ADDR="203.0.113.10").status_code == 200
+        assert anonymous.get("/api/v1/jackpots", REMOTE_ADDR="203.0.113.10").status_code == 200
 
 
 def test_a_player_endpoint_answers_600_a_minute_per_player_then_429(deployed_rates):
@@ -124,11 +124,11 @@ def test_refused_tokens_count_against_the_address_so_guessing_tokens_is_throttle
     each a token lookup, never counted. Now refused tokens count at the anonymous rate per address."""
     c = APIClient(raise_request_exception=False)
     for i in range(60):
-        r = c.get("/api/v1/accounts/me/", HTTP_AUTHORIZATION=f"Token guess-{i}", REMOTE_ADDR="203.0.113.40")
+        r = c.get("/api/v1/accounts/me", HTTP_AUTHORIZATION=f"Token guess-{i}", REMOTE_ADDR="203.0.113.40")
         assert r.status_code == 401 and r.json()["error"]["code"] == "auth.token_invalid", (i, r.status_code)
-    retry_after(c.get("/api/v1/accounts/me/", HTTP_AUTHORIZATION="Token guess-x", REMOTE_ADDR="203.0.113.40"))
+    retry_after(c.get("/api/v1/accounts/me", HTTP_AUTHORIZATION="Token guess-x", REMOTE_ADDR="203.0.113.40"))
     player = make_player()
-    r = c.get("/api/v1/accounts/me/", HTTP_AUTHORIZATION=f"Token {token_for(player.user)}", REMOTE_ADDR="203.0.113.41")
+    r = c.get("/api/v1/accounts/me", HTTP_AUTHORIZATION=f"Token {token_for(player.user)}", REMOTE_ADDR="203.0.113.41")
     assert r.status_code == 200
 
 
@@ -212,7 +212,7 @@ def test_a_provider_whose_callbacks_verify_is_not_held_back_by_refusals_only_by_
 
 def test_throttled_logins_are_one_security_event_per_address_and_window(deployed_rates):
     c = APIClient(raise_request_exception=False)
-    codes = [c.post("/api/v1/accounts/auth/login/", {"username": f"nobody{i}", "password": "wrong-password-1"},
+    codes = [c.post("/api/v1/accounts/auth/login", {"username": f"nobody{i}", "password": "wrong-password-1"},
                     format="json", REMOTE_ADDR="203.0.113.77").status_code for i in range(30)]
     assert codes == [401] * 10 + [429] * 20
     assert AuditEvent.objects.using("refusal_log").filter(action="security.login_throttled").count() == 1
@@ -236,15 +236,15 @@ def test_the_login_throttle_and_the_lock_out_answer_429_with_retry_after():
     c = APIClient(raise_request_exception=False)
     player = make_player()
     for _ in range(5):  # AXES_FAILURE_LIMIT
-        c.post("/api/v1/accounts/auth/login/", {"username": player.user.username, "password": "wrong-pass-123"},
+        c.post("/api/v1/accounts/auth/login", {"username": player.user.username, "password": "wrong-pass-123"},
                format="json", REMOTE_ADDR="198.51.100.30")
-    r = c.post("/api/v1/accounts/auth/login/", {"username": player.user.username, "password": "wrong-pass-123"},
+    r = c.post("/api/v1/accounts/auth/login", {"username": player.user.username, "password": "wrong-pass-123"},
                format="json", REMOTE_ADDR="198.51.100.30")
     assert retry_after(r) == int(django_settings.AXES_COOLOFF_TIME * 3600)
     for i in range(10):
-        c.post("/api/v1/accounts/auth/login/", {"username": f"x{i}", "password": "wrong-pass-123"}, format="json",
+        c.post("/api/v1/accounts/auth/login", {"username": f"x{i}", "password": "wrong-pass-123"}, format="json",
                REMOTE_ADDR="198.51.100.31")
-    assert 1 <= retry_after(c.post("/api/v1/accounts/auth/login/", {"username": "y", "password": "wrong-pass-123"},
+    assert 1 <= retry_after(c.post("/api/v1/accounts/auth/login", {"username": "y", "password": "wrong-pass-123"},
                                    format="json", REMOTE_ADDR="198.51.100.31")) <= 60
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from core.audit import Actor
 from games.models import Round
+from games.testing import api_bet
 from games.tests.platform.helpers import client_for, funded_player
 from jackpots.levels import snapshot_clear
 from jackpots.models import Award, Jackpot
@@ -85,6 +86,6 @@ def test_a_player_cannot_ask_for_the_jackpot_symbols_when_the_pools_do_not_run(c
     rnd = Round.objects.get(pk=body["id"])
     assert "progressive" not in rnd.bet_params and rnd.jackpot_events  # offered: the jackpot symbol and its award
     clock.shift(3)
-    r = c.post("/api/v1/games/rounds", {"game": "kobushi", "bet": {**_bet(5), "progressive": "no"}}, format="json",
+    r = c.post("/api/v1/games/rounds", {"game": "kobushi", "bet": api_bet({**_bet(5), "progressive": "no"})}, format="json",
                HTTP_IDEMPOTENCY_KEY="bad-progressive")
     assert r.status_code == 422 and r.json()["error"]["code"] == "game.invalid_bet"

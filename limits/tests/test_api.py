@@ -29,6 +29,11 @@ def client_for(player):
     return c
 
 
+def M(minor: int) -> dict[str, object]:
+    """An amount as a request carries it (core.api_money)."""
+    return {"amount": minor, "currency": "CZK"}
+
+
 def test_the_player_reads_the_seven_limits_undecided_at_first(player, frozen):
     r = client_for(player).get(f"{BASE}/self-limits")
     assert r.status_code == 200
@@ -43,18 +48,18 @@ def test_the_player_reads_the_seven_limits_undecided_at_first(player, frozen):
 
 def test_the_player_sets_declines_tightens_and_loosens_with_the_pending_date_shown(player, frozen):
     c = client_for(player)
-    r = c.put(f"{BASE}/self-limits/technical/daily_stake", {"value": 10_000}, format="json")
-    assert r.status_code == 200 and r.json()["value"] == 10_000 and r.json()["decided"]
+    r = c.put(f"{BASE}/self-limits/technical/daily_stake", {"value": M(10_000)}, format="json")
+    assert r.status_code == 200 and r.json()["value"]["amount"] == 10_000 and r.json()["decided"]
     r = c.put(f"{BASE}/self-limits/technical/monthly_loss", {"value": None}, format="json")
     assert r.status_code == 200 and r.json()["declined"] is True
     frozen.shift(timedelta(hours=1))
-    r = c.put(f"{BASE}/self-limits/technical/daily_stake", {"value": 50_000}, format="json")
+    r = c.put(f"{BASE}/self-limits/technical/daily_stake", {"value": M(50_000)}, format="json")
     body = r.json()
-    assert body["value"] == 10_000 and body["pending"] is True and body["pending_value"] == 50_000
+    assert body["value"]["amount"] == 10_000 and body["pending"] is True and body["pending_value"]["amount"] == 50_000
     assert body["pending_effective_at"].startswith("2025-05-12T11:00:00")  # 7 days after the request (UTC)
     stake(player, "30", T + timedelta(hours=1, minutes=1))
     body = c.get(f"{BASE}/self-limits/technical/daily_stake").json()
-    assert body["used"] == 3_000 and body["resets_at"].startswith("2025-05-05T22:00:00")
+    assert body["used"] == {"amount": 3_000, "currency": "CZK", "formatted": "30,00\u00a0Kč"} and body["resets_at"].startswith("2025-05-05T22:00:00")
     hist = c.get(f"{BASE}/self-limits/history?kind=technical").json()
     assert [h["action"] for h in hist["results"]] == ["loosening_requested", "declined", "set"]
 
@@ -63,10 +68,12 @@ def test_writing_a_limit_requires_a_value_and_refuses_bad_ones_without_a_500(pla
     c = client_for(player)
     for path, body, code in [
         ("technical/daily_stake", {}, "request.invalid"),
-        ("technical/daily_stake", {"value": "lots"}, "request.invalid"),
-        ("technical/daily_stake", {"value": -5}, "request.invalid"),
-        ("technical/daily_stake", {"value": 2**63}, "request.invalid"),  # bounded at the API (issue 13, item 3)
-        ("technical/daily_stake", {"value": 10**12 + 1}, "request.invalid"),
+        ("technical/daily_stake", {"value": "lots"}, "request.invalid_money"),
+        ("technical/daily_stake", {"value": M(-5)}, "request.invalid"),
+        ("technical/daily_stake", {"value": M(2**63)}, "request.invalid_money"),  # bounded at the API (issue 13)
+        ("technical/daily_stake", {"value": M(10**12 + 1)}, "request.invalid"),
+        ("technical/daily_time", {"value": "60"}, "request.invalid"),  # minutes: a JSON integer, not text
+        ("technical/daily_time", {"value": M(60)}, "request.invalid"),
         ("technical/daily_time", {"value": 5000}, "limits.invalid_limit_value"),
         ("technical/weekly", {"value": 5}, "limits.unknown_limit"),
         ("poker/daily_stake", {"value": 5}, "limits.unknown_kind"),
@@ -108,14 +115,14 @@ def test_a_self_listing_request_is_accepted_for_at_least_a_year(player, frozen):
 
 def test_a_player_never_sees_or_changes_another_players_limits(player, other_player, frozen):
     c_other = client_for(other_player)
-    c_other.put(f"{BASE}/self-limits/technical/daily_stake", {"value": 700}, format="json")
+    c_other.put(f"{BASE}/self-limits/technical/daily_stake", {"value": M(700)}, format="json")
     c_other.post(f"{BASE}/self-listing", {"years": 1}, format="json")
     c = client_for(player)
     mine = c.get(f"{BASE}/self-limits").json()["results"]
     assert all(i["value"] is None for i in mine)
     assert c.get(f"{BASE}/self-limits/history").json()["count"] == 0
     assert c.get(f"{BASE}/self-listing").json()["count"] == 0
-    c.put(f"{BASE}/self-limits/technical/daily_stake", {"value": 900}, format="json")
+    c.put(f"{BASE}/self-limits/technical/daily_stake", {"value": M(900)}, format="json")
     assert SelfLimit.objects.get(player=other_player, limit_type="daily_stake").value == 700
     assert SelfLimitChange.objects.filter(player=other_player).count() == 1
 

@@ -69,8 +69,8 @@ def test_a_connection_dropped_mid_transaction_fails_the_request_cleanly_and_its_
         operator_account("house")  # as after any first round (its first-use race: test_operator_account_first_use)
         player = make_player()
         fund(player, czk(1000))
-        body = ({"method_id": verified_bank(player).pk, "amount": "100"} if what == "withdrawal"
-                else {"game": "european_roulette", "bet": {"bets": [{"type": "red", "amount": 100}]}})
+        body = ({"method_id": verified_bank(player).pk, "amount": {"amount": 10000, "currency": "CZK"}} if what == "withdrawal"
+                else {"game": "european_roulette", "bet": {"bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}}]}})
         main = player_account(player.pk, LedgerAccount.Kind.PLAYER_MAIN)
         client = APIClient(raise_request_exception=False)
         client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")

@@ -23,6 +23,8 @@ import time
 import pytest
 from django.db import connection, transaction
 
+from games.testing import api_bet
+
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 
 
@@ -50,7 +52,7 @@ def test_a_stake_racing_the_creation_of_the_house_account_is_played_not_a_500():
 
     def play() -> None:
         try:
-            answer["response"] = c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": RED_100}, format="json",
+            answer["response"] = c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": api_bet(RED_100)}, format="json",
                                         HTTP_IDEMPOTENCY_KEY="first-stake")
         finally:
             connection.close()

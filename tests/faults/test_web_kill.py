@@ -38,6 +38,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
+from games.testing import api_bet
 from tests.faults.harness import (
     APP_WEB,
     Gunicorn,
@@ -176,7 +177,7 @@ class Client(threading.Thread):
         time.sleep(max(0.0, self.last_start + MIN_ROUND_SECONDS + 0.05 - time.time()))
         while True:
             status, _, body = self.send("round", "POST", "/api/v1/games/rounds", key=key,
-                                        body={"game": game, "bet": BETS[game]})
+                                        body={"game": game, "bet": api_bet(BETS[game])})
             code = error_code(status, body)
             if status == 201:
                 break
@@ -210,7 +211,7 @@ class Client(threading.Thread):
 
         key = f"dep-{uuid.uuid4().hex}"
         status, _, body = self.send("deposit", "POST", "/api/v1/wallet/deposits", key=key,
-                                    body={"method_id": self.method_id, "amount": str(DEPOSIT // 100)})
+                                    body={"method_id": self.method_id, "amount": {"amount": DEPOSIT, "currency": "CZK"}})
         assert status == 201, (status, body)
         self.seen.deposits[key] = body
         # The provider's signed callback; a provider sends the same event again until it gets an answer.
@@ -225,7 +226,7 @@ class Client(threading.Thread):
     def withdraw(self) -> None:
         key = f"wd-{uuid.uuid4().hex}"
         status, _, body = self.send("withdrawal", "POST", "/api/v1/wallet/withdrawals", key=key,
-                                    body={"method_id": self.method_id, "amount": str(WITHDRAWAL // 100)},
+                                    body={"method_id": self.method_id, "amount": {"amount": WITHDRAWAL, "currency": "CZK"}},
                                     reference=f"api:withdrawal:{self.player.user_id}:{key}")
         assert status == 201, (status, body)
         self.seen.withdrawals[key] = body

@@ -55,40 +55,45 @@ def test_money_moving_calls_need_an_idempotency_key_and_a_replay_moves_nothing()
     c = client_for(p.user)
     m = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"},
                format="json").json()
-    r = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": "100"}, format="json")
+    r = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": {"amount": 10000, "currency": "CZK"}}, format="json")
     assert r.status_code == 400 and code(r) == "idempotency.key_required"
-    r1 = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": "100"}, format="json", HTTP_IDEMPOTENCY_KEY="d1")
-    r2 = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": "100"}, format="json", HTTP_IDEMPOTENCY_KEY="d1")
+    r1 = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": {"amount": 10000, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="d1")
+    r2 = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": {"amount": 10000, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="d1")
     assert r1.status_code == r2.status_code == 201 and r1.json()["id"] == r2.json()["id"]
     assert Deposit.objects.count() == 1
     assert r1.json()["amount"] == {"amount": 10000, "currency": "CZK", "formatted": "100,00\xa0Kč"}
 
 
-def test_amounts_are_parsed_from_czech_or_english_text():
+def test_an_amount_is_a_money_object_of_integer_halere_and_every_other_form_is_refused():
+    """Issue 21: one convention (docs/player-api.md): {"amount": <haléře>, "currency": "CZK"}; the CZK text the
+    wallet once read ("1 500,50 Kč", "1500.50") is refused with request.invalid_money, as a float or a bare number."""
     p = make_player()
     m = verified_bank(p)
     c = client_for(p.user)
-    for i, text in enumerate(["1 500,50 Kč", "1500.50", "1,500.50 CZK"]):
-        r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": text}, format="json", HTTP_IDEMPOTENCY_KEY=f"k{i}")
-        assert r.status_code == 201 and r.json()["amount"]["amount"] == 150050
-    for bad in ["-5", "abc", "0", "1,5,5", "12.345.67", True]:
-        r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": bad}, format="json", HTTP_IDEMPOTENCY_KEY=f"b{bad}")
-        assert r.status_code == 400 and code(r) == "request.invalid"
-
-
-def test_a_three_decimal_amount_is_refused_not_read_as_thousands():
-    """Issue 13 (1): "0.125" was read as 125 CZK and a withdrawal of it sent without approval."""
-    p = make_player()
-    m = verified_bank(p)
-    fund(p, czk(20000))
-    c = client_for(p.user)
-    for i, bad in enumerate(["0.125", "10.005", "1,000", "1.000,50", "3,000"]):
-        for path in ("deposits", "withdrawals"):
-            r = c.post(f"{API}/{path}", {"method_id": m.pk, "amount": bad}, format="json",
-                       HTTP_IDEMPOTENCY_KEY=f"t{i}{path}")
-            assert r.status_code == 400 and code(r) == "request.invalid", (bad, r.json())
-            assert "decimal" in str(r.json()) or "amount" in str(r.json())
-    assert not Deposit.objects.filter(player=p).exists() and not Withdrawal.objects.filter(player=p).exists()
+    r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": 150050, "currency": "CZK"}}, format="json",
+               HTTP_IDEMPOTENCY_KEY="k1")
+    assert r.status_code == 201 and r.json()["amount"]["amount"] == 150050
+    # what an answer carries may be sent back as it is: "formatted" is ignored
+    r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": r.json()["amount"]}, format="json",
+               HTTP_IDEMPOTENCY_KEY="k2")
+    assert r.status_code == 201 and r.json()["amount"]["amount"] == 150050
+    for i, bad in enumerate(["1 500,50 Kč", "1500.50", "1,500.50 CZK", "0.125", "1.000,50", 150050, 1500.5, True,
+                             None, [150050], {"amount": "150050", "currency": "CZK"}, {"amount": 1500.5, "currency": "CZK"},
+                             {"amount": True, "currency": "CZK"}, {"amount": 150050}, {"currency": "CZK"},
+                             {"amount": 150050, "currency": "EUR"}, {"amount": 150050, "currency": "CZK", "value": 1}]):
+        r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": bad}, format="json", HTTP_IDEMPOTENCY_KEY=f"b{i}")
+        if bad is None:
+            assert r.status_code == 400 and code(r) == "request.invalid", r.json()  # a required field
+            continue
+        assert r.status_code == 400 and code(r) == "request.invalid_money", (bad, r.json())
+        details = r.json()["error"]["details"]
+        assert details["field"] == "amount" and details["expected"]["currency"] == "CZK"
+        assert "haléře" in details["expected"]["amount"] and "haléř" in r.json()["error"]["message_cs"]
+    for i, bad in enumerate([0, -5]):
+        r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": bad, "currency": "CZK"}},
+                   format="json", HTTP_IDEMPOTENCY_KEY=f"n{i}")
+        assert r.status_code == 400 and code(r) == "request.invalid", r.json()
+    assert Deposit.objects.filter(player=p).count() == 2
 
 
 def test_amounts_above_the_operations_maximum_are_refused_with_a_400_not_a_500(settings):
@@ -99,14 +104,14 @@ def test_amounts_above_the_operations_maximum_are_refused_with_a_400_not_a_500(s
     m = verified_bank(p)
     fund(p, czk(200000))
     c = client_for(p.user)
-    for i, huge in enumerate(["92233720368547758,08", "92233720368547758.07", "1000000,01", "1e30",
-                              "9" * 40]):
-        r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": huge}, format="json", HTTP_IDEMPOTENCY_KEY=f"h{i}")
-        assert r.status_code == 400 and code(r) == "request.invalid", (huge, r.content)
-    ok = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": "1000000,00"}, format="json",
+    for i, huge in enumerate([9223372036854775808, 9223372036854775807, 100000001, 10**30, int("9" * 40)]):
+        r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": huge, "currency": "CZK"}},
+                   format="json", HTTP_IDEMPOTENCY_KEY=f"h{i}")
+        assert r.status_code == 400 and code(r) in ("request.invalid", "request.invalid_money"), (huge, r.content)
+    ok = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": 100000000, "currency": "CZK"}}, format="json",
                 HTTP_IDEMPOTENCY_KEY="at-max")
     assert ok.status_code == 201, ok.content  # exactly the maximum
-    over = c.post(f"{API}/withdrawals", {"method_id": m.pk, "amount": "50000,01"}, format="json",
+    over = c.post(f"{API}/withdrawals", {"method_id": m.pk, "amount": {"amount": 5000001, "currency": "CZK"}}, format="json",
                   HTTP_IDEMPOTENCY_KEY="w-over")
     assert over.status_code == 400 and "WALLET_WITHDRAWAL_MAX_AMOUNT" in str(over.json())
     assert Deposit.objects.filter(player=p).count() == 1 and not Withdrawal.objects.filter(player=p).exists()
@@ -129,9 +134,9 @@ def test_a_player_never_sees_or_touches_another_players_rows():
     ma = verified_bank(a)
     fund(a, czk(20000))
     ca, cb = client_for(a.user), client_for(b.user)
-    dep = ca.post(f"{API}/deposits", {"method_id": ma.pk, "amount": "100"}, format="json",
+    dep = ca.post(f"{API}/deposits", {"method_id": ma.pk, "amount": {"amount": 10000, "currency": "CZK"}}, format="json",
                   HTTP_IDEMPOTENCY_KEY="x").json()
-    w = ca.post(f"{API}/withdrawals", {"method_id": ma.pk, "amount": "15000"}, format="json",
+    w = ca.post(f"{API}/withdrawals", {"method_id": ma.pk, "amount": {"amount": 1500000, "currency": "CZK"}}, format="json",
                 HTTP_IDEMPOTENCY_KEY="w").json()
     assert w["status"] == "requested"
     for url in (f"{API}/payment-methods/{ma.pk}", f"{API}/deposits/{dep['id']}", f"{API}/withdrawals/{w['id']}"):
@@ -139,9 +144,9 @@ def test_a_player_never_sees_or_touches_another_players_rows():
     assert cb.delete(f"{API}/payment-methods/{ma.pk}").status_code == 404
     assert cb.post(f"{API}/withdrawals/{w['id']}/cancel", HTTP_IDEMPOTENCY_KEY="c").status_code == 404
     assert cb.post(f"{API}/sandbox/deposits/{dep['id']}/pay", {}, format="json", HTTP_IDEMPOTENCY_KEY="p").status_code == 404
-    r = cb.post(f"{API}/deposits", {"method_id": ma.pk, "amount": "100"}, format="json", HTTP_IDEMPOTENCY_KEY="y")
+    r = cb.post(f"{API}/deposits", {"method_id": ma.pk, "amount": {"amount": 10000, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="y")
     assert r.status_code == 404
-    r = cb.post(f"{API}/withdrawals", {"method_id": ma.pk, "amount": "100"}, format="json", HTTP_IDEMPOTENCY_KEY="z")
+    r = cb.post(f"{API}/withdrawals", {"method_id": ma.pk, "amount": {"amount": 10000, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="z")
     assert r.status_code == 404
     for url in ("deposits", "withdrawals", "payment-methods", "statement", "payouts", "holds", "deductions"):
         assert cb.get(f"{API}/{url}").json()["count"] == 0
@@ -200,7 +205,7 @@ def test_the_callback_endpoint_needs_no_login_but_a_valid_signature():
     c = client_for(p.user)
     m = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"},
                format="json").json()
-    dep = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": "200"}, format="json",
+    dep = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": {"amount": 20000, "currency": "CZK"}}, format="json",
                  HTTP_IDEMPOTENCY_KEY="d").json()
     body, sig = sandbox_event("payment.succeeded", dep["payment_reference"], 20000, event_id="e-1")
     anon = APIClient(raise_request_exception=False)
@@ -220,7 +225,7 @@ def test_the_sandbox_can_be_switched_off(settings):
     p = make_player()
     m = verified_bank(p)
     c = client_for(p.user)
-    r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": "100"}, format="json", HTTP_IDEMPOTENCY_KEY="d")
+    r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": 10000, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="d")
     assert r.status_code == 404 and code(r) == "wallet.sandbox_disabled"
 
 
@@ -240,13 +245,13 @@ def test_a_document_is_uploaded_as_multipart_and_checked_by_content():
 def test_staff_record_branch_cash_through_the_staff_api_and_players_cannot():
     p = make_player()
     staff = make_staff(role="finance")
-    body = {"player_id": p.pk, "direction": "in", "amount": "5000", "branch": "Praha 1"}
+    body = {"player_id": p.pk, "direction": "in", "amount": {"amount": 500000, "currency": "CZK"}, "branch": "Praha 1"}
     assert client_for(p.user).post(f"{API}/staff/branch-cash", body, format="json",
                                    HTTP_IDEMPOTENCY_KEY="s").status_code == 403
     cs = client_for(staff)
     r = cs.post(f"{API}/staff/branch-cash", body, format="json", HTTP_IDEMPOTENCY_KEY="s1")
     assert r.status_code == 201 and r.json()["amount"]["amount"] == 500000
-    r = cs.post(f"{API}/staff/branch-cash", {**body, "amount": "1"}, format="json", HTTP_IDEMPOTENCY_KEY="s2")
+    r = cs.post(f"{API}/staff/branch-cash", {**body, "amount": {"amount": 100, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="s2")
     assert r.status_code == 409 and code(r) == "wallet.branch_cash_24h_limit"
     assert cs.get(f"{API}/staff/players/{p.pk}/statement").json()["count"] == 1
     assert cs.get(f"{API}/overview").status_code == 403  # staff have no wallet of their own

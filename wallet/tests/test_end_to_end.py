@@ -41,7 +41,7 @@ def test_a_new_player_deposits_is_capped_converts_withdraws_and_the_ledger_stays
     assert overview()["payment_method"]["deadline"] is not None  # GP §5(9)
 
     # 2. deposit 2,000 CZK through the sandbox: payment instructions, then the provider's signed callback
-    r = post("deposits", {"method_id": method["id"], "amount": "2000"})
+    r = post("deposits", {"method_id": method["id"], "amount": {"amount": 200000, "currency": "CZK"}})
     assert r.status_code == 201, r.content
     dep = r.json()
     assert dep["status"] == "initiated" and dep["instructions"]["variable_symbol"] == dep["payment_reference"]
@@ -56,19 +56,19 @@ def test_a_new_player_deposits_is_capped_converts_withdraws_and_the_ledger_stays
 
     # 3. a 3,000.01 CZK total is refused, clearly, and nothing changes; 3,000.00 passes
     before = (Deposit.objects.count(), LedgerTransaction.objects.count())
-    r = post("deposits", {"method_id": method["id"], "amount": "1000,01"})
+    r = post("deposits", {"method_id": method["id"], "amount": {"amount": 100001, "currency": "CZK"}})
     assert r.status_code == 409 and r.json()["error"]["code"] == "wallet.temporary_deposit_cap"
     err = r.json()["error"]
     assert err["details"]["cap"]["amount"] == rules.temp_deposit_cap() == 300000
     assert err["details"]["remaining"]["amount"] == 100000 and err["details"]["requested"]["amount"] == 100001
     assert (Deposit.objects.count(), LedgerTransaction.objects.count()) == before
-    dep2 = post("deposits", {"method_id": method["id"], "amount": "1000"}).json()
+    dep2 = post("deposits", {"method_id": method["id"], "amount": {"amount": 100000, "currency": "CZK"}}).json()
     assert post(f"sandbox/deposits/{dep2['id']}/pay").status_code == 202
     ov = overview()
     assert ov["balance"]["amount"] == 300000 and ov["temporary_deposits"]["remaining"]["amount"] == 0
 
     # 4. nothing is withdrawn from a temporary account
-    r = post("withdrawals", {"method_id": method["id"], "amount": "500"})
+    r = post("withdrawals", {"method_id": method["id"], "amount": {"amount": 50000, "currency": "CZK"}})
     assert r.status_code == 409 and r.json()["error"]["code"] == "wallet.temporary_no_withdrawal"
     assert overview()["balance"]["amount"] == 300000 and not c.get(f"{API}/withdrawals").json()["count"]
 
@@ -80,7 +80,7 @@ def test_a_new_player_deposits_is_capped_converts_withdraws_and_the_ledger_stays
     assert ov["account"] == "full" and ov["balance"]["amount"] == 300000 and ov["temporary_deposits"] is None
 
     # 6. withdraw to the verified method: held at once, sent and confirmed by the sandbox after commit
-    r = post("withdrawals", {"method_id": method["id"], "amount": "1200"})
+    r = post("withdrawals", {"method_id": method["id"], "amount": {"amount": 120000, "currency": "CZK"}})
     assert r.status_code == 201, r.content
     w = c.get(f"{API}/withdrawals/{r.json()['id']}").json()
     assert w["status"] == "confirmed" and w["amount"]["amount"] == 120000

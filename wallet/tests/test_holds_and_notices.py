@@ -33,7 +33,7 @@ from wallet.services import (
 from wallet.tests.conftest import SYSTEM, czk, fund, ledger_clean, ref, verified_bank
 
 pytestmark = pytest.mark.django_db
-INBOX = "/api/v1/accounts/me/messages/"
+INBOX = "/api/v1/accounts/me/messages"
 
 
 def at(t):

@@ -263,7 +263,7 @@ def test_staff_decide_in_the_admin_and_a_blocked_deposit_is_a_409_in_the_api():
     m = verified_bank(p)
     pay_deposit(start(p, m, czk(100)), payer=STRANGER)
     api = Client()
-    r = api.post("/api/v1/wallet/deposits", {"method_id": m.pk, "amount": "100"}, content_type="application/json",
+    r = api.post("/api/v1/wallet/deposits", {"method_id": m.pk, "amount": {"amount": 10000, "currency": "CZK"}}, content_type="application/json",
                  HTTP_AUTHORIZATION=f"Token {token_for(p.user)}", HTTP_IDEMPOTENCY_KEY="blocked-1",
                  HTTP_ACCEPT_LANGUAGE="en")
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.METHOD_DEPOSITS_BLOCKED.code

@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 from accounts.testing import make_player, token_for
 from core.audit import Actor
 from core.money import Money
+from games.testing import api_bet
 
 ROULETTE = "european_roulette"
 RED_100 = {"bets": [{"type": "red", "amount": 100}]}  # pocket 1 is red (wins 200), pocket 0 loses
@@ -47,7 +48,8 @@ def key() -> str:
 
 
 def start(c, game=ROULETTE, bet=None, idem=None, **extra):
-    body = {"game": game, "bet": RED_100 if bet is None else bet, **extra}
+    """POST a round; ``bet`` in engine units (integer haléře), posted in the API's shape (Money objects)."""
+    body = {"game": game, "bet": api_bet(RED_100 if bet is None else bet), **extra}
     return c.post("/api/v1/games/rounds", body, format="json", HTTP_IDEMPOTENCY_KEY=idem or key())
 
 
@@ -57,9 +59,8 @@ def act(c, round_id, action, idem=None):
 
 
 def play_money(c, game=ROULETTE, bet=None, idem=None, **extra):
-    body = {"game": game, "bet": RED_100 if bet is None else bet, **extra}
-    headers = {"HTTP_IDEMPOTENCY_KEY": idem} if idem else {}
-    return c.post("/api/v1/games/play-money/rounds", body, format="json", **headers)
+    body = {"game": game, "bet": api_bet(RED_100 if bet is None else bet), **extra}
+    return c.post("/api/v1/games/play-money/rounds", body, format="json", HTTP_IDEMPOTENCY_KEY=idem or key())
 
 
 def rounds_count(player, **filters) -> int:

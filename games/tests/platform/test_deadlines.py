@@ -8,6 +8,7 @@ from core.models import AuditEvent
 from core.rng import use_rng
 from games.models import Round
 from games.services import round_refund, rounds_expire_due
+from games.testing import api_bet
 from games.tests.platform.helpers import act, balance, client_for, funded_player, start
 from games.tests.platform.testgames import FixedRNG
 
@@ -83,7 +84,8 @@ def test_a_new_start_after_the_deadline_ends_the_old_round_first(clock):
 def test_the_deadline_sweeper_skips_rounds_already_ended_and_play_money_rounds_are_ended_without_money(clock):
     player = funded_player(10_000)
     c = client_for(player)
-    pm = c.post("/api/v1/games/play-money/rounds", {"game": PICK, "bet": {"stake": 100}}, format="json").json()
+    pm = c.post("/api/v1/games/play-money/rounds", {"game": PICK, "bet": api_bet({"stake": 100})}, format="json",
+                HTTP_IDEMPOTENCY_KEY="pm-deadline").json()
     clock.shift(91 * 24 * 3600)
     assert rounds_expire_due()["ended"] == 1
     assert Round.objects.get(pk=pm["id"]).status == "voided" and balance(player) == 10_000

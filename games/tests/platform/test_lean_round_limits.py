@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from core.audit import Actor
 from core.rng import use_rng
 from games.models import Round
+from games.testing import api_bet
 from games.tests.platform.conftest import START
 from games.tests.platform.helpers import balance, client_for, funded_player, key
 from games.tests.platform.testgames import FixedRNG
@@ -34,7 +35,7 @@ def _player_with(limit_type: str, value: int) -> Any:
 def _spin(c: Any, clock: Any, rng: Any, bet: dict[str, Any] = RED) -> Any:
     clock.shift(3)  # GP §7(9)
     with use_rng(rng):
-        return c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": bet}, format="json",
+        return c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": api_bet(bet)}, format="json",
                       HTTP_IDEMPOTENCY_KEY=key())
 
 
@@ -74,7 +75,7 @@ def _spin_at(c: Any, clock: Any, at: datetime, rng: Any, bet: dict[str, Any] = R
     """A round started exactly at ``at`` (the caller keeps GP §7(9)'s 2 seconds between starts)."""
     clock.move_to(at)
     with use_rng(rng), CaptureQueriesContext(connection) as ctx:
-        r = c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": bet}, format="json",
+        r = c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": api_bet(bet)}, format="json",
                    HTTP_IDEMPOTENCY_KEY=key())
     if r.status_code == 201:
         assert not [q for q in ctx.captured_queries if 'INSERT INTO "limits_openbet"' in q["sql"]], "not the lean path"
@@ -149,7 +150,7 @@ def _login(api: Any, player: Any) -> Any:
     """A login through the API, as a device does: a tracked session and its token."""
     from accounts.testing import DEFAULT_PASSWORD
 
-    r = api.post("/api/v1/accounts/auth/login/", {"username": player.user.username, "password": DEFAULT_PASSWORD},
+    r = api.post("/api/v1/accounts/auth/login", {"username": player.user.username, "password": DEFAULT_PASSWORD},
                  format="json")
     assert r.status_code == 200, r.content
     from rest_framework.test import APIClient
@@ -213,7 +214,7 @@ def test_a_pause_after_logging_out_on_one_device_stops_play_on_another_until_it_
     clock.move_to(START)
     phone, tablet = _login(anonymous, player), _login(anonymous, player)
     _limit(tablet, "pause_after_logout", 60)
-    assert phone.post("/api/v1/accounts/auth/logout/").status_code == 204  # logged out at START
+    assert phone.post("/api/v1/accounts/auth/logout").status_code == 204  # logged out at START
     details = _refused(_spin_at(tablet, clock, START + timedelta(minutes=59, seconds=59), WIN),
                        "limits.pause_after_logout")
     assert details["ends_at"].startswith("2026-03-02T10:00:00")

@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from core.audit import Actor
 from core.rng import SeededRNG, use_rng
 from games.models import Round
+from games.testing import api_bet
 from games.tests.platform.helpers import client_for, funded_player, key
 from games.tests.platform.testgames import FixedRNG
 from limits.services import self_limit_set
@@ -58,7 +59,7 @@ def _limited_player() -> Any:
 def _round(c: Any, clock: Any, game: str, bet: dict[str, Any], rng: Any) -> tuple[dict[str, Any], list[str]]:
     clock.shift(3)  # GP §7(9): at least 2 s between rounds
     with use_rng(rng), CaptureQueriesContext(connection) as ctx:
-        r = c.post("/api/v1/games/rounds", {"game": game, "bet": bet}, format="json", HTTP_IDEMPOTENCY_KEY=key())
+        r = c.post("/api/v1/games/rounds", {"game": game, "bet": api_bet(bet)}, format="json", HTTP_IDEMPOTENCY_KEY=key())
     assert r.status_code == 201, r.content
     return r.json(), [q["sql"] for q in ctx.captured_queries]
 
@@ -163,10 +164,10 @@ def test_an_idempotent_replay_of_a_round_costs_no_more_and_moves_nothing(clock):
     player = _limited_player()
     c = client_for(player)
     clock.shift(3)
-    first = c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": ROULETTE_RED}, format="json",
+    first = c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": api_bet(ROULETTE_RED)}, format="json",
                    HTTP_IDEMPOTENCY_KEY="same-key")
     with CaptureQueriesContext(connection) as ctx:
-        again = c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": ROULETTE_RED}, format="json",
+        again = c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": api_bet(ROULETTE_RED)}, format="json",
                        HTTP_IDEMPOTENCY_KEY="same-key")
     assert again.status_code == 201 and again["Idempotent-Replayed"] == "true" and again.json() == first.json()
     assert len(ctx.captured_queries) <= MAX_STATEMENTS

@@ -5,6 +5,7 @@ import pytest
 
 from core.rng import SeededRNG, use_rng
 from games.models import Game, Round, RoundAction
+from games.testing import api_bet
 from games.tests.platform.helpers import (
     RED_100,
     ROULETTE,
@@ -46,7 +47,11 @@ def test_the_catalogue_is_public_but_the_launch_of_a_player_adds_their_last_bet_
     c = client_for(player)
     assert start(c, bet={"bets": [{"type": "black", "amount": 300}]}).status_code == 201
     launch = c.get(f"/api/v1/games/catalogue/{ROULETTE}").json()
-    assert launch["last_bet"] == {"bets": [{"type": "black", "amount": 300}]}
+    assert launch["last_bet"] == {"bets": [{"type": "black", "amount": {"amount": 300, "currency": "CZK",
+                                                                        "formatted": "3,00\xa0Kč"}}]}
+    # the last bet as answered is a valid request body: a client may send it back as it is
+    clock.shift(2)
+    assert start(c, bet=launch["last_bet"]).status_code == 201
     assert launch["open_round"] is None
 
 
@@ -226,7 +231,7 @@ def test_an_action_replayed_with_its_key_moves_nothing(clock):
 def test_calls_without_an_idempotency_key_are_refused_and_change_nothing(clock):
     player = funded_player(10_000)
     c = client_for(player)
-    r = c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": RED_100}, format="json")
+    r = c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": api_bet(RED_100)}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == "idempotency.key_required"
     assert rounds_count(player) == 0 and balance(player) == 10_000
 
@@ -388,11 +393,11 @@ def test_no_request_produces_a_500(clock):
     rid = start(c, game=PICK, bet={"stake": 100}).json()["id"]
     junk = [
         c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": [1, 2]}, format="json", HTTP_IDEMPOTENCY_KEY=key()),
-        c.post("/api/v1/games/rounds", {"bet": RED_100}, format="json", HTTP_IDEMPOTENCY_KEY=key()),
-        c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": RED_100, "forced_draws": "x"}, format="json",
+        c.post("/api/v1/games/rounds", {"bet": api_bet(RED_100)}, format="json", HTTP_IDEMPOTENCY_KEY=key()),
+        c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": api_bet(RED_100), "forced_draws": "x"}, format="json",
                HTTP_IDEMPOTENCY_KEY=key()),
         c.post("/api/v1/games/rounds", "not json", content_type="application/json", HTTP_IDEMPOTENCY_KEY=key()),
-        c.post("/api/v1/games/rounds", {"game": {"a": 1}, "bet": RED_100}, format="json", HTTP_IDEMPOTENCY_KEY=key()),
+        c.post("/api/v1/games/rounds", {"game": {"a": 1}, "bet": api_bet(RED_100)}, format="json", HTTP_IDEMPOTENCY_KEY=key()),
         c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": {"bets": [{"type": "red", "amount": 1e9}]}},
                format="json", HTTP_IDEMPOTENCY_KEY=key()),
         c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": {"bets": [None, "x", 3]}}, format="json",
@@ -409,15 +414,17 @@ def test_no_request_produces_a_500(clock):
         c.get("/api/v1/games/rounds/99999999999999999999999/verify"),
         c.get("/api/v1/games/rounds?page=999"),
         c.get("/api/v1/games/catalogue/%00"),
-        c.post("/api/v1/games/play-money/rounds", {"game": PICK, "bet": {"stake": "1"}}, format="json"),
-        c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": RED_100}, format="json",
+        c.post("/api/v1/games/play-money/rounds", {"game": PICK, "bet": {"stake": "1"}}, format="json",
+               HTTP_IDEMPOTENCY_KEY=key()),
+        c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": api_bet(RED_100)}, format="json",
                HTTP_IDEMPOTENCY_KEY="x" * 300),
         c.delete(f"/api/v1/games/rounds/{rid}"),
         c.post("/api/v1/games/play-money/rounds", {"game": PICK, "bet": {"stake": 100, "boom": "\u0000"}},
+               HTTP_IDEMPOTENCY_KEY=key(),
                format="json"),
         c.post(f"/api/v1/games/rounds/{rid}/actions", {"action": {"pick\u0000": 0}}, format="json",
                HTTP_IDEMPOTENCY_KEY=key()),
-        c.post("/api/v1/games/rounds", {"game": "european_roulette\u0000", "bet": RED_100}, format="json",
+        c.post("/api/v1/games/rounds", {"game": "european_roulette\u0000", "bet": api_bet(RED_100)}, format="json",
                HTTP_IDEMPOTENCY_KEY=key()),
     ]
     for r in junk:

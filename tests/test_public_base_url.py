@@ -1,0 +1,72 @@
+"""Issue 21: ``make run`` derives PUBLIC_BASE_URL from HOST/PORT when it is not set, and every link the platform sends
+(the e-mail confirmation, the sandbox payment URL, the notices to staff) starts with it."""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from django.core import mail
+from rest_framework.test import APIClient
+
+from accounts.testing import make_player, make_register_record, registration_payload, token_for
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import run  # noqa: E402  (scripts/ is a folder of scripts, not a package)
+
+SERVED = "http://127.0.0.1:8200"
+
+
+@pytest.mark.parametrize(("environ", "expected"), [
+    ({}, "http://127.0.0.1:8000"),
+    ({"PORT": "8200"}, "http://127.0.0.1:8200"),
+    ({"HOST": "192.168.1.20", "PORT": "8200"}, "http://192.168.1.20:8200"),
+    ({"HOST": "0.0.0.0", "PORT": "8200"}, "http://127.0.0.1:8200"),  # listen on all: a browser opens 127.0.0.1
+    ({"HOST": "::1", "PORT": "8200"}, "http://[::1]:8200"),
+    ({"HOST": "0.0.0.0", "PORT": "8200", "PUBLIC_BASE_URL": "https://casino.example/"}, "https://casino.example"),
+])
+def test_make_run_derives_the_public_base_url_from_host_and_port_unless_it_is_set(environ, expected):
+    assert run.public_base_url(environ) == expected
+
+
+def test_make_run_hands_the_derived_address_to_every_process_it_starts():
+    source = (ROOT / "scripts" / "run.py").read_text()
+    main = source[source.index("def main()"):]
+    assert main.index('os.environ["PUBLIC_BASE_URL"] = public_base_url(os.environ)') < main.index('manage("migrate"')
+
+
+@pytest.mark.django_db
+def test_the_confirmation_link_and_the_sandbox_payment_url_start_with_the_public_base_url(
+        settings, django_capture_on_commit_callbacks):
+    settings.PUBLIC_BASE_URL = SERVED
+    payload = registration_payload()
+    make_register_record(payload)
+    with django_capture_on_commit_callbacks(execute=True):
+        r = APIClient().post("/api/v1/accounts/registration", payload, format="json")
+    assert r.status_code == 201, r.content
+    links = re.findall(r"https?://\S+", mail.outbox[0].body)
+    assert links and all(link.startswith(f"{SERVED}/api/v1/accounts/registration/confirm-email?token=")
+                         for link in links), links
+
+    from wallet.tests.conftest import verified_bank
+
+    player = make_player()
+    method = verified_bank(player)
+    c = APIClient()
+    c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
+    deposit = c.post("/api/v1/wallet/deposits", {"method_id": method.pk, "amount": {"amount": 10000, "currency": "CZK"}},
+                     format="json", HTTP_IDEMPOTENCY_KEY="link-deposit").json()
+    assert deposit["instructions"]["sandbox_pay_url"] == f"{SERVED}/api/v1/wallet/sandbox/deposits/{deposit['id']}/pay"
+
+
+def test_the_staff_notice_of_a_complaint_links_through_the_public_base_url(settings):
+    from complaints.texts import _staff_link
+
+    settings.PUBLIC_BASE_URL = SERVED + "/"
+
+    class Complaint:
+        pk = 7
+
+    assert _staff_link(Complaint()) == f"{SERVED}/admin/complaints/complaint/7/change/"
