@@ -68,8 +68,8 @@ class Client:
 
     def open(self, route: str = "") -> None:
         ready = route.split("?")[0].split("/")[0] or "home"
-        if not self.d.current_url.startswith(f"{self.base}/play/"):
-            self.d.get(f"{self.base}/play/#/{route}")
+        if not self.d.current_url.startswith(f"{self.base}/play"):
+            self.d.get(f"{self.base}/play#/{route}")
         else:
             self.d.execute_script(  # the same hash again fires no hashchange: the test fires it
                 "document.getElementById('view').dataset.ready = '';"
@@ -134,7 +134,7 @@ class Client:
             if p.scheme == "data":
                 continue
             if (p.scheme, p.netloc) != (base.scheme, base.netloc) or not (
-                    p.path == "/play/" or p.path.startswith(("/api/v1/", "/static/"))):
+                    p.path in ("/play", "/play/") or p.path.startswith(("/api/v1/", "/static/"))):
                 out.append(u)
         return out
 

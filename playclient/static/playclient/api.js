@@ -10,12 +10,9 @@ import { language } from "./i18n.js";
 export const API_ROOT = "/api/v1";
 const TOKEN = "play.token";
 
-// The API's URL style. Until the API settles on one, the paths that end in a slash are listed here (and only here).
-const SLASHED = [/^\/accounts\//, /^\/complaints$/, /^\/jackpots$/];
-
+// The API's one URL style: no trailing slash (docs/player-api.md, "URLs").
 export function url(path, query) {
-  let p = path.replace(/\/+$/, "");
-  if (SLASHED.some((re) => re.test(p))) p += "/";
+  const p = path.replace(/\/+$/, "");
   const q = query ? new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== "")) : null;
   return API_ROOT + p + (q && q.toString() ? `?${q}` : "");
 }
@@ -23,24 +20,6 @@ export function url(path, query) {
 export function money(minor) {
   if (!Number.isSafeInteger(minor)) throw new TypeError(`an amount is an integer number of haléře, not ${minor}`);
   return { amount: minor, currency: "CZK" };
-}
-
-// Until the API takes the Money object everywhere, the fields that still want the older forms are converted here.
-const LEGACY_CZK_STRING = [/^\/wallet\/(deposits|withdrawals)$/];
-function legacyBody(path, body) {
-  if (!body || typeof body !== "object" || body instanceof FormData) return body;
-  const czkString = LEGACY_CZK_STRING.some((re) => re.test(path));
-  const walk = (v) => {
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === "object") {
-      if (v.currency === "CZK" && Number.isSafeInteger(v.amount) && Object.keys(v).length === 2) {
-        return czkString ? `${Math.trunc(v.amount / 100)}.${String(Math.abs(v.amount) % 100).padStart(2, "0")}` : v.amount;
-      }
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    }
-    return v;
-  };
-  return walk(body);
 }
 
 export function newKey() {
@@ -81,7 +60,7 @@ export async function call(method, path, { body, query, key, form, retries = 2 }
   if (form) payload = form;
   else if (body !== undefined) {
     headers["Content-Type"] = "application/json";
-    payload = JSON.stringify(legacyBody(path.replace(/\/+$/, ""), body));
+    payload = JSON.stringify(body);
   }
   let response;
   try {

@@ -143,14 +143,16 @@ function slot(desc, lastBet, board) {
   const [l0, l1] = o.lines || [1, 1];
   const [c0, c1] = o.coins || [1, 1];
   const range = (a, b) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+  const minor = (v) => (v && typeof v === "object" ? v.amount : v); // a Money object in answers, haléře in bet_options
   const start = { ...(desc.default_bet || {}), ...(lastBet || {}) };
+  start.coin_value = minor(start.coin_value);
   const form = h("form.row", { id: "bet-form" },
     field("lines", t("slot.lines"), { options: range(l0, l1).map((n) => [n, n]), value: start.lines }),
     field("coins", t("slot.coins"), { options: range(c0, c1).map((n) => [n, n]), value: start.coins }),
-    field("coin_value", t("slot.coin_value"), { options: (o.coin_values || []).map((n) => [n, czk(n)]), value: start.coin_value }),
+    field("coin_value", t("slot.coin_value"), { options: (o.coin_values || []).map((n) => [minor(n), czk(minor(n))]), value: start.coin_value }),
     h("output", { id: "total-bet" }));
-  const bet = () => { const v = values(form); return { lines: Number(v.lines), coins: Number(v.coins), coin_value: Number(v.coin_value) }; };
-  const total = () => { const b = bet(); form.querySelector("#total-bet").textContent = `${t("slot.total")}: ${czk(b.lines * b.coins * b.coin_value)}`; };
+  const bet = () => { const v = values(form); return { lines: Number(v.lines), coins: Number(v.coins), coin_value: moneyOf(Number(v.coin_value)) }; };
+  const total = () => { const b = bet(); form.querySelector("#total-bet").textContent = `${t("slot.total")}: ${czk(b.lines * b.coins * b.coin_value.amount)}`; };
   form.addEventListener("change", total);
   total();
   board.append(form, slotWindow({ window: null }));
