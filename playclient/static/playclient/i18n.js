@@ -17,7 +17,7 @@ export function setLanguage(code) {
   document.documentElement.lang = code;
 }
 
-// t("wallet.title") or t("steps.left", {days: 3}); a missing key shows itself (and fails the tests' check)
+// t("games.round", {id: 7}): the string in the current language, {names} filled in; a missing key shows itself
 export function t(key, vars = {}) {
   const text = DICTIONARIES[current][key] ?? DICTIONARIES.cs[key] ?? `⟦${key}⟧`;
   return text.replace(/\{(\w+)\}/g, (_, name) => (vars[name] ?? `{${name}}`));
