@@ -23,7 +23,7 @@ export async function lobby() {
         : h("p.small", {}, session.token ? t("games.not_here") : t("games.login_to_play"))))));
 }
 
-export async function game({ arg }) {
+export async function game({ arg, refreshBalance }) {
   const launch = await get(`/games/catalogue/${arg}`);
   const g = launch.game;
   const ui = PLAYABLE[g.kind];
@@ -38,6 +38,7 @@ export async function game({ arg }) {
 
   const show = (rnd) => {
     result.replaceChildren(roundView(rnd, g.kind, (next) => show(next)));
+    if (!rnd.play_money) refreshBalance();
   };
   const pace = () => {
     const wait = lastRoundAt + ROUND_GAP_MS - Date.now();
@@ -57,6 +58,7 @@ export async function game({ arg }) {
   }).finally(pace));
   pace();
   if (launch.open_round && launch.open_round.game.code === g.code) show(launch.open_round);
+  else if (g.kind === "slot") result.append(slotWindow({ window: null }));
   return section(name(g), h("p.small", {}, t("games.declared", { rtp: g.declared.rtp, loss: money(g.declared.max_hourly_loss) })),
     board, h("div.row", {}, spin, mode), result, qa,
     h("details", {}, h("summary", {}, t("games.rules")), h("p.prose", {}, pick(g, "rules"))));
@@ -64,7 +66,7 @@ export async function game({ arg }) {
 
 // A round as the server answered it; a waiting round shows its options, each one action (GP §7(8)).
 function roundView(rnd, kind, onNext) {
-  const last = (rnd.steps || []).at(-1) || {};
+  const last = (rnd.steps || []).findLast((s) => s.window || s.number !== undefined) || {}; // the last spin shown
   const node = h("div", { dataset: { round: rnd.id, status: rnd.status } },
     kind === "roulette" ? rouletteResult(last) : slotWindow(last),
     h("p", { class: "outcome" }, t("games.round", { id: rnd.id }), " · ", t("games.stake"), ": ", money(rnd.stake), " · ",
@@ -87,8 +89,11 @@ function roundView(rnd, kind, onNext) {
 const optionLabel = (o) => [t(`option.${o.type}`), ...Object.entries(o).filter(([k]) => k !== "type").map(([k, v]) => `${k} ${v}`)].join(" ");
 
 // --- European roulette ------------------------------------------------------------------------------------------
+let betNames = {}; // roulette's bet types by code, in the current language (from the game's description)
+
 function roulette(desc, lastBet, board) {
   const types = desc.bet_types || [];
+  betNames = Object.fromEntries(types.map((x) => [x.type, language() === "cs" ? x.name_cs : x.name_en]));
   const chips = [];
   const list = h("ul.chips", { id: "chips" });
   const form = h("form.row", { id: "bet-form" },
@@ -118,7 +123,7 @@ function roulette(desc, lastBet, board) {
   });
   for (const b of lastBet?.bets || []) { // the player's last bet again (GP §7: the game remembers it)
     const amount = typeof b.amount === "object" ? b.amount.amount : b.amount;
-    chips.push({ type: b.type, numbers: b.numbers, amount, label: `${b.type}${b.numbers ? ` ${b.numbers.join(",")}` : ""}` });
+    chips.push({ type: b.type, numbers: b.numbers, amount, label: `${betNames[b.type] || b.type}${b.numbers ? ` ${b.numbers.join(",")}` : ""}` });
   }
   redraw();
   board.append(form, list);
@@ -133,7 +138,7 @@ function roulette(desc, lastBet, board) {
 function rouletteResult(step) {
   if (step.number === undefined) return h("div");
   return h("div.wheel", {}, h("span", { class: `pocket ${step.colour}`, id: "pocket" }, step.number),
-    h("ul.small", {}, (step.bets || []).map((b) => h("li", {}, `${b.type}${b.numbers ? ` ${b.numbers.join(",")}` : ""}: `,
+    h("ul.small", {}, (step.bets || []).map((b) => h("li", {}, `${betNames[b.type] || b.type}${b.numbers ? ` ${b.numbers.join(",")}` : ""}: `,
       money(typeof b.amount === "object" ? b.amount : czk(b.amount)), " → ", money(typeof b.win === "object" ? b.win : czk(b.win))))));
 }
 
@@ -155,7 +160,7 @@ function slot(desc, lastBet, board) {
   const total = () => { const b = bet(); form.querySelector("#total-bet").textContent = `${t("slot.total")}: ${czk(b.lines * b.coins * b.coin_value.amount)}`; };
   form.addEventListener("change", total);
   total();
-  board.append(form, slotWindow({ window: null }));
+  board.append(form);
   return { bet };
 }
 

@@ -33,15 +33,17 @@ export async function render({ go }) {
         go(`limits?t=${Date.now()}`);
       });
     });
-    return [t(`limit.${l.limit_type}`), h("span", { class: "unit" }, t(`unit.${l.unit}`)),
-      h("span", { dataset: { value: l.limit_type } }, l.decided ? show(l.unit, l.value) : t("limits.undecided")),
-      l.used !== null && l.used !== undefined ? show(l.unit, l.used) : "–",
-      l.pending ? h("span.warn", {}, t("limits.pending", { value: show(l.unit, l.pending_value), at: dateTime(l.pending_effective_at) })) : "",
-      form];
+    return h("article.limit", { dataset: { limitCard: l.limit_type } }, h("h3", {}, t(`limit.${l.limit_type}`)),
+      h("dl.figures", {},
+        h("dt", {}, t("limits.unit")), h("dd", { class: "unit" }, t(`unit.${l.unit}`)),
+        h("dt", {}, t("limits.value")), h("dd", { dataset: { value: l.limit_type } }, l.decided ? show(l.unit, l.value) : t("limits.undecided")),
+        h("dt", {}, t("limits.used")), h("dd", {}, l.used !== null && l.used !== undefined ? show(l.unit, l.used) : "–"),
+        l.pending ? [h("dt", {}, t("limits.pending_h")), h("dd.warn", {}, t("limits.pending", { value: show(l.unit, l.pending_value), at: dateTime(l.pending_effective_at) }))] : null),
+      form);
   });
   const node = h("div");
   node.append(section(t("limits.title"), h("p", {}, t("limits.intro")),
-    table([t("limits.limit"), t("limits.unit"), t("limits.value"), t("limits.used"), t("limits.pending_h"), ""], rows)));
+    h("div.limits", {}, rows)));
   node.append(playStatus(status));
   node.append(panic(go));
   node.append(section(t("limits.history"), history.length ? table([t("wallet.when"), t("limits.limit"), t("limits.action"), t("limits.old"), t("limits.new"), t("limits.from")],
