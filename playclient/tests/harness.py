@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,8 +20,8 @@ import pytest
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.chrome.webdriver import WebDriver  # Chromium's: it has the console and network logs
 from selenium.webdriver.common.by import By
-from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -50,6 +51,13 @@ def play_browser() -> Iterator[WebDriver]:
         yield driver
     finally:
         driver.quit()
+
+
+def found(pattern: str, text: object) -> str:
+    """The first group of ``pattern`` in ``text`` (the whole match without a group); fails when it is absent."""
+    m = re.search(pattern, str(text))
+    assert m is not None, f"{pattern!r} not in {str(text)[:500]!r}"
+    return m.group(m.lastindex or 0)
 
 
 class Client:

@@ -14,7 +14,6 @@ the test reads the e-mail (locmem outbox) and the SMS (the sandbox SMS gateway) 
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 from django.core import mail
@@ -23,7 +22,7 @@ from accounts.models import SandboxSms
 from accounts.testing import make_register_record, registration_payload
 from games.models import Round
 from limits import errors as limit_errors
-from playclient.tests.harness import Client, Screens
+from playclient.tests.harness import Client, Screens, found
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -64,13 +63,13 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
 
     # 2. the e-mail link opens the client, which confirms it; the first password comes by SMS
     assert len(mail.outbox) == 1
-    link = re.search(r"https?://\S+/play#/confirm\?token=\S+", mail.outbox[0].body).group(0)
+    link = found(r"https?://\S+/play#/confirm\?token=\S+", mail.outbox[0].body)
     play_browser.get(link)
     c.ready("confirm")
     c.el("#confirm-result .ok")
     assert "První heslo jsme poslali SMS" in c.text("#confirm-result")
     screens.shot("confirm")
-    first_password = re.search(r"first password: (\S+) -", SandboxSms.objects.get(to=person["phone"]).text).group(1)
+    first_password = found(r"first password: (\S+) -", SandboxSms.objects.get(to=person["phone"]).text)
 
     # 3. log in with it; the client asks for a new one at once (GP §4(7))
     c.open("login")
@@ -117,7 +116,7 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     c.click("#add-chip")
     for n in (1, 2):
         c.click("#spin")
-        c.wait(lambda d: len(d.find_elements("css selector", "#result [data-status='finished']")) == 1
+        c.wait(lambda d, n=n: len(d.find_elements("css selector", "#result [data-status='finished']")) == 1
                and Round.objects.filter(play_money=False).count() == n)
         assert not play_browser.find_element("id", "notice").is_displayed()
         if n == 1:  # GP §7(9): the spin button waits 2.2 s after the start; the second spin is not refused
@@ -175,7 +174,7 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
 
     # 9. the round history: a round verified by replay, then a complaint about it (GP §11)
     c.open("rounds")
-    first = Round.objects.filter(play_money=False).order_by("id").first()
+    first = Round.objects.filter(play_money=False).earliest("id")
     c.click(f".verify-button[data-round='{first.pk}']")
     c.wait(lambda d: "odpovídá" in c.text(f".verify[data-round='{first.pk}']"))
     screens.shot("rounds")
@@ -184,7 +183,7 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     c.fill("#complaint-form", description="Kulička podle mě padla na jiné číslo, prosím o prověření.")
     c.click("#complaint-submit")
     filed = c.notice("je přijata")
-    reference = re.search(r"RK-\d{4}-\d+", filed).group(0)
+    reference = found(r"RK-\d{4}-\d+", filed)
     c.el("#complaint-detail")
     assert reference in c.text()
     screens.shot("complaints")
