@@ -82,7 +82,7 @@ export default {
   "option.spin": "Otočit", "option.pick": "Vybrat", "option.gamble": "Riskovat", "option.collect": "Vzít výhru", "option.red": "Červená", "option.black": "Černá",
   "mode.base": "základní hra", "mode.free": "volná otáčka", "feature.big_cat_free_spins": "volné otáčky Velká kočka", "feature.kobushi_bonus": "bonus Kobushi",
   "roulette.bet": "Sázka", "roulette.numbers": "Čísla", "roulette.amount": "Kč", "roulette.add": "Přidat žeton", "roulette.no_chips": "Nejdřív přidejte žeton.",
-  "slot.lines": "Linie", "slot.coins": "Mince", "slot.coin_value": "Hodnota mince", "slot.total": "Celkem", "slot.line": "Linie",
+  "slot.lines": "Linie", "slot.coins": "Mince", "slot.coin_value": "Hodnota mince", "slot.total": "Celkem", "slot.line_win": "Linie {line}: {symbol} ×{count} = {win}", "slot.scatter_win": "Scatter ×{count}: {win}"
   "round.finished": "dohráno", "round.in_progress": "rozehráno", "round.void": "zrušeno", "round.cancelled": "zrušeno",
   "rounds.title": "Historie her", "rounds.verify": "Ověřit", "rounds.match": "výsledek odpovídá přehrání", "rounds.none": "Zatím žádné kolo.",
   "rounds.complain": "reklamovat", "rounds.game": "Hra", "rounds.real": "O peníze",

@@ -82,7 +82,7 @@ export default {
   "option.spin": "Spin", "option.pick": "Pick", "option.gamble": "Gamble", "option.collect": "Collect", "option.red": "Red", "option.black": "Black",
   "mode.base": "base game", "mode.free": "free spin", "feature.big_cat_free_spins": "Big Cat free spins", "feature.kobushi_bonus": "Kobushi bonus",
   "roulette.bet": "Bet", "roulette.numbers": "Numbers", "roulette.amount": "CZK", "roulette.add": "Add chip", "roulette.no_chips": "Add a chip first.",
-  "slot.lines": "Lines", "slot.coins": "Coins", "slot.coin_value": "Coin value", "slot.total": "Total", "slot.line": "Line",
+  "slot.lines": "Lines", "slot.coins": "Coins", "slot.coin_value": "Coin value", "slot.total": "Total", "slot.line_win": "Line {line}: {symbol} ×{count} = {win}", "slot.scatter_win": "Scatter ×{count}: {win}"
   "round.finished": "finished", "round.in_progress": "in progress", "round.void": "void", "round.cancelled": "cancelled",
   "rounds.title": "Round history", "rounds.verify": "Verify", "rounds.match": "the replay matches", "rounds.none": "No round yet.",
   "rounds.complain": "complain", "rounds.game": "Game", "rounds.real": "Real money",

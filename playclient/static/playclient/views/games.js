@@ -9,7 +9,9 @@ export const ROUND_GAP_MS = 2200;
 let lastRoundAt = 0; // when the answer to the last round start came (never earlier than the server's start)
 
 const name = (g) => (language() === "cs" ? g.name_cs || g.name : g.name);
-const PLAYABLE = { roulette: roulette, slot: slot };
+const PLAYABLE = { roulette, slot };
+// the games this client is built and tested for: roulette, and Kobushi's lines x coins x coin value
+const playable = (g) => g.kind === "roulette" || g.code === "kobushi";
 
 export async function lobby() {
   const games = (await all("/games/catalogue")).filter((g) => g.enabled);
@@ -19,14 +21,14 @@ export async function lobby() {
         g.declared.rtp_with_jackpots ? [h("dt", {}, t("games.rtp_jackpots")), h("dd", {}, `${g.declared.rtp_with_jackpots} %`)] : null,
         h("dt", {}, t("games.bet")), h("dd", {}, `${money(g.declared.min_bet)} – ${money(g.declared.max_bet)}`),
         h("dt", {}, t("games.max_hourly_loss")), h("dd", { class: "max-hourly-loss" }, money(g.declared.max_hourly_loss))),
-      PLAYABLE[g.kind] && session.token ? h("a.button", { href: `#/game/${g.code}` }, t("games.play"))
+      playable(g) && session.token ? h("a.button", { href: `#/game/${g.code}` }, t("games.play"))
         : h("p.small", {}, session.token ? t("games.not_here") : t("games.login_to_play"))))));
 }
 
 export async function game({ arg, refreshBalance }) {
   const launch = await get(`/games/catalogue/${arg}`);
   const g = launch.game;
-  const ui = PLAYABLE[g.kind];
+  const ui = playable(g) && PLAYABLE[g.kind];
   if (!ui) return section(name(g), h("p", {}, t("games.not_here")));
   const board = h("div.board", { id: "board" });
   const result = h("div.result", { id: "result", "aria-live": "polite" });
@@ -167,10 +169,13 @@ function slot(desc, lastBet, board) {
 function slotWindow(step) {
   const reels = step.window || Array.from({ length: 5 }, () => ["·", "·", "·"]);
   const rows = reels[0].length;
-  const wins = (step.line_wins || []).map((w) => `${t("slot.line")} ${w.line}: ${w.symbol} ×${w.count} = ${czk(w.win)}`);
+  // Kobushi's line win is [line, symbol, count, win in haléře (free-spin multiplier applied), direction]
+  const wins = (step.line_wins || []).filter(Array.isArray).map(([line, symbol, count, win]) =>
+    t("slot.line_win", { line, symbol, count, win: czk(win) }));
+  if (step.scatter?.win) wins.push(t("slot.scatter_win", { count: step.scatter.count, win: czk(step.scatter.win) }));
   return h("div.slot", {}, h("div.reels", { id: "reels" }, Array.from({ length: rows }, (_, r) =>
     reels.map((reel) => h("span", { class: `sym sym-${reel[r]}` }, short(reel[r]))))),
-  step.mode ? h("p.small", {}, t(`mode.${step.mode}`), step.features?.length ? ` · ${step.features.map((f) => t(`feature.${f}`)).join(", ")}` : "") : null,
+  step.mode ? h("p.small", {}, t(`mode.${step.mode}`), Number.isInteger(step.win) ? ` · ${t("games.win")} ${czk(step.win)}` : "", step.features?.length ? ` · ${step.features.map((f) => t(`feature.${f}`)).join(", ")}` : "") : null,
   wins.length ? h("ul.small", {}, wins.map((w) => h("li", {}, w))) : null);
 }
 
