@@ -158,14 +158,18 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     c.wait(lambda d: c.text("[data-value='daily_stake']") == "15,00 Kč")
     screens.shot("limits")
     c.open("game/european_roulette")
+    c.click("#chips button")  # the last bet (5 CZK on red) comes back; it is taken off
     c.fill("#bet-form", type="red", amount="10")
     c.click("#add-chip")
+    assert c.text("#chips") == "Červená: 10,00 Kč ✕"
     c.click("#spin")
     assert c.notice(limit_errors.DAILY_STAKE_EXCEEDED.message_cs) == limit_errors.DAILY_STAKE_EXCEEDED.message_cs
     screens.shot("limit-refused-cs")
     c.language("en")
+    c.click("#chips button")
     c.fill("#bet-form", type="red", amount="10")
     c.click("#add-chip")
+    assert c.text("#chips") == "Red: 10,00 Kč ✕"
     c.click("#spin")
     assert c.notice(limit_errors.DAILY_STAKE_EXCEEDED.message_en) == limit_errors.DAILY_STAKE_EXCEEDED.message_en
     screens.shot("limit-refused-en")
