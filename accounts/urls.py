@@ -1,6 +1,6 @@
 from django.urls import path
 
-from accounts import api, api_privacy
+from accounts import api, api_mailbox, api_privacy
 
 urlpatterns = [
     path("registration", api.RegistrationView.as_view(), name="accounts-registration"),
@@ -31,4 +31,6 @@ urlpatterns = [
     path("me/data-requests/<int:request_id>/withdraw", api_privacy.DataRequestWithdrawView.as_view(),
          name="accounts-data-request-withdraw"),
     path("privacy", api_privacy.PrivacyView.as_view(), name="accounts-privacy"),
+    # development only (DEV_MAILBOX_ENABLED): the sandbox's e-mails and SMS (issue 21)
+    path("dev/mailbox", api_mailbox.MailboxView.as_view(), name="accounts-dev-mailbox"),
 ]

@@ -251,10 +251,14 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # E-mail (Django mail backend) and SMS (accounts adapter).
 EMAIL_BACKEND = env.str(
     "EMAIL_BACKEND",
-    default="django.core.mail.backends.smtp.EmailBackend" if PRODUCTION else "django.core.mail.backends.console.EmailBackend",
+    # outside production: written to the console and kept for the development mailbox (/dev/mailbox, core/mail.py)
+    default="django.core.mail.backends.smtp.EmailBackend" if PRODUCTION else "core.mail.SandboxEmailBackend",
 )
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="noreply@platform.example")
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000")
+# The development mailbox (/dev/mailbox, GET /api/v1/accounts/dev/mailbox): the e-mails and SMS the sandbox
+# gateways would have sent. Off in production (and refused there, production_refusals).
+DEV_MAILBOX_ENABLED = env.bool("DEV_MAILBOX_ENABLED", default=not PRODUCTION)
 
 # Regulatory figures (GP "Defaults for blank figures"); amounts in minor units (haléře).
 PLATFORM_CURRENCY = "CZK"
@@ -710,7 +714,10 @@ def production_refusals() -> list[str]:
         refusals.append("HEALTH_REQUIRE_JOBS=false (a dead worker or beat would go unnoticed)")
     if CELERY_TASK_ALWAYS_EAGER:
         refusals.append("CELERY_TASK_ALWAYS_EAGER=true (deadline jobs would run inside web requests)")
-    if EMAIL_BACKEND.endswith(("console.EmailBackend", "locmem.EmailBackend", "dummy.EmailBackend")):
+    if DEV_MAILBOX_ENABLED:
+        refusals.append("DEV_MAILBOX_ENABLED=true (the development mailbox lists every e-mail and SMS)")
+    if EMAIL_BACKEND.endswith(("console.EmailBackend", "locmem.EmailBackend", "dummy.EmailBackend",
+                               "SandboxEmailBackend")):
         refusals.append("EMAIL_BACKEND writes e-mails to the log or nowhere (players' personal data)")
     return refusals
 

@@ -125,6 +125,8 @@ class MoneyField(serializers.Field[Money, Any, dict[str, Any], Any]):
     ``min_amount`` / ``max_setting`` (a setting in haléře) bound the value; a value out of bounds is a
     ``request.invalid`` field error naming the bound (the shape was right, the number was not)."""
 
+    money = True  # the schema lists request.invalid_money on a body with such a field (core.schema)
+
     def __init__(self, *, min_amount: int | None = None, max_amount: int | None = None,
                  max_setting: str | None = None, **kw: Any) -> None:
         self.min_amount = min_amount

@@ -89,3 +89,21 @@ class TaskHeartbeat(models.Model):
     sent_at = models.DateTimeField()
     ran_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True, default="")
+
+
+class SandboxEmail(models.Model):
+    """An e-mail as the development mail backend (``core.mail.SandboxEmailBackend``) 'sent' it: kept so that the
+    development mailbox (``/dev/mailbox``) can show it. Never used in production (config/settings.py refuses it)."""
+
+    to = models.JSONField(default=list)
+    subject = models.CharField(max_length=998)
+    body = models.TextField()
+    sent_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-sent_at", "-id"]
+        verbose_name = "sandbox e-mail"
+        verbose_name_plural = "sandbox e-mails"
+
+    def __str__(self) -> str:
+        return f"{', '.join(self.to)}: {self.subject}"

@@ -1,18 +1,118 @@
-"""OpenAPI extensions: describe the player token authentication and the Idempotency-Key header in the schema, and
-the schema class that keeps optional response fields optional."""
+"""OpenAPI extensions (issue 21: a schema a client can be generated from).
+
+The schema class :class:`AutoSchema` adds to what drf-spectacular derives:
+
+- **tags by area**: the app of the path (``accounts``, ``wallet``, ``limits``, ``games``, ...), its staff API apart;
+- **the Idempotency-Key header** exactly where the view method carries ``@idempotent()`` (required where it is);
+- **every error response** with the house error shape (the ``Error`` component) and the codes the operation can
+  give, derived from the code (``core.api_errors.view_errors``), plus the generic ones (400, 401, 403, 404, 429
+  with ``Retry-After``, 500, 503);
+- **a request example for every body**: the view's own (``request_examples`` on the view: a game's bet per game)
+  or one built from the serializer's fields;
+- optional read-only fields stay optional (issue 19, N-10).
+"""
+from __future__ import annotations
+
+import re
 from typing import Any
 
 from drf_spectacular import openapi
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.plumbing import force_instance
 from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
 
-from core.idempotency import idempotency_rule
+from core import errors as core_errors
+from core.api_errors import view_errors
+from core.api_money import INVALID_MONEY
+from core.api_money import example as money_example
+from core.errors import ErrorDef
+from core.idempotency import KEY_CONFLICT, KEY_INVALID, KEY_REQUIRED, idempotency_rule
+
+TAG_DESCRIPTIONS = {
+    "accounts": "Registration, e-mail confirmation, login, password, the player's data, consents, inbox, terms",
+    "wallet": "Balance, statement, payment methods, deposits (sandbox), withdrawals, held wins",
+    "limits": "Self-limits, play status (120/15-minute break), panic button, self-listing, statistics",
+    "games": "Catalogue, rounds (bet, actions), recall and replay verification",
+    "jackpots": "Jackpot levels and wins",
+    "complaints": "Complaints and win claims (GP §10-11)",
+    "aml": "Identification, PEP and source-of-funds declarations",
+    "core": "Platform operations",
+}
+STAFF_SUFFIX = " (staff)"
+RATE_LIMITS = ("Rate limits: 60/min per address without a login, 600/min per signed-in user, 10/min for the login; "
+               "every 429 carries Retry-After (seconds). docs/player-api.md, Conventions.")
+ERROR_STATUSES = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden", 404: "Not found",
+                  405: "Method not allowed", 409: "Conflict", 413: "Too large", 415: "Unsupported media type",
+                  422: "Refused", 429: "Too many requests", 500: "Server error", 503: "Unavailable"}
 
 
 def view_method(view: Any, method: str) -> Any:
     """The view's handler of an HTTP method (``post``), or None."""
     return getattr(view, method.lower(), None)
+
+
+class ErrorBodySerializer(serializers.Serializer[Any]):
+    code = serializers.CharField(help_text="stable code: branch on it (listed per response)")
+    message = serializers.CharField(help_text="in the request language (Accept-Language: en, else Czech)")
+    message_cs = serializers.CharField()
+    message_en = serializers.CharField()
+    details = serializers.DictField(help_text="the figures of the refusal (a limit, what is left, the allowed "
+                                              "values, the field)")
+    request_id = serializers.CharField(allow_null=True, help_text="quote it to support (X-Request-ID)")
+
+
+class ErrorSerializer(serializers.Serializer[Any]):
+    """The one error shape of every refusal (core/errors.py)."""
+
+    error = ErrorBodySerializer()
+
+
+def has_money(serializer: Any) -> bool:
+    """Whether a request serializer takes an amount (a field marked ``money``: ``core.api_money.MoneyField``, a
+    money limit's value, a game's bet)."""
+    try:
+        fields = force_instance(serializer).fields.values()  # type: ignore[no-untyped-call]
+    except AttributeError:
+        return False
+    for field in fields:
+        if getattr(field, "money", False):
+            return True
+        child = getattr(field, "child", None)
+        if isinstance(field, serializers.BaseSerializer) and has_money(field):
+            return True
+        if child is not None and (getattr(child, "money", False)
+                                  or (isinstance(child, serializers.BaseSerializer) and has_money(child))):
+            return True
+    return False
+
+
+def sample(field: Any) -> Any:
+    """An example value of a request field (for the body example of the schema)."""
+    if getattr(field, "money", False):
+        return money_example(50000) if not hasattr(field, "example") else field.example
+    if isinstance(field, serializers.BaseSerializer):
+        inner = {name: sample(f) for name, f in field.fields.items() if not f.read_only}
+        return [inner] if getattr(field, "many", False) else inner
+    if isinstance(field, serializers.ListField):
+        return [sample(field.child)] if field.child is not None else []
+    if isinstance(field, serializers.ChoiceField):
+        return next(iter(field.choices), "")
+    if isinstance(field, serializers.BooleanField):
+        return False
+    if isinstance(field, serializers.IntegerField):
+        return max(1, field.min_value or 1) if isinstance(field.min_value, int) or field.min_value is None else 1
+    if isinstance(field, serializers.DateTimeField):
+        return "2026-03-02T09:00:00Z"
+    if isinstance(field, serializers.DateField):
+        return "2026-03-02"
+    if isinstance(field, serializers.EmailField):
+        return "jan.novak@example.cz"
+    if isinstance(field, (serializers.FileField,)):
+        return "<file>"
+    if isinstance(field, (serializers.DictField, serializers.JSONField)):
+        return {}
+    return "string"
 
 
 class AutoSchema(openapi.AutoSchema):
@@ -22,6 +122,86 @@ class AutoSchema(openapi.AutoSchema):
     ``value_at_coin`` of a jackpot level, present only with ``?coin_value=``, was declared required and a client
     generated from the schema would refuse every display answer. Other read-only fields stay required (they are
     always in the answer)."""
+
+    # --- tags ----------------------------------------------------------------------------------------------------
+    def get_tags(self) -> list[str]:
+        """The app of ``/api/v1/<app>/...`` (its staff API, ``/api/v1/<app>/staff/...``, as ``<app> (staff)``)."""
+        match = re.match(r"^/api/v1/([^/]+)(/staff/)?", self.path)
+        if match is None:
+            return super().get_tags()  # type: ignore[no-any-return]
+        return [match.group(1) + (STAFF_SUFFIX if match.group(2) else "")]
+
+    # --- errors --------------------------------------------------------------------------------------------------
+    def operation_errors(self) -> list[ErrorDef]:
+        """The error definitions this operation can give: derived from the view's code, then the generic ones."""
+        found = view_errors(type(self.view), self.method)
+        rule = idempotency_rule(view_method(self.view, self.method))
+        found -= {KEY_REQUIRED, KEY_INVALID, KEY_CONFLICT}  # named by the decorator: per its rule, below
+        if rule is not None:
+            found |= {KEY_INVALID, KEY_CONFLICT} | ({KEY_REQUIRED} if rule.required else set())
+        found |= {core_errors.VALIDATION, core_errors.THROTTLED, core_errors.SERVER_ERROR, core_errors.UNAVAILABLE}
+        if "{" in self.path:
+            found.add(core_errors.NOT_FOUND)
+        if self.method in ("POST", "PUT", "PATCH") and has_money(self.get_request_serializer()):
+            found.add(INVALID_MONEY)
+        if self.get_auth() and {"PlayerToken": []} in self.get_auth() and {} not in self.get_auth():
+            found |= {core_errors.NOT_AUTHENTICATED}
+        return sorted(found, key=lambda e: (e.status, e.code))
+
+    def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
+        responses: dict[str, Any] = super()._get_response_bodies(direction)  # type: ignore[no-untyped-call]
+        if direction != "response":
+            return responses
+        by_status: dict[int, list[ErrorDef]] = {}
+        for error in self.operation_errors():
+            by_status.setdefault(error.status, []).append(error)
+        ref = self.resolve_serializer(ErrorSerializer, "response").ref  # type: ignore[no-untyped-call]
+        for status, defs in sorted(by_status.items()):
+            lines = "\n".join(f"- `{e.code}`: {e.message_en}" for e in defs)
+            entry: dict[str, Any] = {
+                "description": f"{ERROR_STATUSES.get(status, 'Error')}. Codes:\n{lines}",
+                "content": {"application/json": {"schema": ref}},
+                "x-error-codes": [e.code for e in defs],
+            }
+            if status == 429:
+                entry["description"] += "\n\n" + RATE_LIMITS
+                entry["headers"] = {"Retry-After": {
+                    "description": "whole seconds to wait before the next attempt (RFC 9110 §10.2.3)",
+                    "schema": {"type": "integer", "minimum": 1}}}
+            if status == 503:
+                entry["headers"] = {"Retry-After": {"description": "whole seconds to wait",
+                                                    "schema": {"type": "integer", "minimum": 1}}}
+            responses.setdefault(str(status), entry)
+        return responses
+
+    # --- request examples ------------------------------------------------------------------------------------------
+    def _get_request_body(self, direction: str = "request") -> dict[str, Any] | None:
+        body: dict[str, Any] | None = super()._get_request_body(direction)  # type: ignore[no-untyped-call]
+        if not body:
+            return body
+        declared = getattr(self.view, "request_examples", None)
+        examples = declared() if callable(declared) else None
+        if not examples:
+            serializer = self.get_request_serializer()
+            if isinstance(serializer, dict):
+                serializer = next(iter(serializer.values()), None)
+            try:
+                fields = force_instance(serializer).fields  # type: ignore[no-untyped-call]
+            except AttributeError:
+                return body
+            value = {name: sample(f) for name, f in fields.items() if not f.read_only and f.required}
+            optional = {name: sample(f) for name, f in fields.items() if not f.read_only and not f.required}
+            examples = {"required fields": value} if not optional else {"required fields": value,
+                                                                        "every field": {**value, **optional}}
+        for media_type, content in body["content"].items():
+            if "examples" in content or "example" in content:
+                continue
+            content["examples"] = {name.replace(" ", "_"): {"summary": name, "value": value}
+                                   for name, value in examples.items()
+                                   if media_type == "application/json" or not _has_nested(value)}
+            if not content["examples"]:
+                del content["examples"]
+        return body
 
     def _get_parameters(self) -> list[dict[str, Any]]:
         """The ``Idempotency-Key`` header exactly where the view method carries ``@idempotent()``
@@ -74,3 +254,7 @@ class PlayerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-unty
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
         return {"type": "apiKey", "in": "header", "name": "Authorization",
                 "description": "`Token <key>` obtained from the login endpoint; revocable."}
+
+
+def _has_nested(value: Any) -> bool:
+    return isinstance(value, dict) and any(isinstance(v, (dict, list)) for v in value.values())

@@ -40,6 +40,8 @@ from games.serializers import (
     RoundPlayRequestSerializer,
     RoundSerializer,
     VerifySerializer,
+    action_request_examples,
+    bet_request_examples,
     bet_to_api,
 )
 
@@ -115,6 +117,7 @@ class RoundsView(generics.ListAPIView):
     permission_classes = [IsPlayer]
     serializer_class = RoundSerializer
     pagination_class = RecentRoundsPagination
+    request_examples = staticmethod(bet_request_examples)  # the schema's examples: each game's bet
 
     def get_queryset(self) -> QuerySet[Round]:
         return selectors.rounds_history(request_player(self.request), play_money=_flag(self.request, "play_money"))
@@ -144,6 +147,7 @@ class PlayMoneyRoundsView(APIView):
     """Start a play-money round: no wallet, no limits, no jackpots; QA forced draws where enabled."""
 
     permission_classes = [IsPlayer]
+    request_examples = staticmethod(bet_request_examples)
 
     @extend_schema(request=PlayMoneyRoundRequestSerializer, responses={201: RoundSerializer})
     @idempotent(record=False)
@@ -194,9 +198,11 @@ class RoundVerifyView(APIView):
 
 
 class RoundActionView(APIView):
-    """Continue an interactive round with one action (pick, collect, gamble ...)."""
+    """Continue an interactive round with one action (pick, collect, gamble ...): one of the round's
+    ``pending.options``."""
 
     permission_classes = [IsPlayer]
+    request_examples = staticmethod(action_request_examples)  # each game's kinds of step, from its engine
 
     @extend_schema(request=RoundActRequestSerializer, responses=RoundSerializer)
     @idempotent(record=False)

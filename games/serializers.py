@@ -68,12 +68,77 @@ def api_bet_example(game: EngineGame) -> JsonDict | None:
     return None if bet is None else bet_to_api(bet, formatted=False)
 
 
+def bet_request_examples(*, play_money: bool = False) -> dict[str, JsonDict]:
+    """The schema's request examples of a round: one per shipped game, its bet from the game's definition."""
+    from games.engine.registry import list_games
+
+    out: dict[str, JsonDict] = {}
+    for game in list_games():
+        bet = api_bet_example(game)
+        if bet is not None:
+            out[f"{game.code}: {game.name}"] = {"game": game.code, "bet": bet}
+    return out
+
+
+def _pending_options(game: EngineGame, seeds: int = 1500, give_up: int = 1000) -> dict[str, JsonDict]:
+    """One option of every kind of pending step a game reaches (free spin, pick, gamble ...), found by starting its
+    example bet with seeded generators and following the game's default action (a simulation, no database). A game
+    with no step within ``give_up`` starts is taken to have none."""
+    from core.rng import SeededRNG
+
+    bet_params = engine_bet_example(game)
+    if bet_params is None:
+        return {}
+    bet = game.validate_bet(bet_params)
+    found: dict[str, JsonDict] = {}
+    for seed in range(seeds):
+        if seed >= give_up and not found:
+            break
+        rng = SeededRNG(seed)
+        state = game.start(bet, rng)
+        for _ in range(40):
+            pending = state.get("pending")
+            if not pending:
+                break
+            options = pending.get("options") or []
+            kind = str(pending.get("type"))
+            if options and kind not in found:
+                found[kind] = options[0]
+            elif kind in found:
+                break  # seen: the next start may show another kind sooner
+            try:
+                state = game.act(state, game.default_action(state), rng)
+            except Exception:  # noqa: BLE001 - an engine without a default action: the first option seen is enough
+                break
+    return found
+
+
+_ACTION_EXAMPLES: dict[str, JsonDict] | None = None
+
+
+def action_request_examples() -> dict[str, JsonDict]:
+    """The schema's request examples of a round action: for every shipped game, one of each kind of step it waits
+    for (``pending.type``), as the round's ``pending.options`` offer it; computed once per process."""
+    global _ACTION_EXAMPLES
+    if _ACTION_EXAMPLES is None:
+        from games.engine.registry import list_games
+
+        examples: dict[str, JsonDict] = {}
+        for game in list_games():
+            for kind, option in _pending_options(game).items():
+                examples[f"{game.code}: {kind}"] = {"action": option}
+        _ACTION_EXAMPLES = examples
+    return _ACTION_EXAMPLES
+
+
 @extend_schema_field({"type": "object", "additionalProperties": True,
                       "description": "the game's bet parameters (see the game's bet_example); every amount "
                                      "(amount, coin_value, bet_per_line, stake) is a Money object "
                                      "{\"amount\": <haléře>, \"currency\": \"CZK\"}"})
 class BetField(serializers.DictField):
     """A bet in the API's shape, given to the view in the engine's (integer haléře)."""
+
+    money = True  # takes amounts (core.schema lists request.invalid_money)
 
     def to_internal_value(self, data: Any) -> JsonDict:
         return bet_from_api(super().to_internal_value(data))

@@ -41,6 +41,8 @@ class LimitValueField(serializers.Field[Any, Any, Any, Any]):
     money limits (``core.api_money``), a JSON integer for counts and minutes; ``null`` = no limit. A string is
     refused either way (``{"value": "500"}`` once stored 5 CZK; issue 21)."""
 
+    money = True  # takes amounts (core.schema lists request.invalid_money)
+
     def __init__(self, **kw: Any) -> None:
         kw.setdefault("allow_null", True)
         super().__init__(**kw)

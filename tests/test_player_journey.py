@@ -201,7 +201,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
                                                                         "account_number": BANK_ACCOUNT}),
                                    ("post", "/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [
                                        {"type": "red", "amount": 1000}]})}),
-                                   ("get", "/complaints/", None)]:
+                                   ("get", "/complaints", None)]:
             refused(getattr(me, method)(path, data), 403, "auth.password_change_required")
         r = me.post("/accounts/auth/password", {"old_password": first_password, "new_password": NEW_PASSWORD})
         assert ok(r)["status"] == "changed"
@@ -413,7 +413,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         # 8. A complaint about that one round (GP §11(1),(4)): reference, date received, due in 30 days.
         clock.shift(10 * 60)
         mail.outbox.clear()
-        filed = ok(me.post("/complaints/", {"reason": "game_result", "rounds": [disputed["id"]],
+        filed = ok(me.post("/complaints", {"reason": "game_result", "rounds": [disputed["id"]],
                                             "description": "Kolo mělo vyplatit více podle výherní tabulky.",
                                             "remedy_requested": "Doplatit výhru.", "remedy_amount_requested": api_money(5000)}),
                    201)
@@ -425,18 +425,18 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert [(i["kind"], i["object_id"]) for i in filed["items"]] == [("round", str(disputed["id"]))]
         assert filed["event_at_from_records"] is True  # GP §11(5): the platform's record dates it
         assert any(reference in m.subject and m.to == [body["email"]] for m in mail.outbox)  # GP §11(4)
-        assert [c["reference"] for c in ok(me.get("/complaints/"))["results"]] == [reference]
+        assert [c["reference"] for c in ok(me.get("/complaints"))["results"]] == [reference]
 
         # Another player can neither name that round nor read the rounds or the complaint.
         other = make_player(status="active")
         other_api = Api(journal)
         other_api.auth(ok(anon.post("/accounts/auth/login", {"username": other.user.username,
                                                                "password": DEFAULT_PASSWORD}))["token"])
-        details = refused(other_api.post("/complaints/", {"reason": "game_result", "rounds": [disputed["id"]],
+        details = refused(other_api.post("/complaints", {"reason": "game_result", "rounds": [disputed["id"]],
                                                           "description": "Not mine."}),
                           422, "complaints.round_not_yours")
         assert details["round_id"] == str(disputed["id"])
-        assert ok(other_api.get("/complaints/"))["count"] == 0
+        assert ok(other_api.get("/complaints"))["count"] == 0
         refused(other_api.get(f"/complaints/{reference}"), 404, "complaints.not_found")
         refused(other_api.post(f"/complaints/{reference}/messages", {"text": "hi"}), 404, "complaints.not_found")
         refused(other_api.get(f"/games/rounds/{disputed['id']}"), 404, "game.round_not_found")
