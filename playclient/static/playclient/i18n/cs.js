@@ -82,7 +82,7 @@ export default {
   "option.spin": "Otočit", "option.pick": "Vybrat", "option.gamble": "Riskovat", "option.collect": "Vzít výhru", "option.red": "Červená", "option.black": "Černá",
   "mode.base": "základní hra", "mode.free": "volná otáčka", "feature.big_cat_free_spins": "volné otáčky Velká kočka", "feature.kobushi_bonus": "bonus Kobushi",
   "roulette.bet": "Sázka", "roulette.numbers": "Čísla", "roulette.amount": "Kč", "roulette.add": "Přidat žeton", "roulette.no_chips": "Nejdřív přidejte žeton.",
-  "slot.lines": "Linie", "slot.coins": "Mince", "slot.coin_value": "Hodnota mince", "slot.total": "Celkem", "slot.line_win": "Linie {line}: {symbol} ×{count} = {win}", "slot.scatter_win": "Scatter ×{count}: {win}"
+  "slot.lines": "Linie", "slot.coins": "Mince", "slot.coin_value": "Hodnota mince", "slot.total": "Celkem", "slot.line_win": "Linie {line}: {symbol} ×{count} = {win}", "slot.scatter_win": "Scatter ×{count}: {win}",
   "round.finished": "dohráno", "round.in_progress": "rozehráno", "round.void": "zrušeno", "round.cancelled": "zrušeno",
   "rounds.title": "Historie her", "rounds.verify": "Ověřit", "rounds.match": "výsledek odpovídá přehrání", "rounds.none": "Zatím žádné kolo.",
   "rounds.complain": "reklamovat", "rounds.game": "Hra", "rounds.real": "O peníze",
@@ -98,4 +98,5 @@ export default {
   "legal.full": "Celý text", "legal.none": "Herní plán zatím nebyl zveřejněn.", "legal.upcoming": "Oznámené změny", "legal.versions": "Verze dokumentů k odsouhlasení",
   "legal.terms": "Obchodní podmínky", "legal.data_processing": "Zpracování osobních údajů", "legal.game_plan": "Herní plán", "legal.marketing": "Marketing",
   "legal.privacy": "Ochrana osobních údajů", "legal.years": "let",
+  "mailbox.title": "Zkušební schránka (jen při vývoji)", "mailbox.intro": "Co by platforma poslala e-mailem a SMS; v ostrém provozu tu nic není.", "mailbox.emails": "E-maily pro {to}", "mailbox.sms": "SMS pro {to}", "mailbox.open": "Otevřít odkaz", "mailbox.none": "Zatím nic.", "mailbox.refresh": "Načíst znovu",
 };

@@ -82,7 +82,7 @@ export default {
   "option.spin": "Spin", "option.pick": "Pick", "option.gamble": "Gamble", "option.collect": "Collect", "option.red": "Red", "option.black": "Black",
   "mode.base": "base game", "mode.free": "free spin", "feature.big_cat_free_spins": "Big Cat free spins", "feature.kobushi_bonus": "Kobushi bonus",
   "roulette.bet": "Bet", "roulette.numbers": "Numbers", "roulette.amount": "CZK", "roulette.add": "Add chip", "roulette.no_chips": "Add a chip first.",
-  "slot.lines": "Lines", "slot.coins": "Coins", "slot.coin_value": "Coin value", "slot.total": "Total", "slot.line_win": "Line {line}: {symbol} ×{count} = {win}", "slot.scatter_win": "Scatter ×{count}: {win}"
+  "slot.lines": "Lines", "slot.coins": "Coins", "slot.coin_value": "Coin value", "slot.total": "Total", "slot.line_win": "Line {line}: {symbol} ×{count} = {win}", "slot.scatter_win": "Scatter ×{count}: {win}",
   "round.finished": "finished", "round.in_progress": "in progress", "round.void": "void", "round.cancelled": "cancelled",
   "rounds.title": "Round history", "rounds.verify": "Verify", "rounds.match": "the replay matches", "rounds.none": "No round yet.",
   "rounds.complain": "complain", "rounds.game": "Game", "rounds.real": "Real money",
@@ -98,4 +98,5 @@ export default {
   "legal.full": "Full text", "legal.none": "No game plan has been published yet.", "legal.upcoming": "Announced changes", "legal.versions": "Document versions to accept",
   "legal.terms": "Terms", "legal.data_processing": "Personal data processing", "legal.game_plan": "Game plan", "legal.marketing": "Marketing",
   "legal.privacy": "Privacy", "legal.years": "years",
+  "mailbox.title": "Sandbox mailbox (development only)", "mailbox.intro": "What the platform would have sent by e-mail and SMS; nothing is here in production.", "mailbox.emails": "E-mails to {to}", "mailbox.sms": "SMS to {to}", "mailbox.open": "Open the link", "mailbox.none": "Nothing yet.", "mailbox.refresh": "Reload",
 };

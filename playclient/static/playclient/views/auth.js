@@ -2,6 +2,7 @@
 import { get, post, session } from "../api.js";
 import { dateTime, pick, t } from "../i18n.js";
 import { act, field, h, notice, section, values } from "../ui.js";
+import { mailboxPanel } from "./mailbox.js";
 
 const PERSONAL = [
   ["given_names", {}], ["surname", {}], ["birth_surname", { required: false }], ["birth_number", { required: false }],
@@ -40,11 +41,13 @@ export async function register() {
       body.consents.marketing = form.elements.consent_marketing.checked;
       const r = await post("/accounts/registration", body);
       sessionStorage.setItem("play.username", r.username);
+      sessionStorage.setItem("play.email", body.email);
+      sessionStorage.setItem("play.phone", body.phone);
       form.hidden = true;
       out.replaceChildren(h("div.ok", {}, h("h3", {}, t("reg.done", { username: r.username })),
         h("p", {}, pick(r, "next_step")),
         r.temporary_expires_at ? h("p", {}, t("reg.temporary_until", { at: dateTime(r.temporary_expires_at) })) : null,
-        h("p", {}, t("reg.confirm_hint"))));
+        h("p", {}, t("reg.confirm_hint"))), mailboxPanel());
     });
   });
   return section(t("reg.title"), h("p", {}, t("reg.intro")), form, out);
@@ -55,7 +58,7 @@ export async function confirm({ query }) {
   const send = (token, button) => act(button, async () => {
     const r = await post("/accounts/registration/confirm-email", { token });
     out.replaceChildren(h("div.ok", {}, h("p", {}, t(`confirm.${r.status}`, { phone: r.phone })),
-      h("a.button", { href: "#/login" }, t("nav.login"))));
+      h("a.button", { href: "#/login" }, t("nav.login"))), mailboxPanel());
   });
   const input = h("input", { name: "token", id: "confirm-token", placeholder: t("confirm.paste"), value: query.get("token") || "" });
   const form = h("form.row", {}, input, h("button", { type: "submit" }, t("confirm.submit")));
@@ -85,7 +88,8 @@ export async function login({ go }) {
       if (r.must_change_password) { sessionStorage.setItem("play.first", v.password); go("password"); } else go("");
     });
   });
-  return section(t("nav.login"), form, h("p.small", {}, h("a", { href: "#/register" }, t("auth.no_account"))));
+  return h("div", {}, section(t("nav.login"), form, h("p.small", {}, h("a", { href: "#/register" }, t("auth.no_account")))),
+    mailboxPanel());
 }
 
 export async function password({ go }) {
