@@ -19,8 +19,8 @@ import pytest
 from django.core import mail
 
 from accounts.models import SandboxSms
-from core.models import SandboxEmail
 from accounts.testing import make_register_record, registration_payload
+from core.models import SandboxEmail
 from games.models import Round
 from limits import errors as limit_errors
 from playclient.tests.harness import Client, Screens, found
