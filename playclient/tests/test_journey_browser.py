@@ -6,7 +6,8 @@ from the development mailbox the client shows, logs in with the first password f
 changes it, adds a bank account and deposits through the sandbox
 provider's payment page, plays European roulette and Kobushi for money, plays a Kobushi free-spin round to the end
 in play money (QA forced draws), sets a daily stake limit and hits it (the server's refusal in Czech, then in
-English), verifies a round by replay and files a complaint about it. Nothing the client does goes outside
+English), verifies a round by replay and files a complaint about it, loosens the limit (pending for 7 days) and at last
+presses the panic button. Nothing the client does goes outside
 /api/v1/ and /static/, no script fails, and the 2-second rule (GP §7(9)) never shows an error in normal play.
 
 Only what is outside a player's reach is done otherwise: the sandbox population register knows her (staff).
@@ -23,7 +24,7 @@ from accounts.testing import make_register_record, registration_payload
 from core.models import SandboxEmail
 from games.models import Round
 from limits import errors as limit_errors
-from playclient.tests.harness import Client, Screens, found
+from playclient.tests.harness import PHONE, Client, Screens, found
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,7 +70,7 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     assert mail.outbox == []  # the sandbox backend keeps it for the mailbox instead
     c.el("#mailbox .confirm-link")
     assert f"{live_server.url}/play#/confirm?token=" in SandboxEmail.objects.get().body
-    screens.shot("register-done")
+    screens.shot("register-done", sizes=(PHONE,))
     c.click("#mailbox .confirm-link")
     c.ready("confirm")
     c.el("#confirm-result .ok")
@@ -164,7 +165,6 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     c.notice("Limit je uložen")
     c.ready("limits")
     c.wait(lambda d: c.text("[data-value='daily_stake']") == "15,00 Kč")
-    screens.shot("limits")
     c.open("game/european_roulette")
     c.click("#chips button")  # the last bet (5 CZK on red) comes back; it is taken off
     c.fill("#bet-form", type="red", amount="10")
@@ -184,7 +184,18 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     assert Round.objects.filter(play_money=False).count() == 3  # the refused stakes moved nothing
     c.language("cs")
 
-    # 9. the round history: a round verified by replay, then a complaint about it (GP §11)
+    # 9. loosening it to 50 CZK waits 7 days (GP §6(4)): the 15 CZK limit stays, the new one is shown as pending
+    c.open("limits")
+    c.fill(form, value="50")
+    c.click(f"{form} button[name='set']")
+    c.notice("Zmírnění začne platit")
+    c.ready("limits")
+    assert c.text("[data-value='daily_stake']") == "15,00 Kč"
+    assert "50,00 Kč od" in c.text("[data-limit-card='daily_stake']")
+    assert "zmírnění" in c.text("#limit-history")
+    screens.shot("limits")
+
+    # 10. the round history: a round verified by replay, then a complaint about it (GP §11)
     c.open("rounds")
     first = Round.objects.filter(play_money=False).earliest("id")
     c.click(f".verify-button[data-round='{first.pk}']")
@@ -204,9 +215,18 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     complaint = Complaint.objects.get(reference=reference)
     assert [i.object_id for i in complaint.items.all()] == [str(first.pk)]
 
-    # 10. the rest of the screens, then: no foreign request, no script error
+    # 11. the rest of the screens, then: no foreign request, no script error
     for route in ("responsible", "inbox", "legal", "account"):
         c.open(route)
         screens.shot(route)
+
+    # 12. the panic button: logged out at once, play blocked for 48 hours
+    c.open("limits")
+    c.click("#panic")
+    c.click("#panic-confirm")
+    c.ready("login")
+    assert "Hraní je zablokováno do" in c.notice("zablokováno")
+    assert c.d.execute_script("return sessionStorage.getItem('play.token')") is None
+
     assert c.foreign_requests() == []
     assert c.script_errors() == []

@@ -70,7 +70,7 @@ export default {
   "play.break": "Máte povinnou přestávku do {at}.", "play.not_applied": "Pro tento druh her se čas hraní neomezuje.",
   "panic.title": "Tlačítko paniky", "panic.intro": "Okamžitě vás odhlásí a na 48 hodin zablokuje hraní.", "panic.button": "Chci přestat hrát",
   "panic.sure": "Opravdu? Hraní bude 48 hodin zablokováno.", "panic.confirm": "Ano, zablokovat", "panic.done": "Hraní je zablokováno do {at}.",
-  "rg.help": "Kde najít pomoc", "rg.stats": "Moje statistiky ({from} – {to})", "rg.logged_in": "Přihlášen", "rg.bets": "Sázek",
+  "rg.no_help": "Provozovatel zatím nezveřejnil kontakty na pomoc.", "rg.help": "Kde najít pomoc", "rg.stats": "Moje statistiky ({from} – {to})", "rg.logged_in": "Přihlášen", "rg.bets": "Sázek",
   "rg.stakes": "Vsazeno", "rg.wins": "Výhry", "rg.net_loss": "Čistá prohra", "rg.day": "Den",
   "games.title": "Hry", "games.intro": "U každé hry je uvedena deklarovaná návratnost (RTP) a nejvyšší možná prohra za hodinu.",
   "games.rtp": "RTP", "games.rtp_jackpots": "RTP s jackpoty", "games.bet": "Sázka", "games.max_hourly_loss": "Max. prohra za hodinu",

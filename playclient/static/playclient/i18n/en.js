@@ -70,7 +70,7 @@ export default {
   "play.break": "You are on a required break until {at}.", "play.not_applied": "Playing time is not limited for this kind of game.",
   "panic.title": "Panic button", "panic.intro": "Logs you out at once and blocks play for 48 hours.", "panic.button": "I want to stop playing",
   "panic.sure": "Are you sure? Play will be blocked for 48 hours.", "panic.confirm": "Yes, block it", "panic.done": "Play is blocked until {at}.",
-  "rg.help": "Where to find help", "rg.stats": "My statistics ({from} – {to})", "rg.logged_in": "Logged in", "rg.bets": "Bets",
+  "rg.no_help": "The operator has not published help contacts yet.", "rg.help": "Where to find help", "rg.stats": "My statistics ({from} – {to})", "rg.logged_in": "Logged in", "rg.bets": "Bets",
   "rg.stakes": "Staked", "rg.wins": "Wins", "rg.net_loss": "Net loss", "rg.day": "Day",
   "games.title": "Games", "games.intro": "Each game shows its declared return to player (RTP) and the most you can lose in an hour.",
   "games.rtp": "RTP", "games.rtp_jackpots": "RTP with jackpots", "games.bet": "Bet", "games.max_hourly_loss": "Max. loss an hour",

@@ -1,6 +1,6 @@
 // Self-limits (GP §6) with their unit: amounts typed in CZK and sent as Money, minutes and counts as numbers; a
 // loosening waits (GP §6(4)) and is shown as pending; the history; the 120/15-minute play time and break
-// (GP §7(4)-(5)); the panic button (GP §6(7)).
+// (GP §7(4)-(5)); the panic button (48 hours without gambling).
 import { all, get, money as moneyOf, post, put, session } from "../api.js";
 import { dateTime, duration, t } from "../i18n.js";
 import { act, czk, field, h, notice, parseCzk, section, table, values } from "../ui.js";
@@ -51,6 +51,7 @@ export async function render({ go }) {
       const unit = limits.find((l) => l.limit_type === x.limit_type)?.unit;
       return [dateTime(x.requested_at), t(`limit.${x.limit_type}`), t(`action.${x.action}`), show(unit, x.old_value), show(unit, x.new_value), dateTime(x.effective_from)];
     })) : h("p", {}, t("limits.no_history"))));
+  node.lastChild.id = "limit-history";
   return node;
 }
 

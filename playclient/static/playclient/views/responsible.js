@@ -8,7 +8,7 @@ export async function render() {
   const rg = await get("/limits/responsible-gaming");
   const node = h("div");
   for (const text of rg.texts) node.append(section(pick(text, "title"), h("p.prose", {}, pick(text, "body"))));
-  node.append(section(t("rg.help"), h("ul", {}, rg.help_contacts.map((c) => h("li", {}, h("strong", {}, pick(c, "name")), " – ",
+  node.append(section(t("rg.help"), rg.help_contacts.length ? null : h("p", {}, t("rg.no_help")), h("ul", {}, rg.help_contacts.map((c) => h("li", {}, h("strong", {}, pick(c, "name")), " – ",
     pick(c, "description"), " ", c.phone ? h("a", { href: `tel:${c.phone}` }, c.phone) : null, " ", c.url ? h("a", { href: c.url, rel: "noopener" }, c.url) : null,
     " ", pick(c, "hours"))))));
   if (!session.token) return node;
