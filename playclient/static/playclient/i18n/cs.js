@@ -23,7 +23,7 @@ export default {
   "reg.consent_terms": "Souhlasím s obchodními podmínkami (verze {version})", "reg.consent_data_processing": "Beru na vědomí zpracování osobních údajů (verze {version})",
   "reg.consent_game_plan": "Seznámil(a) jsem se s herním plánem (verze {version})", "reg.consent_marketing": "Chci dostávat nabídky (nepovinné, verze {version})",
   "reg.read_terms": "Přečíst herní plán a podmínky", "reg.submit": "Zaregistrovat se", "reg.done": "Účet {username} je založen",
-  "reg.temporary_until": "Dočasný účet platí do {at}.", "reg.confirm_hint": "Otevřete odkaz z e-mailu; první heslo pak přijde SMS.",
+  "reg.temporary_until": "Dočasný účet platí do {at}.",
   "confirm.title": "Potvrzení e-mailu", "confirm.intro": "Otevřete odkaz z e-mailu, nebo ho sem vložte.", "confirm.paste": "odkaz nebo kód z e-mailu",
   "confirm.submit": "Potvrdit", "confirm.password_sent": "E-mail je potvrzen. První heslo jsme poslali SMS na {phone}.",
   "confirm.already_confirmed": "E-mail už byl potvrzen; první heslo přišlo SMS na {phone}.",

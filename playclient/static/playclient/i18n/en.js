@@ -23,7 +23,7 @@ export default {
   "reg.consent_terms": "I accept the terms (version {version})", "reg.consent_data_processing": "I acknowledge the processing of my personal data (version {version})",
   "reg.consent_game_plan": "I have read the game plan (version {version})", "reg.consent_marketing": "Send me offers (optional, version {version})",
   "reg.read_terms": "Read the game plan and terms", "reg.submit": "Register", "reg.done": "Account {username} created",
-  "reg.temporary_until": "The temporary account is valid until {at}.", "reg.confirm_hint": "Open the link in the e-mail; your first password then comes by SMS.",
+  "reg.temporary_until": "The temporary account is valid until {at}.",
   "confirm.title": "E-mail confirmation", "confirm.intro": "Open the link from the e-mail, or paste it here.", "confirm.paste": "link or code from the e-mail",
   "confirm.submit": "Confirm", "confirm.password_sent": "Your e-mail is confirmed. We sent your first password by SMS to {phone}.",
   "confirm.already_confirmed": "Your e-mail was already confirmed; the first password went by SMS to {phone}.",

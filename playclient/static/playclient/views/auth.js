@@ -46,8 +46,7 @@ export async function register() {
       form.hidden = true;
       out.replaceChildren(h("div.ok", {}, h("h3", {}, t("reg.done", { username: r.username })),
         h("p", {}, pick(r, "next_step")),
-        r.temporary_expires_at ? h("p", {}, t("reg.temporary_until", { at: dateTime(r.temporary_expires_at) })) : null,
-        h("p", {}, t("reg.confirm_hint"))), mailboxPanel());
+        r.temporary_expires_at ? h("p", {}, t("reg.temporary_until", { at: dateTime(r.temporary_expires_at) })) : null), mailboxPanel());
     });
   });
   return section(t("reg.title"), h("p", {}, t("reg.intro")), form, out);

@@ -19,7 +19,8 @@ export function mailboxPanel() {
     box.replaceChildren(h("h2", {}, t("mailbox.title")), h("p.small", {}, t("mailbox.intro")),
       h("h3", {}, t("mailbox.emails", { to: email })),
       mail.emails.length ? h("ul", {}, mail.emails.map((e) => h("li", {}, h("strong", {}, e.subject), ` · ${dateTime(e.sent_at)} `,
-        e.links.filter(token).map((l) => h("a.button.secondary", { href: `#/confirm?token=${encodeURIComponent(token(l))}`, class: "confirm-link" }, t("mailbox.open")))))) : h("p", {}, t("mailbox.none")),
+        [...new Set(e.links.map(token).filter(Boolean))].map((tok) => // a bilingual e-mail has the link twice
+          h("a.button.secondary", { href: `#/confirm?token=${encodeURIComponent(tok)}`, class: "confirm-link" }, t("mailbox.open")))))) : h("p", {}, t("mailbox.none")),
       h("h3", {}, t("mailbox.sms", { to: phone })),
       sms.sms.length ? h("ul", {}, sms.sms.map((s) => h("li", { class: "sms" }, h("code", {}, s.text), ` · ${dateTime(s.sent_at)}`))) : h("p", {}, t("mailbox.none")),
       h("button.link", { type: "button", id: "mailbox-refresh", onclick: load }, t("mailbox.refresh")));
