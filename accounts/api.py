@@ -175,7 +175,9 @@ class LoginView(APIView):
             raise errors.INVALID_CREDENTIALS()
         player = selectors.player_for_user(user)
         if player is None:
-            raise errors.INVALID_CREDENTIALS()
+            # the password was right: say why instead of "wrong password" (issue 21); an account that is neither
+            # staff nor a player stays a plain refusal
+            raise errors.STAFF_NOT_A_PLAYER() if user.is_staff else errors.INVALID_CREDENTIALS()
         session, key = services.session_start(player=player, ip_address=_client_ip(request),
                                               user_agent=request.META.get("HTTP_USER_AGENT", ""))
         user_logged_in.send(sender=user.__class__, request=request, user=user)  # axes resets the failures

@@ -66,6 +66,12 @@ BRANCH_LIKENESS_REQUIRED = ErrorDef(
     "Staff must confirm the likeness of the person to the document (GP §4(4)b).")
 
 # Credentials and sessions ---------------------------------------------------------------
+STAFF_NOT_A_PLAYER = ErrorDef(
+    "auth.staff_account", 403,
+    "Účty zaměstnanců se do hráčského API nepřihlašují: přihlaste se do administrace (/admin/), volání API pro "
+    "zaměstnance používají její relaci.",
+    "Staff accounts do not sign in to the player API: sign in to the admin (/admin/); the staff API calls use its "
+    "session.")
 INVALID_CREDENTIALS = ErrorDef(
     "auth.invalid_credentials", 401, "Nesprávné uživatelské jméno nebo heslo.", "Wrong username or password.")
 LOCKED_OUT = ErrorDef(

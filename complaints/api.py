@@ -20,6 +20,7 @@ from complaints.models import Complaint
 from complaints.serializers import (
     AttachmentUploadSerializer,
     ComplaintAttachmentSerializer,
+    ComplaintFileFormSerializer,
     ComplaintFileSerializer,
     ComplaintListSerializer,
     ComplaintMessageCreateSerializer,
@@ -53,7 +54,7 @@ class ComplaintListCreateView(generics.GenericAPIView):
         return self.get_paginated_response(ComplaintListSerializer(page, many=True).data)
 
     @extend_schema(
-        request={"application/json": ComplaintFileSerializer, "multipart/form-data": ComplaintFileSerializer},
+        request={"application/json": ComplaintFileSerializer, "multipart/form-data": ComplaintFileFormSerializer},
         responses={201: ComplaintSerializer}, operation_id="complaints_file",
         description="File a complaint or a win claim (GP §10(2), §11). The response carries the confirmation of "
                     "receipt (reference, date received, answer due date, next steps); the same is e-mailed. "

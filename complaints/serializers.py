@@ -40,6 +40,11 @@ class ComplaintFileSerializer(serializers.Serializer):
                                         help_text="PDF, PNG or JPEG, max 5 MB each (multipart only)")
 
 
+class ComplaintFileFormSerializer(ComplaintFileSerializer):
+    """The same filing as multipart/form-data (with ``attachments``): ``remedy_amount_requested`` as the JSON text of
+    a Money object. A schema component of its own, so a generated client tells the two encodings apart."""
+
+
 class ComplaintItemSerializer(serializers.ModelSerializer):
     kind = serializers.CharField(read_only=True, help_text="round | transaction")
 

@@ -214,6 +214,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # a Money object as a union member refers to (a self-limit's value: Money or an integer; core.api_money)
+    "APPEND_COMPONENTS": {"schemas": {"MoneyValue": {
+        "type": "object", "description": "a Money object: amount in minor units (haléře), the account currency",
+        "properties": {"amount": {"type": "integer", "description": "minor units (haléře, 1/100 CZK)"},
+                       "currency": {"type": "string", "enum": ["CZK"]},
+                       "formatted": {"type": "string", "description": "in answers; ignored in a request"}},
+        "required": ["amount", "currency"]}}},
 }
 
 # Celery: JSON only, time limits, tasks enqueued after commit (``task.delay_on_commit``).

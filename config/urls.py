@@ -33,7 +33,7 @@ def api_routes(label: str, module_name: str) -> list[Any]:
     patterns = import_module(module_name).urlpatterns
     root = [p for p in patterns if isinstance(p, URLPattern) and str(p.pattern) == ""]
     rest = [p for p in patterns if p not in root]
-    return ([path(f"api/v1/{label}", p.callback, name=p.name) for p in root]
+    return ([path(f"api/v1/{label}", p.callback, name=p.name or f"{label}-root") for p in root]
             + ([path(f"api/v1/{label}/", include(rest))] if rest else []))
 
 

@@ -28,7 +28,7 @@ MAX_DEPTH = 12
 def _own(obj: Any) -> bool:
     """A function, class or module of the platform itself (a folder of this repository), not a library's."""
     module = getattr(obj, "__module__", None) if not isinstance(obj, types.ModuleType) else obj.__name__
-    return bool(module) and module.split(".")[0] in _project_packages()
+    return isinstance(module, str) and module.split(".")[0] in _project_packages()
 
 
 @lru_cache(maxsize=1)

@@ -28,6 +28,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils import encoders
 
 from core import clock
 from core.errors import ErrorDef
@@ -153,7 +154,8 @@ def idempotent(required: bool = True, *, record: bool = True) -> Callable[[ViewM
                         transaction.set_rollback(True)
                         return response
                     rec.response_status = response.status_code
-                    rec.response_body = json.loads(json.dumps(response.data, default=str))
+                    # as the renderer writes it (a datetime as ISO 8601, "Z" for UTC), so a replay answers the same
+                    rec.response_body = json.loads(json.dumps(response.data, cls=encoders.JSONEncoder))
                     rec.save(update_fields=["response_status", "response_body"])
                     return response
             # The twin committed first: replay its result.

@@ -14,7 +14,7 @@ The schema class :class:`AutoSchema` adds to what drf-spectacular derives:
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from drf_spectacular import openapi
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
@@ -71,6 +71,8 @@ class ErrorSerializer(serializers.Serializer[Any]):
 def has_money(serializer: Any) -> bool:
     """Whether a request serializer takes an amount (a field marked ``money``: ``core.api_money.MoneyField``, a
     money limit's value, a game's bet)."""
+    if isinstance(serializer, dict):  # one per media type
+        return any(has_money(s) for s in serializer.values())
     try:
         fields = force_instance(serializer).fields.values()  # type: ignore[no-untyped-call]
     except AttributeError:
@@ -87,12 +89,22 @@ def has_money(serializer: Any) -> bool:
     return False
 
 
+def has_files(serializer: Any) -> bool:
+    """Whether a request serializer takes a file (then its body is multipart/form-data too)."""
+    try:
+        fields = force_instance(serializer).fields.values()  # type: ignore[no-untyped-call]
+    except AttributeError:
+        return False
+    return any(isinstance(f, serializers.FileField) or isinstance(getattr(f, "child", None), serializers.FileField)
+               for f in fields)
+
+
 def sample(field: Any) -> Any:
     """An example value of a request field (for the body example of the schema)."""
     if getattr(field, "money", False):
         return money_example(50000) if not hasattr(field, "example") else field.example
     if isinstance(field, serializers.BaseSerializer):
-        inner = {name: sample(f) for name, f in field.fields.items() if not f.read_only}
+        inner = {name: sample(f) for name, f in getattr(field, "fields", {}).items() if not f.read_only}
         return [inner] if getattr(field, "many", False) else inner
     if isinstance(field, serializers.ListField):
         return [sample(field.child)] if field.child is not None else []
@@ -128,7 +140,7 @@ class AutoSchema(openapi.AutoSchema):
         """The app of ``/api/v1/<app>/...`` (its staff API, ``/api/v1/<app>/staff/...``, as ``<app> (staff)``)."""
         match = re.match(r"^/api/v1/([^/]+)(/staff/)?", self.path)
         if match is None:
-            return super().get_tags()  # type: ignore[no-any-return]
+            return super().get_tags()
         return [match.group(1) + (STAFF_SUFFIX if match.group(2) else "")]
 
     # --- errors --------------------------------------------------------------------------------------------------
@@ -148,14 +160,14 @@ class AutoSchema(openapi.AutoSchema):
             found |= {core_errors.NOT_AUTHENTICATED}
         return sorted(found, key=lambda e: (e.status, e.code))
 
-    def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
-        responses: dict[str, Any] = super()._get_response_bodies(direction)  # type: ignore[no-untyped-call]
+    def _get_response_bodies(self, direction: Literal["request", "response"] = "response") -> dict[str, Any]:
+        responses: dict[str, Any] = super()._get_response_bodies(direction)
         if direction != "response":
             return responses
         by_status: dict[int, list[ErrorDef]] = {}
         for error in self.operation_errors():
             by_status.setdefault(error.status, []).append(error)
-        ref = self.resolve_serializer(ErrorSerializer, "response").ref  # type: ignore[no-untyped-call]
+        ref = self.resolve_serializer(ErrorSerializer, "response").ref
         for status, defs in sorted(by_status.items()):
             lines = "\n".join(f"- `{e.code}`: {e.message_en}" for e in defs)
             entry: dict[str, Any] = {
@@ -173,6 +185,15 @@ class AutoSchema(openapi.AutoSchema):
                                                     "schema": {"type": "integer", "minimum": 1}}}
             responses.setdefault(str(status), entry)
         return responses
+
+    def map_parsers(self) -> list[str]:
+        """The request's media types: JSON only for a body without files. The server also reads the form encodings,
+        but a schema offering three encodings of one body makes a generated client pick one arbitrarily (the last:
+        multipart, which cannot carry a Money object); a body with a file keeps multipart."""
+        types_: list[str] = super().map_parsers()
+        if "application/json" in types_ and not has_files(self.get_request_serializer()):
+            return ["application/json"]
+        return types_
 
     # --- request examples ------------------------------------------------------------------------------------------
     def _get_request_body(self, direction: str = "request") -> dict[str, Any] | None:
@@ -207,7 +228,7 @@ class AutoSchema(openapi.AutoSchema):
         """The ``Idempotency-Key`` header exactly where the view method carries ``@idempotent()``
         (``core.idempotency``), required where the decorator requires it: the schema and the server share one
         declaration (issue 21). A header written by hand in ``@extend_schema`` is replaced by it."""
-        parameters = [p for p in super()._get_parameters()  # type: ignore[no-untyped-call]
+        parameters = [p for p in super()._get_parameters()
                       if not (p.get("in") == "header" and p.get("name") == IDEMPOTENCY_HEADER)]
         rule = idempotency_rule(view_method(self.view, self.method))
         if rule is not None:
@@ -218,6 +239,17 @@ class AutoSchema(openapi.AutoSchema):
         return {"in": "header", "name": IDEMPOTENCY_HEADER, "required": required, "schema": dict(KEY_SCHEMA),
                 "description": KEY_DESCRIPTION + ("" if required else " Optional on this call: without it the call "
                                                                     "runs once, as sent.")}
+
+    def _map_serializer_field(self, field: Any, direction: str, bypass_extensions: bool = False) -> dict[str, Any]:
+        """A choice of a model field that may be blank (``blank=True``, ``default=""``) lists ``""`` among its values:
+        DRF answers ``""`` for it, read-only too, and a client generated from an enum without it refuses the answer
+        (``verified_by`` of a payment method not verified yet)."""
+        schema: dict[str, Any] = super()._map_serializer_field(  # type: ignore[no-untyped-call]
+            field, direction, bypass_extensions)
+        if isinstance(field, serializers.ChoiceField) and isinstance(schema.get("enum"), list) \
+                and "" not in schema["enum"] and _model_field_blank(field):
+            schema["enum"] = [*schema["enum"], ""]
+        return schema
 
     def _map_basic_serializer(self, serializer: Any, direction: str) -> dict[str, Any]:
         schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)  # type: ignore[no-untyped-call]
@@ -258,3 +290,14 @@ class PlayerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-unty
 
 def _has_nested(value: Any) -> bool:
     return isinstance(value, dict) and any(isinstance(v, (dict, list)) for v in value.values())
+
+
+def _model_field_blank(field: Any) -> bool:
+    """Whether a serializer field stands for a model field that may be blank."""
+    model = getattr(getattr(getattr(field, "parent", None), "Meta", None), "model", None)
+    if model is None or not isinstance(getattr(field, "source", None), str) or "." in field.source:
+        return False
+    try:
+        return bool(model._meta.get_field(field.source).blank)
+    except Exception:  # noqa: BLE001 - not a model field (a method, a property): nothing to add
+        return False

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from django.db.models import QuerySet
@@ -201,16 +201,20 @@ class ResponsibleGamingView(APIView):
 
 DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 DATE_YEARS = (1970, 2999)  # a statistics date's bounds (no overflow at the edges of the calendar)
-DATE_FROM = OpenApiParameter("from", OpenApiTypes.DATE, OpenApiParameter.QUERY, required=True,
-                             description="first Prague day, YYYY-MM-DD")
-DATE_TO = OpenApiParameter("to", OpenApiTypes.DATE, OpenApiParameter.QUERY, required=True,
-                           description=f"last Prague day (inclusive), YYYY-MM-DD; at most "
+DEFAULT_STATISTICS_DAYS = 30  # without from/to: the last 30 Prague days, today included (issue 21)
+DATE_FROM = OpenApiParameter("from", OpenApiTypes.DATE, OpenApiParameter.QUERY, required=False,
+                             description=f"first Prague day, YYYY-MM-DD; default: {DEFAULT_STATISTICS_DAYS - 1} days "
+                                         "before `to` (the last 30 days)")
+DATE_TO = OpenApiParameter("to", OpenApiTypes.DATE, OpenApiParameter.QUERY, required=False,
+                           description=f"last Prague day (inclusive), YYYY-MM-DD; default: today; at most "
                                        f"{selectors.STATISTICS_MAX_DAYS} days from `from`")
 
 
-def _query_date(request: Request, name: str) -> date:
-    """A required query date written exactly YYYY-MM-DD (``limits.invalid_date`` otherwise)."""
+def _query_date(request: Request, name: str, default: date | None = None) -> date:
+    """A query date written exactly YYYY-MM-DD (``limits.invalid_date`` otherwise); ``default`` when absent."""
     raw = request.query_params.get(name)
+    if raw is None and default is not None:
+        return default
     shown = raw[:40] if raw is not None else None  # echoed back in the error, never at length
     if raw is None or not DATE_RE.fullmatch(raw):
         raise errors.INVALID_DATE(field=name, value=shown, expected="YYYY-MM-DD")
@@ -225,7 +229,8 @@ def _query_date(request: Request, name: str) -> date:
 
 class PlayStatisticsView(APIView):
     """The player's own play (GP §13(4)) per Prague day of the range and per calendar month touching it: time
-    logged in, and the stakes, wins and net loss (stakes - wins) of the bets decided then (GP §6(7))."""
+    logged in, and the stakes, wins and net loss (stakes - wins) of the bets decided then (GP §6(7)). Without
+    ``to``: today; without ``from``: 29 days before ``to`` (the last 30 days)."""
 
     permission_classes = [IsPlayer]
 
@@ -233,6 +238,8 @@ class PlayStatisticsView(APIView):
                    operation_id="limits_statistics")
     def get(self, request: Request) -> Response:
         player = request_player(request)
-        first, last = _query_date(request, "from"), _query_date(request, "to")
-        data = selectors.play_statistics(player, _kind(request), first, last, clock.now())
+        now = clock.now()
+        last = _query_date(request, "to", default=clock.business_date(now))
+        first = _query_date(request, "from", default=last - timedelta(days=DEFAULT_STATISTICS_DAYS - 1))
+        data = selectors.play_statistics(player, _kind(request), first, last, now)
         return Response(PlayStatisticsSerializer(data).data)

@@ -24,11 +24,7 @@ MAX_LIMIT_VALUE = 10**12  # bounded at the API (issue 13, item 3); the rules bou
 
 LIMIT_VALUE_SCHEMA = {
     "oneOf": [
-        {"type": "object", "title": "Money", "description": "a money limit (unit CZK_minor): a Money object",
-         "properties": {"amount": {"type": "integer", "description": "minor units (haléře, 1/100 CZK)"},
-                        "currency": {"type": "string", "enum": ["CZK"]},
-                        "formatted": {"type": "string", "description": "in answers; ignored in a request"}},
-         "required": ["amount", "currency"]},
+        {"$ref": "#/components/schemas/MoneyValue"},  # the four money limits (unit CZK_minor); config/settings.py
         {"type": "integer", "minimum": 0, "description": "a count or minutes limit (unit count / minutes)"},
     ],
     "nullable": True,

@@ -46,7 +46,7 @@ def test_the_confirmation_link_and_the_sandbox_payment_url_start_with_the_public
     with django_capture_on_commit_callbacks(execute=True):
         r = APIClient().post("/api/v1/accounts/registration", payload, format="json")
     assert r.status_code == 201, r.content
-    links = re.findall(r"https?://\S+", mail.outbox[0].body)
+    links = re.findall(r"https?://\S+", str(mail.outbox[0].body))
     assert links and all(link.startswith(f"{SERVED}/api/v1/accounts/registration/confirm-email?token=")
                          for link in links), links
 

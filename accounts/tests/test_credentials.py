@@ -16,6 +16,7 @@ from accounts.testing import (
     make_excluded,
     make_player,
     make_register_record,
+    make_staff,
     registration_payload,
 )
 from accounts.tests.helpers import found, refusal_code
@@ -343,3 +344,15 @@ def test_even_an_active_session_ends_after_24_hours(client_for):
     assert r.status_code == 401 and r.json()["error"]["code"] == errors.SESSION_EXPIRED.code
     session.refresh_from_db()
     assert session.ended_at == start + timedelta(hours=24) and session.end_detail == "max_age"
+
+
+def test_a_staff_member_signing_in_to_the_player_api_is_told_to_use_the_admin_not_wrong_password(api, db):
+    """Issue 21: the review's operator got "Wrong username or password" with the right password."""
+    staff = make_staff(role="support")
+    r = login(api, staff.username, DEFAULT_PASSWORD)
+    assert r.status_code == 403 and r.json()["error"]["code"] == "auth.staff_account"
+    assert "/admin/" in r.json()["error"]["message_en"] and "/admin/" in r.json()["error"]["message_cs"]
+    assert not LoginSession.objects.exists() and not AuthToken.objects.exists()
+    # the wrong password of a staff account is the plain refusal: nothing says the account exists
+    r = login(api, staff.username, "not-the-password")
+    assert r.status_code == 401 and r.json()["error"]["code"] == "auth.invalid_credentials"

@@ -35,7 +35,9 @@ def test_the_mailbox_shows_the_confirmation_link_and_then_the_first_password_sms
         "password_sent"
     sms = api.get(API, {"to": payload["phone"]}).json()["sms"]
     assert len(sms) == 1 and payload["username"] in sms[0]["text"]
-    password = re.search(r"first password: (\S+)", sms[0]["text"]).group(1)
+    found = re.search(r"first password: (\S+)", sms[0]["text"])
+    assert found, sms[0]["text"]
+    password = found.group(1)
     login = api.post("/api/v1/accounts/auth/login", {"username": payload["username"], "password": password},
                      format="json")
     assert login.status_code == 200, (sms[0]["text"], login.content)

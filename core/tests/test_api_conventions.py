@@ -74,7 +74,8 @@ def openapi_path(route: str) -> str:
 
 @pytest.fixture(scope="module")
 def schema() -> dict[str, Any]:
-    return SchemaGenerator().get_schema(request=None, public=True)
+    generated: dict[str, Any] = SchemaGenerator().get_schema(request=None, public=True)
+    return generated
 
 
 def test_every_route_has_no_trailing_slash_the_one_url_style():
@@ -149,3 +150,18 @@ def test_the_documented_lists_are_the_servers():
     section = section[:section.index("\n### ", 4)]
     for method, path in set(NO_KEY) | REQUIRED:
         assert f"`{method} {path.removeprefix('/api/v1')}`" in section, (method, path)
+
+
+@pytest.mark.django_db
+def test_a_replay_answers_exactly_as_the_first_call_times_included():
+    """A replay (same key, same body) once wrote the stored times as ``str(datetime)`` ("2026-03-10 09:00:00+00:00"),
+    not as the first answer ("2026-03-10T09:00:00Z"): a client checking the schema refused it (found when the
+    schema began to declare the key on complaints)."""
+    c = APIClient()
+    c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(make_player().user)}")
+    body = {"reason": "other", "description": "The page froze.", "event_at": "2026-03-01T10:00:00Z"}
+    first = c.post("/api/v1/complaints", body, format="json", HTTP_IDEMPOTENCY_KEY="replay-1")
+    again = c.post("/api/v1/complaints", body, format="json", HTTP_IDEMPOTENCY_KEY="replay-1")
+    assert first.status_code == again.status_code == 201 and again["Idempotent-Replayed"] == "true"
+    assert again.json() == first.json()
+    assert "T" in first.json()["confirmation"]["received_at"]

@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import LoginSession
 from accounts.testing import make_staff, token_for
+from core import clock
 from core.models import AuditEvent
 from limits.models import HelpContact, ResponsibleGamingText, SettledBet
 
@@ -186,8 +187,8 @@ def test_the_range_may_be_366_days_not_367(player):
 
 
 @pytest.mark.parametrize("query,code", [
-    ("", "limits.invalid_date"),
-    ("?from=2025-05-01", "limits.invalid_date"),
+    ("?to=", "limits.invalid_date"),
+    ("?from=2025-05-01&to=", "limits.invalid_date"),
     ("?from=2025-5-1&to=2025-05-02", "limits.invalid_date"),
     ("?from=20250501&to=2025-05-02", "limits.invalid_date"),
     ("?from=2025-02-30&to=2025-03-02", "limits.invalid_date"),
@@ -203,6 +204,18 @@ def test_bad_dates_and_ranges_are_a_400_with_the_error_shape(player, query, code
     assert r.status_code == 400, r.content
     error = r.json()["error"]
     assert error["code"] == code and error["message_cs"] and error["message_en"]
+
+
+def test_without_from_and_to_the_statistics_cover_the_last_30_prague_days_today_included(player):
+    """Issue 21: the review's call without a period was a 400; the default is the last 30 days."""
+    today = clock.business_date(NOW)
+    body = statistics(player, "").json()
+    assert [d["date"] for d in (body["days"][0], body["days"][-1])] == [
+        (today - timedelta(days=29)).isoformat(), today.isoformat()] and len(body["days"]) == 30
+    body = statistics(player, "?from=2025-05-01").json()  # from a day to today
+    assert body["days"][0]["date"] == "2025-05-01" and body["days"][-1]["date"] == today.isoformat()
+    body = statistics(player, "?to=2025-05-31").json()  # the 30 days up to a day
+    assert body["days"][0]["date"] == "2025-05-02" and len(body["days"]) == 30
 
 
 def test_only_a_player_reads_statistics_and_only_their_own(player, other_player):
