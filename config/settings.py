@@ -641,6 +641,7 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "AmlSourceOfFundsStatusEnum": "aml.models.SourceOfFundsDeclaration.Status",
     "AmlPepRelationEnum": "aml.models.PepDeclaration.Relation",
     "AmlScreeningListSourceEnum": "aml.models.ScreeningListVersion.Source",
+    "ComplaintReasonEnum": "complaints.models.Complaint.Reason",
     "KindEnum": "accounts.models.Consent.Kind",  # its name before the wallet's bank files had a "kind" too
     "WalletBankStatementKindEnum": "wallet.models.BankStatement.Kind",
     "WalletBankStatementStatusEnum": "wallet.models.BankStatement.Status",
