@@ -60,7 +60,7 @@ export async function render({ query }) {
     status.identified ? null : bankid(), status.identified ? null : documentForm()));
   node.append(await pep(status));
   const me = await get("/accounts/me");
-  node.append(section(t("account.me"), h("dl", {},
+  node.append(section(t("account.me"), h("dl.figures", {},
     [["reg.username", me.username], ["account.name", `${me.given_names || ""} ${me.surname || ""}`], ["reg.email", me.email],
       ["reg.phone", me.phone], ["account.status", t(`status.${me.status}`)]].map(([k, v]) => [h("dt", {}, t(k)), h("dd", {}, v || "–")])),
     h("p.row", {}, h("a.button.secondary", { href: "#/password" }, t("auth.change_title")))));
