@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from accounts.models import Consent, CorrectionRequest, LoginSession, Message, Player, TermsAcceptance, TermsVersion
 from accounts.validation import DOCUMENT_TYPES
+from core.api_money import MoneyOutField
 
 DB_INT_MAX = 2**31 - 1
 
@@ -231,8 +232,8 @@ class MessageSerializer(serializers.ModelSerializer):
 
 # The game plan and terms (GP §3(5), §8(1)) ------------------------------------------------------------------------
 class TermsVersionSerializer(serializers.ModelSerializer):
-    min_stake = serializers.IntegerField(read_only=True, help_text="GP §8(1): the minimum stake it sets, haléře")
-    stake_step = serializers.IntegerField(read_only=True, help_text="GP §8(1): the stake step it sets, haléře")
+    min_stake = MoneyOutField(read_only=True, help_text="GP §8(1): the minimum stake it sets")
+    stake_step = MoneyOutField(read_only=True, help_text="GP §8(1): the stake step it sets")
 
     class Meta:
         model = TermsVersion

@@ -158,3 +158,15 @@ class MoneyField(serializers.Field[Money, Any, dict[str, Any], Any]):
     def to_representation(self, value: Money | int) -> dict[str, Any]:
         return money_to_json(value)
 
+
+
+@extend_schema_field(MoneyOutSerializer)
+class MoneyOutField(serializers.Field[Money, Any, dict[str, Any], Any]):
+    """An amount in an answer (a Money, or an int of minor units) as the Money object; read-only."""
+
+    def __init__(self, **kw: Any) -> None:
+        kw.setdefault("read_only", True)
+        super().__init__(**kw)
+
+    def to_representation(self, value: Money | int) -> dict[str, Any]:
+        return money_to_json(value)

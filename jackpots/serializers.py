@@ -69,7 +69,7 @@ class JackpotLevelSerializer(serializers.Serializer):
     must_hit = MustHitPublicSerializer(required=False, help_text="must-hit levels only")
     draw = DrawPublicSerializer(required=False, help_text="draw levels only")
     eligible = serializers.DictField(required=False, help_text="game-event levels: the bet parameters a win needs")
-    reference_coin = serializers.IntegerField(required=False, help_text="game-event levels: haléře")
+    reference_coin = MoneyOutField(required=False, help_text="game-event levels: the coin value the pool is kept at")
     seed_per_coin = serializers.IntegerField(required=False, help_text="game-event levels: the seed in coin values")
     value_at_coin = MoneyOutField(required=False,
                                   help_text="game-event levels with ?coin_value=: the value at that coin")
@@ -107,7 +107,7 @@ class JackpotWinSerializer(serializers.Serializer):
     decided_at = IsoDateTimeField()
     settled_at = IsoDateTimeField(allow_null=True)
     must_hit = MustHitRevealedSerializer(required=False, help_text="must-hit wins only")
-    coin_value = serializers.IntegerField(required=False, help_text="game-event wins: the winner's coin value")
+    coin_value = MoneyOutField(required=False, help_text="game-event wins: the winner's coin value")
 
 
 class PlayerJackpotWinSerializer(JackpotWinSerializer):

@@ -189,4 +189,4 @@ def test_staff_set_the_new_grid_in_the_publication_form(client, frozen):
     version = TermsVersion.objects.get()
     assert (version.min_stake, version.stake_step) == (10, 20)
     public = APIClient().get("/api/v1/accounts/terms").json()
-    assert public["upcoming"][0]["min_stake"] == 10 and public["upcoming"][0]["stake_step"] == 20
+    assert public["upcoming"][0]["min_stake"]["amount"] == 10 and public["upcoming"][0]["stake_step"]["amount"] == 20

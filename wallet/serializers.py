@@ -7,7 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from core.api_money import MoneyField, MoneyOutSerializer, money_to_json
+from core.api_money import MoneyField, MoneyOutField, MoneyOutSerializer
 from core.money import Money
 from wallet.models import (
     BankEntry,
@@ -25,17 +25,6 @@ from wallet.models import (
 
 WalletMoneySerializer = MoneyOutSerializer
 
-
-@extend_schema_field(MoneyOutSerializer)
-class MoneyOutField(serializers.Field[Money, Any, dict[str, Any], Any]):
-    """A Money (or minor units int) rendered as the Money JSON."""
-
-    def __init__(self, **kw: Any) -> None:
-        kw.setdefault("read_only", True)
-        super().__init__(**kw)
-
-    def to_representation(self, value: Money | int) -> dict[str, Any]:
-        return money_to_json(value)
 
 
 class WalletOverviewSerializer(serializers.Serializer[dict[str, Any]]):
