@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "jackpots",
     "aml",
     "complaints",
+    "playclient",  # the reference player web client at /play/ (uses only the public API)
 ]
 
 MIDDLEWARE = [

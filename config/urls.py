@@ -9,12 +9,13 @@ from typing import Any
 from django.apps import apps
 from django.conf import settings
 from django.contrib import admin
-from django.urls import URLPattern, include, path
+from django.urls import URLPattern, include, path, re_path
 from django.utils.module_loading import module_has_submodule
 from drf_spectacular.views import SpectacularAPIView
 
 from accounts.api_mailbox import mailbox_page
 from core.views import ApiDocsView, health
+from playclient.views import play
 
 urlpatterns: list[Any] = [
     path("health", health, name="health"),
@@ -22,6 +23,8 @@ urlpatterns: list[Any] = [
     path("api/schema", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs", ApiDocsView.as_view(url_name="schema"), name="api-docs"),
     path("dev/mailbox", mailbox_page, name="dev-mailbox"),  # development only (accounts/api_mailbox.py)
+    # the reference player web client (docs/playclient.md): a page, not an API route; /play/ as typed works too
+    re_path(r"^play/?$", play, name="play"),
 ]
 
 

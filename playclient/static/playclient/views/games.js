@@ -1,0 +1,184 @@
+// The lobby (each game's declared RTP and maximum hourly loss, GP §7(2)) and two games playable to the end:
+// European roulette and Kobushi (free spins and the pick bonus through /rounds/{id}/actions). GP §7(9): rounds
+// start at least 2 s apart, measured start to start by the server; the spin button waits 2.2 s after the answer.
+import { all, get, money as moneyOf, newKey, post, session } from "../api.js";
+import { language, pick, t } from "../i18n.js";
+import { act, czk, field, h, money, notice, parseCzk, section, values } from "../ui.js";
+
+export const ROUND_GAP_MS = 2200;
+let lastRoundAt = 0; // when the answer to the last round start came (never earlier than the server's start)
+
+const name = (g) => (language() === "cs" ? g.name_cs || g.name : g.name);
+const PLAYABLE = { roulette, slot };
+// the games this client is built and tested for: roulette, and Kobushi's lines x coins x coin value
+const playable = (g) => g.kind === "roulette" || g.code === "kobushi";
+
+export async function lobby() {
+  const games = (await all("/games/catalogue")).filter((g) => g.enabled);
+  return section(t("games.title"), h("p", {}, t("games.intro")), h("div.cards", { id: "lobby" }, games.map((g) =>
+    h("article.game", { dataset: { game: g.code } }, h("h3", {}, name(g)),
+      h("dl.figures", {}, h("dt", {}, t("games.rtp")), h("dd", { class: "rtp" }, `${g.declared.rtp} %`),
+        g.declared.rtp_with_jackpots ? [h("dt", {}, t("games.rtp_jackpots")), h("dd", {}, `${g.declared.rtp_with_jackpots} %`)] : null,
+        h("dt", {}, t("games.bet")), h("dd", {}, `${money(g.declared.min_bet)} – ${money(g.declared.max_bet)}`),
+        h("dt", {}, t("games.max_hourly_loss")), h("dd", { class: "max-hourly-loss" }, money(g.declared.max_hourly_loss))),
+      playable(g) && session.token ? h("a.button", { href: `#/game/${g.code}` }, t("games.play"))
+        : h("p.small", {}, session.token ? t("games.not_here") : t("games.login_to_play"))))));
+}
+
+export async function game({ arg, refreshBalance }) {
+  const launch = await get(`/games/catalogue/${arg}`);
+  const g = launch.game;
+  const ui = playable(g) && PLAYABLE[g.kind];
+  if (!ui) return section(name(g), h("p", {}, t("games.not_here")));
+  const board = h("div.board", { id: "board" });
+  const result = h("div.result", { id: "result", "aria-live": "polite" });
+  const mode = h("label.check", {}, h("input", { type: "checkbox", id: "play-money" }), ` ${t("games.play_money")}`);
+  const qa = h("details.qa", {}, h("summary", {}, t("games.qa")),
+    h("textarea", { id: "forced-draws", rows: 2, placeholder: "[[37, 17]]" }), h("p.small", {}, t("games.qa_hint")));
+  const spin = h("button.spin", { type: "button", id: "spin" }, t("games.spin"));
+  const table = ui(g.description || {}, launch.last_bet, board);
+
+  const show = (rnd) => {
+    result.replaceChildren(roundView(rnd, g.kind, (next) => show(next)));
+    if (!rnd.play_money) refreshBalance();
+  };
+  const pace = () => {
+    const wait = lastRoundAt + ROUND_GAP_MS - Date.now();
+    spin.disabled = wait > 0;
+    if (wait > 0) setTimeout(pace, Math.min(wait, 250));
+  };
+  spin.addEventListener("click", () => act(spin, async () => {
+    const bet = table.bet();
+    if (!bet) return;
+    const playMoney = document.getElementById("play-money").checked;
+    const forced = document.getElementById("forced-draws").value.trim();
+    const body = { game: g.code, bet };
+    if (forced) body.forced_draws = JSON.parse(forced);
+    const rnd = await post(playMoney ? "/games/play-money/rounds" : "/games/rounds", body, { key: newKey() });
+    lastRoundAt = Date.now();
+    show(rnd);
+  }).finally(pace));
+  pace();
+  if (launch.open_round && launch.open_round.game.code === g.code) show(launch.open_round);
+  else if (g.kind === "slot") result.append(slotWindow({ window: null }));
+  return section(name(g), h("p.small", {}, t("games.declared", { rtp: g.declared.rtp, loss: money(g.declared.max_hourly_loss) })),
+    board, h("div.row", {}, spin, mode), result, qa,
+    h("details", {}, h("summary", {}, t("games.rules")), h("p.prose", {}, pick(g, "rules"))));
+}
+
+// A round as the server answered it; a waiting round shows its options, each one action (GP §7(8)).
+function roundView(rnd, kind, onNext) {
+  const last = (rnd.steps || []).findLast((s) => s.window || s.number !== undefined) || {}; // the last spin shown
+  const node = h("div", { dataset: { round: rnd.id, status: rnd.status } },
+    kind === "roulette" ? rouletteResult(last) : slotWindow(last),
+    h("p", { class: "outcome" }, t("games.round", { id: rnd.id }), " · ", t("games.stake"), ": ", money(rnd.stake), " · ",
+      h("strong", { class: "win" }, `${t("games.win")}: ${money(rnd.win)}`),
+      rnd.play_money ? ` · ${t("games.play_money")}` : "", rnd.forced_outcome ? ` · ${t("games.forced")}` : ""));
+  if (rnd.status === "in_progress" && rnd.pending) {
+    const p = rnd.pending;
+    const info = [p.spins_left !== undefined ? t("games.spins_left", { n: p.spins_left }) : null,
+      p.multiplier ? `×${p.multiplier}` : null].filter(Boolean).join(" · ");
+    const key = newKey(); // one key per action: pressing again after an error repeats the same action
+    node.append(h("div.pending", { id: "pending" }, h("p", {}, h("strong", {}, t(`pending.${p.type}`)), info ? ` · ${info}` : ""),
+      h("div.options", {}, (p.options || []).map((option, i) => h("button", {
+        type: "button", class: "action", dataset: { action: option.type },
+        onclick: (e) => act(e.currentTarget, async () => onNext(await post(`/games/rounds/${rnd.id}/actions`, { action: option }, { key: `${key}-${i}` }))),
+      }, optionLabel(option))))));
+  }
+  return node;
+}
+
+const optionLabel = (o) => [t(`option.${o.type}`), ...Object.entries(o).filter(([k]) => k !== "type").map(([k, v]) => `${k} ${v}`)].join(" ");
+
+// --- European roulette ------------------------------------------------------------------------------------------
+let betNames = {}; // roulette's bet types by code, in the current language (from the game's description)
+
+function roulette(desc, lastBet, board) {
+  const types = desc.bet_types || [];
+  betNames = Object.fromEntries(types.map((x) => [x.type, language() === "cs" ? x.name_cs : x.name_en]));
+  const chips = [];
+  const list = h("ul.chips", { id: "chips" });
+  const form = h("form.row", { id: "bet-form" },
+    field("type", t("roulette.bet"), { options: types.map((x) => [x.type, `${language() === "cs" ? x.name_cs : x.name_en} (${x.payout})`]) }),
+    h("span", { id: "numbers-slot" }),
+    field("amount", t("roulette.amount"), { required: true, inputmode: "decimal", value: "10", size: 6 }),
+    h("button.secondary", { type: "submit", id: "add-chip" }, t("roulette.add")));
+  const numbers = () => {
+    const bt = types.find((x) => x.type === form.elements.type.value);
+    const slot = form.querySelector("#numbers-slot");
+    slot.replaceChildren(bt && bt.fields.includes("numbers")
+      ? field("numbers", t("roulette.numbers"), { options: bt.valid_numbers.map((n) => [n.join(","), n.join(", ")]) }) : "");
+  };
+  form.elements.type.addEventListener("change", numbers);
+  numbers();
+  const redraw = () => list.replaceChildren(...chips.map((c, i) => h("li", {}, `${c.label}: ${czk(c.amount)} `,
+    h("button.link", { type: "button", onclick: () => { chips.splice(i, 1); redraw(); } }, "✕"))));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const v = values(form);
+    const amount = parseCzk(v.amount);
+    if (amount === null) { notice(t("wallet.amount_invalid")); return; }
+    const bt = types.find((x) => x.type === v.type);
+    chips.push({ type: v.type, numbers: v.numbers ? v.numbers.split(",").map(Number) : undefined, amount,
+      label: `${language() === "cs" ? bt.name_cs : bt.name_en}${v.numbers ? ` ${v.numbers}` : ""}` });
+    redraw();
+  });
+  for (const b of lastBet?.bets || []) { // the player's last bet again (GP §7: the game remembers it)
+    const amount = typeof b.amount === "object" ? b.amount.amount : b.amount;
+    chips.push({ type: b.type, numbers: b.numbers, amount, label: `${betNames[b.type] || b.type}${b.numbers ? ` ${b.numbers.join(",")}` : ""}` });
+  }
+  redraw();
+  board.append(form, list);
+  return {
+    bet() {
+      if (!chips.length) { notice(t("roulette.no_chips")); return null; }
+      return { bets: chips.map((c) => ({ type: c.type, ...(c.numbers ? { numbers: c.numbers } : {}), amount: moneyOf(c.amount) })) };
+    },
+  };
+}
+
+function rouletteResult(step) {
+  if (step.number === undefined) return h("div");
+  return h("div.wheel", {}, h("span", { class: `pocket ${step.colour}`, id: "pocket" }, step.number),
+    h("ul.small", {}, (step.bets || []).map((b) => h("li", {}, `${betNames[b.type] || b.type}${b.numbers ? ` ${b.numbers.join(",")}` : ""}: `,
+      money(typeof b.amount === "object" ? b.amount : czk(b.amount)), " → ", money(typeof b.win === "object" ? b.win : czk(b.win))))));
+}
+
+// --- a line slot (Kobushi): lines x coins x coin value ----------------------------------------------------------
+function slot(desc, lastBet, board) {
+  const o = desc.bet_options || {};
+  const [l0, l1] = o.lines || [1, 1];
+  const [c0, c1] = o.coins || [1, 1];
+  const range = (a, b) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+  const minor = (v) => (v && typeof v === "object" ? v.amount : v); // a Money object in answers, haléře in bet_options
+  const start = { ...(desc.default_bet || {}), ...(lastBet || {}) };
+  start.coin_value = minor(start.coin_value);
+  const form = h("form.row", { id: "bet-form" },
+    field("lines", t("slot.lines"), { options: range(l0, l1).map((n) => [n, n]), value: start.lines }),
+    field("coins", t("slot.coins"), { options: range(c0, c1).map((n) => [n, n]), value: start.coins }),
+    field("coin_value", t("slot.coin_value"), { options: (o.coin_values || []).map((n) => [minor(n), czk(minor(n))]), value: start.coin_value }),
+    h("output", { id: "total-bet" }));
+  const bet = () => { const v = values(form); return { lines: Number(v.lines), coins: Number(v.coins), coin_value: moneyOf(Number(v.coin_value)) }; };
+  const total = () => { const b = bet(); form.querySelector("#total-bet").textContent = `${t("slot.total")}: ${czk(b.lines * b.coins * b.coin_value.amount)}`; };
+  form.addEventListener("change", total);
+  total();
+  board.append(form);
+  return { bet };
+}
+
+function slotWindow(step) {
+  const reels = step.window || Array.from({ length: 5 }, () => ["·", "·", "·"]);
+  const rows = reels[0].length;
+  // Kobushi's line win is [line, symbol, count, win in haléře (free-spin multiplier applied), direction]
+  const wins = (step.line_wins || []).filter(Array.isArray).map(([line, symbol, count, win]) =>
+    t("slot.line_win", { line, symbol, count, win: czk(win) }));
+  if (step.scatter?.win) wins.push(t("slot.scatter_win", { count: step.scatter.count, win: czk(step.scatter.win) }));
+  return h("div.slot", {}, h("div.reels", { id: "reels" }, Array.from({ length: rows }, (_, r) =>
+    reels.map((reel) => h("span", { class: `sym sym-${reel[r]}` }, short(reel[r]))))),
+  step.mode ? h("p.small", {}, t(`mode.${step.mode}`), Number.isInteger(step.win) ? ` · ${t("games.win")} ${czk(step.win)}` : "", step.features?.length ? ` · ${step.features.map((f) => t(`feature.${f}`)).join(", ")}` : "") : null,
+  wins.length ? h("ul.small", {}, wins.map((w) => h("li", {}, w))) : null);
+}
+
+// short labels that fit five reels on a phone (the symbol's own colour comes from play.css: .sym-<CODE>)
+const SHORT = { BIG_CAT: "CAT", KOBUSHI: "KOBU", SCATTER: "SCAT", LANTERN: "LANT", SAMURAI: "SAMU", GEISHA: "GEIS", TEMPLE: "TEMP" };
+const short = (s) => SHORT[s] || s;
