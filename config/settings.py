@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "jackpots",
     "aml",
     "complaints",
+    "reports",  # issue 24: the regulator's record and the tax reports (reads every app)
 ]
 
 MIDDLEWARE = [
