@@ -13,7 +13,7 @@ BLUE, GREEN, RED, GREY, DARK = "#417690", "#5b9a3c", "#ba2121", "#d8d8d8", "#333
 
 
 def _svg(h: int, body: list[str], title: str) -> SafeString:
-    return mark_safe(  # noqa: S308 - every text below goes through escape()
+    return mark_safe(  # every text below goes through escape()
         f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{W}" height="{h}" viewBox="0 0 {W} {h}" '
         f'style="font:12px sans-serif;background:#fff;border:1px solid #eee">'
         f"<title>{escape(title)}</title>"
@@ -47,6 +47,8 @@ def bars(labels: Sequence[str], values: Sequence[float], *, title: str, unit: st
         body.append(f'<line x1="{PAD_L}" x2="{W - PAD_R}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="{GREY}"/>'
                     f'<text x="{PAD_L - 6}" y="{y(v) + 4:.1f}" text-anchor="end" fill="#555">'
                     f"{escape(_nice(v))}{escape(unit)}</text>")
+    if lo < 0:
+        body.append(f'<line x1="{PAD_L}" x2="{W - PAD_R}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="{DARK}"/>')
     every = max(1, len(values) // 10)
     for i, (lab, v) in enumerate(zip(labels, values, strict=True)):
         x = PAD_L + i * step + step * 0.15
@@ -66,14 +68,15 @@ def rtp_intervals(games: Sequence[dict[str, object]], *, title: str) -> SafeStri
     row_h = 30
     h = PAD_T + 20 + row_h * max(len(games), 1) + 30
     body: list[str] = []
-    vals: list[Decimal] = []
-    for g in games:
-        vals += [Decimal(str(g[k])) for k in ("rtp_declared", "rtp_actual", "rtp_low", "rtp_high") if g.get(k)]
-    if not vals:
+    if not any(g.get("rtp_actual") for g in games):
         body.append(f'<text x="{PAD_L}" y="{PAD_T + 30}" fill="#777">no decided rounds</text>')
         return _svg(h, body, title)
-    lo, hi = float(min(vals)) - 1, float(max(vals)) + 1
-    x0, x1 = PAD_L + 110, W - PAD_R
+    # the axis spans the declared RTPs +- 10 pp and their intervals; an actual RTP beyond it sits at the edge with
+    # its value written beside it
+    edges = [float(Decimal(str(g["rtp_declared"]))) + d for g in games for d in (-10, 10)]
+    edges += [float(Decimal(str(g[k]))) for g in games for k in ("rtp_low", "rtp_high") if g.get(k)]
+    lo, hi = min(edges), max(edges)
+    x0, x1 = PAD_L + 110, W - PAD_R - 10
 
     def x(v: object) -> float:
         return x0 + (float(Decimal(str(v))) - lo) / (hi - lo) * (x1 - x0)
@@ -95,8 +98,15 @@ def rtp_intervals(games: Sequence[dict[str, object]], *, title: str) -> SafeStri
                     f'{escape(str(g["rtp_declared"]))} %</title></line>')
         if g.get("rtp_actual"):
             colour = RED if g.get("rtp_outside") else GREEN
-            body.append(f'<circle cx="{x(g["rtp_actual"]):.1f}" cy="{cy}" r="5" fill="{colour}"><title>actual '
+            actual = float(Decimal(str(g["rtp_actual"])))
+            cx = x(min(max(actual, lo), hi))
+            body.append(f'<circle cx="{cx:.1f}" cy="{cy}" r="5" fill="{colour}"><title>actual '
                         f'{escape(str(g["rtp_actual"]))} % over {escape(str(g["rounds"]))} rounds</title></circle>')
+            if not lo <= actual <= hi:
+                anchor, dx = ("end", -8) if actual > hi else ("start", 8)
+                body.append(f'<text x="{cx + dx:.1f}" y="{cy + 4}" text-anchor="{anchor}" fill="{colour}">'
+                            f'{"&#9664; " if actual < lo else ""}{escape(str(g["rtp_actual"]))} %'
+                            f'{" &#9654;" if actual > hi else ""}</text>')
     body.append(f'<text x="{x0}" y="{PAD_T + 6}" fill="#555">band: 99 % interval around the declared RTP (tick); '
                 f"dot: actual (red: outside)</text>")
     return _svg(h, body, title)
