@@ -702,6 +702,16 @@ REPORTS_PLAYER_REFERENCE_KEY = env.str("REPORTS_PLAYER_REFERENCE_KEY", default="
 REPORTS_OPERATOR = env.str("REPORTS_OPERATOR", default="Development operator (not licensed)")
 
 
+def _reports_refusals() -> list[str]:
+    """With reports on, the regulator's record must be sealed with the operator's own key and certificate."""
+    if not REPORTS_ENABLED:
+        return []
+    return [f"{name} is missing or not a file (the regulator's record must be sealed)"
+            for name, value in (("REPORTS_SEAL_KEY_FILE", REPORTS_SEAL_KEY_FILE),
+                                ("REPORTS_SEAL_CERT_FILE", REPORTS_SEAL_CERT_FILE))
+            if not value or not Path(value).is_file()]
+
+
 def production_refusals() -> list[str]:
     """Why production must not start with these settings (empty: it may). Each names the variable, never a value."""
     refusals = _secret_refusals()
@@ -734,11 +744,7 @@ def production_refusals() -> list[str]:
         refusals.append("CELERY_TASK_ALWAYS_EAGER=true (deadline jobs would run inside web requests)")
     if EMAIL_BACKEND.endswith(("console.EmailBackend", "locmem.EmailBackend", "dummy.EmailBackend")):
         refusals.append("EMAIL_BACKEND writes e-mails to the log or nowhere (players' personal data)")
-    if REPORTS_ENABLED:
-        for name, value in (("REPORTS_SEAL_KEY_FILE", REPORTS_SEAL_KEY_FILE),
-                            ("REPORTS_SEAL_CERT_FILE", REPORTS_SEAL_CERT_FILE)):
-            if not value or not Path(value).is_file():
-                refusals.append(f"{name} is missing or not a file (the regulator's record must be sealed)")
+    refusals += _reports_refusals()
     return refusals
 
 

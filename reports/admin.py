@@ -162,7 +162,7 @@ class DayReportAdmin(ReadOnlyAdmin):
         resp["Content-Disposition"] = f'attachment; filename="report-{period.label}.csv"'
         return resp
 
-    def record_view(self, request: HttpRequest) -> HttpResponse:
+    def record_view(self, request: HttpRequest) -> HttpResponse | FileResponse:
         day = self._day(request)
         try:
             path = seal.export_day(day=day)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.db import models
 
-_MOMENT = {"max_digits": 40, "decimal_places": 0}
 
 
 class DayReport(models.Model):
@@ -74,9 +73,9 @@ class GameDayReport(models.Model):
     # the decided rounds of the day (the RTP sample): stake s, base win w (jackpot part excluded)
     decided_stakes = models.BigIntegerField(default=0)
     decided_base_wins = models.BigIntegerField(default=0)
-    sum_s2 = models.DecimalField(**_MOMENT, default=0)
-    sum_w2 = models.DecimalField(**_MOMENT, default=0)
-    sum_sw = models.DecimalField(**_MOMENT, default=0)
+    sum_s2 = models.DecimalField(max_digits=40, decimal_places=0, default=0)
+    sum_w2 = models.DecimalField(max_digits=40, decimal_places=0, default=0)
+    sum_sw = models.DecimalField(max_digits=40, decimal_places=0, default=0)
 
     class Meta:
         ordering = ["-day", "game_code", "game_version"]

@@ -25,7 +25,7 @@ from reports.models import DayReport, GameDayReport
 from wallet.models import Entry, LedgerAccount, LedgerTransaction, Payout
 
 BREAK_CODE = "limits.break_required"  # limits.errors.BREAK_REQUIRED's code (GP §6(2), the 120/15 break)
-_NUM = DecimalField(max_digits=40, decimal_places=0)
+_NUM: DecimalField[Any, Any] = DecimalField(max_digits=40, decimal_places=0)
 _VOID = (Round.Status.VOIDED, Round.Status.REFUNDED)
 
 

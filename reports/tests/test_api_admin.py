@@ -65,7 +65,7 @@ def test_the_auditor_reads_days_figures_csv_and_the_sealed_record(computed, tmp_
     r = c.get(f"/api/v1/reports/regulator-record?day={DAY}")
     assert r.status_code == 200 and r["Content-Type"] == "application/xml"
     path = tmp_path / "downloaded.xml"
-    path.write_bytes(b"".join(r.streaming_content))
+    path.write_bytes(b"".join(r.streaming_content))  # type: ignore[attr-defined]
     result = seal.verify(path)
     assert result.ok and result.summary["roundCount"] == "4"
 

@@ -54,7 +54,8 @@ def test_a_day_s_ggr_equals_the_ledger_s_stakes_minus_wins_to_the_haler_also_for
         _play_roulette(t, c, 5)
         d1, d2 = reports_compute_day(day=day1), reports_compute_day(day=day2)
     pick = Round.objects.get(pk=rid)
-    assert pick.started_at < day_range(day2)[0] <= pick.settled_at and pick.win == 500 * (5 + 2)
+    assert pick.settled_at is not None and pick.started_at < day_range(day2)[0] <= pick.settled_at
+    assert pick.win == 500 * (5 + 2)
     for rep, d in ((d1, day1), (d2, day2)):
         assert rep.stakes == _ledger("stake", d) and rep.wins == _ledger("win", d) and rep.ledger_agrees
         assert rep.ggr == rep.stakes - rep.wins  # nothing voided these days
