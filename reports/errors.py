@@ -11,6 +11,3 @@ BAD_PERIOD = ErrorDef(
     "reports.bad_period", 400,
     "Neplatné období {value!r}: použijte RRRR-MM-DD, RRRR-MM nebo RRRR-Qn.",
     "Invalid period {value!r}: use YYYY-MM-DD, YYYY-MM or YYYY-Qn.")
-DAY_NOT_COMPUTED = ErrorDef(
-    "reports.day_not_computed", 404,
-    "Výkaz za den {day} ještě nebyl spočten.", "The report of day {day} has not been computed yet.")

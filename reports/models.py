@@ -6,7 +6,6 @@ from __future__ import annotations
 from django.db import models
 
 
-
 class DayReport(models.Model):
     """The platform's figures of one operating day (Europe/Prague, 00:00-24:00; 23 or 25 hours on DST days)."""
 

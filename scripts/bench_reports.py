@@ -92,11 +92,11 @@ def _load(n: int) -> None:
                 WHERE r.idempotency_key LIKE 'rbench-%%' AND (k.kind = 'stake' OR r.win > 0) ORDER BY r.id, k.o""")
             cur.execute(f"""
                 INSERT INTO {entries} (transaction_id, account_id, amount, balance_after, created_at)
-                SELECT t.id, a.id, CASE WHEN t.kind = 'stake' THEN -t.amount ELSE t.amount END, NULL, t.created_at
+                SELECT t.id, a.id, CASE WHEN t.kind = 'stake' THEN -t.amount ELSE t.amount END, NULL::bigint, t.created_at
                 FROM {txns} t JOIN {accounts} a ON a.player_id = t.player_id AND a.kind = 'player_main'
                 WHERE t.actor_label = 'bench'
                 UNION ALL
-                SELECT t.id, %(house)s, CASE WHEN t.kind = 'stake' THEN t.amount ELSE -t.amount END, NULL, t.created_at
+                SELECT t.id, %(house)s, CASE WHEN t.kind = 'stake' THEN t.amount ELSE -t.amount END, NULL::bigint, t.created_at
                 FROM {txns} t WHERE t.actor_label = 'bench'""", {"house": house})
         print(f"loaded the rounds' ledger transactions and entries in {time.perf_counter() - t0:.1f} s "
               f"(balances not moved: a bench database only)")
