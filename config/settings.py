@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "aml",
     "complaints",
     "playclient",  # the reference player web client at /play/ (uses only the public API)
+    "reports",  # issue 24: the regulator's record and the tax reports (reads every app)
 ]
 
 MIDDLEWARE = [
@@ -757,6 +758,28 @@ def _secret_refusals() -> list[str]:
     return refusals
 
 
+# Reports (issue 24, docs/reports.md): the regulator's record is sealed (XAdES) with the operator's certificate.
+REPORTS_ENABLED = env.bool("REPORTS_ENABLED", default=True)
+REPORTS_SEAL_KEY_FILE = env.str("REPORTS_SEAL_KEY_FILE", default="")  # PEM private key
+REPORTS_SEAL_CERT_FILE = env.str("REPORTS_SEAL_CERT_FILE", default="")  # PEM certificate (chain) of that key
+# outside production, without the two files, a self-signed development seal is made once under .data/ (never in
+# production: production_refusals)
+REPORTS_DEV_SEAL_DIR = Path(env.str("REPORTS_DEV_SEAL_DIR", default=str(BASE_DIR / ".data" / "dev-seal")))
+# the pseudonymous player reference of the record (HMAC of the player id); defaults to SECRET_KEY
+REPORTS_PLAYER_REFERENCE_KEY = env.str("REPORTS_PLAYER_REFERENCE_KEY", default="")
+REPORTS_OPERATOR = env.str("REPORTS_OPERATOR", default="Development operator (not licensed)")
+
+
+def _reports_refusals() -> list[str]:
+    """With reports on, the regulator's record must be sealed with the operator's own key and certificate."""
+    if not REPORTS_ENABLED:
+        return []
+    return [f"{name} is missing or not a file (the regulator's record must be sealed)"
+            for name, value in (("REPORTS_SEAL_KEY_FILE", REPORTS_SEAL_KEY_FILE),
+                                ("REPORTS_SEAL_CERT_FILE", REPORTS_SEAL_CERT_FILE))
+            if not value or not Path(value).is_file()]
+
+
 def production_refusals() -> list[str]:
     """Why production must not start with these settings (empty: it may). Each names the variable, never a value."""
     refusals = _secret_refusals()
@@ -792,6 +815,7 @@ def production_refusals() -> list[str]:
     if EMAIL_BACKEND.endswith(("console.EmailBackend", "locmem.EmailBackend", "dummy.EmailBackend",
                                "SandboxEmailBackend")):
         refusals.append("EMAIL_BACKEND writes e-mails to the log or nowhere (players' personal data)")
+    refusals += _reports_refusals()
     return refusals
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 #: the apps whose records staff work with (the auditor reads every model of these)
-PLATFORM_APPS = ("core", "accounts", "wallet", "limits", "aml", "jackpots", "games", "complaints")
+PLATFORM_APPS = ("core", "accounts", "wallet", "limits", "aml", "jackpots", "games", "complaints", "reports")
 
 SUPERUSER = "superuser"
 
@@ -91,7 +91,8 @@ _GAME_MANAGER = [
     "accounts.publish_terms",
 ]
 
-_AUDITOR = [*(f"{app}.view_*" for app in PLATFORM_APPS), "accounts.view_unmasked_identifiers", "core.export_audit"]
+_AUDITOR = [*(f"{app}.view_*" for app in PLATFORM_APPS), "accounts.view_unmasked_identifiers", "core.export_audit",
+            "reports.export_regulator_record"]
 
 ROLES: dict[str, Role] = {r.name: r for r in (
     Role("support", "Support", "Reads players, handles complaints; no money or AML decisions; identifiers masked.",

@@ -8,6 +8,7 @@ and after. Amounts are integers in minor units (haléře) of ``currency``.
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
 from django.db.models import Q
 
@@ -149,6 +150,11 @@ class Round(models.Model):
             # the player's last bet of a game (returned at launch) without a write on every round
             models.Index(fields=["player", "game_code", "-started_at"], name="games_round_player_game"),
             models.Index(fields=["status", "deadline"], name="games_round_status_deadline"),
+            # the report job reads one operating day of rounds (reports.services): BRIN indexes on the append-ordered
+            # times cost the round path next to nothing (a summary per block range, not an entry per row)
+            BrinIndex(fields=["started_at"], name="games_round_started_brin", autosummarize=True),
+            BrinIndex(fields=["settled_at"], name="games_round_settled_brin", autosummarize=True),
+            models.Index(fields=["voided_at"], condition=Q(voided_at__isnull=False), name="games_round_voided_at"),
         ]
 
     # Not a column: games.services sets it on the round it returns (True when an idempotent repeat of the same
