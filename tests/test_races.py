@@ -93,14 +93,12 @@ def test_fifty_parallel_stakes_and_withdrawals_near_the_balance_and_the_limit(se
     print(f"races: {CALLS} calls: {dict(outcomes)}; balance left {left}")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 22 part 1 (hot SQL): wallet.ledger._LOCK_LIVE_SQL locks only the wallet "
-                   "row (FOR NO KEY UPDATE OF w); after waiting for it, READ COMMITTED re-reads the locked row but "
-                   "returns the joined account row of the statement's old snapshot, so the funds check sees the "
-                   "balance from before the other stake; the database's balance check then refuses the posting "
-                   "and the client gets wallet.reference_conflict (409) instead of wallet.insufficient_funds")
 def test_a_stake_that_waited_for_the_wallet_lock_is_refused_on_the_balance_the_lock_holder_left(settings):
     """Deterministic: the first stake takes the whole balance and holds the wallet lock until the second stake is
-    seen waiting for it; the second must then be refused for insufficient funds, on the balance after the first."""
+    seen waiting for it; the second must then be refused for insufficient funds, on the balance after the first.
+    (Found on the partitioned tables: the lock statement locked only the wallet row, ``FOR NO KEY UPDATE OF w``, and
+    after waiting READ COMMITTED returned the joined account row of its old snapshot; ``wallet/sql.py`` LOCK_LIVE now
+    locks ``OF w, a``, so both rows are read as the lock holder left them.)"""
     from django.db import transaction
 
     from accounts.testing import make_player
