@@ -328,3 +328,52 @@ def watch_all(statuses: list[str]) -> None:
     with connection.cursor() as cur:
         cur.execute(WATCH_ALL.sql, {"failures": defaults["failures"], "context": defaults["last_context"],
                                     "error": defaults["last_error"], "statuses": statuses})
+
+
+_OPEN_INSERT = ("player", "kind", "round_ref", "game_code", "stake", "placed_at")
+
+BET_PLACE = register(
+    "limits.bet_place",
+    f"""WITH periods AS (
+    INSERT INTO {table(P)} ({cols(P, (*_PERIOD_KEY, *FIGURES))})
+    VALUES (%(player)s, %(kind)s, %(day_period)s, %(day)s, %(stake)s, 1, 0, 0, 0),
+           (%(player)s, %(kind)s, %(month_period)s, %(month)s, %(stake)s, 1, 0, 0, 0)
+    {PERIOD_ON_CONFLICT}
+    RETURNING 1
+), bucket AS (
+    {_bucket("", BUCKET_ORDERED_SET).replace(
+        "VALUES {values}", "SELECT %(player)s, %(kind)s, %(minute)s, %(stake)s, 0, %(stake)s WHERE %(hourly)s")}
+    RETURNING 1
+), bet AS (
+    INSERT INTO {table(OB)} ({cols(OB, _OPEN_INSERT)})
+    VALUES (%(player)s, %(kind)s, %(round_ref)s, %(game_code)s, %(stake)s, %(now)s)
+    RETURNING 1
+)
+UPDATE {table(X)} SET "{col(X, 'play_started_at')}" = %(play_started_at)s,
+       "{col(X, 'last_bucket_minute')}" = %(last_bucket_minute)s, "{col(X, 'updated_at')}" = %(now)s
+WHERE id = %(state)s
+RETURNING (SELECT count(*) FROM periods), (SELECT count(*) FROM bet)""",
+    columns={P: (*_PERIOD_KEY, *FIGURES), B: _BUCKET_FIELDS, OB: _OPEN_INSERT,
+             X: ("id", "play_started_at", "last_bucket_minute", "updated_at")},
+    inserts=(P, B, OB),
+    params={"player": int, "kind": str, "day_period": str, "day": date, "month_period": str, "month": date,
+            "stake": int, "minute": datetime, "hourly": bool, "round_ref": str, "game_code": str, "now": datetime,
+            "play_started_at": datetime, "last_bucket_minute": datetime, "state": int},
+)
+
+
+def bet_place(*, state_id: int, player_id: int, kind: str, stake: int, day: date, month: date, minute: datetime,
+              hourly: bool, round_ref: str, game_code: str, now: datetime, play_started_at: datetime | None,
+              last_bucket_minute: datetime | None) -> None:
+    """Run :data:`BET_PLACE`: an allowed stake counted as placed (totals, the stake's bucket: a single stake's
+    peak update is the same in or out of order), its open bet and the state row, in ONE statement."""
+    params: dict[str, Any] = {
+        "player": player_id, "kind": kind, "day_period": P.Period.DAY, "day": day, "month_period": P.Period.MONTH,
+        "month": month, "stake": stake, "minute": minute, "hourly": hourly, "round_ref": round_ref,
+        "game_code": game_code, "now": now, "play_started_at": play_started_at,
+        "last_bucket_minute": last_bucket_minute, "state": state_id}
+    with connection.cursor() as cur:
+        cur.execute(BET_PLACE.sql, params)
+        row = cur.fetchone()
+    if row is None or row[0] != 2 or row[1] != 1:
+        raise RuntimeError(f"limits counters for {round_ref} not written: {row}")

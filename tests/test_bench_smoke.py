@@ -174,7 +174,7 @@ def test_the_load_client_keeps_the_connection_and_starts_each_players_rounds_2_s
 def test_the_load_client_finishes_a_waiting_round_through_its_actions_and_counts_all_its_statements(stub):
     stats = bench_load.run_load(stub.port, [(1, "tok-k")], connections=1, seconds=1.0, mix=1.0)
     assert stats.settled[bench_load.KOBUSHI] == 1 and stats.actions == 1
-    assert stats.settled_sql == [30 + 20] and stats.settled_sql_by_kind == {f"{bench_load.KOBUSHI}+actions": [50]}
+    assert stats.settled_sql == [30 + 20] and stats.settled_sql_by_kind == {f"{bench_load.KOBUSHI}+free_spin": [50]}
 
 
 def test_the_load_client_opens_a_new_connection_when_the_server_closes_after_each_answer():

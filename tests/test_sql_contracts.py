@@ -167,7 +167,8 @@ def test_explain_of_every_statement_reads_no_growing_table_by_a_sequential_scan(
                            else {k: _dummy(v) for k, v in stmt.params.items()})
             cur.execute("EXPLAIN " + stmt.sql, params or None)
             plan = "\n".join(r[0] for r in cur.fetchall())
-            seq = [t for t in GROWING if re.search(rf"Seq Scan on {t}\b", plan)]
+            # a monthly partition of a growing table (games_round_2026_12 ...) counts as the table
+            seq = [t for t in GROWING if re.search(rf"Seq Scan on {t}(?:_\w+)?\b", plan)]
             if seq:
                 scans[stmt.name] = (seq, plan)
     assert not scans, "\n\n".join(f"{n}: {s}\n{p}" for n, (s, p) in scans.items())

@@ -21,15 +21,17 @@ from accounts.selectors import aml_refusal, betting_refusal
 from core import clock
 from core.errors import DomainError
 from core.money import Money
-from limits import errors
+from limits import errors, sql
 from limits.kinds import KindRules, kind_rules
-from limits.models import LimitType, OpenBet, PlayerKindState
+from limits.models import LimitType, PlayerKindState
 from limits.rules import (
     HOURLY_WINDOW_MINUTES,
     break_length,
     check_stake_grid,
+    day_key,
     grid_floor,
     minute_of,
+    month_key,
     play_limit,
     require_money,
 )
@@ -44,10 +46,8 @@ from limits.selectors import (
 )
 from limits.services.counters import (
     GateState,
-    buckets_bump,
     decided_now_record,
     kind_state_read_locked,
-    periods_bump,
 )
 from limits.services.refusals import refusal_record
 from limits.services.settlement import stake_settled
@@ -238,15 +238,18 @@ def stake_placed(*, gate: StakeGate, round_ref: str = "") -> StakeAllowed:
     """Count an allowed stake as placed and set the open-round marker (GP §7(6)); the bet is decided later
     (``stake_settled``) or voided (``stake_voided``)."""
     state, now, stake = gate.read.state, gate.now, gate.stake
-    periods_bump(gate.player.pk, gate.kind, now, stakes_placed=stake.amount, bets_placed=1)
-    if gate.rules.hourly_loss:
-        buckets_bump(state, [(now, stake.amount, 0)])
-    OpenBet.objects.create(player=gate.player, kind=gate.kind, round_ref=round_ref or "",
-                           game_code=gate.game_code or "", stake=stake.amount, placed_at=now)
+    minute = minute_of(now)
+    bucketed = gate.rules.hourly_loss and stake.amount > 0  # a zero stake is no hourly-loss event
     if _opens_play_period(gate):
         state.play_started_at = now  # this stake opens a new play period
+    if bucketed and (state.last_bucket_minute is None or minute > state.last_bucket_minute):
+        state.last_bucket_minute = minute
     state.updated_at = now
-    state.save(update_fields=["play_started_at", "last_bucket_minute", "updated_at"])
+    # the totals, the stake's bucket, the open bet and the state row in ONE statement (limits/sql.py BET_PLACE)
+    sql.bet_place(state_id=state.pk, player_id=gate.player.pk, kind=gate.kind, stake=stake.amount,
+                  day=day_key(now), month=month_key(now), minute=minute, hourly=bucketed,
+                  round_ref=round_ref or "", game_code=gate.game_code or "", now=now,
+                  play_started_at=state.play_started_at, last_bucket_minute=state.last_bucket_minute)
     return gate.allowed
 
 
