@@ -44,13 +44,30 @@ def _without_timings(text: str) -> str:
     return head + TIMINGS_START + rest.split(TIMINGS_END, 1)[1]
 
 
-def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool) -> tuple[str, list[str]]:
-    """The file's text and the lines of measured times (one per game)."""
+def _sheet(code_version: str, rounds: int, seed: int, progress: bool) -> tuple[str, float, float, str]:
+    """One game's sheet in a worker process: (the command's JSON, wall seconds, CPU seconds, the load after)."""
     from django.core.management import call_command
+
+    from games.management.commands.par_sheet import Command
+
+    out = io.StringIO()
+    args = [code_version, "--rounds", str(rounds), "--seed", str(seed), "--json"]
+    if progress:
+        args.append("--progress")
+    t0, c0 = time.perf_counter(), time.process_time()
+    call_command(Command(), *args, stdout=out, stderr=sys.stderr if progress else io.StringIO())
+    # the whole sheet (tables, exact parts and the simulation): wall clock, and the process's CPU time, which the
+    # other work on a shared machine slows far less
+    return out.getvalue(), time.perf_counter() - t0, time.process_time() - c0, _load()
+
+
+def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool,
+           workers: int = 2) -> tuple[str, list[str]]:
+    """The file's text and the lines of measured times (one per game)."""
+    from concurrent.futures import ProcessPoolExecutor
 
     from games.engine import list_games
     from games.engine.par import czk, format_par_sheet, has_fast_simulator
-    from games.management.commands.par_sheet import Command
 
     games = list_games()
     parts = [
@@ -73,24 +90,18 @@ def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool) -> 
     ]
     sections = []
     times: list[str] = []
-    for game in games:
-        fast = has_fast_simulator(game)
-        rounds = rounds_fast if fast else rounds_generic
-        out = io.StringIO()
-        args = [f"{game.code}@{game.version}", "--rounds", str(rounds), "--seed", str(seed), "--json"]
-        if progress:
-            args.append("--progress")
-        t0, c0 = time.perf_counter(), time.process_time()
-        call_command(Command(), *args, stdout=out, stderr=sys.stderr if progress else io.StringIO())
-        # the whole sheet (tables, exact parts and the simulation): wall clock, and this process's CPU time, which
-        # the other work on a shared machine slows far less
-        elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
-        sheet = json.loads(out.getvalue())
+    # each sheet in its own worker process (deterministic: the same seed gives the same sheet whatever runs beside)
+    rounds_of = {g.code: rounds_fast if has_fast_simulator(g) else rounds_generic for g in games}
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(_sheet, f"{g.code}@{g.version}", rounds_of[g.code], seed, progress) for g in games]
+        results = [f.result() for f in futures]
+    for game, (raw, elapsed, cpu, load) in zip(games, results):
+        rounds = rounds_of[game.code]
+        sheet = json.loads(raw)
         text = format_par_sheet(sheet)  # the command's text output for the same sheet
         r, sim, mw = sheet["rtp"], sheet["simulation"], sheet["max_win"]
         times.append(f"| {game.name} (`{game.code}@{game.version}`) | {rounds:,} | {sim['engine']} | "
-                     f"{elapsed:.1f} s | {cpu:.1f} s | {_load()} |")
-        print(times[-1], file=sys.stderr, flush=True)
+                     f"{elapsed:.1f} s | {cpu:.1f} s | {load} |")
         parts.append(
             f"| {game.name} (`{game.code}@{game.version}`) | {game.declared.rtp} % | {r['percent']:.4f} %"
             f"{' = ' + r['fraction'] if r['fraction'] else ''} | [{r['ci99'][0]:.4f} %, {r['ci99'][1]:.4f} %] | "
@@ -113,8 +124,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--check", action="store_true", help="do not write; exit 1 if the file differs")
     ap.add_argument("--progress", action="store_true")
+    ap.add_argument("--workers", type=int, default=2, help="sheets computed side by side (processes)")
     a = ap.parse_args(argv)
-    text, times = render(a.rounds_fast, a.rounds_generic, a.seed, a.progress)
+    text, times = render(a.rounds_fast, a.rounds_generic, a.seed, a.progress, a.workers)
     path = Path(a.out)
     print("\n".join(["simulation times:", *times]))
     if a.check:

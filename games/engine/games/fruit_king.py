@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from .. import slots
-from ..base import RNG, Bet, Declared, JsonDict, Progress
+from ..base import RNG, Bet, Declared, JsonDict
 from ..registry import register
 
 KING, BONUS = "KING", "BONUS"
@@ -376,8 +376,8 @@ class FruitKing(slots.SlotGame):
             "rules_en": RULES_EN, "rules_cs": RULES_CS,
         }
 
-    def simulate_fast(self, bet: Bet, rounds: int, seed: int, progress: Progress | None = None) -> JsonDict | None:
-        return None  # the generic loop over start/act is used (see docs/games/fruit_king.md)
+    # No simulate_fast: the generic loop over start/act is used (see docs/games/fruit_king.md); without an override
+    # par.has_fast_simulator says so, and the PAR sheet simulates it with the generic rounds.
 
 
 RULES_EN = (
