@@ -6,7 +6,6 @@ import them; they may not import it): same URLs, so every existing link still le
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
@@ -33,7 +32,7 @@ from core.masking import mask
 from core.models import AuditEvent
 from core.money import Money
 from core.roles import ROLES, SUPERUSER
-from core.selectors import audit_events, changes_text, readable_changes
+from core.selectors import audit_events, changes_text, readable_changes, readable_details
 from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
 
@@ -202,7 +201,7 @@ def audit_csv_rows(events: Any) -> Iterator[str]:
     for e in events.iterator(chunk_size=2000):
         yield writer.writerow([e.occurred_at.isoformat(), e.actor_type, e.actor_label, e.actor_role, e.action,
                                e.object_type, e.object_id, changes_text(e.old_values, e.new_values),
-                               json.dumps(e.details, ensure_ascii=False, sort_keys=True), e.request_id])
+                               "; ".join(f"{k}: {v}" for k, v in readable_details(e.details)), e.request_id])
 
 
 class AuditSearchAdmin(AuditEventAdmin):
@@ -237,7 +236,7 @@ class AuditSearchAdmin(AuditEventAdmin):
                  "action": e.action, "object": f"{e.object_type} {e.object_id}".strip(),
                  "url": reverse("admin:core_auditevent_change", args=[e.pk]),
                  "changes": readable_changes(e.old_values, e.new_values),
-                 "details": {k: v for k, v in (e.details or {}).items() if k != "player_id"}}
+                 "details": readable_details(e.details, skip=("player_id",))}
                 for e in (page.object_list if page else [])]
         query = request.GET.copy()
         query.pop("page", None)

@@ -58,6 +58,10 @@ def _shown(value: Any) -> str:
         return "–"
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, dict) and set(value) == {"amount", "currency", "formatted"}:  # core.money's JSON shape
+        return str(value["formatted"]).replace("\xa0", " ")
+    if isinstance(value, list) and all(isinstance(v, str | int) for v in value):
+        return ", ".join(str(v) for v in value)
     if isinstance(value, dict | list):
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
     return str(value)
@@ -70,6 +74,11 @@ def readable_changes(old: dict[str, Any] | None, new: dict[str, Any] | None) -> 
     fields = list(dict.fromkeys([*old, *new]))
     return [Change(f, _shown(old.get(f)), _shown(new.get(f))) for f in fields
             if f not in old or f not in new or old[f] != new[f]]
+
+
+def readable_details(details: dict[str, Any] | None, *, skip: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """An event's details as (name, text) pairs: amounts formatted, lists joined, nested records as JSON."""
+    return [(k, _shown(v)) for k, v in (details or {}).items() if k not in skip]
 
 
 def changes_text(old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
