@@ -14,7 +14,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, reverse
@@ -35,6 +35,7 @@ from core.roles import ROLES, SUPERUSER
 from core.selectors import audit_events, changes_text, readable_changes, readable_details
 from wallet import selectors as wallet_selectors
 from wallet import services as wallet_services
+from wallet.models import MethodDocument, Withdrawal
 
 #: the decisions the player's page offers on a confirmation page: what each needs and says before it acts
 CONFIRM_PERMISSIONS = {
@@ -99,6 +100,8 @@ class PlayerPictureAdmin(PlayerAdmin):
         kind, _, verb = action.partition("_")
         back = reverse("admin:accounts_player_change", args=[pk])
         error = ""
+        doc: MethodDocument | None = None
+        wd: Withdrawal | None = None
         if kind == "document":
             doc = wallet_selectors.method_document_of(player, obj_id)
             if doc is None:
@@ -127,12 +130,12 @@ class PlayerPictureAdmin(PlayerAdmin):
         elif request.method == "POST":
             actor = Actor.staff(request.user)
             try:
-                if kind == "document":
+                if doc is not None:
                     wallet_services.method_document_review(document=doc, approve=verb == "approve",
                                                            note=f"{verb}d on the player's page", actor=actor)
-                elif verb == "approve":
+                elif wd is not None and verb == "approve":
                     wallet_services.withdrawal_approve(withdrawal=wd, actor=actor)
-                else:
+                elif wd is not None:
                     wallet_services.withdrawal_reject(withdrawal=wd, reason="rejected by staff", actor=actor)
                 self.message_user(request, f"{subject}: {verb}d.", messages.SUCCESS)
                 return redirect(back)
@@ -246,7 +249,7 @@ class AuditSearchAdmin(AuditEventAdmin):
                    "export_url": f"{reverse('admin:backoffice_audit_export')}?{query.urlencode()}"}
         return TemplateResponse(request, "admin/backoffice/audit_search.html", context)
 
-    def export_view(self, request: HttpRequest) -> HttpResponse:
+    def export_view(self, request: HttpRequest) -> HttpResponseBase:
         form = AuditSearchForm(request.GET)
         if not form.is_valid():
             return HttpResponse(f"invalid filter: {form.errors.as_text()}", status=400,

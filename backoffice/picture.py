@@ -72,7 +72,9 @@ def _identity(player: Player, user: Any, unmasked: bool) -> Section:
     pd = getattr(player, "personal", None)
     show = (lambda v: v or "") if unmasked else mask
     ids = accounts_selectors.identity_verifications(player, limit=LATEST)
-    checks = aml_selectors.identifications_of(player, limit=LATEST)
+    # the document provider's identifications are AML records: shown to the roles that read them
+    checks = (aml_selectors.identifications_of(player, limit=LATEST)
+              if user.has_perm("aml.view_identificationcheck") else [])
     consents = accounts_selectors.live_consents(player)
     how = [f"{v.get_method_display()} ({v.verified_at:%Y-%m-%d})" for v in ids]
     how += [f"document provider {c.provider}: {c.get_status_display()} ({c.created_at:%Y-%m-%d})" for c in checks]
@@ -124,7 +126,7 @@ def _limits(player: Player, user: Any, unmasked: bool) -> Section:
     panic = limits_selectors.active_panic(player, now)
     return Section("limits", "Limits, play time and breaks", "limits.view_selflimit",
                    more=_url("limits_selflimitchange_changelist", player__id__exact=player.pk), data={
-        "limits": [{"type": v.limit_type, "unit": v.unit, "value": _limit_value(v.unit, v.value, v.declined),
+        "limits": [{"type": v.limit_type.replace("_", " "), "unit": v.unit, "value": _limit_value(v.unit, v.value, v.declined),
                     "used": _limit_value(v.unit, v.used, False) if v.used is not None else "",
                     "pending": _limit_value(v.unit, v.pending_value, False) if v.pending else "",
                     "pending_effective_at": v.pending_effective_at} for v in views],
@@ -139,7 +141,7 @@ def _limit_value(unit: str, value: int | None, declined: bool) -> str:
         return "declined"
     if value is None:
         return "no limit"
-    return str(Money(value)) if unit == "money" else f"{value} {unit}"
+    return str(Money(value)) if unit.endswith("_minor") else f"{value} {unit}"
 
 
 def _money(player: Player, user: Any, unmasked: bool) -> Section:
@@ -154,7 +156,8 @@ def _methods(player: Player, user: Any, unmasked: bool) -> Section:
     methods = wallet_selectors.payment_methods_with_documents(player)
     docs_visible = user.has_perm("wallet.view_methoddocument")
     review = user.has_perm("wallet.review_method_document")
-    rows, actions = [], []
+    rows: list[dict[str, Any]] = []
+    actions: list[Action] = []
     for m in methods:
         docs = []
         for d in (m.documents.all() if docs_visible else ()):
@@ -164,7 +167,7 @@ def _methods(player: Player, user: Any, unmasked: bool) -> Section:
                          if review and d.status == d.Status.PENDING else "",
                          "reject": _confirm(player, "document_reject", d.pk)
                          if review and d.status == d.Status.PENDING else ""})
-        rows.append({"kind": m.get_kind_display(), "account": m.display if unmasked else mask(m.display),
+        rows.append({"kind": m.get_kind_display().split(" (")[0], "account": m.display if unmasked else mask(m.display),
                      "status": m.get_status_display(), "verified_by": m.verified_by, "verified_at": m.verified_at,
                      "verify_by": m.verify_by, "blocked": m.deposits_blocked_at, "documents": docs,
                      "url": _url("wallet_paymentmethod_change", m.pk)})

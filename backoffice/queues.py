@@ -28,8 +28,9 @@ def _list(name: str, **query: str) -> Callable[[], str]:
     return url
 
 
-SEARCH = HomeLink("Find a player: name, username, e-mail, phone, birth number, round id or payment reference",
-                  _list("backoffice_player_search"), "accounts.view_player")
+SEARCH = HomeLink("Find a player", _list("backoffice_player_search"), "accounts.view_player",
+                  note="name, username, e-mail, phone, birth number (exact), round id, complaint, payment or "
+                       "ledger reference, variable symbol")
 
 QUEUES = HomePanel("queues", "Work queues", order=10, search=SEARCH,
                    description="Waiting items, the age of the oldest; each opens the list of the same items.",

@@ -12,14 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from accounts import selectors as accounts_selectors
-from accounts.validation import is_birth_number
 from accounts.models import Player
+from accounts.validation import is_birth_number
+from backoffice import services
 from complaints import selectors as complaints_selectors
 from core.audit import Actor
 from games import selectors as games_selectors
 from wallet import selectors as wallet_selectors
-
-from backoffice import services
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ from typing import Any
 from axes.helpers import get_cool_off, get_lockout_message
 from django.conf import settings
 from django.contrib.admin import AdminSite
-from django.template.response import TemplateResponse
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
 
 from core.audit import security_event
@@ -62,7 +62,7 @@ class PlatformSiteMixin:
         return response
 
 
-class PlatformAdminSite(PlatformSiteMixin, AdminSite):
+class PlatformAdminSite(PlatformSiteMixin, AdminSite):  # type: ignore[misc]  # the mixin's titles are str
     """Development and tests: password sign-in only."""
 
 

@@ -57,7 +57,7 @@ def _sync_roles(sender: Any, using: str = "default", **kwargs: Any) -> None:
 class CoreConfig(AppConfig):
     default = True
     name = "core"
-    verbose_name = "Platform core (audit, idempotency)"
+    verbose_name = "Platform core (audit trail)"
 
     def ready(self) -> None:
         from core import schema  # noqa: F401  (registers OpenAPI extensions)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from core import clock
@@ -61,6 +61,7 @@ class ShownLink:
     oldest: datetime | None = None
     age_days: int | None = None
     late: bool = False
+    age_text: str = ""
 
 
 @dataclass(frozen=True)
@@ -108,10 +109,21 @@ def panels_for(user: Any, now: datetime | None = None) -> list[ShownPanel]:
             state = link.queue()
             age = (now - state.oldest).days if state.oldest is not None else None
             late = age is not None and link.overdue_after_days is not None and age >= link.overdue_after_days
-            shown.links.append(ShownLink(link.label, link.url(), link.note, state.count, state.oldest, age, late))
+            shown.links.append(ShownLink(link.label, link.url(), link.note, state.count, state.oldest, age, late,
+                                         age_text(now - state.oldest) if state.oldest is not None else ""))
         if shown.links or shown.search:
             out.append(shown)
     return out
+
+
+def age_text(age: timedelta) -> str:
+    """How old the oldest item is, as staff read it: "5 d", "3 h", "12 min"."""
+    seconds = max(0, int(age.total_seconds()))
+    if seconds >= 86400:
+        return f"{seconds // 86400} d"
+    if seconds >= 3600:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 60} min"
 
 
 def queue_of(queryset: Any, oldest_field: str) -> QueueState:

@@ -85,9 +85,9 @@ def sign_in(driver, live_server, user, device, next_url: str = "/admin/") -> Non
 
 def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a_one_time_password(
         live_server, browser, settings):  # noqa: F811
+    from core.audit import Actor
     from wallet.services import deposit_start
     from wallet.tests.conftest import czk
-    from core.audit import Actor
 
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     # the history is made an hour ago on a frozen clock (the 2-second rule between rounds); the browser runs now

@@ -13,7 +13,7 @@ from core.models import AuditEvent
 pytestmark = pytest.mark.django_db
 
 
-def START_EVENT(clock):  # noqa: N802 - an hour before the frozen now
+def START_EVENT(clock):
     from core import clock as platform_clock
 
     return platform_clock.now() - timedelta(hours=1)
@@ -40,9 +40,9 @@ def test_one_search_finds_the_player_by_username_name_email_phone_and_every_refe
 
 
 def test_a_bank_transfers_variable_symbol_finds_the_deposit_and_its_player(world):
+    from core.audit import Actor
     from wallet.services import deposit_start
     from wallet.tests.conftest import czk
-    from core.audit import Actor
 
     d = deposit_start(player=world.player, method=world.method, amount=czk(500), reference="bo-vs",
                       actor=Actor.player(world.player))
