@@ -45,9 +45,11 @@ def _sync_roles(sender: Any, using: str = "default", **kwargs: Any) -> None:
     """After every migrate (and a test database's flush): the role groups hold exactly their declared permissions."""
     from django.apps import apps
 
-    # post_migrate is sent once per app, in INSTALLED_APPS order, and auth creates each app's permissions on that
-    # app's signal: only on the last app do all of them exist
-    if using != "default" or sender is not list(apps.get_app_configs())[-1]:
+    # post_migrate is sent once per app with models, in INSTALLED_APPS order, and auth creates each app's permissions
+    # on that app's signal: only on the last such app do all of them exist (an app without models, the back office,
+    # gets no signal)
+    with_models = [c for c in apps.get_app_configs() if c.models_module is not None]
+    if using != "default" or sender is not with_models[-1]:
         return
     from core.roles import roles_sync
 
