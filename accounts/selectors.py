@@ -490,3 +490,9 @@ def player_id_for(text: str) -> int | None:
     if found is None and text.isdigit() and len(text) < 12:
         found = Player.objects.filter(pk=int(text)).values_list("pk", flat=True).first()
     return int(found) if found is not None else None
+
+
+def population_check_latest(player: Player) -> RegisterCheck | None:
+    """The latest population-register check of the player (GP §4(4)c: the register match of the identity)."""
+    return (RegisterCheck.objects.filter(player_id=player.pk, register=RegisterCheck.Register.POPULATION)
+            .order_by("-checked_at", "-pk").first())

@@ -50,7 +50,17 @@ PAGE_STYLE = "admin/backoffice/player.html"
 
 class PlayerPictureAdmin(PlayerAdmin):
     """The player's page is their whole picture; the staff actions of ``PlayerAdmin`` sit in its "Account state"
-    section, each opening its own form that says what it does (``PlayerAdmin.action_view``)."""
+    section, each opening its own form that says what it does (``PlayerAdmin.action_view``). The list shows the
+    player's name too (newcomer review)."""
+
+    list_display = ("username", "name", "status", "channel", "created_at", "temporary_expires_at", "barred_insider",
+                    "exclusion_listed")
+    list_select_related = ("user", "personal")
+
+    @admin.display(description="name", ordering="personal__surname")
+    def name(self, obj: Player) -> str:
+        pd = getattr(obj, "personal", None)
+        return f"{pd.given_names} {pd.surname}".strip() if pd else ""
 
     def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
                     extra_context: dict[str, Any] | None = None) -> HttpResponse:

@@ -78,6 +78,9 @@ def _identity(player: Player, user: Any, unmasked: bool) -> Section:
     consents = accounts_selectors.live_consents(player)
     how = [f"{v.get_method_display()} ({v.verified_at:%Y-%m-%d})" for v in ids]
     how += [f"document provider {c.provider}: {c.get_status_display()} ({c.created_at:%Y-%m-%d})" for c in checks]
+    population = accounts_selectors.population_check_latest(player)
+    if population is not None:
+        how.append(f"population register: {population.get_result_display()} ({population.checked_at:%Y-%m-%d})")
     return Section("identity", "Identity and verification", "accounts.view_personaldata", data={
         "name": f"{pd.given_names} {pd.surname}".strip() if pd else "",
         "date_of_birth": pd.date_of_birth if pd else None,

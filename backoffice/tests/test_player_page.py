@@ -123,3 +123,32 @@ def test_a_decision_on_another_players_record_is_not_found(world, games, clock, 
     url = f"/admin/accounts/player/{other.player.pk}/confirm/document_approve/{world.document.pk}/"
     assert c.post(url).status_code == 404
     assert MethodDocument.objects.get(pk=world.document.pk).status == "pending"
+
+
+def test_the_identity_section_says_how_the_person_was_verified(world):
+    from accounts.models import IdentityVerification, RegisterCheck
+    from core import clock
+
+    IdentityVerification.objects.create(player=world.player, method=IdentityVerification.Method.BANKID,
+                                        document_type="id_card", document_number="123456789",
+                                        document_valid_until=clock.business_date().replace(year=2030),
+                                        verified_at=clock.now())
+    RegisterCheck.objects.create(player=world.player, register=RegisterCheck.Register.POPULATION,
+                                 context="registration", result=RegisterCheck.Result.FOUND, checked_at=clock.now())
+    html = page(client_as("compliance"), world.player)
+    assert "online, Bank iD" in html and "population register: found, data match" in html
+    assert "123456789" in html  # compliance reads the document number
+    html = page(client_as("support"), world.player)
+    assert "online, Bank iD" in html and "123456789" not in html and "••••••789" in html
+
+
+def test_the_player_list_shows_the_name_in_a_fixed_number_of_statements(world, games, clock, settings):
+    c = client_as("support")
+    c.get("/admin/accounts/player/")
+    with CaptureQueriesContext(connection) as one:
+        html = c.get("/admin/accounts/player/").content.decode()
+    assert world.player.personal.surname in html
+    build_world(rounds=0, clock=clock, settings=settings)
+    with CaptureQueriesContext(connection) as two:
+        c.get("/admin/accounts/player/")
+    assert len(two.captured_queries) == len(one.captured_queries)
