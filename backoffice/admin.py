@@ -53,9 +53,9 @@ class PlayerPictureAdmin(PlayerAdmin):
     section, each opening its own form that says what it does (``PlayerAdmin.action_view``). The list shows the
     player's name too (newcomer review)."""
 
-    list_display = ("username", "name", "status", "channel", "created_at", "temporary_expires_at", "barred_insider",
+    list_display: Any = ("username", "name", "status", "channel", "created_at", "temporary_expires_at", "barred_insider",
                     "exclusion_listed")
-    list_select_related = ("user", "personal")
+    list_select_related: Any = ("user", "personal")
 
     @admin.display(description="name", ordering="personal__surname")
     def name(self, obj: Player) -> str:
