@@ -55,7 +55,7 @@ class PlayerPictureAdmin(PlayerAdmin):
 
     list_display: Any = ("username", "name", "status", "channel", "created_at", "temporary_expires_at", "barred_insider",
                     "exclusion_listed")
-    list_select_related: Any = ("user", "personal")
+    list_select_related = ("user", "personal")  # type: ignore[assignment]  # the base names "user" only
 
     @admin.display(description="name", ordering="personal__surname")
     def name(self, obj: Player) -> str:
