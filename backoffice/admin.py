@@ -110,6 +110,7 @@ class PlayerPictureAdmin(PlayerAdmin):
         kind, _, verb = action.partition("_")
         back = reverse("admin:accounts_player_change", args=[pk])
         error = ""
+        look = ""
         doc: MethodDocument | None = None
         wd: Withdrawal | None = None
         if kind == "document":
@@ -120,6 +121,7 @@ class PlayerPictureAdmin(PlayerAdmin):
             account = doc.method.display if request.user.has_perm("accounts.view_unmasked_identifiers") else \
                 _maybe_masked(doc.method.display, False)
             subject = f"Document {doc.original_name!r} for the payment method {doc.method.get_kind_display()} {account}"
+            look = reverse("admin:wallet_methoddocument_change", args=[doc.pk])
             will = ("The document is accepted as proof that the method is the player's own (GP §5(8)b): the method "
                     "becomes verified, and deposits and withdrawals through it are allowed."
                     if verb == "approve" else
@@ -130,6 +132,7 @@ class PlayerPictureAdmin(PlayerAdmin):
             if wd is None:
                 raise Http404
             pending = wd.status == wd.Status.REQUESTED and wd.needs_approval
+            look = reverse("admin:wallet_withdrawal_change", args=[wd.pk])
             subject = (f"Withdrawal {wd.reference} of {Money(wd.amount)} to {wd.method.get_kind_display()} "
                        f"(held for approval: {', '.join(wd.approval_reasons or []) or '-'})")
             will = ("The withdrawal is approved: it is sent to the payment method (the held amount leaves the "
@@ -153,7 +156,8 @@ class PlayerPictureAdmin(PlayerAdmin):
                 error = domain_error_text(exc)
         context = {**self.admin_site.each_context(request), "opts": self.model._meta,
                    "title": f"{verb.capitalize()}: {player.user.username}", "subject": subject, "will": will,
-                   "error": error, "pending": pending, "back": back, "verb": verb.capitalize()}
+                   "error": error, "pending": pending, "back": back, "look": look,
+                   "look_label": "open the document" if kind == "document" else "open the withdrawal", "verb": verb.capitalize()}
         return TemplateResponse(request, "admin/backoffice/confirm.html", context)
 
 

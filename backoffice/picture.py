@@ -166,6 +166,7 @@ def _methods(player: Player, user: Any, unmasked: bool) -> Section:
         for d in (m.documents.all() if docs_visible else ()):
             docs.append({"name": d.original_name, "status": d.get_status_display(), "uploaded_at": d.uploaded_at,
                          "reviewed_by": d.reviewed_by, "id": d.pk,
+                         "url": _url("wallet_methoddocument_change", d.pk),
                          "approve": _confirm(player, "document_approve", d.pk)
                          if review and d.status == d.Status.PENDING else "",
                          "reject": _confirm(player, "document_reject", d.pk)

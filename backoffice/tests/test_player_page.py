@@ -91,6 +91,7 @@ def test_approving_a_document_says_what_it_does_first_and_only_a_post_does_it(wo
     url = f"/admin/accounts/player/{world.player.pk}/confirm/document_approve/{world.document.pk}/"
     r = c.get(url)
     assert r.status_code == 200 and "What this does" in r.content.decode() and "verified" in r.content.decode()
+    assert f"/admin/wallet/methoddocument/{world.document.pk}/change/" in r.content.decode()  # the file to look at
     assert MethodDocument.objects.get(pk=world.document.pk).status == "pending"
     r = c.post(url)
     assert r.status_code == 302 and r["Location"].endswith(f"/admin/accounts/player/{world.player.pk}/change/")
