@@ -466,6 +466,7 @@ class TermsAcceptanceAdmin(ReadOnlyAdmin):
 # Sandbox data of the adapters: staff (and tests) fill these in development and demo.
 @admin.register(SandboxPopulationRecord)
 class SandboxPopulationRecordAdmin(admin.ModelAdmin):
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("surname", "given_names", "date_of_birth", "birth_number", "resident_in_cz",
                     "simulate_unavailable")
     search_fields = ("surname", "birth_number")
@@ -473,6 +474,7 @@ class SandboxPopulationRecordAdmin(admin.ModelAdmin):
 
 @admin.register(SandboxExclusionEntry)
 class SandboxExclusionEntryAdmin(admin.ModelAdmin):
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("surname", "given_names", "date_of_birth", "birth_number", "outcome", "listed_until", "source")
     list_filter = ("outcome", "source")
 
@@ -487,6 +489,7 @@ class SandboxExclusionEntryAdmin(admin.ModelAdmin):
 
 @admin.register(SandboxSms)
 class SandboxSmsAdmin(admin.ModelAdmin):
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("sent_at", "to", "purpose", "text")
     readonly_fields = ("sent_at", "to", "purpose", "text")
 

@@ -17,14 +17,17 @@ from accounts.models import (
     Consent,
     DataRequest,
     DuplicateCase,
+    IdentityVerification,
     LoginSession,
     Message,
     PersonalData,
     Player,
+    RegisterCheck,
     TermsVersion,
 )
 from core import clock
 from core.errors import DomainError
+from core.home import QueueState, queue_of
 from core.models import AuditEvent
 
 
@@ -411,3 +414,85 @@ def marketing_allowed(player: Player) -> bool:
     if player.status in Player.TERMINAL or player.anonymised_at is not None:
         return False
     return "marketing" in live_consents(player) and not processing_restricted(player)
+
+
+# The back office (issue 24): a player's whole picture, the search, the data-request queue -----------------------
+
+#: the fields staff search a player by (the birth number only by exact match, in ``players_by_birth_number``)
+SEARCH_FIELDS = ("user__username", "personal__surname", "personal__given_names", "personal__email", "personal__phone")
+
+
+def staff_player(player_id: int) -> Player:
+    """The player with their user and personal data, in one statement (raises Player.DoesNotExist)."""
+    return Player.objects.select_related("user", "personal").get(pk=player_id)
+
+
+def players_search(text: str, *, limit: int = 50) -> list[Player]:
+    """Players whose username, name, e-mail or phone contains ``text`` (case-insensitive); a name of several words
+    matches given names and surname in either order. One statement."""
+    words = text.split()
+    if not words:
+        return []
+    q = Q()
+    for word in words:
+        q &= Q(user__username__icontains=word) | Q(personal__surname__icontains=word) | Q(
+            personal__given_names__icontains=word) | Q(personal__email__icontains=word) | Q(
+            personal__phone__icontains=word.replace(" ", ""))
+    return list(Player.objects.filter(q).select_related("user", "personal").order_by("user__username")[:limit])
+
+
+def players_by_birth_number(birth_number: str) -> list[Player]:
+    """The players with exactly this birth number (with or without the slash): never a part of one."""
+    digits = birth_number.replace("/", "").strip()
+    if not digits.isdigit():
+        return []
+    return list(Player.objects.filter(personal__birth_number=digits).select_related("user", "personal"))
+
+
+def identity_verifications(player: Player, *, limit: int = 10) -> list[IdentityVerification]:
+    return list(IdentityVerification.objects.filter(player_id=player.pk).select_related("verified_by")
+                .order_by("-verified_at", "-pk")[:limit])
+
+
+def register_checks(player: Player, *, limit: int = 10) -> list[RegisterCheck]:
+    return list(RegisterCheck.objects.filter(player_id=player.pk).order_by("-checked_at", "-pk")[:limit])
+
+
+def messages_recent(player: Player, *, limit: int = 10) -> list[Message]:
+    return list(messages_of(player)[:limit])
+
+
+def data_requests_recent(player: Player, *, limit: int = 10) -> list[DataRequest]:
+    return list(data_requests_of(player)[:limit])
+
+
+def status_timeline(player: Player, *, limit: int = 20) -> list[AuditEvent]:
+    """The account's state changes (each audit event of the player that set a new ``status``), newest first."""
+    return list(AuditEvent.objects.filter(object_type="accounts.player", object_id=str(player.pk),
+                                          new_values__has_key="status").order_by("-occurred_at", "-id")[:limit])
+
+
+def history_recent(player: Player, *, limit: int = 50) -> list[AuditEvent]:
+    return list(player_history(player)[:limit])
+
+
+def data_requests_queue() -> QueueState:
+    """Personal-data requests waiting for an answer (GP §12(7)): count and the oldest receipt."""
+    return queue_of(DataRequest.objects.filter(state=DataRequest.State.PENDING), "received_at")
+
+
+def player_id_for(text: str) -> int | None:
+    """The player a staff filter names: a username (exact) or a player id."""
+    text = text.strip()
+    if not text:
+        return None
+    found = Player.objects.filter(user__username=text).values_list("pk", flat=True).first()
+    if found is None and text.isdigit() and len(text) < 12:
+        found = Player.objects.filter(pk=int(text)).values_list("pk", flat=True).first()
+    return int(found) if found is not None else None
+
+
+def population_check_latest(player: Player) -> RegisterCheck | None:
+    """The latest population-register check of the player (GP §4(4)c: the register match of the identity)."""
+    return (RegisterCheck.objects.filter(player_id=player.pk, register=RegisterCheck.Register.POPULATION)
+            .order_by("-checked_at", "-pk").first())

@@ -365,3 +365,15 @@ def validate_document(doc: dict[str, Any], *, today: date, citizenship: str) -> 
     if problems:
         raise INVALID_PERSONAL_DATA(fields=problems)
     return out
+
+
+def is_birth_number(text: str) -> bool:
+    """Whether ``text`` is a valid Czech birth number (checksum and embedded date; the slash optional)."""
+    bn = re.sub(r"[\s/]", "", text)
+    if not bn.isdigit() or len(bn) not in (9, 10):
+        return False
+    try:
+        rc.validate(bn)
+    except ValidationError:
+        return False
+    return True

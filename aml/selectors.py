@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import models
 from django.db.models import QuerySet
 
 from accounts.models import Player
@@ -21,6 +22,7 @@ from aml.models import (
 )
 from core import clock
 from core.errors import DomainError
+from core.home import QueueState, queue_of
 from core.money import Money
 
 DIRECTIONS = ("deposit", "withdrawal", "completion", "stake")
@@ -193,3 +195,37 @@ def aml_status(player: Player, now: datetime | None = None) -> dict[str, Any]:
                             "threshold": sof.threshold, "window_days": sof.window_days},
         "refusals": {d: (None if e is None else e.code) for d, e in refusals.items()},
     }
+
+
+# The back office (issue 24) ------------------------------------------------------------------------------------
+
+def identifications_of(player: Player, *, limit: int = 10) -> list[IdentificationCheck]:
+    return list(IdentificationCheck.objects.filter(player_id=player.pk).order_by("-created_at", "-pk")[:limit])
+
+
+def cases_of(player: Player, *, limit: int = 20) -> list[ComplianceCase]:
+    """The player's compliance cases, open ones first, then newest first."""
+    return list(ComplianceCase.objects.filter(player_id=player.pk)
+                .order_by(models.Case(models.When(status=ComplianceCase.Status.OPEN, then=0), default=1),
+                          "-opened_at", "-pk")[:limit])
+
+
+def screening_runs_of(player: Player, *, limit: int = 5) -> list[ScreeningRun]:
+    return list(ScreeningRun.objects.filter(player_id=player.pk).order_by("-ran_at", "-pk")[:limit])
+
+
+def identifications_review_queue() -> QueueState:
+    """Identifications the provider answered as doubtful: waiting for a staff review."""
+    return queue_of(IdentificationCheck.objects.filter(status=IdentificationCheck.Status.DOUBTFUL), "answered_at")
+
+
+def screening_hits_queue() -> QueueState:
+    """Open screening hits (sanctions / PEP lists) waiting for a decision."""
+    return queue_of(ComplianceCase.objects.filter(status=ComplianceCase.Status.OPEN,
+                                                  kind=ComplianceCase.Kind.SCREENING_HIT), "opened_at")
+
+
+def cases_open_queue() -> QueueState:
+    """Every other open compliance case (PEP, suspicious activity)."""
+    return queue_of(ComplianceCase.objects.filter(status=ComplianceCase.Status.OPEN)
+                    .exclude(kind=ComplianceCase.Kind.SCREENING_HIT), "opened_at")

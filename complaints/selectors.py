@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 import re
 import statistics
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import Prefetch, QuerySet
@@ -14,6 +14,7 @@ from complaints.errors import error
 from complaints.models import Complaint, ComplaintItem
 from core import clock
 from core.db_router import replica_reads
+from core.home import QueueState, queue_of
 
 if TYPE_CHECKING:
     from accounts.models import Player
@@ -145,3 +146,35 @@ def complaints_report(month: str | date | None = None, *, now: datetime | None =
         "overdue_answered_late": overdue_answered,
         "overdue_open_now": overdue_open_now,
     }
+
+
+# The back office (issue 24) ------------------------------------------------------------------------------------
+
+#: how many days before its 30-day deadline (GP §11(1)) an open complaint is counted as "near its deadline"
+NEAR_DEADLINE_DAYS = 7
+
+
+def complaints_recent(player: Player, *, limit: int = 10) -> list[Complaint]:
+    return list(Complaint.objects.filter(player_id=player.pk).order_by("-received_at", "-id")[:limit])
+
+
+def complaint_player_id(reference: str) -> int | None:
+    """The player of the complaint with this reference (RK-YYYY-NNNNNN), exact match."""
+    ref = reference.strip().upper()
+    if not REFERENCE.match(ref):
+        return None
+    found = Complaint.objects.filter(reference=ref).values_list("player_id", flat=True).first()
+    return int(found) if found is not None else None
+
+
+def complaints_near_deadline_queue() -> QueueState:
+    """Open complaints whose answer is due within ``NEAR_DEADLINE_DAYS`` days (not yet overdue); the oldest is the
+    earliest received."""
+    now = clock.now()
+    return queue_of(Complaint.objects.filter(status__in=Complaint.OPEN_STATUSES, respond_by__gt=now,
+                                             respond_by__lte=now + timedelta(days=NEAR_DEADLINE_DAYS)), "received_at")
+
+
+def complaints_overdue_queue() -> QueueState:
+    """Open complaints past their answer deadline (GP §11(1))."""
+    return queue_of(overdue_open(), "received_at")

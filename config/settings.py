@@ -11,6 +11,8 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from core.retention_rules import RetentionTooShort, audit_retention
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False) if (BASE_DIR / ".env").exists() else None
@@ -53,6 +55,7 @@ INSTALLED_APPS = [
     "complaints",
     "playclient",  # the reference player web client at /play/ (uses only the public API)
     "reports",  # issue 24: the regulator's record and the tax reports (reads every app)
+    "backoffice",  # the top layer: a player's whole picture, the search, the work queues, the audit search
 ]
 
 MIDDLEWARE = [
@@ -407,6 +410,14 @@ ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS = env.int("ACCOUNTS_DATA_REQUEST_ANSWER_MONT
 if min(ACCOUNTS_RETENTION_GAMBLING_YEARS, ACCOUNTS_RETENTION_AML_YEARS, ACCOUNTS_RETENTION_ACCOUNTING_YEARS,
        ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS) < 1:
     raise ImproperlyConfigured("ACCOUNTS_RETENTION_*_YEARS and ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS must be at least 1")
+# The audit trail's retention (issue 24; core/retention_rules.py): whole years, at least the legal periods (AML Act
+# §16(1) 10 years for the AML events, 5 years for the rest); what the retention job may touch follows from them
+# (core.selectors.audit_events_past_retention). The database refuses UPDATE and DELETE of audit events regardless.
+try:
+    AUDIT_RETENTION_YEARS, AUDIT_RETENTION_AML_YEARS = audit_retention(
+        env.int("AUDIT_RETENTION_YEARS", default=5), env.int("AUDIT_RETENTION_AML_YEARS", default=10))
+except RetentionTooShort as exc:
+    raise ImproperlyConfigured(str(exc)) from exc
 # GP §12(4), §12(7), GDPR art. 13(1)e, art. 19: the recipients of the participants' data, published in the privacy
 # notice (GET /api/v1/accounts/privacy) and in the export; those with "notify" are told of a correction or an erasure
 # of the records they receive (accounts.RecipientNotice, e-mailed to "contact"). "records" are record codes of the

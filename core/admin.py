@@ -224,6 +224,7 @@ class AuditEventAdmin(ReadOnlyAdmin):
 class SecurityEventWindowAdmin(ReadOnlyAdmin):
     """Repeated security events counted per source and window (the audit trail holds the first of each)."""
 
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("window_start", "action", "source", "count", "first_at", "last_at")
     list_filter = ("action",)
     search_fields = ("source",)
@@ -232,10 +233,12 @@ class SecurityEventWindowAdmin(ReadOnlyAdmin):
 
 @admin.register(IdempotencyRecord)
 class IdempotencyRecordAdmin(ReadOnlyAdmin):
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("created_at", "scope", "key", "endpoint", "response_status")
     search_fields = ("key", "scope")
 
 
 @admin.register(TaskHeartbeat)
 class TaskHeartbeatAdmin(ReadOnlyAdmin):
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("marker", "sent_at", "ran_at", "worker")

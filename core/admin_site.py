@@ -13,10 +13,57 @@ from django.conf import settings
 from django.contrib.admin import AdminSite
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
 
 from core.audit import security_event
 from core.errors import RETRY_AFTER_SECONDS
+from core.home import panels_for
+
+#: libraries' apps whose tables only developers and operations read (the platform's own technical models say so with
+#: ``technical = True`` on their ModelAdmin)
+TECHNICAL_APPS = frozenset({"axes", "django_celery_beat", "otp_totp", "otp_static", "otp_email", "sessions"})
+TECHNICAL_LABEL = "technical"
+
+
+class PlatformSiteMixin:
+    """The platform's admin home (issue 24): the work queues and links of ``core.home`` above the model list, and the
+    technical tables (idempotency records, heartbeats, Celery beat, Axes, OTP devices ...) moved into one
+    "Technical" section at the end instead of sitting between the business lists."""
+
+    index_template = "admin/platform/index.html"
+    site_header = "Platform back office"
+    site_title = "Back office"
+    index_title = "Today's work"
+
+    def _is_technical(self, app_label: str, model: Any) -> bool:
+        model_admin = self._registry.get(model)  # type: ignore[attr-defined]
+        return app_label in TECHNICAL_APPS or bool(getattr(model_admin, "technical", False))
+
+    def get_app_list(self, request: HttpRequest, app_label: str | None = None) -> list[dict[str, Any]]:
+        apps: list[dict[str, Any]] = super().get_app_list(request, app_label)  # type: ignore[misc]
+        if app_label is not None:
+            return apps
+        business: list[dict[str, Any]] = []
+        technical: list[dict[str, Any]] = []
+        for app in apps:
+            keep = [m for m in app["models"] if not self._is_technical(app["app_label"], m["model"])]
+            technical += [{**m, "name": f"{m['name']} ({app['name']})"} for m in app["models"] if m not in keep]
+            if keep:
+                business.append({**app, "models": keep})
+        if technical:
+            business.append({"name": "Technical", "app_label": TECHNICAL_LABEL, "app_url": "", "has_module_perms": True,
+                             "models": sorted(technical, key=lambda m: m["name"])})
+        return business
+
+    def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
+        context = {**(extra_context or {}), "home_panels": panels_for(request.user)}
+        response: TemplateResponse = super().index(request, context)  # type: ignore[misc]
+        return response
+
+
+class PlatformAdminSite(PlatformSiteMixin, AdminSite):  # type: ignore[misc]  # the mixin's titles are str
+    """Development and tests: password sign-in only."""
 
 
 class RecordedOTPLoginForm(OTPAdminAuthenticationForm):  # type: ignore[misc]  # django-otp is untyped
@@ -35,7 +82,7 @@ class RecordedOTPLoginForm(OTPAdminAuthenticationForm):  # type: ignore[misc]  #
             raise
 
 
-class PlatformOTPAdminSite(OTPAdminSite):  # type: ignore[misc]  # django-otp is untyped
+class PlatformOTPAdminSite(PlatformSiteMixin, OTPAdminSite):  # type: ignore[misc]  # django-otp is untyped
     login_form = RecordedOTPLoginForm
 
 
@@ -44,7 +91,7 @@ def platform_admin_site() -> AdminSite:
     if settings.ADMIN_REQUIRE_2FA:
         site: AdminSite = PlatformOTPAdminSite(name="admin")
         return site
-    return AdminSite(name="admin")
+    return PlatformAdminSite(name="admin")
 
 
 def axes_lockout_response(request: HttpRequest, original_response: HttpResponse | None = None,

@@ -20,8 +20,9 @@ def _declared_permissions() -> set[str]:
 
 def check_staff_permissions(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """core.E010: a staff endpoint or admin decision names a permission no model declares (a typo would make a
-    check that no role passes and every superuser passes unnoticed); core.E011: a role names one."""
+    check that no role passes and every superuser passes unnoticed); core.E011: a role names one; core.E012: a home-page link (``core.home``) names one."""
     from core.admin import ADMIN_DECISION_PERMISSIONS
+    from core.home import declared_link_permissions
     from core.permissions import REQUIRED_PERMISSIONS
     from core.roles import ROLES, expand
 
@@ -29,6 +30,8 @@ def check_staff_permissions(app_configs: Any = None, **kwargs: Any) -> list[chec
     errors: list[checks.CheckMessage] = [
         checks.Error(f"the staff permission {perm!r} is not declared by any model", id="core.E010")
         for perm in sorted((REQUIRED_PERMISSIONS | ADMIN_DECISION_PERMISSIONS) - declared)]
+    errors += [checks.Error(f"a home-page link names the permission {perm!r}, which no model declares", id="core.E012")
+               for perm in sorted(declared_link_permissions() - declared)]
     pairs = {tuple(p.split(".", 1)) for p in declared}
     for role in ROLES.values():
         try:
@@ -42,9 +45,11 @@ def _sync_roles(sender: Any, using: str = "default", **kwargs: Any) -> None:
     """After every migrate (and a test database's flush): the role groups hold exactly their declared permissions."""
     from django.apps import apps
 
-    # post_migrate is sent once per app, in INSTALLED_APPS order, and auth creates each app's permissions on that
-    # app's signal: only on the last app do all of them exist
-    if using != "default" or sender is not list(apps.get_app_configs())[-1]:
+    # post_migrate is sent once per app with models, in INSTALLED_APPS order, and auth creates each app's permissions
+    # on that app's signal: only on the last such app do all of them exist (an app without models, the back office,
+    # gets no signal)
+    with_models = [c for c in apps.get_app_configs() if c.models_module is not None]
+    if using != "default" or sender is not with_models[-1]:
         return
     from core.roles import roles_sync
 
@@ -67,7 +72,7 @@ def _partitions_ensure(sender: Any, using: str = "default", **kwargs: Any) -> No
 class CoreConfig(AppConfig):
     default = True
     name = "core"
-    verbose_name = "Platform core (audit, idempotency)"
+    verbose_name = "Platform core (audit trail)"
 
     def ready(self) -> None:
         from core import schema  # noqa: F401  (registers OpenAPI extensions)

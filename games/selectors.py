@@ -19,6 +19,8 @@ from django.db.models import QuerySet
 
 from core import clock
 from core.db_router import PRIMARY, replica
+from core.errors import DomainError
+from core.home import QueueState, queue_of
 from core.money import Money
 from games import errors
 from games.engine import JsonDict, ReplayMismatch, max_hourly_loss, registry
@@ -283,3 +285,25 @@ def round_replay_check(rnd: Round) -> JsonDict:
 def round_verify(player: Player, round_id: Any) -> JsonDict:
     """The replay check of one of the player's own rounds."""
     return round_replay_check(round_get(player, round_id))
+
+
+# The back office (issue 24) ------------------------------------------------------------------------------------
+
+def rounds_latest(player: Player, *, limit: int = 10) -> list[Round]:
+    """The player's latest rounds (real money and play money), newest first."""
+    return list(Round.objects.filter(player_id=player.pk).order_by("-started_at", "-pk")[:limit])
+
+
+def round_player_id(round_id: str) -> int | None:
+    """The player of the round with this id (None when there is none or the text is no round id)."""
+    try:
+        pk = valid_round_id(round_id)
+    except DomainError:  # not a round id: simply not a round
+        return None
+    found = Round.objects.filter(pk=pk).values_list("player_id", flat=True).first()
+    return int(found) if found is not None else None
+
+
+def rounds_past_deadline_queue() -> QueueState:
+    """Rounds still in progress past their game's unfinished-round deadline: the sweeper should have ended them."""
+    return queue_of(Round.objects.filter(status=Round.Status.IN_PROGRESS, deadline__lte=clock.now()), "deadline")

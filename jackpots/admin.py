@@ -398,6 +398,7 @@ class AwardAdmin(ReadOnlyAdmin):
 
 @admin.register(Fold)
 class FoldAdmin(ReadOnlyAdmin):
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("id", "created_at", "jackpot", "rows", "active", "future", "clamped", "posted_czk")
     list_filter = ("jackpot",)
     list_select_related = ("jackpot",)

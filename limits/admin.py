@@ -148,6 +148,7 @@ class ExclusionWatchAdmin(ReadOnlyAdmin):
 
 @admin.register(ExclusionSweep)
 class ExclusionSweepAdmin(ReadOnlyAdmin):
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("started_at", "context", "finished_at", "checked", "listed", "failed", "note")
     list_filter = ("context",)
     date_hierarchy = "started_at"
@@ -155,6 +156,7 @@ class ExclusionSweepAdmin(ReadOnlyAdmin):
 
 @admin.register(SettledBet)
 class SettledBetAdmin(ReadOnlyAdmin):
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("settled_at", "player", "kind", "game_code", "stake", "win", "placed_at", "voided", "round_ref")
     list_filter = ("kind", "voided")
     search_fields = ("player__user__username", "round_ref", "game_code")
@@ -163,6 +165,7 @@ class SettledBetAdmin(ReadOnlyAdmin):
 
 @admin.register(PeriodTotal)
 class PeriodTotalAdmin(ReadOnlyAdmin):
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("player", "kind", "period", "start", "stakes_placed", "bets_placed", "stakes_decided",
                     "wins_decided", "bets_decided")
     list_filter = ("kind", "period")
@@ -171,18 +174,21 @@ class PeriodTotalAdmin(ReadOnlyAdmin):
 
 @admin.register(OpenBet)
 class OpenBetAdmin(ReadOnlyAdmin):
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("player", "kind", "game_code", "stake", "placed_at", "round_ref")
     list_filter = ("kind",)
 
 
 @admin.register(PlayerKindState)
 class PlayerKindStateAdmin(ReadOnlyAdmin):
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("player", "kind", "play_started_at", "last_round_ended_at", "updated_at")
     list_filter = ("kind",)
 
 
 @admin.register(ClosingSnapshot)
 class ClosingSnapshotAdmin(ReadOnlyAdmin):
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("player", "closed_at", "person_key")
     search_fields = ("person_key",)
 

@@ -242,7 +242,9 @@ def test_every_admin_decision_view_answers_as_the_role_allows_and_a_refusal_chan
         url = _fill(path, values)
         cases = [(k, p) for k, p in perm.items()] if isinstance(perm, dict) else [(None, perm)]
         for action, needed in cases:
-            target = url.replace("/act/suspend/", f"/act/{action}/") if action else url
+            # a view that maps the value of its URL argument to the permission: that argument takes each value
+            kwarg = getattr(pattern.callback, "required_permission_kwarg", "")
+            target = _fill(path, {**values, kwarg: action}) if action else url
             for method in ("get", "post"):
                 before = _state()
                 r = getattr(client, method)(target, {"reason": "x", "note": "x", "approve": "1", "decision": "cleared",

@@ -237,6 +237,7 @@ class WithdrawalAdmin(StaffActionAdmin):
 
 @admin.register(ProviderEvent)
 class ProviderEventAdmin(ReadOnlyAdmin):
+    technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("received_at", "provider", "provider_txn_id", "event_type", "result", "detail")
     list_filter = ("provider", "event_type", "result")
     search_fields = ("provider_txn_id", "raw_body")

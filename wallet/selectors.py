@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from django.db.models import QuerySet, Sum
+from django.db.models import Q, QuerySet, Sum
 
 from accounts.adapters import Identity
 from accounts.models import PersonalData, Player
@@ -19,14 +19,17 @@ from accounts.selectors import identity_for
 from accounts.validation import fold
 from core import clock
 from core.db_router import replica
+from core.home import QueueState, queue_of
 from core.money import Money
 from wallet import rules
 from wallet.models import (
+    BankEntry,
     Debt,
     Deposit,
     Entry,
     LedgerAccount,
     LedgerTransaction,
+    MethodDocument,
     PaymentMethod,
     Payout,
     Wallet,
@@ -381,3 +384,100 @@ def operator_balances() -> dict[str, Money]:
     rows = (Entry.objects.filter(account__player__isnull=True).values("account__code")
             .annotate(s=Sum("amount")).order_by("account__code"))
     return {r["account__code"]: Money(r["s"]) for r in rows}
+
+
+# The back office (issue 24) ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Balances:
+    available: Money
+    held: Money
+    debt: Money
+    mode: str
+    wallet_id: int | None
+
+
+def balances(player: Player) -> Balances:
+    """The live account's balance and debt, the held balance and the wallet's mode: two statements (three without
+    a wallet)."""
+    accounts = {a.kind: a for a in LedgerAccount.objects.filter(player_id=player.pk)}
+    held = accounts.get(AccountKind.PLAYER_HELD)
+    wallet = _wallet(player)
+    mode = wallet.mode if wallet is not None else account_mode(player)
+    live = accounts.get(AccountKind.PLAYER_TEMPORARY if mode == Wallet.Mode.TEMPORARY else AccountKind.PLAYER_MAIN)
+    return Balances(Money(live.balance if live else 0), Money(held.balance if held else 0),
+                    Money(live.debt if live else 0), mode, wallet.pk if wallet is not None else None)
+
+
+def method_document_of(player: Player, document_id: int) -> MethodDocument | None:
+    """One of the player's payment-method documents (None when it is another player's or does not exist)."""
+    return MethodDocument.objects.select_related("method").filter(pk=document_id, method__player_id=player.pk).first()
+
+
+def withdrawal_of(player: Player, withdrawal_id: int) -> Withdrawal | None:
+    return Withdrawal.objects.select_related("method").filter(pk=withdrawal_id, player_id=player.pk).first()
+
+
+def ledger_recent(player: Player, *, limit: int = 10) -> list[StatementLine]:
+    """The player's latest ledger lines, newest first (the full statement is the admin's statement view)."""
+    qs = Entry.objects.filter(account__player_id=player.pk).select_related("transaction", "account")
+    return [statement_line(e) for e in qs.order_by("-created_at", "-id")[:limit]]
+
+
+def payment_methods_with_documents(player: Player, *, limit: int = 20) -> list[PaymentMethod]:
+    """The player's payment methods with their ownership documents (two statements)."""
+    return list(payment_methods(player).prefetch_related("documents")[:limit])
+
+
+def deposits_of(player: Player, *, limit: int = 10) -> list[Deposit]:
+    return list(Deposit.objects.filter(player_id=player.pk).select_related("method")
+                .order_by("-created_at", "-pk")[:limit])
+
+
+def withdrawals_of(player: Player, *, limit: int = 10) -> list[Withdrawal]:
+    return list(Withdrawal.objects.filter(player_id=player.pk).select_related("method")
+                .order_by("-requested_at", "-pk")[:limit])
+
+
+def win_holds_of(player: Player, *, limit: int = 10) -> list[WinHold]:
+    return list(WinHold.objects.filter(player_id=player.pk).order_by("-held_at", "-pk")[:limit])
+
+
+def player_id_by_reference(reference: str) -> int | None:
+    """The player a money reference belongs to: a deposit's payment reference (the variable symbol of a bank
+    transfer) or provider id, a withdrawal's or payout's reference, a ledger transaction's reference. Exact match;
+    at most four statements."""
+    ref = reference.strip()
+    if not ref:
+        return None
+    for qs in (Deposit.objects.filter(Q(payment_reference=ref) | Q(provider_payment_id=ref)),
+               Withdrawal.objects.filter(Q(reference=ref) | Q(provider_payout_id=ref)),
+               Payout.objects.filter(reference=ref),
+               LedgerTransaction.objects.filter(reference=ref, player_id__isnull=False)):
+        found = qs.values_list("player_id", flat=True).first()
+        if found is not None:
+            return int(found)
+    return None
+
+
+def method_documents_queue() -> QueueState:
+    """Payment-method ownership documents waiting for a review (GP §5(8)b)."""
+    return queue_of(MethodDocument.objects.filter(status=MethodDocument.Status.PENDING), "uploaded_at")
+
+
+def withdrawals_queue() -> QueueState:
+    """Withdrawals held for a staff approval."""
+    return queue_of(Withdrawal.objects.filter(status=Withdrawal.Status.REQUESTED, needs_approval=True),
+                    "requested_at")
+
+
+def unmatched_credits_queue() -> QueueState:
+    """Bank credits matched to no deposit, waiting for staff to assign or return them."""
+    return queue_of(BankEntry.objects.filter(status=BankEntry.Status.UNMATCHED), "created_at")
+
+
+def refunds_due_queue() -> QueueState:
+    """Money owed outside a player account (refunds of temporary accounts, closures, returned deposits) that is
+    stuck: a return its source did not take back, or a payout past its legal term and not completed."""
+    return queue_of(Payout.objects.exclude(status=Payout.Status.COMPLETED).filter(
+        Q(status=Payout.Status.STOPPED) | Q(due_at__lte=clock.now())), "started_at")

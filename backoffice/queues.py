@@ -1,0 +1,74 @@
+"""The work queues on the admin home page (issue 24), registered with ``core.home`` when the app starts.
+
+Each queue is a selector of the app that owns its rows (one statement: the count and the oldest item) and links to
+the admin list filtered to the same rows; it is shown to the staff whose role holds the permission that acts on it
+(not to role names): a finance officer sees the documents and withdrawals, a compliance officer the identifications,
+screening hits and cases, support the complaints. The reports' panel is the ``reports`` app's (issue 24, second
+half): it registers a ``HomePanel`` with the key "reports" the same way."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import urlencode
+
+from django.urls import reverse
+
+from accounts import selectors as accounts_selectors
+from aml import selectors as aml_selectors
+from complaints import selectors as complaints_selectors
+from core.home import HomeLink, HomePanel, register_home_panel
+from games import selectors as games_selectors
+from wallet import selectors as wallet_selectors
+
+
+def _list(name: str, **query: str) -> Callable[[], str]:
+    def url() -> str:
+        base = reverse(f"admin:{name}")
+        return f"{base}?{urlencode(query)}" if query else base
+
+    return url
+
+
+SEARCH = HomeLink("Find a player", _list("backoffice_player_search"), "accounts.view_player",
+                  note="name, username, e-mail, phone, birth number (exact), round id, complaint, payment or "
+                       "ledger reference, variable symbol")
+
+QUEUES = HomePanel("queues", "Work queues", order=10, search=SEARCH,
+                   description="Waiting items, the age of the oldest; each opens the list of the same items.",
+                   links=(
+    HomeLink("Identifications to review (doubtful)", _list("aml_identificationcheck_changelist", status__exact="doubtful"),
+             "aml.review_identification", aml_selectors.identifications_review_queue, overdue_after_days=2),
+    HomeLink("Payment-method documents to review", _list("wallet_methoddocument_changelist", status__exact="pending"),
+             "wallet.review_method_document", wallet_selectors.method_documents_queue, overdue_after_days=2),
+    HomeLink("Screening hits (sanctions, PEP lists)",
+             _list("aml_compliancecase_changelist", status__exact="open", kind__exact="screening_hit"),
+             "aml.decide_case", aml_selectors.screening_hits_queue, overdue_after_days=1),
+    HomeLink("Other open compliance cases", _list("aml_compliancecase_changelist", status__exact="open"),
+             "aml.decide_case", aml_selectors.cases_open_queue, overdue_after_days=7),
+    HomeLink("Withdrawals to approve",
+             _list("wallet_withdrawal_changelist", status__exact="requested", needs_approval__exact="1"),
+             "wallet.approve_withdrawal", wallet_selectors.withdrawals_queue, overdue_after_days=1),
+    HomeLink("Unmatched bank credits", _list("wallet_bankentry_changelist", status__exact="unmatched"),
+             "wallet.match_bank_credit", wallet_selectors.unmatched_credits_queue, overdue_after_days=3),
+    HomeLink("Complaints due within 7 days", _list("complaints_complaint_changelist", deadline="due7"),
+             "complaints.resolve_complaint", complaints_selectors.complaints_near_deadline_queue,
+             overdue_after_days=23, note="GP §11(1): answered within 30 days of receipt"),
+    HomeLink("Complaints past their 30-day deadline", _list("complaints_complaint_changelist", deadline="overdue"),
+             "complaints.resolve_complaint", complaints_selectors.complaints_overdue_queue, overdue_after_days=0),
+    HomeLink("Personal-data requests to answer", _list("accounts_datarequest_changelist", state__exact="pending"),
+             "accounts.decide_data_request", accounts_selectors.data_requests_queue, overdue_after_days=25,
+             note="GDPR art. 12(3): within one month"),
+    HomeLink("Rounds past their game's deadline", _list("games_round_changelist", status__exact="in_progress"),
+             "games.refund_round", games_selectors.rounds_past_deadline_queue, overdue_after_days=0,
+             note="the sweeper ends them; any here is stalled"),
+    HomeLink("Refunds and payouts due (stopped or past their term)", _list("wallet_payout_changelist"),
+             "wallet.resend_payout", wallet_selectors.refunds_due_queue, overdue_after_days=0),
+))
+
+AUDIT = HomePanel("audit", "Audit trail", order=90, links=(
+    HomeLink("Search the audit trail", _list("backoffice_audit_search"), "core.view_auditevent"),
+))
+
+
+def register_panels() -> None:
+    register_home_panel(QUEUES)
+    register_home_panel(AUDIT)
