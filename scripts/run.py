@@ -115,6 +115,7 @@ def main() -> int:
     print(f"== worker: {(hb.stdout or hb.stderr).strip()}", flush=True)
     print(f"""
 Platform running:
+   Player app {BASE}/play (the reference web client: register, deposit, play, limits, complaints)
    API docs   {BASE}/api/docs
    Admin      {BASE}/admin/
    Health     {BASE}/health
