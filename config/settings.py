@@ -258,6 +258,8 @@ SPECTACULAR_SETTINGS = {
         ("wallet (staff)", "Staff: branch cash, bank statements, payment orders"),
         ("aml (staff)", "Staff: identification review, compliance cases, screening lists"),
         ("complaints (staff)", "Staff: the complaints report"),
+        ("reports (staff)", "Staff (the auditor, the supervisory authority): day reports, tax periods, the sealed "
+                            "regulator's record (read-only)"),
     )],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,

@@ -150,6 +150,10 @@ class Round(models.Model):
             # the player's last bet of a game (returned at launch) without a write on every round
             models.Index(fields=["player", "game_code", "-started_at"], name="games_round_player_game"),
             models.Index(fields=["status", "deadline"], name="games_round_status_deadline"),
+            # the round start's replay lookup by the player's Idempotency-Key (games.sql START_CONTEXT): on the
+            # partitioned table the unique constraint lives in a claim table (core.partitioning), so the table itself
+            # needs this plain index, or every round start scans the player's rounds of each month
+            models.Index(fields=["player", "idempotency_key"], name="games_round_player_key"),
             # the report job reads one operating day of rounds (reports.services): BRIN indexes on the append-ordered
             # times cost the round path next to nothing (a summary per block range, not an entry per row)
             BrinIndex(fields=["started_at"], name="games_round_started_brin", autosummarize=True),

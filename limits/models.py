@@ -236,6 +236,9 @@ class SettledBet(models.Model):
         indexes = [
             models.Index(fields=["player", "kind", "settled_at"]),
             models.Index(fields=["player", "kind", "placed_at"]),
+            # a settled bet found by its round (a void, GP §3(6)): the unique constraint lives in a claim table on the
+            # partitioned table (core.partitioning), so the table keeps a plain index of its own
+            models.Index(fields=["player", "kind", "round_ref"], name="limits_settled_round_ref"),
         ]
         constraints = [
             models.UniqueConstraint(fields=["player", "kind", "round_ref"], condition=~models.Q(round_ref=""),

@@ -1,5 +1,5 @@
 """The read-only staff API of the reports (the supervisory authority's account: the auditor role). GET only; every
-other method is answered 405 in the platform's error shape. Mounted at /api/v1/reports/ (docs/reports.md)."""
+other method is answered 405 in the platform's error shape. Mounted at /api/v1/reports/staff/ (docs/reports.md)."""
 from __future__ import annotations
 
 import shutil

@@ -30,8 +30,10 @@ def test_no_app_looks_up_another_apps_function_by_name():
     """Cross-app calls are real imports (or the checked hooks of accounts/hooks.py), never a lookup by name that
     could silently skip a legal check when a function is renamed."""
     offenders = []
+    # the quickstart test imports the client it generated from the schema into a temporary folder (not platform code)
+    generated_client = {"test_house_rules.py", "test_quickstart.py"}
     for path in _sources():
-        if path.name == "test_house_rules.py":
+        if path.name in generated_client:
             continue
         text = path.read_text()
         for needle in ("optional_function(", "importlib.import_module(", "accounts_bridge", "_attr("):

@@ -34,6 +34,8 @@ ALLOWED = {
     "wallet/management/commands/ledger_check.py": "the verification SQL is the independent proof",
     "limits/management/commands/limits_bench.py": "a benchmark's data and EXPLAIN",
     "jackpots/admin.py": "the admin's row estimate (pg_class)",
+    "core/local_servers.py": "the test servers' own set-up (PgBouncer, a streaming replica): not the platform's SQL",
+    "core/partitioning.py": "DDL of the monthly partitions (CREATE/ATTACH/DETACH), built from the models' tables",
 }
 # jackpots_pending is not among them: the fold job drains it every second, and the live value of a pool reads all
 # of that pool's pending rows by design (it is filled here all the same)
@@ -167,8 +169,12 @@ def test_explain_of_every_statement_reads_no_growing_table_by_a_sequential_scan(
                            else {k: _dummy(v) for k, v in stmt.params.items()})
             cur.execute("EXPLAIN " + stmt.sql, params or None)
             plan = "\n".join(r[0] for r in cur.fetchall())
-            # a monthly partition of a growing table (games_round_2026_12 ...) counts as the table
-            seq = [t for t in GROWING if re.search(rf"Seq Scan on {t}(?:_\w+)?\b", plan)]
+            # a monthly partition of a growing table (games_round_2026_12 ...) counts as the table; a partition the
+            # planner knows to be empty (cost 0.00..0.00: no page at all, e.g. the legacy partition of a database
+            # created after the partitioning, which a dummy id of 1 prunes to) is not a scan of a growing table
+            seq = [t for t in GROWING
+                   if re.search(rf"Seq Scan on {t}(?:_\w+)?\b(?! \w+ +\(cost=0\.00\.\.0\.00 )(?!  \(cost=0\.00\.\.0\.00 )",
+                                plan)]
             if seq:
                 scans[stmt.name] = (seq, plan)
     assert not scans, "\n\n".join(f"{n}: {s}\n{p}" for n, (s, p) in scans.items())

@@ -144,7 +144,10 @@ class LedgerTransaction(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["kind", "reference"], name="wallet_txn_unique_kind_reference")]
-        indexes = [models.Index(fields=["player", "created_at"])]
+        indexes = [models.Index(fields=["player", "created_at"]),
+                   # lookups by (kind, reference): on the partitioned table the unique constraint lives in a claim
+                   # table (core.partitioning), so the table itself needs this plain index
+                   models.Index(fields=["kind", "reference"], name="wallet_txn_kind_reference")]
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.reference}"

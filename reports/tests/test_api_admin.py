@@ -19,8 +19,8 @@ from reports.tests.seal_ca import make_seal
 
 pytestmark = pytest.mark.django_db
 DAY = date(2026, 11, 20)
-API = ["/api/v1/reports/days", f"/api/v1/reports/figures?period={DAY}", "/api/v1/reports/figures.csv?period=2026-11",
-       f"/api/v1/reports/regulator-record?day={DAY}"]
+API = ["/api/v1/reports/staff/days", f"/api/v1/reports/staff/figures?period={DAY}", "/api/v1/reports/staff/figures.csv?period=2026-11",
+       f"/api/v1/reports/staff/regulator-record?day={DAY}"]
 ADMIN = ["/admin/reports/dayreport/daily/", "/admin/reports/dayreport/period/?period=2026-Q4",
          "/admin/reports/dayreport/csv/?period=2026-11", f"/admin/reports/dayreport/regulator-record/?day={DAY}",
          f"/admin/reports/dayreport/regulator-record/verify/?day={DAY}"]
@@ -51,18 +51,18 @@ def _state() -> tuple[int, int, int]:
 
 def test_the_auditor_reads_days_figures_csv_and_the_sealed_record(computed, tmp_path):
     c = _api("auditor")
-    days = c.get("/api/v1/reports/days").json()
+    days = c.get("/api/v1/reports/staff/days").json()
     assert days["results"][0]["day"] == "2026-11-20" and days["results"][0]["rounds"] == 4
-    body = c.get(f"/api/v1/reports/figures?period={DAY}").json()
+    body = c.get(f"/api/v1/reports/staff/figures?period={DAY}").json()
     expected = selectors.period_report(figures.day(DAY))
     assert body["totals"]["ggr"] == expected["totals"]["ggr"] and body["totals"]["stakes"] == 400
     assert body["games"][0]["game"] == "european_roulette"
-    q = c.get("/api/v1/reports/figures?period=2026-Q4").json()
+    q = c.get("/api/v1/reports/staff/figures?period=2026-Q4").json()
     assert (q["period"], q["first"], q["last"], q["totals"]["ggr"]) == ("quarter", "2026-10-01", "2026-12-31",
                                                                        body["totals"]["ggr"])
-    csv = c.get("/api/v1/reports/figures.csv?period=2026-11")
+    csv = c.get("/api/v1/reports/staff/figures.csv?period=2026-11")
     assert csv["Content-Type"].startswith("text/csv") and b"european_roulette" in csv.content
-    r = c.get(f"/api/v1/reports/regulator-record?day={DAY}")
+    r = c.get(f"/api/v1/reports/staff/regulator-record?day={DAY}")
     assert r.status_code == 200 and r["Content-Type"] == "application/xml"
     path = tmp_path / "downloaded.xml"
     path.write_bytes(b"".join(r.streaming_content))  # type: ignore[attr-defined]
@@ -100,8 +100,8 @@ def test_a_role_without_the_reports_permissions_is_refused(computed):
 
 def test_a_bad_period_or_day_is_a_400_in_the_error_shape(computed):
     c = _api("auditor")
-    for url in ("/api/v1/reports/figures?period=2026-13", "/api/v1/reports/figures?period=x",
-                "/api/v1/reports/regulator-record?day=20.11.2026", "/api/v1/reports/regulator-record"):
+    for url in ("/api/v1/reports/staff/figures?period=2026-13", "/api/v1/reports/staff/figures?period=x",
+                "/api/v1/reports/staff/regulator-record?day=20.11.2026", "/api/v1/reports/staff/regulator-record"):
         r = c.get(url)
         assert r.status_code == 400 and r.json()["error"]["code"] == "reports.bad_period", url
 

@@ -245,6 +245,20 @@ def accounts_held(player_ids: list[int]) -> Iterator[None]:
         yield
 
 
+@contextlib.contextmanager
+def limits_state_held(player_ids: list[int]) -> Iterator[None]:
+    """This process holds the players' limits state rows (``limits.PlayerKindState``, in primary-key order): a
+    round's settlement or void by the sweeper waits there inside its transaction, AFTER its round-lock prelude and
+    its first posting (the win or the refund), until the block ends. (Holding their accounts instead no longer stops
+    the sweeper inside a transaction: its prelude locks wallet, account and round in one statement with SKIP LOCKED,
+    so it passes over a busy player's round and comes back to it at the next sweep.)"""
+    from limits.models import PlayerKindState
+
+    with transaction.atomic():
+        list(PlayerKindState.objects.select_for_update(no_key=True).filter(player_id__in=player_ids).order_by("pk"))
+        yield
+
+
 def wait_backends_gone(application_name: str, timeout: float = 20.0) -> None:
     """Wait until the database server has ended every backend of a killed child (the server notices the closed
     socket and rolls back whatever transaction was open)."""

@@ -32,10 +32,10 @@ from django.core.management import call_command
 from tests.faults.harness import (
     APP_WORKER,
     Worker,
-    accounts_held,
     backends,
     blocked_by_me,
     broker_for_workers,
+    limits_state_held,
     queue_delete,
     send_task,
     wait_backends_gone,
@@ -166,17 +166,22 @@ def test_the_worker_killed_mid_sweep_handles_each_deadline_exactly_once(tmp_path
     for _ in range(2):
         send_task(TASK, broker=broker, queue=queue, tmp_path=tmp_path)
     try:
-        # The kill: the sweep goes through the rounds in deadline order; this test holds the account row of the
-        # player of the one at KILL_AT, so the sweep stops inside that round's transaction (its wallet and round
-        # locked, the refund or win about to be posted) with the rounds before it done and the rest not.
-        with accounts_held([Round.objects.get(pk=ids[KILL_AT]).player_id]):
+        # The kill: the sweep goes through the rounds in deadline order; this test holds the limits state row of
+        # the player of the one at KILL_AT, so the sweep stops inside that round's transaction (its wallet, account
+        # and round locked, the refund or win posted, the limits counters next) with the rounds before it done and
+        # the rest not.
+        with limits_state_held([Round.objects.get(pk=ids[KILL_AT]).player_id]):
             worker.start()
             _wait(lambda: blocked_by_me(APP_WORKER), 90, "the sweep did not reach the held round", worker)
             open_at_kill = sum(1 for b in backends(APP_WORKER) if b.in_transaction)
             processes = worker.kill()
         wait_backends_gone(APP_WORKER)  # the database server ended them and rolled their transactions back
         at_kill = _handled(ids)
-        assert at_kill == KILL_AT, at_kill  # the rounds before it, each once; the interrupted one rolled back
+        # the interrupted round rolled back; the others the two sweeps had done stay done, each once (the other
+        # sweep passes over the held round, its prelude taking the round's rows with SKIP LOCKED, so how many it
+        # had done when the kill came depends on timing: at most all but the held one)
+        assert 0 < at_kill < ROUNDS, at_kill
+        assert Round.objects.get(pk=ids[KILL_AT]).status == Round.Status.IN_PROGRESS
         partial = _each_round_handled_at_most_once(ids)
         _checks_clean()
 
