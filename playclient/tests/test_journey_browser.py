@@ -15,6 +15,7 @@ Only what is outside a player's reach is done otherwise: the sandbox population 
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from django.core import mail
@@ -145,6 +146,8 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     c.click("#spin")
     c.el("#pending [data-action='spin']")
     assert "Volné otáčky" in c.text("#pending")
+    time.sleep(2.5)  # past the 2-second spacing: a round waiting for the player still allows no new one (GP §7(6))
+    assert not play_browser.find_element("id", "spin").is_enabled()
     screens.shot("kobushi-free-spins")
     for _ in range(120):
         status = play_browser.execute_script("return document.querySelector('#result [data-status]')?.dataset.status")

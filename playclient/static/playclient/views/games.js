@@ -38,14 +38,17 @@ export async function game({ arg, refreshBalance }) {
   const spin = h("button.spin", { type: "button", id: "spin" }, t("games.spin"));
   const table = ui(g.description || {}, launch.last_bet, board);
 
+  let waiting = false; // a round waits for the player's actions: no new round until it ends (GP §7(6))
   const show = (rnd) => {
+    waiting = rnd.status === "in_progress";
     result.replaceChildren(roundView(rnd, g.kind, (next) => show(next)));
     if (!rnd.play_money) refreshBalance();
+    pace();
   };
   const pace = () => {
     const wait = lastRoundAt + ROUND_GAP_MS - Date.now();
-    spin.disabled = wait > 0;
-    if (wait > 0) setTimeout(pace, Math.min(wait, 250));
+    spin.disabled = waiting || wait > 0;
+    if (!waiting && wait > 0) setTimeout(pace, Math.min(wait, 250));
   };
   spin.addEventListener("click", () => act(spin, async () => {
     const bet = table.bet();
