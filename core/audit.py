@@ -198,7 +198,7 @@ def integrity_alarm(exc: BaseException, *, source: str, **details: Any) -> None:
         return
     try:
         setattr(exc, "_platform_alarmed", True)  # noqa: B010 - a marker on the exception object
-    except AttributeError:
+    except AttributeError:  # safe: an exception without a __dict__ is alarmed below all the same (maybe twice)
         pass
     diag = getattr(exc.__cause__, "diag", None) or getattr(exc, "diag", None)
     constraint = getattr(diag, "constraint_name", None) or ""

@@ -65,8 +65,8 @@ def has_money(serializer: Any) -> bool:
         return any(has_money(s) for s in serializer.values())
     try:
         fields = force_instance(serializer).fields.values()  # type: ignore[no-untyped-call]
-    except AttributeError:
-        return False
+    except AttributeError:  # safe: documentation only; a request that is not a serializer (None, a plain type)
+        return False        # has no fields, and the server's own parsing decides what it accepts
     for field in fields:
         if getattr(field, "money", False):
             return True
@@ -83,7 +83,7 @@ def has_files(serializer: Any) -> bool:
     """Whether a request serializer takes a file (then its body is multipart/form-data too)."""
     try:
         fields = force_instance(serializer).fields.values()  # type: ignore[no-untyped-call]
-    except AttributeError:
+    except AttributeError:  # safe: documentation only (as in has_money)
         return False
     return any(isinstance(f, serializers.FileField) or isinstance(getattr(f, "child", None), serializers.FileField)
                for f in fields)
@@ -198,7 +198,7 @@ class AutoSchema(openapi.AutoSchema):
                 serializer = next(iter(serializer.values()), None)
             try:
                 fields = force_instance(serializer).fields  # type: ignore[no-untyped-call]
-            except AttributeError:
+            except AttributeError:  # safe: only the schema's example is left out for a body that is no serializer
                 return body
             value = {name: sample(f) for name, f in fields.items() if not f.read_only and f.required}
             optional = {name: sample(f) for name, f in fields.items() if not f.read_only and not f.required}
