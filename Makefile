@@ -38,6 +38,15 @@ pgbouncer-deps:
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q pgbouncer; \
 	fi
 
+# What the browser tests (headless Chromium) and the pooling test (PgBouncer) need, installed by `make test` where the
+# machine allows it (root with apt-get: CI, a fresh Debian machine or container); elsewhere, or when the install
+# fails, those tests skip with their reason on a developer's machine (and fail under CI, which installs them first).
+.PHONY: test-deps
+test-deps:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		$(MAKE) -s browser-deps pgbouncer-deps || echo "make test: Chromium/PgBouncer could not be installed: their tests skip"; \
+	else echo "make test: not root with apt-get: the Chromium and PgBouncer tests skip where those are missing"; fi
+
 run: install
 	$(BIN)/python scripts/run.py
 
@@ -46,13 +55,13 @@ run: install
 MIGRATIONS_HASH = $(shell cat */migrations/*.py 2>/dev/null | sha256sum | cut -c1-16)
 CREATE_DB = $(shell [ "$$(cat .data/test-db.hash 2>/dev/null)" = "$(MIGRATIONS_HASH)-$${DATABASE_URL}" ] || echo --create-db)
 
-test: install
+test: install test-deps
 	@mkdir -p .data
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(CREATE_DB) --durations=10 $(PYTEST_ARGS)
 	@echo "$(MIGRATIONS_HASH)-$${DATABASE_URL}" > .data/test-db.hash
 
 # everything but the long simulation tests (marked slow); CI runs them all
-test-fast: install
+test-fast: install test-deps
 	@mkdir -p .data
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(CREATE_DB) --durations=10 -m "not slow" $(PYTEST_ARGS)
 	@echo "$(MIGRATIONS_HASH)-$${DATABASE_URL}" > .data/test-db.hash
