@@ -96,6 +96,14 @@ def test_the_auditor_opens_the_daily_report_its_charts_and_the_record_verificati
     assert "The record verifies" in text and "Hraj s.r.o. seal (test)" in text
     assert "roundCount" in text and "Seal (XAdES, enveloped signature) valid" in text
     _shot(browser, "reports-record-verification-auditor")
+    # the auditor downloads the sealed record itself (the link on the page, with the auditor's session)
+    href = browser.find_element(By.LINK_TEXT, "Download the sealed record").get_attribute("href")
+    xml = browser.execute_async_script("""const done = arguments[arguments.length - 1];
+        fetch(arguments[0], {credentials: "same-origin"}).then(r => r.text().then(t => done([r.status, t])))
+            .catch(e => done([0, String(e)]));""", href)
+    assert xml[0] == 200, xml[1][:300]
+    assert xml[1].startswith("<?xml") and f'operatingDay="{LAST}"' in xml[1][:2000], xml[1][:300]
+    assert "SignatureValue" in xml[1] and "xades" in xml[1].lower()
     # a role without the reports' permissions gets a 403 page
     _sign_in(browser, live_server, make_staff(role="support"), next_url="/admin/")
     browser.get(f"{live_server.url}/admin/reports/dayreport/daily/")
