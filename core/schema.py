@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
+from django.conf import settings
 from drf_spectacular import openapi
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.plumbing import force_instance
@@ -30,8 +31,14 @@ from core.errors import ErrorDef
 from core.idempotency import KEY_CONFLICT, KEY_INVALID, KEY_REQUIRED, idempotency_rule
 
 STAFF_SUFFIX = " (staff)"
-RATE_LIMITS = ("Rate limits: 60/min per address without a login, 600/min per signed-in user, 10/min for the login; "
-               "every 429 carries Retry-After (seconds). docs/player-api.md, Conventions.")
+
+
+def rate_limits_text() -> str:
+    """The rate limits as this deployment configures them (``settings.THROTTLE_RATES``, from ``THROTTLE_RATE_*``), so
+    the schema a client reads says what the server it came from enforces."""
+    rates = settings.THROTTLE_RATES
+    return (f"Rate limits: {rates['anon']} per address without a login, {rates['user']} per signed-in user, "
+            f"{rates['login']} for the login; every 429 carries Retry-After (seconds). docs/player-api.md, Conventions.")
 ERROR_STATUSES = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden", 404: "Not found",
                   405: "Method not allowed", 409: "Conflict", 413: "Too large", 415: "Unsupported media type",
                   422: "Refused", 429: "Too many requests", 500: "Server error", 503: "Unavailable"}
@@ -166,7 +173,7 @@ class AutoSchema(openapi.AutoSchema):
                 "x-error-codes": [e.code for e in defs],
             }
             if status == 429:
-                entry["description"] += "\n\n" + RATE_LIMITS
+                entry["description"] += "\n\n" + rate_limits_text()
                 entry["headers"] = {"Retry-After": {
                     "description": "whole seconds to wait before the next attempt (RFC 9110 §10.2.3)",
                     "schema": {"type": "integer", "minimum": 1}}}

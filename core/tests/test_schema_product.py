@@ -111,3 +111,12 @@ def test_the_idempotency_key_and_the_money_shape_are_components_a_generator_read
     header = next(p for p in deposit["parameters"] if p["name"] == "Idempotency-Key")
     assert header["required"] is True and header["in"] == "header"
     assert "MoneyValue" in schema["components"]["schemas"]
+
+
+def test_the_rate_limits_the_schema_describes_are_the_ones_the_deployment_configures(settings):
+    """THROTTLE_RATE_* set in the environment reach the schema's 429 description, not the defaults."""
+    settings.THROTTLE_RATES = {**settings.THROTTLE_RATES, "anon": "120/min", "user": "900/min", "login": "5/min"}
+    generated = SchemaGenerator().get_schema(request=None, public=True)
+    op = generated["paths"]["/api/v1/wallet/overview"]["get"]
+    text = op["responses"]["429"]["description"]
+    assert "120/min per address" in text and "900/min per signed-in user" in text and "5/min for the login" in text
