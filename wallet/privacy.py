@@ -9,8 +9,10 @@ end of the relationship), so it is kept until the later of the two.
   the names of accepted payers are erased, the reasons blanked; **the document files are deleted from storage** (at
   once, inside the job's transaction, as in aml) and their names erased.
 * ``wallet.payments``: deposits (the payer the provider reported), withdrawals, payouts, the providers' raw callback
-  bodies, win holds and deductions. At the end the payer data, reasons, notes, the deduction notices' texts and the
-  callbacks' raw bodies are erased; amounts, dates, states and references stay (accounting).
+  bodies, win holds and deductions, the bank statement lines and payment orders. At the end the payer data, reasons,
+  notes, the deduction notices' texts and the callbacks' raw bodies are erased; amounts, dates, states and
+  references stay (accounting). The bank's lines of no player, and the statement and payment-order files, go by
+  their own dates (:func:`sweep`).
 * ``wallet.ledger``: the wallet row, ledger accounts, transactions and entries, branch cash, debts. **Nothing is
   changed**: the ledger is append-only (a database trigger) and names the account only by its id; once the account is
   anonymised nothing in it names the person. Memos written since the privacy contract name a method masked
