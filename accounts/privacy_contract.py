@@ -12,7 +12,10 @@ registers one :class:`Contract` from its ``AppConfig.ready()``:
 * ``anonymise(*, player, records, actor, now) -> dict[str, dict[str, int]]``: blank / delete the given records of one
   ended player (called by the one retention job, inside its transaction, the player row locked; idempotent);
   returns, per record code, the rows (or files) changed per kind (the recipients of a record with changes are told);
-* ``withheld``: what the export leaves out on purpose, and why (e.g. the AML law's ban on tipping off).
+* ``withheld``: what the export leaves out on purpose, and why (e.g. the AML law's ban on tipping off);
+* ``sweep(*, actor, now) -> dict[str, dict[str, int]]`` (optional): anonymise the app's records that belong to no
+  player (a bank statement's line of an unknown payer, the bank files themselves), each by its own date; called by
+  the same job after the players' records, in its own transactions; idempotent.
 
 Fail-closed:
 
@@ -75,6 +78,7 @@ class Contract:
     export: Callable[[Player], dict[str, Any]]
     anonymise: Callable[..., dict[str, dict[str, int]]]  # record code -> what changed -> rows / files
     withheld: tuple[dict[str, str], ...] = field(default=())
+    sweep: Callable[..., dict[str, dict[str, int]]] | None = None  # records of no player: record code -> kind -> rows
 
 
 _contracts: dict[str, Contract] = {}

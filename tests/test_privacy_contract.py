@@ -5,6 +5,7 @@ answered with exactly what is done, and the recipients of the data are published
 erasures."""
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -480,3 +481,126 @@ def test_an_account_anonymised_before_the_contract_gets_the_other_apps_records_a
     assert PersonalData.objects.get(player=a["player"]).surname != "[anonymised]"  # the fixture's, not re-done
     assert PersonalDataErasure.objects.filter(player=a["player"]).count() == 4
     assert run_job_at(2032, 1, 3) == 0
+
+
+# The bank's records of no player, and the bank files themselves ---------------------------------------------------
+def _bank_money() -> dict[str, Any]:
+    """What a re-import must not change: the ledger, and the balance of every ledger account."""
+    from wallet.models import LedgerAccount
+
+    return {"transactions": LedgerTransaction.objects.count(),
+            "balances": dict(LedgerAccount.objects.values_list("pk", "balance"))}
+
+
+def test_bank_lines_of_no_player_and_the_bank_files_go_after_ten_years_from_booking_and_a_reimport_changes_nothing(
+        settings, commit):
+    """GP §12(5), AML Act §16(1) (10 years from a transaction outside a business relationship), Accounting Act
+    §31(2)b: a stranger's credit returned to him, its return order, the bank's debit of that order and a fee lose the
+    payer's name, account and message from 00:00 Prague after ten years from their booking day; a statement file is
+    deleted, and a payment-order file blanked, once every line it holds is past its period (a player's line: the
+    player's payments anonymised; a credit still waiting for staff: never). The same statement imported again after
+    its file is gone moves no money and brings nothing back."""
+    from wallet.methods import czech_account_iban
+    from wallet.models import BankEntry, BankStatement, PaymentOrder, PaymentOrderBatch
+    from wallet.selectors import player_identity
+    from wallet.services import bank_credit_return, bank_payment_order_export, bank_statement_import, deposit_start
+    from wallet.tests.bankfiles import OPERATOR_IBAN, OPERATOR_NAME, Tx, camt, pain_transfers
+    from wallet.tests.conftest import SYSTEM, bank, bank_number, czk
+
+    settings.ACCOUNTS_RETENTION_AML_YEARS = 10  # the law's; decides over accounting (5 years from the year's end)
+    settings.WALLET_PROVIDER_BY_KIND = {"bank_account": "bank"}
+    settings.WALLET_BANK_IBAN = OPERATOR_IBAN
+    settings.WALLET_BANK_BIC = ""
+    settings.WALLET_BANK_ACCOUNT_NAME = OPERATOR_NAME
+    stranger_iban = czech_account_iban(bank_number("0300"))
+    stranger_other = czech_account_iban(bank_number("0300"))
+
+    def imported(raw: bytes) -> dict[str, Any]:
+        with commit():
+            return bank_statement_import(raw=raw, name="statement.xml", actor=SYSTEM)[1]
+
+    def player_paying(booked: str) -> tuple[Player, Tx]:
+        p = make_player()
+        method = bank(p, bank_number("0800"))
+        d = deposit_start(player=p, method=method, amount=czk(500), reference=f"dep-{next(_n)}",
+                          actor=Actor.player(p))
+        identity = player_identity(p)
+        assert identity is not None
+        return p, Tx("500.00", vs=d.payment_reference, name=f"{identity.given_names} {identity.surname}",
+                     iban=method.iban, booked=booked)
+
+    with time_machine.travel(prague(2026, 12, 3, 12, 0), tick=False):
+        ended, ended_tx = player_paying("2026-12-03")
+        credit = Tx("1000.00", vs="5555555555", name="Petr Svoboda", iban=stranger_iban, message="za Petra",
+                    booked="2026-12-03")
+        raw1 = camt([credit, ended_tx])  # a stranger's credit and the line of a player whose account ends today
+        assert imported(raw1)["by_status"] == {"unmatched": 1, "confirmed": 1}
+        stranger = BankEntry.objects.get(bank_reference=credit.ref)
+        bank_credit_return(entry=stranger, reason="neznámý plátce", actor=SYSTEM)
+        batch = bank_payment_order_export(actor=SYSTEM)
+        assert batch is not None
+        [order] = pain_transfers(batch.xml)
+        close(ended, at=prague(2026, 12, 3, 18, 0))
+        stays, stays_tx = player_paying("2026-12-03")  # stays open
+        waiting = Tx("300.00", name="Eva Malá", iban=stranger_other, message="pro Evu", booked="2026-12-03")
+        fee = Tx("25.00", direction="DBIT", name="Fio banka", message="poplatek", booked="2026-12-03")
+        raw3 = camt([stays_tx, waiting, fee], kind="054")
+        assert imported(raw3)["by_status"] == {"confirmed": 1, "unmatched": 1, "other": 1}
+    with time_machine.travel(prague(2026, 12, 4, 12, 0), tick=False):
+        debit = Tx("1000.00", direction="DBIT", e2e=order["end_to_end_id"], name="Petr Svoboda",
+                   iban=stranger_iban, booked="2026-12-04")
+        raw2 = camt([debit])
+        assert imported(raw2)["by_status"] == {"settled": 1}
+    stmt1, stmt2, stmt3 = (BankStatement.objects.get(sha256=hashlib.sha256(r).hexdigest()) for r in (raw1, raw2,
+                                                                                                      raw3))
+    paths = {s.pk: s.file.path for s in (stmt1, stmt2, stmt3)}
+    returned = BankEntry.objects.get(bank_reference=credit.ref)
+    assert returned.status == BankEntry.Status.RETURNED_TO_PAYER and returned.player_id is None
+    po = PaymentOrder.objects.get(credit=returned)
+    assert po.status == PaymentOrder.Status.SETTLED and po.player_id is None
+
+    def entry(tx: Tx) -> tuple[str, str, str, str]:
+        e = BankEntry.objects.get(bank_reference=tx.ref)
+        return e.counterparty_name, e.counterparty_iban, e.counterparty_account, e.remittance
+
+    # 10 years from 3 December 2026: the last day is 3 December 2036
+    run_job_at(2036, 12, 3, 23, 59, 59)
+    assert entry(credit) == ("Petr Svoboda", stranger_iban, stranger_iban, "5555555555 | za Petra")
+    assert entry(fee)[0] == "Fio banka" and entry(ended_tx)[1]
+    assert all(os.path.exists(p) for p in paths.values())
+    assert not PersonalDataErasure.objects.filter(player=ended, retention="accounting+aml").exists()
+
+    run_job_at(2036, 12, 4, 0, 0, 0)
+    assert entry(credit) == ("", "", "", "")
+    assert entry(fee) == ("", "", "", "")
+    assert entry(ended_tx) == ("", "", "", "")  # the ended player's payments: the IBAN goes with the name now
+    assert BankEntry.objects.get(bank_reference=credit.ref).amount == 100_000  # accounting keeps the amounts
+    assert not os.path.exists(paths[stmt1.pk])  # both its lines are past: the stranger's, the ended player's
+    stmt1.refresh_from_db()
+    assert stmt1.file.name == "" and stmt1.sha256 == hashlib.sha256(raw1).hexdigest()
+    # booked a day later: the debit that paid the stranger back, the return order and its file
+    assert entry(debit)[0] == "Petr Svoboda" and os.path.exists(paths[stmt2.pk])
+    po.refresh_from_db()
+    assert (po.creditor_name, po.creditor_iban) == ("Petr Svoboda", stranger_iban)
+    assert PaymentOrderBatch.objects.get(pk=batch.pk).xml == batch.xml
+    # an open player's line and a credit still waiting for staff keep the third file and their data
+    assert entry(stays_tx)[1] and entry(waiting)[:3] == ("Eva Malá", stranger_other, stranger_other)
+    assert os.path.exists(paths[stmt3.pk])
+
+    run_job_at(2036, 12, 5, 0, 0, 0)
+    assert entry(debit) == ("", "", "", "") and not os.path.exists(paths[stmt2.pk])
+    po.refresh_from_db()
+    assert (po.creditor_name, po.creditor_iban, po.creditor_account) == ("[anonymised]", "", f"****{stranger_iban[-4:]}")
+    blank = PaymentOrderBatch.objects.get(pk=batch.pk)
+    assert blank.xml == "" and (blank.sha256, blank.count, blank.control_sum) == (batch.sha256, 1, 100_000)
+    assert os.path.exists(paths[stmt3.pk]) and entry(waiting)[0] == "Eva Malá" and entry(stays_tx)[1]
+    assert run_job_at(2036, 12, 6) == 0  # safe to run twice
+
+    # the same statement again: recognised by its hash, every line handled already; no money moves, no file back
+    money = _bank_money()
+    with time_machine.travel(prague(2036, 12, 7, 9, 0), tick=False):
+        summary = imported(raw1)
+    assert summary["this_run"] == {"duplicate": 2} and _bank_money() == money
+    assert BankStatement.objects.count() == 3 and BankStatement.objects.get(pk=stmt1.pk).file.name == ""
+    assert entry(credit) == ("", "", "", "") and not os.path.exists(paths[stmt1.pk])
+    call_command("ledger_check", verbosity=0)

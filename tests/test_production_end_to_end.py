@@ -20,6 +20,11 @@ EU list is stopped by the screening. ``ledger_check`` is clean at the end.
 
 Run alone: ``DATABASE_URL=postgres://postgres@127.0.0.1:5432/x .venv/bin/python -m pytest -q
 tests/test_production_end_to_end.py -s`` (``-s`` prints each step).
+
+The broker (:func:`broker_url`): ``E2E_BROKER_URL`` when set; else the environment's ``CELERY_BROKER_URL`` when it
+is a real broker (``amqp://`` / ``redis://``, as CI's RabbitMQ); else Redis at ``redis://127.0.0.1:6379/12``. When
+the chosen broker does not answer, the test is skipped with the reason on a developer's machine and FAILS under CI
+(``CI`` set), like the browser tests.
 """
 from __future__ import annotations
 
@@ -71,6 +76,43 @@ ROULETTE = "european_roulette"
 
 def step(text: str) -> None:
     print(f"[production e2e] {text}", flush=True)
+
+
+DEFAULT_BROKER = "redis://127.0.0.1:6379/12"
+BROKER_PORTS = {"amqp": 5672, "amqps": 5671, "pyamqp": 5672, "redis": 6379, "rediss": 6379}
+
+
+def _answers(url: str) -> bool:
+    """Whether something listens at the broker URL's host and port (a TCP connection within 2 s)."""
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or BROKER_PORTS[parts.scheme]),
+                                      timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def broker_url() -> str:
+    """The broker the worker uses: ``E2E_BROKER_URL`` if set; else ``CELERY_BROKER_URL`` if it names a real broker
+    (amqp / redis; not the development filesystem transport); else Redis at :data:`DEFAULT_BROKER`. Skips (fails
+    under CI) when it does not answer."""
+    chosen, source = os.environ.get("E2E_BROKER_URL", ""), "E2E_BROKER_URL"
+    if not chosen:
+        env = os.environ.get("CELERY_BROKER_URL", "")
+        real = urlsplit(env).scheme in BROKER_PORTS
+        chosen, source = (env, "CELERY_BROKER_URL") if real else (DEFAULT_BROKER, "the default")
+    if urlsplit(chosen).scheme not in BROKER_PORTS:
+        why = f"the broker {source} names ({urlsplit(chosen).scheme}://) is not RabbitMQ or Redis"
+    elif _answers(chosen):
+        return chosen
+    else:
+        parts = urlsplit(chosen)
+        why = (f"no broker answers at {parts.scheme}://{parts.hostname}:{parts.port or BROKER_PORTS[parts.scheme]} "
+               f"({source}); start RabbitMQ or Redis, or set E2E_BROKER_URL (docs/core.md)")
+    if os.environ.get("CI"):
+        pytest.fail(why)
+    pytest.skip(why)
 
 
 def free_port() -> int:
@@ -250,6 +292,7 @@ def _database(name: str, *, create: bool = True) -> str:
 
 @pytest.fixture(scope="module")
 def production() -> Iterator[dict[str, Any]]:
+    broker = broker_url()
     folder = Path(tempfile.mkdtemp(prefix="prod-e2e-"))
     op = LocalOpenIDProvider(client_id="hraj-production", redirect_uris=[BANKID_APP], tls=True).start()
     registers = Registers()
@@ -263,7 +306,7 @@ def production() -> Iterator[dict[str, Any]]:
     env.update(op.environment())
     env.update({
         "DATABASE_URL": _database(db),
-        "CELERY_BROKER_URL": os.environ.get("E2E_BROKER_URL", "redis://127.0.0.1:6379/12"),
+        "CELERY_BROKER_URL": broker,
         "ALLOWED_HOSTS": "127.0.0.1",
         "PUBLIC_BASE_URL": base,
         "ACCOUNTS_POPULATION_REGISTER_URL": f"{registers.url}/population",
@@ -280,7 +323,9 @@ def production() -> Iterator[dict[str, Any]]:
     env.pop("CACHE_URL", None)
     platform = Platform(env, folder)
     try:
-        step(f"database {db}; migrate with DJANGO_ENV=production")
+        parts = urlsplit(broker)
+        step(f"database {db}; broker {parts.scheme}://{parts.hostname}:{parts.port or BROKER_PORTS[parts.scheme]}; "
+             f"migrate with DJANGO_ENV=production")
         migrate = platform.manage("migrate", "--noinput")
         check = platform.manage("check", "--deploy", check=False)
         assert check.returncode == 0, check.stderr

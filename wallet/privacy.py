@@ -9,8 +9,10 @@ end of the relationship), so it is kept until the later of the two.
   the names of accepted payers are erased, the reasons blanked; **the document files are deleted from storage** (at
   once, inside the job's transaction, as in aml) and their names erased.
 * ``wallet.payments``: deposits (the payer the provider reported), withdrawals, payouts, the providers' raw callback
-  bodies, win holds and deductions. At the end the payer data, reasons, notes, the deduction notices' texts and the
-  callbacks' raw bodies are erased; amounts, dates, states and references stay (accounting).
+  bodies, win holds and deductions, the bank statement lines and payment orders. At the end the payer data, reasons,
+  notes, the deduction notices' texts and the callbacks' raw bodies are erased; amounts, dates, states and
+  references stay (accounting). The bank's lines of no player, and the statement and payment-order files, go by
+  their own dates (:func:`sweep`).
 * ``wallet.ledger``: the wallet row, ledger accounts, transactions and entries, branch cash, debts. **Nothing is
   changed**: the ledger is append-only (a database trigger) and names the account only by its id; once the account is
   anonymised nothing in it names the person. Memos written since the privacy contract name a method masked
@@ -24,25 +26,31 @@ reason: the AML law), deductions and debts, the totals of the ledger by category
 """
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from django.core.files.storage import default_storage
+from django.db import transaction
+from django.db.models import Exists, F, OuterRef, Q, QuerySet, Value
+from django.db.models.functions import Coalesce, Concat, Greatest, NullIf, Right, TruncDate
 
-from accounts import privacy_contract
-from accounts.models import Player
+from accounts import privacy_contract, retention
+from accounts.models import PersonalDataErasure, Player
 from accounts.privacy_contract import Contract, Record
-from core.audit import Actor
+from core import clock
+from core.audit import Actor, audit_record
 from core.money import Money
-from wallet import selectors
+from wallet import iso20022, selectors
 from wallet.models import (
     BankEntry,
+    BankStatement,
     BranchCash,
     Debt,
     Deposit,
     MethodDocument,
     PaymentMethod,
     PaymentOrder,
+    PaymentOrderBatch,
     Payout,
     ProviderEvent,
     WinDeduction,
@@ -53,6 +61,22 @@ from wallet.models import (
 
 PLACEHOLDER = "[anonymised]"
 PERIODS = ("accounting", "aml")
+PAYMENTS_RETENTION = "+".join(sorted(PERIODS))  # the retention group of ``wallet.payments`` (PersonalDataErasure)
+ENTRY_BLANK = {"counterparty_name": "", "counterparty_iban": "", "counterparty_account": "", "remittance": ""}
+MASK = "****"
+
+
+def _order_blank() -> dict[str, Any]:
+    """A payment order's creditor: the name erased, the account cut to its last 4 characters (``****7890``: an order
+    always names an account, a database constraint; the same masking as a payment method's number)."""
+    return {"creditor_name": PLACEHOLDER[:70], "creditor_iban": "",
+            "creditor_account": Concat(Value(MASK), Right(Coalesce(NullIf("creditor_iban", Value("")),
+                                                                    "creditor_account"), 4))}
+
+
+ORDER_BLANKED = Q(creditor_name=PLACEHOLDER[:70], creditor_iban="", creditor_account__startswith=MASK)
+# a credit still waiting for staff, or on its way back to its payer: its payer's account is still needed to return it
+OPEN_CREDITS = (BankEntry.Status.UNMATCHED, BankEntry.Status.RETURNING)
 
 RECORDS = (
     Record(
@@ -77,9 +101,12 @@ RECORDS = (
         what_cs="vklady, výběry, výplaty, zadržené výhry a srážky, včetně údajů o plátci a odpovědí poskytovatelů",
         what_en="deposits, withdrawals, payouts, held wins and deductions, with the payer data and the providers' "
                 "answers",
-        erased_cs="údaje o plátci, důvody, poznámky, texty oznámení o srážce a těla odpovědí poskytovatelů vymazány",
-        erased_en="the payer data, reasons, notes, the deduction notices' texts and the providers' callback bodies "
-                  "erased",
+        erased_cs="údaje o plátci (i jméno, účet a zpráva z bankovního výpisu), důvody, poznámky, texty oznámení o "
+                  "srážce a těla odpovědí poskytovatelů vymazány; soubory výpisů a platebních příkazů smazány, až "
+                  "uplyne lhůta každého řádku v nich (řádek bez hráče: od data zaúčtování)",
+        erased_en="the payer data (the bank statement's name, account and message too), reasons, notes, the deduction "
+                  "notices' texts and the providers' callback bodies erased; the statement and payment-order files "
+                  "deleted once every line in them is past its period (a line of no player: from its booking date)",
         kept_cs="částky, data, stavy a reference (účetnictví)", kept_en="amounts, dates, states and references "
                                                                        "(accounting)"),
     Record(
@@ -192,18 +219,119 @@ def anonymise(*, player: Player, records: frozenset[str], actor: Actor, now: dat
             "provider_events": ProviderEvent.objects.filter(player=player).update(raw_body="", detail=""),
             "win_holds": WinHold.objects.filter(player=player).update(note=""),
             "win_deductions": WinDeduction.objects.filter(player=player).update(notice_text=PLACEHOLDER),
-            # the bank statement's lines of this player's money: the payer's name and the free text go; the
-            # accounts, amounts and references stay (accounting); the statement files themselves are the
-            # operator's bank records (every player's lines), kept for the accounting period
-            "bank_entries": BankEntry.objects.filter(player=player).update(counterparty_name="", remittance=""),
-            "payment_orders": PaymentOrder.objects.filter(player=player).update(creditor_name=PLACEHOLDER[:70]),
+            # the bank statement's lines of this player's money and our payment orders to them: the payer's name,
+            # account and the free text go; amounts, dates and the bank's references stay (accounting, and the
+            # references keep a re-imported statement from handling a line twice). The files go by ``sweep``.
+            "bank_entries": BankEntry.objects.filter(player=player).update(**ENTRY_BLANK),
+            "payment_orders": PaymentOrder.objects.filter(player=player).exclude(ORDER_BLANKED).update(
+                **_order_blank()),
         }
     if "wallet.ledger" in records:
         out["wallet.ledger"] = {}
     return out
 
 
-CONTRACT = Contract(app="wallet", records=RECORDS, export=export, anonymise=anonymise, withheld=WITHHELD)
+# The bank's records that belong to no player, and the bank files (the retention job's ``sweep``) ------------------
+
+def last_day_past(now: datetime) -> date:
+    """The last booking day whose records are past both periods at ``now``: the accounting period (5 years from the
+    end of the booking's year) and the AML period counted from the transaction (zákon č. 253/2008 Sb. §16(1): "od
+    uskutečnění obchodu mimo obchodní vztah"; 10 years), the later of the two, each ending as
+    :func:`accounts.retention.retention_ends_at` counts it (anonymised from 00:00 Prague after the last day)."""
+    day = clock.business_date(retention.prefilter_ended_before(now, PERIODS)) + timedelta(days=1)
+    while retention.retention_ends_at(datetime.combine(day, time(12), tzinfo=clock.PRAGUE), PERIODS) > now:
+        day -= timedelta(days=1)
+    return day
+
+
+def _entry_day() -> Greatest:
+    """A statement line's day: its booking date (else value date, else the day it was read), or the day staff decided
+    it (a credit returned later) when that is later."""
+    return Greatest(Coalesce("booked_on", "value_on", TruncDate("created_at", tzinfo=clock.PRAGUE)),
+                    TruncDate("decided_at", tzinfo=clock.PRAGUE))
+
+
+def _order_day() -> Greatest:
+    return Greatest(F("batch__execution_date"), TruncDate("finished_at", tzinfo=clock.PRAGUE))
+
+
+def _players_payments_erased() -> Exists:
+    return Exists(PersonalDataErasure.objects.filter(player=OuterRef("player"), retention=PAYMENTS_RETENTION))
+
+
+def _entries_kept(entries: QuerySet[BankEntry], last_day: date) -> QuerySet[BankEntry]:
+    """The lines of ``entries`` still within their period: a player's until the player's payments are anonymised
+    (counted from the end of the relationship), another until ``last_day`` has passed and while it is open."""
+    return entries.annotate(day=_entry_day(), erased=_players_payments_erased()).exclude(
+        (Q(player__isnull=True, day__lte=last_day) & ~Q(status__in=OPEN_CREDITS))
+        | Q(player__isnull=False, erased=True))
+
+
+def _orders_kept(orders: QuerySet[PaymentOrder], last_day: date) -> QuerySet[PaymentOrder]:
+    return orders.annotate(day=_order_day(), erased=_players_payments_erased()).exclude(
+        (Q(player__isnull=True, day__lte=last_day) & ~Q(status=PaymentOrder.Status.EXPORTED))
+        | Q(player__isnull=False, erased=True))
+
+
+def _statement_lines_kept(stmt: BankStatement, last_day: date) -> bool:
+    """Whether a line of the file is still within its period. The rows the file brought are its lines; a file that
+    repeats lines an earlier file brought (a camt.053 after the camt.054 of the same day) is read for the rest."""
+    if _entries_kept(BankEntry.objects.filter(statement=stmt), last_day).exists():
+        return True
+    if stmt.summary.get("brought_by_earlier_file", 1) == 0:
+        return False
+    with stmt.file.open("rb") as f:
+        refs = [e.bank_reference for e in iso20022.statement_parse(f.read()).entries]
+    return _entries_kept(BankEntry.objects.filter(account_iban=stmt.account_iban, bank_reference__in=refs),
+                         last_day).exists()
+
+
+def sweep(*, actor: Actor, now: datetime) -> dict[str, dict[str, int]]:
+    """GP §12(5), the AML Act §16(1), the Accounting Act §31(2)b: the bank's records of people who are no player of
+    ours (an unmatched credit, a third party's money returned, its return order) lose the payer's name, account and
+    message once both periods, counted from the booking date, have passed (never while the credit is still waiting
+    for staff or on its way back); a stored statement file is deleted from storage, and a payment-order file's XML
+    blanked, once every line it holds is past its period (a player's line: once the player's payments are
+    anonymised). The statement row keeps its SHA-256, so the same file imported again is still recognised, and the
+    lines keep the bank's references, so no line is handled twice. Idempotent; audited when anything changed."""
+    last_day = last_day_past(now)
+    entries = (BankEntry.objects.filter(player__isnull=True).exclude(status__in=OPEN_CREDITS)
+               .annotate(day=_entry_day()).filter(day__lte=last_day).exclude(**ENTRY_BLANK))
+    orders = (PaymentOrder.objects.filter(player__isnull=True).exclude(status=PaymentOrder.Status.EXPORTED)
+              .annotate(day=_order_day()).filter(day__lte=last_day).exclude(ORDER_BLANKED))
+    with transaction.atomic():
+        rows = {"bank_entries": BankEntry.objects.filter(pk__in=entries.values("pk")).update(**ENTRY_BLANK),
+                "payment_orders": PaymentOrder.objects.filter(pk__in=orders.values("pk")).update(
+                    **_order_blank())}
+        batches = (PaymentOrderBatch.objects.filter(status=PaymentOrderBatch.Status.SETTLED, execution_date__lte=last_day)
+                   .exclude(xml="").exclude(Exists(_orders_kept(PaymentOrder.objects.filter(batch=OuterRef("pk")),
+                                                                last_day))))
+        rows["payment_order_files"] = PaymentOrderBatch.objects.filter(pk__in=batches.values("pk")).update(xml="")
+    files = 0
+    due = (BankStatement.objects.filter(status=BankStatement.Status.PROCESSED).exclude(file="")
+           .annotate(day=TruncDate(Coalesce("created_at_bank", "imported_at"), tzinfo=clock.PRAGUE))
+           .filter(day__lte=last_day).order_by("pk"))
+    for stmt in due.exclude(Exists(_entries_kept(BankEntry.objects.filter(statement=OuterRef("pk")), last_day))):
+        if _statement_lines_kept(stmt, last_day):
+            continue
+        with transaction.atomic():
+            locked = (BankStatement.objects.select_for_update(no_key=True, skip_locked=True)
+                      .filter(pk=stmt.pk).exclude(file="").first())
+            if locked is None:
+                continue
+            name, storage = locked.file.name, locked.file.storage
+            BankStatement.objects.filter(pk=stmt.pk).update(file="")
+            storage.delete(name)
+            files += 1
+    rows["statement_files"] = files
+    if any(rows.values()):
+        with transaction.atomic():
+            audit_record(actor=actor, action="wallet.bank_records_anonymised", object_type="wallet.bank",
+                         last_booking_day=last_day.isoformat(), rows=rows)
+    return {"wallet.payments": rows}
+
+
+CONTRACT = Contract(app="wallet", records=RECORDS, export=export, anonymise=anonymise, withheld=WITHHELD, sweep=sweep)
 
 
 def register() -> None:

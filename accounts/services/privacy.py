@@ -480,7 +480,7 @@ def personal_data_anonymise_due(*, now: datetime | None = None, batch: int = 200
     first, the ended accounts (closed, expired, refused) whose records of that group are due and not yet anonymised,
     oldest end first, in batches; each account in its own transaction, claimed with ``FOR NO KEY UPDATE SKIP
     LOCKED`` (two workers share the work), gets every group due for it (:func:`_erase_due`). At most ``limit``
-    accounts a run. Safe to run twice: a second run finds nothing. Returns how many accounts were anonymised
+    accounts a run. Then each app's ``sweep`` anonymises its records that belong to no player. Safe to run twice: a second run finds nothing. Returns how many accounts were anonymised
     completely (the group of all periods: the account itself)."""
     now = now or clock.now()
     actor = Actor.system("accounts.personal_data_anonymise")
@@ -516,4 +516,9 @@ def personal_data_anonymise_due(*, now: datetime | None = None, batch: int = 200
                     break
             if len(due_rows) < len(rows):
                 break  # the end of retention grows with the end of the relationship: the rest are not due
+    # the records that belong to no player (e.g. a bank statement's lines of unknown payers), each by its own date;
+    # after the players' records, whose erasure may be what lets a shared file go
+    for contract in privacy_contract.contracts():
+        if contract.sweep is not None:
+            contract.sweep(actor=actor, now=now)
     return anonymised

@@ -112,12 +112,16 @@ def bank_statement_store(*, raw: bytes, name: str, actor: Actor) -> tuple[BankSt
     return stmt, True
 
 
-def bank_statement_process(*, statement_id: int, actor: Actor) -> dict[str, Any]:
+def bank_statement_process(*, statement_id: int, actor: Actor, raw: bytes | None = None) -> dict[str, Any]:
     """Handle each booked entry of a stored statement once (its own transaction each); the statement's summary:
-    its entries by outcome, and how many of them an earlier file had brought already."""
+    its entries by outcome, and how many of them an earlier file had brought already. ``raw``: the file's bytes (the
+    same SHA-256) when the caller has them; needed once the stored file is deleted at the end of its retention
+    (``wallet.privacy.sweep``): its lines are all handled already, so processing it again changes nothing."""
     stmt = BankStatement.objects.get(pk=statement_id)
-    with stmt.file.open("rb") as f:
-        parsed = iso20022.statement_parse(f.read())
+    if raw is None:
+        with stmt.file.open("rb") as f:
+            raw = f.read()
+    parsed = iso20022.statement_parse(raw)
     run: Counter[str] = Counter()
     for entry in parsed.entries:
         run[_entry_handle(stmt, entry, actor)] += 1
@@ -139,7 +143,7 @@ def bank_statement_process(*, statement_id: int, actor: Actor) -> dict[str, Any]
 def bank_statement_import(*, raw: bytes, name: str, actor: Actor) -> tuple[BankStatement, dict[str, Any]]:
     """Store and process a statement file now (``manage.py bank_statement_import``)."""
     stmt, _created = bank_statement_store(raw=raw, name=name, actor=actor)
-    summary = bank_statement_process(statement_id=stmt.pk, actor=actor)
+    summary = bank_statement_process(statement_id=stmt.pk, actor=actor, raw=raw)
     stmt.refresh_from_db()
     return stmt, summary
 
