@@ -40,7 +40,7 @@ def rate_limits_text() -> str:
     return (f"Rate limits: {rates['anon']} per address without a login, {rates['user']} per signed-in user, "
             f"{rates['login']} for the login; every 429 carries Retry-After (seconds). docs/player-api.md, Conventions.")
 ERROR_STATUSES = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden", 404: "Not found",
-                  405: "Method not allowed", 409: "Conflict", 413: "Too large", 415: "Unsupported media type",
+                  405: "Method not allowed", 409: "Conflict", 410: "Gone", 413: "Too large", 415: "Unsupported media type",
                   422: "Refused", 429: "Too many requests", 500: "Server error", 503: "Unavailable"}
 
 

@@ -30,6 +30,7 @@ from core.audit import Actor
 from core.errors import DomainError
 from core.money import Money, MoneyError
 from wallet import selectors, services
+from wallet.errors import PAYMENT_ORDER_FILE_ERASED
 from wallet.ledger import account_sum
 from wallet.models import (
     BankEntry,
@@ -552,6 +553,8 @@ class PaymentOrderBatchAdmin(ReadOnlyAdmin):
     def file_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         _require(request, "wallet.export_payment_orders")
         batch = get_object_or_404(PaymentOrderBatch, pk=pk)
+        if not batch.xml:  # blanked by the retention job (wallet/privacy.py): gone, not an empty file
+            return HttpResponse(PAYMENT_ORDER_FILE_ERASED.message_en, status=410, content_type="text/plain; charset=utf-8")
         resp = HttpResponse(batch.xml.encode(), content_type="application/xml; charset=utf-8")
         resp["Content-Disposition"] = f'attachment; filename="{batch.message_id}.xml"'
         return resp

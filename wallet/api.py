@@ -637,6 +637,8 @@ class StaffPaymentOrderFileView(APIView):
                                                                        description="pain.001.001.03 XML")})
     def get(self, request: Request, pk: int) -> HttpResponse:
         batch = get_object_or_404(PaymentOrderBatch, pk=pk)
+        if not batch.xml:  # blanked by the retention job (wallet/privacy.py): gone, not an empty file
+            raise errors.PAYMENT_ORDER_FILE_ERASED(batch=batch.message_id)
         resp = HttpResponse(batch.xml.encode(), content_type="application/xml; charset=utf-8")
         resp["Content-Disposition"] = f'attachment; filename="{batch.message_id}.xml"'
         return resp

@@ -142,3 +142,7 @@ BANK_DEPOSIT_NOT_ASSIGNABLE = ErrorDef(
     "wallet.bank_deposit_not_assignable", 409,
     "K tomuto vkladu nelze platbu přiřadit (není to bankovní převod tohoto hráče, nebo je již vypořádán).",
     "The payment cannot be assigned to this deposit (not a bank transfer of this player, or already settled).")
+PAYMENT_ORDER_FILE_ERASED = ErrorDef(
+    "wallet.payment_order_file_erased", 410,
+    "Soubor platebních příkazů byl po uplynutí lhůty uchování vymazán; zůstaly jeho údaje (počet, součet, otisk).",
+    "The payment-order file was erased after its retention period; its figures (count, sum, hash) remain.")

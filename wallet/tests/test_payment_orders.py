@@ -221,6 +221,10 @@ def test_staff_export_through_the_api_with_the_permission_and_download_the_file(
     player = APIClient(raise_request_exception=False)
     player.credentials(HTTP_AUTHORIZATION=f"Token {token_for(p.user)}")
     assert player.get(f"{API}/staff/bank/payment-orders/{batch['id']}/file").status_code == 403
+    # once the retention job blanked the file (wallet/privacy.py), the download says it is gone, not an empty file
+    PaymentOrderBatch.objects.filter(pk=batch["id"]).update(xml="")
+    gone = c.get(f"{API}/staff/bank/payment-orders/{batch['id']}/file")
+    assert gone.status_code == 410 and gone.json()["error"]["code"] == "wallet.payment_order_file_erased"
 
 
 def test_a_return_of_another_persons_money_that_the_bank_sends_back_stops_for_staff_and_goes_out_again(
