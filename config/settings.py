@@ -11,7 +11,7 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from core.retention_rules import RetentionTooShort, audit_retention
+from core.retention_rules import RetentionTooShort, audit_retention, partition_retention
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
@@ -379,6 +379,16 @@ if min(ACCOUNTS_RETENTION_GAMBLING_YEARS, ACCOUNTS_RETENTION_AML_YEARS, ACCOUNTS
 try:
     AUDIT_RETENTION_YEARS, AUDIT_RETENTION_AML_YEARS = audit_retention(
         env.int("AUDIT_RETENTION_YEARS", default=5), env.int("AUDIT_RETENTION_AML_YEARS", default=10))
+except RetentionTooShort as exc:
+    raise ImproperlyConfigured(str(exc)) from exc
+# How many months after its end a month of each monthly-partitioned table stays live before the daily job
+# core.partitions_archive moves it to the archive schema (kept, not deleted; docs/scaling.md "Retention"): a JSON
+# object {table: months}; a table left out keeps its legal period (core/retention_rules.py PARTITION_RULES: 120 months
+# for rounds, ledger, jackpot contributions and the audit trail, 36 for settled bets); shorter is refused at start.
+try:
+    PARTITION_RETENTION_MONTHS = partition_retention(
+        env.json("PARTITION_RETENTION_MONTHS", default={}), audit_years=AUDIT_RETENTION_YEARS,
+        audit_aml_years=AUDIT_RETENTION_AML_YEARS)
 except RetentionTooShort as exc:
     raise ImproperlyConfigured(str(exc)) from exc
 # GP §12(4), §12(7), GDPR art. 13(1)e, art. 19: the recipients of the participants' data, published in the privacy

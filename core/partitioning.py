@@ -18,9 +18,10 @@ statement as the row (so no extra statement and the same ``IntegrityError`` with
 partition (ids below the first month's range), attached without copying.
 
 New partitions are made ahead (:func:`partitions_ensure`, ``MONTHS_AHEAD`` months) after every ``migrate``
-(``core.apps``) and by the daily job ``core.partitions_ensure`` (``core/schedules.py``). Retention never deletes
+(``core.apps``) and by the hourly job ``core.partitions_ensure`` (``core/schedules.py``). Retention never deletes
 rows: :func:`partition_archive` detaches a month's partition and moves it to the ``archive`` schema (dump it with
-``pg_dump -n archive``, then drop it there).
+``pg_dump -n archive``, then drop it there); the daily job ``core.partitions_archive`` (core/archiving.py) calls it for
+the months past each table's retention period.
 """
 from __future__ import annotations
 
@@ -349,11 +350,13 @@ def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str,
         raise ValueError(f"{partition}: not a range of ids ({bounds})")
     low, high = (-(2**63) if match[1] == "MINVALUE" else int(match[1])), int(match[2])
     _exec(conn, f"CREATE SCHEMA IF NOT EXISTS {schema}")
+    for claim in (c for c in CLAIMS if c.table == table):
+        # the claims are an index of the live rows, not a record: they leave with the archived month. Deleted before
+        # the DETACH, which locks the whole table (ACCESS EXCLUSIVE) until the transaction ends: a month's claims
+        # may be millions of rows, and nothing else touches them (no new row has an id in a past month)
+        _exec(conn, f"DELETE FROM {claim.claim_table} WHERE row_id >= %s AND row_id < %s", [low, high])
     _exec(conn, f"ALTER TABLE {table} DETACH PARTITION {partition}")
     _exec(conn, f"ALTER TABLE {partition} SET SCHEMA {schema}")
-    for claim in (c for c in CLAIMS if c.table == table):
-        # the claims are an index of the live rows, not a record: they leave with the archived month
-        _exec(conn, f"DELETE FROM {claim.claim_table} WHERE row_id >= %s AND row_id < %s", [low, high])
     return f"{schema}.{partition}"
 
 
@@ -363,10 +366,17 @@ def partitions_older_than(conn: BaseDatabaseWrapper, table: str, months: int) ->
     limit = _current_month(conn) - months
     out = []
     for name, _rows_estimate in partitions(conn, table):
-        match = re.fullmatch(rf"{re.escape(table)}_p(\d{{4}})(\d{{2}})", name)
-        if match and month_index(date(int(match[1]), int(match[2]), 1)) < limit:
+        index = partition_month(table, name)
+        if index is not None and index < limit:
             out.append(name)
     return out
+
+
+def partition_month(table: str, partition: str) -> int | None:
+    """The month index of ``table``'s month partition ``partition`` (``<table>_pYYYYMM``); None for another name
+    (the legacy partition)."""
+    match = re.fullmatch(rf"{re.escape(table)}_p(\d{{4}})(\d{{2}})", partition)
+    return month_index(date(int(match[1]), int(match[2]), 1)) if match else None
 
 
 def claims_refill(conn: BaseDatabaseWrapper) -> dict[str, int]:

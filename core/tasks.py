@@ -72,3 +72,17 @@ def partitions_ensure() -> list[str]:
 
     with transaction.atomic():
         return partitioning.partitions_ensure(connection)
+
+
+@platform_task(name="core.partitions_archive", time_limit=3600, soft_time_limit=3300)
+def partitions_archive() -> dict[str, list[str]]:
+    """Daily: every month of a partitioned table past its retention period moved to the ``archive`` schema, each
+    month in its own transaction claimed with an advisory lock (core/archiving.py); the months that stay, by reason
+    (``referenced``, ``summed``, ``busy``), are logged on ``platform.retention`` and returned."""
+    from core.archiving import partitions_archive_due
+
+    report: dict[str, list[str]] = {}
+    for result in partitions_archive_due():
+        report.setdefault(result.outcome, []).append(
+            result.partition if result.outcome in ("archived", "summed") else f"{result.partition}: {result.detail}")
+    return report

@@ -36,6 +36,13 @@ ALLOWED = {
     "jackpots/admin.py": "the admin's row estimate (pg_class)",
     "core/local_servers.py": "the test servers' own set-up (PgBouncer, a streaming replica): not the platform's SQL",
     "core/partitioning.py": "DDL of the monthly partitions (CREATE/ATTACH/DETACH), built from the models' tables",
+    "core/archiving.py": "the retention job: its advisory lock, the reference probes built from the models' foreign "
+                         "keys, a month's row count (the DETACH itself is core/partitioning.py's)",
+}
+# an execute() in an sql module that does not run a registered statement's ``.sql``, with its reason
+UNREGISTERED = {
+    ("limits/sql.py", "buckets_add"): "the multi-row form of the registered limits.bucket_upsert_ordered / "
+                                      "_conservative (the same template, one VALUES row per bucket)",
 }
 # jackpots_pending is not among them: the fold job drains it every second, and the live value of a pool reads all
 # of that pool's pending rows by design (it is filled here all the same)
@@ -47,6 +54,47 @@ ROWS = 30_000
 def _statements() -> list[Statement]:
     assert {m.__name__ for m in SQL_MODULES} <= {s.name.split(".")[0] + ".sql" for s in REGISTRY.values()}
     return sorted(REGISTRY.values(), key=lambda s: s.name)
+
+
+def test_every_sql_module_of_the_apps_is_checked_and_registers_its_statements() -> None:
+    """A new ``<app>/sql.py`` is imported by the checks below only if it is in SQL_MODULES: a module left out, or one
+    with no registered statement, fails here."""
+    found = {p.parent.name for p in ROOT.glob("*/sql.py")} - {"core"}
+    assert found == {m.__name__.split(".")[0] for m in SQL_MODULES}, "add the new sql module to SQL_MODULES"
+    registered = {s.name.split(".")[0] for s in REGISTRY.values()}
+    assert found <= registered
+
+
+def test_every_statement_an_sql_module_runs_is_a_registered_one() -> None:
+    """Each ``execute()`` in an ``<app>/sql.py`` runs ``<NAME>.sql`` (or a suffix of it) of a module-level
+    ``<NAME> = register(...)``, so the column and EXPLAIN checks cover every statement the module sends; the one
+    exception is listed in UNREGISTERED with its reason."""
+    found = []
+    for path in sorted(ROOT.glob("*/sql.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text())
+        registered = {t.id for node in tree.body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                      and getattr(node.value.func, "id", "") == "register"
+                      for t in node.targets if isinstance(t, ast.Name)}
+        for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+            local = {}  # a name bound in the function to a registered statement's .sql (+ a suffix)
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Assign) and _runs_registered(node.value, registered, {}):
+                    local.update({t.id: True for t in node.targets if isinstance(t, ast.Name)})
+            for call in (n for n in ast.walk(fn) if isinstance(n, ast.Call)):
+                if getattr(call.func, "attr", "") != "execute" or not call.args:
+                    continue
+                if not _runs_registered(call.args[0], registered, local) and (rel, fn.name) not in UNREGISTERED:
+                    found.append(f"{rel}:{call.lineno} {fn.name}")
+    assert not found, f"statements run without register(): {found}"
+
+
+def _runs_registered(node: ast.expr, registered: set[str], local: dict[str, bool]) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr == "sql" and isinstance(node.value, ast.Name) and node.value.id in registered
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _runs_registered(node.left, registered, local)
+    return isinstance(node, ast.Name) and node.id in local
 
 
 @pytest.mark.parametrize("stmt", _statements(), ids=lambda s: s.name)

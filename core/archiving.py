@@ -1,0 +1,165 @@
+"""Retention of the monthly partitions: the daily job ``core.partitions_archive`` (docs/scaling.md, "Retention").
+
+For each partitioned table (``core.retention_rules.PARTITION_RULES``) and each of its months whose retention period
+(``settings.PARTITION_RETENTION_MONTHS``, never below the legal one) has passed, oldest first, each month in its own
+transaction:
+
+* a table whose live rows a check sums against a running total (``summed_by``: the ledger, jackpot contributions,
+  settled bets) is left alone and its due months reported ``summed``: archiving them would change the sum;
+* the month is claimed with ``pg_try_advisory_xact_lock``; a month another worker holds is reported ``busy`` and
+  left to the next run, one already archived is skipped;
+* a month that rows of another table still point at (every foreign key of the models to the table, read from the
+  models' fields; a round's actions, the carry-over state of a player's last round) is reported ``referenced`` with
+  those tables and stays;
+* otherwise ``core.partitioning.partition_archive`` detaches it into the ``archive`` schema (no row deleted) under a
+  ``lock_timeout`` (the DETACH locks the whole table; a month that cannot get the lock in time is ``busy``), and an
+  audit event ``core.partition.archived`` records the table, the month and its row count.
+
+A month is due at 00:00 Prague of the day after its last row's period ends (the civil code's count, as
+``accounts.retention``): ``archive_due_at``. Ids encode the UTC month the row was written in
+(``core.partitioning``), so the month's last row was written just before the next UTC month began.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, OperationalError, connection, transaction
+
+from core import clock, partitioning
+from core.audit import Actor, audit_record
+from core.retention_rules import PARTITION_RULES, PartitionRule, partition_retention
+
+log = logging.getLogger("platform.retention")
+
+#: the first key of the advisory lock that claims one month (the second is ``hashtext(partition name)``)
+LOCK_CLASS = 220_001
+#: how long the DETACH may wait for the table's lock before the month is left to the next run
+LOCK_TIMEOUT = "5s"
+
+ARCHIVED, REFERENCED, SUMMED, BUSY = "archived", "referenced", "summed", "busy"
+
+
+@dataclass(frozen=True)
+class MonthResult:
+    table: str
+    partition: str
+    month: date
+    outcome: str  # ARCHIVED | REFERENCED | SUMMED | BUSY
+    detail: str = ""  # the referencing tables, the summing check, or why it was busy
+    rows: int = 0  # archived rows
+
+
+def _add_months(d: date, months: int) -> date:
+    """The same day ``months`` later; a day the month lacks becomes its last day (31 March - 1 month: 28/29 Feb)."""
+    index = d.month - 1 + months
+    year, month = d.year + index // 12, index % 12 + 1
+    first_next = date(year + (month == 12), month % 12 + 1, 1)
+    return date(year, month, min(d.day, (first_next - timedelta(days=1)).day))
+
+
+def archive_due_at(index: int, months: int) -> datetime:
+    """The first instant month ``index``'s partition may be archived: its last possible row was written just before
+    the next UTC month began; that row's period of ``months`` months ends at the end of the Prague day corresponding
+    to the day it was written (civil code 89/2012 Sb. §605(2)), so the month is due at 00:00 Prague of the next day."""
+    last = datetime.combine(partitioning.month_of(index + 1), time.min, tzinfo=UTC) - timedelta(microseconds=1)
+    end_day = _add_months(clock.local(last).date(), months)
+    return datetime.combine(end_day + timedelta(days=1), time.min, tzinfo=clock.PRAGUE).astimezone(UTC)
+
+
+def references(table: str) -> list[tuple[str, str]]:
+    """``(table, column)`` of every model field that points at a row of ``table`` (foreign keys and one-to-ones of
+    the installed models, with or without a database constraint)."""
+    from django.apps import apps  # the registry, not an import of an app: core imports no app
+
+    found = set()
+    for model in apps.get_models(include_auto_created=True):
+        opts = model._meta
+        if opts.proxy or not opts.managed:
+            continue
+        for field in opts.concrete_fields:
+            if (field.is_relation and (field.many_to_one or field.one_to_one) and field.related_model is not None
+                    and field.related_model._meta.db_table == table):  # type: ignore[union-attr]
+                found.add((opts.db_table, field.column))
+    return sorted(found)
+
+
+def _one(sql: str, params: list[int | str]) -> Any:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def _referencing(table: str, low: int, high: int) -> list[str]:
+    """The ``table.column``s of :func:`references` with a row pointing into ``[low, high)``."""
+    q = connection.ops.quote_name
+    return [f"{t}.{c}" for t, c in references(table)
+            if _one(f"SELECT EXISTS (SELECT 1 FROM {q(t)} WHERE {q(c)} >= %s AND {q(c)} < %s)", [low, high])]
+
+
+def months_due(table: str, months: int, now: datetime) -> list[tuple[str, int]]:
+    """``(partition, month index)`` of ``table``'s month partitions due at ``now``, oldest first (the legacy
+    partition of rows written before the conversion is not a month and never due)."""
+    out = []
+    for name, _estimate in partitioning.partitions(connection, table):
+        index = partitioning.partition_month(table, name)
+        if index is not None and archive_due_at(index, months) <= now:
+            out.append((name, index))
+    return sorted(out, key=lambda item: item[1])
+
+
+def _archive_month(rule: PartitionRule, name: str, index: int, months: int) -> MonthResult | None:
+    month = partitioning.month_of(index)
+    try:
+        with transaction.atomic():
+            if not _one("SELECT pg_try_advisory_xact_lock(%s, hashtext(%s))", [LOCK_CLASS, name]):
+                return MonthResult(rule.table, name, month, BUSY, "another worker holds the month")
+            if name not in {n for n, _ in partitioning.partitions(connection, rule.table)}:
+                return None  # archived by another worker since the list was read
+            low, high = partitioning.month_range(index)
+            referencing = _referencing(rule.table, low, high)
+            if referencing:
+                return MonthResult(rule.table, name, month, REFERENCED, ", ".join(referencing))
+            rows = int(_one(f"SELECT count(*) FROM {connection.ops.quote_name(name)}", []))
+            with connection.cursor() as cursor:
+                cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
+            archived = partitioning.partition_archive(connection, rule.table, name)
+            audit_record(actor=Actor.system("partitions_archive"), action="core.partition.archived",
+                         object_type="partition", object_id=name, table=rule.table, month=month.isoformat(),
+                         rows=rows, archive=archived, retention_months=months)
+            return MonthResult(rule.table, name, month, ARCHIVED, archived, rows)
+    except OperationalError as exc:  # the table's lock not granted within LOCK_TIMEOUT
+        return MonthResult(rule.table, name, month, BUSY, str(exc).strip())
+    except IntegrityError as exc:  # a foreign key the models do not declare
+        return MonthResult(rule.table, name, month, REFERENCED, str(exc).strip())
+
+
+def partitions_archive_due(*, now: datetime | None = None) -> list[MonthResult]:
+    """Archive every month past its table's retention period that nothing references (module docstring); one
+    result per due month, archived or not, with the reason it stays."""
+    now = now or clock.now()
+    retention = partition_retention(dict(settings.PARTITION_RETENTION_MONTHS),
+                                    audit_years=int(settings.AUDIT_RETENTION_YEARS),
+                                    audit_aml_years=int(settings.AUDIT_RETENTION_AML_YEARS))
+    results: list[MonthResult] = []
+    for rule in PARTITION_RULES:
+        if not partitioning.is_partitioned(connection, rule.table):
+            continue
+        months = retention[rule.table]
+        for name, index in months_due(rule.table, months, now):
+            if rule.summed_by:
+                results.append(MonthResult(rule.table, name, partitioning.month_of(index), SUMMED, rule.summed_by))
+                continue
+            result = _archive_month(rule, name, index, months)
+            if result is not None:
+                results.append(result)
+    for r in results:
+        if r.outcome == ARCHIVED:
+            log.info("archived %s (%s, %s rows) as %s", r.partition, r.table, r.rows, r.detail)
+        else:
+            log.warning("kept %s past its retention period: %s (%s)", r.partition, r.outcome, r.detail)
+    return results
