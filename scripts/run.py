@@ -149,8 +149,8 @@ Platform running:
    Schema     {BASE}/api/schema
    Mailbox    {BASE}/dev/mailbox (the e-mails and SMS the sandbox would have sent; development only)
    Links in e-mails and payment instructions start with PUBLIC_BASE_URL={os.environ["PUBLIC_BASE_URL"]}
-   QA forced outcomes in play money: GAMES_QA_FORCED_OUTCOMES={os.environ.get("GAMES_QA_FORCED_OUTCOMES", "false")} (a game's
-   "QA" box in the client offers presets, e.g. a Kobushi free-spin round; development only)
+   QA forced outcomes (play money only): GAMES_QA_FORCED_OUTCOMES={os.environ.get("GAMES_QA_FORCED_OUTCOMES", "false")}
+      a game's "QA" box in the player app offers presets: a Kobushi free-spin round at once (docs/playclient.md)
 Demo data:
 {demo}
 Ctrl-C stops everything.""", flush=True)
