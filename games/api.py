@@ -9,6 +9,7 @@ GET  rounds/{id}                    recall of one round (GP §11(5))
 GET  rounds/{id}/verify             replay check of the stored round
 POST rounds/{id}/actions            continue an interactive round (Idempotency-Key required)
 POST play-money/rounds              start a play-money round (no wallet, no limits; QA forced draws)
+GET  play-money/presets/{code}      QA presets: forced draws that trigger each feature (development only)
 """
 from __future__ import annotations
 
@@ -29,12 +30,13 @@ from core.audit import Actor
 from core.errors import DomainError, jsonable
 from core.idempotency import idempotent, mark_replayed, request_key
 from core.permissions import staff_permission
-from games import selectors, services
+from games import errors, selectors, services
 from games.models import Game, Round
 from games.serializers import (
     GameSummarySerializer,
     LaunchSerializer,
     OpenRoundSerializer,
+    PlayMoneyPresetsSerializer,
     PlayMoneyRoundRequestSerializer,
     RoundActRequestSerializer,
     RoundPlayRequestSerializer,
@@ -44,6 +46,7 @@ from games.serializers import (
     bet_request_examples,
     bet_to_api,
 )
+from games.services import qa
 
 PLAY_MONEY_PARAM = OpenApiParameter("play_money", OpenApiTypes.BOOL, OpenApiParameter.QUERY,
                                     description="play-money rounds instead of real-money ones")
@@ -164,6 +167,23 @@ class PlayMoneyRoundsView(APIView):
         )
         response = Response(RoundSerializer(rnd).data, status=201)
         return mark_replayed(response) if rnd.replayed else response
+
+
+class PlayMoneyPresetsView(APIView):
+    """QA presets (development only: ``GAMES_QA_FORCED_OUTCOMES``, never in production): for the game's current
+    version, each feature its round start can trigger, with the forced draws that trigger it and the bet they were
+    found with (searched with the pure engine, cached per game version). Send both to ``POST play-money/rounds``
+    (``bet``, ``forced_draws``); a real-money round refuses forced draws."""
+
+    permission_classes = [IsPlayer]
+
+    @extend_schema(responses=PlayMoneyPresetsSerializer)
+    def get(self, request: Request, code: str) -> Response:
+        if not services.qa_forced_outcomes_enabled():  # refused before anything is looked up or searched
+            raise errors.QA_FORCED_DISABLED()
+        row = selectors.game_current(code)
+        found = qa.game_presets(row.code, row.version)
+        return Response(PlayMoneyPresetsSerializer({"game": row.code, "version": row.version, **found}).data)
 
 
 class OpenRoundView(APIView):

@@ -297,3 +297,32 @@ class PlayMoneyRoundRequestSerializer(RoundPlayRequestSerializer):
 
 class RoundActRequestSerializer(serializers.Serializer):
     action = serializers.DictField(help_text="one of the options in the round's pending")
+
+
+class PlayMoneyPresetSerializer(serializers.Serializer):
+    """One QA preset: forced draws whose round start triggers ``feature`` with ``bet``."""
+
+    feature = serializers.CharField(help_text="the feature the round start triggers (`big_cat_free_spins`)")
+    features = serializers.ListField(child=serializers.CharField(),
+                                     help_text="every feature that start triggers (the feature alone where found)")
+    bet = serializers.JSONField(help_text="the bet the draws were found with, as a request sends it (amounts as "
+                                          "Money objects): send it as the round's `bet`")
+    forced_draws = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2),
+        help_text="the draws [n, value] of that start: the play-money round's `forced_draws`")
+    seed = serializers.IntegerField(help_text="the seed of the search that gave the draws (for the record)")
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["bet"] = bet_to_api(data["bet"], formatted=False)
+        return data
+
+
+class PlayMoneyPresetsSerializer(serializers.Serializer):
+    """QA presets of a game's current version (development only, play money only)."""
+
+    game = serializers.CharField()
+    version = serializers.IntegerField()
+    presets = PlayMoneyPresetSerializer(many=True)
+    searched_seeds = serializers.IntegerField(help_text="how many seeds the pure engine tried")
+    complete = serializers.BooleanField(help_text="false when the search ran out of time before its seed bound")

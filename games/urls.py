@@ -11,4 +11,5 @@ urlpatterns = [
     path("rounds/<int:round_id>/verify", api.RoundVerifyView.as_view(), name="games-round-verify"),
     path("rounds/<int:round_id>/actions", api.RoundActionView.as_view(), name="games-round-actions"),
     path("play-money/rounds", api.PlayMoneyRoundsView.as_view(), name="games-play-money-rounds"),
+    path("play-money/presets/<str:code>", api.PlayMoneyPresetsView.as_view(), name="games-play-money-presets"),
 ]

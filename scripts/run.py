@@ -34,6 +34,30 @@ def public_base_url(environ: dict[str, str] | os._Environ[str]) -> str:
     return f"http://{host}:{environ.get('PORT', '8000') or '8000'}"
 
 
+def dotenv(path: Path) -> dict[str, str]:
+    """The ``NAME=value`` lines of the project's ``.env`` (the settings read it too), for what ``make run`` decides."""
+    if not path.is_file():
+        return {}
+    found = {}
+    for line in path.read_text().splitlines():
+        name, sep, value = line.strip().removeprefix("export ").partition("=")
+        if sep and name and not name.startswith("#"):
+            found[name.strip()] = value.strip().strip("'\"")
+    return found
+
+
+def qa_forced_outcomes(environ: dict[str, str] | os._Environ[str], dotenv_values: dict[str, str]) -> str | None:
+    """``GAMES_QA_FORCED_OUTCOMES`` for the development demo: ``"true"`` unless set (in the environment or ``.env``:
+    then None, the settings read it as set) or production (``DJANGO_ENV=production``: None, and the settings refuse
+    it on). It lets the client's QA presets play a Kobushi free-spin round at once in play money, where one comes
+    about once in 294 rounds; a real-money round refuses forced draws whatever this says."""
+    if "GAMES_QA_FORCED_OUTCOMES" in environ or "GAMES_QA_FORCED_OUTCOMES" in dotenv_values:
+        return None
+    if environ.get("DJANGO_ENV", dotenv_values.get("DJANGO_ENV", "development")) == "production":
+        return None
+    return "true"
+
+
 def manage(*args: str, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([PY, "manage.py", *args], cwd=ROOT, check=True, **kw)
 
@@ -57,6 +81,9 @@ def main() -> int:
     os.chdir(ROOT)
     # every child (web, worker, beat, seed_demo) builds its links on the address we serve on (issue 21)
     os.environ["PUBLIC_BASE_URL"] = public_base_url(os.environ)
+    qa = qa_forced_outcomes(os.environ, dotenv(ROOT / ".env"))
+    if qa is not None:
+        os.environ["GAMES_QA_FORCED_OUTCOMES"] = qa
     embedded = not os.environ.get("DATABASE_URL")
     if embedded:
         # start the embedded PostgreSQL here and hand its URL to every child (settings never start it)
@@ -122,6 +149,8 @@ Platform running:
    Schema     {BASE}/api/schema
    Mailbox    {BASE}/dev/mailbox (the e-mails and SMS the sandbox would have sent; development only)
    Links in e-mails and payment instructions start with PUBLIC_BASE_URL={os.environ["PUBLIC_BASE_URL"]}
+   QA forced outcomes (play money only): GAMES_QA_FORCED_OUTCOMES={os.environ.get("GAMES_QA_FORCED_OUTCOMES", "false")}
+      a game's "QA" box in the player app offers presets: a Kobushi free-spin round at once (docs/playclient.md)
 Demo data:
 {demo}
 Ctrl-C stops everything.""", flush=True)

@@ -70,3 +70,23 @@ def test_the_staff_notice_of_a_complaint_links_through_the_public_base_url(setti
         pk = 7
 
     assert _staff_link(Complaint()) == f"{SERVED}/admin/complaints/complaint/7/change/"
+
+
+@pytest.mark.parametrize(("environ", "dotenv", "expected"), [
+    ({}, {}, "true"),
+    ({"PORT": "8200"}, {}, "true"),
+    ({"GAMES_QA_FORCED_OUTCOMES": "false"}, {}, None),  # set: left as it is
+    ({}, {"GAMES_QA_FORCED_OUTCOMES": "false"}, None),
+    ({"DJANGO_ENV": "production"}, {}, None),  # never in production (the settings refuse it on)
+    ({}, {"DJANGO_ENV": "production"}, None),
+])
+def test_make_run_turns_qa_forced_outcomes_on_for_the_development_demo_unless_set_or_in_production(
+        environ, dotenv, expected):
+    assert run.qa_forced_outcomes(environ, dotenv) == expected
+
+
+def test_make_run_reads_the_projects_env_file_as_the_settings_do(tmp_path):
+    env = tmp_path / ".env"
+    env.write_text("# a comment\nDJANGO_ENV=production\nexport GAMES_QA_FORCED_OUTCOMES='false'\n")
+    assert run.dotenv(env) == {"DJANGO_ENV": "production", "GAMES_QA_FORCED_OUTCOMES": "false"}
+    assert run.dotenv(tmp_path / "missing") == {}

@@ -153,13 +153,14 @@ class Client:
 
 
 class Screens:
-    def __init__(self, driver: WebDriver):
+    def __init__(self, driver: WebDriver, folder: Path | None = None):
         self.d = driver
+        self.folder = folder or SCREENS
         self.taken: list[Path] = []
 
     def shot(self, name: str, sizes=(PHONE, DESKTOP)) -> None:
         """Whole-page screenshots of the current screen at each size (the page is laid out at that width first)."""
-        SCREENS.mkdir(parents=True, exist_ok=True)
+        self.folder.mkdir(parents=True, exist_ok=True)
         for width, height in sizes:
             label = "phone" if width == PHONE[0] else "desktop"
             mobile = label == "phone"
@@ -170,7 +171,7 @@ class Screens:
             self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
                 "width": width, "height": max(height, int(full["height"])), "deviceScaleFactor": 1, "mobile": mobile})
             png = self.d.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"]
-            path = SCREENS / f"play-{name}-{label}.png"
+            path = self.folder / f"play-{name}-{label}.png"
             path.write_bytes(base64.b64decode(png))
             self.taken.append(path)
             print(f"screenshot: {path}")

@@ -5,7 +5,7 @@ She registers (a temporary account, its countdown and deposit cap), opens the e-
 from the development mailbox the client shows, logs in with the first password from the SMS (the same mailbox) and
 changes it, adds a bank account and deposits through the sandbox
 provider's payment page, plays European roulette and Kobushi for money, plays a Kobushi free-spin round to the end
-in play money (QA forced draws), sets a daily stake limit and hits it (the server's refusal in Czech, then in
+in play money (the QA box's free-spin preset: forced draws the server found), sets a daily stake limit and hits it (the server's refusal in Czech, then in
 English), verifies a round by replay and files a complaint about it, loosens the limit (pending for 7 days) and at last
 presses the panic button. Nothing the client does goes outside
 /api/v1/ and /static/, no script fails, and the 2-second rule (GP §7(9)) never shows an error in normal play.
@@ -23,7 +23,8 @@ from django.core import mail
 from accounts.models import SandboxSms
 from accounts.testing import make_register_record, registration_payload
 from core.models import SandboxEmail
-from games.models import Round
+from games.models import Game, Round
+from games.services import qa
 from limits import errors as limit_errors
 from playclient.tests.harness import PHONE, Client, Screens, found
 
@@ -31,15 +32,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 NEW_PASSWORD = "Moje-nove-heslo-2026"
 BANK_ACCOUNT = "19-2000145399/0800"
-FREE_SPIN_BET = {"lines": 30, "coins": 1, "coin_value": 10}  # 3 CZK
-
-
-def free_spin_draws() -> list:
-    """The QA forced draws of a Kobushi round that starts Big Cat free spins (found with the pure engine)."""
-    from games.tests.platform.test_slots_e2e import _features, find_seed, start_draws
-
-    seed = find_seed("kobushi", FREE_SPIN_BET, lambda s: _features(s) == ["big_cat_free_spins"])
-    return start_draws("kobushi", FREE_SPIN_BET, seed)
 
 
 def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_complains_in_chromium(
@@ -139,10 +131,17 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     c.click("#spin")
     c.wait(lambda d: Round.objects.filter(play_money=False, game_code="kobushi").count() == 1)
     c.el("#result [data-round]")
-    c.fill("#bet-form", lines="30", coins="1", coin_value="10")
-    c.click("#play-money")
-    play_browser.execute_script("document.querySelector('details.qa').open = true")
-    c.el("#forced-draws").send_keys(json.dumps(free_spin_draws()))
+    #    the QA box offers the server's presets (GAMES_QA_FORCED_OUTCOMES): the free-spin one fills the forced draws,
+    #    the preset's bet and ticks play money, as a newcomer does it
+    c.el("#qa[open] #qa-presets button[data-feature='big_cat_free_spins']")
+    assert not play_browser.find_element("id", "play-money").is_selected()
+    c.click("#qa-presets button[data-feature='big_cat_free_spins']")
+    assert play_browser.find_element("id", "play-money").is_selected()
+    assert "Velká kočka" in c.text("#qa-chosen")
+    preset = next(p for p in qa.game_presets("kobushi", Game.objects.get(code="kobushi", current=True).version)[
+        "presets"] if p["feature"] == "big_cat_free_spins")
+    assert json.loads(c.d.find_element("id", "forced-draws").get_attribute("value") or "null") == preset["forced_draws"]
+    assert c.text("#total-bet") == "Celkem: 7,50 Kč"  # the preset's bet (15 lines x 5 coins x 0.10)
     c.click("#spin")
     c.el("#pending [data-action='spin']")
     assert "Volné otáčky" in c.text("#pending")
@@ -157,6 +156,9 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
         c.wait(lambda d: not d.find_elements("css selector", "#pending button[disabled]"))
     free = Round.objects.get(play_money=True)
     assert free.status == "finished" and free.forced_outcome and len(free.actions) >= 5
+    assert {k: free.bet_params[k] for k in preset["bet"]} == preset["bet"]
+    assert free.draws[:len(preset["forced_draws"])] == preset["forced_draws"]
+    assert c.d.find_element("id", "forced-draws").get_attribute("value") == ""  # a preset plays one round
     assert all(a == {"type": "spin"} for a in free.actions)
     screens.shot("kobushi")
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 
 from core.rng import SeededRNG, use_rng
-from games.engine import RecordingRNG, registry
+from games.engine import registry
 from games.models import Round
+from games.services.qa import find_seed, start_draws
+from games.services.qa import start_features as _features
 from games.tests.platform.helpers import act, balance, client_for, funded_player, play_money, start
 from games.tests.platform.testgames import FixedRNG
 
@@ -25,23 +27,6 @@ needs = {code: pytest.mark.skipif(not _registered(code), reason=f"{code} is not 
          for code in ("kobushi", "fruit_king", "simply_the_best_27")}
 
 
-def find_seed(code: str, bet: dict, predicate, limit: int = 50_000) -> int:
-    """The first seed whose round start (pure engine) satisfies ``predicate(state)``."""
-    g = registry.get_game(code)
-    b = g.validate_bet(bet)
-    for seed in range(limit):
-        if predicate(g.start(b, SeededRNG(seed))):
-            return seed
-    raise AssertionError(f"no seed below {limit} gives the wanted {code} round")
-
-
-def start_draws(code: str, bet: dict, seed: int) -> list:
-    g = registry.get_game(code)
-    rec = RecordingRNG(SeededRNG(seed))
-    g.start(g.validate_bet(bet), rec)
-    return rec.draws
-
-
 def finish_round(c, rid: int, choose=lambda options: options[0], limit: int = 500) -> dict:
     """Answer the round's pending actions through the API until it ends (a pick chooses with ``choose``)."""
     body = c.get(f"/api/v1/games/rounds/{rid}").json()
@@ -53,10 +38,6 @@ def finish_round(c, rid: int, choose=lambda options: options[0], limit: int = 50
         assert r.status_code == 200, r.json()
         body = r.json()
     raise AssertionError("the round did not end")
-
-
-def _features(state) -> list:
-    return state["steps"][0].get("features", [])
 
 
 # --- Kobushi ----------------------------------------------------------------------------------------------------------

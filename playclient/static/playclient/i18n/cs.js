@@ -76,6 +76,7 @@ export default {
   "games.rtp": "RTP", "games.rtp_jackpots": "RTP s jackpoty", "games.bet": "Sázka", "games.max_hourly_loss": "Max. prohra za hodinu",
   "games.play": "Hrát", "games.not_here": "Tuto hru tento klient nezobrazuje.", "games.login_to_play": "Pro hraní se přihlaste.",
   "games.play_money": "Hra o body", "games.qa": "QA: vynucené tahy (jen hra o body)", "games.qa_hint": "Jen kde to server povoluje (GAMES_QA_FORCED_OUTCOMES); nikdy o peníze.",
+  "games.qa_presets": "Předvolby: příští kolo o body spustí vybranou funkci (sázka se nastaví podle předvolby).", "games.qa_presets_none": "Pro tuto hru tu nejsou žádné předvolby.", "games.qa_preset_chosen": "Příští kolo o body: {feature}.", "games.qa_draws": "Vynucené tahy [[n, hodnota], …]",
   "games.spin": "Roztočit", "games.rules": "Pravidla", "games.declared": "RTP {rtp} % · nejvyšší prohra za hodinu {loss}",
   "games.round": "Kolo #{id}", "games.stake": "Sázka", "games.win": "Výhra", "games.forced": "vynucený výsledek (QA)", "games.spins_left": "zbývá {n}",
   "pending.free_spin": "Volné otáčky", "pending.pick": "Bonus: vyberte", "pending.gamble": "Riskovat výhru?", "pending.collect": "Vybrat výhru",

@@ -76,6 +76,7 @@ export default {
   "games.rtp": "RTP", "games.rtp_jackpots": "RTP with jackpots", "games.bet": "Bet", "games.max_hourly_loss": "Max. loss an hour",
   "games.play": "Play", "games.not_here": "This client does not show this game.", "games.login_to_play": "Log in to play.",
   "games.play_money": "Play money", "games.qa": "QA: forced draws (play money only)", "games.qa_hint": "Only where the server allows it (GAMES_QA_FORCED_OUTCOMES); never for money.",
+  "games.qa_presets": "Presets: the next play-money round triggers the chosen feature (the bet is set from the preset).", "games.qa_presets_none": "No presets for this game here.", "games.qa_preset_chosen": "Next play-money round: {feature}.", "games.qa_draws": "Forced draws [[n, value], …]",
   "games.spin": "Spin", "games.rules": "Rules", "games.declared": "RTP {rtp} % · max. loss an hour {loss}",
   "games.round": "Round #{id}", "games.stake": "Stake", "games.win": "Win", "games.forced": "forced outcome (QA)", "games.spins_left": "{n} left",
   "pending.free_spin": "Free spins", "pending.pick": "Bonus: pick", "pending.gamble": "Gamble the win?", "pending.collect": "Collect the win",

@@ -33,8 +33,15 @@ export async function game({ arg, refreshBalance }) {
   const board = h("div.board", { id: "board" });
   const result = h("div.result", { id: "result", "aria-live": "polite" });
   const mode = h("label.check", {}, h("input", { type: "checkbox", id: "play-money" }), ` ${t("games.play_money")}`);
-  const qa = h("details.qa", {}, h("summary", {}, t("games.qa")),
-    h("textarea", { id: "forced-draws", rows: 2, placeholder: "[[37, 17]]" }), h("p.small", {}, t("games.qa_hint")));
+  // QA (development only: GAMES_QA_FORCED_OUTCOMES, play money only): the presets the server found for this game
+  // version (forced draws that trigger a feature, and the bet they were found with), or draws typed by hand. The box
+  // stays hidden where the server refuses forced outcomes (production).
+  const draws = h("textarea", { id: "forced-draws", rows: 2, placeholder: "[[37, 17]]" });
+  const presets = h("div.presets", { id: "qa-presets" });
+  const chosen = h("p.small", { id: "qa-chosen", "aria-live": "polite" });
+  const qa = h("details.qa", { id: "qa", hidden: true }, h("summary", {}, t("games.qa")),
+    presets, chosen, h("label", { for: "forced-draws" }, t("games.qa_draws")), draws, h("p.small", {}, t("games.qa_hint")));
+  let presetDraws = null; // the draws of the preset chosen: used once, by the next play-money round
   const spin = h("button.spin", { type: "button", id: "spin" }, t("games.spin"));
   const table = ui(g.description || {}, launch.last_bet, board);
 
@@ -54,14 +61,39 @@ export async function game({ arg, refreshBalance }) {
     const bet = table.bet();
     if (!bet) return;
     const playMoney = document.getElementById("play-money").checked;
-    const forced = document.getElementById("forced-draws").value.trim();
+    const forced = draws.value.trim();
     const body = { game: g.code, bet };
     if (forced) body.forced_draws = JSON.parse(forced);
     const rnd = await post(playMoney ? "/games/play-money/rounds" : "/games/rounds", body, { key: newKey() });
     lastRoundAt = Date.now();
+    if (presetDraws !== null && forced === presetDraws) { // a preset plays once; the next round is drawn as usual
+      draws.value = "";
+      presetDraws = null;
+      chosen.textContent = "";
+    }
     show(rnd);
   }).finally(pace));
   pace();
+  const choose = (p) => {
+    if (table.set) table.set(p.bet);
+    document.getElementById("play-money").checked = true;
+    draws.value = presetDraws = JSON.stringify(p.forced_draws);
+    chosen.textContent = t("games.qa_preset_chosen", { feature: featureName(p.feature) });
+  };
+  if (session.token) get(`/games/play-money/presets/${g.code}`).then((answer) => {
+    qa.hidden = false;
+    qa.open = answer.presets.length > 0;
+    presets.replaceChildren(answer.presets.length
+      ? h("p.small", {}, t("games.qa_presets"))
+      : h("p.small", {}, t("games.qa_presets_none")),
+    h("div.options", {}, answer.presets.map((p) => h("button.secondary", {
+      type: "button", class: "preset", dataset: { feature: p.feature }, onclick: () => choose(p),
+    }, featureName(p.feature)))));
+  }, (e) => {
+    if (e.code === "game.qa_forced_outcomes_disabled" || e.status === 401 || e.status === 403) return; // no QA here
+    qa.hidden = false; // forced draws may still be typed; the presets could not be had
+    presets.replaceChildren(h("p.small", {}, t("games.qa_presets_none")));
+  });
   if (launch.open_round && launch.open_round.game.code === g.code) show(launch.open_round);
   else if (g.kind === "slot") result.append(slotWindow({ window: null }));
   return section(name(g), h("p.small", {}, t("games.declared", { rtp: g.declared.rtp, loss: money(g.declared.max_hourly_loss) })),
@@ -90,6 +122,9 @@ function roundView(rnd, kind, onNext) {
   }
   return node;
 }
+
+// a feature's name in the player's language (the game's own code where the dictionary has none)
+const featureName = (f) => { const text = t(`feature.${f}`); return text.startsWith("⟦") ? f : text; };
 
 const optionLabel = (o) => [t(`option.${o.type}`), ...Object.entries(o).filter(([k]) => k !== "type").map(([k, v]) => `${k} ${v}`)].join(" ");
 
@@ -166,7 +201,12 @@ function slot(desc, lastBet, board) {
   form.addEventListener("change", total);
   total();
   board.append(form);
-  return { bet };
+  // a bet as the API answers it (a QA preset's): the form shows it and the next round stakes it
+  const set = (b) => {
+    for (const k of ["lines", "coins", "coin_value"]) if (b[k] !== undefined) form.elements[k].value = String(minor(b[k]));
+    total();
+  };
+  return { bet, set };
 }
 
 function slotWindow(step) {
@@ -178,7 +218,7 @@ function slotWindow(step) {
   if (step.scatter?.win) wins.push(t("slot.scatter_win", { count: step.scatter.count, win: czk(step.scatter.win) }));
   return h("div.slot", {}, h("div.reels", { id: "reels" }, Array.from({ length: rows }, (_, r) =>
     reels.map((reel) => h("span", { class: `sym sym-${reel[r]}` }, short(reel[r]))))),
-  step.mode ? h("p.small", {}, t(`mode.${step.mode}`), Number.isInteger(step.win) ? ` · ${t("games.win")} ${czk(step.win)}` : "", step.features?.length ? ` · ${step.features.map((f) => t(`feature.${f}`)).join(", ")}` : "") : null,
+  step.mode ? h("p.small", {}, t(`mode.${step.mode}`), Number.isInteger(step.win) ? ` · ${t("games.win")} ${czk(step.win)}` : "", step.features?.length ? ` · ${step.features.map(featureName).join(", ")}` : "") : null,
   wins.length ? h("ul.small", {}, wins.map((w) => h("li", {}, w))) : null);
 }
 
