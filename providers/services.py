@@ -27,6 +27,7 @@ from core import errors as core_errors
 from core.errors import DomainError, jsonable
 from core.money import Money
 from core.parsers import contains_nul, loads_bounded
+from games import errors as games_errors
 from games import services as games
 from games.models import Game, Round
 from providers import errors
@@ -184,9 +185,9 @@ def launch_start(*, player: Player, provider_code: str, game_code: str, lang: st
     if game is None:
         raise errors.GAME_INVALID(game=str(game_code)[:60])
     if not game.enabled:
-        raise games.errors.GAME_DISABLED(game=game.code)
+        raise games_errors.GAME_DISABLED(game=game.code)
     if not game.approved:
-        raise games.errors.GAME_NOT_APPROVED(game=game.code, version=game.version, approval_state=game.approval_state)
+        raise games_errors.GAME_NOT_APPROVED(game=game.code, version=game.version, approval_state=game.approval_state)
     refusal = betting_refusal(player)
     if refusal is not None:
         raise refusal
