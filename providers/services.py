@@ -22,8 +22,8 @@ from django.db import IntegrityError, transaction
 from accounts.models import Player
 from accounts.selectors import betting_refusal
 from core import clock
-from core.audit import Actor, audit_record, security_event
 from core import errors as core_errors
+from core.audit import Actor, audit_record, security_event
 from core.errors import DomainError, jsonable
 from core.money import Money
 from core.parsers import contains_nul, loads_bounded
@@ -147,8 +147,9 @@ def provider_save(*, provider: Provider, new_secret: str = "", actor: Actor) -> 
     now = clock.now()
     with transaction.atomic():
         created = provider.pk is None
-        old = None if created else (Provider.objects.select_for_update(no_key=True).filter(pk=provider.pk)
-                                    .values("enabled", "launch_url", "api_url", "allowed_sources", "name").first())
+        found = None if created else (Provider.objects.select_for_update(no_key=True).filter(pk=provider.pk)
+                                      .values("enabled", "launch_url", "api_url", "allowed_sources", "name").first())
+        old: dict[str, Any] | None = dict(found) if found is not None else None
         if created:
             provider.created_at = now
         provider.updated_at = now

@@ -66,7 +66,7 @@ def test_the_notice_is_retried_until_the_provider_answers(player, provider, sign
             round_cancelled_notify.run("sim", "r1", "deadline", 1_000)
         assert round_cancelled_notify.run("sim", "r1", "deadline", 1_000) == "told"
     assert [c[0] for c in server.calls] == ["round-cancelled", "round-cancelled"]
-    assert adapters.ProviderUnavailable in round_cancelled_notify.autoretry_for
+    assert adapters.ProviderUnavailable in round_cancelled_notify.autoretry_for  # type: ignore[attr-defined]
 
 
 def test_a_remote_round_with_a_credited_win_is_settled_at_its_deadline_not_refunded(player, provider, signed, session,
