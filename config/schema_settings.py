@@ -25,6 +25,8 @@ SPECTACULAR_SETTINGS: dict[str, Any] = {
         ("complaints", "Complaints and win claims"),
         ("aml", "Identification, PEP and source-of-funds declarations"),
         ("core", "Platform operations"),
+        ("providers", "Games from outside studios: the player's launch, and the seamless-wallet calls a provider signs "
+                      "(session, balance, bet, win, rollback, round-end; docs/providers.md)"),
         ("wallet (staff)", "Staff: branch cash, bank statements, payment orders"),
         ("aml (staff)", "Staff: identification review, compliance cases, screening lists"),
         ("complaints (staff)", "Staff: the complaints report"),

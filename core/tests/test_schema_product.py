@@ -11,7 +11,7 @@ from drf_spectacular.generators import SchemaGenerator
 from core.api_errors import view_errors
 from games.engine.registry import list_games
 
-AREAS = {"accounts", "wallet", "limits", "games", "jackpots", "complaints", "aml", "core", "reports"}
+AREAS = {"accounts", "wallet", "limits", "games", "jackpots", "complaints", "aml", "core", "reports", "providers"}
 
 
 @pytest.fixture(scope="module")
