@@ -420,12 +420,20 @@ def _exactly_once(call: Call, provider: Provider, body: dict[str, Any], ctx: pro
             return _error_answer(core_errors.UNAVAILABLE(retry_after_seconds=core_errors.RETRY_AFTER_SECONDS))
         return _replay(call, stored, sha)
     except DomainError as exc:
+        if call.operation != "bet":
+            # A refused win, rollback or round-end moved nothing and is not recorded: its repeat under the same id is
+            # judged again. A win that came before its bet (out of order) is refused as unknown now and credited when
+            # the provider retries it after the bet; every other refusal of these (a voided or settled round, a
+            # rollback after a win) only ever stays as it is, since a round's state moves one way.
+            player = ctx.player
+            return _error_answer(exc, balance=wallet_balance(player).amount if player is not None else None)
         return _record_refusal(call, provider, body, ctx, txn_id, kind, sha, exc)
 
 
 def _record_refusal(call: Call, provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext, txn_id: str,
                     kind: str, sha: str, exc: DomainError) -> Answer:
-    """A refused call is recorded too (its repeat gets the same refusal), in its own transaction: the refusal
+    """A refused bet is recorded too (its repeat gets the same refusal, so a bet the provider retries after a lost
+    answer can never debit later than the player was told it was refused), in its own transaction: the refusal
     rolled everything else back."""
     player = ctx.player
     answer = _error_answer(exc, balance=wallet_balance(player).amount if player is not None else None)

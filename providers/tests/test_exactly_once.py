@@ -45,8 +45,16 @@ def test_a_refused_bet_repeated_gets_the_same_refusal(signed, session, clock):
     assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
 
 
-def test_a_win_before_its_bet_is_an_unknown_transaction(signed, session, clock):
+def test_a_win_before_its_bet_is_an_unknown_transaction_and_credited_when_retried_after_the_bet(player, signed,
+                                                                                                   session, clock):
     refused(win(signed, session), "RS_ERROR_TRANSACTION_DOES_NOT_EXIST", "providers.transaction_unknown")
+    assert not ProviderTransaction.objects.filter(kind="win").exists()  # nothing moved, nothing recorded
+    assert bet(signed, session).status_code == 200
+    again = win(signed, session)  # the provider retries the same win, same id and body, after the bet arrived
+    assert again.status_code == 200 and again.json()["status"] == "RS_OK", again.json()
+    assert ProviderTransaction.objects.filter(kind="win").count() == 1
+    call_command("ledger_check")
+    call_command("limits_reconcile")
 
 
 def test_a_rollback_of_a_bet_never_seen_answers_ok_and_the_late_bet_is_refused(player, signed, session, clock):
