@@ -66,7 +66,7 @@ def test_timeout_drops_the_bets_answer_retries_the_same_bet_then_rolls_it_back(w
 
 
 def test_late_round_end_sends_the_win_without_closing_then_round_end(wallet, studio, session):
-    slept = []
+    slept: list[float] = []
     studio.late_seconds, studio.sleep = 1.5, slept.append
     result = studio.play_round(session, 100, mode="late_round_end")
     assert _sent(wallet) == [("bet", 200), ("win", 200), ("round-end", 200)]

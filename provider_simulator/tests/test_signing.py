@@ -19,14 +19,17 @@ def test_the_signature_matches_a_known_vector_computed_by_openssl():
 
 def test_verify_accepts_the_known_vector_within_the_window_and_refuses_what_the_contract_refuses():
     body = b'{"session":"abc"}'
-    ok = {"timestamp": "1700000000", "signature_value": KNOWN, "body": body}
-    assert verify("simstudio-secret", **ok, now=1700000000 + 300) is None
-    assert verify("simstudio-secret", **ok, now=1700000000 - 300) is None
-    assert verify("simstudio-secret", **ok, now=1700000000 + 301) == "stale"
-    assert verify("another-secret", **ok, now=1700000000) == "bad_signature"
-    assert verify("simstudio-secret", **{**ok, "body": body + b" "}, now=1700000000) == "bad_signature"
-    assert verify("simstudio-secret", **{**ok, "timestamp": None}, now=1700000000) == "missing"
-    assert verify("simstudio-secret", **{**ok, "timestamp": "17e8"}, now=1700000000) == "bad_timestamp"
+
+    def check(secret="simstudio-secret", timestamp: str | None = "1700000000", raw=body, now=1700000000):
+        return verify(secret, timestamp=timestamp, signature_value=KNOWN, body=raw, now=now)
+
+    assert check(now=1700000000 + 300) is None
+    assert check(now=1700000000 - 300) is None
+    assert check(now=1700000000 + 301) == "stale"
+    assert check(secret="another-secret") == "bad_signature"
+    assert check(raw=body + b" ") == "bad_signature"
+    assert check(timestamp=None) == "missing"
+    assert check(timestamp="17e8") == "bad_timestamp"
 
 
 def test_the_client_signs_the_exact_bytes_it_sends(wallet, client, journal):
