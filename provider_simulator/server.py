@@ -16,6 +16,7 @@ A misbehaving session: ``mode=`` on the launch URL (one of ``studio.MODES``), el
 from __future__ import annotations
 
 import html
+import http.client
 import json
 import secrets
 import socketserver
@@ -100,6 +101,8 @@ class SimulatorApp:
                 status, headers, body = _json(404, {"error": "not found"})
         except BadRequest as exc:
             status, headers, body = _json(400, {"error": str(exc)})
+        except (OSError, http.client.HTTPException) as exc:  # the platform did not answer (refused, timed out)
+            status, headers, body = _json(502, {"error": f"the platform did not answer: {type(exc).__name__}"})
         start_response(f"{status} {_REASONS.get(status, 'Status')}",
                        [*headers.items(), ("Content-Length", str(len(body)))])
         return [body]
