@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "jackpots",
     "aml",
     "complaints",
+    "providers",  # issue 23: outside studios' games through the seamless-wallet API (docs/providers.md)
     "playclient",  # the reference player web client at /play/ (uses only the public API)
     "reports",  # issue 24: the regulator's record and the tax reports (reads every app)
     "backoffice",  # the top layer: a player's whole picture, the search, the work queues, the audit search
@@ -495,6 +496,16 @@ HEALTH_REQUIRE_JOBS = env.bool("HEALTH_REQUIRE_JOBS", default=PRODUCTION)
 
 # QA only: forced outcomes in play-money rounds (docs/games-platform.md). Never in production.
 GAMES_QA_FORCED_OUTCOMES = env.bool("GAMES_QA_FORCED_OUTCOMES", default=False)
+
+# Issue 23: remote games of outside studios (docs/providers.md). The development secret is the demo provider's (its
+# simulator's); production refuses a provider using it or any secret shorter than MIN_SECRET_BYTES, and refuses
+# PROVIDERS_ALLOW_ANY_SOURCE (a provider with no allowed source address is then refused every call).
+PROVIDERS_DEV_SECRET = env.str("PROVIDERS_DEV_SECRET", default="simstudio-development-secret-not-for-production")
+PROVIDERS_ALLOW_ANY_SOURCE = env.bool("PROVIDERS_ALLOW_ANY_SOURCE", default=False)
+PROVIDERS_LAUNCH_TOKEN_SECONDS = env.int("PROVIDERS_LAUNCH_TOKEN_SECONDS", default=300)
+PROVIDERS_SESSION_SECONDS = env.int("PROVIDERS_SESSION_SECONDS", default=12 * 3600)
+PROVIDERS_SIGNATURE_WINDOW_SECONDS = env.int("PROVIDERS_SIGNATURE_WINDOW_SECONDS", default=300)
+PROVIDERS_HTTP_TIMEOUT_SECONDS = env.int("PROVIDERS_HTTP_TIMEOUT_SECONDS", default=10)
 if PRODUCTION and GAMES_QA_FORCED_OUTCOMES:
     raise ImproperlyConfigured("GAMES_QA_FORCED_OUTCOMES must be off in production")
 
@@ -770,6 +781,8 @@ def production_refusals() -> list[str]:
     if EMAIL_BACKEND.endswith(("console.EmailBackend", "locmem.EmailBackend", "dummy.EmailBackend",
                                "SandboxEmailBackend")):
         refusals.append("EMAIL_BACKEND writes e-mails to the log or nowhere (players' personal data)")
+    if PROVIDERS_ALLOW_ANY_SOURCE:
+        refusals.append("PROVIDERS_ALLOW_ANY_SOURCE=true (a game provider's calls accepted from any address)")
     refusals += _reports_refusals()
     return refusals
 

@@ -16,8 +16,10 @@ Roles (the issue's words):
   account numbers masked (it lacks ``accounts.view_unmasked_identifiers``).
 - **compliance** (AML): identifications, screening cases, holds, source of funds, exclusions, duplicates,
   personal-data requests.
-- **finance** (cashier): payment-method documents, withdrawals, branch cash, payouts.
-- **game_manager**: game versions and approvals, jackpot configuration, the game plan's published versions.
+- **finance** (cashier): payment-method documents, withdrawals, branch cash, payouts, the game providers'
+  transactions and their reconciliation cases.
+- **game_manager**: game versions and approvals, jackpot configuration, the game plan's published versions, the
+  game providers (issue 23).
 - **auditor**: reads everything (including the audit trail, unmasked), exports; changes nothing.
 """
 from __future__ import annotations
@@ -27,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 #: the apps whose records staff work with (the auditor reads every model of these)
-PLATFORM_APPS = ("core", "accounts", "wallet", "limits", "aml", "jackpots", "games", "complaints", "reports")
+PLATFORM_APPS = ("core", "accounts", "wallet", "limits", "aml", "jackpots", "games", "complaints", "providers",
+                 "reports")
 
 SUPERUSER = "superuser"
 
@@ -82,6 +85,7 @@ _FINANCE = [
     "wallet.review_method_document", "wallet.decide_payment_method", "wallet.approve_withdrawal",
     "wallet.record_branch_cash", "wallet.resend_payout", "wallet.deduct_win",
     "wallet.import_bank_statement", "wallet.match_bank_credit", "wallet.export_payment_orders",
+    *_views("providers", "provider", "providertransaction", "reconciliationcase"), "providers.resolve_reconciliation",
 ]
 
 _GAME_MANAGER = [
@@ -89,6 +93,7 @@ _GAME_MANAGER = [
     "games.approve_version", "games.toggle_game", "games.refund_round",
     "jackpots.add_jackpot", "jackpots.change_jackpot", "jackpots.start_level", "jackpots.manage_level",
     "accounts.publish_terms",
+    "providers.view_*", "providers.manage_provider", "providers.add_provider", "providers.change_provider",
 ]
 
 _AUDITOR = [*(f"{app}.view_*" for app in PLATFORM_APPS), "accounts.view_unmasked_identifiers", "core.export_audit",

@@ -24,7 +24,7 @@ def demo_approvals(*, actor: Actor) -> list[str]:
     """Record the demo approval of the current version of every registered game not approved yet (the ones a
     demo, a benchmark or a test environment plays); returns ``code@version`` of those approved now."""
     approved = []
-    for row in Game.objects.filter(current=True, registered=True).exclude(approval_state=Game.Approval.APPROVED):
+    for row in Game.objects.filter(current=True, registered=True, provider="").exclude(approval_state=Game.Approval.APPROVED):
         game_approve(game=row, plan_version=DEMO_PLAN_VERSION, reference=DEMO_REFERENCE, actor=actor)
         approved.append(f"{row.code}@{row.version}")
     return approved

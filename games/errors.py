@@ -66,6 +66,27 @@ INVALID_BET = ErrorDef("game.invalid_bet", 422, "Neplatná sázka.", "Invalid be
 INVALID_ACTION = ErrorDef("game.invalid_action", 422, "Tuto akci nyní nelze provést.",
                           "This action is not possible now.")
 
+# Rounds of remote games (issue 23, games/services/remote.py) -----------------------------------------------------
+REMOTE_GAME_INVALID = ErrorDef("game.remote_game_invalid", 404,
+                               "Tato hra nepatří tomuto dodavateli her.",
+                               "This game is not one of this provider's games.")
+REMOTE_BET_EXISTS = ErrorDef("game.remote_bet_exists", 409,
+                             "V tomto kole už sázka je; kolo vzdálené hry má jednu sázku.",
+                             "This round already has its bet; a round of a remote game takes one bet.")
+REMOTE_ROUND_CLOSED = ErrorDef("game.remote_round_closed", 409, "Toto herní kolo je již vyhodnoceno.",
+                               "This game round is already settled.")
+REMOTE_ROUND_VOIDED = ErrorDef("game.remote_round_voided", 409,
+                               "Sázka tohoto kola byla zrušena a vklad vrácen.",
+                               "The bet of this round was cancelled and its stake returned.")
+REMOTE_ROLLBACK_AFTER_WIN = ErrorDef("game.remote_rollback_after_win", 409,
+                                     "Sázku nelze zrušit: kolo už má výhru nebo je vyhodnoceno.",
+                                     "The bet cannot be cancelled: its round has a win or is settled.")
+REMOTE_INVALID_AMOUNT = ErrorDef("game.remote_invalid_amount", 400, "Neplatná částka.", "Invalid amount.")
+REMOTE_ROUND_NO_ENGINE = ErrorDef(
+    "game.remote_round_no_replay", 409,
+    "Kolo vzdálené hry nemá tahy generátoru této platformy; jeho záznamem jsou transakce dodavatele.",
+    "A round of a remote game has no draws of this platform to replay; its record is the provider's transactions.")
+
 # QA forced outcomes ------------------------------------------------------------------------------------------------
 QA_FORCED_DISABLED = ErrorDef("game.qa_forced_outcomes_disabled", 403,
                               "Vynucené výsledky (QA) nejsou na tomto prostředí povoleny.",

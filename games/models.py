@@ -59,6 +59,12 @@ class Game(models.Model):
     approved_at = models.DateTimeField(null=True, blank=True, help_text="when staff recorded the approval")
     approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                                     related_name="+", help_text="the staff member who recorded it")
+    # Issue 23: a game of an outside studio played through the seamless wallet (providers app). Blank for the
+    # platform's own engine games; the catalogue sync leaves these rows alone.
+    provider = models.CharField(max_length=30, blank=True, default="",
+                                help_text="the provider's code for a remote game (blank: an engine game)")
+    provider_game_id = models.CharField(max_length=100, blank=True, default="",
+                                        help_text="the provider's own id of the game (its launch URL names it)")
 
     class Meta:
         permissions = [
@@ -82,6 +88,11 @@ class Game(models.Model):
     def approved(self) -> bool:
         return self.approval_state == self.Approval.APPROVED
 
+    @property
+    def remote(self) -> bool:
+        """A game of an outside studio (providers app): no engine here, the provider decides its outcomes."""
+        return bool(self.provider)
+
 
 class Round(models.Model):
     """One game round (hra technické hry), from the start button to settlement (GP §7(3))."""
@@ -98,6 +109,7 @@ class Round(models.Model):
         MALFUNCTION = "malfunction", "game malfunction"
         STAFF = "staff", "staff decision"
         PROXY = "proxy", "a settled bet placed on order or by proxy, declared void (GP §3(6))"
+        PROVIDER = "provider", "the remote game's provider cancelled the bet (rollback)"
 
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="game_rounds")
     game = models.ForeignKey(Game, on_delete=models.PROTECT, related_name="rounds")
@@ -130,6 +142,9 @@ class Round(models.Model):
     voided_at = models.DateTimeField(null=True, blank=True,
                                      help_text="when a settled round was declared void (GP §3(6)); settled_at stays")
     deadline = models.DateTimeField(help_text="started_at + the game's unfinished-round deadline (GP §7(8)b)")
+    # Issue 23: the provider's round id of a round of a remote game (blank for an engine round). Its uniqueness per
+    # player comes from idempotency_key = "provider:<provider>:<round id>" (the claim games_round_unique_player_key).
+    provider_round_id = models.CharField(max_length=100, blank=True, default="")
 
     class Meta:
         permissions = [

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 # carry_in / carry_out: the machine state a carry-over game started from and leaves (games.carry), on the player's
 # screen anyway
-PUBLIC_STATE_KEYS = ("status", "win", "steps", "pending", "breakdown", "carry_in", "carry_out")
+# remote: a round of an outside studio's game (issue 23): its provider, the provider's round id and transactions
+PUBLIC_STATE_KEYS = ("status", "win", "steps", "pending", "breakdown", "carry_in", "carry_out", "remote")
 
 
 def _money(amount: int | None, currency: str) -> JsonDict | None:
@@ -262,6 +263,9 @@ def round_replay_check(rnd: Round) -> JsonDict:
     ``outcome``: ``match`` (the draws and actions reproduce the stored state exactly), ``mismatch``,
     ``malfunction_reproduced`` (a round voided for malfunction fails the same way again), ``engine_unavailable``
     (the version is no longer registered) or ``error``."""
+    if rnd.provider_round_id:  # a remote game's round: the provider drew its outcome, nothing to replay here
+        raise errors.REMOTE_ROUND_NO_ENGINE(round_id=rnd.pk, provider=(rnd.state or {}).get("remote", {}).get(
+            "provider", ""), provider_round_id=rnd.provider_round_id)
     result = {"round_id": rnd.pk, "game": rnd.game_code, "version": rnd.game_version, "draws": len(rnd.draws),
               "actions": len(rnd.actions), "checked_at": clock.now()}
     try:

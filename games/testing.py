@@ -25,7 +25,7 @@ def approve_current_games() -> int:
     from core import clock
     from games.models import Game
 
-    return (Game.objects.filter(current=True, registered=True).exclude(approval_state=Game.Approval.APPROVED)
+    return (Game.objects.filter(current=True, registered=True, provider="").exclude(approval_state=Game.Approval.APPROVED)
             .update(approval_state=Game.Approval.APPROVED, approval_plan_version=TEST_PLAN_VERSION,
                     approval_reference=TEST_REFERENCE, approved_at=clock.now()))
 

@@ -7,6 +7,8 @@
 * :mod:`.settle`: settlement (the GP §8(3) cap, the win, the jackpots' awards, the limits' decided bet) and voiding;
 * :mod:`.remedies`: staff remedies (:func:`round_refund`, :func:`round_void_settled` GP §3(6));
 * :mod:`.deadlines`: the GP §7(8)b sweeper (:func:`round_expire`, :func:`rounds_expire_due`);
+* :mod:`.remote`: rounds of remote games (issue 23: an outside studio's game through the seamless wallet) on the same
+  round path: :func:`remote_bet`, :func:`remote_win`, :func:`remote_rollback`, :func:`remote_round_end`;
 * :mod:`.qa`: QA forced outcomes (play money only); :mod:`.common`: the shared helpers and the one round-lock prelude
   (:func:`~.common._round_lock`: the player's wallet, then the round).
 
@@ -26,15 +28,18 @@ from games.services.catalogue import (
     game_set_enabled,
     games_sync,
     offered_figures,
+    remote_game_upsert,
 )
 from games.services.common import LIMITS_KIND, min_round_seconds, qa_forced_outcomes_enabled
 from games.services.deadlines import round_expire, rounds_expire_due
 from games.services.remedies import round_refund, round_void_settled
+from games.services.remote import RemoteResult, remote_bet, remote_key, remote_rollback, remote_round_end, remote_win
 from games.services.rounds import own_jackpots_offered, round_act, round_play
 
 __all__ = [
     "APPROVAL_MOVES", "LIMITS_KIND", "PLAN_VERSION_MAX", "REFERENCE_MAX", "game_approval_withdraw", "game_approve",
     "game_set_enabled", "games_sync", "min_round_seconds", "offered_figures", "own_jackpots_offered",
-    "qa_forced_outcomes_enabled", "round_act", "round_expire", "round_play", "round_refund", "round_void_settled",
+    "RemoteResult", "qa_forced_outcomes_enabled", "remote_bet", "remote_game_upsert", "remote_key", "remote_rollback", "remote_round_end",
+    "remote_win", "round_act", "round_expire", "round_play", "round_refund", "round_void_settled",
     "rounds_expire_due",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -21,6 +22,7 @@ from games.engine import (
 from games.engine import Game as EngineGame
 from games.models import Game
 from games.services.common import _describe_exc, _jsonable
+from games.validation import valid_game_code
 from jackpots import services as jackpots
 from jackpots.levels import enabled as jackpots_enabled
 
@@ -109,7 +111,7 @@ def games_sync(*, actor: Actor | None = None) -> JsonDict:
                 continue
             report["created" if created else "updated"].append(f"{g.code}@{g.version}")
             _progressive_sync(g, actor)
-        for row in Game.objects.filter(registered=True):
+        for row in Game.objects.filter(registered=True, provider=""):  # remote games are no engine's (providers)
             try:
                 registry.get_game(row.code, row.version)
             except KeyError:
@@ -209,4 +211,36 @@ def game_approval_withdraw(*, game: Game, reason: str, actor: Actor) -> Game:
         status_transition(row, to=Game.Approval.WITHDRAWN, allowed=APPROVAL_MOVES, refused=errors.APPROVAL_TRANSITION,
                           actor=actor, action="games.game_approval_withdrawn", field="approval_state",
                           reason=reason[:500], game=f"{row.code}@{row.version}")
+    return row
+
+
+def remote_game_upsert(*, provider: str, provider_game_id: str, name: str, kind: str, rtp: Decimal, min_bet: int,
+                       max_bet: int, max_win: int, avg_hourly_loss: int, unfinished_deadline_days: int,
+                       actor: Actor, description: JsonDict | None = None) -> Game:
+    """A remote game (an outside studio's, issue 23) in the catalogue: code ``<provider>_<provider game id>``,
+    version 1, with the figures the approved plan declares. A new row starts enabled and unapproved (staff record
+    the approval, GP §13(6)); an existing row gets the figures again and keeps its switch and approval. Audited
+    when created or changed."""
+    code = f"{provider}_{provider_game_id}"
+    if not valid_game_code(code) or not valid_game_code(provider) or not provider_game_id:
+        raise errors.REMOTE_GAME_INVALID(game=code[:60])
+    figures = {"name": name[:120], "kind": kind[:20], "rtp": rtp, "min_bet": min_bet, "max_bet": max_bet,
+               "max_win": max_win, "avg_hourly_loss": avg_hourly_loss,
+               "unfinished_deadline_days": unfinished_deadline_days}
+    with transaction.atomic():
+        row = Game.objects.select_for_update(no_key=True).filter(code=code, version=1).first()
+        if row is not None and row.provider != provider:
+            raise errors.REMOTE_GAME_INVALID(game=code)
+        old = None if row is None else {k: getattr(row, k) for k in figures}
+        if row is None:
+            row = Game(code=code, version=1, provider=provider, provider_game_id=provider_game_id, current=True,
+                       registered=True, enabled=True, synced_at=clock.now(),
+                       description=description or {"remote": True, "provider": provider})
+        if old != figures:
+            for k, v in figures.items():
+                setattr(row, k, v)
+            row.synced_at = clock.now()
+            row.save()
+            audit_record(actor=actor, action="games.remote_game_listed" if old is None else "games.remote_game_changed",
+                         obj=row, old=old, new=figures, provider=provider)
     return row

@@ -16,7 +16,7 @@ from games.engine import (
 )
 from games.models import Round, RoundAction
 from games.services.common import _clean_state, _engine_game, _round_lock
-from games.services.settle import _settle, _void
+from games.services.settle import _finish, _settle, _void
 from wallet.services import LockedWallet
 
 if TYPE_CHECKING:
@@ -34,6 +34,11 @@ def _end_past_deadline(rnd: Round, *, actor: Actor, now: datetime, detail: str,
     A round waiting only for "gamble or collect" already holds its win, drawn and decided: collecting needs no
     draw and changes no result, so the round is completed by collecting (the player keeps the win instead of
     losing it to a stake refund). Any other unfinished round is ended and its stake returned."""
+    if rnd.provider_round_id and rnd.win > 0:
+        # a remote game's round whose wins were credited as the provider sent them (games/services/remote.py):
+        # returning the stake on top would pay twice, so it is settled with the wins credited so far
+        _finish(rnd, actor=actor, now=now, locked=locked, gate=None, awards=None, action=None, credited=rnd.win)
+        return
     pending = (rnd.state or {}).get("pending") or {}
     if rnd.state and rnd.state.get("status") != "finished" and pending.get("type") == "gamble" \
             and COLLECT in (pending.get("options") or []):

@@ -42,6 +42,8 @@ def round_refund(*, round_id: Any, reason: str, actor: Actor) -> Round:
         rnd = held.round
         if rnd.status != Round.Status.IN_PROGRESS:
             raise errors.ROUND_NOT_REFUNDABLE(round_id=rnd.pk, round_status=rnd.status)
+        if rnd.provider_round_id and rnd.win > 0:  # a remote round's wins were credited: refunding would pay twice
+            raise errors.ROUND_NOT_REFUNDABLE(round_id=rnd.pk, round_status=rnd.status, win_credited=rnd.win)
         _void(rnd, reason=Round.VoidReason.STAFF, detail=reason or "staff refund", actor=actor, now=clock.now(),
               status=Round.Status.REFUNDED)
     return rnd

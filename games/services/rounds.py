@@ -318,6 +318,8 @@ def round_act(*, player: Player, round_id: Any, action: JsonDict, idempotency_ke
             return rnd
         if rnd.status != Round.Status.IN_PROGRESS:
             raise errors.ROUND_NOT_IN_PROGRESS(round_id=rnd.pk, round_status=rnd.status)
+        if rnd.provider_round_id:  # a remote game's round is played at its provider (issue 23), not by actions here
+            raise errors.REMOTE_ROUND_NO_ENGINE(round_id=rnd.pk, provider_round_id=rnd.provider_round_id)
         now = clock.now()
         if now >= rnd.deadline:
             _end_past_deadline(rnd, actor=Actor.system("games.deadline"), now=now, detail="action after the deadline",

@@ -5,9 +5,11 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from django.db import transaction
+
 from core.audit import Actor, audit_event, audit_record
 from core.money import Money
-from games import carry
+from games import carry, hooks
 from games import sql as games_sql
 from games.engine import (
     JsonDict,
@@ -62,22 +64,25 @@ def _award_recorded(rnd: Round) -> bool:
 
 
 def _finish(rnd: Round, *, actor: Actor, now: datetime, locked: LockedWallet | None, gate: StakeGate | None,
-            awards: list[Award] | None, action: RoundAction | None) -> None:
+            awards: list[Award] | None, action: RoundAction | None, credited: int = 0) -> None:
     """Settle a finished round, the one way: cap the game's win (GP §8(3)), credit it (GP §10(1)), pay its jackpot
     wins within what the cap leaves, count the decided bet with the whole win (GP §6(7), §8(5)) and record it.
 
     ``gate`` (a round settled at once): the bet is counted as placed and decided in one statement
     (``limits.stake_decided_now``) and the round inserted; otherwise the open bet is settled
     (``limits.stake_settled``) and the round updated. Real money runs under ``locked`` (the player's wallet lock,
-    taken by round_play or the round-lock prelude): every posting is one statement and the balance after is known."""
+    taken by round_play or the round-lock prelude): every posting is one statement and the balance after is known.
+
+    ``credited``: the part of the capped win already credited before settlement (a remote game's wins, each credited
+    when the provider sent it, within the cap: games/services/remote.py); only the rest is credited here."""
     currency = rnd.currency
     paid, capped, jackpot_paid = rnd.win_engine, False, 0
     if not rnd.play_money:
         if locked is None:
             raise RuntimeError(f"round {rnd.pk}: a real-money settlement runs under the wallet lock")
         paid, cap_left, capped = _capped(rnd.win_engine)
-        round_win_credit(locked=locked, player=rnd.player, amount=Money(paid, currency), reference=_ref(rnd, "win"),
-                         actor=actor)
+        round_win_credit(locked=locked, player=rnd.player, amount=Money(paid - credited, currency),
+                         reference=_ref(rnd, "win"), actor=actor)
         if gate is None or awards:
             # an interactive round: the awards it decided are on its record (none: no read); its net-revenue
             # contributions are written now
@@ -164,3 +169,15 @@ def _void(rnd: Round, *, reason: str, detail: str, actor: Actor, now: datetime,
                  obj=rnd, old={"status": old_status}, new={"status": status, "void_reason": reason},
                  stake_returned=rnd.stake if not rnd.play_money else 0, accrued_win_not_paid=rnd.win_engine,
                  detail=rnd.void_detail, play_money=rnd.play_money)
+    if rnd.provider_round_id and reason != Round.VoidReason.PROVIDER:
+        _tell_provider(rnd, reason=reason)
+
+
+def _tell_provider(rnd: Round, *, reason: str) -> None:
+    """A round of a remote game ended here (deadline GP §7(8)b, staff): its provider is told after commit, through
+    the declared hook ``remote_round_cancelled`` (providers; a missing registration stops the platform at start)."""
+    call = hooks.hook("remote_round_cancelled")  # raises HookMissing now, inside the transaction, if unregistered
+    info = {"provider": str(((rnd.state or {}).get("remote") or {}).get("provider") or rnd.game.provider), "provider_round_id": rnd.provider_round_id, "round_id": rnd.pk,
+            "reason": "deadline" if reason == Round.VoidReason.DEADLINE else "staff",
+            "refunded": Money(rnd.stake, rnd.currency)}
+    transaction.on_commit(lambda: call(**info))

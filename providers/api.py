@@ -1,0 +1,173 @@
+"""The providers' API under /api/v1/providers/<provider>/ (issue 23; the wire contract, docs/providers.md).
+
+POST launch        the player (token auth): a single-use launch token and the provider's launch URL
+POST session       signed: the launch token exchanged for a game session
+POST balance       signed: the player's balance
+POST bet           signed: the stake of a round (opens the platform round)
+POST win           signed: a win of a round
+POST rollback      signed: a bet cancelled
+POST round-end     signed: the round settled
+
+The signed calls carry no user authentication: the HMAC-SHA256 signature over ``timestamp.`` + the raw body is the
+proof, checked with the source address and the timestamp window (providers.services.provider_call). They are
+throttled per source address like the wallet's provider callbacks (a refused call counts towards the refusal rate).
+"""
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import permissions
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.permissions import IsPlayer, request_player
+from core.audit import Actor, security_event
+from core.throttling import CallbackRateThrottle, CallbackRefusalThrottle
+from providers import errors, services
+from providers.serializers import (
+    BalanceRequestSerializer,
+    BalanceSerializer,
+    BetRequestSerializer,
+    LaunchRequestSerializer,
+    LaunchSerializer,
+    MovementSerializer,
+    RollbackRequestSerializer,
+    RoundEndRequestSerializer,
+    SessionRequestSerializer,
+    SessionSerializer,
+    WinRequestSerializer,
+)
+from providers.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
+
+SIGNED_PARAMETERS = [
+    OpenApiParameter(TIMESTAMP_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER, required=True,
+                     description="unix seconds (integer); within PROVIDERS_SIGNATURE_WINDOW_SECONDS of the platform"),
+    OpenApiParameter(SIGNATURE_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER, required=True,
+                     description='sha256=<hex HMAC-SHA256(secret, f"{timestamp}.".encode() + raw body)>'),
+]
+#: refusals that count towards the per-source refusal throttle
+REFUSED = {errors.INVALID_SIGNATURE.code, errors.TIMESTAMP_OUTSIDE_WINDOW.code, errors.SOURCE_NOT_ALLOWED.code,
+           errors.PROVIDER_UNKNOWN.code, errors.DUPLICATE_TRANSACTION.code}
+
+
+class LaunchView(APIView):
+    """The player opens one of a provider's games: a single-use launch token (valid PROVIDERS_LAUNCH_TOKEN_SECONDS)
+    in the provider's launch URL. Refused when the game is not the provider's, disabled or not approved in the game
+    plan (GP §13(6)), the provider is disabled, or the account may not stake now."""
+
+    permission_classes = [IsPlayer]
+
+    @extend_schema(request=LaunchRequestSerializer, responses={201: LaunchSerializer},
+                   operation_id="providers_launch")
+    def post(self, request: Request, provider: str) -> Response:
+        player = request_player(request)
+        body = LaunchRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        launch = services.launch_start(player=player, provider_code=provider, game_code=body.validated_data["game"],
+                                       lang=body.validated_data["lang"], actor=Actor.player(player))
+        return Response(LaunchSerializer({"launch_url": launch.launch_url, "launch_token": launch.launch_token,
+                                          "expires_at": launch.expires_at,
+                                          "game": {"code": launch.game.code, "name": launch.game.name}}).data,
+                        status=201)
+
+
+class SignedCallView(APIView):
+    """A signed call of a provider (the module docstring); one subclass per operation."""
+
+    operation = ""
+    authentication_classes: list[type[Any]] = []
+    permission_classes = [permissions.AllowAny]
+    throttle_classes = [CallbackRateThrottle, CallbackRefusalThrottle]  # per source address
+
+    def throttled(self, request: Request, wait: float) -> NoReturn:
+        security_event(action="security.provider_call_throttled", source=request.META.get("REMOTE_ADDR", ""),
+                       tried="POST providers/... over the per-source rate", wait_seconds=wait, summarise=True)
+        super().throttled(request, wait)
+
+    def handle_call(self, request: Request, provider: str) -> Response:
+        answer = services.provider_call(services.Call(
+            provider_code=provider, operation=self.operation, raw_body=request.body,
+            timestamp=request.headers.get(TIMESTAMP_HEADER, ""), signature=request.headers.get(SIGNATURE_HEADER, ""),
+            source=request.META.get("REMOTE_ADDR", "")))
+        error = answer.body.get("error") if isinstance(answer.body.get("error"), dict) else None
+        if error is not None and error.get("code") in REFUSED:
+            CallbackRefusalThrottle.refused(request, self)
+        response = Response(answer.body, status=answer.status)
+        if answer.replayed:
+            response["Idempotent-Replayed"] = "true"
+        if answer.status == 503:
+            response["Retry-After"] = "5"
+        return response
+
+
+class SessionView(SignedCallView):
+    """Exchange the single-use launch token for a game session (a second use: RS_ERROR_INVALID_TOKEN)."""
+
+    operation = "session"
+
+    @extend_schema(request=SessionRequestSerializer, responses={200: SessionSerializer}, parameters=SIGNED_PARAMETERS,
+                   operation_id="providers_session", auth=[])
+    def post(self, request: Request, provider: str) -> Response:
+        return self.handle_call(request, provider)
+
+
+class BalanceView(SignedCallView):
+    """The player's balance."""
+
+    operation = "balance"
+
+    @extend_schema(request=BalanceRequestSerializer, responses={200: BalanceSerializer}, parameters=SIGNED_PARAMETERS,
+                   operation_id="providers_balance", auth=[])
+    def post(self, request: Request, provider: str) -> Response:
+        return self.handle_call(request, provider)
+
+
+class BetView(SignedCallView):
+    """Debit the stake and open the platform round of (provider, round_id) under all the platform's rules;
+    round_closed=true settles a losing one-shot round at once. One bet per round. Exactly once per
+    transaction_id."""
+
+    operation = "bet"
+
+    @extend_schema(request=BetRequestSerializer, responses={200: MovementSerializer}, parameters=SIGNED_PARAMETERS,
+                   operation_id="providers_bet", auth=[])
+    def post(self, request: Request, provider: str) -> Response:
+        return self.handle_call(request, provider)
+
+
+class WinView(SignedCallView):
+    """Credit a win to the round of that bet, within the GP §8(3) max win per round (credited and win_capped say
+    what was credited); round_closed=true settles the round. Exactly once per transaction_id."""
+
+    operation = "win"
+
+    @extend_schema(request=WinRequestSerializer, responses={200: MovementSerializer}, parameters=SIGNED_PARAMETERS,
+                   operation_id="providers_win", auth=[])
+    def post(self, request: Request, provider: str) -> Response:
+        return self.handle_call(request, provider)
+
+
+class RollbackView(SignedCallView):
+    """Cancel a bet: the stake comes back and the round is voided. A bet never seen is answered RS_OK and
+    recorded as a tombstone (the late bet is refused). Refused after a win or once the round is settled."""
+
+    operation = "rollback"
+
+    @extend_schema(request=RollbackRequestSerializer, responses={200: MovementSerializer}, parameters=SIGNED_PARAMETERS,
+                   operation_id="providers_rollback", auth=[])
+    def post(self, request: Request, provider: str) -> Response:
+        return self.handle_call(request, provider)
+
+
+class RoundEndView(SignedCallView):
+    """Settle the round with the wins credited so far (a round already settled: RS_OK, nothing moves)."""
+
+    operation = "round-end"
+
+    @extend_schema(request=RoundEndRequestSerializer, responses={200: MovementSerializer}, parameters=SIGNED_PARAMETERS,
+                   operation_id="providers_round_end", auth=[])
+    def post(self, request: Request, provider: str) -> Response:
+        return self.handle_call(request, provider)

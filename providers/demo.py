@@ -1,0 +1,45 @@
+"""Demo data of the providers (idempotent): the demo studio ``simstudio`` (its simulator listens on 127.0.0.1:8300,
+``provider_simulator/``) with the 41 games of Part two of the approved plan (providers/data/simstudio_games.py) as
+catalogue entries, NOT approved: staff approve them in the admin (GP §13(6)). So that a new user can play one with
+``make run``, the demo records the demo approval of the first slot, 5x Magic (``simstudio_5x_magic``)."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+
+from core.audit import Actor
+from core.management.commands.seed_demo import DEMO_ADMIN
+from games.demo import DEMO_PLAN_VERSION, DEMO_REFERENCE
+from games.services import game_approve, remote_game_upsert
+from providers.data.simstudio_games import GAMES
+from providers.models import Provider
+from providers.services import provider_save
+
+CODE = "simstudio"
+LAUNCH_URL = "http://127.0.0.1:8300/play"
+API_URL = "http://127.0.0.1:8300/api"
+DEMO_APPROVED = "simstudio_5x_magic"
+
+
+def seed(stdout: Any) -> None:
+    actor = Actor.system("seed_demo")
+    provider = Provider.objects.filter(code=CODE).first()
+    if provider is None:
+        provider = provider_save(provider=Provider(code=CODE, name="SimStudio (demo simulator)", enabled=True,
+                                                   launch_url=LAUNCH_URL, api_url=API_URL,
+                                                   allowed_sources=["127.0.0.1/32", "::1/128"]),
+                                 new_secret=settings.PROVIDERS_DEV_SECRET, actor=actor)
+    cap = int(settings.GP["MAX_WIN_PER_ROUND"])
+    for g in GAMES:
+        row = remote_game_upsert(provider=CODE, provider_game_id=g.slug, name=g.name, kind=g.kind, rtp=g.rtp,
+                                 min_bet=int(settings.GP["MIN_STAKE"]), max_bet=g.max_bet, max_win=cap,
+                                 avg_hourly_loss=g.hourly_loss, unfinished_deadline_days=g.unfinished_deadline_days,
+                                 actor=actor, description={"remote": True, "provider": CODE, "plan_number": g.number,
+                                                           "hourly_loss_derived": g.hourly_loss_derived})
+        if row.code == DEMO_APPROVED and not row.approved:
+            game_approve(game=row, plan_version=DEMO_PLAN_VERSION, reference=DEMO_REFERENCE,
+                         actor=Actor.staff(get_user_model().objects.get(username=DEMO_ADMIN[0])))
+    stdout.write(f"provider: {provider.code} ({provider.launch_url}), {len(GAMES)} games, {DEMO_APPROVED} approved "
+                 "(demo); the others wait for staff approval\n")

@@ -1,0 +1,93 @@
+"""The providers' API shapes (for the OpenAPI schema; the signed calls read their raw body themselves, since the
+signature is over the exact bytes). Money on the wire is ``{"amount": <haléře>, "currency": "CZK"}``."""
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+
+class WireMoneySerializer(serializers.Serializer[Any]):
+    amount = serializers.IntegerField(help_text="haléře (1/100 CZK)")
+    currency = serializers.ChoiceField(choices=[("CZK", "CZK")])
+
+
+class LaunchRequestSerializer(serializers.Serializer[Any]):
+    game = serializers.CharField(max_length=60, help_text="the platform's game code (e.g. simstudio_wild_ride)")
+    lang = serializers.ChoiceField(choices=[("cs", "cs"), ("en", "en")], default="cs")
+
+
+class LaunchGameSerializer(serializers.Serializer[Any]):
+    code = serializers.CharField()
+    name = serializers.CharField()
+
+
+class LaunchSerializer(serializers.Serializer[Any]):
+    launch_url = serializers.CharField(help_text="the provider's page with the token, the game and the language")
+    launch_token = serializers.CharField(help_text="single-use, valid PROVIDERS_LAUNCH_TOKEN_SECONDS")
+    expires_at = serializers.DateTimeField()
+    game = LaunchGameSerializer()
+
+
+class SessionRequestSerializer(serializers.Serializer[Any]):
+    launch_token = serializers.CharField()
+
+
+class SessionSerializer(serializers.Serializer[Any]):
+    status = serializers.CharField(help_text="RS_OK")
+    session = serializers.CharField()
+    player = serializers.CharField(help_text="a stable opaque player reference (not the database id)")
+    game = serializers.CharField(help_text="the provider's game id")
+    currency = serializers.CharField()
+    balance = WireMoneySerializer()
+
+
+class BalanceRequestSerializer(serializers.Serializer[Any]):
+    session = serializers.CharField()
+
+
+class BalanceSerializer(serializers.Serializer[Any]):
+    status = serializers.CharField(help_text="RS_OK")
+    balance = WireMoneySerializer()
+
+
+class BetRequestSerializer(serializers.Serializer[Any]):
+    session = serializers.CharField()
+    transaction_id = serializers.CharField(max_length=100)
+    round_id = serializers.CharField(max_length=100)
+    game = serializers.CharField(max_length=100, help_text="the provider's game id")
+    amount = WireMoneySerializer()
+    round_closed = serializers.BooleanField(default=False, help_text="true: a losing one-shot round, settled at once")
+
+
+class WinRequestSerializer(serializers.Serializer[Any]):
+    session = serializers.CharField(help_text="may have expired")
+    transaction_id = serializers.CharField(max_length=100)
+    bet_transaction_id = serializers.CharField(max_length=100)
+    round_id = serializers.CharField(max_length=100)
+    amount = WireMoneySerializer()
+    round_closed = serializers.BooleanField(default=False, help_text="true settles the round")
+
+
+class RollbackRequestSerializer(serializers.Serializer[Any]):
+    session = serializers.CharField(help_text="may have expired")
+    transaction_id = serializers.CharField(max_length=100)
+    bet_transaction_id = serializers.CharField(max_length=100)
+    round_id = serializers.CharField(max_length=100)
+
+
+class RoundEndRequestSerializer(serializers.Serializer[Any]):
+    session = serializers.CharField(help_text="may have expired")
+    transaction_id = serializers.CharField(max_length=100)
+    round_id = serializers.CharField(max_length=100)
+
+
+class MovementSerializer(serializers.Serializer[Any]):
+    status = serializers.CharField(help_text="RS_OK")
+    balance = WireMoneySerializer()
+    transaction_id = serializers.CharField()
+    platform_transaction_id = serializers.CharField(required=False, allow_blank=True)
+    credited = WireMoneySerializer(required=False, help_text="a win: what was credited (GP §8(3) cap)")
+    win_capped = serializers.BooleanField(required=False)
+    round_status = serializers.CharField(required=False, help_text="round-end: the round's status")
+    win = WireMoneySerializer(required=False, help_text="round-end: the round's win")

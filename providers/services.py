@@ -1,0 +1,583 @@
+"""The providers' services (issue 23; docs/providers.md): the player's launch, the signed calls of a provider
+(session, balance, bet, win, rollback, round-end), exactly once per (provider, transaction_id), and staff's
+provider settings and reconciliation decisions.
+
+The rules of a round live in games (:mod:`games.services.remote`); these services authenticate the call, find the
+player and the round, record the call with its answer (:class:`~providers.models.ProviderTransaction`) and
+translate a refusal into the provider's vocabulary (:func:`providers.errors.rs_status`).
+"""
+from __future__ import annotations
+
+import ipaddress
+import logging
+import re
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from accounts.models import Player
+from accounts.selectors import betting_refusal
+from core import clock
+from core.audit import Actor, audit_record, security_event
+from core import errors as core_errors
+from core.errors import DomainError, jsonable
+from core.money import Money
+from core.parsers import contains_nul, loads_bounded
+from games import services as games
+from games.models import Game, Round
+from providers import errors
+from providers import sql as providers_sql
+from providers.models import GameSession, LaunchToken, Provider, ProviderTransaction, ReconciliationCase
+from providers.signing import body_sha256, signature_valid
+from wallet.selectors import balance as wallet_balance
+
+logger = logging.getLogger("providers")
+
+PROVIDER_CODE_RE = re.compile(r"^[a-z0-9_]{1,30}$")
+ID_MAX = 100  # transaction and round ids
+MAX_AMOUNT = 10**13
+OPERATIONS = ("session", "balance", "bet", "win", "rollback", "round-end")
+KIND_OF = {"bet": ProviderTransaction.Kind.BET, "win": ProviderTransaction.Kind.WIN,
+           "rollback": ProviderTransaction.Kind.ROLLBACK, "round-end": ProviderTransaction.Kind.ROUND_END}
+
+
+@dataclass
+class Answer:
+    """What a provider call gets: the HTTP status and the JSON body; ``replayed`` for a stored answer."""
+
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def money(amount: int, currency: str = "CZK") -> dict[str, Any]:
+    """Money in the wire shape ``{"amount": <haléře>, "currency": "CZK"}``."""
+    return {"amount": int(amount), "currency": currency}
+
+
+def _hash(value: str) -> str:
+    from hashlib import sha256
+
+    return sha256(value.encode()).hexdigest()
+
+
+def player_ref(provider: Provider | str, player_id: int) -> str:
+    """The stable opaque player reference a provider sees (never the database id): an HMAC of the id."""
+    import hmac
+    from hashlib import sha256
+
+    code = provider.code if isinstance(provider, Provider) else provider
+    return hmac.new(settings.SECRET_KEY.encode(), f"providers:{code}:{player_id}".encode(), sha256).hexdigest()[:32]
+
+
+# --- the provider's settings -------------------------------------------------------------------------------------
+def source_allowed(provider: Provider, address: str) -> bool:
+    """Whether ``address`` (the client address core.middleware.ClientAddressMiddleware set) is in the provider's
+    allowed sources. An empty list allows nothing, unless ``settings.PROVIDERS_ALLOW_ANY_SOURCE`` (development
+    only; production refuses to start with it)."""
+    sources = provider.allowed_sources or []
+    if not sources:
+        return bool(settings.PROVIDERS_ALLOW_ANY_SOURCE)
+    try:
+        ip = ipaddress.ip_address((address or "").strip())
+    except ValueError:
+        return False
+    for entry in sources:
+        try:
+            if ip in ipaddress.ip_network(str(entry), strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def secret_refusal(secret: str) -> str:
+    """Why a secret may not be used in production ("" when it may)."""
+    if secret == settings.PROVIDERS_DEV_SECRET:
+        return "the development secret"
+    if len(secret.encode()) < settings.MIN_SECRET_BYTES:
+        return f"shorter than {settings.MIN_SECRET_BYTES} bytes"
+    return ""
+
+
+def production_refusal(provider: Provider) -> str:
+    """Why production refuses this provider's calls ("" when it does not): its secret is the development value or
+    shorter than 32 bytes, or it lists no allowed source."""
+    if not settings.PRODUCTION:
+        return ""
+    reason = secret_refusal(provider.secret)
+    if reason:
+        return f"secret: {reason}"
+    if not provider.allowed_sources:
+        return "no allowed source addresses"
+    return ""
+
+
+def _clean_sources(sources: Any) -> list[str]:
+    if not isinstance(sources, list):
+        raise errors.PROVIDER_INVALID(reason="allowed sources must be a list")
+    out = []
+    for entry in sources:
+        try:
+            out.append(str(ipaddress.ip_network(str(entry).strip(), strict=False)))
+        except ValueError:
+            raise errors.PROVIDER_INVALID(reason=f"not an address or network: {str(entry)[:60]}")
+    return out
+
+
+def provider_save(*, provider: Provider, new_secret: str = "", actor: Actor) -> Provider:
+    """Create or change a provider (staff, admin). ``new_secret`` replaces the stored secret (never shown back);
+    in production a secret that is the development value or shorter than 32 bytes is refused. Audited (the
+    secret never in the trail)."""
+    if not PROVIDER_CODE_RE.match(provider.code or ""):
+        raise errors.PROVIDER_INVALID(reason="the code is 1-30 lower-case letters, digits or underscores")
+    provider.allowed_sources = _clean_sources(provider.allowed_sources or [])
+    if new_secret:
+        if settings.PRODUCTION and secret_refusal(new_secret):
+            raise errors.PROVIDER_INVALID(reason=f"the secret is {secret_refusal(new_secret)}")
+        provider.secret = new_secret
+    if not provider.secret:
+        raise errors.PROVIDER_INVALID(reason="a provider needs a secret")
+    now = clock.now()
+    with transaction.atomic():
+        created = provider.pk is None
+        old = None if created else (Provider.objects.select_for_update(no_key=True).filter(pk=provider.pk)
+                                    .values("enabled", "launch_url", "api_url", "allowed_sources", "name").first())
+        if created:
+            provider.created_at = now
+        provider.updated_at = now
+        provider.save()
+        audit_record(actor=actor, action="providers.provider_created" if created else "providers.provider_changed",
+                     obj=provider, old=old,
+                     new={"enabled": provider.enabled, "launch_url": provider.launch_url, "api_url": provider.api_url,
+                          "allowed_sources": provider.allowed_sources, "name": provider.name},
+                     secret_changed=bool(new_secret))
+    return provider
+
+
+# --- the player's launch -----------------------------------------------------------------------------------------
+@dataclass
+class Launch:
+    launch_url: str
+    launch_token: str
+    expires_at: datetime
+    game: Game
+
+
+def launch_start(*, player: Player, provider_code: str, game_code: str, lang: str, actor: Actor) -> Launch:
+    """A single-use launch token for the player in one of the provider's games (the full stake gate runs on each
+    bet; here: the provider, the game (its provider, switch and approval, GP §13(6)) and the account state)."""
+    from urllib.parse import urlencode
+
+    provider = Provider.objects.filter(code=provider_code).first() if PROVIDER_CODE_RE.match(provider_code) else None
+    if provider is None:
+        raise errors.PROVIDER_UNKNOWN()
+    if not provider.enabled:
+        raise errors.PROVIDER_DISABLED(provider=provider.code)
+    game = (Game.objects.filter(code=game_code, provider=provider.code, current=True).first()
+            if isinstance(game_code, str) and len(game_code) <= 60 else None)
+    if game is None:
+        raise errors.GAME_INVALID(game=str(game_code)[:60])
+    if not game.enabled:
+        raise games.errors.GAME_DISABLED(game=game.code)
+    if not game.approved:
+        raise games.errors.GAME_NOT_APPROVED(game=game.code, version=game.version, approval_state=game.approval_state)
+    refusal = betting_refusal(player)
+    if refusal is not None:
+        raise refusal
+    token = secrets.token_urlsafe(32)
+    now = clock.now()
+    expires = now + timedelta(seconds=settings.PROVIDERS_LAUNCH_TOKEN_SECONDS)
+    with transaction.atomic():
+        row = LaunchToken.objects.create(token_hash=_hash(token), player=player, game=game, provider=provider,
+                                         created_at=now, expires_at=expires)
+        audit_record(actor=actor, action="providers.game_launched", obj=row, provider=provider.code, game=game.code)
+    query = urlencode({"token": token, "game": game.provider_game_id, "lang": lang})
+    sep = "&" if "?" in provider.launch_url else "?"
+    return Launch(launch_url=f"{provider.launch_url}{sep}{query}", launch_token=token, expires_at=expires, game=game)
+
+
+# --- the signed calls --------------------------------------------------------------------------------------------
+@dataclass
+class Call:
+    """A signed call as it arrived."""
+
+    provider_code: str
+    operation: str
+    raw_body: bytes
+    timestamp: str
+    signature: str
+    source: str
+
+
+def _error_answer(err: DomainError, *, balance: int | None = None) -> Answer:
+    if balance is not None:
+        err.details.setdefault("balance", money(balance))
+    body = {"error": err.as_dict(), "status": errors.rs_status(err.code, err.status)}
+    return Answer(status=err.status, body=jsonable(body))
+
+
+def _text(body: dict[str, Any], name: str, *, required: bool = True, limit: int = ID_MAX) -> str:
+    value = body.get(name)
+    if value is None:
+        if required:
+            raise errors.WRONG_SYNTAX(reason=f"{name} is required", field=name)
+        return ""
+    if not isinstance(value, str):
+        raise errors.WRONG_TYPES(field=name)
+    if not 0 < len(value) <= limit:
+        raise errors.WRONG_SYNTAX(reason=f"{name} must be 1-{limit} characters", field=name)
+    return value
+
+
+def _amount(body: dict[str, Any], name: str = "amount") -> Money:
+    value = body.get(name)
+    if not isinstance(value, dict):
+        raise errors.WRONG_TYPES(field=name) if value is not None else errors.WRONG_SYNTAX(reason=f"{name} is required")
+    amount, currency = value.get("amount"), value.get("currency")
+    if isinstance(amount, bool) or not isinstance(amount, int) or not isinstance(currency, str):
+        raise errors.WRONG_TYPES(field=name)
+    if currency != settings.PLATFORM_CURRENCY:
+        raise errors.WRONG_CURRENCY(currency=currency[:8])
+    if not 0 <= amount < MAX_AMOUNT:
+        raise errors.WRONG_SYNTAX(reason=f"{name} is out of range", field=name)
+    return Money(amount, currency)
+
+
+def _flag(body: dict[str, Any], name: str) -> bool:
+    value = body.get(name, False)
+    if not isinstance(value, bool):
+        raise errors.WRONG_TYPES(field=name)
+    return value
+
+
+def _parse(call: Call) -> dict[str, Any]:
+    try:
+        body = loads_bounded(call.raw_body.decode("utf-8") if call.raw_body else "")
+    except (ValueError, UnicodeDecodeError):
+        raise errors.WRONG_SYNTAX(reason="the body is not JSON")
+    if not isinstance(body, dict):
+        raise errors.WRONG_SYNTAX(reason="the body must be a JSON object")
+    if contains_nul(body):
+        raise errors.WRONG_SYNTAX(reason="NUL characters are not allowed")
+    return body
+
+
+def _authenticate(call: Call, ctx: providers_sql.CallContext) -> Provider:
+    """The provider, its switch, the source address, the timestamp window and the signature."""
+    provider = ctx.provider
+    if provider is None:
+        raise errors.PROVIDER_UNKNOWN()
+    if not source_allowed(provider, call.source):
+        raise errors.SOURCE_NOT_ALLOWED(source=call.source[:64])
+    if not signature_valid(provider.secret, call.timestamp, call.raw_body, call.signature):
+        raise errors.INVALID_SIGNATURE()
+    try:
+        sent = int(call.timestamp)
+    except ValueError:
+        raise errors.TIMESTAMP_OUTSIDE_WINDOW(window_seconds=settings.PROVIDERS_SIGNATURE_WINDOW_SECONDS)
+    if abs(clock.now().timestamp() - sent) > settings.PROVIDERS_SIGNATURE_WINDOW_SECONDS:
+        raise errors.TIMESTAMP_OUTSIDE_WINDOW(window_seconds=settings.PROVIDERS_SIGNATURE_WINDOW_SECONDS)
+    if not provider.enabled:
+        raise errors.PROVIDER_DISABLED(provider=provider.code)
+    if production_refusal(provider):
+        raise errors.PROVIDER_NOT_SECURED(provider=provider.code)
+    return provider
+
+
+def _security(call: Call, action: str, tried: str, **details: Any) -> None:
+    security_event(action=action, source=call.source, tried=tried[:500], body=call.raw_body,
+                   provider=call.provider_code[:30], summarise=True, **details)
+
+
+def provider_call(call: Call) -> Answer:
+    """Handle one signed call of a provider (docs/providers.md). Every outcome is an :class:`Answer` in the house
+    error shape with the provider's status word; a call carrying a ``transaction_id`` is answered exactly once (the
+    stored answer for a repeat with the same body; 409 and a security event for the same id with another body)."""
+    if not PROVIDER_CODE_RE.match(call.provider_code) or call.operation not in OPERATIONS:
+        return _error_answer(errors.PROVIDER_UNKNOWN())
+    body: dict[str, Any] = {}
+    try:
+        parsed = _parse(call)
+    except DomainError as exc:
+        parsed_error: DomainError | None = exc
+    else:
+        parsed_error, body = None, parsed
+    session_value = body.get("session") if isinstance(body.get("session"), str) else ""
+    txn_id = body.get("transaction_id") if isinstance(body.get("transaction_id"), str) else ""
+    bet_txn_id = body.get("bet_transaction_id") if isinstance(body.get("bet_transaction_id"), str) else ""
+    if call.operation in ("bet",):
+        bet_txn_id = ""
+    ctx = providers_sql.call_context(provider=call.provider_code, session_hash=_hash(session_value)
+                                     if session_value else "", transaction_id=txn_id[:ID_MAX] if txn_id else "",
+                                     bet_transaction_id=bet_txn_id[:ID_MAX] if bet_txn_id else "")
+    try:
+        provider = _authenticate(call, ctx)
+    except DomainError as exc:
+        if exc.code in (errors.INVALID_SIGNATURE.code, errors.TIMESTAMP_OUTSIDE_WINDOW.code,
+                        errors.SOURCE_NOT_ALLOWED.code, errors.PROVIDER_UNKNOWN.code):
+            _security(call, "security.provider_call_refused", f"POST providers/{call.provider_code}/"
+                      f"{call.operation}: {exc.code}")
+        return _error_answer(exc)
+    if parsed_error is not None:
+        return _error_answer(parsed_error)
+    if call.operation == "session":
+        return _guarded(lambda: _session(provider, body))
+    if call.operation == "balance":
+        return _guarded(lambda: _balance(ctx))
+    return _exactly_once(call, provider, body, ctx)
+
+
+def _guarded(fn: Any) -> Answer:
+    try:
+        answer: Answer = fn()
+        return answer
+    except DomainError as exc:
+        return _error_answer(exc)
+
+
+def _session(provider: Provider, body: dict[str, Any]) -> Answer:
+    """The single-use launch token exchanged for a game session (a second use: invalid token)."""
+    token = _text(body, "launch_token", limit=200)
+    now = clock.now()
+    with transaction.atomic():
+        row = (LaunchToken.objects.select_for_update(no_key=True).select_related("game", "player")
+               .filter(token_hash=_hash(token), provider=provider).first())
+        if row is None or row.used_at is not None:
+            raise errors.INVALID_TOKEN()
+        if row.expires_at <= now:
+            raise errors.TOKEN_EXPIRED()
+        row.used_at = now
+        row.save(update_fields=["used_at"])
+        session = secrets.token_urlsafe(32)
+        GameSession.objects.create(session_hash=_hash(session), player=row.player, game=row.game, provider=provider,
+                                   created_at=now, expires_at=now + timedelta(seconds=settings.PROVIDERS_SESSION_SECONDS))
+    return Answer(200, {"status": errors.RS_OK, "session": session, "player": player_ref(provider, row.player_id),
+                        "game": row.game.provider_game_id, "currency": provider.currency,
+                        "balance": money(wallet_balance(row.player).amount)})
+
+
+def _live_session(ctx: providers_sql.CallContext, *, may_be_expired: bool = False) -> tuple[GameSession, Player]:
+    if ctx.session is None or ctx.player is None:
+        raise errors.SESSION_INVALID()
+    if not may_be_expired and ctx.session.expires_at <= clock.now():
+        raise errors.SESSION_EXPIRED()
+    return ctx.session, ctx.player
+
+
+def _balance(ctx: providers_sql.CallContext) -> Answer:
+    _, player = _live_session(ctx)
+    return Answer(200, {"status": errors.RS_OK, "balance": money(wallet_balance(player).amount)})
+
+
+def _actor(ctx: providers_sql.CallContext, provider: Provider) -> Actor:
+    if ctx.player is not None:
+        return Actor("player", str(ctx.player.pk), ctx.username or str(ctx.player.pk))
+    return Actor.system(f"provider:{provider.code}")
+
+
+def _replay(call: Call, stored: ProviderTransaction, sha: str) -> Answer:
+    if stored.kind == ProviderTransaction.Kind.TOMBSTONE and call.operation == "bet":
+        return _error_answer(errors.TRANSACTION_ROLLED_BACK(transaction_id=stored.transaction_id))
+    if stored.request_sha256 != sha:
+        _security(call, "security.provider_duplicate_transaction",
+                  f"POST providers/{call.provider_code}/{call.operation}: transaction {stored.transaction_id} "
+                  "again with another body", transaction_id=stored.transaction_id)
+        return _error_answer(errors.DUPLICATE_TRANSACTION(transaction_id=stored.transaction_id))
+    return Answer(stored.response_status, dict(stored.response), replayed=True)
+
+
+def _exactly_once(call: Call, provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext) -> Answer:
+    """bet, win, rollback, round-end: the stored answer of this transaction id, or the call run once and its answer
+    recorded in the same transaction as what it moved (a refusal in a transaction of its own)."""
+    sha = body_sha256(call.raw_body)
+    try:
+        txn_id = _text(body, "transaction_id")
+    except DomainError as exc:
+        return _error_answer(exc)
+    if ctx.txn is not None:
+        return _replay(call, ctx.txn, sha)
+    kind = KIND_OF[call.operation]
+    try:
+        with transaction.atomic():
+            answer, row = _run(call.operation, provider, body, ctx, txn_id)
+            row.provider, row.transaction_id, row.kind, row.request_sha256 = provider, txn_id, kind, sha
+            row.response_status, row.response, row.created_at = answer.status, answer.body, clock.now()
+            row.save(force_insert=True)
+            return answer
+    except IntegrityError as exc:
+        if "providers_txn_unique_per_provider" not in str(exc):
+            raise
+        stored = ProviderTransaction.objects.filter(provider=provider, transaction_id=txn_id).first()
+        if stored is None:  # a rollback's tombstone met its late bet at the same instant: nothing moved, retry
+            return _error_answer(core_errors.UNAVAILABLE(retry_after_seconds=core_errors.RETRY_AFTER_SECONDS))
+        return _replay(call, stored, sha)
+    except DomainError as exc:
+        return _record_refusal(call, provider, body, ctx, txn_id, kind, sha, exc)
+
+
+def _record_refusal(call: Call, provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext, txn_id: str,
+                    kind: str, sha: str, exc: DomainError) -> Answer:
+    """A refused call is recorded too (its repeat gets the same refusal), in its own transaction: the refusal
+    rolled everything else back."""
+    player = ctx.player
+    answer = _error_answer(exc, balance=wallet_balance(player).amount if player is not None else None)
+    try:
+        with transaction.atomic():
+            ProviderTransaction.objects.create(
+                provider=provider, transaction_id=txn_id, kind=kind, player=player,
+                provider_round_id=str(body.get("round_id"))[:ID_MAX] if isinstance(body.get("round_id"), str) else "",
+                bet_transaction_id=str(body.get("bet_transaction_id"))[:ID_MAX]
+                if isinstance(body.get("bet_transaction_id"), str) else "",
+                amount=_amount_or_zero(body), request_sha256=sha, response_status=answer.status,
+                response=answer.body, created_at=clock.now())
+    except IntegrityError:
+        stored = ProviderTransaction.objects.filter(provider=provider, transaction_id=txn_id).first()
+        if stored is not None:
+            return _replay(call, stored, sha)
+    return answer
+
+
+def _amount_or_zero(body: dict[str, Any]) -> int:
+    value = body.get("amount")
+    amount = value.get("amount") if isinstance(value, dict) else None
+    return amount if isinstance(amount, int) and not isinstance(amount, bool) and 0 <= amount < MAX_AMOUNT else 0
+
+
+def _run(operation: str, provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
+         txn_id: str) -> tuple[Answer, ProviderTransaction]:
+    if operation == "bet":
+        return _bet(provider, body, ctx, txn_id)
+    if operation == "win":
+        return _win(provider, body, ctx, txn_id)
+    if operation == "rollback":
+        return _rollback(provider, body, ctx, txn_id)
+    return _round_end(provider, body, ctx, txn_id)
+
+
+def _bet(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
+         txn_id: str) -> tuple[Answer, ProviderTransaction]:
+    round_id = _text(body, "round_id")
+    amount = _amount(body)
+    closed = _flag(body, "round_closed")
+    game_id = _text(body, "game", required=False)
+    session, player = _live_session(ctx)
+    game = ctx.game
+    assert game is not None
+    if game.provider != provider.code or (game_id and game_id != game.provider_game_id):
+        raise errors.GAME_INVALID(game=(game_id or game.code)[:60])
+    result = games.remote_bet(player=player, game=game, round_id=round_id, transaction_id=txn_id, amount=amount,
+                              closed=closed, actor=_actor(ctx, provider))
+    rnd = result.round
+    answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
+                          "platform_transaction_id": f"round:{rnd.pk}:bet"})
+    return answer, ProviderTransaction(player=player, round=rnd, provider_round_id=round_id, amount=amount.amount,
+                                       credited=amount.amount)
+
+
+def _bet_of(ctx: providers_sql.CallContext, body: dict[str, Any]) -> tuple[ProviderTransaction, str, str]:
+    """The bet a win or a rollback names: known, not rolled back, of this round."""
+    bet_txn_id = _text(body, "bet_transaction_id")
+    round_id = _text(body, "round_id")
+    bet = ctx.bet
+    if bet is not None and bet.kind == ProviderTransaction.Kind.TOMBSTONE:
+        raise errors.TRANSACTION_ROLLED_BACK(transaction_id=bet_txn_id)
+    if bet is None or bet.kind != ProviderTransaction.Kind.BET or bet.response_status != 200 or bet.round_id is None:
+        raise errors.TRANSACTION_UNKNOWN(transaction_id=bet_txn_id)
+    if bet.provider_round_id != round_id:
+        raise errors.ROUND_MISMATCH(transaction_id=bet_txn_id, round_id=round_id)
+    return bet, bet_txn_id, round_id
+
+
+def _owner(ctx: providers_sql.CallContext, bet: ProviderTransaction) -> Player:
+    _, player = _live_session(ctx, may_be_expired=True)
+    if player.pk != bet.player_id:
+        raise errors.SESSION_INVALID()
+    return player
+
+
+def _win(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
+         txn_id: str) -> tuple[Answer, ProviderTransaction]:
+    amount = _amount(body)
+    closed = _flag(body, "round_closed")
+    bet, bet_txn_id, round_id = _bet_of(ctx, body)
+    player = _owner(ctx, bet)
+    assert bet.round_id is not None
+    result = games.remote_win(player=player, round_pk=bet.round_id, transaction_id=txn_id, amount=amount,
+                              closed=closed, actor=_actor(ctx, provider))
+    seq = len(((result.round.state or {}).get("remote") or {}).get("transactions", [])) - 1
+    answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
+                          "platform_transaction_id": f"round:{bet.round_id}:win:{seq}",
+                          "credited": money(result.moved), "win_capped": result.capped})
+    return answer, ProviderTransaction(player=player, round_id=bet.round_id, provider_round_id=round_id,
+                                       bet_transaction_id=bet_txn_id, amount=amount.amount, credited=result.moved)
+
+
+def _rollback(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
+              txn_id: str) -> tuple[Answer, ProviderTransaction]:
+    bet_txn_id = _text(body, "bet_transaction_id")
+    round_id = _text(body, "round_id")
+    bet = ctx.bet
+    if bet is None or bet.kind == ProviderTransaction.Kind.TOMBSTONE or bet.response_status != 200:
+        # a bet never seen (or refused, or already a tombstone): nothing moves; an unseen bet's id is recorded as a
+        # tombstone so that the late bet is refused
+        _, player = _live_session(ctx, may_be_expired=True)
+        if bet is None:
+            ProviderTransaction.objects.create(
+                provider=provider, transaction_id=bet_txn_id, kind=ProviderTransaction.Kind.TOMBSTONE, player=player,
+                provider_round_id=round_id, request_sha256="", response_status=409,
+                response={"rolled_back_by": txn_id}, created_at=clock.now())
+        answer = Answer(200, {"status": errors.RS_OK, "balance": money(wallet_balance(player).amount),
+                              "transaction_id": txn_id, "platform_transaction_id": ""})
+        return answer, ProviderTransaction(player=player, provider_round_id=round_id, bet_transaction_id=bet_txn_id)
+    if bet.provider_round_id != round_id:
+        raise errors.ROUND_MISMATCH(transaction_id=bet_txn_id, round_id=round_id)
+    player = _owner(ctx, bet)
+    assert bet.round_id is not None
+    result = games.remote_rollback(player=player, round_pk=bet.round_id, transaction_id=txn_id,
+                                   actor=_actor(ctx, provider))
+    answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
+                          "platform_transaction_id": f"round:{bet.round_id}:refund"})
+    return answer, ProviderTransaction(player=player, round_id=bet.round_id, provider_round_id=round_id,
+                                       bet_transaction_id=bet_txn_id, amount=bet.amount, credited=result.moved)
+
+
+def _round_end(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
+               txn_id: str) -> tuple[Answer, ProviderTransaction]:
+    round_id = _text(body, "round_id")
+    _, player = _live_session(ctx, may_be_expired=True)
+    round_pk = (Round.objects.filter(player=player, idempotency_key=games.remote_key(provider.code, round_id))
+                .values_list("pk", flat=True).first())
+    if round_pk is None:
+        raise errors.TRANSACTION_UNKNOWN(round_id=round_id)
+    result = games.remote_round_end(player=player, round_pk=round_pk, transaction_id=txn_id,
+                                    actor=_actor(ctx, provider))
+    answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
+                          "round_status": result.round.status, "win": money(result.round.win)})
+    return answer, ProviderTransaction(player=player, round_id=round_pk, provider_round_id=round_id)
+
+
+# --- reconciliation decisions ------------------------------------------------------------------------------------
+def reconciliation_resolve(*, case: ReconciliationCase, resolution: str, actor: Actor) -> ReconciliationCase:
+    """Staff (finance): close a reconciliation case, saying how the difference was resolved. Audited."""
+    resolution = str(resolution or "").strip()
+    if not resolution:
+        raise errors.RESOLUTION_REQUIRED()
+    with transaction.atomic():
+        row = ReconciliationCase.objects.select_for_update(no_key=True).get(pk=case.pk)
+        if row.status != ReconciliationCase.Status.OPEN:
+            raise errors.CASE_NOT_OPEN(case=row.pk)
+        row.status = ReconciliationCase.Status.RESOLVED
+        row.resolution = resolution[:2000]
+        row.resolved_at = clock.now()
+        row.resolved_by_id = int(actor.id) if actor.type == "staff" and actor.id else None
+        row.save(update_fields=["status", "resolution", "resolved_at", "resolved_by"])
+        audit_record(actor=actor, action="providers.reconciliation_resolved", obj=row,
+                     old={"status": ReconciliationCase.Status.OPEN}, new={"status": row.status},
+                     resolution=row.resolution)
+    return row

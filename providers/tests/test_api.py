@@ -1,0 +1,71 @@
+"""The providers' seamless-wallet API through HTTP with signed calls (the wire contract): the launch, the session,
+a bet, a win and the round's end, each moving the money once, the ledger balanced after."""
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from games.models import Round
+from providers.models import ProviderTransaction
+from providers.testing import czk
+from providers.tests.conftest import CODE, player_client
+from wallet.selectors import balance
+
+pytestmark = pytest.mark.django_db
+
+
+def bet(signed, session, txn="b1", rnd="r1", amount=1_000, closed=False, **kw):
+    return signed.call("bet", {"session": session, "transaction_id": txn, "round_id": rnd, "game": "wild",
+                               "amount": czk(amount), "round_closed": closed, **kw})
+
+
+def win(signed, session, txn="w1", bet_txn="b1", rnd="r1", amount=2_500, closed=True):
+    return signed.call("win", {"session": session, "transaction_id": txn, "bet_transaction_id": bet_txn,
+                               "round_id": rnd, "amount": czk(amount), "round_closed": closed})
+
+
+def test_the_launch_gives_a_single_use_token_in_the_providers_launch_url(player, signed, clock):
+    r = player_client(player).post(f"/api/v1/providers/{CODE}/launch", {"game": f"{CODE}_wild", "lang": "en"},
+                                   format="json")
+    assert r.status_code == 201, r.content
+    body = r.json()
+    assert body["launch_url"].startswith("http://127.0.0.1:8300/play?token=")
+    assert "game=wild" in body["launch_url"] and "lang=en" in body["launch_url"]
+    first = signed.call("session", {"launch_token": body["launch_token"]})
+    assert first.status_code == 200 and first.json()["status"] == "RS_OK"
+    assert first.json()["balance"] == czk(100_000) and first.json()["game"] == "wild"
+    assert str(player.pk) != first.json()["player"]
+    again = signed.call("session", {"launch_token": body["launch_token"]})
+    assert again.status_code == 401 and again.json()["status"] == "RS_ERROR_INVALID_TOKEN"
+
+
+def test_a_bet_a_win_and_the_round_end_move_the_money_once_and_the_ledger_stays_balanced(player, signed, session,
+                                                                                          clock):
+    r = bet(signed, session)
+    assert r.status_code == 200, r.content
+    assert r.json()["status"] == "RS_OK" and r.json()["balance"] == czk(99_000)
+    rnd = Round.objects.get(player=player, provider_round_id="r1")
+    assert rnd.status == Round.Status.IN_PROGRESS and rnd.idempotency_key == f"provider:{CODE}:r1"
+    w = win(signed, session, closed=False)
+    assert w.status_code == 200 and w.json()["balance"] == czk(101_500) and w.json()["credited"] == czk(2_500)
+    end = signed.call("round-end", {"session": session, "round_id": "r1", "transaction_id": "e1"})
+    assert end.status_code == 200 and end.json()["round_status"] == "finished"
+    rnd.refresh_from_db()
+    assert (rnd.status, rnd.stake, rnd.win, rnd.win_capped) == (Round.Status.FINISHED, 1_000, 2_500, False)
+    assert balance(player).amount == 101_500
+    assert ProviderTransaction.objects.filter(provider__code=CODE).count() == 3
+    call_command("ledger_check")
+    call_command("limits_reconcile")
+
+
+def test_balance_answers_the_players_balance(signed, session, clock):
+    r = signed.call("balance", {"session": session})
+    assert r.status_code == 200 and r.json() == {"status": "RS_OK", "balance": czk(100_000)}
+
+
+def test_a_closed_bet_is_a_losing_one_shot_round_settled_at_once(player, signed, session, clock):
+    r = bet(signed, session, closed=True)
+    assert r.status_code == 200, r.content
+    rnd = Round.objects.get(player=player, provider_round_id="r1")
+    assert rnd.status == Round.Status.FINISHED and rnd.win == 0
+    assert balance(player).amount == 99_000
