@@ -208,3 +208,39 @@ def run_provider_load(port: int, players: list[RemotePlayer], studio: Studio, *,
     """Drive bet/win rounds of the players that have a session for ``seconds``."""
     return asyncio.run(_drive(port, players, studio, game=game, provider_game=provider_game,
                               connections=connections, seconds=seconds, seed=seed, grace=grace, launch_only=False))
+
+
+# --- the set-up (Django in the bench's process, on the bench database) ----------------------------------------------
+CODE = "benchstudio"
+SECRET = "bench-provider-secret-" + "0123456789abcdef" * 2  # the bench database's own provider, dropped afterwards
+GAME_SLUG = "sim_fruits"
+
+
+def provider_setup() -> str:
+    """The bench's provider (calls from 127.0.0.1 only) and its game, Sim Fruits, listed and approved; returns the
+    platform's game code. Nothing calls the provider's own URLs during the bench."""
+    from decimal import Decimal
+
+    from django.conf import settings
+
+    from core.audit import Actor
+    from games.services import game_approve, remote_game_upsert
+    from provider_simulator.slot import MAX_STAKE, RTP
+    from providers.models import Provider
+    from providers.services import provider_save
+
+    actor = Actor.system("bench")
+    if not Provider.objects.filter(code=CODE).exists():
+        provider_save(provider=Provider(code=CODE, name="Bench studio (provider simulator)", enabled=True,
+                                        launch_url="http://127.0.0.1:9/play", api_url="http://127.0.0.1:9/api",
+                                        allowed_sources=["127.0.0.1/32"]), new_secret=SECRET, actor=actor)
+    rtp = (Decimal(RTP.numerator) * 100 / Decimal(RTP.denominator)).quantize(Decimal("0.01"))
+    row = remote_game_upsert(provider=CODE, provider_game_id=GAME_SLUG, name="Sim Fruits", kind="slot", rtp=rtp,
+                             min_bet=int(settings.GP["MIN_STAKE"]), max_bet=MAX_STAKE,
+                             max_win=int(settings.GP["MAX_WIN_PER_ROUND"]),
+                             avg_hourly_loss=int(MAX_STAKE * 1800 * (1 - RTP)), unfinished_deadline_days=90,
+                             actor=actor)
+    if not row.approved:
+        game_approve(game=row, plan_version="bench", reference="bench data - not a decision of the Ministry",
+                     actor=actor)
+    return row.code
