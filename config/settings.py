@@ -746,6 +746,15 @@ def _reports_refusals() -> list[str]:
             if not value or not Path(value).is_file()]
 
 
+def _providers_refusals() -> list[str]:
+    """Game providers (issue 23): their calls are accepted only from their listed addresses. (A provider row whose
+    secret is the development value or shorter than MIN_SECRET_BYTES is refused at each call in production:
+    providers.services.production_refusal; rows are data, not settings.)"""
+    if PROVIDERS_ALLOW_ANY_SOURCE:
+        return ["PROVIDERS_ALLOW_ANY_SOURCE=true (a game provider's calls accepted from any address)"]
+    return []
+
+
 def production_refusals() -> list[str]:
     """Why production must not start with these settings (empty: it may). Each names the variable, never a value."""
     refusals = _secret_refusals()
@@ -781,8 +790,7 @@ def production_refusals() -> list[str]:
     if EMAIL_BACKEND.endswith(("console.EmailBackend", "locmem.EmailBackend", "dummy.EmailBackend",
                                "SandboxEmailBackend")):
         refusals.append("EMAIL_BACKEND writes e-mails to the log or nowhere (players' personal data)")
-    if PROVIDERS_ALLOW_ANY_SOURCE:
-        refusals.append("PROVIDERS_ALLOW_ANY_SOURCE=true (a game provider's calls accepted from any address)")
+    refusals += _providers_refusals()
     refusals += _reports_refusals()
     return refusals
 

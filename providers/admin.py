@@ -22,7 +22,7 @@ from providers.models import Provider, ProviderTransaction, ReconciliationCase
 MANAGE = "providers.manage_provider"
 
 
-class ProviderForm(forms.ModelForm):  # type: ignore[type-arg]
+class ProviderForm(forms.ModelForm):
     """The stored secret is never shown: ``new_secret`` replaces it (required for a new provider)."""
 
     new_secret = forms.CharField(required=False, strip=True, widget=forms.PasswordInput(render_value=False),
@@ -44,7 +44,7 @@ class ProviderForm(forms.ModelForm):  # type: ignore[type-arg]
 
 
 @admin.register(Provider)
-class ProviderAdmin(PlatformAdminMixin, admin.ModelAdmin):  # type: ignore[type-arg]
+class ProviderAdmin(PlatformAdminMixin, admin.ModelAdmin):
     form = ProviderForm
     list_display = ("code", "name", "enabled", "api_url", "updated_at")
     readonly_fields = ("games", "created_at", "updated_at")

@@ -28,16 +28,16 @@ from core.audit import Actor, security_event
 from core.throttling import CallbackRateThrottle, CallbackRefusalThrottle
 from providers import errors, services
 from providers.serializers import (
-    BalanceRequestSerializer,
-    BalanceSerializer,
     BetRequestSerializer,
-    LaunchRequestSerializer,
-    LaunchSerializer,
-    MovementSerializer,
+    ProviderBalanceRequestSerializer,
+    ProviderBalanceSerializer,
+    ProviderLaunchRequestSerializer,
+    ProviderLaunchSerializer,
+    ProviderMovementSerializer,
+    ProviderSessionRequestSerializer,
+    ProviderSessionSerializer,
     RollbackRequestSerializer,
     RoundEndRequestSerializer,
-    SessionRequestSerializer,
-    SessionSerializer,
     WinRequestSerializer,
 )
 from providers.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
@@ -60,15 +60,15 @@ class LaunchView(APIView):
 
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=LaunchRequestSerializer, responses={201: LaunchSerializer},
+    @extend_schema(request=ProviderLaunchRequestSerializer, responses={201: ProviderLaunchSerializer},
                    operation_id="providers_launch")
     def post(self, request: Request, provider: str) -> Response:
         player = request_player(request)
-        body = LaunchRequestSerializer(data=request.data)
+        body = ProviderLaunchRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         launch = services.launch_start(player=player, provider_code=provider, game_code=body.validated_data["game"],
                                        lang=body.validated_data["lang"], actor=Actor.player(player))
-        return Response(LaunchSerializer({"launch_url": launch.launch_url, "launch_token": launch.launch_token,
+        return Response(ProviderLaunchSerializer({"launch_url": launch.launch_url, "launch_token": launch.launch_token,
                                           "expires_at": launch.expires_at,
                                           "game": {"code": launch.game.code, "name": launch.game.name}}).data,
                         status=201)
@@ -108,7 +108,7 @@ class SessionView(SignedCallView):
 
     operation = "session"
 
-    @extend_schema(request=SessionRequestSerializer, responses={200: SessionSerializer}, parameters=SIGNED_PARAMETERS,
+    @extend_schema(request=ProviderSessionRequestSerializer, responses={200: ProviderSessionSerializer}, parameters=SIGNED_PARAMETERS,
                    operation_id="providers_session", auth=[])
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)
@@ -119,7 +119,7 @@ class BalanceView(SignedCallView):
 
     operation = "balance"
 
-    @extend_schema(request=BalanceRequestSerializer, responses={200: BalanceSerializer}, parameters=SIGNED_PARAMETERS,
+    @extend_schema(request=ProviderBalanceRequestSerializer, responses={200: ProviderBalanceSerializer}, parameters=SIGNED_PARAMETERS,
                    operation_id="providers_balance", auth=[])
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)
@@ -132,7 +132,7 @@ class BetView(SignedCallView):
 
     operation = "bet"
 
-    @extend_schema(request=BetRequestSerializer, responses={200: MovementSerializer}, parameters=SIGNED_PARAMETERS,
+    @extend_schema(request=BetRequestSerializer, responses={200: ProviderMovementSerializer}, parameters=SIGNED_PARAMETERS,
                    operation_id="providers_bet", auth=[])
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)
@@ -144,7 +144,7 @@ class WinView(SignedCallView):
 
     operation = "win"
 
-    @extend_schema(request=WinRequestSerializer, responses={200: MovementSerializer}, parameters=SIGNED_PARAMETERS,
+    @extend_schema(request=WinRequestSerializer, responses={200: ProviderMovementSerializer}, parameters=SIGNED_PARAMETERS,
                    operation_id="providers_win", auth=[])
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)
@@ -156,7 +156,7 @@ class RollbackView(SignedCallView):
 
     operation = "rollback"
 
-    @extend_schema(request=RollbackRequestSerializer, responses={200: MovementSerializer}, parameters=SIGNED_PARAMETERS,
+    @extend_schema(request=RollbackRequestSerializer, responses={200: ProviderMovementSerializer}, parameters=SIGNED_PARAMETERS,
                    operation_id="providers_rollback", auth=[])
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)
@@ -167,7 +167,7 @@ class RoundEndView(SignedCallView):
 
     operation = "round-end"
 
-    @extend_schema(request=RoundEndRequestSerializer, responses={200: MovementSerializer}, parameters=SIGNED_PARAMETERS,
+    @extend_schema(request=RoundEndRequestSerializer, responses={200: ProviderMovementSerializer}, parameters=SIGNED_PARAMETERS,
                    operation_id="providers_round_end", auth=[])
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)

@@ -20,7 +20,7 @@ from providers.models import Provider, ProviderTransaction, ReconciliationCase
 
 logger = logging.getLogger("providers.reconciliation")
 
-COMPARED = {ProviderTransaction.Kind.BET: "bet", ProviderTransaction.Kind.WIN: "win",
+COMPARED: dict[str, str] = {ProviderTransaction.Kind.BET: "bet", ProviderTransaction.Kind.WIN: "win",
             ProviderTransaction.Kind.ROLLBACK: "rollback"}
 
 
@@ -43,8 +43,8 @@ def _provider_side(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for item in report.get("transactions") or []:
         if not isinstance(item, dict) or not isinstance(item.get("transaction_id"), str):
             continue
-        money = item.get("amount") if isinstance(item.get("amount"), dict) else {}
-        amount = money.get("amount") if isinstance(money.get("amount"), int) else None
+        money = item.get("amount")
+        amount = money.get("amount") if isinstance(money, dict) and isinstance(money.get("amount"), int) else None
         out[item["transaction_id"][:100]] = {"type": str(item.get("type", ""))[:20],
                                              "round_id": str(item.get("round_id", ""))[:100], "amount": amount}
     return out
@@ -53,7 +53,7 @@ def _provider_side(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def differences(ours: dict[str, dict[str, Any]],
                 theirs: dict[str, dict[str, Any]]) -> list[tuple[str, str, Any, Any]]:
     """(transaction_id, difference, platform side, provider side) for every difference."""
-    out = []
+    out: list[tuple[str, str, Any, Any]] = []
     for txn_id in sorted(set(ours) | set(theirs)):
         a, b = ours.get(txn_id), theirs.get(txn_id)
         if b is None:

@@ -7,48 +7,48 @@ from typing import Any
 from rest_framework import serializers
 
 
-class WireMoneySerializer(serializers.Serializer[Any]):
+class ProviderMoneySerializer(serializers.Serializer[Any]):
     amount = serializers.IntegerField(help_text="haléře (1/100 CZK)")
     currency = serializers.ChoiceField(choices=[("CZK", "CZK")])
 
 
-class LaunchRequestSerializer(serializers.Serializer[Any]):
+class ProviderLaunchRequestSerializer(serializers.Serializer[Any]):
     game = serializers.CharField(max_length=60, help_text="the platform's game code (e.g. simstudio_wild_ride)")
     lang = serializers.ChoiceField(choices=[("cs", "cs"), ("en", "en")], default="cs")
 
 
-class LaunchGameSerializer(serializers.Serializer[Any]):
+class ProviderLaunchGameSerializer(serializers.Serializer[Any]):
     code = serializers.CharField()
     name = serializers.CharField()
 
 
-class LaunchSerializer(serializers.Serializer[Any]):
+class ProviderLaunchSerializer(serializers.Serializer[Any]):
     launch_url = serializers.CharField(help_text="the provider's page with the token, the game and the language")
     launch_token = serializers.CharField(help_text="single-use, valid PROVIDERS_LAUNCH_TOKEN_SECONDS")
     expires_at = serializers.DateTimeField()
-    game = LaunchGameSerializer()
+    game = ProviderLaunchGameSerializer()
 
 
-class SessionRequestSerializer(serializers.Serializer[Any]):
+class ProviderSessionRequestSerializer(serializers.Serializer[Any]):
     launch_token = serializers.CharField()
 
 
-class SessionSerializer(serializers.Serializer[Any]):
+class ProviderSessionSerializer(serializers.Serializer[Any]):
     status = serializers.CharField(help_text="RS_OK")
     session = serializers.CharField()
     player = serializers.CharField(help_text="a stable opaque player reference (not the database id)")
     game = serializers.CharField(help_text="the provider's game id")
     currency = serializers.CharField()
-    balance = WireMoneySerializer()
+    balance = ProviderMoneySerializer()
 
 
-class BalanceRequestSerializer(serializers.Serializer[Any]):
+class ProviderBalanceRequestSerializer(serializers.Serializer[Any]):
     session = serializers.CharField()
 
 
-class BalanceSerializer(serializers.Serializer[Any]):
+class ProviderBalanceSerializer(serializers.Serializer[Any]):
     status = serializers.CharField(help_text="RS_OK")
-    balance = WireMoneySerializer()
+    balance = ProviderMoneySerializer()
 
 
 class BetRequestSerializer(serializers.Serializer[Any]):
@@ -56,7 +56,7 @@ class BetRequestSerializer(serializers.Serializer[Any]):
     transaction_id = serializers.CharField(max_length=100)
     round_id = serializers.CharField(max_length=100)
     game = serializers.CharField(max_length=100, help_text="the provider's game id")
-    amount = WireMoneySerializer()
+    amount = ProviderMoneySerializer()
     round_closed = serializers.BooleanField(default=False, help_text="true: a losing one-shot round, settled at once")
 
 
@@ -65,7 +65,7 @@ class WinRequestSerializer(serializers.Serializer[Any]):
     transaction_id = serializers.CharField(max_length=100)
     bet_transaction_id = serializers.CharField(max_length=100)
     round_id = serializers.CharField(max_length=100)
-    amount = WireMoneySerializer()
+    amount = ProviderMoneySerializer()
     round_closed = serializers.BooleanField(default=False, help_text="true settles the round")
 
 
@@ -82,12 +82,12 @@ class RoundEndRequestSerializer(serializers.Serializer[Any]):
     round_id = serializers.CharField(max_length=100)
 
 
-class MovementSerializer(serializers.Serializer[Any]):
+class ProviderMovementSerializer(serializers.Serializer[Any]):
     status = serializers.CharField(help_text="RS_OK")
-    balance = WireMoneySerializer()
+    balance = ProviderMoneySerializer()
     transaction_id = serializers.CharField()
     platform_transaction_id = serializers.CharField(required=False, allow_blank=True)
-    credited = WireMoneySerializer(required=False, help_text="a win: what was credited (GP §8(3) cap)")
+    credited = ProviderMoneySerializer(required=False, help_text="a win: what was credited (GP §8(3) cap)")
     win_capped = serializers.BooleanField(required=False)
     round_status = serializers.CharField(required=False, help_text="round-end: the round's status")
-    win = WireMoneySerializer(required=False, help_text="round-end: the round's win")
+    win = ProviderMoneySerializer(required=False, help_text="round-end: the round's win")

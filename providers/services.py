@@ -22,11 +22,12 @@ from django.db import IntegrityError, transaction
 from accounts.models import Player
 from accounts.selectors import betting_refusal
 from core import clock
-from core.audit import Actor, audit_record, security_event
 from core import errors as core_errors
+from core.audit import Actor, audit_record, security_event
 from core.errors import DomainError, jsonable
 from core.money import Money
 from core.parsers import contains_nul, loads_bounded
+from games import errors as games_errors
 from games import services as games
 from games.models import Game, Round
 from providers import errors
@@ -146,8 +147,9 @@ def provider_save(*, provider: Provider, new_secret: str = "", actor: Actor) -> 
     now = clock.now()
     with transaction.atomic():
         created = provider.pk is None
-        old = None if created else (Provider.objects.select_for_update(no_key=True).filter(pk=provider.pk)
-                                    .values("enabled", "launch_url", "api_url", "allowed_sources", "name").first())
+        found = None if created else (Provider.objects.select_for_update(no_key=True).filter(pk=provider.pk)
+                                      .values("enabled", "launch_url", "api_url", "allowed_sources", "name").first())
+        old: dict[str, Any] | None = dict(found) if found is not None else None
         if created:
             provider.created_at = now
         provider.updated_at = now
@@ -184,9 +186,9 @@ def launch_start(*, player: Player, provider_code: str, game_code: str, lang: st
     if game is None:
         raise errors.GAME_INVALID(game=str(game_code)[:60])
     if not game.enabled:
-        raise games.errors.GAME_DISABLED(game=game.code)
+        raise games_errors.GAME_DISABLED(game=game.code)
     if not game.approved:
-        raise games.errors.GAME_NOT_APPROVED(game=game.code, version=game.version, approval_state=game.approval_state)
+        raise games_errors.GAME_NOT_APPROVED(game=game.code, version=game.version, approval_state=game.approval_state)
     refusal = betting_refusal(player)
     if refusal is not None:
         raise refusal

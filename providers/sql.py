@@ -2,7 +2,7 @@
 
 * :data:`CALL_CONTEXT`: everything a signed provider call needs before it moves money, in ONE statement (each an
   index lookup): the provider row (its secret, switch and allowed sources), the game session with its player (and
-  the player's user name, the audit's label) and game, the stored call of this ``transaction_id`` (the
+  the player's user: the account checks and the audit's label read it) and game, the stored call of this ``transaction_id`` (the
   exactly-once lookup) and the call of ``bet_transaction_id`` (the bet a win or a rollback names). Replaces 4-6 ORM
   reads. The signature is checked in Python on what it returns, before anything is written.
 
@@ -23,6 +23,7 @@ from providers.models import GameSession, Provider, ProviderTransaction
 _PROVIDER_FIELDS = attnames(Provider)
 _SESSION_FIELDS = attnames(GameSession)
 _PLAYER_FIELDS = attnames(Player)
+_USER_FIELDS = attnames(User)
 _GAME_FIELDS = attnames(Game, exclude=("description",))
 _TXN_FIELDS = attnames(ProviderTransaction)
 _PROVIDER_ID = f"(SELECT p.id FROM {table(Provider)} p WHERE p.{col(Provider, 'code')} = %(provider)s)"
@@ -41,7 +42,7 @@ CALL_CONTEXT = register(
     WHERE p.{col(Provider, 'code')} = %(provider)s),
   (SELECT json_build_object('session', {json_object(GameSession, 's', _SESSION_FIELDS)},
                             'player', {json_object(Player, 'pl', _PLAYER_FIELDS)},
-                            'username', u.{col(User, 'username')},
+                            'user', {json_object(User, 'u', _USER_FIELDS)},
                             'game', {json_object(Game, 'g', _GAME_FIELDS)})
     FROM {table(GameSession)} s
     JOIN {table(Player)} pl ON pl.id = s.{col(GameSession, 'player')}
@@ -51,7 +52,7 @@ CALL_CONTEXT = register(
   {_txn('txn')},
   {_txn('bet_txn')}""",
     columns={Provider: _PROVIDER_FIELDS, GameSession: _SESSION_FIELDS, Player: (*_PLAYER_FIELDS, "user"),
-             User: ("id", "username"), Game: _GAME_FIELDS, ProviderTransaction: _TXN_FIELDS},
+             User: _USER_FIELDS, Game: _GAME_FIELDS, ProviderTransaction: _TXN_FIELDS},
     params={"provider": str, "session": str, "txn": str, "bet_txn": str},
 )
 
@@ -79,7 +80,9 @@ def call_context(*, provider: str, session_hash: str, transaction_id: str, bet_t
         session = instance_from_json(GameSession, sess["session"])
         player = instance_from_json(Player, sess["player"])
         game = instance_from_json(Game, sess["game"])
-        username = str(sess["username"] or "")
+        user = instance_from_json(User, sess["user"])
+        username = user.get_username()
+        player._state.fields_cache["user"] = user  # the account state checks read it: no statement of their own
         session._state.fields_cache["player"] = player
         session._state.fields_cache["game"] = game
     provider_row = instance_from_json(Provider, prov) if prov else None

@@ -53,7 +53,7 @@ class ProviderServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the http.server API
+            def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 ok = signature_valid(server.secret, self.headers.get(TIMESTAMP_HEADER, ""), raw,
                                      self.headers.get(SIGNATURE_HEADER, ""))

@@ -1,0 +1,133 @@
+"""Exactly once per (provider, transaction_id): a repeat with the same body gets the stored answer and moves nothing,
+another body is 409 and a security event; wins before their bet, rollbacks of bets never seen (tombstones) and
+rollbacks after a win; forged, stale and foreign calls refused."""
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from core.models import AuditEvent
+from games.models import Round
+from providers.models import ProviderTransaction
+from providers.testing import SignedClient
+from providers.tests.test_api import bet, win
+from providers.tests.test_rules import refused
+from wallet.models import LedgerTransaction
+from wallet.selectors import balance
+
+pytestmark = pytest.mark.django_db(databases=["default", "refusal_log"])  # security events: the side log
+
+
+def test_a_repeated_bet_with_the_same_body_gets_the_same_answer_and_moves_nothing(player, signed, session, clock):
+    first = bet(signed, session)
+    postings = LedgerTransaction.objects.count()
+    clock.shift(5)
+    again = bet(signed, session)
+    assert again.status_code == first.status_code == 200
+    assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
+    assert LedgerTransaction.objects.count() == postings and balance(player).amount == 99_000
+
+
+def test_the_same_transaction_id_with_another_body_is_refused_and_recorded_as_a_security_event(player, signed,
+                                                                                              session, clock):
+    assert bet(signed, session).status_code == 200
+    r = bet(signed, session, amount=2_000)
+    assert r.status_code == 409
+    refused(r, "RS_ERROR_DUPLICATE_TRANSACTION", "providers.duplicate_transaction")
+    assert AuditEvent.objects.using("refusal_log").filter(action="security.provider_duplicate_transaction").exists()
+    assert balance(player).amount == 99_000
+
+
+def test_a_refused_bet_repeated_gets_the_same_refusal(signed, session, clock):
+    first = bet(signed, session, amount=1_000_000)
+    assert first.status_code == 422 and first.json()["status"] == "RS_ERROR_LIMIT_REACHED"
+    again = bet(signed, session, amount=1_000_000)
+    assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
+
+
+def test_a_win_before_its_bet_is_an_unknown_transaction(signed, session, clock):
+    refused(win(signed, session), "RS_ERROR_TRANSACTION_DOES_NOT_EXIST", "providers.transaction_unknown")
+
+
+def test_a_rollback_of_a_bet_never_seen_answers_ok_and_the_late_bet_is_refused(player, signed, session, clock):
+    r = signed.call("rollback", {"session": session, "transaction_id": "rb1", "bet_transaction_id": "b1",
+                                 "round_id": "r1"})
+    assert r.status_code == 200 and r.json()["status"] == "RS_OK" and r.json()["balance"]["amount"] == 100_000
+    assert ProviderTransaction.objects.filter(transaction_id="b1", kind="tombstone").exists()
+    late = bet(signed, session)
+    assert late.status_code == 409
+    refused(late, "RS_ERROR_TRANSACTION_ROLLED_BACK", "providers.transaction_rolled_back")
+    assert balance(player).amount == 100_000 and not Round.objects.filter(provider_round_id="r1").exists()
+
+
+def test_a_rollback_returns_the_stake_and_voids_the_round(player, signed, session, clock):
+    assert bet(signed, session).status_code == 200
+    r = signed.call("rollback", {"session": session, "transaction_id": "rb1", "bet_transaction_id": "b1",
+                                 "round_id": "r1"})
+    assert r.status_code == 200 and r.json()["balance"]["amount"] == 100_000
+    rnd = Round.objects.get(provider_round_id="r1")
+    assert (rnd.status, rnd.void_reason) == (Round.Status.VOIDED, Round.VoidReason.PROVIDER)
+    refused(win(signed, session), "RS_ERROR_TRANSACTION_ROLLED_BACK", "game.remote_round_voided")
+    call_command("ledger_check")
+    call_command("limits_reconcile")
+
+
+def test_a_rollback_after_a_win_is_refused(player, signed, session, clock):
+    assert bet(signed, session).status_code == 200
+    assert win(signed, session, closed=False).status_code == 200
+    r = signed.call("rollback", {"session": session, "transaction_id": "rb1", "bet_transaction_id": "b1",
+                                 "round_id": "r1"})
+    assert r.status_code == 409
+    refused(r, "RS_ERROR_ROLLBACK_AFTER_WIN", "game.remote_rollback_after_win")
+    assert balance(player).amount == 101_500
+
+
+def test_a_forged_signature_is_refused_and_recorded(player, signed, session, clock):
+    r = signed.call("bet", {"session": session, "transaction_id": "b1", "round_id": "r1", "game": "wild",
+                            "amount": {"amount": 100, "currency": "CZK"}}, secret="x" * 40)
+    assert r.status_code == 401
+    refused(r, "RS_ERROR_INVALID_SIGNATURE", "providers.invalid_signature")
+    assert AuditEvent.objects.using("refusal_log").filter(action="security.provider_call_refused").exists()
+    unsigned = signed.call("balance", {"session": session}, signed=False)
+    assert unsigned.status_code == 401
+    assert balance(player).amount == 100_000 and not ProviderTransaction.objects.filter(transaction_id="b1").exists()
+
+
+def test_a_timestamp_outside_the_window_is_refused(signed, session, clock):
+    from core import clock as platform_clock
+
+    stale = int(platform_clock.now().timestamp()) - 301
+    r = signed.call("balance", {"session": session}, timestamp=stale)
+    assert r.status_code == 401
+    refused(r, "RS_ERROR_INVALID_SIGNATURE", "providers.timestamp_outside_window")
+
+
+def test_a_call_from_an_address_not_allowed_is_refused(signed, session, clock):
+    foreign = SignedClient(signed.client, signed.provider, signed.secret, remote_addr="203.0.113.9")
+    r = foreign.call("balance", {"session": session})
+    assert r.status_code == 403
+    refused(r, "RS_ERROR_INVALID_PARTNER", "providers.source_not_allowed")
+
+
+def test_an_unknown_or_disabled_provider_is_refused(signed, session, provider, clock):
+    other = SignedClient(signed.client, "nobody", signed.secret)
+    refused(other.call("balance", {"session": session}), "RS_ERROR_INVALID_PARTNER", "providers.unknown")
+    provider.enabled = False
+    provider.save(update_fields=["enabled"])
+    refused(signed.call("balance", {"session": session}), "RS_ERROR_INVALID_PARTNER", "providers.disabled")
+
+
+@pytest.mark.parametrize("body", [b"", b"[]", b"{not json", b'{"session": 5}', b'{"session": "\\u0000"}'])
+def test_bad_bodies_are_clear_refusals(signed, body, clock):
+    r = signed.raw("balance", body)
+    assert 400 <= r.status_code < 500 and r.json()["status"].startswith("RS_ERROR_"), r.content
+
+
+def test_bad_amounts_are_refused_before_anything_moves(player, signed, session, clock):
+    for amount, status in (({"amount": 100, "currency": "EUR"}, "RS_ERROR_WRONG_CURRENCY"),
+                           ({"amount": "100", "currency": "CZK"}, "RS_ERROR_WRONG_TYPES"),
+                           ({"amount": -5, "currency": "CZK"}, "RS_ERROR_WRONG_SYNTAX")):
+        r = signed.call("bet", {"session": session, "transaction_id": f"t{status}", "round_id": "r1", "game": "wild",
+                                "amount": amount})
+        assert r.status_code == 400 and r.json()["status"] == status, r.content
+    assert balance(player).amount == 100_000

@@ -1,0 +1,146 @@
+"""The platform's rules hold for remote games, through the signed API: limits, the 120/15 break, one open round
+across engine and remote games, the 2-second rule, the approval, funds, the GP §8(3) win cap. A refusal moves
+nothing and answers in the provider's vocabulary with the platform's code."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+
+from accounts.testing import make_player
+from core.audit import Actor
+from games.models import Game, Round
+from games.services import game_approval_withdraw
+from games.testing import api_bet
+from limits.services import self_limit_set
+from providers.tests.conftest import fund, open_session, player_client
+from providers.tests.test_api import bet, win
+from wallet.selectors import balance
+
+pytestmark = pytest.mark.django_db
+
+
+def refused(r, status: str, code: str) -> dict:
+    assert r.json().get("status") == status, r.content
+    assert r.json()["error"]["code"] == code, r.content
+    return r.json()["error"]
+
+
+def test_a_bet_at_the_daily_stake_limit_is_taken_and_the_next_one_refused(player, signed, session, clock):
+    self_limit_set(player=player, kind="technical", limit_type="daily_stake", value=5_000, actor=Actor.player(player))
+    assert bet(signed, session, "b1", "r1", 3_000, closed=True).status_code == 200
+    clock.shift(3)
+    assert bet(signed, session, "b2", "r2", 2_000, closed=True).status_code == 200  # exactly at the limit
+    clock.shift(3)
+    r = bet(signed, session, "b3", "r3", 10, closed=True)
+    assert r.status_code == 403
+    error = refused(r, "RS_ERROR_LIMIT_REACHED", "limits.daily_stake_exceeded")
+    assert error["details"]["balance"] == {"amount": 95_000, "currency": "CZK"}
+    assert balance(player).amount == 95_000 and not Round.objects.filter(provider_round_id="r3").exists()
+
+
+def test_after_120_minutes_of_play_a_bet_is_refused_until_the_15_minute_break(player, signed, session, clock):
+    for k in range(12):  # a round every 10 minutes: the gaps count as play (GP §7(4))
+        assert bet(signed, session, f"b{k}", f"r{k}", 100, closed=True).status_code == 200, k
+        clock.shift(600)
+    r = bet(signed, session, "late", "late", 100, closed=True)  # at 120 minutes of play
+    refused(r, "RS_ERROR_LIMIT_REACHED", "limits.break_required")
+    clock.shift(15 * 60)
+    assert bet(signed, session, "after", "after", 100, closed=True).status_code == 200
+
+
+def test_one_open_round_across_a_remote_game_and_an_engine_game(player, signed, session, clock):
+    assert bet(signed, session, "b1", "r1").status_code == 200  # the remote round stays open
+    clock.shift(3)
+    engine = player_client(player).post("/api/v1/games/rounds",
+                                        {"game": "european_roulette",
+                                         "bet": api_bet({"bets": [{"type": "red", "amount": 100}]})},
+                                        format="json", HTTP_IDEMPOTENCY_KEY="k-engine")
+    assert engine.status_code == 409 and engine.json()["error"]["code"] == "game.round_in_progress"
+    r = bet(signed, session, "b2", "r2")  # another round of the remote game: GP §7(6) too
+    refused(r, "RS_ERROR_LIMIT_REACHED", "game.round_in_progress")
+    assert balance(player).amount == 99_000
+
+
+def test_a_second_bet_on_the_same_round_is_refused(signed, session, clock):
+    assert bet(signed, session, "b1", "r1").status_code == 200
+    clock.shift(3)
+    refused(bet(signed, session, "b2", "r1"), "RS_ERROR_LIMIT_REACHED", "game.remote_bet_exists")
+
+
+def test_a_bet_within_2_seconds_of_the_last_start_is_refused(signed, session, clock):
+    assert bet(signed, session, "b1", "r1", closed=True).status_code == 200
+    clock.shift(1)
+    r = bet(signed, session, "b2", "r2", closed=True)
+    assert r.status_code == 429
+    assert refused(r, "RS_ERROR_LIMIT_REACHED", "game.round_too_soon")["details"]["retry_after_ms"] == 1000
+
+
+def test_a_bet_on_a_game_whose_approval_was_withdrawn_is_refused(player, signed, session, game, clock):
+    game_approval_withdraw(game=game, reason="plan changed", actor=Actor.system("tests"))
+    refused(bet(signed, session), "RS_ERROR_INVALID_GAME", "game.not_approved")
+    assert balance(player).amount == 100_000
+
+
+def test_the_launch_of_an_unapproved_game_is_refused(player, signed, clock):
+    from providers.tests.conftest import make_game
+
+    make_game(slug="fresh", approved=False)
+    r = player_client(player).post("/api/v1/providers/sim/launch", {"game": "sim_fresh"}, format="json")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "game.not_approved"
+
+
+def test_a_bet_above_the_balance_is_refused_as_not_enough_money(signed, clock, game):
+    poor = make_player()
+    fund(poor, 500)
+    session = open_session(poor, signed)
+    r = bet(signed, session, amount=1_000)
+    refused(r, "RS_ERROR_NOT_ENOUGH_MONEY", "wallet.insufficient_funds")
+    assert balance(poor).amount == 500
+
+
+def test_wins_above_the_max_win_per_round_are_credited_up_to_the_cap(player, signed, session, clock, settings):
+    settings.GP = {**settings.GP, "MAX_WIN_PER_ROUND": 10_000}
+    assert bet(signed, session).status_code == 200
+    first = win(signed, session, "w1", amount=6_000, closed=False)
+    assert first.json()["credited"]["amount"] == 6_000 and first.json()["win_capped"] is False
+    second = win(signed, session, "w2", amount=6_000, closed=True)
+    assert second.status_code == 200 and second.json()["status"] == "RS_OK"
+    assert second.json()["credited"]["amount"] == 4_000 and second.json()["win_capped"] is True
+    rnd = Round.objects.get(provider_round_id="r1")
+    assert (rnd.status, rnd.win, rnd.win_engine, rnd.win_capped) == (Round.Status.FINISHED, 10_000, 12_000, True)
+    assert balance(player).amount == 100_000 - 1_000 + 10_000
+    call_command("ledger_check")
+    call_command("limits_reconcile")
+
+
+def test_a_win_on_a_settled_round_is_refused_and_a_round_end_after_it_answers_ok(signed, session, clock):
+    assert bet(signed, session).status_code == 200
+    assert win(signed, session, "w1", closed=True).status_code == 200
+    refused(win(signed, session, "w2", amount=100), "RS_ERROR_ROUND_CLOSED", "game.remote_round_closed")
+    end = signed.call("round-end", {"session": session, "round_id": "r1", "transaction_id": "e1"})
+    assert end.status_code == 200 and end.json()["round_status"] == "finished"
+
+
+def test_the_session_expires_after_its_hours_but_a_win_on_an_open_round_still_credits(signed, session, clock,
+                                                                                      player):
+    assert bet(signed, session).status_code == 200
+    clock.shift(13 * 3600)
+    refused(signed.call("balance", {"session": session}), "RS_ERROR_TOKEN_EXPIRED", "providers.session_expired")
+    assert win(signed, session).status_code == 200
+    assert balance(player).amount == 101_500
+
+
+def test_the_remote_game_is_no_engine_game_and_the_catalogue_sync_leaves_it_alone(game):
+    from games.services import games_sync
+
+    report = games_sync()
+    assert f"{game.code}@1" not in report["unregistered"]
+    assert Game.objects.get(pk=game.pk).registered is True
+
+
+def test_deadline_days_come_from_the_plan(signed, session, clock, game):
+    assert bet(signed, session).status_code == 200
+    rnd = Round.objects.get(provider_round_id="r1")
+    assert rnd.deadline - rnd.started_at == timedelta(days=game.unfinished_deadline_days)
