@@ -688,7 +688,8 @@ class Bench:
                 + (f"median {statistics.median(fs):.0f} statements (n={len(fs)})"
                    if (fs := s.settled_sql_by_kind.get(f"{KOBUSHI}+free_spin")) else "none settled in this run"),
             ]
-            if isinstance(s, bench_provider.ProviderStats):
+            if isinstance(s, bench_provider.ProviderStats):  # no actions, no Kobushi: its own lines instead
+                out = [line for line in out if not line.startswith(f"[{r.label}] Kobushi free-spin")]
                 bet_sql, win_sql = s.settled_sql_by_kind.get("bet", []), s.settled_sql_by_kind.get("win", [])
                 out += [
                     f"[{r.label}] provider calls: bet p50 {percentile(s.bet_ms, 50):.0f} ms, p99 "
