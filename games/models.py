@@ -61,9 +61,9 @@ class Game(models.Model):
                                     related_name="+", help_text="the staff member who recorded it")
     # Issue 23: a game of an outside studio played through the seamless wallet (providers app). Blank for the
     # platform's own engine games; the catalogue sync leaves these rows alone.
-    provider = models.CharField(max_length=30, blank=True, default="",
+    provider = models.CharField(max_length=30, blank=True, default="", db_default="",
                                 help_text="the provider's code for a remote game (blank: an engine game)")
-    provider_game_id = models.CharField(max_length=100, blank=True, default="",
+    provider_game_id = models.CharField(max_length=100, blank=True, default="", db_default="",
                                         help_text="the provider's own id of the game (its launch URL names it)")
 
     class Meta:
@@ -144,7 +144,8 @@ class Round(models.Model):
     deadline = models.DateTimeField(help_text="started_at + the game's unfinished-round deadline (GP §7(8)b)")
     # Issue 23: the provider's round id of a round of a remote game (blank for an engine round). Its uniqueness per
     # player comes from idempotency_key = "provider:<provider>:<round id>" (the claim games_round_unique_player_key).
-    provider_round_id = models.CharField(max_length=100, blank=True, default="")
+    # (db_default: rows written by bulk SQL that predates the column, e.g. benchmarks and the history of tests)
+    provider_round_id = models.CharField(max_length=100, blank=True, default="", db_default="")
 
     class Meta:
         permissions = [

@@ -28,6 +28,8 @@ class ProviderForm(forms.ModelForm):
     new_secret = forms.CharField(required=False, strip=True, widget=forms.PasswordInput(render_value=False),
                                  help_text="a new shared HMAC secret (at least 32 bytes in production); leave empty "
                                            "to keep the stored one, which is never displayed")
+    launch_url = forms.URLField(max_length=500, assume_scheme="https", help_text="the provider's game page")
+    api_url = forms.URLField(max_length=500, assume_scheme="https", help_text="the provider's API")
     allowed_sources = forms.JSONField(required=False, initial=list,
                                       help_text='a JSON list of IP addresses or networks, e.g. ["203.0.113.0/28"]; '
                                                 "empty: the provider's calls are refused from everywhere")

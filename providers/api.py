@@ -25,6 +25,7 @@ from rest_framework.views import APIView
 
 from accounts.permissions import IsPlayer, request_player
 from core.audit import Actor, security_event
+from core.idempotency import idempotent
 from core.throttling import CallbackRateThrottle, CallbackRefusalThrottle
 from providers import errors, services
 from providers.serializers import (
@@ -62,6 +63,7 @@ class LaunchView(APIView):
 
     @extend_schema(request=ProviderLaunchRequestSerializer, responses={201: ProviderLaunchSerializer},
                    operation_id="providers_launch")
+    @idempotent(required=False)
     def post(self, request: Request, provider: str) -> Response:
         player = request_player(request)
         body = ProviderLaunchRequestSerializer(data=request.data)

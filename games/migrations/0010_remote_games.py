@@ -13,17 +13,17 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='game',
             name='provider',
-            field=models.CharField(blank=True, default='', help_text="the provider's code for a remote game (blank: an engine game)", max_length=30),
+            field=models.CharField(blank=True, db_default='', default='', help_text="the provider's code for a remote game (blank: an engine game)", max_length=30),
         ),
         migrations.AddField(
             model_name='game',
             name='provider_game_id',
-            field=models.CharField(blank=True, default='', help_text="the provider's own id of the game (its launch URL names it)", max_length=100),
+            field=models.CharField(blank=True, db_default='', default='', help_text="the provider's own id of the game (its launch URL names it)", max_length=100),
         ),
         migrations.AddField(
             model_name='round',
             name='provider_round_id',
-            field=models.CharField(blank=True, default='', max_length=100),
+            field=models.CharField(blank=True, db_default='', default='', max_length=100),
         ),
         migrations.AlterField(
             model_name='round',
