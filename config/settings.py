@@ -510,6 +510,9 @@ GAMES_QA_FORCED_OUTCOMES = env.bool("GAMES_QA_FORCED_OUTCOMES", default=False)
 # Issue 23: remote games of outside studios (docs/providers.md). The development secret is the demo provider's (its
 # simulator's); production refuses a provider using it or any secret shorter than MIN_SECRET_BYTES, and refuses
 # PROVIDERS_ALLOW_ANY_SOURCE (a provider with no allowed source address is then refused every call).
+# the demo studio's simulator (make run starts it, provider_simulator/): where the demo provider's launch and API
+# URLs point (seed_demo); make run sets it from PROVIDER_SIM_PORT
+PROVIDERS_DEMO_URL = env.str("PROVIDER_SIM_URL", default="http://127.0.0.1:8300")
 PROVIDERS_DEV_SECRET = env.str("PROVIDERS_DEV_SECRET", default="simstudio-development-secret-not-for-production")
 PROVIDERS_ALLOW_ANY_SOURCE = env.bool("PROVIDERS_ALLOW_ANY_SOURCE", default=False)
 PROVIDERS_LAUNCH_TOKEN_SECONDS = env.int("PROVIDERS_LAUNCH_TOKEN_SECONDS", default=300)

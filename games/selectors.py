@@ -104,6 +104,7 @@ def game_summary(row: Game) -> JsonDict:
         "name": row.name,
         "name_cs": row.name_cs,
         "kind": row.kind,
+        "provider": row.provider or None,
         "enabled": row.enabled,
         "approval": {
             "state": row.approval_state,

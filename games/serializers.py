@@ -175,6 +175,9 @@ class GameSummarySerializer(serializers.Serializer):
     name = serializers.CharField()
     name_cs = serializers.CharField()
     kind = serializers.CharField()
+    provider = serializers.CharField(allow_null=True, help_text="the outside studio whose remote game server runs this "
+                                     "game (launched through POST /providers/{provider}/launch); null for the "
+                                     "platform's own games")
     enabled = serializers.BooleanField()
     approval = ApprovalSerializer()
     declared = DeclaredSerializer()

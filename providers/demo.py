@@ -1,5 +1,5 @@
-"""Demo data of the providers (idempotent): the demo studio ``simstudio`` (its simulator listens on 127.0.0.1:8300,
-``provider_simulator/``) with the 41 games of Part two of the approved plan (providers/data/simstudio_games.py) as
+"""Demo data of the providers (idempotent): the demo studio ``simstudio`` (its simulator, ``provider_simulator/``,
+listens where ``settings.PROVIDERS_DEMO_URL`` says: make run sets it from PROVIDER_SIM_PORT, default 8300) with the 41 games of Part two of the approved plan (providers/data/simstudio_games.py) as
 catalogue entries, NOT approved: staff approve them in the admin (GP §13(6)). So that a new user can play one with
 ``make run``, the demo records the demo approval of the first slot, 5x Magic (``simstudio_5x_magic``)."""
 from __future__ import annotations
@@ -18,19 +18,22 @@ from providers.models import Provider
 from providers.services import provider_save
 
 CODE = "simstudio"
-LAUNCH_URL = "http://127.0.0.1:8300/play"
-API_URL = "http://127.0.0.1:8300/api"
 DEMO_APPROVED = "simstudio_5x_magic"
 
 
 def seed(stdout: Any) -> None:
     actor = Actor.system("seed_demo")
+    base = str(settings.PROVIDERS_DEMO_URL).rstrip("/")
+    launch_url, api_url = f"{base}/play", f"{base}/api"
     provider = Provider.objects.filter(code=CODE).first()
     if provider is None:
         provider = provider_save(provider=Provider(code=CODE, name="SimStudio (demo simulator)", enabled=True,
-                                                   launch_url=LAUNCH_URL, api_url=API_URL,
+                                                   launch_url=launch_url, api_url=api_url,
                                                    allowed_sources=["127.0.0.1/32", "::1/128"]),
                                  new_secret=settings.PROVIDERS_DEV_SECRET, actor=actor)
+    elif (provider.launch_url, provider.api_url) != (launch_url, api_url):  # make run on another PROVIDER_SIM_PORT
+        provider.launch_url, provider.api_url = launch_url, api_url
+        provider = provider_save(provider=provider, actor=actor)
     cap = int(settings.GP["MAX_WIN_PER_ROUND"])
     for g in GAMES:
         row = remote_game_upsert(provider=CODE, provider_game_id=g.slug, name=g.name, kind=g.kind, rtp=g.rtp,

@@ -25,6 +25,14 @@
    per round, pgbench TPS and the ratios to pgbench and to the floor; then the Kobushi free-spin round's
    statements, the top statements by total time per round (``pg_stat_statements``), the details, the machine.
 
+7. Run "provider" (after the fresh runs, before the history; ``--no-provider-run`` skips it): a remote studio
+   (``scripts/bench_provider.py`` with ``provider_simulator``'s slot and signature) drives the seamless-wallet API of
+   issue 23 for the same players over the same connections: each player launches the studio's game and gets a game
+   session (set-up, not measured), then signed ``bet`` + ``win`` (round_closed) rounds, 2 s apart per player. Its
+   row: rounds/s, p50/p95/p99 of a whole round (bet + win), SQL statements per round; the details give each call's
+   latency and statements. The web runs with ``THROTTLE_RATE_CALLBACK`` raised for it: one studio's calls come from
+   one address, and the default 600 a minute per address is a hundredth of what 2,000 players make.
+
 ``--sweep sync:5 gthread:4x4 ...`` measures web set-ups against each other instead (one run each, no history);
 ``--profile N`` ends with a cProfile of N rounds played in-process (where the CPU of a round goes).
 
@@ -62,6 +70,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 import bench_data  # noqa: E402 - after the path set-up (its Django imports are lazy: set up in Bench._django)
 import bench_pg  # noqa: E402
+import bench_provider  # noqa: E402
 from bench_load import KOBUSHI, ROULETTE, Stats, percentile, run_floor, run_load  # noqa: E402
 
 PY = sys.executable
@@ -387,6 +396,7 @@ class Bench:
         self.statements = False  # pg_stat_statements in the bench database
         self.profile_text = ""
         self.bouncer: Any = None  # --pgbouncer: core.local_servers.PgBouncer
+        self.provider_game = ""  # the platform's code of the provider run's game
 
     # set-up
     def database(self) -> Server:
@@ -425,6 +435,8 @@ class Bench:
             "SQL_COUNT": "1", "BENCH_FLOOR": "1", "BENCH_FLOOR_STATEMENTS": str(a.floor_statements),
             "BIND": f"127.0.0.1:{port}", "GUNICORN_ACCESS_LOG": str(LOG_DIR / "access.log"),
             "PYTHONDONTWRITEBYTECODE": "1",
+            # the provider run: one studio's calls all come from 127.0.0.1 (the default is 600 a minute per address)
+            "THROTTLE_RATE_CALLBACK": os.environ.get("THROTTLE_RATE_CALLBACK", "1000000/min"),
         })
         if self.bouncer is not None:  # --pgbouncer: the web and the bulk set-up through it, pgbench straight
             from core.local_servers import SIDE_SUFFIX
@@ -480,6 +492,7 @@ class Bench:
         from games.demo import demo_approvals
 
         demo_approvals(actor=Actor.system("bench"))  # real money needs approved versions (GP §13(6)), as in the demo
+        self.provider_game = bench_provider.provider_setup()  # the provider run's studio and its approved game
         self.notes.append("jackpots: " + "; ".join(line.removeprefix("jackpot: ")
                                                    for line in levels.getvalue().splitlines()))
         self._close_django()
@@ -542,6 +555,48 @@ class Bench:
         after = pgbench_run(self.server, a.connections, a.pgbench_seconds)
         row = Row(label, stats, stats.last_end - stats.first_start, web1 - web0, client1 - client0, db1 - db0,
                   before, after, (load0, os.getloadavg()[0]), self.web.description, floor=floor, db_ms=db_ms, top=top)
+        row.checks = checks_run(self.env)
+        for name, result in row.checks.items():
+            say(f"   {name}: {result}")
+        self.rows.append(row)
+        return row
+
+    def run_provider(self, label: str = "provider") -> Row:
+        """The remote studio's rounds (bench_provider): launch + session for every player (not measured), then
+        signed bet + win rounds for ``--seconds``; the same checks after."""
+        a = self.args
+        assert self.server is not None and self.web is not None
+        bench_data.sessions_refresh([pid for pid, _ in self.players])
+        self._close_django()
+        studio = bench_provider.Studio(bench_provider.CODE, bench_provider.SECRET)
+        players = [bench_provider.RemotePlayer(pid, token) for pid, token in self.players]
+        t0 = time.monotonic()
+        launched = bench_provider.launch_sessions(self.web.port, players, studio, game=self.provider_game,
+                                                  connections=a.connections)
+        say(f"== run '{label}': {launched.sessions:,} game sessions of {bench_provider.CODE} in "
+            f"{time.monotonic() - t0:.1f} s (launch + session)"
+            + (f"; failed: {dict(launched.errors.most_common(5))}" if launched.errors else ""))
+        self.notes.append(f"provider run: {launched.sessions:,} of {len(players):,} players launched "
+                          f"{self.provider_game} and got a session in {time.monotonic() - t0:.1f} s (not measured); "
+                          f"rounds of {bench_provider.STAKE} haléře, bet + win with round_closed, signed HMAC-SHA256")
+        say(f"   pgbench before ({a.pgbench_seconds} s, {a.connections} clients)")
+        before = pgbench_run(self.server, a.connections, a.pgbench_seconds)
+        time.sleep(2.1)  # GP §7(9): after the previous run's last rounds
+        say(f"   load: {a.connections} connections, {a.seconds:.0f} s")
+        load0 = os.getloadavg()[0]
+        if self.statements:
+            bench_pg.statements_reset(self.server, BENCH_DB)
+        web0, client0, db0 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
+        stats = bench_provider.run_provider_load(self.web.port, players, studio, game=self.provider_game,
+                                                 provider_game=bench_provider.GAME_SLUG, connections=a.connections,
+                                                 seconds=a.seconds, seed=a.seed, grace=30)
+        web1, client1, db1 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
+        settled = sum(stats.settled.values())
+        db_ms, top = bench_pg.statements_top(self.server, BENCH_DB, settled) if self.statements else (0.0, [])
+        say(f"   {settled:,} settled rounds; pgbench after")
+        after = pgbench_run(self.server, a.connections, a.pgbench_seconds)
+        row = Row(label, stats, stats.last_end - stats.first_start, web1 - web0, client1 - client0, db1 - db0,
+                  before, after, (load0, os.getloadavg()[0]), self.web.description, db_ms=db_ms, top=top)
         row.checks = checks_run(self.env)
         for name, result in row.checks.items():
             say(f"   {name}: {result}")
@@ -633,6 +688,19 @@ class Bench:
                 + (f"median {statistics.median(fs):.0f} statements (n={len(fs)})"
                    if (fs := s.settled_sql_by_kind.get(f"{KOBUSHI}+free_spin")) else "none settled in this run"),
             ]
+            if isinstance(s, bench_provider.ProviderStats):  # no actions, no Kobushi: its own lines instead
+                out = [line for line in out if not line.startswith(f"[{r.label}] Kobushi free-spin")]
+                bet_sql, win_sql = s.settled_sql_by_kind.get("bet", []), s.settled_sql_by_kind.get("win", [])
+                out += [
+                    f"[{r.label}] provider calls: bet p50 {percentile(s.bet_ms, 50):.0f} ms, p99 "
+                    f"{percentile(s.bet_ms, 99):.0f} ms (n={len(s.bet_ms)}); win p50 {percentile(s.win_ms, 50):.0f} ms,"
+                    f" p99 {percentile(s.win_ms, 99):.0f} ms (n={len(s.win_ms)})",
+                    f"[{r.label}] SQL statements per call: bet "
+                    + (f"mean {statistics.fmean(bet_sql):.1f}, median {statistics.median(bet_sql):.0f}" if bet_sql
+                       else "-")
+                    + "; win " + (f"mean {statistics.fmean(win_sql):.1f}, median {statistics.median(win_sql):.0f}"
+                                  if win_sql else "-"),
+                ]
             if r.top:
                 out += [f"[{r.label}] database: {r.db_ms:.2f} ms of statement planning + execution per settled round; top "
                         "statements by total time (pg_stat_statements):", *(f"    {line}" for line in r.top)]
@@ -722,6 +790,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--json", type=Path, default=None, help="also write the rows as JSON here")
     p.add_argument("--no-jackpots-off-run", dest="jackpots_off_run", action="store_false",
                    help="skip the pair of runs 'jackpots off' / 'jackpots on' that follows 'fresh'")
+    p.add_argument("--no-provider-run", dest="provider_run", action="store_false",
+                   help="skip the run 'provider' (a remote studio's bet/win rounds through the seamless wallet)")
     p.add_argument("--sweep", nargs="+", default=None, metavar="SPEC",
                    help="instead of the fresh/history runs, one run per web set-up, e.g. sync:2 sync:4 gthread:4x4 "
                         "gthread:2x8@0 (class:workers[xthreads][@CONN_MAX_AGE]); no history is loaded")
@@ -784,6 +854,8 @@ def main(argv: list[str] | None = None) -> int:
                     bench.run("jackpots off")
                     bench.start_web()
                     bench.run("jackpots on")
+                if args.provider_run:  # a remote studio's rounds through the seamless wallet (issue 23)
+                    bench.run_provider("provider")
                 if args.history > 0:
                     bench.history()
                     bench.run("history")

@@ -78,15 +78,21 @@ class Connection:
                 pass
         self.reader = self.writer = None
 
-    async def request(self, method: str, path: str, *, token: str, body: Any = None,
-                      key: str | None = None) -> Response:
-        payload = b"" if body is None else json.dumps(body, separators=(",", ":")).encode()
-        head = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{self.port}", f"Authorization: Token {token}",
-                "Accept: application/json", "Accept-Language: en", f"Content-Length: {len(payload)}"]
-        if body is not None:
+    async def request(self, method: str, path: str, *, token: str | None, body: Any = None,
+                      key: str | None = None, raw_body: bytes | None = None,
+                      headers: dict[str, str] | None = None) -> Response:
+        """``token``: the player's (None: a provider's signed call, its ``headers`` and exact ``raw_body``)."""
+        payload = raw_body if raw_body is not None else (
+            b"" if body is None else json.dumps(body, separators=(",", ":")).encode())
+        head = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{self.port}", "Accept: application/json",
+                "Accept-Language: en", f"Content-Length: {len(payload)}"]
+        if token is not None:
+            head.append(f"Authorization: Token {token}")
+        if body is not None or raw_body is not None:
             head.append("Content-Type: application/json")
         if key is not None:
             head.append(f"Idempotency-Key: {key}")
+        head += [f"{name}: {value}" for name, value in (headers or {}).items()]
         raw = ("\r\n".join(head) + "\r\n\r\n").encode() + payload
         for attempt in (1, 2):
             reused = self.writer is not None

@@ -1,5 +1,6 @@
-"""`make run`: migrate, load demo data, then run the web server (gunicorn), one Celery worker and ONE
-beat scheduler together; Ctrl-C stops them all (and the embedded PostgreSQL we started)."""
+"""`make run`: migrate, load demo data, then run the web server (gunicorn), one Celery worker, ONE beat scheduler and
+the provider simulator (a remote studio's game server, issue 23) together; Ctrl-C stops them all (and the embedded
+PostgreSQL we started)."""
 from __future__ import annotations
 
 import json
@@ -17,6 +18,8 @@ sys.path.insert(0, str(ROOT))
 PY = sys.executable
 HOST, PORT = os.environ.get("HOST", "127.0.0.1"), os.environ.get("PORT", "8000")
 BASE = f"http://{HOST}:{PORT}"
+SIM_PORT = os.environ.get("PROVIDER_SIM_PORT", "8300")
+SIM_PROVIDER = "simstudio"  # the demo provider's code (seed_demo creates it, pointing at the simulator)
 
 
 def public_base_url(environ: dict[str, str] | os._Environ[str]) -> str:
@@ -58,6 +61,30 @@ def qa_forced_outcomes(environ: dict[str, str] | os._Environ[str], dotenv_values
     return "true"
 
 
+def local_address(environ: dict[str, str] | os._Environ[str], port: str) -> str:
+    """``http://HOST:port`` as this machine reaches it (a listen-on-all HOST is reached on 127.0.0.1)."""
+    host = environ.get("HOST", "127.0.0.1") or "127.0.0.1"
+    if host in ("0.0.0.0", "::", "[::]"):
+        host = "127.0.0.1"
+    elif ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+def provider_sim_secret() -> str:
+    """The secret the demo provider shares with the platform: the platform's own setting PROVIDERS_DEV_SECRET
+    (config/settings.py: the environment variable, else its development default), so both sides sign alike."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    from django.conf import settings
+
+    secret = getattr(settings, "PROVIDERS_DEV_SECRET", None) or os.environ.get("PROVIDERS_DEV_SECRET")
+    if not secret:
+        from provider_simulator.__main__ import DEV_SECRET
+
+        secret = DEV_SECRET
+    return str(secret)
+
+
 def manage(*args: str, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([PY, "manage.py", *args], cwd=ROOT, check=True, **kw)
 
@@ -84,6 +111,8 @@ def main() -> int:
     qa = qa_forced_outcomes(os.environ, dotenv(ROOT / ".env"))
     if qa is not None:
         os.environ["GAMES_QA_FORCED_OUTCOMES"] = qa
+    # the provider simulator's address, for the demo provider's launch and API URLs (seed_demo)
+    os.environ.setdefault("PROVIDER_SIM_URL", local_address(os.environ, SIM_PORT))
     embedded = not os.environ.get("DATABASE_URL")
     if embedded:
         # start the embedded PostgreSQL here and hand its URL to every child (settings never start it)
@@ -100,9 +129,10 @@ def main() -> int:
                   env={**os.environ, "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend"}).stdout
     procs: list[subprocess.Popen] = []
 
-    def start(name: str, *cmd: str) -> None:
+    def start(name: str, *cmd: str, env: dict[str, str] | None = None) -> None:
         log = open(ROOT / ".data" / f"{name}.log", "ab")
-        procs.append(subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+        procs.append(subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                      env=env))
         print(f"   started {name} (pid {procs[-1].pid}, log .data/{name}.log)", flush=True)
 
     def stop(*_):
@@ -135,6 +165,11 @@ def main() -> int:
     pidfile.unlink(missing_ok=True)
     start("beat", PY, "-m", "celery", "-A", "config", "beat", "-l", "info", "--pidfile", str(pidfile),
           "-s", str(ROOT / ".data" / "beat-schedule"))
+    # The provider simulator: a remote studio's game server playing with this platform's wallet (issue 23,
+    # docs/providers.md); the secret goes through the environment, not the command line (ps shows that).
+    start("provider-sim", PY, "-m", "provider_simulator", "--host", HOST, "--port", SIM_PORT,
+          "--platform", local_address(os.environ, PORT), "--provider", SIM_PROVIDER,
+          env={**os.environ, "PROVIDER_SIM_SECRET": provider_sim_secret()})
     health = wait_health()
     print(f"== /health: {health.get('status')} {json.dumps(health.get('checks', {}))}", flush=True)
     # Prove the worker is alive: a task sent from another process must be executed by the worker.
@@ -148,6 +183,8 @@ Platform running:
    Health     {BASE}/health
    Schema     {BASE}/api/schema
    Mailbox    {BASE}/dev/mailbox (the e-mails and SMS the sandbox would have sent; development only)
+   Provider   {os.environ["PROVIDER_SIM_URL"]} (the provider simulator "{SIM_PROVIDER}": its games launch from the lobby;
+              what it sent the wallet: {os.environ["PROVIDER_SIM_URL"]}/journal; log .data/provider-sim.log)
    Links in e-mails and payment instructions start with PUBLIC_BASE_URL={os.environ["PUBLIC_BASE_URL"]}
    QA forced outcomes (play money only): GAMES_QA_FORCED_OUTCOMES={os.environ.get("GAMES_QA_FORCED_OUTCOMES", "false")}
       a game's "QA" box in the player app offers presets: a Kobushi free-spin round at once (docs/playclient.md)

@@ -21,8 +21,23 @@ export async function lobby() {
         g.declared.rtp_with_jackpots ? [h("dt", {}, t("games.rtp_jackpots")), h("dd", {}, `${g.declared.rtp_with_jackpots} %`)] : null,
         h("dt", {}, t("games.bet")), h("dd", {}, `${money(g.declared.min_bet)} – ${money(g.declared.max_bet)}`),
         h("dt", {}, t("games.max_hourly_loss")), h("dd", { class: "max-hourly-loss" }, money(g.declared.max_hourly_loss))),
-      playable(g) && session.token ? h("a.button", { href: `#/game/${g.code}` }, t("games.play"))
-        : h("p.small", {}, session.token ? t("games.not_here") : t("games.login_to_play"))))));
+      !session.token ? h("p.small", {}, t("games.login_to_play"))
+        : g.provider ? studioLaunch(g)
+          : playable(g) ? h("a.button", { href: `#/game/${g.code}` }, t("games.play"))
+            : h("p.small", {}, t("games.not_here"))))));
+}
+
+// A game of an outside studio (issue 23) runs on the studio's own server: the platform issues a single-use launch
+// token for this player and game, and the browser goes to the studio's launch URL. Every bet and win the studio
+// sends comes back through the platform's wallet under the same rules (limits, the 120/15 break, the caps).
+function studioLaunch(g) {
+  return h("button.button", {
+    type: "button", dataset: { launch: g.code },
+    onclick: (e) => act(e.currentTarget, async () => {
+      const launch = await post(`/providers/${g.provider}/launch`, { game: g.code, lang: language() });
+      window.location.assign(launch.launch_url);
+    }),
+  }, t("games.play_studio"));
 }
 
 export async function game({ arg, refreshBalance }) {
