@@ -32,7 +32,7 @@ from aml.models import BankIdAuthorization, IdentificationCheck
 from aml.services import screening_run
 from aml.testing_oidc import LocalOpenIDProvider, bankid_profile_for
 from core.audit import Actor
-from playclient.tests.harness import PHONE, Client, Screens
+from playclient.tests.harness import DESKTOP, PHONE, Client, Screens
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -103,11 +103,11 @@ def test_a_temporary_player_identifies_with_a_document_and_photos_and_completes_
     c.open("account")
     c.el("#bankid")
     c.el("#document-form")
+    screens.shot("identification")
     c.fill("#pep-form", relation="none")
     c.click("#pep-form button")
     c.notice("Prohlášení je uloženo")
     c.open("account")
-    screens.shot("identification")
 
     # a document that does not fit her registration (a residence permit: she is a Czech citizen, GP §2 point 9) is
     # the server's refusal, in Czech and in English; nothing is stored, no attempt is used
@@ -120,7 +120,7 @@ def test_a_temporary_player_identifies_with_a_document_and_photos_and_completes_
     c.language("en")
     send_document(c, files, **wrong)
     assert c.notice(aml_errors.INVALID_DOCUMENT.message_en) == aml_errors.INVALID_DOCUMENT.message_en
-    screens.shot("identification-refused-en")
+    screens.shot("identification-refused-en", sizes=(DESKTOP,))
     assert not IdentificationCheck.objects.filter(player=player).exists()
     nobody_identified(player)
     c.language("cs")
