@@ -64,7 +64,7 @@ export async function show() {
   document.body.dataset.route = name || "home";
   const main = document.getElementById("view");
   try {
-    const node = await view({ arg, query, go, refreshBalance });
+    const node = await view({ arg, query, go, refreshBalance, show });
     if (ticket === rendering && node) main.replaceChildren(node);
   } catch (e) {
     if (ticket === rendering) { main.replaceChildren(h("section.card", {}, h("p", {}, refusal(e)))); notice(refusal(e)); }

@@ -2,9 +2,9 @@
 // and the identification the server offers (Bank iD, GP §4(4)b; or a document with photos).
 import { call, get, post, session } from "../api.js";
 import { dateTime, duration, pick, t } from "../i18n.js";
-import { act, field, h, money, notice, section, values } from "../ui.js";
+import { act, field, h, money, notice, refusal, section, values } from "../ui.js";
 
-export async function home({ go }) {
+export async function home({ go, show }) {
   if (!session.token) {
     return section(t("home.title"), h("p", {}, t("home.intro")),
       h("p.row", {}, h("a.button", { href: "#/register" }, t("nav.register")), h("a.button.secondary", { href: "#/login" }, t("nav.login")),
@@ -16,7 +16,7 @@ export async function home({ go }) {
     h("p", {}, t(`status.${me.status}`)),
     me.betting_refusal ? h("p.warn", {}, t("home.no_betting", { code: me.betting_refusal })) : null,
     h("p.row", {}, h("a.button", { href: "#/games" }, t("nav.games")), h("a.button.secondary", { href: "#/wallet" }, t("wallet.deposit")))));
-  if (me.status === "temporary") node.append(await steps());
+  if (me.status === "temporary") node.append(await steps(show));
   return node;
 }
 
@@ -31,8 +31,10 @@ function countdown(seconds) {
   return el;
 }
 
-async function steps() {
+// the steps while the account is temporary (an active account has none left); show() shows the screen again
+async function steps(show) {
   const [s, overview] = await Promise.all([get("/accounts/registration/steps"), get("/wallet/overview")]);
+  if (s.status !== "temporary") return "";
   const cap = overview.temporary_deposits;
   const list = h("ul.steps", {}, s.steps.map((x) => h("li", { class: x.done ? "done" : "todo" },
     x.done ? "✔ " : "○ ", pick(x, "title"))));
@@ -40,7 +42,7 @@ async function steps() {
   complete.addEventListener("click", () => act(complete, async () => {
     await post("/accounts/registration/complete");
     notice(t("steps.completed"), "ok");
-    location.reload();
+    if (show) await show(); else location.reload();
   }));
   return section(t("steps.title"),
     s.deadline ? h("p", {}, t("steps.deadline", { at: dateTime(s.deadline) }), " ", countdown(s.seconds_left)) : null,
@@ -49,15 +51,26 @@ async function steps() {
       h("a.button.secondary", { href: "#/limits" }, t("nav.limits")), h("a.button.secondary", { href: "#/wallet" }, t("wallet.methods")), complete));
 }
 
-export async function render({ query }) {
+const DECIDING = new Set(["pending", "submitted"]);
+const OPEN = new Set([...DECIDING, "doubtful"]);
+const identStatus = (s) => t(`ident.s_${s}`);
+
+export async function render({ query, show }) {
   const node = h("div");
-  if (query.get("state")) await bankidReturn(query);
+  if (query.get("state")) {
+    // back from the bank: the state works once, so it leaves the address before anything can show it again
+    history.replaceState(null, "", `${location.pathname}#/account`);
+    await bankidReturn(query);
+  }
   const status = await get("/aml/status");
-  node.append(await steps().catch(() => ""));
+  // no new attempt while one is open (being checked, or with staff): the server would refuse it
+  const offer = !status.identified && !OPEN.has(status.identification?.status);
+  node.append(await steps(show).catch(() => ""));
   node.append(section(t("ident.title"),
     h("p", {}, status.identified ? t("ident.done", { at: dateTime(status.identified_at) }) : t("ident.intro")),
-    status.identification ? h("p.small", {}, t("ident.last", { status: status.identification.status, at: dateTime(status.identification.created_at) })) : null,
-    status.identified ? null : bankid(), status.identified ? null : documentForm()));
+    status.identification ? h("p.small", { id: "ident-last", dataset: { status: status.identification.status } },
+      t("ident.last", { status: identStatus(status.identification.status), at: dateTime(status.identification.created_at) })) : null,
+    offer ? bankid() : null, offer ? documentForm(show) : null));
   node.append(await pep(status));
   const me = await get("/accounts/me");
   node.append(section(t("account.me"), h("dl.figures", {},
@@ -82,11 +95,24 @@ async function bankidReturn(query) {
     const r = await post("/aml/identifications/bankid/callback", {
       state: query.get("state") || "", code: query.get("code") || "", error: query.get("error") || "",
       error_description: query.get("error_description") || "" });
-    notice(t("ident.result", { status: r.status }), "ok");
-  } catch (e) { notice(e.message); }
+    notice(t("ident.result", { status: identStatus(r.status) }), r.status === "approved" ? "ok" : "error");
+  } catch (e) { notice(refusal(e)); }
 }
 
-function documentForm() {
+// the provider answers later (a signed callback to the server): ask until the check is decided, then show the screen
+// again (identified, or the form for another try)
+async function following(check, progress) {
+  let r = check;
+  for (let i = 0; i < 90 && DECIDING.has(r.status); i++) {
+    progress.textContent = `${t("ident.waiting")} (${identStatus(r.status)})`;
+    await new Promise((done) => setTimeout(done, 1000));
+    r = await get(`/aml/identifications/${r.id}`);
+  }
+  progress.textContent = t("ident.result", { status: identStatus(r.status) });
+  return r;
+}
+
+function documentForm(show) {
   const form = h("form.grid", { id: "document-form" },
     field("document_type", t("reg.document_type"), { options: [["id_card", t("doc.id_card")], ["passport", t("doc.passport")], ["driving_licence", t("doc.driving_licence")], ["residence_permit", t("doc.residence_permit")]] }),
     field("document_number", t("reg.document_number"), { required: true }),
@@ -96,14 +122,17 @@ function documentForm() {
     field("front", t("ident.front"), { type: "file", accept: "image/jpeg,image/png", required: true }),
     field("back", t("ident.back"), { type: "file", accept: "image/jpeg,image/png" }),
     field("selfie", t("ident.selfie"), { type: "file", accept: "image/jpeg,image/png", required: true }),
-    h("div.wide", {}, h("button", { type: "submit" }, t("ident.send"))));
+    h("div.wide", {}, h("button", { type: "submit", id: "document-submit" }, t("ident.send"))),
+    h("p.wide.small", { id: "ident-progress", "aria-live": "polite" }));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     act(e.submitter, async () => {
       const data = new FormData(form);
       for (const [k, v] of [...data.entries()]) if (v instanceof File && !v.size) data.delete(k);
-      const r = await call("POST", "/aml/identifications", { form: data });
-      notice(t("ident.result", { status: r.status }), "ok");
+      const started = await call("POST", "/aml/identifications", { form: data });
+      const r = await following(started, form.querySelector("#ident-progress"));
+      notice(t("ident.result", { status: identStatus(r.status) }), r.status === "approved" ? "ok" : "error");
+      if (!DECIDING.has(r.status) && show) await show();
     });
   });
   return h("div", {}, h("h3", {}, t("ident.document")), form);
