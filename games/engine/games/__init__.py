@@ -11,6 +11,7 @@ from . import (
     seven_lanterns,
     simply_the_best_27,
     starfall_grid,
+    sun_terraces,
     tome_of_sands,
     triple_charm,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "seven_lanterns",
     "simply_the_best_27",
     "starfall_grid",
+    "sun_terraces",
     "tome_of_sands",
     "triple_charm",
 ]
