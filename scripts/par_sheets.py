@@ -19,6 +19,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -44,14 +45,18 @@ def _without_timings(text: str) -> str:
     return head + TIMINGS_START + rest.split(TIMINGS_END, 1)[1]
 
 
-def _sheet(code_version: str, rounds: int, seed: int, progress: bool) -> tuple[str, float, float, str]:
-    """One game's sheet in a worker process: (the command's JSON, wall seconds, CPU seconds, the load after)."""
+def _sheet(code_version: str, rounds: int, seed: int, progress: bool,
+           bet: str | None = None) -> tuple[str, float, float, str]:
+    """One game's sheet (at ``bet``, JSON, else its representative bet) in a worker process: (the command's JSON,
+    wall seconds, CPU seconds, the load after)."""
     from django.core.management import call_command
 
     from games.management.commands.par_sheet import Command
 
     out = io.StringIO()
     args = [code_version, "--rounds", str(rounds), "--seed", str(seed), "--json"]
+    if bet is not None:
+        args += ["--bet", bet]
     if progress:
         args.append("--progress")
     t0, c0 = time.perf_counter(), time.process_time()
@@ -92,23 +97,32 @@ def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool,
     times: list[str] = []
     # each sheet in its own worker process (deterministic: the same seed gives the same sheet whatever runs beside)
     rounds_of = {g.code: rounds_fast if has_fast_simulator(g) else rounds_generic for g in games}
+    # each game at its representative bet, then each option the game declares its own RTP for (Ismael Beiro v2:
+    # AUTO-RISK) at that option's bet, checked against that option's declared figure
+    jobs: list[tuple[Any, str, str | None]] = []
+    for g in games:
+        jobs.append((g, "", None))
+        for o in getattr(g, "declared_options", []):
+            jobs.append((g, f", {o['option'].replace('_', '-').upper()}", json.dumps(o["bet"], separators=(",", ":"))))
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(_sheet, f"{g.code}@{g.version}", rounds_of[g.code], seed, progress) for g in games]
+        futures = [pool.submit(_sheet, f"{g.code}@{g.version}", rounds_of[g.code], seed, progress, bet)
+                   for g, _, bet in jobs]
         results = [f.result() for f in futures]
-    for game, (raw, elapsed, cpu, load) in zip(games, results):
+    for (game, label, bet), (raw, elapsed, cpu, load) in zip(jobs, results):
         rounds = rounds_of[game.code]
         sheet = json.loads(raw)
         text = format_par_sheet(sheet)  # the command's text output for the same sheet
         r, sim, mw = sheet["rtp"], sheet["simulation"], sheet["max_win"]
-        times.append(f"| {game.name} (`{game.code}@{game.version}`) | {rounds:,} | {sim['engine']} | "
-                     f"{elapsed:.1f} s | {cpu:.1f} s | {load} |")
+        name = f"{game.name}{label} (`{game.code}@{game.version}`)"
+        times.append(f"| {name} | {rounds:,} | {sim['engine']} | {elapsed:.1f} s | {cpu:.1f} s | {load} |")
         parts.append(
-            f"| {game.name} (`{game.code}@{game.version}`) | {game.declared.rtp} % | {r['percent']:.4f} %"
+            f"| {name} | {sheet['declared']['rtp_percent']} % | {r['percent']:.4f} %"
             f"{' = ' + r['fraction'] if r['fraction'] else ''} | [{r['ci99'][0]:.4f} %, {r['ci99'][1]:.4f} %] | "
             f"{'yes' if r['declared_inside_ci99'] else 'NO'} | {czk(mw['reached'])} / {czk(mw['declared'])} | "
             f"{rounds:,} | {sim['engine']} |")
-        sections += [f"## {game.name}", "", f"`manage.py par_sheet {game.code}@{game.version} --rounds {rounds} "
-                     f"--seed {seed}`", "", "```text", text.rstrip("\n"), "```", ""]
+        bet_arg = f" --bet '{bet}'" if bet else ""
+        sections += [f"## {game.name}{label}", "", f"`manage.py par_sheet {game.code}@{game.version} --rounds {rounds} "
+                     f"--seed {seed}{bet_arg}`", "", "```text", text.rstrip("\n"), "```", ""]
     timing = ["", "## Simulation times", "",
               "Measured when the file was written (the machine is shared; `--check` measures again and prints them):",
               "", TIMINGS_START, "| game | rounds | engine | wall time | CPU time | machine load when measured |",

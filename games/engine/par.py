@@ -310,9 +310,13 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
     cm = float(combined)
 
     declared = game.declared
-    tol = declared_tolerance(declared.rtp)
+    # a game that declares a figure per player option (Ismael Beiro v2: AUTO-RISK) is checked against the figure
+    # that applies to this bet (``declared_rtp_for``); every other game against its declared RTP
+    rtp_for = getattr(game, "declared_rtp_for", None)
+    declared_rtp: Decimal = rtp_for(bet.params) if callable(rtp_for) else declared.rtp
+    tol = declared_tolerance(declared_rtp)
 
-    def inside(lo_hi_center: float, z: float, se_: float, target: Decimal = declared.rtp) -> bool:
+    def inside(lo_hi_center: float, z: float, se_: float, target: Decimal = declared_rtp) -> bool:
         return abs(float(target) - lo_hi_center) <= 100 * z * se_ + declared_tolerance(target) + 1e-12
 
     parts = {p: _breakdown_row(p, stats, exact, exact_parts, stake, sim["volatility"])
@@ -322,7 +326,7 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
         "game": {"code": game.code, "version": game.version, "name": game.name, "kind": game.kind},
         "bet": bet.params, "stake": stake,
         "declared": {
-            "rtp_percent": str(declared.rtp),
+            "rtp_percent": str(declared_rtp),
             "rtp_with_jackpots_percent": str(declared.rtp_with_jackpots) if declared.rtp_with_jackpots else None,
             "min_bet": declared.min_bet, "max_bet": declared.max_bet, "max_win": declared.max_win,
             "unfinished_deadline_days": declared.unfinished_deadline_days,
@@ -359,7 +363,7 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
             # exact: the value itself; otherwise not significantly below (99 % CI upper bound)
             "at_least_min_rtp": (100 * combined >= Fraction(MIN_RTP)) if se == 0
             else 100 * (cm + Z99 * se) >= float(MIN_RTP),
-            "declared_at_least_min_rtp": declared.rtp >= MIN_RTP,
+            "declared_at_least_min_rtp": declared_rtp >= MIN_RTP,
         },
         "max_win": {
             "reached": stats["max_win"], "declared": declared.max_win,

@@ -3,6 +3,7 @@ from . import (
     crystal_grid,
     falling_idols,
     fruit_king,
+    geode_field,
     ismael_beiro,
     kobushi,
     prism_respin,
@@ -11,6 +12,7 @@ from . import (
     seven_lanterns,
     simply_the_best_27,
     starfall_grid,
+    sun_terraces,
     tome_of_sands,
     triple_charm,
 )
@@ -19,6 +21,7 @@ __all__ = [
     "crystal_grid",
     "falling_idols",
     "fruit_king",
+    "geode_field",
     "ismael_beiro",
     "kobushi",
     "prism_respin",
@@ -27,6 +30,7 @@ __all__ = [
     "seven_lanterns",
     "simply_the_best_27",
     "starfall_grid",
+    "sun_terraces",
     "tome_of_sands",
     "triple_charm",
 ]

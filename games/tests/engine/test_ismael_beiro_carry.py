@@ -4,6 +4,7 @@ of the long run proven by simulation (version 1's tests: test_ismael_beiro.py)."
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 import pytest
 
@@ -110,3 +111,21 @@ def test_the_fast_simulator_carries_the_machine_like_the_engine_does():
 def test_every_bet_of_version_2_returns_the_declared_rtp_within_the_99_percent_ci(stake):
     sheet = par.par_sheet(G, {"stake": stake}, rounds=4_000_000, seed=stake, rng_factory=SeededRNG)
     assert sheet["rtp"]["declared_inside_ci99"], par.format_par_sheet(sheet)
+
+
+def test_version_2_declares_its_rtp_with_auto_risk_too_and_the_lowest_is_at_least_the_legal_minimum():
+    """The game plan requires the declared RTP to be what the player gets: version 2 states both figures, the
+    automatic choices' 93.25 % and AUTO-RISK's, the lowest over the player's options, in its catalogue entry and
+    its rules, and the PAR sheet of an AUTO-RISK bet is checked against the AUTO-RISK figure."""
+    g = ib.ISMAEL_BEIRO
+    declared = g.describe()["declared"]
+    by_option = {o["option"]: Decimal(o["rtp"]) for o in declared["rtp_by_option"]}
+    assert by_option == {"automatic_choices": Decimal("93.25"), "auto_risk": Decimal("85.50")}
+    assert Decimal(declared["rtp"]) == g.declared.rtp == Decimal("93.25")
+    assert Decimal(declared["rtp_lowest"]) == min(by_option.values()) == g.lowest_declared_rtp() >= Decimal("84.24")
+    for lang, text in (("en", "85.50 % with AUTO-RISK"), ("cs", "85,50 % s AUTO-RISKEM")):
+        rules = g.describe()[f"rules_{lang}"]
+        assert text in rules and ("93.25 %" if lang == "en" else "93,25 %") in rules
+    assert g.declared_rtp_for({"stake": 5000, "auto_risk": True}) == Decimal("85.50")
+    assert g.declared_rtp_for({"stake": 100}) == Decimal("93.25")
+    assert "rtp_by_option" not in ib.ISMAEL_BEIRO_V1.describe()["declared"]  # version 1 declares one figure

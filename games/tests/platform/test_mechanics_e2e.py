@@ -4,8 +4,12 @@ draws the same numbers through core.rng.use_rng), played to the end with the off
 verified by replay; money moves exactly by stake and win."""
 from __future__ import annotations
 
+import math
+
 from core.rng import SeededRNG, use_rng
 from games.engine import registry
+from games.engine.games.prism_respin import LINES as PRISM_LINES
+from games.engine.games.sun_terraces import PAYTABLE as SUN_PAYTABLE
 from games.models import Round
 from games.tests.platform.helpers import act, balance, client_for, funded_player, start
 
@@ -224,3 +228,70 @@ def test_starfall_grid_diagonal_clusters_cascade_through_the_api(clock):
     steps = recall["state"]["steps"]
     assert steps[0]["features"] == ["cascade"] and len(steps) >= 3 and steps[-1]["clusters"] == []
     assert rnd.win == sum(pay for s in steps for _, _, pay, _ in s["clusters"])
+
+
+# --- the audit's gaps: Triple Charm x25, Seven Lanterns' multiplier, Prism Respin right to left ------------------
+def test_triple_charm_pays_a_line_completed_by_two_wilds_twenty_five_times_through_the_api(clock):
+    bet = {"lines": 5, "coins": 1, "coin_value": 10}
+    seed = find_seed("triple_charm", bet, lambda s: any(w[4] == 2 for w in s["steps"][0]["line_wins"]))
+    rnd, recall, _ = play_round("triple_charm", bet, seed)
+    step = recall["state"]["steps"][0]
+    two = [w for w in step["line_wins"] if w[4] == 2]
+    assert two and all(w[3] == tc_pay(w) == 25 * tc_pay([*w[:4], 0]) for w in two)  # x25 of the plain pay
+    assert rnd.win == step["win"] == sum(w[3] for w in step["line_wins"]) + step["scatter"]["win"]
+
+
+def test_seven_lanterns_second_chance_reveals_a_multiplier_that_pays_the_bet_times_it_through_the_api(clock):
+    bet = {"stake": 100}
+    seed = find_seed("seven_lanterns", bet, lambda s: any(x["type"] == "pick" and isinstance(x["reveal"], int)
+                                                         and x["reveal"] > 1 for x in s["steps"]))
+    rnd, recall, responses = play_round("seven_lanterns", bet, seed,
+                                        lambda p: {"type": "pick", "index": 4} if p["type"] == "pick"
+                                        else p["options"][0])
+    steps = recall["state"]["steps"]
+    p = next(s for s in steps if s["type"] == "pick")
+    assert p["index"] == 4 and p["board"][4] == p["reveal"] == p["multiplier"] and p["reveal"] > 1
+    assert p["win"] == p["multiplier"] * 100 == rnd.state["breakdown"]["bonus"]
+    assert responses[0]["status"] == "finished" and "free_spins" not in rnd.state and len(rnd.actions) == 1
+    assert rnd.win == rnd.state["breakdown"]["base"] + p["win"]
+
+
+def test_prism_respin_pays_a_line_read_from_the_right_through_the_api(clock):
+    bet = {"level": 1, "coin_value": 10}
+    seed = find_seed("prism_respin", bet, lambda s: any(w[4] == "rtl" and w[3] for x in s["steps"]
+                                                        for w in x["line_wins"]))
+    rnd, recall, _ = play_round("prism_respin", bet, seed)
+    steps = recall["state"]["steps"]
+    rtl = [w for s in steps for w in s["line_wins"] if w[4] == "rtl"]
+    assert rtl and all(w[2] < 5 and w[3] > 0 for w in rtl)  # a full line pays once, left to right
+    for s in steps:
+        for line, symbol, count, _, direction in s["line_wins"]:
+            if direction == "rtl":  # the symbol on the last `count` reels of its line, from the right
+                cells = [s["window"][j][PRISM_LINES[line - 1][j]] for j in range(5 - count, 5)]
+                assert all(c in (symbol, "WILD") for c in cells)
+    assert rnd.win == sum(s["win"] for s in steps)
+
+
+# --- the two games of the follow-up: 720 ways and 7x7 clusters -----------------------------------------------------
+def test_sun_terraces_pays_720_ways_with_a_wild_through_the_api(clock):
+    bet = {"level": 1, "coin_value": 10}
+    seed = find_seed("sun_terraces", bet, lambda s: "wild" in s["steps"][0]["features"]
+                     and any(w[1] >= 4 for w in s["steps"][0]["ways_wins"]))
+    rnd, recall, _ = play_round("sun_terraces", bet, seed)
+    step = recall["state"]["steps"][0]
+    assert [len(c) for c in step["window"]] == [3, 4, 5, 4, 3] and step["ways"] == 720 and rnd.stake == 100
+    for symbol, reels, ways_, pay, _ in step["ways_wins"]:
+        counts = [sum(1 for x in col if x in (symbol, "WILD")) for col in step["window"][:reels]]
+        assert ways_ == math.prod(counts) and pay == SUN_PAYTABLE[symbol][reels] * ways_ * 10
+    assert rnd.win == step["win"] == sum(w[3] for w in step["ways_wins"]) and len(rnd.draws) == 5
+
+
+def test_geode_field_clusters_of_five_or_more_cascade_on_the_7x7_grid_through_the_api(clock):
+    bet = {"stake": 100}
+    seed = find_seed("geode_field", bet, lambda s: s["cascades"] >= 2)
+    rnd, recall, _ = play_round("geode_field", bet, seed)
+    steps = recall["state"]["steps"]
+    assert [s["type"] for s in steps][:3] == ["spin", "cascade", "cascade"] and steps[0]["features"] == ["cascade"]
+    assert all(len(s["window"]) == 7 and all(len(c) == 7 for c in s["window"]) for s in steps)
+    assert all(size >= 5 for s in steps for _, size, _, _ in s["clusters"]) and steps[-1]["clusters"] == []
+    assert rnd.win == sum(pay for s in steps for _, _, pay, _ in s["clusters"]) and len(rnd.draws) == 7

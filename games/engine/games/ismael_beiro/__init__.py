@@ -2,7 +2,8 @@
 
 Rules as implemented, what is designed and how the declared RTP is met: ``docs/games/ismael_beiro.md``.
 Modules: ``definition`` (data), ``lower`` / ``upper`` (the reels' rules), ``features`` (ladders, minigames,
-Double-or-Bonuses), ``game`` (the round), ``analysis`` (exact lower game, upper programme), ``fast_sim`` (numpy),
+Double-or-Bonuses), ``game`` (the round), ``offers`` (the pending offers, restoration hints, automatic choices),
+``catalogue`` (``describe()``), ``analysis`` (exact lower game, upper programme), ``fast_sim`` (numpy),
 ``demo`` (seed 6), ``texts``.
 """
 from __future__ import annotations

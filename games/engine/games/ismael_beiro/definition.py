@@ -199,4 +199,9 @@ DEFINITION_V2: dict[str, Any] = {
     "carry_over": True,
     # the long run of a player (5,000 rounds each); a new player's first rounds return less (counters empty)
     "rtp": "93.25",
+    # The declared return of the player's other option (GP §7(2), docs/games/ismael_beiro.md "Declared RTP of each
+    # option"): AUTO-RISK, every prize risked to the end of its ladder and of Double-or-Bonuses, returns less than
+    # the automatic choices (collect); its figure is the lowest over the player's options, proven by the PAR
+    # sheet's AUTO-RISK simulation at the bet where it was measured lowest (50 CZK), inside its 99 % CI.
+    "declared_options": [{"option": "auto_risk", "bet": {"stake": 5000, "auto_risk": True}, "rtp": "85.50"}],
 }

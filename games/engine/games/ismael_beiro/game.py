@@ -1,6 +1,7 @@
 """The Ismael Beiro game class: bets, the round (lower game with holds, nudges, the Confessional and the ladders;
-the upper game with its vertical lines, minigames, cumulative and Double-or-Bonuses), auto-play, auto-risk, the
-restoration hints and the catalogue entry.
+the upper game with its vertical lines, minigames, cumulative and Double-or-Bonuses), auto-play, auto-risk and the
+declared figures of each option. The offers shown to the player, the restoration hints and the automatic choices
+are in ``offers``, the catalogue entry in ``catalogue``.
 
 One platform round is one start of the machine at one bet: the lower game's spin and everything it leads to. The
 bonuses it wins are played in the upper game inside the same round (no second stake is ever taken), and the
@@ -31,9 +32,8 @@ from typing import Any
 
 from ... import slots
 from ...base import RNG, ActionError, Bet, Declared, JsonDict, Progress
-from . import analysis, fast_sim, features
-from .lower import HOLD_SETS, Lower
-from .texts import MINIGAME_NAMES, RULES_CS, RULES_EN, RULES_V2_CS, RULES_V2_EN, SYMBOL_NAMES
+from . import analysis, catalogue, fast_sim, features, offers
+from .lower import Lower
 from .upper import Upper
 
 LOWER_SPIN_DRAWS = 7
@@ -68,6 +68,8 @@ class IsmaelBeiro(slots.SlotGame):
         default = d["default_stake"] if d["default_stake"] in enabled else min(enabled)
         self.default_bet_params: JsonDict = {"stake": default, "auto_play": False, "auto_risk": False}
         self.par_bet_params: JsonDict = dict(self.default_bet_params)
+        # the declared RTP of the player's other options (version 2: AUTO-RISK), each with the bet its PAR sheet uses
+        self.declared_options: list[JsonDict] = [dict(o) for o in d.get("declared_options", [])]
         self._check_definition()
 
     def _check_definition(self) -> None:
@@ -661,95 +663,15 @@ class IsmaelBeiro(slots.SlotGame):
         return slots.finish(state)
 
     def _pending(self, state: JsonDict) -> JsonDict:
-        """The pending offer of the current stage: type, options and what the player is shown."""
-        stage = state["stage"]
-        info: JsonDict = {"stage": stage, "bonuses": state["bonuses"], "vertical_lines": state["vertical_lines"],
-                          "restore": self._restore(state)}
-        lo = state["lower"]
-        opts: list[JsonDict]
-        if stage == "hold":
-            opts = [{"type": "respin", "hold": list(h)} for h in HOLD_SETS]
-            info.update(stops=list(lo["stops"]), line=self.lower.line(tuple(lo["stops"])),
-                        auto_hold=list(lo["auto_hold"]))
-            return {"type": "hold", "options": opts, "info": info}
-        if stage == "nudge":
-            opts = [{"type": "nudge", "reel": j} for j in range(3)] + [{"type": "auto_nudge"}, {"type": "end_nudges"}]
-            stops = tuple(lo["stops"])
-            info.update(nudges_left=lo["nudges_left"], stops=list(stops), line=self.lower.line(stops),
-                        window=self.lower.window(stops), result=self._result_view(self.lower.result(stops)))
-            return {"type": "nudge", "options": opts, "info": info}
-        if stage == "confessional":
-            info.update(options_shown=state["confessional"]["options"])
-            return {"type": "confessional", "options": [{"type": "stop"}], "info": info}
-        if stage == "ladder":
-            lad = state["ladder"]
-            info.update(ladder=lad["mode"], prize=self.d["ladder"]["scale"][lad["rung"]] * state["stake"],
-                        rung=lad["rung"], scale=[x * state["stake"] for x in self.d["ladder"]["scale"]])
-            return {"type": "risk", "options": [{"type": "collect"}, {"type": "risk"}, {"type": "auto_risk"}],
-                    "info": info}
-        up = state["upper"]
-        if stage == "upper_game":
-            opts = [{"type": "upper_spin", "level": j} for j in self.affordable_levels(state)] + [{"type": "auto_play"}]
-            info.update(cumulative=list(state["cumulative"]),
-                        upper_bets=[{"level": j, "stake": b["stake"], "bonus_price": b["bonus_price"]}
-                                    for j, b in enumerate(self.bets) if j in self.upper_levels(state["level"])])
-            return {"type": "upper_game", "options": opts, "info": info}
-        if stage == "minigame_select":
-            opts = [{"type": "select", "minigame": n} for n in self.d["minigames"]["names"]]
-            return {"type": "minigame_select", "options": opts, "info": info}
-        if stage == "minigame":
-            mg = up["minigame"]
-            name = mg["name"]
-            info.update(minigame=name)
-            if name == "desert_expedition":
-                opts = [{"type": "pick", "character": i} for i in range(self.d["minigames"]["desert_characters"])]
-            elif name == "dinner":
-                opts = [{"type": "uncover", "dish": i} for i in range(self.d["minigames"]["dinner_dishes"])
-                        if i not in mg["picked"]]
-                info.update(uncovered=list(mg["picked"]))
-            elif name == "monologue":
-                opts = [{"type": "spin_wheel"}]
-                info.update(wheel=self.d["minigames"]["monologue_wheel"])
-            else:
-                opts = [{"type": "stop"}]
-                if name == "confessional":
-                    info.update(options_shown=up["spin"]["queue"][0]["confessional"]["options"])
-            return {"type": "minigame", "options": opts, "info": info}
-        if stage == "dob":
-            dob = up["dob"]
-            info.update(prize=dob["remaining"] + dob["banked"], remaining=dob["remaining"], banked=dob["banked"],
-                        fraction=dob["fraction"], max_prize=dob["max"])
-            return {"type": "double_or_bonuses",
-                    "options": [{"type": "collect"}, {"type": "risk"}, {"type": "auto_risk"}], "info": info}
-        raise ActionError("game.ismael_beiro.stuck", f"unknown stage {stage}", f"neznámá fáze {stage}")
+        """The pending offer of the current stage: type, options and what the player is shown (``offers``)."""
+        return offers.pending(self, state)
 
     def _restore(self, state: JsonDict) -> JsonDict:
-        """Seed 5 (restorations): what the client shows when the player comes back to this open round."""
-        stage = state["stage"]
-        if stage in ("hold", "nudge"):
-            return {"screen": "lower", "replay_step": state["lower"]["spin_step"], "then": stage}
-        if stage == "confessional":
-            return {"screen": "lower", "replay_step": state["confessional"]["spin_step"], "then": "confessional"}
-        if stage in ("ladder", "dob"):
-            return {"screen": "risk", "then": "risk", "at": "the same point"}
-        up = state.get("upper") or {}
-        if stage == "minigame_select":
-            return {"screen": "upper", "replay_step": up.get("spin_step"), "then": "minigame_selector"}
-        if stage == "minigame":
-            return {"screen": "minigame_selector", "selected": up["minigame"]["name"], "then": "minigame"}
-        return {"screen": "upper", "then": "upper_game"}
+        """Seed 5 (restorations): what the client shows when the player comes back (``offers``)."""
+        return offers.restore(self, state)
 
     def _default_for(self, state: JsonDict, pending: JsonDict) -> JsonDict:
-        stage = state["stage"]
-        if stage == "hold":
-            return {"type": "respin", "hold": list(state["lower"]["auto_hold"])}
-        if stage == "nudge":
-            return {"type": "auto_nudge"}
-        if stage in ("ladder", "dob"):
-            return {"type": "risk"} if state["auto_risk"] else {"type": "collect"}
-        if stage == "upper_game":
-            return {"type": "upper_spin", "level": max(self.affordable_levels(state))}
-        return dict(pending["options"][0])
+        return offers.default_for(self, state, pending)
 
     def default_action(self, state: JsonDict) -> JsonDict:
         """The automatic choices (the simulator's policy and AUTO-PLAY): the automatic hold, AUTO-ADVANCE, stop
@@ -760,63 +682,28 @@ class IsmaelBeiro(slots.SlotGame):
             return {"type": "auto_play"}
         return self._default_for(state, state["pending"])
 
+    # --- declared figures of the player's options ------------------------------------------------------------------
+    def rtp_by_option(self) -> list[JsonDict]:
+        """The declared RTP of each of the player's options: the automatic choices (collect) and each declared
+        option (version 2: AUTO-RISK), with the bet its PAR sheet simulates."""
+        return [{"option": "automatic_choices", "rtp": str(self.declared.rtp), "par_bet": dict(self.par_bet_params)}] + [
+            {"option": o["option"], "rtp": o["rtp"], "par_bet": dict(o["bet"])} for o in self.declared_options]
+
+    def lowest_declared_rtp(self) -> Decimal:
+        """The lowest declared RTP over the player's options (what any way of playing returns at least)."""
+        return min(Decimal(o["rtp"]) for o in self.rtp_by_option())
+
+    def declared_rtp_for(self, params: JsonDict) -> Decimal:
+        """The declared RTP that applies to a bet: an option's own figure when the bet turns it on (a PAR sheet of
+        an AUTO-RISK bet is checked against the AUTO-RISK figure), else the game's declared RTP."""
+        for o in self.declared_options:
+            if params.get(o["option"]):
+                return Decimal(o["rtp"])
+        return self.declared.rtp
+
     # --- catalogue ----------------------------------------------------------------------------------------------
     def describe(self) -> JsonDict:
-        d, dec = self.d, self.declared
-        lower, upper, mg = d["lower"], d["upper"], d["minigames"]
-        return {
-            "code": self.code, "version": self.version, "name": self.name, "name_cs": self.name_cs, "kind": self.kind,
-            "source": d["source"],
-            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-            "bet_options": {"stakes": [{"stake": b["stake"], "enabled": b["enabled"],
-                                        "upper_bet": {"stake": b["stake"], "bonus_price": b["bonus_price"]}}
-                                       for b in self.bets if not b.get("upper_only")],
-                            "upper_only_bets": [{"stake": b["stake"], "bonus_price": b["bonus_price"],
-                                                 "enabled": b["enabled"],
-                                                 "offered_from_stake": self.bets[self.top_lower_level]["stake"]}
-                                                for b in self.bets if b.get("upper_only")],
-                            "flags": ["auto_play", "auto_risk"],
-                            "stake": {"min": dec.min_bet, "max": dec.max_bet, "step": 10}},
-            "default_bet": dict(self.default_bet_params), "par_bet": dict(self.par_bet_params),
-            "lower_game": {"reels": 3, "symbols_per_reel": 16, "strips": lower["strips"],
-                           "vertical_line_marks": lower["vl_marks"], "wild_reels": lower["wild_reels"],
-                           "paytable": {"unit": "stake", "three_of_a_kind": dict(lower["pays"])},
-                           "bonus_pays": {"unit": "upper games at the round's bet",
-                                          "pays": {str(k): v for k, v in lower["bonus_pays"].items()}},
-                           "confessional": d["confessional"],
-                           "probabilities_per_mille": {"hold": lower["hold_per_mille"],
-                                                       "nudges": lower["nudge_per_mille"],
-                                                       "hold_after_nudges": lower["hold_after_nudge_per_mille"]},
-                           "nudge_counts": lower["nudge_counts"], "ladder": d["ladder"]},
-            "upper_game": {"reels": 3, "rows": 3, "symbols_per_reel": 16, "strips": upper["strips"],
-                           "lines": upper["lines"], "vertical_lines": "reel columns, lines 6-8, while the counter > 0",
-                           "paytable": {"unit": "upper stake", "three_of_a_kind": dict(upper["pays"]),
-                                        "mixed_sevens_fixed": upper["mixed_sevens_fixed"]},
-                           "camera": upper["camera"], "clapper": upper["clapper"],
-                           "cumulative_pieces": upper["cumulative_pieces"],
-                           "selector_per_mille": upper["selector_per_mille"],
-                           "double_or_bonuses": {"fraction": upper["fraction"],
-                                                 "double_per_mille": upper["double_per_mille"],
-                                                 "max_bonuses": upper["max_bonuses_for_double"]},
-                           "auto_play_games": upper["auto_play_games"]},
-            "minigames": {"names": {n: MINIGAME_NAMES[n] for n in mg["names"]}, "prizes": mg["prizes"],
-                          "supplement_per_mille": mg["supplement_per_mille"], "monologue_wheel": mg["monologue_wheel"],
-                          "mixed_prizes": mg["mixed_prizes"]},
-            "bonus_value": self.bonus_value, "max_prize_multiplier": self.max_prize,
-            "carry_over": ({"carried": ["vertical_lines", "cumulative", "bonuses"],
-                            "how": "kept per player and game version from one round to the next; carried bonuses "
-                                   "are the player's money in the ledger, paid out when a new version starts"}
-                           if self.carry_over else None),
-            "auto_play": {"max_games": upper["auto_play_games"],
-                          "how": "the bet's auto_play flag plays every choice automatically; repeating rounds "
-                                 "(up to 100) is the client's, one start each"},
-            "demo_mode": {"how": "play money; QA forced draws choose the prize", "options": sorted(self.demo_options())},
-            "declared": {"rtp": str(dec.rtp), "min_bet": dec.min_bet, "max_bet": dec.max_bet, "max_win": dec.max_win,
-                         "avg_hourly_loss": dec.avg_hourly_loss,
-                         "unfinished_deadline_days": dec.unfinished_deadline_days},
-            "rules_en": RULES_V2_EN if self.carry_over else RULES_EN,
-            "rules_cs": RULES_V2_CS if self.carry_over else RULES_CS,
-        }
+        return catalogue.describe(self)
 
     def demo_options(self) -> list[str]:
         from . import demo
