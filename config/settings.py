@@ -11,6 +11,7 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from config.refusals import refusals_of
 from core.retention_rules import RetentionTooShort, audit_retention, partition_retention
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -721,22 +722,6 @@ EXTERNAL_SYSTEMS = {
 }
 
 
-def _secret_refusals() -> list[str]:
-    refusals: list[str] = []
-    secrets_in_use = {"SECRET_KEY": SECRET_KEY, "WALLET_SANDBOX_SECRET": env.str("WALLET_SANDBOX_SECRET", default=""),
-                      "AML_SANDBOX_SECRET": env.str("AML_SANDBOX_SECRET", default="")}
-    if JACKPOTS_ENABLED:
-        secrets_in_use["JACKPOTS_SEAL_KEY"] = JACKPOTS_SEAL_KEY
-    for name, value in secrets_in_use.items():
-        if not value and name not in ("SECRET_KEY", "JACKPOTS_SEAL_KEY"):
-            continue  # a sandbox secret not set: the sandbox is refused anyway, nothing signs with it
-        if value == DEV_SECRETS[name]:
-            refusals.append(f"{name} is the repository's public development value")
-        elif len(value.encode()) < MIN_SECRET_BYTES:
-            refusals.append(f"{name} is shorter than {MIN_SECRET_BYTES} bytes")
-    return refusals
-
-
 # Reports (issue 24, docs/reports.md): the regulator's record is sealed (XAdES) with the operator's certificate.
 REPORTS_ENABLED = env.bool("REPORTS_ENABLED", default=True)
 REPORTS_SEAL_KEY_FILE = env.str("REPORTS_SEAL_KEY_FILE", default="")  # PEM private key
@@ -749,63 +734,12 @@ REPORTS_PLAYER_REFERENCE_KEY = env.str("REPORTS_PLAYER_REFERENCE_KEY", default="
 REPORTS_OPERATOR = env.str("REPORTS_OPERATOR", default="Development operator (not licensed)")
 
 
-def _reports_refusals() -> list[str]:
-    """With reports on, the regulator's record must be sealed with the operator's own key and certificate."""
-    if not REPORTS_ENABLED:
-        return []
-    return [f"{name} is missing or not a file (the regulator's record must be sealed)"
-            for name, value in (("REPORTS_SEAL_KEY_FILE", REPORTS_SEAL_KEY_FILE),
-                                ("REPORTS_SEAL_CERT_FILE", REPORTS_SEAL_CERT_FILE))
-            if not value or not Path(value).is_file()]
-
-
-def _providers_refusals() -> list[str]:
-    """Game providers (issue 23): their calls are accepted only from their listed addresses. (A provider row whose
-    secret is the development value or shorter than MIN_SECRET_BYTES is refused at each call in production:
-    providers.services.production_refusal; rows are data, not settings.)"""
-    if PROVIDERS_ALLOW_ANY_SOURCE:
-        return ["PROVIDERS_ALLOW_ANY_SOURCE=true (a game provider's calls accepted from any address)"]
-    return []
 
 
 def production_refusals() -> list[str]:
-    """Why production must not start with these settings (empty: it may). Each names the variable, never a value."""
-    refusals = _secret_refusals()
-    for name, kind, url in (("ACCOUNTS_POPULATION_REGISTER", ACCOUNTS_POPULATION_REGISTER,
-                             ACCOUNTS_POPULATION_REGISTER_URL),
-                            ("ACCOUNTS_EXCLUSION_REGISTER", ACCOUNTS_EXCLUSION_REGISTER, ACCOUNTS_EXCLUSION_REGISTER_URL),
-                            ("ACCOUNTS_SMS_GATEWAY", ACCOUNTS_SMS_GATEWAY, ACCOUNTS_SMS_GATEWAY_URL)):
-        if kind == "sandbox":
-            refusals.append(f"{name}=sandbox (set it to the real implementation, http, with {name}_URL)")
-        elif kind == "http" and not url:
-            refusals.append(f"{name}=http without {name}_URL")
-    if "http" in (ACCOUNTS_POPULATION_REGISTER, ACCOUNTS_EXCLUSION_REGISTER, ACCOUNTS_SMS_GATEWAY) and \
-            len(ACCOUNTS_GATEWAY_TOKEN.encode()) < MIN_SECRET_BYTES:
-        refusals.append(f"ACCOUNTS_GATEWAY_TOKEN is missing or shorter than {MIN_SECRET_BYTES} bytes")
-    if not ACCOUNTS_TERMS_REQUIRED:
-        refusals.append("ACCOUNTS_TERMS_REQUIRED=false (GP §3(5): stakes before any published game plan and terms)")
-    if AML_IDENTIFICATION_PROVIDER == "sandbox":
-        refusals.append("AML_IDENTIFICATION_PROVIDER=sandbox (name the real document provider, or none with Bank iD)")
-    elif AML_IDENTIFICATION_PROVIDER in ("", "none") and not AML_BANKID_ENABLED:
-        refusals.append("no online identification: AML_IDENTIFICATION_PROVIDER=none and AML_BANKID_ENABLED=false")
-    if AML_SCREENING_LIST == "sandbox":
-        refusals.append("AML_SCREENING_LIST=sandbox (name the real PEP / sanctions list)")
-    if "*" in ALLOWED_HOSTS:
-        refusals.append("ALLOWED_HOSTS=* (name the hosts)")
-    if SECURE_HSTS_SECONDS <= 0:
-        refusals.append("SECURE_HSTS_SECONDS=0")
-    if not HEALTH_REQUIRE_JOBS:
-        refusals.append("HEALTH_REQUIRE_JOBS=false (a dead worker or beat would go unnoticed)")
-    if CELERY_TASK_ALWAYS_EAGER:
-        refusals.append("CELERY_TASK_ALWAYS_EAGER=true (deadline jobs would run inside web requests)")
-    if DEV_MAILBOX_ENABLED:
-        refusals.append("DEV_MAILBOX_ENABLED=true (the development mailbox lists every e-mail and SMS)")
-    if EMAIL_BACKEND.endswith(("console.EmailBackend", "locmem.EmailBackend", "dummy.EmailBackend",
-                               "SandboxEmailBackend")):
-        refusals.append("EMAIL_BACKEND writes e-mails to the log or nowhere (players' personal data)")
-    refusals += _providers_refusals()
-    refusals += _reports_refusals()
-    return refusals
+    """Why production must not start with these settings (empty: it may). Each names the variable, never a value
+    (the rules: config/refusals.py)."""
+    return refusals_of(globals())
 
 
 if PRODUCTION and (_refused := production_refusals()):
