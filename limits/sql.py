@@ -8,9 +8,13 @@
   and becomes a model instance (``core.sql.instance_from_json``); replaces 7-8 ORM reads.
 * :data:`DECIDED_NOW`: a bet placed and decided in the same transaction, counted in ONE statement (totals, bucket,
   settled bet, state row); replaces 5.
-* :data:`BET_SETTLE`: an open bet decided (the round waited for the player), in ONE statement: the open bet
-  deleted, the totals of the decision, the win's bucket, the settled bet, the state row; replaces 8
-  (``stake_settled``'s lock, lookups, delete, upserts, state save and insert).
+* :data:`BET_PLACE`: a stake counted as placed (totals, the stake's bucket, the open bet, the state row), in ONE
+  statement: the gate's ``stake_placed`` and ``stake_settled`` of a bet that was never placed.
+* :data:`BET_RESTAKE`: an open bet corrected before it is decided (another stake: the placement counters by the
+  difference; the ``round_ref`` it is settled under), in ONE statement.
+* :data:`BET_SETTLE`: an open bet decided, in ONE statement: the open bet deleted, the totals of the decision, the
+  win's bucket, the settled bet, the state row. The only settlement: ``stake_settled`` runs it on the open bet of
+  ``round_ref`` at once, and otherwise first places (BET_PLACE) or corrects (BET_RESTAKE) the open bet.
 
 Pinned by the limits tests, ``games/tests/platform/test_round_cost.py`` / ``test_action_cost.py`` (statement
 counts), ``limits_reconcile`` (the counters equal the ledger of settled bets) and ``tests/test_sql_contracts.py``.
@@ -194,11 +198,14 @@ def _cast(model: type[Any], name: str) -> str:
     return cast_type(field_of(model, name))
 
 
-def _typed_row(key: tuple[str, str, str, str]) -> str:
-    """A decided bet's row of the totals (placed 0, decided: the stake, the win and one bet), each value cast to
-    its column's type (a VALUES list under INSERT ... SELECT is typed by its values)."""
-    values = [f"%({key[0]})s", f"%({key[1]})s", f"%({key[2]})s", f"%({key[3]})s", "0", "0", "%(stake)s", "%(win)s",
-              "1"]
+_DECIDED = ("0", "0", "%(stake)s", "%(win)s", "1")  # FIGURES of a decided bet: placed 0; the stake, the win, one bet
+_RESTAKED = ("%(diff)s", "0", "0", "0", "0")  # FIGURES of an open bet's stake corrected: placed stakes by the difference
+
+
+def _typed_row(key: tuple[str, str, str, str], figures: tuple[str, ...] = _DECIDED) -> str:
+    """A row of the totals (by default a decided bet's), each value cast to its column's type (a VALUES list under
+    INSERT ... SELECT is typed by its values)."""
+    values = [f"%({key[0]})s", f"%({key[1]})s", f"%({key[2]})s", f"%({key[3]})s", *figures]
     return "(" + ", ".join(f"CAST({v} AS {_cast(P, f)})" for v, f in zip(values, (*_PERIOD_KEY, *FIGURES),
                                                                          strict=True)) + ")"
 
@@ -259,8 +266,8 @@ BET_SETTLE = register(
     {PERIOD_ON_CONFLICT}
     RETURNING 1
 ), bucket AS (
-    {_bucket("", "CASE WHEN %(minute)s >= " + _LAST_MINUTE + " THEN " + BUCKET_ORDERED_SET + " ELSE "
-             + BUCKET_CONSERVATIVE_SET + " END").replace(
+    {_bucket("", "CASE WHEN %(in_order)s AND %(minute)s >= " + _LAST_MINUTE + " THEN " + BUCKET_ORDERED_SET
+             + " ELSE " + BUCKET_CONSERVATIVE_SET + " END").replace(
         "VALUES {values}", "SELECT %(player)s, %(kind)s, %(minute)s, 0, %(win)s, 0 FROM bet WHERE %(hourly)s")}
     RETURNING 1
 ), settled AS (
@@ -284,20 +291,22 @@ SELECT (SELECT id FROM settled), (SELECT {col(S, 'placed_at')} FROM settled), (S
              X: ("player", "kind", "last_round_ended_at", "last_bucket_minute", "updated_at")},
     inserts=(P, B, S),
     params={"player": int, "kind": str, "round_ref": str, "stake": int, "win": int, "day_period": str, "day": date,
-            "month_period": str, "month": date, "minute": datetime, "hourly": bool, "game_code": str,
-            "started_at": datetime, "settled_at": datetime},
+            "month_period": str, "month": date, "minute": datetime, "hourly": bool, "in_order": bool,
+            "game_code": str, "started_at": datetime, "settled_at": datetime},
 )
 
 
 def bet_settle(*, player_id: int, kind: str, round_ref: str, stake: int, win: int, day: date, month: date,
-               minute: datetime, hourly: bool, game_code: str, started_at: datetime,
-               settled_at: datetime) -> SettledBet | None:
+               minute: datetime, hourly: bool, game_code: str, started_at: datetime, settled_at: datetime,
+               in_order: bool = True) -> SettledBet | None:
     """Run :data:`BET_SETTLE`; the settled bet (its other fields deferred), or None when there was no open bet of
-    this ``round_ref`` and stake (nothing was written: the caller takes the general path)."""
+    this ``round_ref`` and stake (nothing was written: ``stake_settled`` places or corrects the open bet, then runs
+    it again). ``in_order=False``: the win's minute bucket takes the conservative update even when its minute is
+    not older than the newest written (a stake taken back in the same minute, ``counters.bucket_row``)."""
     params: dict[str, Any] = {"player": player_id, "kind": kind, "round_ref": round_ref, "stake": stake, "win": win,
               "day_period": P.Period.DAY, "day": day, "month_period": P.Period.MONTH, "month": month,
-              "minute": minute, "hourly": hourly, "game_code": game_code, "started_at": started_at,
-              "settled_at": settled_at}
+              "minute": minute, "hourly": hourly, "in_order": in_order, "game_code": game_code,
+              "started_at": started_at, "settled_at": settled_at}
     with connection.cursor() as cur:
         cur.execute(BET_SETTLE.sql, params)
         row = cur.fetchone()
@@ -309,6 +318,57 @@ def bet_settle(*, player_id: int, kind: str, round_ref: str, stake: int, win: in
               "stake": stake, "win": win, "placed_at": row[1], "started_at": started_at, "settled_at": settled_at,
               "voided": False}
     return instance(S, list(values), list(values.values()))
+
+
+BET_RESTAKE = register(
+    "limits.bet_restake",
+    f"""WITH bet AS (
+    UPDATE {table(OB)} SET "{col(OB, 'stake')}" = %(stake)s, "{col(OB, 'round_ref')}" = %(round_ref)s
+    WHERE id = %(bet)s AND {col(OB, 'player')} = %(player)s AND {col(OB, 'kind')} = %(kind)s
+    RETURNING 1
+), periods AS (
+    INSERT INTO {table(P)} ({cols(P, (*_PERIOD_KEY, *FIGURES))})
+    SELECT v.* FROM (VALUES {_typed_row(("player", "kind", "day_period", "day"), _RESTAKED)},
+                            {_typed_row(("player", "kind", "month_period", "month"), _RESTAKED)}) AS v
+    WHERE %(diff)s <> 0 AND EXISTS (SELECT 1 FROM bet)
+    {PERIOD_ON_CONFLICT}
+    RETURNING 1
+), bucket AS (
+    {_bucket("", "CASE WHEN %(in_order)s THEN " + BUCKET_ORDERED_SET + " ELSE " + BUCKET_CONSERVATIVE_SET
+             + " END").replace(
+        "VALUES {values}",
+        "SELECT %(player)s, %(kind)s, %(minute)s, %(diff)s, 0, %(peak)s WHERE %(hourly)s AND EXISTS (SELECT 1 FROM bet)")}
+    RETURNING 1
+)
+UPDATE {table(X)} SET "{col(X, 'last_bucket_minute')}" = %(last_bucket_minute)s
+WHERE id = %(state)s AND EXISTS (SELECT 1 FROM bet)
+RETURNING (SELECT count(*) FROM bet), (SELECT count(*) FROM periods)""",
+    columns={OB: ("id", "player", "kind", "stake", "round_ref"), P: (*_PERIOD_KEY, *FIGURES), B: _BUCKET_FIELDS,
+             X: ("id", "last_bucket_minute")},
+    inserts=(P, B),
+    params={"player": int, "kind": str, "bet": int, "stake": int, "diff": int, "round_ref": str, "day_period": str,
+            "day": date, "month_period": str, "month": date, "minute": datetime, "hourly": bool, "peak": int,
+            "in_order": bool, "last_bucket_minute": datetime, "state": int},
+)
+
+
+def bet_restake(*, state_id: int, bet_id: int, player_id: int, kind: str, stake: int, diff: int, round_ref: str,
+                day: date, month: date, minute: datetime, hourly: bool, peak: int, in_order: bool,
+                last_bucket_minute: datetime | None) -> None:
+    """Run :data:`BET_RESTAKE`: an open bet's stake set to ``stake`` and its ``round_ref`` to the one it is settled
+    under, the placement counters of its ``placed_at`` (``day``, ``month``, the bucket of ``minute``) corrected by
+    ``diff`` (the bucket's ``peak`` and rule as ``counters.bucket_row`` gives them) and the state row's newest
+    bucket minute, in ONE statement."""
+    params: dict[str, Any] = {
+        "player": player_id, "kind": kind, "bet": bet_id, "stake": stake, "diff": diff, "round_ref": round_ref,
+        "day_period": P.Period.DAY, "day": day, "month_period": P.Period.MONTH, "month": month, "minute": minute,
+        "hourly": hourly, "peak": peak, "in_order": in_order, "last_bucket_minute": last_bucket_minute,
+        "state": state_id}
+    with connection.cursor() as cur:
+        cur.execute(BET_RESTAKE.sql, params)
+        row = cur.fetchone()
+    if row is None or row[0] != 1 or row[1] != (2 if diff else 0):
+        raise RuntimeError(f"limits open bet {bet_id} not corrected: {row}")
 
 
 _WATCH_INSERT = ("player", "failures", "last_context", "last_error")

@@ -16,8 +16,9 @@ from django.db.models import F
 from accounts.models import Player
 from core import clock
 from limits import sql
+from limits.kinds import KindRules
 from limits.models import MinuteBucket, OpenBet, PlayerKindState, SelfLimit, SettledBet
-from limits.rules import BUCKET_RETENTION, MINUTE, day_key, minute_of, month_key
+from limits.rules import BUCKET_RETENTION, MINUTE, break_length, day_key, minute_of, month_key
 from limits.selectors import HourlyLoss, Totals, hourly_loss_from_buckets, hourly_window
 
 
@@ -51,6 +52,18 @@ def _tail_peak(events: list[tuple[int, int]]) -> int:
     return peak
 
 
+def bucket_row(newest: datetime | None, minute: datetime, events: list[tuple[int, int]]) -> tuple[int, int, int, bool]:
+    """One minute's hourly-loss events ``(stakes, wins)`` (in time order) as a bucket update ``(stakes, wins, peak,
+    in_order)``, the rule of :func:`buckets_bump`: a minute not older than ``newest`` (the newest minute written so
+    far) with no stake taken back is "in order" (the peak is the events' largest tail loss, merged exactly);
+    otherwise the peak may only grow, by the stakes added."""
+    stakes = sum(e[0] for e in events)
+    wins = sum(e[1] for e in events)
+    if (newest is None or minute >= newest) and all(e[0] >= 0 for e in events):
+        return stakes, wins, _tail_peak(events), True
+    return stakes, wins, sum(max(0, e[0]) for e in events), False
+
+
 def buckets_bump(state: PlayerKindState, entries: list[tuple[datetime, int, int]]) -> None:
     """Record hourly-loss events ``(at, stakes, wins)``, given in the order they happened, in minute buckets.
 
@@ -68,12 +81,8 @@ def buckets_bump(state: PlayerKindState, entries: list[tuple[datetime, int, int]
     ordered: list[tuple[datetime, int, int, int]] = []
     conservative: list[tuple[datetime, int, int, int]] = []
     for minute, events in sorted(groups.items()):
-        stakes = sum(e[0] for e in events)
-        wins = sum(e[1] for e in events)
-        if (newest is None or minute >= newest) and all(e[0] >= 0 for e in events):
-            ordered.append((minute, stakes, wins, _tail_peak(events)))
-        else:
-            conservative.append((minute, stakes, wins, sum(max(0, e[0]) for e in events)))
+        stakes, wins, peak, in_order = bucket_row(newest, minute, events)
+        (ordered if in_order else conservative).append((minute, stakes, wins, peak))
     for in_order, rows in ((True, ordered), (False, conservative)):
         sql.buckets_add([(state.player_id, state.kind, m, st, w, pk) for m, st, w, pk in rows], ordered=in_order)
     top = max(groups)
@@ -131,6 +140,52 @@ def minute_buckets_prune(*, now: datetime | None = None) -> int:
     now = now or clock.now()
     deleted, _ = MinuteBucket.objects.filter(minute__lt=minute_of(now) - BUCKET_RETENTION).delete()
     return deleted
+
+
+# Placing a bet and correcting it (the one-statement writes of limits/sql.py) ---------------------------------------
+
+def opens_play_period(rules: KindRules, state: PlayerKindState, at: datetime) -> bool:
+    """GP §7(4)-(5): a stake at ``at`` opens a new play period (the first one, or after a pause of a break's length)."""
+    return rules.play_break and (state.last_round_ended_at is None or state.play_started_at is None
+                                 or at - state.last_round_ended_at >= break_length())
+
+
+def bet_placed(*, state: PlayerKindState, rules: KindRules, stake: int, at: datetime, round_ref: str,
+               game_code: str) -> None:
+    """Count a stake as placed at ``at`` and set its open bet (GP §7(6)): the day and month totals, the stake's
+    hourly-loss bucket, the open bet and the state row (the play period it may open, the newest bucket minute) in
+    ONE statement (:data:`limits.sql.BET_PLACE`). ``state`` is the (player, kind) state row read under its lock;
+    it is updated in place. The one placement: the gate's ``stake_placed`` and ``stake_settled`` of a bet never
+    placed both come here."""
+    minute = minute_of(at)
+    bucketed = rules.hourly_loss and stake > 0  # a zero stake is no hourly-loss event
+    if opens_play_period(rules, state, at):
+        state.play_started_at = at  # this stake opens a new play period
+    if bucketed and (state.last_bucket_minute is None or minute > state.last_bucket_minute):
+        state.last_bucket_minute = minute  # a single stake's peak update is the same in or out of order
+    state.updated_at = at
+    sql.bet_place(state_id=state.pk, player_id=state.player_id, kind=state.kind, stake=stake, day=day_key(at),
+                  month=month_key(at), minute=minute, hourly=bucketed, round_ref=round_ref or "",
+                  game_code=game_code or "", now=at, play_started_at=state.play_started_at,
+                  last_bucket_minute=state.last_bucket_minute)
+
+
+def bet_restaked(*, state: PlayerKindState, rules: KindRules, bet: OpenBet, stake: int, round_ref: str) -> None:
+    """Correct an open bet before it is decided: its stake to ``stake`` (the placement counters of its
+    ``placed_at``, the day and month totals and the hourly-loss bucket, by the difference, the bucket by the rule
+    of :func:`buckets_bump`) and its ``round_ref`` to the one it is settled under, in ONE statement
+    (:data:`limits.sql.BET_RESTAKE`). ``state`` is the state row read under its lock; updated in place."""
+    diff = stake - bet.stake
+    minute = minute_of(bet.placed_at)
+    hourly = rules.hourly_loss and diff != 0
+    _, _, peak, in_order = bucket_row(state.last_bucket_minute, minute, [(diff, 0)])
+    if hourly and (state.last_bucket_minute is None or minute > state.last_bucket_minute):
+        state.last_bucket_minute = minute
+    sql.bet_restake(state_id=state.pk, bet_id=bet.pk, player_id=state.player_id, kind=state.kind, stake=stake,
+                    diff=diff, round_ref=round_ref, day=day_key(bet.placed_at), month=month_key(bet.placed_at),
+                    minute=minute, hourly=hourly, peak=peak, in_order=in_order,
+                    last_bucket_minute=state.last_bucket_minute)
+    bet.stake, bet.round_ref = stake, round_ref
 
 
 # The stake gate's one locking read -----------------------------------------------------------------------------

@@ -21,17 +21,15 @@ from accounts.selectors import aml_refusal, betting_refusal
 from core import clock
 from core.errors import DomainError
 from core.money import Money
-from limits import errors, sql
+from limits import errors
 from limits.kinds import KindRules, kind_rules
 from limits.models import LimitType, PlayerKindState
 from limits.rules import (
     HOURLY_WINDOW_MINUTES,
     break_length,
     check_stake_grid,
-    day_key,
     grid_floor,
     minute_of,
-    month_key,
     play_limit,
     require_money,
 )
@@ -46,8 +44,10 @@ from limits.selectors import (
 )
 from limits.services.counters import (
     GateState,
+    bet_placed,
     decided_now_record,
     kind_state_read_locked,
+    opens_play_period,
 )
 from limits.services.refusals import refusal_record
 from limits.services.settlement import stake_settled
@@ -228,28 +228,12 @@ def _stake_gate(*, player: Player, kind: str, stake: Money, game_code: str, game
                      allowed=allowed)
 
 
-def _opens_play_period(gate: StakeGate) -> bool:
-    state = gate.read.state
-    return gate.rules.play_break and (state.last_round_ended_at is None or state.play_started_at is None
-                                      or gate.now - state.last_round_ended_at >= break_length())
-
-
 def stake_placed(*, gate: StakeGate, round_ref: str = "") -> StakeAllowed:
     """Count an allowed stake as placed and set the open-round marker (GP §7(6)); the bet is decided later
-    (``stake_settled``) or voided (``stake_voided``)."""
-    state, now, stake = gate.read.state, gate.now, gate.stake
-    minute = minute_of(now)
-    bucketed = gate.rules.hourly_loss and stake.amount > 0  # a zero stake is no hourly-loss event
-    if _opens_play_period(gate):
-        state.play_started_at = now  # this stake opens a new play period
-    if bucketed and (state.last_bucket_minute is None or minute > state.last_bucket_minute):
-        state.last_bucket_minute = minute
-    state.updated_at = now
-    # the totals, the stake's bucket, the open bet and the state row in ONE statement (limits/sql.py BET_PLACE)
-    sql.bet_place(state_id=state.pk, player_id=gate.player.pk, kind=gate.kind, stake=stake.amount,
-                  day=day_key(now), month=month_key(now), minute=minute, hourly=bucketed,
-                  round_ref=round_ref or "", game_code=gate.game_code or "", now=now,
-                  play_started_at=state.play_started_at, last_bucket_minute=state.last_bucket_minute)
+    (``stake_settled``) or voided (``stake_voided``). The totals, the stake's bucket, the open bet and the state row
+    in ONE statement (``counters.bet_placed``, limits/sql.py BET_PLACE)."""
+    bet_placed(state=gate.read.state, rules=gate.rules, stake=gate.stake.amount, at=gate.now, round_ref=round_ref,
+               game_code=gate.game_code)
     return gate.allowed
 
 
@@ -271,4 +255,4 @@ def stake_decided_now(*, gate: StakeGate, win: Money, settled_at: datetime, roun
     decided_now_record(gate=gate.read, stake=gate.stake.amount, win=win.amount, placed_at=gate.now,
                        settled_at=settled_at, round_ref=round_ref, game_code=game_code or gate.game_code,
                        hourly=gate.rules.hourly_loss,
-                       play_started_at=gate.now if _opens_play_period(gate) else state.play_started_at)
+                       play_started_at=gate.now if opens_play_period(gate.rules, state, gate.now) else state.play_started_at)

@@ -16,12 +16,22 @@ from core.money import Money
 from limits import sql
 from limits.kinds import KindRules, kind_rules
 from limits.models import OpenBet, SettledBet
-from limits.rules import break_length, day_key, minute_of, month_key, require_money
-from limits.services.counters import buckets_bump, buckets_take_back, kind_state_lock, periods_bump
+from limits.rules import day_key, minute_of, month_key, require_money
+from limits.services.counters import (
+    bet_placed,
+    bet_restaked,
+    bucket_row,
+    buckets_bump,
+    buckets_take_back,
+    kind_state_lock,
+    kind_state_read_locked,
+    periods_bump,
+)
 
 
-def _find_open_bet(player: Player, kind: str, round_ref: str, rules: KindRules) -> OpenBet | None:
-    bets = list(OpenBet.objects.filter(player=player, kind=kind))
+def _pick_open_bet(bets: list[OpenBet], round_ref: str, rules: KindRules) -> OpenBet | None:
+    """The open bet a settlement or a void of ``round_ref`` is about: the one of that ``round_ref``, else, for a kind
+    with one open round at most, the only one."""
     for b in bets:
         if b.round_ref == (round_ref or ""):
             return b
@@ -30,15 +40,26 @@ def _find_open_bet(player: Player, kind: str, round_ref: str, rules: KindRules) 
     return None
 
 
+def _find_open_bet(player: Player, kind: str, round_ref: str, rules: KindRules) -> OpenBet | None:
+    return _pick_open_bet(list(OpenBet.objects.filter(player=player, kind=kind)), round_ref, rules)
+
+
 def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, started_at: datetime,
                   settled_at: datetime, round_ref: str = "", game_code: str = "") -> SettledBet:
     """Record a decided bet: counters for GP §6(7) net loss, the hourly loss and play time; clears the marker.
 
     Run inside the caller's transaction under the wallet lock. With a ``round_ref`` the call is
     idempotent (a replay returns the first record and counts nothing). A bet whose stake_check was not
-    called is counted as placed at ``started_at``. The usual case, the open bet of ``round_ref`` with this stake,
-    is written in ONE statement (:func:`limits.sql.bet_settle`, the same rows as the steps below); the rest
-    (no open bet, another stake, a replay) takes the steps below.
+    called is counted as placed at ``started_at``.
+
+    One settlement, :func:`limits.sql.bet_settle` (BET_SETTLE: the open bet of ``round_ref`` with this stake ->
+    the totals, the win's bucket, the settled bet, the state row, ONE statement). The usual case, that open bet
+    is there, costs that statement alone. Otherwise, under the (player, kind) state lock (the gate's locking read):
+    a replay returns the stored record; a bet never placed is first placed at ``started_at`` by the gate's own
+    placement (:func:`~limits.services.counters.bet_placed`, BET_PLACE); an open bet of another stake, or found by
+    the one-open-round rule under another ``round_ref``, is first corrected
+    (:func:`~limits.services.counters.bet_restaked`, BET_RESTAKE); then BET_SETTLE. The hourly-loss buckets follow
+    the rule of :func:`~limits.services.counters.buckets_bump` for the placement and the decision together.
     """
     stake = require_money(stake, "stake")
     win = require_money(win, "win")
@@ -47,48 +68,41 @@ def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, starte
     if settled_at < started_at:
         raise ValueError("settled_at is before started_at")
     rules = kind_rules(kind)
+    round_ref = round_ref or ""
+
+    def settle(in_order: bool = True) -> SettledBet | None:  # limits/sql.py BET_SETTLE, ONE statement
+        return sql.bet_settle(player_id=player.pk, kind=kind, round_ref=round_ref, stake=stake.amount,
+                              win=win.amount, day=day_key(settled_at), month=month_key(settled_at),
+                              minute=minute_of(settled_at), hourly=rules.hourly_loss and win.amount > 0,
+                              in_order=in_order, game_code=game_code, started_at=started_at, settled_at=settled_at)
+
     with transaction.atomic(savepoint=False):
-        if round_ref:  # the bet's open row is there (the usual case): ONE statement (limits/sql.py BET_SETTLE)
-            settled = sql.bet_settle(player_id=player.pk, kind=kind, round_ref=round_ref, stake=stake.amount,
-                                     win=win.amount, day=day_key(settled_at), month=month_key(settled_at),
-                                     minute=minute_of(settled_at), hourly=rules.hourly_loss and win.amount > 0,
-                                     game_code=game_code, started_at=started_at, settled_at=settled_at)
+        if round_ref:  # the bet's open row is there (the usual case)
+            settled = settle()
             if settled is not None:
                 return settled
-        state = kind_state_lock(player, kind)
-        if round_ref:
+        read = kind_state_read_locked(player, kind, started_at)  # the gate's lock and read (with the open bets)
+        if round_ref:  # a replay: the first record, nothing counted
             existing = SettledBet.objects.filter(player=player, kind=kind, round_ref=round_ref).first()
             if existing is not None:
                 return existing
-        bet = _find_open_bet(player, kind, round_ref, rules)
-        buckets: list[tuple[datetime, int, int]] = []
-        if bet is not None:
-            placed_at = bet.placed_at
-            game_code = game_code or bet.game_code
-            diff = stake.amount - bet.stake
-            if diff:  # the game settled a different stake than it checked: correct the placement counters
-                periods_bump(player.pk, kind, placed_at, stakes_placed=diff)
-                buckets.append((placed_at, diff, 0))
-            bet.delete()
+        newest = read.state.last_bucket_minute  # before the placement or correction below
+        bet = _pick_open_bet(read.open_bets, round_ref, rules)
+        if bet is None:  # never placed: counted as placed at started_at, as the gate places it
+            bet_placed(state=read.state, rules=rules, stake=stake.amount, at=started_at, round_ref=round_ref,
+                       game_code=game_code)
+            placed_at, placed = started_at, stake.amount
         else:
-            placed_at = started_at
-            periods_bump(player.pk, kind, placed_at, stakes_placed=stake.amount, bets_placed=1)
-            buckets.append((placed_at, stake.amount, 0))
-            if rules.play_break and (state.last_round_ended_at is None or state.play_started_at is None
-                                     or started_at - state.last_round_ended_at >= break_length()):
-                state.play_started_at = started_at
-        periods_bump(player.pk, kind, settled_at, stakes_decided=stake.amount, wins_decided=win.amount,
-                     bets_decided=1)
-        buckets.append((settled_at, 0, win.amount))
-        if rules.hourly_loss:
-            buckets_bump(state, buckets)
-        if state.last_round_ended_at is None or settled_at > state.last_round_ended_at:
-            state.last_round_ended_at = settled_at
-        state.updated_at = settled_at
-        state.save(update_fields=["play_started_at", "last_round_ended_at", "last_bucket_minute", "updated_at"])
-        return SettledBet.objects.create(player=player, kind=kind, game_code=game_code or "",
-                                         round_ref=round_ref or "", stake=stake.amount, win=win.amount,
-                                         placed_at=placed_at, started_at=started_at, settled_at=settled_at)
+            placed_at, placed = bet.placed_at, stake.amount - bet.stake
+            if placed or bet.round_ref != round_ref:
+                bet_restaked(state=read.state, rules=rules, bet=bet, stake=stake.amount, round_ref=round_ref)
+        # the win's minute as buckets_bump takes the placement (or its correction) and the decision together
+        events = [(placed, 0)] if placed and minute_of(placed_at) == minute_of(settled_at) else []
+        in_order = bucket_row(newest, minute_of(settled_at), [*events, (0, win.amount)])[3]
+        settled = settle(in_order)
+        if settled is None:
+            raise RuntimeError(f"limits open bet of {round_ref!r} not settled")
+        return settled
 
 
 def stake_voided(*, player: Player, kind: str, at: datetime, round_ref: str = "",
