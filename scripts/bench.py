@@ -30,8 +30,8 @@
    issue 23 for the same players over the same connections: each player launches the studio's game and gets a game
    session (set-up, not measured), then signed ``bet`` + ``win`` (round_closed) rounds, 2 s apart per player. Its
    row: rounds/s, p50/p95/p99 of a whole round (bet + win), SQL statements per round; the details give each call's
-   latency and statements. The web runs with ``THROTTLE_RATE_CALLBACK`` raised for it: one studio's calls come from
-   one address, and the default 600 a minute per address is a hundredth of what 2,000 players make.
+   latency and statements. Accepted provider calls are not rate-limited (docs/providers.md), so
+   it needs no special rate.
 
 ``--sweep sync:5 gthread:4x4 ...`` measures web set-ups against each other instead (one run each, no history);
 ``--profile N`` ends with a cProfile of N rounds played in-process (where the CPU of a round goes).
@@ -224,7 +224,6 @@ class Bench:
             "BIND": f"127.0.0.1:{port}", "GUNICORN_ACCESS_LOG": str(LOG_DIR / "access.log"),
             "PYTHONDONTWRITEBYTECODE": "1",
             # the provider run: one studio's calls all come from 127.0.0.1 (the default is 600 a minute per address)
-            "THROTTLE_RATE_CALLBACK": os.environ.get("THROTTLE_RATE_CALLBACK", "1000000/min"),
         })
         if self.bouncer is not None:  # --pgbouncer: the web and the bulk set-up through it, pgbench straight
             from core.local_servers import SIDE_SUFFIX

@@ -139,3 +139,22 @@ def test_bad_amounts_are_refused_before_anything_moves(player, signed, session, 
                                 "amount": amount})
         assert r.status_code == 400 and r.json()["status"] == status, r.content
     assert balance(player).amount == 100_000
+
+
+def test_a_studios_accepted_calls_are_not_rate_limited_and_its_refused_ones_are(signed, session, clock, settings):
+    """One studio's calls come from its listed addresses and carry all its players' rounds: accepted calls are not
+    counted against a per-address rate (2,000 players make 120,000 calls a minute); refused calls from a source are
+    throttled at ``callback_refused`` with Retry-After, as the wallet's callbacks are."""
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
+                               "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+                                                          "callback": "3/min", "callback_refused": "2/min"}}
+    for _ in range(10):  # more than any per-address rate would let through
+        assert signed.call("balance", {"session": session}).status_code == 200
+    forged = [signed.call("balance", {"session": session}, secret="x" * 40).status_code for _ in range(3)]
+    assert forged == [401, 401, 429]
+    throttled = signed.call("balance", {"session": session}, secret="x" * 40)
+    assert throttled.status_code == 429 and int(throttled["Retry-After"]) >= 1
+    cache.clear()
