@@ -12,6 +12,7 @@ from core.money import Money
 from games import carry, errors
 from games.models import Round
 from games.services.common import LIMITS_KIND, _balance, _ref, _round_lock
+from games.services.remote import remote_win_references
 from games.services.settle import _void
 from games.validation import valid_round_id
 from jackpots import services as jackpots
@@ -56,7 +57,8 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
 
     * the ledger: the stake goes back to the player (``wallet.stake_refund``) and then the win the round credited,
       jackpot part included, is taken back with a recorded notice (``wallet.win_deduct``) to the ``house`` account.
-      A part of it the operator still holds (GP §10(3), a ``wallet.WinHold`` on the round's win or jackpot win) is
+      A part of it the operator still holds (GP §10(3), a ``wallet.WinHold`` on the round's win, on any of a remote
+      round's wins (each call's own posting, ``games.services.remote.remote_win_references``) or on a jackpot win) is
       taken from the hold first, and the hold ends (``forfeited``); only the rest comes from the live balance. When
       the player has spent or withdrawn that rest, the balance goes negative only as a debt due in 10 days (GP
       §7(7), §10(4)); until it is paid, stakes and withdrawals are refused. No debt is recorded for held money;
@@ -66,7 +68,11 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
       house, whole, even when the player owes it as a debt: the house carries the debt, not the other players
       (``jackpots.round_void(settled=True)``, GP §3(6));
     * the round: status ``voided``, ``void_reason`` ``proxy``, the reason, ``voided_at``; its stake, win and
-      ``settled_at`` stay as they were settled (the record of what was played); one audit event.
+      ``settled_at`` stay as they were settled (the record of what was played); one audit event;
+    * a remote game's provider is not told: its round ended as it played it (bet, wins, round end, each answered
+      RS_OK), its daily round report still matches the platform's transactions, and the contract's
+      ``round-cancelled`` is for a round the platform ended unfinished (the deadline, a staff refund), never sent
+      here, so the provider hears of its round once.
 
     Refused: a round in progress or of play money (``game.round_not_settled``), a round already voided or
     refunded (``game.round_already_voided``, so a second void changes nothing), no reason."""
@@ -89,11 +95,13 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
         if rnd.stake > 0:
             stake_refund(player=player, amount=Money(rnd.stake, currency), reference=_ref(rnd, "void:stake"),
                          actor=actor)
-        from_hold = 0
+        from_hold, wins = 0, list[str]()
         if rnd.win > 0:
             # GP §10(3): what the operator still holds of this round's wins comes back from the hold first; only
-            # the rest is taken from the live balance (a debt only for money the player really has spent)
-            wins = [_ref(rnd, "win"), *round_award_win_references(rnd.pk)]
+            # the rest is taken from the live balance (a debt only for money the player really has spent). The
+            # round's wins: the engine's one win posting, each win a remote game's provider sent (its own posting,
+            # ``win:<seq>``), each jackpot award paid.
+            wins = [_ref(rnd, "win"), *remote_win_references(rnd), *round_award_win_references(rnd.pk)]
             from_hold = win_held_amount(player, wins).amount
             win_deduct(player=player, amount=Money(rnd.win, currency), reference=_ref(rnd, "void:win"),
                        reason=f"round {rnd.pk} declared void (GP §3(6)): {reason}"[:255],
@@ -112,6 +120,7 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
         audit_record(actor=actor, action="games.round_voided_settled", obj=rnd,
                      old={"status": old_status}, new={"status": rnd.status, "void_reason": rnd.void_reason},
                      reason=reason[:2000], stake_returned=rnd.stake, win_reclaimed=rnd.win, win_from_hold=from_hold,
+                     win_references=wins,
                      jackpot_win_returned_to_pools=reversed_jp["paid_returned_to_pools"],
                      balance_before=balance_before, balance_after=balance_after, debt=max(0, -balance_after),
                      jackpots=reversed_jp, limits_counters="reversed" if limits_bet is not None else "no bet to reverse",

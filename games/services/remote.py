@@ -80,6 +80,20 @@ def _remote_state(rnd: Round) -> dict[str, Any]:
     return dict((rnd.state or {}).get("remote") or {})
 
 
+def _win_ref(rnd: Round, seq: int) -> str:
+    """The wallet reference of the win the round's call number ``seq`` credited (its index in
+    ``state.remote.transactions``): each win of a remote round is its own ``win`` posting."""
+    return _ref(rnd, f"win:{seq}")
+
+
+def remote_win_references(rnd: Round) -> list[str]:
+    """The wallet references of every win the round's calls credited (an empty list for an engine round): what a
+    GP §10(3) hold on a win of the round names (``wallet.win_hold_place`` holds one posting), so what a void of the
+    round (``round_void_settled``) takes back from a hold first."""
+    return [_win_ref(rnd, seq) for seq, t in enumerate(_remote_state(rnd).get("transactions", []))
+            if t.get("type") == "win" and int(t.get("credited", 0) or 0) > 0]
+
+
 def _record(rnd: Round, kind: str, transaction_id: str, amount: int, now: datetime, **more: Any) -> None:
     """Append the provider's call to the round's record (shown by the recall)."""
     remote = _remote_state(rnd)
@@ -175,7 +189,7 @@ def remote_win(*, player: Player, round_pk: int, transaction_id: str, amount: Mo
         credit = min(won, max(max_win_per_round().amount - rnd.win, 0))  # GP §8(3) on the round's total
         seq = len(_remote_state(rnd).get("transactions", []))
         round_win_credit(locked=locked, player=player, amount=Money(credit, rnd.currency),
-                         reference=_ref(rnd, f"win:{seq}"), actor=actor)
+                         reference=_win_ref(rnd, seq), actor=actor)
         rnd.win_engine += won
         rnd.win += credit
         rnd.win_capped = rnd.win_capped or credit < won
