@@ -17,9 +17,10 @@ from django.core import checks
 
 # name -> what the implementation must do (and which app provides it)
 REQUIRED: dict[str, str] = {
-    "remote_round_cancelled": "providers: tell the remote game's provider that the platform ended its round and "
-                              "returned the stake (GP §7(8)b deadline, or staff); called after commit with "
-                              "(provider=, provider_round_id=, round_id=, reason=, refunded=)",
+    "remote_round_cancelled": "providers: tell the remote game's provider that the platform ended its round (GP "
+                              "§7(8)b deadline, or staff): the stake returned, or the round settled with the wins "
+                              "the provider had sent; called after commit with (provider=, provider_round_id=, "
+                              "round_id=, reason=, refunded=, credited=)",
 }
 
 _registry: dict[str, Callable[..., Any]] = {}

@@ -16,7 +16,7 @@ from games.engine import (
 )
 from games.models import Round, RoundAction
 from games.services.common import _clean_state, _engine_game, _round_lock
-from games.services.settle import _finish, _settle, _void
+from games.services.settle import _finish, _settle, _tell_provider, _void
 from wallet.services import LockedWallet
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ def _end_past_deadline(rnd: Round, *, actor: Actor, now: datetime, detail: str,
         # a remote game's round whose wins were credited as the provider sent them (games/services/remote.py):
         # returning the stake on top would pay twice, so it is settled with the wins credited so far
         _finish(rnd, actor=actor, now=now, locked=locked, gate=None, awards=None, action=None, credited=rnd.win)
+        _tell_provider(rnd, reason=Round.VoidReason.DEADLINE, settled=True)  # GP §7(8): the provider is told too
         return
     pending = (rnd.state or {}).get("pending") or {}
     if rnd.state and rnd.state.get("status") != "finished" and pending.get("type") == "gamble" \

@@ -173,11 +173,15 @@ def _void(rnd: Round, *, reason: str, detail: str, actor: Actor, now: datetime,
         _tell_provider(rnd, reason=reason)
 
 
-def _tell_provider(rnd: Round, *, reason: str) -> None:
+def _tell_provider(rnd: Round, *, reason: str, settled: bool = False) -> None:
     """A round of a remote game ended here (deadline GP §7(8)b, staff): its provider is told after commit, through
-    the declared hook ``remote_round_cancelled`` (providers; a missing registration stops the platform at start)."""
+    the declared hook ``remote_round_cancelled`` (providers; a missing registration stops the platform at start).
+    ``settled``: the round was settled with the wins its provider had sent (a round past its deadline with a credited
+    win: games/services/deadlines.py), not refunded; the notice says so and names the win credited."""
     call = hooks.hook("remote_round_cancelled")  # raises HookMissing now, inside the transaction, if unregistered
-    info = {"provider": str(((rnd.state or {}).get("remote") or {}).get("provider") or rnd.game.provider), "provider_round_id": rnd.provider_round_id, "round_id": rnd.pk,
-            "reason": "deadline" if reason == Round.VoidReason.DEADLINE else "staff",
-            "refunded": Money(rnd.stake, rnd.currency)}
+    remote = (rnd.state or {}).get("remote") or {}
+    info = {"provider": str(remote.get("provider") or rnd.game.provider), "provider_round_id": rnd.provider_round_id,
+            "round_id": rnd.pk, "reason": "deadline" if reason == Round.VoidReason.DEADLINE else "staff",
+            "refunded": Money(0 if settled else rnd.stake, rnd.currency),
+            "credited": Money(rnd.win if settled else 0, rnd.currency)}
     transaction.on_commit(lambda: call(**info))

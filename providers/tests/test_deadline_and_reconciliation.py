@@ -49,8 +49,8 @@ def test_a_remote_round_past_its_deadline_is_voided_and_the_provider_is_told(pla
     rnd = Round.objects.get(provider_round_id="r1")
     assert (rnd.status, rnd.void_reason) == (Round.Status.VOIDED, Round.VoidReason.DEADLINE)
     assert balance(player).amount == 100_000
-    assert server.calls == [("round-cancelled", {"round_id": "r1", "reason": "deadline", "refunded": czk(1_000)},
-                             True)]
+    assert server.calls == [("round-cancelled", {"round_id": "r1", "reason": "deadline", "outcome": "refunded",
+                                                 "refunded": czk(1_000), "credited": czk(0)}, True)]
     call_command("ledger_check")
     call_command("limits_reconcile")
 
@@ -69,15 +69,24 @@ def test_the_notice_is_retried_until_the_provider_answers(player, provider, sign
     assert adapters.ProviderUnavailable in round_cancelled_notify.autoretry_for  # type: ignore[attr-defined]
 
 
-def test_a_remote_round_with_a_credited_win_is_settled_at_its_deadline_not_refunded(player, provider, signed, session,
-                                                                                   clock):
+def test_a_remote_round_with_a_credited_win_is_settled_at_its_deadline_not_refunded_and_the_provider_is_told(
+        player, provider, signed, session, clock, eager, django_capture_on_commit_callbacks):
+    """GP §7(8): settled with the wins the provider sent (a stake refunded on top would pay twice), and the provider
+    told that the platform closed its round: outcome settled, nothing refunded, the win credited."""
     assert bet(signed, session).status_code == 200
     assert win(signed, session, closed=False).status_code == 200
-    clock.shift(91 * 86400)
-    assert rounds_expire_due()["ended"] == 1
+    with ProviderServer(SECRET) as server:
+        _point_at(provider, server.url)
+        clock.shift(91 * 86400)
+        with django_capture_on_commit_callbacks(execute=True):
+            assert rounds_expire_due()["ended"] == 1
+        server.wait_for(1)
     rnd = Round.objects.get(provider_round_id="r1")
     assert (rnd.status, rnd.win) == (Round.Status.FINISHED, 2_500)
     assert balance(player).amount == 101_500
+    assert server.calls == [("round-cancelled", {"round_id": "r1", "reason": "deadline", "outcome": "settled",
+                                                 "refunded": czk(0), "credited": czk(2_500)}, True)]
+    call_command("ledger_check")
     call_command("limits_reconcile")
 
 

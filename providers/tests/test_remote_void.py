@@ -256,7 +256,7 @@ def test_staff_refund_a_remote_round_without_a_credited_win_and_the_provider_is_
     rnd.refresh_from_db()
     assert (rnd.status, rnd.void_reason) == (Round.Status.REFUNDED, Round.VoidReason.STAFF)
     assert balance(player).amount == 100_000 and held_balance(player).amount == 0
-    assert told == [("sim", "r1", "staff", 1_000, "CZK")]
+    assert told == [("sim", "r1", "staff", 1_000, "CZK", 0)]
     # a second refund and a void of it are refused and tell nobody again
     with pytest.raises(DomainError) as exc, django_capture_on_commit_callbacks(execute=True):
         round_refund(round_id=rnd.pk, reason="again", actor=STAFF)
