@@ -42,10 +42,10 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 MAX_BODY = 64 * 1024
 TEXT = {
     "cs": {"balance": "Zůstatek", "stake": "Sázka", "spin": "Točit", "win": "Výhra", "lost": "Bez výhry",
-           "refused": "Platforma odmítla", "title": "Simulátor poskytovatele", "mode": "Režim",
+           "refused": "Platforma odmítla", "title": "Simulátor poskytovatele", "mode": "Režim", "game": "Hra",
            "lobby": "Zpět do kasina"},
     "en": {"balance": "Balance", "stake": "Stake", "spin": "Spin", "win": "Win", "lost": "No win",
-           "refused": "The platform refused", "title": "Provider simulator", "mode": "Mode",
+           "refused": "The platform refused", "title": "Provider simulator", "mode": "Mode", "game": "Game",
            "lobby": "Back to the casino"},
 }
 
@@ -144,7 +144,8 @@ class SimulatorApp:
                 f"<p><label>{t['stake']} <select id='stake'>{options}</select></label> "
                 f"<button id='spin' type='button'>{t['spin']}</button></p>"
                 "<p id='result' role='status'></p>"
-                f"<p class='mode'>{t['mode']}: {html.escape(mode)}</p>{back}</main>")
+                f"<p class='mode'>{t['game']}: {html.escape(player.game)} · {t['mode']}: {html.escape(mode)}</p>"
+                f"{back}</main>")
         return _page(200, lang, body)
 
     def spin(self, environ: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:

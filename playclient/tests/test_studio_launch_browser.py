@@ -6,7 +6,8 @@ rounds back in the client's round history, each saying it is a studio's round (n
 
 The demo provider is the one ``make run`` seeds (``providers.demo``: the 41 games of the plan, only 5x Magic
 approved), pointed at the simulator's address as ``make run`` points it (``PROVIDERS_DEMO_URL``). Screenshots
-(phone and desktop) of the lobby, the studio's page and the refusal: ``play-studio-*.png`` in ``PLAY_SCREENSHOTS``.
+(phone and desktop) of the lobby, the studio's page, the refusal and the round history: ``play-studio-*.png`` in
+``PLAY_SCREENSHOTS``.
 """
 from __future__ import annotations
 
@@ -82,7 +83,7 @@ def test_a_player_launches_the_studio_game_from_the_lobby_plays_hits_her_daily_s
     assert query["game"] == ["5x_magic"] and query["lang"] == ["cs"] and query["token"]
     c.el("#game")
     assert c.text("#balance") == "500.00 CZK"
-    assert c.d.title == "Simulátor poskytovatele"
+    assert c.d.title == "Simulátor poskytovatele" and "Hra: 5x_magic" in c.text(".mode")  # the game launched
 
     # 3. three rounds of 1 CZK: the balance moves with each, exactly as the platform's wallet says
     for n in (1, 2, 3):
@@ -116,7 +117,7 @@ def test_a_player_launches_the_studio_game_from_the_lobby_plays_hits_her_daily_s
     time.sleep(2.3)  # GP §7(9): the last round started more than 2 s ago (only the limit may refuse)
     refused = spin(c)
     assert refused == f"Platforma odmítla: {limit_errors.DAILY_STAKE_EXCEEDED.message_cs}", refused
-    assert "refused" in c.el("#result").get_attribute("class")
+    assert "refused" in (c.el("#result").get_attribute("class") or "")
     assert Round.objects.filter(player=player).count() == 3  # the refused stake moved nothing
     screens.shot("studio-refused")
 
@@ -131,6 +132,7 @@ def test_a_player_launches_the_studio_game_from_the_lobby_plays_hits_her_daily_s
         assert f"#{r.pk}" in history
     assert history.count("5x Magic") == 3
     assert not c.d.find_elements("css selector", ".verify-button")  # nothing of this platform's to replay
+    screens.shot("studio-rounds")
     c.language("en")
     first = Round.objects.filter(player=player).earliest("id")
     assert f"A game of the studio simstudio: its server drew round {first.provider_round_id}" in c.text(
