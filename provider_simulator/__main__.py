@@ -27,6 +27,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--port", type=int, default=int(os.environ.get("PROVIDER_SIM_PORT", "8300")))
     p.add_argument("--platform", default=os.environ.get("PROVIDER_SIM_PLATFORM", "http://127.0.0.1:8000"),
                    help="the platform's base address (its wallet API is under /api/v1/providers/<provider>/)")
+    p.add_argument("--lobby", default=os.environ.get("PROVIDER_SIM_LOBBY"),
+                   help="where the page's 'back to the casino' link leads (default: <platform>/play#/games)")
     p.add_argument("--provider", default=os.environ.get("PROVIDER_SIM_PROVIDER", "simstudio"))
     p.add_argument("--secret", default=os.environ.get("PROVIDER_SIM_SECRET")
                    or os.environ.get("PROVIDERS_DEV_SECRET") or DEV_SECRET)
@@ -44,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     slot = Slot(random.Random(args.seed) if args.seed is not None else None)
     app = SimulatorApp(platform=args.platform, provider=args.provider, secret=args.secret, mode=args.mode,
-                       journal=Journal(args.journal), slot=slot, late_seconds=args.late_seconds)
+                       journal=Journal(args.journal), slot=slot, late_seconds=args.late_seconds,
+                       lobby=args.lobby)
     server = make(app, args.host, args.port, verbose=args.verbose)
 
     def stop(signum: int, frame: FrameType | None) -> None:

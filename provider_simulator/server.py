@@ -42,9 +42,11 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 MAX_BODY = 64 * 1024
 TEXT = {
     "cs": {"balance": "Zůstatek", "stake": "Sázka", "spin": "Točit", "win": "Výhra", "lost": "Bez výhry",
-           "refused": "Platforma odmítla", "title": "Simulátor poskytovatele", "mode": "Režim"},
+           "refused": "Platforma odmítla", "title": "Simulátor poskytovatele", "mode": "Režim", "game": "Hra",
+           "lobby": "Zpět do kasina"},
     "en": {"balance": "Balance", "stake": "Stake", "spin": "Spin", "win": "Win", "lost": "No win",
-           "refused": "The platform refused", "title": "Provider simulator", "mode": "Mode"},
+           "refused": "The platform refused", "title": "Provider simulator", "mode": "Mode", "game": "Game",
+           "lobby": "Back to the casino"},
 }
 
 StartResponse = Callable[..., Any]
@@ -72,10 +74,12 @@ def czk(amount: int | None) -> str:
 class SimulatorApp:
     def __init__(self, *, platform: str, provider: str, secret: str, journal: Journal | None = None,
                  mode: str = "normal", slot: Slot | None = None, clock: Callable[[], float] = time.time,
-                 late_seconds: float = 0.0) -> None:
+                 late_seconds: float = 0.0, lobby: str | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}")
         self.secret, self.mode, self.clock = secret, mode, clock
+        # where "back to the casino" leads: the platform's player client (its lobby), unless told otherwise
+        self.lobby = lobby or f"{platform.rstrip('/')}/play#/games"
         self.journal = journal or Journal()
         self.client = WalletClient(platform, provider, secret, journal=self.journal, clock=clock)
         self.studio = Studio(self.client, slot, late_seconds=late_seconds)
@@ -117,11 +121,12 @@ class SimulatorApp:
         token = query.get("token", "")
         if not token:
             return _page(400, lang, "<p class='refused'>token?</p>")
+        back = f"<p><a id='lobby' href='{html.escape(self.lobby)}'>{html.escape(TEXT[lang]['lobby'])}</a></p>"
         reply = self.studio.session(token)
         if not reply.ok:
             return _page(reply.status if 400 <= reply.status < 600 else 502, lang,
                          f"<p class='refused' id='refusal'>{html.escape(TEXT[lang]['refused'])}: "
-                         f"{html.escape(reply.message(lang))}</p>")
+                         f"{html.escape(reply.message(lang))}</p>{back}")
         sid = secrets.token_urlsafe(24)
         player = PlayerSession(platform_session=str(reply.body.get("session")), player=str(reply.body.get("player")),
                                game=str(reply.body.get("game") or query.get("game") or ""), lang=lang, mode=mode,
@@ -139,7 +144,8 @@ class SimulatorApp:
                 f"<p><label>{t['stake']} <select id='stake'>{options}</select></label> "
                 f"<button id='spin' type='button'>{t['spin']}</button></p>"
                 "<p id='result' role='status'></p>"
-                f"<p class='mode'>{t['mode']}: {html.escape(mode)}</p></main>")
+                f"<p class='mode'>{t['game']}: {html.escape(player.game)} · {t['mode']}: {html.escape(mode)}</p>"
+                f"{back}</main>")
         return _page(200, lang, body)
 
     def spin(self, environ: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
@@ -248,6 +254,7 @@ def _json(status: int, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes
 def _page(status: int, lang: str, main: str) -> tuple[int, dict[str, str], bytes]:
     page = (f"<!doctype html><html lang='{lang}'><head><meta charset='utf-8'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            "<link rel='icon' href='data:,'>"
             f"<title>{html.escape(TEXT[lang]['title'])}</title><link rel='stylesheet' href='/static/sim.css'>"
             f"<script type='module' src='/static/sim.js'></script></head><body>{main}</body></html>")
     return status, {"Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": CSP,

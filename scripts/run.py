@@ -169,6 +169,7 @@ def main() -> int:
     # docs/providers.md); the secret goes through the environment, not the command line (ps shows that).
     start("provider-sim", PY, "-m", "provider_simulator", "--host", HOST, "--port", SIM_PORT,
           "--platform", local_address(os.environ, PORT), "--provider", SIM_PROVIDER,
+          "--lobby", f"{os.environ['PUBLIC_BASE_URL']}/play#/games",
           env={**os.environ, "PROVIDER_SIM_SECRET": provider_sim_secret()})
     health = wait_health()
     print(f"== /health: {health.get('status')} {json.dumps(health.get('checks', {}))}", flush=True)

@@ -11,8 +11,13 @@ if (game) {
   const result = document.getElementById("result");
   const balance = document.getElementById("balance");
   const czk = (h) => (h / 100).toFixed(2) + " CZK";
+  // The platform starts rounds at least 2 s apart (GP §7(9)) and refuses one sooner: like the platform's own client,
+  // the button waits 2.2 s from the start of the last spin, so normal play never meets that refusal.
+  const GAP_MS = 2200;
+  let lastStart = 0;
   button.addEventListener("click", async () => {
     button.disabled = true;
+    lastStart = Date.now();
     result.className = "";
     try {
       const stake = Number(document.getElementById("stake").value);
@@ -45,8 +50,7 @@ if (game) {
       result.textContent = `${T.error}: ${e}`;
       result.className = "refused";
     } finally {
-      // the platform's 2-second rule (GP §7(9)) is the platform's to enforce; the button only avoids double clicks
-      button.disabled = false;
+      setTimeout(() => { button.disabled = false; }, Math.max(0, lastStart + GAP_MS - Date.now()));
     }
   });
 }

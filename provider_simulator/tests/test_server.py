@@ -55,13 +55,19 @@ def test_the_launch_url_exchanges_the_token_once_and_serves_a_page_a_strict_csp_
     assert status == 200
     assert "script-src 'self'" in headers["Content-Security-Policy"]
     assert "<script type='module' src='/static/sim.js'></script>" in page
-    assert "<script>" not in page and "style=" not in page and "onclick" not in page and "http" not in page
+    # the one address of another origin is the way back: a link to the platform's lobby (a navigation, no resource)
+    back = f"<a id='lobby' href='{wallet.url}/play#/games'>Back to the casino</a>"
+    assert back in page
+    page_without_link = page.replace(back, "")
+    assert "<script>" not in page and "style=" not in page and "onclick" not in page
+    assert "http" not in page_without_link
     assert "Balance: <output id='balance'>1 000.00 CZK</output>" in page
     assert "<option value='10'>" in page and "Spin" in page
     js_status, js_headers, js = _get(f"{sim.url}/static/sim.js")
     assert js_status == 200 and js_headers["Content-Type"].startswith("text/javascript") and "/spin" in js
     again, _, refused = _get(f"{sim.url}/play?token={token}&game=sim_fruits&lang=cs")
     assert again == 401 and "providers.invalid_token (cs)" in refused
+    assert f"<a id='lobby' href='{wallet.url}/play#/games'>Zpět do kasina</a>" in refused  # and a way back
     assert _get(f"{sim.url}/static/../server.py")[0] == 404
 
 

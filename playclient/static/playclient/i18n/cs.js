@@ -89,6 +89,7 @@ export default {
   "slot.lines": "Linie", "slot.coins": "Mince", "slot.coin_value": "Hodnota mince", "slot.total": "Celkem", "slot.line_win": "Linie {line}: {symbol} ×{count} = {win}", "slot.scatter_win": "Scatter ×{count}: {win}",
   "round.finished": "dohráno", "round.in_progress": "rozehráno", "round.void": "zrušeno", "round.cancelled": "zrušeno",
   "rounds.title": "Historie her", "rounds.verify": "Ověřit", "rounds.match": "výsledek odpovídá přehrání", "rounds.none": "Zatím žádné kolo.",
+  "rounds.remote": "Hra studia {provider}: kolo {round} losoval jeho server, záznamem jsou jeho transakce ({n}); přehrát ho tu nelze.",
   "rounds.complain": "reklamovat", "rounds.game": "Hra", "rounds.real": "O peníze",
   "inbox.title": "Zprávy", "inbox.empty": "Žádné zprávy.",
   "complaints.title": "Moje reklamace", "complaints.new": "Nová reklamace", "complaints.intro": "Odpovíme do 30 dnů. Reklamaci kola lze podat do 30 dnů od něj.",

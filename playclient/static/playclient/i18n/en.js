@@ -89,6 +89,7 @@ export default {
   "slot.lines": "Lines", "slot.coins": "Coins", "slot.coin_value": "Coin value", "slot.total": "Total", "slot.line_win": "Line {line}: {symbol} ×{count} = {win}", "slot.scatter_win": "Scatter ×{count}: {win}",
   "round.finished": "finished", "round.in_progress": "in progress", "round.void": "void", "round.cancelled": "cancelled",
   "rounds.title": "Round history", "rounds.verify": "Verify", "rounds.match": "the replay matches", "rounds.none": "No round yet.",
+  "rounds.remote": "A game of the studio {provider}: its server drew round {round}, whose record is its transactions ({n}); it cannot be replayed here.",
   "rounds.complain": "complain", "rounds.game": "Game", "rounds.real": "Real money",
   "inbox.title": "Messages", "inbox.empty": "No messages.",
   "complaints.title": "My complaints", "complaints.new": "New complaint", "complaints.intro": "We answer within 30 days. A round can be complained about within 30 days of it.",

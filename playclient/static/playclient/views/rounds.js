@@ -7,15 +7,23 @@ export async function render({ query }) {
   const playMoney = query.get("play_money") === "true";
   const rounds = await all("/games/rounds", { play_money: playMoney ? "true" : undefined });
   const rows = rounds.map((r) => {
-    const out = h("span", { class: "verify", dataset: { round: r.id } });
-    const b = h("button.secondary", { type: "button", class: "verify-button", dataset: { round: r.id } }, t("rounds.verify"));
-    b.addEventListener("click", () => act(b, async () => {
-      const v = await get(`/games/rounds/${r.id}/verify`);
-      out.textContent = v.verified ? `✔ ${t("rounds.match")}` : `✘ ${v.outcome} ${v.detail || ""}`;
-      out.className = v.verified ? "verify ok" : "verify warn";
-    }));
+    const remote = r.state && r.state.remote;
+    let check;
+    if (remote) { // a round of an outside studio's game (issue 23): the studio drew it, nothing to replay here
+      check = h("span.small", { class: "remote", dataset: { round: r.id } },
+        t("rounds.remote", { provider: remote.provider, round: remote.round_id, n: (remote.transactions || []).length }));
+    } else {
+      const out = h("span", { class: "verify", dataset: { round: r.id } });
+      const b = h("button.secondary", { type: "button", class: "verify-button", dataset: { round: r.id } }, t("rounds.verify"));
+      b.addEventListener("click", () => act(b, async () => {
+        const v = await get(`/games/rounds/${r.id}/verify`);
+        out.textContent = v.verified ? `✔ ${t("rounds.match")}` : `✘ ${v.outcome} ${v.detail || ""}`;
+        out.className = v.verified ? "verify ok" : "verify warn";
+      }));
+      check = h("span", {}, b, " ", out);
+    }
     return [`#${r.id}`, dateTime(r.started_at), language() === "cs" ? r.game.name_cs || r.game.name : r.game.name,
-      t(`round.${r.status}`), money(r.stake), money(r.win), h("span", {}, b, " ", out),
+      t(`round.${r.status}`), money(r.stake), money(r.win), check,
       r.play_money ? "" : h("a", { href: `#/complaints?round=${r.id}` }, t("rounds.complain"))];
   });
   return section(t("rounds.title"),
