@@ -19,11 +19,12 @@ import accounts.sql
 import games.sql
 import jackpots.sql
 import limits.sql
+import providers.sql
 import wallet.sql
 from core.sql import REGISTRY, Statement, field_of
 
 ROOT = Path(__file__).resolve().parent.parent
-SQL_MODULES = (accounts.sql, wallet.sql, limits.sql, games.sql, jackpots.sql)
+SQL_MODULES = (accounts.sql, wallet.sql, limits.sql, games.sql, jackpots.sql, providers.sql)
 APPS = ("core", "accounts", "wallet", "limits", "games", "jackpots")
 # hand-written SQL that stays outside the sql modules, on purpose
 ALLOWED = {
