@@ -199,7 +199,7 @@ class MinuteBucket(models.Model):
     ``peak`` is the largest net loss (stakes - wins) of any tail of the minute's events in the order they were
     recorded (>= 0, the empty tail counts): the loss of a window that starts inside this minute is at most
     ``peak`` plus the net loss of the later minutes. Kept exact for events recorded in time order and raised
-    conservatively otherwise (see limits.services.counters.buckets_bump).
+    conservatively otherwise (see limits.services.counters.bucket_row).
     """
 
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")

@@ -1,7 +1,9 @@
 """The limits' hot statements (the stake gate and the counters), built from the models (see core/sql.py).
 
-* :data:`PERIOD_UPSERT`: add to the day and month totals (``PeriodTotal.FIGURES``), one statement.
-* :data:`BUCKET_UPSERT_ORDERED` / :data:`BUCKET_UPSERT_CONSERVATIVE`: hourly-loss minute buckets (GP §8(5)).
+* ``PERIOD_ON_CONFLICT``: adding to the day and month totals (``PeriodTotal.FIGURES``), part of every statement
+  below that writes them.
+* ``BUCKET_ORDERED_SET`` / ``BUCKET_CONSERVATIVE_SET``: the hourly-loss minute bucket's peak update (GP §8(5),
+  ``counters.bucket_row``), part of every statement below that writes a bucket.
 * :data:`GATE_STATE`: everything a stake decision reads, under the (player, kind) state lock, in ONE statement
   (the state row, open bets, self-limits, the two totals, the window's buckets, the panic button / self-listing in
   force and the AML restriction); every row arrives as a ``json_build_object`` keyed by the fields' ``attname``
@@ -15,6 +17,13 @@
 * :data:`BET_SETTLE`: an open bet decided, in ONE statement: the open bet deleted, the totals of the decision, the
   win's bucket, the settled bet, the state row. The only settlement: ``stake_settled`` runs it on the open bet of
   ``round_ref`` at once, and otherwise first places (BET_PLACE) or corrects (BET_RESTAKE) the open bet.
+* :data:`BET_VOID`: an open bet's stake returned, in ONE statement: the open bet deleted, its stake out of the
+  placement totals and its minute bucket (a stake taken back: the conservative rule), the voided settled bet, the
+  state row. ``stake_voided`` runs it on the open bet read under the gate's locking read (GATE_STATE).
+* :data:`SETTLED_VOID`: a decided bet declared void (GP §3(6)), in ONE statement: the bet marked voided, its
+  placement and its decision out of the day and month totals, its stake and win out of the minute buckets still
+  kept (each peak the lower of two upper bounds, one of them the minute's events as the ledger now tells them).
+  ``settled_bet_voided`` runs it under the same lock.
 
 Pinned by the limits tests, ``games/tests/platform/test_round_cost.py`` / ``test_action_cost.py`` (statement
 counts), ``limits_reconcile`` (the counters equal the ledger of settled bets) and ``tests/test_sql_contracts.py``.
@@ -40,6 +49,7 @@ from limits.models import (
     SelfListingRequest,
     SettledBet,
 )
+from limits.rules import MINUTE
 
 P, B, S, OB, L, X = PeriodTotal, MinuteBucket, SettledBet, OpenBet, SelfLimit, PlayerKindState
 FIGURES = P.FIGURES
@@ -51,22 +61,6 @@ PERIOD_ON_CONFLICT = (f"ON CONFLICT ({cols(P, _PERIOD_KEY)}) DO UPDATE SET "
                       + ", ".join(f'"{col(P, f)}" = {table(P)}."{col(P, f)}" + EXCLUDED."{col(P, f)}"'
                                   for f in FIGURES))
 _PERIOD_ROW = "(" + ", ".join(["%s"] * (len(_PERIOD_KEY) + len(FIGURES))) + ")"
-
-PERIOD_UPSERT = register(
-    "limits.period_upsert",
-    f"INSERT INTO {table(P)} ({cols(P, (*_PERIOD_KEY, *FIGURES))}) VALUES {_PERIOD_ROW}, {_PERIOD_ROW} "
-    + PERIOD_ON_CONFLICT,
-    columns={P: (*_PERIOD_KEY, *FIGURES)}, inserts=(P,),
-    positional=[int, str, str, date, int, int, int, int, int] * 2,
-)
-
-
-def periods_add(player_id: int, kind: str, day: date, month: date, figures: tuple[int, ...]) -> None:
-    """Add ``figures`` (in ``FIGURES`` order) to the day and month totals (one statement)."""
-    with connection.cursor() as cur:
-        cur.execute(PERIOD_UPSERT.sql, [player_id, kind, P.Period.DAY, day, *figures,
-                                        player_id, kind, P.Period.MONTH, month, *figures])
-
 
 def _bucket(name: str, peak: str) -> str:
     """The bucket upsert with ``peak`` as its peak update (``{peak}``: the bucket's, ``{x_peak}``, ``{x_stakes}``,
@@ -84,24 +78,6 @@ def _bucket(name: str, peak: str) -> str:
 BUCKET_ORDERED_SET = "GREATEST({x_peak}, {peak} + {x_stakes} - {x_wins})"
 # Out of order (an older minute, or a stake taken back): the peak may only grow, by the stakes added.
 BUCKET_CONSERVATIVE_SET = "{peak} + {x_peak}"
-_BUCKET_ROW = "(%s, %s, %s, %s, %s, %s)"
-BUCKET_UPSERT_ORDERED = register(
-    "limits.bucket_upsert_ordered", _bucket("ordered", BUCKET_ORDERED_SET).format(values=_BUCKET_ROW),
-    columns={B: _BUCKET_FIELDS}, inserts=(B,), positional=[int, str, datetime, int, int, int])
-BUCKET_UPSERT_CONSERVATIVE = register(
-    "limits.bucket_upsert_conservative", _bucket("conservative", BUCKET_CONSERVATIVE_SET).format(values=_BUCKET_ROW),
-    columns={B: _BUCKET_FIELDS}, inserts=(B,), positional=[int, str, datetime, int, int, int])
-
-
-def buckets_add(rows: list[tuple[int, str, datetime, int, int, int]], *, ordered: bool) -> None:
-    """Upsert minute buckets ``(player, kind, minute, stakes, wins, peak)`` (one statement)."""
-    if not rows:
-        return
-    template = _bucket("", BUCKET_ORDERED_SET if ordered else BUCKET_CONSERVATIVE_SET)
-    with connection.cursor() as cur:
-        cur.execute(template.format(values=", ".join([_BUCKET_ROW] * len(rows))), [v for r in rows for v in r])
-
-
 _PANIC = ("started_at", "ends_at")
 _LISTING = ("requested_at", "listed_until")
 _BUCKET_READ = ("minute", "stakes", "wins", "peak")
@@ -369,6 +345,173 @@ def bet_restake(*, state_id: int, bet_id: int, player_id: int, kind: str, stake:
         row = cur.fetchone()
     if row is None or row[0] != 1 or row[1] != (2 if diff else 0):
         raise RuntimeError(f"limits open bet {bet_id} not corrected: {row}")
+
+
+_VOIDED = ("%(minus_stake)s", "-1", "0", "0", "0")  # FIGURES of a returned stake: out of the placement counters
+_VOIDED_INSERT = (*_SETTLED_INSERT, "voided_at")
+
+BET_VOID = register(
+    "limits.bet_void",
+    f"""WITH bet AS (
+    DELETE FROM {table(OB)} WHERE id = %(bet)s AND {col(OB, 'player')} = %(player)s AND {col(OB, 'kind')} = %(kind)s
+    RETURNING 1
+), periods AS (
+    INSERT INTO {table(P)} ({cols(P, (*_PERIOD_KEY, *FIGURES))})
+    SELECT v.* FROM (VALUES {_typed_row(("player", "kind", "day_period", "day"), _VOIDED)},
+                            {_typed_row(("player", "kind", "month_period", "month"), _VOIDED)}) AS v
+    WHERE EXISTS (SELECT 1 FROM bet)
+    {PERIOD_ON_CONFLICT}
+    RETURNING 1
+), bucket AS (
+    {_bucket("", BUCKET_CONSERVATIVE_SET).replace(
+        "VALUES {values}",
+        "SELECT %(player)s, %(kind)s, %(minute)s, %(minus_stake)s, 0, 0 WHERE %(hourly)s AND EXISTS (SELECT 1 FROM bet)")}
+    RETURNING 1
+), settled AS (
+    INSERT INTO {table(S)} ({cols(S, _VOIDED_INSERT)})
+    SELECT %(player)s, %(kind)s, %(game_code)s, %(round_ref)s, %(stake)s, 0, %(placed_at)s, %(placed_at)s, %(at)s,
+           true, %(at)s FROM bet
+    RETURNING id
+)
+UPDATE {table(X)} SET
+    "{col(X, 'last_round_ended_at')}" = GREATEST("{col(X, 'last_round_ended_at')}", %(placed_at)s),
+    "{col(X, 'last_bucket_minute')}" = CASE WHEN %(hourly)s
+        THEN GREATEST("{col(X, 'last_bucket_minute')}", %(minute)s) ELSE "{col(X, 'last_bucket_minute')}" END
+WHERE id = %(state)s AND EXISTS (SELECT 1 FROM bet)
+RETURNING (SELECT id FROM settled), (SELECT count(*) FROM periods), (SELECT count(*) FROM bucket)""",
+    columns={OB: ("id", "player", "kind"), P: (*_PERIOD_KEY, *FIGURES), B: _BUCKET_FIELDS, S: ("id", *_VOIDED_INSERT),
+             X: ("id", "last_round_ended_at", "last_bucket_minute")},
+    inserts=(P, B, S),
+    params={"player": int, "kind": str, "bet": int, "stake": int, "minus_stake": int, "day_period": str,
+            "day": date, "month_period": str, "month": date, "minute": datetime, "hourly": bool, "game_code": str,
+            "round_ref": str, "placed_at": datetime, "at": datetime, "state": int},
+)
+
+
+def bet_void(*, state_id: int, bet: OpenBet, day: date, month: date, minute: datetime, hourly: bool,
+             at: datetime) -> SettledBet:
+    """Run :data:`BET_VOID`: an open bet's stake returned, in ONE statement: the open bet deleted, its stake and
+    count out of the placement counters of its ``placed_at`` (``day``, ``month``; the bucket of ``minute`` when
+    ``hourly``, by the conservative rule of a stake taken back: the totals lower, the peak stays), the voided
+    settled bet (``settled_at = voided_at = at``, no win) and the state row (the round ended at the stake's
+    instant at the latest; the newest bucket minute). ``bet`` is the open bet read under the (player, kind) state
+    lock; returns the settled bet written."""
+    values = {"player_id": bet.player_id, "kind": bet.kind, "game_code": bet.game_code, "round_ref": bet.round_ref,
+              "stake": bet.stake, "win": 0, "placed_at": bet.placed_at, "started_at": bet.placed_at,
+              "settled_at": at, "voided": True, "voided_at": at}
+    params: dict[str, Any] = {
+        "player": bet.player_id, "kind": bet.kind, "bet": bet.pk, "stake": bet.stake, "minus_stake": -bet.stake,
+        "day_period": P.Period.DAY, "day": day, "month_period": P.Period.MONTH, "month": month, "minute": minute,
+        "hourly": hourly, "game_code": bet.game_code, "round_ref": bet.round_ref, "placed_at": bet.placed_at,
+        "at": at, "state": state_id}
+    with connection.cursor() as cur:
+        cur.execute(BET_VOID.sql, params)
+        row = cur.fetchone()
+    if row is None or row[0] is None or row[1] != 2 or row[2] != (1 if hourly else 0):
+        raise RuntimeError(f"limits open bet {bet.pk} not voided: {row}")
+    return instance(S, ["id", *values], [row[0], *values.values()])
+
+
+_PLACED_OUT = ("%(minus_stake)s", "-1", "0", "0", "0")  # FIGURES of a void bet's placement, taken out
+_DECIDED_OUT = ("0", "0", "%(minus_stake)s", "%(minus_win)s", "-1")  # FIGURES of its decision, taken out
+_FIG = tuple(f"f{i}" for i in range(len(FIGURES)))
+
+
+def _ledger_events(kind_of_event: str, model: type[Any], alias: str, at: str, amount: str, *,
+                   settled: bool) -> str:
+    """One kind of the minute ``c``'s hourly-loss events as the ledger tells them: ``(at, 0 for a win / 1 for a
+    stake, stake - win)`` of ``model`` rows of (player, kind) whose ``at`` falls in the minute (the bet being voided
+    and voided bets left out)."""
+    cond = (f" AND NOT {alias}.{col(model, 'voided')} AND {alias}.id <> %(bet)s" if settled else "")
+    return (f"SELECT {alias}.{col(model, at)} AS at, {kind_of_event} AS typ, {amount} AS amt FROM {table(model)} "
+            f"{alias} WHERE {alias}.{col(model, 'player')} = %(player)s AND {alias}.{col(model, 'kind')} = %(kind)s"
+            f"{cond} AND {alias}.{col(model, at)} >= c.minute AND {alias}.{col(model, at)} < c.minute_end")
+
+
+# The largest net loss of a tail of the minute's events in time order (events of the same instant wins first, the
+# order that gives the largest tails; ties of one kind at one instant give the same largest tail in any order): the
+# suffix sums, read newest first.
+_LEDGER_PEAK = f"""(SELECT GREATEST(0, max(e.tail)) FROM (
+        SELECT sum(x.amt) OVER (ORDER BY x.at DESC, x.typ DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+            AS tail FROM (
+            {_ledger_events("1", S, "s1", "placed_at", f"s1.{col(S, 'stake')}", settled=True)}
+            UNION ALL {_ledger_events("0", S, "s2", "settled_at", f"-s2.{col(S, 'win')}", settled=True)}
+            UNION ALL {_ledger_events("1", OB, "o", "placed_at", f"o.{col(OB, 'stake')}", settled=False)}) x) e)"""
+
+SETTLED_VOID = register(
+    "limits.settled_void",
+    f"""WITH bet AS (
+    UPDATE {table(S)} SET "{col(S, 'voided')}" = true, "{col(S, 'voided_at')}" = %(at)s
+    WHERE id = %(bet)s AND {col(S, 'player')} = %(player)s AND {col(S, 'kind')} = %(kind)s
+        AND NOT "{col(S, 'voided')}"
+    RETURNING 1
+), periods AS (
+    INSERT INTO {table(P)} ({cols(P, (*_PERIOD_KEY, *FIGURES))})
+    SELECT v.k1, v.k2, v.k3, v.k4, {", ".join(f"CAST(sum(v.{x}) AS {_cast(P, f)})" for x, f in zip(_FIG, FIGURES,
+                                                                                                   strict=True))}
+    FROM (VALUES {_typed_row(("player", "kind", "day_period", "placed_day"), _PLACED_OUT)},
+                 {_typed_row(("player", "kind", "month_period", "placed_month"), _PLACED_OUT)},
+                 {_typed_row(("player", "kind", "day_period", "settled_day"), _DECIDED_OUT)},
+                 {_typed_row(("player", "kind", "month_period", "settled_month"), _DECIDED_OUT)})
+        AS v(k1, k2, k3, k4, {", ".join(_FIG)})
+    WHERE EXISTS (SELECT 1 FROM bet)
+    GROUP BY v.k1, v.k2, v.k3, v.k4
+    {PERIOD_ON_CONFLICT}
+    RETURNING 1
+), changes AS (
+    SELECT c.minute, c.minute_end, sum(c.stakes) AS stakes, sum(c.wins) AS wins
+    FROM (VALUES (CAST(%(placed_minute)s AS {_cast(B, 'minute')}), CAST(%(placed_minute_end)s AS {_cast(B, 'minute')}),
+                  CAST(%(stake)s AS {_cast(B, 'stakes')}), CAST(0 AS {_cast(B, 'wins')})),
+                 (CAST(%(settled_minute)s AS {_cast(B, 'minute')}), CAST(%(settled_minute_end)s AS {_cast(B, 'minute')}),
+                  CAST(0 AS {_cast(B, 'stakes')}), CAST(%(win)s AS {_cast(B, 'wins')})))
+        AS c(minute, minute_end, stakes, wins)
+    WHERE %(hourly)s AND (c.stakes <> 0 OR c.wins <> 0) AND EXISTS (SELECT 1 FROM bet)
+    GROUP BY c.minute, c.minute_end
+), bucket AS (
+    UPDATE {table(B)} b SET "{col(B, 'stakes')}" = b.{col(B, 'stakes')} - c.stakes,
+        "{col(B, 'wins')}" = b.{col(B, 'wins')} - c.wins,
+        "{col(B, 'peak')}" = LEAST(b.{col(B, 'peak')} + c.wins, {_LEDGER_PEAK})
+    FROM changes c
+    WHERE b.{col(B, 'player')} = %(player)s AND b.{col(B, 'kind')} = %(kind)s AND b.{col(B, 'minute')} = c.minute
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM bet), (SELECT count(*) FROM periods), (SELECT count(*) FROM bucket)""",
+    columns={S: ("id", "player", "kind", "voided", "voided_at", "stake", "win", "placed_at", "settled_at"),
+             P: (*_PERIOD_KEY, *FIGURES), B: ("player", "kind", "minute", "stakes", "wins", "peak"),
+             OB: ("player", "kind", "stake", "placed_at")},
+    inserts=(P,),
+    params={"player": int, "kind": str, "bet": int, "at": datetime, "stake": int, "win": int, "minus_stake": int,
+            "minus_win": int, "day_period": str, "month_period": str, "placed_day": date, "placed_month": date,
+            "settled_day": date, "settled_month": date, "hourly": bool, "placed_minute": datetime,
+            "placed_minute_end": datetime, "settled_minute": datetime, "settled_minute_end": datetime},
+)
+
+
+def settled_void(*, bet: SettledBet, at: datetime, placed_day: date, placed_month: date, settled_day: date,
+                 settled_month: date, hourly: bool, placed_minute: datetime, settled_minute: datetime) -> None:
+    """Run :data:`SETTLED_VOID`: a decided bet declared void (GP §3(6)) in ONE statement: marked ``voided``
+    (``voided_at = at``); its stake and count out of the day and month totals of its placement, its stake, win and
+    count out of those of its decision; its stake out of the minute bucket of ``placed_minute`` and its win out of
+    that of ``settled_minute`` where the bucket is still kept (``hourly``), each bucket's peak the lower of the old
+    peak raised by the win taken out (a stake taken out only lowers tails; a win taken out raises each tail that held
+    it by at most the win) and the peak of the minute's events as the ledger now tells them (``_LEDGER_PEAK``), so
+    the hourly loss is never read below the real figure (GP §8(5)) and a void bet frees the room it used; a bucket
+    already pruned stays gone, none is created. ``bet`` is the ledger's row read under the (player, kind) state
+    lock."""
+    params: dict[str, Any] = {
+        "player": bet.player_id, "kind": bet.kind, "bet": bet.pk, "at": at, "stake": bet.stake, "win": bet.win,
+        "minus_stake": -bet.stake, "minus_win": -bet.win, "day_period": P.Period.DAY, "month_period": P.Period.MONTH,
+        "placed_day": placed_day, "placed_month": placed_month, "settled_day": settled_day,
+        "settled_month": settled_month, "hourly": hourly, "placed_minute": placed_minute,
+        "placed_minute_end": placed_minute + MINUTE, "settled_minute": settled_minute,
+        "settled_minute_end": settled_minute + MINUTE}
+    periods = len({(P.Period.DAY, placed_day), (P.Period.MONTH, placed_month), (P.Period.DAY, settled_day),
+                   (P.Period.MONTH, settled_month)})
+    with connection.cursor() as cur:
+        cur.execute(SETTLED_VOID.sql, params)
+        row = cur.fetchone()
+    if row is None or row[0] != 1 or row[1] != periods:
+        raise RuntimeError(f"limits settled bet {bet.pk} not voided: {row}")
 
 
 _WATCH_INSERT = ("player", "failures", "last_context", "last_error")

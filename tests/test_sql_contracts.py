@@ -19,11 +19,12 @@ import accounts.sql
 import games.sql
 import jackpots.sql
 import limits.sql
+import providers.sql
 import wallet.sql
 from core.sql import REGISTRY, Statement, field_of
 
 ROOT = Path(__file__).resolve().parent.parent
-SQL_MODULES = (accounts.sql, wallet.sql, limits.sql, games.sql, jackpots.sql)
+SQL_MODULES = (accounts.sql, wallet.sql, limits.sql, games.sql, jackpots.sql, providers.sql)
 APPS = ("core", "accounts", "wallet", "limits", "games", "jackpots")
 # hand-written SQL that stays outside the sql modules, on purpose
 ALLOWED = {
@@ -40,10 +41,7 @@ ALLOWED = {
                          "keys, a month's row count (the DETACH itself is core/partitioning.py's)",
 }
 # an execute() in an sql module that does not run a registered statement's ``.sql``, with its reason
-UNREGISTERED = {
-    ("limits/sql.py", "buckets_add"): "the multi-row form of the registered limits.bucket_upsert_ordered / "
-                                      "_conservative (the same template, one VALUES row per bucket)",
-}
+UNREGISTERED: dict[tuple[str, str], str] = {}
 # jackpots_pending is not among them: the fold job drains it every second, and the live value of a pool reads all
 # of that pool's pending rows by design (it is filled here all the same)
 GROWING = ("games_round", "games_roundaction", "wallet_ledgertransaction", "wallet_entry", "core_auditevent",

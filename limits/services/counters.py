@@ -1,4 +1,5 @@
-"""The running counters' writes: the (player, kind) state lock, day/month totals, hourly-loss minute buckets.
+"""The running counters' writes: the (player, kind) state lock (the gate's one locking read), the hourly-loss bucket
+rule, the placement and its correction (one statement each, limits/sql.py), the pruning of old buckets.
 
 A stake decision reads and writes a fixed number of rows whatever the player's history (see models.py and
 docs/limits.md "Counters"); ``manage.py limits_reconcile`` proves the counters equal the ledger of settled
@@ -11,34 +12,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import F
-
 from accounts.models import Player
 from core import clock
 from limits import sql
 from limits.kinds import KindRules
-from limits.models import MinuteBucket, OpenBet, PlayerKindState, SelfLimit, SettledBet
-from limits.rules import BUCKET_RETENTION, MINUTE, break_length, day_key, minute_of, month_key
+from limits.models import MinuteBucket, OpenBet, PlayerKindState, SelfLimit
+from limits.rules import BUCKET_RETENTION, break_length, day_key, minute_of, month_key
 from limits.selectors import HourlyLoss, Totals, hourly_loss_from_buckets, hourly_window
-
-
-def kind_state_lock(player: Player, kind: str) -> PlayerKindState:
-    """Lock (creating if needed) the (player, kind) state row: every limit decision of the kind waits here.
-
-    FOR NO KEY UPDATE: the row is updated, never re-keyed or deleted."""
-    qs = PlayerKindState.objects.select_for_update(no_key=True)
-    state = qs.filter(player=player, kind=kind).first()
-    if state is None:
-        PlayerKindState.objects.bulk_create([PlayerKindState(player=player, kind=kind)], ignore_conflicts=True)
-        state = qs.get(player=player, kind=kind)
-    return state
-
-
-def periods_bump(player_id: int, kind: str, at: datetime, *, stakes_placed: int = 0, bets_placed: int = 0,
-                 stakes_decided: int = 0, wins_decided: int = 0, bets_decided: int = 0) -> None:
-    """Add to the day and month totals of the Prague day/month containing ``at`` (one statement)."""
-    sql.periods_add(player_id, kind, day_key(at), month_key(at),
-                    (stakes_placed, bets_placed, stakes_decided, wins_decided, bets_decided))
 
 
 def _tail_peak(events: list[tuple[int, int]]) -> int:
@@ -54,85 +34,17 @@ def _tail_peak(events: list[tuple[int, int]]) -> int:
 
 def bucket_row(newest: datetime | None, minute: datetime, events: list[tuple[int, int]]) -> tuple[int, int, int, bool]:
     """One minute's hourly-loss events ``(stakes, wins)`` (in time order) as a bucket update ``(stakes, wins, peak,
-    in_order)``, the rule of :func:`buckets_bump`: a minute not older than ``newest`` (the newest minute written so
-    far) with no stake taken back is "in order" (the peak is the events' largest tail loss, merged exactly);
-    otherwise the peak may only grow, by the stakes added."""
+    in_order)``: the hourly-loss bucket rule of every write (BET_PLACE, BET_RESTAKE, BET_SETTLE, BET_VOID of
+    limits/sql.py). A minute not older than ``newest`` (the newest minute written so far) with no stake taken back
+    is "in order": the bucket's peak (largest tail loss) stays exact, the events' own merged in
+    (``sql.BUCKET_ORDERED_SET``). Otherwise (an older minute, or a stake taken back: a negative stake) the totals
+    change but the peak may only grow, by the stakes added (``sql.BUCKET_CONSERVATIVE_SET``): never below the real
+    figure (GP §8(5))."""
     stakes = sum(e[0] for e in events)
     wins = sum(e[1] for e in events)
     if (newest is None or minute >= newest) and all(e[0] >= 0 for e in events):
         return stakes, wins, _tail_peak(events), True
     return stakes, wins, sum(max(0, e[0]) for e in events), False
-
-
-def buckets_bump(state: PlayerKindState, entries: list[tuple[datetime, int, int]]) -> None:
-    """Record hourly-loss events ``(at, stakes, wins)``, given in the order they happened, in minute buckets.
-
-    Events of a minute not older than the newest minute written so far are "in order": the bucket's peak
-    (largest tail loss) stays exact. Events into an older minute, or stakes taken back (negative), update the
-    totals but may only raise the peak (by the stakes added): never below the real figure. Updates
-    ``state.last_bucket_minute``; the caller saves the state row. One statement (two at most)."""
-    groups: dict[datetime, list[tuple[int, int]]] = {}
-    for at, stakes, wins in entries:
-        if stakes or wins:
-            groups.setdefault(minute_of(at), []).append((stakes, wins))
-    if not groups:
-        return
-    newest = state.last_bucket_minute
-    ordered: list[tuple[datetime, int, int, int]] = []
-    conservative: list[tuple[datetime, int, int, int]] = []
-    for minute, events in sorted(groups.items()):
-        stakes, wins, peak, in_order = bucket_row(newest, minute, events)
-        (ordered if in_order else conservative).append((minute, stakes, wins, peak))
-    for in_order, rows in ((True, ordered), (False, conservative)):
-        sql.buckets_add([(state.player_id, state.kind, m, st, w, pk) for m, st, w, pk in rows], ordered=in_order)
-    top = max(groups)
-    if newest is None or top > newest:
-        state.last_bucket_minute = top
-
-
-def _ledger_peak(player_id: int, kind: str, minute: datetime) -> int:
-    """The largest net loss of a tail of the minute's events as the ledger tells them (the stakes of the bets
-    placed in it, open or decided and not voided, and the wins of the bets decided in it), in time order; events
-    of the same instant are taken wins first, the order that gives the largest tails, so the figure is never
-    below the real one."""
-    end = minute + MINUTE
-    events: list[tuple[datetime, int, int, int]] = []  # (at, 0 for a win / 1 for a stake, stakes, wins)
-    bets = SettledBet.objects.filter(player_id=player_id, kind=kind, voided=False)
-    for at, amount in bets.filter(placed_at__gte=minute, placed_at__lt=end).values_list("placed_at", "stake"):
-        events.append((at, 1, amount, 0))
-    for at, amount in bets.filter(settled_at__gte=minute, settled_at__lt=end).values_list("settled_at", "win"):
-        events.append((at, 0, 0, amount))
-    for at, amount in OpenBet.objects.filter(player_id=player_id, kind=kind, placed_at__gte=minute,
-                                             placed_at__lt=end).values_list("placed_at", "stake"):
-        events.append((at, 1, amount, 0))
-    events.sort(key=lambda e: (e[0], e[1]))
-    return _tail_peak([(e[2], e[3]) for e in events if e[2] or e[3]])
-
-
-def buckets_take_back(player_id: int, kind: str, *, placed_at: datetime, stake: int, settled_at: datetime,
-                      win: int) -> None:
-    """Take a decided bet back out of the hourly-loss minute buckets still kept (a bet declared void, GP §3(6)):
-    its stake out of the bucket of ``placed_at``, its win out of the bucket of ``settled_at``. Called under the
-    (player, kind) state lock, after the bet is marked voided in the ledger.
-
-    Only buckets that exist are changed: one already pruned (older than 2 hours, outside every window and the
-    reconciliation) stays gone, and none is created. The peak must stay at least the real one (GP §8(5): the
-    hourly loss is never read below the real figure). Two bounds hold: the old peak raised by the win taken out
-    (a stake taken out only lowers tails; a win taken out raises each tail that held it by at most the win), and
-    the peak of the minute's events as the ledger now tells them (:func:`_ledger_peak`); the lower is kept, so a
-    void bet frees the hourly room it used."""
-    changes: dict[datetime, list[int]] = {}
-    if stake:
-        changes.setdefault(minute_of(placed_at), [0, 0])[0] += stake
-    if win:
-        changes.setdefault(minute_of(settled_at), [0, 0])[1] += win
-    for minute, (stakes, wins) in sorted(changes.items()):
-        bucket = MinuteBucket.objects.filter(player_id=player_id, kind=kind, minute=minute).first()
-        if bucket is None:
-            continue
-        peak = min(bucket.peak + wins, _ledger_peak(player_id, kind, minute))
-        MinuteBucket.objects.filter(pk=bucket.pk).update(stakes=F("stakes") - stakes, wins=F("wins") - wins,
-                                                         peak=peak)
 
 
 def minute_buckets_prune(*, now: datetime | None = None) -> int:
@@ -173,7 +85,7 @@ def bet_placed(*, state: PlayerKindState, rules: KindRules, stake: int, at: date
 def bet_restaked(*, state: PlayerKindState, rules: KindRules, bet: OpenBet, stake: int, round_ref: str) -> None:
     """Correct an open bet before it is decided: its stake to ``stake`` (the placement counters of its
     ``placed_at``, the day and month totals and the hourly-loss bucket, by the difference, the bucket by the rule
-    of :func:`buckets_bump`) and its ``round_ref`` to the one it is settled under, in ONE statement
+    of :func:`bucket_row`) and its ``round_ref`` to the one it is settled under, in ONE statement
     (:data:`limits.sql.BET_RESTAKE`). ``state`` is the state row read under its lock; updated in place."""
     diff = stake - bet.stake
     minute = minute_of(bet.placed_at)
@@ -208,7 +120,9 @@ class GateState:
 
 
 def kind_state_read_locked(player: Player, kind: str, at: datetime) -> GateState:
-    """:func:`kind_state_lock` and the reads of a stake decision in ONE statement (the hot path).
+    """The (player, kind) state lock (the state row ``FOR NO KEY UPDATE``, created if needed: every limit decision
+    and every write of the kind's counters waits here; the row is updated, never re-keyed or deleted) and the reads
+    of a stake decision, in ONE statement: the one lock of the gate, the settlement and the voids.
 
     The same rows as :func:`limits.selectors.period_totals`, :func:`~limits.selectors.hourly_loss`,
     :func:`~limits.selectors.effective_limits`, ``active_panic`` and ``active_self_listing`` read (and the Player
@@ -237,7 +151,7 @@ def decided_now_record(*, gate: GateState, stake: int, win: int, placed_at: date
                        round_ref: str, game_code: str, hourly: bool, play_started_at: datetime | None) -> None:
     """A bet placed and decided in the same transaction (a round that needs no action), counted in ONE
     statement: the day and month totals (placed and decided at once), the hourly-loss minute bucket, the
-    settled-bet record and the state row. Same figures as ``periods_bump`` + ``buckets_bump`` +
+    settled-bet record and the state row. Same figures as ``bet_placed`` (BET_PLACE) +
     ``stake_settled`` would write for the placement at ``placed_at`` and the settlement at ``settled_at``, which
     must fall in the same minute and the bucket order must hold (the caller checks, else uses the general path)."""
     state = gate.state

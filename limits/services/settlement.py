@@ -1,9 +1,12 @@
 """Decided and voided bets: the counters behind GP §6(7) net loss, the hourly loss and play time.
 
-All run inside the caller's transaction under the wallet lock and take the (player, kind) state lock
-(``SELECT ... FOR NO KEY UPDATE``) like :func:`limits.services.gate.stake_check`: :func:`stake_settled` (a decided
-bet), :func:`stake_voided` (an open bet's stake returned) and :func:`settled_bet_voided` (a decided bet declared
-void afterwards, GP §3(6)).
+All run inside the caller's transaction under the wallet lock, take the (player, kind) state lock
+(``SELECT ... FOR NO KEY UPDATE``) through the gate's one locking read
+(:func:`~limits.services.counters.kind_state_read_locked`, as :func:`limits.services.gate.stake_check` does; the usual
+settlement needs none: BET_SETTLE updates the state row itself) and write with the registered statements of
+limits/sql.py: :func:`stake_settled` (a decided bet, BET_SETTLE), :func:`stake_voided` (an open bet's stake
+returned, BET_VOID) and :func:`settled_bet_voided` (a decided bet declared void afterwards, GP §3(6),
+SETTLED_VOID).
 """
 from __future__ import annotations
 
@@ -21,11 +24,7 @@ from limits.services.counters import (
     bet_placed,
     bet_restaked,
     bucket_row,
-    buckets_bump,
-    buckets_take_back,
-    kind_state_lock,
     kind_state_read_locked,
-    periods_bump,
 )
 
 
@@ -38,10 +37,6 @@ def _pick_open_bet(bets: list[OpenBet], round_ref: str, rules: KindRules) -> Ope
     if rules.one_open_round and len(bets) == 1:
         return bets[0]
     return None
-
-
-def _find_open_bet(player: Player, kind: str, round_ref: str, rules: KindRules) -> OpenBet | None:
-    return _pick_open_bet(list(OpenBet.objects.filter(player=player, kind=kind)), round_ref, rules)
 
 
 def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, started_at: datetime,
@@ -59,7 +54,7 @@ def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, starte
     placement (:func:`~limits.services.counters.bet_placed`, BET_PLACE); an open bet of another stake, or found by
     the one-open-round rule under another ``round_ref``, is first corrected
     (:func:`~limits.services.counters.bet_restaked`, BET_RESTAKE); then BET_SETTLE. The hourly-loss buckets follow
-    the rule of :func:`~limits.services.counters.buckets_bump` for the placement and the decision together.
+    the rule of :func:`~limits.services.counters.bucket_row` for the placement and the decision together.
     """
     stake = require_money(stake, "stake")
     win = require_money(win, "win")
@@ -96,7 +91,7 @@ def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, starte
             placed_at, placed = bet.placed_at, stake.amount - bet.stake
             if placed or bet.round_ref != round_ref:
                 bet_restaked(state=read.state, rules=rules, bet=bet, stake=stake.amount, round_ref=round_ref)
-        # the win's minute as buckets_bump takes the placement (or its correction) and the decision together
+        # the win's minute as bucket_row takes the placement (or its correction) and the decision together
         events = [(placed, 0)] if placed and minute_of(placed_at) == minute_of(settled_at) else []
         in_order = bucket_row(newest, minute_of(settled_at), [*events, (0, win.amount)])[3]
         settled = settle(in_order)
@@ -111,23 +106,25 @@ def stake_voided(*, player: Player, kind: str, at: datetime, round_ref: str = ""
 
     Clears the open-round marker and takes the stake back out of the placement counters; the bet is
     neither a stake nor a decided bet for the limits. Idempotent: no open bet, nothing done (None).
-    ``reason`` is accepted for the caller's own records; limits stores nothing of it."""
+    ``reason`` is accepted for the caller's own records; limits stores nothing of it.
+
+    Under the (player, kind) state lock taken by the gate's one locking read
+    (:func:`~limits.services.counters.kind_state_read_locked`, which brings the open bets), the open bet of
+    ``round_ref`` (or the only one of a kind with one open round at most) is voided by ONE statement,
+    :func:`limits.sql.bet_void` (BET_VOID: the open bet deleted, its stake out of the day and month totals of its
+    ``placed_at`` and out of its minute bucket by the rule of a stake taken back, the voided settled bet, the state
+    row's ``last_round_ended_at`` / ``last_bucket_minute``): two statements in all."""
     rules = kind_rules(kind)
     with transaction.atomic(savepoint=False):
-        state = kind_state_lock(player, kind)
-        bet = _find_open_bet(player, kind, round_ref, rules)
+        read = kind_state_read_locked(player, kind, at)
+        bet = _pick_open_bet(read.open_bets, round_ref, rules)
         if bet is None:
             return None
-        periods_bump(player.pk, kind, bet.placed_at, stakes_placed=-bet.stake, bets_placed=-1)
-        if rules.hourly_loss:
-            buckets_bump(state, [(bet.placed_at, -bet.stake, 0)])
-        bet.delete()
-        if state.last_round_ended_at is None or bet.placed_at > state.last_round_ended_at:
-            state.last_round_ended_at = bet.placed_at
-        state.save(update_fields=["last_round_ended_at", "last_bucket_minute"])
-        return SettledBet.objects.create(player=player, kind=kind, game_code=bet.game_code, round_ref=bet.round_ref,
-                                         stake=bet.stake, win=0, placed_at=bet.placed_at, started_at=bet.placed_at,
-                                         settled_at=at, voided=True, voided_at=at)
+        minute = minute_of(bet.placed_at)
+        # bucket_row's rule for a stake taken back: conservative (the totals lower, the peak stays)
+        hourly = rules.hourly_loss and bet.stake != 0
+        return sql.bet_void(state_id=read.state.pk, bet=bet, day=day_key(bet.placed_at),
+                            month=month_key(bet.placed_at), minute=minute, hourly=hourly, at=at)
 
 
 def settled_bet_voided(*, player: Player, kind: str, round_ref: str, at: datetime) -> SettledBet | None:
@@ -138,8 +135,9 @@ def settled_bet_voided(*, player: Player, kind: str, round_ref: str, at: datetim
     counters it went into: its stake and count out of the day and month of ``placed_at`` (stakes per day/month,
     GP §6(6)a-b), its stake, win and count out of the day and month of ``settled_at`` (net loss, GP §6(7); the
     player's statistics, GP §13(4)), its stake and win out of the hourly-loss minute buckets still kept (GP §8(5),
-    :func:`~limits.services.counters.buckets_take_back`). The bet is then marked ``voided`` (``voided_at=at``), so
-    ``limits_reconcile`` leaves it out of every sum, as it does a returned stake. Play time (GP §7(4)-(5)) is not
+    :func:`limits.sql.settled_void`: SETTLED_VOID, ONE statement after the lock and the bet's read). The bet is
+    marked ``voided`` (``voided_at=at``), so ``limits_reconcile`` leaves it out of every sum, as it does a returned
+    stake. Play time (GP §7(4)-(5)) is not
     given back: the time was played.
 
     Run inside the caller's transaction under the wallet lock. Idempotent: no bet of that ``round_ref``, or one
@@ -148,16 +146,13 @@ def settled_bet_voided(*, player: Player, kind: str, round_ref: str, at: datetim
         raise ValueError("a settled bet is named by its round_ref")
     rules = kind_rules(kind)
     with transaction.atomic(savepoint=False):
-        kind_state_lock(player, kind)  # every write of this (player, kind)'s counters and ledger waits here
+        kind_state_read_locked(player, kind, at)  # the gate's lock: every write of this (player, kind) waits here
         bet = SettledBet.objects.filter(player=player, kind=kind, round_ref=round_ref, voided=False).first()
         if bet is None:
             return None
+        sql.settled_void(bet=bet, at=at, placed_day=day_key(bet.placed_at), placed_month=month_key(bet.placed_at),
+                         settled_day=day_key(bet.settled_at), settled_month=month_key(bet.settled_at),
+                         hourly=rules.hourly_loss, placed_minute=minute_of(bet.placed_at),
+                         settled_minute=minute_of(bet.settled_at))
         bet.voided, bet.voided_at = True, at
-        bet.save(update_fields=["voided", "voided_at"])
-        periods_bump(player.pk, kind, bet.placed_at, stakes_placed=-bet.stake, bets_placed=-1)
-        periods_bump(player.pk, kind, bet.settled_at, stakes_decided=-bet.stake, wins_decided=-bet.win,
-                     bets_decided=-1)
-        if rules.hourly_loss:  # after the mark: the buckets' peaks are re-read from the ledger without the bet
-            buckets_take_back(player.pk, kind, placed_at=bet.placed_at, stake=bet.stake, settled_at=bet.settled_at,
-                              win=bet.win)
         return bet

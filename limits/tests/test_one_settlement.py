@@ -2,7 +2,7 @@
 a bet never placed is first placed by the gate's own placement (BET_PLACE) at ``started_at``, an open bet of another
 stake or found under another ``round_ref`` is first corrected (BET_RESTAKE), a replay returns the stored record. The
 counters are the ones the ledger proves (``limits_reconcile``), and the hourly-loss buckets follow
-``counters.buckets_bump``'s ordered / conservative rule for the placement and the decision together."""
+``counters.bucket_row``'s ordered / conservative rule for the placement and the decision together."""
 from __future__ import annotations
 
 from datetime import timedelta
