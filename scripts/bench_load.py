@@ -20,6 +20,7 @@ import os
 import random
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -223,19 +224,8 @@ class Driver:
         self.stats = Stats()
 
     async def run(self) -> Stats:
-        due = [(p.next_at, i) for i, p in enumerate(self.players)]
-        heapq.heapify(due)
         try:
-            while due and time.time() < self.stop_at:
-                next_at, i = due[0]
-                wait = next_at - time.time()
-                if wait > 0:
-                    await asyncio.sleep(min(wait, max(0.0, self.stop_at - time.time())))
-                    continue
-                heapq.heappop(due)
-                player = self.players[i]
-                await self.play(player)
-                heapq.heappush(due, (player.next_at, i))
+            await play_when_due(self.players, self.play, self.stop_at)
         finally:
             self.stats.connections_opened = self.conn.opened
             await self.conn.close()
@@ -362,6 +352,22 @@ def percentile(values: list[float], q: float) -> float:
     rank = max(1, min(len(ordered), math.ceil(q / 100 * len(ordered))))
     return ordered[rank - 1]
 
+
+
+async def play_when_due(players: Sequence[Any], play: Callable[[Any], Awaitable[None]], stop_at: float) -> None:
+    """The bench clients' one scheduling loop: each player plays when due (its ``next_at``, which ``play`` moves on),
+    in time order, until ``stop_at``."""
+    due = [(p.next_at, i) for i, p in enumerate(players)]
+    heapq.heapify(due)
+    while due and time.time() < stop_at:
+        next_at, i = due[0]
+        wait = next_at - time.time()
+        if wait > 0:
+            await asyncio.sleep(min(wait, max(0.0, stop_at - time.time())))
+            continue
+        heapq.heappop(due)
+        await play(players[i])
+        heapq.heappush(due, (players[i].next_at, i))
 
 class FloorDriver(Driver):
     """The bench's floor (config/bench_floor.py): one POST /bench/floor per player turn, paced as the rounds are."""

@@ -16,7 +16,6 @@ call (``X-SQL-Count``). Only 127.0.0.1 is contacted; every loop is bounded in ti
 from __future__ import annotations
 
 import asyncio
-import heapq
 import json
 import os
 import random
@@ -24,7 +23,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench_load import MARGIN_SECONDS, MIN_ROUND_SECONDS, Connection, HttpError, Response, Stats, _error_code
+from bench_load import (
+    MARGIN_SECONDS,
+    MIN_ROUND_SECONDS,
+    Connection,
+    HttpError,
+    Response,
+    Stats,
+    _error_code,
+    play_when_due,
+)
 
 from provider_simulator.signing import signed_headers
 from provider_simulator.slot import Slot
@@ -107,19 +115,8 @@ class ProviderDriver:
         return self.stats
 
     async def run(self) -> ProviderStats:
-        due = [(p.next_at, i) for i, p in enumerate(self.players) if p.session]
-        heapq.heapify(due)
-        try:
-            while due and time.time() < self.stop_at:
-                next_at, i = due[0]
-                wait = next_at - time.time()
-                if wait > 0:
-                    await asyncio.sleep(min(wait, max(0.0, self.stop_at - time.time())))
-                    continue
-                heapq.heappop(due)
-                player = self.players[i]
-                await self.play(player)
-                heapq.heappush(due, (player.next_at, i))
+        try:  # the players that got a game session
+            await play_when_due([p for p in self.players if p.session], self.play, self.stop_at)
         finally:
             self.stats.connections_opened = self.conn.opened
             await self.conn.close()
