@@ -8,7 +8,7 @@ from django.db import connection
 from django.db.models import Model
 
 from accounts.models import AuthToken, LoginSession, Player, User
-from core.sql import attnames, cols, instance, register, table
+from core.sql import attnames, cols, execute, instance, register, table
 
 _PARTS: tuple[tuple[str, type[Model], bool], ...] = (
     ("t", AuthToken, False), ("u", User, False), ("s", LoginSession, True), ("p", Player, True))
@@ -31,7 +31,7 @@ TOKEN_WITH_OWNER = register(
 def token_with_owner(key_hash: str) -> tuple[AuthToken, User, LoginSession | None, Player | None] | None:
     """Run :data:`TOKEN_WITH_OWNER`: the token, its user, its session and the user's player (None when absent)."""
     with connection.cursor() as cur:
-        cur.execute(TOKEN_WITH_OWNER.sql, {"key_hash": key_hash})
+        execute(cur, TOKEN_WITH_OWNER, {"key_hash": key_hash})
         row = cur.fetchone()
     if row is None:
         return None

@@ -126,6 +126,12 @@ POOLED = DATABASE_POOLER == "pgbouncer"
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0 if POOLED else 60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=True)
 DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = POOLED
+# The hot statements (core/sql.py) as server-side prepared statements: prepared once per connection, planned once.
+# SQL-level PREPARE is session state, which PgBouncer in transaction mode cannot carry: off (and refused) there.
+DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=not POOLED)
+if POOLED and DATABASE_PREPARED_STATEMENTS:
+    raise ImproperlyConfigured("DATABASE_PREPARED_STATEMENTS=1 with DATABASE_POOLER=pgbouncer: a server connection in "
+                               "transaction mode serves other clients, which do not have the statements prepared")
 # The stake-refusal log (limits) writes on its own autocommit connection, so a refusal is kept although the
 # caller's transaction rolls back; tests point it at the same test database.
 # Behind PgBouncer point DATABASE_SIDE_URL at a second PgBouncer database entry for the same database, so that this

@@ -18,6 +18,17 @@ def _declared_permissions() -> set[str]:
     return out
 
 
+def _prepare_hot_statements(sender: Any, connection: Any, **kwargs: Any) -> None:
+    """A new connection of the primary prepares the hot statements (core/sql.py), where the settings allow it. Each
+    app's ``ready()`` imports its ``sql`` module, so the registry is complete before the first connection."""
+    from django.conf import settings
+
+    if connection.alias == "default" and connection.vendor == "postgresql" and settings.DATABASE_PREPARED_STATEMENTS:
+        from core.sql import prepare_hot_statements
+
+        prepare_hot_statements(connection)
+
+
 def check_staff_permissions(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """core.E010: a staff endpoint or admin decision names a permission no model declares (a typo would make a
     check that no role passes and every superuser passes unnoticed); core.E011: a role names one; core.E012: a home-page link (``core.home``) names one."""
@@ -75,7 +86,11 @@ class CoreConfig(AppConfig):
     verbose_name = "Platform core (audit trail)"
 
     def ready(self) -> None:
+        from django.db.backends.signals import connection_created
+
         from core import schema  # noqa: F401  (registers OpenAPI extensions)
+
+        connection_created.connect(_prepare_hot_statements, dispatch_uid="core.prepare_hot_statements")
 
         checks.register(check_staff_permissions)
         from django.conf import settings

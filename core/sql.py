@@ -16,6 +16,9 @@ The verification SQL (``limits_reconcile``, ``ledger_check``) stays apart on pur
 from __future__ import annotations
 
 import functools
+import hashlib
+import logging
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -25,6 +28,7 @@ from django.db import connection
 from django.db.models import Field, Model
 
 M = TypeVar("M", bound=Model)
+log = logging.getLogger("platform.sql")
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,11 @@ class Statement:
     inserts: tuple[type[Model], ...] = ()
     doc: str = ""
     positional: Sequence[type] = field(default_factory=tuple)
+    #: the server-side prepared form (:func:`prepare_hot_statements`): its name, its PREPARE and its EXECUTE
+    #: (empty for a statement with positional parameters, whose text grows per call)
+    prepared_name: str = ""
+    prepare_sql: str = ""
+    execute_sql: str = ""
 
 
 REGISTRY: dict[str, Statement] = {}
@@ -52,10 +61,97 @@ def register(name: str, sql: str, *, columns: Mapping[type[Model], Iterable[str]
     """Register a hot statement (a module-level call in ``<app>/sql.py``); returns it."""
     if name in REGISTRY and REGISTRY[name].sql != sql:
         raise ValueError(f"two statements named {name}")
+    prepared = ("", "", "") if positional else _prepared_forms(name, sql, dict(params or {}))
     stmt = Statement(name=name, sql=sql, columns={m: tuple(c) for m, c in columns.items()}, params=dict(params or {}),
-                     inserts=tuple(inserts), doc=doc, positional=tuple(positional))
+                     inserts=tuple(inserts), doc=doc, positional=tuple(positional), prepared_name=prepared[0],
+                     prepare_sql=prepared[1], execute_sql=prepared[2])
     REGISTRY[name] = stmt
     return stmt
+
+
+# Server-side prepared statements ----------------------------------------------------------------------------------
+# psycopg2 sends every statement as text with its parameters inline, so PostgreSQL parses and plans each anew: for
+# the hot statements (subqueries over partitioned tables, CTEs with triggers) planning was most of their time
+# (`make bench`, "plan" in the top statements). On a connection of its own (not through PgBouncer in transaction
+# mode, where a server connection serves many clients and SQL-level PREPARE is session state it cannot carry:
+# settings.DATABASE_PREPARED_STATEMENTS), each registered statement is prepared once per connection, right after
+# it connects (:func:`prepare_hot_statements`), and then run as ``EXECUTE name(params)``: parsed once, planned once
+# the generic plan is chosen (``plan_cache_mode = force_generic_plan`` on those connections: partitions are pruned
+# when the statement runs, as a generic plan does).
+
+_PARAM = re.compile(r"%\((\w+)\)s")
+_PG_TYPES: dict[type, str] = {bool: "boolean", int: "bigint", str: "text", datetime: "timestamptz", date: "date"}
+
+
+def _pg_type(declared: type | tuple[type, ...] | None) -> str:
+    """The declared type of a prepared statement's parameter: the registry's Python type, ``unknown`` (inferred by
+    PostgreSQL from where the parameter stands) where it gives none or several."""
+    if isinstance(declared, tuple):
+        kinds = {t for t in declared if t is not type(None)}
+        declared = kinds.pop() if len(kinds) == 1 else None
+    return _PG_TYPES.get(declared, "unknown") if isinstance(declared, type) else "unknown"
+
+
+def _prepared_forms(name: str, sql: str, params: Mapping[str, type | tuple[type, ...]]) -> tuple[str, str, str]:
+    """(the prepared statement's name, its PREPARE, its EXECUTE with the same named parameters as ``sql``)."""
+    order: list[str] = []
+
+    def positional(match: re.Match[str]) -> str:
+        if match.group(1) not in order:
+            order.append(match.group(1))
+        return f"${order.index(match.group(1)) + 1}"
+
+    body = _PARAM.sub(positional, sql).replace("%%", "%")  # the PREPARE is sent without parameters
+    pname = "hot_" + re.sub(r"\W", "_", name) + "_" + hashlib.sha256(sql.encode()).hexdigest()[:8]
+    types = f"({', '.join(_pg_type(params.get(n)) for n in order)})" if order else ""
+    args = f"({', '.join(f'%({n})s' for n in order)})" if order else ""
+    return pname, f"PREPARE {pname}{types} AS {body}", f"EXECUTE {pname}{args}"
+
+
+def _prepared_on(wrapper: Any) -> set[str]:
+    """The hot statements prepared on ``wrapper``'s current database connection (a new connection has none)."""
+    state = getattr(wrapper, "_hot_prepared", None)
+    return state[1] if state is not None and state[0] is wrapper.connection else set()
+
+
+def prepare_hot_statements(wrapper: Any) -> list[str]:
+    """Prepare every registered statement on ``wrapper``'s new connection (autocommit, before any transaction;
+    called from ``connection_created``); the names of those PostgreSQL refused (each then runs as text, and
+    ``tests/test_sql_contracts.py`` fails on it)."""
+    done: set[str] = set()
+    refused = []
+    with wrapper.connection.cursor() as cur:  # the raw connection: not a round's statement
+        cur.execute("SET plan_cache_mode = force_generic_plan")
+        for stmt in REGISTRY.values():
+            if not stmt.prepared_name:
+                continue
+            try:
+                cur.execute(stmt.prepare_sql)
+                done.add(stmt.prepared_name)
+            except Exception as exc:  # noqa: BLE001  (a statement PostgreSQL cannot prepare runs as text)
+                refused.append(stmt.name)
+                log.error("hot statement %s not prepared: %s", stmt.name, str(exc).strip())
+    wrapper._hot_prepared = (wrapper.connection, done)
+    return refused
+
+
+def execute(cursor: Any, stmt: Statement, params: Mapping[str, Any] | None = None) -> None:
+    """Run a registered statement on a Django cursor: its prepared form where this connection has it, else its text."""
+    if stmt.prepared_name and stmt.prepared_name in _prepared_on(cursor.db):
+        cursor.execute(stmt.execute_sql, params)
+    else:
+        cursor.execute(stmt.sql, params)
+
+
+def readable(sql: str) -> str:
+    """The text of a registered statement for an ``EXECUTE`` of its prepared form (tests that read captured SQL);
+    any other SQL as it is."""
+    if sql.startswith("EXECUTE hot_"):
+        pname = sql[len("EXECUTE "):].split("(", 1)[0].strip()
+        for stmt in REGISTRY.values():
+            if stmt.prepared_name == pname:
+                return stmt.sql
+    return sql
 
 
 def table(model: type[Model]) -> str:
@@ -165,4 +261,4 @@ ADVISORY_LOCK = register("core.advisory_lock", "SELECT pg_advisory_xact_lock(%(k
 def advisory_lock(name: str) -> None:
     """``pg_advisory_xact_lock`` of a registered name (until the transaction ends); an unknown name is a KeyError."""
     with connection.cursor() as cur:
-        cur.execute(ADVISORY_LOCK.sql, {"key": ADVISORY_LOCKS[name]})
+        execute(cur, ADVISORY_LOCK, {"key": ADVISORY_LOCKS[name]})

@@ -30,6 +30,6 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(_sync_catalogue, sender=self, dispatch_uid="games.sync_catalogue")
-        from games import privacy  # here: the models must be loaded
+        from games import privacy, sql  # noqa: F401  (here: the models must be loaded; sql: its hot statements)
 
         privacy.register()  # its records, export and anonymisation (accounts.privacy_contract, GP §12(5), §12(7))

@@ -1,7 +1,9 @@
 """The games platform's hot statements (a round's start and its actions), built from the models (see core/sql.py).
 
 * :data:`START_CONTEXT`: the game's row, a round with this key, the round in progress, the last real-money start
-  and the new round's id, in ONE statement (each an index lookup); replaces 4-5 ORM reads.
+  and the new round's id, in ONE statement (each an index lookup); replaces 4-5 ORM reads. The key and the round in
+  progress are read from their claim tables (core/partitioning.py ``CLAIMS``: one index of all months), the last
+  start from the partitions of this month and the one before.
 * :data:`ROUND_LOCK`: the one round-lock prelude of a real-money round (an action, a staff remedy, the deadline
   sweeper): the player's wallet and live account and the round, locked in the house order (``FOR NO KEY UPDATE OF
   w, a, r``: the wallet first), with the game's names, the action of this Idempotency-Key (a replay) and the
@@ -26,11 +28,13 @@ from django.db.models import Model
 from django.db.models.query import QuerySet
 
 from core.models import AuditEvent
+from core.partitioning import CLAIMS, MONTH_BITS
 from core.sql import (
     attnames,
     cast_type,
     col,
     cols,
+    execute,
     field_of,
     instance,
     instance_from_json,
@@ -44,20 +48,28 @@ from wallet.models import LedgerAccount, Wallet
 
 _GAME_FIELDS = ("id", "code", "version", "enabled", "name", "name_cs", "kind", "approval_state")
 
+_KEY_CLAIM = next(c for c in CLAIMS if c.name == "games_round_unique_player_key").claim_table
+_OPEN_CLAIM = next(c for c in CLAIMS if c.name == "games_round_one_open_per_player").claim_table
+# The months a start within GP §7(9)'s seconds can have been written in: this one and the one before (a round's id
+# encodes the month of the database's clock when it was written, core/partitioning.py); the other partitions are
+# pruned when the statement runs.
+_RECENT_IDS = (f"r.id >= ((platform_month_index(now()) - 1) << {MONTH_BITS}) "
+               f"AND r.id < ((platform_month_index(now()) + 1) << {MONTH_BITS})")
+
 START_CONTEXT = register(
     "games.start_context",
     f"""SELECT
   (SELECT {json_object(Game, 'g', _GAME_FIELDS)} FROM {table(Game)} g
     WHERE g.{col(Game, 'code')} = %(code)s AND g.{col(Game, 'version')} = %(version)s),
-  (SELECT r.id FROM {table(Round)} r WHERE r.{col(Round, 'player')} = %(player)s
-      AND r.{col(Round, 'idempotency_key')} = %(key)s),
-  (SELECT r.id FROM {table(Round)} r WHERE r.{col(Round, 'player')} = %(player)s
-      AND r.{col(Round, 'play_money')} = %(play_money)s AND r.{col(Round, 'status')} = %(in_progress)s LIMIT 1),
+  (SELECT c.row_id FROM {_KEY_CLAIM} c WHERE c.{col(Round, 'player')} = %(player)s
+      AND c.{col(Round, 'idempotency_key')} = %(key)s),
+  (SELECT c.row_id FROM {_OPEN_CLAIM} c WHERE c.{col(Round, 'player')} = %(player)s
+      AND c.{col(Round, 'play_money')} = %(play_money)s),
   (SELECT r.{col(Round, 'started_at')} FROM {table(Round)} r WHERE r.{col(Round, 'player')} = %(player)s
-      AND NOT r.{col(Round, 'play_money')} ORDER BY r.{col(Round, 'started_at')} DESC LIMIT 1),
+      AND NOT r.{col(Round, 'play_money')} AND {_RECENT_IDS} ORDER BY r.{col(Round, 'started_at')} DESC LIMIT 1),
   nextval(pg_get_serial_sequence('{table(Round)}', '{col(Round, 'id')}'))""",
-    columns={Game: _GAME_FIELDS, Round: ("id", "player", "idempotency_key", "play_money", "status", "started_at")},
-    params={"code": str, "version": int, "player": int, "key": str, "play_money": bool, "in_progress": str},
+    columns={Game: _GAME_FIELDS, Round: ("id", "player", "idempotency_key", "play_money", "started_at")},
+    params={"code": str, "version": int, "player": int, "key": str, "play_money": bool},
 )
 
 
@@ -65,8 +77,8 @@ def start_context(*, code: str, version: int, player_id: int, key: str,
                   play_money: bool) -> tuple[Game | None, int | None, int | None, datetime | None, int]:
     """(the game's row, the round with this key, the round in progress, the last real-money start, the new id)."""
     with connection.cursor() as cur:
-        cur.execute(START_CONTEXT.sql, {"code": code, "version": version, "player": player_id, "key": key,
-                                        "play_money": play_money, "in_progress": Round.Status.IN_PROGRESS})
+        execute(cur, START_CONTEXT, {"code": code, "version": version, "player": player_id, "key": key,
+                                     "play_money": play_money})
         game, keyed_id, open_id, last_started, new_id = cur.fetchone()
     return (instance_from_json(Game, game) if game else None), keyed_id, open_id, last_started, int(new_id)
 
@@ -126,10 +138,13 @@ def action_log_append(rnd: Round, action: RoundAction) -> None:
 def round_lock(round_id: int, *, player_id: int | None, key: str = "", skip_locked: bool = False) -> LockedRound | None:
     """Run :data:`ROUND_LOCK`; None when there is no such real-money round (of this player, when given) or, with
     ``skip_locked``, when another transaction holds one of its rows."""
-    sql = ROUND_LOCK.sql + (" SKIP LOCKED" if skip_locked else "")
+    params = {**wallet_sql.live_params(), "key": key, "round": round_id, "player": player_id or 0,
+              "any_player": player_id is None}
     with connection.cursor() as cur:
-        cur.execute(sql, {**wallet_sql.live_params(), "key": key, "round": round_id, "player": player_id or 0,
-                          "any_player": player_id is None})
+        if skip_locked:  # the deadline sweeper's form: its text
+            cur.execute(ROUND_LOCK.sql + " SKIP LOCKED", params)
+        else:
+            execute(cur, ROUND_LOCK, params)
         row = cur.fetchone()
     if row is None:
         return None
@@ -192,7 +207,7 @@ def round_write(rnd: Round, *, action: RoundAction | None = None, audit: AuditEv
     params.update(_prep(AuditEvent, audit, _AUDIT_INSERT, "e_") if audit is not None
                   else {f"e_{n}": None for n in _AUDIT_INSERT})
     with connection.cursor() as cur:
-        cur.execute(ROUND_WRITE.sql, params)
+        execute(cur, ROUND_WRITE, params)
         row = cur.fetchone()
     if row is None:
         raise RuntimeError(f"round {rnd.pk} not written")

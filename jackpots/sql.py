@@ -16,7 +16,7 @@ from datetime import datetime
 
 from django.db import connection
 
-from core.sql import attnames, col, cols, register, table
+from core.sql import attnames, col, cols, execute, register, table
 from jackpots.models import Contribution, Jackpot, Pending
 
 J, PD, C = Jackpot, Pending, Contribution
@@ -50,7 +50,7 @@ def contribute(*, round_id: int, player_id: int, now: datetime, rows: list[tuple
     """Run :data:`CONTRIBUTE` with ``rows`` (level id, basis, active, future): (level id, run, status, live value)
     of each level in ``check``."""
     with connection.cursor() as cur:
-        cur.execute(CONTRIBUTE.sql, {"round": round_id, "player": player_id, "now": now,
+        execute(cur, CONTRIBUTE, {"round": round_id, "player": player_id, "now": now,
                                      "j": [r[0] for r in rows], "b": [r[1] for r in rows],
                                      "a": [r[2] for r in rows], "f": [r[3] for r in rows], "check": check})
         return [(int(i), int(gen), str(status), int(value)) for i, gen, status, value in cur.fetchall()]
@@ -67,7 +67,7 @@ LIVE = register(
 
 def live(level_id: int) -> tuple[str, int, int]:
     with connection.cursor() as cur:
-        cur.execute(LIVE.sql, {"level": level_id})
+        execute(cur, LIVE, {"level": level_id})
         status, generation, value = cur.fetchone()
     return str(status), int(generation), int(value)
 
@@ -91,6 +91,6 @@ SELECT count(*), COALESCE(sum({col(C, 'active_micro')}), 0), COALESCE(sum({col(C
 def fold(*, jackpot_id: int, fold_id: int) -> tuple[int, int, int]:
     """Run :data:`FOLD`: (rows moved, active micro-haléře, future micro-haléře)."""
     with connection.cursor() as cur:
-        cur.execute(FOLD.sql, {"fold": fold_id, "jackpot": jackpot_id})
+        execute(cur, FOLD, {"fold": fold_id, "jackpot": jackpot_id})
         rows, active, future = (int(x) for x in cur.fetchone())
     return rows, active, future

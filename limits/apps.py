@@ -8,7 +8,7 @@ class LimitsConfig(AppConfig):
         # limits implements these account events for accounts (accounts/hooks.py; checked at start-up).
         # Imported here, not at the top: the services import models, which need the app registry ready.
         from accounts import hooks
-        from limits import privacy, selectors, services
+        from limits import privacy, selectors, services, sql  # noqa: F401  (sql: its hot statements, core/sql.py)
 
         hooks.register("login_check", services.login_check)
         hooks.register("account_closed", services.limits_account_closed)

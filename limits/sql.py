@@ -37,7 +37,7 @@ from typing import Any
 from django.db import connection
 
 from accounts.models import PersonalData, Player
-from core.sql import cast_type, col, cols, field_of, instance, instance_from_json, json_object, register, table
+from core.sql import cast_type, col, cols, execute, field_of, instance, instance_from_json, json_object, register, table
 from limits.models import (
     ExclusionWatch,
     MinuteBucket,
@@ -143,7 +143,7 @@ def gate_state(*, player_id: int, kind: str, day: date, month: date, lo: datetim
     params: dict[str, Any] = {"player": player_id, "kind": kind, "day_period": P.Period.DAY, "day": day,
               "month_period": P.Period.MONTH, "month": month, "lo": lo, "hi": hi, "at": at}
     with connection.cursor() as cur:
-        cur.execute(GATE_STATE.sql, params)
+        execute(cur, GATE_STATE, params)
         row = cur.fetchone()
     if row is None:
         return None
@@ -220,7 +220,7 @@ RETURNING (SELECT count(*) FROM periods), (SELECT count(*) FROM bucket), (SELECT
 
 def decided_now(params: dict[str, Any]) -> tuple[int, int, int] | None:
     with connection.cursor() as cur:
-        cur.execute(DECIDED_NOW.sql, {"day_period": P.Period.DAY, "month_period": P.Period.MONTH, **params})
+        execute(cur, DECIDED_NOW, {"day_period": P.Period.DAY, "month_period": P.Period.MONTH, **params})
         row = cur.fetchone()
     return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
 
@@ -284,7 +284,7 @@ def bet_settle(*, player_id: int, kind: str, round_ref: str, stake: int, win: in
               "minute": minute, "hourly": hourly, "in_order": in_order, "game_code": game_code,
               "started_at": started_at, "settled_at": settled_at}
     with connection.cursor() as cur:
-        cur.execute(BET_SETTLE.sql, params)
+        execute(cur, BET_SETTLE, params)
         row = cur.fetchone()
     if row is None or row[0] is None:
         return None
@@ -341,7 +341,7 @@ def bet_restake(*, state_id: int, bet_id: int, player_id: int, kind: str, stake:
         "hourly": hourly, "peak": peak, "in_order": in_order, "last_bucket_minute": last_bucket_minute,
         "state": state_id}
     with connection.cursor() as cur:
-        cur.execute(BET_RESTAKE.sql, params)
+        execute(cur, BET_RESTAKE, params)
         row = cur.fetchone()
     if row is None or row[0] != 1 or row[1] != (2 if diff else 0):
         raise RuntimeError(f"limits open bet {bet_id} not corrected: {row}")
@@ -405,7 +405,7 @@ def bet_void(*, state_id: int, bet: OpenBet, day: date, month: date, minute: dat
         "hourly": hourly, "game_code": bet.game_code, "round_ref": bet.round_ref, "placed_at": bet.placed_at,
         "at": at, "state": state_id}
     with connection.cursor() as cur:
-        cur.execute(BET_VOID.sql, params)
+        execute(cur, BET_VOID, params)
         row = cur.fetchone()
     if row is None or row[0] is None or row[1] != 2 or row[2] != (1 if hourly else 0):
         raise RuntimeError(f"limits open bet {bet.pk} not voided: {row}")
@@ -508,7 +508,7 @@ def settled_void(*, bet: SettledBet, at: datetime, placed_day: date, placed_mont
     periods = len({(P.Period.DAY, placed_day), (P.Period.MONTH, placed_month), (P.Period.DAY, settled_day),
                    (P.Period.MONTH, settled_month)})
     with connection.cursor() as cur:
-        cur.execute(SETTLED_VOID.sql, params)
+        execute(cur, SETTLED_VOID, params)
         row = cur.fetchone()
     if row is None or row[0] != 1 or row[1] != periods:
         raise RuntimeError(f"limits settled bet {bet.pk} not voided: {row}")
@@ -529,7 +529,7 @@ def watch_all(statuses: list[str]) -> None:
     """A watch row (the model's defaults) for every player in ``statuses`` who has none yet, set-based."""
     defaults = {n: field_of(ExclusionWatch, n).get_default() for n in ("failures", "last_context", "last_error")}
     with connection.cursor() as cur:
-        cur.execute(WATCH_ALL.sql, {"failures": defaults["failures"], "context": defaults["last_context"],
+        execute(cur, WATCH_ALL, {"failures": defaults["failures"], "context": defaults["last_context"],
                                     "error": defaults["last_error"], "statuses": statuses})
 
 
@@ -576,7 +576,7 @@ def bet_place(*, state_id: int, player_id: int, kind: str, stake: int, day: date
         "game_code": game_code, "now": now, "play_started_at": play_started_at,
         "last_bucket_minute": last_bucket_minute, "state": state_id}
     with connection.cursor() as cur:
-        cur.execute(BET_PLACE.sql, params)
+        execute(cur, BET_PLACE, params)
         row = cur.fetchone()
     if row is None or row[0] != 2 or row[1] != 1:
         raise RuntimeError(f"limits counters for {round_ref} not written: {row}")

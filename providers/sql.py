@@ -16,7 +16,7 @@ from typing import Any
 from django.db import connection
 
 from accounts.models import Player, User
-from core.sql import attnames, col, instance_from_json, json_object, register, table
+from core.sql import attnames, col, execute, instance_from_json, json_object, register, table
 from games.models import Game
 from providers.models import GameSession, Provider, ProviderTransaction
 
@@ -71,7 +71,7 @@ class CallContext:
 def call_context(*, provider: str, session_hash: str, transaction_id: str, bet_transaction_id: str) -> CallContext:
     """Run :data:`CALL_CONTEXT` (empty strings look up nothing)."""
     with connection.cursor() as cur:
-        cur.execute(CALL_CONTEXT.sql, {"provider": provider, "session": session_hash, "txn": transaction_id,
+        execute(cur, CALL_CONTEXT, {"provider": provider, "session": session_hash, "txn": transaction_id,
                                        "bet_txn": bet_transaction_id})
         prov, sess, txn, bet = cur.fetchone()
     session = player = game = None

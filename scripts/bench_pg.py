@@ -136,22 +136,24 @@ def statements_enable(server: Any, database: str) -> bool:
 
 def statements_top(server: Any, database: str, rounds: int, n: int = 12) -> tuple[float, list[str]]:
     """(the database's planning + execution ms per settled round, the top ``n`` statements by that total, each with
-    its calls and ms per round) since the last reset. ``track_planning`` is on in the private cluster: every
+    its calls and ms per round, its mean and the mean's planning part) since the last reset. ``track_planning`` is on in the private cluster: every
     statement is planned anew (psycopg2 sends its parameters inline), so planning is part of a round's price."""
     rows = server.sql(
         "SELECT calls, round((total_exec_time + total_plan_time)::numeric, 1), "
         "round(((total_exec_time + total_plan_time) / GREATEST(calls, 1))::numeric, 3), "
+        "round((total_plan_time / GREATEST(calls, 1))::numeric, 3), "
         "left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements s JOIN pg_database d "
         f"ON d.oid = s.dbid WHERE d.datname = '{database}' ORDER BY total_exec_time + total_plan_time DESC", database)
     lines, total = [], 0.0
     parsed = []
     for line in rows.splitlines():
-        calls, total_ms, mean_ms, query = line.split("|", 3)
+        calls, total_ms, mean_ms, plan_ms, query = line.split("|", 4)
         total += float(total_ms)
-        parsed.append((int(calls), float(total_ms), float(mean_ms), query))
+        parsed.append((int(calls), float(total_ms), float(mean_ms), float(plan_ms), query))
     per = max(rounds, 1)
-    for calls, total_ms, mean_ms, query in parsed[:n]:
-        lines.append(f"{total_ms / per:7.3f} ms/round  {calls / per:5.2f} calls/round  mean {mean_ms:6.3f} ms  "
+    for calls, total_ms, mean_ms, plan_ms, query in parsed[:n]:
+        lines.append(f"{total_ms / per:7.3f} ms/round  {calls / per:5.2f} calls/round  mean {mean_ms:6.3f} ms "
+                     f"(plan {plan_ms:5.3f})  "
                      f"{100 * total_ms / total if total else 0:4.1f} %  {query}")
     return total / per, lines
 

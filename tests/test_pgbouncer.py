@@ -44,6 +44,7 @@ RED = {"bets": [{"type": "red", "amount": STAKE}]}
 def bouncer(settings: Any) -> Iterator[PgBouncer]:
     """Django's connections (the primary and the side connection) through a private PgBouncer, restored after."""
     settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
+    settings.DATABASE_PREPARED_STATEMENTS = False  # as DATABASE_POOLER=pgbouncer sets it: no session state
     primary = connections["default"].settings_dict
     dicts = {id(d): d for d in (primary, connections["refusal_log"].settings_dict, connections.settings["default"],
                                 connections.settings["refusal_log"])}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import NOT_PROVIDED, Model
 from psycopg2.extras import Json  # type: ignore[import-untyped]
 
@@ -21,7 +21,15 @@ import jackpots.sql
 import limits.sql
 import providers.sql
 import wallet.sql
-from core.sql import REGISTRY, Statement, field_of
+from core.sql import (
+    ADVISORY_LOCK,
+    REGISTRY,
+    Statement,
+    _prepared_on,
+    execute,
+    field_of,
+    prepare_hot_statements,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SQL_MODULES = (accounts.sql, wallet.sql, limits.sql, games.sql, jackpots.sql, providers.sql)
@@ -45,7 +53,10 @@ ALLOWED = {
                          "keys, a month's row count (the DETACH itself is core/partitioning.py's)",
 }
 # an execute() in an sql module that does not run a registered statement's ``.sql``, with its reason
-UNREGISTERED: dict[tuple[str, str], str] = {}
+UNREGISTERED: dict[tuple[str, str], str] = {
+    ("core/sql.py", "prepare_hot_statements"): "the PREPARE of each registered statement, and the plan cache mode",
+    ("core/sql.py", "execute"): "runs a registered Statement given to it: its EXECUTE or its text",
+}
 # jackpots_pending is not among them: the fold job drains it every second, and the live value of a pool reads all
 # of that pool's pending rows by design (it is filled here all the same)
 GROWING = ("games_round", "games_roundaction", "wallet_ledgertransaction", "wallet_entry", "core_auditevent",
@@ -219,12 +230,77 @@ def test_explain_of_every_statement_reads_no_growing_table_by_a_sequential_scan(
                            else {k: _dummy(v) for k, v in stmt.params.items()})
             cur.execute("EXPLAIN " + stmt.sql, params or None)
             plan = "\n".join(r[0] for r in cur.fetchall())
-            # a monthly partition of a growing table (games_round_2026_12 ...) counts as the table; a partition the
-            # planner knows to be empty (cost 0.00..0.00: no page at all, e.g. the legacy partition of a database
-            # created after the partitioning, which a dummy id of 1 prunes to) is not a scan of a growing table
-            seq = [t for t in GROWING
-                   if re.search(rf"Seq Scan on {t}(?:_\w+)?\b(?! \w+ +\(cost=0\.00\.\.0\.00 )(?!  \(cost=0\.00\.\.0\.00 )",
-                                plan)]
+            seq = _sequential_scans(plan)
             if seq:
                 scans[stmt.name] = (seq, plan)
     assert not scans, "\n\n".join(f"{n}: {s}\n{p}" for n, (s, p) in scans.items())
+
+
+def _sequential_scans(plan: str) -> list[str]:
+    """The growing tables a plan reads by a sequential scan. A monthly partition of a growing table
+    (games_round_2026_12 ...) counts as the table; a partition the planner knows to be empty (cost 0.00..0.00: no
+    page at all, e.g. the legacy partition of a database created after the partitioning, which a dummy id of 1
+    prunes to; a generic plan costs that scan 0.02) is not a scan of a growing table."""
+    return [t for t in GROWING
+            if re.search(rf"Seq Scan on {t}(?:_\w+)?\b(?! \w+ +\(cost=0\.00\.\.0\.0\d )(?!  \(cost=0\.00\.\.0\.0\d )", plan)]
+
+
+def _eligible() -> set[str]:
+    return {s.prepared_name for s in REGISTRY.values() if s.prepared_name}
+
+
+@pytest.mark.django_db
+def test_the_generic_plan_of_every_prepared_statement_reads_no_growing_table_by_a_sequential_scan(grown: Any) -> None:
+    """What a persistent connection runs: ``EXECUTE`` of the statement prepared when it connected, planned once for
+    any parameters (``plan_cache_mode = force_generic_plan``, core/sql.py); the planner does not know the player."""
+    assert _eligible() <= _prepared_on(connection), "the test's connection did not prepare the hot statements"
+    scans = {}
+    with connection.cursor() as cur:
+        cur.execute("SHOW plan_cache_mode")
+        assert cur.fetchone()[0] == "force_generic_plan"
+        for stmt in _statements():
+            if not stmt.prepared_name:
+                continue
+            cur.execute("EXPLAIN " + stmt.execute_sql, {k: _dummy(v) for k, v in stmt.params.items()} or None)
+            plan = "\n".join(r[0] for r in cur.fetchall())
+            seq = _sequential_scans(plan)
+            if seq:
+                scans[stmt.name] = (seq, plan)
+    assert not scans, "\n\n".join(f"{n}: {s}\n{p}" for n, (s, p) in scans.items())
+
+
+@pytest.mark.django_db
+def test_a_new_connection_prepares_every_hot_statement_and_none_is_refused(settings: Any) -> None:
+    """Every registered statement (but those with positional parameters, whose text grows per call) is prepared when
+    the primary's connection is made; PostgreSQL refusing one (a parameter whose type it cannot infer) fails here,
+    not in a round. With the setting off (behind PgBouncer) nothing is prepared and the statements run as text."""
+    assert {s.name for s in REGISTRY.values() if not s.prepared_name} == {
+        s.name for s in REGISTRY.values() if s.positional}
+    fresh = connections.create_connection(DEFAULT_DB_ALIAS)
+    try:
+        fresh.ensure_connection()
+        assert _prepared_on(fresh) == _eligible()
+        assert prepare_hot_statements_refused(fresh) == []
+        with fresh.cursor() as cur:
+            cur.execute("SELECT name FROM pg_prepared_statements")
+            assert _eligible() <= {r[0] for r in cur.fetchall()}
+    finally:
+        fresh.close()
+    settings.DATABASE_PREPARED_STATEMENTS = False
+    plain = connections.create_connection(DEFAULT_DB_ALIAS)
+    try:
+        plain.ensure_connection()
+        assert _prepared_on(plain) == set()
+        with plain.cursor() as cur:
+            execute(cur, ADVISORY_LOCK, {"key": 1})  # its text: the advisory lock taken and released at once
+            cur.execute("SELECT count(*) FROM pg_prepared_statements")
+            assert cur.fetchone()[0] == 0
+    finally:
+        plain.close()
+
+
+def prepare_hot_statements_refused(wrapper: Any) -> list[str]:
+    """Prepare again on a connection of its own (``DEALLOCATE ALL`` first): what PostgreSQL refused."""
+    with wrapper.connection.cursor() as cur:
+        cur.execute("DEALLOCATE ALL")
+    return prepare_hot_statements(wrapper)

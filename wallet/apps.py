@@ -9,7 +9,7 @@ class WalletConfig(AppConfig):
         # Imported here, not at module level: selectors and services import the models, which Django loads
         # only after every AppConfig is created.
         from accounts import hooks
-        from wallet import privacy, selectors, services, system_checks  # noqa: F401  (system_checks: wallet.E001)
+        from wallet import privacy, selectors, services, sql, system_checks  # noqa: F401  (system_checks: wallet.E001; sql: its hot statements)
 
         hooks.register("temporary_convert", services.wallet_convert_temporary)
         hooks.register("temporary_refund_start", services.temporary_refund_start)

@@ -21,7 +21,7 @@ from typing import Any
 from django.db import IntegrityError, connection
 from django.db.models import Model, UniqueConstraint
 
-from core.sql import attnames, col, cols, instance, register, table
+from core.sql import attnames, col, cols, execute, instance, register, table
 from wallet.models import Entry, LedgerAccount, LedgerTransaction, Wallet
 
 W, A, T, E = Wallet, LedgerAccount, LedgerTransaction, Entry
@@ -60,7 +60,7 @@ LOCK_LIVE = register(
 def lock_live(player_id: int) -> tuple[Wallet, LedgerAccount] | None:
     """The wallet and its live account, locked; None before the wallet's first use."""
     with connection.cursor() as cur:
-        cur.execute(LOCK_LIVE.sql, {**live_params(), "player": player_id})
+        execute(cur, LOCK_LIVE, {**live_params(), "player": player_id})
         row = cur.fetchone()
     return None if row is None else live_from_row(row)
 
@@ -105,7 +105,7 @@ def post_with_operator(params: dict[str, Any]) -> tuple[int | None, int | None, 
     full = {"currency": T._meta.get_field("currency").get_default(), "memo": T._meta.get_field("memo").get_default(),
             **params}
     with connection.cursor() as cur:
-        cur.execute(POST_WITH_OPERATOR.sql, full)
+        execute(cur, POST_WITH_OPERATOR, full)
         txn_id, balance, entries = cur.fetchone()
     return txn_id, balance, int(entries)
 
@@ -120,7 +120,7 @@ BALANCE_ADD = register(
 
 def balance_add(account_id: int, amount: int) -> int:
     with connection.cursor() as cur:
-        cur.execute(BALANCE_ADD.sql, {"amount": amount, "account": account_id})
+        execute(cur, BALANCE_ADD, {"amount": amount, "account": account_id})
         return int(cur.fetchone()[0])
 
 

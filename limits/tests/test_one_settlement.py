@@ -11,6 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core.sql import readable
 from limits.models import MinuteBucket, OpenBet, PeriodTotal, PlayerKindState, SettledBet
 from limits.reconcile import reconcile
 from limits.rules import minute_of
@@ -25,7 +26,7 @@ SETTLE = "WITH bet AS (\n    DELETE FROM"  # the start of BET_SETTLE
 def _settled(player, amount, win, started, settled, *, kind="technical", round_ref=""):
     with CaptureQueriesContext(connection) as ctx:
         bet = settle(player, amount, win, started, settled, kind=kind, round_ref=round_ref)
-    sql = [q["sql"] for q in ctx.captured_queries if not q["sql"].startswith(("BEGIN", "COMMIT", "SAVEPOINT",
+    sql = [readable(q["sql"]) for q in ctx.captured_queries if not q["sql"].startswith(("BEGIN", "COMMIT", "SAVEPOINT",
                                                                                 "RELEASE SAVEPOINT"))]
     return bet, sql
 

@@ -15,6 +15,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core.sql import readable
 from limits.models import MinuteBucket, OpenBet, PeriodTotal, PlayerKindState, SettledBet
 from limits.reconcile import reconcile
 from limits.rules import minute_of
@@ -32,7 +33,7 @@ def _voided(player, at, *, kind="technical", round_ref=""):
     with CaptureQueriesContext(connection) as ctx:
         with caller_lock(player):
             bet = stake_voided(player=player, kind=kind, at=at, round_ref=round_ref, reason="deadline")
-    return bet, [q["sql"] for q in ctx.captured_queries if not q["sql"].startswith(TX)]
+    return bet, [readable(q["sql"]) for q in ctx.captured_queries if not q["sql"].startswith(TX)]
 
 
 @pytest.mark.django_db
@@ -112,7 +113,7 @@ def test_a_settled_bet_declared_void_is_the_gate_read_the_bet_and_one_statement(
     with CaptureQueriesContext(connection) as ctx:
         with caller_lock(player):
             bet = settled_bet_voided(player=player, kind="technical", round_ref="r-1", at=T + 5 * MIN)
-    sql = [q["sql"] for q in ctx.captured_queries if not q["sql"].startswith(TX)]
+    sql = [readable(q["sql"]) for q in ctx.captured_queries if not q["sql"].startswith(TX)]
     assert len(sql) == 4, "\n".join(sql)  # the wallet lock, GATE_STATE, the bet, SETTLED_VOID
     assert sql[1].startswith(GATE_STATE.sql.split("%(")[0]) and sql[3].startswith(SETTLED_VOID.sql.split("%(")[0])
     assert bet is not None and (bet.voided, bet.voided_at) == (True, T + 5 * MIN)

@@ -11,6 +11,7 @@ from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 
 from core.audit import Actor
+from core.sql import readable
 from games.models import Round
 from limits.services import self_limit_set
 from providers.models import ProviderTransaction
@@ -43,7 +44,7 @@ def _counted(fn: Any) -> tuple[Any, list[str]]:
     with CaptureQueriesContext(connection) as ctx:
         r = fn()
     assert r.status_code == 200, r.content
-    return r, [q["sql"] for q in ctx.captured_queries]
+    return r, [readable(q["sql"]) for q in ctx.captured_queries]
 
 
 def _history(player: Any, provider: Any, n: int) -> None:

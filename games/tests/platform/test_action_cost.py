@@ -16,6 +16,7 @@ from django.test.utils import CaptureQueriesContext
 
 from core.audit import Actor
 from core.rng import SeededRNG, use_rng
+from core.sql import readable
 from games.models import Round
 from games.tests.platform.helpers import client_for, key
 from games.tests.platform.test_round_cost import (  # noqa: F401 - the jackpot snapshot fixture
@@ -41,7 +42,7 @@ def _act(c: Any, clock: Any, round_id: int, action: dict[str, Any], rng: Any) ->
         r = c.post(f"/api/v1/games/rounds/{round_id}/actions", {"action": action}, format="json",
                    HTTP_IDEMPOTENCY_KEY=key())
     assert r.status_code == 200, r.content
-    return r.json(), [q["sql"] for q in ctx.captured_queries]
+    return r.json(), [readable(q["sql"]) for q in ctx.captured_queries]
 
 
 def _kobushi_round(clock: Any, seed: int) -> tuple[Any, dict[str, Any], list[str]]:

@@ -17,6 +17,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from core.rng import SeededRNG, use_rng
+from core.sql import readable
 from games.engine import registry
 from games.models import Round
 from games.testing import api_bet
@@ -114,7 +115,7 @@ def test_every_action_of_an_interactive_round_costs_at_most_8_statements(clock, 
                            HTTP_IDEMPOTENCY_KEY=key())
             assert r.status_code == 200, r.content
             body = r.json()
-            sql = [q["sql"] for q in ctx.captured_queries]
+            sql = [readable(q["sql"]) for q in ctx.captured_queries]
             counted.append((pending["type"], len(sql), sql))
     assert wanted <= {t for t, _, _ in counted}, [t for t, _, _ in counted]
     for kind, n, sql in counted:

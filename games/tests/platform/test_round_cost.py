@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from core.audit import Actor
 from core.rng import SeededRNG, use_rng
+from core.sql import readable
 from games.models import Round
 from games.testing import api_bet
 from games.tests.platform.helpers import client_for, funded_player, key
@@ -61,7 +62,9 @@ def _round(c: Any, clock: Any, game: str, bet: dict[str, Any], rng: Any) -> tupl
     with use_rng(rng), CaptureQueriesContext(connection) as ctx:
         r = c.post("/api/v1/games/rounds", {"game": game, "bet": api_bet(bet)}, format="json", HTTP_IDEMPOTENCY_KEY=key())
     assert r.status_code == 201, r.content
-    return r.json(), [q["sql"] for q in ctx.captured_queries]
+    # the hot statements ran prepared (core/sql.py): the round context, the gate, the posting, the counters
+    assert len([q for q in ctx.captured_queries if q["sql"].startswith("EXECUTE hot_")]) >= 4, ctx.captured_queries
+    return r.json(), [readable(q["sql"]) for q in ctx.captured_queries]
 
 
 def _history(player: Any, rounds: int) -> None:
