@@ -276,11 +276,10 @@ class Platform:
 
 
 def _database(name: str, *, create: bool = True) -> str:
-    """A database of its own on the server of ``DATABASE_URL`` (made afresh; ``create=False`` drops it)."""
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-    parts = urlsplit(base)
-    admin = psycopg2.connect(host=parts.hostname or "127.0.0.1", port=parts.port or 5432,
-                             user=parts.username or "postgres", password=parts.password or None, dbname="postgres")
+    """A database of its own on the server of ``DATABASE_URL`` (made afresh; ``create=False`` drops it), and its URL:
+    the same server, a host and port or a Unix socket's directory (the embedded server's ``?host=<directory>``)."""
+    parts = urlsplit(os.environ["DATABASE_URL"])  # config/pytest_env.py sets it (the embedded server's when unset)
+    admin = psycopg2.connect(parts._replace(scheme="postgresql", path="/postgres").geturl())  # libpq reads the URL
     admin.autocommit = True
     with admin.cursor() as cur:
         cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
