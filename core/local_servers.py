@@ -4,30 +4,43 @@ with a streaming replica made by ``pg_basebackup -R``.
 Each starts its own processes on free ports under a temporary directory and stops them (by their own process id)
 when the ``with`` block ends; nothing touches the machine's PostgreSQL beyond ordinary client connections.
 
-    with PgBouncer(upstream_host="127.0.0.1", upstream_port=5432) as bouncer:
+    upstream = Upstream.of(connection)     # where a Django connection really is (socket directory or host, port)
+    with PgBouncer(upstream_host=upstream.host, upstream_port=upstream.port) as bouncer:
         bouncer.port      # clients connect here, same database names, users and passwords as upstream
 
-    with StreamingPair() as pair:
+    with StreamingPair(postgres_bin_dir(at_least=upstream.major)) as pair:
         pair.primary.port, pair.replica.port   # trust auth, user postgres
         pair.wait_replayed()                   # until the replica has replayed the primary's current WAL
 
+The server binaries are the machine's (``/usr/lib/postgresql/<major>/bin``, ``initdb`` on the ``PATH``) or the
+``pgserver`` wheel's (``pginstall/bin``, PostgreSQL 16, the embedded server's): ``postgres_bin_dir`` picks the
+major version asked for, else the nearest newer one (``pg_dump`` refuses a server newer than itself).
+
 Both refuse to run as root (PgBouncer and ``initdb``); started as root (CI, this machine), they run as the
-``postgres`` system user (``pgbouncer -u``, ``runuser -u postgres``).
+``postgres`` system user (``pgbouncer -u``, ``runuser -u postgres``); a PgBouncer whose upstream is a Unix socket
+runs as the owner of the socket's directory (the embedded server started by root keeps its socket in a directory
+of the ``pgserver`` user's, mode 0700).
 """
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.util
 import os
 import pwd
+import re
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
-POSTGRES_BIN_DIRS = ("/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin")
+POSTGRES_BIN_ROOT = Path("/usr/lib/postgresql")  # Debian's /usr/lib/postgresql/<major>/bin
+SERVER_TOOLS = ("initdb", "pg_ctl", "pg_basebackup", "pg_dump", "psql")
 SYSTEM_USER = "postgres"  # who runs the servers when we are root
 SIDE_SUFFIX = "_side"  # PgBouncer's database entry with the side connection's own pool
 
@@ -53,10 +66,10 @@ def _as_root() -> bool:
     return os.geteuid() == 0
 
 
-def _hand_over(path: Path) -> None:
+def _hand_over(path: Path, user: str = SYSTEM_USER) -> None:
     """Give a directory we made to the system user the servers run as (only when we are root)."""
     if _as_root():
-        entry = pwd.getpwnam(SYSTEM_USER)
+        entry = pwd.getpwnam(user)
         for root, dirs, files in os.walk(path):
             for name in (root, *(os.path.join(root, d) for d in dirs), *(os.path.join(root, f) for f in files)):
                 os.chown(name, entry.pw_uid, entry.pw_gid)
@@ -73,6 +86,28 @@ def _stop(process: subprocess.Popen[bytes] | None, timeout: float = 15) -> None:
         process.wait(timeout)
 
 
+@dataclass(frozen=True)
+class Upstream:
+    """Where a Django connection really is: libpq's own answer on the open connection (``host`` is a socket
+    directory for a Unix socket, as the embedded server's ``?host=`` puts it in ``OPTIONS``, not ``HOST``), and the
+    server's major version."""
+
+    host: str
+    port: int
+    user: str
+    password: str
+    dbname: str
+    major: int
+
+    @classmethod
+    def of(cls, connection: Any) -> Upstream:
+        """``connection``: a Django database wrapper (``django.db.connection``); it is connected if it is not."""
+        connection.ensure_connection()
+        info = connection.connection.info
+        return cls(host=info.host, port=int(info.port), user=info.user, password=info.password or "",
+                   dbname=info.dbname, major=int(info.server_version) // 10000)
+
+
 # --- PgBouncer ---------------------------------------------------------------------------------------------------
 def pgbouncer_binary() -> str | None:
     return shutil.which("pgbouncer") or next(
@@ -82,10 +117,11 @@ def pgbouncer_binary() -> str | None:
 class PgBouncer:
     """A private PgBouncer in transaction mode in front of one PostgreSQL server (``*`` = every database).
 
-    Authentication: ``trust`` towards the clients with a userlist naming the upstream user, so it fits a local
-    server that trusts its clients (as the machine's and the embedded one do); the upstream connection uses
-    ``upstream_user`` / ``upstream_password``. ``pool_size`` server connections per database and user:
-    keep it under the server's ``max_connections`` minus what others use. For each database named in
+    ``upstream_host`` is a host name or address, or a Unix socket's directory (then ``upstream_port`` names the
+    socket, ``.s.PGSQL.<port>``). Authentication: ``trust`` towards the clients with a userlist naming the upstream
+    user, so it fits a local server that trusts its clients (as the machine's and the embedded one do); the upstream
+    connection uses ``upstream_user`` / ``upstream_password``. ``pool_size`` server connections per database and
+    user: keep it under the server's ``max_connections`` minus what others use. For each database named in
     ``side_pools`` there is also ``<database>_side``, the same database with a pool of its own (``side_pool_size``)
     for the platform's side connection (``DATABASE_SIDE_URL``, config/settings.py).
     """
@@ -103,6 +139,11 @@ class PgBouncer:
         self.port = 0
         self.dir: Path | None = None
         self.process: subprocess.Popen[bytes] | None = None
+        # as root: the postgres user, or whoever owns the upstream socket's directory (it may let nobody else in)
+        self.run_as = SYSTEM_USER
+        if self.upstream_host.startswith("/") and os.path.isdir(self.upstream_host):
+            owner = os.stat(self.upstream_host).st_uid
+            self.run_as = pwd.getpwuid(owner).pw_name if owner != 0 else SYSTEM_USER
 
     @property
     def log(self) -> Path:
@@ -149,8 +190,8 @@ class PgBouncer:
         (self.dir / "pgbouncer.ini").write_text(self.ini())
         self.log.write_text("")
         os.chmod(self.dir, 0o755)
-        _hand_over(self.dir)
-        command = [binary, *(["-u", SYSTEM_USER] if _as_root() else []), str(self.dir / "pgbouncer.ini")]
+        _hand_over(self.dir, self.run_as)
+        command = [binary, *(["-u", self.run_as] if _as_root() else []), str(self.dir / "pgbouncer.ini")]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         _wait_port(self.port, self.process, self.log)
         return self
@@ -189,12 +230,36 @@ class PgBouncer:
 
 
 # --- a private PostgreSQL primary and its streaming replica -------------------------------------------------------
-def postgres_bin_dir() -> Path | None:
-    for candidate in POSTGRES_BIN_DIRS:
-        if all(os.access(Path(candidate) / tool, os.X_OK) for tool in ("initdb", "pg_ctl", "pg_basebackup")):
-            return Path(candidate)
+def pgserver_bin_dir() -> Path | None:
+    """The ``pgserver`` wheel's binaries (the embedded server's), found without importing the package."""
+    spec = importlib.util.find_spec("pgserver")
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).parent / "pginstall" / "bin"
+
+
+@functools.cache
+def _bin_dirs() -> dict[Path, int]:
+    """Every directory here with all of ``SERVER_TOOLS``, and its major version (``pg_ctl --version``)."""
+    candidates = sorted(POSTGRES_BIN_ROOT.glob("*/bin")) if POSTGRES_BIN_ROOT.is_dir() else []
     found = shutil.which("initdb")
-    return Path(found).parent if found and shutil.which("pg_basebackup") else None
+    candidates += [d for d in (pgserver_bin_dir(), Path(found).parent if found else None) if d is not None]
+    dirs: dict[Path, int] = {}
+    for path in {c.resolve(): None for c in candidates}:
+        if not all(os.access(path / tool, os.X_OK) for tool in SERVER_TOOLS):
+            continue
+        out = subprocess.run([str(path / "pg_ctl"), "--version"], capture_output=True, text=True, check=False)
+        version = re.search(r"\(PostgreSQL\) (\d+)", out.stdout)  # "pg_ctl (PostgreSQL) 16.2"
+        if out.returncode == 0 and version:
+            dirs[path] = int(version[1])
+    return dirs
+
+
+def postgres_bin_dir(at_least: int = 0) -> Path | None:
+    """A directory with the server binaries (``SERVER_TOOLS``): of major version ``at_least`` when there is one,
+    else the nearest newer (a server's ``pg_dump`` must be at least its version); ``None`` when there is none."""
+    fitting = sorted(_bin_dirs().items(), key=lambda item: (item[1] != at_least, item[1], str(item[0])))
+    return next((path for path, major in fitting if major >= at_least), None)
 
 
 def _run_as_server_user(command: list[str]) -> subprocess.CompletedProcess[str]:
@@ -249,13 +314,14 @@ class Cluster:
 class StreamingPair:
     """A primary made with ``initdb`` (``wal_level=replica``, a replication line in ``pg_hba.conf``) and a hot
     standby made from it with ``pg_basebackup -R`` (streaming replication), each on a free port, under one
-    temporary directory that is removed at the end. ``replica_delay`` pauses WAL replay on the replica on demand
+    temporary directory that is removed at the end, with the binaries of ``bin_dir`` (default: ``postgres_bin_dir()``, the
+    oldest major version here). ``replay_pause`` pauses WAL replay on the replica on demand
     (``pg_wal_replay_pause()``), so a test can hold the replica behind the primary."""
 
-    def __init__(self) -> None:
-        bin_dir = postgres_bin_dir()
+    def __init__(self, bin_dir: Path | None = None) -> None:
+        bin_dir = bin_dir or postgres_bin_dir()
         if bin_dir is None:
-            raise RuntimeError("the PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup) are not installed")
+            raise RuntimeError(f"the PostgreSQL server binaries ({', '.join(SERVER_TOOLS)}) are not installed")
         self.bin_dir = bin_dir
         self.dir = Path(tempfile.mkdtemp(prefix="pg-pair-"))
         os.chmod(self.dir, 0o755)

@@ -1,6 +1,7 @@
 """Issue 22 §3: the platform behind PgBouncer in transaction mode (docs/scaling.md, "Connection pooling").
 
-A private PgBouncer (core/local_servers.py) is started in front of the test database with a primary pool smaller
+A private PgBouncer (core/local_servers.py) is started in front of the test database (where Django's connection is:
+a host and port, or the embedded server's Unix socket) with a primary pool smaller
 than the number of threads, so server connections really are handed from one client to another between
 transactions; Django connects to it with the settings of ``DATABASE_POOLER=pgbouncer`` (``CONN_MAX_AGE=0``, no
 server-side cursors) and the side connection (the refusal log) on a pool of its own. Real rounds, a deposit through
@@ -19,7 +20,7 @@ from django.db import connection, connections
 
 from core.audit import Actor
 from core.errors import DomainError
-from core.local_servers import SIDE_SUFFIX, PgBouncer, pgbouncer_binary
+from core.local_servers import SIDE_SUFFIX, PgBouncer, Upstream, pgbouncer_binary
 from core.money import Money
 from core.rng import use_rng
 from games.services import round_play
@@ -49,11 +50,11 @@ def bouncer(settings: Any) -> Iterator[PgBouncer]:
     dicts = {id(d): d for d in (primary, connections["refusal_log"].settings_dict, connections.settings["default"],
                                 connections.settings["refusal_log"])}
     saved = {key: dict(d) for key, d in dicts.items()}
-    name = primary["NAME"]
+    upstream = Upstream.of(connections["default"])  # a host and port, or the embedded server's socket directory
+    name = upstream.dbname
     connections.close_all()
-    with PgBouncer(upstream_host=primary["HOST"], upstream_port=primary["PORT"] or 5432,
-                   upstream_user=primary["USER"] or "postgres", upstream_password=primary["PASSWORD"] or "",
-                   pool_size=POOL, side_pools=(name,), side_pool_size=2) as pgb:
+    with PgBouncer(upstream_host=upstream.host, upstream_port=upstream.port, upstream_user=upstream.user,
+                   upstream_password=upstream.password, pool_size=POOL, side_pools=(name,), side_pool_size=2) as pgb:
         try:
             for d in dicts.values():
                 d.update({"HOST": "127.0.0.1", "PORT": str(pgb.port), "CONN_MAX_AGE": 0,

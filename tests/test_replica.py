@@ -5,13 +5,17 @@ The machine's PostgreSQL may refuse replication connections, so the test makes i
 (core/local_servers.py): a primary cluster (``initdb``, ``wal_level=replica``, a replication line in
 ``pg_hba.conf``) on a free port, a copy of the test database's schema and data in it (``pg_dump``), and a hot
 standby made with ``pg_basebackup -R`` on another port, streaming from it. Django's ``default`` points at that
-primary and ``DATABASES["replica"]`` at the standby for the test, and back afterwards.
+primary and ``DATABASES["replica"]`` at the standby for the test, and back afterwards. The pair is built with the
+binaries of the test database's server version (the machine's, or the ``pgserver`` wheel's PostgreSQL 16 for the
+embedded server) and ``pg_dump`` reads the test database where Django's connection is (a host and port, or the
+embedded server's socket directory).
 """
 from __future__ import annotations
 
 import contextlib
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +26,7 @@ from django.test.utils import CaptureQueriesContext
 from core.audit import Actor
 from core.db_router import REPLICA, replica_reads
 from core.errors import DomainError
-from core.local_servers import StreamingPair, postgres_bin_dir
+from core.local_servers import SERVER_TOOLS, Cluster, StreamingPair, Upstream, postgres_bin_dir
 from core.money import Money
 from core.rng import use_rng
 from games.selectors import rounds_history
@@ -34,7 +38,7 @@ from wallet.tests.conftest import fund
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(postgres_bin_dir() is None,
-                       reason="the PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup) are not installed here"),
+                       reason=f"the PostgreSQL server binaries ({', '.join(SERVER_TOOLS)}) are not installed here"),
 ]
 
 STAKE = 1_000
@@ -42,15 +46,14 @@ RED = {"bets": [{"type": "red", "amount": STAKE}]}
 DB = "platform"
 
 
-def _copy_database(source: dict[str, Any], bin_dir: Any, port: int) -> None:
+def _copy_database(source: Upstream, bin_dir: Path, primary: Cluster) -> None:
     """The test database's schema and rows into ``DB`` on the private primary (pg_dump | psql)."""
-    args = ["-h", source["HOST"] or "127.0.0.1", "-p", str(source["PORT"] or 5432), "-U", source["USER"] or "postgres"]
-    env = {"PGPASSWORD": source["PASSWORD"] or "", "PATH": "/usr/bin:/bin"}
-    subprocess.run([str(bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", DB],
-                   check=True, capture_output=True, env=env)
-    dump = subprocess.Popen([str(bin_dir / "pg_dump"), *args, "--no-owner", "--no-privileges", source["NAME"]],
-                            stdout=subprocess.PIPE, env=env)
-    load = subprocess.run([str(bin_dir / "psql"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "-q",
+    env = {"PGPASSWORD": source.password, "PATH": "/usr/bin:/bin"}
+    primary.sql(f'CREATE DATABASE "{DB}"')
+    dump = subprocess.Popen([str(bin_dir / "pg_dump"), "-h", source.host, "-p", str(source.port), "-U", source.user,
+                             "--no-owner", "--no-privileges", source.dbname],
+                            stdout=subprocess.PIPE, env=env)  # its errors: the test's captured stderr
+    load = subprocess.run([str(bin_dir / "psql"), "-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres", "-q",
                            "-v", "ON_ERROR_STOP=1", "-d", DB], stdin=dump.stdout, capture_output=True, env=env)
     assert dump.wait() == 0 and load.returncode == 0, load.stderr.decode()[-2000:]
 
@@ -75,8 +78,12 @@ def pair(transactional_db: None, settings: Any) -> Iterator[StreamingPair]:
     databases = [d for d in {id(x): x for x in (django_settings.DATABASES, connections.settings)}.values()]
     test_case: Any = None
     allowed: Any = None
-    with StreamingPair() as streaming:
-        _copy_database(primary, streaming.bin_dir, streaming.primary.port)
+    source = Upstream.of(connections["default"])  # a host and port, or the embedded server's socket directory
+    bin_dir = postgres_bin_dir(at_least=source.major)
+    if bin_dir is None:
+        pytest.skip(f"no PostgreSQL server binaries of version {source.major} or newer here (the test database's)")
+    with StreamingPair(bin_dir) as streaming:
+        _copy_database(source, streaming.bin_dir, streaming.primary)
         streaming.wait_replayed()
         connections.close_all()
         try:
