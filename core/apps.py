@@ -29,6 +29,22 @@ def _prepare_hot_statements(sender: Any, connection: Any, **kwargs: Any) -> None
         prepare_hot_statements(connection)
 
 
+def _prepare_after_migrate(sender: Any, using: str = "default", plan: Any = None, **kwargs: Any) -> None:
+    """After ``migrate`` the tables may have changed (or, on a database made by it, exist at last): prepare the hot
+    statements again on the connection that migrated, unless it is inside a transaction (a PREPARE refused there
+    would abort it). A ``flush`` (no plan) changes no table: nothing to do once they are all prepared."""
+    from django.conf import settings
+    from django.db import connections
+
+    from core.sql import hot_statements_complete, prepare_hot_statements
+
+    connection = connections[using]
+    if (using != "default" or not settings.DATABASE_PREPARED_STATEMENTS or connection.connection is None
+            or connection.in_atomic_block or (not plan and hot_statements_complete(connection))):
+        return
+    prepare_hot_statements(connection)
+
+
 def check_staff_permissions(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """core.E010: a staff endpoint or admin decision names a permission no model declares (a typo would make a
     check that no role passes and every superuser passes unnoticed); core.E011: a role names one; core.E012: a home-page link (``core.home``) names one."""
@@ -91,6 +107,7 @@ class CoreConfig(AppConfig):
         from core import schema  # noqa: F401  (registers OpenAPI extensions)
 
         connection_created.connect(_prepare_hot_statements, dispatch_uid="core.prepare_hot_statements")
+        post_migrate.connect(_prepare_after_migrate, dispatch_uid="core.prepare_after_migrate")
 
         checks.register(check_staff_permissions)
         from django.conf import settings

@@ -1,19 +1,25 @@
 """Retention of the monthly partitions: the daily job ``core.partitions_archive`` (docs/scaling.md, "Retention").
 
-For each partitioned table (``core.retention_rules.PARTITION_RULES``) and each of its months whose retention period
-(``settings.PARTITION_RETENTION_MONTHS``, never below the legal one) has passed, oldest first, each month in its own
-transaction:
+For each partitioned table (``core.retention_rules.PARTITION_RULES``, in its order) and each of its months whose
+retention period (``settings.PARTITION_RETENTION_MONTHS``, never below the legal one) has passed, oldest first, each
+month in its own transaction:
 
 * a table whose live rows a check sums against a running total (``summed_by``: the ledger, jackpot contributions,
-  settled bets) is left alone and its due months reported ``summed``: archiving them would change the sum;
+  settled bets) is archived only through its owning app's carry-forward hook (``carry_forward``, registered with
+  :func:`carry_forward_register`); while the hook is not registered its due months stay and are reported
+  ``summed`` (fail closed: archiving them without carrying their totals would change the sums);
 * the month is claimed with ``pg_try_advisory_xact_lock``; a month another worker holds is reported ``busy`` and
   left to the next run, one already archived is skipped;
 * a month that rows of another table still point at (every foreign key of the models to the table, read from the
   models' fields; a round's actions, the carry-over state of a player's last round) is reported ``referenced`` with
   those tables and stays;
-* otherwise ``core.partitioning.partition_archive`` detaches it into the ``archive`` schema (no row deleted) under a
-  ``lock_timeout`` (the DETACH locks the whole table; a month that cannot get the lock in time is ``busy``), and an
-  audit event ``core.partition.archived`` records the table, the month and its row count.
+* otherwise, under a ``lock_timeout``: a summed month's partition is locked against writes (``SHARE``), the hook
+  records the month's totals in the app's carried-forward table, then ``core.partitioning.partition_archive``
+  detaches the month into the ``archive`` schema (no row deleted; the DETACH locks the whole table, a month that
+  cannot get a lock in time is ``busy``), and an audit event ``core.partition.archived`` records the table, the
+  month, its row count and what was carried. The totals, the DETACH and the audit event commit together or not at
+  all: a hook that raises, or a DETACH that fails after it, rolls the month's transaction back (``failed``,
+  ``referenced`` or ``busy``), so no total is ever carried for a month that is still live.
 
 A month is due at 00:00 Prague of the day after its last row's period ends (the civil code's count, as
 ``accounts.retention``): ``archive_due_at``. Ids encode the UTC month the row was written in
@@ -22,11 +28,13 @@ A month is due at 00:00 Prague of the day after its last row's period ends (the 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core import checks
 from django.db import IntegrityError, OperationalError, connection, transaction
 
 from core import clock, partitioning
@@ -40,7 +48,7 @@ LOCK_CLASS = 220_001
 #: how long the DETACH may wait for the table's lock before the month is left to the next run
 LOCK_TIMEOUT = "5s"
 
-ARCHIVED, REFERENCED, SUMMED, BUSY = "archived", "referenced", "summed", "busy"
+ARCHIVED, REFERENCED, SUMMED, BUSY, FAILED = "archived", "referenced", "summed", "busy", "failed"
 
 
 @dataclass(frozen=True)
@@ -48,9 +56,68 @@ class MonthResult:
     table: str
     partition: str
     month: date
-    outcome: str  # ARCHIVED | REFERENCED | SUMMED | BUSY
-    detail: str = ""  # the referencing tables, the summing check, or why it was busy
+    outcome: str  # ARCHIVED | REFERENCED | SUMMED | BUSY | FAILED
+    detail: str = ""  # the referencing tables, the summing check, why it was busy, or the hook's error
     rows: int = 0  # archived rows
+
+
+# The carry-forward hooks of the summed tables ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ArchivingMonth:
+    """The month a carry-forward hook records: ``table``'s partition ``partition`` holds the ids ``[low, high)``
+    of ``month`` (UTC); ``at`` is the job's clock."""
+
+    table: str
+    partition: str
+    month: date
+    low: int
+    high: int
+    at: datetime
+
+
+#: a hook reads the month's rows (through the parent table, ``id >= low AND id < high``: the one partition), writes
+#: their totals to its app's carried-forward table and returns a summary for the audit event (counts, sums)
+CarryForward = Callable[[ArchivingMonth], Mapping[str, int]]
+
+_carry_forward: dict[str, CarryForward] = {}
+
+
+def _declared_hooks() -> dict[str, str]:
+    return {rule.carry_forward: rule.table for rule in PARTITION_RULES if rule.carry_forward}
+
+
+def carry_forward_register(name: str, fn: CarryForward) -> None:
+    """Register ``fn`` as the carry-forward hook ``name`` a rule declares (from the owning app's
+    ``AppConfig.ready``); an undeclared name or a second, different implementation is a programming error."""
+    if name not in _declared_hooks():
+        raise ValueError(f"unknown carry-forward hook {name!r}; declare it in core.retention_rules.PARTITION_RULES")
+    current = _carry_forward.get(name)
+    if current is not None and current is not fn:
+        raise ValueError(f"carry-forward hook {name!r} is already registered "
+                         f"({current.__module__}.{current.__qualname__})")
+    _carry_forward[name] = fn
+
+
+def carry_forward_hook(rule: PartitionRule) -> CarryForward | None:
+    """The registered hook of a summed table, or None (then its months stay)."""
+    return _carry_forward.get(rule.carry_forward) if rule.carry_forward else None
+
+
+def carry_forward_missing() -> list[str]:
+    return sorted(name for name in _declared_hooks() if name not in _carry_forward)
+
+
+@checks.register()
+def carry_forward_check(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """core.W020: a declared carry-forward hook is not registered (its table's months are never archived)."""
+    return [checks.Warning(f"carry-forward hook {name!r} is not registered: {_declared_hooks()[name]} keeps its "
+                           "months past their retention period", id="core.W020") for name in carry_forward_missing()]
+
+
+class _CarryFailed(Exception):
+    """The hook raised: the month's transaction is rolled back by leaving ``atomic`` with this."""
 
 
 def _add_months(d: date, months: int) -> date:
@@ -112,8 +179,10 @@ def months_due(table: str, months: int, now: datetime) -> list[tuple[str, int]]:
     return sorted(out, key=lambda item: item[1])
 
 
-def _archive_month(rule: PartitionRule, name: str, index: int, months: int) -> MonthResult | None:
+def _archive_month(rule: PartitionRule, name: str, index: int, months: int,
+                   carry: CarryForward | None = None) -> MonthResult | None:
     month = partitioning.month_of(index)
+    q = connection.ops.quote_name
     try:
         with transaction.atomic():
             if not _one("SELECT pg_try_advisory_xact_lock(%s, hashtext(%s))", [LOCK_CLASS, name]):
@@ -124,23 +193,38 @@ def _archive_month(rule: PartitionRule, name: str, index: int, months: int) -> M
             referencing = _referencing(rule.table, low, high)
             if referencing:
                 return MonthResult(rule.table, name, month, REFERENCED, ", ".join(referencing))
-            rows = int(_one(f"SELECT count(*) FROM {connection.ops.quote_name(name)}", []))
             with connection.cursor() as cursor:
                 cursor.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
+            carried: dict[str, int] | None = None
+            if carry is not None:
+                with connection.cursor() as cursor:  # the month's rows cannot change between the hook and the DETACH
+                    cursor.execute(f"LOCK TABLE {q(name)} IN SHARE MODE")
+                try:
+                    carried = dict(carry(ArchivingMonth(rule.table, name, month, low, high, clock.now())))
+                except OperationalError:
+                    raise  # a lock not granted in time: busy
+                except Exception as exc:  # its own refusal, a bug, a month carried already (a unique key)
+                    raise _CarryFailed(f"{rule.carry_forward}: {type(exc).__name__}: {exc}") from exc
+            rows = int(_one(f"SELECT count(*) FROM {q(name)}", []))
             archived = partitioning.partition_archive(connection, rule.table, name)
+            extra: dict[str, Any] = {"carried": carried} if carried is not None else {}
             audit_record(actor=Actor.system("partitions_archive"), action="core.partition.archived",
                          object_type="partition", object_id=name, table=rule.table, month=month.isoformat(),
-                         rows=rows, archive=archived, retention_months=months)
+                         rows=rows, archive=archived, retention_months=months, **extra)
             return MonthResult(rule.table, name, month, ARCHIVED, archived, rows)
-    except OperationalError as exc:  # the table's lock not granted within LOCK_TIMEOUT
+    except OperationalError as exc:  # a lock not granted within LOCK_TIMEOUT
         return MonthResult(rule.table, name, month, BUSY, str(exc).strip())
     except IntegrityError as exc:  # a foreign key the models do not declare
         return MonthResult(rule.table, name, month, REFERENCED, str(exc).strip())
+    except _CarryFailed as exc:
+        log.exception("the carry-forward of %s failed; the month stays", name)
+        return MonthResult(rule.table, name, month, FAILED, str(exc))
 
 
 def partitions_archive_due(*, now: datetime | None = None) -> list[MonthResult]:
-    """Archive every month past its table's retention period that nothing references (module docstring); one
-    result per due month, archived or not, with the reason it stays."""
+    """Archive every month past its table's retention period that nothing references, a summed table's only
+    through its registered carry-forward hook (module docstring); one result per due month, archived or not, with
+    the reason it stays."""
     now = now or clock.now()
     retention = partition_retention(dict(settings.PARTITION_RETENTION_MONTHS),
                                     audit_years=int(settings.AUDIT_RETENTION_YEARS),
@@ -150,11 +234,14 @@ def partitions_archive_due(*, now: datetime | None = None) -> list[MonthResult]:
         if not partitioning.is_partitioned(connection, rule.table):
             continue
         months = retention[rule.table]
+        carry = carry_forward_hook(rule)
         for name, index in months_due(rule.table, months, now):
-            if rule.summed_by:
-                results.append(MonthResult(rule.table, name, partitioning.month_of(index), SUMMED, rule.summed_by))
+            if rule.summed_by and carry is None:  # fail closed: never archived without its totals carried
+                results.append(MonthResult(rule.table, name, partitioning.month_of(index), SUMMED,
+                                           f"{rule.summed_by}; carry-forward hook {rule.carry_forward!r} not "
+                                           "registered"))
                 continue
-            result = _archive_month(rule, name, index, months)
+            result = _archive_month(rule, name, index, months, carry)
             if result is not None:
                 results.append(result)
     for r in results:

@@ -340,7 +340,9 @@ def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str,
     """Retention without deleting a row: detach ``partition`` from ``table`` and move it to ``schema`` (dump it
     from there with ``pg_dump -n archive``). PostgreSQL refuses to detach a partition whose rows are still
     referenced by a foreign key (a deposit pointing at a ledger transaction): those stay until the referencing
-    rows are archived too. Returns the archived table's qualified name."""
+    rows are archived too. The archived table keeps its indexes and its foreign keys, except those pointing at a
+    partitioned table (dropped, so that table's month can be archived in its turn). Returns the archived table's
+    qualified name."""
     if partition not in {name for name, _ in partitions(conn, table)}:
         raise ValueError(f"{partition} is not a partition of {table}")
     bounds = _rows(conn, "SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE oid = %s::regclass",
@@ -357,6 +359,14 @@ def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str,
         _exec(conn, f"DELETE FROM {claim.claim_table} WHERE row_id >= %s AND row_id < %s", [low, high])
     _exec(conn, f"ALTER TABLE {table} DETACH PARTITION {partition}")
     _exec(conn, f"ALTER TABLE {partition} SET SCHEMA {schema}")
+    # the archived rows keep their foreign keys, except those to another partitioned table: that table's month would
+    # stay referenced by the archive forever (archived entries pointing at their transactions' month); the
+    # references were enforced while both were live, and archived rows never change
+    for (name,) in _rows(conn, """
+            SELECT c.conname FROM pg_constraint c JOIN pg_class r ON r.oid = c.confrelid
+            WHERE c.conrelid = %s::regclass AND c.contype = 'f' AND c.conparentid = 0 AND r.relkind = 'p'""",
+                         [f"{schema}.{partition}"]):
+        _exec(conn, f'ALTER TABLE {schema}.{partition} DROP CONSTRAINT "{name}"')
     return f"{schema}.{partition}"
 
 

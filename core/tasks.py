@@ -77,8 +77,9 @@ def partitions_ensure() -> list[str]:
 @platform_task(name="core.partitions_archive", time_limit=3600, soft_time_limit=3300)
 def partitions_archive() -> dict[str, list[str]]:
     """Daily: every month of a partitioned table past its retention period moved to the ``archive`` schema, each
-    month in its own transaction claimed with an advisory lock (core/archiving.py); the months that stay, by reason
-    (``referenced``, ``summed``, ``busy``), are logged on ``platform.retention`` and returned."""
+    month in its own transaction claimed with an advisory lock, a summed table's with its totals carried forward by
+    its app's hook (core/archiving.py); the months that stay, by reason (``referenced``, ``summed``, ``busy``,
+    ``failed``), are logged on ``platform.retention`` and returned."""
     from core.archiving import partitions_archive_due
 
     report: dict[str, list[str]] = {}

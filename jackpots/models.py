@@ -166,6 +166,26 @@ class Contribution(models.Model):
         indexes = [models.Index(fields=["round_id"], name="jackpots_contrib_round")]
 
 
+class CarriedContributions(models.Model):
+    """One pool's contributions of one archived month of the log (``core.partitions_archive``, docs/scaling.md
+    "Retention"), carried forward by ``jackpots.carry`` in the transaction that detached the month: what the pool's
+    folded rows summed to. ``jackpot_check`` proves the pool against these plus the live rows. Written once per
+    pool and month, never changed."""
+
+    jackpot = models.ForeignKey(Jackpot, on_delete=models.PROTECT, related_name="+")
+    month = models.DateField(help_text="the archived month (UTC), its first day")
+    ids_from = models.BigIntegerField(help_text="the month's ids: [ids_from, ids_to)")
+    ids_to = models.BigIntegerField()
+    active_micro = models.BigIntegerField()
+    future_micro = models.BigIntegerField()
+    row_count = models.BigIntegerField(help_text="the contribution rows archived")
+    archived_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "carried contributions"
+        constraints = [models.UniqueConstraint(fields=["jackpot", "month"], name="jackpots_carried_pool_month")]
+
+
 class Award(models.Model):
     """A jackpot won in a round: decided (the pool is reset at once), then paid at the round's settlement within
     the per-round cap (the excess back to the pool), or reversed if the round is voided."""

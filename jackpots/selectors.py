@@ -5,6 +5,7 @@ from typing import Any
 
 from django.db.models import Sum
 
+from jackpots.carry import carried_by_pool
 from jackpots.levels import enabled
 from jackpots.models import MICRO, Award, Contribution, Jackpot, Pending
 
@@ -93,7 +94,8 @@ def wins_of_player(*, player_id: int, limit: int = 100) -> list[dict[str, Any]]:
 
 
 def pool_books(jp: Jackpot) -> dict[str, Any]:
-    """The pool's own account of itself (admin, jackpot_check): value, ledger, contributions, seeds, awards."""
+    """The pool's own account of itself (admin, jackpot_check): value, ledger, contributions (the folded log: the
+    archived months' carried totals plus the live rows), seeds, awards."""
     from jackpots.models import Fold
 
     folded = Contribution.objects.filter(jackpot=jp).aggregate(
@@ -104,7 +106,7 @@ def pool_books(jp: Jackpot) -> dict[str, Any]:
         "value_micro": jp.amount_micro + jp.future_micro,
         "pending_micro": sum(pending),
         "contributed_micro": jp.contributed_micro,
-        "log_folded_micro": (folded["a"] or 0) + (folded["f"] or 0),
+        "log_folded_micro": carried_by_pool(jp.pk) + (folded["a"] or 0) + (folded["f"] or 0),
         "clamped_micro": clamped,
         "seeded": jp.seeded, "awarded": jp.awarded, "returned": jp.returned,
         "expected_value_micro": jp.contributed_micro + clamped + (jp.seeded - jp.awarded + jp.returned) * MICRO,

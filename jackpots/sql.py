@@ -6,20 +6,22 @@
 * :data:`LIVE`: the status, run and live value of one level (the folded pot plus its pending rows), no lock.
 * :data:`FOLD`: the committed pending rows of a level moved into the permanent log, each exactly once (``DELETE
   ... RETURNING`` into ``INSERT``), in ONE statement that waits on no spin.
+* :data:`CARRY_CONTRIBUTIONS`: an archived month of the log carried forward per pool (``jackpots.carry``, the hook
+  of ``core.partitions_archive``), not on the round path.
 
 Pinned by ``games/tests/platform/test_round_cost.py`` (one jackpot statement per round), the jackpots tests,
 ``jackpot_check`` (value = folded contributions + seeds - awards + returns) and ``tests/test_sql_contracts.py``.
 """
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 from django.db import connection
 
 from core.sql import attnames, col, cols, execute, register, table
-from jackpots.models import Contribution, Jackpot, Pending
+from jackpots.models import CarriedContributions, Contribution, Jackpot, Pending
 
-J, PD, C = Jackpot, Pending, Contribution
+J, PD, C, CC = Jackpot, Pending, Contribution, CarriedContributions
 _ROW = ("jackpot_id", "round_id", "reversal", "player_id", "basis_amount", "active_micro", "future_micro",
         "created_at")
 
@@ -94,3 +96,29 @@ def fold(*, jackpot_id: int, fold_id: int) -> tuple[int, int, int]:
         execute(cur, FOLD, {"fold": fold_id, "jackpot": jackpot_id})
         rows, active, future = (int(x) for x in cur.fetchone())
     return rows, active, future
+
+
+_CARRIED = ("jackpot_id", "month", "ids_from", "ids_to", "active_micro", "future_micro", "row_count", "archived_at")
+
+#: each pool's sums of one month of the log (``id >= low AND id < high``: that month's partition, read once, whole)
+CARRY_CONTRIBUTIONS = register(
+    "jackpots.carry_contributions",
+    f"""WITH carried AS (
+    INSERT INTO {table(CC)} ({cols(CC, _CARRIED)})
+    SELECT c.{col(C, 'jackpot')}, %(month)s, %(low)s, %(high)s, sum(c.{col(C, 'active_micro')}),
+           sum(c.{col(C, 'future_micro')}), count(*), %(at)s
+    FROM {table(C)} c WHERE c.id >= %(low)s AND c.id < %(high)s GROUP BY c.{col(C, 'jackpot')}
+    RETURNING {col(CC, 'row_count')}
+)
+SELECT count(*), COALESCE(sum({col(CC, 'row_count')}), 0) FROM carried""",
+    columns={C: ("id", "jackpot_id", "active_micro", "future_micro"), CC: _CARRIED}, inserts=(CC,),
+    params={"month": date, "low": int, "high": int, "at": datetime},
+)
+
+
+def carry_contributions(*, month: date, low: int, high: int, at: datetime) -> tuple[int, int]:
+    """Run :data:`CARRY_CONTRIBUTIONS`: (pools carried, contribution rows)."""
+    with connection.cursor() as cur:
+        execute(cur, CARRY_CONTRIBUTIONS, {"month": month, "low": low, "high": high, "at": at})
+        pools, rows = cur.fetchone()
+    return int(pools), int(rows)

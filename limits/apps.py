@@ -14,3 +14,8 @@ class LimitsConfig(AppConfig):
         hooks.register("account_closed", services.limits_account_closed)
         hooks.register("self_limits_decided", selectors.self_limits_decided)
         privacy.register()  # its records, export and anonymisation (accounts.privacy_contract, GP §12(5), §12(7))
+        # the settled bets' archived months carried forward (declared in core.retention_rules)
+        from core.archiving import carry_forward_register
+        from limits import carry
+
+        carry_forward_register("limits.carry_settled_bets", carry.carry_settled_bets)

@@ -246,6 +246,32 @@ class SettledBet(models.Model):
         ]
 
 
+class CarriedBetTotals(models.Model):
+    """What one archived month of settled bets (``core.partitions_archive``, docs/scaling.md "Retention") added to
+    one player's day or month total of one kind, carried forward by ``limits.carry`` in the transaction that
+    detached the month: the same figures as :class:`PeriodTotal`, from the month's bets that are not voided, keyed as
+    ``limits_reconcile`` keys them (the Prague day or month of ``placed_at`` for the placement, of ``settled_at``
+    for the decision). ``limits_reconcile`` adds them to the live bets. Written once per month and key, never
+    changed."""
+
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=32)
+    period = models.CharField(max_length=5, choices=PeriodTotal.Period.choices)
+    start = models.DateField()  # Prague date of the day, or the first day of the month
+    month = models.DateField(help_text="the archived month of the settled bets (UTC), its first day")
+    stakes_placed = models.BigIntegerField()
+    bets_placed = models.BigIntegerField()
+    stakes_decided = models.BigIntegerField()
+    wins_decided = models.BigIntegerField()
+    bets_decided = models.BigIntegerField()
+    archived_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "carried bet totals"
+        constraints = [models.UniqueConstraint(fields=["month", "player", "kind", "period", "start"],
+                                               name="limits_carried_month_key")]
+
+
 class StakeRefusal(models.Model):
     """Every refused stake, for staff (why was this stake refused?).
 

@@ -25,7 +25,7 @@ RECORDS = (
         code="limits.self_limits",
         models=("limits.SelfLimit", "limits.SelfLimitChange", "limits.ClosingSnapshot", "limits.PlayerKindState",
                 "limits.OpenBet", "limits.PeriodTotal", "limits.MinuteBucket", "limits.SettledBet",
-                "limits.StakeRefusal"),
+                "limits.CarriedBetTotals", "limits.StakeRefusal"),
         periods=GAMBLING,
         what_cs="sebeomezující opatření, jejich změny a počitadla hry (HP §6, §7)",
         what_en="self-limits, their changes and the play counters (GP §6, §7)",

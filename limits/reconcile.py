@@ -2,7 +2,9 @@
 
 * Day and month totals (:class:`~limits.models.PeriodTotal`): stakes placed = the stakes of the ledger's
   bets (not voided) by the Prague day/month of ``placed_at`` plus the open bets; decided stakes, wins and
-  counts = the ledger's bets (not voided) by the Prague day/month of ``settled_at``.
+  counts = the ledger's bets (not voided) by the Prague day/month of ``settled_at``. The ledger is its live bets
+  plus the totals carried forward from its archived months (:class:`~limits.models.CarriedBetTotals`, keyed the
+  same way, written when ``core.partitions_archive`` detached the month; docs/scaling.md "Retention").
 * Minute buckets (:class:`~limits.models.MinuteBucket`) still kept (the last 2 hours): stakes by the minute
   of ``placed_at`` (plus open bets), wins by the minute of ``settled_at``; and each bucket's ``peak`` is at
   least its own net loss (the whole minute is one of its tails).
@@ -44,10 +46,14 @@ WITH placed AS (
     SELECT player_id, kind, {key_settled} AS k, SUM(stake) AS s, SUM(win) AS w, COUNT(*) AS n
     FROM limits_settledbet WHERE NOT voided {pf} GROUP BY 1, 2, 3
 ), expected AS (
-    SELECT COALESCE(lp.player_id, ld.player_id) AS player_id, COALESCE(lp.kind, ld.kind) AS kind,
-           COALESCE(lp.k, ld.k) AS k, COALESCE(lp.s, 0) AS sp, COALESCE(lp.n, 0) AS np,
-           COALESCE(ld.s, 0) AS sd, COALESCE(ld.w, 0) AS wd, COALESCE(ld.n, 0) AS nd
-    FROM lp FULL OUTER JOIN ld ON lp.player_id = ld.player_id AND lp.kind = ld.kind AND lp.k = ld.k
+    SELECT player_id, kind, k, SUM(sp) AS sp, SUM(np) AS np, SUM(sd) AS sd, SUM(wd) AS wd, SUM(nd) AS nd FROM (
+        SELECT player_id, kind, k, s AS sp, n AS np, 0 AS sd, 0 AS wd, 0 AS nd FROM lp
+        UNION ALL
+        SELECT player_id, kind, k, 0, 0, s, w, n FROM ld
+        UNION ALL
+        SELECT player_id, kind, start, stakes_placed, bets_placed, stakes_decided, wins_decided, bets_decided
+        FROM limits_carriedbettotals WHERE period = %s {pf}
+    ) x GROUP BY 1, 2, 3
 ), counters AS (
     SELECT player_id, kind, start AS k, stakes_placed AS sp, bets_placed AS np, stakes_decided AS sd,
            wins_decided AS wd, bets_decided AS nd
@@ -104,9 +110,11 @@ def reconcile(*, player_ids: list[int] | None = None, now: datetime | None = Non
     with connection.cursor() as cur:
         for period, (kp, ks) in _KEYS.items():
             sql = _PERIOD_SQL.format(key_placed=kp, key_settled=ks, pf=pf.replace("%(players)s", "%s"))
-            # placeholders in order: placed (2 x players), ld (players), period, counters (players)
+            # placeholders in order: placed (2 x players), ld (players), carried (period, players), counters (period,
+            # players)
             ids = list(player_ids or [])
-            params: list[list[int] | str] = [ids, ids, ids, period, ids] if player_ids is not None else [period]
+            params: list[list[int] | str] = ([ids, ids, ids, period, ids, period, ids] if player_ids is not None
+                                             else [period, period])
             cur.execute(sql, params)
             for row in cur.fetchall():
                 out.append(Mismatch(f"periodtotal.{period}", row[0], row[1], str(row[2]), tuple(row[3:8]),

@@ -24,6 +24,8 @@
   placement and its decision out of the day and month totals, its stake and win out of the minute buckets still
   kept (each peak the lower of two upper bounds, one of them the minute's events as the ledger now tells them).
   ``settled_bet_voided`` runs it under the same lock.
+* :data:`CARRY_SETTLED`: an archived month of settled bets carried forward into the day and month keys
+  ``limits_reconcile`` compares (``limits.carry``, the hook of ``core.partitions_archive``), not on the round path.
 
 Pinned by the limits tests, ``games/tests/platform/test_round_cost.py`` / ``test_action_cost.py`` (statement
 counts), ``limits_reconcile`` (the counters equal the ledger of settled bets) and ``tests/test_sql_contracts.py``.
@@ -39,6 +41,7 @@ from django.db import connection
 from accounts.models import PersonalData, Player
 from core.sql import cast_type, col, cols, execute, field_of, instance, instance_from_json, json_object, register, table
 from limits.models import (
+    CarriedBetTotals,
     ExclusionWatch,
     MinuteBucket,
     OpenBet,
@@ -580,3 +583,52 @@ def bet_place(*, state_id: int, player_id: int, kind: str, stake: int, day: date
         row = cur.fetchone()
     if row is None or row[0] != 2 or row[1] != 1:
         raise RuntimeError(f"limits counters for {round_ref} not written: {row}")
+
+
+# The archived months (core.partitions_archive, limits/carry.py) ----------------------------------------------------
+
+CB = CarriedBetTotals
+_CARRIED = ("player_id", "kind", "period", "start", "month", *FIGURES, "archived_at")
+
+
+def _prague(column: str, period: str) -> str:
+    """The Prague day or month of a timestamp column, as ``limits_reconcile`` keys it."""
+    local = f"(b.{col(S, column)} AT TIME ZONE %(tz)s)"
+    return f"({local}::date)" if period == "day" else f"(date_trunc('month', {local})::date)"
+
+
+_CARRY_KEYS = " UNION ALL ".join(
+    f"SELECT b.{col(S, 'player')} AS p, b.{col(S, 'kind')} AS k, %(period_{period})s AS period, "
+    f"{_prague(at, period)} AS s, "
+    + (f"b.{col(S, 'stake')} AS sp, 1 AS np, 0 AS sd, 0 AS wd, 0 AS nd" if at == "placed_at"
+       else f"0 AS sp, 0 AS np, b.{col(S, 'stake')} AS sd, b.{col(S, 'win')} AS wd, 1 AS nd")
+    + f" FROM {table(S)} b WHERE b.id >= %(low)s AND b.id < %(high)s AND NOT b.{col(S, 'voided')}"
+    for period in ("day", "month") for at in ("placed_at", "settled_at"))
+
+#: one month of settled bets (``id >= low AND id < high``: that month's partition, read four times, whole) summed into
+#: the placement (by ``placed_at``) and the decision (by ``settled_at``) of each player's day and month, not voided
+CARRY_SETTLED = register(
+    "limits.carry_settled",
+    f"""WITH keyed AS ({_CARRY_KEYS}
+), carried AS (
+    INSERT INTO {table(CB)} ({cols(CB, _CARRIED)})
+    SELECT p, k, period, s, %(archived_month)s, sum(sp), sum(np), sum(sd), sum(wd), sum(nd), %(at)s
+    FROM keyed GROUP BY p, k, period, s
+    RETURNING {cols(CB, ('period', 'bets_decided'))}
+)
+SELECT count(*), COALESCE(sum({col(CB, 'bets_decided')}) FILTER (WHERE {col(CB, 'period')} = %(period_day)s), 0)
+FROM carried""",
+    columns={S: ("id", "player_id", "kind", "stake", "win", "placed_at", "settled_at", "voided"), CB: _CARRIED},
+    inserts=(CB,),
+    params={"tz": str, "period_day": str, "period_month": str, "archived_month": date, "low": int, "high": int,
+            "at": datetime},
+)
+
+
+def carry_settled(*, month: date, low: int, high: int, at: datetime, tz: str) -> tuple[int, int]:
+    """Run :data:`CARRY_SETTLED`: (keys carried, bets decided in the month: not voided)."""
+    with connection.cursor() as cur:
+        execute(cur, CARRY_SETTLED, {"tz": tz, "period_day": P.Period.DAY, "period_month": P.Period.MONTH,
+                                        "archived_month": month, "low": low, "high": high, "at": at})
+        keys, decided = cur.fetchone()
+    return int(keys), int(decided)

@@ -22,6 +22,7 @@ from jackpots.models import Award, Contribution, Pending
 from limits.models import PanicExclusion, SelfLimitChange, SelfListingRequest, StakeRefusal
 from reports.db import read_alias
 from reports.models import DayReport, GameDayReport
+from wallet.carry import carried_total
 from wallet.models import Entry, LedgerAccount, LedgerTransaction, Payout
 
 BREAK_CODE = "limits.break_required"  # limits.errors.BREAK_REQUIRED's code (GP §6(2), the 120/15 break)
@@ -118,7 +119,9 @@ def _other_figures(alias: str, start: datetime, end: datetime) -> dict[str, Any]
     return {
         "jackpot_contributed_micro": contributed,
         "jackpot_awarded": awards["amount"], "jackpot_awards_paid": awards["paid"],
-        "jackpot_liability": jp_entries.aggregate(x=_sum("amount", Q()))["x"],
+        # the pools' balances at the end: every entry before it, the archived months' carried totals included
+        "jackpot_liability": jp_entries.aggregate(x=_sum("amount", Q()))["x"]
+        + carried_total(account_kind=LedgerAccount.Kind.JACKPOT, before=end, using=alias),
         "players_registered": _count(players.filter(_within("created_at", start, end))),
         "temporary_opened": _count(players.filter(_within("temporary_activated_at", start, end))),
         "temporary_completed": _count(players.filter(_within("completed_at", start, end))),

@@ -2,7 +2,8 @@
 
 A month of a partitioned table is archived (detached into the ``archive`` schema, no row deleted) from 00:00 Prague of
 the day after its last row's legal period ends, and not a second before; a month other rows still point at stays and
-is reported with the referencing table; the tables a reconciliation sums stay and say which check sums them; a
+is reported with the referencing table; the tables a reconciliation sums stay while their carry-forward hooks are not
+registered, and say which check sums them (tests/test_partition_carry_forward.py archives them with the hooks); a
 retention shorter than the law's is refused; a month held by another worker is left to it, and two workers archive
 each month once. The clock is moved with time-machine; the database is real, each month in its own transaction.
 """
@@ -156,17 +157,35 @@ def test_a_round_month_still_referenced_by_a_round_action_stays_and_is_reported(
 
 
 @pytest.mark.django_db
-def test_the_ledger_and_the_other_summed_tables_keep_their_due_months_and_say_which_check_sums_them():
+def test_the_summed_tables_keep_their_due_months_while_their_carry_forward_hooks_are_not_registered(monkeypatch):
+    """Fail closed: a summed table is archived only through the hook that carries its months' totals forward
+    (tests/test_partition_carry_forward.py archives them with the hooks); without it the month stays, and says
+    which check sums it and which hook is missing."""
+    from core import archiving
+
     tables = ("wallet_ledgertransaction", "wallet_entry", "jackpots_contribution", "limits_settledbet")
     names = {table: _old_month(table, JUNE_2020) for table in tables}
+    monkeypatch.setattr(archiving, "_carry_forward", {})
+    assert archiving.carry_forward_missing() == ["jackpots.carry_contributions", "limits.carry_settled_bets",
+                                                 "wallet.carry_entries", "wallet.carry_transactions"]
+    assert {m.id for m in archiving.carry_forward_check()} == {"core.W020"}
     with time_machine.travel(JUNE_DUE, tick=False):
         results = partitions_archive_due()
     for table, name in names.items():
         outcome, detail = _by(results, table)[name]
-        assert outcome == SUMMED and detail, table
+        assert outcome == SUMMED and "not registered" in detail, table
         assert name in _attached(table), table
     assert "ledger_check" in _by(results, "wallet_entry")[names["wallet_entry"]][1]
     assert "limits_reconcile" in _by(results, "limits_settledbet")[names["limits_settledbet"]][1]
+    with pytest.raises(ValueError, match="unknown carry-forward hook"):
+        archiving.carry_forward_register("wallet.carry_everything", lambda month: {})
+
+
+@pytest.fixture
+def far_settled_bets(settings):
+    """The settled bets kept as long as the ledger: by the instants these tests move the clock to, their 36 months
+    would have the job archive this month's settled bets too, in a transaction the test commits."""
+    settings.PARTITION_RETENTION_MONTHS = {**settings.PARTITION_RETENTION_MONTHS, "limits_settledbet": 120}
 
 
 @pytest.fixture
@@ -181,7 +200,8 @@ def cleanup_months():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_month_another_worker_holds_is_left_to_it_and_two_workers_archive_each_month_once(cleanup_months):
+def test_a_month_another_worker_holds_is_left_to_it_and_two_workers_archive_each_month_once(cleanup_months,
+                                                                                            far_settled_bets):
     months = [JUNE_2020, JULY_2020, AUGUST_2020]
     names = [_old_month("core_auditevent", m) for m in months]
     cleanup_months += names
@@ -250,7 +270,8 @@ def test_the_scheduled_task_archives_a_due_month_in_a_real_worker(worker_env, cl
     proc = subprocess.Popen(
         [sys.executable, "-c", start, "-A", "config", "worker", "-l", "warning", "--pool", "solo", "-Q", queue,
          "-n", f"test-{queue}@%h", "--without-heartbeat", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env={**worker_env, "CELERY_BROKER_URL": url}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,  # the settled bets as in far_settled_bets
+        env={**worker_env, "CELERY_BROKER_URL": url, "PARTITION_RETENTION_MONTHS": '{"limits_settledbet": 120}'})
     try:
         with app.connection_for_write(url, transport_options=transport_options(worker_env, url)) as conn:
             # send_task: always sent to the broker (the tests' eager setting would run apply_async here, in this process)

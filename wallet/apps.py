@@ -19,3 +19,10 @@ class WalletConfig(AppConfig):
         hooks.register("has_verified_payment_method", selectors.player_has_verified_payment_method)
         hooks.register("payment_method_deadline", selectors.payment_method_deadline)
         privacy.register()  # its records, export and anonymisation (accounts.privacy_contract, GP §12(5), §12(7))
+        # the ledger's archived months carried forward (core.retention_rules declares the hooks; without them the job
+        # keeps the ledger's months)
+        from core.archiving import carry_forward_register
+        from wallet import carry
+
+        carry_forward_register("wallet.carry_entries", carry.carry_entries)
+        carry_forward_register("wallet.carry_transactions", carry.carry_transactions)

@@ -20,6 +20,7 @@ from core import clock
 from core.audit import Actor, integrity_alarm
 from core.money import Money
 from wallet import errors, sql
+from wallet.carry import carried_by_account
 from wallet.models import Debt, Entry, LedgerAccount, LedgerTransaction, Wallet
 
 AccountKind = LedgerAccount.Kind
@@ -202,11 +203,13 @@ def apply_credit_to_debt(account: LedgerAccount) -> None:
 
 
 def account_sum(account_id: int) -> int:
-    return int(Entry.objects.filter(account_id=account_id).aggregate(s=Sum("amount"))["s"] or 0)
+    """The sum of the account's entries: the archived months' carried totals plus the live entries."""
+    live = int(Entry.objects.filter(account_id=account_id).aggregate(s=Sum("amount"))["s"] or 0)
+    return live + carried_by_account([account_id]).get(account_id, 0)
 
 
 def operator_balance(code: str) -> Money:
-    """An operator account's balance: the sum of its entries (never a hot row)."""
+    """An operator account's balance: the sum of its entries, carried and live (never a hot row)."""
     acc = LedgerAccount.objects.filter(code=code).first()
     return Money(account_sum(acc.pk) if acc else 0)
 

@@ -773,3 +773,7 @@ class PaymentOrder(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.end_to_end_id} {Money(self.amount, self.currency)}"
+
+
+# the archived months' totals (core.partitions_archive): defined apart, loaded with the app's models
+from wallet.models_carried import ArchivedLedgerMonth, CarriedEntries  # noqa: E402, F401

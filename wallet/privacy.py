@@ -112,7 +112,7 @@ RECORDS = (
     Record(
         code="wallet.ledger",
         models=("wallet.Wallet", "wallet.LedgerAccount", "wallet.LedgerTransaction", "wallet.Entry",
-                "wallet.BranchCash", "wallet.Debt"),
+                "wallet.CarriedEntries", "wallet.BranchCash", "wallet.Debt"),
         periods=PERIODS,
         what_cs="účetní kniha: účty, transakce a zápisy, hotovost na pobočce, dluhy",
         what_en="the ledger: accounts, transactions and entries, branch cash, debts",

@@ -22,6 +22,7 @@ from core.db_router import replica
 from core.home import QueueState, queue_of
 from core.money import Money
 from wallet import rules
+from wallet.carry import carried_operator_totals
 from wallet.models import (
     BankEntry,
     Debt,
@@ -380,10 +381,12 @@ def wallet_overview(player: Player) -> dict[str, Any]:
 
 
 def operator_balances() -> dict[str, Money]:
-    """Operator account balances (sums of entries; credit-positive)."""
-    rows = (Entry.objects.filter(account__player__isnull=True).values("account__code")
-            .annotate(s=Sum("amount")).order_by("account__code"))
-    return {r["account__code"]: Money(r["s"]) for r in rows}
+    """Operator account balances (sums of entries, the archived months' carried totals included; credit-positive)."""
+    totals = carried_operator_totals()
+    rows = Entry.objects.filter(account__player__isnull=True).values("account__code").annotate(s=Sum("amount"))
+    for r in rows.order_by():
+        totals[r["account__code"]] = totals.get(r["account__code"], 0) + int(r["s"])
+    return {code: Money(totals[code]) for code in sorted(totals)}
 
 
 # The back office (issue 24) ------------------------------------------------------------------------------------

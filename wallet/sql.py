@@ -8,6 +8,8 @@
   on first use), the balance update and both entries in ONE statement; replaces the ORM's 5-7 (transaction
   insert in a savepoint, operator account read, balance update, entries).
 * :data:`BALANCE_ADD`: ``balance = balance + x RETURNING balance`` of a player account (the general posting).
+* :data:`CARRY_ENTRIES`, :data:`CARRY_TRANSACTIONS`: an archived month's totals carried forward (``wallet.carry``,
+  the hooks of ``core.partitions_archive``), not on the round path.
 
 Pinned by ``games/tests/platform/test_round_cost.py`` (the statement count of a round) and
 ``tests/test_sql_contracts.py`` (columns against the models, ``EXPLAIN`` without a sequential scan).
@@ -15,7 +17,7 @@ Pinned by ``games/tests/platform/test_round_cost.py`` (the statement count of a 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from django.db import IntegrityError, connection
@@ -23,6 +25,7 @@ from django.db.models import Model, UniqueConstraint
 
 from core.sql import attnames, col, cols, execute, instance, register, table
 from wallet.models import Entry, LedgerAccount, LedgerTransaction, Wallet
+from wallet.models_carried import ArchivedLedgerMonth, CarriedEntries
 
 W, A, T, E = Wallet, LedgerAccount, LedgerTransaction, Entry
 _WALLET_FIELDS = attnames(W)
@@ -134,3 +137,58 @@ def is_reference_conflict(exc: IntegrityError) -> bool:
     ``diag.constraint_name``); a balance, zero-sum or debt check is not."""
     diag = getattr(exc.__cause__, "diag", None)
     return getattr(diag, "constraint_name", None) == REFERENCE_CONSTRAINT
+
+
+# The archived months (core.partitions_archive, wallet/carry.py) ----------------------------------------------------
+
+CE, AM = CarriedEntries, ArchivedLedgerMonth
+_CARRIED = ("account_id", "month", "ids_from", "ids_to", "amount", "entries", "archived_at")
+_ARCHIVED = ("table_name", "month", "ids_from", "ids_to", "row_count", "archived_at")
+
+#: one archived month of entries: each account's sum and count carried, and the month recorded, in ONE statement.
+#: ``id >= low AND id < high`` is the month's partition (the partition key): it reads that partition once, whole
+CARRY_ENTRIES = register(
+    "wallet.carry_entries",
+    f"""WITH carried AS (
+    INSERT INTO {table(CE)} ({cols(CE, _CARRIED)})
+    SELECT e.{col(E, 'account')}, %(month)s, %(low)s, %(high)s, sum(e.{col(E, 'amount')}), count(*), %(at)s
+    FROM {table(E)} e WHERE e.id >= %(low)s AND e.id < %(high)s GROUP BY e.{col(E, 'account')}
+    RETURNING {col(CE, 'amount')}, {col(CE, 'entries')}
+), archived AS (
+    INSERT INTO {table(AM)} ({cols(AM, _ARCHIVED)})
+    SELECT %(table)s, %(month)s, %(low)s, %(high)s, COALESCE(sum({col(CE, 'entries')}), 0), %(at)s FROM carried
+    RETURNING {col(AM, 'row_count')}
+)
+SELECT (SELECT count(*) FROM carried), (SELECT {col(AM, 'row_count')} FROM archived),
+       (SELECT COALESCE(sum({col(CE, 'amount')}), 0) FROM carried)""",
+    columns={E: ("id", "account_id", "amount"), CE: _CARRIED, AM: _ARCHIVED}, inserts=(CE, AM),
+    params={"table": str, "month": date, "low": int, "high": int, "at": datetime},
+)
+
+
+def carry_entries(*, month: date, low: int, high: int, at: datetime) -> tuple[int, int, int]:
+    """Run :data:`CARRY_ENTRIES`: (accounts carried, entries, their sum: 0 for balanced transactions)."""
+    with connection.cursor() as cur:
+        execute(cur, CARRY_ENTRIES, {"table": AM.Table.ENTRIES, "month": month, "low": low, "high": high,
+                                        "at": at})
+        accounts, entries, total = cur.fetchone()
+    return int(accounts), int(entries), int(total)
+
+
+#: one archived month of transactions recorded (their entries' month was archived before: they point at them)
+CARRY_TRANSACTIONS = register(
+    "wallet.carry_transactions",
+    f"""INSERT INTO {table(AM)} ({cols(AM, _ARCHIVED)})
+SELECT %(table)s, %(month)s, %(low)s, %(high)s, count(*), %(at)s FROM {table(T)} t
+WHERE t.id >= %(low)s AND t.id < %(high)s RETURNING {col(AM, 'row_count')}""",
+    columns={T: ("id",), AM: _ARCHIVED}, inserts=(AM,),
+    params={"table": str, "month": date, "low": int, "high": int, "at": datetime},
+)
+
+
+def carry_transactions(*, month: date, low: int, high: int, at: datetime) -> int:
+    """Run :data:`CARRY_TRANSACTIONS`: the month's transactions."""
+    with connection.cursor() as cur:
+        execute(cur, CARRY_TRANSACTIONS, {"table": AM.Table.TRANSACTIONS, "month": month, "low": low,
+                                             "high": high, "at": at})
+        return int(cur.fetchone()[0])

@@ -2,8 +2,9 @@
 
 For every pool: its ledger account holds exactly the whole haléře of its value; its value equals everything folded
 into it (contributions, the house's clamps) plus seeds minus awards plus what came back, to the micro-haléř; the
-folded contribution rows sum to what the pool says it folded. The ``jackpot:awards`` account equals the awards
-decided and not yet paid. Runs in the tests and beside ``ledger_check``."""
+folded contribution rows (the archived months' carried totals plus the live rows, ``pool_books``) sum to what the
+pool says it folded. The ``jackpot:awards`` account equals the awards decided and not yet paid. Runs in the tests and
+beside ``ledger_check``."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,8 +1,14 @@
 """Prove the ledger right: exit non-zero on any difference.
 
-* every tracked (player) account's balance equals the sum of its entries, and every entry's balance_after
-  equals the running sum up to it (so statements are right);
-* every transaction balances (sum 0, at least two entries) and all entries together sum to zero;
+An account's entries are its live entries plus the totals carried forward from the archived months of
+``wallet_entry`` (``wallet_carriedentries``, written when ``core.partitions_archive`` detached the month; docs/scaling.md
+"Retention"). So:
+
+* every tracked (player) account's balance equals the sum of its entries (carried + live), and every live entry's
+  balance_after equals the running sum up to it (the carried months below its id + the live entries up to it), so
+  statements are right;
+* every live transaction balances (sum 0, at least two entries; a transaction of a month whose entries are archived
+  has none left live, and was proven while they were) and all entries together, carried and live, sum to zero;
 * a player balance is below zero only by its recorded debt, which equals its open Debt rows;
 * the held accounts equal the open withdrawals plus the held wins; ``refunds_payable`` equals what open
   payouts still owe; ``bank_unmatched`` equals the bank credits waiting in the staff queue.
@@ -14,29 +20,47 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
+#: the sum of an account's entries: the carried months' totals plus the live entries
+_BOOK = """(SELECT COALESCE(SUM(c.amount), 0) FROM wallet_carriedentries c WHERE c.account_id = {a})
+           + (SELECT COALESCE(SUM(e.amount), 0) FROM wallet_entry e WHERE e.account_id = {a})"""
+_OPERATOR_BOOK = _BOOK.format(a="(SELECT id FROM wallet_ledgeraccount WHERE code = '{code}')")
+
 CHECKS = {
     "account balance != sum of entries": """
-        SELECT a.code, a.balance, COALESCE(SUM(e.amount), 0) AS total
-        FROM wallet_ledgeraccount a LEFT JOIN wallet_entry e ON e.account_id = a.id
-        WHERE a.tracks_balance
-        GROUP BY a.id HAVING a.balance <> COALESCE(SUM(e.amount), 0)""",
+        SELECT a.code, a.balance, COALESCE(l.s, 0) + COALESCE(c.s, 0) AS total
+        FROM wallet_ledgeraccount a
+        LEFT JOIN (SELECT account_id, SUM(amount) s FROM wallet_entry GROUP BY account_id) l ON l.account_id = a.id
+        LEFT JOIN (SELECT account_id, SUM(amount) s FROM wallet_carriedentries GROUP BY account_id) c
+            ON c.account_id = a.id
+        WHERE a.tracks_balance AND a.balance <> COALESCE(l.s, 0) + COALESCE(c.s, 0)""",
+    # a carried month stands at its first id: every live entry of the account is below or above its whole range
     "entry balance_after != running sum": """
         SELECT account_id, id, balance_after, running FROM (
-            SELECT e.account_id, e.id, e.balance_after,
-                   SUM(e.amount) OVER (PARTITION BY e.account_id ORDER BY e.id) AS running
-            FROM wallet_entry e JOIN wallet_ledgeraccount a ON a.id = e.account_id WHERE a.tracks_balance) x
-        WHERE balance_after IS DISTINCT FROM running""",
+            SELECT x.account_id, x.id, x.balance_after, x.live,
+                   SUM(x.amount) OVER (PARTITION BY x.account_id ORDER BY x.id) AS running
+            FROM (SELECT e.account_id, e.id, e.balance_after, e.amount, true AS live
+                  FROM wallet_entry e JOIN wallet_ledgeraccount a ON a.id = e.account_id WHERE a.tracks_balance
+                  UNION ALL
+                  SELECT c.account_id, c.ids_from, NULL, c.amount, false
+                  FROM wallet_carriedentries c JOIN wallet_ledgeraccount a ON a.id = c.account_id
+                  WHERE a.tracks_balance) x) y
+        WHERE live AND balance_after IS DISTINCT FROM running""",
     "transaction does not balance": """
         SELECT t.kind, t.reference, COALESCE(SUM(e.amount), 0), COUNT(e.id)
         FROM wallet_ledgertransaction t LEFT JOIN wallet_entry e ON e.transaction_id = t.id
-        GROUP BY t.id HAVING COALESCE(SUM(e.amount), 0) <> 0 OR COUNT(e.id) < 2""",
+        GROUP BY t.id HAVING (COALESCE(SUM(e.amount), 0) <> 0 OR COUNT(e.id) < 2)
+           AND NOT (COUNT(e.id) = 0 AND EXISTS (
+               SELECT 1 FROM wallet_archivedledgermonth m
+               WHERE m.table_name = 'wallet_entry' AND t.id >= m.ids_from AND t.id < m.ids_to))""",
     "transaction touches another player's account (GP §5(5))": """
         SELECT t.kind, t.reference, t.player_id, a.player_id
         FROM wallet_entry e JOIN wallet_ledgeraccount a ON a.id = e.account_id
         JOIN wallet_ledgertransaction t ON t.id = e.transaction_id
         WHERE a.player_id IS NOT NULL AND a.player_id IS DISTINCT FROM t.player_id""",
     "all entries do not sum to zero": """
-        SELECT SUM(amount) FROM wallet_entry HAVING SUM(amount) <> 0""",
+        SELECT total FROM (SELECT (SELECT COALESCE(SUM(amount), 0) FROM wallet_carriedentries)
+                                  + (SELECT COALESCE(SUM(amount), 0) FROM wallet_entry) AS total) x
+        WHERE total <> 0""",
     "player balance below zero beyond its recorded debt": """
         SELECT code, balance, debt FROM wallet_ledgeraccount
         WHERE player_id IS NOT NULL AND (balance + debt < 0 OR debt < 0)""",
@@ -53,19 +77,16 @@ CHECKS = {
         LEFT JOIN (SELECT player_id, SUM(amount) s FROM wallet_winhold
                    WHERE status IN ('held', 'escalated') GROUP BY player_id) h ON h.player_id = a.player_id
         WHERE a.kind = 'player_held' AND a.balance <> COALESCE(w.s, 0) + COALESCE(h.s, 0)""",
-    "refunds_payable != outstanding payouts": """
-        SELECT (SELECT COALESCE(SUM(e.amount), 0) FROM wallet_entry e JOIN wallet_ledgeraccount a ON a.id = e.account_id
-                WHERE a.code = 'refunds_payable') AS book,
-               (SELECT COALESCE(SUM(amount - paid - postage), 0) FROM wallet_payout) AS owed
-        WHERE (SELECT COALESCE(SUM(e.amount), 0) FROM wallet_entry e JOIN wallet_ledgeraccount a ON a.id = e.account_id
-               WHERE a.code = 'refunds_payable') <> (SELECT COALESCE(SUM(amount - paid - postage), 0) FROM wallet_payout)""",
-    "bank_unmatched != the unmatched bank credits in the staff queue": """
-        SELECT (SELECT COALESCE(SUM(e.amount), 0) FROM wallet_entry e JOIN wallet_ledgeraccount a ON a.id = e.account_id
-                WHERE a.code = 'bank_unmatched') AS book,
-               (SELECT COALESCE(SUM(amount), 0) FROM wallet_bankentry WHERE status = 'unmatched') AS queued
-        WHERE (SELECT COALESCE(SUM(e.amount), 0) FROM wallet_entry e JOIN wallet_ledgeraccount a ON a.id = e.account_id
-               WHERE a.code = 'bank_unmatched') <> (SELECT COALESCE(SUM(amount), 0) FROM wallet_bankentry
-                                                    WHERE status = 'unmatched')""",
+    "refunds_payable != outstanding payouts": f"""
+        SELECT book, owed FROM (
+            SELECT {_OPERATOR_BOOK.format(code='refunds_payable')} AS book,
+                   (SELECT COALESCE(SUM(amount - paid - postage), 0) FROM wallet_payout) AS owed) x
+        WHERE book <> owed""",
+    "bank_unmatched != the unmatched bank credits in the staff queue": f"""
+        SELECT book, queued FROM (
+            SELECT {_OPERATOR_BOOK.format(code='bank_unmatched')} AS book,
+                   (SELECT COALESCE(SUM(amount), 0) FROM wallet_bankentry WHERE status = 'unmatched') AS queued) x
+        WHERE book <> queued""",
 }
 
 
@@ -88,6 +109,9 @@ class Command(BaseCommand):
         with connection.cursor() as cur:
             cur.execute("SELECT COUNT(*) FROM wallet_ledgertransaction")
             n_txn = cur.fetchone()[0]
+            cur.execute("SELECT COALESCE(SUM(row_count), 0) FROM wallet_archivedledgermonth "
+                        "WHERE table_name = 'wallet_ledgertransaction'")
+            n_archived = cur.fetchone()[0]
             cur.execute("SELECT COUNT(*) FROM wallet_ledgeraccount")
             n_acc = cur.fetchone()[0]
         if problems:
@@ -97,4 +121,5 @@ class Command(BaseCommand):
                     self.stderr.write(f"  {row}")
             raise CommandError(f"ledger_check failed: {', '.join(problems)}")
         if opts["verbosity"] > 0:
-            self.stdout.write(f"ledger_check: OK ({n_acc} accounts, {n_txn} transactions, {len(CHECKS)} checks)")
+            self.stdout.write(f"ledger_check: OK ({n_acc} accounts, {n_txn} transactions live, {n_archived} archived, "
+                              f"{len(CHECKS)} checks)")
