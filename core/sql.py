@@ -25,7 +25,7 @@ from datetime import date, datetime
 from typing import Any, TypeVar
 
 from django.db import connection
-from django.db.models import Field, Model
+from django.db.models import DEFERRED, Field, Model
 
 M = TypeVar("M", bound=Model)
 log = logging.getLogger("platform.sql")
@@ -223,36 +223,63 @@ def json_object(model: type[Model], alias: str, names: Iterable[str] | None = No
 def instance(model: type[M], names: Sequence[str], values: Sequence[Any]) -> M:
     """A model instance from selected columns (``Model.from_db``): unselected fields are deferred; each value goes
     through its field's ``from_db_value`` where it has one (a JSONField's text), as the ORM's compiler does."""
-    converted = []
-    for name, value in zip(names, values, strict=True):
-        f = field_of(model, name)
-        converter = getattr(f, "from_db_value", None)
-        converted.append(converter(value, None, connection) if converter is not None and value is not None else value)
+    converters = _converters(model, tuple(names))
+    converted = [c(v, None, connection) if c is not None and v is not None else v
+                 for c, v in zip(converters, values, strict=True)]
     return _instance_raw(model, names, converted)
 
 
+@functools.cache
+def _converters(model: type[Model], names: tuple[str, ...]) -> tuple[Any, ...]:
+    return tuple(getattr(field_of(model, n), "from_db_value", None) for n in names)
+
+
+@functools.cache
+def _layout(model: type[Model], names: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """For each concrete field of ``model`` in its order, the index of its value among ``names`` (-1: not
+    selected, deferred), and the fields' attnames: built once per model and column list (a round maps ~20 rows)."""
+    position = {field_of(model, n).attname: i for i, n in enumerate(names)}
+    if len(position) != len(names):
+        raise ValueError(f"{model.__name__}: a field named twice in {names}")
+    fields = model._meta.concrete_fields
+    return tuple(position.get(f.attname, -1) for f in fields), tuple(f.attname for f in fields)
+
+
 def _instance_raw(model: type[M], names: Sequence[str], values: Sequence[Any]) -> M:
-    """``from_db`` takes a subset of fields in the model's field order: put them in it (any order may come)."""
-    given = dict(zip((field_of(model, n).attname for n in names), values, strict=True))
-    ordered = [f.attname for f in model._meta.concrete_fields if f.attname in given]
-    return model.from_db(connection.alias, ordered, [given[n] for n in ordered])
+    """``from_db`` with every concrete field in the model's order, an unselected one ``DEFERRED`` (what ``from_db``
+    itself makes of a subset, without its per-field membership test); the columns may come in any order."""
+    if len(values) != len(names):
+        raise ValueError(f"{model.__name__}: {len(names)} fields, {len(values)} values")
+    layout, fields = _layout(model, tuple(names))
+    return model.from_db(connection.alias, fields, [values[i] if i >= 0 else DEFERRED for i in layout])
 
 
-def _from_json(f: Field[Any, Any], value: Any) -> Any:
-    if value is None:
-        return None
+def _from_json_parser(f: Field[Any, Any]) -> Any:
     internal = f.get_internal_type()
     if internal == "DateTimeField":
-        return datetime.fromisoformat(value)
+        return datetime.fromisoformat
     if internal == "DateField":
-        return date.fromisoformat(value)
-    return value
+        return date.fromisoformat
+    return None
+
+
+@functools.cache
+def _json_parsers(model: type[Model], names: tuple[str, ...]) -> tuple[Any, ...]:
+    return tuple(_from_json_parser(field_of(model, n)) for n in names)
+
+
+def values_from_json(model: type[Model], obj: Mapping[str, Any], names: Sequence[str]) -> tuple[Any, ...]:
+    """The values of ``names`` in a ``json_object`` of ``model``, converted back by each field's type, as a tuple
+    (a row read only for its figures: no model instance built)."""
+    return tuple(p(obj[n]) if p is not None and obj[n] is not None else obj[n]
+                 for p, n in zip(_json_parsers(model, tuple(names)), names, strict=True))
 
 
 def instance_from_json(model: type[M], obj: Mapping[str, Any]) -> M:
     """A model instance from a ``json_object`` of it: the JSON values converted back by each field's type."""
-    names = list(obj)
-    values = [_from_json(field_of(model, n), obj[n]) for n in names]
+    names = tuple(obj)
+    values = [p(v) if p is not None and v is not None else v
+              for p, v in zip(_json_parsers(model, names), obj.values(), strict=True)]
     return _instance_raw(model, names, values)  # JSON values arrive decoded already
 
 

@@ -39,7 +39,19 @@ from typing import Any
 from django.db import connection
 
 from accounts.models import PersonalData, Player
-from core.sql import cast_type, col, cols, execute, field_of, instance, instance_from_json, json_object, register, table
+from core.sql import (
+    cast_type,
+    col,
+    cols,
+    execute,
+    field_of,
+    instance,
+    instance_from_json,
+    json_object,
+    register,
+    table,
+    values_from_json,
+)
 from limits.models import (
     CarriedBetTotals,
     ExclusionWatch,
@@ -161,7 +173,7 @@ def gate_state(*, player_id: int, kind: str, day: date, month: date, lo: datetim
         open_bets=[instance_from_json(OB, o) for o in open_bets or []],
         self_limits=[instance_from_json(L, x) for x in self_limits or []],
         day=total(P.Period.DAY, day), month=total(P.Period.MONTH, month),
-        buckets=[(b.minute, b.stakes, b.wins, b.peak) for b in (instance_from_json(B, x) for x in buckets or [])],
+        buckets=[values_from_json(B, x, _BUCKET_READ) for x in buckets or []],  # (minute, stakes, wins, peak)
         panic=instance_from_json(PanicExclusion, panic) if panic else None,
         listing=instance_from_json(SelfListingRequest, listing) if listing else None,
         aml_restriction=aml or "",
