@@ -115,8 +115,8 @@ DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
 # so nothing may outlive a transaction: no server-side cursors (Django's .iterator() declares WITH HOLD cursors outside
 # a transaction), CONN_MAX_AGE=0 by default (a client connection to PgBouncer per request; PgBouncer keeps the server
 # connections). The platform keeps no other session state (tests/test_pgbouncer.py): no SET outside a transaction,
-# only transaction-scoped advisory locks (pg_advisory_xact_lock), no LISTEN, no temporary tables, and psycopg2 never
-# prepares statements server-side.
+# only transaction-scoped advisory locks (pg_advisory_xact_lock), no LISTEN, no temporary tables, and no prepared
+# statement (psycopg2 sends text; the hot statements' PREPARE, below, is off when pooled).
 DATABASE_POOLER = env.str("DATABASE_POOLER", default="")
 if DATABASE_POOLER not in ("", "pgbouncer"):
     raise ImproperlyConfigured(f"DATABASE_POOLER={DATABASE_POOLER!r}: the one pooler supported is 'pgbouncer'")

@@ -11,6 +11,8 @@
   account, the round lock, the key lookup, the log and the game read of the answer).
 * :data:`ROUND_WRITE`: the round's update with the action it applied and its audit event, in ONE statement;
   replaces 2-3 (the action insert, ``Round.save()``, the audit insert).
+* :data:`ROUND_INSERT`: a round settled at once inserted with its audit event, in ONE statement; replaces 2 (the
+  ORM's insert of the round and of the event, each compiled and planned per call).
 
 Every value is passed through its model field (``get_db_prep_save``) and cast to the field's database type, so a
 changed field type changes the statement with it. Pinned by ``games/tests/platform/test_round_cost.py`` and
@@ -215,3 +217,35 @@ def round_write(rnd: Round, *, action: RoundAction | None = None, audit: AuditEv
         if obj is not None:
             obj.pk = pk
             obj._state.adding = False
+
+
+_ROUND_INSERT = attnames(Round)  # with its id, which the round context took (START_CONTEXT)
+
+ROUND_INSERT = register(
+    "games.round_insert",
+    f"""WITH audit AS (
+    INSERT INTO {table(AuditEvent)} ({cols(AuditEvent, _AUDIT_INSERT)})
+    SELECT {", ".join(_typed(AuditEvent, n, "e_") for n in _AUDIT_INSERT)}
+    RETURNING id
+)
+INSERT INTO {table(Round)} ({cols(Round, _ROUND_INSERT)})
+SELECT {", ".join(_typed(Round, n, "r_") for n in _ROUND_INSERT)}
+RETURNING (SELECT id FROM audit)""",
+    columns={Round: _ROUND_INSERT, AuditEvent: ("id", *_AUDIT_INSERT)},
+    inserts=(Round, AuditEvent),
+    params={**{f"e_{n}": Model for n in _AUDIT_INSERT}, **{f"r_{n}": Model for n in _ROUND_INSERT}},
+)
+
+
+def round_insert(rnd: Round, *, audit: AuditEvent) -> None:
+    """Insert a new round (every field, its id given) with its audit event in ONE statement (:data:`ROUND_INSERT`);
+    the id the database gave is set on ``audit``."""
+    if rnd.pk is None:
+        raise ValueError("round_insert: the round's id is taken first (START_CONTEXT)")
+    params = {**_prep(Round, rnd, _ROUND_INSERT, "r_"), **_prep(AuditEvent, audit, _AUDIT_INSERT, "e_")}
+    with connection.cursor() as cur:
+        execute(cur, ROUND_INSERT, params)
+        audit.pk = cur.fetchone()[0]
+    audit._state.adding = False
+    rnd._state.adding = False
+    rnd._state.db = connection.alias

@@ -110,11 +110,11 @@ def _finish(rnd: Round, *, actor: Actor, now: datetime, locked: LockedWallet | N
     figures = {"status": rnd.status, "stake": rnd.stake, "win": rnd.win, "win_engine": rnd.win_engine,
                "jackpot_win": rnd.jackpot_win, "win_capped": rnd.win_capped}
     if gate is not None:
-        rnd.save(force_insert=True)  # the round's one write (its id was taken by the round context)
+        # the round's one write (its id was taken by the round context), with its audit event
+        games_sql.round_insert(rnd, audit=audit_event(
+            actor=actor, action="games.round_played", obj=rnd,
+            new={"game": f"{rnd.game_code}@{rnd.game_version}", **figures}, play_money=False, forced_outcome=False))
         carry.carry_settle(rnd=rnd, actor=actor, now=now)  # a carry-over game's state for the next round
-        audit_record(actor=actor, action="games.round_played", obj=rnd,
-                     new={"game": f"{rnd.game_code}@{rnd.game_version}", **figures},
-                     play_money=False, forced_outcome=False)
         return
     event = audit_event(actor=actor, action="games.round_settled", obj=rnd, new=figures, play_money=rnd.play_money)
     games_sql.round_write(rnd, action=action, audit=event)
