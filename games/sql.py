@@ -140,7 +140,7 @@ def action_log_append(rnd: Round, action: RoundAction) -> None:
 def round_lock(round_id: int, *, player_id: int | None, key: str = "", skip_locked: bool = False) -> LockedRound | None:
     """Run :data:`ROUND_LOCK`; None when there is no such real-money round (of this player, when given) or, with
     ``skip_locked``, when another transaction holds one of its rows."""
-    params = {**wallet_sql.live_params(), "key": key, "round": round_id, "player": player_id or 0,
+    params: dict[str, Any] = {**wallet_sql.live_params(), "key": key, "round": round_id, "player": player_id or 0,
               "any_player": player_id is None}
     with connection.cursor() as cur:
         if skip_locked:  # the deadline sweeper's form: its text
