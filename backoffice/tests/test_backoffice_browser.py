@@ -18,8 +18,9 @@ import pytest
 import time_machine
 from django_otp.oath import totp
 from django_otp.plugins.otp_totp.models import TOTPDevice
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from accounts.testing import DEFAULT_PASSWORD, make_staff
 from aml.models import ComplianceCase
@@ -79,8 +80,14 @@ def sign_in(driver, live_server, user, device, next_url: str = "/admin/") -> Non
     token = totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits)
     driver.find_element(By.NAME, "otp_token").send_keys(f"{token:06d}")
     driver.find_element(By.CSS_SELECTOR, "input[type=submit]:not([name=otp_challenge])").click()
-    driver.find_element(By.ID, "content")
+    # the click returns before the browser has followed the login's redirect (the login page has a #content too):
+    # wait for the navigation, then check where it went
+    try:
+        WebDriverWait(driver, 10).until(lambda d: "/admin/login/" not in d.current_url)
+    except TimeoutException:
+        pass
     assert "/admin/login/" not in driver.current_url, visible(driver)[:500]
+    driver.find_element(By.ID, "content")
 
 
 def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a_one_time_password(

@@ -24,10 +24,23 @@ SYSTEM = Actor.system("tests")
 def _zero_sum_broken(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
     """The service's own posting, with the operator's leg one haléř off (a raw insert that breaks the zero sum) and
     the ledger's deferred checks made immediate, so the trigger refuses inside the posting statement."""
-    if sql == wallet_sql.POST_WITH_OPERATOR.sql:
+    if _is_posting(sql):
         execute("SET CONSTRAINTS ALL IMMEDIATE", None, False, context)
-        sql = sql.replace("SELECT txn.id, op.id, -%(delta)s,", "SELECT txn.id, op.id, -%(delta)s + 1,")
+        sql = _broken_posting()
     return execute(sql, params, many, context)
+
+
+def _is_posting(sql: str) -> bool:
+    """The posting as the service sends it: its prepared form's EXECUTE (core/sql.py) or its text."""
+    return sql in (wallet_sql.POST_WITH_OPERATOR.sql, wallet_sql.POST_WITH_OPERATOR.execute_sql)
+
+
+def _broken_posting() -> str:
+    """The posting's text (same named parameters) with the operator's leg one haléř off."""
+    broken = wallet_sql.POST_WITH_OPERATOR.sql.replace("SELECT txn.id, op.id, -%(delta)s,",
+                                                       "SELECT txn.id, op.id, -%(delta)s + 1,")
+    assert broken != wallet_sql.POST_WITH_OPERATOR.sql
+    return broken
 
 
 @pytest.mark.django_db
@@ -74,8 +87,8 @@ def test_through_the_api_a_zero_sum_failure_at_commit_is_a_500_not_a_conflict(cl
     still a server error (logged at ERROR and alarmed by the error handler)."""
 
     def deferred(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-        if sql == wallet_sql.POST_WITH_OPERATOR.sql:
-            sql = sql.replace("SELECT txn.id, op.id, -%(delta)s,", "SELECT txn.id, op.id, -%(delta)s + 1,")
+        if _is_posting(sql):
+            sql = _broken_posting()
         return execute(sql, params, many, context)
 
     player = funded_player(10_000)
