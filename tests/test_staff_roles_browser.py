@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from accounts.testing import DEFAULT_PASSWORD, make_staff
 from jackpots.tests import test_admin_browser as harness
@@ -48,6 +48,9 @@ def _sign_in(driver, live_server, user, next_url: str = "/admin/") -> None:
     driver.find_element(By.NAME, "username").send_keys(user.get_username())
     driver.find_element(By.NAME, "password").send_keys(DEFAULT_PASSWORD)
     driver.find_element(By.CSS_SELECTOR, "input[type=submit], button[type=submit]").click()
+    # the click returns before the browser has followed the login's redirect, and the login page has a #content
+    # too (reading it then meets a stale element): wait for the navigation, then for the page it led to
+    WebDriverWait(driver, 10).until(lambda d: "/admin/login/" not in d.current_url)
     driver.find_element(By.ID, "content")
 
 
