@@ -111,7 +111,7 @@ WHERE r.id = %(round)s AND (r.{col(Round, 'player')} = %(player)s OR %(any_playe
 
 
 @dataclass
-class LockedRound:
+class RoundLockRow:
     """A real-money round locked by :data:`ROUND_LOCK`: the round (its game's names and action log loaded), the
     player's wallet as ``wallet.ledger.LockedWallet`` takes it, and the action already applied under the
     Idempotency-Key asked for (a replay), if any."""
@@ -137,7 +137,7 @@ def action_log_append(rnd: Round, action: RoundAction) -> None:
         cache._result_cache.append(action)
 
 
-def round_lock(round_id: int, *, player_id: int | None, key: str = "", skip_locked: bool = False) -> LockedRound | None:
+def round_lock(round_id: int, *, player_id: int | None, key: str = "", skip_locked: bool = False) -> RoundLockRow | None:
     """Run :data:`ROUND_LOCK`; None when there is no such real-money round (of this player, when given) or, with
     ``skip_locked``, when another transaction holds one of its rows."""
     params: dict[str, Any] = {**wallet_sql.live_params(), "key": key, "round": round_id, "player": player_id or 0,
@@ -156,7 +156,7 @@ def round_lock(round_id: int, *, player_id: int | None, key: str = "", skip_lock
     game, keyed, log = row[n + len(_ROUND_FIELDS):]
     rnd._state.fields_cache["game"] = instance_from_json(Game, game)
     _action_log(rnd, [instance_from_json(RoundAction, a) for a in log or []])
-    return LockedRound(round=rnd, wallet=wallet, account=account,
+    return RoundLockRow(round=rnd, wallet=wallet, account=account,
                        keyed=instance_from_json(RoundAction, keyed) if keyed else None)
 
 

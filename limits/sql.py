@@ -268,7 +268,7 @@ BET_SETTLE = register(
     RETURNING id, {col(S, 'placed_at')}, {col(S, 'game_code')}
 ), state AS (
     UPDATE {table(X)} SET
-        "{col(X, 'last_round_ended_at')}" = GREATEST("{col(X, 'last_round_ended_at')}", %(settled_at)s),
+        "{col(X, 'last_round_ended_at')}" = GREATEST("{col(X, 'last_round_ended_at')}", %(play_ended_at)s),
         "{col(X, 'last_bucket_minute')}" = CASE WHEN %(hourly)s
             THEN GREATEST("{col(X, 'last_bucket_minute')}", %(minute)s) ELSE "{col(X, 'last_bucket_minute')}" END,
         "{col(X, 'updated_at')}" = %(settled_at)s
@@ -283,13 +283,13 @@ SELECT (SELECT id FROM settled), (SELECT {col(S, 'placed_at')} FROM settled), (S
     inserts=(P, B, S),
     params={"player": int, "kind": str, "round_ref": str, "stake": int, "win": int, "day_period": str, "day": date,
             "month_period": str, "month": date, "minute": datetime, "hourly": bool, "in_order": bool,
-            "game_code": str, "started_at": datetime, "settled_at": datetime},
+            "game_code": str, "started_at": datetime, "settled_at": datetime, "play_ended_at": datetime},
 )
 
 
 def bet_settle(*, player_id: int, kind: str, round_ref: str, stake: int, win: int, day: date, month: date,
                minute: datetime, hourly: bool, game_code: str, started_at: datetime, settled_at: datetime,
-               in_order: bool = True) -> SettledBet | None:
+               in_order: bool = True, play_ended_at: datetime | None = None) -> SettledBet | None:
     """Run :data:`BET_SETTLE`; the settled bet (its other fields deferred), or None when there was no open bet of
     this ``round_ref`` and stake (nothing was written: ``stake_settled`` places or corrects the open bet, then runs
     it again). ``in_order=False``: the win's minute bucket takes the conservative update even when its minute is
@@ -297,7 +297,8 @@ def bet_settle(*, player_id: int, kind: str, round_ref: str, stake: int, win: in
     params: dict[str, Any] = {"player": player_id, "kind": kind, "round_ref": round_ref, "stake": stake, "win": win,
               "day_period": P.Period.DAY, "day": day, "month_period": P.Period.MONTH, "month": month,
               "minute": minute, "hourly": hourly, "in_order": in_order, "game_code": game_code,
-              "started_at": started_at, "settled_at": settled_at}
+              "started_at": started_at, "settled_at": settled_at,
+              "play_ended_at": play_ended_at if play_ended_at is not None else settled_at}
     with connection.cursor() as cur:
         execute(cur, BET_SETTLE, params)
         row = cur.fetchone()

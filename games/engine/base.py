@@ -204,6 +204,16 @@ class Game(ABC):
         round completes by itself). Must be one of ``state["pending"]["options"]``' legal actions."""
         raise ActionError("game.no_action", "this game has no interactive steps")
 
+    def deadline_action(self, state: JsonDict) -> JsonDict | None:
+        """The choice the platform makes for the player when the round reaches its deadline unfinished (GP §7(8)b),
+        or None: only a choice that takes what the player already holds without a new draw (collect a gamble's or a
+        ladder's prize). The platform applies it while it draws nothing; otherwise the stake is returned."""
+        pending = state.get("pending") if isinstance(state, dict) else None
+        if state.get("status") != STATUS_AWAITING_ACTION or not isinstance(pending, dict):
+            return None
+        collect = {"type": "collect"}
+        return dict(collect) if collect in (pending.get("options") or []) else None
+
     def exact_rtp(self, bet: Bet) -> dict[str, Fraction] | None:
         """Exactly computable RTP parts as fractions of the stake, e.g. {"base_lines": F, "scatter": F};
         None when nothing is computed exactly. The PAR sheet simulates the remainder."""

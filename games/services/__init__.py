@@ -1,16 +1,18 @@
-"""Games platform services (writes), one module per responsibility; this package is their public face.
+"""Games platform services (writes); this package is their public face.
 
-* :mod:`.catalogue`: the catalogue synced from the engine registry, the operator switch, the approval of a version
-  in the game plan (GP §13(6));
-* :mod:`.rounds`: a round's start (:func:`round_play`, real and play money) and the player's actions
-  (:func:`round_act`);
-* :mod:`.settle`: settlement (the GP §8(3) cap, the win, the jackpots' awards, the limits' decided bet) and voiding;
-* :mod:`.remedies`: staff remedies (:func:`round_refund`, :func:`round_void_settled` GP §3(6));
+* :mod:`.path`: THE round path every game uses, the platform's engine and an outside studio alike: the round lock,
+  the opening of a round with every rule of its start in one order, the settlement (the GP §8(3) cap, the win, the
+  jackpots' awards, the limits' decided bet), the void, and the one way a round ends at its deadline (GP §7(8)b);
+* :mod:`.rounds`: the engine's adapter: a round's start (:func:`round_play`, real and play money) and the player's
+  actions (:func:`round_act`);
+* :mod:`.remote`: the studio's adapter (the seamless wallet): :func:`remote_bet`, :func:`remote_win`,
+  :func:`remote_rollback`, :func:`remote_round_end`;
 * :mod:`.deadlines`: the GP §7(8)b sweeper (:func:`round_expire`, :func:`rounds_expire_due`);
-* :mod:`.remote`: rounds of remote games (issue 23: an outside studio's game through the seamless wallet) on the same
-  round path: :func:`remote_bet`, :func:`remote_win`, :func:`remote_rollback`, :func:`remote_round_end`;
-* :mod:`.qa`: QA forced outcomes (play money only); :mod:`.common`: the shared helpers and the one round-lock prelude
-  (:func:`~.common._round_lock`: the player's wallet, then the round).
+* :mod:`.remedies`: staff remedies (:func:`round_refund`, :func:`round_void_settled` GP §3(6));
+* :mod:`.catalogue`: the catalogue synced from the engine registry, the operator switch, the approval of a version
+  in the game plan (GP §13(6)), studio games' declared figures;
+* :mod:`.qa`: QA forced outcomes (play money only); :mod:`.common`: references, JSON, the engine lookup and the
+  engine state's contract.
 
 The flow of one round is described once, in docs/games-platform.md ("Flow of one round"). Other apps are called
 through their contract functions (docs/contracts.md). A malfunction (the engine raising or returning a broken
@@ -39,7 +41,7 @@ from games.services.rounds import own_jackpots_offered, round_act, round_play
 __all__ = [
     "APPROVAL_MOVES", "LIMITS_KIND", "PLAN_VERSION_MAX", "REFERENCE_MAX", "game_approval_withdraw", "game_approve",
     "game_set_enabled", "games_sync", "min_round_seconds", "offered_figures", "own_jackpots_offered",
-    "RemoteResult", "qa_forced_outcomes_enabled", "remote_bet", "remote_game_upsert", "remote_key", "remote_rollback", "remote_round_end",
-    "remote_win", "round_act", "round_expire", "round_play", "round_refund", "round_void_settled",
-    "rounds_expire_due",
+    "RemoteResult", "qa_forced_outcomes_enabled", "remote_bet", "remote_game_upsert", "remote_key",
+    "remote_rollback", "remote_round_end", "remote_win", "round_act", "round_expire", "round_play", "round_refund",
+    "round_void_settled", "rounds_expire_due",
 ]

@@ -21,7 +21,7 @@ from games.engine import (
 )
 from games.engine import Game as EngineGame
 from games.models import Game
-from games.services.common import _describe_exc, _jsonable
+from games.services.common import describe_exc, jsonable
 from games.validation import valid_game_code
 from jackpots import services as jackpots
 from jackpots.levels import enabled as jackpots_enabled
@@ -62,7 +62,7 @@ def offered_figures(declared: Declared) -> JsonDict:
 def _row_data(g: EngineGame) -> JsonDict:
     d = g.declared
     offered = offered_figures(d)
-    description = _jsonable(g.describe())
+    description = jsonable(g.describe())
     description["platform_limits"] = {
         "engine_max_bet": d.max_bet, "engine_max_win": d.max_win,
         "max_bet_lowered_for_max_win": offered["max_bet_lowered_for_max_win"],
@@ -107,7 +107,7 @@ def games_sync(*, actor: Actor | None = None) -> JsonDict:
                     row, created = _upsert_current(g, now)
             except Exception as exc:  # one broken game must not block the catalogue (logged, reported)
                 logger.exception("games_sync: %s v%s failed", g.code, g.version)
-                report["errors"][f"{g.code}@{g.version}"] = _describe_exc(exc)
+                report["errors"][f"{g.code}@{g.version}"] = describe_exc(exc)
                 continue
             report["created" if created else "updated"].append(f"{g.code}@{g.version}")
             _progressive_sync(g, actor)
@@ -131,7 +131,7 @@ def _progressive_sync(g: EngineGame, actor: Actor) -> None:
         jackpots.progressive_ensure(game_code=g.code, spec=spec, actor=actor)
 
 
-def _game_row(g: EngineGame) -> Game:
+def game_row_of(g: EngineGame) -> Game:
     """The catalogue row of an engine game version; created on first use when the sync has not run yet."""
     row = Game.objects.filter(code=g.code, version=g.version).first()
     if row is not None:

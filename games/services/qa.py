@@ -37,7 +37,7 @@ PRESET_MIN_SEEDS = 5_000
 class _ForcedRNG:
     """QA forced outcome: the given draws first (through the engine's ReplayRNG), then the platform RNG.
 
-    Play money only (see :func:`_check_forced`). A draw that does not fit (another range) is a refusal."""
+    Play money only (see :func:`check_forced`). A draw that does not fit (another range) is a refusal."""
 
     def __init__(self, forced: list[list[int]], fallback: RNG) -> None:
         self._forced = [list(d) for d in forced]
@@ -61,7 +61,7 @@ class _ForcedRNG:
         return self._forced[self._used:]
 
 
-def _check_forced(forced_draws: object, play_money: bool) -> list[list[int]] | None:
+def check_forced(forced_draws: object, play_money: bool) -> list[list[int]] | None:
     """QA forced outcomes: never with real money, and only when settings.GAMES_QA_FORCED_OUTCOMES is True."""
     if forced_draws is None:
         return None
@@ -81,7 +81,7 @@ def _check_forced(forced_draws: object, play_money: bool) -> list[list[int]] | N
     return [list(d) for d in forced_draws]
 
 
-def _rng_for(forced: list[list[int]] | None) -> tuple[_ForcedRNG | None, RecordingRNG]:
+def rng_for(forced: list[list[int]] | None) -> tuple[_ForcedRNG | None, RecordingRNG]:
     """(the QA forced source or None, the recording RNG the engine draws from)."""
     if forced is None:
         return None, RecordingRNG(get_rng())

@@ -11,9 +11,9 @@ from core.audit import Actor, audit_record
 from core.money import Money
 from games import carry, errors
 from games.models import Round
-from games.services.common import LIMITS_KIND, _balance, _ref, _round_lock
+from games.services import path
+from games.services.common import LIMITS_KIND, player_balance, round_ref
 from games.services.remote import remote_win_references
-from games.services.settle import _void
 from games.validation import valid_round_id
 from jackpots import services as jackpots
 from jackpots.selectors import round_award_win_references
@@ -37,7 +37,7 @@ def round_refund(*, round_id: Any, reason: str, actor: Actor) -> Round:
     :func:`round_void_settled` (GP §3(6)); other finished rounds are remedied by complaints."""
     round_id = valid_round_id(round_id)
     with transaction.atomic():
-        held = _round_lock(round_id)
+        held = path.lock_round(round_id)
         if held is None:
             raise errors.ROUND_NOT_FOUND()
         rnd = held.round
@@ -45,7 +45,7 @@ def round_refund(*, round_id: Any, reason: str, actor: Actor) -> Round:
             raise errors.ROUND_NOT_REFUNDABLE(round_id=rnd.pk, round_status=rnd.status)
         if rnd.provider_round_id and rnd.win > 0:  # a remote round's wins were credited: refunding would pay twice
             raise errors.ROUND_NOT_REFUNDABLE(round_id=rnd.pk, round_status=rnd.status, win_credited=rnd.win)
-        _void(rnd, reason=Round.VoidReason.STAFF, detail=reason or "staff refund", actor=actor, now=clock.now(),
+        path.void(rnd, reason=Round.VoidReason.STAFF, detail=reason or "staff refund", actor=actor, now=clock.now(),
               status=Round.Status.REFUNDED)
     return rnd
 
@@ -81,7 +81,7 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
     if not reason:
         raise errors.VOID_REASON_REQUIRED()
     with transaction.atomic():
-        held = _round_lock(round_id)
+        held = path.lock_round(round_id)
         if held is None:
             raise errors.ROUND_NOT_FOUND()
         rnd = held.round
@@ -91,9 +91,9 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
             raise errors.ROUND_NOT_SETTLED(round_id=rnd.pk, round_status=rnd.status, play_money=rnd.play_money)
         now = clock.now()
         player, currency = rnd.player, rnd.currency
-        balance_before = _balance(player)
+        balance_before = player_balance(player)
         if rnd.stake > 0:
-            stake_refund(player=player, amount=Money(rnd.stake, currency), reference=_ref(rnd, "void:stake"),
+            stake_refund(player=player, amount=Money(rnd.stake, currency), reference=round_ref(rnd, "void:stake"),
                          actor=actor)
         from_hold, wins = 0, list[str]()
         if rnd.win > 0:
@@ -101,13 +101,13 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
             # the rest is taken from the live balance (a debt only for money the player really has spent). The
             # round's wins: the engine's one win posting, each win a remote game's provider sent (its own posting,
             # ``win:<seq>``), each jackpot award paid.
-            wins = [_ref(rnd, "win"), *remote_win_references(rnd), *round_award_win_references(rnd.pk)]
+            wins = [round_ref(rnd, "win"), *remote_win_references(rnd), *round_award_win_references(rnd.pk)]
             from_hold = win_held_amount(player, wins).amount
-            win_deduct(player=player, amount=Money(rnd.win, currency), reference=_ref(rnd, "void:win"),
+            win_deduct(player=player, amount=Money(rnd.win, currency), reference=round_ref(rnd, "void:win"),
                        reason=f"round {rnd.pk} declared void (GP §3(6)): {reason}"[:255],
                        notice_text=_void_notice(rnd, reason, from_hold=from_hold), actor=actor, win_references=wins)
         # GP §3(6): a void bet is no bet for the limits either (the limits state row locks before the pools)
-        limits_bet = settled_bet_voided(player=player, kind=LIMITS_KIND, round_ref=_ref(rnd, "bet"), at=now)
+        limits_bet = settled_bet_voided(player=player, kind=LIMITS_KIND, round_ref=round_ref(rnd, "bet"), at=now)
         reversed_jp = jackpots.round_void(round_id=rnd.pk, actor=actor, settled=True)
         carried = carry.carry_restore(rnd=rnd, actor=actor, now=now)  # the state the round started from
         old_status = rnd.status
@@ -116,7 +116,7 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
         rnd.void_detail = reason[:2000]
         rnd.voided_at = now
         rnd.save(update_fields=["status", "void_reason", "void_detail", "voided_at"])
-        balance_after = _balance(player)
+        balance_after = player_balance(player)
         audit_record(actor=actor, action="games.round_voided_settled", obj=rnd,
                      old={"status": old_status}, new={"status": rnd.status, "void_reason": rnd.void_reason},
                      reason=reason[:2000], stake_returned=rnd.stake, win_reclaimed=rnd.win, win_from_hold=from_hold,

@@ -1,27 +1,27 @@
-"""Rounds of remote games (issue 23): an outside studio's game played through the seamless-wallet API (providers).
+"""The studio's adapter onto the one round path (:mod:`games.services.path`): an outside studio's game played
+through the seamless-wallet API (providers).
 
-The provider draws the outcome; the platform keeps the rules. Each call runs the ONE round path of
-:mod:`games.services.rounds` and :mod:`games.services.settle` under the player's wallet lock (always first):
+The studio draws the outcome; the platform keeps the rules. Each call runs under the player's wallet lock (always
+first):
 
-* :func:`remote_bet` opens the platform round of the provider's ``round_id``: the round context (games/sql.py
-  START_CONTEXT: the round with this key, the open round, the last start, the new id, in one statement), GP §7(6)
-  one open round per player across every game and provider (``_refuse_open_round`` and the partial unique claim
-  ``games_round_one_open_per_player``), GP §7(9) the 2-second spacing (``_refuse_too_soon``), GP §13(6) an enabled,
-  approved game (``_refuse_unoffered``), the limits' stake gate (account state, exclusion, panic, AML, the 120/15
-  break, the stake range and grid and the game's offered max bet, self-limits, hourly loss), the stake debit
-  (GP §7(3)), the central jackpots' contribution (``jackpots.round_start``) and the limits' open bet. A bet with
-  ``closed=True`` is a one-shot losing round: settled at once with win 0.
+* :func:`remote_bet` opens the platform round of the studio's ``round_id`` through
+  :func:`~games.services.path.open_round`, the same start as an engine round (every GP check, in the same order),
+  then :func:`~games.services.path.start_decided`. A bet with ``closed=True`` is a one-shot losing round: settled
+  at once with win 0.
 * :func:`remote_win` credits a win at once, within what GP §8(3) (the max win per round, on the round's total win)
   leaves: a win above it is credited up to the cap and the round records ``win_capped``. Several wins add up.
   ``closed=True`` settles the round (:func:`remote_round_end`).
-* :func:`remote_rollback` cancels the bet: the stake comes back and the round is voided (``_void``, reason
-  ``provider``: the provider is not told back). Refused after a win or once the round is settled.
-* :func:`remote_round_end` settles the round (``_finish``: the cap, the jackpots' awards, the limits' decided bet).
+* :func:`remote_rollback` cancels the bet: the stake comes back and the round is voided
+  (:func:`~games.services.path.void`, reason ``provider``: the studio is not told back). Refused after a win or
+  once the round is settled.
+* :func:`remote_round_end` settles the round (:func:`~games.services.path.settle`: the cap, the jackpots' awards,
+  the limits' decided bet) and keeps the studio's record of the round (its outcome, or a reference to the studio's
+  history with its hash, GP §11(5)).
 
-A round of a remote game takes ONE bet: a second bet on the same provider round is refused
+A round of a studio's game takes ONE bet: a second bet on the same studio round is refused
 (``game.remote_bet_exists``). The round's idempotency key is ``provider:<provider>:<round id>`` (unique per player
-through the claim ``games_round_unique_player_key``). What the provider sent is kept on the round's ``state.remote``
-(the recall shows it). Exactly-once per provider transaction is the caller's (providers.ProviderTransaction); these
+through the claim ``games_round_unique_player_key``). What the studio sent is kept on the round's ``state.remote``
+(the recall shows it). Exactly-once per studio transaction is the caller's (providers.ProviderTransaction); these
 services run inside the caller's transaction when there is one (``savepoint=False``), so the caller's record of the
 call commits with the movement or not at all. No network call here.
 """
@@ -39,12 +39,10 @@ from core.money import Money
 from games import errors
 from games import sql as games_sql
 from games.models import Game, Round
-from games.services.common import LIMITS_KIND, _currency, _ref, _round_lock
-from games.services.rounds import _audit_started, _refuse_open_round, _refuse_too_soon, _refuse_unoffered
-from games.services.settle import _finish, _jackpot_events, _settle_at_once, _void
-from jackpots import services as jackpots
-from limits.services import max_win_per_round, stake_gate, stake_placed
-from wallet.services import LockedWallet, round_stake_debit, round_win_credit, wallet_lock_live
+from games.services import path
+from games.services.common import currency, round_ref
+from limits.services import max_win_per_round
+from wallet.services import LockedWallet, round_win_credit
 
 if TYPE_CHECKING:
     from accounts.models import Player
@@ -69,7 +67,7 @@ def remote_key(provider: str, round_id: str) -> str:
 
 
 def _amount(amount: Money, *, allow_zero: bool) -> int:
-    if not isinstance(amount, Money) or amount.currency != _currency():
+    if not isinstance(amount, Money) or amount.currency != currency():
         raise errors.REMOTE_INVALID_AMOUNT(reason="not an amount in the platform's currency")
     if amount.amount < 0 or (amount.amount == 0 and not allow_zero):
         raise errors.REMOTE_INVALID_AMOUNT(reason="the amount must be positive", amount=amount.amount)
@@ -83,7 +81,7 @@ def _remote_state(rnd: Round) -> dict[str, Any]:
 def _win_ref(rnd: Round, seq: int) -> str:
     """The wallet reference of the win the round's call number ``seq`` credited (its index in
     ``state.remote.transactions``): each win of a remote round is its own ``win`` posting."""
-    return _ref(rnd, f"win:{seq}")
+    return round_ref(rnd, f"win:{seq}")
 
 
 def remote_win_references(rnd: Round) -> list[str]:
@@ -103,60 +101,61 @@ def _record(rnd: Round, kind: str, transaction_id: str, amount: int, now: dateti
     rnd.state = {**(rnd.state or {}), "remote": remote}
 
 
+class _StudioOpener:
+    """A studio's bet for the path: its round id, its one bet and the amount it stakes."""
+
+    def __init__(self, player: Player, game: Game, round_id: str, transaction_id: str, stake: Money) -> None:
+        self.player, self.game, self.round_id, self.transaction_id, self.stake = (player, game, round_id,
+                                                                                  transaction_id, stake)
+        self.code, self.version = game.code, game.version
+
+    def replay(self, round_id: int) -> path.RoundResult:
+        raise errors.REMOTE_BET_EXISTS(round_id=round_id, provider_round_id=self.round_id)
+
+    def game_row(self, found: Game | None) -> Game:
+        return found or self.game
+
+    def new_round(self, row: Game, round_id: int, now: datetime) -> Round:
+        game = self.game
+        rnd = Round(id=round_id, player=self.player, game=row, game_code=game.code, game_version=game.version,
+                    play_money=False, idempotency_key=remote_key(game.provider, self.round_id),
+                    provider_round_id=self.round_id, status=Round.Status.IN_PROGRESS,
+                    bet_request={"transaction_id": self.transaction_id, "amount": self.stake.amount},
+                    bet_params={}, stake=self.stake.amount, currency=self.stake.currency, started_at=now,
+                    last_activity_at=now, deadline=clock.add_days(now, game.unfinished_deadline_days),
+                    state={"status": "in_progress", "win": 0, "steps": [],
+                           "remote": {"provider": game.provider, "round_id": self.round_id,
+                                      "game": game.provider_game_id, "transactions": []}})
+        _record(rnd, "bet", self.transaction_id, self.stake.amount, now)
+        return rnd
+
+    def max_bet(self, row: Game) -> Money:
+        return Money(self.game.max_bet, self.stake.currency)
+
+
 def remote_bet(*, player: Player, game: Game, round_id: str, transaction_id: str, amount: Money, closed: bool,
                actor: Actor) -> RemoteResult:
-    """Open the platform round of the provider's ``round_id`` with its one bet (module docstring). Raises the
-    refusal of the first rule that refuses; nothing is moved then."""
+    """Open the platform round of the studio's ``round_id`` with its one bet, through the one round path
+    (:func:`games.services.path.open_round`: every rule of a round's start, in the same order as an engine round).
+    Raises the refusal of the first rule that refuses; nothing is moved then."""
     if not game.remote:
         raise errors.REMOTE_GAME_INVALID(game=game.code)
     if not isinstance(round_id, str) or not 0 < len(round_id) <= MAX_ROUND_ID:
         raise errors.REMOTE_INVALID_AMOUNT(reason="round_id must be 1-100 characters")
-    stake = Money(_amount(amount, allow_zero=False), _currency())
-    key = remote_key(game.provider, round_id)
+    stake = Money(_amount(amount, allow_zero=False), currency())
+    opener = _StudioOpener(player, game, round_id, transaction_id, stake)
     with transaction.atomic(savepoint=False):
-        locked = wallet_lock_live(player=player)  # every money and limit decision of this player runs under it
-        game_row, keyed_id, open_id, last_started, new_id = games_sql.start_context(
-            code=game.code, version=game.version, player_id=player.pk, key=key, play_money=False)
-        if keyed_id is not None:
-            raise errors.REMOTE_BET_EXISTS(round_id=keyed_id, provider_round_id=round_id)
-        now = clock.now()
-        if open_id is not None:
-            _refuse_open_round(player, False, now)  # GP §7(6), across every game and provider
-            locked = wallet_lock_live(player=player)  # an ended round's stake came back: read the balance again
-        _refuse_too_soon(last_started, now)  # GP §7(9)
-        row = game_row or game
-        _refuse_unoffered(row)  # GP §13(6)
-        rnd = Round(id=new_id, player=player, game=row, game_code=game.code, game_version=game.version,
-                    play_money=False, idempotency_key=key, provider_round_id=round_id,
-                    status=Round.Status.IN_PROGRESS, bet_request={"transaction_id": transaction_id,
-                                                                  "amount": stake.amount},
-                    bet_params={}, stake=stake.amount, currency=stake.currency, started_at=now, last_activity_at=now,
-                    deadline=clock.add_days(now, game.unfinished_deadline_days),
-                    state={"status": "in_progress", "win": 0, "steps": [],
-                           "remote": {"provider": game.provider, "round_id": round_id,
-                                      "game": game.provider_game_id, "transactions": []}})
-        _record(rnd, "bet", transaction_id, stake.amount, now)
-        gate = stake_gate(player=player, kind=LIMITS_KIND, stake=stake, game_code=game.code,
-                          game_max_bet=Money(game.max_bet, stake.currency), now=now, round_ref=_ref(rnd, "bet"))
-        rnd.balance_before = locked.balance
-        round_stake_debit(locked=locked, amount=stake, reference=_ref(rnd, "stake"), actor=actor)  # GP §7(3)
-        jp = jackpots.round_start(player=player, round_id=rnd.pk, game_code=game.code, stake=stake.amount,
-                                  finished=closed, engine_win=0, actor=actor)
-        rnd.jackpot_events = _jackpot_events([], jp.events, [])
+        opened = path.open_round(opener, player=player, key=remote_key(game.provider, round_id), actor=actor)
+        assert isinstance(opened, path.Opening)  # a used key is refused by the opener
         if closed:  # a losing one-shot round: settled at once with win 0
-            rnd.state = {**rnd.state, "status": "finished"}
-            _settle_at_once(rnd, gate=gate, locked=locked, awards=jp.awards, actor=actor, now=now)
-        else:
-            stake_placed(gate=gate, round_ref=_ref(rnd, "bet"))
-            rnd.save(force_insert=True)
-            _audit_started(rnd, actor=actor, status=Round.Status.IN_PROGRESS)
-    rnd.replayed = False
-    return RemoteResult(round=rnd, balance=locked.balance)
+            opened.round.state = {**opened.round.state, "status": "finished"}
+        path.start_decided(opened, finished=closed, engine_events=[])
+    return RemoteResult(round=opened.round, balance=opened.locked.balance)
 
 
 def _held(player: Player, round_pk: int) -> tuple[Round, LockedWallet]:
     """The player's wallet, then the round (the house lock order), in ONE statement (games/sql.py ROUND_LOCK)."""
-    held = _round_lock(round_pk, player=player)
+    held = path.lock_round(round_pk, player=player)
     if held is None or held.wallet is None or not held.round.provider_round_id:
         raise errors.ROUND_NOT_FOUND()
     return held.round, held.wallet
@@ -170,10 +169,10 @@ def _refuse_ended(rnd: Round) -> None:
 
 
 def _settle_remote(rnd: Round, *, locked: LockedWallet, actor: Actor, now: datetime) -> None:
-    """Settle with the wins credited so far (``_finish``: the GP §8(3) cap on the total, the jackpots' awards decided
+    """Settle with the wins credited so far (the path's settlement: the GP §8(3) cap on the total, the jackpots' awards decided
     at the bet, the limits' decided bet, the round and its audit event in one statement)."""
     rnd.state = {**(rnd.state or {}), "status": "finished", "win": rnd.win_engine}
-    _finish(rnd, actor=actor, now=now, locked=locked, gate=None, awards=None, action=None, credited=rnd.win)
+    path.settle(rnd, locked=locked, actor=actor, now=now, credited=rnd.win)
 
 
 def remote_win(*, player: Player, round_pk: int, transaction_id: str, amount: Money, closed: bool,
@@ -230,7 +229,7 @@ def remote_rollback(*, player: Player, round_pk: int, transaction_id: str, actor
             raise errors.REMOTE_ROLLBACK_AFTER_WIN(round_id=rnd.pk, round_status=rnd.status, wins=len(wins))
         now = clock.now()
         _record(rnd, "rollback", transaction_id, rnd.stake, now)
-        _void(rnd, reason=Round.VoidReason.PROVIDER, detail=f"rollback {transaction_id} from the provider"[:2000],
+        path.void(rnd, reason=Round.VoidReason.PROVIDER, detail=f"rollback {transaction_id} from the provider"[:2000],
               actor=actor, now=now)
     return RemoteResult(round=rnd, balance=rnd.balance_after if rnd.balance_after is not None else locked.balance,
                         moved=rnd.stake)

@@ -40,12 +40,14 @@ def _pick_open_bet(bets: list[OpenBet], round_ref: str, rules: KindRules) -> Ope
 
 
 def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, started_at: datetime,
-                  settled_at: datetime, round_ref: str = "", game_code: str = "") -> SettledBet:
+                  settled_at: datetime, round_ref: str = "", game_code: str = "",
+                  played_until: datetime | None = None) -> SettledBet:
     """Record a decided bet: counters for GP §6(7) net loss, the hourly loss and play time; clears the marker.
 
     Run inside the caller's transaction under the wallet lock. With a ``round_ref`` the call is
     idempotent (a replay returns the first record and counts nothing). A bet whose stake_check was not
-    called is counted as placed at ``started_at``.
+    called is counted as placed at ``started_at``. ``played_until``: a round ended at its deadline (GP §7(8)b) was
+    played until then, not until it was settled: the play period of the 120/15 break (GP §7(4)) ends there.
 
     One settlement, :func:`limits.sql.bet_settle` (BET_SETTLE: the open bet of ``round_ref`` with this stake ->
     the totals, the win's bucket, the settled bet, the state row, ONE statement). The usual case, that open bet
@@ -69,7 +71,8 @@ def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, starte
         return sql.bet_settle(player_id=player.pk, kind=kind, round_ref=round_ref, stake=stake.amount,
                               win=win.amount, day=day_key(settled_at), month=month_key(settled_at),
                               minute=minute_of(settled_at), hourly=rules.hourly_loss and win.amount > 0,
-                              in_order=in_order, game_code=game_code, started_at=started_at, settled_at=settled_at)
+                              in_order=in_order, game_code=game_code, started_at=started_at, settled_at=settled_at,
+                              play_ended_at=played_until)
 
     with transaction.atomic(savepoint=False):
         if round_ref:  # the bet's open row is there (the usual case)
