@@ -10,21 +10,18 @@ endpoint except the views that set ``allow_password_change_pending = True`` (cha
 """
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from accounts import rules, sql
+from accounts import sql
 from accounts.errors import PASSWORD_CHANGE_REQUIRED, SESSION_EXPIRED
-from accounts.models import AuthToken, LoginSession, Player, User
-from accounts.services.sessions import session_end
+from accounts.models import AuthToken, Player, User
+from accounts.services.sessions import ACTIVITY_RESOLUTION, session_activity
 from core import clock
 from core.errors import DomainError, ErrorDef
 from core.throttling import FailedTokenThrottle
-
-ACTIVITY_RESOLUTION = timedelta(minutes=1)
 
 TOKEN_INVALID = ErrorDef("auth.token_invalid", 401, "Neplatné nebo zneplatněné přihlášení.", "Invalid or revoked token.")
 
@@ -107,16 +104,11 @@ class PlayerTokenAuthentication(authentication.BaseAuthentication):
         now = clock.now()
         session = token.session
         if session is not None:
-            if session.ended_at is not None:
+            activity = session_activity(session=session, now=now)
+            if activity == "ended":
                 raise _fail(TOKEN_INVALID)
-            idle, max_age = rules.session_idle(), rules.session_max_age()
-            ends_at = min(session.last_seen_at + idle, session.started_at + max_age)
-            if ends_at <= now:
-                session_end(session=session, reason=LoginSession.EndReason.TIMEOUT, at=ends_at,
-                            detail="idle" if ends_at == session.last_seen_at + idle else "max_age")
+            if activity == "expired":
                 raise _fail(SESSION_EXPIRED)
-            if now - session.last_seen_at >= ACTIVITY_RESOLUTION:
-                LoginSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(last_seen_at=now)
         player = _player_of(token.user)
         if player is not None and player.status in Player.TERMINAL:
             raise _fail(TOKEN_INVALID)

@@ -70,8 +70,10 @@ class LaunchView(APIView):
         player = request_player(request)
         body = ProviderLaunchRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
+        token = request.auth
         launch = services.launch_start(player=player, provider_code=provider, game_code=body.validated_data["game"],
-                                       lang=body.validated_data["lang"], actor=Actor.player(player))
+                                       lang=body.validated_data["lang"], actor=Actor.player(player),
+                                       login_session=getattr(token, "session", None))
         return Response(ProviderLaunchSerializer({"launch_url": launch.launch_url, "launch_token": launch.launch_token,
                                           "expires_at": launch.expires_at,
                                           "game": {"code": launch.game.code, "name": launch.game.name}}).data,

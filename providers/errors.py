@@ -35,6 +35,10 @@ INVALID_TOKEN = ErrorDef("providers.invalid_token", 401, "Neplatný nebo již po
 TOKEN_EXPIRED = ErrorDef("providers.token_expired", 401, "Platnost tokenu vypršela.", "The token has expired.")
 SESSION_INVALID = ErrorDef("providers.session_invalid", 401, "Neplatná herní relace.", "Invalid game session.")
 SESSION_EXPIRED = ErrorDef("providers.session_expired", 401, "Herní relace vypršela.", "The game session expired.")
+LOGIN_ENDED = ErrorDef("providers.login_ended", 401, "Přihlášení hráče skončilo a herní relace skončila s ním.",
+                       "The player's login ended and the game session ended with it.")
+LOGIN_REQUIRED = ErrorDef("providers.login_required", 403, "Hru studia lze spustit jen z přihlášení hráče.",
+                          "A studio's game is launched only from the player's login.")
 
 # Bodies ---------------------------------------------------------------------------------------------------------
 WRONG_SYNTAX = ErrorDef("providers.wrong_syntax", 400, "Neplatný požadavek: {reason}.",
@@ -94,6 +98,7 @@ RS_STATUS: dict[str, str] = {
     SESSION_INVALID.code: "RS_ERROR_INVALID_TOKEN",
     TOKEN_EXPIRED.code: "RS_ERROR_TOKEN_EXPIRED",
     SESSION_EXPIRED.code: "RS_ERROR_TOKEN_EXPIRED",
+    LOGIN_ENDED.code: "RS_ERROR_TOKEN_EXPIRED",
     WRONG_SYNTAX.code: "RS_ERROR_WRONG_SYNTAX",
     core_errors.VALIDATION.code: "RS_ERROR_WRONG_SYNTAX",
     core_errors.TOO_LARGE.code: "RS_ERROR_WRONG_SYNTAX",

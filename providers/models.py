@@ -45,18 +45,26 @@ class LaunchToken(models.Model):
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
     game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="+")
     provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="launch_tokens")
+    login_session = models.ForeignKey("accounts.LoginSession", null=True, on_delete=models.PROTECT, related_name="+",
+                                      help_text="the player's login that launched the game")
     created_at = models.DateTimeField()
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)
 
 
 class GameSession(models.Model):
-    """The provider's session of one player in one game (only the SHA-256 of the opaque session is kept)."""
+    """The provider's session of one player in one game (only the SHA-256 of the opaque session is kept).
+
+    It belongs to exactly one login (``login_session``, the login that launched the game): a studio's call is
+    activity on that login, and once the login has ended (logout, idle timeout, forced logout, panic, exclusion, a
+    limit's logout) the game session has ended with it (GP §6(6)e-g)."""
 
     session_hash = models.CharField(max_length=64, unique=True)
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
     game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="+")
     provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="sessions")
+    login_session = models.ForeignKey("accounts.LoginSession", null=True, on_delete=models.PROTECT, related_name="+",
+                                      help_text="the login it belongs to (None only on sessions older than the rule)")
     created_at = models.DateTimeField()
     expires_at = models.DateTimeField()
 

@@ -19,8 +19,9 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from accounts.models import Player
+from accounts.models import LoginSession, Player
 from accounts.selectors import betting_refusal
+from accounts.services import session_activity
 from core import clock
 from core import errors as core_errors
 from core.audit import Actor, audit_record, security_event
@@ -171,10 +172,17 @@ class Launch:
     game: Game
 
 
-def launch_start(*, player: Player, provider_code: str, game_code: str, lang: str, actor: Actor) -> Launch:
+def launch_start(*, player: Player, provider_code: str, game_code: str, lang: str, actor: Actor,
+                 login_session: LoginSession | None) -> Launch:
     """A single-use launch token for the player in one of the provider's games (the full stake gate runs on each
-    bet; here: the provider, the game (its provider, switch and approval, GP §13(6)) and the account state)."""
+    bet; here: the provider, the game (its provider, switch and approval, GP §13(6)) and the account state).
+
+    The game session it opens belongs to ``login_session``, the player's login that launched it (a launch without
+    one is refused): the studio's calls are activity on that login and end with it (GP §6(6)e-g)."""
     from urllib.parse import urlencode
+
+    if login_session is None or login_session.player_id != player.pk or login_session.ended_at is not None:
+        raise errors.LOGIN_REQUIRED()
 
     provider = Provider.objects.filter(code=provider_code).first() if PROVIDER_CODE_RE.match(provider_code) else None
     if provider is None:
@@ -197,7 +205,7 @@ def launch_start(*, player: Player, provider_code: str, game_code: str, lang: st
     expires = now + timedelta(seconds=settings.PROVIDERS_LAUNCH_TOKEN_SECONDS)
     with transaction.atomic():
         row = LaunchToken.objects.create(token_hash=_hash(token), player=player, game=game, provider=provider,
-                                         created_at=now, expires_at=expires)
+                                         login_session=login_session, created_at=now, expires_at=expires)
         audit_record(actor=actor, action="providers.game_launched", obj=row, provider=provider.code, game=game.code)
     query = urlencode({"token": token, "game": game.provider_game_id, "lang": lang})
     sep = "&" if "?" in provider.launch_url else "?"
@@ -328,6 +336,10 @@ def provider_call(call: Call) -> Answer:
         return _error_answer(exc)
     if parsed_error is not None:
         return _error_answer(parsed_error)
+    if ctx.login is not None:
+        # the call is activity on the login its game session belongs to; a login past its idle time or age ends now,
+        # in its own transaction (a refusal below rolls back only the call's own work)
+        session_activity(session=ctx.login, now=clock.now())
     if call.operation == "session":
         return _guarded(lambda: _session(provider, body))
     if call.operation == "balance":
@@ -348,26 +360,39 @@ def _session(provider: Provider, body: dict[str, Any]) -> Answer:
     token = _text(body, "launch_token", limit=200)
     now = clock.now()
     with transaction.atomic():
-        row = (LaunchToken.objects.select_for_update(no_key=True).select_related("game", "player")
-               .filter(token_hash=_hash(token), provider=provider).first())
+        row = (LaunchToken.objects.select_for_update(no_key=True, of=("self",))
+               .select_related("game", "player", "login_session").filter(token_hash=_hash(token), provider=provider)
+               .first())
         if row is None or row.used_at is not None:
             raise errors.INVALID_TOKEN()
         if row.expires_at <= now:
             raise errors.TOKEN_EXPIRED()
+        if row.login_session is None or session_activity(session=row.login_session, now=now) != "live":
+            raise errors.LOGIN_ENDED()
         row.used_at = now
         row.save(update_fields=["used_at"])
         session = secrets.token_urlsafe(32)
         GameSession.objects.create(session_hash=_hash(session), player=row.player, game=row.game, provider=provider,
-                                   created_at=now, expires_at=now + timedelta(seconds=settings.PROVIDERS_SESSION_SECONDS))
+                                   login_session=row.login_session, created_at=now,
+                                   expires_at=now + timedelta(seconds=settings.PROVIDERS_SESSION_SECONDS))
     return Answer(200, {"status": errors.RS_OK, "session": session, "player": player_ref(provider, row.player_id),
                         "game": row.game.provider_game_id, "currency": provider.currency,
                         "balance": money(wallet_balance(row.player).amount)})
 
 
 def _live_session(ctx: providers_sql.CallContext, *, may_be_expired: bool = False) -> tuple[GameSession, Player]:
-    if ctx.session is None or ctx.player is None:
+    """The game session of the call and its player. A game session belongs to one login: the call is activity on
+    it (``accounts.session_activity``: the idle timeout runs from the studio's last call too), and once that login
+    has ended a call that would start play (a bet, the balance) is refused (``providers.login_ended``).
+    ``may_be_expired``: a call that only settles a bet already placed (a win, a rollback, a round end) is taken
+    after the game session or the login ended: the player's win is theirs."""
+    if ctx.session is None or ctx.player is None or ctx.login is None:
         raise errors.SESSION_INVALID()
-    if not may_be_expired and ctx.session.expires_at <= clock.now():
+    if may_be_expired:
+        return ctx.session, ctx.player
+    if ctx.login.ended_at is not None:
+        raise errors.LOGIN_ENDED(login_ended=ctx.login.end_reason or LoginSession.EndReason.TIMEOUT)
+    if ctx.session.expires_at <= clock.now():
         raise errors.SESSION_EXPIRED()
     return ctx.session, ctx.player
 

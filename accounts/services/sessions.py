@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -19,6 +19,9 @@ from core import clock
 from core.audit import Actor, audit_record
 
 logger = logging.getLogger("accounts.sessions")
+# last_seen_at is written at most once per this (a busy player costs no write per request); the idle timeout is
+# measured to it (a session may end up to a minute before its idleness, never later)
+ACTIVITY_RESOLUTION = timedelta(minutes=1)
 LOGIN_STATUSES = (Player.Status.TEMPORARY, Player.Status.ACTIVE, Player.Status.SUSPENDED, Player.Status.CLOSING)
 
 
@@ -81,6 +84,25 @@ def session_end(*, session: LoginSession, reason: str, at: datetime | None = Non
                      player_id=s.player_id, reason=reason, detail=detail, ended_at=s.ended_at)
     session.ended_at, session.end_reason, session.end_detail = s.ended_at, s.end_reason, s.end_detail
     return s
+
+
+def session_activity(*, session: LoginSession, now: datetime) -> str:
+    """Activity on a login session at ``now``, wherever it comes from (the player's API token, a studio's call on a
+    game session the login launched): ``"live"`` (``last_seen_at`` moved to ``now`` at the resolution above),
+    ``"ended"`` (logout, forced logout, panic, exclusion, a limit's logout) or ``"expired"`` (idle timeout or
+    maximum age: the session is ended now, at the instant it expired)."""
+    if session.ended_at is not None:
+        return "ended"
+    idle, max_age = rules.session_idle(), rules.session_max_age()
+    ends_at = min(session.last_seen_at + idle, session.started_at + max_age)
+    if ends_at <= now:
+        session_end(session=session, reason=LoginSession.EndReason.TIMEOUT, at=ends_at,
+                    detail="idle" if ends_at == session.last_seen_at + idle else "max_age")
+        return "expired"
+    if now - session.last_seen_at >= ACTIVITY_RESOLUTION:
+        LoginSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(last_seen_at=now)
+        session.last_seen_at = now
+    return "live"
 
 
 def player_force_logout(*, player: Player, reason: str, actor: Actor) -> int:

@@ -10,7 +10,7 @@ import pytest
 import time_machine
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, token_for
+from accounts.testing import login_session_for, make_player
 from core.audit import Actor
 from core.money import Money
 from games.models import Game
@@ -57,8 +57,9 @@ def fund(player: Any, amount: int) -> None:
 
 
 def player_client(player: Any) -> APIClient:
+    """The player's API client, signed in through a login session (a studio's game session belongs to it)."""
     c = APIClient(raise_request_exception=False)
-    c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
+    c.credentials(HTTP_AUTHORIZATION=f"Token {login_session_for(player)[1]}")
     return c
 
 

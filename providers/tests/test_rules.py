@@ -126,8 +126,20 @@ def test_a_win_on_a_settled_round_is_refused_and_a_round_end_after_it_answers_ok
 def test_the_session_expires_after_its_hours_but_a_win_on_an_open_round_still_credits(signed, session, clock,
                                                                                       player):
     assert bet(signed, session).status_code == 200
-    clock.shift(13 * 3600)
+    for _ in range(13 * 3):  # the player keeps playing (each studio call is activity on the login) for 13 hours
+        clock.shift(20 * 60)
+        if signed.call("balance", {"session": session}).status_code != 200:
+            break
     refused(signed.call("balance", {"session": session}), "RS_ERROR_TOKEN_EXPIRED", "providers.session_expired")
+    assert win(signed, session).status_code == 200
+    assert balance(player).amount == 101_500
+
+
+def test_the_login_ends_after_idling_and_the_game_session_ends_with_it_but_a_win_on_an_open_round_still_credits(
+        signed, session, clock, player):
+    assert bet(signed, session).status_code == 200
+    clock.shift(13 * 3600)
+    refused(signed.call("balance", {"session": session}), "RS_ERROR_TOKEN_EXPIRED", "providers.login_ended")
     assert win(signed, session).status_code == 200
     assert balance(player).amount == 101_500
 

@@ -24,7 +24,7 @@ import pytest
 import time_machine
 from django.core.management import call_command
 
-from accounts.testing import make_player, token_for
+from accounts.testing import login_session_for, make_player
 from core import clock
 from core.audit import Actor
 from limits.services import self_limit_set
@@ -86,7 +86,7 @@ class Player:
         self.live, self.sim, self.frozen = live_server.url, sim, frozen
         self.player = make_player()
         fund(self.player, funds)
-        self.token = token_for(self.player.user)
+        self.token = login_session_for(self.player)[1]
         self.sid = self.launch_url = ""
 
     def launch(self, lang: str = "cs") -> str:
