@@ -264,11 +264,12 @@ def round_replay_check(rnd: Round) -> JsonDict:
     ``outcome``: ``match`` (the draws and actions reproduce the stored state exactly), ``mismatch``,
     ``malfunction_reproduced`` (a round voided for malfunction fails the same way again), ``engine_unavailable``
     (the version is no longer registered) or ``error``."""
-    if rnd.provider_round_id:  # a remote game's round: the provider drew its outcome, nothing to replay here
-        raise errors.REMOTE_ROUND_NO_ENGINE(round_id=rnd.pk, provider=(rnd.state or {}).get("remote", {}).get(
-            "provider", ""), provider_round_id=rnd.provider_round_id)
-    result = {"round_id": rnd.pk, "game": rnd.game_code, "version": rnd.game_version, "draws": len(rnd.draws),
-              "actions": len(rnd.actions), "checked_at": clock.now()}
+    if rnd.provider_round_id:  # a studio's round: the studio drew its outcome; its record is checked instead
+        return studio_record_check(rnd)
+    ended = rnd.status != Round.Status.IN_PROGRESS  # an open round does not tell how far its draws have gone
+    result = {"round_id": rnd.pk, "game": rnd.game_code, "version": rnd.game_version,
+              "draws": len(rnd.draws) if ended else None, "actions": len(rnd.actions) if ended else None,
+              "checked_at": clock.now()}
     try:
         engine_game = registry.get_game(rnd.game_code, rnd.game_version)
     except KeyError:
@@ -285,6 +286,37 @@ def round_replay_check(rnd: Round) -> JsonDict:
     if rnd.void_reason == Round.VoidReason.MALFUNCTION:
         return {**result, "verified": False, "outcome": "mismatch", "detail": "the stored malfunction did not recur"}
     return {**result, "verified": True, "outcome": "match", "detail": ""}
+
+
+def studio_record_check(rnd: Round) -> JsonDict:
+    """A studio's round (GP §11(5)): the studio's record of it as it came with the round's end (its outcome and/or a
+    reference to the studio's history with the hash of that record). ``outcome``: ``studio_record`` (kept; when the
+    studio sent both the outcome and its hash, the hash of the kept outcome matches), ``studio_record_mismatch``
+    (the kept outcome does not hash to what the studio stated), ``studio_record_missing`` (a round still open, or one
+    ended by the platform at its deadline or by a rollback, before the studio sent its record)."""
+    remote = (rnd.state or {}).get("remote") or {}
+    detail = remote.get("detail")
+    result = {"round_id": rnd.pk, "game": rnd.game_code, "version": rnd.game_version, "draws": None, "actions": None,
+              "checked_at": clock.now(), "provider": str(remote.get("provider", "")),
+              "provider_round_id": rnd.provider_round_id, "studio_record": detail}
+    if not detail:
+        return {**result, "verified": False, "outcome": "studio_record_missing",
+                "detail": "the studio has sent no record of this round"}
+    if "outcome" in detail and detail.get("sha256"):
+        if studio_outcome_sha256(detail["outcome"]) != detail["sha256"]:
+            return {**result, "verified": False, "outcome": "studio_record_mismatch",
+                    "detail": "the kept outcome does not hash to the studio's stated sha256"}
+    return {**result, "verified": True, "outcome": "studio_record", "detail": ""}
+
+
+def studio_outcome_sha256(outcome: object) -> str:
+    """The SHA-256 of a studio's outcome as canonical JSON (sorted keys, no spaces, UTF-8): how a studio states the
+    hash of the outcome it sends (docs/providers.md)."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(outcome, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+                          .encode()).hexdigest()
 
 
 def round_verify(player: Player, round_id: Any) -> JsonDict:

@@ -278,11 +278,17 @@ class VerifySerializer(serializers.Serializer):
     game = serializers.CharField()
     version = serializers.IntegerField()
     verified = serializers.BooleanField()
-    outcome = serializers.CharField(help_text="match | mismatch | malfunction_reproduced | engine_unavailable | error")
+    outcome = serializers.CharField(help_text="match | mismatch | malfunction_reproduced | engine_unavailable | error "
+                                              "| studio_record | studio_record_mismatch | studio_record_missing")
     detail = serializers.CharField(allow_blank=True)
-    draws = serializers.IntegerField()
-    actions = serializers.IntegerField()
+    draws = serializers.IntegerField(allow_null=True, help_text="null while the round is open")
+    actions = serializers.IntegerField(allow_null=True, help_text="null while the round is open")
     checked_at = serializers.DateTimeField()
+    provider = serializers.CharField(required=False, help_text="a studio's round: its studio")
+    provider_round_id = serializers.CharField(required=False, help_text="a studio's round: the studio's round id")
+    studio_record = serializers.JSONField(required=False, allow_null=True,
+                                          help_text="a studio's round: the studio's record of it (outcome and/or "
+                                                    "history_url with sha256, received_at)")
 
 
 class RoundPlayRequestSerializer(serializers.Serializer):

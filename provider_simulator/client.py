@@ -162,10 +162,13 @@ class WalletClient:
                                  "game": game, "amount": money(amount), "round_closed": round_closed}, **kw)
 
     def win(self, session: str, *, transaction_id: str, bet_transaction_id: str, round_id: str, amount: int,
-            round_closed: bool = True, **kw: Any) -> Reply | None:
-        return self.call("win", {"session": session, "transaction_id": transaction_id,
-                                 "bet_transaction_id": bet_transaction_id, "round_id": round_id,
-                                 "amount": money(amount), "round_closed": round_closed}, **kw)
+            round_closed: bool = True, round_detail: dict[str, Any] | None = None, **kw: Any) -> Reply | None:
+        """``round_detail``: the studio's record of the round, sent with the call that closes it."""
+        body = {"session": session, "transaction_id": transaction_id, "bet_transaction_id": bet_transaction_id,
+                "round_id": round_id, "amount": money(amount), "round_closed": round_closed}
+        if round_detail is not None:
+            body["round_detail"] = round_detail
+        return self.call("win", body, **kw)
 
     def rollback(self, session: str, *, transaction_id: str, bet_transaction_id: str, round_id: str,
                  **kw: Any) -> Reply | None:
@@ -173,6 +176,9 @@ class WalletClient:
         return self.call("rollback", {"session": session, "transaction_id": transaction_id,
                                       "bet_transaction_id": bet_transaction_id, "round_id": round_id}, **kw)
 
-    def round_end(self, session: str, *, round_id: str, transaction_id: str, **kw: Any) -> Reply | None:
-        return self.call("round-end", {"session": session, "round_id": round_id,
-                                       "transaction_id": transaction_id}, **kw)
+    def round_end(self, session: str, *, round_id: str, transaction_id: str,
+                  round_detail: dict[str, Any] | None = None, **kw: Any) -> Reply | None:
+        body: dict[str, Any] = {"session": session, "round_id": round_id, "transaction_id": transaction_id}
+        if round_detail is not None:
+            body["round_detail"] = round_detail
+        return self.call("round-end", body, **kw)

@@ -136,13 +136,15 @@ class _Round:
             # both times: a changed body under one id would be another transaction)
             spin = self.studio.slot.spin(self.stake)
             self.send("win", transaction_id=self.win_id, bet_transaction_id=self.bet_id, amount=spin.win,
-                      round_closed=closed, note="win before its bet")
+                      round_closed=closed, round_detail={"outcome": spin.as_json()} if closed else None,
+                      note="win before its bet")
         placed = self.send("bet", **self.bet)
         if placed is None or not placed.ok:
             self.result.refusal = placed
             return
         spin = self.result.spin = spin or self.studio.slot.spin(self.stake)
-        win: dict[str, Any] = {"bet_transaction_id": self.bet_id, "amount": spin.win, "round_closed": closed}
+        win: dict[str, Any] = {"bet_transaction_id": self.bet_id, "amount": spin.win, "round_closed": closed,
+                               "round_detail": {"outcome": spin.as_json()} if closed else None}
         won = self.send("win", transaction_id=self.win_id, **win)
         if self.mode == "out_of_order" and won is not None and not won.ok:
             # the platform kept its first answer to this id (the refusal): the win under a new id
@@ -153,7 +155,8 @@ class _Round:
         if not closed:
             if self.studio.late_seconds:
                 self.studio.sleep(self.studio.late_seconds)
-            ended = self.send("round-end", transaction_id=self.studio.ids("end"), note="late round-end")
+            ended = self.send("round-end", transaction_id=self.studio.ids("end"),
+                              round_detail={"outcome": spin.as_json()}, note="late round-end")
             if ended is None or not ended.ok:
                 self.result.refusal = ended
                 return

@@ -35,6 +35,13 @@ INVALID_TOKEN = ErrorDef("providers.invalid_token", 401, "Neplatný nebo již po
 TOKEN_EXPIRED = ErrorDef("providers.token_expired", 401, "Platnost tokenu vypršela.", "The token has expired.")
 SESSION_INVALID = ErrorDef("providers.session_invalid", 401, "Neplatná herní relace.", "Invalid game session.")
 SESSION_EXPIRED = ErrorDef("providers.session_expired", 401, "Herní relace vypršela.", "The game session expired.")
+ROUND_DETAIL_REQUIRED = ErrorDef(
+    "providers.round_detail_required", 400,
+    "Volání, které kolo uzavírá, nese záznam studia o kole (round_detail: outcome, nebo history_url se sha256).",
+    "The call that closes a round carries the studio's record of it (round_detail: outcome, or history_url with "
+    "sha256).")
+ROUND_DETAIL_INVALID = ErrorDef("providers.round_detail_invalid", 400, "Neplatný záznam kola: {reason}.",
+                                "Invalid round detail: {reason}.")
 LOGIN_ENDED = ErrorDef("providers.login_ended", 401, "Přihlášení hráče skončilo a herní relace skončila s ním.",
                        "The player's login ended and the game session ended with it.")
 LOGIN_REQUIRED = ErrorDef("providers.login_required", 403, "Hru studia lze spustit jen z přihlášení hráče.",
@@ -100,6 +107,8 @@ RS_STATUS: dict[str, str] = {
     SESSION_EXPIRED.code: "RS_ERROR_TOKEN_EXPIRED",
     LOGIN_ENDED.code: "RS_ERROR_TOKEN_EXPIRED",
     WRONG_SYNTAX.code: "RS_ERROR_WRONG_SYNTAX",
+    ROUND_DETAIL_REQUIRED.code: "RS_ERROR_WRONG_SYNTAX",
+    ROUND_DETAIL_INVALID.code: "RS_ERROR_WRONG_SYNTAX",
     core_errors.VALIDATION.code: "RS_ERROR_WRONG_SYNTAX",
     core_errors.TOO_LARGE.code: "RS_ERROR_WRONG_SYNTAX",
     WRONG_TYPES.code: "RS_ERROR_WRONG_TYPES",

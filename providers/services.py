@@ -9,6 +9,7 @@ translate a refusal into the provider's vocabulary (:func:`providers.errors.rs_s
 from __future__ import annotations
 
 import ipaddress
+import json
 import logging
 import re
 import secrets
@@ -259,6 +260,48 @@ def _amount(body: dict[str, Any], name: str = "amount") -> Money:
     return Money(amount, currency)
 
 
+DETAIL_MAX_BYTES = 16_384
+SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _round_detail(body: dict[str, Any], *, closing: bool) -> dict[str, Any] | None:
+    """The studio's record of the round (GP §11(5)), required with the call that closes it: ``outcome`` (the
+    round's result as the studio's JSON, at most 16 KB) and/or ``history_url`` (https) with ``sha256`` (lower-case
+    hex of the record there; with an ``outcome`` alone it states the outcome's canonical JSON hash). None for a call
+    that does not close a round (a detail there is not kept)."""
+    if not closing:
+        return None
+    value = body.get("round_detail")
+    if value is None:
+        raise errors.ROUND_DETAIL_REQUIRED()
+    if not isinstance(value, dict):
+        raise errors.WRONG_TYPES(field="round_detail")
+    unknown = set(value) - {"outcome", "history_url", "sha256"}
+    if unknown:
+        raise errors.ROUND_DETAIL_INVALID(reason=f"unknown fields {sorted(unknown)[:5]}")
+    outcome, url, sha = value.get("outcome"), value.get("history_url"), value.get("sha256")
+    if outcome is None and url is None:
+        raise errors.ROUND_DETAIL_INVALID(reason="outcome or history_url is required")
+    detail: dict[str, Any] = {}
+    if outcome is not None:
+        if not isinstance(outcome, dict | list):
+            raise errors.ROUND_DETAIL_INVALID(reason="outcome must be a JSON object or array")
+        if len(json.dumps(outcome, separators=(",", ":")).encode()) > DETAIL_MAX_BYTES:
+            raise errors.ROUND_DETAIL_INVALID(reason=f"outcome is larger than {DETAIL_MAX_BYTES} bytes")
+        detail["outcome"] = outcome
+    if url is not None:
+        if not isinstance(url, str) or not url.startswith("https://") or len(url) > 500:
+            raise errors.ROUND_DETAIL_INVALID(reason="history_url must be an https URL of at most 500 characters")
+        if sha is None:
+            raise errors.ROUND_DETAIL_INVALID(reason="history_url comes with the sha256 of the record there")
+        detail["history_url"] = url
+    if sha is not None:
+        if not isinstance(sha, str) or not SHA256_RE.match(sha):
+            raise errors.ROUND_DETAIL_INVALID(reason="sha256 must be 64 lower-case hex digits")
+        detail["sha256"] = sha
+    return detail
+
+
 def _flag(body: dict[str, Any], name: str) -> bool:
     value = body.get(name, False)
     if not isinstance(value, bool):
@@ -500,6 +543,7 @@ def _bet(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContex
     round_id = _text(body, "round_id")
     amount = _amount(body)
     closed = _flag(body, "round_closed")
+    detail = _round_detail(body, closing=closed)
     game_id = _text(body, "game", required=False)
     session, player = _live_session(ctx)
     game = ctx.game
@@ -507,7 +551,7 @@ def _bet(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContex
     if game.provider != provider.code or (game_id and game_id != game.provider_game_id):
         raise errors.GAME_INVALID(game=(game_id or game.code)[:60])
     result = games.remote_bet(player=player, game=game, round_id=round_id, transaction_id=txn_id, amount=amount,
-                              closed=closed, actor=_actor(ctx, provider))
+                              closed=closed, actor=_actor(ctx, provider), detail=detail)
     rnd = result.round
     answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
                           "platform_transaction_id": f"round:{rnd.pk}:bet"})
@@ -540,11 +584,12 @@ def _win(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContex
          txn_id: str) -> tuple[Answer, ProviderTransaction]:
     amount = _amount(body)
     closed = _flag(body, "round_closed")
+    detail = _round_detail(body, closing=closed)
     bet, bet_txn_id, round_id = _bet_of(ctx, body)
     player = _owner(ctx, bet)
     assert bet.round_id is not None
     result = games.remote_win(player=player, round_pk=bet.round_id, transaction_id=txn_id, amount=amount,
-                              closed=closed, actor=_actor(ctx, provider))
+                              closed=closed, actor=_actor(ctx, provider), detail=detail)
     seq = len(((result.round.state or {}).get("remote") or {}).get("transactions", [])) - 1
     answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
                           "platform_transaction_id": f"round:{bet.round_id}:win:{seq}",
@@ -585,13 +630,14 @@ def _rollback(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallC
 def _round_end(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
                txn_id: str) -> tuple[Answer, ProviderTransaction]:
     round_id = _text(body, "round_id")
+    detail = _round_detail(body, closing=True)
     _, player = _live_session(ctx, may_be_expired=True)
     round_pk = (Round.objects.filter(player=player, idempotency_key=games.remote_key(provider.code, round_id))
                 .values_list("pk", flat=True).first())
     if round_pk is None:
         raise errors.TRANSACTION_UNKNOWN(round_id=round_id)
     result = games.remote_round_end(player=player, round_pk=round_pk, transaction_id=txn_id,
-                                    actor=_actor(ctx, provider))
+                                    actor=_actor(ctx, provider), detail=detail)
     answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
                           "round_status": result.round.status, "win": money(result.round.win)})
     return answer, ProviderTransaction(player=player, round_id=round_pk, provider_round_id=round_id)

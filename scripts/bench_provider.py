@@ -161,7 +161,8 @@ class ProviderDriver:
         spin = self.slot.spin(STAKE)
         win = await self._call("win", {"session": player.session, "transaction_id": win_id,
                                        "bet_transaction_id": bet_id, "round_id": round_id,
-                                       "amount": {"amount": spin.win, "currency": "CZK"}, "round_closed": True},
+                                       "amount": {"amount": spin.win, "currency": "CZK"}, "round_closed": True,
+                                       "round_detail": {"outcome": spin.as_json()}},
                                self.stats.win_ms)
         if win is None or win.status != 200:
             return

@@ -38,6 +38,7 @@ from core.audit import Actor
 from core.money import Money
 from games import errors
 from games import sql as games_sql
+from games.engine import JsonDict
 from games.models import Game, Round
 from games.services import path
 from games.services.common import currency, round_ref
@@ -133,8 +134,18 @@ class _StudioOpener:
         return Money(self.game.max_bet, self.stake.currency)
 
 
+def _keep_detail(rnd: Round, detail: JsonDict | None, now: datetime) -> None:
+    """Keep the studio's record of the round on it (GP §11(5)): its outcome and/or the reference to its history
+    with the hash of that record (``providers`` checked the shape), with the instant it came."""
+    if detail is None:
+        return
+    remote = _remote_state(rnd)
+    remote["detail"] = {**detail, "received_at": now.isoformat()}
+    rnd.state = {**(rnd.state or {}), "remote": remote}
+
+
 def remote_bet(*, player: Player, game: Game, round_id: str, transaction_id: str, amount: Money, closed: bool,
-               actor: Actor) -> RemoteResult:
+               actor: Actor, detail: JsonDict | None = None) -> RemoteResult:
     """Open the platform round of the studio's ``round_id`` with its one bet, through the one round path
     (:func:`games.services.path.open_round`: every rule of a round's start, in the same order as an engine round).
     Raises the refusal of the first rule that refuses; nothing is moved then."""
@@ -149,6 +160,7 @@ def remote_bet(*, player: Player, game: Game, round_id: str, transaction_id: str
         assert isinstance(opened, path.Opening)  # a used key is refused by the opener
         if closed:  # a losing one-shot round: settled at once with win 0
             opened.round.state = {**opened.round.state, "status": "finished"}
+            _keep_detail(opened.round, detail, opened.now)
         path.start_decided(opened, finished=closed, engine_events=[])
     return RemoteResult(round=opened.round, balance=opened.locked.balance)
 
@@ -176,7 +188,7 @@ def _settle_remote(rnd: Round, *, locked: LockedWallet, actor: Actor, now: datet
 
 
 def remote_win(*, player: Player, round_pk: int, transaction_id: str, amount: Money, closed: bool,
-               actor: Actor) -> RemoteResult:
+               actor: Actor, detail: JsonDict | None = None) -> RemoteResult:
     """Credit a win of the provider to its round, at once, within what the GP §8(3) cap on the round's total win
     leaves (``RemoteResult.moved`` is what was credited, ``capped`` whether the cap cut it); ``closed`` settles the
     round. A win of 0 is valid (it may close the round)."""
@@ -196,13 +208,15 @@ def remote_win(*, player: Player, round_pk: int, transaction_id: str, amount: Mo
         _record(rnd, "win", transaction_id, won, now, credited=credit)
         rnd.state = {**rnd.state, "win": rnd.win_engine}
         if closed:
+            _keep_detail(rnd, detail, now)
             _settle_remote(rnd, locked=locked, actor=actor, now=now)
         else:
             games_sql.round_write(rnd)
     return RemoteResult(round=rnd, balance=locked.balance, moved=credit, capped=credit < won)
 
 
-def remote_round_end(*, player: Player, round_pk: int, transaction_id: str, actor: Actor) -> RemoteResult:
+def remote_round_end(*, player: Player, round_pk: int, transaction_id: str, actor: Actor,
+                     detail: JsonDict | None = None) -> RemoteResult:
     """Settle the round with the wins credited so far. A round already settled is left as it is (the provider's
     round-end after a closing win); a voided one is refused."""
     with transaction.atomic(savepoint=False):
@@ -212,6 +226,7 @@ def remote_round_end(*, player: Player, round_pk: int, transaction_id: str, acto
         _refuse_ended(rnd)
         now = clock.now()
         _record(rnd, "round_end", transaction_id, 0, now)
+        _keep_detail(rnd, detail, now)
         _settle_remote(rnd, locked=locked, actor=actor, now=now)
     return RemoteResult(round=rnd, balance=locked.balance)
 

@@ -14,14 +14,19 @@ from wallet.selectors import balance
 pytestmark = pytest.mark.django_db
 
 
+DETAIL = {"outcome": {"stops": [3, 7, 1], "win": "as sent"}}  # the studio's record of a round, with its closing call
+
+
 def bet(signed, session, txn="b1", rnd="r1", amount=1_000, closed=False, **kw):
+    detail = {"round_detail": DETAIL} if closed else {}
     return signed.call("bet", {"session": session, "transaction_id": txn, "round_id": rnd, "game": "wild",
-                               "amount": czk(amount), "round_closed": closed, **kw})
+                               "amount": czk(amount), "round_closed": closed, **detail, **kw})
 
 
-def win(signed, session, txn="w1", bet_txn="b1", rnd="r1", amount=2_500, closed=True):
+def win(signed, session, txn="w1", bet_txn="b1", rnd="r1", amount=2_500, closed=True, round_detail=None, **kw):
+    detail = {"round_detail": round_detail or DETAIL} if closed else {}
     return signed.call("win", {"session": session, "transaction_id": txn, "bet_transaction_id": bet_txn,
-                               "round_id": rnd, "amount": czk(amount), "round_closed": closed})
+                               "round_id": rnd, "amount": czk(amount), "round_closed": closed, **detail, **kw})
 
 
 def test_the_launch_gives_a_single_use_token_in_the_providers_launch_url(player, signed, clock):
@@ -48,7 +53,8 @@ def test_a_bet_a_win_and_the_round_end_move_the_money_once_and_the_ledger_stays_
     assert rnd.status == Round.Status.IN_PROGRESS and rnd.idempotency_key == f"provider:{CODE}:r1"
     w = win(signed, session, closed=False)
     assert w.status_code == 200 and w.json()["balance"] == czk(101_500) and w.json()["credited"] == czk(2_500)
-    end = signed.call("round-end", {"session": session, "round_id": "r1", "transaction_id": "e1"})
+    end = signed.call("round-end", {"session": session, "round_id": "r1", "transaction_id": "e1",
+                                    "round_detail": DETAIL})
     assert end.status_code == 200 and end.json()["round_status"] == "finished"
     rnd.refresh_from_db()
     assert (rnd.status, rnd.stake, rnd.win, rnd.win_capped) == (Round.Status.FINISHED, 1_000, 2_500, False)

@@ -18,7 +18,7 @@ from providers.reconciliation import reconciliation_run
 from providers.services import provider_save
 from providers.testing import ProviderServer, czk
 from providers.tests.conftest import SECRET, player_client
-from providers.tests.test_api import bet, win
+from providers.tests.test_api import DETAIL, bet, win
 from wallet.selectors import balance
 
 pytestmark = pytest.mark.django_db
@@ -132,8 +132,8 @@ def test_finance_resolves_a_case_with_its_permission_and_the_resolution_is_audit
     assert done.status == "resolved" and done.resolved_by_id == staff.pk
 
 
-def test_the_recall_shows_a_remote_round_with_its_transactions_and_verify_refuses_clearly(player, signed, session,
-                                                                                          clock):
+def test_the_recall_shows_a_remote_round_with_its_transactions_and_verify_shows_the_studios_record(player, signed,
+                                                                                                  session, clock):
     assert bet(signed, session).status_code == 200
     assert win(signed, session).status_code == 200
     c = player_client(player)
@@ -144,8 +144,12 @@ def test_the_recall_shows_a_remote_round_with_its_transactions_and_verify_refuse
     assert [t["type"] for t in remote["state"]["remote"]["transactions"]] == ["bet", "win"]
     one = c.get(f"/api/v1/games/rounds/{remote['id']}")
     assert one.status_code == 200 and one.json()["win"]["amount"] == 2_500
+    assert remote["state"]["remote"]["detail"]["outcome"] == DETAIL["outcome"]  # GP §11(5): the studio's record
     verify = c.get(f"/api/v1/games/rounds/{remote['id']}/verify")
-    assert verify.status_code == 409 and verify.json()["error"]["code"] == "game.remote_round_no_replay"
+    assert verify.status_code == 200, verify.content
+    checked = verify.json()
+    assert (checked["outcome"], checked["verified"], checked["provider_round_id"]) == ("studio_record", True, "r1")
+    assert checked["studio_record"]["outcome"] == DETAIL["outcome"]
     action = c.post(f"/api/v1/games/rounds/{remote['id']}/actions", {"action": {"type": "collect"}}, format="json",
                     HTTP_IDEMPOTENCY_KEY="k-act")
     assert action.status_code == 409
@@ -195,3 +199,48 @@ def test_a_missing_registration_of_the_games_hook_stops_the_platform_and_is_neve
     finally:
         hooks.register("remote_round_cancelled", registered)
     assert hooks.hooks_registered_check() == []
+
+
+def test_the_call_that_closes_a_round_must_carry_the_studios_record_of_it(player, signed, session, clock):
+    """GP §11(5): a studio round is a complete record: its closing call (a closing win, a one-shot bet, a round end)
+    without the studio's record is refused and moves nothing."""
+    assert bet(signed, session).status_code == 200
+    before = balance(player).amount
+    bare = signed.call("win", {"session": session, "transaction_id": "w1", "bet_transaction_id": "b1", "round_id": "r1",
+                               "amount": {"amount": 2_500, "currency": "CZK"}, "round_closed": True})
+    assert bare.status_code == 400 and bare.json()["error"]["code"] == "providers.round_detail_required"
+    for wrong, reason in (({"history_url": "https://studio.example/r1"}, "sha256"),
+                          ({"history_url": "http://studio.example/r1", "sha256": "a" * 64}, "https"),
+                          ({"outcome": "three cherries"}, "object"), ({"outcome": {}, "sha256": "XYZ"}, "hex")):
+        r = win(signed, session, txn=f"w-{reason}", round_detail=wrong)
+        assert r.status_code == 400 and r.json()["error"]["code"] == "providers.round_detail_invalid", r.content
+    assert balance(player).amount == before and Round.objects.get(provider_round_id="r1").status == "in_progress"
+    end = signed.call("round-end", {"session": session, "round_id": "r1", "transaction_id": "e1"})
+    assert end.status_code == 400 and end.json()["error"]["code"] == "providers.round_detail_required"
+
+
+def test_a_studio_record_by_reference_is_kept_and_verify_checks_an_outcomes_stated_hash(player, signed, session,
+                                                                                       clock):
+    from games.selectors import studio_outcome_sha256
+
+    c = player_client(player)
+    assert bet(signed, session).status_code == 200
+    by_reference = {"history_url": "https://studio.example/history/r1", "sha256": "b" * 64}
+    assert win(signed, session, round_detail=by_reference).status_code == 200
+    rnd = Round.objects.get(provider_round_id="r1")
+    checked = c.get(f"/api/v1/games/rounds/{rnd.pk}/verify").json()
+    assert checked["outcome"] == "studio_record" and checked["studio_record"]["history_url"] == by_reference[
+        "history_url"]
+    clock.shift(3)
+    outcome = {"stops": [1, 2, 3]}
+    assert bet(signed, session, txn="b2", rnd="r2").status_code == 200
+    stated = {"outcome": outcome, "sha256": "c" * 64}  # a hash that is not the outcome's
+    assert win(signed, session, txn="w2", bet_txn="b2", rnd="r2", round_detail=stated).status_code == 200
+    second = Round.objects.get(provider_round_id="r2")
+    assert c.get(f"/api/v1/games/rounds/{second.pk}/verify").json()["outcome"] == "studio_record_mismatch"
+    clock.shift(3)
+    assert bet(signed, session, txn="b3", rnd="r3").status_code == 200
+    right = {"outcome": outcome, "sha256": studio_outcome_sha256(outcome)}
+    assert win(signed, session, txn="w3", bet_txn="b3", rnd="r3", round_detail=right).status_code == 200
+    third = Round.objects.get(provider_round_id="r3")
+    assert c.get(f"/api/v1/games/rounds/{third.pk}/verify").json()["verified"] is True

@@ -15,7 +15,7 @@ from games.services import game_approval_withdraw
 from games.testing import api_bet
 from limits.services import self_limit_set
 from providers.tests.conftest import fund, open_session, player_client
-from providers.tests.test_api import bet, win
+from providers.tests.test_api import DETAIL, bet, win
 from wallet.selectors import balance
 
 pytestmark = pytest.mark.django_db
@@ -119,7 +119,8 @@ def test_a_win_on_a_settled_round_is_refused_and_a_round_end_after_it_answers_ok
     assert bet(signed, session).status_code == 200
     assert win(signed, session, "w1", closed=True).status_code == 200
     refused(win(signed, session, "w2", amount=100), "RS_ERROR_ROUND_CLOSED", "game.remote_round_closed")
-    end = signed.call("round-end", {"session": session, "round_id": "r1", "transaction_id": "e1"})
+    end = signed.call("round-end", {"session": session, "round_id": "r1", "transaction_id": "e1",
+                                    "round_detail": DETAIL})
     assert end.status_code == 200 and end.json()["round_status"] == "finished"
 
 

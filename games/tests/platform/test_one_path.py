@@ -87,7 +87,8 @@ class Device:
         if closed:
             w = self.studio.call("win", {"session": self.session, "transaction_id": f"w{n}", "round_id": f"r{n}",
                                          "bet_transaction_id": f"b{n}",
-                                         "amount": {"amount": amount, "currency": "CZK"}, "round_closed": True})
+                                         "amount": {"amount": amount, "currency": "CZK"}, "round_closed": True,
+                                         "round_detail": {"outcome": {"round": n, "win": amount}}})
             assert w.status_code == 200, w.content
         return True, "", body
 
