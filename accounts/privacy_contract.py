@@ -79,6 +79,9 @@ class Contract:
     anonymise: Callable[..., dict[str, dict[str, int]]]  # record code -> what changed -> rows / files
     withheld: tuple[dict[str, str], ...] = field(default=())
     sweep: Callable[..., dict[str, dict[str, int]]] | None = None  # records of no player: record code -> kind -> rows
+    # recipients the app's own data declare (e.g. every enabled game studio), beside settings.PRIVACY_RECIPIENTS;
+    # each entry in the same shape, its records among the app's own
+    recipients: Callable[[], list[dict[str, Any]]] | None = None
 
 
 _contracts: dict[str, Contract] = {}
@@ -157,7 +160,7 @@ def problems() -> list[checks.CheckMessage]:
                 except LookupError:
                     out.append(checks.Error(f"privacy record {r.code!r} names an unknown model {label}",
                                             id="accounts.E003"))
-    for rec in recipients():
+    for rec in getattr(settings, "PRIVACY_RECIPIENTS", []):  # the apps' own come from their data (no query here)
         unknown = set(rec.get("records", ())) - record_codes
         if unknown:
             out.append(checks.Error(f"privacy recipient {rec.get('code')!r} receives unknown records {sorted(unknown)}",
@@ -208,8 +211,13 @@ def all_periods_key() -> str:
 
 
 def recipients() -> list[dict[str, Any]]:
-    """The declared recipients of the data (``settings.PRIVACY_RECIPIENTS``)."""
-    return list(getattr(settings, "PRIVACY_RECIPIENTS", []))
+    """The declared recipients of the data: ``settings.PRIVACY_RECIPIENTS`` and those the apps' contracts declare
+    from their own data (every enabled game studio, GP §12(4))."""
+    found = list(getattr(settings, "PRIVACY_RECIPIENTS", []))
+    for c in contracts():
+        if c.recipients is not None:
+            found.extend(c.recipients())
+    return found
 
 
 def recipients_of(record_codes: Iterable[str]) -> list[dict[str, Any]]:

@@ -70,6 +70,9 @@ INVALID_ACTION = ErrorDef("game.invalid_action", 422, "Tuto akci nyní nelze pro
 REMOTE_GAME_INVALID = ErrorDef("game.remote_game_invalid", 404,
                                "Tato hra nepatří tomuto dodavateli her.",
                                "This game is not one of this provider's games.")
+REMOTE_GAME_FIGURES = ErrorDef("game.remote_game_figures", 400,
+                               "Hru nelze nabídnout s těmito deklarovanými hodnotami: {reason}.",
+                               "The game cannot be offered with these declared figures: {reason}.")
 REMOTE_BET_EXISTS = ErrorDef("game.remote_bet_exists", 409,
                              "V tomto kole už sázka je; kolo vzdálené hry má jednu sázku.",
                              "This round already has its bet; a round of a remote game takes one bet.")

@@ -42,7 +42,22 @@ def anonymise(*, player: Player, records: frozenset[str], actor: Actor, now: dat
     return {"providers.calls": {}} if "providers.calls" in records else {}
 
 
-CONTRACT = Contract(app="providers", records=RECORDS, export=export, anonymise=anonymise)
+def studio_recipients() -> list[dict[str, Any]]:
+    """Every enabled studio receives data of the players who play its games (GP §12(4)): a pseudonymous reference
+    of the player, the player's language, and the stakes, wins and balance of its rounds."""
+    from providers.models import Provider
+
+    return [{"code": f"studio:{p.code}", "role": "recipient", "notify": False,
+             "name": f"{p.name} (herní studio / game studio)",
+             "purpose_cs": "provozování her studia: pseudonymní označení hráče, jazyk, sázky, výhry a zůstatek jeho kol",
+             "purpose_en": "running the studio's games: the player's pseudonymous reference, language, and the stakes, "
+                           "wins and balance of the player's rounds",
+             "records": ["providers.calls"], "contact": ""}
+            for p in Provider.objects.filter(enabled=True).only("code", "name").order_by("code")]
+
+
+CONTRACT = Contract(app="providers", records=RECORDS, export=export, anonymise=anonymise,
+                    recipients=studio_recipients)
 
 
 def register() -> None:

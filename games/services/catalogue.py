@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -224,6 +224,8 @@ def remote_game_upsert(*, provider: str, provider_game_id: str, name: str, kind:
     code = f"{provider}_{provider_game_id}"
     if not valid_game_code(code) or not valid_game_code(provider) or not provider_game_id:
         raise errors.REMOTE_GAME_INVALID(game=code[:60])
+    _refuse_outside_the_plan(rtp=rtp, min_bet=min_bet, max_bet=max_bet, max_win=max_win,
+                             unfinished_deadline_days=unfinished_deadline_days)
     figures = {"name": name[:120], "kind": kind[:20], "rtp": rtp, "min_bet": min_bet, "max_bet": max_bet,
                "max_win": max_win, "avg_hourly_loss": avg_hourly_loss,
                "unfinished_deadline_days": unfinished_deadline_days}
@@ -240,7 +242,43 @@ def remote_game_upsert(*, provider: str, provider_game_id: str, name: str, kind:
             for k, v in figures.items():
                 setattr(row, k, v)
             row.synced_at = clock.now()
+            withdrawn = old is not None and row.approved and _declared(old) != _declared(figures)
+            if withdrawn:
+                # GP §13(6): the approval was of the declared figures; new figures need a new approval
+                row.approval_state = Game.Approval.WITHDRAWN
             row.save()
             audit_record(actor=actor, action="games.remote_game_listed" if old is None else "games.remote_game_changed",
-                         obj=row, old=old, new=figures, provider=provider)
+                         obj=row, old=old, new=figures, provider=provider, approval_withdrawn=withdrawn)
+            if withdrawn:
+                audit_record(actor=actor, action="games.game_approval_withdrawn", obj=row,
+                             old={"approval_state": Game.Approval.APPROVED},
+                             new={"approval_state": Game.Approval.WITHDRAWN},
+                             reason="the studio's declared figures changed", game=f"{row.code}@{row.version}")
     return row
+
+
+DECLARED = ("rtp", "min_bet", "max_bet", "max_win", "avg_hourly_loss", "unfinished_deadline_days")
+
+
+def _declared(figures: JsonDict) -> tuple[Any, ...]:
+    return tuple(Decimal(str(figures[k])) if k == "rtp" else figures[k] for k in DECLARED)
+
+
+def _refuse_outside_the_plan(*, rtp: Decimal, min_bet: int, max_bet: int, max_win: int,
+                             unfinished_deadline_days: int) -> None:
+    """A studio's game is offered only within the plan: an RTP of at least GP §8(4)'s minimum, stakes within
+    GP §8(1)-(2) and a positive maximum win and deadline."""
+    gp = settings.GP
+    try:
+        rtp = Decimal(str(rtp))
+    except ArithmeticError:
+        raise errors.REMOTE_GAME_FIGURES(reason="the RTP is not a number")
+    if not rtp.is_finite() or rtp < Decimal(str(gp["MIN_RTP_PERCENT"])) or rtp > 100:
+        raise errors.REMOTE_GAME_FIGURES(reason=f"an RTP of {rtp} % is outside {gp['MIN_RTP_PERCENT']}-100 % "
+                                                "(GP §8(4))", field="rtp")
+    if not gp["MIN_STAKE"] <= min_bet <= max_bet <= gp["MAX_STAKE"]:
+        raise errors.REMOTE_GAME_FIGURES(reason=f"stakes {min_bet}-{max_bet} haléřů are outside {gp['MIN_STAKE']}-"
+                                                f"{gp['MAX_STAKE']} (GP §8(1)-(2))", field="max_bet")
+    if max_win <= 0 or unfinished_deadline_days <= 0:
+        raise errors.REMOTE_GAME_FIGURES(reason="the maximum win and the deadline must be positive",
+                                         field="max_win")

@@ -14,6 +14,7 @@ from games.models import Game, Round
 from games.services import game_approval_withdraw
 from games.testing import api_bet
 from limits.services import self_limit_set
+from providers.models import Provider
 from providers.tests.conftest import fund, open_session, player_client
 from providers.tests.test_api import DETAIL, bet, win
 from wallet.selectors import balance
@@ -157,3 +158,59 @@ def test_deadline_days_come_from_the_plan(signed, session, clock, game):
     assert bet(signed, session).status_code == 200
     rnd = Round.objects.get(provider_round_id="r1")
     assert rnd.deadline - rnd.started_at == timedelta(days=game.unfinished_deadline_days)
+
+
+def _listed(slug: str = "wild", **changes):
+    from decimal import Decimal
+
+    from games.services import remote_game_upsert
+
+    figures = {"name": f"Game {slug}", "kind": "slot", "rtp": Decimal("96.00"), "min_bet": 10, "max_bet": 100_000,
+               "max_win": 5_000_000, "avg_hourly_loss": 100_000 * 4 * 1800 // 100, "unfinished_deadline_days": 90,
+               **changes}
+    return remote_game_upsert(provider="sim", provider_game_id=slug, actor=Actor.system("tests"), **figures)
+
+
+@pytest.mark.parametrize("changes,field", [
+    ({"rtp": __import__("decimal").Decimal("70.00")}, "rtp"),
+    ({"rtp": __import__("decimal").Decimal("84.23")}, "rtp"),
+    ({"max_bet": 100_010}, "max_bet"),
+    ({"min_bet": 5}, "max_bet"),
+])
+def test_a_studio_game_outside_the_plans_figures_is_refused(provider, changes, field):
+    from core.errors import DomainError
+
+    with pytest.raises(DomainError) as refused_:
+        _listed("odd", **changes)
+    assert refused_.value.code == "game.remote_game_figures" and refused_.value.details["field"] == field
+    assert not Game.objects.filter(code="sim_odd").exists()
+
+
+def test_a_studio_game_at_the_plans_minimum_rtp_and_maximum_stake_is_listed(provider):
+    from decimal import Decimal
+
+    row = _listed("edge", rtp=Decimal("84.24"), max_bet=100_000)
+    assert row.rtp == Decimal("84.24") and row.approval_state == "unapproved"
+
+
+def test_a_change_of_a_declared_figure_withdraws_the_approval_and_the_same_figures_keep_it(game, player, signed,
+                                                                                          session, clock):
+    from decimal import Decimal
+
+    assert Game.objects.get(pk=game.pk).approved
+    assert _listed().approved  # the same figures again: still approved
+    changed = _listed(rtp=Decimal("95.50"))
+    assert changed.approval_state == "withdrawn"
+    refused(bet(signed, session), "RS_ERROR_INVALID_GAME", "game.not_approved")
+
+
+def test_every_enabled_studio_is_a_declared_recipient_of_personal_data(provider, player):
+    from accounts.privacy_contract import recipients
+
+    studios = {r["code"]: r for r in recipients() if r["code"].startswith("studio:")}
+    assert set(studios) == {"studio:sim"} and studios["studio:sim"]["records"] == ["providers.calls"]
+    c = player_client(player)
+    notice = c.get("/api/v1/accounts/privacy").json()
+    assert "studio:sim" in {r["code"] for r in notice["recipients"]}
+    Provider.objects.filter(code="sim").update(enabled=False)
+    assert not [r for r in recipients() if r["code"].startswith("studio:")]
