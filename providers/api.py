@@ -10,8 +10,9 @@ POST round-end     signed: the round settled
 
 The signed calls carry no user authentication: the HMAC-SHA256 signature over ``timestamp.`` + the raw body is the
 proof, checked with the source address and the timestamp window (providers.services.provider_call). Refused calls
-are throttled per source address like the wallet's provider callbacks (``callback_refused``). Accepted calls are not
-counted: a studio's calls come from its few listed addresses and carry all its players' rounds (2,000 players at one
+of an unauthenticated caller (signature, time window, source, unknown studio) are throttled per source address like
+the wallet's provider callbacks (``callback_refused``); an authenticated studio's duplicate-id retries with another
+body are counted per studio and outcome and only those are throttled. Accepted calls are not counted: a studio's calls come from its few listed addresses and carry all its players' rounds (2,000 players at one
 round each 2 s are 120,000 calls a minute), and a call from any other address is refused, so counted.
 """
 from __future__ import annotations
@@ -51,9 +52,30 @@ SIGNED_PARAMETERS = [
     OpenApiParameter(SIGNATURE_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER, required=True,
                      description='sha256=<hex HMAC-SHA256(secret, f"{timestamp}.".encode() + raw body)>'),
 ]
-#: refusals that count towards the per-source refusal throttle
+#: refusals of an unauthenticated caller: they count towards the per-source refusal throttle, which then answers 429
+#: to every call of that source (nobody who holds the studio's secret is refused so)
 REFUSED = {errors.INVALID_SIGNATURE.code, errors.TIMESTAMP_OUTSIDE_WINDOW.code, errors.SOURCE_NOT_ALLOWED.code,
-           errors.PROVIDER_UNKNOWN.code, errors.DUPLICATE_TRANSACTION.code}
+           errors.PROVIDER_UNKNOWN.code}
+#: refusals of an authenticated studio counted per studio and outcome: over the rate, further calls with the same
+#: outcome are answered 429, while the studio's other calls (its players' bets and wins) go on
+BY_STUDIO_AND_OUTCOME = {errors.DUPLICATE_TRANSACTION.code}
+
+
+class StudioOutcomeThrottle(CallbackRefusalThrottle):
+    """Refusals of one authenticated studio with one outcome (rate ``callback_refused``), counted after the call."""
+
+    @classmethod
+    def over(cls, provider: str, outcome: str) -> bool:
+        """Count one refusal of ``provider`` with ``outcome``; True when it is beyond the rate."""
+        throttle = cls()
+        if throttle.rate is None:
+            return False
+        key = throttle.cache_format % {"scope": "provider_outcome", "ident": f"{provider}:{outcome}"}
+        now = throttle.timer()
+        history = [t for t in throttle.cache.get(key, []) if t > now - throttle.duration]
+        history.insert(0, now)
+        throttle.cache.set(key, history[: throttle.num_requests + 1], throttle.duration)
+        return len(history) > throttle.num_requests
 
 
 class LaunchView(APIView):
@@ -100,8 +122,16 @@ class SignedCallView(APIView):
             timestamp=request.headers.get(TIMESTAMP_HEADER, ""), signature=request.headers.get(SIGNATURE_HEADER, ""),
             source=request.META.get("REMOTE_ADDR", "")))
         error = answer.body.get("error") if isinstance(answer.body.get("error"), dict) else None
-        if error is not None and error.get("code") in REFUSED:
+        code = error.get("code") if error is not None else None
+        if code in REFUSED:
             CallbackRefusalThrottle.refused(request, self)
+        elif code in BY_STUDIO_AND_OUTCOME and StudioOutcomeThrottle.over(provider, str(code)):
+            security_event(action="security.provider_call_throttled", source=request.META.get("REMOTE_ADDR", ""),
+                           tried=f"POST providers/{provider[:30]}/{self.operation}: {code} over the studio's rate",
+                           provider=provider[:30], summarise=True)
+            throttled = errors.STUDIO_OUTCOME_THROTTLED(outcome=code)
+            return Response({"error": throttled.as_dict(), "status": errors.rs_status(throttled.code, 429)}, status=429,
+                            headers={"Retry-After": "60"})
         response = Response(answer.body, status=answer.status)
         if answer.replayed:
             response["Idempotent-Replayed"] = "true"

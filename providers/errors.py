@@ -35,6 +35,9 @@ INVALID_TOKEN = ErrorDef("providers.invalid_token", 401, "Neplatný nebo již po
 TOKEN_EXPIRED = ErrorDef("providers.token_expired", 401, "Platnost tokenu vypršela.", "The token has expired.")
 SESSION_INVALID = ErrorDef("providers.session_invalid", 401, "Neplatná herní relace.", "Invalid game session.")
 SESSION_EXPIRED = ErrorDef("providers.session_expired", 401, "Herní relace vypršela.", "The game session expired.")
+STUDIO_OUTCOME_THROTTLED = ErrorDef(
+    "providers.outcome_throttled", 429, "Příliš mnoho stejně odmítnutých volání ({outcome}); zkuste to později.",
+    "Too many calls refused the same way ({outcome}); try again later.")
 ROUND_DETAIL_REQUIRED = ErrorDef(
     "providers.round_detail_required", 400,
     "Volání, které kolo uzavírá, nese záznam studia o kole (round_detail: outcome, nebo history_url se sha256).",

@@ -24,6 +24,7 @@ from games.services.qa import check_forced, rng_for
 from games.validation import check_idempotency_key, check_request_json, valid_round_id
 from jackpots import services as jackpots
 from jackpots.levels import progressive_offered
+from wallet.services import wallet_lock_live
 
 if TYPE_CHECKING:
     from accounts.models import Player
@@ -166,8 +167,11 @@ def _engine_start(rnd: Round, engine_game: EngineGame, bet_obj: Bet, forced: lis
 
 def _round_play_money(*, player: Player, engine_game: EngineGame, bet: JsonDict, idempotency_key: str, actor: Actor,
                       forced: list[list[int]] | None) -> path.RoundResult:
-    """A play-money round: no wallet, limits or jackpots; QA forced draws where enabled."""
+    """A play-money round: no money, limits or jackpots; QA forced draws where enabled. It takes the player's
+    wallet lock all the same, so that a play-money and a real-money start under one Idempotency-Key are serialised
+    and the second is a clean ``idempotency.conflict`` (never a unique-claim failure)."""
     with transaction.atomic():
+        wallet_lock_live(player=player)
         existing = Round.objects.filter(player=player, idempotency_key=idempotency_key).first()
         if existing is not None:
             return _replay_or_conflict(existing, game_code=engine_game.code, bet=bet, play_money=True)

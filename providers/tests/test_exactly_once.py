@@ -158,3 +158,24 @@ def test_a_studios_accepted_calls_are_not_rate_limited_and_its_refused_ones_are(
     throttled = signed.call("balance", {"session": session}, secret="x" * 40)
     assert throttled.status_code == 429 and int(throttled["Retry-After"]) >= 1
     cache.clear()
+
+
+def test_a_studios_duplicate_retries_are_throttled_by_studio_and_outcome_never_its_other_calls(player, signed, session,
+                                                                                               clock, settings):
+    """Security review I-2: a studio retrying one transaction id with another body (e.g. a request id inside it) gets
+    409, beyond the rate 429 for those retries only; its players' other calls go on (they are not counted per
+    source)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
+                               "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+                                                          "callback_refused": "3/min"}}
+    assert bet(signed, session).status_code == 200
+    answers = [bet(signed, session, amount=1_000, request_id=f"attempt-{i}").status_code for i in range(6)]
+    assert answers[:3] == [409, 409, 409] and set(answers[3:]) == {429}
+    clock.shift(3)
+    assert win(signed, session).status_code == 200  # the studio's other calls are not blocked
+    clock.shift(3)
+    assert bet(signed, session, txn="b2", rnd="r2").status_code == 200
+    cache.clear()

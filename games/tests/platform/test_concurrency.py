@@ -81,3 +81,39 @@ def test_parallel_twins_with_one_idempotency_key_make_one_round_and_one_debit(cl
         results = _parallel(player, 5, ROULETTE, RED_100, same_key=True)
     assert {r[0] for r in results} == {"ok"} and len({r[1] for r in results}) == 1
     assert Round.objects.filter(player=player).count() == 1 and balance(player) == 9_900
+
+
+def test_a_play_money_and_a_real_round_racing_on_one_key_are_one_round_and_a_clean_conflict(clock, settings):
+    """V-8: bursts of play-money and real-money starts under one Idempotency-Key: one round, the others the
+    defined 409 ``idempotency.conflict`` or its replay; never a unique-claim failure, never an integrity alarm."""
+    from core.models import AuditEvent
+
+    settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
+    player = funded_player(100_000)
+    results: list = []
+    barrier = threading.Barrier(6)
+
+    def one(i):
+        try:
+            barrier.wait()
+            rnd = round_play(player=player, game_code=ROULETTE, bet=RED_100, idempotency_key="twin-kinds",
+                             actor=Actor.player(player), play_money=i % 2 == 0)
+            results.append(("ok", rnd.play_money))
+        except DomainError as exc:
+            results.append(("refused", exc.code))
+        except Exception as exc:  # noqa: BLE001 - surfaced by the assertion below
+            results.append(("error", repr(exc)))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not [r for r in results if r[0] == "error"], results
+    assert {r[1] for r in results if r[0] == "refused"} <= {"idempotency.conflict"}
+    assert len({r[1] for r in results if r[0] == "ok"}) == 1  # the replays are of the one round's kind
+    assert Round.objects.filter(player=player).count() == 1
+    assert not AuditEvent.objects.filter(action="core.integrity_failure").exists()
+    call_command("ledger_check")
