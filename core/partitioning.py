@@ -370,6 +370,15 @@ def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str,
     return f"{schema}.{partition}"
 
 
+def archived_months(conn: BaseDatabaseWrapper, table: str) -> set[int]:
+    """The month indexes of ``table``'s partitions moved to the archive schema (:func:`partition_archive`)."""
+    rows = _rows(conn, """
+        SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = %s AND c.relkind IN ('r', 'p') AND c.relname LIKE %s""",
+                 [ARCHIVE_SCHEMA, table.replace("_", r"\_") + r"\_p%"])
+    return {m for (name,) in rows if (m := partition_month(table, name)) is not None}
+
+
 def partitions_older_than(conn: BaseDatabaseWrapper, table: str, months: int) -> list[str]:
     """The month partitions of ``table`` that end more than ``months`` months before this month (the legacy
     partition is not among them: its rows' months are not in their ids)."""

@@ -70,6 +70,12 @@ INVALID_ACTION = ErrorDef("game.invalid_action", 422, "Tuto akci nyní nelze pro
 REMOTE_GAME_INVALID = ErrorDef("game.remote_game_invalid", 404,
                                "Tato hra nepatří tomuto dodavateli her.",
                                "This game is not one of this provider's games.")
+VOID_BET_ARCHIVED = ErrorDef(
+    "game.void_bet_archived", 409,
+    "Sázku kola {round_id} nelze prohlásit za neplatnou: záznamy jejího měsíce jsou archivovány a jejich součty "
+    "převedeny; řešte ji opravnou platbou (reklamace).",
+    "The bet of round {round_id} cannot be declared void: its month's records are archived and their totals carried "
+    "forward; remedy it with a corrective payment (complaint).")
 REMOTE_GAME_FIGURES = ErrorDef("game.remote_game_figures", 400,
                                "Hru nelze nabídnout s těmito deklarovanými hodnotami: {reason}.",
                                "The game cannot be offered with these declared figures: {reason}.")

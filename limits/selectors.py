@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -34,6 +34,7 @@ from limits.models import (
     SelfLimit,
     SelfLimitChange,
     SelfListingRequest,
+    SettledBet,
     StakeRefusal,
 )
 from limits.rules import (
@@ -557,3 +558,14 @@ def play_statistics(player: Player, kind: str, first: date, last: date, now: dat
 def _figures_json(f: PlayFigures) -> dict[str, Any]:
     return {"logged_in_seconds": f.logged_in_seconds, "bets": f.bets, "stakes": f.stakes, "wins": f.wins,
             "net_loss": f.net_loss}
+
+
+def settled_bet_archived(settled_at: datetime) -> bool:
+    """Whether the decided bets settled at ``settled_at`` are archived (their month's partition moved to the archive
+    schema, its totals carried forward): such a bet can no longer be taken out of the counters one by one."""
+    from django.db import connection
+
+    from core import partitioning
+
+    month = partitioning.month_index(settled_at.astimezone(UTC).date())
+    return month in partitioning.archived_months(connection, SettledBet._meta.db_table)

@@ -11,3 +11,8 @@ BAD_PERIOD = ErrorDef(
     "reports.bad_period", 400,
     "Neplatné období {value!r}: použijte RRRR-MM-DD, RRRR-MM nebo RRRR-Qn.",
     "Invalid period {value!r}: use YYYY-MM-DD, YYYY-MM or YYYY-Qn.")
+DAY_ARCHIVED = ErrorDef(
+    "reports.day_archived", 409,
+    "Den {day} nelze přepočítat: jeho kola nebo účetní záznamy jsou archivovány ({tables}); uložené údaje dne platí.",
+    "The day {day} cannot be recomputed: its rounds or ledger records are archived ({tables}); its stored figures "
+    "stand.")

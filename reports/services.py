@@ -5,7 +5,7 @@ docs/reports.md."""
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from django.db import transaction
@@ -20,6 +20,7 @@ from core.audit import Actor, audit_record
 from games.models import Game, Round
 from jackpots.models import Award, Contribution, Pending
 from limits.models import PanicExclusion, SelfLimitChange, SelfListingRequest, StakeRefusal
+from reports import errors
 from reports.db import read_alias
 from reports.models import DayReport, GameDayReport
 from wallet.carry import carried_total
@@ -150,9 +151,12 @@ def _other_figures(alias: str, start: datetime, end: datetime) -> dict[str, Any]
 
 
 def reports_compute_day(*, day: date, actor: Actor | None = None) -> DayReport:
-    """Compute ``day``'s report rows and replace the stored ones in one transaction (safe to run twice)."""
+    """Compute ``day``'s report rows and replace the stored ones in one transaction (safe to run twice). A day
+    whose rounds or ledger records are archived is refused (``reports.day_archived``): recomputing it from the live
+    rows would overwrite its figures with zeros."""
     alias = read_alias()
     start, end = day_range(day)
+    _refuse_archived(day, start, end)
     games = _round_figures(alias, start, end)
     ledger = _ledger(alias, start, end)
     other = _other_figures(alias, start, end)
@@ -177,6 +181,21 @@ def reports_compute_day(*, day: date, actor: Actor | None = None) -> DayReport:
                      new={"day": day.isoformat(), "rounds": report.rounds, "ggr": report.ggr,
                           "ledger_agrees": report.ledger_agrees, "read_from": alias})
     return report
+
+
+def _refuse_archived(day: date, start: datetime, end: datetime) -> None:
+    """The rows of a day live in the month partitions of the instants that bound it (ids carry the month they were
+    written in, core/partitioning.py); a day with one of them archived is not recomputed."""
+    from django.db import connection
+
+    from core import partitioning
+
+    months = {partitioning.month_index(start.astimezone(UTC).date()),
+              partitioning.month_index((end - timedelta(microseconds=1)).astimezone(UTC).date())}
+    tables = [m._meta.db_table for m in (Round, LedgerTransaction, Entry)]
+    hit = sorted(t for t in tables if months & partitioning.archived_months(connection, t))
+    if hit:
+        raise errors.DAY_ARCHIVED(day=day.isoformat(), tables=", ".join(hit))
 
 
 def reports_compute_range(*, first: date, last: date, actor: Actor | None = None) -> list[DayReport]:

@@ -107,7 +107,9 @@ def personal_data_update(*, player: Player, changes: dict[str, Any], actor: Acto
         user_fields = {"email": clean["email"], "first_name": clean["given_names"][:150],
                        "last_name": clean["surname"][:150]}
         User.objects.filter(pk=p.user_id).update(**user_fields)
-        audit_record(actor=actor, action="accounts.personal_data.changed", obj=pd, old=old, new=new,
+        # the fields only: the append-only trail outlives the anonymisation of the personal data, so it never holds
+        # their values (the correction request, anonymised with the data, holds what was asked)
+        audit_record(actor=actor, action="accounts.personal_data.changed", obj=pd, fields=sorted(new),
                      player_id=p.pk, reason=reason)
         # GP §12(7), GDPR art. 19: the recipients of the personal data are told of the correction (fields, no values)
         recipient_notices_record(player=p, event="correction", reference=f"correction:{pd.updated_at.isoformat()}",

@@ -17,6 +17,7 @@ from games.services.remote import remote_win_references
 from games.validation import valid_round_id
 from jackpots import services as jackpots
 from jackpots.selectors import round_award_win_references
+from limits.selectors import settled_bet_archived
 from limits.services import (
     settled_bet_voided,
 )
@@ -89,6 +90,9 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
             raise errors.ROUND_ALREADY_VOIDED(round_id=rnd.pk, round_status=rnd.status, void_reason=rnd.void_reason)
         if rnd.status != Round.Status.FINISHED or rnd.play_money:
             raise errors.ROUND_NOT_SETTLED(round_id=rnd.pk, round_status=rnd.status, play_money=rnd.play_money)
+        if rnd.settled_at is not None and settled_bet_archived(rnd.settled_at):
+            # a round lives 120 months, its decided bet 36: the counters could no longer be corrected
+            raise errors.VOID_BET_ARCHIVED(round_id=rnd.pk, settled_at=rnd.settled_at)
         now = clock.now()
         player, currency = rnd.player, rnd.currency
         balance_before = player_balance(player)

@@ -187,3 +187,42 @@ def test_the_scheduled_job_computes_yesterday_and_today():
     assert BEAT_SCHEDULE["reports.compute_recent"]["task"] == compute_recent.name
     with time_machine.travel(datetime(2026, 8, 1, 22, 30, tzinfo=UTC), tick=False):  # 00:30 Prague on 2 August
         assert compute_recent.apply().get() == ["2026-08-01", "2026-08-02"]
+
+
+def _archive_month(table: str, year: int, month: int) -> None:
+    """As core.partitioning.partition_archive leaves a month: its partition in the archive schema."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("CREATE SCHEMA IF NOT EXISTS archive")
+        cur.execute(f"CREATE TABLE archive.{table}_p{year:04d}{month:02d} (id bigint)")
+
+
+@pytest.mark.parametrize("table", ["games_round", "wallet_ledgertransaction", "wallet_entry"])
+def test_a_day_whose_rounds_or_ledger_are_archived_is_refused_and_its_stored_figures_stand(table):
+    from core.errors import DomainError
+
+    day = date(2026, 3, 10)
+    player = funded_player(100_000)
+    with time_machine.travel(datetime(2026, 3, 10, 10, 0, tzinfo=UTC), tick=False) as t:
+        _play_roulette(t, client_for(player), 3)
+        stored = reports_compute_day(day=day)
+    _archive_month(table, 2026, 3)
+    with pytest.raises(DomainError) as refused:
+        reports_compute_day(day=day)
+    assert refused.value.code == "reports.day_archived" and table in refused.value.details["tables"]
+    kept = DayReport.objects.get(day=day)
+    assert (kept.pk, kept.rounds, kept.stakes) == (stored.pk, 3, stored.stakes)  # not overwritten with zeros
+    with pytest.raises(CommandError, match="archived"):
+        call_command("reports_compute", "--day", "2026-03-10")
+    assert reports_compute_day(day=date(2026, 4, 10)).rounds == 0  # a live month is computed as before
+
+
+def test_the_first_day_of_a_month_reads_the_month_before_too():
+    """1 April in Prague begins on 31 March in UTC: its rows carry March's ids."""
+    from core.errors import DomainError
+
+    _archive_month("games_round", 2026, 3)
+    with pytest.raises(DomainError):
+        reports_compute_day(day=date(2026, 4, 1))
+    assert reports_compute_day(day=date(2026, 4, 2)).rounds == 0

@@ -423,3 +423,21 @@ def test_a_held_jackpot_win_of_a_void_bet_comes_from_the_hold_and_the_pool_gets_
     assert not Debt.objects.filter(player=player).exists()
     assert _pool_value("central-bronze") == before + (1_000 - 50) * MICRO
     _books_clean()
+
+
+def test_a_bet_whose_decided_bets_month_is_archived_is_refused_clearly_and_nothing_moves(clock):
+    """A round lives 120 months, its decided bet 36: once the bet's month is archived (its totals carried forward)
+    the counters could not be corrected, so the void is refused with a clear error instead of half-done."""
+    from django.db import connection
+
+    player = funded_player(1_000)
+    c = client_for(player)
+    body = _spin(c, clock, WIN)
+    settled = Round.objects.get(pk=body["id"]).settled_at
+    with connection.cursor() as cur:
+        cur.execute("CREATE SCHEMA IF NOT EXISTS archive")
+        cur.execute(f"CREATE TABLE archive.limits_settledbet_p{settled:%Y%m} (id bigint)")
+    with pytest.raises(DomainError) as refused:
+        round_void_settled(round_id=body["id"], reason="placed for a betting agent", actor=STAFF)
+    assert refused.value.code == errors.VOID_BET_ARCHIVED.code and refused.value.status == 409
+    assert balance(player) == 1_100 and Round.objects.get(pk=body["id"]).status == "finished"

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core import clock
 from core.audit import Actor
+from core.errors import DomainError
 from reports import figures, services
 
 
@@ -46,7 +47,10 @@ class Command(BaseCommand):
             if last < first:
                 raise CommandError("--to is before --from")
         started = clock.now()
-        done = services.reports_compute_range(first=first, last=last, actor=Actor.system("reports_compute"))
+        try:
+            done = services.reports_compute_range(first=first, last=last, actor=Actor.system("reports_compute"))
+        except DomainError as exc:
+            raise CommandError(exc.message_en) from None
         seconds = (clock.now() - started).total_seconds()
         for r in done:
             flag = "" if r.ledger_agrees else "  LEDGER DIFFERS"
