@@ -31,6 +31,7 @@ from django.db import transaction
 
 from core import clock
 from core.audit import Actor, audit_event, audit_record
+from core.models import AuditEvent
 from core.money import Money
 from core.rng import get_rng
 from games import carry, errors, hooks
@@ -222,10 +223,16 @@ def start_decided(op: Opening, *, finished: bool, engine_events: list[JsonDict])
     rnd.jackpot_events = jackpot_events(engine_events, jp.events, [])
     if finished:
         settle(rnd, locked=op.locked, actor=op.actor, now=op.now, opening=op, awards=jp.awards)
-    else:
+    else:  # the open bet, then the round with its audit event in ONE statement (games/sql.py ROUND_INSERT)
         stake_placed(gate=op.gate, round_ref=round_ref(rnd, "bet"))
-        rnd.save(force_insert=True)
-        audit_started(rnd, actor=op.actor, status=Round.Status.IN_PROGRESS)
+        games_sql.round_insert(rnd, audit=started_event(rnd, actor=op.actor, status=Round.Status.IN_PROGRESS))
+
+
+def started_event(rnd: Round, *, actor: Actor, status: str) -> AuditEvent:
+    """The audit event of a round that started and waits (not saved)."""
+    return audit_event(actor=actor, action="games.round_started", obj=rnd,
+                       new={"game": f"{rnd.game_code}@{rnd.game_version}", "stake": rnd.stake, "status": status},
+                       play_money=rnd.play_money, forced_outcome=rnd.forced_outcome)
 
 
 def audit_started(rnd: Round, *, actor: Actor, status: str) -> None:
