@@ -6,7 +6,7 @@ one side of a parametrised case fails. After every test the ledger, the limits' 
 from __future__ import annotations
 
 import itertools
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.django_db
 
 SIDES = ("engine", "studio")
 SEC = timedelta(seconds=1)
-WIN = FixedRNG(1)  # red wins on European roulette
+WIN, LOSS = FixedRNG(1), FixedRNG(0)  # red wins on pocket 1 of European roulette, loses on 0
 _ids = itertools.count(1)
 
 
@@ -68,10 +68,11 @@ class Device:
             assert answer.status_code == 200, answer.content
             self.session = answer.json()["session"]
 
-    def play(self, amount: int = 100, *, closed: bool = True) -> tuple[bool, str, Any]:
-        """One round of ``amount`` haléře: (taken, the refusal's code or "", the answer's JSON)."""
+    def play(self, amount: int = 100, *, closed: bool = True, lost: bool = False) -> tuple[bool, str, Any]:
+        """One round of ``amount`` haléře, won back twice over (the studio pays the stake back) or ``lost``: (taken,
+        the refusal's code or "", the answer's JSON)."""
         if self.side == "engine":
-            with use_rng(WIN):
+            with use_rng(LOSS if lost else WIN):
                 r = self.api.post("/api/v1/games/rounds",
                                   {"game": "european_roulette", "bet": api_bet({"bets": [{"type": "red",
                                                                                           "amount": amount}]})},
@@ -87,14 +88,14 @@ class Device:
         if closed:
             w = self.studio.call("win", {"session": self.session, "transaction_id": f"w{n}", "round_id": f"r{n}",
                                          "bet_transaction_id": f"b{n}",
-                                         "amount": {"amount": amount, "currency": "CZK"}, "round_closed": True,
-                                         "round_detail": {"outcome": {"round": n, "win": amount}}})
+                                         "amount": {"amount": 0 if lost else amount, "currency": "CZK"},
+                                         "round_closed": True, "round_detail": {"outcome": {"round": n}}})
             assert w.status_code == 200, w.content
         return True, "", body
 
-    def at(self, clock: Any, when: Any, amount: int = 100) -> tuple[bool, str, Any]:
+    def at(self, clock: Any, when: Any, amount: int = 100, *, lost: bool = False) -> tuple[bool, str, Any]:
         clock.move_to(when)
-        return self.play(amount)
+        return self.play(amount, lost=lost)
 
 
 def _limit(player: Any, limit_type: str, value: int) -> None:
@@ -299,3 +300,145 @@ def test_an_engine_gamble_offer_at_its_deadline_is_collected_for_the_player(noti
     rnd.refresh_from_db()
     assert rnd.status == "finished" and rnd.win == won and rnd.actions[-1] == {"type": "collect"}
     assert balance(player) == 100_000 - 100 + won + after
+
+
+PRAGUE_APRIL = datetime(2026, 3, 31, 22, 0, 0, tzinfo=UTC)  # 1 April 2026 00:00 in Prague (CEST)
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_the_daily_loss_limit_counts_decided_bets_and_refuses_at_it(side, studio, at_start):
+    player = funded_player(100_000)
+    _limit(player, "daily_loss", 200)  # 2.00 CZK net loss a day
+    device = Device(side, player, studio)
+    for i in range(2):
+        assert device.at(at_start, START + (3 + 3 * i) * SEC, lost=True)[0]
+    taken, code, _ = device.at(at_start, START + 9 * SEC, 10, lost=True)
+    assert (taken, code) == (False, "limits.daily_loss_exceeded")
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_the_monthly_stake_limit_refuses_one_step_over_until_the_prague_month_ends(side, studio, at_start,
+                                                                                    settings):
+    settings.ACCOUNTS_SESSION_IDLE_MINUTES = 48 * 60
+    player = funded_player(100_000)
+    _limit(player, "monthly_stake", 300)
+    at_start.move_to(PRAGUE_APRIL - 60 * SEC)
+    device = Device(side, player, studio)
+    for i in range(3):
+        assert device.at(at_start, PRAGUE_APRIL - (30 - 3 * i) * SEC)[0]
+    taken, code, _ = device.at(at_start, PRAGUE_APRIL - SEC, 10)
+    assert (taken, code) == (False, "limits.monthly_stake_exceeded")
+    assert device.at(at_start, PRAGUE_APRIL)[0]  # April: a new month
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_the_monthly_loss_limit_refuses_at_it_until_the_prague_month_ends(side, studio, at_start, settings):
+    settings.ACCOUNTS_SESSION_IDLE_MINUTES = 48 * 60
+    player = funded_player(100_000)
+    _limit(player, "monthly_loss", 200)
+    at_start.move_to(PRAGUE_APRIL - 60 * SEC)
+    device = Device(side, player, studio)
+    for i in range(2):
+        assert device.at(at_start, PRAGUE_APRIL - (30 - 3 * i) * SEC, lost=True)[0]
+    taken, code, _ = device.at(at_start, PRAGUE_APRIL - SEC, 10, lost=True)
+    assert (taken, code) == (False, "limits.monthly_loss_exceeded")
+    assert device.at(at_start, PRAGUE_APRIL, 10, lost=True)[0]
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_a_pause_after_logout_on_one_device_stops_play_on_another_until_it_ends(side, studio, at_start, settings):
+    settings.ACCOUNTS_SESSION_IDLE_MINUTES = 48 * 60
+    player = funded_player(100_000)
+    _limit(player, "pause_after_logout", 60)
+    phone, other = Device("engine", player, studio), Device(side, player, studio)
+    assert phone.api.post("/api/v1/accounts/auth/logout").status_code == 204  # logged out at START
+    taken, code, _ = other.at(at_start, START + timedelta(minutes=59, seconds=59))
+    assert (taken, code) == (False, "limits.pause_after_logout")
+    assert other.at(at_start, START + timedelta(minutes=60))[0]
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_the_monthly_login_limit_refuses_play_in_a_login_beyond_it(side, studio, at_start, settings):
+    settings.ACCOUNTS_SESSION_IDLE_MINUTES = 48 * 60
+    player = funded_player(100_000)
+    _limit(player, "monthly_logins", 1)
+    first = Device(side, player, studio)
+    assert first.at(at_start, START + 3 * SEC)[0]
+    second = Device(side, player, studio)  # the second login of the month
+    taken, code, _ = second.at(at_start, START + 6 * SEC)
+    assert (taken, code) == (False, "limits.monthly_logins_exceeded")
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_after_the_15_minute_break_play_goes_on(side, studio, at_start, settings):
+    settings.ACCOUNTS_SESSION_MAX_HOURS = 48.0
+    settings.ACCOUNTS_SESSION_IDLE_MINUTES = 48 * 60
+    player = funded_player(1_000_000)
+    device = Device(side, player, studio)
+    assert device.at(at_start, START)[0]
+    _keep_playing(device, at_start, START + timedelta(minutes=120))
+    last = clock_now(at_start)
+    last_round = START + timedelta(minutes=110)
+    taken, code, _ = device.at(at_start, last_round + timedelta(minutes=15) - SEC)
+    assert (taken, code) == (False, "limits.break_required")
+    assert device.at(at_start, max(last, last_round + timedelta(minutes=15)))[0]
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_a_stake_off_the_plans_grid_or_below_its_minimum_is_refused(side, studio, at_start):
+    player = funded_player(100_000)
+    device = Device(side, player, studio)
+    for i, amount in enumerate((15, 5)):
+        taken, code, _ = device.at(at_start, START + (3 + 3 * i) * SEC, amount)
+        assert not taken and code.startswith(("limits.stake_", "game.")), code
+    assert device.at(at_start, START + 9 * SEC, 10)[0]
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_the_hourly_loss_cap_refuses_one_step_beyond_it(side, studio, at_start, settings):
+    settings.GP = {**settings.GP, "MAX_HOURLY_LOSS": 300}
+    player = funded_player(100_000)
+    device = Device(side, player, studio)
+    for i in range(3):
+        assert device.at(at_start, START + (3 + 3 * i) * SEC, lost=True)[0]
+    taken, code, _ = device.at(at_start, START + 12 * SEC, 10, lost=True)
+    assert (taken, code) == (False, "limits.hourly_loss_exceeded")
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_a_player_found_in_the_register_of_excluded_persons_is_refused(side, studio, at_start):
+    from accounts.models import Player
+
+    player = funded_player(100_000)
+    device = Device(side, player, studio)
+    assert device.at(at_start, START + 3 * SEC)[0]
+    Player.objects.filter(pk=player.pk).update(exclusion_listed=True)
+    taken, code, _ = device.at(at_start, START + 6 * SEC)
+    assert not taken and code in ("accounts.excluded_person", "limits.excluded_person"), code
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_a_self_listing_request_refuses_play_at_once(side, studio, at_start):
+    from limits.services import self_listing_request
+
+    player = funded_player(100_000)
+    device = Device(side, player, studio)
+    assert device.at(at_start, START + 3 * SEC)[0]
+    self_listing_request(player=player, actor=Actor.player(player))
+    taken, code, _ = device.at(at_start, START + 6 * SEC)
+    assert not taken and code in ("limits.self_listed", "auth.token_invalid", "providers.login_ended"), code
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_a_recorded_debt_refuses_stakes_until_paid(side, studio, at_start):
+    """GP §7(7): a negative balance only as a recorded debt, and no stake while it stands."""
+    from core.money import Money
+    from wallet.services import win_deduct
+
+    player = funded_player(100)
+    device = Device(side, player, studio)
+    win_deduct(player=player, amount=Money(200), reference="test-debt", reason="test: a win declared void",
+               notice_text="test", actor=Actor.system("tests"))
+    taken, code, _ = device.at(at_start, START + 3 * SEC)
+    assert not taken and code.startswith("wallet."), code
+    assert balance(player) == -100
