@@ -4,6 +4,7 @@ POST launch        the player (token auth): a single-use launch token and the pr
 POST session       signed: the launch token exchanged for a game session
 POST balance       signed: the player's balance
 POST bet           signed: the stake of a round (opens the platform round)
+POST play          signed: a one-shot round in one call (the stake, the studio's win and its record of the round)
 POST win           signed: a win of a round
 POST rollback      signed: a bet cancelled
 POST round-end     signed: the round settled
@@ -33,6 +34,7 @@ from core.throttling import CallbackRefusalThrottle
 from providers import errors, services
 from providers.serializers import (
     BetRequestSerializer,
+    PlayRequestSerializer,
     ProviderBalanceRequestSerializer,
     ProviderBalanceSerializer,
     ProviderLaunchRequestSerializer,
@@ -171,6 +173,20 @@ class BetView(SignedCallView):
 
     @extend_schema(request=BetRequestSerializer, responses={200: ProviderMovementSerializer}, parameters=SIGNED_PARAMETERS,
                    operation_id="providers_bet", auth=[])
+    def post(self, request: Request, provider: str) -> Response:
+        return self.handle_call(request, provider)
+
+
+class PlayView(SignedCallView):
+    """A one-shot round in one call: debit the stake, credit the studio's win (``win``, absent for a loss) within the
+    GP §8(3) max win per round, and settle the round with the studio's record of it (``round_detail``), under all the
+    platform's rules, as an engine round that settles at once. Exactly once per transaction_id (the bet's); the
+    win's transaction_id is recorded too."""
+
+    operation = "play"
+
+    @extend_schema(request=PlayRequestSerializer, responses={200: ProviderMovementSerializer},
+                   parameters=SIGNED_PARAMETERS, operation_id="providers_play", auth=[])
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)
 

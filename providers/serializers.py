@@ -51,6 +51,14 @@ class ProviderBalanceSerializer(serializers.Serializer[Any]):
     balance = ProviderMoneySerializer()
 
 
+class RoundDetailSerializer(serializers.Serializer[Any]):
+    outcome = serializers.JSONField(required=False, help_text="the studio's record of the round (JSON, at most 16 KB)")
+    history_url = serializers.URLField(required=False, help_text="https: the round in the studio's own history")
+    sha256 = serializers.RegexField(r"^[0-9a-f]{64}$", required=False,
+                                    help_text="the SHA-256 of the record at history_url, or of outcome as canonical "
+                                              "JSON (sorted keys, separators , and :, UTF-8)")
+
+
 class BetRequestSerializer(serializers.Serializer[Any]):
     session = serializers.CharField()
     transaction_id = serializers.CharField(max_length=100)
@@ -58,6 +66,22 @@ class BetRequestSerializer(serializers.Serializer[Any]):
     game = serializers.CharField(max_length=100, help_text="the provider's game id")
     amount = ProviderMoneySerializer()
     round_closed = serializers.BooleanField(default=False, help_text="true: a losing one-shot round, settled at once")
+    round_detail = RoundDetailSerializer(required=False, help_text="required with round_closed (GP §11(5))")
+
+
+class PlayWinSerializer(serializers.Serializer[Any]):
+    transaction_id = serializers.CharField(max_length=100)
+    amount = ProviderMoneySerializer()
+
+
+class PlayRequestSerializer(serializers.Serializer[Any]):
+    session = serializers.CharField()
+    transaction_id = serializers.CharField(max_length=100, help_text="the bet's")
+    round_id = serializers.CharField(max_length=100)
+    game = serializers.CharField(max_length=100, required=False, help_text="the provider's game id")
+    amount = ProviderMoneySerializer(help_text="the stake")
+    win = PlayWinSerializer(required=False, help_text="absent for a lost round")
+    round_detail = RoundDetailSerializer(help_text="the studio's record of the round (GP §11(5))")
 
 
 class WinRequestSerializer(serializers.Serializer[Any]):
@@ -67,6 +91,7 @@ class WinRequestSerializer(serializers.Serializer[Any]):
     round_id = serializers.CharField(max_length=100)
     amount = ProviderMoneySerializer()
     round_closed = serializers.BooleanField(default=False, help_text="true settles the round")
+    round_detail = RoundDetailSerializer(required=False, help_text="required with round_closed (GP §11(5))")
 
 
 class RollbackRequestSerializer(serializers.Serializer[Any]):
@@ -80,6 +105,7 @@ class RoundEndRequestSerializer(serializers.Serializer[Any]):
     session = serializers.CharField(help_text="may have expired")
     transaction_id = serializers.CharField(max_length=100)
     round_id = serializers.CharField(max_length=100)
+    round_detail = RoundDetailSerializer(help_text="the studio's record of the round (GP §11(5))")
 
 
 class ProviderMovementSerializer(serializers.Serializer[Any]):

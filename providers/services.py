@@ -43,8 +43,8 @@ logger = logging.getLogger("providers")
 PROVIDER_CODE_RE = re.compile(r"^[a-z0-9_]{1,30}$")
 ID_MAX = 100  # transaction and round ids
 MAX_AMOUNT = 10**13
-OPERATIONS = ("session", "balance", "bet", "win", "rollback", "round-end")
-KIND_OF = {"bet": ProviderTransaction.Kind.BET, "win": ProviderTransaction.Kind.WIN,
+OPERATIONS = ("session", "balance", "bet", "play", "win", "rollback", "round-end")
+KIND_OF = {"bet": ProviderTransaction.Kind.BET, "play": ProviderTransaction.Kind.BET, "win": ProviderTransaction.Kind.WIN,
            "rollback": ProviderTransaction.Kind.ROLLBACK, "round-end": ProviderTransaction.Kind.ROUND_END}
 
 
@@ -366,6 +366,10 @@ def provider_call(call: Call) -> Answer:
     bet_txn_id = body.get("bet_transaction_id") if isinstance(body.get("bet_transaction_id"), str) else ""
     if call.operation in ("bet",):
         bet_txn_id = ""
+    if call.operation == "play":  # the win's id is looked up as well: a used one is a duplicate
+        win = body.get("win")
+        win_id = win.get("transaction_id") if isinstance(win, dict) else None
+        bet_txn_id = win_id if isinstance(win_id, str) else ""
     ctx = providers_sql.call_context(provider=call.provider_code, session_hash=_hash(session_value)
                                      if session_value else "", transaction_id=txn_id[:ID_MAX] if txn_id else "",
                                      bet_transaction_id=bet_txn_id[:ID_MAX] if bet_txn_id else "")
@@ -475,10 +479,16 @@ def _exactly_once(call: Call, provider: Provider, body: dict[str, Any], ctx: pro
     kind = KIND_OF[call.operation]
     try:
         with transaction.atomic():
-            answer, row = _run(call.operation, provider, body, ctx, txn_id)
-            row.provider, row.transaction_id, row.kind, row.request_sha256 = provider, txn_id, kind, sha
-            row.response_status, row.response, row.created_at = answer.status, answer.body, clock.now()
-            row.save(force_insert=True)
+            answer, rows = _run(call.operation, provider, body, ctx, txn_id)
+            row, now = rows[0], clock.now()
+            row.transaction_id, row.kind = txn_id, kind
+            for r in rows:  # a play's win is a transaction of its own, with the same answer
+                r.provider, r.request_sha256, r.created_at = provider, sha, now
+                r.response_status, r.response = answer.status, answer.body
+            if len(rows) == 1:
+                row.save(force_insert=True)
+            else:  # every row in one statement
+                ProviderTransaction.objects.bulk_create(rows)
             return answer
     except IntegrityError as exc:
         if "providers_txn_unique_per_provider" not in str(exc):
@@ -528,14 +538,13 @@ def _amount_or_zero(body: dict[str, Any]) -> int:
 
 
 def _run(operation: str, provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
-         txn_id: str) -> tuple[Answer, ProviderTransaction]:
-    if operation == "bet":
-        return _bet(provider, body, ctx, txn_id)
-    if operation == "win":
-        return _win(provider, body, ctx, txn_id)
-    if operation == "rollback":
-        return _rollback(provider, body, ctx, txn_id)
-    return _round_end(provider, body, ctx, txn_id)
+         txn_id: str) -> tuple[Answer, list[ProviderTransaction]]:
+    """The call's answer and its transactions to record (the call's own first)."""
+    if operation == "play":
+        return _play(provider, body, ctx, txn_id)
+    handler = {"bet": _bet, "win": _win, "rollback": _rollback}.get(operation, _round_end)
+    answer, row = handler(provider, body, ctx, txn_id)
+    return answer, [row]
 
 
 def _bet(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
@@ -557,6 +566,45 @@ def _bet(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContex
                           "platform_transaction_id": f"round:{rnd.pk}:bet"})
     return answer, ProviderTransaction(player=player, round=rnd, provider_round_id=round_id, amount=amount.amount,
                                        credited=amount.amount)
+
+
+def _play(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
+          txn_id: str) -> tuple[Answer, list[ProviderTransaction]]:
+    """A one-shot round in one call: the bet (``transaction_id``, ``amount``), the studio's win (``win``:
+    ``{"transaction_id", "amount"}``, absent for a loss) and the studio's record of the round (``round_detail``)."""
+    round_id = _text(body, "round_id")
+    amount = _amount(body)
+    detail = _round_detail(body, closing=True)
+    game_id = _text(body, "game", required=False)
+    win_body = body.get("win")
+    win_txn, won = "", Money(0, amount.currency)
+    if win_body is not None:
+        if not isinstance(win_body, dict):
+            raise errors.WRONG_TYPES(field="win")
+        win_txn = _text(win_body, "transaction_id")
+        won = _amount(win_body)
+        if win_txn == txn_id:
+            raise errors.WRONG_SYNTAX(reason="the win's transaction_id is the bet's", field="win")
+        if ctx.bet is not None:  # that id was used before
+            raise errors.DUPLICATE_TRANSACTION(transaction_id=win_txn)
+    _, player = _live_session(ctx)
+    game = ctx.game
+    assert game is not None and detail is not None
+    if game.provider != provider.code or (game_id and game_id != game.provider_game_id):
+        raise errors.GAME_INVALID(game=(game_id or game.code)[:60])
+    result = games.remote_play(player=player, game=game, round_id=round_id, transaction_id=txn_id, amount=amount,
+                               win_transaction_id=win_txn, win=won, actor=_actor(ctx, provider), detail=detail)
+    rnd = result.round
+    answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
+                          "platform_transaction_id": f"round:{rnd.pk}:bet", "credited": money(result.moved),
+                          "win_capped": result.capped, "round_status": rnd.status})
+    rows = [ProviderTransaction(player=player, round=rnd, provider_round_id=round_id, amount=amount.amount,
+                                credited=amount.amount)]
+    if win_txn:
+        rows.append(ProviderTransaction(transaction_id=win_txn, kind=ProviderTransaction.Kind.WIN, player=player,
+                                        round=rnd, provider_round_id=round_id, bet_transaction_id=txn_id,
+                                        amount=won.amount, credited=result.moved))
+    return answer, rows
 
 
 def _bet_of(ctx: providers_sql.CallContext, body: dict[str, Any]) -> tuple[ProviderTransaction, str, str]:

@@ -348,9 +348,10 @@ class Bench:
         self.rows.append(row)
         return row
 
-    def run_provider(self, label: str = "provider") -> Row:
+    def run_provider(self, label: str = "provider", mode: str = "bet_win") -> Row:
         """The remote studio's rounds (bench_provider): launch + session for every player (not measured), then
-        signed bet + win rounds for ``--seconds``; the same checks after."""
+        signed rounds for ``--seconds`` (``bet_win``: a bet and a closing win; ``play``: the one-shot round in one
+        call); the same checks after."""
         a = self.args
         assert self.server is not None and self.web is not None
         bench_data.sessions_refresh([pid for pid, _ in self.players])
@@ -365,7 +366,8 @@ class Bench:
             + (f"; failed: {dict(launched.errors.most_common(5))}" if launched.errors else ""))
         self.notes.append(f"provider run: {launched.sessions:,} of {len(players):,} players launched "
                           f"{self.provider_game} and got a session in {time.monotonic() - t0:.1f} s (not measured); "
-                          f"rounds of {bench_provider.STAKE} haléře, bet + win with round_closed, signed HMAC-SHA256")
+                          f"rounds of {bench_provider.STAKE} haléře, "
+                          f"{'one play call' if mode == 'play' else 'bet + win with round_closed'}, signed HMAC-SHA256")
         say(f"   pgbench before ({a.pgbench_seconds} s, {a.connections} clients)")
         before = pgbench_run(self.server, a.connections, a.pgbench_seconds)
         time.sleep(2.1)  # GP §7(9): after the previous run's last rounds
@@ -376,7 +378,7 @@ class Bench:
         web0, client0, db0 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
         stats = bench_provider.run_provider_load(self.web.port, players, studio, game=self.provider_game,
                                                  provider_game=bench_provider.GAME_SLUG, connections=a.connections,
-                                                 seconds=a.seconds, seed=a.seed, grace=30)
+                                                 seconds=a.seconds, seed=a.seed, grace=30, mode=mode)
         web1, client1, db1 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
         settled = sum(stats.settled.values())
         db_ms, top = bench_pg.statements_top(self.server, BENCH_DB, settled) if self.statements else (0.0, [])
@@ -488,6 +490,12 @@ class Bench:
                     + "; win " + (f"mean {statistics.fmean(win_sql):.1f}, median {statistics.median(win_sql):.0f}"
                                   if win_sql else "-"),
                 ]
+                play_sql = s.settled_sql_by_kind.get("play", [])
+                if play_sql:  # the one-call round: its timings are in bet_ms
+                    out[-2:] = [f"[{r.label}] provider calls: play p50 {percentile(s.bet_ms, 50):.0f} ms, p99 "
+                                f"{percentile(s.bet_ms, 99):.0f} ms (n={len(s.bet_ms)})",
+                                f"[{r.label}] SQL statements per call: play mean {statistics.fmean(play_sql):.1f}, "
+                                f"median {statistics.median(play_sql):.0f}"]
             if r.top:
                 out += [f"[{r.label}] database: {r.db_ms:.2f} ms of statement planning + execution per settled round; top "
                         "statements by total time (pg_stat_statements):", *(f"    {line}" for line in r.top)]
@@ -643,6 +651,7 @@ def main(argv: list[str] | None = None) -> int:
                     bench.run("jackpots on")
                 if args.provider_run:  # a remote studio's rounds through the seamless wallet (issue 23)
                     bench.run_provider("provider")
+                    bench.run_provider("provider play", mode="play")
                 if args.history > 0:
                     bench.history()
                     bench.run("history")

@@ -77,8 +77,9 @@ class Studio:
 
 class ProviderDriver:
     def __init__(self, port: int, studio: Studio, players: list[RemotePlayer], *, game: str, provider_game: str,
-                 rng: random.Random, run: str, stop_at: float, hard_stop_at: float) -> None:
+                 rng: random.Random, run: str, stop_at: float, hard_stop_at: float, mode: str = "bet_win") -> None:
         self.conn = Connection(port)
+        self.mode = mode  # "bet_win": a bet then a closing win; "play": the whole one-shot round in one call
         self.studio, self.players = studio, players
         self.game, self.provider_game = game, provider_game
         self.slot = Slot(rng)
@@ -148,6 +149,9 @@ class ProviderDriver:
         bet_id, win_id = f"b{self.run_id}-{player.player_id}-{self.n}", f"w{self.run_id}-{player.player_id}-{self.n}"
         began = time.perf_counter()
         self.stats.started_rounds += 1
+        if self.mode == "play":
+            await self._play_one_call(player, round_id, bet_id, win_id, began)
+            return
         bet = await self._call("bet", {"session": player.session, "transaction_id": bet_id, "round_id": round_id,
                                        "game": self.provider_game, "amount": {"amount": STAKE, "currency": "CZK"},
                                        "round_closed": False}, self.stats.bet_ms)
@@ -176,14 +180,41 @@ class ProviderDriver:
         self.stats.settled_ms.append(ms)
 
 
+    async def _play_one_call(self, player: RemotePlayer, round_id: str, bet_id: str, win_id: str,
+                             began: float) -> None:
+        """The studio's whole round in one signed ``play`` call (the spin drawn first, as a studio does)."""
+        spin = self.slot.spin(STAKE)
+        body: dict[str, Any] = {"session": player.session, "transaction_id": bet_id, "round_id": round_id,
+                                "game": self.provider_game, "amount": {"amount": STAKE, "currency": "CZK"},
+                                "round_detail": {"outcome": spin.as_json()}}
+        if spin.win:
+            body["win"] = {"transaction_id": win_id, "amount": {"amount": spin.win, "currency": "CZK"}}
+        played = await self._call("play", body, self.stats.bet_ms)
+        now = time.time()
+        player.next_at = now + MIN_ROUND_SECONDS + MARGIN_SECONDS
+        if played is None or played.status != 200:
+            details = ((played.json() or {}).get("error") or {}).get("details") or {} if played is not None else {}
+            if isinstance(details, dict) and isinstance(details.get("retry_after_ms"), int):
+                player.next_at = now + details["retry_after_ms"] / 1000 + MARGIN_SECONDS
+            return
+        self.stats.settled["provider"] += 1
+        self.stats.settled_sql.append(played.sql or 0)
+        self.stats.settled_sql_by_kind.setdefault("play", []).append(played.sql or 0)
+        ms = (time.perf_counter() - began) * 1000
+        self.stats.round_ms.append(ms)
+        self.stats.settled_ms.append(ms)
+
+
 async def _drive(port: int, players: list[RemotePlayer], studio: Studio, *, game: str, provider_game: str,
-                 connections: int, seconds: float, seed: int, grace: float, launch_only: bool) -> ProviderStats:
+                 connections: int, seconds: float, seed: int, grace: float, launch_only: bool,
+                 mode: str = "bet_win") -> ProviderStats:
     start = time.time()
     stop_at, hard_stop_at = start + seconds, start + seconds + grace
     run = os.urandom(3).hex()  # transaction ids are unique per provider across runs
     shares = [players[i::connections] for i in range(connections)]
     drivers = [ProviderDriver(port, studio, share, game=game, provider_game=provider_game,
-                              rng=random.Random(seed + i), run=run, stop_at=stop_at, hard_stop_at=hard_stop_at)
+                              rng=random.Random(seed + i), run=run, stop_at=stop_at, hard_stop_at=hard_stop_at,
+                              mode=mode)
                for i, share in enumerate(shares) if share]
     results = await asyncio.gather(*((d.launch() if launch_only else d.run()) for d in drivers))
     total = ProviderStats(first_start=start)
@@ -202,10 +233,12 @@ def launch_sessions(port: int, players: list[RemotePlayer], studio: Studio, *, g
 
 def run_provider_load(port: int, players: list[RemotePlayer], studio: Studio, *, game: str, provider_game: str,
                       connections: int = 32, seconds: float = 60.0, seed: int = 1,
-                      grace: float = 30.0) -> ProviderStats:
-    """Drive bet/win rounds of the players that have a session for ``seconds``."""
+                      grace: float = 30.0, mode: str = "bet_win") -> ProviderStats:
+    """Drive rounds of the players that have a session for ``seconds``: bet + win calls (``bet_win``) or one
+    ``play`` call a round (``play``)."""
     return asyncio.run(_drive(port, players, studio, game=game, provider_game=provider_game,
-                              connections=connections, seconds=seconds, seed=seed, grace=grace, launch_only=False))
+                              connections=connections, seconds=seconds, seed=seed, grace=grace, launch_only=False,
+                              mode=mode))
 
 
 # --- the set-up (Django in the bench's process, on the bench database) ----------------------------------------------

@@ -11,6 +11,8 @@ first):
 * :func:`remote_win` credits a win at once, within what GP §8(3) (the max win per round, on the round's total win)
   leaves: a win above it is credited up to the cap and the round records ``win_capped``. Several wins add up.
   ``closed=True`` settles the round (:func:`remote_round_end`).
+* :func:`remote_play` is a one-shot round in one call (the bet, the studio's outcome and its win), opened and
+  decided at once, as an engine round that settles at once.
 * :func:`remote_rollback` cancels the bet: the stake comes back and the round is voided
   (:func:`~games.services.path.void`, reason ``provider``: the studio is not told back). Refused after a win or
   once the round is settled.
@@ -89,7 +91,8 @@ def remote_win_references(rnd: Round) -> list[str]:
     """The wallet references of every win the round's calls credited (an empty list for an engine round): what a
     GP §10(3) hold on a win of the round names (``wallet.win_hold_place`` holds one posting), so what a void of the
     round (``round_void_settled``) takes back from a hold first."""
-    return [_win_ref(rnd, seq) for seq, t in enumerate(_remote_state(rnd).get("transactions", []))
+    return [round_ref(rnd, t["posting"]) if t.get("posting") else _win_ref(rnd, seq)
+            for seq, t in enumerate(_remote_state(rnd).get("transactions", []))
             if t.get("type") == "win" and int(t.get("credited", 0) or 0) > 0]
 
 
@@ -163,6 +166,34 @@ def remote_bet(*, player: Player, game: Game, round_id: str, transaction_id: str
             _keep_detail(opened.round, detail, opened.now)
         path.start_decided(opened, finished=closed, engine_events=[])
     return RemoteResult(round=opened.round, balance=opened.locked.balance)
+
+
+def remote_play(*, player: Player, game: Game, round_id: str, transaction_id: str, amount: Money,
+                win_transaction_id: str, win: Money, actor: Actor, detail: JsonDict) -> RemoteResult:
+    """A studio's whole one-shot round in one call: the bet, the studio's outcome and its win (0 for a loss), opened
+    through :func:`~games.services.path.open_round` and decided at once (:func:`~games.services.path.start_decided`,
+    the GP §8(3) cap on the win), with the studio's record of the round. The same rules, in the same order, as
+    :func:`remote_bet`; one transaction, as an engine round that settles at once."""
+    if not game.remote:
+        raise errors.REMOTE_GAME_INVALID(game=game.code)
+    if not isinstance(round_id, str) or not 0 < len(round_id) <= MAX_ROUND_ID:
+        raise errors.REMOTE_INVALID_AMOUNT(reason="round_id must be 1-100 characters")
+    stake = Money(_amount(amount, allow_zero=False), currency())
+    won = _amount(win, allow_zero=True)
+    opener = _StudioOpener(player, game, round_id, transaction_id, stake)
+    with transaction.atomic(savepoint=False):
+        opened = path.open_round(opener, player=player, key=remote_key(game.provider, round_id), actor=actor)
+        assert isinstance(opened, path.Opening)  # a used key is refused by the opener
+        rnd = opened.round
+        credit, _, capped = path.capped(won)
+        rnd.win_engine = won
+        if win_transaction_id:
+            # the win is the round's one win posting (``games:round:<id>:win``), as an engine round's
+            _record(rnd, "win", win_transaction_id, won, opened.now, credited=credit, posting="win")
+        rnd.state = {**rnd.state, "status": "finished", "win": won}
+        _keep_detail(rnd, detail, opened.now)
+        path.start_decided(opened, finished=True, engine_events=[])
+    return RemoteResult(round=rnd, balance=opened.locked.balance, moved=credit, capped=capped)
 
 
 def _held(player: Player, round_pk: int) -> tuple[Round, LockedWallet]:

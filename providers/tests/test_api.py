@@ -75,3 +75,45 @@ def test_a_closed_bet_is_a_losing_one_shot_round_settled_at_once(player, signed,
     rnd = Round.objects.get(player=player, provider_round_id="r1")
     assert rnd.status == Round.Status.FINISHED and rnd.win == 0
     assert balance(player).amount == 99_000
+
+
+def play(signed, session, txn="p1", rnd="r1", amount=1_000, win=None, win_txn="pw1", **kw):
+    body = {"session": session, "transaction_id": txn, "round_id": rnd, "amount": czk(amount),
+            "round_detail": kw.pop("round_detail", DETAIL), **kw}
+    if win is not None:
+        body["win"] = {"transaction_id": win_txn, "amount": czk(win)}
+    return signed.call("play", body)
+
+
+def test_a_one_shot_round_in_one_call_debits_credits_and_settles_once(player, signed, session, clock):
+    from django.core.management import call_command
+
+    from games.models import Round
+    from providers.models import ProviderTransaction
+    from wallet.selectors import balance
+
+    r = play(signed, session, win=2_500)
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert (body["status"], body["round_status"], body["credited"]["amount"]) == ("RS_OK", "finished", 2_500)
+    assert body["balance"]["amount"] == balance(player).amount == 100_000 - 1_000 + 2_500
+    rnd = Round.objects.get(provider_round_id="r1")
+    assert (rnd.status, rnd.stake, rnd.win) == ("finished", 1_000, 2_500)
+    assert rnd.state["remote"]["detail"]["outcome"] == DETAIL["outcome"]
+    assert sorted(ProviderTransaction.objects.filter(round=rnd).values_list("transaction_id", "kind")) == [
+        ("p1", "bet"), ("pw1", "win")]
+    again = play(signed, session, win=2_500)  # the studio retries: the stored answer, nothing moves
+    assert again.status_code == 200 and again.headers.get("Idempotent-Replayed") == "true"
+    assert balance(player).amount == 100_000 - 1_000 + 2_500
+    clock.shift(3)
+    lost = play(signed, session, txn="p2", rnd="r2")  # a lost round: no win
+    assert lost.status_code == 200 and lost.json()["credited"]["amount"] == 0
+    clock.shift(3)
+    reused = play(signed, session, txn="p3", rnd="r3", win=100, win_txn="pw1")  # the win's id was used
+    assert reused.status_code == 409 and reused.json()["error"]["code"] == "providers.duplicate_transaction"
+    no_record = signed.call("play", {"session": session, "transaction_id": "p4", "round_id": "r4",
+                                     "amount": czk(1_000)})
+    assert no_record.json()["error"]["code"] == "providers.round_detail_required"
+    assert balance(player).amount == 100_000 - 2_000 + 2_500
+    for command in ("ledger_check", "limits_reconcile", "jackpot_check"):
+        call_command(command)

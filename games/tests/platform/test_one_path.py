@@ -30,7 +30,7 @@ from providers.tests.conftest import CODE, SECRET, make_game, make_provider
 
 pytestmark = pytest.mark.django_db
 
-SIDES = ("engine", "studio")
+SIDES = ("engine", "studio", "studio_play")  # the studio plays bet + win, or a one-shot round in one call
 SEC = timedelta(seconds=1)
 WIN, LOSS = FixedRNG(1), FixedRNG(0)  # red wins on pocket 1 of European roulette, loses on 0
 _ids = itertools.count(1)
@@ -60,7 +60,7 @@ class Device:
         self.api = APIClient(raise_request_exception=False)
         self.api.credentials(HTTP_AUTHORIZATION=f"Token {login_session_for(player)[1]}")
         self.session = ""
-        if side == "studio":
+        if side.startswith("studio"):
             launch = self.api.post(f"/api/v1/providers/{CODE}/launch", {"game": f"{CODE}_wild", "lang": "cs"},
                                    format="json")
             assert launch.status_code == 201, launch.content
@@ -80,6 +80,13 @@ class Device:
             body = r.json()
             return r.status_code == 201, "" if r.status_code == 201 else body["error"]["code"], body
         n = next(_ids)
+        if self.side == "studio_play" and closed:
+            win = [] if lost else [("win", {"transaction_id": f"w{n}", "amount": {"amount": amount, "currency": "CZK"}})]
+            r = self.studio.call("play", {"session": self.session, "transaction_id": f"b{n}", "round_id": f"r{n}",
+                                          "amount": {"amount": amount, "currency": "CZK"}, **dict(win),
+                                          "round_detail": {"outcome": {"round": n}}})
+            body = r.json()
+            return r.status_code == 200, "" if r.status_code == 200 else body["error"]["code"], body
         r = self.studio.call("bet", {"session": self.session, "transaction_id": f"b{n}", "round_id": f"r{n}",
                                      "amount": {"amount": amount, "currency": "CZK"}, "round_closed": False})
         body = r.json()
@@ -159,7 +166,8 @@ def test_the_daily_time_limit_holds_play_to_59_59_after_login_and_refuses_from_6
     assert (taken, code) == (False, "limits.daily_time_exceeded")
 
 
-@pytest.mark.parametrize("side,code", [("engine", "auth.session_expired"), ("studio", "providers.login_ended")])
+@pytest.mark.parametrize("side,code", [("engine", "auth.session_expired"), ("studio", "providers.login_ended"),
+                                       ("studio_play", "providers.login_ended")])
 def test_the_idle_timeout_ends_the_login_and_the_studios_game_session_with_it(side, code, studio, at_start, settings):
     settings.ACCOUNTS_SESSION_IDLE_MINUTES = 30
     player = funded_player(100_000)
@@ -172,7 +180,8 @@ def test_the_idle_timeout_ends_the_login_and_the_studios_game_session_with_it(si
     assert player.pk not in active_session_player_ids()
 
 
-@pytest.mark.parametrize("side,code", [("engine", "auth.token_invalid"), ("studio", "providers.login_ended")])
+@pytest.mark.parametrize("side,code", [("engine", "auth.token_invalid"), ("studio", "providers.login_ended"),
+                                       ("studio_play", "providers.login_ended")])
 def test_a_logout_ends_the_studios_game_session_at_once(side, code, studio, at_start):
     player = funded_player(100_000)
     device = Device(side, player, studio)
