@@ -328,6 +328,20 @@ ACCOUNTS_SMS_GATEWAY = env.str("ACCOUNTS_SMS_GATEWAY", default="sandbox")
 ACCOUNTS_SMS_GATEWAY_URL = env.str("ACCOUNTS_SMS_GATEWAY_URL", default="")
 ACCOUNTS_GATEWAY_TOKEN = env.str("ACCOUNTS_GATEWAY_TOKEN", default="")
 ACCOUNTS_GATEWAY_TIMEOUT_SECONDS = env.float("ACCOUNTS_GATEWAY_TIMEOUT_SECONDS", default=5.0)
+# The Ministry of Finance's AISG data interface (identity, age and the register of excluded persons in one answer;
+# docs/accounts.md "AISG"): ACCOUNTS_POPULATION_REGISTER = ACCOUNTS_EXCLUSION_REGISTER = "aisg" (production: both).
+ACCOUNTS_AISG_VERSION = env.str("ACCOUNTS_AISG_VERSION", default="1.0")  # the interface version module
+ACCOUNTS_AISG_URL = env.str("ACCOUNTS_AISG_URL", default="https://api-pg.hazard.mfcr.cz/rovo/v1")  # playground
+ACCOUNTS_AISG_KEY_FILE = env.str("ACCOUNTS_AISG_KEY_FILE", default="")  # the operator's signing key (PEM)
+ACCOUNTS_AISG_CERT_FILE = env.str("ACCOUNTS_AISG_CERT_FILE", default="")  # the operator's certificate (PEM)
+ACCOUNTS_AISG_MINISTRY_CERT_FILE = env.str("ACCOUNTS_AISG_MINISTRY_CERT_FILE", default="")  # signs the answers
+ACCOUNTS_AISG_CA_FILE = env.str("ACCOUNTS_AISG_CA_FILE", default="")  # HTTPS trust (empty: the system's)
+ACCOUNTS_AISG_ICO_VCP = env.str("ACCOUNTS_AISG_ICO_VCP", default="")  # the operator's IČO, sent as ICO_VCP
+ACCOUNTS_AISG_TIMEOUT_SECONDS = env.float("ACCOUNTS_AISG_TIMEOUT_SECONDS", default=10.0)
+ACCOUNTS_AISG_REQUIRE_ECHO = env.bool("ACCOUNTS_AISG_REQUIRE_ECHO", default=True)  # answer's CisloPozadavku
+ACCOUNTS_AISG_BATCH_SIZE = env.int("ACCOUNTS_AISG_BATCH_SIZE", default=1000)  # OveritOsobyHromadne, 1-1000
+if not 1 <= ACCOUNTS_AISG_BATCH_SIZE <= 1000:
+    raise ImproperlyConfigured("ACCOUNTS_AISG_BATCH_SIZE must be 1 to 1000 (OveritOsobyHromadne)")
 # GP §4(7): the e-mail confirmation link that releases the first password by SMS.
 ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS = env.int("ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS", default=48)
 ACCOUNTS_EMAIL_CONFIRM_URL = env.str("ACCOUNTS_EMAIL_CONFIRM_URL",
