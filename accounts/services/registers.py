@@ -41,7 +41,7 @@ def records_of(v: t.Verification) -> list[dict[str, Any]]:
 
 
 def failure_records(error: str) -> list[dict[str, Any]]:
-    details = {"error": error[:200], "aisg": "no answer"}
+    details = {"error": error[:200], "aisg_answer": None}
     return [{"register": RegisterCheck.Register.EXCLUSION, "result": Result.UNAVAILABLE, "details": details},
             {"register": RegisterCheck.Register.POPULATION, "result": Result.UNAVAILABLE, "details": details}]
 
