@@ -184,6 +184,8 @@ class PersonalData(models.Model):
     person_key = models.CharField(max_length=64, db_index=True)
     # The person id the Ministry's AISG interface answered (HID): later checks (login) ask by it.
     aisg_hid = models.UUIDField(null=True, blank=True, db_index=True)
+    # A change of the data AISG knows waits to be reported with ZmenitUdajeOsoby (the sweeper retries until then).
+    aisg_change_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
     updated_at = models.DateTimeField()
 
     class Meta:

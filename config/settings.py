@@ -339,6 +339,10 @@ ACCOUNTS_AISG_CA_FILE = env.str("ACCOUNTS_AISG_CA_FILE", default="")  # HTTPS tr
 ACCOUNTS_AISG_ICO_VCP = env.str("ACCOUNTS_AISG_ICO_VCP", default="")  # the operator's IČO, sent as ICO_VCP
 ACCOUNTS_AISG_TIMEOUT_SECONDS = env.float("ACCOUNTS_AISG_TIMEOUT_SECONDS", default=10.0)
 ACCOUNTS_AISG_REQUIRE_ECHO = env.bool("ACCOUNTS_AISG_REQUIRE_ECHO", default=True)  # answer's CisloPozadavku
+# No play when the last answer of the register of excluded persons is older than this (hours; 0: no such limit). The
+# re-checks run every 10 minutes for logged-in players and daily for the rest: an older answer means the register
+# could not confirm the player for that long (fail closed).
+ACCOUNTS_EXCLUSION_MAX_AGE_HOURS = env.int("ACCOUNTS_EXCLUSION_MAX_AGE_HOURS", default=48 if PRODUCTION else 0)
 ACCOUNTS_AISG_BATCH_SIZE = env.int("ACCOUNTS_AISG_BATCH_SIZE", default=1000)  # OveritOsobyHromadne, 1-1000
 if not 1 <= ACCOUNTS_AISG_BATCH_SIZE <= 1000:
     raise ImproperlyConfigured("ACCOUNTS_AISG_BATCH_SIZE must be 1 to 1000 (OveritOsobyHromadne)")

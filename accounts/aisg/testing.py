@@ -152,7 +152,7 @@ class LocalAisg:
         self.sign_with = "ministry"
         self.echo = True
         self.batch_polls = 0
-        self.today = dt.date.today()
+        self.today: dt.date | None = None  # None: the platform's business date (core.clock)
         self.schema: etree.XMLSchema | None = None
         if schema_dir is not None and (schema_dir / "aisg.xsd").is_file():
             self.schema = etree.XMLSchema(etree.parse(str(schema_dir / "aisg.xsd")))
@@ -185,7 +185,7 @@ class LocalAisg:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 status, body = aisg.handle(self.headers.get("SOAPAction", "").strip('"'), data)
                 if aisg.delay:
@@ -259,7 +259,9 @@ class LocalAisg:
         dob = dob or (known.date_of_birth if known else None)
         if dob is None:
             return t.ADULT_NO
-        years = self.today.year - dob.year - ((self.today.month, self.today.day) < (dob.month, dob.day))
+        from core import clock
+        today = self.today or clock.business_date()
+        years = today.year - dob.year - ((today.month, today.day) < (dob.month, dob.day))
         return t.ADULT_YES if years >= 18 else t.ADULT_NO
 
     def _results(self, parent: etree._Element, known: Known | None, dob: dt.date | None) -> None:
@@ -303,35 +305,43 @@ class LocalAisg:
                 known, dob = self._lookup(osoba)
             self._results(answer, known, dob)
         elif action == "OveritOsobyHromadne":
-            batch = str(uuid.uuid4())
-            rows = []
-            for row in request.iterfind(f"{q('Osoby')}/{q('OsobaKOvereni')}"):
-                osoba = row.find(q("Osoba"))
-                assert osoba is not None
-                known, dob = self._lookup(osoba)
-                rows.append((row.findtext(q("IdentifikaceZaznamu")) or "", known, dob))
-            with self._lock:
-                self.batches[batch] = {"rows": rows, "polls": 0}
-            etree.SubElement(answer, q("CisloDavky")).text = batch
+            self._batch_submit(request, answer)
         elif action == "ZiskatVysledkyOveritOsobyHromadne":
-            batch_id = request.findtext(q("CisloDavky")) or ""
-            with self._lock:
-                batch_state = self.batches.get(batch_id)
-                if batch_state is not None:
-                    batch_state["polls"] += 1
-            if batch_state is None:
+            if not self._batch_results(request, answer):
                 return self._fault_answer(9010, "unknown batch")
-            state = t.BATCH_ACCEPTED if batch_state["polls"] <= self.batch_polls else t.BATCH_DONE
-            etree.SubElement(answer, q("Stav")).text = state
-            osoby = etree.SubElement(answer, q("Osoby"))
-            if state == t.BATCH_DONE:
-                for key, known, dob in batch_state["rows"]:
-                    res = etree.SubElement(osoby, q("OsobaKOvereniVysledek"))
-                    etree.SubElement(res, q("IdentifikaceZaznamu")).text = key
-                    self._results(res, known, dob)
         elif action == "ZmenitUdajeOsoby":
             hid = request.findtext(q("HID")) or ""
             if hid not in self.by_hid:
                 return self._fault_answer(9011, "unknown HID")
             self.changes.append((hid, request))
         return 200, self._signed(env)
+
+    def _batch_submit(self, request: etree._Element, answer: etree._Element) -> None:
+        batch = str(uuid.uuid4())
+        rows = []
+        for row in request.iterfind(f"{q('Osoby')}/{q('OsobaKOvereni')}"):
+            osoba = row.find(q("Osoba"))
+            assert osoba is not None
+            known, dob = self._lookup(osoba)
+            rows.append((row.findtext(q("IdentifikaceZaznamu")) or "", known, dob))
+        with self._lock:
+            self.batches[batch] = {"rows": rows, "polls": 0}
+        etree.SubElement(answer, q("CisloDavky")).text = batch
+
+    def _batch_results(self, request: etree._Element, answer: etree._Element) -> bool:
+        with self._lock:
+            batch_state = self.batches.get(request.findtext(q("CisloDavky")) or "")
+            if batch_state is None:
+                return False
+            batch_state["polls"] += 1
+        state = t.BATCH_ACCEPTED if batch_state["polls"] <= self.batch_polls else t.BATCH_DONE
+        if batch_state.get("expired"):
+            state = t.BATCH_EXPIRED
+        etree.SubElement(answer, q("Stav")).text = state
+        osoby = etree.SubElement(answer, q("Osoby"))
+        if state == t.BATCH_DONE:
+            for key, known, dob in batch_state["rows"]:
+                res = etree.SubElement(osoby, q("OsobaKOvereniVysledek"))
+                etree.SubElement(res, q("IdentifikaceZaznamu")).text = key
+                self._results(res, known, dob)
+        return True

@@ -208,7 +208,7 @@ def _post(config: Config, operation: str, envelope: etree._Element) -> tuple[int
             return resp.status, resp.read(MAX_ANSWER_BYTES + 1)
     except urllib.error.HTTPError as exc:  # a SOAP fault comes with HTTP 500
         return exc.code, exc.read(MAX_ANSWER_BYTES + 1)
-    except (TimeoutError, socket.timeout) as exc:
+    except TimeoutError as exc:
         raise AisgTimeout(f"{operation}: no answer within {config.timeout} s") from exc
     except urllib.error.URLError as exc:
         if isinstance(exc.reason, (TimeoutError, socket.timeout)):

@@ -55,6 +55,7 @@ from accounts.services.privacy import (
     player_anonymise,
     record_erase_dates,
 )
+from accounts.services.recheck import aisg_changes_send_due, recheck_collect_due, recheck_submit
 from accounts.services.recipients import recipient_notices_record, recipient_notices_send_due
 from accounts.services.registration import (
     email_link_confirm,
@@ -73,6 +74,9 @@ from accounts.services.sessions import (
 from accounts.services.terms import terms_accept, terms_announce_due, terms_publish
 
 __all__ = [
+    "aisg_changes_send_due",
+    "recheck_collect_due",
+    "recheck_submit",
     "balance_handoff_attempt",
     "balance_handoffs_retry_due",
     "barred_person_save",

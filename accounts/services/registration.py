@@ -35,9 +35,9 @@ from accounts.models import (
     User,
 )
 from accounts.selectors import barred_person_matches, email_of, find_duplicates, terms_in_force
+from accounts.services import registers
 from accounts.services.lifecycle import player_set_barred_insider, registration_reject, temporary_activate
 from accounts.services.locks import player_lock
-from accounts.services import registers
 from accounts.services.notify import EMAIL_LINK_SALT, email_link_issue, email_on_commit, sms_on_commit
 from accounts.services.terms import terms_accept_at_registration
 from accounts.validation import FIELDS, age_on, derived_keys, email_key, require_adult, validate_personal_data
