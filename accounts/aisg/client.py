@@ -121,25 +121,25 @@ def verify(identity: Identity, *, reason: str, hid: str | None = None) -> t.Veri
     """``OveritOsobu``: by the stored HID when there is one (login), else by the personal data."""
     api = interface()
     if hid:
-        return api.verify_person(config(), reason=reason, hid=hid)  # type: ignore[no-any-return]
-    return api.verify_person(config(), reason=reason, person=person_of(identity))  # type: ignore[no-any-return]
+        return api.verify_person(config(), reason=reason, hid=hid)
+    return api.verify_person(config(), reason=reason, person=person_of(identity))
 
 
 def change(identity: Identity, *, hid: str) -> str:
     """``ZmenitUdajeOsoby``: the person's changed data under their HID."""
-    return interface().change_person(config(), hid=hid, person=person_of(identity))  # type: ignore[no-any-return]
+    return interface().change_person(config(), hid=hid, person=person_of(identity))
 
 
 def submit_batch(persons: list[tuple[str, t.Person]]) -> str:
-    return interface().submit_batch(config(), persons)  # type: ignore[no-any-return]
+    return interface().submit_batch(config(), persons)
 
 
 def batch_results(batch_id: str) -> t.BatchResult:
-    return interface().batch_results(config(), batch_id)  # type: ignore[no-any-return]
+    return interface().batch_results(config(), batch_id)
 
 
 def ping() -> str:
-    return interface().test(config())  # type: ignore[no-any-return]
+    return interface().test(config())
 
 
 def describe(exc: t.AisgError) -> dict[str, object]:

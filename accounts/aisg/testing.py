@@ -137,9 +137,34 @@ class Known:
     date_of_birth: dt.date | None = None
 
 
+def tls_certificate(folder: Path) -> tuple[Path, Path]:
+    """A server certificate for 127.0.0.1 that is its own CA (its file is the trust for ACCOUNTS_AISG_CA_FILE)."""
+    import ipaddress
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "local AISG")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(days=1))
+            .not_valid_after(now + dt.timedelta(days=30))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = folder / "aisg-tls-cert.pem", folder / "aisg-tls-key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
 class LocalAisg:
-    def __init__(self, *, operator_cert_pem: bytes, schema_dir: Path | None = None) -> None:
+    def __init__(self, *, operator_cert_pem: bytes, schema_dir: Path | None = None,
+                 tls_folder: Path | None = None) -> None:
         self.operator_cert_pem = operator_cert_pem
+        self.tls_folder = tls_folder  # HTTPS with a certificate written there (``tls_ca_file``)
+        self.tls_ca_file = ""
+        self.operator_key_pem = b""  # for tests that sign a request themselves
         self.ministry_key_pem, self.ministry_cert_pem = key_pair("MF - Dozorová část AISG - local test")
         self._other_key_pem, self._other_cert_pem = key_pair("somebody else")
         self.persons: dict[str, Known] = {}
@@ -201,13 +226,33 @@ class LocalAisg:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
+        if self.tls_folder is not None:
+            import ssl
+            cert, key = tls_certificate(self.tls_folder)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(str(cert), str(key))
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            self.tls_ca_file = str(cert)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         return self
 
     @property
     def url(self) -> str:
         assert self.server is not None
-        return f"http://127.0.0.1:{self.server.server_address[1]}/rovo/v1"
+        scheme = "https" if self.tls_folder is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.server.server_address[1]}/rovo/v1"
+
+    def environment(self, folder: Path, operator_key_pem: bytes) -> dict[str, str]:
+        """The platform's AISG variables for this server (the key and certificates written to ``folder``)."""
+        (folder / "aisg-operator-key.pem").write_bytes(operator_key_pem)
+        (folder / "aisg-operator-cert.pem").write_bytes(self.operator_cert_pem)
+        (folder / "aisg-ministry.pem").write_bytes(self.ministry_cert_pem)
+        return {"ACCOUNTS_POPULATION_REGISTER": "aisg", "ACCOUNTS_EXCLUSION_REGISTER": "aisg",
+                "ACCOUNTS_AISG_URL": self.url, "ACCOUNTS_AISG_CA_FILE": self.tls_ca_file,
+                "ACCOUNTS_AISG_KEY_FILE": str(folder / "aisg-operator-key.pem"),
+                "ACCOUNTS_AISG_CERT_FILE": str(folder / "aisg-operator-cert.pem"),
+                "ACCOUNTS_AISG_MINISTRY_CERT_FILE": str(folder / "aisg-ministry.pem"),
+                "ACCOUNTS_AISG_ICO_VCP": "01234567"}
 
     def stop(self) -> None:
         if self.server is not None:

@@ -14,6 +14,7 @@ from accounts.aisg import client as aisg
 from accounts.aisg import types as t
 from accounts.models import PersonalData, Player, RegisterCheck, RegisterReview
 from core import clock
+from core.audit import Actor, audit_record
 
 logger = logging.getLogger("accounts.registers")
 Result = RegisterCheck.Result
@@ -61,8 +62,10 @@ def review_open(*, kind: str, player: Player | int | None, context: str, reason:
     logger.error("AISG %s (%s): %s", kind, context, reason, extra={"player": player_id, "alert": "aisg"})
     with transaction.atomic():
         if kind == RegisterReview.Kind.OUTAGE:
-            open_row = (RegisterReview.objects.select_for_update()
-                        .filter(kind=kind, player_id=player_id, context=context, resolved_at__isnull=True).first())
+            same = RegisterReview.objects.select_for_update().filter(kind=kind, context=context,
+                                                                      resolved_at__isnull=True)
+            same = same.filter(player_id=player_id) if player_id is not None else same.filter(player__isnull=True)
+            open_row = same.first()
             if open_row is not None:
                 RegisterReview.objects.filter(pk=open_row.pk).update(
                     occurrences=F("occurrences") + 1, last_at=now, reason=reason[:200])
@@ -70,6 +73,20 @@ def review_open(*, kind: str, player: Player | int | None, context: str, reason:
                 return open_row
         return RegisterReview.objects.create(kind=kind, player_id=player_id, context=context, reason=reason[:200],
                                              details=details or {}, created_at=now, last_at=now)
+
+
+def register_review_resolve(*, review: RegisterReview, actor: Actor, note: str = "") -> RegisterReview:
+    """Staff resolved a case of the queue (audited)."""
+    with transaction.atomic():
+        row = RegisterReview.objects.select_for_update().get(pk=review.pk)
+        if row.resolved_at is None:
+            row.resolved_at = clock.now()
+            row.resolved_by_id = int(actor.id) if actor.type == "staff" and actor.id else None
+            row.note = note[:300]
+            row.save(update_fields=["resolved_at", "resolved_by", "note"])
+            audit_record(actor=actor, action="accounts.register_review.resolved", obj=row, player_id=row.player_id,
+                         kind=row.kind, reason=row.reason)
+    return row
 
 
 def outcome_review(decision: aisg.Decision, *, player: Player | int | None, context: str,

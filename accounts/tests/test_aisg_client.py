@@ -142,9 +142,12 @@ def test_change_of_personal_data_by_hid_as_the_playground_request(aisg):
 
 def test_addresses_are_split_into_the_schema_s_numbers():
     a = client.address_of("Karlovo náměstí 285/19a", "Praha 2", "120 00", "CZ")
+    assert a is not None
     assert (a.street, a.house_number, a.orientation_number, a.orientation_suffix, a.municipality,
             a.prague_district, a.postal_code) == ("Karlovo náměstí", 285, 19, "a", "Praha", 2, "120 00")
     b = client.address_of("Hlavní 12", "Stod", "33301", "CZ")
+    assert b is not None
     assert (b.street, b.house_number, b.orientation_number) == ("Hlavní", 12, None)
     c = client.address_of("Angerweg 50", "Bad Kohlgrub", "82433", "DE")
+    assert c is not None
     assert (c.country, c.prague_district) == ("DE", None)

@@ -99,6 +99,7 @@ def test_row_no_usable_answer_fails_closed_with_a_retry_schedule_and_a_staff_ale
     player = Player.objects.get(user__username=body["username"])
     # no registration: the applicant waits, no temporary account, no login, no play
     assert player.status == Player.Status.APPLICANT and player.identity_verified_at is None
+    assert player.checks_retry_at is not None
     retry = now + timedelta(minutes=settings.ACCOUNTS_CHECK_RETRY_FIRST_MINUTES)
     assert abs(player.checks_retry_at - retry) < timedelta(seconds=10)  # the retry schedule's first step
     assert RegisterReview.objects.filter(kind="outage", context="registration").count() == 1

@@ -51,7 +51,8 @@ def test_the_daily_sweep_submits_a_batch_and_the_job_applies_its_results(aisg):
     for p in (ok, listed, dead):
         p.refresh_from_db()
     assert listed.exclusion_listed and LoginSession.objects.get(player=listed).ended_at is not None
-    assert not ok.exclusion_listed and ok.exclusion_checked_at > batch.submitted_at
+    assert not ok.exclusion_listed and ok.exclusion_checked_at is not None
+    assert ok.exclusion_checked_at > batch.submitted_at
     assert dead.exclusion_checked_at == yesterday  # no fresh check: no play once it is too old
     assert RegisterReview.objects.filter(player=dead, kind="manual_review").exists()
     assert ExclusionWatch.objects.get(player=ok).last_listed is False
@@ -155,6 +156,7 @@ def test_ten_thousand_players_re_checked_by_batch_timed(aisg, capsys):
     sweep = exclusion_sweep(context="daily", limit=10_000)
     submitted = time.perf_counter()
     batch = AisgBatch.objects.order_by("next_poll_at").last()
+    assert batch is not None
     with time_machine.travel(batch.next_poll_at + timedelta(seconds=1)):
         out = exclusion_batches_collect()
     done = time.perf_counter()
