@@ -36,7 +36,14 @@ from aml.models import (
     SourceOfFundsDeclaration,
     SourceOfFundsRequirement,
 )
-from core.admin import ReadOnlyAdmin, ReadOnlyInline, decision_action, decision_path, domain_error_text
+from core.admin import (
+    ReadOnlyAdmin,
+    ReadOnlyInline,
+    decision_action,
+    decision_path,
+    domain_error_text,
+    run_service_action,
+)
 from core.audit import Actor
 from core.errors import DomainError
 
@@ -343,11 +350,21 @@ class ScreeningListVersionAdmin(ReadOnlyAdmin):
     """Imported list files; a new one through the import form (``aml.import_screening_list``)."""
 
     list_display = ("id", "source", "published_at", "entry_count", "person_count", "name_count", "imported_at",
-                    "imported_by", "file_name")
+                    "imported_by", "file_name", "withdrawn_at")
     list_filter = ("source",)
     search_fields = ("sha256", "file_name")
     readonly_fields = [f.name for f in ScreeningListVersion._meta.fields]
     change_list_template = "admin/aml/screeninglistversion/change_list.html"
+    actions = ["withdraw"]
+
+    @decision_action("aml.import_screening_list", description="Withdraw the selected versions (imported wrongly)")
+    def withdraw(self, request: HttpRequest, queryset: QuerySet[ScreeningListVersion]) -> None:
+        def withdraw_one(version: ScreeningListVersion, actor: Actor) -> None:
+            services.screening_list_withdraw(version=version, actor=actor,
+                                             reason=f"withdrawn in the admin by {request.user.get_username()}")
+
+        run_service_action(self, request, queryset.filter(withdrawn_at__isnull=True), withdraw_one,
+                           "Versions withdrawn; every live player is screened again")
 
     def get_urls(self) -> list[URLPattern]:
         return [decision_path(self, "import/", self.import_view, perm="aml.import_screening_list",

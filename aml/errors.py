@@ -145,6 +145,9 @@ LIST_EMPTY = ErrorDef("aml.list_empty", 400, "Seznam neobsahuje žádný záznam
                       "The list holds no entry; it was not imported.")
 LIST_TOO_LARGE = ErrorDef("aml.list_too_large", 400, "Soubor je příliš velký (nejvýše {max_bytes} bajtů).",
                           "The file is too large (at most {max_bytes} bytes).")
+LIST_WITHDRAWN = ErrorDef(
+    "aml.list_withdrawn", 409, "Tato verze seznamu byla odvolána ({reason}); znovu ji nelze použít.",
+    "This list version was withdrawn ({reason}); it cannot be used again.")
 LIST_OUTDATED = ErrorDef(
     "aml.list_outdated", 409,
     "Soubor je starší ({published_at}) než již importovaná verze seznamu ({current_published_at}).",

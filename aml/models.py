@@ -216,8 +216,8 @@ class PepClaim(models.Model):
 # Imported screening lists -----------------------------------------------------------------------------------------
 
 class ScreeningListVersion(models.Model):
-    """One imported list file (append-only). The newest version of each source is the one screened against;
-    the same file (source and SHA-256) is imported once."""
+    """One imported list file (append-only). The newest version of each source that is not withdrawn is the one
+    screened against; the same file (source and SHA-256) is imported once."""
 
     class Source(models.TextChoices):
         EU = "eu", "EU consolidated list of financial sanctions (FSF XML)"
@@ -235,6 +235,10 @@ class ScreeningListVersion(models.Model):
     name_count = models.PositiveIntegerField(help_text="distinct normalised names of the persons")
     imported_at = models.DateTimeField()
     imported_by = models.CharField(max_length=150)
+    # compliance withdrew a wrongly imported version: it is screened against no more and no longer the newest
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_by = models.CharField(max_length=150, blank=True, default="")
+    withdrawn_reason = models.CharField(max_length=300, blank=True, default="")
 
     class Meta:
         ordering = ["-imported_at", "-id"]

@@ -633,6 +633,10 @@ AML_SCREENING_MATCH_THRESHOLD = env.int("AML_SCREENING_MATCH_THRESHOLD", default
 if not 50 <= AML_SCREENING_MATCH_THRESHOLD <= 100:
     raise ImproperlyConfigured("AML_SCREENING_MATCH_THRESHOLD must be 50-100 (a name score, aml/matching.py)")
 AML_SCREENING_LIST_MAX_BYTES = env.int("AML_SCREENING_LIST_MAX_BYTES", default=100 * 1024 * 1024)
+# A list file's publication time may lie at most this far after now (clocks differ); later is refused as invalid.
+AML_LIST_CLOCK_SKEW_MINUTES = env.int("AML_LIST_CLOCK_SKEW_MINUTES", default=10)
+if not 0 <= AML_LIST_CLOCK_SKEW_MINUTES <= 24 * 60:
+    raise ImproperlyConfigured("AML_LIST_CLOCK_SKEW_MINUTES must be 0 to 1440")
 AML_SCREENING_RESCREEN_BATCH = env.int("AML_SCREENING_RESCREEN_BATCH", default=200)
 AML_SCREENING_RESCREEN_SECONDS = env.int("AML_SCREENING_RESCREEN_SECONDS", default=240)  # then the task re-enqueues
 AML_SCREENING_SANDBOX_FILE = env.str("AML_SCREENING_SANDBOX_FILE",

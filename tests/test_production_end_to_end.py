@@ -470,7 +470,7 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     step(f"external systems: {startup.group(1)}")
 
     # 1. The operator imports the published sanctions lists (EU, UN, the Czech national list) and the PEP list.
-    for source, name in (("eu", "eu_fsf.xml"), ("un", "un_consolidated.xml"), ("cz", "cz_national.xml")):
+    for source, name in (("eu", "eu_fsf.xml"), ("un", "un_consolidated.xml"), ("cz", "cz_national.csv")):
         out = platform.manage("aml_list_import", "--source", source, str(LISTS / name)).stdout
         step(f"list {source}: {' / '.join(out.strip().splitlines())}")
     platform.manage("aml_list_import", "--source", "pep", "--published", "2026-11-01", str(LISTS / "pep.csv"))

@@ -17,7 +17,7 @@ from aml.services.identification import (
     identification_submit_one,
     sandbox_callback_deliver,
 )
-from aml.services.lists import pep_claim_record, screening_list_import, screening_rescreen
+from aml.services.lists import pep_claim_record, screening_list_import, screening_list_withdraw, screening_rescreen
 from aml.services.monitoring import rules_evaluate
 from aml.services.screening import pep_declare, profile_ensure, screening_due, screening_request, screening_run
 
@@ -41,6 +41,7 @@ __all__ = [
     "sandbox_callback_deliver",
     "screening_due",
     "screening_list_import",
+    "screening_list_withdraw",
     "screening_request",
     "screening_rescreen",
     "screening_run",

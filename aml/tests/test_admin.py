@@ -51,7 +51,7 @@ def test_every_aml_admin_page_renders(staff_client, doubtful):
     screening_run(player=player, actor=SYSTEM)
     sof_declare(player=player, source="savings", description="savings", actor=Actor.player(player))
     pep_claim_record(player=player, is_pep=True, source="bankid", actor=SYSTEM)
-    screening_list_import(source="cz", data=(Path(__file__).parent / "lists" / "cz_national.xml").read_bytes(),
+    screening_list_import(source="cz", data=(Path(__file__).parent / "lists" / "cz_national.csv").read_bytes(),
                           actor=SYSTEM)
     models = [m for m in admin.site._registry if m._meta.app_label == "aml"]
     assert len(models) == 12  # images and case holds are inlines
