@@ -661,7 +661,8 @@ AML_BANKID_REDIRECT_URLS = env.list("AML_BANKID_REDIRECT_URLS", default=[])
 AML_BANKID_SCOPES = env.str("AML_BANKID_SCOPES", default=(
     "openid profile.name profile.birthdate profile.birthnumber profile.birthplaceNationality profile.addresses "
     "profile.idcards profile.legalstatus profile.verification"))
-AML_BANKID_ACR_VALUES = env.str("AML_BANKID_ACR_VALUES", default="")  # sent only when set (e.g. loa3)
+# Bank iD knows one level, loa3 (two factors, since API 2.0.0): sent and required of the ID token's acr ("" = neither)
+AML_BANKID_ACR_VALUES = env.str("AML_BANKID_ACR_VALUES", default="loa3")
 AML_BANKID_CLAIMS_ENDPOINT = env.str("AML_BANKID_CLAIMS_ENDPOINT", default="profile")  # profile | userinfo
 AML_BANKID_TRUST_FRAMEWORK = env.str("AML_BANKID_TRUST_FRAMEWORK", default="cz_aml")  # "" = not required
 AML_BANKID_HTTP_TIMEOUT_SECONDS = env.float("AML_BANKID_HTTP_TIMEOUT_SECONDS", default=10.0)
