@@ -37,6 +37,11 @@ class AmlProfile(models.Model):
         help_text="identification attempts count from here: set when staff allow new attempts (issue 19, N-9)")
     claimed_until = models.DateTimeField(null=True, blank=True,
                                          help_text="a screening job holds the row until then (a lease)")
+    # the client risk rating (AML Act §9, §21a; aml/risk.py): the latest assessment, and when it is due again
+    risk_level = models.CharField(max_length=8, blank=True, default="")
+    risk_score = models.PositiveIntegerField(null=True, blank=True)
+    risk_assessed_at = models.DateTimeField(null=True, blank=True)
+    risk_next_review_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
     def __str__(self) -> str:
         return f"AML profile of player {self.player_id}"
@@ -316,6 +321,7 @@ class ComplianceCase(models.Model):
         SCREENING_HIT = "screening_hit", "PEP / sanctions list match"
         SUSPICIOUS = "suspicious", "suspicious-transaction rule"
         PEP_CLAIM = "pep_claim", "the player's bank (Bank iD) says politically exposed person"
+        RISK_HIGH = "risk_high", "high-risk client: enhanced due diligence (AML Act §9a)"
 
     class Status(models.TextChoices):
         OPEN = "open", "open: waiting for compliance"
@@ -420,3 +426,28 @@ class SourceOfFundsRequirement(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["player"], condition=Q(status="open"),
                                                name="aml_one_open_sof_requirement_per_player")]
+
+
+class RiskAssessment(models.Model):
+    """One assessment of a client's risk (append-only history; AML Act §9, §21a): the score, its level, the due
+    diligence it requires and the factors that made it (aml/risk.py, docs/aml.md "Client risk rating")."""
+
+    class Level(models.TextChoices):
+        LOW = "low", "low"
+        MEDIUM = "medium", "medium"
+        HIGH = "high", "high"
+
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="aml_risk_assessments")
+    assessed_at = models.DateTimeField(db_index=True)
+    score = models.PositiveIntegerField()
+    level = models.CharField(max_length=8, choices=Level.choices)
+    due_diligence = models.CharField(max_length=10)  # standard | enhanced
+    factors = models.JSONField(default=list)
+    trigger = models.CharField(max_length=40)  # periodic | screening | staff | identification ...
+    previous_level = models.CharField(max_length=8, blank=True, default="")
+    next_review_at = models.DateTimeField()
+    assessed_by = models.CharField(max_length=150)
+
+    class Meta:
+        ordering = ["-assessed_at", "-id"]
+        indexes = [models.Index(fields=["player", "-assessed_at"], name="aml_risk_player_time")]

@@ -633,6 +633,22 @@ AML_SCREENING_MATCH_THRESHOLD = env.int("AML_SCREENING_MATCH_THRESHOLD", default
 if not 50 <= AML_SCREENING_MATCH_THRESHOLD <= 100:
     raise ImproperlyConfigured("AML_SCREENING_MATCH_THRESHOLD must be 50-100 (a name score, aml/matching.py)")
 AML_SCREENING_LIST_MAX_BYTES = env.int("AML_SCREENING_LIST_MAX_BYTES", default=100 * 1024 * 1024)
+# The client risk rating (AML Act §9, §21a; aml/risk.py, docs/aml.md "Client risk rating").
+AML_RISK_MEDIUM_SCORE = env.int("AML_RISK_MEDIUM_SCORE", default=15)
+AML_RISK_HIGH_SCORE = env.int("AML_RISK_HIGH_SCORE", default=40)
+AML_RISK_DEPOSITS_MEDIUM = env.int("AML_RISK_DEPOSITS_MEDIUM", default=10_000_000)  # haléře in 30 days
+AML_RISK_DEPOSITS_HIGH = env.int("AML_RISK_DEPOSITS_HIGH", default=50_000_000)
+AML_RISK_DEPOSIT_COUNT_30D = env.int("AML_RISK_DEPOSIT_COUNT_30D", default=30)
+# high-risk third countries (the EU Commission's list, Delegated Regulation (EU) 2016/1675 as amended): the
+# compliance officer keeps it current
+AML_RISK_HIGH_RISK_COUNTRIES = env.list("AML_RISK_HIGH_RISK_COUNTRIES", default=[
+    "AF", "BF", "CD", "CM", "DZ", "HT", "IR", "KE", "KP", "LA", "LB", "MC", "ML", "MM", "MZ", "NA", "NG", "SS",
+    "SY", "TZ", "VE", "VN", "YE"])
+AML_RISK_REVIEW_DAYS = {"low": env.int("AML_RISK_REVIEW_DAYS_LOW", default=1095),
+                        "medium": env.int("AML_RISK_REVIEW_DAYS_MEDIUM", default=365),
+                        "high": env.int("AML_RISK_REVIEW_DAYS_HIGH", default=90)}
+if not 0 < AML_RISK_MEDIUM_SCORE < AML_RISK_HIGH_SCORE or min(AML_RISK_REVIEW_DAYS.values()) < 1:
+    raise ImproperlyConfigured("AML_RISK_*: 0 < MEDIUM_SCORE < HIGH_SCORE and review days of at least 1")
 # A list file's publication time may lie at most this far after now (clocks differ); later is refused as invalid.
 AML_LIST_CLOCK_SKEW_MINUTES = env.int("AML_LIST_CLOCK_SKEW_MINUTES", default=10)
 if not 0 <= AML_LIST_CLOCK_SKEW_MINUTES <= 24 * 60:
