@@ -380,8 +380,8 @@ def parse_cz(data: bytes) -> ParsedList:
     header, rows = _cz_rows(data)
     index: dict[str, int] = {}
     titles = [_title(h) for h in header]
-    for key, names in CZ_COLUMNS.items():
-        for name in names:
+    for key, known_titles in CZ_COLUMNS.items():
+        for name in known_titles:
             if _title(name) in titles:
                 index[key] = titles.index(_title(name))
                 break

@@ -67,6 +67,7 @@ def test_every_live_player_gets_a_rating_and_the_review_comes_round_again(settin
     medium = AmlProfile.objects.get(player=unidentified)
     assert (medium.risk_level, medium.risk_score) == ("medium", 20)
     assert risk_review_due() == {"assessed": 0}
+    assert medium.risk_next_review_at is not None
     with time_machine.travel(medium.risk_next_review_at + timedelta(seconds=1)):
         assert risk_review_due()["assessed"] == 1  # the medium rating's yearly review; the low one waits 3 years
     assert RiskAssessment.objects.filter(player=unidentified).count() == 2
@@ -90,13 +91,14 @@ def test_the_rating_moves_with_deposits_and_a_pep_declaration_and_high_risk_open
     assert case.status == "open" and not case.blocking and case.details["score"] == 50
     risk_assess(player=player, actor=SYSTEM, trigger="test")
     assert ComplianceCase.objects.filter(player=player, kind="risk_high").count() == 1  # one open at a time
-    changes = [e.new_values["level"] for e in AuditEvent.objects.filter(action="aml.risk_level_changed")
+    changes = [(e.new_values or {})["level"] for e in AuditEvent.objects.filter(action="aml.risk_level_changed")
                .order_by("pk")]
     assert changes == ["low", "high"]  # the first rating, then low -> high once
     history = list(RiskAssessment.objects.filter(player=player).order_by("assessed_at", "pk")
                    .values_list("level", flat=True))
     assert history == ["low", "low", "high", "high"]
     profile = AmlProfile.objects.get(player=player)
+    assert profile.risk_assessed_at is not None
     assert profile.risk_next_review_at == profile.risk_assessed_at + timedelta(days=90)
 
 
@@ -106,7 +108,7 @@ def test_a_sanctions_hit_makes_the_rating_due_and_high_and_clearing_it_lowers_it
     case, _ = case_open(player_id=player.pk, kind="screening_hit", key=f"hit:{player.pk}", summary="match",
                         blocking=True, actor=SYSTEM, details={"match": {"list_name": "sanctions"}})
     profile = AmlProfile.objects.get(player=player)
-    assert profile.risk_next_review_at <= clock.now()  # a case opened: assessed at the job's next run
+    assert profile.risk_next_review_at is not None and profile.risk_next_review_at <= clock.now()  # a case opened: assessed at the job's next run
     assert risk_review_due()["assessed"] == 1
     assert AmlProfile.objects.get(player=player).risk_level == "high"
     case_decide(case=case, decision="cleared", note="another person", actor=SYSTEM)
