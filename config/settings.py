@@ -484,6 +484,11 @@ WALLET_BANK_IBAN = env.str("WALLET_BANK_IBAN", default="").replace(" ", "").uppe
 WALLET_BANK_BIC = env.str("WALLET_BANK_BIC", default="")  # "" = the BIC of the IBAN's bank (wallet/data/cz_banks.csv)
 WALLET_BANK_ACCOUNT_NAME = env.str("WALLET_BANK_ACCOUNT_NAME", default="")  # the payer named in payment orders
 WALLET_BANK_STATEMENT_MAX_BYTES = env.int("WALLET_BANK_STATEMENT_MAX_BYTES", default=64 * 1024 * 1024)
+# A statement line above this amount (haléře; default 1,000,000,000.00 CZK) is not booked: recorded as invalid, staff
+# told, the rest of the file booked (a ledger amount is a 64-bit integer).
+WALLET_BANK_ENTRY_MAX_AMOUNT = env.int("WALLET_BANK_ENTRY_MAX_AMOUNT", default=100_000_000_000)
+if not 0 < WALLET_BANK_ENTRY_MAX_AMOUNT < 2**62:
+    raise ImproperlyConfigured("WALLET_BANK_ENTRY_MAX_AMOUNT must be positive and below 2^62")
 # (system check wallet.E001: with the "bank" provider in use, both must be set; until then bank deposits and payment
 # orders are refused with wallet.bank_not_configured)
 

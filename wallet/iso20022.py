@@ -139,7 +139,14 @@ class _Reader:
         return ""
 
 
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
 def _amount(text: str, where: str) -> int:
+    """An ISO 20022 amount: xs:decimal's digits and point only (no exponent, sign, underscores or other scripts'
+    digits, which Python's Decimal would take), positive, at most two decimals."""
+    if not _DECIMAL.fullmatch((text or "").strip()):
+        raise _invalid(f"amount {text[:40]!r} is not a decimal number", where=where)
     try:
         value = Decimal(text.strip())
     except (InvalidOperation, AttributeError):

@@ -479,6 +479,18 @@ def unmatched_credits_queue() -> QueueState:
     return queue_of(BankEntry.objects.filter(status=BankEntry.Status.UNMATCHED), "created_at")
 
 
+def bank_attention_queue() -> QueueState:
+    """Statement lines staff must look at that move no money by themselves: a reversal the platform could not match
+    to a credited deposit, and a line not bookable (an amount beyond the maximum)."""
+    return queue_of(BankEntry.objects.filter(status__in=(BankEntry.Status.REVERSAL_UNMATCHED,
+                                                         BankEntry.Status.INVALID)), "created_at")
+
+
+def bank_reversals_unmatched() -> int:
+    """How many reversals wait for staff (no credited deposit matched)."""
+    return BankEntry.objects.filter(status=BankEntry.Status.REVERSAL_UNMATCHED).count()
+
+
 def refunds_due_queue() -> QueueState:
     """Money owed outside a player account (refunds of temporary accounts, closures, returned deposits) that is
     stuck: a return its source did not take back, or a payout past its legal term and not completed."""
