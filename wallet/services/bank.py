@@ -454,6 +454,63 @@ def _payment_returned(entry: BankEntry, actor: Actor) -> str:
                 order=order, player=player)
 
 
+# The bank's rejection of our payment orders (pain.002) -------------------------------------------------------------
+
+def bank_payment_status_import(*, raw: bytes, actor: Actor) -> dict[str, Any]:
+    """The bank's status report on a payment-order file (pain.002): every order it rejects (``RJCT``, the whole file
+    with a group status ``RJCT``) that is still waiting (``exported``) is returned: a withdrawal's money goes back to
+    the player (``payout.failed``, as when the statement returns a payment), a payout fails for staff, a return of an
+    unmatched credit goes back to the staff queue. Accepted statuses change nothing (the statement's debit settles
+    the order). Each order once: a repeat of the report finds it ``returned``. Audited per order."""
+    report = iso20022.payment_status_parse(raw)
+    batch = PaymentOrderBatch.objects.filter(message_id=report.original_message_id).first()
+    if batch is None:
+        raise errors.BANK_FILE_INVALID(reason=f"the report answers {report.original_message_id!r}, not one of our "
+                                              "payment-order files")
+    rejected: dict[str, str] = {}
+    if report.group_status == iso20022.REJECTED:
+        for e2e in batch.orders.exclude(end_to_end_id=None).values_list("end_to_end_id", flat=True):
+            rejected[str(e2e)] = report.group_reason or "the bank rejected the payment-order file"
+    for t in report.transactions:
+        if t.status == iso20022.REJECTED:
+            rejected[t.end_to_end_id.lstrip("0") or t.end_to_end_id] = t.reason or "rejected by the bank"
+    out: Counter[str] = Counter()
+    for e2e, reason in rejected.items():
+        out[_order_rejected(batch, e2e, reason, report.message_id, actor)] += 1
+    return {"report": report.message_id, "batch": batch.message_id, "transactions": len(report.transactions),
+            "group_status": report.group_status, **dict(out)}
+
+
+def _order_rejected(batch: PaymentOrderBatch, e2e: str, reason: str, report_id: str, actor: Actor) -> str:
+    with transaction.atomic():
+        order = (PaymentOrder.objects.select_for_update(of=("self",), no_key=True)
+                 .filter(batch=batch, end_to_end_id=e2e).select_related("withdrawal", "payout", "credit").first())
+        if order is None:
+            return "unknown"
+        if order.status != PaymentOrder.Status.EXPORTED:
+            return "already_" + order.status
+        player = _order_player(order)
+        event_entry = BankEntry(bank_reference=f"pain002:{report_id}:{e2e}"[:120], amount=order.amount,
+                                currency=order.currency, booked_on=clock.business_date(),
+                                return_reason=f"rejected: {reason}"[:140])
+        if player is not None:
+            wallet_lock(player=player)
+            result, detail = payout_event(PROVIDER, _event(event_entry, order, "payout.failed"), actor)
+            if result not in ("returned", "failed", "invited", "stopped"):
+                return "not_returned"
+        else:
+            assert order.credit is not None
+            credit = BankEntry.objects.select_for_update(no_key=True).get(pk=order.credit.pk)
+            if credit.status == Status.RETURNING:
+                _set(credit, Status.UNMATCHED, f"the return to the payer was rejected by the bank: {reason}"[:255])
+        order.status, order.finished_at = PaymentOrder.Status.RETURNED, clock.now()
+        order.save(update_fields=["status", "finished_at"])
+        _batch_refresh(order.batch_id)
+        audit_record(actor=actor, action="wallet.payment_order_rejected", obj=order, report=report_id,
+                     reason=reason, amount=Money(order.amount))
+    return "rejected"
+
+
 # The staff queue -------------------------------------------------------------------------------------------------
 
 def _lock_entry(entry: BankEntry) -> BankEntry:
