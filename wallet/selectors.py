@@ -44,6 +44,7 @@ TxnKind = LedgerTransaction.Kind
 # Statement categories (what the player reads): deposits, withdrawals, stakes, wins, refunds, fees, corrections.
 CATEGORY: dict[str, str] = {
     TxnKind.DEPOSIT: "deposit", TxnKind.BRANCH_CASH_IN: "deposit", TxnKind.DEPOSIT_RETURN: "deposit",
+    TxnKind.DEPOSIT_REVERSAL: "deposit",
     TxnKind.WITHDRAWAL_HOLD: "withdrawal", TxnKind.WITHDRAWAL_RELEASE: "withdrawal",
     TxnKind.WITHDRAWAL_SEND: "withdrawal", TxnKind.WITHDRAWAL_RETURN: "withdrawal",
     TxnKind.BRANCH_CASH_OUT: "withdrawal",
