@@ -19,6 +19,9 @@ from typing import Any, Protocol
 
 from django.conf import settings
 
+from accounts.aisg import client as aisg_client
+from accounts.aisg import types as aisg_types
+from accounts.aisg.types import AisgError, Verification
 from accounts.models import PersonalData, Player, SandboxExclusionEntry, SandboxPopulationRecord, SandboxSms
 from accounts.validation import fold
 from core import clock
@@ -46,21 +49,40 @@ class Identity:
     sex: str = ""
     citizenship: str = ""
     document_number: str = ""
+    # the AISG interface asks by these too (its OsobaType): birth surname and permanent residence (trvalý pobyt)
+    birth_surname: str = ""
+    residence_street: str = ""
+    residence_city: str = ""
+    residence_postal_code: str = ""
+    residence_country: str = ""
 
     @classmethod
     def from_personal(cls, pd: PersonalData) -> Identity:
-        return cls(given_names=pd.given_names, surname=pd.surname, date_of_birth=pd.date_of_birth,
-                   birth_number=pd.birth_number, sex=pd.sex, citizenship=pd.citizenship,
-                   document_number=pd.document_number)
+        return cls.from_clean({f: getattr(pd, f, "") for f in (
+            "given_names", "surname", "date_of_birth", "birth_number", "sex", "citizenship", "document_number",
+            "birth_surname", "permanent_residence_street", "permanent_residence_city",
+            "permanent_residence_postal_code", "permanent_residence_country", "residence_street", "residence_city",
+            "residence_postal_code", "residence_country")})
 
     @classmethod
     def from_clean(cls, d: dict[str, Any]) -> Identity:
+        """From validated personal data; the permanent residence (else the residence) is the one AISG knows."""
+        permanent = bool(d.get("permanent_residence_city"))
+        prefix = "permanent_residence_" if permanent else "residence_"
         return cls(given_names=d["given_names"], surname=d["surname"], date_of_birth=d["date_of_birth"],
                    birth_number=d.get("birth_number", ""), sex=d.get("sex", ""),
-                   citizenship=d.get("citizenship", ""), document_number=d.get("document_number", ""))
+                   citizenship=d.get("citizenship", ""), document_number=d.get("document_number", ""),
+                   birth_surname=d.get("birth_surname", "") or "",
+                   residence_street=d.get(prefix + "street", "") or "", residence_city=d.get(prefix + "city", "") or "",
+                   residence_postal_code=d.get(prefix + "postal_code", "") or "",
+                   residence_country=d.get(prefix + "country", "") or "")
 
     def to_json(self) -> dict[str, Any]:
+        """The HTTP gateway's identity (its contract predates the AISG fields, which it does not get)."""
         data = asdict(self)
+        for name in ("birth_surname", "residence_street", "residence_city", "residence_postal_code",
+                     "residence_country"):
+            data.pop(name)
         data["date_of_birth"] = self.date_of_birth.isoformat()
         return data
 
@@ -241,6 +263,55 @@ class HttpExclusionRegister:
         return ack[:100]
 
 
+# The Ministry of Finance's AISG data interface (both registers in one answer) ---------------------------------
+class RegisterReviewNeeded(RegisterUnavailable):
+    """AISG could not identify the person in the population register (not found, dead, several persons): staff
+    review the case; until then nothing proceeds (the caller fails closed as on an outage)."""
+
+
+class AisgRegister:
+    """The population register and the register of excluded persons through the Ministry's AISG interface
+    (``accounts.aisg``). ``check`` is the interface's own answer (the callers that know AISG use it and its
+    decision table); ``verify`` and ``is_listed`` give the two registers' views of one ``OveritOsobu`` with reason
+    ``Registrace`` for the callers that do not. Interface version 1.0 has no operation for a self-listing request
+    or a panic-button report: those two raise RegisterUnavailable (the request stays pending and is retried, the
+    platform's own exclusion applies meanwhile) until the Ministry's version of the interface offers one."""
+
+    name = "aisg"
+
+    def check(self, identity: IdentitySubject, *, reason: str, hid: str | None = None) -> Verification:
+        try:
+            return aisg_client.verify(as_identity(identity), reason=reason, hid=hid)
+        except AisgError as exc:
+            raise RegisterUnavailable(str(exc)) from exc
+
+    def verify(self, identity: IdentitySubject) -> PopulationAnswer:
+        decision = aisg_client.decide(self.check(identity, reason=aisg_types.REGISTRATION))
+        if decision.outcome == aisg_client.UNAVAILABLE:
+            raise RegisterUnavailable(f"AISG: {decision.reason}")
+        if decision.outcome == aisg_client.MANUAL_REVIEW:
+            return PopulationAnswer(found=False)
+        # not adult per the register: a birth date of today makes the caller refuse it as under 18
+        dob = as_identity(identity).date_of_birth if decision.outcome != aisg_client.UNDERAGE \
+            else clock.business_date(clock.now())
+        return PopulationAnswer(found=True, date_of_birth=dob)
+
+    def is_listed(self, identity: IdentitySubject) -> bool:
+        answer = self.check(identity, reason=aisg_types.REGISTRATION)
+        if answer.rvo == aisg_types.RVO_LISTED:
+            return True
+        if answer.rvo != aisg_types.RVO_NOT_LISTED:
+            raise RegisterUnavailable(f"AISG: NalezenaRVO={answer.rvo}")
+        return False
+
+    def request_self_listing(self, identity: IdentitySubject, until: datetime | None) -> None:
+        raise RegisterUnavailable("AISG interface version 1.0 has no operation for a self-listing request")
+
+    def report_panic(self, identity: IdentitySubject, *, reference: str, started_at: datetime,
+                     ends_at: datetime) -> str:
+        raise RegisterUnavailable("AISG interface version 1.0 has no operation for a panic-button report")
+
+
 # SMS gateway ------------------------------------------------------------------------------------
 class SandboxSmsGateway:
     """Stores each message in ``SandboxSms`` (and logs it) instead of sending it."""
@@ -290,23 +361,50 @@ class SmsGateway(Protocol):
     def send(self, *, to: str, text: str, purpose: str = "") -> None: ...
 
 
+def _kind(setting: str, allowed: tuple[str, ...] = ("sandbox", "http")) -> str:
+    """Which implementation the setting chooses."""
+    kind = str(getattr(settings, setting))
+    if kind not in allowed:
+        raise ValueError(f"{setting} must be one of {', '.join(allowed)}, not {kind!r}")
+    return kind
+
+
 def _http(setting: str) -> bool:
-    """Which implementation the setting chooses: "http" (True) or "sandbox" (False)."""
-    kind = getattr(settings, setting)
-    if kind not in ("sandbox", "http"):
-        raise ValueError(f"{setting} must be 'sandbox' or 'http', not {kind!r}")
-    return kind == "http"
+    return _kind(setting) == "http"
+
+
+REGISTER_KINDS = ("sandbox", "http", "aisg")
+
+
+def uses_aisg() -> bool:
+    """Both registers are the AISG interface (one answer for both; the callers apply its decision table). One
+    without the other is a configuration error: the interface answers both questions at once."""
+    population = _kind("ACCOUNTS_POPULATION_REGISTER", REGISTER_KINDS)
+    exclusion = _kind("ACCOUNTS_EXCLUSION_REGISTER", REGISTER_KINDS)
+    if (population == "aisg") != (exclusion == "aisg"):
+        raise ValueError("ACCOUNTS_POPULATION_REGISTER and ACCOUNTS_EXCLUSION_REGISTER: aisg for both or neither")
+    return population == "aisg"
+
+
+def get_aisg_register() -> AisgRegister:
+    return AisgRegister()
 
 
 def get_population_register() -> PopulationRegister:
-    if _http("ACCOUNTS_POPULATION_REGISTER"):
+    kind = _kind("ACCOUNTS_POPULATION_REGISTER", REGISTER_KINDS)
+    if kind == "aisg":
+        return AisgRegister()
+    if kind == "http":
         return HttpPopulationRegister()
     return SandboxPopulationRegister()
 
 
 def get_exclusion_register() -> ExclusionRegister:
     """``.is_listed(identity) -> bool`` (raises RegisterUnavailable), ``.request_self_listing(identity, until)``."""
-    if _http("ACCOUNTS_EXCLUSION_REGISTER"):
+    kind = _kind("ACCOUNTS_EXCLUSION_REGISTER", REGISTER_KINDS)
+    if kind == "aisg":
+        return AisgRegister()
+    if kind == "http":
         return HttpExclusionRegister()
     return SandboxExclusionRegister()
 

@@ -18,6 +18,7 @@ from django.utils.safestring import SafeString
 from accounts import forms, rules, selectors, services
 from accounts.adapters import RegisterUnavailable
 from accounts.models import (
+    AisgBatch,
     BarredPerson,
     Consent,
     CorrectionRequest,
@@ -29,6 +30,7 @@ from accounts.models import (
     PersonalData,
     Player,
     RegisterCheck,
+    RegisterReview,
     SandboxExclusionEntry,
     SandboxPopulationRecord,
     SandboxSms,
@@ -369,6 +371,30 @@ class RegisterCheckAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(RegisterReview)
+class RegisterReviewAdmin(ReadOnlyAdmin):
+    """The staff queue of the AISG interface: persons to review by hand, outages (docs/aml.md "AISG decision
+    table")."""
+
+    list_display = ("last_at", "kind", "player", "context", "reason", "occurrences", "resolved_at")
+    list_filter = ("kind", "context", ("resolved_at", admin.EmptyFieldListFilter))
+    search_fields = ("player__user__username", "reason")
+    actions = ["resolve"]
+
+    @decision_action("accounts.check_exclusion", description="Mark the selected cases resolved")
+    def resolve(self, request: HttpRequest, queryset: QuerySet[RegisterReview]) -> None:
+        def done(review: RegisterReview, actor: Actor) -> None:
+            services.register_review_resolve(review=review, actor=actor)
+
+        run_service_action(self, request, queryset.filter(resolved_at__isnull=True), done, "Cases resolved")
+
+
+@admin.register(AisgBatch)
+class AisgBatchAdmin(ReadOnlyAdmin):
+    list_display = ("submitted_at", "context", "state", "polls", "next_poll_at", "collected_at", "summary")
+    list_filter = ("state", "context")
 
 
 @admin.register(User)

@@ -34,6 +34,15 @@ REGISTER_UNAVAILABLE = ErrorDef(
     "accounts.register_unavailable", 503,
     "Státní registr je dočasně nedostupný. Zkuste to prosím později.",
     "A state register is temporarily unavailable. Please try again later.")
+REGISTER_REVIEW_PENDING = ErrorDef(
+    "accounts.register_review_pending", 403,
+    "Totožnost se nepodařilo ověřit v registru obyvatel; ověření nyní posoudí naše podpora.",
+    "Your identity could not be verified in the population register; our support will now review it.")
+EXCLUSION_CHECK_STALE = ErrorDef(
+    "accounts.exclusion_check_stale", 403,
+    "Rejstřík vyloučených osob vás delší dobu nemohl potvrdit; hrát lze znovu po úspěšném ověření (přihlaste se znovu).",
+    "The register of excluded persons has not confirmed you for too long; play resumes after a successful check "
+    "(log in again).")
 CONSENT_REQUIRED = ErrorDef(
     "accounts.consent_required", 400,
     "Je třeba potvrdit seznámení s herním plánem, přijmout obchodní podmínky a udělit souhlas se zpracováním osobních údajů.",

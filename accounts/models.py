@@ -182,6 +182,10 @@ class PersonalData(models.Model):
     document_key = models.CharField(max_length=40, db_index=True)
     name_dob_key = models.CharField(max_length=250, db_index=True)
     person_key = models.CharField(max_length=64, db_index=True)
+    # The person id the Ministry's AISG interface answered (HID): later checks (login) ask by it.
+    aisg_hid = models.UUIDField(null=True, blank=True, db_index=True)
+    # A change of the data AISG knows waits to be reported with ZmenitUdajeOsoby (the sweeper retries until then).
+    aisg_change_due_at = models.DateTimeField(null=True, blank=True, db_index=True)
     updated_at = models.DateTimeField()
 
     class Meta:
@@ -288,6 +292,59 @@ class RegisterCheck(models.Model):
 
     class Meta:
         ordering = ["-checked_at", "-id"]
+
+
+class RegisterReview(models.Model):
+    """An answer of the AISG interface that staff must act on (the staff queue, in the admin):
+
+    * ``manual_review``: the population register could not identify the person (``NENALEZENA``, ``MRTVA``,
+      ``DUPLICITA``): the registration (or login) did not proceed; staff check the person's documents;
+    * ``outage``: no usable answer (timeout, fault, bad signature, ``NEOVERENO``, ``NEODPOVEZENO``): the platform
+      failed closed and retries; one open row per player and context counts the repeats."""
+
+    class Kind(models.TextChoices):
+        MANUAL_REVIEW = "manual_review", "manual review (person not identified)"
+        OUTAGE = "outage", "no answer: failed closed"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, null=True, blank=True, related_name="register_reviews")
+    context = models.CharField(max_length=30)  # registration, retry, login, periodic, staff, personal_data
+    reason = models.CharField(max_length=200)
+    details = models.JSONField(default=dict, blank=True)  # the answer; for a refused registration the application
+    occurrences = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(db_index=True)
+    last_at = models.DateTimeField()
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
+                                    related_name="+")
+    note = models.CharField(max_length=300, blank=True, default="")
+
+    class Meta:
+        ordering = ["-last_at", "-id"]
+
+
+class AisgBatch(models.Model):
+    """One ``OveritOsobyHromadne`` batch of the periodic re-check: the Ministry's batch number, the players in it
+    (row key = player id), and its collection by ``ZiskatVysledkyOveritOsobyHromadne``."""
+
+    class State(models.TextChoices):
+        SUBMITTED = "submitted", "submitted (Prijata)"
+        COLLECTED = "collected", "results collected (Zpracovana)"
+        EXPIRED = "expired", "expired before collection (Ukoncena)"
+
+    batch_id = models.UUIDField(unique=True)
+    context = models.CharField(max_length=20)  # daily | session
+    player_ids = models.JSONField(default=list)
+    state = models.CharField(max_length=20, choices=State.choices, default=State.SUBMITTED)
+    submitted_at = models.DateTimeField(db_index=True)
+    polls = models.PositiveIntegerField(default=0)
+    next_poll_at = models.DateTimeField(db_index=True)
+    collected_at = models.DateTimeField(null=True, blank=True)
+    summary = models.JSONField(default=dict, blank=True)
+    last_error = models.CharField(max_length=300, blank=True, default="")
+
+    class Meta:
+        ordering = ["-submitted_at", "-id"]
 
 
 class IdentityVerification(models.Model):

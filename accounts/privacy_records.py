@@ -16,7 +16,7 @@ RECORDS = (
     Record(
         code="accounts.personal_data",
         models=("accounts.Player", "accounts.User", "accounts.PersonalData", "accounts.Consent",
-                "accounts.LoginSession", "accounts.AuthToken", "accounts.RegisterCheck", "accounts.IdentityVerification",
+                "accounts.LoginSession", "accounts.AuthToken", "accounts.RegisterCheck", "accounts.RegisterReview", "accounts.IdentityVerification",
                 "accounts.DuplicateCase", "accounts.CorrectionRequest", "accounts.DataRequest",
                 "accounts.TermsAcceptance"),
         periods=ALL_PERIODS,

@@ -15,4 +15,6 @@ BEAT_SCHEDULE = {
                                          "schedule": crontab(hour=2, minute=40)},
     # GP §12(7): the recipients of the data are told of corrections and erasures
     "accounts.recipient_notices_send": {"task": "accounts.recipient_notices_send", "schedule": 600.0},
+    # changed personal data reported to the Ministry's AISG interface (ZmenitUdajeOsoby); nothing to do without it
+    "accounts.aisg_changes_send": {"task": "accounts.aisg_changes_send", "schedule": 300.0},
 }

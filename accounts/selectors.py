@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.forms.models import model_to_dict
 
@@ -50,6 +51,15 @@ def aml_refusal(restriction: str) -> DomainError | None:
     return None
 
 
+def exclusion_check_stale(player: Player) -> bool:
+    """The register's last answer about the player is older than ``ACCOUNTS_EXCLUSION_MAX_AGE_HOURS`` (0: never)."""
+    hours = int(settings.ACCOUNTS_EXCLUSION_MAX_AGE_HOURS)
+    if hours <= 0:
+        return False
+    checked = player.exclusion_checked_at
+    return checked is None or checked < clock.now() - timedelta(hours=hours)
+
+
 def betting_refusal(player: Player) -> DomainError | None:
     """Why this player may not stake now by account state, or None (GP §3, §4(1), §5(2)a, exclusion register).
 
@@ -70,6 +80,8 @@ def betting_refusal(player: Player) -> DomainError | None:
         return errors.NOT_REGISTERED(account_status=s)
     if player.exclusion_listed:
         return errors.EXCLUDED_PERSON()
+    if exclusion_check_stale(player):
+        return errors.EXCLUSION_CHECK_STALE(checked_at=player.exclusion_checked_at)
     if player.barred_insider:
         return errors.BARRED_INSIDER()
     if s == Status.SUSPENDED:

@@ -68,3 +68,9 @@ def personal_data_anonymise() -> int:
 def recipient_notices_send() -> dict[str, int]:
     """GP §12(7), GDPR art. 19: e-mail the due notices of corrections and erasures to the recipients of the data."""
     return services.recipient_notices_send_due()
+
+
+@shared_task(name="accounts.aisg_changes_send", time_limit=300, soft_time_limit=240)
+def aisg_changes_send() -> int:
+    """Report changed personal data to the AISG interface (ZmenitUdajeOsoby), retrying failures."""
+    return services.aisg_changes_send_due()

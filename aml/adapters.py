@@ -333,8 +333,8 @@ class ImportedScreeningList:
 
     def _versions(self) -> tuple[str, tuple[int, ...]]:
         if self._current is None:
-            rows = dict(ScreeningListVersion.objects.order_by("source", "-id").distinct("source").values_list(
-                "source", "id"))
+            rows = dict(ScreeningListVersion.objects.filter(withdrawn_at__isnull=True).order_by("source", "-id")
+                        .distinct("source").values_list("source", "id"))
             missing = [s for s in settings.AML_SCREENING_REQUIRED_SOURCES if s not in rows]
             if missing:
                 raise ListUnavailable(f"no imported version of the list(s) {', '.join(missing)} "

@@ -30,13 +30,21 @@ from aml.models import (
     IdentificationImage,
     PepClaim,
     PepDeclaration,
+    RiskAssessment,
     ScreeningListEntry,
     ScreeningListVersion,
     ScreeningRun,
     SourceOfFundsDeclaration,
     SourceOfFundsRequirement,
 )
-from core.admin import ReadOnlyAdmin, ReadOnlyInline, decision_action, decision_path, domain_error_text
+from core.admin import (
+    ReadOnlyAdmin,
+    ReadOnlyInline,
+    decision_action,
+    decision_path,
+    domain_error_text,
+    run_service_action,
+)
 from core.audit import Actor
 from core.errors import DomainError
 
@@ -303,10 +311,18 @@ class ScreeningRunAdmin(ReadOnlyAdmin):
 
 @admin.register(AmlProfile)
 class AmlProfileAdmin(ReadOnlyAdmin):
-    list_display = ("player", "last_screened_at", "last_screening_result", "list_version", "next_screening_at")
-    list_filter = ("last_screening_result",)
+    list_display = ("player", "last_screened_at", "last_screening_result", "list_version", "next_screening_at",
+                    "risk_level", "risk_score", "risk_next_review_at")
+    list_filter = ("last_screening_result", "risk_level")
     search_fields = ("player__user__username",)
-    actions = ["screen_now"]
+    actions = ["screen_now", "assess_risk_now"]
+
+    @decision_action("aml.screen_player", description="Assess the selected players' risk now")
+    def assess_risk_now(self, request: HttpRequest, queryset: QuerySet[AmlProfile]) -> None:
+        def assess(profile: AmlProfile, actor: Actor) -> None:
+            services.risk_assess(player=profile.player, actor=actor, trigger="staff")
+
+        run_service_action(self, request, queryset.select_related("player"), assess, "Risk assessed")
 
     @decision_action("aml.screen_player", description="Screen the selected players now")
     def screen_now(self, request: HttpRequest, queryset: QuerySet[AmlProfile]) -> None:
@@ -343,11 +359,21 @@ class ScreeningListVersionAdmin(ReadOnlyAdmin):
     """Imported list files; a new one through the import form (``aml.import_screening_list``)."""
 
     list_display = ("id", "source", "published_at", "entry_count", "person_count", "name_count", "imported_at",
-                    "imported_by", "file_name")
+                    "imported_by", "file_name", "withdrawn_at")
     list_filter = ("source",)
     search_fields = ("sha256", "file_name")
     readonly_fields = [f.name for f in ScreeningListVersion._meta.fields]
     change_list_template = "admin/aml/screeninglistversion/change_list.html"
+    actions = ["withdraw"]
+
+    @decision_action("aml.import_screening_list", description="Withdraw the selected versions (imported wrongly)")
+    def withdraw(self, request: HttpRequest, queryset: QuerySet[ScreeningListVersion]) -> None:
+        def withdraw_one(version: ScreeningListVersion, actor: Actor) -> None:
+            services.screening_list_withdraw(version=version, actor=actor,
+                                             reason=f"withdrawn in the admin by {request.user.get_username()}")
+
+        run_service_action(self, request, queryset.filter(withdrawn_at__isnull=True), withdraw_one,
+                           "Versions withdrawn; every live player is screened again")
 
     def get_urls(self) -> list[URLPattern]:
         return [decision_path(self, "import/", self.import_view, perm="aml.import_screening_list",
@@ -377,6 +403,17 @@ class ScreeningListVersionAdmin(ReadOnlyAdmin):
                    "help": "The newest version of each list is the one players are screened against. The same file "
                            "twice changes nothing; a file older than the newest version is refused."}
         return TemplateResponse(request, "admin/aml/screeninglistversion/import_form.html", context)
+
+
+@admin.register(RiskAssessment)
+class RiskAssessmentAdmin(ReadOnlyAdmin):
+    """The client risk rating's history (AML Act §9, §21a; docs/aml.md "Client risk rating")."""
+
+    list_display = ("assessed_at", "player", "level", "score", "due_diligence", "trigger", "previous_level",
+                    "next_review_at")
+    list_filter = ("level", "due_diligence", "trigger")
+    search_fields = ("player__user__username",)
+    readonly_fields = [f.name for f in RiskAssessment._meta.fields]
 
 
 @admin.register(ScreeningListEntry)

@@ -193,6 +193,7 @@ class BankIdIdentity:
     permanent_residence: dict[str, str] = field(default_factory=dict)
     pep: bool | None = None
     limited_legal_capacity: bool | None = None
+    majority: bool | None = None
     trust_framework: str = ""
     verification_process: str = ""
     transaction: str = ""
@@ -381,6 +382,8 @@ class BankIdProvider:
             raise errors.BANKID_ID_TOKEN_INVALID(reason=reason)
         if now - int(claims["iat"]) > c.max_age + c.leeway:
             raise errors.BANKID_ID_TOKEN_INVALID(reason="too_old")
+        if c.acr_values and str(claims.get("acr") or "") not in c.acr_values.split():
+            raise errors.BANKID_ID_TOKEN_INVALID(reason="acr")  # the sign-in was not at the level asked (loa3)
         return dict(claims)
 
     # 3. the verified claims ---------------------------------------------------------------------------------------
@@ -477,7 +480,9 @@ def identity_from_claims(claims: dict[str, Any], *, trust_framework: str) -> Ban
     under another trust framework than ``trust_framework`` (Bank iD's AML identification says ``cz_aml``; empty:
     not checked), and with ``aml.bankid_claims_invalid`` (``missing`` names them) when the names, the full birth
     date or a usable identity document (type ID, P, DL or IR, its number, country and validity) are missing.
-    The PEP and limited-legal-capacity flags are read from the verified claims, else from the top level."""
+    The PEP, majority and limited-legal-capacity flags (``profile.legalstatus``) are read from the verified claims,
+    else from the top level: limited legal capacity, ``majority: false`` or a birth date under 18 years ago are
+    refused (``aml.bankid_not_eligible``). ``birthnumber`` comes without the slash (one is removed if sent)."""
     found = claims.get("verified_claims")
     if isinstance(found, list):  # OpenID Connect for Identity Assurance allows several: the first one
         found = next((v for v in found if isinstance(v, dict)), None)
@@ -497,12 +502,26 @@ def identity_from_claims(claims: dict[str, Any], *, trust_framework: str) -> Ban
         raise errors.BANKID_CLAIMS_INVALID(reason="missing", missing=missing)
     nationalities = [_text(v.get("primary_nationality")).upper()]
     nationalities += [_text(n).upper() for n in v.get("nationalities") or [] if isinstance(n, str)]
+    birth_number = _text(v.get("birthnumber")).replace("/", "")  # Bank iD sends it without the slash
+    if birth_number and not (birth_number.isdigit() and len(birth_number) in (9, 10)):
+        raise errors.BANKID_CLAIMS_INVALID(reason="birthnumber")
+    # profile.legalstatus: majority (adult), limited_legal_capacity; neither may play (ZHH §7)
+    limited = _flag(v.get("limited_legal_capacity"), claims.get("limited_legal_capacity"))
+    majority = _flag(v.get("majority"), claims.get("majority"))
+    if limited is None or majority is None:  # the scope profile.legalstatus was not granted or not answered
+        raise errors.BANKID_CLAIMS_INVALID(reason="missing", missing=["legalstatus"])
+    if limited:
+        raise errors.BANKID_NOT_ELIGIBLE(reason="limited_legal_capacity")
+    today = clock.business_date()
+    adult = (today.year - dob.year - ((today.month, today.day) < (dob.month, dob.day))) >= 18
+    if majority is False or not adult:
+        raise errors.BANKID_NOT_ELIGIBLE(reason="not_of_age")
     return BankIdIdentity(
         given_names=given[:100], surname=family[:100], date_of_birth=dob,
-        birth_number=_text(v.get("birthnumber")).replace("/", "")[:10],
+        birth_number=birth_number,
         nationalities=tuple(dict.fromkeys(n for n in nationalities if len(n) == 2)),
         documents=documents, permanent_residence=_permanent_residence(v.get("addresses")),
         pep=_flag(v.get("pep"), claims.get("pep")),
-        limited_legal_capacity=_flag(v.get("limited_legal_capacity"), claims.get("limited_legal_capacity")),
+        limited_legal_capacity=limited, majority=majority,
         trust_framework=framework, verification_process=_text(verification.get("verification_process"))[:40],
         transaction=_text(claims.get("txn"))[:80], verification=dict(verification), verified_claims=dict(v))

@@ -86,6 +86,11 @@ BANKID_NOT_AML_VERIFIED = ErrorDef(
     "aml.bankid_not_aml_verified", 409,
     "Banka neposkytla údaje ověřené podle AML zákona; identifikujte se prosím jiným způsobem.",
     "The bank did not provide data verified under the AML law; please identify yourself another way.")
+BANKID_NOT_ELIGIBLE = ErrorDef(
+    "aml.bankid_not_eligible", 403,
+    "Podle vaší banky nemůžete hrát ({reason}): osoba s omezenou svéprávností nebo nezletilá se účastnit nesmí.",
+    "According to your bank you may not play ({reason}): a person with limited legal capacity or under age may not "
+    "take part.")
 BANKID_CLAIMS_MISMATCH = ErrorDef(
     "aml.bankid_claims_mismatch", 409,
     "Údaje ověřené vaší bankou se liší od údajů v registraci ({mismatches}); identifikaci posoudí oddělení "
@@ -145,6 +150,9 @@ LIST_EMPTY = ErrorDef("aml.list_empty", 400, "Seznam neobsahuje žádný záznam
                       "The list holds no entry; it was not imported.")
 LIST_TOO_LARGE = ErrorDef("aml.list_too_large", 400, "Soubor je příliš velký (nejvýše {max_bytes} bajtů).",
                           "The file is too large (at most {max_bytes} bytes).")
+LIST_WITHDRAWN = ErrorDef(
+    "aml.list_withdrawn", 409, "Tato verze seznamu byla odvolána ({reason}); znovu ji nelze použít.",
+    "This list version was withdrawn ({reason}); it cannot be used again.")
 LIST_OUTDATED = ErrorDef(
     "aml.list_outdated", 409,
     "Soubor je starší ({published_at}) než již importovaná verze seznamu ({current_published_at}).",

@@ -16,10 +16,9 @@ replaced there (say, when the Czech ministry publishes its list in a format of i
   INDIVIDUAL`` (``FIRST_NAME``.. ``FOURTH_NAME``, ``NAME_ORIGINAL_SCRIPT``, ``INDIVIDUAL_ALIAS/ALIAS_NAME``,
   ``INDIVIDUAL_DATE_OF_BIRTH`` with ``TYPE_OF_DATE`` EXACT / APPROXIMATELY / BETWEEN and ``DATE``, ``YEAR``,
   ``FROM_YEAR``, ``TO_YEAR``, ``REFERENCE_NUMBER``, ``UN_LIST_TYPE``) and ``ENTITIES/ENTITY``.
-* ``cz``: the Czech national sanctions list. Its published machine-readable format is not known to this project,
-  so this is **our own documented XML layout** (docs/aml.md), transcribed by the operator from the ministry's
-  publication: ``nationalSanctionsList/@published``, ``subject`` (``@reference``, ``@type`` person|entity,
-  ``@programme``) with ``name``, ``alias``, ``birthDate``, ``citizenship``, ``remark``.
+* ``cz``: the Czech national sanctions list as the Ministry of Foreign Affairs publishes it (CSV on its open-data
+  page; :func:`parse_cz`): Czech column titles, one row per entry version (``platný`` / ``změněn`` / ``zrušen``),
+  name variants separated by "/", irregular quoting.
 * ``pep``: the operator's PEP list, CSV (UTF-8, comma or semicolon), header ``reference,name,aliases,birth_date,
   position,country`` (aliases and birth dates separated by ``|``); no publication time in the file.
 
@@ -33,6 +32,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
@@ -199,7 +199,9 @@ def _eu_birth(el: etree._Element) -> str:
         return _approximate(year)
     if full:
         return full
-    month, day = (el.get("monthOfYear") or "").strip(), (el.get("dayOfMonth") or "").strip()
+    # the published file writes monthOfYear / dayOfMonth; readers of it also name them month / day: both are read
+    month = (el.get("monthOfYear") or el.get("month") or "").strip()
+    day = (el.get("dayOfMonth") or el.get("day") or "").strip()
     if month.isdigit() and 1 <= int(month) <= 12:
         if day.isdigit():
             candidate = _full_date(f"{year:04d}-{int(month):02d}-{int(day):02d}")
@@ -281,37 +283,141 @@ def parse_un(data: bytes) -> ParsedList:
     return ParsedList(source="un", published_at=published, entries=_merged(entries))
 
 
-# Czech national sanctions list (our layout) -----------------------------------------------------------------------
+# Czech national sanctions list (the Ministry of Foreign Affairs' CSV) ----------------------------------------------
 
-CZ_NAMESPACE = "urn:platform:aml:cz-national-sanctions-list:1"
+def _title(value: str) -> str:
+    """A column title compared without case, accents, spacing and trailing spaces."""
+    return normalised_name(value.replace("/", " "))
+
+
+# The columns by their titles (the current layout; the older layout's titles where they differ).
+CZ_COLUMNS = {
+    "name": ("Příjmení fyzické osoby/název právnické osoby/označení nebo název entity",),
+    "given": ("Jméno fyzické osoby",),
+    "status": ("Stav zápisu",),
+    "status_note": ("Poznámka ke stavu zápisu",),
+    "birth": ("Datum narození fyzické osoby",),
+    "nationality": ("Státní příslušnost fyzické osoby /sídlo právnické osoby",),
+    "entered": ("Datum zápisu či jeho změny", "Datum zápisu"),
+    "act": ("Právní předpis zápisu", "Číslo usnesení vlády"),
+    "eu_provision": ("Ustanovení předpisu Evropské unie, jehož skutkovou podstatu subjekt jednáním naplnil",),
+    "conduct": ("Popis postižitelného jednání",),
+    "measures": ("Uplatňovaná omezující opatření", "Omezující opatření"),
+    "other": ("Další identifikační údaje",),
+}
+CZ_VALID, CZ_AMENDED, CZ_CANCELLED = "platný", "změněn", "zrušen"
+_CZ_DATE = re.compile(r"(\d{1,2})\s*\.\s*(\d{1,2})\s*\.\s*(\d{4})")
+_CZ_YEAR = re.compile(r"(?<![\d.])(\d{4})(?![\d.])")
+CZ_MAX_VARIANT_NAMES = 24
+
+
+def _cz_rows(data: bytes) -> tuple[list[str], list[list[str]]]:
+    """The header and the rows of the Ministry's CSV. Its quoting is irregular (runs of repeated quotes around and
+    inside cells): read as standard CSV first; when a row then has more cells than the header, read again with
+    every run of three or more quotes as one. Quotes left around a whole cell are removed."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ListFormatError("the national sanctions list must be UTF-8") from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+
+    def read(source: str) -> list[list[str]]:
+        try:
+            rows = list(csv.reader(io.StringIO(source), delimiter=",", strict=False))
+        except csv.Error as exc:
+            raise ListFormatError(f"unreadable CSV: {exc}") from None
+        return [[cell(c) for c in r] for r in rows if any(c.strip() for c in r)]
+
+    def cell(value: str) -> str:
+        value = " ".join(value.split())
+        while len(value) >= 2 and value[0] == value[-1] == '"':
+            value = value[1:-1].strip()
+        return value
+
+    rows = read(text)
+    if rows and any(len(r) > len(rows[0]) for r in rows[1:]):
+        rows = read(re.sub(r'"{3,}', '"', text))
+    if not rows:
+        raise ListFormatError("empty file")
+    return rows[0], rows[1:]
+
+
+def _cz_dates(value: str) -> list[date]:
+    out = []
+    for d, m, y in _CZ_DATE.findall(value or ""):
+        try:
+            out.append(date(int(y), int(m), int(d)))
+        except ValueError:
+            raise ListFormatError(f"unreadable date {value[:30]!r}") from None
+    return out
+
+
+def _cz_birth_dates(value: str) -> list[str]:
+    """``d. m. yyyy`` / ``d.m.yyyy`` (several in one cell), or a year alone."""
+    full = [d.isoformat() for d in _cz_dates(value)]
+    if full:
+        return list(dict.fromkeys(full))
+    return list(dict.fromkeys(_CZ_YEAR.findall(value or "")))
+
+
+def _cz_names(surnames: str, given: str) -> list[str]:
+    """Name variants are separated by "/": each given name with each surname (a person), or each designation."""
+    lasts = [p.strip() for p in surnames.split("/") if p.strip()]
+    firsts = [p.strip() for p in given.split("/") if p.strip()]
+    if not firsts:
+        return lasts
+    return [f"{f} {la}" for la in lasts for f in firsts][:CZ_MAX_VARIANT_NAMES]
 
 
 def parse_cz(data: bytes) -> ParsedList:
-    root = _safe_root(data)
-    if _local(root) != "nationalSanctionsList":
-        raise ListFormatError(f"not the national sanctions list layout (root {_local(root)!r}, expected "
-                              "'nationalSanctionsList', docs/aml.md)")
-    published = _published(root.get("published"), "nationalSanctionsList/@published")
+    """The Czech national sanctions list as the Ministry of Foreign Affairs publishes it on its open-data page: a
+    UTF-8 CSV, comma-separated, Czech column titles (matched by title, not position; the older layout's titles are
+    known too), one row per version of an entry. Only rows in the state ``platný`` are sanctions in force
+    (``změněn`` is a superseded version, ``zrušen`` a cancelled entry; without a state column every row counts).
+    An entry without a given name is a legal person or entity. The file states no publication time: the latest
+    date of entry or change of any row (midnight in Prague) stands for it. The file has no identifier per entry:
+    the reference is ``CZ-`` and a hash of the first name variant and the birth dates."""
+    header, rows = _cz_rows(data)
+    index: dict[str, int] = {}
+    titles = [_title(h) for h in header]
+    for key, known_titles in CZ_COLUMNS.items():
+        for name in known_titles:
+            if _title(name) in titles:
+                index[key] = titles.index(_title(name))
+                break
+    missing = [CZ_COLUMNS[k][0] for k in ("name", "given", "birth") if k not in index]
+    if missing:
+        raise ListFormatError(f"not the national sanctions list: no column {missing[0]!r}")
+
+    def get(row: list[str], key: str) -> str:
+        i = index.get(key)
+        return row[i] if i is not None and i < len(row) else ""
+
     entries: list[ListEntry] = []
-    for _, el in _iter_elements(data, {"subject"}):
-        kind = (el.get("type") or "").strip().lower()
-        if kind not in (PERSON, ENTITY):
-            raise ListFormatError(f"subject {el.get('reference')!r}: type must be person or entity, not {kind!r}")
-        reference = (el.get("reference") or "").strip()
-        if not reference:
-            raise ListFormatError("a subject without a reference")
-        births = []
-        for b in _kids(el, "birthDate"):
-            value = " ".join((b.text or "").split())
-            if value and not _date_grammar(value):
-                raise ListFormatError(f"subject {reference!r}: unreadable birth date {value[:20]!r}")
-            births.append(value)
+    changed: list[date] = []
+    for line, row in enumerate(rows, start=2):
+        if len(row) > len(header):
+            raise ListFormatError(f"line {line}: {len(row)} cells under {len(header)} columns (quoting)")
+        changed += _cz_dates(get(row, "entered"))
+        status = get(row, "status").casefold()
+        if "status" in index and status not in (CZ_VALID, CZ_AMENDED, CZ_CANCELLED):
+            raise ListFormatError(f"line {line}: unknown state of the entry {status[:20]!r}")
+        if status in (CZ_AMENDED, CZ_CANCELLED):
+            continue
+        surname, given = get(row, "name"), get(row, "given")
+        if not surname:
+            raise ListFormatError(f"line {line}: an entry without a name")
+        names = _cz_names(surname, given)
+        births = _cz_birth_dates(get(row, "birth"))
+        digest = hashlib.sha256(json.dumps([normalised_name(names[0]), births]).encode()).hexdigest()[:16]
         entries.append(ListEntry(
-            reference=reference[:100], subject_type=kind,
-            names=[" ".join((n.text or "").split()) for n in _kids(el, "name") + _kids(el, "alias")],
-            birth_dates=[d for d in dict.fromkeys(births) if d], programme=(el.get("programme") or "")[:200],
-            citizenships=[" ".join((c.text or "").split()) for c in _kids(el, "citizenship")],
-            details={"remark": _text(el, "remark")[:500]}))
+            reference=f"CZ-{digest}", subject_type=PERSON if given else ENTITY, names=names, birth_dates=births,
+            programme="vnitrostátní sankční seznam (1/2023 Sb.)",
+            citizenships=[c.strip() for c in get(row, "nationality").split(",") if c.strip()],
+            details={"act": get(row, "act")[:200], "entered": get(row, "entered")[:40],
+                     "measures": get(row, "measures")[:300], "conduct": get(row, "conduct")[:500],
+                     "status": status or CZ_VALID, "remark": get(row, "status_note")[:300]}))
+    published = datetime.combine(max(changed), time(0), tzinfo=PRAGUE) if changed else None
     return ParsedList(source="cz", published_at=published, entries=_merged(entries))
 
 

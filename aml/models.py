@@ -37,6 +37,11 @@ class AmlProfile(models.Model):
         help_text="identification attempts count from here: set when staff allow new attempts (issue 19, N-9)")
     claimed_until = models.DateTimeField(null=True, blank=True,
                                          help_text="a screening job holds the row until then (a lease)")
+    # the client risk rating (AML Act §9, §21a; aml/risk.py): the latest assessment, and when it is due again
+    risk_level = models.CharField(max_length=8, blank=True, default="")
+    risk_score = models.PositiveIntegerField(null=True, blank=True)
+    risk_assessed_at = models.DateTimeField(null=True, blank=True)
+    risk_next_review_at = models.DateTimeField(null=True, blank=True, db_index=True)
 
     def __str__(self) -> str:
         return f"AML profile of player {self.player_id}"
@@ -216,8 +221,8 @@ class PepClaim(models.Model):
 # Imported screening lists -----------------------------------------------------------------------------------------
 
 class ScreeningListVersion(models.Model):
-    """One imported list file (append-only). The newest version of each source is the one screened against;
-    the same file (source and SHA-256) is imported once."""
+    """One imported list file (append-only). The newest version of each source that is not withdrawn is the one
+    screened against; the same file (source and SHA-256) is imported once."""
 
     class Source(models.TextChoices):
         EU = "eu", "EU consolidated list of financial sanctions (FSF XML)"
@@ -235,6 +240,10 @@ class ScreeningListVersion(models.Model):
     name_count = models.PositiveIntegerField(help_text="distinct normalised names of the persons")
     imported_at = models.DateTimeField()
     imported_by = models.CharField(max_length=150)
+    # compliance withdrew a wrongly imported version: it is screened against no more and no longer the newest
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_by = models.CharField(max_length=150, blank=True, default="")
+    withdrawn_reason = models.CharField(max_length=300, blank=True, default="")
 
     class Meta:
         ordering = ["-imported_at", "-id"]
@@ -312,6 +321,7 @@ class ComplianceCase(models.Model):
         SCREENING_HIT = "screening_hit", "PEP / sanctions list match"
         SUSPICIOUS = "suspicious", "suspicious-transaction rule"
         PEP_CLAIM = "pep_claim", "the player's bank (Bank iD) says politically exposed person"
+        RISK_HIGH = "risk_high", "high-risk client: enhanced due diligence (AML Act §9a)"
 
     class Status(models.TextChoices):
         OPEN = "open", "open: waiting for compliance"
@@ -416,3 +426,28 @@ class SourceOfFundsRequirement(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["player"], condition=Q(status="open"),
                                                name="aml_one_open_sof_requirement_per_player")]
+
+
+class RiskAssessment(models.Model):
+    """One assessment of a client's risk (append-only history; AML Act §9, §21a): the score, its level, the due
+    diligence it requires and the factors that made it (aml/risk.py, docs/aml.md "Client risk rating")."""
+
+    class Level(models.TextChoices):
+        LOW = "low", "low"
+        MEDIUM = "medium", "medium"
+        HIGH = "high", "high"
+
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="aml_risk_assessments")
+    assessed_at = models.DateTimeField(db_index=True)
+    score = models.PositiveIntegerField()
+    level = models.CharField(max_length=8, choices=Level.choices)
+    due_diligence = models.CharField(max_length=10)  # standard | enhanced
+    factors = models.JSONField(default=list)
+    trigger = models.CharField(max_length=40)  # periodic | screening | staff | identification ...
+    previous_level = models.CharField(max_length=8, blank=True, default="")
+    next_review_at = models.DateTimeField()
+    assessed_by = models.CharField(max_length=150)
+
+    class Meta:
+        ordering = ["-assessed_at", "-id"]
+        indexes = [models.Index(fields=["player", "-assessed_at"], name="aml_risk_player_time")]

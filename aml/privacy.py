@@ -39,6 +39,7 @@ from aml.models import (
     IdentificationImage,
     PepClaim,
     PepDeclaration,
+    RiskAssessment,
     ScreeningRun,
     SourceOfFundsDeclaration,
     SourceOfFundsRequirement,
@@ -80,7 +81,7 @@ RECORDS = (
         kept_cs="zvolené možnosti, data a částky", kept_en="the options chosen, dates and amounts"),
     Record(
         code="aml.screening",
-        models=("aml.AmlProfile", "aml.ScreeningRun", "aml.ComplianceCase", "aml.CaseHold"),
+        models=("aml.AmlProfile", "aml.ScreeningRun", "aml.ComplianceCase", "aml.CaseHold", "aml.RiskAssessment"),
         periods=AML,
         what_cs="prověrky proti seznamům PEP a sankcí a případy compliance",
         what_en="screenings against the PEP and sanctions lists, and compliance cases",
@@ -202,6 +203,7 @@ def anonymise(*, player: Player, records: frozenset[str], actor: Actor, now: dat
             "screening_runs": ScreeningRun.objects.filter(player=player).update(matches=[], error=""),
             "cases": ComplianceCase.objects.filter(player=player).update(summary=PLACEHOLDER, details={},
                                                                         decision_note="", anchor=""),
+            "risk_assessments": RiskAssessment.objects.filter(player=player).update(factors=[]),
         }
     return out
 

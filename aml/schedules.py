@@ -10,4 +10,5 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "aml.screening_periodic": {"task": "aml.screening_periodic", "schedule": 600.0},
     "aml.rules_evaluate": {"task": "aml.rules_evaluate", "schedule": 900.0},
     "aml.source_of_funds_scan": {"task": "aml.source_of_funds_scan", "schedule": crontab(minute=23)},
+    "aml.risk_review": {"task": "aml.risk_review", "schedule": crontab(minute=41)},
 }

@@ -37,6 +37,12 @@ def screening_periodic() -> dict[str, Any]:
     return services.screening_due()
 
 
+@platform_task(name="aml.risk_review", time_limit=1800, soft_time_limit=1700)
+def risk_review() -> dict[str, Any]:
+    """The client risk rating (AML Act §9, §21a): unrated players and ratings due for their periodic review."""
+    return services.risk_review_due()
+
+
 @platform_task(name="aml.screening_rescreen", time_limit=900, soft_time_limit=840)
 def screening_rescreen() -> dict[str, Any]:
     """Re-screen every live player after a new list version was imported (enqueued after the import commits):

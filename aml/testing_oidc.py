@@ -57,6 +57,27 @@ from joserfc.jwk import Key, KeySet, RSAKey
 from joserfc.jws import JWSRegistry
 
 ID_TOKEN_ALG = "PS512"  # as Bank iD signs
+# The published API's scopes and the /profile claims each releases ("Bank iD APIs for Service Providers" 2.0.x)
+SCOPE_CLAIMS: dict[str, tuple[str, ...]] = {
+    "openid": (), "offline_access": (), "notification.claims_updated": (),
+    "profile.name": ("given_name", "family_name", "middle_name"),
+    "profile.titles": ("title_prefix", "title_suffix"),
+    "profile.gender": ("gender",),
+    "profile.birthdate": ("birthdate", "age", "date_of_death"),
+    "profile.birthnumber": ("birthnumber",),
+    "profile.birthplaceNationality": ("birthplace", "birthcountry", "primary_nationality", "nationalities"),
+    "profile.maritalstatus": ("maritalstatus",),
+    "profile.addresses": ("addresses",),
+    "profile.idcards": ("idcards",),
+    "profile.paymentAccounts": ("paymentAccounts", "paymentAccountsDetails"),
+    "profile.email": ("email",),
+    "profile.phonenumber": ("phone_number",),
+    "profile.zoneinfo": ("zoneinfo",), "profile.locale": ("locale",),
+    "profile.updatedat": ("updated_at",),
+    "profile.legalstatus": ("majority", "pep", "limited_legal_capacity"),
+    "profile.verification": ("verified_claims",),
+}
+SCOPES = tuple(SCOPE_CLAIMS)
 CODE_LIFETIME_SECONDS = 60
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 BANK_ICO = "45244782"  # a Czech bank's company number, as Bank iD's ``verification_process``
@@ -288,6 +309,11 @@ class LocalOpenIDProvider:
             return back(error="invalid_scope")
         if query.get("code_challenge_method") != "S256" or not query.get("code_challenge"):
             return back(error="invalid_request", error_description="PKCE S256 required")
+        if query.get("acr_values", "loa3") != "loa3":  # Bank iD's only level since API 2.0.0
+            return back(error="invalid_request", error_description="acr_values: only loa3 is supported")
+        unknown = [s for s in query.get("scope", "").split() if s not in SCOPES]
+        if unknown:
+            return back(error="invalid_scope", error_description=" ".join(unknown)[:200])
         if self._deny:
             return back(error=self._deny)
         if self._identity is None:
@@ -308,6 +334,12 @@ class LocalOpenIDProvider:
         if grant is None:
             return 401, {"error": "invalid_token"}
         profile = copy.deepcopy(grant["profile"])
+        granted = {c for scope in str(grant.get("scope", "")).split() for c in SCOPE_CLAIMS.get(scope, ())}
+        verified = profile.get("verified_claims")
+        profile = {k: v for k, v in profile.items() if k in granted or k in ("sub", "txn")}
+        if "verified_claims" in granted and isinstance(verified, dict):  # only what the scopes release, verified
+            claims = verified.get("claims") or {}
+            profile["verified_claims"] = {**verified, "claims": {k: v for k, v in claims.items() if k in granted}}
         if path == "/userinfo":  # Bank iD Connect: the basic claims only
             basic = {k: profile[k] for k in ("given_name", "family_name", "gender", "birthdate") if k in profile}
             profile = {"sub": profile["sub"], "txn": profile.get("txn"), "verified_claims": {"claims": basic},
@@ -326,12 +358,10 @@ class LocalOpenIDProvider:
             "id_token_signing_alg_values_supported": [self.alg],
             "token_endpoint_auth_methods_supported": [self.auth_method],
             "code_challenge_methods_supported": ["S256"],
-            "scopes_supported": ["openid", "profile.name", "profile.birthdate", "profile.birthnumber",
-                                 "profile.birthplaceNationality", "profile.addresses", "profile.idcards",
-                                 "profile.legalstatus", "profile.verification"],
+            "scopes_supported": list(SCOPES), "acr_values_supported": ["loa3"],
             "claims_supported": ["sub", "txn", "verified_claims", "given_name", "family_name", "birthdate",
                                  "birthnumber", "primary_nationality", "nationalities", "addresses", "idcards", "pep",
-                                 "limited_legal_capacity"],
+                                 "majority", "limited_legal_capacity"],
         }
 
     def jwks(self) -> dict[str, Any]:
@@ -419,7 +449,7 @@ def _self_signed_certificate(folder: Path) -> tuple[Path, Path]:
 def bankid_profile(*, given_name: str, family_name: str, birthdate: str, birthnumber: str = "",
                    gender: str = "male", nationality: str = "CZ", idcards: list[dict[str, Any]] | None = None,
                    addresses: list[dict[str, Any]] | None = None, pep: bool | None = False,
-                   limited_legal_capacity: bool = False, trust_framework: str | None = "cz_aml",
+                   limited_legal_capacity: bool = False, majority: bool = True, trust_framework: str | None = "cz_aml",
                    sub: str | None = None, txn: str | None = None) -> dict[str, Any]:
     """A Bank iD profile response (``/profile``): the claims at the top level and, verified, in
     ``verified_claims`` (with ``verification``: ``trust_framework`` and the bank's company number; no
@@ -427,7 +457,7 @@ def bankid_profile(*, given_name: str, family_name: str, birthdate: str, birthnu
     claims: dict[str, Any] = {
         "given_name": given_name, "family_name": family_name, "gender": gender, "birthdate": birthdate,
         "birthplace": "Praha", "primary_nationality": nationality, "nationalities": [nationality],
-        "maritalstatus": "SINGLE", "majority": True, "limited_legal_capacity": limited_legal_capacity,
+        "maritalstatus": "SINGLE", "majority": majority, "limited_legal_capacity": limited_legal_capacity,
         "addresses": addresses if addresses is not None else [],
         "idcards": idcards if idcards is not None else [],
     }

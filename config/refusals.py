@@ -49,19 +49,41 @@ def _providers_refusals(s: SimpleNamespace) -> list[str]:
     return []
 
 
+AISG_PLAYGROUND = "api-pg.hazard.mfcr.cz"
+
+
+def _register_refusals(s: SimpleNamespace) -> list[str]:
+    """The population register and the register of excluded persons are the Ministry's AISG interface in production
+    (one signed SOAP answer for both); the sandbox tables and the development HTTP gateway are refused."""
+    refusals: list[str] = []
+    for name in ("ACCOUNTS_POPULATION_REGISTER", "ACCOUNTS_EXCLUSION_REGISTER"):
+        kind = getattr(s, name)
+        if kind != "aisg":
+            refusals.append(f"{name}={kind} (production asks the Ministry's AISG interface: set it to aisg)")
+    if "aisg" not in (s.ACCOUNTS_POPULATION_REGISTER, s.ACCOUNTS_EXCLUSION_REGISTER):
+        return refusals
+    url = s.ACCOUNTS_AISG_URL
+    if not url.startswith("https://"):
+        refusals.append("ACCOUNTS_AISG_URL is not an https:// address")
+    elif AISG_PLAYGROUND in url:
+        refusals.append("ACCOUNTS_AISG_URL is the Ministry's playground (test) interface")
+    for name in ("ACCOUNTS_AISG_KEY_FILE", "ACCOUNTS_AISG_CERT_FILE", "ACCOUNTS_AISG_MINISTRY_CERT_FILE"):
+        if not getattr(s, name):
+            refusals.append(f"{name} is not set (requests are signed and answers verified)")
+    if not s.ACCOUNTS_AISG_REQUIRE_ECHO:
+        refusals.append("ACCOUNTS_AISG_REQUIRE_ECHO=false (a signed answer to another request would be taken)")
+    return refusals
+
+
 def _refusals(s: SimpleNamespace) -> list[str]:
     """Why production must not start with these settings (empty: it may). Each names the variable, never a value."""
-    refusals = _secret_refusals(s)
-    for name, kind, url in (("ACCOUNTS_POPULATION_REGISTER", s.ACCOUNTS_POPULATION_REGISTER,
-                             s.ACCOUNTS_POPULATION_REGISTER_URL),
-                            ("ACCOUNTS_EXCLUSION_REGISTER", s.ACCOUNTS_EXCLUSION_REGISTER, s.ACCOUNTS_EXCLUSION_REGISTER_URL),
-                            ("ACCOUNTS_SMS_GATEWAY", s.ACCOUNTS_SMS_GATEWAY, s.ACCOUNTS_SMS_GATEWAY_URL)):
-        if kind == "sandbox":
-            refusals.append(f"{name}=sandbox (set it to the real implementation, http, with {name}_URL)")
-        elif kind == "http" and not url:
-            refusals.append(f"{name}=http without {name}_URL")
-    if "http" in (s.ACCOUNTS_POPULATION_REGISTER, s.ACCOUNTS_EXCLUSION_REGISTER, s.ACCOUNTS_SMS_GATEWAY) and \
-            len(s.ACCOUNTS_GATEWAY_TOKEN.encode()) < s.MIN_SECRET_BYTES:
+    refusals = _secret_refusals(s) + _register_refusals(s)
+    if s.ACCOUNTS_SMS_GATEWAY == "sandbox":
+        refusals.append("ACCOUNTS_SMS_GATEWAY=sandbox (set it to the real implementation, http, with "
+                        "ACCOUNTS_SMS_GATEWAY_URL)")
+    elif s.ACCOUNTS_SMS_GATEWAY == "http" and not s.ACCOUNTS_SMS_GATEWAY_URL:
+        refusals.append("ACCOUNTS_SMS_GATEWAY=http without ACCOUNTS_SMS_GATEWAY_URL")
+    if s.ACCOUNTS_SMS_GATEWAY == "http" and len(s.ACCOUNTS_GATEWAY_TOKEN.encode()) < s.MIN_SECRET_BYTES:
         refusals.append(f"ACCOUNTS_GATEWAY_TOKEN is missing or shorter than {s.MIN_SECRET_BYTES} bytes")
     if not s.ACCOUNTS_TERMS_REQUIRED:
         refusals.append("ACCOUNTS_TERMS_REQUIRED=false (GP §3(5): stakes before any published game plan and terms)")

@@ -328,6 +328,24 @@ ACCOUNTS_SMS_GATEWAY = env.str("ACCOUNTS_SMS_GATEWAY", default="sandbox")
 ACCOUNTS_SMS_GATEWAY_URL = env.str("ACCOUNTS_SMS_GATEWAY_URL", default="")
 ACCOUNTS_GATEWAY_TOKEN = env.str("ACCOUNTS_GATEWAY_TOKEN", default="")
 ACCOUNTS_GATEWAY_TIMEOUT_SECONDS = env.float("ACCOUNTS_GATEWAY_TIMEOUT_SECONDS", default=5.0)
+# The Ministry of Finance's AISG data interface (identity, age and the register of excluded persons in one answer;
+# docs/accounts.md "AISG"): ACCOUNTS_POPULATION_REGISTER = ACCOUNTS_EXCLUSION_REGISTER = "aisg" (production: both).
+ACCOUNTS_AISG_VERSION = env.str("ACCOUNTS_AISG_VERSION", default="1.0")  # the interface version module
+ACCOUNTS_AISG_URL = env.str("ACCOUNTS_AISG_URL", default="https://api-pg.hazard.mfcr.cz/rovo/v1")  # playground
+ACCOUNTS_AISG_KEY_FILE = env.str("ACCOUNTS_AISG_KEY_FILE", default="")  # the operator's signing key (PEM)
+ACCOUNTS_AISG_CERT_FILE = env.str("ACCOUNTS_AISG_CERT_FILE", default="")  # the operator's certificate (PEM)
+ACCOUNTS_AISG_MINISTRY_CERT_FILE = env.str("ACCOUNTS_AISG_MINISTRY_CERT_FILE", default="")  # signs the answers
+ACCOUNTS_AISG_CA_FILE = env.str("ACCOUNTS_AISG_CA_FILE", default="")  # HTTPS trust (empty: the system's)
+ACCOUNTS_AISG_ICO_VCP = env.str("ACCOUNTS_AISG_ICO_VCP", default="")  # the operator's IČO, sent as ICO_VCP
+ACCOUNTS_AISG_TIMEOUT_SECONDS = env.float("ACCOUNTS_AISG_TIMEOUT_SECONDS", default=10.0)
+ACCOUNTS_AISG_REQUIRE_ECHO = env.bool("ACCOUNTS_AISG_REQUIRE_ECHO", default=True)  # answer's CisloPozadavku
+# No play when the last answer of the register of excluded persons is older than this (hours; 0: no such limit). The
+# re-checks run every 10 minutes for logged-in players and daily for the rest: an older answer means the register
+# could not confirm the player for that long (fail closed).
+ACCOUNTS_EXCLUSION_MAX_AGE_HOURS = env.int("ACCOUNTS_EXCLUSION_MAX_AGE_HOURS", default=48 if PRODUCTION else 0)
+ACCOUNTS_AISG_BATCH_SIZE = env.int("ACCOUNTS_AISG_BATCH_SIZE", default=1000)  # OveritOsobyHromadne, 1-1000
+if not 1 <= ACCOUNTS_AISG_BATCH_SIZE <= 1000:
+    raise ImproperlyConfigured("ACCOUNTS_AISG_BATCH_SIZE must be 1 to 1000 (OveritOsobyHromadne)")
 # GP §4(7): the e-mail confirmation link that releases the first password by SMS.
 ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS = env.int("ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS", default=48)
 ACCOUNTS_EMAIL_CONFIRM_URL = env.str("ACCOUNTS_EMAIL_CONFIRM_URL",
@@ -466,6 +484,11 @@ WALLET_BANK_IBAN = env.str("WALLET_BANK_IBAN", default="").replace(" ", "").uppe
 WALLET_BANK_BIC = env.str("WALLET_BANK_BIC", default="")  # "" = the BIC of the IBAN's bank (wallet/data/cz_banks.csv)
 WALLET_BANK_ACCOUNT_NAME = env.str("WALLET_BANK_ACCOUNT_NAME", default="")  # the payer named in payment orders
 WALLET_BANK_STATEMENT_MAX_BYTES = env.int("WALLET_BANK_STATEMENT_MAX_BYTES", default=64 * 1024 * 1024)
+# A statement line above this amount (haléře; default 1,000,000,000.00 CZK) is not booked: recorded as invalid, staff
+# told, the rest of the file booked (a ledger amount is a 64-bit integer).
+WALLET_BANK_ENTRY_MAX_AMOUNT = env.int("WALLET_BANK_ENTRY_MAX_AMOUNT", default=100_000_000_000)
+if not 0 < WALLET_BANK_ENTRY_MAX_AMOUNT < 2**62:
+    raise ImproperlyConfigured("WALLET_BANK_ENTRY_MAX_AMOUNT must be positive and below 2^62")
 # (system check wallet.E001: with the "bank" provider in use, both must be set; until then bank deposits and payment
 # orders are refused with wallet.bank_not_configured)
 
@@ -615,6 +638,26 @@ AML_SCREENING_MATCH_THRESHOLD = env.int("AML_SCREENING_MATCH_THRESHOLD", default
 if not 50 <= AML_SCREENING_MATCH_THRESHOLD <= 100:
     raise ImproperlyConfigured("AML_SCREENING_MATCH_THRESHOLD must be 50-100 (a name score, aml/matching.py)")
 AML_SCREENING_LIST_MAX_BYTES = env.int("AML_SCREENING_LIST_MAX_BYTES", default=100 * 1024 * 1024)
+# The client risk rating (AML Act §9, §21a; aml/risk.py, docs/aml.md "Client risk rating").
+AML_RISK_MEDIUM_SCORE = env.int("AML_RISK_MEDIUM_SCORE", default=15)
+AML_RISK_HIGH_SCORE = env.int("AML_RISK_HIGH_SCORE", default=40)
+AML_RISK_DEPOSITS_MEDIUM = env.int("AML_RISK_DEPOSITS_MEDIUM", default=10_000_000)  # haléře in 30 days
+AML_RISK_DEPOSITS_HIGH = env.int("AML_RISK_DEPOSITS_HIGH", default=50_000_000)
+AML_RISK_DEPOSIT_COUNT_30D = env.int("AML_RISK_DEPOSIT_COUNT_30D", default=30)
+# high-risk third countries (the EU Commission's list, Delegated Regulation (EU) 2016/1675 as amended): the
+# compliance officer keeps it current
+AML_RISK_HIGH_RISK_COUNTRIES = env.list("AML_RISK_HIGH_RISK_COUNTRIES", default=[
+    "AF", "BF", "CD", "CM", "DZ", "HT", "IR", "KE", "KP", "LA", "LB", "MC", "ML", "MM", "MZ", "NA", "NG", "SS",
+    "SY", "TZ", "VE", "VN", "YE"])
+AML_RISK_REVIEW_DAYS = {"low": env.int("AML_RISK_REVIEW_DAYS_LOW", default=1095),
+                        "medium": env.int("AML_RISK_REVIEW_DAYS_MEDIUM", default=365),
+                        "high": env.int("AML_RISK_REVIEW_DAYS_HIGH", default=90)}
+if not 0 < AML_RISK_MEDIUM_SCORE < AML_RISK_HIGH_SCORE or min(AML_RISK_REVIEW_DAYS.values()) < 1:
+    raise ImproperlyConfigured("AML_RISK_*: 0 < MEDIUM_SCORE < HIGH_SCORE and review days of at least 1")
+# A list file's publication time may lie at most this far after now (clocks differ); later is refused as invalid.
+AML_LIST_CLOCK_SKEW_MINUTES = env.int("AML_LIST_CLOCK_SKEW_MINUTES", default=10)
+if not 0 <= AML_LIST_CLOCK_SKEW_MINUTES <= 24 * 60:
+    raise ImproperlyConfigured("AML_LIST_CLOCK_SKEW_MINUTES must be 0 to 1440")
 AML_SCREENING_RESCREEN_BATCH = env.int("AML_SCREENING_RESCREEN_BATCH", default=200)
 AML_SCREENING_RESCREEN_SECONDS = env.int("AML_SCREENING_RESCREEN_SECONDS", default=240)  # then the task re-enqueues
 AML_SCREENING_SANDBOX_FILE = env.str("AML_SCREENING_SANDBOX_FILE",
@@ -639,7 +682,8 @@ AML_BANKID_REDIRECT_URLS = env.list("AML_BANKID_REDIRECT_URLS", default=[])
 AML_BANKID_SCOPES = env.str("AML_BANKID_SCOPES", default=(
     "openid profile.name profile.birthdate profile.birthnumber profile.birthplaceNationality profile.addresses "
     "profile.idcards profile.legalstatus profile.verification"))
-AML_BANKID_ACR_VALUES = env.str("AML_BANKID_ACR_VALUES", default="")  # sent only when set (e.g. loa3)
+# Bank iD knows one level, loa3 (two factors, since API 2.0.0): sent and required of the ID token's acr ("" = neither)
+AML_BANKID_ACR_VALUES = env.str("AML_BANKID_ACR_VALUES", default="loa3")
 AML_BANKID_CLAIMS_ENDPOINT = env.str("AML_BANKID_CLAIMS_ENDPOINT", default="profile")  # profile | userinfo
 AML_BANKID_TRUST_FRAMEWORK = env.str("AML_BANKID_TRUST_FRAMEWORK", default="cz_aml")  # "" = not required
 AML_BANKID_HTTP_TIMEOUT_SECONDS = env.float("AML_BANKID_HTTP_TIMEOUT_SECONDS", default=10.0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from core.tasks import platform_task
 from limits.services import (
     daily_time_logout_sweep,
+    exclusion_batches_collect,
     exclusion_sweep,
     minute_buckets_prune,
     panic_report_send,
@@ -31,6 +32,12 @@ def exclusion_check_daily() -> dict[str, int]:
     """Every temporary or active player re-checked in the exclusion register once a day."""
     s = exclusion_sweep(context="daily")
     return {"checked": s.checked, "listed": s.listed, "failed": s.failed}
+
+
+@platform_task(name="limits.exclusion_batches_collect", time_limit=600, soft_time_limit=540)
+def exclusion_batches_collect_task() -> dict[str, int]:
+    """The results of the AISG re-check batches (OveritOsobyHromadne) collected and applied (nothing without AISG)."""
+    return exclusion_batches_collect()
 
 
 @platform_task(name="limits.pending_limits_apply", time_limit=300, soft_time_limit=240)

@@ -54,6 +54,9 @@ import pytest
 import requests
 from django_otp.oath import totp
 
+from accounts.aisg.testing import LocalAisg, spec_dir
+from accounts.aisg.testing import key_pair as aisg_key_pair
+from accounts.aisg.v1 import q as aisg_q
 from accounts.testing import applicant_data, birth_number_for
 from aml.testing_oidc import LocalOpenIDProvider, _self_signed_certificate, bankid_idcard, bankid_profile
 from core import clock
@@ -295,6 +298,9 @@ def production() -> Iterator[dict[str, Any]]:
     folder = Path(tempfile.mkdtemp(prefix="prod-e2e-"))
     op = LocalOpenIDProvider(client_id="hraj-production", redirect_uris=[BANKID_APP], tls=True).start()
     registers = Registers()
+    operator_key, operator_cert = aisg_key_pair("Provozovatel, a.s. - AISG")
+    aisg = LocalAisg(operator_cert_pem=operator_cert, tls_folder=folder,
+                     schema_dir=spec_dir() if spec_dir().is_dir() else None).start()
     smtp = Smtp()
     cert, key = _self_signed_certificate(folder)
     port = free_port()
@@ -308,8 +314,7 @@ def production() -> Iterator[dict[str, Any]]:
         "CELERY_BROKER_URL": broker,
         "ALLOWED_HOSTS": "127.0.0.1",
         "PUBLIC_BASE_URL": base,
-        "ACCOUNTS_POPULATION_REGISTER_URL": f"{registers.url}/population",
-        "ACCOUNTS_EXCLUSION_REGISTER_URL": f"{registers.url}/exclusion",
+        **aisg.environment(folder, operator_key),  # both registers: the Ministry's AISG interface (signed SOAP)
         "ACCOUNTS_SMS_GATEWAY_URL": f"{registers.url}/sms",
         "ACCOUNTS_GATEWAY_TOKEN": GATEWAY_TOKEN,
         "ACCOUNTS_TERMS_SNAPSHOT_SECONDS": "1",
@@ -341,11 +346,13 @@ def production() -> Iterator[dict[str, Any]]:
 
         wait_for("gunicorn to answer", up, 90)
         yield {"startup": migrate.stdout + migrate.stderr, "base": base, "platform": platform, "op": op, "registers": registers, "smtp": smtp, "ca": str(cert),
+               "aisg": aisg,
                "folder": folder}
     finally:
         platform.stop()
         op.stop()
         registers.stop()
+        aisg.stop()
         smtp.stop()
         if not os.environ.get("E2E_KEEP_DATABASE"):
             _database(db, create=False)
@@ -438,9 +445,12 @@ def bank_profile(body: dict[str, Any]) -> dict[str, Any]:
                     "country": body["residence_country"]}])
 
 
-def register(anon: Api, username: str, **data: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+def register(anon: Api, username: str, aisg: LocalAisg, **data: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Register through the API; the AISG interface knows the person (found, adult, not excluded)."""
     docs = ok(anon.call("GET", "/accounts/registration/documents"))
-    body = {**applicant_data(**data), "username": username,
+    applicant = applicant_data(**data)
+    aisg.add(applicant["given_names"], applicant["surname"], date.fromisoformat(applicant["date_of_birth"]))
+    body = {**applicant, "username": username,
             "consents": {"terms": docs["terms"], "data_processing": docs["data_processing"],
                          "game_plan": docs["game_plan"], "marketing": False}}
     return body, ok(anon.call("POST", "/accounts/registration", body), 201)
@@ -460,7 +470,7 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     step(f"external systems: {startup.group(1)}")
 
     # 1. The operator imports the published sanctions lists (EU, UN, the Czech national list) and the PEP list.
-    for source, name in (("eu", "eu_fsf.xml"), ("un", "un_consolidated.xml"), ("cz", "cz_national.xml")):
+    for source, name in (("eu", "eu_fsf.xml"), ("un", "un_consolidated.xml"), ("cz", "cz_national.csv")):
         out = platform.manage("aml_list_import", "--source", source, str(LISTS / name)).stdout
         step(f"list {source}: {' / '.join(out.strip().splitlines())}")
     platform.manage("aml_list_import", "--source", "pep", "--published", "2026-11-01", str(LISTS / "pep.csv"))
@@ -499,9 +509,13 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
 
     # 3. A player registers; the population register finds her and the exclusion register does not list her.
     anon = Api(base, ca)
-    body, reg = register(anon, "prod.hracka", n=4711)
+    aisg: LocalAisg = production["aisg"]
+    body, reg = register(anon, "prod.hracka", aisg, n=4711)
     assert reg["status"] == "temporary"
-    assert sorted(c for c, _ in registers.calls) == ["/exclusion/check", "/population/verify"]
+    assert not [c for c, _ in registers.calls if not c.startswith("/sms")]  # no development register gateway
+    action, request = aisg.requests[-1]  # one signed OveritOsobu, reason Registrace, over TLS
+    assert (action, request.findtext(aisg_q("Duvod"))) == ("OveritOsobu", "Registrace")
+    assert request.findtext(f"{aisg_q('Osoba')}/{aisg_q('Prijmeni')}") == body["surname"]
 
     # 4. The e-mail link arrives by SMTP, the first password by the SMS gateway.
     mail_text = wait_for("the e-mail", lambda: smtp.texts(body["email"]))[0]
@@ -512,6 +526,10 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     sms = wait_for("the SMS", lambda: [m for m in registers.sms if m["to"] == body["phone"]])[0]
     first_password = re.search(r"first password: (\S+) -", sms["text"]).group(1)  # type: ignore[union-attr]
     login = ok(anon.call("POST", "/accounts/auth/login", {"username": "prod.hracka", "password": first_password}))
+    action, request = aisg.requests[-1]  # the login asked with Prihlaseni and the HID kept at registration
+    assert (action, request.findtext(aisg_q("Duvod"))) == ("OveritOsobu", "Prihlaseni")
+    assert request.findtext(aisg_q("HID")) and request.find(aisg_q("Osoba")) is None
+    assert not aisg.schema_errors, aisg.schema_errors
     me = Api(base, ca)
     me.auth(login["token"])
     ok(me.call("POST", "/accounts/auth/password", {"old_password": first_password, "new_password": NEW_PASSWORD}))
@@ -609,7 +627,7 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
 
     # 11. A second applicant is on the EU sanctions list: the screening stops her (no completion, no deposit).
     listed_dob = date(1971, 3, 14)
-    _, reg2 = register(anon, "prod.sankce", given_names="Ivan Petrovič", surname="Sankcionovaný",
+    _, reg2 = register(anon, "prod.sankce", aisg, given_names="Ivan Petrovič", surname="Sankcionovaný",
                        date_of_birth=listed_dob.isoformat(), sex="M",
                        birth_number=birth_number_for(listed_dob, sex="M", serial=321))
     assert reg2["status"] == "temporary"  # the registers know him; the screening runs after the registration commits

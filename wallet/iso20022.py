@@ -139,7 +139,14 @@ class _Reader:
         return ""
 
 
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
 def _amount(text: str, where: str) -> int:
+    """An ISO 20022 amount: xs:decimal's digits and point only (no exponent, sign, underscores or other scripts'
+    digits, which Python's Decimal would take), positive, at most two decimals."""
+    if not _DECIMAL.fullmatch((text or "").strip()):
+        raise _invalid(f"amount {text[:40]!r} is not a decimal number", where=where)
     try:
         value = Decimal(text.strip())
     except (InvalidOperation, AttributeError):
@@ -307,6 +314,68 @@ def statement_parse(raw: bytes) -> Statement:
     return Statement(kind=kind, schema=ns, message_id=message_id[:35],
                      created_at=_datetime(x.text(msg, "GrpHdr/CreDtTm")), statements=tuple(statements),
                      entries=tuple(entries), not_booked=not_booked)
+
+
+# The bank's status report on our payment orders (pain.002) -----------------------------------------------------
+
+PAYMENT_STATUS_SCHEMAS = ("urn:iso:std:iso:20022:tech:xsd:pain.002.001.03",
+                          "urn:iso:std:iso:20022:tech:xsd:pain.002.001.10")
+REJECTED = "RJCT"
+
+
+@dataclass(frozen=True)
+class PaymentStatus:
+    """One transaction's status in a pain.002: its EndToEndId, ``RJCT`` (rejected) or another code, the reason."""
+
+    end_to_end_id: str
+    status: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class PaymentStatusReport:
+    message_id: str
+    original_message_id: str
+    group_status: str  # RJCT: the whole original file was rejected
+    group_reason: str
+    transactions: tuple[PaymentStatus, ...]
+
+
+def _reason(x: _Reader, el: etree._Element | None) -> str:
+    if el is None:
+        return ""
+    parts = [x.first(el, "StsRsnInf/Rsn/Cd", "StsRsnInf/Rsn/Prtry"),
+             " ".join((a.text or "").strip() for a in x.all(el, "StsRsnInf/AddtlInf"))]
+    return " ".join(p for p in parts if p)[:140]
+
+
+def payment_status_parse(raw: bytes) -> PaymentStatusReport:
+    """A pain.002 (Customer Payment Status Report, versions 001.03 and 001.10) answering one of our pain.001 files:
+    the original message id, the group status and each transaction's status by EndToEndId; ``wallet.bank_file_invalid``
+    when it is not one."""
+    root = _parse_xml(raw)
+    ns = etree.QName(root).namespace or ""
+    if etree.QName(root).localname != "Document" or ns not in PAYMENT_STATUS_SCHEMAS:
+        raise errors.BANK_FILE_UNSUPPORTED(namespace=ns, supported=list(PAYMENT_STATUS_SCHEMAS))
+    x = _Reader(ns)
+    msg = x.find(root, "CstmrPmtStsRpt")
+    if msg is None:
+        raise _invalid("no CstmrPmtStsRpt in a pain.002 file")
+    group = x.find(msg, "OrgnlGrpInfAndSts")
+    original = x.text(group, "OrgnlMsgId") if group is not None else ""
+    if not original:
+        raise _invalid("no OrgnlGrpInfAndSts/OrgnlMsgId: the report names no payment order file")
+    txs: list[PaymentStatus] = []
+    for info in x.all(msg, "OrgnlPmtInfAndSts"):
+        for tx in x.all(info, "TxInfAndSts"):
+            e2e = x.text(tx, "OrgnlEndToEndId")
+            status = x.text(tx, "TxSts") or x.text(info, "PmtInfSts")
+            if not e2e or not status:
+                raise _invalid("a TxInfAndSts without OrgnlEndToEndId or status")
+            txs.append(PaymentStatus(e2e[:35], status.upper(), _reason(x, tx) or _reason(x, info)))
+    return PaymentStatusReport(message_id=x.text(msg, "GrpHdr/MsgId")[:35], original_message_id=original[:35],
+                               group_status=x.text(group, "GrpSts").upper(), group_reason=_reason(x, group),
+                               transactions=tuple(txs))
 
 
 # Writing ---------------------------------------------------------------------------------------------------------

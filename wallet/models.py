@@ -107,6 +107,7 @@ class LedgerTransaction(models.Model):
     class Kind(models.TextChoices):
         DEPOSIT = "deposit", "deposit"
         DEPOSIT_RETURN = "deposit_return", "deposit returned (not credited)"
+        DEPOSIT_REVERSAL = "deposit_reversal", "credited deposit reversed by the bank: taken back"
         WITHDRAWAL_HOLD = "withdrawal_hold", "withdrawal requested (funds held)"
         WITHDRAWAL_RELEASE = "withdrawal_release", "withdrawal cancelled/failed (funds released)"
         WITHDRAWAL_SEND = "withdrawal_send", "withdrawal sent"
@@ -294,6 +295,7 @@ class Deposit(models.Model):
         EXPIRED = "expired", "expired (no confirmation in time)"
         RETURNED = "returned", "received but returned (not credited)"
         REFUSED = "refused", "paid by another person: refused, returned to its source (GP §5(6))"
+        REVERSED = "reversed", "credited, then reversed by the bank: taken back from the player"
 
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="deposits")
     method = models.ForeignKey(PaymentMethod, on_delete=models.PROTECT, related_name="deposits")
@@ -561,7 +563,10 @@ class Debt(models.Model):
 
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="debts")
     account = models.ForeignKey(LedgerAccount, on_delete=models.PROTECT, related_name="debts")
-    deduction = models.OneToOneField(WinDeduction, on_delete=models.PROTECT, related_name="debt")
+    deduction = models.OneToOneField(WinDeduction, on_delete=models.PROTECT, related_name="debt", null=True, blank=True)
+    # or the bank's reversal of a credited deposit that the balance could not cover (BankEntry.Status.REVERSED)
+    bank_entry = models.OneToOneField("wallet.BankEntry", on_delete=models.PROTECT, related_name="debt", null=True,
+                                      blank=True)
     amount = models.BigIntegerField()
     outstanding = models.BigIntegerField()
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN, db_index=True)
@@ -637,6 +642,9 @@ class BankEntry(models.Model):
         PAYMENT_RETURNED = "payment_returned", "credit returning one of our payment orders (payment failed)"
         OTHER = "other", "a movement the platform does not act on (fees, interest, unknown debits)"
         IGNORED = "ignored", "not in CZK: recorded, not posted"
+        REVERSED = "reversed", "debit reversing a credited deposit: taken back from the player (or a debt)"
+        REVERSAL_UNMATCHED = "reversal_unmatched", "debit reversing a credit the platform cannot match: staff check"
+        INVALID = "invalid", "not bookable (an amount beyond the bookable maximum): recorded, nothing moved"
 
     QUEUE = (Status.UNMATCHED,)
 
@@ -677,7 +685,9 @@ class BankEntry(models.Model):
         permissions = [("match_bank_credit", "Assigns an unmatched bank credit to a deposit or player, or returns it")]
         constraints = [
             models.UniqueConstraint(fields=["account_iban", "bank_reference"], name="wallet_bank_entry_once"),
-            models.CheckConstraint(condition=Q(amount__gt=0), name="wallet_bank_entry_positive"),
+            # an invalid line (an amount no posting can hold) is recorded with 0 and its amount in status_reason
+            models.CheckConstraint(condition=Q(amount__gt=0) | Q(status="invalid", amount=0),
+                                   name="wallet_bank_entry_positive"),
         ]
 
     def __str__(self) -> str:

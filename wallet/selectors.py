@@ -44,6 +44,7 @@ TxnKind = LedgerTransaction.Kind
 # Statement categories (what the player reads): deposits, withdrawals, stakes, wins, refunds, fees, corrections.
 CATEGORY: dict[str, str] = {
     TxnKind.DEPOSIT: "deposit", TxnKind.BRANCH_CASH_IN: "deposit", TxnKind.DEPOSIT_RETURN: "deposit",
+    TxnKind.DEPOSIT_REVERSAL: "deposit",
     TxnKind.WITHDRAWAL_HOLD: "withdrawal", TxnKind.WITHDRAWAL_RELEASE: "withdrawal",
     TxnKind.WITHDRAWAL_SEND: "withdrawal", TxnKind.WITHDRAWAL_RETURN: "withdrawal",
     TxnKind.BRANCH_CASH_OUT: "withdrawal",
@@ -477,6 +478,18 @@ def withdrawals_queue() -> QueueState:
 def unmatched_credits_queue() -> QueueState:
     """Bank credits matched to no deposit, waiting for staff to assign or return them."""
     return queue_of(BankEntry.objects.filter(status=BankEntry.Status.UNMATCHED), "created_at")
+
+
+def bank_attention_queue() -> QueueState:
+    """Statement lines staff must look at that move no money by themselves: a reversal the platform could not match
+    to a credited deposit, and a line not bookable (an amount beyond the maximum)."""
+    return queue_of(BankEntry.objects.filter(status__in=(BankEntry.Status.REVERSAL_UNMATCHED,
+                                                         BankEntry.Status.INVALID)), "created_at")
+
+
+def bank_reversals_unmatched() -> int:
+    """How many reversals wait for staff (no credited deposit matched)."""
+    return BankEntry.objects.filter(status=BankEntry.Status.REVERSAL_UNMATCHED).count()
 
 
 def refunds_due_queue() -> QueueState:

@@ -55,7 +55,9 @@ from accounts.services.privacy import (
     player_anonymise,
     record_erase_dates,
 )
+from accounts.services.recheck import aisg_changes_send_due, recheck_collect_due, recheck_submit
 from accounts.services.recipients import recipient_notices_record, recipient_notices_send_due
+from accounts.services.registers import register_review_resolve
 from accounts.services.registration import (
     email_link_confirm,
     email_link_resend,
@@ -74,6 +76,10 @@ from accounts.services.sessions import (
 from accounts.services.terms import terms_accept, terms_announce_due, terms_publish
 
 __all__ = [
+    "aisg_changes_send_due",
+    "recheck_collect_due",
+    "recheck_submit",
+    "register_review_resolve",
     "balance_handoff_attempt",
     "balance_handoffs_retry_due",
     "barred_person_save",

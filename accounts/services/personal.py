@@ -8,6 +8,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from accounts import errors, rules
+from accounts.adapters import uses_aisg
 from accounts.models import (
     BarredPerson,
     Consent,
@@ -78,6 +79,11 @@ def consent_withdraw(*, player: Player, kind: str, actor: Actor, settlement: str
 
 
 # Personal data and corrections (GP §12(7)) ---------------------------------------------------------------
+# What the AISG interface knows of a person (OsobaType): a change of one is reported to it.
+AISG_FIELDS = {"given_names", "surname", "birth_surname", "date_of_birth", "citizenship", "permanent_residence_street",
+               "permanent_residence_city", "permanent_residence_postal_code", "permanent_residence_country"}
+
+
 def personal_data_update(*, player: Player, changes: dict[str, Any], actor: Actor, reason: str) -> PersonalData:
     """Apply changes to the personal data (re-validated as a whole), audited field by field.
 
@@ -103,6 +109,8 @@ def personal_data_update(*, player: Player, changes: dict[str, Any], actor: Acto
         for k, v in keys.items():
             setattr(pd, k, v)
         pd.updated_at = clock.now()
+        if pd.aisg_hid and set(new) & AISG_FIELDS and uses_aisg():
+            pd.aisg_change_due_at = pd.updated_at  # reported with ZmenitUdajeOsoby (accounts.aisg_changes_send)
         pd.save()
         user_fields = {"email": clean["email"], "first_name": clean["given_names"][:150],
                        "last_name": clean["surname"][:150]}

@@ -16,12 +16,26 @@ from accounts.adapters import (
     Identity,
     PopulationAnswer,
     RegisterUnavailable,
+    get_aisg_register,
     get_exclusion_register,
     get_population_register,
+    uses_aisg,
 )
+from accounts.aisg import client as aisg_client
+from accounts.aisg import types as aisg_types
 from accounts.hooks import hook
-from accounts.models import Consent, DuplicateCase, IdentityVerification, PersonalData, Player, RegisterCheck, User
+from accounts.models import (
+    Consent,
+    DuplicateCase,
+    IdentityVerification,
+    PersonalData,
+    Player,
+    RegisterCheck,
+    RegisterReview,
+    User,
+)
 from accounts.selectors import barred_person_matches, email_of, find_duplicates, terms_in_force
+from accounts.services import registers
 from accounts.services.lifecycle import player_set_barred_insider, registration_reject, temporary_activate
 from accounts.services.locks import player_lock
 from accounts.services.notify import EMAIL_LINK_SALT, email_link_issue, email_on_commit, sms_on_commit
@@ -138,9 +152,41 @@ def _population_verdict(answer: PopulationAnswer, today: date) -> None:
         raise errors.UNDERAGE(checked_on=today)
 
 
-def run_register_checks(identity: Identity, *, today: date) -> tuple[str, DomainError | None, list[dict[str, Any]]]:
-    """Exclusion register, then population register. Returns ("ok" | "refused" | "unavailable",
-    the refusal (only with "refused"), the check records to store). Network calls: never inside a transaction."""
+def _aisg_register_checks(identity: Identity, *, context: str,
+                          player: Player | None) -> tuple[str, DomainError | None, list[dict[str, Any]]]:
+    """One ``OveritOsobu`` with reason ``Registrace`` answers both registers; its decision table
+    (``accounts.aisg.client.decide``): excluded or not adult -> refused; not identified in the population register
+    -> refused, staff review the person; no usable answer -> "unavailable" (the application waits, retried on the
+    schedule of ``registration_checks_retry_due``, staff alerted)."""
+    try:
+        answer = get_aisg_register().check(identity, reason=aisg_types.REGISTRATION)
+    except RegisterUnavailable as exc:
+        registers.review_open(kind=RegisterReview.Kind.OUTAGE, player=player, context=context, reason=str(exc))
+        return "unavailable", None, registers.failure_records(str(exc))
+    records = registers.records_of(answer)
+    decision = aisg_client.decide(answer)
+    if decision.outcome == aisg_client.OK:
+        return "ok", None, records
+    application = {"given_names": identity.given_names, "surname": identity.surname,
+                   "date_of_birth": identity.date_of_birth.isoformat(), "citizenship": identity.citizenship}
+    registers.outcome_review(decision, player=player, context=context,
+                             details={**registers.answer_details(answer), "application": application})
+    if decision.outcome == aisg_client.UNAVAILABLE:
+        return "unavailable", None, records
+    if decision.outcome == aisg_client.EXCLUDED:
+        return "refused", errors.EXCLUDED_PERSON(), records
+    if decision.outcome == aisg_client.UNDERAGE:
+        return "refused", errors.UNDERAGE(checked_on=clock.business_date()), records
+    return "refused", errors.REGISTER_NOT_FOUND(population_register=answer.rob, manual_review=True), records
+
+
+def run_register_checks(identity: Identity, *, today: date, context: str = "registration",
+                        player: Player | None = None) -> tuple[str, DomainError | None, list[dict[str, Any]]]:
+    """Exclusion register, then population register (with AISG: one answer for both, its decision table). Returns
+    ("ok" | "refused" | "unavailable", the refusal (only with "refused"), the check records to store). Network
+    calls: never inside a transaction."""
+    if uses_aisg():
+        return _aisg_register_checks(identity, context=context, player=player)
     records: list[dict[str, Any]] = []
     Result = RegisterCheck.Result
     try:
@@ -169,6 +215,7 @@ def run_register_checks(identity: Identity, *, today: date) -> tuple[str, Domain
 def _store_checks(player: Player, records: list[dict[str, Any]], context: str) -> None:
     now = clock.now()
     for r in records:
+        registers.hid_store(player.pk, ((r.get("details") or {}).get("aisg") or {}).get("HID"))
         RegisterCheck.objects.create(player=player, context=context, checked_at=now, **r)
         if r["register"] == "exclusion" and r["result"] in (RegisterCheck.Result.LISTED,
                                                            RegisterCheck.Result.NOT_LISTED):
@@ -356,7 +403,7 @@ def registration_checks_retry_due(*, now: datetime | None = None, limit: int = 2
             p.save(update_fields=["checks_retry_at"])
         p = Player.objects.select_related("personal").get(pk=pk)
         outcome, refusal, records = run_register_checks(Identity.from_personal(p.personal),
-                                                        today=clock.business_date(now))
+                                                        today=clock.business_date(now), context="retry", player=p)
         with transaction.atomic():
             p = player_lock(p)
             if p.status != Status.APPLICANT:

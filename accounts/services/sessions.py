@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import secrets
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -11,9 +12,19 @@ from django.db import transaction
 from django.db.models import Q
 
 from accounts import errors, rules
-from accounts.adapters import Identity, RegisterUnavailable, get_exclusion_register
+from accounts.adapters import (
+    Identity,
+    RegisterReviewNeeded,
+    RegisterUnavailable,
+    get_aisg_register,
+    get_exclusion_register,
+    uses_aisg,
+)
+from accounts.aisg import client as aisg_client
+from accounts.aisg import types as aisg_types
 from accounts.hooks import hook
-from accounts.models import AuthToken, LoginSession, Player, RegisterCheck, User
+from accounts.models import AuthToken, LoginSession, Player, RegisterCheck, RegisterReview, User
+from accounts.services import registers
 from accounts.services.locks import player_lock
 from core import clock
 from core.audit import Actor, audit_record
@@ -42,6 +53,8 @@ def session_start(*, player: Player, ip_address: str | None = None, user_agent: 
         raise errors.TEMPORARY_EXPIRED(expired_at=player.temporary_expires_at)
     try:
         listed = exclusion_check(player=player, actor=actor, context="login")
+    except RegisterReviewNeeded:
+        raise errors.REGISTER_REVIEW_PENDING()
     except RegisterUnavailable:
         raise errors.REGISTER_UNAVAILABLE(register="exclusion")
     login_check = hook("login_check")
@@ -206,6 +219,9 @@ def exclusion_check(*, player: Player, actor: Actor, context: str) -> bool:
         logger.warning("exclusion check skipped: player %s has no personal data", player.pk)
         return False
     now = clock.now()
+    if uses_aisg():
+        listed = _aisg_check(player=player, identity=identity, context=context)
+        return exclusion_record(player=player, listed=listed, actor=actor, context=context, records=None)
     try:
         listed = get_exclusion_register().is_listed(identity)
     except RegisterUnavailable as exc:
@@ -214,11 +230,49 @@ def exclusion_check(*, player: Player, actor: Actor, context: str) -> bool:
                                          context=context, result=RegisterCheck.Result.UNAVAILABLE,
                                          details={"error": str(exc)[:200]}, checked_at=now)
         raise
+    return exclusion_record(player=player, listed=listed, actor=actor, context=context,
+                            records=[{"register": RegisterCheck.Register.EXCLUSION, "details": {},
+                                      "result": RegisterCheck.Result.LISTED if listed
+                                      else RegisterCheck.Result.NOT_LISTED}])
+
+
+def _aisg_check(*, player: Player, identity: Identity, context: str) -> bool:
+    """``OveritOsobu`` with reason ``Prihlaseni``, by the stored HID (by the personal data while there is none);
+    the decision table: listed -> True; adult, identified, not listed -> False; anything else fails closed
+    (RegisterUnavailable; RegisterReviewNeeded when staff must review the person) with a staff case."""
+    hid = str(player.personal.aisg_hid) if player.personal.aisg_hid else None
+    now = clock.now()
+    try:
+        answer = get_aisg_register().check(identity, reason=aisg_types.LOGIN, hid=hid)
+    except RegisterUnavailable as exc:
+        registers.review_open(kind=RegisterReview.Kind.OUTAGE, player=player, context=context, reason=str(exc))
+        with transaction.atomic():
+            for r in registers.failure_records(str(exc)):
+                RegisterCheck.objects.create(player_id=player.pk, context=context, checked_at=now, **r)
+        raise
+    decision = aisg_client.decide(answer)
+    with transaction.atomic():
+        for r in registers.records_of(answer):
+            RegisterCheck.objects.create(player_id=player.pk, context=context, checked_at=now, **r)
+        registers.hid_store(player.pk, answer.hid)
+    if decision.outcome == aisg_client.EXCLUDED:
+        return True
+    if decision.outcome == aisg_client.OK:
+        return False
+    registers.outcome_review(decision, player=player, context=context, details=registers.answer_details(answer))
+    if decision.outcome == aisg_client.UNAVAILABLE:
+        raise RegisterUnavailable(f"AISG: {decision.reason}")
+    raise RegisterReviewNeeded(f"AISG: {decision.reason}")
+
+
+def exclusion_record(*, player: Player, listed: bool, actor: Actor, context: str,
+                     records: list[dict[str, Any]] | None) -> bool:
+    """Record a register answer on the player (the flag, the audit on a change, the logout of a listed player)."""
+    now = clock.now()
     with transaction.atomic():
         p = player_lock(player)
-        RegisterCheck.objects.create(player=p, register=RegisterCheck.Register.EXCLUSION, context=context,
-                                     result=RegisterCheck.Result.LISTED if listed else RegisterCheck.Result.NOT_LISTED,
-                                     checked_at=now)
+        for r in records or []:
+            RegisterCheck.objects.create(player=p, context=context, checked_at=now, **r)
         changed = p.exclusion_listed != listed
         p.exclusion_listed = listed
         p.exclusion_checked_at = now

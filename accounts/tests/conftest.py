@@ -62,3 +62,28 @@ def _fresh_terms_snapshot():
     snapshot_clear()
     yield
     snapshot_clear()
+
+
+@pytest.fixture
+def aisg(settings, tmp_path):
+    """The local AISG server (``accounts.aisg.testing.LocalAisg``, the Ministry's XSD validating each request when the
+    specification is at hand) configured as both registers: the operator's key and certificate and "the
+    Ministry's" certificate written to files as in production."""
+    from accounts.aisg.testing import LocalAisg, key_pair, spec_dir
+
+    key, cert = key_pair("Provozovatel s.r.o. - test seal")
+    (tmp_path / "op-key.pem").write_bytes(key)
+    (tmp_path / "op-cert.pem").write_bytes(cert)
+    folder = spec_dir()
+    with LocalAisg(operator_cert_pem=cert, schema_dir=folder if folder.is_dir() else None) as server:
+        (tmp_path / "mf.pem").write_bytes(server.ministry_cert_pem)
+        settings.ACCOUNTS_POPULATION_REGISTER = settings.ACCOUNTS_EXCLUSION_REGISTER = "aisg"
+        settings.ACCOUNTS_AISG_URL = server.url
+        settings.ACCOUNTS_AISG_KEY_FILE = str(tmp_path / "op-key.pem")
+        settings.ACCOUNTS_AISG_CERT_FILE = str(tmp_path / "op-cert.pem")
+        settings.ACCOUNTS_AISG_MINISTRY_CERT_FILE = str(tmp_path / "mf.pem")
+        settings.ACCOUNTS_AISG_ICO_VCP = "01234567"
+        settings.ACCOUNTS_AISG_TIMEOUT_SECONDS = 2.0
+        server.operator_key_pem = key
+        yield server
+        assert not server.schema_errors, server.schema_errors

@@ -17,8 +17,9 @@ from aml.services.identification import (
     identification_submit_one,
     sandbox_callback_deliver,
 )
-from aml.services.lists import pep_claim_record, screening_list_import, screening_rescreen
+from aml.services.lists import pep_claim_record, screening_list_import, screening_list_withdraw, screening_rescreen
 from aml.services.monitoring import rules_evaluate
+from aml.services.risk import risk_assess, risk_review_due
 from aml.services.screening import pep_declare, profile_ensure, screening_due, screening_request, screening_run
 
 __all__ = [
@@ -40,7 +41,10 @@ __all__ = [
     "rules_evaluate",
     "sandbox_callback_deliver",
     "screening_due",
+    "risk_assess",
+    "risk_review_due",
     "screening_list_import",
+    "screening_list_withdraw",
     "screening_request",
     "screening_rescreen",
     "screening_run",

@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 from accounts.models import Player
 from accounts.services import player_lock
 from aml import activity, errors
-from aml.models import CaseHold, ComplianceCase
+from aml.models import AmlProfile, CaseHold, ComplianceCase
 from aml.services.seams import player_aml_restriction_record, win_hold_place
 from core import clock
 from core.audit import Actor, audit_record
@@ -62,6 +62,8 @@ def case_open(*, player_id: int, kind: str, key: str, summary: str, blocking: bo
             return ComplianceCase.objects.get(key=key), False
         audit_record(actor=actor, action="aml.case_opened", obj=case, player_id=player_id, kind=kind, rule=rule,
                      key=key, blocking=blocking, summary=summary)
+        if kind != ComplianceCase.Kind.RISK_HIGH:
+            risk_mark_due(player_id)
         if player is not None:
             _restriction_sync(player, actor=actor, reason=f"case {case.pk} opened ({kind})")
         return case, True
@@ -88,8 +90,16 @@ def case_decide(*, case: ComplianceCase, decision: str, note: str, actor: Actor)
                      rule=c.rule)
         if c.blocking:
             _restriction_sync(player, actor=actor, reason=f"case {c.pk} {decision}")
+        if c.kind != ComplianceCase.Kind.RISK_HIGH:
+            risk_mark_due(c.player_id)
     case.refresh_from_db()
     return case
+
+
+def risk_mark_due(player_id: int) -> None:
+    """A fact of the client risk rating changed: the rating job (``aml.risk_review``) assesses the player again at
+    its next run."""
+    AmlProfile.objects.filter(player_id=player_id).update(risk_next_review_at=clock.now())
 
 
 def case_hold_place(*, case: ComplianceCase, win_reference: str, reason: str, note: str, actor: Actor) -> CaseHold:

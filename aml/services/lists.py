@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -48,6 +48,8 @@ def screening_list_import(*, source: str, data: bytes, actor: Actor, file_name: 
     digest = hashlib.sha256(data).hexdigest()
     existing = ScreeningListVersion.objects.filter(source=source, sha256=digest).first()
     if existing is not None:
+        if existing.withdrawn_at is not None:
+            raise errors.LIST_WITHDRAWN(reason=existing.withdrawn_reason, version=existing.pk)
         return existing, False
     try:
         parsed = PARSERS[source](data)
@@ -56,6 +58,10 @@ def screening_list_import(*, source: str, data: bytes, actor: Actor, file_name: 
     if not parsed.entries:
         raise errors.LIST_EMPTY(source=source)
     published = parsed.published_at or published_at or clock.now()
+    latest = clock.now() + timedelta(minutes=int(settings.AML_LIST_CLOCK_SKEW_MINUTES))
+    if published > latest:  # a future date would make every genuine list of the source "outdated"
+        raise errors.LIST_INVALID(reason=f"the publication time {published.isoformat()} lies in the future",
+                                  source=source)
     rows: list[dict[str, Any]] = []
     names_total = persons = 0
     for e in parsed.entries:
@@ -80,7 +86,8 @@ def screening_list_import(*, source: str, data: bytes, actor: Actor, file_name: 
         existing = ScreeningListVersion.objects.filter(source=source, sha256=digest).first()
         if existing is not None:  # imported by a concurrent call meanwhile
             return existing, False
-        current = ScreeningListVersion.objects.filter(source=source).order_by("-id").first()
+        current = (ScreeningListVersion.objects.filter(source=source, withdrawn_at__isnull=True)
+                   .order_by("-id").first())
         if current is not None and current.published_at is not None and published < current.published_at:
             raise errors.LIST_OUTDATED(published_at=published.isoformat(),
                                        current_published_at=current.published_at.isoformat(),
@@ -96,6 +103,30 @@ def screening_list_import(*, source: str, data: bytes, actor: Actor, file_name: 
                      file_name=version.file_name, replaces=None if current is None else current.pk)
         rescreen_task.delay_on_commit()
     return version, True
+
+
+def screening_list_withdraw(*, version: ScreeningListVersion, actor: Actor, reason: str) -> ScreeningListVersion:
+    """Compliance withdraws a wrongly imported version (a file of the wrong list, a typo in its date): it is no
+    longer screened against nor the newest version of its source (the previous version is again, and a genuine
+    file older than the withdrawn one imports). Audited (``aml.screening_list_withdrawn``, with the reason); every
+    live player is screened again after commit. A withdrawn file is not imported again (``aml.list_withdrawn``)."""
+    reason = " ".join((reason or "").split())[:300]
+    if not reason:
+        raise errors.LIST_INVALID(reason="a withdrawal needs its reason", source=version.source)
+    from aml.tasks import screening_rescreen as rescreen_task
+
+    with transaction.atomic():
+        row = ScreeningListVersion.objects.select_for_update().get(pk=version.pk)
+        if row.withdrawn_at is not None:
+            raise errors.LIST_WITHDRAWN(reason=row.withdrawn_reason, version=row.pk)
+        row.withdrawn_at, row.withdrawn_by, row.withdrawn_reason = clock.now(), actor.label[:150], reason
+        row.save(update_fields=["withdrawn_at", "withdrawn_by", "withdrawn_reason"])
+        now_current = (ScreeningListVersion.objects.filter(source=row.source, withdrawn_at__isnull=True)
+                       .order_by("-id").values_list("pk", flat=True).first())
+        audit_record(actor=actor, action="aml.screening_list_withdrawn", obj=row, source=row.source,
+                     sha256=row.sha256, published_at=row.published_at, reason=reason, current=now_current)
+        rescreen_task.delay_on_commit()
+    return row
 
 
 def screening_rescreen(*, batch: int | None = None, seconds: float | None = None) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from aml.services import (
     identification_start,
     pep_claim_record,
     pep_declare,
+    risk_assess,
     screening_list_import,
     screening_run,
     sof_declare,
@@ -51,10 +52,11 @@ def test_every_aml_admin_page_renders(staff_client, doubtful):
     screening_run(player=player, actor=SYSTEM)
     sof_declare(player=player, source="savings", description="savings", actor=Actor.player(player))
     pep_claim_record(player=player, is_pep=True, source="bankid", actor=SYSTEM)
-    screening_list_import(source="cz", data=(Path(__file__).parent / "lists" / "cz_national.xml").read_bytes(),
+    screening_list_import(source="cz", data=(Path(__file__).parent / "lists" / "cz_national.csv").read_bytes(),
                           actor=SYSTEM)
+    risk_assess(player=player, actor=SYSTEM, trigger="test")
     models = [m for m in admin.site._registry if m._meta.app_label == "aml"]
-    assert len(models) == 12  # images and case holds are inlines
+    assert len(models) == 13  # images and case holds are inlines
     for model in models:
         prefix = f"admin:aml_{model._meta.model_name}"
         urls = [reverse(f"{prefix}_changelist")]

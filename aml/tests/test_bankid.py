@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlsplit
 
 import pytest
 import time_machine
@@ -345,7 +345,6 @@ def test_a_player_who_cancels_at_the_bank_is_told_so_and_may_start_again(bankid_
     ({"nationality": "SK"}, "citizenship_mismatch"),
     ({"idcards": [bankid_idcard(number="999888777")]}, "document_number_mismatch"),
     ({"idcards": [bankid_idcard(number="X", valid_to="2020-01-01")]}, "document_expired"),
-    ({"limited_legal_capacity": True}, "limited_legal_capacity"),
 ])
 def test_verified_claims_that_differ_from_the_registration_identify_nobody_and_go_to_staff(bankid_op, overrides,
                                                                                          mismatch):
@@ -417,6 +416,57 @@ def test_the_connect_userinfo_endpoint_is_not_aml_verified_and_has_no_identity_d
     other = applicant()
     refused(flow(bankid_op, other), errors.BANKID_CLAIMS_INVALID, missing=["idcards"])
     assert_nobody_identified(other, errors.BANKID_CLAIMS_INVALID.code)
+
+
+# Bank iD as published: loa3, the profile.* scopes, the legal status ------------------------------------------------
+
+@pytest.mark.parametrize(("overrides", "reason"), [
+    ({"limited_legal_capacity": True}, "limited_legal_capacity"),
+    ({"majority": False}, "not_of_age"),
+])
+def test_a_person_with_limited_legal_capacity_or_not_of_age_is_refused(bankid_op, overrides, reason):
+    """profile.legalstatus: such a person may not play; before, limited legal capacity went to staff as a
+    mismatch and majority was not read at all."""
+    player = applicant()
+    refused(flow(bankid_op, player, **overrides), errors.BANKID_NOT_ELIGIBLE, http=403, reason=reason)
+    assert_nobody_identified(player, errors.BANKID_NOT_ELIGIBLE.code)
+    assert not IdentificationCheck.objects.filter(player=player).exists()
+
+
+def test_the_sign_in_asks_loa3_and_the_profile_scopes_and_an_id_token_of_another_level_is_refused(bankid_op):
+    player = applicant()
+    bankid_op.login(bankid_profile_for(player))
+    url = start(player)["authorization_url"]
+    query = dict(parse_qsl(urlsplit(url).query))
+    assert query["acr_values"] == "loa3"
+    assert {"openid", "profile.name", "profile.birthdate", "profile.birthnumber", "profile.idcards",
+            "profile.legalstatus", "profile.verification"} <= set(query["scope"].split())
+    assert all(s == "openid" or s.startswith("profile.") for s in query["scope"].split())
+    other = applicant()
+    bankid_op.id_token_changes = {"acr": "loa2"}
+    refused(flow(bankid_op, other), errors.BANKID_ID_TOKEN_INVALID, reason="acr")
+    assert_nobody_identified(other, errors.BANKID_ID_TOKEN_INVALID.code)
+
+
+def test_without_the_legalstatus_scope_the_claims_are_incomplete(bankid_op, settings):
+    settings.AML_BANKID_SCOPES = settings.AML_BANKID_SCOPES.replace(" profile.legalstatus", "")
+    player = applicant()
+    refused(flow(bankid_op, player), errors.BANKID_CLAIMS_INVALID, missing=["legalstatus"])
+
+
+def test_the_birth_number_comes_without_the_slash_and_a_malformed_one_is_refused(bankid_op):
+    player = applicant()
+    assert flow(bankid_op, player, birthnumber=player.personal.birth_number).status_code == 200
+    other = applicant()
+    refused(flow(bankid_op, other, birthnumber="70010A0008"), errors.BANKID_CLAIMS_INVALID, reason="birthnumber")
+
+
+def test_the_local_provider_refuses_a_level_other_than_loa3_as_bank_id_does(bankid_op):
+    player = applicant()
+    bankid_op.login(bankid_profile_for(player))
+    url = start(player)["authorization_url"].replace("acr_values=loa3", "acr_values=loa2")
+    answer = bankid_op.authorize(url)
+    assert answer["error"] == "invalid_request" and "code" not in answer
 
 
 # PEP (the AML duties' due diligence) ------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ aml/matching.py explains, each hit shown to staff; a new version re-screens ever
 from __future__ import annotations
 
 import io
+import re
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from accounts.testing import birth_number_for
-from aml import errors
+from aml import errors, services
 from aml.lists import parse_cz, parse_eu, parse_pep_csv, parse_un
 from aml.models import (
     AmlProfile,
@@ -84,8 +85,12 @@ def imported(settings):
     return settings
 
 
+# the national list's entries have no identifier: the reference is a hash of the first name and the birth dates
+CZ_PERSON, CZ_ENTITY = "CZ-a9e83b2467c6f388", "CZ-bfdc4433427a9b29"
+
+
 def import_all(commit=None):
-    for source, name in (("eu", "eu_fsf.xml"), ("un", "un_consolidated.xml"), ("cz", "cz_national.xml")):
+    for source, name in (("eu", "eu_fsf.xml"), ("un", "un_consolidated.xml"), ("cz", "cz_national.csv")):
         screening_list_import(source=source, data=read(name), file_name=name, actor=SYSTEM)
 
 
@@ -137,10 +142,9 @@ def test_the_un_file_joins_the_name_parts_and_reads_each_kind_of_birth_date():
 
 
 def test_the_national_list_and_the_pep_list_are_read_in_their_documented_layouts():
-    cz = parse_cz(read("cz_national.xml"))
-    assert iso(cz.published_at) == "2026-10-01T00:00:00+02:00"  # a date alone: midnight in Prague
-    assert [(e.reference, e.subject_type) for e in cz.entries] == [("CZ-2026-001", "person"),
-                                                                   ("CZ-2026-002", "entity")]
+    cz = parse_cz(read("cz_national.csv"))
+    assert iso(cz.published_at) == "2026-10-01T00:00:00+02:00"  # the latest change of a row, midnight in Prague
+    assert [(e.reference, e.subject_type) for e in cz.entries] == [(CZ_PERSON, "person"), (CZ_ENTITY, "entity")]
     pep = parse_pep_csv(read("pep.csv"))  # semicolons, as a Czech spreadsheet saves it
     assert pep.published_at is None
     assert [(e.reference, e.names, e.birth_dates, e.details["position"]) for e in pep.entries] == [
@@ -203,8 +207,10 @@ def test_a_file_older_than_the_current_version_is_refused_a_newer_one_becomes_cu
     ("un", b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY x SYSTEM "file:///etc/passwd">]><CONSOLIDATED_LIST '
            b'dateGenerated="2026-01-01T00:00:00Z"><INDIVIDUALS><INDIVIDUAL><FIRST_NAME>&x;</FIRST_NAME>'
            b'</INDIVIDUAL></INDIVIDUALS></CONSOLIDATED_LIST>', errors.LIST_INVALID.code),  # an external entity
-    ("cz", b'<nationalSanctionsList published="2026-01-01"><subject reference="A" type="ship"><name>X</name>'
-           b'</subject></nationalSanctionsList>', errors.LIST_INVALID.code),
+    ("cz", b'<nationalSanctionsList published="2026-01-01"><subject reference="A" type="person"><name>X</name>'
+           b'</subject></nationalSanctionsList>', errors.LIST_INVALID.code),  # the layout this project once invented
+    ("cz", "Příjmení fyzické osoby/název právnické osoby/označení nebo název entity,Jméno fyzické osoby,Stav zápisu,"
+           "Datum narození fyzické osoby\nNěkdo,Jan,neplatný,1.1.1970\n".encode(), errors.LIST_INVALID.code),
     ("pep", b"reference;position\nP-1;mayor\n", errors.LIST_INVALID.code),  # no name column
     ("pep", "reference;name;birth_date\nP-1;Jan Veřejný;1.1.1950\n".encode(), errors.LIST_INVALID.code),
     ("pep", b"\xff\xfe", errors.LIST_INVALID.code),
@@ -271,7 +277,10 @@ def test_the_command_reports_a_refused_file():
     ("Won Ho", "Ri", "1963-12-31", "M", "un:KPi.950"),  # born between 1958 and 1963
     ("Won Ho", "Ri", "1957-12-31", "M", None),
     ("Zdeněk", "Odhadnutý", "1976-06-06", "M", "un:LYi.930"),  # approximately 1975
-    ("Jaroslav", "Zakázaný", "1980-05-05", "M", "cz:CZ-2026-001"),
+    ("Jaroslav", "Zakázaný", "1980-05-05", "M", f"cz:{CZ_PERSON}"),
+    ("Jaroslaw", "Zakazany", "1980-05-05", "M", f"cz:{CZ_PERSON}"),  # a variant of the "/" separated names
+    ("Jaroslav", "Zakázaný", "1981-05-05", "M", None),  # the amended (superseded) version's birth date
+    ("Oldřich", "Vyřazený", "1970-03-03", "M", None),  # a withdrawn (zrušen) entry
     ("Jaroslav", "Zakázaný", "1980-05-06", "M", None),
     ("Zakázaná", "Společnost", "1980-05-05", "F", None),  # an entity's name is not a person's list entry
 ])
@@ -431,7 +440,7 @@ def test_the_staff_upload_needs_its_permission_and_a_repeat_changes_nothing(impo
     assert not ScreeningListVersion.objects.exists()
     officer = staff_with("import_screening_list", "view_screeninglistversion")
     waiting = person("Ivan", "Sankcionovaný", "1971-03-14")
-    for source, name in (("un", "un_consolidated.xml"), ("cz", "cz_national.xml")):
+    for source, name in (("un", "un_consolidated.xml"), ("cz", "cz_national.csv")):
         screening_list_import(source=source, data=read(name), actor=SYSTEM)
     with commit():
         r = client(officer).post(url, upload("eu_fsf.xml", "eu"), format="multipart")
@@ -457,12 +466,12 @@ def test_the_admin_import_form_imports_for_staff_with_the_permission_only():
     page = browser.get("/admin/aml/screeninglistversion/")
     assert page.status_code == 200 and "/admin/aml/screeninglistversion/import/" in page.content.decode()
     r = browser.post("/admin/aml/screeninglistversion/import/",
-                     {"source": "cz", "file": SimpleUploadedFile("cz.xml", read("cz_national.xml"))})
+                     {"source": "cz", "file": SimpleUploadedFile("cz.csv", read("cz_national.csv"))})
     version = ScreeningListVersion.objects.get()
     assert r.status_code == 302 and r["Location"].endswith(f"/admin/aml/screeninglistversion/{version.pk}/change/")
     assert version.imported_by == officer.username and version.entry_count == 2
     found = browser.get("/admin/aml/screeninglistentry/?q=jaroslaw")  # an alias, written without its accents too
-    assert found.status_code == 200 and "CZ-2026-001" in found.content.decode()
+    assert found.status_code == 200 and CZ_PERSON in found.content.decode()
     viewer = Client()
     viewer.force_login(staff_with("view_screeninglistversion"))
     r = viewer.post("/admin/aml/screeninglistversion/import/",
@@ -500,7 +509,7 @@ def test_the_index_scores_every_candidate_exactly_as_name_score_does():
     from aml.matching import IndexedEntry, NameIndex, name_score, normalised_name
 
     entries, k = [], 0
-    for source, name in (("eu", "eu_fsf.xml"), ("un", "un_consolidated.xml"), ("cz", "cz_national.xml")):
+    for source, name in (("eu", "eu_fsf.xml"), ("un", "un_consolidated.xml"), ("cz", "cz_national.csv")):
         for listed in PARSERS[source](read(name)).entries:
             names, normalised = listed.matching_names()
             k += 1
@@ -565,3 +574,83 @@ def test_a_new_version_is_re_screened_by_a_real_celery_worker(worker_env, settin
     assert runs[listed.pk].list_version == f"eu{version.pk}"
     assert ComplianceCase.objects.filter(player=listed, kind="screening_hit", status="open").count() == 1
     print(f"re-screening ran in a worker on {url.split(':')[0]}")
+
+
+CZ_HEADER = ("Příjmení fyzické osoby/název právnické osoby/označení nebo název entity ,Jméno fyzické osoby ,Stav zápisu,"
+             "Poznámka ke stavu zápisu ,Datum narození fyzické osoby,Datum zápisu či jeho změny")
+
+
+def test_the_national_list_keeps_only_entries_in_force_and_reads_the_ministry_s_irregular_quoting():
+    data = (CZ_HEADER + "\n"
+            'Starý/Stary,Petr,zrušen,"Zrušeno 2. 2. 2026, zapsán na seznam EU",1.1.1960,1. 1. 2026\n'
+            '"""Skupina ""Vlk"" s.r.o.""",,platný,,,3.3.2026\n'
+            'Nový,Pavel/Paul,platný,,"2. 2. 1977, 1978",4. 3. 2026\n').encode()
+    parsed = parse_cz(data)
+    assert iso(parsed.published_at) == "2026-03-04T00:00:00+01:00"  # the withdrawal's date counts as a change too
+    assert [(e.subject_type, e.names, e.birth_dates) for e in parsed.entries] == [
+        ("entity", ['Skupina "Vlk" s.r.o.'], []),
+        ("person", ["Pavel Nový", "Paul Nový"], ["1977-02-02"])]
+
+
+def test_the_national_list_s_older_layout_is_read_by_its_column_titles():
+    data = ("Jméno fyzické osoby,Příjmení fyzické osoby/název právnické osoby/označení nebo název entity,"
+            "Datum narození fyzické osoby,Další identifikační údaje,Datum zápisu,Omezující opatření,"
+            "Číslo usnesení vlády\nIvan,Starší,7. 7. 1966,,20. 4. 2023,zmrazení,č. 300\n").encode()
+    parsed = parse_cz(data)
+    assert [(e.names, e.birth_dates, e.details["act"]) for e in parsed.entries] == [
+        (["Ivan Starší"], ["1966-07-07"], "č. 300")]
+    assert iso(parsed.published_at) == "2023-04-20T00:00:00+02:00"
+
+
+def test_a_list_published_in_the_future_is_refused_and_the_genuine_list_still_imports():
+    """V-3: a file dated 2999 was accepted and refused every genuine list of its source after it."""
+    future = read("eu_fsf.xml").replace(b'generationDate="', b'generationDate="2999', 1)
+    future = re.sub(rb'generationDate="2999[^"]*"', b'generationDate="2999-01-01T00:00:00Z"', future)
+    with pytest.raises(DomainError) as exc:
+        screening_list_import(source="eu", data=future, actor=SYSTEM)
+    assert exc.value.code == errors.LIST_INVALID.code and "future" in exc.value.details["reason"]
+    assert not ScreeningListVersion.objects.exists()
+    version, created = screening_list_import(source="eu", data=read("eu_fsf.xml"), actor=SYSTEM)
+    assert created
+
+
+def test_a_publication_time_within_the_clock_skew_is_accepted(settings):
+    soon = (clock.now() + timedelta(minutes=settings.AML_LIST_CLOCK_SKEW_MINUTES - 1)).isoformat()
+    data = re.sub(rb'generationDate="[^"]*"', f'generationDate="{soon}"'.encode(), read("eu_fsf.xml"))
+    assert screening_list_import(source="eu", data=data, actor=SYSTEM)[1]
+
+
+def test_compliance_withdraws_a_wrongly_imported_version_audited_and_everyone_is_screened_again(commit):
+    genuine = read("eu_fsf.xml")
+    wrong = re.sub(rb'generationDate="[^"]*"', b'generationDate="2026-12-01T00:00:00Z"', genuine).replace(
+        b"</export>", b'<sanctionEntity euReferenceNumber="EU.WRONG"><subjectType code="person"/>'
+                      b'<nameAlias wholeName="Nobody Real"/></sanctionEntity></export>')
+    bad, _ = screening_list_import(source="eu", data=wrong, actor=SYSTEM)
+    older = re.sub(rb'generationDate="[^"]*"', b'generationDate="2026-11-25T00:00:00Z"', genuine)
+    with pytest.raises(DomainError) as exc:
+        screening_list_import(source="eu", data=older, actor=SYSTEM)
+    assert exc.value.code == errors.LIST_OUTDATED.code
+    staff = make_staff()
+    with commit() as callbacks:
+        services.screening_list_withdraw(version=bad, actor=Actor.staff(staff), reason="wrong file")
+    assert callbacks  # the re-screening is enqueued after the commit
+    bad.refresh_from_db()
+    assert bad.withdrawn_at is not None and bad.withdrawn_by == Actor.staff(staff).label
+    event = AuditEvent.objects.get(action="aml.screening_list_withdrawn")
+    assert event.details["reason"] == "wrong file"
+    version, created = screening_list_import(source="eu", data=older, actor=SYSTEM)  # the genuine list again
+    assert created
+    with pytest.raises(DomainError) as exc:
+        screening_list_import(source="eu", data=wrong, actor=SYSTEM)  # the withdrawn file is not taken back
+    assert exc.value.code == errors.LIST_WITHDRAWN.code
+    with pytest.raises(DomainError) as exc:
+        services.screening_list_withdraw(version=bad, actor=Actor.staff(staff), reason="again")
+    assert exc.value.code == errors.LIST_WITHDRAWN.code
+
+
+def test_the_eu_birth_date_parts_are_read_under_both_spellings_of_their_attributes():
+    head = b'<export generationDate="2026-01-01T00:00:00Z"><sanctionEntity euReferenceNumber="EU.1">' \
+           b'<subjectType code="person"/><nameAlias wholeName="Jan Test"/>'
+    for attrs in (b'year="1970" monthOfYear="3" dayOfMonth="4"', b'year="1970" month="3" day="4"'):
+        parsed = parse_eu(head + b"<birthdate " + attrs + b"/></sanctionEntity></export>")
+        assert parsed.entries[0].birth_dates == ["1970-03-04"], attrs

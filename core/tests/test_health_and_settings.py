@@ -159,7 +159,12 @@ def test_a_32_byte_seal_key_and_secret_key_are_accepted():
     ({"ACCOUNTS_POPULATION_REGISTER": "sandbox"}, "ACCOUNTS_POPULATION_REGISTER=sandbox"),
     ({"ACCOUNTS_EXCLUSION_REGISTER": "sandbox"}, "ACCOUNTS_EXCLUSION_REGISTER=sandbox"),
     ({"ACCOUNTS_SMS_GATEWAY": "sandbox"}, "ACCOUNTS_SMS_GATEWAY=sandbox"),
-    ({"ACCOUNTS_EXCLUSION_REGISTER_URL": ""}, "ACCOUNTS_EXCLUSION_REGISTER=http without ACCOUNTS_EXCLUSION_REGISTER_URL"),
+    ({"ACCOUNTS_EXCLUSION_REGISTER": "http"}, "ACCOUNTS_EXCLUSION_REGISTER=http (production asks the Ministry's AISG"),
+    ({"ACCOUNTS_POPULATION_REGISTER": "http"}, "ACCOUNTS_POPULATION_REGISTER=http (production asks the Ministry's AISG"),
+    ({"ACCOUNTS_AISG_URL": "https://api-pg.hazard.mfcr.cz/rovo/v1"}, "ACCOUNTS_AISG_URL is the Ministry's playground"),
+    ({"ACCOUNTS_AISG_URL": "http://api.hazard.mfcr.cz/rovo/v1"}, "ACCOUNTS_AISG_URL is not an https:// address"),
+    ({"ACCOUNTS_AISG_MINISTRY_CERT_FILE": ""}, "ACCOUNTS_AISG_MINISTRY_CERT_FILE is not set"),
+    ({"ACCOUNTS_AISG_REQUIRE_ECHO": "false"}, "ACCOUNTS_AISG_REQUIRE_ECHO=false"),
     ({"ALLOWED_HOSTS": "*"}, "ALLOWED_HOSTS=*"),
     ({"SECURE_HSTS_SECONDS": "0"}, "SECURE_HSTS_SECONDS=0"),
     ({"HEALTH_REQUIRE_JOBS": "false"}, "HEALTH_REQUIRE_JOBS=false"),
@@ -188,7 +193,7 @@ def test_production_says_at_start_which_implementation_each_outside_system_uses(
     r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "false"}, "settings.EXTERNAL_SYSTEMS")
     assert r.returncode == 0, r.stderr[-800:]
     line = next(line for line in r.stderr.splitlines() if "external systems" in line)
-    for part in ("population register=http", "register of excluded persons=http", "SMS gateway=http",
+    for part in ("population register=aisg", "register of excluded persons=aisg", "SMS gateway=http",
                  "identification provider=none", "Bank iD=on", "screening list=imported"):
         assert part in line, line
 

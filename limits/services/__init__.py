@@ -20,6 +20,7 @@ from limits.kinds import TECHNICAL
 from limits.rules import max_win_per_round, win_cap
 from limits.services.counters import minute_buckets_prune
 from limits.services.exclusions import (
+    exclusion_batches_collect,
     exclusion_sweep,
     panic_press,
     panic_report_send,
@@ -44,6 +45,7 @@ __all__ = [
     "max_win_per_round", "stake_check", "stake_settled", "stake_voided", "settled_bet_voided", "win_cap", "login_check", "self_limit_set", "self_limits_decide",
     "pending_limits_apply", "limits_account_closed", "panic_press", "panic_report_send", "panic_reports_send_due",
     "self_listing_request", "self_listing_send",
-    "self_listing_send_due", "exclusion_sweep", "daily_time_logout_sweep", "minute_buckets_prune",
+    "self_listing_send_due", "exclusion_sweep", "exclusion_batches_collect", "daily_time_logout_sweep",
+    "minute_buckets_prune",
     "refusal_record", "responsible_text_save", "help_contact_save", "StakeAllowed", "TECHNICAL", "StakeGate", "stake_gate", "stake_placed", "stake_decided_now",
 ]

@@ -13,10 +13,11 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import F, Q
 
-from accounts.adapters import get_exclusion_register
+from accounts.adapters import get_exclusion_register, uses_aisg
+from accounts.aisg.types import AisgError
 from accounts.models import Player
 from accounts.selectors import identity_for, person_key
-from accounts.services import exclusion_check, player_force_logout
+from accounts.services import exclusion_check, player_force_logout, recheck_collect_due, recheck_submit
 from core import clock
 from core.audit import Actor, audit_record
 from limits import errors, sql
@@ -241,6 +242,8 @@ def exclusion_sweep(*, context: str, now: datetime | None = None, limit: int = 5
     now = now or clock.now()
     sweep = ExclusionSweep.objects.create(context=context, started_at=now)
     due, threshold = _due_for_check(context, now, limit)
+    if uses_aisg():
+        return _aisg_sweep(sweep, context=context, due=due, threshold=threshold, now=now)
     actor = Actor.system(f"limits.exclusion_sweep_{context}")
     checked = listed = failed = 0
     note = ""
@@ -269,3 +272,51 @@ def exclusion_sweep(*, context: str, now: datetime | None = None, limit: int = 5
                                                       failed=failed, note=note)
     sweep.refresh_from_db()
     return sweep
+
+
+# With the Ministry's AISG interface the sweep submits batches (OveritOsobyHromadne) and a job collects them.
+AISG_CLAIM_FOR = timedelta(minutes=60)  # a submitted player waits for the batch's results, not checked twice
+
+
+def _aisg_sweep(sweep: ExclusionSweep, *, context: str, due: list[int], threshold: datetime,
+                now: datetime) -> ExclusionSweep:
+    """Claim the due players and submit them by batch (``accounts.services.recheck_submit``); the results come with
+    :func:`exclusion_batches_collect`. ``checked`` counts the players submitted."""
+    claimed = list(ExclusionWatch.objects.filter(player_id__in=due)
+                   .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+                   .filter(Q(last_checked_at__isnull=True) | Q(last_checked_at__lte=threshold))
+                   .values_list("player_id", flat=True))
+    ExclusionWatch.objects.filter(player_id__in=claimed).update(claimed_until=now + AISG_CLAIM_FOR)
+    submitted, failed, note = 0, 0, ""
+    try:
+        batches = recheck_submit(sorted(claimed), context=context, now=now)
+        submitted = sum(len(b.player_ids) for b in batches)
+    except AisgError as exc:  # recorded for the staff by accounts; the players are due again at the next run
+        note = f"{exc.__class__.__name__}: {exc}"[:300]
+        failed = len(claimed)
+        ExclusionWatch.objects.filter(player_id__in=claimed).update(claimed_until=None, last_error=note,
+                                                                    failures=F("failures") + 1)
+    ExclusionSweep.objects.filter(pk=sweep.pk).update(finished_at=clock.now(), checked=submitted, failed=failed,
+                                                      note=note or f"submitted by batch: {submitted}")
+    sweep.refresh_from_db()
+    return sweep
+
+
+def exclusion_batches_collect(*, now: datetime | None = None) -> dict[str, int]:
+    """Collect the results of the submitted AISG batches that are due (``accounts.services.recheck_collect_due``,
+    which applies them: a listed player flagged and logged out) and note them on the watch rows."""
+    now = now or clock.now()
+    out = recheck_collect_due(now=now)
+    if out.listed:
+        ExclusionWatch.objects.filter(player_id__in=out.listed).update(
+            last_checked_at=now, last_listed=True, last_error="", failures=0, claimed_until=None)
+    if out.confirmed:
+        ExclusionWatch.objects.filter(player_id__in=out.confirmed).update(
+            last_checked_at=now, last_listed=False, last_error="", failures=0, claimed_until=None)
+    for reason in set(out.failed.values()):
+        ExclusionWatch.objects.filter(player_id__in=[p for p, r in out.failed.items() if r == reason]).update(
+            last_error=reason[:300], failures=F("failures") + 1, claimed_until=None)
+    if out.expired:
+        ExclusionWatch.objects.filter(player_id__in=out.expired).update(claimed_until=None)
+    return {"batches": out.batches, "listed": len(out.listed), "confirmed": len(out.confirmed),
+            "failed": len(out.failed), "expired": len(out.expired)}

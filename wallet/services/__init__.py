@@ -9,6 +9,7 @@ from wallet.services.bank import (
     bank_credit_assign,
     bank_credit_return,
     bank_payment_order_export,
+    bank_payment_status_import,
     bank_statement_import,
     bank_statement_process,
     bank_statement_store,
@@ -67,7 +68,7 @@ from wallet.services.withdrawals import (
 __all__ = [
     "LockedWallet", "round_stake_debit", "round_win_credit", "wallet_lock_live",
     "adjustment_credit", "bank_credit_assign", "bank_credit_return", "bank_payment_order_export",
-    "bank_statement_import", "bank_statement_process", "bank_statement_store", "bank_statement_upload",
+    "bank_payment_status_import", "bank_statement_import", "bank_statement_process", "bank_statement_store", "bank_statement_upload",
     "branch_cash_record", "closure_settlement_start", "debt_sweep_one", "deposit_expire_one",
     "deposit_start", "method_document_review", "method_document_upload", "method_term_sweep_one",
     "misuse_payout_start", "operator_transfer", "payment_method_cancel", "payment_method_mark_doubtful",

@@ -22,13 +22,14 @@ Every money movement is a balanced ledger posting of the existing services; noth
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections import Counter
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import IntegrityError, transaction
+from django.db import DataError, IntegrityError, transaction
 from django.db.models import Count, Exists, OuterRef, Sum
 
 from accounts.models import Player
@@ -36,12 +37,13 @@ from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
 from core.sql import advisory_lock
-from wallet import adapters, errors, iso20022, methods
+from wallet import adapters, errors, iso20022, methods, rules
 from wallet.adapters import CallbackEvent
-from wallet.ledger import operator_account, post, wallet_lock
+from wallet.ledger import live_account, operator_account, post, set_debt, wallet_lock
 from wallet.models import (
     BankEntry,
     BankStatement,
+    Debt,
     Deposit,
     LedgerTransaction,
     PaymentMethod,
@@ -53,8 +55,10 @@ from wallet.models import (
 )
 from wallet.selectors import player_identity
 from wallet.services.deposits import deposit_confirm_locked, new_payment_reference
+from wallet.services.notices import debt_notice, deposit_reversed_notice
 from wallet.services.payouts import payout_event
 
+logger = logging.getLogger("wallet.bank")
 PROVIDER = adapters.BankTransferProvider.code  # "bank"
 CLEARING = f"clearing:{PROVIDER}"
 UNMATCHED = "bank_unmatched"
@@ -195,9 +199,46 @@ def _set(entry: BankEntry, status: str, reason: str = "", **fields: Any) -> str:
     return status
 
 
+def _minor_text(amount: int) -> str:
+    return f"{amount // 100}.{amount % 100:02d}"
+
+
+def _entry_invalid(stmt: BankStatement, e: iso20022.StatementEntry, why: str, actor: Actor) -> str:
+    """A line that cannot be booked: recorded once (amount 0, the bank's amount in the reason), nothing moved, staff
+    told (audited, logged at error level); the file's other lines go on."""
+    reason = f"amount {_minor_text(e.amount)} {e.currency or 'CZK'} not booked: {why}"[:255]
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                entry = BankEntry.objects.create(
+                    statement=stmt, account_iban=stmt.account_iban, bank_reference=e.bank_reference,
+                    direction=e.direction, reversal=e.reversal, amount=0, currency=(e.currency or "CZK")[:3],
+                    booked_on=e.booked_on, value_on=e.value_on, end_to_end_id=e.end_to_end_id,
+                    references=list(e.references)[:20], remittance=e.remittance[:500],
+                    counterparty_name=e.counterparty_name[:140], counterparty_account=e.counterparty_account[:60],
+                    counterparty_bic=e.counterparty_bic[:11], status=Status.INVALID, status_reason=reason,
+                    created_at=clock.now())
+        except IntegrityError:
+            return "duplicate"
+        audit_record(actor=actor, action="wallet.bank_entry_invalid", obj=entry, reason=reason,
+                     statement=stmt.pk)
+    logger.error("bank statement line not booked", extra={"entry": entry.pk, "reason": reason, "alert": "bank"})
+    return Status.INVALID
+
+
 def _entry_handle(stmt: BankStatement, e: iso20022.StatementEntry, actor: Actor) -> str:
     if BankEntry.objects.filter(account_iban=stmt.account_iban, bank_reference=e.bank_reference).exists():
         return "duplicate"
+    maximum = int(settings.WALLET_BANK_ENTRY_MAX_AMOUNT)
+    if e.amount > maximum:
+        return _entry_invalid(stmt, e, f"over the bookable maximum of {_minor_text(maximum)} CZK per line", actor)
+    try:
+        return _entry_book(stmt, e, actor)
+    except DataError as exc:  # a value no column holds: this line only, never the rest of the file
+        return _entry_invalid(stmt, e, f"not storable ({str(exc).splitlines()[0][:80]})", actor)
+
+
+def _entry_book(stmt: BankStatement, e: iso20022.StatementEntry, actor: Actor) -> str:
     with transaction.atomic():
         entry = _entry_create(stmt, e, Status.OTHER)
         if entry is None:
@@ -290,8 +331,76 @@ def _batch_refresh(batch_id: int) -> None:
         status=PaymentOrderBatch.Status.SETTLED if open_ == 0 else PaymentOrderBatch.Status.EXPORTED)
 
 
+def _reversed_deposit(entry: BankEntry) -> Deposit | None:
+    """The credited deposit a reversal takes back: by its variable symbol and amount, else the credited entry of
+    the same payer account and amount (the latest)."""
+    by_symbol = list(Deposit.objects.filter(provider=PROVIDER, payment_reference__in=entry.references,
+                                            status=Deposit.Status.CONFIRMED, amount=entry.amount)[:2])
+    if len(by_symbol) == 1:
+        return by_symbol[0]
+    if entry.counterparty_iban:
+        credit = (BankEntry.objects.filter(direction=BankEntry.Direction.CREDIT, status=Status.CONFIRMED,
+                                           amount=entry.amount, counterparty_iban=entry.counterparty_iban,
+                                           deposit__status=Deposit.Status.CONFIRMED)
+                  .order_by("-created_at", "-pk").first())
+        if credit is not None:
+            return credit.deposit
+    return None
+
+
+def _reversal(entry: BankEntry, actor: Actor) -> str:
+    """A debit the bank marks as a reversal (``RvslInd``) of a credit it booked: the deposit that credit confirmed
+    is taken back from the player's live account (``deposit_reversal``, back to the bank's clearing); what the
+    balance cannot cover is a debt payable within 10 days (stakes and withdrawals refused until paid, GP §7(7)),
+    with its notice. The player is told, staff see it (audited ``wallet.bank_deposit_reversed``). A reversal that
+    names no credited deposit moves nothing and waits for staff (``reversal_unmatched``)."""
+    found = _reversed_deposit(entry)
+    if found is None:
+        reason = "a reversal that names no credited deposit (symbol, amount, payer): staff check it with the bank"
+        audit_record(actor=actor, action="wallet.bank_reversal_unmatched", obj=entry, amount=Money(entry.amount),
+                     references=entry.references)
+        logger.error("bank reversal not matched", extra={"entry": entry.pk, "alert": "bank"})
+        return _set(entry, Status.REVERSAL_UNMATCHED, reason)
+    wallet = wallet_lock(player=found.player)
+    d = Deposit.objects.select_for_update(of=("self",), no_key=True).select_related("player").get(pk=found.pk)
+    if d.status != Deposit.Status.CONFIRMED:
+        return _set(entry, Status.REVERSAL_UNMATCHED, f"deposit {d.payment_reference} is {d.status}, not credited")
+    acc = live_account(wallet)
+    shortfall = max(0, entry.amount - acc.balance)
+    if shortfall > acc.debt:
+        set_debt(acc, shortfall)
+    post(kind=TxnKind.DEPOSIT_REVERSAL, reference=f"bank_reversal:{entry.pk}",
+         legs=[(acc, -entry.amount), (operator_account(CLEARING), entry.amount)], player_id=d.player_id,
+         amount=entry.amount, actor=actor, memo=f"deposit {d.payment_reference} reversed by the bank")
+    d.status, d.status_reason = Deposit.Status.REVERSED, f"reversed by the bank: entry {entry.bank_reference}"[:255]
+    d.save(update_fields=["status", "status_reason"])
+    acc.refresh_from_db(fields=["balance", "debt"])
+    new_debt = max(0, -acc.balance)
+    already = sum(x.outstanding for x in Debt.objects.filter(account=acc, status__in=[Debt.Status.OPEN,
+                                                                                     Debt.Status.OVERDUE]))
+    debt = None
+    if new_debt > already:
+        now = clock.now()
+        debt = Debt.objects.create(player_id=d.player_id, account=acc, bank_entry=entry, amount=new_debt - already,
+                                   outstanding=new_debt - already, created_at=now,
+                                   due_at=now + timedelta(days=rules.DEBT_DAYS))
+        audit_record(actor=actor, action="wallet.debt_recorded", obj=debt, amount=Money(debt.amount),
+                     due_at=debt.due_at, bank_entry=entry.pk)
+    audit_record(actor=actor, action="wallet.bank_deposit_reversed", obj=entry, deposit=d.payment_reference,
+                 player_id=d.player_id, amount=Money(entry.amount), balance_after=Money(acc.balance),
+                 debt=None if debt is None else Money(debt.amount))
+    logger.warning("bank reversal of a credited deposit", extra={"entry": entry.pk, "deposit": d.pk, "alert": "bank"})
+    deposit_reversed_notice(deposit=d, debt=debt)
+    if debt is not None:
+        debt_notice(debt=debt)
+    return _set(entry, Status.REVERSED, f"deposit {d.payment_reference} reversed by the bank: taken back"
+                + (f", debt {Money(debt.amount)}" if debt is not None else ""), deposit=d, player=d.player)
+
+
 def _debit(entry: BankEntry, actor: Actor) -> str:
-    """A debit with the EndToEndId of one of our payment orders: that payment is made."""
+    """A debit with the EndToEndId of one of our payment orders: that payment is made (a reversal: above)."""
+    if entry.reversal:
+        return _reversal(entry, actor)
     order = _order_for(entry)
     if order is None:
         return _set(entry, Status.OTHER, "no payment order with this EndToEndId" if entry.end_to_end_id
@@ -343,6 +452,63 @@ def _payment_returned(entry: BankEntry, actor: Actor) -> str:
                  reason=entry.return_reason)
     return _set(entry, Status.PAYMENT_RETURNED, f"payment order {order.end_to_end_id} returned: {entry.return_reason}",
                 order=order, player=player)
+
+
+# The bank's rejection of our payment orders (pain.002) -------------------------------------------------------------
+
+def bank_payment_status_import(*, raw: bytes, actor: Actor) -> dict[str, Any]:
+    """The bank's status report on a payment-order file (pain.002): every order it rejects (``RJCT``, the whole file
+    with a group status ``RJCT``) that is still waiting (``exported``) is returned: a withdrawal's money goes back to
+    the player (``payout.failed``, as when the statement returns a payment), a payout fails for staff, a return of an
+    unmatched credit goes back to the staff queue. Accepted statuses change nothing (the statement's debit settles
+    the order). Each order once: a repeat of the report finds it ``returned``. Audited per order."""
+    report = iso20022.payment_status_parse(raw)
+    batch = PaymentOrderBatch.objects.filter(message_id=report.original_message_id).first()
+    if batch is None:
+        raise errors.BANK_FILE_INVALID(reason=f"the report answers {report.original_message_id!r}, not one of our "
+                                              "payment-order files")
+    rejected: dict[str, str] = {}
+    if report.group_status == iso20022.REJECTED:
+        for e2e in batch.orders.exclude(end_to_end_id=None).values_list("end_to_end_id", flat=True):
+            rejected[str(e2e)] = report.group_reason or "the bank rejected the payment-order file"
+    for t in report.transactions:
+        if t.status == iso20022.REJECTED:
+            rejected[t.end_to_end_id.lstrip("0") or t.end_to_end_id] = t.reason or "rejected by the bank"
+    out: Counter[str] = Counter()
+    for e2e, reason in rejected.items():
+        out[_order_rejected(batch, e2e, reason, report.message_id, actor)] += 1
+    return {"report": report.message_id, "batch": batch.message_id, "transactions": len(report.transactions),
+            "group_status": report.group_status, **dict(out)}
+
+
+def _order_rejected(batch: PaymentOrderBatch, e2e: str, reason: str, report_id: str, actor: Actor) -> str:
+    with transaction.atomic():
+        order = (PaymentOrder.objects.select_for_update(of=("self",), no_key=True)
+                 .filter(batch=batch, end_to_end_id=e2e).select_related("withdrawal", "payout", "credit").first())
+        if order is None:
+            return "unknown"
+        if order.status != PaymentOrder.Status.EXPORTED:
+            return "already_" + order.status
+        player = _order_player(order)
+        event_entry = BankEntry(bank_reference=f"pain002:{report_id}:{e2e}"[:120], amount=order.amount,
+                                currency=order.currency, booked_on=clock.business_date(),
+                                return_reason=f"rejected: {reason}"[:140])
+        if player is not None:
+            wallet_lock(player=player)
+            result, detail = payout_event(PROVIDER, _event(event_entry, order, "payout.failed"), actor)
+            if result not in ("returned", "failed", "invited", "stopped"):
+                return "not_returned"
+        else:
+            assert order.credit is not None
+            credit = BankEntry.objects.select_for_update(no_key=True).get(pk=order.credit.pk)
+            if credit.status == Status.RETURNING:
+                _set(credit, Status.UNMATCHED, f"the return to the payer was rejected by the bank: {reason}"[:255])
+        order.status, order.finished_at = PaymentOrder.Status.RETURNED, clock.now()
+        order.save(update_fields=["status", "finished_at"])
+        _batch_refresh(order.batch_id)
+        audit_record(actor=actor, action="wallet.payment_order_rejected", obj=order, report=report_id,
+                     reason=reason, amount=Money(order.amount))
+    return "rejected"
 
 
 # The staff queue -------------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from accounts.models import Message
 from accounts.services import message_send
 from core import clock
 from core.money import Money
-from wallet.models import Debt, PaymentMethod, WinDeduction, WinHold, Withdrawal
+from wallet.models import Debt, Deposit, PaymentMethod, WinDeduction, WinHold, Withdrawal
 
 
 def _when_cs(dt: datetime) -> str:
@@ -92,15 +92,33 @@ def deduction_notice(*, deduction: WinDeduction, balance_after: int) -> Message:
                  f"{deduction.notice_text}"))
 
 
+def deposit_reversed_notice(*, deposit: Deposit, debt: Debt | None) -> Message:
+    """The bank took back a credited deposit (a reversal on the statement): the player is told it left the account."""
+    more_cs = " Zůstatek konta je nyní záporný; o dluhu vám posíláme zvláštní zprávu." if debt is not None else ""
+    more_en = " Your balance is now negative; a separate notice tells you about the debt." if debt is not None else ""
+    return message_send(
+        player=deposit.player, kind=Message.Kind.NOTICE,
+        reference=f"wallet.deposit_reversed:{deposit.pk}",
+        subject_cs="Vklad vrácen bankou", subject_en="Deposit reversed by the bank",
+        body_cs=(f"Banka vzala zpět platbu vašeho vkladu {deposit.payment_reference} ve výši {_cs(deposit.amount)}; "
+                 f"částku jsme proto odečetli z vašeho konta.{more_cs} S dotazy se obraťte na zákaznickou podporu."),
+        body_en=(f"The bank reversed the payment of your deposit {deposit.payment_reference} of {_en(deposit.amount)};"
+                 f" the amount was therefore taken from your account.{more_en} Please contact customer support with "
+                 f"any questions."))
+
+
 def debt_notice(*, debt: Debt) -> Message:
-    """A negative balance recorded as a debt payable within 10 days (GP §7(7))."""
+    """A negative balance recorded as a debt payable within 10 days (GP §7(7)): after a win deducted, or after the
+    bank reversed a credited deposit."""
+    why_cs = "Po odečtení výhry" if debt.deduction_id is not None else "Po vrácení vkladu bankou"
+    why_en = "After a win was deducted" if debt.deduction_id is not None else "After the bank reversed a deposit"
     return message_send(
         player=debt.player, kind=Message.Kind.DEBT, reference=f"wallet.debt:{debt.pk}",
         subject_cs="Dluh na kontě", subject_en="Debt on your account",
-        body_cs=(f"Po odečtení výhry je zůstatek vašeho konta záporný: dlužíte {_cs(debt.amount)}. Dluh uhraďte do "
+        body_cs=(f"{why_cs} je zůstatek vašeho konta záporný: dlužíte {_cs(debt.amount)}. Dluh uhraďte do "
                  f"{_when_cs(debt.due_at)} (10 dnů, HP §7 odst. 7), například vkladem; každé připsání na konto jej "
                  f"nejprve umoří. Do úhrady nelze sázet ani vybírat. Neuhrazený dluh může vést ke zrušení konta."),
-        body_en=(f"After a win was deducted your account balance is negative: you owe {_en(debt.amount)}. Please pay "
+        body_en=(f"{why_en} your account balance is negative: you owe {_en(debt.amount)}. Please pay "
                  f"it by {_when_en(debt.due_at)} (10 days, GP §7(7)), for example by a deposit; every credit to the "
                  f"account pays it first. Until it is paid, bets and withdrawals are refused. An unpaid debt may lead "
                  f"to the cancellation of the account."))

@@ -147,3 +147,21 @@ def pain_header(xml: str | bytes) -> dict[str, str]:
         "debtor_name": "p:CstmrCdtTrfInitn/p:PmtInf/p:Dbtr/p:Nm",
         "batch_booking": "p:CstmrCdtTrfInitn/p:PmtInf/p:BtchBookg",
         "execution_date": "p:CstmrCdtTrfInitn/p:PmtInf/p:ReqdExctnDt"}.items()}
+
+
+def pain002(original_msg_id: str, txs: list[tuple[str, str, str]], *, group_status: str = "PART",
+            group_reason: str = "", version: str = "03") -> bytes:
+    """The bank's Customer Payment Status Report (pain.002.001.03 or .10) on our payment-order file
+    ``original_msg_id``: ``txs`` = (EndToEndId, status ACSC / ACCP / RJCT, reason code)."""
+    ns = f"urn:iso:std:iso:20022:tech:xsd:pain.002.001.{version}"
+    group_rsn = (f"<StsRsnInf><Rsn><Cd>{group_reason}</Cd></Rsn></StsRsnInf>" if group_reason else "")
+    rows = "".join(
+        f"<TxInfAndSts><StsId>{n}</StsId><OrgnlEndToEndId>{e2e}</OrgnlEndToEndId><TxSts>{sts}</TxSts>"
+        + (f"<StsRsnInf><Rsn><Cd>{rsn}</Cd></Rsn><AddtlInf>Ucet neexistuje</AddtlInf></StsRsnInf>" if rsn else "")
+        + "</TxInfAndSts>" for n, (e2e, sts, rsn) in enumerate(txs, start=1))
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<Document xmlns="{ns}"><CstmrPmtStsRpt>'
+            f"<GrpHdr><MsgId>STS{next(_seq):08d}</MsgId><CreDtTm>2026-12-04T08:00:00+01:00</CreDtTm></GrpHdr>"
+            f"<OrgnlGrpInfAndSts><OrgnlMsgId>{original_msg_id}</OrgnlMsgId><OrgnlMsgNmId>pain.001.001.03"
+            f"</OrgnlMsgNmId><GrpSts>{group_status}</GrpSts>{group_rsn}</OrgnlGrpInfAndSts>"
+            f"<OrgnlPmtInfAndSts><OrgnlPmtInfId>P1</OrgnlPmtInfId>{rows}</OrgnlPmtInfAndSts>"
+            f"</CstmrPmtStsRpt></Document>").encode()
