@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "providers",  # issue 23: outside studios' games through the seamless-wallet API (docs/providers.md)
     "playclient",  # the reference player web client at /play/ (uses only the public API)
     "reports",  # issue 24: the regulator's record and the tax reports (reads every app)
+    "regulator",  # the Ministry's remote access under decree 10/2019 Sb. (docs/regulator.md; reads every app)
     "backoffice",  # the top layer: a player's whole picture, the search, the work queues, the audit search
 ]
 
