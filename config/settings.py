@@ -740,6 +740,31 @@ REPORTS_DEV_SEAL_DIR = Path(env.str("REPORTS_DEV_SEAL_DIR", default=str(BASE_DIR
 REPORTS_PLAYER_REFERENCE_KEY = env.str("REPORTS_PLAYER_REFERENCE_KEY", default="")
 REPORTS_OPERATOR = env.str("REPORTS_OPERATOR", default="Development operator (not licensed)")
 
+# Remote access for the Ministry of Finance (decree 10/2019 Sb.; docs/regulator.md "Settings"). The operator's id
+# (IČO) prefixes every identifier; the period zone and the build delay are settings until the Ministry confirms them.
+REGULATOR_OPERATOR_ID = env.str("REGULATOR_OPERATOR_ID", default="12345678")
+REGULATOR_OPERATOR_NAME = env.str("REGULATOR_OPERATOR_NAME", default=REPORTS_OPERATOR)
+REGULATOR_PERIOD_TIME_ZONE = env.str("REGULATOR_PERIOD_TIME_ZONE", default="Europe/Prague")
+REGULATOR_BUILD_DELAY_MINUTES = env.int("REGULATOR_BUILD_DELAY_MINUTES", default=15)
+REGULATOR_PACKAGE_DIR = Path(env.str("REGULATOR_PACKAGE_DIR", default=str(BASE_DIR / ".data" / "regulator")))
+# the seal: the operator's qualified certificate for an electronic seal with its key (PKCS#12)
+REGULATOR_SEAL_P12 = env.str("REGULATOR_SEAL_P12", default="")
+REGULATOR_SEAL_P12_PASSWORD = env.str("REGULATOR_SEAL_P12_PASSWORD", default="")
+# the Ministry's encryption certificates (PEM files, from its published communication parameters), and optionally the
+# operator's own so that it can decrypt its archive
+REGULATOR_MINISTRY_ENCRYPTION_CERTS = env.list("REGULATOR_MINISTRY_ENCRYPTION_CERTS", default=[])
+REGULATOR_OWN_ENCRYPTION_CERT = env.str("REGULATOR_OWN_ENCRYPTION_CERT", default="")
+# the Ministry's client certificates admitted to the download and notification URLs: subject DNs (RFC 4514, as the
+# TLS terminator passes them) or SHA-256 fingerprints (hex) of the certificate
+REGULATOR_MINISTRY_CLIENTS = env.list("REGULATOR_MINISTRY_CLIENTS", default=[])
+# the request header in which the TLS terminator passes the verified client certificate (URL-encoded PEM, nginx's
+# $ssl_client_escaped_cert) and the one with the verification result (must be SUCCESS)
+REGULATOR_CLIENT_CERT_HEADER = env.str("REGULATOR_CLIENT_CERT_HEADER", default="HTTP_X_SSL_CLIENT_CERT")
+REGULATOR_CLIENT_VERIFY_HEADER = env.str("REGULATOR_CLIENT_VERIFY_HEADER", default="HTTP_X_SSL_CLIENT_VERIFY")
+# TransakceZpusob in ucet.csv (open point: the Ministry's sample data writes 1 for card and bank payments)
+REGULATOR_NONCASH_CODE = env.int("REGULATOR_NONCASH_CODE", default=1)
+REGULATOR_CASH_CODE = env.int("REGULATOR_CASH_CODE", default=0)
+
 
 
 

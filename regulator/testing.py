@@ -1,0 +1,75 @@
+"""Test certificates for the package's encryption and seal, and for the Ministry's client identity: a test CA, an
+operator seal (PKCS#12), a "Ministry" encryption certificate with its key, all generated on the spot (never used
+outside tests and the local Ministry)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.serialization import pkcs12
+from cryptography.x509.oid import NameOID
+
+
+def _name(cn: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COUNTRY_NAME, "CZ"), x509.NameAttribute(NameOID.COMMON_NAME, cn)])
+
+
+def _cert(subject: str, key: rsa.RSAPrivateKey, issuer: str, issuer_key: rsa.RSAPrivateKey, *, ca: bool = False,
+          not_before: datetime | None = None, days: int = 365) -> x509.Certificate:
+    start = not_before or datetime.now(UTC) - timedelta(days=1)
+    b = (x509.CertificateBuilder().subject_name(_name(subject)).issuer_name(_name(issuer))
+         .public_key(key.public_key()).serial_number(x509.random_serial_number())
+         .not_valid_before(start).not_valid_after(start + timedelta(days=days))
+         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    if not ca:
+        b = b.add_extension(x509.KeyUsage(digital_signature=True, content_commitment=True, key_encipherment=True,
+                                          data_encipherment=False, key_agreement=False, key_cert_sign=False,
+                                          crl_sign=False, encipher_only=False, decipher_only=False), critical=True)
+    return b.sign(issuer_key, hashes.SHA256())
+
+
+def _pem(obj: x509.Certificate) -> bytes:
+    return obj.public_bytes(serialization.Encoding.PEM)
+
+
+def _key_pem(key: rsa.RSAPrivateKey) -> bytes:
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+@dataclass(frozen=True)
+class TestPki:
+    folder: Path
+    ca: Path  # PEM of the test CA (trust anchor of the seal)
+    seal_p12: Path
+    seal_password: str
+    seal_cert: Path
+    ministry_cert: Path  # the "Ministry's" encryption certificate
+    ministry_key: Path
+    operator_cert: Path  # the operator's own encryption certificate
+    operator_key: Path
+
+
+def make_pki(folder: Path, *, seal_days: int = 365, seal_not_before: datetime | None = None) -> TestPki:
+    folder.mkdir(parents=True, exist_ok=True)
+    ca_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    ca = _cert("Test CA", ca_key, "Test CA", ca_key, ca=True, days=3650)
+    out: dict[str, Path] = {"ca": folder / "ca.pem"}
+    out["ca"].write_bytes(_pem(ca))
+    seal_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    seal = _cert("Test operator seal", seal_key, "Test CA", ca_key, not_before=seal_not_before, days=seal_days)
+    p12 = pkcs12.serialize_key_and_certificates(b"seal", seal_key, seal, [ca],
+                                                serialization.BestAvailableEncryption(b"test-password"))
+    (folder / "seal.p12").write_bytes(p12)
+    (folder / "seal.pem").write_bytes(_pem(seal))
+    for who in ("ministry", "operator"):
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        cert = _cert(f"Test {who} encryption", key, "Test CA", ca_key)
+        (folder / f"{who}.pem").write_bytes(_pem(cert))
+        (folder / f"{who}.key").write_bytes(_key_pem(key))
+    return TestPki(folder, out["ca"], folder / "seal.p12", "test-password", folder / "seal.pem",
+                   folder / "ministry.pem", folder / "ministry.key", folder / "operator.pem", folder / "operator.key")
