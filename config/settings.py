@@ -742,6 +742,7 @@ REPORTS_OPERATOR = env.str("REPORTS_OPERATOR", default="Development operator (no
 
 # Remote access for the Ministry of Finance (decree 10/2019 Sb.; docs/regulator.md "Settings"). The operator's id
 # (IČO) prefixes every identifier; the period zone and the build delay are settings until the Ministry confirms them.
+REGULATOR_ENABLED = env.bool("REGULATOR_ENABLED", default=True)  # the packages are built (and production checks them)
 REGULATOR_OPERATOR_ID = env.str("REGULATOR_OPERATOR_ID", default="12345678")
 REGULATOR_OPERATOR_NAME = env.str("REGULATOR_OPERATOR_NAME", default=REPORTS_OPERATOR)
 REGULATOR_PERIOD_TIME_ZONE = env.str("REGULATOR_PERIOD_TIME_ZONE", default="Europe/Prague")
@@ -754,6 +755,9 @@ REGULATOR_SEAL_P12_PASSWORD = env.str("REGULATOR_SEAL_P12_PASSWORD", default="")
 # operator's own so that it can decrypt its archive
 REGULATOR_MINISTRY_ENCRYPTION_CERTS = env.list("REGULATOR_MINISTRY_ENCRYPTION_CERTS", default=[])
 REGULATOR_OWN_ENCRYPTION_CERT = env.str("REGULATOR_OWN_ENCRYPTION_CERT", default="")
+REGULATOR_OWN_ENCRYPTION_KEY = env.str("REGULATOR_OWN_ENCRYPTION_KEY", default="")  # PEM key of that certificate
+# PEM: the CA of the seal certificate (to verify an issued package before opening it: manage.py regulator_package)
+REGULATOR_SEAL_TRUST = env.str("REGULATOR_SEAL_TRUST", default="")
 # the Ministry's client certificates admitted to the download and notification URLs: subject DNs (RFC 4514, as the
 # TLS terminator passes them) or SHA-256 fingerprints (hex) of the certificate
 REGULATOR_MINISTRY_CLIENTS = env.list("REGULATOR_MINISTRY_CLIENTS", default=[])

@@ -12,13 +12,15 @@ import tempfile
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.serialization import pkcs12
 from django.conf import settings
+
+from core import clock
 
 OPENSSL = os.environ.get("OPENSSL", "openssl")
 
@@ -45,7 +47,7 @@ def load_seal(path: str | Path, password: str) -> Seal:
         raise SealError(f"the seal's PKCS#12 cannot be read: {exc}") from exc
     if key is None or cert is None:
         raise SealError("the seal's PKCS#12 holds no key or no certificate")
-    now = datetime.now(UTC)
+    now = clock.now()
     if not cert.not_valid_before_utc <= now < cert.not_valid_after_utc:
         raise SealError(f"the seal's certificate is not valid now (valid {cert.not_valid_before_utc:%Y-%m-%d} - "
                         f"{cert.not_valid_after_utc:%Y-%m-%d})")

@@ -33,7 +33,7 @@ def write_files(period: Period, version: int, folder: Path, *, created: datetime
     name = package_name(period, version)
     created = created or clock.now()
     folder.mkdir(parents=True, exist_ok=True)
-    handles = {f: open(folder / f, "wb") for f in schema.FILE_NAMES}  # noqa: SIM115 (closed below)
+    handles = {f: open(folder / f, "wb") for f in schema.FILE_NAMES}
     try:
         w = {f: FileWriter(h, package=name, data_file=schema.FILES[f], created=created) for f, h in handles.items()}
         with transaction.atomic():

@@ -20,7 +20,7 @@ def _name(cn: str) -> x509.Name:
 
 def _cert(subject: str, key: rsa.RSAPrivateKey, issuer: str, issuer_key: rsa.RSAPrivateKey, *, ca: bool = False,
           not_before: datetime | None = None, days: int = 365) -> x509.Certificate:
-    start = not_before or datetime.now(UTC) - timedelta(days=1)
+    start = not_before or datetime(2020, 1, 1, tzinfo=UTC)
     b = (x509.CertificateBuilder().subject_name(_name(subject)).issuer_name(_name(issuer))
          .public_key(key.public_key()).serial_number(x509.random_serial_number())
          .not_valid_before(start).not_valid_after(start + timedelta(days=days))
@@ -54,10 +54,10 @@ class TestPki:
     operator_key: Path
 
 
-def make_pki(folder: Path, *, seal_days: int = 365, seal_not_before: datetime | None = None) -> TestPki:
+def make_pki(folder: Path, *, seal_days: int = 7300, seal_not_before: datetime | None = None) -> TestPki:
     folder.mkdir(parents=True, exist_ok=True)
     ca_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    ca = _cert("Test CA", ca_key, "Test CA", ca_key, ca=True, days=3650)
+    ca = _cert("Test CA", ca_key, "Test CA", ca_key, ca=True, days=7300)
     out: dict[str, Path] = {"ca": folder / "ca.pem"}
     out["ca"].write_bytes(_pem(ca))
     seal_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -68,7 +68,7 @@ def make_pki(folder: Path, *, seal_days: int = 365, seal_not_before: datetime | 
     (folder / "seal.pem").write_bytes(_pem(seal))
     for who in ("ministry", "operator"):
         key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        cert = _cert(f"Test {who} encryption", key, "Test CA", ca_key)
+        cert = _cert(f"Test {who} encryption", key, "Test CA", ca_key, days=7300)
         (folder / f"{who}.pem").write_bytes(_pem(cert))
         (folder / f"{who}.key").write_bytes(_key_pem(key))
     return TestPki(folder, out["ca"], folder / "seal.p12", "test-password", folder / "seal.pem",

@@ -72,8 +72,8 @@ class _Ctx:
             self.period = None
 
 
-def _check_item(item: schema.Item, value: str, record: dict[str, str], ctx: _Ctx) -> tuple[str, str] | None:
-    """The first error of one item, as (code, message), or None."""
+def _presence(item: schema.Item, value: str, record: dict[str, str]) -> tuple[str, str] | None | bool:
+    """An error, True when the (empty) item is allowed empty, False when it has a value to check further."""
     mandatory = item.mandatory
     if item.required_if:
         other = record.get(item.required_if[1], "")
@@ -81,33 +81,38 @@ def _check_item(item: schema.Item, value: str, record: dict[str, str], ctx: _Ctx
         if mandatory and value == "":
             return "ERR_FIELD_MANDATORY", f"required when {item.required_if[1]} is {other or 'empty'}"
     if value == "":
-        return ("ERR_FIELD_NOT_NULL", "must have a value") if mandatory else None
+        return ("ERR_FIELD_NOT_NULL", "must have a value") if mandatory else True
+    return False
+
+
+_LENGTH_TYPES = (schema.IDENTIFIER, schema.REFERENCE, schema.IDENTIFIER_EXT, schema.REFERENCE_EXT, schema.TEXT,
+                 schema.CODE)
+
+
+def _format(item: schema.Item, value: str) -> tuple[str, str] | None:
     t = item.type
-    if t in (schema.IDENTIFIER, schema.REFERENCE, schema.IDENTIFIER_EXT, schema.REFERENCE_EXT, schema.TEXT,
-             schema.CODE):
+    if t in _LENGTH_TYPES:
         if item.min_len and len(value) < item.min_len:
             return "ERR_FIELD_TOO_SHORT", f"{value!r} shorter than {item.min_len}"
         if item.max_len and len(value) > item.max_len:
             return "ERR_FIELD_TOO_LONG", f"{value!r} longer than {item.max_len}"
-    if t in (schema.IDENTIFIER, schema.REFERENCE) and not _IDENT.match(value):
-        return "ERR_FIELD_BAD_FORMAT_RE", f"{value!r} is not an identifier"
-    if t in (schema.IDENTIFIER_EXT, schema.REFERENCE_EXT) and not _IDENT_EXT.match(value):
-        return "ERR_FIELD_BAD_FORMAT_RE", f"{value!r} is not an extended identifier"
+    pattern = {schema.IDENTIFIER: _IDENT, schema.REFERENCE: _IDENT, schema.IDENTIFIER_EXT: _IDENT_EXT,
+               schema.REFERENCE_EXT: _IDENT_EXT, schema.DATE: _DATE, schema.INTEGER: _INTEGER,
+               schema.DECIMAL: _DECIMAL.get(item.domain)}.get(t)
+    if pattern is not None and not pattern.match(value):
+        return "ERR_FIELD_BAD_FORMAT_RE", f"{value!r} is not a valid {t} ({item.domain})"
     if t == schema.DATETIME and parse_time(value) is None:
         return "ERR_FIELD_BAD_FORMAT_RE", f"{value!r} is not YYYY-MM-DDThh:mm:ss.s+hh:mm"
-    if t == schema.DATE and not _DATE.match(value):
-        return "ERR_FIELD_BAD_FORMAT_RE", f"{value!r} is not YYYY-MM-DD"
-    if t == schema.DECIMAL and not _DECIMAL[item.domain].match(value):
-        return "ERR_FIELD_BAD_FORMAT_RE", f"{value!r} is not a {item.domain} decimal"
-    if t == schema.INTEGER:
-        if not _INTEGER.match(value):
-            return "ERR_FIELD_BAD_FORMAT_RE", f"{value!r} is not an integer"
-        if item.domain == schema.D_BINARY and value not in ("0", "1"):
-            return "ERR_FIELD_DOMAIN_TYPE", f"{value!r} is not 0 or 1"
+    if t == schema.INTEGER and item.domain == schema.D_BINARY and value not in ("0", "1"):
+        return "ERR_FIELD_DOMAIN_TYPE", f"{value!r} is not 0 or 1"
     if t == schema.CODE:
         allowed = ("0", "1") if item.domain == schema.D_BINARY else schema.CODE_LISTS.get(item.codes, ())
         if value not in allowed:
             return "ERR_FIELD_CODEBOOK", f"{value!r} is not in the code list {item.codes}"
+    return None
+
+
+def _context(item: schema.Item, value: str, ctx: _Ctx) -> tuple[str, str] | None:
     if item.context == schema.EQUALS_OPERATOR and value != ctx.operator:
         return "ERR_FIELD_CTX_OPERTORID", f"{value!r} is not the operator id {ctx.operator!r}"
     if item.context == schema.STARTS_WITH_OPERATOR and not value.startswith(ctx.operator):
@@ -115,6 +120,16 @@ def _check_item(item: schema.Item, value: str, record: dict[str, str], ctx: _Ctx
     if item.context == schema.EQUALS_GAME_TYPE and value != ctx.game_type:
         return "ERR_FIELD_CTX_GAMETYPE", f"{value!r} is not the package's game type {ctx.game_type!r}"
     return None
+
+
+def _check_item(item: schema.Item, value: str, record: dict[str, str], ctx: _Ctx) -> tuple[str, str] | None:
+    """The first error of one item, as (code, message), or None."""
+    presence = _presence(item, value, record)
+    if presence is True:
+        return None
+    if presence is not False:
+        return presence  # type: ignore[return-value]
+    return _format(item, value) or _context(item, value, ctx)
 
 
 def _lines(fh: IO[bytes]) -> Iterator[tuple[int, bytes | None, str]]:
