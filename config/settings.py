@@ -766,6 +766,8 @@ REGULATOR_MINISTRY_CLIENTS = env.list("REGULATOR_MINISTRY_CLIENTS", default=[])
 REGULATOR_CLIENT_CERT_HEADER = env.str("REGULATOR_CLIENT_CERT_HEADER", default="HTTP_X_SSL_CLIENT_CERT")
 REGULATOR_CLIENT_VERIFY_HEADER = env.str("REGULATOR_CLIENT_VERIFY_HEADER", default="HTTP_X_SSL_CLIENT_VERIFY")
 # TransakceZpusob in ucet.csv (open point: the Ministry's sample data writes 1 for card and bank payments)
+# the public base of the download and notification URLs in the registration record (manage.py regulator_registration)
+REGULATOR_PUBLIC_BASE_URL = env.str("REGULATOR_PUBLIC_BASE_URL", default=PUBLIC_BASE_URL)
 REGULATOR_NONCASH_CODE = env.int("REGULATOR_NONCASH_CODE", default=1)
 REGULATOR_CASH_CODE = env.int("REGULATOR_CASH_CODE", default=0)
 

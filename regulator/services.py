@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 
 from core import clock
 from core.audit import Actor, audit_record
@@ -103,8 +103,7 @@ def _latest(period: Period) -> RegulatorPackage | None:
             .order_by("-version").first())
 
 
-def package_issue(*, period: Period, actor: Actor = SYSTEM, previous: RegulatorPackage | None = None
-                  ) -> RegulatorPackage:
+def package_issue(*, period: Period, actor: Actor = SYSTEM) -> RegulatorPackage:
     """Write, seal and store the package of a closed ``period`` (version 01, or the next after a rejected one).
     Safe to run twice: a period with a package in force returns it."""
     if period.end > clock.now():
@@ -117,21 +116,30 @@ def package_issue(*, period: Period, actor: Actor = SYSTEM, previous: RegulatorP
     with tempfile.TemporaryDirectory() as tmp:
         written = write_files(period, version, Path(tmp, "csv"))
         sealed = seal_package(written, Path(tmp, "out"))
-        target = package_dir() / rel / sealed.name
+        digest = _sha256(sealed)
+        # stored under its hash too: a second worker building the same version at the same moment never overwrites
+        # the file the first one recorded (its insert then fails on the unique version and its file is removed)
+        target = package_dir() / rel / f"{written.name}.{digest[:16]}.zip.p7e.p7s"
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(sealed), target)
     target.chmod(0o444)
     now = clock.now()
-    with transaction.atomic():
-        pkg = RegulatorPackage.objects.create(
-            name=written.name, period_start=period.start, period_end=period.end, game_type=schema.GAME_TYPE,
-            version=version, sha256=_sha256(target), path=str(rel / target.name), size=target.stat().st_size,
-            files=written.counts, issued_at=now, state_changed_at=now, previous=latest)
-        if latest is not None:
-            RegulatorPackage.objects.filter(pk=latest.pk).update(state=RegulatorPackage.State.REISSUED,
-                                                                 state_changed_at=now)
-        audit_record(actor=actor, action="regulator.package_issued", obj=pkg,
-                     new={"name": pkg.name, "sha256": pkg.sha256, "files": pkg.files})
+    try:
+        with transaction.atomic():
+            pkg = RegulatorPackage.objects.create(
+                name=written.name, period_start=period.start, period_end=period.end, game_type=schema.GAME_TYPE,
+                version=version, sha256=digest, path=str(rel / target.name), size=target.stat().st_size,
+                files=written.counts, issued_at=now, state_changed_at=now, previous=latest)
+            if latest is not None:
+                RegulatorPackage.objects.filter(pk=latest.pk).update(state=RegulatorPackage.State.REISSUED,
+                                                                     state_changed_at=now)
+            audit_record(actor=actor, action="regulator.package_issued", obj=pkg,
+                         new={"name": pkg.name, "sha256": pkg.sha256, "files": pkg.files})
+    except IntegrityError:
+        target.unlink(missing_ok=True)
+        winner = _latest(period)
+        assert winner is not None
+        return winner
     return pkg
 
 
@@ -139,7 +147,7 @@ def package_reissue(*, package: RegulatorPackage, actor: Actor = SYSTEM) -> Regu
     """A package the Ministry rejected for a formal error is issued again as the next version."""
     if package.state != RegulatorPackage.State.REJECTED:
         raise NOT_REJECTED(name=package.name, state=package.state)
-    return package_issue(period=Period.containing(package.period_start), actor=actor, previous=package)
+    return package_issue(period=Period.containing(package.period_start), actor=actor)
 
 
 def package_file(package: RegulatorPackage) -> Path:

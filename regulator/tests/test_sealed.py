@@ -44,7 +44,8 @@ def test_an_issued_package_is_sealed_encrypted_stored_with_its_hash_and_validate
     _play()
     pkg = _issue()
     path = services.package_file(pkg)
-    assert path.name == "12345678-V-2026030208-T-01.zip.p7e.p7s" and pkg.version == 1
+    assert pkg.name == "12345678-V-2026030208-T-01" and pkg.version == 1
+    assert path.name == f"{pkg.name}.{pkg.sha256[:16]}.zip.p7e.p7s"
     assert hashlib.sha256(path.read_bytes()).hexdigest() == pkg.sha256 and pkg.size == path.stat().st_size
     assert pkg.files["hra_toky.csv"] == 3 and set(pkg.files) == set(schema.FILE_NAMES)
     report = validate_sealed(path, trusted_seal=pki.ca, decrypt_cert=pki.ministry_cert, decrypt_key=pki.ministry_key)

@@ -39,7 +39,7 @@ class Command(BaseCommand):
             raise CommandError(f"{exc.code}: {exc.message_en}") from None
         except crypto.SealError as exc:
             raise CommandError(f"regulator.seal: {exc}") from None
-        target = out / Path(pkg.path).name
+        target = out / f"{pkg.name}.zip.p7e.p7s"
         shutil.copyfile(services.package_file(pkg), target)
         self.stdout.write(f"{target} sha256={pkg.sha256}")
         if opts["plain"]:

@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+
+from core import clock
+from core.tasks import platform_task
+from regulator import services
+from regulator.wire import Period
+
+
+@platform_task(name="regulator.issue_closed_periods")
+def issue_closed_periods() -> list[str]:
+    """The packages of the periods that closed at least REGULATOR_BUILD_DELAY_MINUTES ago (late postings of the
+    period's last seconds are in) and have none yet: the last day's three periods, each issued once (safe to run
+    twice, or on two workers: the package's unique version refuses the second)."""
+    if not settings.REGULATOR_ENABLED:
+        return []
+    ready = clock.now() - timedelta(minutes=settings.REGULATOR_BUILD_DELAY_MINUTES)
+    period = Period.containing(ready).previous()
+    names = []
+    for _ in range(3):
+        names.append(services.package_issue(period=period).name)
+        period = period.previous()
+    return names
