@@ -128,7 +128,7 @@ def _check_item(item: schema.Item, value: str, record: dict[str, str], ctx: _Ctx
     if presence is True:
         return None
     if presence is not False:
-        return presence  # type: ignore[return-value]
+        return presence
     return _format(item, value) or _context(item, value, ctx)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from django.http import FileResponse, HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
@@ -25,7 +26,7 @@ def _error(err: DomainError) -> JsonResponse:
 
 
 @require_GET
-def package_download(request: HttpRequest, file_name: str) -> HttpResponse:
+def package_download(request: HttpRequest, file_name: str) -> HttpResponseBase:
     client = ministry_client(request)
     if client is None:
         return _error(CLIENT_REFUSED.exc())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.django_db
 URL = "/api/v1/regulator/ministry"
 
 
-def _headers(cert_path: Path, verify: str = "SUCCESS") -> dict[str, str]:
+def _headers(cert_path: Path, verify: str = "SUCCESS") -> Any:
     return {"HTTP_X_SSL_CLIENT_CERT": quote(cert_path.read_text()), "HTTP_X_SSL_CLIENT_VERIFY": verify}
 
 
@@ -42,7 +43,7 @@ def issued():
 def test_the_ministry_downloads_the_stored_package_and_it_is_marked_downloaded(ministry, issued):
     r = Client().get(f"{URL}/packages/{issued.name}.zip.p7e.p7s", **_headers(ministry))
     assert r.status_code == 200
-    assert b"".join(r.streaming_content) == services.package_file(issued).read_bytes()
+    assert b"".join(r.streaming_content) == services.package_file(issued).read_bytes()  # type: ignore[attr-defined]
     assert r["X-Content-SHA256"] == issued.sha256
     issued.refresh_from_db()
     assert issued.state == RegulatorPackage.State.DOWNLOADED and issued.downloaded_at is not None
@@ -50,7 +51,7 @@ def test_the_ministry_downloads_the_stored_package_and_it_is_marked_downloaded(m
 
 @pytest.mark.parametrize("who", ["none", "unverified", "operator", "fingerprint-of-another"])
 def test_anyone_else_is_refused_with_403(ministry, issued, pki, settings, who):
-    headers = {"none": {}, "unverified": _headers(ministry, "FAILED:unable to verify"),
+    headers: Any = {"none": {}, "unverified": _headers(ministry, "FAILED:unable to verify"),
                "operator": _headers(pki.operator_cert), "fingerprint-of-another": _headers(pki.seal_cert)}[who]
     r = Client().get(f"{URL}/packages/{issued.name}.zip.p7e.p7s", **headers)
     assert r.status_code == 403 and r.json()["error"]["code"] == "regulator.client_refused"

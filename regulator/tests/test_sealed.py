@@ -13,6 +13,7 @@ import pytest
 import time_machine
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import pkcs7
 from django.core.management import call_command
 
@@ -61,6 +62,7 @@ def test_an_issued_package_is_sealed_encrypted_stored_with_its_hash_and_validate
     p7e = path.parent / "x.p7e"
     crypto.verify(path, p7e, pki.ca)
     key = serialization.load_pem_private_key(pki.ministry_key.read_bytes(), None)
+    assert isinstance(key, rsa.RSAPrivateKey)
     cert = x509.load_pem_x509_certificate(pki.ministry_cert.read_bytes())
     enveloped = subprocess.run(["openssl", "cms", "-cmsout", "-print", "-inform", "DER", "-in", str(p7e)],
                                capture_output=True, check=True).stdout.decode()
