@@ -113,3 +113,18 @@ def test_the_registration_record_validates_against_the_ministrys_xsd_when_presen
     doc = etree.fromstring(xml)
     assert schema.validate(doc), schema.error_log
     assert doc.find("{*}Zmenit/{*}Url/{*}StazeniBalickuUrl").text.endswith("/api/v1/regulator/ministry/packages/")
+
+
+def test_staff_see_the_packages_read_only_with_the_view_permission(issued):
+    from accounts.testing import make_staff
+
+    c = Client()
+    for role, status in (("auditor", 200), ("compliance", 200), ("support", 403)):
+        user = make_staff(role=role)
+        c.force_login(user)
+        r = c.get("/admin/regulator/regulatorpackage/")
+        assert r.status_code in ((status, 302) if status == 403 else (status,)), (role, r.status_code)
+        if status == 200:
+            assert issued.name.encode() in r.content and b"issued" in r.content
+            assert c.get(f"/admin/regulator/regulatorpackage/{issued.pk}/change/").status_code == 200
+            assert c.post(f"/admin/regulator/regulatorpackage/{issued.pk}/delete/").status_code == 403
