@@ -26,6 +26,7 @@ from games.tests.platform.testgames import FixedRNG
 from providers.testing import SignedClient, czk
 from providers.tests.conftest import CODE, SECRET, make_game, make_provider, open_session
 from regulator import crypto, schema, services, wire
+from regulator.tests.ministry_tables import ministry_files
 from regulator.validator import validate_sealed
 from reports.services import reports_compute_day
 from wallet.models import PaymentMethod
@@ -183,6 +184,26 @@ def _files(pkg, pki) -> dict[str, list[dict[str, str]]]:
     return out
 
 
+def _validate_with_the_ministrys_tables(pkgs, pki) -> None:
+    """Each package once more, with the item definitions and code lists read from the Ministry's own tables."""
+    from django.conf import settings
+
+    data = Path(settings.BASE_DIR).parent / "shared" / "spec" / "regulator-data"
+    if not (data / "fields_structure.csv").is_file():
+        print(f"SKIPPED: the Ministry's tables are not at {data}")  # noqa: T201
+        return
+    files, codes = ministry_files(data)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(schema, "FILES", files)
+        mp.setattr(schema, "FILE_NAMES", tuple(files))
+        mp.setattr(schema, "CODE_LISTS", codes)
+        for pkg in pkgs:
+            check = validate_sealed(services.package_file(pkg), trusted_seal=pki.ca, decrypt_cert=pki.ministry_cert,
+                                    decrypt_key=pki.ministry_key)
+            assert check.errors == [], (pkg.name, check.errors)
+            assert sum(check.counts.values()) == sum(pkg.files.values())
+
+
 def _kc(text: str) -> int:
     return int(Decimal(text.replace(",", ".")) * 100) if text else 0
 
@@ -203,6 +224,7 @@ def test_a_whole_day_gives_three_valid_packages_that_reconcile_with_the_ledger(p
         files.append(_files(pkg, pki))
         print(pkg.name, pkg.files)
     p1, p2, p3 = files
+    _validate_with_the_ministrys_tables(pkgs, pki)
     # accounts: anna temporary in period 1, permanent in period 2; bruno (branch) opened and permanent in period 2
     assert [r["DocasneTrvale"] for r in p1["konto_zmeny.csv"]] == ["D"]
     assert sorted(r["DocasneTrvale"] for r in p2["konto_zmeny.csv"]) == ["D", "T", "T"]
