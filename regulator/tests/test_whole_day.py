@@ -190,7 +190,7 @@ def _validate_with_the_ministrys_tables(pkgs, pki) -> None:
 
     data = Path(settings.BASE_DIR).parent / "shared" / "spec" / "regulator-data"
     if not (data / "fields_structure.csv").is_file():
-        print(f"SKIPPED: the Ministry's tables are not at {data}")  # noqa: T201
+        print(f"SKIPPED: the Ministry's tables are not at {data}")
         return
     files, codes = ministry_files(data)
     with pytest.MonkeyPatch.context() as mp:
