@@ -758,6 +758,8 @@ REGULATOR_OWN_ENCRYPTION_CERT = env.str("REGULATOR_OWN_ENCRYPTION_CERT", default
 REGULATOR_OWN_ENCRYPTION_KEY = env.str("REGULATOR_OWN_ENCRYPTION_KEY", default="")  # PEM key of that certificate
 # PEM: the CA of the seal certificate (to verify an issued package before opening it: manage.py regulator_package)
 REGULATOR_SEAL_TRUST = env.str("REGULATOR_SEAL_TRUST", default="")
+# PEM: the CA (or the certificate) of the Ministry's seal, to verify its confirmation packages
+REGULATOR_MINISTRY_SEAL_TRUST = env.str("REGULATOR_MINISTRY_SEAL_TRUST", default="")
 # the Ministry's client certificates admitted to the download and notification URLs: subject DNs (RFC 4514, as the
 # TLS terminator passes them) or SHA-256 fingerprints (hex) of the certificate
 REGULATOR_MINISTRY_CLIENTS = env.list("REGULATOR_MINISTRY_CLIENTS", default=[])

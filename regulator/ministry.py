@@ -61,3 +61,24 @@ class MinistrySide:
         else:
             self._open(f"{self.base_url}notify/error?balicek={package}", "\r\n".join(report.errors).encode())
         return report
+
+
+def confirmation_package(*, package: str, report: Report, out_dir: Path, seal: object, recipient: Path) -> Path:
+    """The Ministry's answer as a package: the report (``OK: YYYYMMDD-HHMMSS`` or the error lines) zipped, encrypted
+    for the operator's registered encryption certificate and sealed with the Ministry's seal:
+    ``<name>.Ok.zip.p7e.p7s`` on success (the error variant's name is an open point: ``<name>.Err.zip.p7e.p7s``)."""
+    import zipfile
+
+    from regulator import crypto
+
+    assert isinstance(seal, crypto.Seal)
+    name = f"{package}.{'Ok' if report.ok else 'Err'}"
+    text = f"OK: {datetime.now(UTC):%Y%m%d-%H%M%S}" if report.ok else "\r\n".join(report.errors)
+    with tempfile.TemporaryDirectory() as tmp:
+        z, e = Path(tmp, f"{name}.zip"), Path(tmp, f"{name}.zip.p7e")
+        with zipfile.ZipFile(z, "w") as zf:
+            zf.writestr(f"{name}.txt", text)
+        crypto.encrypt(z, e, [recipient])
+        out = out_dir / f"{name}.zip.p7e.p7s"
+        crypto.sign(e, out, seal)
+    return out

@@ -180,3 +180,26 @@ def notice_record(*, kind: str, package_name_: str, body: str, error_code: str, 
         audit_record(actor=Actor.system("ministry"), action=f"regulator.package_{state}", obj=pkg,
                      new={"error_code": error_code, "client": client})
     return notice
+
+
+def confirmation_record(*, path: Path, ministry_seal_ca: Path, own_cert: Path, own_key: Path) -> MinistryNotice:
+    """A confirmation package from the Ministry (``<name>.Ok.zip.p7e.p7s`` or the error variant): its seal is verified
+    against the Ministry's sealing CA, it is decrypted with the operator's own key and unzipped, and its report is
+    recorded against the package (``OK: ...`` confirms it; ``ERR_...`` lines reject it with the first code and open a
+    staff task). A seal or decryption failure raises ``crypto.SealError`` and records nothing."""
+    import zipfile
+
+    base = path.name.split(".")[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        p7e, z = Path(tmp, "c.p7e"), Path(tmp, "c.zip")
+        crypto.verify(path, p7e, ministry_seal_ca)
+        crypto.decrypt(p7e, z, own_cert, own_key)
+        with zipfile.ZipFile(z) as zf:
+            text = "\n".join(zf.read(n).decode("utf-8", errors="replace") for n in sorted(zf.namelist()))
+    ok = text.lstrip().startswith("OK:")
+    code = ""
+    if not ok:
+        found = [w for w in text.replace(":", " ").split() if w.startswith("ERR_")]
+        code = found[0] if found else "ERR_UNSPECIFIED"
+    return notice_record(kind=MinistryNotice.Kind.SUCCESS if ok else MinistryNotice.Kind.ERROR, package_name_=base,
+                         body=text, error_code=code, client=f"confirmation package {path.name}")

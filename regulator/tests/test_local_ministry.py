@@ -54,3 +54,31 @@ def test_a_client_without_a_certificate_is_stopped_by_tls_and_another_certificat
     other = _side(terminator, pki, cert=pki.operator_cert, key=pki.operator_key)  # right CA, not the Ministry
     with pytest.raises(RuntimeError, match="HTTP 403"):
         other.download("12345678-V-2026030208-T-01", pki.folder)
+
+
+def test_the_ministrys_confirmation_package_is_verified_decrypted_and_recorded(pki, tmp_path):
+    from regulator import crypto
+    from regulator.ministry import confirmation_package
+    from regulator.validator import Report
+
+    with time_machine.travel(datetime(2026, 3, 2, 15, 20, tzinfo=UTC), tick=False):
+        pkg = services.package_issue(period=wire.Period.parse("2026030208"))
+    ministry_seal = crypto.load_seal(pki.seal_p12, pki.seal_password)  # a test CA's seal stands for the Ministry's
+    bad = Report(errors=["ERR_LINE_BAD_HEADER [ucet.csv] [2]: expected ..."])
+    path = confirmation_package(package=pkg.name, report=bad, out_dir=tmp_path, seal=ministry_seal,
+                                recipient=pki.operator_cert)
+    assert path.name == f"{pkg.name}.Err.zip.p7e.p7s"
+    with pytest.raises(crypto.SealError):  # not for the Ministry's key: only the operator's opens it
+        services.confirmation_record(path=path, ministry_seal_ca=pki.ca, own_cert=pki.ministry_cert,
+                                     own_key=pki.ministry_key)
+    notice = services.confirmation_record(path=path, ministry_seal_ca=pki.ca, own_cert=pki.operator_cert,
+                                          own_key=pki.operator_key)
+    pkg.refresh_from_db()
+    assert (pkg.state, pkg.error_code, notice.staff_task_open) == ("rejected", "ERR_LINE_BAD_HEADER", True)
+    ok = confirmation_package(package=pkg.name, report=Report(), out_dir=tmp_path, seal=ministry_seal,
+                              recipient=pki.operator_cert)
+    assert ok.name == f"{pkg.name}.Ok.zip.p7e.p7s"
+    services.confirmation_record(path=ok, ministry_seal_ca=pki.ca, own_cert=pki.operator_cert,
+                                 own_key=pki.operator_key)
+    pkg.refresh_from_db()
+    assert pkg.state == "confirmed"
