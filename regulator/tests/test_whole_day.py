@@ -243,6 +243,16 @@ def test_a_whole_day_gives_three_valid_packages_that_reconcile_with_the_ledger(p
     bets = p1["hra_toky.csv"] + p2["hra_toky.csv"] + p3["hra_toky.csv"]
     assert len(bets) == 9 and len(p3["hra_toky.csv"]) == 0
     assert {r["IDHraToky"] for r in bets} == {r["IDHraToky"] for f in files for r in f["vazba_hra_sazka.csv"]}
+    # every reference resolves to a record of the same or an earlier package
+    seen: dict[str, set[str]] = {"konto": set(), "bets": set()}
+    for f in files:
+        games = {r["IDHraPopis"] for r in f["evidence_her.csv"]}
+        assert {r["IDHraPopis"] for r in f["vazba_hra_sazka.csv"]} <= games
+        seen["konto"] |= {r["IDUzivKonto"] for r in f["konto.csv"]}
+        seen["bets"] |= {r["IDHraToky"] for r in f["hra_toky.csv"]}
+        for name in ("hra_toky.csv", "ucet.csv", "prihlaseni.csv", "sebeomezeni.csv", "ostatni_plneni.csv"):
+            assert {r["IDUzivKonto"] for r in f[name]} <= seen["konto"], name
+        assert {r["IDHraToky"] for r in f["hra_toky_oprava.csv"]} <= seen["bets"]
     across = f"12345678-HT{played['across']}"
     assert [r for r in bets if r["IDHraToky"] == across][0]["VyhraVysePuvodni"] == ""
     fixes = {(r["IDHraToky"], r["TypTokyOprava"], _kc(r["TokyOpravaVyse"])) for f in files
