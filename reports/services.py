@@ -135,6 +135,19 @@ def _ledger_game_figures(alias: str, start: datetime, end: datetime) -> dict[tup
     return out
 
 
+def player_balances(alias: str, end: datetime) -> list[tuple[int, int, str, int]]:
+    """Each player ledger account's balance at ``end``: the balance after its last entry before it (one index probe
+    per account on ``(account, created_at)``). Accounts with no entry before ``end`` are left out (balance 0)."""
+    e, a = Entry._meta.db_table, LedgerAccount._meta.db_table
+    with connections[alias].cursor() as cur:
+        cur.execute(f"""
+            SELECT a.id, a.player_id, a.kind, last.balance_after FROM {a} a
+            CROSS JOIN LATERAL (SELECT x.balance_after FROM {e} x WHERE x.account_id = a.id AND x.created_at < %s
+                                ORDER BY x.created_at DESC, x.id DESC LIMIT 1) last
+            WHERE a.player_id IS NOT NULL ORDER BY a.id""", [end])
+        return [(int(r[0]), int(r[1]), str(r[2]), int(r[3] or 0)) for r in cur.fetchall()]
+
+
 def _count(qs: QuerySet[Any]) -> int:
     return qs.count()
 
@@ -228,13 +241,20 @@ def reports_compute_day(*, day: date, actor: Actor | None = None) -> DayReport:
     totals = {k: sum(int(g[k]) for g in games) + unattributed.get(k, 0) for k in _MONEY_FIELDS}
     totals["rounds"] = sum(int(g["rounds"]) for g in games)
     totals["ggr"] = totals["stakes"] - totals["stakes_returned"] - totals["wins"] + totals["wins_reclaimed"]
+    balances: dict[str, dict[str, int]] = {}
+    if end <= clock.now():  # once the day is over
+        for _acc, _player, kind, bal in player_balances(alias, end):
+            b = balances.setdefault(kind, {"accounts": 0, "total": 0})
+            b["accounts"] += 1
+            b["total"] += bal
     with transaction.atomic(using="default"):
         GameDayReport.objects.using("default").filter(day=day).delete()
         DayReport.objects.using("default").filter(day=day).delete()
         report = DayReport.objects.using("default").create(
             day=day, computed_at=clock.now(), read_from=alias, **totals,
             ledger_stakes=ledger["stakes"], ledger_wins=ledger["wins"],
-            ledger_agrees=(ledger["stakes"] == totals["stakes"] and ledger["wins"] == totals["wins"]), **other)
+            ledger_agrees=(ledger["stakes"] == totals["stakes"] and ledger["wins"] == totals["wins"]),
+            player_balances=balances, **other)
         GameDayReport.objects.using("default").bulk_create([
             GameDayReport(day=day, game_code=g["game_code"], game_version=g["game_version"],
                           declared_rtp=declared[(g["game_code"], g["game_version"])],

@@ -214,7 +214,7 @@ def test_a_whole_day_gives_three_valid_packages_that_reconcile_with_the_ledger(p
         played = _play_the_day(t, django_capture_on_commit_callbacks)
         t.move_to(at(23, 20))
         pkgs = [services.package_issue(period=p) for p in PERIODS]
-        report = reports_compute_day(day=DAY)
+        report = reports_compute_day(day=DAY)  # the day is over: the day-end balances are written
     files = []
     for pkg in pkgs:
         check = validate_sealed(services.package_file(pkg), trusted_seal=pki.ca, decrypt_cert=pki.ministry_cert,
@@ -270,6 +270,13 @@ def test_a_whole_day_gives_three_valid_packages_that_reconcile_with_the_ledger(p
                                                    report.wins_reclaimed)
     assert report.ggr == stakes - returned - wins + reclaimed
     assert report.ledger_agrees and report.ledger_stakes == stakes and report.ledger_wins == wins
+    # every haléř the day moved on the players' accounts is in the packages: the day-end balances minus the day-start
+    # ones (none: both players opened this day) equal the sum of the money records of the day's three packages
+    moved = sum(_kc(r[k]) for f in files for name, k in (
+        ("ucet.csv", "TransakceVyse"), ("hra_toky.csv", "VyhraVysePuvodni"), ("hra_toky_oprava.csv", "TokyOpravaVyse"),
+        ("ostatni_plneni.csv", "OstatniPlneniVysePuvodni")) for r in f[name]) - stakes
+    assert report.player_balances["player_main"]["accounts"] == 2
+    assert moved == sum(b["total"] for b in report.player_balances.values()) > 0
 
     # the next day: a correction of a day-2 round is a correction record in the package of that day's period
     with time_machine.travel(at(10, 0, day=3), tick=False) as t:
