@@ -128,3 +128,10 @@ def test_staff_see_the_packages_read_only_with_the_view_permission(issued):
             assert issued.name.encode() in r.content and b"issued" in r.content
             assert c.get(f"/admin/regulator/regulatorpackage/{issued.pk}/change/").status_code == 200
             assert c.post(f"/admin/regulator/regulatorpackage/{issued.pk}/delete/").status_code == 403
+
+
+def test_the_job_issues_nothing_outside_production_without_a_seal(settings):
+    settings.REGULATOR_SEAL_P12 = ""
+    with time_machine.travel(datetime(2026, 3, 2, 7, 20, tzinfo=UTC), tick=False):
+        assert issue_closed_periods() == []
+    assert not RegulatorPackage.objects.exists()
