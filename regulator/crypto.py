@@ -22,8 +22,6 @@ from django.conf import settings
 
 from core import clock
 
-OPENSSL = os.environ.get("OPENSSL", "openssl")
-
 
 class SealError(Exception):
     pass
@@ -78,7 +76,8 @@ def recipient_certificates() -> list[Path]:
 
 
 def _run(args: Sequence[str], env: dict[str, str] | None = None) -> None:
-    done = subprocess.run([OPENSSL, *args], capture_output=True, env={**os.environ, **(env or {})}, check=False)
+    done = subprocess.run([settings.REGULATOR_OPENSSL, *args], capture_output=True,
+                          env={**os.environ, **(env or {})}, check=False)
     if done.returncode != 0:
         raise SealError(f"openssl {args[0]} {args[1]}: {done.stderr.decode(errors='replace').strip()[:500]}")
 
