@@ -107,3 +107,20 @@ def test_the_check_command_reads_a_zip_and_fails_on_errors(package, tmp_path, ca
     with pytest.raises(CommandError):
         call_command("regulator_package_check", str(package))
     assert "ERR_FIELD_CTX_GAMETYPE [hra_toky.csv] [3] [HraDruh/2]" in capsys.readouterr().out
+
+
+def test_the_package_validates_with_the_ministrys_own_tables_and_a_break_is_found_there_too(package, settings):
+    from regulator import schema
+    from regulator.tests.ministry_tables import ministry_files
+
+    data = Path(settings.BASE_DIR).parent / "shared" / "spec" / "regulator-data"
+    if not (data / "fields_structure.csv").is_file():
+        pytest.skip(f"the Ministry's tables are not at {data}")
+    files, codes = ministry_files(data)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(schema, "FILES", files)
+        mp.setattr(schema, "FILE_NAMES", tuple(files))
+        mp.setattr(schema, "CODE_LISTS", codes)
+        assert validate_folder(package).errors == []
+        _edit(package, "hra_toky.csv", 3, ";CZK;", ";XYZ;")
+        assert validate_folder(package).codes() == ["ERR_FIELD_CODEBOOK"]
