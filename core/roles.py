@@ -61,6 +61,7 @@ _SUPPORT = [
 _COMPLIANCE = [
     "accounts.view_*", "aml.view_*", "limits.view_*", "complaints.view_*", "core.view_auditevent",
     "regulator.view_*",  # the remote-access packages and the Ministry's error notices (a staff task)
+    "regulator.reissue_package", "regulator.handle_notice",
     *_views("wallet", "wallet", "paymentmethod", "methoddocument", "deposit", "withdrawal", "payout", "winhold",
             "windeduction", "debt", "branchcash", "providerevent"),
     *_views("games", "game", "round"),

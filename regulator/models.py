@@ -40,6 +40,7 @@ class RegulatorPackage(models.Model):
 
     class Meta:
         ordering = ["-period_start", "-version"]
+        permissions = [("reissue_package", "Issues a rejected remote-access package again as its next version")]
         constraints = [
             models.UniqueConstraint(fields=["period_start", "game_type", "version"], name="regulator_one_version"),
             models.CheckConstraint(condition=Q(version__gte=1) & Q(version__lte=99), name="regulator_version_range"),
@@ -75,6 +76,9 @@ class MinistryNotice(models.Model):
     client_identity = models.CharField(max_length=500)
     received_at = models.DateTimeField()
     staff_task_open = models.BooleanField(default=False, help_text="an error notice waits for staff")
+    handled_at = models.DateTimeField(null=True, blank=True)
+    handled_by = models.CharField(max_length=150, blank=True, default="")
 
     class Meta:
         ordering = ["-received_at"]
+        permissions = [("handle_notice", "Closes the staff task of a Ministry error notice")]

@@ -203,3 +203,16 @@ def confirmation_record(*, path: Path, ministry_seal_ca: Path, own_cert: Path, o
         code = found[0] if found else "ERR_UNSPECIFIED"
     return notice_record(kind=MinistryNotice.Kind.SUCCESS if ok else MinistryNotice.Kind.ERROR, package_name_=base,
                          body=text, error_code=code, client=f"confirmation package {path.name}")
+
+
+def notice_handle(*, notice: MinistryNotice, actor: Actor) -> MinistryNotice:
+    """Staff close the task an error notice opened (after re-issuing the package or answering the Ministry)."""
+    if not notice.staff_task_open:
+        return notice
+    with transaction.atomic():
+        MinistryNotice.objects.filter(pk=notice.pk).update(staff_task_open=False, handled_at=clock.now(),
+                                                           handled_by=actor.label[:150])
+        audit_record(actor=actor, action="regulator.notice_handled", obj=notice,
+                     new={"package": notice.package_name, "error_code": notice.error_code})
+    notice.refresh_from_db()
+    return notice

@@ -135,3 +135,24 @@ def test_the_job_issues_nothing_outside_production_without_a_seal(settings):
     with time_machine.travel(datetime(2026, 3, 2, 7, 20, tzinfo=UTC), tick=False):
         assert issue_closed_periods() == []
     assert not RegulatorPackage.objects.exists()
+
+
+def test_compliance_reissues_a_rejected_package_and_closes_the_notices_task_in_the_back_office(issued, ministry):
+    from accounts.testing import make_staff
+
+    c = Client()
+    r = c.post(f"{URL}/notify/error", data=f"{issued.name}\nERR_LINE_BAD_HEADER [ucet.csv] [2]: x",
+               content_type="text/plain", **_headers(ministry))
+    assert r.status_code == 200
+    notice = MinistryNotice.objects.get()
+    c.force_login(make_staff(role="auditor"))  # reads, decides nothing
+    c.post("/admin/regulator/regulatorpackage/", {"action": "reissue", "_selected_action": [issued.pk]})
+    assert not RegulatorPackage.objects.filter(version=2).exists()  # the action is not offered to the auditor
+    c.force_login(make_staff(role="compliance"))
+    with time_machine.travel(datetime(2026, 3, 2, 16, 30, tzinfo=UTC), tick=False):
+        r = c.post("/admin/regulator/regulatorpackage/", {"action": "reissue", "_selected_action": [issued.pk]})
+    assert r.status_code == 302
+    assert RegulatorPackage.objects.get(version=2).name == "12345678-V-2026030208-T-02"
+    r = c.post("/admin/regulator/ministrynotice/", {"action": "handle", "_selected_action": [notice.pk]})
+    notice.refresh_from_db()
+    assert r.status_code == 302 and not notice.staff_task_open and notice.handled_at is not None
