@@ -4,6 +4,7 @@ never its value. The functions read the settings' module namespace (``refusals_o
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -38,6 +39,44 @@ def _reports_refusals(s: SimpleNamespace) -> list[str]:
             for name, value in (("REPORTS_SEAL_KEY_FILE", s.REPORTS_SEAL_KEY_FILE),
                                 ("REPORTS_SEAL_CERT_FILE", s.REPORTS_SEAL_CERT_FILE))
             if not value or not Path(value).is_file()]
+
+
+def regulator_seal_problem(path: str, password: str, now: datetime | None = None) -> str:
+    """Why the seal's PKCS#12 cannot seal now ("" when it can): missing, unreadable, no key, not yet or no longer
+    valid. Read with ``cryptography`` only (no Django)."""
+    from cryptography.hazmat.primitives.serialization import pkcs12
+
+    if not path or not Path(path).is_file():
+        return "is missing or not a file"
+    try:
+        key, cert, _ = pkcs12.load_key_and_certificates(Path(path).read_bytes(), password.encode() or None)
+    except ValueError:
+        return "cannot be read with REGULATOR_SEAL_P12_PASSWORD"
+    if key is None or cert is None:
+        return "holds no key or no certificate"
+    now = now or datetime.now(UTC)
+    if not cert.not_valid_before_utc <= now < cert.not_valid_after_utc:
+        return "holds a certificate that is not valid now (expired or not yet valid)"
+    return ""
+
+
+def _regulator_refusals(s: SimpleNamespace) -> list[str]:
+    """Remote access for the Ministry (decree 10/2019 Sb.): packages are sealed with a valid seal, encrypted for the
+    Ministry, downloaded only by the Ministry's client certificates, under the operator's own id."""
+    if not s.REGULATOR_ENABLED:
+        return []
+    refusals = []
+    problem = regulator_seal_problem(s.REGULATOR_SEAL_P12, s.REGULATOR_SEAL_P12_PASSWORD)
+    if problem:
+        refusals.append(f"REGULATOR_SEAL_P12 {problem} (the packages must be sealed)")
+    if not s.REGULATOR_MINISTRY_ENCRYPTION_CERTS or not all(Path(p).is_file()
+                                                           for p in s.REGULATOR_MINISTRY_ENCRYPTION_CERTS):
+        refusals.append("REGULATOR_MINISTRY_ENCRYPTION_CERTS is empty or names a missing file")
+    if not s.REGULATOR_MINISTRY_CLIENTS:
+        refusals.append("REGULATOR_MINISTRY_CLIENTS is empty (the download location would admit no one)")
+    if s.REGULATOR_OPERATOR_ID == "12345678":
+        refusals.append("REGULATOR_OPERATOR_ID is the development value (set the operator's IČO)")
+    return refusals
 
 
 def _providers_refusals(s: SimpleNamespace) -> list[str]:
@@ -108,4 +147,5 @@ def _refusals(s: SimpleNamespace) -> list[str]:
         refusals.append("EMAIL_BACKEND writes e-mails to the log or nowhere (players' personal data)")
     refusals += _providers_refusals(s)
     refusals += _reports_refusals(s)
+    refusals += _regulator_refusals(s)
     return refusals

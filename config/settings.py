@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "providers",  # issue 23: outside studios' games through the seamless-wallet API (docs/providers.md)
     "playclient",  # the reference player web client at /play/ (uses only the public API)
     "reports",  # issue 24: the regulator's record and the tax reports (reads every app)
+    "regulator",  # the Ministry's remote access under decree 10/2019 Sb. (docs/regulator.md; reads every app)
     "backoffice",  # the top layer: a player's whole picture, the search, the work queues, the audit search
 ]
 
@@ -782,6 +783,41 @@ REPORTS_DEV_SEAL_DIR = Path(env.str("REPORTS_DEV_SEAL_DIR", default=str(BASE_DIR
 # the pseudonymous player reference of the record (HMAC of the player id); defaults to SECRET_KEY
 REPORTS_PLAYER_REFERENCE_KEY = env.str("REPORTS_PLAYER_REFERENCE_KEY", default="")
 REPORTS_OPERATOR = env.str("REPORTS_OPERATOR", default="Development operator (not licensed)")
+
+# Remote access for the Ministry of Finance (decree 10/2019 Sb.; docs/regulator.md "Settings"). The operator's id
+# (IČO) prefixes every identifier; the period zone and the build delay are settings until the Ministry confirms them.
+REGULATOR_ENABLED = env.bool("REGULATOR_ENABLED", default=True)  # the packages are built (and production checks them)
+REGULATOR_OPERATOR_ID = env.str("REGULATOR_OPERATOR_ID", default="12345678")
+REGULATOR_OPERATOR_NAME = env.str("REGULATOR_OPERATOR_NAME", default=REPORTS_OPERATOR)
+REGULATOR_PERIOD_TIME_ZONE = env.str("REGULATOR_PERIOD_TIME_ZONE", default="Europe/Prague")
+REGULATOR_BUILD_DELAY_MINUTES = env.int("REGULATOR_BUILD_DELAY_MINUTES", default=15)
+REGULATOR_PACKAGE_DIR = Path(env.str("REGULATOR_PACKAGE_DIR", default=str(BASE_DIR / ".data" / "regulator")))
+# the seal: the operator's qualified certificate for an electronic seal with its key (PKCS#12)
+REGULATOR_SEAL_P12 = env.str("REGULATOR_SEAL_P12", default="")
+REGULATOR_SEAL_P12_PASSWORD = env.str("REGULATOR_SEAL_P12_PASSWORD", default="")
+# the Ministry's encryption certificates (PEM files, from its published communication parameters), and optionally the
+# operator's own so that it can decrypt its archive
+REGULATOR_MINISTRY_ENCRYPTION_CERTS = env.list("REGULATOR_MINISTRY_ENCRYPTION_CERTS", default=[])
+REGULATOR_OWN_ENCRYPTION_CERT = env.str("REGULATOR_OWN_ENCRYPTION_CERT", default="")
+REGULATOR_OWN_ENCRYPTION_KEY = env.str("REGULATOR_OWN_ENCRYPTION_KEY", default="")  # PEM key of that certificate
+# PEM: the CA of the seal certificate (to verify an issued package before opening it: manage.py regulator_package)
+REGULATOR_SEAL_TRUST = env.str("REGULATOR_SEAL_TRUST", default="")
+# PEM: the CA (or the certificate) of the Ministry's seal, to verify its confirmation packages
+REGULATOR_MINISTRY_SEAL_TRUST = env.str("REGULATOR_MINISTRY_SEAL_TRUST", default="")
+# the Ministry's client certificates admitted to the download and notification URLs: subject DNs (RFC 4514, as the
+# TLS terminator passes them) or SHA-256 fingerprints (hex) of the certificate
+REGULATOR_MINISTRY_CLIENTS = env.list("REGULATOR_MINISTRY_CLIENTS", default=[])
+# the request header in which the TLS terminator passes the verified client certificate (URL-encoded PEM, nginx's
+# $ssl_client_escaped_cert) and the one with the verification result (must be SUCCESS)
+REGULATOR_CLIENT_CERT_HEADER = env.str("REGULATOR_CLIENT_CERT_HEADER", default="HTTP_X_SSL_CLIENT_CERT")
+REGULATOR_CLIENT_VERIFY_HEADER = env.str("REGULATOR_CLIENT_VERIFY_HEADER", default="HTTP_X_SSL_CLIENT_VERIFY")
+# the openssl command line tool that encrypts and seals (OpenSSL 3: CMS with -cades)
+REGULATOR_OPENSSL = env.str("REGULATOR_OPENSSL", default="openssl")
+# TransakceZpusob in ucet.csv (open point: the Ministry's sample data writes 1 for card and bank payments)
+# the public base of the download and notification URLs in the registration record (manage.py regulator_registration)
+REGULATOR_PUBLIC_BASE_URL = env.str("REGULATOR_PUBLIC_BASE_URL", default=PUBLIC_BASE_URL)
+REGULATOR_NONCASH_CODE = env.int("REGULATOR_NONCASH_CODE", default=1)
+REGULATOR_CASH_CODE = env.int("REGULATOR_CASH_CODE", default=0)
 
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 #: the apps whose records staff work with (the auditor reads every model of these)
 PLATFORM_APPS = ("core", "accounts", "wallet", "limits", "aml", "jackpots", "games", "complaints", "providers",
-                 "reports")
+                 "reports", "regulator")
 
 SUPERUSER = "superuser"
 
@@ -60,6 +60,8 @@ _SUPPORT = [
 
 _COMPLIANCE = [
     "accounts.view_*", "aml.view_*", "limits.view_*", "complaints.view_*", "core.view_auditevent",
+    "regulator.view_*",  # the remote-access packages and the Ministry's error notices (a staff task)
+    "regulator.reissue_package", "regulator.handle_notice",
     *_views("wallet", "wallet", "paymentmethod", "methoddocument", "deposit", "withdrawal", "payout", "winhold",
             "windeduction", "debt", "branchcash", "providerevent"),
     *_views("games", "game", "round"),

@@ -29,4 +29,7 @@ PRODUCTION_ENV: dict[str, str] = {
     "AML_SCREENING_LIST": "imported",
     # reports need the operator's seal files (REPORTS_SEAL_KEY_FILE / _CERT_FILE); reports/tests prove the refusal
     "REPORTS_ENABLED": "false",
+    # the remote-access packages need the seal (PKCS#12), the Ministry's certificates and client identities;
+    # regulator/tests/test_refusals.py proves the refusals
+    "REGULATOR_ENABLED": "false",
 }

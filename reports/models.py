@@ -45,6 +45,10 @@ class DayReport(models.Model):
     complaints_answered_late = models.PositiveIntegerField(default=0)
     complaints_overdue = models.PositiveIntegerField(default=0, help_text="open past their term at the day's end")
     queues = models.JSONField(default=dict, help_text="open work at the day's end: count and oldest age in days")
+    # the operator's liability to players at the day's end, per kind of player account: {kind: {"accounts": n,
+    # "total": haléře}}, each account's balance after its last entry before the day's end (written once the day is
+    # over; the per-account figures: reports.services.player_balances)
+    player_balances = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-day"]
@@ -83,3 +87,4 @@ class GameDayReport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game_code}@{self.game_version} {self.day:%Y-%m-%d}"
+

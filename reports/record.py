@@ -1,4 +1,8 @@
-"""The regulator's record of one operating day (ZHH §§ 129 ff., decree 10/2019 Sb.; format: docs/reports.md and
+"""An INTERNAL daily summary in the project's own XML format; it is NOT the regulator's output. The Ministry's remote
+access under decree 10/2019 Sb. is the ``regulator`` app's 8-hour packages (docs/regulator.md); this record stays for
+the operator's own auditors and keeps its historical name.
+
+The record of one operating day (format: docs/reports.md and
 ``reports/schema/regulator-record-1.0.xsd``), streamed to a file with lxml's incremental writer: rows are read in
 chunks and written one element at a time, so the day is never held in memory as a tree.
 

@@ -12,6 +12,7 @@ from django.core.management import CommandError, call_command
 from django.db.models import Sum
 
 from core.audit import Actor
+from core.money import Money
 from core.rng import use_rng
 from games.models import Round
 from games.services import round_refund
@@ -226,3 +227,28 @@ def test_the_first_day_of_a_month_reads_the_month_before_too():
     with pytest.raises(DomainError):
         reports_compute_day(day=date(2026, 4, 1))
     assert reports_compute_day(day=date(2026, 4, 2)).rounds == 0
+
+
+def test_a_win_deduction_lowers_the_wins_on_the_day_it_is_posted_and_the_ggr_follows_the_ledger():
+    """The tax base from the ledger: a win credited in error and taken back (GP §7(7), §10(4)) counts on the day of
+    the deduction, whether or not the deduction names the round (one not naming it counts in the day's total)."""
+    from wallet.services import win_deduct
+
+    player = funded_player(100_000)
+    c = client_for(player)
+    with time_machine.travel(datetime(2026, 3, 10, 9, 0, tzinfo=UTC), tick=False) as t:
+        with use_rng(FixedRNG(1)):  # pocket 1: red wins 200
+            rid = start(c).json()["id"]
+        t.shift(3)
+    rnd = Round.objects.get(pk=rid)
+    assert rnd.win == 200
+    with time_machine.travel(datetime(2026, 3, 11, 9, 0, tzinfo=UTC), tick=False):
+        win_deduct(player=player, amount=Money(150), reference=f"games:round:{rid}:deduction", reason="error",
+                   notice_text="x", actor=Actor.system("tests"), win_references=[f"games:round:{rid}:win"])
+        win_deduct(player=player, amount=Money(20), reference="staff-deduction-1", reason="error",
+                   notice_text="x", actor=Actor.system("tests"))
+        d1, d2 = reports_compute_day(day=date(2026, 3, 10)), reports_compute_day(day=date(2026, 3, 11))
+    assert (d1.stakes, d1.wins, d1.wins_reclaimed, d1.ggr) == (100, 200, 0, -100)
+    assert (d2.stakes, d2.wins, d2.wins_reclaimed, d2.ggr) == (0, 0, 170, 170)
+    g2 = GameDayReport.objects.get(day=date(2026, 3, 11), game_code="european_roulette")
+    assert (g2.wins_reclaimed, g2.ggr) == (150, 150)

@@ -1,0 +1,7 @@
+"""The remote-access packages: every 10 minutes the job issues the package of each period that has closed (plus the
+build delay) and has none yet; an issued package is never rebuilt."""
+from typing import Any
+
+BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
+    "regulator.issue_closed_periods": {"task": "regulator.issue_closed_periods", "schedule": 600.0},
+}
