@@ -370,7 +370,14 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
             "within_declared": stats["max_win"] <= declared.max_win,
         },
         "with_jackpots": _with_jackpots(game, bet, combined, remainder_win, se, inside),
+        # a game whose player has choices prints its RTP under each way of playing (Ismael Beiro version 3)
+        "strategies": _strategies(game, bet, rounds, seed) if fast else None,
     }
+
+
+def _strategies(game: Game, bet: Bet, rounds: int, seed: int) -> JsonDict | None:
+    table = getattr(game, "strategy_table", None)
+    return table(bet, rounds, seed) if callable(table) else None
 
 
 def _with_jackpots(game: Game, bet: Bet, combined: Fraction, remainder_win: int, se: float,
@@ -533,6 +540,8 @@ def format_par_sheet(sheet: JsonDict) -> str:
     ]
     if sheet.get("with_jackpots"):
         lines += _format_with_jackpots(sheet["with_jackpots"])
+    if sheet.get("strategies"):  # the game formats its own table (``lines``)
+        lines += list(sheet["strategies"]["lines"])
     return "\n".join(lines) + "\n"
 
 
