@@ -3,9 +3,9 @@
 
 Runs the ``par_sheet`` management command for each game of ``games.engine.list_games()`` (through
 ``call_command`` with the command object, so no database or Django settings are needed) with fixed seeds, and
-writes the outputs to ``docs/par-sheets.md``. Deterministic: the same code gives the same file, except the block of
-measured times between ``<!-- timings -->`` and ``<!-- /timings -->`` (each game's simulation time and the machine's
-load when it was written): ``--check`` compares everything else exactly and prints the times it measured.
+writes the outputs to ``docs/par-sheets.md``. Deterministic: the same code gives the same file byte for byte, and
+``--check`` compares the whole file exactly. The measured times (each game's simulation time and the machine's load)
+are not part of the file: they are printed, and written to ``--timings FILE`` when given.
 
     .venv/bin/python scripts/par_sheets.py                 # write docs/par-sheets.md
     .venv/bin/python scripts/par_sheets.py --check         # exit 1 if the file is out of date
@@ -27,7 +27,6 @@ sys.path.insert(0, str(ROOT))
 SEED = 20240601
 ROUNDS_FAST = 10_000_000  # games with simulate_fast (GP: 10 million rounds within a minute, issue 25)
 ROUNDS_GENERIC = 200_000  # games simulated through start/act (Fruit King)
-TIMINGS_START, TIMINGS_END = "<!-- timings -->", "<!-- /timings -->"
 
 
 def _load() -> str:
@@ -36,13 +35,6 @@ def _load() -> str:
 
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
-
-
-def _without_timings(text: str) -> str:
-    if TIMINGS_START not in text or TIMINGS_END not in text:
-        return text
-    head, rest = text.split(TIMINGS_START, 1)
-    return head + TIMINGS_START + rest.split(TIMINGS_END, 1)[1]
 
 
 def _sheet(code_version: str, rounds: int, seed: int, progress: bool,
@@ -123,11 +115,9 @@ def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool,
         bet_arg = f" --bet '{bet}'" if bet else ""
         sections += [f"## {game.name}{label}", "", f"`manage.py par_sheet {game.code}@{game.version} --rounds {rounds} "
                      f"--seed {seed}{bet_arg}`", "", "```text", text.rstrip("\n"), "```", ""]
-    timing = ["", "## Simulation times", "",
-              "Measured when the file was written (the machine is shared; `--check` measures again and prints them):",
-              "", TIMINGS_START, "| game | rounds | engine | wall time | CPU time | machine load when measured |",
-              "|---|---|---|---|---|---|", *times, TIMINGS_END, ""]
-    return "\n".join(parts + timing + sections), times
+    note = ["", "The simulation times are not in this file (they differ from run to run): the script prints them and "
+            "writes them with `--timings FILE`.", ""]
+    return "\n".join(parts + note + sections), times
 
 
 def main(argv=None) -> int:
@@ -139,12 +129,17 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="do not write; exit 1 if the file differs")
     ap.add_argument("--progress", action="store_true")
     ap.add_argument("--workers", type=int, default=2, help="sheets computed side by side (processes)")
+    ap.add_argument("--timings", default="", help="also write the measured times (markdown table) to this file")
     a = ap.parse_args(argv)
     text, times = render(a.rounds_fast, a.rounds_generic, a.seed, a.progress, a.workers)
     path = Path(a.out)
-    print("\n".join(["simulation times:", *times]))
+    table = ["| game | rounds | engine | wall time | CPU time | machine load when measured |", "|---|---|---|---|---|---|",
+             *times]
+    print("\n".join(["simulation times:", *table]))
+    if a.timings:
+        Path(a.timings).write_text("\n".join(table) + "\n", encoding="utf-8")
     if a.check:
-        same = path.exists() and _without_timings(path.read_text(encoding="utf-8")) == _without_timings(text)
+        same = path.exists() and path.read_text(encoding="utf-8") == text
         print(f"{path}: {'up to date' if same else 'OUT OF DATE'}")
         return 0 if same else 1
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -28,7 +28,7 @@ def test_the_catalogue_lists_games_with_declared_rtp_max_bet_max_win_and_hourly_
     assert r.status_code == 200
     games = {g["code"]: g for g in r.json()["results"]}
     roulette = games[ROULETTE]
-    assert roulette["declared"]["rtp"] == "97.30"
+    assert roulette["declared"]["rtp"] == "97.29"
     assert roulette["declared"]["max_bet"]["amount"] == 100_000
     assert roulette["declared"]["max_win"]["amount"] == 3_600_000
     assert roulette["declared"]["avg_hourly_loss"]["amount"] == 4_860_000
