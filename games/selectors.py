@@ -288,8 +288,14 @@ def round_replay_check(rnd: Round) -> JsonDict:
 
 
 def round_verify(player: Player, round_id: Any) -> JsonDict:
-    """The replay check of one of the player's own rounds."""
-    return round_replay_check(round_get(player, round_id))
+    """The replay check of one of the player's own rounds. While the round is open its draws are hidden, and so
+    is how many there are (a count can depend on values drawn ahead of the player's choices): ``draws`` is null
+    until the round ends."""
+    rnd = round_get(player, round_id)
+    result = round_replay_check(rnd)
+    if rnd.status == Round.Status.IN_PROGRESS:
+        result = {**result, "draws": None}
+    return result
 
 
 # The back office (issue 24) ------------------------------------------------------------------------------------

@@ -280,7 +280,8 @@ class VerifySerializer(serializers.Serializer):
     verified = serializers.BooleanField()
     outcome = serializers.CharField(help_text="match | mismatch | malfunction_reproduced | engine_unavailable | error")
     detail = serializers.CharField(allow_blank=True)
-    draws = serializers.IntegerField()
+    draws = serializers.IntegerField(allow_null=True, help_text="how many RNG draws the round made; null while the "
+                                     "round is open (the count could reveal values drawn ahead of a choice)")
     actions = serializers.IntegerField()
     checked_at = serializers.DateTimeField()
 

@@ -69,3 +69,17 @@ def test_risking_and_collecting_through_the_api_have_the_same_expected_value_exa
     risked = [_play(draws, [v], "risk") for v in range(n)]
     assert collected > 0 and len(set(risked)) > 1
     assert Fraction(sum(risked), n) == collected, (seed, collected, risked)
+
+
+def test_verify_on_an_open_round_does_not_reveal_how_many_draws_it_made(clock):
+    seed, draws, _ = _ladder_start()
+    c = client_for(funded_player(100_000))
+    with use_rng(Scripted(draws, [], 99)):
+        body = start(c, game=CODE, bet=BET).json()
+        assert body["status"] == "in_progress"
+        v = c.get(f"/api/v1/games/rounds/{body['id']}/verify").json()
+        assert v["verified"] is True and v["draws"] is None, v
+        body = act(c, body["id"], {"type": "collect"}).json()
+    assert body["status"] == "finished"
+    v = c.get(f"/api/v1/games/rounds/{body['id']}/verify").json()
+    assert v["verified"] is True and v["draws"] == len(draws), v
