@@ -81,8 +81,11 @@ def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool,
         "RTP counts as inside a CI when it is within the CI widened by half a unit of its last printed digit "
         "(0.005 pp for a figure like 97.30 %). GP §8(4): minimum RTP 84.24 %. Amounts in CZK.",
         "",
-        "| game | declared RTP | RTP (exact + simulated) | 99 % CI | declared inside | max win reached / declared "
-        "| rounds | engine |",
+        "Maximum bets and wins are what the platform offers at its default limits (`games.engine.figures`, the "
+        "same arithmetic as `games.services.catalogue.offered_figures`); the engine's own are in brackets.",
+        "",
+        "| game | declared RTP | RTP (exact + simulated) | 99 % CI | declared inside | max win reached / at the max "
+        "bet offered (engine) | rounds | engine |",
         "|---|---|---|---|---|---|---|---|",
     ]
     sections = []
@@ -110,7 +113,8 @@ def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool,
         parts.append(
             f"| {name} | {sheet['declared']['rtp_percent']} % | {r['percent']:.4f} %"
             f"{' = ' + r['fraction'] if r['fraction'] else ''} | [{r['ci99'][0]:.4f} %, {r['ci99'][1]:.4f} %] | "
-            f"{'yes' if r['declared_inside_ci99'] else 'NO'} | {czk(mw['reached'])} / {czk(mw['declared'])} | "
+            f"{'yes' if r['declared_inside_ci99'] else 'NO'} | {czk(mw['reached'])} / {czk(sheet['declared']['offered_max_win'])} "
+            f"({czk(mw['declared'])}) | "
             f"{rounds:,} | {sim['engine']} |")
         bet_arg = f" --bet '{bet}'" if bet else ""
         sections += [f"## {game.name}{label}", "", f"`manage.py par_sheet {game.code}@{game.version} --rounds {rounds} "
@@ -118,6 +122,31 @@ def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool,
     note = ["", "The simulation times are not in this file (they differ from run to run): the script prints them and "
             "writes them with `--timings FILE`.", ""]
     return "\n".join(parts + note + sections), times
+
+
+PAGES = ROOT / "docs" / "games"
+PAGE_OF = {"european_roulette": "roulette"}  # a game's page: docs/games/<code>.md unless named here
+
+
+def pages() -> dict[Path, str]:
+    """Each game's page with its figures block (``games.engine.figures.docs_block``) put in or replaced: the block
+    sits after the page's title."""
+    from games.engine import list_games
+    from games.engine.figures import BLOCK_END, BLOCK_START, docs_block
+
+    out: dict[Path, str] = {}
+    for g in list_games():
+        path = PAGES / f"{PAGE_OF.get(g.code, g.code)}.md"
+        text = path.read_text(encoding="utf-8")
+        block = docs_block(g)
+        if BLOCK_START in text:
+            head, rest = text.split(BLOCK_START, 1)
+            text = head + block + rest.split(BLOCK_END, 1)[1]
+        else:
+            title, _, body = text.partition("\n")
+            text = f"{title}\n\n{block}\n{body}"
+        out[path] = text
+    return out
 
 
 def main(argv=None) -> int:
@@ -129,8 +158,18 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="do not write; exit 1 if the file differs")
     ap.add_argument("--progress", action="store_true")
     ap.add_argument("--workers", type=int, default=2, help="sheets computed side by side (processes)")
+    ap.add_argument("--pages-only", action="store_true", help="only the games' pages' figures blocks (no simulation)")
     ap.add_argument("--timings", default="", help="also write the measured times (markdown table) to this file")
     a = ap.parse_args(argv)
+    page_texts = pages()
+    stale = [p for p, t in page_texts.items() if p.read_text(encoding="utf-8") != t]
+    if a.pages_only or not a.check:
+        for p in stale:
+            p.write_text(page_texts[p], encoding="utf-8")
+            print(f"wrote {p}")
+        stale = []
+    if a.pages_only:
+        return 0
     text, times = render(a.rounds_fast, a.rounds_generic, a.seed, a.progress, a.workers)
     path = Path(a.out)
     table = ["| game | rounds | engine | wall time | CPU time | machine load when measured |", "|---|---|---|---|---|---|",
@@ -141,7 +180,9 @@ def main(argv=None) -> int:
     if a.check:
         same = path.exists() and path.read_text(encoding="utf-8") == text
         print(f"{path}: {'up to date' if same else 'OUT OF DATE'}")
-        return 0 if same else 1
+        for p in stale:
+            print(f"{p}: figures block OUT OF DATE")
+        return 0 if same and not stale else 1
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     print(f"wrote {path}")

@@ -331,6 +331,8 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
             "min_bet": declared.min_bet, "max_bet": declared.max_bet, "max_win": declared.max_win,
             "unfinished_deadline_days": declared.unfinished_deadline_days,
             "avg_hourly_loss": declared.avg_hourly_loss,
+            # what the platform offers (its default limits; games.engine.figures): the maximum win a player can reach
+            **_offered(game),
         },
         "exact": {
             "parts": {k: {"fraction": f"{v.numerator}/{v.denominator}", "percent": _pct(v), "part": exact_part_of(k)}
@@ -373,6 +375,14 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
         # a game whose player has choices prints its RTP under each way of playing (Ismael Beiro version 3)
         "strategies": _strategies(game, bet, rounds, seed) if fast else None,
     }
+
+
+def _offered(game: Game) -> JsonDict:
+    from . import figures
+
+    f = figures.published(game)
+    return {"offered_max_bet": f["max_bet"], "offered_max_win": f["max_win"], "rtp_range": f["rtp_range"],
+            "hit_frequency_published": f["hit_frequency_percent"], "volatility_published": f["volatility"]}
 
 
 def _strategies(game: Game, bet: Bet, rounds: int, seed: int) -> JsonDict | None:
@@ -488,8 +498,13 @@ def format_par_sheet(sheet: JsonDict) -> str:
         "Declared figures (GP §7(2))",
         f"  RTP                          {d['rtp_percent']} %"
         + (f" (with jackpots {d['rtp_with_jackpots_percent']} %)" if d["rtp_with_jackpots_percent"] else ""),
-        f"  min / max bet                {czk(d['min_bet'])} / {czk(d['max_bet'])}",
-        f"  max win                      {czk(d['max_win'])}",
+        f"  min / max bet offered        {czk(d['min_bet'])} / {czk(d['offered_max_bet'])}"
+        f"  (engine: {czk(d['max_bet'])}; the platform's default limits)",
+        f"  max win at max bet offered   {czk(d['offered_max_win'])}  (engine: {czk(d['max_win'])})",
+        *([f"  RTP range (ways of playing)  {d['rtp_range']['min']} % - {d['rtp_range']['max']} %"]
+          if d.get("rtp_range") else []),
+        f"  hit frequency / volatility   {d['hit_frequency_published']} % / {d['volatility_published']}  "
+        "(published, from this sheet's simulation)",
         f"  avg hourly loss at max bet   {czk(d['avg_hourly_loss'])}  (max bet x (1 - RTP) x 1,800 rounds)",
         f"  unfinished round deadline    {d['unfinished_deadline_days']} days",
         "",

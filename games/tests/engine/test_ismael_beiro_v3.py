@@ -225,9 +225,13 @@ def test_the_declared_range_has_its_floor_above_the_legal_minimum():
 
 
 @pytest.mark.slow
-def test_the_long_run_returns_the_declared_rtp_within_the_99_percent_ci():
-    sheet = par.par_sheet(G, {"stake": 100}, rounds=4_000_000, seed=35, rng_factory=SeededRNG)
-    assert sheet["rtp"]["declared_inside_ci99"], par.format_par_sheet(sheet)
+@pytest.mark.parametrize("stake", [100, 500, 1000, 2500, 5000])
+@pytest.mark.parametrize("auto_risk", [False, True])
+def test_every_bet_with_and_without_auto_risk_returns_the_declared_rtp_within_the_99_percent_ci(stake, auto_risk):
+    stats = G.simulate_fast(G.validate_bet({"stake": stake, "auto_risk": auto_risk}), 4_000_000, stake + auto_risk)
+    s = par.summarise(stats, stake)
+    lo, hi = G.rtp_range()
+    assert s["ci99"][0] <= float(hi) and float(lo) <= s["ci99"][1], (stake, auto_risk, s)
 
 
 def test_the_fast_simulator_plays_version_3_like_the_engine():

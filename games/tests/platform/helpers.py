@@ -5,7 +5,6 @@ import itertools
 import uuid
 
 import pytest
-
 from rest_framework.test import APIClient
 
 from accounts.testing import make_player, token_for

@@ -9,7 +9,16 @@ Double-or-Bonuses), ``game`` (the round), ``offers`` (the pending offers, restor
 from __future__ import annotations
 
 from ...registry import register
-from .definition import BETS, DEFINITION, DEFINITION_V2, DEFINITION_V3, LOWER_PAYS, LOWER_STRIPS, UPPER_PAYS, UPPER_STRIPS
+from .definition import (
+           BETS,
+           DEFINITION,
+           DEFINITION_V2,
+           DEFINITION_V3,
+           LOWER_PAYS,
+           LOWER_STRIPS,
+           UPPER_PAYS,
+           UPPER_STRIPS,
+)
 from .game import IsmaelBeiro
 from .texts import RULES_CS, RULES_EN, SYMBOL_NAMES
 

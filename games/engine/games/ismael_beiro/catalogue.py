@@ -82,8 +82,8 @@ def describe(game: IsmaelBeiro) -> JsonDict:
                      **({"rtp_by_option": game.rtp_by_option(), "rtp_lowest": str(game.lowest_declared_rtp())}
                         if game.declared_options else {}),
                      # version 3: every way of playing returns within this range (the PAR sheet's strategy table)
-                     **({"rtp_range": {"min": str(game.rtp_range()[0]), "max": str(game.rtp_range()[1])},
-                         "rtp_spread_bound_pp": d["rtp_spread_bound"]} if game.fair_gambles else {})},
+                     **({"rtp_range": {"min": str(rng[0]), "max": str(rng[1])},
+                         "rtp_spread_bound_pp": d["rtp_spread_bound"]} if (rng := game.rtp_range()) else {})},
         "rules_en": _rules(game, "en") + rtp_sentence(game, "en"),
         "rules_cs": _rules(game, "cs") + rtp_sentence(game, "cs"),
     }
@@ -99,8 +99,9 @@ def _rules(game: IsmaelBeiro, lang: str) -> str:
 
 def rtp_sentence(game: IsmaelBeiro, lang: str) -> str:
     """The rules' sentence on the declared return of each option (empty without declared options)."""
-    if game.fair_gambles:
-        lo, hi = (str(x) for x in game.rtp_range())
+    rng = game.rtp_range()
+    if rng is not None:
+        lo, hi = (str(x) for x in rng)
         rtp3 = str(game.declared.rtp)
         if lang == "en":
             return (f" Return to player: {rtp3} % (the long run of a player); every way of playing returns between "

@@ -184,9 +184,9 @@ def _ladders_fair(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, ou
     top = len(scale) - 1
     num = np.zeros((2, top + 1), dtype=np.int64)
     den = np.ones((2, top + 1), dtype=np.int64)
-    for r in range(top):
-        num[0, r], den[0, r] = fair_odds(scale, r, "seesaw")
-        num[1, r], den[1, r] = fair_odds(scale, r, "raise_nothing")
+    for j in range(top):
+        num[0, j], den[0, j] = fair_odds(scale, j, "seesaw")
+        num[1, j], den[1, j] = fair_odds(scale, j, "raise_nothing")
     rung = np.searchsorted(t.scale, cash)
     active = (blue | yellow) & (cash > 0) & (cash < t.scale[-1])
     idx = np.nonzero(active)[0]

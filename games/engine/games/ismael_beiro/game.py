@@ -750,10 +750,12 @@ class IsmaelBeiro(slots.SlotGame):
                 return Decimal(o["rtp"])
         return self.declared.rtp
 
-    def rtp_range(self) -> tuple[Decimal, Decimal]:
+    def rtp_range(self) -> tuple[Decimal, Decimal] | None:
         """Version 3: the declared RTP range over every way of playing: the declared RTP +- the stated bound on the
-        spread between strategies (``rtp_spread_bound``); without a bound, the declared RTP itself."""
-        bound = Decimal(self.d.get("rtp_spread_bound", "0"))
+        spread between strategies (``rtp_spread_bound``); None for the older versions (which declare none)."""
+        if "rtp_spread_bound" not in self.d:
+            return None
+        bound = Decimal(self.d["rtp_spread_bound"])
         return self.declared.rtp - bound, self.declared.rtp + bound
 
     def strategy_table(self, bet: Bet, rounds: int, seed: int) -> JsonDict | None:

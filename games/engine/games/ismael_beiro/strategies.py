@@ -61,7 +61,9 @@ def strategy_table(game: IsmaelBeiro, bet: Bet, rounds: int, seed: int) -> JsonD
             "capped_rounds": st["feature_counts"]["capped_rounds"],
         })
     bound = Decimal(game.d["rtp_spread_bound"])
-    lo, hi = game.rtp_range()
+    rng = game.rtp_range()
+    assert rng is not None, "a version with fair gambles declares its RTP range"
+    lo, hi = rng
     table: JsonDict = {
         "bet": bet.params, "rounds": rounds, "seed": seed, "rows": rows,
         "same_rounds": [{"strategy": k, "label": label, "as": "automatic"} for k, label in SAME_ROUNDS],
