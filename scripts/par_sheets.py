@@ -77,9 +77,10 @@ def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool,
         "",
         "How to read a sheet: *Exact RTP parts* come from `Game.exact_rtp` (enumeration of the outcomes); the "
         "simulation estimates the rest, with normal-approximation 95 % / 99 % confidence intervals from the "
-        "per-round variance of win/stake. The final RTP is exact parts + simulated remainder. The declared "
-        "RTP counts as inside a CI when it is within the CI widened by half a unit of its last printed digit "
-        "(0.005 pp for a figure like 97.30 %). GP §8(4): minimum RTP 84.24 %. Amounts in CZK.",
+        "per-round variance of win/stake. The final RTP is exact parts + simulated remainder. A declared "
+        "RTP is the theoretical figure rounded down: it counts as inside a CI when it is at most the CI's upper end "
+        "and at least its lower end less one unit of its last printed digit (0.01 pp for a figure like 97.29 %). "
+        "GP §8(4): minimum RTP 84.24 %. Amounts in CZK.",
         "",
         "Maximum bets and wins are what the platform offers at its default limits (`games.engine.figures`, the "
         "same arithmetic as `games.services.catalogue.offered_figures`); the engine's own are in brackets.",

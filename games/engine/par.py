@@ -272,9 +272,11 @@ def _pct(f: Fraction | float) -> float:
 
 
 def declared_tolerance(rtp: Decimal) -> float:
-    """Half a unit of the declared RTP's last decimal, in percentage points (97.30 -> 0.005)."""
+    """One unit of the declared RTP's last decimal, in percentage points (97.29 -> 0.01). A declared RTP is the
+    theoretical figure rounded down, so the theoretical figure lies in [declared, declared + one unit): the declared
+    figure counts as inside a CI when it is at most the CI's upper end and at least its lower end less one unit."""
     exp = rtp.as_tuple().exponent
-    return 0.5 * 10 ** exp if isinstance(exp, int) else 0.0
+    return float(10 ** exp) if isinstance(exp, int) else 0.0
 
 
 def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None = None, seed: int = 1,
@@ -317,7 +319,8 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
     tol = declared_tolerance(declared_rtp)
 
     def inside(lo_hi_center: float, z: float, se_: float, target: Decimal = declared_rtp) -> bool:
-        return abs(float(target) - lo_hi_center) <= 100 * z * se_ + declared_tolerance(target) + 1e-12
+        t, half = float(target), 100 * z * se_
+        return lo_hi_center - half - declared_tolerance(target) - 1e-12 <= t <= lo_hi_center + half + 1e-12
 
     parts = {p: _breakdown_row(p, stats, exact, exact_parts, stake, sim["volatility"])
              for p in dict.fromkeys(list(BREAKDOWN_KEYS) + list(bd))}
@@ -548,7 +551,7 @@ def format_par_sheet(sheet: JsonDict) -> str:
         f"  95 % CI                      {_ci(rtp['ci95'])}",
         f"  99 % CI                      {_ci(rtp['ci99'])}  (remainder SD: {rtp['remainder_sd_method']})",
         f"  declared {d['rtp_percent']} % inside 99 % CI  {yes[rtp['declared_inside_ci99']]}"
-        f"  (rounding tolerance of the declared figure: ±{rtp['declared_tolerance_pp']} pp)",
+        f"  (rounded down: up to {rtp['declared_tolerance_pp']} pp below the CI, never above)",
         f"  RTP >= {MIN_RTP} % (GP §8(4))     {yes[rtp['at_least_min_rtp'] and rtp['declared_at_least_min_rtp']]}",
         f"  max win reached <= declared  {yes[sheet['max_win']['within_declared']]}"
         f"  ({czk(sheet['max_win']['reached'])} <= {czk(sheet['max_win']['declared'])})",
@@ -578,7 +581,7 @@ def _format_with_jackpots(wj: JsonDict) -> list[str]:
         figure = "with jackpots" if wj["declared_figure"] == "rtp_with_jackpots" else "game RTP"
         lines.append(f"  declared {wj['declared_percent']} % ({figure}) inside 95 % CI {yes[wj['declared_inside_ci95']]}"
                      f", 99 % CI {yes[wj['declared_inside_ci99']]}"
-                     f"  (rounding tolerance: ±{wj['declared_tolerance_pp']} pp)")
+                     f"  (rounded down: up to {wj['declared_tolerance_pp']} pp below the CI, never above)")
     return lines
 
 

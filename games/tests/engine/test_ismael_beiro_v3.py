@@ -239,3 +239,34 @@ def test_the_fast_simulator_plays_version_3_like_the_engine():
     fast = par.summarise(G.simulate_fast(bet, 1_000_000, 8), 5000)
     ref = par.summarise(par.simulate_generic(G, bet, 20_000, 8, rng_factory=SeededRNG), 5000)
     assert abs(fast["rtp"] - ref["rtp"]) < 4 * math.hypot(fast["standard_error"], ref["standard_error"])
+
+
+def test_a_round_left_open_is_finished_by_the_automatic_choices_and_replays():
+    """What the platform does at a round's deadline (GP §7(8)b): ``auto_finish`` plays the automatic choices from
+    wherever the round waits (a ladder, Double-or-Bonuses, the upper game, a minigame) to its end; the recorded
+    actions and draws replay it, and the value the round held is settled, not rewound."""
+    from games.engine import auto_finish
+
+    carry = {"vertical_lines": 0, "cumulative": [0] * 6, "bonuses": 300}
+    seen: dict[str, int] = {"ladder": 0, "dob": 0, "minigame_select": 0, "upper_game": 0}
+    for seed in range(2_000):
+        for stage, stake, c in (("ladder", 100, None), ("dob", 5000, carry), ("minigame_select", 5000, carry),
+                                ("upper_game", 5000, carry)):
+            if seen[stage] >= 5:
+                continue
+            rec = RecordingRNG(SeededRNG(seed))
+            st = G.start_carried(G.validate_bet({"stake": stake}), rec, c)
+            taken = []
+            while st["status"] == "awaiting_action" and st["stage"] != stage:
+                a = _step(st)
+                st = G.act(st, a, rec)
+                taken.append(a)
+            if st["status"] != "awaiting_action":
+                continue
+            held = _offer_value(st)
+            end, more = auto_finish(G, st, rec)
+            assert end["status"] == "finished" and end["win"] >= (held if stage in ("ladder", "dob") else 0)
+            record = {"bet": end["bet"], "actions": taken + more, "draws": rec.draws, "state": end}
+            assert G.replay(record) == end
+            seen[stage] += 1
+    assert min(seen.values()) == 5, seen

@@ -249,7 +249,7 @@ def test_declared_figures_follow_the_catalogue_and_the_limits():
     assert str(d.rtp) == "97.29" and d.min_bet == 10 and d.max_bet == 100_000
     assert d.unfinished_deadline_days == 180
     assert d.max_win == 3_600_000  # 36 x 1,000 CZK
-    assert d.avg_hourly_loss == 4_860_000  # 1,000 CZK x 2.70 % x 1,800 = 48,600 CZK
+    assert d.avg_hourly_loss == 4_878_000  # 1,000 CZK x 2.71 % x 1,800 = 48,780 CZK
     assert GAME2.declared.max_win == 2_250_000 and GAME2.declared.unfinished_deadline_days == 90
 
 
