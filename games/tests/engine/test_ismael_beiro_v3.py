@@ -218,10 +218,20 @@ def test_every_way_of_playing_returns_the_same_within_the_stated_bound():
         assert cap_loss_pp < float(SPREAD_BOUND), (p, cap_loss_pp)
 
 
-def test_the_declared_range_has_its_floor_above_the_legal_minimum():
-    d = G.describe()["declared"]
+def test_the_declared_range_has_its_floor_above_the_legal_minimum_and_the_rules_say_so():
+    desc = G.describe()
+    d = desc["declared"]
     lo, hi = Decimal(d["rtp_range"]["min"]), Decimal(d["rtp_range"]["max"])
     assert lo >= GP_MINIMUM and lo <= Decimal(d["rtp"]) <= hi and hi - lo == 2 * SPREAD_BOUND
+    assert "rtp_by_option" not in d  # AUTO-RISK returns the same: no figure of its own
+    assert "every way of playing returns between 93.15 % and 93.35 %" in desc["rules_en"]
+    assert "každý způsob hry vrací 93,15 % až 93,35 %" in desc["rules_cs"]
+    for text in ("the machine holds the pair", "worth exactly the prize risked", "twice the fraction or nothing"):
+        assert text in desc["rules_en"]
+    assert "Bonus-Raise" not in desc["rules_en"] and "AUTO picks the best" not in desc["rules_en"]
+    assert desc["lower_game"]["choices"] == "the machine holds, nudges and chooses the upper bet"
+    assert desc["upper_game"]["double_or_bonuses"]["fraction_by_stake"] == {
+        "100": 20, "500": 10, "1000": 10, "2500": 6, "5000": 5, "10000": 5}
 
 
 @pytest.mark.slow
