@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from core.rng import SeededRNG, use_rng
+from core.rng import SeededRNG, SystemRNG, use_rng
 from games.engine import RecordingRNG, registry
 from games.tests.platform.helpers import act, client_for, funded_player, start
 
@@ -16,7 +16,7 @@ CODE = "ismael_beiro"
 BET = {"stake": 100}
 
 
-class Scripted:
+class Scripted(SystemRNG):
     """The platform's RNG for one round: the recorded draws of the start, then ``then`` (values), then seeded."""
 
     def __init__(self, draws: list[list[int]], then: list[int], seed: int) -> None:
