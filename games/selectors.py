@@ -23,7 +23,7 @@ from core.errors import DomainError
 from core.home import QueueState, queue_of
 from core.money import Money
 from games import errors
-from games.engine import JsonDict, ReplayMismatch, max_hourly_loss, registry
+from games.engine import JsonDict, ReplayMismatch, figures, max_hourly_loss, registry
 from games.models import Game, Round
 from games.validation import valid_game_code, valid_round_id
 from jackpots.levels import progressive_offered
@@ -93,6 +93,23 @@ def _rules(d: JsonDict, offered: bool | None) -> tuple[str, str]:
     return str(d.get("rules_cs", "")), str(d.get("rules_en", ""))
 
 
+def _published_figures(row: Game) -> JsonDict:
+    """Hit frequency, volatility, the RTP range and how the RTP is known (``games.engine.figures``, checked against
+    the PAR sheets); null for a game no engine here runs (a provider's)."""
+    none: JsonDict = {"rtp_basis": None, "rtp_range": None, "hit_frequency_percent": None, "volatility": None}
+    if row.provider:
+        return none
+    try:
+        g = registry.get_game(row.code, row.version)
+    except KeyError:
+        return none
+    hit, vol = figures.PUBLISHED.get(g.code, (None, None))
+    rng = figures.rtp_range(g)
+    return {"rtp_basis": figures.THEORETICAL.get(g.code, (None, None))[1],
+            "rtp_range": {"min": str(rng[0]), "max": str(rng[1])} if rng else None,
+            "hit_frequency_percent": hit, "volatility": vol}
+
+
 def game_summary(row: Game) -> JsonDict:
     d = row.description or {}
     offered = own_jackpots_offered(row)
@@ -123,6 +140,7 @@ def game_summary(row: Game) -> JsonDict:
             "max_hourly_loss": Money(max_loss).to_json(),
             "max_hourly_loss_at_max_pace": Money(at_pace).to_json(),
             "unfinished_deadline_days": row.unfinished_deadline_days,
+            **_published_figures(row),
         },
         "rules_cs": rules_cs,
         "rules_en": rules_en,
@@ -320,8 +338,14 @@ def studio_outcome_sha256(outcome: object) -> str:
 
 
 def round_verify(player: Player, round_id: Any) -> JsonDict:
-    """The replay check of one of the player's own rounds."""
-    return round_replay_check(round_get(player, round_id))
+    """The replay check of one of the player's own rounds. While the round is open its draws are hidden, and so
+    is how many there are (a count can depend on values drawn ahead of the player's choices): ``draws`` is null
+    until the round ends."""
+    rnd = round_get(player, round_id)
+    result = round_replay_check(rnd)
+    if rnd.status == Round.Status.IN_PROGRESS:
+        result = {**result, "draws": None}
+    return result
 
 
 # The back office (issue 24) ------------------------------------------------------------------------------------

@@ -144,6 +144,11 @@ class BetField(serializers.DictField):
         return bet_from_api(super().to_internal_value(data))
 
 
+class RtpRangeSerializer(serializers.Serializer):
+    min = serializers.CharField(help_text="percent")
+    max = serializers.CharField(help_text="percent")
+
+
 class DeclaredSerializer(serializers.Serializer):
     """GP §7(2): the figures each game states."""
 
@@ -159,6 +164,14 @@ class DeclaredSerializer(serializers.Serializer):
     max_hourly_loss_at_max_pace = GameMoneySerializer(
         help_text="max bet x 1,800 rounds, every round lost, before the platform's hourly-loss cap")
     unfinished_deadline_days = serializers.IntegerField(help_text="GP §7(8)b")
+    rtp_basis = serializers.CharField(
+        allow_null=True, help_text="how the declared RTP is known: exact (the exact figure rounded down), "
+                                   "exact+design, simulated (a design figure inside the PAR sheet's 99 % CI)")
+    rtp_range = RtpRangeSerializer(allow_null=True, help_text="the RTP over the player's ways of playing, where the "
+                                                              "player has choices")
+    hit_frequency_percent = serializers.CharField(allow_null=True, help_text="share of rounds that win (PAR sheet)")
+    volatility = serializers.CharField(allow_null=True,
+                                       help_text="standard deviation of win / stake per round (PAR sheet)")
 
 
 class ApprovalSerializer(serializers.Serializer):
@@ -281,7 +294,8 @@ class VerifySerializer(serializers.Serializer):
     outcome = serializers.CharField(help_text="match | mismatch | malfunction_reproduced | engine_unavailable | error "
                                               "| studio_record | studio_record_mismatch | studio_record_missing")
     detail = serializers.CharField(allow_blank=True)
-    draws = serializers.IntegerField(allow_null=True, help_text="null while the round is open")
+    draws = serializers.IntegerField(allow_null=True, help_text="how many RNG draws the round made; null while the "
+                                     "round is open (the count could reveal values drawn ahead of a choice)")
     actions = serializers.IntegerField(allow_null=True, help_text="null while the round is open")
     checked_at = serializers.DateTimeField()
     provider = serializers.CharField(required=False, help_text="a studio's round: its studio")

@@ -3,9 +3,9 @@
 
 Runs the ``par_sheet`` management command for each game of ``games.engine.list_games()`` (through
 ``call_command`` with the command object, so no database or Django settings are needed) with fixed seeds, and
-writes the outputs to ``docs/par-sheets.md``. Deterministic: the same code gives the same file, except the block of
-measured times between ``<!-- timings -->`` and ``<!-- /timings -->`` (each game's simulation time and the machine's
-load when it was written): ``--check`` compares everything else exactly and prints the times it measured.
+writes the outputs to ``docs/par-sheets.md``. Deterministic: the same code gives the same file byte for byte, and
+``--check`` compares the whole file exactly. The measured times (each game's simulation time and the machine's load)
+are not part of the file: they are printed, and written to ``--timings FILE`` when given.
 
     .venv/bin/python scripts/par_sheets.py                 # write docs/par-sheets.md
     .venv/bin/python scripts/par_sheets.py --check         # exit 1 if the file is out of date
@@ -27,7 +27,6 @@ sys.path.insert(0, str(ROOT))
 SEED = 20240601
 ROUNDS_FAST = 10_000_000  # games with simulate_fast (GP: 10 million rounds within a minute, issue 25)
 ROUNDS_GENERIC = 200_000  # games simulated through start/act (Fruit King)
-TIMINGS_START, TIMINGS_END = "<!-- timings -->", "<!-- /timings -->"
 
 
 def _load() -> str:
@@ -36,13 +35,6 @@ def _load() -> str:
 
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
-
-
-def _without_timings(text: str) -> str:
-    if TIMINGS_START not in text or TIMINGS_END not in text:
-        return text
-    head, rest = text.split(TIMINGS_START, 1)
-    return head + TIMINGS_START + rest.split(TIMINGS_END, 1)[1]
 
 
 def _sheet(code_version: str, rounds: int, seed: int, progress: bool,
@@ -85,12 +77,16 @@ def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool,
         "",
         "How to read a sheet: *Exact RTP parts* come from `Game.exact_rtp` (enumeration of the outcomes); the "
         "simulation estimates the rest, with normal-approximation 95 % / 99 % confidence intervals from the "
-        "per-round variance of win/stake. The final RTP is exact parts + simulated remainder. The declared "
-        "RTP counts as inside a CI when it is within the CI widened by half a unit of its last printed digit "
-        "(0.005 pp for a figure like 97.30 %). GP §8(4): minimum RTP 84.24 %. Amounts in CZK.",
+        "per-round variance of win/stake. The final RTP is exact parts + simulated remainder. A declared "
+        "RTP is the theoretical figure rounded down: it counts as inside a CI when it is at most the CI's upper end "
+        "and at least its lower end less one unit of its last printed digit (0.01 pp for a figure like 97.29 %). "
+        "GP §8(4): minimum RTP 84.24 %. Amounts in CZK.",
         "",
-        "| game | declared RTP | RTP (exact + simulated) | 99 % CI | declared inside | max win reached / declared "
-        "| rounds | engine |",
+        "Maximum bets and wins are what the platform offers at its default limits (`games.engine.figures`, the "
+        "same arithmetic as `games.services.catalogue.offered_figures`); the engine's own are in brackets.",
+        "",
+        "| game | declared RTP | RTP (exact + simulated) | 99 % CI | declared inside | max win reached / at the max "
+        "bet offered (engine) | rounds | engine |",
         "|---|---|---|---|---|---|---|---|",
     ]
     sections = []
@@ -118,16 +114,40 @@ def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool,
         parts.append(
             f"| {name} | {sheet['declared']['rtp_percent']} % | {r['percent']:.4f} %"
             f"{' = ' + r['fraction'] if r['fraction'] else ''} | [{r['ci99'][0]:.4f} %, {r['ci99'][1]:.4f} %] | "
-            f"{'yes' if r['declared_inside_ci99'] else 'NO'} | {czk(mw['reached'])} / {czk(mw['declared'])} | "
+            f"{'yes' if r['declared_inside_ci99'] else 'NO'} | {czk(mw['reached'])} / {czk(sheet['declared']['offered_max_win'])} "
+            f"({czk(mw['declared'])}) | "
             f"{rounds:,} | {sim['engine']} |")
         bet_arg = f" --bet '{bet}'" if bet else ""
         sections += [f"## {game.name}{label}", "", f"`manage.py par_sheet {game.code}@{game.version} --rounds {rounds} "
                      f"--seed {seed}{bet_arg}`", "", "```text", text.rstrip("\n"), "```", ""]
-    timing = ["", "## Simulation times", "",
-              "Measured when the file was written (the machine is shared; `--check` measures again and prints them):",
-              "", TIMINGS_START, "| game | rounds | engine | wall time | CPU time | machine load when measured |",
-              "|---|---|---|---|---|---|", *times, TIMINGS_END, ""]
-    return "\n".join(parts + timing + sections), times
+    note = ["", "The simulation times are not in this file (they differ from run to run): the script prints them and "
+            "writes them with `--timings FILE`.", ""]
+    return "\n".join(parts + note + sections), times
+
+
+PAGES = ROOT / "docs" / "games"
+PAGE_OF = {"european_roulette": "roulette"}  # a game's page: docs/games/<code>.md unless named here
+
+
+def pages() -> dict[Path, str]:
+    """Each game's page with its figures block (``games.engine.figures.docs_block``) put in or replaced: the block
+    sits after the page's title."""
+    from games.engine import list_games
+    from games.engine.figures import BLOCK_END, BLOCK_START, docs_block
+
+    out: dict[Path, str] = {}
+    for g in list_games():
+        path = PAGES / f"{PAGE_OF.get(g.code, g.code)}.md"
+        text = path.read_text(encoding="utf-8")
+        block = docs_block(g)
+        if BLOCK_START in text:
+            head, rest = text.split(BLOCK_START, 1)
+            text = head + block + rest.split(BLOCK_END, 1)[1]
+        else:
+            title, _, body = text.partition("\n")
+            text = f"{title}\n\n{block}\n{body}"
+        out[path] = text
+    return out
 
 
 def main(argv=None) -> int:
@@ -139,14 +159,31 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="do not write; exit 1 if the file differs")
     ap.add_argument("--progress", action="store_true")
     ap.add_argument("--workers", type=int, default=2, help="sheets computed side by side (processes)")
+    ap.add_argument("--pages-only", action="store_true", help="only the games' pages' figures blocks (no simulation)")
+    ap.add_argument("--timings", default="", help="also write the measured times (markdown table) to this file")
     a = ap.parse_args(argv)
+    page_texts = pages()
+    stale = [p for p, t in page_texts.items() if p.read_text(encoding="utf-8") != t]
+    if a.pages_only or not a.check:
+        for p in stale:
+            p.write_text(page_texts[p], encoding="utf-8")
+            print(f"wrote {p}")
+        stale = []
+    if a.pages_only:
+        return 0
     text, times = render(a.rounds_fast, a.rounds_generic, a.seed, a.progress, a.workers)
     path = Path(a.out)
-    print("\n".join(["simulation times:", *times]))
+    table = ["| game | rounds | engine | wall time | CPU time | machine load when measured |", "|---|---|---|---|---|---|",
+             *times]
+    print("\n".join(["simulation times:", *table]))
+    if a.timings:
+        Path(a.timings).write_text("\n".join(table) + "\n", encoding="utf-8")
     if a.check:
-        same = path.exists() and _without_timings(path.read_text(encoding="utf-8")) == _without_timings(text)
+        same = path.exists() and path.read_text(encoding="utf-8") == text
         print(f"{path}: {'up to date' if same else 'OUT OF DATE'}")
-        return 0 if same else 1
+        for p in stale:
+            print(f"{p}: figures block OUT OF DATE")
+        return 0 if same and not stale else 1
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     print(f"wrote {path}")

@@ -15,6 +15,7 @@ from .base import (
     ReplayMismatch,
     ReplayRNG,
     RNGFactory,
+    auto_finish,
     max_hourly_loss,
     play,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "RecordingRNG",
     "ReplayMismatch",
     "ReplayRNG",
+    "auto_finish",
     "get_game",
     "list_games",
     "max_hourly_loss",

@@ -275,3 +275,18 @@ def play(game: Game, bet: Bet, rng: RNG, actions: list[JsonDict] | None = None) 
         state = game.act(state, action, rec)
         done.append(action)
     return {"bet": bet.params, "actions": done, "draws": rec.draws, "state": state}
+
+
+def auto_finish(game: Game, state: JsonDict, rng: RNG, max_actions: int = 100_000) -> tuple[JsonDict, list[JsonDict]]:
+    """Finish an open round with the game's automatic choices (``Game.default_action``), as AUTO-PLAY would: the
+    state it ends in and the actions taken (to be recorded with the draws ``rng`` made, so the round replays).
+    For a round past its deadline (GP §7(8)b) this settles the value the round holds, prizes at risk and bonuses
+    included, exactly as the automatic play would, instead of rewinding it."""
+    actions: list[JsonDict] = []
+    while state["status"] == STATUS_AWAITING_ACTION:
+        if len(actions) >= max_actions:
+            raise EngineError("game.auto_finish_runaway", f"no end after {max_actions} automatic actions")
+        action = game.default_action(state)
+        state = game.act(state, action, rng)
+        actions.append(action)
+    return state, actions

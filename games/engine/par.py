@@ -272,9 +272,11 @@ def _pct(f: Fraction | float) -> float:
 
 
 def declared_tolerance(rtp: Decimal) -> float:
-    """Half a unit of the declared RTP's last decimal, in percentage points (97.30 -> 0.005)."""
+    """One unit of the declared RTP's last decimal, in percentage points (97.29 -> 0.01). A declared RTP is the
+    theoretical figure rounded down, so the theoretical figure lies in [declared, declared + one unit): the declared
+    figure counts as inside a CI when it is at most the CI's upper end and at least its lower end less one unit."""
     exp = rtp.as_tuple().exponent
-    return 0.5 * 10 ** exp if isinstance(exp, int) else 0.0
+    return float(10 ** exp) if isinstance(exp, int) else 0.0
 
 
 def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None = None, seed: int = 1,
@@ -317,7 +319,8 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
     tol = declared_tolerance(declared_rtp)
 
     def inside(lo_hi_center: float, z: float, se_: float, target: Decimal = declared_rtp) -> bool:
-        return abs(float(target) - lo_hi_center) <= 100 * z * se_ + declared_tolerance(target) + 1e-12
+        t, half = float(target), 100 * z * se_
+        return lo_hi_center - half - declared_tolerance(target) - 1e-12 <= t <= lo_hi_center + half + 1e-12
 
     parts = {p: _breakdown_row(p, stats, exact, exact_parts, stake, sim["volatility"])
              for p in dict.fromkeys(list(BREAKDOWN_KEYS) + list(bd))}
@@ -331,6 +334,8 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
             "min_bet": declared.min_bet, "max_bet": declared.max_bet, "max_win": declared.max_win,
             "unfinished_deadline_days": declared.unfinished_deadline_days,
             "avg_hourly_loss": declared.avg_hourly_loss,
+            # what the platform offers (its default limits; games.engine.figures): the maximum win a player can reach
+            **_offered(game),
         },
         "exact": {
             "parts": {k: {"fraction": f"{v.numerator}/{v.denominator}", "percent": _pct(v), "part": exact_part_of(k)}
@@ -370,7 +375,22 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
             "within_declared": stats["max_win"] <= declared.max_win,
         },
         "with_jackpots": _with_jackpots(game, bet, combined, remainder_win, se, inside),
+        # a game whose player has choices prints its RTP under each way of playing (Ismael Beiro version 3)
+        "strategies": _strategies(game, bet, rounds, seed) if fast else None,
     }
+
+
+def _offered(game: Game) -> JsonDict:
+    from . import figures
+
+    f = figures.published(game)
+    return {"offered_max_bet": f["max_bet"], "offered_max_win": f["max_win"], "rtp_range": f["rtp_range"],
+            "hit_frequency_published": f["hit_frequency_percent"], "volatility_published": f["volatility"]}
+
+
+def _strategies(game: Game, bet: Bet, rounds: int, seed: int) -> JsonDict | None:
+    table = getattr(game, "strategy_table", None)
+    return table(bet, rounds, seed) if callable(table) else None
 
 
 def _with_jackpots(game: Game, bet: Bet, combined: Fraction, remainder_win: int, se: float,
@@ -481,8 +501,13 @@ def format_par_sheet(sheet: JsonDict) -> str:
         "Declared figures (GP §7(2))",
         f"  RTP                          {d['rtp_percent']} %"
         + (f" (with jackpots {d['rtp_with_jackpots_percent']} %)" if d["rtp_with_jackpots_percent"] else ""),
-        f"  min / max bet                {czk(d['min_bet'])} / {czk(d['max_bet'])}",
-        f"  max win                      {czk(d['max_win'])}",
+        f"  min / max bet offered        {czk(d['min_bet'])} / {czk(d['offered_max_bet'])}"
+        f"  (engine: {czk(d['max_bet'])}; the platform's default limits)",
+        f"  max win at max bet offered   {czk(d['offered_max_win'])}  (engine: {czk(d['max_win'])})",
+        *([f"  RTP range (ways of playing)  {d['rtp_range']['min']} % - {d['rtp_range']['max']} %"]
+          if d.get("rtp_range") else []),
+        f"  hit frequency / volatility   {d['hit_frequency_published']} % / {d['volatility_published']}  "
+        "(published, from this sheet's simulation)",
         f"  avg hourly loss at max bet   {czk(d['avg_hourly_loss'])}  (max bet x (1 - RTP) x 1,800 rounds)",
         f"  unfinished round deadline    {d['unfinished_deadline_days']} days",
         "",
@@ -526,13 +551,15 @@ def format_par_sheet(sheet: JsonDict) -> str:
         f"  95 % CI                      {_ci(rtp['ci95'])}",
         f"  99 % CI                      {_ci(rtp['ci99'])}  (remainder SD: {rtp['remainder_sd_method']})",
         f"  declared {d['rtp_percent']} % inside 99 % CI  {yes[rtp['declared_inside_ci99']]}"
-        f"  (rounding tolerance of the declared figure: ±{rtp['declared_tolerance_pp']} pp)",
+        f"  (rounded down: up to {rtp['declared_tolerance_pp']} pp below the CI, never above)",
         f"  RTP >= {MIN_RTP} % (GP §8(4))     {yes[rtp['at_least_min_rtp'] and rtp['declared_at_least_min_rtp']]}",
         f"  max win reached <= declared  {yes[sheet['max_win']['within_declared']]}"
         f"  ({czk(sheet['max_win']['reached'])} <= {czk(sheet['max_win']['declared'])})",
     ]
     if sheet.get("with_jackpots"):
         lines += _format_with_jackpots(sheet["with_jackpots"])
+    if sheet.get("strategies"):  # the game formats its own table (``lines``)
+        lines += list(sheet["strategies"]["lines"])
     return "\n".join(lines) + "\n"
 
 
@@ -554,7 +581,7 @@ def _format_with_jackpots(wj: JsonDict) -> list[str]:
         figure = "with jackpots" if wj["declared_figure"] == "rtp_with_jackpots" else "game RTP"
         lines.append(f"  declared {wj['declared_percent']} % ({figure}) inside 95 % CI {yes[wj['declared_inside_ci95']]}"
                      f", 99 % CI {yes[wj['declared_inside_ci99']]}"
-                     f"  (rounding tolerance: ±{wj['declared_tolerance_pp']} pp)")
+                     f"  (rounded down: up to {wj['declared_tolerance_pp']} pp below the CI, never above)")
     return lines
 
 

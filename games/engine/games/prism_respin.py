@@ -71,7 +71,7 @@ DEFINITION: dict[str, Any] = {
     "bet": {"model": "level", "coins_per_level": 10, "levels": list(range(1, 11)),
             "coin_values": [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], "default": {"level": 1, "coin_value": 10}},
     "par_bet": {"level": 1, "coin_value": 10},
-    "rtp": "96.10", "unfinished_deadline_days": 180,
+    "rtp": "96.09", "unfinished_deadline_days": 180,
     # a bound the round cannot pass: PrismRespin.max_round_multiplier() (tested equal)
     "max_win_multiplier": 1020,
     "rules_en": RULES_EN, "rules_cs": RULES_CS,

@@ -163,7 +163,7 @@ class EuropeanRoulette(Game):
         self.limits = limits
         self.source = source
         self.declared = Declared(
-            rtp=Decimal("97.30"),
+            rtp=Decimal("97.29"),
             min_bet=limits.total_min,
             max_bet=limits.total_max,
             max_win=self.max_payable_win(),

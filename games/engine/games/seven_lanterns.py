@@ -78,7 +78,7 @@ DEFINITION: dict[str, Any] = {
     "strips": [mech.spread_strip(c) for c in REEL_COUNTS],
     "bet": {"model": "total", "min": 10, "max": 30_000, "step": 10, "unit": 10, "default": {"stake": 100}},
     "par_bet": {"stake": 100},
-    "rtp": "96.28", "unfinished_deadline_days": 90,
+    "rtp": "96.27", "unfinished_deadline_days": 90,
     "max_win_multiplier": 0,  # set below: the bound of a round (SevenLanterns.max_round_multiplier)
     "rules_en": RULES_EN, "rules_cs": RULES_CS,
 }

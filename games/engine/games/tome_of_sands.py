@@ -76,7 +76,7 @@ DEFINITION: dict[str, Any] = {
     "bet": {"model": "lines", "max_lines": 10, "max_coins": 5, "coin_values": [10, 20, 50, 100, 200],
             "default": {"lines": 10, "coins": 1, "coin_value": 10}},
     "par_bet": {"lines": 10, "coins": 1, "coin_value": 10},
-    "rtp": "96.21", "unfinished_deadline_days": 90,
+    "rtp": "96.20", "unfinished_deadline_days": 90,
     "max_win_multiplier": 5200,  # >= every base spin (5,000 on the lines + 200 TOMEs): the base is never cut
     "rules_en": RULES_EN, "rules_cs": RULES_CS,
 }

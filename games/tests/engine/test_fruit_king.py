@@ -178,16 +178,23 @@ def test_at_most_five_gambles_then_the_round_finishes_with_the_win():
 def test_the_gamble_is_never_offered_beyond_the_max_win():
     small = fruit_king.FruitKing(dict(fruit_king.DEFINITION, max_win_multiplier=4))
     rng = SeededRNG(1)
+    seen = {"offered": 0, "withheld": 0}  # both sides of the rule must be seen
     for _ in range(3000):
         st = small.start(BET, rng)
         while st["status"] == "awaiting_action":
             if st["pending"]["type"] == "gamble":
                 opts = st["pending"]["options"]
-                assert (len(opts) == 3) == (2 * st["win"] <= 4 * BET.total_stake)
+                assert len(opts) == 3 and 2 * st["win"] <= 4 * BET.total_stake
+                seen["offered"] += 1
                 st = small.act(st, opts[0], rng)
             else:
                 st = small.act(st, {"type": "spin"}, rng)
             assert st["win"] <= 4 * BET.total_stake
+        g = st.get("gamble")
+        if st["win"] > 0 and not st.get("free_games") and not st["capped"] and (g is None or g["played"] < g["max"]):
+            assert 2 * st["win"] > 4 * BET.total_stake  # a base-game win left without a gamble: doubling exceeds it
+            seen["withheld"] += 1
+    assert min(seen.values()) > 0, seen
 
 
 # --- bets, JSON, replay ----------------------------------------------------------------------------------------

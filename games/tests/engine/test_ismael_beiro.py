@@ -676,7 +676,8 @@ def test_auto_risk_returns_at_least_the_legal_minimum_and_not_more_than_the_decl
 def test_the_package_registers_its_game_and_exports_the_names_other_modules_import():
     from games.engine import get_game
 
-    assert get_game("ismael_beiro") is ib.ISMAEL_BEIRO and ib.ISMAEL_BEIRO.d is ib.DEFINITION_V2
+    assert get_game("ismael_beiro") is ib.ISMAEL_BEIRO is ib.ISMAEL_BEIRO_V3 and ib.ISMAEL_BEIRO.d is ib.DEFINITION_V3
+    assert get_game("ismael_beiro", 2) is ib.ISMAEL_BEIRO_V2 and ib.ISMAEL_BEIRO_V2.d is ib.DEFINITION_V2
     assert get_game("ismael_beiro", 1) is ib.ISMAEL_BEIRO_V1 and ib.ISMAEL_BEIRO_V1.d is ib.DEFINITION
     assert ib.ISMAEL_BEIRO_V1.describe()["rules_en"] == ib.RULES_EN and ib.RULES_CS
     assert "stay on your machine" in ib.ISMAEL_BEIRO.describe()["rules_en"]

@@ -14,7 +14,7 @@ from games.engine.base import ActionError, BetError
 from games.engine.games import ismael_beiro as ib
 from games.engine.games.ismael_beiro import fast_sim
 
-G = ib.ISMAEL_BEIRO
+G = ib.ISMAEL_BEIRO_V2
 AUTO = G.validate_bet({"stake": 100, "auto_play": True})
 
 
@@ -117,7 +117,7 @@ def test_version_2_declares_its_rtp_with_auto_risk_too_and_the_lowest_is_at_leas
     """The game plan requires the declared RTP to be what the player gets: version 2 states both figures, the
     automatic choices' 93.25 % and AUTO-RISK's, the lowest over the player's options, in its catalogue entry and
     its rules, and the PAR sheet of an AUTO-RISK bet is checked against the AUTO-RISK figure."""
-    g = ib.ISMAEL_BEIRO
+    g = ib.ISMAEL_BEIRO_V2
     declared = g.describe()["declared"]
     by_option = {o["option"]: Decimal(o["rtp"]) for o in declared["rtp_by_option"]}
     assert by_option == {"automatic_choices": Decimal("93.25"), "auto_risk": Decimal("85.50")}

@@ -42,6 +42,34 @@ def test_incomplete_gamma_edge_cases_and_closed_forms():
     assert rngtest.normal_ppf(0.975) == pytest.approx(1.959964, abs=1e-6)
 
 
+# --- multiple testing: Holm's step-down over the battery -----------------------------------------------------
+def test_holm_rejects_in_order_while_each_p_value_is_below_alpha_over_the_tests_left():
+    rs = [{"name": n, "p_value": p, "alpha": 0.01, "passed": p >= 0.01}
+          for n, p in (("a", 0.004), ("b", 0.001), ("c", 0.5), ("d", 0.02))]
+    out = rngtest.holm(rs, 0.01)
+    # sorted: b 0.001 <= 0.01/4 rejected; a 0.004 > 0.01/3 stops the rejections (c, d pass though d < 0.05)
+    assert [r["passed"] for r in out] == [True, False, True, True]
+    assert out[1]["holm_threshold"] == 0.0025 and out[0]["holm_threshold"] == pytest.approx(0.01 / 3)
+    assert all(r["family_size"] == 4 for r in out)
+
+
+def test_a_single_test_at_0_007_no_longer_fails_the_battery_but_a_gross_defect_still_does():
+    """M-12: one p-value of 0.0073 among eleven (what a sound generator shows in about 10 % of runs at 1 % each)
+    passes Holm's correction at the family-wise 1 %; a p-value of 1e-6 does not."""
+    def family(p: float) -> list[dict]:
+        return [{"name": str(i), "p_value": p if i == 0 else 0.5, "alpha": 0.01} for i in range(11)]
+
+    assert all(r["passed"] for r in rngtest.holm(family(0.0073)))
+    assert not rngtest.holm(family(1e-6))[0]["passed"]
+
+
+def test_the_battery_reports_holms_decision_over_all_its_tests():
+    results = rngtest.run_battery(SeededRNG(7), n=20_000, ks=(2, 37), serial_k=16)
+    assert {r["family_size"] for r in results} == {len(results)} and min(r["holm_threshold"] for r in results) == (
+        pytest.approx(0.01 / len(results)))
+    assert "Holm's step-down" in rngtest.format_battery(results)
+
+
 # --- the platform generators pass ----------------------------------------------------------------------------
 def _battery_passes(make_rng, retries: int) -> list[dict]:
     """Run the battery; a test that fails at 1 % is re-run once on fresh draws (a sound generator then fails

@@ -246,10 +246,10 @@ def test_european_roulette_2_applies_its_inside_and_outside_limits():
 # --- declared figures ----------------------------------------------------------------------------------------
 def test_declared_figures_follow_the_catalogue_and_the_limits():
     d = GAME.declared
-    assert str(d.rtp) == "97.30" and d.min_bet == 10 and d.max_bet == 100_000
+    assert str(d.rtp) == "97.29" and d.min_bet == 10 and d.max_bet == 100_000
     assert d.unfinished_deadline_days == 180
     assert d.max_win == 3_600_000  # 36 x 1,000 CZK
-    assert d.avg_hourly_loss == 4_860_000  # 1,000 CZK x 2.70 % x 1,800 = 48,600 CZK
+    assert d.avg_hourly_loss == 4_878_000  # 1,000 CZK x 2.71 % x 1,800 = 48,780 CZK
     assert GAME2.declared.max_win == 2_250_000 and GAME2.declared.unfinished_deadline_days == 90
 
 
@@ -279,7 +279,7 @@ def test_describe_gives_layout_bet_types_payouts_limits_and_declared_figures():
     assert d["kind"] == "roulette" and d["layout"]["pockets"] == 37 and len(d["layout"]["rows"]) == 12
     assert {t["type"] for t in d["bet_types"]} == set(MULTIPLIERS)
     assert d["limits"]["total"] == {"min": 10, "max": 100_000} and d["limits"]["step"] == 10
-    assert d["declared"]["rtp"] == "97.30" and d["declared"]["rtp_exact"] == "36/37"
+    assert d["declared"]["rtp"] == "97.29" and d["declared"]["rtp_exact"] == "36/37"
     assert d["declared"]["max_win"] == 3_600_000
     assert GAME.validate_bet(d["bet_example"])
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 import uuid
 
+import pytest
 from rest_framework.test import APIClient
 
 from accounts.testing import make_player, token_for
@@ -67,3 +68,17 @@ def rounds_count(player, **filters) -> int:
     from games.models import Round
 
     return Round.objects.filter(player=player, **filters).count()
+
+
+@pytest.fixture
+def ismael_beiro_version_2(monkeypatch, db):
+    """Tests of Ismael Beiro version 2 (the player's holds, nudges and upper bet) through the platform, which starts
+    rounds on a game's newest version: version 2 is the registry's newest while they run (catalogue synced)."""
+    from games.engine import registry
+    from games.services.catalogue import games_sync
+
+    registry._load()
+    versions = {v: g for v, g in registry._GAMES["ismael_beiro"].items() if v <= 2}
+    monkeypatch.setitem(registry._GAMES, "ismael_beiro", versions)
+    games_sync()
+    yield

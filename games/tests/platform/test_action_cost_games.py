@@ -64,8 +64,8 @@ CASES: dict[str, tuple[str, dict[str, Any], set[str], Callable[[], Choose]]] = {
                                  first_option),
     "falling_idols_free_falls": ("falling_idols", {"level": 1, "coin_value": 5}, {"free_spin"}, first_option),
     "rising_reels_free_spins": ("rising_reels", {"level": 1, "coin_value": 2}, {"free_spin"}, first_option),
-    "ismael_beiro_holds_nudges_and_ladders": ("ismael_beiro", {"stake": 100}, {"hold", "nudge", "risk"},
-                                              beiro_chooser(risks=2)),
+    # version 3: the machine holds and nudges; the ladders are the player's
+    "ismael_beiro_ladders": ("ismael_beiro", {"stake": 100}, {"risk"}, beiro_chooser(risks=2)),
     "ismael_beiro_upper_game": ("ismael_beiro", {"stake": 100},
                                 {"upper_game", "minigame_select", "double_or_bonuses"}, beiro_chooser()),
 }

@@ -22,7 +22,15 @@ from games.models import PlayerGameState, Round
 from games.serializers import bet_to_api
 from games.services import games_sync, round_refund, round_void_settled
 from games.testing import approve_current_games
-from games.tests.platform.helpers import balance, client_for, funded_player, key, play_money, start
+from games.tests.platform.helpers import (  # noqa: F401
+    balance,
+    client_for,
+    funded_player,
+    ismael_beiro_version_2,
+    key,
+    play_money,
+    start,
+)
 from games.tests.platform.test_ismael_beiro_e2e import (
     CODE,
     carried,
@@ -37,6 +45,10 @@ from games.tests.platform.test_ismael_beiro_e2e import (
 from games.tests.platform.testgames import FixedRNG
 from wallet.ledger import operator_account
 from wallet.models import Entry
+
+# version 2 (the player's holds, nudges and upper bet); version 3: test_ismael_beiro_v3_api.py
+pytestmark = pytest.mark.usefixtures("ismael_beiro_version_2")
+
 
 STAFF = Actor.system("tests")
 

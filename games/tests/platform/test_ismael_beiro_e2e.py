@@ -16,7 +16,18 @@ from core.rng import SeededRNG, use_rng
 from games.carry import carried_state
 from games.engine import RecordingRNG, registry
 from games.models import Round
-from games.tests.platform.helpers import act, balance, client_for, funded_player, play_money, start
+from games.tests.platform.helpers import (  # noqa: F401
+    act,
+    balance,
+    client_for,
+    funded_player,
+    ismael_beiro_version_2,
+    play_money,
+    start,
+)
+
+# version 2 (the player's holds, nudges and upper bet); version 3: test_ismael_beiro_v3_api.py
+pytestmark = pytest.mark.usefixtures("ismael_beiro_version_2")
 
 CODE = "ismael_beiro"
 Chooser = Callable[[dict], dict]
@@ -49,7 +60,7 @@ def chooser(minigame: str = "dinner", hold: list[int] | None = None, nudges: tup
                 return {"type": "risk"} if used[t] <= (risks if t == "risk" else doubles) else {"type": "collect"}
             if t == "upper_game":
                 spins = [o for o in p["options"] if o["type"] == "upper_spin"]
-                return max(spins, key=lambda o: o["level"])
+                return max(spins, key=lambda o: o.get("level", 0))  # version 3: the machine chooses the bet
             if t == "minigame_select":
                 return {"type": "select", "minigame": minigame}
             return p["options"][0]

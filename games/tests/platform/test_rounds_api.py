@@ -28,12 +28,18 @@ def test_the_catalogue_lists_games_with_declared_rtp_max_bet_max_win_and_hourly_
     assert r.status_code == 200
     games = {g["code"]: g for g in r.json()["results"]}
     roulette = games[ROULETTE]
-    assert roulette["declared"]["rtp"] == "97.30"
+    assert roulette["declared"]["rtp"] == "97.29"
     assert roulette["declared"]["max_bet"]["amount"] == 100_000
     assert roulette["declared"]["max_win"]["amount"] == 3_600_000
-    assert roulette["declared"]["avg_hourly_loss"]["amount"] == 4_860_000
+    assert roulette["declared"]["avg_hourly_loss"]["amount"] == 4_878_000  # 1,000 CZK x 2.71 % x 1,800 rounds
     assert roulette["declared"]["unfinished_deadline_days"] == 180
     assert roulette["rules_cs"] and roulette["rules_en"]
+    # hit frequency, volatility and how the RTP is known (games.engine.figures, checked against the PAR sheets)
+    assert roulette["declared"]["rtp_basis"] == "exact" and roulette["declared"]["rtp_range"] is None
+    assert roulette["declared"]["hit_frequency_percent"] == "51.34" and roulette["declared"]["volatility"] == "1.17"
+    beiro = games["ismael_beiro"]["declared"]
+    assert beiro["rtp_range"] == {"min": "93.15", "max": "93.35"} and beiro["rtp_basis"] == "simulated"
+    assert games["falling_idols"]["declared"]["max_win"]["amount"] == 5_000_000  # at the 20 CZK bet offered
 
 
 def test_the_catalogue_is_public_but_the_launch_of_a_player_adds_their_last_bet_and_open_round(clock):

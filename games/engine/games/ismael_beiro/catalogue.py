@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...base import JsonDict
-from .texts import MINIGAME_NAMES, RULES_CS, RULES_EN, RULES_V2_CS, RULES_V2_EN, SYMBOL_NAMES
+from .texts import MINIGAME_NAMES, RULES_CS, RULES_EN, RULES_V2_CS, RULES_V2_EN, RULES_V3_CS, RULES_V3_EN, SYMBOL_NAMES
 
 if TYPE_CHECKING:
     from .game import IsmaelBeiro
@@ -37,7 +37,15 @@ def describe(game: IsmaelBeiro) -> JsonDict:
                        "probabilities_per_mille": {"hold": lower["hold_per_mille"],
                                                    "nudges": lower["nudge_per_mille"],
                                                    "hold_after_nudges": lower["hold_after_nudge_per_mille"]},
-                       "nudge_counts": lower["nudge_counts"], "ladder": d["ladder"]},
+                       "nudge_counts": lower["nudge_counts"],
+                       "ladder": ({"scale": d["ladder"]["scale"], "blue": d["ladder"]["blue"],
+                                   "yellow": d["ladder"]["yellow"],
+                                   "odds": "seesaw: up (here - below) / (next - below), else one prize down "
+                                           "(nothing below the lowest); raise-nothing: up here / next, else "
+                                           "nothing: each risk is worth exactly the prize risked"}
+                                  if game.fair_gambles else d["ladder"]),
+                       "choices": ("the machine holds, nudges and chooses the upper bet" if game.machine_choices
+                                   else "the player holds, nudges and chooses the upper bet")},
         "upper_game": {"reels": 3, "rows": 3, "symbols_per_reel": 16, "strips": upper["strips"],
                        "lines": upper["lines"], "vertical_lines": "reel columns, lines 6-8, while the counter > 0",
                        "paytable": {"unit": "upper stake", "three_of_a_kind": dict(upper["pays"]),
@@ -45,9 +53,15 @@ def describe(game: IsmaelBeiro) -> JsonDict:
                        "camera": upper["camera"], "clapper": upper["clapper"],
                        "cumulative_pieces": upper["cumulative_pieces"],
                        "selector_per_mille": upper["selector_per_mille"],
-                       "double_or_bonuses": {"fraction": upper["fraction"],
-                                             "double_per_mille": upper["double_per_mille"],
-                                             "max_bonuses": upper["max_bonuses_for_double"]},
+                       "double_or_bonuses": ({"fraction_by_stake": {str(b["stake"]): game.fraction_x(j)
+                                                                    for j, b in enumerate(game.bets)},
+                                              "odds": "twice the fraction or nothing, 1 in 2",
+                                              "offered": "while all it can win fits under the maximum prizes",
+                                              "max_bonuses": upper["max_bonuses_for_double"]}
+                                             if game.fair_gambles else
+                                             {"fraction": upper["fraction"],
+                                              "double_per_mille": upper["double_per_mille"],
+                                              "max_bonuses": upper["max_bonuses_for_double"]}),
                        "auto_play_games": upper["auto_play_games"]},
         "minigames": {"names": {n: MINIGAME_NAMES[n] for n in mg["names"]}, "prizes": mg["prizes"],
                       "supplement_per_mille": mg["supplement_per_mille"], "monologue_wheel": mg["monologue_wheel"],
@@ -66,14 +80,34 @@ def describe(game: IsmaelBeiro) -> JsonDict:
                      "unfinished_deadline_days": dec.unfinished_deadline_days,
                      # every option's declared RTP and the lowest (version 2: with AUTO-RISK), shown to players
                      **({"rtp_by_option": game.rtp_by_option(), "rtp_lowest": str(game.lowest_declared_rtp())}
-                        if game.declared_options else {})},
-        "rules_en": (RULES_V2_EN if game.carry_over else RULES_EN) + rtp_sentence(game, "en"),
-        "rules_cs": (RULES_V2_CS if game.carry_over else RULES_CS) + rtp_sentence(game, "cs"),
+                        if game.declared_options else {}),
+                     # version 3: every way of playing returns within this range (the PAR sheet's strategy table)
+                     **({"rtp_range": {"min": str(rng[0]), "max": str(rng[1])},
+                         "rtp_spread_bound_pp": d["rtp_spread_bound"]} if (rng := game.rtp_range()) else {})},
+        "rules_en": _rules(game, "en") + rtp_sentence(game, "en"),
+        "rules_cs": _rules(game, "cs") + rtp_sentence(game, "cs"),
     }
+
+
+def _rules(game: IsmaelBeiro, lang: str) -> str:
+    if game.fair_gambles:
+        return RULES_V3_EN if lang == "en" else RULES_V3_CS
+    if game.carry_over:
+        return RULES_V2_EN if lang == "en" else RULES_V2_CS
+    return RULES_EN if lang == "en" else RULES_CS
 
 
 def rtp_sentence(game: IsmaelBeiro, lang: str) -> str:
     """The rules' sentence on the declared return of each option (empty without declared options)."""
+    rng = game.rtp_range()
+    if rng is not None:
+        lo, hi = (str(x) for x in rng)
+        rtp3 = str(game.declared.rtp)
+        if lang == "en":
+            return (f" Return to player: {rtp3} % (the long run of a player); every way of playing returns between "
+                    f"{lo} % and {hi} %, above the legal minimum of 84.24 %.")
+        return (f" Výherní podíl: {rtp3.replace('.', ',')} % (dlouhodobě pro hráče); každý způsob hry vrací "
+                f"{lo.replace('.', ',')} % až {hi.replace('.', ',')} %, nad zákonným minimem 84,24 %.")
     auto_risk = next((o["rtp"] for o in game.declared_options if o["option"] == "auto_risk"), None)
     if auto_risk is None:
         return ""

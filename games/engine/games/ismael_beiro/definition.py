@@ -205,3 +205,30 @@ DEFINITION_V2: dict[str, Any] = {
     # sheet's AUTO-RISK simulation at the bet where it was measured lowest (50 CZK), inside its 99 % CI.
     "declared_options": [{"option": "auto_risk", "bet": {"stake": 5000, "auto_risk": True}, "rtp": "85.50"}],
 }
+
+# --- version 3: no player choice decides the return (GP §7(3)) ----------------------------------------------------
+# The machine makes every choice that changes what a round is worth: the holds, the nudges (AUTO-ADVANCE) and the
+# upper bet each upper game is played at (the highest the bonuses cover). The player's remaining choices either
+# reveal an outcome drawn before the choice (the Confessional's PLAY, the minigame chosen and its picks, the pace of
+# the upper games) or risk a prize in a fair gamble: every ladder step and every Double-or-Bonuses fraction has an
+# expected value equal to what is risked, exactly (the draws are randbelow of the exact odds), and a gamble is only
+# offered when all it can win fits under the bet's and the round's maximum prize. Seed figure restored: the
+# Double-or-Bonuses fraction of each bet (seed 3.10). A minigame never shows more than the bet's maximum prize; bonuses that would carry the round's
+# value (cash + the change of the carried bonuses at face value) over its maximum prize lapse. Deviations from the
+# seed and their reasons: docs/games/ismael_beiro.md.
+DOB_FRACTIONS_V3 = [20, 10, 10, 6, 5, 5]  # x each bet's upper stake: 4/10/20/30/50/100 EUR (seed 3.10), 1 CZK = 0.20 EUR
+
+DEFINITION_V3: dict[str, Any] = {
+    **DEFINITION_V2,
+    "version": 3,
+    "bets": [{**b, "fraction": f} for b, f in zip(DEFINITION_V2["bets"], DOB_FRACTIONS_V3, strict=True)],
+    "machine_choices": True,  # holds, nudges and the upper bet are the machine's
+    "fair_gambles": True,  # ladders and Double-or-Bonuses: expected value = the amount risked
+    "minigame_within_bet_max": True,  # M-8: the minigame's prize (and every picture) at most the bet's maximum
+    "carry_within_cap": True,  # the carried bonuses a round adds count in its maximum prize
+    # the declared RTP is the simulated figure (10^7 rounds, the long run of 2,000 players) rounded down; every way
+    # of playing returns the same expected value up to the stated bound (docs/games/ismael_beiro.md)
+    "rtp": "93.25",
+    "rtp_spread_bound": "0.10",  # percentage points: the most any two ways of playing can differ (the round's cap)
+    "declared_options": [],
+}

@@ -119,7 +119,8 @@ class _Carry:
 
 
 def _lower(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, size: int, stake: int,
-           price: int, auto_risk: bool, counts: dict[str, int], carry: _Carry | None = None) -> _Batch:
+           price: int, auto_risk: bool | str, counts: dict[str, int], carry: _Carry | None = None,
+           grng: np.random.Generator | None = None) -> _Batch:
     d = game.d["lower"]
     n = t.n
     out = _Batch(size)
@@ -166,8 +167,47 @@ def _lower(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, size: int
     if auto_risk:
         blue = t.symbol_blue[final] | conf_cash
         yellow = t.symbol_yellow[final] & ~conf_cash
-        _ladders(game, t, rng, out, cash, blue, yellow, stake, counts)
+        if game.fair_gambles:
+            _ladders_fair(game, t, grng or rng, out, cash, blue, yellow, stake, counts, auto_risk == "once")
+        else:
+            _ladders(game, t, rng, out, cash, blue, yellow, stake, counts)
     return out
+
+
+def _ladders_fair(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Batch, cash: I64, blue: I64,
+                  yellow: I64, stake: int, counts: dict[str, int], once: bool) -> None:
+    """Version 3's ladders (``features.ladder_step_fair``): every eligible prize risked to the end, or ``once``
+    (one step, then collected)."""
+    from .features import fair_odds
+
+    scale = [int(x) for x in t.scale]
+    top = len(scale) - 1
+    num = np.zeros((2, top + 1), dtype=np.int64)
+    den = np.ones((2, top + 1), dtype=np.int64)
+    for j in range(top):
+        num[0, j], den[0, j] = fair_odds(scale, j, "seesaw")
+        num[1, j], den[1, j] = fair_odds(scale, j, "raise_nothing")
+    rung = np.searchsorted(t.scale, cash)
+    active = (blue | yellow) & (cash > 0) & (cash < t.scale[-1])
+    idx = np.nonzero(active)[0]
+    counts["ladders"] += len(idx)
+    r = rung[idx]
+    rn = yellow[idx].astype(np.int64)
+    lost = np.zeros(len(idx), dtype=bool)
+    alive = np.ones(len(idx), dtype=bool)
+    while alive.any():
+        a = np.nonzero(alive)[0]
+        rr, mode = r[a], rn[a]
+        up = rng.integers(0, den[mode, rr]) < num[mode, rr]
+        down = ~up & (mode == 0) & (rr > 0)
+        gone = ~up & ~down
+        r[a] = np.where(up, rr + 1, np.where(down, rr - 1, rr))
+        lost[a[gone]] = True
+        alive[a[gone | (r[a] == top)]] = False
+        if once:
+            alive[:] = False
+    result = np.where(lost, 0, t.scale[r] * stake)
+    out.gamble[idx] += result - cash[idx] * stake
 
 
 def _ladders(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Batch, cash: I64, blue: I64,
@@ -206,7 +246,8 @@ def _ladders(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _B
 
 
 def _upper(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Batch, level: int, cap: int,
-           auto_risk: bool, counts: dict[str, int], carry: _Carry | None = None) -> None:
+           auto_risk: bool | str, counts: dict[str, int], carry: _Carry | None = None,
+           grng: np.random.Generator | None = None) -> None:
     """Side-by-side upper sessions: one game per step for every round with bonuses left (the highest bet the
     bonuses cover, among ``game.upper_levels``). With ``carry`` the sessions start from the carried cumulatives
     and leave the counters and bonuses in it for the next round."""
@@ -218,6 +259,7 @@ def _upper(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Bat
     stakes = np.array([bets[j]["stake"] for j in levels], dtype=np.int64)
     max_x = np.array([game.bet_max_x(j) for j in levels], dtype=np.int64)
     mixed_ok = np.array([bets[j]["mixed"] for j in levels])
+    fractions = np.array([game.fraction_x(j) * bets[j]["stake"] for j in levels], dtype=np.int64)
     n_levels = len(levels)
     idx = np.nonzero(out.bonuses >= prices.min())[0]
     counts["upper_sessions"] += len(idx)
@@ -267,10 +309,16 @@ def _upper(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Bat
         prize = np.minimum(prize, top)
         room = cap - win[a]
         paid = np.minimum(prize, room)
+        counts["cap_loss"] += int((prize - paid).sum())
         cash_total[a] += paid
         win[a] += paid
         bon[a] += extra_bonus
-        if auto_risk:
+        if auto_risk and game.fair_gambles:
+            delta = _dob_fair(grng or rng, paid, fractions[li], top, cap - win[a] + paid, bon[a], game, counts,
+                              auto_risk == "once")
+            gam[a] += delta
+            win[a] += delta
+        elif auto_risk:
             delta, more = _dob(game, t, rng, paid, stake, top, bon[a], cap - win[a], counts)
             gam[a] += delta
             win[a] += delta
@@ -310,8 +358,10 @@ def _upper_prize(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, si:
         o = np.nonzero(opened)[0]
         counts["minigames"] += len(o)
         x = _weighted(rng, t.mg_cum, t.mg_values, len(o))
-        cash[o] += x * stake[o]
         top_x = max_x[o]
+        if game.minigame_within_bet_max:
+            x = np.minimum(x, top_x)
+        cash[o] += x * stake[o]
         sup = (rng.integers(0, 1000, size=len(o)) < mg["supplement_per_mille"]) & (x < top_x)
         if sup.any():
             so = o[sup]
@@ -342,6 +392,27 @@ def _dob(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, prize: I64,
     return cash - prize, won
 
 
+def _dob_fair(rng: np.random.Generator, prize: I64, f: I64, top: I64, limit: I64, bonuses: I64, game: IsmaelBeiro,
+              counts: dict[str, int], once: bool) -> I64:
+    """Version 3's Double-or-Bonuses risked (``features.dob_step_fair``): a fraction doubled or lost with even
+    odds, offered while all it can win fits under ``min(top, limit)`` (``limit``: the prize plus the round's room);
+    every fraction while allowed, or ``once``. Returns the cash change."""
+    mx = np.minimum(top, limit)
+    remaining, banked = prize.copy(), np.zeros_like(prize)
+    ok = bonuses <= game.d["upper"]["max_bonuses_for_double"]
+    alive = ok & (remaining >= f) & (banked + remaining + f <= mx)
+    counts["double_or_bonuses"] += int(alive.sum())
+    while alive.any():
+        a = np.nonzero(alive)[0]
+        remaining[a] -= f[a]
+        banked[a] += np.where(rng.integers(0, 2, size=len(a)) == 0, 2 * f[a], 0)
+        alive[a] = (remaining[a] >= f[a]) & (banked[a] + remaining[a] + f[a] <= mx[a])
+        if once:
+            alive[:] = False
+    delta: I64 = banked + remaining - prize
+    return delta
+
+
 def _sum_sq(arr: I64) -> int:
     """The exact sum of squares (each square fits int64; partial sums of 10,000 of them too)."""
     sq = arr * arr
@@ -353,7 +424,8 @@ def tables(game: IsmaelBeiro) -> FastTables:
     return FastTables(game)
 
 
-def simulate_fast(game: IsmaelBeiro, bet: Bet, rounds: int, seed: int, progress: Progress | None = None) -> JsonDict:
+def simulate_fast(game: IsmaelBeiro, bet: Bet, rounds: int, seed: int, progress: Progress | None = None,
+                  policy: bool | str | None = None) -> JsonDict:
     """``rounds`` rounds of ``bet`` in batches of a million; the canonical statistics (``games.engine.par``)."""
     t = tables(game)
     rng = np.random.default_rng(seed)
@@ -361,11 +433,14 @@ def simulate_fast(game: IsmaelBeiro, bet: Bet, rounds: int, seed: int, progress:
     level = game.stakes.index(stake)
     price = game.bets[level]["bonus_price"]
     cap = game.max_prize * stake
-    auto_risk = bool(bet.params.get("auto_risk"))
+    # the gambles' policy: AUTO-RISK (every prize risked to the end), or a strategy of the PAR sheet's table
+    # ("once": each prize risked once, then collected; version 3 only)
+    auto_risk: bool | str = policy if policy is not None else bool(bet.params.get("auto_risk"))
     counts: dict[str, int] = {k: 0 for k in ("hold", "nudges", "confessional", "ladders", "upper_sessions",
                                               "upper_games", "minigames", "supplements", "mixed_sevens",
                                               "winning_spins", "double_or_bonuses", "bonuses_lapsed_rounds",
-                                              "bonuses_carried_rounds")}
+                                              "bonuses_carried_rounds", "capped_rounds", "cap_loss",
+                                              "bonuses_beyond_max_prize")}
     tot: dict[str, Any] = {"win": 0, "sq": 0, "hits": 0, "max": 0, "rem_sq": 0,
                            "bd": {"base": 0, "bonus": 0, "gamble": 0}, "bd_sq": {"base": 0, "bonus": 0, "gamble": 0}}
     done = 0
@@ -373,11 +448,22 @@ def simulate_fast(game: IsmaelBeiro, bet: Bet, rounds: int, seed: int, progress:
     # of each (rounds / PLAYERS rounds a player; every player starts fresh, as a new player does).
     carry = _Carry(min(PLAYERS, rounds), len(game.upper_levels(level))) if game.carry_over else None
     batch = BATCH if carry is None else len(carry.vl)
+    # version 3 draws its gambles from a stream of their own, so that the strategies of the PAR sheet play the same
+    # lower and upper games (paired: their differences are the gambles' alone)
+    grng = np.random.default_rng([seed, 1]) if game.fair_gambles else None
     while done < rounds:
         size = min(batch, rounds - done)
-        b = _lower(game, t, rng, size, stake, price, auto_risk, counts, carry)
-        _upper(game, t, rng, b, level, cap, auto_risk, counts, carry)
+        bon_in = carry.bonuses[:size].copy() if carry is not None else None
+        b = _lower(game, t, rng, size, stake, price, auto_risk, counts, carry, grng)
+        _upper(game, t, rng, b, level, cap, auto_risk, counts, carry, grng)
         win = b.base + b.gamble + b.bonus
+        counts["capped_rounds"] += int((win >= cap).sum())
+        if carry is not None and bon_in is not None and game.carry_within_cap:
+            allowed = bon_in + np.maximum(0, cap - win) // game.bonus_value
+            over = carry.bonuses[:size] > allowed
+            counts["bonuses_beyond_max_prize"] += int((carry.bonuses[:size] - allowed)[over].sum())
+            counts["cap_loss"] += int((carry.bonuses[:size] - allowed)[over].sum()) * game.bonus_value
+            carry.bonuses[:size] = np.minimum(carry.bonuses[:size], allowed)
         tot["win"] += int(win.sum())
         tot["sq"] += _sum_sq(win)
         tot["hits"] += int((win > 0).sum())

@@ -30,7 +30,7 @@ def rung_of(scale: list[int], prize: int) -> int:
     return scale.index(prize)
 
 
-def ladder_entry(cfg: JsonDict, prize: int, symbol: str | None) -> str | None:
+def ladder_entry(cfg: JsonDict, prize: int, symbol: str | None, fair: bool = False) -> str | None:
     """Which ladder a lower-game cash prize may be risked in: a blue symbol's prize and every Confessional cash
     prize the Bonus-Raise (the seesaw when above the 3-lemons prize), the yellow symbol's prize the Raise-Nothing;
     any other direct prize is above the 3-lemons prize and is collected at once (seed: "automatically capped"),
@@ -38,6 +38,8 @@ def ladder_entry(cfg: JsonDict, prize: int, symbol: str | None) -> str | None:
     if prize >= cfg["scale"][-1]:
         return None
     if symbol is None or symbol in cfg["blue"]:
+        if fair:  # version 3: the seesaw on every rung (a fair bet in cash; see ladder_step_fair)
+            return "seesaw"
         return "seesaw" if prize > cfg["three_lemons"] else "bonus_raise"
     if symbol in cfg["yellow"]:
         return "raise_nothing"
@@ -72,6 +74,43 @@ def ladder_step(rng: RNG, cfg: JsonDict, ladder: JsonDict) -> JsonDict:
         ladder["ended"] = "max_prize"
     elif mode != "raise_nothing":
         ladder["mode"] = "seesaw" if scale[r] > cfg["three_lemons"] else "bonus_raise"
+    step["to"] = scale[r] if outcome in ("up", "down") else 0
+    return step
+
+
+def fair_odds(scale: list[int], rung: int, mode: str) -> tuple[int, int]:
+    """Version 3's exact odds of going up from ``rung``: (numerator, denominator) with the expected value of one
+    step equal to the prize on the rung. The seesaw goes one rung down otherwise (to nothing below the lowest):
+    p x next + (1 - p) x below = here, p = (here - below) / (next - below). The Raise-Nothing loses everything
+    otherwise: p = here / next."""
+    here, nxt = scale[rung], scale[rung + 1]
+    below = 0 if mode == "raise_nothing" or rung == 0 else scale[rung - 1]
+    return here - below, nxt - below
+
+
+def ladder_step_fair(rng: RNG, cfg: JsonDict, ladder: JsonDict) -> JsonDict:
+    """Version 3's PLAY/ACCUMULATE: one draw ``randbelow(denominator)`` of :func:`fair_odds`; up when it is below
+    the numerator, else one rung down (the seesaw; below the lowest rung nothing) or nothing (the Raise-Nothing).
+    Updates ``ladder`` like :func:`ladder_step` (``ended``: "nothing" or "max_prize")."""
+    scale = cfg["scale"]
+    mode, r = ladder["mode"], ladder["rung"]
+    num, den = fair_odds(scale, r, mode)
+    up = rng.randbelow(den) < num
+    step: JsonDict = {"type": "risk", "game": "lower", "ladder": mode, "from": scale[r], "odds": [num, den]}
+    if up:
+        r += 1
+        outcome = "up"
+    elif mode == "seesaw" and r > 0:
+        r -= 1
+        outcome = "down"
+    else:
+        outcome = "nothing"
+    step["outcome"] = outcome
+    ladder["rung"] = r
+    if outcome == "nothing":
+        ladder["ended"] = "nothing"
+    elif r == len(scale) - 1:
+        ladder["ended"] = "max_prize"
     step["to"] = scale[r] if outcome in ("up", "down") else 0
     return step
 
@@ -120,7 +159,7 @@ def draw_confessional(rng: RNG, cfg: JsonDict) -> JsonDict:
 
 # --- the upper game's minigames (seed 3, "Minigames") --------------------------------------------------------------
 def draw_minigame_block(rng: RNG, mg: JsonDict, stake: int, max_prize: int, bonus_value: int,
-                        island_columns: int) -> JsonDict:
+                        island_columns: int, within_max: bool = False) -> JsonDict:
     """Everything every minigame needs, drawn when the selector opens (``max_prize`` x the stake is the bet's
     maximum prize), in this order:
 
@@ -134,11 +173,18 @@ def draw_minigame_block(rng: RNG, mg: JsonDict, stake: int, max_prize: int, bonu
     5. The Island: the prize split into 9 parts (8 cuts), shown in 1-3 columns of 3 (the bet's columns; the last
        amount shown holds the parts of the columns not shown);
     6. the Monologue: which wheel segment showing the prize stops (``randbelow`` of how many show it);
-    7. the Confessional's lit position (``randbelow(6)``)."""
+    7. the Confessional's lit position (``randbelow(6)``).
+
+    ``within_max`` (version 3): a prize of the table above the bet's maximum prize is the maximum (the minigame
+    shows what it pays), and so is every other amount it shows."""
     prize: int = slots.draw_weighted(rng, mg["prizes"])
+    if within_max:
+        prize = min(prize, max_prize)
     supplement = rng.randbelow(1000) < mg["supplement_per_mille"]
     bonuses = to_bonuses(rng, (max_prize - prize) * stake, bonus_value) if supplement and prize < max_prize else 0
     others = [slots.draw_weighted(rng, mg["prizes"]) for _ in range(5)]
+    if within_max:
+        others = [min(x, max_prize) for x in others]
     dishes = mg["dinner_dishes"]
     k = 1 + rng.randbelow(dishes)
     dinner = [x * stake for x in slots.split_prize(rng, prize, k)] + (["exit"] if k < dishes else [])
@@ -180,6 +226,20 @@ def dob_step(rng: RNG, cfg: JsonDict, dob: JsonDict, bonus_value: int) -> JsonDi
         n = to_bonuses(rng, f, bonus_value)
         dob["bonuses"] += n
         step["bonuses"] = n
+    step["remaining"], step["banked"] = dob["remaining"], dob["banked"]
+    return step
+
+
+def dob_step_fair(rng: RNG, dob: JsonDict) -> JsonDict:
+    """Version 3: risk one fraction, doubled or lost with even odds (one draw ``randbelow(2)``, 0 doubles): its
+    expected value is the fraction. Updates ``dob`` (remaining, banked)."""
+    f = dob["fraction"]
+    dob["remaining"] -= f
+    doubled = rng.randbelow(2) == 0
+    step: JsonDict = {"type": "double_or_bonuses", "fraction": f, "outcome": "double" if doubled else "lost"}
+    if doubled:
+        dob["banked"] += 2 * f
+        step["cash"] = 2 * f
     step["remaining"], step["banked"] = dob["remaining"], dob["banked"]
     return step
 

@@ -52,6 +52,11 @@ class IsmaelBeiro(slots.SlotGame):
         self.lower_stakes = [b["stake"] for b in self.bets if not b.get("upper_only")]
         self.top_lower_level = max(j for j, b in enumerate(self.bets) if not b.get("upper_only"))
         self.carry_over = bool(d.get("carry_over"))
+        # version 3: the machine makes the choices that change the return; the gambles are fair (see definition)
+        self.machine_choices = bool(d.get("machine_choices"))
+        self.fair_gambles = bool(d.get("fair_gambles"))
+        self.minigame_within_bet_max = bool(d.get("minigame_within_bet_max"))
+        self.carry_within_cap = bool(d.get("carry_within_cap"))
         conf = d["confessional"]["prizes"]
         tw = sum(w for _, w in conf)
         self.confessional_value = sum((v if k == "cash" else 4 * v) * w for (k, v), w in conf) / tw
@@ -82,7 +87,8 @@ class IsmaelBeiro(slots.SlotGame):
         assert len(d["ladder"]["raise_nothing_up_per_mille"]) == len(d["ladder"]["up_per_mille"]) == len(scale) - 1
         mg = d["minigames"]
         assert min(v for v, _ in mg["prizes"]) >= mg["island_parts"] >= 3 * max(b["island_columns"] for b in self.bets)
-        assert min(v for v, _ in mg["prizes"]) > d["upper"]["fraction"], "a minigame pays more than a fraction"
+        if not self.fair_gambles:
+            assert min(v for v, _ in mg["prizes"]) > d["upper"]["fraction"], "a minigame pays more than a fraction"
         assert max(v for v, _ in mg["prizes"]) <= self.max_prize
         assert {v for v, _ in mg["prizes"]} <= {v for _, v in mg["monologue_wheel"]}
         for b in self.bets:
@@ -139,6 +145,10 @@ class IsmaelBeiro(slots.SlotGame):
         """A bet's maximum prize in its stakes: 1,000 x, the sixth upper bet's ``max_prize`` (500 x 100 CZK, the
         same 50,000 CZK as the 50 CZK bet's, seed 3: "10 EUR + 100: up to 10,000 EUR")."""
         return int(self.bets[level].get("max_prize", self.max_prize))
+
+    def fraction_x(self, level: int) -> int:
+        """Double-or-Bonuses' fraction of an upper bet, x its stake (version 3: each bet's own, seed 3.10)."""
+        return int(self.bets[level].get("fraction", self.d["upper"]["fraction"]))
 
     def affordable_levels(self, state: JsonDict) -> list[int]:
         """The upper bets the round can play now (:meth:`upper_levels`) whose bonus price the round's bonuses
@@ -272,7 +282,7 @@ class IsmaelBeiro(slots.SlotGame):
 
     def _enter_ladder(self, state: JsonDict, prize: int, symbol: str | None, origin: str) -> None:
         cfg = self.d["ladder"]
-        mode = features.ladder_entry(cfg, prize, symbol)
+        mode = features.ladder_entry(cfg, prize, symbol, fair=self.fair_gambles)
         if state["capped"] or mode is None:
             state["stage"] = "lower_end"
             return
@@ -370,7 +380,10 @@ class IsmaelBeiro(slots.SlotGame):
 
     def _ladder_step(self, state: JsonDict, rng: RNG) -> None:
         lad = state["ladder"]
-        step = features.ladder_step(rng, self.d["ladder"], lad)
+        if self.fair_gambles:
+            step = features.ladder_step_fair(rng, self.d["ladder"], lad)
+        else:
+            step = features.ladder_step(rng, self.d["ladder"], lad)
         state["steps"].append(step)
         if lad["ended"]:
             self._ladder_end(state, lad["ended"], rng)
@@ -410,7 +423,9 @@ class IsmaelBeiro(slots.SlotGame):
         state["stage"] = "upper_game"
 
     def _do_upper_spin(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
-        self._upper_spin(state, rng, action["level"])
+        # version 3: the machine plays the highest upper bet the bonuses cover (the action names no level)
+        level = action["level"] if "level" in action else max(self.affordable_levels(state))
+        self._upper_spin(state, rng, level)
 
     def _do_auto_play(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
         """AUTO-PLAY in the upper game: up to 100 games at the highest bet the bonuses cover (seed 3.2)."""
@@ -438,7 +453,8 @@ class IsmaelBeiro(slots.SlotGame):
         selector = selector_draw < threshold
         if selector:
             spin["queue"].append(features.draw_minigame_block(
-                rng, self.d["minigames"], stake, self.bet_max_x(level), self.bonus_value, b["island_columns"]))
+                rng, self.d["minigames"], stake, self.bet_max_x(level), self.bonus_value, b["island_columns"],
+                within_max=self.minigame_within_bet_max))
         spin["total"] += cash
         return {"window": ev["window"], "lines": 5 + (3 if vertical else 0), "line_wins": line_wins,
                 "mixed_sevens": mixed, "minigame_symbols": list(ev["triggers"]), "selector": selector,
@@ -556,19 +572,39 @@ class IsmaelBeiro(slots.SlotGame):
                                "max_prize": prize == top})
         paid = self._pay(state, "bonus", prize)
         state["stage"] = "upper_game"
-        if not state["capped"] and features.dob_open(self.d["upper"], paid, stake, top, state["bonuses"]):
-            up["dob"] = {"level": spin["level"], "stake": stake, "fraction": self.d["upper"]["fraction"] * stake,
+        if state["capped"]:
+            return
+        fraction = self.fraction_x(spin["level"]) * stake
+        if self.fair_gambles:
+            dob = {"level": spin["level"], "stake": stake, "fraction": fraction, "entry": paid, "remaining": paid,
+                   "banked": 0, "bonuses": 0, "max": min(top, paid + state["cap"] - state["win"])}
+            up["dob"] = dob
+            if self._dob_can_risk(state):
+                state["stage"] = "dob"
+            else:
+                up["dob"] = None
+        elif features.dob_open(self.d["upper"], paid, stake, top, state["bonuses"]):
+            up["dob"] = {"level": spin["level"], "stake": stake, "fraction": fraction,
                          "entry": paid, "remaining": paid, "banked": 0, "bonuses": 0, "max": top}
             state["stage"] = "dob"
 
     def _dob_can_risk(self, state: JsonDict) -> bool:
         dob = state["upper"]["dob"]
+        if self.fair_gambles:
+            # version 3: offered only while all the fraction can win fits under the bet's maximum prize and the
+            # round's (``max`` is the smaller of the two at the prize that entered), so each risk is exactly fair
+            return bool(dob["remaining"] >= dob["fraction"]
+                        and dob["banked"] + dob["remaining"] + dob["fraction"] <= dob["max"]
+                        and state["bonuses"] <= self.d["upper"]["max_bonuses_for_double"])
         return bool(dob["remaining"] >= dob["fraction"] and dob["banked"] + dob["remaining"] < dob["max"]
                     and state["bonuses"] <= self.d["upper"]["max_bonuses_for_double"])
 
     def _dob_step(self, state: JsonDict, rng: RNG) -> None:
         dob = state["upper"]["dob"]
-        step = features.dob_step(rng, self.d["upper"], dob, self.bonus_value)
+        if self.fair_gambles:
+            step = features.dob_step_fair(rng, dob)
+        else:
+            step = features.dob_step(rng, self.d["upper"], dob, self.bonus_value)
         state["bonuses"] += step.get("bonuses", 0)
         state["steps"].append(step)
         if not self._dob_can_risk(state):
@@ -643,6 +679,8 @@ class IsmaelBeiro(slots.SlotGame):
         minigames and Double-or-Bonuses of the games it launched."""
         if state["auto_play"]:
             return True
+        if self.machine_choices and state["stage"] in ("hold", "nudge"):
+            return True  # version 3: the machine holds and nudges
         up = state.get("upper")
         if not up:
             return False
@@ -652,6 +690,8 @@ class IsmaelBeiro(slots.SlotGame):
 
     def _end(self, state: JsonDict, reason: str) -> JsonDict:
         step: JsonDict = {"type": "end", "reason": reason, "win": state["win"]}
+        if self.carry_within_cap:
+            self._bonuses_within_cap(state, step)
         if self.carry_over:  # the counters and bonuses stay on the machine for the player's next round
             state["carry_out"] = {"vertical_lines": state["vertical_lines"], "cumulative": list(state["cumulative"]),
                                   "bonuses": state["bonuses"]}
@@ -661,6 +701,15 @@ class IsmaelBeiro(slots.SlotGame):
         state["steps"].append(step)
         state["stage"] = "done"
         return slots.finish(state)
+
+    def _bonuses_within_cap(self, state: JsonDict, step: JsonDict) -> None:
+        """Version 3: the round's value is its cash win plus the bonuses it adds to the carried ones at face value
+        (the ledger's measure); what would take it over the round's maximum prize lapses (recorded)."""
+        carried_in = int((state.get("carry_in") or {}).get("bonuses", 0))
+        allowed = carried_in + max(0, state["cap"] - state["win"]) // self.bonus_value
+        if state["bonuses"] > allowed:
+            step["bonuses_beyond_max_prize"] = state["bonuses"] - allowed
+            state["bonuses"] = allowed
 
     def _pending(self, state: JsonDict) -> JsonDict:
         """The pending offer of the current stage: type, options and what the player is shown (``offers``)."""
@@ -700,6 +749,22 @@ class IsmaelBeiro(slots.SlotGame):
             if params.get(o["option"]):
                 return Decimal(o["rtp"])
         return self.declared.rtp
+
+    def rtp_range(self) -> tuple[Decimal, Decimal] | None:
+        """Version 3: the declared RTP range over every way of playing: the declared RTP +- the stated bound on the
+        spread between strategies (``rtp_spread_bound``); None for the older versions (which declare none)."""
+        if "rtp_spread_bound" not in self.d:
+            return None
+        bound = Decimal(self.d["rtp_spread_bound"])
+        return self.declared.rtp - bound, self.declared.rtp + bound
+
+    def strategy_table(self, bet: Bet, rounds: int, seed: int) -> JsonDict | None:
+        """The PAR sheet's RTP by way of playing (version 3; ``strategies``), None for the older versions."""
+        if not self.fair_gambles:
+            return None
+        from . import strategies
+
+        return strategies.strategy_table(self, bet, rounds, seed)
 
     # --- catalogue ----------------------------------------------------------------------------------------------
     def describe(self) -> JsonDict:

@@ -41,7 +41,10 @@ def pending(game: IsmaelBeiro, state: JsonDict) -> JsonDict:
                 "info": info}
     up = state["upper"]
     if stage == "upper_game":
-        opts = [{"type": "upper_spin", "level": j} for j in game.affordable_levels(state)] + [{"type": "auto_play"}]
+        if game.machine_choices:  # the machine plays the highest upper bet the bonuses cover
+            opts = [{"type": "upper_spin"}, {"type": "auto_play"}]
+        else:
+            opts = [{"type": "upper_spin", "level": j} for j in game.affordable_levels(state)] + [{"type": "auto_play"}]
         info.update(cumulative=list(state["cumulative"]),
                     upper_bets=[{"level": j, "stake": b["stake"], "bonus_price": b["bonus_price"]}
                                 for j, b in enumerate(game.bets) if j in game.upper_levels(state["level"])])
@@ -102,5 +105,7 @@ def default_for(game: IsmaelBeiro, state: JsonDict, pending: JsonDict) -> JsonDi
     if stage in ("ladder", "dob"):
         return {"type": "risk"} if state["auto_risk"] else {"type": "collect"}
     if stage == "upper_game":
+        if game.machine_choices:
+            return {"type": "upper_spin"}
         return {"type": "upper_spin", "level": max(game.affordable_levels(state))}
     return dict(pending["options"][0])
