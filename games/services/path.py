@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 
 JACKPOT_PLATFORM_EVENTS = ("jackpot_draw", "jackpot_award")
 DEADLINE_ACTIONS_MAX = 50  # no-draw actions applied to finish a round at its deadline (a ladder collects in one)
+AUTO_FINISH_ACTIONS_MAX = 100_000  # automatic actions of a carry-over game's round at its deadline
 
 
 # --- results and locks ---------------------------------------------------------------------------------------------
@@ -373,31 +374,42 @@ def tell_studio(rnd: Round, *, reason: str, settled: bool = False) -> None:
 
 
 # --- the deadline --------------------------------------------------------------------------------------------------
-def _finish_without_draws(rnd: Round, *, now: datetime) -> bool:
-    """Complete an engine round waiting for the player by the game's own no-draw choices (``deadline_action``:
-    collect a gamble's or a ladder's prize): the prize the player holds is theirs (GP §7(8)b, §10(1)). True when the
-    round finished so; nothing changes otherwise."""
+def _finish_for_player(rnd: Round, *, now: datetime) -> bool:
+    """Complete an engine round waiting for the player, for the player, at its deadline. True when it finished so;
+    nothing changes otherwise.
+
+    * a game that carries state between rounds (``carry_over``, Ismael Beiro) is finished by its automatic choices
+      (``games.engine.auto_finish``: the round's value, prizes at risk and carried bonuses included, settled exactly
+      as AUTO-PLAY would; the draws recorded, so it replays): voiding it would rewind the carried state the round
+      consumed (game-integrity review M-4, M-5);
+    * any other game only by its no-draw choices (``deadline_action``: collect a gamble's or a ladder's prize): the
+      prize the player holds is theirs; a choice that would draw a new result is not made (GP §7(8)b: the stake is
+      returned instead)."""
     if rnd.provider_round_id or not rnd.state or rnd.state.get("status") != STATUS_AWAITING_ACTION:
         return False
     engine_game = engine_game_of(rnd.game_code, rnd.game_version)
-    state, applied = copy.deepcopy(rnd.state), list[JsonDict]()
-    for _ in range(DEADLINE_ACTIONS_MAX):
-        action = engine_game.deadline_action(state)
+    automatic = engine_game.carry_over
+    rec = RecordingRNG(get_rng())
+    state, applied = copy.deepcopy(rnd.state), list[tuple[JsonDict, int, int]]()
+    for _ in range(DEADLINE_ACTIONS_MAX if not automatic else AUTO_FINISH_ACTIONS_MAX):
+        action = engine_game.default_action(state) if automatic else engine_game.deadline_action(state)
         if action is None:
             return False
-        rec = RecordingRNG(get_rng())
+        before = len(rec.draws)
         state = clean_state(engine_game.act(copy.deepcopy(state), dict(action), rec))
-        if rec.draws:  # a choice that draws would decide a new result: not the player's held prize
-            return False
-        applied.append(dict(action))
+        if not automatic and len(rec.draws) > before:
+            return False  # a choice that draws would decide a new result: not the player's held prize
+        applied.append((dict(action), before, len(rec.draws)))
         if state["status"] == STATUS_FINISHED:
             break
     else:
         return False
-    for seq, action in enumerate(applied, start=len(rnd.actions)):
+    base = len(rnd.draws)
+    for seq, (action, before, after) in enumerate(applied, start=len(rnd.actions)):
         RoundAction.objects.create(round=rnd, seq=seq, action=action, idempotency_key=f"deadline-{rnd.pk}-{seq}",
-                                   draws_before=len(rnd.draws), draws_after=len(rnd.draws), created_at=now)
-    rnd.actions = rnd.actions + applied
+                                   draws_before=base + before, draws_after=base + after, created_at=now)
+    rnd.draws = rnd.draws + rec.draws
+    rnd.actions = rnd.actions + [a for a, _, _ in applied]
     rnd.state = state
     rnd.win_engine = state["win"]
     return True
@@ -410,7 +422,8 @@ def end_at_deadline(rnd: Round, *, locked: LockedWallet | None, actor: Actor, no
     * a studio's round whose wins were credited as the studio sent them is settled with those wins (returning the
       stake on top would pay twice), and the studio is told;
     * an engine round waiting on a prize the player holds (gamble or collect, a ladder) is completed by the game's
-      no-draw choices and settled: the prize is the player's;
+      no-draw choices and settled: the prize is the player's; a carry-over game's round is finished by its automatic
+      choices and settled (never rewound);
     * any other round is voided and its stake returned.
 
     A round settled here counts as play only up to when it was last played (``played_until``): the 120/15 break
@@ -421,7 +434,7 @@ def end_at_deadline(rnd: Round, *, locked: LockedWallet | None, actor: Actor, no
         settle(rnd, locked=locked, actor=actor, now=now, credited=rnd.win, played_until=played_until)
         tell_studio(rnd, reason=Round.VoidReason.DEADLINE, settled=True)
         return "settled"
-    if _finish_without_draws(rnd, now=now):
+    if _finish_for_player(rnd, now=now):
         audit_record(actor=actor, action="games.round_collected_at_deadline", obj=rnd, win=rnd.win_engine)
         settle(rnd, locked=locked, actor=actor, now=now, played_until=played_until)
         return "collected"

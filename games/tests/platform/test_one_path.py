@@ -451,3 +451,31 @@ def test_a_recorded_debt_refuses_stakes_until_paid(side, studio, at_start):
     taken, code, _ = device.at(at_start, START + 3 * SEC)
     assert not taken and code.startswith("wallet."), code
     assert balance(player) == -100
+
+
+def test_a_carry_over_games_round_at_its_deadline_is_finished_by_its_automatic_play_never_rewound(studio, at_start):
+    """Game-integrity review M-4/M-5: an Ismael Beiro round left waiting (here at a ladder's offer) is settled at
+    its deadline exactly as AUTO-PLAY would finish it, draws recorded (it replays), never voided with its carried
+    state rewound."""
+    from core.rng import SeededRNG
+    from games.engine import RecordingRNG, registry
+
+    g = registry.get_game("ismael_beiro")
+    seed = next(s for s in range(20_000)
+                if (st := g.start(g.validate_bet({"stake": 100}), RecordingRNG(SeededRNG(s))))["status"]
+                == "awaiting_action")
+    player = funded_player(100_000)
+    device = Device("engine", player, studio)
+    at_start.move_to(START + 3 * SEC)
+    with use_rng(SeededRNG(seed)):
+        r = device.api.post("/api/v1/games/rounds", {"game": "ismael_beiro", "bet": api_bet({"stake": 100})},
+                            format="json", HTTP_IDEMPOTENCY_KEY=key())
+    assert r.status_code == 201 and r.json()["status"] == "in_progress", r.content
+    rnd = Round.objects.get(pk=r.json()["id"])
+    at_start.move_to(rnd.deadline)
+    rounds_expire_due()
+    rnd.refresh_from_db()
+    assert rnd.status == "finished" and rnd.void_reason == ""
+    assert balance(player) == 100_000 - 100 + rnd.win
+    checked = Device("engine", player, studio).api.get(f"/api/v1/games/rounds/{rnd.pk}/verify")
+    assert checked.json().get("outcome") == "match", checked.content
