@@ -462,7 +462,7 @@ def test_a_carry_over_games_round_at_its_deadline_is_finished_by_its_automatic_p
 
     g = registry.get_game("ismael_beiro")
     seed = next(s for s in range(20_000)
-                if (st := g.start(g.validate_bet({"stake": 100}), RecordingRNG(SeededRNG(s))))["status"]
+                if g.start(g.validate_bet({"stake": 100}), RecordingRNG(SeededRNG(s)))["status"]
                 == "awaiting_action")
     player = funded_player(100_000)
     device = Device("engine", player, studio)
