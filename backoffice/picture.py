@@ -7,6 +7,7 @@ numbers, account numbers) are masked (``core.masking.mask``) for roles without `
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,7 @@ from aml import selectors as aml_selectors
 from complaints import selectors as complaints_selectors
 from core import clock
 from core.admin import may_see_identifiers
-from core.masking import mask
+from core.masking import mask, mask_accounts_in
 from core.money import Money
 from core.selectors import readable_changes
 from games import selectors as games_selectors
@@ -150,6 +151,8 @@ def _limit_value(unit: str, value: int | None, declined: bool) -> str:
 def _money(player: Player, user: Any, unmasked: bool) -> Section:
     b = wallet_selectors.balances(player)
     lines = wallet_selectors.ledger_recent(player, limit=LATEST)
+    if not unmasked:  # a posting's memo may name an account (a refused deposit's return)
+        lines = [dataclasses.replace(line, description=mask_accounts_in(line.description)) for line in lines]
     statement = _url("wallet_wallet_statement", b.wallet_id) if b.wallet_id else ""
     return Section("money", "Balances and ledger", "wallet.view_wallet", more=statement, data={
         "available": b.available, "held": b.held, "debt": b.debt, "mode": b.mode, "lines": lines})
@@ -188,7 +191,8 @@ def _payments(player: Player, user: Any, unmasked: bool) -> Section:
     return Section("payments", "Deposits and withdrawals", "wallet.view_deposit",
                    more=_url("wallet_deposit_changelist", player__id__exact=player.pk), data={
         "deposits": [{"at": d.created_at, "amount": Money(d.amount), "status": d.get_status_display(),
-                      "reference": d.payment_reference, "provider": d.provider, "reason": d.status_reason}
+                      "reference": d.payment_reference, "provider": d.provider,
+                      "reason": d.status_reason if unmasked else mask_accounts_in(d.status_reason)}
                      for d in deposits],
         "withdrawals": [{"at": w.requested_at, "amount": Money(w.amount), "status": w.get_status_display(),
                          "reference": w.reference, "needs_approval": w.needs_approval,

@@ -1,6 +1,7 @@
 """Staff screens. The ledger is read-only here; every staff action calls a service (audited)."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Protocol
 
 from django import forms
@@ -23,11 +24,13 @@ from core.admin import (
     decision_action,
     decision_path,
     domain_error_text,
+    may_see_identifiers,
     require_permission,
     run_service_action,
 )
 from core.audit import Actor
 from core.errors import DomainError
+from core.masking import mask_accounts_in
 from core.money import Money, MoneyError
 from wallet import selectors, services
 from wallet.errors import PAYMENT_ORDER_FILE_ERASED
@@ -72,11 +75,9 @@ class AmountColumn:
 
 
 class StaffActionAdmin(AmountColumn, ReadOnlyAdmin):
-    """A record staff only look at, except through the admin actions that call its services: the change page
-    opens read-only (GET), so the record and its actions can be reached, and nothing is saved from it."""
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return request.method == "GET" or obj is None
+    """A record staff only look at, except through the admin actions that call its services. Reading (the list,
+    the record's read-only page, its history) needs the model's view permission, as everywhere in the admin;
+    nothing is saved from the page (no change permission for anyone)."""
 
 
 # Ledger ----------------------------------------------------------------------------------------------------
@@ -105,6 +106,7 @@ class EntryInline(ReadOnlyInline):
 @admin.register(LedgerTransaction)
 class LedgerTransactionAdmin(AmountColumn, ReadOnlyAdmin):
     list_display = ("created_at", "kind", "reference", "player", "shown_amount", "actor_label", "memo")
+    masked_text_fields = ("memo",)
     list_filter = ("kind",)
     search_fields = ("reference", "player__user__username", "memo")
     date_hierarchy = "created_at"
@@ -144,6 +146,8 @@ class WalletAdmin(ReadOnlyAdmin):
     def statement_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         wallet = get_object_or_404(Wallet, pk=pk)
         lines = selectors.statement(wallet.player)[-500:]
+        if not may_see_identifiers(request.user):  # a posting's memo may name an account (a refused deposit)
+            lines = [dataclasses.replace(line, description=mask_accounts_in(line.description)) for line in lines]
         ctx = {**self.admin_site.each_context(request), "title": f"Statement of {wallet.player}", "wallet": wallet,
                "lines": lines, "overview": selectors.wallet_overview(wallet.player),
                "totals": selectors.statement_totals(wallet.player), "opts": self.model._meta}
@@ -215,6 +219,7 @@ class DepositAdmin(AmountColumn, ReadOnlyAdmin):
                     "confirmed_at")
     list_filter = ("status", "provider", "into_temporary")
     search_fields = ("payment_reference", "player__user__username", "provider_payment_id")
+    masked_text_fields = ("status_reason", "payer")
 
 
 @admin.register(Withdrawal)
@@ -306,7 +311,7 @@ class CreatedByService(AmountColumn, PlatformAdminMixin, admin.ModelAdmin):  # t
         return bool(request.user.is_active and request.user.is_staff and request.user.has_perm(self.create_permission))
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return obj is None or request.method == "GET"
+        return False  # reading is the view permission; a record is never edited here
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -476,6 +481,9 @@ class BankEntryAdmin(StaffActionAdmin):
                     "counterparty_name", "counterparty_iban", "end_to_end_id", "deposit", "player", "assign_link")
     list_filter = ("status", "direction", "reversal")
     search_fields = ("bank_reference", "end_to_end_id", "counterparty_name", "counterparty_iban", "remittance")
+    masked_fields = ("counterparty_iban", "counterparty_account", "counterparty_name")
+    masked_search_fields = ("counterparty_iban", "counterparty_name")
+    masked_text_fields = ("status_reason", "remittance")
     actions = ["return_to_payer"]
 
     @admin.display(description="assign")
