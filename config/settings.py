@@ -520,7 +520,10 @@ GAMES_QA_FORCED_OUTCOMES = env.bool("GAMES_QA_FORCED_OUTCOMES", default=False)
 # the demo studio's simulator (make run starts it, provider_simulator/): where the demo provider's launch and API
 # URLs point (seed_demo); make run sets it from PROVIDER_SIM_PORT
 PROVIDERS_DEMO_URL = env.str("PROVIDER_SIM_URL", default="http://127.0.0.1:8300")
-PROVIDERS_DEV_SECRET = env.str("PROVIDERS_DEV_SECRET", default="simstudio-development-secret-not-for-production")
+# production refuses this variable set to anything but its public default (the check that refuses a provider row
+# with the public development secret compares with this value: changing it would turn that check off)
+PROVIDERS_DEV_SECRET_DEFAULT = "simstudio-development-secret-not-for-production"
+PROVIDERS_DEV_SECRET = env.str("PROVIDERS_DEV_SECRET", default=PROVIDERS_DEV_SECRET_DEFAULT)
 PROVIDERS_ALLOW_ANY_SOURCE = env.bool("PROVIDERS_ALLOW_ANY_SOURCE", default=False)
 PROVIDERS_LAUNCH_TOKEN_SECONDS = env.int("PROVIDERS_LAUNCH_TOKEN_SECONDS", default=300)
 PROVIDERS_SESSION_SECONDS = env.int("PROVIDERS_SESSION_SECONDS", default=12 * 3600)
