@@ -76,9 +76,12 @@ def parse_month(value: str | date | None) -> date:
         return value.replace(day=1)
     try:
         year, month = str(value).strip().split("-")
-        return date(int(year), int(month), 1)
+        first = date(int(year), int(month), 1)
     except (ValueError, TypeError):
         raise error(errors.REPORT_MONTH_INVALID, month=str(value)[:20])
+    if not clock.day_in_range(first):
+        raise error(errors.REPORT_MONTH_INVALID, month=str(value)[:20])
+    return first
 
 
 def _days(seconds: float) -> float:

@@ -167,6 +167,7 @@ class CatchAllMiddleware:
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         from django.core.exceptions import (
+            BadRequest,
             PermissionDenied,
             RequestDataTooBig,
             SuspiciousOperation,
@@ -176,7 +177,7 @@ class CatchAllMiddleware:
         from django.http import Http404
 
         too_large = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
-        if isinstance(exception, (Http404, PermissionDenied, SuspiciousOperation)) \
+        if isinstance(exception, (Http404, PermissionDenied, SuspiciousOperation, BadRequest)) \
                 and not isinstance(exception, too_large):
-            return None  # Django's own handling gives 404/403/400
+            return None  # Django's own handling gives 404/403/400 (BadRequest: a value a view cannot take)
         return server_error_json(exception)
