@@ -219,8 +219,9 @@ class ReadOnlyInline(PlatformAdminMixin, admin.TabularInline):  # type: ignore[t
 
 
 def domain_error_text(exc: DomainError) -> str:
-    """How staff see a refusal: its stable code, the English message and the details."""
-    return f"{exc.code} - {exc.message_en} {exc.details or ''}".strip()
+    """How staff see a refusal: the message in the staff member's language (the admin follows the browser's), then
+    the stable code to quote to a colleague; never a developer's repr of the details."""
+    return f"{exc.message()} ({exc.code})"
 
 
 def run_service_action(

@@ -88,6 +88,7 @@ def test_roles_exist_after_migrate_with_exactly_their_declared_permissions():
     assert all(c.startswith("view_") or c in ("export_audit", "export_regulator_record") for c in auditor)
     support = {f"{a}.{c}" for a, c in expand(ROLES["support"].permissions, have)}
     assert not support & {"wallet.approve_withdrawal", "wallet.record_branch_cash", "aml.decide_case",
+                          "complaints.credit_remedy",
                           "aml.review_identification", "accounts.view_unmasked_identifiers", "aml.view_compliancecase"}
 
 

@@ -12,7 +12,7 @@ from core.management.development import DevelopmentOnlyCommand
 DEMO_ADMIN = ("operator", "operator-demo-2026")
 #: one staff user per role (core/roles.py): username -> (role, password)
 DEMO_STAFF = {f"staff_{role}": (role, f"{role}-demo-2026") for role in
-              ("support", "compliance", "finance", "game_manager", "auditor")}
+              ("support", "complaint_supervisor", "compliance", "finance", "game_manager", "auditor")}
 
 
 class Command(DevelopmentOnlyCommand):
