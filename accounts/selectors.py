@@ -496,3 +496,8 @@ def population_check_latest(player: Player) -> RegisterCheck | None:
     """The latest population-register check of the player (GP §4(4)c: the register match of the identity)."""
     return (RegisterCheck.objects.filter(player_id=player.pk, register=RegisterCheck.Register.POPULATION)
             .order_by("-checked_at", "-pk").first())
+
+
+def duplicate_cases_queue() -> QueueState:
+    """Open duplicate-account cases (a refused duplicate registration opens one): count and the oldest."""
+    return queue_of(DuplicateCase.objects.filter(state=DuplicateCase.State.OPEN), "created_at")

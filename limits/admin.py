@@ -29,11 +29,12 @@ from limits.models import (
     SettledBet,
     StakeRefusal,
 )
+from limits.rules import limit_value_text
 
 
 @admin.register(SelfLimit)
 class SelfLimitAdmin(ReadOnlyAdmin):
-    list_display = ("player", "kind", "limit_type", "value", "decided_at", "has_pending", "pending_value",
+    list_display = ("player", "kind", "limit_type", "shown_value", "decided_at", "has_pending", "shown_pending",
                     "pending_effective_at", "updated_at")
     list_filter = ("kind", "limit_type", "has_pending")
     search_fields = ("player__user__username",)
@@ -46,15 +47,40 @@ class SelfLimitAdmin(ReadOnlyAdmin):
                                              actor=Actor.staff(request.user))
         self.message_user(request, f"{done} loosening(s) applied.", messages.SUCCESS)
 
+    @admin.display(description="value")
+    def shown_value(self, obj: SelfLimit) -> str:
+        return limit_value_text(obj.limit_type, obj.value)
+
+    @admin.display(description="pending value")
+    def shown_pending(self, obj: SelfLimit) -> str:
+        return limit_value_text(obj.limit_type, obj.pending_value) if obj.has_pending else "-"
+
 
 @admin.register(SelfLimitChange)
 class SelfLimitChangeAdmin(ReadOnlyAdmin):
-    list_display = ("requested_at", "player", "kind", "limit_type", "action", "old_value", "new_value",
+    list_display = ("requested_at", "player", "kind", "limit_type", "action", "shown_old", "shown_new",
                     "effective_from", "actor_type", "actor_label")
     list_filter = ("kind", "limit_type", "action", "actor_type")
     search_fields = ("player__user__username", "actor_label")
     date_hierarchy = "requested_at"
     list_select_related = ("player__user",)
+
+    @admin.display(description="old value")
+    def shown_old(self, obj: SelfLimitChange) -> str:
+        return change_value_text(obj, obj.old_value, old=True)
+
+    @admin.display(description="new value")
+    def shown_new(self, obj: SelfLimitChange) -> str:
+        return change_value_text(obj, obj.new_value, old=False)
+
+
+def change_value_text(change: SelfLimitChange, value: int | None, *, old: bool) -> str:
+    """One side of a limit change in the staff's unit; a first decision has no old side, a decline no new one."""
+    if old and change.action in (SelfLimitChange.Action.SET, SelfLimitChange.Action.DECLINED):
+        return "-"
+    if not old and change.action == SelfLimitChange.Action.DECLINED:
+        return "declined"
+    return limit_value_text(change.limit_type, value)
 
 
 @admin.register(StakeRefusal)

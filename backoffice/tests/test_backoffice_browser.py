@@ -36,13 +36,16 @@ SCREENS = Path(os.environ.get("BACKOFFICE_SCREENSHOTS", "/tmp/backoffice-screens
 
 #: the queues each role's home page shows, and some it must not
 QUEUES = {
-    "finance": ({"Payment-method documents to review", "Withdrawals to approve", "Unmatched bank credits"},
-                {"Screening hits", "Complaints due within 7 days"}),
-    "compliance": ({"Identifications to review", "Screening hits", "Personal-data requests to answer"},
+    "finance": ({"Payment-method documents to review", "Withdrawals to approve", "Unmatched bank credits",
+                 "Complaints asking for money", "Reconciliation differences"}, {"Screening hits"}),
+    "compliance": ({"Identifications to review", "Screening hits", "Personal-data requests to answer",
+                    "Duplicate accounts to resolve"},
                    {"Withdrawals to approve"}),
-    "support": ({"Complaints due within 7 days", "Complaints past their 30-day deadline"},
-                {"Withdrawals to approve", "Screening hits"}),
-    "game_manager": ({"Rounds past their game's deadline"}, {"Withdrawals to approve", "Screening hits"}),
+    "support": ({"New and unassigned complaints", "Complaints due within 7 days",
+                 "Complaints past their 30-day deadline"},
+                {"Withdrawals to approve", "Screening hits", "Complaints asking for money"}),
+    "game_manager": ({"Rounds past their game's deadline", "Game versions awaiting approval"},
+                     {"Withdrawals to approve", "Screening hits"}),
     "auditor": ({"Search the audit trail"}, {"Withdrawals to approve", "Screening hits"}),
 }
 
