@@ -218,6 +218,24 @@ class ReadOnlyInline(PlatformAdminMixin, admin.TabularInline):  # type: ignore[t
         return False
 
 
+def money_confirmation(modeladmin: Any, request: HttpRequest, queryset: Any, *, verb: str,
+                       rows: Callable[[Any], Mapping[str, Any]]) -> Any:
+    """The page an admin action that moves money shows before it acts: each selected record's amount, player and
+    reason (``rows(obj)``), and a button that posts the same action again with ``confirmed``. None once confirmed
+    (the action then runs)."""
+    from django.contrib.admin import helpers
+    from django.template.response import TemplateResponse
+
+    if request.POST.get("confirmed") == "1":
+        return None
+    opts = modeladmin.model._meta
+    return TemplateResponse(request, "admin/confirm_money.html", {
+        **modeladmin.admin_site.each_context(request), "opts": opts, "title": f"Confirm: {verb}", "verb": verb,
+        "rows": [rows(obj) for obj in queryset], "action": request.POST.get("action", ""),
+        "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME), "index": request.POST.get("index", "0"),
+        "checkbox_name": helpers.ACTION_CHECKBOX_NAME})
+
+
 def domain_error_text(exc: DomainError) -> str:
     """How staff see a refusal: the message in the staff member's language (the admin follows the browser's), then
     the stable code to quote to a colleague; never a developer's repr of the details."""

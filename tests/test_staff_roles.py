@@ -331,7 +331,8 @@ def test_a_staff_decision_records_the_staff_member_and_the_role_used(staff_recor
     from wallet.models import Withdrawal
 
     w = Withdrawal.objects.get(pk=staff_records["withdrawal"])
-    admin.post("/admin/wallet/withdrawal/", {"action": "reject", "_selected_action": [str(w.pk)], "index": "0"})
+    admin.post("/admin/wallet/withdrawal/", {"action": "reject", "_selected_action": [str(w.pk)], "index": "0",
+                                             "confirmed": "1"})
     event = AuditEvent.objects.filter(actor_label=cashier.username).latest("id")
     assert event.actor_role == "finance", (event.action, event.actor_role)
 

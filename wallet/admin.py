@@ -25,6 +25,7 @@ from core.admin import (
     decision_path,
     domain_error_text,
     may_see_identifiers,
+    money_confirmation,
     require_permission,
     run_service_action,
 )
@@ -230,15 +231,29 @@ class WithdrawalAdmin(StaffActionAdmin):
     search_fields = ("reference", "player__user__username")
     actions = ["approve", "reject"]
 
+    @staticmethod
+    def _row(w: Withdrawal) -> dict[str, Any]:
+        return {"amount": money_text(w.amount), "player": str(w.player),
+                "reason": f"{w.reference} · {', '.join(w.approval_reasons or []) or 'no approval reason'}"}
+
     @decision_action("wallet.approve_withdrawal", description="Approve (sent after approval)")
-    def approve(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> None:
+    def approve(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> HttpResponse | None:
+        if (page := money_confirmation(self, request, queryset, verb="approve and send these withdrawals",
+                                       rows=self._row)) is not None:
+            return page
         run_service_action(self, request, queryset,
                            lambda w, a: services.withdrawal_approve(withdrawal=w, actor=a), "approved")
+        return None
 
     @decision_action("wallet.approve_withdrawal", description="Reject (money returns to the player account)")
-    def reject(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> None:
+    def reject(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> HttpResponse | None:
+        if (page := money_confirmation(self, request, queryset,
+                                       verb="reject these withdrawals (the money returns to the player account)",
+                                       rows=self._row)) is not None:
+            return page
         run_service_action(self, request, queryset, lambda w, a: services.withdrawal_reject(
             withdrawal=w, reason="rejected by staff", actor=a), "rejected")
+        return None
 
 
 @admin.register(ProviderEvent)
@@ -260,9 +275,18 @@ class PayoutAdmin(StaffActionAdmin):
     readonly_fields = ("history",)
     actions = ["collect_in_cash", "send_again"]
 
+    @staticmethod
+    def _row(p: Payout) -> dict[str, Any]:
+        return {"amount": money_text(p.outstanding), "player": str(p.player),
+                "reason": f"{p.get_kind_display()} · {p.reference}"}
+
     @decision_action("wallet.resend_payout", description="Send a stopped return to its source again (GP §5(6))")
-    def send_again(self, request: HttpRequest, queryset: QuerySet[Payout]) -> None:
+    def send_again(self, request: HttpRequest, queryset: QuerySet[Payout]) -> HttpResponse | None:
+        if (page := money_confirmation(self, request, queryset, verb="send these returns again",
+                                       rows=self._row)) is not None:
+            return page
         run_service_action(self, request, queryset, lambda p, a: services.payout_resend(payout=p, actor=a), "sent again")
+        return None
 
     @admin.display(description="outstanding")
     def shown_outstanding(self, obj: Payout) -> str:
@@ -270,15 +294,24 @@ class PayoutAdmin(StaffActionAdmin):
 
     @decision_action("wallet.record_branch_cash",
                      description="Collected in cash at a branch (the whole outstanding amount, GP §5(12) cap applies)")
-    def collect_in_cash(self, request: HttpRequest, queryset: QuerySet[Payout]) -> None:
+    def collect_in_cash(self, request: HttpRequest, queryset: QuerySet[Payout]) -> HttpResponse | None:
+        if (page := money_confirmation(self, request, queryset, verb="pay these out in cash at the branch",
+                                       rows=self._row)) is not None:
+            return page
         now = clock.now()
         run_service_action(self, request, queryset, lambda p, a: services.payout_collect_cash(
             payout=p, amount=Money(p.outstanding), reference=f"admin-collect:{p.pk}:{now.timestamp():.0f}",
             branch="admin", actor=a), "collected")
+        return None
 
 
 class AmountFormField(forms.CharField):
-    """A positive CZK amount typed by staff ("1500", "1 500,50 Kč")."""
+    """A positive CZK amount typed by staff ("1500", "1 500,50 Kč"); the unit is written next to the field."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", forms.TextInput(attrs={"placeholder": "0,00", "inputmode": "decimal", "size": 12}))
+        kwargs.setdefault("help_text", "Kč, two decimals (e.g. 1 500,50); a confirmation page follows")
+        super().__init__(*args, **kwargs)
 
     def clean(self, value: Any) -> Money:
         text = super().clean(value)
@@ -292,7 +325,7 @@ class AmountFormField(forms.CharField):
 
 
 class BranchCashForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at runtime
-    amount_czk = AmountFormField(label="amount (CZK)")
+    amount_czk = AmountFormField(label="amount, Kč")
 
     class Meta:
         model = BranchCash
@@ -325,8 +358,22 @@ class CreatedByService(AmountColumn, PlatformAdminMixin, admin.ModelAdmin):  # t
         obj.pk, obj.id = created.pk, created.pk
         obj.__dict__.update({k: v for k, v in created.__dict__.items() if not k.startswith("_")})
 
+    def confirm_reason(self, data: dict[str, Any]) -> str:  # pragma: no cover - each names its own
+        return str(data.get("reference", ""))
+
     def add_view(self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None,
                  ) -> HttpResponse:
+        if request.method == "POST" and request.POST.get("confirmed") != "1":
+            require_permission(request, self.create_permission)
+            form = self.get_form(request)(request.POST, request.FILES)
+            if form.is_valid():  # money moves: repeat amount, player and reason first
+                d = form.cleaned_data
+                opts = self.model._meta
+                return TemplateResponse(request, "admin/wallet/confirm_money_form.html", {
+                    **self.admin_site.each_context(request), "opts": opts,
+                    "title": f"Confirm: {opts.verbose_name}", "amount": d["amount_czk"], "player": d["player"],
+                    "reason": self.confirm_reason(d),
+                    "hidden": [(k, v) for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "confirmed")]})
         try:
             return super().add_view(request, form_url, extra_context)
         except DomainError as exc:
@@ -344,6 +391,9 @@ class BranchCashAdmin(CreatedByService):
     list_filter = ("direction", "branch")
     search_fields = ("reference", "player__user__username")
 
+    def confirm_reason(self, data: dict[str, Any]) -> str:
+        return f"{data['direction']} at {data['branch']} · reference {data['reference']}"
+
     def create(self, request: HttpRequest, data: dict[str, Any]) -> BranchCash:
         return services.branch_cash_record(player=data["player"], direction=data["direction"],
                                            amount=data["amount_czk"], reference=data["reference"],
@@ -359,20 +409,33 @@ class WinHoldAdmin(StaffActionAdmin):
     search_fields = ("reference", "player__user__username")
     actions = ["release", "forfeit"]
 
+    @staticmethod
+    def _row(h: WinHold) -> dict[str, Any]:
+        return {"amount": money_text(h.amount), "player": str(h.player),
+                "reason": f"{h.get_reason_display()} · {h.reference}"}
+
     @decision_action("wallet.decide_win_hold", description="Release to the player (doubt cleared)")
-    def release(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> None:
+    def release(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> HttpResponse | None:
+        if (page := money_confirmation(self, request, queryset, verb="release these held wins to the players",
+                                       rows=self._row)) is not None:
+            return page
         run_service_action(self, request, queryset,
                            lambda h, a: services.win_hold_release(hold=h, actor=a, note="released by staff"),
                            "released")
+        return None
 
     @decision_action("wallet.decide_win_hold", description="Forfeit (bet judged irregular, GP §9(2), §10(3))")
-    def forfeit(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> None:
+    def forfeit(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> HttpResponse | None:
+        if (page := money_confirmation(self, request, queryset, verb="forfeit these held wins",
+                                       rows=self._row)) is not None:
+            return page
         run_service_action(self, request, queryset, lambda h, a: services.win_hold_forfeit(
             hold=h, reason="bet judged irregular by staff", actor=a), "forfeited")
+        return None
 
 
 class WinDeductionForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at runtime
-    amount_czk = AmountFormField(label="amount (CZK)")
+    amount_czk = AmountFormField(label="amount, Kč")
 
     class Meta:
         model = WinDeduction
@@ -387,6 +450,9 @@ class WinDeductionAdmin(CreatedByService):
     create_permission = "wallet.deduct_win"
     list_display = ("notice_sent_at", "player", "shown_amount", "reason", "created_by")
     search_fields = ("reference", "player__user__username")
+
+    def confirm_reason(self, data: dict[str, Any]) -> str:
+        return f"deducted: {data['reason']} · reference {data['reference']}"
 
     def create(self, request: HttpRequest, data: dict[str, Any]) -> WinDeduction:
         return services.win_deduct(player=data["player"], amount=data["amount_czk"], reference=data["reference"],
