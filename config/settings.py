@@ -68,6 +68,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's static files, served by the app under gunicorn
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    "core.middleware.BackOfficeTimeZoneMiddleware",  # the admin shows Prague time (BUSINESS_TIME_ZONE)
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -197,6 +198,8 @@ USE_I18N = True
 USE_TZ = True
 TIME_ZONE = "UTC"
 BUSINESS_TIME_ZONE = "Europe/Prague"
+# one date format and Czech numbers in the back office, in Czech and in English (config/formats/)
+FORMAT_MODULE_PATH = ["config.formats"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / ".data" / "static")))  # `manage.py collectstatic`

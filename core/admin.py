@@ -236,10 +236,19 @@ def money_confirmation(modeladmin: Any, request: HttpRequest, queryset: Any, *, 
         "checkbox_name": helpers.ACTION_CHECKBOX_NAME})
 
 
+def _detail_text(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}: {_detail_text(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple, set)):
+        return ", ".join(_detail_text(v) for v in value)
+    return str(getattr(value, "value", value))  # a TextChoices member reads as its value, not its repr
+
+
 def domain_error_text(exc: DomainError) -> str:
-    """How staff see a refusal: the message in the staff member's language (the admin follows the browser's), then
-    the stable code to quote to a colleague; never a developer's repr of the details."""
-    return f"{exc.message()} ({exc.code})"
+    """How staff see a refusal: the message in the staff member's language (the admin follows the browser's), the
+    details as plain "name: value" text and the stable code to quote to a colleague; never a developer's repr."""
+    details = "; ".join(f"{k}: {_detail_text(v)}" for k, v in (exc.details or {}).items())
+    return f"{exc.message()}{f' ({details})' if details else ''} [{exc.code}]"
 
 
 def run_service_action(

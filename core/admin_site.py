@@ -32,7 +32,7 @@ class PlatformSiteMixin:
     "Technical" section at the end instead of sitting between the business lists."""
 
     index_template = "admin/platform/index.html"
-    site_header = "Platform back office"
+    site_header = "Platform back office · times in Prague time (Europe/Prague)"
     site_title = "Back office"
     index_title = "Today's work"
 
