@@ -154,6 +154,28 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
     browser.find_element(By.ID, "player-name")
     assert Withdrawal.objects.get(pk=world.withdrawal.pk).status != Withdrawal.Status.REQUESTED
 
+    # finance credits a complaint's 5,50 Kč remedy: the field says Kč and holds the request, a page repeats it first
+    from complaints import services as complaints_services
+    from complaints.models import Complaint
+    from core.money import Money
+
+    complaint = complaints_services.complaint_file(player=player, reason="other", description="the spin froze",
+                                                   event_at=clock.now(), remedy_amount_requested=Money(550),
+                                                   actor=Actor.player(player))
+    browser.get(f"{live_server.url}/admin/complaints/complaint/{complaint.pk}/change/")
+    assert "5,50 Kč" in visible(browser) and "haléř" not in visible(browser)
+    remedy = browser.find_element(By.NAME, "remedy_amount")
+    assert remedy.get_attribute("value").replace("\xa0", " ") == "5,50 Kč"
+    Select(browser.find_element(By.NAME, "outcome")).select_by_value("upheld")
+    browser.find_element(By.NAME, "answer_cs").send_keys("Uznáváme, vracíme sázku.")
+    remedy.submit()
+    amount = browser.find_element(By.ID, "confirm-amount").text.replace("\xa0", " ")
+    assert amount == "5,50 Kč" and player.user.username in browser.find_element(By.ID, "confirm-player").text
+    _shot(browser, "backoffice-finance-confirm-remedy")
+    browser.find_element(By.CSS_SELECTOR, ".confirm-money input[type=submit]").click()
+    browser.find_element(By.CSS_SELECTOR, ".messagelist")
+    assert Complaint.objects.get(pk=complaint.pk).remedy_amount == 550
+
     # compliance clears the screening hit from the player's page
     user, dev = devices["compliance"]
     sign_in(browser, live_server, user, dev, f"/admin/accounts/player/{player.pk}/change/")
