@@ -11,7 +11,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied
 from django.db import models
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 
 from core.audit import Actor, mark_permission_in_use
@@ -219,7 +219,7 @@ class ReadOnlyInline(PlatformAdminMixin, admin.TabularInline):  # type: ignore[t
 
 
 def money_confirmation(modeladmin: Any, request: HttpRequest, queryset: Any, *, verb: str,
-                       rows: Callable[[Any], Mapping[str, Any]]) -> Any:
+                       rows: Callable[[Any], Mapping[str, Any]]) -> HttpResponse | None:
     """The page an admin action that moves money shows before it acts: each selected record's amount, player and
     reason (``rows(obj)``), and a button that posts the same action again with ``confirmed``. None once confirmed
     (the action then runs)."""
