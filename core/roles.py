@@ -80,6 +80,7 @@ _COMPLIANCE = [
     "limits.add_helpcontact", "limits.change_helpcontact",
     "wallet.decide_win_hold",
     "games.void_round",
+    "reports.view_dayreport",  # the daily report's AML, exclusions and limits figures
 ]
 
 _FINANCE = [
@@ -100,6 +101,7 @@ _GAME_MANAGER = [
     "jackpots.add_jackpot", "jackpots.change_jackpot", "jackpots.start_level", "jackpots.manage_level",
     "accounts.publish_terms",
     "providers.view_*", "providers.manage_provider", "providers.add_provider", "providers.change_provider",
+    "reports.view_dayreport",  # actual against declared RTP per game
 ]
 
 _AUDITOR = [*(f"{app}.view_*" for app in PLATFORM_APPS), "accounts.view_unmasked_identifiers", "core.export_audit",

@@ -438,3 +438,9 @@ def test_the_auditor_reads_the_bank_statement_lists_and_decides_nothing_there(st
         assert client.get(url).status_code == 200, url
     r = client.post("/api/v1/wallet/staff/bank/payment-orders", {}, format="json", HTTP_IDEMPOTENCY_KEY="aud-1")
     assert r.status_code == 403 and r.json()["error"]["details"]["permission"] == "wallet.export_payment_orders"
+
+
+@pytest.mark.parametrize("role", ["compliance", "game_manager", "auditor"])
+def test_the_roles_that_need_the_daily_report_read_it_and_support_does_not(role):
+    assert _admin_client(role).get("/admin/reports/dayreport/daily/").status_code == 200
+    assert _admin_client("support").get("/admin/reports/dayreport/daily/").status_code == 403
