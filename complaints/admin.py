@@ -22,6 +22,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.translation import gettext
 
 from accounts.models import Player, User
 from complaints import selectors, services, texts
@@ -329,7 +330,7 @@ class ComplaintAdmin(ReadOnlyAdmin):
         d = form.cleaned_data
         pd = getattr(c.player, "personal", None)
         context = {**self.admin_site.each_context(request), "opts": self.model._meta, "complaint": c,
-                   "title": f"Confirm the money remedy of {c.reference}",
+                   "title": gettext("Confirm the money remedy of %(ref)s") % {"ref": c.reference},
                    "amount": d["remedy_amount"], "player": c.player.user.username,
                    "player_name": f"{pd.given_names} {pd.surname}".strip() if pd else "",
                    "reason": c.get_reason_display(), "outcome": dict(Complaint.Outcome.choices).get(d["outcome"]),

@@ -198,8 +198,10 @@ USE_I18N = True
 USE_TZ = True
 TIME_ZONE = "UTC"
 BUSINESS_TIME_ZONE = "Europe/Prague"
-# one date format and Czech numbers in the back office, in Czech and in English (config/formats/)
+# one date format and Czech numbers in the back office, in Czech and in English (config/formats/); the back office's
+# own texts in Czech (locale/cs: the staff member's browser language chooses, Czech by default)
 FORMAT_MODULE_PATH = ["config.formats"]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / ".data" / "static")))  # `manage.py collectstatic`

@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import URLPattern, path
+from django.utils.translation import gettext
 
 from core.audit import Actor, mark_permission_in_use
 from core.db_router import replica
@@ -230,7 +231,7 @@ def money_confirmation(modeladmin: Any, request: HttpRequest, queryset: Any, *, 
         return None
     opts = modeladmin.model._meta
     return TemplateResponse(request, "admin/confirm_money.html", {
-        **modeladmin.admin_site.each_context(request), "opts": opts, "title": f"Confirm: {verb}", "verb": verb,
+        **modeladmin.admin_site.each_context(request), "opts": opts, "title": gettext("Confirm: %(verb)s") % {"verb": verb}, "verb": verb,
         "rows": [rows(obj) for obj in queryset], "action": request.POST.get("action", ""),
         "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME), "index": request.POST.get("index", "0"),
         "checkbox_name": helpers.ACTION_CHECKBOX_NAME})

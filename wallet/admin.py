@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext
 from django.utils.safestring import SafeString
 
 from accounts.models import Player
@@ -238,7 +239,7 @@ class WithdrawalAdmin(StaffActionAdmin):
 
     @decision_action("wallet.approve_withdrawal", description="Approve (sent after approval)")
     def approve(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> HttpResponse | None:
-        if (page := money_confirmation(self, request, queryset, verb="approve and send these withdrawals",
+        if (page := money_confirmation(self, request, queryset, verb=gettext("approve and send these withdrawals"),
                                        rows=self._row)) is not None:
             return page
         run_service_action(self, request, queryset,
@@ -248,7 +249,7 @@ class WithdrawalAdmin(StaffActionAdmin):
     @decision_action("wallet.approve_withdrawal", description="Reject (money returns to the player account)")
     def reject(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> HttpResponse | None:
         if (page := money_confirmation(self, request, queryset,
-                                       verb="reject these withdrawals (the money returns to the player account)",
+                                       verb=gettext("reject these withdrawals (the money returns to the player account)"),
                                        rows=self._row)) is not None:
             return page
         run_service_action(self, request, queryset, lambda w, a: services.withdrawal_reject(
@@ -282,7 +283,7 @@ class PayoutAdmin(StaffActionAdmin):
 
     @decision_action("wallet.resend_payout", description="Send a stopped return to its source again (GP §5(6))")
     def send_again(self, request: HttpRequest, queryset: QuerySet[Payout]) -> HttpResponse | None:
-        if (page := money_confirmation(self, request, queryset, verb="send these returns again",
+        if (page := money_confirmation(self, request, queryset, verb=gettext("send these returns again"),
                                        rows=self._row)) is not None:
             return page
         run_service_action(self, request, queryset, lambda p, a: services.payout_resend(payout=p, actor=a), "sent again")
@@ -295,7 +296,7 @@ class PayoutAdmin(StaffActionAdmin):
     @decision_action("wallet.record_branch_cash",
                      description="Collected in cash at a branch (the whole outstanding amount, GP §5(12) cap applies)")
     def collect_in_cash(self, request: HttpRequest, queryset: QuerySet[Payout]) -> HttpResponse | None:
-        if (page := money_confirmation(self, request, queryset, verb="pay these out in cash at the branch",
+        if (page := money_confirmation(self, request, queryset, verb=gettext("pay these out in cash at the branch"),
                                        rows=self._row)) is not None:
             return page
         now = clock.now()
@@ -416,7 +417,7 @@ class WinHoldAdmin(StaffActionAdmin):
 
     @decision_action("wallet.decide_win_hold", description="Release to the player (doubt cleared)")
     def release(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> HttpResponse | None:
-        if (page := money_confirmation(self, request, queryset, verb="release these held wins to the players",
+        if (page := money_confirmation(self, request, queryset, verb=gettext("release these held wins to the players"),
                                        rows=self._row)) is not None:
             return page
         run_service_action(self, request, queryset,
@@ -426,7 +427,7 @@ class WinHoldAdmin(StaffActionAdmin):
 
     @decision_action("wallet.decide_win_hold", description="Forfeit (bet judged irregular, GP §9(2), §10(3))")
     def forfeit(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> HttpResponse | None:
-        if (page := money_confirmation(self, request, queryset, verb="forfeit these held wins",
+        if (page := money_confirmation(self, request, queryset, verb=gettext("forfeit these held wins"),
                                        rows=self._row)) is not None:
             return page
         run_service_action(self, request, queryset, lambda h, a: services.win_hold_forfeit(

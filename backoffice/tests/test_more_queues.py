@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 def _home(role: str) -> str:
     c = Client()
     c.force_login(make_staff(role=role))
-    r = c.get("/admin/")
+    r = c.get("/admin/", HTTP_ACCEPT_LANGUAGE="en")
     assert r.status_code == 200
     return r.content.decode()
 

@@ -1,0 +1,28 @@
+"""The back office follows the staff member's language: Czech by default and for a Czech browser (its work queues,
+header and money confirmations), English for an English one; numbers and dates in the Czech format either way."""
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from accounts.testing import make_staff
+
+pytestmark = pytest.mark.django_db
+
+
+def _home(role: str, language: str) -> str:
+    c = Client(headers={"accept-language": language})
+    c.force_login(make_staff(role=role))
+    r = c.get("/admin/")
+    assert r.status_code == 200
+    return r.content.decode()
+
+
+def test_the_home_page_is_czech_for_a_czech_browser_and_english_for_an_english_one():
+    cs = _home("support", "cs-CZ,cs;q=0.9")
+    assert "Nové a nepřidělené reklamace" in cs and "Dnešní práce" in cs and "pražském čase" in cs
+    assert "New and unassigned complaints" not in cs
+    en = _home("support", "en-US,en;q=0.9")
+    assert "New and unassigned complaints" in en and "Today&#x27;s work" in en and "Prague time" in en
+    finance = _home("finance", "cs")
+    assert "Výběry ke schválení" in finance and "Reklamace s požadavkem na peníze" in finance
