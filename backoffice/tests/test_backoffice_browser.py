@@ -204,3 +204,25 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
     assert "{'" not in table and "→" in table  # readable changes, not dicts
     assert browser.find_element(By.ID, "audit-export")
     _shot(browser, "backoffice-auditor-audit-search")
+
+    # the same back office in Czech (the staff member's language): finance's home and a remedy's confirmation
+    user, dev = devices["finance"]
+    sign_in(browser, live_server, user, dev)
+    browser.add_cookie({"name": "django_language", "value": "cs"})
+    browser.get(f"{live_server.url}/admin/")
+    panels = browser.find_element(By.ID, "home-panels").text
+    assert "Výběry ke schválení" in panels and "Reklamace s požadavkem na peníze" in panels
+    _shot(browser, "backoffice-finance-home-cs")
+    second = complaints_services.complaint_file(player=player, reason="other", description="a second claim",
+                                                event_at=clock.now(), remedy_amount_requested=Money(12_345_00),
+                                                actor=Actor.player(player))
+    browser.get(f"{live_server.url}/admin/complaints/complaint/{second.pk}/change/")
+    Select(browser.find_element(By.NAME, "outcome")).select_by_value("partly_upheld")
+    browser.find_element(By.NAME, "answer_cs").send_keys("Uznáváme část nároku.")
+    remedy = browser.find_element(By.NAME, "remedy_amount")
+    remedy.clear()
+    remedy.send_keys("1 000,50")
+    remedy.submit()
+    assert browser.find_element(By.ID, "confirm-amount").text.replace("\xa0", " ") == "1 000,50 Kč"
+    assert "Částka se liší od částky, kterou hráč požadoval." in visible(browser)
+    _shot(browser, "backoffice-finance-confirm-remedy-cs")
