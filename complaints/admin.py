@@ -40,6 +40,7 @@ from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
 from core.money import Money, MoneyError
+from core.selectors import readable_changes
 
 RESOLVE = "complaints.resolve_complaint"  # every step of a complaint's workflow (the support and compliance roles)
 REMEDY = "complaints.credit_remedy"  # a money remedy credited on resolving (finance, the complaint supervisor)
@@ -377,8 +378,10 @@ class ComplaintAdmin(ReadOnlyAdmin):
                 "messages_list": c.messages.select_related("author"),
                 "notes": c.notes.select_related("author"),
                 "notices": c.notices.all(),
-                "audit": AuditEvent.objects.filter(object_type="complaints.complaint", object_id=str(c.pk))
-                .order_by("occurred_at", "id"),
+                "audit": [{"at": e.occurred_at, "who": f"{e.actor_type}:{e.actor_label}", "role": e.actor_role,
+                           "action": e.action, "changes": readable_changes(e.old_values, e.new_values)}
+                          for e in AuditEvent.objects.filter(object_type="complaints.complaint", object_id=str(c.pk))
+                          .order_by("occurred_at", "id")],
                 "assign_form": AssignForm(initial={"assignee": c.assignee_id}),
                 "text_form": TextForm(),
                 "resolve_form": ResolveForm(

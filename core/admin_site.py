@@ -11,10 +11,10 @@ from typing import Any
 from axes.helpers import get_cool_off, get_lockout_message
 from django.conf import settings
 from django.contrib.admin import AdminSite
-from django.utils.translation import gettext_lazy
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext_lazy
 from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
 
 from core.audit import security_event

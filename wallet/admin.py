@@ -13,8 +13,8 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, reverse
 from django.utils.html import format_html
-from django.utils.translation import gettext
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 
 from accounts.models import Player
 from core import clock

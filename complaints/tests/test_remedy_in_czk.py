@@ -59,6 +59,8 @@ def test_a_5_50_kc_remedy_is_shown_and_credited_as_5_50_kc_by_finance_after_a_co
     assert balance(complaint.player) == before + Money(550)
     page = finance.get(url).content.decode()
     assert "Credited: <b class=\"money\">5,50\xa0Kč</b>" in page
+    audit = page.split("Audit trail", 1)[1]
+    assert "complaints.remedy_credited" in audit and "{'" not in audit  # readable, not Python dicts
 
 
 @pytest.mark.parametrize("confirmed", ["", "1"])
