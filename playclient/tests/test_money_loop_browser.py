@@ -90,3 +90,30 @@ def test_the_first_password_is_not_kept_in_session_storage(live_server, play_bro
     c.wait(lambda d: d.execute_script("return document.getElementById('view')?.dataset.ready") in ("password", "home"))
     stored = play_browser.execute_script("return JSON.stringify(Object.assign({}, sessionStorage))")
     assert "Prvni-heslo-z-SMS-1" not in stored
+
+
+def test_the_rounds_history_is_cards_on_a_phone_with_stake_win_and_verify_on_screen(live_server, play_browser):
+    from games.tests.platform.helpers import client_for as game_client
+    from games.tests.platform.helpers import start
+
+    player = funded_player(50_000)
+    body = start(game_client(player), game="kobushi", bet={"lines": 30, "coins": 5, "coin_value": 1}).json()
+    assert "id" in body, body
+    c, screens = Client(play_browser, live_server.url), Screens(play_browser)
+    _signed_in(c, player)
+    play_browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 1, "mobile": True})
+    try:
+        c.open("rounds")
+        button = c.el(".verify-button")
+        right = play_browser.execute_script("const r = arguments[0].getBoundingClientRect(); return r.right;", button)
+        assert right <= PHONE[0], right  # on the screen, not off to the right
+        assert play_browser.execute_script(
+            "return getComputedStyle(document.querySelector('.cards tbody tr')).display") == "block"  # a card
+        labels = play_browser.execute_script(
+            "return [...document.querySelectorAll('.cards tbody td')].map((td) => getComputedStyle(td, '::before')"
+            ".content)")
+        assert '"Sázka"' in labels and '"Výhra"' in labels, labels  # each value under its column's name
+    finally:
+        play_browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    screens.shot("rounds-cards", sizes=(PHONE,))

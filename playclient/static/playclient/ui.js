@@ -101,7 +101,8 @@ export function section(title, ...children) {
   return h("section.card", {}, h("h2", {}, title), ...children);
 }
 
-export function table(headers, rows) {
-  return h("div.scroll", {}, h("table", {}, h("thead", {}, h("tr", {}, headers.map((x) => h("th", {}, x)))),
-    h("tbody", {}, rows.map((r) => h("tr", {}, r.map((c) => h("td", {}, c)))))));
+// a table; with { cards: true } each row becomes a card on a phone (every cell labelled with its column's header)
+export function table(headers, rows, { cards = false } = {}) {
+  return h("div.scroll", { class: cards ? "cards" : null }, h("table", {}, h("thead", {}, h("tr", {}, headers.map((x) => h("th", {}, x)))),
+    h("tbody", {}, rows.map((r) => h("tr", {}, r.map((c, i) => h("td", { dataset: { label: headers[i] || "" } }, c)))))));
 }

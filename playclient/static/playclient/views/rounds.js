@@ -29,6 +29,6 @@ export async function render({ query }) {
   return section(t("rounds.title"),
     h("p.row", {}, h("a", { href: "#/rounds", class: playMoney ? null : "active" }, t("rounds.real")), " · ",
       h("a", { href: "#/rounds?play_money=true", class: playMoney ? "active" : null }, t("games.play_money"))),
-    rows.length ? table(["", t("wallet.when"), t("rounds.game"), t("wallet.status"), t("games.stake"), t("games.win"), "", ""], rows)
+    rows.length ? table(["", t("wallet.when"), t("rounds.game"), t("wallet.status"), t("games.stake"), t("games.win"), "", ""], rows, { cards: true })
       : h("p", {}, t("rounds.none")));
 }
