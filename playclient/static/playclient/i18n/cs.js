@@ -77,7 +77,7 @@ export default {
   "rg.stakes": "Vsazeno", "rg.wins": "Výhry", "rg.net_loss": "Čistá prohra", "rg.day": "Den",
   "games.title": "Hry", "games.intro": "U každé hry je uvedena deklarovaná návratnost (RTP) a nejvyšší možná prohra za hodinu.",
   "games.rtp": "RTP", "games.rtp_jackpots": "RTP s jackpoty", "games.bet": "Sázka", "games.max_hourly_loss": "Max. prohra za hodinu",
-  "games.play": "Hrát", "games.not_here": "Tuto hru tento klient nezobrazuje.", "games.login_to_play": "Pro hraní se přihlaste.", "games.play_studio": "Hrát (hra studia)",
+  "games.play": "Hrát", "games.not_here": "Tuto hru tento klient nezobrazuje.", "games.others": "Další hry katalogu, které tento klient nezobrazuje ({n})", "games.login_to_play": "Pro hraní se přihlaste.", "games.play_studio": "Hrát (hra studia)",
   "games.play_money": "Hra o body", "games.qa": "QA: vynucené tahy (jen hra o body)", "games.qa_hint": "Jen kde to server povoluje (GAMES_QA_FORCED_OUTCOMES); nikdy o peníze.",
   "games.qa_presets": "Předvolby: příští kolo o body spustí vybranou funkci (sázka se nastaví podle předvolby).", "games.qa_presets_none": "Pro tuto hru tu nejsou žádné předvolby.", "games.qa_preset_chosen": "Příští kolo o body: {feature}.", "games.qa_draws": "Vynucené tahy [[n, hodnota], …]",
   "games.spin": "Roztočit", "games.rules": "Pravidla", "games.declared": "RTP {rtp} · nejvyšší prohra za hodinu {loss}",

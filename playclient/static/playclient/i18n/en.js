@@ -77,7 +77,7 @@ export default {
   "rg.stakes": "Staked", "rg.wins": "Wins", "rg.net_loss": "Net loss", "rg.day": "Day",
   "games.title": "Games", "games.intro": "Each game shows its declared return to player (RTP) and the most you can lose in an hour.",
   "games.rtp": "RTP", "games.rtp_jackpots": "RTP with jackpots", "games.bet": "Bet", "games.max_hourly_loss": "Max. loss an hour",
-  "games.play": "Play", "games.not_here": "This client does not show this game.", "games.login_to_play": "Log in to play.", "games.play_studio": "Play (studio game)",
+  "games.play": "Play", "games.others": "Other games of the catalogue this client does not show ({n})", "games.not_here": "This client does not show this game.", "games.login_to_play": "Log in to play.", "games.play_studio": "Play (studio game)",
   "games.play_money": "Play money", "games.qa": "QA: forced draws (play money only)", "games.qa_hint": "Only where the server allows it (GAMES_QA_FORCED_OUTCOMES); never for money.",
   "games.qa_presets": "Presets: the next play-money round triggers the chosen feature (the bet is set from the preset).", "games.qa_presets_none": "No presets for this game here.", "games.qa_preset_chosen": "Next play-money round: {feature}.", "games.qa_draws": "Forced draws [[n, value], …]",
   "games.spin": "Spin", "games.rules": "Rules", "games.declared": "RTP {rtp} · max. loss an hour {loss}",

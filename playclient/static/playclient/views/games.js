@@ -14,7 +14,11 @@ const PLAYABLE = { roulette, slot };
 const playable = (g) => g.kind === "roulette" || g.code === "kobushi";
 
 export async function lobby() {
-  const games = (await all("/games/catalogue")).filter((g) => g.enabled);
+  const all_ = (await all("/games/catalogue")).filter((g) => g.enabled);
+  // the lobby shows what this client plays (its own games and the studios'); the rest of the catalogue is named
+  // below, marked as not playable here (another operator's client renders them through the same API)
+  const games = all_.filter((g) => g.provider || playable(g));
+  const others = all_.filter((g) => !(g.provider || playable(g)));
   return section(t("games.title"), h("p", {}, t("games.intro")), h("div.cards", { id: "lobby" }, games.map((g) =>
     h("article.game", { dataset: { game: g.code } }, h("h3", {}, name(g)),
       h("dl.figures", {}, h("dt", {}, t("games.rtp")), h("dd", { class: "rtp" }, percent(g.declared.rtp)),
@@ -24,7 +28,10 @@ export async function lobby() {
       !session.token ? h("p.small", {}, t("games.login_to_play"))
         : g.provider ? studioLaunch(g)
           : playable(g) ? h("a.button", { href: `#/game/${g.code}` }, t("games.play"))
-            : h("p.small", {}, t("games.not_here"))))));
+            : h("p.small", {}, t("games.not_here"))))),
+  others.length ? h("details", { id: "lobby-others" }, h("summary", {}, t("games.others", { n: others.length })),
+    h("p.small", {}, t("games.not_here")), h("ul.small", {}, others.map((g) => h("li", { dataset: { game: g.code } },
+      `${name(g)} · RTP ${percent(g.declared.rtp)}`)))) : null);
 }
 
 // A game of an outside studio (issue 23) runs on the studio's own server: the platform issues a single-use launch
