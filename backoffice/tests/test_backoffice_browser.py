@@ -204,6 +204,19 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
     assert "{'" not in table and "→" in table  # readable changes, not dicts
     assert browser.find_element(By.ID, "audit-export")
     _shot(browser, "backoffice-auditor-audit-search")
+    # at 1,366 px every column keeps a readable width (the details were one letter wide)
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 1366, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        widths = browser.execute_script(
+            "return [...document.querySelectorAll('#audit-results thead th')].map((th) => th.getBoundingClientRect().width)")
+        assert min(widths[5:]) >= 150 and min(widths) >= 40, widths
+        right = browser.execute_script("return document.getElementById('audit-results').getBoundingClientRect().right")
+        assert right <= 1366, right  # no column off the screen
+        png = browser.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"]
+        (SCREENS / "backoffice-auditor-audit-search-1366.png").write_bytes(__import__("base64").b64decode(png))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
     # the same back office in Czech (the staff member's language): finance's home and a remedy's confirmation
     user, dev = devices["finance"]
