@@ -117,3 +117,21 @@ def test_the_rounds_history_is_cards_on_a_phone_with_stake_win_and_verify_on_scr
     finally:
         play_browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     screens.shot("rounds-cards", sizes=(PHONE,))
+
+
+def test_a_roulette_dozen_bet_names_its_dozen_and_plays(live_server, play_browser):
+    from games.models import Round
+
+    player = funded_player(50_000)
+    c = Client(play_browser, live_server.url)
+    _signed_in(c, player)
+    c.open("game/european_roulette")
+    c.fill("#bet-form", type="dozen")
+    c.fill("#bet-form", dozen="2", amount="5")  # the dozen's own field appears once the type is chosen
+    c.click("#add-chip")
+    assert "13.–24." in c.text("#chips")
+    c.click("#spin")
+    c.wait(lambda d: len(d.find_elements("css selector", "#result [data-status='finished']")) == 1)
+    assert not play_browser.find_element("id", "notice").is_displayed()
+    bet = Round.objects.get(player=player).bet_request
+    assert bet["bets"][0]["type"] == "dozen" and bet["bets"][0]["dozen"] == 2, bet
