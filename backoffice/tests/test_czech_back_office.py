@@ -26,3 +26,13 @@ def test_the_home_page_is_czech_for_a_czech_browser_and_english_for_an_english_o
     assert "New and unassigned complaints" in en and "Today&#x27;s work" in en and "Prague time" in en
     finance = _home("finance", "cs")
     assert "Výběry ke schválení" in finance and "Reklamace s požadavkem na peníze" in finance
+
+
+def test_the_players_page_names_its_sections_in_czech():
+    from accounts.testing import make_player
+
+    player = make_player(status="active")
+    c = Client(headers={"accept-language": "cs"})
+    c.force_login(make_staff(role="support"))
+    html = c.get(f"/admin/accounts/player/{player.pk}/change/").content.decode()
+    assert "Stav účtu" in html and "Zůstatky a účetní záznamy" in html and "celý seznam" in html
