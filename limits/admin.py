@@ -11,6 +11,7 @@ from django.http import HttpRequest
 from core import clock
 from core.admin import ReadOnlyAdmin, decision_action
 from core.audit import Actor
+from core.money import Money
 from limits import services
 from limits.models import (
     ClosingSnapshot,
@@ -83,9 +84,20 @@ def change_value_text(change: SelfLimitChange, value: int | None, *, old: bool) 
     return limit_value_text(change.limit_type, value)
 
 
+def _czk(field: str, label: str) -> Any:
+    """A money column shown in Kč with two decimals (the field holds haléře)."""
+    @admin.display(description=label, ordering=field)
+    def shown(obj: Any) -> str:
+        value = getattr(obj, field)
+        return "-" if value is None else str(Money(int(value)))
+
+    shown.__name__ = f"{field}_czk"
+    return shown
+
+
 @admin.register(StakeRefusal)
 class StakeRefusalAdmin(ReadOnlyAdmin):
-    list_display = ("refused_at", "player_id", "kind", "game_code", "stake", "code", "request_id")
+    list_display = ("refused_at", "player_id", "kind", "game_code", _czk("stake", "stake"), "code", "request_id")
     list_filter = ("code", "kind")
     search_fields = ("=player__id", "game_code", "code", "request_id")
     date_hierarchy = "refused_at"
@@ -183,7 +195,8 @@ class ExclusionSweepAdmin(ReadOnlyAdmin):
 @admin.register(SettledBet)
 class SettledBetAdmin(ReadOnlyAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
-    list_display = ("settled_at", "player", "kind", "game_code", "stake", "win", "placed_at", "voided", "round_ref")
+    list_display = ("settled_at", "player", "kind", "game_code", _czk("stake", "stake"), _czk("win", "win"), "placed_at",
+                    "voided", "round_ref")
     list_filter = ("kind", "voided")
     search_fields = ("player__user__username", "round_ref", "game_code")
     date_hierarchy = "settled_at"
@@ -192,8 +205,8 @@ class SettledBetAdmin(ReadOnlyAdmin):
 @admin.register(PeriodTotal)
 class PeriodTotalAdmin(ReadOnlyAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
-    list_display = ("player", "kind", "period", "start", "stakes_placed", "bets_placed", "stakes_decided",
-                    "wins_decided", "bets_decided")
+    list_display = ("player", "kind", "period", "start", _czk("stakes_placed", "stakes placed"), "bets_placed",
+                    _czk("stakes_decided", "stakes decided"), _czk("wins_decided", "wins decided"), "bets_decided")
     list_filter = ("kind", "period")
     search_fields = ("player__user__username",)
 
@@ -201,7 +214,7 @@ class PeriodTotalAdmin(ReadOnlyAdmin):
 @admin.register(OpenBet)
 class OpenBetAdmin(ReadOnlyAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
-    list_display = ("player", "kind", "game_code", "stake", "placed_at", "round_ref")
+    list_display = ("player", "kind", "game_code", _czk("stake", "stake"), "placed_at", "round_ref")
     list_filter = ("kind",)
 
 
