@@ -101,8 +101,16 @@ class LedgerAccountAdmin(ReadOnlyAdmin):
 
 class EntryInline(ReadOnlyInline):
     model = Entry
-    fields = ("account", "amount", "balance_after", "created_at")
+    fields = ("account", "shown_amount", "shown_balance_after", "created_at")
     readonly_fields = fields
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj: Entry) -> str:
+        return money_text(obj.amount)
+
+    @admin.display(description="balance after")
+    def shown_balance_after(self, obj: Entry) -> str:
+        return "-" if obj.balance_after is None else money_text(obj.balance_after)
 
 
 @admin.register(LedgerTransaction)
@@ -596,9 +604,13 @@ class BankEntryAdmin(StaffActionAdmin):
 
 class PaymentOrderInline(ReadOnlyInline):
     model = PaymentOrder
-    fields = ("end_to_end_id", "kind", "amount", "creditor_name", "creditor_iban", "creditor_account", "status",
+    fields = ("end_to_end_id", "kind", "shown_amount", "creditor_name", "creditor_iban", "creditor_account", "status",
               "finished_at")
     readonly_fields = fields
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj: PaymentOrder) -> str:
+        return money_text(obj.amount)
 
 
 @admin.register(PaymentOrderBatch)
