@@ -7,7 +7,15 @@ from typing import TextIO
 from django.db import transaction
 
 from accounts import rules
-from accounts.models import BarredPerson, Consent, Player, SandboxExclusionEntry, SandboxPopulationRecord, User
+from accounts.models import (
+    BarredPerson,
+    Consent,
+    DuplicateCase,
+    Player,
+    SandboxExclusionEntry,
+    SandboxPopulationRecord,
+    User,
+)
 from accounts.services import barred_person_save
 from accounts.testing import applicant_data, make_personal_data
 from core import clock
@@ -58,6 +66,11 @@ def seed(stdout: TextIO) -> None:
             defaults={"given_names": free["given_names"], "surname": free["surname"],
                       "date_of_birth": date.fromisoformat(free["date_of_birth"]), "sex": free["sex"],
                       "note": "demo: free to register online"})
+        if not DuplicateCase.objects.filter(application__demo=True).exists():  # compliance's duplicate queue
+            DuplicateCase.objects.create(
+                kind=DuplicateCase.Kind.REGISTRATION, created_at=now, matched_fields=["birth_number"],
+                application={"demo": True, "username": "demo_duplicate", "given_names": "Jan", "surname": "Novák",
+                             "note": "demo: a refused registration with the birth number of an existing player"})
         if not BarredPerson.objects.exists():
             barred_person_save(person=BarredPerson(given_names="Petr", surname="Zaměstnanec",
                                                    date_of_birth=date(1980, 5, 5), role="employee",

@@ -182,6 +182,18 @@ class AuditSearchForm(forms.Form):
     until = forms.DateField(required=False, label="to (day, Prague, inclusive)",
                             widget=forms.DateInput(attrs={"type": "date"}))
 
+    def _day(self, name: str) -> Any:
+        day = self.cleaned_data.get(name)
+        if day is not None and not clock.day_in_range(day):
+            raise forms.ValidationError(f"a day from {clock.EARLIEST_DAY} to a year after today")
+        return day
+
+    def clean_since(self) -> Any:
+        return self._day("since")
+
+    def clean_until(self) -> Any:
+        return self._day("until")
+
     def events(self) -> Any:
         """The matching events; a player that does not exist matches nothing (never everything)."""
         d = self.cleaned_data
@@ -261,7 +273,8 @@ class AuditSearchAdmin(AuditEventAdmin):
                    "form": form, "page": page, "rows": rows, "error": error, "query": query.urlencode(),
                    "may_export": request.user.has_perm("core.export_audit"),
                    "export_url": f"{reverse('admin:backoffice_audit_export')}?{query.urlencode()}"}
-        return TemplateResponse(request, "admin/backoffice/audit_search.html", context)
+        status = 400 if form.is_bound and not form.is_valid() else 200
+        return TemplateResponse(request, "admin/backoffice/audit_search.html", context, status=status)
 
     def export_view(self, request: HttpRequest) -> HttpResponseBase:
         form = AuditSearchForm(request.GET)

@@ -7,6 +7,7 @@ numbers, account numbers) are masked (``core.masking.mask``) for roles without `
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,12 +22,13 @@ from aml import selectors as aml_selectors
 from complaints import selectors as complaints_selectors
 from core import clock
 from core.admin import may_see_identifiers
-from core.masking import mask
-from core.money import Money
+from core.masking import mask, mask_accounts_in
+from core.money import Money, points_text
 from core.selectors import readable_changes
 from games import selectors as games_selectors
 from jackpots import selectors as jackpots_selectors
 from limits import selectors as limits_selectors
+from limits.admin import change_value_text
 from wallet import selectors as wallet_selectors
 
 LATEST = 10  # rows of each list on the page; the rest is one click away
@@ -133,7 +135,11 @@ def _limits(player: Player, user: Any, unmasked: bool) -> Section:
                     "used": _limit_value(v.unit, v.used, False) if v.used is not None else "",
                     "pending": _limit_value(v.unit, v.pending_value, False) if v.pending else "",
                     "pending_effective_at": v.pending_effective_at} for v in views],
-        "history": history, "play": play, "panic": panic,
+        "history": [{"requested_at": h.requested_at, "limit_type": h.get_limit_type_display(),
+                     "action": h.get_action_display(), "old": change_value_text(h, h.old_value, old=True),
+                     "new": change_value_text(h, h.new_value, old=False), "effective_at": h.effective_from}
+                    for h in history],
+        "play": play, "panic": panic,
         "play_minutes_used": play["play_seconds_used"] // 60,
         "play_minutes_left": play["play_seconds_left"] // 60 if play["play_seconds_left"] is not None else None,
     })
@@ -150,6 +156,8 @@ def _limit_value(unit: str, value: int | None, declined: bool) -> str:
 def _money(player: Player, user: Any, unmasked: bool) -> Section:
     b = wallet_selectors.balances(player)
     lines = wallet_selectors.ledger_recent(player, limit=LATEST)
+    if not unmasked:  # a posting's memo may name an account (a refused deposit's return)
+        lines = [dataclasses.replace(line, description=mask_accounts_in(line.description)) for line in lines]
     statement = _url("wallet_wallet_statement", b.wallet_id) if b.wallet_id else ""
     return Section("money", "Balances and ledger", "wallet.view_wallet", more=statement, data={
         "available": b.available, "held": b.held, "debt": b.debt, "mode": b.mode, "lines": lines})
@@ -188,7 +196,8 @@ def _payments(player: Player, user: Any, unmasked: bool) -> Section:
     return Section("payments", "Deposits and withdrawals", "wallet.view_deposit",
                    more=_url("wallet_deposit_changelist", player__id__exact=player.pk), data={
         "deposits": [{"at": d.created_at, "amount": Money(d.amount), "status": d.get_status_display(),
-                      "reference": d.payment_reference, "provider": d.provider, "reason": d.status_reason}
+                      "reference": d.payment_reference, "provider": d.provider,
+                      "reason": d.status_reason if unmasked else mask_accounts_in(d.status_reason)}
                      for d in deposits],
         "withdrawals": [{"at": w.requested_at, "amount": Money(w.amount), "status": w.get_status_display(),
                          "reference": w.reference, "needs_approval": w.needs_approval,
@@ -206,7 +215,9 @@ def _rounds(player: Player, user: Any, unmasked: bool) -> Section:
     return Section("rounds", "Rounds", "games.view_round",
                    more=_url("games_round_changelist", player__id__exact=player.pk), data={"rounds": [
                        {"id": r.pk, "at": r.started_at, "game": f"{r.game_code} v{r.game_version}",
-                        "play_money": r.play_money, "stake": Money(r.stake), "win": Money(r.win),
+                        "play_money": r.play_money,
+                        "stake": points_text(r.stake) if r.play_money else Money(r.stake),
+                        "win": points_text(r.win) if r.play_money else Money(r.win),
                         "jackpot": Money(r.jackpot_win), "status": r.get_status_display(),
                         "recall": _url("games_round_change", r.pk)} for r in rounds]})
 

@@ -15,9 +15,16 @@ from django.urls import reverse
 from accounts import selectors as accounts_selectors
 from aml import selectors as aml_selectors
 from complaints import selectors as complaints_selectors
-from core.home import HomeLink, HomePanel, register_home_panel
+from core.home import HomeLink, HomePanel, QueueState, queue_of, register_home_panel
 from games import selectors as games_selectors
 from wallet import selectors as wallet_selectors
+
+
+def reconciliation_differences_queue() -> QueueState:
+    """Open differences between a game provider's daily report and the platform's transactions."""
+    from providers.models import ReconciliationCase
+
+    return queue_of(ReconciliationCase.objects.filter(status=ReconciliationCase.Status.OPEN), "created_at")
 
 
 def _list(name: str, **query: str) -> Callable[[], str]:
@@ -49,11 +56,26 @@ QUEUES = HomePanel("queues", "Work queues", order=10, search=SEARCH,
              "wallet.approve_withdrawal", wallet_selectors.withdrawals_queue, overdue_after_days=1),
     HomeLink("Unmatched bank credits", _list("wallet_bankentry_changelist", status__exact="unmatched"),
              "wallet.match_bank_credit", wallet_selectors.unmatched_credits_queue, overdue_after_days=3),
+    HomeLink("New and unassigned complaints", _list("complaints_complaint_changelist", status__exact="new"),
+             "complaints.resolve_complaint", complaints_selectors.complaints_new_queue, overdue_after_days=3,
+             note="from the day they arrive; resolving one assigns it to you"),
+    HomeLink("Complaints asking for money (remedy to decide)",
+             _list("complaints_complaint_changelist", remedy_amount_requested__isnull="False"),
+             "complaints.credit_remedy", complaints_selectors.complaints_money_queue, overdue_after_days=20),
     HomeLink("Complaints due within 7 days", _list("complaints_complaint_changelist", deadline="due7"),
              "complaints.resolve_complaint", complaints_selectors.complaints_near_deadline_queue,
              overdue_after_days=23, note="GP §11(1): answered within 30 days of receipt"),
     HomeLink("Complaints past their 30-day deadline", _list("complaints_complaint_changelist", deadline="overdue"),
              "complaints.resolve_complaint", complaints_selectors.complaints_overdue_queue, overdue_after_days=0),
+    HomeLink("Duplicate accounts to resolve", _list("accounts_duplicatecase_changelist", state__exact="open"),
+             "accounts.resolve_duplicate", accounts_selectors.duplicate_cases_queue, overdue_after_days=5),
+    HomeLink("Game versions awaiting approval", _list("games_game_changelist", approval_state__exact="unapproved",
+                                                      current__exact="1"),
+             "games.approve_version", games_selectors.versions_awaiting_approval_queue, overdue_after_days=30,
+             note="not offered for real money until approved in the game plan (GP §13(6))"),
+    HomeLink("Reconciliation differences with game providers",
+             _list("providers_reconciliationcase_changelist", status__exact="open"),
+             "providers.resolve_reconciliation", reconciliation_differences_queue, overdue_after_days=3),
     HomeLink("Personal-data requests to answer", _list("accounts_datarequest_changelist", state__exact="pending"),
              "accounts.decide_data_request", accounts_selectors.data_requests_queue, overdue_after_days=25,
              note="GDPR art. 12(3): within one month"),

@@ -22,18 +22,28 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.translation import gettext
 
 from accounts.models import Player, User
 from complaints import selectors, services, texts
 from complaints.models import Complaint, ComplaintNotice
 from core import clock
-from core.admin import ReadOnlyAdmin, decision_action, decision_path, domain_error_text, run_service_action
+from core.admin import (
+    ReadOnlyAdmin,
+    decision_action,
+    decision_path,
+    domain_error_text,
+    require_permission,
+    run_service_action,
+)
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
 from core.money import Money, MoneyError
+from core.selectors import readable_changes
 
 RESOLVE = "complaints.resolve_complaint"  # every step of a complaint's workflow (the support and compliance roles)
+REMEDY = "complaints.credit_remedy"  # a money remedy credited on resolving (finance, the complaint supervisor)
 
 
 def _can_act(user: Any) -> bool:
@@ -52,6 +62,14 @@ def _staff_users() -> QuerySet[User]:
 
 
 class MoneyFormField(forms.CharField):
+    """An amount staff type in Kč ("5,50", "1 500,50 Kč"); the unit is written next to the field."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", forms.TextInput(attrs={"placeholder": "0,00", "inputmode": "decimal",
+                                                           "size": 12, "class": "money-czk"}))
+        kwargs.setdefault("help_text", "Kč, two decimals (e.g. 5,50)")
+        super().__init__(*args, **kwargs)
+
     def clean(self, value):
         value = super().clean(value)
         if not value:
@@ -94,7 +112,7 @@ class FileComplaintForm(forms.Form):
     description = forms.CharField(widget=forms.Textarea)
     event_at = forms.DateTimeField(label="Time of the bet / event (Europe/Prague)", required=False)
     remedy_requested = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
-    remedy_amount_requested = MoneyFormField(required=False, label="Amount requested (optional)")
+    remedy_amount_requested = MoneyFormField(required=False, label="Amount requested, Kč (optional)")
     rounds = IdListField(required=False, label="Game round ids (comma separated)")
     transactions = IdListField(required=False, label="Transaction ids (comma separated)")
     language = forms.ChoiceField(choices=Complaint.Language.choices)
@@ -119,9 +137,15 @@ class ResolveForm(forms.Form):
     outcome = forms.ChoiceField(choices=[(o, lbl) for o, lbl in Complaint.Outcome.choices if o])
     answer_cs = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False, label="Answer (Czech)")
     answer_en = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False, label="Answer (English)")
-    remedy_amount = MoneyFormField(required=False, label="Money remedy credited to the player (upheld only)")
+    remedy_amount = MoneyFormField(required=False, label="Money remedy credited to the player, Kč (upheld only)",
+                                   help_text="Kč, two decimals (e.g. 5,50); a confirmation page follows")
     remedy_text = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False,
                                   label="Other remedy (described)")
+
+    def __init__(self, *args: Any, may_credit: bool = True, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not may_credit:  # support resolves; a money remedy is credited by finance or a complaint supervisor
+            del self.fields["remedy_amount"]
 
 
 class OverdueFilter(admin.SimpleListFilter):
@@ -274,11 +298,49 @@ class ComplaintAdmin(ReadOnlyAdmin):
             services.complaint_request_info(complaint=c, text=text, actor=actor, author=me)
         elif action == "resolve":
             d = _cleaned(ResolveForm(request.POST))
+            self._ready_to_resolve(c, me, actor)
             services.complaint_resolve(complaint=c, outcome=d["outcome"], answer_cs=d["answer_cs"],
                                        answer_en=d["answer_en"], remedy_amount=d.get("remedy_amount"),
                                        remedy_text=d["remedy_text"], resolved_by=me, actor=actor)
         else:
             raise Http404
+
+    @staticmethod
+    def _ready_to_resolve(c: Complaint, me: User, actor: Actor) -> None:
+        """Resolving is one decision: a complaint not yet assigned is assigned to whoever resolves it, and one not
+        yet under investigation is taken into investigation first (both steps audited as usual)."""
+        c.refresh_from_db()
+        if c.status == Complaint.Status.NEW:
+            services.complaint_assign(complaint=c, assignee=me, actor=actor)
+            c.refresh_from_db()
+        if c.status == Complaint.Status.ASSIGNED:
+            services.complaint_investigate(complaint=c, actor=actor)
+            c.refresh_from_db()
+
+    def _remedy_confirmation(self, request: HttpRequest, c: Complaint) -> HttpResponse | None:
+        """A resolve that credits money: only finance or a complaint supervisor (403 otherwise), and first a page
+        repeating the amount, the player and the reason; the credit happens when that page is confirmed."""
+        if not (request.POST.get("remedy_amount") or "").strip():
+            return None
+        require_permission(request, REMEDY)
+        form = ResolveForm(request.POST)
+        if not form.is_valid() or form.cleaned_data.get("remedy_amount") is None:
+            return None  # the resolve reports the form's errors
+        if request.POST.get("confirmed") == "1":
+            return None
+        d = form.cleaned_data
+        pd = getattr(c.player, "personal", None)
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta, "complaint": c,
+                   "title": gettext("Confirm the money remedy of %(ref)s") % {"ref": c.reference},
+                   "amount": d["remedy_amount"], "player": c.player.user.username,
+                   "player_name": f"{pd.given_names} {pd.surname}".strip() if pd else "",
+                   "reason": c.get_reason_display(), "outcome": dict(Complaint.Outcome.choices).get(d["outcome"]),
+                   "requested": Money(c.remedy_amount_requested, c.currency) if c.remedy_amount_requested else None,
+                   "answer": d["answer_cs"] or d["answer_en"],
+                   "hidden": [(k, v) for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "confirmed")],
+                   "action_url": reverse("admin:complaints_complaint_act", args=[c.pk, "resolve"]),
+                   "back_url": reverse("admin:complaints_complaint_change", args=[c.pk])}
+        return TemplateResponse(request, "admin/complaints/complaint/confirm_remedy.html", context)
 
     def act_view(self, request: HttpRequest, pk: int, action: str) -> HttpResponse:
         if request.method != "POST":
@@ -286,6 +348,8 @@ class ComplaintAdmin(ReadOnlyAdmin):
         c = get_object_or_404(Complaint, pk=pk)
         actor = Actor.staff(request.user)
         back = HttpResponseRedirect(reverse("admin:complaints_complaint_change", args=[c.pk]))
+        if action == "resolve" and (confirm := self._remedy_confirmation(request, c)) is not None:
+            return confirm
         try:
             self._act(request, c, action, actor)
         except DomainError as exc:
@@ -314,11 +378,19 @@ class ComplaintAdmin(ReadOnlyAdmin):
                 "messages_list": c.messages.select_related("author"),
                 "notes": c.notes.select_related("author"),
                 "notices": c.notices.all(),
-                "audit": AuditEvent.objects.filter(object_type="complaints.complaint", object_id=str(c.pk))
-                .order_by("occurred_at", "id"),
+                "audit": [{"at": e.occurred_at, "who": f"{e.actor_type}:{e.actor_label}", "role": e.actor_role,
+                           "action": e.action, "changes": readable_changes(e.old_values, e.new_values)}
+                          for e in AuditEvent.objects.filter(object_type="complaints.complaint", object_id=str(c.pk))
+                          .order_by("occurred_at", "id")],
                 "assign_form": AssignForm(initial={"assignee": c.assignee_id}),
                 "text_form": TextForm(),
-                "resolve_form": ResolveForm(),
+                "resolve_form": ResolveForm(
+                    may_credit=request.user.has_perm(REMEDY),
+                    initial={"remedy_amount": str(Money(c.remedy_amount_requested, c.currency))
+                             if c.remedy_amount_requested else ""}),
+                "requested_money": Money(c.remedy_amount_requested, c.currency) if c.remedy_amount_requested else None,
+                "credited_money": Money(c.remedy_amount, c.currency) if c.remedy_amount else None,
+                "may_credit": request.user.has_perm(REMEDY),
                 "overdue": c.is_open and clock.now() >= c.respond_by,
                 "answer_cs": texts.answer("cs", c=c)[1] if not c.is_open else "",
                 "notice_kinds": dict(ComplaintNotice.Kind.choices),

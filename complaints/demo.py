@@ -10,6 +10,7 @@ from complaints import services
 from complaints.models import Complaint
 from core import clock
 from core.audit import Actor
+from core.money import Money
 
 
 def seed(stdout: Any) -> None:
@@ -24,6 +25,7 @@ def seed(stdout: Any) -> None:
             player=player, reason=Complaint.Reason.DEPOSIT, actor=Actor.player(player),
             description="[demo] My card deposit was charged but not credited to my account.",
             event_at=clock.now() - timedelta(days=3), remedy_requested="Credit the deposit.",
+            remedy_amount_requested=Money.parse("250,50"),  # the money queue of finance and the complaint supervisor
         )
         stdout.write(f"complaints: {c.reference} (open) for {player.user.username}")
         late = services.complaint_file(

@@ -112,6 +112,7 @@ class Complaint(models.Model):
         permissions = [
             ("supervise_complaint", "Supervises complaints: receives deadline reminders and overdue alerts"),
             ("resolve_complaint", "Investigates and resolves complaints"),
+            ("credit_remedy", "Credits a money remedy to the player when resolving an upheld complaint"),
         ]
         constraints = [
             models.CheckConstraint(

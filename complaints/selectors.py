@@ -7,7 +7,7 @@ import statistics
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
 from complaints import errors, records
 from complaints.errors import error
@@ -76,9 +76,12 @@ def parse_month(value: str | date | None) -> date:
         return value.replace(day=1)
     try:
         year, month = str(value).strip().split("-")
-        return date(int(year), int(month), 1)
+        first = date(int(year), int(month), 1)
     except (ValueError, TypeError):
         raise error(errors.REPORT_MONTH_INVALID, month=str(value)[:20])
+    if not clock.day_in_range(first):
+        raise error(errors.REPORT_MONTH_INVALID, month=str(value)[:20])
+    return first
 
 
 def _days(seconds: float) -> float:
@@ -173,6 +176,18 @@ def complaints_near_deadline_queue() -> QueueState:
     now = clock.now()
     return queue_of(Complaint.objects.filter(status__in=Complaint.OPEN_STATUSES, respond_by__gt=now,
                                              respond_by__lte=now + timedelta(days=NEAR_DEADLINE_DAYS)), "received_at")
+
+
+def complaints_new_queue() -> QueueState:
+    """Open complaints nobody has taken yet (new, or without an assignee), from the day they arrive."""
+    return queue_of(Complaint.objects.filter(status__in=Complaint.OPEN_STATUSES)
+                    .filter(Q(status=Complaint.Status.NEW) | Q(assignee__isnull=True)), "received_at")
+
+
+def complaints_money_queue() -> QueueState:
+    """Open complaints asking for an amount: a money remedy for finance or a complaint supervisor to decide."""
+    return queue_of(Complaint.objects.filter(status__in=Complaint.OPEN_STATUSES,
+                                             remedy_amount_requested__isnull=False), "received_at")
 
 
 def complaints_overdue_queue() -> QueueState:

@@ -422,7 +422,19 @@ def complaint_resolve(
                          new={"amount": remedy_amount, "reference": c.credit_reference,
                               "transaction": c.credit_transaction_id}, player_id=c.player_id)
         _notify_player(c, "answer", texts.answer)
+        _answer_to_inbox(c)
     return c
+
+
+def _answer_to_inbox(c: Complaint) -> None:
+    """The answer in the player's inbox too (the client's "Messages"), once per complaint; the e-mail goes as
+    the complaint's own notice (``_notify_player``), so the inbox message sends none."""
+    from accounts.services import message_send
+
+    subject_cs, body_cs = texts.answer("cs", c=c)
+    subject_en, body_en = texts.answer("en", c=c)
+    message_send(player=c.player, kind="notice", subject_cs=subject_cs, subject_en=subject_en, body_cs=body_cs,
+                 body_en=body_en, reference=f"complaints.answer:{c.pk}", email=False)
 
 
 # --- the deadline sweeper ----------------------------------------------------------------------------------------

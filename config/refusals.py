@@ -3,6 +3,7 @@ refusals"): the rules, kept out of the settings module so that it holds settings
 never its value. The functions read the settings' module namespace (``refusals_of(globals())``)."""
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -114,6 +115,76 @@ def _register_refusals(s: SimpleNamespace) -> list[str]:
     return refusals
 
 
+#: cache backends every web process and machine share (the DRF throttles and login lockouts count in the cache)
+SHARED_CACHES = ("django.core.cache.backends.redis.RedisCache", "django_redis.cache.RedisCache",
+                 "django.core.cache.backends.memcached.PyMemcacheCache",
+                 "django.core.cache.backends.memcached.PyLibMCCache",
+                 "django.core.cache.backends.db.DatabaseCache")
+#: the widest proxy network production trusts to name a client's address (a /8 of IPv4, a /16 of IPv6)
+WIDEST_PROXY_PREFIX = {4: 8, 6: 16}
+#: the sanctions lists screening must always require (a PEP list alone would answer "clear" to a sanctioned person)
+REQUIRED_SANCTIONS_SOURCES = ("eu", "un", "cz")
+#: bounds of tunables where an unbounded value opens something (a replay window of years, unlimited guesses)
+BOUNDS = {"PROVIDERS_SIGNATURE_WINDOW_SECONDS": (30, 900), "AXES_FAILURE_LIMIT": (1, 20),
+          "ACCOUNTS_SESSION_IDLE_MINUTES": (1, 240)}
+MAX_LOGIN_RATE_PER_MINUTE = 60
+
+
+def cache_refusals(s: SimpleNamespace) -> list[str]:
+    backend = str(s.CACHES.get("default", {}).get("BACKEND", ""))
+    if backend not in SHARED_CACHES:
+        return ["CACHE_URL names no shared cache (redis, memcached or a database cache): each worker would count "
+                "the rate limits and login lockouts on its own"]
+    return []
+
+
+def proxy_refusals(s: SimpleNamespace) -> list[str]:
+    refusals = []
+    for value in s.TRUSTED_PROXIES:
+        try:
+            net = ipaddress.ip_network(str(value).strip(), strict=False)
+        except ValueError:
+            refusals.append("TRUSTED_PROXIES holds a value that is not an address or a network")
+            continue
+        if net.prefixlen < WIDEST_PROXY_PREFIX[net.version]:
+            refusals.append(f"TRUSTED_PROXIES holds a network wider than /{WIDEST_PROXY_PREFIX[net.version]} "
+                            "(every client could name its own address)")
+    return refusals
+
+
+def screening_refusals(s: SimpleNamespace) -> list[str]:
+    missing = [src for src in REQUIRED_SANCTIONS_SOURCES if src not in s.AML_SCREENING_REQUIRED_SOURCES]
+    if missing:
+        return [f"AML_SCREENING_REQUIRED_SOURCES lacks {', '.join(missing)} (screening would answer 'clear' without "
+                "the sanctions lists)"]
+    return []
+
+
+def email_refusals(s: SimpleNamespace) -> list[str]:
+    if s.EMAIL_BACKEND.endswith(("console.EmailBackend", "locmem.EmailBackend", "dummy.EmailBackend",
+                                 "filebased.EmailBackend", "SandboxEmailBackend")):
+        return ["EMAIL_BACKEND writes e-mails to the log, a file or nowhere (players' personal data)"]
+    return []
+
+
+def tunable_refusals(s: SimpleNamespace) -> list[str]:
+    refusals = []
+    if s.PROVIDERS_DEV_SECRET != s.PROVIDERS_DEV_SECRET_DEFAULT:
+        refusals.append("PROVIDERS_DEV_SECRET is set (a development variable: production compares the providers' "
+                        "secrets with its public default)")
+    for name, (low, high) in BOUNDS.items():
+        value = getattr(s, name)
+        if not low <= int(value) <= high:
+            refusals.append(f"{name} is outside {low}..{high}")
+    rate = str(s.THROTTLE_RATES.get("login") or "")
+    num, _, period = rate.partition("/")
+    per_minute = {"s": 60.0, "m": 1.0, "h": 1 / 60, "d": 1 / 1440}.get(period[:1], 0.0)
+    if not num.isdigit() or not per_minute or int(num) * per_minute > MAX_LOGIN_RATE_PER_MINUTE:
+        refusals.append(f"THROTTLE_RATE_LOGIN allows more than {MAX_LOGIN_RATE_PER_MINUTE} sign-ins a minute "
+                        "(or is not N/s|min|hour|day)")
+    return refusals
+
+
 def _refusals(s: SimpleNamespace) -> list[str]:
     """Why production must not start with these settings (empty: it may). Each names the variable, never a value."""
     refusals = _secret_refusals(s) + _register_refusals(s)
@@ -142,9 +213,11 @@ def _refusals(s: SimpleNamespace) -> list[str]:
         refusals.append("CELERY_TASK_ALWAYS_EAGER=true (deadline jobs would run inside web requests)")
     if s.DEV_MAILBOX_ENABLED:
         refusals.append("DEV_MAILBOX_ENABLED=true (the development mailbox lists every e-mail and SMS)")
-    if s.EMAIL_BACKEND.endswith(("console.EmailBackend", "locmem.EmailBackend", "dummy.EmailBackend",
-                               "SandboxEmailBackend")):
-        refusals.append("EMAIL_BACKEND writes e-mails to the log or nowhere (players' personal data)")
+    refusals += email_refusals(s)
+    refusals += cache_refusals(s)
+    refusals += proxy_refusals(s)
+    refusals += screening_refusals(s)
+    refusals += tunable_refusals(s)
     refusals += _providers_refusals(s)
     refusals += _reports_refusals(s)
     refusals += _regulator_refusals(s)

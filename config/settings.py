@@ -69,6 +69,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",  # the admin's static files, served by the app under gunicorn
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    "core.middleware.BackOfficeTimeZoneMiddleware",  # the admin shows Prague time (BUSINESS_TIME_ZONE)
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -198,6 +199,10 @@ USE_I18N = True
 USE_TZ = True
 TIME_ZONE = "UTC"
 BUSINESS_TIME_ZONE = "Europe/Prague"
+# one date format and Czech numbers in the back office, in Czech and in English (config/formats/); the back office's
+# own texts in Czech (locale/cs: the staff member's browser language chooses, Czech by default)
+FORMAT_MODULE_PATH = ["config.formats"]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(BASE_DIR / ".data" / "static")))  # `manage.py collectstatic`
@@ -544,7 +549,10 @@ GAMES_QA_FORCED_OUTCOMES = env.bool("GAMES_QA_FORCED_OUTCOMES", default=False)
 # the demo studio's simulator (make run starts it, provider_simulator/): where the demo provider's launch and API
 # URLs point (seed_demo); make run sets it from PROVIDER_SIM_PORT
 PROVIDERS_DEMO_URL = env.str("PROVIDER_SIM_URL", default="http://127.0.0.1:8300")
-PROVIDERS_DEV_SECRET = env.str("PROVIDERS_DEV_SECRET", default="simstudio-development-secret-not-for-production")
+# production refuses this variable set to anything but its public default (the check that refuses a provider row
+# with the public development secret compares with this value: changing it would turn that check off)
+PROVIDERS_DEV_SECRET_DEFAULT = "simstudio-development-secret-not-for-production"
+PROVIDERS_DEV_SECRET = env.str("PROVIDERS_DEV_SECRET", default=PROVIDERS_DEV_SECRET_DEFAULT)
 PROVIDERS_ALLOW_ANY_SOURCE = env.bool("PROVIDERS_ALLOW_ANY_SOURCE", default=False)
 PROVIDERS_LAUNCH_TOKEN_SECONDS = env.int("PROVIDERS_LAUNCH_TOKEN_SECONDS", default=300)
 PROVIDERS_SESSION_SECONDS = env.int("PROVIDERS_SESSION_SECONDS", default=12 * 3600)

@@ -11,13 +11,14 @@ from django.contrib import admin, messages
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied
 from django.db import models
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import URLPattern, path
+from django.utils.translation import gettext
 
 from core.audit import Actor, mark_permission_in_use
 from core.db_router import replica
 from core.errors import DomainError
-from core.masking import mask
+from core.masking import mask, mask_accounts_in
 from core.models import AuditEvent, IdempotencyRecord, SecurityEventWindow, TaskHeartbeat
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -97,21 +98,45 @@ def _masker(model: type[models.Model], name: str) -> Callable[[Any], str]:
     return shown
 
 
+@functools.cache
+def _text_masker(model: type[models.Model], name: str) -> Callable[[Any], str]:
+    def shown(obj: Any) -> str:
+        return mask_accounts_in(getattr(obj, name, ""))
+
+    try:
+        label = str(getattr(model._meta.get_field(name), "verbose_name", name))
+    except FieldDoesNotExist:
+        label = name.replace("_", " ")
+    shown.short_description = f"{label} (account numbers masked)"  # type: ignore[attr-defined]
+    shown.__name__ = f"{name}_accounts_masked"
+    return shown
+
+
 class PlatformAdminMixin:
     """Shared by the platform's model admins and inlines: actions offered only to roles holding their permission;
     ``masked_fields`` shown masked (and never in an editable form) to roles without ``view_unmasked_identifiers``;
-    searches over them exact-match only for those roles."""
+    searches over them exact-match only for those roles. ``masked_text_fields`` are free texts that may hold an
+    account number (a refusal's reason, a memo, a payer's details): shown to those roles with every account number
+    or IBAN in them masked."""
 
     masked_fields: Sequence[str] = ()
+    masked_text_fields: Sequence[str] = ()
     model: type[models.Model]
 
     def _masking(self, request: HttpRequest) -> bool:
-        return bool(self.masked_fields) and not may_see_identifiers(request.user)
+        return bool(self.masked_fields or self.masked_text_fields) and not may_see_identifiers(request.user)
+
+    def _one(self, name: Any) -> Any:
+        if isinstance(name, str) and name in self.masked_fields:
+            return _masker(self.model, name)
+        if isinstance(name, str) and name in self.masked_text_fields:
+            return _text_masker(self.model, name)
+        return name
 
     def _replace(self, request: HttpRequest, names: Sequence[Any]) -> list[Any]:
         if not self._masking(request):
             return list(names)
-        return [_masker(self.model, n) if isinstance(n, str) and n in self.masked_fields else n for n in names]
+        return [self._one(n) for n in names]
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         fields = super().get_fields(request, obj)  # type: ignore[misc]
@@ -121,13 +146,14 @@ class PlatformAdminMixin:
         fields = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]
         if self._masking(request):
             fields = self._replace(request, fields)
-            fields += [m for m in (_masker(self.model, n) for n in self.masked_fields) if m not in fields]
+            hidden = (*self.masked_fields, *self.masked_text_fields)
+            fields += [m for m in (self._one(n) for n in hidden) if m not in fields]
         return fields
 
     def get_exclude(self, request: HttpRequest, obj: Any = None) -> Any:
         exclude = list(super().get_exclude(request, obj) or ())  # type: ignore[misc]
         if self._masking(request):
-            exclude += [n for n in self.masked_fields if n not in exclude]
+            exclude += [n for n in (*self.masked_fields, *self.masked_text_fields) if n not in exclude]
         return exclude or None
 
     def get_list_display(self, request: HttpRequest) -> Any:
@@ -139,6 +165,17 @@ class PlatformAdminMixin:
             sensitive = set(getattr(self, "masked_search_fields", ()))
             fields = [f"={f}" if f in sensitive else f for f in fields]
         return fields
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        """A decision action posted by a role without its permission is a 403 (Django would answer 200 "No action
+        selected", the action being left out of the role's list)."""
+        if request.method == "POST" and "index" in request.POST:
+            every = super().get_actions(request)  # type: ignore[misc]
+            for name in request.POST.getlist("action"):
+                perm = getattr(every[name][0], "required_permission", None) if name in every else None
+                if perm is not None and not request.user.has_perm(perm):
+                    raise PermissionDenied(f"requires {perm}")
+        return super().changelist_view(request, extra_context)  # type: ignore[misc]
 
     def get_actions(self, request: HttpRequest) -> Any:
         actions = super().get_actions(request)  # type: ignore[misc]
@@ -182,9 +219,37 @@ class ReadOnlyInline(PlatformAdminMixin, admin.TabularInline):  # type: ignore[t
         return False
 
 
+def money_confirmation(modeladmin: Any, request: HttpRequest, queryset: Any, *, verb: str,
+                       rows: Callable[[Any], Mapping[str, Any]]) -> HttpResponse | None:
+    """The page an admin action that moves money shows before it acts: each selected record's amount, player and
+    reason (``rows(obj)``), and a button that posts the same action again with ``confirmed``. None once confirmed
+    (the action then runs)."""
+    from django.contrib.admin import helpers
+    from django.template.response import TemplateResponse
+
+    if request.POST.get("confirmed") == "1":
+        return None
+    opts = modeladmin.model._meta
+    return TemplateResponse(request, "admin/confirm_money.html", {
+        **modeladmin.admin_site.each_context(request), "opts": opts, "title": gettext("Confirm: %(verb)s") % {"verb": verb}, "verb": verb,
+        "rows": [rows(obj) for obj in queryset], "action": request.POST.get("action", ""),
+        "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME), "index": request.POST.get("index", "0"),
+        "checkbox_name": helpers.ACTION_CHECKBOX_NAME})
+
+
+def _detail_text(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}: {_detail_text(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple, set)):
+        return ", ".join(_detail_text(v) for v in value)
+    return str(getattr(value, "value", value))  # a TextChoices member reads as its value, not its repr
+
+
 def domain_error_text(exc: DomainError) -> str:
-    """How staff see a refusal: its stable code, the English message and the details."""
-    return f"{exc.code} - {exc.message_en} {exc.details or ''}".strip()
+    """How staff see a refusal: the message in the staff member's language (the admin follows the browser's), the
+    details as plain "name: value" text and the stable code to quote to a colleague; never a developer's repr."""
+    details = "; ".join(f"{k}: {_detail_text(v)}" for k, v in (exc.details or {}).items())
+    return f"{exc.message()}{f' ({details})' if details else ''} [{exc.code}]"
 
 
 def run_service_action(

@@ -14,6 +14,7 @@ from django.contrib.admin import AdminSite
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext_lazy
 from django_otp.admin import OTPAdminAuthenticationForm, OTPAdminSite
 
 from core.audit import security_event
@@ -32,9 +33,9 @@ class PlatformSiteMixin:
     "Technical" section at the end instead of sitting between the business lists."""
 
     index_template = "admin/platform/index.html"
-    site_header = "Platform back office"
-    site_title = "Back office"
-    index_title = "Today's work"
+    site_header = gettext_lazy("Platform back office · times in Prague time (Europe/Prague)")
+    site_title = gettext_lazy("Back office")
+    index_title = gettext_lazy("Today's work")
 
     def _is_technical(self, app_label: str, model: Any) -> bool:
         model_admin = self._registry.get(model)  # type: ignore[attr-defined]

@@ -26,6 +26,18 @@ def business_date(dt: datetime | None = None) -> date:
     return local(dt).date()
 
 
+#: the first business day any report, search or record may name (the platform holds nothing earlier)
+EARLIEST_DAY = date(2000, 1, 1)
+#: how far after today a day may be named (a report of tomorrow is empty, of year 9999 a calendar overflow)
+LATEST_DAYS_AHEAD = 366
+
+
+def day_in_range(d: date) -> bool:
+    """Whether a day typed by a user is one the calendar arithmetic (``day_bounds``, ``month_bounds``) can take:
+    from ``EARLIEST_DAY`` to a year after today. Callers answer a day outside with a 400."""
+    return EARLIEST_DAY <= d <= business_date() + timedelta(days=LATEST_DAYS_AHEAD)
+
+
 def day_bounds(dt: datetime | None = None) -> tuple[datetime, datetime]:
     """[start, end) of the Prague calendar day containing ``dt``, as aware UTC datetimes (23 or 25 h on DST days)."""
     d = business_date(dt)

@@ -146,6 +146,32 @@ def canonical_path(path_info: str) -> str | None:
     return candidate
 
 
+class BackOfficeTimeZoneMiddleware:
+    """The back office (``/admin/``) shows every time in the business time zone (``BUSINESS_TIME_ZONE``, Prague),
+    labelled in the site's header: the same complaint reads the same time in a list, on its page and in the
+    player's e-mail. Storage and the API stay UTC."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not request.path_info.startswith("/admin"):
+            return self.get_response(request)
+        from zoneinfo import ZoneInfo
+
+        from django.conf import settings
+        from django.utils import timezone
+
+        timezone.activate(ZoneInfo(settings.BUSINESS_TIME_ZONE))
+        try:
+            response = self.get_response(request)
+            if hasattr(response, "render") and not getattr(response, "is_rendered", True):
+                response.render()  # a TemplateResponse renders here, still in Prague time
+            return response
+        finally:
+            timezone.deactivate()
+
+
 class CatchAllMiddleware:
     """Last line: an exception no view handled becomes a logged JSON 500 with an error id; an API path no route
     matches (an unknown path, or an identifier of the wrong form: ``/api/v1/games/rounds/abc``) is the API's
@@ -167,6 +193,7 @@ class CatchAllMiddleware:
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         from django.core.exceptions import (
+            BadRequest,
             PermissionDenied,
             RequestDataTooBig,
             SuspiciousOperation,
@@ -176,7 +203,7 @@ class CatchAllMiddleware:
         from django.http import Http404
 
         too_large = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
-        if isinstance(exception, (Http404, PermissionDenied, SuspiciousOperation)) \
+        if isinstance(exception, (Http404, PermissionDenied, SuspiciousOperation, BadRequest)) \
                 and not isinstance(exception, too_large):
-            return None  # Django's own handling gives 404/403/400
+            return None  # Django's own handling gives 404/403/400 (BadRequest: a value a view cannot take)
         return server_error_json(exception)

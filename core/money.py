@@ -168,3 +168,10 @@ class Money:
 
 ROUNDING_FLOOR = ROUND_FLOOR
 ROUNDING_HALF_UP = ROUND_HALF_UP
+
+
+def points_text(minor: int) -> str:
+    """A play-money amount as staff and players read it: points, never Kč ("1 736,00 bodů"): the same integer
+    scale as money (two decimals), with the unit that says it is not money."""
+    text = Money(minor).format("cs")
+    return text.rsplit(NBSP, 1)[0] + NBSP + "bodů"

@@ -41,18 +41,28 @@ class IsStaff(BasePermission):
 
 class _StaffPermission(IsStaff):
     perm = ""
+    read_perm = ""  # the permission a GET needs, when reading needs less than the endpoint's decision
+
+    @classmethod
+    def needed(cls, method: str) -> str:
+        return cls.read_perm if cls.read_perm and method.upper() in ("GET", "HEAD", "OPTIONS") else cls.perm
 
     def has_permission(self, request: Request, view: Any) -> bool:
         super().has_permission(request, view)
-        if not request.user.has_perm(self.perm):
-            raise STAFF_PERMISSION_REQUIRED(permission=self.perm)
-        mark_permission_in_use(request.user, self.perm)
+        perm = self.needed(request.method or "GET")
+        if not request.user.has_perm(perm):
+            raise STAFF_PERMISSION_REQUIRED(permission=perm)
+        mark_permission_in_use(request.user, perm)
         return True
 
 
-def staff_permission(perm: str) -> type[BasePermission]:
-    """The permission class of a staff endpoint that needs ``perm`` ("app_label.codename") besides ``IsStaff``."""
-    if "." not in perm:
-        raise ValueError(f"a permission is 'app_label.codename', not {perm!r}")
-    REQUIRED_PERMISSIONS.add(perm)
-    return type(f"StaffPermission_{perm.replace('.', '_')}", (_StaffPermission,), {"perm": perm})
+def staff_permission(perm: str, *, read: str = "") -> type[BasePermission]:
+    """The permission class of a staff endpoint that needs ``perm`` ("app_label.codename") besides ``IsStaff``;
+    with ``read``, a GET needs that one instead (a list the auditor reads, an upload or export only its role
+    decides)."""
+    for p in (perm, read):
+        if p and "." not in p:
+            raise ValueError(f"a permission is 'app_label.codename', not {p!r}")
+    REQUIRED_PERMISSIONS.update(p for p in (perm, read) if p)
+    name = f"StaffPermission_{perm.replace('.', '_')}" + (f"_read_{read.replace('.', '_')}" if read else "")
+    return type(name, (_StaffPermission,), {"perm": perm, "read_perm": read})

@@ -12,8 +12,11 @@ checked by the staff API (``core.permissions.staff_permission``) and by the admi
 (``core.admin.decision_path`` / ``decision_action``). Reading is Django's ``view_<model>`` permission.
 Roles (the issue's words):
 
-- **support**: reads players, handles complaints; no money or AML decisions; birth numbers, document numbers and
+- **support**: reads players, handles complaints; no money or AML decisions (a complaint's money remedy is credited
+  by finance or a complaint supervisor: ``complaints.credit_remedy``); birth numbers, document numbers and
   account numbers masked (it lacks ``accounts.view_unmasked_identifiers``).
+- **complaint_supervisor**: what support does, plus the complaints' deadline reminders and overdue alerts
+  (``complaints.supervise_complaint``) and crediting a money remedy.
 - **compliance** (AML): identifications, screening cases, holds, source of funds, exclusions, duplicates,
   personal-data requests.
 - **finance** (cashier): payment-method documents, withdrawals, branch cash, payouts, the game providers'
@@ -58,6 +61,8 @@ _SUPPORT = [
     "accounts.resend_message", "accounts.force_logout_player",
 ]
 
+_COMPLAINT_SUPERVISOR = [*_SUPPORT, "complaints.supervise_complaint", "complaints.credit_remedy"]
+
 _COMPLIANCE = [
     "accounts.view_*", "aml.view_*", "limits.view_*", "complaints.view_*", "core.view_auditevent",
     "regulator.view_*",  # the remote-access packages and the Ministry's error notices (a staff task)
@@ -77,6 +82,7 @@ _COMPLIANCE = [
     "limits.add_helpcontact", "limits.change_helpcontact",
     "wallet.decide_win_hold",
     "games.void_round",
+    "reports.view_dayreport",  # the daily report's AML, exclusions and limits figures
 ]
 
 _FINANCE = [
@@ -88,6 +94,7 @@ _FINANCE = [
     "wallet.record_branch_cash", "wallet.resend_payout", "wallet.deduct_win",
     "wallet.import_bank_statement", "wallet.match_bank_credit", "wallet.export_payment_orders",
     *_views("providers", "provider", "providertransaction", "reconciliationcase"), "providers.resolve_reconciliation",
+    "complaints.view_*", "complaints.resolve_complaint", "complaints.credit_remedy",
 ]
 
 _GAME_MANAGER = [
@@ -96,6 +103,7 @@ _GAME_MANAGER = [
     "jackpots.add_jackpot", "jackpots.change_jackpot", "jackpots.start_level", "jackpots.manage_level",
     "accounts.publish_terms",
     "providers.view_*", "providers.manage_provider", "providers.add_provider", "providers.change_provider",
+    "reports.view_dayreport",  # actual against declared RTP per game
 ]
 
 _AUDITOR = [*(f"{app}.view_*" for app in PLATFORM_APPS), "accounts.view_unmasked_identifiers", "core.export_audit",
@@ -104,6 +112,8 @@ _AUDITOR = [*(f"{app}.view_*" for app in PLATFORM_APPS), "accounts.view_unmasked
 ROLES: dict[str, Role] = {r.name: r for r in (
     Role("support", "Support", "Reads players, handles complaints; no money or AML decisions; identifiers masked.",
          frozenset(_SUPPORT)),
+    Role("complaint_supervisor", "Complaint supervisor", "Handles complaints as support does, receives their "
+         "deadline alerts and credits money remedies.", frozenset(_COMPLAINT_SUPERVISOR)),
     Role("compliance", "Compliance / AML", "Identifications, screening cases, holds, source of funds, exclusions, "
          "duplicates, personal-data requests.", frozenset(_COMPLIANCE)),
     Role("finance", "Finance / cashier", "Payment-method documents, withdrawals, branch cash, payouts.",

@@ -27,6 +27,7 @@ PRODUCTION_ENV: dict[str, str] = {
     "AML_BANKID_CLIENT_SECRET": "b" * 40,
     "AML_BANKID_REDIRECT_URLS": "https://hraj.example.cz/bankid",
     "AML_SCREENING_LIST": "imported",
+    "CACHE_URL": "redis://127.0.0.1:6379/0",  # shared by every worker (not connected to by a start-up check)
     # reports need the operator's seal files (REPORTS_SEAL_KEY_FILE / _CERT_FILE); reports/tests prove the refusal
     "REPORTS_ENABLED": "false",
     # the remote-access packages need the seal (PKCS#12), the Ministry's certificates and client identities;

@@ -17,7 +17,7 @@ from django.utils.safestring import SafeString
 
 from core.admin import ReadOnlyAdmin, decision_action, run_service_action
 from core.audit import Actor
-from core.money import Money
+from core.money import Money, points_text
 from games import selectors, services
 from games.models import Game, Round
 
@@ -151,11 +151,11 @@ class RoundAdmin(ReadOnlyAdmin):
 
     @admin.display(description="stake")
     def stake_czk(self, obj: Round) -> str:
-        return _czk(obj.stake)
+        return points_text(obj.stake) if obj.play_money else _czk(obj.stake)
 
     @admin.display(description="win")
     def win_czk(self, obj: Round) -> str:
-        return _czk(obj.win)
+        return points_text(obj.win) if obj.play_money else _czk(obj.win)
 
     @admin.display(description="recall (GP §11(5))")
     def recall(self, obj: Round) -> SafeString:

@@ -368,3 +368,9 @@ def round_player_id(round_id: str) -> int | None:
 def rounds_past_deadline_queue() -> QueueState:
     """Rounds still in progress past their game's unfinished-round deadline: the sweeper should have ended them."""
     return queue_of(Round.objects.filter(status=Round.Status.IN_PROGRESS, deadline__lte=clock.now()), "deadline")
+
+
+def versions_awaiting_approval_queue() -> QueueState:
+    """Current game versions not approved for real money (a studio's new games, a new version after a sync): the
+    game manager's approvals to enter (GP §13(6)); the oldest by the time the registry first saw it."""
+    return queue_of(Game.objects.filter(current=True, approval_state=Game.Approval.UNAPPROVED), "synced_at")

@@ -11,6 +11,7 @@ from django.http import HttpRequest
 from core import clock
 from core.admin import ReadOnlyAdmin, decision_action
 from core.audit import Actor
+from core.money import Money
 from limits import services
 from limits.models import (
     ClosingSnapshot,
@@ -29,11 +30,12 @@ from limits.models import (
     SettledBet,
     StakeRefusal,
 )
+from limits.rules import limit_value_text
 
 
 @admin.register(SelfLimit)
 class SelfLimitAdmin(ReadOnlyAdmin):
-    list_display = ("player", "kind", "limit_type", "value", "decided_at", "has_pending", "pending_value",
+    list_display = ("player", "kind", "limit_type", "shown_value", "decided_at", "has_pending", "shown_pending",
                     "pending_effective_at", "updated_at")
     list_filter = ("kind", "limit_type", "has_pending")
     search_fields = ("player__user__username",)
@@ -46,20 +48,56 @@ class SelfLimitAdmin(ReadOnlyAdmin):
                                              actor=Actor.staff(request.user))
         self.message_user(request, f"{done} loosening(s) applied.", messages.SUCCESS)
 
+    @admin.display(description="value")
+    def shown_value(self, obj: SelfLimit) -> str:
+        return limit_value_text(obj.limit_type, obj.value)
+
+    @admin.display(description="pending value")
+    def shown_pending(self, obj: SelfLimit) -> str:
+        return limit_value_text(obj.limit_type, obj.pending_value) if obj.has_pending else "-"
+
 
 @admin.register(SelfLimitChange)
 class SelfLimitChangeAdmin(ReadOnlyAdmin):
-    list_display = ("requested_at", "player", "kind", "limit_type", "action", "old_value", "new_value",
+    list_display = ("requested_at", "player", "kind", "limit_type", "action", "shown_old", "shown_new",
                     "effective_from", "actor_type", "actor_label")
     list_filter = ("kind", "limit_type", "action", "actor_type")
     search_fields = ("player__user__username", "actor_label")
     date_hierarchy = "requested_at"
     list_select_related = ("player__user",)
 
+    @admin.display(description="old value")
+    def shown_old(self, obj: SelfLimitChange) -> str:
+        return change_value_text(obj, obj.old_value, old=True)
+
+    @admin.display(description="new value")
+    def shown_new(self, obj: SelfLimitChange) -> str:
+        return change_value_text(obj, obj.new_value, old=False)
+
+
+def change_value_text(change: SelfLimitChange, value: int | None, *, old: bool) -> str:
+    """One side of a limit change in the staff's unit; a first decision has no old side, a decline no new one."""
+    if old and change.action in (SelfLimitChange.Action.SET, SelfLimitChange.Action.DECLINED):
+        return "-"
+    if not old and change.action == SelfLimitChange.Action.DECLINED:
+        return "declined"
+    return limit_value_text(change.limit_type, value)
+
+
+def _czk(field: str, label: str) -> Any:
+    """A money column shown in Kč with two decimals (the field holds haléře)."""
+    @admin.display(description=label, ordering=field)
+    def shown(obj: Any) -> str:
+        value = getattr(obj, field)
+        return "-" if value is None else str(Money(int(value)))
+
+    shown.__name__ = f"{field}_czk"
+    return shown
+
 
 @admin.register(StakeRefusal)
 class StakeRefusalAdmin(ReadOnlyAdmin):
-    list_display = ("refused_at", "player_id", "kind", "game_code", "stake", "code", "request_id")
+    list_display = ("refused_at", "player_id", "kind", "game_code", _czk("stake", "stake"), "code", "request_id")
     list_filter = ("code", "kind")
     search_fields = ("=player__id", "game_code", "code", "request_id")
     date_hierarchy = "refused_at"
@@ -157,7 +195,8 @@ class ExclusionSweepAdmin(ReadOnlyAdmin):
 @admin.register(SettledBet)
 class SettledBetAdmin(ReadOnlyAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
-    list_display = ("settled_at", "player", "kind", "game_code", "stake", "win", "placed_at", "voided", "round_ref")
+    list_display = ("settled_at", "player", "kind", "game_code", _czk("stake", "stake"), _czk("win", "win"), "placed_at",
+                    "voided", "round_ref")
     list_filter = ("kind", "voided")
     search_fields = ("player__user__username", "round_ref", "game_code")
     date_hierarchy = "settled_at"
@@ -166,8 +205,8 @@ class SettledBetAdmin(ReadOnlyAdmin):
 @admin.register(PeriodTotal)
 class PeriodTotalAdmin(ReadOnlyAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
-    list_display = ("player", "kind", "period", "start", "stakes_placed", "bets_placed", "stakes_decided",
-                    "wins_decided", "bets_decided")
+    list_display = ("player", "kind", "period", "start", _czk("stakes_placed", "stakes placed"), "bets_placed",
+                    _czk("stakes_decided", "stakes decided"), _czk("wins_decided", "wins decided"), "bets_decided")
     list_filter = ("kind", "period")
     search_fields = ("player__user__username",)
 
@@ -175,7 +214,7 @@ class PeriodTotalAdmin(ReadOnlyAdmin):
 @admin.register(OpenBet)
 class OpenBetAdmin(ReadOnlyAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
-    list_display = ("player", "kind", "game_code", "stake", "placed_at", "round_ref")
+    list_display = ("player", "kind", "game_code", _czk("stake", "stake"), "placed_at", "round_ref")
     list_filter = ("kind",)
 
 

@@ -34,6 +34,19 @@ LIMIT_UNITS = {
     LimitType.DAILY_LOSS: "CZK_minor", LimitType.MONTHLY_LOSS: "CZK_minor",
     LimitType.MONTHLY_LOGINS: "count", LimitType.DAILY_TIME: "minutes", LimitType.PAUSE_AFTER_LOGOUT: "minutes",
 }
+
+
+def limit_value_text(limit_type: str, value: int | None) -> str:
+    """A limit's value as staff read it: money in Kč with two decimals ("500,00 Kč", never haléře), minutes and
+    counts with their unit; "no limit" for none."""
+    if value is None:
+        return "no limit"
+    unit = LIMIT_UNITS.get(LimitType(limit_type), "")
+    if unit == "CZK_minor":
+        return str(Money(value))
+    return f"{value} min" if unit == "minutes" else f"{value}×"
+
+
 # Allowed values (inclusive); None = no limit is always allowed.
 LIMIT_RANGES = {
     LimitType.DAILY_STAKE: (0, 10**12), LimitType.MONTHLY_STAKE: (0, 10**12),

@@ -9,6 +9,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from django.contrib import admin
+from django.core.exceptions import BadRequest
 from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -106,9 +107,12 @@ class DayReportAdmin(ReadOnlyAdmin):
     def _day(self, request: HttpRequest) -> date:
         text = request.GET.get("day", "")
         try:
-            return date.fromisoformat(text) if text else (selectors.latest_day() or clock.business_date())
+            day = date.fromisoformat(text) if text else (selectors.latest_day() or clock.business_date())
         except ValueError:
             return selectors.latest_day() or clock.business_date()
+        if not clock.day_in_range(day):
+            raise BadRequest(f"day {text[:20]}: from {clock.EARLIEST_DAY} to a year after today")
+        return day
 
     def daily_view(self, request: HttpRequest) -> HttpResponse:
         day = self._day(request)
@@ -141,7 +145,8 @@ class DayReportAdmin(ReadOnlyAdmin):
         try:
             period = figures.parse_period(text)
         except ValueError:
-            period = figures.parse_period(f"{clock.business_date():%Y-%m}")
+            return HttpResponse(f"period {text[:20]}: YYYY-MM-DD, YYYY-MM or YYYY-Qn, from {clock.EARLIEST_DAY} to a "
+                                "year after today", status=400, content_type="text/plain; charset=utf-8")
         rep = selectors.period_report(period)
         kind = {"month": "Monthly report", "quarter": "Tax period (calendar quarter)", "day": "Day"}[period.kind]
         context = self._context(

@@ -102,6 +102,8 @@ class RegulatorRecordView(APIView):
             day = date.fromisoformat(text)
         except ValueError:
             raise errors.BAD_PERIOD(value=text[:20]) from None
+        if not clock.day_in_range(day):
+            raise errors.BAD_PERIOD(value=text[:20])
         path = seal.export_day(day=day)
         resp = _Cleanup(path.open("rb"), content_type="application/xml", as_attachment=True, filename=path.name)
         resp.folder = path.parent

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
+from core import clock
+
 #: two-sided 99 % normal quantile: a game whose actual RTP falls outside is flagged
 Z = Decimal("2.5758")
 #: below this many decided rounds no interval is stated and nothing is flagged
@@ -77,7 +79,15 @@ def day(d: date) -> Period:
 
 
 def parse_period(text: str) -> Period:
-    """``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY-Qn``; ValueError otherwise."""
+    """``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY-Qn`` from 2000 to a year ahead (``clock.day_in_range``); ValueError
+    otherwise."""
+    period = _parse_period(text)
+    if not (clock.day_in_range(period.first) and clock.day_in_range(period.last)):
+        raise ValueError(text)
+    return period
+
+
+def _parse_period(text: str) -> Period:
     text = (text or "").strip()
     if len(text) == 10:
         return day(date.fromisoformat(text))

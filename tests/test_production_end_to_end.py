@@ -324,13 +324,14 @@ def production() -> Iterator[dict[str, Any]]:
         "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2", "GUNICORN_ACCESS_LOG": str(folder / "access.log"),
         "PYTHONUNBUFFERED": "1",
     })
-    env.pop("CACHE_URL", None)
+    env["CACHE_URL"] = "dbcache://platform_cache"  # a cache every worker shares, in the database (no Redis needed)
     platform = Platform(env, folder)
     try:
         parts = urlsplit(broker)
         step(f"database {db}; broker {parts.scheme}://{parts.hostname}:{parts.port or BROKER_PORTS[parts.scheme]}; "
              f"migrate with DJANGO_ENV=production")
         migrate = platform.manage("migrate", "--noinput")
+        platform.manage("createcachetable")
         check = platform.manage("check", "--deploy", check=False)
         assert check.returncode == 0, check.stderr
         step("gunicorn (TLS) and a Celery worker")

@@ -27,7 +27,7 @@ SCREENS = Path(os.environ.get("STAFF_SCREENSHOTS", "/tmp/staff-role-screens"))
 SEES = {
     "support": ({"accounts", "complaints", "wallet", "games"}, {"aml", "core"}),
     "compliance": ({"accounts", "aml", "limits", "wallet", "core"}, set()),
-    "finance": ({"wallet", "accounts"}, {"aml", "complaints", "jackpots", "core"}),
+    "finance": ({"wallet", "accounts", "complaints"}, {"aml", "jackpots", "core"}),  # complaints: money remedies
     "game_manager": ({"games", "jackpots"}, {"aml", "wallet", "complaints"}),
     "auditor": ({"accounts", "aml", "wallet", "games", "jackpots", "complaints", "core", "limits"}, set()),
 }
@@ -109,6 +109,10 @@ def test_each_role_signs_in_and_sees_only_what_it_may_in_chromium(live_server, b
     browser.find_element(By.CSS_SELECTOR, "input.action-select").click()
     Select(browser.find_element(By.NAME, "action")).select_by_value("reject")
     browser.find_element(By.NAME, "index").click()
+    # money moves: a confirmation page repeats the amount and the player first
+    assert "15 000,00 Kč" in browser.find_element(By.CSS_SELECTOR, ".confirm-money").text.replace("\xa0", " ")
+    _shot(browser, "staff-finance-withdrawal-confirm")
+    browser.find_element(By.CSS_SELECTOR, ".confirm-money input[type=submit]").click()
     assert "rejected: 1" in browser.find_element(By.CSS_SELECTOR, ".messagelist").text.lower()
     assert Withdrawal.objects.get(pk=r.json()["id"]).status == Withdrawal.Status.REJECTED
     browser.get(f"{live_server.url}/admin/wallet/paymentmethod/{method.pk}/change/")

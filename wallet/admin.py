@@ -1,6 +1,7 @@
 """Staff screens. The ledger is read-only here; every staff action calls a service (audited)."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Protocol
 
 from django import forms
@@ -13,6 +14,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 
 from accounts.models import Player
 from core import clock
@@ -23,11 +25,14 @@ from core.admin import (
     decision_action,
     decision_path,
     domain_error_text,
+    may_see_identifiers,
+    money_confirmation,
     require_permission,
     run_service_action,
 )
 from core.audit import Actor
 from core.errors import DomainError
+from core.masking import mask_accounts_in
 from core.money import Money, MoneyError
 from wallet import selectors, services
 from wallet.errors import PAYMENT_ORDER_FILE_ERASED
@@ -72,11 +77,9 @@ class AmountColumn:
 
 
 class StaffActionAdmin(AmountColumn, ReadOnlyAdmin):
-    """A record staff only look at, except through the admin actions that call its services: the change page
-    opens read-only (GET), so the record and its actions can be reached, and nothing is saved from it."""
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return request.method == "GET" or obj is None
+    """A record staff only look at, except through the admin actions that call its services. Reading (the list,
+    the record's read-only page, its history) needs the model's view permission, as everywhere in the admin;
+    nothing is saved from the page (no change permission for anyone)."""
 
 
 # Ledger ----------------------------------------------------------------------------------------------------
@@ -98,13 +101,22 @@ class LedgerAccountAdmin(ReadOnlyAdmin):
 
 class EntryInline(ReadOnlyInline):
     model = Entry
-    fields = ("account", "amount", "balance_after", "created_at")
+    fields = ("account", "shown_amount", "shown_balance_after", "created_at")
     readonly_fields = fields
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj: Entry) -> str:
+        return money_text(obj.amount)
+
+    @admin.display(description="balance after")
+    def shown_balance_after(self, obj: Entry) -> str:
+        return "-" if obj.balance_after is None else money_text(obj.balance_after)
 
 
 @admin.register(LedgerTransaction)
 class LedgerTransactionAdmin(AmountColumn, ReadOnlyAdmin):
     list_display = ("created_at", "kind", "reference", "player", "shown_amount", "actor_label", "memo")
+    masked_text_fields = ("memo",)
     list_filter = ("kind",)
     search_fields = ("reference", "player__user__username", "memo")
     date_hierarchy = "created_at"
@@ -144,6 +156,8 @@ class WalletAdmin(ReadOnlyAdmin):
     def statement_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         wallet = get_object_or_404(Wallet, pk=pk)
         lines = selectors.statement(wallet.player)[-500:]
+        if not may_see_identifiers(request.user):  # a posting's memo may name an account (a refused deposit)
+            lines = [dataclasses.replace(line, description=mask_accounts_in(line.description)) for line in lines]
         ctx = {**self.admin_site.each_context(request), "title": f"Statement of {wallet.player}", "wallet": wallet,
                "lines": lines, "overview": selectors.wallet_overview(wallet.player),
                "totals": selectors.statement_totals(wallet.player), "opts": self.model._meta}
@@ -215,6 +229,7 @@ class DepositAdmin(AmountColumn, ReadOnlyAdmin):
                     "confirmed_at")
     list_filter = ("status", "provider", "into_temporary")
     search_fields = ("payment_reference", "player__user__username", "provider_payment_id")
+    masked_text_fields = ("status_reason", "payer")
 
 
 @admin.register(Withdrawal)
@@ -225,15 +240,29 @@ class WithdrawalAdmin(StaffActionAdmin):
     search_fields = ("reference", "player__user__username")
     actions = ["approve", "reject"]
 
+    @staticmethod
+    def _row(w: Withdrawal) -> dict[str, Any]:
+        return {"amount": money_text(w.amount), "player": str(w.player),
+                "reason": f"{w.reference} · {', '.join(w.approval_reasons or []) or 'no approval reason'}"}
+
     @decision_action("wallet.approve_withdrawal", description="Approve (sent after approval)")
-    def approve(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> None:
+    def approve(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> HttpResponse | None:
+        if (page := money_confirmation(self, request, queryset, verb=gettext("approve and send these withdrawals"),
+                                       rows=self._row)) is not None:
+            return page
         run_service_action(self, request, queryset,
                            lambda w, a: services.withdrawal_approve(withdrawal=w, actor=a), "approved")
+        return None
 
     @decision_action("wallet.approve_withdrawal", description="Reject (money returns to the player account)")
-    def reject(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> None:
+    def reject(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> HttpResponse | None:
+        if (page := money_confirmation(self, request, queryset,
+                                       verb=gettext("reject these withdrawals (the money returns to the player account)"),
+                                       rows=self._row)) is not None:
+            return page
         run_service_action(self, request, queryset, lambda w, a: services.withdrawal_reject(
             withdrawal=w, reason="rejected by staff", actor=a), "rejected")
+        return None
 
 
 @admin.register(ProviderEvent)
@@ -255,9 +284,18 @@ class PayoutAdmin(StaffActionAdmin):
     readonly_fields = ("history",)
     actions = ["collect_in_cash", "send_again"]
 
+    @staticmethod
+    def _row(p: Payout) -> dict[str, Any]:
+        return {"amount": money_text(p.outstanding), "player": str(p.player),
+                "reason": f"{p.get_kind_display()} · {p.reference}"}
+
     @decision_action("wallet.resend_payout", description="Send a stopped return to its source again (GP §5(6))")
-    def send_again(self, request: HttpRequest, queryset: QuerySet[Payout]) -> None:
+    def send_again(self, request: HttpRequest, queryset: QuerySet[Payout]) -> HttpResponse | None:
+        if (page := money_confirmation(self, request, queryset, verb=gettext("send these returns again"),
+                                       rows=self._row)) is not None:
+            return page
         run_service_action(self, request, queryset, lambda p, a: services.payout_resend(payout=p, actor=a), "sent again")
+        return None
 
     @admin.display(description="outstanding")
     def shown_outstanding(self, obj: Payout) -> str:
@@ -265,15 +303,24 @@ class PayoutAdmin(StaffActionAdmin):
 
     @decision_action("wallet.record_branch_cash",
                      description="Collected in cash at a branch (the whole outstanding amount, GP §5(12) cap applies)")
-    def collect_in_cash(self, request: HttpRequest, queryset: QuerySet[Payout]) -> None:
+    def collect_in_cash(self, request: HttpRequest, queryset: QuerySet[Payout]) -> HttpResponse | None:
+        if (page := money_confirmation(self, request, queryset, verb=gettext("pay these out in cash at the branch"),
+                                       rows=self._row)) is not None:
+            return page
         now = clock.now()
         run_service_action(self, request, queryset, lambda p, a: services.payout_collect_cash(
             payout=p, amount=Money(p.outstanding), reference=f"admin-collect:{p.pk}:{now.timestamp():.0f}",
             branch="admin", actor=a), "collected")
+        return None
 
 
 class AmountFormField(forms.CharField):
-    """A positive CZK amount typed by staff ("1500", "1 500,50 Kč")."""
+    """A positive CZK amount typed by staff ("1500", "1 500,50 Kč"); the unit is written next to the field."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", forms.TextInput(attrs={"placeholder": "0,00", "inputmode": "decimal", "size": 12}))
+        kwargs.setdefault("help_text", "Kč, two decimals (e.g. 1 500,50); a confirmation page follows")
+        super().__init__(*args, **kwargs)
 
     def clean(self, value: Any) -> Money:
         text = super().clean(value)
@@ -287,7 +334,7 @@ class AmountFormField(forms.CharField):
 
 
 class BranchCashForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at runtime
-    amount_czk = AmountFormField(label="amount (CZK)")
+    amount_czk = AmountFormField(label="amount, Kč")
 
     class Meta:
         model = BranchCash
@@ -306,7 +353,7 @@ class CreatedByService(AmountColumn, PlatformAdminMixin, admin.ModelAdmin):  # t
         return bool(request.user.is_active and request.user.is_staff and request.user.has_perm(self.create_permission))
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return obj is None or request.method == "GET"
+        return False  # reading is the view permission; a record is never edited here
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -320,8 +367,22 @@ class CreatedByService(AmountColumn, PlatformAdminMixin, admin.ModelAdmin):  # t
         obj.pk, obj.id = created.pk, created.pk
         obj.__dict__.update({k: v for k, v in created.__dict__.items() if not k.startswith("_")})
 
+    def confirm_reason(self, data: dict[str, Any]) -> str:  # pragma: no cover - each names its own
+        return str(data.get("reference", ""))
+
     def add_view(self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None,
                  ) -> HttpResponse:
+        if request.method == "POST" and request.POST.get("confirmed") != "1":
+            require_permission(request, self.create_permission)
+            form = self.get_form(request)(request.POST, request.FILES)
+            if form.is_valid():  # money moves: repeat amount, player and reason first
+                d = form.cleaned_data
+                opts = self.model._meta
+                return TemplateResponse(request, "admin/wallet/confirm_money_form.html", {
+                    **self.admin_site.each_context(request), "opts": opts,
+                    "title": f"Confirm: {opts.verbose_name}", "amount": d["amount_czk"], "player": d["player"],
+                    "reason": self.confirm_reason(d),
+                    "hidden": [(k, v) for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "confirmed")]})
         try:
             return super().add_view(request, form_url, extra_context)
         except DomainError as exc:
@@ -339,6 +400,9 @@ class BranchCashAdmin(CreatedByService):
     list_filter = ("direction", "branch")
     search_fields = ("reference", "player__user__username")
 
+    def confirm_reason(self, data: dict[str, Any]) -> str:
+        return f"{data['direction']} at {data['branch']} · reference {data['reference']}"
+
     def create(self, request: HttpRequest, data: dict[str, Any]) -> BranchCash:
         return services.branch_cash_record(player=data["player"], direction=data["direction"],
                                            amount=data["amount_czk"], reference=data["reference"],
@@ -354,20 +418,33 @@ class WinHoldAdmin(StaffActionAdmin):
     search_fields = ("reference", "player__user__username")
     actions = ["release", "forfeit"]
 
+    @staticmethod
+    def _row(h: WinHold) -> dict[str, Any]:
+        return {"amount": money_text(h.amount), "player": str(h.player),
+                "reason": f"{h.get_reason_display()} · {h.reference}"}
+
     @decision_action("wallet.decide_win_hold", description="Release to the player (doubt cleared)")
-    def release(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> None:
+    def release(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> HttpResponse | None:
+        if (page := money_confirmation(self, request, queryset, verb=gettext("release these held wins to the players"),
+                                       rows=self._row)) is not None:
+            return page
         run_service_action(self, request, queryset,
                            lambda h, a: services.win_hold_release(hold=h, actor=a, note="released by staff"),
                            "released")
+        return None
 
     @decision_action("wallet.decide_win_hold", description="Forfeit (bet judged irregular, GP §9(2), §10(3))")
-    def forfeit(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> None:
+    def forfeit(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> HttpResponse | None:
+        if (page := money_confirmation(self, request, queryset, verb=gettext("forfeit these held wins"),
+                                       rows=self._row)) is not None:
+            return page
         run_service_action(self, request, queryset, lambda h, a: services.win_hold_forfeit(
             hold=h, reason="bet judged irregular by staff", actor=a), "forfeited")
+        return None
 
 
 class WinDeductionForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at runtime
-    amount_czk = AmountFormField(label="amount (CZK)")
+    amount_czk = AmountFormField(label="amount, Kč")
 
     class Meta:
         model = WinDeduction
@@ -382,6 +459,9 @@ class WinDeductionAdmin(CreatedByService):
     create_permission = "wallet.deduct_win"
     list_display = ("notice_sent_at", "player", "shown_amount", "reason", "created_by")
     search_fields = ("reference", "player__user__username")
+
+    def confirm_reason(self, data: dict[str, Any]) -> str:
+        return f"deducted: {data['reason']} · reference {data['reference']}"
 
     def create(self, request: HttpRequest, data: dict[str, Any]) -> WinDeduction:
         return services.win_deduct(player=data["player"], amount=data["amount_czk"], reference=data["reference"],
@@ -476,6 +556,9 @@ class BankEntryAdmin(StaffActionAdmin):
                     "counterparty_name", "counterparty_iban", "end_to_end_id", "deposit", "player", "assign_link")
     list_filter = ("status", "direction", "reversal")
     search_fields = ("bank_reference", "end_to_end_id", "counterparty_name", "counterparty_iban", "remittance")
+    masked_fields = ("counterparty_iban", "counterparty_account", "counterparty_name")
+    masked_search_fields = ("counterparty_iban", "counterparty_name")
+    masked_text_fields = ("status_reason", "remittance")
     actions = ["return_to_payer"]
 
     @admin.display(description="assign")
@@ -521,9 +604,13 @@ class BankEntryAdmin(StaffActionAdmin):
 
 class PaymentOrderInline(ReadOnlyInline):
     model = PaymentOrder
-    fields = ("end_to_end_id", "kind", "amount", "creditor_name", "creditor_iban", "creditor_account", "status",
+    fields = ("end_to_end_id", "kind", "shown_amount", "creditor_name", "creditor_iban", "creditor_account", "status",
               "finished_at")
     readonly_fields = fields
+
+    @admin.display(description="amount")
+    def shown_amount(self, obj: PaymentOrder) -> str:
+        return money_text(obj.amount)
 
 
 @admin.register(PaymentOrderBatch)

@@ -501,7 +501,7 @@ class StaffStatementView(generics.GenericAPIView[Entry]):
 class StaffBankStatementListView(generics.GenericAPIView[BankStatement]):
     """Staff: the imported bank statements (camt.053 / camt.054); upload one (checked now, processed after commit)."""
 
-    permission_classes = [staff_permission("wallet.import_bank_statement")]
+    permission_classes = [staff_permission("wallet.import_bank_statement", read="wallet.view_bankstatement")]
     serializer_class = BankStatementSerializer
     parser_classes = [MultiPartParser]
 
@@ -533,7 +533,7 @@ class StaffBankStatementListView(generics.GenericAPIView[BankStatement]):
 
 
 class StaffBankStatementDetailView(APIView):
-    permission_classes = [staff_permission("wallet.import_bank_statement")]
+    permission_classes = [staff_permission("wallet.import_bank_statement", read="wallet.view_bankstatement")]
 
     @extend_schema(responses=BankStatementSerializer, operation_id="wallet_staff_bank_statements_detail")
     def get(self, request: Request, pk: int) -> Response:
@@ -549,7 +549,7 @@ class BankEntryQuerySerializer(serializers.Serializer[dict[str, Any]]):
 class StaffBankEntryListView(generics.GenericAPIView[BankEntry]):
     """Staff: the bank's movements; by default the queue of credits no deposit matched (oldest first)."""
 
-    permission_classes = [staff_permission("wallet.match_bank_credit")]
+    permission_classes = [staff_permission("wallet.match_bank_credit", read="wallet.view_bankentry")]
     serializer_class = BankEntrySerializer
 
     @extend_schema(parameters=[BankEntryQuerySerializer], responses=BankEntrySerializer(many=True),
@@ -604,7 +604,7 @@ class StaffBankEntryReturnView(APIView):
 class StaffPaymentOrderListView(generics.GenericAPIView[PaymentOrderBatch]):
     """Staff: the payment-order files (pain.001); export the next one."""
 
-    permission_classes = [staff_permission("wallet.export_payment_orders")]
+    permission_classes = [staff_permission("wallet.export_payment_orders", read="wallet.view_paymentorderbatch")]
     serializer_class = PaymentOrderBatchSerializer
 
     def get_queryset(self) -> QuerySet[PaymentOrderBatch]:

@@ -92,7 +92,10 @@ def test_production_screens_against_the_imported_lists_and_refuses_the_sandbox_l
     assert r.returncode != 0 and "AML_SCREENING_LIST=sandbox" in r.stderr
     r = _list_setting({"AML_SCREENING_MATCH_THRESHOLD": "101"})
     assert r.returncode != 0 and "AML_SCREENING_MATCH_THRESHOLD" in r.stderr
-    r = _list_setting({"AML_SCREENING_MATCH_THRESHOLD": "100", "AML_SCREENING_REQUIRED_SOURCES": "eu,pep"})
-    assert r.returncode == 0 and r.stdout.split() == ["imported", "100", "eu,pep"], r.stderr[-500:]
+    r = _list_setting({"AML_SCREENING_MATCH_THRESHOLD": "100", "AML_SCREENING_REQUIRED_SOURCES": "eu,un,cz,pep"})
+    assert r.returncode == 0 and r.stdout.split() == ["imported", "100", "eu,un,cz,pep"], r.stderr[-500:]
+    # the sanctions lists are always required in production (a PEP list alone would answer "clear")
+    r = _list_setting({"AML_SCREENING_REQUIRED_SOURCES": "eu,pep"})
+    assert r.returncode != 0 and "AML_SCREENING_REQUIRED_SOURCES lacks un, cz" in r.stderr
     r = _list_setting({"AML_SCREENING_REQUIRED_SOURCES": "eu,ofac"})
     assert r.returncode != 0 and "AML_SCREENING_REQUIRED_SOURCES" in r.stderr

@@ -36,13 +36,16 @@ SCREENS = Path(os.environ.get("BACKOFFICE_SCREENSHOTS", "/tmp/backoffice-screens
 
 #: the queues each role's home page shows, and some it must not
 QUEUES = {
-    "finance": ({"Payment-method documents to review", "Withdrawals to approve", "Unmatched bank credits"},
-                {"Screening hits", "Complaints due within 7 days"}),
-    "compliance": ({"Identifications to review", "Screening hits", "Personal-data requests to answer"},
+    "finance": ({"Payment-method documents to review", "Withdrawals to approve", "Unmatched bank credits",
+                 "Complaints asking for money", "Reconciliation differences"}, {"Screening hits"}),
+    "compliance": ({"Identifications to review", "Screening hits", "Personal-data requests to answer",
+                    "Duplicate accounts to resolve"},
                    {"Withdrawals to approve"}),
-    "support": ({"Complaints due within 7 days", "Complaints past their 30-day deadline"},
-                {"Withdrawals to approve", "Screening hits"}),
-    "game_manager": ({"Rounds past their game's deadline"}, {"Withdrawals to approve", "Screening hits"}),
+    "support": ({"New and unassigned complaints", "Complaints due within 7 days",
+                 "Complaints past their 30-day deadline"},
+                {"Withdrawals to approve", "Screening hits", "Complaints asking for money"}),
+    "game_manager": ({"Rounds past their game's deadline", "Game versions awaiting approval"},
+                     {"Withdrawals to approve", "Screening hits"}),
     "auditor": ({"Search the audit trail"}, {"Withdrawals to approve", "Screening hits"}),
 }
 
@@ -151,6 +154,28 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
     browser.find_element(By.ID, "player-name")
     assert Withdrawal.objects.get(pk=world.withdrawal.pk).status != Withdrawal.Status.REQUESTED
 
+    # finance credits a complaint's 5,50 Kč remedy: the field says Kč and holds the request, a page repeats it first
+    from complaints import services as complaints_services
+    from complaints.models import Complaint
+    from core.money import Money
+
+    complaint = complaints_services.complaint_file(player=player, reason="other", description="the spin froze",
+                                                   event_at=clock.now(), remedy_amount_requested=Money(550),
+                                                   actor=Actor.player(player))
+    browser.get(f"{live_server.url}/admin/complaints/complaint/{complaint.pk}/change/")
+    assert "5,50 Kč" in visible(browser) and "haléř" not in visible(browser)
+    remedy = browser.find_element(By.NAME, "remedy_amount")
+    assert remedy.get_attribute("value").replace("\xa0", " ") == "5,50 Kč"
+    Select(browser.find_element(By.NAME, "outcome")).select_by_value("upheld")
+    browser.find_element(By.NAME, "answer_cs").send_keys("Uznáváme, vracíme sázku.")
+    remedy.submit()
+    amount = browser.find_element(By.ID, "confirm-amount").text.replace("\xa0", " ")
+    assert amount == "5,50 Kč" and player.user.username in browser.find_element(By.ID, "confirm-player").text
+    _shot(browser, "backoffice-finance-confirm-remedy")
+    browser.find_element(By.CSS_SELECTOR, ".confirm-money input[type=submit]").click()
+    browser.find_element(By.CSS_SELECTOR, ".messagelist")
+    assert Complaint.objects.get(pk=complaint.pk).remedy_amount == 550
+
     # compliance clears the screening hit from the player's page
     user, dev = devices["compliance"]
     sign_in(browser, live_server, user, dev, f"/admin/accounts/player/{player.pk}/change/")
@@ -179,3 +204,38 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
     assert "{'" not in table and "→" in table  # readable changes, not dicts
     assert browser.find_element(By.ID, "audit-export")
     _shot(browser, "backoffice-auditor-audit-search")
+    # at 1,366 px every column keeps a readable width (the details were one letter wide)
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 1366, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        widths = browser.execute_script(
+            "return [...document.querySelectorAll('#audit-results thead th')].map((th) => th.getBoundingClientRect().width)")
+        assert min(widths[5:]) >= 150 and min(widths) >= 40, widths
+        right = browser.execute_script("return document.getElementById('audit-results').getBoundingClientRect().right")
+        assert right <= 1366, right  # no column off the screen
+        png = browser.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"]
+        (SCREENS / "backoffice-auditor-audit-search-1366.png").write_bytes(__import__("base64").b64decode(png))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    # the same back office in Czech (the staff member's language): finance's home and a remedy's confirmation
+    user, dev = devices["finance"]
+    sign_in(browser, live_server, user, dev)
+    browser.add_cookie({"name": "django_language", "value": "cs"})
+    browser.get(f"{live_server.url}/admin/")
+    panels = browser.find_element(By.ID, "home-panels").text
+    assert "Výběry ke schválení" in panels and "Reklamace s požadavkem na peníze" in panels
+    _shot(browser, "backoffice-finance-home-cs")
+    second = complaints_services.complaint_file(player=player, reason="other", description="a second claim",
+                                                event_at=clock.now(), remedy_amount_requested=Money(12_345_00),
+                                                actor=Actor.player(player))
+    browser.get(f"{live_server.url}/admin/complaints/complaint/{second.pk}/change/")
+    Select(browser.find_element(By.NAME, "outcome")).select_by_value("partly_upheld")
+    browser.find_element(By.NAME, "answer_cs").send_keys("Uznáváme část nároku.")
+    remedy = browser.find_element(By.NAME, "remedy_amount")
+    remedy.clear()
+    remedy.send_keys("1 000,50")
+    remedy.submit()
+    assert browser.find_element(By.ID, "confirm-amount").text.replace("\xa0", " ") == "1 000,50 Kč"
+    assert "Částka se liší od částky, kterou hráč požadoval." in visible(browser)
+    _shot(browser, "backoffice-finance-confirm-remedy-cs")

@@ -32,7 +32,7 @@ def test_the_finance_officer_sees_money_methods_and_payments_with_their_decision
     html = page(client_as("finance"), world.player)
     for section in ("state", "identity", "money", "methods", "payments", "rounds"):
         assert f'id="section-{section}"' in html, section
-    assert 'id="section-aml"' not in html and 'id="section-complaints"' not in html
+    assert 'id="section-aml"' not in html  # complaints: finance credits their money remedies, so it reads them
     assert f"/confirm/document_approve/{world.document.pk}/" in html
     assert f"/confirm/withdrawal_approve/{world.withdrawal.pk}/" in html
     assert world.player.personal.birth_number in html  # finance holds view_unmasked_identifiers
@@ -100,7 +100,7 @@ def test_approving_a_document_says_what_it_does_first_and_only_a_post_does_it(wo
     event = AuditEvent.objects.filter(action__contains="document", actor_type="staff").latest("id")
     assert event.actor_role == "finance"
     r = c.get(url)  # decided: no button any more
-    assert "no longer waiting" in r.content.decode() and 'name="confirm"' not in r.content.decode()
+    assert "už nečeká na rozhodnutí" in r.content.decode() and 'name="confirm"' not in r.content.decode()  # Czech
 
 
 def test_approving_a_withdrawal_from_the_players_page(world):

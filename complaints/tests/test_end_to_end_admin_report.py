@@ -66,16 +66,23 @@ def test_a_player_complains_about_a_round_staff_uphold_it_in_the_admin_and_the_c
         # Direct edits are impossible: no save button, everything goes through the workflow.
         assert 'name="_save"' not in html
 
-        # 3. Assign, investigate, note, uphold with a remedy, all through the admin's workflow views.
+        # 3. Assign, investigate, note, uphold with a remedy, all through the admin's workflow views (the money
+        # remedy needs its own permission: finance or a complaint supervisor).
+        from django.contrib.auth.models import Permission
+
+        agent.user_permissions.add(Permission.objects.get(codename="credit_remedy"))
         base = f"/admin/complaints/complaint/{c.pk}/act"
         with django_capture_on_commit_callbacks(execute=True):
             assert staff.post(f"{base}/assign_me/").status_code == 302
             assert staff.post(f"{base}/investigate/").status_code == 302
             assert staff.post(f"{base}/note/", {"text": "Replay matches the record."}).status_code == 302
             before = balance(player)
-            resp = staff.post(f"{base}/resolve/", {
-                "outcome": "partly_upheld", "answer_cs": "Uznáváme část nároku.", "answer_en": "Partly upheld.",
-                "remedy_amount": "100,00 Kč", "remedy_text": ""})
+            form = {"outcome": "partly_upheld", "answer_cs": "Uznáváme část nároku.", "answer_en": "Partly upheld.",
+                    "remedy_amount": "100,00 Kč", "remedy_text": ""}
+            resp = staff.post(f"{base}/resolve/", form)
+            assert resp.status_code == 200 and "100,00" in resp.content.decode()  # the confirmation page
+            assert balance(player) == before
+            resp = staff.post(f"{base}/resolve/", {**form, "confirmed": "1"})
             assert resp.status_code == 302
         c.refresh_from_db()
         assert c.status == "resolved" and c.outcome == "partly_upheld" and c.assignee == agent
@@ -85,7 +92,7 @@ def test_a_player_complains_about_a_round_staff_uphold_it_in_the_admin_and_the_c
                  if ln.reference == f"complaint:{c.pk}"]
         assert len(lines) == 1 and lines[0].amount == Money(10_000)
         # Posting the resolution again changes nothing and credits nothing.
-        staff.post(f"{base}/resolve/", {"outcome": "upheld", "answer_cs": "x", "remedy_amount": "100,00"})
+        staff.post(f"{base}/resolve/", {"outcome": "upheld", "answer_cs": "x", "remedy_amount": "100,00", "confirmed": "1"})
         assert len([ln for ln in statement(player) if ln.reference == f"complaint:{c.pk}"]) == 1
 
         # 4. The player reads the answer with the remedy and the ČOI notice (GP §11(8)).

@@ -109,7 +109,7 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     # 5. the lobby: each game's declared RTP and maximum hourly loss (GP §7(2))
     c.open("games")
     kobushi = c.text("[data-game='kobushi']")
-    assert "96.89 %" in kobushi and "Max. prohra za hodinu" in kobushi
+    assert "96,89 %" in kobushi and "Max. prohra za hodinu" in kobushi
     screens.shot("lobby")
 
     # 6. European roulette for money: two rounds, the second waits for the spin button (GP §7(9)), no error

@@ -44,23 +44,31 @@ def test_staff_approve_documents_and_withdrawals_through_admin_actions(staff_cli
     assert PaymentMethod.objects.get(pk=m.pk).status == "verified"
     fund(p, czk(20000))
     w = withdrawal_request(player=p, method=m, amount=czk(15000), reference="adm-w2", actor=SYSTEM)
-    staff_client.post("/admin/wallet/withdrawal/", {"action": "reject", "_selected_action": [w.pk]})
+    r = staff_client.post("/admin/wallet/withdrawal/", {"action": "reject", "_selected_action": [w.pk]})
+    assert r.status_code == 200 and "15\xa0000,00\xa0Kč" in r.content.decode() and str(p) in r.content.decode()
+    assert Withdrawal.objects.get(pk=w.pk).status == "requested"  # the confirmation page first: nothing done
+    staff_client.post("/admin/wallet/withdrawal/", {"action": "reject", "_selected_action": [w.pk], "confirmed": "1"})
     assert Withdrawal.objects.get(pk=w.pk).status == "rejected" and selectors.balance(p) == czk(20000)
     assert AuditEvent.objects.filter(action="wallet.withdrawal_rejected", actor_type="staff").exists()
 
 
 def test_staff_record_branch_cash_and_deductions_in_the_admin_forms(staff_client):
     p = make_player()
-    r = staff_client.post("/admin/wallet/branchcash/add/", {"player": p.pk, "direction": "in", "amount_czk": "1 000",
-                                                            "branch": "Praha", "reference": "rc-1"})
+    form = {"player": p.pk, "direction": "in", "amount_czk": "1 000", "branch": "Praha", "reference": "rc-1"}
+    r = staff_client.post("/admin/wallet/branchcash/add/", form)
+    html = r.content.decode()
+    assert r.status_code == 200 and 'id="confirm-amount">1\xa0000,00\xa0Kč<' in html and str(p) in html
+    assert not BranchCash.objects.filter(reference="rc-1").exists()  # nothing before the confirmation
+    r = staff_client.post("/admin/wallet/branchcash/add/", {**form, "confirmed": "1"})
     assert r.status_code == 302, r.content.decode()[:2000]
     assert BranchCash.objects.get(reference="rc-1").amount == 100000 and selectors.balance(p) == czk(1000)
     r = staff_client.post("/admin/wallet/branchcash/add/", {"player": p.pk, "direction": "in", "amount_czk": "4 500",
-                                                            "branch": "Praha", "reference": "rc-2"}, follow=True)
+                                                            "branch": "Praha", "reference": "rc-2", "confirmed": "1"},
+                          follow=True)
     assert "branch_cash_24h_limit" in r.content.decode() and selectors.balance(p) == czk(1000)
     r = staff_client.post("/admin/wallet/windeduction/add/", {
         "player": p.pk, "amount_czk": "1500", "reference": "ded-1", "reason": "win credited in error",
-        "notice_text": "Výhra připsaná omylem byla odečtena (HP §7 odst. 7)."})
+        "notice_text": "Výhra připsaná omylem byla odečtena (HP §7 odst. 7).", "confirmed": "1"})
     assert r.status_code == 302
     assert WinDeduction.objects.get(reference="ded-1").amount == 150000
     assert selectors.balance(p) == czk(-500) and selectors.debt(p) == czk(500)
@@ -79,7 +87,7 @@ def test_a_refusal_by_the_service_behind_an_admin_form_is_shown_to_staff_and_cha
     monkeypatch.setattr(wallet.services, "win_deduct", refuse)  # the admin calls services.win_deduct
     r = staff_client.post("/admin/wallet/windeduction/add/", {
         "player": p.pk, "amount_czk": "99", "reference": "ded-x", "reason": "r",
-        "notice_text": "Výhra připsaná omylem byla odečtena."}, follow=True)
+        "notice_text": "Výhra připsaná omylem byla odečtena.", "confirmed": "1"}, follow=True)
     assert r.status_code == 200 and r.redirect_chain == [("/admin/wallet/windeduction/add/", 302)]
     assert any(errors.INVALID_AMOUNT.code in str(m) for m in r.context["messages"])
     assert not WinDeduction.objects.filter(reference="ded-x").exists() and selectors.balance(p) == czk(0)
@@ -89,5 +97,5 @@ def test_staff_release_a_held_win(staff_client):
     p = make_player()
     win_credit(player=p, amount=czk(70), reference="h", actor=SYSTEM, hold_reason="regularity")
     hold = WinHold.objects.get(reference="h")
-    staff_client.post("/admin/wallet/winhold/", {"action": "release", "_selected_action": [hold.pk]})
+    staff_client.post("/admin/wallet/winhold/", {"action": "release", "_selected_action": [hold.pk], "confirmed": "1"})
     assert WinHold.objects.get(pk=hold.pk).status == "released" and selectors.balance(p) == czk(70)

@@ -211,7 +211,7 @@ def test_an_unmatched_credit_waits_in_the_staff_queue_and_staff_with_the_permiss
     no_perm = staff_client()
     assert no_perm.get(f"{API}/staff/bank/entries").status_code == 403
     assert no_perm.get(f"{API}/staff/bank/entries").json()["error"]["code"] == "auth.staff_permission_required"
-    finance = staff_client("match_bank_credit")
+    finance = staff_client("match_bank_credit", "view_bankentry")  # the list is a read: view_bankentry
     listing = finance.get(f"{API}/staff/bank/entries").json()
     assert [e["id"] for e in listing["results"]] == [entry.pk]
     assert listing["results"][0]["amount"]["amount"] == 42000
@@ -255,7 +255,7 @@ def test_a_third_partys_credit_cannot_be_assigned_to_a_player_and_is_returned_to
     with pytest.raises(DomainError) as exc:
         bank_credit_assign(entry=entry, player=p, actor=SYSTEM)
     assert exc.value.code == errors.BANK_CREDIT_NOT_FROM_METHOD.code
-    finance = staff_client("match_bank_credit")
+    finance = staff_client("match_bank_credit", "view_bankentry")
     r = finance.post(f"{API}/staff/bank/entries/{entry.pk}/return", {"reason": "unknown payer"}, format="json",
                      HTTP_IDEMPOTENCY_KEY="r1")
     assert r.status_code == 200 and r.json()["status"] == "returning"
@@ -342,7 +342,7 @@ def test_staff_upload_a_statement_through_the_api_it_is_processed_after_commit(d
     d = start(p, method, czk(99))
     raw = camt([paid(d, method)])
     assert staff_client().post(f"{API}/staff/bank/statements", {}, format="multipart").status_code == 403
-    c = staff_client("import_bank_statement")
+    c = staff_client("import_bank_statement", "view_bankstatement")
     with django_capture_on_commit_callbacks(execute=True):
         r = c.post(f"{API}/staff/bank/statements", {"file": SimpleUploadedFile("s.xml", raw)}, format="multipart")
     assert r.status_code == 202, r.json()

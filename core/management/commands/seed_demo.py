@@ -4,17 +4,18 @@ from typing import Any
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils.module_loading import autodiscover_modules
+
+from core.management.development import DevelopmentOnlyCommand
 
 DEMO_ADMIN = ("operator", "operator-demo-2026")
 #: one staff user per role (core/roles.py): username -> (role, password)
 DEMO_STAFF = {f"staff_{role}": (role, f"{role}-demo-2026") for role in
-              ("support", "compliance", "finance", "game_manager", "auditor")}
+              ("support", "complaint_supervisor", "compliance", "finance", "game_manager", "auditor")}
 
 
-class Command(BaseCommand):
+class Command(DevelopmentOnlyCommand):
     help = "Create demo data (idempotent): operator superuser, players in different states, games."
 
     def handle(self, *args: Any, **opts: Any) -> None:

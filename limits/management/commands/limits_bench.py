@@ -17,7 +17,7 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 from django.db import connection, reset_queries, transaction
 from django.test.utils import CaptureQueriesContext
 
@@ -25,6 +25,7 @@ from accounts.models import Player
 from accounts.testing import make_player
 from core import clock
 from core.audit import Actor
+from core.management.development import DevelopmentOnlyCommand
 from core.money import Money
 from limits.models import LimitType
 from limits.reconcile import reconcile
@@ -35,7 +36,7 @@ class _Rollback(Exception):
     pass
 
 
-class Command(BaseCommand):
+class Command(DevelopmentOnlyCommand):
     help = "Time limits.services.stake_check with 10 vs N rounds of history (default 1,000,000)."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -26,6 +26,12 @@ export function t(key, vars = {}) {
 // a server text that comes in both languages (title_cs / title_en ...)
 export const pick = (obj, field) => (obj ? obj[`${field}_${current}`] ?? obj[`${field}_cs`] ?? obj[field] ?? "" : "");
 
+// a percentage in the player's language: "96,73 %" in Czech, "96.73 %" in English (a no-break space before %)
+export function percent(value) {
+  const text = String(value ?? "–");
+  return `${current === "cs" ? text.replace(".", ",") : text}\u00a0%`;
+}
+
 export function dateTime(iso) {
   if (!iso) return "–";
   return new Date(iso).toLocaleString(current === "cs" ? "cs-CZ" : "en-GB", { timeZone: "Europe/Prague", dateStyle: "medium", timeStyle: "short" });

@@ -22,6 +22,16 @@ export function h(tag, attrs = {}, ...children) {
 
 export const money = (m) => (m && typeof m === "object" ? m.formatted : m ?? "–");
 
+// a play-money amount: points, never Kč ("1 736,00 bodů"; the same two-decimal scale as money)
+export function points(m) {
+  const minor = m && typeof m === "object" ? m.amount : m;
+  if (minor === undefined || minor === null) return "–";
+  return czk(minor).replace(/\u00a0Kč$/, `\u00a0${t("games.points")}`);
+}
+
+// a round's amount in its unit: points for play money, Kč for real money
+export const roundAmount = (rnd, m) => (rnd.play_money ? points(m) : money(m));
+
 export function field(name, label, attrs = {}) {
   const id = `f-${name}`;
   const input = attrs.options
@@ -91,7 +101,8 @@ export function section(title, ...children) {
   return h("section.card", {}, h("h2", {}, title), ...children);
 }
 
-export function table(headers, rows) {
-  return h("div.scroll", {}, h("table", {}, h("thead", {}, h("tr", {}, headers.map((x) => h("th", {}, x)))),
-    h("tbody", {}, rows.map((r) => h("tr", {}, r.map((c) => h("td", {}, c)))))));
+// a table; with { cards: true } each row becomes a card on a phone (every cell labelled with its column's header)
+export function table(headers, rows, { cards = false } = {}) {
+  return h("div.scroll", { class: cards ? "cards" : null }, h("table", {}, h("thead", {}, h("tr", {}, headers.map((x) => h("th", {}, x)))),
+    h("tbody", {}, rows.map((r) => h("tr", {}, r.map((c, i) => h("td", { dataset: { label: headers[i] || "" } }, c)))))));
 }

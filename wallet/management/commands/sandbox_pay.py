@@ -2,16 +2,17 @@
 from argparse import ArgumentParser
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db.models import Q
 
 from core.audit import Actor
 from core.errors import DomainError
+from core.management.development import DevelopmentOnlyCommand
 from wallet.models import Deposit
 from wallet.services import sandbox_pay
 
 
-class Command(BaseCommand):
+class Command(DevelopmentOnlyCommand):
     help = "The sandbox provider sends a correctly signed callback for a deposit (after commit, through Celery)."
 
     def add_arguments(self, parser: ArgumentParser) -> None:

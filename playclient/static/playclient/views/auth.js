@@ -72,6 +72,11 @@ export async function confirm({ query }) {
   return node;
 }
 
+// The first (SMS) password, between the login that returned must_change_password and the change: kept in this
+// module's memory only, never in sessionStorage (a reload or an abandoned change forgets it; the player types it).
+let firstPassword = null;
+sessionStorage.removeItem("play.first"); // what an earlier version of this client left behind
+
 export async function login({ go }) {
   const form = h("form.stack", { id: "login-form" },
     field("username", t("reg.username"), { required: true, autocomplete: "username", value: sessionStorage.getItem("play.username") || "" }),
@@ -84,7 +89,7 @@ export async function login({ go }) {
       const r = await post("/accounts/auth/login", { username: v.username, password: v.password });
       session.token = r.token;
       sessionStorage.setItem("play.username", v.username);
-      if (r.must_change_password) { sessionStorage.setItem("play.first", v.password); go("password"); } else go("");
+      if (r.must_change_password) { firstPassword = v.password; go("password"); } else go("");
     });
   });
   return h("div", {}, section(t("nav.login"), form, h("p.small", {}, h("a", { href: "#/register" }, t("auth.no_account")))),
@@ -92,7 +97,7 @@ export async function login({ go }) {
 }
 
 export async function password({ go }) {
-  const first = sessionStorage.getItem("play.first");
+  const first = firstPassword;
   const form = h("form.stack", { id: "password-form" },
     first ? h("p", {}, t("auth.first_password")) : null,
     field("old_password", t("auth.old_password"), { type: "password", required: true, value: first || "", autocomplete: "current-password" }),
@@ -103,7 +108,7 @@ export async function password({ go }) {
     act(e.submitter, async () => {
       const v = values(form);
       await post("/accounts/auth/password", { old_password: v.old_password, new_password: v.new_password });
-      sessionStorage.removeItem("play.first");
+      firstPassword = null;
       notice(t("auth.changed"), "ok");
       go("");
     });
@@ -114,6 +119,7 @@ export async function password({ go }) {
 export async function logout() {
   try { await post("/accounts/auth/logout"); } catch { /* the session may be over already */ }
   session.token = null;
+  firstPassword = null;
   location.hash = "#/login";
   notice(t("auth.logged_out"), "ok");
 }

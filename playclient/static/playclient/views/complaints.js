@@ -1,7 +1,7 @@
 // Complaints (GP §11): the player's complaints with their reference and due date, and a new one about a round.
 import { all, get, money as moneyOf, post } from "../api.js";
 import { date, dateTime, t } from "../i18n.js";
-import { act, field, h, notice, parseCzk, section, table, values } from "../ui.js";
+import { act, field, h, money, notice, parseCzk, section, table, values } from "../ui.js";
 
 const REASONS = ["game_result", "win_not_credited", "deposit", "withdrawal", "balance", "limits", "account", "personal_data", "other"];
 
@@ -37,7 +37,13 @@ export async function render({ query, go }) {
     const c = await get(`/complaints/${ref}`);
     node.append(section(`${t("complaints.one")} ${c.reference}`, h("dl.figures", { id: "complaint-detail" },
       [["complaints.status", c.status_label], ["complaints.reason", c.reason_label], ["complaints.received", dateTime(c.received_at)],
-        ["complaints.due", date(c.respond_by_date)]].map(([k, x]) => [h("dt", {}, t(k)), h("dd", {}, x)])), h("p.prose", {}, c.description)));
+        ["complaints.due", date(c.respond_by_date)]].map(([k, x]) => [h("dt", {}, t(k)), h("dd", {}, x)])), h("p.prose", {}, c.description),
+      c.answer ? h("div", { id: "complaint-answer" }, h("h3", {}, t("complaints.answer")),
+        h("dl.figures", {}, h("dt", {}, t("complaints.outcome")), h("dd", { id: "complaint-outcome" }, c.answer.outcome_label),
+          h("dt", {}, t("complaints.answered")), h("dd", {}, dateTime(c.answer.answered_at)),
+          c.answer.remedy_amount ? [h("dt", {}, t("complaints.credited")), h("dd", { id: "complaint-credited" }, money(c.answer.remedy_amount))] : null,
+          c.answer.remedy_text ? [h("dt", {}, t("complaints.remedy_given")), h("dd", {}, c.answer.remedy_text)] : null),
+        h("p.prose", { id: "complaint-answer-text" }, c.answer.text)) : h("p.small", {}, t("complaints.no_answer_yet"))));
   }
   node.append(section(t("complaints.title"), complaints.length
     ? table([t("complaints.reference"), t("complaints.received"), t("complaints.status"), t("complaints.due")],

@@ -2,8 +2,8 @@
 // European roulette and Kobushi (free spins and the pick bonus through /rounds/{id}/actions). GP §7(9): rounds
 // start at least 2 s apart, measured start to start by the server; the spin button waits 2.2 s after the answer.
 import { all, get, money as moneyOf, newKey, post, session } from "../api.js";
-import { language, pick, t } from "../i18n.js";
-import { act, czk, field, h, money, notice, parseCzk, section, values } from "../ui.js";
+import { language, percent, pick, t } from "../i18n.js";
+import { act, czk, field, h, money, notice, parseCzk, roundAmount, section, values } from "../ui.js";
 
 export const ROUND_GAP_MS = 2200;
 let lastRoundAt = 0; // when the answer to the last round start came (never earlier than the server's start)
@@ -14,17 +14,24 @@ const PLAYABLE = { roulette, slot };
 const playable = (g) => g.kind === "roulette" || g.code === "kobushi";
 
 export async function lobby() {
-  const games = (await all("/games/catalogue")).filter((g) => g.enabled);
+  const all_ = (await all("/games/catalogue")).filter((g) => g.enabled);
+  // the lobby shows what this client plays (its own games and the studios'); the rest of the catalogue is named
+  // below, marked as not playable here (another operator's client renders them through the same API)
+  const games = all_.filter((g) => g.provider || playable(g));
+  const others = all_.filter((g) => !(g.provider || playable(g)));
   return section(t("games.title"), h("p", {}, t("games.intro")), h("div.cards", { id: "lobby" }, games.map((g) =>
     h("article.game", { dataset: { game: g.code } }, h("h3", {}, name(g)),
-      h("dl.figures", {}, h("dt", {}, t("games.rtp")), h("dd", { class: "rtp" }, `${g.declared.rtp} %`),
-        g.declared.rtp_with_jackpots ? [h("dt", {}, t("games.rtp_jackpots")), h("dd", {}, `${g.declared.rtp_with_jackpots} %`)] : null,
+      h("dl.figures", {}, h("dt", {}, t("games.rtp")), h("dd", { class: "rtp" }, percent(g.declared.rtp)),
+        g.declared.rtp_with_jackpots ? [h("dt", {}, t("games.rtp_jackpots")), h("dd", {}, percent(g.declared.rtp_with_jackpots))] : null,
         h("dt", {}, t("games.bet")), h("dd", {}, `${money(g.declared.min_bet)} – ${money(g.declared.max_bet)}`),
         h("dt", {}, t("games.max_hourly_loss")), h("dd", { class: "max-hourly-loss" }, money(g.declared.max_hourly_loss))),
       !session.token ? h("p.small", {}, t("games.login_to_play"))
         : g.provider ? studioLaunch(g)
           : playable(g) ? h("a.button", { href: `#/game/${g.code}` }, t("games.play"))
-            : h("p.small", {}, t("games.not_here"))))));
+            : h("p.small", {}, t("games.not_here"))))),
+  others.length ? h("details", { id: "lobby-others" }, h("summary", {}, t("games.others", { n: others.length })),
+    h("p.small", {}, t("games.not_here")), h("ul.small", {}, others.map((g) => h("li", { dataset: { game: g.code } },
+      `${name(g)} · RTP ${percent(g.declared.rtp)}`)))) : null);
 }
 
 // A game of an outside studio (issue 23) runs on the studio's own server: the platform issues a single-use launch
@@ -111,7 +118,7 @@ export async function game({ arg, refreshBalance }) {
   });
   if (launch.open_round && launch.open_round.game.code === g.code) show(launch.open_round);
   else if (g.kind === "slot") result.append(slotWindow({ window: null }));
-  return section(name(g), h("p.small", {}, t("games.declared", { rtp: g.declared.rtp, loss: money(g.declared.max_hourly_loss) })),
+  return section(name(g), h("p.small", {}, t("games.declared", { rtp: percent(g.declared.rtp), loss: money(g.declared.max_hourly_loss) })),
     board, h("div.row", {}, spin, mode), result, qa,
     h("details", {}, h("summary", {}, t("games.rules")), h("p.prose", {}, pick(g, "rules"))));
 }
@@ -121,8 +128,8 @@ function roundView(rnd, kind, onNext) {
   const last = (rnd.steps || []).findLast((s) => s.window || s.number !== undefined) || {}; // the last spin shown
   const node = h("div", { dataset: { round: rnd.id, status: rnd.status } },
     kind === "roulette" ? rouletteResult(last) : slotWindow(last),
-    h("p", { class: "outcome" }, t("games.round", { id: rnd.id }), " · ", t("games.stake"), ": ", money(rnd.stake), " · ",
-      h("strong", { class: "win" }, `${t("games.win")}: ${money(rnd.win)}`),
+    h("p", { class: "outcome" }, t("games.round", { id: rnd.id }), " · ", t("games.stake"), ": ", roundAmount(rnd, rnd.stake), " · ",
+      h("strong", { class: "win" }, `${t("games.win")}: ${roundAmount(rnd, rnd.win)}`),
       rnd.play_money ? ` · ${t("games.play_money")}` : "", rnd.forced_outcome ? ` · ${t("games.forced")}` : ""));
   if (rnd.status === "in_progress" && rnd.pending) {
     const p = rnd.pending;
@@ -159,8 +166,10 @@ function roulette(desc, lastBet, board) {
   const numbers = () => {
     const bt = types.find((x) => x.type === form.elements.type.value);
     const slot = form.querySelector("#numbers-slot");
+    const selector = bt && ["dozen", "column"].find((k) => bt.fields.includes(k)); // which dozen / column (1-3)
     slot.replaceChildren(bt && bt.fields.includes("numbers")
-      ? field("numbers", t("roulette.numbers"), { options: bt.valid_numbers.map((n) => [n.join(","), n.join(", ")]) }) : "");
+      ? field("numbers", t("roulette.numbers"), { options: bt.valid_numbers.map((n) => [n.join(","), n.join(", ")]) })
+      : selector ? field(selector, t(`roulette.${selector}`), { options: [1, 2, 3].map((n) => [n, t(`roulette.${selector}_${n}`)]) }) : "");
   };
   form.elements.type.addEventListener("change", numbers);
   numbers();
@@ -172,20 +181,24 @@ function roulette(desc, lastBet, board) {
     const amount = parseCzk(v.amount);
     if (amount === null) { notice(t("wallet.amount_invalid")); return; }
     const bt = types.find((x) => x.type === v.type);
-    chips.push({ type: v.type, numbers: v.numbers ? v.numbers.split(",").map(Number) : undefined, amount,
-      label: `${language() === "cs" ? bt.name_cs : bt.name_en}${v.numbers ? ` ${v.numbers}` : ""}` });
+    const pick = v.dozen ? { dozen: Number(v.dozen) } : v.column ? { column: Number(v.column) } : {};
+    const which = v.dozen ? ` ${t(`roulette.dozen_${v.dozen}`)}` : v.column ? ` ${t(`roulette.column_${v.column}`)}` : "";
+    chips.push({ type: v.type, numbers: v.numbers ? v.numbers.split(",").map(Number) : undefined, pick, amount,
+      label: `${language() === "cs" ? bt.name_cs : bt.name_en}${v.numbers ? ` ${v.numbers}` : ""}${which}` });
     redraw();
   });
   for (const b of lastBet?.bets || []) { // the player's last bet again (GP §7: the game remembers it)
     const amount = typeof b.amount === "object" ? b.amount.amount : b.amount;
-    chips.push({ type: b.type, numbers: b.numbers, amount, label: `${betNames[b.type] || b.type}${b.numbers ? ` ${b.numbers.join(",")}` : ""}` });
+    const pick = b.dozen ? { dozen: b.dozen } : b.column ? { column: b.column } : {};
+    const which = b.dozen ? ` ${t(`roulette.dozen_${b.dozen}`)}` : b.column ? ` ${t(`roulette.column_${b.column}`)}` : "";
+    chips.push({ type: b.type, numbers: b.numbers, pick, amount, label: `${betNames[b.type] || b.type}${b.numbers ? ` ${b.numbers.join(",")}` : ""}${which}` });
   }
   redraw();
   board.append(form, list);
   return {
     bet() {
       if (!chips.length) { notice(t("roulette.no_chips")); return null; }
-      return { bets: chips.map((c) => ({ type: c.type, ...(c.numbers ? { numbers: c.numbers } : {}), amount: moneyOf(c.amount) })) };
+      return { bets: chips.map((c) => ({ type: c.type, ...(c.numbers ? { numbers: c.numbers } : {}), ...(c.pick || {}), amount: moneyOf(c.amount) })) };
     },
   };
 }

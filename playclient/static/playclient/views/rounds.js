@@ -1,7 +1,7 @@
 // The player's rounds (newest first) and their verification by replay with the game engine (GP §11(5)).
 import { all, get } from "../api.js";
 import { dateTime, language, t } from "../i18n.js";
-import { act, h, money, section, table } from "../ui.js";
+import { act, h, roundAmount, section, table } from "../ui.js";
 
 export async function render({ query }) {
   const playMoney = query.get("play_money") === "true";
@@ -23,12 +23,12 @@ export async function render({ query }) {
       check = h("span", {}, b, " ", out);
     }
     return [`#${r.id}`, dateTime(r.started_at), language() === "cs" ? r.game.name_cs || r.game.name : r.game.name,
-      t(`round.${r.status}`), money(r.stake), money(r.win), check,
+      t(`round.${r.status}`), roundAmount(r, r.stake), roundAmount(r, r.win), check,
       r.play_money ? "" : h("a", { href: `#/complaints?round=${r.id}` }, t("rounds.complain"))];
   });
   return section(t("rounds.title"),
     h("p.row", {}, h("a", { href: "#/rounds", class: playMoney ? null : "active" }, t("rounds.real")), " · ",
       h("a", { href: "#/rounds?play_money=true", class: playMoney ? "active" : null }, t("games.play_money"))),
-    rows.length ? table(["", t("wallet.when"), t("rounds.game"), t("wallet.status"), t("games.stake"), t("games.win"), "", ""], rows)
+    rows.length ? table(["", t("wallet.when"), t("rounds.game"), t("wallet.status"), t("games.stake"), t("games.win"), "", ""], rows, { cards: true })
       : h("p", {}, t("rounds.none")));
 }

@@ -5,7 +5,8 @@ import { dateTime, t } from "../i18n.js";
 import { act, field, h, money, notice, parseCzk, section, table, values } from "../ui.js";
 
 export async function render({ refreshBalance }) {
-  const [overview, methods, deposits] = await Promise.all([get("/wallet/overview"), all("/wallet/payment-methods"), all("/wallet/deposits")]);
+  const [overview, methods, deposits, withdrawals] = await Promise.all([get("/wallet/overview"), all("/wallet/payment-methods"),
+    all("/wallet/deposits"), all("/wallet/withdrawals")]);
   const cap = overview.temporary_deposits;
   const usable = methods.filter((m) => !["refused", "cancelled", "removed"].includes(m.status));
   const node = h("div");
@@ -52,7 +53,48 @@ export async function render({ refreshBalance }) {
   node.append(section(t("wallet.deposit"), depForm,
     deposits.length ? table([t("wallet.when"), t("wallet.amount"), t("wallet.status"), ""], deposits.map((d) => [dateTime(d.created_at), money(d.amount), t(`deposit.${d.status}`),
       d.status === "initiated" ? h("button.link", { type: "button", onclick: async () => node.replaceWith(await payPage(d, refreshBalance)) }, t("wallet.pay")) : ""])) : null));
+  node.append(withdrawalSection(methods, withdrawals, async () => { node.replaceWith(await render({ refreshBalance })); refreshBalance(); }));
   return node;
+}
+
+// Withdrawals: to a verified payment account of the player (GP §5(6)); a request waiting for staff approval can be
+// cancelled (the money returns to the balance at once); each shows its state.
+function withdrawalSection(methods, withdrawals, reload) {
+  const verified = methods.filter((m) => m.status === "verified");
+  const form = h("form.row", { id: "withdrawal-form" },
+    field("method_id", t("wallet.method"), { options: verified.map((m) => [m.id, m.display || m.iban]) }),
+    field("amount", t("wallet.amount_czk"), { required: true, inputmode: "decimal", placeholder: "500" }),
+    h("button", { type: "submit", id: "withdrawal-submit", disabled: !verified.length }, t("withdraw.submit")));
+  const key = { value: newKey() };
+  form.addEventListener("input", () => { key.value = newKey(); });
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    act(e.submitter, async () => {
+      const v = values(form);
+      const minor = parseCzk(v.amount);
+      if (minor === null) { notice(t("wallet.amount_invalid")); return; }
+      const w = await post("/wallet/withdrawals", { method_id: Number(v.method_id), amount: moneyOf(minor) }, { key: key.value });
+      key.value = newKey();
+      await reload();
+      notice(t("withdraw.requested", { amount: money(w.amount), status: t(`withdrawal.${w.status}`) }), "ok");
+    });
+  });
+  const cancel = (w) => {
+    const b = h("button.link", { type: "button", class: "withdrawal-cancel", dataset: { id: w.id } }, t("withdraw.cancel"));
+    const key = newKey();
+    b.addEventListener("click", () => act(b, async () => {
+      await post(`/wallet/withdrawals/${w.id}/cancel`, {}, { key });
+      await reload();
+      notice(t("withdraw.cancelled", { amount: money(w.amount) }), "ok");
+    }));
+    return b;
+  };
+  return section(t("withdraw.title"),
+    verified.length ? h("p.small", {}, t("withdraw.intro")) : h("p.warn", {}, t("withdraw.no_verified")),
+    form,
+    withdrawals.length ? h("div", { id: "withdrawal-list" }, table([t("wallet.when"), t("wallet.amount"), t("wallet.status"), ""],
+      withdrawals.map((w) => [dateTime(w.requested_at), money(w.amount), h("span.withdrawal-status", {}, t(`withdrawal.${w.status}`)),
+        w.status === "requested" ? cancel(w) : ""]))) : h("p", {}, t("withdraw.none")));
 }
 
 // The sandbox provider's payment page: the bank transfer's instructions and the two answers a bank can give.

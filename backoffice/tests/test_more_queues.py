@@ -1,0 +1,58 @@
+"""The work queues hold all the work from day 0: a complaint filed a minute ago (new, unassigned), one asking for
+money (finance, the complaint supervisor), an open duplicate case, a current game version awaiting approval."""
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from accounts.testing import make_player, make_staff
+from complaints import services as complaints_services
+from core import clock
+from core.audit import Actor
+from core.money import Money
+
+pytestmark = pytest.mark.django_db
+
+
+def _home(role: str) -> str:
+    c = Client()
+    c.force_login(make_staff(role=role))
+    r = c.get("/admin/", HTTP_ACCEPT_LANGUAGE="en")
+    assert r.status_code == 200
+    return r.content.decode()
+
+
+def _count(html: str, label: str) -> str:
+    row = html.split(label, 1)[1][:700]
+    return row.split('<td class="count">', 1)[1].split("<", 1)[0]
+
+
+def test_a_complaint_filed_now_is_in_supports_queue_and_one_asking_for_money_in_finances():
+    from complaints.selectors import complaints_money_queue, complaints_new_queue
+
+    player = make_player(status="active")
+    assert complaints_new_queue().count == 0
+    complaints_services.complaint_file(player=player, reason="other", description="x", event_at=clock.now(),
+                                       actor=Actor.player(player))
+    complaints_services.complaint_file(player=player, reason="other", description="y", event_at=clock.now(),
+                                       remedy_amount_requested=Money(550), actor=Actor.player(player))
+    assert complaints_new_queue().count == 2 and complaints_money_queue().count == 1
+    assert _count(_home("support"), "New and unassigned complaints") == "2"
+    assert "Complaints asking for money" not in _home("support")
+    assert _count(_home("finance"), "Complaints asking for money") == "1"
+    assert _count(_home("complaint_supervisor"), "Complaints asking for money") == "1"
+
+
+def test_duplicate_cases_and_game_versions_awaiting_approval_have_queues():
+    from accounts.models import DuplicateCase
+    from accounts.selectors import duplicate_cases_queue
+    from games.models import Game
+    from games.selectors import versions_awaiting_approval_queue
+
+    before = versions_awaiting_approval_queue().count
+    waiting = Game.objects.filter(current=True, approval_state=Game.Approval.UNAPPROVED).count()
+    assert before == waiting
+    DuplicateCase.objects.create(kind=DuplicateCase.Kind.values[0], created_at=clock.now())
+    assert duplicate_cases_queue().count == 1
+    assert _count(_home("compliance"), "Duplicate accounts to resolve") == "1"
+    assert "Game versions awaiting approval" in _home("game_manager")
