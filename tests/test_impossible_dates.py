@@ -37,8 +37,8 @@ def test_a_day_out_of_range_is_a_400_on_every_staff_page_that_takes_a_day(day):
                 f"/admin/reports/dayreport/regulator-record/verify/?day={day}"):
         r = auditor.get(url)
         assert r.status_code == 400, (url, r.status_code)
-    r = _api("auditor").get(f"/api/v1/reports/staff/regulator-record?day={day}")
-    assert r.status_code == 400 and r.json()["error"]["code"], r.content[:300]
+    api = _api("auditor").get(f"/api/v1/reports/staff/regulator-record?day={day}")
+    assert api.status_code == 400 and api.json()["error"]["code"], api.content[:300]
 
 
 @pytest.mark.parametrize("period", PERIODS)
