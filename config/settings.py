@@ -11,6 +11,7 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from config.privacy_recipients import DEFAULT_PRIVACY_RECIPIENTS
 from config.refusals import refusals_of
 from core.retention_rules import RetentionTooShort, audit_retention, partition_retention
 
@@ -112,13 +113,9 @@ if env.str("DATABASE_NAME", default=""):
     # Child processes of the test suite (a real Celery worker) point at the test database.
     DATABASES["default"]["NAME"] = env.str("DATABASE_NAME")
 DATABASES["default"].setdefault("ATOMIC_REQUESTS", False)
-# Connection pooling (docs/scaling.md): DATABASE_POOLER=pgbouncer when DATABASE_URL (and DATABASE_REPLICA_URL) point
-# at a PgBouncer in transaction mode. A server connection then serves whichever client starts the next transaction,
-# so nothing may outlive a transaction: no server-side cursors (Django's .iterator() declares WITH HOLD cursors outside
-# a transaction), CONN_MAX_AGE=0 by default (a client connection to PgBouncer per request; PgBouncer keeps the server
-# connections). The platform keeps no other session state (tests/test_pgbouncer.py): no SET outside a transaction,
-# only transaction-scoped advisory locks (pg_advisory_xact_lock), no LISTEN, no temporary tables, and no prepared
-# statement (psycopg2 sends text; the hot statements' PREPARE, below, is off when pooled).
+# Connection pooling: DATABASE_POOLER=pgbouncer when DATABASE_URL (and DATABASE_REPLICA_URL) point at a PgBouncer in
+# transaction mode: nothing outlives a transaction then (no server-side cursors, CONN_MAX_AGE=0, no prepared statement;
+# the session state the platform never keeps is listed in docs/scaling.md "One primary, PgBouncer in front").
 DATABASE_POOLER = env.str("DATABASE_POOLER", default="")
 if DATABASE_POOLER not in ("", "pgbouncer"):
     raise ImproperlyConfigured(f"DATABASE_POOLER={DATABASE_POOLER!r}: the one pooler supported is 'pgbouncer'")
@@ -134,12 +131,9 @@ DATABASE_PREPARED_STATEMENTS = env.bool("DATABASE_PREPARED_STATEMENTS", default=
 if POOLED and DATABASE_PREPARED_STATEMENTS:
     raise ImproperlyConfigured("DATABASE_PREPARED_STATEMENTS=1 with DATABASE_POOLER=pgbouncer: a server connection in "
                                "transaction mode serves other clients, which do not have the statements prepared")
-# The stake-refusal log (limits) writes on its own autocommit connection, so a refusal is kept although the
-# caller's transaction rolls back; tests point it at the same test database.
-# Behind PgBouncer point DATABASE_SIDE_URL at a second PgBouncer database entry for the same database, so that this
-# connection has a pool of its own: it is opened while a request holds a transaction (and the player's wallet lock)
-# on the primary pool, and if it shared that pool, requests waiting for the lock could hold every server connection
-# while the lock holder waits for one (core/local_servers.py makes `<name>_side` entries; docs/scaling.md).
+# The stake-refusal log (limits) writes on its own autocommit connection, so a refusal is kept although the caller's
+# transaction rolls back. Behind PgBouncer DATABASE_SIDE_URL names a second PgBouncer entry for the same database: a
+# pool of its own, opened while a request holds the primary pool's connection and a wallet lock (docs/scaling.md).
 DATABASES["refusal_log"] = {**DATABASES["default"], "TEST": {"MIRROR": "default"}}
 if env.str("DATABASE_SIDE_URL", default=""):
     DATABASES["refusal_log"].update({k: v for k, v in env.db("DATABASE_SIDE_URL").items()
@@ -217,11 +211,9 @@ MEDIA_URL = "media/"
 # (CACHE_URL=redis://...); development and tests use a per-process memory cache.
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 
-# API throttles (core/throttling.py; issue 19, N-8): per client address when anonymous, per user when signed in; the
-# provider callbacks per source address ("callback" every callback, "callback_refused" the refused ones only). They
-# count in the cache (shared in production, CACHE_URL). Tests run without the anon/user/callback throttles (a rate of
-# None), so that a test making many calls is judged on what it tests and no count outlives it under a frozen clock;
-# core/tests/test_throttling.py puts these rates back and proves they apply. The login's rate stays on in tests.
+# API throttles (core/throttling.py): per client address when anonymous, per user when signed in, provider callbacks
+# per source ("callback_refused": the refused ones), counted in the shared cache. Tests run without the anon, user and
+# callback rates (core/tests/test_throttling.py puts them back and proves they apply); the login's rate stays on.
 THROTTLE_RATES = {
     "anon": env.str("THROTTLE_RATE_ANON", default="60/min"),
     "user": env.str("THROTTLE_RATE_USER", default="600/min"),
@@ -429,38 +421,7 @@ except RetentionTooShort as exc:
 # privacy contract (accounts/privacy_contract.py; the system check accounts.E003 refuses an unknown one). The defaults
 # name the platform's own integrations with development contacts: a deployment sets its processors' real names and
 # privacy contacts (env PRIVACY_RECIPIENTS, a JSON list of the same shape).
-PRIVACY_RECIPIENTS = env.json("PRIVACY_RECIPIENTS", default=[
-    {"code": "identification_provider", "role": "processor", "notify": True,
-     "name": "Poskytovatel online identifikace (AML_IDENTIFICATION_PROVIDER) / online identification provider",
-     "purpose_cs": "ověření dokladu totožnosti a shody selfie s fotografií (AML identifikace, HP §4 odst. 4 písm. b)",
-     "purpose_en": "checking the identity document and the likeness of the selfie (AML identification, GP §4(4)b)",
-     "records": ["aml.identification"], "contact": "privacy@identification-provider.example"},
-    {"code": "payment_provider", "role": "processor", "notify": True,
-     "name": "Platební poskytovatelé (WALLET_PROVIDER_BY_KIND) / payment providers",
-     "purpose_cs": "vklady, výběry a výplaty; ověření vlastnictví platebního prostředku (HP §5 odst. 6-11)",
-     "purpose_en": "deposits, withdrawals and payouts; verifying the ownership of a payment method (GP §5(6)-(11))",
-     "records": ["wallet.payment_methods", "wallet.payments"], "contact": "privacy@payment-provider.example"},
-    {"code": "email_delivery", "role": "processor", "notify": True,
-     "name": "Doručování e-mailů (EMAIL_HOST) / e-mail delivery",
-     "purpose_cs": "doručování oznámení a odpovědí (HP §7 odst. 7, §10 odst. 4, §11)",
-     "purpose_en": "delivering notices and answers (GP §7(7), §10(4), §11)",
-     "records": ["accounts.personal_data", "accounts.messages", "complaints.complaints"],
-     "contact": "privacy@mail-delivery.example"},
-    {"code": "sms_gateway", "role": "processor", "notify": True,
-     "name": "SMS brána (ACCOUNTS_SMS_GATEWAY) / SMS gateway",
-     "purpose_cs": "ověřovací kódy na telefonní číslo", "purpose_en": "verification codes to the phone number",
-     "records": ["accounts.personal_data"], "contact": "privacy@sms-gateway.example"},
-    {"code": "population_register", "role": "authority", "notify": False,
-     "name": "Ministerstvo vnitra: základní registr obyvatel / Ministry of the Interior: population register",
-     "purpose_cs": "ověření totožnosti a věku (HP §4 odst. 4 písm. c), ze zákona",
-     "purpose_en": "verifying identity and age (GP §4(4)c), by law",
-     "records": ["accounts.personal_data"], "contact": ""},
-    {"code": "exclusion_register", "role": "authority", "notify": False,
-     "name": "Ministerstvo financí: rejstřík vyloučených osob / Ministry of Finance: register of excluded persons",
-     "purpose_cs": "kontrola a zápis vyloučených osob (zákon č. 186/2016 Sb. §15), ze zákona",
-     "purpose_en": "checking and listing excluded persons (Gambling Act §15), by law",
-     "records": ["accounts.personal_data", "limits.self_exclusion"], "contact": ""},
-])
+PRIVACY_RECIPIENTS = env.json("PRIVACY_RECIPIENTS", default=DEFAULT_PRIVACY_RECIPIENTS)
 PRIVACY_NOTICE_RETRY_MINUTES = env.int("PRIVACY_NOTICE_RETRY_MINUTES", default=30)
 
 # Wallet (docs/wallet.md); amounts in minor units (haléře), None = no limit.
@@ -792,8 +753,7 @@ REPORTS_DEV_SEAL_DIR = Path(env.str("REPORTS_DEV_SEAL_DIR", default=str(BASE_DIR
 REPORTS_PLAYER_REFERENCE_KEY = env.str("REPORTS_PLAYER_REFERENCE_KEY", default="")
 REPORTS_OPERATOR = env.str("REPORTS_OPERATOR", default="Development operator (not licensed)")
 
-# Remote access for the Ministry of Finance (decree 10/2019 Sb.; docs/regulator.md "Settings"). The operator's id
-# (IČO) prefixes every identifier; the period zone and the build delay are settings until the Ministry confirms them.
+# Remote access for the Ministry of Finance (decree 10/2019 Sb.; docs/regulator.md "Settings": what each one means).
 REGULATOR_ENABLED = env.bool("REGULATOR_ENABLED", default=True)  # the packages are built (and production checks them)
 REGULATOR_OPERATOR_ID = env.str("REGULATOR_OPERATOR_ID", default="12345678")
 REGULATOR_OPERATOR_NAME = env.str("REGULATOR_OPERATOR_NAME", default=REPORTS_OPERATOR)
@@ -803,8 +763,7 @@ REGULATOR_PACKAGE_DIR = Path(env.str("REGULATOR_PACKAGE_DIR", default=str(BASE_D
 # the seal: the operator's qualified certificate for an electronic seal with its key (PKCS#12)
 REGULATOR_SEAL_P12 = env.str("REGULATOR_SEAL_P12", default="")
 REGULATOR_SEAL_P12_PASSWORD = env.str("REGULATOR_SEAL_P12_PASSWORD", default="")
-# the Ministry's encryption certificates (PEM files, from its published communication parameters), and optionally the
-# operator's own so that it can decrypt its archive
+# the Ministry's encryption certificates (PEM files), and optionally the operator's own (to decrypt its archive)
 REGULATOR_MINISTRY_ENCRYPTION_CERTS = env.list("REGULATOR_MINISTRY_ENCRYPTION_CERTS", default=[])
 REGULATOR_OWN_ENCRYPTION_CERT = env.str("REGULATOR_OWN_ENCRYPTION_CERT", default="")
 REGULATOR_OWN_ENCRYPTION_KEY = env.str("REGULATOR_OWN_ENCRYPTION_KEY", default="")  # PEM key of that certificate

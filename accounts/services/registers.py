@@ -62,7 +62,7 @@ def review_open(*, kind: str, player: Player | int | None, context: str, reason:
     logger.error("AISG %s (%s): %s", kind, context, reason, extra={"player": player_id, "alert": "aisg"})
     with transaction.atomic():
         if kind == RegisterReview.Kind.OUTAGE:
-            same = RegisterReview.objects.select_for_update().filter(kind=kind, context=context,
+            same = RegisterReview.objects.select_for_update(no_key=True).filter(kind=kind, context=context,
                                                                       resolved_at__isnull=True)
             same = same.filter(player_id=player_id) if player_id is not None else same.filter(player__isnull=True)
             open_row = same.first()
@@ -78,7 +78,7 @@ def review_open(*, kind: str, player: Player | int | None, context: str, reason:
 def register_review_resolve(*, review: RegisterReview, actor: Actor, note: str = "") -> RegisterReview:
     """Staff resolved a case of the queue (audited)."""
     with transaction.atomic():
-        row = RegisterReview.objects.select_for_update().get(pk=review.pk)
+        row = RegisterReview.objects.select_for_update(no_key=True).get(pk=review.pk)
         if row.resolved_at is None:
             row.resolved_at = clock.now()
             row.resolved_by_id = int(actor.id) if actor.type == "staff" and actor.id else None

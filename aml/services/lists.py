@@ -116,7 +116,7 @@ def screening_list_withdraw(*, version: ScreeningListVersion, actor: Actor, reas
     from aml.tasks import screening_rescreen as rescreen_task
 
     with transaction.atomic():
-        row = ScreeningListVersion.objects.select_for_update().get(pk=version.pk)
+        row = ScreeningListVersion.objects.select_for_update(no_key=True).get(pk=version.pk)
         if row.withdrawn_at is not None:
             raise errors.LIST_WITHDRAWN(reason=row.withdrawn_reason, version=row.pk)
         row.withdrawn_at, row.withdrawn_by, row.withdrawn_reason = clock.now(), actor.label[:150], reason

@@ -36,7 +36,7 @@ NO_KEY = {
     # a game provider's signed calls (issue 23): exactly once per (provider, transaction_id); the session's launch
     # token works once; the balance changes nothing
     **{("POST", f"/api/v1/providers/{{provider}}/{op}"): "deduplicated by the provider's transaction_id"
-       for op in ("session", "balance", "bet", "win", "rollback", "round-end")},
+       for op in ("session", "balance", "bet", "play", "win", "rollback", "round-end")},
     # staff decisions that move no money: a second decision of the same thing is refused
     ("POST", "/api/v1/core/heartbeat"): "sends a test task",
     ("POST", "/api/v1/wallet/staff/bank/statements"): "the same file again is recognised (200)",

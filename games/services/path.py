@@ -405,8 +405,10 @@ def _finish_for_player(rnd: Round, *, now: datetime) -> bool:
     else:
         return False
     base = len(rnd.draws)
-    for seq, (action, before, after) in enumerate(applied, start=len(rnd.actions)):
-        RoundAction.objects.create(round=rnd, seq=seq, action=action, idempotency_key=f"deadline-{rnd.pk}-{seq}",
+    for i, (action, before, after) in enumerate(applied):
+        seq = len(rnd.actions) + i
+        key = f"deadline-{action.get('type', 'action')}-{rnd.pk}" + (f"-{seq}" if i else "")
+        RoundAction.objects.create(round=rnd, seq=seq, action=action, idempotency_key=key[:128],
                                    draws_before=base + before, draws_after=base + after, created_at=now)
     rnd.draws = rnd.draws + rec.draws
     rnd.actions = rnd.actions + [a for a, _, _ in applied]

@@ -21,7 +21,7 @@ def test_a_normal_round_is_a_bet_then_its_win_closing_the_round(wallet, studio, 
     assert win == {"session": session, "transaction_id": win["transaction_id"], "bet_transaction_id":
                    bet["transaction_id"], "round_id": bet["round_id"], "amount": {"amount": result.spin.win,
                                                                                   "currency": "CZK"},
-                   "round_closed": True}
+                   "round_closed": True, "round_detail": {"outcome": result.spin.as_json()}}
     assert result.settled and result.refusal is None
     assert result.balance == wallet.balance == START - 100 + result.spin.win
 

@@ -146,7 +146,8 @@ def _play_the_day(t, django_capture_on_commit_callbacks):
                                "amount": czk(1_000), "round_closed": False}).status_code == 200
     t.shift(5)
     assert signed.call("win", {"session": studio, "transaction_id": "w1", "bet_transaction_id": "b1",
-                               "round_id": "s1", "amount": czk(2_500), "round_closed": True}).status_code == 200
+                               "round_id": "s1", "amount": czk(2_500), "round_closed": True,
+                               "round_detail": {"outcome": {"stops": [1, 2, 3]}}}).status_code == 200
     t.shift(5)
     with django_capture_on_commit_callbacks(execute=True):
         withdrawal_request(player=bruno, method=bank, amount=Money(30_000), reference="wd-1", actor=SYSTEM)
