@@ -178,7 +178,7 @@ def refuse_too_soon(last: datetime | None, now: datetime) -> None:
 def _end_overdue_or_refuse(player: Player, open_id: int, locked: LockedWallet, now: datetime) -> bool:
     """GP §7(6): no other bet while a round is open. An open round past its deadline is ended here exactly as the
     sweeper ends it (:func:`end_at_deadline`, GP §7(8)b). True when a round was ended (the balance may have moved)."""
-    rnd = (Round.objects.select_for_update(no_key=True).select_related("game")
+    rnd = (Round.objects.select_for_update(no_key=True, of=("self",)).select_related("game")
            .filter(pk=open_id, status=Round.Status.IN_PROGRESS).first())
     if rnd is None:
         return False
