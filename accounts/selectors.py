@@ -535,3 +535,11 @@ def population_check_latest(player: Player) -> RegisterCheck | None:
 def duplicate_cases_queue() -> QueueState:
     """Open duplicate-account cases (a refused duplicate registration opens one): count and the oldest."""
     return queue_of(DuplicateCase.objects.filter(state=DuplicateCase.State.OPEN), "created_at")
+
+
+def register_reviews_queue() -> QueueState:
+    """The AISG interface's answers staff must act on (a person the population register could not identify, an
+    outage the platform failed closed on), still open."""
+    from accounts.models import RegisterReview
+
+    return queue_of(RegisterReview.objects.filter(resolved_at__isnull=True), "created_at")

@@ -17,6 +17,7 @@ from aml import selectors as aml_selectors
 from complaints import selectors as complaints_selectors
 from core.home import HomeLink, HomePanel, QueueState, queue_of, register_home_panel
 from games import selectors as games_selectors
+from regulator import selectors as regulator_selectors
 from wallet import selectors as wallet_selectors
 
 
@@ -84,6 +85,20 @@ QUEUES = HomePanel("queues", "Work queues", order=10, search=SEARCH,
              note="the sweeper ends them; any here is stalled"),
     HomeLink("Refunds and payouts due (stopped or past their term)", _list("wallet_payout_changelist"),
              "wallet.resend_payout", wallet_selectors.refunds_due_queue, overdue_after_days=0),
+    HomeLink("Register answers to review (AISG: person not identified, outage)",
+             _list("accounts_registerreview_changelist", resolved_at__isnull="True"),
+             "accounts.check_exclusion", accounts_selectors.register_reviews_queue, overdue_after_days=1,
+             note="the platform failed closed: no registration, login or play until the register answers"),
+    HomeLink("Bank lines to look at (unmatched reversals, unbookable lines)",
+             _list("wallet_bankentry_changelist", status__in="reversal_unmatched,invalid"),
+             "wallet.match_bank_credit", wallet_selectors.bank_attention_queue, overdue_after_days=2),
+    HomeLink("Regulator packages rejected by the Ministry", _list("regulator_regulatorpackage_changelist",
+                                                                  state__exact="rejected"),
+             "regulator.reissue_package", regulator_selectors.packages_rejected_queue, overdue_after_days=0,
+             note="issue them again (the next version) once the cause is fixed"),
+    HomeLink("Ministry error notices to handle", _list("regulator_ministrynotice_changelist",
+                                                       staff_task_open__exact="1"),
+             "regulator.handle_notice", regulator_selectors.error_notices_queue, overdue_after_days=1),
 ))
 
 AUDIT = HomePanel("audit", "Audit trail", order=90, links=(

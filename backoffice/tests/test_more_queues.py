@@ -56,3 +56,30 @@ def test_duplicate_cases_and_game_versions_awaiting_approval_have_queues():
     assert duplicate_cases_queue().count == 1
     assert _count(_home("compliance"), "Duplicate accounts to resolve") == "1"
     assert "Game versions awaiting approval" in _home("game_manager")
+
+
+def test_register_answers_to_review_and_ministry_error_notices_have_queues():
+    """The AISG interface's answers that failed closed (compliance) and the Ministry's error notices on the remote
+    access (compliance) wait on the home page from the day they arrive."""
+    from accounts.models import RegisterReview
+    from accounts.selectors import register_reviews_queue
+    from regulator.models import MinistryNotice
+    from regulator.selectors import error_notices_queue, packages_rejected_queue
+    from wallet.selectors import bank_attention_queue
+
+    player = make_player(status="active")
+    assert register_reviews_queue().count == 0
+    RegisterReview.objects.create(kind=RegisterReview.Kind.OUTAGE, player=player, context="login",
+                                  reason="timeout", created_at=clock.now(), last_at=clock.now())
+    RegisterReview.objects.create(kind=RegisterReview.Kind.MANUAL_REVIEW, player=player, context="registration",
+                                  reason="NENALEZENA", created_at=clock.now(), last_at=clock.now(),
+                                  resolved_at=clock.now())
+    MinistryNotice.objects.create(kind=MinistryNotice.Kind.ERROR, package_name="12345678-V-2026030200-T-01",
+                                  error_code="ERR_STRUCTURE", client_identity="CN=mf", received_at=clock.now(),
+                                  staff_task_open=True)
+    assert register_reviews_queue().count == 1 and error_notices_queue().count == 1
+    assert packages_rejected_queue().count == 0 and bank_attention_queue().count == 0
+    home = _home("compliance")
+    assert _count(home, "Register answers to review") == "1"
+    assert _count(home, "Ministry error notices to handle") == "1"
+    assert "Register answers to review" not in _home("game_manager")
