@@ -99,6 +99,10 @@ QUEUES = HomePanel("queues", "Work queues", order=10, search=SEARCH,
     HomeLink("Ministry error notices to handle", _list("regulator_ministrynotice_changelist",
                                                        staff_task_open__exact="1"),
              "regulator.handle_notice", regulator_selectors.error_notices_queue, overdue_after_days=1),
+    HomeLink("Regulator packages whose stored file is damaged", _list("regulator_regulatorpackage_changelist",
+                                                                      damaged_at__isnull="False"),
+             "regulator.view_regulatorpackage", regulator_selectors.packages_damaged_queue, overdue_after_days=0,
+             note="restore the file from the backup (its hash is recorded); a package is never rebuilt"),
 ))
 
 AUDIT = HomePanel("audit", "Audit trail", order=90, links=(

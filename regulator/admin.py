@@ -17,12 +17,13 @@ HANDLE = "regulator.handle_notice"
 @admin.register(RegulatorPackage)
 class RegulatorPackageAdmin(ReadOnlyAdmin):
     list_display = ("name", "period_start", "version", "state", "error_code", "issued_at", "downloaded_at",
-                    "answered_at", "size")
-    list_filter = ("state", "game_type")
+                    "answered_at", "damaged_at", "purged_at", "size")
+    list_filter = ("state", "game_type", ("damaged_at", admin.EmptyFieldListFilter),
+                   ("purged_at", admin.EmptyFieldListFilter))
     search_fields = ("name", "error_code")
     readonly_fields = ("name", "period_start", "period_end", "game_type", "version", "state", "error_code",
                        "error_detail", "sha256", "path", "size", "files", "issued_at", "downloaded_at", "answered_at",
-                       "state_changed_at", "previous")
+                       "state_changed_at", "previous", "checked_at", "damaged_at", "purged_at")
     actions = ["reissue"]
 
     @decision_action(REISSUE, description="Issue the rejected packages again (next version)")

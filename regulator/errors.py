@@ -18,3 +18,8 @@ CLIENT_REFUSED = ErrorDef(
     "regulator.client_refused", 403,
     "Přístup je povolen jen klientským certifikátům Ministerstva financí.",
     "Only the Ministry of Finance's client certificates are admitted.")
+PACKAGE_GONE = ErrorDef(
+    "regulator.package_gone", 410,
+    "Balíček {name} už není k dispozici: jeho doba uchování skončila nebo jeho uložený soubor neodpovídá otisku.",
+    "The package {name} is no longer available: its retention period ended or its stored file no longer matches its "
+    "hash.")

@@ -37,6 +37,13 @@ class RegulatorPackage(models.Model):
     answered_at = models.DateTimeField(null=True, blank=True)
     state_changed_at = models.DateTimeField()
     previous = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="next")
+    # keeping (docs/regulator.md "Keeping the packages"): the stored file is re-hashed every day against ``sha256``;
+    # after the retention period it is deleted and this row (name, hash, states) stays as the record that it existed
+    checked_at = models.DateTimeField(null=True, blank=True, help_text="last time the stored file matched its hash")
+    damaged_at = models.DateTimeField(null=True, blank=True,
+                                      help_text="the stored file was missing or no longer matched its hash")
+    purged_at = models.DateTimeField(null=True, blank=True,
+                                     help_text="the sealed file was deleted at the end of its retention period")
 
     class Meta:
         ordering = ["-period_start", "-version"]

@@ -13,3 +13,8 @@ def packages_rejected_queue() -> QueueState:
 def error_notices_queue() -> QueueState:
     """The Ministry's error notices whose staff task is open."""
     return queue_of(MinistryNotice.objects.filter(staff_task_open=True), "received_at")
+
+
+def packages_damaged_queue() -> QueueState:
+    """Issued packages whose stored sealed file was found missing or changed by the daily check."""
+    return queue_of(RegulatorPackage.objects.filter(damaged_at__isnull=False, purged_at__isnull=True), "damaged_at")

@@ -5,14 +5,14 @@ import hashlib
 import shutil
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 
 from core import clock
-from core.audit import Actor, audit_record
+from core.audit import Actor, audit_record, integrity_alarm
 from regulator import crypto, schema, sources
 from regulator.errors import NOT_REJECTED, PERIOD_OPEN, UNKNOWN_PACKAGE
 from regulator.models import MinistryNotice, RegulatorPackage
@@ -216,3 +216,63 @@ def notice_handle(*, notice: MinistryNotice, actor: Actor) -> MinistryNotice:
                      new={"package": notice.package_name, "error_code": notice.error_code})
     notice.refresh_from_db()
     return notice
+
+
+# --- keeping the issued packages (docs/regulator.md "Keeping the packages") ------------------------------------------
+
+
+def retention_cutoff(now: datetime) -> datetime:
+    """Packages whose period ended before this instant are past their retention period. A package holds the records
+    of money movements and of the players' accounts, which the AML Act 253/2008 Sb. §16(1) keeps for 10 years: the
+    packages are kept as long as the audit trail's AML events (``AUDIT_RETENTION_AML_YEARS``, refused below the
+    legal 10 years when the settings load). A year is counted as 366 days, so a leap day never shortens it."""
+    return now - timedelta(days=366 * int(settings.AUDIT_RETENTION_AML_YEARS))
+
+
+@dataclass(frozen=True)
+class KeepingResult:
+    checked: int
+    damaged: list[str]
+    purged: list[str]
+
+
+def packages_keep(*, now: datetime | None = None, actor: Actor = SYSTEM) -> KeepingResult:
+    """The daily keeping of the issued packages: every stored sealed file is hashed again and compared with the hash
+    recorded when it was issued (a missing or changed file is marked damaged, alarmed and audited; it is never
+    rebuilt from live data, which may have changed since); a package past its retention period has its file deleted
+    and keeps its row (name, hash, delivery states) with ``purged_at``. Safe to run twice."""
+    now = now or clock.now()
+    cutoff = retention_cutoff(now)
+    checked, damaged, purged = 0, [], []
+    for pkg in RegulatorPackage.objects.filter(purged_at__isnull=True).order_by("pk").iterator():
+        path = package_file(pkg)
+        if pkg.period_end < cutoff:
+            path.unlink(missing_ok=True)
+            with transaction.atomic():
+                RegulatorPackage.objects.filter(pk=pkg.pk).update(purged_at=now)
+                audit_record(actor=actor, action="regulator.package_purged", obj=pkg,
+                             new={"name": pkg.name, "sha256": pkg.sha256, "retention_cutoff": cutoff.isoformat()})
+            purged.append(pkg.name)
+            continue
+        checked += 1
+        found = _sha256(path) if path.is_file() else "missing"
+        if found == pkg.sha256:
+            with transaction.atomic():
+                RegulatorPackage.objects.filter(pk=pkg.pk).update(checked_at=now, damaged_at=None)
+                if pkg.damaged_at is not None:  # staff restored the file from the backup: it matches again
+                    audit_record(actor=actor, action="regulator.package_restored", obj=pkg,
+                                 new={"name": pkg.name, "sha256": pkg.sha256})
+            continue
+        damaged.append(pkg.name)
+        if pkg.damaged_at is None:
+            with transaction.atomic():
+                RegulatorPackage.objects.filter(pk=pkg.pk).update(damaged_at=now)
+                audit_record(actor=actor, action="regulator.package_damaged", obj=pkg,
+                             new={"name": pkg.name, "recorded_sha256": pkg.sha256, "found": found})
+            integrity_alarm(PackageDamaged(f"{pkg.name}: stored file {found} != recorded {pkg.sha256}"),
+                            source="regulator.packages_keep", package=pkg.name)
+    return KeepingResult(checked=checked, damaged=damaged, purged=purged)
+
+
+class PackageDamaged(Exception):
+    """An issued package's stored file is missing or differs from the hash recorded when it was issued."""

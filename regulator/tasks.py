@@ -32,3 +32,13 @@ def issue_closed_periods() -> list[str]:
         names.append(services.package_issue(period=period).name)
         period = period.previous()
     return names
+
+
+@platform_task(name="regulator.packages_keep", time_limit=3600, soft_time_limit=3500)
+def packages_keep() -> dict[str, object]:
+    """Daily: every issued package's stored file checked against its recorded hash; files past the retention period
+    deleted (their rows stay). See :func:`regulator.services.packages_keep`."""
+    result = services.packages_keep()
+    if result.damaged:
+        logger.error("regulator: damaged packages %s", ", ".join(result.damaged))
+    return {"checked": result.checked, "damaged": result.damaged, "purged": result.purged}

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from core.errors import NOT_FOUND, DomainError
 from regulator import services
 from regulator.clients import ministry_client
-from regulator.errors import CLIENT_REFUSED
+from regulator.errors import CLIENT_REFUSED, PACKAGE_GONE
 from regulator.models import MinistryNotice, RegulatorPackage
 
 _FILE = re.compile(r"^([A-Za-z0-9_]{1,20}-V-[0-9]{10}-[A-Za-z]-[0-9]{2})\.zip\.p7e\.p7s$")
@@ -34,6 +34,8 @@ def package_download(request: HttpRequest, file_name: str) -> HttpResponseBase:
     pkg = RegulatorPackage.objects.filter(name=m.group(1)).first() if m else None
     if pkg is None or pkg.state == RegulatorPackage.State.REISSUED:
         return _error(NOT_FOUND.exc())
+    if pkg.purged_at is not None or pkg.damaged_at is not None or not services.package_file(pkg).is_file():
+        return _error(PACKAGE_GONE.exc(name=pkg.name))
     services.package_downloaded(package=pkg)
     response = FileResponse(open(services.package_file(pkg), "rb"), content_type="application/pkcs7-mime",
                             as_attachment=True, filename=file_name)
