@@ -1,0 +1,217 @@
+"""Issue 36 §3, a primary that can die: a three-member Patroni cluster (its own etcd, synchronous replication,
+``scripts/ha_cluster.py``) on loopback ports, the platform migrated onto it, a real gunicorn (the project's config,
+``CONN_MAX_AGE`` 60 s with health checks) reaching it through libpq's multi-host URL
+(``target_session_attrs=read-write``), the bench's engine rounds as load (``scripts/ha_load.py``), and the primary's
+postmaster SIGKILLed mid-load.
+
+It shows:
+- failover: a new primary accepts writes within ``FAILOVER_LIMIT`` seconds of the kill (measured and printed);
+- every round the client saw acknowledged (201) is in the database exactly once, under its key and its id; no round
+  exists that the client did not ask for; a request whose answer was lost is sent again with its Idempotency-Key and
+  gets the same round (a replay) or the round played once; no answer was a 500 (a request caught by the kill is a
+  503 ``server.unavailable``, and its retry tells the truth);
+- no round or posting half-written: each round has its stake posted once, a finished round its settlement and its
+  win posted once, its settled bet once, and no stake or win posting is without its round;
+- ``ledger_check``, ``limits_reconcile`` and ``jackpot_check`` clean on the new primary;
+- the load goes on on the new primary (rounds acknowledged after the failover, first attempts, > 0), and the old
+  primary rejoins as a replica (Patroni's pg_rewind) so the cluster is whole again.
+
+Skipped with its reason only where Patroni, etcd or the PostgreSQL server binaries are missing (``make ha-deps``
+installs them as root; CI runs it first).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg2  # type: ignore[import-untyped]  # no stubs installed
+import pytest
+
+from tests.faults.harness import Gunicorn
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+sys.path.insert(0, str(SCRIPTS))
+
+import ha_cluster  # noqa: E402  (scripts/ is not a package)
+from ha_load import FailoverLoad, LoadRecord  # noqa: E402
+
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.faults,
+    pytest.mark.skipif(ha_cluster.missing() is not None, reason=str(ha_cluster.missing())),
+]
+
+DATABASE = "platform_ha"
+PLAYERS, CONNECTIONS, WORKERS = 120, 8, 3
+WARM_SECONDS = 8.0  # load before the kill
+AFTER_ROUNDS = 40  # first-attempt rounds acknowledged after the failover before the load stops
+FAILOVER_LIMIT = 30.0  # seconds from the SIGKILL to a writable new primary (loop_wait 1 s: measured ~2-4 s)
+REJOIN_LIMIT = 90.0
+
+
+def _manage(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=SCRIPTS.parent, env=env, capture_output=True,
+                          text=True, timeout=timeout, check=False)
+
+
+def _writable_elsewhere(url: str, killed_port: int) -> bool:
+    """A member other than the killed one accepts a write through the multi-host URL."""
+    try:
+        with psycopg2.connect(url.replace("connect_timeout=2", "connect_timeout=1")) as conn, conn.cursor() as cur:
+            cur.execute("SELECT NOT pg_is_in_recovery(), inet_server_port()")
+            writable, port = cur.fetchone()
+            conn.rollback()
+        conn.close()
+        return bool(writable) and port != killed_port
+    except psycopg2.Error:
+        return False
+
+
+def _rows(url: str, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
+    with psycopg2.connect(url) as conn, conn.cursor() as cur:
+        cur.execute(sql, params)
+        rows = cur.fetchall()
+    conn.close()
+    return rows
+
+
+def _rounds_exactly_once(url: str, record: LoadRecord, player_ids: list[int]) -> dict[str, int]:
+    """Every acknowledged round once under its key and id; every round one the client asked for; each whole."""
+    rounds = _rows(url, """SELECT id, player_id, idempotency_key, status, stake, win, settled_at IS NOT NULL
+                           FROM games_round WHERE player_id = ANY(%s) AND NOT play_money""", [player_ids])
+    by_key: dict[tuple[int, str], list[tuple[Any, ...]]] = {}
+    for row in rounds:
+        by_key.setdefault((row[1], row[2]), []).append(row)
+    for ack in record.acks:
+        found = by_key.get((ack.player_id, ack.key), [])
+        assert len(found) == 1, f"acknowledged round {ack} found {len(found)} times"
+        assert found[0][0] == ack.round_id, f"acknowledged round {ack} stored as round {found[0][0]}"
+    acked_keys = {(a.player_id, a.key) for a in record.acks}
+    assert len(acked_keys) == len(record.acks), "one key acknowledged as two rounds"
+    unknown = set(by_key) - record.sent_keys
+    assert not unknown, f"rounds the client never asked for: {sorted(unknown)[:5]}"
+    not_acked = set(by_key) - acked_keys
+    assert not_acked <= set(record.unanswered), f"rounds stored but refused to the client: {sorted(not_acked)[:5]}"
+
+    postings = _rows(url, """SELECT kind, reference, amount FROM wallet_ledgertransaction
+                             WHERE player_id = ANY(%s) AND kind IN ('stake', 'win', 'refund')""", [player_ids])
+    by_ref: dict[tuple[str, str], list[int]] = {}
+    for kind, reference, amount in postings:
+        by_ref.setdefault((kind, reference), []).append(int(amount))
+    bets = _rows(url, """SELECT round_ref, count(*) FROM limits_settledbet WHERE player_id = ANY(%s)
+                         GROUP BY round_ref""", [player_ids])
+    bets_by_ref = dict(bets)
+    for rid, _player, _key, status, stake, win, settled in rounds:
+        ref = f"games:round:{rid}"
+        assert by_ref.pop(("stake", f"{ref}:stake"), None) == [stake], f"round {rid}: its stake not posted once"
+        wins = by_ref.pop(("win", f"{ref}:win"), [])
+        assert status == "finished" and settled, f"round {rid} {status}: not settled in its one transaction"
+        assert wins == ([win] if win else []), f"round {rid}: win {win} posted as {wins}"
+        assert sum(n for r, n in bets_by_ref.items() if r and str(rid) in r.split(":")) == 1, \
+            f"round {rid}: not one settled bet"
+    assert by_ref == {}, f"stake/win/refund postings without their round: {list(by_ref)[:5]}"
+    return {"rounds found": len(rounds), "stored, never acknowledged (answer lost at the stop)": len(not_acked)}
+
+
+def _checks(env: dict[str, str]) -> dict[str, str]:
+    results = {}
+    for command in ("ledger_check", "limits_reconcile", "jackpot_check"):
+        out = _manage(env, command)
+        text = " | ".join(line.strip() for line in (out.stdout + out.stderr).strip().splitlines()[-3:])
+        assert out.returncode == 0, f"{command} failed (exit {out.returncode}): {out.stdout}\n{out.stderr}"
+        results[command] = text[:300]
+    return results
+
+
+def test_the_primary_killed_mid_load_loses_no_acknowledged_round_and_the_load_goes_on(tmp_path):
+    cluster = ha_cluster.HaCluster()
+    web: Gunicorn | None = None
+    load: FailoverLoad | None = None
+    facts: dict[str, Any] = {}
+    try:
+        t0 = time.monotonic()
+        cluster.start()
+        cluster.psql(f"CREATE DATABASE {DATABASE}")
+        url = cluster.url(DATABASE)
+        facts["cluster up (s)"] = round(time.monotonic() - t0, 1)
+        facts["cluster"] = cluster.describe()
+
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_NAME", "DATABASE_REPLICA_URL",
+                                                                   "DATABASE_SIDE_URL", "DATABASE_POOLER")}
+        env.update({"DATABASE_URL": url, "LOG_LEVEL": "WARNING", "WALLET_SANDBOX_ENABLED": "true"})
+        t1 = time.monotonic()
+        out = _manage(env, "migrate", "--noinput")
+        assert out.returncode == 0, out.stderr[-3000:]
+        setup = subprocess.run([sys.executable, str(SCRIPTS / "ha_load.py"), "setup", str(PLAYERS)], cwd=SCRIPTS.parent,
+                               env=env, capture_output=True, text=True, timeout=300, check=False)
+        assert setup.returncode == 0, setup.stderr[-3000:]
+        players = [(int(pid), token) for pid, token in json.loads(setup.stdout.strip().splitlines()[-1])]
+        facts["migrated + players (s)"] = round(time.monotonic() - t1, 1)
+
+        web = Gunicorn(tmp_path, workers=WORKERS)
+        web.env.pop("DATABASE_NAME", None)  # the cluster's database, not the test database
+        web.env.update({"DATABASE_URL": url, "CONN_MAX_AGE": "60", "CONN_HEALTH_CHECKS": "true"})
+        web.start()
+
+        load = FailoverLoad(web.port, players, connections=CONNECTIONS).start()
+        time.sleep(WARM_SECONDS)
+        before = len(load.record.acks)
+        assert before > 0, f"no round acknowledged before the kill: {load.record.outcomes}"
+
+        killed = cluster.kill_primary_postmaster()
+        killed_at = time.monotonic()
+        while not _writable_elsewhere(url, killed.pg_port):
+            assert time.monotonic() - killed_at < FAILOVER_LIMIT, f"no writable primary: {cluster.describe()}"
+            time.sleep(0.05)
+        failover = time.monotonic() - killed_at
+        new_leader = cluster.leader()
+        facts["failover: SIGKILL to a writable new primary (s)"] = round(failover, 2)
+
+        deadline = time.monotonic() + 60
+        while (sum(1 for a in load.record.acks if a.at > killed_at + failover and a.attempts == 1) < AFTER_ROUNDS
+               and time.monotonic() < deadline):
+            time.sleep(0.2)
+        first_after = load.first_ack_after(killed_at)
+        record = load.stop(timeout=60)
+        load = None
+        web.stop()
+        web_log = web.tail(20000)
+
+        after = [a for a in record.acks if a.at > killed_at + failover and a.attempts == 1]
+        facts.update({
+            "killed": killed.name, "new primary": new_leader.name if new_leader else None,
+            "first new round acknowledged after the kill (s)": round(first_after - killed_at, 2) if first_after else None,
+            "rounds acknowledged": len(record.acks), "before the kill": before,
+            "after the failover (first attempts)": len(after),
+            "retried with the same key (attempts)": record.retries,
+            "acknowledged after a retry": sum(1 for a in record.acks if a.attempts > 1),
+            "of them replays (committed before the answer was lost)": sum(1 for a in record.acks if a.replayed),
+            "answers": dict(record.outcomes), "unanswered at the stop": len(record.unanswered),
+        })
+        assert len(after) > 0, f"no round acknowledged on the new primary: {record.outcomes}\n{web_log[-3000:]}"
+        assert not [o for o in record.outcomes if o.startswith("500")], f"a 500: {record.outcomes}\n{web_log[-3000:]}"
+        assert new_leader is not None and new_leader.name != killed.name
+
+        facts.update(_rounds_exactly_once(url, record, [pid for pid, _ in players]))
+        facts.update(_checks(env))
+        t2 = time.monotonic()
+        cluster.wait_healthy(REJOIN_LIMIT)  # the old primary back as a replica (pg_rewind), one sync standby
+        facts["old primary rejoined (s after the checks)"] = round(time.monotonic() - t2, 1)
+        facts["cluster after"] = cluster.describe()
+    finally:
+        if load is not None:
+            load.stop(timeout=5)
+        if web is not None:
+            web.stop()
+        logs = cluster.logs() if cluster.members else ""
+        cluster.stop()
+        print("\n== failover test ==")
+        for name, value in facts.items():
+            print(f"{name}: {value}")
+        if logs and len(facts) < 10:
+            print(logs)
