@@ -102,6 +102,9 @@ class HaCluster:
     etcd_port: int = 0
     scope: str = ""
     keep: bool = False  # leave the directory behind at stop (an operator's look at the logs)
+    # synchronous_mode_strict: with no sync standby left the primary stops acknowledging commits rather than
+    # acknowledging them on one copy (docs/scaling.md, "A primary that can die")
+    strict: bool = True
 
     # --- set-up ----------------------------------------------------------------------------------------------------
     def start(self, timeout: float = 120.0) -> HaCluster:
@@ -151,7 +154,7 @@ class HaCluster:
                 "dcs": {
                     "ttl": TTL, "loop_wait": LOOP_WAIT, "retry_timeout": RETRY_TIMEOUT,
                     "maximum_lag_on_failover": 1024 * 1024,
-                    "synchronous_mode": True,
+                    "synchronous_mode": True, "synchronous_mode_strict": self.strict,
                     # a crashed primary is not restarted in place: fail over to the sync standby at once
                     "primary_start_timeout": 0,
                     "postgresql": {
@@ -312,8 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--dir", type=Path, default=None, help="its directory (default: a new temporary one)")
     up.add_argument("--database", default="platform", help="a database to create on it")
     up.add_argument("--kill-after", type=float, default=0, help="SIGKILL the primary's postmaster after N s")
+    up.add_argument("--no-strict", action="store_true", help="synchronous_mode_strict off")
     args = parser.parse_args(argv)
-    cluster = HaCluster(base=args.dir, keep=True)
+    cluster = HaCluster(base=args.dir, keep=True, strict=not args.no_strict)
     t0 = time.monotonic()
     cluster.start()
     try:
