@@ -8,7 +8,8 @@ It shows:
 - failover: a new primary accepts writes within ``FAILOVER_LIMIT`` seconds of the kill (measured and printed);
 - every round the client saw acknowledged (201) is in the database exactly once, under its key and its id; no round
   exists that the client did not ask for; a request whose answer was lost is sent again with its Idempotency-Key and
-  gets the same round (a replay) or the round played once; no answer was a 500 (a request caught by the kill is a
+  gets the same round (a replay) or the round played once, and rounds acknowledged before the kill, sent again with
+  their keys to the new primary, are answered as replays of the same round; no answer was a 500 (a request caught by the kill is a
   503 ``server.unavailable``, and its retry tells the truth);
 - no round or posting half-written: each round has its stake posted once, a finished round its settlement and its
   win posted once, its settled bet once, and no stake or win posting is without its round;
@@ -32,12 +33,13 @@ from typing import Any
 import psycopg2  # type: ignore[import-untyped]  # no stubs installed
 import pytest
 
-from tests.faults.harness import Gunicorn
+from tests.faults.harness import Gunicorn, request
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
 import ha_cluster  # noqa: E402  (scripts/ is not a package)
+from bench_load import BETS, ROULETTE  # noqa: E402
 from ha_load import FailoverLoad, LoadRecord  # noqa: E402
 
 pytestmark = [
@@ -125,6 +127,19 @@ def _rounds_exactly_once(url: str, record: LoadRecord, player_ids: list[int]) ->
     return {"rounds found": len(rounds), "jackpot wins among them": sum(1 for r in rounds if r[6]), "stored, never acknowledged (answer lost at the stop)": len(not_acked)}
 
 
+def _replays(port: int, record: LoadRecord, tokens: dict[int, str], killed_at: float, n: int = 20) -> str:
+    """Rounds acknowledged on the old primary whose answer the client "lost": sent again with the same key to the
+    new primary, each is answered with the same round as a replay (``Idempotent-Replayed``), nothing played again."""
+    before = [a for a in record.acks if a.at < killed_at][-n:]
+    assert before, "no round acknowledged before the kill"
+    for ack in before:
+        status, headers, body = request(port, "POST", "/api/v1/games/rounds", token=tokens[ack.player_id],
+                                        body={"game": ROULETTE, "bet": BETS[ROULETTE]}, key=ack.key)
+        assert status == 201 and headers.get("idempotent-replayed") == "true", (ack, status, body)
+        assert body["id"] == ack.round_id, f"{ack}: replayed as round {body['id']}"
+    return f"{len(before)} rounds of the old primary, each the same round as a replay"
+
+
 def _checks(env: dict[str, str]) -> dict[str, str]:
     results = {}
     for command in ("ledger_check", "limits_reconcile", "jackpot_check"):
@@ -190,6 +205,7 @@ def test_the_primary_killed_mid_load_loses_no_acknowledged_round_and_the_load_go
         first_after = load.first_ack_after(killed_at)
         record = load.stop(timeout=60)
         load = None
+        facts["answers lost on purpose, sent again"] = _replays(web.port, record, dict(players), killed_at)
         web.stop()
         web_log = web.tail(20000)
 
