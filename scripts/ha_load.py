@@ -49,6 +49,7 @@ class Ack:
     key: str
     round_id: int
     at: float  # time.monotonic() when the 201 arrived
+    started: float  # time.monotonic() when its first attempt was sent
     attempts: int
     replayed: bool
 
@@ -94,8 +95,9 @@ class FailoverLoad:
             return sum(1 for a in self.record.acks if a.at >= moment)
 
     def first_ack_after(self, moment: float) -> float | None:
+        """When the first round asked for after ``moment`` (monotonic) was acknowledged."""
         with self._lock:
-            times = [a.at for a in self.record.acks if a.at >= moment and a.attempts == 1]
+            times = [a.at for a in self.record.acks if a.started >= moment]
         return min(times) if times else None
 
     async def _drive(self) -> None:
@@ -120,7 +122,7 @@ class FailoverLoad:
         body = {"game": ROULETTE, "bet": BETS[ROULETTE]}
         with self._lock:
             self.record.sent_keys.add((player.player_id, key))
-        attempts = 0
+        attempts, started = 0, time.monotonic()
         while True:
             attempts += 1
             try:
@@ -138,7 +140,7 @@ class FailoverLoad:
                 answer = response.json() or {}
                 with self._lock:
                     self.record.outcomes["201"] += 1
-                    self.record.acks.append(Ack(player.player_id, key, int(answer["id"]), time.monotonic(),
+                    self.record.acks.append(Ack(player.player_id, key, int(answer["id"]), time.monotonic(), started,
                                                 attempts, response.headers.get("idempotent-replayed") == "true"))
                 player.next_at = _started_at(answer, now) + MIN_ROUND_SECONDS + MARGIN_SECONDS
                 return
