@@ -38,14 +38,25 @@ pgbouncer-deps:
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q pgbouncer; \
 	fi
 
-# What the browser tests (headless Chromium) and the pooling test (PgBouncer) need, installed by `make test` where the
+# Patroni and etcd for the failover test (tests/faults/test_failover.py) and `scripts/ha_cluster.py`, from Debian's
+# packages, installed only when missing (as root, like CI). Debian's etcd-server starts no daemon in a container
+# without an init; the test and the launcher run their own etcd on loopback ports either way.
+.PHONY: ha-deps
+ha-deps:
+	@if ! command -v patroni >/dev/null 2>&1 || ! command -v etcd >/dev/null 2>&1 || ! command -v etcdctl >/dev/null 2>&1; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			patroni etcd-server etcd-client; \
+	fi
+
+# What the browser tests (headless Chromium), the pooling test (PgBouncer) and the failover test (Patroni, etcd) need, installed by `make test` where the
 # machine allows it (root with apt-get: CI, a fresh Debian machine or container); elsewhere, or when the install
 # fails, those tests skip with their reason on a developer's machine (and fail under CI, which installs them first).
 .PHONY: test-deps
 test-deps:
 	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		$(MAKE) -s browser-deps pgbouncer-deps || echo "make test: Chromium/PgBouncer could not be installed: their tests skip"; \
-	else echo "make test: not root with apt-get: the Chromium and PgBouncer tests skip where those are missing"; fi
+		$(MAKE) -s browser-deps pgbouncer-deps ha-deps \
+			|| echo "make test: Chromium/PgBouncer/Patroni could not be installed: their tests skip"; \
+	else echo "make test: not root with apt-get: the Chromium, PgBouncer and failover tests skip where those are missing"; fi
 
 run: install
 	$(BIN)/python scripts/run.py
