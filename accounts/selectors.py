@@ -429,7 +429,7 @@ def marketing_allowed(player: Player) -> bool:
     return "marketing" in live_consents(player) and not processing_restricted(player)
 
 
-# The back office (issue 24): a player's whole picture, the search, the data-request queue -----------------------
+# The back office: a player's whole picture, the search, the data-request queue -----------------------
 
 #: the fields staff search a player by (the birth number only by exact match, in ``players_by_birth_number``)
 SEARCH_FIELDS = ("user__username", "personal__surname", "personal__given_names", "personal__email", "personal__phone")

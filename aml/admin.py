@@ -174,7 +174,7 @@ class IdentificationCheckAdmin(DecisionAdmin):
 
 def _image_side(side: str) -> str:
     """The ``side`` of the image view: one of ``IdentificationImage.Side`` (anything else, a NUL included, is a 404
-    before the database sees it; issue 19, N-7)."""
+    before the database sees it)."""
     if side not in IdentificationImage.Side.values:
         raise Http404
     return side

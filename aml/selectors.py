@@ -62,7 +62,7 @@ def identification_open(player: Player) -> IdentificationCheck | None:
 
 @dataclass(frozen=True)
 class IdentificationAttempts:
-    """The player's identification attempts (issue 19, N-9): at most ``max_per_day`` in any rolling 24 hours;
+    """The player's identification attempts: at most ``max_per_day`` in any rolling 24 hours;
     once that many were started within 24 hours, no more until staff allow new attempts (``counted_from``)."""
 
     max_per_day: int
@@ -197,7 +197,7 @@ def aml_status(player: Player, now: datetime | None = None) -> dict[str, Any]:
     }
 
 
-# The back office (issue 24) ------------------------------------------------------------------------------------
+# The back office ------------------------------------------------------------------------------------
 
 def identifications_of(player: Player, *, limit: int = 10) -> list[IdentificationCheck]:
     return list(IdentificationCheck.objects.filter(player_id=player.pk).order_by("-created_at", "-pk")[:limit])

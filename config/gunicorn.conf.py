@@ -47,7 +47,7 @@ wsgi_app = "config.wsgi:application"  # a module:callable on the command line wi
 bind = [b.strip() for b in os.environ.get("BIND", "127.0.0.1:8000").split(",") if b.strip()]
 
 # Workers (``make bench --sweep``, 2 cores, the database on the same machine, 2,000 players on 32 connections, the
-# ~65-statement round of issue 10):
+# round of ~65 SQL statements when this was measured):
 # sync 2 / 4 / 5 workers settled 14.6 / 18-23 / 17-20 rounds/s at 57-71 ms web CPU per round; 4 workers gave the
 # least CPU per round and the tightest tail. gthread (4x2, 4x4, 5x2, 5x4) settled no more, spent 5-15 % more CPU per
 # round (threads contend for the GIL) and doubled p99 (a kept-alive connection stays on one worker, so queues are

@@ -1,5 +1,5 @@
 """The admin's shared parts: one read-only base, one way to run a service from an admin action, and the staff
-roles' checks (issue 19): every decision view and action names its permission (``decision_path``,
+roles' checks: every decision view and action names its permission (``decision_path``,
 ``decision_action``), and identifiers are masked for roles that may not see them (``masked_fields``)."""
 from __future__ import annotations
 

@@ -112,7 +112,7 @@ class CoreConfig(AppConfig):
         checks.register(check_staff_permissions)
         from django.conf import settings
 
-        if settings.PRODUCTION:  # say at start which implementation each outside system uses (issue 19, N-2)
+        if settings.PRODUCTION:  # say at start which implementation each outside system uses
             import logging
 
             logging.getLogger("platform.startup").info(

@@ -149,7 +149,7 @@ def retry_after(err: DomainError) -> int:
 
 
 def error_response(err: DomainError, status: int | None = None) -> Response:
-    """The one error shape; a 429 always carries ``Retry-After`` (RFC 9110 §10.2.3; issue 19)."""
+    """The one error shape; a 429 always carries ``Retry-After`` (RFC 9110 §10.2.3)."""
     resp = Response({"error": err.as_dict()}, status=status or err.status)
     if resp.status_code == 429:
         resp["Retry-After"] = str(retry_after(err))

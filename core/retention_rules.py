@@ -1,5 +1,5 @@
-"""Retention periods checked when the settings load (pure Python, no database): the audit trail's (issue 24) and how
-long each monthly-partitioned table's months stay live before the archiving job moves them (issue 22, at the end).
+"""Retention periods checked when the settings load (pure Python, no database): the audit trail's and how
+long each monthly-partitioned table's months stay live before the archiving job moves them.
 
 The audit trail holds the platform's records of what was done and by whom, so it is kept at least as long as the
 longest period the law sets for any record it documents: the AML Act 253/2008 Sb. §16(1) 10 years for the AML

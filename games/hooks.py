@@ -1,7 +1,7 @@
 """Calls from ``games`` up into the apps above it (``providers``), declared and checked (as ``accounts.hooks``).
 
 ``games`` sits below ``providers`` in the layering, so it may not import it. Where a round of a remote game (an
-outside studio's, issue 23) needs the provider told something, ``games`` calls a *hook* declared here and
+outside studio's) needs the provider told something, ``games`` calls a *hook* declared here and
 ``providers`` registers the implementation in its ``AppConfig.ready()``.
 
 The registry fails closed: every hook in :data:`REQUIRED` must be registered, or the system check ``games.E001``

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 # carry_in / carry_out: the machine state a carry-over game started from and leaves (games.carry), on the player's
 # screen anyway
-# remote: a round of an outside studio's game (issue 23): its provider, the provider's round id and transactions
+# remote: a round of an outside studio's game: its provider, the provider's round id and transactions
 PUBLIC_STATE_KEYS = ("status", "win", "steps", "pending", "breakdown", "carry_in", "carry_out", "remote")
 
 
@@ -348,7 +348,7 @@ def round_verify(player: Player, round_id: Any) -> JsonDict:
     return result
 
 
-# The back office (issue 24) ------------------------------------------------------------------------------------
+# The back office ------------------------------------------------------------------------------------
 
 def rounds_latest(player: Player, *, limit: int = 10) -> list[Round]:
     """The player's latest rounds (real money and play money), newest first."""

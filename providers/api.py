@@ -1,4 +1,4 @@
-"""The providers' API under /api/v1/providers/<provider>/ (issue 23; the wire contract, docs/providers.md).
+"""The providers' API under /api/v1/providers/<provider>/ (the wire contract, docs/providers.md).
 
 POST launch        the player (token auth): a single-use launch token and the provider's launch URL
 POST session       signed: the launch token exchanged for a game session

@@ -1,4 +1,4 @@
-"""The providers' services (issue 23; docs/providers.md): the player's launch, the signed calls of a provider
+"""The providers' services (docs/providers.md): the player's launch, the signed calls of a provider
 (session, balance, bet, win, rollback, round-end), exactly once per (provider, transaction_id), and staff's
 provider settings and reconciliation decisions.
 

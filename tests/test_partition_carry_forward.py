@@ -1,4 +1,4 @@
-"""Issue 22 §3, retention of the summed tables: the ledger's entries and transactions, the jackpot contributions and
+"""Retention of the summed tables: the ledger's entries and transactions, the jackpot contributions and
 the settled bets are archived with their months' totals carried forward (core/archiving.py, docs/scaling.md
 "Retention").
 

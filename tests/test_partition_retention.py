@@ -1,4 +1,4 @@
-"""Issue 22 §3, retention: the daily job ``core.partitions_archive`` (core/archiving.py, docs/scaling.md "Retention").
+"""Retention: the daily job ``core.partitions_archive`` (core/archiving.py, docs/scaling.md "Retention").
 
 A month of a partitioned table is archived (detached into the ``archive`` schema, no row deleted) from 00:00 Prague of
 the day after its last row's legal period ends, and not a second before; a month other rows still point at stays and

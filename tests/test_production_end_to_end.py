@@ -1,4 +1,4 @@
-"""Issue 20 (4): production runs end to end, with no sandbox anywhere.
+"""Production runs end to end, with no sandbox anywhere.
 
 The platform is started the way an operator starts it: ``DJANGO_ENV=production`` (every production refusal in force:
 real registers, a real SMS gateway, SMTP e-mail, Bank iD, the imported screening lists, the bank provider for bank

@@ -390,7 +390,7 @@ def operator_balances() -> dict[str, Money]:
     return {code: Money(totals[code]) for code in sorted(totals)}
 
 
-# The back office (issue 24) ------------------------------------------------------------------------------------
+# The back office ------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Balances:

@@ -165,7 +165,7 @@ def password_change(*, user: User, old_password: str, new_password: str, keep_to
 
     Every other login session of the player ends (reason ``forced``, detail ``password_changed``, audited as any
     session end) and every other token of the user is revoked, so whoever knew the old password is signed out
-    everywhere (issue 19). The calling session keeps its token (``keep_token``): the player who changes the password
+    everywhere. The calling session keeps its token (``keep_token``): the player who changes the password
     stays signed in where they changed it, which the first-password change at first login needs (GP §4(7)). Without
     ``keep_token`` every session and token ends.
     """

@@ -1,4 +1,4 @@
-"""Issue 21 (3): online AML identification (GP §4(4)b) through the player web client at /play, in headless Chromium,
+"""Online AML identification (GP §4(4)b) through the player web client at /play, in headless Chromium,
 against the live server and real PostgreSQL; the client talks only to the public API (and, for Bank iD, sends the
 browser to the bank).
 

@@ -1,4 +1,4 @@
-"""Issue 21 (3): a new player's journey through the player web client at /play/, in headless Chromium, against the
+"""A new player's journey through the player web client at /play/, in headless Chromium, against the
 live server and real PostgreSQL; the client talks only to the public API.
 
 She registers (a temporary account, its countdown and deposit cap), opens the e-mail link (it points at the client)
