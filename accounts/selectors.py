@@ -11,9 +11,8 @@ from django.db.models import CharField, F, Func, Q, QuerySet, Value
 from django.db.models.functions import Lower
 from django.forms.models import model_to_dict
 
-from accounts import errors, privacy_contract, rules, terms
+from accounts import errors, hooks, privacy_contract, rules, terms
 from accounts.adapters import Identity
-from accounts.hooks import hook
 from accounts.models import (
     BarredPerson,
     Consent,
@@ -131,7 +130,7 @@ def money_movement_refusal(player: Player, direction: str | None = None) -> Doma
         return errors.TEMPORARY_NO_WITHDRAWAL()
     # the AML duties (aml.selectors.compliance_refusal: an open PEP / sanctions case, a source-of-funds declaration
     # owed, GP §12(1), §2); a missing hook raises, it never reads as "allowed"
-    refusal: DomainError | None = hook("aml_compliance_refusal")(player, direction)
+    refusal: DomainError | None = hooks.aml_compliance_refusal(player, direction)
     return refusal
 
 
@@ -205,16 +204,16 @@ def registration_steps(player: Player, now: datetime | None = None) -> dict[str,
         "email_confirmed": player.email_confirmed_at is not None,
         "password_changed": player.first_password_sent_at is not None and not player.user.must_change_password,
         "consents": mandatory_consents_current(player),
-        "self_limits": bool(hook("self_limits_decided")(player, kind="technical")),
-        "payment_method": bool(hook("has_verified_payment_method")(player)),
+        "self_limits": bool(hooks.self_limits_decided(player, kind="technical")),
+        "payment_method": bool(hooks.has_verified_payment_method(player)),
         # GP §2, §12(1): declared, screened, no compliance case blocking (aml, through its hook)
-        "aml_compliance": hook("aml_compliance_refusal")(player, "completion") is None,
+        "aml_compliance": hooks.aml_compliance_refusal(player, "completion") is None,
     }
     steps = []
     for code, ok in done.items():
         step_deadline = deadline
         if code == "payment_method" and not ok:
-            step_deadline = hook("payment_method_deadline")(player) or deadline
+            step_deadline = hooks.payment_method_deadline(player) or deadline
         title_cs, title_en = STEP_TITLES[code]
         steps.append({"code": code, "done": ok, "title_cs": title_cs, "title_en": title_en,
                       "deadline": None if ok else step_deadline})

@@ -46,7 +46,7 @@ def test_every_select_for_update_states_no_key_explicitly():
 
 
 def test_no_app_looks_up_another_apps_function_by_name():
-    """Cross-app calls are real imports (or the checked hooks of accounts/hooks.py), never a lookup by name that
+    """Cross-app calls are real imports (or the typed hooks of core/hooks.py), never a lookup by name that
     could silently skip a legal check when a function is renamed."""
     offenders = []
     # the quickstart test imports the client it generated from the schema into a temporary folder (not platform code)

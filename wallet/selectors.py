@@ -22,7 +22,7 @@ from core.db_router import replica
 from core.home import QueueState, queue_of
 from core.money import Money
 from wallet import rules
-from wallet.carry import carried_operator_totals
+from wallet.archived_totals import carried_operator_totals
 from wallet.models import (
     BankEntry,
     Debt,

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.db.models import Q
 
-from accounts import errors, rules
+from accounts import errors, hooks, rules
 from accounts.adapters import (
     Identity,
     RegisterReviewNeeded,
@@ -22,7 +22,6 @@ from accounts.adapters import (
 )
 from accounts.aisg import client as aisg_client
 from accounts.aisg import types as aisg_types
-from accounts.hooks import hook
 from accounts.models import AuthToken, LoginSession, Player, RegisterCheck, RegisterReview, User
 from accounts.services import registers
 from accounts.services.locks import player_lock
@@ -57,7 +56,7 @@ def session_start(*, player: Player, ip_address: str | None = None, user_agent: 
         raise errors.REGISTER_REVIEW_PENDING()
     except RegisterUnavailable:
         raise errors.REGISTER_UNAVAILABLE(register="exclusion")
-    login_check = hook("login_check")
+    login_check = hooks.login_check.implementation
     if listed:
         # a panic-button press is reported to the register too (2024 amendment): while it runs, the player is told
         # that (limits.panic_exclusion, with its end) rather than the register's general refusal
