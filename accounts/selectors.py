@@ -11,7 +11,7 @@ from django.db.models import CharField, F, Func, Q, QuerySet, Value
 from django.db.models.functions import Lower
 from django.forms.models import model_to_dict
 
-from accounts import errors, hooks, privacy_contract, rules, terms
+from accounts import errors, hooks, privacy_contract, retention, rules, terms
 from accounts.adapters import Identity
 from accounts.models import (
     BarredPerson,
@@ -22,6 +22,7 @@ from accounts.models import (
     LoginSession,
     Message,
     PersonalData,
+    PersonalDataErasure,
     Player,
     RegisterCheck,
     TermsVersion,
@@ -231,6 +232,20 @@ def registration_steps(player: Player, now: datetime | None = None) -> dict[str,
     }
 
 
+def record_erase_dates(player: Player) -> list[dict[str, Any]]:
+    """For each declared record: its periods, the years, and for this player when it is (or was) anonymised:
+    ``erased_at`` (done), ``erase_from`` (the first instant it may go; None while the account is open)."""
+    ended = retention.relationship_ended_at(player)
+    done = dict(PersonalDataErasure.objects.filter(player=player).values_list("retention", "erased_at"))
+    out = []
+    for row, rec in zip(privacy_contract.retention_table(), privacy_contract.records(), strict=True):
+        row = dict(row)
+        row["erased_at"] = done.get(rec.retention_key)
+        row["erase_from"] = retention.retention_ends_at(ended, rec.periods) if ended is not None else None
+        out.append(row)
+    return out
+
+
 def personal_data_export(player: Player) -> dict[str, Any]:
     """Everything the platform keeps about the player (GP §12(7)a, GDPR art. 15), as JSON-ready data: the accounts
     app's part at the top level, each other app's part under its label (``aml``, ``wallet``, ``complaints`` ...; each
@@ -238,8 +253,6 @@ def personal_data_export(player: Player) -> dict[str, Any]:
     periods and sources and when this player's is anonymised), ``withheld`` (what is left out, and why) and
     ``recipients`` (to whom the data go). Raises ``HookMissing`` when an app holding personal data registered no
     contract: never a partial export."""
-    from accounts.services.privacy import record_erase_dates  # services import selectors (a real cycle)
-
     data: dict[str, Any] = {}
     withheld: list[dict[str, str]] = []
     for contract in privacy_contract.contracts():

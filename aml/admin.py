@@ -19,7 +19,7 @@ from django.urls import URLPattern, reverse
 from django.utils.html import format_html, format_html_join
 
 from aml import services
-from aml.lists import PRAGUE
+from aml.list_parsers import PRAGUE
 from aml.models import (
     AmlProfile,
     BankIdAuthorization,

@@ -26,7 +26,7 @@ from accounts.models import Player
 from accounts.permissions import IsPlayer, request_player
 from aml import errors, selectors, services
 from aml.adapters import SIGNATURE_HEADER
-from aml.lists import PRAGUE
+from aml.list_parsers import PRAGUE
 from aml.models import (
     ComplianceCase,
     IdentificationCheck,

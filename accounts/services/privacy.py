@@ -51,6 +51,7 @@ from accounts.models import (
     TermsAcceptance,
     User,
 )
+from accounts.selectors import record_erase_dates
 from accounts.services.locks import player_lock
 from accounts.services.messages import message_send
 from accounts.services.personal import consent_withdraw
@@ -449,20 +450,6 @@ def _erase_due(p: Player, *, actor: Actor, now: datetime) -> list[str]:
             continue
         _erase_group(p, key=key, ended=ended, actor=actor, now=now)
         out.append(key)
-    return out
-
-
-def record_erase_dates(player: Player) -> list[dict[str, Any]]:
-    """For each declared record: its periods, the years, and for this player when it is (or was) anonymised:
-    ``erased_at`` (done), ``erase_from`` (the first instant it may go; None while the account is open)."""
-    ended = retention.relationship_ended_at(player)
-    done = dict(PersonalDataErasure.objects.filter(player=player).values_list("retention", "erased_at"))
-    out = []
-    for row, rec in zip(privacy_contract.retention_table(), privacy_contract.records(), strict=True):
-        row = dict(row)
-        row["erased_at"] = done.get(rec.retention_key)
-        row["erase_from"] = retention.retention_ends_at(ended, rec.periods) if ended is not None else None
-        out.append(row)
     return out
 
 

@@ -24,7 +24,7 @@ def _imported_modules(tree: ast.AST) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("module", ["selectors.py", "checks.py", "rules.py", "adapters.py", "methods.py", "ledger.py"])
+@pytest.mark.parametrize("module", ["selectors.py", "refusals.py", "rules.py", "adapters.py", "methods.py", "ledger.py"])
 def test_reads_rules_and_adapters_import_no_service_and_no_task(module):
     imported = _imported_modules(ast.parse((WALLET / module).read_text()))
     assert not [m for m in imported if m.startswith(("wallet.services", "wallet.tasks"))]
