@@ -67,7 +67,8 @@ def betting_refusal(player: Player) -> DomainError | None:
     Also the AML duties (``aml_restriction``: a blocking compliance case open or confirmed, :func:`aml_refusal`), and
     GP §3(5): a version of the game plan and terms in force that is newer than the one the player accepted
     refuses (``accounts.terms_not_accepted`` naming the version), and so does no version in force at all where
-    ``ACCOUNTS_TERMS_REQUIRED`` (production: ``accounts.terms_not_published``). On the stake path this costs no statement: the
+    ``ACCOUNTS_TERMS_REQUIRED`` (production: ``accounts.terms_not_published``). On the stake path this costs no
+    statement: the
     player row is loaded with the token, and the version in force comes from the per-process snapshot
     (``accounts.terms``)."""
     s = player.status

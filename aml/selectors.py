@@ -33,10 +33,6 @@ def pep_declaration(player: Player) -> PepDeclaration | None:
     return PepDeclaration.objects.filter(player=player).order_by("-declared_at", "-id").first()
 
 
-def last_screening(player: Player) -> ScreeningRun | None:
-    return ScreeningRun.objects.filter(player=player).order_by("-ran_at", "-id").first()
-
-
 def screened(player: Player) -> bool:
     """Has the list been searched for this player at least once (a run that did not answer does not count)?"""
     return ScreeningRun.objects.filter(player=player).exclude(result=ScreeningRun.Result.UNAVAILABLE).exists()
@@ -54,10 +50,6 @@ def bankid_pep_claim(player: Player) -> bool | None:
         "-answered_at", "-id").only("verified_claims").first()
     pep = (check.verified_claims or {}).get("pep") if check is not None else None
     return pep if isinstance(pep, bool) else None
-
-
-def identification_open(player: Player) -> IdentificationCheck | None:
-    return IdentificationCheck.objects.filter(player=player, status__in=IdentificationCheck.OPEN).first()
 
 
 @dataclass(frozen=True)

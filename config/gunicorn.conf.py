@@ -20,7 +20,8 @@ The access log is one JSON object per request with the request id the app sets (
 the access log, the app's own request log (``platform.request``) and an error report can be joined on it.
 
 The web tier is stateless (sessions live in PostgreSQL, throttles and login lockouts in the shared cache,
-``CACHE_URL``): run as many of these processes on as many machines as the database allows. Database connections: each worker thread keeps its
+``CACHE_URL``): run as many of these processes on as many machines as the database allows. Database connections: each
+worker thread keeps its
 own connection for ``CONN_MAX_AGE`` seconds (settings), so the number of PostgreSQL connections of one machine is
 ``WEB_CONCURRENCY x GUNICORN_THREADS``; keep the sum over all machines under ``max_connections`` (or put PgBouncer
 in transaction mode between them: ``DATABASE_POOLER=pgbouncer`` sets ``CONN_MAX_AGE=0`` and

@@ -157,8 +157,9 @@ def references(table: str) -> list[tuple[str, str]]:
         if opts.proxy or not opts.managed:
             continue
         for field in opts.concrete_fields:
-            if (field.is_relation and (field.many_to_one or field.one_to_one) and field.related_model is not None
-                    and field.related_model._meta.db_table == table):  # type: ignore[union-attr]
+            related = field.related_model
+            if (field.is_relation and (field.many_to_one or field.one_to_one) and isinstance(related, type)
+                    and related._meta.db_table == table):
                 found.add((opts.db_table, field.column))
     return sorted(found)
 

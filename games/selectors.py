@@ -169,7 +169,7 @@ def player_bet_settings(player: Player, game_code: str) -> JsonDict | None:
             .values_list("bet_params", flat=True).first())
 
 
-# --- rounds ------------------------------------------------------------------------------------------------------------
+# --- rounds -----------------------------------------------------------------------------------------------------------
 def round_open(player: Player, *, play_money: bool = False) -> Round | None:
     """GP §7(8)b: the player's round waiting for an action, to resume where it stopped (None when there is none
     or it is past its deadline and will be ended by the sweeper)."""

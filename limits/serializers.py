@@ -8,7 +8,6 @@ from rest_framework import serializers
 
 from core.api_money import money_from_json, money_to_json
 from core.money import Money
-from limits.kinds import KINDS
 from limits.models import (
     HelpContact,
     LimitType,
@@ -144,10 +143,6 @@ class SelfListingSerializer(serializers.ModelSerializer[SelfListingRequest]):
     class Meta:
         model = SelfListingRequest
         fields = ["id", "requested_at", "listed_until", "status", "sent_at"]
-
-
-def kind_param_choices() -> list[str]:
-    return sorted(KINDS)
 
 
 # Responsible gaming (GP §13(4)) ------------------------------------------------------------------------------

@@ -26,7 +26,8 @@
    statements, the top statements by total time per round (``pg_stat_statements``), the details, the machine.
 
 7. Run "provider" (after the fresh runs, before the history; ``--no-provider-run`` skips it): a remote studio
-   (``scripts/bench_provider.py`` with ``provider_simulator``'s slot and signature) drives the providers' seamless-wallet
+   (``scripts/bench_provider.py`` with ``provider_simulator``'s slot and signature) drives the providers'
+   seamless-wallet
    API for the same players over the same connections: each player launches the studio's game and gets a game
    session (set-up, not measured), then signed ``bet`` + ``win`` (round_closed) rounds, 2 s apart per player. Its
    row: rounds/s, p50/p95/p99 of a whole round (bet + win), SQL statements per round; the details give each call's
@@ -85,7 +86,7 @@ from bench_stack import (  # noqa: E402
 BENCH_DB = "platform_bench"
 
 
-# --- the runs ----------------------------------------------------------------------------------------------------------
+# --- the runs ---------------------------------------------------------------------------------------------------------
 @dataclass
 class Row:
     label: str

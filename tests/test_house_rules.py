@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 APPS = ("config", "core", "accounts", "wallet", "limits", "games", "jackpots", "aml", "complaints", "reports",
-        "backoffice", "playclient", "providers", "provider_simulator", "scripts", "tests")
+        "regulator", "backoffice", "playclient", "providers", "provider_simulator", "scripts", "tests")
 MAX_SOURCE_LINES = 800
 
 

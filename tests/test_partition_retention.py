@@ -275,7 +275,8 @@ def test_the_scheduled_task_archives_a_due_month_in_a_real_worker(worker_env, cl
         env={**worker_env, "CELERY_BROKER_URL": url, "PARTITION_RETENTION_MONTHS": '{"limits_settledbet": 120}'})
     try:
         with app.connection_for_write(url, transport_options=transport_options(worker_env, url)) as conn:
-            # send_task: always sent to the broker (the tests' eager setting would run apply_async here, in this process)
+            # send_task: always sent to the broker (the tests' eager setting would run apply_async here, in this
+            # process)
             app.send_task(partitions_archive.name, queue=queue, connection=conn)
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline and not _one("SELECT to_regclass(%s)", [f"archive.{june}"])[0]:

@@ -21,7 +21,7 @@ from core import clock
 from core.db_router import replica
 from core.home import QueueState, queue_of
 from core.money import Money
-from wallet import rules
+from wallet import ledger, rules
 from wallet.archived_totals import carried_operator_totals
 from wallet.models import (
     BankEntry,
@@ -379,6 +379,12 @@ def wallet_overview(player: Player) -> dict[str, Any]:
         "payment_method": payment_method_status(player),
         "temporary_deposits": temporary_deposit_status(player) if mode == Wallet.Mode.TEMPORARY else None,
     }
+
+
+def operator_balance(code: str) -> Money:
+    """One operator account's balance (the sum of its entries, the archived months' carried totals included): the
+    read the other apps' checks use (``jackpot_check``), so that ``wallet.ledger`` stays the wallet's own."""
+    return ledger.operator_balance(code)
 
 
 def operator_balances() -> dict[str, Money]:

@@ -469,7 +469,8 @@ def personal_data_anonymise_due(*, now: datetime | None = None, batch: int = 200
     first, the ended accounts (closed, expired, refused) whose records of that group are due and not yet anonymised,
     oldest end first, in batches; each account in its own transaction, claimed with ``FOR NO KEY UPDATE SKIP
     LOCKED`` (two workers share the work), gets every group due for it (:func:`_erase_due`). At most ``limit``
-    accounts a run. Then each app's ``sweep`` anonymises its records that belong to no player. Safe to run twice: a second run finds nothing. Returns how many accounts were anonymised
+    accounts a run. Then each app's ``sweep`` anonymises its records that belong to no player. Safe to run twice: a
+    second run finds nothing. Returns how many accounts were anonymised
     completely (the group of all periods: the account itself)."""
     now = now or clock.now()
     actor = Actor.system("accounts.personal_data_anonymise")

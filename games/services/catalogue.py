@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("games")
 
-# --- catalogue ---------------------------------------------------------------------------------------------------------
+# --- catalogue --------------------------------------------------------------------------------------------------------
 def offered_figures(declared: Declared) -> JsonDict:
     """The figures a game is offered with on this platform (GP §7(2), §8(2)-(3)).
 

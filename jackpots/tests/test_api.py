@@ -164,7 +164,8 @@ def test_the_display_filters_by_game_and_shows_kobushi_values_at_a_coin_value():
     assert {"central-bronze", "central-gold", "kobushi-sushi", "kobushi-kobushi"} <= everything
     sushi = level_in({"jackpots": kobushi}, "kobushi-sushi")
     assert sushi["reference_coin"]["amount"] == 500 and sushi["value"]["amount"] > 0
-    assert sushi["value_at_coin"]["amount"] == sushi["value"]["amount"] * 100 // 500  # seed 000 §9: proportional to the coin value
+    # seed 000 §9: proportional to the coin value
+    assert sushi["value_at_coin"]["amount"] == sushi["value"]["amount"] * 100 // 500
 
 
 @pytest.mark.parametrize("query", [

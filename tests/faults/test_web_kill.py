@@ -301,7 +301,7 @@ def crash(server: Server, ids: list[int], trigger: str, stall: contextlib.ExitSt
     return c
 
 
-# --- the books ---------------------------------------------------------------------------------------------------------
+# --- the books --------------------------------------------------------------------------------------------------------
 def checks_clean() -> str:
     """``ledger_check`` and ``limits_reconcile`` as operations run them: each must pass (a difference raises)."""
     out = io.StringIO()

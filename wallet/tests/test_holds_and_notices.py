@@ -245,7 +245,7 @@ def test_a_withdrawal_already_with_the_provider_is_not_stopped_and_the_rest_is_h
     assert selectors.held_balance(p) == czk(1000)  # 800 on its way out + 200 held
 
 
-# the existing hold services on a hold placed after crediting -----------------------------------------------------------
+# the existing hold services on a hold placed after crediting ----------------------------------------------------------
 
 def test_a_placed_hold_is_released_to_the_live_account(t0):
     p = make_player()
