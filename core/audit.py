@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import connections
 
 from core import clock
-from core.errors import jsonable
+from core.jsonable import jsonable
 from core.logging import get_request_id
 from core.models import AuditEvent, SecurityEventWindow
 from core.roles import role_used

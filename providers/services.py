@@ -26,7 +26,8 @@ from accounts.services import session_activity
 from core import clock
 from core import errors as core_errors
 from core.audit import Actor, audit_record, security_event
-from core.errors import DomainError, jsonable
+from core.errors import DomainError
+from core.jsonable import jsonable
 from core.money import Money
 from core.parsers import contains_nul, loads_bounded
 from games import errors as games_errors
