@@ -445,7 +445,7 @@ class DeliveryAdmin(ReadOnlyAdmin):
         self.message_user(request, f"E-mails sent: {sent}", messages.SUCCESS if sent else messages.WARNING)
 
 
-# The game plan and terms (GP §3(5), §8(1)) -------------------------------------------------------------------------------
+# The game plan and terms (GP §3(5), §8(1)) ----------------------------------------------------------------------------
 @admin.register(TermsVersion)
 class TermsVersionAdmin(ReadOnlyAdmin):
     """Versions are published through a form (the service checks the notice and audits it), never edited."""

@@ -149,7 +149,7 @@ class LoginView(APIView):
     throttle_scope = "login"
 
     def throttled(self, request: Request, wait: float) -> NoReturn:
-        """A throttled login is a security event (issue 13; one per address and window, the rest counted: issue 19),
+        """A throttled login is a security event (one per address and window, the rest counted),
         then the usual 429."""
         security_event(action="security.login_throttled", source=request.META.get("REMOTE_ADDR", ""),
                        tried="login over the per-address rate", wait_seconds=wait, summarise=True)
@@ -175,7 +175,7 @@ class LoginView(APIView):
             raise errors.INVALID_CREDENTIALS()
         player = selectors.player_for_user(user)
         if player is None:
-            # the password was right: say why instead of "wrong password" (issue 21); an account that is neither
+            # the password was right: say why instead of "wrong password"; an account that is neither
             # staff nor a player stays a plain refusal
             raise errors.STAFF_NOT_A_PLAYER() if user.is_staff else errors.INVALID_CREDENTIALS()
         session, key = services.session_start(player=player, ip_address=_client_ip(request),

@@ -1,4 +1,4 @@
-"""The development mailbox (issue 21): the e-mails and SMS the sandbox gateways would have sent, for a developer of
+"""The development mailbox: the e-mails and SMS the sandbox gateways would have sent, for a developer of
 a player app who has no admin access (the e-mail confirmation link, the first password).
 
 ``GET /api/v1/accounts/dev/mailbox`` (JSON) and ``GET /dev/mailbox`` (a page), newest first, ``?to=`` filters by

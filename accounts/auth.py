@@ -77,8 +77,8 @@ class PlayerTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Token"
 
     def authenticate(self, request: Request) -> tuple[User, AuthToken] | None:
-        """The token's user; a refused token counts against the client address's anonymous rate (issue 19, N-8:
-        authentication comes before DRF's throttles), and over it the answer is 429 instead of 401."""
+        """The token's user; a refused token counts against the client address's anonymous rate
+        (authentication comes before DRF's throttles), and over it the answer is 429 instead of 401."""
         try:
             return self._authenticate(request)
         except _AuthenticationFailed:

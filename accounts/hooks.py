@@ -1,73 +1,86 @@
-"""Calls from ``accounts`` up into the apps above it (``limits``, ``wallet``), declared and checked.
+"""Calls from ``accounts`` up into the apps above it (``limits``, ``wallet``, ``aml``), declared and checked.
 
-``accounts`` sits below ``limits`` and ``wallet`` in the layering (core <- accounts <- wallet, limits), so it
-may not import them. Where an account event needs them (a login must pass the login limits, a closed account
-freezes its limits, a completed registration moves the temporary balance ...), ``accounts`` calls a *hook*
-declared here, and the owning app registers the implementation in its ``AppConfig.ready()``.
-
-The registry fails closed:
-- every hook in :data:`REQUIRED` must be registered, or the system check ``accounts.E001`` stops
-  ``manage.py`` (and so the web server, the worker and the tests) from starting;
-- calling an unregistered hook raises :class:`HookMissing` instead of skipping the check;
-- a hook may be registered only once (a second registration is a programming error).
+``accounts`` sits below ``limits``, ``wallet`` and ``aml`` in the layering, so it may not import them. Where an
+account event needs them (a login must pass the login limits, a closed account freezes its limits, a completed
+registration moves the temporary balance ...), ``accounts`` calls a hook declared here, and the owning app registers
+the implementation in its ``AppConfig.ready()`` (``hooks.login_check.register(services.login_check)``). The
+mechanism (typed signatures, the system check ``accounts.E001``, :class:`HookMissing`) is ``core.hooks``.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING
 
-from django.core import checks
+from core.hooks import HookMissing, Hooks
 
-# name -> what the implementation must do (and which app provides it)
-REQUIRED: dict[str, str] = {
-    "login_check": "limits: raise when a login is not allowed now (login limits, panic button, exclusion)",
-    "account_closed": "limits: freeze the self-limits in force at closing (ZHH §14a)",
-    "self_limits_decided": "limits: has the player decided their self-limits (GP §4(4)e)",
-    "temporary_convert": "wallet: move the temporary balance to the player account (GP §5(2)d)",
-    "temporary_refund_start": "wallet: start the refund of a cancelled temporary account (GP §5(2)e)",
-    "closure_settlement_start": "wallet: start settling the balance of a closing account (GP §5(15))",
-    "misuse_payout_start": "wallet: pay the balance of an account closed for misuse to its last method (GP §5(13))",
-    "closure_settled_at": "wallet: when the closing account's balance was settled, or None",
-    "has_verified_payment_method": "wallet: does the player have a verified payment method (GP §5(9))",
-    "payment_method_deadline": "wallet: until when the player must verify a payment method (GP §5(9), §5(11))",
-    "aml_compliance_refusal": "aml: why the AML duties refuse a deposit, withdrawal or completion now (GP §4(4)b, "
-                              "§12(1)), DomainError or None",
-    "aml_screening_request": "aml: screen the person against the PEP / sanctions list after commit (GP §2)",
-}
+if TYPE_CHECKING:
+    from accounts.models import Player
+    from core.audit import Actor
+    from core.errors import DomainError
 
-_registry: dict[str, Callable[..., Any]] = {}
+__all__ = ["HOOKS", "HookMissing"]
+
+HOOKS = Hooks("accounts", check_id="accounts.E001")
 
 
-class HookMissing(RuntimeError):
-    """A hook was called that no app registered: the platform is misconfigured, never skip the check."""
+@HOOKS.declare
+def login_check(*, player: Player, now: datetime) -> None:
+    """limits: raise when a login is not allowed now (login limits, panic button, exclusion)"""
 
 
-def register(name: str, fn: Callable[..., Any]) -> None:
-    """Register ``fn`` as the implementation of hook ``name`` (call from the owner's ``AppConfig.ready``)."""
-    if name not in REQUIRED:
-        raise ValueError(f"unknown accounts hook {name!r}; declare it in accounts.hooks.REQUIRED")
-    current = _registry.get(name)
-    if current is not None and current is not fn:
-        raise ValueError(f"accounts hook {name!r} is already registered ({current.__module__}.{current.__qualname__})")
-    _registry[name] = fn
+@HOOKS.declare
+def account_closed(*, player: Player, actor: Actor, closed_at: datetime | None = None) -> object:
+    """limits: freeze the self-limits in force at closing (ZHH §14a)"""
 
 
-def hook(name: str) -> Callable[..., Any]:
-    """The registered implementation of ``name``; raises :class:`HookMissing` when there is none."""
-    try:
-        return _registry[name]
-    except KeyError:
-        raise HookMissing(f"accounts hook {name!r} is not registered ({REQUIRED.get(name, 'undeclared')})") from None
+@HOOKS.declare
+def self_limits_decided(player: Player, kind: str = "technical") -> bool:
+    """limits: has the player decided their self-limits (GP §4(4)e)"""
+    raise NotImplementedError
 
 
-def missing() -> list[str]:
-    return [name for name in REQUIRED if name not in _registry]
+@HOOKS.declare
+def temporary_convert(*, player: Player, actor: Actor) -> object:
+    """wallet: move the temporary balance to the player account (GP §5(2)d)"""
 
 
-@checks.register()
-def hooks_registered_check(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """System check: the platform does not start with an account hook missing."""
-    return [
-        checks.Error(f"accounts hook {name!r} is not registered", hint=REQUIRED[name], id="accounts.E001")
-        for name in missing()
-    ]
+@HOOKS.declare
+def temporary_refund_start(*, player: Player, actor: Actor) -> object:
+    """wallet: start the refund of a cancelled temporary account (GP §5(2)e)"""
+
+
+@HOOKS.declare
+def closure_settlement_start(*, player: Player, method: str, actor: Actor) -> object:
+    """wallet: start settling the balance of a closing account (GP §5(15))"""
+
+
+@HOOKS.declare
+def misuse_payout_start(*, player: Player, actor: Actor) -> object:
+    """wallet: pay the balance of an account closed for misuse to its last method (GP §5(13))"""
+
+
+@HOOKS.declare
+def closure_settled_at(player: Player) -> datetime | None:
+    """wallet: when the closing account's balance was settled, or None"""
+
+
+@HOOKS.declare
+def has_verified_payment_method(player: Player) -> bool:
+    """wallet: does the player have a verified payment method (GP §5(9))"""
+    raise NotImplementedError
+
+
+@HOOKS.declare
+def payment_method_deadline(player: Player) -> datetime | None:
+    """wallet: until when the player must verify a payment method (GP §5(9), §5(11))"""
+
+
+@HOOKS.declare
+def aml_compliance_refusal(player: Player, direction: str | None = None) -> DomainError | None:
+    """aml: why the AML duties refuse a deposit, withdrawal or completion now (GP §4(4)b, §12(1)), DomainError or
+    None"""
+
+
+@HOOKS.declare
+def aml_screening_request(*, player: Player, actor: Actor) -> None:
+    """aml: screen the person against the PEP / sanctions list after commit (GP §2)"""

@@ -354,7 +354,7 @@ class IdentityVerification(models.Model):
     class Method(models.TextChoices):
         ONLINE_PROVIDER = "online_provider", "online, identification provider (document and likeness)"
         BANKID = "bankid", "online, Bank iD (the player's bank identified the person under the AML law)"
-        ONLINE_REGISTER = "online_register", "online, population register match (before issue 14)"
+        ONLINE_REGISTER = "online_register", "online, population register match (before identification providers)"
         BRANCH = "branch", "at a branch, document inspected by staff"
 
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="identity_verifications")

@@ -21,7 +21,8 @@ Fail-closed:
 
 * the system check ``accounts.E002`` stops ``manage.py`` when a model of the project that holds a participant's data
   (it points at ``accounts.Player``, directly or through other such models, keeps a ``player_id`` column, or stores
-  files) is in no registered record, so a new model or a new app cannot be forgotten; ``accounts.E003`` when a declaration is inconsistent
+  files) is in no registered record, so a new model or a new app cannot be forgotten; ``accounts.E003`` when a
+  declaration is inconsistent
   (an unknown period or recipient, a model in two records, a record code not of its app);
 * :func:`contracts` (which the export and the job call) raises :class:`accounts.hooks.HookMissing` while either
   check fails: nothing is exported or anonymised half.
@@ -112,7 +113,8 @@ def _project_apps() -> list[Any]:
 def personal_models() -> set[str]:
     """Labels of the project's models that hold a participant's data: ``accounts.Player`` and every model that
     points at one of them (foreign key, one-to-one, many-to-many; to a fixpoint), every model that stores files or
-    keeps a ``player_id`` column without a foreign key, and every model a registered record declares (callback bodies, rows that keep a player id without a foreign key)."""
+    keeps a ``player_id`` column without a foreign key, and every model a registered record declares (callback bodies,
+    rows that keep a player id without a foreign key)."""
     project = [m for cfg in _project_apps() for m in cfg.get_models()]
     found = {PLAYER_MODEL}
     found |= {m._meta.label for m in project if any(isinstance(f, models.FileField) for f in m._meta.get_fields())}

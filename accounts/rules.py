@@ -34,7 +34,7 @@ def document_versions() -> dict[str, str]:
     }
 
 
-# Settings of issue 14 (GP §3(5), §8(1), §7(7)), declared with their defaults in config/settings.py.
+# Settings of the player's account rules (GP §3(5), §8(1), §7(7)), declared with their defaults in config/settings.py.
 MESSAGE_EMAIL_MAX_ATTEMPTS = 10
 
 

@@ -11,9 +11,8 @@ from django.db.models import CharField, F, Func, Q, QuerySet, Value
 from django.db.models.functions import Lower
 from django.forms.models import model_to_dict
 
-from accounts import errors, privacy_contract, rules, terms
+from accounts import errors, hooks, privacy_contract, retention, rules, terms
 from accounts.adapters import Identity
-from accounts.hooks import hook
 from accounts.models import (
     BarredPerson,
     Consent,
@@ -23,6 +22,7 @@ from accounts.models import (
     LoginSession,
     Message,
     PersonalData,
+    PersonalDataErasure,
     Player,
     RegisterCheck,
     TermsVersion,
@@ -67,7 +67,8 @@ def betting_refusal(player: Player) -> DomainError | None:
     Also the AML duties (``aml_restriction``: a blocking compliance case open or confirmed, :func:`aml_refusal`), and
     GP §3(5): a version of the game plan and terms in force that is newer than the one the player accepted
     refuses (``accounts.terms_not_accepted`` naming the version), and so does no version in force at all where
-    ``ACCOUNTS_TERMS_REQUIRED`` (production: ``accounts.terms_not_published``). On the stake path this costs no statement: the
+    ``ACCOUNTS_TERMS_REQUIRED`` (production: ``accounts.terms_not_published``). On the stake path this costs no
+    statement: the
     player row is loaded with the token, and the version in force comes from the per-process snapshot
     (``accounts.terms``)."""
     s = player.status
@@ -131,7 +132,7 @@ def money_movement_refusal(player: Player, direction: str | None = None) -> Doma
         return errors.TEMPORARY_NO_WITHDRAWAL()
     # the AML duties (aml.selectors.compliance_refusal: an open PEP / sanctions case, a source-of-funds declaration
     # owed, GP §12(1), §2); a missing hook raises, it never reads as "allowed"
-    refusal: DomainError | None = hook("aml_compliance_refusal")(player, direction)
+    refusal: DomainError | None = hooks.aml_compliance_refusal(player, direction)
     return refusal
 
 
@@ -205,16 +206,16 @@ def registration_steps(player: Player, now: datetime | None = None) -> dict[str,
         "email_confirmed": player.email_confirmed_at is not None,
         "password_changed": player.first_password_sent_at is not None and not player.user.must_change_password,
         "consents": mandatory_consents_current(player),
-        "self_limits": bool(hook("self_limits_decided")(player, kind="technical")),
-        "payment_method": bool(hook("has_verified_payment_method")(player)),
+        "self_limits": bool(hooks.self_limits_decided(player, kind="technical")),
+        "payment_method": bool(hooks.has_verified_payment_method(player)),
         # GP §2, §12(1): declared, screened, no compliance case blocking (aml, through its hook)
-        "aml_compliance": hook("aml_compliance_refusal")(player, "completion") is None,
+        "aml_compliance": hooks.aml_compliance_refusal(player, "completion") is None,
     }
     steps = []
     for code, ok in done.items():
         step_deadline = deadline
         if code == "payment_method" and not ok:
-            step_deadline = hook("payment_method_deadline")(player) or deadline
+            step_deadline = hooks.payment_method_deadline(player) or deadline
         title_cs, title_en = STEP_TITLES[code]
         steps.append({"code": code, "done": ok, "title_cs": title_cs, "title_en": title_en,
                       "deadline": None if ok else step_deadline})
@@ -232,6 +233,20 @@ def registration_steps(player: Player, now: datetime | None = None) -> dict[str,
     }
 
 
+def record_erase_dates(player: Player) -> list[dict[str, Any]]:
+    """For each declared record: its periods, the years, and for this player when it is (or was) anonymised:
+    ``erased_at`` (done), ``erase_from`` (the first instant it may go; None while the account is open)."""
+    ended = retention.relationship_ended_at(player)
+    done = dict(PersonalDataErasure.objects.filter(player=player).values_list("retention", "erased_at"))
+    out = []
+    for row, rec in zip(privacy_contract.retention_table(), privacy_contract.records(), strict=True):
+        row = dict(row)
+        row["erased_at"] = done.get(rec.retention_key)
+        row["erase_from"] = retention.retention_ends_at(ended, rec.periods) if ended is not None else None
+        out.append(row)
+    return out
+
+
 def personal_data_export(player: Player) -> dict[str, Any]:
     """Everything the platform keeps about the player (GP §12(7)a, GDPR art. 15), as JSON-ready data: the accounts
     app's part at the top level, each other app's part under its label (``aml``, ``wallet``, ``complaints`` ...; each
@@ -239,8 +254,6 @@ def personal_data_export(player: Player) -> dict[str, Any]:
     periods and sources and when this player's is anonymised), ``withheld`` (what is left out, and why) and
     ``recipients`` (to whom the data go). Raises ``HookMissing`` when an app holding personal data registered no
     contract: never a partial export."""
-    from accounts.services.privacy import record_erase_dates  # services import selectors (a real cycle)
-
     data: dict[str, Any] = {}
     withheld: list[dict[str, str]] = []
     for contract in privacy_contract.contracts():
@@ -429,7 +442,7 @@ def marketing_allowed(player: Player) -> bool:
     return "marketing" in live_consents(player) and not processing_restricted(player)
 
 
-# The back office (issue 24): a player's whole picture, the search, the data-request queue -----------------------
+# The back office: a player's whole picture, the search, the data-request queue -----------------------
 
 #: the fields staff search a player by (the birth number only by exact match, in ``players_by_birth_number``)
 SEARCH_FIELDS = ("user__username", "personal__surname", "personal__given_names", "personal__email", "personal__phone")

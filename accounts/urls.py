@@ -31,6 +31,6 @@ urlpatterns = [
     path("me/data-requests/<int:request_id>/withdraw", api_privacy.DataRequestWithdrawView.as_view(),
          name="accounts-data-request-withdraw"),
     path("privacy", api_privacy.PrivacyView.as_view(), name="accounts-privacy"),
-    # development only (DEV_MAILBOX_ENABLED): the sandbox's e-mails and SMS (issue 21)
+    # development only (DEV_MAILBOX_ENABLED): the sandbox's e-mails and SMS
     path("dev/mailbox", api_mailbox.MailboxView.as_view(), name="accounts-dev-mailbox"),
 ]

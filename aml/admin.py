@@ -19,7 +19,7 @@ from django.urls import URLPattern, reverse
 from django.utils.html import format_html, format_html_join
 
 from aml import services
-from aml.lists import PRAGUE
+from aml.list_parsers import PRAGUE
 from aml.models import (
     AmlProfile,
     BankIdAuthorization,
@@ -174,7 +174,7 @@ class IdentificationCheckAdmin(DecisionAdmin):
 
 def _image_side(side: str) -> str:
     """The ``side`` of the image view: one of ``IdentificationImage.Side`` (anything else, a NUL included, is a 404
-    before the database sees it; issue 19, N-7)."""
+    before the database sees it)."""
     if side not in IdentificationImage.Side.values:
         raise Http404
     return side

@@ -26,7 +26,7 @@ from accounts.models import Player
 from accounts.permissions import IsPlayer, request_player
 from aml import errors, selectors, services
 from aml.adapters import SIGNATURE_HEADER
-from aml.lists import PRAGUE
+from aml.list_parsers import PRAGUE
 from aml.models import (
     ComplianceCase,
     IdentificationCheck,
@@ -208,7 +208,7 @@ class IdentificationCallbackView(APIView):
 
     authentication_classes: list[type[Any]] = []
     permission_classes = [permissions.AllowAny]
-    throttle_classes = [CallbackRateThrottle, CallbackRefusalThrottle]  # per source address (issue 19, N-8)
+    throttle_classes = [CallbackRateThrottle, CallbackRefusalThrottle]  # per source address
 
     def throttled(self, request: Request, wait: float) -> NoReturn:
         """A source over the callback rates: one security event per window (the rest counted), then 429."""
@@ -302,7 +302,7 @@ class SourceOfFundsView(APIView):
 
 def _status_filter(request: Request, choices: list[str], default: str) -> str:
     """A staff list's ``?status=``: one of the model's choices (absent or blank: ``default``); anything else, a NUL
-    included, is ``request.invalid`` naming the choices (issue 19, N-7), never a value handed to the database."""
+    included, is ``request.invalid`` naming the choices, never a value handed to the database."""
     given = request.query_params.getlist("status")
     if not given or given == [""]:
         return default
@@ -342,7 +342,7 @@ class StaffIdentificationReviewView(APIView):
 
 
 class StaffIdentificationAttemptsView(APIView):
-    """A player's identification attempts (issue 19, N-9), and staff allowing new ones once they are used up."""
+    """A player's identification attempts, and staff allowing new ones once they are used up."""
 
     permission_classes = [staff_permission("aml.review_identification")]
 

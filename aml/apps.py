@@ -11,6 +11,6 @@ class AmlConfig(AppConfig):
         from accounts import hooks
         from aml import privacy, selectors, services
 
-        hooks.register("aml_compliance_refusal", selectors.compliance_refusal)
-        hooks.register("aml_screening_request", services.screening_request)
+        hooks.aml_compliance_refusal.register(selectors.compliance_refusal)
+        hooks.aml_screening_request.register(services.screening_request)
         privacy.register()  # its records, export and anonymisation (accounts.privacy_contract, GP §12(5), §12(7))

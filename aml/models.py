@@ -34,7 +34,7 @@ class AmlProfile(models.Model):
     next_screening_at = models.DateTimeField(db_index=True)
     identification_attempts_from = models.DateTimeField(
         null=True, blank=True,
-        help_text="identification attempts count from here: set when staff allow new attempts (issue 19, N-9)")
+        help_text="identification attempts count from here: set when staff allow new attempts")
     claimed_until = models.DateTimeField(null=True, blank=True,
                                          help_text="a screening job holds the row until then (a lease)")
     # the client risk rating (AML Act §9, §21a; aml/risk.py): the latest assessment, and when it is due again

@@ -33,10 +33,6 @@ def pep_declaration(player: Player) -> PepDeclaration | None:
     return PepDeclaration.objects.filter(player=player).order_by("-declared_at", "-id").first()
 
 
-def last_screening(player: Player) -> ScreeningRun | None:
-    return ScreeningRun.objects.filter(player=player).order_by("-ran_at", "-id").first()
-
-
 def screened(player: Player) -> bool:
     """Has the list been searched for this player at least once (a run that did not answer does not count)?"""
     return ScreeningRun.objects.filter(player=player).exclude(result=ScreeningRun.Result.UNAVAILABLE).exists()
@@ -56,13 +52,9 @@ def bankid_pep_claim(player: Player) -> bool | None:
     return pep if isinstance(pep, bool) else None
 
 
-def identification_open(player: Player) -> IdentificationCheck | None:
-    return IdentificationCheck.objects.filter(player=player, status__in=IdentificationCheck.OPEN).first()
-
-
 @dataclass(frozen=True)
 class IdentificationAttempts:
-    """The player's identification attempts (issue 19, N-9): at most ``max_per_day`` in any rolling 24 hours;
+    """The player's identification attempts: at most ``max_per_day`` in any rolling 24 hours;
     once that many were started within 24 hours, no more until staff allow new attempts (``counted_from``)."""
 
     max_per_day: int
@@ -197,7 +189,7 @@ def aml_status(player: Player, now: datetime | None = None) -> dict[str, Any]:
     }
 
 
-# The back office (issue 24) ------------------------------------------------------------------------------------
+# The back office ------------------------------------------------------------------------------------
 
 def identifications_of(player: Player, *, limit: int = 10) -> list[IdentificationCheck]:
     return list(IdentificationCheck.objects.filter(player_id=player.pk).order_by("-created_at", "-pk")[:limit])

@@ -2,7 +2,7 @@
 
 :class:`LocalOpenIDProvider` is an HTTP server on 127.0.0.1 (a thread; plain HTTP, or HTTPS with a self-signed
 certificate and its CA file for ``AML_BANKID_CA_BUNDLE``) with its own RSA keys, written with joserfc and authlib's
-PKCE helper. It serves what the platform's relying party (``aml.bankid``) uses, as Bank iD does:
+PKCE helper. It serves what the platform's relying party (``aml.bankid_client``) uses, as Bank iD does:
 
 * ``GET /.well-known/openid-configuration`` (discovery: issuer with a trailing slash, endpoints, PS512 ID tokens,
   PKCE S256, the client authentication it accepts), ``GET /.well-known/jwks`` (its public keys);

@@ -1,4 +1,4 @@
-"""The back office in the admin (issue 24): the player's page replaced by their whole picture (``picture``), the one
+"""The back office in the admin: the player's page replaced by their whole picture (``picture``), the one
 search, the confirmation pages of the decisions the picture offers, and the audit search with its CSV export.
 
 The Player and AuditEvent admins of accounts and core are extended here (the back office is the top layer and may

@@ -2,7 +2,7 @@ from django.apps import AppConfig
 
 
 class BackofficeConfig(AppConfig):
-    """The back office (issue 24): the top layer over every app. A player's whole picture, the one search, the
+    """The back office: the top layer over every app. A player's whole picture, the one search, the
     work queues on the admin home page (``core.home``) and the audit search."""
 
     name = "backoffice"

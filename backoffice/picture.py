@@ -1,4 +1,4 @@
-"""A player's whole picture (issue 24): the sections of the player's admin page, each read through the owning app's
+"""A player's whole picture: the sections of the player's admin page, each read through the owning app's
 selectors and shown only to the staff whose role holds its permission (``Section.permission``; not role names).
 
 Every section costs a fixed number of statements whatever the player's history (each list is the latest N rows, with

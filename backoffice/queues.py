@@ -1,10 +1,10 @@
-"""The work queues on the admin home page (issue 24), registered with ``core.home`` when the app starts.
+"""The work queues on the admin home page, registered with ``core.home`` when the app starts.
 
 Each queue is a selector of the app that owns its rows (one statement: the count and the oldest item) and links to
 the admin list filtered to the same rows; it is shown to the staff whose role holds the permission that acts on it
 (not to role names): a finance officer sees the documents and withdrawals, a compliance officer the identifications,
-screening hits and cases, support the complaints. The reports' panel is the ``reports`` app's (issue 24, second
-half): it registers a ``HomePanel`` with the key "reports" the same way."""
+screening hits and cases, support the complaints. The reports' panel is the ``reports`` app's: it
+registers a ``HomePanel`` with the key "reports" the same way."""
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -1,4 +1,4 @@
-"""The one search (issue 24): whatever staff type, the players it names.
+"""The one search: whatever staff type, the players it names.
 
 * a valid birth number (checksum and date, with or without the slash): exact match only, and the search is audited
   (``services.birth_number_search``); a 10-digit variable symbol that happens to pass the checksum is then looked

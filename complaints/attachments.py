@@ -48,11 +48,6 @@ class CheckedFile:
     sha256: str
     content: ContentFile  # named with a generated name
 
-    @property
-    def stored_name(self) -> str:
-        return self.content.name or ""
-
-
 def check(upload: Any) -> CheckedFile:
     """Validate one uploaded file (Django UploadedFile or any object with ``name``, ``size``, ``read``)."""
     name = os.path.basename(getattr(upload, "name", "") or "attachment")[:200]

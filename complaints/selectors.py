@@ -151,7 +151,7 @@ def complaints_report(month: str | date | None = None, *, now: datetime | None =
     }
 
 
-# The back office (issue 24) ------------------------------------------------------------------------------------
+# The back office ------------------------------------------------------------------------------------
 
 #: how many days before its 30-day deadline (GP §11(1)) an open complaint is counted as "near its deadline"
 NEAR_DEADLINE_DAYS = 7

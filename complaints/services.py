@@ -27,8 +27,8 @@ from complaints.errors import error
 from complaints.models import Complaint, ComplaintAttachment, ComplaintItem, ComplaintMessage, ComplaintNote
 from core import clock
 from core.audit import Actor, audit_record
-from core.errors import jsonable
 from core.fsm import status_transition
+from core.jsonable import jsonable
 from core.money import Money
 from wallet.services import adjustment_credit
 

@@ -1,7 +1,8 @@
 """The Celery app.
 
 Tasks are ``core.taskbase.PlatformTask``, Celery's ``DjangoTask`` (``task.delay_on_commit(...)`` enqueues after the
-transaction commits) with a broker's refusal after the commit logged instead of answered (core/taskbase.py). Periodic tasks are declared in code, ``BEAT_SCHEDULE`` in each app's ``schedules.py``,
+transaction commits) with a broker's refusal after the commit logged instead of answered (core/taskbase.py). Periodic
+tasks are declared in code, ``BEAT_SCHEDULE`` in each app's ``schedules.py``,
 collected with Django's ``autodiscover_modules`` (``config/schedules.py``) and synced into
 django-celery-beat's tables when beat starts.
 """

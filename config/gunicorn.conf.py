@@ -20,7 +20,8 @@ The access log is one JSON object per request with the request id the app sets (
 the access log, the app's own request log (``platform.request``) and an error report can be joined on it.
 
 The web tier is stateless (sessions live in PostgreSQL, throttles and login lockouts in the shared cache,
-``CACHE_URL``): run as many of these processes on as many machines as the database allows. Database connections: each worker thread keeps its
+``CACHE_URL``): run as many of these processes on as many machines as the database allows. Database connections: each
+worker thread keeps its
 own connection for ``CONN_MAX_AGE`` seconds (settings), so the number of PostgreSQL connections of one machine is
 ``WEB_CONCURRENCY x GUNICORN_THREADS``; keep the sum over all machines under ``max_connections`` (or put PgBouncer
 in transaction mode between them: ``DATABASE_POOLER=pgbouncer`` sets ``CONN_MAX_AGE=0`` and
@@ -47,7 +48,7 @@ wsgi_app = "config.wsgi:application"  # a module:callable on the command line wi
 bind = [b.strip() for b in os.environ.get("BIND", "127.0.0.1:8000").split(",") if b.strip()]
 
 # Workers (``make bench --sweep``, 2 cores, the database on the same machine, 2,000 players on 32 connections, the
-# ~65-statement round of issue 10):
+# round of ~65 SQL statements when this was measured):
 # sync 2 / 4 / 5 workers settled 14.6 / 18-23 / 17-20 rounds/s at 57-71 ms web CPU per round; 4 workers gave the
 # least CPU per round and the tightest tail. gthread (4x2, 4x4, 5x2, 5x4) settled no more, spent 5-15 % more CPU per
 # round (threads contend for the GIL) and doubled p99 (a kept-alive connection stays on one worker, so queues are

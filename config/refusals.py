@@ -81,7 +81,7 @@ def _regulator_refusals(s: SimpleNamespace) -> list[str]:
 
 
 def _providers_refusals(s: SimpleNamespace) -> list[str]:
-    """Game providers (issue 23): their calls are accepted only from their listed addresses. (A provider row whose
+    """Game providers: their calls are accepted only from their listed addresses. (A provider row whose
     secret is the development value or shorter than MIN_SECRET_BYTES is refused at each call in production:
     providers.services.production_refusal; rows are data, not settings.)"""
     if s.PROVIDERS_ALLOW_ANY_SOURCE:

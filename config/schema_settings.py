@@ -36,7 +36,7 @@ SPECTACULAR_SETTINGS: dict[str, Any] = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
-    # the documentation UI from the project's own static files (no CDN, works offline; issue 13)
+    # the documentation UI from the project's own static files (no CDN, works offline)
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

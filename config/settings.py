@@ -55,9 +55,9 @@ INSTALLED_APPS = [
     "jackpots",
     "aml",
     "complaints",
-    "providers",  # issue 23: outside studios' games through the seamless-wallet API (docs/providers.md)
+    "providers",  # outside studios' games through the seamless-wallet API (docs/providers.md)
     "playclient",  # the reference player web client at /play/ (uses only the public API)
-    "reports",  # issue 24: the regulator's record and the tax reports (reads every app)
+    "reports",  # the regulator's record and the tax reports (reads every app)
     "regulator",  # the Ministry's remote access under decree 10/2019 Sb. (docs/regulator.md; reads every app)
     "backoffice",  # the top layer: a player's whole picture, the search, the work queues, the audit search
 ]
@@ -180,7 +180,7 @@ AXES_LOCKOUT_PARAMETERS = ["username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
 AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]  # set by core.middleware.ClientAddressMiddleware
-AXES_LOCKOUT_CALLABLE = "core.admin_site.axes_lockout_response"  # the admin's 429 with Retry-After (issue 19)
+AXES_LOCKOUT_CALLABLE = "core.admin_site.axes_lockout_response"  # the admin's 429 with Retry-After
 # Forwarding headers (X-Forwarded-For) are read only from these proxies (addresses or networks, e.g. the load
 # balancer's "10.0.0.0/8"); none by default, so a client cannot choose the address throttles and audit see.
 TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
@@ -230,7 +230,7 @@ SECURITY_EVENT_WINDOW_SECONDS = env.int("SECURITY_EVENT_WINDOW_SECONDS", default
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.auth.PlayerTokenAuthentication", "rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    # JSON nested too deep is a 400, not a RecursionError (core/parsers.py, issue 19 N-6)
+    # JSON nested too deep is a 400, not a RecursionError (core/parsers.py)
     "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser", "rest_framework.parsers.FormParser",
                                "rest_framework.parsers.MultiPartParser"],
     "DEFAULT_PAGINATION_CLASS": "core.pagination.DefaultPagination",
@@ -397,7 +397,7 @@ ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS = env.int("ACCOUNTS_DATA_REQUEST_ANSWER_MONT
 if min(ACCOUNTS_RETENTION_GAMBLING_YEARS, ACCOUNTS_RETENTION_AML_YEARS, ACCOUNTS_RETENTION_ACCOUNTING_YEARS,
        ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS) < 1:
     raise ImproperlyConfigured("ACCOUNTS_RETENTION_*_YEARS and ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS must be at least 1")
-# The audit trail's retention (issue 24; core/retention_rules.py): whole years, at least the legal periods (AML Act
+# The audit trail's retention (core/retention_rules.py): whole years, at least the legal periods (AML Act
 # §16(1) 10 years for the AML events, 5 years for the rest); what the retention job may touch follows from them
 # (core.selectors.audit_events_past_retention). The database refuses UPDATE and DELETE of audit events regardless.
 try:
@@ -439,7 +439,7 @@ WALLET_AML_HOLD_DAYS = env.int("WALLET_AML_HOLD_DAYS", default=10)  # GP §10(3)
 WALLET_POSTAGE = env.int("WALLET_POSTAGE", default=5_000)  # GP §5(2)e, §5(13)
 WALLET_BRANCH_CASH_COMBINED = env.bool("WALLET_BRANCH_CASH_COMBINED", default=False)  # GP §5(12)
 # The most one operation may move (haléře): an amount above it is refused with a 400 before anything else, so no
-# amount can overflow a column or a provider's field (issue 13). The GP figures (deposit caps per method, the
+# amount can overflow a column or a provider's field. The GP figures (deposit caps per method, the
 # temporary account's cap, the withdrawal approval threshold) still apply below these.
 WALLET_DEPOSIT_MAX_AMOUNT = env.int("WALLET_DEPOSIT_MAX_AMOUNT", default=100_000_000)  # 1,000,000 CZK
 WALLET_WITHDRAWAL_MAX_AMOUNT = env.int("WALLET_WITHDRAWAL_MAX_AMOUNT", default=100_000_000)
@@ -504,7 +504,7 @@ HEALTH_REQUIRE_JOBS = env.bool("HEALTH_REQUIRE_JOBS", default=PRODUCTION)
 # QA only: forced outcomes in play-money rounds (docs/games-platform.md). Never in production.
 GAMES_QA_FORCED_OUTCOMES = env.bool("GAMES_QA_FORCED_OUTCOMES", default=False)
 
-# Issue 23: remote games of outside studios (docs/providers.md). The development secret is the demo provider's (its
+# Remote games of outside studios (docs/providers.md). The development secret is the demo provider's (its
 # simulator's); production refuses a provider using it or any secret shorter than MIN_SECRET_BYTES, and refuses
 # PROVIDERS_ALLOW_ANY_SOURCE (a provider with no allowed source address is then refused every call).
 # the demo studio's simulator (make run starts it, provider_simulator/): where the demo provider's launch and API
@@ -541,7 +541,7 @@ if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_CONTENT_TYPE_NOSNIFF = True
 
-# Production refuses a development switch left on (issue 13): each would open the platform to anyone. The one
+# Production refuses a development switch left on: each would open the platform to anyone. The one
 # documented escape hatch: SECURE_SSL_REDIRECT=false when the proxy in front terminates TLS and redirects plain
 # HTTP itself, stated with TLS_REDIRECT_AT_PROXY=true.
 if PRODUCTION:
@@ -592,7 +592,7 @@ AML_IDENT_RETRY_MAX_MINUTES = env.int("AML_IDENT_RETRY_MAX_MINUTES", default=240
 AML_IDENT_MAX_ATTEMPTS = env.int("AML_IDENT_MAX_ATTEMPTS", default=8)
 AML_IDENT_LEASE_MINUTES = env.int("AML_IDENT_LEASE_MINUTES", default=10)
 # Identification attempts a player may start in any rolling 24 hours; once used up, none until staff allow new ones
-# (each is a paid provider check and up to three stored images; issue 19, N-9)
+# (each is a paid provider check and up to three stored images)
 AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY = env.int("AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY", default=3)
 # Screening list: "imported" (the EU, UN and Czech national sanctions lists and the operator's PEP list imported with
 # manage.py aml_list_import or the staff upload; production's default) or "sandbox" (development). A list name whose
@@ -718,7 +718,7 @@ AML_RULES = {
     },
 }
 
-# Production refuses what would open it up (issue 19, N-2, N-3, I-1) ----------------------------------------------------
+# Production refuses what would open it up ----------------------------------------------------
 # The repository's development secrets are public: production refuses each of them, and any key shorter than 32 bytes
 # (with the public seal key the must-hit values can be unsealed from the database; with the public SECRET_KEY e-mail
 # links can be forged). The outside systems must be named, never left at their sandbox: the sandbox register of
@@ -742,7 +742,7 @@ EXTERNAL_SYSTEMS = {
 }
 
 
-# Reports (issue 24, docs/reports.md): the regulator's record is sealed (XAdES) with the operator's certificate.
+# Reports (docs/reports.md): the regulator's record is sealed (XAdES) with the operator's certificate.
 REPORTS_ENABLED = env.bool("REPORTS_ENABLED", default=True)
 REPORTS_SEAL_KEY_FILE = env.str("REPORTS_SEAL_KEY_FILE", default="")  # PEM private key
 REPORTS_SEAL_CERT_FILE = env.str("REPORTS_SEAL_CERT_FILE", default="")  # PEM certificate (chain) of that key

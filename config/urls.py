@@ -1,4 +1,4 @@
-"""The URL configuration. One style for every route (issue 21, docs/player-api.md "Conventions"): no trailing slash
+"""The URL configuration. One style for every route (docs/player-api.md "Conventions"): no trailing slash
 (``/api/v1/wallet/overview``, ``/api/v1/accounts/me``), checked by ``core/tests/test_api_conventions.py``. The form
 with a slash is a 404 in the house error shape naming the canonical path (``core.middleware.CatchAllMiddleware``).
 Django's admin keeps its own slashes."""

@@ -1,11 +1,11 @@
 """The admin's shared parts: one read-only base, one way to run a service from an admin action, and the staff
-roles' checks (issue 19): every decision view and action names its permission (``decision_path``,
+roles' checks: every decision view and action names its permission (``decision_path``,
 ``decision_action``), and identifiers are masked for roles that may not see them (``masked_fields``)."""
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.contrib import admin, messages
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied
@@ -112,7 +112,13 @@ def _text_masker(model: type[models.Model], name: str) -> Callable[[Any], str]:
     return shown
 
 
-class PlatformAdminMixin:
+if TYPE_CHECKING:  # the mixin's super() calls are ModelAdmin's; at run time it mixes into a ModelAdmin or an inline
+    _AdminBase = admin.ModelAdmin[Any]
+else:
+    _AdminBase = object
+
+
+class PlatformAdminMixin(_AdminBase):
     """Shared by the platform's model admins and inlines: actions offered only to roles holding their permission;
     ``masked_fields`` shown masked (and never in an editable form) to roles without ``view_unmasked_identifiers``;
     searches over them exact-match only for those roles. ``masked_text_fields`` are free texts that may hold an
@@ -139,11 +145,11 @@ class PlatformAdminMixin:
         return [self._one(n) for n in names]
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        fields = super().get_fields(request, obj)  # type: ignore[misc]
+        fields = super().get_fields(request, obj)
         return self._replace(request, fields)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        fields = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]
+        fields = list(super().get_readonly_fields(request, obj))
         if self._masking(request):
             fields = self._replace(request, fields)
             hidden = (*self.masked_fields, *self.masked_text_fields)
@@ -151,16 +157,16 @@ class PlatformAdminMixin:
         return fields
 
     def get_exclude(self, request: HttpRequest, obj: Any = None) -> Any:
-        exclude = list(super().get_exclude(request, obj) or ())  # type: ignore[misc]
+        exclude = list(super().get_exclude(request, obj) or ())
         if self._masking(request):
             exclude += [n for n in (*self.masked_fields, *self.masked_text_fields) if n not in exclude]
         return exclude or None
 
     def get_list_display(self, request: HttpRequest) -> Any:
-        return self._replace(request, super().get_list_display(request))  # type: ignore[misc]
+        return self._replace(request, super().get_list_display(request))
 
     def get_search_fields(self, request: HttpRequest) -> Any:
-        fields = list(super().get_search_fields(request))  # type: ignore[misc]
+        fields = list(super().get_search_fields(request))
         if not may_see_identifiers(request.user):
             sensitive = set(getattr(self, "masked_search_fields", ()))
             fields = [f"={f}" if f in sensitive else f for f in fields]
@@ -170,23 +176,24 @@ class PlatformAdminMixin:
         """A decision action posted by a role without its permission is a 403 (Django would answer 200 "No action
         selected", the action being left out of the role's list)."""
         if request.method == "POST" and "index" in request.POST:
-            every = super().get_actions(request)  # type: ignore[misc]
+            every = super().get_actions(request)
             for name in request.POST.getlist("action"):
-                perm = getattr(every[name][0], "required_permission", None) if name in every else None
+                action = every.get(name)
+                perm = getattr(action[0], "required_permission", None) if action else None
                 if perm is not None and not request.user.has_perm(perm):
                     raise PermissionDenied(f"requires {perm}")
-        return super().changelist_view(request, extra_context)  # type: ignore[misc]
+        return super().changelist_view(request, extra_context)
 
     def get_actions(self, request: HttpRequest) -> Any:
-        actions = super().get_actions(request)  # type: ignore[misc]
-        for name in list(actions):
-            perm = getattr(actions[name][0], "required_permission", None)
+        actions = super().get_actions(request)
+        for name, action in list(actions.items()):
+            perm = getattr(action[0], "required_permission", None) if action else None
             if perm is not None and not request.user.has_perm(perm):
                 del actions[name]
         return actions
 
 
-class ReadOnlyAdmin(PlatformAdminMixin, admin.ModelAdmin):  # type: ignore[type-arg]
+class ReadOnlyAdmin(PlatformAdminMixin, admin.ModelAdmin[Any]):
     """Records written only through services (ledger, audit, rounds ...): staff look, never edit. Their lists may
     lag: a GET of a list reads the streaming replica when there is one (core/db_router.py); the record's own page,
     and every action (a POST), read the primary."""
@@ -208,7 +215,7 @@ class ReadOnlyAdmin(PlatformAdminMixin, admin.ModelAdmin):  # type: ignore[type-
         return False
 
 
-class ReadOnlyInline(PlatformAdminMixin, admin.TabularInline):  # type: ignore[type-arg]
+class ReadOnlyInline(PlatformAdminMixin, admin.TabularInline[Any, Any]):
     extra = 0
     can_delete = False
 
@@ -253,7 +260,7 @@ def domain_error_text(exc: DomainError) -> str:
 
 
 def run_service_action(
-    modeladmin: admin.ModelAdmin,  # type: ignore[type-arg]
+    modeladmin: admin.ModelAdmin[Any],
     request: HttpRequest,
     objects: Iterable[models.Model],
     service: Callable[[Any, Actor], Any],

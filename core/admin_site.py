@@ -28,7 +28,7 @@ TECHNICAL_LABEL = "technical"
 
 
 class PlatformSiteMixin:
-    """The platform's admin home (issue 24): the work queues and links of ``core.home`` above the model list, and the
+    """The platform's admin home: the work queues and links of ``core.home`` above the model list, and the
     technical tables (idempotency records, heartbeats, Celery beat, Axes, OTP devices ...) moved into one
     "Technical" section at the end instead of sitting between the business lists."""
 
@@ -69,7 +69,7 @@ class PlatformAdminSite(PlatformSiteMixin, AdminSite):  # type: ignore[misc]  # 
 
 class RecordedOTPLoginForm(OTPAdminAuthenticationForm):  # type: ignore[misc]  # django-otp is untyped
     """The admin's sign-in with a second factor: a right password with a wrong or missing one-time password is a
-    security event (issue 13), recorded before the form shows its error."""
+    security event, recorded before the form shows its error."""
 
     def clean(self) -> dict[str, Any]:
         try:
@@ -98,7 +98,7 @@ def platform_admin_site() -> AdminSite:
 def axes_lockout_response(request: HttpRequest, original_response: HttpResponse | None = None,
                           credentials: dict[str, Any] | None = None) -> HttpResponse:
     """django-axes' answer to a locked-out sign-in (``AXES_LOCKOUT_CALLABLE``; the admin's, the API's login answers
-    in the error shape itself): 429 with ``Retry-After``, the cool-off left to wait at most (issue 19)."""
+    in the error shape itself): 429 with ``Retry-After``, the cool-off left to wait at most."""
     cool_off = get_cool_off(request)
     resp = HttpResponse(get_lockout_message(), status=429, content_type="text/plain; charset=utf-8")
     resp["Retry-After"] = str(max(1, math.ceil(cool_off.total_seconds())) if cool_off else RETRY_AFTER_SECONDS)

@@ -1,4 +1,4 @@
-"""The error definitions an API operation can give, derived from the code (issue 21): the OpenAPI schema lists them
+"""The error definitions an API operation can give, derived from the code: the OpenAPI schema lists them
 per operation (``core.schema.AutoSchema``) so a client knows every ``code`` it has to handle.
 
 Nothing is written by hand: :func:`reachable_errors` reads the source of the view method and, through the names it

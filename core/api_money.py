@@ -1,4 +1,4 @@
-"""The one money convention of the API (issue 21): every amount in a request body is a Money object.
+"""The one money convention of the API: every amount in a request body is a Money object.
 
     {"amount": 150000, "currency": "CZK"}        # 1 500,00 Kč
 

@@ -47,7 +47,8 @@ def _prepare_after_migrate(sender: Any, using: str = "default", plan: Any = None
 
 def check_staff_permissions(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """core.E010: a staff endpoint or admin decision names a permission no model declares (a typo would make a
-    check that no role passes and every superuser passes unnoticed); core.E011: a role names one; core.E012: a home-page link (``core.home``) names one."""
+    check that no role passes and every superuser passes unnoticed); core.E011: a role names one; core.E012: a home-page
+    link (``core.home``) names one."""
     from core.admin import ADMIN_DECISION_PERMISSIONS
     from core.home import declared_link_permissions
     from core.permissions import REQUIRED_PERMISSIONS
@@ -59,10 +60,10 @@ def check_staff_permissions(app_configs: Any = None, **kwargs: Any) -> list[chec
         for perm in sorted((REQUIRED_PERMISSIONS | ADMIN_DECISION_PERMISSIONS) - declared)]
     errors += [checks.Error(f"a home-page link names the permission {perm!r}, which no model declares", id="core.E012")
                for perm in sorted(declared_link_permissions() - declared)]
-    pairs = {tuple(p.split(".", 1)) for p in declared}
+    pairs = {(app, codename) for app, codename in (p.split(".", 1) for p in declared)}
     for role in ROLES.values():
         try:
-            expand(role.permissions, pairs)  # type: ignore[arg-type]
+            expand(role.permissions, pairs)
         except LookupError as exc:
             errors.append(checks.Error(f"role {role.name}: {exc}", id="core.E011"))
     return errors
@@ -112,7 +113,7 @@ class CoreConfig(AppConfig):
         checks.register(check_staff_permissions)
         from django.conf import settings
 
-        if settings.PRODUCTION:  # say at start which implementation each outside system uses (issue 19, N-2)
+        if settings.PRODUCTION:  # say at start which implementation each outside system uses
             import logging
 
             logging.getLogger("platform.startup").info(

@@ -5,8 +5,8 @@ retention period (``settings.PARTITION_RETENTION_MONTHS``, never below the legal
 month in its own transaction:
 
 * a table whose live rows a check sums against a running total (``summed_by``: the ledger, jackpot contributions,
-  settled bets) is archived only through its owning app's carry-forward hook (``carry_forward``, registered with
-  :func:`carry_forward_register`); while the hook is not registered its due months stay and are reported
+  settled bets) is archived only through its owning app's carry-forward hook (:func:`carry_forward`, a
+  ``core.hooks`` hook the app registers); while the hook is not registered its due months stay and are reported
   ``summed`` (fail closed: archiving them without carrying their totals would change the sums);
 * the month is claimed with ``pg_try_advisory_xact_lock``; a month another worker holds is reported ``busy`` and
   left to the next run, one already archived is skipped;
@@ -36,9 +36,11 @@ from typing import Any
 from django.conf import settings
 from django.core import checks
 from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db.models import Model
 
 from core import clock, partitioning
 from core.audit import Actor, audit_record
+from core.hooks import Hook, Hooks
 from core.retention_rules import PARTITION_RULES, PartitionRule, partition_retention
 
 log = logging.getLogger("platform.retention")
@@ -81,39 +83,46 @@ class ArchivingMonth:
 #: their totals to its app's carried-forward table and returns a summary for the audit event (counts, sums)
 CarryForward = Callable[[ArchivingMonth], Mapping[str, int]]
 
-_carry_forward: dict[str, CarryForward] = {}
+
+def _carry_forward_signature(month: ArchivingMonth) -> Mapping[str, int]:
+    raise NotImplementedError
 
 
-def _declared_hooks() -> dict[str, str]:
-    return {rule.carry_forward: rule.table for rule in PARTITION_RULES if rule.carry_forward}
+#: one carry-forward hook per summed table of ``PARTITION_RULES``, named by the table; a hook not registered is the
+#: warning core.W020 (its table keeps its months past their retention period)
+CARRY_FORWARD = Hooks("core.archiving", check_id="core.W020", warning=True)
+_CARRY_FORWARD_HOOKS: dict[str, Hook[[ArchivingMonth], Mapping[str, int]]] = {
+    rule.table: CARRY_FORWARD.add(rule.table, f"carry-forward of {rule.table}, summed by {rule.summed_by}: without "
+                                  "it the table keeps its months past their retention period",
+                                  _carry_forward_signature)
+    for rule in PARTITION_RULES if rule.summed_by
+}
 
 
-def carry_forward_register(name: str, fn: CarryForward) -> None:
-    """Register ``fn`` as the carry-forward hook ``name`` a rule declares (from the owning app's
-    ``AppConfig.ready``); an undeclared name or a second, different implementation is a programming error."""
-    if name not in _declared_hooks():
-        raise ValueError(f"unknown carry-forward hook {name!r}; declare it in core.retention_rules.PARTITION_RULES")
-    current = _carry_forward.get(name)
-    if current is not None and current is not fn:
-        raise ValueError(f"carry-forward hook {name!r} is already registered "
-                         f"({current.__module__}.{current.__qualname__})")
-    _carry_forward[name] = fn
+def carry_forward(model: type[Model]) -> Hook[[ArchivingMonth], Mapping[str, int]]:
+    """The carry-forward hook of a summed partitioned model's table; its owning app registers the implementation in
+    its ``AppConfig.ready`` (``carry_forward(Entry).register(archived_totals.carry_entries)``)."""
+    table = model._meta.db_table
+    try:
+        return _CARRY_FORWARD_HOOKS[table]
+    except KeyError:
+        raise ValueError(f"{table} is not a summed partitioned table (core.retention_rules.PARTITION_RULES "
+                         "summed_by)") from None
 
 
 def carry_forward_hook(rule: PartitionRule) -> CarryForward | None:
     """The registered hook of a summed table, or None (then its months stay)."""
-    return _carry_forward.get(rule.carry_forward) if rule.carry_forward else None
+    hook = _CARRY_FORWARD_HOOKS.get(rule.table)
+    return hook.implementation if hook is not None and hook.registered else None
 
 
 def carry_forward_missing() -> list[str]:
-    return sorted(name for name in _declared_hooks() if name not in _carry_forward)
+    return sorted(CARRY_FORWARD.missing())
 
 
-@checks.register()
-def carry_forward_check(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+def carry_forward_check() -> list[checks.CheckMessage]:
     """core.W020: a declared carry-forward hook is not registered (its table's months are never archived)."""
-    return [checks.Warning(f"carry-forward hook {name!r} is not registered: {_declared_hooks()[name]} keeps its "
-                           "months past their retention period", id="core.W020") for name in carry_forward_missing()]
+    return CARRY_FORWARD.check()
 
 
 class _CarryFailed(Exception):
@@ -148,8 +157,9 @@ def references(table: str) -> list[tuple[str, str]]:
         if opts.proxy or not opts.managed:
             continue
         for field in opts.concrete_fields:
-            if (field.is_relation and (field.many_to_one or field.one_to_one) and field.related_model is not None
-                    and field.related_model._meta.db_table == table):  # type: ignore[union-attr]
+            related = field.related_model
+            if (field.is_relation and (field.many_to_one or field.one_to_one) and isinstance(related, type)
+                    and related._meta.db_table == table):
                 found.add((opts.db_table, field.column))
     return sorted(found)
 
@@ -204,7 +214,7 @@ def _archive_month(rule: PartitionRule, name: str, index: int, months: int,
                 except OperationalError:
                     raise  # a lock not granted in time: busy
                 except Exception as exc:  # its own refusal, a bug, a month carried already (a unique key)
-                    raise _CarryFailed(f"{rule.carry_forward}: {type(exc).__name__}: {exc}") from exc
+                    raise _CarryFailed(f"{rule.table}: {type(exc).__name__}: {exc}") from exc
             rows = int(_one(f"SELECT count(*) FROM {q(name)}", []))
             archived = partitioning.partition_archive(connection, rule.table, name)
             extra: dict[str, Any] = {"carried": carried} if carried is not None else {}
@@ -238,8 +248,7 @@ def partitions_archive_due(*, now: datetime | None = None) -> list[MonthResult]:
         for name, index in months_due(rule.table, months, now):
             if rule.summed_by and carry is None:  # fail closed: never archived without its totals carried
                 results.append(MonthResult(rule.table, name, partitioning.month_of(index), SUMMED,
-                                           f"{rule.summed_by}; carry-forward hook {rule.carry_forward!r} not "
-                                           "registered"))
+                                           f"{rule.summed_by}; carry-forward hook {rule.table!r} not registered"))
                 continue
             result = _archive_month(rule, name, index, months, carry)
             if result is not None:

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.db import connections
 
 from core import clock
-from core.errors import jsonable
+from core.jsonable import jsonable
 from core.logging import get_request_id
 from core.models import AuditEvent, SecurityEventWindow
 from core.roles import role_used
@@ -159,7 +159,7 @@ def security_event(*, action: str, source: str = "", tried: str = "", body: byte
     its own connection (``SIDE_DB``) so that the refusal's rollback cannot erase it. Staff read it in the audit
     trail. A failure to record never hides the refusal itself (it is logged).
 
-    ``summarise`` is for a refusal anyone can repeat at request speed (issue 19, N-8): per action and source
+    ``summarise`` is for a refusal anyone can repeat at request speed: per action and source
     (``core.throttling.source_key``) and per window of ``SECURITY_EVENT_WINDOW_SECONDS``, only the first is an
     audit event (its details name the window and the counter row, ``core.SecurityEventWindow``); the rest only
     count there. Returns how many of these the window holds now (1 for an event not summarised, 0 when nothing

@@ -28,8 +28,8 @@ from django.utils import translation
 from rest_framework import exceptions as drf_exc
 from rest_framework.response import Response
 
+from core.jsonable import jsonable
 from core.logging import get_request_id
-from core.money import Money
 
 logger = logging.getLogger("platform.errors")
 
@@ -87,28 +87,6 @@ class ErrorDef:
     __call__ = exc
 
 
-_PLAIN = frozenset((str, int, float, bool, type(None)))
-
-
-def jsonable(value: Any) -> Any:
-
-    if type(value) in _PLAIN:  # the common case first (a round's state is mostly these): one lookup
-        return value
-    if isinstance(value, Money):
-        return value.to_json()
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    if hasattr(value, "isoformat"):
-        text = value.isoformat()
-        # UTC written as "Z", the way the API's serializers write it (DRF), so one format reaches clients
-        return text[:-6] + "Z" if text.endswith("+00:00") else text
-    return str(value)
-
-
 # Generic errors every app may raise --------------------------------------------------
 VALIDATION = ErrorDef("request.invalid", 400, "Neplatný požadavek.", "The request is invalid.")
 NOT_AUTHENTICATED = ErrorDef("auth.not_authenticated", 401, "Přihlaste se prosím.", "Authentication is required.")
@@ -149,7 +127,7 @@ def retry_after(err: DomainError) -> int:
 
 
 def error_response(err: DomainError, status: int | None = None) -> Response:
-    """The one error shape; a 429 always carries ``Retry-After`` (RFC 9110 §10.2.3; issue 19)."""
+    """The one error shape; a 429 always carries ``Retry-After`` (RFC 9110 §10.2.3)."""
     resp = Response({"error": err.as_dict()}, status=status or err.status)
     if resp.status_code == 429:
         resp["Retry-After"] = str(retry_after(err))
@@ -223,7 +201,7 @@ def server_error_response(exc: BaseException) -> Response:
     from django.db import IntegrityError
 
     if isinstance(exc, IntegrityError):  # a check the code believed met (e.g. a deferred ledger trigger at commit)
-        from core.audit import integrity_alarm  # core.audit imports this module
+        from core.audit import integrity_alarm  # here: core.audit imports the models, which load after the apps
 
         integrity_alarm(exc, source="request", error_id=error_id)
     body = SERVER_ERROR(error_id=error_id).as_dict()

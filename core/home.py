@@ -1,4 +1,4 @@
-"""The admin home page's panels (issue 24): each app that gives staff work or reports adds its panel here, from its
+"""The admin home page's panels: each app that gives staff work or reports adds its panel here, from its
 ``AppConfig.ready()``, with a plain import of this module (``core`` imports no app, so the apps come to it).
 
 A panel is a titled list of links; each link names the permission whose holder acts on it and, for a work queue, a

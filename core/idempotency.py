@@ -69,7 +69,7 @@ def mark_replayed(response: Response) -> Response:
 def _request_hash(request: Request, endpoint: str) -> str:
     """The body's hash. A body DRF cannot parse raises its ``ParseError`` here (400 ``request.invalid``): it must not
     be swallowed, because DRF then hands the view an empty body, and a view whose fields all have defaults would
-    act on a request nobody sent (``limits/self-listing`` listed the player for a year; issue 19)."""
+    act on a request nobody sent (``limits/self-listing`` listed the player for a year)."""
     data = request.data  # ParseError propagates
     try:
         body = json.dumps(data, sort_keys=True, default=str)

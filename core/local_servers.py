@@ -314,7 +314,8 @@ class Cluster:
 class StreamingPair:
     """A primary made with ``initdb`` (``wal_level=replica``, a replication line in ``pg_hba.conf``) and a hot
     standby made from it with ``pg_basebackup -R`` (streaming replication), each on a free port, under one
-    temporary directory that is removed at the end, with the binaries of ``bin_dir`` (default: ``postgres_bin_dir()``, the
+    temporary directory that is removed at the end, with the binaries of ``bin_dir`` (default: ``postgres_bin_dir()``,
+    the
     oldest major version here). ``replay_pause`` pauses WAL replay on the replica on demand
     (``pg_wal_replay_pause()``), so a test can hold the replica behind the primary."""
 

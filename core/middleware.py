@@ -101,8 +101,8 @@ class RequestIdMiddleware:
 
 class RejectNulMiddleware:
     """A NUL character names nothing the platform stores (PostgreSQL refuses it in every text), so a request with one
-    in its path, query string or a header is refused before any view or admin filter reaches the database with it
-    (issue 19, N-7): a path is not found (404), a query parameter or a header is invalid (400). API paths answer in
+    in its path, query string or a header is refused before any view or admin filter reaches the database with it:
+    a path is not found (404), a query parameter or a header is invalid (400). API paths answer in
     the one error shape; others (the admin) with Django's plain 404 / 400."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:

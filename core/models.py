@@ -39,7 +39,7 @@ class AuditEvent(models.Model):
 
 class SecurityEventWindow(models.Model):
     """How many times one security event (an action, e.g. ``security.callback_refused``) came from one source (a
-    client address; IPv6: its /64) in one time window (issue 19, N-8).
+    client address; IPv6: its /64) in one time window.
 
     A refusal anyone can repeat at request speed (a forged provider callback, a throttled login) writes the audit
     event only for the first of its window (``core.audit.security_event(..., summarise=True)``; the event's details

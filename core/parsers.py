@@ -1,4 +1,4 @@
-"""Bounded JSON (issue 19, N-6): every JSON body the platform reads, from a client or from a provider.
+"""Bounded JSON: every JSON body the platform reads, from a client or from a provider.
 
 Python's ``json`` module parses nesting by recursion: a 2 KB body of 1,000 ``[`` raises ``RecursionError``, which is
 neither a ``ValueError`` nor DRF's ``ParseError``, and was a logged 500 on every JSON endpoint (the login too, for

@@ -1,4 +1,4 @@
-"""The staff API's permissions (issue 13, issue 19).
+"""The staff API's permissions.
 
 ``IsStaff`` proves a staff member (with the second factor where required). A staff endpoint that reads or decides
 something also names the one Django permission it needs: ``permission_classes = [staff_permission("aml.decide_case")]``

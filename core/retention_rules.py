@@ -1,5 +1,5 @@
-"""Retention periods checked when the settings load (pure Python, no database): the audit trail's (issue 24) and how
-long each monthly-partitioned table's months stay live before the archiving job moves them (issue 22, at the end).
+"""Retention periods checked when the settings load (pure Python, no database): the audit trail's and how
+long each monthly-partitioned table's months stay live before the archiving job moves them.
 
 The audit trail holds the platform's records of what was done and by whom, so it is kept at least as long as the
 longest period the law sets for any record it documents: the AML Act 253/2008 Sb. §16(1) 10 years for the AML
@@ -42,21 +42,16 @@ class PartitionRule:
 
     ``summed_by``, when set, names the checks and balances that sum the table's live rows against a running total
     kept elsewhere (the ledger accounts' balances, a pool's counter, the limits' day and month totals): archiving a
-    month would change those sums. Such a table names in ``carry_forward`` the hook that records the month's totals
-    in the owning app's carried-forward table, in the same transaction as the DETACH, and every check adds those
-    totals to its live sum. The owning app registers the hook under that name (``core.archiving.
-    carry_forward_register`` in its ``AppConfig.ready``); a summed table whose hook is not registered keeps its
-    months (reported ``summed``): the job never archives a summed month without carrying it forward."""
+    month would change those sums. Such a table has a carry-forward hook (``core.archiving.carry_forward``) that
+    records the month's totals in the owning app's carried-forward table, in the same transaction as the DETACH, and
+    every check adds those totals to its live sum. The owning app registers it in its ``AppConfig.ready``; a summed
+    table whose hook is not registered keeps its months (reported ``summed``): the job never archives a summed month
+    without carrying it forward."""
 
     table: str
     legal_months: int
     basis: str
     summed_by: str = ""
-    carry_forward: str = ""
-
-    def __post_init__(self) -> None:
-        if bool(self.summed_by) != bool(self.carry_forward):
-            raise ValueError(f"{self.table}: a summed table names its carry-forward hook, and only a summed one")
 
 
 _AML_ACCOUNTING = ("AML Act 253/2008 Sb. §16(1): 10 years; accounting act 563/1991 Sb. §31(2)b: 5 years from the end "
@@ -68,18 +63,14 @@ _AML_ACCOUNTING = ("AML Act 253/2008 Sb. §16(1): 10 years; accounting act 563/1
 PARTITION_RULES: tuple[PartitionRule, ...] = (
     PartitionRule("games_round", 12 * MIN_AML_YEARS, _AML_ACCOUNTING + ", games.rounds"),
     PartitionRule("wallet_entry", 12 * MIN_AML_YEARS, _AML_ACCOUNTING + ", wallet.ledger",
-                  summed_by="ledger_check and the ledger accounts' balances (the sum of their entries)",
-                  carry_forward="wallet.carry_entries"),
+                  summed_by="ledger_check and the ledger accounts' balances (the sum of their entries)"),
     PartitionRule("wallet_ledgertransaction", 12 * MIN_AML_YEARS, _AML_ACCOUNTING + ", wallet.ledger",
-                  summed_by="ledger_check (every live transaction's entries balance)",
-                  carry_forward="wallet.carry_transactions"),
+                  summed_by="ledger_check (every live transaction's entries balance)"),
     PartitionRule("jackpots_contribution", 12 * MIN_AML_YEARS, _AML_ACCOUNTING + ", jackpots.awards",
-                  summed_by="jackpot_check (the folded contribution rows against each pool's counter)",
-                  carry_forward="jackpots.carry_contributions"),
+                  summed_by="jackpot_check (the folded contribution rows against each pool's counter)"),
     PartitionRule("limits_settledbet", 12 * 3,
                   "decree 466/2023 Sb.: gambling records 3 years (the privacy contract's limits.self_limits: gambling)",
-                  summed_by="limits_reconcile (every day and month total against the settled bets)",
-                  carry_forward="limits.carry_settled_bets"),
+                  summed_by="limits_reconcile (every day and month total against the settled bets)"),
     PartitionRule("core_auditevent", 12 * MIN_AML_YEARS,
                   "AML Act 253/2008 Sb. §16(1): 10 years for the AML events, which a month holds among the rest "
                   "(AUDIT_RETENTION_AML_YEARS)"),

@@ -1,4 +1,4 @@
-"""The staff roles (issue 19): which permissions each role holds, declared once, here.
+"""The staff roles: which permissions each role holds, declared once, here.
 
 A role is a Django group with exactly the permissions listed below. The data migration
 ``core/migrations/0003_staff_roles.py`` creates the groups on ``migrate`` (also on an empty database), and
@@ -22,7 +22,7 @@ Roles (the issue's words):
 - **finance** (cashier): payment-method documents, withdrawals, branch cash, payouts, the game providers'
   transactions and their reconciliation cases.
 - **game_manager**: game versions and approvals, jackpot configuration, the game plan's published versions, the
-  game providers (issue 23).
+  game providers.
 - **auditor**: reads everything (including the audit trail, unmasked), exports; changes nothing.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""OpenAPI extensions (issue 21: a schema a client can be generated from).
+"""OpenAPI extensions (a schema a client can be generated from).
 
 The schema class :class:`AutoSchema` adds to what drf-spectacular derives:
 
@@ -9,7 +9,7 @@ The schema class :class:`AutoSchema` adds to what drf-spectacular derives:
   with ``Retry-After``, 500, 503);
 - **a request example for every body**: the view's own (``request_examples`` on the view: a game's bet per game)
   or one built from the serializer's fields;
-- optional read-only fields stay optional (issue 19, N-10).
+- optional read-only fields stay optional.
 """
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ def sample(field: Any) -> Any:
 
 class AutoSchema(openapi.AutoSchema):
     """drf-spectacular's schema, but a read-only field declared ``required=False`` is optional in the schema as it
-    is in the answer (issue 19, N-10). drf-spectacular lists every read-only field as required, while DRF leaves a
+    is in the answer. drf-spectacular lists every read-only field as required, while DRF leaves a
     field with ``required=False`` out of the answer when its value is absent (``SkipField``): so
     ``value_at_coin`` of a jackpot level, present only with ``?coin_value=``, was declared required and a client
     generated from the schema would refuse every display answer. Other read-only fields stay required (they are
@@ -224,7 +224,7 @@ class AutoSchema(openapi.AutoSchema):
     def _get_parameters(self) -> list[dict[str, Any]]:
         """The ``Idempotency-Key`` header exactly where the view method carries ``@idempotent()``
         (``core.idempotency``), required where the decorator requires it: the schema and the server share one
-        declaration (issue 21). A header written by hand in ``@extend_schema`` is replaced by it."""
+        declaration. A header written by hand in ``@extend_schema`` is replaced by it."""
         parameters = [p for p in super()._get_parameters()
                       if not (p.get("in") == "header" and p.get("name") == IDEMPOTENCY_HEADER)]
         rule = idempotency_rule(view_method(self.view, self.method))

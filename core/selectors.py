@@ -1,4 +1,4 @@
-"""Reads of the core records: the audit trail's search (issue 24) and what its retention lets a job touch."""
+"""Reads of the core records: the audit trail's search and what its retention lets a job touch."""
 from __future__ import annotations
 
 import json

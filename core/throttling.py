@@ -1,4 +1,4 @@
-"""API throttles (issue 19, N-8): every public and player endpoint, and the providers' callbacks per source.
+"""API throttles: every public and player endpoint, and the providers' callbacks per source.
 
 ``REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"]`` applies :class:`AnonRateThrottle` (per client address, rate
 ``anon``) and :class:`UserRateThrottle` (per signed-in user, rate ``user``) to every API view that does not name

@@ -27,8 +27,9 @@ from rest_framework.views import APIView
 from accounts.permissions import IsPlayer, request_player
 from accounts.selectors import player_for_user
 from core.audit import Actor
-from core.errors import DomainError, jsonable
+from core.errors import DomainError
 from core.idempotency import idempotent, mark_replayed, request_key
+from core.jsonable import jsonable
 from core.permissions import staff_permission
 from games import errors, selectors, services
 from games.models import Game, Round

@@ -72,7 +72,7 @@ def _version_change(row: PlayerGameState, *, player: Any, engine_game: EngineGam
 def carry_settle(*, rnd: Round, actor: Actor, now: datetime) -> None:
     """A settled round of a carry-over game leaves its state for the player's next round: one upsert of the row,
     and the change of the money the state holds moved in the ledger (house <-> ``games_carried``). A round of a
-    remote game (issue 23) has no engine here and carries nothing."""
+    remote game has no engine here and carries nothing."""
     if rnd.provider_round_id:
         return
     engine_game = get_game(rnd.game_code, rnd.game_version)
@@ -105,7 +105,7 @@ def carry_restore(*, rnd: Round, actor: Actor, now: datetime) -> str:
     (``carry_in``), ledger included, if this round was the last to write it ("restored"). When a later round has
     built on it, the state stays as that round left it ("kept": the later round used what this one carried, and
     its own record holds it). "none" for a game without carry-over."""
-    if rnd.provider_round_id:  # a remote game's round carries nothing (issue 23)
+    if rnd.provider_round_id:  # a remote game's round carries nothing
         return "none"
     engine_game = get_game(rnd.game_code, rnd.game_version)
     if not engine_game.carry_over:

@@ -66,7 +66,7 @@ INVALID_BET = ErrorDef("game.invalid_bet", 422, "Neplatná sázka.", "Invalid be
 INVALID_ACTION = ErrorDef("game.invalid_action", 422, "Tuto akci nyní nelze provést.",
                           "This action is not possible now.")
 
-# Rounds of remote games (issue 23, games/services/remote.py) -----------------------------------------------------
+# Rounds of remote games (games/services/remote.py) -----------------------------------------------------
 REMOTE_GAME_INVALID = ErrorDef("game.remote_game_invalid", 404,
                                "Tato hra nepatří tomuto dodavateli her.",
                                "This game is not one of this provider's games.")

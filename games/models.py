@@ -59,7 +59,7 @@ class Game(models.Model):
     approved_at = models.DateTimeField(null=True, blank=True, help_text="when staff recorded the approval")
     approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
                                     related_name="+", help_text="the staff member who recorded it")
-    # Issue 23: a game of an outside studio played through the seamless wallet (providers app). Blank for the
+    # A game of an outside studio played through the seamless wallet (providers app). Blank for the
     # platform's own engine games; the catalogue sync leaves these rows alone.
     provider = models.CharField(max_length=30, blank=True, default="", db_default="",
                                 help_text="the provider's code for a remote game (blank: an engine game)")
@@ -142,7 +142,7 @@ class Round(models.Model):
     voided_at = models.DateTimeField(null=True, blank=True,
                                      help_text="when a settled round was declared void (GP §3(6)); settled_at stays")
     deadline = models.DateTimeField(help_text="started_at + the game's unfinished-round deadline (GP §7(8)b)")
-    # Issue 23: the provider's round id of a round of a remote game (blank for an engine round). Its uniqueness per
+    # The provider's round id of a round of a remote game (blank for an engine round). Its uniqueness per
     # player comes from idempotency_key = "provider:<provider>:<round id>" (the claim games_round_unique_player_key).
     # (db_default: rows written by bulk SQL that predates the column, e.g. benchmarks and the history of tests)
     provider_round_id = models.CharField(max_length=100, blank=True, default="", db_default="")

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 # carry_in / carry_out: the machine state a carry-over game started from and leaves (games.carry), on the player's
 # screen anyway
-# remote: a round of an outside studio's game (issue 23): its provider, the provider's round id and transactions
+# remote: a round of an outside studio's game: its provider, the provider's round id and transactions
 PUBLIC_STATE_KEYS = ("status", "win", "steps", "pending", "breakdown", "carry_in", "carry_out", "remote")
 
 
@@ -169,7 +169,7 @@ def player_bet_settings(player: Player, game_code: str) -> JsonDict | None:
             .values_list("bet_params", flat=True).first())
 
 
-# --- rounds ------------------------------------------------------------------------------------------------------------
+# --- rounds -----------------------------------------------------------------------------------------------------------
 def round_open(player: Player, *, play_money: bool = False) -> Round | None:
     """GP §7(8)b: the player's round waiting for an action, to resume where it stopped (None when there is none
     or it is past its deadline and will be ended by the sweeper)."""
@@ -348,7 +348,7 @@ def round_verify(player: Player, round_id: Any) -> JsonDict:
     return result
 
 
-# The back office (issue 24) ------------------------------------------------------------------------------------
+# The back office ------------------------------------------------------------------------------------
 
 def rounds_latest(player: Player, *, limit: int = 10) -> list[Round]:
     """The player's latest rounds (real money and play money), newest first."""

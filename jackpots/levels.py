@@ -119,7 +119,7 @@ def contribution(level: Level, *, stake: int, win: int) -> tuple[int, int, int]:
     return basis, total - future, future
 
 
-# --- the per-process snapshot -------------------------------------------------------------------------------------------
+# --- the per-process snapshot -----------------------------------------------------------------------------------------
 _lock = threading.Lock()
 _snapshot: tuple[float, list[Level]] | None = None
 

@@ -168,7 +168,8 @@ class Contribution(models.Model):
 
 class CarriedContributions(models.Model):
     """One pool's contributions of one archived month of the log (``core.partitions_archive``, docs/scaling.md
-    "Retention"), carried forward by ``jackpots.carry`` in the transaction that detached the month: what the pool's
+    "Retention"), carried forward by ``jackpots.archived_totals`` in the transaction that detached the month: what the
+    pool's
     folded rows summed to. ``jackpot_check`` proves the pool against these plus the live rows. Written once per
     pool and month, never changed."""
 

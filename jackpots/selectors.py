@@ -5,7 +5,7 @@ from typing import Any
 
 from django.db.models import Sum
 
-from jackpots.carry import carried_by_pool
+from jackpots.archived_totals import carried_by_pool
 from jackpots.levels import enabled
 from jackpots.models import MICRO, Award, Contribution, Jackpot, Pending
 

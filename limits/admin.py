@@ -235,7 +235,7 @@ class ClosingSnapshotAdmin(ReadOnlyAdmin):
 # Responsible gaming (GP §13(4)): staff edit these; each save goes through an audited service. Nothing is deleted:
 # unpublish a text or contact instead (the audit trail keeps every wording).
 @admin.register(ResponsibleGamingText)
-class ResponsibleGamingTextAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class ResponsibleGamingTextAdmin(admin.ModelAdmin[Any]):
     list_display = ("key", "order", "title_cs", "title_en", "published", "updated_at")
     list_filter = ("published",)
     list_editable = ("order", "published")
@@ -248,7 +248,7 @@ class ResponsibleGamingTextAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         services.responsible_text_save(text=obj, actor=Actor.staff(request.user))
 
 
-class HelpContactForm(forms.ModelForm):  # type: ignore[type-arg]
+class HelpContactForm(forms.ModelForm[Any]):
     url = forms.URLField(required=False, assume_scheme="https", max_length=200)
 
     class Meta:
@@ -258,7 +258,7 @@ class HelpContactForm(forms.ModelForm):  # type: ignore[type-arg]
 
 
 @admin.register(HelpContact)
-class HelpContactAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class HelpContactAdmin(admin.ModelAdmin[Any]):
     form = HelpContactForm
     list_display = ("name_cs", "name_en", "phone", "email", "url", "order", "published", "updated_at")
     list_filter = ("published",)

@@ -201,7 +201,7 @@ class ResponsibleGamingView(APIView):
 
 DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 DATE_YEARS = (1970, 2999)  # a statistics date's bounds (no overflow at the edges of the calendar)
-DEFAULT_STATISTICS_DAYS = 30  # without from/to: the last 30 Prague days, today included (issue 21)
+DEFAULT_STATISTICS_DAYS = 30  # without from/to: the last 30 Prague days, today included
 DATE_FROM = OpenApiParameter("from", OpenApiTypes.DATE, OpenApiParameter.QUERY, required=False,
                              description=f"first Prague day, YYYY-MM-DD; default: {DEFAULT_STATISTICS_DAYS - 1} days "
                                          "before `to` (the last 30 days)")

@@ -10,12 +10,13 @@ class LimitsConfig(AppConfig):
         from accounts import hooks
         from limits import privacy, selectors, services, sql  # noqa: F401  (sql: its hot statements, core/sql.py)
 
-        hooks.register("login_check", services.login_check)
-        hooks.register("account_closed", services.limits_account_closed)
-        hooks.register("self_limits_decided", selectors.self_limits_decided)
+        hooks.login_check.register(services.login_check)
+        hooks.account_closed.register(services.limits_account_closed)
+        hooks.self_limits_decided.register(selectors.self_limits_decided)
         privacy.register()  # its records, export and anonymisation (accounts.privacy_contract, GP §12(5), §12(7))
-        # the settled bets' archived months carried forward (declared in core.retention_rules)
-        from core.archiving import carry_forward_register
-        from limits import carry
+        # the settled bets' archived months carried forward (core.archiving; without it the job keeps their months)
+        from core.archiving import carry_forward
+        from limits import archived_totals
+        from limits.models import SettledBet
 
-        carry_forward_register("limits.carry_settled_bets", carry.carry_settled_bets)
+        carry_forward(SettledBet).register(archived_totals.carry_settled_bets)

@@ -248,7 +248,7 @@ class SettledBet(models.Model):
 
 class CarriedBetTotals(models.Model):
     """What one archived month of settled bets (``core.partitions_archive``, docs/scaling.md "Retention") added to
-    one player's day or month total of one kind, carried forward by ``limits.carry`` in the transaction that
+    one player's day or month total of one kind, carried forward by ``limits.archived_totals`` in the transaction that
     detached the month: the same figures as :class:`PeriodTotal`, from the month's bets that are not voided, keyed as
     ``limits_reconcile`` keys them (the Prague day or month of ``placed_at`` for the placement, of ``settled_at``
     for the decision). ``limits_reconcile`` adds them to the live bets. Written once per month and key, never

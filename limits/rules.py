@@ -2,7 +2,8 @@
 
 Everything here is a function of its arguments and the settings (``settings.GP``), so tests use it
 directly. The stake grid of GP §8(1) is an argument: the published version's in force, which the callers read with
-``limits.selectors.stake_grid_in_force``. The services (``limits.services``) and selectors apply these rules to the stored state.
+``limits.selectors.stake_grid_in_force``. The services (``limits.services``) and selectors apply these rules to the
+stored state.
 """
 from __future__ import annotations
 
@@ -113,8 +114,7 @@ def add_years(dt: datetime, years: int) -> datetime:
 
 
 # ---------------------------------------------------------------------------------------
-# Limit values and comparisons (GP §6)
-# ---------------------------------------------------------------------------------------
+# Limit values and comparisons (GP §6) ---------------------------------------------------------------------------------
 def is_stricter_or_equal(limit_type: str, new: int | None, old: int | None) -> bool:
     """True when ``new`` is at least as strict as ``old`` (None = no limit, the mildest).
 
@@ -159,8 +159,7 @@ def display_value(limit_type: str, value: int | None) -> Money | int | None:
 
 
 # ---------------------------------------------------------------------------------------
-# Stake per round (GP §8(1)-(3))
-# ---------------------------------------------------------------------------------------
+# Stake per round (GP §8(1)-(3)) ---------------------------------------------------------------------------------------
 StakeGrid = tuple[int, int]  # GP §8(1): (the minimum stake, its step), haléře
 
 

@@ -35,7 +35,6 @@ from limits.models import (
     SelfLimitChange,
     SelfListingRequest,
     SettledBet,
-    StakeRefusal,
 )
 from limits.rules import (
     HOURLY_WINDOW_MINUTES,
@@ -53,8 +52,7 @@ from limits.rules import (
 
 
 # ---------------------------------------------------------------------------------------
-# Self-limits (GP §6)
-# ---------------------------------------------------------------------------------------
+# Self-limits (GP §6) --------------------------------------------------------------------------------------------------
 def self_limits_decided(player: Player, kind: str = TECHNICAL) -> bool:
     """GP §4(4)e, §6(2): has the player set or individually declined every one of the seven self-limits of
     this kind? (The registration completion step.)"""
@@ -151,14 +149,8 @@ def limit_history(player: Player, kind: str | None = None) -> QuerySet[SelfLimit
     return qs.order_by("-requested_at", "-id")
 
 
-def stake_refusals(player: Player) -> QuerySet[StakeRefusal]:
-    """The player's refused stakes, newest first."""
-    return StakeRefusal.objects.filter(player_id=player.pk).order_by("-refused_at", "-id")
-
-
 # ---------------------------------------------------------------------------------------
-# Counters: day/month totals and the hourly loss
-# ---------------------------------------------------------------------------------------
+# Counters: day/month totals and the hourly loss -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class Totals:
     day: PeriodTotal
@@ -302,8 +294,7 @@ def money_limit_room(player: Player, kind: str = TECHNICAL, now: datetime | None
 
 
 # ---------------------------------------------------------------------------------------
-# Play time (GP §7(4)-(5))
-# ---------------------------------------------------------------------------------------
+# Play time (GP §7(4)-(5)) ---------------------------------------------------------------------------------------------
 def play_status(player: Player, now: datetime | None = None, kind: str = TECHNICAL) -> dict[str, Any]:
     """GP §7(4)-(5) as the player sees it: play time used and left, whether a break is due and when it ends.
 
@@ -344,8 +335,7 @@ def play_status(player: Player, now: datetime | None = None, kind: str = TECHNIC
 
 
 # ---------------------------------------------------------------------------------------
-# Panic button and self-listing in force
-# ---------------------------------------------------------------------------------------
+# Panic button and self-listing in force -------------------------------------------------------------------------------
 def active_panic(player: Player, at: datetime) -> PanicExclusion | None:
     """The panic-button exclusion of the person running at ``at`` (the one ending last), or None.
 
@@ -371,8 +361,7 @@ def active_self_listing(player: Player, at: datetime) -> SelfListingRequest | No
 
 
 # ---------------------------------------------------------------------------------------
-# From accounts: login sessions (GP §6(6)e-g) and earlier accounts of the person (ZHH §14a)
-# ---------------------------------------------------------------------------------------
+# From accounts: login sessions (GP §6(6)e-g) and earlier accounts of the person (ZHH §14a) ----------------------------
 # A session that started more than this before a window and ended inside it is not looked for: the lookups
 # then stay index range scans on accounts' (player, started_at) index, whatever the player's login history.
 # (Sessions end after ACCOUNTS_SESSION_IDLE_MINUTES without activity; 7 days of uninterrupted activity is
@@ -445,8 +434,7 @@ def closed_accounts_of_person(player: Player, person_key: str, since: datetime,
 
 
 # ---------------------------------------------------------------------------------------
-# Responsible gaming (GP §13(4)): the published texts and help contacts, the player's own statistics
-# ---------------------------------------------------------------------------------------
+# Responsible gaming (GP §13(4)): the published texts and help contacts, the player's own statistics -------------------
 def responsible_gaming() -> dict[str, Any]:
     """The published responsible-gaming texts and help contacts (GP §13(4)), in Czech and English, in their
     order. Help contacts are what staff entered: none is built in."""

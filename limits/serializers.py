@@ -8,7 +8,6 @@ from rest_framework import serializers
 
 from core.api_money import money_from_json, money_to_json
 from core.money import Money
-from limits.kinds import KINDS
 from limits.models import (
     HelpContact,
     LimitType,
@@ -20,7 +19,7 @@ from limits.models import (
 from limits.rules import LIMIT_UNITS
 
 MONEY_UNIT = "CZK_minor"
-MAX_LIMIT_VALUE = 10**12  # bounded at the API (issue 13, item 3); the rules bound each limit further
+MAX_LIMIT_VALUE = 10**12  # bounded at the API; the rules bound each limit further
 
 LIMIT_VALUE_SCHEMA = {
     "oneOf": [
@@ -35,7 +34,7 @@ LIMIT_VALUE_SCHEMA = {
 class LimitValueField(serializers.Field[Any, Any, Any, Any]):
     """A self-limit's value in the limit's unit (the serializer's ``unit`` context): a Money object for the four
     money limits (``core.api_money``), a JSON integer for counts and minutes; ``null`` = no limit. A string is
-    refused either way (``{"value": "500"}`` once stored 5 CZK; issue 21)."""
+    refused either way (``{"value": "500"}`` once stored 5 CZK)."""
 
     money = True  # takes amounts (core.schema lists request.invalid_money)
 
@@ -144,10 +143,6 @@ class SelfListingSerializer(serializers.ModelSerializer[SelfListingRequest]):
     class Meta:
         model = SelfListingRequest
         fields = ["id", "requested_at", "listed_until", "status", "sent_at"]
-
-
-def kind_param_choices() -> list[str]:
-    return sorted(KINDS)
 
 
 # Responsible gaming (GP §13(4)) ------------------------------------------------------------------------------

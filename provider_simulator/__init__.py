@@ -1,4 +1,4 @@
-"""The provider simulator (issue 23): a sandbox remote game server of an outside studio.
+"""The provider simulator: a sandbox remote game server of an outside studio.
 
 It plays with the platform's wallet through the seamless-wallet API exactly as a studio's server would
 (``/work/briefs/providers-contract.md``, docs/providers.md): it signs every call, keeps its own journal of what it

@@ -261,7 +261,7 @@ def _page(status: int, lang: str, main: str) -> tuple[int, dict[str, str], bytes
                     "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}, page.encode()
 
 
-# --- serving -----------------------------------------------------------------------------------------------------------
+# --- serving ----------------------------------------------------------------------------------------------------------
 class ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
     daemon_threads = True
     allow_reuse_address = True

@@ -1,4 +1,4 @@
-"""Staff screens of the providers (issue 23): the providers (game manager: ``providers.manage_provider``; the secret
+"""Staff screens of the providers: the providers (game manager: ``providers.manage_provider``; the secret
 write-only), their transactions (read-only; finance) and the reconciliation cases (finance resolves them:
 ``providers.resolve_reconciliation``)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The providers' API under /api/v1/providers/<provider>/ (issue 23; the wire contract, docs/providers.md).
+"""The providers' API under /api/v1/providers/<provider>/ (the wire contract, docs/providers.md).
 
 POST launch        the player (token auth): a single-use launch token and the provider's launch URL
 POST session       signed: the launch token exchanged for a game session
@@ -13,7 +13,8 @@ The signed calls carry no user authentication: the HMAC-SHA256 signature over ``
 proof, checked with the source address and the timestamp window (providers.services.provider_call). Refused calls
 of an unauthenticated caller (signature, time window, source, unknown studio) are throttled per source address like
 the wallet's provider callbacks (``callback_refused``); an authenticated studio's duplicate-id retries with another
-body are counted per studio and outcome and only those are throttled. Accepted calls are not counted: a studio's calls come from its few listed addresses and carry all its players' rounds (2,000 players at one
+body are counted per studio and outcome and only those are throttled. Accepted calls are not counted: a studio's calls
+come from its few listed addresses and carry all its players' rounds (2,000 players at one
 round each 2 s are 120,000 calls a minute), and a call from any other address is refused, so counted.
 """
 from __future__ import annotations

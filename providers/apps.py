@@ -10,5 +10,5 @@ class ProvidersConfig(AppConfig):
         from games import hooks
         from providers import privacy, sql, tasks  # noqa: F401  (sql: its hot statements, core/sql.py)
 
-        hooks.register("remote_round_cancelled", tasks.round_cancelled_enqueue)
+        hooks.remote_round_cancelled.register(tasks.round_cancelled_enqueue)
         privacy.register()  # its records, export and anonymisation (accounts.privacy_contract, GP §12(5), §12(7))

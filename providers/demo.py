@@ -1,5 +1,6 @@
 """Demo data of the providers (idempotent): the demo studio ``simstudio`` (its simulator, ``provider_simulator/``,
-listens where ``settings.PROVIDERS_DEMO_URL`` says: make run sets it from PROVIDER_SIM_PORT, default 8300) with the 41 games of Part two of the approved plan (providers/data/simstudio_games.py) as
+listens where ``settings.PROVIDERS_DEMO_URL`` says: make run sets it from PROVIDER_SIM_PORT, default 8300) with the 41
+games of Part two of the approved plan (providers/data/simstudio_games.py) as
 catalogue entries, NOT approved: staff approve them in the admin (GP §13(6)). So that a new user can play one with
 ``make run``, the demo records the demo approval of the first slot, 5x Magic (``simstudio_5x_magic``)."""
 from __future__ import annotations

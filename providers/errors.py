@@ -1,4 +1,4 @@
-"""Errors of the providers' API (issue 23) and the ONE table mapping a platform error code to the provider's status
+"""Errors of the providers' API and the ONE table mapping a platform error code to the provider's status
 vocabulary (Hub88-style ``RS_*``; /work/briefs/providers-contract.md, docs/providers.md "Error mapping").
 
 Every refusal leaves in the house error shape (``{"error": {...}}``) with the provider's word beside it

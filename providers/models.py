@@ -1,4 +1,4 @@
-"""Outside game studios played through the seamless-wallet API (issue 23; docs/providers.md).
+"""Outside game studios played through the seamless-wallet API (docs/providers.md).
 
 A :class:`Provider` is a studio whose games are ``games.Game`` rows (``provider`` = its code). A player launches a
 game with a single-use :class:`LaunchToken`; the provider exchanges it for a :class:`GameSession` and then calls

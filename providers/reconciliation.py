@@ -1,4 +1,4 @@
-"""The daily reconciliation (issue 23): each enabled provider's ``round-report`` of the previous Prague operating
+"""The daily reconciliation: each enabled provider's ``round-report`` of the previous Prague operating
 day against the platform's :class:`~providers.models.ProviderTransaction` rows of that day; one
 :class:`~providers.models.ReconciliationCase` per difference (a transaction missing on either side, an amount or a
 type that differs). Compared: the calls the platform answered RS_OK (bets, wins, rollbacks; a refused call moved

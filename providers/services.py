@@ -1,4 +1,4 @@
-"""The providers' services (issue 23; docs/providers.md): the player's launch, the signed calls of a provider
+"""The providers' services (docs/providers.md): the player's launch, the signed calls of a provider
 (session, balance, bet, win, rollback, round-end), exactly once per (provider, transaction_id), and staff's
 provider settings and reconciliation decisions.
 
@@ -26,7 +26,8 @@ from accounts.services import session_activity
 from core import clock
 from core import errors as core_errors
 from core.audit import Actor, audit_record, security_event
-from core.errors import DomainError, jsonable
+from core.errors import DomainError
+from core.jsonable import jsonable
 from core.money import Money
 from core.parsers import contains_nul, loads_bounded
 from games import errors as games_errors

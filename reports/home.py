@@ -1,4 +1,4 @@
-"""The reports' panel on the staff home page (``core.home``, the back office's panel registry, issue 24)."""
+"""The reports' panel on the staff home page (``core.home``, the back office's panel registry)."""
 from __future__ import annotations
 
 from collections.abc import Callable

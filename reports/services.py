@@ -24,7 +24,7 @@ from reports import errors
 from reports import ledger_queries as reports_sql
 from reports.db import read_alias
 from reports.models import DayReport, GameDayReport
-from wallet.carry import carried_total
+from wallet.archived_totals import carried_total
 from wallet.models import Entry, LedgerAccount, LedgerTransaction, Payout
 
 BREAK_CODE = "limits.break_required"  # limits.errors.BREAK_REQUIRED's code (GP §6(2), the 120/15 break)

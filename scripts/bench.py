@@ -26,8 +26,9 @@
    statements, the top statements by total time per round (``pg_stat_statements``), the details, the machine.
 
 7. Run "provider" (after the fresh runs, before the history; ``--no-provider-run`` skips it): a remote studio
-   (``scripts/bench_provider.py`` with ``provider_simulator``'s slot and signature) drives the seamless-wallet API of
-   issue 23 for the same players over the same connections: each player launches the studio's game and gets a game
+   (``scripts/bench_provider.py`` with ``provider_simulator``'s slot and signature) drives the providers'
+   seamless-wallet
+   API for the same players over the same connections: each player launches the studio's game and gets a game
    session (set-up, not measured), then signed ``bet`` + ``win`` (round_closed) rounds, 2 s apart per player. Its
    row: rounds/s, p50/p95/p99 of a whole round (bet + win), SQL statements per round; the details give each call's
    latency and statements. Accepted provider calls are not rate-limited (docs/providers.md), so
@@ -85,7 +86,7 @@ from bench_stack import (  # noqa: E402
 BENCH_DB = "platform_bench"
 
 
-# --- the runs ----------------------------------------------------------------------------------------------------------
+# --- the runs ---------------------------------------------------------------------------------------------------------
 @dataclass
 class Row:
     label: str
@@ -649,7 +650,7 @@ def main(argv: list[str] | None = None) -> int:
                     bench.run("jackpots off")
                     bench.start_web()
                     bench.run("jackpots on")
-                if args.provider_run:  # a remote studio's rounds through the seamless wallet (issue 23)
+                if args.provider_run:  # a remote studio's rounds through the seamless wallet
                     bench.run_provider("provider")
                     bench.run_provider("provider play", mode="play")
                 if args.history > 0:

@@ -240,7 +240,7 @@ INSERT INTO games_round (player_id, game_id, game_code, game_version, play_money
 SELECT s.player_id, s.game_id, s.code, s.version, false, false, '[]'::jsonb, 'hist-' || s.g, 'finished',
        s.bet_request, s.bet_params, s.stake, 'CZK', s.draws, '[]'::jsonb, s.state, s.win, s.win, 0, false,
        %(fund)s, %(fund)s - s.stake + s.win, '[]'::jsonb, '', '', s.t, s.t + s.secs, s.t + s.secs,
-       s.t + interval '180 days', ''  -- provider_round_id: an engine round (issue 23)
+       s.t + interval '180 days', ''  -- provider_round_id: an engine round
 FROM (
     SELECT g, players[1 + (g - 1) %% cardinality(players)] AS player_id,
            %(end)s - ((g - 1)::float8 / %(n)s) * %(days)s * interval '1 day' AS t,

@@ -136,7 +136,8 @@ def statements_enable(server: Any, database: str) -> bool:
 
 def statements_top(server: Any, database: str, rounds: int, n: int = 12) -> tuple[float, list[str]]:
     """(the database's planning + execution ms per settled round, the top ``n`` statements by that total, each with
-    its calls and ms per round, its mean and the mean's planning part) since the last reset. ``track_planning`` is on in the private cluster: every
+    its calls and ms per round, its mean and the mean's planning part) since the last reset. ``track_planning`` is on in
+    the private cluster: every
     statement is planned anew (psycopg2 sends its parameters inline), so planning is part of a round's price."""
     rows = server.sql(
         "SELECT calls, round((total_exec_time + total_plan_time)::numeric, 1), "

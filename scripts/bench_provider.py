@@ -1,5 +1,5 @@
 """The provider run of ``make bench``: a simulated remote studio (``provider_simulator``: its slot and its
-signature) drives the seamless-wallet API of issue 23 for the bench's players over keep-alive HTTP/1.1 connections,
+signature) drives the providers' seamless-wallet API for the bench's players over keep-alive HTTP/1.1 connections,
 the same harness as the platform's own rounds (``bench_load``).
 
 Before the load (not measured): each player launches the provider's game through the player API

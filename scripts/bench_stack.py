@@ -30,7 +30,7 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
-# --- the PostgreSQL server ---------------------------------------------------------------------------------------------
+# --- the PostgreSQL server --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Server:
     """Where the PostgreSQL server is, from a ``DATABASE_URL``."""
@@ -126,7 +126,7 @@ class Embedded:
             say("== embedded PostgreSQL stopped (it was started by the bench)")
 
 
-# --- processes ---------------------------------------------------------------------------------------------------------
+# --- processes --------------------------------------------------------------------------------------------------------
 class Web:
     """gunicorn, started in its own process group; its master is the process we started."""
 
@@ -211,7 +211,7 @@ def manage(env: dict[str, str], *args: str, timeout: float = 900) -> subprocess.
                           capture_output=True, text=True, timeout=timeout)
 
 
-# --- pgbench -----------------------------------------------------------------------------------------------------------
+# --- pgbench ----------------------------------------------------------------------------------------------------------
 def pgbench_binary() -> str:
     found = shutil.which("pgbench")
     if found is None:

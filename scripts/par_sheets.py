@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 SEED = 20240601
-ROUNDS_FAST = 10_000_000  # games with simulate_fast (GP: 10 million rounds within a minute, issue 25)
+ROUNDS_FAST = 10_000_000  # games with simulate_fast (GP: 10 million rounds within a minute)
 ROUNDS_GENERIC = 200_000  # games simulated through start/act (Fruit King)
 
 

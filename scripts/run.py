@@ -1,5 +1,5 @@
 """`make run`: migrate, load demo data, then run the web server (gunicorn), one Celery worker, ONE beat scheduler and
-the provider simulator (a remote studio's game server, issue 23) together; Ctrl-C stops them all (and the embedded
+the provider simulator (a remote studio's game server) together; Ctrl-C stops them all (and the embedded
 PostgreSQL we started)."""
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def wait_health(timeout: float = 60) -> dict:
 
 def main() -> int:
     os.chdir(ROOT)
-    # every child (web, worker, beat, seed_demo) builds its links on the address we serve on (issue 21)
+    # every child (web, worker, beat, seed_demo) builds its links on the address we serve on
     os.environ["PUBLIC_BASE_URL"] = public_base_url(os.environ)
     qa = qa_forced_outcomes(os.environ, dotenv(ROOT / ".env"))
     if qa is not None:
@@ -165,8 +165,8 @@ def main() -> int:
     pidfile.unlink(missing_ok=True)
     start("beat", PY, "-m", "celery", "-A", "config", "beat", "-l", "info", "--pidfile", str(pidfile),
           "-s", str(ROOT / ".data" / "beat-schedule"))
-    # The provider simulator: a remote studio's game server playing with this platform's wallet (issue 23,
-    # docs/providers.md); the secret goes through the environment, not the command line (ps shows that).
+    # The provider simulator: a remote studio's game server playing with this platform's wallet
+    # (docs/providers.md); the secret goes through the environment, not the command line (ps shows that).
     start("provider-sim", PY, "-m", "provider_simulator", "--host", HOST, "--port", SIM_PORT,
           "--platform", local_address(os.environ, PORT), "--provider", SIM_PROVIDER,
           "--lobby", f"{os.environ['PUBLIC_BASE_URL']}/play#/games",

@@ -1,4 +1,4 @@
-"""Issue 13, standing suite: the authorization matrix, generated from the URL configuration.
+"""Standing suite: the authorization matrix, generated from the URL configuration.
 
 * Every player endpoint whose path takes an identifier is called by player A with player B's identifiers (every
   method the view has): 404, and B's records are unchanged. A new endpoint with an identifier fails this test

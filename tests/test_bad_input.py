@@ -1,4 +1,4 @@
-"""Issue 19, section 3: bad input never gives a 500 (review N-6, N-7).
+"""Bad input never gives a 500 (review N-6, N-7).
 
 N-6: JSON nested 1,000 levels deep (a 2 KB body) raised ``RecursionError`` in DRF's parser, a logged 500 on every
 JSON endpoint (the login too, anonymously), and a correctly signed provider callback with such a body was a 500 the

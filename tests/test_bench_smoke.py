@@ -25,7 +25,7 @@ import bench_load  # noqa: E402  (scripts/ is a folder of scripts, not a package
 from games.testing import api_bet  # noqa: E402
 
 
-# --- the SQL counter ---------------------------------------------------------------------------------------------------
+# --- the SQL counter --------------------------------------------------------------------------------------------------
 def test_without_sql_count_1_the_application_is_djangos_own_untouched():
     import config.sqlcount as sqlcount
 
@@ -89,7 +89,7 @@ def test_x_sql_count_of_a_settled_round_is_what_capture_queries_context_counts()
     assert int(response_headers[HEADER]) == len(captured.captured_queries) > 10
 
 
-# --- the load client against a stub of the rounds API -------------------------------------------------------------------
+# --- the load client against a stub of the rounds API -----------------------------------------------------------------
 class StubApi:
     """Answers POST rounds (a Kobushi round waits for one action) and POST actions on 127.0.0.1, keep-alive,
     recording when each player's rounds started."""

@@ -1,4 +1,4 @@
-"""Issue 13, standing suite: hostile input (schemathesis against the app's own OpenAPI schema).
+"""Standing suite: hostile input (schemathesis against the app's own OpenAPI schema).
 
 The schema is drf-spectacular's, loaded through the WSGI application in-process (``/api/schema``). Every operation
 in it except the ones that end the player's session (``SESSION_ENDING`` below) is called by a registered ACTIVE
@@ -17,7 +17,7 @@ Checks on every response:
 its ``errors.py``), so every refusal would count as a failure; nor ``negative_data_rejection``: list endpoints
 ignore unknown query parameters and read a ``page_size`` out of bounds as the default, on purpose (DRF).
 
-Issue 19 added, so that the suite would have found the review's N-6, N-7 and N-10:
+Added so that the suite would have found the review's N-6, N-7 and N-10:
 * nesting depth: every operation with a JSON body gets bodies nested 33 (one past ``core.parsers.MAX_DEPTH``), 1,000
   and 100,000 levels deep (arrays and objects), as the player and anonymously: every answer a 4xx in the error shape;
 * NUL bytes: a NUL in every query parameter (400 ``request.invalid``), every path parameter and every static path
@@ -259,7 +259,7 @@ def running_jackpot_levels() -> None:
     snapshot_clear()
 
 
-# Staff operations (issue 19) -------------------------------------------------------------------------------------
+# Staff operations -------------------------------------------------------------------------------------
 def _superuser() -> Any:
     from accounts.testing import make_staff
 
@@ -304,7 +304,7 @@ def staff_tokens(player_token: str) -> dict[str, str]:
     return {role: token_for(make()) for role, make in STAFF_ROLES.items()}
 
 
-# Nesting depth and NUL bytes (issue 19, N-6 and N-7) ---------------------------------------------------------------
+# Nesting depth and NUL bytes ---------------------------------------------------------------
 DEPTHS = (33, 1_000, 100_000)
 OPERATIONS = {result.ok().label: result.ok() for result in full_schema.get_all_operations() if isinstance(result, Ok)}
 
@@ -391,7 +391,7 @@ def test_no_input_gets_a_server_error_or_an_undocumented_answer(case: Any, playe
 @staff_schema.parametrize()
 @hypothesis.settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # as above
 def test_staff_operations_get_no_server_error_as_any_staff_identity(case: Any, staff_tokens: dict[str, str]) -> None:
-    """Every staff operation with generated data, as each staff identity of ``STAFF_ROLES`` (issue 19)."""
+    """Every staff operation with generated data, as each staff identity of ``STAFF_ROLES``."""
     for role, token in staff_tokens.items():
         cache.clear()
         label = f"{case.operation.label} as {role}"

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import ast
+import io
+import re
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 APPS = ("config", "core", "accounts", "wallet", "limits", "games", "jackpots", "aml", "complaints", "reports",
-        "backoffice", "playclient", "providers", "provider_simulator", "scripts", "tests")
+        "regulator", "backoffice", "playclient", "providers", "provider_simulator", "scripts", "tests")
 MAX_SOURCE_LINES = 800
 
 
@@ -15,7 +18,7 @@ def _sources() -> list[Path]:
 
 
 def test_no_source_file_holds_more_than_800_lines():
-    """A room that holds more than one idea is split by responsibility (the house style; issue 22): no source file
+    """A room that holds more than one idea is split by responsibility (the house style): no source file
     of the platform over 800 lines. Tests and migrations aside (a test file is one scenario's set-up and checks)."""
     big = {}
     for path in _sources():
@@ -43,7 +46,7 @@ def test_every_select_for_update_states_no_key_explicitly():
 
 
 def test_no_app_looks_up_another_apps_function_by_name():
-    """Cross-app calls are real imports (or the checked hooks of accounts/hooks.py), never a lookup by name that
+    """Cross-app calls are real imports (or the typed hooks of core/hooks.py), never a lookup by name that
     could silently skip a legal check when a function is renamed."""
     offenders = []
     # the quickstart test imports the client it generated from the schema into a temporary folder (not platform code)
@@ -74,3 +77,29 @@ def test_the_hashed_lock_pins_every_direct_requirement_at_the_same_version():
     lock = _pins(ROOT / "requirements-dev.lock")
     direct = {**_pins(ROOT / "requirements.txt"), **_pins(ROOT / "requirements-dev.txt")}
     assert {name: version for name, version in direct.items() if lock.get(name) != version} == {}
+
+
+ISSUE_REFERENCE = re.compile(r"\bissues? ?#?[0-9]+", re.IGNORECASE)
+
+
+def _comments_and_docstrings(path: Path) -> list[tuple[int, str]]:
+    text = path.read_text()
+    found = [(tok.start[0], tok.string) for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+             if tok.type == tokenize.COMMENT]
+    for node in ast.walk(ast.parse(text, str(path))):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc is not None:
+                found.append((node.body[0].lineno, doc))
+    return found
+
+
+def test_no_comment_or_docstring_names_an_issue():
+    """Comments and docstrings say what the code does and why, not which issue added it: the issue number tells a
+    reader nothing the code does not, and goes stale. Migrations included."""
+    offenders = []
+    for path in (p for app in APPS for p in (ROOT / app).rglob("*.py")):
+        for lineno, text in _comments_and_docstrings(path):
+            if ISSUE_REFERENCE.search(text):
+                offenders.append(f"{path.relative_to(ROOT)}:{lineno}")
+    assert offenders == []

@@ -1,4 +1,4 @@
-"""Issue 21, part 1: one money convention in every request body (docs/player-api.md, "Conventions").
+"""One money convention in every request body (docs/player-api.md, "Conventions").
 
 Every amount is a Money object ``{"amount": <JSON integer of haléře>, "currency": "CZK"}``. Each endpoint that takes
 money refuses every other form - a CZK string, a bare integer, a float, a missing currency, a foreign currency, an
@@ -138,7 +138,7 @@ def test_every_money_taking_endpoint_refuses_every_other_form_of_an_amount_with_
 
 
 def test_a_czk_string_on_a_money_self_limit_is_refused_not_stored_as_five_crowns(world):
-    """The review's trap (issue 21): ``{"value": "500"}`` was stored as 500 haléře, below the day's stakes; the
+    """The review's trap: ``{"value": "500"}`` was stored as 500 haléře, below the day's stakes; the
     player was locked out, and the correction counted as a loosening that waits 7 days (GP §6(4))."""
     from limits.models import SelfLimit
 

@@ -1,4 +1,4 @@
-"""Issue 22 §3, retention of the summed tables: the ledger's entries and transactions, the jackpot contributions and
+"""Retention of the summed tables: the ledger's entries and transactions, the jackpot contributions and
 the settled bets are archived with their months' totals carried forward (core/archiving.py, docs/scaling.md
 "Retention").
 
@@ -44,7 +44,7 @@ from jackpots.models import CarriedContributions, Contribution, Jackpot
 from jackpots.selectors import pool_books
 from limits.models import CarriedBetTotals, SettledBet
 from limits.reconcile import reconcile
-from wallet.carry import carry_entries
+from wallet.archived_totals import carry_entries
 from wallet.ledger import account_sum
 from wallet.management.commands.ledger_check import run_checks
 from wallet.models import Entry, LedgerAccount
@@ -210,11 +210,11 @@ def test_the_summed_months_are_archived_once_due_and_every_check_gives_the_same_
 
 
 def test_a_summed_table_whose_hook_is_not_registered_keeps_its_month(history, monkeypatch):
-    monkeypatch.delitem(archiving._carry_forward, "wallet.carry_entries")
+    monkeypatch.setattr(archiving.carry_forward(Entry), "_impl", None)
     with time_machine.travel(DUE, tick=False):
         results = _by(partitions_archive_due())
     outcome, detail = results[("wallet_entry", MAY)]
-    assert outcome == SUMMED and "'wallet.carry_entries' not registered" in detail
+    assert outcome == SUMMED and "'wallet_entry' not registered" in detail
     assert partition_name("wallet_entry", MAY) in _attached("wallet_entry")
     # its transactions stay with it (the entries point at them); the other summed tables have their hooks
     assert results[("wallet_ledgertransaction", MAY)] == (REFERENCED, "wallet_entry.transaction_id")
@@ -224,22 +224,22 @@ def test_a_summed_table_whose_hook_is_not_registered_keeps_its_month(history, mo
 
 
 def test_a_failure_after_the_carry_forward_leaves_neither_the_totals_nor_the_detach(history, monkeypatch):
-    real = archiving._carry_forward["wallet.carry_entries"]
+    real = archiving.carry_forward(Entry).implementation
 
     def carry_then_crash(month: ArchivingMonth) -> dict[str, int]:
         real(month)
         assert CarriedEntries.objects.filter(month=month.month).exists()  # written, in the month's transaction
         raise RuntimeError("the worker dies here")
 
-    monkeypatch.setitem(archiving._carry_forward, "wallet.carry_entries", carry_then_crash)
+    monkeypatch.setattr(archiving.carry_forward(Entry), "_impl", carry_then_crash)
     with time_machine.travel(DUE, tick=False):
         results = _by(partitions_archive_due())
-    assert results[("wallet_entry", MAY)] == (FAILED, "wallet.carry_entries: RuntimeError: the worker dies here")
+    assert results[("wallet_entry", MAY)] == (FAILED, "wallet_entry: RuntimeError: the worker dies here")
     assert partition_name("wallet_entry", MAY) in _attached("wallet_entry")
     assert not CarriedEntries.objects.exists() and not ArchivedLedgerMonth.objects.exists()
 
     # the DETACH itself failing after the hook (a foreign key no model declares points into the month)
-    monkeypatch.setitem(archiving._carry_forward, "wallet.carry_entries", real)
+    monkeypatch.setattr(archiving.carry_forward(Entry), "_impl", real)
     entry = Entry.objects.filter(pk__lt=month_range(MAY)[1]).order_by("pk").first()
     assert entry is not None
     with connection.cursor() as cursor:

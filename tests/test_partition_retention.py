@@ -1,4 +1,4 @@
-"""Issue 22 §3, retention: the daily job ``core.partitions_archive`` (core/archiving.py, docs/scaling.md "Retention").
+"""Retention: the daily job ``core.partitions_archive`` (core/archiving.py, docs/scaling.md "Retention").
 
 A month of a partitioned table is archived (detached into the ``archive`` schema, no row deleted) from 00:00 Prague of
 the day after its last row's legal period ends, and not a second before; a month other rows still point at stays and
@@ -165,9 +165,10 @@ def test_the_summed_tables_keep_their_due_months_while_their_carry_forward_hooks
 
     tables = ("wallet_ledgertransaction", "wallet_entry", "jackpots_contribution", "limits_settledbet")
     names = {table: _old_month(table, JUNE_2020) for table in tables}
-    monkeypatch.setattr(archiving, "_carry_forward", {})
-    assert archiving.carry_forward_missing() == ["jackpots.carry_contributions", "limits.carry_settled_bets",
-                                                 "wallet.carry_entries", "wallet.carry_transactions"]
+    for hook in archiving.CARRY_FORWARD:
+        monkeypatch.setattr(hook, "_impl", None)
+    assert archiving.carry_forward_missing() == ["jackpots_contribution", "limits_settledbet", "wallet_entry",
+                                                 "wallet_ledgertransaction"]
     assert {m.id for m in archiving.carry_forward_check()} == {"core.W020"}
     with time_machine.travel(JUNE_DUE, tick=False):
         results = partitions_archive_due()
@@ -177,8 +178,8 @@ def test_the_summed_tables_keep_their_due_months_while_their_carry_forward_hooks
         assert name in _attached(table), table
     assert "ledger_check" in _by(results, "wallet_entry")[names["wallet_entry"]][1]
     assert "limits_reconcile" in _by(results, "limits_settledbet")[names["limits_settledbet"]][1]
-    with pytest.raises(ValueError, match="unknown carry-forward hook"):
-        archiving.carry_forward_register("wallet.carry_everything", lambda month: {})
+    with pytest.raises(ValueError, match="not a summed partitioned table"):
+        archiving.carry_forward(RoundAction)
 
 
 @pytest.fixture
@@ -274,7 +275,8 @@ def test_the_scheduled_task_archives_a_due_month_in_a_real_worker(worker_env, cl
         env={**worker_env, "CELERY_BROKER_URL": url, "PARTITION_RETENTION_MONTHS": '{"limits_settledbet": 120}'})
     try:
         with app.connection_for_write(url, transport_options=transport_options(worker_env, url)) as conn:
-            # send_task: always sent to the broker (the tests' eager setting would run apply_async here, in this process)
+            # send_task: always sent to the broker (the tests' eager setting would run apply_async here, in this
+            # process)
             app.send_task(partitions_archive.name, queue=queue, connection=conn)
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline and not _one("SELECT to_regclass(%s)", [f"archive.{june}"])[0]:

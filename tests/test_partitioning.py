@@ -1,4 +1,4 @@
-"""Issue 22 §3: the append-only tables partitioned by month (core/partitioning.py, docs/scaling.md "Partitions").
+"""The append-only tables partitioned by month (core/partitioning.py, docs/scaling.md "Partitions").
 
 Each uniqueness the platform relies on keeps its guarantee (in the key, or in a claim table written in the row's
 own statement), the append-only and zero-sum triggers still hold on the partitioned tables, a table with rows in

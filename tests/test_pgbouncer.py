@@ -1,4 +1,4 @@
-"""Issue 22 §3: the platform behind PgBouncer in transaction mode (docs/scaling.md, "Connection pooling").
+"""The platform behind PgBouncer in transaction mode (docs/scaling.md, "Connection pooling").
 
 A private PgBouncer (core/local_servers.py) is started in front of the test database (where Django's connection is:
 a host and port, or the embedded server's Unix socket) with a primary pool smaller

@@ -239,7 +239,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         limits = {x["limit_type"]: x for x in ok(me.get("/limits/self-limits", {"kind": "technical"}))["results"]}
         assert {k: (v["decided"], v["value"] and v["value"]["amount"]) for k, v in limits.items()} == {
             k: (True, v) for k, v in decisions.items()}
-        # the review's trap (issue 21): a CZK string is refused, not stored as 5 CZK
+        # the review's trap: a CZK string is refused, not stored as 5 CZK
         refused(me.put("/limits/self-limits/technical/daily_stake", {"value": "500"}), 400, "request.invalid_money")
         # GP §6(4): a loosening takes effect only 7 days later; the 500 CZK limit stays in force meanwhile.
         view = ok(me.put("/limits/self-limits/technical/daily_stake", {"value": api_money(100_000)}))

@@ -1,4 +1,4 @@
-"""Issue 20 (4): production runs end to end, with no sandbox anywhere.
+"""Production runs end to end, with no sandbox anywhere.
 
 The platform is started the way an operator starts it: ``DJANGO_ENV=production`` (every production refusal in force:
 real registers, a real SMS gateway, SMTP e-mail, Bank iD, the imported screening lists, the bank provider for bank
@@ -359,7 +359,7 @@ def production() -> Iterator[dict[str, Any]]:
             _database(db, create=False)
 
 
-# The clients -------------------------------------------------------------------------------------------------------------
+# The clients ----------------------------------------------------------------------------------------------------------
 
 class Client:
     """HTTPS trusting only the test's certificate. (``verify`` is given with each request: requests lets
@@ -457,7 +457,7 @@ def register(anon: Api, username: str, aisg: LocalAisg, **data: Any) -> tuple[di
     return body, ok(anon.call("POST", "/accounts/registration", body), 201)
 
 
-# The journey -------------------------------------------------------------------------------------------------------------
+# The journey ----------------------------------------------------------------------------------------------------------
 
 def test_production_takes_a_player_from_registration_through_bank_id_a_bank_deposit_and_a_round_to_a_pain001_payout(
         production: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""Issue 21: ``make run`` derives PUBLIC_BASE_URL from HOST/PORT when it is not set, and every link the platform sends
+"""``make run`` derives PUBLIC_BASE_URL from HOST/PORT when it is not set, and every link the platform sends
 (the e-mail confirmation, the sandbox payment URL, the notices to staff) starts with it."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 21: the quickstart of docs/player-api.md runs, step by step, through a client GENERATED from the live
+"""The quickstart of docs/player-api.md runs, step by step, through a client GENERATED from the live
 OpenAPI schema (openapi-python-client) against a live server.
 
 The requests are the document's own: each ``<!-- quickstart: name -->`` block (method, path, body) is parsed and

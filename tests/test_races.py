@@ -1,4 +1,4 @@
-"""Issue 13, standing suite: races. 50 parallel calls of one player near the balance and a daily stake limit,
+"""Standing suite: races. 50 parallel calls of one player near the balance and a daily stake limit,
 mixing real-money rounds and withdrawals on real connections: nothing overdrawn, no limit exceeded, every call
 either done or refused with a known code (no deadlock, no 500), and the books reconcile."""
 from __future__ import annotations

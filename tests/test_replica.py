@@ -1,4 +1,4 @@
-"""Issue 22 §3: reads that may lag go to a real streaming replica; money decisions read the primary
+"""Reads that may lag go to a real streaming replica; money decisions read the primary
 (core/db_router.py, docs/scaling.md "Read replicas").
 
 The machine's PostgreSQL may refuse replication connections, so the test makes its own pair

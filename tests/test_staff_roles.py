@@ -1,4 +1,4 @@
-"""Issue 19 (N-1): staff roles, generated from the URL configuration and the admin's registered actions.
+"""Staff roles, generated from the URL configuration and the admin's registered actions.
 
 Every staff API endpoint and every admin decision (custom view or action), as each role, a staff member with no
 role and the superuser, answers as the role allows (``core/roles.py``), and a refusal changes nothing. A new staff

@@ -1,4 +1,4 @@
-"""Issue 19: each staff role signs in to the admin in a real headless Chromium and sees only what the role allows.
+"""Each staff role signs in to the admin in a real headless Chromium and sees only what the role allows.
 
 The home page of each role lists only the apps it may read; the support agent opens a player's page and sees the
 birth number and the document number masked, and no money or AML action; the finance officer opens the withdrawals

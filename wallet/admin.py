@@ -333,7 +333,7 @@ class AmountFormField(forms.CharField):
         return money
 
 
-class BranchCashForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at runtime
+class BranchCashForm(forms.ModelForm[Any]):
     amount_czk = AmountFormField(label="amount, Kč")
 
     class Meta:
@@ -341,7 +341,7 @@ class BranchCashForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscrip
         fields = ("player", "direction", "branch", "reference")
 
 
-class CreatedByService(AmountColumn, PlatformAdminMixin, admin.ModelAdmin):  # type: ignore[type-arg]
+class CreatedByService(AmountColumn, PlatformAdminMixin, admin.ModelAdmin[Any]):
     """An append-only record that staff create through a service (never edited or deleted here).
 
     The add form calls ``create(request, cleaned_data)``; a refusal (DomainError) is shown to staff with its
@@ -443,7 +443,7 @@ class WinHoldAdmin(StaffActionAdmin):
         return None
 
 
-class WinDeductionForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at runtime
+class WinDeductionForm(forms.ModelForm[Any]):
     amount_czk = AmountFormField(label="amount, Kč")
 
     class Meta:
@@ -482,7 +482,7 @@ class DebtAdmin(AmountColumn, ReadOnlyAdmin):
 
 # Bank transfers: statements in, payment orders out --------------------------------------------------------------
 
-def _bank_form(modeladmin: admin.ModelAdmin, request: HttpRequest, form: forms.Form,  # type: ignore[type-arg]
+def _bank_form(modeladmin: admin.ModelAdmin[Any], request: HttpRequest, form: forms.Form,
                **ctx: Any) -> TemplateResponse:
     opts = modeladmin.model._meta
     return TemplateResponse(request, "admin/wallet/bank_form.html", {

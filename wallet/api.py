@@ -86,7 +86,7 @@ BEGINNING = datetime.combine(date(1970, 1, 1), time.min, tzinfo=clock.PRAGUE)
 
 
 KEY_HEADER = idempotency_key(required=True)  # every @idempotent() call below
-PERIOD_YEARS = (1970, 2999)  # a statement period's bounds (issue 13: "9999-12-31" overflowed into a 500)
+PERIOD_YEARS = (1970, 2999)  # a statement period's bounds ("9999-12-31" overflowed into a 500)
 
 
 class PeriodBoundField(serializers.CharField):
@@ -332,7 +332,7 @@ class ProviderCallbackView(APIView):
 
     authentication_classes: list[type[Any]] = []
     permission_classes = [permissions.AllowAny]
-    throttle_classes = [CallbackRateThrottle, CallbackRefusalThrottle]  # per source address (issue 19, N-8)
+    throttle_classes = [CallbackRateThrottle, CallbackRefusalThrottle]  # per source address
 
     def throttled(self, request: Request, wait: float) -> NoReturn:
         """A source over the callback rates: one security event per window (the rest counted), then 429."""

@@ -20,7 +20,7 @@ from core import clock
 from core.audit import Actor, integrity_alarm
 from core.money import Money
 from wallet import errors, sql
-from wallet.carry import carried_by_account
+from wallet.archived_totals import carried_by_account
 from wallet.models import Debt, Entry, LedgerAccount, LedgerTransaction, Wallet
 
 AccountKind = LedgerAccount.Kind

@@ -1,5 +1,5 @@
 """The ledger's months archived by ``core.partitions_archive`` and their totals carried forward (docs/scaling.md
-"Retention"), written by ``wallet.carry`` in the transaction that detaches the month.
+"Retention"), written by ``wallet.archived_totals`` in the transaction that detaches the month.
 
 * :class:`CarriedEntries` - one account's entries of one archived month of ``wallet_entry``: their sum and count.
   An account's balance from its entries is the sum of these rows plus its live entries (``wallet.ledger.

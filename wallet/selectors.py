@@ -21,8 +21,8 @@ from core import clock
 from core.db_router import replica
 from core.home import QueueState, queue_of
 from core.money import Money
-from wallet import rules
-from wallet.carry import carried_operator_totals
+from wallet import ledger, rules
+from wallet.archived_totals import carried_operator_totals
 from wallet.models import (
     BankEntry,
     Debt,
@@ -381,6 +381,12 @@ def wallet_overview(player: Player) -> dict[str, Any]:
     }
 
 
+def operator_balance(code: str) -> Money:
+    """One operator account's balance (the sum of its entries, the archived months' carried totals included): the
+    read the other apps' checks use (``jackpot_check``), so that ``wallet.ledger`` stays the wallet's own."""
+    return ledger.operator_balance(code)
+
+
 def operator_balances() -> dict[str, Money]:
     """Operator account balances (sums of entries, the archived months' carried totals included; credit-positive)."""
     totals = carried_operator_totals()
@@ -390,7 +396,7 @@ def operator_balances() -> dict[str, Money]:
     return {code: Money(totals[code]) for code in sorted(totals)}
 
 
-# The back office (issue 24) ------------------------------------------------------------------------------------
+# The back office ------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Balances:

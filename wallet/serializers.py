@@ -177,7 +177,7 @@ class WinHoldSerializer(serializers.ModelSerializer[WinHold]):
     a customer that a suspicious-transaction report exists is forbidden (AML law, §38 of Act 253/2008), and a
     distinct reason for the other kind of hold would tell it by elimination; every hold reads ``"review"``
     (GP §10(3)). Nor is its term: a regularity hold ends 60 days after the win, an AML hold after the AML law's
-    period, so the date would tell the reason too (issue 19)."""
+    period, so the date would tell the reason too."""
 
     amount = MoneyOutField()
     reason = serializers.SerializerMethodField()

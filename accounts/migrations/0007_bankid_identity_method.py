@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='identityverification',
             name='method',
-            field=models.CharField(choices=[('online_provider', 'online, identification provider (document and likeness)'), ('bankid', "online, Bank iD (the player's bank identified the person under the AML law)"), ('online_register', 'online, population register match (before issue 14)'), ('branch', 'at a branch, document inspected by staff')], max_length=20),
+            field=models.CharField(choices=[('online_provider', 'online, identification provider (document and likeness)'), ('bankid', "online, Bank iD (the player's bank identified the person under the AML law)"), ('online_register', 'online, population register match (before identification providers)'), ('branch', 'at a branch, document inspected by staff')], max_length=20),
         ),
     ]

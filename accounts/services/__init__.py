@@ -53,7 +53,6 @@ from accounts.services.privacy import (
     data_request_withdraw,
     personal_data_anonymise_due,
     player_anonymise,
-    record_erase_dates,
 )
 from accounts.services.recheck import aisg_changes_send_due, recheck_collect_due, recheck_submit
 from accounts.services.recipients import recipient_notices_record, recipient_notices_send_due
@@ -112,7 +111,6 @@ __all__ = [
     "personal_data_anonymise_due",
     "personal_data_update",
     "player_anonymise",
-    "record_erase_dates",
     "recipient_notices_record",
     "recipient_notices_send_due",
     "player_close",

@@ -20,8 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
-from accounts import errors, rules
-from accounts.hooks import hook
+from accounts import errors, hooks, rules
 from accounts.models import Message, Player
 from accounts.selectors import email_of, registration_steps
 from accounts.services.locks import player_lock
@@ -32,6 +31,7 @@ from core import clock
 from core.audit import Actor, audit_record
 from core.errors import DomainError
 from core.fsm import status_transition
+from core.hooks import Hook
 
 logger = logging.getLogger("accounts.lifecycle")
 Status = Player.Status
@@ -60,7 +60,7 @@ def player_transition(player: Player, to: str, *, reason: str, actor: Actor, act
     if to in TERMINAL_FORCE_LOGOUT:
         player_force_logout(player=player, reason=f"account_{to}", actor=actor)
     if to in (Status.CLOSED, Status.EXPIRED):
-        hook("account_closed")(player=player, actor=actor, closed_at=now)
+        hooks.account_closed(player=player, actor=actor, closed_at=now)
 
 
 def _sync(target: Player, source: Player) -> None:
@@ -128,7 +128,7 @@ def registration_complete(*, player: Player, actor: Actor) -> Player:
         steps = registration_steps(p, now=now)
         if steps["missing"]:
             raise errors.REGISTRATION_INCOMPLETE(missing=steps["missing"], deadline=p.temporary_expires_at)
-        hook("temporary_convert")(player=p, actor=actor)  # while still temporary, in this transaction
+        hooks.temporary_convert(player=p, actor=actor)  # while still temporary, in this transaction
         p.completed_at = now
         p.save(update_fields=["completed_at"])
         player_transition(p, Status.ACTIVE, reason="registration_complete", actor=actor,
@@ -313,10 +313,10 @@ def closure_request(*, player: Player, method: str, actor: Actor, reason: str = 
     return player
 
 
-HANDOFF_HOOKS = {
-    "refund": "temporary_refund_start",  # wallet.services.temporary_refund_start (GP §5(2)e)
-    "settlement": "closure_settlement_start",  # wallet.services.closure_settlement_start (GP §5(15))
-    "misuse": "misuse_payout_start",  # wallet.services.misuse_payout_start (GP §5(13))
+HANDOFF_HOOKS: dict[str, Hook[Any, object]] = {
+    "refund": hooks.temporary_refund_start,  # wallet.services.temporary_refund_start (GP §5(2)e)
+    "settlement": hooks.closure_settlement_start,  # wallet.services.closure_settlement_start (GP §5(15))
+    "misuse": hooks.misuse_payout_start,  # wallet.services.misuse_payout_start (GP §5(13))
 }
 
 
@@ -331,12 +331,16 @@ def balance_handoff_attempt(*, player: Player, actor: Actor) -> bool:
     """
     if not player.balance_handoff or player.balance_handoff_at is not None:
         return True
-    name = HANDOFF_HOOKS[player.balance_handoff]
-    kwargs = {"method": player.closure_method} if player.balance_handoff == "settlement" else {}
-    start = hook(name)
+    handoff = HANDOFF_HOOKS[player.balance_handoff]
+    handoff.implementation  # noqa: B018  (raises HookMissing here, outside the savepoint: never read as a refusal)
     try:
         with transaction.atomic():
-            start(player=player, actor=actor, **kwargs)
+            if handoff is hooks.closure_settlement_start:
+                hooks.closure_settlement_start(player=player, method=player.closure_method, actor=actor)
+            elif handoff is hooks.temporary_refund_start:
+                hooks.temporary_refund_start(player=player, actor=actor)
+            else:
+                hooks.misuse_payout_start(player=player, actor=actor)
     except DomainError as exc:
         player.balance_handoff_error = exc.code[:200]
         player.save(update_fields=["balance_handoff_error"])
@@ -344,7 +348,7 @@ def balance_handoff_attempt(*, player: Player, actor: Actor) -> bool:
     player.balance_handoff_at, player.balance_handoff_error = clock.now(), ""
     player.save(update_fields=["balance_handoff_at", "balance_handoff_error"])
     audit_record(actor=actor, action=f"accounts.balance.{player.balance_handoff}_started", obj=player,
-                 player_id=player.pk, wallet_function=name)
+                 player_id=player.pk, wallet_function=handoff.name)
     return True
 
 
@@ -364,7 +368,7 @@ def balance_handoffs_retry_due(*, limit: int = 500) -> int:
 
 def player_close(*, player: Player, actor: Actor, reason: str = "balance_settled") -> Player:
     """closing -> closed once the wallet reports the balance settled (``closure_settled_at`` hook, GP §5(15))."""
-    settled_at_of = hook("closure_settled_at")
+    settled_at_of = hooks.closure_settled_at.implementation
     with transaction.atomic():
         p = player_lock(player)
         if p.status != Status.CLOSING:
@@ -386,7 +390,7 @@ def player_close(*, player: Player, actor: Actor, reason: str = "balance_settled
 
 def closures_finalize_due(*, limit: int = 500) -> int:
     """Sweeper (GP §5(15)): close every closing account whose balance the wallet has settled."""
-    settled_at_of = hook("closure_settled_at")
+    settled_at_of = hooks.closure_settled_at.implementation
     ids = list(Player.objects.filter(status=Status.CLOSING).values_list("pk", flat=True)[:limit])
     done = 0
     for pk in ids:

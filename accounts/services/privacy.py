@@ -51,6 +51,7 @@ from accounts.models import (
     TermsAcceptance,
     User,
 )
+from accounts.selectors import record_erase_dates
 from accounts.services.locks import player_lock
 from accounts.services.messages import message_send
 from accounts.services.personal import consent_withdraw
@@ -452,20 +453,6 @@ def _erase_due(p: Player, *, actor: Actor, now: datetime) -> list[str]:
     return out
 
 
-def record_erase_dates(player: Player) -> list[dict[str, Any]]:
-    """For each declared record: its periods, the years, and for this player when it is (or was) anonymised:
-    ``erased_at`` (done), ``erase_from`` (the first instant it may go; None while the account is open)."""
-    ended = retention.relationship_ended_at(player)
-    done = dict(PersonalDataErasure.objects.filter(player=player).values_list("retention", "erased_at"))
-    out = []
-    for row, rec in zip(privacy_contract.retention_table(), privacy_contract.records(), strict=True):
-        row = dict(row)
-        row["erased_at"] = done.get(rec.retention_key)
-        row["erase_from"] = retention.retention_ends_at(ended, rec.periods) if ended is not None else None
-        out.append(row)
-    return out
-
-
 def player_anonymise(*, player: Player, actor: Actor, now: datetime | None = None) -> bool:
     """Anonymise, now, every record of one ended account whose retention has passed (waits for its lock), in every
     app (``accounts.privacy_contract``). True if the account itself (the group of all periods) was anonymised now;
@@ -482,7 +469,8 @@ def personal_data_anonymise_due(*, now: datetime | None = None, batch: int = 200
     first, the ended accounts (closed, expired, refused) whose records of that group are due and not yet anonymised,
     oldest end first, in batches; each account in its own transaction, claimed with ``FOR NO KEY UPDATE SKIP
     LOCKED`` (two workers share the work), gets every group due for it (:func:`_erase_due`). At most ``limit``
-    accounts a run. Then each app's ``sweep`` anonymises its records that belong to no player. Safe to run twice: a second run finds nothing. Returns how many accounts were anonymised
+    accounts a run. Then each app's ``sweep`` anonymises its records that belong to no player. Safe to run twice: a
+    second run finds nothing. Returns how many accounts were anonymised
     completely (the group of all periods: the account itself)."""
     now = now or clock.now()
     actor = Actor.system("accounts.personal_data_anonymise")

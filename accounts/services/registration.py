@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core import signing
 from django.db import transaction
 
-from accounts import errors, rules
+from accounts import errors, hooks, rules
 from accounts.adapters import (
     Identity,
     PopulationAnswer,
@@ -23,7 +23,6 @@ from accounts.adapters import (
 )
 from accounts.aisg import client as aisg_client
 from accounts.aisg import types as aisg_types
-from accounts.hooks import hook
 from accounts.models import (
     Consent,
     DuplicateCase,
@@ -233,7 +232,7 @@ def _identity_verified(player: Player, *, actor: Actor) -> None:
     player.identity_verified_at = now
     player.save(update_fields=["identity_verified_at"])
     temporary_activate(player=player, actor=actor)
-    hook("aml_screening_request")(player=player, actor=actor)
+    hooks.aml_screening_request(player=player, actor=actor)
 
 
 # Registration -----------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.db.models import Q
 
-from accounts import errors, rules
+from accounts import errors, hooks, rules
 from accounts.adapters import (
     Identity,
     RegisterReviewNeeded,
@@ -22,7 +22,6 @@ from accounts.adapters import (
 )
 from accounts.aisg import client as aisg_client
 from accounts.aisg import types as aisg_types
-from accounts.hooks import hook
 from accounts.models import AuthToken, LoginSession, Player, RegisterCheck, RegisterReview, User
 from accounts.services import registers
 from accounts.services.locks import player_lock
@@ -57,7 +56,7 @@ def session_start(*, player: Player, ip_address: str | None = None, user_agent: 
         raise errors.REGISTER_REVIEW_PENDING()
     except RegisterUnavailable:
         raise errors.REGISTER_UNAVAILABLE(register="exclusion")
-    login_check = hook("login_check")
+    login_check = hooks.login_check.implementation
     if listed:
         # a panic-button press is reported to the register too (2024 amendment): while it runs, the player is told
         # that (limits.panic_exclusion, with its end) rather than the register's general refusal
@@ -165,7 +164,7 @@ def password_change(*, user: User, old_password: str, new_password: str, keep_to
 
     Every other login session of the player ends (reason ``forced``, detail ``password_changed``, audited as any
     session end) and every other token of the user is revoked, so whoever knew the old password is signed out
-    everywhere (issue 19). The calling session keeps its token (``keep_token``): the player who changes the password
+    everywhere. The calling session keeps its token (``keep_token``): the player who changes the password
     stays signed in where they changed it, which the first-password change at first login needs (GP §4(7)). Without
     ``keep_token`` every session and token ends.
     """

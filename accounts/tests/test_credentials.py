@@ -122,7 +122,7 @@ def test_the_first_password_must_be_changed_before_anything_else_works(api, comm
 
 
 def test_a_password_change_ends_the_other_sessions_and_tokens_and_keeps_the_current_one(api, client_for):
-    """Issue 19: whoever knew the old password is signed out everywhere. The player changes the password on device
+    """Whoever knew the old password is signed out everywhere. The player changes the password on device
     A; the session on device B ends (forced, ``password_changed``) and its token is refused, as is any other token;
     A stays signed in (the token the change was made with is kept, by design: the first-password change at first
     login happens in the session opened with the first password)."""
@@ -347,7 +347,7 @@ def test_even_an_active_session_ends_after_24_hours(client_for):
 
 
 def test_a_staff_member_signing_in_to_the_player_api_is_told_to_use_the_admin_not_wrong_password(api, db):
-    """Issue 21: the review's operator got "Wrong username or password" with the right password."""
+    """The review's operator got "Wrong username or password" with the right password."""
     staff = make_staff(role="support")
     r = login(api, staff.username, DEFAULT_PASSWORD)
     assert r.status_code == 403 and r.json()["error"]["code"] == "auth.staff_account"

@@ -1,4 +1,4 @@
-"""Issue 21: in development, a mailbox page and API list the e-mails and SMS the sandbox would have sent (the
+"""In development, a mailbox page and API list the e-mails and SMS the sandbox would have sent (the
 confirmation link, the first password), so a player-app developer needs no admin access; production has neither."""
 from __future__ import annotations
 

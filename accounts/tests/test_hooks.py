@@ -6,6 +6,7 @@ from django.core import checks
 from accounts import hooks, selectors, services
 from accounts.models import AuthToken, LoginSession, Player
 from accounts.testing import DEFAULT_PASSWORD, make_player
+from core import clock
 from core.audit import Actor
 from core.models import AuditEvent
 
@@ -14,20 +15,20 @@ LOGIN = "/api/v1/accounts/auth/login"
 
 
 def test_every_declared_hook_is_registered_by_limits_and_wallet():
-    assert hooks.missing() == []
+    assert hooks.HOOKS.missing() == []
     assert [m for m in checks.run_checks() if m.id == "accounts.E001"] == []
 
 
 def test_an_unregistered_hook_raises_instead_of_skipping_the_check(monkeypatch):
-    monkeypatch.delitem(hooks._registry, "login_check")
+    monkeypatch.setattr(hooks.login_check, "_impl", None)
     with pytest.raises(hooks.HookMissing):
-        hooks.hook("login_check")
+        hooks.login_check(player=make_player(), now=clock.now())
     with pytest.raises(hooks.HookMissing):
-        hooks.hook("no_such_hook")
+        hooks.login_check.implementation  # noqa: B018
 
 
 def test_the_system_check_reports_a_missing_hook(monkeypatch):
-    monkeypatch.delitem(hooks._registry, "account_closed")
+    monkeypatch.setattr(hooks.account_closed, "_impl", None)
     errors = [m for m in checks.run_checks() if m.id == "accounts.E001"]
     assert len(errors) == 1 and "account_closed" in errors[0].msg
     assert errors[0].level == checks.ERROR
@@ -47,7 +48,7 @@ def test_a_login_is_refused_by_the_limits_login_check_through_the_hook(api):
 
 def test_a_login_with_the_login_check_hook_missing_fails_closed(monkeypatch):
     player = make_player()
-    monkeypatch.delitem(hooks._registry, "login_check")
+    monkeypatch.setattr(hooks.login_check, "_impl", None)
     with pytest.raises(hooks.HookMissing):
         services.session_start(player=player)
     assert not LoginSession.objects.filter(player=player).exists()
@@ -56,7 +57,7 @@ def test_a_login_with_the_login_check_hook_missing_fails_closed(monkeypatch):
 def test_the_registration_steps_never_read_a_missing_hook_as_a_step_not_done(monkeypatch):
     player = make_player(status="temporary")
     assert {s["code"] for s in selectors.registration_steps(player)["steps"]} >= {"self_limits", "payment_method"}
-    monkeypatch.delitem(hooks._registry, "self_limits_decided")
+    monkeypatch.setattr(hooks.self_limits_decided, "_impl", None)
     with pytest.raises(hooks.HookMissing):
         selectors.registration_steps(player)
 
@@ -68,7 +69,7 @@ def test_a_closure_and_the_frozen_limits_commit_together_or_not_at_all(monkeypat
     def broken_account_closed(**kwargs):
         raise RuntimeError("limits is down")
 
-    monkeypatch.setitem(hooks._registry, "account_closed", broken_account_closed)
+    monkeypatch.setattr(hooks.account_closed, "_impl", broken_account_closed)
     with pytest.raises(RuntimeError):
         services.closure_request(player=player, method="transfer", actor=Actor.player(player))
     player.refresh_from_db()

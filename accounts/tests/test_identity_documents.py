@@ -126,7 +126,7 @@ def test_a_partial_or_invalid_permanent_residence_is_refused():
         "permanent_residence_country": ["invalid_country"], "permanent_residence_postal_code": ["invalid_postal_code"]}
 
 
-# Through the API and the services --------------------------------------------------------------------------------------
+# Through the API and the services -------------------------------------------------------------------------------------
 @pytest.mark.django_db
 def test_registration_accepts_the_new_optional_fields_and_stores_both_addresses(register):
     payload = registration_payload(document_type="driving_licence", id_card_unavailable=True,

@@ -104,7 +104,7 @@ def test_a_version_needs_its_content_in_both_languages_or_a_document_with_its_ha
     assert exc.value.code == errors.TERMS_INVALID.code and TermsVersion.objects.count() == 0
 
 
-# Before every stake (GP §3(5)) -----------------------------------------------------------------------------------------
+# Before every stake (GP §3(5)) ----------------------------------------------------------------------------------------
 def test_stakes_are_allowed_until_effective_at_then_refused_until_the_player_accepts():
     start = clock.now()
     with time_machine.travel(start, tick=False):
@@ -273,7 +273,7 @@ def test_registration_before_any_version_records_none_and_a_wrong_plan_version_i
     assert Player.objects.get(user__username=payload["username"]).terms_version_accepted is None
 
 
-# The announcement (GP §8(1)) --------------------------------------------------------------------------------------------
+# The announcement (GP §8(1)) ------------------------------------------------------------------------------------------
 def test_every_active_and_temporary_player_is_told_once_before_the_version_applies(django_capture_on_commit_callbacks):
     start = clock.now()
     with time_machine.travel(start, tick=False):

@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='amlprofile',
             name='identification_attempts_from',
-            field=models.DateTimeField(blank=True, help_text='identification attempts count from here: set when staff allow new attempts (issue 19, N-9)', null=True),
+            field=models.DateTimeField(blank=True, help_text='identification attempts count from here: set when staff allow new attempts', null=True),
         ),
     ]

@@ -1,5 +1,5 @@
 """Online AML identification with Bank iD (GP §4(4)b; the AML Act): the player's bank identified the person, and
-says so over OpenID Connect (``aml.bankid``; docs/aml.md "Bank iD").
+says so over OpenID Connect (``aml.bankid_client``; docs/aml.md "Bank iD").
 
 ``bankid_start``: the player names one of the allowed redirect URLs of the player app; a sign-in
 (``BankIdAuthorization``: state, nonce, PKCE verifier) is stored and the bank's authorization URL returned.
@@ -24,7 +24,7 @@ from django.db import transaction
 
 from accounts.models import PersonalData, Player
 from accounts.services import player_lock
-from aml import bankid, errors
+from aml import bankid_client, errors
 from aml.models import BankIdAuthorization, ComplianceCase, IdentificationCheck, PepDeclaration
 from aml.services.identification import START_STATUSES, identity_mismatches
 from aml.services.lists import pep_claim_record
@@ -69,7 +69,7 @@ def bankid_start(*, player: Player, redirect_url: str, actor: Actor) -> BankIdSt
     if not PersonalData.objects.filter(player=player).exists():
         raise errors.NO_PERSONAL_DATA()
     _refuse_start(player)
-    request = bankid.BankIdProvider().authorization_request(redirect_uri=redirect_url)  # network: no transaction
+    request = bankid_client.BankIdProvider().authorization_request(redirect_uri=redirect_url)  # network: no transaction
     with transaction.atomic():
         p = player_lock(player)
         _refuse_start(p)
@@ -134,10 +134,10 @@ def bankid_complete(*, player: Player, state: str, code: str = "", error: str = 
             raise errors.BANKID_DENIED(error=error[:60], description=error_description[:200])
         if not code:
             raise errors.BANKID_CALLBACK_INVALID(reason="code")
-        config = bankid.BankIdConfig.from_settings()
-        answer = bankid.BankIdProvider(config).exchange(code=code, code_verifier=auth.code_verifier,
+        config = bankid_client.BankIdConfig.from_settings()
+        answer = bankid_client.BankIdProvider(config).exchange(code=code, code_verifier=auth.code_verifier,
                                                         redirect_uri=auth.redirect_url, nonce=auth.nonce)
-        identity = bankid.identity_from_claims(answer.claims, trust_framework=config.trust_framework)
+        identity = bankid_client.identity_from_claims(answer.claims, trust_framework=config.trust_framework)
         check = _record(auth, answer, identity, actor)
     except DomainError as exc:
         _fail(auth, exc, actor)
@@ -148,7 +148,7 @@ def bankid_complete(*, player: Player, state: str, code: str = "", error: str = 
     return check
 
 
-def _choose_document(documents: tuple[bankid.BankIdDocument, ...], personal: PersonalData) -> bankid.BankIdDocument:
+def _choose_document(documents: tuple[bankid_client.BankIdDocument, ...], personal: PersonalData) -> bankid_client.BankIdDocument:
     """The bank's record of the document of the registration when it has it (by number), else one of its type,
     else the identity card, else the first."""
     number = personal.document_number.replace(" ", "").upper()
@@ -158,8 +158,8 @@ def _choose_document(documents: tuple[bankid.BankIdDocument, ...], personal: Per
             or documents[0])
 
 
-def _reasons(player: Player, personal: PersonalData, identity: bankid.BankIdIdentity,
-             document: bankid.BankIdDocument, extracted: dict[str, Any]) -> list[str]:
+def _reasons(player: Player, personal: PersonalData, identity: bankid_client.BankIdIdentity,
+             document: bankid_client.BankIdDocument, extracted: dict[str, Any]) -> list[str]:
     reasons = identity_mismatches(player, extracted, personal.document_number)
     if identity.nationalities and personal.citizenship not in identity.nationalities:
         reasons.append("citizenship_mismatch")
@@ -172,7 +172,7 @@ def _reasons(player: Player, personal: PersonalData, identity: bankid.BankIdIden
     return reasons
 
 
-def _record(auth: BankIdAuthorization, answer: bankid.BankIdAnswer, identity: bankid.BankIdIdentity,
+def _record(auth: BankIdAuthorization, answer: bankid_client.BankIdAnswer, identity: bankid_client.BankIdIdentity,
             actor: Actor) -> IdentificationCheck:
     with transaction.atomic():
         p = player_lock(auth.player)  # lock order: the Player row first, then the player's own rows
@@ -189,7 +189,7 @@ def _record(auth: BankIdAuthorization, answer: bankid.BankIdAnswer, identity: ba
             raise errors.IDENTIFICATION_IN_PROGRESS()
         now = clock.now()
         check = IdentificationCheck.objects.create(
-            player=p, provider=bankid.CODE, reference=f"idc_{uuid.uuid4().hex}",
+            player=p, provider=bankid_client.CODE, reference=f"idc_{uuid.uuid4().hex}",
             provider_check_id=(identity.transaction or answer.subject)[:80], document_type=document.type,
             document_number=document.number, document_issuing_state=document.issuing_state,
             document_issuing_authority=document.issuing_authority, document_valid_until=document.valid_until,
@@ -204,7 +204,7 @@ def _record(auth: BankIdAuthorization, answer: bankid.BankIdAnswer, identity: ba
             decided_at=now if status == CheckStatus.APPROVED else None,
             decided_by=PROVIDER_ACTOR.label if status == CheckStatus.APPROVED else "")
         audit_record(actor=PROVIDER_ACTOR, action="aml.identification_answered", obj=check, player_id=p.pk,
-                     old={"status": None}, new={"status": status}, provider=bankid.CODE, reasons=reasons,
+                     old={"status": None}, new={"status": status}, provider=bankid_client.CODE, reasons=reasons,
                      transaction=identity.transaction, verification_process=identity.verification_process)
         a.status, a.finished_at, a.identification, a.subject = Status.COMPLETED, now, check, answer.subject[:255]
         a.nonce = a.code_verifier = ""  # used: nothing needs them any more
@@ -213,7 +213,7 @@ def _record(auth: BankIdAuthorization, answer: bankid.BankIdAnswer, identity: ba
                      status=status)
         if status == CheckStatus.APPROVED:
             player_aml_identified_record(player=p, check=check, actor=PROVIDER_ACTOR)
-        bank_pep_claim_record(player=p, pep=identity.pep, source=bankid.CODE, identification=check,
+        bank_pep_claim_record(player=p, pep=identity.pep, source=bankid_client.CODE, identification=check,
                               actor=PROVIDER_ACTOR)
     return check
 

@@ -129,7 +129,7 @@ def identification_start(*, player: Player, document: dict[str, Any], images: di
 
 
 def identification_attempts_allow(*, player: Player, note: str, actor: Actor) -> IdentificationAttempts:
-    """Staff allow a player who used up the identification attempts to try again (issue 19, N-9): attempts count
+    """Staff allow a player who used up the identification attempts to try again: attempts count
     afresh from now. A note is required (what staff reviewed); audited. Returns the attempts as they count now."""
     if not (note or "").strip():
         raise errors.NOTE_REQUIRED()

@@ -19,7 +19,7 @@ from django.db import connection, transaction
 
 from accounts.models import Player
 from aml import errors
-from aml.lists import LIST_KIND, PARSERS, PERSON, ListFormatError
+from aml.list_parsers import LIST_KIND, PARSERS, PERSON, ListFormatError
 from aml.models import ComplianceCase, PepClaim, PepDeclaration, ScreeningListEntry, ScreeningListVersion
 from aml.services.cases import case_open
 from aml.services.screening import screening_due

@@ -93,12 +93,12 @@ BANKID_APP = "https://app.example.cz/identification/bankid-return"
 @pytest.fixture
 def bankid_op(settings):
     """A local OpenID provider in Bank iD's shape, started for the test; the AML_BANKID_* settings point at it."""
-    from aml import bankid
+    from aml import bankid_client
     from aml.testing_oidc import LocalOpenIDProvider
 
-    bankid.cache_clear()
+    bankid_client.cache_clear()
     with LocalOpenIDProvider(redirect_uris=[BANKID_APP]) as op:
         for name, value in op.settings().items():
             setattr(settings, name, value)
         yield op
-    bankid.cache_clear()
+    bankid_client.cache_clear()

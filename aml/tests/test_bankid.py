@@ -14,7 +14,7 @@ from django.db import connection
 
 from accounts.models import IdentityVerification
 from accounts.selectors import registration_steps
-from aml import bankid, errors, selectors
+from aml import bankid_client, errors, selectors
 from aml.models import BankIdAuthorization, ComplianceCase, IdentificationCheck
 from aml.services import pep_declare, screening_run
 from aml.testing_oidc import LocalOpenIDProvider, bankid_idcard, bankid_profile_for
@@ -141,7 +141,7 @@ def test_each_client_authentication_bankid_accepts_works_and_a_wrong_credential_
 
     client_key = RSAKey.generate_key(2048, parameters={"kid": "platform-client"})
     public = RSAKey.import_key(client_key.as_dict(private=False))
-    bankid.cache_clear()
+    bankid_client.cache_clear()
     with LocalOpenIDProvider(redirect_uris=[BANKID_APP], auth_method=method, client_public_key=public) as op:
         for name, value in op.settings().items():
             setattr(settings, name, value)
@@ -157,24 +157,24 @@ def test_each_client_authentication_bankid_accepts_works_and_a_wrong_credential_
         bad = applicant()
         refused(flow(op, bad), errors.BANKID_TOKEN_REFUSED, provider_error="invalid_client")
         assert_nobody_identified(bad, errors.BANKID_TOKEN_REFUSED.code)
-    bankid.cache_clear()
+    bankid_client.cache_clear()
 
 
 def test_over_tls_the_issuer_is_trusted_through_the_configured_ca_and_refused_without_it(settings):
-    bankid.cache_clear()
+    bankid_client.cache_clear()
     with LocalOpenIDProvider(redirect_uris=[BANKID_APP], tls=True) as op:
         assert op.issuer.startswith("https://127.0.0.1:")
         for name, value in op.settings().items():
             setattr(settings, name, value)
         player = applicant()
         assert flow(op, player).status_code == 200
-        bankid.cache_clear()
+        bankid_client.cache_clear()
         settings.AML_BANKID_CA_BUNDLE = ""  # the system's CAs do not know the local provider's certificate
         other = applicant()
         r = client(other).post(API, {"redirect_url": BANKID_APP}, format="json")
         refused(r, errors.BANKID_UNAVAILABLE, 503)
         assert not BankIdAuthorization.objects.filter(player=other).exists()
-    bankid.cache_clear()
+    bankid_client.cache_clear()
 
 
 # The ID token --------------------------------------------------------------------------------------------------------
@@ -526,7 +526,7 @@ def test_an_issuer_that_does_not_answer_or_names_another_issuer_is_unavailable(b
     refused(client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503)
     port = int(urlsplit(bankid_op.base_url).port or 0)
     bankid_op.stop()
-    bankid.cache_clear()
+    bankid_client.cache_clear()
     settings.AML_BANKID_ISSUER = f"http://127.0.0.1:{port}/"
     refused(client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503)
     settings.AML_BANKID_ISSUER = "http://oidc.example.cz/"  # plain http off this machine

@@ -162,7 +162,7 @@ def test_a_callback_with_a_bad_signature_is_refused_changes_nothing_and_is_recor
     assert not IdentificationEvent.objects.exists()
     refused = AuditEvent.objects.using("refusal_log").filter(action="security.callback_refused",
                                                              details__tried__startswith="POST aml/callbacks/sandbox")
-    # one audit event per source and window, the repeat counted (issue 19, N-8)
+    # one audit event per source and window, the repeat counted
     assert refused.count() == 1
     assert SecurityEventWindow.objects.using("refusal_log").get(action="security.callback_refused").count == 2
 

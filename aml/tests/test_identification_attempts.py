@@ -1,4 +1,4 @@
-"""Issue 19, section 4 (review N-9): identification attempts are limited.
+"""Identification attempts are limited.
 
 Before: 8 rejected identifications in a row were all accepted (8 x 201), each a paid provider check and up to three
 stored 5 MB images. Now at most ``AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY`` (3) in any rolling 24 hours; once that

@@ -18,7 +18,7 @@ from django.test import Client
 
 from accounts.testing import birth_number_for
 from aml import errors, services
-from aml.lists import parse_cz, parse_eu, parse_pep_csv, parse_un
+from aml.list_parsers import parse_cz, parse_eu, parse_pep_csv, parse_un
 from aml.models import (
     AmlProfile,
     ComplianceCase,
@@ -505,7 +505,7 @@ def test_a_pep_claim_opens_one_blocking_case_per_source_and_a_no_changes_nothing
 
 def test_the_index_scores_every_candidate_exactly_as_name_score_does():
     """The bulk search (ratio in C, token_set only where a word is shared) gives what name_score defines."""
-    from aml.lists import PARSERS
+    from aml.list_parsers import PARSERS
     from aml.matching import IndexedEntry, NameIndex, name_score, normalised_name
 
     entries, k = [], 0

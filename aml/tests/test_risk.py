@@ -108,7 +108,8 @@ def test_a_sanctions_hit_makes_the_rating_due_and_high_and_clearing_it_lowers_it
     case, _ = case_open(player_id=player.pk, kind="screening_hit", key=f"hit:{player.pk}", summary="match",
                         blocking=True, actor=SYSTEM, details={"match": {"list_name": "sanctions"}})
     profile = AmlProfile.objects.get(player=player)
-    assert profile.risk_next_review_at is not None and profile.risk_next_review_at <= clock.now()  # a case opened: assessed at the job's next run
+    # a case opened: assessed at the job's next run
+    assert profile.risk_next_review_at is not None and profile.risk_next_review_at <= clock.now()
     assert risk_review_due()["assessed"] == 1
     assert AmlProfile.objects.get(player=player).risk_level == "high"
     case_decide(case=case, decision="cleared", note="another person", actor=SYSTEM)

@@ -28,7 +28,7 @@ def test_production_turns_the_aml_sandbox_off_and_refuses_it_switched_on():
 
 
 def test_production_refuses_the_sandbox_identification_provider_and_screening_list():
-    """Issue 19 (I-2): production used to start with both at their sandbox default and fail only at use."""
+    """Production used to start with both at their sandbox default and fail only at use."""
     r = _start({"AML_IDENTIFICATION_PROVIDER": "sandbox"})
     assert r.returncode != 0 and "AML_IDENTIFICATION_PROVIDER=sandbox" in r.stderr, r.stderr[-500:]
     r = _start({"AML_SCREENING_LIST": "sandbox"})

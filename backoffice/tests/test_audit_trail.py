@@ -1,4 +1,4 @@
-"""The audit trail (issue 24): searchable by player, staff member, role, action, object and time; values shown as
+"""The audit trail: searchable by player, staff member, role, action, object and time; values shown as
 readable changes; a streamed CSV export for the roles with ``core.export_audit``; the database refuses changes; a
 retention setting at least the legal periods decides what the retention job may touch."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The back office in a real headless Chromium (issue 24), signed in as production signs in: password and a
+"""The back office in a real headless Chromium, signed in as production signs in: password and a
 one-time password (TOTP, django-otp; each staff member's device is enrolled in the test).
 
 A finance officer finds a player by a deposit's payment reference (the variable symbol of a bank transfer), approves

@@ -1,4 +1,4 @@
-"""A player's whole picture (issue 24): one page, sections by permission, identifiers masked for roles that may not
+"""A player's whole picture: one page, sections by permission, identifiers masked for roles that may not
 see them, decisions offered only to the roles that take them, each on a page that says what it does first, and a
 fixed number of statements whatever the player's history."""
 from __future__ import annotations

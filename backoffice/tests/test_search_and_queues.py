@@ -1,4 +1,4 @@
-"""The one search and the work queues of the home page (issue 24)."""
+"""The one search and the work queues of the home page."""
 from __future__ import annotations
 
 from datetime import timedelta

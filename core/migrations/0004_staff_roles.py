@@ -1,4 +1,4 @@
-"""The staff roles as groups (issue 19): support, compliance, finance, game_manager, auditor, each with exactly the
+"""The staff roles as groups: support, compliance, finance, game_manager, auditor, each with exactly the
 permissions ``core/roles.py`` declares. The permissions are created here first (Django otherwise creates them only
 after ``migrate``), so the roles exist after ``migrate`` on an empty database; ``core.apps`` syncs them again
 after every later ``migrate``."""

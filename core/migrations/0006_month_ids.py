@@ -1,4 +1,4 @@
-"""Issue 22 §3: ``platform_month_id(sequence)``, the id default of the tables partitioned by month (core/partitioning.py)."""
+"""``platform_month_id(sequence)``, the id default of the tables partitioned by month (core/partitioning.py)."""
 from django.db import migrations
 
 from core.partitioning import MONTH_ID_FUNCTION

@@ -1,4 +1,4 @@
-"""Issue 22 §3: audit events (append-only: the trigger refusing UPDATE and DELETE is recreated on the partitioned table) partitioned by month (core/partitioning.py): ``id`` encodes the month and is the partition
+"""Audit events (append-only: the trigger refusing UPDATE and DELETE is recreated on the partitioned table) partitioned by month (core/partitioning.py): ``id`` encodes the month and is the partition
 key; existing rows stay in ``core_auditevent_p_legacy``. The model is unchanged (no state operation)."""
 from django.db import migrations
 

@@ -1,4 +1,4 @@
-"""Issue 21, part 1: one URL style for every route, and the Idempotency-Key declared in the schema exactly where the
+"""One URL style for every route, and the Idempotency-Key declared in the schema exactly where the
 server requires it (docs/player-api.md, "Conventions")."""
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ NO_KEY = {
     ("POST", "/api/v1/wallet/callbacks/{provider}"): "deduplicated by the event id",
     ("POST", "/api/v1/aml/callbacks/{provider}"): "deduplicated by the event id",
     ("POST", "/api/v1/aml/identifications/bankid/callback"): "the OIDC state is used once",
-    # a game provider's signed calls (issue 23): exactly once per (provider, transaction_id); the session's launch
+    # a game provider's signed calls: exactly once per (provider, transaction_id); the session's launch
     # token works once; the balance changes nothing
     **{("POST", f"/api/v1/providers/{{provider}}/{op}"): "deduplicated by the provider's transaction_id"
        for op in ("session", "balance", "bet", "play", "win", "rollback", "round-end")},

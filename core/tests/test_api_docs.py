@@ -1,4 +1,4 @@
-"""Issue 13 (9): the API documentation page loads nothing from a CDN and runs no third-party script."""
+"""The API documentation page loads nothing from a CDN and runs no third-party script."""
 from __future__ import annotations
 
 import re

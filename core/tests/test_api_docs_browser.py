@@ -1,4 +1,4 @@
-"""Issue 13 (9): the documentation page renders in Debian's headless Chromium with no internet access needed
+"""The documentation page renders in Debian's headless Chromium with no internet access needed
 (it was blank: Swagger UI came from a CDN at @latest)."""
 from __future__ import annotations
 

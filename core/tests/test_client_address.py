@@ -1,4 +1,4 @@
-"""Issue 13 (2): forwarding headers are trusted only from configured proxies."""
+"""Forwarding headers are trusted only from configured proxies."""
 from __future__ import annotations
 
 import ipaddress

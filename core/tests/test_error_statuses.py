@@ -1,4 +1,4 @@
-"""Issue 13 (6): a body over the limits is a 413 and a database that cannot be reached a 503 with Retry-After,
+"""A body over the limits is a 413 and a database that cannot be reached a 503 with Retry-After,
 never a 500."""
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ def test_health_reports_database_broker_and_migrations_green():
 
 @pytest.mark.django_db
 def test_health_turns_red_without_a_worker_or_beat_and_green_with_a_recent_heartbeat(settings):
-    """Issue 13 (7): /health stayed green with no Celery worker, so the deadline jobs could stop silently."""
+    """/health stayed green with no Celery worker, so the deadline jobs could stop silently."""
     import time_machine
     from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
@@ -99,7 +99,7 @@ PROD = {k: v for k, v in PRODUCTION_ENV.items() if k != "JACKPOTS_ENABLED"}
     ({"BENCH_FLOOR": "true"}, "BENCH_FLOOR"),
 ])
 def test_production_refuses_a_development_switch_left_on(switch, named):
-    """Issue 13 (4): each of these was silently accepted with DJANGO_ENV=production."""
+    """Each of these was silently accepted with DJANGO_ENV=production."""
     r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "false", **switch}, "settings.DEBUG")
     assert r.returncode != 0 and named in r.stderr, r.stderr[-500:]
 
@@ -141,7 +141,7 @@ DEV_SEAL_KEY = "dev-jackpot-seal-key-do-not-use-in-production"
     ({"ACCOUNTS_GATEWAY_TOKEN": "t0k3n-9f"}, "ACCOUNTS_GATEWAY_TOKEN is missing or shorter than 32 bytes"),
 ])
 def test_production_refuses_public_development_secrets_and_short_keys(extra, named):
-    """Issue 19 (N-3): production started with the public seal key (the must-hit value was unsealed from the
+    """Production started with the public seal key (the must-hit value was unsealed from the
     database alone), a one-character seal key and the public SECRET_KEY (e-mail links forgeable)."""
     r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "false", **extra}, "settings.DEBUG")
     assert r.returncode != 0 and named in r.stderr, r.stderr[-800:]
@@ -172,7 +172,7 @@ def test_a_32_byte_seal_key_and_secret_key_are_accepted():
     ({"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}, "EMAIL_BACKEND writes e-mails to the log"),
 ])
 def test_production_refuses_sandbox_registers_and_unsafe_operations_settings(extra, named):
-    """Issue 19 (N-2, I-1): the registers and the SMS gateway defaulted to their sandbox in every environment, so in
+    """The registers and the SMS gateway defaulted to their sandbox in every environment, so in
     production a person on the Ministry's register of excluded persons was never found."""
     r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "false", **extra}, "settings.DEBUG")
     assert r.returncode != 0 and named in r.stderr, r.stderr[-800:]
@@ -227,7 +227,7 @@ def test_the_admin_site_is_the_one_time_password_site_when_2fa_is_required():
                             "__import__('django.contrib.admin').contrib.admin.site.__class__.__name__")
     off = _django_check_expr({**base, "ADMIN_REQUIRE_2FA": "0"},
                              "__import__('django.contrib.admin').contrib.admin.site.__class__.__name__")
-    # off: the platform's site with the password sign-in only (its home page: core.home's panels, issue 24)
+    # off: the platform's site with the password sign-in only (its home page: core.home's panels)
     assert (on.stdout.strip(), off.stdout.strip()) == ("PlatformOTPAdminSite", "PlatformAdminSite"), \
         on.stderr + off.stderr
 

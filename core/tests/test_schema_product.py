@@ -1,4 +1,4 @@
-"""Issue 21, part 2: a schema a client can be generated from - tags by area, every error response with the house
+"""A schema a client can be generated from - tags by area, every error response with the house
 error shape and the codes the operation can give (derived from the code, core.api_errors), Retry-After on 429, and
 a request example for every body, each game's bet and actions among them (from the game definitions)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13 (8): security events leave an audit trail that the refusal's rollback cannot erase: forged provider
+"""Security events leave an audit trail that the refusal's rollback cannot erase: forged provider
 callbacks, lock-outs and throttled logins (system actor, source address, what was tried, the body's hash)."""
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ def test_the_admin_refuses_a_staff_password_without_a_valid_one_time_password(se
                                  "otp_device": device.persistent_id, "otp_token": "000000"})
     assert r.status_code == 200  # the form again, not a redirect
     assert c.get("/admin/").status_code == 302  # still not signed in
-    # issue 13 (8): a right password with a wrong one-time password is a security event
+    # a right password with a wrong one-time password is a security event
     from core.models import AuditEvent
     [event] = AuditEvent.objects.using("refusal_log").filter(action="security.staff_otp_failed")
     assert staff.username in event.details["tried"] and event.actor_type == "system"

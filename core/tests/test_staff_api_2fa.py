@@ -1,4 +1,4 @@
-"""Issue 13 (5): every staff API endpoint needs a session verified with a one-time password where staff sign in
+"""Every staff API endpoint needs a session verified with a one-time password where staff sign in
 with a second factor (ADMIN_REQUIRE_2FA), as the admin does."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 19, section 4 (review N-8): throttles on every public and player endpoint, the providers' callbacks
+"""Throttles on every public and player endpoint, the providers' callbacks
 throttled per source address, repeated refusals summarised in the audit trail, and ``Retry-After`` on every 429.
 
 Before: ``DEFAULT_THROTTLE_CLASSES`` was not set, so the configured ``anon``/``user`` rates were never applied (only

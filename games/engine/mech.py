@@ -1,4 +1,4 @@
-"""Common plumbing of the catalogue-mechanics games (issue 25, part 2): bet models, the round cap, the declared
+"""Common plumbing of the catalogue-mechanics games: bet models, the round cap, the declared
 figures and the catalogue description, so that each game module holds only its data and its round.
 
 Pure Python. A game's definition is a dict with at least ``code``, ``version``, ``name``, ``name_cs``, ``source``,

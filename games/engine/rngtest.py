@@ -14,7 +14,8 @@ Tests (each returns a :func:`result` dict with ``statistic``, ``p_value`` and ``
 
 :func:`run_battery` runs them all and controls for multiple testing (Holm's step-down method, :func:`holm`): the
 battery's ``alpha`` is the family-wise error rate, so a sound generator fails the battery (any test) in at most 1 % of
-runs, not in about 10 % as eleven tests each at 1 % would; :func:`dump_words` writes raw 32-bit little-endian words for external
+runs, not in about 10 % as eleven tests each at 1 % would; :func:`dump_words` writes raw 32-bit little-endian words for
+external
 batteries (``dieharder -g 201 -f FILE``, NIST STS). These in-process tests find gross defects (bias from modulo
 scaling, stuck or correlated output); they do not replace the external batteries.
 """

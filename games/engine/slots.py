@@ -104,10 +104,6 @@ def count_symbols(window: Sequence[Sequence[str]], symbols: str | Iterable[str])
     return sum(1 for col in window for s in col if s in wanted)
 
 
-def positions_of(window: Sequence[Sequence[str]], symbol: str) -> list[list[int]]:
-    return [[reel, row] for reel, col in enumerate(window) for row, s in enumerate(col) if s == symbol]
-
-
 # --- draws ------------------------------------------------------------------------------------------------------
 def draw_range(rng: RNG, lo: int, hi: int) -> int:
     """Uniform integer in ``lo..hi`` (both included)."""
@@ -233,18 +229,6 @@ def criss_cross_lines(reels: int, rows: int, first: Sequence[Sequence[int]] = ()
 def symbol_counts(strip: Sequence[str]) -> dict[str, int]:
     """How many stops show each symbol at a fixed row (the same for every row of a circular strip)."""
     return dict(Counter(strip))
-
-
-def row_distribution(strip: Sequence[str], rows: int, row: int,
-                     transform: Callable[[list[str]], list[str]] | None = None) -> dict[str, int]:
-    """Counts over all stops of the symbol shown at ``row`` after ``transform(column) -> column``."""
-    c: Counter[str] = Counter()
-    for stop in range(len(strip)):
-        col = column(strip, stop, rows)
-        if transform is not None:
-            col = transform(col)
-        c[col[row]] += 1
-    return dict(c)
 
 
 def expected_line_multiplier(evaluator: LineEvaluator, dists: Sequence[dict[str, int]]) -> Fraction:

@@ -1,4 +1,4 @@
-"""Wild behaviours of the catalogue (issue 25): wild multipliers per wild in a combination, wilds that expand over
+"""Wild behaviours of the catalogue: wild multipliers per wild in a combination, wilds that expand over
 their reel, sticky (held) expanded wilds with re-spins. Pure Python; the games' exact tables use the same functions.
 
 * **Wild multiplier** (the catalogue's 3-reel example): a line combination that a wild completes is multiplied by

@@ -1,4 +1,4 @@
-"""Issue 22 §3: rounds partitioned by month (core/partitioning.py): ``id`` encodes the month and is the partition key;
+"""Rounds partitioned by month (core/partitioning.py): ``id`` encodes the month and is the partition key;
 the idempotency key per player and the one open round per player move to claim tables kept by a trigger in the
 round's own statement. Existing rows stay in ``games_round_p_legacy``. The model is unchanged (no state operation)."""
 from django.db import migrations

@@ -5,7 +5,8 @@
   jackpots' awards, the limits' decided bet), the void, and the one way a round ends at its deadline (GP §7(8)b);
 * :mod:`.rounds`: the engine's adapter: a round's start (:func:`round_play`, real and play money) and the player's
   actions (:func:`round_act`);
-* :mod:`.remote`: the studio's adapter (the seamless wallet): :func:`remote_bet`, :func:`remote_play`, :func:`remote_win`,
+* :mod:`.remote`: the studio's adapter (the seamless wallet): :func:`remote_bet`, :func:`remote_play`,
+  :func:`remote_win`,
   :func:`remote_rollback`, :func:`remote_round_end`;
 * :mod:`.deadlines`: the GP §7(8)b sweeper (:func:`round_expire`, :func:`rounds_expire_due`);
 * :mod:`.remedies`: staff remedies (:func:`round_refund`, :func:`round_void_settled` GP §3(6));

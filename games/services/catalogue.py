@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("games")
 
-# --- catalogue ---------------------------------------------------------------------------------------------------------
+# --- catalogue --------------------------------------------------------------------------------------------------------
 def offered_figures(declared: Declared) -> JsonDict:
     """The figures a game is offered with on this platform (GP §7(2), §8(2)-(3)).
 
@@ -217,7 +217,7 @@ def game_approval_withdraw(*, game: Game, reason: str, actor: Actor) -> Game:
 def remote_game_upsert(*, provider: str, provider_game_id: str, name: str, kind: str, rtp: Decimal, min_bet: int,
                        max_bet: int, max_win: int, avg_hourly_loss: int, unfinished_deadline_days: int,
                        actor: Actor, description: JsonDict | None = None) -> Game:
-    """A remote game (an outside studio's, issue 23) in the catalogue: code ``<provider>_<provider game id>``,
+    """A remote game (an outside studio's) in the catalogue: code ``<provider>_<provider game id>``,
     version 1, with the figures the approved plan declares. A new row starts enabled and unapproved (staff record
     the approval, GP §13(6)); an existing row gets the figures again and keeps its switch and approval. Audited
     when created or changed."""

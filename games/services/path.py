@@ -364,13 +364,15 @@ def tell_studio(rnd: Round, *, reason: str, settled: bool = False) -> None:
     """A studio's round ended here (deadline GP §7(8)b, staff): its studio is told after commit, through the
     declared hook ``remote_round_cancelled`` (providers). ``settled``: the round was settled with the wins its
     studio had sent, not refunded; the notice says so and names the win credited."""
-    call = hooks.hook("remote_round_cancelled")  # raises HookMissing now, inside the transaction, if unregistered
+    call = hooks.remote_round_cancelled.implementation  # raises HookMissing now, inside the transaction
     remote = (rnd.state or {}).get("remote") or {}
-    info = {"provider": str(remote.get("provider") or rnd.game.provider), "provider_round_id": rnd.provider_round_id,
-            "round_id": rnd.pk, "reason": "deadline" if reason == Round.VoidReason.DEADLINE else "staff",
-            "refunded": Money(0 if settled else rnd.stake, rnd.currency),
-            "credited": Money(rnd.win if settled else 0, rnd.currency)}
-    transaction.on_commit(lambda: call(**info))
+    provider = str(remote.get("provider") or rnd.game.provider)
+    provider_round_id, round_id = rnd.provider_round_id, rnd.pk
+    why = "deadline" if reason == Round.VoidReason.DEADLINE else "staff"
+    refunded = Money(0 if settled else rnd.stake, rnd.currency)
+    credited = Money(rnd.win if settled else 0, rnd.currency)
+    transaction.on_commit(lambda: call(provider=provider, provider_round_id=provider_round_id, round_id=round_id,
+                                       reason=why, refunded=refunded, credited=credited))
 
 
 # --- the deadline --------------------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ def rng_for(forced: list[list[int]] | None) -> tuple[_ForcedRNG | None, Recordin
     return source, RecordingRNG(source)
 
 
-# --- finding draws with the pure engine (QA presets; the tests' feature rounds) ----------------------------------------
+# --- finding draws with the pure engine (QA presets; the tests' feature rounds) ---------------------------------------
 def start_features(state: JsonDict) -> list[str]:
     """The features a round's start triggered (its first step's ``features``: ``["big_cat_free_spins"]``)."""
     steps = state.get("steps") or [{}]
@@ -132,7 +132,8 @@ def search_presets(code: str, version: int | None = None, *, max_seeds: int = PR
     (else the first that triggers it with others) and its draws; bounded by seeds and time (no database).
 
     ``{"bet": <engine units>, "presets": [{"feature", "features", "seed", "bet", "forced_draws"}],
-    "searched_seeds", "complete"}``; ``complete`` is False when the time ran out before the seed bound or the quiet rule."""
+    "searched_seeds", "complete"}``; ``complete`` is False when the time ran out before the seed bound or the quiet
+    rule."""
     g = registry.get_game(code, version)
     params = preset_bet(code, version)
     out: dict[str, Any] = {"bet": params, "presets": [], "searched_seeds": 0, "complete": True}

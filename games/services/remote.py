@@ -212,7 +212,8 @@ def _refuse_ended(rnd: Round) -> None:
 
 
 def _settle_remote(rnd: Round, *, locked: LockedWallet, actor: Actor, now: datetime) -> None:
-    """Settle with the wins credited so far (the path's settlement: the GP §8(3) cap on the total, the jackpots' awards decided
+    """Settle with the wins credited so far (the path's settlement: the GP §8(3) cap on the total, the jackpots' awards
+    decided
     at the bet, the limits' decided bet, the round and its audit event in one statement)."""
     rnd.state = {**(rnd.state or {}), "status": "finished", "win": rnd.win_engine}
     path.settle(rnd, locked=locked, actor=actor, now=now, credited=rnd.win)

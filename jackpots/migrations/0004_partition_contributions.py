@@ -1,4 +1,4 @@
-"""Issue 22 §3: jackpot contributions partitioned by month (core/partitioning.py): ``id`` encodes the month and is the partition
+"""Jackpot contributions partitioned by month (core/partitioning.py): ``id`` encodes the month and is the partition
 key; existing rows stay in ``jackpots_contribution_p_legacy``. The model is unchanged (no state operation)."""
 from django.db import migrations
 

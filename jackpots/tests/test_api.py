@@ -164,7 +164,8 @@ def test_the_display_filters_by_game_and_shows_kobushi_values_at_a_coin_value():
     assert {"central-bronze", "central-gold", "kobushi-sushi", "kobushi-kobushi"} <= everything
     sushi = level_in({"jackpots": kobushi}, "kobushi-sushi")
     assert sushi["reference_coin"]["amount"] == 500 and sushi["value"]["amount"] > 0
-    assert sushi["value_at_coin"]["amount"] == sushi["value"]["amount"] * 100 // 500  # seed 000 §9: proportional to the coin value
+    # seed 000 §9: proportional to the coin value
+    assert sushi["value_at_coin"]["amount"] == sushi["value"]["amount"] * 100 // 500
 
 
 @pytest.mark.parametrize("query", [
@@ -182,7 +183,7 @@ def test_a_malformed_query_is_refused_with_a_stable_code_and_changes_nothing(que
 
     assert r.status_code == 400, r.content
     error = r.json()["error"]
-    # a NUL never reaches the view: core.middleware.RejectNulMiddleware refuses it first (issue 19, N-7)
+    # a NUL never reaches the view: core.middleware.RejectNulMiddleware refuses it first
     assert error["code"] == ("request.invalid" if "%00" in query else "jackpot.invalid_query")
     assert error["message_cs"] and error["message_en"]
     assert "max-age" not in r.get("Cache-Control", "")
@@ -210,7 +211,7 @@ def test_with_jackpots_switched_off_the_display_says_so_and_lists_nothing(settin
 
 
 def test_the_schema_requires_only_what_every_display_answer_holds():
-    """Issue 19, N-10: ``value_at_coin`` was declared required in a jackpot level, but the answer has it only with
+    """``value_at_coin`` was declared required in a jackpot level, but the answer has it only with
     ``?coin_value=`` (schemathesis ST108): a client generated from the schema refused every display answer. Every
     property the schema requires is in every level of the answer, with and without the coin value."""
     central_level("central-bronze")

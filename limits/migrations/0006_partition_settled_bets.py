@@ -1,4 +1,4 @@
-"""Issue 22 §3: settled bets (the limits' record of each decided bet; its unique round reference per player moves to a claim table) partitioned by month (core/partitioning.py): ``id`` encodes the month and is the partition
+"""Settled bets (the limits' record of each decided bet; its unique round reference per player moves to a claim table) partitioned by month (core/partitioning.py): ``id`` encodes the month and is the partition
 key; existing rows stay in ``limits_settledbet_p_legacy``. The model is unchanged (no state operation)."""
 from django.db import migrations
 

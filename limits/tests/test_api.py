@@ -70,7 +70,7 @@ def test_writing_a_limit_requires_a_value_and_refuses_bad_ones_without_a_500(pla
         ("technical/daily_stake", {}, "request.invalid"),
         ("technical/daily_stake", {"value": "lots"}, "request.invalid_money"),
         ("technical/daily_stake", {"value": M(-5)}, "request.invalid"),
-        ("technical/daily_stake", {"value": M(2**63)}, "request.invalid_money"),  # bounded at the API (issue 13)
+        ("technical/daily_stake", {"value": M(2**63)}, "request.invalid_money"),  # bounded at the API
         ("technical/daily_stake", {"value": M(10**12 + 1)}, "request.invalid"),
         ("technical/daily_time", {"value": "60"}, "request.invalid"),  # minutes: a JSON integer, not text
         ("technical/daily_time", {"value": M(60)}, "request.invalid"),

@@ -1,4 +1,4 @@
-"""``stake_settled`` settles every case through the one settlement statement (limits/sql.py BET_SETTLE), issue 22:
+"""``stake_settled`` settles every case through the one settlement statement (limits/sql.py BET_SETTLE):
 a bet never placed is first placed by the gate's own placement (BET_PLACE) at ``started_at``, an open bet of another
 stake or found under another ``round_ref`` is first corrected (BET_RESTAKE), a replay returns the stored record. The
 counters are the ones the ledger proves (``limits_reconcile``), and the hourly-loss buckets follow

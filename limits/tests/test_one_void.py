@@ -1,6 +1,6 @@
 """``stake_voided`` (an open bet's stake returned: GP §7(8)b deadline, a malfunction, a provider's rollback) takes
 the (player, kind) state lock through the gate's one locking read (limits/sql.py GATE_STATE, which brings the open
-bets) and writes everything in ONE statement (BET_VOID, issue 22): the open bet deleted, its stake and count out of
+bets) and writes everything in ONE statement (BET_VOID): the open bet deleted, its stake and count out of
 the day and month totals of its ``placed_at``, its stake out of its minute bucket by the rule of a stake taken back
 (``counters.bucket_row``: the totals lower, the peak stays), the voided settled bet, the state row's
 ``last_round_ended_at`` / ``last_bucket_minute``. ``settled_bet_voided`` (a decided bet declared void, GP §3(6))

@@ -207,7 +207,7 @@ def test_bad_dates_and_ranges_are_a_400_with_the_error_shape(player, query, code
 
 
 def test_without_from_and_to_the_statistics_cover_the_last_30_prague_days_today_included(player):
-    """Issue 21: the review's call without a period was a 400; the default is the last 30 days."""
+    """The review's call without a period was a 400; the default is the last 30 days."""
     today = clock.business_date(NOW)
     body = statistics(player, "").json()
     assert [d["date"] for d in (body["days"][0], body["days"][-1])] == [

@@ -1,9 +1,6 @@
 """The pure rules (limits/rules.py) need no database; and the services never import the tasks (no cycle)."""
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 import pytest
 
 from core.errors import DomainError
@@ -46,15 +43,3 @@ def test_the_stake_grid_rounds_down_to_a_step_and_caps_at_the_game_maximum():
     with pytest.raises(DomainError) as above:
         check_stake_grid(Money(50_010), Money(50_000), rules, grid)
     assert above.value.details["max_stake_now"] == Money(50_000)
-
-
-def test_the_services_never_import_the_tasks():
-    """limits.tasks imports limits.services; an import back would be a cycle (the API enqueues the task)."""
-    services = Path(__file__).resolve().parent.parent / "services"
-    for path in services.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.ImportFrom):
-                assert node.module != "limits.tasks", path.name
-                assert not (node.module == "limits" and any(a.name == "tasks" for a in node.names)), path.name
-            if isinstance(node, ast.Import):
-                assert all(a.name != "limits.tasks" for a in node.names), path.name

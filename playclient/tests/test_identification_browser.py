@@ -1,4 +1,4 @@
-"""Issue 21 (3): online AML identification (GP §4(4)b) through the player web client at /play, in headless Chromium,
+"""Online AML identification (GP §4(4)b) through the player web client at /play, in headless Chromium,
 against the live server and real PostgreSQL; the client talks only to the public API (and, for Bank iD, sends the
 browser to the bank).
 
@@ -26,7 +26,7 @@ import pytest
 
 from accounts.models import IdentityVerification, Player
 from accounts.testing import DEFAULT_PASSWORD, make_player
-from aml import bankid
+from aml import bankid_client
 from aml import errors as aml_errors
 from aml.models import BankIdAuthorization, IdentificationCheck
 from aml.services import screening_run
@@ -199,12 +199,12 @@ def test_a_document_whose_name_differs_from_the_registration_goes_to_staff_revie
 @pytest.fixture
 def bank(live_server, settings):
     """The local OpenID provider in Bank iD's shape, the client's page (/play) its registered redirect URI."""
-    bankid.cache_clear()
+    bankid_client.cache_clear()
     with LocalOpenIDProvider(redirect_uris=[f"{live_server.url}/play"]) as op:
         for name, value in op.settings().items():
             setattr(settings, name, value)
         yield op
-    bankid.cache_clear()
+    bankid_client.cache_clear()
 
 
 def to_the_bank_and_back(c: Client) -> None:

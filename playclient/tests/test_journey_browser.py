@@ -1,11 +1,12 @@
-"""Issue 21 (3): a new player's journey through the player web client at /play/, in headless Chromium, against the
+"""A new player's journey through the player web client at /play/, in headless Chromium, against the
 live server and real PostgreSQL; the client talks only to the public API.
 
 She registers (a temporary account, its countdown and deposit cap), opens the e-mail link (it points at the client)
 from the development mailbox the client shows, logs in with the first password from the SMS (the same mailbox) and
 changes it, adds a bank account and deposits through the sandbox
 provider's payment page, plays European roulette and Kobushi for money, plays a Kobushi free-spin round to the end
-in play money (the QA box's free-spin preset: forced draws the server found), sets a daily stake limit and hits it (the server's refusal in Czech, then in
+in play money (the QA box's free-spin preset: forced draws the server found), sets a daily stake limit and hits it (the
+server's refusal in Czech, then in
 English), verifies a round by replay and files a complaint about it, loosens the limit (pending for 7 days) and at last
 presses the panic button. Nothing the client does goes outside
 /api/v1/ and /static/, no script fails, and the 2-second rule (GP §7(9)) never shows an error in normal play.

@@ -1,4 +1,4 @@
-"""Issue 21, "Done means": tried as a new user would, against a running `make run` (an external URL), the client at
+"""Tried as a new user would, against a running `make run` (an external URL), the client at
 /play/ takes a new player from registration to a finished Kobushi free-spin round with no admin access.
 
 Run it against a server started from a fresh clone (it reads nothing from the database: only the browser and what

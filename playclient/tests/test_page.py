@@ -1,4 +1,4 @@
-"""Issue 21 (3): the player web client's page and files, without a browser. The page is one HTML shell under a
+"""The player web client's page and files, without a browser. The page is one HTML shell under a
 strict Content-Security-Policy (no inline script, nothing from another origin), its files are our own static files
 (no CDN, no build step), every request is built in api.js, and the Czech and English dictionaries have the same keys.
 """

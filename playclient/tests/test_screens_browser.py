@@ -1,4 +1,4 @@
-"""Issue 21 (3): every screen of the player web client, logged out and logged in, in Czech and in English, at phone
+"""Every screen of the player web client, logged out and logged in, in Czech and in English, at phone
 and desktop size, in headless Chromium. The page asks nothing of any address but this server's /play, /api/v1/ and
 /static/ (Chromium's network log), no script fails (its console), no string is missing from a dictionary, and on the
 phone nothing is wider than the screen."""

@@ -1,4 +1,4 @@
-"""Issue 23, tried as a player would in headless Chromium: a game of an outside studio launched from the player
+"""Tried as a player would in headless Chromium: a game of an outside studio launched from the player
 client's lobby (/play), played on the studio's own page (the provider simulator, ``provider_simulator``, its WSGI
 server in a thread beside ``live_server``, as providers/tests/test_simulator_contract.py runs it), the daily stake
 limit set on the client's limits screen and met on the studio's page with the platform's own message, and the remote

@@ -1,5 +1,5 @@
 """The 41 games of Part two of the approved game plan ("Tipsport Games"; the table of its quick reference), as the
-demo provider ``simstudio``'s catalogue (issue 23). Data, kept here: nothing is parsed at run time.
+demo provider ``simstudio``'s catalogue. Data, kept here: nothing is parsed at run time.
 
 Amounts are haléře. ``hourly_loss`` is the plan's statistical average hourly loss where the plan states it; where it
 is blank or only a fragment survives, it is derived as max bet x (1 - RTP) x 1 800 (one round every 2 s, GP §7(9);

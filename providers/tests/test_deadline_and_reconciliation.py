@@ -191,14 +191,15 @@ def test_without_allowed_sources_calls_are_refused_unless_development_allows_any
 def test_a_missing_registration_of_the_games_hook_stops_the_platform_and_is_never_skipped():
     from games import hooks
 
-    registered = hooks._registry.pop("remote_round_cancelled")
+    registered = hooks.remote_round_cancelled.implementation
+    hooks.remote_round_cancelled._impl = None
     try:
-        assert [e.id for e in hooks.hooks_registered_check()] == ["games.E001"]
+        assert [e.id for e in hooks.HOOKS.check()] == ["games.E001"]
         with pytest.raises(hooks.HookMissing):
-            hooks.hook("remote_round_cancelled")
+            hooks.remote_round_cancelled.implementation  # noqa: B018
     finally:
-        hooks.register("remote_round_cancelled", registered)
-    assert hooks.hooks_registered_check() == []
+        hooks.remote_round_cancelled.register(registered)
+    assert hooks.HOOKS.check() == []
 
 
 def test_the_call_that_closes_a_round_must_carry_the_studios_record_of_it(player, signed, session, clock):

@@ -1,4 +1,4 @@
-"""Report figures checked against the rounds and the ledger they come from (issue 24): per Prague operating day
+"""Report figures checked against the rounds and the ledger they come from: per Prague operating day
 and per game, GGR = stakes - returned stakes - wins + reclaimed wins to the haléř, a round that crosses midnight,
 DST days, recomputing a day replaces its rows."""
 from __future__ import annotations

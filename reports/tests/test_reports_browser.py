@@ -1,4 +1,4 @@
-"""Issue 24: the authority's account (the auditor role) in a real headless Chromium: it opens the daily report with
+"""The authority's account (the auditor role) in a real headless Chromium: it opens the daily report with
 its charts, the month and the tax period, and the regulator's record's verification, and can change nothing: no
 form, button or action on the report pages, and a POST is refused. Screenshots go to ``REPORTS_SCREENSHOTS``
 (default /tmp/reports-screens; the committed ones in docs/screenshots/ come from a run with

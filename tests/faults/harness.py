@@ -162,7 +162,7 @@ class Worker(ProcessGroup):
                          tmp_path / f"worker-{queue}.log")
 
 
-# --- the wire ----------------------------------------------------------------------------------------------------------
+# --- the wire ---------------------------------------------------------------------------------------------------------
 class Transport(Exception):
     """No answer: the connection was refused, reset or closed before a whole response arrived."""
 
@@ -202,7 +202,7 @@ def error_code(status: int, body: Any) -> str:
     return f"http_{status}"
 
 
-# --- the database server's view ----------------------------------------------------------------------------------------
+# --- the database server's view ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Backend:
     pid: int
@@ -270,7 +270,7 @@ def wait_backends_gone(application_name: str, timeout: float = 20.0) -> None:
     raise AssertionError(f"backends of killed processes still alive after {timeout} s: {backends(application_name)}")
 
 
-# --- the broker --------------------------------------------------------------------------------------------------------
+# --- the broker -------------------------------------------------------------------------------------------------------
 def broker_for_workers() -> str:
     """CI's broker (``CELERY_BROKER_URL``, RabbitMQ) when one is configured and reachable, else kombu's server-less
     filesystem transport in the test's own folder (``make test`` on a fresh clone)."""

@@ -1,4 +1,4 @@
-"""Issue 13, fault suite: the database connection of a money-moving request dropped in the middle of its
+"""Fault suite: the database connection of a money-moving request dropped in the middle of its
 transaction. The request is made to wait inside its transaction (this test holds the row lock of the player's
 account that its posting needs, from another connection), its backend is found in ``pg_stat_activity`` (the one
 blocked by this test's) and ended with ``pg_terminate_backend``, then the lock is released.

@@ -1,4 +1,4 @@
-"""Issue 13, fault suite: found by the web-kill test (a withdrawal answered 500 after the kill); fixed by the
+"""Fault suite: found by the web-kill test (a withdrawal answered 500 after the kill); fixed by the
 platform's task class (core/taskbase.py), which logs a broker's refusal after the commit. What went wrong:
 
 Money-moving services enqueue their side effects after the commit (``task.delay_on_commit``, Celery's

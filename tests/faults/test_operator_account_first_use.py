@@ -1,4 +1,4 @@
-"""Issue 13, fault suite: found by the web-kill test (its first run answered a round with a 500), fixed in
+"""Fault suite: found by the web-kill test (its first run answered a round with a 500), fixed in
 ``wallet.ledger.post_with_operator`` (nothing is written while the operator row is invisible; the statement runs
 once more). What went wrong:
 

@@ -1,4 +1,4 @@
-"""Issue 13, fault suite: the web server SIGKILLed under load (master and workers at once, in the middle of rounds,
+"""Fault suite: the web server SIGKILLed under load (master and workers at once, in the middle of rounds,
 deposits, provider callbacks and withdrawals of several players), restarted, and every request that got no answer
 sent again with its Idempotency-Key (a callback with its event id, as a provider retries it).
 
@@ -301,7 +301,7 @@ def crash(server: Server, ids: list[int], trigger: str, stall: contextlib.ExitSt
     return c
 
 
-# --- the books ---------------------------------------------------------------------------------------------------------
+# --- the books --------------------------------------------------------------------------------------------------------
 def checks_clean() -> str:
     """``ledger_check`` and ``limits_reconcile`` as operations run them: each must pass (a difference raises)."""
     out = io.StringIO()

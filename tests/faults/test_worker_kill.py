@@ -1,4 +1,4 @@
-"""Issue 13, fault suite: the Celery worker SIGKILLed in the middle of a deadline sweep, restarted, the sweep sent
+"""Fault suite: the Celery worker SIGKILLed in the middle of a deadline sweep, restarted, the sweep sent
 again (as beat's next tick does; a broker server also redelivers the unacknowledged task), and each deadline
 handled exactly once.
 

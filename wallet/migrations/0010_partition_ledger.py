@@ -1,4 +1,4 @@
-"""Issue 22 §3: the ledger (transactions and entries) partitioned by month (core/partitioning.py): ``id`` encodes the
+"""The ledger (transactions and entries) partitioned by month (core/partitioning.py): ``id`` encodes the
 month and is the partition key, so every foreign key to a transaction keeps working; ``(kind, reference)`` moves to a
 claim table kept by a trigger in the posting's own statement; the append-only and zero-sum triggers are recreated on
 the partitioned tables. Existing rows stay in ``<table>_p_legacy``. The models are unchanged (no state operation)."""

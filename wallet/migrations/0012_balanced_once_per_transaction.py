@@ -1,4 +1,4 @@
-"""Issue 22 §2: the ledger's zero-sum guard (0002, 0004, 0010) checks each ledger transaction once, not once per row.
+"""The ledger's zero-sum guard (0002, 0004, 0010) checks each ledger transaction once, not once per row.
 
 Before, the deferred check ``wallet_txn_balanced()`` fired at commit for the transaction's row AND for each of its
 entries, each time summing the entries and joining them to the accounts for the no-transfer-between-players rule

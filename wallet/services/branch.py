@@ -15,14 +15,14 @@ from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
 from wallet import errors, methods, rules
-from wallet.checks import (
+from wallet.ledger import apply_credit_to_debt, check_amount, live_account, operator_account, post, wallet_lock
+from wallet.models import BranchCash, LedgerAccount, LedgerTransaction, Payout, Wallet
+from wallet.refusals import (
     check_temporary_cap,
     refuse_deposit_if_frozen,
     refuse_deposit_if_method_term_passed,
     refuse_withdrawal_state,
 )
-from wallet.ledger import apply_credit_to_debt, check_amount, live_account, operator_account, post, wallet_lock
-from wallet.models import BranchCash, LedgerAccount, LedgerTransaction, Payout, Wallet
 from wallet.services.conversion import sync_mode
 
 TxnKind = LedgerTransaction.Kind

@@ -17,9 +17,9 @@ from core.money import Money
 from core.rng import get_rng
 from wallet import adapters, errors, methods
 from wallet.adapters import CallbackEvent
-from wallet.checks import check_temporary_cap, refuse_deposit_if_frozen, refuse_deposit_if_method_term_passed
 from wallet.ledger import apply_credit_to_debt, check_amount, live_account, operator_account, post, wallet_lock
 from wallet.models import Deposit, LedgerTransaction, PaymentMethod, Payout, Wallet
+from wallet.refusals import check_temporary_cap, refuse_deposit_if_frozen, refuse_deposit_if_method_term_passed
 from wallet.selectors import PayerVerdict, payer_verdict, player_status_fresh
 from wallet.services.conversion import sync_mode
 from wallet.services.payment_methods import method_deposits_block_locked, verify_by_first_payment

@@ -1,5 +1,6 @@
 """Notices the operator can prove (GP §7(7), §10(4)): what the wallet tells a player about a win deducted, a debt, a
-win held and a payment method refused or cancelled, through ``accounts.services.message_send`` (the in-app inbox at
+win held, a payment method refused or cancelled and a payout to collect or posted, through
+``accounts.services.message_send`` (the in-app inbox at
 once, the e-mail after commit, each delivery recorded).
 
 Each notice is sent inside the service's transaction (a rolled-back action notifies nobody), takes no lock (the
@@ -16,7 +17,7 @@ from accounts.models import Message
 from accounts.services import message_send
 from core import clock
 from core.money import Money
-from wallet.models import Debt, Deposit, PaymentMethod, WinDeduction, WinHold, Withdrawal
+from wallet.models import Debt, Deposit, PaymentMethod, Payout, WinDeduction, WinHold, Withdrawal
 
 
 def _when_cs(dt: datetime) -> str:
@@ -151,3 +152,24 @@ def method_refused_notice(*, method: PaymentMethod, reason: str, stopped: Sequen
                  f"ani výběry na něj již nejsou možné.{stopped_cs}{term_cs}"),
         body_en=(f"Your payment method {method.display} was {what_en} (GP §5(11)). Reason: {reason}. Deposits from it "
                  f"and withdrawals to it are no longer possible.{stopped_en}{term_en}"))
+
+
+def payout_invited_notice(*, payout: Payout, amount: int, collect_by: datetime) -> Message:
+    """A payout that could not go to a payment method (GP §5(2)e, §5(13), §5(15)): the person is invited to collect
+    it in cash at a branch until ``collect_by``; after that it is sent by post, the postage deducted."""
+    return message_send(
+        player=payout.player, kind=Message.Kind.NOTICE, reference=f"wallet.payout_invited:{payout.pk}",
+        subject_cs="Výzva k vyzvednutí výplaty", subject_en="Invitation to collect a payout",
+        body_cs=(f"Částku {_cs(amount)} si můžete vyzvednout v hotovosti na pobočce do {_when_cs(collect_by)}. Poté "
+                 "ji zašleme poštou se srážkou poštovného."),
+        body_en=(f"You may collect {_en(amount)} in cash at a branch until {_when_en(collect_by)}; then it is sent "
+                 "by post with the postage deducted."))
+
+
+def payout_posted_notice(*, payout: Payout, net: int, postage: int) -> Message:
+    """A payout sent by post (GP §5(2)e, §5(13)), the postage deducted."""
+    return message_send(
+        player=payout.player, kind=Message.Kind.NOTICE, reference=f"wallet.payout_posted:{payout.pk}",
+        subject_cs="Výplata odeslána poštou", subject_en="Payout sent by post",
+        body_cs=f"Částku {_cs(net)} jsme odeslali poštou (poštovné {_cs(postage)} odečteno).",
+        body_en=f"We sent {_en(net)} by post (postage {_en(postage)} deducted).")

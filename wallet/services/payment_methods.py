@@ -191,7 +191,7 @@ def _after_method_lost(wallet: Wallet, player_id: int) -> None:
 def method_term_sweep_one(*, wallet_id: int, actor: Actor) -> str:
     """Sweeper, GP §5(11): a full account still without a registered method when its 30-day term ran out is
     flagged for staff (``Wallet.method_term_flagged_at``, admin filter) and the player is told. From the
-    deadline on deposits are refused (``checks.refuse_deposit_if_method_term_passed``, live, not waiting for
+    deadline on deposits are refused (``refusals.refuse_deposit_if_method_term_passed``, live, not waiting for
     this flag); stakes stay allowed (docs/wallet.md). Once per term; safe to run twice."""
     with transaction.atomic():
         wallet = (Wallet.objects.select_for_update(skip_locked=True, no_key=True, of=("self",))

@@ -19,7 +19,6 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.core.mail import send_mail
 from django.db import transaction
 
 from accounts.models import Player
@@ -32,6 +31,7 @@ from wallet.ledger import live_account, operator_account, post, wallet_lock
 from wallet.methods import rule_for
 from wallet.models import Deposit, LedgerTransaction, PaymentMethod, Payout, Wallet, Withdrawal
 from wallet.services.branch import branch_cash_out_for_payout
+from wallet.services.notices import payout_invited_notice, payout_posted_notice
 from wallet.services.sending import claim_and_send
 from wallet.services.withdrawals import withdrawal_event_locked
 
@@ -49,13 +49,6 @@ def _log(p: Payout, step: str, **data: Any) -> None:
     p.history = [*p.history, {"at": clock.now().isoformat(), "step": step, **{k: str(v) for k, v in data.items()}}]
 
 
-def _notify(player: Player, subject: str, body: str) -> None:
-    """Tell the person (e-mail after commit); the invitation itself is recorded on the row and in the audit."""
-    email = player.user.email
-    if email:
-        transaction.on_commit(lambda: send_mail(subject, body, None, [email], fail_silently=True))
-
-
 def _invite(p: Payout, actor: Actor, why: str) -> None:
     now = clock.now()
     days = COLLECT_DAYS[p.kind]
@@ -68,11 +61,7 @@ def _invite(p: Payout, actor: Actor, why: str) -> None:
     p.save()
     audit_record(actor=actor, action="wallet.payout_invited", obj=p, collect_by=collect_by, why=why,
                  amount=Money(p.outstanding), player_id=p.player_id)
-    _notify(p.player, "Výzva k vyzvednutí výplaty / Invitation to collect a payout",
-            f"Částku {Money(p.outstanding)} si můžete vyzvednout v hotovosti na pobočce do {clock.local(collect_by):%d.%m.%Y %H:%M}. "
-            f"Poté ji zašleme poštou se srážkou poštovného.\n"
-            f"You may collect {Money(p.outstanding).format('en')} in cash at a branch until {collect_by:%Y-%m-%d %H:%M} UTC; "
-            f"then it is sent by post with the postage deducted.")
+    payout_invited_notice(payout=p, amount=p.outstanding, collect_by=collect_by)
 
 
 def _stop(p: Payout, actor: Actor, why: str) -> None:
@@ -379,7 +368,5 @@ def payout_post_one(*, payout_id: int, actor: Actor) -> str:
         p.save()
         audit_record(actor=actor, action="wallet.payout_posted", obj=p, net=Money(net), postage=Money(postage),
                      player_id=p.player_id)
-        _notify(p.player, "Výplata odeslána poštou / Payout sent by post",
-                f"Částku {Money(net)} jsme odeslali poštou (poštovné {Money(postage)} odečteno).\n"
-                f"We sent {Money(net).format('en')} by post (postage {Money(postage).format('en')} deducted).")
+        payout_posted_notice(payout=p, net=net, postage=postage)
         return "posted"

@@ -35,7 +35,8 @@ from wallet.services.withdrawals import withdrawal_release_locked
 TxnKind = LedgerTransaction.Kind
 HOLD_REASONS = {r.value for r in WinHold.Reason}
 NOTICE_CHANNEL = "inbox+email"  # a deduction's notice: an accounts message in the inbox, e-mailed after commit
-WIN_SOURCES = ("house", "jackpot", "games_carried")  # and every "jackpot:<pool>" account (jackpots pays from "jackpot:awards")
+# and every "jackpot:<pool>" account (jackpots pays from "jackpot:awards")
+WIN_SOURCES = ("house", "jackpot", "games_carried")
 
 
 def _win_source_ok(source: str) -> bool:

@@ -17,7 +17,6 @@ from core.audit import Actor, audit_record
 from core.money import Money
 from wallet import adapters, errors, methods
 from wallet.adapters import CallbackEvent
-from wallet.checks import refuse_withdrawal_state
 from wallet.ledger import (
     apply_credit_to_debt,
     check_amount,
@@ -28,6 +27,7 @@ from wallet.ledger import (
     wallet_lock,
 )
 from wallet.models import LedgerAccount, LedgerTransaction, PaymentMethod, Wallet, WinHold, Withdrawal
+from wallet.refusals import refuse_withdrawal_state
 from wallet.services.conversion import sync_mode
 from wallet.services.sending import claim_and_send
 

@@ -65,7 +65,7 @@ def test_money_moving_calls_need_an_idempotency_key_and_a_replay_moves_nothing()
 
 
 def test_an_amount_is_a_money_object_of_integer_halere_and_every_other_form_is_refused():
-    """Issue 21: one convention (docs/player-api.md): {"amount": <haléře>, "currency": "CZK"}; the CZK text the
+    """One convention (docs/player-api.md): {"amount": <haléře>, "currency": "CZK"}; the CZK text the
     wallet once read ("1 500,50 Kč", "1500.50") is refused with request.invalid_money, as a float or a bare number."""
     p = make_player()
     m = verified_bank(p)
@@ -97,7 +97,7 @@ def test_an_amount_is_a_money_object_of_integer_halere_and_every_other_form_is_r
 
 
 def test_amounts_above_the_operations_maximum_are_refused_with_a_400_not_a_500(settings):
-    """Issue 13 (3): 92,233,720,368,547,758.08 CZK gave a 500 (overflow); 2^63-1 haléře was accepted."""
+    """92,233,720,368,547,758.08 CZK once gave a 500 (overflow); 2^63-1 haléře was accepted."""
     settings.WALLET_DEPOSIT_MAX_AMOUNT = 100_000_000
     settings.WALLET_WITHDRAWAL_MAX_AMOUNT = 5_000_000
     p = make_player()
@@ -122,7 +122,7 @@ def test_amounts_above_the_operations_maximum_are_refused_with_a_400_not_a_500(s
     "start=9999-12-31T23:59:59-23:59", "start=2026-01-01T00:00%2B99:00", "start=99999-01-01",
 ])
 def test_an_impossible_or_out_of_range_statement_period_is_a_400_never_a_500(query):
-    """Issue 13 (6): "9999-12-31" as the end overflowed into a 500 (the day after it does not exist)."""
+    """A period ending "9999-12-31" once overflowed into a 500 (the day after it does not exist)."""
     c = client_for(make_player().user)
     for path in ("statement", "statement.csv"):
         r = c.get(f"{API}/{path}?{query}")

@@ -103,7 +103,7 @@ def test_a_credited_win_moves_live_to_held_in_one_balanced_posting_audited_and_t
     assert msg.reference == f"wallet.hold:{hold.pk}"
     due = clock.local(t0 + timedelta(days=60))
     assert "500,00\xa0Kč" in msg.body_cs and "HP §10 odst. 3" in msg.body_cs
-    # no term in the notice: it would tell an AML hold from a regularity hold (tipping-off, issue 19)
+    # no term in the notice: it would tell an AML hold from a regularity hold (tipping-off)
     assert f"{due.day}. {due.month}. {due.year}" not in msg.body_cs and f"{due:%Y-%m-%d}" not in msg.body_en
     assert "500.00 CZK" in msg.body_en and "GP §10(3)" in msg.body_en
     assert msg.deliveries.get(channel="email").status == "sent" and len(mail.outbox) == 1
@@ -245,7 +245,7 @@ def test_a_withdrawal_already_with_the_provider_is_not_stopped_and_the_rest_is_h
     assert selectors.held_balance(p) == czk(1000)  # 800 on its way out + 200 held
 
 
-# the existing hold services on a hold placed after crediting -----------------------------------------------------------
+# the existing hold services on a hold placed after crediting ----------------------------------------------------------
 
 def test_a_placed_hold_is_released_to_the_live_account(t0):
     p = make_player()

@@ -37,8 +37,8 @@ def close_for_misuse(staff_client, player, settlement="branch_cash"):
 
 
 def test_the_misuse_hook_is_declared_and_is_the_wallets_misuse_payout():
-    assert "misuse_payout_start" in hooks.REQUIRED
-    assert hooks.hook("misuse_payout_start") is services.misuse_payout_start
+    assert hooks.misuse_payout_start in hooks.HOOKS
+    assert hooks.misuse_payout_start.implementation is services.misuse_payout_start
 
 
 def test_staff_close_for_misuse_and_the_balance_goes_to_the_last_registered_method(

@@ -204,3 +204,30 @@ def test_the_accounts_closure_request_settles_through_the_wallet_and_the_account
     closures_finalize_due()
     p.refresh_from_db()
     assert p.status == "closed"
+
+
+def test_the_invitation_to_a_branch_and_the_posting_are_recorded_notices_in_prague_time(
+        settings, django_capture_on_commit_callbacks):
+    """The person is told through the one recorded path for player notices (inbox at once, e-mail after commit, each
+    delivery recorded), never an e-mail that may fail silently; the term is shown in Prague time (CET in March)."""
+    from accounts.models import Message
+
+    settings.WALLET_POSTAGE = 6000
+    with time_machine.travel("2026-03-10 10:00:00+00:00", tick=False):
+        p = make_player(status="temporary")
+        branch_cash_record(player=p, direction="in", amount=czk(1000), reference="cash-1", branch="Praha",
+                           actor=SYSTEM)
+        expire(p)
+        with django_capture_on_commit_callbacks(execute=True):
+            refund = present(temporary_refund_start(player=p, actor=SYSTEM))
+    invited = Message.objects.get(player=p, reference=f"wallet.payout_invited:{refund.pk}")
+    assert invited.kind == Message.Kind.NOTICE
+    assert "15. 3. 2026 11:00" in invited.body_cs and "2026-03-15 11:00 (Prague time)" in invited.body_en
+    assert Money(100000).format("cs") in invited.body_cs
+    assert invited.deliveries.get(channel="email").status == "sent"
+    with time_machine.travel(present(refund.collect_by), tick=False), django_capture_on_commit_callbacks(execute=True):
+        sweep()
+        sweep()
+    posted = Message.objects.get(player=p, reference=f"wallet.payout_posted:{refund.pk}")
+    assert Money(94000).format("cs") in posted.body_cs and Money(6000).format("en") in posted.body_en
+    assert posted.deliveries.get(channel="email").status == "sent"

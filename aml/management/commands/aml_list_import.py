@@ -16,7 +16,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from aml.lists import PARSERS, PRAGUE
+from aml.list_parsers import PARSERS, PRAGUE
 from aml.services import screening_list_import
 from core.audit import Actor
 from core.errors import DomainError

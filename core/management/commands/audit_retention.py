@@ -1,4 +1,4 @@
-"""``manage.py audit_retention [--csv FILE]``: what of the audit trail is past its retention now (issue 24).
+"""``manage.py audit_retention [--csv FILE]``: what of the audit trail is past its retention now.
 
 It counts the events ``core.selectors.audit_events_past_retention`` allows a retention job to touch (AML events older
 than ``AUDIT_RETENTION_AML_YEARS``, the others older than ``AUDIT_RETENTION_YEARS``) and, with ``--csv``, writes them

@@ -62,7 +62,7 @@ RULES_CS = (
 
 DEFINITION: dict[str, Any] = {
     "code": "crystal_grid", "version": 1, "name": "Crystal Grid", "name_cs": "Krystalová mřížka",
-    "source": "in-house design on the mechanics of the approved plan (issue 25)",
+    "source": "in-house design on the mechanics of the approved plan",
     "follows": {"catalogue": "Tipsport Games, Part two", "entry": "7. Energoonz (also 14. Golden Ticket, "
                                                                    "37. Troll Hunters)",
                 "figures": "RTP 96.73 %, max bet 20 CZK, total-bet selector, 90 days",

@@ -71,7 +71,7 @@ RULES_CS = (
 
 DEFINITION: dict[str, Any] = {
     "code": "falling_idols", "version": 1, "name": "Falling Idols", "name_cs": "Padající modly",
-    "source": "in-house design on the mechanics of the approved plan (issue 25)",
+    "source": "in-house design on the mechanics of the approved plan",
     "follows": {"catalogue": "Tipsport Games, Part two", "entry": "15. Gonzo's Quest",
                 "figures": "RTP 96.00 %, max bet 1,000 CZK, bet level x 20 coins x coin value, 180 days",
                 "features": ["20 fixed lines", "avalanche with a win multiplier up to 5x", "wild on reels 2-4, "

@@ -64,7 +64,7 @@ RULES_CS = (
 
 DEFINITION: dict[str, Any] = {
     "code": "geode_field", "version": 1, "name": "Geode Field", "name_cs": "Pole geod",
-    "source": "in-house design on the mechanics of the approved plan (issue 25)",
+    "source": "in-house design on the mechanics of the approved plan",
     "follows": {"catalogue": "Tipsport Games, Part two", "entry": "13. Gemix",
                 "figures": "RTP 96.75 %, max bet 100 CZK, total-bet selector, 90 days, hourly loss 5,850 CZK",
                 "features": ["7x7 grid of falling symbols", "clusters of 5+ horizontal/vertical",

@@ -62,7 +62,7 @@ RULES_CS = (
 
 DEFINITION: dict[str, Any] = {
     "code": "prism_respin", "version": 1, "name": "Prism Respin", "name_cs": "Hranolové otočky",
-    "source": "in-house design on the mechanics of the approved plan (issue 25)",
+    "source": "in-house design on the mechanics of the approved plan",
     "follows": {"catalogue": "Tipsport Games, Part two", "entry": "34. Starburst",
                 "figures": "RTP 96.10 %, max bet 1,000 CZK, bet level x 10 coins x coin value, 180 days",
                 "features": ["10 fixed lines paying both ways", "wild on reels 2-4", "expanding sticky wilds",

@@ -59,7 +59,7 @@ RULES_CS = (
 
 DEFINITION: dict[str, Any] = {
     "code": "rising_reels", "version": 1, "name": "Rising Reels", "name_cs": "Rostoucí válce",
-    "source": "in-house design on the mechanics of the approved plan (issue 25)",
+    "source": "in-house design on the mechanics of the approved plan",
     "follows": {"catalogue": "Tipsport Games, Part two", "entry": "30. Reel Rush",
                 "figures": "RTP 97.00 %, max bet 1,000 CZK, bet level x 50 coins x coin value, 180 days",
                 "features": ["ways from reel 1, growing 45 -> 135 -> 405 -> 675 -> 1125 -> 1875", "any win: a re-spin "

@@ -69,7 +69,7 @@ RULES_CS = (
 
 DEFINITION: dict[str, Any] = {
     "code": "seven_lanterns", "version": 1, "name": "Seven Lanterns", "name_cs": "Sedm lampionů",
-    "source": "in-house design on the mechanics of the approved plan (issue 25)",
+    "source": "in-house design on the mechanics of the approved plan",
     "follows": {"catalogue": "Tipsport Games, Part two", "entry": "2. 7 Sins",
                 "figures": "RTP 96.28 %, max bet 300 CZK, total-bet selector, 90 days",
                 "features": ["243 ways from reel 1", "wild and double wild", "scatter on reels 1, 3, 5",

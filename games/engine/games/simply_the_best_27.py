@@ -291,19 +291,6 @@ class SimplyTheBest27(slots.SlotGame):
         """Exact: base spin (all windows) and free spins (trigger windows x the capped sum of their spins)."""
         return dict(self._exact)
 
-    def max_window_example(self) -> JsonDict:
-        """A base window paying the maximum, with its line wins (documentation and tests); among equal windows the
-        one the text names (6 bells, 2 plums and a KAJOT JOKER) when the strips have it."""
-        total, _ = self.window_table(self.base_strips)
-        best = [[int(x) for x in idx] for idx in np.argwhere(total == total.max())]
-        windows = [slots.window_at(self.base_strips, stops, self.rows) for stops in best]
-        text = {"BELL": 6, "PLUM": 2, JOKER: 1}
-        pick = next((i for i, w in enumerate(windows)
-                     if {s: sum(col.count(s) for col in w) for s in text} == text), 0)
-        wins, full, mult = self.window_multiplier(windows[pick])
-        return {"stops": best[pick], "window": windows[pick], "line_wins": wins, "multiplier": mult,
-                "windows_at_max": len(best)}
-
     # --- catalogue ----------------------------------------------------------------------------------------------
     def describe(self) -> JsonDict:
         d, dec = self.d, self.declared

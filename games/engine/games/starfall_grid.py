@@ -59,7 +59,7 @@ RULES_CS = (
 
 DEFINITION: dict[str, Any] = {
     "code": "starfall_grid", "version": 1, "name": "Starfall Grid", "name_cs": "Hvězdná mřížka",
-    "source": "in-house design on the mechanics of the approved plan (issue 25)",
+    "source": "in-house design on the mechanics of the approved plan",
     "follows": {"catalogue": "Tipsport Games, Part two", "entry": "5. Cloud Quest",
                 "figures": "RTP 96.52 %, max bet 200 CZK, total-bet selector, 90 days",
                 "features": ["5x5 grid of falling symbols", "clusters of 3+ horizontal, vertical or diagonal",

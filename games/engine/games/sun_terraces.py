@@ -52,7 +52,7 @@ RULES_CS = (
 
 DEFINITION: dict[str, Any] = {
     "code": "sun_terraces", "version": 1, "name": "Sun Terraces", "name_cs": "Sluneční terasy",
-    "source": "in-house design on the mechanics of the approved plan (issue 25)",
+    "source": "in-house design on the mechanics of the approved plan",
     "follows": {"catalogue": "Tipsport Games, Part two", "entry": "29. Pyramid: Quest for Immortality",
                 "figures": "RTP 96.48 %, max bet 1,000 CZK, bet level x 10 coins x coin value, 180 days",
                 "features": ["reels of 3, 4, 5, 4 and 3 positions: 720 ways from reel 1",

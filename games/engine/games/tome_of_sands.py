@@ -66,12 +66,12 @@ RULES_CS = (
 
 DEFINITION: dict[str, Any] = {
     "code": "tome_of_sands", "version": 1, "name": "Tome of Sands", "name_cs": "Kniha písků",
-    "source": "in-house design on the mechanics of the approved plan (issue 25)",
+    "source": "in-house design on the mechanics of the approved plan",
     "follows": {"catalogue": "Tipsport Games, Part two", "entry": "4. Book of Dead",
                 "figures": "RTP 96.21 %, max bet 100 CZK, coin x coins x lines (10 selectable), 90 days",
                 "features": ["10 selectable lines", "book = wild and scatter", "3+ books: 10 free spins, +10 again",
                              "scatter 3 = 2x, 4 = 20x, 5 = 200x the total bet",
-                             "expanding symbol in free spins (issue 25; not in the catalogue's text)"]},
+                             "expanding symbol in free spins (not in the catalogue's text)"]},
     "strips": [mech.spread_strip(c) for c in REEL_COUNTS],
     "bet": {"model": "lines", "max_lines": 10, "max_coins": 5, "coin_values": [10, 20, 50, 100, 200],
             "default": {"lines": 10, "coins": 1, "coin_value": 10}},

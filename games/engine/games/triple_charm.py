@@ -48,7 +48,7 @@ STRIPS = [mech.spread_strip(c, {WILD: WILD_STACK}) for c in REEL_COUNTS]
 
 DEFINITION: dict[str, Any] = {
     "code": "triple_charm", "version": 1, "name": "Triple Charm", "name_cs": "Trojí kouzlo",
-    "source": "in-house design on the mechanics of the approved plan's 3-reel game (issue 25)",
+    "source": "in-house design on the mechanics of the approved plan's 3-reel game",
     "follows": {"catalogue": "Tipsport Games, Part two", "entry": "1. 5x Magic",
                 "figures": "RTP 95.00 % (1 line) / 95.42 % (all lines), max bet 250 CZK, coin x coins x lines, "
                            "90 days", "features": ["5 selectable lines", "wild x5 / x25", "3 wilds pay",

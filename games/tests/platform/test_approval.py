@@ -267,7 +267,7 @@ def test_staff_without_the_change_permission_get_no_approval_action(client):
     assert _row().approval_state == "unapproved"
 
 
-# --- GP §7(2): the maximum hourly loss ----------------------------------------------------------------------------------
+# --- GP §7(2): the maximum hourly loss --------------------------------------------------------------------------------
 def _declared(client: Any, code: str) -> dict[str, Any]:
     return client.get(f"/api/v1/games/catalogue/{code}").json()["game"]["declared"]
 

@@ -1,4 +1,4 @@
-"""Issue 21: every game offers a bet example in the request's shape, taken from its definition, and the API's money
+"""Every game offers a bet example in the request's shape, taken from its definition, and the API's money
 convention round-trips to the engine's integer haléře (games.serializers)."""
 from __future__ import annotations
 

@@ -79,7 +79,8 @@ def test_the_players_last_bet_is_remembered_per_game(clock):
     start(c, bet={"bets": [{"type": "even", "amount": 200}]})
     clock.shift(2)
     rid = start(c, game="test_pick", bet={"stake": 300}).json()["id"]
-    assert c.get("/api/v1/games/catalogue/european_roulette").json()["last_bet"] == {  # Money objects: sent back as they are
+    # Money objects: sent back as they are
+    assert c.get("/api/v1/games/catalogue/european_roulette").json()["last_bet"] == {
         "bets": [{"type": "even", "amount": {"amount": 200, "currency": "CZK", "formatted": "2,00\xa0Kč"}}]}
     assert c.get("/api/v1/games/catalogue/test_pick").json()["last_bet"] == {
         "stake": {"amount": 300, "currency": "CZK", "formatted": "3,00\xa0Kč"}}

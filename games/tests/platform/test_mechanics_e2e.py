@@ -1,4 +1,4 @@
-"""The catalogue-mechanics games (issue 25, part 2) through the HTTP API as a new player tries them: a round that
+"""The catalogue-mechanics games through the HTTP API as a new player tries them: a round that
 triggers each feature is found by searching seeds of core.rng.SeededRNG with the pure engine (the platform then
 draws the same numbers through core.rng.use_rng), played to the end with the offered actions, recalled and
 verified by replay; money moves exactly by stake and win."""

@@ -52,7 +52,8 @@ def studio(db):
 
 
 class Device:
-    """A player's device logged in (a login session and its token), playing on one side: the engine's round API, or the studio's
+    """A player's device logged in (a login session and its token), playing on one side: the engine's round API, or the
+    studio's
     game launched from this login (each studio round a bet and a closing win of the same amount)."""
 
     def __init__(self, side: str, player: Any, studio: SignedClient) -> None:

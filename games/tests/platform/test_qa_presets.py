@@ -1,4 +1,4 @@
-"""QA presets (issue 21, the newcomer's free-spin round): ``GET /api/v1/games/play-money/presets/{code}`` answers,
+"""QA presets (the newcomer's free-spin round): ``GET /api/v1/games/play-money/presets/{code}`` answers,
 for the game's current version, the forced draws that trigger each feature of its round start and the bet they were
 found with. Development only (``GAMES_QA_FORCED_OUTCOMES``), play money only, as forced draws themselves."""
 from __future__ import annotations

@@ -108,7 +108,7 @@ def test_two_starts_1_99_s_apart_are_refused_and_2_00_s_apart_allowed(clock):
 
 def test_the_two_second_rule_refusal_carries_retry_after(clock):
     """GP §7(9): the 429 of a start less than 2 s after the last one says when to retry (``Retry-After``, whole
-    seconds rounded up, RFC 9110), as every 429 of the API does (issue 19)."""
+    seconds rounded up, RFC 9110), as every 429 of the API does."""
     player = funded_player(10_000)
     c = client_for(player)
     with use_rng(FixedRNG(0)):

@@ -181,7 +181,7 @@ def test_fruit_king_free_games_are_played_through_the_api(clock):
     assert c.get(f"/api/v1/games/rounds/{rnd.pk}/verify").json()["outcome"] == "match"
 
 
-# --- Simply the Best 27 ------------------------------------------------------------------------------------------------
+# --- Simply the Best 27 -----------------------------------------------------------------------------------------------
 @needs["simply_the_best_27"]
 def test_simply_the_best_27_free_spins_are_played_through_the_api_and_replay(clock):
     from games.engine import par

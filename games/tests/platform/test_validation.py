@@ -2,16 +2,11 @@
 import writes (no database needed)."""
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 import pytest
 
 from core.errors import DomainError
 from games import errors
 from games.validation import check_idempotency_key, check_request_json, valid_game_code, valid_round_id
-
-GAMES = Path(__file__).resolve().parents[2]
 
 
 def test_a_game_code_is_lower_case_letters_digits_and_underscores_up_to_60_characters():
@@ -42,12 +37,3 @@ def test_a_request_value_must_be_plain_json_without_nul_characters():
         with pytest.raises(DomainError) as e:
             check_request_json(bad, errors.INVALID_ACTION)
         assert e.value.code == errors.INVALID_ACTION.code
-
-
-def test_selectors_and_validation_never_import_the_services():
-    """Reads and validators sit below the writes: games.services imports them, never the other way round."""
-    for name in ("selectors.py", "validation.py"):
-        tree = ast.parse((GAMES / name).read_text())
-        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-        imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-        assert not any(m == "games.services" or m.startswith("games.services.") for m in imported), name

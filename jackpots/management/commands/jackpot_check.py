@@ -15,7 +15,7 @@ from django.db.models import Sum
 from jackpots.models import MICRO, Award, Jackpot
 from jackpots.selectors import pool_books
 from jackpots.services import AWARDS_ACCOUNT
-from wallet.ledger import operator_balance
+from wallet.selectors import operator_balance
 
 
 def problems() -> list[str]:

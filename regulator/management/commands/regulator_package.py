@@ -1,7 +1,8 @@
 """``manage.py regulator_package --period YYYYMMDDHH --out DIR [--plain]``: the sealed package of a closed period
 (issued now if it has not been yet; an issued one is copied as stored, never rebuilt) into DIR, and with ``--plain``
 its CSV data files in ``DIR/<name>/`` (decrypted from the stored package with the operator's own encryption key when
-REGULATOR_OWN_ENCRYPTION_KEY and REGULATOR_SEAL_TRUST are set, otherwise written again from the database and said so)."""
+REGULATOR_OWN_ENCRYPTION_KEY and REGULATOR_SEAL_TRUST are set, otherwise written again from the database and said
+so)."""
 from __future__ import annotations
 
 import shutil

@@ -1,7 +1,8 @@
 """Prove the ledger right: exit non-zero on any difference.
 
 An account's entries are its live entries plus the totals carried forward from the archived months of
-``wallet_entry`` (``wallet_carriedentries``, written when ``core.partitions_archive`` detached the month; docs/scaling.md
+``wallet_entry`` (``wallet_carriedentries``, written when ``core.partitions_archive`` detached the month;
+docs/scaling.md
 "Retention"). So:
 
 * every tracked (player) account's balance equals the sum of its entries (carried + live), and every live entry's

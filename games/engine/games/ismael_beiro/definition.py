@@ -70,7 +70,9 @@ VERTICAL_LINES = 3
 # Three of a kind on a line, x the upper game's stake.
 UPPER_PAYS: dict[str, int] = {SEVEN_RED: 200, SEVEN_BLUE: 100, SEVEN_GREEN: 50, CAMEL: 40, COCONUT: 25,
                               CHEF_HAT: 15, U_BELL: 10, U_LEMON: 5, U_CHERRY: 2}
-MIXED_SEVENS_FIXED = 18  # the Mixed prizes' mean, so that every bet returns the same  # three sevens of different colours where the Mixed minigame cannot be played
+# the Mixed prizes' mean, so that every bet returns the same  # three sevens of different colours where the Mixed
+# minigame cannot be played
+MIXED_SEVENS_FIXED = 18
 
 # --- bets (seed 1, 3: 0.20 / 1 / 2 / 5 / 10 EUR and the upper bets "cash + bonuses") -----------------------------
 BONUS_VALUE = 400  # haléř: a prize converted into bonuses gives one bonus per 4 CZK (seed: 1 bonus ~ 0.80 EUR)
@@ -213,10 +215,12 @@ DEFINITION_V2: dict[str, Any] = {
 # the upper games) or risk a prize in a fair gamble: every ladder step and every Double-or-Bonuses fraction has an
 # expected value equal to what is risked, exactly (the draws are randbelow of the exact odds), and a gamble is only
 # offered when all it can win fits under the bet's and the round's maximum prize. Seed figure restored: the
-# Double-or-Bonuses fraction of each bet (seed 3.10). A minigame never shows more than the bet's maximum prize; bonuses that would carry the round's
+# Double-or-Bonuses fraction of each bet (seed 3.10). A minigame never shows more than the bet's maximum prize; bonuses
+# that would carry the round's
 # value (cash + the change of the carried bonuses at face value) over its maximum prize lapse. Deviations from the
 # seed and their reasons: docs/games/ismael_beiro.md.
-DOB_FRACTIONS_V3 = [20, 10, 10, 6, 5, 5]  # x each bet's upper stake: 4/10/20/30/50/100 EUR (seed 3.10), 1 CZK = 0.20 EUR
+# x each bet's upper stake: 4/10/20/30/50/100 EUR (seed 3.10), 1 CZK = 0.20 EUR
+DOB_FRACTIONS_V3 = [20, 10, 10, 6, 5, 5]
 
 DEFINITION_V3: dict[str, Any] = {
     **DEFINITION_V2,

@@ -1,7 +1,7 @@
 """The contribution log's archived months carried forward (``core.partitions_archive``, docs/scaling.md "Retention").
 
 The job archives a month of ``jackpots_contribution`` only through :func:`carry_contributions` (the hook
-``core.retention_rules`` declares, registered by ``JackpotsConfig.ready``), called in the month's own transaction
+``core.archiving.carry_forward``, registered by ``JackpotsConfig.ready``), called in the month's own transaction
 before the DETACH: the totals and the DETACH commit together or not at all. ``pool_books`` (so ``jackpot_check``)
 adds :func:`carried_by_pool` to the live rows; the reports' contributions of a period read the live
 rows only (a month is archived ten years after it ended).

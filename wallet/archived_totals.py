@@ -1,7 +1,7 @@
 """The ledger's archived months carried forward (``core.partitions_archive``, docs/scaling.md "Retention").
 
 The job archives a month of ``wallet_entry`` only through :func:`carry_entries` and a month of
-``wallet_ledgertransaction`` only through :func:`carry_transactions` (the hooks ``core.retention_rules`` declares,
+``wallet_ledgertransaction`` only through :func:`carry_transactions` (the carry-forward hooks of ``core.archiving``,
 registered by ``WalletConfig.ready``), each called in the month's own transaction, before the DETACH: the totals and
 the DETACH commit together or not at all.
 

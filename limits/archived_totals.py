@@ -1,7 +1,7 @@
 """The settled bets' archived months carried forward (``core.partitions_archive``, docs/scaling.md "Retention").
 
 The job archives a month of ``limits_settledbet`` only through :func:`carry_settled_bets` (the hook
-``core.retention_rules`` declares, registered by ``LimitsConfig.ready``), called in the month's own transaction
+``core.archiving.carry_forward``, registered by ``LimitsConfig.ready``), called in the month's own transaction
 before the DETACH, with the month's partition locked against writes (a void in between cannot slip past the totals):
 the totals and the DETACH commit together or not at all. ``limits_reconcile`` adds
 :class:`~limits.models.CarriedBetTotals` to the live bets of each day and month key. The minute buckets need none:
