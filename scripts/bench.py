@@ -111,6 +111,7 @@ class Row:
     db_ms: float = 0.0  # the bench database's statement execution ms per settled round (pg_stat_statements)
     top: list[str] = field(default_factory=list)  # its top statements by total time
     open_step: bench_open.Step | None = None  # the open-loop run at a share of capacity
+    capacity: bench_open.Capacity | None = None  # the capacity that run took its share of
 
     @property
     def floor_rate(self) -> float:
@@ -187,7 +188,7 @@ class Bench:
         self.notes: list[str] = []
         self.players: list[tuple[int, str]] = []
         self.all_players: list[tuple[int, str]] = []
-        self.capacity: bench_open.Capacity | None = None
+        self.capacities: list[tuple[str, bench_open.Capacity]] = []
         self.env: dict[str, str] = {}
         self.port = 0
         self.conn_age: dict[str, str] = {}  # CONN_MAX_AGE of a sweep's row
@@ -422,7 +423,7 @@ class Bench:
         with _fold_job():
             cap = bench_open.capacity_search(self.web.port, players, step_seconds=step_seconds,
                                              connections=a.connections, mix=a.mix, seed=a.seed + 2000, say=say)
-        self.capacity = cap
+        self.capacities.append((label, cap))
         if cap.rate <= 0:
             say("   no step was sustained: no run at a share of capacity")
             return None
@@ -443,7 +444,7 @@ class Bench:
                       if self.statements else (0.0, []))
         row = Row(label, stats, a.seconds, web1 - web0, client1 - client0, db1 - db0, 0.0, 0.0,
                   (load0, os.getloadavg()[0]), self.web.description, db_ms=db_ms, top=top)
-        row.open_step = step
+        row.open_step, row.capacity = step, cap
         row.checks = checks_run(self.env)
         for name, result in row.checks.items():
             say(f"   {name}: {result}")
@@ -451,20 +452,20 @@ class Bench:
         return row
 
     def capacity_lines(self) -> list[str]:
-        cap = self.capacity
-        if cap is None:
-            return []
-        out = [f"capacity: {cap.rate:.0f} round starts/s sustained (open loop, steps of "
-               f"{cap.steps[0].seconds:.0f} s; sustained = >= {bench_open.SUSTAINED_SHARE:.0%} answered in time, "
-               f"<= {bench_open.MAX_ERROR_SHARE:.0%} errors, no latency growth across the step)"
-               + (" - bounded by the players (GP §7(9)): raise --capacity-players" if cap.player_bound else "")]
-        out += [f"    step {i}: {step.describe()}" for i, step in enumerate(cap.steps, 1)]
-        for r in self.rows:
-            if r.open_step is not None:
-                out.append(f"at {self.args.capacity_share:.0%} of capacity ({r.open_step.rate:.0f} starts/s offered, "
-                           f"open loop, latency from each start's due time): p50 "
-                           f"{percentile(r.stats.round_ms, 50):.0f} ms, p95 {percentile(r.stats.round_ms, 95):.0f} ms, "
-                           f"p99 {percentile(r.stats.round_ms, 99):.0f} ms; {r.open_step.describe()}")
+        out = []
+        for label, cap in self.capacities:
+            out.append(f"[{label}] capacity: {cap.rate:.0f} round starts/s sustained (open loop, steps of "
+                       f"{cap.steps[0].seconds:.0f} s; sustained = >= {bench_open.SUSTAINED_SHARE:.0%} answered in "
+                       f"time, <= {bench_open.MAX_ERROR_SHARE:.0%} errors, no latency growth across the step)"
+                       + (" - bounded by the players (GP §7(9)): raise --capacity-players" if cap.player_bound
+                          else ""))
+            out += [f"    step {i}: {step.describe()}" for i, step in enumerate(cap.steps, 1)]
+            for r in self.rows:
+                if r.label == label and r.open_step is not None:
+                    out.append(f"[{label}] at {self.args.capacity_share:.0%} of capacity ({r.open_step.rate:.0f} "
+                               f"starts/s offered, open loop, latency from each start's due time): p50 "
+                               f"{percentile(r.stats.round_ms, 50):.0f} ms, p95 {percentile(r.stats.round_ms, 95):.0f}"
+                               f" ms, p99 {percentile(r.stats.round_ms, 99):.0f} ms; {r.open_step.describe()}")
         return out
 
     def db_cpu(self) -> float:
@@ -617,7 +618,7 @@ class Bench:
         say("")
         say("=" * 100)
         say(self.table() if self.rows else "(no run completed)")
-        if self.capacity is not None:
+        if self.capacities:
             say("")
             say("\n".join(self.capacity_lines()))
         say("")
@@ -726,6 +727,8 @@ def main(argv: list[str] | None = None) -> int:
                     bench.conn_age[spec] = overrides.get("CONN_MAX_AGE", str(args.conn_max_age))
                     bench.start_web(overrides)
                     bench.run(spec)
+                    if args.capacity_run:  # each set-up's capacity and its latency at a share of it
+                        bench.capacity_run(f"{spec} open loop")
             else:
                 bench.start_web()
                 bench.run("fresh")
