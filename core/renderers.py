@@ -48,7 +48,8 @@ class FastJSONRenderer(JSONRenderer):
                 if b"null" not in encoded or _finite(data):  # orjson writes NaN/inf as null: DRF refuses them
                     # as DRF: U+2028/U+2029 escaped, so the answer is valid JavaScript too
                     return encoded.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
-        return super().render(data, accepted_media_type, renderer_context)
+        rendered: bytes = super().render(data, accepted_media_type, renderer_context)
+        return rendered
 
 
 #: the hot views' ``renderer_classes``: JSON first (as DRF's defaults), the browsable API kept for people
