@@ -4,12 +4,14 @@ Every figure can be set from the environment (the defaults are what ``make bench
 
     BIND                     127.0.0.1:8000     address(es) to listen on, comma-separated (``0.0.0.0:8000`` behind a
                                                 load balancer; TLS ends at the balancer)
-    WEB_CONCURRENCY          2 x CPUs           worker processes
-    GUNICORN_WORKER_CLASS    sync               or ``gthread`` (threads, HTTP keep-alive)
-    GUNICORN_THREADS         2                  threads per worker (gthread only); each holds its own DB connection
-    GUNICORN_KEEPALIVE       5                  seconds an idle keep-alive connection is kept open (gthread; a sync
-                                                worker closes the connection after each response: the load balancer
-                                                in front keeps the clients' connections alive)
+    WEB_CONCURRENCY          CPUs               worker processes
+    GUNICORN_WORKER_CLASS    gthread            threads and HTTP keep-alive (``sync`` closes the connection after
+                                                every response: a new TCP connection per request)
+    GUNICORN_THREADS         4                  threads per worker (gthread only); each holds its own DB connection
+    GUNICORN_KEEPALIVE       75                 seconds an idle keep-alive connection is kept open (gthread): longer
+                                                than the balancer's idle timeout (60 s is common), so the balancer,
+                                                not gunicorn, closes an idle connection and never sends a request
+                                                on one gunicorn is closing
     GUNICORN_TIMEOUT         30                 a worker silent this long is killed and replaced
     GUNICORN_GRACEFUL_TIMEOUT 30                seconds a worker gets to finish its requests on restart/stop
     GUNICORN_MAX_REQUESTS    2000               recycle a worker after this many requests (0 = never), with jitter
@@ -47,17 +49,21 @@ def _int(name: str, default: int) -> int:
 wsgi_app = "config.wsgi:application"  # a module:callable on the command line wins (the bench counts SQL)
 bind = [b.strip() for b in os.environ.get("BIND", "127.0.0.1:8000").split(",") if b.strip()]
 
-# Workers (``make bench --sweep``, 2 cores, the database on the same machine, 2,000 players on 32 connections, the
-# round of ~65 SQL statements when this was measured):
-# sync 2 / 4 / 5 workers settled 14.6 / 18-23 / 17-20 rounds/s at 57-71 ms web CPU per round; 4 workers gave the
-# least CPU per round and the tightest tail. gthread (4x2, 4x4, 5x2, 5x4) settled no more, spent 5-15 % more CPU per
-# round (threads contend for the GIL) and doubled p99 (a kept-alive connection stays on one worker, so queues are
-# uneven, where sync workers share one accept queue). Hence sync, 2 workers per CPU.
-workers = _int("WEB_CONCURRENCY", 2 * multiprocessing.cpu_count())
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "sync")
+# Workers (``make bench --sweep sync:4 gthread:4x2 gthread:2x4 --seconds 10 --players 300``, 2 cores
+# shared with other jobs at a load average of 17-22, the 11-statement round; one run, so compare within it):
+#                      closed loop: rounds/s  web CPU ms/round  connections opened | capacity/s  p99 at 70 % (open loop)
+#   sync 4 workers                   19.2        9.1              233 for 233 rounds |    27          175 ms
+#   gthread 4 x 2 threads            20.5        8.1               32                |    17          107 ms
+#   gthread 2 x 4 threads            33.0        6.2               32                |    31          529 ms
+# A sync worker closes the connection after every answer (one TCP connection per request, its accept and set-up
+# paid by both ends); gthread keeps it alive (GUNICORN_KEEPALIVE) and spent the least web CPU per round with one
+# process per CPU and 4 threads (the threads of a process wait on PostgreSQL in turn, not on each other). The tail
+# at 70 % moved with the machine's other jobs more than with the set-up. Hence gthread, one worker per CPU, 4 threads.
+workers = _int("WEB_CONCURRENCY", multiprocessing.cpu_count())
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
 # gunicorn turns a sync worker with threads > 1 into gthread: threads only where gthread was asked for.
-threads = _int("GUNICORN_THREADS", 2) if worker_class == "gthread" else 1
-keepalive = _int("GUNICORN_KEEPALIVE", 5)
+threads = _int("GUNICORN_THREADS", 4) if worker_class == "gthread" else 1
+keepalive = _int("GUNICORN_KEEPALIVE", 75)
 timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)
 max_requests = _int("GUNICORN_MAX_REQUESTS", 2000)

@@ -31,6 +31,7 @@ from core.errors import DomainError
 from core.idempotency import idempotent, mark_replayed, request_key
 from core.jsonable import jsonable
 from core.permissions import staff_permission
+from core.renderers import HOT_RENDERERS
 from games import errors, selectors, services
 from games.models import Game, Round
 from games.serializers import (
@@ -46,6 +47,8 @@ from games.serializers import (
     action_request_examples,
     bet_request_examples,
     bet_to_api,
+    round_act_request_fast,
+    round_play_request_fast,
 )
 from games.services import qa
 
@@ -119,6 +122,7 @@ class RoundsView(generics.ListAPIView):
     """GET: the player's rounds (newest first). POST: start a real-money round."""
 
     permission_classes = [IsPlayer]
+    renderer_classes = HOT_RENDERERS
     serializer_class = RoundSerializer
     pagination_class = RecentRoundsPagination
     request_examples = staticmethod(bet_request_examples)  # the schema's examples: each game's bet
@@ -137,12 +141,16 @@ class RoundsView(generics.ListAPIView):
         returns the round (``Idempotent-Replayed: true``) and moves nothing, with no separate record."""
         key = request_key(request)
         player = request_player(request)
-        body = RoundPlayRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        rnd = services.round_play(
-            player=player, game_code=body.validated_data["game"], bet=body.validated_data["bet"],
-            idempotency_key=key, actor=Actor.player(player), forced_draws=body.validated_data.get("forced_draws"),
-        )
+        fast = round_play_request_fast(request.data)
+        if fast is not None:
+            (game, bet), forced_draws = fast, None
+        else:  # anything but the common body: the serializer validates it (and words its refusals)
+            body = RoundPlayRequestSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            game, bet = body.validated_data["game"], body.validated_data["bet"]
+            forced_draws = body.validated_data.get("forced_draws")
+        rnd = services.round_play(player=player, game_code=game, bet=bet, idempotency_key=key,
+                                  actor=Actor.player(player), forced_draws=forced_draws)
         response = Response(round_json(rnd), status=201)
         return mark_replayed(response) if rnd.replayed else response
 
@@ -223,6 +231,7 @@ class RoundActionView(APIView):
     ``pending.options``."""
 
     permission_classes = [IsPlayer]
+    renderer_classes = HOT_RENDERERS
     request_examples = staticmethod(action_request_examples)  # each game's kinds of step, from its engine
 
     @extend_schema(request=RoundActRequestSerializer, responses=RoundSerializer)
@@ -231,9 +240,12 @@ class RoundActionView(APIView):
         """The action row is unique on (round, Idempotency-Key): its own idempotency record (see RoundsView)."""
         key = request_key(request)
         player = request_player(request)
-        body = RoundActRequestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        rnd = services.round_act(player=player, round_id=round_id, action=body.validated_data["action"],
+        action = round_act_request_fast(request.data)
+        if action is None:  # anything but the common body: the serializer validates it (and words its refusals)
+            body = RoundActRequestSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            action = body.validated_data["action"]
+        rnd = services.round_act(player=player, round_id=round_id, action=action,
                                  idempotency_key=key, actor=Actor.player(player))
         response = Response(round_json(rnd))
         return mark_replayed(response) if rnd.replayed else response

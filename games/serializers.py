@@ -1,6 +1,7 @@
 """DRF serializers of the games API (request bodies and the documented response shapes)."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -320,6 +321,36 @@ class PlayMoneyRoundRequestSerializer(RoundPlayRequestSerializer):
 
 class RoundActRequestSerializer(serializers.Serializer):
     action = serializers.DictField(help_text="one of the options in the round's pending")
+
+
+# The hot path's request checks, without building a serializer and its fields per request. Each accepts only the
+# common well-formed body, for which it gives exactly what the serializer's ``validated_data`` would; for anything
+# else it answers None and the view lets the serializer validate, so every refusal (its code, message and fields)
+# stays the serializer's own. ``games/tests/platform/test_round_cost.py`` checks both agree.
+_GAME_CODE = re.compile(r"[a-z0-9_]{1,60}")
+
+
+def round_play_request_fast(data: Any) -> tuple[str, JsonDict] | None:
+    """``RoundPlayRequestSerializer(data=data)``'s (game, bet) for a JSON object with a plain game code (what the
+    ``CharField(max_length=60)`` keeps as sent) and a bet object, no ``forced_draws``; else None."""
+    if type(data) is not dict or "forced_draws" in data:
+        return None
+    game, bet = data.get("game"), data.get("bet")
+    if type(game) is not str or type(bet) is not dict or _GAME_CODE.fullmatch(game) is None:
+        return None
+    try:
+        return game, bet_from_api(bet)
+    except Exception:  # noqa: BLE001 - an amount it refuses: the serializer refuses it the same way, with its fields
+        return None
+
+
+def round_act_request_fast(data: Any) -> JsonDict | None:
+    """``RoundActRequestSerializer(data=data)``'s action for a JSON object whose ``action`` is an object; else
+    None."""
+    if type(data) is not dict:
+        return None
+    action = data.get("action")
+    return dict(action) if type(action) is dict else None
 
 
 class PlayMoneyPresetSerializer(serializers.Serializer):

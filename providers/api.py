@@ -31,6 +31,7 @@ from rest_framework.views import APIView
 from accounts.permissions import IsPlayer, request_player
 from core.audit import Actor, security_event
 from core.idempotency import idempotent
+from core.renderers import HOT_RENDERERS
 from core.throttling import CallbackRefusalThrottle
 from providers import errors, services
 from providers.serializers import (
@@ -111,6 +112,7 @@ class SignedCallView(APIView):
     operation = ""
     authentication_classes: list[type[Any]] = []
     permission_classes = [permissions.AllowAny]
+    renderer_classes = HOT_RENDERERS
     # refused calls per source address (the module docstring: accepted calls are the studio's players' traffic)
     throttle_classes = [CallbackRefusalThrottle]
 

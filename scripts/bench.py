@@ -34,6 +34,13 @@
    latency and statements. Accepted provider calls are not rate-limited (docs/providers.md), so
    it needs no special rate.
 
+8. Capacity (after the jackpots pair, before the provider runs; ``--no-capacity-run`` skips it): open-loop steps
+   (``scripts/bench_open.py``: starts on a fixed timetable, latency from each start's due time, so a queue is never
+   hidden by a client that waits) up x1.5 then bisected, each sustained when >= 98 % of its starts were answered
+   within it, <= 2 % errors and its latency did not grow across it; then ``--seconds`` of open-loop load at
+   ``--capacity-share`` (70 %) of that capacity: the row "open loop 70 %" (p50/p95/p99 from the due times), with
+   ``--capacity-players`` players (each starts a round at most every 2 s, GP §7(9)).
+
 ``--sweep sync:5 gthread:4x4 ...`` measures web set-ups against each other instead (one run each, no history);
 ``--profile N`` ends with a cProfile of N rounds played in-process (where the CPU of a round goes).
 
@@ -66,9 +73,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 import bench_data  # noqa: E402 - after the path set-up (its Django imports are lazy: set up in Bench._django)
+import bench_open  # noqa: E402
 import bench_pg  # noqa: E402
 import bench_provider  # noqa: E402
-from bench_load import KOBUSHI, ROULETTE, Stats, percentile, run_floor, run_load  # noqa: E402
+from bench_load import KOBUSHI, ROULETTE, Player, Stats, percentile, run_floor, run_load  # noqa: E402
 from bench_stack import (  # noqa: E402
     LOG_DIR,
     PGBENCH_DB,
@@ -103,6 +111,8 @@ class Row:
     floor: Stats | None = None  # the floor view, driven right after the rounds (same server, same minute)
     db_ms: float = 0.0  # the bench database's statement execution ms per settled round (pg_stat_statements)
     top: list[str] = field(default_factory=list)  # its top statements by total time
+    open_step: bench_open.Step | None = None  # the open-loop run at a share of capacity
+    capacity: bench_open.Capacity | None = None  # the capacity that run took its share of
 
     @property
     def floor_rate(self) -> float:
@@ -178,6 +188,8 @@ class Bench:
         self.rows: list[Row] = []
         self.notes: list[str] = []
         self.players: list[tuple[int, str]] = []
+        self.all_players: list[tuple[int, str]] = []
+        self.capacities: list[tuple[str, bench_open.Capacity]] = []
         self.env: dict[str, str] = {}
         self.port = 0
         self.conn_age: dict[str, str] = {}  # CONN_MAX_AGE of a sweep's row
@@ -265,8 +277,11 @@ class Bench:
         self._django()
         t0 = time.monotonic()
         say(f"== creating {a.players:,} funded players (bulk)")
-        created = bench_data.players_create(a.players, fund=a.fund, daily_stake=a.daily_stake, daily_loss=a.daily_loss, say=say)
-        self.players = [(p.player_id, p.token) for p in created]
+        total = max(a.players, a.capacity_players if a.capacity_run else 0)
+        created = bench_data.players_create(total, fund=a.fund, daily_stake=a.daily_stake, daily_loss=a.daily_loss,
+                                            say=say)
+        self.all_players = [(p.player_id, p.token) for p in created]
+        self.players = self.all_players[:a.players]  # the closed-loop runs; the open-loop ones use all
         secs = time.monotonic() - t0
         say(f"== {len(created):,} players created in {secs:.1f} s")
         self.notes.append(f"players: {len(created):,} created in {secs:.1f} s (bulk); fund {a.fund / 100:,.0f} CZK each, "
@@ -392,6 +407,67 @@ class Bench:
             say(f"   {name}: {result}")
         self.rows.append(row)
         return row
+
+    def capacity_run(self, label: str = "open loop 70 %") -> Row | None:
+        """The capacity search (``bench_open``: open-loop steps, every player of the bench, jackpots on with the
+        fold job), then ``--seconds`` of open-loop load at ``--capacity-share`` of the capacity found: its row's
+        p50/p95/p99 count from each start's due time. No pgbench and no floor around it (the other rows have them)."""
+        a = self.args
+        assert self.server is not None and self.web is not None
+        bench_data.sessions_refresh([pid for pid, _ in self.all_players])
+        self._close_django()
+        players = [Player(pid, token) for pid, token in self.all_players]
+        step_seconds = a.capacity_step_seconds or max(3.0, min(8.0, a.seconds / 2))
+        say(f"== capacity: open-loop steps of {step_seconds:.0f} s, {len(players):,} players (at most "
+            f"{len(players) / bench_open.PLAYER_PERIOD:.0f} starts/s, GP §7(9)), at most {a.connections} in flight")
+        time.sleep(2.1)  # GP §7(9): after the previous run's last rounds
+        with _fold_job():
+            cap = bench_open.capacity_search(self.web.port, players, step_seconds=step_seconds,
+                                             connections=a.connections, mix=a.mix, seed=a.seed + 2000, say=say)
+        self.capacities.append((label, cap))
+        if cap.rate <= 0:
+            say("   no step was sustained: no run at a share of capacity")
+            return None
+        rate = cap.rate * a.capacity_share
+        say(f"   capacity {cap.rate:.0f} rounds/s{' (bounded by the players)' if cap.player_bound else ''}; "
+            f"open loop at {rate:.0f}/s ({a.capacity_share:.0%}) for {a.seconds:.0f} s")
+        time.sleep(2.1)
+        load0 = os.getloadavg()[0]
+        if self.statements:
+            bench_pg.statements_reset(self.server, BENCH_DB)
+        web0, client0, db0 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
+        with _fold_job():
+            stats, step = bench_open.run_open_loop(self.web.port, players, rate=rate, seconds=a.seconds,
+                                                   connections=a.connections, mix=a.mix, seed=a.seed + 3000, grace=30)
+        web1, client1, db1 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
+        say(f"   {step.describe()}")
+        db_ms, top = (bench_pg.statements_top(self.server, BENCH_DB, sum(stats.settled.values()))
+                      if self.statements else (0.0, []))
+        row = Row(label, stats, a.seconds, web1 - web0, client1 - client0, db1 - db0, 0.0, 0.0,
+                  (load0, os.getloadavg()[0]), self.web.description, db_ms=db_ms, top=top)
+        row.open_step, row.capacity = step, cap
+        row.checks = checks_run(self.env)
+        for name, result in row.checks.items():
+            say(f"   {name}: {result}")
+        self.rows.append(row)
+        return row
+
+    def capacity_lines(self) -> list[str]:
+        out = []
+        for label, cap in self.capacities:
+            out.append(f"[{label}] capacity: {cap.rate:.0f} round starts/s sustained (open loop, steps of "
+                       f"{cap.steps[0].seconds:.0f} s; sustained = >= {bench_open.SUSTAINED_SHARE:.0%} answered in "
+                       f"time, <= {bench_open.MAX_ERROR_SHARE:.0%} errors, no latency growth across the step)"
+                       + (" - bounded by the players (GP §7(9)): raise --capacity-players" if cap.player_bound
+                          else ""))
+            out += [f"    step {i}: {step.describe()}" for i, step in enumerate(cap.steps, 1)]
+            for r in self.rows:
+                if r.label == label and r.open_step is not None:
+                    out.append(f"[{label}] at {self.args.capacity_share:.0%} of capacity ({r.open_step.rate:.0f} "
+                               f"starts/s offered, open loop, latency from each start's due time): p50 "
+                               f"{percentile(r.stats.round_ms, 50):.0f} ms, p95 {percentile(r.stats.round_ms, 95):.0f}"
+                               f" ms, p99 {percentile(r.stats.round_ms, 99):.0f} ms; {r.open_step.describe()}")
+        return out
 
     def db_cpu(self) -> float:
         """CPU of the bench's own cluster, else of every PostgreSQL server on the machine (machine-wide)."""
@@ -543,6 +619,9 @@ class Bench:
         say("")
         say("=" * 100)
         say(self.table() if self.rows else "(no run completed)")
+        if self.capacities:
+            say("")
+            say("\n".join(self.capacity_lines()))
         say("")
         say(self.details())
         say("")
@@ -586,6 +665,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--json", type=Path, default=None, help="also write the rows as JSON here")
     p.add_argument("--no-jackpots-off-run", dest="jackpots_off_run", action="store_false",
                    help="skip the pair of runs 'jackpots off' / 'jackpots on' that follows 'fresh'")
+    p.add_argument("--no-capacity-run", dest="capacity_run", action="store_false",
+                   help="skip the capacity search and the open-loop run at --capacity-share of it")
+    p.add_argument("--capacity-players", type=int, default=1200,
+                   help="players of the open-loop runs (each starts at most one round per 2 s: 1,200 allow ~545/s)")
+    p.add_argument("--capacity-share", type=float, default=0.7, help="the open-loop run's share of the capacity")
+    p.add_argument("--capacity-step-seconds", type=float, default=None,
+                   help="length of a capacity step (default: --seconds / 2, within 3-8 s)")
     p.add_argument("--no-provider-run", dest="provider_run", action="store_false",
                    help="skip the run 'provider' (a remote studio's bet/win rounds through the seamless wallet)")
     p.add_argument("--sweep", nargs="+", default=None, metavar="SPEC",
@@ -642,6 +728,8 @@ def main(argv: list[str] | None = None) -> int:
                     bench.conn_age[spec] = overrides.get("CONN_MAX_AGE", str(args.conn_max_age))
                     bench.start_web(overrides)
                     bench.run(spec)
+                    if args.capacity_run:  # each set-up's capacity and its latency at a share of it
+                        bench.capacity_run(f"{spec} open loop")
             else:
                 bench.start_web()
                 bench.run("fresh")
@@ -650,6 +738,8 @@ def main(argv: list[str] | None = None) -> int:
                     bench.run("jackpots off")
                     bench.start_web()
                     bench.run("jackpots on")
+                if args.capacity_run:  # capacity, then latency at a share of it (open loop)
+                    bench.capacity_run()
                 if args.provider_run:  # a remote studio's rounds through the seamless wallet
                     bench.run_provider("provider")
                     bench.run_provider("provider play", mode="play")

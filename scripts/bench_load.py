@@ -231,9 +231,14 @@ class Driver:
             await self.conn.close()
         return self.stats
 
-    async def _post(self, path: str, player: Player, body: dict[str, Any], timings: list[float]
-                    ) -> Response | None:
-        started = time.perf_counter()
+    def _since(self) -> float | None:
+        """Where a round start's latency counts from (``time.perf_counter``): None, its send (closed loop); an
+        open-loop driver (``bench_open``) gives the start's due time."""
+        return None
+
+    async def _post(self, path: str, player: Player, body: dict[str, Any], timings: list[float],
+                    since: float | None = None) -> Response | None:
+        started = time.perf_counter() if since is None else since
         try:
             response = await self.conn.request("POST", path, token=player.token, body=body, key=os.urandom(12).hex())
         except HttpError as exc:
@@ -251,10 +256,11 @@ class Driver:
 
     async def play(self, player: Player) -> None:
         game = KOBUSHI if self.rng.random() < self.mix else ROULETTE
-        began = time.perf_counter()
+        since = self._since()
+        began = time.perf_counter() if since is None else since
         self.stats.started_rounds += 1
         response = await self._post("/api/v1/games/rounds", player, {"game": game, "bet": BETS[game]},
-                                    self.stats.round_ms)
+                                    self.stats.round_ms, since)
         now = time.time()
         if response is None:
             player.next_at = now + MIN_ROUND_SECONDS

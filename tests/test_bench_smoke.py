@@ -21,6 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import bench_load  # noqa: E402  (scripts/ is a folder of scripts, not a package)
+import bench_open  # noqa: E402
 
 from games.testing import api_bet  # noqa: E402
 
@@ -94,8 +95,9 @@ class StubApi:
     """Answers POST rounds (a Kobushi round waits for one action) and POST actions on 127.0.0.1, keep-alive,
     recording when each player's rounds started."""
 
-    def __init__(self, *, close_each: bool = False) -> None:
+    def __init__(self, *, close_each: bool = False, delay: float = 0.0) -> None:
         self.close_each = close_each
+        self.delay = delay  # seconds before each answer (one connection answers one request at a time)
         self.starts: dict[str, list[float]] = {}
         self.connections = 0
         self.port = 0
@@ -113,6 +115,8 @@ class StubApi:
                 fields = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
                 body = json.loads(await reader.readexactly(int(fields["Content-Length"])) or b"null")
                 token = fields["Authorization"].split()[1]
+                if self.delay:
+                    await asyncio.sleep(self.delay)
                 now = datetime.now(UTC)
                 if path == "/api/v1/games/rounds":
                     self._next_id += 1
@@ -191,3 +195,52 @@ def test_percentiles_are_nearest_rank():
     assert bench_load.percentile(values, 99) == 99.0
     assert bench_load.percentile(values, 100) == 100.0
     assert bench_load.percentile([], 50) == 0.0
+
+
+# --- the open-loop client and the capacity search ------------------------------------------------------------------------
+def _players(n: int) -> list[bench_load.Player]:
+    return [bench_load.Player(i, f"tok-{i}") for i in range(1, n + 1)]
+
+
+def test_the_open_loop_client_sends_on_its_timetable_and_keeps_each_players_starts_2_s_apart(stub):
+    players = _players(30)
+    stats, step = bench_open.run_open_loop(stub.port, players, rate=10, seconds=2.0, connections=4, mix=0.0)
+    assert step.due == 20 and step.sent == 20 and step.no_player == 0 and step.sustained, step.describe()
+    assert sum(stats.settled.values()) == 20 and len(stats.round_ms) == 20 and not stats.errors
+    # a second run with the same players: nobody starts again less than 2 s after their previous start
+    bench_open.run_open_loop(stub.port, players, rate=10, seconds=1.0, connections=4, mix=0.0)
+    for starts in stub.starts.values():
+        assert all(b - a >= bench_load.MIN_ROUND_SECONDS for a, b in zip(starts, starts[1:], strict=False))
+
+
+def test_a_due_start_without_a_player_free_to_start_is_counted_not_sent(stub):
+    stats, step = bench_open.run_open_loop(stub.port, _players(3), rate=10, seconds=1.0, connections=2, mix=0.0)
+    assert step.sent == 3 and step.no_player == 7 and not step.sustained
+    assert sum(stats.settled.values()) == 3
+
+
+def test_open_loop_latency_counts_the_queue_from_the_due_time():
+    """One connection answering in 100 ms offered 20 starts a second: the waiting shows in the latency (measured
+    from each start's due time, not from its send) and the step is not sustained."""
+    api = StubApi(delay=0.1)
+    api.start()
+    stats, step = bench_open.run_open_loop(api.port, _players(60), rate=20, seconds=1.5, connections=1, mix=0.0)
+    assert not step.sustained and step.last_third_p50 > 2 * step.first_third_p50
+    assert max(stats.round_ms) >= 1000  # the 30th start waited for the 29 before it (~3 s), not 100 ms
+
+
+def test_the_capacity_search_stops_at_the_rate_the_players_allow(stub):
+    players = _players(22)  # 22 / 2.2 s = 10 starts a second at most (GP §7(9))
+    cap = bench_open.capacity_search(stub.port, players, step_seconds=1.0, connections=4, mix=0.0, start_rate=5,
+                                     say=lambda line: None)
+    assert cap.player_bound and cap.rate == pytest.approx(10.0) and all(s.sustained for s in cap.steps)
+    assert [round(s.rate, 1) for s in cap.steps] == [5.0, 7.5, 10.0]
+
+
+def test_the_capacity_search_bisects_below_a_slow_server():
+    api = StubApi(delay=0.1)  # one connection: 10 answers a second at most
+    api.start()
+    cap = bench_open.capacity_search(api.port, _players(200), step_seconds=1.5, connections=1, mix=0.0,
+                                     start_rate=4, max_steps=6, say=lambda line: None)
+    assert not cap.player_bound and 0 < cap.rate < 10.5
+    assert any(not s.sustained for s in cap.steps)
