@@ -119,3 +119,12 @@ def test_lines_bet_per_line_and_stake_choice() -> None:
 def test_an_unknown_bet_model_is_a_definition_error() -> None:
     with pytest.raises(ValueError, match="unknown bet model"):
         bet_model_from_dict({"model": "per_way"})
+
+
+def test_a_version_lists_as_not_built_only_what_it_does_not_build() -> None:
+    crystal = {g.version: g.describe()["follows"] for g in _all_versions() if g.code == "crystal_grid"}
+    assert any("bonus game" in x for x in crystal[1]["not_built"])
+    assert "not_built" not in crystal[2] and any("Bonus column" in x for x in crystal[2]["features"])
+    for g in _all_versions():
+        follows = g.describe().get("follows") or {}
+        assert not set(follows.get("not_built", ())) & set(follows.get("features", ())), g.code
