@@ -128,3 +128,11 @@ def test_a_version_lists_as_not_built_only_what_it_does_not_build() -> None:
     for g in _all_versions():
         follows = g.describe().get("follows") or {}
         assert not set(follows.get("not_built", ())) & set(follows.get("features", ())), g.code
+
+
+def test_the_api_converts_exactly_the_money_fields_the_games_declare() -> None:
+    # the API's money keys (games.serializers.MONEY_BET_KEYS) are the union of the shipped games' money fields: a
+    # game declaring a new money field fails here until the API converts it
+    from games.serializers import MONEY_BET_KEYS
+
+    assert {f for g in _all_versions() for f in g.money_bet_fields} == set(MONEY_BET_KEYS)
