@@ -19,7 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+
+if TYPE_CHECKING:
+    from .definition import BetModel, CatalogueEntry
 
 # A round's status values.
 STATUS_FINISHED = "finished"
@@ -139,6 +142,16 @@ class Declared:
         """The game's maximum hourly loss (GP §7(2)): see :func:`max_hourly_loss`."""
         return max_hourly_loss(self.max_bet)
 
+    def as_json(self) -> JsonDict:
+        """The catalogue's ``declared`` block (GP §7(2)), the same for every game."""
+        out: JsonDict = {"rtp": str(self.rtp)}
+        if self.rtp_with_jackpots is not None:
+            out["rtp_with_jackpots"] = str(self.rtp_with_jackpots)
+        out.update({"min_bet": self.min_bet, "max_bet": self.max_bet, "max_win": self.max_win,
+                    "avg_hourly_loss": self.avg_hourly_loss,
+                    "unfinished_deadline_days": self.unfinished_deadline_days})
+        return out
+
 
 def max_hourly_loss(max_bet: int) -> int:
     """The most one player can lose in this game in an hour (GP §7(2)): every round staked at the max bet and lost,
@@ -152,26 +165,42 @@ def max_hourly_loss(max_bet: int) -> int:
 
 
 class Game(ABC):
-    """One versioned game definition. Instances are immutable and shared."""
+    """One versioned game definition. Instances are immutable and shared.
+
+    A game declares its bet as one typed model (``bet_model``, :mod:`games.engine.definition`), which is the only
+    parser of its bets (:meth:`validate_bet`), and its catalogue entry as one typed
+    :class:`~games.engine.definition.CatalogueEntry` (:meth:`catalogue_entry`), from which :meth:`describe` is made.
+    """
 
     code: str
     version: int
     name: str
     kind: str  # "slot" | "roulette"
     declared: Declared
+    bet_model: BetModel
     # A game that carries state from one round of a player to the next (a machine's counters, seed 001): the
     # platform reads the player's carried state at the round's start and gives it to :meth:`start_carried`; the
     # round records it (``state["carry_in"]``) and, once finished, the state it leaves (``state["carry_out"]``), so
     # a replay needs nothing but the round's record. Other games never pay for it (no read, no write).
     carry_over: bool = False
 
-    @abstractmethod
-    def describe(self) -> JsonDict:
-        """JSON-able rules, paytable, bet options and declared figures for the catalogue."""
+    def catalogue_entry(self) -> CatalogueEntry:
+        """The game's typed catalogue entry: rules, bet model, declared figures and its own part (every shipped
+        game has one; ``games/tests/engine/test_definition.py`` checks)."""
+        raise NotImplementedError(f"{type(self).__name__} has no catalogue entry")
 
-    @abstractmethod
+    def describe(self) -> JsonDict:
+        """JSON-able rules, paytable, bet options and declared figures for the catalogue (the catalogue entry)."""
+        return self.catalogue_entry().as_json()
+
+    @property
+    def money_bet_fields(self) -> tuple[str, ...]:
+        """The keys of this game's bet (at any depth) whose values are amounts in haléř (the bet model's)."""
+        return self.bet_model.money_fields
+
     def validate_bet(self, params: JsonDict) -> Bet:
-        """Normalise and validate bet parameters; raise BetError with a stable code."""
+        """Normalise and validate bet parameters with the game's bet model; raise BetError with a stable code."""
+        return self.bet_model.validate(params)
 
     @abstractmethod
     def start(self, bet: Bet, rng: RNG) -> JsonDict:

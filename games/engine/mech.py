@@ -3,17 +3,10 @@ figures and the catalogue description, so that each game module holds only its d
 
 Pure Python. A game's definition is a dict with at least ``code``, ``version``, ``name``, ``name_cs``, ``source``,
 ``follows`` (the catalogue entry), ``rtp``, ``unfinished_deadline_days``, ``max_win_multiplier`` (the round cap in
-stakes), ``bet`` (one of the bet models below) and ``rules_en`` / ``rules_cs``.
+stakes), ``bet`` (a bet model, below) and ``rules_en`` / ``rules_cs``.
 
-Bet models (the catalogue's, ``docs/games/<code>.md``):
-
-* ``{"model": "total", "min": 10, "max": 30000, "step": 10, "default": 100}``: the player sets the total bet
-  (``{"stake": n}``); pays are multiples of ``stake / unit`` (``unit`` divides the stake grid, e.g. 10).
-* ``{"model": "level", "coins_per_level": 20, "levels": [1..10], "coin_values": [...], "default": {...}}``:
-  total = coins per level x level x coin value (``{"level": l, "coin_value": c}``); pays are multiples of the
-  *line bet* = level x coin value (a coin of every line).
-* ``{"model": "lines", "max_lines": 10, "max_coins": 5, "coin_values": [...], "default": {...}}``: total =
-  coin value x coins x lines (``{"lines": n, "coins": k, "coin_value": c}``); line bet = coins x coin value.
+Bet models: ``bet`` is the layout of ``definition.bet_model_from_dict`` (``"total"``, ``"level"``, ``"lines"``),
+parsed once into its typed model (:mod:`games.engine.definition`), which validates every bet and gives the pay unit.
 """
 from __future__ import annotations
 
@@ -24,85 +17,38 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from . import definition as definition_
 from . import slots
 from .base import Bet, Declared, JsonDict, Progress
 
 
 class MechSlot(slots.SlotGame):
-    """A slot game of the mechanics wave: bet validation per model, the cap, ``describe``."""
+    """A slot game of the mechanics wave: its definition parsed once (the bet model, the follows entry, the declared
+    figures), the cap and its catalogue entry."""
 
     def __init__(self, definition: dict[str, Any]) -> None:
         d = self.d = definition
         self.code, self.version, self.name, self.name_cs = d["code"], d["version"], d["name"], d["name_cs"]
-        b = d["bet"]
-        if b["model"] == "total":
-            min_bet, max_bet = b["min"], b["max"]
-        elif b["model"] == "level":
-            min_bet = b["coins_per_level"] * min(b["levels"]) * min(b["coin_values"])
-            max_bet = b["coins_per_level"] * max(b["levels"]) * max(b["coin_values"])
-        elif b["model"] == "lines":
-            min_bet = min(b["coin_values"])
-            max_bet = b["max_lines"] * b["max_coins"] * max(b["coin_values"])
-        else:  # pragma: no cover - a definition error
-            raise ValueError(f"unknown bet model {b['model']!r}")
-        self.max_win_multiplier: int = d["max_win_multiplier"]
-        self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=min_bet, max_bet=max_bet,
-                                 max_win=self.max_win_multiplier * max_bet,
+        self.bet_model = definition_.bet_model_from_dict(d["bet"])
+        self.follows = definition_.Follows.from_dict(d["follows"])
+        # the round cap in stakes: the definition's, or (0) the bound the game proves (``max_round_multiplier``)
+        self.max_win_multiplier: int = d["max_win_multiplier"] or self.max_round_multiplier()
+        m = self.bet_model
+        self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=m.min_bet, max_bet=m.max_bet,
+                                 max_win=self.max_win_multiplier * m.max_bet,
                                  unfinished_deadline_days=d["unfinished_deadline_days"])
-        self.default_bet_params: JsonDict = dict(b["default"])
-        self.par_bet_params: JsonDict = dict(d.get("par_bet", b["default"]))
+        self.default_bet_params: JsonDict = m.default
+        self.par_bet_params: JsonDict = dict(d.get("par_bet", m.default))
 
-    # --- bets -------------------------------------------------------------------------------------------------
-    def validate_bet(self, params: JsonDict) -> Bet:
-        b = self.d["bet"]
-        model = b["model"]
-        if model == "total":
-            slots.check_keys(params, ("stake",))
-            stake = params.get("stake", b["default"]["stake"])
-            if not slots.is_int(stake):
-                raise slots.bet_error("game.invalid_stake", "The stake must be a whole number of haléř.",
-                                      "Sázka musí být celé číslo v haléřích.", stake=stake)
-            slots.check_stake(stake, min_bet=b["min"], max_bet=b["max"], step=b["step"])
-            return Bet(total_stake=stake, params={"stake": stake})
-        if model == "level":
-            slots.check_keys(params, ("level", "coin_value"))
-            level = params.get("level", b["default"]["level"])
-            coin = params.get("coin_value", b["default"]["coin_value"])
-            if not slots.is_int(level) or level not in b["levels"]:
-                raise slots.bet_error("game.invalid_level", f"The bet level must be one of {b['levels']}.",
-                                      f"Úroveň sázky musí být jedna z {b['levels']}.", level=level)
-            if not slots.is_int(coin) or coin not in b["coin_values"]:
-                raise slots.bet_error("game.invalid_coin", "Unknown coin value.", "Neznámá hodnota mince.",
-                                      coin_value=coin, allowed=b["coin_values"])
-            total = b["coins_per_level"] * level * coin
-            slots.check_stake(total, min_bet=self.declared.min_bet, max_bet=self.declared.max_bet, step=10)
-            return Bet(total_stake=total, params={"level": level, "coin_value": coin})
-        slots.check_keys(params, ("lines", "coins", "coin_value"))
-        lines = params.get("lines", b["default"]["lines"])
-        coins = params.get("coins", b["default"]["coins"])
-        coin = params.get("coin_value", b["default"]["coin_value"])
-        if not slots.is_int(lines) or not 1 <= lines <= b["max_lines"]:
-            raise slots.bet_error("game.invalid_lines", f"Lines must be a whole number from 1 to {b['max_lines']}.",
-                                  f"Počet linií musí být celé číslo od 1 do {b['max_lines']}.", lines=lines)
-        if not slots.is_int(coins) or not 1 <= coins <= b["max_coins"]:
-            raise slots.bet_error("game.invalid_coins", f"Coins per line must be 1 to {b['max_coins']}.",
-                                  f"Počet mincí na linii musí být 1 až {b['max_coins']}.", coins=coins)
-        if not slots.is_int(coin) or coin not in b["coin_values"]:
-            raise slots.bet_error("game.invalid_coin", "Unknown coin value.", "Neznámá hodnota mince.",
-                                  coin_value=coin, allowed=b["coin_values"])
-        total = lines * coins * coin
-        slots.check_stake(total, min_bet=self.declared.min_bet, max_bet=self.declared.max_bet, step=10)
-        return Bet(total_stake=total, params={"lines": lines, "coins": coins, "coin_value": coin})
+    def max_round_multiplier(self) -> int:
+        """A bound of a round's win in stakes, for a definition whose ``max_win_multiplier`` is 0 (the game's own
+        proof; games that state their cap do not need one)."""
+        raise NotImplementedError(f"{self.code}: max_win_multiplier is 0 and no max_round_multiplier is given")
 
     def pay_unit(self, params: JsonDict) -> int:
         """What one paytable unit is worth in haléř for this bet: the line bet (level / lines models) or
         ``stake / unit`` (total model)."""
-        b = self.d["bet"]
-        if b["model"] == "total":
-            return int(params["stake"]) // int(b["unit"])
-        if b["model"] == "level":
-            return int(params["level"]) * int(params["coin_value"])
-        return int(params["coins"]) * int(params["coin_value"])
+        return self.bet_model.pay_unit(params)
 
     # --- the round cap ----------------------------------------------------------------------------------------
     def new_round(self, bet: Bet) -> JsonDict:
@@ -125,22 +71,13 @@ class MechSlot(slots.SlotGame):
         """The game's own part of ``describe()`` (paytable, layout, features)."""
         return {}
 
-    def describe(self) -> JsonDict:
-        d, dec, b = self.d, self.declared, self.d["bet"]
-        bet_options: JsonDict = {k: v for k, v in b.items() if k != "default"}
-        bet_options["stake"] = {"min": dec.min_bet, "max": dec.max_bet, "step": b.get("step", 10)}
-        out: JsonDict = {
-            "code": self.code, "version": self.version, "name": self.name, "name_cs": self.name_cs, "kind": self.kind,
-            "source": d["source"], "follows": d["follows"], "bet_options": bet_options,
-            "default_bet": dict(self.default_bet_params), "par_bet": dict(self.par_bet_params),
-            "max_win_multiplier": self.max_win_multiplier,
-            "declared": {"rtp": str(dec.rtp), "min_bet": dec.min_bet, "max_bet": dec.max_bet, "max_win": dec.max_win,
-                         "avg_hourly_loss": dec.avg_hourly_loss,
-                         "unfinished_deadline_days": dec.unfinished_deadline_days},
-            "rules_en": d["rules_en"], "rules_cs": d["rules_cs"],
-        }
-        out.update(self.describe_extra())
-        return out
+    def catalogue_entry(self) -> definition_.CatalogueEntry:
+        d = self.d
+        return definition_.CatalogueEntry(
+            code=self.code, version=self.version, name=self.name, name_cs=self.name_cs, kind=self.kind,
+            source=d["source"], follows=self.follows, bet=self.bet_model, default_bet=self.default_bet_params,
+            par_bet=self.par_bet_params, max_win_multiplier=self.max_win_multiplier, declared=self.declared,
+            rules_en=d["rules_en"], rules_cs=d["rules_cs"], extra=self.describe_extra())
 
 
 # --- reel strips from symbol counts ------------------------------------------------------------------------------

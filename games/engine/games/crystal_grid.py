@@ -323,7 +323,8 @@ DEFINITION_V2: dict[str, Any] = {
     **DEFINITION, "version": 2, "pays": PAYS_V2,
     "follows": {**DEFINITION["follows"], "features": DEFINITION["follows"]["features"]
                 + ["the Bonus column: emptied, it starts the free rounds on another symbol set without a wild",
-                   "a winning cluster of 5+ in a free round adds a round, at most 20 rounds"]},
+                   "a winning cluster of 5+ in a free round adds a round, at most 20 rounds"],
+                "not_built": []},  # version 2 builds the bonus game version 1 lists as not built
     "bonus": {"column": 0, "free_rounds": 3, "max_rounds": 20, "extra_min_size": 5, "symbols": BONUS_SYMBOLS,
               "pays": BONUS_PAYS, "symbol_names": BONUS_SYMBOL_NAMES,
               "strips": [mech.shuffled_strip(c, seed) for c, seed in zip(BONUS_COLUMN_COUNTS, BONUS_STRIP_SEEDS)]},

@@ -10,6 +10,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from .. import definition as definition_
 from .. import slots
 from ..base import RNG, Bet, Declared, JsonDict
 from ..registry import register
@@ -85,10 +86,9 @@ DEFINITION: dict[str, Any] = {
     "scatter": BONUS,
     "scatter_pays": SCATTER_PAYS,
     "lines": LINES,
-    "line_options": [1, 3, 5, 8, 10],
-    "bet_per_line_options": [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000],
-    "default_bet": {"lines": 10, "bet_per_line": 10},
-    "stake": {"min": 10, "max": 100_000, "step": 10},
+    "bet": {"model": "lines_bet_per_line", "lines": [1, 3, 5, 8, 10],
+            "bet_per_line": [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000], "min": 10, "max": 100_000,
+            "step": 10, "default": {"lines": 10, "bet_per_line": 10}},
     "strips": BASE_STRIPS,  # free games spin the same reels
     "free_games": {
         "awards": {"3": [5, 12], "4": [7, 15], "5": [9, 17]},
@@ -113,30 +113,12 @@ class FruitKing(slots.SlotGame):
         self.lines: list[list[int]] = d["lines"]
         self.strips: list[list[str]] = d["strips"]
         self.evaluator = slots.LineEvaluator(d["paytable"], {KING: (BONUS,)})
-        st = d["stake"]
-        self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=st["min"], max_bet=st["max"],
-                                 max_win=d["max_win_multiplier"] * st["max"],
+        self.bet_model = bet = definition_.bet_model_from_dict(d["bet"])
+        self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=bet.min_bet, max_bet=bet.max_bet,
+                                 max_win=d["max_win_multiplier"] * bet.max_bet,
                                  unfinished_deadline_days=d["unfinished_deadline_days"])
-        self.default_bet_params: JsonDict = dict(d["default_bet"])
+        self.default_bet_params: JsonDict = bet.default
         self.par_bet_params: JsonDict = {"lines": 10, "bet_per_line": 10}
-
-    # --- bets -------------------------------------------------------------------------------------------------
-    def validate_bet(self, params: JsonDict) -> Bet:
-        """Total = lines x bet per line, 0.10-1,000 CZK on the 0.10 CZK grid (GP §8(1)-(2)); others refused."""
-        d = self.d
-        slots.check_keys(params, ("lines", "bet_per_line"))
-        lines = params.get("lines", d["default_bet"]["lines"])
-        bpl = params.get("bet_per_line", d["default_bet"]["bet_per_line"])
-        if not slots.is_int(lines) or lines not in d["line_options"]:
-            opts = ", ".join(map(str, d["line_options"]))
-            raise slots.bet_error("game.invalid_lines", f"Play {opts} lines.", f"Hrajte {opts} linií.", lines=lines)
-        if not slots.is_int(bpl) or bpl not in d["bet_per_line_options"]:
-            raise slots.bet_error("game.invalid_bet_per_line", "Unknown bet per line.", "Neznámá sázka na linii.",
-                              bet_per_line=bpl, allowed=d["bet_per_line_options"])
-        total = lines * bpl
-        st = d["stake"]
-        slots.check_stake(total, min_bet=st["min"], max_bet=st["max"], step=st["step"])
-        return Bet(total_stake=total, params={"lines": lines, "bet_per_line": bpl})
 
     # --- evaluation -------------------------------------------------------------------------------------------
     def min_count(self, symbol: str) -> int:
@@ -351,30 +333,25 @@ class FruitKing(slots.SlotGame):
                 "retrigger_probability": sum(retrig.values())}
 
     # --- catalogue ----------------------------------------------------------------------------------------------
-    def describe(self) -> JsonDict:
-        d, dec = self.d, self.declared
-        return {
-            "code": self.code, "version": self.version, "name": self.name, "name_cs": self.name_cs, "kind": self.kind,
-            "source": d["source"], "reels": self.reels, "rows": self.rows,
-            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-            "paytable": {"unit": "bet_per_line", "pays": {s: {str(k): v for k, v in p.items()}
-                                                          for s, p in d["paytable"].items()}},
-            "scatter_pays": {"unit": "total_bet", "pays": {str(k): v for k, v in d["scatter_pays"].items()}},
-            "lines": d["lines"],
-            "bet_options": {"lines": d["line_options"], "bet_per_line": d["bet_per_line_options"],
-                            "stake": {"min": dec.min_bet, "max": dec.max_bet, "step": d["stake"]["step"]},
-                            "formula": "lines x bet_per_line"},
-            "default_bet": dict(self.default_bet_params), "par_bet": dict(self.par_bet_params),
-            "features": {"free_games": {"awards": d["free_games"]["awards"], "max_games": d["free_games"]["max_games"],
-                                        "special_symbols": [s for s, _ in d["free_games"]["special_symbol_table"]]},
-                         "gamble": {"max_gambles": d["gamble"]["max_gambles"], "kind": "red/black, double or nothing",
-                                    "rtp": "100.00"}},
-            "max_win_multiplier": d["max_win_multiplier"],
-            "declared": {"rtp": str(dec.rtp), "min_bet": dec.min_bet, "max_bet": dec.max_bet, "max_win": dec.max_win,
-                         "avg_hourly_loss": dec.avg_hourly_loss,
-                         "unfinished_deadline_days": dec.unfinished_deadline_days},
-            "rules_en": RULES_EN, "rules_cs": RULES_CS,
-        }
+    def catalogue_entry(self) -> definition_.CatalogueEntry:
+        d = self.d
+        return definition_.CatalogueEntry(
+            code=self.code, version=self.version, name=self.name, name_cs=self.name_cs, kind=self.kind,
+            source=d["source"], bet=self.bet_model, default_bet=self.default_bet_params, par_bet=self.par_bet_params,
+            max_win_multiplier=d["max_win_multiplier"], declared=self.declared, rules_en=RULES_EN, rules_cs=RULES_CS,
+            extra={
+                "reels": self.reels, "rows": self.rows,
+                "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
+                "paytable": {"unit": "bet_per_line", "pays": {s: {str(k): v for k, v in p.items()}
+                                                              for s, p in d["paytable"].items()}},
+                "scatter_pays": {"unit": "total_bet", "pays": {str(k): v for k, v in d["scatter_pays"].items()}},
+                "lines": d["lines"],
+                "features": {"free_games": {"awards": d["free_games"]["awards"],
+                                            "max_games": d["free_games"]["max_games"],
+                                            "special_symbols": [s for s, _ in d["free_games"]["special_symbol_table"]]},
+                             "gamble": {"max_gambles": d["gamble"]["max_gambles"],
+                                        "kind": "red/black, double or nothing", "rtp": "100.00"}},
+            })
 
     # No simulate_fast: the generic loop over start/act is used (see docs/games/fruit_king.md); without an override
     # par.has_fast_simulator says so, and the PAR sheet simulates it with the generic rounds.

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import definition as definition_
 from ..base import RNG, STATUS_FINISHED, ActionError, Bet, BetError, Declared, EngineError, Game, JsonDict, Progress
 from ..registry import register
 
@@ -174,6 +175,10 @@ class EuropeanRoulette(Game):
             {"type": "straight", "numbers": [17], "amount": max(100, limits.inside_min)},
             {"type": "red", "amount": max(500, limits.outside_min)},
         ]}
+        # the table's placed bets, parsed by the table's rules (``_parse_table``): the game's one bet parser
+        self.bet_model = definition_.TableBets(parser=self._parse_table, total_min=limits.total_min,
+                                               total_max=limits.total_max, step=limits.step,
+                                               default_bets=tuple(self.default_bet_params["bets"]))
 
     # --- figures ------------------------------------------------------------------------------------------
     def max_payable_win(self) -> int:
@@ -200,7 +205,7 @@ class EuropeanRoulette(Game):
         return best
 
     # --- catalogue ----------------------------------------------------------------------------------------
-    def describe(self) -> JsonDict:
+    def catalogue_entry(self) -> definition_.CatalogueEntry:
         lim = self.limits
         types = []
         for t, info in BET_TYPES.items():
@@ -218,11 +223,11 @@ class EuropeanRoulette(Game):
                 entry["fields"] = ["amount"]
                 entry["numbers"] = sorted(covered_numbers({"type": t}))
             types.append(entry)
-        d = self.declared
-        return {
-            "code": self.code, "version": self.version, "name": self.name, "name_cs": self.name_cs,
-            "kind": self.kind, "source": self.source,
-            "layout": {
+        return definition_.CatalogueEntry(
+            code=self.code, version=self.version, name=self.name, name_cs=self.name_cs, kind=self.kind,
+            source=self.source, bet=self.bet_model, default_bet=self.default_bet_params,
+            par_bet=self.default_bet_params, declared=self.declared, declared_extra={"rtp_exact": "36/37"},
+            extra={"layout": {
                 "pockets": POCKETS, "zero": ZERO, "rows": [list(r) for r in ROWS],
                 "red": sorted(RED), "black": sorted(BLACK),
                 "colours": {str(n): colour(n) for n in range(POCKETS)},
@@ -237,24 +242,19 @@ class EuropeanRoulette(Game):
                 "note_en": "Limits apply per bet position; chips on the same position are added together.",
                 "note_cs": "Limity platí pro každé sázkové pole; žetony na stejném poli se sčítají.",
             },
-            "declared": {
-                "rtp": str(d.rtp), "rtp_exact": "36/37", "min_bet": d.min_bet, "max_bet": d.max_bet,
-                "max_win": d.max_win, "unfinished_deadline_days": d.unfinished_deadline_days,
-                "avg_hourly_loss": d.avg_hourly_loss,
             },
-            "bet_example": self.default_bet_params,
-            "rules_en": (
+            rules_en=(
                 "The ball lands in one of 37 pockets: 0 (green) and 1-36 (red or black). Place chips on the "
                 "table; each winning bet pays its amount times its multiplier (the multiplier includes the "
                 "stake). All outside bets lose on 0. Wins of all bets of a spin are added together."
             ),
-            "rules_cs": (
+            rules_cs=(
                 "Kulička se ustálí na jednom z 37 políček: 0 (zelená) a 1-36 (červená nebo černá). Sázející "
                 "rozmístí žetony na hrací pole; každá výherní sázka vyplácí vsazenou částku krát svůj "
                 "multiplikátor (multiplikátor zahrnuje vklad). Všechny vnější sázky při 0 prohrávají. Dílčí "
                 "výhry jedné hry se sčítají."
             ),
-        }
+        )
 
     # --- bets ---------------------------------------------------------------------------------------------
     def _parse_one(self, i: int, raw: object) -> JsonDict:
@@ -312,7 +312,9 @@ class EuropeanRoulette(Game):
         bet["amount"] = amount
         return bet
 
-    def validate_bet(self, params: JsonDict) -> Bet:
+    def _parse_table(self, params: JsonDict) -> Bet:
+        """The table's bet (``bet_model``): each placed bet checked, chips on one position added, the limits of each
+        position and of the total (GP §8(1)-(2))."""
         if not isinstance(params, dict) or set(params) - {"bets"}:
             raise BetError("game.invalid_bet", "A roulette bet is {\"bets\": [...]}.",
                            "Sázka rulety má tvar {\"bets\": [...]}.")

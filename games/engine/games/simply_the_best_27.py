@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .. import definition as definition_
 from .. import slots
 from ..base import RNG, Bet, Declared, JsonDict
 from ..registry import register
@@ -96,7 +97,8 @@ DEFINITION: dict[str, Any] = {
     "free_spin_strips": FREE_SPIN_STRIPS,
     "free_spin_triggers": [{"symbol": "CHERRY", "line": 1, "spins": 5}, {"symbol": "STAR", "line": 1, "spins": 15}],
     "full_screen_multiplier": 2,
-    "stake": {"min": 500, "max": 10_000, "step": 10, "default": 500},
+    "bet": {"model": "total", "min": 500, "max": 10_000, "step": 10, "default": {"stake": 500},
+            "suggested": [500, 1000, 2000, 5000, 10000]},
     "rtp": "95.00",
     "unfinished_deadline_days": 90,
 }
@@ -113,24 +115,12 @@ class SimplyTheBest27(slots.SlotGame):
         self.fs_strips: list[list[str]] = d["free_spin_strips"]
         self.evaluator = slots.LineEvaluator(d["paytable"], {d["wild"]: ()})
         self.cap_multiplier = self.max_window_multiplier()
-        st = d["stake"]
-        self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=st["min"], max_bet=st["max"],
-                                 max_win=self.cap_multiplier * st["max"],
+        self.bet_model = bet = definition_.bet_model_from_dict(d["bet"])
+        self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=bet.min_bet, max_bet=bet.max_bet,
+                                 max_win=self.cap_multiplier * bet.max_bet,
                                  unfinished_deadline_days=d["unfinished_deadline_days"])
-        self.default_bet_params: JsonDict = {"stake": st["default"]}
+        self.default_bet_params: JsonDict = bet.default
         self.par_bet_params: JsonDict = {"stake": 1000}
-
-    # --- bets -------------------------------------------------------------------------------------------------
-    def validate_bet(self, params: JsonDict) -> Bet:
-        """The total bet, 5-100 CZK in steps of 0.10 CZK (GP §8(1))."""
-        st = self.d["stake"]
-        slots.check_keys(params, ("stake",))
-        stake = params.get("stake", st["default"])
-        if not slots.is_int(stake):
-            raise slots.bet_error("game.invalid_stake", "The stake must be a whole number of haléř.",
-                                  "Sázka musí být celé číslo v haléřích.", stake=stake)
-        slots.check_stake(stake, min_bet=st["min"], max_bet=st["max"], step=st["step"])
-        return Bet(total_stake=stake, params={"stake": stake})
 
     # --- evaluation -------------------------------------------------------------------------------------------
     def full_screen(self, window: list[list[str]]) -> str | None:
@@ -292,25 +282,19 @@ class SimplyTheBest27(slots.SlotGame):
         return dict(self._exact)
 
     # --- catalogue ----------------------------------------------------------------------------------------------
-    def describe(self) -> JsonDict:
-        d, dec = self.d, self.declared
-        return {
-            "code": self.code, "version": self.version, "name": self.name, "name_cs": self.name_cs, "kind": self.kind,
-            "source": d["source"], "reels": self.reels, "rows": self.rows,
-            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-            "paytable": {"unit": "total_bet", "pays": {s: {str(k): v for k, v in p.items()}
-                                                       for s, p in d["paytable"].items()}},
-            "lines": d["lines"],
-            "free_spin_triggers": d["free_spin_triggers"],
-            "full_screen_multiplier": d["full_screen_multiplier"],
-            "bet_options": {"stake": {"min": dec.min_bet, "max": dec.max_bet, "step": d["stake"]["step"]},
-                            "suggested": [500, 1000, 2000, 5000, 10000]},
-            "default_bet": dict(self.default_bet_params), "par_bet": dict(self.par_bet_params),
-            "max_win_multiplier": self.cap_multiplier,
-            "declared": {"rtp": str(dec.rtp), "min_bet": dec.min_bet, "max_bet": dec.max_bet, "max_win": dec.max_win,
-                         "avg_hourly_loss": dec.avg_hourly_loss,
-                         "unfinished_deadline_days": dec.unfinished_deadline_days},
-            "rules_en": (
+    def catalogue_entry(self) -> definition_.CatalogueEntry:
+        d = self.d
+        return definition_.CatalogueEntry(
+            code=self.code, version=self.version, name=self.name, name_cs=self.name_cs, kind=self.kind,
+            source=d["source"], bet=self.bet_model, default_bet=self.default_bet_params, par_bet=self.par_bet_params,
+            max_win_multiplier=self.cap_multiplier, declared=self.declared,
+            extra={"reels": self.reels, "rows": self.rows,
+                   "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
+                   "paytable": {"unit": "total_bet", "pays": {s: {str(k): v for k, v in p.items()}
+                                                              for s, p in d["paytable"].items()}},
+                   "lines": d["lines"], "free_spin_triggers": d["free_spin_triggers"],
+                   "full_screen_multiplier": d["full_screen_multiplier"]},
+            rules_en=(
                 "Three-reel game with 27 win lines: every choice of one position on each reel is a line. Three of a "
                 "kind on a line pay the paytable multiple of the total bet; wins on several lines are added, only "
                 "the highest win per line counts. KAJOT JOKER substitutes any symbol. Nine identical symbols "
@@ -319,7 +303,7 @@ class SimplyTheBest27(slots.SlotGame):
                 "game. A game pays at most 194 x the total bet (19,400 CZK at 100 CZK): 6 bells, 2 plums and one "
                 "KAJOT JOKER, i.e. 3x bell on 12 lines and 3x plum on one line."
             ),
-            "rules_cs": (
+            rules_cs=(
                 "Tříválcová hra s 27 výherními liniemi: každá volba jedné pozice na každém válci je linie. Tři "
                 "stejné symboly na linii vyplácí násobek celkové sázky dle výherní tabulky; výhry na více liniích se "
                 "sčítají, na linii platí jen nejvyšší výhra. KAJOT JOKER nahrazuje jakýkoli symbol. 9 stejných "
@@ -329,7 +313,7 @@ class SimplyTheBest27(slots.SlotGame):
                 "100 Kč): 6 zvonků, 2 švestky a jeden KAJOT JOKER, tj. 3x zvonek na 12 liniích a 3x švestka na "
                 "jedné linii."
             ),
-        }
+        )
 
 
 SIMPLY_THE_BEST_27 = register(SimplyTheBest27(DEFINITION))

@@ -76,8 +76,6 @@ class SunTerraces(mech.MechSlot):
     def __init__(self, definition: dict[str, Any]) -> None:
         self.strips: list[list[str]] = definition["strips"]
         self.evaluator = ways.WaysEvaluator(PAYTABLE, {WILD: 1})
-        if not definition["max_win_multiplier"]:
-            definition = {**definition, "max_win_multiplier": self.max_round_multiplier()}
         super().__init__(definition)
 
     def spin_result(self, window: list[list[str]], line_bet: int) -> JsonDict:

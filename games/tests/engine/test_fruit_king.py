@@ -210,8 +210,8 @@ def test_bet_validation_refuses_invalid_bets_with_stable_codes(params, code):
 
 
 def test_every_allowed_bet_respects_the_game_plan_limits():
-    for lines in G.d["line_options"]:
-        for bpl in G.d["bet_per_line_options"]:
+    for lines in G.d["bet"]["lines"]:
+        for bpl in G.d["bet"]["bet_per_line"]:
             bet = G.validate_bet({"lines": lines, "bet_per_line": bpl})
             assert 10 <= bet.total_stake <= 100_000 and bet.total_stake % 10 == 0
             assert G.validate_bet(bet.params) == bet

@@ -334,7 +334,7 @@ def test_the_progressive_spec_for_the_jackpots_app_matches_the_rules_and_the_jac
                     "seed_per_coin": {"sushi": 5000, "kobushi": 25000},  # rules §9 table
                     "reference_coin": 500, "eligible": {"lines": 30, "coins": 5},
                     "names": {"sushi": "Sushi Jackpot", "kobushi": "Kobushi Jackpot"}}
-    assert spec["reference_coin"] == max(G.d["coin_values"])
+    assert spec["reference_coin"] == max(G.d["bet"]["coin_values"])
     assert spec["seed_per_coin"] == G.d["bonus"]["jackpot_seed_per_coin"]  # what the events carry
     assert {t.split("_", 1)[1] for t, _ in G.d["bonus"]["terminators"] if t != "cat"} == set(spec["names"])
     for params in (MAX, {"lines": 29, "coins": 5, "coin_value": 10}, {"lines": 30, "coins": 4, "coin_value": 500}):

@@ -337,7 +337,7 @@ def test_kobushi_jackpot_return_is_exact_seeds_from_the_definition_weights_plus_
     assert d["progressive"]["seed_per_coin"] == d["bonus"]["jackpot_seed_per_coin"] == {"sushi": 5000,
                                                                                           "kobushi": 25000}
     total_w = sum(weights.values())
-    for coin in d["coin_values"]:
+    for coin in d["bet"]["coin_values"]:
         bet = game.validate_bet({"lines": 30, "coins": 5, "coin_value": coin})
         assert bet.total_stake == 150 * coin
         jr = game.jackpot_return(bet)

@@ -30,6 +30,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from ... import definition as definition_
 from ... import slots
 from ...base import RNG, ActionError, Bet, Declared, JsonDict, Progress
 from . import analysis, catalogue, fast_sim, features, offers
@@ -71,7 +72,12 @@ class IsmaelBeiro(slots.SlotGame):
                                  max_win=self.max_prize * max(enabled),
                                  unfinished_deadline_days=d["unfinished_deadline_days"])
         default = d["default_stake"] if d["default_stake"] in enabled else min(enabled)
-        self.default_bet_params: JsonDict = {"stake": default, "auto_play": False, "auto_risk": False}
+        lower_bets = [b for b in self.bets if not b.get("upper_only")]
+        self.bet_model = definition_.StakeChoice(
+            code="ismael_beiro", stakes=tuple(b["stake"] for b in lower_bets),
+            enabled=tuple(bool(b["enabled"]) for b in lower_bets), default_stake=default,
+            flags=("auto_play", "auto_risk"))
+        self.default_bet_params: JsonDict = self.bet_model.default
         self.par_bet_params: JsonDict = dict(self.default_bet_params)
         # the declared RTP of the player's other options (version 2: AUTO-RISK), each with the bet its PAR sheet uses
         self.declared_options: list[JsonDict] = [dict(o) for o in d.get("declared_options", [])]
@@ -98,27 +104,9 @@ class IsmaelBeiro(slots.SlotGame):
 
     # --- bets -------------------------------------------------------------------------------------------------
     def validate_bet(self, params: JsonDict) -> Bet:
-        """``{"stake": one of the bets, "auto_play": bool, "auto_risk": bool}``; a bet the operator switched off is
-        refused (``game.ismael_beiro.bet_disabled``)."""
-        slots.check_keys(params, ("stake", "auto_play", "auto_risk"))
-        stake = params.get("stake", self.default_bet_params["stake"])
-        if not isinstance(stake, int) or isinstance(stake, bool) or stake not in self.lower_stakes:
-            allowed = ", ".join(slots.czk(s) for s in self.lower_stakes)
-            raise slots.bet_error("game.ismael_beiro.unknown_stake", f"The bet must be one of {allowed}.",
-                                  f"Sázka musí být jedna z {', '.join(slots.czk(s, 'cs') for s in self.lower_stakes)}.",
-                                  stake=stake, allowed=self.lower_stakes)
-        if not self.bets[self.stakes.index(stake)]["enabled"]:
-            raise slots.bet_error("game.ismael_beiro.bet_disabled", f"The bet {slots.czk(stake)} is switched off.",
-                                  f"Sázka {slots.czk(stake, 'cs')} je vypnuta.", stake=stake)
-        flags = {}
-        for key in ("auto_play", "auto_risk"):
-            v = params.get(key, False)
-            if not isinstance(v, bool):
-                raise slots.bet_error("game.ismael_beiro.invalid_flag", f"{key} must be true or false.",
-                                      f"{key} musí být true nebo false.", field=key)
-            flags[key] = v
-        slots.check_stake(stake, min_bet=10, max_bet=100_000, step=10)
-        return Bet(total_stake=stake, params={"stake": stake, **flags})
+        """``{"stake": one of the bets, "auto_play": bool, "auto_risk": bool}`` (the bet model); a bet the operator
+        switched off is refused (``game.ismael_beiro.bet_disabled``)."""
+        return self.bet_model.validate(params)
 
     # --- helpers --------------------------------------------------------------------------------------------------
     def _pay(self, state: JsonDict, part: str, amount: int) -> int:
@@ -767,8 +755,8 @@ class IsmaelBeiro(slots.SlotGame):
         return strategies.strategy_table(self, bet, rounds, seed)
 
     # --- catalogue ----------------------------------------------------------------------------------------------
-    def describe(self) -> JsonDict:
-        return catalogue.describe(self)
+    def catalogue_entry(self) -> definition_.CatalogueEntry:
+        return catalogue.catalogue_entry(self)
 
     def demo_options(self) -> list[str]:
         from . import demo

@@ -102,7 +102,7 @@ def free_spins_analysis(game: Kobushi, lines: int | None = None) -> JsonDict:
     of sticky wilds and extra wild, since expansions never cover Big Cats) form a Markov chain over (spins
     awarded, spins played, last multiplier); each award (n, m) adds m x G(n). Only the 5,000 x stake cap is
     left out (the simulation includes it)."""
-    n_lines = lines or game.d["max_lines"]
+    n_lines = lines or game.bet_model.max_lines
     dists = free_spin_reel_dists(game)
     wild_reels = [j for j, dd in enumerate(dists) if dd["p_expand"] > 0]
     sc = slots.count_probabilities(game.fs_strips, game.rows, SCATTER)

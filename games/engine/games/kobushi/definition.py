@@ -133,12 +133,9 @@ DEFINITION: dict[str, Any] = {
     "lines": LINES,
     "base_strips": BASE_STRIPS,
     "free_spin_strips": FREE_SPIN_STRIPS,
-    "coin_values": [1, 2, 5, 10, 20, 50, 100, 200, 500],  # haléř
-    "max_coins": 5,
-    "max_lines": 30,
-    "default_bet": {"lines": 15, "coins": 5, "coin_value": 10},
-    "stake_step": 10,
-    "min_stake": 10,
+    # coin value x coins x lines, 0.10 CZK on the 0.10 CZK grid up to 30 x 5 x the largest coin (haléř)
+    "bet": {"model": "lines", "max_lines": 30, "max_coins": 5, "coin_values": [1, 2, 5, 10, 20, 50, 100, 200, 500],
+            "min": 10, "step": 10, "default": {"lines": 15, "coins": 5, "coin_value": 10}},
     "bonus": {
         # prize multiplier of the stake, 2..500: [value, weight]
         "prize_table": [[2, 18642], [3, 13812], [4, 11170], [5, 9473], [6, 8281], [8, 6697], [10, 5680], [12, 4965],

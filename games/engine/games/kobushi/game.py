@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ... import definition as definition_
 from ... import slots
 from ...base import RNG, Bet, Declared, JsonDict, Progress
 from . import analysis, fast_sim
@@ -23,6 +24,8 @@ PROGRESSIVE = "progressive"
 
 
 class Kobushi(slots.SlotGame):
+    bet_model: definition_.LinesCoins
+
     """The Kobushi game for one definition (a dict like :data:`definition.DEFINITION`).
 
     ``start`` plays the base spin and draws every feature's parameters; the round then waits for picks
@@ -45,43 +48,30 @@ class Kobushi(slots.SlotGame):
         self.base_eval = slots.LineEvaluator(d["paytable"], {WILD: excl})
         self.fs_evals = {x: slots.LineEvaluator(d["paytable"], {WILD: excl, x: excl | {WILD}})
                          for x in d["free_spins"]["extra_wild_symbols"]}
-        max_bet = max(d["coin_values"]) * d["max_coins"] * d["max_lines"]
+        bet = definition_.bet_model_from_dict(d["bet"])
+        assert isinstance(bet, definition_.LinesCoins), "Kobushi's bet is lines x coins x coin value"
+        self.bet_model = bet
         self.declared = Declared(
-            rtp=Decimal(d["rtp"]), min_bet=d["min_stake"], max_bet=max_bet,
-            max_win=d["max_win_multiplier"] * max_bet, unfinished_deadline_days=d["unfinished_deadline_days"],
+            rtp=Decimal(d["rtp"]), min_bet=bet.min_bet, max_bet=bet.max_bet,
+            max_win=d["max_win_multiplier"] * bet.max_bet, unfinished_deadline_days=d["unfinished_deadline_days"],
             rtp_with_jackpots=Decimal(d["rtp_with_jackpots"]),
         )
-        self.default_bet_params: JsonDict = dict(d["default_bet"])
+        self.default_bet_params: JsonDict = bet.default
         # PAR sheets use max coins and max lines (the jackpot-eligible bet; the game's own RTP is the same).
-        self.par_bet_params: JsonDict = {"lines": d["max_lines"], "coins": d["max_coins"], "coin_value": 10}
+        self.par_bet_params: JsonDict = {"lines": bet.max_lines, "coins": bet.max_coins, "coin_value": 10}
 
     # --- bets -------------------------------------------------------------------------------------------------
     def validate_bet(self, params: JsonDict) -> Bet:
-        """Total = coin value x coins x lines, 0.10-750 CZK on the 0.10 CZK grid (GP §8(1)-(2)); others refused."""
-        d = self.d
-        slots.check_keys(params, ("lines", "coins", "coin_value", PROGRESSIVE))
-        progressive = params.get(PROGRESSIVE, True)
+        """Total = coin value x coins x lines, 0.10-750 CZK on the 0.10 CZK grid (GP §8(1)-(2)), by the bet model;
+        ``progressive`` (the platform's, see :meth:`with_jackpots_offered`) is kept only when false."""
+        progressive = params.get(PROGRESSIVE, True) if isinstance(params, dict) else True
         if not isinstance(progressive, bool):
             raise slots.bet_error("game.invalid_bet", "progressive must be true or false.",
                                   "Pole progressive musí být true nebo false.", progressive=progressive)
-        lines = params.get("lines", d["default_bet"]["lines"])
-        coins = params.get("coins", d["default_bet"]["coins"])
-        coin = params.get("coin_value", d["default_bet"]["coin_value"])
-        if not slots.is_int(lines) or not 1 <= lines <= d["max_lines"]:
-            raise slots.bet_error("game.invalid_lines", f"Lines must be a whole number from 1 to {d['max_lines']}.",
-                                  f"Počet linií musí být celé číslo od 1 do {d['max_lines']}.", lines=lines)
-        if not slots.is_int(coins) or not 1 <= coins <= d["max_coins"]:
-            raise slots.bet_error("game.invalid_coins", f"Coins per line must be 1 to {d['max_coins']}.",
-                                  f"Počet mincí na linii musí být 1 až {d['max_coins']}.", coins=coins)
-        if not slots.is_int(coin) or coin not in d["coin_values"]:
-            raise slots.bet_error("game.invalid_coin", "Unknown coin value.", "Neznámá hodnota mince.",
-                                  coin_value=coin, allowed=d["coin_values"])
-        total = lines * coins * coin
-        slots.check_stake(total, min_bet=d["min_stake"], max_bet=self.declared.max_bet, step=d["stake_step"])
-        bet = {"lines": lines, "coins": coins, "coin_value": coin}
-        if not progressive:
-            bet[PROGRESSIVE] = False
-        return Bet(total_stake=total, params=bet)
+        bet = self.bet_model.validate(params, extra=(PROGRESSIVE,))
+        if progressive:
+            return bet
+        return Bet(total_stake=bet.total_stake, params={**bet.params, PROGRESSIVE: False})
 
     def with_jackpots_offered(self, bet: Bet, offered: bool) -> Bet:
         """Rules §9 as the platform offers them now: when the Sushi and Kobushi pools are not running (jackpots off,
@@ -98,13 +88,13 @@ class Kobushi(slots.SlotGame):
         kept at the largest coin value, won only at the maximum coins and lines."""
         prog = self.d["progressive"]
         return {"contribution_ppm": dict(prog["contribution_ppm"]), "seed_per_coin": dict(prog["seed_per_coin"]),
-                "reference_coin": max(self.d["coin_values"]),
-                "eligible": {"coins": self.d["max_coins"], "lines": self.d["max_lines"]},
+                "reference_coin": max(self.bet_model.coin_values),
+                "eligible": {"coins": self.bet_model.max_coins, "lines": self.bet_model.max_lines},
                 "names": {lv: f"{name} Jackpot" for lv, name in prog["names"].items()}}
 
     def is_max_bet(self, params: JsonDict) -> bool:
         """Rules §9: jackpots only with the maximum coins and the maximum lines (any coin value)."""
-        return bool(params["lines"] == self.d["max_lines"] and params["coins"] == self.d["max_coins"])
+        return bool(params["lines"] == self.bet_model.max_lines and params["coins"] == self.bet_model.max_coins)
 
     # --- evaluation -------------------------------------------------------------------------------------------
     @staticmethod
@@ -281,40 +271,32 @@ class Kobushi(slots.SlotGame):
         return self._next(state)
 
     # --- catalogue ----------------------------------------------------------------------------------------------
-    def describe(self) -> JsonDict:
-        d, dec = self.d, self.declared
-        return {
-            "code": self.code, "version": self.version, "name": self.name, "name_cs": self.name_cs, "kind": self.kind,
-            "source": d["source"],
-            "reels": self.reels, "rows": self.rows,
-            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-            "paytable": {"unit": "line_bet",
-                         "pays": {s: {str(k): v for k, v in p.items()} for s, p in d["paytable"].items()}},
-            "scatter_pays": {"unit": "total_bet", "pays": {str(k): v for k, v in d["scatter_pays"].items()}},
-            "lines": d["lines"],
-            "bet_options": {"lines": [1, d["max_lines"]], "coins": [1, d["max_coins"]], "coin_values": d["coin_values"],
-                            "stake": {"min": dec.min_bet, "max": dec.max_bet, "step": d["stake_step"]},
-                            "formula": "coin_value x coins x lines"},
-            "default_bet": dict(d["default_bet"]),
-            "par_bet": dict(self.par_bet_params),
-            "features": {
-                "kobushi_bonus": {"trigger": "3+ KOBUSHI anywhere", "prize_multiplier": [2, 500], "items": PICK_ITEMS,
-                                  "min_winning_picks": 2},
-                "free_spins": {"trigger": "3+ BIG_CAT anywhere", "spins": d["free_spins"]["spins"],
-                               "multipliers": [v for v, _ in d["free_spins"]["multiplier_table"]],
-                               "max_spins": d["free_spins"]["max_spins"]},
-                "jackpots": {"levels": ["sushi", "kobushi"], "eligible": "max coins and max lines",
-                             "seed_per_coin": d["bonus"]["jackpot_seed_per_coin"]},
-            },
-            "max_win_multiplier": d["max_win_multiplier"],
-            "declared": {"rtp": str(dec.rtp), "rtp_with_jackpots": str(dec.rtp_with_jackpots), "min_bet": dec.min_bet,
-                         "max_bet": dec.max_bet, "max_win": dec.max_win, "avg_hourly_loss": dec.avg_hourly_loss,
-                         "unfinished_deadline_days": dec.unfinished_deadline_days},
-            "rules_en": RULES_EN,
-            "rules_cs": RULES_CS,
-            # what the rules say while the platform does not offer the progressive jackpots (the catalogue shows it)
-            "rules_without_jackpots": {"en": RULES_EN_WITHOUT_JACKPOTS, "cs": RULES_CS_WITHOUT_JACKPOTS},
-        }
+    def catalogue_entry(self) -> definition_.CatalogueEntry:
+        d = self.d
+        return definition_.CatalogueEntry(
+            code=self.code, version=self.version, name=self.name, name_cs=self.name_cs, kind=self.kind,
+            source=d["source"], bet=self.bet_model, default_bet=self.default_bet_params, par_bet=self.par_bet_params,
+            max_win_multiplier=d["max_win_multiplier"], declared=self.declared, rules_en=RULES_EN, rules_cs=RULES_CS,
+            extra={
+                "reels": self.reels, "rows": self.rows,
+                "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
+                "paytable": {"unit": "line_bet",
+                             "pays": {s: {str(k): v for k, v in p.items()} for s, p in d["paytable"].items()}},
+                "scatter_pays": {"unit": "total_bet", "pays": {str(k): v for k, v in d["scatter_pays"].items()}},
+                "lines": d["lines"],
+                "features": {
+                    "kobushi_bonus": {"trigger": "3+ KOBUSHI anywhere", "prize_multiplier": [2, 500],
+                                      "items": PICK_ITEMS, "min_winning_picks": 2},
+                    "free_spins": {"trigger": "3+ BIG_CAT anywhere", "spins": d["free_spins"]["spins"],
+                                   "multipliers": [v for v, _ in d["free_spins"]["multiplier_table"]],
+                                   "max_spins": d["free_spins"]["max_spins"]},
+                    "jackpots": {"levels": ["sushi", "kobushi"], "eligible": "max coins and max lines",
+                                 "seed_per_coin": d["bonus"]["jackpot_seed_per_coin"]},
+                },
+                # what the rules say while the platform does not offer the progressive jackpots (the catalogue
+                # shows it)
+                "rules_without_jackpots": {"en": RULES_EN_WITHOUT_JACKPOTS, "cs": RULES_CS_WITHOUT_JACKPOTS},
+            })
 
     # --- exact RTP, analysis and the fast simulator (analysis.py, fast_sim.py) ------------------------------------
     @functools.cached_property
