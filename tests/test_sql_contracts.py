@@ -124,6 +124,18 @@ def test_every_column_a_statement_names_is_a_field_of_its_model(stmt: Statement)
             assert re.search(rf'\b{re.escape(column)}\b', stmt.sql), (stmt.name, model.__name__, column)
 
 
+@pytest.mark.parametrize("stmt", _statements(), ids=lambda s: s.name)
+def test_every_table_a_statement_names_is_declared_with_its_columns(stmt: Statement) -> None:
+    """A table of the platform's models named in the text is one the statement declares (so its columns are checked
+    above): a statement cannot read or write a table the contract does not know of."""
+    from django.apps import apps
+
+    tables = {m._meta.db_table: m for m in apps.get_models() if m._meta.app_label in APPS}
+    named = {t for t in tables if re.search(rf'(?<![\w."]){re.escape(t)}(?![\w"])|"{re.escape(t)}"', stmt.sql)}
+    declared = {m._meta.db_table for m in (*stmt.columns, *stmt.inserts)}
+    assert named <= declared, (stmt.name, sorted(named - declared))
+
+
 @pytest.mark.parametrize("stmt", [s for s in _statements() if s.inserts], ids=lambda s: s.name)
 def test_every_insert_lists_each_column_the_database_cannot_fill(stmt: Statement) -> None:
     for model in stmt.inserts:
