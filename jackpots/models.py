@@ -4,11 +4,16 @@ Amounts: the ledger and every award are whole haléře; a contribution is a shar
 1.50 CZK = 0.375 haléře), so contributions and pool values are kept exactly in **micro-haléře** (1e-6 haléř,
 ``*_micro`` fields). A pool's ledger account holds the whole haléře of its value; the fraction is carried.
 
-Why no hot row: a spin only INSERTs its contributions into :class:`Pending` (one small index, the composite key).
-Nothing on the spin path updates the pool row. A fold (the job every few seconds, and every award before it
-decides) locks the pool row, moves the pending rows into the permanent :class:`Contribution` log (DELETE ...
-RETURNING into INSERT, one statement), adds them to the pool and posts the whole haléře to the ledger. The value
-shown and the must-hit check read the pool row plus the pending rows.
+Why no hot row: a spin INSERTs its contributions into :class:`Pending` (one small index, the composite key) and
+adds them to one slot of the pool's running counter (:class:`PendingTotal`, ``SLOTS`` rows per pool, the slot is
+the round id modulo ``SLOTS``: two spins share a slot only when their round ids are that far apart and their
+transactions overlap). Nothing on the spin path updates the pool row. A fold (the job every few seconds, and every
+award before it decides) locks the pool row, moves the pending rows into the permanent :class:`Contribution` log
+(DELETE ... RETURNING into INSERT, one statement), adds them to the pool and to what it has taken of the counter
+(``counted_*``), and posts the whole haléře to the ledger. The counter only grows, so a fold never touches a
+spin's row: in any snapshot, the pool's slots sum to ``counted_*`` plus its pending rows (``jackpot_check`` proves
+it), and the value shown and the must-hit check read the pool row plus its slots (a fixed ``SLOTS`` rows, however
+many spins the fold has not yet taken), not the pending rows.
 """
 from __future__ import annotations
 
@@ -18,6 +23,8 @@ from django.db.models import Q
 MICRO = 1_000_000  # micro-haléře per haléř
 PPM = 1_000_000  # rates and shares are parts per million
 PPB = 1_000_000_000  # draw odds are parts per billion
+#: slots of a pool's running counter of contributions (:class:`PendingTotal`): a spin adds to slot round id % SLOTS
+SLOTS = 16
 
 
 class Jackpot(models.Model):
@@ -98,6 +105,10 @@ class Jackpot(models.Model):
     win_at_nonce = models.CharField(max_length=64, blank=True, default="")
     win_at_commitment = models.CharField(max_length=64, blank=True, default="")
     folded_at = models.DateTimeField(null=True, blank=True)
+    # what the folds have taken of the running counter (:class:`PendingTotal`): the pending value is the slots' sum
+    # minus these (changed only by a fold, under this row's lock)
+    counted_active_micro = models.BigIntegerField(default=0, help_text="the counter's active part already folded")
+    counted_future_micro = models.BigIntegerField(default=0, help_text="the counter's future part already folded")
 
     class Meta:
         permissions = [
@@ -146,6 +157,21 @@ class Pending(models.Model):
     active_micro = models.BigIntegerField()
     future_micro = models.BigIntegerField(default=0)
     created_at = models.DateTimeField()
+
+
+class PendingTotal(models.Model):
+    """One slot of a pool's running counter: every contribution (and reversal) ever written to the pool by rounds
+    whose id is ``slot`` modulo ``SLOTS``, in micro-haléře. Written by the spin in the statement that writes its
+    :class:`Pending` rows, in the same transaction, so the two are committed together; never decreased (the fold
+    records what it took in the pool's ``counted_*``, it does not write here). A pool's pending value is
+    ``sum(slots) - counted``."""
+
+    pk = models.CompositePrimaryKey("jackpot_id", "slot")
+    jackpot = models.ForeignKey(Jackpot, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False,
+                                related_name="+")
+    slot = models.SmallIntegerField()
+    active_micro = models.BigIntegerField(default=0)
+    future_micro = models.BigIntegerField(default=0)
 
 
 class Contribution(models.Model):

@@ -5,21 +5,24 @@ from typing import Any
 
 from django.db.models import Sum
 
+from jackpots import sql
 from jackpots.archived_totals import carried_by_pool
 from jackpots.levels import enabled
 from jackpots.models import MICRO, Award, Contribution, Jackpot, Pending
 
 
 def _pending(ids: list[int]) -> dict[int, tuple[int, int]]:
-    """{jackpot id: (pending active, pending future)} in micro-haléře (contributions not yet folded)."""
+    """{jackpot id: (pending active, pending future)} in micro-haléře: the sums of the pending rows (contributions
+    not yet folded), the books' independent figure beside the running counter's."""
     rows = (Pending.objects.filter(jackpot_id__in=ids).values("jackpot_id")
             .annotate(a=Sum("active_micro"), f=Sum("future_micro")))
     return {r["jackpot_id"]: (r["a"] or 0, r["f"] or 0) for r in rows}
 
 
 def live_values(jackpots: list[Jackpot]) -> dict[int, tuple[int, int]]:
-    """{jackpot id: (active pot, future pot)} in whole haléře, folded value plus the pending contributions."""
-    pending = _pending([j.pk for j in jackpots])
+    """{jackpot id: (active pot, future pot)} in whole haléře, folded value plus the pending contributions (by the
+    pools' running counters)."""
+    pending = sql.pending_by_counter([j.pk for j in jackpots]) if jackpots else {}
     out = {}
     for j in jackpots:
         a, f = pending.get(j.pk, (0, 0))
@@ -105,6 +108,8 @@ def pool_books(jp: Jackpot) -> dict[str, Any]:
     return {
         "value_micro": jp.amount_micro + jp.future_micro,
         "pending_micro": sum(pending),
+        "pending_rows_micro": pending,
+        "pending_counter_micro": sql.pending_by_counter([jp.pk]).get(jp.pk, (0, 0)),
         "contributed_micro": jp.contributed_micro,
         "log_folded_micro": carried_by_pool(jp.pk) + (folded["a"] or 0) + (folded["f"] or 0),
         "clamped_micro": clamped,

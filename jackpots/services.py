@@ -219,11 +219,10 @@ def round_void(*, round_id: int, actor: Actor, settled: bool = False) -> dict[st
     originals = {c.jackpot_id: c for c in rows}
     reversed_rows = 0
     if not done and originals:
-        now = clock.now()
-        Pending.objects.bulk_create([
-            Pending(jackpot_id=c.jackpot_id, round_id=round_id, reversal=True, player_id=c.player_id,
-                    basis_amount=-c.basis_amount, active_micro=-c.active_micro, future_micro=-c.future_micro,
-                    created_at=now) for c in originals.values()])
+        player_id = next(iter(originals.values())).player_id  # a round has one player
+        sql.contribute(round_id=round_id, player_id=player_id, now=clock.now(), check=[], reversal=True,
+                       rows=[(c.jackpot_id, -c.basis_amount, -c.active_micro, -c.future_micro)
+                             for c in originals.values()])
         reversed_rows = len(originals)
     awards = 0
     for award in Award.objects.filter(round_id=round_id, status=Award.Status.DECIDED).select_related("jackpot") \
@@ -316,6 +315,8 @@ def _fold(jp: Jackpot) -> Fold | None:
     jp.amount_micro += active
     jp.future_micro += future
     jp.contributed_micro += active + future
+    jp.counted_active_micro += active  # what the running counter held of these rows (jackpots/sql.py)
+    jp.counted_future_micro += future
     clamped = 0
     if jp.future_micro < 0:  # a decrease beyond the future pot comes out of the active pot
         jp.amount_micro += jp.future_micro

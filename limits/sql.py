@@ -25,7 +25,7 @@
   kept (each peak the lower of two upper bounds, one of them the minute's events as the ledger now tells them).
   ``settled_bet_voided`` runs it under the same lock.
 * :data:`CARRY_SETTLED`: an archived month of settled bets carried forward into the day and month keys
-  ``limits_reconcile`` compares (``limits.carry``, the hook of ``core.partitions_archive``), not on the round path.
+  ``limits_reconcile`` compares (``limits.archived_totals``, the hook of ``core.partitions_archive``), not on the round path.
 
 Pinned by the limits tests, ``games/tests/platform/test_round_cost.py`` / ``test_action_cost.py`` (statement
 counts), ``limits_reconcile`` (the counters equal the ledger of settled bets) and ``tests/test_sql_contracts.py``.
@@ -77,12 +77,12 @@ PERIOD_ON_CONFLICT = (f"ON CONFLICT ({cols(P, _PERIOD_KEY)}) DO UPDATE SET "
                                   for f in FIGURES))
 _PERIOD_ROW = "(" + ", ".join(["%s"] * (len(_PERIOD_KEY) + len(FIGURES))) + ")"
 
-def _bucket(name: str, peak: str) -> str:
-    """The bucket upsert with ``peak`` as its peak update (``{peak}``: the bucket's, ``{x_peak}``, ``{x_stakes}``,
-    ``{x_wins}``: the new events'); ``{values}`` stays for the rows."""
+def _bucket(rows: str, peak: str) -> str:
+    """The bucket upsert of ``rows`` (a SELECT of the new row's columns in ``_BUCKET_FIELDS`` order) with ``peak`` as
+    its peak update (``{peak}``: the bucket's, ``{x_peak}``, ``{x_stakes}``, ``{x_wins}``: the new events')."""
     old = {f: f'{table(B)}."{col(B, f)}"' for f in ("stakes", "wins", "peak")}
     new = {f"x_{f}": f'EXCLUDED."{col(B, f)}"' for f in ("stakes", "wins", "peak")}
-    return (f"INSERT INTO {table(B)} ({cols(B, _BUCKET_FIELDS)}) VALUES {{values}} "
+    return (f"INSERT INTO {table(B)} ({cols(B, _BUCKET_FIELDS)}) {rows} "
             f"ON CONFLICT ({cols(B, ('player', 'kind', 'minute'))}) DO UPDATE SET "
             f'"{col(B, "stakes")}" = {old["stakes"]} + {new["x_stakes"]}, '
             f'"{col(B, "wins")}" = {old["wins"]} + {new["x_wins"]}, '
@@ -210,8 +210,8 @@ DECIDED_NOW = register(
     {PERIOD_ON_CONFLICT}
     RETURNING 1
 ), bucket AS (
-    {_bucket("", BUCKET_ORDERED_SET).replace(
-        "VALUES {values}", "SELECT %(player)s, %(kind)s, %(minute)s, %(stake)s, %(win)s, %(peak)s WHERE %(hourly)s")}
+    {_bucket("SELECT %(player)s, %(kind)s, %(minute)s, %(stake)s, %(win)s, %(peak)s WHERE %(hourly)s",
+            BUCKET_ORDERED_SET)}
     RETURNING 1
 ), settled AS (
     INSERT INTO {table(S)} ({cols(S, _SETTLED_INSERT)})
@@ -257,9 +257,9 @@ BET_SETTLE = register(
     {PERIOD_ON_CONFLICT}
     RETURNING 1
 ), bucket AS (
-    {_bucket("", "CASE WHEN %(in_order)s AND %(minute)s >= " + _LAST_MINUTE + " THEN " + BUCKET_ORDERED_SET
-             + " ELSE " + BUCKET_CONSERVATIVE_SET + " END").replace(
-        "VALUES {values}", "SELECT %(player)s, %(kind)s, %(minute)s, 0, %(win)s, 0 FROM bet WHERE %(hourly)s")}
+    {_bucket("SELECT %(player)s, %(kind)s, %(minute)s, 0, %(win)s, 0 FROM bet WHERE %(hourly)s",
+            "CASE WHEN %(in_order)s AND %(minute)s >= " + _LAST_MINUTE + " THEN " + BUCKET_ORDERED_SET
+             + " ELSE " + BUCKET_CONSERVATIVE_SET + " END")}
     RETURNING 1
 ), settled AS (
     INSERT INTO {table(S)} ({cols(S, _SETTLED_INSERT)})
@@ -326,10 +326,10 @@ BET_RESTAKE = register(
     {PERIOD_ON_CONFLICT}
     RETURNING 1
 ), bucket AS (
-    {_bucket("", "CASE WHEN %(in_order)s THEN " + BUCKET_ORDERED_SET + " ELSE " + BUCKET_CONSERVATIVE_SET
-             + " END").replace(
-        "VALUES {values}",
-        "SELECT %(player)s, %(kind)s, %(minute)s, %(diff)s, 0, %(peak)s WHERE %(hourly)s AND EXISTS (SELECT 1 FROM bet)")}
+    {_bucket("SELECT %(player)s, %(kind)s, %(minute)s, %(diff)s, 0, %(peak)s "
+             "WHERE %(hourly)s AND EXISTS (SELECT 1 FROM bet)",
+            "CASE WHEN %(in_order)s THEN " + BUCKET_ORDERED_SET + " ELSE " + BUCKET_CONSERVATIVE_SET
+             + " END")}
     RETURNING 1
 )
 UPDATE {table(X)} SET "{col(X, 'last_bucket_minute')}" = %(last_bucket_minute)s
@@ -379,9 +379,9 @@ BET_VOID = register(
     {PERIOD_ON_CONFLICT}
     RETURNING 1
 ), bucket AS (
-    {_bucket("", BUCKET_CONSERVATIVE_SET).replace(
-        "VALUES {values}",
-        "SELECT %(player)s, %(kind)s, %(minute)s, %(minus_stake)s, 0, 0 WHERE %(hourly)s AND EXISTS (SELECT 1 FROM bet)")}
+    {_bucket("SELECT %(player)s, %(kind)s, %(minute)s, %(minus_stake)s, 0, 0 "
+             "WHERE %(hourly)s AND EXISTS (SELECT 1 FROM bet)",
+            BUCKET_CONSERVATIVE_SET)}
     RETURNING 1
 ), settled AS (
     INSERT INTO {table(S)} ({cols(S, _VOIDED_INSERT)})
@@ -560,8 +560,8 @@ BET_PLACE = register(
     {PERIOD_ON_CONFLICT}
     RETURNING 1
 ), bucket AS (
-    {_bucket("", BUCKET_ORDERED_SET).replace(
-        "VALUES {values}", "SELECT %(player)s, %(kind)s, %(minute)s, %(stake)s, 0, %(stake)s WHERE %(hourly)s")}
+    {_bucket("SELECT %(player)s, %(kind)s, %(minute)s, %(stake)s, 0, %(stake)s WHERE %(hourly)s",
+            BUCKET_ORDERED_SET)}
     RETURNING 1
 ), bet AS (
     INSERT INTO {table(OB)} ({cols(OB, _OPEN_INSERT)})
@@ -598,7 +598,7 @@ def bet_place(*, state_id: int, player_id: int, kind: str, stake: int, day: date
         raise RuntimeError(f"limits counters for {round_ref} not written: {row}")
 
 
-# The archived months (core.partitions_archive, limits/carry.py) ----------------------------------------------------
+# The archived months (core.partitions_archive, limits/archived_totals.py) ----------------------------------------------------
 
 CB = CarriedBetTotals
 _CARRIED = ("player_id", "kind", "period", "start", "month", *FIGURES, "archived_at")

@@ -5,12 +5,14 @@ tables holding enough rows that a sequential scan would show, reads each growing
 from __future__ import annotations
 
 import ast
+import io
 import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import NOT_PROVIDED, Model
 from psycopg2.extras import Json  # type: ignore[import-untyped]
@@ -60,8 +62,8 @@ UNREGISTERED: dict[tuple[str, str], str] = {
     ("core/sql.py", "prepare_hot_statements"): "the PREPARE of each registered statement, and the plan cache mode",
     ("core/sql.py", "execute"): "runs a registered Statement given to it: its EXECUTE or its text",
 }
-# jackpots_pending is not among them: the fold job drains it every second, and the live value of a pool reads all
-# of that pool's pending rows by design (it is filled here all the same)
+# jackpots_pending is not among them: the fold job drains it every second and reads a pool's pending rows whole (the
+# live value of a pool reads its running counter, jackpots_pendingtotal, not these rows); it is filled here all the same
 GROWING = ("games_round", "games_roundaction", "wallet_ledgertransaction", "wallet_entry", "core_auditevent",
            "limits_minutebucket", "limits_settledbet", "limits_periodtotal", "jackpots_contribution")
 ROWS = 30_000
@@ -120,6 +122,18 @@ def test_every_column_a_statement_names_is_a_field_of_its_model(stmt: Statement)
         for name in names:
             column = field_of(model, name).column  # a KeyError is a drift: the model has no such field
             assert re.search(rf'\b{re.escape(column)}\b', stmt.sql), (stmt.name, model.__name__, column)
+
+
+@pytest.mark.parametrize("stmt", _statements(), ids=lambda s: s.name)
+def test_every_table_a_statement_names_is_declared_with_its_columns(stmt: Statement) -> None:
+    """A table of the platform's models named in the text is one the statement declares (so its columns are checked
+    above): a statement cannot read or write a table the contract does not know of."""
+    from django.apps import apps
+
+    tables = {m._meta.db_table: m for m in apps.get_models() if m._meta.app_label in APPS}
+    named = {t for t in tables if re.search(rf'(?<![\w."]){re.escape(t)}(?![\w"])|"{re.escape(t)}"', stmt.sql)}
+    declared = {m._meta.db_table for m in (*stmt.columns, *stmt.inserts)}
+    assert named <= declared, (stmt.name, sorted(named - declared))
 
 
 @pytest.mark.parametrize("stmt", [s for s in _statements() if s.inserts], ids=lambda s: s.name)
@@ -322,3 +336,14 @@ def test_a_generic_plan_made_while_the_table_is_empty_still_finds_one_transactio
         plan = "\n".join(r[0] for r in cur.fetchall())
     scans = re.findall(r"Scan using (\w+) on providers_providertransaction", plan)
     assert scans == ["providers_txn_unique_per_provider"] * 2, plan
+
+
+def test_the_generated_document_shows_the_final_text_of_every_registered_statement() -> None:
+    """docs/hot-sql.md is what ``manage.py sql_statements --write`` writes now (a statement changed without it, or the
+    document edited by hand, fails here), and it holds each statement's whole text."""
+    from core.management.commands.sql_statements import DOC
+
+    call_command("sql_statements", "--check", stdout=io.StringIO())
+    text = DOC.read_text(encoding="utf-8")
+    for stmt in REGISTRY.values():
+        assert stmt.sql.strip() in text, stmt.name

@@ -1,4 +1,4 @@
-"""Issue 36 §3, a primary that can die: a three-member Patroni cluster (its own etcd, synchronous replication,
+"""A primary that can die: a three-member Patroni cluster (its own etcd, synchronous replication,
 ``scripts/ha_cluster.py``) on loopback ports, the platform migrated onto it, a real gunicorn (the project's config,
 ``CONN_MAX_AGE`` 60 s with health checks) reaching it through libpq's multi-host URL
 (``target_session_attrs=read-write``), the bench's engine rounds as load (``scripts/ha_load.py``), and the primary's

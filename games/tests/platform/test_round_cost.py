@@ -133,7 +133,8 @@ def test_a_settled_kobushi_round_costs_at_most_12_statements_plus_its_jackpot_co
 @pytest.mark.parametrize("outcome", ["loss", "win"])
 def test_with_a_central_jackpot_a_round_adds_one_statement_and_takes_no_lock_on_the_pool(clock, outcome):
     """A must-hit level over every game: the round's contribution and the live value it reads are ONE statement;
-    nothing on a spin that wins no jackpot locks or updates the pool row (design.md "Shared hot rows")."""
+    nothing on a spin that wins no jackpot locks or updates the pool row (design.md "Shared hot rows"): it adds to
+    its slot of the pool's counter (jackpots/models.py ``PendingTotal``)."""
     from jackpots.tests.helpers import central_level
 
     central_level("central-bronze", rate_ppm=10_000, reset_value=100_000, win_from=1_000_000, win_to=2_000_000)
@@ -146,6 +147,8 @@ def test_with_a_central_jackpot_a_round_adds_one_statement_and_takes_no_lock_on_
     assert len(sql) <= MAX_STATEMENTS + JACKPOT_STATEMENTS, "\n".join(sql)
     touching = [q for q in sql if "jackpots_" in q]
     assert len(touching) == 1 and touching[0].lstrip().startswith("WITH ins AS (")
+    # the live value reads the pool's running counter (SLOTS rows), not its pending rows (as many as the fold left)
+    assert "FROM jackpots_pending " not in touching[0] and "FROM jackpots_pendingtotal s" in touching[0]
     assert not [q for q in sql if "jackpots_jackpot" in q and ("FOR UPDATE" in q or "FOR NO KEY" in q
                                                             or q.lstrip().startswith("UPDATE"))]
 

@@ -3,7 +3,8 @@
 For every pool: its ledger account holds exactly the whole haléře of its value; its value equals everything folded
 into it (contributions, the house's clamps) plus seeds minus awards plus what came back, to the micro-haléř; the
 folded contribution rows (the archived months' carried totals plus the live rows, ``pool_books``) sum to what the
-pool says it folded. The ``jackpot:awards`` account equals the awards decided and not yet paid. Runs in the tests and
+pool says it folded; its running counter (the slots the spins add to) holds exactly what the folds counted plus
+the pending rows. The ``jackpot:awards`` account equals the awards decided and not yet paid. Runs in the tests and
 beside ``ledger_check``."""
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ def problems() -> list[str]:
                          f"{b['expected_value_micro']}")
         if b["log_folded_micro"] != b["contributed_micro"]:
             found.append(f"{jp.code}: folded rows {b['log_folded_micro']} != contributed {b['contributed_micro']}")
+        if b["pending_counter_micro"] != b["pending_rows_micro"]:
+            found.append(f"{jp.code}: running counter beyond the folds (active, future) {b['pending_counter_micro']}"
+                         f" != pending rows {b['pending_rows_micro']}")
         if jp.amount_micro < 0 or jp.future_micro < 0:
             found.append(f"{jp.code}: a pot below zero")
     decided = Award.objects.filter(status=Award.Status.DECIDED).aggregate(s=Sum("amount"))["s"] or 0
