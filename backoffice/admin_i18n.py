@@ -176,5 +176,6 @@ def _admin_messages(site: AdminSite, model: type[Any], model_admin: ModelAdmin[A
 def admin_messages(site: AdminSite) -> set[str]:
     """Every English text ``translate_admin`` made translatable on ``site``: the message ids the Czech catalogue
     needs."""
-    return {_msgid(value) for model, model_admin in _business(site)
-            for value in _admin_messages(site, model, model_admin) if value}
+    with translation.override(None):  # Django's labels come as text in the active language
+        return {_msgid(value) for model, model_admin in _business(site)
+                for value in _admin_messages(site, model, model_admin) if value}
