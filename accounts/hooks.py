@@ -20,7 +20,9 @@ from django.core import checks
 
 # name -> what the implementation must do (and which app provides it)
 REQUIRED: dict[str, str] = {
-    "login_check": "limits: raise when a login is not allowed now (login limits, panic button, exclusion)",
+    "login_check": "limits: raise when a login is not allowed now (login limits, self-listing); the panic button's "
+                   "end when one runs (a session for the account only), else None",
+    "deposit_refusal": "limits: why a deposit is refused now (the panic button's 48 hours), DomainError or None",
     "account_closed": "limits: freeze the self-limits in force at closing (ZHH §14a)",
     "self_limits_decided": "limits: has the player decided their self-limits (GP §4(4)e)",
     "temporary_convert": "wallet: move the temporary balance to the player account (GP §5(2)d)",

@@ -11,6 +11,7 @@ class LimitsConfig(AppConfig):
         from limits import privacy, selectors, services, sql  # noqa: F401  (sql: its hot statements, core/sql.py)
 
         hooks.register("login_check", services.login_check)
+        hooks.register("deposit_refusal", services.deposit_refusal)
         hooks.register("account_closed", services.limits_account_closed)
         hooks.register("self_limits_decided", selectors.self_limits_decided)
         privacy.register()  # its records, export and anonymisation (accounts.privacy_contract, GP §12(5), §12(7))
