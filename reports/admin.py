@@ -16,6 +16,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext
+from django.utils.translation import gettext as _
 
 from core import clock
 from core.admin import ReadOnlyAdmin, decision_path, domain_error_text
@@ -53,34 +54,34 @@ def _get_only(view: Any) -> Any:
 
 
 def _money_rows(t: dict[str, Any]) -> list[tuple[str, str]]:
-    return [("Stakes received", czk(t["stakes"])), ("Stakes returned (voided / refunded rounds)",
+    return [(_("Stakes received"), czk(t["stakes"])), (_("Stakes returned (voided / refunded rounds)"),
                                                      czk(t["stakes_returned"])),
-            ("Wins credited (jackpot wins included)", czk(t["wins"])), ("of which jackpot wins", czk(t["jackpot_wins"])),
-            ("Wins taken back (settled bets declared void)", czk(t["wins_reclaimed"])),
-            ("Gross gaming revenue (tax base, act 187/2016 Sb.)", czk(t["ggr"])),
-            ("Ledger: stakes / wins", f"{czk(t['ledger_stakes'])} / {czk(t['ledger_wins'])}"
-                                      f" - {'agrees' if t['ledger_agrees'] else 'DIFFERS'}"),
-            ("Jackpot contributions (house-funded)", czk(t["jackpot_contributed_micro"] // 1_000_000)),
-            ("Jackpot awards decided / paid", f"{czk(t['jackpot_awarded'])} / {czk(t['jackpot_awards_paid'])}"),
-            ("Jackpot pools' liability at the end", czk(t["jackpot_liability"]))]
+            (_("Wins credited (jackpot wins included)"), czk(t["wins"])), (_("of which jackpot wins"), czk(t["jackpot_wins"])),
+            (_("Wins taken back (settled bets declared void)"), czk(t["wins_reclaimed"])),
+            (_("Gross gaming revenue (tax base, act 187/2016 Sb.)"), czk(t["ggr"])),
+            (_("Ledger: stakes / wins"), f"{czk(t['ledger_stakes'])} / {czk(t['ledger_wins'])}"
+                                      f" - {_('agrees') if t['ledger_agrees'] else _('DIFFERS')}"),
+            (_("Jackpot contributions (house-funded)"), czk(t["jackpot_contributed_micro"] // 1_000_000)),
+            (_("Jackpot awards decided / paid"), f"{czk(t['jackpot_awarded'])} / {czk(t['jackpot_awards_paid'])}"),
+            (_("Jackpot pools' liability at the end"), czk(t["jackpot_liability"]))]
 
 
 def _count_rows(t: dict[str, Any]) -> list[tuple[str, str]]:
     aml = t.get("aml", {})
-    opened = ", ".join(f"{k} {v}" for k, v in aml.get("opened", {}).items()) or "none"
+    opened = ", ".join(f"{k} {v}" for k, v in aml.get("opened", {}).items()) or _("none")
     decided = ", ".join(f"{k}: " + ", ".join(f"{s} {n}" for s, n in v.items())
-                        for k, v in aml.get("decided", {}).items()) or "none"
-    limits = ", ".join(f"{k} {v}" for k, v in t.get("limits", {}).items()) or "none"
-    return [("Rounds decided", str(t["rounds"])), ("Players registered", str(t["players_registered"])),
-            ("Temporary accounts opened / completed / expired / refunded",
+                        for k, v in aml.get("decided", {}).items()) or _("none")
+    limits = ", ".join(f"{k} {v}" for k, v in t.get("limits", {}).items()) or _("none")
+    return [(_("Rounds decided"), str(t["rounds"])), (_("Players registered"), str(t["players_registered"])),
+            (_("Temporary accounts opened / completed / expired / refunded"),
              f"{t['temporary_opened']} / {t['temporary_completed']} / {t['temporary_expired']} / "
              f"{t['temporary_refunded']}"),
-            ("Self-limits set and changed", limits), ("Breaks enforced (players)", str(t["breaks_enforced"])),
-            ("Exclusions: self-listing requests / register hits",
+            (_("Self-limits set and changed"), limits), (_("Breaks enforced (players)"), str(t["breaks_enforced"])),
+            (_("Exclusions: self-listing requests / register hits"),
              f"{t['exclusions']} / {t['exclusion_register_hits']}"),
-            ("Panic button presses", str(t["panic_presses"])), ("AML cases opened", opened),
-            ("AML cases decided (kind: outcome)", decided),
-            ("Complaints received / answered in time / answered late / overdue at the end",
+            (_("Panic button presses"), str(t["panic_presses"])), (_("AML cases opened"), opened),
+            (_("AML cases decided (kind: outcome)"), decided),
+            (_("Complaints received / answered in time / answered late / overdue at the end"),
              f"{t['complaints_received']} / {t['complaints_answered_in_time']} / {t['complaints_answered_late']} / "
              f"{t['complaints_overdue']}")]
 
@@ -133,7 +134,7 @@ class DayReportAdmin(ReadOnlyAdmin):
         t = rep["totals"]
         queues = t.get("queues", {})
         context = self._context(
-            request, f"Daily report {day.isoformat()} (Europe/Prague operating day)", day=day, rep=rep,
+            request, _("Daily report {day} (Europe/Prague operating day)").format(day=day.isoformat()), day=day, rep=rep,
             prev=(day - timedelta(days=1)).isoformat(), next=(day + timedelta(days=1)).isoformat(),
             money_rows=_money_rows(t), count_rows=_count_rows(t), games=_games(rep["games"]),
             moves_rows=_moves_rows(selectors.money_moves(figures.day(day))), recent=selectors.days(14), month=f"{day:%Y-%m}", quarter=f"{day.year}-Q{(day.month - 1) // 3 + 1}",
