@@ -65,7 +65,7 @@ def _column(model_admin: ModelAdmin[Any], name: Any) -> Any:
     return None
 
 
-def _filters(model_admin: ModelAdmin[Any]) -> Iterator[type]:
+def _filters(model_admin: ModelAdmin[Any]) -> Iterator[type[admin.SimpleListFilter]]:
     for entry in model_admin.list_filter:
         flt = entry[1] if isinstance(entry, (list, tuple)) else entry
         if isinstance(flt, type) and issubclass(flt, admin.SimpleListFilter):
@@ -130,7 +130,8 @@ def translate_admin(site: AdminSite) -> None:
             if func is not None and hasattr(func, "short_description"):
                 func.short_description = _lazy(func.short_description)
         if model_admin.fieldsets:
-            model_admin.fieldsets = [(_lazy(title), options) for title, options in model_admin.fieldsets]
+            model_admin.fieldsets = [  # type: ignore[misc]  # set on the one instance the site holds
+                (_lazy(title), options) for title, options in model_admin.fieldsets]
         for form in _forms(model_admin):
             for name, field in getattr(form, "base_fields", {}).items():
                 field.label = _lazy(_form_label(name, field))

@@ -63,8 +63,9 @@ def money_column(model: type[models.Model], name: str) -> Callable[[Any], str]:
     """The read-only column of the haléře field ``name``: labelled by the field (translated with it), sorted by it,
     its value in Kč."""
     field = model._meta.get_field(name)
+    assert isinstance(field, models.Field)
 
-    @admin.display(description=field.verbose_name, ordering=name)  # type: ignore[attr-defined]
+    @admin.display(description=field.verbose_name, ordering=name)
     def shown(obj: Any) -> str:
         return czk_text(obj, getattr(obj, name))
 

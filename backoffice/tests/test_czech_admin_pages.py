@@ -109,6 +109,6 @@ def test_the_models_keep_their_english_names_for_the_migrations() -> None:
 
     opts = Withdrawal._meta
     assert "verbose_name" not in opts.original_attrs
-    assert opts.get_field("amount")._verbose_name is None
+    assert opts.get_field("amount")._verbose_name is None  # type: ignore[attr-defined]
     with translation.override("cs"):
         assert str(opts.verbose_name_plural) == "výběry" and str(opts.get_field("amount").verbose_name) == "částka"
