@@ -24,8 +24,14 @@ HOOKS = Hooks("accounts", check_id="accounts.E001")
 
 
 @HOOKS.declare
-def login_check(*, player: Player, now: datetime) -> None:
-    """limits: raise when a login is not allowed now (login limits, panic button, exclusion)"""
+def login_check(*, player: Player, now: datetime) -> datetime | None:
+    """limits: raise when a login is not allowed now (login limits, self-listing); the panic button's end when one
+    runs (a session for the account only), else None"""
+
+
+@HOOKS.declare
+def deposit_refusal(player: Player) -> DomainError | None:
+    """limits: why a deposit is refused now (the panic button's 48 hours), DomainError or None"""
 
 
 @HOOKS.declare

@@ -111,8 +111,8 @@ def money_movement_refusal(player: Player, direction: str | None = None) -> Doma
 
     ``direction`` ("deposit" | "withdrawal") is optional: without it the answer covers both.
     Duplicate accounts of one person freeze both on all of them until staff resolve the case
-    (GP §5(3)); a temporary account allows no withdrawal (GP §5(2)c); an excluded person may
-    not deposit (withdrawals are allowed when the direction is given).
+    (GP §5(3)); a temporary account allows no withdrawal (GP §5(2)c); an excluded person, or one in the panic
+    button's 48 hours, may not deposit (withdrawals are allowed when the direction is given).
     """
     s = player.status
     Status = Player.Status
@@ -128,6 +128,10 @@ def money_movement_refusal(player: Player, direction: str | None = None) -> Doma
         return errors.CLOSING()
     if player.exclusion_listed and direction != "withdrawal":
         return errors.EXCLUDED_PERSON()
+    if direction != "withdrawal":  # the panic button stops deposits, not withdrawals
+        panic: DomainError | None = hooks.deposit_refusal(player)
+        if panic is not None:
+            return panic
     if s == Status.TEMPORARY and direction == "withdrawal":
         return errors.TEMPORARY_NO_WITHDRAWAL()
     # the AML duties (aml.selectors.compliance_refusal: an open PEP / sanctions case, a source-of-funds declaration

@@ -9,6 +9,10 @@ class BackofficeConfig(AppConfig):
     verbose_name = "Back office"
 
     def ready(self) -> None:
+        from django.contrib import admin
+
+        from backoffice.admin_i18n import translate_admin
         from backoffice.queues import register_panels
 
         register_panels()
+        translate_admin(admin.site)  # after the admin's autodiscovery (its app is ready first)

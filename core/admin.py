@@ -15,6 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 from django.utils.translation import gettext
 
+from core.admin_money import money_column, money_fields
 from core.audit import Actor, mark_permission_in_use
 from core.db_router import replica
 from core.errors import DomainError
@@ -144,9 +145,18 @@ class PlatformAdminMixin(_AdminBase):
             return list(names)
         return [self._one(n) for n in names]
 
+    def _in_czk(self, names: Sequence[Any], only: Iterable[str] | None = None) -> list[Any]:
+        """The haléře fields among ``names`` (``core.admin_money.MONEY_FIELDS``; of ``only`` if given) as their Kč
+        columns."""
+        money = money_fields(self.model) if only is None else money_fields(self.model) & set(only)
+        return [money_column(self.model, n) if isinstance(n, str) and n in money else n for n in names]
+
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        fields = super().get_fields(request, obj)
-        return self._replace(request, fields)
+        fields = self._replace(request, super().get_fields(request, obj))
+        if not self.has_change_permission(request, obj):  # a read-only page
+            return self._in_czk(fields)
+        declared = super().get_readonly_fields(request, obj)
+        return self._in_czk(fields, only=[n for n in declared if isinstance(n, str)])
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         fields = list(super().get_readonly_fields(request, obj))
@@ -154,7 +164,7 @@ class PlatformAdminMixin(_AdminBase):
             fields = self._replace(request, fields)
             hidden = (*self.masked_fields, *self.masked_text_fields)
             fields += [m for m in (self._one(n) for n in hidden) if m not in fields]
-        return fields
+        return self._in_czk(fields)
 
     def get_exclude(self, request: HttpRequest, obj: Any = None) -> Any:
         exclude = list(super().get_exclude(request, obj) or ())
@@ -163,7 +173,7 @@ class PlatformAdminMixin(_AdminBase):
         return exclude or None
 
     def get_list_display(self, request: HttpRequest) -> Any:
-        return self._replace(request, super().get_list_display(request))
+        return self._in_czk(self._replace(request, super().get_list_display(request)))
 
     def get_search_fields(self, request: HttpRequest) -> Any:
         fields = list(super().get_search_fields(request))

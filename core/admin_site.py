@@ -53,7 +53,7 @@ class PlatformSiteMixin:
             if keep:
                 business.append({**app, "models": keep})
         if technical:
-            business.append({"name": "Technical", "app_label": TECHNICAL_LABEL, "app_url": "", "has_module_perms": True,
+            business.append({"name": gettext_lazy("Technical"), "app_label": TECHNICAL_LABEL, "app_url": "", "has_module_perms": True,
                              "models": sorted(technical, key=lambda m: m["name"])})
         return business
 

@@ -83,6 +83,7 @@ _COMPLIANCE = [
     "wallet.decide_win_hold",
     "games.void_round",
     "reports.view_dayreport",  # the daily report's AML, exclusions and limits figures
+    "reports.change_dayreport",  # "recompute now" of a day's report (reports.admin, audited)
 ]
 
 _FINANCE = [

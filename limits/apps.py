@@ -13,6 +13,7 @@ class LimitsConfig(AppConfig):
         hooks.login_check.register(services.login_check)
         hooks.account_closed.register(services.limits_account_closed)
         hooks.self_limits_decided.register(selectors.self_limits_decided)
+        hooks.deposit_refusal.register(services.deposit_refusal)
         privacy.register()  # its records, export and anonymisation (accounts.privacy_contract, GP §12(5), §12(7))
         # the settled bets' archived months carried forward (core.archiving; without it the job keeps their months)
         from core.archiving import carry_forward

@@ -5,20 +5,23 @@ catalogue entries, NOT approved: staff approve them in the admin (GP §13(6)). S
 ``make run``, the demo records the demo approval of the first slot, 5x Magic (``simstudio_5x_magic``)."""
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from core.audit import Actor
+from core import clock
+from core.audit import Actor, audit_record
 from core.management.commands.seed_demo import DEMO_ADMIN
 from games.demo import DEMO_PLAN_VERSION, DEMO_REFERENCE
 from games.services import game_approve, remote_game_upsert
 from providers.data.simstudio_games import GAMES
-from providers.models import Provider
+from providers.models import Provider, ReconciliationCase
 from providers.services import provider_save
 
 CODE = "simstudio"
+DEMO_DIFFERENCE = "demo-missing-win-1"
 DEMO_APPROVED = "simstudio_5x_magic"
 
 
@@ -47,3 +50,20 @@ def seed(stdout: Any) -> None:
                          actor=Actor.staff(get_user_model().objects.get(username=DEMO_ADMIN[0])))
     stdout.write(f"provider: {provider.code} ({provider.launch_url}), {len(GAMES)} games, {DEMO_APPROVED} approved "
                  "(demo); the others wait for staff approval\n")
+    _demo_difference(provider, actor, stdout)
+
+
+def _demo_difference(provider: Provider, actor: Actor, stdout: Any) -> None:
+    """One reconciliation difference for finance to practise on (the queue "reconciliation differences"): a win the
+    provider reported that the platform never answered, as the daily reconciliation would record it (audited the
+    same way). Idempotent: one case per (provider, day, transaction)."""
+    day = clock.business_date() - timedelta(days=1)
+    case, created = ReconciliationCase.objects.get_or_create(
+        provider=provider, day=day, transaction_id=DEMO_DIFFERENCE,
+        defaults={"difference": ReconciliationCase.Difference.MISSING_ON_PLATFORM, "platform_side": None,
+                  "provider_side": {"type": "win", "round_id": "demo-round-1", "amount": 12_50},
+                  "created_at": clock.now()})
+    if created:
+        audit_record(actor=actor, action="providers.reconciled", obj=provider, day=day.isoformat(), platform=0,
+                     provider=1, differences=1, opened=1, demo=True)
+        stdout.write(f"provider: a reconciliation difference to resolve ({case.transaction_id}, {day})\n")

@@ -114,3 +114,39 @@ def period_csv(period: Period) -> str:
 
 def latest_day() -> date | None:
     return DayReport.objects.order_by("-day").values_list("day", flat=True).first()
+
+
+#: the money that crossed the platform's edge or was corrected by staff, by ledger posting kind (wallet), as the
+#: daily and period reports list it beside the rounds
+MONEY_MOVES: tuple[tuple[str, str], ...] = (
+    ("deposit", "Deposits credited"),
+    ("branch_cash_in", "Cash deposits at a branch (GP §5(12))"),
+    ("deposit_return", "Deposits returned (not credited)"),
+    ("deposit_reversal", "Credited deposits reversed by the bank"),
+    ("withdrawal_hold", "Withdrawals requested (funds held)"),
+    ("withdrawal_send", "Withdrawals sent"),
+    ("withdrawal_release", "Withdrawals cancelled or failed (funds released)"),
+    ("withdrawal_return", "Withdrawals returned by the provider"),
+    ("branch_cash_out", "Cash withdrawals at a branch (GP §5(12))"),
+    ("payout_send", "Payouts sent (refunds, closures)"),
+    ("adjustment", "Adjustments (corrections, complaint remedies)"),
+    ("win_deduction", "Wins credited in error deducted (GP §7(7), §10(4))"),
+    ("fee", "Fees (GP §8(6))"),
+)
+
+
+def money_moves(period: Period) -> list[dict[str, Any]]:
+    """For each kind of ``MONEY_MOVES``: how many postings and their total (haléře) in ``period``'s Prague days,
+    read from the ledger now (not from the stored day rows)."""
+    from django.db.models import Count
+
+    from reports.db import read_alias
+    from reports.services import day_range
+    from wallet.models import LedgerTransaction
+
+    start, end = day_range(period.first)[0], day_range(period.last)[1]
+    found = {r["kind"]: r for r in LedgerTransaction.objects.using(read_alias())
+             .filter(created_at__gte=start, created_at__lt=end, kind__in=[k for k, _ in MONEY_MOVES])
+             .values("kind").annotate(total=Sum("amount"), count=Count("id"))}
+    return [{"kind": kind, "label": label, "count": int(found.get(kind, {}).get("count") or 0),
+             "total": int(found.get(kind, {}).get("total") or 0)} for kind, label in MONEY_MOVES]

@@ -57,15 +57,18 @@ def session_start(*, player: Player, ip_address: str | None = None, user_agent: 
     except RegisterUnavailable:
         raise errors.REGISTER_UNAVAILABLE(register="exclusion")
     login_check = hooks.login_check.implementation
+    panic_ends = None
     if listed:
-        # a panic-button press is reported to the register too (2024 amendment): while it runs, the player is told
-        # that (limits.panic_exclusion, with its end) rather than the register's general refusal
+        # a panic-button press is reported to the register too (2024 amendment): while it runs, the listing is the
+        # person's own 48 hours without gambling, and the login opens a session for the account only (balance,
+        # withdrawals; stakes and deposits are refused); any other listing refuses the login
         with transaction.atomic():
-            login_check(player=player, now=now)
-        raise errors.EXCLUDED_PERSON()
+            panic_ends = login_check(player=player, now=now)
+        if panic_ends is None:
+            raise errors.EXCLUDED_PERSON()
     with transaction.atomic():
         locked = player_lock(player)
-        if locked.status not in LOGIN_STATUSES or locked.exclusion_listed:
+        if locked.status not in LOGIN_STATUSES or (locked.exclusion_listed and panic_ends is None):
             raise errors.ACCOUNT_NOT_USABLE(account_status=locked.status)
         login_check(player=locked, now=now)
         session = LoginSession.objects.create(player=locked, started_at=now, last_seen_at=now,

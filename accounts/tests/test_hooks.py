@@ -35,13 +35,13 @@ def test_the_system_check_reports_a_missing_hook(monkeypatch):
 
 
 def test_a_login_is_refused_by_the_limits_login_check_through_the_hook(api):
-    from limits.errors import PANIC_EXCLUSION
-    from limits.services import panic_press
+    from limits.errors import SELF_LISTED
+    from limits.services import self_listing_request
 
     player = make_player()
-    panic_press(player=player, actor=Actor.player(player))
+    self_listing_request(player=player, actor=Actor.player(player))
     r = api.post(LOGIN, {"username": player.user.username, "password": DEFAULT_PASSWORD}, format="json")
-    assert r.status_code == 403 and r.json()["error"]["code"] == PANIC_EXCLUSION.code
+    assert r.status_code == 403 and r.json()["error"]["code"] == SELF_LISTED.code
     assert not LoginSession.objects.filter(player=player).exists()
     assert not AuthToken.objects.filter(user=player.user).exists()
 

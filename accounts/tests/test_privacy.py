@@ -478,7 +478,7 @@ def test_the_export_lists_the_players_data_requests():
 @pytest.fixture
 def staff_client():
     staff = make_staff(superuser=True)
-    c = Client()
+    c = Client(headers={"accept-language": "en"})  # the English labels
     c.force_login(staff)
     c.staff = staff  # type: ignore[attr-defined]
     return c

@@ -30,7 +30,7 @@ from limits.services.exclusions import (
     self_listing_send_due,
 )
 from limits.services.gate import StakeAllowed, StakeGate, stake_check, stake_decided_now, stake_gate, stake_placed
-from limits.services.login import daily_time_logout_sweep, login_check
+from limits.services.login import daily_time_logout_sweep, deposit_refusal, login_check
 from limits.services.refusals import refusal_record
 from limits.services.responsible import help_contact_save, responsible_text_save
 from limits.services.self_limits import (
@@ -42,7 +42,7 @@ from limits.services.self_limits import (
 from limits.services.settlement import settled_bet_voided, stake_settled, stake_voided
 
 __all__ = [
-    "max_win_per_round", "stake_check", "stake_settled", "stake_voided", "settled_bet_voided", "win_cap", "login_check", "self_limit_set", "self_limits_decide",
+    "max_win_per_round", "stake_check", "stake_settled", "stake_voided", "settled_bet_voided", "win_cap", "login_check", "deposit_refusal", "self_limit_set", "self_limits_decide",
     "pending_limits_apply", "limits_account_closed", "panic_press", "panic_report_send", "panic_reports_send_due",
     "self_listing_request", "self_listing_send",
     "self_listing_send_due", "exclusion_sweep", "exclusion_batches_collect", "daily_time_logout_sweep",

@@ -14,6 +14,8 @@ from limits import errors
 from limits.kinds import offered_kinds
 from limits.models import LimitType, SelfLimit
 from limits.selectors import (
+    active_panic,
+    active_self_listing,
     active_session_player_ids,
     effective_limits,
     last_logout,
@@ -48,19 +50,42 @@ def _login_blocker(player: Player, kind: str, now: datetime) -> DomainError | No
     return None
 
 
-def login_check(*, player: Player, now: datetime) -> None:
-    """Raise when a login is not allowed now: the panic button, a self-listing request, or the self-limits
-    (e) logins per month, (f) logged-in time today, (g) pause after logout.
+def login_check(*, player: Player, now: datetime) -> datetime | None:
+    """Raise when a login is not allowed now: a self-listing request, or the self-limits (e) logins per month,
+    (f) logged-in time today, (g) pause after logout.
+
+    The panic button excludes the person from gambling for 48 hours (2024 amendment), not from their account: a
+    login while it runs is allowed and this returns the exclusion's end, for a session that serves the account only
+    (the balance, withdrawals): every stake is refused by the stake gate and every deposit by ``deposit_refusal``
+    (``limits.panic_exclusion``). Otherwise it returns None.
 
     The account is shared by all kinds (GP §5(3)) while the limits are per kind: a login is refused when
     every kind the operator offers is blocked (today: technical games only); stake_check enforces each
     kind's own limits during play. The register of excluded persons is checked by accounts at login.
     accounts calls this through its ``login_check`` hook (registered in ``limits/apps.py``)."""
-    check_exclusions(player, now)
+    panic = active_panic(player, now)
+    if panic is None:
+        check_exclusions(player, now)
+    else:
+        listing = active_self_listing(player, now)
+        if listing is not None:
+            raise errors.SELF_LISTED(limit="self_listing", requested_at=listing.requested_at,
+                                     listed_until=listing.listed_until)
     blockers = [_login_blocker(player, kind, now) for kind in offered_kinds()]
     first = blockers[0] if blockers else None
     if first is not None and all(b is not None for b in blockers):
         raise first
+    return panic.ends_at if panic is not None else None
+
+
+def deposit_refusal(player: Player) -> DomainError | None:
+    """While the panic button's 48 hours run, no deposit (the money would only wait for play the person chose to
+    stop): ``limits.panic_exclusion`` with its end. Withdrawals stay allowed. accounts asks through its
+    ``deposit_refusal`` hook (``accounts.selectors.money_movement_refusal``)."""
+    panic = active_panic(player, clock.now())
+    if panic is None:
+        return None
+    return errors.PANIC_EXCLUSION(limit="panic_button", started_at=panic.started_at, ends_at=panic.ends_at)
 
 
 def daily_time_logout_sweep(*, now: datetime | None = None) -> int:

@@ -107,7 +107,7 @@ def test_a_bad_period_or_day_is_a_400_in_the_error_shape(computed):
 
 
 def test_the_auditor_s_admin_pages_show_the_report_its_charts_and_the_verification(computed):
-    admin = Client()
+    admin = Client(headers={"accept-language": "en"})  # the English texts
     admin.force_login(make_staff(role="auditor"))
     page = admin.get(f"/admin/reports/dayreport/daily/?day={DAY}").content.decode()
     charts = page.split('<div class="charts">')[1]

@@ -240,6 +240,7 @@ def test_the_demo_approves_its_games_as_the_demo_operator_once(django_user_model
 def test_staff_record_and_withdraw_an_approval_in_the_admin(client):
     staff = make_staff(superuser=True)
     client.force_login(staff)
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"  # the English labels
     row = _unapprove()
     form = client.post("/admin/games/game/", {"action": "approve_games", "_selected_action": [row.pk]})
     assert form.status_code == 200 and "Game plan version" in form.content.decode()

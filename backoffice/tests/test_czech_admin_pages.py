@@ -1,0 +1,114 @@
+"""The whole back office in Czech for a Czech staff member: every admin list, record page and add form of every
+registered model, walked with ``Accept-Language: cs``, shows no model name, list column, filter, fieldset or form
+label in its English original; the same pages in English show the English texts. Every such text has its Czech in
+``locale/cs/LC_MESSAGES/django.po`` (``backoffice.admin_i18n``)."""
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import pytest
+from django.contrib import admin as django_admin
+from django.test import Client
+from django.utils import translation
+
+from accounts.testing import make_staff
+from backoffice.admin_i18n import admin_messages
+from core.admin_site import TECHNICAL_APPS
+from tests.test_authorization_matrix import records  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.django_db
+
+#: English texts that are the same word in Czech back-office usage, with the reason each may stay as it is
+SAME_IN_CZECH = {
+    "ID": "an identifier's abbreviation, the same in Czech",
+    "fold": "the audit chain's technical term (a folded hash), no Czech term in use",
+    "jackpot": "the Czech word is 'jackpot'",
+    "nonce": "a cryptographic term, used untranslated in Czech",
+    "panic": "the name of the player's panic button (GP), as the client shows it",
+    "reference": "the Czech word is 'reference'",
+    "role": "the Czech word is 'role'",
+    "text": "the Czech word is 'text'",
+    "worker": "the Celery worker, a technical term used untranslated",
+}
+
+#: the texts the admin shows as names: headers of list columns, labels of form fields, fieldset and page titles
+_SHOWN = [re.compile(p, re.S) for p in (
+    r'<th scope="col"[^>]*>.*?<div class="text">(?:<a [^>]*>|<span>)(.*?)</(?:a|span)>',
+    r"<label[^>]*>(.*?):?</label>",
+    r"<h2[^>]*>(.*?)</h2>",
+    r"<h3>\s*(?:By|Podle)\s+(.*?)\s*</h3>",
+    r"<title>(.*?)</title>",
+    r'<option value="[a-z_]+">([^<]*)</option>',  # the actions' menu (searched in it only)
+)]
+
+
+def _shown(page: str) -> set[str]:
+    out: set[str] = set()
+    actions = "".join(re.findall(r'<select name="action".*?</select>', page, re.S))
+    for pattern in _SHOWN:
+        for match in pattern.findall(actions if "option" in pattern.pattern else page):
+            text = html.unescape(re.sub(r"<[^>]+>", "", match)).strip().rstrip(":").strip()
+            if text:
+                out.add(text)
+                out.update(part.strip() for part in text.split("|"))  # the title: "page | site"
+    return out
+
+
+def _pages(client: Client) -> dict[str, str]:
+    """Every business model's list, first record's page and add form the superuser may open, by URL."""
+    pages: dict[str, str] = {}
+    for model in django_admin.site._registry:
+        opts = model._meta
+        if opts.app_label in TECHNICAL_APPS:
+            continue
+        base = f"/admin/{opts.app_label}/{opts.model_name}/"
+        first = model._default_manager.order_by("pk").values_list("pk", flat=True).first()
+        urls = [base, f"{base}add/"] + ([f"{base}{first}/change/"] if first is not None else [])
+        for url in urls:
+            r = client.get(url, follow=url == base)
+            if r.status_code == 200:
+                pages[url] = r.content.decode()
+    return pages
+
+
+def test_every_admin_page_shows_its_names_in_czech_to_a_czech_staff_member(records: dict[str, Any]) -> None:  # noqa: F811
+    with translation.override("cs"):  # "iban" reads "IBAN" in Czech: not an untranslated name
+        english = {m.lower() for m in admin_messages(django_admin.site)
+                   if translation.gettext(m).lower() != m.lower()}
+    client = Client(headers={"accept-language": "cs-CZ,cs;q=0.9"})
+    client.force_login(make_staff(role=None, superuser=True))
+    pages = _pages(client)
+    untranslated = sorted({f"{text!r} on {url}" for url, page in pages.items() for text in _shown(page)
+                           if text.lower() in english})
+    assert len(pages) >= 100, len(pages)
+    assert not untranslated, f"{len(untranslated)} English names on Czech pages:\n" + "\n".join(untranslated[:80])
+
+
+def test_the_catalogue_translates_every_admin_name_and_english_pages_keep_the_english() -> None:
+    messages = admin_messages(django_admin.site)
+    assert len(messages) > 500
+    with translation.override("cs"):
+        same = {t.lower() for t in SAME_IN_CZECH}
+        missing = sorted(m for m in messages if translation.gettext(m) == m and m.lower() not in same)
+    assert not missing, missing
+    client = Client(headers={"accept-language": "en"})
+    client.force_login(make_staff(role=None, superuser=True))
+    page = client.get("/admin/wallet/withdrawal/").content.decode()
+    assert "Select withdrawal to view" in page and "Vyberte" not in page
+    cs = Client(headers={"accept-language": "cs"})
+    cs.force_login(make_staff(role=None, superuser=True))
+    page = cs.get("/admin/wallet/withdrawal/").content.decode()
+    assert "výběr" in page and "Výběry" in page and "Select withdrawal" not in page
+
+
+def test_the_models_keep_their_english_names_for_the_migrations() -> None:
+    """Only the displayed names are translated: what the migrations read stays plain English."""
+    from wallet.models import Withdrawal
+
+    opts = Withdrawal._meta
+    assert "verbose_name" not in opts.original_attrs
+    assert opts.get_field("amount")._verbose_name is None  # type: ignore[attr-defined]
+    with translation.override("cs"):
+        assert str(opts.verbose_name_plural) == "výběry" and str(opts.get_field("amount").verbose_name) == "částka"
