@@ -102,8 +102,8 @@ def audit_retention_cutoffs(now: datetime | None = None) -> dict[str, datetime]:
     ``AUDIT_RETENTION_AML_YEARS``), "other" for the rest (``AUDIT_RETENTION_YEARS``). Counted in whole years in the
     Prague calendar from the event."""
     now = now or clock.now()
-    return {"aml": _years_before(now, int(settings.AUDIT_RETENTION_AML_YEARS)),
-            "other": _years_before(now, int(settings.AUDIT_RETENTION_YEARS))}
+    return {"aml": _years_before(now, settings.AUDIT_RETENTION_AML_YEARS),
+            "other": _years_before(now, settings.AUDIT_RETENTION_YEARS)}
 
 
 def audit_events_past_retention(now: datetime | None = None) -> QuerySet[AuditEvent]:

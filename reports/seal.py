@@ -25,7 +25,7 @@ _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=Tru
 
 
 def _dev_seal() -> tuple[Path, Path]:
-    folder = Path(settings.REPORTS_DEV_SEAL_DIR)
+    folder = settings.REPORTS_DEV_SEAL_DIR
     key_file, cert_file = folder / "seal-key.pem", folder / "seal-cert.pem"
     if key_file.is_file() and cert_file.is_file():
         return key_file, cert_file
@@ -53,7 +53,7 @@ def seal_files() -> tuple[Path, Path]:
         if not (Path(key).is_file() and Path(cert).is_file()):
             raise errors.SEAL_NOT_CONFIGURED()
         return Path(key), Path(cert)
-    if getattr(settings, "PRODUCTION", False):
+    if settings.PRODUCTION:
         raise errors.SEAL_NOT_CONFIGURED()
     return _dev_seal()
 
