@@ -1,4 +1,4 @@
-"""Figures of the accounts app derived from the settings (``config/settings.py``); pure functions, no database.
+"""Figures of the accounts app derived from the settings (``config/settings/``); pure functions, no database.
 
 Each reads ``django.conf.settings`` at call time, so a test that sets ``settings.ACCOUNTS_X = ...`` is seen at once.
 """
@@ -34,7 +34,7 @@ def document_versions() -> dict[str, str]:
     }
 
 
-# Settings of issue 14 (GP §3(5), §8(1), §7(7)), declared with their defaults in config/settings.py.
+# Settings (GP §3(5), §8(1), §7(7)), declared with their defaults in config/settings/.
 MESSAGE_EMAIL_MAX_ATTEMPTS = 10
 
 

@@ -116,7 +116,7 @@ def audit_event(
 
 
 # Security events: written on their own connection so the refusal's rollback cannot erase them --------------------
-SIDE_DB = "refusal_log"  # config/settings.py: its own autocommit connection to the same database
+SIDE_DB = "refusal_log"  # config/settings/: its own autocommit connection to the same database
 
 
 def _no_nul(value: Any) -> Any:

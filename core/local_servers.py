@@ -123,7 +123,7 @@ class PgBouncer:
     connection uses ``upstream_user`` / ``upstream_password``. ``pool_size`` server connections per database and
     user: keep it under the server's ``max_connections`` minus what others use. For each database named in
     ``side_pools`` there is also ``<database>_side``, the same database with a pool of its own (``side_pool_size``)
-    for the platform's side connection (``DATABASE_SIDE_URL``, config/settings.py).
+    for the platform's side connection (``DATABASE_SIDE_URL``, config/settings/).
     """
 
     def __init__(self, *, upstream_host: str, upstream_port: int | str, upstream_user: str = "postgres",

@@ -109,7 +109,7 @@ def audit_retention_cutoffs(now: datetime | None = None) -> dict[str, datetime]:
 def audit_events_past_retention(now: datetime | None = None) -> QuerySet[AuditEvent]:
     """The events a retention job may touch now: an AML event older than the AML period, any other older than the
     general period. Nothing younger, whatever the job asks (the periods are refused below the legal minimums at
-    start, config/settings.py)."""
+    start, config/settings/)."""
     cut = audit_retention_cutoffs(now)
     aml = Q(action__startswith=AML_PREFIX) | Q(object_type__startswith=AML_PREFIX)
     return AuditEvent.objects.filter((aml & Q(occurred_at__lt=cut["aml"]))

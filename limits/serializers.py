@@ -24,7 +24,7 @@ MAX_LIMIT_VALUE = 10**12  # bounded at the API (issue 13, item 3); the rules bou
 
 LIMIT_VALUE_SCHEMA = {
     "oneOf": [
-        {"$ref": "#/components/schemas/MoneyValue"},  # the four money limits (unit CZK_minor); config/settings.py
+        {"$ref": "#/components/schemas/MoneyValue"},  # the four money limits (unit CZK_minor); config/settings/
         {"type": "integer", "minimum": 0, "description": "a count or minutes limit (unit count / minutes)"},
     ],
     "nullable": True,

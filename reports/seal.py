@@ -1,7 +1,7 @@
 """The seal of the regulator's record: an enveloped XAdES-BES signature (signxml) with the operator's key and
 certificate (``REPORTS_SEAL_KEY_FILE`` / ``REPORTS_SEAL_CERT_FILE``), and its verification against a certificate and
 the record's XSD. Outside production, without the files, a self-signed development seal is made once under
-``REPORTS_DEV_SEAL_DIR`` (production refuses to start without the files: config/settings.py)."""
+``REPORTS_DEV_SEAL_DIR`` (production refuses to start without the files: config/settings/)."""
 from __future__ import annotations
 
 import datetime as dt

@@ -1,6 +1,6 @@
 """The wallet's figures from the game plan: fixed terms as constants, the plan's blanks from ``settings.GP``.
 
-Pure: no database. The blanks are read at call time (``settings.GP[...]``, ``config/settings.py``), so a test
+Pure: no database. The blanks are read at call time (``settings.GP[...]``, ``config/settings/``), so a test
 that changes a setting is seen at once. The wallet's other settings are plain ``settings.WALLET_*`` names read
 where they are used (docs/wallet.md lists them). Amounts are minor units (haléře).
 """

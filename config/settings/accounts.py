@@ -52,6 +52,7 @@ ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS = env.int("ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS",
 ACCOUNTS_EMAIL_CONFIRM_URL = env.str("ACCOUNTS_EMAIL_CONFIRM_URL",
                                      "/api/v1/accounts/registration/confirm-email?token={token}",
                                      "the confirmation link's path ({token} is replaced), after PUBLIC_BASE_URL")
+
 ACCOUNTS_SESSION_IDLE_MINUTES = env.int("ACCOUNTS_SESSION_IDLE_MINUTES", 30, "a login session's idle timeout "
                                         "(production: 1-240)")
 ACCOUNTS_SESSION_MAX_HOURS = env.float("ACCOUNTS_SESSION_MAX_HOURS", 24.0, "a login session's absolute lifetime")
@@ -70,6 +71,7 @@ ACCOUNTS_DATA_PROCESSING_VERSION = env.str("ACCOUNTS_DATA_PROCESSING_VERSION", "
 ACCOUNTS_GAME_PLAN_VERSION = env.str("ACCOUNTS_GAME_PLAN_VERSION", "2026-01", "the game plan's version an applicant "
                                      "accepts")
 ACCOUNTS_MARKETING_VERSION = env.str("ACCOUNTS_MARKETING_VERSION", "2026-01", "the marketing consent's version")
+
 ACCOUNTS_CLOSE_AFTER_SETTLEMENT_DAYS = env.int("ACCOUNTS_CLOSE_AFTER_SETTLEMENT_DAYS", 10, "an account closes at the "
                                                "latest this many days after its balance is settled (GP §5(15))")
 # Versions of the game plan / terms (accounts/terms.py): a version takes effect at the earliest this many days after
@@ -78,10 +80,12 @@ ACCOUNTS_TERMS_MIN_NOTICE_DAYS = env.int("ACCOUNTS_TERMS_MIN_NOTICE_DAYS", 7, "d
                                          "or terms version and its effect (GP §8(1))")
 ACCOUNTS_TERMS_SNAPSHOT_SECONDS = env.float("ACCOUNTS_TERMS_SNAPSHOT_SECONDS", 60.0, "how often each process re-reads "
                                             "the published versions (GP §3(5))")
+
 ACCOUNTS_TERMS_REQUIRED = env.bool("ACCOUNTS_TERMS_REQUIRED", False, "no stake before a published game plan and terms "
                                    "are in force (GP §3(5)); refused off in production", production=True)
 ACCOUNTS_MESSAGE_EMAIL_RETRY_MINUTES = env.int("ACCOUNTS_MESSAGE_EMAIL_RETRY_MINUTES", 15, "a notice's e-mail that "
                                                "failed is sent again after this many minutes (GP §7(7), §10(4))")
+
 ACCOUNTS_SUPPORT_CONTACT = env.str("ACCOUNTS_SUPPORT_CONTACT", "podpora@platform.example / +420 800 000 000",
                                    "the support contact shown to players")
 

@@ -12,6 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 from config.settings.base import BASE_DIR, PRODUCTION, env
 
 env.area("AML: identification")
+# Online identification (GP §4(4)b) through a document provider; the sandbox for development and tests.
 AML_SANDBOX_ENABLED = env.bool("AML_SANDBOX_ENABLED", True, "the sandbox identification provider; refused in "
                                "production", production=False)
 if PRODUCTION and AML_SANDBOX_ENABLED:

@@ -32,7 +32,8 @@ from config.settings.wallet import DEV_WALLET_SANDBOX_SECRET, WALLET_PROVIDER_BY
 
 # The repository's development secrets are public: production refuses each of them, and any key shorter than 32 bytes
 # (with the public seal key the must-hit values can be unsealed from the database; with the public SECRET_KEY e-mail
-# links can be forged).
+# links can be forged). The outside systems must be named, never left at their sandbox: the sandbox register of
+# excluded persons is a local table, so an excluded person would never be found (ZHH §15, GP §4).
 DEV_SECRETS = {
     "SECRET_KEY": DEV_SECRET_KEY,
     "JACKPOTS_SEAL_KEY": DEV_JACKPOTS_SEAL_KEY,
