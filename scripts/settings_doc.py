@@ -26,7 +26,7 @@ HEADER = """# Settings
 
 Every environment variable the platform reads: the Django settings (config/settings/, one module per area, each
 variable read once and typed by config/env.py) and the processes around them. **Generated** by
-`scripts/settings_doc.py` from the code: do not edit; `scripts/settings_doc.py --check` (CI, `make check`) and
+`scripts/settings_doc.py` from the code: do not edit; `scripts/settings_doc.py --check` (CI and `make lint`) and
 `tests/test_settings_doc.py` fail when this page is stale or a variable the code reads is missing.
 
 - *Default*: the value outside production. *In production*: **required** (production refuses to start without it),
