@@ -89,8 +89,7 @@ def _stop(process: subprocess.Popen[bytes] | None, timeout: float = 15) -> None:
 @dataclass(frozen=True)
 class Upstream:
     """Where a Django connection really is: libpq's own answer on the open connection (``host`` is a socket
-    directory for a Unix socket, as the embedded server's ``?host=`` puts it in ``OPTIONS``, not ``HOST``), and the
-    server's major version."""
+    directory for a Unix socket, such as the embedded server's ``?host=``), and the server's major version."""
 
     host: str
     port: int
