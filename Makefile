@@ -92,6 +92,7 @@ lint: install
 	$(BIN)/mypy .
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/python scripts/game_plan_doc.py --check
+	$(BIN)/python scripts/settings_doc.py --check
 
 # `make bench`: gunicorn (production config) + 2,000 funded players with limits + 32 keep-alive connections for 60 s,
 # pgbench before/after on the same PostgreSQL, then 1,000,000 rounds of history and the same again (scripts/bench.py)

@@ -117,7 +117,7 @@ def _post_json(url: str, payload: dict[str, Any]) -> dict[str, Any]:
         headers["Authorization"] = f"Bearer {token}"
     req = urllib.request.Request(url, data=json.dumps(payload).encode(), headers=headers, method="POST")
     try:
-        with urllib.request.urlopen(req, timeout=float(settings.ACCOUNTS_GATEWAY_TIMEOUT_SECONDS)) as resp:
+        with urllib.request.urlopen(req, timeout=settings.ACCOUNTS_GATEWAY_TIMEOUT_SECONDS) as resp:
             return loads_bounded(resp.read().decode() or "{}")  # too deep: a ValueError (N-6)
     except urllib.error.HTTPError as exc:
         raise RegisterUnavailable(f"HTTP {exc.code} from {url}") from exc

@@ -166,7 +166,7 @@ class LoginView(APIView):
         if _locked_out(request):
             security_event(action="security.login_locked_out", source=request.META.get("REMOTE_ADDR", ""),
                            tried=f"login as {username[:150]!r}", summarise=True)
-            hours = float(settings.AXES_COOLOFF_TIME)
+            hours = settings.AXES_COOLOFF_TIME
             seconds = int(hours * 3600)
             resp = error_response(errors.LOCKED_OUT(retry_after_seconds=seconds))
             resp["Retry-After"] = str(seconds)
@@ -183,7 +183,7 @@ class LoginView(APIView):
         user_logged_in.send(sender=user.__class__, request=request, user=user)  # axes resets the failures
         return Response({"token": key, "session_id": session.pk, "must_change_password": user.must_change_password,
                          "status": player.status,
-                         "idle_timeout_minutes": int(settings.ACCOUNTS_SESSION_IDLE_MINUTES)})
+                         "idle_timeout_minutes": settings.ACCOUNTS_SESSION_IDLE_MINUTES})
 
 
 def _locked_out(request: Request) -> bool:

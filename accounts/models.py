@@ -660,12 +660,12 @@ class Delivery(models.Model):
 # The game plan and terms in force (GP §3(5), §8(1), §13(1), §13(6)) --------------------------------------------------
 def settings_min_stake() -> int:
     """GP §8(1): the settings' minimum stake (``GP_MIN_STAKE``), what a version carries unless it says otherwise."""
-    return int(settings.GP["MIN_STAKE"])
+    return settings.GP["MIN_STAKE"]
 
 
 def settings_stake_step() -> int:
     """GP §8(1): the settings' stake step (``GP_STAKE_STEP``)."""
-    return int(settings.GP["STAKE_STEP"])
+    return settings.GP["STAKE_STEP"]
 
 
 class TermsVersion(models.Model):

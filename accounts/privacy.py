@@ -124,7 +124,7 @@ def privacy_notice() -> dict[str, Any]:
             "data to by law). A correction or an erasure is notified to each recipient that received the data "
             "(GP §12(7), GDPR art. 19)."),
         "rights": RIGHTS,
-        "answer_within_months": int(settings.ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS),
+        "answer_within_months": settings.ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS,
         "blocking_effect_cs": BLOCKING_EFFECT_CS,
         "blocking_effect_en": BLOCKING_EFFECT_EN,
         "authority": AUTHORITY,

@@ -101,7 +101,7 @@ def register(contract: Contract) -> None:
 
 def _project_apps() -> list[Any]:
     """The project's own apps (not Django's or a library's): those whose code lives under BASE_DIR."""
-    base = Path(settings.BASE_DIR).resolve()
+    base = settings.BASE_DIR.resolve()
     out = []
     for cfg in apps.get_app_configs():
         path = Path(cfg.path).resolve()
@@ -162,7 +162,7 @@ def problems() -> list[checks.CheckMessage]:
                 except LookupError:
                     out.append(checks.Error(f"privacy record {r.code!r} names an unknown model {label}",
                                             id="accounts.E003"))
-    for rec in getattr(settings, "PRIVACY_RECIPIENTS", []):  # the apps' own come from their data (no query here)
+    for rec in settings.PRIVACY_RECIPIENTS:  # the apps' own come from their data (no query here)
         unknown = set(rec.get("records", ())) - record_codes
         if unknown:
             out.append(checks.Error(f"privacy recipient {rec.get('code')!r} receives unknown records {sorted(unknown)}",
@@ -215,7 +215,7 @@ def all_periods_key() -> str:
 def recipients() -> list[dict[str, Any]]:
     """The declared recipients of the data: ``settings.PRIVACY_RECIPIENTS`` and those the apps' contracts declare
     from their own data (every enabled game studio, GP §12(4))."""
-    found = list(getattr(settings, "PRIVACY_RECIPIENTS", []))
+    found = list(settings.PRIVACY_RECIPIENTS)
     for c in contracts():
         if c.recipients is not None:
             found.extend(c.recipients())

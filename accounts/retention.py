@@ -36,18 +36,18 @@ class Period:
 def periods() -> list[Period]:
     """The periods in force (settings read at call time)."""
     return [
-        Period("gambling", int(settings.ACCOUNTS_RETENTION_GAMBLING_YEARS), RELATIONSHIP_END,
+        Period("gambling", settings.ACCOUNTS_RETENTION_GAMBLING_YEARS, RELATIONSHIP_END,
                "ACCOUNTS_RETENTION_GAMBLING_YEARS",
                "zákon č. 186/2016 Sb., o hazardních hrách: herní plán lhůtu neuvádí, délka je rozhodnutím "
                "provozovatele",
                "Gambling Act 186/2016 Sb.: the game plan names no period; the length is the operator's decision",
                "údaje o registraci, účasti na hře a sázkách", "registration, participation and betting records"),
-        Period("aml", int(settings.ACCOUNTS_RETENTION_AML_YEARS), RELATIONSHIP_END, "ACCOUNTS_RETENTION_AML_YEARS",
+        Period("aml", settings.ACCOUNTS_RETENTION_AML_YEARS, RELATIONSHIP_END, "ACCOUNTS_RETENTION_AML_YEARS",
                "zákon č. 253/2008 Sb. (AML), § 16 odst. 1: od ukončení obchodního vztahu",
                "AML Act 253/2008 Sb. §16(1): from the end of the business relationship",
                "identifikační údaje a doklady o identifikaci a kontrole klienta",
                "identification data and records of identification and customer due diligence"),
-        Period("accounting", int(settings.ACCOUNTS_RETENTION_ACCOUNTING_YEARS), ACCOUNTING_PERIOD_END,
+        Period("accounting", settings.ACCOUNTS_RETENTION_ACCOUNTING_YEARS, ACCOUNTING_PERIOD_END,
                "ACCOUNTS_RETENTION_ACCOUNTING_YEARS",
                "zákon č. 563/1991 Sb., o účetnictví, § 31 odst. 2 písm. b): od konce účetního období (kalendářní rok)",
                "Accounting Act 563/1991 Sb. §31(2)b: from the end of the accounting period (the calendar year)",
@@ -77,7 +77,7 @@ def add_months(dt: datetime, months: int) -> datetime:
 
 def request_due_at(received_at: datetime) -> datetime:
     """GDPR art. 12(3): a data request is answered within ``ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS`` (1) month."""
-    return add_months(received_at, int(settings.ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS))
+    return add_months(received_at, settings.ACCOUNTS_DATA_REQUEST_ANSWER_MONTHS)
 
 
 def relationship_ended_at(player: Player) -> datetime | None:

@@ -54,7 +54,7 @@ def aml_refusal(restriction: str) -> DomainError | None:
 
 def exclusion_check_stale(player: Player) -> bool:
     """The register's last answer about the player is older than ``ACCOUNTS_EXCLUSION_MAX_AGE_HOURS`` (0: never)."""
-    hours = int(settings.ACCOUNTS_EXCLUSION_MAX_AGE_HOURS)
+    hours = settings.ACCOUNTS_EXCLUSION_MAX_AGE_HOURS
     if hours <= 0:
         return False
     checked = player.exclusion_checked_at

@@ -83,7 +83,7 @@ def in_force(at: datetime) -> PublishedTerms | None:
 def settings_stake_grid() -> StakeGrid:
     """The settings' figures (``GP_MIN_STAKE``, ``GP_STAKE_STEP``): the grid before any version is in force, and what
     the first version publishes unless staff say otherwise."""
-    return StakeGrid(min_stake=int(settings.GP["MIN_STAKE"]), step=int(settings.GP["STAKE_STEP"]), version=None)
+    return StakeGrid(min_stake=settings.GP["MIN_STAKE"], step=settings.GP["STAKE_STEP"], version=None)
 
 
 def stake_grid(at: datetime) -> StakeGrid:

@@ -37,7 +37,6 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import Any, Protocol
 
 from django.conf import settings
@@ -211,7 +210,7 @@ _PROVIDERS: dict[str, type[SandboxIdentificationProvider]] = {"sandbox": Sandbox
 def get_identification_provider(code: str | None = None, *, outbox: Outbox | None = None) -> IdentificationProvider:
     """The provider ``code`` (default ``AML_IDENTIFICATION_PROVIDER``); ``aml.unknown_provider`` /
     ``aml.sandbox_disabled`` when it may not be used."""
-    code = code or str(settings.AML_IDENTIFICATION_PROVIDER)
+    code = code or settings.AML_IDENTIFICATION_PROVIDER
     cls = _PROVIDERS.get(code)
     if cls is None:
         raise errors.UNKNOWN_PROVIDER(provider=code)
@@ -294,7 +293,7 @@ class SandboxScreeningList:
         if not settings.AML_SANDBOX_ENABLED:
             raise ListUnavailable("the sandbox screening list is not enabled (AML_SANDBOX_ENABLED)")
         try:
-            data = json.loads(Path(settings.AML_SCREENING_SANDBOX_FILE).read_text(encoding="utf-8"))
+            data = json.loads(settings.AML_SCREENING_SANDBOX_FILE.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise ListUnavailable(f"sandbox list unreadable: {exc}") from None
         if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
@@ -396,7 +395,7 @@ _LISTS: dict[str, type[SandboxScreeningList] | type[ImportedScreeningList]] = {
 def get_screening_list() -> ScreeningList:
     """The list ``AML_SCREENING_LIST``: ``imported`` (production) or ``sandbox`` (development);
     ``aml.unknown_provider`` when no adapter has that name."""
-    code = str(settings.AML_SCREENING_LIST)
+    code = settings.AML_SCREENING_LIST
     cls = _LISTS.get(code)
     if cls is None:
         raise errors.UNKNOWN_PROVIDER(provider=code)

@@ -108,7 +108,7 @@ class IdentificationListView(generics.GenericAPIView[IdentificationCheck]):
         s = IdentificationStartSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         d = s.validated_data
-        max_bytes = int(settings.AML_IDENT_IMAGE_MAX_BYTES)
+        max_bytes = settings.AML_IDENTIFICATION_IMAGE_MAX_BYTES
         images: dict[str, bytes] = {}
         for side in ("front", "back", "selfie"):
             f = d.get(side)
@@ -478,7 +478,7 @@ class StaffScreeningListImportView(APIView):
         s = ScreeningListImportSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         d = s.validated_data
-        max_bytes = int(settings.AML_SCREENING_LIST_MAX_BYTES)
+        max_bytes = settings.AML_SCREENING_LIST_MAX_BYTES
         if d["file"].size > max_bytes:
             raise errors.LIST_TOO_LARGE(max_bytes=max_bytes, size=d["file"].size)
         published = d.get("published")

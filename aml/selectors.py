@@ -72,7 +72,7 @@ def identification_attempts(player: Player, now: datetime | None = None) -> Iden
     ``AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY`` of them were started within 24 hours of each other (rolling, not the
     Prague calendar day), until staff allow new attempts."""
     now = now or clock.now()
-    limit = max(1, int(settings.AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY))
+    limit = max(1, settings.AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY)
     counted_from = (AmlProfile.objects.filter(player=player).values_list("identification_attempts_from", flat=True)
                     .first())
     checks = IdentificationCheck.objects.filter(player=player).exclude(status=IdentificationCheck.Status.FAILED)
@@ -98,12 +98,12 @@ class SourceOfFundsStatus:
 
 
 def sof_threshold() -> int:
-    return int(settings.AML_SOF_THRESHOLD)
+    return settings.AML_SOF_THRESHOLD
 
 
 def sof_valid_declaration(player: Player, now: datetime) -> SourceOfFundsDeclaration | None:
     """A submitted or accepted declaration younger than ``AML_SOF_VALID_DAYS`` (a rejected one does not count)."""
-    since = now - timedelta(days=int(settings.AML_SOF_VALID_DAYS))
+    since = now - timedelta(days=settings.AML_SOF_VALID_DAYS)
     return SourceOfFundsDeclaration.objects.filter(
         player=player, submitted_at__gt=since,
         status__in=[SourceOfFundsDeclaration.Status.SUBMITTED, SourceOfFundsDeclaration.Status.ACCEPTED],
@@ -115,7 +115,7 @@ def sof_status(player: Player, now: datetime | None = None) -> SourceOfFundsStat
     reach ``AML_SOF_THRESHOLD`` (threshold - 0.01 CZK: not yet; the threshold: required), or an open requirement
     was recorded earlier, and no valid declaration exists."""
     now = now or clock.now()
-    days = int(settings.AML_SOF_WINDOW_DAYS)
+    days = settings.AML_SOF_WINDOW_DAYS
     start = now - timedelta(days=days)
     total = activity.deposits_total(player.pk, start, now + timedelta(microseconds=1))  # [now - window, now]
     threshold = sof_threshold()

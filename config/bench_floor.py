@@ -28,7 +28,7 @@ class FloorView(APIView):
 
     def post(self, request: Request) -> Response:
         player = int(request.data.get("player") or 0)
-        count = max(3, int(settings.BENCH_FLOOR_STATEMENTS))
+        count = max(3, settings.BENCH_FLOOR_STATEMENTS)
         with transaction.atomic(), connection.cursor() as cur:  # BEGIN ... COMMIT: 2 of the count
             cur.execute(LOCK_LIVE.sql, {**live_params(), "player": player})
             row = cur.fetchone()

@@ -7,7 +7,6 @@ collected with Django's ``autodiscover_modules`` (``config/schedules.py``) and s
 django-celery-beat's tables when beat starts.
 """
 import os
-from pathlib import Path
 
 from celery import Celery
 
@@ -39,7 +38,7 @@ def _configure(sender: Celery, **kwargs: object) -> None:
     if settings.CELERY_BROKER_URL.startswith("filesystem"):
         # kombu's filesystem transport needs its folders; made here (first use of Celery), not on settings import.
         for folder in ("queue", "processed", "control"):
-            (Path(settings.CELERY_FS_BROKER_DIR) / folder).mkdir(parents=True, exist_ok=True)
+            (settings.CELERY_FS_BROKER_DIR / folder).mkdir(parents=True, exist_ok=True)
     _install_schedule(sender)
 
 

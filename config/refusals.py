@@ -1,4 +1,4 @@
-"""What production refuses to start with (config/settings.py ``production_refusals``; docs/core.md "Production
+"""What production refuses to start with (config/settings/__init__.py ``production_refusals``; docs/core.md "Production
 refusals"): the rules, kept out of the settings module so that it holds settings. Each refusal names the variable,
 never its value. The functions read the settings' module namespace (``refusals_of(globals())``)."""
 from __future__ import annotations
@@ -18,8 +18,8 @@ def refusals_of(namespace: Mapping[str, Any]) -> list[str]:
 
 def _secret_refusals(s: SimpleNamespace) -> list[str]:
     refusals: list[str] = []
-    secrets_in_use = {"SECRET_KEY": s.SECRET_KEY, "WALLET_SANDBOX_SECRET": s.env.str("WALLET_SANDBOX_SECRET", default=""),
-                      "AML_SANDBOX_SECRET": s.env.str("AML_SANDBOX_SECRET", default="")}
+    secrets_in_use = {"SECRET_KEY": s.SECRET_KEY, "WALLET_SANDBOX_SECRET": s.env.raw("WALLET_SANDBOX_SECRET"),
+                      "AML_SANDBOX_SECRET": s.env.raw("AML_SANDBOX_SECRET")}
     if s.JACKPOTS_ENABLED:
         secrets_in_use["JACKPOTS_SEAL_KEY"] = s.JACKPOTS_SEAL_KEY
     for name, value in secrets_in_use.items():

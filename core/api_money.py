@@ -42,7 +42,7 @@ MAX_AMOUNT = 10**15  # far above any configured maximum; keeps a huge integer ou
 
 def currency() -> str:
     """The account currency (one per platform)."""
-    return str(getattr(settings, "PLATFORM_CURRENCY", "CZK"))
+    return settings.PLATFORM_CURRENCY
 
 
 def expected_shape() -> dict[str, str]:

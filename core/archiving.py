@@ -237,8 +237,8 @@ def partitions_archive_due(*, now: datetime | None = None) -> list[MonthResult]:
     the reason it stays."""
     now = now or clock.now()
     retention = partition_retention(dict(settings.PARTITION_RETENTION_MONTHS),
-                                    audit_years=int(settings.AUDIT_RETENTION_YEARS),
-                                    audit_aml_years=int(settings.AUDIT_RETENTION_AML_YEARS))
+                                    audit_years=settings.AUDIT_RETENTION_YEARS,
+                                    audit_aml_years=settings.AUDIT_RETENTION_AML_YEARS)
     results: list[MonthResult] = []
     for rule in PARTITION_RULES:
         if not partitioning.is_partitioned(connection, rule.table):

@@ -116,7 +116,7 @@ def audit_event(
 
 
 # Security events: written on their own connection so the refusal's rollback cannot erase them --------------------
-SIDE_DB = "refusal_log"  # config/settings.py: its own autocommit connection to the same database
+SIDE_DB = "refusal_log"  # config/settings/: its own autocommit connection to the same database
 
 
 def _no_nul(value: Any) -> Any:
@@ -133,7 +133,7 @@ def _no_nul(value: Any) -> Any:
 
 def window_seconds() -> int:
     """``SECURITY_EVENT_WINDOW_SECONDS``: the window in which repeats of a summarised security event are counted."""
-    return max(1, int(settings.SECURITY_EVENT_WINDOW_SECONDS))
+    return max(1, settings.SECURITY_EVENT_WINDOW_SECONDS)
 
 
 def _count_in_window(action: str, source: str, now: datetime) -> tuple[int, int, datetime, int]:

@@ -89,8 +89,7 @@ def _stop(process: subprocess.Popen[bytes] | None, timeout: float = 15) -> None:
 @dataclass(frozen=True)
 class Upstream:
     """Where a Django connection really is: libpq's own answer on the open connection (``host`` is a socket
-    directory for a Unix socket, as the embedded server's ``?host=`` puts it in ``OPTIONS``, not ``HOST``), and the
-    server's major version."""
+    directory for a Unix socket, such as the embedded server's ``?host=``), and the server's major version."""
 
     host: str
     port: int
@@ -123,7 +122,7 @@ class PgBouncer:
     connection uses ``upstream_user`` / ``upstream_password``. ``pool_size`` server connections per database and
     user: keep it under the server's ``max_connections`` minus what others use. For each database named in
     ``side_pools`` there is also ``<database>_side``, the same database with a pool of its own (``side_pool_size``)
-    for the platform's side connection (``DATABASE_SIDE_URL``, config/settings.py).
+    for the platform's side connection (``DATABASE_SIDE_URL``, config/settings/).
     """
 
     def __init__(self, *, upstream_host: str, upstream_port: int | str, upstream_user: str = "postgres",

@@ -93,7 +93,7 @@ class TaskHeartbeat(models.Model):
 
 class SandboxEmail(models.Model):
     """An e-mail as the development mail backend (``core.mail.SandboxEmailBackend``) 'sent' it: kept so that the
-    development mailbox (``/dev/mailbox``) can show it. Never used in production (config/settings.py refuses it)."""
+    development mailbox (``/dev/mailbox``) can show it. Never used in production (config/settings/ refuses it)."""
 
     to = models.JSONField(default=list)
     subject = models.CharField(max_length=998)

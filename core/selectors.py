@@ -102,14 +102,14 @@ def audit_retention_cutoffs(now: datetime | None = None) -> dict[str, datetime]:
     ``AUDIT_RETENTION_AML_YEARS``), "other" for the rest (``AUDIT_RETENTION_YEARS``). Counted in whole years in the
     Prague calendar from the event."""
     now = now or clock.now()
-    return {"aml": _years_before(now, int(settings.AUDIT_RETENTION_AML_YEARS)),
-            "other": _years_before(now, int(settings.AUDIT_RETENTION_YEARS))}
+    return {"aml": _years_before(now, settings.AUDIT_RETENTION_AML_YEARS),
+            "other": _years_before(now, settings.AUDIT_RETENTION_YEARS)}
 
 
 def audit_events_past_retention(now: datetime | None = None) -> QuerySet[AuditEvent]:
     """The events a retention job may touch now: an AML event older than the AML period, any other older than the
     general period. Nothing younger, whatever the job asks (the periods are refused below the legal minimums at
-    start, config/settings.py)."""
+    start, config/settings/)."""
     cut = audit_retention_cutoffs(now)
     aml = Q(action__startswith=AML_PREFIX) | Q(object_type__startswith=AML_PREFIX)
     return AuditEvent.objects.filter((aml & Q(occurred_at__lt=cut["aml"]))

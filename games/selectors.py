@@ -72,7 +72,7 @@ def hourly_loss_figures(max_bet: int) -> tuple[int, int]:
     at_pace = max_hourly_loss(max_bet)
     if not kind_rules(TECHNICAL).hourly_loss:
         return at_pace, at_pace
-    return at_pace, min(at_pace, int(settings.GP["MAX_HOURLY_LOSS"]))
+    return at_pace, min(at_pace, settings.GP["MAX_HOURLY_LOSS"])
 
 
 def own_jackpots_offered(row: Game) -> bool | None:

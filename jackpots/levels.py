@@ -60,7 +60,7 @@ class Level:
 
 
 def enabled() -> bool:
-    return bool(settings.JACKPOTS_ENABLED)
+    return settings.JACKPOTS_ENABLED
 
 
 # --- sealing WIN_AT -----------------------------------------------------------------------------------------------
@@ -146,7 +146,7 @@ def running_levels() -> list[Level]:
     if snap is None or snap[0] <= now:
         levels = _load()
         with _lock:
-            _snapshot = (now + float(settings.JACKPOTS_CONFIG_TTL_SECONDS), levels)
+            _snapshot = (now + settings.JACKPOTS_CONFIG_TTL_SECONDS, levels)
         return levels
     return snap[1]
 

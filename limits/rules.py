@@ -12,6 +12,7 @@ from datetime import date, datetime, timedelta
 from django.conf import settings
 
 from core import clock
+from core.game_plan_figures import GamePlanNumber
 from core.money import Money
 from limits import errors
 from limits.kinds import KindRules
@@ -57,9 +58,9 @@ LIMIT_RANGES = {
 }
 
 
-def gp(key: str) -> int:
+def gp(key: GamePlanNumber) -> int:
     """An integer figure of the game plan from ``settings.GP`` (amounts in haléře)."""
-    return int(settings.GP[key])
+    return settings.GP[key]
 
 
 def play_limit() -> timedelta:

@@ -23,7 +23,7 @@ MAX_LIMIT_VALUE = 10**12  # bounded at the API; the rules bound each limit furth
 
 LIMIT_VALUE_SCHEMA = {
     "oneOf": [
-        {"$ref": "#/components/schemas/MoneyValue"},  # the four money limits (unit CZK_minor); config/settings.py
+        {"$ref": "#/components/schemas/MoneyValue"},  # the four money limits (unit CZK_minor); config/settings/
         {"type": "integer", "minimum": 0, "description": "a count or minutes limit (unit count / minutes)"},
     ],
     "nullable": True,

@@ -27,7 +27,7 @@ DEMO_APPROVED = "simstudio_5x_magic"
 
 def seed(stdout: Any) -> None:
     actor = Actor.system("seed_demo")
-    base = str(settings.PROVIDERS_DEMO_URL).rstrip("/")
+    base = settings.PROVIDERS_DEMO_URL.rstrip("/")
     launch_url, api_url = f"{base}/play", f"{base}/api"
     provider = Provider.objects.filter(code=CODE).first()
     if provider is None:
@@ -38,10 +38,10 @@ def seed(stdout: Any) -> None:
     elif (provider.launch_url, provider.api_url) != (launch_url, api_url):  # make run on another PROVIDER_SIM_PORT
         provider.launch_url, provider.api_url = launch_url, api_url
         provider = provider_save(provider=provider, actor=actor)
-    cap = int(settings.GP["MAX_WIN_PER_ROUND"])
+    cap = settings.GP["MAX_WIN_PER_ROUND"]
     for g in GAMES:
         row = remote_game_upsert(provider=CODE, provider_game_id=g.slug, name=g.name, kind=g.kind, rtp=g.rtp,
-                                 min_bet=int(settings.GP["MIN_STAKE"]), max_bet=g.max_bet, max_win=cap,
+                                 min_bet=settings.GP["MIN_STAKE"], max_bet=g.max_bet, max_win=cap,
                                  avg_hourly_loss=g.hourly_loss, unfinished_deadline_days=g.unfinished_deadline_days,
                                  actor=actor, description={"remote": True, "provider": CODE, "plan_number": g.number,
                                                            "hourly_loss_derived": g.hourly_loss_derived})

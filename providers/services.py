@@ -86,7 +86,7 @@ def source_allowed(provider: Provider, address: str) -> bool:
     only; production refuses to start with it)."""
     sources = provider.allowed_sources or []
     if not sources:
-        return bool(settings.PROVIDERS_ALLOW_ANY_SOURCE)
+        return settings.PROVIDERS_ALLOW_ANY_SOURCE
     try:
         ip = ipaddress.ip_address((address or "").strip())
     except ValueError:

@@ -95,7 +95,7 @@ def _sha256(path: Path) -> str:
 
 
 def package_dir() -> Path:
-    return Path(settings.REGULATOR_PACKAGE_DIR)
+    return settings.REGULATOR_PACKAGE_DIR
 
 
 def _latest(period: Period) -> RegulatorPackage | None:

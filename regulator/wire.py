@@ -25,7 +25,7 @@ def period_zone() -> ZoneInfo:
 
 
 def operator_id() -> str:
-    return str(settings.REGULATOR_OPERATOR_ID)
+    return settings.REGULATOR_OPERATOR_ID
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The seal of the regulator's record: an enveloped XAdES-BES signature (signxml) with the operator's key and
 certificate (``REPORTS_SEAL_KEY_FILE`` / ``REPORTS_SEAL_CERT_FILE``), and its verification against a certificate and
 the record's XSD. Outside production, without the files, a self-signed development seal is made once under
-``REPORTS_DEV_SEAL_DIR`` (production refuses to start without the files: config/settings.py)."""
+``REPORTS_DEV_SEAL_DIR`` (production refuses to start without the files: config/settings/)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -25,7 +25,7 @@ _PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=Tru
 
 
 def _dev_seal() -> tuple[Path, Path]:
-    folder = Path(settings.REPORTS_DEV_SEAL_DIR)
+    folder = settings.REPORTS_DEV_SEAL_DIR
     key_file, cert_file = folder / "seal-key.pem", folder / "seal-cert.pem"
     if key_file.is_file() and cert_file.is_file():
         return key_file, cert_file
@@ -53,7 +53,7 @@ def seal_files() -> tuple[Path, Path]:
         if not (Path(key).is_file() and Path(cert).is_file()):
             raise errors.SEAL_NOT_CONFIGURED()
         return Path(key), Path(cert)
-    if getattr(settings, "PRODUCTION", False):
+    if settings.PRODUCTION:
         raise errors.SEAL_NOT_CONFIGURED()
     return _dev_seal()
 

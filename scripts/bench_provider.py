@@ -267,8 +267,8 @@ def provider_setup() -> str:
                                         allowed_sources=["127.0.0.1/32"]), new_secret=SECRET, actor=actor)
     rtp = (Decimal(RTP.numerator) * 100 / Decimal(RTP.denominator)).quantize(Decimal("0.01"))
     row = remote_game_upsert(provider=CODE, provider_game_id=GAME_SLUG, name="Sim Fruits", kind="slot", rtp=rtp,
-                             min_bet=int(settings.GP["MIN_STAKE"]), max_bet=MAX_STAKE,
-                             max_win=int(settings.GP["MAX_WIN_PER_ROUND"]),
+                             min_bet=settings.GP["MIN_STAKE"], max_bet=MAX_STAKE,
+                             max_win=settings.GP["MAX_WIN_PER_ROUND"],
                              avg_hourly_loss=int(MAX_STAKE * 1800 * (1 - RTP)), unfinished_deadline_days=90,
                              actor=actor)
     if not row.approved:

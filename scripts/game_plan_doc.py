@@ -3,7 +3,7 @@
 
 Scans the first-party Python files for game-plan citations and rewrites the generated blocks of
 ``docs/game-plan.md``: under each rule, the files that enforce it, test it and describe it; at the top, a
-summary (rules nobody cites); and the table of settings that carry a rule (from ``config/settings.py``).
+summary (rules nobody cites); and the table of settings that carry a rule (from the modules of ``config/settings/``).
 The rule statements between the blocks are written by hand and left alone. No Django, no database.
 
     .venv/bin/python scripts/game_plan_doc.py            # rewrite the generated blocks
@@ -34,7 +34,9 @@ CODE_DIRS = ("accounts", "core", "wallet", "limits", "games", "jackpots", "aml",
 SKIP_DIRS = frozenset({"migrations", "__pycache__", ".venv", "node_modules"})
 # This script and its test talk about the citation syntax; they cite no rule.
 NOT_CITING = frozenset({"scripts/game_plan_doc.py", "tests/test_game_plan_doc.py"})
-SETTINGS = "config/settings.py"
+#: the settings modules, in the order of config/settings/__init__.py
+SETTINGS = [f"config/settings/{area}.py" for area in (
+    "base", "core", "database", "broker", "limits", "accounts", "wallet", "games", "aml", "reports", "production")]
 
 START = "<!-- generated:start {key} -->"
 END = "<!-- generated:end -->"
@@ -281,7 +283,7 @@ def _comment_above(lines: Sequence[str], lineno: int) -> str:
 
 
 def settings_rows(source: str) -> list[SettingRow]:
-    """Module-level settings of config/settings.py (and the items of its ``GP`` dict) that cite a rule, in the
+    """Module-level settings of a config/settings/ module (and the items of its ``GP`` dict) that cite a rule, in the
     comment on their line or in the comment heading their group."""
     lines = source.splitlines()
     rows = []
@@ -294,15 +296,19 @@ def settings_rows(source: str) -> list[SettingRow]:
             rows.append(SettingRow(setting, variable, default, rules))
 
     for node in ast.parse(source).body:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            target, value_node = node.target, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            target, value_node = node.targets[0], node.value
+        else:
             continue
-        name = node.targets[0].id
-        if isinstance(node.value, ast.Dict):
-            for key, value in zip(node.value.keys, node.value.values):
+        name = target.id
+        if isinstance(value_node, ast.Dict):
+            for key, value in zip(value_node.keys, value_node.values):
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
                     add(f'{name}["{key.value}"]', value, value.lineno, value.end_lineno or value.lineno)
         else:
-            add(name, node.value, node.lineno, node.end_lineno or node.lineno)
+            add(name, value_node, node.lineno, node.end_lineno or node.lineno)
     return rows
 
 
@@ -383,8 +389,8 @@ def check(root: Path) -> tuple[str, str, list[Citation]]:
     doc = (root / DOC).read_text(encoding="utf-8")
     code = scan(root, source_files(root))
     docs = scan(root, doc_files(root))
-    settings_path = root / SETTINGS
-    rows = settings_rows(settings_path.read_text(encoding="utf-8")) if settings_path.exists() else []
+    rows = [row for path in (root / name for name in SETTINGS) if path.exists()
+            for row in settings_rows(path.read_text(encoding="utf-8"))]
     return doc, render(doc, code, docs, rows), undefined([*code, *docs], defined_rules(doc))
 
 

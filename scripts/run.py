@@ -73,7 +73,7 @@ def local_address(environ: dict[str, str] | os._Environ[str], port: str) -> str:
 
 def provider_sim_secret() -> str:
     """The secret the demo provider shares with the platform: the platform's own setting PROVIDERS_DEV_SECRET
-    (config/settings.py: the environment variable, else its development default), so both sides sign alike."""
+    (config/settings/: the environment variable, else its development default), so both sides sign alike."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     from django.conf import settings
 

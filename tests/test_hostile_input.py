@@ -198,7 +198,7 @@ def _frozen_clock() -> Iterator[None]:
 
 @pytest.fixture
 def player_token(_frozen_clock: None, settings: Any) -> str:
-    # Argon2 is deliberately slow (0.4 s a hash); this suite is not about hashing (config/settings.py, TESTING)
+    # Argon2 is deliberately slow (0.4 s a hash); this suite is not about hashing (config/settings/, TESTING)
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     return player_with_records()
 

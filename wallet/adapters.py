@@ -117,7 +117,7 @@ class SandboxProvider(PaymentProvider):
 
     def start_payment(self, *, deposit: Deposit) -> PaymentStart:
         pid = f"sbx_{uuid.uuid4().hex[:20]}"
-        base = str(settings.PUBLIC_BASE_URL).rstrip("/")
+        base = settings.PUBLIC_BASE_URL.rstrip("/")
         if deposit.method.kind == "bank_account":
             return PaymentStart(pid, instructions={
                 "account_number": "2001234561/2010", "iban": "CZ0520100000002001234561",

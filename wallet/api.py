@@ -258,7 +258,7 @@ class MethodDocumentView(APIView):
         s = DocumentUploadSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         f = s.validated_data["file"]
-        max_bytes = int(settings.WALLET_DOCUMENT_MAX_BYTES)
+        max_bytes = settings.WALLET_DOCUMENT_MAX_BYTES
         if f.size > max_bytes:
             raise errors.DOCUMENT_TOO_LARGE(max_bytes=max_bytes, size=f.size)
         doc = services.method_document_upload(method=method, name=f.name, content=f.read(), actor=Actor.player(player))
@@ -524,7 +524,7 @@ class StaffBankStatementListView(generics.GenericAPIView[BankStatement]):
         s = BankStatementUploadSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         f = s.validated_data["file"]
-        max_bytes = int(settings.WALLET_BANK_STATEMENT_MAX_BYTES)
+        max_bytes = settings.WALLET_BANK_STATEMENT_MAX_BYTES
         if f.size > max_bytes:
             raise errors.BANK_FILE_TOO_LARGE(max_bytes=max_bytes, size=f.size)
         stmt, created = services.bank_statement_upload(raw=f.read(), name=f.name or "", actor=Actor.staff(request.user))

@@ -59,7 +59,7 @@ def _finance_queues(player: Player, method: PaymentMethod, actor: Actor, stdout:
     """One item in each of finance's queues to practise on: a withdrawal above the approval threshold and a
     payment-method document to review (idempotent: skipped when there)."""
     if not Withdrawal.objects.filter(reference="demo:withdrawal-to-approve").exists():
-        threshold = Money(int(settings.WALLET_WITHDRAWAL_APPROVAL_THRESHOLD))
+        threshold = Money(settings.WALLET_WITHDRAWAL_APPROVAL_THRESHOLD)
         adjustment_credit(player=player, amount=threshold + Money(100_000), reference="demo:withdrawal-funds",
                           reason="demo: money for a withdrawal staff approve", actor=actor)
         w = withdrawal_request(player=player, method=method, amount=threshold + Money(50_000),

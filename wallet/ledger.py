@@ -1,6 +1,7 @@
 """The ledger's primitives: accounts, the wallet lock and balanced postings.
 
-Only the wallet's services call these. A posting (:func:`post`) writes one :class:`LedgerTransaction` and its
+The wallet's services post through these; other code (the jackpots' check, the bench and the fault tests) reads
+the account codes and operator accounts only. A posting (:func:`post`) writes one :class:`LedgerTransaction` and its
 entries; the database refuses (at commit) entries that do not sum to zero and (at once) a player balance
 below its recorded debt. Player accounts are updated with ``UPDATE ... SET balance = balance + x RETURNING``
 under the player's wallet lock; operator accounts are never updated (their balance is the sum of entries), so

@@ -1,12 +1,14 @@
 """The wallet's figures from the game plan: fixed terms as constants, the plan's blanks from ``settings.GP``.
 
-Pure: no database. The blanks are read at call time (``settings.GP[...]``, ``config/settings.py``), so a test
+Pure: no database. The blanks are read at call time (``settings.GP[...]``, ``config/settings/``), so a test
 that changes a setting is seen at once. The wallet's other settings are plain ``settings.WALLET_*`` names read
 where they are used (docs/wallet.md lists them). Amounts are minor units (haléře).
 """
 from __future__ import annotations
 
 from django.conf import settings
+
+from core.game_plan_figures import GamePlanNumber
 
 VERIFY_METHOD_DAYS = 30  # GP §5(9): verify the method within 30 days from the start of registration
 NEW_METHOD_DAYS = 30  # GP §5(11): 30 days to register another method (a full account: then no deposits)
@@ -18,9 +20,9 @@ DEBT_DAYS = 10  # GP §7(7): a negative balance is a debt payable within 10 days
 REGULARITY_HOLD_DAYS = 60  # GP §10(3): a doubtful win is held at most 60 days
 
 
-def gp(name: str) -> int:
+def gp(name: GamePlanNumber) -> int:
     """A figure of ``settings.GP`` (the plan's blanks, overridable by ``GP_<NAME>``)."""
-    return int(settings.GP[name])
+    return settings.GP[name]
 
 
 def temp_deposit_cap() -> int:

@@ -42,7 +42,7 @@ def sweep(limit: int = 500) -> dict[str, int]:
     """Every due wallet deadline, each row in its own transaction (also ``manage.py wallet_sweep``)."""
     now = clock.now()
     actor = Actor.system("wallet.sweep")
-    stale = now - timedelta(minutes=int(settings.WALLET_SEND_RETRY_MINUTES))
+    stale = now - timedelta(minutes=settings.WALLET_SEND_RETRY_MINUTES)
     out: dict[str, int] = {}
 
     def count(key: str, result: str) -> None:

@@ -44,8 +44,8 @@ def config() -> v1.Config:
     return v1.Config(url=settings.ACCOUNTS_AISG_URL, key_pem=_read("ACCOUNTS_AISG_KEY_FILE"),
                      cert_pem=_read("ACCOUNTS_AISG_CERT_FILE"),
                      ministry_cert_pem=_read("ACCOUNTS_AISG_MINISTRY_CERT_FILE"),
-                     ico_vcp=settings.ACCOUNTS_AISG_ICO_VCP, timeout=float(settings.ACCOUNTS_AISG_TIMEOUT_SECONDS),
-                     ca_file=settings.ACCOUNTS_AISG_CA_FILE, require_echo=bool(settings.ACCOUNTS_AISG_REQUIRE_ECHO))
+                     ico_vcp=settings.ACCOUNTS_AISG_ICO_VCP, timeout=settings.ACCOUNTS_AISG_TIMEOUT_SECONDS,
+                     ca_file=settings.ACCOUNTS_AISG_CA_FILE, require_echo=settings.ACCOUNTS_AISG_REQUIRE_ECHO)
 
 
 # The person's data --------------------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ def spec_dir(base: Path | None = None) -> Path:
     """``../shared/spec/rvo-data`` beside the repository (may be absent: callers skip with a reason)."""
     if base is None:
         from django.conf import settings
-        base = Path(settings.BASE_DIR)
+        base = settings.BASE_DIR
     return base.parent / "shared" / "spec" / "rvo-data"
 
 

@@ -45,7 +45,7 @@ def recheck_submit(player_ids: list[int], *, context: str, now: datetime | None 
     """Submit the players in batches. Raises ``accounts.aisg.types.AisgError`` when the interface takes none (after
     an outage case for the staff); batches already taken stay submitted."""
     now = now or clock.now()
-    size = int(settings.ACCOUNTS_AISG_BATCH_SIZE)
+    size = settings.ACCOUNTS_AISG_BATCH_SIZE
     rows = {pd.player_id: pd for pd in PersonalData.objects.filter(player_id__in=player_ids)}
     persons = [(str(pid), aisg.person_of(Identity.from_personal(rows[pid]))) for pid in player_ids if pid in rows]
     out: list[AisgBatch] = []

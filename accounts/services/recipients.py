@@ -73,7 +73,7 @@ def _text(n: RecipientNotice) -> tuple[str, str]:
 def recipient_notice_send_one(*, notice_id: int, now: datetime | None = None) -> str:
     """Send one due notice: claimed with a lease (the retry time) in a short transaction, e-mailed outside it."""
     now = now or clock.now()
-    retry = timedelta(minutes=int(settings.PRIVACY_NOTICE_RETRY_MINUTES))
+    retry = timedelta(minutes=settings.PRIVACY_NOTICE_RETRY_MINUTES)
     with transaction.atomic():
         n = (RecipientNotice.objects.select_for_update(no_key=True, skip_locked=True)
              .filter(pk=notice_id, sent_at__isnull=True, next_attempt_at__lte=now).first())

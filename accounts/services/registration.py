@@ -354,15 +354,15 @@ def _branch_identification(player: Player, clean: dict[str, Any], note: str, sta
 
 
 def _retry_delay(attempts: int) -> timedelta:
-    first = int(settings.ACCOUNTS_CHECK_RETRY_FIRST_MINUTES)
-    cap = int(settings.ACCOUNTS_CHECK_RETRY_MAX_MINUTES)
+    first = settings.ACCOUNTS_CHECK_RETRY_FIRST_MINUTES
+    cap = settings.ACCOUNTS_CHECK_RETRY_MAX_MINUTES
     return timedelta(minutes=min(cap, first * 2 ** max(0, attempts - 1)))
 
 
 def _checks_pending(player: Player, *, attempts: int) -> None:
     """A register was unavailable: keep the applicant, retry later, tell them (first time only)."""
     player.checks_attempts = attempts
-    give_up_at = player.created_at + timedelta(days=int(settings.ACCOUNTS_REGISTRATION_MAX_DAYS))
+    give_up_at = player.created_at + timedelta(days=settings.ACCOUNTS_REGISTRATION_MAX_DAYS)
     player.checks_retry_at = min(clock.now() + _retry_delay(attempts), give_up_at)
     player.save(update_fields=["checks_attempts", "checks_retry_at"])
     if attempts == 1:
@@ -382,8 +382,8 @@ def registration_checks_retry_due(*, now: datetime | None = None, limit: int = 2
     then records the result; safe on two workers. Gives up (rejects) 30 days after the start of
     registration (GP §5(9))."""
     now = now or clock.now()
-    max_age = timedelta(days=int(settings.ACCOUNTS_REGISTRATION_MAX_DAYS))
-    lease = timedelta(minutes=int(settings.ACCOUNTS_CHECK_LEASE_MINUTES))
+    max_age = timedelta(days=settings.ACCOUNTS_REGISTRATION_MAX_DAYS)
+    lease = timedelta(minutes=settings.ACCOUNTS_CHECK_LEASE_MINUTES)
     ids = list(Player.objects.filter(status=Status.APPLICANT, checks_retry_at__lte=now)
                .order_by("checks_retry_at").values_list("pk", flat=True)[:limit])
     handled = 0
@@ -428,7 +428,7 @@ def email_link_confirm(*, token: str) -> dict[str, str]:
 
     The password must be changed at first login (User.must_change_password). A link works once;
     a second click answers "already_confirmed" and sends nothing."""
-    max_age = int(settings.ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS) * 3600
+    max_age = settings.ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS * 3600
     try:
         payload = signing.loads(token or "", salt=EMAIL_LINK_SALT, max_age=max_age)
     except signing.SignatureExpired:

@@ -77,7 +77,7 @@ def _stake_figures(min_stake: int | None, stake_step: int | None, last: TermsVer
     for name, value in (("min_stake", lo), ("stake_step", step)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             problems[name] = "a whole number of haléře, at least 1"
-    if not problems and lo > int(settings.GP["MAX_STAKE"]):
+    if not problems and lo > settings.GP["MAX_STAKE"]:
         problems["min_stake"] = "above the maximum stake (GP §8(2))"
     if problems:
         raise errors.TERMS_INVALID(fields=problems)

@@ -70,5 +70,9 @@ def test_production_refuses_to_start_with_the_mailbox_or_the_sandbox_mail_backen
 
 
 def test_the_default_is_on_in_development_and_off_in_production():
-    source = open(config_settings.__file__).read()
-    assert 'DEV_MAILBOX_ENABLED = env.bool("DEV_MAILBOX_ENABLED", default=not PRODUCTION)' in source
+    from config.env import Env
+
+    declared = config_settings.env.registry["DEV_MAILBOX_ENABLED"]
+    assert (declared.default, declared.production) == ("true", "false")
+    assert Env({}, production=False).bool("DEV_MAILBOX_ENABLED", True, "m", production=False) is True
+    assert Env({}, production=True).bool("DEV_MAILBOX_ENABLED", True, "m", production=False) is False

@@ -79,7 +79,7 @@ def bankid_start(*, player: Player, redirect_url: str, actor: Actor) -> BankIdSt
         auth = BankIdAuthorization.objects.create(
             player=p, state_hash=state_hash(request.state), nonce=request.nonce, code_verifier=request.code_verifier,
             redirect_url=redirect_url, issuer=request.issuer, created_at=now,
-            expires_at=now + timedelta(minutes=int(settings.AML_BANKID_SESSION_MINUTES)))
+            expires_at=now + timedelta(minutes=settings.AML_BANKID_SESSION_MINUTES))
         audit_record(actor=actor, action="aml.bankid_started", obj=auth, player_id=p.pk, redirect_url=redirect_url,
                      issuer=request.issuer, superseded=superseded)
     return BankIdStart(authorization=auth, authorization_url=request.url)

@@ -53,7 +53,7 @@ def sof_requirement_record(*, player: Player, actor: Actor, now: datetime | None
 def sof_requirements_scan(*, now: datetime | None = None) -> dict[str, int]:
     """Periodic: every player who deposited in the window and reached the threshold gets an open requirement."""
     now = now or clock.now()
-    since = now - timedelta(days=int(settings.AML_SOF_WINDOW_DAYS))
+    since = now - timedelta(days=settings.AML_SOF_WINDOW_DAYS)
     actor = Actor.system("aml.source_of_funds_scan")
     recorded = 0
     threshold = sof_threshold()
@@ -80,7 +80,7 @@ def sof_declare(*, player: Player, source: str, description: str, actor: Actor) 
         raise errors.IDENTIFICATION_NOT_ALLOWED(account_status=player.status)
     with transaction.atomic():
         now = clock.now()
-        window = now - timedelta(days=int(settings.AML_SOF_WINDOW_DAYS))
+        window = now - timedelta(days=settings.AML_SOF_WINDOW_DAYS)
         decl = SourceOfFundsDeclaration.objects.create(
             player=player, source=source, description=description[:2000], submitted_at=now,
             deposits_total=activity.deposits_total(player.pk, window, now))

@@ -2,11 +2,11 @@
 the likeness.
 
 ``identification_start`` stores the document's particulars and images (JPEG/PNG by content, at most
-``AML_IDENT_IMAGE_MAX_BYTES``); a task submits them to the identification provider after commit
+``AML_IDENTIFICATION_IMAGE_MAX_BYTES``); a task submits them to the identification provider after commit
 (``identification_submit_one``: claimed with a lease, the provider called outside any transaction, failures
-retried with back-off and given up after ``AML_IDENT_MAX_ATTEMPTS``). The provider answers by a signed callback
+retried with back-off and given up after ``AML_IDENTIFICATION_SUBMIT_MAX_ATTEMPTS``). The provider answers by a signed callback
 (``identification_callback_handle``: each event once, a bad signature refused): approved -> the player is
-AML-identified; doubtful (or approved with a score below ``AML_IDENT_MIN_SCORE``, or with data read off the
+AML-identified; doubtful (or approved with a score below ``AML_IDENTIFICATION_MIN_SCORE``, or with data read off the
 document that differ from the player's) -> staff review (``identification_review``); rejected -> the player may
 try again. A population-register match alone does not identify (it leaves the account temporary).
 """
@@ -53,7 +53,7 @@ def sniff_image(head: bytes) -> tuple[str, str] | None:
 
 
 def image_check(side: str, content: bytes) -> tuple[str, str]:
-    max_bytes = int(settings.AML_IDENT_IMAGE_MAX_BYTES)
+    max_bytes = settings.AML_IDENTIFICATION_IMAGE_MAX_BYTES
     if len(content) > max_bytes:
         raise errors.IMAGE_TOO_LARGE(side=side, max_bytes=max_bytes, size=len(content))
     if not content:
@@ -97,7 +97,7 @@ def identification_start(*, player: Player, document: dict[str, Any], images: di
             raise errors.IMAGE_MISSING(side=side)
     checked = {side: image_check(side, content) for side, content in images.items()
                if side in adapters.SIDES and content}
-    provider = str(settings.AML_IDENTIFICATION_PROVIDER)
+    provider = settings.AML_IDENTIFICATION_PROVIDER
     adapters.get_identification_provider(provider)  # refuses an unknown or disabled provider before storing
     with transaction.atomic():
         p = player_lock(player)
@@ -161,8 +161,8 @@ def _submit_on_commit(check_id: int) -> None:
 
 
 def _retry_delay(attempts: int) -> timedelta:
-    first = int(settings.AML_IDENT_RETRY_FIRST_MINUTES)
-    cap = int(settings.AML_IDENT_RETRY_MAX_MINUTES)
+    first = settings.AML_IDENTIFICATION_RETRY_FIRST_MINUTES
+    cap = settings.AML_IDENTIFICATION_RETRY_MAX_MINUTES
     return timedelta(minutes=min(cap, first * 2 ** max(0, attempts - 1)))
 
 
@@ -175,7 +175,7 @@ def _claim(check_id: int) -> IdentificationCheck | None:
         if check is None:
             return None
         check.attempts += 1
-        check.next_attempt_at = now + timedelta(minutes=int(settings.AML_IDENT_LEASE_MINUTES))
+        check.next_attempt_at = now + timedelta(minutes=settings.AML_IDENTIFICATION_LEASE_MINUTES)
         check.save(update_fields=["attempts", "next_attempt_at"])
         return check
 
@@ -232,7 +232,7 @@ def identification_submit_one(*, check_id: int, actor: Actor) -> str:
         if check.status != Status.PENDING:
             return "skipped"
         check.last_error = error
-        if check.attempts >= int(settings.AML_IDENT_MAX_ATTEMPTS):
+        if check.attempts >= settings.AML_IDENTIFICATION_SUBMIT_MAX_ATTEMPTS:
             check.status, check.next_attempt_at = Status.FAILED, None
             check.save(update_fields=["status", "next_attempt_at", "last_error"])
             audit_record(actor=actor, action="aml.identification_failed", obj=check, player_id=check.player_id,
@@ -345,7 +345,7 @@ def _apply_result(provider: str, event: adapters.IdentificationResult, actor: Ac
     outcome = event.outcome
     if outcome == "approved":
         reasons += identity_mismatches(player, event.extracted, check.document_number)
-        if event.score < int(settings.AML_IDENT_MIN_SCORE):
+        if event.score < settings.AML_IDENTIFICATION_MIN_SCORE:
             reasons.append("score_below_minimum")
         if len(reasons) > len(event.reasons):
             outcome = "doubtful"

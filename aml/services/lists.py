@@ -42,7 +42,7 @@ def screening_list_import(*, source: str, data: bytes, actor: Actor, file_name: 
     commit."""
     if source not in PARSERS:
         raise errors.LIST_SOURCE_UNKNOWN(source=str(source)[:20], allowed=list(SOURCES))
-    max_bytes = int(settings.AML_SCREENING_LIST_MAX_BYTES)
+    max_bytes = settings.AML_SCREENING_LIST_MAX_BYTES
     if len(data) > max_bytes:
         raise errors.LIST_TOO_LARGE(max_bytes=max_bytes, size=len(data))
     digest = hashlib.sha256(data).hexdigest()
@@ -58,7 +58,7 @@ def screening_list_import(*, source: str, data: bytes, actor: Actor, file_name: 
     if not parsed.entries:
         raise errors.LIST_EMPTY(source=source)
     published = parsed.published_at or published_at or clock.now()
-    latest = clock.now() + timedelta(minutes=int(settings.AML_LIST_CLOCK_SKEW_MINUTES))
+    latest = clock.now() + timedelta(minutes=settings.AML_LIST_CLOCK_SKEW_MINUTES)
     if published > latest:  # a future date would make every genuine list of the source "outdated"
         raise errors.LIST_INVALID(reason=f"the publication time {published.isoformat()} lies in the future",
                                   source=source)
@@ -134,7 +134,7 @@ def screening_rescreen(*, batch: int | None = None, seconds: float | None = None
     is due), until none is left or ``seconds`` (``AML_SCREENING_RESCREEN_SECONDS``) have passed; ``more`` says
     whether the time ran out first (the task then enqueues itself again). Each batch is claimed with a lease, so
     two of these running at once screen nobody twice, and a run after the last changes nothing."""
-    batch = batch or int(settings.AML_SCREENING_RESCREEN_BATCH)
+    batch = batch or settings.AML_SCREENING_RESCREEN_BATCH
     budget = float(settings.AML_SCREENING_RESCREEN_SECONDS if seconds is None else seconds)
     started = time.monotonic()
     totals: dict[str, Any] = {"claimed": 0, "batches": 0}

@@ -38,7 +38,7 @@ def _record(hit: rules.Hit, actor: Actor) -> str:
             return "merged"
         _case, created = case_open(
             player_id=hit.player_id, kind=ComplianceCase.Kind.SUSPICIOUS, rule=hit.rule, key=hit.key,
-            summary=hit.summary, blocking=bool(settings.AML_RULE_CASES_BLOCK), actor=actor, anchor=hit.anchor,
+            summary=hit.summary, blocking=settings.AML_RULE_CASES_BLOCK, actor=actor, anchor=hit.anchor,
             window_start=hit.window_start, window_end=hit.window_end, details=hit.details)
         return "opened" if created else "known"
 

@@ -34,10 +34,10 @@ Kind, Status = ComplianceCase.Kind, ComplianceCase.Status
 
 
 def risk_config() -> RiskConfig:
-    return RiskConfig(medium_score=int(settings.AML_RISK_MEDIUM_SCORE), high_score=int(settings.AML_RISK_HIGH_SCORE),
-                      deposits_medium=int(settings.AML_RISK_DEPOSITS_MEDIUM),
-                      deposits_high=int(settings.AML_RISK_DEPOSITS_HIGH),
-                      deposit_count_30d=int(settings.AML_RISK_DEPOSIT_COUNT_30D),
+    return RiskConfig(medium_score=settings.AML_RISK_MEDIUM_SCORE, high_score=settings.AML_RISK_HIGH_SCORE,
+                      deposits_medium=settings.AML_RISK_DEPOSITS_MEDIUM,
+                      deposits_high=settings.AML_RISK_DEPOSITS_HIGH,
+                      deposit_count_30d=settings.AML_RISK_DEPOSIT_COUNT_30D,
                       high_risk_countries=frozenset(c.upper() for c in settings.AML_RISK_HIGH_RISK_COUNTRIES),
                       review_days=dict(settings.AML_RISK_REVIEW_DAYS))
 

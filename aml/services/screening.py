@@ -84,7 +84,7 @@ def screening_run(*, player: Player, actor: Actor, trigger: str = "registration"
     identity = identity_for(player)
     subject = adapters.ScreeningSubject(given_names=identity.given_names, surname=identity.surname,
                                         date_of_birth=identity.date_of_birth, citizenship=identity.citizenship)
-    code = str(settings.AML_SCREENING_LIST)
+    code = settings.AML_SCREENING_LIST
     version, error = "", ""
     matches: list[adapters.ScreeningMatch] = []
     try:
@@ -105,8 +105,8 @@ def screening_run(*, player: Player, actor: Actor, trigger: str = "registration"
                                           list_version=version, result=result,
                                           matches=[m.to_json() for m in matches], error=error)
         profile.next_screening_at = now + (
-            timedelta(minutes=int(settings.AML_SCREENING_RETRY_MINUTES)) if result == ScreeningRun.Result.UNAVAILABLE
-            else timedelta(hours=int(settings.AML_SCREENING_INTERVAL_HOURS)))
+            timedelta(minutes=settings.AML_SCREENING_RETRY_MINUTES) if result == ScreeningRun.Result.UNAVAILABLE
+            else timedelta(hours=settings.AML_SCREENING_INTERVAL_HOURS))
         if result != ScreeningRun.Result.UNAVAILABLE:
             profile.last_screened_at, profile.list_version = now, version
         profile.last_screening_result = result
@@ -173,7 +173,7 @@ def screening_due(*, now: datetime | None = None, batch: int = 200) -> dict[str,
     due = Q(next_screening_at__lte=now)
     if version:  # the list changed: due at once, unless a job holds the row (its lease)
         due |= ~Q(list_version=version) & (Q(claimed_until__isnull=True) | Q(claimed_until__lte=now))
-    lease = now + timedelta(minutes=int(settings.AML_SCREENING_RETRY_MINUTES))
+    lease = now + timedelta(minutes=settings.AML_SCREENING_RETRY_MINUTES)
     with transaction.atomic():
         claimed = list(AmlProfile.objects.select_for_update(no_key=True, skip_locked=True, of=("self",)).filter(
             due, player__in=live).select_related("player__personal").order_by("next_screening_at", "pk")[:batch])

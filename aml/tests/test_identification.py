@@ -86,9 +86,9 @@ def test_each_sandbox_outcome_is_recorded_and_only_an_approval_identifies(commit
 
 
 def test_an_approval_below_the_minimum_score_goes_to_staff_review(commit, settings):
-    settings.AML_IDENT_MIN_SCORE = 94  # the sandbox approves with 93
+    settings.AML_IDENTIFICATION_MIN_SCORE = 94  # the sandbox approves with 93
     below = start(applicant(), commit=commit)
-    settings.AML_IDENT_MIN_SCORE = 93
+    settings.AML_IDENTIFICATION_MIN_SCORE = 93
     at = start(applicant(), commit=commit)
     assert (below.status, below.reasons) == ("doubtful", ["score_below_minimum"])
     assert at.status == "approved"
@@ -244,7 +244,7 @@ def test_a_submission_the_provider_refuses_is_retried_with_back_off_then_answere
 
 
 def test_after_the_last_attempt_the_check_fails_and_the_player_may_start_again(commit, settings):
-    settings.AML_IDENT_MAX_ATTEMPTS = 2
+    settings.AML_IDENTIFICATION_SUBMIT_MAX_ATTEMPTS = 2
     player = applicant()
     with commit():
         check = start(player, "AB7777ERR")  # the sandbox refuses this submission every time
@@ -296,7 +296,7 @@ def test_images_are_checked_by_content_and_size(settings):
         with pytest.raises(DomainError) as e:
             identification_start(player=player, document=doc, images=bad, actor=actor)
         assert e.value.code == expected.code
-    settings.AML_IDENT_IMAGE_MAX_BYTES = len(JPEG)
+    settings.AML_IDENTIFICATION_IMAGE_MAX_BYTES = len(JPEG)
     with pytest.raises(DomainError) as e:
         identification_start(player=player, document=doc, images=images(front=JPEG + b"\x00"), actor=actor)
     assert e.value.code == errors.IMAGE_TOO_LARGE.code

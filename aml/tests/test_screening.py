@@ -100,14 +100,14 @@ def test_completion_needs_the_declaration_and_a_screening_that_answered(settings
     assert code_of(compliance_refusal(player, "completion")) == errors.PEP_DECLARATION_REQUIRED.code
     pep_declare(player=player, relation="none", actor=Actor.player(player))
     assert code_of(compliance_refusal(player, "completion")) == errors.SCREENING_PENDING.code
-    settings.AML_SCREENING_SANDBOX_FILE = str(tmp_path / "missing.json")
+    settings.AML_SCREENING_SANDBOX_FILE = tmp_path / "missing.json"
     t0 = clock.now().replace(microsecond=0)
     with time_machine.travel(t0, tick=False):
         run = screening_run(player=player, actor=SYSTEM)
     assert run.result == "unavailable"
     assert AmlProfile.objects.get(player=player).next_screening_at == t0 + timedelta(minutes=30)
     assert code_of(compliance_refusal(player, "completion")) == errors.SCREENING_PENDING.code
-    settings.AML_SCREENING_SANDBOX_FILE = str(settings.BASE_DIR / "aml" / "data" / "sandbox_screening_list.json")
+    settings.AML_SCREENING_SANDBOX_FILE = settings.BASE_DIR / "aml" / "data" / "sandbox_screening_list.json"
     assert screening_run(player=player, actor=SYSTEM).result == "clear"
     assert compliance_refusal(player, "completion") is None
 
@@ -164,7 +164,7 @@ def test_the_periodic_screening_runs_at_its_interval_and_at_once_when_the_list_c
     data["version"] = "sandbox-next"
     changed = tmp_path / "list.json"
     changed.write_text(json.dumps(data))
-    settings.AML_SCREENING_SANDBOX_FILE = str(changed)
+    settings.AML_SCREENING_SANDBOX_FILE = changed
     with time_machine.travel(t0 + timedelta(hours=25), tick=False):
         screening_due()
     runs = list(ScreeningRun.objects.filter(player=player).order_by("ran_at"))

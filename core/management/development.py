@@ -12,7 +12,7 @@ class DevelopmentOnlyCommand(BaseCommand):
     """A command that must never run against a production database: refused with ``DJANGO_ENV=production``."""
 
     def execute(self, *args: Any, **options: Any) -> Any:
-        if getattr(settings, "PRODUCTION", False):
+        if settings.PRODUCTION:
             raise CommandError(f"{self.__module__.rsplit('.', 1)[-1]} is a development / demo command: refused with "
                                "DJANGO_ENV=production (nothing was written)")
         return super().execute(*args, **options)

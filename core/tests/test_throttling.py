@@ -5,7 +5,7 @@ Before: ``DEFAULT_THROTTLE_CLASSES`` was not set, so the configured ``anon``/``u
 the login and the registration steps named throttles); 100 forged AML callbacks from one address gave 100 x 401 and
 100 audit rows; the 2-second rule's 429 had no ``Retry-After``.
 
-Tests run without the anon/user/callback throttles (config/settings.py, ``TEST_THROTTLE_RATES``); the tests here put
+Tests run without the anon/user/callback throttles (config/settings/, ``TEST_THROTTLE_RATES``); the tests here put
 the configured rates back (``deployed_rates``) and prove they apply.
 """
 from __future__ import annotations

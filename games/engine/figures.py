@@ -58,7 +58,7 @@ THEORETICAL: dict[str, tuple[str, str]] = {
     "tome_of_sands": ("96.2082", "exact+design"),
     "triple_charm": ("95.4231", "exact"),
 }
-# the platform's defaults (config/settings.py GP: MAX_WIN_PER_ROUND, MAX_STAKE, STAKE_STEP), haléř
+# the platform's defaults (config/settings/ GP: MAX_WIN_PER_ROUND, MAX_STAKE, STAKE_STEP), haléř
 DEFAULT_LIMITS = {"max_win_per_round": 5_000_000, "max_stake": 100_000, "stake_step": 10}
 
 

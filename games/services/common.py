@@ -29,7 +29,7 @@ LIMITS_KIND = "technical"  # the kind of gambling (GP §6(1)): internet technica
 
 # --- helpers ---------------------------------------------------------------------------------------------------------
 def currency() -> str:
-    return str(settings.PLATFORM_CURRENCY)
+    return settings.PLATFORM_CURRENCY
 
 
 def min_round_seconds() -> float:
@@ -39,7 +39,7 @@ def min_round_seconds() -> float:
 
 def qa_forced_outcomes_enabled() -> bool:
     """settings.GAMES_QA_FORCED_OUTCOMES (default False). Even when True, only play-money rounds may use it."""
-    return bool(settings.GAMES_QA_FORCED_OUTCOMES)
+    return settings.GAMES_QA_FORCED_OUTCOMES
 
 
 def round_ref(rnd: Round, what: str) -> str:

@@ -2,7 +2,7 @@
 
 :func:`stake_check` raises its refusal inside the caller's transaction, which then rolls back; a row
 written on the caller's connection would vanish with it. So the :class:`~limits.models.StakeRefusal`
-row is written through the ``refusal_log`` database alias (``config/settings.py``): the same database
+row is written through the ``refusal_log`` database alias (``config/settings/``): the same database
 on its own connection in autocommit, so the row is committed at once whatever the caller does next.
 ``StakeRefusal`` has no database foreign key, so the row may name a player the caller has not committed
 yet. In tests the alias mirrors ``default``; a test that reads these rows allows it

@@ -78,7 +78,7 @@ def _account_iban(account: str) -> str:
 
 
 def _read(raw: bytes) -> iso20022.Statement:
-    max_bytes = int(settings.WALLET_BANK_STATEMENT_MAX_BYTES)
+    max_bytes = settings.WALLET_BANK_STATEMENT_MAX_BYTES
     if len(raw) > max_bytes:
         raise errors.BANK_FILE_TOO_LARGE(max_bytes=max_bytes, size=len(raw))
     operator = adapters.bank_account_iban()
@@ -229,7 +229,7 @@ def _entry_invalid(stmt: BankStatement, e: iso20022.StatementEntry, why: str, ac
 def _entry_handle(stmt: BankStatement, e: iso20022.StatementEntry, actor: Actor) -> str:
     if BankEntry.objects.filter(account_iban=stmt.account_iban, bank_reference=e.bank_reference).exists():
         return "duplicate"
-    maximum = int(settings.WALLET_BANK_ENTRY_MAX_AMOUNT)
+    maximum = settings.WALLET_BANK_ENTRY_MAX_AMOUNT
     if e.amount > maximum:
         return _entry_invalid(stmt, e, f"over the bookable maximum of {_minor_text(maximum)} CZK per line", actor)
     try:

@@ -75,7 +75,7 @@ def deposit_start(*, player: Player, method: PaymentMethod, amount: Money, refer
                     player_id=player.pk, method=method, provider=provider.code, amount=amt, fee=fee,
                     into_temporary=into_temporary, payment_reference=new_payment_reference(),
                     idempotency_reference=reference, created_at=now,
-                    expires_at=now + timedelta(hours=int(settings.WALLET_DEPOSIT_EXPIRY_HOURS)))
+                    expires_at=now + timedelta(hours=settings.WALLET_DEPOSIT_EXPIRY_HOURS))
         except IntegrityError:
             raise errors.REFERENCE_CONFLICT(reference=reference)
         audit_record(actor=actor, action="wallet.deposit_started", obj=deposit, amount=Money(amt), fee=Money(fee),

@@ -304,7 +304,7 @@ def sniff_type(head: bytes) -> tuple[str, str] | None:
 def method_document_upload(*, method: PaymentMethod, name: str, content: bytes, actor: Actor) -> MethodDocument:
     """The player uploads a document proving ownership (account contract, statement): PDF/JPEG/PNG checked by
     content, at most ``WALLET_DOCUMENT_MAX_BYTES``."""
-    max_bytes = int(settings.WALLET_DOCUMENT_MAX_BYTES)
+    max_bytes = settings.WALLET_DOCUMENT_MAX_BYTES
     if len(content) > max_bytes:
         raise errors.DOCUMENT_TOO_LARGE(max_bytes=max_bytes, size=len(content))
     if not content:

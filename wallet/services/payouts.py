@@ -353,7 +353,7 @@ def payout_post_one(*, payout_id: int, actor: Actor) -> str:
         wallet_lock(player=due.player)
         p = _lock(due)
         outstanding = p.outstanding
-        postage = min(int(settings.WALLET_POSTAGE), outstanding)
+        postage = min(settings.WALLET_POSTAGE, outstanding)
         net = outstanding - postage
         legs = [(operator_account("refunds_payable"), -outstanding), (operator_account("fees"), postage),
                 (operator_account("clearing:post"), net)]

@@ -100,7 +100,7 @@ def win_credit(*, player: Player, amount: Money, reference: str, actor: Actor, h
                    player_id=player.pk, amount=amt, actor=actor, memo=f"held: {hold_reason}")
         now = clock.now()
         days = (rules.REGULARITY_HOLD_DAYS if hold_reason == WinHold.Reason.REGULARITY
-                else int(settings.WALLET_AML_HOLD_DAYS))
+                else settings.WALLET_AML_HOLD_DAYS)
         hold = WinHold.objects.create(player_id=player.pk, amount=amt, reference=reference, reason=hold_reason,
                                       held_at=now, release_due_at=now + timedelta(days=days), transaction=txn)
         audit_record(actor=actor, action="wallet.win_held", obj=hold, amount=Money(amt), reason=hold_reason,
@@ -199,7 +199,7 @@ def win_hold_place(*, player: Player, win_reference: str, reason: str, note: str
                 raise errors.HOLD_TOO_LATE(win_reference=win_reference, credited_at=win.created_at,
                                            deadline=release_due_at)
         else:
-            release_due_at = now + timedelta(days=int(settings.WALLET_AML_HOLD_DAYS))
+            release_due_at = now + timedelta(days=settings.WALLET_AML_HOLD_DAYS)
         acc = live_account(wallet)
         stopped = _withdrawals_stop_for_hold(player_id=player.pk, account=acc, needed=win.amount,
                                              reference=reference, actor=actor)

@@ -47,7 +47,7 @@ def claim_and_send(model: type[Sendable], *, pk: int, claimable: str,
     None when the row is not due (another worker has it, it is not ``claimable``, or it is ``sending`` but not
     yet stale)."""
     now = clock.now()
-    stale = now - timedelta(minutes=int(settings.WALLET_SEND_RETRY_MINUTES))
+    stale = now - timedelta(minutes=settings.WALLET_SEND_RETRY_MINUTES)
     with transaction.atomic():
         row = (model.objects.select_for_update(skip_locked=True, of=("self",), no_key=True).select_related("method")
                .filter(Q(status=claimable) | Q(status=SENDING, sending_since__lte=stale), pk=pk).first())

@@ -67,7 +67,7 @@ def withdrawal_request(*, player: Player, method: PaymentMethod, amount: Money, 
         if acc.balance < amt:
             raise errors.INSUFFICIENT_FUNDS(balance=Money(acc.balance), required=amount)
         reasons: list[str] = []
-        if amt >= int(settings.WALLET_WITHDRAWAL_APPROVAL_THRESHOLD):
+        if amt >= settings.WALLET_WITHDRAWAL_APPROVAL_THRESHOLD:
             reasons.append("amount_at_or_above_threshold")
         if WinHold.objects.filter(player_id=player.pk, status__in=[WinHold.Status.HELD, WinHold.Status.ESCALATED]).exists():
             reasons.append("win_held_under_doubt")

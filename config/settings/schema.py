@@ -1,4 +1,4 @@
-"""The OpenAPI schema's settings (drf-spectacular), imported by config/settings.py: the title and the
+"""The OpenAPI schema's settings (drf-spectacular), imported by config/settings/core.py: the title and the
 conventions the player API documents, the tags by area, the documentation UI from our own static files, and the
 enum names. Nothing here reads the environment."""
 from __future__ import annotations
