@@ -160,6 +160,10 @@ WHOLE_ROWS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("providers.call_context", "accounts.User", ()),
     ("providers.call_context", "games.Game", ("description",)),
     ("providers.call_context", "providers.ProviderTransaction", ()),
+    ("limits.gate_state", "limits.PlayerKindState", ()),
+    ("limits.gate_state", "limits.OpenBet", ()),
+    ("limits.gate_state", "limits.SelfLimit", ()),
+    ("limits.gate_state", "limits.PeriodTotal", ()),
 )
 
 
