@@ -171,6 +171,7 @@ WHOLE_ROWS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("games.round_write", "core.AuditEvent", ()),
     ("games.round_insert", "games.Round", ()),
     ("games.round_insert", "core.AuditEvent", ()),
+    ("jackpots.fold", "jackpots.Contribution", ("id",)),
 )
 
 
