@@ -39,14 +39,7 @@ from typing import Any
 from django.db import connection
 
 from accounts.models import PersonalData, Player
-from core.sql import (
-    execute,
-    field_of,
-    instance,
-    instance_from_json,
-    register,
-    values_from_json,
-)
+from core.sql import execute, field_of, instance, instance_from_json, register, values_from_json
 from limits.models import (
     CarriedBetTotals,
     ExclusionWatch,
