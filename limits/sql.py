@@ -83,9 +83,9 @@ _BUCKET_READ = ("minute", "stakes", "wins", "peak")
 
 GATE_STATE = register(
     "limits.gate_state",
-    """SELECT json_build_object('id', s.id, 'player_id', s.player_id, 'kind', s.kind, 'play_started_at', s.play_started_at,
-      'last_round_ended_at', s.last_round_ended_at, 'last_bucket_minute', s.last_bucket_minute,
-      'updated_at', s.updated_at),
+    """SELECT json_build_object('id', s.id, 'player_id', s.player_id, 'kind', s.kind,
+      'play_started_at', s.play_started_at, 'last_round_ended_at', s.last_round_ended_at,
+      'last_bucket_minute', s.last_bucket_minute, 'updated_at', s.updated_at),
   (SELECT json_agg(json_build_object('id', o.id, 'player_id', o.player_id, 'kind', o.kind, 'round_ref', o.round_ref,
           'game_code', o.game_code, 'stake', o.stake, 'placed_at', o.placed_at) ORDER BY o.id)
     FROM limits_openbet o WHERE o.player_id = s.player_id AND o.kind = s.kind),
@@ -232,10 +232,12 @@ BET_SETTLE = register(
     INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided,
                                     wins_decided, bets_decided)
     SELECT v.* FROM (VALUES
-        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar), CAST(%(day)s AS date),
-             CAST(0 AS bigint), CAST(0 AS integer), CAST(%(stake)s AS bigint), CAST(%(win)s AS bigint), CAST(1 AS integer)),
-        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar), CAST(%(month)s AS date),
-             CAST(0 AS bigint), CAST(0 AS integer), CAST(%(stake)s AS bigint), CAST(%(win)s AS bigint), CAST(1 AS integer))) AS v
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar),
+         CAST(%(day)s AS date), CAST(0 AS bigint), CAST(0 AS integer), CAST(%(stake)s AS bigint),
+         CAST(%(win)s AS bigint), CAST(1 AS integer)),
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar),
+         CAST(%(month)s AS date), CAST(0 AS bigint), CAST(0 AS integer), CAST(%(stake)s AS bigint),
+         CAST(%(win)s AS bigint), CAST(1 AS integer))) AS v
     WHERE EXISTS (SELECT 1 FROM bet)
     {PERIOD_ON_CONFLICT}
     RETURNING 1
@@ -308,10 +310,12 @@ BET_RESTAKE = register(
     INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided,
                                     wins_decided, bets_decided)
     SELECT v.* FROM (VALUES
-        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar), CAST(%(day)s AS date),
-             CAST(%(diff)s AS bigint), CAST(0 AS integer), CAST(0 AS bigint), CAST(0 AS bigint), CAST(0 AS integer)),
-        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar), CAST(%(month)s AS date),
-             CAST(%(diff)s AS bigint), CAST(0 AS integer), CAST(0 AS bigint), CAST(0 AS bigint), CAST(0 AS integer))) AS v
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar),
+         CAST(%(day)s AS date), CAST(%(diff)s AS bigint), CAST(0 AS integer), CAST(0 AS bigint), CAST(0 AS bigint),
+         CAST(0 AS integer)),
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar),
+         CAST(%(month)s AS date), CAST(%(diff)s AS bigint), CAST(0 AS integer), CAST(0 AS bigint), CAST(0 AS bigint),
+         CAST(0 AS integer))) AS v
     WHERE %(diff)s <> 0 AND EXISTS (SELECT 1 FROM bet)
     {PERIOD_ON_CONFLICT}
     RETURNING 1
@@ -363,10 +367,12 @@ BET_VOID = register(
     INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided,
                                     wins_decided, bets_decided)
     SELECT v.* FROM (VALUES
-        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar), CAST(%(day)s AS date),
-             CAST(%(minus_stake)s AS bigint), CAST(-1 AS integer), CAST(0 AS bigint), CAST(0 AS bigint), CAST(0 AS integer)),
-        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar), CAST(%(month)s AS date),
-             CAST(%(minus_stake)s AS bigint), CAST(-1 AS integer), CAST(0 AS bigint), CAST(0 AS bigint), CAST(0 AS integer))) AS v
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar),
+         CAST(%(day)s AS date), CAST(%(minus_stake)s AS bigint), CAST(-1 AS integer), CAST(0 AS bigint),
+         CAST(0 AS bigint), CAST(0 AS integer)),
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar),
+         CAST(%(month)s AS date), CAST(%(minus_stake)s AS bigint), CAST(-1 AS integer), CAST(0 AS bigint),
+         CAST(0 AS bigint), CAST(0 AS integer))) AS v
     WHERE EXISTS (SELECT 1 FROM bet)
     {PERIOD_ON_CONFLICT}
     RETURNING 1
@@ -451,14 +457,18 @@ SETTLED_VOID = register(
     SELECT v.k1, v.k2, v.k3, v.k4, CAST(sum(v.f0) AS bigint), CAST(sum(v.f1) AS integer), CAST(sum(v.f2) AS bigint),
            CAST(sum(v.f3) AS bigint), CAST(sum(v.f4) AS integer)
     FROM (VALUES
-        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar), CAST(%(placed_day)s AS date),
-             CAST(%(minus_stake)s AS bigint), CAST(-1 AS integer), CAST(0 AS bigint), CAST(0 AS bigint), CAST(0 AS integer)),
-        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar), CAST(%(placed_month)s AS date),
-             CAST(%(minus_stake)s AS bigint), CAST(-1 AS integer), CAST(0 AS bigint), CAST(0 AS bigint), CAST(0 AS integer)),
-        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar), CAST(%(settled_day)s AS date),
-             CAST(0 AS bigint), CAST(0 AS integer), CAST(%(minus_stake)s AS bigint), CAST(%(minus_win)s AS bigint), CAST(-1 AS integer)),
-        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar), CAST(%(settled_month)s AS date),
-             CAST(0 AS bigint), CAST(0 AS integer), CAST(%(minus_stake)s AS bigint), CAST(%(minus_win)s AS bigint), CAST(-1 AS integer)))
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar),
+         CAST(%(placed_day)s AS date), CAST(%(minus_stake)s AS bigint), CAST(-1 AS integer), CAST(0 AS bigint),
+         CAST(0 AS bigint), CAST(0 AS integer)),
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar),
+         CAST(%(placed_month)s AS date), CAST(%(minus_stake)s AS bigint), CAST(-1 AS integer), CAST(0 AS bigint),
+         CAST(0 AS bigint), CAST(0 AS integer)),
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar),
+         CAST(%(settled_day)s AS date), CAST(0 AS bigint), CAST(0 AS integer), CAST(%(minus_stake)s AS bigint),
+         CAST(%(minus_win)s AS bigint), CAST(-1 AS integer)),
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar),
+         CAST(%(settled_month)s AS date), CAST(0 AS bigint), CAST(0 AS integer), CAST(%(minus_stake)s AS bigint),
+         CAST(%(minus_win)s AS bigint), CAST(-1 AS integer)))
         AS v(k1, k2, k3, k4, f0, f1, f2, f3, f4)
     WHERE EXISTS (SELECT 1 FROM bet)
     GROUP BY v.k1, v.k2, v.k3, v.k4
@@ -466,10 +476,11 @@ SETTLED_VOID = register(
     RETURNING 1
 ), changes AS (
     SELECT c.minute, c.minute_end, sum(c.stakes) AS stakes, sum(c.wins) AS wins
-    FROM (VALUES (CAST(%(placed_minute)s AS timestamp with time zone), CAST(%(placed_minute_end)s AS timestamp with time zone),
-                  CAST(%(stake)s AS bigint), CAST(0 AS bigint)),
-                 (CAST(%(settled_minute)s AS timestamp with time zone), CAST(%(settled_minute_end)s AS timestamp with time zone),
-                  CAST(0 AS bigint), CAST(%(win)s AS bigint)))
+    FROM (VALUES
+        (CAST(%(placed_minute)s AS timestamp with time zone), CAST(%(placed_minute_end)s AS timestamp with time zone),
+         CAST(%(stake)s AS bigint), CAST(0 AS bigint)),
+        (CAST(%(settled_minute)s AS timestamp with time zone), CAST(%(settled_minute_end)s AS timestamp with time zone),
+         CAST(0 AS bigint), CAST(%(win)s AS bigint)))
         AS c(minute, minute_end, stakes, wins)
     WHERE %(hourly)s AND (c.stakes <> 0 OR c.wins <> 0) AND EXISTS (SELECT 1 FROM bet)
     GROUP BY c.minute, c.minute_end
