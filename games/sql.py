@@ -180,17 +180,15 @@ ROUND_WRITE = register(
     "games.round_write",
     """WITH act AS (
     INSERT INTO games_roundaction (round_id, seq, action, idempotency_key, draws_before, draws_after, created_at)
-    SELECT
-           CAST(%(a_round_id)s AS bigint), CAST(%(a_seq)s AS integer), CAST(%(a_action)s AS jsonb),
+    SELECT CAST(%(a_round_id)s AS bigint), CAST(%(a_seq)s AS integer), CAST(%(a_action)s AS jsonb),
            CAST(%(a_idempotency_key)s AS varchar), CAST(%(a_draws_before)s AS integer),
            CAST(%(a_draws_after)s AS integer), CAST(%(a_created_at)s AS timestamp with time zone)
     WHERE %(with_action)s
     RETURNING id
 ), audit AS (
     INSERT INTO core_auditevent (occurred_at, actor_type, actor_id, actor_label, actor_role, action, object_type,
-                             object_id, old_values, new_values, details, request_id)
-    SELECT
-           CAST(%(e_occurred_at)s AS timestamp with time zone), CAST(%(e_actor_type)s AS varchar),
+                                 object_id, old_values, new_values, details, request_id)
+    SELECT CAST(%(e_occurred_at)s AS timestamp with time zone), CAST(%(e_actor_type)s AS varchar),
            CAST(%(e_actor_id)s AS varchar), CAST(%(e_actor_label)s AS varchar), CAST(%(e_actor_role)s AS varchar),
            CAST(%(e_action)s AS varchar), CAST(%(e_object_type)s AS varchar), CAST(%(e_object_id)s AS varchar),
            CAST(%(e_old_values)s AS jsonb), CAST(%(e_new_values)s AS jsonb), CAST(%(e_details)s AS jsonb),
@@ -253,9 +251,8 @@ ROUND_INSERT = register(
     "games.round_insert",
     """WITH audit AS (
     INSERT INTO core_auditevent (occurred_at, actor_type, actor_id, actor_label, actor_role, action, object_type,
-                             object_id, old_values, new_values, details, request_id)
-    SELECT
-           CAST(%(e_occurred_at)s AS timestamp with time zone), CAST(%(e_actor_type)s AS varchar),
+                                 object_id, old_values, new_values, details, request_id)
+    SELECT CAST(%(e_occurred_at)s AS timestamp with time zone), CAST(%(e_actor_type)s AS varchar),
            CAST(%(e_actor_id)s AS varchar), CAST(%(e_actor_label)s AS varchar), CAST(%(e_actor_role)s AS varchar),
            CAST(%(e_action)s AS varchar), CAST(%(e_object_type)s AS varchar), CAST(%(e_object_id)s AS varchar),
            CAST(%(e_old_values)s AS jsonb), CAST(%(e_new_values)s AS jsonb), CAST(%(e_details)s AS jsonb),
@@ -267,8 +264,7 @@ INSERT INTO games_round (
     status, bet_request, bet_params, stake, currency, draws, actions, state, win_engine, win, jackpot_win, win_capped,
     balance_before, balance_after, jackpot_events, void_reason, void_detail, started_at, last_activity_at, settled_at,
     voided_at, deadline, provider_round_id)
-SELECT
-       CAST(%(r_id)s AS bigint), CAST(%(r_player_id)s AS bigint), CAST(%(r_game_id)s AS bigint),
+SELECT CAST(%(r_id)s AS bigint), CAST(%(r_player_id)s AS bigint), CAST(%(r_game_id)s AS bigint),
        CAST(%(r_game_code)s AS varchar), CAST(%(r_game_version)s AS integer), CAST(%(r_play_money)s AS boolean),
        CAST(%(r_forced_outcome)s AS boolean), CAST(%(r_forced_draws_left)s AS jsonb),
        CAST(%(r_idempotency_key)s AS varchar), CAST(%(r_status)s AS varchar), CAST(%(r_bet_request)s AS jsonb),
