@@ -1,16 +1,20 @@
-"""The hand-written SQL of the hot paths: one registry, one way to name columns and to map rows back.
+"""The hand-written SQL of the hot paths: one registry, one way to map rows back.
 
 Each app keeps its hot statements in ``<app>/sql.py`` (``wallet/sql.py``, ``limits/sql.py``, ``games/sql.py``,
-``jackpots/sql.py``, ``accounts/sql.py``), each built from the models' ``_meta`` (table names, column names of the
-field list, enum values passed as parameters) and registered here with :func:`register`: the models it reads and
-writes, the columns it names of each, its parameters (by type, for ``EXPLAIN``) and the tables that grow.
-``tests/test_sql_contracts.py`` checks every registered statement against its models (every declared column is a
-field of the model, an ``INSERT`` lists every column the database cannot fill itself) and runs ``EXPLAIN`` on each
-against tables holding enough rows that a sequential scan of a growing table shows (it fails on one).
+``jackpots/sql.py``, ``accounts/sql.py``, ``providers/sql.py``), written as the SQL text PostgreSQL receives, with
+named placeholders (``%(name)s``; enum values are parameters, never literals in the text), and registered here with
+:func:`register`: the models it reads and writes, the fields it names of each, its parameters (by type, for
+``EXPLAIN``) and the tables it inserts into. ``tests/test_sql_contracts.py`` checks every registered statement
+against its models (every declared field is a column the text names, every model table the text names is declared,
+an ``INSERT`` lists every column the database cannot fill itself, a statement that reads or writes whole rows names
+every field of the model) and runs ``EXPLAIN`` and ``PREPARE`` on each against tables holding enough rows that a
+sequential scan of a growing table shows (it fails on one, and on a column the database does not have).
+``manage.py sql_statements`` prints them (``--write``: ``docs/hot-sql.md``).
 
 Rows come back as model instances through :func:`instance` (``Model.from_db``: a field that was not selected is
 deferred, so it loads on access and ``save()`` never writes it with a Python default); keyed sub-rows arrive as
-``json_build_object`` keyed by the fields' ``attname`` (:func:`json_object`) and go through :func:`instance_from_json`.
+``json_build_object('attname', alias.column, ...)`` keyed by the fields' ``attname`` and go through
+:func:`instance_from_json`.
 The verification SQL (``limits_reconcile``, ``ledger_check``) stays apart on purpose: it is the independent proof.
 """
 from __future__ import annotations
@@ -176,10 +180,6 @@ def readable(sql: str) -> str:
     return sql
 
 
-def table(model: type[Model]) -> str:
-    return model._meta.db_table
-
-
 @functools.cache
 def _fields(model: type[Model]) -> dict[str, Field[Any, Any]]:
     """The concrete fields of a model by ``attname`` and by name (built once per model: a hot lookup)."""
@@ -195,29 +195,6 @@ def field_of(model: type[Model], attname: str) -> Field[Any, Any]:
         return _fields(model)[attname]
     except KeyError:
         raise KeyError(f"{model.__name__} has no concrete field {attname!r}") from None
-
-
-def col(model: type[Model], attname: str) -> str:
-    """The column of a field (``player`` -> ``player_id``): the one way statements name columns."""
-    return field_of(model, attname).column
-
-
-def cols(model: type[Model], attnames: Iterable[str] | None = None, *, alias: str = "") -> str:
-    """A comma-separated column list (all concrete fields when ``attnames`` is None), optionally qualified."""
-    names = [f.attname for f in model._meta.concrete_fields] if attnames is None else list(attnames)
-    prefix = f"{alias}." if alias else ""
-    return ", ".join(f'{prefix}"{col(model, n)}"' for n in names)
-
-
-def attnames(model: type[Model], *, exclude: Iterable[str] = ()) -> tuple[str, ...]:
-    skip = set(exclude)
-    return tuple(f.attname for f in model._meta.concrete_fields if f.attname not in skip and f.name not in skip)
-
-
-def json_object(model: type[Model], alias: str, names: Iterable[str] | None = None) -> str:
-    """``json_build_object('attname', alias.column, ...)`` of the given fields (all concrete fields by default)."""
-    names = attnames(model) if names is None else tuple(names)
-    return "json_build_object(" + ", ".join(f"'{n}', {alias}.\"{col(model, n)}\"" for n in names) + ")"
 
 
 def instance(model: type[M], names: Sequence[str], values: Sequence[Any]) -> M:
@@ -269,14 +246,15 @@ def _json_parsers(model: type[Model], names: tuple[str, ...]) -> tuple[Any, ...]
 
 
 def values_from_json(model: type[Model], obj: Mapping[str, Any], names: Sequence[str]) -> tuple[Any, ...]:
-    """The values of ``names`` in a ``json_object`` of ``model``, converted back by each field's type, as a tuple
-    (a row read only for its figures: no model instance built)."""
+    """The values of ``names`` in a ``json_build_object`` of ``model``'s fields by attname, converted back by each
+    field's type, as a tuple (a row read only for its figures: no model instance built)."""
     return tuple(p(obj[n]) if p is not None and obj[n] is not None else obj[n]
                  for p, n in zip(_json_parsers(model, tuple(names)), names, strict=True))
 
 
 def instance_from_json(model: type[M], obj: Mapping[str, Any]) -> M:
-    """A model instance from a ``json_object`` of it: the JSON values converted back by each field's type."""
+    """A model instance from a ``json_build_object`` of its fields by attname: the JSON values converted back by
+    each field's type."""
     names = tuple(obj)
     values = [p(v) if p is not None and v is not None else v
               for p, v in zip(_json_parsers(model, names), obj.values(), strict=True)]
@@ -285,15 +263,11 @@ def instance_from_json(model: type[M], obj: Mapping[str, Any]) -> M:
 
 def cast_type(f: Field[Any, Any]) -> str:
     """The type a parameter is cast to for a field's column: its database type, a character field without its
-    length (a cast to ``varchar(n)`` would cut a long value silently; the column itself refuses it)."""
+    length (a cast to ``varchar(n)`` would cut a long value silently; the column itself refuses it). The casts the
+    statements write out are checked against it (``tests/test_sql_contracts.py``)."""
     if f.get_internal_type() in ("CharField", "SlugField", "EmailField", "URLField"):
         return "varchar"
     return str(f.cast_db_type(connection))  # type: ignore[attr-defined]  # not in the stubs
-
-
-def choice(value: Any) -> str:
-    """An enum member as the parameter a statement takes (never a literal in the SQL)."""
-    return str(value.value if hasattr(value, "value") else value)
 
 
 #: every transaction-scoped advisory lock of the platform, by name (one registry: two names can never share a key)

@@ -1,4 +1,4 @@
-"""The games platform's hot statements (a round's start and its actions), built from the models (see core/sql.py).
+"""The games platform's hot statements (a round's start and its actions), as the SQL they are (see core/sql.py).
 
 * :data:`START_CONTEXT`: the game's row, a round with this key, the round in progress, the last real-money start
   and the new round's id, in ONE statement (each an index lookup); replaces 4-5 ORM reads. The key and the round in
@@ -14,8 +14,8 @@
 * :data:`ROUND_INSERT`: a round settled at once inserted with its audit event, in ONE statement; replaces 2 (the
   ORM's insert of the round and of the event, each compiled and planned per call).
 
-Every value is passed through its model field (``get_db_prep_save``) and cast to the field's database type, so a
-changed field type changes the statement with it. Pinned by ``games/tests/platform/test_round_cost.py`` and
+Every value is passed through its model field (``get_db_prep_save``) and cast to the field's database type (a
+changed field type fails ``tests/test_sql_contracts.py`` until the cast follows it). Pinned by ``games/tests/platform/test_round_cost.py`` and
 ``test_action_cost.py`` (statement counts) and ``tests/test_sql_contracts.py`` (columns, ``EXPLAIN``).
 """
 from __future__ import annotations
@@ -30,46 +30,34 @@ from django.db.models import Model
 from django.db.models.query import QuerySet
 
 from core.models import AuditEvent
-from core.partitioning import CLAIMS, MONTH_BITS
-from core.sql import (
-    attnames,
-    cast_type,
-    col,
-    cols,
-    execute,
-    field_of,
-    instance,
-    instance_from_json,
-    json_object,
-    register,
-    table,
-)
+from core.sql import execute, field_of, instance, instance_from_json, register
 from games.models import Game, Round, RoundAction
 from wallet import sql as wallet_sql
 from wallet.models import LedgerAccount, Wallet
 
 _GAME_FIELDS = ("id", "code", "version", "enabled", "name", "name_cs", "kind", "approval_state")
 
-_KEY_CLAIM = next(c for c in CLAIMS if c.name == "games_round_unique_player_key").claim_table
-_OPEN_CLAIM = next(c for c in CLAIMS if c.name == "games_round_one_open_per_player").claim_table
-# The months a start within GP §7(9)'s seconds can have been written in: this one and the one before (a round's id
-# encodes the month of the database's clock when it was written, core/partitioning.py); the other partitions are
-# pruned when the statement runs.
-_RECENT_IDS = (f"r.id >= ((platform_month_index(now()) - 1) << {MONTH_BITS}) "
-               f"AND r.id < ((platform_month_index(now()) + 1) << {MONTH_BITS})")
-
+# The key and the round in progress are read from their claim tables (core/partitioning.py CLAIMS:
+# games_round_unique_player_key_claim, games_round_one_open_per_player_claim). The last start is looked for in the
+# months a start within GP §7(9)'s seconds can have been written in: this one and the one before (a round's id
+# encodes the month of the database's clock when it was written in its top bits, ``<< 40``: core/partitioning.py
+# MONTH_BITS); the other partitions are pruned when the statement runs. ``tests/test_sql_contracts.py`` checks both
+# against core/partitioning.py.
 START_CONTEXT = register(
     "games.start_context",
-    f"""SELECT
-  (SELECT {json_object(Game, 'g', _GAME_FIELDS)} FROM {table(Game)} g
-    WHERE g.{col(Game, 'code')} = %(code)s AND g.{col(Game, 'version')} = %(version)s),
-  (SELECT c.row_id FROM {_KEY_CLAIM} c WHERE c.{col(Round, 'player')} = %(player)s
-      AND c.{col(Round, 'idempotency_key')} = %(key)s),
-  (SELECT c.row_id FROM {_OPEN_CLAIM} c WHERE c.{col(Round, 'player')} = %(player)s
-      AND c.{col(Round, 'play_money')} = %(play_money)s),
-  (SELECT r.{col(Round, 'started_at')} FROM {table(Round)} r WHERE r.{col(Round, 'player')} = %(player)s
-      AND NOT r.{col(Round, 'play_money')} AND {_RECENT_IDS} ORDER BY r.{col(Round, 'started_at')} DESC LIMIT 1),
-  nextval(pg_get_serial_sequence('{table(Round)}', '{col(Round, 'id')}'))""",
+    """SELECT
+  (SELECT json_build_object('id', g.id, 'code', g.code, 'version', g.version, 'enabled', g.enabled, 'name', g.name,
+          'name_cs', g.name_cs, 'kind', g.kind, 'approval_state', g.approval_state)
+    FROM games_game g WHERE g.code = %(code)s AND g.version = %(version)s),
+  (SELECT c.row_id FROM games_round_unique_player_key_claim c
+    WHERE c.player_id = %(player)s AND c.idempotency_key = %(key)s),
+  (SELECT c.row_id FROM games_round_one_open_per_player_claim c
+    WHERE c.player_id = %(player)s AND c.play_money = %(play_money)s),
+  (SELECT r.started_at FROM games_round r
+    WHERE r.player_id = %(player)s AND NOT r.play_money
+      AND r.id >= ((platform_month_index(now()) - 1) << 40) AND r.id < ((platform_month_index(now()) + 1) << 40)
+    ORDER BY r.started_at DESC LIMIT 1),
+  nextval(pg_get_serial_sequence('games_round', 'id'))""",
     columns={Game: _GAME_FIELDS, Round: ("id", "player", "idempotency_key", "play_money", "started_at")},
     params={"code": str, "version": int, "player": int, "key": str, "play_money": bool},
 )
@@ -85,25 +73,35 @@ def start_context(*, code: str, version: int, player_id: int, key: str,
     return (instance_from_json(Game, game) if game else None), keyed_id, open_id, last_started, int(new_id)
 
 
-_ROUND_FIELDS = attnames(Round)
+#: every field of a round, in the order the statements below name them
+_ROUND_FIELDS = ("id", "player_id", "game_id", "game_code", "game_version", "play_money", "forced_outcome",
+                 "forced_draws_left", "idempotency_key", "status", "bet_request", "bet_params", "stake", "currency",
+                 "draws", "actions", "state", "win_engine", "win", "jackpot_win", "win_capped", "balance_before",
+                 "balance_after", "jackpot_events", "void_reason", "void_detail", "started_at", "last_activity_at",
+                 "settled_at", "voided_at", "deadline", "provider_round_id")
 _ROUND_GAME_FIELDS = ("id", "code", "version", "name", "name_cs", "kind")
 _KEYED_FIELDS = ("id", "seq", "action", "idempotency_key")
 _LOG_FIELDS = ("id", "seq", "created_at")
-_LOCK_TAIL = "FOR NO KEY UPDATE OF w, a, r"
 
 ROUND_LOCK = register(
     "games.round_lock",
-    f"""SELECT {wallet_sql.LIVE_COLUMNS}, {cols(Round, _ROUND_FIELDS, alias='r')},
-  {json_object(Game, 'g', _ROUND_GAME_FIELDS)},
-  (SELECT {json_object(RoundAction, 'k', _KEYED_FIELDS)} FROM {table(RoundAction)} k
-    WHERE k.{col(RoundAction, 'round')} = r.id AND k.{col(RoundAction, 'idempotency_key')} = %(key)s),
-  (SELECT json_agg({json_object(RoundAction, 'l', _LOG_FIELDS)} ORDER BY l.{col(RoundAction, 'seq')})
-    FROM {table(RoundAction)} l WHERE l.{col(RoundAction, 'round')} = r.id)
+    f"""SELECT {wallet_sql.LIVE_COLUMNS},
+       r.id, r.player_id, r.game_id, r.game_code, r.game_version, r.play_money, r.forced_outcome, r.forced_draws_left,
+       r.idempotency_key, r.status, r.bet_request, r.bet_params, r.stake, r.currency, r.draws, r.actions, r.state,
+       r.win_engine, r.win, r.jackpot_win, r.win_capped, r.balance_before, r.balance_after, r.jackpot_events,
+       r.void_reason, r.void_detail, r.started_at, r.last_activity_at, r.settled_at, r.voided_at, r.deadline,
+       r.provider_round_id,
+  json_build_object('id', g.id, 'code', g.code, 'version', g.version, 'name', g.name, 'name_cs', g.name_cs,
+                    'kind', g.kind),
+  (SELECT json_build_object('id', k.id, 'seq', k.seq, 'action', k.action, 'idempotency_key', k.idempotency_key)
+    FROM games_roundaction k WHERE k.round_id = r.id AND k.idempotency_key = %(key)s),
+  (SELECT json_agg(json_build_object('id', l.id, 'seq', l.seq, 'created_at', l.created_at) ORDER BY l.seq)
+    FROM games_roundaction l WHERE l.round_id = r.id)
 FROM {wallet_sql.LIVE_FROM}
-JOIN {table(Round)} r ON r.{col(Round, 'player')} = w.{col(Wallet, 'player')} AND NOT r.{col(Round, 'play_money')}
-JOIN {table(Game)} g ON g.id = r.{col(Round, 'game')}
-WHERE r.id = %(round)s AND (r.{col(Round, 'player')} = %(player)s OR %(any_player)s)
-{_LOCK_TAIL}""",
+JOIN games_round r ON r.player_id = w.player_id AND NOT r.play_money
+JOIN games_game g ON g.id = r.game_id
+WHERE r.id = %(round)s AND (r.player_id = %(player)s OR %(any_player)s)
+FOR NO KEY UPDATE OF w, a, r""",
     columns={**wallet_sql.LIVE_FIELDS, Round: _ROUND_FIELDS, Game: _ROUND_GAME_FIELDS,
              RoundAction: (*_KEYED_FIELDS, *_LOG_FIELDS, "round")},
     params={**wallet_sql.LIVE_PARAMS, "key": str, "round": int, "player": int, "any_player": bool},
@@ -160,11 +158,6 @@ def round_lock(round_id: int, *, player_id: int | None, key: str = "", skip_lock
                        keyed=instance_from_json(RoundAction, keyed) if keyed else None)
 
 
-def _typed(model: type[Model], name: str, prefix: str) -> str:
-    f = field_of(model, name)
-    return f"CAST(%({prefix}{f.attname})s AS {cast_type(f)})"
-
-
 def _prep(model: type[Model], obj: Model, names: Sequence[str], prefix: str) -> dict[str, Any]:
     out = {}
     for name in names:
@@ -173,22 +166,55 @@ def _prep(model: type[Model], obj: Model, names: Sequence[str], prefix: str) -> 
     return out
 
 
-_ROUND_SET = attnames(Round, exclude=("id",))
-_ACTION_INSERT = attnames(RoundAction, exclude=("id",))
-_AUDIT_INSERT = attnames(AuditEvent, exclude=("id",))
+# The rows written whole (every field but the id the database gives); each value is passed through its model field
+# (``get_db_prep_save``) as the parameter ``<prefix><attname>`` and cast to its column's type
+# (``core.sql.cast_type``: ``tests/test_sql_contracts.py`` checks every cast against the field).
+_ROUND_SET = _ROUND_FIELDS[1:]
+_ACTION_INSERT = ("round_id", "seq", "action", "idempotency_key", "draws_before", "draws_after", "created_at")
+_AUDIT_INSERT = ("occurred_at", "actor_type", "actor_id", "actor_label", "actor_role", "action", "object_type",
+                 "object_id", "old_values", "new_values", "details", "request_id")
+#: the parameter prefixes of the rows written whole, by model (the contract test's check of the casts)
+PREFIXES = {"r_": Round, "a_": RoundAction, "e_": AuditEvent}
 
 ROUND_WRITE = register(
     "games.round_write",
-    f"""WITH act AS (
-    INSERT INTO {table(RoundAction)} ({cols(RoundAction, _ACTION_INSERT)})
-    SELECT {", ".join(_typed(RoundAction, n, "a_") for n in _ACTION_INSERT)} WHERE %(with_action)s
+    """WITH act AS (
+    INSERT INTO games_roundaction (round_id, seq, action, idempotency_key, draws_before, draws_after, created_at)
+    SELECT CAST(%(a_round_id)s AS bigint), CAST(%(a_seq)s AS integer), CAST(%(a_action)s AS jsonb),
+           CAST(%(a_idempotency_key)s AS varchar), CAST(%(a_draws_before)s AS integer),
+           CAST(%(a_draws_after)s AS integer), CAST(%(a_created_at)s AS timestamp with time zone)
+    WHERE %(with_action)s
     RETURNING id
 ), audit AS (
-    INSERT INTO {table(AuditEvent)} ({cols(AuditEvent, _AUDIT_INSERT)})
-    SELECT {", ".join(_typed(AuditEvent, n, "e_") for n in _AUDIT_INSERT)} WHERE %(with_audit)s
+    INSERT INTO core_auditevent (occurred_at, actor_type, actor_id, actor_label, actor_role, action, object_type,
+                                 object_id, old_values, new_values, details, request_id)
+    SELECT CAST(%(e_occurred_at)s AS timestamp with time zone), CAST(%(e_actor_type)s AS varchar),
+           CAST(%(e_actor_id)s AS varchar), CAST(%(e_actor_label)s AS varchar), CAST(%(e_actor_role)s AS varchar),
+           CAST(%(e_action)s AS varchar), CAST(%(e_object_type)s AS varchar), CAST(%(e_object_id)s AS varchar),
+           CAST(%(e_old_values)s AS jsonb), CAST(%(e_new_values)s AS jsonb), CAST(%(e_details)s AS jsonb),
+           CAST(%(e_request_id)s AS varchar)
+    WHERE %(with_audit)s
     RETURNING id
 )
-UPDATE {table(Round)} SET {", ".join(f'"{col(Round, n)}" = {_typed(Round, n, "r_")}' for n in _ROUND_SET)}
+UPDATE games_round SET
+    player_id = CAST(%(r_player_id)s AS bigint), game_id = CAST(%(r_game_id)s AS bigint),
+    game_code = CAST(%(r_game_code)s AS varchar), game_version = CAST(%(r_game_version)s AS integer),
+    play_money = CAST(%(r_play_money)s AS boolean), forced_outcome = CAST(%(r_forced_outcome)s AS boolean),
+    forced_draws_left = CAST(%(r_forced_draws_left)s AS jsonb),
+    idempotency_key = CAST(%(r_idempotency_key)s AS varchar), status = CAST(%(r_status)s AS varchar),
+    bet_request = CAST(%(r_bet_request)s AS jsonb), bet_params = CAST(%(r_bet_params)s AS jsonb),
+    stake = CAST(%(r_stake)s AS bigint), currency = CAST(%(r_currency)s AS varchar),
+    draws = CAST(%(r_draws)s AS jsonb), actions = CAST(%(r_actions)s AS jsonb), state = CAST(%(r_state)s AS jsonb),
+    win_engine = CAST(%(r_win_engine)s AS bigint), win = CAST(%(r_win)s AS bigint),
+    jackpot_win = CAST(%(r_jackpot_win)s AS bigint), win_capped = CAST(%(r_win_capped)s AS boolean),
+    balance_before = CAST(%(r_balance_before)s AS bigint), balance_after = CAST(%(r_balance_after)s AS bigint),
+    jackpot_events = CAST(%(r_jackpot_events)s AS jsonb), void_reason = CAST(%(r_void_reason)s AS varchar),
+    void_detail = CAST(%(r_void_detail)s AS text), started_at = CAST(%(r_started_at)s AS timestamp with time zone),
+    last_activity_at = CAST(%(r_last_activity_at)s AS timestamp with time zone),
+    settled_at = CAST(%(r_settled_at)s AS timestamp with time zone),
+    voided_at = CAST(%(r_voided_at)s AS timestamp with time zone),
+    deadline = CAST(%(r_deadline)s AS timestamp with time zone),
+    provider_round_id = CAST(%(r_provider_round_id)s AS varchar)
 WHERE id = %(round)s
 RETURNING (SELECT id FROM act), (SELECT id FROM audit)""",
     columns={Round: ("id", *_ROUND_SET), RoundAction: ("id", *_ACTION_INSERT), AuditEvent: ("id", *_AUDIT_INSERT)},
@@ -219,17 +245,37 @@ def round_write(rnd: Round, *, action: RoundAction | None = None, audit: AuditEv
             obj._state.adding = False
 
 
-_ROUND_INSERT = attnames(Round)  # with its id, which the round context took (START_CONTEXT)
+_ROUND_INSERT = _ROUND_FIELDS  # with its id, which the round context took (START_CONTEXT)
 
 ROUND_INSERT = register(
     "games.round_insert",
-    f"""WITH audit AS (
-    INSERT INTO {table(AuditEvent)} ({cols(AuditEvent, _AUDIT_INSERT)})
-    SELECT {", ".join(_typed(AuditEvent, n, "e_") for n in _AUDIT_INSERT)}
+    """WITH audit AS (
+    INSERT INTO core_auditevent (occurred_at, actor_type, actor_id, actor_label, actor_role, action, object_type,
+                                 object_id, old_values, new_values, details, request_id)
+    SELECT CAST(%(e_occurred_at)s AS timestamp with time zone), CAST(%(e_actor_type)s AS varchar),
+           CAST(%(e_actor_id)s AS varchar), CAST(%(e_actor_label)s AS varchar), CAST(%(e_actor_role)s AS varchar),
+           CAST(%(e_action)s AS varchar), CAST(%(e_object_type)s AS varchar), CAST(%(e_object_id)s AS varchar),
+           CAST(%(e_old_values)s AS jsonb), CAST(%(e_new_values)s AS jsonb), CAST(%(e_details)s AS jsonb),
+           CAST(%(e_request_id)s AS varchar)
     RETURNING id
 )
-INSERT INTO {table(Round)} ({cols(Round, _ROUND_INSERT)})
-SELECT {", ".join(_typed(Round, n, "r_") for n in _ROUND_INSERT)}
+INSERT INTO games_round (
+    id, player_id, game_id, game_code, game_version, play_money, forced_outcome, forced_draws_left, idempotency_key,
+    status, bet_request, bet_params, stake, currency, draws, actions, state, win_engine, win, jackpot_win, win_capped,
+    balance_before, balance_after, jackpot_events, void_reason, void_detail, started_at, last_activity_at, settled_at,
+    voided_at, deadline, provider_round_id)
+SELECT CAST(%(r_id)s AS bigint), CAST(%(r_player_id)s AS bigint), CAST(%(r_game_id)s AS bigint),
+       CAST(%(r_game_code)s AS varchar), CAST(%(r_game_version)s AS integer), CAST(%(r_play_money)s AS boolean),
+       CAST(%(r_forced_outcome)s AS boolean), CAST(%(r_forced_draws_left)s AS jsonb),
+       CAST(%(r_idempotency_key)s AS varchar), CAST(%(r_status)s AS varchar), CAST(%(r_bet_request)s AS jsonb),
+       CAST(%(r_bet_params)s AS jsonb), CAST(%(r_stake)s AS bigint), CAST(%(r_currency)s AS varchar),
+       CAST(%(r_draws)s AS jsonb), CAST(%(r_actions)s AS jsonb), CAST(%(r_state)s AS jsonb),
+       CAST(%(r_win_engine)s AS bigint), CAST(%(r_win)s AS bigint), CAST(%(r_jackpot_win)s AS bigint),
+       CAST(%(r_win_capped)s AS boolean), CAST(%(r_balance_before)s AS bigint), CAST(%(r_balance_after)s AS bigint),
+       CAST(%(r_jackpot_events)s AS jsonb), CAST(%(r_void_reason)s AS varchar), CAST(%(r_void_detail)s AS text),
+       CAST(%(r_started_at)s AS timestamp with time zone), CAST(%(r_last_activity_at)s AS timestamp with time zone),
+       CAST(%(r_settled_at)s AS timestamp with time zone), CAST(%(r_voided_at)s AS timestamp with time zone),
+       CAST(%(r_deadline)s AS timestamp with time zone), CAST(%(r_provider_round_id)s AS varchar)
 RETURNING (SELECT id FROM audit)""",
     columns={Round: _ROUND_INSERT, AuditEvent: ("id", *_AUDIT_INSERT)},
     inserts=(Round, AuditEvent),

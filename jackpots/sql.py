@@ -25,7 +25,7 @@ from datetime import date, datetime
 
 from django.db import connection
 
-from core.sql import attnames, col, cols, execute, register, table
+from core.sql import execute, register
 from jackpots.models import SLOTS, CarriedContributions, Contribution, Jackpot, Pending, PendingTotal
 
 J, PD, PT, C, CC = Jackpot, Pending, PendingTotal, Contribution, CarriedContributions
@@ -112,18 +112,22 @@ def pending_by_counter(ids: list[int]) -> dict[int, tuple[int, int]]:
         return {int(i): (int(a), int(f)) for i, a, f in cur.fetchall()}
 
 
-_LOG = attnames(C, exclude=("id",))
+#: the permanent log's columns (every field but its id; the contract test checks the list is whole)
+_LOG = ("jackpot_id", "round_id", "player_id", "basis_amount", "active_micro", "future_micro", "reversal", "fold_id",
+        "created_at")
 
 FOLD = register(
     "jackpots.fold",
-    f"""WITH moved AS (
-    DELETE FROM {table(PD)} WHERE {col(PD, 'jackpot')} = %(jackpot)s RETURNING {cols(PD, _ROW)}
+    """WITH moved AS (
+    DELETE FROM jackpots_pending WHERE jackpot_id = %(jackpot)s
+    RETURNING jackpot_id, round_id, reversal, player_id, basis_amount, active_micro, future_micro, created_at
 ), logged AS (
-    INSERT INTO {table(C)} ({cols(C, _LOG)})
-    SELECT {", ".join(f'"{col(PD, n)}"' if n != "fold_id" else "%(fold)s" for n in _LOG)}
-    FROM moved RETURNING {cols(C, ('active_micro', 'future_micro'))}
+    INSERT INTO jackpots_contribution (jackpot_id, round_id, player_id, basis_amount, active_micro, future_micro,
+                                       reversal, fold_id, created_at)
+    SELECT jackpot_id, round_id, player_id, basis_amount, active_micro, future_micro, reversal, %(fold)s, created_at
+    FROM moved RETURNING active_micro, future_micro
 )
-SELECT count(*), COALESCE(sum({col(C, 'active_micro')}), 0), COALESCE(sum({col(C, 'future_micro')}), 0) FROM logged""",
+SELECT count(*), COALESCE(sum(active_micro), 0), COALESCE(sum(future_micro), 0) FROM logged""",
     columns={PD: _ROW, C: _LOG}, inserts=(C,), params={"jackpot": int, "fold": int},
 )
 
@@ -141,14 +145,15 @@ _CARRIED = ("jackpot_id", "month", "ids_from", "ids_to", "active_micro", "future
 #: each pool's sums of one month of the log (``id >= low AND id < high``: that month's partition, read once, whole)
 CARRY_CONTRIBUTIONS = register(
     "jackpots.carry_contributions",
-    f"""WITH carried AS (
-    INSERT INTO {table(CC)} ({cols(CC, _CARRIED)})
-    SELECT c.{col(C, 'jackpot')}, %(month)s, %(low)s, %(high)s, sum(c.{col(C, 'active_micro')}),
-           sum(c.{col(C, 'future_micro')}), count(*), %(at)s
-    FROM {table(C)} c WHERE c.id >= %(low)s AND c.id < %(high)s GROUP BY c.{col(C, 'jackpot')}
-    RETURNING {col(CC, 'row_count')}
+    """WITH carried AS (
+    INSERT INTO jackpots_carriedcontributions (jackpot_id, month, ids_from, ids_to, active_micro, future_micro,
+                                               row_count, archived_at)
+    SELECT c.jackpot_id, %(month)s, %(low)s, %(high)s, sum(c.active_micro),
+           sum(c.future_micro), count(*), %(at)s
+    FROM jackpots_contribution c WHERE c.id >= %(low)s AND c.id < %(high)s GROUP BY c.jackpot_id
+    RETURNING row_count
 )
-SELECT count(*), COALESCE(sum({col(CC, 'row_count')}), 0) FROM carried""",
+SELECT count(*), COALESCE(sum(row_count), 0) FROM carried""",
     columns={C: ("id", "jackpot_id", "active_micro", "future_micro"), CC: _CARRIED}, inserts=(CC,),
     params={"month": date, "low": int, "high": int, "at": datetime},
 )

@@ -1,9 +1,9 @@
-"""The limits' hot statements (the stake gate and the counters), built from the models (see core/sql.py).
+"""The limits' hot statements (the stake gate and the counters), as the SQL they are (see core/sql.py).
 
 * ``PERIOD_ON_CONFLICT``: adding to the day and month totals (``PeriodTotal.FIGURES``), part of every statement
   below that writes them.
-* ``BUCKET_ORDERED_SET`` / ``BUCKET_CONSERVATIVE_SET``: the hourly-loss minute bucket's peak update (GP §8(5),
-  ``counters.bucket_row``), part of every statement below that writes a bucket.
+* ``BUCKET_ON_CONFLICT`` with ``BUCKET_ORDERED_SET`` / ``BUCKET_CONSERVATIVE_SET``: the hourly-loss minute bucket's
+  upsert and its peak update (GP §8(5), ``counters.bucket_row``), part of every statement below that writes a bucket.
 * :data:`GATE_STATE`: everything a stake decision reads, under the (player, kind) state lock, in ONE statement
   (the state row, open bets, self-limits, the two totals, the window's buckets, the panic button / self-listing in
   force and the AML restriction); every row arrives as a ``json_build_object`` keyed by the fields' ``attname``
@@ -39,19 +39,7 @@ from typing import Any
 from django.db import connection
 
 from accounts.models import PersonalData, Player
-from core.sql import (
-    cast_type,
-    col,
-    cols,
-    execute,
-    field_of,
-    instance,
-    instance_from_json,
-    json_object,
-    register,
-    table,
-    values_from_json,
-)
+from core.sql import execute, field_of, instance, instance_from_json, register, values_from_json
 from limits.models import (
     CarriedBetTotals,
     ExclusionWatch,
@@ -71,64 +59,71 @@ FIGURES = P.FIGURES
 _PERIOD_KEY = ("player", "kind", "period", "start")
 _BUCKET_FIELDS = ("player", "kind", "minute", "stakes", "wins", "peak")
 
-# Adding to the day/month totals (shared by the general path and the one-statement paths).
-PERIOD_ON_CONFLICT = (f"ON CONFLICT ({cols(P, _PERIOD_KEY)}) DO UPDATE SET "
-                      + ", ".join(f'"{col(P, f)}" = {table(P)}."{col(P, f)}" + EXCLUDED."{col(P, f)}"'
-                                  for f in FIGURES))
-_PERIOD_ROW = "(" + ", ".join(["%s"] * (len(_PERIOD_KEY) + len(FIGURES))) + ")"
+#: adding a row's figures to the day and month totals (``PeriodTotal.FIGURES``): the tail of every INSERT into them
+PERIOD_ON_CONFLICT = """ON CONFLICT (player_id, kind, period, start) DO UPDATE SET
+        stakes_placed = limits_periodtotal.stakes_placed + EXCLUDED.stakes_placed,
+        bets_placed = limits_periodtotal.bets_placed + EXCLUDED.bets_placed,
+        stakes_decided = limits_periodtotal.stakes_decided + EXCLUDED.stakes_decided,
+        wins_decided = limits_periodtotal.wins_decided + EXCLUDED.wins_decided,
+        bets_decided = limits_periodtotal.bets_decided + EXCLUDED.bets_decided"""
 
-def _bucket(rows: str, peak: str) -> str:
-    """The bucket upsert of ``rows`` (a SELECT of the new row's columns in ``_BUCKET_FIELDS`` order) with ``peak`` as
-    its peak update (``{peak}``: the bucket's, ``{x_peak}``, ``{x_stakes}``, ``{x_wins}``: the new events')."""
-    old = {f: f'{table(B)}."{col(B, f)}"' for f in ("stakes", "wins", "peak")}
-    new = {f"x_{f}": f'EXCLUDED."{col(B, f)}"' for f in ("stakes", "wins", "peak")}
-    return (f"INSERT INTO {table(B)} ({cols(B, _BUCKET_FIELDS)}) {rows} "
-            f"ON CONFLICT ({cols(B, ('player', 'kind', 'minute'))}) DO UPDATE SET "
-            f'"{col(B, "stakes")}" = {old["stakes"]} + {new["x_stakes"]}, '
-            f'"{col(B, "wins")}" = {old["wins"]} + {new["x_wins"]}, '
-            f'"{col(B, "peak")}" = ' + peak.format(peak=old["peak"], **new))
-
-
+#: the hourly-loss minute bucket's upsert (GP §8(5), ``counters.bucket_row``): the new events added to the bucket's
+#: stakes and wins; its peak follows (BUCKET_ORDERED_SET or BUCKET_CONSERVATIVE_SET)
+BUCKET_ON_CONFLICT = """ON CONFLICT (player_id, kind, minute) DO UPDATE SET
+        stakes = limits_minutebucket.stakes + EXCLUDED.stakes, wins = limits_minutebucket.wins + EXCLUDED.wins,
+        peak ="""
 # In time order: the new events follow the bucket's earlier ones, so every earlier tail grows by their net.
-BUCKET_ORDERED_SET = "GREATEST({x_peak}, {peak} + {x_stakes} - {x_wins})"
+BUCKET_ORDERED_SET = "GREATEST(EXCLUDED.peak, limits_minutebucket.peak + EXCLUDED.stakes - EXCLUDED.wins)"
 # Out of order (an older minute, or a stake taken back): the peak may only grow, by the stakes added.
-BUCKET_CONSERVATIVE_SET = "{peak} + {x_peak}"
+BUCKET_CONSERVATIVE_SET = "limits_minutebucket.peak + EXCLUDED.peak"
 _PANIC = ("started_at", "ends_at")
 _LISTING = ("requested_at", "listed_until")
 _BUCKET_READ = ("minute", "stakes", "wins", "peak")
 
 
-def _of_state(model: type[Any], alias: str) -> str:
-    return (f"{alias}.{col(model, 'player')} = s.{col(X, 'player')} AND {alias}.{col(model, 'kind')} = "
-            f"s.{col(X, 'kind')}")
-
-
 GATE_STATE = register(
     "limits.gate_state",
-    f"""SELECT {json_object(X, 's')},
-  (SELECT json_agg({json_object(OB, 'o')} ORDER BY o.id) FROM {table(OB)} o WHERE {_of_state(OB, 'o')}),
-  (SELECT json_agg({json_object(L, 'l')}) FROM {table(L)} l WHERE {_of_state(L, 'l')}),
-  (SELECT json_agg({json_object(P, 'p')}) FROM {table(P)} p WHERE {_of_state(P, 'p')}
-      AND ((p.{col(P, 'period')} = %(day_period)s AND p.{col(P, 'start')} = %(day)s)
-        OR (p.{col(P, 'period')} = %(month_period)s AND p.{col(P, 'start')} = %(month)s))),
-  (SELECT json_agg({json_object(B, 'b', _BUCKET_READ)} ORDER BY b.{col(B, 'minute')} DESC)
-     FROM {table(B)} b WHERE {_of_state(B, 'b')} AND b.{col(B, 'minute')} >= %(lo)s AND b.{col(B, 'minute')} <= %(hi)s),
-  (SELECT {json_object(PanicExclusion, 'e', _PANIC)} FROM {table(PanicExclusion)} e
-    WHERE (e.{col(PanicExclusion, 'player')} = s.{col(X, 'player')}
-           OR e.{col(PanicExclusion, 'person_key')} = (SELECT pd.{col(PersonalData, 'person_key')}
-                FROM {table(PersonalData)} pd WHERE pd.{col(PersonalData, 'player')} = s.{col(X, 'player')}))
-      AND e.{col(PanicExclusion, 'started_at')} <= %(at)s AND e.{col(PanicExclusion, 'ends_at')} > %(at)s
-    ORDER BY e.{col(PanicExclusion, 'ends_at')} DESC LIMIT 1),
-  (SELECT {json_object(SelfListingRequest, 'r', _LISTING)} FROM {table(SelfListingRequest)} r
-    WHERE r.{col(SelfListingRequest, 'player')} = s.{col(X, 'player')}
-      AND r.{col(SelfListingRequest, 'requested_at')} <= %(at)s AND r.{col(SelfListingRequest, 'listed_until')} > %(at)s
-    ORDER BY r.{col(SelfListingRequest, 'listed_until')} DESC LIMIT 1),
-  (SELECT p.{col(Player, 'aml_restriction')} FROM {table(Player)} p WHERE p.id = s.{col(X, 'player')})
-FROM {table(X)} s
-WHERE s.{col(X, 'player')} = %(player)s AND s.{col(X, 'kind')} = %(kind)s
+    """SELECT json_build_object('id', s.id, 'player_id', s.player_id, 'kind', s.kind,
+      'play_started_at', s.play_started_at, 'last_round_ended_at', s.last_round_ended_at,
+      'last_bucket_minute', s.last_bucket_minute, 'updated_at', s.updated_at),
+  (SELECT json_agg(json_build_object('id', o.id, 'player_id', o.player_id, 'kind', o.kind, 'round_ref', o.round_ref,
+          'game_code', o.game_code, 'stake', o.stake, 'placed_at', o.placed_at) ORDER BY o.id)
+    FROM limits_openbet o WHERE o.player_id = s.player_id AND o.kind = s.kind),
+  (SELECT json_agg(json_build_object('id', l.id, 'player_id', l.player_id, 'kind', l.kind, 'limit_type', l.limit_type,
+          'value', l.value, 'decided_at', l.decided_at, 'has_pending', l.has_pending,
+          'pending_value', l.pending_value, 'pending_requested_at', l.pending_requested_at,
+          'pending_effective_at', l.pending_effective_at, 'updated_at', l.updated_at))
+    FROM limits_selflimit l WHERE l.player_id = s.player_id AND l.kind = s.kind),
+  (SELECT json_agg(json_build_object('id', p.id, 'player_id', p.player_id, 'kind', p.kind, 'period', p.period,
+          'start', p.start, 'stakes_placed', p.stakes_placed, 'bets_placed', p.bets_placed,
+          'stakes_decided', p.stakes_decided, 'wins_decided', p.wins_decided, 'bets_decided', p.bets_decided))
+    FROM limits_periodtotal p WHERE p.player_id = s.player_id AND p.kind = s.kind
+      AND ((p.period = %(day_period)s AND p.start = %(day)s)
+        OR (p.period = %(month_period)s AND p.start = %(month)s))),
+  (SELECT json_agg(json_build_object('minute', b.minute, 'stakes', b.stakes, 'wins', b.wins, 'peak', b.peak)
+          ORDER BY b.minute DESC)
+    FROM limits_minutebucket b
+    WHERE b.player_id = s.player_id AND b.kind = s.kind AND b.minute >= %(lo)s AND b.minute <= %(hi)s),
+  (SELECT json_build_object('started_at', e.started_at, 'ends_at', e.ends_at) FROM limits_panicexclusion e
+    WHERE (e.player_id = s.player_id
+           OR e.person_key = (SELECT pd.person_key FROM accounts_personaldata pd WHERE pd.player_id = s.player_id))
+      AND e.started_at <= %(at)s AND e.ends_at > %(at)s
+    ORDER BY e.ends_at DESC LIMIT 1),
+  (SELECT json_build_object('requested_at', r.requested_at, 'listed_until', r.listed_until)
+    FROM limits_selflistingrequest r
+    WHERE r.player_id = s.player_id AND r.requested_at <= %(at)s AND r.listed_until > %(at)s
+    ORDER BY r.listed_until DESC LIMIT 1),
+  (SELECT p.aml_restriction FROM accounts_player p WHERE p.id = s.player_id)
+FROM limits_playerkindstate s
+WHERE s.player_id = %(player)s AND s.kind = %(kind)s
 FOR NO KEY UPDATE OF s""",
-    columns={X: tuple(f.attname for f in X._meta.concrete_fields), OB: tuple(f.attname for f in OB._meta.concrete_fields),
-             L: tuple(f.attname for f in L._meta.concrete_fields), P: tuple(f.attname for f in P._meta.concrete_fields),
+    columns={X: ("id", "player_id", "kind", "play_started_at", "last_round_ended_at", "last_bucket_minute",
+                 "updated_at"),
+             OB: ("id", "player_id", "kind", "round_ref", "game_code", "stake", "placed_at"),
+             L: ("id", "player_id", "kind", "limit_type", "value", "decided_at", "has_pending", "pending_value",
+                 "pending_requested_at", "pending_effective_at", "updated_at"),
+             P: ("id", "player_id", "kind", "period", "start", "stakes_placed", "bets_placed", "stakes_decided",
+                 "wins_decided", "bets_decided"),
              B: ("player", "kind", *_BUCKET_READ), PanicExclusion: ("player", "person_key", *_PANIC),
              SelfListingRequest: ("player", *_LISTING), PersonalData: ("player", "person_key"),
              Player: ("id", "aml_restriction")},
@@ -185,43 +180,30 @@ _SETTLED_INSERT = ("player", "kind", "game_code", "round_ref", "stake", "win", "
 _STATE_SET = ("play_started_at", "last_round_ended_at", "last_bucket_minute", "updated_at")
 
 
-def _cast(model: type[Any], name: str) -> str:
-    return cast_type(field_of(model, name))
-
-
-_DECIDED = ("0", "0", "%(stake)s", "%(win)s", "1")  # FIGURES of a decided bet: placed 0; the stake, the win, one bet
-_RESTAKED = ("%(diff)s", "0", "0", "0", "0")  # FIGURES of an open bet's stake corrected: placed stakes by the difference
-
-
-def _typed_row(key: tuple[str, str, str, str], figures: tuple[str, ...] = _DECIDED) -> str:
-    """A row of the totals (by default a decided bet's), each value cast to its column's type (a VALUES list under
-    INSERT ... SELECT is typed by its values)."""
-    values = [f"%({key[0]})s", f"%({key[1]})s", f"%({key[2]})s", f"%({key[3]})s", *figures]
-    return "(" + ", ".join(f"CAST({v} AS {_cast(P, f)})" for v, f in zip(values, (*_PERIOD_KEY, *FIGURES),
-                                                                         strict=True)) + ")"
-
-
 DECIDED_NOW = register(
     "limits.decided_now",
     f"""WITH periods AS (
-    INSERT INTO {table(P)} ({cols(P, (*_PERIOD_KEY, *FIGURES))})
+    INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided,
+                                    wins_decided, bets_decided)
     VALUES (%(player)s, %(kind)s, %(day_period)s, %(day)s, %(stake)s, 1, %(stake)s, %(win)s, 1),
            (%(player)s, %(kind)s, %(month_period)s, %(month)s, %(stake)s, 1, %(stake)s, %(win)s, 1)
     {PERIOD_ON_CONFLICT}
     RETURNING 1
 ), bucket AS (
-    {_bucket("SELECT %(player)s, %(kind)s, %(minute)s, %(stake)s, %(win)s, %(peak)s WHERE %(hourly)s",
-            BUCKET_ORDERED_SET)}
+    INSERT INTO limits_minutebucket (player_id, kind, minute, stakes, wins, peak)
+    SELECT %(player)s, %(kind)s, %(minute)s, %(stake)s, %(win)s, %(peak)s WHERE %(hourly)s
+    {BUCKET_ON_CONFLICT} {BUCKET_ORDERED_SET}
     RETURNING 1
 ), settled AS (
-    INSERT INTO {table(S)} ({cols(S, _SETTLED_INSERT)})
+    INSERT INTO limits_settledbet (player_id, kind, game_code, round_ref, stake, win, placed_at, started_at, settled_at,
+                                   voided)
     VALUES (%(player)s, %(kind)s, %(game_code)s, %(round_ref)s, %(stake)s, %(win)s, %(placed_at)s, %(placed_at)s,
             %(settled_at)s, false)
     RETURNING 1
 )
-UPDATE {table(X)} SET "{col(X, 'play_started_at')}" = %(play_started_at)s,
-       "{col(X, 'last_round_ended_at')}" = %(last_round_ended_at)s,
-       "{col(X, 'last_bucket_minute')}" = %(last_bucket_minute)s, "{col(X, 'updated_at')}" = %(settled_at)s
+UPDATE limits_playerkindstate SET play_started_at = %(play_started_at)s,
+       last_round_ended_at = %(last_round_ended_at)s,
+       last_bucket_minute = %(last_bucket_minute)s, updated_at = %(settled_at)s
 WHERE id = %(state)s
 RETURNING (SELECT count(*) FROM periods), (SELECT count(*) FROM bucket), (SELECT count(*) FROM settled)""",
     columns={P: (*_PERIOD_KEY, *FIGURES), B: _BUCKET_FIELDS, S: _SETTLED_INSERT, X: ("id", *_STATE_SET)},
@@ -240,42 +222,48 @@ def decided_now(params: dict[str, Any]) -> tuple[int, int, int] | None:
     return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
 
 
-_LAST_MINUTE = (f"COALESCE((SELECT x.{col(X, 'last_bucket_minute')} FROM {table(X)} x "
-                f"WHERE x.{col(X, 'player')} = %(player)s AND x.{col(X, 'kind')} = %(kind)s), '-infinity')")
-
 BET_SETTLE = register(
     "limits.bet_settle",
     f"""WITH bet AS (
-    DELETE FROM {table(OB)} WHERE {col(OB, 'player')} = %(player)s AND {col(OB, 'kind')} = %(kind)s
-        AND {col(OB, 'round_ref')} = %(round_ref)s AND {col(OB, 'stake')} = %(stake)s
-    RETURNING {cols(OB, ('placed_at', 'game_code'))}
+    DELETE FROM limits_openbet WHERE player_id = %(player)s AND kind = %(kind)s
+        AND round_ref = %(round_ref)s AND stake = %(stake)s
+    RETURNING placed_at, game_code
 ), periods AS (
-    INSERT INTO {table(P)} ({cols(P, (*_PERIOD_KEY, *FIGURES))})
-    SELECT v.* FROM (VALUES {_typed_row(("player", "kind", "day_period", "day"))},
-                            {_typed_row(("player", "kind", "month_period", "month"))}) AS v
+    INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided,
+                                    wins_decided, bets_decided)
+    SELECT v.* FROM (VALUES
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar),
+         CAST(%(day)s AS date), CAST(0 AS bigint), CAST(0 AS integer), CAST(%(stake)s AS bigint),
+         CAST(%(win)s AS bigint), CAST(1 AS integer)),
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar),
+         CAST(%(month)s AS date), CAST(0 AS bigint), CAST(0 AS integer), CAST(%(stake)s AS bigint),
+         CAST(%(win)s AS bigint), CAST(1 AS integer))) AS v
     WHERE EXISTS (SELECT 1 FROM bet)
     {PERIOD_ON_CONFLICT}
     RETURNING 1
 ), bucket AS (
-    {_bucket("SELECT %(player)s, %(kind)s, %(minute)s, 0, %(win)s, 0 FROM bet WHERE %(hourly)s",
-            "CASE WHEN %(in_order)s AND %(minute)s >= " + _LAST_MINUTE + " THEN " + BUCKET_ORDERED_SET
-             + " ELSE " + BUCKET_CONSERVATIVE_SET + " END")}
+    INSERT INTO limits_minutebucket (player_id, kind, minute, stakes, wins, peak)
+    SELECT %(player)s, %(kind)s, %(minute)s, 0, %(win)s, 0 FROM bet WHERE %(hourly)s
+    {BUCKET_ON_CONFLICT} CASE WHEN %(in_order)s AND %(minute)s >= COALESCE((SELECT x.last_bucket_minute
+            FROM limits_playerkindstate x WHERE x.player_id = %(player)s AND x.kind = %(kind)s), '-infinity')
+        THEN {BUCKET_ORDERED_SET} ELSE {BUCKET_CONSERVATIVE_SET} END
     RETURNING 1
 ), settled AS (
-    INSERT INTO {table(S)} ({cols(S, _SETTLED_INSERT)})
-    SELECT %(player)s, %(kind)s, COALESCE(NULLIF(%(game_code)s, ''), bet.{col(OB, 'game_code')}), %(round_ref)s,
-           %(stake)s, %(win)s, bet.{col(OB, 'placed_at')}, %(started_at)s, %(settled_at)s, false FROM bet
-    RETURNING id, {col(S, 'placed_at')}, {col(S, 'game_code')}
+    INSERT INTO limits_settledbet (player_id, kind, game_code, round_ref, stake, win, placed_at, started_at, settled_at,
+                                   voided)
+    SELECT %(player)s, %(kind)s, COALESCE(NULLIF(%(game_code)s, ''), bet.game_code), %(round_ref)s,
+           %(stake)s, %(win)s, bet.placed_at, %(started_at)s, %(settled_at)s, false FROM bet
+    RETURNING id, placed_at, game_code
 ), state AS (
-    UPDATE {table(X)} SET
-        "{col(X, 'last_round_ended_at')}" = GREATEST("{col(X, 'last_round_ended_at')}", %(play_ended_at)s),
-        "{col(X, 'last_bucket_minute')}" = CASE WHEN %(hourly)s
-            THEN GREATEST("{col(X, 'last_bucket_minute')}", %(minute)s) ELSE "{col(X, 'last_bucket_minute')}" END,
-        "{col(X, 'updated_at')}" = %(settled_at)s
-    WHERE {col(X, 'player')} = %(player)s AND {col(X, 'kind')} = %(kind)s AND EXISTS (SELECT 1 FROM bet)
+    UPDATE limits_playerkindstate SET
+        last_round_ended_at = GREATEST(last_round_ended_at, %(play_ended_at)s),
+        last_bucket_minute = CASE WHEN %(hourly)s
+            THEN GREATEST(last_bucket_minute, %(minute)s) ELSE last_bucket_minute END,
+        updated_at = %(settled_at)s
+    WHERE player_id = %(player)s AND kind = %(kind)s AND EXISTS (SELECT 1 FROM bet)
     RETURNING 1
 )
-SELECT (SELECT id FROM settled), (SELECT {col(S, 'placed_at')} FROM settled), (SELECT {col(S, 'game_code')} FROM settled),
+SELECT (SELECT id FROM settled), (SELECT placed_at FROM settled), (SELECT game_code FROM settled),
        (SELECT count(*) FROM periods), (SELECT count(*) FROM state)""",
     columns={OB: ("player", "kind", "round_ref", "stake", "placed_at", "game_code"), P: (*_PERIOD_KEY, *FIGURES),
              B: _BUCKET_FIELDS, S: ("id", *_SETTLED_INSERT),
@@ -315,24 +303,29 @@ def bet_settle(*, player_id: int, kind: str, round_ref: str, stake: int, win: in
 BET_RESTAKE = register(
     "limits.bet_restake",
     f"""WITH bet AS (
-    UPDATE {table(OB)} SET "{col(OB, 'stake')}" = %(stake)s, "{col(OB, 'round_ref')}" = %(round_ref)s
-    WHERE id = %(bet)s AND {col(OB, 'player')} = %(player)s AND {col(OB, 'kind')} = %(kind)s
+    UPDATE limits_openbet SET stake = %(stake)s, round_ref = %(round_ref)s
+    WHERE id = %(bet)s AND player_id = %(player)s AND kind = %(kind)s
     RETURNING 1
 ), periods AS (
-    INSERT INTO {table(P)} ({cols(P, (*_PERIOD_KEY, *FIGURES))})
-    SELECT v.* FROM (VALUES {_typed_row(("player", "kind", "day_period", "day"), _RESTAKED)},
-                            {_typed_row(("player", "kind", "month_period", "month"), _RESTAKED)}) AS v
+    INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided,
+                                    wins_decided, bets_decided)
+    SELECT v.* FROM (VALUES
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar),
+         CAST(%(day)s AS date), CAST(%(diff)s AS bigint), CAST(0 AS integer), CAST(0 AS bigint), CAST(0 AS bigint),
+         CAST(0 AS integer)),
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar),
+         CAST(%(month)s AS date), CAST(%(diff)s AS bigint), CAST(0 AS integer), CAST(0 AS bigint), CAST(0 AS bigint),
+         CAST(0 AS integer))) AS v
     WHERE %(diff)s <> 0 AND EXISTS (SELECT 1 FROM bet)
     {PERIOD_ON_CONFLICT}
     RETURNING 1
 ), bucket AS (
-    {_bucket("SELECT %(player)s, %(kind)s, %(minute)s, %(diff)s, 0, %(peak)s "
-             "WHERE %(hourly)s AND EXISTS (SELECT 1 FROM bet)",
-            "CASE WHEN %(in_order)s THEN " + BUCKET_ORDERED_SET + " ELSE " + BUCKET_CONSERVATIVE_SET
-             + " END")}
+    INSERT INTO limits_minutebucket (player_id, kind, minute, stakes, wins, peak)
+    SELECT %(player)s, %(kind)s, %(minute)s, %(diff)s, 0, %(peak)s WHERE %(hourly)s AND EXISTS (SELECT 1 FROM bet)
+    {BUCKET_ON_CONFLICT} CASE WHEN %(in_order)s THEN {BUCKET_ORDERED_SET} ELSE {BUCKET_CONSERVATIVE_SET} END
     RETURNING 1
 )
-UPDATE {table(X)} SET "{col(X, 'last_bucket_minute')}" = %(last_bucket_minute)s
+UPDATE limits_playerkindstate SET last_bucket_minute = %(last_bucket_minute)s
 WHERE id = %(state)s AND EXISTS (SELECT 1 FROM bet)
 RETURNING (SELECT count(*) FROM bet), (SELECT count(*) FROM periods)""",
     columns={OB: ("id", "player", "kind", "stake", "round_ref"), P: (*_PERIOD_KEY, *FIGURES), B: _BUCKET_FIELDS,
@@ -363,36 +356,42 @@ def bet_restake(*, state_id: int, bet_id: int, player_id: int, kind: str, stake:
         raise RuntimeError(f"limits open bet {bet_id} not corrected: {row}")
 
 
-_VOIDED = ("%(minus_stake)s", "-1", "0", "0", "0")  # FIGURES of a returned stake: out of the placement counters
 _VOIDED_INSERT = (*_SETTLED_INSERT, "voided_at")
 
 BET_VOID = register(
     "limits.bet_void",
     f"""WITH bet AS (
-    DELETE FROM {table(OB)} WHERE id = %(bet)s AND {col(OB, 'player')} = %(player)s AND {col(OB, 'kind')} = %(kind)s
+    DELETE FROM limits_openbet WHERE id = %(bet)s AND player_id = %(player)s AND kind = %(kind)s
     RETURNING 1
 ), periods AS (
-    INSERT INTO {table(P)} ({cols(P, (*_PERIOD_KEY, *FIGURES))})
-    SELECT v.* FROM (VALUES {_typed_row(("player", "kind", "day_period", "day"), _VOIDED)},
-                            {_typed_row(("player", "kind", "month_period", "month"), _VOIDED)}) AS v
+    INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided,
+                                    wins_decided, bets_decided)
+    SELECT v.* FROM (VALUES
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar),
+         CAST(%(day)s AS date), CAST(%(minus_stake)s AS bigint), CAST(-1 AS integer), CAST(0 AS bigint),
+         CAST(0 AS bigint), CAST(0 AS integer)),
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar),
+         CAST(%(month)s AS date), CAST(%(minus_stake)s AS bigint), CAST(-1 AS integer), CAST(0 AS bigint),
+         CAST(0 AS bigint), CAST(0 AS integer))) AS v
     WHERE EXISTS (SELECT 1 FROM bet)
     {PERIOD_ON_CONFLICT}
     RETURNING 1
 ), bucket AS (
-    {_bucket("SELECT %(player)s, %(kind)s, %(minute)s, %(minus_stake)s, 0, 0 "
-             "WHERE %(hourly)s AND EXISTS (SELECT 1 FROM bet)",
-            BUCKET_CONSERVATIVE_SET)}
+    INSERT INTO limits_minutebucket (player_id, kind, minute, stakes, wins, peak)
+    SELECT %(player)s, %(kind)s, %(minute)s, %(minus_stake)s, 0, 0 WHERE %(hourly)s AND EXISTS (SELECT 1 FROM bet)
+    {BUCKET_ON_CONFLICT} {BUCKET_CONSERVATIVE_SET}
     RETURNING 1
 ), settled AS (
-    INSERT INTO {table(S)} ({cols(S, _VOIDED_INSERT)})
+    INSERT INTO limits_settledbet (player_id, kind, game_code, round_ref, stake, win, placed_at, started_at, settled_at,
+                                   voided, voided_at)
     SELECT %(player)s, %(kind)s, %(game_code)s, %(round_ref)s, %(stake)s, 0, %(placed_at)s, %(placed_at)s, %(at)s,
            true, %(at)s FROM bet
     RETURNING id
 )
-UPDATE {table(X)} SET
-    "{col(X, 'last_round_ended_at')}" = GREATEST("{col(X, 'last_round_ended_at')}", %(placed_at)s),
-    "{col(X, 'last_bucket_minute')}" = CASE WHEN %(hourly)s
-        THEN GREATEST("{col(X, 'last_bucket_minute')}", %(minute)s) ELSE "{col(X, 'last_bucket_minute')}" END
+UPDATE limits_playerkindstate SET
+    last_round_ended_at = GREATEST(last_round_ended_at, %(placed_at)s),
+    last_bucket_minute = CASE WHEN %(hourly)s
+        THEN GREATEST(last_bucket_minute, %(minute)s) ELSE last_bucket_minute END
 WHERE id = %(state)s AND EXISTS (SELECT 1 FROM bet)
 RETURNING (SELECT id FROM settled), (SELECT count(*) FROM periods), (SELECT count(*) FROM bucket)""",
     columns={OB: ("id", "player", "kind"), P: (*_PERIOD_KEY, *FIGURES), B: _BUCKET_FIELDS, S: ("id", *_VOIDED_INSERT),
@@ -428,67 +427,69 @@ def bet_void(*, state_id: int, bet: OpenBet, day: date, month: date, minute: dat
     return instance(S, ["id", *values], [row[0], *values.values()])
 
 
-_PLACED_OUT = ("%(minus_stake)s", "-1", "0", "0", "0")  # FIGURES of a void bet's placement, taken out
-_DECIDED_OUT = ("0", "0", "%(minus_stake)s", "%(minus_win)s", "-1")  # FIGURES of its decision, taken out
-_FIG = tuple(f"f{i}" for i in range(len(FIGURES)))
-
-
-def _ledger_events(kind_of_event: str, model: type[Any], alias: str, at: str, amount: str, *,
-                   settled: bool) -> str:
-    """One kind of the minute ``c``'s hourly-loss events as the ledger tells them: ``(at, 0 for a win / 1 for a
-    stake, stake - win)`` of ``model`` rows of (player, kind) whose ``at`` falls in the minute (the bet being voided
-    and voided bets left out)."""
-    cond = (f" AND NOT {alias}.{col(model, 'voided')} AND {alias}.id <> %(bet)s" if settled else "")
-    return (f"SELECT {alias}.{col(model, at)} AS at, {kind_of_event} AS typ, {amount} AS amt FROM {table(model)} "
-            f"{alias} WHERE {alias}.{col(model, 'player')} = %(player)s AND {alias}.{col(model, 'kind')} = %(kind)s"
-            f"{cond} AND {alias}.{col(model, at)} >= c.minute AND {alias}.{col(model, at)} < c.minute_end")
-
-
-# The largest net loss of a tail of the minute's events in time order (events of the same instant wins first, the
-# order that gives the largest tails; ties of one kind at one instant give the same largest tail in any order): the
-# suffix sums, read newest first.
-_LEDGER_PEAK = f"""(SELECT GREATEST(0, max(e.tail)) FROM (
+# The largest net loss of a tail of the minute ``c``'s events in time order, as the ledger now tells them (the bet
+# being voided and voided bets left out; a stake counts 1 in ``typ``, a win 0, so events of the same instant come
+# wins first, the order that gives the largest tails; ties of one kind at one instant give the same largest tail in
+# any order): the suffix sums, read newest first.
+_LEDGER_PEAK = """(SELECT GREATEST(0, max(e.tail)) FROM (
         SELECT sum(x.amt) OVER (ORDER BY x.at DESC, x.typ DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
             AS tail FROM (
-            {_ledger_events("1", S, "s1", "placed_at", f"s1.{col(S, 'stake')}", settled=True)}
-            UNION ALL {_ledger_events("0", S, "s2", "settled_at", f"-s2.{col(S, 'win')}", settled=True)}
-            UNION ALL {_ledger_events("1", OB, "o", "placed_at", f"o.{col(OB, 'stake')}", settled=False)}) x) e)"""
+            SELECT s1.placed_at AS at, 1 AS typ, s1.stake AS amt FROM limits_settledbet s1
+            WHERE s1.player_id = %(player)s AND s1.kind = %(kind)s AND NOT s1.voided AND s1.id <> %(bet)s
+              AND s1.placed_at >= c.minute AND s1.placed_at < c.minute_end
+            UNION ALL SELECT s2.settled_at AS at, 0 AS typ, -s2.win AS amt FROM limits_settledbet s2
+            WHERE s2.player_id = %(player)s AND s2.kind = %(kind)s AND NOT s2.voided AND s2.id <> %(bet)s
+              AND s2.settled_at >= c.minute AND s2.settled_at < c.minute_end
+            UNION ALL SELECT o.placed_at AS at, 1 AS typ, o.stake AS amt FROM limits_openbet o
+            WHERE o.player_id = %(player)s AND o.kind = %(kind)s
+              AND o.placed_at >= c.minute AND o.placed_at < c.minute_end) x) e)"""
 
 SETTLED_VOID = register(
     "limits.settled_void",
     f"""WITH bet AS (
-    UPDATE {table(S)} SET "{col(S, 'voided')}" = true, "{col(S, 'voided_at')}" = %(at)s
-    WHERE id = %(bet)s AND {col(S, 'player')} = %(player)s AND {col(S, 'kind')} = %(kind)s
-        AND NOT "{col(S, 'voided')}"
+    UPDATE limits_settledbet SET voided = true, voided_at = %(at)s
+    WHERE id = %(bet)s AND player_id = %(player)s AND kind = %(kind)s
+        AND NOT voided
     RETURNING 1
 ), periods AS (
-    INSERT INTO {table(P)} ({cols(P, (*_PERIOD_KEY, *FIGURES))})
-    SELECT v.k1, v.k2, v.k3, v.k4, {", ".join(f"CAST(sum(v.{x}) AS {_cast(P, f)})" for x, f in zip(_FIG, FIGURES,
-                                                                                                   strict=True))}
-    FROM (VALUES {_typed_row(("player", "kind", "day_period", "placed_day"), _PLACED_OUT)},
-                 {_typed_row(("player", "kind", "month_period", "placed_month"), _PLACED_OUT)},
-                 {_typed_row(("player", "kind", "day_period", "settled_day"), _DECIDED_OUT)},
-                 {_typed_row(("player", "kind", "month_period", "settled_month"), _DECIDED_OUT)})
-        AS v(k1, k2, k3, k4, {", ".join(_FIG)})
+    INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided,
+                                    wins_decided, bets_decided)
+    SELECT v.k1, v.k2, v.k3, v.k4, CAST(sum(v.f0) AS bigint), CAST(sum(v.f1) AS integer), CAST(sum(v.f2) AS bigint),
+           CAST(sum(v.f3) AS bigint), CAST(sum(v.f4) AS integer)
+    FROM (VALUES
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar),
+         CAST(%(placed_day)s AS date), CAST(%(minus_stake)s AS bigint), CAST(-1 AS integer), CAST(0 AS bigint),
+         CAST(0 AS bigint), CAST(0 AS integer)),
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar),
+         CAST(%(placed_month)s AS date), CAST(%(minus_stake)s AS bigint), CAST(-1 AS integer), CAST(0 AS bigint),
+         CAST(0 AS bigint), CAST(0 AS integer)),
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(day_period)s AS varchar),
+         CAST(%(settled_day)s AS date), CAST(0 AS bigint), CAST(0 AS integer), CAST(%(minus_stake)s AS bigint),
+         CAST(%(minus_win)s AS bigint), CAST(-1 AS integer)),
+        (CAST(%(player)s AS bigint), CAST(%(kind)s AS varchar), CAST(%(month_period)s AS varchar),
+         CAST(%(settled_month)s AS date), CAST(0 AS bigint), CAST(0 AS integer), CAST(%(minus_stake)s AS bigint),
+         CAST(%(minus_win)s AS bigint), CAST(-1 AS integer)))
+        AS v(k1, k2, k3, k4, f0, f1, f2, f3, f4)
     WHERE EXISTS (SELECT 1 FROM bet)
     GROUP BY v.k1, v.k2, v.k3, v.k4
     {PERIOD_ON_CONFLICT}
     RETURNING 1
 ), changes AS (
     SELECT c.minute, c.minute_end, sum(c.stakes) AS stakes, sum(c.wins) AS wins
-    FROM (VALUES (CAST(%(placed_minute)s AS {_cast(B, 'minute')}), CAST(%(placed_minute_end)s AS {_cast(B, 'minute')}),
-                  CAST(%(stake)s AS {_cast(B, 'stakes')}), CAST(0 AS {_cast(B, 'wins')})),
-                 (CAST(%(settled_minute)s AS {_cast(B, 'minute')}), CAST(%(settled_minute_end)s AS {_cast(B, 'minute')}),
-                  CAST(0 AS {_cast(B, 'stakes')}), CAST(%(win)s AS {_cast(B, 'wins')})))
+    FROM (VALUES
+        (CAST(%(placed_minute)s AS timestamp with time zone), CAST(%(placed_minute_end)s AS timestamp with time zone),
+         CAST(%(stake)s AS bigint), CAST(0 AS bigint)),
+        (CAST(%(settled_minute)s AS timestamp with time zone), CAST(%(settled_minute_end)s AS timestamp with time zone),
+         CAST(0 AS bigint), CAST(%(win)s AS bigint)))
         AS c(minute, minute_end, stakes, wins)
     WHERE %(hourly)s AND (c.stakes <> 0 OR c.wins <> 0) AND EXISTS (SELECT 1 FROM bet)
     GROUP BY c.minute, c.minute_end
 ), bucket AS (
-    UPDATE {table(B)} b SET "{col(B, 'stakes')}" = b.{col(B, 'stakes')} - c.stakes,
-        "{col(B, 'wins')}" = b.{col(B, 'wins')} - c.wins,
-        "{col(B, 'peak')}" = LEAST(b.{col(B, 'peak')} + c.wins, {_LEDGER_PEAK})
+    UPDATE limits_minutebucket b SET stakes = b.stakes - c.stakes,
+        wins = b.wins - c.wins,
+        peak = LEAST(b.peak + c.wins, {_LEDGER_PEAK})
     FROM changes c
-    WHERE b.{col(B, 'player')} = %(player)s AND b.{col(B, 'kind')} = %(kind)s AND b.{col(B, 'minute')} = c.minute
+    WHERE b.player_id = %(player)s AND b.kind = %(kind)s AND b.minute = c.minute
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM bet), (SELECT count(*) FROM periods), (SELECT count(*) FROM bucket)""",
@@ -533,9 +534,9 @@ def settled_void(*, bet: SettledBet, at: datetime, placed_day: date, placed_mont
 _WATCH_INSERT = ("player", "failures", "last_context", "last_error")
 WATCH_ALL = register(
     "limits.watch_all",
-    f"""INSERT INTO {table(ExclusionWatch)} ({cols(ExclusionWatch, _WATCH_INSERT)})
-SELECT p.id, %(failures)s, %(context)s, %(error)s FROM {table(Player)} p WHERE p.{col(Player, 'status')} = ANY(%(statuses)s)
-ON CONFLICT ({col(ExclusionWatch, 'player')}) DO NOTHING""",
+    """INSERT INTO limits_exclusionwatch (player_id, failures, last_context, last_error)
+SELECT p.id, %(failures)s, %(context)s, %(error)s FROM accounts_player p WHERE p.status = ANY(%(statuses)s)
+ON CONFLICT (player_id) DO NOTHING""",
     columns={ExclusionWatch: _WATCH_INSERT, Player: ("id", "status")}, inserts=(ExclusionWatch,),
     params={"failures": int, "context": str, "error": str, "statuses": (list, str)},
 )
@@ -554,22 +555,24 @@ _OPEN_INSERT = ("player", "kind", "round_ref", "game_code", "stake", "placed_at"
 BET_PLACE = register(
     "limits.bet_place",
     f"""WITH periods AS (
-    INSERT INTO {table(P)} ({cols(P, (*_PERIOD_KEY, *FIGURES))})
+    INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided,
+                                    wins_decided, bets_decided)
     VALUES (%(player)s, %(kind)s, %(day_period)s, %(day)s, %(stake)s, 1, 0, 0, 0),
            (%(player)s, %(kind)s, %(month_period)s, %(month)s, %(stake)s, 1, 0, 0, 0)
     {PERIOD_ON_CONFLICT}
     RETURNING 1
 ), bucket AS (
-    {_bucket("SELECT %(player)s, %(kind)s, %(minute)s, %(stake)s, 0, %(stake)s WHERE %(hourly)s",
-            BUCKET_ORDERED_SET)}
+    INSERT INTO limits_minutebucket (player_id, kind, minute, stakes, wins, peak)
+    SELECT %(player)s, %(kind)s, %(minute)s, %(stake)s, 0, %(stake)s WHERE %(hourly)s
+    {BUCKET_ON_CONFLICT} {BUCKET_ORDERED_SET}
     RETURNING 1
 ), bet AS (
-    INSERT INTO {table(OB)} ({cols(OB, _OPEN_INSERT)})
+    INSERT INTO limits_openbet (player_id, kind, round_ref, game_code, stake, placed_at)
     VALUES (%(player)s, %(kind)s, %(round_ref)s, %(game_code)s, %(stake)s, %(now)s)
     RETURNING 1
 )
-UPDATE {table(X)} SET "{col(X, 'play_started_at')}" = %(play_started_at)s,
-       "{col(X, 'last_bucket_minute')}" = %(last_bucket_minute)s, "{col(X, 'updated_at')}" = %(now)s
+UPDATE limits_playerkindstate SET play_started_at = %(play_started_at)s,
+       last_bucket_minute = %(last_bucket_minute)s, updated_at = %(now)s
 WHERE id = %(state)s
 RETURNING (SELECT count(*) FROM periods), (SELECT count(*) FROM bet)""",
     columns={P: (*_PERIOD_KEY, *FIGURES), B: _BUCKET_FIELDS, OB: _OPEN_INSERT,
@@ -604,32 +607,34 @@ CB = CarriedBetTotals
 _CARRIED = ("player_id", "kind", "period", "start", "month", *FIGURES, "archived_at")
 
 
-def _prague(column: str, period: str) -> str:
-    """The Prague day or month of a timestamp column, as ``limits_reconcile`` keys it."""
-    local = f"(b.{col(S, column)} AT TIME ZONE %(tz)s)"
-    return f"({local}::date)" if period == "day" else f"(date_trunc('month', {local})::date)"
-
-
-_CARRY_KEYS = " UNION ALL ".join(
-    f"SELECT b.{col(S, 'player')} AS p, b.{col(S, 'kind')} AS k, %(period_{period})s AS period, "
-    f"{_prague(at, period)} AS s, "
-    + (f"b.{col(S, 'stake')} AS sp, 1 AS np, 0 AS sd, 0 AS wd, 0 AS nd" if at == "placed_at"
-       else f"0 AS sp, 0 AS np, b.{col(S, 'stake')} AS sd, b.{col(S, 'win')} AS wd, 1 AS nd")
-    + f" FROM {table(S)} b WHERE b.id >= %(low)s AND b.id < %(high)s AND NOT b.{col(S, 'voided')}"
-    for period in ("day", "month") for at in ("placed_at", "settled_at"))
-
 #: one month of settled bets (``id >= low AND id < high``: that month's partition, read four times, whole) summed into
 #: the placement (by ``placed_at``) and the decision (by ``settled_at``) of each player's day and month, not voided
 CARRY_SETTLED = register(
     "limits.carry_settled",
-    f"""WITH keyed AS ({_CARRY_KEYS}
+    """WITH keyed AS (
+    SELECT b.player_id AS p, b.kind AS k, %(period_day)s AS period, ((b.placed_at AT TIME ZONE %(tz)s)::date) AS s,
+           b.stake AS sp, 1 AS np, 0 AS sd, 0 AS wd, 0 AS nd
+    FROM limits_settledbet b WHERE b.id >= %(low)s AND b.id < %(high)s AND NOT b.voided
+    UNION ALL
+    SELECT b.player_id AS p, b.kind AS k, %(period_day)s AS period, ((b.settled_at AT TIME ZONE %(tz)s)::date) AS s,
+           0 AS sp, 0 AS np, b.stake AS sd, b.win AS wd, 1 AS nd
+    FROM limits_settledbet b WHERE b.id >= %(low)s AND b.id < %(high)s AND NOT b.voided
+    UNION ALL
+    SELECT b.player_id AS p, b.kind AS k, %(period_month)s AS period, (date_trunc('month', (b.placed_at AT TIME ZONE %(tz)s))::date) AS s,
+           b.stake AS sp, 1 AS np, 0 AS sd, 0 AS wd, 0 AS nd
+    FROM limits_settledbet b WHERE b.id >= %(low)s AND b.id < %(high)s AND NOT b.voided
+    UNION ALL
+    SELECT b.player_id AS p, b.kind AS k, %(period_month)s AS period, (date_trunc('month', (b.settled_at AT TIME ZONE %(tz)s))::date) AS s,
+           0 AS sp, 0 AS np, b.stake AS sd, b.win AS wd, 1 AS nd
+    FROM limits_settledbet b WHERE b.id >= %(low)s AND b.id < %(high)s AND NOT b.voided
 ), carried AS (
-    INSERT INTO {table(CB)} ({cols(CB, _CARRIED)})
+    INSERT INTO limits_carriedbettotals (player_id, kind, period, start, month, stakes_placed, bets_placed,
+                                         stakes_decided, wins_decided, bets_decided, archived_at)
     SELECT p, k, period, s, %(archived_month)s, sum(sp), sum(np), sum(sd), sum(wd), sum(nd), %(at)s
     FROM keyed GROUP BY p, k, period, s
-    RETURNING {cols(CB, ('period', 'bets_decided'))}
+    RETURNING period, bets_decided
 )
-SELECT count(*), COALESCE(sum({col(CB, 'bets_decided')}) FILTER (WHERE {col(CB, 'period')} = %(period_day)s), 0)
+SELECT count(*), COALESCE(sum(bets_decided) FILTER (WHERE period = %(period_day)s), 0)
 FROM carried""",
     columns={S: ("id", "player_id", "kind", "stake", "win", "placed_at", "settled_at", "voided"), CB: _CARRIED},
     inserts=(CB,),

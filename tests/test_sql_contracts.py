@@ -28,6 +28,7 @@ from core.sql import (
     REGISTRY,
     Statement,
     _prepared_on,
+    cast_type,
     execute,
     field_of,
     prepare_hot_statements,
@@ -144,6 +145,69 @@ def test_every_insert_lists_each_column_the_database_cannot_fill(stmt: Statement
             if f.primary_key or f.null or f.db_default is not NOT_PROVIDED:
                 continue
             assert f.attname in listed, f"{stmt.name}: {model.__name__}.{f.attname} is NOT NULL and not written"
+
+
+# The rows a statement reads or writes whole: every concrete field of the model but those named. A field added to the
+# model fails here until the statement's text and its column tuple name it (a read would load it by a query of its
+# own, a write would never save it).
+WHOLE_ROWS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("accounts.token_with_owner", "accounts.AuthToken", ()),
+    ("accounts.token_with_owner", "accounts.User", ()),
+    ("accounts.token_with_owner", "accounts.LoginSession", ()),
+    ("accounts.token_with_owner", "accounts.Player", ()),
+    ("providers.call_context", "providers.Provider", ()),
+    ("providers.call_context", "providers.GameSession", ()),
+    ("providers.call_context", "accounts.Player", ()),
+    ("providers.call_context", "accounts.User", ()),
+    ("providers.call_context", "games.Game", ("description",)),
+    ("providers.call_context", "providers.ProviderTransaction", ()),
+    ("limits.gate_state", "limits.PlayerKindState", ()),
+    ("limits.gate_state", "limits.OpenBet", ()),
+    ("limits.gate_state", "limits.SelfLimit", ()),
+    ("limits.gate_state", "limits.PeriodTotal", ()),
+    ("games.round_lock", "games.Round", ()),
+    ("games.round_write", "games.Round", ()),
+    ("games.round_write", "games.RoundAction", ()),
+    ("games.round_write", "core.AuditEvent", ()),
+    ("games.round_insert", "games.Round", ()),
+    ("games.round_insert", "core.AuditEvent", ()),
+    ("jackpots.fold", "jackpots.Contribution", ("id",)),
+)
+
+
+@pytest.mark.parametrize(("name", "label", "left_out"), WHOLE_ROWS, ids=lambda x: x if isinstance(x, str) else "")
+def test_a_statement_that_reads_or_writes_a_whole_row_names_every_field_of_its_model(
+        name: str, label: str, left_out: tuple[str, ...]) -> None:
+    from django.apps import apps
+
+    model = apps.get_model(label)
+    declared = {field_of(model, n).attname for n in REGISTRY[name].columns[model]}
+    missing = [f.attname for f in model._meta.concrete_fields if f.attname not in declared
+               and f.name not in left_out and f.attname not in left_out]
+    assert not missing, f"{name}: {label} fields not in the statement: {missing}"
+
+
+def test_every_cast_of_a_whole_row_write_is_its_field_s_database_type() -> None:
+    """``games.round_write`` and ``games.round_insert`` cast each parameter ``<prefix><attname>`` to its column's type
+    (``core.sql.cast_type``): a field whose type changes fails here until the statement's cast follows it."""
+    casts = [(m.group(1), m.group(2), m.group(3)) for stmt in (games.sql.ROUND_WRITE, games.sql.ROUND_INSERT)
+             for m in re.finditer(r"CAST\(%\(([a-z]_)(\w+)\)s AS ([\w ]+)\)", stmt.sql)]
+    assert len(casts) > 60
+    wrong = [(p + n, t, cast_type(field_of(games.sql.PREFIXES[p], n))) for p, n, t in casts
+             if t != cast_type(field_of(games.sql.PREFIXES[p], n))]
+    assert not wrong, wrong
+
+
+def test_the_round_context_reads_the_claim_tables_and_the_month_bits_of_the_partitioning() -> None:
+    """``games.start_context`` names the claim tables of the round's two unique constraints and shifts the month
+    index by ``MONTH_BITS`` (core/partitioning.py) in its text."""
+    from core.partitioning import CLAIMS, MONTH_BITS
+
+    claims = {c.name: c.claim_table for c in CLAIMS}
+    text = games.sql.START_CONTEXT.sql
+    for name in ("games_round_unique_player_key", "games_round_one_open_per_player"):
+        assert f"FROM {claims[name]} c" in text, name
+    assert text.count(f") << {MONTH_BITS})") == 2
 
 
 def test_a_row_maps_back_by_field_name_whatever_the_order_of_its_columns() -> None:

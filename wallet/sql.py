@@ -1,4 +1,4 @@
-"""The wallet's hot statements (the round path), built from the models (see core/sql.py).
+"""The wallet's hot statements (the round path), as the SQL they are (see core/sql.py).
 
 * :data:`LOCK_LIVE`: the player's wallet row and its live account, both locked (``FOR NO KEY UPDATE OF w, a``, in
   the house order: the wallet first), in ONE statement; replaces ``wallet_lock`` + ``live_account`` (2 statements).
@@ -23,21 +23,24 @@ from typing import Any
 from django.db import IntegrityError, connection
 from django.db.models import Model, UniqueConstraint
 
-from core.sql import attnames, col, cols, execute, instance, register, table
+from core.sql import execute, instance, register
 from wallet.models import Entry, LedgerAccount, LedgerTransaction, Wallet
 from wallet.models_carried import ArchivedLedgerMonth, CarriedEntries
 
 W, A, T, E = Wallet, LedgerAccount, LedgerTransaction, Entry
-_WALLET_FIELDS = attnames(W)
+_WALLET_FIELDS = ("id", "player_id", "mode", "created_at", "converted_at", "method_missing_since", "debt_flagged_at",
+                  "method_term_flagged_at")
 _ACCOUNT_FIELDS = ("id", "code", "kind", "player_id", "tracks_balance", "balance", "debt")
 
-#: the live-account join and columns, shared with the statements of the apps above that lock a wallet with rows
-#: of their own in ONE statement (games/sql.py ROUND_LOCK); map the columns back with :func:`live_from_row`
-LIVE_COLUMNS = f"{cols(W, _WALLET_FIELDS, alias='w')}, {cols(A, _ACCOUNT_FIELDS, alias='a')}"
+#: the live-account join and columns (the wallet's every field, then the account's ``_ACCOUNT_FIELDS``), shared with
+#: the statements of the apps above that lock a wallet with rows of their own in ONE statement (games/sql.py
+#: ROUND_LOCK); map the columns back with :func:`live_from_row`
+LIVE_COLUMNS = """w.id, w.player_id, w.mode, w.created_at, w.converted_at, w.method_missing_since, w.debt_flagged_at,
+       w.method_term_flagged_at, a.id, a.code, a.kind, a.player_id, a.tracks_balance, a.balance, a.debt"""
 LIVE_WIDTH = len(_WALLET_FIELDS) + len(_ACCOUNT_FIELDS)
-LIVE_FROM = (f"{table(W)} w JOIN {table(A)} a ON a.{col(A, 'player')} = w.{col(W, 'player')} "
-             f"AND a.{col(A, 'kind')} = CASE WHEN w.{col(W, 'mode')} = %(temporary_mode)s "
-             "THEN %(temporary_kind)s ELSE %(main_kind)s END")
+LIVE_FROM = """wallet_wallet w
+JOIN wallet_ledgeraccount a ON a.player_id = w.player_id
+  AND a.kind = CASE WHEN w.mode = %(temporary_mode)s THEN %(temporary_kind)s ELSE %(main_kind)s END"""
 LIVE_PARAMS: dict[str, type | tuple[type, ...]] = {"temporary_mode": str, "temporary_kind": str, "main_kind": str}
 LIVE_FIELDS: dict[type[Model], tuple[str, ...]] = {W: _WALLET_FIELDS, A: _ACCOUNT_FIELDS}
 
@@ -55,7 +58,10 @@ def live_from_row(values: Sequence[Any]) -> tuple[Wallet, LedgerAccount]:
 
 LOCK_LIVE = register(
     "wallet.lock_live",
-    f"SELECT {LIVE_COLUMNS} FROM {LIVE_FROM} WHERE w.{col(W, 'player')} = %(player)s FOR NO KEY UPDATE OF w, a",
+    f"""SELECT {LIVE_COLUMNS}
+FROM {LIVE_FROM}
+WHERE w.player_id = %(player)s
+FOR NO KEY UPDATE OF w, a""",
     columns=LIVE_FIELDS, params={**LIVE_PARAMS, "player": int},
 )
 
@@ -74,27 +80,27 @@ _ENTRY_INSERT = ("transaction_id", "account_id", "amount", "balance_after", "cre
 
 POST_WITH_OPERATOR = register(
     "wallet.post_with_operator",
-    f"""WITH op_new AS (
-    INSERT INTO {table(A)} ({cols(A, _OP_INSERT)})
+    """WITH op_new AS (
+    INSERT INTO wallet_ledgeraccount (code, kind, player_id, currency, tracks_balance, balance, debt, created_at)
     VALUES (%(op_code)s, %(op_kind)s, NULL, %(currency)s, false, 0, 0, %(now)s)
-    ON CONFLICT ({col(A, 'code')}) DO NOTHING RETURNING id
+    ON CONFLICT (code) DO NOTHING RETURNING id
 ), op AS (
-    SELECT id FROM op_new UNION ALL SELECT id FROM {table(A)} WHERE {col(A, 'code')} = %(op_code)s LIMIT 1
+    SELECT id FROM op_new UNION ALL SELECT id FROM wallet_ledgeraccount WHERE code = %(op_code)s LIMIT 1
 ), txn AS (
-    INSERT INTO {table(T)} ({cols(T, _TXN_INSERT)})
+    INSERT INTO wallet_ledgertransaction (kind, reference, player_id, amount, currency, memo, created_at, actor_label)
     SELECT %(kind)s, %(reference)s, %(player_id)s, %(amount)s, %(currency)s, %(memo)s, %(now)s, %(actor)s FROM op
     RETURNING id
 ), acc AS (
-    UPDATE {table(A)} SET {col(A, 'balance')} = {col(A, 'balance')} + %(delta)s
-    WHERE id = %(account_id)s AND EXISTS (SELECT 1 FROM op) RETURNING {col(A, 'balance')}
+    UPDATE wallet_ledgeraccount SET balance = balance + %(delta)s
+    WHERE id = %(account_id)s AND EXISTS (SELECT 1 FROM op) RETURNING balance
 ), entries AS (
-    INSERT INTO {table(E)} ({cols(E, _ENTRY_INSERT)})
-    SELECT txn.id, %(account_id)s, %(delta)s, acc.{col(A, 'balance')}, %(now)s FROM txn, acc
+    INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
+    SELECT txn.id, %(account_id)s, %(delta)s, acc.balance, %(now)s FROM txn, acc
     UNION ALL
     SELECT txn.id, op.id, -%(delta)s, NULL, %(now)s FROM txn, op
     RETURNING 1
 )
-SELECT (SELECT id FROM txn), (SELECT {col(A, 'balance')} FROM acc), (SELECT count(*) FROM entries)""",
+SELECT (SELECT id FROM txn), (SELECT balance FROM acc), (SELECT count(*) FROM entries)""",
     columns={A: (*_OP_INSERT, "id"), T: (*_TXN_INSERT, "id"), E: _ENTRY_INSERT},
     inserts=(A, T, E),
     params={"op_code": str, "op_kind": str, "currency": str, "now": datetime, "kind": str, "reference": str,
@@ -115,8 +121,7 @@ def post_with_operator(params: dict[str, Any]) -> tuple[int | None, int | None, 
 
 BALANCE_ADD = register(
     "wallet.balance_add",
-    f"UPDATE {table(A)} SET {col(A, 'balance')} = {col(A, 'balance')} + %(amount)s WHERE id = %(account)s "
-    f"RETURNING {col(A, 'balance')}",
+    "UPDATE wallet_ledgeraccount SET balance = balance + %(amount)s WHERE id = %(account)s RETURNING balance",
     columns={A: ("id", "balance")}, params={"amount": int, "account": int},
 )
 
@@ -149,18 +154,18 @@ _ARCHIVED = ("table_name", "month", "ids_from", "ids_to", "row_count", "archived
 #: ``id >= low AND id < high`` is the month's partition (the partition key): it reads that partition once, whole
 CARRY_ENTRIES = register(
     "wallet.carry_entries",
-    f"""WITH carried AS (
-    INSERT INTO {table(CE)} ({cols(CE, _CARRIED)})
-    SELECT e.{col(E, 'account')}, %(month)s, %(low)s, %(high)s, sum(e.{col(E, 'amount')}), count(*), %(at)s
-    FROM {table(E)} e WHERE e.id >= %(low)s AND e.id < %(high)s GROUP BY e.{col(E, 'account')}
-    RETURNING {col(CE, 'amount')}, {col(CE, 'entries')}
+    """WITH carried AS (
+    INSERT INTO wallet_carriedentries (account_id, month, ids_from, ids_to, amount, entries, archived_at)
+    SELECT e.account_id, %(month)s, %(low)s, %(high)s, sum(e.amount), count(*), %(at)s
+    FROM wallet_entry e WHERE e.id >= %(low)s AND e.id < %(high)s GROUP BY e.account_id
+    RETURNING amount, entries
 ), archived AS (
-    INSERT INTO {table(AM)} ({cols(AM, _ARCHIVED)})
-    SELECT %(table)s, %(month)s, %(low)s, %(high)s, COALESCE(sum({col(CE, 'entries')}), 0), %(at)s FROM carried
-    RETURNING {col(AM, 'row_count')}
+    INSERT INTO wallet_archivedledgermonth (table_name, month, ids_from, ids_to, row_count, archived_at)
+    SELECT %(table)s, %(month)s, %(low)s, %(high)s, COALESCE(sum(entries), 0), %(at)s FROM carried
+    RETURNING row_count
 )
-SELECT (SELECT count(*) FROM carried), (SELECT {col(AM, 'row_count')} FROM archived),
-       (SELECT COALESCE(sum({col(CE, 'amount')}), 0) FROM carried)""",
+SELECT (SELECT count(*) FROM carried), (SELECT row_count FROM archived),
+       (SELECT COALESCE(sum(amount), 0) FROM carried)""",
     columns={E: ("id", "account_id", "amount"), CE: _CARRIED, AM: _ARCHIVED}, inserts=(CE, AM),
     params={"table": str, "month": date, "low": int, "high": int, "at": datetime},
 )
@@ -178,9 +183,9 @@ def carry_entries(*, month: date, low: int, high: int, at: datetime) -> tuple[in
 #: one archived month of transactions recorded (their entries' month was archived before: they point at them)
 CARRY_TRANSACTIONS = register(
     "wallet.carry_transactions",
-    f"""INSERT INTO {table(AM)} ({cols(AM, _ARCHIVED)})
-SELECT %(table)s, %(month)s, %(low)s, %(high)s, count(*), %(at)s FROM {table(T)} t
-WHERE t.id >= %(low)s AND t.id < %(high)s RETURNING {col(AM, 'row_count')}""",
+    """INSERT INTO wallet_archivedledgermonth (table_name, month, ids_from, ids_to, row_count, archived_at)
+SELECT %(table)s, %(month)s, %(low)s, %(high)s, count(*), %(at)s FROM wallet_ledgertransaction t
+WHERE t.id >= %(low)s AND t.id < %(high)s RETURNING row_count""",
     columns={T: ("id",), AM: _ARCHIVED}, inserts=(AM,),
     params={"table": str, "month": date, "low": int, "high": int, "at": datetime},
 )
