@@ -94,8 +94,10 @@ def test_a_round_played_through_draws_and_ends_exactly_as_one_played_spin_by_spi
     assert through.draws == one.draws and through.actions == one.actions and through.state == one.state
     assert (through.win_engine, through.win, through.win_capped) == (one.win_engine, one.win, one.win_capped)
     assert through.win > 0  # the seed's free spins pay: the comparison is about a real settlement
-    assert through.balance_after - through.balance_before == one.balance_after - one.balance_before
-    assert balance(through.player) - through.balance_before == balance(one.player) - one.balance_before
+    assert None not in (through.balance_before, through.balance_after, one.balance_before, one.balance_after)
+    moved = [(r.balance_after or 0) - (r.balance_before or 0) for r in (one, through)]
+    assert moved[0] == moved[1] == through.win - through.stake
+    assert balance(through.player) - (through.balance_before or 0) == balance(one.player) - (one.balance_before or 0)
     assert round_replay_check(through)["outcome"] == "match"
     # the action log: one row per spin with the draws it made, marked as played through
     log = list(RoundAction.objects.filter(round=through).order_by("seq"))
@@ -172,3 +174,30 @@ def test_play_through_after_the_deadline_ends_the_round_by_the_deadline_path(clo
     rnd.refresh_from_db()
     assert rnd.status == Round.Status.VOIDED and rnd.void_reason == Round.VoidReason.DEADLINE
     assert rnd.actions == []  # GP §7(8)b: a spin would draw a new result, so the stake is returned instead
+
+
+def test_an_engine_failure_mid_way_keeps_the_steps_played_voids_the_round_and_returns_the_stake(clock, monkeypatch):
+    from games.engine import registry
+
+    c, body, _ = _kobushi_round(clock, FREE_SPINS_SEED)
+    engine = registry.get_game("kobushi", body["game"]["version"])
+    real_act, calls = type(engine).act, {"n": 0}
+
+    def act_failing_at_the_4th(self: Any, state: Any, action: Any, rng: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 4:
+            rng.randbelow(10)  # the failing step drew before it failed: its draw stays on the record
+            raise ZeroDivisionError("reel motor on fire")
+        return real_act(self, state, action, rng)
+
+    monkeypatch.setattr(type(engine), "act", act_failing_at_the_4th)
+    rnd = Round.objects.get(pk=body["id"])
+    paid_before = balance(rnd.player)
+    r, _ = _post(c, clock, body["id"], PLAY_THROUGH, SeededRNG(3))
+    assert r.status_code == 200 and r.json()["status"] == "voided", r.content
+    rnd.refresh_from_db()
+    assert rnd.void_reason == Round.VoidReason.MALFUNCTION and "reel motor on fire" in rnd.void_detail
+    assert balance(rnd.player) == paid_before + rnd.stake  # the stake returned, no win paid
+    log = list(RoundAction.objects.filter(round=rnd).order_by("seq"))
+    assert [row.seq for row in log] == [0, 1, 2, 3] and len(rnd.actions) == 4
+    assert log[-1].draws_after == len(rnd.draws) and log[-1].draws_after - log[-1].draws_before == 1
