@@ -201,3 +201,20 @@ def test_an_engine_failure_mid_way_keeps_the_steps_played_voids_the_round_and_re
     log = list(RoundAction.objects.filter(round=rnd).order_by("seq"))
     assert [row.seq for row in log] == [0, 1, 2, 3] and len(rnd.actions) == 4
     assert log[-1].draws_after == len(rnd.draws) and log[-1].draws_after - log[-1].draws_before == 1
+
+
+def test_a_play_money_round_plays_through_the_same_way(clock):
+    from games.tests.platform.helpers import funded_player, play_money
+
+    c = client_for(funded_player(10_000))
+    with use_rng(SeededRNG(FREE_SPINS_SEED)):
+        r = play_money(c, game="kobushi", bet=KOBUSHI_BET)
+    assert r.status_code == 201, r.content
+    body = r.json()
+    assert body["status"] == "in_progress" and body["pending"]["options"] == [{"type": "spin"}], body["pending"]
+    r, sql = _post(c, clock, body["id"], PLAY_THROUGH, SeededRNG(4))
+    assert r.status_code == 200 and r.json()["status"] == "finished", r.content
+    rnd = Round.objects.get(pk=body["id"])
+    assert rnd.play_money and len(rnd.actions) >= 10 and round_replay_check(rnd)["outcome"] == "match"
+    assert RoundAction.objects.filter(round=rnd).count() == len(rnd.actions)
+    assert balance(rnd.player) == 10_000  # play money moves nothing
