@@ -228,7 +228,8 @@ class RoundVerifyView(APIView):
 
 class RoundActionView(APIView):
     """Continue an interactive round with one action (pick, collect, gamble ...): one of the round's
-    ``pending.options``."""
+    ``pending.options``, or ``{"type": "play_through"}`` while the pending offers exactly one option (a free spin):
+    every consecutive single-option step played in this one request, each step's result in the answer's ``steps``."""
 
     permission_classes = [IsPlayer]
     renderer_classes = HOT_RENDERERS

@@ -65,6 +65,10 @@ IDEMPOTENCY_CONFLICT = KEY_CONFLICT
 INVALID_BET = ErrorDef("game.invalid_bet", 422, "Neplatná sázka.", "Invalid bet.")
 INVALID_ACTION = ErrorDef("game.invalid_action", 422, "Tuto akci nyní nelze provést.",
                           "This action is not possible now.")
+PLAY_THROUGH_CHOICE = ErrorDef(
+    "game.play_through_choice_pending", 409,
+    "Kolo čeká na vaši volbu: zvolte jednu z nabízených možností.",
+    "The round waits for your choice: send one of the options it offers.")
 
 # Rounds of remote games (games/services/remote.py) -----------------------------------------------------
 REMOTE_GAME_INVALID = ErrorDef("game.remote_game_invalid", 404,

@@ -128,6 +128,7 @@ def action_request_examples() -> dict[str, JsonDict]:
         for game in list_games():
             for kind, option in _pending_options(game).items():
                 examples[f"{game.code}: {kind}"] = {"action": option}
+        examples["any game: play through"] = {"action": {"type": "play_through"}}
         _ACTION_EXAMPLES = examples
     return _ACTION_EXAMPLES
 
@@ -320,7 +321,11 @@ class PlayMoneyRoundRequestSerializer(RoundPlayRequestSerializer):
 
 
 class RoundActRequestSerializer(serializers.Serializer):
-    action = serializers.DictField(help_text="one of the options in the round's pending")
+    action = serializers.DictField(
+        help_text="one of the options in the round's pending, or {\"type\": \"play_through\"} where the pending "
+                  "offers exactly one option (a free spin): every consecutive step with one option is played in "
+                  "this request and the answer's steps hold each one's result; refused "
+                  "(game.play_through_choice_pending, 409) while the pending offers a choice")
 
 
 # The hot path's request checks, without building a serializer and its fields per request. Each accepts only the

@@ -203,7 +203,10 @@ def _started_at(body: dict[str, Any], fallback: float) -> float:
 
 
 def _choose(options: list[Any]) -> Any:
-    """Collect a gamble offer, else the first option (a pick, the next free spin)."""
+    """Collect a gamble offer; a lone option (free spins) played through in one request, as the reference client does;
+    else the first option (a pick)."""
+    if len(options) == 1:
+        return {"type": "play_through"}
     for option in options:
         if option == {"type": "collect"}:
             return option

@@ -103,6 +103,7 @@ def test_each_game_has_a_bet_example_and_the_interactive_ones_their_actions(sche
     by_name = {e["summary"]: e["value"] for e in actions.values()}
     assert by_name["kobushi: free_spin"] == {"action": {"type": "spin"}}
     assert by_name["kobushi: pick"]["action"]["type"] == "pick"
+    assert by_name["any game: play through"] == {"action": {"type": "play_through"}}
 
 
 def test_the_idempotency_key_and_the_money_shape_are_components_a_generator_reads(schema):

@@ -14,7 +14,7 @@ from core.audit import Actor
 from core.money import Money
 from games import carry, errors
 from games import sql as games_sql
-from games.engine import STATUS_FINISHED, ActionError, Bet, BetError, JsonDict
+from games.engine import STATUS_AWAITING_ACTION, STATUS_FINISHED, ActionError, Bet, BetError, JsonDict
 from games.engine import Game as EngineGame
 from games.models import Game, Round, RoundAction
 from games.services import path
@@ -212,7 +212,9 @@ def _round_play_money(*, player: Player, engine_game: EngineGame, bet: JsonDict,
 
 
 def round_act(*, player: Player, round_id: Any, action: JsonDict, idempotency_key: str, actor: Actor) -> Round:
-    """Continue an interactive round (pick bonus, free spins, gamble) with one player action.
+    """Continue an interactive round (pick bonus, free spins, gamble) with one player action, or with
+    ``{"type": "play_through"}`` (:data:`PLAY_THROUGH`): every consecutive step that offers exactly one option
+    (a free spin) played in this one request.
 
     The player's choice never changes the result (GP §7(3); the engine drew it before offering the choice).
     When the round finishes it is settled as in round_play. Idempotent on (round, idempotency_key). Past the
@@ -229,46 +231,107 @@ def round_act(*, player: Player, round_id: Any, action: JsonDict, idempotency_ke
     return result.returned()
 
 
+# The platform's own action: play every consecutive single-option step of the round (a free spin decides nothing
+# the player chooses) under ONE round lock, ONE round write and, when the round ends, the one settlement. Each step
+# is applied exactly as its own request would apply it (the same engine call, the same draws in the same order, the
+# same jackpot decisions), so how the player plays never changes the result or the game's return. The action log
+# keeps one row per step, marked ``"play_through": true``; the request's Idempotency-Key is on the first, the others
+# carry it with a tab and their sequence number (a tab is never in a client's key: keys are printable).
+PLAY_THROUGH: JsonDict = {"type": "play_through"}
+PLAY_THROUGH_STEPS_MAX = 1_000  # steps one request plays; a longer run waits at the next step for the next request
+_STEP_KEY_SEP = "\t"
+
+
+def _single_option(state: JsonDict | None) -> JsonDict | None:
+    """The one option of a step that offers exactly one (no choice), else None."""
+    pending = (state or {}).get("pending") if (state or {}).get("status") == STATUS_AWAITING_ACTION else None
+    options = pending.get("options") if isinstance(pending, dict) else None
+    return dict(options[0]) if isinstance(options, list) and len(options) == 1 and isinstance(options[0], dict) \
+        else None
+
+
+def _replayed_or_refused(held: path.LockedRound, action: JsonDict, *, through: bool) -> bool:
+    """True when the Idempotency-Key's action was applied already (the same request again: a replay); refuses
+    another action under that key, a round that has ended and a studio's round."""
+    rnd, done = held.round, held.keyed
+    if done is not None:
+        if through:
+            same = isinstance(done.action, dict) and bool(done.action.get("play_through"))
+        else:
+            same = done.action == jsonable(action)
+        if not same:
+            raise errors.IDEMPOTENCY_CONFLICT(round_id=rnd.pk)
+        return True
+    if rnd.status != Round.Status.IN_PROGRESS:
+        raise errors.ROUND_NOT_IN_PROGRESS(round_id=rnd.pk, round_status=rnd.status)
+    if rnd.provider_round_id:  # a studio's round is played at its studio, not by actions here
+        raise errors.REMOTE_ROUND_NO_ENGINE(round_id=rnd.pk, provider_round_id=rnd.provider_round_id)
+    return False
+
+
 def _act(*, player: Player, round_id: int, action: JsonDict, idempotency_key: str,
          actor: Actor) -> path.RoundResult:
     held = path.lock_round(round_id, player=player, key=idempotency_key)
     if held is None:
         raise errors.ROUND_NOT_FOUND()
-    rnd, locked, done = held.round, held.wallet, held.keyed
-    if done is not None:
-        if done.action != jsonable(action):
-            raise errors.IDEMPOTENCY_CONFLICT(round_id=rnd.pk)
+    rnd, locked = held.round, held.wallet
+    through = action == PLAY_THROUGH
+    if _replayed_or_refused(held, action, through=through):
         return path.RoundResult(rnd, replayed=True)
-    if rnd.status != Round.Status.IN_PROGRESS:
-        raise errors.ROUND_NOT_IN_PROGRESS(round_id=rnd.pk, round_status=rnd.status)
-    if rnd.provider_round_id:  # a studio's round is played at its studio, not by actions here
-        raise errors.REMOTE_ROUND_NO_ENGINE(round_id=rnd.pk, provider_round_id=rnd.provider_round_id)
     now = clock.now()
     if now >= rnd.deadline:
         path.end_at_deadline(rnd, locked=locked, actor=Actor.system("games.deadline"), now=now,
                              detail="action after the deadline")
         return path.RoundResult(rnd)
+    step = _single_option(rnd.state) if through else jsonable(action)
+    if step is None:
+        pending = (rnd.state or {}).get("pending") or {}
+        raise errors.PLAY_THROUGH_CHOICE(round_id=rnd.pk, pending=pending.get("type"),
+                                         options=len(pending.get("options") or []))
     engine_game = engine_game_of(rnd.game_code, rnd.game_version)
     forced = list(rnd.forced_draws_left) if rnd.forced_outcome else None
     source, rec = rng_for(forced)
-    clean_action = jsonable(action)
-    try:
-        state = clean_state(engine_game.act(copy.deepcopy(rnd.state), copy.deepcopy(clean_action), rec))
-    except ActionError as exc:
-        raise errors.from_engine(exc)
-    except Exception as exc:  # an engine failure is a malfunction of this round
-        if source is not None and source.mismatch:
-            raise errors.QA_FORCED_INVALID(reason=source.mismatch)
-        logger.exception("round %s: engine act failed", rnd.pk)
-        _log_action(rnd, clean_action, idempotency_key=idempotency_key, draws=rec.draws, now=now).save()
-        path.void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"act: {describe_exc(exc)}", actor=actor, now=now)
-        return path.RoundResult(rnd)
-    applied = _log_action(rnd, clean_action, idempotency_key=idempotency_key, draws=rec.draws, now=now)
+    applied: list[RoundAction] = []
+    while step is not None:
+        drawn = len(rec.draws)
+        key = idempotency_key if not applied else f"{idempotency_key[:120]}{_STEP_KEY_SEP}{len(rnd.actions)}"
+        logged = {**step, "play_through": True} if through else step
+        try:
+            state = clean_state(engine_game.act(copy.deepcopy(rnd.state), copy.deepcopy(step), rec))
+        except ActionError as exc:
+            raise errors.from_engine(exc)
+        except Exception as exc:  # an engine failure is a malfunction of this round
+            if source is not None and source.mismatch:
+                raise errors.QA_FORCED_INVALID(reason=source.mismatch)
+            logger.exception("round %s: engine act failed", rnd.pk)
+            applied.append(_log_action(rnd, step, logged=logged, idempotency_key=key, draws=rec.draws[drawn:],
+                                       now=now))
+            RoundAction.objects.bulk_create(applied)
+            path.void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"act: {describe_exc(exc)}", actor=actor,
+                      now=now)
+            return path.RoundResult(rnd)
+        applied.append(_log_action(rnd, step, logged=logged, idempotency_key=key, draws=rec.draws[drawn:], now=now))
+        _applied_state(rnd, state, player=player, actor=actor, now=now)
+        step = _single_option(state) if through and len(applied) < PLAY_THROUGH_STEPS_MAX else None
+    if source is not None:
+        rnd.forced_draws_left = source.left()
+    if len(applied) > 1:  # the steps before the last in ONE insert; the last is written with the round
+        RoundAction.objects.bulk_create(applied[:-1])
+        for row in applied[:-1]:
+            games_sql.action_log_append(rnd, row)
+    if rnd.state["status"] == STATUS_FINISHED:
+        path.settle(rnd, locked=locked, actor=actor, now=now, action=applied[-1])
+    else:  # the action and the round in ONE statement (games/sql.py ROUND_WRITE)
+        games_sql.round_write(rnd, action=applied[-1])
+        games_sql.action_log_append(rnd, applied[-1])
+    return path.RoundResult(rnd)
+
+
+def _applied_state(rnd: Round, state: JsonDict, *, player: Player, actor: Actor, now: datetime) -> None:
+    """The round after one applied step: its state and win, and the game's own jackpot events decided."""
     rnd.state = state
     rnd.win_engine = state["win"]
     rnd.last_activity_at = now
-    if source is not None:
-        rnd.forced_draws_left = source.left()
     if rnd.play_money:
         rnd.jackpot_events = list(state.get("jackpot_events") or [])
     else:  # the game's own jackpot events (Kobushi's pick bonus), each decided once per round
@@ -276,12 +339,6 @@ def _act(*, player: Player, round_id: int, action: JsonDict, idempotency_key: st
                                         bet_params=rnd.bet_params, engine_events=state.get("jackpot_events") or [],
                                         actor=actor, known=_decided_event_keys(rnd))
         rnd.jackpot_events = path.jackpot_events(state.get("jackpot_events") or [], rnd.jackpot_events, decided)
-    if state["status"] == STATUS_FINISHED:
-        path.settle(rnd, locked=locked, actor=actor, now=now, action=applied)
-    else:  # the action and the round in ONE statement (games/sql.py ROUND_WRITE)
-        games_sql.round_write(rnd, action=applied)
-        games_sql.action_log_append(rnd, applied)
-    return path.RoundResult(rnd)
 
 
 def _decided_event_keys(rnd: Round) -> set[str]:
@@ -289,12 +346,13 @@ def _decided_event_keys(rnd: Round) -> set[str]:
     return {str(ev.get("event")) for ev in rnd.jackpot_events or [] if ev.get("type") == "jackpot_award"}
 
 
-def _log_action(rnd: Round, action: JsonDict, *, idempotency_key: str, draws: list[list[int]],
-                now: datetime) -> RoundAction:
-    """Append an applied action and the draws it made to the round; returns its action-log row, not saved yet
-    (the caller writes it with the round)."""
+def _log_action(rnd: Round, action: JsonDict, *, idempotency_key: str, draws: list[list[int]], now: datetime,
+                logged: JsonDict | None = None) -> RoundAction:
+    """Append an applied action and the draws it made to the round; returns its action-log row (recording
+    ``logged``, by default the action), not saved yet (the caller writes it with the round)."""
     draws_before = len(rnd.draws)
     rnd.draws = rnd.draws + draws
     rnd.actions = rnd.actions + [action]
-    return RoundAction(round=rnd, seq=len(rnd.actions) - 1, action=action, idempotency_key=idempotency_key,
-                       draws_before=draws_before, draws_after=len(rnd.draws), created_at=now)
+    return RoundAction(round=rnd, seq=len(rnd.actions) - 1, action=action if logged is None else logged,
+                       idempotency_key=idempotency_key, draws_before=draws_before, draws_after=len(rnd.draws),
+                       created_at=now)

@@ -83,7 +83,7 @@ export default {
   "games.spin": "Roztočit", "games.rules": "Pravidla", "games.declared": "RTP {rtp} · nejvyšší prohra za hodinu {loss}",
   "games.round": "Kolo #{id}", "games.stake": "Sázka", "games.win": "Výhra", "games.forced": "vynucený výsledek (QA)", "games.spins_left": "zbývá {n}",
   "pending.free_spin": "Volné otáčky", "pending.pick": "Bonus: vyberte", "pending.gamble": "Riskovat výhru?", "pending.collect": "Vybrat výhru",
-  "option.spin": "Otočit", "option.pick": "Vybrat", "option.gamble": "Riskovat", "option.collect": "Vzít výhru", "option.red": "Červená", "option.black": "Černá",
+  "option.play_through": "Dohrát všechny otáčky", "option.spin": "Otočit", "option.pick": "Vybrat", "option.gamble": "Riskovat", "option.collect": "Vzít výhru", "option.red": "Červená", "option.black": "Černá",
   "mode.base": "základní hra", "mode.free": "volná otáčka", "feature.big_cat_free_spins": "volné otáčky Velká kočka", "feature.kobushi_bonus": "bonus Kobushi",
   "roulette.bet": "Sázka", "roulette.numbers": "Čísla", "roulette.amount": "Kč", "roulette.add": "Přidat žeton", "roulette.no_chips": "Nejdřív přidejte žeton.",
   "slot.lines": "Linie", "slot.coins": "Mince", "slot.coin_value": "Hodnota mince", "slot.total": "Celkem", "slot.line_win": "Linie {line}: {symbol} ×{count} = {win}", "slot.scatter_win": "Scatter ×{count}: {win}",

@@ -83,7 +83,7 @@ export default {
   "games.spin": "Spin", "games.rules": "Rules", "games.declared": "RTP {rtp} · max. loss an hour {loss}",
   "games.round": "Round #{id}", "games.stake": "Stake", "games.win": "Win", "games.forced": "forced outcome (QA)", "games.spins_left": "{n} left",
   "pending.free_spin": "Free spins", "pending.pick": "Bonus: pick", "pending.gamble": "Gamble the win?", "pending.collect": "Collect the win",
-  "option.spin": "Spin", "option.pick": "Pick", "option.gamble": "Gamble", "option.collect": "Collect", "option.red": "Red", "option.black": "Black",
+  "option.play_through": "Play all the spins", "option.spin": "Spin", "option.pick": "Pick", "option.gamble": "Gamble", "option.collect": "Collect", "option.red": "Red", "option.black": "Black",
   "mode.base": "base game", "mode.free": "free spin", "feature.big_cat_free_spins": "Big Cat free spins", "feature.kobushi_bonus": "Kobushi bonus",
   "roulette.bet": "Bet", "roulette.numbers": "Numbers", "roulette.amount": "CZK", "roulette.add": "Add chip", "roulette.no_chips": "Add a chip first.",
   "slot.lines": "Lines", "slot.coins": "Coins", "slot.coin_value": "Coin value", "slot.total": "Total", "slot.line_win": "Line {line}: {symbol} ×{count} = {win}", "slot.scatter_win": "Scatter ×{count}: {win}",

@@ -123,7 +123,9 @@ export async function game({ arg, refreshBalance }) {
     h("details", {}, h("summary", {}, t("games.rules")), h("p.prose", {}, pick(g, "rules"))));
 }
 
-// A round as the server answered it; a waiting round shows its options, each one action (GP §7(8)).
+// A round as the server answered it; a waiting round shows its options, each one action (GP §7(8)). A step with
+// exactly one option (a free spin) also offers "play all": one {"type": "play_through"} action plays every such
+// step in one request; the answer's new steps are then shown one by one before the round itself.
 function roundView(rnd, kind, onNext) {
   const last = (rnd.steps || []).findLast((s) => s.window || s.number !== undefined) || {}; // the last spin shown
   const node = h("div", { dataset: { round: rnd.id, status: rnd.status } },
@@ -140,10 +142,26 @@ function roundView(rnd, kind, onNext) {
       h("div.options", {}, (p.options || []).map((option, i) => h("button", {
         type: "button", class: "action", dataset: { action: option.type },
         onclick: (e) => act(e.currentTarget, async () => onNext(await post(`/games/rounds/${rnd.id}/actions`, { action: option }, { key: `${key}-${i}` }))),
-      }, optionLabel(option))))));
+      }, optionLabel(option))).concat((p.options || []).length === 1 ? [h("button", {
+        type: "button", class: "action secondary", dataset: { action: "play_through" },
+        onclick: (e) => act(e.currentTarget, async () => {
+          const done = await post(`/games/rounds/${rnd.id}/actions`, { action: { type: "play_through" } }, { key: `${key}-all` });
+          await showSteps(node, (done.steps || []).slice((rnd.steps || []).length));
+          onNext(done);
+        }),
+      }, t("option.play_through"))] : []))));
   }
   return node;
 }
+
+// The spins a play-through played, one after another in the round's window.
+async function showSteps(node, steps) {
+  for (const step of steps.filter((s) => s.window)) {
+    node.firstChild.replaceWith(slotWindow(step));
+    await new Promise((resolve) => setTimeout(resolve, STEP_MS));
+  }
+}
+const STEP_MS = 400;
 
 // a feature's name in the player's language (the game's own code where the dictionary has none)
 const featureName = (f) => { const text = t(`feature.${f}`); return text.startsWith("⟦") ? f : text; };
