@@ -20,8 +20,8 @@ from django.contrib import admin
 from django.test import Client
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, make_staff, token_for
 from core.models import AuditEvent
+from tests.kit.accounts import make_player, make_staff, token_for
 
 pytestmark = pytest.mark.django_db(databases=["default", "refusal_log"])
 

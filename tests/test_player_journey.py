@@ -1,7 +1,7 @@
 """A new player's whole journey through the platform, driven through the REST API alone (JSON, APIClient), on
 real commits (Celery tasks run in-process after commit, as a worker would), with a frozen clock moved forward
 by hand. Only what is outside the player's reach is done otherwise: the sandbox population register knows the
-person (filled by staff), a second player exists (accounts.testing persona), and the staff's complaint decision
+person (filled by staff), a second player exists (tests.kit.accounts persona), and the staff's complaint decision
 goes through ``complaints.services`` (the admin's path).
 
  1. register online, confirm the e-mail link, read the first password from the SMS, log in; everything but the
@@ -39,7 +39,11 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from accounts.models import Player, SandboxSms
-from accounts.testing import (
+from core.audit import Actor
+from core.errors import DomainError
+from core.money import Money
+from games.serializers import bet_to_api
+from tests.kit.accounts import (
     DEFAULT_PASSWORD,
     make_player,
     make_register_record,
@@ -47,11 +51,7 @@ from accounts.testing import (
     registration_payload,
     token_for,
 )
-from core.audit import Actor
-from core.errors import DomainError
-from core.money import Money
-from games.serializers import bet_to_api
-from games.testing import api_bet, api_money
+from tests.kit.games import api_bet, api_money
 
 API = "/api/v1"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday, 10:00 in Prague
@@ -99,7 +99,7 @@ class Api:
         """An upload (multipart/form-data) of the identity document's images and a selfie with ``fields``; 201."""
         from django.core.files.uploadedfile import SimpleUploadedFile
 
-        from aml.tests.conftest import JPEG, PNG
+        from tests.kit.aml import JPEG, PNG
 
         data = dict(fields)
         for side, content in (("front", JPEG), ("back", PNG), ("selfie", JPEG)):

@@ -2,7 +2,7 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from accounts.testing import token_for
+from tests.kit.accounts import token_for
 
 
 @pytest.fixture(autouse=True)
@@ -66,10 +66,10 @@ def _fresh_terms_snapshot():
 
 @pytest.fixture
 def aisg(settings, tmp_path):
-    """The local AISG server (``accounts.aisg.testing.LocalAisg``, the Ministry's XSD validating each request when the
+    """The local AISG server (``tests.kit.aisg.LocalAisg``, the Ministry's XSD validating each request when the
     specification is at hand) configured as both registers: the operator's key and certificate and "the
     Ministry's" certificate written to files as in production."""
-    from accounts.aisg.testing import LocalAisg, key_pair, spec_dir
+    from tests.kit.aisg import LocalAisg, key_pair, spec_dir
 
     key, cert = key_pair("Provozovatel s.r.o. - test seal")
     (tmp_path / "op-key.pem").write_bytes(key)

@@ -12,7 +12,9 @@ from accounts.models import (
     SandboxPopulationRecord,
     User,
 )
-from accounts.testing import (
+from core.audit import Actor
+from core.models import AuditEvent
+from tests.kit.accounts import (
     applicant_data,
     login_session_for,
     make_excluded,
@@ -21,8 +23,6 @@ from accounts.testing import (
     make_staff,
     registration_payload,
 )
-from core.audit import Actor
-from core.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
 

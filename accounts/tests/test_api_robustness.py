@@ -1,7 +1,7 @@
 """No accounts endpoint answers 500, whatever it is sent; anonymous callers reach only the public ones."""
 import pytest
 
-from accounts.testing import make_player
+from tests.kit.accounts import make_player
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/accounts"

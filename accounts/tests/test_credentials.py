@@ -10,7 +10,10 @@ from django.test import override_settings
 from accounts import errors, selectors, services
 from accounts.auth import TOKEN_INVALID
 from accounts.models import AuthToken, LoginSession, Player, RegisterCheck, SandboxSms
-from accounts.testing import (
+from accounts.tests.helpers import found, refusal_code
+from core import clock
+from core.audit import Actor
+from tests.kit.accounts import (
     DEFAULT_PASSWORD,
     login_session_for,
     make_excluded,
@@ -19,9 +22,6 @@ from accounts.testing import (
     make_staff,
     registration_payload,
 )
-from accounts.tests.helpers import found, refusal_code
-from core import clock
-from core.audit import Actor
 
 pytestmark = pytest.mark.django_db
 LOGIN = "/api/v1/accounts/auth/login"

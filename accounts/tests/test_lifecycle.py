@@ -8,12 +8,12 @@ from django.core import mail
 
 from accounts import errors, selectors, services
 from accounts.models import DuplicateCase, LoginSession, Player
-from accounts.testing import login_session_for, make_excluded, make_player
 from accounts.tests.helpers import refusal_code
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import login_session_for, make_excluded, make_player
 
 pytestmark = pytest.mark.django_db
 SYSTEM = Actor.system("test")

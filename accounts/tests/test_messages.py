@@ -13,11 +13,11 @@ from django.db import connection, transaction
 
 from accounts import errors, rules, services
 from accounts.models import Delivery, Message, Player
-from accounts.testing import make_player, make_staff
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 INBOX = "/api/v1/accounts/me/messages"

@@ -5,11 +5,11 @@ import pytest
 
 from accounts import errors, rules, selectors, services
 from accounts.models import BarredPerson, Consent, CorrectionRequest, DuplicateCase, Player
-from accounts.testing import make_player, make_register_record, make_staff, registration_payload
 from accounts.tests.helpers import refusal_code
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import make_player, make_register_record, make_staff, registration_payload
 
 pytestmark = pytest.mark.django_db
 SYSTEM = Actor.system("test")

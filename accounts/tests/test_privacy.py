@@ -27,11 +27,11 @@ from accounts.models import (
     User,
 )
 from accounts.privacy import AUTHORITY_NOTICE_CS, AUTHORITY_NOTICE_EN
-from accounts.testing import login_session_for, make_player, make_staff
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import login_session_for, make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/accounts/me/data-requests"
@@ -422,8 +422,8 @@ def test_the_job_works_in_batches_oldest_first_and_keeps_its_limit():
 
 
 def test_ledger_and_audit_records_are_not_touched():
+    from tests.kit.wallet import czk, fund
     from wallet.models import Entry, LedgerTransaction
-    from wallet.tests.conftest import czk, fund
 
     player = make_player()
     fund(player, czk(100))

@@ -9,12 +9,12 @@ from django.db import transaction
 
 from accounts import errors, rules, selectors, services, terms
 from accounts.models import Message, Player, TermsAcceptance, TermsVersion
-from accounts.testing import make_player, make_register_record, make_staff, registration_payload
 from accounts.tests.helpers import refusal_code
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import make_player, make_register_record, make_staff, registration_payload
 
 pytestmark = pytest.mark.django_db
 STAFF = Actor.system("test-staff")

@@ -19,9 +19,9 @@ from aml.services import (
     screening_run,
     sof_declare,
 )
-from aml.tests.conftest import JPEG, SYSTEM, applicant, document, images, make_player, make_staff
 from core.audit import Actor
 from core.models import AuditEvent
+from tests.kit.aml import JPEG, SYSTEM, applicant, document, images, make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,5 @@
 """Online AML identification with Bank iD (GP §4(4)b; the AML Act): OpenID Connect against a real local OpenID
-provider (``aml.testing_oidc``) started for each test, through the player API: start -> the bank's authorization
+provider (``tests.kit.oidc``) started for each test, through the player API: start -> the bank's authorization
 endpoint -> the app forwards code + state -> the code exchanged, the ID token and the claims checked, the verified
 claims compared with the registration -> identified. Each fault is refused with its error and identifies nobody."""
 from __future__ import annotations
@@ -17,11 +17,11 @@ from accounts.selectors import registration_steps
 from aml import bankid, errors, selectors
 from aml.models import BankIdAuthorization, ComplianceCase, IdentificationCheck
 from aml.services import pep_declare, screening_run
-from aml.testing_oidc import LocalOpenIDProvider, bankid_idcard, bankid_profile_for
-from aml.tests.conftest import BANKID_APP, SYSTEM, applicant, client, make_staff
 from core import clock
 from core.audit import Actor
 from core.models import AuditEvent
+from tests.kit.aml import BANKID_APP, SYSTEM, applicant, client, make_staff
+from tests.kit.oidc import LocalOpenIDProvider, bankid_idcard, bankid_profile_for
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/aml/identifications/bankid"
@@ -498,7 +498,7 @@ def test_the_banks_pep_claim_opens_a_blocking_case_for_compliance_and_false_open
 def test_the_start_refuses_an_address_not_allowed_a_disabled_bank_id_and_players_who_may_not_start(bankid_op, settings,
                                                                                                    commit):
     from aml.services import identification_start
-    from aml.tests.conftest import document, images
+    from tests.kit.aml import document, images
 
     player = applicant()
     c = client(player)

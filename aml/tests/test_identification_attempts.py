@@ -15,9 +15,9 @@ import time_machine
 
 from aml import errors
 from aml.models import IdentificationCheck, IdentificationImage
-from aml.tests.conftest import applicant, client, document, make_staff, upload_body
 from core import clock
 from core.models import AuditEvent
+from tests.kit.aml import applicant, client, document, make_staff, upload_body
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/aml"

@@ -16,7 +16,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from accounts.testing import birth_number_for
 from aml import errors, services
 from aml.lists import parse_cz, parse_eu, parse_pep_csv, parse_un
 from aml.models import (
@@ -29,12 +28,13 @@ from aml.models import (
 )
 from aml.selectors import compliance_refusal
 from aml.services import case_decide, pep_claim_record, screening_due, screening_list_import, screening_run
-from aml.tests.conftest import SYSTEM, client, make_player, make_staff
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
 from core.tests.test_celery_worker import worker_env  # noqa: F401 - a fixture
+from tests.kit.accounts import birth_number_for
+from tests.kit.aml import SYSTEM, client, make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 LISTS = Path(__file__).parent / "lists"

@@ -7,16 +7,16 @@ from datetime import date, timedelta
 import pytest
 import time_machine
 
-from accounts.testing import birth_number_for
 from aml import errors
 from aml.models import AmlProfile, ComplianceCase, ScreeningRun
 from aml.selectors import compliance_refusal
 from aml.services import case_decide, pep_declare, screening_due, screening_run
-from aml.tests.conftest import SYSTEM, applicant, client, make_player, make_staff
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import birth_number_for
+from tests.kit.aml import SYSTEM, applicant, client, make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/aml"

@@ -11,12 +11,12 @@ from aml import errors
 from aml.models import SourceOfFundsDeclaration, SourceOfFundsRequirement
 from aml.selectors import compliance_refusal, sof_status
 from aml.services import sof_declare, sof_requirements_scan, sof_review
-from aml.tests.conftest import client, make_player, make_staff
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
-from wallet.tests.conftest import czk, deposit, verified_bank
+from tests.kit.aml import client, make_player, make_staff
+from tests.kit.wallet import czk, deposit, verified_bank
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/aml"

@@ -7,9 +7,9 @@ from datetime import datetime
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from accounts.testing import token_for
 from core.audit import Actor
 from core.money import Money
+from tests.kit.accounts import token_for
 
 ROULETTE = "european_roulette"
 RED_100 = {"bets": [{"type": "red", "amount": 100}]}

@@ -108,7 +108,7 @@ def test_a_player_complains_about_a_round_staff_uphold_it_in_the_admin_and_the_c
 
 @pytest.mark.django_db
 def test_staff_without_the_complaints_permission_can_neither_act_nor_see(player, games_catalogue):
-    from accounts.testing import make_staff
+    from tests.kit.accounts import make_staff
 
     with time_machine.travel(NOW, tick=False):
         c = services.complaint_file(player=player, reason="other", description="x", event_at=NOW,

@@ -11,7 +11,6 @@ import time_machine
 from django.core import mail
 from django.db import connection
 
-from accounts.testing import make_staff
 from complaints import errors, services
 from complaints.models import Complaint
 from complaints.tests.helpers import client_for
@@ -20,6 +19,7 @@ from core.clock import PRAGUE
 from core.errors import DomainError, ErrorDef
 from core.models import AuditEvent
 from core.money import Money
+from tests.kit.accounts import make_staff
 
 NOW = datetime(2026, 11, 2, 9, 0, tzinfo=PRAGUE)
 

@@ -5,8 +5,8 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, token_for
 from core.models import IdempotencyRecord, TaskHeartbeat
+from tests.kit.accounts import make_player, token_for
 
 pytestmark = pytest.mark.urls("core.tests.urls_test")
 

@@ -23,9 +23,9 @@ from django.core.cache import cache
 from django.urls import get_resolver
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, make_staff, token_for
 from core import clock
 from core.models import AuditEvent
+from tests.kit.accounts import make_player, make_staff, token_for
 
 pytestmark = pytest.mark.django_db(databases=["default", "refusal_log"])
 

@@ -1,12 +1,10 @@
 """Fixtures of the jackpots tests: a frozen clock, a fresh per-process level snapshot, the synced catalogue."""
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 import time_machine
 
-START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
+from tests.kit.jackpots import START
 
 
 @pytest.fixture(autouse=True)

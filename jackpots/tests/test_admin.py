@@ -12,11 +12,11 @@ from django.test.utils import CaptureQueriesContext
 from core.models import AuditEvent
 from core.money import Money
 from core.rng import SystemRNG, use_rng
-from games.tests.platform.helpers import ROULETTE, client_for, funded_player, start
 from jackpots.levels import salt, unseal
 from jackpots.models import Award, Contribution, Jackpot
 from jackpots.services import config_of, jackpots_fold_all
 from jackpots.tests.helpers import STAFF, central_level
+from tests.kit.platform import ROULETTE, client_for, funded_player, start
 
 LEVEL = "central-gold"
 # 5 % of a 50 CZK stake = 2.50 CZK a spin, from RESET_VALUE 10 CZK: every value shown is a multiple of 2.50 CZK, so
@@ -81,7 +81,7 @@ def assert_win_at_hidden(html: str, jp: Jackpot, win_at: int) -> None:
 
 @pytest.fixture
 def staff_client(client):
-    from accounts.testing import make_staff
+    from tests.kit.accounts import make_staff
 
     client.force_login(make_staff(superuser=True))
     return client
@@ -127,7 +127,7 @@ def test_a_central_level_starts_only_once_its_approval_in_the_game_plan_is_recor
     """GP §13(6): a central BRONZE/SILVER/GOLD level is a premium game the approved plan must describe; staff with
     ``jackpots.start_level`` (the game manager) cannot start it before the plan version and the Ministry's reference
     are recorded."""
-    from accounts.testing import make_staff
+    from tests.kit.accounts import make_staff
 
     client.force_login(make_staff(role="game_manager"))
     staff_client = client

@@ -22,12 +22,9 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from accounts.testing import DEFAULT_PASSWORD, make_staff
 from core.rng import use_rng
-from games.tests.platform.helpers import client_for, funded_player
 from jackpots.models import Award, Jackpot
 from jackpots.services import jackpots_fold_all
-from jackpots.tests.conftest import START
 from jackpots.tests.test_admin import (
     LEVEL,
     NEXT_WIN_AT,
@@ -39,6 +36,9 @@ from jackpots.tests.test_admin import (
     spin,
     started_level,
 )
+from tests.kit.accounts import DEFAULT_PASSWORD, make_staff
+from tests.kit.jackpots import START
+from tests.kit.platform import client_for, funded_player
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")

@@ -8,10 +8,9 @@ import pytest
 import time_machine
 from rest_framework.test import APIClient
 
-from accounts.testing import make_staff, token_for
 from limits.models import PanicExclusion, SelfLimit, SelfLimitChange, SelfListingRequest
-
-from .conftest import REFUSAL_LOG_DATABASES, prague, stake
+from tests.kit.accounts import make_staff, token_for
+from tests.kit.limits import REFUSAL_LOG_DATABASES, prague, stake
 
 T = prague(2025, 5, 5, 12)
 BASE = "/api/v1/limits"
@@ -146,7 +145,7 @@ def test_the_openapi_schema_of_the_limits_endpoints_is_valid_without_warnings(db
 def test_staff_see_limits_history_and_refusals_in_the_admin(player, frozen):
     from django.test import Client
 
-    from .conftest import refused
+    from tests.kit.limits import refused
 
     stake(player, "1", T)
     refused(stake, player, "1", T)

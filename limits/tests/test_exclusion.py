@@ -8,7 +8,6 @@ import pytest
 import time_machine
 
 from accounts.models import LoginSession, Player, RegisterCheck, SandboxExclusionEntry
-from accounts.testing import login_session_for, make_excluded, make_player
 from core.audit import Actor
 from core.models import AuditEvent
 from limits import errors
@@ -21,8 +20,8 @@ from limits.services import (
     self_listing_send,
     self_listing_send_due,
 )
-
-from .conftest import czk, prague, refused, stake
+from tests.kit.accounts import login_session_for, make_excluded, make_player
+from tests.kit.limits import czk, prague, refused, stake
 
 T = prague(2025, 5, 15, 10)
 MIN = timedelta(minutes=1)

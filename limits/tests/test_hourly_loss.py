@@ -10,8 +10,7 @@ import pytest
 from core.money import Money
 from limits import errors
 from limits.selectors import hourly_loss
-
-from .conftest import czk, play_round, prague, refused, settle, stake
+from tests.kit.limits import czk, play_round, prague, refused, settle, stake
 
 T = prague(2025, 5, 5, 12)  # 12:00:00 Prague, on a minute boundary
 MIN = timedelta(minutes=1)

@@ -9,11 +9,10 @@ import time_machine
 
 from accounts.models import LoginSession
 from accounts.services import session_end
-from accounts.testing import login_session_for
 from limits import errors
 from limits.services import daily_time_logout_sweep, login_check
-
-from .conftest import czk, prague, refused, set_limits, stake
+from tests.kit.accounts import login_session_for
+from tests.kit.limits import czk, prague, refused, set_limits, stake
 
 T = prague(2025, 5, 15, 10)
 MIN = timedelta(minutes=1)
@@ -64,8 +63,7 @@ def test_the_daily_logged_in_time_counts_every_session_of_the_prague_day_once(pl
     session(player, T + 40 * MIN)  # open: 20 minutes left from T + 40
     assert stake(player, "1", T + 59 * MIN + 59 * SEC).stake == czk(1)
     from limits.services import stake_settled
-
-    from .conftest import caller_lock
+    from tests.kit.limits import caller_lock
     with caller_lock(player):
         stake_settled(player=player, kind="technical", stake=czk(1), win=czk(0), started_at=T + 59 * MIN + 59 * SEC,
                       settled_at=T + 60 * MIN - SEC // 2)

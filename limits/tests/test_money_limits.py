@@ -9,8 +9,7 @@ import pytest
 from core.money import Money
 from limits import errors
 from limits.models import PeriodTotal
-
-from .conftest import czk, play_round, prague, refused, set_limits, settle, stake
+from tests.kit.limits import czk, play_round, prague, refused, set_limits, settle, stake
 
 SEC = timedelta(seconds=1)
 

@@ -8,8 +8,7 @@ from core.money import Money
 from limits import errors
 from limits.models import OpenBet, PeriodTotal, SettledBet
 from limits.services import stake_voided
-
-from .conftest import caller_lock, czk, prague, refused, settle, stake
+from tests.kit.limits import caller_lock, czk, prague, refused, settle, stake
 
 T = prague(2025, 5, 5, 12)
 

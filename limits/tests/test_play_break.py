@@ -8,8 +8,7 @@ import pytest
 
 from limits import errors
 from limits.selectors import play_status
-
-from .conftest import czk, play_round, prague, refused, stake
+from tests.kit.limits import czk, play_round, prague, refused, stake
 
 T0 = prague(2025, 5, 5, 18)
 MIN = timedelta(minutes=1)

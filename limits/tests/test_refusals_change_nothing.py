@@ -6,13 +6,12 @@ from datetime import timedelta
 import pytest
 
 from accounts.services import session_end
-from accounts.testing import login_session_for
 from core.audit import Actor
 from limits import errors
 from limits.models import MinuteBucket, OpenBet, PeriodTotal, PlayerKindState, SettledBet
 from limits.services import panic_press, self_listing_request
-
-from .conftest import play_round, prague, refusal_log_db, refusal_rows, refused, set_limits, stake
+from tests.kit.accounts import login_session_for
+from tests.kit.limits import play_round, prague, refusal_log_db, refusal_rows, refused, set_limits, stake
 
 T = prague(2025, 5, 15, 12)
 MIN = timedelta(minutes=1)

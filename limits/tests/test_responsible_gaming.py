@@ -10,12 +10,11 @@ import time_machine
 from rest_framework.test import APIClient
 
 from accounts.models import LoginSession
-from accounts.testing import make_staff, token_for
 from core import clock
 from core.models import AuditEvent
 from limits.models import HelpContact, ResponsibleGamingText, SettledBet
-
-from .conftest import play_round, prague, settle, stake
+from tests.kit.accounts import make_staff, token_for
+from tests.kit.limits import play_round, prague, settle, stake
 
 BASE = "/api/v1/limits"
 NOW = prague(2025, 11, 15, 12)

@@ -12,8 +12,7 @@ from limits import errors
 from limits.models import LimitType, SelfLimit, SelfLimitChange
 from limits.selectors import self_limits, self_limits_decided, undecided_limits
 from limits.services import pending_limits_apply, self_limit_set, self_limits_decide
-
-from .conftest import czk, play_round, prague, refused, stake
+from tests.kit.limits import czk, play_round, prague, refused, stake
 
 T = prague(2025, 5, 5, 12)
 SEC = timedelta(seconds=1)

@@ -8,8 +8,7 @@ from core.money import Money
 from limits import errors
 from limits.models import MinuteBucket, OpenBet, PeriodTotal
 from limits.services import win_cap
-
-from .conftest import caller_lock, czk, prague, refusal_log_db, refusal_rows, refused, stake
+from tests.kit.limits import caller_lock, czk, prague, refusal_log_db, refusal_rows, refused, stake
 
 T = prague(2025, 5, 5, 12)
 
@@ -89,7 +88,7 @@ def test_a_refusal_whose_log_line_cannot_be_written_is_still_raised(player, capl
 
 @refusal_log_db
 def test_a_refusal_by_account_state_comes_from_accounts_and_is_recorded(db):
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     suspended = make_player(status="suspended")
     err = refused(stake, suspended, "1", T)

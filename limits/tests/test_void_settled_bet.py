@@ -17,8 +17,7 @@ from limits import errors
 from limits.models import MinuteBucket, PeriodTotal, SettledBet
 from limits.reconcile import reconcile
 from limits.selectors import hourly_loss, self_limits
-
-from .conftest import caller_lock, czk, prague, refused, set_limits, settle, stake
+from tests.kit.limits import caller_lock, czk, prague, refused, set_limits, settle, stake
 
 SEC = timedelta(seconds=1)
 T = prague(2025, 5, 5, 10)
@@ -108,7 +107,7 @@ def test_the_statistics_endpoint_no_longer_shows_the_void_bet(player):
     """GP §13(4): the player's own statistics come from the same counters."""
     from rest_framework.test import APIClient
 
-    from accounts.testing import token_for
+    from tests.kit.accounts import token_for
 
     bet(player, "10", "4", T, "r:1")
     bet(player, "2", "0", T + 10 * SEC, "r:2")

@@ -7,8 +7,7 @@ from django.core.management import call_command
 
 from games.models import Round
 from providers.models import ProviderTransaction
-from providers.testing import czk
-from providers.tests.conftest import CODE, player_client
+from tests.kit.providers import CODE, czk, player_client
 from wallet.selectors import balance
 
 pytestmark = pytest.mark.django_db

@@ -16,9 +16,8 @@ from games.services import rounds_expire_due
 from providers.models import Provider, ReconciliationCase
 from providers.reconciliation import reconciliation_run
 from providers.services import provider_save
-from providers.testing import ProviderServer, czk
-from providers.tests.conftest import SECRET, player_client
 from providers.tests.test_api import DETAIL, bet, win
+from tests.kit.providers import SECRET, ProviderServer, czk, player_client
 from wallet.selectors import balance
 
 pytestmark = pytest.mark.django_db
@@ -121,8 +120,8 @@ def test_the_daily_reconciliation_task_covers_the_previous_prague_day(provider, 
 
 
 def test_finance_resolves_a_case_with_its_permission_and_the_resolution_is_audited(provider):
-    from accounts.testing import make_staff
     from providers.services import reconciliation_resolve
+    from tests.kit.accounts import make_staff
 
     case = ReconciliationCase.objects.create(provider=provider, day=date(2026, 3, 2), transaction_id="x",
                                              difference="missing_on_platform", created_at=provider.created_at)

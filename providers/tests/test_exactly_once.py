@@ -9,9 +9,9 @@ from django.core.management import call_command
 from core.models import AuditEvent
 from games.models import Round
 from providers.models import ProviderTransaction
-from providers.testing import SignedClient
 from providers.tests.test_api import bet, win
 from providers.tests.test_rules import refused
+from tests.kit.providers import SignedClient
 from wallet.models import LedgerTransaction
 from wallet.selectors import balance
 

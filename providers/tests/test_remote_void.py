@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from accounts.testing import make_player
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
@@ -24,9 +23,9 @@ from games.services import round_refund, round_void_settled, rounds_expire_due
 from games.services.remote import remote_win_references
 from games.tests.platform.test_void_settled import _books_clean, _hold_through_compliance, _pool_value, _void_in_admin
 from limits.models import SettledBet
-from providers.testing import ProviderServer, czk
-from providers.tests.conftest import SECRET, fund, open_session
 from providers.tests.test_api import bet, win
+from tests.kit.accounts import make_player
+from tests.kit.providers import SECRET, ProviderServer, czk, fund, open_session
 from wallet.models import Debt, Entry, LedgerTransaction, WinDeduction, WinHold
 from wallet.selectors import balance, held_balance
 

@@ -8,15 +8,15 @@ from datetime import timedelta
 import pytest
 from django.core.management import call_command
 
-from accounts.testing import make_player
 from core.audit import Actor
 from games.models import Game, Round
 from games.services import game_approval_withdraw
-from games.testing import api_bet
 from limits.services import self_limit_set
 from providers.models import Provider
-from providers.tests.conftest import fund, open_session, player_client
 from providers.tests.test_api import DETAIL, bet, win
+from tests.kit.accounts import make_player
+from tests.kit.games import api_bet
+from tests.kit.providers import fund, open_session, player_client
 from wallet.selectors import balance
 
 pytestmark = pytest.mark.django_db
@@ -85,7 +85,7 @@ def test_a_bet_on_a_game_whose_approval_was_withdrawn_is_refused(player, signed,
 
 
 def test_the_launch_of_an_unapproved_game_is_refused(player, signed, clock):
-    from providers.tests.conftest import make_game
+    from tests.kit.providers import make_game
 
     make_game(slug="fresh", approved=False)
     r = player_client(player).post("/api/v1/providers/sim/launch", {"game": "sim_fresh"}, format="json")

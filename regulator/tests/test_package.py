@@ -7,10 +7,10 @@ from decimal import Decimal
 import pytest
 import time_machine
 
-from games.tests.platform.helpers import client_for, funded_player, start
 from regulator import wire
 from regulator.services import write_files
 from regulator.validator import parse_time, validate_folder
+from tests.kit.platform import client_for, funded_player, start
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db

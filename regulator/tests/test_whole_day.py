@@ -16,19 +16,19 @@ import time_machine
 from rest_framework.test import APIClient
 
 from accounts.models import Player
-from accounts.testing import login_session_for, make_player
 from core.audit import Actor
 from core.money import Money
 from core.rng import use_rng
 from games.services import round_void_settled
-from games.tests.platform.helpers import act, client_for, start
 from games.tests.platform.testgames import FixedRNG
-from providers.testing import SignedClient, czk
-from providers.tests.conftest import CODE, SECRET, make_game, make_provider, open_session
 from regulator import crypto, schema, services, wire
 from regulator.tests.ministry_tables import ministry_files
 from regulator.validator import validate_sealed
 from reports.services import reports_compute_day
+from tests.kit.accounts import login_session_for, make_player
+from tests.kit.platform import act, client_for, start
+from tests.kit.providers import CODE, SECRET, SignedClient, czk, make_game, make_provider, open_session
+from tests.kit.wallet import bank_number, pay_deposit
 from wallet.models import PaymentMethod
 from wallet.services import (
     adjustment_credit,
@@ -40,7 +40,6 @@ from wallet.services import (
     withdrawal_request,
 )
 from wallet.services.sandbox import default_sandbox_payer
-from wallet.tests.conftest import bank_number, pay_deposit
 
 pytestmark = pytest.mark.django_db(transaction=False)
 SYSTEM = Actor.system("tests")

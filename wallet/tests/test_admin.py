@@ -2,12 +2,12 @@
 import pytest
 from django.test import Client
 
-from accounts.testing import make_player, make_staff
 from core.models import AuditEvent
+from tests.kit.accounts import make_player, make_staff
+from tests.kit.wallet import SYSTEM, bank, czk, fund, verified_bank
 from wallet import selectors
 from wallet.models import BranchCash, MethodDocument, PaymentMethod, WinDeduction, WinHold, Withdrawal
 from wallet.services import method_document_upload, win_credit, withdrawal_request
-from wallet.tests.conftest import SYSTEM, bank, czk, fund, verified_bank
 
 pytestmark = pytest.mark.django_db
 

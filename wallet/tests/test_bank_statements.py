@@ -10,10 +10,11 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import Message
-from accounts.testing import make_player, make_staff, token_for
 from core.audit import Actor
 from core.errors import DomainError
 from core.money import Money
+from tests.kit.accounts import make_player, make_staff, token_for
+from tests.kit.wallet import SYSTEM, bank, bank_number, czk, ledger_clean, ref
 from wallet import errors, iso20022, selectors
 from wallet.ledger import operator_balance
 from wallet.methods import czech_account_iban
@@ -27,7 +28,6 @@ from wallet.services import (
     provider_callback_handle,
 )
 from wallet.tests.bankfiles import OPERATOR_IBAN, OPERATOR_NAME, Tx, camt, pain_transfers
-from wallet.tests.conftest import SYSTEM, bank, bank_number, czk, ledger_clean, ref
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/wallet"

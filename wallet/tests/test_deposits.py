@@ -6,17 +6,17 @@ from datetime import timedelta
 import pytest
 import time_machine
 
-from accounts.testing import make_player
 from core.audit import Actor
 from core.errors import DomainError
 from core.money import Money
+from tests.kit.accounts import make_player
+from tests.kit.wallet import SYSTEM, bank, czk, deposit, ledger_clean, pay_deposit, ref
 from wallet import errors, selectors
 from wallet.adapters import hmac_signature, sandbox_event
 from wallet.ledger import operator_balance
 from wallet.models import Deposit, LedgerTransaction, Payout, ProviderEvent
 from wallet.services import branch_cash_record, deposit_start, provider_callback_handle
 from wallet.tasks import sweep
-from wallet.tests.conftest import SYSTEM, bank, czk, deposit, ledger_clean, pay_deposit, ref
 
 pytestmark = pytest.mark.django_db
 

@@ -8,10 +8,11 @@ import pytest
 import time_machine
 
 from accounts.models import Message
-from accounts.testing import make_player
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import make_player
+from tests.kit.wallet import SYSTEM, bank, czk, fund, ledger_clean, pay_deposit, ref, verified_bank
 from wallet import errors, selectors
 from wallet.models import PaymentMethod, Wallet
 from wallet.services import (
@@ -24,7 +25,6 @@ from wallet.services import (
 )
 from wallet.services.sandbox import default_sandbox_payer
 from wallet.tasks import sweep
-from wallet.tests.conftest import SYSTEM, bank, czk, fund, ledger_clean, pay_deposit, ref, verified_bank
 
 pytestmark = pytest.mark.django_db
 

@@ -3,9 +3,10 @@ from datetime import timedelta
 
 import pytest
 
-from accounts.testing import make_player
 from core.audit import Actor
 from core.errors import DomainError
+from tests.kit.accounts import make_player
+from tests.kit.wallet import SYSTEM, bank, bank_number, czk, deposit, fund, ledger_clean, verified_bank
 from wallet import errors, selectors
 from wallet.models import MethodDocument, PaymentMethod, Withdrawal
 from wallet.services import (
@@ -16,7 +17,6 @@ from wallet.services import (
     payment_method_register,
     withdrawal_request,
 )
-from wallet.tests.conftest import SYSTEM, bank, bank_number, czk, deposit, fund, ledger_clean, verified_bank
 
 pytestmark = pytest.mark.django_db
 PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"

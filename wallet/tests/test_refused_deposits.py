@@ -8,10 +8,11 @@ import pytest
 from django.test import Client
 
 from accounts.models import Message
-from accounts.testing import make_player, make_staff, token_for
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import make_player, make_staff, token_for
+from tests.kit.wallet import SYSTEM, bank, czk, ledger_clean, pay_deposit, ref, verified_bank
 from wallet import errors, selectors
 from wallet.adapters import hmac_signature, sandbox_event
 from wallet.ledger import operator_balance
@@ -24,7 +25,6 @@ from wallet.services import (
     provider_callback_handle,
 )
 from wallet.services.sandbox import default_sandbox_payer
-from wallet.tests.conftest import SYSTEM, bank, czk, ledger_clean, pay_deposit, ref, verified_bank
 
 pytestmark = pytest.mark.django_db
 

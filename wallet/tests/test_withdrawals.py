@@ -5,9 +5,10 @@ from datetime import timedelta
 import pytest
 import time_machine
 
-from accounts.testing import make_player
 from core.errors import DomainError
 from core.money import Money
+from tests.kit.accounts import make_player
+from tests.kit.wallet import SYSTEM, bank, czk, fund, ledger_clean, ref, verified_bank
 from wallet import errors, selectors
 from wallet.adapters import sandbox_event
 from wallet.ledger import operator_balance
@@ -22,7 +23,6 @@ from wallet.services import (
     withdrawal_reject,
     withdrawal_request,
 )
-from wallet.tests.conftest import SYSTEM, bank, czk, fund, ledger_clean, ref, verified_bank
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from core.rng import SeededRNG, use_rng
 from games.carry import carried_state
 from games.engine import RecordingRNG, registry
 from games.models import Round
-from games.tests.platform.helpers import (  # noqa: F401
+from tests.kit.platform import (  # noqa: F401
     act,
     balance,
     client_for,

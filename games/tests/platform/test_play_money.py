@@ -5,7 +5,8 @@ import pytest
 
 from core.rng import use_rng
 from games.models import Round
-from games.tests.platform.helpers import (
+from games.tests.platform.testgames import FixedRNG
+from tests.kit.platform import (
     ROULETTE,
     act,
     balance,
@@ -15,7 +16,6 @@ from games.tests.platform.helpers import (
     rounds_count,
     start,
 )
-from games.tests.platform.testgames import FixedRNG
 
 PICK = "test_pick"
 

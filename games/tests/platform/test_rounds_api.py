@@ -5,8 +5,9 @@ import pytest
 
 from core.rng import SeededRNG, use_rng
 from games.models import Game, Round, RoundAction
-from games.testing import api_bet
-from games.tests.platform.helpers import (
+from games.tests.platform.testgames import FixedRNG
+from tests.kit.games import api_bet
+from tests.kit.platform import (
     RED_100,
     ROULETTE,
     act,
@@ -17,7 +18,6 @@ from games.tests.platform.helpers import (
     rounds_count,
     start,
 )
-from games.tests.platform.testgames import FixedRNG
 
 PICK = "test_pick"
 
@@ -443,7 +443,7 @@ def test_no_request_produces_a_500(clock):
 def test_a_staff_user_without_a_player_cannot_play(clock):
     from rest_framework.test import APIClient
 
-    from accounts.testing import make_staff, token_for
+    from tests.kit.accounts import make_staff, token_for
 
     c = APIClient()
     c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(make_staff())}")

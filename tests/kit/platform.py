@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import itertools
 import uuid
+from datetime import UTC, datetime
 
 import pytest
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, token_for
 from core.audit import Actor
 from core.money import Money
-from games.testing import api_bet
+from games.tests.platform.testgames import PICK
+from tests.kit.accounts import make_player, token_for
+from tests.kit.games import api_bet
 
 ROULETTE = "european_roulette"
 RED_100 = {"bets": [{"type": "red", "amount": 100}]}  # pocket 1 is red (wins 200), pocket 0 loses
@@ -82,3 +84,27 @@ def ismael_beiro_version_2(monkeypatch, db):
     monkeypatch.setitem(registry._GAMES, "ismael_beiro", versions)
     games_sync()
     yield
+
+
+START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def test_games(db):
+    """Registers the test-only games for this test (after the real ones are loaded), syncs the catalogue and
+    approves its current versions (test data, ``tests.kit.games``)."""
+    from games.engine import registry
+    from games.services import games_sync
+    from tests.kit.games import approve_current_games
+
+    registry.list_games()  # load the shipped games first (the registry loads lazily once)
+    registry.register(PICK)
+    try:
+        games_sync()
+        approve_current_games()
+        yield
+    finally:
+        versions = registry._GAMES.get(PICK.code, {})
+        versions.pop(PICK.version, None)
+        if not versions:
+            registry._GAMES.pop(PICK.code, None)

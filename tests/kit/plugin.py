@@ -1,0 +1,33 @@
+"""The kit's pytest plugin, loaded by the root ``conftest.py``: every test with database access has the current
+version of each game approved (GP §13(6)), as test data (``tests.kit.games.approve_current_games``)."""
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import pytest
+
+from tests.kit.games import approve_current_games
+
+DB_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback"})
+
+
+def _uses_database(item: pytest.Item) -> bool:
+    names = getattr(item, "fixturenames", ())
+    return item.get_closest_marker("django_db") is not None or not DB_FIXTURES.isdisjoint(names)
+
+
+@pytest.fixture(autouse=True)
+def _approved_game_versions(request: pytest.FixtureRequest) -> None:
+    """Before the test's other fixtures (autouse, with the database as the test asked for it)."""
+    if _uses_database(request.node):
+        request.getfixturevalue("db")  # pytest-django picks the kind (transactional or not) from the test
+        approve_current_games()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """After the test's fixtures, before its body: the current versions approved (tests with the database only,
+    which pytest-django has unblocked for the whole test by then)."""
+    if _uses_database(item):
+        approve_current_games()
+    return (yield)
