@@ -30,6 +30,7 @@ from wallet.models import Entry
 from wallet.selectors import balance
 
 pytestmark = [
+    pytest.mark.process,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(pgbouncer_binary() is None, reason="pgbouncer is not installed here (make pgbouncer-deps)"),
 ]

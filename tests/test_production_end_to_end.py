@@ -64,7 +64,7 @@ from tests.kit.production import PRODUCTION_ENV
 from wallet.methods import czech_account_iban
 from wallet.tests.bankfiles import OPERATOR_IBAN, OPERATOR_NAME, Tx, camt, pain_header, pain_transfers
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.process]
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable

@@ -30,7 +30,7 @@ import pytest
 import time_machine
 from django.conf import settings
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.process]  # runs the client generator
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "player-api.md"

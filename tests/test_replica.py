@@ -36,6 +36,7 @@ from tests.kit.wallet import fund
 from wallet.selectors import balance, statement
 
 pytestmark = [
+    pytest.mark.process,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(postgres_bin_dir() is None,
                        reason=f"the PostgreSQL server binaries ({', '.join(SERVER_TOOLS)}) are not installed here"),

@@ -57,6 +57,7 @@ def retry_after(r) -> int:
     return value
 
 
+@pytest.mark.process
 def test_the_configured_rates_are_the_ones_a_deployment_runs_with():
     """The rates of the issue (60/min anonymous, 600/min per player) and the callback scopes, and outside the test
     environment they are exactly what DRF applies (a settings import without TESTING, in a child process)."""
