@@ -101,9 +101,10 @@ def records(settings: Any, tmp_path: Any) -> dict[str, Any]:
     from complaints.services import complaint_file
     from complaints.tests.helpers import PDF, upload
     from games.models import Round
-    from tests.kit.platform import client_for as game_client
+    from tests.kit.clients import client_for as game_client
+    from tests.kit.money import czk
     from tests.kit.platform import funded_player, start
-    from tests.kit.wallet import czk, fund, verified_bank
+    from tests.kit.wallet import fund, verified_bank
 
     b = funded_player(2_000_000)
     method = verified_bank(b)

@@ -44,7 +44,8 @@ from jackpots.models import CarriedContributions, Contribution, Jackpot
 from jackpots.selectors import pool_books
 from limits.models import CarriedBetTotals, SettledBet
 from limits.reconcile import reconcile
-from tests.kit.wallet import czk, fund
+from tests.kit.money import czk
+from tests.kit.wallet import fund
 from wallet.carry import carry_entries
 from wallet.ledger import account_sum
 from wallet.management.commands.ledger_check import run_checks

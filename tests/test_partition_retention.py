@@ -32,7 +32,8 @@ from core.tests.test_celery_worker import worker_env as worker_env
 from games.models import Round, RoundAction
 from games.services import round_play
 from games.tests.platform.testgames import FixedRNG
-from tests.kit.wallet import czk, fund
+from tests.kit.money import czk
+from tests.kit.wallet import fund
 
 JUNE_2020 = month_index(date(2020, 6, 1))
 JULY_2020 = JUNE_2020 + 1

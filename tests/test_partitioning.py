@@ -18,7 +18,8 @@ from core.rng import use_rng
 from games.models import Round
 from games.services import round_play
 from games.tests.platform.testgames import FixedRNG
-from tests.kit.wallet import czk, fund
+from tests.kit.money import czk
+from tests.kit.wallet import fund
 from wallet.errors import REFERENCE_CONFLICT
 from wallet.models import Entry, LedgerTransaction
 

@@ -24,8 +24,9 @@ from core.money import Money
 from core.rng import use_rng
 from games.services import round_play
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.money import czk
 from tests.kit.servers import SIDE_SUFFIX, PgBouncer, Upstream, pgbouncer_binary
-from tests.kit.wallet import czk, deposit, fund, verified_bank
+from tests.kit.wallet import deposit, fund, verified_bank
 from wallet.models import Entry
 from wallet.selectors import balance
 

@@ -51,7 +51,8 @@ from tests.kit.accounts import (
     registration_payload,
     token_for,
 )
-from tests.kit.games import api_bet, api_money
+from tests.kit.games import api_bet
+from tests.kit.money import api_money
 
 API = "/api/v1"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday, 10:00 in Prague
@@ -123,7 +124,7 @@ def ok(r, status: int = 200) -> dict:
     return r.json()
 
 
-def refused(r, status: int, code: str) -> dict:
+def refused_with(r, status: int, code: str) -> dict:
     """A refusal with its stable code (never the message text); returns the error's details."""
     assert r.status_code == status, (r.status_code, r.content[:800])
     err = r.json()["error"]
@@ -202,12 +203,12 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
                                    ("post", "/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [
                                        {"type": "red", "amount": 1000}]})}),
                                    ("get", "/complaints", None)]:
-            refused(getattr(me, method)(path, data), 403, "auth.password_change_required")
+            refused_with(getattr(me, method)(path, data), 403, "auth.password_change_required")
         r = me.post("/accounts/auth/password", {"old_password": first_password, "new_password": NEW_PASSWORD})
         assert ok(r)["status"] == "changed"
         assert me.post("/accounts/auth/logout").status_code == 204
-        refused(me.get("/accounts/me"), 401, "auth.token_invalid")  # that session is over
-        refused(anon.post("/accounts/auth/login", {"username": body["username"], "password": first_password}),
+        refused_with(me.get("/accounts/me"), 401, "auth.token_invalid")  # that session is over
+        refused_with(anon.post("/accounts/auth/login", {"username": body["username"], "password": first_password}),
                 401, "auth.invalid_credentials")
         login = ok(anon.post("/accounts/auth/login", {"username": body["username"], "password": NEW_PASSWORD}))
         assert login["must_change_password"] is False
@@ -224,7 +225,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert steps["missing"] == ["aml_identification", "self_limits", "payment_method", "aml_compliance"]
         assert steps["can_complete"] is False
         assert all(s["deadline"] == DEADLINE for s in steps["steps"] if not s["done"])
-        refused(me.post("/accounts/registration/complete"), 409, "accounts.registration_incomplete")
+        refused_with(me.post("/accounts/registration/complete"), 409, "accounts.registration_incomplete")
 
         # 3. Self-limits for technical games (GP §4(4)e, §6(1)-(3), §6(6)): two set, five declined individually.
         decisions = {"daily_stake": 50_000, "monthly_stake": 500_000,  # 500 CZK a day, 5,000 CZK a month
@@ -240,13 +241,13 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert {k: (v["decided"], v["value"] and v["value"]["amount"]) for k, v in limits.items()} == {
             k: (True, v) for k, v in decisions.items()}
         # the review's trap (issue 21): a CZK string is refused, not stored as 5 CZK
-        refused(me.put("/limits/self-limits/technical/daily_stake", {"value": "500"}), 400, "request.invalid_money")
+        refused_with(me.put("/limits/self-limits/technical/daily_stake", {"value": "500"}), 400, "request.invalid_money")
         # GP §6(4): a loosening takes effect only 7 days later; the 500 CZK limit stays in force meanwhile.
         view = ok(me.put("/limits/self-limits/technical/daily_stake", {"value": api_money(100_000)}))
         assert view["value"]["amount"] == 50_000 and view["pending"] is True
         assert view["pending_value"]["amount"] == 100_000
         assert view["pending_effective_at"] == "2026-03-09T09:00:00Z"
-        refused(me.put("/limits/self-limits/technical/daily_stake", {"value": api_money(-1)}), 400,
+        refused_with(me.put("/limits/self-limits/technical/daily_stake", {"value": api_money(-1)}), 400,
                 "request.invalid")
         assert ok(me.get("/limits/self-limits/technical/daily_stake"))["pending_value"]["amount"] == 100_000
         assert ok(me.get("/accounts/registration/steps"))["missing"] == [
@@ -284,7 +285,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
 
         # GP §5(2)b: 3,000.01 CZK in total is refused, with the cap and what remains; nothing moves.
         before = money_state(me)
-        details = refused(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 100001, "currency": "CZK"}}),
+        details = refused_with(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 100001, "currency": "CZK"}}),
                           409, "wallet.temporary_deposit_cap")
         assert details["cap"]["amount"] == wallet_rules.temp_deposit_cap() == 300_000
         assert details["remaining"]["amount"] == 100_000 and details["requested"]["amount"] == 100_001
@@ -298,7 +299,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         provider = Api(journal)
         header = f"HTTP_{SIGNATURE_HEADER.upper().replace('-', '_')}"
         forged = hmac_signature("not-the-shared-secret", raw)
-        refused(provider.raw_post("/wallet/callbacks/sandbox", raw, **{header: forged}), 401,
+        refused_with(provider.raw_post("/wallet/callbacks/sandbox", raw, **{header: forged}), 401,
                 "wallet.callback_bad_signature")
         assert ok(me.get(f"/wallet/deposits/{dep2['id']}"))["status"] == "initiated"
         first = ok(provider.raw_post("/wallet/callbacks/sandbox", raw, **{header: signature}))
@@ -310,10 +311,10 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert overview["balance"]["amount"] == 300_000  # the callback counted once
         assert overview["temporary_deposits"]["remaining"]["amount"] == 0
         before = money_state(me)
-        refused(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 409,
+        refused_with(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 409,
                 "wallet.temporary_deposit_cap")
         # GP §5(2)c, §5(12): nothing is withdrawn from a temporary account.
-        refused(me.post("/wallet/withdrawals", {"method_id": bank_method["id"], "amount": {"amount": 50000, "currency": "CZK"}}), 409,
+        refused_with(me.post("/wallet/withdrawals", {"method_id": bank_method["id"], "amount": {"amount": 50000, "currency": "CZK"}}), 409,
                 "wallet.temporary_no_withdrawal")
         assert money_state(me) == before
         steps = ok(me.get("/accounts/registration/steps"))
@@ -360,15 +361,15 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert r.json() == rounds[-1]
         assert money_state(me) == before
         # The same key with another bet is refused (it names another request).
-        refused(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}, key="journey-round-4"), 409,
+        refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}, key="journey-round-4"), 409,
                 "idempotency.conflict")
         # GP §7(9): a new start 1 s after the last one is refused.
         clock.shift(1)
-        refused(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 429, "game.round_too_soon")
+        refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 429, "game.round_too_soon")
         assert money_state(me) == before
         # GP §6(1),(6)a: a 600 CZK stake would exceed the 500 CZK daily stake limit: refused, nothing moves.
         clock.shift(1)
-        details = refused(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [
+        details = refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [
             {"type": "red", "amount": 60_000}]})}), 403, "limits.daily_stake_exceeded")
         assert details["limit"] == "daily_stake"
         assert money_state(me) == before
@@ -432,32 +433,32 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         other_api = Api(journal)
         other_api.auth(ok(anon.post("/accounts/auth/login", {"username": other.user.username,
                                                                "password": DEFAULT_PASSWORD}))["token"])
-        details = refused(other_api.post("/complaints", {"reason": "game_result", "rounds": [disputed["id"]],
+        details = refused_with(other_api.post("/complaints", {"reason": "game_result", "rounds": [disputed["id"]],
                                                           "description": "Not mine."}),
                           422, "complaints.round_not_yours")
         assert details["round_id"] == str(disputed["id"])
         assert ok(other_api.get("/complaints"))["count"] == 0
-        refused(other_api.get(f"/complaints/{reference}"), 404, "complaints.not_found")
-        refused(other_api.post(f"/complaints/{reference}/messages", {"text": "hi"}), 404, "complaints.not_found")
-        refused(other_api.get(f"/games/rounds/{disputed['id']}"), 404, "game.round_not_found")
-        refused(other_api.get(f"/games/rounds/{disputed['id']}/verify"), 404, "game.round_not_found")
+        refused_with(other_api.get(f"/complaints/{reference}"), 404, "complaints.not_found")
+        refused_with(other_api.post(f"/complaints/{reference}/messages", {"text": "hi"}), 404, "complaints.not_found")
+        refused_with(other_api.get(f"/games/rounds/{disputed['id']}"), 404, "game.round_not_found")
+        refused_with(other_api.get(f"/games/rounds/{disputed['id']}/verify"), 404, "game.round_not_found")
         assert ok(other_api.get("/games/rounds"))["count"] == 0
-        refused(other_api.post(f"/games/rounds/{disputed['id']}/actions", {"action": {"type": "collect"}}), 404,
+        refused_with(other_api.post(f"/games/rounds/{disputed['id']}/actions", {"action": {"type": "collect"}}), 404,
                 "game.round_not_found")
         # ... nor touch the first player's money: their deposit, method or bank account (GP §5(6)).
-        refused(other_api.get(f"/wallet/deposits/{dep1['id']}"), 404, "not_found")
-        refused(other_api.post(f"/wallet/sandbox/deposits/{dep1['id']}/pay", {"outcome": "succeeded"}), 404,
+        refused_with(other_api.get(f"/wallet/deposits/{dep1['id']}"), 404, "not_found")
+        refused_with(other_api.post(f"/wallet/sandbox/deposits/{dep1['id']}/pay", {"outcome": "succeeded"}), 404,
                 "not_found")
-        refused(other_api.get(f"/wallet/payment-methods/{bank_method['id']}"), 404, "not_found")
-        refused(other_api.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 404, "not_found")
-        refused(other_api.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
+        refused_with(other_api.get(f"/wallet/payment-methods/{bank_method['id']}"), 404, "not_found")
+        refused_with(other_api.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 404, "not_found")
+        refused_with(other_api.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
                 409, "wallet.method_already_registered")
         assert Complaint.objects.count() == 1
 
         # 9. Staff (the admin's path: complaints.services) uphold it with a 50 CZK remedy, credited once.
         #    The next day: the player's session has timed out meanwhile (30 idle minutes); they log in again.
         clock.shift(24 * 3600)
-        refused(me.get("/wallet/overview"), 401, "auth.session_expired")
+        refused_with(me.get("/wallet/overview"), 401, "auth.session_expired")
         login = ok(anon.post("/accounts/auth/login", {"username": body["username"], "password": NEW_PASSWORD}))
         me.auth(login["token"])
         staff = make_staff()
@@ -504,8 +505,8 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         started = datetime.fromisoformat(panic["started_at"].replace("Z", "+00:00"))
         assert started == datetime.now(UTC)
         assert datetime.fromisoformat(panic["ends_at"].replace("Z", "+00:00")) == started + timedelta(hours=48)
-        refused(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 401, "auth.token_invalid")
-        refused(anon.post("/accounts/auth/login", {"username": body["username"], "password": NEW_PASSWORD}),
+        refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 401, "auth.token_invalid")
+        refused_with(anon.post("/accounts/auth/login", {"username": body["username"], "password": NEW_PASSWORD}),
                 403, "limits.panic_exclusion")
         # Even a token that outlived the logout (issued past the login checks) cannot stake.
         player = Player.objects.get(user__username=body["username"])
@@ -513,7 +514,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         clock.shift(2)
         # The press reached the register of excluded persons (2024 amendment: "from all gambling"), and the login
         # above found the person listed there, so the account's own refusal is the register's.
-        refused(survivor.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 403, "accounts.excluded_person")
+        refused_with(survivor.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 403, "accounts.excluded_person")
         assert ok(survivor.get("/limits/panic"))["active"] is True
         assert balance(survivor) == final_balance and ok(survivor.get("/games/rounds"))["count"] == len(rounds)
 

@@ -17,7 +17,8 @@ from core.rng import use_rng
 from games.services import round_play
 from games.tests.platform.testgames import FixedRNG
 from limits.services import self_limit_set
-from tests.kit.wallet import czk, fund, verified_bank
+from tests.kit.money import czk
+from tests.kit.wallet import fund, verified_bank
 from wallet.models import Withdrawal
 from wallet.selectors import balance
 from wallet.services import withdrawal_request

@@ -60,8 +60,9 @@ def _apps(driver) -> set[str]:
 
 
 def test_each_role_signs_in_and_sees_only_what_it_may_in_chromium(live_server, browser):  # noqa: F811
+    from tests.kit.money import czk
     from tests.kit.platform import funded_player
-    from tests.kit.wallet import czk, fund, verified_bank
+    from tests.kit.wallet import fund, verified_bank
     from wallet.models import Withdrawal
 
     player = funded_player(2_000_000)

@@ -2,8 +2,6 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from tests.kit.accounts import token_for
-
 
 @pytest.fixture(autouse=True)
 def _fresh_throttles():
@@ -16,17 +14,6 @@ def _fresh_throttles():
 @pytest.fixture
 def api():
     return APIClient(raise_request_exception=False)
-
-
-@pytest.fixture
-def client_for():
-    def make(player_or_user, key=None):
-        user = getattr(player_or_user, "user", player_or_user)
-        c = APIClient(raise_request_exception=False)
-        c.credentials(HTTP_AUTHORIZATION=f"Token {key or token_for(user)}")
-        return c
-
-    return make
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from accounts.models import (
     LoginSession,
     Player,
     SandboxPopulationRecord,
-    User,
 )
 from core.audit import Actor
 from core.models import AuditEvent
@@ -20,24 +19,10 @@ from tests.kit.accounts import (
     make_excluded,
     make_player,
     make_register_record,
-    make_staff,
     registration_payload,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-class StaffClient(Client):
-    staff: User
-
-
-@pytest.fixture
-def staff_client():
-    staff = make_staff(superuser=True)
-    c = StaffClient()
-    c.force_login(staff)
-    c.staff = staff
-    return c
 
 
 def test_the_player_pages_render_with_the_history_and_the_staff_actions(staff_client):

@@ -14,7 +14,8 @@ from aml.services import case_decide, case_open, risk_assess, risk_review_due
 from core import clock
 from core.models import AuditEvent
 from tests.kit.aml import SYSTEM, make_player
-from tests.kit.wallet import czk, deposit, verified_bank
+from tests.kit.money import czk
+from tests.kit.wallet import deposit, verified_bank
 
 pytestmark = pytest.mark.django_db
 

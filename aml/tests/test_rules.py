@@ -16,7 +16,8 @@ from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
 from tests.kit.aml import client, make_player, make_staff
-from tests.kit.wallet import SYSTEM, bank, czk, deposit, ref, verified_bank
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, bank, deposit, ref, verified_bank
 from wallet.services import stake_debit, win_credit, withdrawal_request
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,8 @@ from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
 from tests.kit.aml import client, make_player, make_staff
-from tests.kit.wallet import czk, deposit, verified_bank
+from tests.kit.money import czk
+from tests.kit.wallet import deposit, verified_bank
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/aml"

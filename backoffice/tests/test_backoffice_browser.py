@@ -96,7 +96,7 @@ def sign_in(driver, live_server, user, device, next_url: str = "/admin/") -> Non
 def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a_one_time_password(
         live_server, browser, settings):  # noqa: F811
     from core.audit import Actor
-    from tests.kit.wallet import czk
+    from tests.kit.money import czk
     from wallet.services import deposit_start
 
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

@@ -28,7 +28,8 @@ def lands_on(r, player) -> bool:
 
 
 def test_one_search_finds_the_player_by_username_name_email_phone_and_every_reference(world):
-    from tests.kit.wallet import czk, fund
+    from tests.kit.money import czk
+    from tests.kit.wallet import fund
 
     c = client_as("finance")
     p, pd = world.player, world.player.personal
@@ -42,7 +43,7 @@ def test_one_search_finds_the_player_by_username_name_email_phone_and_every_refe
 
 def test_a_bank_transfers_variable_symbol_finds_the_deposit_and_its_player(world):
     from core.audit import Actor
-    from tests.kit.wallet import czk
+    from tests.kit.money import czk
     from wallet.services import deposit_start
 
     d = deposit_start(player=world.player, method=world.method, amount=czk(500), reference="bo-vs",

@@ -16,10 +16,12 @@ from django.test import Client
 from complaints import services
 from complaints.models import Complaint
 from complaints.selectors import complaints_report
-from complaints.tests.helpers import client_for, file_via_api, fund, play_round
+from complaints.tests.helpers import file_via_api, play_round
 from core.audit import Actor
 from core.clock import PRAGUE
 from core.money import Money
+from tests.kit.clients import client_for
+from tests.kit.wallet import fund
 
 NOW = datetime(2026, 11, 3, 11, 0, tzinfo=PRAGUE)
 

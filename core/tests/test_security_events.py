@@ -54,7 +54,8 @@ def test_a_replayed_callback_is_recorded_and_one_with_another_body_is_refused_an
     The same event id with another (validly signed) body: 409 ``wallet.callback_replay_mismatch``, recorded, and the
     deposit still holds the first event's amount."""
     from tests.kit.accounts import make_player
-    from tests.kit.wallet import czk, fund
+    from tests.kit.money import czk
+    from tests.kit.wallet import fund
     from wallet import selectors
     from wallet.adapters import sandbox_event
     from wallet.models import Deposit

@@ -13,7 +13,8 @@ from jackpots.levels import salt, unseal
 from jackpots.models import Award, Contribution, Jackpot, Pending
 from jackpots.tests.helpers import central_level, pool
 from tests.kit.accounts import make_staff, token_for
-from tests.kit.platform import ROULETTE, client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import ROULETTE, funded_player, start
 
 DISPLAY = "/api/v1/jackpots"
 WINS = "/api/v1/jackpots/wins"

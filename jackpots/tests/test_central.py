@@ -14,7 +14,8 @@ from jackpots.levels import unseal
 from jackpots.models import MICRO, Award, Jackpot, Pending
 from jackpots.services import jackpots_fold_all
 from jackpots.tests.helpers import STAFF, books, central_level, contributions, pool
-from tests.kit.platform import ROULETTE, act, balance, client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import ROULETTE, act, balance, funded_player, start
 
 LOSE_1000 = {"bets": [{"type": "red", "amount": 1000}]}  # FixedRNG(0): pocket 0, red loses
 

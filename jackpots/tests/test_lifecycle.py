@@ -18,7 +18,8 @@ from jackpots.services import (
     round_events,
 )
 from jackpots.tests.helpers import STAFF, TEST_APPROVAL, central_level, contributions, pool
-from tests.kit.platform import act, balance, client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import act, balance, funded_player, start
 
 
 def _draft(**cfg) -> Jackpot:

@@ -15,7 +15,8 @@ from games.tests.platform.testgames import FixedRNG
 from jackpots.models import MICRO, Award, Jackpot
 from jackpots.services import award_paid_return, jackpots_fold_all, round_void
 from jackpots.tests.helpers import STAFF, books, central_level, pool
-from tests.kit.platform import ROULETTE, balance, client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import ROULETTE, balance, funded_player, start
 from wallet.ledger import operator_balance
 from wallet.models import Entry
 

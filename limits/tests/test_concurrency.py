@@ -11,7 +11,8 @@ from core.errors import DomainError
 from limits import errors
 from limits.models import PeriodTotal, StakeRefusal
 from limits.reconcile import reconcile
-from tests.kit.limits import REFUSAL_LOG_DATABASES, caller_lock, czk, prague, set_limits
+from tests.kit.limits import REFUSAL_LOG_DATABASES, caller_lock, set_limits
+from tests.kit.money import czk, prague
 
 T = prague(2025, 5, 5, 12)
 

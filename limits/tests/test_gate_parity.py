@@ -32,7 +32,8 @@ from limits.kinds import kind_rules
 from limits.models import LimitType, OpenBet
 from limits.services import panic_press, self_limit_set, stake_check, stake_gate, stake_settled
 from tests.kit.accounts import make_player
-from tests.kit.limits import REFUSAL_LOG_DATABASES, prague
+from tests.kit.limits import REFUSAL_LOG_DATABASES
+from tests.kit.money import prague
 
 pytestmark = pytest.mark.django_db(databases=REFUSAL_LOG_DATABASES)
 SYSTEM = Actor.system("tests")

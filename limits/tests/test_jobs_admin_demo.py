@@ -13,7 +13,8 @@ from core.models import AuditEvent
 from limits.models import MinuteBucket, SelfLimit, SelfListingRequest
 from limits.services import minute_buckets_prune, self_limit_set, self_listing_request
 from tests.kit.accounts import make_player, make_staff
-from tests.kit.limits import prague, settle, stake
+from tests.kit.limits import settle, stake
+from tests.kit.money import prague
 
 T = prague(2025, 5, 5, 12)
 

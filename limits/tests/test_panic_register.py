@@ -32,7 +32,9 @@ from tests.kit.accounts import (
     make_register_record,
     make_staff,
 )
-from tests.kit.limits import czk, prague, refused, stake
+from tests.kit.limits import stake
+from tests.kit.money import czk, prague
+from tests.kit.refusals import refusal_of
 
 T = prague(2025, 5, 15, 10)
 SEC = timedelta(seconds=1)
@@ -151,7 +153,7 @@ def test_the_local_exclusion_does_not_wait_for_the_register(player):
     press(player, T)
     sweep(T)
     assert PanicReport.objects.get().status == "pending"
-    assert refused(stake, player, "1", T + MIN).code == errors.PANIC_EXCLUSION.code
+    assert refusal_of(stake, player, "1", T + MIN).code == errors.PANIC_EXCLUSION.code
 
 
 # --- a repeat is harmless ---------------------------------------------------------------------------------------
@@ -192,9 +194,9 @@ def test_the_exclusion_holds_on_a_new_account_of_the_same_person_until_48_hours(
         login_check(player=new, now=T + after)
         assert stake(new, "1", T + after).stake == czk(1)
     else:
-        err = refused(stake, new, "1", T + after)
+        err = refusal_of(stake, new, "1", T + after)
         assert err.code == errors.PANIC_EXCLUSION.code and err.details["ends_at"] == T + H48
-        assert refused(login_check, player=new, now=T + after).code == errors.PANIC_EXCLUSION.code
+        assert refusal_of(login_check, player=new, now=T + after).code == errors.PANIC_EXCLUSION.code
 
 
 def test_the_new_account_sees_the_running_exclusion_in_the_api(db):
@@ -241,7 +243,7 @@ def test_the_register_refuses_a_new_registration_of_the_person_until_the_48_hour
         with time_machine.travel(at, tick=False):
             return registration_submit(data=dict(data), consents=consents, username=username)
 
-    err = refused(register, T + H48 - SEC, f"again{uuid.uuid4().hex[:8]}")
+    err = refusal_of(register, T + H48 - SEC, f"again{uuid.uuid4().hex[:8]}")
     assert err.code == account_errors.EXCLUDED_PERSON.code
     new = register(T + H48, f"again{uuid.uuid4().hex[:8]}")
     assert new.status == "temporary" and new.personal.person_key == old.personal.person_key

@@ -93,7 +93,7 @@ def test_the_first_password_is_not_kept_in_session_storage(live_server, play_bro
 
 
 def test_the_rounds_history_is_cards_on_a_phone_with_stake_win_and_verify_on_screen(live_server, play_browser):
-    from tests.kit.platform import client_for as game_client
+    from tests.kit.clients import client_for as game_client
     from tests.kit.platform import start
 
     player = funded_player(50_000)

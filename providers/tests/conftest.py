@@ -7,16 +7,8 @@ import time_machine
 from rest_framework.test import APIClient
 
 from tests.kit.accounts import make_player
-from tests.kit.providers import (
-    CODE,
-    SECRET,
-    START,
-    SignedClient,
-    fund,
-    make_game,
-    make_provider,
-    open_session,
-)
+from tests.kit.providers import CODE, SECRET, START, SignedClient, make_game, make_provider, open_session
+from tests.kit.wallet import fund
 
 
 @pytest.fixture

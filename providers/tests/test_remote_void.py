@@ -25,7 +25,9 @@ from games.tests.platform.test_void_settled import _books_clean, _hold_through_c
 from limits.models import SettledBet
 from providers.tests.test_api import bet, win
 from tests.kit.accounts import make_player
-from tests.kit.providers import SECRET, ProviderServer, czk, fund, open_session
+from tests.kit.money import api_money
+from tests.kit.providers import SECRET, ProviderServer, open_session
+from tests.kit.wallet import fund
 from wallet.models import Debt, Entry, LedgerTransaction, WinDeduction, WinHold
 from wallet.selectors import balance, held_balance
 
@@ -98,9 +100,9 @@ def test_a_void_remote_round_without_a_hold_gives_the_stake_back_and_takes_every
     assert told == []  # the provider's round stands: no round-cancelled for a settled round
     # and its daily report still matches the platform's transactions: nothing to reconcile
     report = {"day": "2026-03-02", "transactions": [
-        {"transaction_id": "b1", "type": "bet", "round_id": "r1", "amount": czk(1_000)},
-        {"transaction_id": "b1-w1", "type": "win", "round_id": "r1", "amount": czk(2_500)},
-        {"transaction_id": "b1-w2", "type": "win", "round_id": "r1", "amount": czk(1_500)}]}
+        {"transaction_id": "b1", "type": "bet", "round_id": "r1", "amount": api_money(1_000)},
+        {"transaction_id": "b1-w1", "type": "win", "round_id": "r1", "amount": api_money(2_500)},
+        {"transaction_id": "b1-w2", "type": "win", "round_id": "r1", "amount": api_money(1_500)}]}
     with ProviderServer(SECRET, answer=lambda op, body: (200, report)) as server:
         provider.api_url = server.url
         provider.save(update_fields=["api_url"])

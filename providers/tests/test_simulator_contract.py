@@ -34,7 +34,8 @@ from provider_simulator.studio import Studio
 from providers.models import Provider
 from providers.reconciliation import reconciliation_run
 from tests.kit.accounts import login_session_for, make_player
-from tests.kit.providers import SECRET, fund, make_game, make_provider
+from tests.kit.providers import SECRET, make_game, make_provider
+from tests.kit.wallet import fund
 
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "refusal_log"])
 

@@ -10,7 +10,8 @@ import time_machine
 from regulator import wire
 from regulator.services import write_files
 from regulator.validator import parse_time, validate_folder
-from tests.kit.platform import client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import funded_player, start
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db

@@ -21,7 +21,8 @@ from core.errors import DomainError
 from regulator import crypto, schema, services, wire
 from regulator.models import RegulatorPackage
 from regulator.validator import validate_sealed
-from tests.kit.platform import client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import funded_player, start
 from tests.kit.regulator import make_pki
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,8 @@ from django.core.management import CommandError, call_command
 from regulator import wire
 from regulator.services import write_files
 from regulator.validator import validate_folder, validate_zip
-from tests.kit.platform import client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import funded_player, start
 
 pytestmark = pytest.mark.django_db
 NAME = "12345678-V-2026030208-T-01"

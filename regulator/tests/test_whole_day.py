@@ -26,8 +26,10 @@ from regulator.tests.ministry_tables import ministry_files
 from regulator.validator import validate_sealed
 from reports.services import reports_compute_day
 from tests.kit.accounts import login_session_for, make_player
-from tests.kit.platform import act, client_for, start
-from tests.kit.providers import CODE, SECRET, SignedClient, czk, make_game, make_provider, open_session
+from tests.kit.clients import client_for
+from tests.kit.money import api_money
+from tests.kit.platform import act, start
+from tests.kit.providers import CODE, SECRET, SignedClient, make_game, make_provider, open_session
 from tests.kit.wallet import bank_number, pay_deposit
 from wallet.models import PaymentMethod
 from wallet.services import (
@@ -142,10 +144,10 @@ def _play_the_day(t, django_capture_on_commit_callbacks):
     signed = SignedClient(APIClient(raise_request_exception=False), CODE, SECRET)
     studio = open_session(bruno, signed)
     assert signed.call("bet", {"session": studio, "transaction_id": "b1", "round_id": "s1", "game": "wild",
-                               "amount": czk(1_000), "round_closed": False}).status_code == 200
+                               "amount": api_money(1_000), "round_closed": False}).status_code == 200
     t.shift(5)
     assert signed.call("win", {"session": studio, "transaction_id": "w1", "bet_transaction_id": "b1",
-                               "round_id": "s1", "amount": czk(2_500), "round_closed": True,
+                               "round_id": "s1", "amount": api_money(2_500), "round_closed": True,
                                "round_detail": {"outcome": {"stops": [1, 2, 3]}}}).status_code == 200
     t.shift(5)
     with django_capture_on_commit_callbacks(execute=True):

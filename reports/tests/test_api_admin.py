@@ -15,7 +15,8 @@ from reports.models import DayReport, GameDayReport
 from reports.services import reports_compute_day
 from reports.tests.seal_ca import make_seal
 from tests.kit.accounts import make_staff, token_for
-from tests.kit.platform import client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import funded_player, start
 
 pytestmark = pytest.mark.django_db
 DAY = date(2026, 11, 20)

@@ -20,7 +20,8 @@ from games.tests.platform.testgames import FixedRNG
 from reports import figures, selectors
 from reports.models import DayReport, GameDayReport
 from reports.services import day_range, reports_compute_day
-from tests.kit.platform import act, client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import act, funded_player, start
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db

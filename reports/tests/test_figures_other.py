@@ -18,7 +18,8 @@ from core.money import Money
 from reports.services import day_range, reports_compute_day
 from reports.tests.seal_ca import make_seal
 from tests.kit.accounts import make_player, make_staff
-from tests.kit.platform import client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import funded_player, start
 from tests.kit.production import PRODUCTION_ENV, settings_started
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,8 @@ from lxml import etree
 from games.models import Round
 from reports import record, seal
 from reports.tests.seal_ca import make_seal
-from tests.kit.platform import client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import funded_player, start
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,8 @@ from jackpots.tests.test_admin_browser import browser, visible  # noqa: F401 - b
 from reports.services import reports_compute_day
 from reports.tests.seal_ca import make_seal
 from tests.kit.accounts import make_staff
-from tests.kit.platform import act, client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import act, funded_player, start
 from tests.test_staff_roles_browser import _sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -60,7 +60,8 @@ def test_a_connection_dropped_mid_transaction_fails_the_request_cleanly_and_its_
     from games.models import Round
     from games.services import games_sync
     from tests.kit.accounts import make_player, token_for
-    from tests.kit.wallet import czk, fund, verified_bank
+    from tests.kit.money import czk
+    from tests.kit.wallet import fund, verified_bank
     from wallet.ledger import operator_account, player_account
     from wallet.models import LedgerAccount, LedgerTransaction, Withdrawal
     from wallet.selectors import balance

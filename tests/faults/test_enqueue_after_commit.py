@@ -22,7 +22,8 @@ def test_a_broker_failure_after_the_commit_does_not_turn_a_done_withdrawal_into_
     from rest_framework.test import APIClient
 
     from tests.kit.accounts import make_player, token_for
-    from tests.kit.wallet import czk, fund, verified_bank
+    from tests.kit.money import czk
+    from tests.kit.wallet import fund, verified_bank
     from wallet.models import Withdrawal
     from wallet.tasks import sweep, withdrawal_send
 

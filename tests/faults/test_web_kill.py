@@ -384,7 +384,8 @@ def expected_balance(seen: Seen) -> int:
 def test_the_web_server_killed_mid_traffic_loses_nothing_and_moves_nothing_twice(tmp_path, settings):
     from games.services import games_sync
     from tests.kit.accounts import make_player, token_for
-    from tests.kit.wallet import czk, fund, verified_bank
+    from tests.kit.money import czk
+    from tests.kit.wallet import fund, verified_bank
     from wallet.ledger import operator_account
     from wallet.models import Withdrawal
     from wallet.selectors import balance

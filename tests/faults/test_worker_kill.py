@@ -75,7 +75,8 @@ def _rounds_left_waiting(n: int) -> list[int]:
     from core.rng import SeededRNG, use_rng
     from games.services import games_sync, round_play
     from tests.kit.accounts import make_player
-    from tests.kit.wallet import czk, fund
+    from tests.kit.money import czk
+    from tests.kit.wallet import fund
     from wallet.ledger import operator_account
 
     seeds = {KOBUSHI: _seed(KOBUSHI, KOBUSHI_BET, "pick"), FRUIT_KING: _seed(FRUIT_KING, FRUIT_KING_BET, "gamble")}

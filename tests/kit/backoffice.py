@@ -48,8 +48,9 @@ def play_rounds(player: Player, n: int, clock) -> list[Any]:
 def build_world(*, rounds: int, clock, settings, extra_history: int = 0) -> World:
     from aml.models import ComplianceCase
     from aml.services import case_open
+    from tests.kit.money import czk
+    from tests.kit.wallet import bank, fund, verified_bank
     from wallet.services import method_document_upload, withdrawal_request
-    from wallet.tests.conftest import bank, czk, fund, verified_bank
 
     settings.WALLET_WITHDRAWAL_APPROVAL_THRESHOLD = 100_000  # 1 000 CZK and more waits for finance
     player = make_player()

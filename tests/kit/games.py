@@ -10,6 +10,8 @@ its body.
 """
 from __future__ import annotations
 
+from tests.kit.money import api_money  # noqa: F401  (where the kit kept it)
+
 TEST_PLAN_VERSION = "tests"
 TEST_REFERENCE = "test data - not a decision of the Ministry of Finance"
 
@@ -34,6 +36,3 @@ def api_bet(bet: object) -> object:
     return bet_to_api(bet, formatted=False)
 
 
-def api_money(minor: int) -> dict[str, object]:
-    """``{"amount": minor, "currency": "CZK"}``: an amount as a request carries it."""
-    return {"amount": minor, "currency": "CZK"}

@@ -2,16 +2,12 @@
 from __future__ import annotations
 
 import contextlib
-from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import timedelta
 
 import pytest
 from django.db import transaction
 
-from core.money import Money
-
-PRAGUE = ZoneInfo("Europe/Prague")
-
+from tests.kit.money import czk
 
 SLOT = "test_slot"
 
@@ -33,15 +29,6 @@ def refusal_rows():
     from limits.models import StakeRefusal
 
     return StakeRefusal.objects.using("refusal_log")
-
-
-def prague(y, mo, d, h=0, mi=0, s=0) -> datetime:
-    """An instant given in Prague wall-clock time, as aware UTC."""
-    return datetime(y, mo, d, h, mi, s, tzinfo=PRAGUE).astimezone(UTC)
-
-
-def czk(text: str | int | Money) -> Money:
-    return text if isinstance(text, Money) else Money.from_major(str(text))
 
 
 @contextlib.contextmanager
@@ -75,15 +62,6 @@ def play_round(player, amount, win, at, *, seconds=2, kind="technical"):
     """One instant round: stake at ``at``, settled ``seconds`` later."""
     stake(player, amount, at, kind=kind)
     return settle(player, amount, win, at, at + timedelta(seconds=seconds), kind=kind)
-
-
-def refused(fn, *args, **kwargs):
-    """Call and return the DomainError it raises (fails if it does not)."""
-    from core.errors import DomainError
-
-    with pytest.raises(DomainError) as exc:
-        fn(*args, **kwargs)
-    return exc.value
 
 
 def set_limits(player, now, kind="technical", **values):

@@ -6,25 +6,15 @@ import uuid
 from datetime import UTC, datetime
 
 import pytest
-from rest_framework.test import APIClient
 
-from core.audit import Actor
-from core.money import Money
 from games.tests.platform.testgames import PICK
-from tests.kit.accounts import make_player, token_for
+from tests.kit.accounts import make_player
 from tests.kit.games import api_bet
+from tests.kit.wallet import fund
 
 ROULETTE = "european_roulette"
 RED_100 = {"bets": [{"type": "red", "amount": 100}]}  # pocket 1 is red (wins 200), pocket 0 loses
 _refs = itertools.count(1)
-
-
-def fund(player, amount: int) -> None:
-    """Put ``amount`` minor units on the player's account through the wallet's contract function."""
-    from wallet.services import adjustment_credit
-
-    adjustment_credit(player=player, amount=Money(amount), reference=f"test-fund-{uuid.uuid4().hex}",
-                      reason="test funding", actor=Actor.system("tests"))
 
 
 def balance(player) -> int:
@@ -38,12 +28,6 @@ def funded_player(amount: int = 100_000, **kw):
     if amount:
         fund(player, amount)
     return player
-
-
-def client_for(player) -> APIClient:
-    c = APIClient(raise_request_exception=False)
-    c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
-    return c
 
 
 def key() -> str:

@@ -31,3 +31,11 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     if _uses_database(item):
         approve_current_games()
     return (yield)
+
+
+@pytest.fixture
+def staff_client(db):
+    """A browser session of the admin signed in as a new superuser (``staff_client.staff``): ``tests.kit.clients``."""
+    from tests.kit.clients import admin_session
+
+    return admin_session()

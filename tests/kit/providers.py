@@ -14,7 +14,6 @@ from typing import Any
 from rest_framework.test import APIClient
 
 from core.audit import Actor
-from core.money import Money
 from games.models import Game
 from games.services import game_approve, remote_game_upsert
 from providers.models import Provider
@@ -46,10 +45,6 @@ class SignedClient:
 
     def call(self, operation: str, payload: dict[str, Any], **kw: Any) -> Any:
         return self.raw(operation, json.dumps(payload).encode(), **kw)
-
-
-def czk(amount: int) -> dict[str, Any]:
-    return {"amount": amount, "currency": "CZK"}
 
 
 class ProviderServer:
@@ -121,15 +116,6 @@ def make_game(provider: str = CODE, slug: str = "wild", *, approved: bool = True
     if approved:
         row = game_approve(game=row, plan_version="test", reference="TEST-1", actor=Actor.system("tests"))
     return row
-
-
-def fund(player: Any, amount: int) -> None:
-    import uuid
-
-    from wallet.services import adjustment_credit
-
-    adjustment_credit(player=player, amount=Money(amount), reference=f"test-fund-{uuid.uuid4().hex}",
-                      reason="test funding", actor=Actor.system("tests"))
 
 
 def player_client(player: Any) -> APIClient:

@@ -14,18 +14,16 @@ def ref(prefix: str = "r") -> str:
     return f"{prefix}-{next(_ref)}"
 
 
-def czk(major) -> Money:
-    return Money.from_major(str(major))
-
-
 SYSTEM = Actor.system("test")
 
 
-def fund(player, amount: Money, *, reference: str | None = None):
-    """Put money on the player's live account through the ledger (an adjustment from the operator)."""
+def fund(player, amount: int | Money = 100_000, *, reference: str | None = None):
+    """Put ``amount`` (haléře, or a Money) on the player's live account through the wallet's contract function (an
+    adjustment from the operator); returns the adjustment."""
     from wallet.services import adjustment_credit
 
-    return adjustment_credit(player=player, amount=amount, reference=reference or ref("fund"),
+    money = amount if isinstance(amount, Money) else Money(amount)
+    return adjustment_credit(player=player, amount=money, reference=reference or ref("fund"),
                              reason="test funding", actor=SYSTEM)
 
 

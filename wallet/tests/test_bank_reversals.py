@@ -8,7 +8,8 @@ import pytest
 from accounts.models import Message
 from core.errors import DomainError
 from core.models import AuditEvent
-from tests.kit.wallet import SYSTEM, bank, czk, ledger_clean
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, bank, ledger_clean
 from wallet import errors, iso20022, selectors
 from wallet.ledger import operator_balance
 from wallet.models import BankEntry, Debt, Deposit

@@ -10,7 +10,8 @@ from django.db import connection
 from core.audit import Actor
 from core.errors import DomainError
 from tests.kit.accounts import make_player
-from tests.kit.wallet import SYSTEM, czk, fund, verified_bank
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, fund, verified_bank
 from wallet import selectors
 from wallet.adapters import sandbox_event
 from wallet.ledger import operator_balance

@@ -15,7 +15,8 @@ from core.errors import DomainError
 from core.models import AuditEvent
 from core.money import Money
 from tests.kit.accounts import make_player, token_for
-from tests.kit.wallet import SYSTEM, czk, fund, ledger_clean, ref, verified_bank
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, fund, ledger_clean, ref, verified_bank
 from wallet import errors, selectors
 from wallet.ledger import operator_balance
 from wallet.models import Debt, Entry, LedgerTransaction, WinHold, Withdrawal

@@ -11,7 +11,8 @@ from core import clock
 from core.errors import DomainError
 from core.money import Money
 from tests.kit.accounts import make_player
-from tests.kit.wallet import SYSTEM, czk, fund, ledger_clean, ref, verified_bank
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, fund, ledger_clean, ref, verified_bank
 from wallet import errors, selectors
 from wallet.ledger import operator_balance, player_account
 from wallet.models import Debt, Entry, LedgerAccount, LedgerTransaction, WinHold

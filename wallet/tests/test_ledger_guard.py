@@ -7,7 +7,8 @@ from django.db import IntegrityError, connection, transaction
 from core import clock
 from core.partitioning import MONTH_BITS
 from tests.kit.accounts import make_player
-from tests.kit.wallet import SYSTEM, czk, fund, ref
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, fund, ref
 from wallet.ledger import player_account
 from wallet.models import Entry, LedgerAccount, LedgerTransaction
 from wallet.services import stake_debit, win_credit

@@ -11,7 +11,8 @@ from rest_framework.test import APIClient
 
 from core.audit import Actor
 from tests.kit.accounts import make_player, make_staff, token_for
-from tests.kit.wallet import SYSTEM, czk, fund, ledger_clean, ref, verified_bank
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, fund, ledger_clean, ref, verified_bank
 from wallet import iso20022, selectors
 from wallet.ledger import operator_balance
 from wallet.models import BankEntry, PaymentOrder, PaymentOrderBatch, Withdrawal

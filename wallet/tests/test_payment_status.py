@@ -6,7 +6,8 @@ import pytest
 from django.core.management import call_command
 
 from core.errors import DomainError
-from tests.kit.wallet import SYSTEM, czk, ledger_clean
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, ledger_clean
 from wallet import errors, selectors
 from wallet.models import PaymentOrder, PaymentOrderBatch, Withdrawal
 from wallet.services import bank_payment_order_export, bank_payment_status_import

@@ -10,7 +10,8 @@ from core import clock
 from core.errors import DomainError
 from core.money import Money
 from tests.kit.accounts import make_player
-from tests.kit.wallet import SYSTEM, bank, czk, deposit, fund, ledger_clean, verified_bank
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, bank, deposit, fund, ledger_clean, verified_bank
 from wallet import errors, selectors
 from wallet.ledger import operator_balance
 from wallet.models import Payout

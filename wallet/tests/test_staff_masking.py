@@ -6,7 +6,8 @@ from django.test import Client
 
 from core.masking import mask_accounts_in
 from tests.kit.accounts import make_player, make_staff
-from tests.kit.wallet import bank, bank_number, czk
+from tests.kit.money import czk
+from tests.kit.wallet import bank, bank_number
 from wallet.methods import czech_account_iban
 from wallet.models import Wallet
 from wallet.tests.bankfiles import camt

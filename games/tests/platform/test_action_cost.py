@@ -27,7 +27,8 @@ from games.tests.platform.test_round_cost import (  # noqa: F401 - the jackpot s
     _limited_player,
     _round,
 )
-from tests.kit.platform import client_for, key
+from tests.kit.clients import client_for
+from tests.kit.platform import key
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

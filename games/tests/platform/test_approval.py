@@ -18,16 +18,8 @@ from games.models import Game, Round
 from games.services import game_approval_withdraw, game_approve, games_sync
 from limits.models import OpenBet, SettledBet
 from tests.kit.accounts import make_staff
-from tests.kit.platform import (
-    ROULETTE,
-    START,
-    act,
-    balance,
-    client_for,
-    funded_player,
-    play_money,
-    start,
-)
+from tests.kit.clients import client_for
+from tests.kit.platform import ROULETTE, START, act, balance, funded_player, play_money, start
 
 STAFF = Actor.system("test")
 

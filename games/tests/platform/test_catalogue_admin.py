@@ -12,7 +12,8 @@ from games.engine import list_games, registry
 from games.models import Game, Round
 from games.services import game_approve, game_set_enabled, games_sync
 from games.tests.platform.testgames import PickGame
-from tests.kit.platform import act, balance, client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import act, balance, funded_player, start
 
 
 def test_the_catalogue_has_a_row_per_registered_game_and_the_sync_is_idempotent():

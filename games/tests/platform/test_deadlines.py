@@ -9,8 +9,9 @@ from core.rng import use_rng
 from games.models import Round
 from games.services import round_refund, rounds_expire_due
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.clients import client_for
 from tests.kit.games import api_bet
-from tests.kit.platform import act, balance, client_for, funded_player, start
+from tests.kit.platform import act, balance, funded_player, start
 
 PICK = "test_pick"
 

@@ -17,8 +17,9 @@ from core.sql import readable
 from games.models import Round
 from games.tests.platform.testgames import FixedRNG
 from limits.services import self_limit_set
+from tests.kit.clients import client_for
 from tests.kit.games import api_bet
-from tests.kit.platform import START, balance, client_for, funded_player, key
+from tests.kit.platform import START, balance, funded_player, key
 
 pytestmark = pytest.mark.django_db
 

@@ -18,8 +18,9 @@ from core.sql import readable
 from games.models import Round
 from games.tests.platform.testgames import FixedRNG
 from limits.services import self_limit_set
+from tests.kit.clients import client_for
 from tests.kit.games import api_bet
-from tests.kit.platform import client_for, funded_player, key
+from tests.kit.platform import funded_player, key
 
 # transaction=True: the request's own transaction is the outermost one, as in production (no test savepoints)
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -6,18 +6,9 @@ import pytest
 from core.rng import SeededRNG, use_rng
 from games.models import Game, Round, RoundAction
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.clients import client_for
 from tests.kit.games import api_bet
-from tests.kit.platform import (
-    RED_100,
-    ROULETTE,
-    act,
-    balance,
-    client_for,
-    funded_player,
-    key,
-    rounds_count,
-    start,
-)
+from tests.kit.platform import RED_100, ROULETTE, act, balance, funded_player, key, rounds_count, start
 
 PICK = "test_pick"
 

@@ -21,7 +21,8 @@ from games.models import Round
 from games.services import round_refund, round_void_settled
 from games.tests.platform.testgames import FixedRNG
 from tests.kit.accounts import make_staff
-from tests.kit.platform import ROULETTE, START, balance, client_for, funded_player, play_money, start
+from tests.kit.clients import client_for
+from tests.kit.platform import ROULETTE, START, balance, funded_player, play_money, start
 from wallet.models import Debt, Entry, WinDeduction
 
 STAFF = Actor.system("test")
