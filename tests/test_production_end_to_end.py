@@ -61,6 +61,7 @@ from tests.kit.aisg import LocalAisg, spec_dir
 from tests.kit.aisg import key_pair as aisg_key_pair
 from tests.kit.oidc import LocalOpenIDProvider, _self_signed_certificate, bankid_idcard, bankid_profile
 from tests.kit.production import PRODUCTION_ENV
+from tests.kit.servers import free_port
 from wallet.methods import czech_account_iban
 from wallet.tests.bankfiles import OPERATOR_IBAN, OPERATOR_NAME, Tx, camt, pain_header, pain_transfers
 
@@ -116,12 +117,6 @@ def broker_url() -> str:
     if os.environ.get("CI"):
         pytest.fail(why)
     pytest.skip(why)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # The outside systems --------------------------------------------------------------------------------------------------

@@ -3,9 +3,9 @@
 Real money needs a version approved in the game plan (GP §13(6)) and a version the catalogue sync adds starts
 unapproved, so a test that plays real money needs approved versions. The kit's pytest plugin (``tests/kit/plugin.py``,
 loaded by the root ``conftest.py``) sees to it that every test with
-database access has the current version of each game approved, as the demo does: before its other fixtures (an
-autouse fixture: a fixture may play a round) and again just before its body (a fixture may have registered and
-synced a game of its own, the test-only pick game). A test of the refusal sets its version unapproved itself, in
+database access has the current version of each game approved, as the demo does, once: before its other fixtures
+(an autouse fixture: a fixture may play a round). A fixture that registers and syncs a game of its own (the test-only
+pick game) approves it with ``approve_current_games()``. A test of the refusal sets its version unapproved itself, in
 its body.
 """
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 
 from games.tests.platform.testgames import PICK
 from tests.kit.accounts import make_player
-from tests.kit.games import api_bet
+from tests.kit.games import api_bet, approve_current_games
 from tests.kit.wallet import fund
 
 ROULETTE = "european_roulette"
@@ -67,6 +67,7 @@ def ismael_beiro_version_2(monkeypatch, db):
     versions = {v: g for v, g in registry._GAMES["ismael_beiro"].items() if v <= 2}
     monkeypatch.setitem(registry._GAMES, "ismael_beiro", versions)
     games_sync()
+    approve_current_games()  # version 2 is now the current one (GP §13(6), test data)
     yield
 
 

@@ -2,8 +2,6 @@
 version of each game approved (GP §13(6)), as test data (``tests.kit.games.approve_current_games``)."""
 from __future__ import annotations
 
-from collections.abc import Generator
-
 import pytest
 
 from tests.kit.games import approve_current_games
@@ -18,19 +16,12 @@ def _uses_database(item: pytest.Item) -> bool:
 
 @pytest.fixture(autouse=True)
 def _approved_game_versions(request: pytest.FixtureRequest) -> None:
-    """Before the test's other fixtures (autouse, with the database as the test asked for it)."""
+    """Once per test, before its other fixtures (autouse, with the database as the test asked for it): a fixture may
+    play a round. A fixture that registers or syncs a game version of its own approves it itself (the test-only pick
+    game: ``tests.kit.platform.test_games``, ``jackpots/tests/conftest.py``)."""
     if _uses_database(request.node):
         request.getfixturevalue("db")  # pytest-django picks the kind (transactional or not) from the test
         approve_current_games()
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
-    """After the test's fixtures, before its body: the current versions approved (tests with the database only,
-    which pytest-django has unblocked for the whole test by then)."""
-    if _uses_database(item):
-        approve_current_games()
-    return (yield)
 
 
 @pytest.fixture

@@ -25,14 +25,14 @@ def refusal_of(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> DomainError
     return exc.value
 
 
-def refused(call: Callable[[], Any], error: object) -> DomainError:
+def refused(call: Callable[[], Any], error: object, /) -> DomainError:
     """``call()`` is refused with ``error`` (an ErrorDef, or its code); returns the DomainError."""
     err = refusal_of(call)
     assert getattr(err, "code", None) == _code(error), err
     return err
 
 
-def refused_response(r: Any, error: object, http: int = 409, **details: Any) -> dict[str, Any]:
+def refused_response(r: Any, error: object, /, http: int = 409, **details: Any) -> dict[str, Any]:
     """The API refused with ``error`` (an ErrorDef, or its code) and HTTP status ``http``, both messages present and
     each of ``details`` as given; returns the error body."""
     assert r.status_code == http, (r.status_code, r.content[:800])
