@@ -53,7 +53,7 @@ run: install
 # The test databases are reused between runs (pytest --reuse-db) and rebuilt when a migration changes
 # (a hash of the migrations is kept in .data/test-db.hash). The run is parallel (pytest-xdist): each worker has its own
 # database (test_<name>_gw0, _gw1...) and folders; TEST_WORKERS=0 runs in one process. Tests of one xdist_group run
-# on one worker (conftest.py). 2 workers measured fastest on the 2-core reference machine.
+# on one worker (conftest.py). Default: 2 workers, one per core of the 2-core reference machine.
 TEST_WORKERS ?= 2
 XDIST = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadgroup)
 MIGRATIONS_HASH = $(shell cat */migrations/*.py 2>/dev/null | sha256sum | cut -c1-16)

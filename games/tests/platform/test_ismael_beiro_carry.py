@@ -35,7 +35,14 @@ from games.tests.platform.test_ismael_beiro_e2e import (
 from games.tests.platform.testgames import FixedRNG
 from tests.kit.clients import client_for
 from tests.kit.games import approve_current_games
-from tests.kit.platform import balance, funded_player, key, play_money, start
+from tests.kit.platform import (
+    balance,
+    funded_player,
+    ismael_beiro_version_2,  # noqa: F401  (a fixture of these tests)
+    key,
+    play_money,
+    start,
+)
 from wallet.ledger import operator_account
 from wallet.models import Entry
 

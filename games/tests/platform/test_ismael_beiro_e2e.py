@@ -17,7 +17,14 @@ from games.carry import carried_state
 from games.engine import RecordingRNG, registry
 from games.models import Round
 from tests.kit.clients import client_for
-from tests.kit.platform import act, balance, funded_player, play_money, start
+from tests.kit.platform import (
+    act,
+    balance,
+    funded_player,
+    ismael_beiro_version_2,  # noqa: F401  (a fixture of these tests)
+    play_money,
+    start,
+)
 
 # version 2 (the player's holds, nudges and upper bet); version 3: test_ismael_beiro_v3_api.py
 pytestmark = pytest.mark.usefixtures("ismael_beiro_version_2")
