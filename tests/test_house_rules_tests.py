@@ -15,7 +15,7 @@ APPS = ("core", "accounts", "wallet", "limits", "games", "jackpots", "aml", "com
 KIT_HELPERS = frozenset({
     "client_for", "staff_client", "staff_api_client", "admin_session",  # tests/kit/clients.py, plugin.py
     "czk", "kc", "prague", "api_money",  # tests/kit/money.py
-    "refused", "refusal_of", "refused_response",  # tests/kit/refusals.py
+    "refused", "refusal_of", "refused_response", "refusal_code",  # tests/kit/refusals.py
     "fund", "funded_player",  # tests/kit/wallet.py, platform.py
 })
 # Test files that start a short child process of their own without being in the process tier (why):

@@ -10,7 +10,7 @@ from django.test import override_settings
 from accounts import errors, selectors, services
 from accounts.auth import TOKEN_INVALID
 from accounts.models import AuthToken, LoginSession, Player, RegisterCheck, SandboxSms
-from accounts.tests.helpers import found, refusal_code
+from accounts.tests.helpers import found
 from core import clock
 from core.audit import Actor
 from tests.kit.accounts import (
@@ -23,6 +23,7 @@ from tests.kit.accounts import (
     registration_payload,
 )
 from tests.kit.clients import client_for
+from tests.kit.refusals import refusal_code
 
 pytestmark = pytest.mark.django_db
 LOGIN = "/api/v1/accounts/auth/login"

@@ -8,13 +8,13 @@ from django.core import mail
 
 from accounts import errors, selectors, services
 from accounts.models import DuplicateCase, LoginSession, Player
-from accounts.tests.helpers import refusal_code
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
 from tests.kit.accounts import login_session_for, make_excluded, make_player
 from tests.kit.clients import client_for
+from tests.kit.refusals import refusal_code
 
 pytestmark = pytest.mark.django_db
 SYSTEM = Actor.system("test")

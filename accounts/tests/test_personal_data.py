@@ -5,12 +5,12 @@ import pytest
 
 from accounts import errors, rules, selectors, services
 from accounts.models import BarredPerson, Consent, CorrectionRequest, DuplicateCase, Player
-from accounts.tests.helpers import refusal_code
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
 from tests.kit.accounts import make_player, make_register_record, make_staff, registration_payload
 from tests.kit.clients import client_for
+from tests.kit.refusals import refusal_code
 
 pytestmark = pytest.mark.django_db
 SYSTEM = Actor.system("test")

@@ -18,7 +18,6 @@ from accounts.models import (
     SandboxSms,
     User,
 )
-from accounts.tests.helpers import refusal_code
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
@@ -31,6 +30,7 @@ from tests.kit.accounts import (
     make_staff,
     registration_payload,
 )
+from tests.kit.refusals import refusal_code
 
 pytestmark = pytest.mark.django_db
 

@@ -9,13 +9,13 @@ from django.db import transaction
 
 from accounts import errors, rules, selectors, services, terms
 from accounts.models import Message, Player, TermsAcceptance, TermsVersion
-from accounts.tests.helpers import refusal_code
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
 from tests.kit.accounts import make_player, make_register_record, make_staff, registration_payload
 from tests.kit.clients import client_for
+from tests.kit.refusals import refusal_code
 
 pytestmark = pytest.mark.django_db
 STAFF = Actor.system("test-staff")

@@ -42,3 +42,8 @@ def refused_response(r: Any, error: object, /, http: int = 409, **details: Any) 
     for name, value in details.items():
         assert body["details"][name] == value, body
     return body
+
+
+def refusal_code(refusal: DomainError | None) -> str | None:
+    """The code of a refusal a check returns (``betting_refusal``, ``screening_refusal``...), None when it has none."""
+    return refusal.code if refusal is not None else None
