@@ -1,5 +1,6 @@
-"""The kit's pytest plugin, loaded by the root ``conftest.py``: every test with database access has the current
-version of each game approved (GP §13(6)), as test data (``tests.kit.games.approve_current_games``)."""
+"""The kit's pytest plugin, loaded by the root ``conftest.py``: every test with database access starts with an empty
+ContentType cache and the current version of each game approved (GP §13(6)), as test data
+(``tests.kit.games.approve_current_games``)."""
 from __future__ import annotations
 
 import pytest
@@ -21,6 +22,12 @@ def _approved_game_versions(request: pytest.FixtureRequest) -> None:
     game: ``tests.kit.platform.test_games``, ``jackpots/tests/conftest.py``)."""
     if _uses_database(request.node):
         request.getfixturevalue("db")  # pytest-django picks the kind (transactional or not) from the test
+        # A transactional test empties the tables and post_migrate makes the content types again with new ids; the
+        # process's ContentType cache would hand the next test (the admin's log entries) ids that no longer exist.
+        # Which test runs after which depends on the xdist worker, so every database test starts with no cache.
+        from django.contrib.contenttypes.models import ContentType
+
+        ContentType.objects.clear_cache()
         approve_current_games()
 
 
