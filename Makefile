@@ -61,29 +61,35 @@ test-deps:
 run: install
 	$(BIN)/python scripts/run.py
 
-# The test database is reused between runs (pytest --reuse-db) and rebuilt when a migration changes
-# (a hash of the migrations is kept in .data/test-db.hash).
+# The test databases are reused between runs (pytest --reuse-db) and rebuilt when a migration changes
+# (a hash of the migrations is kept in .data/test-db.hash). The run is parallel (pytest-xdist): each worker has its own
+# database (test_<name>_gw0, _gw1...) and folders; TEST_WORKERS=0 runs in one process. Tests of one xdist_group run
+# on one worker (conftest.py). Default: 2 workers, one per core of the 2-core reference machine.
+TEST_WORKERS ?= 2
+XDIST = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadgroup)
 MIGRATIONS_HASH = $(shell cat */migrations/*.py 2>/dev/null | sha256sum | cut -c1-16)
-CREATE_DB = $(shell [ "$$(cat .data/test-db.hash 2>/dev/null)" = "$(MIGRATIONS_HASH)-$${DATABASE_URL}" ] || echo --create-db)
+CREATE_DB = $(shell [ "$$(cat .data/test-db.hash 2>/dev/null)" = "$(MIGRATIONS_HASH)-$${DATABASE_URL}-$(TEST_WORKERS)" ] || echo --create-db)
 
+# everything: unit/integration and the browser, process and slow tiers
 test: install test-deps
 	@mkdir -p .data
-	$(BIN)/python -m pytest -q -p no:cacheprovider $(CREATE_DB) --durations=10 $(PYTEST_ARGS)
-	@echo "$(MIGRATIONS_HASH)-$${DATABASE_URL}" > .data/test-db.hash
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) $(CREATE_DB) --durations=10 $(PYTEST_ARGS)
+	@echo "$(MIGRATIONS_HASH)-$${DATABASE_URL}-$(TEST_WORKERS)" > .data/test-db.hash
 
-# everything but the long simulation tests (marked slow); CI runs them all
-test-fast: install test-deps
+# the unit/integration tier only (no headless browser, no processes or servers, no simulations): between edits
+test-fast: install
 	@mkdir -p .data
-	$(BIN)/python -m pytest -q -p no:cacheprovider $(CREATE_DB) --durations=10 -m "not slow" $(PYTEST_ARGS)
-	@echo "$(MIGRATIONS_HASH)-$${DATABASE_URL}" > .data/test-db.hash
+	$(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) $(CREATE_DB) --durations=10 \
+		-m "not browser and not process and not slow" $(PYTEST_ARGS)
+	@echo "$(MIGRATIONS_HASH)-$${DATABASE_URL}-$(TEST_WORKERS)" > .data/test-db.hash
 
 # the hostile-input suite's long run (tests/test_hostile_input.py): FUZZ_EXAMPLES generated cases per operation
 # (default 500) and a new seed each run (printed; FUZZ_SEED=<seed> repeats a run); `make test` runs the short one
 fuzz: install
 	@mkdir -p .data
-	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} $(BIN)/python -m pytest -q -p no:cacheprovider $(CREATE_DB) \
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-500} $(BIN)/python -m pytest -q -p no:cacheprovider $(XDIST) $(CREATE_DB) \
 		tests/test_hostile_input.py $(PYTEST_ARGS)
-	@echo "$(MIGRATIONS_HASH)-$${DATABASE_URL}" > .data/test-db.hash
+	@echo "$(MIGRATIONS_HASH)-$${DATABASE_URL}-$(TEST_WORKERS)" > .data/test-db.hash
 
 # the guard rails CI runs: ruff, the layering contracts, mypy, migrations in sync with the models
 lint: install

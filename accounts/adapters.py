@@ -216,7 +216,7 @@ class SandboxExclusionRegister:
                      ends_at: datetime) -> str:
         """The panic button: the person is listed until ``ends_at`` (48 hours). Acknowledged with the entry's
         reference ``SANDBOX-<id>``. Fails like a real register: an ``unavailable`` entry of the person (staff set
-        one in the admin, tests with ``accounts.testing.make_excluded(..., outcome="unavailable")``) raises
+        one in the admin, tests with ``tests.kit.accounts.make_excluded(..., outcome="unavailable")``) raises
         RegisterUnavailable. A repeat of a report (the same person and the same end: a retried or twice delivered
         ``reference``) lists nobody again and is acknowledged with the first entry's reference."""
         identity = as_identity(identity)

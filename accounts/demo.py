@@ -7,6 +7,7 @@ from typing import TextIO
 from django.db import transaction
 
 from accounts import rules
+from accounts.demo_people import applicant_data, make_personal_data
 from accounts.models import (
     BarredPerson,
     Consent,
@@ -17,7 +18,6 @@ from accounts.models import (
     User,
 )
 from accounts.services import barred_person_save
-from accounts.testing import applicant_data, make_personal_data
 from core import clock
 from core.audit import Actor
 

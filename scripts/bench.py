@@ -196,7 +196,7 @@ class Bench:
         self.cluster: bench_pg.PrivateCluster | None = None
         self.statements = False  # pg_stat_statements in the bench database
         self.profile_text = ""
-        self.bouncer: Any = None  # --pgbouncer: core.local_servers.PgBouncer
+        self.bouncer: Any = None  # --pgbouncer: tests.kit.servers.PgBouncer
         self.provider_game = ""  # the platform's code of the provider run's game
 
     # set-up
@@ -239,7 +239,7 @@ class Bench:
             # the provider run: one studio's calls all come from 127.0.0.1 (the default is 600 a minute per address)
         })
         if self.bouncer is not None:  # --pgbouncer: the web and the bulk set-up through it, pgbench straight
-            from core.local_servers import SIDE_SUFFIX
+            from tests.kit.servers import SIDE_SUFFIX
 
             pooled = f"postgres://{server.user}@127.0.0.1:{self.bouncer.port}/"
             env.update({"DATABASE_POOLER": "pgbouncer", "DATABASE_URL": pooled + BENCH_DB,
@@ -254,7 +254,7 @@ class Bench:
         a = self.args
         server = self.database()
         if a.pgbouncer:
-            from core.local_servers import PgBouncer, pgbouncer_binary
+            from tests.kit.servers import PgBouncer, pgbouncer_binary
 
             self.bouncer = PgBouncer(upstream_host=server.host, upstream_port=server.port or 5432,
                                      upstream_user=server.user, upstream_password=server.password,

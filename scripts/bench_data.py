@@ -81,8 +81,8 @@ def _players_chunk(numbers: range, *, now: datetime, fund: int, daily_stake: int
 
 def _accounts_rows(users: list[Any], numbers: range, *, now: datetime) -> list[Any]:
     """Active players whose registration is complete (GP §4): personal data, checks done, consents given."""
+    from accounts.demo_people import applicant_data
     from accounts.models import Consent, PersonalData, Player
-    from accounts.testing import applicant_data
     from accounts.validation import derived_keys, validate_personal_data
 
     done = now - timedelta(days=40)

@@ -40,7 +40,7 @@ def _rss_mb() -> float:
 
 
 def _load(n: int) -> None:
-    from accounts.testing import make_player
+    from accounts.demo_people import make_player
     from games.models import Game, Round
     from games.services import games_sync
     from regulator.wire import Period
@@ -134,7 +134,7 @@ def main() -> None:
         print(f"validate: {time.perf_counter() - t0:.1f} s, {len(report.errors)} errors, peak RSS {_rss_mb():.0f} MB",
               flush=True)
         if args.seal:
-            from regulator.testing import make_pki
+            from tests.kit.regulator import make_pki
 
             pki = make_pki(Path(tmp, "pki"))
             settings.REGULATOR_SEAL_P12, settings.REGULATOR_SEAL_P12_PASSWORD = str(pki.seal_p12), pki.seal_password

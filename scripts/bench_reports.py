@@ -36,7 +36,7 @@ DAY = date(2026, 1, 15)
 def _load(n: int) -> None:
     from django.db import transaction
 
-    from accounts.testing import make_player
+    from accounts.demo_people import make_player
     from games.models import Game, Round
     from games.services import games_sync
     from reports.services import day_range

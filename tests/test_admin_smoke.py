@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from accounts.testing import make_staff
+from tests.kit.accounts import make_staff
 
 
 @pytest.mark.django_db

@@ -15,7 +15,6 @@ import time_machine
 from rest_framework.test import APIClient
 
 from accounts.models import Player
-from accounts.testing import birth_number_for, make_player, make_staff, token_for
 from aml.models import ComplianceCase
 from aml.selectors import DIRECTIONS, compliance_refusal
 from aml.services import case_open, pep_declare, screening_run
@@ -27,8 +26,9 @@ from core.money import Money
 from core.rng import use_rng
 from games.models import Round
 from games.services import round_play
-from games.testing import api_bet
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.accounts import birth_number_for, make_player, make_staff, token_for
+from tests.kit.games import api_bet
 
 pytestmark = pytest.mark.django_db
 SYSTEM = Actor.system("test")

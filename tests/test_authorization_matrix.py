@@ -17,10 +17,10 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 from accounts.permissions import IsPlayer
-from accounts.testing import make_player, token_for
 from core import clock
 from core.audit import Actor
 from core.permissions import IsStaff
+from tests.kit.accounts import make_player, token_for
 
 pytestmark = pytest.mark.django_db
 
@@ -101,9 +101,10 @@ def records(settings: Any, tmp_path: Any) -> dict[str, Any]:
     from complaints.services import complaint_file
     from complaints.tests.helpers import PDF, upload
     from games.models import Round
-    from games.tests.platform.helpers import client_for as game_client
-    from games.tests.platform.helpers import funded_player, start
-    from wallet.tests.conftest import czk, fund, verified_bank
+    from tests.kit.clients import client_for as game_client
+    from tests.kit.money import czk
+    from tests.kit.platform import funded_player, start
+    from tests.kit.wallet import fund, verified_bank
 
     b = funded_player(2_000_000)
     method = verified_bank(b)

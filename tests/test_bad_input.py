@@ -20,8 +20,9 @@ from django.contrib import admin
 from django.test import Client
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, make_staff, token_for
 from core.models import AuditEvent
+from tests.kit.accounts import make_player, make_staff, token_for
+from tests.kit.clients import staff_api_client
 
 pytestmark = pytest.mark.django_db(databases=["default", "refusal_log"])
 
@@ -193,15 +194,9 @@ def test_a_register_gateway_answering_deeply_nested_json_is_unavailable_not_a_cr
 STAFF_LISTS = ["/api/v1/aml/staff/identifications", "/api/v1/aml/staff/cases", "/api/v1/aml/staff/source-of-funds"]
 
 
-def staff_client() -> APIClient:
-    c = APIClient(raise_request_exception=False)
-    c.force_authenticate(make_staff(superuser=True))
-    return c
-
-
 @pytest.mark.parametrize("url", STAFF_LISTS)
 def test_a_nul_or_an_unknown_status_on_an_aml_staff_list_is_a_400(url, no_error_logged):
-    c = staff_client()
+    c = staff_api_client(superuser=True)
     for value in ("%00", "doubtful%00", "no-such-status"):
         error = refused_as_invalid(c.get(f"{url}?status={value}"))
         assert error["details"], error
@@ -221,7 +216,7 @@ def test_the_status_filter_still_filters_by_its_choices():
         player=player, provider="sandbox", reference="idc_f", document_type="id_card", document_number="AB1",
         document_issuing_state="CZ", document_issuing_authority="x", document_valid_until=date(2030, 1, 1),
         created_at=clock.now(), status="rejected")
-    c = staff_client()
+    c = staff_api_client(superuser=True)
     assert [r["id"] for r in c.get("/api/v1/aml/staff/identifications?status=rejected").json()["results"]] == [
         check.pk]
     assert c.get("/api/v1/aml/staff/identifications?status=doubtful").json()["results"] == []

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import bench_load  # noqa: E402  (scripts/ is a folder of scripts, not a package)
 import bench_open  # noqa: E402
 
-from games.testing import api_bet  # noqa: E402
+from tests.kit.games import api_bet  # noqa: E402
 
 
 # --- the SQL counter --------------------------------------------------------------------------------------------------
@@ -69,10 +69,10 @@ def test_x_sql_count_of_a_settled_round_is_what_capture_queries_context_counts()
     from django.db import connection, connections
     from django.test.utils import CaptureQueriesContext
 
-    from accounts.testing import token_for
     from config.sqlcount import HEADER, counting, django_application, uninstrument
     from games.services import games_sync
-    from games.tests.platform.helpers import RED_100, ROULETTE, funded_player
+    from tests.kit.accounts import token_for
+    from tests.kit.platform import RED_100, ROULETTE, funded_player
 
     games_sync()
     player = funded_player(100_000)

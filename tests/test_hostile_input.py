@@ -207,16 +207,16 @@ def player_with_records() -> str:
     """A registered ACTIVE player with a funded wallet, a verified bank account and one record of every kind a
     path can name (a deposit, a withdrawal, a settled round, a complaint with an attachment, a self-limit)."""
     from accounts.services import data_request_create, message_send
-    from accounts.testing import token_for
     from aml.models import IdentificationCheck
     from complaints.services import complaint_file
     from complaints.tests.helpers import PDF, play_round, upload
     from core.audit import Actor
     from core.money import Money
-    from games.tests.platform.helpers import funded_player
     from limits.services import self_limit_set
+    from tests.kit.accounts import token_for
+    from tests.kit.platform import funded_player
+    from tests.kit.wallet import verified_bank
     from wallet.services import deposit_start, withdrawal_request
-    from wallet.tests.conftest import verified_bank
 
     running_jackpot_levels()
     player = funded_player(2_000_000)
@@ -261,14 +261,14 @@ def running_jackpot_levels() -> None:
 
 # Staff operations -------------------------------------------------------------------------------------
 def _superuser() -> Any:
-    from accounts.testing import make_staff
+    from tests.kit.accounts import make_staff
 
     return make_staff(superuser=True)
 
 
 def _role(role: str) -> Callable[[], Any]:
     def make() -> Any:
-        from accounts.testing import make_staff
+        from tests.kit.accounts import make_staff
 
         return make_staff(role=role)
 
@@ -299,7 +299,7 @@ staff_schema = schema.include(func=lambda ctx: ctx.operation.path in STAFF_PATHS
 @pytest.fixture
 def staff_tokens(player_token: str) -> dict[str, str]:
     """A token for each staff identity of ``STAFF_ROLES`` (made after the player and their records)."""
-    from accounts.testing import token_for
+    from tests.kit.accounts import token_for
 
     return {role: token_for(make()) for role, make in STAFF_ROLES.items()}
 

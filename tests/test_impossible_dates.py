@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from accounts.testing import make_staff, token_for
+from tests.kit.accounts import make_staff, token_for
 
 pytestmark = pytest.mark.django_db
 

@@ -16,9 +16,9 @@ import pytest
 import time_machine
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, make_staff, token_for
 from core.models import AuditEvent, IdempotencyRecord
 from core.money import Money
+from tests.kit.accounts import make_player, make_staff, token_for
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +69,7 @@ class Endpoint:
 
 @pytest.fixture
 def world(db):
-    from wallet.tests.conftest import fund, verified_bank
+    from tests.kit.wallet import fund, verified_bank
 
     with time_machine.travel(NOW, tick=False):
         player = make_player()

@@ -44,13 +44,14 @@ from jackpots.models import CarriedContributions, Contribution, Jackpot
 from jackpots.selectors import pool_books
 from limits.models import CarriedBetTotals, SettledBet
 from limits.reconcile import reconcile
+from tests.kit.money import czk
+from tests.kit.wallet import fund
 from wallet.archived_totals import carry_entries
 from wallet.ledger import account_sum
 from wallet.management.commands.ledger_check import run_checks
 from wallet.models import Entry, LedgerAccount
 from wallet.models_carried import ArchivedLedgerMonth, CarriedEntries
 from wallet.selectors import operator_balances
-from wallet.tests.conftest import czk, fund
 
 pytestmark = pytest.mark.django_db
 
@@ -99,9 +100,9 @@ def history(settings) -> dict[str, Any]:
     """May 2020: a player funded by an adjustment plays 4 rounds; June 2020: a second player deposits cash at a
     branch (a ``wallet_branchcash`` row points at its transaction) and plays 3; now: both play 2 more. A central
     jackpot level takes 1 % of every stake."""
-    from accounts.testing import make_player
     from jackpots.levels import snapshot_clear
     from jackpots.tests.helpers import central_level
+    from tests.kit.accounts import make_player
     from wallet.services.branch import branch_cash_record
 
     settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}

@@ -32,7 +32,8 @@ from core.tests.test_celery_worker import worker_env as worker_env
 from games.models import Round, RoundAction
 from games.services import round_play
 from games.tests.platform.testgames import FixedRNG
-from wallet.tests.conftest import czk, fund
+from tests.kit.money import czk
+from tests.kit.wallet import fund
 
 JUNE_2020 = month_index(date(2020, 6, 1))
 JULY_2020 = JUNE_2020 + 1
@@ -67,7 +68,7 @@ def _audit_event_in(index: int, action: str = "test.old") -> int:
 
 def _round_in(index: int, settings) -> int:
     """A settled roulette round played now, copied with an id of month ``index`` (and its own idempotency key)."""
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
     player = make_player()

@@ -18,9 +18,10 @@ from core.rng import use_rng
 from games.models import Round
 from games.services import round_play
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.money import czk
+from tests.kit.wallet import fund
 from wallet.errors import REFERENCE_CONFLICT
 from wallet.models import Entry, LedgerTransaction
-from wallet.tests.conftest import czk, fund
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +49,7 @@ def test_every_append_only_table_is_partitioned_with_this_month_and_three_ahead(
 
 
 def test_a_new_round_and_its_postings_get_ids_of_this_month_and_land_in_its_partition(settings):
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
     player = make_player()
@@ -67,7 +68,7 @@ def test_a_new_round_and_its_postings_get_ids_of_this_month_and_land_in_its_part
 
 
 def test_a_ledger_reference_stays_unique_across_partitions_under_its_constraint_name():
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     player = make_player()
     fund(player, czk(10), reference="once")
@@ -84,7 +85,7 @@ def test_a_ledger_reference_stays_unique_across_partitions_under_its_constraint_
 
 
 def test_a_round_idempotency_key_and_the_one_open_round_rule_hold_on_the_partitioned_table(settings):
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
     player = make_player()
@@ -118,7 +119,7 @@ def test_a_round_idempotency_key_and_the_one_open_round_rule_hold_on_the_partiti
 
 
 def test_the_append_only_and_zero_sum_triggers_hold_on_every_partition():
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     player = make_player()
     fund(player, czk(10))

@@ -1,6 +1,6 @@
 """The platform behind PgBouncer in transaction mode (docs/scaling.md, "Connection pooling").
 
-A private PgBouncer (core/local_servers.py) is started in front of the test database (where Django's connection is:
+A private PgBouncer (tests/kit/servers.py) is started in front of the test database (where Django's connection is:
 a host and port, or the embedded server's Unix socket) with a primary pool smaller
 than the number of threads, so server connections really are handed from one client to another between
 transactions; Django connects to it with the settings of ``DATABASE_POOLER=pgbouncer`` (``CONN_MAX_AGE=0``, no
@@ -20,16 +20,18 @@ from django.db import connection, connections
 
 from core.audit import Actor
 from core.errors import DomainError
-from core.local_servers import SIDE_SUFFIX, PgBouncer, Upstream, pgbouncer_binary
 from core.money import Money
 from core.rng import use_rng
 from games.services import round_play
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.money import czk
+from tests.kit.servers import SIDE_SUFFIX, PgBouncer, Upstream, pgbouncer_binary
+from tests.kit.wallet import deposit, fund, verified_bank
 from wallet.models import Entry
 from wallet.selectors import balance
-from wallet.tests.conftest import czk, deposit, fund, verified_bank
 
 pytestmark = [
+    pytest.mark.process,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(pgbouncer_binary() is None, reason="pgbouncer is not installed here (make pgbouncer-deps)"),
 ]
@@ -80,7 +82,7 @@ def _server_connections(pgb: PgBouncer, database: str) -> int:
 
 
 def test_rounds_and_a_deposit_through_pgbouncer_in_transaction_mode_post_balanced_books(bouncer):
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     name = connection.settings_dict["NAME"]
     assert connection.settings_dict["PORT"] == str(bouncer.port)
@@ -107,7 +109,7 @@ def test_rounds_and_a_deposit_through_pgbouncer_in_transaction_mode_post_balance
 
 
 def test_threads_racing_on_one_wallet_through_a_pool_smaller_than_the_threads_lose_and_create_nothing(bouncer):
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     name = connection.settings_dict["NAME"]
     player = make_player()

@@ -14,14 +14,14 @@ from rest_framework.test import APIClient
 
 from accounts import rules, services, terms
 from accounts.models import Message, Player, TermsVersion
-from accounts.testing import make_player, make_staff, token_for
 from core import clock
 from core.audit import Actor
 from core.money import Money
 from core.rng import use_rng
 from games.models import Round
-from games.testing import api_bet
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.accounts import make_player, make_staff, token_for
+from tests.kit.games import api_bet
 
 pytestmark = pytest.mark.django_db
 STAFF = Actor.system("test-staff")
@@ -126,8 +126,8 @@ def test_in_development_stakes_without_any_version_stay_allowed_unless_the_setti
 
 
 def test_production_requires_a_published_version_before_stakes():
-    from core.testing import PRODUCTION_ENV
     from core.tests.test_health_and_settings import _django_check_expr
+    from tests.kit.production import PRODUCTION_ENV
 
     r = _django_check_expr(PRODUCTION_ENV, "settings.ACCOUNTS_TERMS_REQUIRED")
     assert r.returncode == 0 and r.stdout.strip() == "True", r.stderr[-800:]

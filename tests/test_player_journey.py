@@ -1,7 +1,7 @@
 """A new player's whole journey through the platform, driven through the REST API alone (JSON, APIClient), on
 real commits (Celery tasks run in-process after commit, as a worker would), with a frozen clock moved forward
 by hand. Only what is outside the player's reach is done otherwise: the sandbox population register knows the
-person (filled by staff), a second player exists (accounts.testing persona), and the staff's complaint decision
+person (filled by staff), a second player exists (tests.kit.accounts persona), and the staff's complaint decision
 goes through ``complaints.services`` (the admin's path).
 
  1. register online, confirm the e-mail link, read the first password from the SMS, log in; everything but the
@@ -39,18 +39,19 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from accounts.models import SandboxSms
-from accounts.testing import (
+from core.audit import Actor
+from core.errors import DomainError
+from core.money import Money
+from games.serializers import bet_to_api
+from tests.kit.accounts import (
     DEFAULT_PASSWORD,
     make_player,
     make_register_record,
     make_staff,
     registration_payload,
 )
-from core.audit import Actor
-from core.errors import DomainError
-from core.money import Money
-from games.serializers import bet_to_api
-from games.testing import api_bet, api_money
+from tests.kit.games import api_bet
+from tests.kit.money import api_money
 
 API = "/api/v1"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday, 10:00 in Prague
@@ -98,7 +99,7 @@ class Api:
         """An upload (multipart/form-data) of the identity document's images and a selfie with ``fields``; 201."""
         from django.core.files.uploadedfile import SimpleUploadedFile
 
-        from aml.tests.conftest import JPEG, PNG
+        from tests.kit.aml import JPEG, PNG
 
         data = dict(fields)
         for side, content in (("front", JPEG), ("back", PNG), ("selfie", JPEG)):
@@ -122,7 +123,7 @@ def ok(r, status: int = 200) -> dict:
     return r.json()
 
 
-def refused(r, status: int, code: str) -> dict:
+def refused_with(r, status: int, code: str) -> dict:
     """A refusal with its stable code (never the message text); returns the error's details."""
     assert r.status_code == status, (r.status_code, r.content[:800])
     err = r.json()["error"]
@@ -201,12 +202,12 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
                                    ("post", "/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [
                                        {"type": "red", "amount": 1000}]})}),
                                    ("get", "/complaints", None)]:
-            refused(getattr(me, method)(path, data), 403, "auth.password_change_required")
+            refused_with(getattr(me, method)(path, data), 403, "auth.password_change_required")
         r = me.post("/accounts/auth/password", {"old_password": first_password, "new_password": NEW_PASSWORD})
         assert ok(r)["status"] == "changed"
         assert me.post("/accounts/auth/logout").status_code == 204
-        refused(me.get("/accounts/me"), 401, "auth.token_invalid")  # that session is over
-        refused(anon.post("/accounts/auth/login", {"username": body["username"], "password": first_password}),
+        refused_with(me.get("/accounts/me"), 401, "auth.token_invalid")  # that session is over
+        refused_with(anon.post("/accounts/auth/login", {"username": body["username"], "password": first_password}),
                 401, "auth.invalid_credentials")
         login = ok(anon.post("/accounts/auth/login", {"username": body["username"], "password": NEW_PASSWORD}))
         assert login["must_change_password"] is False
@@ -223,7 +224,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert steps["missing"] == ["aml_identification", "self_limits", "payment_method", "aml_compliance"]
         assert steps["can_complete"] is False
         assert all(s["deadline"] == DEADLINE for s in steps["steps"] if not s["done"])
-        refused(me.post("/accounts/registration/complete"), 409, "accounts.registration_incomplete")
+        refused_with(me.post("/accounts/registration/complete"), 409, "accounts.registration_incomplete")
 
         # 3. Self-limits for technical games (GP §4(4)e, §6(1)-(3), §6(6)): two set, five declined individually.
         decisions = {"daily_stake": 50_000, "monthly_stake": 500_000,  # 500 CZK a day, 5,000 CZK a month
@@ -239,13 +240,13 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert {k: (v["decided"], v["value"] and v["value"]["amount"]) for k, v in limits.items()} == {
             k: (True, v) for k, v in decisions.items()}
         # the review's trap: a CZK string is refused, not stored as 5 CZK
-        refused(me.put("/limits/self-limits/technical/daily_stake", {"value": "500"}), 400, "request.invalid_money")
+        refused_with(me.put("/limits/self-limits/technical/daily_stake", {"value": "500"}), 400, "request.invalid_money")
         # GP §6(4): a loosening takes effect only 7 days later; the 500 CZK limit stays in force meanwhile.
         view = ok(me.put("/limits/self-limits/technical/daily_stake", {"value": api_money(100_000)}))
         assert view["value"]["amount"] == 50_000 and view["pending"] is True
         assert view["pending_value"]["amount"] == 100_000
         assert view["pending_effective_at"] == "2026-03-09T09:00:00Z"
-        refused(me.put("/limits/self-limits/technical/daily_stake", {"value": api_money(-1)}), 400,
+        refused_with(me.put("/limits/self-limits/technical/daily_stake", {"value": api_money(-1)}), 400,
                 "request.invalid")
         assert ok(me.get("/limits/self-limits/technical/daily_stake"))["pending_value"]["amount"] == 100_000
         assert ok(me.get("/accounts/registration/steps"))["missing"] == [
@@ -283,7 +284,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
 
         # GP §5(2)b: 3,000.01 CZK in total is refused, with the cap and what remains; nothing moves.
         before = money_state(me)
-        details = refused(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 100001, "currency": "CZK"}}),
+        details = refused_with(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 100001, "currency": "CZK"}}),
                           409, "wallet.temporary_deposit_cap")
         assert details["cap"]["amount"] == wallet_rules.temp_deposit_cap() == 300_000
         assert details["remaining"]["amount"] == 100_000 and details["requested"]["amount"] == 100_001
@@ -297,7 +298,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         provider = Api(journal)
         header = f"HTTP_{SIGNATURE_HEADER.upper().replace('-', '_')}"
         forged = hmac_signature("not-the-shared-secret", raw)
-        refused(provider.raw_post("/wallet/callbacks/sandbox", raw, **{header: forged}), 401,
+        refused_with(provider.raw_post("/wallet/callbacks/sandbox", raw, **{header: forged}), 401,
                 "wallet.callback_bad_signature")
         assert ok(me.get(f"/wallet/deposits/{dep2['id']}"))["status"] == "initiated"
         first = ok(provider.raw_post("/wallet/callbacks/sandbox", raw, **{header: signature}))
@@ -309,10 +310,10 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert overview["balance"]["amount"] == 300_000  # the callback counted once
         assert overview["temporary_deposits"]["remaining"]["amount"] == 0
         before = money_state(me)
-        refused(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 409,
+        refused_with(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 409,
                 "wallet.temporary_deposit_cap")
         # GP §5(2)c, §5(12): nothing is withdrawn from a temporary account.
-        refused(me.post("/wallet/withdrawals", {"method_id": bank_method["id"], "amount": {"amount": 50000, "currency": "CZK"}}), 409,
+        refused_with(me.post("/wallet/withdrawals", {"method_id": bank_method["id"], "amount": {"amount": 50000, "currency": "CZK"}}), 409,
                 "wallet.temporary_no_withdrawal")
         assert money_state(me) == before
         steps = ok(me.get("/accounts/registration/steps"))
@@ -359,15 +360,15 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert r.json() == rounds[-1]
         assert money_state(me) == before
         # The same key with another bet is refused (it names another request).
-        refused(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}, key="journey-round-4"), 409,
+        refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}, key="journey-round-4"), 409,
                 "idempotency.conflict")
         # GP §7(9): a new start 1 s after the last one is refused.
         clock.shift(1)
-        refused(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 429, "game.round_too_soon")
+        refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 429, "game.round_too_soon")
         assert money_state(me) == before
         # GP §6(1),(6)a: a 600 CZK stake would exceed the 500 CZK daily stake limit: refused, nothing moves.
         clock.shift(1)
-        details = refused(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [
+        details = refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [
             {"type": "red", "amount": 60_000}]})}), 403, "limits.daily_stake_exceeded")
         assert details["limit"] == "daily_stake"
         assert money_state(me) == before
@@ -431,32 +432,32 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         other_api = Api(journal)
         other_api.auth(ok(anon.post("/accounts/auth/login", {"username": other.user.username,
                                                                "password": DEFAULT_PASSWORD}))["token"])
-        details = refused(other_api.post("/complaints", {"reason": "game_result", "rounds": [disputed["id"]],
+        details = refused_with(other_api.post("/complaints", {"reason": "game_result", "rounds": [disputed["id"]],
                                                           "description": "Not mine."}),
                           422, "complaints.round_not_yours")
         assert details["round_id"] == str(disputed["id"])
         assert ok(other_api.get("/complaints"))["count"] == 0
-        refused(other_api.get(f"/complaints/{reference}"), 404, "complaints.not_found")
-        refused(other_api.post(f"/complaints/{reference}/messages", {"text": "hi"}), 404, "complaints.not_found")
-        refused(other_api.get(f"/games/rounds/{disputed['id']}"), 404, "game.round_not_found")
-        refused(other_api.get(f"/games/rounds/{disputed['id']}/verify"), 404, "game.round_not_found")
+        refused_with(other_api.get(f"/complaints/{reference}"), 404, "complaints.not_found")
+        refused_with(other_api.post(f"/complaints/{reference}/messages", {"text": "hi"}), 404, "complaints.not_found")
+        refused_with(other_api.get(f"/games/rounds/{disputed['id']}"), 404, "game.round_not_found")
+        refused_with(other_api.get(f"/games/rounds/{disputed['id']}/verify"), 404, "game.round_not_found")
         assert ok(other_api.get("/games/rounds"))["count"] == 0
-        refused(other_api.post(f"/games/rounds/{disputed['id']}/actions", {"action": {"type": "collect"}}), 404,
+        refused_with(other_api.post(f"/games/rounds/{disputed['id']}/actions", {"action": {"type": "collect"}}), 404,
                 "game.round_not_found")
         # ... nor touch the first player's money: their deposit, method or bank account (GP §5(6)).
-        refused(other_api.get(f"/wallet/deposits/{dep1['id']}"), 404, "not_found")
-        refused(other_api.post(f"/wallet/sandbox/deposits/{dep1['id']}/pay", {"outcome": "succeeded"}), 404,
+        refused_with(other_api.get(f"/wallet/deposits/{dep1['id']}"), 404, "not_found")
+        refused_with(other_api.post(f"/wallet/sandbox/deposits/{dep1['id']}/pay", {"outcome": "succeeded"}), 404,
                 "not_found")
-        refused(other_api.get(f"/wallet/payment-methods/{bank_method['id']}"), 404, "not_found")
-        refused(other_api.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 404, "not_found")
-        refused(other_api.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
+        refused_with(other_api.get(f"/wallet/payment-methods/{bank_method['id']}"), 404, "not_found")
+        refused_with(other_api.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 404, "not_found")
+        refused_with(other_api.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
                 409, "wallet.method_already_registered")
         assert Complaint.objects.count() == 1
 
         # 9. Staff (the admin's path: complaints.services) uphold it with a 50 CZK remedy, credited once.
         #    The next day: the player's session has timed out meanwhile (30 idle minutes); they log in again.
         clock.shift(24 * 3600)
-        refused(me.get("/wallet/overview"), 401, "auth.session_expired")
+        refused_with(me.get("/wallet/overview"), 401, "auth.session_expired")
         login = ok(anon.post("/accounts/auth/login", {"username": body["username"], "password": NEW_PASSWORD}))
         me.auth(login["token"])
         staff = make_staff()
@@ -503,14 +504,14 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         started = datetime.fromisoformat(panic["started_at"].replace("Z", "+00:00"))
         assert started == datetime.now(UTC)
         assert datetime.fromisoformat(panic["ends_at"].replace("Z", "+00:00")) == started + timedelta(hours=48)
-        refused(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 401, "auth.token_invalid")
+        refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 401, "auth.token_invalid")
         # Signing in again during the 48 hours opens a session for the account only: the balance and the history
         # read, no stake (the press reached the register of excluded persons, 2024 amendment: "from all gambling",
         # and the login found the person listed there, so the refusal is the register's) and no deposit.
         survivor = Api(journal, ok(anon.post("/accounts/auth/login", {"username": body["username"],
                                                                        "password": NEW_PASSWORD}))["token"])
         clock.shift(2)
-        refused(survivor.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 403, "accounts.excluded_person")
+        refused_with(survivor.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 403, "accounts.excluded_person")
         assert ok(survivor.get("/limits/panic"))["active"] is True
         assert balance(survivor) == final_balance and ok(survivor.get("/games/rounds"))["count"] == len(rounds)
 

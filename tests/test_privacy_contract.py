@@ -24,7 +24,6 @@ from rest_framework.test import APIClient
 from accounts import privacy_contract, selectors, services
 from accounts.hooks import HookMissing
 from accounts.models import Message, PersonalData, PersonalDataErasure, Player, RecipientNotice
-from accounts.testing import make_player, make_staff, token_for
 from aml.models import (
     ComplianceCase,
     IdentificationCheck,
@@ -37,6 +36,8 @@ from aml.models import (
 from complaints.models import Complaint, ComplaintAttachment, ComplaintMessage
 from core import clock
 from core.audit import Actor
+from tests.kit.accounts import make_player, make_staff, token_for
+from tests.kit.money import prague
 from wallet.models import Deposit, LedgerTransaction, MethodDocument, PaymentMethod, ProviderEvent
 
 pytestmark = pytest.mark.django_db(transaction=False)
@@ -46,10 +47,6 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 CLOSED_AT = datetime(2026, 3, 15, 10, 0, tzinfo=PRAGUE)
 _n = itertools.count(1)
-
-
-def prague(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0) -> datetime:
-    return datetime(year, month, day, hour, minute, second, tzinfo=PRAGUE)
 
 
 @pytest.fixture(autouse=True)
@@ -449,7 +446,8 @@ def test_the_privacy_notice_publishes_the_recipients_and_every_declared_record_w
 def test_a_real_deposit_links_its_provider_callback_to_the_player_and_masks_the_number_in_the_ledger_memo():
     """The callback's raw body (the payer's data) is erased with the payments because it knows whose it is; the
     ledger (append-only, kept) names the method only masked."""
-    from wallet.tests.conftest import czk, deposit, verified_bank
+    from tests.kit.money import czk
+    from tests.kit.wallet import deposit, verified_bank
 
     player = make_player()
     method = verified_bank(player)
@@ -500,12 +498,13 @@ def test_bank_lines_of_no_player_and_the_bank_files_go_after_ten_years_from_book
     deleted, and a payment-order file blanked, once every line it holds is past its period (a player's line: the
     player's payments anonymised; a credit still waiting for staff: never). The same statement imported again after
     its file is gone moves no money and brings nothing back."""
+    from tests.kit.money import czk
+    from tests.kit.wallet import SYSTEM, bank, bank_number
     from wallet.methods import czech_account_iban
     from wallet.models import BankEntry, BankStatement, PaymentOrder, PaymentOrderBatch
     from wallet.selectors import player_identity
     from wallet.services import bank_credit_return, bank_payment_order_export, bank_statement_import, deposit_start
     from wallet.tests.bankfiles import OPERATOR_IBAN, OPERATOR_NAME, Tx, camt, pain_transfers
-    from wallet.tests.conftest import SYSTEM, bank, bank_number, czk
 
     settings.ACCOUNTS_RETENTION_AML_YEARS = 10  # the law's; decides over accounting (5 years from the year's end)
     settings.WALLET_PROVIDER_BY_KIND = {"bank_account": "bank"}

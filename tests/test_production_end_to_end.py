@@ -4,7 +4,7 @@ The platform is started the way an operator starts it: ``DJANGO_ENV=production``
 real registers, a real SMS gateway, SMTP e-mail, Bank iD, the imported screening lists, the bank provider for bank
 accounts, staff 2FA, TLS), ``manage.py migrate``, gunicorn with ``config/gunicorn.conf.py`` serving HTTPS, and a
 Celery worker on a real broker. Around it run the outside systems, each a local server speaking the real protocol:
-an OpenID provider over TLS (``aml.testing_oidc``: discovery, JWKS, signed ID tokens, Bank iD's profile claims),
+an OpenID provider over TLS (``tests.kit.oidc``: discovery, JWKS, signed ID tokens, Bank iD's profile claims),
 the population register, the register of excluded persons and the SMS gateway (the HTTP contracts of
 ``accounts.adapters``), and an SMTP server. The sanctions lists are imported from files in the EU, UN and Czech
 formats with ``manage.py aml_list_import``; bank statements come as camt.053 files, payment orders leave as pain.001.
@@ -54,17 +54,18 @@ import pytest
 import requests
 from django_otp.oath import totp
 
-from accounts.aisg.testing import LocalAisg, spec_dir
-from accounts.aisg.testing import key_pair as aisg_key_pair
 from accounts.aisg.v1 import q as aisg_q
-from accounts.testing import applicant_data, birth_number_for
-from aml.testing_oidc import LocalOpenIDProvider, _self_signed_certificate, bankid_idcard, bankid_profile
 from core import clock
-from core.testing import PRODUCTION_ENV
+from tests.kit.accounts import applicant_data, birth_number_for
+from tests.kit.aisg import LocalAisg, spec_dir
+from tests.kit.aisg import key_pair as aisg_key_pair
+from tests.kit.oidc import LocalOpenIDProvider, _self_signed_certificate, bankid_idcard, bankid_profile
+from tests.kit.production import PRODUCTION_ENV
+from tests.kit.servers import free_port
 from wallet.methods import czech_account_iban
 from wallet.tests.bankfiles import OPERATOR_IBAN, OPERATOR_NAME, Tx, camt, pain_header, pain_transfers
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.process]
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -116,12 +117,6 @@ def broker_url() -> str:
     if os.environ.get("CI"):
         pytest.fail(why)
     pytest.skip(why)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # The outside systems --------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 from django.core import mail
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, make_register_record, registration_payload, token_for
+from tests.kit.accounts import make_player, make_register_record, registration_payload, token_for
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -50,7 +50,7 @@ def test_the_confirmation_link_and_the_sandbox_payment_url_start_with_the_public
     assert links and all(link.startswith(f"{SERVED}/api/v1/accounts/registration/confirm-email?token=")
                          for link in links), links
 
-    from wallet.tests.conftest import verified_bank
+    from tests.kit.wallet import verified_bank
 
     player = make_player()
     method = verified_bank(player)

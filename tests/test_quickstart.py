@@ -30,7 +30,7 @@ import pytest
 import time_machine
 from django.conf import settings
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.process]  # runs the client generator
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "player-api.md"
@@ -164,7 +164,7 @@ def platform(settings, live_server):
     run at once, the development mailbox on."""
     from config.celery import app
     from games.services import games_sync
-    from games.testing import approve_current_games
+    from tests.kit.games import approve_current_games
 
     old = app.conf.task_always_eager, app.conf.task_eager_propagates
     app.conf.task_always_eager, app.conf.task_eager_propagates = True, True
@@ -205,8 +205,8 @@ def finish(q: Quickstart, rnd: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_quickstart_runs_through_a_client_generated_from_the_schema(platform):
-    from accounts.testing import make_register_record
     from core.rng import SeededRNG, use_rng
+    from tests.kit.accounts import make_register_record
 
     with urllib.request.urlopen(f"{platform.url}/api/schema?format=json", timeout=60) as answer:
         schema_text = answer.read().decode()

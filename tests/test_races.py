@@ -17,10 +17,11 @@ from core.rng import use_rng
 from games.services import round_play
 from games.tests.platform.testgames import FixedRNG
 from limits.services import self_limit_set
+from tests.kit.money import czk
+from tests.kit.wallet import fund, verified_bank
 from wallet.models import Withdrawal
 from wallet.selectors import balance
 from wallet.services import withdrawal_request
-from wallet.tests.conftest import czk, fund, verified_bank
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,7 +34,7 @@ EXPECTED_REFUSALS = {"wallet.insufficient_funds", "limits.daily_stake_exceeded",
 
 
 def test_fifty_parallel_stakes_and_withdrawals_near_the_balance_and_the_limit(settings):
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
     player = make_player()
@@ -109,7 +110,7 @@ def test_a_stake_that_waited_for_the_wallet_lock_is_refused_on_the_balance_the_l
     locks ``OF w, a``, so both rows are read as the lock holder left them.)"""
     from django.db import transaction
 
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
     player = make_player()

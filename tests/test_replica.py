@@ -2,7 +2,7 @@
 (core/db_router.py, docs/scaling.md "Read replicas").
 
 The machine's PostgreSQL may refuse replication connections, so the test makes its own pair
-(core/local_servers.py): a primary cluster (``initdb``, ``wal_level=replica``, a replication line in
+(tests/kit/servers.py): a primary cluster (``initdb``, ``wal_level=replica``, a replication line in
 ``pg_hba.conf``) on a free port, a copy of the test database's schema and data in it (``pg_dump``), and a hot
 standby made with ``pg_basebackup -R`` on another port, streaming from it. Django's ``default`` points at that
 primary and ``DATABASES["replica"]`` at the standby for the test, and back afterwards. The pair is built with the
@@ -26,16 +26,17 @@ from django.test.utils import CaptureQueriesContext
 from core.audit import Actor
 from core.db_router import REPLICA, replica_reads
 from core.errors import DomainError
-from core.local_servers import SERVER_TOOLS, Cluster, StreamingPair, Upstream, postgres_bin_dir
 from core.money import Money
 from core.rng import use_rng
 from games.selectors import rounds_history
 from games.services import round_play
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.servers import SERVER_TOOLS, Cluster, StreamingPair, Upstream, postgres_bin_dir
+from tests.kit.wallet import fund
 from wallet.selectors import balance, statement
-from wallet.tests.conftest import fund
 
 pytestmark = [
+    pytest.mark.process,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(postgres_bin_dir() is None,
                        reason=f"the PostgreSQL server binaries ({', '.join(SERVER_TOOLS)}) are not installed here"),
@@ -114,7 +115,7 @@ def _play(player: Any, key: str) -> None:
 
 
 def test_a_statement_and_the_round_list_are_read_from_the_replica_and_a_stake_decision_from_the_primary(pair):
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     player = make_player()
     fund(player, Money(3 * STAKE))
@@ -135,7 +136,7 @@ def test_a_statement_and_the_round_list_are_read_from_the_replica_and_a_stake_de
 
 
 def test_replication_lag_shows_in_a_statement_but_never_in_a_money_decision(pair):
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     player = make_player()
     fund(player, Money(2 * STAKE))
@@ -161,8 +162,8 @@ def test_replication_lag_shows_in_a_statement_but_never_in_a_money_decision(pair
 def test_the_back_offices_list_of_audit_events_is_read_from_the_replica_and_a_record_from_the_primary(pair):
     from django.test import Client
 
-    from accounts.testing import make_player, make_staff
     from core.models import AuditEvent
+    from tests.kit.accounts import make_player, make_staff
 
     client = Client()
     client.force_login(make_staff(superuser=True))

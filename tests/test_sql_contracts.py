@@ -45,12 +45,10 @@ ALLOWED = {
     "core/sql.py": "the registry's own advisory lock",
     "aml/services/lists.py": "an advisory lock serialising the imports of one list source",
     "complaints/services.py": "nextval of the complaints' reference sequence",
-    "providers/testing.py": "the signing test client's raw body (a Django test client's .raw, not SQL)",
     "limits/reconcile.py": "the verification SQL is the independent proof (limits_reconcile)",
     "wallet/management/commands/ledger_check.py": "the verification SQL is the independent proof",
     "limits/management/commands/limits_bench.py": "a benchmark's data and EXPLAIN",
     "jackpots/admin.py": "the admin's row estimate (pg_class)",
-    "core/local_servers.py": "the test servers' own set-up (PgBouncer, a streaming replica): not the platform's SQL",
     "core/partitioning.py": "DDL of the monthly partitions (CREATE/ATTACH/DETACH), built from the models' tables",
     "core/archiving.py": "the retention job: its advisory lock, the reference probes built from the models' foreign "
                          "keys, a month's row count (the DETACH itself is core/partitioning.py's)",
@@ -251,9 +249,9 @@ def _dummy(kind: Any) -> Any:
 def grown(django_db_blocker: Any) -> Any:
     """Every growing table with ROWS rows (one player's history: the worst case for the statistics of an index
     on the player), analysed."""
-    from accounts.testing import make_player
     from games.models import Game
     from jackpots.models import Jackpot
+    from tests.kit.accounts import make_player
     from wallet.ledger import operator_account
 
     player = make_player()

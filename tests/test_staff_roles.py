@@ -17,11 +17,11 @@ from django.test import Client
 from django.urls import get_resolver
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, make_staff, token_for
 from core import clock
 from core.audit import Actor
 from core.permissions import IsStaff, _StaffPermission
 from core.roles import ROLES, expand
+from tests.kit.accounts import make_player, make_staff, token_for
 from tests.test_authorization_matrix import _endpoints, _params, _walk, records  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db

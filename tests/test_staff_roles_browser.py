@@ -15,9 +15,9 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from accounts.testing import DEFAULT_PASSWORD, make_staff
 from jackpots.tests import test_admin_browser as harness
 from jackpots.tests.test_admin_browser import browser, visible  # noqa: F401 - browser is a fixture
+from tests.kit.accounts import DEFAULT_PASSWORD, make_staff
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -60,16 +60,17 @@ def _apps(driver) -> set[str]:
 
 
 def test_each_role_signs_in_and_sees_only_what_it_may_in_chromium(live_server, browser):  # noqa: F811
-    from games.tests.platform.helpers import funded_player
+    from tests.kit.money import czk
+    from tests.kit.platform import funded_player
+    from tests.kit.wallet import fund, verified_bank
     from wallet.models import Withdrawal
-    from wallet.tests.conftest import czk, fund, verified_bank
 
     player = funded_player(2_000_000)
     method = verified_bank(player)
     fund(player, czk(20000))
     from rest_framework.test import APIClient
 
-    from accounts.testing import token_for
+    from tests.kit.accounts import token_for
 
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")

@@ -2,8 +2,6 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from accounts.testing import token_for
-
 
 @pytest.fixture(autouse=True)
 def _fresh_throttles():
@@ -16,17 +14,6 @@ def _fresh_throttles():
 @pytest.fixture
 def api():
     return APIClient(raise_request_exception=False)
-
-
-@pytest.fixture
-def client_for():
-    def make(player_or_user, key=None):
-        user = getattr(player_or_user, "user", player_or_user)
-        c = APIClient(raise_request_exception=False)
-        c.credentials(HTTP_AUTHORIZATION=f"Token {key or token_for(user)}")
-        return c
-
-    return make
 
 
 @pytest.fixture
@@ -66,10 +53,10 @@ def _fresh_terms_snapshot():
 
 @pytest.fixture
 def aisg(settings, tmp_path):
-    """The local AISG server (``accounts.aisg.testing.LocalAisg``, the Ministry's XSD validating each request when the
+    """The local AISG server (``tests.kit.aisg.LocalAisg``, the Ministry's XSD validating each request when the
     specification is at hand) configured as both registers: the operator's key and certificate and "the
     Ministry's" certificate written to files as in production."""
-    from accounts.aisg.testing import LocalAisg, key_pair, spec_dir
+    from tests.kit.aisg import LocalAisg, key_pair, spec_dir
 
     key, cert = key_pair("Provozovatel s.r.o. - test seal")
     (tmp_path / "op-key.pem").write_bytes(key)

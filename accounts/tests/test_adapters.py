@@ -20,9 +20,9 @@ from accounts.adapters import (
     get_sms_gateway,
 )
 from accounts.models import Player, SandboxExclusionEntry, SandboxSms
-from accounts.testing import applicant_data, make_player, make_register_record, registration_payload
 from core import clock
 from core.errors import DomainError
+from tests.kit.accounts import applicant_data, make_player, make_register_record, registration_payload
 
 pytestmark = pytest.mark.django_db
 

@@ -10,34 +10,19 @@ from accounts.models import (
     LoginSession,
     Player,
     SandboxPopulationRecord,
-    User,
 )
-from accounts.testing import (
+from core.audit import Actor
+from core.models import AuditEvent
+from tests.kit.accounts import (
     applicant_data,
     login_session_for,
     make_excluded,
     make_player,
     make_register_record,
-    make_staff,
     registration_payload,
 )
-from core.audit import Actor
-from core.models import AuditEvent
 
 pytestmark = pytest.mark.django_db
-
-
-class StaffClient(Client):
-    staff: User
-
-
-@pytest.fixture
-def staff_client():
-    staff = make_staff(superuser=True)
-    c = StaffClient()
-    c.force_login(staff)
-    c.staff = staff
-    return c
 
 
 def test_the_player_pages_render_with_the_history_and_the_staff_actions(staff_client):

@@ -9,7 +9,7 @@ from lxml import etree
 
 from accounts.aisg import client, v1
 from accounts.aisg import types as t
-from accounts.aisg.testing import key_pair, playground_hids, playground_persons, spec_dir
+from tests.kit.aisg import key_pair, playground_hids, playground_persons, spec_dir
 
 pytestmark = pytest.mark.django_db
 
@@ -132,7 +132,7 @@ def test_a_batch_holds_one_to_a_thousand_persons(aisg):
 
 def test_change_of_personal_data_by_hid_as_the_playground_request(aisg):
     data = json.loads((spec() / "requests" / "zmenaUdaju_KnapV.json").read_text(encoding="utf-8"))
-    from accounts.aisg.testing import person_from_reference_json
+    from tests.kit.aisg import person_from_reference_json
     person = person_from_reference_json(data["osoba"])
     aisg.add("Valdemar", "Knap", dt.date(1984, 8, 23), hid=data["hid"])
     assert client.interface().change_person(client.config(), hid=data["hid"], person=person).startswith("LOCAL-")

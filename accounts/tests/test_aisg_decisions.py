@@ -12,9 +12,9 @@ from accounts import errors, services
 from accounts.aisg import types as t
 from accounts.aisg.v1 import q
 from accounts.models import LoginSession, Player, RegisterCheck, RegisterReview
-from accounts.testing import make_player, registration_payload
 from core import clock
 from core.errors import DomainError
+from tests.kit.accounts import make_player, registration_payload
 
 pytestmark = pytest.mark.django_db
 R = RegisterCheck.Result

@@ -12,11 +12,11 @@ from accounts import errors, selectors, services
 from accounts.aisg import types as t
 from accounts.aisg.v1 import q
 from accounts.models import AisgBatch, LoginSession, PersonalData, Player, RegisterCheck, RegisterReview, User
-from accounts.testing import applicant_data, make_player
 from accounts.validation import derived_keys, validate_personal_data
 from core import clock
 from limits.models import ExclusionWatch
 from limits.services import exclusion_batches_collect, exclusion_sweep
+from tests.kit.accounts import applicant_data, make_player
 
 pytestmark = pytest.mark.django_db
 

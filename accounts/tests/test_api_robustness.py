@@ -1,7 +1,8 @@
 """No accounts endpoint answers 500, whatever it is sent; anonymous callers reach only the public ones."""
 import pytest
 
-from accounts.testing import make_player
+from tests.kit.accounts import make_player
+from tests.kit.clients import client_for
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/accounts"
@@ -21,7 +22,7 @@ def test_anonymous_callers_get_401_from_every_private_endpoint(api):
         assert r.json()["error"]["code"] == "auth.not_authenticated"
 
 
-def test_garbage_never_causes_a_server_error(api, client_for):
+def test_garbage_never_causes_a_server_error(api):
     c = client_for(make_player())
     public = ["registration", "registration/confirm-email", "registration/resend-link", "auth/login"]
     for body in GARBAGE:

@@ -5,7 +5,7 @@ import pytest
 
 from accounts import adapters, selectors, services
 from accounts.models import LoginSession
-from accounts.testing import make_player, make_staff
+from tests.kit.accounts import make_player, make_staff
 
 
 def kwonly(fn) -> set[str]:
@@ -41,7 +41,7 @@ def test_player_for_user_is_the_player_or_none_for_staff_and_anonymous():
 
 @pytest.mark.django_db
 def test_the_personas_keep_their_signatures_and_give_complete_players():
-    from accounts.testing import make_player as mp
+    from tests.kit.accounts import make_player as mp
 
     p = mp(status="temporary", username="persona1")
     assert p.user.username == "persona1" and p.personal.birth_number and p.temporary_expires_at

@@ -10,7 +10,10 @@ from django.test import override_settings
 from accounts import errors, selectors, services
 from accounts.auth import TOKEN_INVALID
 from accounts.models import AuthToken, LoginSession, Player, RegisterCheck, SandboxSms
-from accounts.testing import (
+from accounts.tests.helpers import found
+from core import clock
+from core.audit import Actor
+from tests.kit.accounts import (
     DEFAULT_PASSWORD,
     login_session_for,
     make_excluded,
@@ -19,9 +22,8 @@ from accounts.testing import (
     make_staff,
     registration_payload,
 )
-from accounts.tests.helpers import found, refusal_code
-from core import clock
-from core.audit import Actor
+from tests.kit.clients import client_for
+from tests.kit.refusals import refusal_code
 
 pytestmark = pytest.mark.django_db
 LOGIN = "/api/v1/accounts/auth/login"
@@ -97,7 +99,7 @@ def login(api, username, password):
     return api.post(LOGIN, {"username": username, "password": password}, format="json")
 
 
-def test_the_first_password_must_be_changed_before_anything_else_works(api, commit, registered, client_for):
+def test_the_first_password_must_be_changed_before_anything_else_works(api, commit, registered):
     player, body = registered
     confirm(api, commit, link_token(mail.outbox[0]))
     first = sms_password()
@@ -121,7 +123,7 @@ def test_the_first_password_must_be_changed_before_anything_else_works(api, comm
     assert login(api, body["username"], NEW_PASSWORD).status_code == 200
 
 
-def test_a_password_change_ends_the_other_sessions_and_tokens_and_keeps_the_current_one(api, client_for):
+def test_a_password_change_ends_the_other_sessions_and_tokens_and_keeps_the_current_one(api):
     """Whoever knew the old password is signed out everywhere. The player changes the password on device
     A; the session on device B ends (forced, ``password_changed``) and its token is refused, as is any other token;
     A stays signed in (the token the change was made with is kept, by design: the first-password change at first
@@ -146,7 +148,7 @@ def test_a_password_change_ends_the_other_sessions_and_tokens_and_keeps_the_curr
     assert login(api, player.user.username, DEFAULT_PASSWORD).status_code == 401
 
 
-def test_logout_works_while_the_password_change_is_pending(api, commit, registered, client_for):
+def test_logout_works_while_the_password_change_is_pending(api, commit, registered):
     player, body = registered
     confirm(api, commit, link_token(mail.outbox[0]))
     token = login(api, body["username"], sms_password()).json()["token"]
@@ -162,7 +164,7 @@ def test_no_login_is_possible_before_the_link_is_confirmed(api, registered):
     assert LoginSession.objects.count() == 0
 
 
-def test_login_opens_a_tracked_session_and_logout_ends_it(api, client_for):
+def test_login_opens_a_tracked_session_and_logout_ends_it(api):
     player = make_player()
     r = login(api, player.user.username, DEFAULT_PASSWORD)
     assert r.status_code == 200
@@ -249,7 +251,7 @@ def test_the_limits_login_check_can_refuse_a_login(api):
     assert LoginSession.objects.count() == 0
 
 
-def test_an_idle_session_times_out_at_30_minutes_not_before(client_for):
+def test_an_idle_session_times_out_at_30_minutes_not_before():
     player = make_player()
     start = clock.now()
     session, key = login_session_for(player, at=start)
@@ -279,7 +281,7 @@ def test_the_timeout_sweeper_ends_idle_sessions_at_their_idle_deadline():
     assert fresh.ended_at is None
 
 
-def test_force_logout_ends_every_session_and_revokes_every_token(client_for):
+def test_force_logout_ends_every_session_and_revokes_every_token():
     player = make_player()
     s1, k1 = login_session_for(player)
     s2, k2 = login_session_for(player)
@@ -315,7 +317,7 @@ def test_login_sessions_returns_the_sessions_overlapping_a_window():
     assert got == [across, still_open]
 
 
-def test_another_players_sessions_are_never_listed(client_for):
+def test_another_players_sessions_are_never_listed():
     me, other = make_player(), make_player()
     login_session_for(other)
     mine, key = login_session_for(me)
@@ -331,7 +333,7 @@ def test_passwords_are_hashed_with_argon2_outside_tests():
 
 
 @override_settings(ACCOUNTS_SESSION_MAX_HOURS=24)
-def test_even_an_active_session_ends_after_24_hours(client_for):
+def test_even_an_active_session_ends_after_24_hours():
     player = make_player()
     start = clock.now()
     session, key = login_session_for(player, at=start)

@@ -9,7 +9,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 import config.settings as config_settings
-from accounts.testing import make_register_record, registration_payload
+from tests.kit.accounts import make_register_record, registration_payload
 
 API = "/api/v1/accounts/dev/mailbox"
 PAGE = "/dev/mailbox"

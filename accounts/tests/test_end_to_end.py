@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 from accounts.models import Player, SandboxSms
 from accounts.schedules import BEAT_SCHEDULE
 from accounts.tasks import temporary_expire
-from accounts.testing import make_excluded, make_register_record, registration_payload
 from accounts.tests.helpers import found
+from tests.kit.accounts import make_excluded, make_register_record, registration_payload
 
 API = "/api/v1/accounts"
 START = datetime.fromisoformat("2026-03-02T09:00:00+00:00")

@@ -5,10 +5,10 @@ from django.core import checks
 
 from accounts import hooks, selectors, services
 from accounts.models import AuthToken, LoginSession, Player
-from accounts.testing import DEFAULT_PASSWORD, make_player
 from core import clock
 from core.audit import Actor
 from core.models import AuditEvent
+from tests.kit.accounts import DEFAULT_PASSWORD, make_player
 
 pytestmark = pytest.mark.django_db
 LOGIN = "/api/v1/accounts/auth/login"

@@ -7,10 +7,10 @@ import pytest
 from accounts import services
 from accounts.errors import INVALID_PERSONAL_DATA
 from accounts.models import PersonalData, Player
-from accounts.testing import applicant_data, make_player, make_register_record, registration_payload
 from accounts.validation import validate_document, validate_personal_data
 from core.audit import Actor
 from core.errors import DomainError
+from tests.kit.accounts import applicant_data, make_player, make_register_record, registration_payload
 
 TODAY = date(2026, 6, 15)
 CZ_DOC = {"document_number": "123456789", "document_issuing_authority": "MěÚ Praha 1",

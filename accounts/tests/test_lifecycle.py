@@ -8,12 +8,13 @@ from django.core import mail
 
 from accounts import errors, selectors, services
 from accounts.models import DuplicateCase, LoginSession, Player
-from accounts.testing import login_session_for, make_excluded, make_player
-from accounts.tests.helpers import refusal_code
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import login_session_for, make_excluded, make_player
+from tests.kit.clients import client_for
+from tests.kit.refusals import refusal_code
 
 pytestmark = pytest.mark.django_db
 SYSTEM = Actor.system("test")
@@ -87,7 +88,7 @@ def test_an_active_account_is_never_expired():
 
 
 # Completion (GP §4(8), §5(3), §5(2)d) -------------------------------------------------------------
-def test_completion_with_steps_missing_is_refused_listing_them_and_changes_nothing(client_for):
+def test_completion_with_steps_missing_is_refused_listing_them_and_changes_nothing():
     player = make_player(status="temporary")
     r = client_for(player).post("/api/v1/accounts/registration/complete")
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.REGISTRATION_INCOMPLETE.code
@@ -96,7 +97,7 @@ def test_completion_with_steps_missing_is_refused_listing_them_and_changes_nothi
     assert player.status == "temporary" and player.completed_at is None
 
 
-def test_completion_converts_the_temporary_account_and_moves_the_balance(client_for, commit):
+def test_completion_converts_the_temporary_account_and_moves_the_balance(commit):
     from wallet.models import Wallet
 
     player = make_player(status="temporary")
@@ -160,7 +161,7 @@ def test_an_impossible_transition_is_refused_and_changes_nothing():
 
 
 # Closure (GP §4(10), §5(15)) ------------------------------------------------------------------------------
-def test_a_player_cancels_the_registration_the_balance_is_settled_and_the_account_closes(client_for, commit):
+def test_a_player_cancels_the_registration_the_balance_is_settled_and_the_account_closes(commit):
     from limits.models import ClosingSnapshot
 
     player = make_player()
@@ -187,7 +188,7 @@ def test_cancelling_a_temporary_only_account_closes_it_and_starts_the_refund():
     assert player.status == "closed" and player.balance_handoff == "refund" and player.balance_handoff_at
 
 
-def test_a_second_cancellation_and_an_unknown_settlement_are_refused(client_for):
+def test_a_second_cancellation_and_an_unknown_settlement_are_refused():
     player = make_player()
     c = client_for(player)
     r = c.post("/api/v1/accounts/me/closure", {"settlement": "bitcoin"}, format="json")
@@ -273,7 +274,7 @@ def test_duplicate_accounts_freeze_deposits_and_withdrawals_on_all_of_them():
     assert DuplicateCase.objects.count() == 1 and case is not None and case.state == "open"
 
 
-def test_a_cancellation_replayed_with_the_same_idempotency_key_returns_the_first_answer(client_for):
+def test_a_cancellation_replayed_with_the_same_idempotency_key_returns_the_first_answer():
     player = make_player()
     c = client_for(player)
     r1 = c.post("/api/v1/accounts/me/closure", {"settlement": "transfer"}, format="json", HTTP_IDEMPOTENCY_KEY="k1")

@@ -13,11 +13,12 @@ from django.db import connection, transaction
 
 from accounts import errors, rules, services
 from accounts.models import Delivery, Message, Player
-from accounts.testing import make_player, make_staff
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import make_player, make_staff
+from tests.kit.clients import client_for
 
 pytestmark = pytest.mark.django_db
 INBOX = "/api/v1/accounts/me/messages"
@@ -165,7 +166,7 @@ def test_an_email_whose_after_commit_send_never_ran_is_sent_by_the_sweeper():
 
 
 # The inbox API -------------------------------------------------------------------------------------------------------
-def test_the_inbox_lists_my_messages_newest_first_with_the_unread_count(client_for):
+def test_the_inbox_lists_my_messages_newest_first_with_the_unread_count():
     player = make_player()
     start = clock.now()
     for n in range(3):
@@ -180,14 +181,14 @@ def test_the_inbox_lists_my_messages_newest_first_with_the_unread_count(client_f
     assert body["results"][0]["subject_en"] == "Message 2" and body["results"][0]["read_at"] is None
 
 
-def test_the_subject_and_body_follow_the_request_language(client_for):
+def test_the_subject_and_body_follow_the_request_language():
     player = make_player()
     msg = send(player, email=False)
     r = client_for(player).get(f"{INBOX}/{msg.pk}", HTTP_ACCEPT_LANGUAGE="en")
     assert r.status_code == 200 and r.json()["subject"] == "Win deducted" and r.json()["body"] == DEDUCTION["body_en"]
 
 
-def test_the_read_receipt_records_the_first_opening_once(client_for):
+def test_the_read_receipt_records_the_first_opening_once():
     player = make_player()
     msg = send(player, email=False)
     c = client_for(player)
@@ -204,7 +205,7 @@ def test_the_read_receipt_records_the_first_opening_once(client_for):
     assert c.get(INBOX).json()["unread"] == 0
 
 
-def test_another_players_message_is_not_found_and_stays_unread(client_for):
+def test_another_players_message_is_not_found_and_stays_unread():
     owner, other = make_player(), make_player()
     msg = send(owner, email=False)
     c = client_for(other)
@@ -216,20 +217,20 @@ def test_another_players_message_is_not_found_and_stays_unread(client_for):
 
 
 @pytest.mark.parametrize("message_id", ["0", str(2**63), str(10**30)])
-def test_an_identifier_out_of_range_is_not_found_not_a_server_error(client_for, message_id):
+def test_an_identifier_out_of_range_is_not_found_not_a_server_error(message_id):
     c = client_for(make_player())
     assert c.get(f"{INBOX}/{message_id}").status_code == 404
     assert c.post(f"{INBOX}/{message_id}/read").status_code == 404
 
 
-def test_the_inbox_needs_a_player(api, client_for):
+def test_the_inbox_needs_a_player(api):
     assert api.get(INBOX).status_code == 401
     r = client_for(make_staff()).get(INBOX)
     assert r.status_code == 403 and r.json()["error"]["code"] == "auth.not_a_player"
 
 
 # The account cancellation is such a notice --------------------------------------------------------------------------
-def test_a_cancellation_request_is_notified_in_the_inbox_and_by_email_once(commit, client_for):
+def test_a_cancellation_request_is_notified_in_the_inbox_and_by_email_once(commit):
     player = make_player(status="active")
     with commit():
         r = client_for(player).post("/api/v1/accounts/me/closure", {"settlement": "transfer"}, format="json")
@@ -303,7 +304,7 @@ def test_a_message_is_audited_with_the_system_actor():
     assert event.actor_type == Actor.system("accounts.messages").type
 
 
-def test_the_export_of_my_data_holds_my_messages_and_their_deliveries_not_anyone_elses(client_for, commit):
+def test_the_export_of_my_data_holds_my_messages_and_their_deliveries_not_anyone_elses(commit):
     """GP §12(7): the notices are personal data of the player too."""
     me, other = make_player(), make_player()
     with commit():

@@ -5,17 +5,18 @@ import pytest
 
 from accounts import errors, rules, selectors, services
 from accounts.models import BarredPerson, Consent, CorrectionRequest, DuplicateCase, Player
-from accounts.testing import make_player, make_register_record, make_staff, registration_payload
-from accounts.tests.helpers import refusal_code
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import make_player, make_register_record, make_staff, registration_payload
+from tests.kit.clients import client_for
+from tests.kit.refusals import refusal_code
 
 pytestmark = pytest.mark.django_db
 SYSTEM = Actor.system("test")
 
 
-def test_a_player_exports_all_their_data_and_nothing_of_anyone_else(client_for):
+def test_a_player_exports_all_their_data_and_nothing_of_anyone_else():
     me, other = make_player(), make_player()
     r = client_for(me).get("/api/v1/accounts/me/export")
     assert r.status_code == 200
@@ -26,7 +27,7 @@ def test_a_player_exports_all_their_data_and_nothing_of_anyone_else(client_for):
     assert other.personal.email not in r.content.decode()
 
 
-def test_a_correction_request_is_applied_when_staff_approve_it_and_the_audit_shows_who_changed_what(client_for):
+def test_a_correction_request_is_applied_when_staff_approve_it_and_the_audit_shows_who_changed_what():
     player = make_player()
     old_email = player.personal.email
     r = client_for(player).post("/api/v1/accounts/me/corrections",
@@ -72,14 +73,14 @@ def test_an_invalid_correction_cannot_be_approved_and_stays_pending():
     assert CorrectionRequest.objects.get().state == "pending"
 
 
-def test_a_correction_of_an_unknown_field_is_refused(client_for):
+def test_a_correction_of_an_unknown_field_is_refused():
     player = make_player()
     r = client_for(player).post("/api/v1/accounts/me/corrections", {"changes": {"status": "active"}}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == errors.CORRECTION_FIELD_INVALID.code
     assert CorrectionRequest.objects.count() == 0
 
 
-def test_a_player_sees_only_their_own_correction_requests(client_for):
+def test_a_player_sees_only_their_own_correction_requests():
     me, other = make_player(), make_player()
     services.correction_request_create(player=other, changes={"residence_city": "Brno"}, note="",
                                        actor=Actor.player(other))
@@ -150,7 +151,7 @@ def test_staff_confirming_a_refused_application_as_the_same_person_registers_nob
     assert exc.value.code == errors.DUPLICATE_CASE_NOT_OPEN.code
 
 
-def test_marketing_consent_can_be_given_and_withdrawn_and_the_account_stays_open(client_for):
+def test_marketing_consent_can_be_given_and_withdrawn_and_the_account_stays_open():
     player = make_player()
     c = client_for(player)
     v = rules.document_versions()["marketing"]
@@ -164,7 +165,7 @@ def test_marketing_consent_can_be_given_and_withdrawn_and_the_account_stays_open
     assert c.get("/api/v1/accounts/me").json()["marketing_consent"] is False
 
 
-def test_a_consent_in_an_old_version_or_of_an_unknown_kind_is_refused(client_for):
+def test_a_consent_in_an_old_version_or_of_an_unknown_kind_is_refused():
     c = client_for(make_player())
     r = c.post("/api/v1/accounts/me/consents", {"kind": "marketing", "version": "1999"}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == errors.CONSENT_VERSION_OUTDATED.code
@@ -174,7 +175,7 @@ def test_a_consent_in_an_old_version_or_of_an_unknown_kind_is_refused(client_for
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.CONSENT_NOT_GIVEN.code
 
 
-def test_withdrawing_the_mandatory_consent_cancels_the_registration(client_for):
+def test_withdrawing_the_mandatory_consent_cancels_the_registration():
     player = make_player()
     c = client_for(player)
     r = c.post("/api/v1/accounts/me/consents/data_processing/withdraw", {}, format="json")

@@ -27,19 +27,17 @@ from accounts.models import (
     User,
 )
 from accounts.privacy import AUTHORITY_NOTICE_CS, AUTHORITY_NOTICE_EN
-from accounts.testing import login_session_for, make_player, make_staff
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import login_session_for, make_player, make_staff
+from tests.kit.clients import client_for
+from tests.kit.money import prague
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/accounts/me/data-requests"
 PRAGUE = clock.PRAGUE
-
-
-def prague(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0) -> datetime:
-    return datetime(year, month, day, hour, minute, second, tzinfo=PRAGUE)
 
 
 def staff_actor() -> Actor:
@@ -63,7 +61,7 @@ def closed_player(closed_at: datetime, **extra) -> Player:
 
 
 # Requests through the API ---------------------------------------------------------------------------------------
-def test_a_player_files_an_explanation_request_due_in_one_month_and_is_told_of_the_authority(client_for):
+def test_a_player_files_an_explanation_request_due_in_one_month_and_is_told_of_the_authority():
     player = make_player()
     with time_machine.travel(prague(2027, 1, 31, 10, 0), tick=False):
         r = client_for(player).post(URL, {"kind": "explanation", "text": "Why do you keep my phone number?"},
@@ -93,7 +91,7 @@ def test_the_answer_term_follows_the_calendar_month_and_the_setting(settings):
     assert retention.request_due_at(prague(2027, 11, 30, 9, 0)) == prague(2028, 2, 29, 9, 0)
 
 
-def test_another_players_request_is_not_found_and_unchanged(client_for):
+def test_another_players_request_is_not_found_and_unchanged():
     owner, other = make_player(), make_player()
     req = services.data_request_create(player=owner, kind="blocking", text="", actor=Actor.player(owner))
     c = client_for(other)
@@ -113,7 +111,7 @@ def test_another_players_request_is_not_found_and_unchanged(client_for):
     ({"kind": "deletion", "text": "x" * 2001}, "text"),
     ({"kind": ["blocking"], "text": "x"}, "kind"),
 ])
-def test_an_invalid_request_is_refused_with_the_field(client_for, payload, field):
+def test_an_invalid_request_is_refused_with_the_field(payload, field):
     r = client_for(make_player()).post(URL, payload, format="json")
     assert r.status_code == 400, r.content
     error = r.json()["error"]
@@ -121,7 +119,7 @@ def test_an_invalid_request_is_refused_with_the_field(client_for, payload, field
     assert DataRequest.objects.count() == 0
 
 
-def test_the_longest_text_is_accepted_and_a_second_open_request_of_a_kind_is_refused(client_for):
+def test_the_longest_text_is_accepted_and_a_second_open_request_of_a_kind_is_refused():
     player = make_player()
     c = client_for(player)
     assert c.post(URL, {"kind": "deletion", "text": "x" * 2000}, format="json").status_code == 201
@@ -139,7 +137,7 @@ def test_an_anonymous_caller_and_staff_cannot_file_requests(api):
 
 
 # Explanation ------------------------------------------------------------------------------------------------------
-def test_staff_answer_an_explanation_in_writing_and_the_player_reads_it_with_the_authority_notice(client_for):
+def test_staff_answer_an_explanation_in_writing_and_the_player_reads_it_with_the_authority_notice():
     player = make_player()
     req = services.data_request_create(player=player, kind="explanation", text="why?", actor=Actor.player(player))
     actor = staff_actor()
@@ -182,7 +180,7 @@ def test_a_refusal_needs_its_legal_basis_and_states_it():
 
 
 # Blocking (GDPR art. 18) ------------------------------------------------------------------------------------------
-def test_a_blocking_stops_marketing_from_its_receipt_while_the_legally_required_processing_continues(client_for):
+def test_a_blocking_stops_marketing_from_its_receipt_while_the_legally_required_processing_continues():
     player = with_marketing(make_player())
     assert selectors.marketing_allowed(player) is True
     r = client_for(player).post(URL, {"kind": "blocking", "text": "stop"}, format="json")
@@ -228,7 +226,7 @@ def test_a_refused_blocking_ends_and_staff_may_lift_a_granted_one_telling_the_pl
     assert AuditEvent.objects.filter(action="accounts.data_request.blocking_lifted", actor_type="staff").count() == 1
 
 
-def test_a_decided_request_cannot_be_withdrawn(client_for):
+def test_a_decided_request_cannot_be_withdrawn():
     player = make_player()
     req = services.data_request_create(player=player, kind="explanation", text="?", actor=Actor.player(player))
     c = client_for(player)
@@ -246,7 +244,7 @@ def test_marketing_is_never_allowed_without_consent_or_on_an_ended_account():
 
 
 # Deletion (GDPR art. 17) ------------------------------------------------------------------------------------------
-def test_a_deletion_on_an_open_account_erases_the_optional_data_and_keeps_what_the_law_requires(client_for):
+def test_a_deletion_on_an_open_account_erases_the_optional_data_and_keeps_what_the_law_requires():
     player = with_marketing(make_player())
     birth_number = player.personal.birth_number
     req = services.data_request_create(player=player, kind="deletion", text="delete me", actor=Actor.player(player))
@@ -422,8 +420,9 @@ def test_the_job_works_in_batches_oldest_first_and_keeps_its_limit():
 
 
 def test_ledger_and_audit_records_are_not_touched():
+    from tests.kit.money import czk
+    from tests.kit.wallet import fund
     from wallet.models import Entry, LedgerTransaction
-    from wallet.tests.conftest import czk, fund
 
     player = make_player()
     fund(player, czk(100))
@@ -475,16 +474,8 @@ def test_the_export_lists_the_players_data_requests():
 
 
 # The staff queue (admin) ------------------------------------------------------------------------------------------
-@pytest.fixture
-def staff_client():
-    staff = make_staff(superuser=True)
-    c = Client(headers={"accept-language": "en"})  # the English labels
-    c.force_login(staff)
-    c.staff = staff  # type: ignore[attr-defined]
-    return c
-
-
 def test_staff_see_the_queue_record_a_written_request_and_decide_it_in_the_admin(staff_client):
+    staff_client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"  # the English labels
     player = with_marketing(make_player())
     assert staff_client.get("/admin/accounts/datarequest/").status_code == 200
     r = staff_client.post("/admin/accounts/datarequest/record/",
@@ -505,6 +496,7 @@ def test_staff_see_the_queue_record_a_written_request_and_decide_it_in_the_admin
 
 
 def test_staff_end_a_blocking_in_the_admin(staff_client):
+    staff_client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"  # the English labels
     player = make_player()
     req = services.data_request_create(player=player, kind="blocking", text="", actor=Actor.player(player))
     services.data_request_decide(request=req, outcome="granted", actor=Actor.staff(staff_client.staff))
@@ -515,6 +507,7 @@ def test_staff_end_a_blocking_in_the_admin(staff_client):
 
 
 def test_the_overdue_filter_shows_pending_requests_past_their_due_date(staff_client):
+    staff_client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"  # the English labels
     player = make_player()
     with time_machine.travel(prague(2027, 1, 10, 9, 0), tick=False):
         services.data_request_create(player=player, kind="explanation", text="?", actor=Actor.player(player))

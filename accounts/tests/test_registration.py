@@ -18,7 +18,10 @@ from accounts.models import (
     SandboxSms,
     User,
 )
-from accounts.testing import (
+from core import clock
+from core.audit import Actor
+from core.errors import DomainError
+from tests.kit.accounts import (
     applicant_data,
     birth_number_for,
     make_excluded,
@@ -27,10 +30,7 @@ from accounts.testing import (
     make_staff,
     registration_payload,
 )
-from accounts.tests.helpers import refusal_code
-from core import clock
-from core.audit import Actor
-from core.errors import DomainError
+from tests.kit.refusals import refusal_code
 
 pytestmark = pytest.mark.django_db
 

@@ -9,12 +9,13 @@ from django.db import transaction
 
 from accounts import errors, rules, selectors, services, terms
 from accounts.models import Message, Player, TermsAcceptance, TermsVersion
-from accounts.testing import make_player, make_register_record, make_staff, registration_payload
-from accounts.tests.helpers import refusal_code
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import make_player, make_register_record, make_staff, registration_payload
+from tests.kit.clients import client_for
+from tests.kit.refusals import refusal_code
 
 pytestmark = pytest.mark.django_db
 STAFF = Actor.system("test-staff")
@@ -178,7 +179,7 @@ def test_a_version_published_by_another_process_is_seen_within_the_snapshot_time
 
 
 # Acceptance through the API ------------------------------------------------------------------------------------------
-def test_a_player_accepts_the_version_in_force_and_the_acceptance_is_recorded_once(client_for):
+def test_a_player_accepts_the_version_in_force_and_the_acceptance_is_recorded_once():
     start = clock.now()
     with time_machine.travel(start, tick=False):
         player = make_player(status="active")
@@ -198,7 +199,7 @@ def test_a_player_accepts_the_version_in_force_and_the_acceptance_is_recorded_on
     assert AuditEvent.objects.filter(action="accounts.terms.accepted").count() == 1
 
 
-def test_accepting_an_unknown_or_an_older_version_is_a_400_and_changes_nothing(client_for):
+def test_accepting_an_unknown_or_an_older_version_is_a_400_and_changes_nothing():
     start = clock.now()
     with time_machine.travel(start, tick=False):
         player = make_player(status="active")

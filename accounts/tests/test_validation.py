@@ -4,9 +4,9 @@ from datetime import date
 import pytest
 
 from accounts.errors import INVALID_PERSONAL_DATA, UNDERAGE
-from accounts.testing import applicant_data, birth_number_for
 from accounts.validation import age_on, require_adult, validate_personal_data
 from core.errors import DomainError
+from tests.kit.accounts import applicant_data, birth_number_for
 
 TODAY = date(2026, 6, 15)
 

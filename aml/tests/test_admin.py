@@ -19,20 +19,11 @@ from aml.services import (
     screening_run,
     sof_declare,
 )
-from aml.tests.conftest import JPEG, SYSTEM, applicant, document, images, make_player, make_staff
 from core.audit import Actor
 from core.models import AuditEvent
+from tests.kit.aml import JPEG, SYSTEM, applicant, document, images, make_player
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff_client():
-    c = Client(raise_request_exception=False)
-    staff = make_staff(superuser=True)
-    c.force_login(staff)
-    c.staff = staff  # type: ignore[attr-defined]
-    return c
 
 
 @pytest.fixture

@@ -14,13 +14,13 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from accounts.models import Player
-from accounts.testing import DEFAULT_PASSWORD, make_staff
 from aml.models import IdentificationCheck
 from aml.services import identification_start
-from aml.tests.conftest import applicant, document, images
 from core.audit import Actor
 from games.models import Game
 from jackpots.tests.test_admin_browser import browser, shot, visible  # noqa: F401 - browser is a fixture
+from tests.kit.accounts import DEFAULT_PASSWORD, make_staff
+from tests.kit.aml import applicant, document, images
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

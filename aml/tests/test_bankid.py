@@ -1,5 +1,5 @@
 """Online AML identification with Bank iD (GP §4(4)b; the AML Act): OpenID Connect against a real local OpenID
-provider (``aml.testing_oidc``) started for each test, through the player API: start -> the bank's authorization
+provider (``tests.kit.oidc``) started for each test, through the player API: start -> the bank's authorization
 endpoint -> the app forwards code + state -> the code exchanged, the ID token and the claims checked, the verified
 claims compared with the registration -> identified. Each fault is refused with its error and identifies nobody."""
 from __future__ import annotations
@@ -17,11 +17,12 @@ from accounts.selectors import registration_steps
 from aml import bankid_client, errors, selectors
 from aml.models import BankIdAuthorization, ComplianceCase, IdentificationCheck
 from aml.services import pep_declare, screening_run
-from aml.testing_oidc import LocalOpenIDProvider, bankid_idcard, bankid_profile_for
-from aml.tests.conftest import BANKID_APP, SYSTEM, applicant, client, make_staff
 from core import clock
 from core.audit import Actor
 from core.models import AuditEvent
+from tests.kit.aml import BANKID_APP, SYSTEM, applicant, client, make_staff
+from tests.kit.oidc import LocalOpenIDProvider, bankid_idcard, bankid_profile_for
+from tests.kit.refusals import refused_response
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/aml/identifications/bankid"
@@ -58,16 +59,6 @@ def assert_nobody_identified(player, error_code: str | None = None) -> None:
     if error_code is not None:
         auth = BankIdAuthorization.objects.filter(player=player).latest("created_at", "pk")
         assert (auth.status, auth.error_code, auth.identification_id) == ("failed", error_code, None)
-
-
-def refused(r, expected: object, http: int = 409, **details) -> dict:
-    assert r.status_code == http, r.content
-    body = r.json()["error"]
-    assert body["code"] == expected.code, body  # type: ignore[attr-defined]
-    assert body["message_cs"] and body["message_en"]
-    for name, value in details.items():
-        assert body["details"][name] == value, body
-    return body
 
 
 # The journey ---------------------------------------------------------------------------------------------------------
@@ -155,7 +146,7 @@ def test_each_client_authentication_bankid_accepts_works_and_a_wrong_credential_
         else:
             settings.AML_BANKID_CLIENT_SECRET = "not-the-secret"
         bad = applicant()
-        refused(flow(op, bad), errors.BANKID_TOKEN_REFUSED, provider_error="invalid_client")
+        refused_response(flow(op, bad), errors.BANKID_TOKEN_REFUSED, provider_error="invalid_client")
         assert_nobody_identified(bad, errors.BANKID_TOKEN_REFUSED.code)
     bankid_client.cache_clear()
 
@@ -172,7 +163,7 @@ def test_over_tls_the_issuer_is_trusted_through_the_configured_ca_and_refused_wi
         settings.AML_BANKID_CA_BUNDLE = ""  # the system's CAs do not know the local provider's certificate
         other = applicant()
         r = client(other).post(API, {"redirect_url": BANKID_APP}, format="json")
-        refused(r, errors.BANKID_UNAVAILABLE, 503)
+        refused_response(r, errors.BANKID_UNAVAILABLE, 503)
         assert not BankIdAuthorization.objects.filter(player=other).exists()
     bankid_client.cache_clear()
 
@@ -190,7 +181,7 @@ def test_over_tls_the_issuer_is_trusted_through_the_configured_ca_and_refused_wi
 def test_an_id_token_with_a_wrong_claim_is_refused_and_nobody_is_identified(bankid_op, changes, reason):
     bankid_op.id_token_changes = changes
     player = applicant()
-    refused(flow(bankid_op, player), errors.BANKID_ID_TOKEN_INVALID, reason=reason)
+    refused_response(flow(bankid_op, player), errors.BANKID_ID_TOKEN_INVALID, reason=reason)
     assert_nobody_identified(player, errors.BANKID_ID_TOKEN_INVALID.code)
     assert not IdentificationCheck.objects.filter(player=player).exists()
 
@@ -203,7 +194,7 @@ def test_an_expired_id_token_is_refused_from_its_exp_minus_the_leeway(bankid_op,
         now = int(t0.timestamp())
         bankid_op.id_token_changes = {"exp": now - leeway}
         late = applicant()
-        refused(flow(bankid_op, late), errors.BANKID_ID_TOKEN_INVALID, reason="expired")
+        refused_response(flow(bankid_op, late), errors.BANKID_ID_TOKEN_INVALID, reason="expired")
         assert_nobody_identified(late, errors.BANKID_ID_TOKEN_INVALID.code)
         bankid_op.id_token_changes = {"exp": now - leeway + 1}
         in_time = applicant()
@@ -223,7 +214,7 @@ def test_an_id_token_issued_in_the_future_or_too_long_ago_is_refused(bankid_op, 
             if outcome is None:
                 assert r.status_code == 200, (iat - now, r.content)
             else:
-                refused(r, errors.BANKID_ID_TOKEN_INVALID, reason=outcome)
+                refused_response(r, errors.BANKID_ID_TOKEN_INVALID, reason=outcome)
                 assert_nobody_identified(player, errors.BANKID_ID_TOKEN_INVALID.code)
 
 
@@ -232,13 +223,13 @@ def test_an_id_token_signed_by_another_key_is_refused(bankid_op):
     fetched again once (a rotation would be found), then refused."""
     bankid_op.signing_key = bankid_op.foreign_key(kid=bankid_op.kid)
     forged = applicant()
-    refused(flow(bankid_op, forged), errors.BANKID_ID_TOKEN_INVALID, reason="signature")
+    refused_response(flow(bankid_op, forged), errors.BANKID_ID_TOKEN_INVALID, reason="signature")
     assert_nobody_identified(forged, errors.BANKID_ID_TOKEN_INVALID.code)
 
     fetched = bankid_op.requests.count(("GET", "/.well-known/jwks"))
     bankid_op.signing_key = bankid_op.foreign_key()
     unknown = applicant()
-    refused(flow(bankid_op, unknown), errors.BANKID_ID_TOKEN_INVALID, reason="unknown_key")
+    refused_response(flow(bankid_op, unknown), errors.BANKID_ID_TOKEN_INVALID, reason="unknown_key")
     assert_nobody_identified(unknown, errors.BANKID_ID_TOKEN_INVALID.code)
     assert bankid_op.requests.count(("GET", "/.well-known/jwks")) == fetched + 1
 
@@ -264,12 +255,12 @@ def test_a_replayed_code_is_refused_with_its_state_and_with_a_fresh_state(bankid
     player.refresh_from_db()
     identified_at = player.aml_identified_at
 
-    refused(callback(player, answer), errors.BANKID_STATE_INVALID, status="completed")  # the same answer again
+    refused_response(callback(player, answer), errors.BANKID_STATE_INVALID, status="completed")  # the same answer again
 
     thief = applicant()  # someone who captured the code starts a sign-in of their own and sends that code
     started = start(thief)
     state = parse_qs(urlsplit(started["authorization_url"]).query)["state"][0]
-    refused(callback(thief, {"state": state, "code": answer["code"]}), errors.BANKID_TOKEN_REFUSED,
+    refused_response(callback(thief, {"state": state, "code": answer["code"]}), errors.BANKID_TOKEN_REFUSED,
             provider_error="invalid_grant")
     assert_nobody_identified(thief, errors.BANKID_TOKEN_REFUSED.code)
     player.refresh_from_db()
@@ -282,8 +273,8 @@ def test_an_unknown_or_another_players_state_is_refused_and_recorded_and_leaves_
     owner, other = applicant(), applicant()
     bankid_op.login(bankid_profile_for(owner))
     answer = bankid_op.authorize(start(owner)["authorization_url"])
-    refused(callback(owner, {"state": "made-up-state", "code": answer["code"]}), errors.BANKID_STATE_INVALID)
-    refused(callback(other, answer), errors.BANKID_STATE_INVALID)  # the owner's state is not the other's
+    refused_response(callback(owner, {"state": "made-up-state", "code": answer["code"]}), errors.BANKID_STATE_INVALID)
+    refused_response(callback(other, answer), errors.BANKID_STATE_INVALID)  # the owner's state is not the other's
     assert_nobody_identified(other)
     refusals = AuditEvent.objects.using("refusal_log").filter(action="security.bankid_state_refused")
     assert refusals.count() == 2
@@ -299,8 +290,8 @@ def test_a_code_sent_with_another_sign_ins_state_fails_pkce_and_a_superseded_sta
     first = bankid_op.authorize(start(player)["authorization_url"])
     second = start(player)
     second_state = parse_qs(urlsplit(second["authorization_url"]).query)["state"][0]
-    refused(callback(player, first), errors.BANKID_STATE_INVALID, status="superseded")
-    body = refused(callback(player, {"state": second_state, "code": first["code"]}), errors.BANKID_TOKEN_REFUSED,
+    refused_response(callback(player, first), errors.BANKID_STATE_INVALID, status="superseded")
+    body = refused_response(callback(player, {"state": second_state, "code": first["code"]}), errors.BANKID_TOKEN_REFUSED,
                    provider_error="invalid_grant")
     assert "PKCE" in body["details"]["description"]
     assert_nobody_identified(player, errors.BANKID_TOKEN_REFUSED.code)
@@ -320,7 +311,7 @@ def test_the_sign_in_expires_after_the_session_minutes(bankid_op, settings):
     with time_machine.travel(t0 + timedelta(minutes=minutes, seconds=-1), tick=False):
         assert callback(in_time, answer_in_time).status_code == 200
     with time_machine.travel(t0 + timedelta(minutes=minutes), tick=False):
-        refused(callback(late, answer_late), errors.BANKID_SESSION_EXPIRED)
+        refused_response(callback(late, answer_late), errors.BANKID_SESSION_EXPIRED)
     assert_nobody_identified(late)
     assert BankIdAuthorization.objects.get(player=late).status == "expired"
 
@@ -330,7 +321,7 @@ def test_a_player_who_cancels_at_the_bank_is_told_so_and_may_start_again(bankid_
     bankid_op.deny("access_denied")
     answer = bankid_op.authorize(start(player)["authorization_url"])
     assert answer["error"] == "access_denied" and "code" not in answer
-    refused(callback(player, answer), errors.BANKID_DENIED, error="access_denied")
+    refused_response(callback(player, answer), errors.BANKID_DENIED, error="access_denied")
     assert_nobody_identified(player, errors.BANKID_DENIED.code)
     assert flow(bankid_op, player).status_code == 200
 
@@ -351,7 +342,7 @@ def test_verified_claims_that_differ_from_the_registration_identify_nobody_and_g
     player = applicant()
     if "idcards" in overrides and overrides["idcards"][0]["number"] == "X":  # the registration's number, expired
         overrides = {"idcards": [bankid_idcard(number=player.personal.document_number, valid_to="2020-01-01")]}
-    body = refused(flow(bankid_op, player, **overrides), errors.BANKID_CLAIMS_MISMATCH, status="doubtful")
+    body = refused_response(flow(bankid_op, player, **overrides), errors.BANKID_CLAIMS_MISMATCH, status="doubtful")
     assert mismatch in body["details"]["reasons"] and mismatch in body["message_en"]
     assert_nobody_identified(player)
     check = IdentificationCheck.objects.get(pk=body["details"]["identification_id"])
@@ -361,7 +352,7 @@ def test_verified_claims_that_differ_from_the_registration_identify_nobody_and_g
 
 def test_staff_approve_a_doubtful_bank_id_identification_with_a_note_and_see_what_the_bank_verified(bankid_op):
     player = applicant()
-    body = refused(flow(bankid_op, player, family_name="Nováková-Jiná"), errors.BANKID_CLAIMS_MISMATCH)
+    body = refused_response(flow(bankid_op, player, family_name="Nováková-Jiná"), errors.BANKID_CLAIMS_MISMATCH)
     check_id = body["details"]["identification_id"]
     staff = client(make_staff(role="compliance"))
     queue = staff.get("/api/v1/aml/staff/identifications").json()["results"]
@@ -386,7 +377,7 @@ def test_staff_approve_a_doubtful_bank_id_identification_with_a_note_and_see_wha
 ])
 def test_claims_that_are_not_aml_verified_or_incomplete_are_refused(bankid_op, overrides, error, details):
     player = applicant()
-    refused(flow(bankid_op, player, **overrides), error, **details)
+    refused_response(flow(bankid_op, player, **overrides), error, **details)
     assert_nobody_identified(player, error.code)
     assert not IdentificationCheck.objects.filter(player=player).exists()
 
@@ -395,7 +386,7 @@ def test_claims_about_another_subject_than_the_id_token_are_refused(bankid_op):
     """OpenID Connect Core 5.3.2: the userinfo/profile ``sub`` must be the ID token's."""
     bankid_op.id_token_changes = {"sub": "someone-else"}
     player = applicant()
-    refused(flow(bankid_op, player), errors.BANKID_CLAIMS_INVALID, reason="subject_mismatch")
+    refused_response(flow(bankid_op, player), errors.BANKID_CLAIMS_INVALID, reason="subject_mismatch")
     assert_nobody_identified(player, errors.BANKID_CLAIMS_INVALID.code)
 
 
@@ -409,12 +400,12 @@ def test_the_connect_userinfo_endpoint_is_not_aml_verified_and_has_no_identity_d
     it cannot identify (the profile endpoint, Bank iD Identify, can)."""
     settings.AML_BANKID_CLAIMS_ENDPOINT = "userinfo"
     player = applicant()
-    refused(flow(bankid_op, player), errors.BANKID_NOT_AML_VERIFIED)
+    refused_response(flow(bankid_op, player), errors.BANKID_NOT_AML_VERIFIED)
     assert ("GET", "/userinfo") in bankid_op.requests and ("GET", "/profile") not in bankid_op.requests
     assert_nobody_identified(player, errors.BANKID_NOT_AML_VERIFIED.code)
     settings.AML_BANKID_TRUST_FRAMEWORK = ""  # not required: the claims still lack the identity document
     other = applicant()
-    refused(flow(bankid_op, other), errors.BANKID_CLAIMS_INVALID, missing=["idcards"])
+    refused_response(flow(bankid_op, other), errors.BANKID_CLAIMS_INVALID, missing=["idcards"])
     assert_nobody_identified(other, errors.BANKID_CLAIMS_INVALID.code)
 
 
@@ -428,7 +419,7 @@ def test_a_person_with_limited_legal_capacity_or_not_of_age_is_refused(bankid_op
     """profile.legalstatus: such a person may not play; before, limited legal capacity went to staff as a
     mismatch and majority was not read at all."""
     player = applicant()
-    refused(flow(bankid_op, player, **overrides), errors.BANKID_NOT_ELIGIBLE, http=403, reason=reason)
+    refused_response(flow(bankid_op, player, **overrides), errors.BANKID_NOT_ELIGIBLE, http=403, reason=reason)
     assert_nobody_identified(player, errors.BANKID_NOT_ELIGIBLE.code)
     assert not IdentificationCheck.objects.filter(player=player).exists()
 
@@ -444,21 +435,21 @@ def test_the_sign_in_asks_loa3_and_the_profile_scopes_and_an_id_token_of_another
     assert all(s == "openid" or s.startswith("profile.") for s in query["scope"].split())
     other = applicant()
     bankid_op.id_token_changes = {"acr": "loa2"}
-    refused(flow(bankid_op, other), errors.BANKID_ID_TOKEN_INVALID, reason="acr")
+    refused_response(flow(bankid_op, other), errors.BANKID_ID_TOKEN_INVALID, reason="acr")
     assert_nobody_identified(other, errors.BANKID_ID_TOKEN_INVALID.code)
 
 
 def test_without_the_legalstatus_scope_the_claims_are_incomplete(bankid_op, settings):
     settings.AML_BANKID_SCOPES = settings.AML_BANKID_SCOPES.replace(" profile.legalstatus", "")
     player = applicant()
-    refused(flow(bankid_op, player), errors.BANKID_CLAIMS_INVALID, missing=["legalstatus"])
+    refused_response(flow(bankid_op, player), errors.BANKID_CLAIMS_INVALID, missing=["legalstatus"])
 
 
 def test_the_birth_number_comes_without_the_slash_and_a_malformed_one_is_refused(bankid_op):
     player = applicant()
     assert flow(bankid_op, player, birthnumber=player.personal.birth_number).status_code == 200
     other = applicant()
-    refused(flow(bankid_op, other, birthnumber="70010A0008"), errors.BANKID_CLAIMS_INVALID, reason="birthnumber")
+    refused_response(flow(bankid_op, other, birthnumber="70010A0008"), errors.BANKID_CLAIMS_INVALID, reason="birthnumber")
 
 
 def test_the_local_provider_refuses_a_level_other_than_loa3_as_bank_id_does(bankid_op):
@@ -498,23 +489,23 @@ def test_the_banks_pep_claim_opens_a_blocking_case_for_compliance_and_false_open
 def test_the_start_refuses_an_address_not_allowed_a_disabled_bank_id_and_players_who_may_not_start(bankid_op, settings,
                                                                                                    commit):
     from aml.services import identification_start
-    from aml.tests.conftest import document, images
+    from tests.kit.aml import document, images
 
     player = applicant()
     c = client(player)
-    refused(c.post(API, {"redirect_url": BANKID_APP + "/other"}, format="json"), errors.BANKID_REDIRECT_NOT_ALLOWED, 400)
-    refused(c.post(API, {"redirect_url": "https://evil.example/steal"}, format="json"),
+    refused_response(c.post(API, {"redirect_url": BANKID_APP + "/other"}, format="json"), errors.BANKID_REDIRECT_NOT_ALLOWED, 400)
+    refused_response(c.post(API, {"redirect_url": "https://evil.example/steal"}, format="json"),
             errors.BANKID_REDIRECT_NOT_ALLOWED, 400)
     assert c.post(API, {}, format="json").status_code == 400
     identified = applicant()
     assert flow(bankid_op, identified).status_code == 200
-    refused(client(identified).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.ALREADY_IDENTIFIED)
+    refused_response(client(identified).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.ALREADY_IDENTIFIED)
     busy = applicant()
     identification_start(player=busy, document=document(), images=images(), actor=Actor.player(busy))
-    refused(client(busy).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.IDENTIFICATION_IN_PROGRESS)
+    refused_response(client(busy).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.IDENTIFICATION_IN_PROGRESS)
     settings.AML_BANKID_ENABLED = False
-    refused(c.post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_DISABLED, 404)
-    refused(c.post(f"{API}/callback", {"state": "x", "code": "y"}, format="json"), errors.BANKID_DISABLED, 404)
+    refused_response(c.post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_DISABLED, 404)
+    refused_response(c.post(f"{API}/callback", {"state": "x", "code": "y"}, format="json"), errors.BANKID_DISABLED, 404)
     assert not BankIdAuthorization.objects.filter(player__in=[player, busy]).exists()
     assert client().post(API, {"redirect_url": BANKID_APP}, format="json").status_code == 401
     assert client(make_staff()).post(API, {"redirect_url": BANKID_APP}, format="json").status_code == 403
@@ -523,14 +514,14 @@ def test_the_start_refuses_an_address_not_allowed_a_disabled_bank_id_and_players
 def test_an_issuer_that_does_not_answer_or_names_another_issuer_is_unavailable(bankid_op, settings):
     player = applicant()
     settings.AML_BANKID_ISSUER = bankid_op.base_url  # without the trailing slash: not the issuer it declares
-    refused(client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503)
+    refused_response(client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503)
     port = int(urlsplit(bankid_op.base_url).port or 0)
     bankid_op.stop()
     bankid_client.cache_clear()
     settings.AML_BANKID_ISSUER = f"http://127.0.0.1:{port}/"
-    refused(client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503)
+    refused_response(client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503)
     settings.AML_BANKID_ISSUER = "http://oidc.example.cz/"  # plain http off this machine
-    refused(client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503)
+    refused_response(client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503)
     assert not BankIdAuthorization.objects.filter(player=player).exists()
 
 

@@ -17,11 +17,11 @@ from aml.services import (
     identification_start,
     identification_submit_due,
 )
-from aml.tests.conftest import JPEG, PDF, PNG, applicant, client, document, images, make_staff, upload_body
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent, SecurityEventWindow
+from tests.kit.aml import JPEG, PDF, PNG, applicant, client, document, images, make_staff, upload_body
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/aml"

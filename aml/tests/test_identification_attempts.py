@@ -15,9 +15,10 @@ import time_machine
 
 from aml import errors
 from aml.models import IdentificationCheck, IdentificationImage
-from aml.tests.conftest import applicant, client, document, make_staff, upload_body
 from core import clock
 from core.models import AuditEvent
+from tests.kit.aml import applicant, client, document, upload_body
+from tests.kit.clients import staff_api_client
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/aml"
@@ -27,10 +28,6 @@ def attempt(player, commit, number: str = "AB1234REJ"):
     """One identification started through the API; the sandbox rejects ``...REJ`` (its answer runs after commit)."""
     with commit():
         return client(player).post(f"{API}/identifications", upload_body(document(number)), format="multipart")
-
-
-def staff_client(superuser: bool = True):
-    return client(make_staff(superuser=superuser))
 
 
 def test_the_fourth_attempt_within_24_hours_is_refused_and_stores_nothing(commit):
@@ -63,7 +60,7 @@ def test_the_refusal_stays_after_the_24_hours_until_staff_allow_new_attempts(com
         r = attempt(player, commit)
         assert r.status_code == 409 and r.json()["error"]["code"] == errors.IDENTIFICATION_ATTEMPTS_EXHAUSTED.code
         url = f"{API}/staff/players/{player.pk}/identification-attempts"
-        cs = staff_client()
+        cs = staff_api_client(superuser=True)
         assert cs.get(url).json() == {"player_id": player.pk, "max_per_day": 3, "used_last_24h": 0, "blocked": True,
                                       "counted_from": None}
         r = cs.post(url, {"note": ""}, format="json")
@@ -120,8 +117,8 @@ def test_only_staff_with_the_review_permission_allow_new_attempts(commit):
     player = applicant()
     url = f"{API}/staff/players/{player.pk}/identification-attempts"
     assert client(player).post(url, {"note": "me"}, format="json").status_code == 403
-    r = staff_client(superuser=False).post(url, {"note": "no role"}, format="json")
+    r = staff_api_client().post(url, {"note": "no role"}, format="json")
     assert r.status_code == 403 and r.json()["error"]["code"] == "auth.staff_permission_required"
     assert r.json()["error"]["details"]["permission"] == "aml.review_identification"
     assert not AuditEvent.objects.filter(action="aml.identification_attempts_allowed").exists()
-    assert staff_client().get(f"{API}/staff/players/999999999/identification-attempts").status_code == 404
+    assert staff_api_client(superuser=True).get(f"{API}/staff/players/999999999/identification-attempts").status_code == 404

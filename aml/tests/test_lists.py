@@ -16,7 +16,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from accounts.testing import birth_number_for
 from aml import errors, services
 from aml.list_parsers import parse_cz, parse_eu, parse_pep_csv, parse_un
 from aml.models import (
@@ -29,12 +28,14 @@ from aml.models import (
 )
 from aml.selectors import compliance_refusal
 from aml.services import case_decide, pep_claim_record, screening_due, screening_list_import, screening_run
-from aml.tests.conftest import SYSTEM, client, make_player, make_staff
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
 from core.tests.test_celery_worker import worker_env  # noqa: F401 - a fixture
+from tests.kit.accounts import birth_number_for
+from tests.kit.aml import SYSTEM, client, make_player, make_staff
+from tests.kit.refusals import refusal_code
 
 pytestmark = pytest.mark.django_db
 LISTS = Path(__file__).parent / "lists"
@@ -339,13 +340,9 @@ def test_the_pep_list_is_matched_like_the_sanctions_lists(imported):
     run = screening_run(player=minister, actor=SYSTEM)
     assert [(m["entry_id"], m["list"], m["note"]) for m in run.matches] == [
         ("pep:P-001", "pep", "minister of finance")]
-    assert code_of(compliance_refusal(minister, "withdrawal")) == errors.COMPLIANCE_REVIEW.code
+    assert refusal_code(compliance_refusal(minister, "withdrawal")) == errors.COMPLIANCE_REVIEW.code
     other = person("Petr", "Poslanec", "1969-01-01")
     assert screening_run(player=other, actor=SYSTEM).result == "clear"  # the listed year is 1968
-
-
-def code_of(err):
-    return None if err is None else err.code
 
 
 def test_the_imported_list_answers_only_once_every_required_source_is_imported(imported):
@@ -491,7 +488,7 @@ def test_a_pep_claim_opens_one_blocking_case_per_source_and_a_no_changes_nothing
         "pep_claimed", True, "open", None)
     assert "bankid" in case.summary and case.anchor == f"pep_claim:{claim.pk}"
     screening_run(player=player, actor=SYSTEM)
-    assert code_of(compliance_refusal(player, "withdrawal")) == errors.COMPLIANCE_REVIEW.code
+    assert refusal_code(compliance_refusal(player, "withdrawal")) == errors.COMPLIANCE_REVIEW.code
     case_decide(case=case, decision="cleared", note="PEP accepted after enhanced due diligence",
                 actor=Actor.staff(make_staff()))
     pep_claim_record(player=player, is_pep=True, source="bankid", actor=SYSTEM)  # the next identification says so too

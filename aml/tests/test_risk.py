@@ -11,10 +11,11 @@ from accounts.models import IdentityVerification
 from aml.models import AmlProfile, ComplianceCase, PepDeclaration, RiskAssessment
 from aml.risk import RiskConfig, RiskFacts, rate
 from aml.services import case_decide, case_open, risk_assess, risk_review_due
-from aml.tests.conftest import SYSTEM, make_player
 from core import clock
 from core.models import AuditEvent
-from wallet.tests.conftest import czk, deposit, verified_bank
+from tests.kit.aml import SYSTEM, make_player
+from tests.kit.money import czk
+from tests.kit.wallet import deposit, verified_bank
 
 pytestmark = pytest.mark.django_db
 

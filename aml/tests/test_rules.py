@@ -11,13 +11,14 @@ from aml import errors
 from aml.models import CaseHold, ComplianceCase
 from aml.selectors import compliance_refusal
 from aml.services import case_decide, case_hold_place, rules_evaluate
-from aml.tests.conftest import client, make_player, make_staff
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.aml import client, make_player, make_staff
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, bank, deposit, ref, verified_bank
 from wallet.services import stake_debit, win_credit, withdrawal_request
-from wallet.tests.conftest import SYSTEM, bank, czk, deposit, ref, verified_bank
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/aml"

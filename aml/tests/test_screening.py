@@ -7,16 +7,17 @@ from datetime import date, timedelta
 import pytest
 import time_machine
 
-from accounts.testing import birth_number_for
 from aml import errors
 from aml.models import AmlProfile, ComplianceCase, ScreeningRun
 from aml.selectors import compliance_refusal
 from aml.services import case_decide, pep_declare, screening_due, screening_run
-from aml.tests.conftest import SYSTEM, applicant, client, make_player, make_staff
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import birth_number_for
+from tests.kit.aml import SYSTEM, applicant, client, make_player, make_staff
+from tests.kit.refusals import refusal_code
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/aml"
@@ -28,10 +29,6 @@ def listed_player(**personal):
     data = {**LISTED, **personal}
     data["birth_number"] = birth_number_for(date.fromisoformat(data["date_of_birth"]), sex=data["sex"], serial=7)
     return make_player(status="temporary", aml_identified_at=None, personal_data=data)
-
-
-def code_of(err) -> str | None:
-    return None if err is None else err.code
 
 
 # PEP declaration ---------------------------------------------------------------------------------------------------
@@ -55,11 +52,11 @@ def test_a_pep_declaration_needs_the_position_and_opens_a_blocking_case():
     case = ComplianceCase.objects.get(player=player)
     assert (case.kind, case.status, case.blocking) == ("pep_declared", "open", True)
     screening_run(player=player, actor=SYSTEM)
-    assert code_of(compliance_refusal(player, "completion")) == errors.COMPLIANCE_REVIEW.code
-    assert code_of(compliance_refusal(player, "withdrawal")) == errors.COMPLIANCE_REVIEW.code
+    assert refusal_code(compliance_refusal(player, "completion")) == errors.COMPLIANCE_REVIEW.code
+    assert refusal_code(compliance_refusal(player, "withdrawal")) == errors.COMPLIANCE_REVIEW.code
     # an open blocking case refuses deposits and stakes too (docs/aml.md; through the API: tests/test_aml_case_refusals)
-    assert code_of(compliance_refusal(player, "deposit")) == errors.COMPLIANCE_REVIEW.code
-    assert code_of(compliance_refusal(player, "stake")) == errors.COMPLIANCE_REVIEW.code
+    assert refusal_code(compliance_refusal(player, "deposit")) == errors.COMPLIANCE_REVIEW.code
+    assert refusal_code(compliance_refusal(player, "stake")) == errors.COMPLIANCE_REVIEW.code
     player.refresh_from_db()
     assert player.aml_restriction == "review"
 
@@ -90,23 +87,23 @@ def test_a_confirmed_blocking_case_refuses_deposits_withdrawals_stakes_and_compl
     case = ComplianceCase.objects.get(player=player)
     case_decide(case=case, decision="confirmed", note="relationship refused", actor=Actor.staff(make_staff()))
     for direction in ("completion", "withdrawal", "deposit", "stake", None):
-        assert code_of(compliance_refusal(player, direction)) == errors.COMPLIANCE_REFUSED.code
+        assert refusal_code(compliance_refusal(player, direction)) == errors.COMPLIANCE_REFUSED.code
     player.refresh_from_db()
     assert player.aml_restriction == "refused"
 
 
 def test_completion_needs_the_declaration_and_a_screening_that_answered(settings, tmp_path):
     player = applicant()
-    assert code_of(compliance_refusal(player, "completion")) == errors.PEP_DECLARATION_REQUIRED.code
+    assert refusal_code(compliance_refusal(player, "completion")) == errors.PEP_DECLARATION_REQUIRED.code
     pep_declare(player=player, relation="none", actor=Actor.player(player))
-    assert code_of(compliance_refusal(player, "completion")) == errors.SCREENING_PENDING.code
+    assert refusal_code(compliance_refusal(player, "completion")) == errors.SCREENING_PENDING.code
     settings.AML_SCREENING_SANDBOX_FILE = tmp_path / "missing.json"
     t0 = clock.now().replace(microsecond=0)
     with time_machine.travel(t0, tick=False):
         run = screening_run(player=player, actor=SYSTEM)
     assert run.result == "unavailable"
     assert AmlProfile.objects.get(player=player).next_screening_at == t0 + timedelta(minutes=30)
-    assert code_of(compliance_refusal(player, "completion")) == errors.SCREENING_PENDING.code
+    assert refusal_code(compliance_refusal(player, "completion")) == errors.SCREENING_PENDING.code
     settings.AML_SCREENING_SANDBOX_FILE = settings.BASE_DIR / "aml" / "data" / "sandbox_screening_list.json"
     assert screening_run(player=player, actor=SYSTEM).result == "clear"
     assert compliance_refusal(player, "completion") is None
@@ -121,7 +118,7 @@ def test_a_listed_person_is_a_hit_with_one_blocking_case_however_often_screened(
     screening_run(player=player, actor=SYSTEM, trigger="periodic")
     case = ComplianceCase.objects.get(player=player)
     assert (case.kind, case.blocking, case.status) == ("screening_hit", True, "open")
-    assert code_of(compliance_refusal(player, "withdrawal")) == errors.COMPLIANCE_REVIEW.code
+    assert refusal_code(compliance_refusal(player, "withdrawal")) == errors.COMPLIANCE_REVIEW.code
     case_decide(case=case, decision="cleared", note="false positive: another person", actor=Actor.staff(make_staff()))
     screening_run(player=player, actor=SYSTEM, trigger="periodic")
     assert ComplianceCase.objects.filter(player=player).count() == 1  # a cleared false positive is not reopened

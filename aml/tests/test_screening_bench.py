@@ -17,14 +17,14 @@ import pytest
 from django.db import connection
 
 from accounts.models import PersonalData, Player, User
-from accounts.testing import applicant_data
 from accounts.validation import derived_keys, validate_personal_data
 from aml import adapters
 from aml.matching import name_score, normalised_name
 from aml.models import ComplianceCase, ScreeningListVersion, ScreeningRun
 from aml.services import screening_list_import
-from aml.tests.conftest import SYSTEM
 from core import clock
+from tests.kit.accounts import applicant_data
+from tests.kit.aml import SYSTEM
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 

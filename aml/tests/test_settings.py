@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-from core.testing import PRODUCTION_ENV as PROD
+from tests.kit.production import PRODUCTION_ENV as PROD
+from tests.kit.production import settings_started
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -14,10 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def _start(extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AML_")}
     env.update({**PROD, **extra})
-    return subprocess.run([sys.executable, "-c", "import django,os;os.environ.setdefault('DJANGO_SETTINGS_MODULE',"
-                           "'config.settings');django.setup();from django.conf import settings;"
-                           "print(settings.AML_SANDBOX_ENABLED)"], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=60)
+    return settings_started(env, "settings.AML_SANDBOX_ENABLED")  # read in this process (tests.kit.production)
 
 
 def test_production_turns_the_aml_sandbox_off_and_refuses_it_switched_on():
@@ -59,8 +56,8 @@ def test_bank_id_switched_on_needs_its_issuer_client_and_redirect_urls_and_produ
 
 
 def test_production_starts_with_the_local_openid_provider_over_tls_for_an_end_to_end_test():
-    """The integrator's end-to-end production test points the platform at aml.testing_oidc over https."""
-    from aml.testing_oidc import LocalOpenIDProvider
+    """The integrator's end-to-end production test points the platform at tests.kit.oidc over https."""
+    from tests.kit.oidc import LocalOpenIDProvider
 
     with LocalOpenIDProvider(redirect_uris=["https://hraj.example.cz/bankid"], tls=True) as op:
         env = op.environment()
@@ -78,11 +75,12 @@ def test_production_starts_with_the_local_openid_provider_over_tls_for_an_end_to
 def _list_setting(extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AML_")}
     env.update({**PROD, **extra})
-    return subprocess.run([sys.executable, "-c", "import django,os;os.environ.setdefault('DJANGO_SETTINGS_MODULE',"
-                           "'config.settings');django.setup();from django.conf import settings;"
-                           "print(settings.AML_SCREENING_LIST, settings.AML_SCREENING_MATCH_THRESHOLD,"
-                           "','.join(settings.AML_SCREENING_REQUIRED_SOURCES))"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60)
+    r = settings_started(env, "settings.AML_SCREENING_LIST, settings.AML_SCREENING_MATCH_THRESHOLD, "
+                              "settings.AML_SCREENING_REQUIRED_SOURCES")
+    if r.returncode == 0:  # the sources printed joined by commas
+        listed, threshold, sources = r.stdout.split(" ", 2)
+        r.stdout = f"{listed} {threshold} {','.join(eval(sources))}\n"
+    return r
 
 
 def test_production_screens_against_the_imported_lists_and_refuses_the_sandbox_list():

@@ -11,19 +11,17 @@ from aml import errors
 from aml.models import SourceOfFundsDeclaration, SourceOfFundsRequirement
 from aml.selectors import compliance_refusal, sof_status
 from aml.services import sof_declare, sof_requirements_scan, sof_review
-from aml.tests.conftest import client, make_player, make_staff
 from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
-from wallet.tests.conftest import czk, deposit, verified_bank
+from tests.kit.aml import client, make_player, make_staff
+from tests.kit.money import czk
+from tests.kit.refusals import refusal_code
+from tests.kit.wallet import deposit, verified_bank
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/aml"
-
-
-def code_of(err) -> str | None:
-    return None if err is None else err.code
 
 
 @pytest.fixture
@@ -48,7 +46,7 @@ def test_a_declaration_is_required_when_deposits_reach_the_threshold_not_a_haler
     assert err is not None and err.code == errors.SOURCE_OF_FUNDS_REQUIRED.code
     assert err.details["threshold"].amount == 100_000 and err.details["deposits_total"].amount == 100_000
     assert compliance_refusal(depositor, "withdrawal") is None  # deposits only
-    assert code_of(compliance_refusal(depositor)) == errors.SOURCE_OF_FUNDS_REQUIRED.code
+    assert refusal_code(compliance_refusal(depositor)) == errors.SOURCE_OF_FUNDS_REQUIRED.code
 
 
 def test_the_window_counts_deposits_of_the_last_30_days(depositor, settings):
@@ -66,7 +64,7 @@ def test_a_recorded_requirement_stays_after_the_window_moves_on_until_a_declarat
     req = SourceOfFundsRequirement.objects.get(player=depositor)
     assert (req.deposits_total, req.threshold, req.status) == (100_000, 100_000, "open")
     with time_machine.travel(depositor.at + timedelta(days=60), tick=False):
-        assert code_of(compliance_refusal(depositor, "deposit")) == errors.SOURCE_OF_FUNDS_REQUIRED.code
+        assert refusal_code(compliance_refusal(depositor, "deposit")) == errors.SOURCE_OF_FUNDS_REQUIRED.code
         decl = sof_declare(player=depositor, source="employment", description="salary from Acme s.r.o.",
                            actor=Actor.player(depositor))
         assert compliance_refusal(depositor, "deposit") is None
@@ -100,7 +98,7 @@ def test_staff_reject_a_declaration_and_deposits_are_refused_again_until_a_new_o
     r = cs.post(f"{API}/staff/source-of-funds/{decl.pk}/review", {"accept": False, "note": "not credible"},
                 format="json")
     assert r.status_code == 200 and r.json()["status"] == "rejected" and r.json()["reviewed_by"] == staff.username
-    assert code_of(compliance_refusal(depositor, "deposit")) == errors.SOURCE_OF_FUNDS_REQUIRED.code
+    assert refusal_code(compliance_refusal(depositor, "deposit")) == errors.SOURCE_OF_FUNDS_REQUIRED.code
     assert SourceOfFundsRequirement.objects.filter(player=depositor, status="open").count() == 1
     r = cs.post(f"{API}/staff/source-of-funds/{decl.pk}/review", {"accept": True, "note": "again"}, format="json")
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.SOF_STATE.code
@@ -119,7 +117,7 @@ def test_a_declaration_counts_for_its_validity_period(depositor, settings):
     with time_machine.travel(t0 + timedelta(days=365) - timedelta(seconds=1), tick=False):
         assert compliance_refusal(depositor, "deposit") is None
     with time_machine.travel(t0 + timedelta(days=365), tick=False):
-        assert code_of(compliance_refusal(depositor, "deposit")) == errors.SOURCE_OF_FUNDS_REQUIRED.code
+        assert refusal_code(compliance_refusal(depositor, "deposit")) == errors.SOURCE_OF_FUNDS_REQUIRED.code
 
 
 def test_a_review_needs_a_note_and_the_source_must_be_known(depositor):
@@ -148,5 +146,5 @@ def test_a_rejected_declaration_reopens_the_requirement_it_fulfilled_even_after_
     with time_machine.travel(depositor.at + timedelta(days=45), tick=False):
         assert not sof_status(depositor).required
         sof_review(declaration=decl, accept=False, note="not credible", actor=Actor.staff(make_staff()))
-        assert code_of(compliance_refusal(depositor, "deposit")) == errors.SOURCE_OF_FUNDS_REQUIRED.code
+        assert refusal_code(compliance_refusal(depositor, "deposit")) == errors.SOURCE_OF_FUNDS_REQUIRED.code
     assert SourceOfFundsRequirement.objects.filter(player=depositor, status="open").count() == 1

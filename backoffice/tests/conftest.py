@@ -1,39 +1,16 @@
 """Personas of the back-office tests: one player with a little of everything staff look at."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any
-
 import pytest
 import time_machine
 
-from accounts.models import Player
-from accounts.testing import make_player
-from core.audit import Actor
-from core.rng import SeededRNG, use_rng
-
-SYSTEM = Actor.system("tests")
-START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
-ROULETTE = "european_roulette"
-RED_100 = {"bets": [{"type": "red", "amount": 100}]}
-
-
-@dataclass
-class World:
-    player: Player
-    method: Any  # verified: the withdrawal goes to it
-    pending_method: Any  # waiting for its ownership document
-    document: Any
-    withdrawal: Any
-    case: Any
-    rounds: list[Any]
+from tests.kit.backoffice import START, World, build_world
 
 
 @pytest.fixture
 def games(db):
     from games.services import games_sync
-    from games.testing import approve_current_games
+    from tests.kit.games import approve_current_games
 
     games_sync()
     approve_current_games()
@@ -43,41 +20,6 @@ def games(db):
 def clock():
     with time_machine.travel(START, tick=False) as traveller:
         yield traveller
-
-
-def play_rounds(player: Player, n: int, clock) -> list[Any]:
-    from games.services import round_play
-
-    out = []
-    with use_rng(SeededRNG(7)):
-        for i in range(n):
-            clock.shift(3)  # GP §7(9): two seconds between rounds
-            out.append(round_play(player=player, game_code=ROULETTE, bet=RED_100, idempotency_key=f"bo-{i}",
-                                  actor=Actor.player(player)))
-    return out
-
-
-def build_world(*, rounds: int, clock, settings, extra_history: int = 0) -> World:
-    from aml.models import ComplianceCase
-    from aml.services import case_open
-    from wallet.services import method_document_upload, withdrawal_request
-    from wallet.tests.conftest import bank, czk, fund, verified_bank
-
-    settings.WALLET_WITHDRAWAL_APPROVAL_THRESHOLD = 100_000  # 1 000 CZK and more waits for finance
-    player = make_player()
-    method = verified_bank(player)
-    fund(player, czk(20000))
-    for i in range(extra_history):
-        fund(player, czk(1), reference=f"history-{player.pk}-{i}")
-    pending = bank(player)
-    document = method_document_upload(method=pending, name="statement.pdf", content=b"%PDF-1.4 statement",
-                                      actor=Actor.player(player))
-    played = play_rounds(player, rounds, clock)
-    withdrawal = withdrawal_request(player=player, method=method, amount=czk(1500), reference=f"wd-{player.pk}",
-                                    actor=Actor.player(player))
-    case, _ = case_open(player_id=player.pk, kind=ComplianceCase.Kind.SCREENING_HIT, key=f"hit-{player.pk}",
-                        summary="name matches a sanctions list entry (score 92)", blocking=False, actor=SYSTEM)
-    return World(player, method, pending, document, withdrawal, case, played)
 
 
 @pytest.fixture

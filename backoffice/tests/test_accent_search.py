@@ -7,7 +7,7 @@ from django.test import Client
 
 from accounts.models import PersonalData
 from accounts.selectors import fold, players_search
-from accounts.testing import make_player, make_staff
+from tests.kit.accounts import make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 

@@ -11,12 +11,12 @@ import pytest
 import time_machine
 from django.db import DatabaseError, transaction
 
-from accounts.testing import make_player, make_staff
 from backoffice.tests.test_player_page import client_as
 from core.audit import Actor, audit_record
 from core.models import AuditEvent
 from core.retention_rules import RetentionTooShort, audit_retention
 from core.selectors import audit_events_past_retention, changes_text, readable_changes
+from tests.kit.accounts import make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 

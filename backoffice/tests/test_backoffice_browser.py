@@ -22,12 +22,12 @@ from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from accounts.testing import DEFAULT_PASSWORD, make_staff
 from aml.models import ComplianceCase
-from backoffice.tests.conftest import build_world
 from core import clock
 from jackpots.tests import test_admin_browser as harness
 from jackpots.tests.test_admin_browser import browser, visible  # noqa: F401 - browser is a fixture
+from tests.kit.accounts import DEFAULT_PASSWORD, make_staff
+from tests.kit.backoffice import build_world
 from wallet.models import MethodDocument, Withdrawal
 
 pytestmark = [pytest.mark.django_db(transaction=True, databases=["default", "refusal_log"]), pytest.mark.urls("backoffice.tests.urls_otp_admin")]
@@ -96,8 +96,8 @@ def sign_in(driver, live_server, user, device, next_url: str = "/admin/") -> Non
 def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a_one_time_password(
         live_server, browser, settings):  # noqa: F811
     from core.audit import Actor
+    from tests.kit.money import czk
     from wallet.services import deposit_start
-    from wallet.tests.conftest import czk
 
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     # the history is made an hour ago on a frozen clock (the 2-second rule between rounds); the browser runs now

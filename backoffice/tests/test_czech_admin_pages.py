@@ -13,9 +13,9 @@ from django.contrib import admin as django_admin
 from django.test import Client
 from django.utils import translation
 
-from accounts.testing import make_staff
 from backoffice.admin_i18n import admin_messages
 from core.admin_site import TECHNICAL_APPS
+from tests.kit.accounts import make_staff
 from tests.test_authorization_matrix import records  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from accounts.testing import make_staff
+from tests.kit.accounts import make_staff
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ def test_the_home_page_is_czech_for_a_czech_browser_and_english_for_an_english_o
 
 
 def test_the_players_page_names_its_sections_in_czech():
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     player = make_player(status="active")
     c = Client(headers={"accept-language": "cs"})

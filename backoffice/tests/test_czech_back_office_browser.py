@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 
-from accounts.testing import make_staff
 from jackpots.tests import test_admin_browser as harness
 from jackpots.tests.test_admin_browser import browser  # noqa: F401 - a fixture
+from tests.kit.accounts import make_staff
 from tests.test_staff_roles_browser import _sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -43,9 +43,9 @@ def _czech(driver, live_server, role: str, url: str) -> str:
 def test_finance_and_compliance_work_in_czech_in_chromium(live_server, browser):  # noqa: F811
     from core import clock
     from core.audit import Actor
-    from games.tests.platform.helpers import funded_player
     from providers.models import Provider, ProviderTransaction
     from providers.services import provider_save
+    from tests.kit.platform import funded_player
 
     player = funded_player(123_456)
     provider = provider_save(provider=Provider(code="simstudio", name="SimStudio", launch_url="https://sim.example/play",

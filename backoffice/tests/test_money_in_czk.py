@@ -9,12 +9,12 @@ from django.contrib import admin as django_admin
 from django.db import models
 from django.test import Client
 
-from accounts.testing import make_player, make_staff
 from core import clock
 from core.admin_money import MONEY_FIELDS
 from core.audit import Actor
 from providers.models import Provider, ProviderTransaction
 from providers.services import provider_save
+from tests.kit.accounts import make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 

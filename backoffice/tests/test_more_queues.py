@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from accounts.testing import make_player, make_staff
 from complaints import services as complaints_services
 from core import clock
 from core.audit import Actor
 from core.money import Money
+from tests.kit.accounts import make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 

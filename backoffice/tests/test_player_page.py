@@ -8,9 +8,9 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from accounts.testing import make_staff
-from backoffice.tests.conftest import build_world
 from core.models import AuditEvent
+from tests.kit.accounts import make_staff
+from tests.kit.backoffice import build_world
 from wallet.models import MethodDocument, PaymentMethod, Withdrawal
 
 pytestmark = pytest.mark.django_db

@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 import pytest
 from django.test import Client
 
-from accounts.testing import make_player, make_staff
 from complaints import services
 from complaints.models import Complaint
 from core import clock
 from core.audit import Actor
+from tests.kit.accounts import make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 

@@ -6,9 +6,9 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 
-from accounts.testing import make_staff
 from backoffice.tests.test_player_page import client_as
 from core.models import AuditEvent
+from tests.kit.accounts import make_staff
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +28,8 @@ def lands_on(r, player) -> bool:
 
 
 def test_one_search_finds_the_player_by_username_name_email_phone_and_every_reference(world):
-    from wallet.tests.conftest import czk, fund
+    from tests.kit.money import czk
+    from tests.kit.wallet import fund
 
     c = client_as("finance")
     p, pd = world.player, world.player.personal
@@ -42,8 +43,8 @@ def test_one_search_finds_the_player_by_username_name_email_phone_and_every_refe
 
 def test_a_bank_transfers_variable_symbol_finds_the_deposit_and_its_player(world):
     from core.audit import Actor
+    from tests.kit.money import czk
     from wallet.services import deposit_start
-    from wallet.tests.conftest import czk
 
     d = deposit_start(player=world.player, method=world.method, amount=czk(500), reference="bo-vs",
                       actor=Actor.player(world.player))
@@ -62,7 +63,7 @@ def test_a_birth_number_is_found_by_exact_match_only_and_the_search_is_audited(w
 
 
 def test_the_support_agent_sees_a_birth_number_result_masked(world, games, clock, settings):
-    from backoffice.tests.conftest import build_world
+    from tests.kit.backoffice import build_world
 
     twin = build_world(rounds=0, clock=clock, settings=settings)
     # two players found by one surname: the list shows their birth numbers masked to the support role
@@ -146,10 +147,10 @@ def test_a_queue_just_under_its_age_is_not_late(world, clock):
 
 
 def test_complaints_near_and_past_their_deadline_are_counted_at_the_boundary(clock, settings):
-    from accounts.testing import make_player
     from complaints.selectors import complaints_near_deadline_queue, complaints_overdue_queue
     from complaints.services import complaint_file
     from core.audit import Actor
+    from tests.kit.accounts import make_player
 
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     player = make_player()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from accounts.testing import make_player, make_staff
+from tests.kit.accounts import make_player, make_staff
 
 
 @pytest.fixture(autouse=True)

@@ -5,11 +5,8 @@ import uuid
 from datetime import datetime
 
 from django.core.files.uploadedfile import SimpleUploadedFile
-from rest_framework.test import APIClient
 
-from accounts.testing import token_for
 from core.audit import Actor
-from core.money import Money
 
 ROULETTE = "european_roulette"
 RED_100 = {"bets": [{"type": "red", "amount": 100}]}
@@ -21,20 +18,6 @@ JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00" +
 
 def upload(name: str, data: bytes, content_type: str = "application/octet-stream") -> SimpleUploadedFile:
     return SimpleUploadedFile(name, data, content_type=content_type)
-
-
-def client_for(user) -> APIClient:
-    c = APIClient(raise_request_exception=False)
-    c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
-    return c
-
-
-def fund(player, amount: int = 100_000) -> None:
-    """Money on the player's account through the wallet's contract function (no fakes)."""
-    from wallet.services import adjustment_credit
-
-    adjustment_credit(player=player, amount=Money(amount), reference=f"test-fund-{uuid.uuid4().hex}",
-                      reason="test funding", actor=Actor.system("tests"))
 
 
 def play_round(player) -> int:

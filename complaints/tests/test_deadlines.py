@@ -7,11 +7,7 @@ the end of the Prague day with the event's day number (or the month's last day),
 from datetime import UTC, date, datetime
 
 from complaints.deadlines import add_months, filing_deadline, is_late, response_terms
-from core.clock import PRAGUE
-
-
-def prague(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0) -> datetime:
-    return datetime(year, month, day, hour, minute, second, tzinfo=PRAGUE)
+from tests.kit.money import prague
 
 
 def test_adding_calendar_months_keeps_the_day_number_or_takes_the_last_day_of_a_shorter_month():

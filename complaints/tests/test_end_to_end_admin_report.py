@@ -16,10 +16,12 @@ from django.test import Client
 from complaints import services
 from complaints.models import Complaint
 from complaints.selectors import complaints_report
-from complaints.tests.helpers import client_for, file_via_api, fund, play_round
+from complaints.tests.helpers import file_via_api, play_round
 from core.audit import Actor
 from core.clock import PRAGUE
 from core.money import Money
+from tests.kit.clients import client_for
+from tests.kit.wallet import fund
 
 NOW = datetime(2026, 11, 3, 11, 0, tzinfo=PRAGUE)
 
@@ -108,7 +110,7 @@ def test_a_player_complains_about_a_round_staff_uphold_it_in_the_admin_and_the_c
 
 @pytest.mark.django_db
 def test_staff_without_the_complaints_permission_can_neither_act_nor_see(player, games_catalogue):
-    from accounts.testing import make_staff
+    from tests.kit.accounts import make_staff
 
     with time_machine.travel(NOW, tick=False):
         c = services.complaint_file(player=player, reason="other", description="x", event_at=NOW,

@@ -9,13 +9,15 @@ import pytest
 import time_machine
 from django.core import mail
 
-from accounts.testing import make_player
 from complaints import errors
 from complaints.models import Complaint, ComplaintAttachment, ComplaintNotice
-from complaints.tests.helpers import JPEG, PDF, PNG, client_for, file_via_api, fund, play_round, upload
+from complaints.tests.helpers import JPEG, PDF, PNG, file_via_api, play_round, upload
 from core.clock import PRAGUE
 from core.errors import NOT_A_PLAYER
 from core.models import AuditEvent
+from tests.kit.accounts import make_player
+from tests.kit.clients import client_for
+from tests.kit.wallet import fund
 
 NOW = datetime(2026, 11, 15, 10, 0, tzinfo=PRAGUE)
 REF = re.compile(r"^RK-2026-\d{6}$")

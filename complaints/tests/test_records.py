@@ -10,10 +10,11 @@ import time_machine
 
 from complaints import errors, records, selectors, services
 from complaints.models import Complaint, ComplaintItem
-from complaints.tests.helpers import fund, play_round
+from complaints.tests.helpers import play_round
 from core.audit import Actor
 from core.clock import PRAGUE
 from core.errors import DomainError, ErrorDef
+from tests.kit.wallet import fund
 
 NOW = datetime(2026, 11, 15, 10, 0, tzinfo=PRAGUE)
 OTHER_GAMES_ERROR = ErrorDef("game.something_else", 409, "Něco jiného.", "Something else.")

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from accounts.testing import make_player, make_staff
 from complaints import services
 from complaints.models import Complaint
 from core import clock
 from core.audit import Actor
 from core.money import Money
+from tests.kit.accounts import make_player, make_staff
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +24,7 @@ def _client(role: str) -> Client:
 
 @pytest.fixture
 def complaint() -> Complaint:
-    from wallet.tests.conftest import fund
+    from tests.kit.wallet import fund
 
     player = make_player(status="active")
     fund(player, Money(10_000))

@@ -111,7 +111,7 @@ def test_a_complaint_nobody_took_still_reaches_the_supervisors(player, superviso
 
 @pytest.mark.django_db
 def test_without_any_supervisor_the_superusers_are_told(player, django_capture_on_commit_callbacks):
-    from accounts.testing import make_staff
+    from tests.kit.accounts import make_staff
 
     boss = make_staff(superuser=True)
     with time_machine.travel(RECEIVED, tick=False):

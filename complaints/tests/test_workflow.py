@@ -11,15 +11,15 @@ import time_machine
 from django.core import mail
 from django.db import connection
 
-from accounts.testing import make_staff
 from complaints import errors, services
 from complaints.models import Complaint
-from complaints.tests.helpers import client_for
 from core.audit import Actor
 from core.clock import PRAGUE
 from core.errors import DomainError, ErrorDef
 from core.models import AuditEvent
 from core.money import Money
+from tests.kit.accounts import make_staff
+from tests.kit.clients import client_for
 
 NOW = datetime(2026, 11, 2, 9, 0, tzinfo=PRAGUE)
 

@@ -12,8 +12,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, token_for
 from core.idempotency import idempotency_rule
+from tests.kit.accounts import make_player, token_for
 
 UNSAFE = ("post", "put", "patch", "delete")
 DOC = Path(settings.BASE_DIR) / "docs" / "player-api.md"

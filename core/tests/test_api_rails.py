@@ -5,16 +5,11 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, token_for
 from core.models import IdempotencyRecord, TaskHeartbeat
+from tests.kit.accounts import make_player, token_for
+from tests.kit.clients import client_for
 
 pytestmark = pytest.mark.urls("core.tests.urls_test")
-
-
-def client_for(player):
-    c = APIClient(raise_request_exception=False)
-    c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
-    return c
 
 
 @pytest.mark.django_db

@@ -3,11 +3,11 @@ from datetime import UTC, datetime
 import pytest
 from django.db import DatabaseError, transaction
 
-from accounts.testing import make_player, make_staff
 from core import clock
 from core.audit import Actor, audit_record
 from core.models import AuditEvent
 from core.rng import SeededRNG, SystemRNG, get_rng, use_rng
+from tests.kit.accounts import make_player, make_staff
 
 
 @pytest.mark.django_db

@@ -43,11 +43,11 @@ def test_a_forged_forwarding_header_does_not_escape_the_login_throttle():
 @pytest.mark.django_db
 def test_a_session_records_the_address_the_trusted_proxy_saw(settings):
     from accounts.models import LoginSession
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     settings.TRUSTED_PROXIES = ["127.0.0.0/8"]  # the test client's peer address plays the load balancer
     cache.clear()
-    player = make_player()  # accounts.testing.DEFAULT_PASSWORD
+    player = make_player()  # tests.kit.accounts.DEFAULT_PASSWORD
     r = APIClient().post("/api/v1/accounts/auth/login", {"username": player.user.username,
                                                           "password": "Secret-pass-123"},
                          format="json", HTTP_X_FORWARDED_FOR="1.2.3.4, 198.51.100.23")

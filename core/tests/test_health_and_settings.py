@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from core.testing import PRODUCTION_ENV
+from tests.kit.production import PRODUCTION_ENV, SETTINGS_EXPR, settings_started
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,10 +59,13 @@ def test_health_is_503_when_the_broker_is_unreachable(settings):
 
 
 def _django_check_expr(env_extra: dict, expr: str) -> subprocess.CompletedProcess:
-    """Start Django in a fresh process with ``env_extra`` and print ``expr``."""
+    """Django started with ``env_extra`` printing ``expr``: the settings read in this process when ``expr`` reads
+    settings only, else a fresh process (what ``django.setup()`` builds: the admin site, the URLs)."""
     env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "CELERY_BROKER_URL", "GP_MAX_HOURLY_LOSS",
                                                           "JACKPOTS_ENABLED", "JACKPOTS_SEAL_KEY")}
     env.update(env_extra)
+    if SETTINGS_EXPR.match(expr):  # the settings' own rules: read in this process (tests.kit.production)
+        return settings_started(env, expr)
     return subprocess.run([sys.executable, "-c", "import django,os;os.environ.setdefault('DJANGO_SETTINGS_MODULE',"
                            "'config.settings');django.setup();from django.conf import settings;"
                            f"print({expr})"],
@@ -77,6 +80,21 @@ def test_production_refuses_to_start_without_secret_key_database_and_broker():
     r = _django_check({"DJANGO_ENV": "production", "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/x"})
     assert r.returncode != 0
     assert "SECRET_KEY" in r.stderr and "CELERY_BROKER_URL" in r.stderr
+
+
+@pytest.mark.process
+def test_a_production_process_really_refuses_to_start_and_really_starts():
+    """The one start-up in a process of its own (the other cases read the settings in this process): Django set
+    up in a child with the production environment exits non-zero naming the refused variable, and starts without it."""
+    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "JACKPOTS_ENABLED", "JACKPOTS_SEAL_KEY")}
+    code = ("import django,os;os.environ.setdefault('DJANGO_SETTINGS_MODULE','config.settings');django.setup();"
+            "from django.conf import settings;print(settings.DEBUG)")
+    refused = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**env, **PRODUCTION_ENV, "SECRET_KEY": ""},
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "SECRET_KEY" in refused.stderr, refused.stderr[-2000:]
+    started = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**env, **PRODUCTION_ENV},
+                             capture_output=True, text=True, timeout=60)
+    assert started.returncode == 0 and started.stdout.strip() == "False", started.stderr[-2000:]
 
 
 def test_production_with_its_settings_turns_on_secure_cookies_and_hsts():
@@ -190,7 +208,7 @@ def test_production_left_at_the_register_defaults_does_not_start():
 
 
 def test_production_says_at_start_which_implementation_each_outside_system_uses():
-    r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "false"}, "settings.EXTERNAL_SYSTEMS")
+    r = _django_check_expr({**PROD, "JACKPOTS_ENABLED": "false"}, "repr(settings.EXTERNAL_SYSTEMS)")  # a process: its log
     assert r.returncode == 0, r.stderr[-800:]
     line = next(line for line in r.stderr.splitlines() if "external systems" in line)
     for part in ("population register=aisg", "register of excluded persons=aisg", "SMS gateway=http",

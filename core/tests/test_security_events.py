@@ -33,7 +33,7 @@ def test_a_forged_provider_callback_is_refused_and_recorded_with_the_bodys_hash(
 
 
 def test_lock_outs_and_throttled_logins_are_recorded():
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     cache.clear()
     player = make_player()
@@ -53,11 +53,12 @@ def test_a_replayed_callback_is_recorded_and_one_with_another_body_is_refused_an
     """A provider's retry of the same signed event: the first result again, nothing changed, a replay recorded.
     The same event id with another (validly signed) body: 409 ``wallet.callback_replay_mismatch``, recorded, and the
     deposit still holds the first event's amount."""
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
+    from tests.kit.money import czk
+    from tests.kit.wallet import fund
     from wallet import selectors
     from wallet.adapters import sandbox_event
     from wallet.models import Deposit
-    from wallet.tests.conftest import czk, fund
 
     player = make_player()
     fund(player, czk(500))

@@ -5,7 +5,7 @@ from django.test import Client
 from django_otp.oath import totp
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from accounts.testing import make_staff
+from tests.kit.accounts import make_staff
 
 
 def _token(device) -> str:
@@ -45,8 +45,8 @@ def test_a_password_session_without_a_verified_device_does_not_open_the_admin():
 
 
 def test_production_requires_staff_2fa_by_default():
-    from core.testing import PRODUCTION_ENV
     from core.tests.test_health_and_settings import _django_check_expr
+    from tests.kit.production import PRODUCTION_ENV
 
     r = _django_check_expr(PRODUCTION_ENV, "settings.ADMIN_REQUIRE_2FA")
     assert r.returncode == 0, r.stderr

@@ -8,7 +8,7 @@ from django.test import Client
 from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from accounts.testing import make_player, make_staff, token_for
+from tests.kit.accounts import make_player, make_staff, token_for
 
 STAFF_CALLS = [  # (method, path) of every staff endpoint
     ("get", "/api/v1/wallet/staff/players/{player}/statement"),

@@ -23,9 +23,9 @@ from django.core.cache import cache
 from django.urls import get_resolver
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, make_staff, token_for
 from core import clock
 from core.models import AuditEvent
+from tests.kit.accounts import make_player, make_staff, token_for
 
 pytestmark = pytest.mark.django_db(databases=["default", "refusal_log"])
 
@@ -57,6 +57,7 @@ def retry_after(r) -> int:
     return value
 
 
+@pytest.mark.process
 def test_the_configured_rates_are_the_ones_a_deployment_runs_with():
     """The rates of the issue (60/min anonymous, 600/min per player) and the callback scopes, and outside the test
     environment they are exactly what DRF applies (a settings import without TESTING, in a child process)."""

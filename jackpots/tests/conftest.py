@@ -1,12 +1,10 @@
 """Fixtures of the jackpots tests: a frozen clock, a fresh per-process level snapshot, the synced catalogue."""
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 import time_machine
 
-START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
+from tests.kit.jackpots import START
 
 
 @pytest.fixture(autouse=True)
@@ -39,10 +37,12 @@ def _pick_game(db):
     from games.engine import registry
     from games.services import games_sync
     from games.tests.platform.testgames import PICK
+    from tests.kit.games import approve_current_games
 
     registry.list_games()
     registry.register(PICK)
     games_sync()
+    approve_current_games()  # its version too (GP §13(6), test data)
     yield
     versions = registry._GAMES.get(PICK.code, {})
     versions.pop(PICK.version, None)

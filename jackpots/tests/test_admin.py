@@ -10,13 +10,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from core.models import AuditEvent
-from core.money import Money
 from core.rng import SystemRNG, use_rng
-from games.tests.platform.helpers import ROULETTE, client_for, funded_player, start
 from jackpots.levels import salt, unseal
 from jackpots.models import Award, Contribution, Jackpot
 from jackpots.services import config_of, jackpots_fold_all
 from jackpots.tests.helpers import STAFF, central_level
+from tests.kit.clients import client_for
+from tests.kit.money import kc
+from tests.kit.platform import ROULETTE, funded_player, start
 
 LEVEL = "central-gold"
 # 5 % of a 50 CZK stake = 2.50 CZK a spin, from RESET_VALUE 10 CZK: every value shown is a multiple of 2.50 CZK, so
@@ -63,10 +64,6 @@ def hit(c, shift, jp: Jackpot) -> Award:
     raise AssertionError("the must-hit level was not won")
 
 
-def czk(minor: int) -> str:
-    return Money(minor).format("cs")
-
-
 def assert_win_at_hidden(html: str, jp: Jackpot, win_at: int) -> None:
     """Neither the sealed fields nor WIN_AT (in any spelling: 2347, 23,47, 23.47) nor its salt is in the page."""
     jp.refresh_from_db()
@@ -79,14 +76,6 @@ def assert_win_at_hidden(html: str, jp: Jackpot, win_at: int) -> None:
     assert re.search(pattern, html) is None, re.search(pattern, html)
 
 
-@pytest.fixture
-def staff_client(client):
-    from accounts.testing import make_staff
-
-    client.force_login(make_staff(superuser=True))
-    return client
-
-
 def test_staff_see_a_running_must_hit_level_with_its_books_and_commitment_but_never_its_sealed_win_at(
         clock, staff_client):
     jp = started_level()
@@ -96,7 +85,7 @@ def test_staff_see_a_running_must_hit_level_with_its_books_and_commitment_but_ne
     spin(c, clock.shift)  # pending: not folded yet, but part of the live value
 
     listing = staff_client.get("/admin/jackpots/jackpot/").content.decode()
-    assert LEVEL in listing and czk(1_500) in listing  # 10 CZK seed + 2 x 2.50 CZK, folded or not
+    assert LEVEL in listing and kc(1_500) in listing  # 10 CZK seed + 2 x 2.50 CZK, folded or not
     assert_win_at_hidden(listing, jp, WIN_AT)
 
     page = staff_client.get(f"/admin/jackpots/jackpot/{jp.pk}/change/")
@@ -104,9 +93,9 @@ def test_staff_see_a_running_must_hit_level_with_its_books_and_commitment_but_ne
     html = page.content.decode()
     jp.refresh_from_db()
     assert jp.win_at_commitment in html
-    assert f"{czk(2_000)} - {czk(3_000)}" in html  # the range
-    assert czk(1_500) in html  # the live value
-    assert czk(1_250) in html and czk(250) in html  # the books: folded value, pending contributions
+    assert f"{kc(2_000)} - {kc(3_000)}" in html  # the range
+    assert kc(1_500) in html  # the live value
+    assert kc(1_250) in html and kc(250) in html  # the books: folded value, pending contributions
     assert html.count(">ok<") == 3 and "MISMATCH" not in html
     assert 'name="rate_ppm"' not in html and 'name="_save"' not in html  # frozen: no inputs, no save button
     assert_win_at_hidden(html, jp, WIN_AT)
@@ -127,7 +116,7 @@ def test_a_central_level_starts_only_once_its_approval_in_the_game_plan_is_recor
     """GP §13(6): a central BRONZE/SILVER/GOLD level is a premium game the approved plan must describe; staff with
     ``jackpots.start_level`` (the game manager) cannot start it before the plan version and the Ministry's reference
     are recorded."""
-    from accounts.testing import make_staff
+    from tests.kit.accounts import make_staff
 
     client.force_login(make_staff(role="game_manager"))
     staff_client = client
@@ -243,9 +232,9 @@ def test_an_award_shows_its_revealed_win_at_salt_and_commitment_and_the_next_run
     assert award.win_at == WIN_AT and award.win_at_commitment == published
 
     listing = staff_client.get(f"/admin/jackpots/award/?jackpot__id__exact={jp.pk}&status__exact=paid")
-    assert listing.status_code == 200 and czk(award.amount) in listing.content.decode()
+    assert listing.status_code == 200 and kc(award.amount) in listing.content.decode()
     html = staff_client.get(f"/admin/jackpots/award/{award.pk}/change/").content.decode()
-    assert czk(WIN_AT) in html and award.win_at_nonce in html and published in html
+    assert kc(WIN_AT) in html and award.win_at_nonce in html and published in html
     assert "matches the commitment" in html and "DOES NOT MATCH" not in html
 
     level_page = staff_client.get(f"/admin/jackpots/jackpot/{jp.pk}/change/").content.decode()
@@ -261,7 +250,7 @@ def test_the_contribution_log_is_listed_without_counting_the_whole_table(clock, 
     jackpots_fold_all()  # the log holds folded contributions (a spin writes a pending row)
     with CaptureQueriesContext(connection) as queries:
         r = staff_client.get("/admin/jackpots/contribution/")
-    assert r.status_code == 200 and czk(STAKE) in r.content.decode()
+    assert r.status_code == 200 and kc(STAKE) in r.content.decode()
     counts = [q["sql"] for q in queries.captured_queries
               if "COUNT(" in q["sql"].upper() and "jackpots_contribution" in q["sql"]]
     assert counts and all("LIMIT" in sql.upper() for sql in counts), counts

@@ -22,23 +22,24 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from accounts.testing import DEFAULT_PASSWORD, make_staff
 from core.rng import use_rng
-from games.tests.platform.helpers import client_for, funded_player
 from jackpots.models import Award, Jackpot
 from jackpots.services import jackpots_fold_all
-from jackpots.tests.conftest import START
 from jackpots.tests.test_admin import (
     LEVEL,
     NEXT_WIN_AT,
     WIN_AT,
     WinAtDraws,
     assert_win_at_hidden,
-    czk,
     hit,
     spin,
     started_level,
 )
+from tests.kit.accounts import DEFAULT_PASSWORD, make_staff
+from tests.kit.clients import client_for
+from tests.kit.jackpots import START
+from tests.kit.money import kc
+from tests.kit.platform import funded_player
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -116,30 +117,30 @@ def test_staff_sign_in_and_see_the_levels_a_running_level_and_an_award_in_chromi
     browser.find_element(By.ID, "result_list")  # waits for the list after the redirect
     assert browser.current_url.endswith("/admin/jackpots/jackpot/")
     text = visible(browser)
-    assert LEVEL in text and plain(czk(live)) in text
+    assert LEVEL in text and plain(kc(live)) in text
     assert_win_at_hidden(browser.page_source, jp, NEXT_WIN_AT)
     shot(browser, "1-levels")
 
     browser.find_element(By.LINK_TEXT, LEVEL).click()
     browser.find_element(By.CSS_SELECTOR, ".field-books")
     text = visible(browser)
-    assert plain(czk(live)) in text  # the live value (folded + pending)
-    assert jp.win_at_commitment in text and f"{plain(czk(2_000))} - {plain(czk(3_000))}" in text
+    assert plain(kc(live)) in text  # the live value (folded + pending)
+    assert jp.win_at_commitment in text and f"{plain(kc(2_000))} - {plain(kc(3_000))}" in text
     assert award.win_at_commitment not in text  # the last run's commitment belongs to the award
     assert_win_at_hidden(browser.page_source, jp, NEXT_WIN_AT)
     assert not browser.find_elements(By.CSS_SELECTOR, "form input[name=rate_ppm], input[name=_save]")
     shot(browser, "2-running-level")
 
     browser.get(f"{live_server.url}/admin/jackpots/award/")
-    assert plain(czk(award.amount)) in visible(browser)
+    assert plain(kc(award.amount)) in visible(browser)
     shot(browser, "3-awards")
     browser.find_element(By.LINK_TEXT, str(award.pk)).click()
     browser.find_element(By.CSS_SELECTOR, ".field-must_hit")
     text = visible(browser)
-    assert plain(czk(WIN_AT)) in text and award.win_at_nonce in text and award.win_at_commitment in text
+    assert plain(kc(WIN_AT)) in text and award.win_at_nonce in text and award.win_at_commitment in text
     assert "matches the commitment" in text
     shot(browser, "4-award")
 
     browser.get(f"{live_server.url}/admin/jackpots/jackpot/add/")  # a new level is a draft, amounts typed in CZK
-    assert browser.find_element(By.NAME, "win_to").get_attribute("value") == czk(0)
+    assert browser.find_element(By.NAME, "win_to").get_attribute("value") == kc(0)
     shot(browser, "5-new-draft")

@@ -8,12 +8,13 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from accounts.testing import make_staff, token_for
 from core.money import Money
-from games.tests.platform.helpers import ROULETTE, client_for, funded_player, start
 from jackpots.levels import salt, unseal
 from jackpots.models import Award, Contribution, Jackpot, Pending
 from jackpots.tests.helpers import central_level, pool
+from tests.kit.accounts import make_staff, token_for
+from tests.kit.clients import client_for
+from tests.kit.platform import ROULETTE, funded_player, start
 
 DISPLAY = "/api/v1/jackpots"
 WINS = "/api/v1/jackpots/wins"

@@ -9,12 +9,13 @@ from core.money import Money
 from core.rng import SeededRNG, use_rng
 from games.models import Round
 from games.services import round_refund
-from games.tests.platform.helpers import ROULETTE, act, balance, client_for, funded_player, start
 from games.tests.platform.testgames import FixedRNG
 from jackpots.levels import unseal
 from jackpots.models import MICRO, Award, Jackpot, Pending
 from jackpots.services import jackpots_fold_all
 from jackpots.tests.helpers import STAFF, books, central_level, contributions, pool
+from tests.kit.clients import client_for
+from tests.kit.platform import ROULETTE, act, balance, funded_player, start
 
 LOSE_1000 = {"bets": [{"type": "red", "amount": 1000}]}  # FixedRNG(0): pocket 0, red loses
 

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from django.core.management import call_command
 
-from games.tests.platform.helpers import ROULETTE, client_for, funded_player, start
 from jackpots.models import Award
 from jackpots.services import jackpots_fold_all
 from jackpots.tests.helpers import books, central_level
+from tests.kit.clients import client_for
+from tests.kit.platform import ROULETTE, funded_player, start
 
 
 def test_a_must_hit_level_hits_once_within_its_range(clock):

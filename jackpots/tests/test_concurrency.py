@@ -14,11 +14,11 @@ from core.audit import Actor
 from core.rng import use_rng
 from games.models import Round
 from games.services import round_act, round_play
-from games.tests.platform.helpers import funded_player
 from games.tests.platform.testgames import FixedRNG
 from jackpots.models import Award, Contribution, Jackpot, Pending
 from jackpots.services import jackpots_fold_all
 from jackpots.tests.helpers import books, central_level, pool
+from tests.kit.platform import funded_player
 from wallet.selectors import balance
 
 pytestmark = pytest.mark.django_db(transaction=True)

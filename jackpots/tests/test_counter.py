@@ -14,12 +14,12 @@ from django.db import connection, transaction
 from core.audit import Actor
 from core.rng import use_rng
 from games.services import round_play
-from games.tests.platform.helpers import funded_player
 from games.tests.platform.testgames import FixedRNG
 from jackpots import sql
 from jackpots.models import MICRO, SLOTS, Jackpot, Pending, PendingTotal
 from jackpots.services import jackpot_fold, jackpots_fold_all
 from jackpots.tests.helpers import central_level, pool
+from tests.kit.platform import funded_player
 
 NOW = datetime(2026, 12, 6, 18, 0, tzinfo=UTC)
 BET = {"bets": [{"type": "red", "amount": 100}]}

@@ -18,11 +18,11 @@ from core.tests.test_celery_worker import (  # noqa: F401 - worker_env is a fixt
     worker_env,
 )
 from games.services import round_play
-from games.tests.platform.helpers import funded_player
 from games.tests.platform.testgames import FixedRNG
 from jackpots.models import MICRO, Contribution, Fold, Pending
 from jackpots.tasks import fold
 from jackpots.tests.helpers import central_level, pool
+from tests.kit.platform import funded_player
 
 
 def _spins(player, n):

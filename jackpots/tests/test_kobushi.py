@@ -8,11 +8,12 @@ from django.core.management import call_command
 
 from core.rng import SeededRNG, use_rng
 from games.models import Round
-from games.tests.platform.helpers import balance, client_for, funded_player, start
 from games.tests.platform.test_slots_e2e import finish_round
 from jackpots.models import MICRO, Award, Jackpot
 from jackpots.services import jackpots_fold_all
 from jackpots.tests.helpers import books
+from tests.kit.clients import client_for
+from tests.kit.platform import balance, funded_player, start
 
 SUSHI_SEED, KOBUSHI_SEED = 1414, 66736  # a pick bonus closed by the Sushi / Kobushi jackpot symbol
 LOSING_SEED = 0

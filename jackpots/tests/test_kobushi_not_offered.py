@@ -10,12 +10,13 @@ import pytest
 
 from core.audit import Actor
 from games.models import Round
-from games.testing import api_bet
-from games.tests.platform.helpers import client_for, funded_player
 from jackpots.levels import snapshot_clear
 from jackpots.models import Award, Jackpot
 from jackpots.services import jackpot_set_status
 from jackpots.tests.test_kobushi import SUSHI_SEED, _bet, _play
+from tests.kit.clients import client_for
+from tests.kit.games import api_bet
+from tests.kit.platform import funded_player
 
 pytestmark = pytest.mark.django_db
 NONE_NOW_EN = "No progressive jackpot is offered or paid at present."

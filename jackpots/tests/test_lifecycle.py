@@ -7,7 +7,6 @@ from django.core.management import call_command
 from core.audit import Actor
 from core.errors import DomainError
 from core.rng import use_rng
-from games.tests.platform.helpers import act, balance, client_for, funded_player, start
 from games.tests.platform.testgames import FixedRNG
 from jackpots.models import MICRO, Award, Jackpot
 from jackpots.services import (
@@ -19,6 +18,8 @@ from jackpots.services import (
     round_events,
 )
 from jackpots.tests.helpers import STAFF, TEST_APPROVAL, central_level, contributions, pool
+from tests.kit.clients import client_for
+from tests.kit.platform import act, balance, funded_player, start
 
 
 def _draft(**cfg) -> Jackpot:

@@ -11,11 +11,12 @@ from django.core.management import call_command
 from core.models import AuditEvent
 from games.models import Round
 from games.services import round_refund, round_void_settled
-from games.tests.platform.helpers import ROULETTE, balance, client_for, funded_player, start
 from games.tests.platform.testgames import FixedRNG
 from jackpots.models import MICRO, Award, Jackpot
 from jackpots.services import award_paid_return, jackpots_fold_all, round_void
 from jackpots.tests.helpers import STAFF, books, central_level, pool
+from tests.kit.clients import client_for
+from tests.kit.platform import ROULETTE, balance, funded_player, start
 from wallet.ledger import operator_balance
 from wallet.models import Entry
 

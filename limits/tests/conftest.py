@@ -1,103 +1,18 @@
 """Helpers for the limits tests: Prague clock times, the caller's lock, one-call stakes and rounds."""
 from __future__ import annotations
 
-import contextlib
-from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo
-
 import pytest
-from django.db import transaction
-
-from core.money import Money
-
-PRAGUE = ZoneInfo("Europe/Prague")
-SLOT = "test_slot"
-
-# Refused stakes are written through the ``refusal_log`` alias, a connection of its own (limits/services/
-# refusals.py). In tests it mirrors ``default``; a test that reads the refusal log allows the alias and reads
-# through it (``refusal_rows()``): the test case wraps that connection in its own transaction, rolled back at
-# the end like the default one, while the caller's transaction on ``default`` rolls back by itself. (Reading
-# the rows on ``default`` needs real transactions: ``transaction=True``.) Elsewhere the alias is not allowed:
-# writing the row fails, is logged, and the refusal is raised as usual.
-REFUSAL_LOG_DATABASES = ["default", "refusal_log"]
-refusal_log_db = pytest.mark.django_db(databases=REFUSAL_LOG_DATABASES)
-
-
-def refusal_rows():
-    """The refusal log as the refusal_log connection sees it."""
-    from limits.models import StakeRefusal
-
-    return StakeRefusal.objects.using("refusal_log")
-
-
-def prague(y, mo, d, h=0, mi=0, s=0) -> datetime:
-    """An instant given in Prague wall-clock time, as aware UTC."""
-    return datetime(y, mo, d, h, mi, s, tzinfo=PRAGUE).astimezone(UTC)
-
-
-def czk(text: str | int | Money) -> Money:
-    return text if isinstance(text, Money) else Money.from_major(str(text))
-
-
-@contextlib.contextmanager
-def caller_lock(player):
-    """What a caller (games) does: one transaction holding the player's wallet lock."""
-    from wallet.services import wallet_lock
-
-    with transaction.atomic():
-        wallet_lock(player=player)
-        yield
-
-
-def stake(player, amount, at, *, kind="technical", game_max="1000", game=SLOT, round_ref=""):
-    from limits.services import stake_check
-
-    with caller_lock(player):
-        return stake_check(player=player, kind=kind, stake=czk(amount),
-                           game_code=game, game_max_bet=czk(game_max) if game_max is not None else None, now=at,
-                           round_ref=round_ref)
-
-
-def settle(player, amount, win, started, settled, *, kind="technical", round_ref=""):
-    from limits.services import stake_settled
-
-    with caller_lock(player):
-        return stake_settled(player=player, kind=kind, stake=czk(amount), win=czk(win), started_at=started,
-                             settled_at=settled, round_ref=round_ref)
-
-
-def play_round(player, amount, win, at, *, seconds=2, kind="technical"):
-    """One instant round: stake at ``at``, settled ``seconds`` later."""
-    stake(player, amount, at, kind=kind)
-    return settle(player, amount, win, at, at + timedelta(seconds=seconds), kind=kind)
-
-
-def refused(fn, *args, **kwargs):
-    """Call and return the DomainError it raises (fails if it does not)."""
-    from core.errors import DomainError
-
-    with pytest.raises(DomainError) as exc:
-        fn(*args, **kwargs)
-    return exc.value
-
-
-def set_limits(player, now, kind="technical", **values):
-    from core.audit import Actor
-    from limits.services import self_limit_set
-
-    for lt, v in values.items():
-        self_limit_set(player=player, kind=kind, limit_type=lt, value=v, actor=Actor.player(player), now=now)
 
 
 @pytest.fixture
 def player(db):
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     return make_player(status="active")
 
 
 @pytest.fixture
 def other_player(db):
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     return make_player(status="active")

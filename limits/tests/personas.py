@@ -1,4 +1,4 @@
-"""Test personas of the limits app built on accounts.testing."""
+"""Test personas of the limits app built on tests.kit.accounts."""
 from __future__ import annotations
 
 import itertools
@@ -6,16 +6,16 @@ from datetime import timedelta
 
 from core.audit import Actor
 
-# A distinct person number per call (deterministic): accounts.testing builds the person's identity from it.
-_person_numbers = itertools.count(500_000)  # far above the numbers accounts.testing hands out
+# A distinct person number per call (deterministic): tests.kit.accounts builds the person's identity from it.
+_person_numbers = itertools.count(500_000)  # far above the numbers tests.kit.accounts hands out
 _person_of: dict[int, int] = {}  # player id -> person number
 
 
 def closed_with_limits(*, closed_at, **limits):
     """A closed account (closed at ``closed_at``) whose self-limits were ``limits`` (others declined)."""
-    from accounts.testing import make_player
     from limits.models import LimitType
     from limits.services import self_limits_decide
+    from tests.kit.accounts import make_player
 
     n = next(_person_numbers)
     player = make_player(status="closed", personal_data={"n": n}, closed_at=closed_at)
@@ -27,6 +27,6 @@ def closed_with_limits(*, closed_at, **limits):
 
 
 def same_person_new_account(old, status="temporary"):
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     return make_player(status=status, personal_data={"n": _person_of[old.pk]})

@@ -8,10 +8,11 @@ import pytest
 import time_machine
 from rest_framework.test import APIClient
 
-from accounts.testing import make_staff, token_for
 from limits.models import PanicExclusion, SelfLimit, SelfLimitChange, SelfListingRequest
-
-from .conftest import REFUSAL_LOG_DATABASES, prague, stake
+from tests.kit.accounts import make_staff, token_for
+from tests.kit.clients import client_for
+from tests.kit.limits import REFUSAL_LOG_DATABASES, stake
+from tests.kit.money import prague
 
 T = prague(2025, 5, 5, 12)
 BASE = "/api/v1/limits"
@@ -21,12 +22,6 @@ BASE = "/api/v1/limits"
 def frozen():
     with time_machine.travel(T, tick=False) as traveller:
         yield traveller
-
-
-def client_for(player):
-    c = APIClient()
-    c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
-    return c
 
 
 def M(minor: int) -> dict[str, object]:
@@ -146,10 +141,10 @@ def test_the_openapi_schema_of_the_limits_endpoints_is_valid_without_warnings(db
 def test_staff_see_limits_history_and_refusals_in_the_admin(player, frozen):
     from django.test import Client
 
-    from .conftest import refused
+    from tests.kit.refusals import refusal_of
 
     stake(player, "1", T)
-    refused(stake, player, "1", T)
+    refusal_of(stake, player, "1", T)
     staff = make_staff(superuser=True)
     c = Client()
     c.force_login(staff)

@@ -11,8 +11,8 @@ from core.errors import DomainError
 from limits import errors
 from limits.models import PeriodTotal, StakeRefusal
 from limits.reconcile import reconcile
-
-from .conftest import REFUSAL_LOG_DATABASES, caller_lock, czk, prague, set_limits
+from tests.kit.limits import REFUSAL_LOG_DATABASES, caller_lock, set_limits
+from tests.kit.money import czk, prague
 
 T = prague(2025, 5, 5, 12)
 
@@ -41,8 +41,8 @@ def _run_parallel(fn, n):
 
 @pytest.mark.django_db(databases=REFUSAL_LOG_DATABASES, transaction=True)
 def test_parallel_stakes_at_a_nearly_used_daily_limit_never_exceed_it():
-    from accounts.testing import make_player
     from limits.services import stake_check, stake_settled
+    from tests.kit.accounts import make_player
 
     player = make_player(status="active")
     set_limits(player, T - timedelta(days=1), daily_stake=10_000)  # 100 Kč
@@ -70,9 +70,9 @@ def test_parallel_stakes_at_a_nearly_used_daily_limit_never_exceed_it():
 
 @pytest.mark.django_db(transaction=True)
 def test_parallel_stakes_of_one_player_never_open_two_rounds():
-    from accounts.testing import make_player
     from limits.models import OpenBet
     from limits.services import stake_check
+    from tests.kit.accounts import make_player
 
     player = make_player(status="active")
 

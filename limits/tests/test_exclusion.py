@@ -8,7 +8,6 @@ import pytest
 import time_machine
 
 from accounts.models import LoginSession, Player, RegisterCheck, SandboxExclusionEntry
-from accounts.testing import login_session_for, make_excluded, make_player
 from core.audit import Actor
 from core.models import AuditEvent
 from limits import errors
@@ -21,8 +20,10 @@ from limits.services import (
     self_listing_send,
     self_listing_send_due,
 )
-
-from .conftest import czk, prague, refused, stake
+from tests.kit.accounts import login_session_for, make_excluded, make_player
+from tests.kit.limits import stake
+from tests.kit.money import czk, prague
+from tests.kit.refusals import refusal_of
 
 T = prague(2025, 5, 15, 10)
 MIN = timedelta(minutes=1)
@@ -45,7 +46,7 @@ def test_the_panic_button_refuses_stakes_for_48_hours_and_a_login_serves_the_acc
         login_check(player=player, now=T + after)
         assert stake(player, "1", T + after).stake == czk(1)
     else:
-        err = refused(stake, player, "1", T + after)
+        err = refusal_of(stake, player, "1", T + after)
         assert err.code == errors.PANIC_EXCLUSION.code and err.details["ends_at"] == T + H48
         # a login is allowed, for the account only (balance, withdrawals): it returns the exclusion's end
         assert login_check(player=player, now=T + after) == T + H48
@@ -55,7 +56,7 @@ def test_the_panic_button_refuses_stakes_for_48_hours_and_a_login_serves_the_acc
 def test_the_panic_button_can_be_pressed_again_and_again(player):
     press(player, T)
     press(player, T + timedelta(hours=47))
-    assert refused(stake, player, "1", T + H48 + MIN).details["ends_at"] == T + timedelta(hours=47) + H48
+    assert refusal_of(stake, player, "1", T + H48 + MIN).details["ends_at"] == T + timedelta(hours=47) + H48
     assert stake(player, "1", T + timedelta(hours=95)).stake == czk(1)
     assert PanicExclusion.objects.filter(player=player).count() == 2
     assert AuditEvent.objects.filter(action="limits.panic_button", details__player_id=player.pk).count() == 2
@@ -64,15 +65,15 @@ def test_the_panic_button_can_be_pressed_again_and_again(player):
 def test_the_panic_button_works_during_an_open_round(player):
     stake(player, "1", T)
     press(player, T + SEC)  # the round in progress is settled by the game; no new stake
-    assert refused(stake, player, "1", T + 2 * SEC).code == errors.PANIC_EXCLUSION.code
+    assert refusal_of(stake, player, "1", T + 2 * SEC).code == errors.PANIC_EXCLUSION.code
 
 
 def test_a_self_listing_request_refuses_at_once_and_is_passed_to_the_register(player):
     with time_machine.travel(T, tick=False):
         req = self_listing_request(player=player, actor=Actor.player(player), years=1, now=T)
     assert req.listed_until == prague(2026, 5, 15, 10) and req.status == "pending"
-    assert refused(stake, player, "1", T + SEC).code == errors.SELF_LISTED.code
-    assert refused(login_check, player=player, now=T + SEC).code == errors.SELF_LISTED.code
+    assert refusal_of(stake, player, "1", T + SEC).code == errors.SELF_LISTED.code
+    assert refusal_of(login_check, player=player, now=T + SEC).code == errors.SELF_LISTED.code
     with time_machine.travel(T + SEC, tick=False):
         sent = self_listing_send(request_id=req.pk, now=T + SEC)
     assert sent is not None and sent.status == "sent" and sent.attempts == 1
@@ -82,7 +83,7 @@ def test_a_self_listing_request_refuses_at_once_and_is_passed_to_the_register(pl
 
 
 def test_a_self_listing_shorter_than_a_year_is_refused(player):
-    err = refused(self_listing_request, player=player, actor=Actor.player(player), years=0, now=T)
+    err = refusal_of(self_listing_request, player=player, actor=Actor.player(player), years=0, now=T)
     assert err.code == errors.SELF_LISTING_TOO_SHORT.code
     assert not SelfListingRequest.objects.filter(player=player).exists()
 
@@ -113,7 +114,7 @@ def test_the_session_sweep_checks_logged_in_players_and_logs_out_a_listed_one(pl
     assert ExclusionWatch.objects.get(player=player).last_listed is True
     assert ExclusionWatch.objects.get(player=other_player).last_listed is False
     assert RegisterCheck.objects.filter(player=player, context="periodic_session", result="listed").exists()
-    err = refused(stake, Player.objects.get(pk=player.pk), "1", T + SEC)
+    err = refusal_of(stake, Player.objects.get(pk=player.pk), "1", T + SEC)
     assert err.code.startswith("accounts.")  # accounts' betting_refusal: excluded person
 
 

@@ -24,7 +24,6 @@ from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from accounts.testing import make_player
 from core.audit import Actor
 from core.errors import DomainError
 from core.money import Money
@@ -32,8 +31,9 @@ from limits import errors, selectors
 from limits.kinds import kind_rules
 from limits.models import LimitType, OpenBet
 from limits.services import panic_press, self_limit_set, stake_check, stake_gate, stake_settled
-
-from .conftest import REFUSAL_LOG_DATABASES, prague
+from tests.kit.accounts import make_player
+from tests.kit.limits import REFUSAL_LOG_DATABASES
+from tests.kit.money import prague
 
 pytestmark = pytest.mark.django_db(databases=REFUSAL_LOG_DATABASES)
 SYSTEM = Actor.system("tests")

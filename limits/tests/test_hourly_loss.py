@@ -10,8 +10,9 @@ import pytest
 from core.money import Money
 from limits import errors
 from limits.selectors import hourly_loss
-
-from .conftest import czk, play_round, prague, refused, settle, stake
+from tests.kit.limits import play_round, settle, stake
+from tests.kit.money import czk, prague
+from tests.kit.refusals import refusal_of
 
 T = prague(2025, 5, 5, 12)  # 12:00:00 Prague, on a minute boundary
 MIN = timedelta(minutes=1)
@@ -25,7 +26,7 @@ def cap_100_czk(settings):
 
 def test_losing_the_cap_within_the_hour_refuses_the_next_stake_with_the_details(player):
     play_round(player, "100", "0", T)
-    err = refused(stake, player, "0.10", T + 10 * MIN)
+    err = refusal_of(stake, player, "0.10", T + 10 * MIN)
     assert err.code == errors.HOURLY_LOSS_EXCEEDED.code
     d = err.details
     assert (d["limit"], d["value"], d["used"], d["max_stake_now"]) == ("hourly_loss", czk(100), czk(100), Money(0))
@@ -35,7 +36,7 @@ def test_losing_the_cap_within_the_hour_refuses_the_next_stake_with_the_details(
 
 def test_a_stake_that_could_break_the_cap_is_refused_and_a_smaller_one_allowed(player):
     play_round(player, "60", "0", T)
-    err = refused(stake, player, "40.10", T + MIN)
+    err = refusal_of(stake, player, "40.10", T + MIN)
     assert err.details["max_stake_now"] == czk(40)
     assert stake(player, "40", T + MIN).stake == czk(40)
 
@@ -43,11 +44,11 @@ def test_a_stake_that_could_break_the_cap_is_refused_and_a_smaller_one_allowed(p
 def test_the_window_rolls_minute_by_minute(player):
     play_round(player, "50", "0", T)  # 12:00
     play_round(player, "50", "0", T + 30 * MIN)  # 12:30
-    err = refused(stake, player, "0.10", T + 59 * MIN + 59 * SEC)
+    err = refusal_of(stake, player, "0.10", T + 59 * MIN + 59 * SEC)
     assert err.details["retry_at"] == T + 61 * MIN
     # 13:00:30: a window starting at 12:00:30 may still hold part of minute 12:00, so it is counted
-    assert refused(stake, player, "0.10", T + 60 * MIN + 30 * SEC).code == errors.HOURLY_LOSS_EXCEEDED.code
-    err = refused(stake, player, "50.10", T + 61 * MIN)  # minute 12:00 has left every window
+    assert refusal_of(stake, player, "0.10", T + 60 * MIN + 30 * SEC).code == errors.HOURLY_LOSS_EXCEEDED.code
+    err = refusal_of(stake, player, "50.10", T + 61 * MIN)  # minute 12:00 has left every window
     assert err.details["used"] == czk(50)
     assert stake(player, "50", T + 61 * MIN).stake == czk(50)
 
@@ -56,7 +57,7 @@ def test_a_win_lowers_the_loss_of_the_windows_that_contain_it(player):
     play_round(player, "80", "0", T)
     play_round(player, "10", "60", T + 10 * MIN, seconds=2)  # net loss of the hour: 80 + 10 - 60 = 30
     assert hourly_loss(player, "technical", T + 20 * MIN).used == 3_000
-    assert refused(stake, player, "70.10", T + 20 * MIN).details["used"] == czk(30)
+    assert refusal_of(stake, player, "70.10", T + 20 * MIN).details["used"] == czk(30)
     assert stake(player, "70", T + 20 * MIN).stake == czk(70)
 
 
@@ -66,7 +67,7 @@ def test_stake_and_equal_win_in_one_minute_leave_no_loss(player):
     assert stake(player, "100", T + 10 * SEC).stake == czk(100)
     settle(player, "100", "0", T + 10 * SEC, T + 12 * SEC)
     assert hourly_loss(player, "technical", T + 20 * SEC).used == 10_000
-    assert refused(stake, player, "0.10", T + 20 * SEC).code == errors.HOURLY_LOSS_EXCEEDED.code
+    assert refusal_of(stake, player, "0.10", T + 20 * SEC).code == errors.HOURLY_LOSS_EXCEEDED.code
 
 
 def test_a_win_before_the_losses_does_not_hide_them_from_a_later_window(player):
@@ -74,7 +75,7 @@ def test_a_win_before_the_losses_does_not_hide_them_from_a_later_window(player):
     although the hour from 12:00 is 140 up."""
     play_round(player, "10", "210", T)  # net -200
     play_round(player, "60", "0", T + 10 * MIN)
-    err = refused(stake, player, "40.10", T + 20 * MIN)
+    err = refusal_of(stake, player, "40.10", T + 20 * MIN)
     assert err.details["used"] == czk(60)
     assert stake(player, "40", T + 20 * MIN).stake == czk(40)
 

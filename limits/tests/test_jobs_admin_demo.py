@@ -8,13 +8,13 @@ from io import StringIO
 import time_machine
 from django.core.management import call_command
 
-from accounts.testing import make_player, make_staff
 from core.audit import Actor
 from core.models import AuditEvent
 from limits.models import MinuteBucket, SelfLimit, SelfListingRequest
 from limits.services import minute_buckets_prune, self_limit_set, self_listing_request
-
-from .conftest import prague, settle, stake
+from tests.kit.accounts import make_player, make_staff
+from tests.kit.limits import settle, stake
+from tests.kit.money import prague
 
 T = prague(2025, 5, 5, 12)
 

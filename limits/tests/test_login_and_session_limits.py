@@ -9,11 +9,12 @@ import time_machine
 
 from accounts.models import LoginSession
 from accounts.services import session_end
-from accounts.testing import login_session_for
 from limits import errors
 from limits.services import daily_time_logout_sweep, login_check
-
-from .conftest import czk, prague, refused, set_limits, stake
+from tests.kit.accounts import login_session_for
+from tests.kit.limits import set_limits, stake
+from tests.kit.money import czk, prague
+from tests.kit.refusals import refusal_of
 
 T = prague(2025, 5, 15, 10)
 MIN = timedelta(minutes=1)
@@ -34,7 +35,7 @@ def test_the_monthly_login_limit_refuses_the_next_login_until_the_prague_month_e
     session(player, prague(2025, 5, 2), prague(2025, 5, 2, 1))
     login_check(player=player, now=T)  # the third login of May is allowed
     session(player, T, T + MIN)
-    err = refused(login_check, player=player, now=T + 2 * MIN)
+    err = refusal_of(login_check, player=player, now=T + 2 * MIN)
     assert err.code == errors.MONTHLY_LOGINS_EXCEEDED.code
     assert (err.details["value"], err.details["used"], err.details["resets_at"]) == (3, 3, prague(2025, 6, 1))
     login_check(player=player, now=prague(2025, 6, 1))
@@ -50,9 +51,9 @@ def test_the_pause_after_logout_refuses_login_and_play_until_it_ends(player, aft
         login_check(player=player, now=T + after)
         assert stake(player, "1", T + after).stake == czk(1)
     else:
-        err = refused(login_check, player=player, now=T + after)
+        err = refusal_of(login_check, player=player, now=T + after)
         assert err.code == errors.PAUSE_AFTER_LOGOUT.code and err.details["ends_at"] == T + 60 * MIN
-        assert refused(stake, player, "1", T + after).code == errors.PAUSE_AFTER_LOGOUT.code
+        assert refusal_of(stake, player, "1", T + after).code == errors.PAUSE_AFTER_LOGOUT.code
 
 
 def test_the_daily_logged_in_time_counts_every_session_of_the_prague_day_once(player):
@@ -64,16 +65,15 @@ def test_the_daily_logged_in_time_counts_every_session_of_the_prague_day_once(pl
     session(player, T + 40 * MIN)  # open: 20 minutes left from T + 40
     assert stake(player, "1", T + 59 * MIN + 59 * SEC).stake == czk(1)
     from limits.services import stake_settled
-
-    from .conftest import caller_lock
+    from tests.kit.limits import caller_lock
     with caller_lock(player):
         stake_settled(player=player, kind="technical", stake=czk(1), win=czk(0), started_at=T + 59 * MIN + 59 * SEC,
                       settled_at=T + 60 * MIN - SEC // 2)
-    err = refused(stake, player, "1", T + 60 * MIN)
+    err = refusal_of(stake, player, "1", T + 60 * MIN)
     assert err.code == errors.DAILY_TIME_EXCEEDED.code
     assert (err.details["value_minutes"], err.details["used_seconds"]) == (60, 3600)
     assert err.details["resets_at"] == prague(2025, 5, 16)
-    assert refused(login_check, player=player, now=T + 61 * MIN).code == errors.DAILY_TIME_EXCEEDED.code
+    assert refusal_of(login_check, player=player, now=T + 61 * MIN).code == errors.DAILY_TIME_EXCEEDED.code
     login_check(player=player, now=prague(2025, 5, 16))
 
 
@@ -99,6 +99,6 @@ def test_login_through_accounts_is_refused_by_the_login_check(player):
     with time_machine.travel(T, tick=False):
         session_start(player=player)
     with time_machine.travel(T + MIN, tick=False):
-        err = refused(session_start, player=player)
+        err = refusal_of(session_start, player=player)
     assert err.code == errors.MONTHLY_LOGINS_EXCEEDED.code
     assert LoginSession.objects.filter(player=player).count() == 1

@@ -15,8 +15,8 @@ from core.sql import readable
 from limits.models import MinuteBucket, OpenBet, PeriodTotal, PlayerKindState, SettledBet
 from limits.reconcile import reconcile
 from limits.rules import minute_of
-
-from .conftest import czk, prague, settle, stake
+from tests.kit.limits import settle, stake
+from tests.kit.money import czk, prague
 
 T = prague(2026, 5, 14, 15, 0, 10)
 SEC, MIN = timedelta(seconds=1), timedelta(minutes=1)

@@ -21,8 +21,8 @@ from limits.reconcile import reconcile
 from limits.rules import minute_of
 from limits.services import settled_bet_voided, stake_voided
 from limits.sql import BET_VOID, GATE_STATE, SETTLED_VOID
-
-from .conftest import caller_lock, prague, settle, stake
+from tests.kit.limits import caller_lock, settle, stake
+from tests.kit.money import prague
 
 T = prague(2026, 5, 14, 15, 0, 10)
 SEC, MIN = timedelta(seconds=1), timedelta(minutes=1)

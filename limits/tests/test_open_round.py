@@ -8,15 +8,16 @@ from core.money import Money
 from limits import errors
 from limits.models import OpenBet, PeriodTotal, SettledBet
 from limits.services import stake_voided
-
-from .conftest import caller_lock, czk, prague, refused, settle, stake
+from tests.kit.limits import caller_lock, settle, stake
+from tests.kit.money import czk, prague
+from tests.kit.refusals import refusal_of
 
 T = prague(2025, 5, 5, 12)
 
 
 def test_a_second_stake_is_refused_while_the_first_round_is_open(player):
     stake(player, "5", T)
-    err = refused(stake, player, "1", T + timedelta(seconds=5))
+    err = refusal_of(stake, player, "1", T + timedelta(seconds=5))
     assert err.code == errors.ROUND_IN_PROGRESS.code
     assert err.details["stake"] == czk(5)
     assert err.details["placed_at"] == T

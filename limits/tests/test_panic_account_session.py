@@ -11,9 +11,9 @@ import pytest
 import time_machine
 from rest_framework.test import APIClient
 
-from accounts.testing import DEFAULT_PASSWORD, make_player
 from core.money import Money
-from wallet.tests.conftest import fund, verified_bank
+from tests.kit.accounts import DEFAULT_PASSWORD, make_player
+from tests.kit.wallet import fund, verified_bank
 
 pytestmark = pytest.mark.django_db
 

@@ -16,14 +16,6 @@ from accounts import rules as account_rules
 from accounts.adapters import RegisterUnavailable, SandboxExclusionRegister, get_exclusion_register
 from accounts.models import LoginSession, Player, SandboxExclusionEntry
 from accounts.services import registration_submit
-from accounts.testing import (
-    applicant_data,
-    login_session_for,
-    make_excluded,
-    make_player,
-    make_register_record,
-    make_staff,
-)
 from core.audit import Actor
 from core.models import AuditEvent
 from core.tests.test_celery_worker import worker_env  # noqa: F401 - a fixture of the worker test below
@@ -32,15 +24,24 @@ from limits.models import PanicExclusion, PanicReport
 from limits.rules import panic_report_retry_delay
 from limits.services import login_check, panic_press, panic_report_send, panic_reports_send_due
 from limits.services.exclusions import _panic_report_claim, _panic_report_deliver
-
-from .conftest import czk, prague, refused, stake
+from tests.kit.accounts import (
+    applicant_data,
+    login_session_for,
+    make_excluded,
+    make_player,
+    make_register_record,
+    make_staff,
+)
+from tests.kit.limits import stake
+from tests.kit.money import czk, prague
+from tests.kit.refusals import refusal_of
 
 T = prague(2025, 5, 15, 10)
 SEC = timedelta(seconds=1)
 MIN = timedelta(minutes=1)
 H48 = timedelta(hours=48)
 
-_persons = iter(range(700_000, 800_000))  # person numbers of accounts.testing, far from the ones it hands out
+_persons = iter(range(700_000, 800_000))  # person numbers of tests.kit.accounts, far from the ones it hands out
 
 
 def person(status="active"):
@@ -90,8 +91,8 @@ def test_a_press_is_queued_and_reaches_the_register_which_acknowledges_it(player
 def test_the_api_press_sends_the_report_right_after_it_commits(player, django_capture_on_commit_callbacks):
     from rest_framework.test import APIClient
 
-    from accounts.testing import token_for
     from config.celery import app
+    from tests.kit.accounts import token_for
 
     c = APIClient()
     c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
@@ -152,7 +153,7 @@ def test_the_local_exclusion_does_not_wait_for_the_register(player):
     press(player, T)
     sweep(T)
     assert PanicReport.objects.get().status == "pending"
-    assert refused(stake, player, "1", T + MIN).code == errors.PANIC_EXCLUSION.code
+    assert refusal_of(stake, player, "1", T + MIN).code == errors.PANIC_EXCLUSION.code
 
 
 # --- a repeat is harmless ---------------------------------------------------------------------------------------
@@ -193,7 +194,7 @@ def test_the_exclusion_holds_on_a_new_account_of_the_same_person_until_48_hours(
         login_check(player=new, now=T + after)
         assert stake(new, "1", T + after).stake == czk(1)
     else:
-        err = refused(stake, new, "1", T + after)
+        err = refusal_of(stake, new, "1", T + after)
         assert err.code == errors.PANIC_EXCLUSION.code and err.details["ends_at"] == T + H48
         assert login_check(player=new, now=T + after) == T + H48  # the account only: balance, withdrawals
 
@@ -201,7 +202,7 @@ def test_the_exclusion_holds_on_a_new_account_of_the_same_person_until_48_hours(
 def test_the_new_account_sees_the_running_exclusion_in_the_api(db):
     from rest_framework.test import APIClient
 
-    from accounts.testing import token_for
+    from tests.kit.accounts import token_for
 
     n, old = person()
     press(old, T)
@@ -242,7 +243,7 @@ def test_the_register_refuses_a_new_registration_of_the_person_until_the_48_hour
         with time_machine.travel(at, tick=False):
             return registration_submit(data=dict(data), consents=consents, username=username)
 
-    err = refused(register, T + H48 - SEC, f"again{uuid.uuid4().hex[:8]}")
+    err = refusal_of(register, T + H48 - SEC, f"again{uuid.uuid4().hex[:8]}")
     assert err.code == account_errors.EXCLUDED_PERSON.code
     new = register(T + H48, f"again{uuid.uuid4().hex[:8]}")
     assert new.status == "temporary" and new.personal.person_key == old.personal.person_key

@@ -8,8 +8,9 @@ import pytest
 
 from limits import errors
 from limits.selectors import play_status
-
-from .conftest import czk, play_round, prague, refused, stake
+from tests.kit.limits import play_round, stake
+from tests.kit.money import czk, prague
+from tests.kit.refusals import refusal_of
 
 T0 = prague(2025, 5, 5, 18)
 MIN = timedelta(minutes=1)
@@ -30,7 +31,7 @@ def test_a_stake_at_119_59_of_play_is_allowed(player):
 
 def test_a_stake_at_120_00_of_play_is_refused_naming_the_break_end(player):
     last_end = play_110_minutes(player)
-    err = refused(stake, player, "1", T0 + 120 * MIN)
+    err = refusal_of(stake, player, "1", T0 + 120 * MIN)
     assert err.code == errors.BREAK_REQUIRED.code
     assert err.details["value_minutes"] == 120
     assert err.details["used_seconds"] == 120 * 60
@@ -41,7 +42,7 @@ def test_a_stake_at_120_00_of_play_is_refused_naming_the_break_end(player):
 def test_a_round_started_before_120_minutes_finishes_and_then_the_break_is_due(player):
     play_110_minutes(player)
     play_round(player, "1", "0", T0 + 119 * MIN + 59 * SEC, seconds=3)
-    err = refused(stake, player, "1", T0 + 120 * MIN + 5 * SEC)
+    err = refusal_of(stake, player, "1", T0 + 120 * MIN + 5 * SEC)
     assert err.code == errors.BREAK_REQUIRED.code
     assert err.details["break_ends_at"] == T0 + 120 * MIN + 2 * SEC + 15 * MIN
 
@@ -49,12 +50,12 @@ def test_a_round_started_before_120_minutes_finishes_and_then_the_break_is_due(p
 @pytest.mark.parametrize("pause,allowed", [(14 * MIN + 59 * SEC, False), (15 * MIN, True)])
 def test_the_break_ends_after_15_minutes_without_play(player, pause, allowed):
     last_end = play_110_minutes(player)
-    refused(stake, player, "1", T0 + 120 * MIN)
+    refusal_of(stake, player, "1", T0 + 120 * MIN)
     at = last_end + pause
     if allowed:
         assert stake(player, "1", at).play_seconds_left == 120 * 60  # a new period: the full 120 minutes
     else:
-        assert refused(stake, player, "1", at).code == errors.BREAK_REQUIRED.code
+        assert refusal_of(stake, player, "1", at).code == errors.BREAK_REQUIRED.code
 
 
 @pytest.mark.parametrize("pause,new_period", [(14 * MIN + 59 * SEC, False), (15 * MIN, True)])
@@ -78,7 +79,7 @@ def test_a_long_pause_after_100_minutes_gives_another_full_120(player):
 def test_refused_attempts_during_the_break_are_not_play(player):
     last_end = play_110_minutes(player)
     for s in range(0, 5 * 60, 30):  # every 30 s from 120:00 until just before the break ends (125:02)
-        refused(stake, player, "1", T0 + 120 * MIN + s * SEC)
+        refusal_of(stake, player, "1", T0 + 120 * MIN + s * SEC)
     assert stake(player, "1", last_end + 15 * MIN).stake == czk(1)
 
 

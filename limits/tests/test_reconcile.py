@@ -9,8 +9,8 @@ from django.core.management import CommandError, call_command
 
 from limits.models import MinuteBucket, PeriodTotal
 from limits.reconcile import reconcile
-
-from .conftest import caller_lock, czk, prague, settle, stake
+from tests.kit.limits import caller_lock, settle, stake
+from tests.kit.money import czk, prague
 
 T = prague(2025, 10, 25, 22, 30)  # a night across the autumn DST change and a month end a week later
 

@@ -6,13 +6,14 @@ from datetime import timedelta
 import pytest
 
 from accounts.services import session_end
-from accounts.testing import login_session_for
 from core.audit import Actor
 from limits import errors
 from limits.models import MinuteBucket, OpenBet, PeriodTotal, PlayerKindState, SettledBet
 from limits.services import panic_press, self_listing_request
-
-from .conftest import play_round, prague, refusal_log_db, refusal_rows, refused, set_limits, stake
+from tests.kit.accounts import login_session_for
+from tests.kit.limits import play_round, refusal_log_db, refusal_rows, set_limits, stake
+from tests.kit.money import prague
+from tests.kit.refusals import refusal_of
 
 T = prague(2025, 5, 15, 12)
 MIN = timedelta(minutes=1)
@@ -108,7 +109,7 @@ def test_a_refused_stake_changes_nothing_and_is_recorded(player, settings, name,
     call = setup(player)
     before = snapshot(player)
     refusals_before = refusal_rows().filter(player_id=player.pk).count()
-    err = refused(stake, player, call["amount"], call["at"])
+    err = refusal_of(stake, player, call["amount"], call["at"])
     assert err.code == expected.code
     assert err.details.get("limit") or name in ("grid", "steps", "max")
     assert snapshot(player) == before

@@ -10,21 +10,16 @@ import time_machine
 from rest_framework.test import APIClient
 
 from accounts.models import LoginSession
-from accounts.testing import make_staff, token_for
 from core import clock
 from core.models import AuditEvent
 from limits.models import HelpContact, ResponsibleGamingText, SettledBet
-
-from .conftest import play_round, prague, settle, stake
+from tests.kit.accounts import make_staff, token_for
+from tests.kit.clients import client_for
+from tests.kit.limits import play_round, settle, stake
+from tests.kit.money import prague
 
 BASE = "/api/v1/limits"
 NOW = prague(2025, 11, 15, 12)
-
-
-def client_for(player):
-    c = APIClient()
-    c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
-    return c
 
 
 def money(amount):

@@ -12,8 +12,9 @@ from limits import errors
 from limits.models import LimitType, SelfLimit, SelfLimitChange
 from limits.selectors import self_limits, self_limits_decided, undecided_limits
 from limits.services import pending_limits_apply, self_limit_set, self_limits_decide
-
-from .conftest import czk, play_round, prague, refused, stake
+from tests.kit.limits import play_round, stake
+from tests.kit.money import czk, prague
+from tests.kit.refusals import refusal_of
 
 T = prague(2025, 5, 5, 12)
 SEC = timedelta(seconds=1)
@@ -42,9 +43,9 @@ def test_registration_needs_each_of_the_seven_limits_set_or_declined(player):
 
 def test_an_invalid_value_is_refused_and_nothing_is_stored(player):
     for lt, value in [("daily_stake", -1), ("monthly_logins", 0), ("daily_time", 24 * 60 + 1), ("daily_stake", 1.5)]:
-        assert refused(change, player, lt, value, T).code == errors.INVALID_LIMIT_VALUE.code
-    assert refused(change, player, "weekly_stake", 100, T).code == errors.UNKNOWN_LIMIT.code
-    assert refused(change, player, "daily_stake", 100, T, kind="bingo").code == errors.UNKNOWN_KIND.code
+        assert refusal_of(change, player, lt, value, T).code == errors.INVALID_LIMIT_VALUE.code
+    assert refusal_of(change, player, "weekly_stake", 100, T).code == errors.UNKNOWN_LIMIT.code
+    assert refusal_of(change, player, "daily_stake", 100, T, kind="bingo").code == errors.UNKNOWN_KIND.code
     assert not SelfLimit.objects.filter(player=player, decided_at__isnull=False).exists()
 
 
@@ -52,7 +53,7 @@ def test_tightening_applies_at_once(player):
     change(player, "daily_stake", 50_000, T)
     change(player, "daily_stake", 10_000, T + SEC)
     play_round(player, "100", "0", T + 2 * SEC)
-    assert refused(stake, player, "0.10", T + 3 * SEC).code == errors.DAILY_STAKE_EXCEEDED.code
+    assert refusal_of(stake, player, "0.10", T + 3 * SEC).code == errors.DAILY_STAKE_EXCEEDED.code
     row = SelfLimit.objects.get(player=player, limit_type="daily_stake")
     assert row.value == 10_000 and not row.has_pending
 
@@ -76,7 +77,7 @@ def test_a_loosening_takes_effect_on_the_7th_day_after_the_request(player, offse
     if in_force:
         assert stake(player, "0.10", at).stake == czk("0.10")
     else:
-        assert refused(stake, player, "0.10", at).code == errors.DAILY_STAKE_EXCEEDED.code
+        assert refusal_of(stake, player, "0.10", at).code == errors.DAILY_STAKE_EXCEEDED.code
 
 
 def test_a_pending_loosening_is_shown_with_its_date_and_applied_by_the_sweeper(player):
@@ -152,10 +153,10 @@ def test_zhh_14a_reregistration_within_7_days_cannot_be_milder_than_at_closing(d
     old = closed_with_limits(closed_at=T, daily_stake=20_000, daily_time=60)
     new = same_person_new_account(old)
     at = T + timedelta(days=7) - SEC
-    err = refused(change, new, "daily_stake", 20_010, at)
+    err = refusal_of(change, new, "daily_stake", 20_010, at)
     assert err.code == errors.MILDER_THAN_AT_CLOSING.code
     assert err.details["value_at_closing"] == czk(200)
-    assert refused(change, new, "daily_time", None, at).code == errors.MILDER_THAN_AT_CLOSING.code
+    assert refusal_of(change, new, "daily_time", None, at).code == errors.MILDER_THAN_AT_CLOSING.code
     assert change(new, "daily_stake", 20_000, at).value == 20_000  # equal is fine
     assert change(new, "monthly_stake", None, at).value is None  # declined at closing too
     # after the 7 days the floor is gone
@@ -169,5 +170,5 @@ def test_zhh_14a_floor_also_refuses_a_loosening_requested_within_the_7_days(db):
     old = closed_with_limits(closed_at=T, daily_loss=5_000)
     new = same_person_new_account(old)
     change(new, "daily_loss", 4_000, T + timedelta(days=1))
-    assert refused(change, new, "daily_loss", 6_000, T + timedelta(days=2)).code == errors.MILDER_THAN_AT_CLOSING.code
+    assert refusal_of(change, new, "daily_loss", 6_000, T + timedelta(days=2)).code == errors.MILDER_THAN_AT_CLOSING.code
     assert change(new, "daily_loss", 5_000, T + timedelta(days=2)).pending_value == 5_000

@@ -17,8 +17,9 @@ from limits import errors
 from limits.models import MinuteBucket, PeriodTotal, SettledBet
 from limits.reconcile import reconcile
 from limits.selectors import hourly_loss, self_limits
-
-from .conftest import caller_lock, czk, prague, refused, set_limits, settle, stake
+from tests.kit.limits import caller_lock, set_limits, settle, stake
+from tests.kit.money import czk, prague
+from tests.kit.refusals import refusal_of
 
 SEC = timedelta(seconds=1)
 T = prague(2025, 5, 5, 10)
@@ -53,14 +54,14 @@ def used(player, limit_type, at):
 def test_a_void_lost_bet_gives_back_the_daily_loss_it_used_exactly_to_the_limit(player):
     set_limits(player, T - timedelta(days=1), daily_loss=1_000)  # 10 Kč
     bet(player, "10", "0", T, "r:1")
-    err = refused(stake, player, "0.10", T + 10 * SEC)
+    err = refusal_of(stake, player, "0.10", T + 10 * SEC)
     assert err.code == errors.DAILY_LOSS_EXCEEDED.code and err.details["used"] == czk(10)
     voided = void(player, "r:1", T + 20 * SEC)
     assert voided is not None and voided.voided and voided.voided_at == T + 20 * SEC
     assert totals(player, "day", DAY) == (0, 0, 0, 0, 0)
     assert used(player, "daily_loss", T + 30 * SEC) == 0
     # the other side of the boundary first: 10.10 Kč is still refused, and the refusal counts nothing
-    err = refused(stake, player, "10.10", T + 30 * SEC)
+    err = refusal_of(stake, player, "10.10", T + 30 * SEC)
     assert err.code == errors.DAILY_LOSS_EXCEEDED.code and err.details["used"] == Money(0)
     stake(player, "10", T + 30 * SEC)  # exactly the limit again
     assert reconcile(player_ids=[player.pk], now=T + 40 * SEC) == []
@@ -77,7 +78,7 @@ def test_a_void_bet_gives_back_the_daily_stake_it_used_and_a_void_win_no_longer_
     assert void(player, "r:won", at) is not None
     assert (used(player, "daily_stake", at), used(player, "daily_loss", at)) == (400, 400)  # exactly the other bet
     assert totals(player, "day", DAY) == (400, 1, 400, 0, 1)
-    err = refused(stake, player, "6.10", at + 10 * SEC)
+    err = refusal_of(stake, player, "6.10", at + 10 * SEC)
     assert err.code == errors.DAILY_STAKE_EXCEEDED.code and err.details["used"] == czk(4)
     stake(player, "6", at + 10 * SEC)  # 4 + 6 = the 10 Kč daily stake limit exactly
     assert reconcile(player_ids=[player.pk], now=at + 20 * SEC) == []
@@ -108,7 +109,7 @@ def test_the_statistics_endpoint_no_longer_shows_the_void_bet(player):
     """GP §13(4): the player's own statistics come from the same counters."""
     from rest_framework.test import APIClient
 
-    from accounts.testing import token_for
+    from tests.kit.accounts import token_for
 
     bet(player, "10", "4", T, "r:1")
     bet(player, "2", "0", T + 10 * SEC, "r:2")
@@ -198,10 +199,10 @@ def test_the_hourly_cap_it_used_up_allows_exactly_the_cap_again(player, settings
     settings.GP = {**settings.GP, "MAX_HOURLY_LOSS": 1_000}
     t0 = NOW - timedelta(minutes=10)
     bet(player, "10", "0", t0, "r:1")
-    err = refused(stake, player, "0.10", NOW)
+    err = refusal_of(stake, player, "0.10", NOW)
     assert err.code == errors.HOURLY_LOSS_EXCEEDED.code and err.details["used"] == czk(10)
     void(player, "r:1", NOW)
-    err = refused(stake, player, "10.10", NOW)
+    err = refusal_of(stake, player, "10.10", NOW)
     assert err.code == errors.HOURLY_LOSS_EXCEEDED.code and err.details["used"] == Money(0)
     stake(player, "10", NOW)
     assert reconcile(player_ids=[player.pk], now=NOW) == []

@@ -9,7 +9,7 @@ browser to the bank).
   same handler as ``POST /api/v1/aml/callbacks/sandbox``), the client follows the check until it is decided and shows
   her identified; with the other steps done in the client she completes the registration (a full account). A
   document whose name read off it differs from the registration goes to staff review: shown, nobody identified.
-* With Bank iD against the local OpenID provider (``aml.testing_oidc.LocalOpenIDProvider``): the client's button
+* With Bank iD against the local OpenID provider (``tests.kit.oidc.LocalOpenIDProvider``): the client's button
   sends the browser to the provider's authorization endpoint, which sends it back to /play?code=&state=; the client
   forwards them, the server exchanges the code, checks the ID token and the verified claims: identified. The bank's
   sign-in and consent page is not driven: the local provider has no page, the person is "signed in" beforehand
@@ -25,14 +25,14 @@ from pathlib import Path
 import pytest
 
 from accounts.models import IdentityVerification, Player
-from accounts.testing import DEFAULT_PASSWORD, make_player
 from aml import bankid_client
 from aml import errors as aml_errors
 from aml.models import BankIdAuthorization, IdentificationCheck
 from aml.services import screening_run
-from aml.testing_oidc import LocalOpenIDProvider, bankid_profile_for
 from core.audit import Actor
 from playclient.tests.harness import DESKTOP, PHONE, Client, Screens
+from tests.kit.accounts import DEFAULT_PASSWORD, make_player
+from tests.kit.oidc import LocalOpenIDProvider, bankid_profile_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

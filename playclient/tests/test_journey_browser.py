@@ -22,12 +22,12 @@ import pytest
 from django.core import mail
 
 from accounts.models import SandboxSms
-from accounts.testing import make_register_record, registration_payload
 from core.models import SandboxEmail
 from games.models import Game, Round
 from games.services import qa
 from limits import errors as limit_errors
 from playclient.tests.harness import PHONE, Client, Screens, found
+from tests.kit.accounts import make_register_record, registration_payload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 import pytest
 from selenium.webdriver.common.by import By
 
-from accounts.testing import DEFAULT_PASSWORD, make_staff
 from complaints import services as complaints_services
 from core import clock
 from core.audit import Actor
 from core.money import Money
-from games.tests.platform.helpers import funded_player
 from playclient.tests.harness import DESKTOP, PHONE, Client, Screens
+from tests.kit.accounts import DEFAULT_PASSWORD, make_staff
+from tests.kit.platform import funded_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,7 +28,7 @@ def _signed_in(c: Client, player) -> None:
 
 @pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])
 def test_withdrawal_request_status_cancel_and_the_complaint_answer(live_server, play_browser, settings, size):
-    from wallet.tests.conftest import verified_bank
+    from tests.kit.wallet import verified_bank
 
     settings.WALLET_WITHDRAWAL_APPROVAL_THRESHOLD = 500_000  # 5 000 Kč: above it staff approve first
     play_browser.set_window_size(*size)
@@ -93,8 +93,8 @@ def test_the_first_password_is_not_kept_in_session_storage(live_server, play_bro
 
 
 def test_the_rounds_history_is_cards_on_a_phone_with_stake_win_and_verify_on_screen(live_server, play_browser):
-    from games.tests.platform.helpers import client_for as game_client
-    from games.tests.platform.helpers import start
+    from tests.kit.clients import client_for as game_client
+    from tests.kit.platform import start
 
     player = funded_player(50_000)
     body = start(game_client(player), game="kobushi", bet={"lines": 30, "coins": 5, "coin_value": 1}).json()

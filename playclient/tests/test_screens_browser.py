@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from accounts.testing import DEFAULT_PASSWORD
-from games.tests.platform.helpers import funded_player
 from playclient.tests.harness import DESKTOP, PHONE, Client
+from tests.kit.accounts import DEFAULT_PASSWORD
+from tests.kit.platform import funded_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

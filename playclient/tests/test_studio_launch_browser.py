@@ -18,15 +18,15 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from django.contrib.auth import get_user_model
 
-from accounts.testing import DEFAULT_PASSWORD
 from core.management.commands.seed_demo import DEMO_ADMIN
 from games.models import Round
-from games.tests.platform.helpers import funded_player
 from limits import errors as limit_errors
 from playclient.tests.harness import Client, Screens
 from provider_simulator.server import Running, SimulatorApp
 from providers import demo
 from providers.models import Provider
+from tests.kit.accounts import DEFAULT_PASSWORD
+from tests.kit.platform import funded_player
 from wallet.selectors import balance as wallet_balance
 
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "refusal_log"])

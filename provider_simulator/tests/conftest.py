@@ -8,10 +8,8 @@ from provider_simulator.client import WalletClient
 from provider_simulator.journal import Journal
 from provider_simulator.slot import Slot
 from provider_simulator.studio import Studio
-
-from .fakewallet import FakeWallet
-
-SECRET = "simulator-test-secret"
+from provider_simulator.tests.fakewallet import FakeWallet
+from tests.kit.simulator import SECRET
 
 
 @pytest.fixture

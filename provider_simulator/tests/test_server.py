@@ -14,8 +14,7 @@ import pytest
 from provider_simulator.server import Running, SimulatorApp
 from provider_simulator.signing import signed_headers
 from provider_simulator.slot import Slot
-
-from .conftest import SECRET
+from tests.kit.simulator import SECRET
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from django.core.management import call_command
 
 from games.models import Round
 from providers.models import ProviderTransaction
-from providers.testing import czk
-from providers.tests.conftest import CODE, player_client
+from tests.kit.money import api_money
+from tests.kit.providers import CODE, player_client
 from wallet.selectors import balance
 
 pytestmark = pytest.mark.django_db
@@ -20,13 +20,13 @@ DETAIL = {"outcome": {"stops": [3, 7, 1], "win": "as sent"}}  # the studio's rec
 def bet(signed, session, txn="b1", rnd="r1", amount=1_000, closed=False, **kw):
     detail = {"round_detail": DETAIL} if closed else {}
     return signed.call("bet", {"session": session, "transaction_id": txn, "round_id": rnd, "game": "wild",
-                               "amount": czk(amount), "round_closed": closed, **detail, **kw})
+                               "amount": api_money(amount), "round_closed": closed, **detail, **kw})
 
 
 def win(signed, session, txn="w1", bet_txn="b1", rnd="r1", amount=2_500, closed=True, round_detail=None, **kw):
     detail = {"round_detail": round_detail or DETAIL} if closed else {}
     return signed.call("win", {"session": session, "transaction_id": txn, "bet_transaction_id": bet_txn,
-                               "round_id": rnd, "amount": czk(amount), "round_closed": closed, **detail, **kw})
+                               "round_id": rnd, "amount": api_money(amount), "round_closed": closed, **detail, **kw})
 
 
 def test_the_launch_gives_a_single_use_token_in_the_providers_launch_url(player, signed, clock):
@@ -38,7 +38,7 @@ def test_the_launch_gives_a_single_use_token_in_the_providers_launch_url(player,
     assert "game=wild" in body["launch_url"] and "lang=en" in body["launch_url"]
     first = signed.call("session", {"launch_token": body["launch_token"]})
     assert first.status_code == 200 and first.json()["status"] == "RS_OK"
-    assert first.json()["balance"] == czk(100_000) and first.json()["game"] == "wild"
+    assert first.json()["balance"] == api_money(100_000) and first.json()["game"] == "wild"
     assert str(player.pk) != first.json()["player"]
     again = signed.call("session", {"launch_token": body["launch_token"]})
     assert again.status_code == 401 and again.json()["status"] == "RS_ERROR_INVALID_TOKEN"
@@ -48,11 +48,11 @@ def test_a_bet_a_win_and_the_round_end_move_the_money_once_and_the_ledger_stays_
                                                                                           clock):
     r = bet(signed, session)
     assert r.status_code == 200, r.content
-    assert r.json()["status"] == "RS_OK" and r.json()["balance"] == czk(99_000)
+    assert r.json()["status"] == "RS_OK" and r.json()["balance"] == api_money(99_000)
     rnd = Round.objects.get(player=player, provider_round_id="r1")
     assert rnd.status == Round.Status.IN_PROGRESS and rnd.idempotency_key == f"provider:{CODE}:r1"
     w = win(signed, session, closed=False)
-    assert w.status_code == 200 and w.json()["balance"] == czk(101_500) and w.json()["credited"] == czk(2_500)
+    assert w.status_code == 200 and w.json()["balance"] == api_money(101_500) and w.json()["credited"] == api_money(2_500)
     end = signed.call("round-end", {"session": session, "round_id": "r1", "transaction_id": "e1",
                                     "round_detail": DETAIL})
     assert end.status_code == 200 and end.json()["round_status"] == "finished"
@@ -66,7 +66,7 @@ def test_a_bet_a_win_and_the_round_end_move_the_money_once_and_the_ledger_stays_
 
 def test_balance_answers_the_players_balance(signed, session, clock):
     r = signed.call("balance", {"session": session})
-    assert r.status_code == 200 and r.json() == {"status": "RS_OK", "balance": czk(100_000)}
+    assert r.status_code == 200 and r.json() == {"status": "RS_OK", "balance": api_money(100_000)}
 
 
 def test_a_closed_bet_is_a_losing_one_shot_round_settled_at_once(player, signed, session, clock):
@@ -78,10 +78,10 @@ def test_a_closed_bet_is_a_losing_one_shot_round_settled_at_once(player, signed,
 
 
 def play(signed, session, txn="p1", rnd="r1", amount=1_000, win=None, win_txn="pw1", **kw):
-    body = {"session": session, "transaction_id": txn, "round_id": rnd, "amount": czk(amount),
+    body = {"session": session, "transaction_id": txn, "round_id": rnd, "amount": api_money(amount),
             "round_detail": kw.pop("round_detail", DETAIL), **kw}
     if win is not None:
-        body["win"] = {"transaction_id": win_txn, "amount": czk(win)}
+        body["win"] = {"transaction_id": win_txn, "amount": api_money(win)}
     return signed.call("play", body)
 
 
@@ -112,7 +112,7 @@ def test_a_one_shot_round_in_one_call_debits_credits_and_settles_once(player, si
     reused = play(signed, session, txn="p3", rnd="r3", win=100, win_txn="pw1")  # the win's id was used
     assert reused.status_code == 409 and reused.json()["error"]["code"] == "providers.duplicate_transaction"
     no_record = signed.call("play", {"session": session, "transaction_id": "p4", "round_id": "r4",
-                                     "amount": czk(1_000)})
+                                     "amount": api_money(1_000)})
     assert no_record.json()["error"]["code"] == "providers.round_detail_required"
     assert balance(player).amount == 100_000 - 2_000 + 2_500
     for command in ("ledger_check", "limits_reconcile", "jackpot_check"):

@@ -16,9 +16,9 @@ from games.services import rounds_expire_due
 from providers.models import Provider, ReconciliationCase
 from providers.reconciliation import reconciliation_run
 from providers.services import provider_save
-from providers.testing import ProviderServer, czk
-from providers.tests.conftest import SECRET, player_client
 from providers.tests.test_api import DETAIL, bet, win
+from tests.kit.money import api_money
+from tests.kit.providers import SECRET, ProviderServer, player_client
 from wallet.selectors import balance
 
 pytestmark = pytest.mark.django_db
@@ -50,7 +50,7 @@ def test_a_remote_round_past_its_deadline_is_voided_and_the_provider_is_told(pla
     assert (rnd.status, rnd.void_reason) == (Round.Status.VOIDED, Round.VoidReason.DEADLINE)
     assert balance(player).amount == 100_000
     assert server.calls == [("round-cancelled", {"round_id": "r1", "reason": "deadline", "outcome": "refunded",
-                                                 "refunded": czk(1_000), "credited": czk(0)}, True)]
+                                                 "refunded": api_money(1_000), "credited": api_money(0)}, True)]
     call_command("ledger_check")
     call_command("limits_reconcile")
 
@@ -85,7 +85,7 @@ def test_a_remote_round_with_a_credited_win_is_settled_at_its_deadline_not_refun
     assert (rnd.status, rnd.win) == (Round.Status.FINISHED, 2_500)
     assert balance(player).amount == 101_500
     assert server.calls == [("round-cancelled", {"round_id": "r1", "reason": "deadline", "outcome": "settled",
-                                                 "refunded": czk(0), "credited": czk(2_500)}, True)]
+                                                 "refunded": api_money(0), "credited": api_money(2_500)}, True)]
     call_command("ledger_check")
     call_command("limits_reconcile")
 
@@ -96,9 +96,9 @@ def test_the_reconciliation_opens_a_case_for_every_difference(player, provider, 
     clock.shift(3)
     assert bet(signed, session, "b2", "r2", closed=True).status_code == 200
     report = {"day": "2026-03-02", "transactions": [
-        {"transaction_id": "b1", "type": "bet", "round_id": "r1", "amount": czk(1_000)},  # the same
-        {"transaction_id": "w1", "type": "win", "round_id": "r1", "amount": czk(2_000)},  # amount differs
-        {"transaction_id": "b9", "type": "bet", "round_id": "r9", "amount": czk(500)},  # not on the platform
+        {"transaction_id": "b1", "type": "bet", "round_id": "r1", "amount": api_money(1_000)},  # the same
+        {"transaction_id": "w1", "type": "win", "round_id": "r1", "amount": api_money(2_000)},  # amount differs
+        {"transaction_id": "b9", "type": "bet", "round_id": "r9", "amount": api_money(500)},  # not on the platform
     ]}  # b2 missing at the provider
     with ProviderServer(SECRET, answer=lambda op, body: (200, report)) as server:
         _point_at(provider, server.url)
@@ -121,8 +121,8 @@ def test_the_daily_reconciliation_task_covers_the_previous_prague_day(provider, 
 
 
 def test_finance_resolves_a_case_with_its_permission_and_the_resolution_is_audited(provider):
-    from accounts.testing import make_staff
     from providers.services import reconciliation_resolve
+    from tests.kit.accounts import make_staff
 
     case = ReconciliationCase.objects.create(provider=provider, day=date(2026, 3, 2), transaction_id="x",
                                              difference="missing_on_platform", created_at=provider.created_at)

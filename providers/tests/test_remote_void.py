@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from accounts.testing import make_player
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
@@ -24,9 +23,11 @@ from games.services import round_refund, round_void_settled, rounds_expire_due
 from games.services.remote import remote_win_references
 from games.tests.platform.test_void_settled import _books_clean, _hold_through_compliance, _pool_value, _void_in_admin
 from limits.models import SettledBet
-from providers.testing import ProviderServer, czk
-from providers.tests.conftest import SECRET, fund, open_session
 from providers.tests.test_api import bet, win
+from tests.kit.accounts import make_player
+from tests.kit.money import api_money
+from tests.kit.providers import SECRET, ProviderServer, open_session
+from tests.kit.wallet import fund
 from wallet.models import Debt, Entry, LedgerTransaction, WinDeduction, WinHold
 from wallet.selectors import balance, held_balance
 
@@ -99,9 +100,9 @@ def test_a_void_remote_round_without_a_hold_gives_the_stake_back_and_takes_every
     assert told == []  # the provider's round stands: no round-cancelled for a settled round
     # and its daily report still matches the platform's transactions: nothing to reconcile
     report = {"day": "2026-03-02", "transactions": [
-        {"transaction_id": "b1", "type": "bet", "round_id": "r1", "amount": czk(1_000)},
-        {"transaction_id": "b1-w1", "type": "win", "round_id": "r1", "amount": czk(2_500)},
-        {"transaction_id": "b1-w2", "type": "win", "round_id": "r1", "amount": czk(1_500)}]}
+        {"transaction_id": "b1", "type": "bet", "round_id": "r1", "amount": api_money(1_000)},
+        {"transaction_id": "b1-w1", "type": "win", "round_id": "r1", "amount": api_money(2_500)},
+        {"transaction_id": "b1-w2", "type": "win", "round_id": "r1", "amount": api_money(1_500)}]}
     with ProviderServer(SECRET, answer=lambda op, body: (200, report)) as server:
         provider.api_url = server.url
         provider.save(update_fields=["api_url"])

@@ -8,21 +8,22 @@ from datetime import timedelta
 import pytest
 from django.core.management import call_command
 
-from accounts.testing import make_player
 from core.audit import Actor
 from games.models import Game, Round
 from games.services import game_approval_withdraw
-from games.testing import api_bet
 from limits.services import self_limit_set
 from providers.models import Provider
-from providers.tests.conftest import fund, open_session, player_client
 from providers.tests.test_api import DETAIL, bet, win
+from tests.kit.accounts import make_player
+from tests.kit.games import api_bet
+from tests.kit.providers import open_session, player_client
+from tests.kit.wallet import fund
 from wallet.selectors import balance
 
 pytestmark = pytest.mark.django_db
 
 
-def refused(r, status: str, code: str) -> dict:
+def provider_refused(r, status: str, code: str) -> dict:
     assert r.json().get("status") == status, r.content
     assert r.json()["error"]["code"] == code, r.content
     return r.json()["error"]
@@ -36,7 +37,7 @@ def test_a_bet_at_the_daily_stake_limit_is_taken_and_the_next_one_refused(player
     clock.shift(3)
     r = bet(signed, session, "b3", "r3", 10, closed=True)
     assert r.status_code == 403
-    error = refused(r, "RS_ERROR_LIMIT_REACHED", "limits.daily_stake_exceeded")
+    error = provider_refused(r, "RS_ERROR_LIMIT_REACHED", "limits.daily_stake_exceeded")
     assert error["details"]["balance"] == {"amount": 95_000, "currency": "CZK"}
     assert balance(player).amount == 95_000 and not Round.objects.filter(provider_round_id="r3").exists()
 
@@ -46,7 +47,7 @@ def test_after_120_minutes_of_play_a_bet_is_refused_until_the_15_minute_break(pl
         assert bet(signed, session, f"b{k}", f"r{k}", 100, closed=True).status_code == 200, k
         clock.shift(600)
     r = bet(signed, session, "late", "late", 100, closed=True)  # at 120 minutes of play
-    refused(r, "RS_ERROR_LIMIT_REACHED", "limits.break_required")
+    provider_refused(r, "RS_ERROR_LIMIT_REACHED", "limits.break_required")
     clock.shift(15 * 60)
     assert bet(signed, session, "after", "after", 100, closed=True).status_code == 200
 
@@ -60,14 +61,14 @@ def test_one_open_round_across_a_remote_game_and_an_engine_game(player, signed, 
                                         format="json", HTTP_IDEMPOTENCY_KEY="k-engine")
     assert engine.status_code == 409 and engine.json()["error"]["code"] == "game.round_in_progress"
     r = bet(signed, session, "b2", "r2")  # another round of the remote game: GP §7(6) too
-    refused(r, "RS_ERROR_LIMIT_REACHED", "game.round_in_progress")
+    provider_refused(r, "RS_ERROR_LIMIT_REACHED", "game.round_in_progress")
     assert balance(player).amount == 99_000
 
 
 def test_a_second_bet_on_the_same_round_is_refused(signed, session, clock):
     assert bet(signed, session, "b1", "r1").status_code == 200
     clock.shift(3)
-    refused(bet(signed, session, "b2", "r1"), "RS_ERROR_LIMIT_REACHED", "game.remote_bet_exists")
+    provider_refused(bet(signed, session, "b2", "r1"), "RS_ERROR_LIMIT_REACHED", "game.remote_bet_exists")
 
 
 def test_a_bet_within_2_seconds_of_the_last_start_is_refused(signed, session, clock):
@@ -75,17 +76,17 @@ def test_a_bet_within_2_seconds_of_the_last_start_is_refused(signed, session, cl
     clock.shift(1)
     r = bet(signed, session, "b2", "r2", closed=True)
     assert r.status_code == 429
-    assert refused(r, "RS_ERROR_LIMIT_REACHED", "game.round_too_soon")["details"]["retry_after_ms"] == 1000
+    assert provider_refused(r, "RS_ERROR_LIMIT_REACHED", "game.round_too_soon")["details"]["retry_after_ms"] == 1000
 
 
 def test_a_bet_on_a_game_whose_approval_was_withdrawn_is_refused(player, signed, session, game, clock):
     game_approval_withdraw(game=game, reason="plan changed", actor=Actor.system("tests"))
-    refused(bet(signed, session), "RS_ERROR_INVALID_GAME", "game.not_approved")
+    provider_refused(bet(signed, session), "RS_ERROR_INVALID_GAME", "game.not_approved")
     assert balance(player).amount == 100_000
 
 
 def test_the_launch_of_an_unapproved_game_is_refused(player, signed, clock):
-    from providers.tests.conftest import make_game
+    from tests.kit.providers import make_game
 
     make_game(slug="fresh", approved=False)
     r = player_client(player).post("/api/v1/providers/sim/launch", {"game": "sim_fresh"}, format="json")
@@ -97,7 +98,7 @@ def test_a_bet_above_the_balance_is_refused_as_not_enough_money(signed, clock, g
     fund(poor, 500)
     session = open_session(poor, signed)
     r = bet(signed, session, amount=1_000)
-    refused(r, "RS_ERROR_NOT_ENOUGH_MONEY", "wallet.insufficient_funds")
+    provider_refused(r, "RS_ERROR_NOT_ENOUGH_MONEY", "wallet.insufficient_funds")
     assert balance(poor).amount == 500
 
 
@@ -119,7 +120,7 @@ def test_wins_above_the_max_win_per_round_are_credited_up_to_the_cap(player, sig
 def test_a_win_on_a_settled_round_is_refused_and_a_round_end_after_it_answers_ok(signed, session, clock):
     assert bet(signed, session).status_code == 200
     assert win(signed, session, "w1", closed=True).status_code == 200
-    refused(win(signed, session, "w2", amount=100), "RS_ERROR_ROUND_CLOSED", "game.remote_round_closed")
+    provider_refused(win(signed, session, "w2", amount=100), "RS_ERROR_ROUND_CLOSED", "game.remote_round_closed")
     end = signed.call("round-end", {"session": session, "round_id": "r1", "transaction_id": "e1",
                                     "round_detail": DETAIL})
     assert end.status_code == 200 and end.json()["round_status"] == "finished"
@@ -132,7 +133,7 @@ def test_the_session_expires_after_its_hours_but_a_win_on_an_open_round_still_cr
         clock.shift(20 * 60)
         if signed.call("balance", {"session": session}).status_code != 200:
             break
-    refused(signed.call("balance", {"session": session}), "RS_ERROR_TOKEN_EXPIRED", "providers.session_expired")
+    provider_refused(signed.call("balance", {"session": session}), "RS_ERROR_TOKEN_EXPIRED", "providers.session_expired")
     assert win(signed, session).status_code == 200
     assert balance(player).amount == 101_500
 
@@ -141,7 +142,7 @@ def test_the_login_ends_after_idling_and_the_game_session_ends_with_it_but_a_win
         signed, session, clock, player):
     assert bet(signed, session).status_code == 200
     clock.shift(13 * 3600)
-    refused(signed.call("balance", {"session": session}), "RS_ERROR_TOKEN_EXPIRED", "providers.login_ended")
+    provider_refused(signed.call("balance", {"session": session}), "RS_ERROR_TOKEN_EXPIRED", "providers.login_ended")
     assert win(signed, session).status_code == 200
     assert balance(player).amount == 101_500
 
@@ -201,7 +202,7 @@ def test_a_change_of_a_declared_figure_withdraws_the_approval_and_the_same_figur
     assert _listed().approved  # the same figures again: still approved
     changed = _listed(rtp=Decimal("95.50"))
     assert changed.approval_state == "withdrawn"
-    refused(bet(signed, session), "RS_ERROR_INVALID_GAME", "game.not_approved")
+    provider_refused(bet(signed, session), "RS_ERROR_INVALID_GAME", "game.not_approved")
 
 
 def test_every_enabled_studio_is_a_declared_recipient_of_personal_data(provider, player):

@@ -24,7 +24,6 @@ import pytest
 import time_machine
 from django.core.management import call_command
 
-from accounts.testing import login_session_for, make_player
 from core import clock
 from core.audit import Actor
 from limits.services import self_limit_set
@@ -34,7 +33,9 @@ from provider_simulator.slot import Slot
 from provider_simulator.studio import Studio
 from providers.models import Provider
 from providers.reconciliation import reconciliation_run
-from providers.tests.conftest import SECRET, fund, make_game, make_provider
+from tests.kit.accounts import login_session_for, make_player
+from tests.kit.providers import SECRET, make_game, make_provider
+from tests.kit.wallet import fund
 
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", "refusal_log"])
 

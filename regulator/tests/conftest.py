@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from games.tests.platform.conftest import test_games  # noqa: F401  (autouse fixture)
-from regulator.testing import TestPki, make_pki
+from tests.kit.platform import test_games  # noqa: F401  (autouse fixture)
+from tests.kit.regulator import TestPki, make_pki
 
 
 @pytest.fixture(scope="session")

@@ -116,7 +116,7 @@ def test_the_registration_record_validates_against_the_ministrys_xsd_when_presen
 
 
 def test_staff_see_the_packages_read_only_with_the_view_permission(issued):
-    from accounts.testing import make_staff
+    from tests.kit.accounts import make_staff
 
     c = Client()
     for role, status in (("auditor", 200), ("compliance", 200), ("support", 403)):
@@ -138,7 +138,7 @@ def test_the_job_issues_nothing_outside_production_without_a_seal(settings):
 
 
 def test_compliance_reissues_a_rejected_package_and_closes_the_notices_task_in_the_back_office(issued, ministry):
-    from accounts.testing import make_staff
+    from tests.kit.accounts import make_staff
 
     c = Client()
     r = c.post(f"{URL}/notify/error", data=f"{issued.name}\nERR_LINE_BAD_HEADER [ucet.csv] [2]: x",

@@ -16,7 +16,7 @@ from cryptography import x509
 from regulator import services, wire
 from regulator.ministry import MinistrySide
 from regulator.models import RegulatorPackage
-from regulator.testing import TlsTerminator
+from tests.kit.regulator import TlsTerminator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

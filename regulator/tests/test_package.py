@@ -7,10 +7,11 @@ from decimal import Decimal
 import pytest
 import time_machine
 
-from games.tests.platform.helpers import client_for, funded_player, start
 from regulator import wire
 from regulator.services import write_files
 from regulator.validator import parse_time, validate_folder
+from tests.kit.clients import client_for
+from tests.kit.platform import funded_player, start
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from config.refusals import regulator_seal_problem
-from core.testing import PRODUCTION_ENV
 from core.tests.test_health_and_settings import _django_check_expr
-from regulator.testing import make_pki
+from tests.kit.production import PRODUCTION_ENV
+from tests.kit.regulator import make_pki
 
 
 def test_the_seal_is_refused_missing_unreadable_or_expired(tmp_path, pki):

@@ -18,11 +18,12 @@ from cryptography.hazmat.primitives.serialization import pkcs7
 from django.core.management import call_command
 
 from core.errors import DomainError
-from games.tests.platform.helpers import client_for, funded_player, start
 from regulator import crypto, schema, services, wire
 from regulator.models import RegulatorPackage
-from regulator.testing import make_pki
 from regulator.validator import validate_sealed
+from tests.kit.clients import client_for
+from tests.kit.platform import funded_player, start
+from tests.kit.regulator import make_pki
 
 pytestmark = pytest.mark.django_db
 PERIOD = wire.Period.parse("2026030208")

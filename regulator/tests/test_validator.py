@@ -11,10 +11,11 @@ import pytest
 import time_machine
 from django.core.management import CommandError, call_command
 
-from games.tests.platform.helpers import client_for, funded_player, start
 from regulator import wire
 from regulator.services import write_files
 from regulator.validator import validate_folder, validate_zip
+from tests.kit.clients import client_for
+from tests.kit.platform import funded_player, start
 
 pytestmark = pytest.mark.django_db
 NAME = "12345678-V-2026030208-T-01"

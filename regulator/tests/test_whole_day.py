@@ -16,19 +16,21 @@ import time_machine
 from rest_framework.test import APIClient
 
 from accounts.models import Player
-from accounts.testing import login_session_for, make_player
 from core.audit import Actor
 from core.money import Money
 from core.rng import use_rng
 from games.services import round_void_settled
-from games.tests.platform.helpers import act, client_for, start
 from games.tests.platform.testgames import FixedRNG
-from providers.testing import SignedClient, czk
-from providers.tests.conftest import CODE, SECRET, make_game, make_provider, open_session
 from regulator import crypto, schema, services, wire
 from regulator.tests.ministry_tables import ministry_files
 from regulator.validator import validate_sealed
 from reports.services import reports_compute_day
+from tests.kit.accounts import login_session_for, make_player
+from tests.kit.clients import client_for
+from tests.kit.money import api_money
+from tests.kit.platform import act, start
+from tests.kit.providers import CODE, SECRET, SignedClient, make_game, make_provider, open_session
+from tests.kit.wallet import bank_number, pay_deposit
 from wallet.models import PaymentMethod
 from wallet.services import (
     adjustment_credit,
@@ -40,7 +42,6 @@ from wallet.services import (
     withdrawal_request,
 )
 from wallet.services.sandbox import default_sandbox_payer
-from wallet.tests.conftest import bank_number, pay_deposit
 
 pytestmark = pytest.mark.django_db(transaction=False)
 SYSTEM = Actor.system("tests")
@@ -143,10 +144,10 @@ def _play_the_day(t, django_capture_on_commit_callbacks):
     signed = SignedClient(APIClient(raise_request_exception=False), CODE, SECRET)
     studio = open_session(bruno, signed)
     assert signed.call("bet", {"session": studio, "transaction_id": "b1", "round_id": "s1", "game": "wild",
-                               "amount": czk(1_000), "round_closed": False}).status_code == 200
+                               "amount": api_money(1_000), "round_closed": False}).status_code == 200
     t.shift(5)
     assert signed.call("win", {"session": studio, "transaction_id": "w1", "bet_transaction_id": "b1",
-                               "round_id": "s1", "amount": czk(2_500), "round_closed": True,
+                               "round_id": "s1", "amount": api_money(2_500), "round_closed": True,
                                "round_detail": {"outcome": {"stops": [1, 2, 3]}}}).status_code == 200
     t.shift(5)
     with django_capture_on_commit_callbacks(execute=True):

@@ -9,13 +9,14 @@ import time_machine
 from django.test import Client
 from rest_framework.test import APIClient
 
-from accounts.testing import make_staff, token_for
 from core.models import AuditEvent
-from games.tests.platform.helpers import client_for, funded_player, start
 from reports import figures, seal, selectors
 from reports.models import DayReport, GameDayReport
 from reports.services import reports_compute_day
 from reports.tests.seal_ca import make_seal
+from tests.kit.accounts import make_staff, token_for
+from tests.kit.clients import client_for
+from tests.kit.platform import funded_player, start
 
 pytestmark = pytest.mark.django_db
 DAY = date(2026, 11, 20)

@@ -16,11 +16,12 @@ from core.money import Money
 from core.rng import use_rng
 from games.models import Round
 from games.services import round_refund
-from games.tests.platform.helpers import act, client_for, funded_player, start
 from games.tests.platform.testgames import FixedRNG
 from reports import figures, selectors
 from reports.models import DayReport, GameDayReport
 from reports.services import day_range, reports_compute_day
+from tests.kit.clients import client_for
+from tests.kit.platform import act, funded_player, start
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db
@@ -104,7 +105,7 @@ def test_a_refunded_round_returns_its_stake_on_the_day_of_the_refund_and_its_ggr
         with use_rng(FixedRNG(3, 3)):
             rid = start(c, game=PICK, bet={"stake": 700}).json()["id"]
         t.move_to(datetime(2026, 4, 2, 10, tzinfo=UTC))
-        from accounts.testing import make_staff
+        from tests.kit.accounts import make_staff
         round_refund(round_id=rid, reason="stuck", actor=Actor.staff(make_staff()))
         a, b = reports_compute_day(day=date(2026, 4, 1)), reports_compute_day(day=date(2026, 4, 2))
     assert (a.stakes, a.stakes_returned, a.ggr, a.rounds) == (700, 0, 700, 0)

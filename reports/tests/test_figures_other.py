@@ -4,7 +4,6 @@ job's statement count does not grow with the day's rounds; production refuses to
 from __future__ import annotations
 
 import subprocess
-import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -14,13 +13,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Player
-from accounts.testing import make_player, make_staff
 from core.audit import Actor
 from core.money import Money
-from core.testing import PRODUCTION_ENV
-from games.tests.platform.helpers import client_for, funded_player, start
 from reports.services import day_range, reports_compute_day
 from reports.tests.seal_ca import make_seal
+from tests.kit.accounts import make_player, make_staff
+from tests.kit.clients import client_for
+from tests.kit.platform import funded_player, start
+from tests.kit.production import PRODUCTION_ENV, settings_started
 
 ROOT = Path(__file__).resolve().parents[2]
 DAY = date(2026, 10, 5)
@@ -95,10 +95,7 @@ def _start_production(extra: dict[str, str]) -> subprocess.CompletedProcess:
     env = {k: v for k, v in __import__("os").environ.items()
            if not k.startswith(("REPORTS_", "DJANGO_", "JACKPOTS_"))}
     env.update({**PRODUCTION_ENV, **extra})
-    return subprocess.run([sys.executable, "-c", "import django,os;os.environ.setdefault('DJANGO_SETTINGS_MODULE',"
-                           "'config.settings');django.setup();from django.conf import settings;"
-                           "print(settings.REPORTS_ENABLED)"], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=60)
+    return settings_started(env, "settings.REPORTS_ENABLED")  # read in this process (tests.kit.production)
 
 
 def test_production_with_reports_refuses_to_start_without_the_seal_files_and_starts_with_them(tmp_path):

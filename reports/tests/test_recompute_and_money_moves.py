@@ -10,12 +10,12 @@ import pytest
 import time_machine
 from django.test import Client
 
-from accounts.testing import make_staff
 from core.models import AuditEvent
-from games.tests.platform.helpers import funded_player
 from reports.models import DayReport
 from reports.services import reports_compute_day
 from reports.tests.test_compute import _archive_month
+from tests.kit.accounts import make_staff
+from tests.kit.platform import funded_player
 
 pytestmark = pytest.mark.django_db
 

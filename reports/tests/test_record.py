@@ -11,9 +11,10 @@ from django.core.management import CommandError, call_command
 from lxml import etree
 
 from games.models import Round
-from games.tests.platform.helpers import client_for, funded_player, start
 from reports import record, seal
 from reports.tests.seal_ca import make_seal
+from tests.kit.clients import client_for
+from tests.kit.platform import funded_player, start
 from wallet.models import LedgerTransaction
 
 pytestmark = pytest.mark.django_db

@@ -13,13 +13,14 @@ import pytest
 import time_machine
 from selenium.webdriver.common.by import By
 
-from accounts.testing import make_staff
 from core.rng import SeededRNG, use_rng
-from games.tests.platform.helpers import act, client_for, funded_player, start
 from jackpots.tests import test_admin_browser as harness
 from jackpots.tests.test_admin_browser import browser, visible  # noqa: F401 - browser is a fixture
 from reports.services import reports_compute_day
 from reports.tests.seal_ca import make_seal
+from tests.kit.accounts import make_staff
+from tests.kit.clients import client_for
+from tests.kit.platform import act, funded_player, start
 from tests.test_staff_roles_browser import _sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,7 +39,7 @@ def _shot(driver, name: str) -> None:
 
 def _play_days(days: int) -> None:
     """A fortnight of play, more towards the end (roulette, now and then the test pick game), and registrations."""
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     players = [funded_player(5_000_000) for _ in range(3)]
     with use_rng(SeededRNG(24)), time_machine.travel(datetime(2026, 11, 1, 9, tzinfo=UTC), tick=False) as t:

@@ -24,21 +24,10 @@ from urllib.parse import urlsplit
 
 from django.db import connection, transaction
 
+from tests.kit.servers import free_port  # a port the OS gives (parallel workers never collide)
+
 ROOT = Path(__file__).resolve().parents[2]
-PORTS = range(8621, 8630)  # this suite's ports (the helper brief): the first free one is used
 APP_WEB, APP_WORKER = "faults-gunicorn", "faults-worker"  # application_name of the children's connections
-
-
-def free_port() -> int:
-    for port in PORTS:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
 
 
 def child_env(tmp_path: Path, name: str, **extra: str) -> dict[str, str]:

@@ -56,14 +56,15 @@ def _books_clean() -> None:
 def test_a_connection_dropped_mid_transaction_fails_the_request_cleanly_and_its_retry_succeeds_once(what, settings):
     from rest_framework.test import APIClient
 
-    from accounts.testing import make_player, token_for
     from core.models import AuditEvent, IdempotencyRecord
     from games.models import Round
     from games.services import games_sync
+    from tests.kit.accounts import make_player, token_for
+    from tests.kit.money import czk
+    from tests.kit.wallet import fund, verified_bank
     from wallet.ledger import operator_account, player_account
     from wallet.models import LedgerAccount, LedgerTransaction, Withdrawal
     from wallet.selectors import balance
-    from wallet.tests.conftest import czk, fund, verified_bank
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # a test user: no Argon2
     path, posting = REQUESTS[what]

@@ -21,10 +21,11 @@ def test_a_broker_failure_after_the_commit_does_not_turn_a_done_withdrawal_into_
     from kombu.exceptions import OperationalError as BrokerDown
     from rest_framework.test import APIClient
 
-    from accounts.testing import make_player, token_for
+    from tests.kit.accounts import make_player, token_for
+    from tests.kit.money import czk
+    from tests.kit.wallet import fund, verified_bank
     from wallet.models import Withdrawal
     from wallet.tasks import sweep, withdrawal_send
-    from wallet.tests.conftest import czk, fund, verified_bank
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # a test user: no Argon2
     player = make_player()

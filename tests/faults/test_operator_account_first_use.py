@@ -23,7 +23,7 @@ import time
 import pytest
 from django.db import connection, transaction
 
-from games.testing import api_bet
+from tests.kit.games import api_bet
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 
@@ -40,7 +40,8 @@ def _waiting_on_a_lock() -> list[int]:
 
 def test_a_stake_racing_the_creation_of_the_house_account_is_played_not_a_500():
     from games.services import games_sync
-    from games.tests.platform.helpers import RED_100, ROULETTE, client_for, funded_player
+    from tests.kit.clients import client_for
+    from tests.kit.platform import RED_100, ROULETTE, funded_player
     from wallet.ledger import operator_account
     from wallet.models import LedgerAccount, LedgerTransaction
 

@@ -38,7 +38,6 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from games.testing import api_bet
 from tests.faults.harness import (
     APP_WEB,
     Gunicorn,
@@ -50,6 +49,7 @@ from tests.faults.harness import (
     request,
     wait_backends_gone,
 )
+from tests.kit.games import api_bet
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 
@@ -382,14 +382,15 @@ def expected_balance(seen: Seen) -> int:
 
 
 def test_the_web_server_killed_mid_traffic_loses_nothing_and_moves_nothing_twice(tmp_path, settings):
-    from accounts.testing import make_player, token_for
     from games.services import games_sync
+    from tests.kit.accounts import make_player, token_for
+    from tests.kit.money import czk
+    from tests.kit.wallet import fund, verified_bank
     from wallet.ledger import operator_account
     from wallet.models import Withdrawal
     from wallet.selectors import balance
     from wallet.services.sandbox import default_sandbox_payer
     from wallet.tasks import sweep
-    from wallet.tests.conftest import czk, fund, verified_bank
 
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # test users: no Argon2
     games_sync()

@@ -71,12 +71,13 @@ def _seed(code: str, bet: dict, pending: str) -> int:
 def _rounds_left_waiting(n: int) -> list[int]:
     """``n`` players, each with one real-money round waiting for them, started 200 days ago (past the 90-day
     deadline of both games, GP §7(8)b). Returns the round ids."""
-    from accounts.testing import make_player
     from core.audit import Actor
     from core.rng import SeededRNG, use_rng
     from games.services import games_sync, round_play
+    from tests.kit.accounts import make_player
+    from tests.kit.money import czk
+    from tests.kit.wallet import fund
     from wallet.ledger import operator_account
-    from wallet.tests.conftest import czk, fund
 
     seeds = {KOBUSHI: _seed(KOBUSHI, KOBUSHI_BET, "pick"), FRUIT_KING: _seed(FRUIT_KING, FRUIT_KING_BET, "gamble")}
     ids = []

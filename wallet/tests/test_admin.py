@@ -1,22 +1,15 @@
 """Staff screens: every wallet admin page renders; staff actions go through the services (audited)."""
 import pytest
-from django.test import Client
 
-from accounts.testing import make_player, make_staff
 from core.models import AuditEvent
+from tests.kit.accounts import make_player
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, bank, fund, verified_bank
 from wallet import selectors
 from wallet.models import BranchCash, MethodDocument, PaymentMethod, WinDeduction, WinHold, Withdrawal
 from wallet.services import method_document_upload, win_credit, withdrawal_request
-from wallet.tests.conftest import SYSTEM, bank, czk, fund, verified_bank
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff_client():
-    c = Client(raise_request_exception=True)
-    c.force_login(make_staff(superuser=True))
-    return c
 
 
 def test_every_wallet_admin_page_renders_including_the_statement_per_player(staff_client):

@@ -6,20 +6,16 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, make_staff, token_for
 from core import clock
+from tests.kit.accounts import make_player, make_staff
+from tests.kit.clients import client_for
+from tests.kit.money import czk
+from tests.kit.wallet import fund, verified_bank
 from wallet.adapters import sandbox_event
 from wallet.models import Deposit, PaymentMethod, Withdrawal
-from wallet.tests.conftest import czk, fund, verified_bank
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/wallet"
-
-
-def client_for(user) -> APIClient:
-    c = APIClient(raise_request_exception=False)
-    c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
-    return c
 
 
 def code(r):

@@ -7,11 +7,12 @@ from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from accounts.testing import make_player, make_staff
+from tests.kit.accounts import make_player, make_staff
+from tests.kit.money import czk
+from tests.kit.wallet import bank, ledger_clean
 from wallet import selectors
 from wallet.models import BankEntry, BankStatement, PaymentOrderBatch
 from wallet.tests.bankfiles import OPERATOR_IBAN, OPERATOR_NAME, Tx, camt, pain_transfers
-from wallet.tests.conftest import bank, czk, ledger_clean
 
 pytestmark = pytest.mark.django_db
 

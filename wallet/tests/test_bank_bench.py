@@ -15,13 +15,13 @@ from datetime import timedelta
 
 import pytest
 
-from accounts.testing import make_player
 from core import clock
+from tests.kit.accounts import make_player
+from tests.kit.wallet import SYSTEM, bank, bank_number, ledger_clean
 from wallet import selectors
 from wallet.models import BankEntry, Deposit, PaymentMethod, Payout
 from wallet.services import bank_statement_import
 from wallet.tests.bankfiles import OPERATOR_IBAN, OPERATOR_NAME, Tx, camt
-from wallet.tests.conftest import SYSTEM, bank, bank_number, ledger_clean
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 

@@ -8,19 +8,20 @@ import pytest
 from accounts.models import Message
 from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, bank, ledger_clean
 from wallet import errors, iso20022, selectors
 from wallet.ledger import operator_balance
 from wallet.models import BankEntry, Debt, Deposit
 from wallet.services import stake_debit
 from wallet.tests.bankfiles import Tx, camt
-from wallet.tests.conftest import SYSTEM, bank, czk, ledger_clean
 from wallet.tests.test_bank_statements import imported, operator_bank, paid, start  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.django_db
 
 
 def credited(capture, amount="700.00"):
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
 
     p = make_player()
     method = bank(p)
@@ -92,7 +93,7 @@ def test_an_unbookable_amount_is_refused_with_a_clear_error_and_every_other_line
         django_capture_on_commit_callbacks):
     """V-6: 10^17 CZK was a DataError: the import failed on every run and the rest of the file was never booked."""
     p, method, d = credited(django_capture_on_commit_callbacks, amount="100.00")
-    from accounts.testing import make_player
+    from tests.kit.accounts import make_player
     q = make_player()
     method_q = bank(q)
     d2, d3 = start(q, method_q, czk(200)), start(q, method_q, czk(300))

@@ -7,13 +7,15 @@ in the player's name, verifies it. Each entry is handled once, whatever file bri
 from __future__ import annotations
 
 import pytest
-from rest_framework.test import APIClient
 
 from accounts.models import Message
-from accounts.testing import make_player, make_staff, token_for
 from core.audit import Actor
 from core.errors import DomainError
 from core.money import Money
+from tests.kit.accounts import make_player
+from tests.kit.clients import staff_api_client
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, bank, bank_number, ledger_clean, ref
 from wallet import errors, iso20022, selectors
 from wallet.ledger import operator_balance
 from wallet.methods import czech_account_iban
@@ -27,7 +29,6 @@ from wallet.services import (
     provider_callback_handle,
 )
 from wallet.tests.bankfiles import OPERATOR_IBAN, OPERATOR_NAME, Tx, camt, pain_transfers
-from wallet.tests.conftest import SYSTEM, bank, bank_number, czk, ledger_clean, ref
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/wallet"
@@ -63,17 +64,6 @@ def paid(d: Deposit, method: PaymentMethod, **kw) -> Tx:
     kw.setdefault("name", name_of(d.player))
     kw.setdefault("iban", method.iban)
     return Tx(f"{d.amount // 100}.{d.amount % 100:02d}", vs=d.payment_reference, **kw)
-
-
-def staff_client(*perms: str) -> APIClient:
-    from django.contrib.auth.models import Permission
-
-    user = make_staff()
-    for perm in perms:
-        user.user_permissions.add(Permission.objects.get(content_type__app_label="wallet", codename=perm))
-    c = APIClient(raise_request_exception=False)
-    c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
-    return c
 
 
 def test_bank_deposit_instructions_name_the_operators_account_and_the_variable_symbol():
@@ -208,10 +198,10 @@ def test_an_unmatched_credit_waits_in_the_staff_queue_and_staff_with_the_permiss
     assert entry.status == BankEntry.Status.UNMATCHED and entry.status_reason == "no deposit with this variable symbol"
     assert operator_balance("bank_unmatched") == czk(420) and selectors.balance(p) == czk(0)
     ledger_clean()
-    no_perm = staff_client()
+    no_perm = staff_api_client()
     assert no_perm.get(f"{API}/staff/bank/entries").status_code == 403
     assert no_perm.get(f"{API}/staff/bank/entries").json()["error"]["code"] == "auth.staff_permission_required"
-    finance = staff_client("match_bank_credit", "view_bankentry")  # the list is a read: view_bankentry
+    finance = staff_api_client("wallet.match_bank_credit", "wallet.view_bankentry")  # the list is a read: view_bankentry
     listing = finance.get(f"{API}/staff/bank/entries").json()
     assert [e["id"] for e in listing["results"]] == [entry.pk]
     assert listing["results"][0]["amount"]["amount"] == 42000
@@ -255,7 +245,7 @@ def test_a_third_partys_credit_cannot_be_assigned_to_a_player_and_is_returned_to
     with pytest.raises(DomainError) as exc:
         bank_credit_assign(entry=entry, player=p, actor=SYSTEM)
     assert exc.value.code == errors.BANK_CREDIT_NOT_FROM_METHOD.code
-    finance = staff_client("match_bank_credit", "view_bankentry")
+    finance = staff_api_client("wallet.match_bank_credit", "wallet.view_bankentry")
     r = finance.post(f"{API}/staff/bank/entries/{entry.pk}/return", {"reason": "unknown payer"}, format="json",
                      HTTP_IDEMPOTENCY_KEY="r1")
     assert r.status_code == 200 and r.json()["status"] == "returning"
@@ -327,7 +317,7 @@ def test_a_statement_of_another_account_is_refused_and_nothing_is_stored():
     assert not BankStatement.objects.exists() and not BankEntry.objects.exists()
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    c = staff_client("import_bank_statement")
+    c = staff_api_client("wallet.import_bank_statement")
     r = c.post(f"{API}/staff/bank/statements", {"file": SimpleUploadedFile("s.xml", raw, "application/xml")},
                format="multipart")
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.BANK_STATEMENT_WRONG_ACCOUNT.code
@@ -341,8 +331,8 @@ def test_staff_upload_a_statement_through_the_api_it_is_processed_after_commit(d
     method = bank(p)
     d = start(p, method, czk(99))
     raw = camt([paid(d, method)])
-    assert staff_client().post(f"{API}/staff/bank/statements", {}, format="multipart").status_code == 403
-    c = staff_client("import_bank_statement", "view_bankstatement")
+    assert staff_api_client().post(f"{API}/staff/bank/statements", {}, format="multipart").status_code == 403
+    c = staff_api_client("wallet.import_bank_statement", "wallet.view_bankstatement")
     with django_capture_on_commit_callbacks(execute=True):
         r = c.post(f"{API}/staff/bank/statements", {"file": SimpleUploadedFile("s.xml", raw)}, format="multipart")
     assert r.status_code == 202, r.json()

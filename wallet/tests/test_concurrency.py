@@ -7,9 +7,11 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from accounts.testing import make_player
 from core.audit import Actor
 from core.errors import DomainError
+from tests.kit.accounts import make_player
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, fund, verified_bank
 from wallet import selectors
 from wallet.adapters import sandbox_event
 from wallet.ledger import operator_balance
@@ -22,7 +24,6 @@ from wallet.services import (
     withdrawal_request,
 )
 from wallet.services.sandbox import default_sandbox_payer
-from wallet.tests.conftest import SYSTEM, czk, fund, verified_bank
 
 THREADS = 6
 ROUNDS = 5

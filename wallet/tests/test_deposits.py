@@ -6,30 +6,24 @@ from datetime import timedelta
 import pytest
 import time_machine
 
-from accounts.testing import make_player
 from core.audit import Actor
-from core.errors import DomainError
 from core.money import Money
+from tests.kit.accounts import make_player
+from tests.kit.money import czk
+from tests.kit.refusals import refused
+from tests.kit.wallet import SYSTEM, bank, deposit, ledger_clean, pay_deposit, ref
 from wallet import errors, selectors
 from wallet.adapters import hmac_signature, sandbox_event
 from wallet.ledger import operator_balance
 from wallet.models import Deposit, LedgerTransaction, Payout, ProviderEvent
 from wallet.services import branch_cash_record, deposit_start, provider_callback_handle
 from wallet.tasks import sweep
-from wallet.tests.conftest import SYSTEM, bank, czk, deposit, ledger_clean, pay_deposit, ref
 
 pytestmark = pytest.mark.django_db
 
 
 def start(player, method, amount):
     return deposit_start(player=player, method=method, amount=amount, reference=ref("dep"), actor=Actor.player(player))
-
-
-def refused(call, code):
-    with pytest.raises(DomainError) as exc:
-        call()
-    assert getattr(exc.value, "code", None) == code, exc.value
-    return exc.value
 
 
 def test_a_deposit_is_credited_only_when_the_provider_confirms_it():

@@ -9,8 +9,8 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, token_for
 from core.audit import Actor
+from tests.kit.accounts import make_player, token_for
 from wallet.adapters import SIGNATURE_HEADER, hmac_signature
 from wallet.models import Deposit, LedgerTransaction, ProviderEvent
 

@@ -10,11 +10,13 @@ from django.core import mail
 from rest_framework.test import APIClient
 
 from accounts.models import Delivery, Message
-from accounts.testing import make_player, token_for
 from core import clock
 from core.errors import DomainError
 from core.models import AuditEvent
 from core.money import Money
+from tests.kit.accounts import make_player, token_for
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, fund, ledger_clean, ref, verified_bank
 from wallet import errors, selectors
 from wallet.ledger import operator_balance
 from wallet.models import Debt, Entry, LedgerTransaction, WinHold, Withdrawal
@@ -30,7 +32,6 @@ from wallet.services import (
     win_hold_release,
     withdrawal_request,
 )
-from wallet.tests.conftest import SYSTEM, czk, fund, ledger_clean, ref, verified_bank
 
 pytestmark = pytest.mark.django_db
 INBOX = "/api/v1/accounts/me/messages"

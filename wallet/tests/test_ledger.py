@@ -7,10 +7,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import IntegrityError, connection, transaction
 
-from accounts.testing import make_player
 from core import clock
 from core.errors import DomainError
 from core.money import Money
+from tests.kit.accounts import make_player
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, fund, ledger_clean, ref, verified_bank
 from wallet import errors, selectors
 from wallet.ledger import operator_balance, player_account
 from wallet.models import Debt, Entry, LedgerAccount, LedgerTransaction, WinHold
@@ -26,7 +28,6 @@ from wallet.services import (
     win_hold_forfeit,
     win_hold_release,
 )
-from wallet.tests.conftest import SYSTEM, czk, fund, ledger_clean, ref, verified_bank
 
 pytestmark = pytest.mark.django_db
 

@@ -4,13 +4,14 @@ a check it no longer runs per row is refused."""
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from accounts.testing import make_player
 from core import clock
 from core.partitioning import MONTH_BITS
+from tests.kit.accounts import make_player
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, fund, ref
 from wallet.ledger import player_account
 from wallet.models import Entry, LedgerAccount, LedgerTransaction
 from wallet.services import stake_debit, win_credit
-from wallet.tests.conftest import SYSTEM, czk, fund, ref
 
 pytestmark = pytest.mark.django_db
 

@@ -8,10 +8,12 @@ import pytest
 import time_machine
 
 from accounts.models import Message
-from accounts.testing import make_player
 from core.audit import Actor
-from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import make_player
+from tests.kit.money import czk
+from tests.kit.refusals import refused
+from tests.kit.wallet import SYSTEM, bank, fund, ledger_clean, pay_deposit, ref, verified_bank
 from wallet import errors, selectors
 from wallet.models import PaymentMethod, Wallet
 from wallet.services import (
@@ -24,19 +26,11 @@ from wallet.services import (
 )
 from wallet.services.sandbox import default_sandbox_payer
 from wallet.tasks import sweep
-from wallet.tests.conftest import SYSTEM, bank, czk, fund, ledger_clean, pay_deposit, ref, verified_bank
 
 pytestmark = pytest.mark.django_db
 
 T0 = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 DEADLINE = T0 + timedelta(days=30)  # GP §5(11): 30 days to register another method
-
-
-def refused(call, code):
-    with pytest.raises(DomainError) as exc:
-        call()
-    assert exc.value.code == code, exc.value
-    return exc.value
 
 
 def lost_method_at_t0():

@@ -6,27 +6,20 @@ from datetime import timedelta
 
 import pytest
 import time_machine
-from django.test import Client
 
 from accounts import hooks
 from accounts.models import Player
 from accounts.services import closure_request, closures_finalize_due
-from accounts.testing import make_player, make_staff
 from core.audit import Actor
+from tests.kit.accounts import make_player, make_staff
+from tests.kit.money import czk
+from tests.kit.wallet import fund, ledger_clean, verified_bank
 from wallet import selectors, services
 from wallet.ledger import operator_balance
 from wallet.models import Payout
 from wallet.tasks import sweep
-from wallet.tests.conftest import czk, fund, ledger_clean, verified_bank
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff_client():
-    c = Client(raise_request_exception=True)
-    c.force_login(make_staff(superuser=True))
-    return c
 
 
 def close_for_misuse(staff_client, player, settlement="branch_cash"):

@@ -3,9 +3,11 @@ from datetime import timedelta
 
 import pytest
 
-from accounts.testing import make_player
 from core.audit import Actor
-from core.errors import DomainError
+from tests.kit.accounts import make_player
+from tests.kit.money import czk
+from tests.kit.refusals import refused
+from tests.kit.wallet import SYSTEM, bank, bank_number, deposit, fund, ledger_clean, verified_bank
 from wallet import errors, selectors
 from wallet.models import MethodDocument, PaymentMethod, Withdrawal
 from wallet.services import (
@@ -16,7 +18,6 @@ from wallet.services import (
     payment_method_register,
     withdrawal_request,
 )
-from wallet.tests.conftest import SYSTEM, bank, bank_number, czk, deposit, fund, ledger_clean, verified_bank
 
 pytestmark = pytest.mark.django_db
 PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
@@ -25,13 +26,6 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
 def register(player, kind="bank_account", **data):
     return payment_method_register(player=player, kind=kind, data=data, actor=Actor.player(player))
-
-
-def refused(call, code):
-    with pytest.raises(DomainError) as exc:
-        call()
-    assert getattr(exc.value, "code", None) == code, exc.value
-    return exc.value
 
 
 def test_a_czech_account_number_is_normalised_with_its_iban_and_the_iban_form_is_the_same_account():

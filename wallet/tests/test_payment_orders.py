@@ -9,14 +9,15 @@ from django.core.management import call_command
 from lxml import etree
 from rest_framework.test import APIClient
 
-from accounts.testing import make_player, make_staff, token_for
 from core.audit import Actor
+from tests.kit.accounts import make_player, make_staff, token_for
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, fund, ledger_clean, ref, verified_bank
 from wallet import iso20022, selectors
 from wallet.ledger import operator_balance
 from wallet.models import BankEntry, PaymentOrder, PaymentOrderBatch, Withdrawal
 from wallet.services import bank_payment_order_export, bank_statement_import, withdrawal_request
 from wallet.tests.bankfiles import OPERATOR_IBAN, OPERATOR_NAME, Tx, camt, pain_header, pain_transfers
-from wallet.tests.conftest import SYSTEM, czk, fund, ledger_clean, ref, verified_bank
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1/wallet"
@@ -231,10 +232,10 @@ def test_a_return_of_another_persons_money_that_the_bank_sends_back_stops_for_st
         django_capture_on_commit_callbacks):
     """GP §5(6): another person's money goes back to its source only: a failed return is never offered to the
     player; staff send it again (a new payment order, a new EndToEndId)."""
+    from tests.kit.wallet import bank, bank_number
     from wallet.methods import czech_account_iban
     from wallet.models import Payout
     from wallet.services import deposit_start, payout_resend
-    from wallet.tests.conftest import bank, bank_number
 
     p = make_player()
     method = bank(p)
@@ -264,9 +265,9 @@ def test_a_return_of_another_persons_money_that_the_bank_sends_back_stops_for_st
 
 def test_a_refused_deposit_whose_statement_named_no_account_cannot_be_paid_back_and_stops_for_staff(
         django_capture_on_commit_callbacks):
+    from tests.kit.wallet import bank
     from wallet.models import Payout
     from wallet.services import deposit_start
-    from wallet.tests.conftest import bank
 
     p = make_player()
     method = bank(p)

@@ -6,11 +6,12 @@ import pytest
 from django.core.management import call_command
 
 from core.errors import DomainError
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, ledger_clean
 from wallet import errors, selectors
 from wallet.models import PaymentOrder, PaymentOrderBatch, Withdrawal
 from wallet.services import bank_payment_order_export, bank_payment_status_import
 from wallet.tests.bankfiles import pain002
-from wallet.tests.conftest import SYSTEM, czk, ledger_clean
 from wallet.tests.test_payment_orders import operator_bank, player_with_money, withdraw  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.django_db

@@ -6,10 +6,12 @@ from typing import TypeVar
 import pytest
 import time_machine
 
-from accounts.testing import make_player
 from core import clock
 from core.errors import DomainError
 from core.money import Money
+from tests.kit.accounts import make_player
+from tests.kit.money import czk
+from tests.kit.wallet import SYSTEM, bank, deposit, fund, ledger_clean, verified_bank
 from wallet import errors, selectors
 from wallet.ledger import operator_balance
 from wallet.models import Payout
@@ -21,7 +23,6 @@ from wallet.services import (
     temporary_refund_start,
 )
 from wallet.tasks import sweep
-from wallet.tests.conftest import SYSTEM, bank, czk, deposit, fund, ledger_clean, verified_bank
 
 pytestmark = pytest.mark.django_db
 ValueT = TypeVar("ValueT")

@@ -8,10 +8,12 @@ import pytest
 from django.test import Client
 
 from accounts.models import Message
-from accounts.testing import make_player, make_staff, token_for
 from core.audit import Actor
-from core.errors import DomainError
 from core.models import AuditEvent
+from tests.kit.accounts import make_player, make_staff, token_for
+from tests.kit.money import czk
+from tests.kit.refusals import refused
+from tests.kit.wallet import SYSTEM, bank, ledger_clean, pay_deposit, ref, verified_bank
 from wallet import errors, selectors
 from wallet.adapters import hmac_signature, sandbox_event
 from wallet.ledger import operator_balance
@@ -24,7 +26,6 @@ from wallet.services import (
     provider_callback_handle,
 )
 from wallet.services.sandbox import default_sandbox_payer
-from wallet.tests.conftest import SYSTEM, bank, czk, ledger_clean, pay_deposit, ref, verified_bank
 
 pytestmark = pytest.mark.django_db
 
@@ -40,13 +41,6 @@ def card(player, token="tok_refused_1"):
 
 def start(player, method, amount):
     return deposit_start(player=player, method=method, amount=amount, reference=ref("dep"), actor=Actor.player(player))
-
-
-def refused(call, code):
-    with pytest.raises(DomainError) as exc:
-        call()
-    assert exc.value.code == code, exc.value
-    return exc.value
 
 
 def actions(player) -> list[str]:

@@ -4,12 +4,13 @@ bank's entries are not support's to read at all, and are masked for any reader w
 import pytest
 from django.test import Client
 
-from accounts.testing import make_player, make_staff
 from core.masking import mask_accounts_in
+from tests.kit.accounts import make_player, make_staff
+from tests.kit.money import czk
+from tests.kit.wallet import bank, bank_number
 from wallet.methods import czech_account_iban
 from wallet.models import Wallet
 from wallet.tests.bankfiles import camt
-from wallet.tests.conftest import bank, bank_number, czk
 from wallet.tests.test_bank_statements import STRANGER, imported, operator_bank, paid, start  # noqa: F401
 
 pytestmark = pytest.mark.django_db

@@ -5,9 +5,11 @@ from datetime import timedelta
 import pytest
 import time_machine
 
-from accounts.testing import make_player
-from core.errors import DomainError
 from core.money import Money
+from tests.kit.accounts import make_player
+from tests.kit.money import czk
+from tests.kit.refusals import refused
+from tests.kit.wallet import SYSTEM, bank, fund, ledger_clean, ref, verified_bank
 from wallet import errors, selectors
 from wallet.adapters import sandbox_event
 from wallet.ledger import operator_balance
@@ -22,16 +24,8 @@ from wallet.services import (
     withdrawal_reject,
     withdrawal_request,
 )
-from wallet.tests.conftest import SYSTEM, bank, czk, fund, ledger_clean, ref, verified_bank
 
 pytestmark = pytest.mark.django_db
-
-
-def refused(call, code):
-    with pytest.raises(DomainError) as exc:
-        call()
-    assert getattr(exc.value, "code", None) == code, exc.value
-    return exc.value
 
 
 def withdraw(p, m, amount, reference=None):

@@ -18,7 +18,6 @@ from core.audit import Actor
 from core.rng import SeededRNG, use_rng
 from core.sql import readable
 from games.models import Round
-from games.tests.platform.helpers import client_for, key
 from games.tests.platform.test_round_cost import (  # noqa: F401 - the jackpot snapshot fixture
     KOBUSHI_BET,
     LOSS,
@@ -28,6 +27,8 @@ from games.tests.platform.test_round_cost import (  # noqa: F401 - the jackpot s
     _limited_player,
     _round,
 )
+from tests.kit.clients import client_for
+from tests.kit.platform import key
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

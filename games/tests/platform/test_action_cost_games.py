@@ -20,8 +20,6 @@ from core.rng import SeededRNG, use_rng
 from core.sql import readable
 from games.engine import registry
 from games.models import Round
-from games.testing import api_bet
-from games.tests.platform.helpers import client_for, key
 from games.tests.platform.test_action_cost import MAX_ACTION_STATEMENTS
 from games.tests.platform.test_ismael_beiro_e2e import chooser as beiro_chooser
 from games.tests.platform.test_round_cost import (  # noqa: F401 - the jackpot snapshot fixture
@@ -31,6 +29,9 @@ from games.tests.platform.test_round_cost import (  # noqa: F401 - the jackpot s
     _limited_player,
     _round,
 )
+from tests.kit.clients import client_for
+from tests.kit.games import api_bet
+from tests.kit.platform import key
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -20,7 +20,6 @@ from core.sql import readable
 from games.models import Round, RoundAction
 from games.selectors import round_replay_check
 from games.services import rounds as rounds_service
-from games.tests.platform.helpers import balance, client_for, key
 from games.tests.platform.test_action_cost import (
     FREE_SPINS_SEED,
     MAX_ACTION_STATEMENTS,
@@ -34,6 +33,8 @@ from games.tests.platform.test_round_cost import (  # noqa: F401 - the jackpot s
     _limited_player,
     _round,
 )
+from tests.kit.clients import client_for
+from tests.kit.platform import balance, key
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -204,7 +205,7 @@ def test_an_engine_failure_mid_way_keeps_the_steps_played_voids_the_round_and_re
 
 
 def test_a_play_money_round_plays_through_the_same_way(clock):
-    from games.tests.platform.helpers import funded_player, play_money
+    from tests.kit.platform import funded_player, play_money
 
     c = client_for(funded_player(10_000))
     with use_rng(SeededRNG(FREE_SPINS_SEED)):

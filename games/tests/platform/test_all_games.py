@@ -7,7 +7,8 @@ from django.core.management import call_command
 from core.rng import SeededRNG, use_rng
 from games.engine import list_games, par, registry
 from games.models import Game, Round
-from games.tests.platform.helpers import act, balance, client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import act, balance, funded_player, start
 
 SHIPPED = [g.code for g in list_games()]
 

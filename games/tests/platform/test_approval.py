@@ -10,24 +10,16 @@ from typing import Any
 import pytest
 from django.db import IntegrityError, transaction
 
-from accounts.testing import make_staff
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
 from games import errors
 from games.models import Game, Round
 from games.services import game_approval_withdraw, game_approve, games_sync
-from games.tests.platform.conftest import START
-from games.tests.platform.helpers import (
-    ROULETTE,
-    act,
-    balance,
-    client_for,
-    funded_player,
-    play_money,
-    start,
-)
 from limits.models import OpenBet, SettledBet
+from tests.kit.accounts import make_staff
+from tests.kit.clients import client_for
+from tests.kit.platform import ROULETTE, START, act, balance, funded_player, play_money, start
 
 STAFF = Actor.system("test")
 

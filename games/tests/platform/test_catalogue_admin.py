@@ -11,8 +11,9 @@ from core.models import AuditEvent
 from games.engine import list_games, registry
 from games.models import Game, Round
 from games.services import game_approve, game_set_enabled, games_sync
-from games.tests.platform.helpers import act, balance, client_for, funded_player, start
 from games.tests.platform.testgames import PickGame
+from tests.kit.clients import client_for
+from tests.kit.platform import act, balance, funded_player, start
 
 
 def test_the_catalogue_has_a_row_per_registered_game_and_the_sync_is_idempotent():
@@ -89,7 +90,7 @@ def test_the_players_last_bet_is_remembered_per_game(clock):
 
 
 def test_the_admin_shows_games_and_a_read_only_round_recall_and_disables_a_game(clock, client):
-    from accounts.testing import make_staff
+    from tests.kit.accounts import make_staff
 
     player = funded_player()
     rid = start(client_for(player)).json()["id"]
@@ -111,7 +112,7 @@ def test_the_admin_shows_games_and_a_read_only_round_recall_and_disables_a_game(
 
 
 def test_staff_end_an_open_round_from_the_admin_and_the_stake_is_returned(clock, client):
-    from accounts.testing import make_staff
+    from tests.kit.accounts import make_staff
 
     player = funded_player(1_000)
     rid = start(client_for(player), game="test_pick", bet={"stake": 100}).json()["id"]

@@ -12,8 +12,8 @@ from core.errors import DomainError
 from core.rng import use_rng
 from games.models import Round
 from games.services import round_play
-from games.tests.platform.helpers import RED_100, ROULETTE, balance, funded_player
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.platform import RED_100, ROULETTE, balance, funded_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,9 +8,10 @@ from core.models import AuditEvent
 from core.rng import use_rng
 from games.models import Round
 from games.services import round_refund, rounds_expire_due
-from games.testing import api_bet
-from games.tests.platform.helpers import act, balance, client_for, funded_player, start
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.clients import client_for
+from tests.kit.games import api_bet
+from tests.kit.platform import act, balance, funded_player, start
 
 PICK = "test_pick"
 
@@ -92,8 +93,8 @@ def test_the_deadline_sweeper_skips_rounds_already_ended_and_play_money_rounds_a
 
 
 def test_staff_can_end_a_round_in_progress_and_refund_its_stake(clock):
-    from accounts.testing import make_staff
     from core.errors import DomainError
+    from tests.kit.accounts import make_staff
 
     player = funded_player(10_000)
     c, rnd = _open_round(clock, player)

@@ -21,16 +21,6 @@ from games.engine.games.ismael_beiro import DEFINITION_V2, IsmaelBeiro
 from games.models import PlayerGameState, Round
 from games.serializers import bet_to_api
 from games.services import games_sync, round_refund, round_void_settled
-from games.testing import approve_current_games
-from games.tests.platform.helpers import (  # noqa: F401
-    balance,
-    client_for,
-    funded_player,
-    ismael_beiro_version_2,
-    key,
-    play_money,
-    start,
-)
 from games.tests.platform.test_ismael_beiro_e2e import (
     CODE,
     carried,
@@ -43,6 +33,16 @@ from games.tests.platform.test_ismael_beiro_e2e import (
     recall_and_verify,
 )
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.clients import client_for
+from tests.kit.games import approve_current_games
+from tests.kit.platform import (
+    balance,
+    funded_player,
+    ismael_beiro_version_2,  # noqa: F401  (a fixture of these tests)
+    key,
+    play_money,
+    start,
+)
 from wallet.ledger import operator_account
 from wallet.models import Entry
 

@@ -16,12 +16,12 @@ from core.rng import SeededRNG, use_rng
 from games.carry import carried_state
 from games.engine import RecordingRNG, registry
 from games.models import Round
-from games.tests.platform.helpers import (  # noqa: F401
+from tests.kit.clients import client_for
+from tests.kit.platform import (
     act,
     balance,
-    client_for,
     funded_player,
-    ismael_beiro_version_2,
+    ismael_beiro_version_2,  # noqa: F401  (a fixture of these tests)
     play_money,
     start,
 )

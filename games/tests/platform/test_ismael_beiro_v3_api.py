@@ -10,7 +10,8 @@ from fractions import Fraction
 
 from core.rng import SeededRNG, SystemRNG, use_rng
 from games.engine import RecordingRNG, registry
-from games.tests.platform.helpers import act, client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import act, funded_player, start
 
 CODE = "ismael_beiro"
 BET = {"stake": 100}

@@ -15,11 +15,11 @@ from core.audit import Actor
 from core.rng import use_rng
 from core.sql import readable
 from games.models import Round
-from games.testing import api_bet
-from games.tests.platform.conftest import START
-from games.tests.platform.helpers import balance, client_for, funded_player, key
 from games.tests.platform.testgames import FixedRNG
 from limits.services import self_limit_set
+from tests.kit.clients import client_for
+from tests.kit.games import api_bet
+from tests.kit.platform import START, balance, funded_player, key
 
 pytestmark = pytest.mark.django_db
 
@@ -149,7 +149,7 @@ def test_the_monthly_loss_limit_counts_decided_bets_and_resets_with_the_prague_m
 
 def _login(api: Any, player: Any) -> Any:
     """A login through the API, as a device does: a tracked session and its token."""
-    from accounts.testing import DEFAULT_PASSWORD
+    from tests.kit.accounts import DEFAULT_PASSWORD
 
     r = api.post("/api/v1/accounts/auth/login", {"username": player.user.username, "password": DEFAULT_PASSWORD},
                  format="json")

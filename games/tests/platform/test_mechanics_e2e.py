@@ -11,7 +11,8 @@ from games.engine import registry
 from games.engine.games.prism_respin import LINES as PRISM_LINES
 from games.engine.games.sun_terraces import PAYTABLE as SUN_PAYTABLE
 from games.models import Round
-from games.tests.platform.helpers import act, balance, client_for, funded_player, start
+from tests.kit.clients import client_for
+from tests.kit.platform import act, balance, funded_player, start
 
 
 def find_seed(code: str, bet: dict, predicate, limit: int = 200_000, actions=None) -> int:

@@ -6,7 +6,8 @@ import pytest
 
 from games.engine import get_game
 from games.services import games_sync, offered_figures
-from games.tests.platform.helpers import balance, client_for, funded_player, rounds_count, start
+from tests.kit.clients import client_for
+from tests.kit.platform import balance, funded_player, rounds_count, start
 
 
 def test_kobushi_and_fruit_king_are_offered_up_to_the_stake_whose_max_win_fits_the_50000_czk_cap():

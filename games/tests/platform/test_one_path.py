@@ -13,20 +13,18 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from accounts.testing import login_session_for
 from core.audit import Actor
 from core.rng import SeededRNG, use_rng
 from games.models import Round
 from games.services import rounds_expire_due
 from games.services.qa import find_seed
-from games.testing import api_bet
-from games.tests.platform.conftest import START
-from games.tests.platform.helpers import balance, funded_player, key
 from games.tests.platform.testgames import FixedRNG
 from limits.selectors import active_session_player_ids
 from limits.services import self_limit_set
-from providers.testing import SignedClient
-from providers.tests.conftest import CODE, SECRET, make_game, make_provider
+from tests.kit.accounts import login_session_for
+from tests.kit.games import api_bet
+from tests.kit.platform import START, balance, funded_player, key
+from tests.kit.providers import CODE, SECRET, SignedClient, make_game, make_provider
 
 pytestmark = pytest.mark.django_db
 

@@ -5,17 +5,9 @@ import pytest
 
 from core.rng import use_rng
 from games.models import Round
-from games.tests.platform.helpers import (
-    ROULETTE,
-    act,
-    balance,
-    client_for,
-    funded_player,
-    play_money,
-    rounds_count,
-    start,
-)
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.clients import client_for
+from tests.kit.platform import ROULETTE, act, balance, funded_player, play_money, rounds_count, start
 
 PICK = "test_pick"
 

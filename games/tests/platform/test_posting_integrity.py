@@ -13,8 +13,9 @@ from core.audit import Actor
 from core.errors import DomainError
 from core.rng import use_rng
 from games.models import Round
-from games.tests.platform.helpers import balance, client_for, funded_player, start
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.clients import client_for
+from tests.kit.platform import balance, funded_player, start
 from wallet import sql as wallet_sql
 from wallet.ledger import post_with_operator, wallet_lock_live
 

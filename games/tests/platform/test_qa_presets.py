@@ -8,7 +8,8 @@ import pytest
 from games import errors
 from games.models import Game
 from games.services import qa
-from games.tests.platform.helpers import act, balance, client_for, funded_player, key, rounds_count
+from tests.kit.clients import client_for
+from tests.kit.platform import act, balance, funded_player, key, rounds_count
 
 URL = "/api/v1/games/play-money/presets/kobushi"
 

@@ -16,10 +16,11 @@ from core.audit import Actor
 from core.rng import SeededRNG, use_rng
 from core.sql import readable
 from games.models import Round
-from games.testing import api_bet
-from games.tests.platform.helpers import client_for, funded_player, key
 from games.tests.platform.testgames import FixedRNG
 from limits.services import self_limit_set
+from tests.kit.clients import client_for
+from tests.kit.games import api_bet
+from tests.kit.platform import funded_player, key
 
 # transaction=True: the request's own transaction is the outermost one, as in production (no test savepoints)
 pytestmark = pytest.mark.django_db(transaction=True)

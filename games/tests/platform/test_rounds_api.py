@@ -5,19 +5,10 @@ import pytest
 
 from core.rng import SeededRNG, use_rng
 from games.models import Game, Round, RoundAction
-from games.testing import api_bet
-from games.tests.platform.helpers import (
-    RED_100,
-    ROULETTE,
-    act,
-    balance,
-    client_for,
-    funded_player,
-    key,
-    rounds_count,
-    start,
-)
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.clients import client_for
+from tests.kit.games import api_bet
+from tests.kit.platform import RED_100, ROULETTE, act, balance, funded_player, key, rounds_count, start
 
 PICK = "test_pick"
 
@@ -443,7 +434,7 @@ def test_no_request_produces_a_500(clock):
 def test_a_staff_user_without_a_player_cannot_play(clock):
     from rest_framework.test import APIClient
 
-    from accounts.testing import make_staff, token_for
+    from tests.kit.accounts import make_staff, token_for
 
     c = APIClient()
     c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(make_staff())}")

@@ -11,8 +11,9 @@ from games.engine import registry
 from games.models import Round
 from games.services.qa import find_seed, start_draws
 from games.services.qa import start_features as _features
-from games.tests.platform.helpers import act, balance, client_for, funded_player, play_money, start
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.clients import client_for
+from tests.kit.platform import act, balance, funded_player, play_money, start
 
 
 def _registered(code: str) -> bool:

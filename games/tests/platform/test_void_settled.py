@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from accounts.testing import make_staff
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
@@ -20,9 +19,10 @@ from core.rng import use_rng
 from games import errors
 from games.models import Round
 from games.services import round_refund, round_void_settled
-from games.tests.platform.conftest import START
-from games.tests.platform.helpers import ROULETTE, balance, client_for, funded_player, play_money, start
 from games.tests.platform.testgames import FixedRNG
+from tests.kit.accounts import make_staff
+from tests.kit.clients import client_for
+from tests.kit.platform import ROULETTE, START, balance, funded_player, play_money, start
 from wallet.models import Debt, Entry, WinDeduction
 
 STAFF = Actor.system("test")
@@ -301,8 +301,8 @@ def _hold_through_compliance(player: Any, round_id: int, win_reference: str | No
     """Compliance staff hold the round's win from a case, through the staff API (as they do); returns the hold id."""
     from rest_framework.test import APIClient
 
-    from accounts.testing import token_for
     from aml.services import case_open
+    from tests.kit.accounts import token_for
 
     case, _ = case_open(player_id=player.pk, kind="suspicious", key=f"test:hold:{round_id}", summary="doubt",
                         blocking=False, actor=STAFF)

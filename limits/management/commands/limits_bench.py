@@ -21,8 +21,8 @@ from django.core.management.base import CommandParser
 from django.db import connection, reset_queries, transaction
 from django.test.utils import CaptureQueriesContext
 
+from accounts.demo_people import make_player
 from accounts.models import Player
-from accounts.testing import make_player
 from core import clock
 from core.audit import Actor
 from core.management.development import DevelopmentOnlyCommand

@@ -6,10 +6,20 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
+from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from rest_framework.test import APIClient
+
+from core.audit import Actor
+from games.models import Game
+from games.services import game_approve, remote_game_upsert
+from providers.models import Provider
+from providers.services import provider_save
 from providers.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, signature, signature_valid
+from tests.kit.accounts import login_session_for
 
 BASE = "/api/v1/providers"
 
@@ -35,10 +45,6 @@ class SignedClient:
 
     def call(self, operation: str, payload: dict[str, Any], **kw: Any) -> Any:
         return self.raw(operation, json.dumps(payload).encode(), **kw)
-
-
-def czk(amount: int) -> dict[str, Any]:
-    return {"amount": amount, "currency": "CZK"}
 
 
 class ProviderServer:
@@ -88,3 +94,41 @@ class ProviderServer:
         deadline = time.monotonic() + timeout
         while len(self.calls) < n and time.monotonic() < deadline:
             time.sleep(0.02)
+
+
+START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
+SECRET = "test-provider-secret-0123456789-abcdefghij"
+CODE = "sim"
+
+
+def make_provider(code: str = CODE, **kw: Any) -> Provider:
+    fields = {"name": "Sim", "enabled": True, "launch_url": "http://127.0.0.1:8300/play",
+              "api_url": "http://127.0.0.1:8300/api", "allowed_sources": ["127.0.0.1/32"], **kw}
+    return provider_save(provider=Provider(code=code, **fields), new_secret=SECRET, actor=Actor.system("tests"))
+
+
+def make_game(provider: str = CODE, slug: str = "wild", *, approved: bool = True, max_bet: int = 100_000,
+              deadline_days: int = 90) -> Game:
+    row = remote_game_upsert(provider=provider, provider_game_id=slug, name=f"Game {slug}", kind="slot",
+                             rtp=Decimal("96.00"), min_bet=10, max_bet=max_bet, max_win=5_000_000,
+                             avg_hourly_loss=max_bet * 4 * 1800 // 100, unfinished_deadline_days=deadline_days,
+                             actor=Actor.system("tests"))
+    if approved:
+        row = game_approve(game=row, plan_version="test", reference="TEST-1", actor=Actor.system("tests"))
+    return row
+
+
+def player_client(player: Any) -> APIClient:
+    """The player's API client, signed in through a login session (a studio's game session belongs to it)."""
+    c = APIClient(raise_request_exception=False)
+    c.credentials(HTTP_AUTHORIZATION=f"Token {login_session_for(player)[1]}")
+    return c
+
+
+def open_session(player: Any, signed: SignedClient, game: str = f"{CODE}_wild") -> str:
+    launch = player_client(player).post(f"/api/v1/providers/{signed.provider}/launch", {"game": game, "lang": "cs"},
+                                        format="json")
+    assert launch.status_code == 201, launch.content
+    answer = signed.call("session", {"launch_token": launch.json()["launch_token"]})
+    assert answer.status_code == 200, answer.content
+    return str(answer.json()["session"])

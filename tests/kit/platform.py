@@ -3,26 +3,18 @@ from __future__ import annotations
 
 import itertools
 import uuid
+from datetime import UTC, datetime
 
 import pytest
-from rest_framework.test import APIClient
 
-from accounts.testing import make_player, token_for
-from core.audit import Actor
-from core.money import Money
-from games.testing import api_bet
+from games.tests.platform.testgames import PICK
+from tests.kit.accounts import make_player
+from tests.kit.games import api_bet, approve_current_games
+from tests.kit.wallet import fund
 
 ROULETTE = "european_roulette"
 RED_100 = {"bets": [{"type": "red", "amount": 100}]}  # pocket 1 is red (wins 200), pocket 0 loses
 _refs = itertools.count(1)
-
-
-def fund(player, amount: int) -> None:
-    """Put ``amount`` minor units on the player's account through the wallet's contract function."""
-    from wallet.services import adjustment_credit
-
-    adjustment_credit(player=player, amount=Money(amount), reference=f"test-fund-{uuid.uuid4().hex}",
-                      reason="test funding", actor=Actor.system("tests"))
 
 
 def balance(player) -> int:
@@ -36,12 +28,6 @@ def funded_player(amount: int = 100_000, **kw):
     if amount:
         fund(player, amount)
     return player
-
-
-def client_for(player) -> APIClient:
-    c = APIClient(raise_request_exception=False)
-    c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
-    return c
 
 
 def key() -> str:
@@ -81,4 +67,29 @@ def ismael_beiro_version_2(monkeypatch, db):
     versions = {v: g for v, g in registry._GAMES["ismael_beiro"].items() if v <= 2}
     monkeypatch.setitem(registry._GAMES, "ismael_beiro", versions)
     games_sync()
+    approve_current_games()  # version 2 is now the current one (GP §13(6), test data)
     yield
+
+
+START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def test_games(db):
+    """Registers the test-only games for this test (after the real ones are loaded), syncs the catalogue and
+    approves its current versions (test data, ``tests.kit.games``)."""
+    from games.engine import registry
+    from games.services import games_sync
+    from tests.kit.games import approve_current_games
+
+    registry.list_games()  # load the shipped games first (the registry loads lazily once)
+    registry.register(PICK)
+    try:
+        games_sync()
+        approve_current_games()
+        yield
+    finally:
+        versions = registry._GAMES.get(PICK.code, {})
+        versions.pop(PICK.version, None)
+        if not versions:
+            registry._GAMES.pop(PICK.code, None)
