@@ -1,6 +1,6 @@
 """The kit's production start-up: the smallest production environment, and the settings read in this process.
 
-``settings_started(env, expr)`` runs ``config/settings.py`` as a fresh module with exactly ``env`` as the process
+``settings_started(env, expr)`` imports the settings package ``config/settings/`` afresh with exactly ``env`` as the process
 environment (restored after) and answers like a child process that ran ``django.setup()`` and printed ``expr``
 (attributes of ``settings``, comma-separated): ``returncode`` 0 and ``stdout`` the printed values, or ``returncode``
 1 and ``stderr`` the refusal (``ImproperlyConfigured``). It tests the start-up's rules (the refusals, the values
@@ -8,12 +8,12 @@ production takes) without a process per case; ONE process test shows that produc
 (``core/tests/test_health_and_settings.py``)."""
 from __future__ import annotations
 
+import importlib
 import os
 import re
-import runpy
 import subprocess
+import sys
 import traceback
-from pathlib import Path
 
 #: the smallest environment with which DJANGO_ENV=production starts (tests start processes with it and change one
 #: variable at a time); every secret is long and none is a development default
@@ -50,7 +50,7 @@ PRODUCTION_ENV: dict[str, str] = {
 }
 
 
-SETTINGS_FILE = Path(__file__).resolve().parents[2] / "config" / "settings.py"
+SETTINGS_PACKAGE = "config.settings"
 SETTINGS_EXPR = re.compile(r"^settings\.[A-Z_0-9]+(\s*,\s*settings\.[A-Z_0-9]+)*$")
 
 
@@ -59,14 +59,25 @@ def settings_started(env: dict[str, str], expr: str) -> subprocess.CompletedProc
     if not SETTINGS_EXPR.match(expr.strip()):
         raise ValueError(f"settings_started reads settings attributes only, not {expr!r}")
     saved = dict(os.environ)
+    # the running settings' modules are set aside and put back after: the package is read afresh, by area, with its
+    # own reader of the environment, and the process's settings stay what they were
+    ours = {n: m for n, m in sys.modules.items() if n == SETTINGS_PACKAGE or n.startswith(SETTINGS_PACKAGE + ".")}
+    for name in ours:
+        del sys.modules[name]
     os.environ.clear()
     os.environ.update(env)
     try:
-        namespace = runpy.run_path(str(SETTINGS_FILE), run_name="settings_started")
+        namespace = vars(importlib.import_module(SETTINGS_PACKAGE))
     except Exception as exc:  # noqa: BLE001  (the refusal, as a child process would print it before exiting 1)
         return subprocess.CompletedProcess(["settings"], 1, "", "".join(traceback.format_exception(exc)))
     finally:
         os.environ.clear()
         os.environ.update(saved)
+        for name in [n for n in sys.modules if n == SETTINGS_PACKAGE or n.startswith(SETTINGS_PACKAGE + ".")]:
+            del sys.modules[name]
+        sys.modules.update(ours)
+        parent = sys.modules.get("config")
+        if parent is not None and SETTINGS_PACKAGE in ours:
+            parent.settings = ours[SETTINGS_PACKAGE]  # type: ignore[attr-defined]
     values = [namespace[name] for name in re.findall(r"settings\.([A-Z_0-9]+)", expr)]
     return subprocess.CompletedProcess(["settings"], 0, " ".join(str(v) for v in values) + "\n", "")
