@@ -8,7 +8,6 @@ production takes) without a process per case; ONE process test shows that produc
 (``core/tests/test_health_and_settings.py``)."""
 from __future__ import annotations
 
-import importlib
 import os
 import re
 import subprocess
@@ -67,7 +66,9 @@ def settings_started(env: dict[str, str], expr: str) -> subprocess.CompletedProc
     os.environ.clear()
     os.environ.update(env)
     try:
-        namespace = vars(importlib.import_module(SETTINGS_PACKAGE))
+        import config.settings as fresh  # executed afresh: its modules were taken out of sys.modules above
+
+        namespace = vars(fresh)
     except Exception as exc:  # noqa: BLE001  (the refusal, as a child process would print it before exiting 1)
         return subprocess.CompletedProcess(["settings"], 1, "", "".join(traceback.format_exception(exc)))
     finally:
