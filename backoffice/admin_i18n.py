@@ -165,7 +165,7 @@ def _admin_messages(site: AdminSite, model: type[Any], model_admin: ModelAdmin[A
         elif isinstance(name, str):
             try:
                 yield label_for_field(name, model, model_admin)
-            except AttributeError:  # safe: only a translation label is collected; a form-only field is labelled by its form
+            except AttributeError:  # safe: only a label is collected; a form-only field is labelled by its form
                 continue
     yield from (flt.title for flt in _filters(model_admin))
     yield from (getattr(func, "short_description", None) for func in _actions(site, model_admin))
