@@ -66,6 +66,12 @@ def misuse_payout_start(*, player: Player, actor: Actor) -> object:
 
 
 @HOOKS.declare
+def carried_money_release(*, player: Player, actor: Actor) -> object:
+    """games: credit the money the player's carried game states hold (carried bonuses, GP §10(1)-(2)) to the live
+    balance before the wallet pays the balance out; raise a DomainError while a round still holds it"""
+
+
+@HOOKS.declare
 def closure_settled_at(player: Player) -> datetime | None:
     """wallet: when the closing account's balance was settled, or None"""
 

@@ -30,6 +30,11 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(_sync_catalogue, sender=self, dispatch_uid="games.sync_catalogue")
-        from games import privacy, sql  # noqa: F401  (here: the models must be loaded; sql: its hot statements)
+        from accounts import hooks as account_hooks
+        from games import carry, privacy, sql  # noqa: F401  (here: the models must be loaded; sql: its hot statements)
+        from wallet import hooks as wallet_hooks
+
+        account_hooks.carried_money_release.register(carry.carried_release)  # GP §10(1)-(2)
+        wallet_hooks.held_in_games.register(carry.carried_money)
 
         privacy.register()  # its records, export and anonymisation (accounts.privacy_contract, GP §12(5), §12(7))

@@ -23,12 +23,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.db.models import Sum
+
+from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
+from games import errors
 from games.engine import Game as EngineGame
 from games.engine import get_game
 from games.models import PlayerGameState, Round
-from wallet.services import LockedWallet, operator_transfer, round_win_credit
+from wallet.services import LockedWallet, operator_transfer, round_win_credit, wallet_lock_live
 
 CARRIED_ACCOUNT = "games_carried"
 JsonDict = dict[str, Any]
@@ -124,6 +128,48 @@ def carry_restore(*, rnd: Round, actor: Actor, now: datetime) -> str:
     audit_record(actor=actor, action="games.carry_restored", obj=row, old=old,
                  new={"state": carry_in, "carried_value": value_in}, round_id=rnd.pk)
     return "restored"
+
+
+def carried_release(*, player: Any, actor: Actor) -> Money:
+    """GP §10(1)-(2): the money a player's carried states hold (carried bonuses) is the player's. When the account's
+    balance is handed to the wallet to be paid out (``accounts.hooks.carried_money_release``: a closure, a temporary
+    account's cancellation or refund, an account closed for misuse), that money is credited to the live balance from
+    ``games_carried`` first, in the same transaction, so the payout includes it; each state ends (its counters lapse,
+    they are no money; audit ``games.carry_released``). Returns the amount credited (0: nothing carried; a second
+    call credits nothing).
+
+    A round of a carry-over game still in progress holds the state it started from: releasing it now would pay the
+    same bonuses twice (once here, once through the round). Refused ``game.carried_round_open`` then; the hand-off
+    is retried by its sweeper after the round ends (finished by the player or at its deadline)."""
+    locked = wallet_lock_live(player=player)  # the lock order of a round: the wallet first, then the state rows
+    rows = list(PlayerGameState.objects.select_for_update(no_key=True)
+                .filter(player=player, play_money=False, carried_value__gt=0).order_by("pk"))
+    if not rows:
+        return Money(0)
+    open_round = (Round.objects.filter(player=player, play_money=False, status=Round.Status.IN_PROGRESS,
+                                       game_code__in=[r.game_code for r in rows]).values_list("pk", flat=True).first())
+    if open_round is not None:
+        raise errors.CARRIED_ROUND_OPEN(round_id=open_round)
+    total = 0
+    for row in rows:
+        value = row.carried_value
+        round_win_credit(locked=locked, player=player, amount=Money(value),
+                         reference=f"carry:{row.pk}:v{row.game_version}:release", actor=actor, source=CARRIED_ACCOUNT)
+        old = {"game_version": row.game_version, "state": row.state, "carried_value": value}
+        row.state, row.carried_value, row.round, row.updated_at = {}, 0, None, clock.now()
+        row.save(update_fields=["state", "carried_value", "round", "updated_at"])
+        audit_record(actor=actor, action="games.carry_released", obj=row, old=old,
+                     new={"state": {}, "carried_value": 0}, paid_out=value, player_id=row.player_id)
+        total += value
+    return Money(total)
+
+
+def carried_money(player: Any) -> Money:
+    """The money the player's real-money carried states hold (carried bonuses): held for the player by the games,
+    shown beside the balance (``wallet.hooks.held_in_games``)."""
+    total = (PlayerGameState.objects.filter(player=player, play_money=False)
+             .aggregate(total=Sum("carried_value"))["total"])
+    return Money(total or 0)
 
 
 def carried_state(*, player: Any, game_code: str, play_money: bool = False) -> PlayerGameState | None:

@@ -32,6 +32,12 @@ GAME_UNAVAILABLE = ErrorDef("game.engine_unavailable", 503,
 
 # Rounds ------------------------------------------------------------------------------------------------------------
 ROUND_NOT_FOUND = ErrorDef("game.round_not_found", 404, "Herní kolo nebylo nalezeno.", "Game round not found.")
+# GP §10(1)-(2): carried bonuses are paid out with the balance, never while a round still holds them.
+CARRIED_ROUND_OPEN = ErrorDef(
+    "game.carried_round_open", 409,
+    "Rozehrané kolo ještě drží přenesené bonusy; vyplatíme je po jeho dokončení.",
+    "A round in progress still holds the carried bonuses; they are paid out once it ends.",
+)
 ROUND_IN_PROGRESS = ErrorDef(
     "game.round_in_progress", 409,
     "Máte rozehrané kolo. Dokončete ho, než vsadíte znovu (herní plán čl. 7 odst. 6).",

@@ -9,6 +9,7 @@ class WalletConfig(AppConfig):
         # Imported here, not at module level: selectors and services import the models, which Django loads
         # only after every AppConfig is created.
         from accounts import hooks
+        from wallet import hooks as wallet_hooks  # noqa: F401  (registers the wallet.E002 system check)
         from wallet import privacy, selectors, services, sql, system_checks  # noqa: F401  (system_checks: wallet.E001; sql: its hot statements)
 
         hooks.temporary_convert.register(services.wallet_convert_temporary)

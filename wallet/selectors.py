@@ -21,7 +21,7 @@ from core import clock
 from core.db_router import replica
 from core.home import QueueState, queue_of
 from core.money import Money
-from wallet import ledger, rules
+from wallet import hooks, ledger, rules
 from wallet.archived_totals import carried_operator_totals
 from wallet.models import (
     BankEntry,
@@ -374,6 +374,8 @@ def wallet_overview(player: Player) -> dict[str, Any]:
         "account": mode,
         "balance": balance(player),
         "held": held_balance(player),
+        # GP §10(1)-(2): money a game holds for the player between rounds (carried bonuses), the player's
+        "held_in_games": hooks.held_in_games(player),
         "debt": debt(player),
         "debt_due_at": debts[0].due_at if debts else None,
         "payment_method": payment_method_status(player),

@@ -31,6 +31,8 @@ class WalletOverviewSerializer(serializers.Serializer[dict[str, Any]]):
     account = serializers.ChoiceField(choices=["temporary", "full"])
     balance = MoneyOutField()
     held = MoneyOutField()
+    held_in_games = MoneyOutField(help_text="money a game holds for the player between rounds (carried bonuses), "
+                                            "paid out with the balance at closure (GP §10(1)-(2))")
     debt = MoneyOutField()
     debt_due_at = serializers.DateTimeField(allow_null=True)
     payment_method = serializers.SerializerMethodField()

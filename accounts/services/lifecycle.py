@@ -323,7 +323,8 @@ HANDOFF_HOOKS: dict[str, Hook[Any, object]] = {
 def balance_handoff_attempt(*, player: Player, actor: Actor) -> bool:
     """Start the wallet process named in ``player.balance_handoff`` (call with the player locked).
 
-    "refund": the ``temporary_refund_start`` hook (GP §5(2)e); "settlement": the ``closure_settlement_start``
+    First the ``carried_money_release`` hook credits what the games carry for the player to the balance (GP
+    §10(1)-(2)). "refund": the ``temporary_refund_start`` hook (GP §5(2)e); "settlement": the ``closure_settlement_start``
     hook (GP §5(15)); "misuse": the ``misuse_payout_start`` hook (GP §5(13)). Runs in a savepoint: when the
     wallet refuses (a ``DomainError``), the account change stands, the refusal's code is kept in
     ``balance_handoff_error`` and a sweeper retries the hand-off. Any other failure (a missing hook included)
@@ -333,8 +334,11 @@ def balance_handoff_attempt(*, player: Player, actor: Actor) -> bool:
         return True
     handoff = HANDOFF_HOOKS[player.balance_handoff]
     handoff.implementation  # noqa: B018  (raises HookMissing here, outside the savepoint: never read as a refusal)
+    hooks.carried_money_release.implementation  # noqa: B018  (the same)
     try:
         with transaction.atomic():
+            # GP §10(1)-(2): money the games hold for the player (carried bonuses) joins the balance first
+            hooks.carried_money_release(player=player, actor=actor)
             if handoff is hooks.closure_settlement_start:
                 hooks.closure_settlement_start(player=player, method=player.closure_method, actor=actor)
             elif handoff is hooks.temporary_refund_start:

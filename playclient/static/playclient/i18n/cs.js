@@ -45,7 +45,7 @@ export default {
   "pep.title": "Prohlášení o politicky exponované osobě", "pep.relation": "Jsem", "pep.none": "nejsem politicky exponovaná osoba",
   "pep.self": "politicky exponovaná osoba", "pep.family": "rodinný příslušník PEP", "pep.associate": "blízký spolupracovník PEP",
   "pep.position": "Funkce (je-li)", "pep.declare": "Prohlásit", "pep.done": "Prohlášení je uloženo.", "pep.declared": "Prohlášení učiněno {at}.",
-  "wallet.title": "Peněženka", "wallet.balance": "Zůstatek", "wallet.held": "Blokováno", "wallet.debt": "Dluh", "wallet.cap": "Dočasný účet",
+  "wallet.title": "Peněženka", "wallet.balance": "Zůstatek", "wallet.held_in_games": "Přenesené bonusy (drží hry)", "wallet.held": "Blokováno", "wallet.debt": "Dluh", "wallet.cap": "Dočasný účet",
   "wallet.cap_value": "lze ještě vložit {remaining} z {cap}", "wallet.method_deadline": "Ověřte platební účet do {at}.",
   "wallet.methods": "Platební účty", "wallet.method": "Účet", "wallet.status": "Stav", "wallet.no_methods": "Zatím žádný platební účet.",
   "wallet.account_number": "Číslo účtu v české bance", "wallet.add_method": "Přidat účet", "wallet.method_added": "Účet je přidán; ověří ho první platba z něj.",

@@ -45,7 +45,7 @@ export default {
   "pep.title": "Politically exposed person declaration", "pep.relation": "I am", "pep.none": "not a politically exposed person",
   "pep.self": "a politically exposed person", "pep.family": "a family member of a PEP", "pep.associate": "a close associate of a PEP",
   "pep.position": "Position (if any)", "pep.declare": "Declare", "pep.done": "The declaration is saved.", "pep.declared": "Declared {at}.",
-  "wallet.title": "Wallet", "wallet.balance": "Balance", "wallet.held": "Held", "wallet.debt": "Debt", "wallet.cap": "Temporary account",
+  "wallet.title": "Wallet", "wallet.balance": "Balance", "wallet.held_in_games": "Carried bonuses (held by the games)", "wallet.held": "Held", "wallet.debt": "Debt", "wallet.cap": "Temporary account",
   "wallet.cap_value": "{remaining} of {cap} can still be deposited", "wallet.method_deadline": "Verify a payment account by {at}.",
   "wallet.methods": "Payment accounts", "wallet.method": "Account", "wallet.status": "Status", "wallet.no_methods": "No payment account yet.",
   "wallet.account_number": "Account number at a Czech bank", "wallet.add_method": "Add account", "wallet.method_added": "Account added; the first payment from it verifies it.",

@@ -13,6 +13,7 @@ export async function render({ refreshBalance }) {
   node.append(section(t("wallet.title"), h("dl.figures", {},
     h("dt", {}, t("wallet.balance")), h("dd", { id: "wallet-balance" }, money(overview.balance)),
     h("dt", {}, t("wallet.held")), h("dd", {}, money(overview.held)),
+    overview.held_in_games?.amount ? [h("dt", {}, t("wallet.held_in_games")), h("dd", { id: "wallet-held-in-games" }, money(overview.held_in_games))] : null,
     overview.debt?.amount ? [h("dt", {}, t("wallet.debt")), h("dd", {}, money(overview.debt))] : null,
     cap ? [h("dt", {}, t("wallet.cap")), h("dd", { id: "wallet-cap" }, t("wallet.cap_value", { remaining: money(cap.remaining), cap: money(cap.cap) }))] : null),
   overview.payment_method && !overview.payment_method.has_verified && overview.payment_method.deadline
