@@ -83,7 +83,7 @@ def test_declared_stakes_respect_the_game_plan(game):
 
 
 CPU_ROUNDS = 1_000_000  # a tenth of the PAR sheet's 10^7 rounds
-CPU_BUDGET = 6.0  # seconds of CPU for CPU_ROUNDS: 10^7 rounds within a minute (issue 35 §4)
+CPU_BUDGET = 6.0  # seconds of CPU for CPU_ROUNDS: 10^7 rounds within a minute of CPU
 
 
 @pytest.mark.slow
