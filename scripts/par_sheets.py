@@ -139,7 +139,8 @@ def compute(games: list[Any], rounds_fast: int, rounds_generic: int, seed: int, 
         row = (
             f"| {name} | {sheet['declared']['rtp_percent']} % | {r['percent']:.4f} %"
             f"{' = ' + r['fraction'] if r['fraction'] else ''} | [{r['ci99'][0]:.4f} %, {r['ci99'][1]:.4f} %] | "
-            f"{'yes' if r['declared_inside_ci99'] else 'NO'} | {czk(mw['reached'])} / {czk(sheet['declared']['offered_max_win'])} "
+            f"{'yes' if r['declared_inside_ci99'] else 'NO'} | {czk(mw['reached'])} / "
+            f"{czk(sheet['declared']['offered_max_win'])} "
             f"({czk(mw['declared'])}) | "
             f"{rounds:,} | {sim['engine']} |")
         bet_arg = f" --bet '{bet}'" if bet else ""
