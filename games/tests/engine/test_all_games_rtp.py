@@ -10,6 +10,7 @@ CI runs them).
 from __future__ import annotations
 
 import os
+import time
 from decimal import Decimal
 from fractions import Fraction
 
@@ -79,3 +80,23 @@ def test_declared_stakes_respect_the_game_plan(game):
     assert d.min_bet % 10 == 0 and d.max_bet % 10 == 0  # steps of 0.10 CZK
     assert d.unfinished_deadline_days in (90, 180)  # GP §7(8)b
     assert game.validate_bet(par.representative_bet_params(game)).total_stake <= d.max_bet
+
+
+CPU_ROUNDS = 1_000_000  # a tenth of the PAR sheet's 10^7 rounds
+CPU_BUDGET = 6.0  # seconds of CPU for CPU_ROUNDS: 10^7 rounds within a minute of CPU
+
+
+@pytest.mark.slow
+def test_the_fast_simulator_plays_ten_million_rounds_within_a_minute_of_cpu(game):
+    """Measured with ``time.process_time`` (this process's CPU, which other work on a shared machine slows far less
+    than the wall clock) on a tenth of the rounds: the simulators run in batches, so the time is linear in the
+    rounds. Games without ``simulate_fast`` (Fruit King, Simply the Best 27: exact, or simulated through start/act
+    at fewer rounds) are not measured."""
+    if not par.has_fast_simulator(game):
+        pytest.skip(f"{game.code}@{game.version} has no simulate_fast")
+    bet = game.validate_bet(par.representative_bet_params(game))
+    t0 = time.process_time()
+    stats = game.simulate_fast(bet, CPU_ROUNDS, SEED)
+    cpu = time.process_time() - t0
+    assert stats is not None and stats["rounds"] == CPU_ROUNDS
+    assert cpu < CPU_BUDGET, f"{game.code}@{game.version}: {cpu:.2f} s CPU for {CPU_ROUNDS:,} rounds"

@@ -98,3 +98,59 @@ def test_the_fast_and_the_reference_engine_agree_with_the_free_rounds():
 def test_a_round_never_pays_more_than_its_cap_with_the_free_rounds():
     st = G.start(BET, ReplayRNG([[len(s), 0] for s in G.strips]))
     assert st["win"] <= G.max_win_multiplier * 100
+
+
+def test_four_emptied_rows_of_the_bonus_column_start_no_free_rounds_and_five_do():
+    """The boundary of the trigger: every one of the column's 5 cells removed by a win at least once."""
+    by_rows: dict[int, dict[str, Any]] = {}
+    for seed in range(20_000):
+        st = G.start(BET, SeededRNG(seed))
+        by_rows.setdefault(len(st["steps"][0]["bonus_column"]["emptied_rows"]), st)
+        if 4 in by_rows and 5 in by_rows:
+            break
+    four, five = by_rows[4], by_rows[5]
+    assert "free_rounds" not in four["steps"][0]["features"] and "free_rounds" not in four
+    assert all(s["mode"] == "base" for s in four["steps"]) and four["breakdown"]["free_spins"] == 0
+    assert "free_rounds" in five["steps"][0]["features"] and five["free_rounds"] >= B["free_rounds"]
+
+
+def test_the_free_rounds_stop_at_20_when_clusters_of_5_plus_would_add_more():
+    """Seed 6567 (1 CZK): a bonus game that reaches the 20 rounds; its last round's 3 clusters of 5+ add none."""
+    st = G.start(BET, SeededRNG(6567))
+    starts = [i for i, s in enumerate(st["steps"]) if s["mode"] == "free_round" and s["type"] == "spin"]
+    big = [sum(1 for x in st["steps"][a:b] for c in x["clusters"] if c[1] >= B["extra_min_size"])
+           for a, b in zip(starts, [*starts[1:], len(st["steps"])])]
+    added = [st["steps"][i]["rounds_added"] for i in starts]
+    assert st["free_rounds"] == len(starts) == B["max_rounds"] and sum(big) > B["max_rounds"] - B["free_rounds"]
+    awarded = B["free_rounds"]
+    for b, a in zip(big, added):  # each round adds its clusters of 5+ while the 20 rounds allow
+        assert a == min(b, B["max_rounds"] - awarded)
+        awarded += a
+    assert awarded == B["max_rounds"] and added[-1] == 0 < big[-1]
+
+
+def test_the_cap_ends_a_round_inside_its_free_rounds_in_the_engine_and_in_the_fast_simulator():
+    """The same definition with a cap of 5 x the stake: seed 138's round (base 2 x, free rounds 12 x uncapped) pays
+    exactly the cap, its free rounds end at the cascade that reaches it, and it replays; the fast simulator plays
+    the same draws to the same capped win and never pays a round more than the cap."""
+    low = cgm.CrystalGrid({**cgm.DEFINITION_V2, "max_win_multiplier": 5})
+    full = G.start(BET, SeededRNG(138))
+    assert full["breakdown"]["base"] < 500 < full["win"]  # the round would pass the cap in its free rounds
+    rec = RecordingRNG(SeededRNG(138))
+    st = low.start(BET, rec)
+    assert st["win"] == 500 and st["capped"] and st["breakdown"]["base"] == full["breakdown"]["base"]
+    assert st["free_rounds"] < full["free_rounds"] and len(rec.draws) == 5 * (1 + st["free_rounds"])
+    wins = [s["win"] for s in st["steps"]]
+    assert sum(wins[:-1]) < 500 == sum(wins) and st["steps"][-1]["mode"] == "free_round"
+    assert low.replay({"bet": BET.params, "actions": [], "draws": rec.draws, "state": st}) == st
+    stops = np.array([[v for _, v in rec.draws[:5]]])
+    base, _, emptied, _ = low.win_units(stops, track_column=B["column"])
+    assert base[0] * 10 == st["breakdown"]["base"] and emptied[0] == (1 << G.rows) - 1
+    left = 50 - int(base[0])
+    for k in range(st["free_rounds"]):
+        fstops = np.array([[v for _, v in rec.draws[5 * (k + 1): 5 * (k + 2)]]])
+        u, _, _, _ = low.win_units(fstops, low._fast_bonus, cap_units=np.array([left]), big_min=B["extra_min_size"])
+        left -= int(u[0])
+    assert left == 0
+    stats = low.simulate_fast(BET, 100_000, 1)
+    assert stats["max_win"] == 500 and stats["feature_counts"]["capped"] > 0

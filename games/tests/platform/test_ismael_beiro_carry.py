@@ -20,7 +20,7 @@ from games.engine import registry
 from games.engine.games.ismael_beiro import DEFINITION_V2, IsmaelBeiro
 from games.models import PlayerGameState, Round
 from games.serializers import bet_to_api
-from games.services import games_sync, round_refund, round_void_settled
+from games.services import games_sync, round_refund, round_void_settled, rounds_expire_due
 from games.tests.platform.test_ismael_beiro_e2e import (
     CODE,
     carried,
@@ -253,3 +253,32 @@ def test_carrying_costs_ismael_beiro_two_statements_and_the_other_games_none(clo
     assert len(state_sql) == 2 and state_sql[0].lstrip().startswith("SELECT") and "ON CONFLICT" in state_sql[1]
     assert len(ib) == len(other) + 2, "\n".join(ib)  # both lost: the same path but the carried state
     assert Round.objects.filter(player=player, game_code=CODE).count() == 2
+
+
+def test_a_round_left_open_on_carried_state_is_finished_at_its_deadline_and_the_state_is_not_rewound(clock):
+    """Game-integrity review M-4: a round that started from the carried state and was left waiting (here at a hold)
+    is not voided at its deadline with that state given back (a free option on outcomes the player has seen): it is
+    finished by its automatic choices, settled, and the state it leaves is what the next round starts from."""
+    player = funded_player(1_000_000)
+    c = client_for(player)
+    make = chooser()
+    bet = {"stake": 100}
+    first = recall_and_verify(c, play_api(c, find_seed(bet, make, leaves_counters), bet, make))
+    s1 = carried(player)
+    assert leaves_counters(first.state) and state_row(player).round_id == first.pk
+    clock.shift(3)
+    waiting = find_seed(bet, make, lambda s: "hold" in kinds(s), carry=s1)
+    with use_rng(SeededRNG(waiting)):
+        body = start(c, game=CODE, bet=bet).json()
+    assert body["status"] == "in_progress" and body["state"]["carry_in"] == s1
+    rnd = Round.objects.get(pk=body["id"])
+    clock.move_to(rnd.deadline)
+    rounds_expire_due()
+    rnd.refresh_from_db()
+    assert rnd.status == "finished" and rnd.void_reason == "" and rnd.state["carry_in"] == s1
+    row = state_row(player)
+    assert row.round_id == rnd.pk and row.state == rnd.state["carry_out"]  # written by this round, not restored
+    assert balance(player) == 1_000_000 - 200 + first.win + rnd.win
+    v = c.get(f"/api/v1/games/rounds/{rnd.pk}/verify").json()
+    assert v["outcome"] == "match", v
+    call_command("ledger_check")
