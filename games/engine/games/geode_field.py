@@ -171,17 +171,18 @@ CORNERS = [(0, 0), (6, 0), (0, 6), (6, 6)]  # [column, row] of the four corners,
 CHARGE_FULL = 20  # symbols of winning clusters that fill the Crystal Charge (designed)
 SUPER_CHARGE_AT = 40  # symbols won in the round, with the charge full, that start the Super Charge
 SUPER_MULTIPLIER = 3
-PAY_SCALE_V2 = (921, 1000)  # version 2's pays: version 1's x num / den, rounded (tuned by simulation, see the page)
+PAY_SCALE_V2 = (923, 1000)  # version 2's pays: version 1's x num / den, rounded (tuned by simulation, see the page)
 PAYS_V2: dict[str, list[list[int]]] = {
     s: [[k, (v * PAY_SCALE_V2[0] * 2 + PAY_SCALE_V2[1]) // (2 * PAY_SCALE_V2[1])] for k, v in br]
     for s, br in PAYS.items()}
 PAYS_V2["HEART"][2] = [7, 50]  # the catalogue's example stays: 7 hearts pay 5 x the total bet
+PAYS_V2["QUARTZ"][3] = [8, 31]  # tuned by simulation with common random numbers (30 at the scale)
 
 
 class GeodeFieldV2(GeodeField):
     """Version 2: version 1's grid and cascades with the Crystal Charge (its four effects), the Super Charge and the
     worlds' patterns, whose progress the player carries from round to round (``carry_over``; no draw and no pay
-    depends on it, so every round has the same distribution of wins whatever the progress)."""
+    depends on it, so every round has the same distribution of wins whatever the progress: GP §7(3))."""
 
     def __init__(self, definition: dict[str, Any]) -> None:
         super().__init__(definition)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 import pytest
@@ -51,6 +52,7 @@ def test_version_2_is_current_and_version_1_keeps_its_rules_and_figures():
     assert V1.pays is gfm.PAYS and V1.pays["HEART"][2] == [7, 50]
     assert G.pays["HEART"][2] == [7, 50]  # the catalogue's example: 7 hearts pay 5 x the total bet
     f = G.catalogue_entry().follows
+    assert f is not None
     assert not any("Crystal Charge" in x for x in f.not_built) and any("Crystal Charge" in x for x in f.features)
 
 
@@ -177,9 +179,11 @@ def test_patterns_light_complete_and_move_through_the_worlds():
             assert (pr["world"], pr["pattern"]) == ((w + (p == 2)) % 3, (p + 1) % 3)
     assert pr == G.fresh_progress()  # after the last world the first again
     assert G.valid_progress(None) == G.fresh_progress()
-    for bad in ({}, [], {"world": 3, "pattern": 0, "lit": []}, {"world": 0, "pattern": 0, "lit": [[6, 6]]},
-                {"world": 0, "pattern": 0, "lit": [list(c) for c in first]}, {"world": "x", "pattern": 0, "lit": []},
-                {"world": 0, "pattern": 0, "lit": [[3, 3], [3, 3]]}, {"world": 0, "pattern": 0, "lit": [], "x": 1}):
+    bads: list[Any] = [{}, [], {"world": 3, "pattern": 0, "lit": []}, {"world": 0, "pattern": 0, "lit": [[6, 6]]},
+                       {"world": 0, "pattern": 0, "lit": [list(c) for c in first]},
+                       {"world": "x", "pattern": 0, "lit": []},
+                       {"world": 0, "pattern": 0, "lit": [[3, 3], [3, 3]]}, {"world": 0, "pattern": 0, "lit": [], "x": 1}]
+    for bad in bads:
         with pytest.raises(ActionError) as exc:
             G.valid_progress(bad)
         assert exc.value.code == "game.geode_field.bad_carry"
@@ -191,7 +195,7 @@ def test_patterns_light_complete_and_move_through_the_worlds():
 
 def test_the_progress_is_carried_replays_and_never_changes_a_win():
     rng = SeededRNG(9)
-    carry = None
+    carry: Any = None
     completed = 0
     for _ in range(300):
         rec_rng = RecordingRNG(rng)
