@@ -6,6 +6,10 @@ The round is Crystal Grid's (``crystal_grid.CrystalGrid``: ``cluster.find_cluste
 ``cascade.ColumnTables``: it keeps the grids as (n, 7, 7) codes (``cascade.StripCodes`` / ``refill_np``), builds one
 49-bit mask per symbol with ``np.packbits`` and flood-fills them with ``cluster.BitGrid``.
 
+Version 2 (``GeodeFieldV2``, current) adds Gemix's Crystal Charge (four effects on the grid once the charge is full
+and the cascades stop), the Super Charge (later wins x3) and the three worlds' patterns, whose progress the player
+carries from round to round and which changes no draw and no pay.
+
 Rules as implemented, the designed figures and the simulated RTP: ``docs/games/geode_field.md``.
 """
 from __future__ import annotations
