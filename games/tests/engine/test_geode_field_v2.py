@@ -128,7 +128,7 @@ def test_the_fast_simulator_plays_the_same_rounds_as_the_engine_from_the_same_dr
 
 def test_the_charge_fires_once_at_twenty_symbols_won_and_not_at_nineteen(sample):
     stops, draws, (units, _, fired, _, won) = sample
-    assert not fired[won < 20].any() and fired[won >= 20].all()
+    assert not fired[won < 20].any() and fired[(won >= 20) & (units < 5000)].all()  # a capped round may end first
     i = int(np.nonzero(won == 19)[0][0])
     st = G.start(BET, ReplayRNG(_draws(stops[i], draws[i], False)))
     assert st["steps"][-1]["charge"] == 19 and not any(s["type"] == "crystal_charge" for s in st["steps"])
