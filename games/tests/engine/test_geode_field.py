@@ -13,12 +13,12 @@ from core.rng import SeededRNG
 from games.engine import ReplayRNG, cluster, get_game, mech, play
 from games.engine.games import geode_field as gfm
 
-G = gfm.GEODE_FIELD
+G = gfm.GEODE_FIELD_V1
 BET = G.validate_bet({"stake": 100})
 
 
 def test_the_game_is_registered_with_the_figures_of_the_catalogue_entry_it_follows():
-    assert get_game("geode_field") is G
+    assert get_game("geode_field", 1) is G
     d = G.declared
     assert d.rtp == Decimal("96.75") and d.max_bet == 10_000 and d.unfinished_deadline_days == 90
     assert d.avg_hourly_loss == 585_000  # 100 CZK x 3.25 % x 1,800 = 5,850 CZK, the catalogue's figure

@@ -8,9 +8,10 @@ import math
 
 from core.rng import SeededRNG, use_rng
 from games.engine import registry
+from games.engine.games.geode_field import GeodeFieldV2
 from games.engine.games.prism_respin import LINES as PRISM_LINES
 from games.engine.games.sun_terraces import PAYTABLE as SUN_PAYTABLE
-from games.models import Round
+from games.models import PlayerGameState, Round
 from tests.kit.clients import client_for
 from tests.kit.platform import act, balance, funded_player, start
 
@@ -296,3 +297,22 @@ def test_geode_field_clusters_of_five_or_more_cascade_on_the_7x7_grid_through_th
     assert all(len(s["window"]) == 7 and all(len(c) == 7 for c in s["window"]) for s in steps)
     assert all(size >= 5 for s in steps for _, size, _, _ in s["clusters"]) and steps[-1]["clusters"] == []
     assert rnd.win == sum(pay for s in steps for _, _, pay, _ in s["clusters"]) and len(rnd.draws) == 7
+
+
+def test_geode_field_carries_the_worlds_progress_from_one_round_to_the_next_through_the_api(clock):
+    bet = {"stake": 100}
+    fresh = GeodeFieldV2.fresh_progress()
+    seed = find_seed("geode_field", bet, lambda s: s["carry_out"] != fresh)
+    player = funded_player(1_000_000)
+    c = client_for(player)
+    states = []
+    for sd in (seed, seed + 1):
+        clock.shift(3)  # a round lasts at least 2 seconds (GP §7(9))
+        with use_rng(SeededRNG(sd)):
+            r = start(c, game="geode_field", bet=bet)
+        assert r.status_code == 201, r.json()
+        states.append(Round.objects.get(pk=r.json()["id"]).state)
+    assert states[0]["carry_in"] == fresh != states[0]["carry_out"]
+    assert states[1]["carry_in"] == states[0]["carry_out"]  # the second round starts from the first one's progress
+    row = PlayerGameState.objects.get(player=player, game_code="geode_field", play_money=False)
+    assert row.state == states[1]["carry_out"] and row.game_version == 2 and row.carried_value == 0
