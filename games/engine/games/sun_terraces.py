@@ -305,7 +305,7 @@ class SunTerracesAvalanche(SunTerraces):
         units, k = self._evaluate([t["cnt_stop"][j][stops[:, j]] for j in range(5)])
         total = units.astype(np.int64)
         aval = np.zeros(n, dtype=np.int64)
-        act = np.nonzero(units)[0]
+        act = np.nonzero((units > 0) & (total < cap_units))[0]
         k = k[act]
         ptr = stops[act]
         cols = np.stack([t["cts"][j].start_col[0][ptr[:, j]] for j in range(5)], axis=1)
