@@ -219,7 +219,8 @@ def multiplier(avalanche: int) -> int:
 
 class SunTerracesAvalanche(SunTerraces):
     """Version 2: ``start`` plays the spin (5 draws: the stops) and its avalanches, which follow from the stops (the
-    strips refill, ``cascade.refill``: no further draw), and finishes the round."""
+    strips refill, ``cascade.refill``: no further draw), and finishes the round: the player has no action in it and
+    nothing is drawn again (GP §7(3))."""
 
     def removed(self, window: list[list[str]], wins: list[list[Any]]) -> list[tuple[int, int]]:
         """The cells of every winning way: the symbol or the wild on each of its reels."""

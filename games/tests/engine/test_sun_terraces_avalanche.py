@@ -139,6 +139,7 @@ def test_the_cap_ends_the_round_in_the_engine_and_in_the_fast_simulator():
 
 
 def test_rounds_replay_from_their_recorded_draws():
+    """GP §7(3): the round is decided by its 5 recorded draws alone; it finishes at its start with no action."""
     rng = SeededRNG(11)
     avalanches = 0
     for _ in range(300):
