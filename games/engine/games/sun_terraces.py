@@ -160,7 +160,6 @@ class SunTerraces(mech.MechSlot):
                 "features": {"wild": {"symbol": WILD, "reels": [2, 3, 4]}}}
 
 
-
 # --- version 2: the Avalanche and the rising multiplier (Pyramid's avalanche) ---------------------------------------
 SYMBOLS = [*PAYTABLE, WILD]  # the codes of the fast simulator's columns
 MULTIPLIER_EVERY, MULTIPLIER_MAX = 3, 10
