@@ -1,5 +1,7 @@
 """Sun Terraces: 5 reels of 3, 4, 5, 4 and 3 positions, 720 ways from reel 1, a wild on reels 2-4 (follows
-Pyramid: Quest for Immortality's ways and wild; its avalanche is not built).
+Pyramid: Quest for Immortality). Version 1: the ways and the wild, one spin a round (its exact RTP). Version 2 adds
+Pyramid's Avalanche (the winning symbols fall away and the strip refills while wins form) with the multiplier rising
+every 3 avalanches up to x10 (its RTP simulated).
 
 Rules as implemented, the designed figures and the exact RTP: ``docs/games/sun_terraces.md``.
 """
@@ -11,8 +13,9 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from .. import mech, slots, ways
+from .. import cascade, mech, slots, ways
 from ..base import RNG, Bet, JsonDict, Progress
 from ..registry import register
 
@@ -75,7 +78,8 @@ class SunTerraces(mech.MechSlot):
 
     def __init__(self, definition: dict[str, Any]) -> None:
         self.strips: list[list[str]] = definition["strips"]
-        self.evaluator = ways.WaysEvaluator(PAYTABLE, {WILD: 1})
+        self.paytable: dict[str, dict[int, int]] = definition.get("paytable", PAYTABLE)
+        self.evaluator = ways.WaysEvaluator(self.paytable, {WILD: 1})
         super().__init__(definition)
 
     def spin_result(self, window: list[list[str]], line_bet: int) -> JsonDict:
@@ -106,7 +110,7 @@ class SunTerraces(mech.MechSlot):
     def _exact(self) -> dict[str, Fraction]:
         return {"base": ways.expected_pay(self.evaluator, self.strips, HEIGHTS) / COINS_PER_LEVEL}
 
-    def exact_rtp(self, bet: Bet) -> dict[str, Fraction]:
+    def exact_rtp(self, bet: Bet) -> dict[str, Fraction] | None:
         """Exact for any bet: the reels are independent, so the ways expectation is the reel-by-reel product
         (``ways.expected_pay``, tested against enumeration with these heights). The cap is a bound no round
         reaches."""
@@ -156,4 +160,193 @@ class SunTerraces(mech.MechSlot):
                 "features": {"wild": {"symbol": WILD, "reels": [2, 3, 4]}}}
 
 
-SUN_TERRACES = register(SunTerraces(DEFINITION))
+# --- version 2: the Avalanche and the rising multiplier (Pyramid's avalanche) ---------------------------------------
+SYMBOLS = [*PAYTABLE, WILD]  # the codes of the fast simulator's columns
+MULTIPLIER_EVERY, MULTIPLIER_MAX = 3, 10
+# version 1's pays with four more: K x4 6 (v1: 5), J x3 2 (1), 10 x4 3 (2), 10 x5 7 (6); the avalanche and its
+# multiplier make up for the rest of the RTP the strips below take away (designed: tuned by simulation, the RTP
+# being linear in the pays; the catalogue's example, 3 K pay 2 line bets, holds)
+PAYTABLE_V2 = {s: {k: {("K", 4): 6, ("J", 3): 2, ("10", 4): 3, ("10", 5): 7}.get((s, k), v) for k, v in p.items()}
+               for s, p in PAYTABLE.items()}
+# each symbol is rare (one stop) on one of reels 1-3: the three groups below, rare on reels 1, 2 and 3 in turn, so
+# that about a third of the spins win and an avalanche goes on about as often (designed)
+RARE_ON = [["SERPENT", "MASK", "Q"], ["JAGUAR", "A", "J"], ["CONDOR", "K", "10"]]
+_COUNTS_V2 = {"JAGUAR": 3, "CONDOR": 4, "SERPENT": 4, "MASK": 5, "A": 6, "K": 7, "Q": 7, "J": 8, "10": 8}
+REEL_COUNTS_V2: list[dict[str, int]] = [
+    {s: 1 if j < 3 and s in RARE_ON[j] else c for s, c in _COUNTS_V2.items()} | ({WILD: 1} if 1 <= j <= 3 else {})
+    for j in range(5)
+]
+MAX_WIN_V2 = 1000  # the round's cap in stakes (stated: an avalanche has no bound of its own below it)
+
+RULES_EN_V2 = (
+    "Five reels with 3, 4, 5, 4 and 3 positions: 720 ways; the bet is 10 coins x bet level (1-10) x coin value. A "
+    "symbol on adjacent reels from the leftmost one (3, 4 or 5 reels) pays the paytable value in line bets (level x "
+    "coin value) times the number of ways (the product of how many positions show it or the SUN on each of those "
+    "reels); the wins of all symbols are added. The SUN (reels 2, 3 and 4 only) substitutes for every symbol. "
+    "Avalanche: every symbol of a winning way (a SUN in it too) falls away, the symbols above drop down and new "
+    "ones fall in from the reel above; the new window pays again, and so on until it has no win. The spin and the "
+    "first two avalanches pay x1; every 3 avalanches raise the multiplier by 1 (avalanches 3-5 x2, 6-8 x3, ...), up "
+    "to x10, where it stays while the avalanche lasts. The whole avalanche is one game and plays by itself. A game "
+    "pays at most 1,000 x the total bet.")
+RULES_CS_V2 = (
+    "Pět válců se 3, 4, 5, 4 a 3 pozicemi: 720 způsobů výhry; sázka je 10 mincí x úroveň sázky (1-10) x hodnota "
+    "mince. Symbol na sousedních válcích od levého krajního (3, 4 nebo 5 válců) vyplácí hodnotu z tabulky v sázkách "
+    "na linii (úroveň x hodnota mince) krát počet způsobů (součin počtu pozic se symbolem nebo SLUNCEM na těchto "
+    "válcích); výhry všech symbolů se sčítají. SLUNCE (jen 2., 3. a 4. válec) nahrazuje všechny symboly. Lavina: "
+    "všechny symboly výherních způsobů (i SLUNCE v nich) zmizí, symboly nad nimi spadnou dolů a shora dopadnou nové "
+    "z válce; nové okno znovu vyplácí, dokud nemá výhru. Otočení a první dvě laviny platí x1; každé 3 laviny zvýší "
+    "násobitel o 1 (laviny 3-5 x2, 6-8 x3, ...) až na x10, kde zůstane do konce laviny. Celá lavina je jedna hra a "
+    "hraje se sama. Jedna hra vyplatí nejvýše 1 000násobek celkové sázky.")
+
+DEFINITION_V2: dict[str, Any] = {
+    **DEFINITION, "version": 2, "paytable": PAYTABLE_V2,
+    "follows": {**DEFINITION["follows"],
+                "features": DEFINITION["follows"]["features"]
+                + ["the Avalanche: the symbols of every winning way fall away and the reel strip refills while wins "
+                   "form", "the multiplier rising by 1 every 3 avalanches up to x10"],
+                "not_built": ["wild generation on the top positions of reels 2-4"]},
+    "strips": [mech.spread_strip(c) for c in REEL_COUNTS_V2],
+    "max_win_multiplier": MAX_WIN_V2,
+    "rules_en": RULES_EN_V2, "rules_cs": RULES_CS_V2,
+}
+
+
+def multiplier(avalanche: int) -> int:
+    """The win multiplier of the spin (0) and of the n-th avalanche: +1 every 3 avalanches, at most x10."""
+    return min(1 + avalanche // MULTIPLIER_EVERY, MULTIPLIER_MAX)
+
+
+class SunTerracesAvalanche(SunTerraces):
+    """Version 2: ``start`` plays the spin (5 draws: the stops) and its avalanches, which follow from the stops (the
+    strips refill, ``cascade.refill``: no further draw), and finishes the round: the player has no action in it and
+    nothing is drawn again (GP §7(3))."""
+
+    def removed(self, window: list[list[str]], wins: list[list[Any]]) -> list[tuple[int, int]]:
+        """The cells of every winning way: the symbol or the wild on each of its reels."""
+        return [(j, r) for s, k, *_ in wins for j in range(k) for r, x in enumerate(window[j]) if x in (s, WILD)]
+
+    def start(self, bet: Bet, rng: RNG) -> JsonDict:
+        state = self.new_round(bet)
+        lb = self.pay_unit(bet.params)
+        stops = slots.draw_stops(self.strips, rng)
+        window = [slots.column(s, stop, h) for s, stop, h in zip(self.strips, stops, HEIGHTS)]
+        pointers = list(stops)
+        n, with_wild = 0, False
+        while True:
+            mult = multiplier(n)
+            res = self.spin_result(window, lb * mult)
+            wins = res["ways_wins"]
+            with_wild = with_wild or any(WILD in col for w in wins for col in window[: w[1]])
+            step: JsonDict = {"type": "spin" if n == 0 else "avalanche", "mode": "base", "avalanche": n,
+                              "multiplier": mult}
+            if n == 0:
+                step.update(stops=stops, heights=HEIGHTS, ways=720)
+            step.update(window=window, **res)
+            step["win"] = self.pay(state, "base", res["win"])
+            if step["win"] < res["win"]:
+                step["capped"] = True
+            state["steps"].append(step)
+            if not wins or state["capped"]:
+                break
+            window, pointers = cascade.refill(self.strips, pointers, window, self.removed(window, wins))
+            n += 1
+        state["steps"][0]["features"] = ((["wild"] if with_wild else []) + (["avalanche"] if n else [])
+                                         + (["multiplier"] if multiplier(n) > 1 else []))
+        return slots.finish(state)
+
+    def exact_rtp(self, bet: Bet) -> dict[str, Fraction] | None:
+        """None: the avalanches couple the reels (simulated, ``simulate_fast``)."""
+        return None
+
+    # --- fast simulator -----------------------------------------------------------------------------------------
+    @functools.cached_property
+    def _fast_v2(self) -> JsonDict:
+        """Per reel: its columns as integers (``cascade.ColumnTables``, 10 codes), for every column the count of each
+        symbol with the wild (int8) and the bit mask of those rows; the same per stop; the pays by symbol and
+        reels."""
+        nsym = len(PAYTABLE)
+        pays = np.zeros((6, nsym), dtype=np.int32)
+        for i, s in enumerate(PAYTABLE):
+            for k, v in self.paytable[s].items():
+                pays[k, i] = v
+        cts, cnt, msk, cnt_stop = [], [], [], []
+        for st, h in zip(self.strips, HEIGHTS):
+            ct = cascade.ColumnTables([st], SYMBOLS, h)
+            wild = (ct.codes == SYMBOLS.index(WILD))[:, :, None]
+            hit = (ct.codes[:, :, None] == np.arange(nsym)[None, None, :]) | wild
+            cts.append(ct)
+            cnt.append(hit.sum(axis=1).astype(np.int8))
+            msk.append((hit * (1 << np.arange(h))[None, :, None]).sum(axis=1).astype(np.int64))
+            cnt_stop.append(cnt[-1][ct.start_col[0]])
+        return {"pays": pays, "cts": cts, "cnt": cnt, "msk": msk, "cnt_stop": cnt_stop}
+
+    def _evaluate(self, counts: list[npt.NDArray[np.int8]]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int8]]:
+        """(m,) the ways wins in line bets and (m, 9) the reels each symbol spans (0 below 3) of windows given by
+        their per-reel symbol counts (m, 9)."""
+        ways_ = counts[0].astype(np.int32)
+        alive = counts[0] > 0
+        k = alive.astype(np.int8)
+        for j in range(1, 5):
+            alive &= counts[j] > 0
+            ways_ = np.where(alive, ways_ * counts[j], ways_)
+            k += alive
+        k[k < 3] = 0
+        pays = self._fast_v2["pays"]
+        units: npt.NDArray[np.int32] = (pays[k, np.arange(k.shape[1])[None, :]] * ways_).sum(axis=1, dtype=np.int32)
+        return units, k
+
+    def sequence_units(self, stops: npt.NDArray[np.int64], cap_units: int
+                       ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """For each row of ``stops`` (n, 5): the spin-and-avalanches win in line bets (at most ``cap_units``) and
+        the number of avalanches; the same as :meth:`start`. All rows' spins at once, then avalanche by avalanche
+        only the rows whose last window won."""
+        t = self._fast_v2
+        n = stops.shape[0]
+        units, k = self._evaluate([t["cnt_stop"][j][stops[:, j]] for j in range(5)])
+        total = units.astype(np.int64)
+        aval = np.zeros(n, dtype=np.int64)
+        act = np.nonzero((units > 0) & (total < cap_units))[0]
+        k = k[act]
+        ptr = stops[act]
+        cols = np.stack([t["cts"][j].start_col[0][ptr[:, j]] for j in range(5)], axis=1)
+        step = 0
+        while act.size:
+            for j in range(5):  # the refill: each reel loses the rows of the symbols whose ways span it
+                rm = np.bitwise_or.reduce(np.where(k > j, t["msk"][j][cols[:, j]], 0), axis=1)
+                o, p = t["cts"][j].refill(cols[:, j : j + 1], ptr[:, j : j + 1], rm[:, None])
+                cols[:, j], ptr[:, j] = o[:, 0], p[:, 0]
+            step += 1
+            aval[act] += 1
+            units, k = self._evaluate([t["cnt"][j][cols[:, j]] for j in range(5)])
+            total[act] = np.minimum(total[act] + units.astype(np.int64) * multiplier(step), cap_units)
+            go = (units > 0) & (total[act] < cap_units)
+            act, cols, ptr, k = act[go], cols[go], ptr[go], k[go]
+        return np.minimum(total, cap_units), aval
+
+    def simulate_fast(self, bet: Bet, rounds: int, seed: int, progress: Progress | None = None) -> JsonDict:
+        """numpy: every round's spin from per-stop count tables, then the avalanches of the winning rows side by
+        side (columns as integers, ``cascade.ColumnTables``); the cap applied to each round's total."""
+        gen = np.random.Generator(np.random.PCG64(seed))
+        lb = self.pay_unit(bet.params)
+        cap_units = self.max_win_multiplier * COINS_PER_LEVEL  # the stake is 10 line bets
+        tally = mech.FastTally(("base",))
+        counts = {"avalanches": 0, "feature:avalanche": 0, "feature:multiplier": 0, "capped": 0}
+        for n in mech.batches(rounds, 250_000, progress):
+            stops = np.stack([gen.integers(0, len(s), size=n) for s in self.strips], axis=1)
+            units, aval = self.sequence_units(stops, cap_units)
+            counts["avalanches"] += int(aval.sum())
+            counts["feature:avalanche"] += int(np.count_nonzero(aval))
+            counts["feature:multiplier"] += int(np.count_nonzero(aval >= MULTIPLIER_EVERY))
+            counts["capped"] += int(np.count_nonzero(units >= cap_units))
+            tally.add(base=units * lb)
+        return tally.stats(rounds=rounds, total_stake=rounds * bet.total_stake, feature_counts=counts)
+
+    def describe_extra(self) -> JsonDict:
+        out = super().describe_extra()
+        out["paytable"]["pays"] = {s: {str(k): v for k, v in p.items()} for s, p in self.paytable.items()}
+        out["features"]["avalanche"] = {"multiplier": {"every": MULTIPLIER_EVERY, "max": MULTIPLIER_MAX}}
+        return out
+
+
+SUN_TERRACES_V1 = register(SunTerraces(DEFINITION))
+SUN_TERRACES = register(SunTerracesAvalanche(DEFINITION_V2))  # current: the Avalanche and the rising multiplier

@@ -1,4 +1,4 @@
-"""Sun Terraces (games/engine/games/sun_terraces.py): 720 ways on reels of 3, 4, 5, 4 and 3 positions, the wild on
+"""Sun Terraces version 1 (games/engine/games/sun_terraces.py): 720 ways on reels of 3, 4, 5, 4 and 3 positions, the wild on
 reels 2-4, the level x 10 coins bet, the exact RTP, the fast simulator and the replay of recorded draws."""
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from core.rng import SeededRNG
 from games.engine import BetError, ReplayRNG, get_game, play, ways
 from games.engine.games import sun_terraces as stm
 
-G = stm.SUN_TERRACES
+G = stm.SUN_TERRACES_V1  # version 2 (the avalanche): test_sun_terraces_avalanche.py
 BET = G.validate_bet({"level": 1, "coin_value": 10})  # 1 CZK: a line bet of 0.10 CZK
 
 
 def test_the_game_is_registered_with_the_figures_of_the_catalogue_entry_it_follows():
-    assert get_game("sun_terraces") is G
+    assert get_game("sun_terraces", 1) is G
     d = G.declared
     assert d.rtp == Decimal("96.48") and d.max_bet == 100_000 and d.unfinished_deadline_days == 180
     assert d.min_bet == 10 and G.d["follows"]["entry"] == "29. Pyramid: Quest for Immortality"

@@ -10,7 +10,7 @@ from core.rng import SeededRNG, use_rng
 from games.engine import registry
 from games.engine.games.geode_field import GeodeFieldV2
 from games.engine.games.prism_respin import LINES as PRISM_LINES
-from games.engine.games.sun_terraces import PAYTABLE as SUN_PAYTABLE
+from games.engine.games.sun_terraces import PAYTABLE_V2 as SUN_PAYTABLE
 from games.models import PlayerGameState, Round
 from tests.kit.clients import client_for
 from tests.kit.platform import act, balance, funded_player, start
@@ -275,17 +275,23 @@ def test_prism_respin_pays_a_line_read_from_the_right_through_the_api(clock):
 
 
 # --- the two games of the follow-up: 720 ways and 7x7 clusters -----------------------------------------------------
-def test_sun_terraces_pays_720_ways_with_a_wild_through_the_api(clock):
+def test_sun_terraces_pays_720_ways_with_a_wild_and_avalanches_through_the_api(clock):
     bet = {"level": 1, "coin_value": 10}
     seed = find_seed("sun_terraces", bet, lambda s: "wild" in s["steps"][0]["features"]
-                     and any(w[1] >= 4 for w in s["steps"][0]["ways_wins"]))
+                     and any(w[1] >= 4 for st in s["steps"] for w in st["ways_wins"]) and len(s["steps"]) >= 3)
     rnd, recall, _ = play_round("sun_terraces", bet, seed)
-    step = recall["state"]["steps"][0]
-    assert [len(c) for c in step["window"]] == [3, 4, 5, 4, 3] and step["ways"] == 720 and rnd.stake == 100
-    for symbol, reels, ways_, pay, _ in step["ways_wins"]:
-        counts = [sum(1 for x in col if x in (symbol, "WILD")) for col in step["window"][:reels]]
-        assert ways_ == math.prod(counts) and pay == SUN_PAYTABLE[symbol][reels] * ways_ * 10
-    assert rnd.win == step["win"] == sum(w[3] for w in step["ways_wins"]) and len(rnd.draws) == 5
+    steps = recall["state"]["steps"]
+    assert rnd.game_version == 2 and steps[0]["ways"] == 720 and rnd.stake == 100 and len(rnd.draws) == 5
+    assert [s["type"] for s in steps] == ["spin"] + ["avalanche"] * (len(steps) - 1)
+    assert "avalanche" in steps[0]["features"] and steps[-1]["ways_wins"] == []
+    for n, step in enumerate(steps):
+        assert [len(c) for c in step["window"]] == [3, 4, 5, 4, 3] and step["multiplier"] == 1 + n // 3
+        for symbol, reels, ways_, pay, _ in step["ways_wins"]:
+            counts = [sum(1 for x in col if x in (symbol, "WILD")) for col in step["window"][:reels]]
+            assert ways_ == math.prod(counts)
+            assert pay == SUN_PAYTABLE[symbol][reels] * ways_ * 10 * step["multiplier"]
+        assert step["win"] == sum(w[3] for w in step["ways_wins"])
+    assert rnd.win == sum(s["win"] for s in steps)
 
 
 def test_geode_field_clusters_of_five_or_more_cascade_on_the_7x7_grid_through_the_api(clock):
