@@ -582,5 +582,8 @@ class Debt(models.Model):
 
 # the bank transfers' statements and payment orders, and the archived months' totals (core.partitions_archive):
 # defined apart, loaded with the app's models
-from wallet.models_bank import BankEntry, BankStatement, PaymentOrder, PaymentOrderBatch  # noqa: E402, F401
+from wallet.models_bank import BankEntry as BankEntry  # noqa: E402
+from wallet.models_bank import BankStatement as BankStatement  # noqa: E402
+from wallet.models_bank import PaymentOrder as PaymentOrder  # noqa: E402
+from wallet.models_bank import PaymentOrderBatch as PaymentOrderBatch  # noqa: E402
 from wallet.models_carried import ArchivedLedgerMonth, CarriedEntries  # noqa: E402, F401
