@@ -15,7 +15,8 @@
   ORM's insert of the round and of the event, each compiled and planned per call).
 
 Every value is passed through its model field (``get_db_prep_save``) and cast to the field's database type (a
-changed field type fails ``tests/test_sql_contracts.py`` until the cast follows it). Pinned by ``games/tests/platform/test_round_cost.py`` and
+changed field type fails ``tests/test_sql_contracts.py`` until the cast follows it). Pinned by
+``games/tests/platform/test_round_cost.py`` and
 ``test_action_cost.py`` (statement counts) and ``tests/test_sql_contracts.py`` (columns, ``EXPLAIN``).
 """
 from __future__ import annotations

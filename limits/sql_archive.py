@@ -33,11 +33,13 @@ CARRY_SETTLED = register(
            0 AS sp, 0 AS np, b.stake AS sd, b.win AS wd, 1 AS nd
     FROM limits_settledbet b WHERE b.id >= %(low)s AND b.id < %(high)s AND NOT b.voided
     UNION ALL
-    SELECT b.player_id AS p, b.kind AS k, %(period_month)s AS period, (date_trunc('month', (b.placed_at AT TIME ZONE %(tz)s))::date) AS s,
+    SELECT b.player_id AS p, b.kind AS k, %(period_month)s AS period,
+           (date_trunc('month', (b.placed_at AT TIME ZONE %(tz)s))::date) AS s,
            b.stake AS sp, 1 AS np, 0 AS sd, 0 AS wd, 0 AS nd
     FROM limits_settledbet b WHERE b.id >= %(low)s AND b.id < %(high)s AND NOT b.voided
     UNION ALL
-    SELECT b.player_id AS p, b.kind AS k, %(period_month)s AS period, (date_trunc('month', (b.settled_at AT TIME ZONE %(tz)s))::date) AS s,
+    SELECT b.player_id AS p, b.kind AS k, %(period_month)s AS period,
+           (date_trunc('month', (b.settled_at AT TIME ZONE %(tz)s))::date) AS s,
            0 AS sp, 0 AS np, b.stake AS sd, b.win AS wd, 1 AS nd
     FROM limits_settledbet b WHERE b.id >= %(low)s AND b.id < %(high)s AND NOT b.voided
 ), carried AS (

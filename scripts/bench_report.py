@@ -189,7 +189,8 @@ class BenchReport:
             f"machine: nproc {os.cpu_count()} (usable {len(os.sched_getaffinity(0))}), CPU {model}, RAM {mem}, "
             f"{platform.platform()}, Python {platform.python_version()}",
             f"web: gunicorn {self._gunicorn_version()}, {self.web.description if self.web else '?'}, "
-            f"CONN_MAX_AGE {self.env.get('CONN_MAX_AGE', a.conn_max_age)} (CONN_HEALTH_CHECKS={self.env.get('CONN_HEALTH_CHECKS')}), DEBUG=0, "
+            f"CONN_MAX_AGE {self.env.get('CONN_MAX_AGE', a.conn_max_age)} "
+            f"(CONN_HEALTH_CHECKS={self.env.get('CONN_HEALTH_CHECKS')}), DEBUG=0, "
             f"SQL_COUNT=1",
             f"load: {a.connections} keep-alive connections, {a.seconds:.0f} s per run (+{a.warmup:.0f} s warm-up), "
             f"{len(self.players):,} players, Kobushi share {a.mix:.0%}, >= 2 s between a player's round starts; "

@@ -1,7 +1,8 @@
 """The hot SQL cannot drift from the models (core/sql.py): every registered statement names only fields its models
 have, an INSERT lists every column the database cannot fill itself, the apps write no hand-written SQL outside
-their ``sql.py`` or ``sql_*.py`` (and the few places listed here, with their reason), and ``EXPLAIN`` of every statement, against
-tables holding enough rows that a sequential scan would show, reads each growing table through an index."""
+their ``sql.py`` or ``sql_*.py`` (and the few places listed here, with their reason), and ``EXPLAIN`` of every
+statement, against tables holding enough rows that a sequential scan would show, reads each growing table through
+an index."""
 from __future__ import annotations
 
 import ast
@@ -284,7 +285,8 @@ def grown(django_db_blocker: Any) -> Any:
         cur.execute("""INSERT INTO games_roundaction (round_id, seq, action, idempotency_key, draws_before, draws_after,
             created_at) SELECT id, 0, '{}', 'a', 0, 0, now() FROM games_round WHERE player_id = %s""", [p])
         cur.execute("""INSERT INTO wallet_ledgertransaction (kind, reference, player_id, amount, currency, memo,
-            created_at, actor_label) SELECT 'stake', 'h-' || n, %s, 1, 'CZK', '', now(), '' FROM generate_series(1, %s) n""",
+            created_at, actor_label) SELECT 'stake', 'h-' || n, %s, 1, 'CZK', '', now(), ''
+            FROM generate_series(1, %s) n""",
                     [p, ROWS])
         cur.execute("""INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
             SELECT t.id, a.id, a.amount, NULL, now() FROM wallet_ledgertransaction t,

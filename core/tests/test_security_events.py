@@ -66,8 +66,11 @@ def test_a_replayed_callback_is_recorded_and_one_with_another_body_is_refused_an
     deposits = Deposit.objects.filter(player=player).count()
     body, sig = sandbox_event("payment.failed", "NO-SUCH-REF", 100, event_id="ev-replay-1")
     c = APIClient()
-    post = lambda b, s: c.generic("POST", "/api/v1/wallet/callbacks/sandbox", b,  # noqa: E731
-                                  content_type="application/json", HTTP_X_SIGNATURE=s, REMOTE_ADDR="198.51.100.7")
+
+    def post(b, s):
+        return c.generic("POST", "/api/v1/wallet/callbacks/sandbox", b, content_type="application/json",
+                         HTTP_X_SIGNATURE=s, REMOTE_ADDR="198.51.100.7")
+
     first = post(body, sig)
     assert first.status_code == 200 and first.json()["status"] == "processed"
     assert not _events("security.callback_replayed")

@@ -429,8 +429,9 @@ def _payment_returned(entry: BankEntry, actor: Actor) -> str:
     """A credit returning one of our payments (``RtrInf`` / reversal): that payment failed."""
     order = _order_for(entry)
     if order is None or order.status == PaymentOrder.Status.RETURNED or order.amount != entry.amount:
-        why = "a returned payment that names none of our open payment orders" if order is None else \
-            f"a return of payment order {order.end_to_end_id} ({order.status}, {Money(order.amount)}) that does not fit"
+        why = "a returned payment that names none of our open payment orders" if order is None else (
+            f"a return of payment order {order.end_to_end_id} ({order.status}, {Money(order.amount)}) "
+            "that does not fit")
         return _queue(entry, why, actor)
     player = _order_player(order)
     if player is not None:
