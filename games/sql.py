@@ -125,8 +125,8 @@ def _action_log(rnd: Round, rows: Sequence[RoundAction]) -> None:
     """The round's action log as if prefetched (``rnd.action_log.all()`` answers without a statement)."""
     qs: QuerySet[RoundAction] = rnd.action_log.all()
     qs._result_cache = list(rows)  # the prefetch cache Django itself fills
-    qs._prefetch_done = True  # type: ignore[attr-defined]
-    rnd._prefetched_objects_cache = {"action_log": qs}  # type: ignore[attr-defined]
+    qs._prefetch_done = True  # type: ignore[attr-defined]  # Django's private prefetch flag
+    rnd._prefetched_objects_cache = {"action_log": qs}  # type: ignore[attr-defined]  # Django's private cache
 
 
 def action_log_append(rnd: Round, action: RoundAction) -> None:

@@ -140,7 +140,7 @@ class Lower:
         for i, r in enumerate(res):
             if not self.is_prize(r) and r["pair"] is not None:
                 pair_v[i] = 0.001 * (1.0 + max(self.symbol_value(s) for _, s in self.pairs(
-                    tuple(self.line(self.stops_of(i))))))  # type: ignore[arg-type]
+                    tuple(self.line(self.stops_of(i))))))  # type: ignore[arg-type]  # a line is 3 symbols
         moved = {}
         for k in range(self.max_nudges + 1):
             moved[k] = np.stack([((a - x) % n * n + (b - y) % n) * n + (c - z) % n
