@@ -146,7 +146,7 @@ def _literal_codes(tree: ast.AST, codes: frozenset[str]) -> list[tuple[int, str]
         if isinstance(node, ast.Call):
             fn = node.func
             name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else ""
-            where = [*node.args, *(k.value for k in node.keywords)] if name in REFUSAL_HELPERS else []
+            where: list[ast.AST] = [*node.args, *(k.value for k in node.keywords)] if name in REFUSAL_HELPERS else []
             skip: set[int] = set()
         elif isinstance(node, ast.Assert):
             where = [node]
