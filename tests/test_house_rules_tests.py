@@ -4,11 +4,23 @@ refusal asserted with its ``ErrorDef`` constant, not a literal code string."""
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 import subprocess
 from pathlib import Path
 
+import accounts.errors
+import aml.errors
+import backoffice.errors
+import complaints.errors
+import core.errors
+import core.idempotency
+import games.errors
+import jackpots.errors
+import limits.errors
+import providers.errors
+import regulator.errors
+import reports.errors
+import wallet.errors
 from core.errors import ErrorDef
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,9 +124,9 @@ def test_browser_tests_are_named_so_and_process_tests_are_marked():
 
 
 # The modules that declare the refusals (an app's errors.py, and the idempotency key's in core).
-ERROR_MODULES = (*(f"{app}.errors" for app in ("core", "accounts", "wallet", "limits", "games", "jackpots", "aml",
-                                               "complaints", "providers", "reports", "regulator", "backoffice")),
-                 "core.idempotency")
+ERROR_MODULES = (core.errors, core.idempotency, accounts.errors, wallet.errors, limits.errors, games.errors,
+                 jackpots.errors, aml.errors, complaints.errors, providers.errors, reports.errors, regulator.errors,
+                 backoffice.errors)
 # Functions whose argument is the refusal a test expects: the kit's (tests/kit/refusals.py) and the few test files'
 # own assertion helpers.
 REFUSAL_HELPERS = frozenset({"refused", "refused_response", "refused_with", "provider_refused", "_refused"})
@@ -124,8 +136,7 @@ LITERAL_CODES_ALLOWED: dict[str, str] = {}
 
 
 def _error_codes() -> frozenset[str]:
-    return frozenset(v.code for name in ERROR_MODULES for v in vars(importlib.import_module(name)).values()
-                     if isinstance(v, ErrorDef))
+    return frozenset(v.code for module in ERROR_MODULES for v in vars(module).values() if isinstance(v, ErrorDef))
 
 
 def _pins_a_constant(compare: ast.Compare) -> bool:
