@@ -94,6 +94,7 @@ fuzz: install
 # the guard rails CI runs: ruff, the layering contracts, mypy, migrations in sync with the models
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy .
 	$(BIN)/python manage.py makemigrations --check --dry-run

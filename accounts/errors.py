@@ -40,12 +40,14 @@ REGISTER_REVIEW_PENDING = ErrorDef(
     "Your identity could not be verified in the population register; our support will now review it.")
 EXCLUSION_CHECK_STALE = ErrorDef(
     "accounts.exclusion_check_stale", 403,
-    "Rejstřík vyloučených osob vás delší dobu nemohl potvrdit; hrát lze znovu po úspěšném ověření (přihlaste se znovu).",
+    "Rejstřík vyloučených osob vás delší dobu nemohl potvrdit; hrát lze znovu po úspěšném ověření "
+    "(přihlaste se znovu).",
     "The register of excluded persons has not confirmed you for too long; play resumes after a successful check "
     "(log in again).")
 CONSENT_REQUIRED = ErrorDef(
     "accounts.consent_required", 400,
-    "Je třeba potvrdit seznámení s herním plánem, přijmout obchodní podmínky a udělit souhlas se zpracováním osobních údajů.",
+    "Je třeba potvrdit seznámení s herním plánem, přijmout obchodní podmínky a udělit souhlas se zpracováním "
+    "osobních údajů.",
     "You must acknowledge the game plan, accept the terms and consent to personal-data processing.")
 CONSENT_VERSION_OUTDATED = ErrorDef(
     "accounts.consent_version_outdated", 400, "Přijímáte jinou než aktuální verzi dokumentu.",

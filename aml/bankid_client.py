@@ -255,6 +255,7 @@ class BankIdProvider:
             return hit[1]
         data = _http_get_json(uri, self.config, "jwks")
         try:
+            # the type: ignore below: joserfc wants its TypedDict; it checks the JSON
             keys = KeySet.import_key_set(data)  # type: ignore[arg-type]
         except (JoseError, ValueError, KeyError, TypeError):
             raise errors.BANKID_UNAVAILABLE(reason="jwks: not a key set")

@@ -96,8 +96,8 @@ WITHHELD = (
                 "shody",
      "what_en": "compliance cases (PEP, list matches, suspicious-transaction rules), their decisions, notes and the "
                 "win holds placed from them; the list entries a screening matched; the outcome of a match's review",
-     "why_cs": "zákon č. 253/2008 Sb. §38 (mlčenlivost: klient se nesmí dozvědět o oznámení podezřelého obchodu ani o "
-               "úkonech s ním spojených); čl. 23 odst. 1 písm. d) GDPR",
+     "why_cs": "zákon č. 253/2008 Sb. §38 (mlčenlivost: klient se nesmí dozvědět o oznámení podezřelého obchodu "
+               "ani o úkonech s ním spojených); čl. 23 odst. 1 písm. d) GDPR",
      "why_en": "AML Act 253/2008 Sb. §38 (confidentiality: the client must not learn of a suspicious-transaction "
                "report or the steps around it); GDPR art. 23(1)(d)"},
     {"what_cs": "poznámky pracovníků k identifikaci a k prohlášení o původu prostředků",

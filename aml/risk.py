@@ -14,7 +14,7 @@ Factors (points; a factor marked *high* makes the rating high whatever the sum):
 | ``funds_declared`` | the declared source is ``other`` (described) | 5 |
 | ``deposits_30d`` | confirmed deposits in 30 days over ``AML_RISK_DEPOSITS_MEDIUM`` / ``_HIGH`` | 10 / 25 |
 | ``deposits_count_30d`` | more than ``AML_RISK_DEPOSIT_COUNT_30D`` confirmed deposits in 30 days | 10 |
-| ``identification`` | not AML-identified / identified online by a document provider / by the bank or at a branch | 20 / 5 / 0 |
+| ``identification`` | not AML-identified / identified online (document provider) / by a bank or a branch | 20 / 5 / 0 |
 | ``country_high_risk`` | citizenship or permanent residence in ``AML_RISK_HIGH_RISK_COUNTRIES`` | 40, *high* |
 | ``country_foreign`` | citizenship or permanent residence outside the Czech Republic | 5 |
 

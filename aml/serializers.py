@@ -125,6 +125,7 @@ class PepDeclarationSerializer(serializers.ModelSerializer[PepDeclaration]):
 
 class SofDeclareSerializer(serializers.Serializer[dict[str, Any]]):
     # the API field is "source", as in the declaration it creates (a Serializer's own ``source`` is unused here)
+    # the type: ignore below: the API field shadows Field.source
     source = serializers.ChoiceField(choices=SourceOfFundsDeclaration.Source.choices)  # type: ignore[assignment]
     description = serializers.CharField(max_length=2000)
 
@@ -228,6 +229,7 @@ class ScreeningHitSerializer(serializers.Serializer[dict[str, Any]]):
     score = serializers.FloatField(help_text="name score 0-100 (aml/matching.py); at least the threshold")
     matched_name = serializers.CharField(help_text="the list's spelling (name or alias) that scored")
     list = serializers.CharField(help_text="sanctions or pep")
+    # the type: ignore below: the API field shadows Field.source
     source = serializers.CharField(help_text="eu, un, cz, pep (imported lists) or sandbox")  # type: ignore[assignment]
     reference = serializers.CharField(help_text="the entry's reference on its list")
     programme = serializers.CharField(help_text="the sanctions programme / regime (EU regulation programme, UN list)")
@@ -289,6 +291,7 @@ class ScreeningListVersionSerializer(serializers.ModelSerializer[ScreeningListVe
 
 class ScreeningListImportSerializer(serializers.Serializer[dict[str, Any]]):
     # the API field is "source", as in the version it creates (a Serializer's own ``source`` is unused here)
+    # the type: ignore below: the API field shadows Field.source
     source = serializers.ChoiceField(choices=ScreeningListVersion.Source.choices)  # type: ignore[assignment]
     file = serializers.FileField(help_text="the list file as downloaded (EU FSF XML, UN XML, national list XML in "
                                            "our layout, PEP list CSV): docs/aml.md")

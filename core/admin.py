@@ -58,8 +58,8 @@ def decision_path(modeladmin: Any, route: str, view: Callable[..., Any], *, perm
         require_permission(request, needed)
         return view(request, *args, **kwargs)
 
-    checked.required_permission = perm  # type: ignore[attr-defined]
-    checked.required_permission_kwarg = kwarg  # type: ignore[attr-defined]
+    checked.required_permission = perm  # type: ignore[attr-defined]  # a function attribute the matrix test reads
+    checked.required_permission_kwarg = kwarg  # type: ignore[attr-defined]  # read with required_permission
     pattern: URLPattern = path(route, modeladmin.admin_site.admin_view(checked), name=name)
     return pattern
 
@@ -75,7 +75,8 @@ def decision_action(perm: str, *, description: str) -> Callable[[F], F]:
             require_permission(request, perm)
             return fn(modeladmin, request, queryset)
 
-        wrapped.required_permission = perm  # type: ignore[attr-defined]
+        wrapped.required_permission = perm  # type: ignore[attr-defined]  # a function attribute get_actions reads
+        # the type: ignore below: the stub's action type is not F
         return admin.action(description=description)(wrapped)  # type: ignore[return-value]
 
     return decorate
@@ -94,9 +95,8 @@ def _masker(model: type[models.Model], name: str) -> Callable[[Any], str]:
         label = str(getattr(model._meta.get_field(name), "verbose_name", name))
     except FieldDoesNotExist:  # a property (``display``) is labelled by its name
         label = name.replace("_", " ")
-    shown.short_description = f"{label} (masked)"  # type: ignore[attr-defined]
     shown.__name__ = f"{name}_masked"
-    return shown
+    return admin.display(description=f"{label} (masked)")(shown)
 
 
 @functools.cache
@@ -108,9 +108,8 @@ def _text_masker(model: type[models.Model], name: str) -> Callable[[Any], str]:
         label = str(getattr(model._meta.get_field(name), "verbose_name", name))
     except FieldDoesNotExist:
         label = name.replace("_", " ")
-    shown.short_description = f"{label} (account numbers masked)"  # type: ignore[attr-defined]
     shown.__name__ = f"{name}_accounts_masked"
-    return shown
+    return admin.display(description=f"{label} (account numbers masked)")(shown)
 
 
 if TYPE_CHECKING:  # the mixin's super() calls are ModelAdmin's; at run time it mixes into a ModelAdmin or an inline

@@ -38,10 +38,11 @@ class PlatformSiteMixin:
     index_title = gettext_lazy("Today's work")
 
     def _is_technical(self, app_label: str, model: Any) -> bool:
-        model_admin = self._registry.get(model)  # type: ignore[attr-defined]
+        model_admin = self._registry.get(model)  # type: ignore[attr-defined]  # an AdminSite's at run time (a mixin)
         return app_label in TECHNICAL_APPS or bool(getattr(model_admin, "technical", False))
 
     def get_app_list(self, request: HttpRequest, app_label: str | None = None) -> list[dict[str, Any]]:
+        # the type: ignore below: AdminSite's super() (a mixin)
         apps: list[dict[str, Any]] = super().get_app_list(request, app_label)  # type: ignore[misc]
         if app_label is not None:
             return apps
@@ -59,6 +60,7 @@ class PlatformSiteMixin:
 
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
         context = {**(extra_context or {}), "home_panels": panels_for(request.user)}
+        # the type: ignore below: AdminSite's super() (a mixin)
         response: TemplateResponse = super().index(request, context)  # type: ignore[misc]
         return response
 

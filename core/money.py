@@ -48,7 +48,8 @@ class Money:
             raise MoneyError(f"{value!r} has more decimal places than {currency} allows")
         return cls(int(minor), currency)
 
-    _PARSE = re.compile(r"^\s*(?P<sign>[-−])?\s*(?:(?P<cur1>Kč|CZK|€|EUR)\s*)?(?P<num>[0-9][0-9 \u00a0.,]*)\s*(?P<cur2>Kč|CZK|€|EUR|,-)?\s*$")
+    _PARSE = re.compile(r"^\s*(?P<sign>[-−])?\s*(?:(?P<cur1>Kč|CZK|€|EUR)\s*)?(?P<num>[0-9][0-9 \u00a0.,]*)\s*"
+                        r"(?P<cur2>Kč|CZK|€|EUR|,-)?\s*$")
 
     @classmethod
     def parse(cls, text: str, currency: str = "CZK") -> Money:

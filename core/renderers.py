@@ -17,7 +17,7 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 try:  # pragma: no cover - which branch runs depends on the environment
     import orjson
 except ImportError:  # pragma: no cover - safe: without orjson every answer goes through DRF's own renderer (same bytes)
-    orjson = None  # type: ignore[assignment]
+    orjson = None  # type: ignore[assignment]  # optional: None when not installed
 
 _PLAIN_LEAVES = (str, int, bool, type(None))
 

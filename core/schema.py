@@ -33,6 +33,12 @@ from core.idempotency import KEY_CONFLICT, KEY_INVALID, KEY_REQUIRED, idempotenc
 STAFF_SUFFIX = " (staff)"
 
 
+def _fields_of(serializer: Any) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+    """The fields of a serializer given as a class or an instance (drf-spectacular's ``force_instance`` is untyped)."""
+    # the type: ignore below: drf-spectacular is untyped
+    return force_instance(serializer).fields  # type: ignore[no-untyped-call, no-any-return]
+
+
 def rate_limits_text() -> str:
     """The rate limits as this deployment configures them (``settings.THROTTLE_RATES``, from ``THROTTLE_RATE_*``), so
     the schema a client reads says what the server it came from enforces."""
@@ -71,7 +77,7 @@ def has_money(serializer: Any) -> bool:
     if isinstance(serializer, dict):  # one per media type
         return any(has_money(s) for s in serializer.values())
     try:
-        fields = force_instance(serializer).fields.values()  # type: ignore[no-untyped-call]
+        fields = _fields_of(serializer).values()
     except AttributeError:  # safe: documentation only; a request that is not a serializer (None, a plain type)
         return False        # has no fields, and the server's own parsing decides what it accepts
     for field in fields:
@@ -89,7 +95,7 @@ def has_money(serializer: Any) -> bool:
 def has_files(serializer: Any) -> bool:
     """Whether a request serializer takes a file (then its body is multipart/form-data too)."""
     try:
-        fields = force_instance(serializer).fields.values()  # type: ignore[no-untyped-call]
+        fields = _fields_of(serializer).values()
     except AttributeError:  # safe: documentation only (as in has_money)
         return False
     return any(isinstance(f, serializers.FileField) or isinstance(getattr(f, "child", None), serializers.FileField)
@@ -194,6 +200,7 @@ class AutoSchema(openapi.AutoSchema):
 
     # --- request examples ------------------------------------------------------------------------------------------
     def _get_request_body(self, direction: str = "request") -> dict[str, Any] | None:
+        # the type: ignore below: drf-spectacular is untyped
         body: dict[str, Any] | None = super()._get_request_body(direction)  # type: ignore[no-untyped-call]
         if not body:
             return body
@@ -204,7 +211,7 @@ class AutoSchema(openapi.AutoSchema):
             if isinstance(serializer, dict):
                 serializer = next(iter(serializer.values()), None)
             try:
-                fields = force_instance(serializer).fields  # type: ignore[no-untyped-call]
+                fields = _fields_of(serializer)
             except AttributeError:  # safe: only the schema's example is left out for a body that is no serializer
                 return body
             value = {name: sample(f) for name, f in fields.items() if not f.read_only and f.required}
@@ -241,6 +248,7 @@ class AutoSchema(openapi.AutoSchema):
         """A choice of a model field that may be blank (``blank=True``, ``default=""``) lists ``""`` among its values:
         DRF answers ``""`` for it, read-only too, and a client generated from an enum without it refuses the answer
         (``verified_by`` of a payment method not verified yet)."""
+        # the type: ignore below: drf-spectacular is untyped
         schema: dict[str, Any] = super()._map_serializer_field(  # type: ignore[no-untyped-call]
             field, direction, bypass_extensions)
         if isinstance(field, serializers.ChoiceField) and isinstance(schema.get("enum"), list) \
@@ -249,8 +257,9 @@ class AutoSchema(openapi.AutoSchema):
         return schema
 
     def _map_basic_serializer(self, serializer: Any, direction: str) -> dict[str, Any]:
+        # the type: ignore below: drf-spectacular is untyped
         schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)  # type: ignore[no-untyped-call]
-        fields = force_instance(serializer).fields.values()  # type: ignore[no-untyped-call]
+        fields = _fields_of(serializer).values()
         optional = {field.field_name for field in fields
                     if field.read_only and getattr(field, "_kwargs", {}).get("required") is False}
         required = [name for name in schema.get("required", []) if name not in optional]
@@ -276,7 +285,7 @@ def idempotency_key(*, required: bool) -> OpenApiParameter:
                             description=KEY_DESCRIPTION)
 
 
-class PlayerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+class PlayerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]  # drf-spectacular is untyped
     target_class = "accounts.auth.PlayerTokenAuthentication"
     name = "PlayerToken"
 

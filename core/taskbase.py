@@ -40,5 +40,6 @@ class PlatformTask(DjangoTask):  # type: ignore[type-arg]  # celery-types: Djang
     def delay_on_commit(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]  # the stub: AsyncResult
         self._on_commit(lambda: self.delay(*args, **kwargs))
 
+    # the type: ignore below: the stub: AsyncResult
     def apply_async_on_commit(self, args: Any = None, kwargs: Any = None, **options: Any) -> None:  # type: ignore[override]
         self._on_commit(lambda: self.apply_async(args, kwargs, **options))

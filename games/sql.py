@@ -15,7 +15,8 @@
   ORM's insert of the round and of the event, each compiled and planned per call).
 
 Every value is passed through its model field (``get_db_prep_save``) and cast to the field's database type (a
-changed field type fails ``tests/test_sql_contracts.py`` until the cast follows it). Pinned by ``games/tests/platform/test_round_cost.py`` and
+changed field type fails ``tests/test_sql_contracts.py`` until the cast follows it). Pinned by
+``games/tests/platform/test_round_cost.py`` and
 ``test_action_cost.py`` (statement counts) and ``tests/test_sql_contracts.py`` (columns, ``EXPLAIN``).
 """
 from __future__ import annotations
@@ -124,8 +125,8 @@ def _action_log(rnd: Round, rows: Sequence[RoundAction]) -> None:
     """The round's action log as if prefetched (``rnd.action_log.all()`` answers without a statement)."""
     qs: QuerySet[RoundAction] = rnd.action_log.all()
     qs._result_cache = list(rows)  # the prefetch cache Django itself fills
-    qs._prefetch_done = True  # type: ignore[attr-defined]
-    rnd._prefetched_objects_cache = {"action_log": qs}  # type: ignore[attr-defined]
+    qs._prefetch_done = True  # type: ignore[attr-defined]  # Django's private prefetch flag
+    rnd._prefetched_objects_cache = {"action_log": qs}  # type: ignore[attr-defined]  # Django's private cache
 
 
 def action_log_append(rnd: Round, action: RoundAction) -> None:

@@ -135,6 +135,7 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
     def _live(self, obj: Jackpot) -> tuple[int, int]:
         value = getattr(obj, "_live", None)
         if value is None:
+            # the type: ignore below: a cache on the instance for one page
             value = obj._live = live_values([obj])[obj.pk]  # type: ignore[attr-defined]
         return value
 

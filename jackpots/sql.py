@@ -12,8 +12,8 @@ tables and columns against the models and EXPLAINs each).
 * :data:`FOLD`: the committed pending rows of a level moved into the permanent log, each exactly once (``DELETE
   ... RETURNING`` into ``INSERT``), in ONE statement that waits on no spin; the fold adds the sums it returns to the
   pool and to its ``counted_*``.
-* :data:`CARRY_CONTRIBUTIONS`: an archived month of the log carried forward per pool (``jackpots.archived_totals``, the hook
-  of ``core.partitions_archive``), not on the round path.
+* :data:`CARRY_CONTRIBUTIONS`: an archived month of the log carried forward per pool (``jackpots.archived_totals``,
+  the hook of ``core.partitions_archive``), not on the round path.
 
 Pinned by ``games/tests/platform/test_round_cost.py`` (one jackpot statement per round), the jackpots tests,
 ``jackpot_check`` (value = folded contributions + seeds - awards + returns; the counter = counted + pending rows)

@@ -76,6 +76,7 @@ class SelfLimitListView(generics.ListAPIView[Any]):
     permission_classes = [IsPlayer]
     serializer_class = SelfLimitSerializer
 
+    # the type: ignore below: a list of the selector's dicts, not a QuerySet
     def get_queryset(self) -> list[dict[str, Any]]:  # type: ignore[override]
         return [asdict(v) for v in selectors.self_limits(request_player(self.request), _kind(self.request))]
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from core import clock
 from core.archiving import ArchivingMonth
-from limits import sql
+from limits import sql_archive
 
 
 def carry_settled_bets(month: ArchivingMonth) -> dict[str, int]:
     """The hook of ``limits_settledbet``: the month's bets that are not voided, summed per player, kind and Prague
     day and month of their placement and decision, into :class:`~limits.models.CarriedBetTotals`."""
-    keys, decided = sql.carry_settled(month=month.month, low=month.low, high=month.high, at=month.at,
+    keys, decided = sql_archive.carry_settled(month=month.month, low=month.low, high=month.high, at=month.at,
                                       tz=clock.PRAGUE.key)
     return {"keys": keys, "bets_decided": decided}

@@ -275,7 +275,7 @@ class QuietHandler(WSGIRequestHandler):
 
 def make(app: SimulatorApp, host: str = "127.0.0.1", port: int = 0, *, verbose: bool = False) -> WSGIServer:
     server = make_server(host, port, app, server_class=ThreadingWSGIServer, handler_class=QuietHandler)
-    server.verbose = verbose  # type: ignore[attr-defined]
+    server.verbose = verbose  # type: ignore[attr-defined]  # our flag on the server, read by QuietHandler
     return server
 
 

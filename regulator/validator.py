@@ -13,7 +13,7 @@ import io
 import re
 import tempfile
 import zipfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -237,7 +237,8 @@ def _check_record(data_file: schema.DataFile, record: dict[str, str], ctx: _Ctx,
                    f"no time of the record lies in the package's period {ctx.period.code}")
 
 
-def validate_members(package: str, members: Iterable[str], opener: object, report: Report) -> Report:
+def validate_members(package: str, members: Iterable[str], opener: Callable[[str], IO[bytes]],
+                     report: Report) -> Report:
     """The file set, then every file (``opener(name)`` opens one for binary reading)."""
     names = {m.rsplit("/", 1)[-1]: m for m in members if not m.endswith("/")}
     extra = sorted(set(names) - set(schema.FILE_NAMES))
@@ -259,7 +260,7 @@ def validate_members(package: str, members: Iterable[str], opener: object, repor
     if extra or missing:
         return report
     for name in schema.FILE_NAMES:
-        with opener(names[name]) as fh:  # type: ignore[operator]
+        with opener(names[name]) as fh:
             validate_file(name, fh, package, report)
     return report
 

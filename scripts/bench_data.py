@@ -532,6 +532,7 @@ def rounds_profile(players: list[tuple[int, str]], *, rounds: int, mix: float, t
         connections.close_all()
     n, n_profiled = max(1, len(timed_part)), max(1, len(profiled_part))
     by_package: dict[str, float] = {}
+    # the type: ignore below: pstats.Stats.stats is not in typeshed
     for (filename, _line, name), (_cc, _nc, tottime, _ct, _callers) in pstats.Stats(profiler).stats.items():  # type: ignore[attr-defined]
         package = _package(filename, name)
         by_package[package] = by_package.get(package, 0.0) + tottime

@@ -59,7 +59,8 @@ def _load(n: int) -> None:
                     actions, state, win_engine, win, jackpot_win, win_capped, jackpot_events, void_reason,
                     void_detail, started_at, last_activity_at, settled_at, deadline)
                 SELECT p.players[1 + (g - 1) %% cardinality(p.players)],
-                       CASE WHEN g %% 2 = 0 THEN %(g1)s ELSE %(g2)s END, CASE WHEN g %% 2 = 0 THEN %(c1)s ELSE %(c2)s END,
+                       CASE WHEN g %% 2 = 0 THEN %(g1)s ELSE %(g2)s END,
+                       CASE WHEN g %% 2 = 0 THEN %(c1)s ELSE %(c2)s END,
                        CASE WHEN g %% 2 = 0 THEN %(v1)s ELSE %(v2)s END, false, false, '[]'::jsonb, 'rbench-' || g,
                        'finished', '{{}}'::jsonb, '{{}}'::jsonb, 100 + 50 * (g %% 3), 'CZK', '[]'::jsonb, '[]'::jsonb,
                        '{{}}'::jsonb, w.win, w.win, 0, false, '[]'::jsonb, '', '', t.t, t.t, t.t,
@@ -92,11 +93,13 @@ def _load(n: int) -> None:
                 WHERE r.idempotency_key LIKE 'rbench-%%' AND (k.kind = 'stake' OR r.win > 0) ORDER BY r.id, k.o""")
             cur.execute(f"""
                 INSERT INTO {entries} (transaction_id, account_id, amount, balance_after, created_at)
-                SELECT t.id, a.id, CASE WHEN t.kind = 'stake' THEN -t.amount ELSE t.amount END, NULL::bigint, t.created_at
+                SELECT t.id, a.id, CASE WHEN t.kind = 'stake' THEN -t.amount ELSE t.amount END, NULL::bigint,
+                       t.created_at
                 FROM {txns} t JOIN {accounts} a ON a.player_id = t.player_id AND a.kind = 'player_main'
                 WHERE t.actor_label = 'bench'
                 UNION ALL
-                SELECT t.id, %(house)s, CASE WHEN t.kind = 'stake' THEN t.amount ELSE -t.amount END, NULL::bigint, t.created_at
+                SELECT t.id, %(house)s, CASE WHEN t.kind = 'stake' THEN t.amount ELSE -t.amount END, NULL::bigint,
+                       t.created_at
                 FROM {txns} t WHERE t.actor_label = 'bench'""", {"house": house})
         print(f"loaded the rounds' ledger transactions and entries in {time.perf_counter() - t0:.1f} s "
               f"(balances not moved: a bench database only)")

@@ -184,8 +184,9 @@ Platform running:
    Health     {BASE}/health
    Schema     {BASE}/api/schema
    Mailbox    {BASE}/dev/mailbox (the e-mails and SMS the sandbox would have sent; development only)
-   Provider   {os.environ["PROVIDER_SIM_URL"]} (the provider simulator "{SIM_PROVIDER}": its games launch from the lobby;
-              what it sent the wallet: {os.environ["PROVIDER_SIM_URL"]}/journal; log .data/provider-sim.log)
+   Provider   {os.environ["PROVIDER_SIM_URL"]} (the provider simulator "{SIM_PROVIDER}":
+              its games launch from the lobby; what it sent the wallet: {os.environ["PROVIDER_SIM_URL"]}/journal;
+              log .data/provider-sim.log)
    Links in e-mails and payment instructions start with PUBLIC_BASE_URL={os.environ["PUBLIC_BASE_URL"]}
    QA forced outcomes (play money only): GAMES_QA_FORCED_OUTCOMES={os.environ.get("GAMES_QA_FORCED_OUTCOMES", "false")}
       a game's "QA" box in the player app offers presets: a Kobushi free-spin round at once (docs/playclient.md)

@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 from accounts.permissions import IsPlayer
 from core import clock
 from core.audit import Actor
+from core.errors import FORBIDDEN
 from core.permissions import IsStaff
 from tests.kit.accounts import make_player, token_for
 
@@ -208,6 +209,6 @@ def test_every_staff_endpoint_refuses_players_and_anonymous_callers():
         for method in methods:
             assert getattr(anonymous, method)(url, {}, format="json").status_code == 401, (method, url)
             r = getattr(player, method)(url, {}, format="json")
-            assert r.status_code == 403 and r.json()["error"]["code"] == "auth.forbidden", (method, url)
+            assert r.status_code == 403 and r.json()["error"]["code"] == FORBIDDEN.code, (method, url)
             calls += 2
     assert calls >= 8

@@ -20,9 +20,13 @@ from django.contrib import admin
 from django.test import Client
 from rest_framework.test import APIClient
 
+from aml.errors import BAD_CALLBACK as AML_BAD_CALLBACK
+from core.errors import NOT_FOUND, VALIDATION
 from core.models import AuditEvent
+from jackpots.errors import INVALID_QUERY
 from tests.kit.accounts import make_player, make_staff, token_for
 from tests.kit.clients import staff_api_client
+from wallet.errors import BAD_CALLBACK
 
 pytestmark = pytest.mark.django_db(databases=["default", "refusal_log"])
 
@@ -36,7 +40,7 @@ def deep(depth: int, kind: str) -> str:
 def refused_as_invalid(r, status: int = 400) -> dict:
     assert r.status_code == status, (r.status_code, r.content[:300])
     error = r.json()["error"]
-    assert error["code"] == "request.invalid" and error["message_cs"] and error["message_en"], error
+    assert error["code"] == VALIDATION.code and error["message_cs"] and error["message_en"], error
     return error
 
 
@@ -127,7 +131,7 @@ def test_a_signed_identification_callback_nested_too_deep_is_a_malformed_body(se
     r = APIClient(raise_request_exception=False).post("/api/v1/aml/callbacks/sandbox", body,
                                                       content_type="application/json",
                                                       HTTP_X_SIGNATURE=_signed_aml(body))
-    assert r.status_code == 400 and r.json()["error"]["code"] == "aml.callback_invalid", r.content[:300]
+    assert r.status_code == 400 and r.json()["error"]["code"] == AML_BAD_CALLBACK.code, r.content[:300]
     assert not IdentificationEvent.objects.exists()
 
 
@@ -141,7 +145,7 @@ def test_a_signed_identification_callback_with_a_nul_is_a_malformed_body(setting
     r = APIClient(raise_request_exception=False).post("/api/v1/aml/callbacks/sandbox", body,
                                                       content_type="application/json",
                                                       HTTP_X_SIGNATURE=_signed_aml(body))
-    assert r.status_code == 400 and r.json()["error"]["code"] == "aml.callback_invalid", r.content[:300]
+    assert r.status_code == 400 and r.json()["error"]["code"] == AML_BAD_CALLBACK.code, r.content[:300]
     assert not IdentificationEvent.objects.exists()
 
 
@@ -154,7 +158,7 @@ def test_a_signed_payment_callback_nested_too_deep_is_a_malformed_body(depth, no
     r = APIClient(raise_request_exception=False).post("/api/v1/wallet/callbacks/sandbox", body,
                                                       content_type="application/json",
                                                       HTTP_X_SIGNATURE=_signed_wallet(body))
-    assert r.status_code == 400 and r.json()["error"]["code"] == "wallet.callback_invalid", r.content[:300]
+    assert r.status_code == 400 and r.json()["error"]["code"] == BAD_CALLBACK.code, r.content[:300]
     assert not ProviderEvent.objects.exists()
 
 
@@ -274,7 +278,7 @@ def test_a_nul_in_any_api_query_path_or_header_is_a_400_or_404_in_the_error_shap
     refused_as_invalid(c.get("/api/v1/games/rounds?play_money=%00"))
     refused_as_invalid(c.get("/api/v1/jackpots?game=%00"))
     r = c.get("/api/v1/complaints/RK-1%00")
-    assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+    assert r.status_code == 404 and r.json()["error"]["code"] == NOT_FOUND.code
     r = c.get("/api/v1/accounts/me", HTTP_USER_AGENT="x\x00y")
     error = refused_as_invalid(r)
     assert "User-Agent" in error["details"]["reason"]
@@ -282,7 +286,7 @@ def test_a_nul_in_any_api_query_path_or_header_is_a_400_or_404_in_the_error_shap
         "/api/v1/accounts/auth/login", {"username": "a", "password": "b"}, format="json", HTTP_USER_AGENT="\x00")
     refused_as_invalid(r)
     assert c.get("/api/v1/jackpots?game=a%2500").status_code == 400  # "%00" written out is no NUL: the view judges
-    assert c.get("/api/v1/jackpots?game=a%2500").json()["error"]["code"] == "jackpot.invalid_query"
+    assert c.get("/api/v1/jackpots?game=a%2500").json()["error"]["code"] == INVALID_QUERY.code
 
 
 def test_a_security_event_with_a_nul_in_what_was_tried_is_still_recorded():

@@ -197,7 +197,7 @@ def test_percentiles_are_nearest_rank():
     assert bench_load.percentile([], 50) == 0.0
 
 
-# --- the open-loop client and the capacity search ------------------------------------------------------------------------
+# --- the open-loop client and the capacity search ------------------------------------------------------------------
 def _players(n: int) -> list[bench_load.Player]:
     return [bench_load.Player(i, f"tok-{i}") for i in range(1, n + 1)]
 

@@ -1,11 +1,27 @@
 """House rules of the tests themselves: one test kit (``tests/kit/``), no test imports a ``conftest.py``, no test
-support in (or imported by) production code, and the tiers marked (browser files by name, process tests by mark)."""
+support in (or imported by) production code, the tiers marked (browser files by name, process tests by mark), and a
+refusal asserted with its ``ErrorDef`` constant, not a literal code string."""
 from __future__ import annotations
 
 import ast
 import re
 import subprocess
 from pathlib import Path
+
+import accounts.errors
+import aml.errors
+import backoffice.errors
+import complaints.errors
+import core.errors
+import core.idempotency
+import games.errors
+import jackpots.errors
+import limits.errors
+import providers.errors
+import regulator.errors
+import reports.errors
+import wallet.errors
+from core.errors import ErrorDef
 
 ROOT = Path(__file__).resolve().parents[1]
 KIT = ROOT / "tests" / "kit"
@@ -21,6 +37,7 @@ KIT_HELPERS = frozenset({
 # Test files that start a short child process of their own without being in the process tier (why):
 SHORT_CHILDREN = {
     "regulator/tests/test_sealed.py": "openssl prints a sealed package (a tool, milliseconds)",
+    "tests/test_house_rules.py": "ruff format --check reads the tree (a tool, seconds)",
     "core/tests/test_health_and_settings.py": "Django set up in a child for what only django.setup() builds (the "
                                               "admin site, the URLs, the start-up log): four short children",
 }
@@ -104,3 +121,80 @@ def test_browser_tests_are_named_so_and_process_tests_are_marked():
         if starts and not marked and rel not in SHORT_CHILDREN:
             found.append(f"{rel}: starts processes or servers: mark it pytest.mark.process")
     assert not found, "\n".join(found)
+
+
+# The modules that declare the refusals (an app's errors.py, and the idempotency key's in core).
+ERROR_MODULES = (core.errors, core.idempotency, accounts.errors, wallet.errors, limits.errors, games.errors,
+                 jackpots.errors, aml.errors, complaints.errors, providers.errors, reports.errors, regulator.errors,
+                 backoffice.errors)
+# Functions whose argument is the refusal a test expects: the kit's (tests/kit/refusals.py) and the few test files'
+# own assertion helpers.
+REFUSAL_HELPERS = frozenset({"refused", "refused_response", "refused_with", "provider_refused", "_refused"})
+# Test files where a literal code in an assertion is the point, with the reason (none today: a test that pins a
+# constant's code string compares it with the constant itself, ``CONST.code == "app.code"``, which is allowed).
+LITERAL_CODES_ALLOWED: dict[str, str] = {}
+
+
+def _error_codes() -> frozenset[str]:
+    return frozenset(v.code for module in ERROR_MODULES for v in vars(module).values() if isinstance(v, ErrorDef))
+
+
+def _pins_a_constant(compare: ast.Compare) -> bool:
+    """``CONST.code == "app.code"`` (or ``errors.CONST.code``): the code string of the constant itself is checked."""
+    for node in ast.walk(compare):
+        if isinstance(node, ast.Attribute) and node.attr == "code":
+            owner = node.value
+            name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else ""
+            if name.isupper():
+                return True
+    return False
+
+
+def _literal_codes(tree: ast.AST, codes: frozenset[str]) -> list[tuple[int, str]]:
+    """The error codes written as string literals in an ``assert`` or as the expected refusal of a refusal helper."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            fn = node.func
+            name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else ""
+            where: list[ast.AST] = [*node.args, *(k.value for k in node.keywords)] if name in REFUSAL_HELPERS else []
+            skip: set[int] = set()
+        elif isinstance(node, ast.Assert):
+            where = [node]
+            skip = {id(c) for cmp in ast.walk(node) if isinstance(cmp, ast.Compare) and _pins_a_constant(cmp)
+                    for c in ast.walk(cmp)}
+            skip |= {id(c) for f in ast.walk(node) if isinstance(f, ast.JoinedStr) for c in ast.walk(f)}
+        else:
+            continue
+        for part in where:
+            for c in ast.walk(part):
+                if isinstance(c, ast.Constant) and c.value in codes and id(c) not in skip:
+                    found.append((c.lineno, str(c.value)))
+    return found
+
+
+def test_a_refusal_is_asserted_with_its_error_constant_not_a_literal_code():
+    """``assert r.json()["error"]["code"] == errors.INSUFFICIENT.code`` (or ``refused(call, errors.INSUFFICIENT)``),
+    not ``== "wallet.insufficient_funds"``: go-to-definition finds the rule, and a renamed code fails at import
+    instead of leaving a string that silently no longer matches."""
+    codes = _error_codes()
+    found = []
+    for path in _files():
+        rel = path.relative_to(ROOT).as_posix()
+        if not _is_test_support(path) or rel in LITERAL_CODES_ALLOWED:
+            continue
+        found += [f"{rel}:{line} {code!r}" for line, code in _literal_codes(ast.parse(path.read_text()), codes)]
+    assert not found, "use the ErrorDef constant (``CONST.code``):\n" + "\n".join(found)
+
+
+def test_the_literal_code_check_sees_an_assertion_and_a_refusal_helper_and_lets_a_pinned_constant_be():
+    codes = frozenset({"demo.not_a_real_code"})
+    source = """
+assert r.json()["error"]["code"] == "demo.not_a_real_code"
+refused(lambda: pay(), "demo.not_a_real_code")
+assert INSUFFICIENT.code == "demo.not_a_real_code"
+assert r.json()["error"]["code"] == INSUFFICIENT.code
+x = "demo.not_a_real_code"
+"""
+    assert _literal_codes(ast.parse(source), codes) == [(2, "demo.not_a_real_code"),
+                                                        (3, "demo.not_a_real_code")]

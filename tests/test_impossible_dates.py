@@ -7,6 +7,8 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
+from complaints.errors import REPORT_MONTH_INVALID
+from reports.errors import BAD_PERIOD
 from tests.kit.accounts import make_staff, token_for
 
 pytestmark = pytest.mark.django_db
@@ -48,14 +50,14 @@ def test_a_period_out_of_range_is_a_400(period):
         assert auditor.get(url).status_code == 400, url
     for url in (f"/api/v1/reports/staff/figures?period={period}", f"/api/v1/reports/staff/figures.csv?period={period}"):
         r = _api("auditor").get(url)
-        assert r.status_code == 400 and r.json()["error"]["code"] == "reports.bad_period", (url, r.status_code)
+        assert r.status_code == 400 and r.json()["error"]["code"] == BAD_PERIOD.code, (url, r.status_code)
 
 
 @pytest.mark.parametrize("month", ["9999-12", "0001-01", "1999-12"])
 def test_a_month_out_of_range_is_a_400_on_the_complaints_report(month):
     r = _api("compliance").get(f"/api/v1/complaints/staff/report?month={month}")
     assert r.status_code == 400, (r.status_code, r.content[:300])
-    assert r.json()["error"]["code"] == "complaints.report_month_invalid"
+    assert r.json()["error"]["code"] == REPORT_MONTH_INVALID.code
     page = _admin("compliance").get(f"/admin/complaints/complaint/report/?month={month}")
     assert page.status_code in (400, 200) and page.status_code != 500
 

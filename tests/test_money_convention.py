@@ -16,6 +16,8 @@ import pytest
 import time_machine
 from rest_framework.test import APIClient
 
+from core.api_money import INVALID_MONEY
+from core.errors import VALIDATION
 from core.models import AuditEvent, IdempotencyRecord
 from core.money import Money
 from tests.kit.accounts import make_player, make_staff, token_for
@@ -124,7 +126,7 @@ def test_every_money_taking_endpoint_refuses_every_other_form_of_an_amount_with_
                 r = endpoint.call(c, wrong)
                 assert r.status_code == 400, (endpoint.name, form, r.status_code, r.content[:300])
                 error = r.json()["error"]
-                assert error["code"] == "request.invalid_money", (endpoint.name, form, error)
+                assert error["code"] == INVALID_MONEY.code, (endpoint.name, form, error)
                 assert error["details"]["field"] == endpoint.field, (endpoint.name, form, error["details"])
                 assert error["details"]["expected"] == {
                     "amount": "JSON integer, minor units (haléře, 1/100 CZK)", "currency": "CZK"}
@@ -145,7 +147,7 @@ def test_a_czk_string_on_a_money_self_limit_is_refused_not_stored_as_five_crowns
     c = client(world["player"].user)
     with time_machine.travel(NOW, tick=False):
         r = c.put("/api/v1/limits/self-limits/technical/daily_stake", {"value": "500"}, format="json")
-        assert r.status_code == 400 and r.json()["error"]["code"] == "request.invalid_money"
+        assert r.status_code == 400 and r.json()["error"]["code"] == INVALID_MONEY.code
         assert r.json()["error"]["details"]["field"] == "value"
         assert r.json()["error"]["details"]["problem"] == "a string instead of an amount object"
         assert not SelfLimit.objects.filter(player=world["player"], decided_at__isnull=False).exists()
@@ -160,7 +162,7 @@ def test_limits_that_are_not_money_stay_json_integers_and_refuse_text_and_money_
     with time_machine.travel(NOW, tick=False):
         for wrong in ("60", 60.0, money(60), True):
             r = c.put("/api/v1/limits/self-limits/technical/daily_time", {"value": wrong}, format="json")
-            assert r.status_code == 400 and r.json()["error"]["code"] == "request.invalid", wrong
+            assert r.status_code == 400 and r.json()["error"]["code"] == VALIDATION.code, wrong
         r = c.put("/api/v1/limits/self-limits/technical/daily_time", {"value": 60}, format="json")
         assert r.status_code == 200 and r.json()["value"] == 60 and r.json()["unit"] == "minutes"
 
@@ -172,7 +174,7 @@ def test_a_multipart_complaint_carries_its_remedy_amount_as_the_json_text_of_a_m
     base = {"reason": "other", "description": "I want this back.", "event_at": NOW.isoformat()}
     with time_machine.travel(NOW, tick=False):
         r = c.post("/api/v1/complaints", {**base, "remedy_amount_requested": "500"}, format="multipart")
-        assert r.status_code == 400 and r.json()["error"]["code"] == "request.invalid_money"
+        assert r.status_code == 400 and r.json()["error"]["code"] == INVALID_MONEY.code
         assert not Complaint.objects.exists()
         r = c.post("/api/v1/complaints", {**base, "remedy_amount_requested": '{"amount": 50000, "currency": "CZK"}'},
                    format="multipart")

@@ -289,7 +289,7 @@ def test_a_second_run_and_a_second_worker_carry_nothing_twice(history):
 
 def test_each_carry_forward_statement_reads_only_its_months_partition(history):
     from jackpots.sql import CARRY_CONTRIBUTIONS
-    from limits.sql import CARRY_SETTLED
+    from limits.sql_archive import CARRY_SETTLED
     from wallet.sql import CARRY_ENTRIES, CARRY_TRANSACTIONS
 
     low, high = month_range(JUNE)

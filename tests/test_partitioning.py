@@ -79,7 +79,7 @@ def test_a_ledger_reference_stays_unique_across_partitions_under_its_constraint_
                               created_at, actor_label FROM wallet_ledgertransaction WHERE reference = 'once'""")
     with pytest.raises(type(REFERENCE_CONFLICT())) as conflict:
         fund(player, czk(20), reference="once")  # the service: another amount under the same reference
-    assert conflict.value.code == "wallet.reference_conflict"
+    assert conflict.value.code == REFERENCE_CONFLICT.code
     fund(player, czk(10), reference="once")  # a true replay posts nothing
     assert LedgerTransaction.objects.filter(reference="once").count() == 1
 

@@ -13,6 +13,7 @@ import time_machine
 from rest_framework.test import APIClient
 
 from accounts import rules, services, terms
+from accounts.errors import TERMS_NOT_ACCEPTED, TERMS_NOT_PUBLISHED, TERMS_NOTICE_TOO_SHORT
 from accounts.models import Message, Player, TermsVersion
 from core import clock
 from core.audit import Actor
@@ -20,6 +21,7 @@ from core.money import Money
 from core.rng import use_rng
 from games.models import Round
 from games.tests.platform.testgames import FixedRNG
+from limits.errors import STAKE_BELOW_MINIMUM, STAKE_NOT_IN_STEPS
 from tests.kit.accounts import make_player, make_staff, token_for
 from tests.kit.games import api_bet
 
@@ -81,17 +83,17 @@ def test_where_a_version_is_required_no_stake_is_taken_before_one_is_in_force(fr
     settings.ACCOUNTS_TERMS_REQUIRED = True
     player, c = _player()
     r = _stake(c, frozen, 100)
-    assert (r.status_code, _code(r)) == (403, "accounts.terms_not_published")
+    assert (r.status_code, _code(r)) == (403, TERMS_NOT_PUBLISHED.code)
     assert "HP §3 odst. 5" in r.json()["error"]["message_cs"] and "GP §3(5)" in r.json()["error"]["message_en"]
     assert not Round.objects.filter(player=player).exists()
-    assert c.get("/api/v1/accounts/me").json()["betting_refusal"] == "accounts.terms_not_published"
+    assert c.get("/api/v1/accounts/me").json()["betting_refusal"] == TERMS_NOT_PUBLISHED.code
     # the first version: nobody could stake before it, so it needs only the snapshot time, not the 7 days' notice
     at = clock.now() + timedelta(seconds=rules.terms_snapshot_seconds())
     version = _publish(at)
-    assert _code(_stake(c, frozen, 100)) == "accounts.terms_not_published"  # published, not in force yet
+    assert _code(_stake(c, frozen, 100)) == TERMS_NOT_PUBLISHED.code  # published, not in force yet
     frozen.move_to(at - timedelta(seconds=3))
     r = _stake(c, frozen, 100)  # exactly at effective_at: in force, and the player has not accepted it
-    assert (r.status_code, _code(r), r.json()["error"]["details"]["version"]) == (403, "accounts.terms_not_accepted",
+    assert (r.status_code, _code(r), r.json()["error"]["details"]["version"]) == (403, TERMS_NOT_ACCEPTED.code,
                                                                                version.version)
     _accept(c, version.version)
     assert _stake(c, frozen, 100).status_code == 201
@@ -104,11 +106,11 @@ def test_the_first_required_version_still_takes_the_snapshot_time_and_a_later_on
     snapshot = timedelta(seconds=rules.terms_snapshot_seconds())
     with pytest.raises(DomainError) as exc:
         _publish(clock.now() + snapshot - timedelta(seconds=1))
-    assert exc.value.code == "accounts.terms_notice_too_short"
+    assert exc.value.code == TERMS_NOTICE_TOO_SHORT.code
     _publish(clock.now() + snapshot)
     with pytest.raises(DomainError) as exc:
         _publish(clock.now() + rules.terms_min_notice() - timedelta(seconds=1))
-    assert exc.value.code == "accounts.terms_notice_too_short"
+    assert exc.value.code == TERMS_NOTICE_TOO_SHORT.code
     assert _publish(clock.now() + rules.terms_min_notice()).version == 2
 
 
@@ -122,7 +124,7 @@ def test_in_development_stakes_without_any_version_stay_allowed_unless_the_setti
     assert _stake(c, frozen, 100).status_code == 201
     with pytest.raises(DomainError) as exc:
         _publish(clock.now() + timedelta(seconds=rules.terms_snapshot_seconds()))
-    assert exc.value.code == "accounts.terms_notice_too_short"
+    assert exc.value.code == TERMS_NOTICE_TOO_SHORT.code
 
 
 def test_production_requires_a_published_version_before_stakes():
@@ -156,10 +158,10 @@ def test_a_new_minimum_stake_and_step_apply_only_from_the_announced_version(froz
     frozen.move_to(v2.effective_at)
     _accept(c, 2)
     r = _stake(c, frozen, 10)
-    assert (r.status_code, _code(r)) == (422, "limits.stake_below_minimum")
+    assert (r.status_code, _code(r)) == (422, STAKE_BELOW_MINIMUM.code)
     assert r.json()["error"]["details"]["minimum"]["amount"] == 20
     r = _stake(c, frozen, 30)  # 0.20 + 0.10: not on the new 0.20 step
-    assert _code(r) == "limits.stake_not_in_steps" and r.json()["error"]["details"]["step"]["amount"] == 20
+    assert _code(r) == STAKE_NOT_IN_STEPS.code and r.json()["error"]["details"]["step"]["amount"] == 20
     assert _stake(c, frozen, 40).status_code == 201
 
 

@@ -38,11 +38,23 @@ from django.core import mail
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from accounts.errors import (
+    EXCLUDED_PERSON,
+    INVALID_CREDENTIALS,
+    PASSWORD_CHANGE_REQUIRED,
+    REGISTRATION_INCOMPLETE,
+    SESSION_EXPIRED,
+)
 from accounts.models import SandboxSms
+from complaints.errors import ALREADY_RESOLVED, COMPLAINT_NOT_FOUND, ROUND_NOT_YOURS
+from core.api_money import INVALID_MONEY
 from core.audit import Actor
-from core.errors import DomainError
+from core.errors import NOT_FOUND, VALIDATION, DomainError
+from core.idempotency import KEY_CONFLICT
 from core.money import Money
+from games.errors import ROUND_NOT_FOUND, ROUND_TOO_SOON
 from games.serializers import bet_to_api
+from limits.errors import DAILY_STAKE_EXCEEDED
 from tests.kit.accounts import (
     DEFAULT_PASSWORD,
     make_player,
@@ -52,6 +64,7 @@ from tests.kit.accounts import (
 )
 from tests.kit.games import api_bet
 from tests.kit.money import api_money
+from wallet.errors import BAD_SIGNATURE, METHOD_TAKEN, TEMPORARY_DEPOSIT_CAP, TEMPORARY_NO_WITHDRAWAL
 
 API = "/api/v1"
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # a Monday, 10:00 in Prague
@@ -202,13 +215,13 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
                                    ("post", "/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [
                                        {"type": "red", "amount": 1000}]})}),
                                    ("get", "/complaints", None)]:
-            refused_with(getattr(me, method)(path, data), 403, "auth.password_change_required")
+            refused_with(getattr(me, method)(path, data), 403, PASSWORD_CHANGE_REQUIRED.code)
         r = me.post("/accounts/auth/password", {"old_password": first_password, "new_password": NEW_PASSWORD})
         assert ok(r)["status"] == "changed"
         assert me.post("/accounts/auth/logout").status_code == 204
         refused_with(me.get("/accounts/me"), 401, "auth.token_invalid")  # that session is over
         refused_with(anon.post("/accounts/auth/login", {"username": body["username"], "password": first_password}),
-                401, "auth.invalid_credentials")
+                401, INVALID_CREDENTIALS.code)
         login = ok(anon.post("/accounts/auth/login", {"username": body["username"], "password": NEW_PASSWORD}))
         assert login["must_change_password"] is False
         me.auth(login["token"])
@@ -224,7 +237,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert steps["missing"] == ["aml_identification", "self_limits", "payment_method", "aml_compliance"]
         assert steps["can_complete"] is False
         assert all(s["deadline"] == DEADLINE for s in steps["steps"] if not s["done"])
-        refused_with(me.post("/accounts/registration/complete"), 409, "accounts.registration_incomplete")
+        refused_with(me.post("/accounts/registration/complete"), 409, REGISTRATION_INCOMPLETE.code)
 
         # 3. Self-limits for technical games (GP §4(4)e, §6(1)-(3), §6(6)): two set, five declined individually.
         decisions = {"daily_stake": 50_000, "monthly_stake": 500_000,  # 500 CZK a day, 5,000 CZK a month
@@ -240,14 +253,14 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert {k: (v["decided"], v["value"] and v["value"]["amount"]) for k, v in limits.items()} == {
             k: (True, v) for k, v in decisions.items()}
         # the review's trap: a CZK string is refused, not stored as 5 CZK
-        refused_with(me.put("/limits/self-limits/technical/daily_stake", {"value": "500"}), 400, "request.invalid_money")
+        refused_with(me.put("/limits/self-limits/technical/daily_stake", {"value": "500"}), 400, INVALID_MONEY.code)
         # GP §6(4): a loosening takes effect only 7 days later; the 500 CZK limit stays in force meanwhile.
         view = ok(me.put("/limits/self-limits/technical/daily_stake", {"value": api_money(100_000)}))
         assert view["value"]["amount"] == 50_000 and view["pending"] is True
         assert view["pending_value"]["amount"] == 100_000
         assert view["pending_effective_at"] == "2026-03-09T09:00:00Z"
         refused_with(me.put("/limits/self-limits/technical/daily_stake", {"value": api_money(-1)}), 400,
-                "request.invalid")
+                VALIDATION.code)
         assert ok(me.get("/limits/self-limits/technical/daily_stake"))["pending_value"]["amount"] == 100_000
         assert ok(me.get("/accounts/registration/steps"))["missing"] == [
             "aml_identification", "payment_method", "aml_compliance"]
@@ -285,7 +298,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         # GP §5(2)b: 3,000.01 CZK in total is refused, with the cap and what remains; nothing moves.
         before = money_state(me)
         details = refused_with(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 100001, "currency": "CZK"}}),
-                          409, "wallet.temporary_deposit_cap")
+                          409, TEMPORARY_DEPOSIT_CAP.code)
         assert details["cap"]["amount"] == wallet_rules.temp_deposit_cap() == 300_000
         assert details["remaining"]["amount"] == 100_000 and details["requested"]["amount"] == 100_001
         assert money_state(me) == before
@@ -299,7 +312,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         header = f"HTTP_{SIGNATURE_HEADER.upper().replace('-', '_')}"
         forged = hmac_signature("not-the-shared-secret", raw)
         refused_with(provider.raw_post("/wallet/callbacks/sandbox", raw, **{header: forged}), 401,
-                "wallet.callback_bad_signature")
+                BAD_SIGNATURE.code)
         assert ok(me.get(f"/wallet/deposits/{dep2['id']}"))["status"] == "initiated"
         first = ok(provider.raw_post("/wallet/callbacks/sandbox", raw, **{header: signature}))
         again = ok(provider.raw_post("/wallet/callbacks/sandbox", raw, **{header: signature}))
@@ -311,10 +324,10 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert overview["temporary_deposits"]["remaining"]["amount"] == 0
         before = money_state(me)
         refused_with(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 409,
-                "wallet.temporary_deposit_cap")
+                TEMPORARY_DEPOSIT_CAP.code)
         # GP §5(2)c, §5(12): nothing is withdrawn from a temporary account.
         refused_with(me.post("/wallet/withdrawals", {"method_id": bank_method["id"], "amount": {"amount": 50000, "currency": "CZK"}}), 409,
-                "wallet.temporary_no_withdrawal")
+                TEMPORARY_NO_WITHDRAWAL.code)
         assert money_state(me) == before
         steps = ok(me.get("/accounts/registration/steps"))
         assert steps["missing"] == [] and steps["can_complete"] is True and steps["status"] == "temporary"
@@ -361,15 +374,15 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert money_state(me) == before
         # The same key with another bet is refused (it names another request).
         refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}, key="journey-round-4"), 409,
-                "idempotency.conflict")
+                KEY_CONFLICT.code)
         # GP §7(9): a new start 1 s after the last one is refused.
         clock.shift(1)
-        refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 429, "game.round_too_soon")
+        refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 429, ROUND_TOO_SOON.code)
         assert money_state(me) == before
         # GP §6(1),(6)a: a 600 CZK stake would exceed the 500 CZK daily stake limit: refused, nothing moves.
         clock.shift(1)
         details = refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [
-            {"type": "red", "amount": 60_000}]})}), 403, "limits.daily_stake_exceeded")
+            {"type": "red", "amount": 60_000}]})}), 403, DAILY_STAKE_EXCEEDED.code)
         assert details["limit"] == "daily_stake"
         assert money_state(me) == before
         limits = {x["limit_type"]: x for x in ok(me.get("/limits/self-limits"))["results"]}
@@ -434,30 +447,30 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
                                                                "password": DEFAULT_PASSWORD}))["token"])
         details = refused_with(other_api.post("/complaints", {"reason": "game_result", "rounds": [disputed["id"]],
                                                           "description": "Not mine."}),
-                          422, "complaints.round_not_yours")
+                          422, ROUND_NOT_YOURS.code)
         assert details["round_id"] == str(disputed["id"])
         assert ok(other_api.get("/complaints"))["count"] == 0
-        refused_with(other_api.get(f"/complaints/{reference}"), 404, "complaints.not_found")
-        refused_with(other_api.post(f"/complaints/{reference}/messages", {"text": "hi"}), 404, "complaints.not_found")
-        refused_with(other_api.get(f"/games/rounds/{disputed['id']}"), 404, "game.round_not_found")
-        refused_with(other_api.get(f"/games/rounds/{disputed['id']}/verify"), 404, "game.round_not_found")
+        refused_with(other_api.get(f"/complaints/{reference}"), 404, COMPLAINT_NOT_FOUND.code)
+        refused_with(other_api.post(f"/complaints/{reference}/messages", {"text": "hi"}), 404, COMPLAINT_NOT_FOUND.code)
+        refused_with(other_api.get(f"/games/rounds/{disputed['id']}"), 404, ROUND_NOT_FOUND.code)
+        refused_with(other_api.get(f"/games/rounds/{disputed['id']}/verify"), 404, ROUND_NOT_FOUND.code)
         assert ok(other_api.get("/games/rounds"))["count"] == 0
         refused_with(other_api.post(f"/games/rounds/{disputed['id']}/actions", {"action": {"type": "collect"}}), 404,
-                "game.round_not_found")
+                ROUND_NOT_FOUND.code)
         # ... nor touch the first player's money: their deposit, method or bank account (GP §5(6)).
-        refused_with(other_api.get(f"/wallet/deposits/{dep1['id']}"), 404, "not_found")
+        refused_with(other_api.get(f"/wallet/deposits/{dep1['id']}"), 404, NOT_FOUND.code)
         refused_with(other_api.post(f"/wallet/sandbox/deposits/{dep1['id']}/pay", {"outcome": "succeeded"}), 404,
-                "not_found")
-        refused_with(other_api.get(f"/wallet/payment-methods/{bank_method['id']}"), 404, "not_found")
-        refused_with(other_api.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 404, "not_found")
+                NOT_FOUND.code)
+        refused_with(other_api.get(f"/wallet/payment-methods/{bank_method['id']}"), 404, NOT_FOUND.code)
+        refused_with(other_api.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 404, NOT_FOUND.code)
         refused_with(other_api.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
-                409, "wallet.method_already_registered")
+                409, METHOD_TAKEN.code)
         assert Complaint.objects.count() == 1
 
         # 9. Staff (the admin's path: complaints.services) uphold it with a 50 CZK remedy, credited once.
         #    The next day: the player's session has timed out meanwhile (30 idle minutes); they log in again.
         clock.shift(24 * 3600)
-        refused_with(me.get("/wallet/overview"), 401, "auth.session_expired")
+        refused_with(me.get("/wallet/overview"), 401, SESSION_EXPIRED.code)
         login = ok(anon.post("/accounts/auth/login", {"username": body["username"], "password": NEW_PASSWORD}))
         me.auth(login["token"])
         staff = make_staff()
@@ -472,7 +485,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
             complaints_services.complaint_resolve(complaint=Complaint.objects.get(reference=reference),
                                                   outcome="upheld", actor=Actor.staff(staff), answer_cs="Znovu.",
                                                   remedy_amount=Money(5000), resolved_by=staff)
-        assert exc.value.code == "complaints.already_resolved"
+        assert exc.value.code == ALREADY_RESOLVED.code
         assert balance(me) == balance_before_remedy + 5000
         lines = statement(me)
         remedies = [x for x in lines if x["reference"].startswith("complaint:")]
@@ -511,7 +524,7 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         survivor = Api(journal, ok(anon.post("/accounts/auth/login", {"username": body["username"],
                                                                        "password": NEW_PASSWORD}))["token"])
         clock.shift(2)
-        refused_with(survivor.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 403, "accounts.excluded_person")
+        refused_with(survivor.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 403, EXCLUDED_PERSON.code)
         assert ok(survivor.get("/limits/panic"))["active"] is True
         assert balance(survivor) == final_balance and ok(survivor.get("/games/rounds"))["count"] == len(rounds)
 

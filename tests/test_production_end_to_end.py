@@ -55,6 +55,7 @@ import requests
 from django_otp.oath import totp
 
 from accounts.aisg.v1 import q as aisg_q
+from accounts.errors import TERMS_NOT_ACCEPTED, TERMS_NOTICE_TOO_SHORT
 from core import clock
 from tests.kit.accounts import applicant_data, birth_number_for
 from tests.kit.aisg import LocalAisg, spec_dir
@@ -488,7 +489,7 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     r = staff.post(publish, {"title": "Herní plán a podmínky 2027", "summary_cs": "První verze.",
                              "summary_en": "The first version.", "text_cs": "Podmínky ...", "text_en": "Terms ...",
                              "effective_at": "2000-01-01 00:00", "min_stake": "", "stake_step": ""})
-    assert r.status_code == 200 and "accounts.terms_notice_too_short" in r.text  # the past is refused ...
+    assert r.status_code == 200 and TERMS_NOTICE_TOO_SHORT.code in r.text  # the past is refused ...
     when = clock.local(clock.now() + timedelta(seconds=3)).strftime("%Y-%m-%d %H:%M:%S")  # Prague time
     r = staff.post(publish, {"title": "Herní plán a podmínky 2027", "summary_cs": "První verze.",
                              "summary_en": "The first version.", "text_cs": "Podmínky ...", "text_en": "Terms ...",
@@ -588,7 +589,7 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     current = wait_for("the terms to take effect", lambda: ok(me.call("GET", "/accounts/terms"))["current"], 30)
     bet = {"bets": [{"type": "red", "amount": money(1000)}, {"type": "black", "amount": money(1000)}]}
     r = me.call("POST", "/games/rounds", {"game": ROULETTE, "bet": bet})
-    assert r.status_code == 403 and r.json()["error"]["code"] == "accounts.terms_not_accepted", r.text
+    assert r.status_code == 403 and r.json()["error"]["code"] == TERMS_NOT_ACCEPTED.code, r.text
     ok(me.call("POST", "/accounts/me/terms/accept", {"version": current["version"]}))
     rnd = ok(me.call("POST", "/games/rounds", {"game": ROULETTE, "bet": bet}), 201)
     assert rnd["status"] == "finished"

@@ -16,9 +16,11 @@ from core.money import Money
 from core.rng import use_rng
 from games.services import round_play
 from games.tests.platform.testgames import FixedRNG
+from limits.errors import DAILY_STAKE_EXCEEDED
 from limits.services import self_limit_set
 from tests.kit.money import czk
 from tests.kit.wallet import fund, verified_bank
+from wallet.errors import INSUFFICIENT_FUNDS
 from wallet.models import Withdrawal
 from wallet.selectors import balance
 from wallet.services import withdrawal_request
@@ -94,8 +96,8 @@ def test_fifty_parallel_stakes_and_withdrawals_near_the_balance_and_the_limit(se
     left = balance(player).amount
     assert left >= 0 and left == 106_000 - stakes * STAKE - withdrawals * WITHDRAWAL  # no overdraft, nothing lost
     # both edges, exactly: the daily stake limit (GP §6) let five stakes through, the balance ten withdrawals
-    assert (stakes, outcomes["limits.daily_stake_exceeded"]) == (5, 20), outcomes
-    assert (withdrawals, outcomes["wallet.insufficient_funds"]) == (10, 15), outcomes
+    assert (stakes, outcomes[DAILY_STAKE_EXCEEDED.code]) == (5, 20), outcomes
+    assert (withdrawals, outcomes[INSUFFICIENT_FUNDS.code]) == (10, 15), outcomes
     assert Withdrawal.objects.filter(player=player).count() == withdrawals
     call_command("ledger_check", verbosity=0)
     call_command("limits_reconcile", verbosity=0)
@@ -158,6 +160,6 @@ def test_a_stake_that_waited_for_the_wallet_lock_is_refused_on_the_balance_the_l
         release.set()
         a.join(timeout=60)
         b.join(timeout=60)
-    assert results == {"first": "settled", "second": "wallet.insufficient_funds"}
+    assert results == {"first": "settled", "second": INSUFFICIENT_FUNDS.code}
     assert balance(player) == Money(0)
     call_command("ledger_check", verbosity=0)

@@ -33,6 +33,7 @@ from games.services import round_play
 from games.tests.platform.testgames import FixedRNG
 from tests.kit.servers import SERVER_TOOLS, Cluster, StreamingPair, Upstream, postgres_bin_dir
 from tests.kit.wallet import fund
+from wallet.errors import INSUFFICIENT_FUNDS
 from wallet.selectors import balance, statement
 
 pytestmark = [
@@ -148,7 +149,7 @@ def test_replication_lag_shows_in_a_statement_but_never_in_a_money_decision(pair
             _play(player, "lag-2")  # the whole balance staked on the primary
             with replica_reads(), pytest.raises(DomainError) as refused:
                 _play(player, "lag-3")  # the replica would still say 10 CZK are left
-        assert refused.value.code == "wallet.insufficient_funds"
+        assert refused.value.code == INSUFFICIENT_FUNDS.code
         assert [line.kind for line in statement(player)] == ["adjustment"]  # the statement lags behind
         assert balance(player) == Money(0)  # a read nobody marked as may-lag: the primary
         with replica_reads():

@@ -1,7 +1,8 @@
 """The hot SQL cannot drift from the models (core/sql.py): every registered statement names only fields its models
 have, an INSERT lists every column the database cannot fill itself, the apps write no hand-written SQL outside
-their ``sql.py`` (and the few places listed here, with their reason), and ``EXPLAIN`` of every statement, against
-tables holding enough rows that a sequential scan would show, reads each growing table through an index."""
+their ``sql.py`` or ``sql_*.py`` (and the few places listed here, with their reason), and ``EXPLAIN`` of every
+statement, against tables holding enough rows that a sequential scan would show, reads each growing table through
+an index."""
 from __future__ import annotations
 
 import ast
@@ -21,6 +22,8 @@ import accounts.sql
 import games.sql
 import jackpots.sql
 import limits.sql
+import limits.sql_archive
+import limits.sql_voids
 import providers.sql
 import wallet.sql
 from core.sql import (
@@ -35,7 +38,16 @@ from core.sql import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-SQL_MODULES = (accounts.sql, wallet.sql, limits.sql, games.sql, jackpots.sql, providers.sql)
+# an app's hot SQL: <app>/sql.py, and the parts of it a large one is split into, <app>/sql_<part>.py
+_SQL_FILE = re.compile(r"^[a-z_]+/sql(_[a-z_]+)?\.py$")
+
+
+def _sql_files() -> list[Path]:
+    return sorted(p for p in ROOT.glob("*/sql*.py") if _SQL_FILE.search(p.relative_to(ROOT).as_posix()))
+
+
+SQL_MODULES = (accounts.sql, wallet.sql, limits.sql, limits.sql_voids, limits.sql_archive, games.sql, jackpots.sql,
+               providers.sql)
 APPS = ("core", "accounts", "wallet", "limits", "games", "jackpots", "aml", "complaints", "providers", "reports",
         "backoffice")
 # hand-written SQL that stays outside the sql modules, on purpose
@@ -69,17 +81,18 @@ ROWS = 30_000
 
 
 def _statements() -> list[Statement]:
-    assert {m.__name__ for m in SQL_MODULES} <= {s.name.split(".")[0] + ".sql" for s in REGISTRY.values()}
+    assert {m.__name__.split(".")[0] for m in SQL_MODULES} <= {s.name.split(".")[0] for s in REGISTRY.values()}
     return sorted(REGISTRY.values(), key=lambda s: s.name)
 
 
 def test_every_sql_module_of_the_apps_is_checked_and_registers_its_statements() -> None:
-    """A new ``<app>/sql.py`` is imported by the checks below only if it is in SQL_MODULES: a module left out, or one
-    with no registered statement, fails here."""
-    found = {p.parent.name for p in ROOT.glob("*/sql.py")} - {"core"}
-    assert found == {m.__name__.split(".")[0] for m in SQL_MODULES}, "add the new sql module to SQL_MODULES"
-    registered = {s.name.split(".")[0] for s in REGISTRY.values()}
-    assert found <= registered
+    """A new ``<app>/sql.py`` (or ``<app>/sql_*.py``, a part of it) is imported by the checks below only if it is in
+    SQL_MODULES: a module left out, or one with no registered statement, fails here."""
+    found = {p.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".") for p in _sql_files()} - {"core.sql"}
+    assert found == {m.__name__ for m in SQL_MODULES}, "add the new sql module to SQL_MODULES"
+    empty = [m.__name__ for m in SQL_MODULES
+             if not any(isinstance(v, Statement) and REGISTRY.get(v.name) is v for v in vars(m).values())]
+    assert not empty, f"sql modules that register no statement: {empty}"
 
 
 def test_every_statement_an_sql_module_runs_is_a_registered_one() -> None:
@@ -87,7 +100,7 @@ def test_every_statement_an_sql_module_runs_is_a_registered_one() -> None:
     ``<NAME> = register(...)``, so the column and EXPLAIN checks cover every statement the module sends; the one
     exception is listed in UNREGISTERED with its reason."""
     found = []
-    for path in sorted(ROOT.glob("*/sql.py")):
+    for path in _sql_files():
         rel = path.relative_to(ROOT).as_posix()
         tree = ast.parse(path.read_text())
         registered = {t.id for node in tree.body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
@@ -227,7 +240,7 @@ def test_the_apps_write_no_sql_outside_their_sql_modules() -> None:
     for app in APPS:
         for path in (ROOT / app).rglob("*.py"):
             rel = path.relative_to(ROOT).as_posix()
-            if "/tests/" in rel or "/migrations/" in rel or rel.endswith("/sql.py") and rel != "core/sql.py":
+            if "/tests/" in rel or "/migrations/" in rel or _SQL_FILE.search(rel) and rel != "core/sql.py":
                 continue
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.Call):
@@ -272,7 +285,8 @@ def grown(django_db_blocker: Any) -> Any:
         cur.execute("""INSERT INTO games_roundaction (round_id, seq, action, idempotency_key, draws_before, draws_after,
             created_at) SELECT id, 0, '{}', 'a', 0, 0, now() FROM games_round WHERE player_id = %s""", [p])
         cur.execute("""INSERT INTO wallet_ledgertransaction (kind, reference, player_id, amount, currency, memo,
-            created_at, actor_label) SELECT 'stake', 'h-' || n, %s, 1, 'CZK', '', now(), '' FROM generate_series(1, %s) n""",
+            created_at, actor_label) SELECT 'stake', 'h-' || n, %s, 1, 'CZK', '', now(), ''
+            FROM generate_series(1, %s) n""",
                     [p, ROWS])
         cur.execute("""INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
             SELECT t.id, a.id, a.amount, NULL, now() FROM wallet_ledgertransaction t,

@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 
 from core import clock
 from core.audit import Actor
+from core.errors import STAFF_PERMISSION_REQUIRED
 from core.permissions import IsStaff, _StaffPermission
 from core.roles import ROLES, expand
 from tests.kit.accounts import make_player, make_staff, token_for
@@ -190,7 +191,7 @@ def test_every_staff_endpoint_answers_as_the_role_allows_and_a_refusal_changes_n
                 assert r.status_code not in (401, 403), (who, method, url, r.status_code, r.content[:300])
             else:
                 assert r.status_code == 403, (who, method, url, r.status_code)
-                assert r.json()["error"]["code"] == "auth.staff_permission_required", r.json()
+                assert r.json()["error"]["code"] == STAFF_PERMISSION_REQUIRED.code, r.json()
                 assert r.json()["error"]["details"]["permission"] == perm
                 assert _state() == before, (who, method, url)
     assert tried >= 10

@@ -8,8 +8,8 @@
   on first use), the balance update and both entries in ONE statement; replaces the ORM's 5-7 (transaction
   insert in a savepoint, operator account read, balance update, entries).
 * :data:`BALANCE_ADD`: ``balance = balance + x RETURNING balance`` of a player account (the general posting).
-* :data:`CARRY_ENTRIES`, :data:`CARRY_TRANSACTIONS`: an archived month's totals carried forward (``wallet.archived_totals``,
-  the hooks of ``core.partitions_archive``), not on the round path.
+* :data:`CARRY_ENTRIES`, :data:`CARRY_TRANSACTIONS`: an archived month's totals carried forward
+  (``wallet.archived_totals``, the hooks of ``core.partitions_archive``), not on the round path.
 
 Pinned by ``games/tests/platform/test_round_cost.py`` (the statement count of a round) and
 ``tests/test_sql_contracts.py`` (columns against the models, ``EXPLAIN`` without a sequential scan).
@@ -144,7 +144,7 @@ def is_reference_conflict(exc: IntegrityError) -> bool:
     return getattr(diag, "constraint_name", None) == REFERENCE_CONSTRAINT
 
 
-# The archived months (core.partitions_archive, wallet/archived_totals.py) ----------------------------------------------------
+# The archived months (core.partitions_archive, wallet/archived_totals.py) -------------------------------------------
 
 CE, AM = CarriedEntries, ArchivedLedgerMonth
 _CARRIED = ("account_id", "month", "ids_from", "ids_to", "amount", "entries", "archived_at")

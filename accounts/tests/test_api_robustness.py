@@ -1,6 +1,7 @@
 """No accounts endpoint answers 500, whatever it is sent; anonymous callers reach only the public ones."""
 import pytest
 
+from core.errors import NOT_AUTHENTICATED, VALIDATION
 from tests.kit.accounts import make_player
 from tests.kit.clients import client_for
 
@@ -19,7 +20,7 @@ def test_anonymous_callers_get_401_from_every_private_endpoint(api):
         r = api.post(f"{API}/{path}", {}, format="json") if "withdraw" in path or path.endswith(
             ("complete/", "logout/", "password/", "closure/")) else api.get(f"{API}/{path}")
         assert r.status_code == 401, path
-        assert r.json()["error"]["code"] == "auth.not_authenticated"
+        assert r.json()["error"]["code"] == NOT_AUTHENTICATED.code
 
 
 def test_garbage_never_causes_a_server_error(api):
@@ -38,4 +39,4 @@ def test_garbage_never_causes_a_server_error(api):
     r = api.get(f"{API}/registration/confirm-email", {"token": "eyJwIjoiYSJ9:xyz:abc"})
     assert r.status_code == 400
     r = api.post(f"{API}/registration", "not json", content_type="application/json")
-    assert r.status_code == 400 and r.json()["error"]["code"] == "request.invalid"
+    assert r.status_code == 400 and r.json()["error"]["code"] == VALIDATION.code

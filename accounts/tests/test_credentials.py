@@ -9,6 +9,7 @@ from django.test import override_settings
 
 from accounts import errors, selectors, services
 from accounts.auth import TOKEN_INVALID
+from accounts.errors import INVALID_CREDENTIALS, STAFF_NOT_A_PLAYER
 from accounts.models import AuthToken, LoginSession, Player, RegisterCheck, SandboxSms
 from accounts.tests.helpers import found
 from core import clock
@@ -352,9 +353,9 @@ def test_a_staff_member_signing_in_to_the_player_api_is_told_to_use_the_admin_no
     """The review's operator got "Wrong username or password" with the right password."""
     staff = make_staff(role="support")
     r = login(api, staff.username, DEFAULT_PASSWORD)
-    assert r.status_code == 403 and r.json()["error"]["code"] == "auth.staff_account"
+    assert r.status_code == 403 and r.json()["error"]["code"] == STAFF_NOT_A_PLAYER.code
     assert "/admin/" in r.json()["error"]["message_en"] and "/admin/" in r.json()["error"]["message_cs"]
     assert not LoginSession.objects.exists() and not AuthToken.objects.exists()
     # the wrong password of a staff account is the plain refusal: nothing says the account exists
     r = login(api, staff.username, "not-the-password")
-    assert r.status_code == 401 and r.json()["error"]["code"] == "auth.invalid_credentials"
+    assert r.status_code == 401 and r.json()["error"]["code"] == INVALID_CREDENTIALS.code

@@ -9,6 +9,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 import config.settings as config_settings
+from core.errors import NOT_FOUND
 from tests.kit.accounts import make_register_record, registration_payload
 
 API = "/api/v1/accounts/dev/mailbox"
@@ -52,7 +53,7 @@ def test_the_mailbox_shows_the_confirmation_link_and_then_the_first_password_sms
 def test_without_the_setting_the_mailbox_page_and_api_do_not_exist(settings):
     settings.DEV_MAILBOX_ENABLED = False
     r = APIClient().get(API)
-    assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+    assert r.status_code == 404 and r.json()["error"]["code"] == NOT_FOUND.code
     assert Client().get(PAGE).status_code == 404
 
 

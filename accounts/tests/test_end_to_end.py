@@ -9,6 +9,7 @@ import time_machine
 from django.core import mail
 from rest_framework.test import APIClient
 
+from accounts.errors import DUPLICATE_PERSONAL_DATA, EXCLUDED_PERSON, PASSWORD_CHANGE_REQUIRED
 from accounts.models import Player, SandboxSms
 from accounts.schedules import BEAT_SCHEDULE
 from accounts.tasks import temporary_expire
@@ -54,7 +55,7 @@ def test_a_new_user_registers_gets_credentials_sees_the_deadline_and_is_cancelle
         me = client()
         me.credentials(HTTP_AUTHORIZATION=f"Token {r.json()['token']}")
         r = me.get(f"{API}/registration/steps")
-        assert r.status_code == 403 and r.json()["error"]["code"] == "auth.password_change_required"
+        assert r.status_code == 403 and r.json()["error"]["code"] == PASSWORD_CHANGE_REQUIRED.code
         r = me.post(f"{API}/auth/password", {"old_password": first_password, "new_password": "Moje-nove-heslo-2026"},
                     format="json")
         assert r.status_code == 200
@@ -77,7 +78,7 @@ def test_a_new_user_registers_gets_credentials_sees_the_deadline_and_is_cancelle
         r = client().post(f"{API}/registration", dup, format="json")
         assert r.status_code == 409
         err = r.json()["error"]
-        assert err["code"] == "accounts.duplicate_personal_data" and "support" in err["message_en"]
+        assert err["code"] == DUPLICATE_PERSONAL_DATA.code and "support" in err["message_en"]
         assert not Player.objects.filter(user__username="druhy.pokus").exists()
 
         # 6. an excluded person can neither register ...
@@ -85,7 +86,7 @@ def test_a_new_user_registers_gets_credentials_sees_the_deadline_and_is_cancelle
         make_register_record(excluded)
         make_excluded(excluded)
         r = client().post(f"{API}/registration", excluded, format="json")
-        assert r.status_code == 403 and r.json()["error"]["code"] == "accounts.excluded_person"
+        assert r.status_code == 403 and r.json()["error"]["code"] == EXCLUDED_PERSON.code
         assert not Player.objects.filter(user__username="vyloucena.osoba").exists()
 
     # ... nor log in once listed
@@ -93,7 +94,7 @@ def test_a_new_user_registers_gets_credentials_sees_the_deadline_and_is_cancelle
         make_excluded(body)
         r = client().post(f"{API}/auth/login", {"username": "nova.hracka", "password": "Moje-nove-heslo-2026"},
                           format="json")
-        assert r.status_code == 403 and r.json()["error"]["code"] == "accounts.excluded_person"
+        assert r.status_code == 403 and r.json()["error"]["code"] == EXCLUDED_PERSON.code
         assert me.get(f"{API}/me").status_code == 401  # the open session was ended at once
 
     # 7. day 30 minus a minute: still there; day 31: the scheduled job cancels it

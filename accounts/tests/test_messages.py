@@ -15,7 +15,7 @@ from accounts import errors, rules, services
 from accounts.models import Delivery, Message, Player
 from core import clock
 from core.audit import Actor
-from core.errors import DomainError
+from core.errors import NOT_A_PLAYER, NOT_FOUND, DomainError
 from core.models import AuditEvent
 from tests.kit.accounts import make_player, make_staff
 from tests.kit.clients import client_for
@@ -211,7 +211,7 @@ def test_another_players_message_is_not_found_and_stays_unread():
     c = client_for(other)
     for url in (f"{INBOX}/{msg.pk}", f"{INBOX}/{msg.pk}/read"):
         r = c.get(url) if url.endswith(f"{msg.pk}") else c.post(url)
-        assert r.status_code == 404 and r.json()["error"]["code"] == "not_found", url
+        assert r.status_code == 404 and r.json()["error"]["code"] == NOT_FOUND.code, url
     msg.refresh_from_db()
     assert msg.read_at is None and c.get(INBOX).json()["count"] == 0
 
@@ -226,7 +226,7 @@ def test_an_identifier_out_of_range_is_not_found_not_a_server_error(message_id):
 def test_the_inbox_needs_a_player(api):
     assert api.get(INBOX).status_code == 401
     r = client_for(make_staff()).get(INBOX)
-    assert r.status_code == 403 and r.json()["error"]["code"] == "auth.not_a_player"
+    assert r.status_code == 403 and r.json()["error"]["code"] == NOT_A_PLAYER.code
 
 
 # The account cancellation is such a notice --------------------------------------------------------------------------

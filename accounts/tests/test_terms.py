@@ -11,7 +11,7 @@ from accounts import errors, rules, selectors, services, terms
 from accounts.models import Message, Player, TermsAcceptance, TermsVersion
 from core import clock
 from core.audit import Actor
-from core.errors import DomainError
+from core.errors import VALIDATION, DomainError
 from core.models import AuditEvent
 from tests.kit.accounts import make_player, make_register_record, make_staff, registration_payload
 from tests.kit.clients import client_for
@@ -211,7 +211,7 @@ def test_accepting_an_unknown_or_an_older_version_is_a_400_and_changes_nothing()
         older = c.post(ACCEPT, {"version": 1}, format="json")
         for bad in ({"version": 0}, {"version": "two"}, {}, {"version": 2**40}):
             r = c.post(ACCEPT, bad, format="json")
-            assert r.status_code == 400 and r.json()["error"]["code"] == "request.invalid", bad
+            assert r.status_code == 400 and r.json()["error"]["code"] == VALIDATION.code, bad
     assert unknown.status_code == 400 and unknown.json()["error"]["code"] == errors.TERMS_VERSION_UNKNOWN.code
     assert older.status_code == 400 and older.json()["error"]["code"] == errors.TERMS_VERSION_OUTDATED.code
     assert older.json()["error"]["details"]["current"] == 2

@@ -4,7 +4,8 @@ the likeness.
 ``identification_start`` stores the document's particulars and images (JPEG/PNG by content, at most
 ``AML_IDENTIFICATION_IMAGE_MAX_BYTES``); a task submits them to the identification provider after commit
 (``identification_submit_one``: claimed with a lease, the provider called outside any transaction, failures
-retried with back-off and given up after ``AML_IDENTIFICATION_SUBMIT_MAX_ATTEMPTS``). The provider answers by a signed callback
+retried with back-off and given up after ``AML_IDENTIFICATION_SUBMIT_MAX_ATTEMPTS``). The provider answers by a
+signed callback
 (``identification_callback_handle``: each event once, a bad signature refused): approved -> the player is
 AML-identified; doubtful (or approved with a score below ``AML_IDENTIFICATION_MIN_SCORE``, or with data read off the
 document that differ from the player's) -> staff review (``identification_review``); rejected -> the player may

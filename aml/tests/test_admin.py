@@ -9,6 +9,7 @@ from django.contrib import admin
 from django.test import Client
 from django.urls import reverse
 
+from aml.errors import IDENTIFICATION_STATE, WIN_NOT_FOUND
 from aml.models import AmlProfile, ComplianceCase, IdentificationCheck, ScreeningRun, SourceOfFundsDeclaration
 from aml.services import (
     identification_start,
@@ -75,7 +76,7 @@ def test_staff_review_a_doubtful_check_in_the_admin_and_see_its_images(staff_cli
     assert AuditEvent.objects.filter(action="aml.identification_reviewed",
                                      actor_label=staff_client.staff.username).exists()
     r = staff_client.post(url, {"approve": "0", "note": "again"})
-    assert r.status_code == 200 and "aml.identification_state" in r.content.decode()
+    assert r.status_code == 200 and IDENTIFICATION_STATE.code in r.content.decode()
 
 
 def test_staff_decide_a_case_and_review_a_declaration_in_the_admin(staff_client):
@@ -100,7 +101,7 @@ def test_the_hold_form_shows_the_refusal_until_the_wallet_can_hold(staff_client,
     case = ComplianceCase.objects.get(player=player)
     r = staff_client.post(reverse("admin:aml_compliancecase_hold", args=[case.pk]),
                           {"win_reference": "no-such-win", "reason": "aml", "note": "x"})
-    assert r.status_code == 200 and "aml.win_not_found" in r.content.decode()
+    assert r.status_code == 200 and WIN_NOT_FOUND.code in r.content.decode()
 
 
 def test_staff_screen_players_now_from_the_profile_list(staff_client):

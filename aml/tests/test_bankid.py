@@ -15,6 +15,7 @@ from django.db import connection
 from accounts.models import IdentityVerification
 from accounts.selectors import registration_steps
 from aml import bankid_client, errors, selectors
+from aml.errors import BANKID_STATE_INVALID, COMPLIANCE_REVIEW
 from aml.models import BankIdAuthorization, ComplianceCase, IdentificationCheck
 from aml.services import pep_declare, screening_run
 from core import clock
@@ -472,7 +473,7 @@ def test_the_banks_pep_claim_opens_a_blocking_case_for_compliance_and_false_open
                                                                                           "none")
     assert selectors.bankid_pep_claim(pep) is True
     refusal = selectors.compliance_refusal(pep, "completion")
-    assert refusal is not None and refusal.code == "aml.compliance_review"
+    assert refusal is not None and refusal.code == COMPLIANCE_REVIEW.code
     assert "aml_compliance" in registration_steps(pep)["missing"]
 
     plain = applicant()
@@ -605,6 +606,6 @@ def test_the_same_answer_sent_twice_at_once_identifies_once(bankid_op):
         t.start()
     for t in threads:
         t.join(timeout=60)
-    assert sorted(outcomes) == ["aml.bankid_state_invalid", "approved"], outcomes
+    assert sorted(outcomes) == [BANKID_STATE_INVALID.code, "approved"], outcomes
     assert IdentificationCheck.objects.filter(player=player).count() == 1
     assert bankid_op.requests.count(("POST", "/token")) == 1

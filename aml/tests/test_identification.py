@@ -19,7 +19,7 @@ from aml.services import (
 )
 from core import clock
 from core.audit import Actor
-from core.errors import DomainError
+from core.errors import FORBIDDEN, VALIDATION, DomainError
 from core.models import AuditEvent, SecurityEventWindow
 from tests.kit.aml import JPEG, PDF, PNG, applicant, client, document, images, make_staff, upload_body
 
@@ -318,7 +318,7 @@ def test_the_api_refuses_bad_input_with_400_and_never_500():
     player = applicant()
     c = client(player)
     r = c.post(f"{API}/identifications", {"document_type": "id_card"}, format="multipart")
-    assert r.status_code == 400 and code(r) == "request.invalid"
+    assert r.status_code == 400 and code(r) == VALIDATION.code
     r = c.post(f"{API}/identifications", upload_body(document(), front=PDF), format="multipart")
     assert r.status_code == 400 and code(r) == errors.IMAGE_TYPE.code
     r = c.post(f"{API}/identifications", upload_body(document(document_number="x")), format="multipart")
@@ -336,7 +336,7 @@ def test_another_players_identification_is_a_404_and_staff_endpoints_refuse_play
     for method, url in (("get", "staff/identifications"), ("post", f"staff/identifications/{check.pk}/review")):
         assert getattr(client(), method)(f"{API}/{url}", {}, format="json").status_code == 401
         r = getattr(client(owner), method)(f"{API}/{url}", {}, format="json")
-        assert r.status_code == 403 and code(r) == "auth.forbidden"
+        assert r.status_code == 403 and code(r) == FORBIDDEN.code
     assert client(make_staff()).get(f"{API}/identifications").status_code == 403  # staff are not players
 
 

@@ -16,6 +16,7 @@ import time_machine
 from aml import errors
 from aml.models import IdentificationCheck, IdentificationImage
 from core import clock
+from core.errors import STAFF_PERMISSION_REQUIRED
 from core.models import AuditEvent
 from tests.kit.aml import applicant, client, document, upload_body
 from tests.kit.clients import staff_api_client
@@ -118,7 +119,7 @@ def test_only_staff_with_the_review_permission_allow_new_attempts(commit):
     url = f"{API}/staff/players/{player.pk}/identification-attempts"
     assert client(player).post(url, {"note": "me"}, format="json").status_code == 403
     r = staff_api_client().post(url, {"note": "no role"}, format="json")
-    assert r.status_code == 403 and r.json()["error"]["code"] == "auth.staff_permission_required"
+    assert r.status_code == 403 and r.json()["error"]["code"] == STAFF_PERMISSION_REQUIRED.code
     assert r.json()["error"]["details"]["permission"] == "aml.review_identification"
     assert not AuditEvent.objects.filter(action="aml.identification_attempts_allowed").exists()
     assert staff_api_client(superuser=True).get(f"{API}/staff/players/999999999/identification-attempts").status_code == 404

@@ -30,7 +30,7 @@ from aml.selectors import compliance_refusal
 from aml.services import case_decide, pep_claim_record, screening_due, screening_list_import, screening_run
 from core import clock
 from core.audit import Actor
-from core.errors import DomainError
+from core.errors import STAFF_PERMISSION_REQUIRED, DomainError
 from core.models import AuditEvent
 from core.tests.test_celery_worker import worker_env  # noqa: F401 - a fixture
 from tests.kit.accounts import birth_number_for
@@ -433,7 +433,7 @@ def test_the_staff_upload_needs_its_permission_and_a_repeat_changes_nothing(impo
     assert client(person("Jana", "Hráčová", "1990-01-01", "F")).post(
         url, upload("eu_fsf.xml", "eu"), format="multipart").status_code == 403
     r = client(staff_with("view_screeninglistversion")).post(url, upload("eu_fsf.xml", "eu"), format="multipart")
-    assert r.status_code == 403 and r.json()["error"]["code"] == "auth.staff_permission_required"
+    assert r.status_code == 403 and r.json()["error"]["code"] == STAFF_PERMISSION_REQUIRED.code
     assert not ScreeningListVersion.objects.exists()
     officer = staff_with("import_screening_list", "view_screeninglistversion")
     waiting = person("Ivan", "Sankcionovaný", "1971-03-14")

@@ -13,7 +13,7 @@ from aml.selectors import compliance_refusal
 from aml.services import case_decide, case_hold_place, rules_evaluate
 from core import clock
 from core.audit import Actor
-from core.errors import DomainError
+from core.errors import FORBIDDEN, DomainError
 from core.models import AuditEvent
 from tests.kit.aml import client, make_player, make_staff
 from tests.kit.money import czk
@@ -308,6 +308,6 @@ def test_staff_case_endpoints_refuse_players_and_anonymous(won):
     for url in (f"staff/cases/{won.pk}/decide", f"staff/cases/{won.pk}/holds"):
         assert client().post(f"{API}/{url}", {}, format="json").status_code == 401
         r = client(won.player).post(f"{API}/{url}", {}, format="json")
-        assert r.status_code == 403 and r.json()["error"]["code"] == "auth.forbidden"
+        assert r.status_code == 403 and r.json()["error"]["code"] == FORBIDDEN.code
     r = client(make_staff(role="compliance")).post(f"{API}/staff/cases/{won.pk}/holds", {"reason": "aml"}, format="json")
     assert r.status_code == 400

@@ -11,6 +11,7 @@ import pytest
 import time_machine
 from django.db import DatabaseError, transaction
 
+from backoffice.errors import AUDIT_FILTER_INVALID
 from backoffice.tests.test_player_page import client_as
 from core.audit import Actor, audit_record
 from core.models import AuditEvent
@@ -69,7 +70,7 @@ def test_the_audit_search_filters_by_player_staff_role_action_object_and_time(tr
 
 def test_a_reversed_time_range_is_refused_with_its_code(trail):
     html = search(client_as("auditor"), since="2026-03-05", until="2026-03-01")
-    assert "backoffice.audit_filter_invalid" in html
+    assert AUDIT_FILTER_INVALID.code in html
 
 
 def test_the_auditor_exports_the_search_as_csv_and_the_export_is_audited(trail):

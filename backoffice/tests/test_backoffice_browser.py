@@ -94,7 +94,10 @@ def sign_in(driver, live_server, user, device, next_url: str = "/admin/") -> Non
 
 
 def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a_one_time_password(
-        live_server, browser, settings):  # noqa: F811
+    live_server,
+    browser,  # noqa: F811
+    settings,
+):
     from core.audit import Actor
     from tests.kit.money import czk
     from wallet.services import deposit_start
@@ -209,7 +212,8 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
         "width": 1366, "height": 900, "deviceScaleFactor": 1, "mobile": False})
     try:
         widths = browser.execute_script(
-            "return [...document.querySelectorAll('#audit-results thead th')].map((th) => th.getBoundingClientRect().width)")
+            "return [...document.querySelectorAll('#audit-results thead th')]"
+            ".map((th) => th.getBoundingClientRect().width)")
         assert min(widths[5:]) >= 150 and min(widths) >= 40, widths
         right = browser.execute_script("return document.getElementById('audit-results').getBoundingClientRect().right")
         assert right <= 1366, right  # no column off the screen

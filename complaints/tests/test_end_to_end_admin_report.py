@@ -14,6 +14,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from complaints import services
+from complaints.errors import REPORT_MONTH_INVALID
 from complaints.models import Complaint
 from complaints.selectors import complaints_report
 from complaints.tests.helpers import file_via_api, play_round
@@ -218,7 +219,7 @@ def test_the_report_endpoint_is_for_staff_only(november, player, agent):
     r = staff.get("/api/v1/complaints/staff/report?month=2026-11")
     assert r.status_code == 200 and r.json()["received"] == 5 and r.json()["by_reason"]["deposit"] == 2
     r = staff.get("/api/v1/complaints/staff/report?month=November")
-    assert r.status_code == 400 and r.json()["error"]["code"] == "complaints.report_month_invalid"
+    assert r.status_code == 400 and r.json()["error"]["code"] == REPORT_MONTH_INVALID.code
     r = client_for(player.user).get("/api/v1/complaints/staff/report?month=2026-11")
     assert r.status_code == 403
 

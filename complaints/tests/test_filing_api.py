@@ -13,7 +13,7 @@ from complaints import errors
 from complaints.models import Complaint, ComplaintAttachment, ComplaintNotice
 from complaints.tests.helpers import JPEG, PDF, PNG, file_via_api, play_round, upload
 from core.clock import PRAGUE
-from core.errors import NOT_A_PLAYER
+from core.errors import NOT_A_PLAYER, VALIDATION
 from core.models import AuditEvent
 from tests.kit.accounts import make_player
 from tests.kit.clients import client_for
@@ -269,7 +269,7 @@ def test_an_attachment_whose_content_is_not_what_is_allowed_refuses_the_filing(p
         "attachments": [upload("ok.pdf", PDF), upload(name, data, "application/pdf")],
     }, format="multipart")
     if code == errors.ATTACHMENT_EMPTY.code and r.status_code == 400:
-        assert r.json()["error"]["code"] == "request.invalid"  # DRF refuses an empty file before the service
+        assert r.json()["error"]["code"] == VALIDATION.code  # DRF refuses an empty file before the service
     else:
         assert r.status_code == 422 and r.json()["error"]["code"] == code
     _nothing_stored()
@@ -345,7 +345,7 @@ def test_unauthenticated_and_staff_without_a_player_get_a_clean_refusal(agent, f
 ])
 def test_malformed_filings_are_400s_in_the_error_shape_never_500s(player, frozen, body):
     r = client_for(player.user).post("/api/v1/complaints", body, format="json")
-    assert r.status_code == 400 and r.json()["error"]["code"] == "request.invalid"
+    assert r.status_code == 400 and r.json()["error"]["code"] == VALIDATION.code
     _nothing_stored()
 
 

@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 
 from complaints import services
+from complaints.errors import ALREADY_RESOLVED
 from complaints.models import Complaint
 from core import clock
 from core.audit import Actor
@@ -83,7 +84,7 @@ def test_support_resolves_a_new_complaint_in_one_step_and_a_refusal_reads_as_a_s
     assert complaint.status == "resolved" and complaint.outcome == "rejected"
     r = support.post(f"/admin/complaints/complaint/{complaint.pk}/act/assign_me/", follow=True)
     text = r.content.decode()
-    assert "complaints.already_resolved" in text and "{'" not in text and "Complaint.Status" not in text
+    assert ALREADY_RESOLVED.code in text and "{'" not in text and "Complaint.Status" not in text
 
 
 def test_the_complaint_supervisor_role_holds_the_supervision_and_the_remedy():

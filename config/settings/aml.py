@@ -107,9 +107,14 @@ AML_BANKID_CLIENT_ASSERTION_ALG = env.str("AML_BANKID_CLIENT_ASSERTION_ALG", "RS
                                           "signature algorithm")
 AML_BANKID_REDIRECT_URLS = env.list("AML_BANKID_REDIRECT_URLS", [], "the player apps' exact redirect URIs (each also "
                                     "registered with Bank iD)")
-AML_BANKID_SCOPES = env.str("AML_BANKID_SCOPES", (
-    "openid profile.name profile.birthdate profile.birthnumber profile.birthplaceNationality profile.addresses "
-    "profile.idcards profile.legalstatus profile.verification"), "the scopes asked for")
+AML_BANKID_SCOPES = env.str(
+    "AML_BANKID_SCOPES",
+    (
+        "openid profile.name profile.birthdate profile.birthnumber profile.birthplaceNationality profile.addresses "
+        "profile.idcards profile.legalstatus profile.verification"
+    ),
+    "the scopes asked for",
+)
 AML_BANKID_ACR_VALUES = env.str("AML_BANKID_ACR_VALUES", "loa3", "sent and required of the ID token's acr (empty: "
                                 "neither)")
 AML_BANKID_CLAIMS_ENDPOINT = env.str("AML_BANKID_CLAIMS_ENDPOINT", "profile", "where the verified claims are read: "

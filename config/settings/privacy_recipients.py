@@ -9,7 +9,8 @@ from typing import Any
 DEFAULT_PRIVACY_RECIPIENTS: list[dict[str, Any]] = [
     {"code": "identification_provider", "role": "processor", "notify": True,
      "name": "Poskytovatel online identifikace (AML_IDENTIFICATION_PROVIDER) / online identification provider",
-     "purpose_cs": "ověření dokladu totožnosti a shody selfie s fotografií (AML identifikace, HP §4 odst. 4 písm. b)",
+     "purpose_cs": "ověření dokladu totožnosti a shody selfie s fotografií "
+                   "(AML identifikace, HP §4 odst. 4 písm. b)",
      "purpose_en": "checking the identity document and the likeness of the selfie (AML identification, GP §4(4)b)",
      "records": ["aml.identification"], "contact": "privacy@identification-provider.example"},
     {"code": "payment_provider", "role": "processor", "notify": True,

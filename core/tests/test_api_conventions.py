@@ -12,6 +12,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
+from core.errors import NOT_CANONICAL_PATH, NOT_FOUND
 from core.idempotency import idempotency_rule
 from tests.kit.accounts import make_player, token_for
 
@@ -105,10 +106,10 @@ def test_the_other_style_is_a_404_in_the_error_shape_naming_the_canonical_path(s
         r = getattr(c, method)(slashed, HTTP_ACCEPT_LANGUAGE="en")
         assert r.status_code == 404, (method, slashed, r.status_code)
         error = r.json()["error"]
-        assert error["code"] == "request.not_canonical_path" and canonical in error["message"]
+        assert error["code"] == NOT_CANONICAL_PATH.code and canonical in error["message"]
         assert error["details"] == {"path": slashed, "canonical": canonical}
     assert c.get(canonical).status_code == 200
-    assert c.get("/api/v1/no-such-thing/").json()["error"]["code"] == "not_found"  # nothing to point at
+    assert c.get("/api/v1/no-such-thing/").json()["error"]["code"] == NOT_FOUND.code  # nothing to point at
 
 
 def _operations(schema: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:

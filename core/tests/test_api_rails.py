@@ -5,6 +5,8 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
+from core.errors import NOT_AUTHENTICATED, SERVER_ERROR
+from core.idempotency import KEY_CONFLICT, KEY_REQUIRED
 from core.models import IdempotencyRecord, TaskHeartbeat
 from tests.kit.accounts import make_player, token_for
 from tests.kit.clients import client_for
@@ -30,12 +32,12 @@ def test_an_unexpected_exception_is_a_logged_500_with_an_error_id_and_no_stack_t
     r = c.get("/boom")
     assert r.status_code == 500
     err = r.json()["error"]
-    assert err["code"] == "server.error" and len(err["details"]["error_id"]) == 16
+    assert err["code"] == SERVER_ERROR.code and len(err["details"]["error_id"]) == 16
     assert "secret" not in r.content.decode()
     assert any(err["details"]["error_id"] in rec.getMessage() for rec in caplog.records)
     r = c.get("/plain-boom")
     assert r.status_code == 500 and "secret" not in r.content.decode()
-    assert r.json()["error"]["code"] == "server.error"
+    assert r.json()["error"]["code"] == SERVER_ERROR.code
 
 
 @pytest.mark.django_db
@@ -50,7 +52,7 @@ def test_every_response_carries_a_request_id_and_a_well_formed_client_id_is_kept
 def test_unauthenticated_and_not_found_use_the_error_shape():
     c = APIClient()
     r = c.post("/effect", {}, format="json")
-    assert r.status_code == 401 and r.json()["error"]["code"] == "auth.not_authenticated"
+    assert r.status_code == 401 and r.json()["error"]["code"] == NOT_AUTHENTICATED.code
     c.credentials(HTTP_AUTHORIZATION="Token nonsense")
     r = c.post("/effect", {}, format="json")
     assert r.status_code == 401 and r.json()["error"]["code"] == "auth.token_invalid"
@@ -60,7 +62,7 @@ def test_unauthenticated_and_not_found_use_the_error_shape():
 def test_a_money_moving_call_without_an_idempotency_key_is_refused_and_changes_nothing():
     c = client_for(make_player())
     r = c.post("/effect", {"marker": "m"}, format="json")
-    assert r.status_code == 400 and r.json()["error"]["code"] == "idempotency.key_required"
+    assert r.status_code == 400 and r.json()["error"]["code"] == KEY_REQUIRED.code
     assert TaskHeartbeat.objects.count() == 0
 
 
@@ -79,7 +81,7 @@ def test_the_same_key_with_a_different_body_is_a_409_conflict():
     c = client_for(make_player())
     c.post("/effect", {"marker": "a"}, format="json", HTTP_IDEMPOTENCY_KEY="same")
     r = c.post("/effect", {"marker": "b"}, format="json", HTTP_IDEMPOTENCY_KEY="same")
-    assert r.status_code == 409 and r.json()["error"]["code"] == "idempotency.conflict"
+    assert r.status_code == 409 and r.json()["error"]["code"] == KEY_CONFLICT.code
     assert TaskHeartbeat.objects.count() == 1
 
 

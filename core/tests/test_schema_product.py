@@ -9,7 +9,10 @@ import pytest
 from drf_spectacular.generators import SchemaGenerator
 
 from core.api_errors import view_errors
+from core.errors import NOT_FOUND
+from core.idempotency import KEY_REQUIRED
 from games.engine.registry import list_games
+from limits.errors import INVALID_DATE
 
 AREAS = {"accounts", "wallet", "limits", "games", "jackpots", "complaints", "aml", "core", "reports", "providers"}
 
@@ -51,7 +54,7 @@ def test_every_operation_lists_its_errors_in_the_error_shape_with_their_codes(sc
             assert codes and all(f"`{code}`" in response["description"] for code in codes), (method, path, status)
         assert "Retry-After" in errors["429"]["headers"] and "600/min" in errors["429"]["description"]
         if "{" in path:
-            assert "not_found" in errors["404"]["x-error-codes"], (method, path)
+            assert NOT_FOUND.code in errors["404"]["x-error-codes"], (method, path)
 
 
 @pytest.mark.parametrize(("method", "path", "expected"), [
@@ -69,7 +72,7 @@ def test_the_codes_come_from_the_code_the_operation_runs(schema, method, path, e
     listed = {code for status, r in op["responses"].items() if status[0] in "45" for code in r["x-error-codes"]}
     assert expected <= listed, expected - listed
     if method == "POST" and path == "/api/v1/complaints":
-        assert "idempotency.key_required" not in listed  # the key is optional there
+        assert KEY_REQUIRED.code not in listed  # the key is optional there
 
 
 def test_an_undeclared_code_is_not_listed():
@@ -77,7 +80,7 @@ def test_an_undeclared_code_is_not_listed():
     from limits.api import PlayStatisticsView
 
     codes = {e.code for e in view_errors(PlayStatisticsView, "get")}
-    assert "limits.invalid_date" in codes and not any(c.startswith(("wallet.", "game.")) for c in codes)
+    assert INVALID_DATE.code in codes and not any(c.startswith(("wallet.", "game.")) for c in codes)
 
 
 def test_every_request_body_has_an_example(schema):

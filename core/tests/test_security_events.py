@@ -10,6 +10,7 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from core.models import AuditEvent
+from wallet.errors import BAD_SIGNATURE, REPLAY_MISMATCH
 
 pytestmark = pytest.mark.django_db(databases=["default", "refusal_log"])
 
@@ -22,11 +23,11 @@ def test_a_forged_provider_callback_is_refused_and_recorded_with_the_bodys_hash(
     body = json.dumps({"event_id": "e-1", "type": "payment.succeeded", "payment_reference": "X", "amount": 10})
     r = APIClient().generic("POST", "/api/v1/wallet/callbacks/sandbox", body, content_type="application/json",
                             HTTP_X_SIGNATURE="sha256=" + "0" * 64, REMOTE_ADDR="203.0.113.9")
-    assert r.status_code == 401 and r.json()["error"]["code"] == "wallet.callback_bad_signature"
+    assert r.status_code == 401 and r.json()["error"]["code"] == BAD_SIGNATURE.code
     [event] = _events("security.callback_refused")
     assert event.actor_type == "system" and event.details["source"] == "203.0.113.9"
     assert event.details["body_sha256"] == hashlib.sha256(body.encode()).hexdigest()
-    assert "wallet.callback_bad_signature" in event.details["tried"]
+    assert BAD_SIGNATURE.code in event.details["tried"]
     r = APIClient().generic("POST", "/api/v1/wallet/callbacks/nosuch", body, content_type="application/json",
                             HTTP_X_SIGNATURE="sha256=" + "0" * 64)
     assert r.status_code == 404 and len(_events("security.callback_refused")) == 2
@@ -66,8 +67,11 @@ def test_a_replayed_callback_is_recorded_and_one_with_another_body_is_refused_an
     deposits = Deposit.objects.filter(player=player).count()
     body, sig = sandbox_event("payment.failed", "NO-SUCH-REF", 100, event_id="ev-replay-1")
     c = APIClient()
-    post = lambda b, s: c.generic("POST", "/api/v1/wallet/callbacks/sandbox", b,  # noqa: E731
-                                  content_type="application/json", HTTP_X_SIGNATURE=s, REMOTE_ADDR="198.51.100.7")
+
+    def post(b, s):
+        return c.generic("POST", "/api/v1/wallet/callbacks/sandbox", b, content_type="application/json",
+                         HTTP_X_SIGNATURE=s, REMOTE_ADDR="198.51.100.7")
+
     first = post(body, sig)
     assert first.status_code == 200 and first.json()["status"] == "processed"
     assert not _events("security.callback_replayed")
@@ -78,7 +82,7 @@ def test_a_replayed_callback_is_recorded_and_one_with_another_body_is_refused_an
     assert replay.details["body_sha256"] == hashlib.sha256(body).hexdigest()
     other, other_sig = sandbox_event("payment.succeeded", "NO-SUCH-REF", 999_999, event_id="ev-replay-1")
     refused = post(other, other_sig)
-    assert refused.status_code == 409 and refused.json()["error"]["code"] == "wallet.callback_replay_mismatch"
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == REPLAY_MISMATCH.code
     [mismatch] = [e for e in _events("security.callback_refused") if "replay_mismatch" in e.details["tried"]]
     assert mismatch.details["body_sha256"] == hashlib.sha256(other).hexdigest()
     assert selectors.balance(player) == before and Deposit.objects.filter(player=player).count() == deposits

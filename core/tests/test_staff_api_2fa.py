@@ -8,6 +8,7 @@ from django.test import Client
 from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from core.errors import FORBIDDEN, STAFF_2FA_REQUIRED
 from tests.kit.accounts import make_player, make_staff, token_for
 
 STAFF_CALLS = [  # (method, path) of every staff endpoint
@@ -34,7 +35,7 @@ def test_a_staff_session_without_a_verified_second_factor_is_refused_on_every_st
     password_only.force_login(staff)
     for method, path in STAFF_CALLS:
         r = _call(password_only, method, path, player.pk)
-        assert r.status_code == 403 and r.json()["error"]["code"] == "auth.staff_2fa_required", (path, r.content)
+        assert r.status_code == 403 and r.json()["error"]["code"] == STAFF_2FA_REQUIRED.code, (path, r.content)
     call_command("staff_totp_enrol", staff.username, stdout=open("/dev/null", "w"))
     device = TOTPDevice.objects.get(user=staff)
     verified = Client()
@@ -55,7 +56,7 @@ def test_players_and_anonymous_callers_are_refused_and_without_2fa_a_staff_sessi
     for method, path in STAFF_CALLS:
         assert _call(Client(), method, path, player.pk).status_code == 401, path
         r = _call(as_player, method, path, player.pk)
-        assert r.status_code == 403 and r.json()["error"]["code"] == "auth.forbidden", path
+        assert r.status_code == 403 and r.json()["error"]["code"] == FORBIDDEN.code, path
     staff = Client()
     staff.force_login(make_staff(superuser=True))
     assert staff.get(f"/api/v1/wallet/staff/players/{player.pk}/statement").status_code == 200

@@ -23,8 +23,11 @@ from django.core.cache import cache
 from django.urls import get_resolver
 from rest_framework.test import APIClient
 
+from accounts.errors import LOCKED_OUT
 from core import clock
+from core.errors import THROTTLED
 from core.models import AuditEvent
+from games.errors import ROUND_TOO_SOON
 from tests.kit.accounts import make_player, make_staff, token_for
 
 pytestmark = pytest.mark.django_db(databases=["default", "refusal_log"])
@@ -51,7 +54,7 @@ def deployed_rates(settings):
 
 def retry_after(r) -> int:
     assert r.status_code == 429, (r.status_code, r.content[:200])
-    assert r.json()["error"]["code"] in ("request.throttled", "auth.locked_out", "game.round_too_soon")
+    assert r.json()["error"]["code"] in (THROTTLED.code, LOCKED_OUT.code, ROUND_TOO_SOON.code)
     value = int(r["Retry-After"])
     assert value >= 1
     return value
@@ -277,10 +280,9 @@ def test_every_declared_429_error_leaves_with_retry_after():
     for module in (core.errors, accounts.errors, wallet.errors, limits.errors, games.errors, jackpots.errors,
                    aml.errors, complaints.errors):
         found += [v for v in vars(module).values() if isinstance(v, ErrorDef) and v.status == 429]
-    assert {e.code for e in found} >= {"request.throttled", "auth.locked_out", "game.round_too_soon"}
+    assert {e.code for e in found} >= {THROTTLED.code, LOCKED_OUT.code, ROUND_TOO_SOON.code}
     for error in found:
         assert int(error_response(error())["Retry-After"]) >= 1, error.code
-    from games.errors import ROUND_TOO_SOON
 
     assert error_response(ROUND_TOO_SOON(retry_after_ms=10))["Retry-After"] == "1"
     assert error_response(ROUND_TOO_SOON(retry_after_ms=1500))["Retry-After"] == "2"

@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from core.models import AuditEvent
 from core.rng import SystemRNG, use_rng
+from jackpots.errors import BAD_TRANSITION, INVALID_CONFIG, NOT_APPROVED
 from jackpots.levels import salt, unseal
 from jackpots.models import Award, Contribution, Jackpot
 from jackpots.services import config_of, jackpots_fold_all
@@ -130,7 +131,7 @@ def test_a_central_level_starts_only_once_its_approval_in_the_game_plan_is_recor
         Jackpot.objects.filter(pk=jp.pk).update(**recorded)
         r = staff_client.post("/admin/jackpots/jackpot/", {"action": "start_levels", "_selected_action": [jp.pk]},
                               follow=True)
-        assert "jackpot.not_approved" in r.content.decode(), recorded
+        assert NOT_APPROVED.code in r.content.decode(), recorded
         assert Jackpot.objects.get(pk=jp.pk).status == "draft"
     assert not AuditEvent.objects.filter(action="jackpots.started", object_id=str(jp.pk)).exists()
     r = staff_client.post(f"/admin/jackpots/jackpot/{jp.pk}/change/", _draft_form())  # the approval typed in
@@ -155,7 +156,7 @@ def test_the_start_refusal_names_what_is_missing_and_kobushi_pools_need_no_appro
                         actor=STAFF)
     with pytest.raises(DomainError) as exc:
         jackpot_start(jackpot=jp, actor=STAFF)
-    assert exc.value.code == "jackpot.not_approved" and exc.value.details["missing"] == ["approval_reference"]
+    assert exc.value.code == NOT_APPROVED.code and exc.value.details["missing"] == ["approval_reference"]
     assert "Ministerstva financí" in exc.value.message_cs and "Ministry of Finance" in exc.value.message_en
     # Kobushi's own pools are part of the Kobushi game (approved with its version): the fixture started them
     assert Jackpot.objects.filter(family="kobushi", status="running").count() == 2
@@ -173,7 +174,7 @@ def test_a_draft_is_added_configured_in_czk_and_started_from_the_admin_then_it_i
     # 0.05 % is below the 0.1 % a share of stakes needs: the start is refused, shown, and nothing changes
     r = staff_client.post("/admin/jackpots/jackpot/", {"action": "start_levels", "_selected_action": [jp.pk]},
                           follow=True)
-    assert "jackpot.invalid_config" in r.content.decode()
+    assert INVALID_CONFIG.code in r.content.decode()
     assert Jackpot.objects.get(pk=jp.pk).status == "draft"
 
     r = staff_client.post(f"/admin/jackpots/jackpot/{jp.pk}/change/", _draft_form(rate_ppm="10000"))
@@ -209,7 +210,7 @@ def test_staff_suspend_and_resume_a_level_and_a_wrong_transition_is_refused_and_
     jp = started_level()
     url = "/admin/jackpots/jackpot/"
     r = staff_client.post(url, {"action": "resume_levels", "_selected_action": [jp.pk]}, follow=True)
-    assert "jackpot.bad_transition" in r.content.decode()
+    assert BAD_TRANSITION.code in r.content.decode()
     assert Jackpot.objects.get(pk=jp.pk).status == "running"
 
     staff_client.post(url, {"action": "suspend_levels", "_selected_action": [jp.pk]})

@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from core.errors import NOT_A_PLAYER, NOT_AUTHENTICATED, VALIDATION
 from core.money import Money
+from jackpots.errors import INVALID_QUERY
 from jackpots.levels import salt, unseal
 from jackpots.models import Award, Contribution, Jackpot, Pending
 from jackpots.tests.helpers import central_level, pool
@@ -121,11 +123,11 @@ def test_a_level_hit_through_rounds_shows_in_the_public_wins_and_only_in_the_win
 
 def test_my_wins_is_for_players_only():
     r = anonymous().get(MY_WINS)
-    assert r.status_code == 401 and r.json()["error"]["code"] == "auth.not_authenticated"
+    assert r.status_code == 401 and r.json()["error"]["code"] == NOT_AUTHENTICATED.code
     staff = APIClient(raise_request_exception=False)
     staff.credentials(HTTP_AUTHORIZATION=f"Token {token_for(make_staff())}")
     r = staff.get(MY_WINS)
-    assert r.status_code == 403 and r.json()["error"]["code"] == "auth.not_a_player"
+    assert r.status_code == 403 and r.json()["error"]["code"] == NOT_A_PLAYER.code
 
 
 def test_the_revealed_win_at_verifies_against_the_commitment_published_before_the_hit(clock):
@@ -185,7 +187,7 @@ def test_a_malformed_query_is_refused_with_a_stable_code_and_changes_nothing(que
     assert r.status_code == 400, r.content
     error = r.json()["error"]
     # a NUL never reaches the view: core.middleware.RejectNulMiddleware refuses it first
-    assert error["code"] == ("request.invalid" if "%00" in query else "jackpot.invalid_query")
+    assert error["code"] == (VALIDATION.code if "%00" in query else INVALID_QUERY.code)
     assert error["message_cs"] and error["message_en"]
     assert "max-age" not in r.get("Cache-Control", "")
     assert list(Jackpot.objects.order_by("id").values()) == state

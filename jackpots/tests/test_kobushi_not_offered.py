@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from core.audit import Actor
+from games.errors import INVALID_BET
 from games.models import Round
 from jackpots.levels import snapshot_clear
 from jackpots.models import Award, Jackpot
@@ -89,4 +90,4 @@ def test_a_player_cannot_ask_for_the_jackpot_symbols_when_the_pools_do_not_run(c
     clock.shift(3)
     r = c.post("/api/v1/games/rounds", {"game": "kobushi", "bet": api_bet({**_bet(5), "progressive": "no"})}, format="json",
                HTTP_IDEMPOTENCY_KEY="bad-progressive")
-    assert r.status_code == 422 and r.json()["error"]["code"] == "game.invalid_bet"
+    assert r.status_code == 422 and r.json()["error"]["code"] == INVALID_BET.code

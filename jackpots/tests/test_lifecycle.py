@@ -8,6 +8,7 @@ from core.audit import Actor
 from core.errors import DomainError
 from core.rng import use_rng
 from games.tests.platform.testgames import FixedRNG
+from jackpots.errors import INVALID_CONFIG, NOT_DRAFT
 from jackpots.models import MICRO, Award, Jackpot
 from jackpots.services import (
     jackpot_configure,
@@ -42,7 +43,7 @@ def test_contribution_rates_are_within_their_basis_range(basis, rate, ok):
     else:
         with pytest.raises(DomainError) as exc:
             jackpot_start(jackpot=jp, actor=STAFF)
-        assert exc.value.code == "jackpot.invalid_config" and pool("central-x").status == Jackpot.Status.DRAFT
+        assert exc.value.code == INVALID_CONFIG.code and pool("central-x").status == Jackpot.Status.DRAFT
 
 
 @pytest.mark.parametrize(("reset", "low", "high", "ok"), [
@@ -80,7 +81,7 @@ def test_a_running_level_is_frozen_and_its_start_is_audited():
     assert started.new_values["rate_ppm"] == 20_000 and started.details["commitment"] == jp.win_at_commitment
     with pytest.raises(DomainError) as exc:
         jackpot_configure(jackpot_id=jp.pk, changes={"rate_ppm": 30_000}, actor=STAFF)
-    assert exc.value.code == "jackpot.not_draft" and pool("central-x").rate_ppm == 20_000
+    assert exc.value.code == NOT_DRAFT.code and pool("central-x").rate_ppm == 20_000
     with pytest.raises(DomainError):
         jackpot_start(jackpot=jp, actor=STAFF)
     with pytest.raises(DomainError):

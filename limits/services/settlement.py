@@ -4,9 +4,9 @@ All run inside the caller's transaction under the wallet lock, take the (player,
 (``SELECT ... FOR NO KEY UPDATE``) through the gate's one locking read
 (:func:`~limits.services.counters.kind_state_read_locked`, as :func:`limits.services.gate.stake_check` does; the usual
 settlement needs none: BET_SETTLE updates the state row itself) and write with the registered statements of
-limits/sql.py: :func:`stake_settled` (a decided bet, BET_SETTLE), :func:`stake_voided` (an open bet's stake
-returned, BET_VOID) and :func:`settled_bet_voided` (a decided bet declared void afterwards, GP §3(6),
-SETTLED_VOID).
+limits/sql.py and limits/sql_voids.py: :func:`stake_settled` (a decided bet, BET_SETTLE), :func:`stake_voided` (an
+open bet's stake returned, BET_VOID) and :func:`settled_bet_voided` (a decided bet declared void afterwards,
+GP §3(6), SETTLED_VOID).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from django.db import transaction
 
 from accounts.models import Player
 from core.money import Money
-from limits import sql
+from limits import sql, sql_voids
 from limits.kinds import KindRules, kind_rules
 from limits.models import OpenBet, SettledBet
 from limits.rules import day_key, minute_of, month_key, require_money
@@ -114,7 +114,7 @@ def stake_voided(*, player: Player, kind: str, at: datetime, round_ref: str = ""
     Under the (player, kind) state lock taken by the gate's one locking read
     (:func:`~limits.services.counters.kind_state_read_locked`, which brings the open bets), the open bet of
     ``round_ref`` (or the only one of a kind with one open round at most) is voided by ONE statement,
-    :func:`limits.sql.bet_void` (BET_VOID: the open bet deleted, its stake out of the day and month totals of its
+    :func:`limits.sql_voids.bet_void` (BET_VOID: the open bet deleted, its stake out of the day and month totals of its
     ``placed_at`` and out of its minute bucket by the rule of a stake taken back, the voided settled bet, the state
     row's ``last_round_ended_at`` / ``last_bucket_minute``): two statements in all."""
     rules = kind_rules(kind)
@@ -126,7 +126,7 @@ def stake_voided(*, player: Player, kind: str, at: datetime, round_ref: str = ""
         minute = minute_of(bet.placed_at)
         # bucket_row's rule for a stake taken back: conservative (the totals lower, the peak stays)
         hourly = rules.hourly_loss and bet.stake != 0
-        return sql.bet_void(state_id=read.state.pk, bet=bet, day=day_key(bet.placed_at),
+        return sql_voids.bet_void(state_id=read.state.pk, bet=bet, day=day_key(bet.placed_at),
                             month=month_key(bet.placed_at), minute=minute, hourly=hourly, at=at)
 
 
@@ -138,7 +138,7 @@ def settled_bet_voided(*, player: Player, kind: str, round_ref: str, at: datetim
     counters it went into: its stake and count out of the day and month of ``placed_at`` (stakes per day/month,
     GP §6(6)a-b), its stake, win and count out of the day and month of ``settled_at`` (net loss, GP §6(7); the
     player's statistics, GP §13(4)), its stake and win out of the hourly-loss minute buckets still kept (GP §8(5),
-    :func:`limits.sql.settled_void`: SETTLED_VOID, ONE statement after the lock and the bet's read). The bet is
+    :func:`limits.sql_voids.settled_void`: SETTLED_VOID, ONE statement after the lock and the bet's read). The bet is
     marked ``voided`` (``voided_at=at``), so ``limits_reconcile`` leaves it out of every sum, as it does a returned
     stake. Play time (GP §7(4)-(5)) is not
     given back: the time was played.
@@ -153,7 +153,7 @@ def settled_bet_voided(*, player: Player, kind: str, round_ref: str, at: datetim
         bet = SettledBet.objects.filter(player=player, kind=kind, round_ref=round_ref, voided=False).first()
         if bet is None:
             return None
-        sql.settled_void(bet=bet, at=at, placed_day=day_key(bet.placed_at), placed_month=month_key(bet.placed_at),
+        sql_voids.settled_void(bet=bet, at=at, placed_day=day_key(bet.placed_at), placed_month=month_key(bet.placed_at),
                          settled_day=day_key(bet.settled_at), settled_month=month_key(bet.settled_at),
                          hourly=rules.hourly_loss, placed_minute=minute_of(bet.placed_at),
                          settled_minute=minute_of(bet.settled_at))

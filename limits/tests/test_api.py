@@ -8,6 +8,8 @@ import pytest
 import time_machine
 from rest_framework.test import APIClient
 
+from core.errors import NOT_A_PLAYER
+from limits.errors import UNKNOWN_KIND
 from limits.models import PanicExclusion, SelfLimit, SelfLimitChange, SelfListingRequest
 from tests.kit.accounts import make_staff, token_for
 from tests.kit.clients import client_for
@@ -77,7 +79,7 @@ def test_writing_a_limit_requires_a_value_and_refuses_bad_ones_without_a_500(pla
         assert 400 <= r.status_code < 500, (path, r.status_code)
         assert r.json()["error"]["code"] == code
     assert c.get(f"{BASE}/self-limits/technical/weekly").status_code == 400
-    assert c.get(f"{BASE}/self-limits?kind=bingo").json()["error"]["code"] == "limits.unknown_kind"
+    assert c.get(f"{BASE}/self-limits?kind=bingo").json()["error"]["code"] == UNKNOWN_KIND.code
     assert not SelfLimit.objects.filter(player=player, decided_at__isnull=False).exists()
 
 
@@ -127,7 +129,7 @@ def test_anonymous_and_staff_without_a_player_are_refused(db, frozen):
     staff = APIClient()
     staff.credentials(HTTP_AUTHORIZATION=f"Token {token_for(make_staff())}")
     r = staff.get(f"{BASE}/play-status")
-    assert r.status_code == 403 and r.json()["error"]["code"] == "auth.not_a_player"
+    assert r.status_code == 403 and r.json()["error"]["code"] == NOT_A_PLAYER.code
     assert staff.post(f"{BASE}/panic").status_code == 403
 
 

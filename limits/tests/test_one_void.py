@@ -20,7 +20,8 @@ from limits.models import MinuteBucket, OpenBet, PeriodTotal, PlayerKindState, S
 from limits.reconcile import reconcile
 from limits.rules import minute_of
 from limits.services import settled_bet_voided, stake_voided
-from limits.sql import BET_VOID, GATE_STATE, SETTLED_VOID
+from limits.sql import GATE_STATE
+from limits.sql_voids import BET_VOID, SETTLED_VOID
 from tests.kit.limits import caller_lock, settle, stake
 from tests.kit.money import prague
 

@@ -12,6 +12,7 @@ import time_machine
 from rest_framework.test import APIClient
 
 from core.money import Money
+from limits.errors import PANIC_EXCLUSION
 from tests.kit.accounts import DEFAULT_PASSWORD, make_player
 from tests.kit.wallet import fund, verified_bank
 
@@ -59,7 +60,7 @@ def test_during_the_panic_period_the_player_signs_in_sees_the_balance_and_withdr
                    format="json", HTTP_IDEMPOTENCY_KEY="panic-w-1")
         assert w.status_code == 201, w.json()
         d = _deposit(c, method.pk, "panic-d-1")
-        assert d.status_code == 403 and d.json()["error"]["code"] == "limits.panic_exclusion", d.json()
+        assert d.status_code == 403 and d.json()["error"]["code"] == PANIC_EXCLUSION.code, d.json()
         assert d.json()["error"]["details"]["ends_at"].startswith("2026-05-16T")
         assert c.get("/api/v1/limits/panic").json()["active"] is True
 

@@ -11,7 +11,9 @@ from rest_framework.test import APIClient
 
 from accounts.models import LoginSession
 from core import clock
+from core.errors import NOT_A_PLAYER
 from core.models import AuditEvent
+from limits.errors import INVALID_PERIOD
 from limits.models import HelpContact, ResponsibleGamingText, SettledBet
 from tests.kit.accounts import make_staff, token_for
 from tests.kit.clients import client_for
@@ -177,7 +179,7 @@ def test_the_range_may_be_366_days_not_367(player):
     r = statistics(player, "?from=2024-01-01&to=2024-12-31")  # a leap year: 366 days
     assert r.status_code == 200 and len(r.json()["days"]) == 366 and len(r.json()["months"]) == 12
     r = statistics(player, "?from=2024-01-01&to=2025-01-01")
-    assert r.status_code == 400 and r.json()["error"]["code"] == "limits.invalid_period"
+    assert r.status_code == 400 and r.json()["error"]["code"] == INVALID_PERIOD.code
     assert r.json()["error"]["details"]["max_days"] == 366
 
 
@@ -220,7 +222,7 @@ def test_only_a_player_reads_statistics_and_only_their_own(player, other_player)
     staff = APIClient()
     staff.credentials(HTTP_AUTHORIZATION=f"Token {token_for(make_staff())}")
     r = staff.get(f"{BASE}/statistics?from=2025-05-05&to=2025-05-05")
-    assert r.status_code == 403 and r.json()["error"]["code"] == "auth.not_a_player"
+    assert r.status_code == 403 and r.json()["error"]["code"] == NOT_A_PLAYER.code
 
 
 def test_the_range_may_end_in_the_future_with_nothing_counted_yet(player):

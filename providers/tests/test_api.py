@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 
 from games.models import Round
+from providers.errors import DUPLICATE_TRANSACTION, ROUND_DETAIL_REQUIRED
 from providers.models import ProviderTransaction
 from tests.kit.money import api_money
 from tests.kit.providers import CODE, player_client
@@ -110,10 +111,10 @@ def test_a_one_shot_round_in_one_call_debits_credits_and_settles_once(player, si
     assert lost.status_code == 200 and lost.json()["credited"]["amount"] == 0
     clock.shift(3)
     reused = play(signed, session, txn="p3", rnd="r3", win=100, win_txn="pw1")  # the win's id was used
-    assert reused.status_code == 409 and reused.json()["error"]["code"] == "providers.duplicate_transaction"
+    assert reused.status_code == 409 and reused.json()["error"]["code"] == DUPLICATE_TRANSACTION.code
     no_record = signed.call("play", {"session": session, "transaction_id": "p4", "round_id": "r4",
                                      "amount": api_money(1_000)})
-    assert no_record.json()["error"]["code"] == "providers.round_detail_required"
+    assert no_record.json()["error"]["code"] == ROUND_DETAIL_REQUIRED.code
     assert balance(player).amount == 100_000 - 2_000 + 2_500
     for command in ("ledger_check", "limits_reconcile", "jackpot_check"):
         call_command(command)

@@ -13,6 +13,7 @@ from config.celery import app
 from core.audit import Actor
 from games.models import Round
 from games.services import rounds_expire_due
+from providers.errors import PROVIDER_NOT_SECURED, ROUND_DETAIL_INVALID, ROUND_DETAIL_REQUIRED
 from providers.models import Provider, ReconciliationCase
 from providers.reconciliation import reconciliation_run
 from providers.services import provider_save
@@ -167,7 +168,7 @@ def test_production_refuses_a_provider_with_the_development_or_a_short_secret(pr
     assert "shorter" in production_refusal(provider)
     Provider.objects.filter(pk=provider.pk).update(secret="short")
     r = signed.call("balance", {"session": session}, secret="short")
-    assert r.status_code == 403 and r.json()["error"]["code"] == "providers.not_secured"
+    assert r.status_code == 403 and r.json()["error"]["code"] == PROVIDER_NOT_SECURED.code
 
 
 def test_production_refuses_to_start_with_calls_allowed_from_any_address(monkeypatch):
@@ -209,15 +210,15 @@ def test_the_call_that_closes_a_round_must_carry_the_studios_record_of_it(player
     before = balance(player).amount
     bare = signed.call("win", {"session": session, "transaction_id": "w1", "bet_transaction_id": "b1", "round_id": "r1",
                                "amount": {"amount": 2_500, "currency": "CZK"}, "round_closed": True})
-    assert bare.status_code == 400 and bare.json()["error"]["code"] == "providers.round_detail_required"
+    assert bare.status_code == 400 and bare.json()["error"]["code"] == ROUND_DETAIL_REQUIRED.code
     for wrong, reason in (({"history_url": "https://studio.example/r1"}, "sha256"),
                           ({"history_url": "http://studio.example/r1", "sha256": "a" * 64}, "https"),
                           ({"outcome": "three cherries"}, "object"), ({"outcome": {}, "sha256": "XYZ"}, "hex")):
         r = win(signed, session, txn=f"w-{reason}", round_detail=wrong)
-        assert r.status_code == 400 and r.json()["error"]["code"] == "providers.round_detail_invalid", r.content
+        assert r.status_code == 400 and r.json()["error"]["code"] == ROUND_DETAIL_INVALID.code, r.content
     assert balance(player).amount == before and Round.objects.get(provider_round_id="r1").status == "in_progress"
     end = signed.call("round-end", {"session": session, "round_id": "r1", "transaction_id": "e1"})
-    assert end.status_code == 400 and end.json()["error"]["code"] == "providers.round_detail_required"
+    assert end.status_code == 400 and end.json()["error"]["code"] == ROUND_DETAIL_REQUIRED.code
 
 
 def test_a_studio_record_by_reference_is_kept_and_verify_checks_an_outcomes_stated_hash(player, signed, session,

@@ -7,7 +7,18 @@ import pytest
 from django.core.management import call_command
 
 from core.models import AuditEvent
+from games.errors import REMOTE_ROLLBACK_AFTER_WIN, REMOTE_ROUND_VOIDED
 from games.models import Round
+from providers.errors import (
+    DUPLICATE_TRANSACTION,
+    INVALID_SIGNATURE,
+    PROVIDER_DISABLED,
+    PROVIDER_UNKNOWN,
+    SOURCE_NOT_ALLOWED,
+    TIMESTAMP_OUTSIDE_WINDOW,
+    TRANSACTION_ROLLED_BACK,
+    TRANSACTION_UNKNOWN,
+)
 from providers.models import ProviderTransaction
 from providers.tests.test_api import bet, win
 from providers.tests.test_rules import provider_refused
@@ -33,7 +44,7 @@ def test_the_same_transaction_id_with_another_body_is_refused_and_recorded_as_a_
     assert bet(signed, session).status_code == 200
     r = bet(signed, session, amount=2_000)
     assert r.status_code == 409
-    provider_refused(r, "RS_ERROR_DUPLICATE_TRANSACTION", "providers.duplicate_transaction")
+    provider_refused(r, "RS_ERROR_DUPLICATE_TRANSACTION", DUPLICATE_TRANSACTION.code)
     assert AuditEvent.objects.using("refusal_log").filter(action="security.provider_duplicate_transaction").exists()
     assert balance(player).amount == 99_000
 
@@ -47,7 +58,7 @@ def test_a_refused_bet_repeated_gets_the_same_refusal(signed, session, clock):
 
 def test_a_win_before_its_bet_is_an_unknown_transaction_and_credited_when_retried_after_the_bet(player, signed,
                                                                                                    session, clock):
-    provider_refused(win(signed, session), "RS_ERROR_TRANSACTION_DOES_NOT_EXIST", "providers.transaction_unknown")
+    provider_refused(win(signed, session), "RS_ERROR_TRANSACTION_DOES_NOT_EXIST", TRANSACTION_UNKNOWN.code)
     assert not ProviderTransaction.objects.filter(kind="win").exists()  # nothing moved, nothing recorded
     assert bet(signed, session).status_code == 200
     again = win(signed, session)  # the provider retries the same win, same id and body, after the bet arrived
@@ -64,7 +75,7 @@ def test_a_rollback_of_a_bet_never_seen_answers_ok_and_the_late_bet_is_refused(p
     assert ProviderTransaction.objects.filter(transaction_id="b1", kind="tombstone").exists()
     late = bet(signed, session)
     assert late.status_code == 409
-    provider_refused(late, "RS_ERROR_TRANSACTION_ROLLED_BACK", "providers.transaction_rolled_back")
+    provider_refused(late, "RS_ERROR_TRANSACTION_ROLLED_BACK", TRANSACTION_ROLLED_BACK.code)
     assert balance(player).amount == 100_000 and not Round.objects.filter(provider_round_id="r1").exists()
 
 
@@ -75,7 +86,7 @@ def test_a_rollback_returns_the_stake_and_voids_the_round(player, signed, sessio
     assert r.status_code == 200 and r.json()["balance"]["amount"] == 100_000
     rnd = Round.objects.get(provider_round_id="r1")
     assert (rnd.status, rnd.void_reason) == (Round.Status.VOIDED, Round.VoidReason.PROVIDER)
-    provider_refused(win(signed, session), "RS_ERROR_TRANSACTION_ROLLED_BACK", "game.remote_round_voided")
+    provider_refused(win(signed, session), "RS_ERROR_TRANSACTION_ROLLED_BACK", REMOTE_ROUND_VOIDED.code)
     call_command("ledger_check")
     call_command("limits_reconcile")
 
@@ -86,7 +97,7 @@ def test_a_rollback_after_a_win_is_refused(player, signed, session, clock):
     r = signed.call("rollback", {"session": session, "transaction_id": "rb1", "bet_transaction_id": "b1",
                                  "round_id": "r1"})
     assert r.status_code == 409
-    provider_refused(r, "RS_ERROR_ROLLBACK_AFTER_WIN", "game.remote_rollback_after_win")
+    provider_refused(r, "RS_ERROR_ROLLBACK_AFTER_WIN", REMOTE_ROLLBACK_AFTER_WIN.code)
     assert balance(player).amount == 101_500
 
 
@@ -94,7 +105,7 @@ def test_a_forged_signature_is_refused_and_recorded(player, signed, session, clo
     r = signed.call("bet", {"session": session, "transaction_id": "b1", "round_id": "r1", "game": "wild",
                             "amount": {"amount": 100, "currency": "CZK"}}, secret="x" * 40)
     assert r.status_code == 401
-    provider_refused(r, "RS_ERROR_INVALID_SIGNATURE", "providers.invalid_signature")
+    provider_refused(r, "RS_ERROR_INVALID_SIGNATURE", INVALID_SIGNATURE.code)
     assert AuditEvent.objects.using("refusal_log").filter(action="security.provider_call_refused").exists()
     unsigned = signed.call("balance", {"session": session}, signed=False)
     assert unsigned.status_code == 401
@@ -107,22 +118,22 @@ def test_a_timestamp_outside_the_window_is_refused(signed, session, clock):
     stale = int(platform_clock.now().timestamp()) - 301
     r = signed.call("balance", {"session": session}, timestamp=stale)
     assert r.status_code == 401
-    provider_refused(r, "RS_ERROR_INVALID_SIGNATURE", "providers.timestamp_outside_window")
+    provider_refused(r, "RS_ERROR_INVALID_SIGNATURE", TIMESTAMP_OUTSIDE_WINDOW.code)
 
 
 def test_a_call_from_an_address_not_allowed_is_refused(signed, session, clock):
     foreign = SignedClient(signed.client, signed.provider, signed.secret, remote_addr="203.0.113.9")
     r = foreign.call("balance", {"session": session})
     assert r.status_code == 403
-    provider_refused(r, "RS_ERROR_INVALID_PARTNER", "providers.source_not_allowed")
+    provider_refused(r, "RS_ERROR_INVALID_PARTNER", SOURCE_NOT_ALLOWED.code)
 
 
 def test_an_unknown_or_disabled_provider_is_refused(signed, session, provider, clock):
     other = SignedClient(signed.client, "nobody", signed.secret)
-    provider_refused(other.call("balance", {"session": session}), "RS_ERROR_INVALID_PARTNER", "providers.unknown")
+    provider_refused(other.call("balance", {"session": session}), "RS_ERROR_INVALID_PARTNER", PROVIDER_UNKNOWN.code)
     provider.enabled = False
     provider.save(update_fields=["enabled"])
-    provider_refused(signed.call("balance", {"session": session}), "RS_ERROR_INVALID_PARTNER", "providers.disabled")
+    provider_refused(signed.call("balance", {"session": session}), "RS_ERROR_INVALID_PARTNER", PROVIDER_DISABLED.code)
 
 
 @pytest.mark.parametrize("body", [b"", b"[]", b"{not json", b'{"session": 5}', b'{"session": "\\u0000"}'])

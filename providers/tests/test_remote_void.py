@@ -18,6 +18,7 @@ import pytest
 from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
+from games.errors import ROUND_ALREADY_VOIDED, ROUND_NOT_REFUNDABLE
 from games.models import Round
 from games.services import round_refund, round_void_settled, rounds_expire_due
 from games.services.remote import remote_win_references
@@ -28,6 +29,7 @@ from tests.kit.accounts import make_player
 from tests.kit.money import api_money
 from tests.kit.providers import SECRET, ProviderServer, open_session
 from tests.kit.wallet import fund
+from wallet.errors import DEBT_OUTSTANDING
 from wallet.models import Debt, Entry, LedgerTransaction, WinDeduction, WinHold
 from wallet.selectors import balance, held_balance
 
@@ -112,7 +114,7 @@ def test_a_void_remote_round_without_a_hold_gives_the_stake_back_and_takes_every
     # a second void is refused and tells nobody either
     with pytest.raises(DomainError) as exc, django_capture_on_commit_callbacks(execute=True):
         round_void_settled(round_id=rnd.pk, reason="again", actor=STAFF)
-    assert exc.value.code == "game.round_already_voided" and told == []
+    assert exc.value.code == ROUND_ALREADY_VOIDED.code and told == []
     assert balance(player).amount == 100_000
 
 
@@ -181,7 +183,7 @@ def test_a_player_who_spent_part_of_the_wins_owes_exactly_the_rest_never_the_hel
     # GP §7(7): no stake until the debt is paid (the provider's next bet is refused)
     clock.shift(3)
     refused = bet(signed, session, "b3", "r3", amount=10)
-    assert refused.status_code == 409 and refused.json()["error"]["code"] == "wallet.debt_outstanding"
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == DEBT_OUTSTANDING.code
     _books_clean()
 
 
@@ -261,10 +263,10 @@ def test_staff_refund_a_remote_round_without_a_credited_win_and_the_provider_is_
     # a second refund and a void of it are refused and tell nobody again
     with pytest.raises(DomainError) as exc, django_capture_on_commit_callbacks(execute=True):
         round_refund(round_id=rnd.pk, reason="again", actor=STAFF)
-    assert exc.value.code == "game.round_not_refundable"
+    assert exc.value.code == ROUND_NOT_REFUNDABLE.code
     with pytest.raises(DomainError) as exc, django_capture_on_commit_callbacks(execute=True):
         round_void_settled(round_id=rnd.pk, reason="proxy", actor=STAFF)
-    assert exc.value.code == "game.round_already_voided"
+    assert exc.value.code == ROUND_ALREADY_VOIDED.code
     assert len(told) == 1 and balance(player).amount == 100_000
     # the provider's late win on the refunded round is refused: nothing moves
     late = win(signed, session, "w2", amount=500)
@@ -284,7 +286,7 @@ def test_staff_cannot_refund_a_remote_round_whose_win_is_credited_and_held(playe
     entries = Entry.objects.count()
     with pytest.raises(DomainError) as exc:
         round_refund(round_id=rnd.pk, reason="stuck", actor=STAFF)
-    assert exc.value.code == "game.round_not_refundable" and exc.value.details["win_credited"] == 2_500
+    assert exc.value.code == ROUND_NOT_REFUNDABLE.code and exc.value.details["win_credited"] == 2_500
     assert Entry.objects.count() == entries and WinHold.objects.get(pk=hold_id).status == "held"
     assert (balance(player).amount, held_balance(player).amount) == (99_000, 2_500) and told == []
     assert Round.objects.get(pk=rnd.pk).status == Round.Status.IN_PROGRESS

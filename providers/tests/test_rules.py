@@ -9,15 +9,26 @@ import pytest
 from django.core.management import call_command
 
 from core.audit import Actor
+from games.errors import (
+    GAME_NOT_APPROVED,
+    REMOTE_BET_EXISTS,
+    REMOTE_GAME_FIGURES,
+    REMOTE_ROUND_CLOSED,
+    ROUND_IN_PROGRESS,
+    ROUND_TOO_SOON,
+)
 from games.models import Game, Round
 from games.services import game_approval_withdraw
+from limits.errors import BREAK_REQUIRED, DAILY_STAKE_EXCEEDED
 from limits.services import self_limit_set
+from providers.errors import LOGIN_ENDED, SESSION_EXPIRED
 from providers.models import Provider
 from providers.tests.test_api import DETAIL, bet, win
 from tests.kit.accounts import make_player
 from tests.kit.games import api_bet
 from tests.kit.providers import open_session, player_client
 from tests.kit.wallet import fund
+from wallet.errors import INSUFFICIENT_FUNDS
 from wallet.selectors import balance
 
 pytestmark = pytest.mark.django_db
@@ -37,7 +48,7 @@ def test_a_bet_at_the_daily_stake_limit_is_taken_and_the_next_one_refused(player
     clock.shift(3)
     r = bet(signed, session, "b3", "r3", 10, closed=True)
     assert r.status_code == 403
-    error = provider_refused(r, "RS_ERROR_LIMIT_REACHED", "limits.daily_stake_exceeded")
+    error = provider_refused(r, "RS_ERROR_LIMIT_REACHED", DAILY_STAKE_EXCEEDED.code)
     assert error["details"]["balance"] == {"amount": 95_000, "currency": "CZK"}
     assert balance(player).amount == 95_000 and not Round.objects.filter(provider_round_id="r3").exists()
 
@@ -47,7 +58,7 @@ def test_after_120_minutes_of_play_a_bet_is_refused_until_the_15_minute_break(pl
         assert bet(signed, session, f"b{k}", f"r{k}", 100, closed=True).status_code == 200, k
         clock.shift(600)
     r = bet(signed, session, "late", "late", 100, closed=True)  # at 120 minutes of play
-    provider_refused(r, "RS_ERROR_LIMIT_REACHED", "limits.break_required")
+    provider_refused(r, "RS_ERROR_LIMIT_REACHED", BREAK_REQUIRED.code)
     clock.shift(15 * 60)
     assert bet(signed, session, "after", "after", 100, closed=True).status_code == 200
 
@@ -59,16 +70,16 @@ def test_one_open_round_across_a_remote_game_and_an_engine_game(player, signed, 
                                         {"game": "european_roulette",
                                          "bet": api_bet({"bets": [{"type": "red", "amount": 100}]})},
                                         format="json", HTTP_IDEMPOTENCY_KEY="k-engine")
-    assert engine.status_code == 409 and engine.json()["error"]["code"] == "game.round_in_progress"
+    assert engine.status_code == 409 and engine.json()["error"]["code"] == ROUND_IN_PROGRESS.code
     r = bet(signed, session, "b2", "r2")  # another round of the remote game: GP §7(6) too
-    provider_refused(r, "RS_ERROR_LIMIT_REACHED", "game.round_in_progress")
+    provider_refused(r, "RS_ERROR_LIMIT_REACHED", ROUND_IN_PROGRESS.code)
     assert balance(player).amount == 99_000
 
 
 def test_a_second_bet_on_the_same_round_is_refused(signed, session, clock):
     assert bet(signed, session, "b1", "r1").status_code == 200
     clock.shift(3)
-    provider_refused(bet(signed, session, "b2", "r1"), "RS_ERROR_LIMIT_REACHED", "game.remote_bet_exists")
+    provider_refused(bet(signed, session, "b2", "r1"), "RS_ERROR_LIMIT_REACHED", REMOTE_BET_EXISTS.code)
 
 
 def test_a_bet_within_2_seconds_of_the_last_start_is_refused(signed, session, clock):
@@ -76,12 +87,12 @@ def test_a_bet_within_2_seconds_of_the_last_start_is_refused(signed, session, cl
     clock.shift(1)
     r = bet(signed, session, "b2", "r2", closed=True)
     assert r.status_code == 429
-    assert provider_refused(r, "RS_ERROR_LIMIT_REACHED", "game.round_too_soon")["details"]["retry_after_ms"] == 1000
+    assert provider_refused(r, "RS_ERROR_LIMIT_REACHED", ROUND_TOO_SOON.code)["details"]["retry_after_ms"] == 1000
 
 
 def test_a_bet_on_a_game_whose_approval_was_withdrawn_is_refused(player, signed, session, game, clock):
     game_approval_withdraw(game=game, reason="plan changed", actor=Actor.system("tests"))
-    provider_refused(bet(signed, session), "RS_ERROR_INVALID_GAME", "game.not_approved")
+    provider_refused(bet(signed, session), "RS_ERROR_INVALID_GAME", GAME_NOT_APPROVED.code)
     assert balance(player).amount == 100_000
 
 
@@ -90,7 +101,7 @@ def test_the_launch_of_an_unapproved_game_is_refused(player, signed, clock):
 
     make_game(slug="fresh", approved=False)
     r = player_client(player).post("/api/v1/providers/sim/launch", {"game": "sim_fresh"}, format="json")
-    assert r.status_code == 409 and r.json()["error"]["code"] == "game.not_approved"
+    assert r.status_code == 409 and r.json()["error"]["code"] == GAME_NOT_APPROVED.code
 
 
 def test_a_bet_above_the_balance_is_refused_as_not_enough_money(signed, clock, game):
@@ -98,7 +109,7 @@ def test_a_bet_above_the_balance_is_refused_as_not_enough_money(signed, clock, g
     fund(poor, 500)
     session = open_session(poor, signed)
     r = bet(signed, session, amount=1_000)
-    provider_refused(r, "RS_ERROR_NOT_ENOUGH_MONEY", "wallet.insufficient_funds")
+    provider_refused(r, "RS_ERROR_NOT_ENOUGH_MONEY", INSUFFICIENT_FUNDS.code)
     assert balance(poor).amount == 500
 
 
@@ -120,7 +131,7 @@ def test_wins_above_the_max_win_per_round_are_credited_up_to_the_cap(player, sig
 def test_a_win_on_a_settled_round_is_refused_and_a_round_end_after_it_answers_ok(signed, session, clock):
     assert bet(signed, session).status_code == 200
     assert win(signed, session, "w1", closed=True).status_code == 200
-    provider_refused(win(signed, session, "w2", amount=100), "RS_ERROR_ROUND_CLOSED", "game.remote_round_closed")
+    provider_refused(win(signed, session, "w2", amount=100), "RS_ERROR_ROUND_CLOSED", REMOTE_ROUND_CLOSED.code)
     end = signed.call("round-end", {"session": session, "round_id": "r1", "transaction_id": "e1",
                                     "round_detail": DETAIL})
     assert end.status_code == 200 and end.json()["round_status"] == "finished"
@@ -133,7 +144,7 @@ def test_the_session_expires_after_its_hours_but_a_win_on_an_open_round_still_cr
         clock.shift(20 * 60)
         if signed.call("balance", {"session": session}).status_code != 200:
             break
-    provider_refused(signed.call("balance", {"session": session}), "RS_ERROR_TOKEN_EXPIRED", "providers.session_expired")
+    provider_refused(signed.call("balance", {"session": session}), "RS_ERROR_TOKEN_EXPIRED", SESSION_EXPIRED.code)
     assert win(signed, session).status_code == 200
     assert balance(player).amount == 101_500
 
@@ -142,7 +153,7 @@ def test_the_login_ends_after_idling_and_the_game_session_ends_with_it_but_a_win
         signed, session, clock, player):
     assert bet(signed, session).status_code == 200
     clock.shift(13 * 3600)
-    provider_refused(signed.call("balance", {"session": session}), "RS_ERROR_TOKEN_EXPIRED", "providers.login_ended")
+    provider_refused(signed.call("balance", {"session": session}), "RS_ERROR_TOKEN_EXPIRED", LOGIN_ENDED.code)
     assert win(signed, session).status_code == 200
     assert balance(player).amount == 101_500
 
@@ -183,7 +194,7 @@ def test_a_studio_game_outside_the_plans_figures_is_refused(provider, changes, f
 
     with pytest.raises(DomainError) as refused_:
         _listed("odd", **changes)
-    assert refused_.value.code == "game.remote_game_figures" and refused_.value.details["field"] == field
+    assert refused_.value.code == REMOTE_GAME_FIGURES.code and refused_.value.details["field"] == field
     assert not Game.objects.filter(code="sim_odd").exists()
 
 
@@ -202,7 +213,7 @@ def test_a_change_of_a_declared_figure_withdraws_the_approval_and_the_same_figur
     assert _listed().approved  # the same figures again: still approved
     changed = _listed(rtp=Decimal("95.50"))
     assert changed.approval_state == "withdrawn"
-    provider_refused(bet(signed, session), "RS_ERROR_INVALID_GAME", "game.not_approved")
+    provider_refused(bet(signed, session), "RS_ERROR_INVALID_GAME", GAME_NOT_APPROVED.code)
 
 
 def test_every_enabled_studio_is_a_declared_recipient_of_personal_data(provider, player):

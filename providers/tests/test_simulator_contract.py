@@ -26,6 +26,7 @@ from django.core.management import call_command
 
 from core import clock
 from core.audit import Actor
+from limits.errors import BREAK_REQUIRED, DAILY_STAKE_EXCEEDED
 from limits.services import self_limit_set
 from provider_simulator.client import WalletClient
 from provider_simulator.server import Running, SimulatorApp
@@ -170,7 +171,7 @@ def test_the_daily_stake_limit_holds_exactly_at_its_boundary_and_the_player_read
     refused = p.spin(10)  # 310 > 300
     assert refused["spin"] is None and not refused["settled"]
     assert refused["refused"]["status"] == "RS_ERROR_LIMIT_REACHED"
-    assert refused["refused"]["code"] == "limits.daily_stake_exceeded"
+    assert refused["refused"]["code"] == DAILY_STAKE_EXCEEDED.code
     assert refused["refused"]["details"]["used"]["amount"] == refused["refused"]["details"]["value"]["amount"] == 300
     assert refused["refused"]["message"] == "Sázka by překročila váš denní limit sázek."  # as the player reads it
     p.launch("en")
@@ -195,9 +196,9 @@ def test_the_120_minute_break_is_enforced_on_remote_rounds_and_ends_15_minutes_a
     frozen.move_to(started + timedelta(minutes=120))
     refused = p.spin(10)  # 120:00 of play: refused
     assert refused["refused"]["status"] == "RS_ERROR_LIMIT_REACHED"
-    assert refused["refused"]["code"] == "limits.break_required"
+    assert refused["refused"]["code"] == BREAK_REQUIRED.code
     frozen.move_to(last + timedelta(minutes=15) - timedelta(seconds=1))
-    assert p.spin(10)["refused"]["code"] == "limits.break_required"  # 14:59 of break
+    assert p.spin(10)["refused"]["code"] == BREAK_REQUIRED.code  # 14:59 of break
     frozen.move_to(last + timedelta(minutes=15))
     assert p.spin(10)["settled"]  # the break is over 15 minutes after the end of the last round
     books_agree()

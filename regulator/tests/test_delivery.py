@@ -15,6 +15,7 @@ from django.test import Client
 
 from regulator import services, wire
 from regulator.config_check import registration_xml
+from regulator.errors import CLIENT_REFUSED
 from regulator.models import MinistryNotice, RegulatorPackage
 from regulator.schedules import BEAT_SCHEDULE
 from regulator.tasks import issue_closed_periods
@@ -54,7 +55,7 @@ def test_anyone_else_is_refused_with_403(ministry, issued, pki, settings, who):
     headers: Any = {"none": {}, "unverified": _headers(ministry, "FAILED:unable to verify"),
                "operator": _headers(pki.operator_cert), "fingerprint-of-another": _headers(pki.seal_cert)}[who]
     r = Client().get(f"{URL}/packages/{issued.name}.zip.p7e.p7s", **headers)
-    assert r.status_code == 403 and r.json()["error"]["code"] == "regulator.client_refused"
+    assert r.status_code == 403 and r.json()["error"]["code"] == CLIENT_REFUSED.code
     r = Client().post(f"{URL}/notify/success?balicek={issued.name}", data="OK", content_type="text/plain", **headers)
     assert r.status_code == 403
     issued.refresh_from_db()

@@ -15,6 +15,7 @@ from cryptography import x509
 
 from core.models import AuditEvent
 from regulator import selectors, services, wire
+from regulator.errors import PACKAGE_GONE
 from regulator.models import RegulatorPackage
 from regulator.schedules import BEAT_SCHEDULE
 from regulator.tasks import packages_keep
@@ -74,7 +75,7 @@ def test_a_changed_or_missing_file_is_marked_damaged_alarmed_queued_and_never_se
     assert any(r.name == "platform.alarm" for r in caplog.records)
     assert selectors.packages_damaged_queue().count == 1
     r = _download(client, pki, settings, issued)
-    assert r.status_code == 410 and r.json()["error"]["code"] == "regulator.package_gone"
+    assert r.status_code == 410 and r.json()["error"]["code"] == PACKAGE_GONE.code
     issued.refresh_from_db()
     assert issued.state == RegulatorPackage.State.ISSUED  # a refused download is not a download
 
@@ -98,7 +99,7 @@ def test_a_file_restored_from_the_backup_is_checked_and_served_again(issued, cli
 def test_a_file_missing_before_any_check_is_not_served_either(issued, client, pki, settings):
     services.package_file(issued).unlink()
     r = _download(client, pki, settings, issued)
-    assert r.status_code == 410 and r.json()["error"]["code"] == "regulator.package_gone"
+    assert r.status_code == 410 and r.json()["error"]["code"] == PACKAGE_GONE.code
 
 
 def test_retention_is_the_aml_records_period_counted_from_the_periods_end(issued, settings):
@@ -122,7 +123,7 @@ def test_a_purged_package_answers_410(issued, client, pki, settings):
     with time_machine.travel(issued.period_end + timedelta(days=3661), tick=False):
         packages_keep()
     r = _download(client, pki, settings, issued)
-    assert r.status_code == 410 and r.json()["error"]["code"] == "regulator.package_gone"
+    assert r.status_code == 410 and r.json()["error"]["code"] == PACKAGE_GONE.code
 
 
 def test_a_longer_configured_retention_keeps_the_package_longer(issued, settings):

@@ -19,6 +19,7 @@ from django.core.management import call_command
 
 from core.errors import DomainError
 from regulator import crypto, schema, services, wire
+from regulator.errors import PERIOD_OPEN
 from regulator.models import RegulatorPackage
 from regulator.validator import validate_sealed
 from tests.kit.clients import client_for
@@ -100,7 +101,7 @@ def test_an_open_period_is_not_issued():
     with time_machine.travel(datetime(2026, 3, 2, 14, 0, tzinfo=UTC), tick=False):
         with pytest.raises(DomainError) as exc:
             services.package_issue(period=PERIOD)
-    assert exc.value.code == "regulator.period_open"
+    assert exc.value.code == PERIOD_OPEN.code
 
 
 def test_an_expired_seal_certificate_is_refused(tmp_path, settings):

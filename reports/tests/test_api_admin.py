@@ -9,8 +9,10 @@ import time_machine
 from django.test import Client
 from rest_framework.test import APIClient
 
+from core.errors import METHOD_NOT_ALLOWED, STAFF_PERMISSION_REQUIRED
 from core.models import AuditEvent
 from reports import figures, seal, selectors
+from reports.errors import BAD_PERIOD
 from reports.models import DayReport, GameDayReport
 from reports.services import reports_compute_day
 from reports.tests.seal_ca import make_seal
@@ -78,7 +80,7 @@ def test_every_method_but_get_is_refused_and_changes_nothing(computed, method):
         before = _state()
         r = getattr(c, method)(url, {"day": "2026-11-20", "rounds": 0}, format="json", HTTP_IDEMPOTENCY_KEY="x")
         assert r.status_code == 405, (method, url, r.status_code)
-        assert r.json()["error"]["code"] == "request.method_not_allowed", r.json()
+        assert r.json()["error"]["code"] == METHOD_NOT_ALLOWED.code, r.json()
         assert _state() == before
     admin = Client()
     admin.force_login(make_staff(role="auditor"))
@@ -93,7 +95,7 @@ def test_a_role_without_the_reports_permissions_is_refused(computed):
         c = _api(role)
         for url in API:
             r = c.get(url)
-            assert r.status_code == 403 and r.json()["error"]["code"] == "auth.staff_permission_required", url
+            assert r.status_code == 403 and r.json()["error"]["code"] == STAFF_PERMISSION_REQUIRED.code, url
     admin = Client()
     admin.force_login(make_staff(role="support"))
     assert all(admin.get(u).status_code == 403 for u in ADMIN)
@@ -104,7 +106,7 @@ def test_a_bad_period_or_day_is_a_400_in_the_error_shape(computed):
     for url in ("/api/v1/reports/staff/figures?period=2026-13", "/api/v1/reports/staff/figures?period=x",
                 "/api/v1/reports/staff/regulator-record?day=20.11.2026", "/api/v1/reports/staff/regulator-record"):
         r = c.get(url)
-        assert r.status_code == 400 and r.json()["error"]["code"] == "reports.bad_period", url
+        assert r.status_code == 400 and r.json()["error"]["code"] == BAD_PERIOD.code, url
 
 
 def test_the_auditor_s_admin_pages_show_the_report_its_charts_and_the_verification(computed):

@@ -18,6 +18,7 @@ from games.models import Round
 from games.services import round_refund
 from games.tests.platform.testgames import FixedRNG
 from reports import figures, selectors
+from reports.errors import DAY_ARCHIVED
 from reports.models import DayReport, GameDayReport
 from reports.services import day_range, reports_compute_day
 from tests.kit.clients import client_for
@@ -212,7 +213,7 @@ def test_a_day_whose_rounds_or_ledger_are_archived_is_refused_and_its_stored_fig
     _archive_month(table, 2026, 3)
     with pytest.raises(DomainError) as refused:
         reports_compute_day(day=day)
-    assert refused.value.code == "reports.day_archived" and table in refused.value.details["tables"]
+    assert refused.value.code == DAY_ARCHIVED.code and table in refused.value.details["tables"]
     kept = DayReport.objects.get(day=day)
     assert (kept.pk, kept.rounds, kept.stakes) == (stored.pk, 3, stored.stakes)  # not overwritten with zeros
     with pytest.raises(CommandError, match="archived"):

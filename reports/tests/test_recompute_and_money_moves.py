@@ -11,6 +11,7 @@ import time_machine
 from django.test import Client
 
 from core.models import AuditEvent
+from reports.errors import DAY_ARCHIVED
 from reports.models import DayReport
 from reports.services import reports_compute_day
 from reports.tests.test_compute import _archive_month
@@ -83,7 +84,7 @@ def test_recompute_now_of_an_archived_day_is_refused_and_the_stored_figures_stan
         r = c.post(RECOMPUTE, {"day": DAY.isoformat()}, follow=True)
     assert r.status_code == 200
     page = _text(r.content)
-    assert "reports.day_archived" in page and "nelze přepočítat" in page
+    assert DAY_ARCHIVED.code in page and "nelze přepočítat" in page
     assert DayReport.objects.get(day=DAY).computed_at == stored.computed_at
 
 

@@ -63,7 +63,11 @@ def _play_days(days: int) -> None:
 
 
 def test_the_auditor_opens_the_daily_report_its_charts_and_the_record_verification_and_changes_nothing(
-        live_server, browser, settings, tmp_path):  # noqa: F811
+    live_server,
+    browser,  # noqa: F811
+    settings,
+    tmp_path,
+):
     key, cert, _ = make_seal(tmp_path, cn="Hraj s.r.o. seal (test)")
     settings.REPORTS_SEAL_KEY_FILE, settings.REPORTS_SEAL_CERT_FILE = str(key), str(cert)
     _play_days(14)

@@ -24,6 +24,7 @@ import time_machine
 from django.core.management import call_command
 from django.db import connection, transaction
 
+from core.errors import UNAVAILABLE
 from core.sql import readable
 from wallet import sql as wallet_sql
 
@@ -117,7 +118,7 @@ def test_a_connection_dropped_mid_transaction_fails_the_request_cleanly_and_its_
         # A clean failure: the platform's 503, retryable, in the error shape, no traceback.
         failed = answers[0]
         assert failed.status_code == 503, failed.content
-        assert failed.json()["error"]["code"] == "server.unavailable" and failed["Retry-After"].isdigit()
+        assert failed.json()["error"]["code"] == UNAVAILABLE.code and failed["Retry-After"].isdigit()
         assert b"Traceback" not in failed.content and b"psycopg" not in failed.content
         # Nothing half-done.
         assert not Withdrawal.objects.filter(player=player).exists() and not Round.objects.filter(player=player).exists()

@@ -9,8 +9,8 @@ It shows:
 - every round the client saw acknowledged (201) is in the database exactly once, under its key and its id; no round
   exists that the client did not ask for; a request whose answer was lost is sent again with its Idempotency-Key and
   gets the same round (a replay) or the round played once, and rounds acknowledged before the kill, sent again with
-  their keys to the new primary, are answered as replays of the same round; no answer was a 500 (a request caught by the kill is a
-  503 ``server.unavailable``, and its retry tells the truth);
+  their keys to the new primary, are answered as replays of the same round; no answer was a 500 (a request caught
+  by the kill is a 503 ``server.unavailable``, and its retry tells the truth);
 - no round or posting half-written: each round has its stake posted once, a finished round its settlement and its
   win posted once, its settled bet once, and no stake or win posting is without its round;
 - ``ledger_check``, ``limits_reconcile`` and ``jackpot_check`` clean on the new primary;

@@ -1,6 +1,7 @@
 """The kit's production start-up: the smallest production environment, and the settings read in this process.
 
-``settings_started(env, expr)`` imports the settings package ``config/settings/`` afresh with exactly ``env`` as the process
+``settings_started(env, expr)`` imports the settings package ``config/settings/`` afresh with exactly ``env`` as the
+process
 environment (restored after) and answers like a child process that ran ``django.setup()`` and printed ``expr``
 (attributes of ``settings``, comma-separated): ``returncode`` 0 and ``stdout`` the printed values, or ``returncode``
 1 and ``stderr`` the refusal (``ImproperlyConfigured``). It tests the start-up's rules (the refusals, the values

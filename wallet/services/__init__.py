@@ -6,15 +6,13 @@ of a Celery task imports ``wallet.tasks`` inside a function, because the tasks i
 """
 from wallet.ledger import LockedWallet, wallet_lock, wallet_lock_live
 from wallet.services.bank import (
-    bank_credit_assign,
-    bank_credit_return,
-    bank_payment_order_export,
-    bank_payment_status_import,
     bank_statement_import,
     bank_statement_process,
     bank_statement_store,
     bank_statement_upload,
 )
+from wallet.services.bank_orders import bank_payment_order_export, bank_payment_status_import
+from wallet.services.bank_queue import bank_credit_assign, bank_credit_return
 from wallet.services.branch import branch_cash_record
 from wallet.services.callbacks import provider_callback_handle
 from wallet.services.conversion import wallet_convert_temporary

@@ -18,25 +18,26 @@
   payout to a branch invitation or, for another person's money, stopped for staff).
 
 Every money movement is a balanced ledger posting of the existing services; nothing here calls the network.
+The staff queue is ``wallet.services.bank_queue``; the payment-order files out and the bank's rejections of them
+(pain.002) are ``wallet.services.bank_orders``; both use this module's matching helpers.
 """
 from __future__ import annotations
 
 import hashlib
 import logging
 from collections import Counter
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import DataError, IntegrityError, transaction
-from django.db.models import Count, Exists, OuterRef, Sum
+from django.db.models import Count
 
 from accounts.models import Player
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
-from core.sql import advisory_lock
 from wallet import adapters, errors, iso20022, methods, rules
 from wallet.adapters import CallbackEvent
 from wallet.ledger import live_account, operator_account, post, set_debt, wallet_lock
@@ -46,15 +47,12 @@ from wallet.models import (
     Debt,
     Deposit,
     LedgerTransaction,
-    PaymentMethod,
     PaymentOrder,
     PaymentOrderBatch,
     Payout,
     Wallet,
-    Withdrawal,
 )
-from wallet.selectors import player_identity
-from wallet.services.deposits import deposit_confirm_locked, new_payment_reference
+from wallet.services.deposits import deposit_confirm_locked
 from wallet.services.notices import debt_notice, deposit_reversed_notice
 from wallet.services.payouts import payout_event
 
@@ -431,8 +429,9 @@ def _payment_returned(entry: BankEntry, actor: Actor) -> str:
     """A credit returning one of our payments (``RtrInf`` / reversal): that payment failed."""
     order = _order_for(entry)
     if order is None or order.status == PaymentOrder.Status.RETURNED or order.amount != entry.amount:
-        why = "a returned payment that names none of our open payment orders" if order is None else \
-            f"a return of payment order {order.end_to_end_id} ({order.status}, {Money(order.amount)}) that does not fit"
+        why = "a returned payment that names none of our open payment orders" if order is None else (
+            f"a return of payment order {order.end_to_end_id} ({order.status}, {Money(order.amount)}) "
+            "that does not fit")
         return _queue(entry, why, actor)
     player = _order_player(order)
     if player is not None:
@@ -452,234 +451,3 @@ def _payment_returned(entry: BankEntry, actor: Actor) -> str:
                  reason=entry.return_reason)
     return _set(entry, Status.PAYMENT_RETURNED, f"payment order {order.end_to_end_id} returned: {entry.return_reason}",
                 order=order, player=player)
-
-
-# The bank's rejection of our payment orders (pain.002) -------------------------------------------------------------
-
-def bank_payment_status_import(*, raw: bytes, actor: Actor) -> dict[str, Any]:
-    """The bank's status report on a payment-order file (pain.002): every order it rejects (``RJCT``, the whole file
-    with a group status ``RJCT``) that is still waiting (``exported``) is returned: a withdrawal's money goes back to
-    the player (``payout.failed``, as when the statement returns a payment), a payout fails for staff, a return of an
-    unmatched credit goes back to the staff queue. Accepted statuses change nothing (the statement's debit settles
-    the order). Each order once: a repeat of the report finds it ``returned``. Audited per order."""
-    report = iso20022.payment_status_parse(raw)
-    batch = PaymentOrderBatch.objects.filter(message_id=report.original_message_id).first()
-    if batch is None:
-        raise errors.BANK_FILE_INVALID(reason=f"the report answers {report.original_message_id!r}, not one of our "
-                                              "payment-order files")
-    rejected: dict[str, str] = {}
-    if report.group_status == iso20022.REJECTED:
-        for e2e in batch.orders.exclude(end_to_end_id=None).values_list("end_to_end_id", flat=True):
-            rejected[str(e2e)] = report.group_reason or "the bank rejected the payment-order file"
-    for t in report.transactions:
-        if t.status == iso20022.REJECTED:
-            rejected[t.end_to_end_id.lstrip("0") or t.end_to_end_id] = t.reason or "rejected by the bank"
-    out: Counter[str] = Counter()
-    for e2e, reason in rejected.items():
-        out[_order_rejected(batch, e2e, reason, report.message_id, actor)] += 1
-    return {"report": report.message_id, "batch": batch.message_id, "transactions": len(report.transactions),
-            "group_status": report.group_status, **dict(out)}
-
-
-def _order_rejected(batch: PaymentOrderBatch, e2e: str, reason: str, report_id: str, actor: Actor) -> str:
-    with transaction.atomic():
-        order = (PaymentOrder.objects.select_for_update(of=("self",), no_key=True)
-                 .filter(batch=batch, end_to_end_id=e2e).select_related("withdrawal", "payout", "credit").first())
-        if order is None:
-            return "unknown"
-        if order.status != PaymentOrder.Status.EXPORTED:
-            return "already_" + order.status
-        player = _order_player(order)
-        event_entry = BankEntry(bank_reference=f"pain002:{report_id}:{e2e}"[:120], amount=order.amount,
-                                currency=order.currency, booked_on=clock.business_date(),
-                                return_reason=f"rejected: {reason}"[:140])
-        if player is not None:
-            wallet_lock(player=player)
-            result, detail = payout_event(PROVIDER, _event(event_entry, order, "payout.failed"), actor)
-            if result not in ("returned", "failed", "invited", "stopped"):
-                return "not_returned"
-        else:
-            assert order.credit is not None
-            credit = BankEntry.objects.select_for_update(no_key=True).get(pk=order.credit.pk)
-            if credit.status == Status.RETURNING:
-                _set(credit, Status.UNMATCHED, f"the return to the payer was rejected by the bank: {reason}"[:255])
-        order.status, order.finished_at = PaymentOrder.Status.RETURNED, clock.now()
-        order.save(update_fields=["status", "finished_at"])
-        _batch_refresh(order.batch_id)
-        audit_record(actor=actor, action="wallet.payment_order_rejected", obj=order, report=report_id,
-                     reason=reason, amount=Money(order.amount))
-    return "rejected"
-
-
-# The staff queue -------------------------------------------------------------------------------------------------
-
-def _lock_entry(entry: BankEntry) -> BankEntry:
-    e = BankEntry.objects.select_for_update(no_key=True).get(pk=entry.pk)
-    if e.direction != BankEntry.Direction.CREDIT or e.status != Status.UNMATCHED:
-        raise errors.BANK_ENTRY_STATE(state=e.status, direction=e.direction)
-    return e
-
-
-def _unqueue(e: BankEntry, why: str, actor: Actor) -> None:
-    post(kind=TxnKind.BANK_UNMATCHED_OUT, reference=f"bank_entry:{e.pk}:{why}:{e.return_attempts}",
-         legs=[(operator_account(UNMATCHED), -e.amount), (operator_account(CLEARING), e.amount)],
-         player_id=None, amount=e.amount, actor=actor, memo=f"bank credit {e.bank_reference}: {why}")
-
-
-def bank_credit_assign(*, entry: BankEntry, actor: Actor, deposit: Deposit | None = None,
-                       player: Player | None = None) -> BankEntry:
-    """Staff: an unmatched credit is ``deposit``'s (a bank-transfer deposit of that player not yet settled) or a new
-    deposit of ``player`` from their registered bank account the credit came from. The deposit is then confirmed,
-    refused or returned exactly as a matched credit (GP §5(6)). Refuses ``wallet.bank_entry_state``,
-    ``wallet.bank_deposit_not_assignable``, ``wallet.bank_credit_not_from_method``."""
-    if (deposit is None) == (player is None):
-        raise errors.BANK_DEPOSIT_NOT_ASSIGNABLE(reason="name either a deposit or a player")
-    target = deposit.player if deposit is not None else player
-    assert target is not None
-    with transaction.atomic():
-        wallet = wallet_lock(player=target)
-        e = _lock_entry(entry)
-        if deposit is not None:
-            d = Deposit.objects.select_for_update(of=("self",), no_key=True).select_related("method", "player").get(
-                pk=deposit.pk)
-            if d.provider != PROVIDER or d.status in SETTLED_DEPOSITS:
-                raise errors.BANK_DEPOSIT_NOT_ASSIGNABLE(deposit_id=d.pk, provider=d.provider, state=d.status)
-        else:
-            source = e.counterparty_iban or e.counterparty_account
-            method = next((m for m in PaymentMethod.objects.filter(
-                player_id=target.pk, kind=PaymentMethod.Kind.BANK_ACCOUNT, status__in=PaymentMethod.ACTIVE_STATUSES)
-                .order_by("pk") if methods.same_bank_account(m, source)), None)
-            if method is None:
-                raise errors.BANK_CREDIT_NOT_FROM_METHOD(account=source or None, player_id=target.pk)
-            now = clock.now()
-            d = Deposit.objects.create(
-                player_id=target.pk, method=method, provider=PROVIDER, amount=e.amount, fee=0,
-                into_temporary=wallet.mode == Wallet.Mode.TEMPORARY, payment_reference=new_payment_reference(),
-                idempotency_reference=f"bank_entry:{e.pk}", created_at=now, expires_at=now,
-                instructions={"bank_entry": e.bank_reference})
-            d.player, d.method = target, method
-            audit_record(actor=actor, action="wallet.deposit_started", obj=d, amount=Money(d.amount), fee=Money(0),
-                         method_id=method.pk, into_temporary=d.into_temporary, player_id=target.pk,
-                         bank_entry=e.bank_reference)
-        _unqueue(e, "assigned", actor)
-        status = _confirm(e, d, wallet, actor)
-        BankEntry.objects.filter(pk=e.pk).update(decided_at=clock.now(), decided_by=actor.label or actor.id)
-        audit_record(actor=actor, action="wallet.bank_credit_assigned", obj=e, deposit_id=d.pk, outcome=status,
-                     amount=Money(e.amount), player_id=target.pk)
-        e.refresh_from_db()
-        return e
-
-
-def bank_credit_return(*, entry: BankEntry, reason: str, actor: Actor) -> BankEntry:
-    """Staff: an unmatched credit goes back to the account it came from, by the next payment-order file."""
-    if not (reason or "").strip():
-        raise errors.BANK_ENTRY_STATE(reason="a return needs a reason")
-    with transaction.atomic():
-        e = _lock_entry(entry)
-        if not (e.counterparty_iban or e.counterparty_account):
-            raise errors.BANK_CREDIT_NO_ACCOUNT(entry=e.bank_reference)
-        _unqueue(e, "return", actor)
-        e.return_attempts += 1
-        _set(e, Status.RETURNING, reason, return_attempts=e.return_attempts, decided_at=clock.now(),
-             decided_by=actor.label or actor.id)
-        audit_record(actor=actor, action="wallet.bank_credit_returned", obj=e, reason=reason, amount=Money(e.amount),
-                     to=e.counterparty_iban or e.counterparty_account)
-        return e
-
-
-# Payment orders out ----------------------------------------------------------------------------------------------
-
-def _holder_name(method: PaymentMethod | None, player: Player) -> str:
-    if method is not None and method.holder_name:
-        return method.holder_name
-    identity = player_identity(player)
-    if identity is not None:
-        return f"{identity.given_names} {identity.surname}"
-    return f"{player.user.first_name} {player.user.last_name}".strip() or player.user.username
-
-
-def _order_rows(batch: PaymentOrderBatch, actor: Actor) -> list[PaymentOrder]:
-    rows: list[PaymentOrder] = []
-    for w in (Withdrawal.objects.filter(provider=PROVIDER, status=Withdrawal.Status.SENT, payment_order__isnull=True)
-              .select_related("method", "player__user").order_by("pk")):
-        rows.append(PaymentOrder(batch=batch, kind=PaymentOrder.Kind.WITHDRAWAL, withdrawal=w, player=w.player,
-                                 amount=w.amount, creditor_name=_holder_name(w.method, w.player)[:70],
-                                 creditor_iban=w.method.iban, remittance=f"Vyber / withdrawal {w.pk}"))
-    sent_again = PaymentOrder.objects.filter(payout=OuterRef("pk"), payout_attempt=OuterRef("attempt"))
-    for p in (Payout.objects.filter(provider=PROVIDER, status=Payout.Status.SENT).exclude(Exists(sent_again))
-              .select_related("method", "player__user").order_by("pk")):
-        source = BankEntry.objects.filter(payout=p).order_by("pk").first()
-        if source is not None:  # a refused or returned deposit goes back to the account it came from
-            iban, account, name = source.counterparty_iban, source.counterparty_account, source.counterparty_name
-            remittance = f"Vraceni platby / payment returned {source.bank_reference}"
-        else:
-            iban, account, name = (p.method.iban if p.method else ""), "", _holder_name(p.method, p.player)
-            remittance = f"Vyplata / payout {p.pk}"
-        if not (iban or account):
-            wallet_lock(player=p.player)
-            payout_event(PROVIDER, CallbackEvent(event_id=f"bank:payout:{p.pk}", type="payout.failed",
-                                                 reference=p.send_reference, amount=p.paid, currency="CZK",
-                                                 payer=None, occurred_at="", reason="no account to pay it to"), actor)
-            continue
-        rows.append(PaymentOrder(batch=batch, kind=PaymentOrder.Kind.PAYOUT, payout=p, payout_attempt=p.attempt,
-                                 player=p.player, amount=p.paid, creditor_name=(name or "N/A")[:70],
-                                 creditor_iban=iban if methods.valid_iban(iban) else "",
-                                 creditor_account="" if methods.valid_iban(iban) else (account or iban)[:34],
-                                 remittance=remittance))
-    returned_again = PaymentOrder.objects.filter(credit=OuterRef("pk"), credit_attempt=OuterRef("return_attempts"))
-    for c in BankEntry.objects.filter(status=Status.RETURNING).exclude(Exists(returned_again)).order_by("pk"):
-        iban = c.counterparty_iban if methods.valid_iban(c.counterparty_iban) else ""
-        rows.append(PaymentOrder(batch=batch, kind=PaymentOrder.Kind.CREDIT_RETURN, credit=c,
-                                 credit_attempt=c.return_attempts, amount=c.amount,
-                                 creditor_name=(c.counterparty_name or "N/A")[:70], creditor_iban=iban,
-                                 creditor_account="" if iban else c.counterparty_account[:34],
-                                 remittance=f"Vraceni platby / payment returned {c.bank_reference}"))
-    return [r for r in rows if r.amount > 0]
-
-
-def bank_payment_order_export(*, actor: Actor, execution_date: date | None = None) -> PaymentOrderBatch | None:
-    """One pain.001.001.03 file with every bank withdrawal and payout accepted since the last file and every
-    unmatched credit staff return; each goes into exactly one file (a second export does not include it again).
-    None when there is nothing to pay. Exports run one at a time (an advisory lock)."""
-    iban, bic = adapters.bank_account_iban(), adapters.bank_account_bic()
-    name = str(settings.WALLET_BANK_ACCOUNT_NAME or "")
-    if not name or not bic:
-        raise errors.BANK_NOT_CONFIGURED(setting="WALLET_BANK_ACCOUNT_NAME" if not name else "WALLET_BANK_BIC")
-    now = clock.now()
-    with transaction.atomic():
-        advisory_lock("wallet.bank_export")
-        batch = PaymentOrderBatch.objects.create(
-            message_id=f"pending-{now.timestamp():.6f}", schema=iso20022.PAIN001, created_at=now,
-            created_by=f"{actor.type}:{actor.label or actor.id}"[:160],
-            execution_date=execution_date or clock.business_date(), count=0, control_sum=0, xml="", sha256="")
-        rows = _order_rows(batch, actor)
-        if not rows:
-            batch.delete()  # (a payout with no account to pay it to was failed above: that stays)
-            return None
-        for row in rows:
-            if row.creditor_iban.startswith("CZ"):
-                row.creditor_bic = methods.bic_for_bank_code(row.creditor_iban[4:8])
-            row.save()
-            row.end_to_end_id = str(row.pk)
-            row.save(update_fields=["end_to_end_id"])
-        batch.message_id = f"PO{clock.business_date():%Y%m%d}-{batch.pk}"
-        transfers = [iso20022.CreditTransfer(
-            end_to_end_id=str(r.end_to_end_id), amount=r.amount, creditor_name=r.creditor_name,
-            creditor_iban=r.creditor_iban, creditor_account=r.creditor_account, creditor_bic=r.creditor_bic,
-            remittance=r.remittance) for r in rows]
-        xml = iso20022.payment_order_xml(message_id=batch.message_id, created_at=clock.local(now),
-                                         execution_date=batch.execution_date, debtor_name=name, debtor_iban=iban,
-                                         debtor_bic=bic, transfers=transfers)
-        iso20022.payment_order_validate(xml)
-        batch.xml, batch.sha256 = xml.decode(), hashlib.sha256(xml).hexdigest()
-        batch.count, batch.control_sum = len(rows), sum(r.amount for r in rows)
-        batch.save()
-        audit_record(actor=actor, action="wallet.payment_orders_exported", obj=batch, count=batch.count,
-                     control_sum=Money(batch.control_sum), message_id=batch.message_id,
-                     orders=[r.end_to_end_id for r in rows])
-        return batch
-
-
-def bank_unmatched_total() -> int:
-    """What the staff queue holds (the ``bank_unmatched`` account must equal it: ``manage.py ledger_check``)."""
-    return int(BankEntry.objects.filter(status=Status.UNMATCHED).aggregate(s=Sum("amount"))["s"] or 0)

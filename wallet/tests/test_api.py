@@ -7,11 +7,23 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from core import clock
+from core.api_money import INVALID_MONEY
+from core.errors import NOT_A_PLAYER, NOT_AUTHENTICATED, VALIDATION
+from core.idempotency import KEY_REQUIRED
 from tests.kit.accounts import make_player, make_staff
 from tests.kit.clients import client_for
 from tests.kit.money import czk
 from tests.kit.wallet import fund, verified_bank
 from wallet.adapters import sandbox_event
+from wallet.errors import (
+    BAD_SIGNATURE,
+    BANK_NOT_CZECH,
+    BRANCH_CASH_24H,
+    DOCUMENT_TYPE,
+    METHOD_INVALID,
+    SANDBOX_DISABLED,
+    UNKNOWN_PROVIDER,
+)
 from wallet.models import Deposit, PaymentMethod, Withdrawal
 
 pytestmark = pytest.mark.django_db
@@ -36,13 +48,13 @@ def test_a_player_registers_a_bank_account_and_sees_it_listed():
 def test_invalid_or_foreign_accounts_are_refused_with_clear_codes_in_both_languages():
     c = client_for(make_player().user)
     r = c.post(f"{API}/payment-methods", {"kind": "bank_account", "iban": "DE89370400440532013000"}, format="json")
-    assert r.status_code == 400 and code(r) == "wallet.bank_not_czech"
+    assert r.status_code == 400 and code(r) == BANK_NOT_CZECH.code
     assert "České republice" in r.json()["error"]["message"] and "Czech Republic" in r.json()["error"]["message_en"]
     r = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145398/0800"}, format="json",
                HTTP_ACCEPT_LANGUAGE="en")
-    assert r.status_code == 400 and code(r) == "wallet.method_invalid" and r.json()["error"]["message"].startswith("The")
+    assert r.status_code == 400 and code(r) == METHOD_INVALID.code and r.json()["error"]["message"].startswith("The")
     r = c.post(f"{API}/payment-methods", {"kind": "crypto"}, format="json")
-    assert r.status_code == 400 and code(r) == "request.invalid"
+    assert r.status_code == 400 and code(r) == VALIDATION.code
     assert not PaymentMethod.objects.exists()
 
 
@@ -52,7 +64,7 @@ def test_money_moving_calls_need_an_idempotency_key_and_a_replay_moves_nothing()
     m = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"},
                format="json").json()
     r = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": {"amount": 10000, "currency": "CZK"}}, format="json")
-    assert r.status_code == 400 and code(r) == "idempotency.key_required"
+    assert r.status_code == 400 and code(r) == KEY_REQUIRED.code
     r1 = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": {"amount": 10000, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="d1")
     r2 = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": {"amount": 10000, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="d1")
     assert r1.status_code == r2.status_code == 201 and r1.json()["id"] == r2.json()["id"]
@@ -79,16 +91,16 @@ def test_an_amount_is_a_money_object_of_integer_halere_and_every_other_form_is_r
                              {"amount": 150050, "currency": "EUR"}, {"amount": 150050, "currency": "CZK", "value": 1}]):
         r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": bad}, format="json", HTTP_IDEMPOTENCY_KEY=f"b{i}")
         if bad is None:
-            assert r.status_code == 400 and code(r) == "request.invalid", r.json()  # a required field
+            assert r.status_code == 400 and code(r) == VALIDATION.code, r.json()  # a required field
             continue
-        assert r.status_code == 400 and code(r) == "request.invalid_money", (bad, r.json())
+        assert r.status_code == 400 and code(r) == INVALID_MONEY.code, (bad, r.json())
         details = r.json()["error"]["details"]
         assert details["field"] == "amount" and details["expected"]["currency"] == "CZK"
         assert "haléře" in details["expected"]["amount"] and "haléř" in r.json()["error"]["message_cs"]
     for i, bad in enumerate([0, -5]):
         r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": bad, "currency": "CZK"}},
                    format="json", HTTP_IDEMPOTENCY_KEY=f"n{i}")
-        assert r.status_code == 400 and code(r) == "request.invalid", r.json()
+        assert r.status_code == 400 and code(r) == VALIDATION.code, r.json()
     assert Deposit.objects.filter(player=p).count() == 2
 
 
@@ -103,7 +115,7 @@ def test_amounts_above_the_operations_maximum_are_refused_with_a_400_not_a_500(s
     for i, huge in enumerate([9223372036854775808, 9223372036854775807, 100000001, 10**30, int("9" * 40)]):
         r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": huge, "currency": "CZK"}},
                    format="json", HTTP_IDEMPOTENCY_KEY=f"h{i}")
-        assert r.status_code == 400 and code(r) in ("request.invalid", "request.invalid_money"), (huge, r.content)
+        assert r.status_code == 400 and code(r) in (VALIDATION.code, INVALID_MONEY.code), (huge, r.content)
     ok = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": 100000000, "currency": "CZK"}}, format="json",
                 HTTP_IDEMPOTENCY_KEY="at-max")
     assert ok.status_code == 201, ok.content  # exactly the maximum
@@ -122,7 +134,7 @@ def test_an_impossible_or_out_of_range_statement_period_is_a_400_never_a_500(que
     c = client_for(make_player().user)
     for path in ("statement", "statement.csv"):
         r = c.get(f"{API}/{path}?{query}")
-        assert r.status_code == 400 and code(r) == "request.invalid", (query, path, r.status_code)
+        assert r.status_code == 400 and code(r) == VALIDATION.code, (query, path, r.status_code)
 
 
 def test_a_player_never_sees_or_touches_another_players_rows():
@@ -172,9 +184,9 @@ def test_the_statement_is_paginated_filterable_by_period_and_downloadable_as_csv
 def test_an_unreadable_or_empty_period_is_a_request_error_naming_the_field():
     c = client_for(make_player().user)
     r = c.get(f"{API}/statement", {"start": "yesterday"})
-    assert r.status_code == 400 and code(r) == "request.invalid" and "start" in r.json()["error"]["details"]["fields"]
+    assert r.status_code == 400 and code(r) == VALIDATION.code and "start" in r.json()["error"]["details"]["fields"]
     r = c.get(f"{API}/statement.csv", {"start": "2026-02-01", "end": "2026-01-01"})
-    assert r.status_code == 400 and code(r) == "request.invalid" and "end" in r.json()["error"]["details"]["fields"]
+    assert r.status_code == 400 and code(r) == VALIDATION.code and "end" in r.json()["error"]["details"]["fields"]
     assert c.get(f"{API}/statement", {"end": "2026-02-30"}).status_code == 400  # not a real day: no 500
 
 
@@ -191,9 +203,9 @@ def test_only_players_use_the_player_endpoints():
     for url in ("overview", "statement", "statement.csv", "payment-methods", "deposits", "withdrawals", "payouts",
                 "holds", "deductions"):
         r = staff.get(f"{API}/{url}")
-        assert r.status_code == 403 and code(r) == "auth.not_a_player", url
+        assert r.status_code == 403 and code(r) == NOT_A_PLAYER.code, url
     r = APIClient(raise_request_exception=False).get(f"{API}/overview")
-    assert r.status_code == 401 and code(r) == "auth.not_authenticated"
+    assert r.status_code == 401 and code(r) == NOT_AUTHENTICATED.code
 
 
 def test_the_callback_endpoint_needs_no_login_but_a_valid_signature():
@@ -206,13 +218,13 @@ def test_the_callback_endpoint_needs_no_login_but_a_valid_signature():
     body, sig = sandbox_event("payment.succeeded", dep["payment_reference"], 20000, event_id="e-1")
     anon = APIClient(raise_request_exception=False)
     r = anon.post(f"{API}/callbacks/sandbox", body, content_type="application/json", HTTP_X_SIGNATURE="sha256=bad")
-    assert r.status_code == 401 and code(r) == "wallet.callback_bad_signature"
+    assert r.status_code == 401 and code(r) == BAD_SIGNATURE.code
     r = anon.post(f"{API}/callbacks/sandbox", body, content_type="application/json", HTTP_X_SIGNATURE=sig)
     assert r.status_code == 200 and r.json()["result"] == "confirmed"
     r = anon.post(f"{API}/callbacks/sandbox", body, content_type="application/json", HTTP_X_SIGNATURE=sig)
     assert r.json()["status"] == "duplicate"
     r = anon.post(f"{API}/callbacks/unknown", body, content_type="application/json", HTTP_X_SIGNATURE=sig)
-    assert r.status_code == 404 and code(r) == "wallet.unknown_provider"
+    assert r.status_code == 404 and code(r) == UNKNOWN_PROVIDER.code
     assert c.get(f"{API}/overview").json()["balance"]["amount"] == 20000
 
 
@@ -222,7 +234,7 @@ def test_the_sandbox_can_be_switched_off(settings):
     m = verified_bank(p)
     c = client_for(p.user)
     r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": 10000, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="d")
-    assert r.status_code == 404 and code(r) == "wallet.sandbox_disabled"
+    assert r.status_code == 404 and code(r) == SANDBOX_DISABLED.code
 
 
 def test_a_document_is_uploaded_as_multipart_and_checked_by_content():
@@ -235,7 +247,7 @@ def test_a_document_is_uploaded_as_multipart_and_checked_by_content():
     assert r.status_code == 201 and r.json()["content_type"] == "application/pdf" and r.json()["status"] == "pending"
     fake = SimpleUploadedFile("evil.pdf", b"MZ\x90\x00 not a pdf", content_type="application/pdf")
     r = c.post(f"{API}/payment-methods/{m['id']}/documents", {"file": fake}, format="multipart")
-    assert r.status_code == 400 and code(r) == "wallet.document_type"
+    assert r.status_code == 400 and code(r) == DOCUMENT_TYPE.code
 
 
 def test_staff_record_branch_cash_through_the_staff_api_and_players_cannot():
@@ -248,7 +260,7 @@ def test_staff_record_branch_cash_through_the_staff_api_and_players_cannot():
     r = cs.post(f"{API}/staff/branch-cash", body, format="json", HTTP_IDEMPOTENCY_KEY="s1")
     assert r.status_code == 201 and r.json()["amount"]["amount"] == 500000
     r = cs.post(f"{API}/staff/branch-cash", {**body, "amount": {"amount": 100, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="s2")
-    assert r.status_code == 409 and code(r) == "wallet.branch_cash_24h_limit"
+    assert r.status_code == 409 and code(r) == BRANCH_CASH_24H.code
     assert cs.get(f"{API}/staff/players/{p.pk}/statement").json()["count"] == 1
     assert cs.get(f"{API}/overview").status_code == 403  # staff have no wallet of their own
 

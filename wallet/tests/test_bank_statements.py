@@ -10,7 +10,7 @@ import pytest
 
 from accounts.models import Message
 from core.audit import Actor
-from core.errors import DomainError
+from core.errors import STAFF_PERMISSION_REQUIRED, DomainError
 from core.money import Money
 from tests.kit.accounts import make_player
 from tests.kit.clients import staff_api_client
@@ -200,7 +200,7 @@ def test_an_unmatched_credit_waits_in_the_staff_queue_and_staff_with_the_permiss
     ledger_clean()
     no_perm = staff_api_client()
     assert no_perm.get(f"{API}/staff/bank/entries").status_code == 403
-    assert no_perm.get(f"{API}/staff/bank/entries").json()["error"]["code"] == "auth.staff_permission_required"
+    assert no_perm.get(f"{API}/staff/bank/entries").json()["error"]["code"] == STAFF_PERMISSION_REQUIRED.code
     finance = staff_api_client("wallet.match_bank_credit", "wallet.view_bankentry")  # the list is a read: view_bankentry
     listing = finance.get(f"{API}/staff/bank/entries").json()
     assert [e["id"] for e in listing["results"]] == [entry.pk]

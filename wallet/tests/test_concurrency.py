@@ -14,6 +14,7 @@ from tests.kit.money import czk
 from tests.kit.wallet import SYSTEM, fund, verified_bank
 from wallet import selectors
 from wallet.adapters import sandbox_event
+from wallet.errors import INSUFFICIENT_FUNDS
 from wallet.ledger import operator_balance
 from wallet.models import Deposit, LedgerTransaction, Withdrawal
 from wallet.services import (
@@ -74,20 +75,20 @@ def test_parallel_money_calls_on_one_player_never_overdraw_nor_lose_or_create_mo
                 stake_debit(player=player, amount=czk(25), reference=f"stake-{i}-{r}", actor=SYSTEM)
                 count("stake_ok")
             except DomainError as exc:
-                assert exc.code == "wallet.insufficient_funds", exc.code
+                assert exc.code == INSUFFICIENT_FUNDS.code, exc.code
                 count("stake_refused")
             # the same stake reference from every thread: posted once
             try:
                 stake_debit(player=player, amount=czk(1), reference="shared-ref", actor=SYSTEM)
             except DomainError as exc:
-                assert exc.code == "wallet.insufficient_funds", exc.code
+                assert exc.code == INSUFFICIENT_FUNDS.code, exc.code
             if r % 2 == 0:
                 try:
                     withdrawal_request(player=player, method=method, amount=czk(100), reference=f"w-{i}-{r}",
                                        actor=Actor.player(player))
                     count("withdrawal_ok")
                 except DomainError as exc:
-                    assert exc.code == "wallet.insufficient_funds", exc.code
+                    assert exc.code == INSUFFICIENT_FUNDS.code, exc.code
                     count("withdrawal_refused")
             if r == 1:
                 win_credit(player=player, amount=czk(10), reference=f"win-{i}", actor=SYSTEM)

@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 import time_machine
 
+from accounts.errors import SUSPENDED
 from core.audit import Actor
 from core.money import Money
 from tests.kit.accounts import make_player
@@ -219,7 +220,7 @@ def test_deposits_need_a_usable_method_of_the_player_and_an_open_account():
     refused(lambda: start(p, m, czk(100)), errors.METHOD_NOT_USABLE.code)
     suspended = make_player(status="suspended")
     m3 = bank(suspended)
-    err = refused(lambda: start(suspended, m3, czk(100)), "accounts.suspended")
+    err = refused(lambda: start(suspended, m3, czk(100)), SUSPENDED.code)
     assert err and not Deposit.objects.filter(player=suspended).exists()
 
 

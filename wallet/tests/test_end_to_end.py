@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from core.audit import Actor
 from tests.kit.accounts import make_player, token_for
 from wallet.adapters import SIGNATURE_HEADER, hmac_signature
+from wallet.errors import TEMPORARY_DEPOSIT_CAP, TEMPORARY_NO_WITHDRAWAL
 from wallet.models import Deposit, LedgerTransaction, ProviderEvent
 
 API = "/api/v1/wallet"
@@ -57,7 +58,7 @@ def test_a_new_player_deposits_is_capped_converts_withdraws_and_the_ledger_stays
     # 3. a 3,000.01 CZK total is refused, clearly, and nothing changes; 3,000.00 passes
     before = (Deposit.objects.count(), LedgerTransaction.objects.count())
     r = post("deposits", {"method_id": method["id"], "amount": {"amount": 100001, "currency": "CZK"}})
-    assert r.status_code == 409 and r.json()["error"]["code"] == "wallet.temporary_deposit_cap"
+    assert r.status_code == 409 and r.json()["error"]["code"] == TEMPORARY_DEPOSIT_CAP.code
     err = r.json()["error"]
     assert err["details"]["cap"]["amount"] == rules.temp_deposit_cap() == 300000
     assert err["details"]["remaining"]["amount"] == 100000 and err["details"]["requested"]["amount"] == 100001
@@ -69,7 +70,7 @@ def test_a_new_player_deposits_is_capped_converts_withdraws_and_the_ledger_stays
 
     # 4. nothing is withdrawn from a temporary account
     r = post("withdrawals", {"method_id": method["id"], "amount": {"amount": 50000, "currency": "CZK"}})
-    assert r.status_code == 409 and r.json()["error"]["code"] == "wallet.temporary_no_withdrawal"
+    assert r.status_code == 409 and r.json()["error"]["code"] == TEMPORARY_NO_WITHDRAWAL.code
     assert overview()["balance"]["amount"] == 300000 and not c.get(f"{API}/withdrawals").json()["count"]
 
     # 5. registration completes: the temporary balance moves to the player account (GP §5(2)d, §5(5))

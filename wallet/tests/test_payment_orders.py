@@ -14,6 +14,7 @@ from tests.kit.accounts import make_player, make_staff, token_for
 from tests.kit.money import czk
 from tests.kit.wallet import SYSTEM, fund, ledger_clean, ref, verified_bank
 from wallet import iso20022, selectors
+from wallet.errors import PAYMENT_ORDER_FILE_ERASED
 from wallet.ledger import operator_balance
 from wallet.models import BankEntry, PaymentOrder, PaymentOrderBatch, Withdrawal
 from wallet.services import bank_payment_order_export, bank_statement_import, withdrawal_request
@@ -225,7 +226,7 @@ def test_staff_export_through_the_api_with_the_permission_and_download_the_file(
     # once the retention job blanked the file (wallet/privacy.py), the download says it is gone, not an empty file
     PaymentOrderBatch.objects.filter(pk=batch["id"]).update(xml="")
     gone = c.get(f"{API}/staff/bank/payment-orders/{batch['id']}/file")
-    assert gone.status_code == 410 and gone.json()["error"]["code"] == "wallet.payment_order_file_erased"
+    assert gone.status_code == 410 and gone.json()["error"]["code"] == PAYMENT_ORDER_FILE_ERASED.code
 
 
 def test_a_return_of_another_persons_money_that_the_bank_sends_back_stops_for_staff_and_goes_out_again(

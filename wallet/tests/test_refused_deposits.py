@@ -16,6 +16,7 @@ from tests.kit.refusals import refused
 from tests.kit.wallet import SYSTEM, bank, ledger_clean, pay_deposit, ref, verified_bank
 from wallet import errors, selectors
 from wallet.adapters import hmac_signature, sandbox_event
+from wallet.errors import METHOD_DEPOSITS_BLOCKED
 from wallet.ledger import operator_balance
 from wallet.models import Deposit, LedgerTransaction, PaymentMethod, Payout, ProviderEvent
 from wallet.services import (
@@ -84,7 +85,7 @@ def test_a_deposit_from_another_persons_card_is_refused_and_returned_to_its_sour
     assert [h["step"] for h in payout.history] == ["started", "sent", "completed"]
     assert operator_balance("refunds_payable") == czk(0) and operator_balance("clearing:sandbox") == czk(0)
     assert selectors.balance(p) == czk(0)
-    assert {"wallet.deposit_refused", "wallet.method_deposits_blocked", "wallet.payout_sent",
+    assert {"wallet.deposit_refused", METHOD_DEPOSITS_BLOCKED.code, "wallet.payout_sent",
             "wallet.payout_completed"} <= set(actions(p))
     ledger_clean()
 

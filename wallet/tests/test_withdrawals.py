@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 import time_machine
 
+from accounts.errors import SUSPENDED
 from core.money import Money
 from tests.kit.accounts import make_player
 from tests.kit.money import czk
@@ -63,7 +64,7 @@ def test_a_frozen_account_may_not_withdraw():
     p = make_player(status="suspended")
     m = verified_bank(p)
     fund(p, czk(500))
-    refused(lambda: withdraw(p, m, czk(100)), "accounts.suspended")
+    refused(lambda: withdraw(p, m, czk(100)), SUSPENDED.code)
 
 
 def test_a_small_withdrawal_is_approved_sent_and_confirmed_by_the_provider(django_capture_on_commit_callbacks):

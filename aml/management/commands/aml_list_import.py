@@ -55,7 +55,8 @@ class Command(BaseCommand):
         took = time.monotonic() - started
         what = "imported as" if created else "already imported (nothing changed):"
         self.stdout.write(
-            f"{path.name} {what} {version.source} version {version.pk}, published {version.published_at:%Y-%m-%d %H:%M %Z}: "
+            f"{path.name} {what} {version.source} version {version.pk}, "
+            f"published {version.published_at:%Y-%m-%d %H:%M %Z}: "
             f"{version.entry_count} entries ({version.person_count} persons, {version.name_count} names), "
             f"sha256 {version.sha256}, {took:.2f} s")
         if created:

@@ -9,7 +9,8 @@ from core.audit import Actor, audit_record
 
 
 class Command(BaseCommand):
-    help = "Create a confirmed TOTP device for a staff user and print its otpauth:// URL (scan it in an authenticator app)."
+    help = ("Create a confirmed TOTP device for a staff user and print its otpauth:// URL "
+            "(scan it in an authenticator app).")
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("username")

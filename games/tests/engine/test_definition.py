@@ -19,6 +19,7 @@ from games.engine.definition import (
     bet_model_from_dict,
 )
 from games.engine.registry import _GAMES, _load
+from games.errors import INVALID_BET
 
 
 def _all_versions() -> list[Game]:
@@ -76,7 +77,7 @@ def test_total_stake_at_its_limits_and_grid() -> None:
     assert _code(m, {"stake": 10_010}) == "game.stake_above_max"
     assert _code(m, {"stake": 505}) == "game.stake_step"
     assert _code(m, {"stake": True}) == "game.invalid_stake"
-    assert _code(m, {"stake": 500, "x": 1}) == "game.invalid_bet"
+    assert _code(m, {"stake": 500, "x": 1}) == INVALID_BET.code
     assert m.pay_unit({"stake": 1000}) == 100
 
 
@@ -98,7 +99,7 @@ def test_lines_coins_bounds_and_the_extra_field_a_game_checks() -> None:
     assert _code(m, {"lines": 31}) == "game.invalid_lines"
     assert _code(m, {"coins": 0}) == "game.invalid_coins"
     assert _code(m, {"lines": 1, "coins": 1, "coin_value": 1}) == "game.stake_below_min"
-    assert _code(m, {"progressive": False}) == "game.invalid_bet"
+    assert _code(m, {"progressive": False}) == INVALID_BET.code
     assert m.validate({"progressive": False}, extra=("progressive",)).params == m.default
 
 

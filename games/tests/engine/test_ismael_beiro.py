@@ -29,6 +29,7 @@ from games.engine.games.ismael_beiro.definition import (
     SEVENS,
     WILD,
 )
+from games.errors import INVALID_ACTION
 
 G = ib.ISMAEL_BEIRO_V1  # version 1 (nothing carried between rounds); version 2: test_ismael_beiro_carry.py
 BET = G.validate_bet({"stake": 100})
@@ -522,7 +523,7 @@ def test_only_offered_actions_are_accepted_and_the_given_state_is_not_changed():
     for bad in ({"type": "nudge", "reel": 3}, {"type": "nudge", "reel": True}, {"type": "collect"}, {}):
         with pytest.raises(Exception) as e:
             G.act(st, bad, rng)
-        assert getattr(e.value, "code", "") == "game.invalid_action"
+        assert getattr(e.value, "code", "") == INVALID_ACTION.code
     G.act(st, {"type": "auto_nudge"}, rng)
     assert st == frozen
 

@@ -16,6 +16,7 @@ from core.rng import SeededRNG
 from games.engine import BetError, RecordingRNG, ReplayMismatch, ReplayRNG, par, play, slots
 from games.engine.games import kobushi
 from games.engine.games.kobushi import fast_sim
+from games.errors import INVALID_ACTION
 
 G = kobushi.KOBUSHI_GAME
 MAX = {"lines": 30, "coins": 5, "coin_value": 10}  # jackpot-eligible (max coins and lines), stake 15 CZK
@@ -305,7 +306,7 @@ def test_a_picked_item_cannot_be_picked_again_and_only_offered_actions_are_accep
     for bad in refused:
         with pytest.raises(Exception) as e:
             G.act(st, bad, ReplayRNG([]))
-        assert getattr(e.value, "code", "") == "game.invalid_action"
+        assert getattr(e.value, "code", "") == INVALID_ACTION.code
 
 
 def test_jackpot_symbols_close_the_bonus_and_emit_an_event_only_at_max_coins_and_lines():

@@ -9,6 +9,7 @@ import pytest
 
 from core.rng import SeededRNG
 from games.engine import ActionError, BetError, ReplayRNG, slots
+from games.errors import INVALID_BET
 
 PAY = {
     "W": {3: 100, 4: 500, 5: 1000},
@@ -166,7 +167,7 @@ def test_stake_checks_refuse_below_min_above_max_and_off_step_stakes_with_stable
         assert e.value.code == code and e.value.message_cs and e.value.message_en != e.value.message_cs
     with pytest.raises(BetError) as e:
         slots.check_keys({"lines": 1, "x": 2}, ("lines",))
-    assert e.value.code == "game.invalid_bet" and e.value.details["fields"] == ["x"]
+    assert e.value.code == INVALID_BET.code and e.value.details["fields"] == ["x"]
 
 
 def test_criss_cross_lines_are_every_row_choice_once_with_the_given_lines_first():

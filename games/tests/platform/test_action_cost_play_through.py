@@ -15,8 +15,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core.idempotency import KEY_CONFLICT
 from core.rng import SeededRNG, use_rng
 from core.sql import readable
+from games.errors import PLAY_THROUGH_CHOICE
 from games.models import Round, RoundAction
 from games.selectors import round_replay_check
 from games.services import rounds as rounds_service
@@ -119,7 +121,7 @@ def test_a_repeated_play_through_is_a_replay_and_another_action_under_its_key_a_
     assert again.status_code == 200 and again["Idempotent-Replayed"] == "true" and again.json() == first.json()
     assert len(sql) <= MAX_ACTION_STATEMENTS
     other, _ = _post(c, clock, body["id"], {"type": "spin"}, SeededRNG(3), idem="through-once")
-    assert other.status_code == 409 and other.json()["error"]["code"] == "idempotency.conflict"
+    assert other.status_code == 409 and other.json()["error"]["code"] == KEY_CONFLICT.code
     log = list(RoundAction.objects.filter(round_id=body["id"]).order_by("seq"))
     assert log[0].idempotency_key == "through-once"
     assert [row.idempotency_key for row in log[1:]] == [f"through-once\t{row.seq}" for row in log[1:]]
@@ -130,7 +132,7 @@ def test_a_single_spin_under_a_key_then_play_through_under_it_is_a_conflict(cloc
     one, _ = _post(c, clock, body["id"], {"type": "spin"}, SeededRNG(1), idem="one-spin")
     assert one.status_code == 200 and one.json()["status"] == "in_progress"
     through, _ = _post(c, clock, body["id"], PLAY_THROUGH, SeededRNG(1), idem="one-spin")
-    assert through.status_code == 409 and through.json()["error"]["code"] == "idempotency.conflict"
+    assert through.status_code == 409 and through.json()["error"]["code"] == KEY_CONFLICT.code
     assert len(Round.objects.get(pk=body["id"]).actions) == 1
 
 
@@ -141,7 +143,7 @@ def test_play_through_with_a_choice_pending_is_refused_and_moves_nothing(clock):
     r, _ = _post(c, clock, body["id"], PLAY_THROUGH, SeededRNG(1))
     assert r.status_code == 409, r.content
     error = r.json()["error"]
-    assert error["code"] == "game.play_through_choice_pending" and error["message_cs"] and error["message_en"]
+    assert error["code"] == PLAY_THROUGH_CHOICE.code and error["message_cs"] and error["message_en"]
     assert error["details"]["pending"] == "pick" and error["details"]["options"] == len(body["pending"]["options"])
     after = Round.objects.get(pk=body["id"])
     assert (after.actions, after.draws, after.state) == (before.actions, before.draws, before.state)

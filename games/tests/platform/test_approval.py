@@ -14,6 +14,7 @@ from core.audit import Actor
 from core.errors import DomainError
 from core.models import AuditEvent
 from games import errors
+from games.errors import APPROVAL_INVALID, APPROVAL_TRANSITION, GAME_NOT_APPROVED, GAME_NOT_FOUND
 from games.models import Game, Round
 from games.services import game_approval_withdraw, game_approve, games_sync
 from limits.models import OpenBet, SettledBet
@@ -72,7 +73,7 @@ def test_the_approval_is_read_with_the_game_row_the_round_reads_anyway(clock):
     c = client_for(player)
     _unapprove()
     with CaptureQueriesContext(connection) as ctx:
-        assert start(c).json()["error"]["code"] == "game.not_approved"
+        assert start(c).json()["error"]["code"] == GAME_NOT_APPROVED.code
     assert len([q for q in ctx.captured_queries if "games_game" in readable(q["sql"])]) == 1
 
 
@@ -81,7 +82,7 @@ def test_players_get_no_version_not_approved_in_play_money_either(clock):
     c = client_for(player)
     _unapprove()
     r = play_money(c)
-    assert r.status_code == 409 and r.json()["error"]["code"] == "game.not_approved"
+    assert r.status_code == 409 and r.json()["error"]["code"] == GAME_NOT_APPROVED.code
     assert Round.objects.filter(player=player).count() == 0
     game_approve(game=_row(), plan_version="2026-01", reference="MF-1/2026", actor=STAFF)
     assert play_money(c).status_code == 201
@@ -96,7 +97,7 @@ def test_a_round_in_progress_is_finished_after_its_version_loses_the_approval(cl
     act(c, rid, {"pick": 0})
     assert act(c, rid, {"pick": 0}).json()["status"] == "finished"
     clock.shift(2)
-    assert start(c, game="test_pick", bet={"stake": 100}).json()["error"]["code"] == "game.not_approved"
+    assert start(c, game="test_pick", bet={"stake": 100}).json()["error"]["code"] == GAME_NOT_APPROVED.code
 
 
 # --- the catalogue ----------------------------------------------------------------------------------------------------
@@ -112,7 +113,7 @@ def test_the_catalogue_offers_players_only_approved_versions_and_shows_staff_the
         assert ROULETTE not in _codes(c.get("/api/v1/games/catalogue?page_size=200"))
         assert "kobushi" in _codes(c.get("/api/v1/games/catalogue?page_size=200"))
         r = c.get(f"/api/v1/games/catalogue/{ROULETTE}")
-        assert r.status_code == 404 and r.json()["error"]["code"] == "game.not_found"
+        assert r.status_code == 404 and r.json()["error"]["code"] == GAME_NOT_FOUND.code
     approved = client.get("/api/v1/games/catalogue/kobushi").json()["game"]["approval"]
     assert approved == {"state": "approved", "plan_version": "tests",
                         "reference": "test data - not a decision of the Ministry of Finance"}
@@ -164,7 +165,7 @@ def test_an_approval_without_plan_version_or_reference_is_refused(plan_version, 
     row = _unapprove()
     with pytest.raises(DomainError) as exc:
         game_approve(game=row, plan_version=plan_version, reference=reference, actor=STAFF)
-    assert exc.value.code == "game.approval_invalid" and exc.value.details["field"] == field
+    assert exc.value.code == APPROVAL_INVALID.code and exc.value.details["field"] == field
     assert _row().approval_state == "unapproved"
 
 
@@ -178,13 +179,13 @@ def test_withdrawing_needs_a_reason_and_an_approval_and_a_withdrawn_version_can_
     row = _unapprove()
     with pytest.raises(DomainError) as exc:
         game_approval_withdraw(game=row, reason="left the plan", actor=STAFF)
-    assert exc.value.code == "game.approval_transition"
+    assert exc.value.code == APPROVAL_TRANSITION.code
     assert exc.value.details == {"current": "unapproved", "target": "withdrawn", "reason": "left the plan",
                                  "game": f"{ROULETTE}@{row.version}"}
     game_approve(game=row, plan_version="2026-01", reference="MF-1/2026", actor=STAFF)
     with pytest.raises(DomainError) as exc:
         game_approval_withdraw(game=row, reason="  ", actor=STAFF)
-    assert exc.value.code == "game.approval_invalid" and _row().approved
+    assert exc.value.code == APPROVAL_INVALID.code and _row().approved
     game_approval_withdraw(game=row, reason="left the plan", actor=STAFF)
     withdrawn = _row()
     assert withdrawn.approval_state == "withdrawn" and withdrawn.approval_reference == "MF-1/2026"  # kept

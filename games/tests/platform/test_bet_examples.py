@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.api_money import INVALID_MONEY
 from games.engine import registry
 from games.serializers import api_bet_example, bet_from_api, bet_to_api, engine_bet_example
 
@@ -43,5 +44,5 @@ def test_an_amount_of_a_bet_in_another_form_is_refused_naming_its_place(wrong):
     with pytest.raises(DomainError) as refused:
         bet_from_api({"bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}},
                                {"type": "black", "amount": wrong}]})
-    assert refused.value.code == "request.invalid_money"
+    assert refused.value.code == INVALID_MONEY.code
     assert refused.value.details["field"] == "bet.bets.1.amount"

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from core.audit import Actor
 from core.models import AuditEvent
 from games.engine import list_games, registry
+from games.errors import GAME_NOT_APPROVED
 from games.models import Game, Round
 from games.services import game_approve, game_set_enabled, games_sync
 from games.tests.platform.testgames import PickGame
@@ -47,7 +48,7 @@ def test_a_new_engine_version_becomes_current_unapproved_and_rounds_stay_pinned_
         clock.shift(2)
         before = balance(player)
         refused = start(c, game="test_pick", bet={"stake": 100})
-        assert refused.status_code == 409 and refused.json()["error"]["code"] == "game.not_approved"
+        assert refused.status_code == 409 and refused.json()["error"]["code"] == GAME_NOT_APPROVED.code
         assert balance(player) == before and Round.objects.filter(player=player).count() == 1
         game_approve(game=row, plan_version="2026-02", reference="MF-1/2026", actor=Actor.system("test"))
         r = start(c, game="test_pick", bet={"stake": 100}).json()

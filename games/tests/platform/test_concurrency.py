@@ -9,7 +9,9 @@ from django.db import connection
 
 from core.audit import Actor
 from core.errors import DomainError
+from core.idempotency import KEY_CONFLICT
 from core.rng import use_rng
+from games.errors import ROUND_IN_PROGRESS, ROUND_TOO_SOON
 from games.models import Round
 from games.services import round_play
 from games.tests.platform.testgames import FixedRNG
@@ -49,7 +51,7 @@ def test_parallel_starts_of_one_player_never_run_two_rounds_at_once(clock, setti
     player = funded_player(100_000)
     results = _parallel(player, 6, "test_pick", {"stake": 100})
     assert [r for r in results if r[0] == "ok"].__len__() == 1
-    assert {r[1] for r in results if r[0] == "refused"} == {"game.round_in_progress"}
+    assert {r[1] for r in results if r[0] == "refused"} == {ROUND_IN_PROGRESS.code}
     assert Round.objects.filter(player=player, status="in_progress").count() == 1
     assert balance(player) == 100_000 - 100
 
@@ -71,7 +73,7 @@ def test_parallel_starts_within_two_seconds_give_exactly_one_round(clock):
     with use_rng(FixedRNG(0)):
         results = _parallel(player, 5, ROULETTE, RED_100)
     assert len([r for r in results if r[0] == "ok"]) == 1
-    assert {r[1] for r in results if r[0] == "refused"} == {"game.round_too_soon"}
+    assert {r[1] for r in results if r[0] == "refused"} == {ROUND_TOO_SOON.code}
     assert balance(player) == 9_900
 
 
@@ -112,7 +114,7 @@ def test_a_play_money_and_a_real_round_racing_on_one_key_are_one_round_and_a_cle
     for t in threads:
         t.join()
     assert not [r for r in results if r[0] == "error"], results
-    assert {r[1] for r in results if r[0] == "refused"} <= {"idempotency.conflict"}
+    assert {r[1] for r in results if r[0] == "refused"} <= {KEY_CONFLICT.code}
     assert len({r[1] for r in results if r[0] == "ok"}) == 1  # the replays are of the one round's kind
     assert Round.objects.filter(player=player).count() == 1
     assert not AuditEvent.objects.filter(action="core.integrity_failure").exists()

@@ -6,6 +6,7 @@ from datetime import timedelta
 from core.audit import Actor
 from core.models import AuditEvent
 from core.rng import use_rng
+from games.errors import ROUND_NOT_REFUNDABLE
 from games.models import Round
 from games.services import round_refund, rounds_expire_due
 from games.tests.platform.testgames import FixedRNG
@@ -108,5 +109,5 @@ def test_staff_can_end_a_round_in_progress_and_refund_its_stake(clock):
         round_refund(round_id=rnd.pk, reason="again", actor=Actor.staff(staff))
         raise AssertionError("refunded twice")
     except DomainError as exc:
-        assert exc.code == "game.round_not_refundable"
+        assert exc.code == ROUND_NOT_REFUNDABLE.code
     assert balance(player) == 10_000

@@ -15,6 +15,7 @@ from django.core.management import call_command
 from core.rng import SeededRNG, use_rng
 from games.carry import carried_state
 from games.engine import RecordingRNG, registry
+from games.errors import QA_FORCED_REAL_MONEY
 from games.models import Round
 from tests.kit.clients import client_for
 from tests.kit.platform import (
@@ -232,7 +233,7 @@ def test_the_demo_mode_is_play_money_with_the_prize_chosen_by_qa_forced_draws(cl
     c = client_for(player)
     draws = game().demo_draws("upper_camel", 100)
     refused = start(c, game=CODE, bet={"stake": 100}, forced_draws=draws)
-    assert refused.json()["error"]["code"] == "game.qa_forced_outcomes_real_money" and balance(player) == 10_000
+    assert refused.json()["error"]["code"] == QA_FORCED_REAL_MONEY.code and balance(player) == 10_000
     body = play_money(c, game=CODE, bet={"stake": 100}, forced_draws=draws).json()
     assert body["forced_outcome"] is True and body["pending"]["type"] == "upper_game"
     body = act(c, body["id"], {"type": "upper_spin", "level": 0}).json()

@@ -16,6 +16,16 @@ from core.rng import use_rng
 from core.sql import readable
 from games.models import Round
 from games.tests.platform.testgames import FixedRNG
+from limits.errors import (
+    DAILY_LOSS_EXCEEDED,
+    DAILY_STAKE_EXCEEDED,
+    DAILY_TIME_EXCEEDED,
+    HOURLY_LOSS_EXCEEDED,
+    MONTHLY_LOGINS_EXCEEDED,
+    MONTHLY_LOSS_EXCEEDED,
+    MONTHLY_STAKE_EXCEEDED,
+    PAUSE_AFTER_LOGOUT,
+)
 from limits.services import self_limit_set
 from tests.kit.clients import client_for
 from tests.kit.games import api_bet
@@ -47,7 +57,7 @@ def test_the_daily_stake_limit_allows_the_stake_that_reaches_it_and_refuses_one_
         assert _spin(c, clock, WIN).status_code == 201
     before, rounds = balance(player), Round.objects.filter(player=player).count()
     r = _spin(c, clock, WIN, {"bets": [{"type": "red", "amount": 10}]})  # 0.10 CZK over
-    assert r.status_code == 403 and r.json()["error"]["code"] == "limits.daily_stake_exceeded"
+    assert r.status_code == 403 and r.json()["error"]["code"] == DAILY_STAKE_EXCEEDED.code
     assert r.json()["error"]["details"]["used"]["amount"] == 300
     assert balance(player) == before and Round.objects.filter(player=player).count() == rounds
 
@@ -59,7 +69,7 @@ def test_the_daily_loss_limit_counts_decided_bets_of_the_lean_path(clock):
     for _ in range(3):  # three lost 1.00 stakes: net loss 2.00 = the limit
         assert _spin(c, clock, LOSS).status_code == 201
     r = _spin(c, clock, LOSS, {"bets": [{"type": "red", "amount": 10}]})
-    assert r.status_code == 403 and r.json()["error"]["code"] == "limits.daily_loss_exceeded"
+    assert r.status_code == 403 and r.json()["error"]["code"] == DAILY_LOSS_EXCEEDED.code
     assert r.json()["error"]["details"]["used"]["amount"] == 200
 
 
@@ -101,13 +111,13 @@ def test_the_hourly_loss_cap_allows_the_stake_that_reaches_it_and_refuses_one_st
     for i in range(3):  # three lost 1.00 stakes: the loss reaches the cap exactly, the third is allowed
         assert _spin_at(c, clock, t + (3 + 3 * i) * SEC, LOSS).status_code == 201
     before = (balance(player), Round.objects.filter(player=player).count())
-    details = _refused(_spin_at(c, clock, t + 12 * SEC, LOSS, TEN), "limits.hourly_loss_exceeded")
+    details = _refused(_spin_at(c, clock, t + 12 * SEC, LOSS, TEN), HOURLY_LOSS_EXCEEDED.code)
     assert (details["value"]["amount"], details["used"]["amount"], details["max_stake_now"]["amount"]) == (300, 300, 0)
     assert details["window_minutes"] == 60
     retry_at = datetime.fromisoformat(details["retry_at"].replace("Z", "+00:00"))
     assert retry_at == START.replace(minute=0) + timedelta(minutes=61)  # the losses' minute leaves every window
     _unchanged(player, before)
-    _refused(_spin_at(c, clock, retry_at - SEC, LOSS, TEN), "limits.hourly_loss_exceeded")
+    _refused(_spin_at(c, clock, retry_at - SEC, LOSS, TEN), HOURLY_LOSS_EXCEEDED.code)
     assert _spin_at(c, clock, retry_at, LOSS, TEN).status_code == 201
 
 
@@ -117,7 +127,7 @@ def test_the_hourly_loss_cap_lets_exactly_the_room_left_through(clock, settings)
     c = client_for(player)
     assert _spin_at(c, clock, START + 3 * SEC, LOSS, {"bets": [{"type": "red", "amount": 210}]}).status_code == 201
     details = _refused(_spin_at(c, clock, START + 6 * SEC, LOSS, {"bets": [{"type": "red", "amount": 100}]}),
-                       "limits.hourly_loss_exceeded")
+                       HOURLY_LOSS_EXCEEDED.code)
     assert (details["used"]["amount"], details["max_stake_now"]["amount"]) == (210, 90)
     assert _spin_at(c, clock, START + 9 * SEC, LOSS, {"bets": [{"type": "red", "amount": 90}]}).status_code == 201
 
@@ -128,7 +138,7 @@ def test_the_monthly_stake_limit_refuses_one_step_over_until_the_prague_month_en
     for i in range(3):  # 1.00 + 1.00 + 1.00 on 31 March: exactly the limit
         assert _spin_at(c, clock, PRAGUE_APRIL - (30 - 3 * i) * SEC, WIN).status_code == 201
     before = (balance(player), Round.objects.filter(player=player).count())
-    details = _refused(_spin_at(c, clock, PRAGUE_APRIL - SEC, WIN, TEN), "limits.monthly_stake_exceeded")
+    details = _refused(_spin_at(c, clock, PRAGUE_APRIL - SEC, WIN, TEN), MONTHLY_STAKE_EXCEEDED.code)
     assert (details["value"]["amount"], details["used"]["amount"]) == (300, 300)
     assert details["resets_at"].startswith("2026-03-31T22:00:00")  # midnight in Prague
     _unchanged(player, before)
@@ -142,7 +152,7 @@ def test_the_monthly_loss_limit_counts_decided_bets_and_resets_with_the_prague_m
     assert _spin_at(c, clock, at, WIN).status_code == 201  # +1.00
     for i in range(1, 4):  # three lost 1.00 stakes: net loss 2.00 = the limit
         assert _spin_at(c, clock, at + 3 * i * SEC, LOSS).status_code == 201
-    details = _refused(_spin_at(c, clock, PRAGUE_APRIL - SEC, LOSS, TEN), "limits.monthly_loss_exceeded")
+    details = _refused(_spin_at(c, clock, PRAGUE_APRIL - SEC, LOSS, TEN), MONTHLY_LOSS_EXCEEDED.code)
     assert (details["value"]["amount"], details["used"]["amount"]) == (200, 200)
     assert _spin_at(c, clock, PRAGUE_APRIL, LOSS, TEN).status_code == 201
 
@@ -183,7 +193,7 @@ def test_the_monthly_login_limit_refuses_play_in_a_session_beyond_it_until_the_m
     _limit(devices[2], "monthly_logins", 3)  # the third login is within a limit of 3
     assert _spin_at(devices[2], clock, PRAGUE_APRIL - timedelta(minutes=30), WIN).status_code == 201
     _limit(devices[2], "monthly_logins", 2)  # stricter: at once; this session is the third
-    details = _refused(_spin_at(devices[2], clock, PRAGUE_APRIL - SEC, WIN), "limits.monthly_logins_exceeded")
+    details = _refused(_spin_at(devices[2], clock, PRAGUE_APRIL - SEC, WIN), MONTHLY_LOGINS_EXCEEDED.code)
     assert (details["value"], details["used"]) == (2, 3) and details["resets_at"].startswith("2026-03-31T22:00:00")
     assert _spin_at(devices[2], clock, PRAGUE_APRIL, WIN).status_code == 201  # April: none of them counts
 
@@ -199,11 +209,11 @@ def test_the_daily_time_limit_allows_play_to_the_last_second_and_refuses_from_th
     for device in (one, other):
         _limit(device, "daily_time", 60)  # 60 minutes logged in a Prague day
     assert _spin_at(one, clock, START + timedelta(minutes=59, seconds=59), WIN).status_code == 201
-    details = _refused(_spin_at(other, clock, START + timedelta(minutes=60), WIN), "limits.daily_time_exceeded")
+    details = _refused(_spin_at(other, clock, START + timedelta(minutes=60), WIN), DAILY_TIME_EXCEEDED.code)
     assert (details["value_minutes"], details["used_seconds"]) == (60, 3600)
     midnight = datetime(2026, 3, 2, 23, 0, 0, tzinfo=UTC)  # 3 March 00:00 in Prague (CET)
     assert details["resets_at"].startswith("2026-03-02T23:00:00")
-    _refused(_spin_at(other, clock, midnight - SEC, WIN), "limits.daily_time_exceeded")
+    _refused(_spin_at(other, clock, midnight - SEC, WIN), DAILY_TIME_EXCEEDED.code)
     assert _spin_at(other, clock, midnight, WIN).status_code == 201
 
 
@@ -217,6 +227,6 @@ def test_a_pause_after_logging_out_on_one_device_stops_play_on_another_until_it_
     _limit(tablet, "pause_after_logout", 60)
     assert phone.post("/api/v1/accounts/auth/logout").status_code == 204  # logged out at START
     details = _refused(_spin_at(tablet, clock, START + timedelta(minutes=59, seconds=59), WIN),
-                       "limits.pause_after_logout")
+                       PAUSE_AFTER_LOGOUT.code)
     assert details["ends_at"].startswith("2026-03-02T10:00:00")
     assert _spin_at(tablet, clock, START + timedelta(minutes=60), WIN).status_code == 201

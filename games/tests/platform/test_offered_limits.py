@@ -6,6 +6,7 @@ import pytest
 
 from games.engine import get_game
 from games.services import games_sync, offered_figures
+from limits.errors import STAKE_ABOVE_MAXIMUM
 from tests.kit.clients import client_for
 from tests.kit.platform import balance, funded_player, rounds_count, start
 
@@ -53,7 +54,7 @@ def test_a_kobushi_stake_above_the_offered_max_bet_is_refused_and_changes_nothin
     r = start(c, game="kobushi", bet={"lines": 30, "coins": 5, "coin_value": 10})  # 15 CZK > 10 CZK
     assert r.status_code == 422, r.json()
     err = r.json()["error"]
-    assert err["code"] == "limits.stake_above_maximum" and err["details"]["game_maximum"]["amount"] == 1_000
+    assert err["code"] == STAKE_ABOVE_MAXIMUM.code and err["details"]["game_maximum"]["amount"] == 1_000
     assert balance(player) == 100_000 and rounds_count(player) == 0
     clock.shift(3)
     ok = start(c, game="kobushi", bet={"lines": 20, "coins": 5, "coin_value": 10})  # exactly 10 CZK

@@ -13,14 +13,31 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from accounts.errors import EXCLUDED_PERSON
 from core.audit import Actor
 from core.rng import SeededRNG, use_rng
+from games.errors import ROUND_IN_PROGRESS, ROUND_TOO_SOON
 from games.models import Round
 from games.services import rounds_expire_due
 from games.services.qa import find_seed
 from games.tests.platform.testgames import FixedRNG
+from limits.errors import (
+    BREAK_REQUIRED,
+    DAILY_LOSS_EXCEEDED,
+    DAILY_STAKE_EXCEEDED,
+    DAILY_TIME_EXCEEDED,
+    HOURLY_LOSS_EXCEEDED,
+    MONTHLY_LOGINS_EXCEEDED,
+    MONTHLY_LOSS_EXCEEDED,
+    MONTHLY_STAKE_EXCEEDED,
+    PANIC_EXCLUSION,
+    PAUSE_AFTER_LOGOUT,
+    SELF_LISTED,
+    STAKE_ABOVE_MAXIMUM,
+)
 from limits.selectors import active_session_player_ids
 from limits.services import self_limit_set
+from providers.errors import LOGIN_ENDED
 from tests.kit.accounts import login_session_for
 from tests.kit.games import api_bet
 from tests.kit.platform import START, balance, funded_player, key
@@ -146,7 +163,7 @@ def test_the_daily_stake_limit_takes_the_stake_that_reaches_it_and_refuses_one_s
         assert device.at(at_start, START + (3 + 3 * i) * SEC)[0]
     before = balance(player)
     taken, code, _ = device.at(at_start, START + 12 * SEC, 10)
-    assert (taken, code) == (False, "limits.daily_stake_exceeded")
+    assert (taken, code) == (False, DAILY_STAKE_EXCEEDED.code)
     assert balance(player) == before
 
 
@@ -162,7 +179,7 @@ def test_the_daily_time_limit_holds_play_to_59_59_after_login_and_refuses_from_6
     _keep_playing(devices, at_start, START + timedelta(minutes=55))
     assert devices[0].at(at_start, START + timedelta(minutes=59, seconds=59))[0]
     taken, code, _ = devices[1].at(at_start, START + timedelta(minutes=60))
-    assert (taken, code) == (False, "limits.daily_time_exceeded")
+    assert (taken, code) == (False, DAILY_TIME_EXCEEDED.code)
 
 
 @pytest.mark.parametrize("side,code", [("engine", "auth.session_expired"), ("studio", "providers.login_ended"),
@@ -197,7 +214,7 @@ def test_the_panic_button_stops_play_at_once(side, studio, at_start):
     assert device.at(at_start, START + 3 * SEC)[0]
     assert device.api.post("/api/v1/limits/panic").status_code in (200, 201)
     taken, refusal, _ = device.at(at_start, START + 6 * SEC)
-    assert not taken and refusal in ("auth.token_invalid", "providers.login_ended", "limits.panic_exclusion")
+    assert not taken and refusal in ("auth.token_invalid", LOGIN_ENDED.code, PANIC_EXCLUSION.code)
 
 
 @pytest.mark.parametrize("side", SIDES)
@@ -208,7 +225,7 @@ def test_after_120_minutes_of_play_the_15_minute_break_is_required(side, studio,
     assert device.at(at_start, START)[0]
     _keep_playing(device, at_start, START + timedelta(minutes=120))
     taken, code, _ = device.at(at_start, START + timedelta(minutes=120))
-    assert (taken, code) == (False, "limits.break_required")
+    assert (taken, code) == (False, BREAK_REQUIRED.code)
 
 
 @pytest.mark.parametrize("side", SIDES)
@@ -217,7 +234,7 @@ def test_two_starts_keep_2_seconds_apart(side, studio, at_start):
     device = Device(side, player, studio)
     assert device.at(at_start, START + 3 * SEC)[0]
     taken, code, _ = device.at(at_start, START + 3 * SEC + timedelta(milliseconds=1990))
-    assert (taken, code) == (False, "game.round_too_soon")
+    assert (taken, code) == (False, ROUND_TOO_SOON.code)
     assert device.at(at_start, START + 5 * SEC)[0]
 
 
@@ -226,7 +243,7 @@ def test_a_stake_above_the_plans_maximum_is_refused(side, studio, at_start):
     player = funded_player(1_000_000)
     device = Device(side, player, studio)
     taken, code, _ = device.at(at_start, START + 3 * SEC, 100_010)
-    assert not taken and code in ("limits.stake_above_maximum", "game.roulette.bet_above_max")
+    assert not taken and code in (STAKE_ABOVE_MAXIMUM.code, "game.roulette.bet_above_max")
 
 
 @pytest.mark.parametrize("side", SIDES)
@@ -238,7 +255,7 @@ def test_one_open_round_across_both_sides(side, studio, at_start):
     at_start.move_to(START + 6 * SEC)
     assert engine.play(closed=False)[0]
     taken, code, _ = other.at(at_start, START + 9 * SEC)
-    assert (taken, code) == (False, "game.round_in_progress")
+    assert (taken, code) == (False, ROUND_IN_PROGRESS.code)
 
 
 # --- the deadline, whoever notices first -----------------------------------------------------------------------
@@ -321,7 +338,7 @@ def test_the_daily_loss_limit_counts_decided_bets_and_refuses_at_it(side, studio
     for i in range(2):
         assert device.at(at_start, START + (3 + 3 * i) * SEC, lost=True)[0]
     taken, code, _ = device.at(at_start, START + 9 * SEC, 10, lost=True)
-    assert (taken, code) == (False, "limits.daily_loss_exceeded")
+    assert (taken, code) == (False, DAILY_LOSS_EXCEEDED.code)
 
 
 @pytest.mark.parametrize("side", SIDES)
@@ -335,7 +352,7 @@ def test_the_monthly_stake_limit_refuses_one_step_over_until_the_prague_month_en
     for i in range(3):
         assert device.at(at_start, PRAGUE_APRIL - (30 - 3 * i) * SEC)[0]
     taken, code, _ = device.at(at_start, PRAGUE_APRIL - SEC, 10)
-    assert (taken, code) == (False, "limits.monthly_stake_exceeded")
+    assert (taken, code) == (False, MONTHLY_STAKE_EXCEEDED.code)
     assert device.at(at_start, PRAGUE_APRIL)[0]  # April: a new month
 
 
@@ -349,7 +366,7 @@ def test_the_monthly_loss_limit_refuses_at_it_until_the_prague_month_ends(side, 
     for i in range(2):
         assert device.at(at_start, PRAGUE_APRIL - (30 - 3 * i) * SEC, lost=True)[0]
     taken, code, _ = device.at(at_start, PRAGUE_APRIL - SEC, 10, lost=True)
-    assert (taken, code) == (False, "limits.monthly_loss_exceeded")
+    assert (taken, code) == (False, MONTHLY_LOSS_EXCEEDED.code)
     assert device.at(at_start, PRAGUE_APRIL, 10, lost=True)[0]
 
 
@@ -361,7 +378,7 @@ def test_a_pause_after_logout_on_one_device_stops_play_on_another_until_it_ends(
     phone, other = Device("engine", player, studio), Device(side, player, studio)
     assert phone.api.post("/api/v1/accounts/auth/logout").status_code == 204  # logged out at START
     taken, code, _ = other.at(at_start, START + timedelta(minutes=59, seconds=59))
-    assert (taken, code) == (False, "limits.pause_after_logout")
+    assert (taken, code) == (False, PAUSE_AFTER_LOGOUT.code)
     assert other.at(at_start, START + timedelta(minutes=60))[0]
 
 
@@ -374,7 +391,7 @@ def test_the_monthly_login_limit_refuses_play_in_a_login_beyond_it(side, studio,
     assert first.at(at_start, START + 3 * SEC)[0]
     second = Device(side, player, studio)  # the second login of the month
     taken, code, _ = second.at(at_start, START + 6 * SEC)
-    assert (taken, code) == (False, "limits.monthly_logins_exceeded")
+    assert (taken, code) == (False, MONTHLY_LOGINS_EXCEEDED.code)
 
 
 @pytest.mark.parametrize("side", SIDES)
@@ -388,7 +405,7 @@ def test_after_the_15_minute_break_play_goes_on(side, studio, at_start, settings
     last = clock_now(at_start)
     last_round = START + timedelta(minutes=110)
     taken, code, _ = device.at(at_start, last_round + timedelta(minutes=15) - SEC)
-    assert (taken, code) == (False, "limits.break_required")
+    assert (taken, code) == (False, BREAK_REQUIRED.code)
     assert device.at(at_start, max(last, last_round + timedelta(minutes=15)))[0]
 
 
@@ -410,7 +427,7 @@ def test_the_hourly_loss_cap_refuses_one_step_beyond_it(side, studio, at_start, 
     for i in range(3):
         assert device.at(at_start, START + (3 + 3 * i) * SEC, lost=True)[0]
     taken, code, _ = device.at(at_start, START + 12 * SEC, 10, lost=True)
-    assert (taken, code) == (False, "limits.hourly_loss_exceeded")
+    assert (taken, code) == (False, HOURLY_LOSS_EXCEEDED.code)
 
 
 @pytest.mark.parametrize("side", SIDES)
@@ -422,7 +439,7 @@ def test_a_player_found_in_the_register_of_excluded_persons_is_refused(side, stu
     assert device.at(at_start, START + 3 * SEC)[0]
     Player.objects.filter(pk=player.pk).update(exclusion_listed=True)
     taken, code, _ = device.at(at_start, START + 6 * SEC)
-    assert not taken and code in ("accounts.excluded_person", "limits.excluded_person"), code
+    assert not taken and code in (EXCLUDED_PERSON.code, "limits.excluded_person"), code
 
 
 @pytest.mark.parametrize("side", SIDES)
@@ -434,7 +451,7 @@ def test_a_self_listing_request_refuses_play_at_once(side, studio, at_start):
     assert device.at(at_start, START + 3 * SEC)[0]
     self_listing_request(player=player, actor=Actor.player(player))
     taken, code, _ = device.at(at_start, START + 6 * SEC)
-    assert not taken and code in ("limits.self_listed", "auth.token_invalid", "providers.login_ended"), code
+    assert not taken and code in (SELF_LISTED.code, "auth.token_invalid", LOGIN_ENDED.code), code
 
 
 @pytest.mark.parametrize("side", SIDES)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from core.rng import use_rng
+from games.errors import QA_FORCED_DISABLED, QA_FORCED_REAL_MONEY, ROUND_IN_PROGRESS
 from games.models import Round
 from games.tests.platform.testgames import FixedRNG
 from tests.kit.clients import client_for
@@ -49,7 +50,7 @@ def test_a_play_money_interactive_round_is_resumed_and_finished_through_actions(
         rid = play_money(c, game=PICK, bet={"stake": 1_000}).json()["id"]
         assert c.get("/api/v1/games/rounds/open?play_money=1").json()["round"]["id"] == rid
         assert c.get("/api/v1/games/rounds/open").json()["round"] is None
-        assert play_money(c, game=PICK, bet={"stake": 1_000}).json()["error"]["code"] == "game.round_in_progress"
+        assert play_money(c, game=PICK, bet={"stake": 1_000}).json()["error"]["code"] == ROUND_IN_PROGRESS.code
         act(c, rid, {"pick": 0})
         done = act(c, rid, {"pick": 0}).json()
     assert done["status"] == "finished" and done["win"]["amount"] == 3_000
@@ -61,7 +62,7 @@ def test_forced_outcomes_are_refused_in_play_money_while_the_setting_is_off(cloc
     player = funded_player()
     c = client_for(player)
     r = play_money(c, forced_draws=[[37, 17]])
-    assert r.status_code == 403 and r.json()["error"]["code"] == "game.qa_forced_outcomes_disabled"
+    assert r.status_code == 403 and r.json()["error"]["code"] == QA_FORCED_DISABLED.code
     assert rounds_count(player) == 0
 
 
@@ -70,7 +71,7 @@ def test_forced_outcomes_are_refused_with_real_money_even_when_the_setting_is_on
     player = funded_player(10_000)
     c = client_for(player)
     r = start(c, bet={"bets": [{"type": "straight", "numbers": [17], "amount": 100}]}, forced_draws=[[37, 17]])
-    assert r.status_code == 403 and r.json()["error"]["code"] == "game.qa_forced_outcomes_real_money"
+    assert r.status_code == 403 and r.json()["error"]["code"] == QA_FORCED_REAL_MONEY.code
     assert rounds_count(player) == 0 and balance(player) == 10_000
     from core.audit import Actor
     from core.errors import DomainError
@@ -79,7 +80,7 @@ def test_forced_outcomes_are_refused_with_real_money_even_when_the_setting_is_on
     with pytest.raises(DomainError) as exc:
         round_play(player=player, game_code=ROULETTE, bet={"bets": [{"type": "red", "amount": 100}]},
                    idempotency_key="qa", actor=Actor.player(player), forced_draws=[[37, 1]])
-    assert exc.value.code == "game.qa_forced_outcomes_real_money" and balance(player) == 10_000
+    assert exc.value.code == QA_FORCED_REAL_MONEY.code and balance(player) == 10_000
 
 
 def test_forced_outcomes_in_play_money_decide_the_result_when_the_setting_is_on(clock, settings):

@@ -10,13 +10,14 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from core.audit import Actor
-from core.errors import DomainError
+from core.errors import SERVER_ERROR, DomainError
 from core.rng import use_rng
 from games.models import Round
 from games.tests.platform.testgames import FixedRNG
 from tests.kit.clients import client_for
 from tests.kit.platform import balance, funded_player, start
 from wallet import sql as wallet_sql
+from wallet.errors import REFERENCE_CONFLICT
 from wallet.ledger import post_with_operator, wallet_lock_live
 
 SYSTEM = Actor.system("tests")
@@ -53,7 +54,7 @@ def test_a_reference_posted_twice_is_a_reference_conflict(clock):
         with pytest.raises(DomainError) as refused, transaction.atomic():
             post_with_operator(locked=locked, kind="stake", reference="twice", delta=-100, operator="house",
                                actor=SYSTEM)
-    assert refused.value.code == "wallet.reference_conflict" and refused.value.status == 409
+    assert refused.value.code == REFERENCE_CONFLICT.code and refused.value.status == 409
 
 
 @pytest.mark.django_db
@@ -77,7 +78,7 @@ def test_through_the_api_a_zero_sum_failure_is_a_500_logged_and_moves_nothing(cl
     caplog.set_level(logging.ERROR)
     with use_rng(FixedRNG(0)), connection.execute_wrapper(_zero_sum_broken):
         r = start(c)
-    assert r.status_code == 500 and r.json()["error"]["code"] != "wallet.reference_conflict"
+    assert r.status_code == 500 and r.json()["error"]["code"] != REFERENCE_CONFLICT.code
     assert len([rec for rec in caplog.records if rec.name == "platform.alarm" and rec.levelno == logging.ERROR]) == 1
     assert balance(player) == 10_000 and not Round.objects.filter(player=player).exists()
 
@@ -97,6 +98,6 @@ def test_through_the_api_a_zero_sum_failure_at_commit_is_a_500_not_a_conflict(cl
     caplog.set_level(logging.ERROR)
     with use_rng(FixedRNG(0)), connection.execute_wrapper(deferred):
         r = start(c)
-    assert r.status_code == 500 and r.json()["error"]["code"] == "server.error"
+    assert r.status_code == 500 and r.json()["error"]["code"] == SERVER_ERROR.code
     assert any(rec.name == "platform.alarm" and rec.levelno == logging.ERROR for rec in caplog.records)
     assert balance(player) == 10_000 and not Round.objects.filter(player=player).exists()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from games import errors
+from games.errors import QA_FORCED_DISABLED, QA_FORCED_REAL_MONEY
 from games.models import Game
 from games.services import qa
 from tests.kit.clients import client_for
@@ -25,7 +26,7 @@ def test_presets_are_refused_in_the_house_error_shape_while_forced_outcomes_are_
     r = c.get(URL, HTTP_ACCEPT_LANGUAGE="en")
     assert r.status_code == 403
     error = r.json()["error"]
-    assert error["code"] == "game.qa_forced_outcomes_disabled"
+    assert error["code"] == QA_FORCED_DISABLED.code
     assert error["message"] == errors.QA_FORCED_DISABLED.message_en
     assert error["message_cs"] == errors.QA_FORCED_DISABLED.message_cs
     assert c.get(URL).json()["error"]["message"] == errors.QA_FORCED_DISABLED.message_cs  # Czech by default
@@ -58,7 +59,7 @@ def test_kobushis_free_spin_preset_played_in_play_money_starts_free_spins_and_is
     refused = c.post("/api/v1/games/rounds", {"game": "kobushi", "bet": preset["bet"],
                                               "forced_draws": preset["forced_draws"]},
                      format="json", HTTP_IDEMPOTENCY_KEY=key())
-    assert refused.status_code == 403 and refused.json()["error"]["code"] == "game.qa_forced_outcomes_real_money"
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == QA_FORCED_REAL_MONEY.code
     assert rounds_count(player) == 0 and balance(player) == 100_000
 
     # play money: the round starts free spins, which are played to the end

@@ -3,9 +3,20 @@ from __future__ import annotations
 
 import pytest
 
+from core.errors import NOT_A_PLAYER
+from core.idempotency import KEY_CONFLICT, KEY_REQUIRED
 from core.rng import SeededRNG, use_rng
+from games.errors import (
+    GAME_DISABLED,
+    GAME_NOT_FOUND,
+    ROUND_IN_PROGRESS,
+    ROUND_NOT_FOUND,
+    ROUND_NOT_IN_PROGRESS,
+    ROUND_TOO_SOON,
+)
 from games.models import Game, Round, RoundAction
 from games.tests.platform.testgames import FixedRNG
+from limits.errors import BREAK_REQUIRED, DAILY_STAKE_EXCEEDED
 from tests.kit.clients import client_for
 from tests.kit.games import api_bet
 from tests.kit.platform import RED_100, ROULETTE, act, balance, funded_player, key, rounds_count, start
@@ -54,9 +65,9 @@ def test_the_catalogue_is_public_but_the_launch_of_a_player_adds_their_last_bet_
 
 def test_an_unknown_game_is_404(clock):
     c = client_for(funded_player())
-    assert c.get("/api/v1/games/catalogue/nope").json()["error"]["code"] == "game.not_found"
+    assert c.get("/api/v1/games/catalogue/nope").json()["error"]["code"] == GAME_NOT_FOUND.code
     r = start(c, game="nope")
-    assert r.status_code == 404 and r.json()["error"]["code"] == "game.not_found"
+    assert r.status_code == 404 and r.json()["error"]["code"] == GAME_NOT_FOUND.code
 
 
 def test_a_player_plays_roulette_rounds_and_the_wallet_moves_by_stake_and_win(clock):
@@ -89,7 +100,7 @@ def test_two_starts_1_99_s_apart_are_refused_and_2_00_s_apart_allowed(clock):
         clock.shift(1.99)
         before = balance(player)
         r = start(c)
-        assert r.status_code == 429 and r.json()["error"]["code"] == "game.round_too_soon"
+        assert r.status_code == 429 and r.json()["error"]["code"] == ROUND_TOO_SOON.code
         assert r.json()["error"]["details"]["retry_after_ms"] == 10
         assert balance(player) == before and rounds_count(player) == 1
         clock.shift(0.01)
@@ -130,7 +141,7 @@ def test_an_interactive_round_completes_through_actions_and_is_settled_once(cloc
     assert [a["action"] for a in body["actions"]] == [{"pick": 2}, {"pick": 0}]
     assert body["balance_after"]["amount"] == 10_600 and balance(player) == 10_600
     r = act(c, rnd["id"], {"pick": 1})
-    assert r.status_code == 409 and r.json()["error"]["code"] == "game.round_not_in_progress"
+    assert r.status_code == 409 and r.json()["error"]["code"] == ROUND_NOT_IN_PROGRESS.code
     assert balance(player) == 10_600
 
 
@@ -149,7 +160,7 @@ def test_a_player_who_disconnects_mid_round_resumes_it_where_it_stopped(clock):
     launch = c2.get(f"/api/v1/games/catalogue/{ROULETTE}").json()
     assert launch["open_round"]["id"] == rid
     refused = start(c2)
-    assert refused.status_code == 409 and refused.json()["error"]["code"] == "game.round_in_progress"
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == ROUND_IN_PROGRESS.code
     assert refused.json()["error"]["details"]["round_id"] == rid
     r = act(c2, rid, {"pick": 0})
     assert r.json()["status"] == "finished" and r.json()["win"]["amount"] == 150
@@ -178,7 +189,7 @@ def test_a_second_stake_while_a_round_is_open_is_refused_and_nothing_changes(clo
     before = balance(player)
     for game, bet in ((ROULETTE, RED_100), (PICK, {"stake": 100})):
         r = start(c, game=game, bet=bet)
-        assert r.status_code == 409 and r.json()["error"]["code"] == "game.round_in_progress"
+        assert r.status_code == 409 and r.json()["error"]["code"] == ROUND_IN_PROGRESS.code
     assert balance(player) == before and rounds_count(player) == 1
     assert Round.objects.get(pk=rid).status == "in_progress"
 
@@ -210,7 +221,7 @@ def test_the_service_itself_is_idempotent_on_the_player_and_key(clock):
     with pytest.raises(DomainError) as exc:
         round_play(player=player, game_code=ROULETTE, bet={"bets": [{"type": "black", "amount": 100}]},
                    idempotency_key="svc", actor=Actor.player(player))
-    assert exc.value.code == "idempotency.conflict" and balance(player) == 10_100
+    assert exc.value.code == KEY_CONFLICT.code and balance(player) == 10_100
 
 
 def test_an_action_replayed_with_its_key_moves_nothing(clock):
@@ -229,7 +240,7 @@ def test_calls_without_an_idempotency_key_are_refused_and_change_nothing(clock):
     player = funded_player(10_000)
     c = client_for(player)
     r = c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": api_bet(RED_100)}, format="json")
-    assert r.status_code == 400 and r.json()["error"]["code"] == "idempotency.key_required"
+    assert r.status_code == 400 and r.json()["error"]["code"] == KEY_REQUIRED.code
     assert rounds_count(player) == 0 and balance(player) == 10_000
 
 
@@ -302,7 +313,7 @@ def test_another_players_round_is_404_everywhere(clock):
     c = client_for(other)
     for r in (c.get(f"/api/v1/games/rounds/{rid}"), c.get(f"/api/v1/games/rounds/{rid}/verify"),
               act(c, rid, {"pick": 0})):
-        assert r.status_code == 404 and r.json()["error"]["code"] == "game.round_not_found"
+        assert r.status_code == 404 and r.json()["error"]["code"] == ROUND_NOT_FOUND.code
     assert c.get("/api/v1/games/rounds/open").json()["round"] is None
     assert c.get("/api/v1/games/rounds").json()["count"] == 0
     assert Round.objects.get(pk=rid).actions == []
@@ -363,7 +374,7 @@ def test_a_disabled_game_starts_no_round_but_an_open_round_can_still_be_finished
     assert act(c, rid, {"pick": 0}).json()["status"] == "finished"
     clock.shift(2)
     r = start(c, game=PICK, bet={"stake": 100})
-    assert r.status_code == 409 and r.json()["error"]["code"] == "game.disabled"
+    assert r.status_code == 409 and r.json()["error"]["code"] == GAME_DISABLED.code
     assert rounds_count(player) == 1
 
 
@@ -439,7 +450,7 @@ def test_a_staff_user_without_a_player_cannot_play(clock):
     c = APIClient()
     c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(make_staff())}")
     r = start(c)
-    assert r.status_code == 403 and r.json()["error"]["code"] == "auth.not_a_player"
+    assert r.status_code == 403 and r.json()["error"]["code"] == NOT_A_PLAYER.code
     assert c.get("/api/v1/games/rounds").status_code == 403
 
 
@@ -464,7 +475,7 @@ def test_a_stake_over_a_self_limit_is_refused_by_limits_and_nothing_changes(cloc
         assert start(c).status_code == 201
         clock.shift(2)
         r = start(c)
-    assert r.status_code == 403 and r.json()["error"]["code"] == "limits.daily_stake_exceeded"
+    assert r.status_code == 403 and r.json()["error"]["code"] == DAILY_STAKE_EXCEEDED.code
     assert rounds_count(player) == 1 and balance(player) == 9_900
 
 
@@ -481,11 +492,11 @@ def test_after_120_minutes_of_play_a_15_minute_break_is_enforced(clock):
             clock.shift(10 * 60)
             minutes += 10
             assert minutes <= 130, "no break was enforced"
-        assert r.status_code == 403 and r.json()["error"]["code"] == "limits.break_required", r.json()
+        assert r.status_code == 403 and r.json()["error"]["code"] == BREAK_REQUIRED.code, r.json()
         assert minutes >= 120
         n, before = rounds_count(player), balance(player)
         clock.shift(60)  # 11 minutes after the last round: still inside the break
-        assert start(c).json()["error"]["code"] == "limits.break_required"
+        assert start(c).json()["error"]["code"] == BREAK_REQUIRED.code
         assert rounds_count(player) == n and balance(player) == before
         clock.shift(15 * 60)
         assert start(c).status_code == 201

@@ -8,6 +8,7 @@ import pytest
 
 from core.rng import SeededRNG, use_rng
 from games.engine import registry
+from games.errors import QA_FORCED_REAL_MONEY
 from games.models import Round
 from games.services.qa import find_seed, start_draws
 from games.services.qa import start_features as _features
@@ -111,7 +112,7 @@ def test_a_kobushi_bonus_can_be_forced_for_qa_in_play_money_only(clock, settings
     player = funded_player(100_000)
     c = client_for(player)
     refused = start(c, game="kobushi", bet=KOBUSHI_MAX_BET, forced_draws=draws)
-    assert refused.json()["error"]["code"] == "game.qa_forced_outcomes_real_money" and balance(player) == 100_000
+    assert refused.json()["error"]["code"] == QA_FORCED_REAL_MONEY.code and balance(player) == 100_000
     body = play_money(c, game="kobushi", bet=KOBUSHI_MAX_BET, forced_draws=draws).json()
     assert body["forced_outcome"] is True and body["pending"]["type"] == "pick"
     done = finish_round(c, body["id"])

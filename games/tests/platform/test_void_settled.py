@@ -17,12 +17,15 @@ from core.errors import DomainError
 from core.models import AuditEvent
 from core.rng import use_rng
 from games import errors
+from games.errors import ROUND_ALREADY_VOIDED, ROUND_NOT_FOUND, ROUND_NOT_SETTLED, VOID_REASON_REQUIRED
 from games.models import Round
 from games.services import round_refund, round_void_settled
 from games.tests.platform.testgames import FixedRNG
+from limits.errors import DAILY_STAKE_EXCEEDED
 from tests.kit.accounts import make_staff
 from tests.kit.clients import client_for
 from tests.kit.platform import ROULETTE, START, balance, funded_player, play_money, start
+from wallet.errors import DEBT_OUTSTANDING
 from wallet.models import Debt, Entry, WinDeduction
 
 STAFF = Actor.system("test")
@@ -100,7 +103,7 @@ def test_a_win_already_spent_becomes_a_debt_due_in_10_days_and_stakes_are_refuse
     assert (event.details["balance_after"], event.details["debt"]) == (-100, 100)
     clock.shift(3)
     r = start(c, bet=RED)
-    assert r.status_code >= 400 and r.json()["error"]["code"] == "wallet.debt_outstanding"
+    assert r.status_code >= 400 and r.json()["error"]["code"] == DEBT_OUTSTANDING.code
     _books_clean()
 
 
@@ -126,13 +129,13 @@ def test_a_round_not_settled_is_refused_and_changes_nothing(clock):
     before = balance(player)
     with pytest.raises(DomainError) as exc:
         round_void_settled(round_id=waiting["id"], reason="proxy", actor=STAFF)
-    assert exc.value.code == "game.round_not_settled" and exc.value.details["round_status"] == "in_progress"
+    assert exc.value.code == ROUND_NOT_SETTLED.code and exc.value.details["round_status"] == "in_progress"
     assert balance(player) == before and Round.objects.get(pk=waiting["id"]).status == "in_progress"
     # a round already ended by staff (refunded) is not a settled bet either
     round_refund(round_id=waiting["id"], reason="stuck", actor=STAFF)
     with pytest.raises(DomainError) as exc:
         round_void_settled(round_id=waiting["id"], reason="proxy", actor=STAFF)
-    assert exc.value.code == "game.round_already_voided"
+    assert exc.value.code == ROUND_ALREADY_VOIDED.code
 
 
 def test_a_play_money_round_an_unknown_round_and_a_void_without_reason_are_refused(clock):
@@ -143,15 +146,15 @@ def test_a_play_money_round_an_unknown_round_and_a_void_without_reason_are_refus
     assert pm["status"] == "finished"
     with pytest.raises(DomainError) as exc:
         round_void_settled(round_id=pm["id"], reason="proxy", actor=STAFF)
-    assert exc.value.code == "game.round_not_settled" and exc.value.details["play_money"] is True
+    assert exc.value.code == ROUND_NOT_SETTLED.code and exc.value.details["play_money"] is True
     with pytest.raises(DomainError) as exc:
         round_void_settled(round_id=10**12, reason="proxy", actor=STAFF)
-    assert exc.value.code == "game.round_not_found"
+    assert exc.value.code == ROUND_NOT_FOUND.code
     body = _spin(c, clock, WIN)
     for reason in ("", "   "):
         with pytest.raises(DomainError) as exc:
             round_void_settled(round_id=body["id"], reason=reason, actor=STAFF)
-        assert exc.value.code == "game.void_reason_required"
+        assert exc.value.code == VOID_REASON_REQUIRED.code
     assert Round.objects.get(pk=body["id"]).status == "finished" and balance(player) == 1_100
 
 
@@ -256,7 +259,7 @@ def test_a_void_bet_is_taken_out_of_the_limits_and_a_limit_it_had_used_up_allows
     assert (day.stakes_placed, day.bets_placed, day.stakes_decided, day.wins_decided) == (1_000, 1, 1_000, 2_000)
     clock.shift(3)
     refused = start(c, bet={"bets": [{"type": "red", "amount": 10}]})
-    assert refused.status_code == 403 and refused.json()["error"]["code"] == "limits.daily_stake_exceeded"
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == DAILY_STAKE_EXCEEDED.code
     round_void_settled(round_id=body["id"], reason="placed for someone else", actor=STAFF)
     day = PeriodTotal.objects.get(player=player, kind="technical", period="day")
     assert (day.stakes_placed, day.bets_placed, day.stakes_decided, day.wins_decided, day.bets_decided) == (0, 0, 0,
@@ -268,7 +271,7 @@ def test_a_void_bet_is_taken_out_of_the_limits_and_a_limit_it_had_used_up_allows
     _books_clean()
     clock.shift(3)
     over = start(c, bet={"bets": [{"type": "red", "amount": 1_010}]})
-    assert over.status_code == 403 and over.json()["error"]["code"] == "limits.daily_stake_exceeded"
+    assert over.status_code == 403 and over.json()["error"]["code"] == DAILY_STAKE_EXCEEDED.code
     assert over.json()["error"]["details"]["used"] == Money(0).to_json()
     with use_rng(LOSS):
         again = start(c, bet={"bets": [{"type": "red", "amount": 1_000}]})
@@ -292,7 +295,7 @@ def test_staff_declare_a_bet_void_in_the_admin_with_a_reason(clock, client):
     # the second time the refusal is shown to staff with its code; nothing changes
     again = client.post("/admin/games/round/", {"action": "void_settled", "_selected_action": [body["id"]],
                                                 "apply": "1", "reason": "again"}, follow=True)
-    assert "game.round_already_voided" in again.content.decode() and balance(player) == 1_000
+    assert ROUND_ALREADY_VOIDED.code in again.content.decode() and balance(player) == 1_000
 
 
 # A win on hold (GP §10(3)) ------------------------------------------------------------------------------------------

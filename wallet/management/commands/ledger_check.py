@@ -74,7 +74,8 @@ CHECKS = {
         SELECT a.code, a.balance, COALESCE(w.s, 0) + COALESCE(h.s, 0)
         FROM wallet_ledgeraccount a
         LEFT JOIN (SELECT player_id, SUM(amount) s FROM wallet_withdrawal
-                   WHERE status IN ('requested', 'approved', 'sending') GROUP BY player_id) w ON w.player_id = a.player_id
+                   WHERE status IN ('requested', 'approved', 'sending') GROUP BY player_id) w
+               ON w.player_id = a.player_id
         LEFT JOIN (SELECT player_id, SUM(amount) s FROM wallet_winhold
                    WHERE status IN ('held', 'escalated') GROUP BY player_id) h ON h.player_id = a.player_id
         WHERE a.kind = 'player_held' AND a.balance <> COALESCE(w.s, 0) + COALESCE(h.s, 0)""",
@@ -103,7 +104,8 @@ def run_checks() -> dict[str, list[tuple[Any, ...]]]:
 
 
 class Command(BaseCommand):
-    help = "Reconcile the wallet ledger (balances = sums of entries, balanced transactions); non-zero exit on a difference."
+    help = ("Reconcile the wallet ledger (balances = sums of entries, balanced transactions); "
+            "non-zero exit on a difference.")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         problems = run_checks()

@@ -1,7 +1,8 @@
 """The Ismael Beiro game class: bets, the round (lower game with holds, nudges, the Confessional and the ladders;
 the upper game with its vertical lines, minigames, cumulative and Double-or-Bonuses), auto-play, auto-risk and the
 declared figures of each option. The offers shown to the player, the restoration hints and the automatic choices
-are in ``offers``, the catalogue entry in ``catalogue``.
+are in ``offers``, the catalogue entry in ``catalogue``; the definition, the bets and the shared helpers in
+``machine``, the upper game in ``upper_play`` (the class builds on both).
 
 One platform round is one start of the machine at one bet: the lower game's spin and everything it leads to. The
 bonuses it wins are played in the upper game inside the same round (no second stake is ever taken), and the
@@ -28,120 +29,19 @@ import functools
 import json
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
 
 from ... import definition as definition_
 from ... import slots
-from ...base import RNG, ActionError, Bet, Declared, JsonDict, Progress
+from ...base import RNG, ActionError, Bet, JsonDict, Progress
 from . import analysis, catalogue, fast_sim, features, offers
-from .lower import Lower
-from .upper import Upper
+from .upper_play import UpperPlay
 
 LOWER_SPIN_DRAWS = 7
 UPPER_STAGES = ("upper_game", "minigame_select", "minigame", "dob")
 
 
-class IsmaelBeiro(slots.SlotGame):
+class IsmaelBeiro(UpperPlay):
     """The Ismael Beiro machine for one definition (a dict like :data:`definition.DEFINITION`)."""
-
-    def __init__(self, definition: dict[str, Any]) -> None:
-        d = self.d = definition
-        self.code, self.version, self.name, self.name_cs = d["code"], d["version"], d["name"], d["name_cs"]
-        self.bets: list[dict[str, Any]] = d["bets"]
-        self.stakes = [b["stake"] for b in self.bets]
-        # the lower game's bets (the sixth upper bet of version 2 is an upper bet only)
-        self.lower_stakes = [b["stake"] for b in self.bets if not b.get("upper_only")]
-        self.top_lower_level = max(j for j, b in enumerate(self.bets) if not b.get("upper_only"))
-        self.carry_over = bool(d.get("carry_over"))
-        # version 3: the machine makes the choices that change the return; the gambles are fair (see definition)
-        self.machine_choices = bool(d.get("machine_choices"))
-        self.fair_gambles = bool(d.get("fair_gambles"))
-        self.minigame_within_bet_max = bool(d.get("minigame_within_bet_max"))
-        self.carry_within_cap = bool(d.get("carry_within_cap"))
-        conf = d["confessional"]["prizes"]
-        tw = sum(w for _, w in conf)
-        self.confessional_value = sum((v if k == "cash" else 4 * v) * w for (k, v), w in conf) / tw
-        self.lower = Lower(d["lower"], self.confessional_value)
-        self.upper = Upper(d["upper"])
-        self.max_prize: int = d["max_prize"]
-        self.bonus_value: int = d["bonus_value"]
-        enabled = [b["stake"] for b in self.bets if b["enabled"] and not b.get("upper_only")]
-        if not enabled:
-            raise ValueError("at least one bet must be enabled")
-        self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=min(enabled), max_bet=max(enabled),
-                                 max_win=self.max_prize * max(enabled),
-                                 unfinished_deadline_days=d["unfinished_deadline_days"])
-        default = d["default_stake"] if d["default_stake"] in enabled else min(enabled)
-        lower_bets = [b for b in self.bets if not b.get("upper_only")]
-        self.bet_model = definition_.StakeChoice(
-            code="ismael_beiro", stakes=tuple(b["stake"] for b in lower_bets),
-            enabled=tuple(bool(b["enabled"]) for b in lower_bets), default_stake=default,
-            flags=("auto_play", "auto_risk"))
-        self.default_bet_params: JsonDict = self.bet_model.default
-        self.par_bet_params: JsonDict = dict(self.default_bet_params)
-        # the declared RTP of the player's other options (version 2: AUTO-RISK), each with the bet its PAR sheet uses
-        self.declared_options: list[JsonDict] = [dict(o) for o in d.get("declared_options", [])]
-        self._check_definition()
-
-    def _check_definition(self) -> None:
-        d = self.d
-        scale = d["ladder"]["scale"]
-        assert all(len(s) == 16 for s in d["lower"]["strips"] + d["upper"]["strips"]), "16 symbols a reel"
-        assert all(p in scale for p in d["lower"]["pays"].values()), "every lower prize is on the payout scale"
-        assert all(v in scale for (k, v), _ in d["confessional"]["prizes"] if k == "cash")
-        assert scale == sorted(set(scale)) and scale[-1] == self.max_prize
-        assert len(d["ladder"]["raise_nothing_up_per_mille"]) == len(d["ladder"]["up_per_mille"]) == len(scale) - 1
-        mg = d["minigames"]
-        assert min(v for v, _ in mg["prizes"]) >= mg["island_parts"] >= 3 * max(b["island_columns"] for b in self.bets)
-        if not self.fair_gambles:
-            assert min(v for v, _ in mg["prizes"]) > d["upper"]["fraction"], "a minigame pays more than a fraction"
-        assert max(v for v, _ in mg["prizes"]) <= self.max_prize
-        assert {v for v, _ in mg["prizes"]} <= {v for _, v in mg["monologue_wheel"]}
-        for b in self.bets:
-            assert b["bonus_price"] * self.bonus_value == 4 * b["stake"], "an upper game costs 4 stakes of bonuses"
-        assert self.stakes == sorted(self.stakes), "bets ascending"
-        assert all(b.get("upper_only") for b in self.bets[self.top_lower_level + 1:]), "upper-only bets come last"
-
-    # --- bets -------------------------------------------------------------------------------------------------
-    def validate_bet(self, params: JsonDict) -> Bet:
-        """``{"stake": one of the bets, "auto_play": bool, "auto_risk": bool}`` (the bet model); a bet the operator
-        switched off is refused (``game.ismael_beiro.bet_disabled``)."""
-        return self.bet_model.validate(params)
-
-    # --- helpers --------------------------------------------------------------------------------------------------
-    def _pay(self, state: JsonDict, part: str, amount: int) -> int:
-        """Add to the round's win within its cap (the maximum prize of its bet); reaching the cap ends the round."""
-        paid: int = min(amount, state["cap"] - state["win"])
-        slots.add_win(state, part, paid)
-        if state["win"] >= state["cap"]:
-            state["capped"] = True
-        return paid
-
-    def _lower_draws(self, rng: RNG) -> JsonDict:
-        cfg = self.d["lower"]
-        stops = [rng.randbelow(self.lower.n) for _ in range(3)]
-        return {"stops": stops, "hold": rng.randbelow(1000), "nudge": rng.randbelow(1000),
-                "nudges": slots.draw_weighted(rng, cfg["nudge_counts"]), "hold_after_nudge": rng.randbelow(1000)}
-
-    def upper_levels(self, level: int) -> list[int]:
-        """The upper bets a round at lower bet ``level`` may play, switched on: its own bet and the lower ones, and
-        at the top lower bet the upper-only bets above it (version 2's sixth upper bet)."""
-        top = len(self.bets) - 1 if level == self.top_lower_level else level
-        return [j for j in range(top + 1) if self.bets[j]["enabled"]]
-
-    def bet_max_x(self, level: int) -> int:
-        """A bet's maximum prize in its stakes: 1,000 x, the sixth upper bet's ``max_prize`` (500 x 100 CZK, the
-        same 50,000 CZK as the 50 CZK bet's, seed 3: "10 EUR + 100: up to 10,000 EUR")."""
-        return int(self.bets[level].get("max_prize", self.max_prize))
-
-    def fraction_x(self, level: int) -> int:
-        """Double-or-Bonuses' fraction of an upper bet, x its stake (version 3: each bet's own, seed 3.10)."""
-        return int(self.bets[level].get("fraction", self.d["upper"]["fraction"]))
-
-    def affordable_levels(self, state: JsonDict) -> list[int]:
-        """The upper bets the round can play now (:meth:`upper_levels`) whose bonus price the round's bonuses
-        cover."""
-        return [j for j in self.upper_levels(state["level"]) if self.bets[j]["bonus_price"] <= state["bonuses"]]
 
     # --- the round --------------------------------------------------------------------------------------------
     def start(self, bet: Bet, rng: RNG) -> JsonDict:
@@ -395,216 +295,6 @@ class IsmaelBeiro(slots.SlotGame):
         state["steps"].append(step)
         state["stage"] = "lower_end"
 
-    def _gamble(self, state: JsonDict, delta: int) -> None:
-        if delta > 0:
-            self._pay(state, "gamble", delta)
-        elif delta < 0:
-            slots.add_win(state, "gamble", delta)
-
-    # Upper game ---------------------------------------------------------------------------------------------------
-    def _enter_upper(self, state: JsonDict) -> None:
-        state["phase"] = "upper"
-        state["upper"] = {"auto_left": 0, "spin": None, "minigame": None, "dob": None, "spin_step": None,
-                          "games": 0}
-        state["steps"].append({"type": "change_game", "feature": "upper_game", "bonuses": state["bonuses"],
-                               "vertical_lines": state["vertical_lines"]})
-        state["stage"] = "upper_game"
-
-    def _do_upper_spin(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
-        # version 3: the machine plays the highest upper bet the bonuses cover (the action names no level)
-        level = action["level"] if "level" in action else max(self.affordable_levels(state))
-        self._upper_spin(state, rng, level)
-
-    def _do_auto_play(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
-        """AUTO-PLAY in the upper game: up to 100 games at the highest bet the bonuses cover (seed 3.2)."""
-        state["upper"]["auto_left"] = self.d["upper"]["auto_play_games"]
-        state["steps"].append({"type": "auto_play", "games": state["upper"]["auto_left"]})
-
-    def _evaluate_upper(self, state: JsonDict, rng: RNG, level: int, stops: tuple[int, int, int], vertical: bool,
-                        selector_draw: int, spin: JsonDict) -> JsonDict:
-        """Line wins, mixed sevens (their Mixed prizes drawn now) and the selector of one upper spin."""
-        b = self.bets[level]
-        stake = b["stake"]
-        cfg = self.d["upper"]
-        ev = self.upper.evaluate(stops, vertical)
-        line_wins = [[n, s, m * stake] for n, s, m in ev["line_wins"]]
-        cash = sum(w[2] for w in line_wins)
-        mixed = []
-        for number in ev["mixed_lines"]:
-            if b["mixed"]:
-                x = slots.draw_weighted(rng, self.d["minigames"]["mixed_prizes"])
-                mixed.append({"line": number, "minigame": "mixed", "prize": x * stake})
-            else:
-                mixed.append({"line": number, "minigame": None, "prize": cfg["mixed_sevens_fixed"] * stake})
-            cash += mixed[-1]["prize"]
-        threshold = max((cfg["selector_per_mille"][t] for t in ev["triggers"]), default=0)
-        selector = selector_draw < threshold
-        if selector:
-            spin["queue"].append(features.draw_minigame_block(
-                rng, self.d["minigames"], stake, self.bet_max_x(level), self.bonus_value, b["island_columns"],
-                within_max=self.minigame_within_bet_max))
-        spin["total"] += cash
-        return {"window": ev["window"], "lines": 5 + (3 if vertical else 0), "line_wins": line_wins,
-                "mixed_sevens": mixed, "minigame_symbols": list(ev["triggers"]), "selector": selector,
-                "win": cash, "camera": ev["camera"], "clapper": ev["clapper"]}
-
-    def _upper_spin(self, state: JsonDict, rng: RNG, level: int) -> None:
-        """One upper game: its bonuses are paid, the vertical-line counter gives 8 lines (and goes down by one),
-        the reels stop, CAMERA and CLAPPER count, minigames and the WINNING SPIN are drawn."""
-        cfg = self.d["upper"]
-        b = self.bets[level]
-        up = state["upper"]
-        state["bonuses"] -= b["bonus_price"]
-        vertical = state["vertical_lines"] > 0
-        if vertical:
-            state["vertical_lines"] -= 1
-        stops = (rng.randbelow(self.upper.n), rng.randbelow(self.upper.n), rng.randbelow(self.upper.n))
-        cam_lo, cam_hi = cfg["camera"]
-        cam = cam_lo + rng.randbelow(cam_hi - cam_lo + 1)
-        cl_lo, cl_hi = cfg["clapper"]
-        clap = cl_lo + rng.randbelow(cl_hi - cl_lo + 1)
-        sel = rng.randbelow(1000)
-        spin: JsonDict = {"level": level, "stake": b["stake"], "total": 0, "queue": []}
-        up["spin"] = spin
-        up["games"] += 1
-        ev = self._evaluate_upper(state, rng, level, stops, vertical, sel, spin)
-        step: JsonDict = {"type": "spin", "game": "upper", "feature": "upper_games_played", "level": level, "stake": b["stake"],
-                          "bonus_price": b["bonus_price"], "stops": list(stops), **ev}
-        if ev["camera"]:
-            state["vertical_lines"] = min(self.d["lower"]["max_vertical_lines"], state["vertical_lines"] + cam)
-            step["camera_lines"] = cam
-        winning = False
-        if ev["clapper"]:
-            state["cumulative"][level] += clap
-            step["clapper_pieces"] = clap
-            if state["cumulative"][level] >= cfg["cumulative_pieces"]:
-                state["cumulative"][level] = 0
-                winning = True
-        step.update(vertical_lines=state["vertical_lines"], cumulative=state["cumulative"][level],
-                    bonuses=state["bonuses"])
-        state["steps"].append(step)
-        up["spin_step"] = len(state["steps"]) - 1
-        if winning:
-            wins = self.upper.winning_stops(vertical)
-            ws = wins[rng.randbelow(len(wins))]
-            wsel = rng.randbelow(1000)
-            wev = self._evaluate_upper(state, rng, level, ws, vertical, wsel, spin)
-            state["steps"].append({"type": "winning_spin", "feature": "winning_spin", "game": "upper", "level": level, "stops": list(ws),
-                                   **{k: v for k, v in wev.items() if k not in ("camera", "clapper")}})
-        state["stage"] = "minigame_select" if spin["queue"] else "upper_spin_end"
-
-    def _do_select(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
-        """The minigame selector: the chosen minigame shows the prize drawn when the selector opened."""
-        up = state["upper"]
-        up["minigame"] = {"name": action["minigame"], "picked": []}
-        state["steps"].append({"type": "minigame_select", "minigame": action["minigame"]})
-        state["stage"] = "minigame"
-
-    def _do_pick(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
-        self._minigame_reveal(state, {"character": action["character"]})
-
-    def _do_spin_wheel(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
-        self._minigame_reveal(state, {})
-
-    def _do_uncover(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
-        """The Dinner: each dish uncovered shows the next item of the sequence drawn at the selector (a prize or
-        EXIT), whichever dish the player touches."""
-        up = state["upper"]
-        mg = up["minigame"]
-        block = up["spin"]["queue"][0]
-        item = block["dinner"][len(mg["picked"])]
-        mg["picked"].append(action["dish"])
-        state["steps"].append({"type": "dinner_dish", "dish": action["dish"], "reveal": item})
-        if item == "exit" or len(mg["picked"]) == len(block["dinner"]):
-            self._minigame_reveal(state, {"dishes": list(mg["picked"])})
-
-    def _minigame_reveal(self, state: JsonDict, extra: JsonDict) -> None:
-        """A minigame's end: it shows its pictures of the prize drawn at the selector, which is paid (with the
-        supplement's bonuses)."""
-        up = state["upper"]
-        mg = up["minigame"]
-        block = up["spin"]["queue"].pop(0)
-        name = mg["name"]
-        step: JsonDict = {"type": "minigame", "feature": "minigame", "minigame": name, **extra}
-        if name == "desert_expedition":
-            c = extra["character"]
-            others = block["desert"][1:]
-            shown = others[:c] + [block["desert"][0]] + others[c:]
-            step["characters"] = shown
-        elif name == "dinner":
-            step["dishes_shown"] = block["dinner"]
-        elif name == "confessional":
-            step["options"], step["lit"] = block["confessional"]["options"], block["confessional"]["lit"]
-        elif name == "island":
-            step["columns"] = block["island_columns"]
-            step["amounts"] = block["island"]
-        else:
-            step["segment"], step["element"] = block["monologue"]["segment"], block["monologue"]["element"]
-        step.update(prize=block["prize"], supplement=block["supplement"], bonuses=block["bonuses"])
-        up["spin"]["total"] += block["prize"]
-        if block["bonuses"]:
-            state["bonuses"] += block["bonuses"]
-        state["steps"].append(step)
-        up["minigame"] = None
-        state["stage"] = "minigame_select" if up["spin"]["queue"] else "upper_spin_end"
-
-    def _upper_spin_end(self, state: JsonDict) -> None:
-        """The upper game's prize (lines, mixed sevens, minigames, the winning spin; at most the bet's maximum
-        prize) is paid and offered to Double-or-Bonuses."""
-        up = state["upper"]
-        spin = up["spin"]
-        stake = spin["stake"]
-        top = self.bet_max_x(spin["level"]) * stake
-        prize = min(spin["total"], top)
-        state["steps"].append({"type": "upper_prize", "level": spin["level"], "prize": prize,
-                               "max_prize": prize == top})
-        paid = self._pay(state, "bonus", prize)
-        state["stage"] = "upper_game"
-        if state["capped"]:
-            return
-        fraction = self.fraction_x(spin["level"]) * stake
-        if self.fair_gambles:
-            dob = {"level": spin["level"], "stake": stake, "fraction": fraction, "entry": paid, "remaining": paid,
-                   "banked": 0, "bonuses": 0, "max": min(top, paid + state["cap"] - state["win"])}
-            up["dob"] = dob
-            if self._dob_can_risk(state):
-                state["stage"] = "dob"
-            else:
-                up["dob"] = None
-        elif features.dob_open(self.d["upper"], paid, stake, top, state["bonuses"]):
-            up["dob"] = {"level": spin["level"], "stake": stake, "fraction": fraction,
-                         "entry": paid, "remaining": paid, "banked": 0, "bonuses": 0, "max": top}
-            state["stage"] = "dob"
-
-    def _dob_can_risk(self, state: JsonDict) -> bool:
-        dob = state["upper"]["dob"]
-        if self.fair_gambles:
-            # version 3: offered only while all the fraction can win fits under the bet's maximum prize and the
-            # round's (``max`` is the smaller of the two at the prize that entered), so each risk is exactly fair
-            return bool(dob["remaining"] >= dob["fraction"]
-                        and dob["banked"] + dob["remaining"] + dob["fraction"] <= dob["max"]
-                        and state["bonuses"] <= self.d["upper"]["max_bonuses_for_double"])
-        return bool(dob["remaining"] >= dob["fraction"] and dob["banked"] + dob["remaining"] < dob["max"]
-                    and state["bonuses"] <= self.d["upper"]["max_bonuses_for_double"])
-
-    def _dob_step(self, state: JsonDict, rng: RNG) -> None:
-        dob = state["upper"]["dob"]
-        if self.fair_gambles:
-            step = features.dob_step_fair(rng, dob)
-        else:
-            step = features.dob_step(rng, self.d["upper"], dob, self.bonus_value)
-        state["bonuses"] += step.get("bonuses", 0)
-        state["steps"].append(step)
-        if not self._dob_can_risk(state):
-            self._dob_collect(state)
-
-    def _dob_collect(self, state: JsonDict) -> None:
-        dob = state["upper"]["dob"]
-        cash = dob["banked"] + dob["remaining"]
-        state["steps"].append({"type": "dob_end", "feature": "double_or_bonuses", "cash": cash, "bonuses": dob["bonuses"]})
-        self._gamble(state, cash - dob["entry"])
-        state["upper"]["dob"] = None
-        state["stage"] = "upper_game"
 
     # The state machine ------------------------------------------------------------------------------------------
     def act(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:

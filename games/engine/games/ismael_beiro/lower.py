@@ -139,8 +139,9 @@ class Lower:
         pair_v = np.zeros(n ** 3)
         for i, r in enumerate(res):
             if not self.is_prize(r) and r["pair"] is not None:
-                pair_v[i] = 0.001 * (1.0 + max(self.symbol_value(s) for _, s in self.pairs(
-                    tuple(self.line(self.stops_of(i))))))  # type: ignore[arg-type]
+                line = tuple(self.line(self.stops_of(i)))
+                pairs = self.pairs(line)  # type: ignore[arg-type]  # a line is 3 symbols
+                pair_v[i] = 0.001 * (1.0 + max(self.symbol_value(s) for _, s in pairs))
         moved = {}
         for k in range(self.max_nudges + 1):
             moved[k] = np.stack([((a - x) % n * n + (b - y) % n) * n + (c - z) % n

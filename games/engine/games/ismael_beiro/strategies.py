@@ -98,7 +98,8 @@ def format_strategy_table(t: JsonDict) -> list[str]:
         "    win fits under the maximum prizes: every stopping rule returns what collecting returns, except what the",
         f"    round's cap takes from a later prize (at most {t['cap_loss_max_pp']:.4f} pp above)",
         f"  stated bound on the spread between strategies  {t['spread_bound_pp']} pp; cap's effect within it: "
-        f"{yes[t['cap_loss_within_bound']]}; every gamble part zero within its 99 % CI: {yes[t['gambles_zero_within_ci99']]}",
+        f"{yes[t['cap_loss_within_bound']]}; every gamble part zero within its 99 % CI: "
+        f"{yes[t['gambles_zero_within_ci99']]}",
         f"  declared RTP range                          {t['declared_range'][0]} % - {t['declared_range'][1]} %; "
         f"floor >= 84.24 % (GP §8(4)): {yes[t['range_floor_at_least_min_rtp']]}",
     ]

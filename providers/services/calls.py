@@ -1,47 +1,41 @@
-"""The providers' services (docs/providers.md): the player's launch, the signed calls of a provider
-(session, balance, bet, win, rollback, round-end), exactly once per (provider, transaction_id), and staff's
-provider settings and reconciliation decisions.
-
-The rules of a round live in games (:mod:`games.services.remote`); these services authenticate the call, find the
-player and the round, record the call with its answer (:class:`~providers.models.ProviderTransaction`) and
-translate a refusal into the provider's vocabulary (:func:`providers.errors.rs_status`).
+"""The signed calls of a provider (session, balance, bet, win, rollback, round-end), exactly once per (provider,
+transaction_id): the call authenticated, the player and the round found, the call recorded with its answer
+(:class:`~providers.models.ProviderTransaction`) and a refusal translated into the provider's vocabulary
+(:func:`providers.errors.rs_status`). The rules of a round live in games (:mod:`games.services.remote`).
 """
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import re
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from accounts.models import LoginSession, Player
-from accounts.selectors import betting_refusal
 from accounts.services import session_activity
 from core import clock
 from core import errors as core_errors
-from core.audit import Actor, audit_record, security_event
+from core.audit import Actor, security_event
 from core.errors import DomainError
 from core.jsonable import jsonable
 from core.money import Money
 from core.parsers import contains_nul, loads_bounded
-from games import errors as games_errors
 from games import services as games
-from games.models import Game, Round
+from games.models import Round
 from providers import errors
 from providers import sql as providers_sql
-from providers.models import GameSession, LaunchToken, Provider, ProviderTransaction, ReconciliationCase
+from providers.models import GameSession, LaunchToken, Provider, ProviderTransaction
+from providers.services.staff import PROVIDER_CODE_RE, production_refusal, source_allowed
 from providers.signing import body_sha256, signature_valid
 from wallet.selectors import balance as wallet_balance
 
 logger = logging.getLogger("providers")
 
-PROVIDER_CODE_RE = re.compile(r"^[a-z0-9_]{1,30}$")
 ID_MAX = 100  # transaction and round ids
 MAX_AMOUNT = 10**13
 OPERATIONS = ("session", "balance", "bet", "play", "win", "rollback", "round-end")
@@ -77,141 +71,6 @@ def player_ref(provider: Provider | str, player_id: int) -> str:
 
     code = provider.code if isinstance(provider, Provider) else provider
     return hmac.new(settings.SECRET_KEY.encode(), f"providers:{code}:{player_id}".encode(), sha256).hexdigest()[:32]
-
-
-# --- the provider's settings -------------------------------------------------------------------------------------
-def source_allowed(provider: Provider, address: str) -> bool:
-    """Whether ``address`` (the client address core.middleware.ClientAddressMiddleware set) is in the provider's
-    allowed sources. An empty list allows nothing, unless ``settings.PROVIDERS_ALLOW_ANY_SOURCE`` (development
-    only; production refuses to start with it)."""
-    sources = provider.allowed_sources or []
-    if not sources:
-        return settings.PROVIDERS_ALLOW_ANY_SOURCE
-    try:
-        ip = ipaddress.ip_address((address or "").strip())
-    except ValueError:
-        return False
-    for entry in sources:
-        try:
-            if ip in ipaddress.ip_network(str(entry), strict=False):
-                return True
-        except ValueError:
-            continue
-    return False
-
-
-def secret_refusal(secret: str) -> str:
-    """Why a secret may not be used in production ("" when it may)."""
-    if secret == settings.PROVIDERS_DEV_SECRET:
-        return "the development secret"
-    if len(secret.encode()) < settings.MIN_SECRET_BYTES:
-        return f"shorter than {settings.MIN_SECRET_BYTES} bytes"
-    return ""
-
-
-def production_refusal(provider: Provider) -> str:
-    """Why production refuses this provider's calls ("" when it does not): its secret is the development value or
-    shorter than 32 bytes, or it lists no allowed source."""
-    if not settings.PRODUCTION:
-        return ""
-    reason = secret_refusal(provider.secret)
-    if reason:
-        return f"secret: {reason}"
-    if not provider.allowed_sources:
-        return "no allowed source addresses"
-    return ""
-
-
-def _clean_sources(sources: Any) -> list[str]:
-    if not isinstance(sources, list):
-        raise errors.PROVIDER_INVALID(reason="allowed sources must be a list")
-    out = []
-    for entry in sources:
-        try:
-            out.append(str(ipaddress.ip_network(str(entry).strip(), strict=False)))
-        except ValueError:
-            raise errors.PROVIDER_INVALID(reason=f"not an address or network: {str(entry)[:60]}")
-    return out
-
-
-def provider_save(*, provider: Provider, new_secret: str = "", actor: Actor) -> Provider:
-    """Create or change a provider (staff, admin). ``new_secret`` replaces the stored secret (never shown back);
-    in production a secret that is the development value or shorter than 32 bytes is refused. Audited (the
-    secret never in the trail)."""
-    if not PROVIDER_CODE_RE.match(provider.code or ""):
-        raise errors.PROVIDER_INVALID(reason="the code is 1-30 lower-case letters, digits or underscores")
-    provider.allowed_sources = _clean_sources(provider.allowed_sources or [])
-    if new_secret:
-        if settings.PRODUCTION and secret_refusal(new_secret):
-            raise errors.PROVIDER_INVALID(reason=f"the secret is {secret_refusal(new_secret)}")
-        provider.secret = new_secret
-    if not provider.secret:
-        raise errors.PROVIDER_INVALID(reason="a provider needs a secret")
-    now = clock.now()
-    with transaction.atomic():
-        created = provider.pk is None
-        found = None if created else (Provider.objects.select_for_update(no_key=True).filter(pk=provider.pk)
-                                      .values("enabled", "launch_url", "api_url", "allowed_sources", "name").first())
-        old: dict[str, Any] | None = dict(found) if found is not None else None
-        if created:
-            provider.created_at = now
-        provider.updated_at = now
-        provider.save()
-        audit_record(actor=actor, action="providers.provider_created" if created else "providers.provider_changed",
-                     obj=provider, old=old,
-                     new={"enabled": provider.enabled, "launch_url": provider.launch_url, "api_url": provider.api_url,
-                          "allowed_sources": provider.allowed_sources, "name": provider.name},
-                     secret_changed=bool(new_secret))
-    return provider
-
-
-# --- the player's launch -----------------------------------------------------------------------------------------
-@dataclass
-class Launch:
-    launch_url: str
-    launch_token: str
-    expires_at: datetime
-    game: Game
-
-
-def launch_start(*, player: Player, provider_code: str, game_code: str, lang: str, actor: Actor,
-                 login_session: LoginSession | None) -> Launch:
-    """A single-use launch token for the player in one of the provider's games (the full stake gate runs on each
-    bet; here: the provider, the game (its provider, switch and approval, GP §13(6)) and the account state).
-
-    The game session it opens belongs to ``login_session``, the player's login that launched it (a launch without
-    one is refused): the studio's calls are activity on that login and end with it (GP §6(6)e-g)."""
-    from urllib.parse import urlencode
-
-    if login_session is None or login_session.player_id != player.pk or login_session.ended_at is not None:
-        raise errors.LOGIN_REQUIRED()
-
-    provider = Provider.objects.filter(code=provider_code).first() if PROVIDER_CODE_RE.match(provider_code) else None
-    if provider is None:
-        raise errors.PROVIDER_UNKNOWN()
-    if not provider.enabled:
-        raise errors.PROVIDER_DISABLED(provider=provider.code)
-    game = (Game.objects.filter(code=game_code, provider=provider.code, current=True).first()
-            if isinstance(game_code, str) and len(game_code) <= 60 else None)
-    if game is None:
-        raise errors.GAME_INVALID(game=str(game_code)[:60])
-    if not game.enabled:
-        raise games_errors.GAME_DISABLED(game=game.code)
-    if not game.approved:
-        raise games_errors.GAME_NOT_APPROVED(game=game.code, version=game.version, approval_state=game.approval_state)
-    refusal = betting_refusal(player)
-    if refusal is not None:
-        raise refusal
-    token = secrets.token_urlsafe(32)
-    now = clock.now()
-    expires = now + timedelta(seconds=settings.PROVIDERS_LAUNCH_TOKEN_SECONDS)
-    with transaction.atomic():
-        row = LaunchToken.objects.create(token_hash=_hash(token), player=player, game=game, provider=provider,
-                                         login_session=login_session, created_at=now, expires_at=expires)
-        audit_record(actor=actor, action="providers.game_launched", obj=row, provider=provider.code, game=game.code)
-    query = urlencode({"token": token, "game": game.provider_game_id, "lang": lang})
-    sep = "&" if "?" in provider.launch_url else "?"
-    return Launch(launch_url=f"{provider.launch_url}{sep}{query}", launch_token=token, expires_at=expires, game=game)
 
 
 # --- the signed calls --------------------------------------------------------------------------------------------
@@ -690,24 +549,3 @@ def _round_end(provider: Provider, body: dict[str, Any], ctx: providers_sql.Call
     answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
                           "round_status": result.round.status, "win": money(result.round.win)})
     return answer, ProviderTransaction(player=player, round_id=round_pk, provider_round_id=round_id)
-
-
-# --- reconciliation decisions ------------------------------------------------------------------------------------
-def reconciliation_resolve(*, case: ReconciliationCase, resolution: str, actor: Actor) -> ReconciliationCase:
-    """Staff (finance): close a reconciliation case, saying how the difference was resolved. Audited."""
-    resolution = str(resolution or "").strip()
-    if not resolution:
-        raise errors.RESOLUTION_REQUIRED()
-    with transaction.atomic():
-        row = ReconciliationCase.objects.select_for_update(no_key=True).get(pk=case.pk)
-        if row.status != ReconciliationCase.Status.OPEN:
-            raise errors.CASE_NOT_OPEN(case=row.pk)
-        row.status = ReconciliationCase.Status.RESOLVED
-        row.resolution = resolution[:2000]
-        row.resolved_at = clock.now()
-        row.resolved_by_id = int(actor.id) if actor.type == "staff" and actor.id else None
-        row.save(update_fields=["status", "resolution", "resolved_at", "resolved_by"])
-        audit_record(actor=actor, action="providers.reconciliation_resolved", obj=row,
-                     old={"status": ReconciliationCase.Status.OPEN}, new={"status": row.status},
-                     resolution=row.resolution)
-    return row
