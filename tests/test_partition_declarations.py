@@ -24,18 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _owner(table: PartitionedTable) -> str:
-    """The app whose ``partitions.py`` declares ``table``."""
-    owners = [c.label for c in apps.get_app_configs()
-              if any(t.table == table.table for t in getattr(_module(c.name), "TABLES", ()))]
+    """The app whose ``partitions.py`` declares ``table`` (the declarations of each app alone)."""
+    owners = [c.label for c in apps.get_app_configs() if table in declared_tables([c.name])]
     assert len(owners) == 1, (table.table, owners)
     return owners[0]
-
-
-def _module(package: str):
-    try:
-        return __import__(f"{package}.partitions", fromlist=["TABLES"])
-    except ModuleNotFoundError:
-        return None
 
 
 def test_every_declared_table_is_declared_once_by_the_app_whose_label_prefixes_it():
