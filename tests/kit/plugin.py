@@ -55,7 +55,7 @@ def django_db_setup(request, django_test_environment, django_db_blocker, django_
     keepdb = django_db_keepdb and not django_db_createdb
     worker = getattr(request.config, "workerinput", {}).get("workerid")
     with django_db_blocker.unblock():
-        name = database.test_database_name()
+        name = database.worker_database_name()
         setup = {"verbosity": request.config.option.verbose, "interactive": False, "aliases": aliases,
                  "serialized_aliases": serialized_aliases}
         if worker and "default" in aliases and not (keepdb and database.database_exists(connection, name)):
