@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import permissions, serializers
@@ -88,8 +88,6 @@ class MailboxView(APIView):
 def mailbox_page(request: HttpRequest) -> HttpResponse:
     """``/dev/mailbox``: the same as a page (no script; links open the confirmation)."""
     if not settings.DEV_MAILBOX_ENABLED:
-        from django.http import Http404
-
         raise Http404
     response = render(request, "accounts/dev_mailbox.html", mailbox(str(request.GET.get("to", ""))[:254]))
     response["Content-Security-Policy"] = MAILBOX_CSP

@@ -25,6 +25,7 @@ from accounts.models import (
     PersonalDataErasure,
     Player,
     RegisterCheck,
+    RegisterReview,
     TermsVersion,
 )
 from core import clock
@@ -557,6 +558,4 @@ def duplicate_cases_queue() -> QueueState:
 def register_reviews_queue() -> QueueState:
     """The AISG interface's answers staff must act on (a person the population register could not identify, an
     outage the platform failed closed on), still open."""
-    from accounts.models import RegisterReview
-
     return queue_of(RegisterReview.objects.filter(resolved_at__isnull=True), "created_at")

@@ -72,3 +72,23 @@ def rules_evaluate() -> dict[str, Any]:
 def source_of_funds_scan() -> dict[str, int]:
     """Record the source-of-funds requirement of every player whose deposits reached the threshold."""
     return services.sof_requirements_scan()
+
+
+# The jobs the services ask for (aml/jobs.py), registered by AmlConfig.ready: each enqueues its task after the
+# current transaction commits.
+
+
+def identification_submit_on_commit(check_id: int) -> None:
+    identification_submit.delay_on_commit(check_id)
+
+
+def sandbox_callback_send_on_commit(body_text: str, signature: str) -> None:
+    sandbox_deliver_callback.delay_on_commit(body_text, signature)
+
+
+def screening_rescreen_on_commit() -> None:
+    screening_rescreen.delay_on_commit()
+
+
+def screening_player_on_commit(player_id: int, trigger: str) -> None:
+    screening_player.delay_on_commit(player_id, trigger)

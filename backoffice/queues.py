@@ -17,14 +17,13 @@ from aml import selectors as aml_selectors
 from complaints import selectors as complaints_selectors
 from core.home import HomeLink, HomePanel, QueueState, queue_of, register_home_panel
 from games import selectors as games_selectors
+from providers.models import ReconciliationCase
 from regulator import selectors as regulator_selectors
 from wallet import selectors as wallet_selectors
 
 
 def reconciliation_differences_queue() -> QueueState:
     """Open differences between a game provider's daily report and the platform's transactions."""
-    from providers.models import ReconciliationCase
-
     return queue_of(ReconciliationCase.objects.filter(status=ReconciliationCase.Status.OPEN), "created_at")
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import connection, transaction
 
+from accounts.services import message_send
 from complaints import attachments as att
 from complaints import deadlines, errors, notify, records, texts
 from complaints.errors import error
@@ -429,8 +430,6 @@ def complaint_resolve(
 def _answer_to_inbox(c: Complaint) -> None:
     """The answer in the player's inbox too (the client's "Messages"), once per complaint; the e-mail goes as
     the complaint's own notice (``_notify_player``), so the inbox message sends none."""
-    from accounts.services import message_send
-
     subject_cs, body_cs = texts.answer("cs", c=c)
     subject_en, body_en = texts.answer("en", c=c)
     message_send(player=c.player, kind="notice", subject_cs=subject_cs, subject_en=subject_en, body_cs=body_cs,

@@ -9,6 +9,8 @@ django-celery-beat's tables when beat starts.
 import os
 
 from celery import Celery
+from django.apps import apps
+from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -23,9 +25,7 @@ def _install_schedule(sender: Celery) -> None:
     ``celery beat`` reads the configuration (its command-line defaults) before the Django fixup loads the apps; a
     schedule collected then would fail or come out empty, and beat would run NO deadline job. So it is (re)installed
     when the app is finalized too, which beat and the worker do after Django's setup (config/tests: a real beat)."""
-    from django.apps import apps
-
-    from config.schedules import collect
+    from config.schedules import collect  # imports every app's schedules, so only once the apps are loaded
 
     if apps.ready:
         sender.conf.beat_schedule = collect()
@@ -33,8 +33,6 @@ def _install_schedule(sender: Celery) -> None:
 
 @app.on_after_configure.connect
 def _configure(sender: Celery, **kwargs: object) -> None:
-    from django.conf import settings
-
     if settings.CELERY_BROKER_URL.startswith("filesystem"):
         # kombu's filesystem transport needs its folders; made here (first use of Celery), not on settings import.
         for folder in ("queue", "processed", "control"):

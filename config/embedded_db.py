@@ -6,7 +6,9 @@ socket in that folder, so nothing needs to be installed or running on the machin
 """
 from __future__ import annotations
 
+import logging
 import os
+import subprocess
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -22,8 +24,6 @@ def embedded_url(data_dir: str | None = None) -> str:
 
 def embedded_stop(data_dir: str | None = None) -> None:
     """Stop the embedded server (``make run`` does this on Ctrl-C)."""
-    import subprocess
-
     path = Path(data_dir or os.environ.get("EMBEDDED_PG_DIR") or BASE_DIR / ".data" / "pg")
     _prepare(path)
     from pgserver._commands import pg_ctl  # type: ignore[attr-defined]  # generated at import time
@@ -50,8 +50,6 @@ def _start(data_dir: str | None = None) -> str:
 
 
 def _prepare(path: Path) -> None:
-    import logging
-
     path.mkdir(parents=True, exist_ok=True)
     runtime = path.parent / "xdg-runtime"
     runtime.mkdir(mode=0o700, exist_ok=True)

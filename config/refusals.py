@@ -10,6 +10,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from cryptography.hazmat.primitives.serialization import pkcs12
+
 
 def refusals_of(namespace: Mapping[str, Any]) -> list[str]:
     """Why production must not start with the settings of ``namespace`` (empty: it may)."""
@@ -45,8 +47,6 @@ def _reports_refusals(s: SimpleNamespace) -> list[str]:
 def regulator_seal_problem(path: str, password: str, now: datetime | None = None) -> str:
     """Why the seal's PKCS#12 cannot seal now ("" when it can): missing, unreadable, no key, not yet or no longer
     valid. Read with ``cryptography`` only (no Django)."""
-    from cryptography.hazmat.primitives.serialization import pkcs12
-
     if not path or not Path(path).is_file():
         return "is missing or not a file"
     try:

@@ -8,10 +8,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied
 from django.db import models
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 from django.utils.translation import gettext
 
@@ -240,8 +242,6 @@ def money_confirmation(modeladmin: Any, request: HttpRequest, queryset: Any, *, 
     """The page an admin action that moves money shows before it acts: each selected record's amount, player and
     reason (``rows(obj)``), and a button that posts the same action again with ``confirmed``. None once confirmed
     (the action then runs)."""
-    from django.contrib.admin import helpers
-    from django.template.response import TemplateResponse
 
     if request.POST.get("confirmed") == "1":
         return None

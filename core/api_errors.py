@@ -18,6 +18,7 @@ import types
 from functools import cache, lru_cache
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
 
 from core.errors import ErrorDef
@@ -33,8 +34,6 @@ def _own(obj: Any) -> bool:
 
 @lru_cache(maxsize=1)
 def _project_packages() -> frozenset[str]:
-    from django.apps import apps
-
     base = str(settings.BASE_DIR)
     return frozenset(c.name.split(".")[0] for c in apps.get_app_configs() if str(c.path).startswith(base))
 

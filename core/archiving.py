@@ -1,6 +1,7 @@
 """Retention of the monthly partitions: the daily job ``core.partitions_archive`` (docs/scaling.md, "Retention").
 
-For each partitioned table (``core.retention_rules.PARTITION_RULES``, in its order) and each of its months whose
+For each partitioned table its app declares (``<app>/partitions.py``, ``core.partition_tables``; a table whose rows
+other declared tables point at after those, :func:`archive_order`) and each of its months whose
 retention period (``settings.PARTITION_RETENTION_MONTHS``, never below the legal one) has passed, oldest first, each
 month in its own transaction:
 
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
 from django.core import checks
 from django.db import IntegrityError, OperationalError, connection, transaction
@@ -41,7 +43,8 @@ from django.db.models import Model
 from core import clock, partitioning
 from core.audit import Actor, audit_record
 from core.hooks import Hook, Hooks
-from core.retention_rules import PARTITION_RULES, PartitionRule, partition_retention
+from core.partition_tables import PartitionedTable, declared_tables
+from core.retention_rules import partition_retention
 
 log = logging.getLogger("platform.retention")
 
@@ -88,14 +91,14 @@ def _carry_forward_signature(month: ArchivingMonth) -> Mapping[str, int]:
     raise NotImplementedError
 
 
-#: one carry-forward hook per summed table of ``PARTITION_RULES``, named by the table; a hook not registered is the
+#: one carry-forward hook per summed declared table (``summed_by``), named by the table; a hook not registered is the
 #: warning core.W020 (its table keeps its months past their retention period)
 CARRY_FORWARD = Hooks("core.archiving", check_id="core.W020", warning=True)
 _CARRY_FORWARD_HOOKS: dict[str, Hook[[ArchivingMonth], Mapping[str, int]]] = {
     rule.table: CARRY_FORWARD.add(rule.table, f"carry-forward of {rule.table}, summed by {rule.summed_by}: without "
                                   "it the table keeps its months past their retention period",
                                   _carry_forward_signature)
-    for rule in PARTITION_RULES if rule.summed_by
+    for rule in declared_tables() if rule.summed_by
 }
 
 
@@ -106,11 +109,11 @@ def carry_forward(model: type[Model]) -> Hook[[ArchivingMonth], Mapping[str, int
     try:
         return _CARRY_FORWARD_HOOKS[table]
     except KeyError:
-        raise ValueError(f"{table} is not a summed partitioned table (core.retention_rules.PARTITION_RULES "
-                         "summed_by)") from None
+        raise ValueError(f"{table} is not a summed partitioned table (its declaration's summed_by, "
+                         "<app>/partitions.py)") from None
 
 
-def carry_forward_hook(rule: PartitionRule) -> CarryForward | None:
+def carry_forward_hook(rule: PartitionedTable) -> CarryForward | None:
     """The registered hook of a summed table, or None (then its months stay)."""
     hook = _CARRY_FORWARD_HOOKS.get(rule.table)
     return hook.implementation if hook is not None and hook.registered else None
@@ -149,8 +152,6 @@ def archive_due_at(index: int, months: int) -> datetime:
 def references(table: str) -> list[tuple[str, str]]:
     """``(table, column)`` of every model field that points at a row of ``table`` (foreign keys and one-to-ones of
     the installed models, with or without a database constraint)."""
-    from django.apps import apps  # the registry, not an import of an app: core imports no app
-
     found = set()
     for model in apps.get_models(include_auto_created=True):
         opts = model._meta
@@ -162,6 +163,24 @@ def references(table: str) -> list[tuple[str, str]]:
                     and related._meta.db_table == table):
                 found.add((opts.db_table, field.column))
     return sorted(found)
+
+
+def archive_order(tables: tuple[PartitionedTable, ...]) -> list[PartitionedTable]:
+    """``tables`` in the order the job archives them: a table whose rows the rows of another declared table point at
+    after that table (a month of the ledger's entries before the same month of their transactions: the entries of a
+    transaction are written in its database transaction, so in its month, and a transactions month whose entries are
+    live is ``referenced``); otherwise in the declarations' order."""
+    names = {t.table for t in tables}
+    referencing = {t.table: {other for other, _column in references(t.table) if other in names and other != t.table}
+                   for t in tables}
+    ordered: list[PartitionedTable] = []
+    remaining = list(tables)
+    while remaining:
+        done = {t.table for t in ordered}
+        ready = [t for t in remaining if referencing[t.table] <= done] or remaining[:1]  # a cycle: the declared order
+        ordered.append(ready[0])
+        remaining.remove(ready[0])
+    return ordered
 
 
 def _one(sql: str, params: list[int | str]) -> Any:
@@ -189,7 +208,7 @@ def months_due(table: str, months: int, now: datetime) -> list[tuple[str, int]]:
     return sorted(out, key=lambda item: item[1])
 
 
-def _archive_month(rule: PartitionRule, name: str, index: int, months: int,
+def _archive_month(rule: PartitionedTable, name: str, index: int, months: int,
                    carry: CarryForward | None = None) -> MonthResult | None:
     month = partitioning.month_of(index)
     q = connection.ops.quote_name
@@ -240,7 +259,7 @@ def partitions_archive_due(*, now: datetime | None = None) -> list[MonthResult]:
                                     audit_years=settings.AUDIT_RETENTION_YEARS,
                                     audit_aml_years=settings.AUDIT_RETENTION_AML_YEARS)
     results: list[MonthResult] = []
-    for rule in PARTITION_RULES:
+    for rule in archive_order(declared_tables()):
         if not partitioning.is_partitioned(connection, rule.table):
             continue
         months = retention[rule.table]

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+from django.db import IntegrityError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from django.utils import translation
 from rest_framework import exceptions as drf_exc
@@ -147,14 +149,10 @@ _PLAIN_ERRORS: tuple[tuple[type[Exception], ErrorDef], ...] = (
 
 
 def _too_large(exc: BaseException) -> bool:
-    from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
-
     return isinstance(exc, (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent))
 
 
 def _database_down(exc: BaseException) -> bool:
-    from django.db import InterfaceError, OperationalError
-
     return isinstance(exc, (OperationalError, InterfaceError))
 
 
@@ -198,7 +196,6 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
 def server_error_response(exc: BaseException) -> Response:
     error_id = uuid.uuid4().hex[:16]
     logger.exception("unhandled exception error_id=%s", error_id, exc_info=exc, extra={"error_id": error_id})
-    from django.db import IntegrityError
 
     if isinstance(exc, IntegrityError):  # a check the code believed met (e.g. a deferred ledger trigger at commit)
         from core.audit import integrity_alarm  # here: core.audit imports the models, which load after the apps

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db.models import Count, Min
+
 from core import clock
 
 
@@ -128,7 +130,5 @@ def age_text(age: timedelta) -> str:
 
 def queue_of(queryset: Any, oldest_field: str) -> QueueState:
     """A work queue's state in one statement: how many rows ``queryset`` holds and the earliest ``oldest_field``."""
-    from django.db.models import Count, Min
-
     row = queryset.order_by().aggregate(n=Count("pk"), oldest=Min(oldest_field))
     return QueueState(int(row["n"]), row["oldest"])

@@ -11,12 +11,11 @@ from django.core.mail.backends.console import EmailBackend as ConsoleBackend
 from django.core.mail.message import EmailMessage
 
 from core import clock
+from core.models import SandboxEmail
 
 
 class SandboxEmailBackend(ConsoleBackend):
     def send_messages(self, email_messages: Sequence[EmailMessage]) -> int:
-        from core.models import SandboxEmail
-
         sent = super().send_messages(email_messages)
         SandboxEmail.objects.bulk_create([
             SandboxEmail(to=[str(a) for a in [*message.to, *message.cc, *message.bcc]], subject=str(message.subject)[:998],

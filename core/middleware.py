@@ -8,8 +8,20 @@ import re
 import time
 import uuid
 from collections.abc import Callable
+from zoneinfo import ZoneInfo
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseNotFound, JsonResponse
+from django.conf import settings
+from django.core.exceptions import (
+    BadRequest,
+    PermissionDenied,
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseNotFound, JsonResponse
+from django.urls import Resolver404, resolve
+from django.utils import timezone
 
 from core.errors import NOT_CANONICAL_PATH, NOT_FOUND, VALIDATION, server_error_json
 from core.logging import reset_request_id, set_request_id
@@ -54,8 +66,6 @@ class ClientAddressMiddleware:
     only when listed in ``settings.TRUSTED_PROXIES`` (addresses or networks; none by default)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        from django.conf import settings
-
         self.get_response = get_response
         self.trusted = _networks(list(settings.TRUSTED_PROXIES))
 
@@ -134,8 +144,6 @@ class RejectNulMiddleware:
 def canonical_path(path_info: str) -> str | None:
     """The route ``path_info`` means in the one URL style (no trailing slash, config/urls.py), when it is written
     with a trailing slash and the path without it exists; else None."""
-    from django.urls import Resolver404, resolve
-
     if not path_info.endswith("/") or path_info == "/":
         return None
     candidate = path_info.rstrip("/")
@@ -157,10 +165,7 @@ class BackOfficeTimeZoneMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not request.path_info.startswith("/admin"):
             return self.get_response(request)
-        from zoneinfo import ZoneInfo
 
-        from django.conf import settings
-        from django.utils import timezone
 
         timezone.activate(ZoneInfo(settings.BUSINESS_TIME_ZONE))
         try:
@@ -192,15 +197,6 @@ class CatchAllMiddleware:
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        from django.core.exceptions import (
-            BadRequest,
-            PermissionDenied,
-            RequestDataTooBig,
-            SuspiciousOperation,
-            TooManyFieldsSent,
-            TooManyFilesSent,
-        )
-        from django.http import Http404
 
         too_large = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
         if isinstance(exception, (Http404, PermissionDenied, SuspiciousOperation, BadRequest)) \

@@ -13,8 +13,8 @@ transaction's length; tests that move the application's clock (time-machine) mov
 
 Each other uniqueness the platform relies on either includes the partition key or moves to a small non-partitioned
 *claim table* holding the unique index under the constraint's original name, written by a trigger in the same
-statement as the row (so no extra statement and the same ``IntegrityError`` with the same constraint name):
-:data:`CLAIMS` lists them. Rows of a table that was converted with data in it stay in one ``<table>_p_legacy``
+statement as the row (so no extra statement and the same ``IntegrityError`` with the same constraint name): each
+table's owning app declares them with the table (``<app>/partitions.py``, ``core/partition_tables.py``). Rows of a table that was converted with data in it stay in one ``<table>_p_legacy``
 partition (ids below the first month's range), attached without copying.
 
 New partitions are made ahead (:func:`partitions_ensure`, ``MONTHS_AHEAD`` months) after every ``migrate``
@@ -31,6 +31,8 @@ from datetime import date
 from typing import Any
 
 from django.db.backends.base.base import BaseDatabaseWrapper
+
+from core.partition_tables import Claim, declared_claims
 
 EPOCH_YEAR = 2020
 MONTH_BITS = 40
@@ -66,41 +68,6 @@ def month_range(index: int) -> tuple[int, int]:
 
 def partition_name(table: str, index: int) -> str:
     return f"{table}_p{month_of(index):%Y%m}"
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A uniqueness that does not include the partition key, kept in its own non-partitioned table.
-
-    ``name`` is the original constraint or index name (the claim table's unique index takes it, so an
-    ``IntegrityError`` names the same constraint as before), ``columns`` the unique columns, ``where`` the
-    condition of a partial unique index over ``{row}`` (the row: ``NEW``, ``OLD`` or the table), or ``""``;
-    ``watch``: columns whose UPDATE can change the condition (a round leaving ``in_progress``), so an update moves
-    the claim too."""
-
-    table: str
-    name: str
-    columns: tuple[str, ...]
-    where: str = ""
-    watch: tuple[str, ...] = ()
-
-    @property
-    def claim_table(self) -> str:
-        return f"{self.name}_claim"[:63]
-
-    def condition(self, row: str) -> str:
-        return self.where.format(row=row) if self.where else "true"
-
-
-#: every uniqueness of a partitioned table that does not include the id, and where its guarantee lives now
-CLAIMS: tuple[Claim, ...] = (
-    Claim("games_round", "games_round_unique_player_key", ("player_id", "idempotency_key")),
-    Claim("games_round", "games_round_one_open_per_player", ("player_id", "play_money"),
-          where="{row}.status = 'in_progress'", watch=("status",)),
-    Claim("wallet_ledgertransaction", "wallet_txn_unique_kind_reference", ("kind", "reference")),
-    Claim("limits_settledbet", "limits_settledbet_unique_ref", ("player_id", "kind", "round_ref"),
-          where="{row}.round_ref <> ''"),
-)
 
 
 def _rows(conn: BaseDatabaseWrapper, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
@@ -244,7 +211,8 @@ def _build_parent(conn: BaseDatabaseWrapper, table: str, legacy: str, shape: _Sh
         if primary:
             _exec(conn, f'ALTER TABLE {table} ADD CONSTRAINT "{constraint}" PRIMARY KEY (id)')
         elif constraint or unique:
-            raise ValueError(f"{table}.{name}: a unique index without the partition key needs a Claim (CLAIMS)")
+            raise ValueError(f"{table}.{name}: a unique index without the partition key needs a Claim "
+                             "(the table's declaration in its app's partitions.py)")
         else:
             _exec(conn, definition)  # CREATE INDEX <name> ON public.<table> ...: now the partitioned parent
     for name, definition in shape.fks_out:
@@ -254,11 +222,11 @@ def _build_parent(conn: BaseDatabaseWrapper, table: str, legacy: str, shape: _Sh
 def convert(conn: BaseDatabaseWrapper, table: str, claims: tuple[Claim, ...] | None = None) -> None:
     """Turn ``table`` (an ordinary table with a ``bigint`` identity ``id``) into a table partitioned by month ids,
     keeping its rows (attached as ``<table>_p_legacy``, no copy), its sequence position, indexes, checks, foreign
-    keys both ways and triggers, and moving the uniqueness of :data:`CLAIMS` to claim tables (filled from the rows).
-    Runs inside the migration's transaction."""
+    keys both ways and triggers, and moving the uniquenesses of its declaration (``<app>/partitions.py``, or
+    ``claims`` when given) to claim tables (filled from the rows). Runs inside the migration's transaction."""
     if is_partitioned(conn, table):
         return
-    claims = tuple(c for c in (CLAIMS if claims is None else claims) if c.table == table)
+    claims = tuple(c for c in (declared_claims(table) if claims is None else claims) if c.table == table)
     claimed = {c.name for c in claims}
     month = _current_month(conn)
     shape = _shape(conn, table)
@@ -352,7 +320,7 @@ def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str,
         raise ValueError(f"{partition}: not a range of ids ({bounds})")
     low, high = (-(2**63) if match[1] == "MINVALUE" else int(match[1])), int(match[2])
     _exec(conn, f"CREATE SCHEMA IF NOT EXISTS {schema}")
-    for claim in (c for c in CLAIMS if c.table == table):
+    for claim in declared_claims(table):
         # the claims are an index of the live rows, not a record: they leave with the archived month. Deleted before
         # the DETACH, which locks the whole table (ACCESS EXCLUSIVE) until the transaction ends: a month's claims
         # may be millions of rows, and nothing else touches them (no new row has an id in a past month)
@@ -404,7 +372,7 @@ def claims_refill(conn: BaseDatabaseWrapper) -> dict[str, int]:
     added per claim table. A row whose key another row already claims makes it fail (a duplicate the load
     introduced)."""
     added = {}
-    for claim in CLAIMS:
+    for claim in declared_claims():
         if not is_partitioned(conn, claim.table):
             continue
         cols = ", ".join(claim.columns)

@@ -31,6 +31,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import Group, Permission
+
 #: the apps whose records staff work with (the auditor reads every model of these)
 PLATFORM_APPS = ("core", "accounts", "wallet", "limits", "aml", "jackpots", "games", "complaints", "providers",
                  "reports", "regulator")
@@ -150,7 +152,6 @@ def roles_sync(group_model: Any = None, permission_model: Any = None, *, strict:
     models so a migration can pass its historical ones (``strict=False`` there: a permission of a later migration
     does not exist yet; the ``post_migrate`` sync after the whole ``migrate`` is strict). Returns {role: count}."""
     if group_model is None or permission_model is None:
-        from django.contrib.auth.models import Group, Permission
         group_model, permission_model = Group, Permission
     perms = {(p.content_type.app_label, p.codename): p
              for p in permission_model.objects.select_related("content_type")}

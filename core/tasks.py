@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import socket
+import uuid
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, ParamSpec, TypeVar, cast
 
 from celery import shared_task
 from celery.contrib.django.task import DjangoTask
-from django.db import transaction
+from django.db import connection, transaction
 
-from core import clock
+from core import clock, partitioning
+from core.archiving import partitions_archive_due
 from core.models import TaskHeartbeat
 
 P = ParamSpec("P")
@@ -38,8 +40,6 @@ def heartbeat(marker: str) -> str:
 
 def heartbeat_send(marker: str | None = None) -> str:
     """Create the row and enqueue the task after commit; returns the marker."""
-    import uuid
-
 
     marker = marker or uuid.uuid4().hex
     with transaction.atomic():
@@ -51,8 +51,6 @@ def heartbeat_send(marker: str | None = None) -> str:
 @platform_task(name="core.heartbeat_beat", time_limit=30, soft_time_limit=20)
 def heartbeat_beat() -> str:
     """Beat's own heartbeat (marker prefixed ``beat-``)."""
-    import uuid
-
 
     marker = f"beat-{uuid.uuid4().hex[:20]}"
     now = clock.now()
@@ -66,10 +64,6 @@ def partitions_ensure() -> list[str]:
     """Hourly: this month's partition and the next ``MONTHS_AHEAD`` of every monthly-partitioned table
     (core/partitioning.py), made where missing, and each id sequence moved up into this month's range; safe to run
     twice or on two workers (``CREATE TABLE IF NOT EXISTS``; a sequence only ever moves up)."""
-    from django.db import connection
-
-    from core import partitioning
-
     with transaction.atomic():
         return partitioning.partitions_ensure(connection)
 
@@ -80,8 +74,6 @@ def partitions_archive() -> dict[str, list[str]]:
     month in its own transaction claimed with an advisory lock, a summed table's with its totals carried forward by
     its app's hook (core/archiving.py); the months that stay, by reason (``referenced``, ``summed``, ``busy``,
     ``failed``), are logged on ``platform.retention`` and returned."""
-    from core.archiving import partitions_archive_due
-
     report: dict[str, list[str]] = {}
     for result in partitions_archive_due():
         report.setdefault(result.outcome, []).append(

@@ -4,9 +4,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import celery
 from django.conf import settings
 from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, JsonResponse
+from django_celery_beat.models import PeriodicTask
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework import serializers
@@ -14,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core import clock
+from core import clock, partitioning
 from core.models import TaskHeartbeat
 from core.permissions import staff_permission
 from core.tasks import heartbeat_send
@@ -32,11 +35,9 @@ def _check_database() -> dict[str, Any]:
 
 
 def _check_broker() -> dict[str, Any]:
-    from celery import current_app as app
-
     started = time.monotonic()
     try:
-        with app.connection_for_write(settings.CELERY_BROKER_URL) as conn:
+        with celery.current_app.connection_for_write(settings.CELERY_BROKER_URL) as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
         return {"ok": True, "transport": conn.transport_cls if isinstance(conn.transport_cls, str) else "custom",
                 "ms": round((time.monotonic() - started) * 1000, 1)}
@@ -45,8 +46,6 @@ def _check_broker() -> dict[str, Any]:
 
 
 def _check_migrations() -> dict[str, Any]:
-    from django.db.migrations.executor import MigrationExecutor
-
     try:
         executor = MigrationExecutor(connection)
         plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
@@ -66,8 +65,6 @@ def _check_jobs() -> tuple[dict[str, Any], dict[str, Any]]:
     """(worker, beat): the scheduled heartbeat proves both. Beat records when it last sent it (django-celery-beat's
     ``last_run_at``); a worker writes the row when it runs it. Each is stale after HEALTH_JOBS_MAX_AGE_SECONDS,
     so the deadline jobs cannot stop silently."""
-    from django_celery_beat.models import PeriodicTask
-
     limit = float(settings.HEALTH_JOBS_MAX_AGE_SECONDS)
     try:
         ran = (TaskHeartbeat.objects.filter(marker__startswith="beat-", ran_at__isnull=False)
@@ -84,8 +81,6 @@ def _check_jobs() -> tuple[dict[str, Any], dict[str, Any]]:
 def _check_partitions() -> dict[str, Any]:
     """This month's and next month's partition of every monthly-partitioned table exist (core/partitioning.py:
     there is no default partition, so a month without one refuses its inserts; the hourly job makes them ahead)."""
-    from core import partitioning
-
     try:
         missing = partitioning.partitions_missing(connection, months=2)
     except Exception as exc:  # noqa: BLE001 - reported, not raised

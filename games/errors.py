@@ -101,6 +101,9 @@ REMOTE_ROLLBACK_AFTER_WIN = ErrorDef("game.remote_rollback_after_win", 409,
                                      "Sázku nelze zrušit: kolo už má výhru nebo je vyhodnoceno.",
                                      "The bet cannot be cancelled: its round has a win or is settled.")
 REMOTE_INVALID_AMOUNT = ErrorDef("game.remote_invalid_amount", 400, "Neplatná částka.", "Invalid amount.")
+REMOTE_INVALID_ROUND_ID = ErrorDef("game.remote_invalid_round_id", 400,
+                                   "Neplatný identifikátor kola dodavatele: musí mít 1 až {max_length} znaků.",
+                                   "Invalid provider round id: it must have 1 to {max_length} characters.")
 REMOTE_ROUND_NO_ENGINE = ErrorDef(
     "game.remote_round_no_replay", 409,
     "Kolo vzdálené hry nemá tahy generátoru této platformy; jeho záznamem jsou transakce dodavatele.",

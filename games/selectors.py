@@ -12,6 +12,8 @@ because an interactive feature's outcome is drawn before the choice is offered (
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -330,8 +332,6 @@ def studio_record_check(rnd: Round) -> JsonDict:
 def studio_outcome_sha256(outcome: object) -> str:
     """The SHA-256 of a studio's outcome as canonical JSON (sorted keys, no spaces, UTF-8): how a studio states the
     hash of the outcome it sends (docs/providers.md)."""
-    import hashlib
-    import json
 
     return hashlib.sha256(json.dumps(outcome, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
                           .encode()).hexdigest()

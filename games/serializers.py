@@ -10,10 +10,11 @@ from rest_framework import serializers
 from core.api_money import MoneyOutSerializer as GameMoneySerializer
 from core.api_money import example as money_example
 from core.api_money import money_from_json, money_to_json
+from core.rng import SeededRNG
 from games import selectors
 from games.engine.base import Game as EngineGame
 from games.engine.base import JsonDict
-from games.engine.registry import get_game
+from games.engine.registry import get_game, list_games
 from games.models import Game, Round
 
 # The API's money convention (core.api_money) in a game's bet: the engine takes integer haléře; a request carries
@@ -71,8 +72,6 @@ def api_bet_example(game: EngineGame) -> JsonDict | None:
 
 def bet_request_examples(*, play_money: bool = False) -> dict[str, JsonDict]:
     """The schema's request examples of a round: one per shipped game, its bet from the game's definition."""
-    from games.engine.registry import list_games
-
     out: dict[str, JsonDict] = {}
     for game in list_games():
         bet = api_bet_example(game)
@@ -85,8 +84,6 @@ def _pending_options(game: EngineGame, seeds: int = 1500, give_up: int = 1000) -
     """One option of every kind of pending step a game reaches (free spin, pick, gamble ...), found by starting its
     example bet with seeded generators and following the game's default action (a simulation, no database). A game
     with no step within ``give_up`` starts is taken to have none."""
-    from core.rng import SeededRNG
-
     bet_params = engine_bet_example(game)
     if bet_params is None:
         return {}
@@ -122,8 +119,6 @@ def action_request_examples() -> dict[str, JsonDict]:
     for (``pending.type``), as the round's ``pending.options`` offer it; computed once per process."""
     global _ACTION_EXAMPLES
     if _ACTION_EXAMPLES is None:
-        from games.engine.registry import list_games
-
         examples: dict[str, JsonDict] = {}
         for game in list_games():
             for kind, option in _pending_options(game).items():

@@ -20,6 +20,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
+from core.money import Money
+
 MICRO = 1_000_000  # micro-haléře per haléř
 PPM = 1_000_000  # rates and shares are parts per million
 PPB = 1_000_000_000  # draw odds are parts per billion
@@ -254,6 +256,4 @@ class Award(models.Model):
                    models.Index(fields=["player_id", "-decided_at"], name="jackpots_award_player")]
 
     def __str__(self) -> str:
-        from core.money import Money
-
         return f"{self.jackpot.code} run {self.generation}: {Money(self.amount).format('cs')}"

@@ -8,7 +8,7 @@ from django.db.models import Sum
 from jackpots import sql
 from jackpots.archived_totals import carried_by_pool
 from jackpots.levels import enabled
-from jackpots.models import MICRO, Award, Contribution, Jackpot, Pending
+from jackpots.models import MICRO, Award, Contribution, Fold, Jackpot, Pending
 
 
 def _pending(ids: list[int]) -> dict[int, tuple[int, int]]:
@@ -99,8 +99,6 @@ def wins_of_player(*, player_id: int, limit: int = 100) -> list[dict[str, Any]]:
 def pool_books(jp: Jackpot) -> dict[str, Any]:
     """The pool's own account of itself (admin, jackpot_check): value, ledger, contributions (the folded log: the
     archived months' carried totals plus the live rows), seeds, awards."""
-    from jackpots.models import Fold
-
     folded = Contribution.objects.filter(jackpot=jp).aggregate(
         a=Sum("active_micro"), f=Sum("future_micro"))
     clamped = Fold.objects.filter(jackpot=jp).aggregate(c=Sum("clamped_micro"))["c"] or 0

@@ -143,7 +143,7 @@ class PlayerKindState(models.Model):
 class OpenBet(models.Model):
     """A placed stake whose bet is not decided yet: the "open round" marker of GP §7(6).
 
-    stake_check creates it, stake_settled (or stake_voided) deletes it. For technical games a second
+    stake_gate_and_place creates it, stake_settled (or stake_voided) deletes it. For technical games a second
     stake is refused while one exists; other kinds may keep several, told apart by ``round_ref``.
     """
 
@@ -226,7 +226,7 @@ class SettledBet(models.Model):
     round_ref = models.CharField(max_length=100, blank=True, default="")
     stake = models.BigIntegerField()
     win = models.BigIntegerField(default=0)
-    placed_at = models.DateTimeField()  # the instant the stake was counted (stake_check's ``now``)
+    placed_at = models.DateTimeField()  # the instant the stake was counted (stake_gate_and_place's ``now``)
     started_at = models.DateTimeField()
     settled_at = models.DateTimeField()
     voided = models.BooleanField(default=False)  # stake returned: neither a stake nor a decided bet

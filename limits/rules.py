@@ -206,12 +206,3 @@ def check_stake_grid(stake: Money, game_max_bet: Money | None, rules: KindRules,
 def max_win_per_round() -> Money:
     """GP §8(3): the most one round may pay, its game's win and any jackpot won in it together."""
     return Money(gp("MAX_WIN_PER_ROUND"))
-
-
-def win_cap(*, win: Money) -> tuple[Money, bool]:
-    """GP §8(3): (the win to credit, whether it was capped) under settings.GP["MAX_WIN_PER_ROUND"]."""
-    win = require_money(win, "win")
-    cap = gp("MAX_WIN_PER_ROUND")
-    if win.amount > cap:
-        return Money(cap, win.currency), True
-    return win, False

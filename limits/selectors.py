@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
+from django.db import connection
 from django.db.models import Q, QuerySet
 
 from accounts import terms
 from accounts.models import LoginSession, PersonalData, Player
 from accounts.selectors import person_key
-from core import clock
+from core import clock, partitioning
 from core.errors import ErrorDef
 from core.money import Money
 from limits import errors
@@ -551,9 +552,5 @@ def _figures_json(f: PlayFigures) -> dict[str, Any]:
 def settled_bet_archived(settled_at: datetime) -> bool:
     """Whether the decided bets settled at ``settled_at`` are archived (their month's partition moved to the archive
     schema, its totals carried forward): such a bet can no longer be taken out of the counters one by one."""
-    from django.db import connection
-
-    from core import partitioning
-
     month = partitioning.month_index(settled_at.astimezone(UTC).date())
     return month in partitioning.archived_months(connection, SettledBet._meta.db_table)

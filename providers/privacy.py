@@ -16,7 +16,7 @@ from accounts import privacy_contract
 from accounts.models import Player
 from accounts.privacy_contract import Contract, Record
 from core.audit import Actor
-from providers.models import ProviderTransaction
+from providers.models import Provider, ProviderTransaction
 
 RECORDS = (
     Record(
@@ -45,8 +45,6 @@ def anonymise(*, player: Player, records: frozenset[str], actor: Actor, now: dat
 def studio_recipients() -> list[dict[str, Any]]:
     """Every enabled studio receives data of the players who play its games (GP §12(4)): a pseudonymous reference
     of the player, the player's language, and the stakes, wins and balance of its rounds."""
-    from providers.models import Provider
-
     return [{"code": f"studio:{p.code}", "role": "recipient", "notify": False,
              "name": f"{p.name} (herní studio / game studio)",
              "purpose_cs": "provozování her studia: pseudonymní označení hráče, jazyk, sázky, výhry a zůstatek jeho kol",

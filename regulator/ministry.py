@@ -10,10 +10,12 @@ import ssl
 import tempfile
 import urllib.error
 import urllib.request
+import zipfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from regulator import crypto
 from regulator.validator import Report, validate_sealed
 
 
@@ -67,10 +69,6 @@ def confirmation_package(*, package: str, report: Report, out_dir: Path, seal: o
     """The Ministry's answer as a package: the report (``OK: YYYYMMDD-HHMMSS`` or the error lines) zipped, encrypted
     for the operator's registered encryption certificate and sealed with the Ministry's seal:
     ``<name>.Ok.zip.p7e.p7s`` on success (the error variant's name is an open point: ``<name>.Err.zip.p7e.p7s``)."""
-    import zipfile
-
-    from regulator import crypto
-
     assert isinstance(seal, crypto.Seal)
     name = f"{package}.{'Ok' if report.ok else 'Err'}"
     text = f"OK: {datetime.now(UTC):%Y%m%d-%H%M%S}" if report.ok else "\r\n".join(report.errors)

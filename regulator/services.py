@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -187,8 +188,6 @@ def confirmation_record(*, path: Path, ministry_seal_ca: Path, own_cert: Path, o
     against the Ministry's sealing CA, it is decrypted with the operator's own key and unzipped, and its report is
     recorded against the package (``OK: ...`` confirms it; ``ERR_...`` lines reject it with the first code and open a
     staff task). A seal or decryption failure raises ``crypto.SealError`` and records nothing."""
-    import zipfile
-
     base = path.name.split(".")[0]
     with tempfile.TemporaryDirectory() as tmp:
         p7e, z = Path(tmp, "c.p7e"), Path(tmp, "c.zip")

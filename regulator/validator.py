@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO
 
-from regulator import schema
+from regulator import crypto, schema
 from regulator.wire import PACKAGE_NAME_RE, Period
 
 MAX_LINE = 64_000
@@ -285,8 +285,6 @@ def validate_zip(path: Path, package: str | None = None) -> Report:
 
 def validate_sealed(path: Path, *, trusted_seal: Path, decrypt_cert: Path, decrypt_key: Path) -> Report:
     """The Ministry's order: verify the seal, decrypt, unzip, validate."""
-    from regulator import crypto
-
     report = Report()
     package = path.name.split(".")[0]
     data = path.read_bytes()

@@ -9,11 +9,14 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from django.db.models import QuerySet, Sum
+from django.db.models import Count, QuerySet, Sum
 
 from reports import figures
+from reports.db import read_alias
 from reports.figures import Period
 from reports.models import DayReport, GameDayReport
+from reports.services import day_range
+from wallet.models import LedgerTransaction
 
 ADDITIVE = ("rounds", "stakes", "stakes_returned", "wins", "jackpot_wins", "wins_reclaimed", "ggr",
             "ledger_stakes", "ledger_wins", "jackpot_contributed_micro", "jackpot_awarded", "jackpot_awards_paid",
@@ -138,11 +141,6 @@ MONEY_MOVES: tuple[tuple[str, str], ...] = (
 def money_moves(period: Period) -> list[dict[str, Any]]:
     """For each kind of ``MONEY_MOVES``: how many postings and their total (haléře) in ``period``'s Prague days,
     read from the ledger now (not from the stored day rows)."""
-    from django.db.models import Count
-
-    from reports.db import read_alias
-    from reports.services import day_range
-    from wallet.models import LedgerTransaction
 
     start, end = day_range(period.first)[0], day_range(period.last)[1]
     found = {r["kind"]: r for r in LedgerTransaction.objects.using(read_alias())

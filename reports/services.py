@@ -8,14 +8,14 @@ from collections import defaultdict
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, DecimalField, ExpressionWrapper, F, Min, Q, QuerySet, Sum, Value
 from django.db.models.functions import Cast, Coalesce
 
 from accounts.models import Player, RegisterCheck
 from aml.models import ComplianceCase
 from complaints.models import Complaint
-from core import clock
+from core import clock, partitioning
 from core.audit import Actor, audit_record
 from games.models import Game, Round
 from jackpots.models import Award, Contribution, Pending
@@ -238,10 +238,6 @@ def reports_compute_day(*, day: date, actor: Actor | None = None) -> DayReport:
 def _refuse_archived(day: date, start: datetime, end: datetime) -> None:
     """The rows of a day live in the month partitions of the instants that bound it (ids carry the month they were
     written in, core/partitioning.py); a day with one of them archived is not recomputed."""
-    from django.db import connection
-
-    from core import partitioning
-
     months = {partitioning.month_index(start.astimezone(UTC).date()),
               partitioning.month_index((end - timedelta(microseconds=1)).astimezone(UTC).date())}
     tables = [m._meta.db_table for m in (Round, LedgerTransaction, Entry)]

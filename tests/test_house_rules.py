@@ -66,8 +66,11 @@ def test_no_app_looks_up_another_apps_function_by_name():
     offenders = []
     # the quickstart test imports the client it generated from the schema into a temporary folder (not platform code)
     generated_client = {"test_house_rules.py", "test_quickstart.py"}
+    # core finds each app's partitions.py by that convention, as Django's autodiscover does; a table left undeclared
+    # fails tests/test_partition_declarations.py (the database's partitioned tables are exactly the declared ones)
+    discovered = {"core/partition_tables.py"}
     for path in _sources():
-        if path.name in generated_client:
+        if path.name in generated_client or str(path.relative_to(ROOT)) in discovered:
             continue
         text = path.read_text()
         for needle in ("optional_function(", "importlib.import_module(", "accounts_bridge", "_attr("):
@@ -118,3 +121,49 @@ def test_no_comment_or_docstring_names_an_issue():
             if ISSUE_REFERENCE.search(text):
                 offenders.append(f"{path.relative_to(ROOT)}:{lineno}")
     assert offenders == []
+
+
+#: function-level imports in files another change is reworking (move them to the top when it lands): the engine's
+#: games (numpy deferred: an optional, heavy import for the simulations), the admin's i18n, the providers' services
+FUNCTION_IMPORTS_KNOWN = {
+    "backoffice/admin_i18n.py": 1,
+    "games/engine/games/ismael_beiro/fast_sim.py": 1,
+    "games/engine/games/ismael_beiro/features.py": 1,
+    "games/engine/games/ismael_beiro/game.py": 3,
+    "games/engine/games/ismael_beiro/lower.py": 1,
+    "providers/services.py": 4,
+}
+
+
+def _function_imports_without_reason(path: Path) -> list[int]:
+    """The lines of imports inside a function that carry no comment (on the line, or the line above, saying why:
+    a real import cycle, the app registry not ready yet, a heavy optional dependency)."""
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    found = set()
+    for function in ast.walk(ast.parse(source)):
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    line, above = lines[node.lineno - 1], lines[node.lineno - 2].strip() if node.lineno > 1 else ""
+                    if "#" not in line and not above.startswith("#"):
+                        found.add(node.lineno)
+    return sorted(found)
+
+
+def test_imports_inside_functions_say_why():
+    """An import belongs at the top of its module. Inside a function only with a one-line reason (a comment on the
+    line or above it); ``apps.py`` aside, where ``AppConfig.ready`` and the signal handlers import what needs the app
+    registry."""
+    offenders = {}
+    for app in APPS:
+        if app in ("scripts", "provider_simulator", "tests"):  # stand-alone programs set Django up first, then import
+            continue
+        for path in sorted((ROOT / app).rglob("*.py")):
+            relative = path.relative_to(ROOT)
+            if "tests" in relative.parts or "migrations" in relative.parts or path.name == "apps.py":
+                continue
+            lines = _function_imports_without_reason(path)
+            if lines and len(lines) != FUNCTION_IMPORTS_KNOWN.get(str(relative)):
+                offenders[str(relative)] = lines
+    assert not offenders, offenders

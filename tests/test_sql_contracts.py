@@ -212,9 +212,10 @@ def test_every_cast_of_a_whole_row_write_is_its_field_s_database_type() -> None:
 def test_the_round_context_reads_the_claim_tables_and_the_month_bits_of_the_partitioning() -> None:
     """``games.start_context`` names the claim tables of the round's two unique constraints and shifts the month
     index by ``MONTH_BITS`` (core/partitioning.py) in its text."""
-    from core.partitioning import CLAIMS, MONTH_BITS
+    from core.partitioning import MONTH_BITS
+    from games.partitions import TABLES
 
-    claims = {c.name: c.claim_table for c in CLAIMS}
+    claims = {c.name: c.claim_table for t in TABLES for c in t.claims}
     text = games.sql.START_CONTEXT.sql
     for name in ("games_round_unique_player_key", "games_round_one_open_per_player"):
         assert f"FROM {claims[name]} c" in text, name

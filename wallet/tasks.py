@@ -73,3 +73,23 @@ def sweep(limit: int = 500) -> dict[str, int]:
 @platform_task(name="wallet.sweep", time_limit=600, soft_time_limit=540)
 def wallet_sweep() -> dict[str, int]:
     return sweep()
+
+
+# The jobs the services ask for (wallet/jobs.py), registered by WalletConfig.ready: each enqueues its task after the
+# current transaction commits.
+
+
+def payout_send_on_commit(payout_id: int) -> None:
+    payout_send.delay_on_commit(payout_id)
+
+
+def withdrawal_send_on_commit(withdrawal_id: int) -> None:
+    withdrawal_send.delay_on_commit(withdrawal_id)
+
+
+def sandbox_callback_send_on_commit(body_text: str, signature: str) -> None:
+    sandbox_deliver_callback.delay_on_commit(body_text, signature)
+
+
+def bank_statement_process_on_commit(statement_id: int) -> None:
+    bank_statement_process_task.delay_on_commit(statement_id)

@@ -28,7 +28,7 @@ from accounts.models import PersonalData, Player
 from accounts.selectors import identity_for
 from accounts.services import player_lock
 from accounts.validation import fold, validate_document
-from aml import adapters, errors
+from aml import adapters, errors, jobs
 from aml.models import AmlProfile, IdentificationCheck, IdentificationEvent, IdentificationImage
 from aml.selectors import IdentificationAttempts, identification_attempts
 from aml.services.seams import player_aml_identified_record
@@ -155,10 +155,7 @@ def identification_attempts_allow(*, player: Player, note: str, actor: Actor) ->
 
 
 def _submit_on_commit(check_id: int) -> None:
-    # aml.tasks imports aml.services (the tasks call the services): importing it at module level would be a cycle.
-    from aml.tasks import identification_submit
-
-    identification_submit.delay_on_commit(check_id)
+    jobs.identification_submit(check_id)
 
 
 def _retry_delay(attempts: int) -> timedelta:
@@ -260,10 +257,7 @@ def identification_submit_due(*, now: Any = None, batch: int = 100) -> dict[str,
 
 
 def _deliver_on_commit(body: bytes, signature: str) -> None:
-    # aml.tasks imports aml.services: importing it at module level would be an import cycle.
-    from aml.tasks import sandbox_deliver_callback
-
-    sandbox_deliver_callback.delay_on_commit(body.decode(), signature)
+    jobs.sandbox_callback_send(body.decode(), signature)
 
 
 def sandbox_callback_deliver(*, body_text: str, signature: str) -> dict[str, Any]:

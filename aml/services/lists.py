@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from accounts.models import Player
-from aml import errors
+from aml import errors, jobs
 from aml.list_parsers import LIST_KIND, PARSERS, PERSON, ListFormatError
 from aml.models import ComplianceCase, PepClaim, PepDeclaration, ScreeningListEntry, ScreeningListVersion
 from aml.services.cases import case_open
@@ -77,9 +77,6 @@ def screening_list_import(*, source: str, data: bytes, actor: Actor, file_name: 
                      "details": e.details, "fingerprint": e.fingerprint()})
     if not rows:
         raise errors.LIST_EMPTY(source=source)
-    # aml.tasks imports aml.services (the tasks call the services): importing it at module level would be a cycle.
-    from aml.tasks import screening_rescreen as rescreen_task
-
     with transaction.atomic():
         with connection.cursor() as cursor:  # one import of a source at a time (the version order is the import order)
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_IMPORT_LOCK, SOURCES.index(source)])
@@ -101,7 +98,7 @@ def screening_list_import(*, source: str, data: bytes, actor: Actor, file_name: 
         audit_record(actor=actor, action="aml.screening_list_imported", obj=version, source=source, sha256=digest,
                      published_at=published, entries=len(rows), persons=persons, names=names_total,
                      file_name=version.file_name, replaces=None if current is None else current.pk)
-        rescreen_task.delay_on_commit()
+        jobs.screening_rescreen()
     return version, True
 
 
@@ -113,8 +110,6 @@ def screening_list_withdraw(*, version: ScreeningListVersion, actor: Actor, reas
     reason = " ".join((reason or "").split())[:300]
     if not reason:
         raise errors.LIST_INVALID(reason="a withdrawal needs its reason", source=version.source)
-    from aml.tasks import screening_rescreen as rescreen_task
-
     with transaction.atomic():
         row = ScreeningListVersion.objects.select_for_update(no_key=True).get(pk=version.pk)
         if row.withdrawn_at is not None:
@@ -125,7 +120,7 @@ def screening_list_withdraw(*, version: ScreeningListVersion, actor: Actor, reas
                        .order_by("-id").values_list("pk", flat=True).first())
         audit_record(actor=actor, action="aml.screening_list_withdrawn", obj=row, source=row.source,
                      sha256=row.sha256, published_at=row.published_at, reason=reason, current=now_current)
-        rescreen_task.delay_on_commit()
+        jobs.screening_rescreen()
     return row
 
 

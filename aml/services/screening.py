@@ -19,7 +19,7 @@ from django.db.models import Q
 
 from accounts.models import PersonalData, Player
 from accounts.selectors import identity_for
-from aml import adapters, errors
+from aml import adapters, errors, jobs
 from aml.models import AmlProfile, ComplianceCase, PepDeclaration, ScreeningRun
 from aml.services.cases import case_open
 from core import clock
@@ -140,12 +140,9 @@ def screening_request(*, player: Player, actor: Actor, trigger: str = "registrat
     """Screen the player as soon as the current transaction commits (the list may be a network call, never made
     inside a transaction): the hook accounts calls at registration. Until a screening answered, completion of the
     registration is refused (``aml.screening_pending``), so a lost task fails closed; the periodic job catches up."""
-    # aml.tasks imports aml.services (the tasks call the services): importing it at module level would be a cycle.
-    from aml.tasks import screening_player
-
     profile_ensure(player)
     audit_record(actor=actor, action="aml.screening_requested", obj=player, player_id=player.pk, trigger=trigger)
-    screening_player.delay_on_commit(player.pk, trigger)
+    jobs.screening_player(player.pk, trigger)
 
 
 def _list_version() -> tuple[adapters.ScreeningList | None, str]:

@@ -8,6 +8,7 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.base import env
+from config.settings.core import INSTALLED_APPS
 from config.settings.privacy_recipients import DEFAULT_PRIVACY_RECIPIENTS
 from core.retention_rules import RetentionTooShort, audit_retention, partition_retention
 
@@ -114,7 +115,7 @@ try:
         env.json("PARTITION_RETENTION_MONTHS", {}, "a JSON object {table: months}: how many months after its end a "
                  "month of a monthly-partitioned table stays live before core.partitions_archive moves it to the "
                  "archive schema; a table left out keeps its legal period; shorter is refused"),
-        audit_years=AUDIT_RETENTION_YEARS, audit_aml_years=AUDIT_RETENTION_AML_YEARS)
+        audit_years=AUDIT_RETENTION_YEARS, audit_aml_years=AUDIT_RETENTION_AML_YEARS, app_names=INSTALLED_APPS)
 except RetentionTooShort as exc:
     raise ImproperlyConfigured(str(exc)) from exc
 # GP §12(4), §12(7), GDPR art. 13(1)e, art. 19: the recipients of the participants' data, published in the privacy

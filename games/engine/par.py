@@ -14,6 +14,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Protocol
 
+from . import figures
 from .base import RNG, STATUS_AWAITING_ACTION, Bet, EngineError, Game, JsonDict, Progress, RNGFactory
 from .registry import get_game, list_games
 
@@ -381,8 +382,6 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
 
 
 def _offered(game: Game) -> JsonDict:
-    from . import figures
-
     f = figures.published(game)
     return {"offered_max_bet": f["max_bet"], "offered_max_win": f["max_win"], "rtp_range": f["rtp_range"],
             "hit_frequency_published": f["hit_frequency_percent"], "volatility_published": f["volatility"]}

@@ -10,6 +10,7 @@ their reel, sticky (held) expanded wilds with re-spins. Pure Python; the games' 
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 
 from .slots import LineEvaluator
@@ -34,8 +35,6 @@ def multiplied_line_win(seq: Sequence[str], evaluator: LineEvaluator, wild: str,
 def multiplied_line_lut(evaluator: LineEvaluator, wild: str, factors: dict[int, int], alphabet: Sequence[str],
                         reels: int) -> list[int]:
     """Flat table (row-major over ``alphabet ** reels``) of :func:`multiplied_line_win`'s multiplier."""
-    import itertools
-
     out = []
     for idx in itertools.product(range(len(alphabet)), repeat=reels):
         w = multiplied_line_win([alphabet[i] for i in idx], evaluator, wild, factors)

@@ -155,7 +155,7 @@ def remote_bet(*, player: Player, game: Game, round_id: str, transaction_id: str
     if not game.remote:
         raise errors.REMOTE_GAME_INVALID(game=game.code)
     if not isinstance(round_id, str) or not 0 < len(round_id) <= MAX_ROUND_ID:
-        raise errors.REMOTE_INVALID_AMOUNT(reason="round_id must be 1-100 characters")
+        raise errors.REMOTE_INVALID_ROUND_ID(max_length=MAX_ROUND_ID)
     stake = Money(_amount(amount, allow_zero=False), currency())
     opener = _StudioOpener(player, game, round_id, transaction_id, stake)
     with transaction.atomic(savepoint=False):
@@ -177,7 +177,7 @@ def remote_play(*, player: Player, game: Game, round_id: str, transaction_id: st
     if not game.remote:
         raise errors.REMOTE_GAME_INVALID(game=game.code)
     if not isinstance(round_id, str) or not 0 < len(round_id) <= MAX_ROUND_ID:
-        raise errors.REMOTE_INVALID_AMOUNT(reason="round_id must be 1-100 characters")
+        raise errors.REMOTE_INVALID_ROUND_ID(max_length=MAX_ROUND_ID)
     stake = Money(_amount(amount, allow_zero=False), currency())
     won = _amount(win, allow_zero=True)
     opener = _StudioOpener(player, game, round_id, transaction_id, stake)

@@ -1,7 +1,9 @@
 """The gatekeeper's writes. Other apps import from here (``limits.services.<name>``); see docs/contracts.md.
 
-- ``gate``: :func:`stake_check` on every bet (stake grid, account state, panic/self-listing, open round,
-  the 120/15 break, session and money limits, the hourly loss).
+- ``gate``: on every bet :func:`stake_gate` decides (stake grid, account state, panic/self-listing, open round,
+  the 120/15 break, session and money limits, the hourly loss), then :func:`stake_placed` counts the stake, or
+  :func:`stake_decided_now` counts it placed and decided when its round settles in the same transaction;
+  :func:`stake_gate_and_place` is the first two in one call (a bet placed in one step: the limits bench, tests).
 - ``settlement``: :func:`stake_settled`, :func:`stake_voided` and :func:`settled_bet_voided` (the counters of
   decided bets; a decided bet declared void, GP §3(6)).
 - ``counters``: the (player, kind) state lock, day/month totals and hourly minute buckets (writes; their
@@ -13,11 +15,11 @@
   checks.
 - ``responsible``: the responsible-gaming texts and help contacts staff edit (GP §13(4)).
 
-The pure rules (``win_cap``, limit comparisons, the stake grid ...) are in ``limits.rules``; ``win_cap`` is
-re-exported here because games calls it as ``limits.services.win_cap``.
+The pure rules (limit comparisons, the stake grid, the max win per round ...) are in ``limits.rules``;
+``max_win_per_round`` (GP §8(3)) is re-exported here because games caps a round's win with it.
 """
 from limits.kinds import TECHNICAL
-from limits.rules import max_win_per_round, win_cap
+from limits.rules import max_win_per_round
 from limits.services.counters import minute_buckets_prune
 from limits.services.exclusions import (
     exclusion_batches_collect,
@@ -29,7 +31,14 @@ from limits.services.exclusions import (
     self_listing_send,
     self_listing_send_due,
 )
-from limits.services.gate import StakeAllowed, StakeGate, stake_check, stake_decided_now, stake_gate, stake_placed
+from limits.services.gate import (
+    StakeAllowed,
+    StakeGate,
+    stake_decided_now,
+    stake_gate,
+    stake_gate_and_place,
+    stake_placed,
+)
 from limits.services.login import daily_time_logout_sweep, deposit_refusal, login_check
 from limits.services.refusals import refusal_record
 from limits.services.responsible import help_contact_save, responsible_text_save
@@ -42,7 +51,7 @@ from limits.services.self_limits import (
 from limits.services.settlement import settled_bet_voided, stake_settled, stake_voided
 
 __all__ = [
-    "max_win_per_round", "stake_check", "stake_settled", "stake_voided", "settled_bet_voided", "win_cap", "login_check", "deposit_refusal", "self_limit_set", "self_limits_decide",
+    "max_win_per_round", "stake_gate_and_place", "stake_settled", "stake_voided", "settled_bet_voided", "login_check", "deposit_refusal", "self_limit_set", "self_limits_decide",
     "pending_limits_apply", "limits_account_closed", "panic_press", "panic_report_send", "panic_reports_send_due",
     "self_listing_request", "self_listing_send",
     "self_listing_send_due", "exclusion_sweep", "exclusion_batches_collect", "daily_time_logout_sweep",

@@ -1,4 +1,5 @@
-"""The stake gate: may this player stake this amount now? (:func:`stake_check`, on every bet.)
+"""The stake gate: may this player stake this amount now? (:func:`stake_gate` on every bet, then :func:`stake_placed`
+or :func:`stake_decided_now` counts it; :func:`stake_gate_and_place` is the gate and the placing in one call.)
 
 Runs inside the caller's transaction, after the caller took ``wallet.services.wallet_lock(player=)``; it also
 locks its own (player, kind) state row (``SELECT ... FOR NO KEY UPDATE``), so two stakes of one player and
@@ -55,7 +56,7 @@ from limits.services.settlement import stake_settled
 
 @dataclass(frozen=True)
 class StakeAllowed:
-    """What stake_check returns when the stake may be placed."""
+    """What stake_gate_and_place returns when the stake may be placed."""
 
     kind: str
     stake: Money
@@ -145,7 +146,7 @@ class StakeGate:
     allowed: StakeAllowed
 
 
-def stake_check(*, player: Player, kind: str, stake: Money, game_code: str, game_max_bet: Money | None,
+def stake_gate_and_place(*, player: Player, kind: str, stake: Money, game_code: str, game_max_bet: Money | None,
                 now: datetime, round_ref: str = "") -> StakeAllowed:
     """May ``player`` stake ``stake`` on ``game_code`` now? Raises a limits DomainError when not.
 
@@ -162,7 +163,7 @@ def stake_check(*, player: Player, kind: str, stake: Money, game_code: str, game
 
 def stake_gate(*, player: Player, kind: str, stake: Money, game_code: str, game_max_bet: Money | None,
                now: datetime, round_ref: str = "") -> StakeGate:
-    """The decision of :func:`stake_check` without counting the stake yet: the same checks in the same order on
+    """The decision of :func:`stake_gate_and_place` without counting the stake yet: the same checks in the same order on
     the state read by ONE locking statement (``kind_state_read_locked``). Raises (and records) a refusal."""
     stake = require_money(stake, "stake")
     try:

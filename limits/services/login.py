@@ -60,7 +60,7 @@ def login_check(*, player: Player, now: datetime) -> datetime | None:
     (``limits.panic_exclusion``). Otherwise it returns None.
 
     The account is shared by all kinds (GP §5(3)) while the limits are per kind: a login is refused when
-    every kind the operator offers is blocked (today: technical games only); stake_check enforces each
+    every kind the operator offers is blocked (today: technical games only); stake_gate_and_place enforces each
     kind's own limits during play. The register of excluded persons is checked by accounts at login.
     accounts calls this through its ``login_check`` hook (registered in ``limits/apps.py``)."""
     panic = active_panic(player, now)

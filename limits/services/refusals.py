@@ -1,6 +1,6 @@
 """The log of refused stakes: it must survive the rollback of the caller's transaction.
 
-:func:`stake_check` raises its refusal inside the caller's transaction, which then rolls back; a row
+:func:`stake_gate_and_place` raises its refusal inside the caller's transaction, which then rolls back; a row
 written on the caller's connection would vanish with it. So the :class:`~limits.models.StakeRefusal`
 row is written through the ``refusal_log`` database alias (``config/settings/``): the same database
 on its own connection in autocommit, so the row is committed at once whatever the caller does next.

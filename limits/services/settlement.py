@@ -2,7 +2,7 @@
 
 All run inside the caller's transaction under the wallet lock, take the (player, kind) state lock
 (``SELECT ... FOR NO KEY UPDATE``) through the gate's one locking read
-(:func:`~limits.services.counters.kind_state_read_locked`, as :func:`limits.services.gate.stake_check` does; the usual
+(:func:`~limits.services.counters.kind_state_read_locked`, as :func:`limits.services.gate.stake_gate` does; the usual
 settlement needs none: BET_SETTLE updates the state row itself) and write with the registered statements of
 limits/sql.py and limits/sql_voids.py: :func:`stake_settled` (a decided bet, BET_SETTLE), :func:`stake_voided` (an
 open bet's stake returned, BET_VOID) and :func:`settled_bet_voided` (a decided bet declared void afterwards,
@@ -45,7 +45,7 @@ def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, starte
     """Record a decided bet: counters for GP §6(7) net loss, the hourly loss and play time; clears the marker.
 
     Run inside the caller's transaction under the wallet lock. With a ``round_ref`` the call is
-    idempotent (a replay returns the first record and counts nothing). A bet whose stake_check was not
+    idempotent (a replay returns the first record and counts nothing). A bet whose stake_gate_and_place was not
     called is counted as placed at ``started_at``. ``played_until``: a round ended at its deadline (GP §7(8)b) was
     played until then, not until it was settled: the play period of the 120/15 break (GP §7(4)) ends there.
 

@@ -41,7 +41,7 @@ def _run_parallel(fn, n):
 
 @pytest.mark.django_db(databases=REFUSAL_LOG_DATABASES, transaction=True)
 def test_parallel_stakes_at_a_nearly_used_daily_limit_never_exceed_it():
-    from limits.services import stake_check, stake_settled
+    from limits.services import stake_gate_and_place, stake_settled
     from tests.kit.accounts import make_player
 
     player = make_player(status="active")
@@ -52,8 +52,8 @@ def test_parallel_stakes_at_a_nearly_used_daily_limit_never_exceed_it():
     def one_round(i):
         at = T + timedelta(seconds=10 + i)
         with caller_lock(player):
-            stake_check(player=player, kind="technical", stake=czk(4), game_code="slot", game_max_bet=czk(1000),
-                        now=at)
+            stake_gate_and_place(player=player, kind="technical", stake=czk(4), game_code="slot",
+                                 game_max_bet=czk(1000), now=at)
             stake_settled(player=player, kind="technical", stake=czk(4), win=czk(0), started_at=at, settled_at=at)
         return "ok"
 
@@ -71,14 +71,15 @@ def test_parallel_stakes_at_a_nearly_used_daily_limit_never_exceed_it():
 @pytest.mark.django_db(transaction=True)
 def test_parallel_stakes_of_one_player_never_open_two_rounds():
     from limits.models import OpenBet
-    from limits.services import stake_check
+    from limits.services import stake_gate_and_place
     from tests.kit.accounts import make_player
 
     player = make_player(status="active")
 
     def start(i):
         with caller_lock(player):
-            stake_check(player=player, kind="technical", stake=czk(1), game_code="slot", game_max_bet=czk(1000),
+            stake_gate_and_place(player=player, kind="technical", stake=czk(1), game_code="slot",
+                                 game_max_bet=czk(1000),
                         now=T + timedelta(seconds=i))
         return "ok"
 

@@ -30,7 +30,7 @@ from core.money import Money
 from limits import errors, selectors
 from limits.kinds import kind_rules
 from limits.models import LimitType, OpenBet
-from limits.services import panic_press, self_limit_set, stake_check, stake_gate, stake_settled
+from limits.services import panic_press, self_limit_set, stake_gate, stake_gate_and_place, stake_settled
 from tests.kit.accounts import make_player
 from tests.kit.limits import REFUSAL_LOG_DATABASES
 from tests.kit.money import prague
@@ -91,7 +91,7 @@ def _build(s: dict[str, Any]) -> tuple[Any, str, datetime]:
         at += timedelta(seconds=e.gap)
         ref = f"parity:{next(_refs)}"
         try:
-            _locked(stake_check, player, kind=kind, stake=Money(e.stake), game_code="test_slot",
+            _locked(stake_gate_and_place, player, kind=kind, stake=Money(e.stake), game_code="test_slot",
                     game_max_bet=_game_max(kind), now=at, round_ref=ref)
         except DomainError:
             continue  # a stake the limits refused is part of the history too: nothing was counted

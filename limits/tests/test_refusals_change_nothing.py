@@ -1,4 +1,4 @@
-"""Every refusal path of stake_check: the stable error code, one StakeRefusal row, and nothing else changed."""
+"""Every refusal path of stake_gate_and_place: the stable error code, one StakeRefusal row, and nothing else changed."""
 from __future__ import annotations
 
 from datetime import timedelta

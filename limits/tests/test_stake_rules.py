@@ -7,7 +7,7 @@ import pytest
 from core.money import Money
 from limits import errors
 from limits.models import MinuteBucket, OpenBet, PeriodTotal
-from limits.services import win_cap
+from limits.services import max_win_per_round
 from tests.kit.limits import caller_lock, refusal_log_db, refusal_rows, stake
 from tests.kit.money import czk, prague
 from tests.kit.refusals import refusal_of
@@ -104,12 +104,9 @@ def test_an_unknown_kind_of_gambling_is_refused(player):
     assert err.code == errors.UNKNOWN_KIND.code
 
 
-def test_a_win_up_to_the_cap_is_paid_whole_and_above_it_is_capped():
-    assert win_cap(win=czk("50000")) == (czk("50000"), False)
-    assert win_cap(win=czk("50000.01")) == (czk("50000"), True)
-    assert win_cap(win=czk("0")) == (czk("0"), False)
-
-
-def test_the_win_cap_follows_the_setting(settings):
+def test_the_max_win_per_round_is_the_game_plans_and_follows_the_setting(settings):
+    """GP §8(3): what games caps a round's win with (``games.services`` credits at most this, ``win_capped`` records
+    the cut: games/tests/platform/test_rounds_api.py)."""
+    assert max_win_per_round() == czk("50000")
     settings.GP = {**settings.GP, "MAX_WIN_PER_ROUND": 100_000}
-    assert win_cap(win=czk("1000.01")) == (czk("1000"), True)
+    assert max_win_per_round() == czk("1000")

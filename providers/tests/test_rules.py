@@ -9,6 +9,9 @@ import pytest
 from django.core.management import call_command
 
 from core.audit import Actor
+from core.errors import DomainError
+from core.money import Money
+from games import errors as games_errors
 from games.errors import (
     GAME_NOT_APPROVED,
     REMOTE_BET_EXISTS,
@@ -18,10 +21,10 @@ from games.errors import (
     ROUND_TOO_SOON,
 )
 from games.models import Game, Round
-from games.services import game_approval_withdraw
+from games.services import game_approval_withdraw, remote_bet
 from limits.errors import BREAK_REQUIRED, DAILY_STAKE_EXCEEDED
 from limits.services import self_limit_set
-from providers.errors import LOGIN_ENDED, SESSION_EXPIRED
+from providers.errors import LOGIN_ENDED, SESSION_EXPIRED, rs_status
 from providers.models import Provider
 from providers.tests.test_api import DETAIL, bet, win
 from tests.kit.accounts import make_player
@@ -226,3 +229,15 @@ def test_every_enabled_studio_is_a_declared_recipient_of_personal_data(provider,
     assert "studio:sim" in {r["code"] for r in notice["recipients"]}
     Provider.objects.filter(code="sim").update(enabled=False)
     assert not [r for r in recipients() if r["code"].startswith("studio:")]
+
+
+@pytest.mark.parametrize("round_id", ["", "r" * 101])
+def test_a_round_id_out_of_its_length_is_refused_as_a_round_id_and_moves_nothing(player, game, round_id):
+    """The seamless wallet's service checks the studio's round id itself (the API's serializer also does): an empty
+    or over-long one is refused with the round id's own code, not as an invalid amount."""
+    with pytest.raises(DomainError) as refused:
+        remote_bet(player=player, game=game, round_id=round_id, transaction_id="t1", amount=Money(100), closed=True,
+                   actor=Actor.player(player))
+    assert refused.value.code == games_errors.REMOTE_INVALID_ROUND_ID.code
+    assert rs_status(refused.value.code, 400) == "RS_ERROR_WRONG_SYNTAX"
+    assert balance(player).amount == 100_000 and not Round.objects.filter(player=player).exists()

@@ -42,10 +42,10 @@ def caller_lock(player):
 
 
 def stake(player, amount, at, *, kind="technical", game_max="1000", game=SLOT, round_ref=""):
-    from limits.services import stake_check
+    from limits.services import stake_gate_and_place
 
     with caller_lock(player):
-        return stake_check(player=player, kind=kind, stake=czk(amount),
+        return stake_gate_and_place(player=player, kind=kind, stake=czk(amount),
                            game_code=game, game_max_bet=czk(game_max) if game_max is not None else None, now=at,
                            round_ref=round_ref)
 

@@ -1,10 +1,15 @@
 """The kit's pytest plugin, loaded by the root ``conftest.py``: every test with database access starts with an empty
 ContentType cache and the current version of each game approved (GP §13(6)), as test data
-(``tests.kit.games.approve_current_games``)."""
+(``tests.kit.games.approve_current_games``); the test databases are made once per run and cloned per xdist worker,
+with ``synchronous_commit = off`` (``tests/kit/database.py``)."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import setup_databases, teardown_databases
+from pytest_django.fixtures import _disable_migrations, _get_databases_for_setup
 
+from tests.kit import database
 from tests.kit.games import approve_current_games
 
 DB_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback"})
@@ -37,3 +42,39 @@ def staff_client(db):
     from tests.kit.clients import admin_session
 
     return admin_session()
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(request, django_test_environment, django_db_blocker, django_db_use_migrations, django_db_keepdb,
+                    django_db_createdb, django_db_modify_db_settings):
+    """pytest-django's database set-up, made once per run under xdist and cloned by the other workers, each test
+    database with ``synchronous_commit = off`` (``tests/kit/database.py`` says why that is safe)."""
+    if not django_db_use_migrations:
+        _disable_migrations()
+    aliases, serialized_aliases = _get_databases_for_setup(request.session.items)
+    keepdb = django_db_keepdb and not django_db_createdb
+    worker = getattr(request.config, "workerinput", {}).get("workerid")
+    with django_db_blocker.unblock():
+        name = database.worker_database_name()
+        setup = {"verbosity": request.config.option.verbose, "interactive": False, "aliases": aliases,
+                 "serialized_aliases": serialized_aliases}
+        if worker and "default" in aliases and not (keepdb and database.database_exists(connection, name)):
+            template = f"{name.removesuffix(f'_{worker}')}_template"
+            with database.run_lock(template) as made:
+                cloned = made.exists()
+                if cloned:  # another worker migrated this run: a copy of it
+                    database.template_copy(connection, template, name)
+                else:  # the first: every migration, then the template the others copy
+                    db_cfg = setup_databases(**setup)
+                    database.template_copy(connection, name, template)
+                    made.touch()
+            if cloned:  # Django's migrate on the copy: no migration left, only the post_migrate handlers
+                db_cfg = setup_databases(**setup, keepdb=True)
+        else:
+            db_cfg = setup_databases(**setup, keepdb=keepdb)
+        if "default" in aliases:
+            database.commit_without_waiting(connection, name)
+    yield
+    if not django_db_keepdb:
+        with django_db_blocker.unblock():
+            teardown_databases(db_cfg, verbosity=request.config.option.verbose)

@@ -38,7 +38,7 @@ from accounts.models import Player
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
-from wallet import adapters, errors, iso20022, methods, rules
+from wallet import adapters, errors, iso20022, jobs, methods, rules
 from wallet.adapters import CallbackEvent
 from wallet.ledger import live_account, operator_account, post, set_debt, wallet_lock
 from wallet.models import (
@@ -156,10 +156,7 @@ def bank_statement_upload(*, raw: bytes, name: str, actor: Actor) -> tuple[BankS
     with transaction.atomic():
         stmt, created = bank_statement_store(raw=raw, name=name, actor=actor)
         if created or stmt.status == BankStatement.Status.QUEUED:
-            # wallet.tasks imports wallet.services (the tasks call the services): a module-level import is a cycle.
-            from wallet.tasks import bank_statement_process_task
-
-            bank_statement_process_task.delay_on_commit(stmt.pk)
+            jobs.bank_statement_process(stmt.pk)
     return stmt, created
 
 

@@ -25,7 +25,7 @@ from accounts.models import Player
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
-from wallet import adapters, errors, rules
+from wallet import adapters, errors, jobs, rules
 from wallet.adapters import CallbackEvent
 from wallet.ledger import live_account, operator_account, post, wallet_lock
 from wallet.methods import rule_for
@@ -107,10 +107,7 @@ def payout_create(*, player: Player, kind: str, amount: int, reference: str, met
         p.provider = adapters.provider_for_kind(method.kind).code
         p.next_action_at = now
         p.save()
-        # wallet.tasks imports wallet.services (the tasks call the services): a module-level import is a cycle.
-        from wallet.tasks import payout_send
-
-        payout_send.delay_on_commit(p.pk)
+        jobs.payout_send(p.pk)
     elif kind in Payout.SOURCE_ONLY_KINDS:
         raise ValueError(f"a {kind} payout goes back to its source method only")
     else:
@@ -315,10 +312,7 @@ def payout_resend(*, payout: Payout, actor: Actor) -> Payout:
         p.save()
         audit_record(actor=actor, action="wallet.payout_resent", obj=p, attempt=p.attempt,
                      amount=Money(p.outstanding), player_id=p.player_id)
-        # wallet.tasks imports wallet.services (the tasks call the services): a module-level import is a cycle.
-        from wallet.tasks import payout_send
-
-        payout_send.delay_on_commit(p.pk)
+        jobs.payout_send(p.pk)
         return p
 
 

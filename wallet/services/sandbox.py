@@ -13,18 +13,14 @@ from django.db import transaction
 
 from accounts.models import Player
 from core.audit import Actor, audit_record
-from wallet import adapters, errors
+from wallet import adapters, errors, jobs
 from wallet.models import Deposit
 from wallet.selectors import player_identity
 
 
 def sandbox_outbox(body: bytes, signature: str) -> None:
     """The sandbox sends the callback after the current transaction commits (Celery task)."""
-    # wallet.tasks imports wallet.services (the tasks call the services): importing it here at module level
-    # would be an import cycle.
-    from wallet.tasks import sandbox_deliver_callback
-
-    sandbox_deliver_callback.delay_on_commit(body.decode(), signature)
+    jobs.sandbox_callback_send(body.decode(), signature)
 
 
 def default_sandbox_payer(player: Player) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from accounts.models import Player
 from core import clock
 from core.audit import Actor, audit_record
 from core.money import Money
-from wallet import adapters, errors, methods
+from wallet import adapters, errors, jobs, methods
 from wallet.adapters import CallbackEvent
 from wallet.ledger import (
     apply_credit_to_debt,
@@ -93,10 +93,7 @@ def withdrawal_request(*, player: Player, method: PaymentMethod, amount: Money, 
 
 
 def _send_after_commit(w: Withdrawal) -> None:
-    # wallet.tasks imports wallet.services (the tasks call the services): a module-level import is a cycle.
-    from wallet.tasks import withdrawal_send
-
-    withdrawal_send.delay_on_commit(w.pk)
+    jobs.withdrawal_send(w.pk)
 
 
 def _lock(w: Withdrawal) -> Withdrawal:

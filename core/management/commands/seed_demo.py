@@ -4,10 +4,12 @@ from typing import Any
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.db import transaction
 from django.utils.module_loading import autodiscover_modules
 
 from core.management.development import DevelopmentOnlyCommand
+from core.roles import roles_sync
 
 DEMO_ADMIN = ("operator", "operator-demo-2026")
 #: one staff user per role (core/roles.py): username -> (role, password)
@@ -38,10 +40,6 @@ class Command(DevelopmentOnlyCommand):
 
     def _staff_roles(self) -> None:
         """One staff user per role, each in its role's group only (the groups come from the migrations)."""
-        from django.contrib.auth.models import Group
-
-        from core.roles import roles_sync
-
         with transaction.atomic():
             if Group.objects.filter(name__in=[r for r, _ in DEMO_STAFF.values()]).count() < len(DEMO_STAFF):
                 roles_sync()

@@ -2,8 +2,10 @@
 from argparse import ArgumentParser
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from core.audit import Actor, audit_record
 
@@ -17,8 +19,6 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="authenticator")
 
     def handle(self, *args: Any, username: str, name: str, **opts: Any) -> None:
-        from django.contrib.auth import get_user_model
-        from django_otp.plugins.otp_totp.models import TOTPDevice
 
         user = get_user_model().objects.filter(username=username, is_staff=True).first()
         if user is None:

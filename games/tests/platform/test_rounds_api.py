@@ -379,9 +379,9 @@ def test_a_disabled_game_starts_no_round_but_an_open_round_can_still_be_finished
 
 
 def test_a_win_above_the_max_win_per_round_is_capped_and_the_capping_recorded(clock, settings, monkeypatch):
-    """GP §8(3): the win credited is capped by limits.win_cap; the round records the capping. (The catalogue
-    normally lowers a game's max bet so that the cap never bites; this is the safety net behind it, so the
-    test keeps the declared max bet.)"""
+    """GP §8(3): the win credited is capped at limits.services.max_win_per_round(); the round records the capping.
+    (The catalogue normally lowers a game's max bet so that the cap never bites; this is the safety net behind it, so
+    the test keeps the declared max bet.)"""
     import games.services.rounds
 
     monkeypatch.setattr(games.services.rounds, "offered_figures", lambda d: {"max_bet": d.max_bet})
@@ -464,7 +464,7 @@ def test_an_anonymous_caller_cannot_play_or_read_rounds(clock):
 
 
 def test_a_stake_over_a_self_limit_is_refused_by_limits_and_nothing_changes(clock):
-    """GP §6(1),(3): while a self-limit is set no participation may break it (limits.stake_check decides)."""
+    """GP §6(1),(3): while a self-limit is set no participation may break it (limits.stake_gate_and_place decides)."""
     from core.audit import Actor
     from limits.services import self_limit_set
 
@@ -480,7 +480,7 @@ def test_a_stake_over_a_self_limit_is_refused_by_limits_and_nothing_changes(cloc
 
 
 def test_after_120_minutes_of_play_a_15_minute_break_is_enforced(clock):
-    """GP §7(4): the break comes from limits.stake_check; the round flow passes its refusal through."""
+    """GP §7(4): the break comes from limits.stake_gate_and_place; the round flow passes its refusal through."""
     player = funded_player(100_000)
     c = client_for(player)
     minutes = 0

@@ -2,7 +2,7 @@
 
 Two players get the same seven self-limits; one gets 10 settled bets of history, the other 1,000,000
 (inserted with one INSERT ... SELECT over generate_series, spread over the last 400 days, with their day and
-month counters built from the same rows so the counters reconcile). Each player's stake_check is then timed
+month counters built from the same rows so the counters reconcile). Each player's stake_gate_and_place is then timed
 many times, each inside a savepoint rolled back afterwards (so history stays as inserted), under the same
 lock a caller holds. Everything runs in one transaction rolled back at the end: the database is left as found.
 
@@ -29,7 +29,7 @@ from core.management.development import DevelopmentOnlyCommand
 from core.money import Money
 from limits.models import LimitType
 from limits.reconcile import reconcile
-from limits.services import self_limits_decide, stake_check, stake_settled
+from limits.services import self_limits_decide, stake_gate_and_place, stake_settled
 
 
 class _Rollback(Exception):
@@ -37,7 +37,7 @@ class _Rollback(Exception):
 
 
 class Command(DevelopmentOnlyCommand):
-    help = "Time limits.services.stake_check with 10 vs N rounds of history (default 1,000,000)."
+    help = "Time limits.services.stake_gate_and_place with 10 vs N rounds of history (default 1,000,000)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--rounds", type=int, default=1_000_000)
@@ -112,7 +112,7 @@ class Command(DevelopmentOnlyCommand):
     def _one_check(self, player: Player) -> None:
         # the caller's lock (games holds the wallet row; limits may not import wallet, the Player row stands in)
         Player.objects.select_for_update(no_key=True).get(pk=player.pk)
-        stake_check(player=player, kind="technical", stake=Money(1000), game_code="bench",
+        stake_gate_and_place(player=player, kind="technical", stake=Money(1000), game_code="bench",
                     game_max_bet=Money(100_000), now=clock.now())
 
     def _time_checks(self, players: dict[str, Player], repeat: int) -> dict[str, tuple[list[float], int]]:
@@ -186,7 +186,8 @@ class Command(DevelopmentOnlyCommand):
         if opts["explain"]:
             self._explain(players["big"])
         self.stdout.write("")
-        self.stdout.write(f"stake_check, {repeat} runs each (allowed path, all seven self-limits set, hourly cap on):")
+        self.stdout.write(f"stake_gate_and_place, {repeat} runs each (allowed path, all seven self-limits set, "
+                          "hourly cap on):")
         for label, n in (("small", small_n), ("big", big_n)):
             times, queries = results[label]
             ms = sorted(t * 1000 for t in times)
