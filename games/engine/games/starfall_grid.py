@@ -88,7 +88,7 @@ STARFALL_GRID_V1 = register(CrystalGrid(DEFINITION))
 POWER_SYMBOLS = ("WARRIOR", "MAGE", "ARCHER", "DRAGON_EGG")  # the four super-power symbols (the paytable's first four)
 POWERS = ("lucky_five", "wild_drop", "frequency", "scatter")  # clockwise; the power a re-spin plays
 STONE_SECTIONS, MAX_LIT = 4, 3
-LUCKY_FACTOR, STICKY_WILDS, SCATTER_MAX = 5, 2, 5
+LUCKY_FACTOR, DROPPED_WILDS, SCATTER_MAX = 5, 2, 5
 # the cells (in column-then-row order) of a winning cluster of each size that turn wild instead of being removed: the
 # base game's 3-clusters; in the "frequency" re-spin also the 4- and 5-clusters
 MIDDLES = {3: (1,)}
@@ -100,30 +100,30 @@ PAYS_V2: dict[str, list[list[int]]] = {
     s: [[k, max(1, (v * 10 * PAY_PERMILLE + 500) // 1000)] for k, v in brackets] for s, brackets in PAYS.items()}
 
 RULES_V2_EN = RULES_EN[: RULES_EN.index(" All cascades")].replace("tenths", "hundredths") + (
-    " When a group of exactly 3 symbols wins, its middle symbol (the second of its three cells, counted by column "
-    "from the left and within a column from the top) turns into a GOLDEN SHIELD and stays while the others are "
-    "removed. Every winning group of 3, 4 or 5 or more WARRIORS, MAGES, ARCHERS or DRAGON EGGS (the super-power "
-    "symbols) lights 1, 2 or 3 sections of the Power Stone's 4, at most 3 in a game. When the cascades end with "
-    "a section lit, the arrow stops on one of the 4 sections at random; on a lit section the player gets one free "
-    "re-spin at the same bet (a new grid with its cascades) with one of the 4 powers at random: LUCKY FIVE (the "
-    "re-spin's wins x 5), STICKY WILDS (2 shields drop onto random cells; during the re-spin a win removes shields "
-    "only in a group of shields alone), FREQUENCY (also the middle 2 of a group of 4 and the 1st, 3rd and 5th of a "
-    "group of 5 turn into shields) or SCATTER (on the re-spin's first grid every symbol also pays by its count "
-    "anywhere, as a group of that size, at most as a group of 5). The re-spin lights no section. All cascades and "
-    "the re-spin are one game and play by themselves. A game pays at most 250 x the total bet.")
+    " When a group of exactly 3 symbols wins on the grid a spin shows (not on a cascade's grid), its middle symbol "
+    "(the second of its three cells, counted by column from the left and within a column from the top) turns into a "
+    "GOLDEN SHIELD and stays while the others are removed. Every winning group of 3, 4, or 5 or more WARRIORS, "
+    "MAGES, ARCHERS or DRAGON EGGS (the super-power symbols) lights 1, 2 or 3 of the Power Stone's 4 sections, at "
+    "most 3 in a game. When the cascades end with a section lit, the arrow stops on one of the 4 sections at "
+    "random; on a lit section the player gets one free re-spin at the same bet (a new grid with its cascades) with "
+    "one of 4 powers at random: LUCKY FIVE (the re-spin's wins x 5), SHIELD DROP (2 shields drop onto 2 random "
+    "cells of the re-spin's grid), FREQUENCY (on the re-spin's grid also the middle 2 of a group of 4 and the 1st, "
+    "3rd and 5th of a group of 5 turn into shields) or SCATTER (on the re-spin's grid every symbol also pays by its "
+    "count anywhere, as a group of that size, at most as a group of 5). The re-spin lights no section. All cascades "
+    "and the re-spin are one game and play by themselves. A game pays at most 250 x the total bet.")
 RULES_V2_CS = RULES_CS[: RULES_CS.index(" Všechny kaskády")].replace("desetinách", "setinách") + (
-    " Když vyhraje skupina právě 3 symbolů, její prostřední symbol (druhé ze tří políček, počítáno po sloupcích "
-    "zleva a ve sloupci shora) se promění ve ZLATÝ ŠTÍT a zůstane, zatímco ostatní zmizí. Každá výherní skupina 3, 4 "
-    "nebo 5 a více BOJOVNIC, MÁGŮ, LUKOSTŘELCŮ nebo DRAČÍCH VEJCÍ (symboly superschopností) rozsvítí 1, 2 nebo 3 "
-    "ze 4 dílů Kamene síly, v jedné hře nejvýše 3. Když kaskády skončí a některý díl svítí, šipka se náhodně zastaví "
-    "na jednom ze 4 dílů; na rozsvíceném dílu hráč získá jedno bezplatné opakované roztočení se stejnou sázkou "
-    "(nová mřížka s kaskádami) s jednou ze 4 schopností náhodně: ŠŤASTNÁ PĚTKA (výhry roztočení x 5), ODZNAK "
-    "ODOLNOSTI (na náhodná políčka dopadnou 2 štíty; během roztočení výhra odstraní štíty jen ve skupině samotných "
-    "štítů), ZNÁMKA ČETNOSTI (ve štíty se promění i prostřední 2 symboly skupiny 4 a 1., 3. a 5. symbol skupiny 5) "
-    "nebo SCATTER ÚSPĚCHU (na první mřížce roztočení vyplácí každý symbol i podle svého počtu kdekoli jako skupina "
-    "té velikosti, nejvýše jako skupina 5). Opakované roztočení nerozsvítí žádný díl. Všechny kaskády a opakované "
-    "roztočení jsou jedna hra a hrají se samy. Jedna hra vyplatí nejvýše 250násobek celkové sázky.")
-
+    " Když vyhraje skupina právě 3 symbolů na mřížce, kterou ukáže roztočení (ne na mřížce kaskády), její "
+    "prostřední symbol (druhé ze tří políček, počítáno po sloupcích zleva a ve sloupci shora) se promění ve ZLATÝ "
+    "ŠTÍT a zůstane, zatímco ostatní zmizí. Každá výherní skupina 3, 4, nebo 5 a více BOJOVNIC, MÁGŮ, LUKOSTŘELCŮ "
+    "nebo DRAČÍCH VEJCÍ (symboly superschopností) rozsvítí 1, 2 nebo 3 ze 4 dílů Kamene síly, v jedné hře nejvýše "
+    "3. Když kaskády skončí a některý díl svítí, šipka se náhodně zastaví na jednom ze 4 dílů; na rozsvíceném dílu "
+    "hráč získá jedno bezplatné opakované roztočení se stejnou sázkou (nová mřížka s kaskádami) s jednou ze 4 "
+    "schopností náhodně: ŠŤASTNÁ PĚTKA (výhry roztočení x 5), ODZNAK ODOLNOSTI (na 2 náhodná políčka mřížky "
+    "roztočení dopadnou 2 štíty), ZNÁMKA ČETNOSTI (na mřížce roztočení se ve štíty promění i prostřední 2 symboly "
+    "skupiny 4 a 1., 3. a 5. symbol skupiny 5) nebo SCATTER ÚSPĚCHU (na mřížce roztočení vyplácí každý symbol i "
+    "podle svého počtu kdekoli jako skupina té velikosti, nejvýše jako skupina 5). Opakované roztočení nerozsvítí "
+    "žádný díl. Všechny kaskády a opakované roztočení jsou jedna hra a hrají se samy. Jedna hra vyplatí nejvýše "
+    "250násobek celkové sázky.")
 
 class _StarBits(cluster.BitGrid):
     """``BitGrid`` whose flood fill also keeps, per flat pair index, the cells won, the cells that turn wild
@@ -212,7 +212,7 @@ class StarfallGrid(CrystalGrid):
 
     def _play_star(self, state: JsonDict, rng: RNG, unit: int, *, mode: str, part: str,
                    power: str | None) -> tuple[int, int]:
-        """One grid and its cascades (5 draws, 2 more for STICKY WILDS): (cascades, Power Stone sections lit)."""
+        """One grid and its cascades (5 draws, 2 more for WILD_DROP): (cascades, Power Stone sections lit)."""
         stops = slots.draw_stops(self.strips, rng)
         window = slots.window_at(self.strips, stops, self.rows)
         pointers = list(stops)
@@ -221,7 +221,7 @@ class StarfallGrid(CrystalGrid):
             a = rng.randbelow(self.cells)
             b = rng.randbelow(self.cells - 1)
             b += b >= a
-            first["wild_drop"] = [[c // self.rows, c % self.rows] for c in (a, b)]
+            first["dropped_wilds"] = [[c // self.rows, c % self.rows] for c in (a, b)]
             for c in (a, b):
                 window[c // self.rows][c % self.rows] = self.wild
         middles = MIDDLES_FREQUENCY if power == "frequency" else MIDDLES
@@ -246,6 +246,7 @@ class StarfallGrid(CrystalGrid):
             if not found or state["capped"]:
                 break
             removed = {(int(c[0]), int(c[1])) for f in found for c in f[3]}
+            window = [list(col) for col in window]  # the step keeps the grid as it was shown
             for j, r in mid:
                 window[j][r] = self.wild
             window, pointers = cascade.refill(self.strips, pointers, window, removed - mid)
@@ -306,7 +307,7 @@ class StarfallGrid(CrystalGrid):
     def grid_units(self, stops: npt.NDArray[np.int64], cap: npt.NDArray[np.int64], power: str | None,
                    cells: npt.NDArray[np.int64] | None = None) -> tuple[npt.NDArray[np.int64], ...]:
         """For each row of ``stops`` the grid and cascades ``_play_star`` plays (``power``: None for the base game;
-        ``cells`` (n, 2): STICKY WILDS' two draws): (win in tenths of the stake within ``cap``, cascades, sections
+        ``cells`` (n, 2): ``wild_drop``'s two draws): (win in hundredths of the stake within ``cap``, cascades, sections
         lit)."""
         t = self._fast_star[power == "frequency"]
         ct: cascade.ColumnTables = t["ct"]
@@ -364,8 +365,8 @@ class StarfallGrid(CrystalGrid):
                     respin_stops: npt.NDArray[np.int64],
                     cells: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], ...]:
         """Whole rounds from their draws (``start``'s order: the stops, the arrow, the power, the re-spin's stops and
-        STICKY WILDS' two cells; a draw the round does not make is ignored): (base win, re-spin win in tenths of the
-        stake, cascades, sections lit, the power played or -1)."""
+        ``wild_drop``'s two cells; a draw the round does not make is ignored): (base win, re-spin win in hundredths
+        of the stake, cascades, sections lit, the power played or -1)."""
         n = stops.shape[0]
         cap_units = self.max_win_multiplier * self.unit
         base, casc, lit = self.grid_units(stops, np.full(n, cap_units, dtype=np.int64), None)
@@ -409,7 +410,7 @@ class StarfallGrid(CrystalGrid):
             "bet": {"model": "total", "min": 100, "max": 20_000, "step": 100, "unit": 100, "default": {"stake": 100}},
     "power_stone": {"symbols": list(POWER_SYMBOLS), "sections": STONE_SECTIONS, "max_lit": MAX_LIT,
                             "lit_by_cluster_of": {"3": 1, "4": 2, "5+": 3}, "powers": list(POWERS),
-                            "lucky_five_factor": LUCKY_FACTOR, "wild_drop": STICKY_WILDS,
+                            "lucky_five_factor": LUCKY_FACTOR, "wild_drop_count": DROPPED_WILDS,
                             "frequency_middles": {str(k): list(v) for k, v in MIDDLES_FREQUENCY.items()},
                             "scatter_max_count": SCATTER_MAX}})
         return out
@@ -419,7 +420,7 @@ DEFINITION_V2: dict[str, Any] = {
     **DEFINITION, "version": 2, "pays": PAYS_V2,
     "follows": {**DEFINITION["follows"], "features": DEFINITION["follows"]["features"]
                 + ["the middle symbol of a 3-cluster turning wild",
-                   "the Power Stone re-spins (Lucky Five, sticky wilds, more wilds, scatter)"],
+                   "the Power Stone re-spins (Lucky Five, two wilds dropped, more wilds, scatter)"],
                 "not_built": ["the bonus game on a 3-reel machine"]},
     "bet": {"model": "total", "min": 100, "max": 20_000, "step": 100, "unit": 100, "default": {"stake": 100}},
     "power_stone": {"symbols": list(POWER_SYMBOLS), "sections": STONE_SECTIONS, "powers": list(POWERS)},
