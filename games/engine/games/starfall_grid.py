@@ -91,13 +91,16 @@ STONE_SECTIONS, MAX_LIT = 4, 3
 LUCKY_FACTOR, DROPPED_WILDS, SCATTER_MAX = 5, 2, 5
 # the cells (in column-then-row order) of a winning cluster of each size that turn wild instead of being removed: the
 # base game's 3-clusters; in the "frequency" re-spin also the 4- and 5-clusters
-MIDDLES = {3: (1,)}
-MIDDLES_FREQUENCY = {3: (1,), 4: (1, 2), 5: (0, 2, 4)}
-# version 2's pays in hundredths of the total bet: version 1's (tenths) x 10 x PAY_PERMILLE / 1000, rounded, at least 1
-# (the middle wilds and the re-spins raise what a grid pays; tuned by simulation, docs/games/starfall_grid.md)
+MIDDLES: dict[int, tuple[int, ...]] = {3: (1,)}
+MIDDLES_FREQUENCY: dict[int, tuple[int, ...]] = {3: (1,), 4: (1, 2), 5: (0, 2, 4)}
+# version 2's pays in hundredths of the total bet: version 1's (tenths) x 10 x PAY_PERMILLE / 1000, rounded, at least 1,
+# then PAY_ADJUST's values (the middle wilds and the re-spins raise what a grid pays; tuned by simulation with common
+# random numbers, docs/games/starfall_grid.md)
 PAY_PERMILLE = 162
+PAY_ADJUST: dict[str, dict[int, int]] = {"MAGE": {3: 7}}
 PAYS_V2: dict[str, list[list[int]]] = {
-    s: [[k, max(1, (v * 10 * PAY_PERMILLE + 500) // 1000)] for k, v in brackets] for s, brackets in PAYS.items()}
+    s: [[k, PAY_ADJUST.get(s, {}).get(k, max(1, (v * 10 * PAY_PERMILLE + 500) // 1000))] for k, v in brackets]
+    for s, brackets in PAYS.items()}
 
 RULES_V2_EN = RULES_EN[: RULES_EN.index(" All cascades")].replace("tenths", "hundredths") + (
     " When a group of exactly 3 symbols wins on the grid a spin shows (not on a cascade's grid), its middle symbol "

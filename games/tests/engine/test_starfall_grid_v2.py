@@ -159,10 +159,10 @@ def test_frequency_turns_the_middles_of_4_and_5_clusters_and_scatter_pays_counts
     for st in _respin_rounds("scatter"):
         respin = [s for s in st["steps"] if s["mode"] == "respin"]
         counts = {s: sum(col.count(s) for col in respin[0]["window"]) for s in G.pays if s != SHIELD}
-        want = [[s, n, next(v for k, v in reversed(G.pays[s]) if min(n, 5) >= k) * BET.total_stake // G.unit]
+        paid = [[s, n, next(v for k, v in reversed(G.pays[s]) if min(n, 5) >= k) * BET.total_stake // G.unit]
                 for s, n in counts.items() if n >= 3]
-        assert respin[0]["scatter"] == want and all("scatter" not in s for s in respin[1:])
-        scattered += len(want)
+        assert respin[0]["scatter"] == paid and all("scatter" not in s for s in respin[1:])
+        scattered += len(paid)
     assert scattered > 0
 
 
