@@ -274,7 +274,7 @@ class StarfallGrid(CrystalGrid):
                 state["respin_cascades"], _ = self._play_star(state, rng, unit, mode="respin", part="free_spins",
                                                               power=power)
                 state["steps"][at]["power"] = power
-            state["power_stone"] = stone
+            first["power_stone"] = stone
         return slots.finish(state)
 
     # --- the fast simulator (numpy) ---------------------------------------------------------------------------

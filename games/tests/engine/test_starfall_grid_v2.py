@@ -29,7 +29,7 @@ def lit_round(min_lit: int = 1) -> tuple[list[list[int]], dict[str, Any]]:
     for seed in range(10_000):
         rec = RecordingRNG(SeededRNG(seed))
         st = G.start(BET, rec)
-        if st.get("power_stone", {}).get("lit", 0) >= min_lit:
+        if st["steps"][0].get("power_stone", {}).get("lit", 0) >= min_lit:
             return rec.draws[:5], st
     raise AssertionError("no lit round")
 
@@ -94,19 +94,19 @@ def test_the_stone_lights_1_2_or_3_sections_per_super_power_cluster_at_most_3():
         want = min(3, sum(min(c[1] - 2, 3) for s in base for c in s["clusters"] if c[0] in sgm.POWER_SYMBOLS))
         assert base[-1]["stone_lit"] == want
         if want and not st["capped"]:
-            stone = st["power_stone"]
+            stone = st["steps"][0]["power_stone"]
             assert stone["lit"] == want and stone["respin"] == (stone["arrow"] < want)
         else:
-            assert "power_stone" not in st and not any(s["mode"] == "respin" for s in st["steps"])
+            assert "power_stone" not in st["steps"][0] and not any(s["mode"] == "respin" for s in st["steps"])
 
 
 def test_the_arrow_gives_a_re_spin_only_on_a_lit_section():
     base, st = lit_round(1)
-    lit = st["power_stone"]["lit"]
+    lit = st["steps"][0]["power_stone"]["lit"]
     on = forced(base, lit - 1, 0)  # the last lit section
     off = forced(base, lit)  # the first dark one
-    assert on["power_stone"] == {"lit": lit, "arrow": lit - 1, "respin": True, "power": "lucky_five"}
-    assert off["power_stone"] == {"lit": lit, "arrow": lit, "respin": False}
+    assert on["steps"][0]["power_stone"] == {"lit": lit, "arrow": lit - 1, "respin": True, "power": "lucky_five"}
+    assert off["steps"][0]["power_stone"] == {"lit": lit, "arrow": lit, "respin": False}
     assert not any(s["mode"] == "respin" for s in off["steps"]) and off["breakdown"]["free_spins"] == 0
     assert "respin" in on["steps"][0]["features"] and "respin" not in off["steps"][0]["features"]
     assert off["breakdown"]["base"] == on["breakdown"]["base"] == st["breakdown"]["base"]
