@@ -129,7 +129,7 @@ RULES_V2_CS = RULES_CS[: RULES_CS.index(" Všechny kaskády")].replace("desetin�
     "250násobek celkové sázky.")
 
 class _StarBits(cluster.BitGrid):
-    """``BitGrid`` whose flood fill also keeps, per flat pair index, the cells won, the cells that turn wild
+    """``BitGrid`` whose flood fill also keeps, per grid (flat pair index // pairs), the cells that turn wild
     (``middles``: cluster size -> the indexes, in bit order, of its cells that do) and the Power Stone sections
     lit (pairs below ``power_pairs``); :meth:`flood` leaves them in ``out`` (None when it did not run)."""
 
@@ -159,8 +159,9 @@ class _StarBits(cluster.BitGrid):
         pairs, width = tables.shape
         pay = np.zeros(slots, dtype=np.int64)
         won = np.zeros(slots, dtype=self.dtype)
-        mid = np.zeros(slots if self.want_mid else 0, dtype=self.dtype)
-        light = np.zeros(slots if self.want_light else 0, dtype=np.int64)
+        grids = slots // pairs
+        mid = np.zeros(grids if self.want_mid else 0, dtype=self.dtype)
+        light = np.zeros(grids if self.want_light else 0, dtype=np.int64)
         flat_tables = tables.ravel()
         while pr.size:
             comp = left & (~left + self.one)
@@ -176,9 +177,10 @@ class _StarBits(cluster.BitGrid):
                 pay[idx] += flat_tables[(idx % pairs) * width + sz]
                 won[idx] |= c
                 if self.want_mid:
-                    mid[idx] |= self._nth_bits(c, sz)
+                    np.bitwise_or.at(mid, idx // pairs, self._nth_bits(c, sz))
                 if self.want_light:
-                    light[idx] += np.where(idx % pairs < self.power_pairs, np.minimum(sz - 2, MAX_LIT), 0)
+                    lit = np.where(idx % pairs < self.power_pairs, np.minimum(sz - 2, MAX_LIT), 0)
+                    np.add.at(light, idx // pairs, lit)
             left &= ~comp
             keep = left != 0
             pr, left, mem, sy = pr[keep], left[keep], mem[keep], sy[keep]
@@ -316,7 +318,7 @@ class StarfallGrid(CrystalGrid):
         ct: cascade.ColumnTables = t["ct"]
         packed: cluster.PackedGrid = t["packed"]
         bits: _StarBits = t["bits"]
-        n, pairs, rows = stops.shape[0], len(t["pair_syms"]), self.rows
+        n, rows = stops.shape[0], self.rows
         rows_mask = (1 << rows) - 1
         cols, ptr, act = ct.start(stops), stops.astype(np.int64), np.arange(n)
         if power == "wild_drop":
@@ -332,15 +334,12 @@ class StarfallGrid(CrystalGrid):
         while act.size:
             bits.out, bits.want_mid, bits.want_light = None, first, power is None
             pay, won, _ = packed.grid_clusters_counted(cols, t["tables"], self.min_size, 0)
-            m = act.size
             won_sym = won.astype(np.int64)
             mid = light = None
             if bits.out is not None:
                 mids, lights = bits.out
-                if first:
-                    mid = np.bitwise_or.reduce(mids.reshape(m, pairs), axis=1).astype(np.int64)
-                if power is None:
-                    light = lights.reshape(m, pairs).sum(axis=1)
+                mid = mids.astype(np.int64) if first else None
+                light = lights if power is None else None
             extra = 0
             if power == "scatter" and first:
                 cnt = sum(t["counts"][cols[:, j]] for j in range(self.cols))
