@@ -194,7 +194,6 @@ class StarfallGrid(CrystalGrid):
 
     def __init__(self, definition: dict[str, Any]) -> None:
         super().__init__(definition)
-        self.stone: JsonDict = definition["power_stone"]
         self.cells = self.cols * self.rows
         self.unit: int = definition["bet"]["unit"]  # paytable units per stake (hundredths)
 
@@ -425,7 +424,6 @@ DEFINITION_V2: dict[str, Any] = {
                    "the Power Stone re-spins (Lucky Five, two wilds dropped, more wilds, scatter)"],
                 "not_built": ["the bonus game on a 3-reel machine"]},
     "bet": {"model": "total", "min": 100, "max": 20_000, "step": 100, "unit": 100, "default": {"stake": 100}},
-    "power_stone": {"symbols": list(POWER_SYMBOLS), "sections": STONE_SECTIONS, "powers": list(POWERS)},
     "rules_en": RULES_V2_EN, "rules_cs": RULES_V2_CS,
 }
 
