@@ -231,7 +231,7 @@ def test_starfall_grid_diagonal_clusters_cascade_through_the_api(clock):
     assert rnd.win == sum(pay for s in steps for _, _, pay, _ in s["clusters"])
 
 
-def test_starfall_grid_turns_a_3_clusters_middle_wild_and_plays_a_power_stone_re_spin_through_the_api(clock):
+def test_starfall_grid_plays_a_middle_wild_and_a_power_stone_re_spin_through_the_api(clock):
     bet = {"stake": 100}
 
     def respin_after_middle_wild(s):
