@@ -196,6 +196,8 @@ class StarfallGrid(CrystalGrid):
         super().__init__(definition)
         self.cells = self.cols * self.rows
         self.unit: int = definition["bet"]["unit"]  # paytable units per stake (hundredths)
+        if self.symbols.index(self.wild) != 0:  # pragma: no cover - a definition error (_wildify writes code 0)
+            raise ValueError("the wild must be the alphabet's first symbol")
 
     # --- the engine's round (pure Python) ---------------------------------------------------------------------
     def _middle_cells(self, found: list[list[Any]], middles: dict[int, tuple[int, ...]]) -> set[tuple[int, int]]:
