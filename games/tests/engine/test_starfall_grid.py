@@ -11,7 +11,7 @@ from core.rng import SeededRNG
 from games.engine import ReplayRNG, cluster, mech, play
 from games.engine.games import starfall_grid as sgm
 
-G = sgm.STARFALL_GRID
+G = sgm.STARFALL_GRID_V1
 BET = G.validate_bet({"stake": 100})
 
 

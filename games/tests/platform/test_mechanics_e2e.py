@@ -215,7 +215,7 @@ def test_starfall_grid_diagonal_clusters_cascade_through_the_api(clock):
     bet = {"stake": 100}
 
     def diagonal_cascade(s):
-        if s["cascades"] < 2:
+        if s["cascades"] < 2 or "power_stone" in s["steps"][0]:  # no Power Stone (version 2): the base game alone
             return False
         for step in s["steps"]:
             for _, _, _, cells in step["clusters"]:
@@ -230,6 +230,28 @@ def test_starfall_grid_diagonal_clusters_cascade_through_the_api(clock):
     steps = recall["state"]["steps"]
     assert steps[0]["features"] == ["cascade"] and len(steps) >= 3 and steps[-1]["clusters"] == []
     assert rnd.win == sum(pay for s in steps for _, _, pay, _ in s["clusters"])
+
+
+def test_starfall_grid_plays_a_middle_wild_and_a_power_stone_re_spin_through_the_api(clock):
+    bet = {"stake": 100}
+
+    def respin_after_middle_wild(s):
+        first = s["steps"][0]
+        return (first.get("power_stone", {}).get("respin") and first["turned_wild"] and s["cascades"] >= 1
+                and s["breakdown"]["free_spins"] > 0)
+
+    seed = find_seed("starfall_grid", bet, respin_after_middle_wild)
+    rnd, recall, _ = play_round("starfall_grid", bet, seed)
+    state = recall["state"]
+    steps = state["steps"]
+    stone = steps[0]["power_stone"]
+    assert steps[0]["features"] == ["cascade", "respin"] and stone["arrow"] < stone["lit"] and stone["respin"]
+    j, r = steps[0]["turned_wild"][0]
+    assert steps[0]["window"][j][r] != "SHIELD" and any(c[1] == 3 and c[3][1] == [j, r] for c in steps[0]["clusters"])
+    respin = [s for s in steps if s["mode"] == "respin"]
+    assert respin[0]["type"] == "spin" and respin[0]["power"] == stone["power"]
+    assert rnd.win == state["win"] == sum(s["win"] for s in steps)
+    assert state["breakdown"]["free_spins"] == sum(s["win"] for s in respin) > 0
 
 
 # --- the audit's gaps: Triple Charm x25, Seven Lanterns' multiplier, Prism Respin right to left ------------------
