@@ -42,7 +42,7 @@ from accounts.models import SandboxSms
 from core.audit import Actor
 from core.errors import DomainError
 from core.money import Money
-from games.serializers import bet_to_api
+from games.serializers import bet_to_api, money_bet_fields
 from tests.kit.accounts import (
     DEFAULT_PASSWORD,
     make_player,
@@ -405,7 +405,8 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         disputed = rounds[1]
         detail = ok(me.get(f"/games/rounds/{disputed['id']}"))
         assert sorted(detail["bet"]["bets"], key=lambda b: b["type"]) == sorted(  # amounts answered as Money objects
-            bet_to_api(bets[1])["bets"], key=lambda b: b["type"])
+            bet_to_api(bets[1], money_bet_fields(detail["game"]["code"], detail["game"]["version"]))["bets"],
+            key=lambda b: b["type"])
         assert detail["win"] == disputed["win"] and detail["draws"]
         check = ok(me.get(f"/games/rounds/{disputed['id']}/verify"))
         assert check["verified"] is True and check["outcome"] == "match" and check["round_id"] == disputed["id"]
