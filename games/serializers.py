@@ -12,6 +12,7 @@ from core.api_money import MoneyOutSerializer as GameMoneySerializer
 from core.api_money import example as money_example
 from core.api_money import money_from_json, money_to_json
 from games import selectors
+from games.description_schema import GameDescriptionField
 from games.engine.base import Game as EngineGame
 from games.engine.base import JsonDict
 from games.engine.registry import get_game
@@ -233,8 +234,9 @@ class GameSummarySerializer(serializers.Serializer):
 
 
 class GameDetailSerializer(GameSummarySerializer):
-    description = serializers.JSONField(help_text="the engine's description: rules, paytable, bet options (its "
-                                                  "figures are integer haléře, as the engine keeps them)")
+    description = GameDescriptionField(help_text="the engine's description (Game.describe()): rules, paytable, bet "
+                                                 "options with the bet's money fields (its figures are integer "
+                                                 "haléře, as the engine keeps them)")
     bet_example = serializers.JSONField(allow_null=True, read_only=True,
                                         help_text="a valid bet of this game as a request sends it (amounts as "
                                                   "Money objects): the body's `bet`")
