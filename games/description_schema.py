@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
 _HALERE = "integer haléře (1/100 CZK)"
@@ -159,6 +159,20 @@ class GameDescriptionSerializer(_Schema):
     rules_without_jackpots = _own("the rules as played without the jackpots")
 
 
-@extend_schema_field(GameDescriptionSerializer)
+class RemoteGameDescriptionSerializer(_Schema):
+    """A studio's remote game (``provider`` set in the catalogue): no engine describes it; the platform stores what
+    its registration gave (``games.services.remote_game_upsert``)."""
+
+    remote = serializers.BooleanField(help_text="true: the studio's remote game server runs it")
+    provider = serializers.CharField(help_text="the studio")
+    plan_number = serializers.IntegerField(required=False, help_text="the game's number in the game plan")
+    hourly_loss_derived = serializers.BooleanField(
+        required=False, help_text="true: the plan's average hourly loss was derived from its other figures")
+
+
+@extend_schema_field(PolymorphicProxySerializer(
+    component_name="GameDescriptionAny", serializers=[GameDescriptionSerializer, RemoteGameDescriptionSerializer],
+    resource_type_field_name=None))
 class GameDescriptionField(serializers.JSONField):
-    """The description as the engine wrote it, documented by :class:`GameDescriptionSerializer`."""
+    """The description as stored (the engine's ``describe()``; for a studio's game, its registration's), documented
+    by :class:`GameDescriptionSerializer` or :class:`RemoteGameDescriptionSerializer`."""

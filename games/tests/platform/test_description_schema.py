@@ -12,9 +12,10 @@ from django.conf import settings
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework import serializers
 
-from games.description_schema import BetOptionsSerializer, GameDescriptionSerializer
+from games.description_schema import BetOptionsSerializer, GameDescriptionSerializer, RemoteGameDescriptionSerializer
 from games.engine.base import Game
 from games.engine.registry import _GAMES, _load
+from providers.data.simstudio_games import GAMES as STUDIO_GAMES
 
 CLIENT = Path(settings.BASE_DIR) / "playclient" / "static" / "playclient"
 
@@ -57,8 +58,10 @@ def test_the_catalogue_answer_documents_the_description_by_its_schema():
     schema = SchemaGenerator().get_schema(request=None, public=True)
     components = schema["components"]["schemas"]
     detail = components["GameDetail"]["properties"]["description"]
-    assert detail.get("$ref") == "#/components/schemas/GameDescription" or {
-        "$ref": "#/components/schemas/GameDescription"} in detail.get("allOf", []), detail
+    assert detail.get("$ref") == "#/components/schemas/GameDescriptionAny" or {
+        "$ref": "#/components/schemas/GameDescriptionAny"} in detail.get("allOf", []), detail
+    assert components["GameDescriptionAny"]["oneOf"] == [{"$ref": "#/components/schemas/GameDescription"},
+                                                         {"$ref": "#/components/schemas/RemoteGameDescription"}]
     described = components["GameDescription"]["properties"]
     assert {"bet_options", "declared", "rules_en", "paytable", "follows"} <= set(described)
     assert "money_fields" in components["BetOptions"]["properties"]
@@ -92,3 +95,17 @@ def test_the_reference_client_reads_only_keys_the_schema_documents():
     shipped = {k for g in _all_versions() for item in g.describe().get("bet_types", []) for k in item}
     assert bet_types and bet_types <= shipped and all(re.search(rf"\b{k}\b", documented) for k in bet_types), (
         bet_types, shipped)
+
+
+@pytest.mark.django_db
+def test_a_studio_games_stored_description_is_what_the_remote_schema_documents():
+    from tests.kit.providers import make_game, make_provider
+
+    make_provider()
+    row = make_game()
+    assert row.provider and _undocumented(row.description, RemoteGameDescriptionSerializer(), "") == []
+
+    demo = {"remote": True, "provider": "sim", "plan_number": STUDIO_GAMES[0].number,
+            "hourly_loss_derived": STUDIO_GAMES[0].hourly_loss_derived}  # what providers.demo registers
+    assert _undocumented(demo, RemoteGameDescriptionSerializer(), "") == []
+    assert RemoteGameDescriptionSerializer(data=demo).is_valid()
