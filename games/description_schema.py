@@ -113,7 +113,8 @@ class GameDescriptionSerializer(_Schema):
     name = serializers.CharField()
     name_cs = serializers.CharField()
     kind = serializers.CharField(help_text="slot | roulette | ...")
-    source = serializers.CharField(help_text="where the game's rules come from")
+    # a field named like Field.source: the serializer's metaclass takes it out of the class as a field
+    source = serializers.CharField(help_text="where the game's rules come from")  # type: ignore[assignment]
     follows = FollowsSerializer(required=False, help_text="the catalogue entry the game follows (absent: none)")
     bet_options = BetOptionsSerializer()
     default_bet = serializers.DictField(help_text=f"the bet played when the player sends none ({_HALERE})")

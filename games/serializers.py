@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -169,7 +169,7 @@ class BetField(serializers.DictField):
 
     def to_internal_value(self, data: Any) -> JsonDict:
         body = getattr(self.parent, "initial_data", None)
-        game = body.get("game") if hasattr(body, "get") else None
+        game = body.get("game") if isinstance(body, Mapping) else None  # a JSON object or a form's QueryDict
         return bet_from_api(super().to_internal_value(data),
                             money_bet_fields(game.strip() if isinstance(game, str) else None))
 

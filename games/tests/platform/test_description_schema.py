@@ -91,7 +91,7 @@ def test_the_reference_client_reads_only_keys_the_schema_documents():
     assert top <= set(GameDescriptionSerializer().fields), top - set(GameDescriptionSerializer().fields)
     assert {"lines", "coins", "coin_values"} <= options
     assert options <= set(BetOptionsSerializer().fields), options - set(BetOptionsSerializer().fields)
-    documented = GameDescriptionSerializer().fields["bet_types"].help_text or ""
+    documented = str(GameDescriptionSerializer().fields["bet_types"].help_text or "")
     shipped = {k for g in _all_versions() for item in g.describe().get("bet_types", []) for k in item}
     assert bet_types and bet_types <= shipped and all(re.search(rf"\b{k}\b", documented) for k in bet_types), (
         bet_types, shipped)
