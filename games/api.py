@@ -47,6 +47,7 @@ from games.serializers import (
     action_request_examples,
     bet_request_examples,
     bet_to_api,
+    money_bet_fields,
     round_act_request_fast,
     round_play_request_fast,
 )
@@ -114,7 +115,7 @@ def round_json(rnd: Round) -> dict[str, Any]:
     ``games/tests/platform/test_round_cost.py`` checks both give the same answer for finished, waiting, voided
     rounds and rounds with actions; the serializer stays the documented (OpenAPI) shape."""
     data = cast(dict[str, Any], jsonable(selectors.round_public(rnd)))
-    data["bet"] = bet_to_api(data["bet"])
+    data["bet"] = bet_to_api(data["bet"], money_bet_fields(rnd.game_code, rnd.game_version))  # the pinned version's
     return data
 
 

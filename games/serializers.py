@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
@@ -12,36 +13,59 @@ from core.api_money import example as money_example
 from core.api_money import money_from_json, money_to_json
 from core.rng import SeededRNG
 from games import selectors
+from games.description_schema import GameDescriptionField
 from games.engine.base import Game as EngineGame
 from games.engine.base import JsonDict
 from games.engine.registry import get_game, list_games
 from games.models import Game, Round
 
 # The API's money convention (core.api_money) in a game's bet: the engine takes integer haléře; a request carries
-# every amount as a Money object. In a bet, these keys are amounts (at any depth: roulette's ``bets[].amount``,
-# a slot's ``coin_value``, ``bet_per_line`` or ``stake``); every other value is passed to the engine as sent.
-MONEY_BET_KEYS = frozenset({"amount", "coin_value", "bet_per_line", "stake"})
+# every amount as a Money object. Which keys of a bet (at any depth: roulette's ``bets[].amount``, a slot's
+# ``coin_value``) are amounts is what the game version declares (its bet model's ``money_fields``); every other value
+# is passed to the engine as sent.
+_MONEY_FIELDS: dict[tuple[str, int], frozenset[str]] = {}
 
 
-def bet_from_api(value: Any, path: str = "bet") -> Any:
-    """A bet of the API (amounts as Money objects) as the engine takes it (amounts as integer haléře); an amount in
-    another form is ``request.invalid_money`` naming its place (``bet.bets.0.amount``)."""
+def money_bet_fields(code: object, version: int | None = None) -> frozenset[str]:
+    """The keys of game ``code``'s bet (at any depth) that its version ``version`` declares as amounts
+    (``Game.money_bet_fields``); ``version`` None: the version a new round plays (the engine's newest), as for a
+    request; a round's pinned version the engine no longer ships: the newest. Looked up once per process per (code,
+    version), in memory. A code the engine does not ship has none (a studio's remote game: its round's bet is empty
+    and its stake a Money field of its own; an unknown code: the service refuses the game), its bet kept as sent."""
+    if type(code) is not str:
+        return frozenset()
+    try:
+        game = get_game(code, version)
+    except KeyError:
+        return frozenset() if version is None else money_bet_fields(code)
+    key = (code, game.version)
+    found = _MONEY_FIELDS.get(key)
+    if found is None:
+        found = _MONEY_FIELDS[key] = frozenset(game.money_bet_fields)
+    return found
+
+
+def bet_from_api(value: Any, money: Collection[str], path: str = "bet") -> Any:
+    """A bet of the API (amounts as Money objects) as the engine takes it (amounts as integer haléře): the values of
+    the keys in ``money`` (the game's :func:`money_bet_fields`) are amounts; an amount in another form is
+    ``request.invalid_money`` naming its place (``bet.bets.0.amount``)."""
     if isinstance(value, dict):
-        return {key: money_from_json(item, field=f"{path}.{key}").amount if key in MONEY_BET_KEYS
-                else bet_from_api(item, f"{path}.{key}") for key, item in value.items()}
+        return {key: money_from_json(item, field=f"{path}.{key}").amount if key in money
+                else bet_from_api(item, money, f"{path}.{key}") for key, item in value.items()}
     if isinstance(value, list):
-        return [bet_from_api(item, f"{path}.{i}") for i, item in enumerate(value)]
+        return [bet_from_api(item, money, f"{path}.{i}") for i, item in enumerate(value)]
     return value
 
 
-def bet_to_api(value: Any, *, formatted: bool = True) -> Any:
-    """The inverse of :func:`bet_from_api`: a bet the engine stored, with its amounts as Money objects (with
-    ``formatted`` in answers, so a client can send a bet back as it got it; without in request examples)."""
+def bet_to_api(value: Any, money: Collection[str], *, formatted: bool = True) -> Any:
+    """The inverse of :func:`bet_from_api`: a bet the engine stored, with the amounts of the keys in ``money`` as
+    Money objects (with ``formatted`` in answers, so a client can send a bet back as it got it; without in request
+    examples)."""
     if isinstance(value, dict):
-        return {key: _amount_to_api(item, formatted) if key in MONEY_BET_KEYS
-                else bet_to_api(item, formatted=formatted) for key, item in value.items()}
+        return {key: _amount_to_api(item, formatted) if key in money
+                else bet_to_api(item, money, formatted=formatted) for key, item in value.items()}
     if isinstance(value, list):
-        return [bet_to_api(item, formatted=formatted) for item in value]
+        return [bet_to_api(item, money, formatted=formatted) for item in value]
     return value
 
 
@@ -67,7 +91,7 @@ def engine_bet_example(game: EngineGame) -> JsonDict | None:
 def api_bet_example(game: EngineGame) -> JsonDict | None:
     """The game's example bet as a request carries it (Money objects)."""
     bet = engine_bet_example(game)
-    return None if bet is None else bet_to_api(bet, formatted=False)
+    return None if bet is None else bet_to_api(bet, game.money_bet_fields, formatted=False)
 
 
 def bet_request_examples(*, play_money: bool = False) -> dict[str, JsonDict]:
@@ -129,16 +153,20 @@ def action_request_examples() -> dict[str, JsonDict]:
 
 
 @extend_schema_field({"type": "object", "additionalProperties": True,
-                      "description": "the game's bet parameters (see the game's bet_example); every amount "
-                                     "(amount, coin_value, bet_per_line, stake) is a Money object "
-                                     "{\"amount\": <haléře>, \"currency\": \"CZK\"}"})
+                      "description": "the game's bet parameters (see the game's bet_example); every amount (the "
+                                     "keys the game's description lists in bet_options.money_fields) is a Money "
+                                     "object {\"amount\": <haléře>, \"currency\": \"CZK\"}"})
 class BetField(serializers.DictField):
-    """A bet in the API's shape, given to the view in the engine's (integer haléře)."""
+    """A bet in the API's shape, given to the view in the engine's (integer haléře): the amounts are the money
+    fields of the game the body names (its ``game``, as the ``CharField`` keeps it: trimmed)."""
 
     money = True  # takes amounts (core.schema lists request.invalid_money)
 
     def to_internal_value(self, data: Any) -> JsonDict:
-        return bet_from_api(super().to_internal_value(data))
+        body = getattr(self.parent, "initial_data", None)
+        game = body.get("game") if isinstance(body, Mapping) else None  # a JSON object or a form's QueryDict
+        return bet_from_api(super().to_internal_value(data),
+                            money_bet_fields(game.strip() if isinstance(game, str) else None))
 
 
 class RtpRangeSerializer(serializers.Serializer):
@@ -201,8 +229,9 @@ class GameSummarySerializer(serializers.Serializer):
 
 
 class GameDetailSerializer(GameSummarySerializer):
-    description = serializers.JSONField(help_text="the engine's description: rules, paytable, bet options (its "
-                                                  "figures are integer haléře, as the engine keeps them)")
+    description = GameDescriptionField(help_text="the engine's description (Game.describe()): rules, paytable, bet "
+                                                 "options with the bet's money fields (its figures are integer "
+                                                 "haléře, as the engine keeps them)")
     bet_example = serializers.JSONField(allow_null=True, read_only=True,
                                         help_text="a valid bet of this game as a request sends it (amounts as "
                                                   "Money objects): the body's `bet`")
@@ -263,7 +292,7 @@ class RoundSerializer(serializers.Serializer):
         if isinstance(instance, Round):
             instance = selectors.round_public(instance)
         data = super().to_representation(instance)
-        data["bet"] = bet_to_api(data["bet"])
+        data["bet"] = bet_to_api(data["bet"], money_bet_fields(data["game"]["code"], data["game"]["version"]))
         return data
 
 
@@ -274,7 +303,8 @@ class LaunchSerializer(serializers.Serializer):
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
-        data["last_bet"] = bet_to_api(data["last_bet"])
+        game = data["game"]
+        data["last_bet"] = bet_to_api(data["last_bet"], money_bet_fields(game["code"], game["version"]))
         return data
     open_round = RoundSerializer(allow_null=True, help_text="a round waiting for the player (resume it first)")
 
@@ -339,7 +369,7 @@ def round_play_request_fast(data: Any) -> tuple[str, JsonDict] | None:
     if type(game) is not str or type(bet) is not dict or _GAME_CODE.fullmatch(game) is None:
         return None
     try:
-        return game, bet_from_api(bet)
+        return game, bet_from_api(bet, money_bet_fields(game))
     except Exception:  # noqa: BLE001 - an amount it refuses: the serializer refuses it the same way, with its fields
         return None
 
@@ -366,11 +396,6 @@ class PlayMoneyPresetSerializer(serializers.Serializer):
         help_text="the draws [n, value] of that start: the play-money round's `forced_draws`")
     seed = serializers.IntegerField(help_text="the seed of the search that gave the draws (for the record)")
 
-    def to_representation(self, instance):
-        data = super().to_representation(instance)
-        data["bet"] = bet_to_api(data["bet"], formatted=False)
-        return data
-
 
 class PlayMoneyPresetsSerializer(serializers.Serializer):
     """QA presets of a game's current version (development only, play money only)."""
@@ -380,3 +405,10 @@ class PlayMoneyPresetsSerializer(serializers.Serializer):
     presets = PlayMoneyPresetSerializer(many=True)
     searched_seeds = serializers.IntegerField(help_text="how many seeds the pure engine tried")
     complete = serializers.BooleanField(help_text="false when the search ran out of time before its seed bound")
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        money = money_bet_fields(data["game"], data["version"])
+        for preset in data["presets"]:
+            preset["bet"] = bet_to_api(preset["bet"], money, formatted=False)
+        return data

@@ -53,7 +53,7 @@ from core.errors import NOT_FOUND, VALIDATION, DomainError
 from core.idempotency import KEY_CONFLICT
 from core.money import Money
 from games.errors import ROUND_NOT_FOUND, ROUND_TOO_SOON
-from games.serializers import bet_to_api
+from games.serializers import bet_to_api, money_bet_fields
 from limits.errors import DAILY_STAKE_EXCEEDED
 from tests.kit.accounts import (
     DEFAULT_PASSWORD,
@@ -418,7 +418,8 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         disputed = rounds[1]
         detail = ok(me.get(f"/games/rounds/{disputed['id']}"))
         assert sorted(detail["bet"]["bets"], key=lambda b: b["type"]) == sorted(  # amounts answered as Money objects
-            bet_to_api(bets[1])["bets"], key=lambda b: b["type"])
+            bet_to_api(bets[1], money_bet_fields(detail["game"]["code"], detail["game"]["version"]))["bets"],
+            key=lambda b: b["type"])
         assert detail["win"] == disputed["win"] and detail["draws"]
         check = ok(me.get(f"/games/rounds/{disputed['id']}/verify"))
         assert check["verified"] is True and check["outcome"] == "match" and check["round_id"] == disputed["id"]

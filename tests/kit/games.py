@@ -27,12 +27,16 @@ def approve_current_games() -> int:
                     approval_reference=TEST_REFERENCE, approved_at=clock.now()))
 
 
-def api_bet(bet: object) -> object:
+def api_bet(bet: object, game: str | None = None) -> object:
     """A bet written in engine units (``{"bets": [{"type": "red", "amount": 100}]}``) as the API takes it, every
     amount a Money object (``core.api_money``): the tests write bets as the engine keeps them and post them as a
-    client must. Values that are not integers (a test of a malformed bet) are left as written."""
-    from games.serializers import bet_to_api
+    client must. The amounts are the money fields ``game`` declares (its current version); without ``game``, those
+    of any shipped game (a test's bet for whichever game it posts to). Values that are not integers (a test of a
+    malformed bet) are left as written."""
+    from games.engine.registry import list_games
+    from games.serializers import bet_to_api, money_bet_fields
 
-    return bet_to_api(bet, formatted=False)
+    money = money_bet_fields(game) if game is not None else {f for g in list_games() for f in g.money_bet_fields}
+    return bet_to_api(bet, money, formatted=False)
 
 

@@ -36,7 +36,7 @@ def key() -> str:
 
 def start(c, game=ROULETTE, bet=None, idem=None, **extra):
     """POST a round; ``bet`` in engine units (integer haléře), posted in the API's shape (Money objects)."""
-    body = {"game": game, "bet": api_bet(RED_100 if bet is None else bet), **extra}
+    body = {"game": game, "bet": api_bet(RED_100 if bet is None else bet, game), **extra}
     return c.post("/api/v1/games/rounds", body, format="json", HTTP_IDEMPOTENCY_KEY=idem or key())
 
 
@@ -46,7 +46,7 @@ def act(c, round_id, action, idem=None):
 
 
 def play_money(c, game=ROULETTE, bet=None, idem=None, **extra):
-    body = {"game": game, "bet": api_bet(RED_100 if bet is None else bet), **extra}
+    body = {"game": game, "bet": api_bet(RED_100 if bet is None else bet, game), **extra}
     return c.post("/api/v1/games/play-money/rounds", body, format="json", HTTP_IDEMPOTENCY_KEY=idem or key())
 
 

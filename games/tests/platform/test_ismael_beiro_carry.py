@@ -19,7 +19,7 @@ from games.carry import CARRIED_ACCOUNT, carried_state
 from games.engine import registry
 from games.engine.games.ismael_beiro import DEFINITION_V2, IsmaelBeiro
 from games.models import PlayerGameState, Round
-from games.serializers import bet_to_api
+from games.serializers import bet_to_api, money_bet_fields
 from games.services import games_sync, round_refund, round_void_settled, rounds_expire_due
 from games.tests.platform.test_ismael_beiro_e2e import (
     CODE,
@@ -239,7 +239,7 @@ def test_carrying_costs_ismael_beiro_two_statements_and_the_other_games_none(clo
     def counted(game_code: str, bet: dict, rng: Any) -> list[str]:
         clock.shift(3)
         with use_rng(rng), CaptureQueriesContext(connection) as ctx:
-            r = c.post("/api/v1/games/rounds", {"game": game_code, "bet": bet_to_api(bet)}, format="json",
+            r = c.post("/api/v1/games/rounds", {"game": game_code, "bet": bet_to_api(bet, money_bet_fields(game_code))}, format="json",
                        HTTP_IDEMPOTENCY_KEY=key())
         assert r.status_code == 201 and r.json()["status"] == "finished" and r.json()["win"]["amount"] == 0, r.content
         return [readable(q["sql"]) for q in ctx.captured_queries]

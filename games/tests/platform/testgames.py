@@ -29,6 +29,10 @@ class PickGame(Game):
                 "rules_en": "Pick a box twice.", "rules_cs": "Dvakrát vyberte krabičku.",
                 "paytable": {"multipliers": MULTIPLIERS}, "bet_example": {"stake": 100}}
 
+    @property
+    def money_bet_fields(self) -> tuple[str, ...]:
+        return ("stake",)  # its bet's one amount (this test game parses its bet itself, without a bet model)
+
     def validate_bet(self, params: dict) -> Bet:
         if not isinstance(params, dict) or set(params) - {"stake", "boom"}:
             raise BetError("game.test_pick.invalid_bet", "A bet is {\"stake\": n}.", "Sázka je {\"stake\": n}.")
