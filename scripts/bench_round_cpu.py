@@ -2,7 +2,7 @@
 
     DATABASE_URL=postgres://... python scripts/bench_round_cpu.py setup --players 3000
     DATABASE_URL=postgres://... python scripts/bench_round_cpu.py run --rounds 1000 [--profile] [--mix 0.5]
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null python scripts/bench_round_cpu.py run --rounds 200
+    BENCH_CALLGRIND=1 valgrind --tool=callgrind --instr-atstart=no python scripts/bench_round_cpu.py run --rounds 200
 
 ``setup`` creates funded players in bulk in the database of ``DATABASE_URL`` (``scripts/bench_data.py``, as
 ``make bench`` does: a daily stake and loss limit each, the demo's central jackpot levels over every game, the
@@ -17,9 +17,9 @@ backend's CPU (utime + stime of the connection's backend from ``/proc/<pid>/stat
 connection only), the statements (what ``CaptureQueriesContext`` counts, ``config/sqlcount.py``) and the wall time.
 ``--profile`` adds a cProfile (CPU clock) of the same rounds, by function.
 
-Under ``valgrind --tool=callgrind`` the instruction count of a run does not depend on the other processes: run
-with two round counts and divide the difference of the two totals by the difference of the counts (the set-up
-cancels out). ``--warmup`` rounds are played (and not counted) first so the per-process caches are filled.
+Under ``valgrind --tool=callgrind --instr-atstart=no`` with ``BENCH_CALLGRIND=1`` the run switches the
+instrumentation on for the counted rounds only (``callgrind_control``): the instruction count (Ir) of those rounds
+does not depend on the other processes on the machine. ``--warmup`` rounds are played (and not counted) first so the per-process caches are filled.
 """
 from __future__ import annotations
 
@@ -73,6 +73,38 @@ def _backend_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _wal_reset(connection: Any) -> int:
+    """The WAL position now (a server of this run's own: the difference is this run's WAL), pg_stat_statements reset
+    where it is loaded."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn, "
+                    "EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements')")
+        lsn, statements = cur.fetchone()
+        if statements:
+            cur.execute("SELECT pg_stat_statements_reset()")
+    return int(lsn)
+
+
+def _wal_report(connection: Any, wal0: int, rounds: int) -> str:
+    """WAL bytes per round (of the whole server) and, with pg_stat_statements, per statement of this database."""
+    n = max(1, rounds)
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")
+        out = [f"server WAL per round: {(int(cur.fetchone()[0]) - wal0) / n:,.0f} bytes"]
+        cur.execute("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements')")
+        if cur.fetchone()[0]:
+            cur.execute("""SELECT calls, total_exec_time, shared_blks_hit + shared_blks_read, shared_blks_dirtied,
+                                  wal_records, wal_bytes, left(regexp_replace(query, '\\s+', ' ', 'g'), 70)
+                           FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database
+                                                                 WHERE datname = current_database())
+                           ORDER BY total_exec_time DESC LIMIT 14""")
+            out.append("per round: calls  exec ms  buffers  dirtied  WAL recs  WAL bytes  statement")
+            for calls, ms, bufs, dirtied, recs, wbytes, query in cur.fetchall():
+                out.append(f"        {calls / n:6.2f} {ms / n:8.3f} {bufs / n:8.1f} {dirtied / n:8.2f} {recs / n:9.1f}"
+                           f" {int(wbytes) / n:10,.0f}  {query}")
+    return "\n".join(out)
+
+
 def _environ(path: str, body: bytes, token: str) -> dict[str, Any]:
     return {
         "REQUEST_METHOD": "POST", "PATH_INFO": path, "SCRIPT_NAME": "", "QUERY_STRING": "",
@@ -107,7 +139,8 @@ def _play(app: Any, token: str, game: str) -> str:
     return str(body.get("status") or (body.get("error") or {}).get("code") or code)
 
 
-def run(rounds: int, warmup: int, mix: float, profile: bool, seed: int, show_sql: bool, players: int) -> None:
+def run(rounds: int, warmup: int, mix: float, profile: bool, seed: int, show_sql: bool, players: int,
+        offset: int = 0) -> None:
     _django()
     import logging
     import random
@@ -118,7 +151,7 @@ def run(rounds: int, warmup: int, mix: float, profile: bool, seed: int, show_sql
     from config.sqlcount import instrument
     from core.rng import SeededRNG, use_rng
 
-    tokens = json.loads(STATE.read_text())["tokens"][:players]
+    tokens = json.loads(STATE.read_text())["tokens"][offset:offset + players]
     last_round: dict[int, float] = {}
 
     def play(i: int, game: str) -> str:
@@ -150,14 +183,22 @@ def run(rounds: int, warmup: int, mix: float, profile: bool, seed: int, show_sql
 
             profiler = cProfile.Profile(time.process_time)
             profiler.enable()
+        if os.environ.get("BENCH_CALLGRIND"):  # run under valgrind --tool=callgrind --instr-atstart=no
+            import subprocess
+
+            subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True, capture_output=True)
+        wal0 = _wal_reset(connection)
         counter.count = 0
         db0, cpu0, wall0 = _backend_cpu(backend), time.process_time(), time.perf_counter()
         for i in range(warmup, warmup + rounds):
             status = play(i, games[i])
             statuses[status] = statuses.get(status, 0) + 1
         cpu, wall, db = time.process_time() - cpu0, time.perf_counter() - wall0, _backend_cpu(backend) - db0
+        if os.environ.get("BENCH_CALLGRIND"):
+            subprocess.run(["callgrind_control", "--instr=off", str(os.getpid())], check=True, capture_output=True)
         if profiler is not None:
             profiler.disable()
+        wal = _wal_report(connection, wal0, rounds)
         if show_sql:
             from django.test.utils import CaptureQueriesContext
 
@@ -171,9 +212,12 @@ def run(rounds: int, warmup: int, mix: float, profile: bool, seed: int, show_sql
     print(f"{rounds} rounds {statuses} (mix {mix}, seed {seed}, warm-up {warmup})")
     print(f"per round: web CPU {cpu * 1000 / n:.2f} ms, PostgreSQL backend CPU {db * 1000 / n:.2f} ms, "
           f"statements {counter.count / n:.2f}, wall {wall * 1000 / n:.2f} ms")
+    print(wal)
     if profiler is not None:
         import pstats
 
+        if os.environ.get("BENCH_PROFILE_OUT"):
+            profiler.dump_stats(os.environ["BENCH_PROFILE_OUT"])
         pstats.Stats(profiler).sort_stats("tottime").print_stats(40)
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(60)
 
@@ -189,13 +233,14 @@ def main() -> None:
     r.add_argument("--mix", type=float, default=0.0, help="share of Kobushi rounds (the rest roulette)")
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--players", type=int, default=300, help="players taking turns (each plays every 2 s at most)")
+    r.add_argument("--offset", type=int, default=0, help="the first player (runs side by side use different ones)")
     r.add_argument("--profile", action="store_true")
     r.add_argument("--show-sql", action="store_true", help="print the statements of the last round")
     a = p.parse_args()
     if a.command == "setup":
         setup(a.players)
     else:
-        run(a.rounds, a.warmup, a.mix, a.profile, a.seed, a.show_sql, a.players)
+        run(a.rounds, a.warmup, a.mix, a.profile, a.seed, a.show_sql, a.players, a.offset)
 
 
 if __name__ == "__main__":
