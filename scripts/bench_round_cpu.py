@@ -6,7 +6,7 @@
 
 ``setup`` creates funded players in bulk in the database of ``DATABASE_URL`` (``scripts/bench_data.py``, as
 ``make bench`` does: a daily stake and loss limit each, the demo's central jackpot levels over every game, the
-games' versions approved) and keeps their API tokens in ``.data/bench_round_cpu.json``. Never point it at a
+games' versions approved) and keeps their API tokens in ``.data/bench_round_cpu-<database>.json``. Never point it at a
 database anyone else uses.
 
 ``run`` plays rounds through Django's WSGI application in this process, as gunicorn calls it (the whole middleware
@@ -34,7 +34,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-STATE = ROOT / ".data" / "bench_round_cpu.json"
+def _state() -> Path:
+    """The tokens of ``setup``'s players, one file per database (``DATABASE_URL``)."""
+    import hashlib
+
+    url = os.environ.get("DATABASE_URL", "")
+    return ROOT / ".data" / f"bench_round_cpu-{hashlib.sha256(url.encode()).hexdigest()[:10]}.json"
 ROULETTE = {"bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}}]}
 KOBUSHI = {"lines": 30, "coins": 1, "coin_value": {"amount": 10, "currency": "CZK"}}
 
@@ -62,15 +67,32 @@ def setup(players: int) -> None:
     created = bench_data.players_create(players, fund=10_000_000, daily_stake=5_000_000, daily_loss=2_000_000)
     jackpots_seed(io.StringIO())
     demo_approvals(actor=Actor.system("bench"))
-    STATE.parent.mkdir(exist_ok=True)
-    STATE.write_text(json.dumps({"tokens": [p.token for p in created]}))
-    print(f"{len(created)} players, tokens in {STATE}")
+    state = _state()
+    state.parent.mkdir(exist_ok=True)
+    state.write_text(json.dumps({"tokens": [p.token for p in created]}))
+    print(f"{len(created)} players, tokens in {state}")
 
 
 def _backend_cpu(pid: int) -> float:
     """utime + stime of a local process in seconds (fields 14 and 15 of /proc/<pid>/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _activity_ahead(tokens: list[str]) -> None:
+    """Date these players' token and session activity 10 minutes ahead, so no counted round writes it (it is
+    written at most once a minute per player: under valgrind a run lasts minutes and would write it on some rounds
+    and not others, depending on the machine's load). The figures are then those of a player who plays on."""
+    from django.db import connection
+
+    from accounts.models import AuthToken
+
+    hashes = [AuthToken.hash_key(t) for t in tokens]
+    with connection.cursor() as cur:
+        cur.execute("UPDATE accounts_authtoken SET last_used_at = now() + interval '10 minutes' "
+                    "WHERE key_hash = ANY(%s)", [hashes])
+        cur.execute("UPDATE accounts_loginsession SET last_seen_at = now() + interval '10 minutes' WHERE id IN "
+                    "(SELECT session_id FROM accounts_authtoken WHERE key_hash = ANY(%s))", [hashes])
 
 
 def _wal_reset(connection: Any) -> int:
@@ -140,7 +162,7 @@ def _play(app: Any, token: str, game: str) -> str:
 
 
 def run(rounds: int, warmup: int, mix: float, profile: bool, seed: int, show_sql: bool, players: int,
-        offset: int = 0) -> None:
+        offset: int = 0, activity_ahead: bool = False) -> None:
     _django()
     import logging
     import random
@@ -151,7 +173,9 @@ def run(rounds: int, warmup: int, mix: float, profile: bool, seed: int, show_sql
     from config.sqlcount import instrument
     from core.rng import SeededRNG, use_rng
 
-    tokens = json.loads(STATE.read_text())["tokens"][offset:offset + players]
+    tokens = json.loads(_state().read_text())["tokens"][offset:offset + players]
+    if activity_ahead:
+        _activity_ahead(tokens)
     last_round: dict[int, float] = {}
 
     def play(i: int, game: str) -> str:
@@ -183,10 +207,7 @@ def run(rounds: int, warmup: int, mix: float, profile: bool, seed: int, show_sql
 
             profiler = cProfile.Profile(time.process_time)
             profiler.enable()
-        if os.environ.get("BENCH_CALLGRIND"):  # run under valgrind --tool=callgrind --instr-atstart=no
-            import subprocess
-
-            subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True, capture_output=True)
+        _callgrind("on")
         wal0 = _wal_reset(connection)
         counter.count = 0
         db0, cpu0, wall0 = _backend_cpu(backend), time.process_time(), time.perf_counter()
@@ -194,8 +215,7 @@ def run(rounds: int, warmup: int, mix: float, profile: bool, seed: int, show_sql
             status = play(i, games[i])
             statuses[status] = statuses.get(status, 0) + 1
         cpu, wall, db = time.process_time() - cpu0, time.perf_counter() - wall0, _backend_cpu(backend) - db0
-        if os.environ.get("BENCH_CALLGRIND"):
-            subprocess.run(["callgrind_control", "--instr=off", str(os.getpid())], check=True, capture_output=True)
+        _callgrind("off")
         if profiler is not None:
             profiler.disable()
         wal = _wal_report(connection, wal0, rounds)
@@ -214,12 +234,24 @@ def run(rounds: int, warmup: int, mix: float, profile: bool, seed: int, show_sql
           f"statements {counter.count / n:.2f}, wall {wall * 1000 / n:.2f} ms")
     print(wal)
     if profiler is not None:
-        import pstats
+        _profile_print(profiler)
 
-        if os.environ.get("BENCH_PROFILE_OUT"):
-            profiler.dump_stats(os.environ["BENCH_PROFILE_OUT"])
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(40)
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(60)
+
+def _callgrind(state: str) -> None:
+    """Under ``valgrind --tool=callgrind --instr-atstart=no`` with BENCH_CALLGRIND=1: instrumentation on or off."""
+    if os.environ.get("BENCH_CALLGRIND"):
+        import subprocess
+
+        subprocess.run(["callgrind_control", f"--instr={state}", str(os.getpid())], check=True, capture_output=True)
+
+
+def _profile_print(profiler: Any) -> None:
+    import pstats
+
+    if os.environ.get("BENCH_PROFILE_OUT"):
+        profiler.dump_stats(os.environ["BENCH_PROFILE_OUT"])
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(40)
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(60)
 
 
 def main() -> None:
@@ -233,6 +265,8 @@ def main() -> None:
     r.add_argument("--mix", type=float, default=0.0, help="share of Kobushi rounds (the rest roulette)")
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--players", type=int, default=300, help="players taking turns (each plays every 2 s at most)")
+    r.add_argument("--activity-ahead", action="store_true",
+                   help="no counted round writes the once-a-minute token/session activity (see _activity_ahead)")
     r.add_argument("--offset", type=int, default=0, help="the first player (runs side by side use different ones)")
     r.add_argument("--profile", action="store_true")
     r.add_argument("--show-sql", action="store_true", help="print the statements of the last round")
@@ -240,7 +274,8 @@ def main() -> None:
     if a.command == "setup":
         setup(a.players)
     else:
-        run(a.rounds, a.warmup, a.mix, a.profile, a.seed, a.show_sql, a.players, a.offset)
+        run(a.rounds, a.warmup, a.mix, a.profile, a.seed, a.show_sql, a.players, a.offset,
+            a.activity_ahead)
 
 
 if __name__ == "__main__":
