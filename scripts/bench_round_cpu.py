@@ -58,7 +58,7 @@ def _django() -> None:
 def setup(players: int) -> None:
     _django()
     sys.path.insert(0, str(ROOT / "scripts"))
-    import bench_data  # type: ignore[import-not-found]
+    import bench_data
 
     from core.audit import Actor
     from games.demo import demo_approvals
