@@ -8,7 +8,7 @@ a NaN, which orjson would write as ``null``), an indented answer (``Accept: appl
 process without orjson goes to DRF's own renderer, so the answer is always the one DRF would give."""
 from __future__ import annotations
 
-import math
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,14 +22,17 @@ except ImportError:  # pragma: no cover - safe: without orjson every answer goes
 _PLAIN_LEAVES = (str, int, bool, type(None))
 
 
+_STRICT = json.JSONEncoder(allow_nan=False, check_circular=False)
+
+
 def _finite(value: Any) -> bool:
-    """No NaN or infinity anywhere (DRF's strict JSON refuses them; orjson would write null)."""
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, dict):
-        return all(_finite(v) for v in value.values())
-    if isinstance(value, list):
-        return all(_finite(v) for v in value)
+    """No NaN or infinity anywhere (DRF's strict JSON refuses them; orjson would write null): the standard library's
+    C encoder with ``allow_nan=False`` walks the data in C and refuses them (a type it does not know, which orjson
+    took, also answers False: such data goes to DRF's renderer, which gives the same bytes or the same refusal)."""
+    try:
+        _STRICT.encode(value)
+    except (ValueError, TypeError, RecursionError):
+        return False
     return True
 
 

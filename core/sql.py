@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, TypeVar
 
-from django.db import connection
-from django.db.models import DEFERRED, Field, Model
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.models import DEFERRED, Field, Model, signals
+from django.db.models.base import ModelState
 
 M = TypeVar("M", bound=Model)
 log = logging.getLogger("platform.sql")
@@ -201,7 +202,8 @@ def instance(model: type[M], names: Sequence[str], values: Sequence[Any]) -> M:
     """A model instance from selected columns (``Model.from_db``): unselected fields are deferred; each value goes
     through its field's ``from_db_value`` where it has one (a JSONField's text), as the ORM's compiler does."""
     converters = _converters(model, tuple(names))
-    converted = [c(v, None, connection) if c is not None and v is not None else v
+    conn = connections[DEFAULT_DB_ALIAS]  # the wrapper itself, not the proxy (``connection``) per value
+    converted = [c(v, None, conn) if c is not None and v is not None else v
                  for c, v in zip(converters, values, strict=True)]
     return _instance_raw(model, names, converted)
 
@@ -222,13 +224,53 @@ def _layout(model: type[Model], names: tuple[str, ...]) -> tuple[tuple[int, ...]
     return tuple(position.get(f.attname, -1) for f in fields), tuple(f.attname for f in fields)
 
 
+@functools.cache
+def _plain_init(model: type[Model]) -> tuple[tuple[str, int], ...] | None:
+    """Whether ``Model.from_db`` of ``model`` comes down to setting each selected field's attname in the instance's
+    ``__dict__`` (Django's ``Model.__init__`` with positional values: ``setattr`` per field, a ``DEFERRED`` one
+    skipped, and ``_state``): true when the model keeps Django's own ``__init__`` and ``from_db`` and every concrete
+    field's class attribute is Django's plain ``DeferredAttribute`` (no ``__set__``) or the foreign key's, whose
+    ``__set__`` only drops a cached related object (a new instance has none). Returns the attnames with their index
+    in the model's field order, or None (such a model goes through ``from_db``: a file field's descriptor, say)."""
+    import inspect
+
+    from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
+    from django.db.models.query_utils import DeferredAttribute
+
+    own_from_db = getattr(model.from_db, "__func__", None) is not getattr(Model.from_db, "__func__", None)
+    if model.__init__ is not Model.__init__ or own_from_db:
+        return None
+    fields = model._meta.concrete_fields
+    plain = (DeferredAttribute, ForeignKeyDeferredAttribute)
+    if any(type(inspect.getattr_static(model, f.attname, None)) not in plain for f in fields):
+        return None
+    return tuple((f.attname, i) for i, f in enumerate(fields))
+
+
 def _instance_raw(model: type[M], names: Sequence[str], values: Sequence[Any]) -> M:
     """``from_db`` with every concrete field in the model's order, an unselected one ``DEFERRED`` (what ``from_db``
-    itself makes of a subset, without its per-field membership test); the columns may come in any order."""
+    itself makes of a subset, without its per-field membership test); the columns may come in any order.
+
+    For a model :func:`_plain_init` accepts, and while no ``pre_init``/``post_init`` receiver is connected, the
+    instance is built as ``Model.__init__`` builds it, without its generic per-field work (~20 rows a round):
+    ``core/tests/test_sql_instances.py`` checks both give the same instance."""
     if len(values) != len(names):
         raise ValueError(f"{model.__name__}: {len(names)} fields, {len(values)} values")
     layout, fields = _layout(model, tuple(names))
-    return model.from_db(connection.alias, fields, [values[i] if i >= 0 else DEFERRED for i in layout])
+    plain = _plain_init(model)
+    if plain is None or signals.pre_init.receivers or signals.post_init.receivers:
+        # ``connection`` is always the default alias: named without a lookup through the proxy
+        return model.from_db(DEFAULT_DB_ALIAS, fields, [values[i] if i >= 0 else DEFERRED for i in layout])
+    obj = model.__new__(model)
+    state = ModelState()
+    state.adding, state.db = False, DEFAULT_DB_ALIAS
+    d = obj.__dict__
+    d["_state"] = state
+    for attname, i in plain:
+        at = layout[i]
+        if at >= 0 and values[at] is not DEFERRED:
+            d[attname] = values[at]
+    return obj
 
 
 def _from_json_parser(f: Field[Any, Any]) -> Any:
@@ -259,6 +301,21 @@ def instance_from_json(model: type[M], obj: Mapping[str, Any]) -> M:
     values = [p(v) if p is not None and v is not None else v
               for p, v in zip(_json_parsers(model, names), obj.values(), strict=True)]
     return _instance_raw(model, names, values)  # JSON values arrive decoded already
+
+
+@functools.cache
+def _preparers(model: type[Model], names: tuple[str, ...], prefix: str) -> tuple[tuple[str, str, Any], ...]:
+    """For each of ``names``: the parameter name ``<prefix><attname>``, the attname and the field's
+    ``get_db_prep_save`` (built once per model, column list and prefix)."""
+    return tuple((f"{prefix}{f.attname}", f.attname, f.get_db_prep_save)
+                 for f in (field_of(model, n) for n in names))
+
+
+def params_of(model: type[Model], obj: Model, names: Sequence[str], prefix: str) -> dict[str, Any]:
+    """The values of ``names`` of ``obj`` as a statement's parameters ``<prefix><attname>``, each through its field's
+    ``get_db_prep_save`` (what the ORM sends for it) on the default connection."""
+    conn = connections[DEFAULT_DB_ALIAS]
+    return {key: prep(getattr(obj, attname), conn) for key, attname, prep in _preparers(model, tuple(names), prefix)}
 
 
 def cast_type(f: Field[Any, Any]) -> str:

@@ -31,7 +31,7 @@ from django.db.models import Model
 from django.db.models.query import QuerySet
 
 from core.models import AuditEvent
-from core.sql import execute, field_of, instance, instance_from_json, register
+from core.sql import execute, instance, instance_from_json, params_of, register
 from games.models import Game, Round, RoundAction
 from wallet import sql as wallet_sql
 from wallet.models import LedgerAccount, Wallet
@@ -159,14 +159,6 @@ def round_lock(round_id: int, *, player_id: int | None, key: str = "", skip_lock
                        keyed=instance_from_json(RoundAction, keyed) if keyed else None)
 
 
-def _prep(model: type[Model], obj: Model, names: Sequence[str], prefix: str) -> dict[str, Any]:
-    out = {}
-    for name in names:
-        f = field_of(model, name)
-        out[f"{prefix}{f.attname}"] = f.get_db_prep_save(getattr(obj, f.attname), connection)
-    return out
-
-
 # The rows written whole (every field but the id the database gives); each value is passed through its model field
 # (``get_db_prep_save``) as the parameter ``<prefix><attname>`` and cast to its column's type
 # (``core.sql.cast_type``: ``tests/test_sql_contracts.py`` checks every cast against the field).
@@ -230,10 +222,10 @@ def round_write(rnd: Round, *, action: RoundAction | None = None, audit: AuditEv
     """Save every field of the round (as ``Round.save()``), with the applied action and the audit event, in ONE
     statement (:data:`ROUND_WRITE`); the ids the database gave are set on ``action`` and ``audit``."""
     params: dict[str, Any] = {"with_action": action is not None, "with_audit": audit is not None, "round": rnd.pk,
-                              **_prep(Round, rnd, _ROUND_SET, "r_")}
-    params.update(_prep(RoundAction, action, _ACTION_INSERT, "a_") if action is not None
+                              **params_of(Round, rnd, _ROUND_SET, "r_")}
+    params.update(params_of(RoundAction, action, _ACTION_INSERT, "a_") if action is not None
                   else {f"a_{n}": None for n in _ACTION_INSERT})
-    params.update(_prep(AuditEvent, audit, _AUDIT_INSERT, "e_") if audit is not None
+    params.update(params_of(AuditEvent, audit, _AUDIT_INSERT, "e_") if audit is not None
                   else {f"e_{n}": None for n in _AUDIT_INSERT})
     with connection.cursor() as cur:
         execute(cur, ROUND_WRITE, params)
@@ -289,7 +281,7 @@ def round_insert(rnd: Round, *, audit: AuditEvent) -> None:
     the id the database gave is set on ``audit``."""
     if rnd.pk is None:
         raise ValueError("round_insert: the round's id is taken first (START_CONTEXT)")
-    params = {**_prep(Round, rnd, _ROUND_INSERT, "r_"), **_prep(AuditEvent, audit, _AUDIT_INSERT, "e_")}
+    params = {**params_of(Round, rnd, _ROUND_INSERT, "r_"), **params_of(AuditEvent, audit, _AUDIT_INSERT, "e_")}
     with connection.cursor() as cur:
         execute(cur, ROUND_INSERT, params)
         audit.pk = cur.fetchone()[0]

@@ -220,7 +220,8 @@ class SettledBet(models.Model):
     then the instant of the return) or a decided bet declared void afterwards (``settled_bet_voided``, GP §3(6):
     ``settled_at`` stays the decision, ``voided_at`` is when it was taken out of the counters)."""
 
-    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
+    # no index of its own: the indexes (player, kind, settled_at / placed_at / round_ref) lead with it
+    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+", db_index=False)
     kind = models.CharField(max_length=32)
     game_code = models.CharField(max_length=64, blank=True, default="")
     round_ref = models.CharField(max_length=100, blank=True, default="")
