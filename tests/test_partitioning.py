@@ -13,7 +13,8 @@ from django.db import IntegrityError, connection, transaction
 from core import partitioning
 from core.audit import Actor, audit_record
 from core.models import AuditEvent
-from core.partitioning import Claim, month_range
+from core.partition_tables import Claim
+from core.partitioning import month_range
 from core.rng import use_rng
 from games.models import Round
 from games.services import round_play

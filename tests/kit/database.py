@@ -40,7 +40,7 @@ def database_exists(conn: BaseDatabaseWrapper, name: str) -> bool:
 def worker_database_name(alias: str = "default") -> str:
     """The test database of ``alias`` (``test_<name>_gw0`` under xdist: pytest-django's suffix already applied)."""
     conn = connections[alias]
-    return str(conn.creation._get_test_db_name())
+    return str(conn.creation._get_test_db_name())  # type: ignore[attr-defined]  # Django's private helper, unstubbed
 
 
 @contextmanager

@@ -11,7 +11,8 @@ from django.core.management import call_command
 
 from accounts.models import Player
 from accounts.services import balance_handoffs_retry_due, closure_request
-from core.audit import Actor, AuditEvent
+from core.audit import Actor
+from core.models import AuditEvent
 from core.rng import SeededRNG, use_rng
 from games import errors
 from games.tests.platform.test_ismael_beiro_carry import (  # noqa: F401  (switched_off_cheapest_bet: a fixture)
