@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,6 +32,8 @@ from typing import Any, TypeVar
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import DEFERRED, Field, Model, signals
 from django.db.models.base import ModelState
+from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
+from django.db.models.query_utils import DeferredAttribute
 
 M = TypeVar("M", bound=Model)
 log = logging.getLogger("platform.sql")
@@ -232,11 +235,6 @@ def _plain_init(model: type[Model]) -> tuple[tuple[str, int], ...] | None:
     field's class attribute is Django's plain ``DeferredAttribute`` (no ``__set__``) or the foreign key's, whose
     ``__set__`` only drops a cached related object (a new instance has none). Returns the attnames with their index
     in the model's field order, or None (such a model goes through ``from_db``: a file field's descriptor, say)."""
-    import inspect
-
-    from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
-    from django.db.models.query_utils import DeferredAttribute
-
     own_from_db = getattr(model.from_db, "__func__", None) is not getattr(Model.from_db, "__func__", None)
     if model.__init__ is not Model.__init__ or own_from_db:
         return None

@@ -131,7 +131,6 @@ FUNCTION_IMPORTS_KNOWN = {
     "games/engine/games/ismael_beiro/features.py": 1,
     "games/engine/games/ismael_beiro/game.py": 3,
     "games/engine/games/ismael_beiro/lower.py": 1,
-    "providers/services.py": 4,
 }
 
 

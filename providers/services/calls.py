@@ -5,12 +5,14 @@ transaction_id): the call authenticated, the player and the round found, the cal
 """
 from __future__ import annotations
 
+import hmac
 import json
 import logging
 import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import timedelta
+from hashlib import sha256
 from typing import Any
 
 from django.conf import settings
@@ -59,16 +61,11 @@ def money(amount: int, currency: str = "CZK") -> dict[str, Any]:
 
 
 def _hash(value: str) -> str:
-    from hashlib import sha256
-
     return sha256(value.encode()).hexdigest()
 
 
 def player_ref(provider: Provider | str, player_id: int) -> str:
     """The stable opaque player reference a provider sees (never the database id): an HMAC of the id."""
-    import hmac
-    from hashlib import sha256
-
     code = provider.code if isinstance(provider, Provider) else provider
     return hmac.new(settings.SECRET_KEY.encode(), f"providers:{code}:{player_id}".encode(), sha256).hexdigest()[:32]
 

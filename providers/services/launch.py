@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db import transaction
@@ -38,8 +39,6 @@ def launch_start(*, player: Player, provider_code: str, game_code: str, lang: st
 
     The game session it opens belongs to ``login_session``, the player's login that launched it (a launch without
     one is refused): the studio's calls are activity on that login and end with it (GP §6(6)e-g)."""
-    from urllib.parse import urlencode
-
     if login_session is None or login_session.player_id != player.pk or login_session.ended_at is not None:
         raise errors.LOGIN_REQUIRED()
 
