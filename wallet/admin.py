@@ -147,7 +147,8 @@ class WalletAdmin(ReadOnlyAdmin):
 
     @admin.display(description="statement")
     def statement_link(self, obj: Wallet) -> SafeString:
-        return format_html('<a href="{}">statement</a>', reverse("admin:wallet_wallet_statement", args=[obj.pk]))
+        url = reverse("admin:wallet_wallet_statement", args=[obj.pk])
+        return format_html('<a href="{}">{}</a>', url, gettext("statement"))
 
     def get_urls(self) -> list[URLPattern]:
         return [decision_path(self, "<int:pk>/statement/", self.statement_view, perm="wallet.view_wallet",
