@@ -27,7 +27,7 @@ NOT_SEEDED = {
 @pytest.mark.django_db
 def test_every_queue_of_every_role_has_an_item_after_the_demo(settings):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    settings.WALLET_BANK_IBAN = "CZ6508000000192000145399"
+    settings.WALLET_BANK_IBAN = "CZ2720100000002900123451"
     settings.WALLET_BANK_ACCOUNT_NAME = "Herní Provozovatel s.r.o."
     call_command("seed_demo", stdout=io.StringIO())
     queues = {link.label: link for link in QUEUES.links if link.queue is not None}

@@ -96,7 +96,7 @@ def _unmatched_credit(actor: Actor, stdout: TextIO) -> None:
     if BankEntry.objects.filter(bank_reference=UNMATCHED_REFERENCE).exists():
         return
     now = clock.now()
-    payer = czech_account_iban("19-2000145399/0800")
+    payer = czech_account_iban("670100-2202165013/6210")
     lines = [StatementLine(amount=150_000, bank_reference=UNMATCHED_REFERENCE, variable_symbol="9999999901",
                            message="vklad na herni ucet", counterparty_name="Jana Novakova", counterparty_iban=payer),
              StatementLine(amount=20_000, bank_reference=REVERSAL_REFERENCE, credit=False, reversal=True,
