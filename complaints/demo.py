@@ -1,6 +1,6 @@
 """Demo complaints (``manage.py seed_demo``): for the first two demo players, one open complaint and one
 resolved win claim; for the first, two complaints support entered from letters received 25 and 32 days ago (one
-due within the week, one past its 30-day term, GP §11(1)). Idempotent: a player who already has a ``[demo]``
+due within the week, one past its 30-day answer term). Idempotent: a player who already has a ``[demo]``
 complaint is skipped."""
 from __future__ import annotations
 
