@@ -161,13 +161,15 @@ class DayReportAdmin(ReadOnlyAdmin):
             return HttpResponse(f"period {text[:20]}: YYYY-MM-DD, YYYY-MM or YYYY-Qn, from {clock.EARLIEST_DAY} to a "
                                 "year after today", status=400, content_type="text/plain; charset=utf-8")
         rep = selectors.period_report(period)
-        kind = {"month": _("Monthly report"), "quarter": _("Tax period (calendar quarter)"), "day": _("Day")}[period.kind]
+        kind = {"month": _("Monthly report"), "quarter": _("Tax period (calendar quarter)"),
+                "day": _("Day")}[period.kind]
         context = self._context(
             request, f"{kind} {period.label}", rep=rep, period=period, money_rows=_money_rows(rep["totals"]),
             moves_rows=_moves_rows(selectors.money_moves(period)),
             count_rows=_count_rows(rep["totals"]), games=_games(rep["games"]),
             charts=[charts.bars([d["day"][5:] for d in rep["daily"]], [d["ggr"] / 100 for d in rep["daily"]],
-                                unit=" Kč", title=_("Gross gaming revenue per day, {period} (Kč)").format(period=period.label)),
+                                unit=" Kč",
+                                title=_("Gross gaming revenue per day, {period} (Kč)").format(period=period.label)),
                     charts.rtp_intervals(rep["games"], title=_("Actual against declared RTP per game, {period}")
                                          .format(period=period.label))])
         return TemplateResponse(request, "admin/reports/period.html", context).render()
