@@ -11,17 +11,22 @@ from accounts.demo_people import applicant_data, make_personal_data
 from accounts.models import (
     BarredPerson,
     Consent,
+    DataRequest,
     DuplicateCase,
     Player,
     SandboxExclusionEntry,
     SandboxPopulationRecord,
     User,
 )
-from accounts.services import barred_person_save
+from accounts.services import barred_person_save, data_request_create
 from core import clock
 from core.audit import Actor
 
 DEMO_PASSWORD = "Demo-heslo-2026"
+
+
+#: the demo player whose AML identification is still to be done (the aml demo's doubtful identification)
+UNIDENTIFIED = "demo_identifying"
 
 
 def seed(stdout: TextIO) -> None:
@@ -32,6 +37,8 @@ def seed(stdout: TextIO) -> None:
         ("demo_temporary", Player.Status.TEMPORARY, 9002, "temporary account, 30-day deadline running"),
         ("demo_excluded", Player.Status.ACTIVE, 9003, "listed in the sandbox exclusion register"),
         ("demo_suspended", Player.Status.SUSPENDED, 9004, "suspended by staff"),
+        # the AML identification not done yet: the aml demo presents a document the provider finds doubtful
+        ("demo_identifying", Player.Status.TEMPORARY, 9005, "temporary account, its AML identification under review"),
     ]
     with transaction.atomic():
         for username, status, n, note in people:
@@ -46,7 +53,8 @@ def seed(stdout: TextIO) -> None:
                                             first_name=data["given_names"], last_name=data["surname"])
             player = Player.objects.create(
                 user=user, status=status, created_at=now, status_changed_at=now, status_reason=f"demo: {note}",
-                identity_verified_at=now, aml_identified_at=now, temporary_activated_at=now,
+                identity_verified_at=now, aml_identified_at=None if username == UNIDENTIFIED else now,
+                temporary_activated_at=now,
                 temporary_expires_at=now + timedelta(days=30), email_confirmed_at=now, first_password_sent_at=now,
                 completed_at=None if status == Player.Status.TEMPORARY else now,
                 suspended_from=Player.Status.ACTIVE if status == Player.Status.SUSPENDED else "")
@@ -76,6 +84,17 @@ def seed(stdout: TextIO) -> None:
                                                    date_of_birth=date(1980, 5, 5), role="employee",
                                                    note="demo insider (GP §3(3))"),
                                actor=Actor.system("demo"))
+    _data_request(stdout)
     stdout.write(f"accounts: demo players {', '.join(p[0] for p in people)} / {DEMO_PASSWORD}; "
                  f"free sandbox identity for online registration: birth number {free['birth_number']} "
                  f"({free['given_names']} {free['surname']}, {free['date_of_birth']})")
+
+
+def _data_request(stdout: TextIO) -> None:
+    """A personal-data request of the active demo player for compliance to answer (GDPR art. 15; idempotent)."""
+    player = Player.objects.filter(user__username="demo_active").first()
+    if player is None or DataRequest.objects.filter(player=player).exists():
+        return
+    data_request_create(player=player, kind=DataRequest.Kind.EXPLANATION, actor=Actor.player(player),
+                        text="[demo] Which of my personal data do you process, and why?")
+    stdout.write("accounts: demo_active asked how the personal data are processed (compliance answers)")

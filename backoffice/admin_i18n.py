@@ -1,10 +1,15 @@
 """The back office in the staff member's language: every name the admin shows (model and app names, fields' labels,
-list columns, filters' titles, fieldsets, actions) goes through Django's translation, with the English text as the
-message id and its Czech in ``locale/cs/LC_MESSAGES/django.po``.
+list columns, filters' titles, fieldsets, actions) and every value it shows by name (the choices' labels such as a
+status, the help texts under form fields) goes through Django's translation, with the English text as the message id
+and its Czech in ``locale/cs/LC_MESSAGES/django.po`` (names) and ``backoffice/locale/cs/LC_MESSAGES/django.po``
+(choices' labels and help texts).
 
 The models keep their plain English names; ``translate_admin`` wraps each in ``gettext_lazy`` once at start
 (``BackofficeConfig.ready``, after the admin's autodiscovery). Only the displayed attributes change: the names the
-migrations read (``Options.original_attrs``, ``Field._verbose_name``) stay as they are, so no migration follows.
+migrations read (``Options.original_attrs``, ``Field._verbose_name``) stay as they are; a field's ``choices`` and
+``help_text`` become lazy texts whose message id is the English original, which ``makemigrations`` (translations off)
+reads as the same text, so no migration follows. The enumerations (``Status.choices``, ``Status.WIN.label``) keep
+their English labels: the services' stored texts (ledger memos) are composed from them.
 ``admin_messages`` lists every such text, for the test that finds none untranslated.
 """
 from __future__ import annotations
@@ -32,6 +37,22 @@ def _lazy(value: Any) -> Any:
     if isinstance(value, (str, Promise)) and value:
         return gettext_lazy(_msgid(value))
     return value
+
+
+def _lazy_choices(choices: Any) -> Any:
+    """A field's choices with each label (and each group's name) translated when shown; the values are kept."""
+    if not isinstance(choices, (list, tuple)):  # a callable's choices (evaluated late): left as they are
+        return choices
+    out: list[tuple[Any, Any]] = []
+    for value, label in choices:
+        out.append((_lazy(value), _lazy_choices(label)) if isinstance(label, (list, tuple)) else (value, _lazy(label)))
+    return out
+
+
+def _choice_labels(choices: Any) -> Iterator[Any]:
+    if isinstance(choices, (list, tuple)):
+        for value, label in choices:
+            yield from (value, *_choice_labels(label)) if isinstance(label, (list, tuple)) else (label,)
 
 
 def _described(obj: Any) -> Any:
@@ -91,6 +112,10 @@ def _translate_model(model: type[Any]) -> None:
     for field in opts.get_fields():
         if hasattr(field, "verbose_name"):
             field.verbose_name = _lazy(field.verbose_name)
+        if getattr(field, "choices", None):
+            field.choices = _lazy_choices(field.choices)
+        if getattr(field, "help_text", None):
+            field.help_text = _lazy(field.help_text)
 
 
 def _forms(model_admin: ModelAdmin[Any]) -> Iterator[type[forms.BaseForm]]:
@@ -135,6 +160,9 @@ def translate_admin(site: AdminSite) -> None:
         for form in _forms(model_admin):
             for name, field in getattr(form, "base_fields", {}).items():
                 field.label = _lazy(_form_label(name, field))
+                field.help_text = _lazy(field.help_text)
+                if isinstance(field, forms.ChoiceField) and not isinstance(field, forms.ModelChoiceField):
+                    field.choices = _lazy_choices(field.choices)
 
 
 def _msgid(value: Any) -> str:
@@ -150,6 +178,8 @@ def _model_messages(model: type[Any], *, with_fields: bool = True) -> Iterator[A
         for field in opts.get_fields():
             if getattr(field, "concrete", False) or field.many_to_many:
                 yield getattr(field, "verbose_name", None)
+                yield from _choice_labels(getattr(field, "choices", None))
+                yield getattr(field, "help_text", None)
 
 
 def _admin_messages(site: AdminSite, model: type[Any], model_admin: ModelAdmin[Any]) -> Iterator[Any]:
@@ -171,7 +201,10 @@ def _admin_messages(site: AdminSite, model: type[Any], model_admin: ModelAdmin[A
     yield from (getattr(func, "short_description", None) for func in _actions(site, model_admin))
     yield from (title for title, _options in model_admin.fieldsets or ())
     for form in _forms(model_admin):
-        yield from (_form_label(name, field) for name, field in getattr(form, "base_fields", {}).items())
+        for name, field in getattr(form, "base_fields", {}).items():
+            yield from (_form_label(name, field), field.help_text)
+            if isinstance(field, forms.ChoiceField) and not isinstance(field, forms.ModelChoiceField):
+                yield from _choice_labels(field.choices)
 
 
 def admin_messages(site: AdminSite) -> set[str]:
@@ -179,4 +212,9 @@ def admin_messages(site: AdminSite) -> set[str]:
     needs."""
     with translation.override(None):  # Django's labels come as text in the active language
         return {_msgid(value) for model, model_admin in _business(site)
-                for value in _admin_messages(site, model, model_admin) if value}
+                for value in _admin_messages(site, model, model_admin) if value and _has_letters(value)}
+
+
+def _has_letters(value: Any) -> bool:
+    """Whether a text is words (a label "-" is not)."""
+    return any(ch.isalpha() for ch in _msgid(value))

@@ -1,9 +1,13 @@
 """Demo complaints (``manage.py seed_demo``): for the first two demo players, one open complaint and one
-resolved win claim. Idempotent: a player who already has a ``[demo]`` complaint is skipped."""
+resolved win claim; for the first, two complaints support entered from letters received 25 and 32 days ago (one
+due within the week, one past its 30-day answer term). Idempotent: a player who already has a ``[demo]``
+complaint is skipped."""
 from __future__ import annotations
 
 from datetime import timedelta
 from typing import Any
+
+from django.contrib.auth import get_user_model
 
 from accounts.models import Player
 from complaints import services
@@ -34,3 +38,20 @@ def seed(stdout: Any) -> None:
             event_at=clock.now() - timedelta(days=240),
         )
         stdout.write(f"complaints: {late.reference} (filed late, answered automatically) for {player.user.username}")
+        if player == players[0]:
+            _letters(player, stdout)
+
+
+def _letters(player: Player, stdout: Any) -> None:
+    """Two complaints that came by post, entered by the demo support agent with the date received: one answered
+    within the week (the near-deadline queue), one past its term (the overdue queue)."""
+    staff = get_user_model().objects.filter(username="staff_support").first()
+    if staff is None:
+        return
+    for days, what in ((25, "due within the week"), (32, "past its 30-day term")):
+        received = clock.now() - timedelta(days=days)
+        c = services.complaint_file(
+            player=player, reason=Complaint.Reason.OTHER, actor=Actor.staff(staff), entered_by=staff,
+            channel=Complaint.Channel.POST, received_at=received, event_at=received - timedelta(days=2),
+            description=f"[demo] A letter received {days} days ago: my account was blocked without a reason.")
+        stdout.write(f"complaints: {c.reference} (a letter, {what}) for {player.user.username}")

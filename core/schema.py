@@ -9,7 +9,10 @@ The schema class :class:`AutoSchema` adds to what drf-spectacular derives:
   with ``Retry-After``, 500, 503);
 - **a request example for every body**: the view's own (``request_examples`` on the view: a game's bet per game)
   or one built from the serializer's fields;
-- optional read-only fields stay optional.
+- optional read-only fields stay optional;
+- **the language**: served (``/api/schema``, read by ``/api/docs``) the schema follows the request's language
+  (``Accept-Language``, or ``?lang=``); generated outside a request (``manage.py spectacular --file``, the file
+  published to integrators) it is English, whatever the default language (:class:`SchemaGenerator`).
 """
 from __future__ import annotations
 
@@ -17,9 +20,11 @@ import re
 from typing import Any, Literal
 
 from django.conf import settings
-from drf_spectacular import openapi
+from django.http import HttpRequest
+from django.utils import translation
+from drf_spectacular import generators, openapi
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.plumbing import force_instance
+from drf_spectacular.plumbing import force_instance, list_hash
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
@@ -53,6 +58,20 @@ ERROR_STATUSES = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden"
 def view_method(view: Any, method: str) -> Any:
     """The view's handler of an HTTP method (``post``), or None."""
     return getattr(view, method.lower(), None)
+
+
+#: the language of a schema generated outside a request: the file integrators read
+SCHEMA_FILE_LANGUAGE = "en"
+
+
+class SchemaGenerator(generators.SchemaGenerator):
+    """The schema in the request's language when served; in English when there is no request (a file)."""
+
+    def get_schema(self, request: HttpRequest | None = None, public: bool = False) -> dict[str, Any]:
+        if request is not None:
+            return super().get_schema(request=request, public=public)  # type: ignore[no-untyped-call,no-any-return]
+        with translation.override(SCHEMA_FILE_LANGUAGE):
+            return super().get_schema(request=None, public=public)  # type: ignore[no-untyped-call,no-any-return]
 
 
 class ErrorBodySerializer(serializers.Serializer[Any]):
@@ -254,6 +273,8 @@ class AutoSchema(openapi.AutoSchema):
         if isinstance(field, serializers.ChoiceField) and isinstance(schema.get("enum"), list) \
                 and "" not in schema["enum"] and _model_field_blank(field):
             schema["enum"] = [*schema["enum"], ""]
+        if isinstance(field, serializers.ChoiceField):
+            _name_enum_in_english(field, schema.get("items") if schema.get("type") == "array" else schema)
         return schema
 
     def _map_basic_serializer(self, serializer: Any, direction: str) -> dict[str, Any]:
@@ -292,6 +313,16 @@ class PlayerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-unty
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
         return {"type": "apiKey", "in": "header", "name": "Authorization",
                 "description": "`Token <key>` obtained from the login endpoint; revocable."}
+
+
+def _name_enum_in_english(field: serializers.ChoiceField, schema: Any) -> None:
+    """The choice set's identity (``x-spec-enum-id``, by which drf-spectacular names the enum components and applies
+    ``ENUM_NAME_OVERRIDES``) from its English labels: the labels are translated (the models' choices, the back
+    office's ``backoffice.admin_i18n``), the enums' names are the same in a Czech and an English schema."""
+    if isinstance(schema, dict) and "x-spec-enum-id" in schema:
+        with translation.override("en"):
+            schema["x-spec-enum-id"] = list_hash(
+                [(key, str(label)) for key, label in field.choices.items() if key not in ("", None)])
 
 
 def _has_nested(value: Any) -> bool:

@@ -10,6 +10,7 @@ as CZK.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any
 
 from django import forms
@@ -20,10 +21,13 @@ from django.db import connection
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import NoReverseMatch, reverse
+from django.utils.formats import date_format
 from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
 
+from core import clock
 from core.admin import PlatformAdminMixin, ReadOnlyAdmin, decision_action, domain_error_text, run_service_action
 from core.audit import Actor
 from core.errors import DomainError
@@ -57,6 +61,11 @@ def micro_czk(micro: int) -> str:
     whole, frac = divmod(abs(micro), 100 * MICRO)
     decimals = f"{frac:08d}".rstrip("0").ljust(2, "0")
     return f"{sign}{whole:,}".replace(",", NBSP) + f",{decimals}{NBSP}Kč"
+
+
+def prague(dt: datetime | None, *, seconds: bool = False) -> str:
+    """An instant as staff read it: Prague time, the back office's one format ("28. 3. 2026 14:34")."""
+    return date_format(clock.local(dt), "j. n. Y H:i:s" if seconds else "j. n. Y H:i") if dt else "-"
 
 
 def _table(rows: Sequence[tuple[Any, Any]]) -> SafeString:
@@ -147,9 +156,9 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
     def run(self, obj: Jackpot) -> int:
         return obj.generation
 
-    @admin.display(description="started (UTC)", ordering="started_at")
+    @admin.display(description="started", ordering="started_at")
     def started(self, obj: Jackpot) -> str:
-        return f"{obj.started_at:%Y-%m-%d %H:%M}" if obj.started_at else "-"
+        return prague(obj.started_at)
 
     # the codes in the list (the long labels are in the filters and on the page)
     @admin.display(description="family", ordering="family")
@@ -180,23 +189,23 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
         if not self._frozen(obj):
             return [
                 (None, {"fields": ("code", "name", "name_cs")}),
-                ("Configuration (draft: frozen by the start action)", {"fields": CONFIG_FIELDS}),
-                ("Approval in the game plan (GP §13(6)): a central level starts only with both recorded",
+                (_("Configuration (draft: frozen by the start action)"), {"fields": CONFIG_FIELDS}),
+                (_("Approval in the game plan (GP §13(6)): a central level starts only with both recorded"),
                  {"fields": APPROVAL_FIELDS}),
             ]
         assert obj is not None
         sets: list[tuple[str | None, dict[str, Any]]] = [
             (None, {"fields": (("code", "status"), ("name", "name_cs"), ("family", "level", "pay_order"),
                                "games_shown", ("run", "started_at"))}),
-            ("Live value (folded + pending contributions)", {"fields": ("live_active", "live_future")}),
+            (_("Live value (folded + pending contributions)"), {"fields": ("live_active", "live_future")}),
         ]
         if obj.trigger == Jackpot.Trigger.MUST_HIT:
-            sets.append(("Must-hit: published before the hit (WIN_AT itself stays sealed)",
+            sets.append((_("Must-hit: published before the hit (WIN_AT itself stays sealed)"),
                          {"fields": ("must_hit_commitment", "must_hit_range")}))
-        sets.append(("Books of the pool", {"fields": ("books",)}))
-        sets.append(("Configuration (frozen)", {"fields": ("configuration",)}))
+        sets.append((_("Books of the pool"), {"fields": ("books",)}))
+        sets.append((_("Configuration (frozen)"), {"fields": ("configuration",)}))
         if obj.family == Jackpot.Family.CENTRAL:
-            sets.append(("Approval in the game plan (GP §13(6))", {"fields": APPROVAL_FIELDS}))
+            sets.append((_("Approval in the game plan (GP §13(6))"), {"fields": APPROVAL_FIELDS}))
         return sets
 
     def get_readonly_fields(self, request: HttpRequest, obj: Jackpot | None = None) -> tuple[str, ...]:
@@ -209,7 +218,7 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
 
     @admin.display(description="games")
     def games_shown(self, obj: Jackpot) -> str:
-        return ", ".join(obj.games) if obj.games else "every game (network)"
+        return ", ".join(obj.games) if obj.games else _("every game (network)")
 
     @admin.display(description="active pot (shown to players)")
     def live_active(self, obj: Jackpot) -> str:
@@ -221,9 +230,9 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
 
     @admin.display(description="commitment")
     def must_hit_commitment(self, obj: Jackpot) -> SafeString:
-        return format_html('<code>{}</code><br><span class="quiet">sha256(code|run|WIN_AT|salt) of run {}, published '
-                           "at its start; WIN_AT and the salt are revealed on the award</span>",
-                           obj.win_at_commitment, obj.generation)
+        note = _("sha256(code|run|WIN_AT|salt) of run {run}, published at its start; WIN_AT and the salt are revealed "
+                 "on the award").format(run=obj.generation)
+        return format_html('<code>{}</code><br><span class="quiet">{}</span>', obj.win_at_commitment, note)
 
     @admin.display(description="WIN_AT range")
     def must_hit_range(self, obj: Jackpot) -> str:
@@ -236,36 +245,37 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
         log_ok = b["contributed_micro"] == b["log_folded_micro"]
         ledger_ok = b["ledger_balance"] == b["value_micro"] // MICRO
         return _table([
-            ("pool value (active + future, folded)", micro_czk(b["value_micro"])),
-            ("pending contributions (not yet folded)", micro_czk(b["pending_micro"])),
-            ("contributions folded", micro_czk(b["contributed_micro"])),
-            ("contributions folded, by the log", micro_czk(b["log_folded_micro"])),
-            ("clamped at zero (absorbed by the house)", micro_czk(b["clamped_micro"])),
-            ("seeded by the house", czk(b["seeded"])),
-            ("awarded", czk(b["awarded"])),
-            ("returned from awards (cap excess, voids)", czk(b["returned"])),
-            ("ledger account", f"{obj.ledger_code}: {czk(b['ledger_balance'])}"),
-            ("value = contributions + clamped + seeded - awarded + returned", "ok" if value_ok else "MISMATCH"),
-            ("folded contributions = the log", "ok" if log_ok else "MISMATCH"),
-            ("ledger = whole haléře of the value", "ok" if ledger_ok else "MISMATCH"),
+            (_("pool value (active + future, folded)"), micro_czk(b["value_micro"])),
+            (_("pending contributions (not yet folded)"), micro_czk(b["pending_micro"])),
+            (_("contributions folded"), micro_czk(b["contributed_micro"])),
+            (_("contributions folded, by the log"), micro_czk(b["log_folded_micro"])),
+            (_("clamped at zero (absorbed by the house)"), micro_czk(b["clamped_micro"])),
+            (_("seeded by the house"), czk(b["seeded"])),
+            (_("awarded"), czk(b["awarded"])),
+            (_("returned from awards (cap excess, voids)"), czk(b["returned"])),
+            (_("ledger account"), f"{obj.ledger_code}: {czk(b['ledger_balance'])}"),
+            (_("value = contributions + clamped + seeded - awarded + returned"), "ok" if value_ok else "MISMATCH"),
+            (_("folded contributions = the log"), "ok" if log_ok else "MISMATCH"),
+            (_("ledger = whole haléře of the value"), "ok" if ledger_ok else "MISMATCH"),
         ])
 
     @admin.display(description="configuration")
     def configuration(self, obj: Jackpot) -> SafeString:
         rows: list[tuple[str, Any]] = [
-            ("basis", obj.get_basis_display()),
-            ("contribution", f"{obj.rate_ppm / 10_000:g} % ({obj.rate_ppm} ppm)"),
-            ("split", obj.get_split_display()),
-            ("trigger", obj.get_trigger_display()),
-            ("reseed", obj.get_reseed_display()),
+            (_("basis"), obj.get_basis_display()),
+            (_("contribution"), f"{obj.rate_ppm / 10_000:g} % ({obj.rate_ppm} ppm)"),
+            (_("split"), obj.get_split_display()),
+            (_("trigger"), obj.get_trigger_display()),
+            (_("reseed"), obj.get_reseed_display()),
         ]
         if obj.split == Jackpot.Split.FIXED:
-            rows.append(("background share", f"{obj.background_ppm / 10_000:g} %"))
+            rows.append((_("background share"), f"{obj.background_ppm / 10_000:g} %"))
         if obj.trigger == Jackpot.Trigger.DRAW:
-            rows.append(("chance per stake", f"{obj.draw_ppb} per 1 000 000 000"))
+            rows.append((_("chance per stake"), _("{n} per 1 000 000 000").format(n=obj.draw_ppb)))
         if obj.family == Jackpot.Family.KOBUSHI:
-            rows += [("seed", f"{obj.seed_per_coin} coin values"), ("reference coin", czk(obj.reference_coin)),
-                     ("eligible bet", ", ".join(f"{k} = {v}" for k, v in sorted(obj.eligible.items())))]
+            rows += [(_("seed"), _("{n} coin values").format(n=obj.seed_per_coin)),
+                     (_("reference coin"), czk(obj.reference_coin)),
+                     (_("eligible bet"), ", ".join(f"{k} = {v}" for k, v in sorted(obj.eligible.items())))]
         else:
             rows += [("RESET_VALUE", czk(obj.reset_value)), ("WINRANGE_FROM", czk(obj.win_from)),
                      ("WINRANGE_TO", czk(obj.win_to))]
@@ -347,9 +357,9 @@ class AwardAdmin(ReadOnlyAdmin):
     def run(self, obj: Award) -> int:
         return obj.generation
 
-    @admin.display(description="decided (UTC)", ordering="decided_at")
+    @admin.display(description="decided", ordering="decided_at")
     def decided(self, obj: Award) -> str:
-        return f"{obj.decided_at:%Y-%m-%d %H:%M:%S}"
+        return prague(obj.decided_at, seconds=True)
 
     @admin.display(description="amount", ordering="amount")
     def amount_czk(self, obj: Award) -> str:
@@ -366,19 +376,20 @@ class AwardAdmin(ReadOnlyAdmin):
     @admin.display(description="award")
     def award(self, obj: Award) -> SafeString:
         rows: list[tuple[str, Any]] = [
-            ("level", _admin_link("admin:jackpots_jackpot_change", obj.jackpot_id, obj.jackpot)),
-            ("run", obj.generation), ("won by", obj.event_key), ("status", obj.get_status_display()),
-            ("game", obj.game_code), ("round", _admin_link("admin:games_round_change", obj.round_id, obj.round_id)),
-            ("player", _admin_link("admin:accounts_player_change", obj.player_id, obj.player_id)),
-            ("pool value before the win", czk(obj.pool_value)), ("amount decided", czk(obj.amount)),
-            ("paid (within the per-round cap)", czk(obj.paid)), ("returned to the pool", czk(obj.returned)),
-            ("decided at", f"{obj.decided_at:%Y-%m-%d %H:%M:%S} UTC"),
-            ("settled at", f"{obj.settled_at:%Y-%m-%d %H:%M:%S} UTC" if obj.settled_at else "-"),
+            (_("level"), _admin_link("admin:jackpots_jackpot_change", obj.jackpot_id, obj.jackpot)),
+            (_("run"), obj.generation), (_("won by"), obj.event_key), (_("status"), obj.get_status_display()),
+            (_("game"), obj.game_code),
+            (_("round"), _admin_link("admin:games_round_change", obj.round_id, obj.round_id)),
+            (_("player"), _admin_link("admin:accounts_player_change", obj.player_id, obj.player_id)),
+            (_("pool value before the win"), czk(obj.pool_value)), (_("amount decided"), czk(obj.amount)),
+            (_("paid (within the per-round cap)"), czk(obj.paid)), (_("returned to the pool"), czk(obj.returned)),
+            (_("decided at"), prague(obj.decided_at, seconds=True)),
+            (_("settled at"), prague(obj.settled_at, seconds=True)),
         ]
         if obj.coin_value:
-            rows.append(("coin value", czk(obj.coin_value)))
+            rows.append((_("coin value"), czk(obj.coin_value)))
         if obj.draw:
-            rows.append(("draw", ", ".join(f"{k}: {v}" for k, v in obj.draw.items())))
+            rows.append((_("draw"), ", ".join(f"{k}: {v}" for k, v in obj.draw.items())))
         return _table(rows)
 
     @admin.display(description="must-hit: revealed")
@@ -387,11 +398,11 @@ class AwardAdmin(ReadOnlyAdmin):
             return "-"
         check = commitment(code=obj.jackpot.code, generation=obj.generation, win_at=obj.win_at,
                            salt=obj.win_at_nonce)
-        verdict = "matches the commitment" if check == obj.win_at_commitment else "DOES NOT MATCH the commitment"
+        verdict = _("matches the commitment") if check == obj.win_at_commitment else _("DOES NOT MATCH the commitment")
         return _table([
             ("WIN_AT", f"{czk(obj.win_at)} ({obj.win_at} haléřů)"),
-            ("salt", format_html("<code>{}</code>", obj.win_at_nonce)),
-            ("commitment published at the start of the run", format_html("<code>{}</code>", obj.win_at_commitment)),
+            (_("salt"), format_html("<code>{}</code>", obj.win_at_nonce)),
+            (_("commitment published at the start of the run"), format_html("<code>{}</code>", obj.win_at_commitment)),
             (f"sha256({obj.jackpot.code}|{obj.generation}|{obj.win_at}|salt)",
              format_html("<code>{}</code> {}", check, verdict)),
         ])

@@ -140,14 +140,15 @@ class DayReportAdmin(ReadOnlyAdmin):
             moves_rows=_moves_rows(selectors.money_moves(figures.day(day))), recent=selectors.days(14), month=f"{day:%Y-%m}", quarter=f"{day.year}-Q{(day.month - 1) // 3 + 1}",
             charts=[
                 charts.bars(labels, [d["ggr"] / 100 for d in trend["daily"]], unit=" Kč",
-                            title=f"Gross gaming revenue per day, last {TREND_DAYS} days (CZK)"),
-                charts.bars(labels, [d["rounds"] for d in trend["daily"]], title="Rounds decided per day"),
-                charts.rtp_intervals(rep["games"], title="Actual against declared RTP per game, this day"),
-                charts.hbars([("opened", t["temporary_opened"]), ("completed", t["temporary_completed"]),
-                              ("expired", t["temporary_expired"]), ("refunded", t["temporary_refunded"])],
-                             title="Temporary accounts this day (GP §5(1)-(2))"),
-                charts.hbars([(f"{k.replace('_', ' ')} ({v['count']} open)", v["oldest_days"])
-                              for k, v in queues.items()], unit=" d", title="Queues: oldest open item at day end"),
+                            title=_("Gross gaming revenue per day, last {days} days (Kč)").format(days=TREND_DAYS)),
+                charts.bars(labels, [d["rounds"] for d in trend["daily"]], title=_("Rounds decided per day")),
+                charts.rtp_intervals(rep["games"], title=_("Actual against declared RTP per game, this day")),
+                charts.hbars([(_("opened"), t["temporary_opened"]), (_("completed"), t["temporary_completed"]),
+                              (_("expired"), t["temporary_expired"]), (_("refunded"), t["temporary_refunded"])],
+                             title=_("Temporary accounts this day (GP §5(1)-(2))")),
+                charts.hbars([(_("{queue} ({count} open)").format(queue=_(k.replace("_", " ")), count=v["count"]),
+                               v["oldest_days"]) for k, v in queues.items()],
+                             unit=" d", title=_("Queues: oldest open item at day end")),
             ])
         with timezone.override(clock.PRAGUE):
             return TemplateResponse(request, "admin/reports/daily.html", context).render()
@@ -160,14 +161,17 @@ class DayReportAdmin(ReadOnlyAdmin):
             return HttpResponse(f"period {text[:20]}: YYYY-MM-DD, YYYY-MM or YYYY-Qn, from {clock.EARLIEST_DAY} to a "
                                 "year after today", status=400, content_type="text/plain; charset=utf-8")
         rep = selectors.period_report(period)
-        kind = {"month": "Monthly report", "quarter": "Tax period (calendar quarter)", "day": "Day"}[period.kind]
+        kind = {"month": _("Monthly report"), "quarter": _("Tax period (calendar quarter)"),
+                "day": _("Day")}[period.kind]
         context = self._context(
             request, f"{kind} {period.label}", rep=rep, period=period, money_rows=_money_rows(rep["totals"]),
             moves_rows=_moves_rows(selectors.money_moves(period)),
             count_rows=_count_rows(rep["totals"]), games=_games(rep["games"]),
             charts=[charts.bars([d["day"][5:] for d in rep["daily"]], [d["ggr"] / 100 for d in rep["daily"]],
-                                unit=" Kč", title=f"Gross gaming revenue per day, {period.label} (CZK)"),
-                    charts.rtp_intervals(rep["games"], title=f"Actual against declared RTP per game, {period.label}")])
+                                unit=" Kč",
+                                title=_("Gross gaming revenue per day, {period} (Kč)").format(period=period.label)),
+                    charts.rtp_intervals(rep["games"], title=_("Actual against declared RTP per game, {period}")
+                                         .format(period=period.label))])
         return TemplateResponse(request, "admin/reports/period.html", context).render()
 
     def csv_view(self, request: HttpRequest) -> HttpResponse:

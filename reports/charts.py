@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 
 W, PAD_L, PAD_R, PAD_T, PAD_B = 720, 70, 20, 28, 46
 BLUE, GREEN, RED, GREY, DARK = "#417690", "#5b9a3c", "#ba2121", "#d8d8d8", "#333"
@@ -32,7 +33,7 @@ def bars(labels: Sequence[str], values: Sequence[float], *, title: str, unit: st
     """Vertical bars (negative values below the zero line) with a label under every few bars."""
     body: list[str] = []
     if not values:
-        body.append(f'<text x="{PAD_L}" y="{h // 2}" fill="#777">no computed days</text>')
+        body.append(f'<text x="{PAD_L}" y="{h // 2}" fill="#777">{escape(gettext("no computed days"))}</text>')
         return _svg(h, body, title)
     hi, lo = max(0.0, *map(float, values)), min(0.0, *map(float, values))
     span = (hi - lo) or 1.0
@@ -69,7 +70,7 @@ def rtp_intervals(games: Sequence[dict[str, object]], *, title: str) -> SafeStri
     h = PAD_T + 20 + row_h * max(len(games), 1) + 30
     body: list[str] = []
     if not any(g.get("rtp_actual") for g in games):
-        body.append(f'<text x="{PAD_L}" y="{PAD_T + 30}" fill="#777">no decided rounds</text>')
+        body.append(f'<text x="{PAD_L}" y="{PAD_T + 30}" fill="#777">{escape(gettext("no decided rounds"))}</text>')
         return _svg(h, body, title)
     # the axis spans the declared RTPs +- 10 pp and their intervals; an actual RTP beyond it sits at the edge with
     # its value written beside it
@@ -90,25 +91,25 @@ def rtp_intervals(games: Sequence[dict[str, object]], *, title: str) -> SafeStri
         name = f"{g['game']} v{g['version']}"
         body.append(f'<text x="{PAD_L - 60}" y="{cy + 4}" fill="{DARK}">{escape(name)}</text>')
         if g.get("rtp_low") and g.get("rtp_high"):
+            band = gettext("99 % interval {low} - {high} %").format(low=g["rtp_low"], high=g["rtp_high"])
             body.append(f'<rect x="{x(g["rtp_low"]):.1f}" y="{cy - 7}" width="{x(g["rtp_high"]) - x(g["rtp_low"]):.1f}" '
-                        f'height="14" fill="#cfe3ee"><title>99 % interval {escape(str(g["rtp_low"]))} - '
-                        f'{escape(str(g["rtp_high"]))} %</title></rect>')
+                        f'height="14" fill="#cfe3ee"><title>{escape(band)}</title></rect>')
         body.append(f'<line x1="{x(g["rtp_declared"]):.1f}" x2="{x(g["rtp_declared"]):.1f}" y1="{cy - 10}" '
-                    f'y2="{cy + 10}" stroke="{DARK}" stroke-width="2"><title>declared '
-                    f'{escape(str(g["rtp_declared"]))} %</title></line>')
+                    f'y2="{cy + 10}" stroke="{DARK}" stroke-width="2"><title>'
+                    f'{escape(gettext("declared {rtp} %").format(rtp=g["rtp_declared"]))}</title></line>')
         if g.get("rtp_actual"):
             colour = RED if g.get("rtp_outside") else GREEN
             actual = float(Decimal(str(g["rtp_actual"])))
             cx = x(min(max(actual, lo), hi))
-            body.append(f'<circle cx="{cx:.1f}" cy="{cy}" r="5" fill="{colour}"><title>actual '
-                        f'{escape(str(g["rtp_actual"]))} % over {escape(str(g["rounds"]))} rounds</title></circle>')
+            over = gettext("actual {rtp} % over {rounds} rounds").format(rtp=g["rtp_actual"], rounds=g["rounds"])
+            body.append(f'<circle cx="{cx:.1f}" cy="{cy}" r="5" fill="{colour}"><title>{escape(over)}</title></circle>')
             if not lo <= actual <= hi:
                 anchor, dx = ("end", -8) if actual > hi else ("start", 8)
                 body.append(f'<text x="{cx + dx:.1f}" y="{cy + 4}" text-anchor="{anchor}" fill="{colour}">'
                             f'{"&#9664; " if actual < lo else ""}{escape(str(g["rtp_actual"]))} %'
                             f'{" &#9654;" if actual > hi else ""}</text>')
-    body.append(f'<text x="{x0}" y="{PAD_T + 6}" fill="#555">band: 99 % interval around the declared RTP (tick); '
-                f"dot: actual (red: outside)</text>")
+    legend = gettext("band: 99 % interval around the declared RTP (tick); dot: actual (red: outside)")
+    body.append(f'<text x="{x0}" y="{PAD_T + 6}" fill="#555">{escape(legend)}</text>')
     return _svg(h, body, title)
 
 

@@ -61,6 +61,21 @@ def qa_forced_outcomes(environ: dict[str, str] | os._Environ[str], dotenv_values
     return "true"
 
 
+#: the development demo's operator bank account (a valid Czech IBAN no bank holds for us): statements of it are
+#: imported by the demo (finance's bank queues) and bank-transfer deposits work
+DEMO_BANK = {"WALLET_BANK_IBAN": "CZ2720100000002900123451", "WALLET_BANK_ACCOUNT_NAME": "Demo Provozovatel s.r.o."}
+
+
+def demo_bank_account(environ: dict[str, str] | os._Environ[str], dotenv_values: dict[str, str]) -> dict[str, str]:
+    """The operator's bank account for the development demo (``WALLET_BANK_IBAN`` and its name) unless either is set
+    (in the environment or ``.env``) or this is production (``DJANGO_ENV=production``): then nothing."""
+    if any(name in environ or name in dotenv_values for name in DEMO_BANK):
+        return {}
+    if environ.get("DJANGO_ENV", dotenv_values.get("DJANGO_ENV", "development")) == "production":
+        return {}
+    return dict(DEMO_BANK)
+
+
 def local_address(environ: dict[str, str] | os._Environ[str], port: str) -> str:
     """``http://HOST:port`` as this machine reaches it (a listen-on-all HOST is reached on 127.0.0.1)."""
     host = environ.get("HOST", "127.0.0.1") or "127.0.0.1"
@@ -111,6 +126,7 @@ def main() -> int:
     qa = qa_forced_outcomes(os.environ, dotenv(ROOT / ".env"))
     if qa is not None:
         os.environ["GAMES_QA_FORCED_OUTCOMES"] = qa
+    os.environ.update(demo_bank_account(os.environ, dotenv(ROOT / ".env")))
     # the provider simulator's address, for the demo provider's launch and API URLs (seed_demo)
     os.environ.setdefault("PROVIDER_SIM_URL", local_address(os.environ, SIM_PORT))
     embedded = not os.environ.get("DATABASE_URL")

@@ -1,26 +1,46 @@
-"""``make run``'s demo seeds work for each role to practise on: a new complaint asking for money (support, finance,
-the complaint supervisor), a duplicate case (compliance), a withdrawal above the approval threshold and a
-payment-method document and a reconciliation difference (finance); a second run adds nothing."""
+"""``make run``'s demo seeds work for each role to practise on: every work queue on the back office's home page that
+a role sees holds an item after ``seed_demo`` (among them a new complaint asking for money, a duplicate case, a
+withdrawal above the approval threshold, a payment-method document, a reconciliation difference, a doubtful
+identification and an unmatched bank credit imported from a bank statement); a second run adds nothing."""
 import io
 
 import pytest
 from django.core.management import call_command
 
+from backoffice.queues import QUEUES
+from core.roles import ROLES
+from tests.kit.accounts import make_staff
+
+#: the queues the demo leaves empty, each with the reason
+NOT_SEEDED = {
+    "Rounds past their game's deadline": "a fault to notice, not work to practise: the sweeper ends every such round",
+    "Regulator packages whose stored file is damaged": "a fault (a file changed on disk), restored from the backup",
+    "Screening hits (sanctions, PEP lists)": "not yet: needs a demo player on the sandbox sanctions list",
+    "Register answers to review (AISG: person not identified, outage)": "not yet: needs the register sandbox's "
+                                                                        "outage during a demo login",
+    "Regulator packages rejected by the Ministry": "not yet: needs the Ministry sandbox's rejection of a package",
+    "Ministry error notices to handle": "not yet: needs the Ministry sandbox's error notice",
+    "Refunds and payouts due (stopped or past their term)": "not yet: needs a payout stopped at its provider",
+}
+
 
 @pytest.mark.django_db
-def test_the_demo_puts_an_item_in_each_roles_queues(settings):
-    from accounts.selectors import duplicate_cases_queue
-    from backoffice.queues import reconciliation_differences_queue
-    from complaints.selectors import complaints_money_queue, complaints_new_queue
-    from wallet.selectors import method_documents_queue, withdrawals_queue
-
+def test_every_queue_of_every_role_has_an_item_after_the_demo(settings):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    settings.WALLET_BANK_IBAN = "CZ2720100000002900123451"
+    settings.WALLET_BANK_ACCOUNT_NAME = "Herní Provozovatel s.r.o."
     call_command("seed_demo", stdout=io.StringIO())
-    queues = {"new complaints": complaints_new_queue, "complaints asking for money": complaints_money_queue,
-              "duplicate cases": duplicate_cases_queue, "withdrawals to approve": withdrawals_queue,
-              "documents to review": method_documents_queue,
-              "reconciliation differences": reconciliation_differences_queue}
-    counts = {name: q().count for name, q in queues.items()}
-    assert all(n >= 1 for n in counts.values()), counts
+    queues = {link.label: link for link in QUEUES.links if link.queue is not None}
+    counts = {label: link.queue().count for label, link in queues.items()}
+    empty = {}
+    for role in ROLES:
+        user = make_staff(role=role)
+        for label, link in queues.items():
+            if user.has_perm(link.permission) and not counts[label] and label not in NOT_SEEDED:
+                empty.setdefault(label, []).append(role)
+    assert not empty, "\n".join(f"{k}: {v}" for k, v in empty.items())
+    assert counts["Identifications to review (doubtful)"] == 1 and counts["Unmatched bank credits"] == 1
+    assert counts["Bank lines to look at (unmatched reversals, unbookable lines)"] == 1
+    assert set(NOT_SEEDED) <= set(queues)  # each name is a queue's
     call_command("seed_demo", stdout=io.StringIO())
-    assert {name: q().count for name, q in queues.items()} == counts  # idempotent
+    assert {label: link.queue().count for label, link in queues.items()} == counts  # idempotent

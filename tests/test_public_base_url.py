@@ -90,3 +90,13 @@ def test_make_run_reads_the_projects_env_file_as_the_settings_do(tmp_path):
     env.write_text("# a comment\nDJANGO_ENV=production\nexport GAMES_QA_FORCED_OUTCOMES='false'\n")
     assert run.dotenv(env) == {"DJANGO_ENV": "production", "GAMES_QA_FORCED_OUTCOMES": "false"}
     assert run.dotenv(tmp_path / "missing") == {}
+
+
+@pytest.mark.parametrize(("environ", "dotenv", "expected"), [
+    ({}, {}, run.DEMO_BANK),  # the development demo: finance's bank queues get a statement of this account
+    ({"WALLET_BANK_IBAN": "CZ9408000000001234567100"}, {}, {}),  # set: kept as set, the name too
+    ({}, {"WALLET_BANK_ACCOUNT_NAME": "Herní s.r.o."}, {}),
+    ({"DJANGO_ENV": "production"}, {}, {}),  # never in production
+])
+def test_make_run_gives_the_demo_an_operator_bank_account_unless_set_or_in_production(environ, dotenv, expected):
+    assert run.demo_bank_account(environ, dotenv) == expected

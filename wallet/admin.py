@@ -141,7 +141,8 @@ class WalletAdmin(ReadOnlyAdmin):
 
     @admin.display(description="statement")
     def statement_link(self, obj: Wallet) -> SafeString:
-        return format_html('<a href="{}">statement</a>', reverse("admin:wallet_wallet_statement", args=[obj.pk]))
+        url = reverse("admin:wallet_wallet_statement", args=[obj.pk])
+        return format_html('<a href="{}">{}</a>', url, gettext("statement"))
 
     def get_urls(self) -> list[URLPattern]:
         return [decision_path(self, "<int:pk>/statement/", self.statement_view, perm="wallet.view_wallet",
@@ -152,7 +153,8 @@ class WalletAdmin(ReadOnlyAdmin):
         lines = selectors.statement(wallet.player)[-500:]
         if not may_see_identifiers(request.user):  # a posting's memo may name an account (a refused deposit)
             lines = [dataclasses.replace(line, description=mask_accounts_in(line.description)) for line in lines]
-        ctx = {**self.admin_site.each_context(request), "title": f"Statement of {wallet.player}", "wallet": wallet,
+        title = gettext("Statement of {player}").format(player=wallet.player)
+        ctx = {**self.admin_site.each_context(request), "title": title, "wallet": wallet,
                "lines": lines, "overview": selectors.wallet_overview(wallet.player),
                "totals": selectors.statement_totals(wallet.player), "opts": self.model._meta}
         return TemplateResponse(request, "admin/wallet/statement.html", ctx)

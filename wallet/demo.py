@@ -1,5 +1,6 @@
 """Wallet demo data (idempotent): the accounts demo players get a bank account and a deposit through the
-sandbox provider (its signed callback verifies the account, GP §5(8)a)."""
+sandbox provider (its signed callback verifies the account, GP §5(8)a); finance's queues get one item each, the
+unmatched bank credit through a bank statement imported as every statement is (``bank_statement_import``)."""
 from __future__ import annotations
 
 from typing import TextIO
@@ -7,14 +8,18 @@ from typing import TextIO
 from django.conf import settings
 
 from accounts.models import Player
+from core import clock
 from core.audit import Actor
 from core.errors import DomainError
 from core.money import Money
 from wallet import adapters
-from wallet.models import MethodDocument, PaymentMethod, Withdrawal
+from wallet.bank_statement_builder import StatementLine, camt053
+from wallet.methods import czech_account_iban
+from wallet.models import BankEntry, MethodDocument, PaymentMethod, Withdrawal
 from wallet.selectors import balance
 from wallet.services import (
     adjustment_credit,
+    bank_statement_import,
     deposit_start,
     method_document_upload,
     payment_method_register,
@@ -35,6 +40,7 @@ def seed(stdout: TextIO) -> None:
         stdout.write("wallet demo: sandbox provider disabled, nothing seeded")
         return
     actor = Actor.system("wallet.demo")
+    _unmatched_credit(actor, stdout)
     for username, number, amount in DEMO:
         player = Player.objects.filter(user__username=username).select_related("user").first()
         if player is None:
@@ -72,3 +78,32 @@ def _finance_queues(player: Player, method: PaymentMethod, actor: Actor, stdout:
         method_document_upload(method=second, name="demo-bank-statement.pdf",
                                content=b"%PDF-1.4\n% demo: the account holder's statement\n%%EOF\n", actor=actor)
         stdout.write("wallet demo: a payment-method document waits for finance's review")
+
+
+#: the bank's ids of the demo's unmatched credit and unmatched reversal (lines of the operator's account)
+UNMATCHED_REFERENCE, REVERSAL_REFERENCE = "DEMO-UNMATCHED-0001", "DEMO-REVERSAL-0001"
+
+
+def _unmatched_credit(actor: Actor, stdout: TextIO) -> None:
+    """A bank credit whose variable symbol names no deposit, and a reversal of a credit the platform never booked:
+    the end-of-day statement that brings them is imported through the bank import service, which puts the credit's
+    money aside and both lines in finance's queues (idempotent)."""
+    try:
+        account = adapters.bank_account_iban()
+    except DomainError:
+        stdout.write("wallet demo: the operator's bank account is not set (WALLET_BANK_IBAN): no bank statement")
+        return
+    if BankEntry.objects.filter(bank_reference=UNMATCHED_REFERENCE).exists():
+        return
+    now = clock.now()
+    payer = czech_account_iban("670100-2202165013/6210")
+    lines = [StatementLine(amount=150_000, bank_reference=UNMATCHED_REFERENCE, variable_symbol="9999999901",
+                           message="vklad na herni ucet", counterparty_name="Jana Novakova", counterparty_iban=payer),
+             StatementLine(amount=20_000, bank_reference=REVERSAL_REFERENCE, credit=False, reversal=True,
+                           variable_symbol="9999999902", counterparty_name="Petr Svoboda", counterparty_iban=payer)]
+    raw = camt053(account_iban=account, message_id="DEMO-STATEMENT-0001", created_at=now,
+                  booked=clock.business_date(now), lines=lines)
+    statement, summary = bank_statement_import(raw=raw, name="demo-statement.xml", actor=actor)
+    stdout.write(f"wallet demo: bank statement {statement.message_id} imported ({summary['by_status']}): a credit of "
+                 f"{Money(lines[0].amount)} with an unknown variable symbol and a reversal naming no deposit wait "
+                 "for finance")

@@ -260,7 +260,7 @@ def test_staff_see_messages_and_deliveries_read_only(client):
     client.force_login(staff)
     msg = send(make_player())
     assert client.get("/admin/accounts/message/").status_code == 200
-    page = client.get(f"/admin/accounts/message/{msg.pk}/change/")
+    page = client.get(f"/admin/accounts/message/{msg.pk}/change/", headers={"accept-language": "en"})
     assert page.status_code == 200 and b"Win deducted" in page.content and b"pending" in page.content
     assert client.get("/admin/accounts/delivery/").status_code == 200
     assert client.get("/admin/accounts/message/add/").status_code == 403

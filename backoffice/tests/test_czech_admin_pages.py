@@ -1,7 +1,8 @@
 """The whole back office in Czech for a Czech staff member: every admin list, record page and add form of every
 registered model, walked with ``Accept-Language: cs``, shows no model name, list column, filter, fieldset or form
-label in its English original; the same pages in English show the English texts. Every such text has its Czech in
-``locale/cs/LC_MESSAGES/django.po`` (``backoffice.admin_i18n``)."""
+label, and no choice value (a status, a kind in a list cell, a filter, a select, a read-only field) or help text in its
+English original; the same pages in English show the English texts. Every such text has its Czech in
+``locale/cs/LC_MESSAGES/django.po`` or ``backoffice/locale/cs/LC_MESSAGES/django.po`` (``backoffice.admin_i18n``)."""
 from __future__ import annotations
 
 import html
@@ -22,15 +23,27 @@ pytestmark = pytest.mark.django_db
 
 #: English texts that are the same word in Czech back-office usage, with the reason each may stay as it is
 SAME_IN_CZECH = {
+    "<IČO>-V-<YYYYMMDDHH>-<type>-<version>": "the regulator's file-name pattern, as the Ministry writes it",
+    "Auditor": "the Czech word is 'auditor'",
+    "Compliance / AML": "the role's name in Czech usage",
+    "e-mail": "the Czech word is 'e-mail'",
+    "GrpHdr/CreDtTm": "an ISO 20022 element path",
+    "GrpHdr/MsgId": "an ISO 20022 element path",
+    "haléře: WINRANGE_FROM": "Czech already, the game's parameter name",
     "ID": "an identifier's abbreviation, the same in Czech",
     "fold": "the audit chain's technical term (a folded hash), no Czech term in use",
     "jackpot": "the Czech word is 'jackpot'",
     "nonce": "a cryptographic term, used untranslated in Czech",
     "panic": "the name of the player's panic button (GP), as the client shows it",
+    "PayU": "a payment provider's name",
+    "paysafecard": "a payment provider's name",
     "reference": "the Czech word is 'reference'",
     "role": "the Czech word is 'role'",
+    "RtrInf/Rsn, AddtlInf": "ISO 20022 element paths",
+    "Skrill": "a payment provider's name",
     "text": "the Czech word is 'text'",
     "worker": "the Celery worker, a technical term used untranslated",
+    "čeština": "the language's own name, Czech already",
 }
 
 #: the texts the admin shows as names: headers of list columns, labels of form fields, fieldset and page titles
@@ -41,18 +54,42 @@ _SHOWN = [re.compile(p, re.S) for p in (
     r"<h3>\s*(?:By|Podle)\s+(.*?)\s*</h3>",
     r"<title>(.*?)</title>",
     r'<option value="[a-z_]+">([^<]*)</option>',  # the actions' menu (searched in it only)
+    # the values: choices' labels in list cells, filters, read-only fields and selects; help texts under fields
+    r'<td class="field-[^"]*"[^>]*>(.*?)</td>',
+    r'<details data-filter-title[^>]*>.*?</details>',
+    r'<div class="readonly">(.*?)</div>',
+    r'<select name="(?!action")[^"]*".*?</select>',
+    r'<div class="help[^"]*"[^>]*>\s*<div>(.*?)</div>',
 )]
+_OPTION = re.compile(r"<option [^>]*>([^<]*)</option>")
+_LINK = re.compile(r"<a [^>]*>([^<]*)</a>")
+
+
+def _texts(pattern: re.Pattern[str], page: str) -> list[str]:
+    """What ``pattern`` shows on ``page``: its group, or each option of a select, or each link of a filter."""
+    if "<select name=\"(?!" in pattern.pattern:
+        return [o for select in pattern.findall(page) for o in _OPTION.findall(select)]
+    if "<details" in pattern.pattern:
+        return [a for block in pattern.findall(page) for a in _LINK.findall(block)]
+    return pattern.findall(page)
 
 
 def _shown(page: str) -> set[str]:
     out: set[str] = set()
     actions = "".join(re.findall(r'<select name="action".*?</select>', page, re.S))
+    title = re.search(r"<title>(.*?)</title>", page, re.S)
+    parts = html.unescape(title.group(1)).split("|") if title else []
+    record = parts[0].strip() if len(parts) > 2 else None  # "object | page | site": the record's name is data
     for pattern in _SHOWN:
-        for match in pattern.findall(actions if "option" in pattern.pattern else page):
+        for match in _texts(pattern, actions if '<option value="[a-z_]+">' in pattern.pattern else page):
             text = html.unescape(re.sub(r"<[^>]+>", "", match)).strip().rstrip(":").strip()
-            if text:
+            if not text:
+                continue
+            if pattern.pattern.startswith("<title>"):
+                out.update(part.strip() for part in text.split("|"))
+            else:
                 out.add(text)
-                out.update(part.strip() for part in text.split("|"))  # the title: "page | site"
+    out.discard(record)  # the title's and the page header's record name (a group "support"): data, not a text
     return out
 
 
@@ -97,10 +134,12 @@ def test_the_catalogue_translates_every_admin_name_and_english_pages_keep_the_en
     client.force_login(make_staff(role=None, superuser=True))
     page = client.get("/admin/wallet/withdrawal/").content.decode()
     assert "Select withdrawal to view" in page and "Vyberte" not in page
+    assert "requested (waiting for staff approval)" in page and "čeká na schválení" not in page  # the status filter
     cs = Client(headers={"accept-language": "cs"})
     cs.force_login(make_staff(role=None, superuser=True))
     page = cs.get("/admin/wallet/withdrawal/").content.decode()
     assert "výběr" in page and "Výběry" in page and "Select withdrawal" not in page
+    assert "požádáno (čeká na schválení pracovníkem)" in page and "waiting for staff approval" not in page
 
 
 def test_the_models_keep_their_english_names_for_the_migrations() -> None:

@@ -72,3 +72,34 @@ def test_finance_and_compliance_work_in_czech_in_chromium(live_server, browser):
     page = browser.page_source
     assert f"Výkaz dne {day.isoformat()} byl přepočítán" in page, text[:500]
     _shot(browser, "backoffice-cs-daily-report-recomputed")
+
+
+def test_values_help_texts_and_the_reports_page_read_in_czech_in_chromium(live_server, browser):  # noqa: F811
+    """A status in the withdrawals' list and filter, the help texts and choices of the jackpot form, and the
+    reports' day page (navigation, tables, chart titles), as Czech staff see them."""
+    from core import clock
+    from core.audit import Actor
+    from core.money import Money
+    from tests.kit.platform import funded_player
+    from tests.kit.wallet import verified_bank
+    from wallet.services import withdrawal_request
+
+    player = funded_player(500_000)
+    withdrawal_request(player=player, method=verified_bank(player), amount=Money(150_000), reference="cs-wd-1",
+                       actor=Actor.player(player))
+
+    text = _czech(browser, live_server, "finance", "/admin/wallet/withdrawal/")
+    assert "Dle: stav" in text and "1 500,00 Kč" in text
+    assert "požádáno (čeká na schválení pracovníkem)" in text or "schváleno (k odeslání)" in text, text[:800]
+    assert "waiting for staff approval" not in text and "approved (to be sent)" not in text
+    _shot(browser, "backoffice-cs-withdrawals")
+
+    text = _czech(browser, live_server, "game_manager", "/admin/jackpots/jackpot/add/")
+    assert "Nastavení (koncept: zmrazí je akce spuštění)" in text and "hodnota, od které začíná nový běh" in text
+    assert "the value a new run starts at" not in text
+    _shot(browser, "backoffice-cs-jackpot-form")
+
+    text = _czech(browser, live_server, "compliance", f"/admin/reports/dayreport/daily/?day={clock.business_date()}")
+    assert "Po hrách" in text and "Grafy" in text and "Spočtené dny" in text and "Zdaňovací období" in text
+    assert "Per game" not in text and "Charts" not in text
+    _shot(browser, "backoffice-cs-daily-report")

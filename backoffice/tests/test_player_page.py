@@ -16,8 +16,8 @@ from wallet.models import MethodDocument, PaymentMethod, Withdrawal
 pytestmark = pytest.mark.django_db
 
 
-def client_as(role: str | None = None, *, superuser: bool = False) -> Client:
-    c = Client(raise_request_exception=True)
+def client_as(role: str | None = None, *, superuser: bool = False, lang: str = "cs") -> Client:
+    c = Client(raise_request_exception=True, headers={"accept-language": lang})
     c.force_login(make_staff(role=role, superuser=superuser))
     return c
 
@@ -136,10 +136,10 @@ def test_the_identity_section_says_how_the_person_was_verified(world):
                                         verified_at=clock.now())
     RegisterCheck.objects.create(player=world.player, register=RegisterCheck.Register.POPULATION,
                                  context="registration", result=RegisterCheck.Result.FOUND, checked_at=clock.now())
-    html = page(client_as("compliance"), world.player)
+    html = page(client_as("compliance", lang="en"), world.player)  # the values in English
     assert "online, Bank iD" in html and "population register: found, data match" in html
     assert "123456789" in html  # compliance reads the document number
-    html = page(client_as("support"), world.player)
+    html = page(client_as("support", lang="en"), world.player)
     assert "online, Bank iD" in html and "123456789" not in html and "••••••789" in html
 
 

@@ -44,7 +44,7 @@ def test_a_5_50_kc_remedy_is_shown_and_credited_as_5_50_kc_by_finance_after_a_co
     assert 'name="remedy_amount"' not in page  # support is offered no money field
     finance = _client("finance")
     page = finance.get(url).content.decode()
-    assert 'name="remedy_amount"' in page and "Kč, two decimals" in page
+    assert 'name="remedy_amount"' in page and "Kč, dvě desetinná místa" in page  # the help text, in Czech
     before = balance(complaint.player)
     form = {"outcome": "upheld", "answer_cs": "Uznáváme.", "answer_en": "Upheld.", "remedy_amount": "5,50",
             "remedy_text": ""}
@@ -52,7 +52,7 @@ def test_a_5_50_kc_remedy_is_shown_and_credited_as_5_50_kc_by_finance_after_a_co
     confirm = finance.post(act, form)
     html = confirm.content.decode()
     assert confirm.status_code == 200 and 'id="confirm-amount">5,50\xa0Kč<' in html
-    assert complaint.player.user.username in html and complaint.reference in html and "other" in html
+    assert complaint.player.user.username in html and complaint.reference in html and "jiné" in html  # "other"
     assert balance(complaint.player) == before  # nothing moves before the confirmation
     assert finance.post(act, {**form, "confirmed": "1"}).status_code == 302
     complaint.refresh_from_db()

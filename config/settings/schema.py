@@ -34,6 +34,8 @@ SPECTACULAR_SETTINGS: dict[str, Any] = {
                             "regulator's record (read-only)"),
     )],
     "VERSION": "1.0.0",
+    # served, the schema follows the request's language; as a file (no request) it is English (core.schema)
+    "DEFAULT_GENERATOR_CLASS": "core.schema.SchemaGenerator",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     # the documentation UI from the project's own static files (no CDN, works offline)

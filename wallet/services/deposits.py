@@ -189,7 +189,7 @@ def deposit_confirm_locked(*, deposit: Deposit, wallet: Wallet, received: int, p
     acc = live_account(wallet)
     txn = post(kind=TxnKind.DEPOSIT, reference=d.payment_reference, legs=[(clearing, -d.amount), (acc, d.amount)],
                player_id=player.pk, amount=d.amount, actor=actor,
-               memo=f"{d.method.get_kind_display()} {d.method.masked}")
+               memo=f"{PaymentMethod.Kind(d.method.kind).label} {d.method.masked}")
     if d.fee:
         post(kind=TxnKind.FEE, reference=f"{d.payment_reference}:fee",
              legs=[(acc, -d.fee), (operator_account("fees"), d.fee)],

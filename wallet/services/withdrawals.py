@@ -84,7 +84,7 @@ def withdrawal_request(*, player: Player, method: PaymentMethod, amount: Money, 
             raise errors.REFERENCE_CONFLICT(reference=reference)
         held = player_account(player.pk, LedgerAccount.Kind.PLAYER_HELD)
         post(kind=TxnKind.WITHDRAWAL_HOLD, reference=reference, legs=[(acc, -amt), (held, amt)], player_id=player.pk,
-             amount=amt, actor=actor, memo=f"withdrawal to {method.get_kind_display()} {method.masked}")
+             amount=amt, actor=actor, memo=f"withdrawal to {PaymentMethod.Kind(method.kind).label} {method.masked}")
         audit_record(actor=actor, action="wallet.withdrawal_requested", obj=w, amount=Money(amt), method_id=method.pk,
                      needs_approval=bool(reasons), reasons=reasons, player_id=player.pk)
         if not reasons:
