@@ -13,6 +13,7 @@ Parallel (pytest-xdist, ``--dist loadgroup``): each worker has its own test data
 own folders; tests that must not overlap share an ``xdist_group`` (the fault-injection suite, below).
 
 The shared test helpers are the kit, ``tests/kit/`` (its ``__init__`` says what is where)."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -37,7 +38,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     counts = Counter(item.nodeid for item in items)
     for item in items:
         if counts[item.nodeid] > 1 and "[" in item.name and not item.nodeid.endswith("]"):
-            unique = coerce_node_id(item.nodeid + item.name[item.name.index("["):])
+            unique = coerce_node_id(item.nodeid + item.name[item.name.index("[") :])
             setattr(item, "_id", unique)  # noqa: B010 - where pytest keeps the node id (Node.nodeid reads it)
     for item in items:
         if Path(str(item.fspath)).name.endswith("_browser.py"):

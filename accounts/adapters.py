@@ -7,6 +7,7 @@ it directly) and an HTTP implementation speaking JSON to the operator's integrat
 = ``sandbox`` | ``http`` choose. Registers raise :class:`RegisterUnavailable` when they cannot
 answer; the caller decides (registration retries later, login refuses).
 """
+
 from __future__ import annotations
 
 import json
@@ -58,30 +59,60 @@ class Identity:
 
     @classmethod
     def from_personal(cls, pd: PersonalData) -> Identity:
-        return cls.from_clean({f: getattr(pd, f, "") for f in (
-            "given_names", "surname", "date_of_birth", "birth_number", "sex", "citizenship", "document_number",
-            "birth_surname", "permanent_residence_street", "permanent_residence_city",
-            "permanent_residence_postal_code", "permanent_residence_country", "residence_street", "residence_city",
-            "residence_postal_code", "residence_country")})
+        return cls.from_clean(
+            {
+                f: getattr(pd, f, "")
+                for f in (
+                    "given_names",
+                    "surname",
+                    "date_of_birth",
+                    "birth_number",
+                    "sex",
+                    "citizenship",
+                    "document_number",
+                    "birth_surname",
+                    "permanent_residence_street",
+                    "permanent_residence_city",
+                    "permanent_residence_postal_code",
+                    "permanent_residence_country",
+                    "residence_street",
+                    "residence_city",
+                    "residence_postal_code",
+                    "residence_country",
+                )
+            }
+        )
 
     @classmethod
     def from_clean(cls, d: dict[str, Any]) -> Identity:
         """From validated personal data; the permanent residence (else the residence) is the one AISG knows."""
         permanent = bool(d.get("permanent_residence_city"))
         prefix = "permanent_residence_" if permanent else "residence_"
-        return cls(given_names=d["given_names"], surname=d["surname"], date_of_birth=d["date_of_birth"],
-                   birth_number=d.get("birth_number", ""), sex=d.get("sex", ""),
-                   citizenship=d.get("citizenship", ""), document_number=d.get("document_number", ""),
-                   birth_surname=d.get("birth_surname", "") or "",
-                   residence_street=d.get(prefix + "street", "") or "", residence_city=d.get(prefix + "city", "") or "",
-                   residence_postal_code=d.get(prefix + "postal_code", "") or "",
-                   residence_country=d.get(prefix + "country", "") or "")
+        return cls(
+            given_names=d["given_names"],
+            surname=d["surname"],
+            date_of_birth=d["date_of_birth"],
+            birth_number=d.get("birth_number", ""),
+            sex=d.get("sex", ""),
+            citizenship=d.get("citizenship", ""),
+            document_number=d.get("document_number", ""),
+            birth_surname=d.get("birth_surname", "") or "",
+            residence_street=d.get(prefix + "street", "") or "",
+            residence_city=d.get(prefix + "city", "") or "",
+            residence_postal_code=d.get(prefix + "postal_code", "") or "",
+            residence_country=d.get(prefix + "country", "") or "",
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The HTTP gateway's identity (its contract predates the AISG fields, which it does not get)."""
         data = asdict(self)
-        for name in ("birth_surname", "residence_street", "residence_city", "residence_postal_code",
-                     "residence_country"):
+        for name in (
+            "birth_surname",
+            "residence_street",
+            "residence_city",
+            "residence_postal_code",
+            "residence_country",
+        ):
             data.pop(name)
         data["date_of_birth"] = self.date_of_birth.isoformat()
         return data
@@ -144,8 +175,14 @@ class SandboxPopulationRegister:
         if identity.birth_number:
             rec = qs.filter(birth_number=identity.birth_number).first()
         else:
-            rec = next((r for r in qs.filter(date_of_birth=identity.date_of_birth, birth_number="")
-                        if fold(r.surname) == fold(identity.surname)), None)
+            rec = next(
+                (
+                    r
+                    for r in qs.filter(date_of_birth=identity.date_of_birth, birth_number="")
+                    if fold(r.surname) == fold(identity.surname)
+                ),
+                None,
+            )
         if rec is None:
             return PopulationAnswer(found=False)
         if rec.simulate_unavailable:
@@ -161,8 +198,9 @@ class SandboxPopulationRegister:
             mismatches.append("sex")
         if rec.citizenship and identity.citizenship and rec.citizenship != identity.citizenship:
             mismatches.append("citizenship")
-        return PopulationAnswer(found=True, mismatches=mismatches, date_of_birth=rec.date_of_birth,
-                                resident_in_cz=rec.resident_in_cz)
+        return PopulationAnswer(
+            found=True, mismatches=mismatches, date_of_birth=rec.date_of_birth, resident_in_cz=rec.resident_in_cz
+        )
 
 
 class HttpPopulationRegister:
@@ -175,9 +213,12 @@ class HttpPopulationRegister:
         data = _post_json(_url("ACCOUNTS_POPULATION_REGISTER_URL", "/verify"), as_identity(identity).to_json())
         try:
             dob = data.get("date_of_birth")
-            return PopulationAnswer(found=bool(data["found"]), mismatches=list(data.get("mismatches") or []),
-                                    date_of_birth=date.fromisoformat(dob) if dob else None,
-                                    resident_in_cz=bool(data.get("resident_in_cz", True)))
+            return PopulationAnswer(
+                found=bool(data["found"]),
+                mismatches=list(data.get("mismatches") or []),
+                date_of_birth=date.fromisoformat(dob) if dob else None,
+                resident_in_cz=bool(data.get("resident_in_cz", True)),
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise RegisterUnavailable("malformed population register answer") from exc
 
@@ -192,8 +233,11 @@ class SandboxExclusionRegister:
     def _entries(self, identity: Identity) -> list[SandboxExclusionEntry]:
         if identity.birth_number:
             return list(SandboxExclusionEntry.objects.filter(birth_number=identity.birth_number))
-        return [e for e in SandboxExclusionEntry.objects.filter(date_of_birth=identity.date_of_birth)
-                if fold(e.surname) == fold(identity.surname) and fold(e.given_names) == fold(identity.given_names)]
+        return [
+            e
+            for e in SandboxExclusionEntry.objects.filter(date_of_birth=identity.date_of_birth)
+            if fold(e.surname) == fold(identity.surname) and fold(e.given_names) == fold(identity.given_names)
+        ]
 
     def is_listed(self, identity: IdentitySubject) -> bool:
         identity = as_identity(identity)
@@ -208,12 +252,19 @@ class SandboxExclusionRegister:
         if any(e.outcome == "unavailable" for e in self._entries(identity)):
             raise RegisterUnavailable("sandbox: exclusion register unavailable for this person")
         SandboxExclusionEntry.objects.create(
-            birth_number=identity.birth_number, given_names=identity.given_names, surname=identity.surname,
-            date_of_birth=identity.date_of_birth, outcome="listed", listed_until=until, source="self_request",
-            created_at=clock.now())
+            birth_number=identity.birth_number,
+            given_names=identity.given_names,
+            surname=identity.surname,
+            date_of_birth=identity.date_of_birth,
+            outcome="listed",
+            listed_until=until,
+            source="self_request",
+            created_at=clock.now(),
+        )
 
-    def report_panic(self, identity: IdentitySubject, *, reference: str, started_at: datetime,
-                     ends_at: datetime) -> str:
+    def report_panic(
+        self, identity: IdentitySubject, *, reference: str, started_at: datetime, ends_at: datetime
+    ) -> str:
         """The panic button: the person is listed until ``ends_at`` (48 hours). Acknowledged with the entry's
         reference ``SANDBOX-<id>``. Fails like a real register: an ``unavailable`` entry of the person (staff set
         one in the admin, tests with ``tests.kit.accounts.make_excluded(..., outcome="unavailable")``) raises
@@ -226,9 +277,15 @@ class SandboxExclusionRegister:
         entry = next((e for e in entries if e.source == self.PANIC_SOURCE and e.listed_until == ends_at), None)
         if entry is None:
             entry = SandboxExclusionEntry.objects.create(
-                birth_number=identity.birth_number, given_names=identity.given_names, surname=identity.surname,
-                date_of_birth=identity.date_of_birth, outcome="listed", listed_until=ends_at,
-                source=self.PANIC_SOURCE, created_at=clock.now())
+                birth_number=identity.birth_number,
+                given_names=identity.given_names,
+                surname=identity.surname,
+                date_of_birth=identity.date_of_birth,
+                outcome="listed",
+                listed_until=ends_at,
+                source=self.PANIC_SOURCE,
+                created_at=clock.now(),
+            )
         logger.info("sandbox exclusion register: panic report", extra={"reference": reference, "entry": entry.pk})
         return f"SANDBOX-{entry.pk}"
 
@@ -246,17 +303,26 @@ class HttpExclusionRegister:
         return data["listed"]
 
     def request_self_listing(self, identity: IdentitySubject, until: datetime | None) -> None:
-        _post_json(_url("ACCOUNTS_EXCLUSION_REGISTER_URL", "/self-listing"),
-                   {**as_identity(identity).to_json(), "until": until.isoformat() if until else None})
+        _post_json(
+            _url("ACCOUNTS_EXCLUSION_REGISTER_URL", "/self-listing"),
+            {**as_identity(identity).to_json(), "until": until.isoformat() if until else None},
+        )
 
-    def report_panic(self, identity: IdentitySubject, *, reference: str, started_at: datetime,
-                     ends_at: datetime) -> str:
+    def report_panic(
+        self, identity: IdentitySubject, *, reference: str, started_at: datetime, ends_at: datetime
+    ) -> str:
         """POST {URL}/panic {identity, reference, started_at, ends_at} -> {"reference": "<acknowledgement>"}.
         ``reference`` is the operator's idempotency key: the register answers a repeat with the same
         acknowledgement and lists nobody twice. No acknowledgement in the answer is RegisterUnavailable."""
-        data = _post_json(_url("ACCOUNTS_EXCLUSION_REGISTER_URL", "/panic"),
-                          {**as_identity(identity).to_json(), "reference": reference,
-                           "started_at": started_at.isoformat(), "ends_at": ends_at.isoformat()})
+        data = _post_json(
+            _url("ACCOUNTS_EXCLUSION_REGISTER_URL", "/panic"),
+            {
+                **as_identity(identity).to_json(),
+                "reference": reference,
+                "started_at": started_at.isoformat(),
+                "ends_at": ends_at.isoformat(),
+            },
+        )
         ack = data.get("reference")
         if not isinstance(ack, str) or not ack.strip():
             raise RegisterUnavailable("exclusion register answer without an acknowledgement reference")
@@ -292,8 +358,11 @@ class AisgRegister:
         if decision.outcome == aisg_client.MANUAL_REVIEW:
             return PopulationAnswer(found=False)
         # not adult per the register: a birth date of today makes the caller refuse it as under 18
-        dob = as_identity(identity).date_of_birth if decision.outcome != aisg_client.UNDERAGE \
+        dob = (
+            as_identity(identity).date_of_birth
+            if decision.outcome != aisg_client.UNDERAGE
             else clock.business_date(clock.now())
+        )
         return PopulationAnswer(found=True, date_of_birth=dob)
 
     def is_listed(self, identity: IdentitySubject) -> bool:
@@ -307,8 +376,9 @@ class AisgRegister:
     def request_self_listing(self, identity: IdentitySubject, until: datetime | None) -> None:
         raise RegisterUnavailable("AISG interface version 1.0 has no operation for a self-listing request")
 
-    def report_panic(self, identity: IdentitySubject, *, reference: str, started_at: datetime,
-                     ends_at: datetime) -> str:
+    def report_panic(
+        self, identity: IdentitySubject, *, reference: str, started_at: datetime, ends_at: datetime
+    ) -> str:
         raise RegisterUnavailable("AISG interface version 1.0 has no operation for a panic-button report")
 
 
@@ -348,8 +418,9 @@ class ExclusionRegister(Protocol):
 
     def request_self_listing(self, identity: IdentitySubject, until: datetime | None) -> None: ...
 
-    def report_panic(self, identity: IdentitySubject, *, reference: str, started_at: datetime,
-                     ends_at: datetime) -> str:
+    def report_panic(
+        self, identity: IdentitySubject, *, reference: str, started_at: datetime, ends_at: datetime
+    ) -> str:
         """List the person for the panic button's 48 hours; returns the register's acknowledgement reference.
         Idempotent on ``reference``; raises RegisterUnavailable when the register does not acknowledge."""
         ...

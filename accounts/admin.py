@@ -1,4 +1,5 @@
 """Staff side of the accounts app. Every staff action is a form that calls one service (audited)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -60,11 +61,26 @@ def _staff_user(request: HttpRequest) -> User:
     return user
 
 
-def _render(request: HttpRequest, admin_site: AdminSite, *, title: str, form: django_forms.Form,
-            subject: str | None = None, help: str | None = None, error: str | None = None,
-            submit_label: str | None = None) -> TemplateResponse:
-    context = {**admin_site.each_context(request), "title": title, "form": form, "subject": subject,
-               "help": help, "error": error, "submit_label": submit_label}
+def _render(
+    request: HttpRequest,
+    admin_site: AdminSite,
+    *,
+    title: str,
+    form: django_forms.Form,
+    subject: str | None = None,
+    help: str | None = None,
+    error: str | None = None,
+    submit_label: str | None = None,
+) -> TemplateResponse:
+    context = {
+        **admin_site.each_context(request),
+        "title": title,
+        "form": form,
+        "subject": subject,
+        "help": help,
+        "error": error,
+        "submit_label": submit_label,
+    }
     return TemplateResponse(request, "admin/platform/action_form.html", context)
 
 
@@ -88,8 +104,16 @@ class ConsentInline(ReadOnlyInline):
 
 class IdentityVerificationInline(ReadOnlyInline):
     model = IdentityVerification
-    fields = ("method", "document_type", "document_number", "document_issuing_state", "document_valid_until",
-              "likeness_confirmed", "verified_by", "verified_at")
+    fields = (
+        "method",
+        "document_type",
+        "document_number",
+        "document_issuing_state",
+        "document_valid_until",
+        "likeness_confirmed",
+        "verified_by",
+        "verified_at",
+    )
     masked_fields = ("document_number",)
 
 
@@ -108,12 +132,18 @@ class MessageInline(ReadOnlyInline):
 
 STAFF_ACTIONS = {
     # name: (label, form class, help)
-    "verify_branch": ("Verify identity at a branch", forms.DocumentForm,
-                      "GP §4(4)b: record the document and confirm the likeness."),
+    "verify_branch": (
+        "Verify identity at a branch",
+        forms.DocumentForm,
+        "GP §4(4)b: record the document and confirm the likeness.",
+    ),
     "suspend": ("Suspend", forms.ReasonForm, "Betting, deposits and withdrawals stop until reinstated."),
     "reinstate": ("Reinstate", forms.ReasonForm, "Back to the status before the suspension."),
-    "close": ("Close (cancel registration)", forms.CloseForm,
-              "GP §4(10), §5(13), §5(15): the wallet settles the balance; the account closes once settled."),
+    "close": (
+        "Close (cancel registration)",
+        forms.CloseForm,
+        "GP §4(10), §5(13), §5(15): the wallet settles the balance; the account closes once settled.",
+    ),
     "force_logout": ("Force logout", forms.ReasonForm, "Ends all sessions and revokes every token."),
     "exclusion_check": ("Check exclusion register now", forms.EmptyForm, "Asks the register of excluded persons."),
     "insider": ("Barred insider flag", forms.InsiderForm, "GP §3(3): shareholders, employees, officers may not bet."),
@@ -135,11 +165,23 @@ STAFF_ACTION_PERMISSIONS: dict[str, str] = {
 class PlayerAdmin(ReadOnlyAdmin):
     """A read-only page: every change is a staff action calling a service."""
 
-    list_display = ("username", "status", "channel", "created_at", "temporary_expires_at", "barred_insider",
-                    "exclusion_listed")
+    list_display = (
+        "username",
+        "status",
+        "channel",
+        "created_at",
+        "temporary_expires_at",
+        "barred_insider",
+        "exclusion_listed",
+    )
     list_filter = ("status", "channel", "barred_insider", "exclusion_listed")
-    search_fields = ("user__username", "personal__surname", "personal__birth_number", "personal__email",
-                     "personal__phone")
+    search_fields = (
+        "user__username",
+        "personal__surname",
+        "personal__birth_number",
+        "personal__email",
+        "personal__phone",
+    )
     list_select_related = ("user",)
     inlines = [PersonalDataInline, ConsentInline, IdentityVerificationInline, RegisterCheckInline, MessageInline]
     change_form_template = "admin/accounts/player/change_form.html"
@@ -154,24 +196,53 @@ class PlayerAdmin(ReadOnlyAdmin):
     @admin.display(description="who changed what (audit)")
     def history(self, obj: Player) -> SafeString:
         rows = selectors.player_history(obj)[:100]
-        return format_html("<table>{}</table>", format_html_join(
-            "", "<tr><td>{}</td><td>{}:{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            ((e.occurred_at.strftime("%Y-%m-%d %H:%M:%S"), e.actor_type, e.actor_label, e.action,
-              e.old_values or "", e.new_values or "") for e in rows)))
+        return format_html(
+            "<table>{}</table>",
+            format_html_join(
+                "",
+                "<tr><td>{}</td><td>{}:{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                (
+                    (
+                        e.occurred_at.strftime("%Y-%m-%d %H:%M:%S"),
+                        e.actor_type,
+                        e.actor_label,
+                        e.action,
+                        e.old_values or "",
+                        e.new_values or "",
+                    )
+                    for e in rows
+                ),
+            ),
+        )
 
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
-                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        extra_context = {**(extra_context or {}),
-                         "staff_actions": [(k, v[0]) for k, v in STAFF_ACTIONS.items()
-                                           if request.user.has_perm(STAFF_ACTION_PERMISSIONS[k])]}
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        extra_context = {
+            **(extra_context or {}),
+            "staff_actions": [
+                (k, v[0]) for k, v in STAFF_ACTIONS.items() if request.user.has_perm(STAFF_ACTION_PERMISSIONS[k])
+            ],
+        }
         return super().change_view(request, object_id, form_url, extra_context)
 
     def get_urls(self) -> list[URLPattern]:
         extra: list[URLPattern] = [
-            decision_path(self, "register-branch/", self.register_branch_view, perm="accounts.register_at_branch",
-                          name="accounts_player_register_branch"),
-            decision_path(self, "<int:pk>/act/<str:action>/", self.action_view, perm=STAFF_ACTION_PERMISSIONS,
-                          kwarg="action", name="accounts_player_act"),
+            decision_path(
+                self,
+                "register-branch/",
+                self.register_branch_view,
+                perm="accounts.register_at_branch",
+                name="accounts_player_register_branch",
+            ),
+            decision_path(
+                self,
+                "<int:pk>/act/<str:action>/",
+                self.action_view,
+                perm=STAFF_ACTION_PERMISSIONS,
+                kwarg="action",
+                name="accounts_player_act",
+            ),
         ]
         return extra + super().get_urls()
 
@@ -189,16 +260,18 @@ class PlayerAdmin(ReadOnlyAdmin):
                 error = domain_error_text(exc)
             except RegisterUnavailable as exc:  # the exclusion-register check could not run: staff see why
                 error = f"{exc.__class__.__name__}: {exc}"
-        return _render(request, self.admin_site, title=label, form=form, subject=str(player), help=help_text,
-                       error=error)
+        return _render(
+            request, self.admin_site, title=label, form=form, subject=str(player), help=help_text, error=error
+        )
 
     def _run(self, request: HttpRequest, player: Player, action: str, data: dict[str, Any]) -> str:
         actor = Actor.staff(request.user)
         if action == "verify_branch":
             likeness = data.pop("likeness_confirmed")
             note = data.pop("note", "")
-            services.identity_verify_at_branch(player=player, document=data, likeness_confirmed=likeness,
-                                               staff_user=_staff_user(request), note=note)
+            services.identity_verify_at_branch(
+                player=player, document=data, likeness_confirmed=likeness, staff_user=_staff_user(request), note=note
+            )
             return "Identity verified at the branch."
         if action == "suspend":
             services.player_suspend(player=player, reason=data["reason"], actor=actor)
@@ -227,20 +300,32 @@ class PlayerAdmin(ReadOnlyAdmin):
             d = dict(form.cleaned_data)
             versions = rules.document_versions()
             consents: dict[str, Any] = {
-                str(kind): versions[str(kind)] for field, kind in forms.CONSENT_FIELDS.items() if d.pop(field)}
+                str(kind): versions[str(kind)] for field, kind in forms.CONSENT_FIELDS.items() if d.pop(field)
+            }
             if d.pop("marketing"):
                 consents["marketing"] = True
             ident = {"likeness_confirmed": d.pop("likeness_confirmed"), "note": d.pop("note", "")}
             try:
-                player = services.registration_submit(data=d, consents=consents, channel=Player.Channel.BRANCH,
-                                                      staff_user=_staff_user(request), branch_identification=ident)
+                player = services.registration_submit(
+                    data=d,
+                    consents=consents,
+                    channel=Player.Channel.BRANCH,
+                    staff_user=_staff_user(request),
+                    branch_identification=ident,
+                )
                 self.message_user(request, f"Registered {player.user.username} ({player.status}).", messages.SUCCESS)
                 return redirect(reverse("admin:accounts_player_change", args=[player.pk]))
             except DomainError as exc:
                 error = domain_error_text(exc)
-        return _render(request, self.admin_site, title="Register at a branch", form=form,
-                       help="GP §4(3), §4(4): the username is generated; the first password goes by SMS after the "
-                            "applicant confirms the e-mail link.", error=error)
+        return _render(
+            request,
+            self.admin_site,
+            title="Register at a branch",
+            form=form,
+            help="GP §4(3), §4(4): the username is generated; the first password goes by SMS after the "
+            "applicant confirms the e-mail link.",
+            error=error,
+        )
 
 
 @admin.register(DuplicateCase)
@@ -252,19 +337,30 @@ class DuplicateCaseAdmin(ReadOnlyAdmin):
 
     @admin.display(description="accounts involved")
     def accounts(self, obj: DuplicateCase) -> SafeString:
-        return format_html_join(", ", '<a href="{}">{}</a>', (
-            (reverse("admin:accounts_player_change", args=[p.pk]), str(p)) for p in obj.players.all()))
+        return format_html_join(
+            ", ",
+            '<a href="{}">{}</a>',
+            ((reverse("admin:accounts_player_change", args=[p.pk]), str(p)) for p in obj.players.all()),
+        )
 
     @admin.display(description="resolve")
     def resolve_link(self, obj: DuplicateCase) -> str:
         if obj.state != DuplicateCase.State.OPEN:
             return "-"
-        return format_html('<a href="{}">Resolve this case</a>', reverse("admin:accounts_duplicatecase_resolve",
-                                                                         args=[obj.pk]))
+        return format_html(
+            '<a href="{}">Resolve this case</a>', reverse("admin:accounts_duplicatecase_resolve", args=[obj.pk])
+        )
 
     def get_urls(self) -> list[URLPattern]:
-        return [decision_path(self, "<int:pk>/resolve/", self.resolve_view, perm="accounts.resolve_duplicate",
-                              name="accounts_duplicatecase_resolve")] + super().get_urls()
+        return [
+            decision_path(
+                self,
+                "<int:pk>/resolve/",
+                self.resolve_view,
+                perm="accounts.resolve_duplicate",
+                name="accounts_duplicatecase_resolve",
+            )
+        ] + super().get_urls()
 
     def resolve_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         case = get_object_or_404(DuplicateCase, pk=pk)
@@ -272,16 +368,26 @@ class DuplicateCaseAdmin(ReadOnlyAdmin):
         error = None
         if request.method == "POST" and form.is_valid():
             try:
-                services.duplicate_case_resolve(case=case, same_person=form.cleaned_data["same_person"],
-                                                keep_player=form.cleaned_data["keep_player"],
-                                                closure_method=form.cleaned_data["closure_method"],
-                                                note=form.cleaned_data["note"], actor=Actor.staff(request.user))
+                services.duplicate_case_resolve(
+                    case=case,
+                    same_person=form.cleaned_data["same_person"],
+                    keep_player=form.cleaned_data["keep_player"],
+                    closure_method=form.cleaned_data["closure_method"],
+                    note=form.cleaned_data["note"],
+                    actor=Actor.staff(request.user),
+                )
                 self.message_user(request, "Case resolved.", messages.SUCCESS)
                 return redirect(reverse("admin:accounts_duplicatecase_change", args=[pk]))
             except DomainError as exc:
                 error = domain_error_text(exc)
-        return _render(request, self.admin_site, title=f"Resolve {case}", form=form, error=error,
-                       subject=f"matched: {', '.join(case.matched_fields)}")
+        return _render(
+            request,
+            self.admin_site,
+            title=f"Resolve {case}",
+            form=form,
+            error=error,
+            subject=f"matched: {', '.join(case.matched_fields)}",
+        )
 
 
 @admin.register(CorrectionRequest)
@@ -299,12 +405,20 @@ class CorrectionRequestAdmin(ReadOnlyAdmin):
     def decide_link(self, obj: CorrectionRequest) -> str:
         if obj.state != CorrectionRequest.State.PENDING:
             return "-"
-        return format_html('<a href="{}">Approve or reject</a>',
-                           reverse("admin:accounts_correctionrequest_decide", args=[obj.pk]))
+        return format_html(
+            '<a href="{}">Approve or reject</a>', reverse("admin:accounts_correctionrequest_decide", args=[obj.pk])
+        )
 
     def get_urls(self) -> list[URLPattern]:
-        return [decision_path(self, "<int:pk>/decide/", self.decide_view, perm="accounts.decide_correction",
-                              name="accounts_correctionrequest_decide")] + super().get_urls()
+        return [
+            decision_path(
+                self,
+                "<int:pk>/decide/",
+                self.decide_view,
+                perm="accounts.decide_correction",
+                name="accounts_correctionrequest_decide",
+            )
+        ] + super().get_urls()
 
     def decide_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         req = get_object_or_404(CorrectionRequest, pk=pk)
@@ -321,8 +435,14 @@ class CorrectionRequestAdmin(ReadOnlyAdmin):
                 return redirect(reverse("admin:accounts_correctionrequest_change", args=[pk]))
             except DomainError as exc:
                 error = domain_error_text(exc)
-        return _render(request, self.admin_site, title=f"Correction #{req.pk}", form=form, error=error,
-                       subject=f"requested: {req.changes}")
+        return _render(
+            request,
+            self.admin_site,
+            title=f"Correction #{req.pk}",
+            form=form,
+            error=error,
+            subject=f"requested: {req.changes}",
+        )
 
 
 @admin.register(BarredPerson)
@@ -402,8 +522,18 @@ class UserAdmin(admin.ModelAdmin):
     list_display = ("username", "is_staff", "is_active", "must_change_password", "last_login")
     list_filter = ("is_staff", "is_active")
     search_fields = ("username", "email")
-    fields = ("username", "first_name", "last_name", "email", "is_staff", "is_superuser", "is_active",
-              "must_change_password", "last_login", "date_joined")
+    fields = (
+        "username",
+        "first_name",
+        "last_name",
+        "email",
+        "is_staff",
+        "is_superuser",
+        "is_active",
+        "must_change_password",
+        "last_login",
+        "date_joined",
+    )
     readonly_fields = fields  # players change through the accounts services; staff users via createsuperuser
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -440,8 +570,11 @@ class DeliveryAdmin(ReadOnlyAdmin):
 
     @decision_action("accounts.resend_message", description="Send the selected failed e-mails again now")
     def send_again(self, request: HttpRequest, queryset: QuerySet[Delivery]) -> None:
-        sent = sum(1 for d in queryset.filter(channel=Delivery.Channel.EMAIL).exclude(status=Delivery.Status.SENT)
-                   if services.message_email_send(delivery_id=d.pk))
+        sent = sum(
+            1
+            for d in queryset.filter(channel=Delivery.Channel.EMAIL).exclude(status=Delivery.Status.SENT)
+            if services.message_email_send(delivery_id=d.pk)
+        )
         self.message_user(request, f"E-mails sent: {sent}", messages.SUCCESS if sent else messages.WARNING)
 
 
@@ -459,26 +592,37 @@ class TermsVersionAdmin(ReadOnlyAdmin):
         return obj.acceptances.count()
 
     def get_urls(self) -> list[URLPattern]:
-        return [decision_path(self, "publish/", self.publish_view, perm="accounts.publish_terms",
-                              name="accounts_termsversion_publish")] + super().get_urls()
+        return [
+            decision_path(
+                self, "publish/", self.publish_view, perm="accounts.publish_terms", name="accounts_termsversion_publish"
+            )
+        ] + super().get_urls()
 
     def publish_view(self, request: HttpRequest) -> HttpResponse:
         form = forms.TermsPublishForm(request.POST or None)
         error = None
         if request.method == "POST" and form.is_valid():
             try:
-                version = services.terms_publish(**form.cleaned_data, actor=Actor.staff(request.user),
-                                                 published_by=_staff_user(request))
-                self.message_user(request, f"Published {version}; players are told before it applies.",
-                                  messages.SUCCESS)
+                version = services.terms_publish(
+                    **form.cleaned_data, actor=Actor.staff(request.user), published_by=_staff_user(request)
+                )
+                self.message_user(
+                    request, f"Published {version}; players are told before it applies.", messages.SUCCESS
+                )
                 return redirect(reverse("admin:accounts_termsversion_change", args=[version.pk]))
             except DomainError as exc:
                 error = domain_error_text(exc)
         notice = rules.terms_min_notice()
-        return _render(request, self.admin_site, title="Publish a new version of the game plan and terms", form=form,
-                       error=error, submit_label="Publish",
-                       help=f"GP §8(1), §3(5): players are told through their inbox and by e-mail; from the instant it "
-                            f"takes effect (at least {notice} ahead) each must accept it before the next stake.")
+        return _render(
+            request,
+            self.admin_site,
+            title="Publish a new version of the game plan and terms",
+            form=form,
+            error=error,
+            submit_label="Publish",
+            help=f"GP §8(1), §3(5): players are told through their inbox and by e-mail; from the instant it "
+            f"takes effect (at least {notice} ahead) each must accept it before the next stake.",
+        )
 
 
 @admin.register(TermsAcceptance)
@@ -493,8 +637,7 @@ class TermsAcceptanceAdmin(ReadOnlyAdmin):
 @admin.register(SandboxPopulationRecord)
 class SandboxPopulationRecordAdmin(admin.ModelAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
-    list_display = ("surname", "given_names", "date_of_birth", "birth_number", "resident_in_cz",
-                    "simulate_unavailable")
+    list_display = ("surname", "given_names", "date_of_birth", "birth_number", "resident_in_cz", "simulate_unavailable")
     search_fields = ("surname", "birth_number")
 
 

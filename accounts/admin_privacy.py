@@ -1,6 +1,7 @@
 """Staff side of the personal-data requests (GP §12(7)): the queue (pending first, the due date of GDPR art. 12(3)),
 the decision, the end of a blocking, and a request received in writing. Every form calls one service (audited, the
 answer goes to the player's inbox and e-mail). Registered from ``accounts/admin.py``."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -26,14 +27,21 @@ TEXTAREA = forms.Textarea(attrs={"rows": 6, "cols": 90})
 
 
 class DecisionForm(forms.Form):
-    outcome = forms.ChoiceField(choices=[(State.ANSWERED, "answered (an explanation)"),
-                                         (State.GRANTED, "granted (a blocking or a deletion)"),
-                                         (State.REFUSED, "refused (state the legal basis)")])
+    outcome = forms.ChoiceField(
+        choices=[
+            (State.ANSWERED, "answered (an explanation)"),
+            (State.GRANTED, "granted (a blocking or a deletion)"),
+            (State.REFUSED, "refused (state the legal basis)"),
+        ]
+    )
     answer_cs = forms.CharField(widget=TEXTAREA, required=False, label="answer (Czech)")
     answer_en = forms.CharField(widget=TEXTAREA, required=False, label="answer (English)")
-    legal_basis = forms.CharField(max_length=500, required=False,
-                                  help_text="required for a refusal (e.g. GDPR art. 12(5), art. 17(3)b with the law); "
-                                            "a deletion kept by law gets the retention periods by default")
+    legal_basis = forms.CharField(
+        max_length=500,
+        required=False,
+        help_text="required for a refusal (e.g. GDPR art. 12(5), art. 17(3)b with the law); "
+        "a deletion kept by law gets the retention periods by default",
+    )
 
 
 class LiftForm(forms.Form):
@@ -47,10 +55,25 @@ class RecordForm(forms.Form):
     text = forms.CharField(widget=TEXTAREA, required=False, max_length=2000, help_text="the request's words")
 
 
-def _render(request: HttpRequest, modeladmin: admin.ModelAdmin[Any], *, title: str, form: forms.Form,
-            subject: str = "", help: str = "", error: str | None = None) -> TemplateResponse:
-    context = {**modeladmin.admin_site.each_context(request), "title": title, "form": form, "subject": subject,
-               "help": help, "error": error, "submit_label": None}
+def _render(
+    request: HttpRequest,
+    modeladmin: admin.ModelAdmin[Any],
+    *,
+    title: str,
+    form: forms.Form,
+    subject: str = "",
+    help: str = "",
+    error: str | None = None,
+) -> TemplateResponse:
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": title,
+        "form": form,
+        "subject": subject,
+        "help": help,
+        "error": error,
+        "submit_label": None,
+    }
     return TemplateResponse(request, "admin/platform/action_form.html", context)
 
 
@@ -95,11 +118,14 @@ class DataRequestAdmin(ReadOnlyAdmin):
     @admin.display(description="decide")
     def actions_link(self, obj: DataRequest) -> str:
         if obj.state == State.PENDING:
-            return format_html('<a href="{}">Decide (answer, grant or refuse)</a>',
-                               reverse("admin:accounts_datarequest_decide", args=[obj.pk]))
+            return format_html(
+                '<a href="{}">Decide (answer, grant or refuse)</a>',
+                reverse("admin:accounts_datarequest_decide", args=[obj.pk]),
+            )
         if obj.kind == DataRequest.Kind.BLOCKING and obj.state == State.GRANTED:
-            return format_html('<a href="{}">End the blocking</a>',
-                               reverse("admin:accounts_datarequest_lift", args=[obj.pk]))
+            return format_html(
+                '<a href="{}">End the blocking</a>', reverse("admin:accounts_datarequest_lift", args=[obj.pk])
+            )
         return "-"
 
     def get_urls(self) -> list[URLPattern]:
@@ -121,12 +147,18 @@ class DataRequestAdmin(ReadOnlyAdmin):
                 return redirect(reverse("admin:accounts_datarequest_change", args=[pk]))
             except DomainError as exc:
                 error = domain_error_text(exc)
-        return _render(request, self, title=f"Personal-data request #{req.pk} ({req.kind})", form=form, error=error,
-                       subject=f"{req.player} asked on {req.received_at:%Y-%m-%d}: {req.text or '-'}",
-                       help="GP §12(7): an explanation is answered in writing; a blocking stops marketing and loyalty "
-                            "while the processing the law requires continues; a deletion erases the optional data and "
-                            "keeps what the law requires for its period (the answer states the date). The player also "
-                            "reads the notice of the right to turn to the data-protection authority.")
+        return _render(
+            request,
+            self,
+            title=f"Personal-data request #{req.pk} ({req.kind})",
+            form=form,
+            error=error,
+            subject=f"{req.player} asked on {req.received_at:%Y-%m-%d}: {req.text or '-'}",
+            help="GP §12(7): an explanation is answered in writing; a blocking stops marketing and loyalty "
+            "while the processing the law requires continues; a deletion erases the optional data and "
+            "keeps what the law requires for its period (the answer states the date). The player also "
+            "reads the notice of the right to turn to the data-protection authority.",
+        )
 
     def lift_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         req = get_object_or_404(DataRequest.objects.select_related("player__user"), pk=pk)
@@ -139,8 +171,15 @@ class DataRequestAdmin(ReadOnlyAdmin):
                 return redirect(reverse("admin:accounts_datarequest_change", args=[pk]))
             except DomainError as exc:
                 error = domain_error_text(exc)
-        return _render(request, self, title=f"End the blocking #{req.pk}", form=form, error=error,
-                       subject=str(req.player), help="GDPR art. 18(3): the player is told, with the reason.")
+        return _render(
+            request,
+            self,
+            title=f"End the blocking #{req.pk}",
+            form=form,
+            error=error,
+            subject=str(req.player),
+            help="GDPR art. 18(3): the player is told, with the reason.",
+        )
 
     def record_view(self, request: HttpRequest) -> HttpResponse:
         form = RecordForm(request.POST or None)
@@ -153,15 +192,26 @@ class DataRequestAdmin(ReadOnlyAdmin):
                 error = f"No player with the username {data['username']!r}."
             elif isinstance(staff, User):
                 try:
-                    req = services.data_request_create(player=player, kind=data["kind"], text=data["text"],
-                                                       actor=Actor.staff(staff), channel=DataRequest.Channel.STAFF,
-                                                       entered_by=staff)
+                    req = services.data_request_create(
+                        player=player,
+                        kind=data["kind"],
+                        text=data["text"],
+                        actor=Actor.staff(staff),
+                        channel=DataRequest.Channel.STAFF,
+                        entered_by=staff,
+                    )
                     self.message_user(request, f"Recorded request #{req.pk}.", messages.SUCCESS)
                     return redirect(reverse("admin:accounts_datarequest_change", args=[req.pk]))
                 except DomainError as exc:
                     error = domain_error_text(exc)
-        return _render(request, self, title="Record a personal-data request received in writing", form=form,
-                       error=error, help="GP §12(7): e.g. from a player whose account is closed (who cannot sign in).")
+        return _render(
+            request,
+            self,
+            title="Record a personal-data request received in writing",
+            form=form,
+            error=error,
+            help="GP §12(7): e.g. from a player whose account is closed (who cannot sign in).",
+        )
 
 
 @admin.register(PersonalDataErasure)
@@ -182,5 +232,17 @@ class RecipientNoticeAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "player", "recipient", "event", "reference", "sent_at", "attempts", "last_error")
     list_filter = ("recipient", "event", ("sent_at", admin.EmptyFieldListFilter))
     search_fields = ("player__id", "reference")
-    readonly_fields = ("player", "recipient", "event", "reference", "records", "fields", "contact", "created_at",
-                       "sent_at", "attempts", "next_attempt_at", "last_error")
+    readonly_fields = (
+        "player",
+        "recipient",
+        "event",
+        "reference",
+        "records",
+        "fields",
+        "contact",
+        "created_at",
+        "sent_at",
+        "attempts",
+        "next_attempt_at",
+        "last_error",
+    )

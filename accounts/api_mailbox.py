@@ -7,6 +7,7 @@ production); otherwise they are ``not_found`` (404), and production refuses to s
 (``config.settings.production_refusals``). The e-mails are those :class:`core.mail.SandboxEmailBackend` kept; the
 SMS those :class:`accounts.adapters.SandboxSmsGateway` stored.
 """
+
 from __future__ import annotations
 
 import re
@@ -62,10 +63,20 @@ def mailbox(to: str = "") -> dict[str, Any]:
         emails = emails.filter(to__contains=[to])
         sms = sms.filter(to=to)
     return {
-        "emails": [{"id": e.pk, "to": e.to, "subject": e.subject, "body": e.body, "links": LINK.findall(e.body),
-                    "sent_at": e.sent_at} for e in emails[:LIMIT]],
-        "sms": [{"id": s.pk, "to": s.to, "text": s.text, "purpose": s.purpose, "sent_at": s.sent_at}
-                for s in sms[:LIMIT]],
+        "emails": [
+            {
+                "id": e.pk,
+                "to": e.to,
+                "subject": e.subject,
+                "body": e.body,
+                "links": LINK.findall(e.body),
+                "sent_at": e.sent_at,
+            }
+            for e in emails[:LIMIT]
+        ],
+        "sms": [
+            {"id": s.pk, "to": s.to, "text": s.text, "purpose": s.purpose, "sent_at": s.sent_at} for s in sms[:LIMIT]
+        ],
     }
 
 
@@ -75,12 +86,16 @@ class MailboxView(APIView):
     permission_classes = [permissions.AllowAny]
     authentication_classes: list[Any] = []
 
-    @extend_schema(responses=MailboxSerializer, operation_id="accounts_dev_mailbox",
-                   parameters=[OpenApiParameter("to", str, required=False,
-                                                description="only those to this e-mail address or phone number")],
-                   description="Development only (DEV_MAILBOX_ENABLED; 404 in production): the e-mails and SMS the "
-                               "sandbox gateways would have sent, newest first, at most 50 of each. The e-mail "
-                               "confirmation link is in `emails[].links`, the first password in `sms[].text`.")
+    @extend_schema(
+        responses=MailboxSerializer,
+        operation_id="accounts_dev_mailbox",
+        parameters=[
+            OpenApiParameter("to", str, required=False, description="only those to this e-mail address or phone number")
+        ],
+        description="Development only (DEV_MAILBOX_ENABLED; 404 in production): the e-mails and SMS the "
+        "sandbox gateways would have sent, newest first, at most 50 of each. The e-mail "
+        "confirmation link is in `emails[].links`, the first password in `sms[].text`.",
+    )
     def get(self, request: Request) -> Response:
         return Response(MailboxSerializer(mailbox(str(request.query_params.get("to", ""))[:254])).data)
 

@@ -1,5 +1,6 @@
 """Player API of the personal-data requests (GP §12(7)) and the public privacy notice (GP §12(3), §12(5), §12(7)),
 mounted under /api/v1/accounts/. Thin: parse, call a service, format."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -39,18 +40,20 @@ class DataRequestsView(generics.ListAPIView):
     def get_queryset(self) -> QuerySet[DataRequest]:
         return selectors.data_requests_of(request_player(self.request))
 
-    @extend_schema(request=serializers_privacy.DataRequestInSerializer,
-                   responses={201: serializers_privacy.DataRequestSerializer},
-                   summary="Ask for an explanation, a blocking or a deletion of my data (GP §12(7)); answered within "
-                           "one month")
+    @extend_schema(
+        request=serializers_privacy.DataRequestInSerializer,
+        responses={201: serializers_privacy.DataRequestSerializer},
+        summary="Ask for an explanation, a blocking or a deletion of my data (GP §12(7)); answered within one month",
+    )
     @idempotent(required=False)
     def post(self, request: Request) -> Response:
         ser = serializers_privacy.DataRequestInSerializer(data=request.data)
         if not ser.is_valid():
             raise errors.DATA_REQUEST_INVALID(fields=_problems(ser.errors), kinds=DataRequest.Kind.values)
         player = request_player(request)
-        req = services.data_request_create(player=player, kind=ser.validated_data["kind"],
-                                           text=ser.validated_data["text"], actor=Actor.player(player))
+        req = services.data_request_create(
+            player=player, kind=ser.validated_data["kind"], text=ser.validated_data["text"], actor=Actor.player(player)
+        )
         return Response(serializers_privacy.DataRequestSerializer(req).data, status=201)
 
 
@@ -68,21 +71,27 @@ class DataRequestDetailView(APIView):
 class DataRequestWithdrawView(APIView):
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=None, responses=serializers_privacy.DataRequestSerializer,
-                   summary="Withdraw a pending request, or end my blocking")
+    @extend_schema(
+        request=None,
+        responses=serializers_privacy.DataRequestSerializer,
+        summary="Withdraw a pending request, or end my blocking",
+    )
     @idempotent(required=False)
     def post(self, request: Request, request_id: int) -> Response:
         player = request_player(request)
-        req = services.data_request_withdraw(player=player, request_id=_request_id(request_id),
-                                             actor=Actor.player(player))
+        req = services.data_request_withdraw(
+            player=player, request_id=_request_id(request_id), actor=Actor.player(player)
+        )
         return Response(serializers_privacy.DataRequestSerializer(req).data)
 
 
 class PrivacyView(APIView):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(responses=serializers_privacy.PrivacyNoticeSerializer,
-                   summary="How personal data are processed: purposes, retention periods, rights and the "
-                           "data-protection authority (GP §12)")
+    @extend_schema(
+        responses=serializers_privacy.PrivacyNoticeSerializer,
+        summary="How personal data are processed: purposes, retention periods, rights and the "
+        "data-protection authority (GP §12)",
+    )
     def get(self, request: Request) -> Response:
         return Response(serializers_privacy.PrivacyNoticeSerializer(privacy.privacy_notice()).data)

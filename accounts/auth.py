@@ -8,6 +8,7 @@ session up to a minute before ACCOUNTS_SESSION_IDLE_MINUTES of real idleness, ne
 A user who must change the first password (GP §4(7)) gets ``auth.password_change_required`` from every
 endpoint except the views that set ``allow_password_change_pending = True`` (change password, logout).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -23,7 +24,9 @@ from core import clock
 from core.errors import DomainError, ErrorDef
 from core.throttling import FailedTokenThrottle
 
-TOKEN_INVALID = ErrorDef("auth.token_invalid", 401, "Neplatné nebo zneplatněné přihlášení.", "Invalid or revoked token.")
+TOKEN_INVALID = ErrorDef(
+    "auth.token_invalid", 401, "Neplatné nebo zneplatněné přihlášení.", "Invalid or revoked token."
+)
 
 
 class _AuthenticationFailed(exceptions.AuthenticationFailed):

@@ -1,4 +1,5 @@
 """Demo data of the accounts app (idempotent): sandbox register records and players in each state."""
+
 from __future__ import annotations
 
 from datetime import date, timedelta
@@ -45,19 +46,37 @@ def seed(stdout: TextIO) -> None:
             data = applicant_data(n=n)
             if not SandboxPopulationRecord.objects.filter(birth_number=data["birth_number"]).exists():
                 SandboxPopulationRecord.objects.create(
-                    birth_number=data["birth_number"], given_names=data["given_names"], surname=data["surname"],
-                    date_of_birth=date.fromisoformat(data["date_of_birth"]), sex=data["sex"], note=f"demo: {note}")
+                    birth_number=data["birth_number"],
+                    given_names=data["given_names"],
+                    surname=data["surname"],
+                    date_of_birth=date.fromisoformat(data["date_of_birth"]),
+                    sex=data["sex"],
+                    note=f"demo: {note}",
+                )
             if User.objects.filter(username=username).exists():
                 continue
-            user = User.objects.create_user(username=username, password=DEMO_PASSWORD, email=data["email"],
-                                            first_name=data["given_names"], last_name=data["surname"])
+            user = User.objects.create_user(
+                username=username,
+                password=DEMO_PASSWORD,
+                email=data["email"],
+                first_name=data["given_names"],
+                last_name=data["surname"],
+            )
             player = Player.objects.create(
-                user=user, status=status, created_at=now, status_changed_at=now, status_reason=f"demo: {note}",
-                identity_verified_at=now, aml_identified_at=None if username == UNIDENTIFIED else now,
+                user=user,
+                status=status,
+                created_at=now,
+                status_changed_at=now,
+                status_reason=f"demo: {note}",
+                identity_verified_at=now,
+                aml_identified_at=None if username == UNIDENTIFIED else now,
                 temporary_activated_at=now,
-                temporary_expires_at=now + timedelta(days=30), email_confirmed_at=now, first_password_sent_at=now,
+                temporary_expires_at=now + timedelta(days=30),
+                email_confirmed_at=now,
+                first_password_sent_at=now,
                 completed_at=None if status == Player.Status.TEMPORARY else now,
-                suspended_from=Player.Status.ACTIVE if status == Player.Status.SUSPENDED else "")
+                suspended_from=Player.Status.ACTIVE if status == Player.Status.SUSPENDED else "",
+            )
             make_personal_data(player, n=n)
             for kind, version in rules.document_versions().items():
                 if kind != "marketing":
@@ -65,29 +84,56 @@ def seed(stdout: TextIO) -> None:
             if username == "demo_excluded":
                 pd = player.personal
                 SandboxExclusionEntry.objects.get_or_create(
-                    birth_number=pd.birth_number, defaults={"given_names": pd.given_names, "surname": pd.surname,
-                                                            "date_of_birth": pd.date_of_birth, "created_at": now})
+                    birth_number=pd.birth_number,
+                    defaults={
+                        "given_names": pd.given_names,
+                        "surname": pd.surname,
+                        "date_of_birth": pd.date_of_birth,
+                        "created_at": now,
+                    },
+                )
         # A person the sandbox register knows, free to register through the API (see docs/accounts.md).
         free = applicant_data(n=9100)
         SandboxPopulationRecord.objects.get_or_create(
             birth_number=free["birth_number"],
-            defaults={"given_names": free["given_names"], "surname": free["surname"],
-                      "date_of_birth": date.fromisoformat(free["date_of_birth"]), "sex": free["sex"],
-                      "note": "demo: free to register online"})
+            defaults={
+                "given_names": free["given_names"],
+                "surname": free["surname"],
+                "date_of_birth": date.fromisoformat(free["date_of_birth"]),
+                "sex": free["sex"],
+                "note": "demo: free to register online",
+            },
+        )
         if not DuplicateCase.objects.filter(application__demo=True).exists():  # compliance's duplicate queue
             DuplicateCase.objects.create(
-                kind=DuplicateCase.Kind.REGISTRATION, created_at=now, matched_fields=["birth_number"],
-                application={"demo": True, "username": "demo_duplicate", "given_names": "Jan", "surname": "Novák",
-                             "note": "demo: a refused registration with the birth number of an existing player"})
+                kind=DuplicateCase.Kind.REGISTRATION,
+                created_at=now,
+                matched_fields=["birth_number"],
+                application={
+                    "demo": True,
+                    "username": "demo_duplicate",
+                    "given_names": "Jan",
+                    "surname": "Novák",
+                    "note": "demo: a refused registration with the birth number of an existing player",
+                },
+            )
         if not BarredPerson.objects.exists():
-            barred_person_save(person=BarredPerson(given_names="Petr", surname="Zaměstnanec",
-                                                   date_of_birth=date(1980, 5, 5), role="employee",
-                                                   note="demo insider (GP §3(3))"),
-                               actor=Actor.system("demo"))
+            barred_person_save(
+                person=BarredPerson(
+                    given_names="Petr",
+                    surname="Zaměstnanec",
+                    date_of_birth=date(1980, 5, 5),
+                    role="employee",
+                    note="demo insider (GP §3(3))",
+                ),
+                actor=Actor.system("demo"),
+            )
     _data_request(stdout)
-    stdout.write(f"accounts: demo players {', '.join(p[0] for p in people)} / {DEMO_PASSWORD}; "
-                 f"free sandbox identity for online registration: birth number {free['birth_number']} "
-                 f"({free['given_names']} {free['surname']}, {free['date_of_birth']})")
+    stdout.write(
+        f"accounts: demo players {', '.join(p[0] for p in people)} / {DEMO_PASSWORD}; "
+        f"free sandbox identity for online registration: birth number {free['birth_number']} "
+        f"({free['given_names']} {free['surname']}, {free['date_of_birth']})"
+    )
 
 
 def _data_request(stdout: TextIO) -> None:
@@ -95,6 +141,10 @@ def _data_request(stdout: TextIO) -> None:
     player = Player.objects.filter(user__username="demo_active").first()
     if player is None or DataRequest.objects.filter(player=player).exists():
         return
-    data_request_create(player=player, kind=DataRequest.Kind.EXPLANATION, actor=Actor.player(player),
-                        text="[demo] Which of my personal data do you process, and why?")
+    data_request_create(
+        player=player,
+        kind=DataRequest.Kind.EXPLANATION,
+        actor=Actor.player(player),
+        text="[demo] Which of my personal data do you process, and why?",
+    )
     stdout.write("accounts: demo_active asked how the personal data are processed (compliance answers)")

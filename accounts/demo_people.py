@@ -5,6 +5,7 @@ with valid personal data (GP §4(4)a), unique per call, written straight to the 
 state fields of that status (a temporary player has a 30-day deadline, an active one a completed registration).
 ``applicant_data()`` is a registration's personal data; ``make_personal_data(player)`` stores it for a player.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -22,12 +23,14 @@ _seq = itertools.count(1)
 DEFAULT_PASSWORD = "Secret-pass-123"
 
 
-def make_user(*, username: str | None = None, password: str = DEFAULT_PASSWORD, is_staff: bool = False,
-              **extra: Any) -> User:
+def make_user(
+    *, username: str | None = None, password: str = DEFAULT_PASSWORD, is_staff: bool = False, **extra: Any
+) -> User:
     n = next(_seq)
     username = username or f"user{n}_{clock.now().timestamp():.0f}"
-    user = User.objects.create_user(username=username, password=password, email=f"{username}@example.cz",
-                                    is_staff=is_staff, **extra)
+    user = User.objects.create_user(
+        username=username, password=password, email=f"{username}@example.cz", is_staff=is_staff, **extra
+    )
     return user
 
 
@@ -86,16 +89,27 @@ def make_personal_data(player: Player, **overrides: Any) -> PersonalData:
     return PersonalData.objects.create(player=player, **clean, **derived_keys(clean), updated_at=clock.now())
 
 
-def make_player(*, status: str = "active", username: str | None = None, personal: bool = True,
-                personal_data: dict[str, Any] | None = None, **extra: Any) -> Player:
+def make_player(
+    *,
+    status: str = "active",
+    username: str | None = None,
+    personal: bool = True,
+    personal_data: dict[str, Any] | None = None,
+    **extra: Any,
+) -> Player:
     """A player in ``status`` with personal data (``personal=False`` for a bare one)."""
     user = make_user(username=username)
     now = clock.now()
     fields: dict[str, Any] = {}
     if status not in (Player.Status.APPLICANT, Player.Status.REJECTED):
-        fields.update(identity_verified_at=now, aml_identified_at=now, temporary_activated_at=now,
-                      temporary_expires_at=now + rules.temporary_lifetime(), email_confirmed_at=now,
-                      first_password_sent_at=now)
+        fields.update(
+            identity_verified_at=now,
+            aml_identified_at=now,
+            temporary_activated_at=now,
+            temporary_expires_at=now + rules.temporary_lifetime(),
+            email_confirmed_at=now,
+            first_password_sent_at=now,
+        )
     if status in (Player.Status.ACTIVE, Player.Status.SUSPENDED, Player.Status.CLOSING, Player.Status.CLOSED):
         fields.update(completed_at=now)
     if status == Player.Status.SUSPENDED:

@@ -1,4 +1,5 @@
 """Forms of the staff actions in the admin (each submitted form calls one service)."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -23,10 +24,14 @@ class ReasonForm(forms.Form):
 
 class CloseForm(forms.Form):
     settlement = forms.ChoiceField(choices=SETTLEMENT)
-    reason = forms.ChoiceField(choices=[("player_request", "player's request (GP §4(10))"),
-                                        ("misuse", "evident misuse of the account (GP §5(13))"),
-                                        ("unpaid_debt", "unpaid debt (GP §7(7))"),
-                                        ("serious_breach", "serious breach (GP §3(4))")])
+    reason = forms.ChoiceField(
+        choices=[
+            ("player_request", "player's request (GP §4(10))"),
+            ("misuse", "evident misuse of the account (GP §5(13))"),
+            ("unpaid_debt", "unpaid debt (GP §7(7))"),
+            ("serious_breach", "serious breach (GP §3(4))"),
+        ]
+    )
 
 
 class InsiderForm(forms.Form):
@@ -47,8 +52,10 @@ class DocumentForm(forms.Form):
     document_issuing_authority = forms.CharField(max_length=100)
     document_valid_until = forms.DateField(help_text="YYYY-MM-DD")
     id_card_unavailable = forms.BooleanField(
-        required=False, label="a Czech citizen cannot show the identity card (GP §2 point 9)",
-        help_text="only then may a Czech citizen show a passport or a driving licence")
+        required=False,
+        label="a Czech citizen cannot show the identity card (GP §2 point 9)",
+        help_text="only then may a Czech citizen show a passport or a driving licence",
+    )
     likeness_confirmed = forms.BooleanField(required=False, label="I confirm the likeness of the person to the photo")
     note = forms.CharField(max_length=300, required=False)
 
@@ -67,8 +74,9 @@ class BranchRegistrationForm(DocumentForm):
     residence_street = forms.CharField(max_length=200)
     residence_city = forms.CharField(max_length=100)
     residence_postal_code = forms.CharField(max_length=6)
-    permanent_residence_street = forms.CharField(max_length=200, required=False,
-                                                 help_text="permanent residence (GP §4(4)a), if not the residence")
+    permanent_residence_street = forms.CharField(
+        max_length=200, required=False, help_text="permanent residence (GP §4(4)a), if not the residence"
+    )
     permanent_residence_city = forms.CharField(max_length=100, required=False)
     permanent_residence_postal_code = forms.CharField(max_length=12, required=False)
     permanent_residence_country = forms.CharField(max_length=2, required=False)
@@ -84,10 +92,17 @@ class BranchRegistrationForm(DocumentForm):
 
 class DuplicateResolveForm(forms.Form):
     same_person = forms.TypedChoiceField(
-        choices=[("0", "different persons (lift the freeze / register the application)"),
-                 ("1", "the same person (keep one account / refuse the application)")], coerce=lambda v: v == "1")
-    keep_player = forms.ModelChoiceField(queryset=Player.objects.none(), required=False,
-                                         help_text="existing accounts, same person: the account that stays")
+        choices=[
+            ("0", "different persons (lift the freeze / register the application)"),
+            ("1", "the same person (keep one account / refuse the application)"),
+        ],
+        coerce=lambda v: v == "1",
+    )
+    keep_player = forms.ModelChoiceField(
+        queryset=Player.objects.none(),
+        required=False,
+        help_text="existing accounts, same person: the account that stays",
+    )
     closure_method = forms.ChoiceField(choices=SETTLEMENT, initial="transfer")
     note = forms.CharField(max_length=500)
 
@@ -104,24 +119,33 @@ class CorrectionDecisionForm(forms.Form):
     note = forms.CharField(max_length=500, required=False)
 
 
-CONSENT_FIELDS = {"accepted_terms": Consent.Kind.TERMS, "accepted_data_processing": Consent.Kind.DATA_PROCESSING,
-                  "acknowledged_game_plan": Consent.Kind.GAME_PLAN}
+CONSENT_FIELDS = {
+    "accepted_terms": Consent.Kind.TERMS,
+    "accepted_data_processing": Consent.Kind.DATA_PROCESSING,
+    "acknowledged_game_plan": Consent.Kind.GAME_PLAN,
+}
 
 
 class TermsPublishForm(forms.Form):
     """A new version of the game plan and terms (GP §3(5), §8(1), §13(1), §13(6)): texts, or a document and its hash."""
 
     title = forms.CharField(max_length=200)
-    summary_cs = forms.CharField(widget=forms.Textarea, label="what changes (Czech)",
-                                 help_text="e.g. the new minimum stake or its step (GP §8(1)); players receive it")
+    summary_cs = forms.CharField(
+        widget=forms.Textarea,
+        label="what changes (Czech)",
+        help_text="e.g. the new minimum stake or its step (GP §8(1)); players receive it",
+    )
     summary_en = forms.CharField(widget=forms.Textarea, label="what changes (English)")
     text_cs = forms.CharField(widget=forms.Textarea, required=False, label="full text (Czech)")
     text_en = forms.CharField(widget=forms.Textarea, required=False, label="full text (English)")
     document_url = forms.CharField(max_length=500, required=False, label="or: the document's address")
     document_sha256 = forms.CharField(max_length=64, required=False, label="the document's SHA-256")
     effective_at = forms.DateTimeField(help_text="Prague time, YYYY-MM-DD HH:MM; at least the minimum notice ahead")
-    min_stake = forms.CharField(required=False, label="minimum stake (CZK)",
-                                help_text="GP §8(1); empty: unchanged (the latest version's, or the settings')")
+    min_stake = forms.CharField(
+        required=False,
+        label="minimum stake (CZK)",
+        help_text="GP §8(1); empty: unchanged (the latest version's, or the settings')",
+    )
     stake_step = forms.CharField(required=False, label="stake step (CZK)", help_text="GP §8(1); empty: unchanged")
 
     def _czk(self, name: str) -> int | None:

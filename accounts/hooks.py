@@ -6,6 +6,7 @@ registration moves the temporary balance ...), ``accounts`` calls a hook declare
 the implementation in its ``AppConfig.ready()`` (``hooks.login_check.register(services.login_check)``). The
 mechanism (typed signatures, the system check ``accounts.E001``, :class:`HookMissing`) is ``core.hooks``.
 """
+
 from __future__ import annotations
 
 from datetime import datetime

@@ -4,6 +4,7 @@ login sessions, identity checks, duplicates, and the sandbox tables of the adapt
 Other apps reference ``accounts.Player`` as *the* participant and read it only through
 ``accounts.selectors``; writes go through ``accounts.services``.
 """
+
 import hashlib
 
 from django.conf import settings
@@ -115,12 +116,14 @@ class Player(models.Model):
             ("view_unmasked_identifiers", "Sees birth numbers, document numbers and account numbers unmasked"),
         ]
         indexes = [
-            models.Index(fields=["balance_handoff"], name="acc_player_handoff_idx",
-                         condition=~Q(balance_handoff="")),
+            models.Index(fields=["balance_handoff"], name="acc_player_handoff_idx", condition=~Q(balance_handoff="")),
             # the retention job's queue: ended accounts not anonymised yet, by the end of the relationship
-            models.Index(Coalesce("closed_at", "status_changed_at", "created_at"), "id",
-                         name="acc_player_retention_idx",
-                         condition=Q(status__in=["closed", "expired", "rejected"], anonymised_at__isnull=True)),
+            models.Index(
+                Coalesce("closed_at", "status_changed_at", "created_at"),
+                "id",
+                name="acc_player_retention_idx",
+                condition=Q(status__in=["closed", "expired", "rejected"], anonymised_at__isnull=True),
+            ),
         ]
 
     def __str__(self):
@@ -218,8 +221,9 @@ class Consent(models.Model):
     class Meta:
         ordering = ["-given_at", "-id"]
         constraints = [
-            models.UniqueConstraint(fields=["player", "kind"], condition=Q(withdrawn_at__isnull=True),
-                                    name="acc_consent_one_live_per_kind"),
+            models.UniqueConstraint(
+                fields=["player", "kind"], condition=Q(withdrawn_at__isnull=True), name="acc_consent_one_live_per_kind"
+            ),
         ]
 
 
@@ -315,8 +319,9 @@ class RegisterReview(models.Model):
     created_at = models.DateTimeField(db_index=True)
     last_at = models.DateTimeField()
     resolved_at = models.DateTimeField(null=True, blank=True)
-    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
-                                    related_name="+")
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     note = models.CharField(max_length=300, blank=True, default="")
 
     class Meta:
@@ -462,7 +467,6 @@ class DataRequest(models.Model):
         API = "api", "the player (API)"
         STAFF = "staff", "recorded by staff (received in writing)"
 
-
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="data_requests")
     kind = models.CharField(max_length=20, choices=Kind.choices)
     state = models.CharField(max_length=20, choices=State.choices, default=State.PENDING)
@@ -492,8 +496,11 @@ class DataRequest(models.Model):
         ]
         constraints = [
             # one open request of a kind per player; one blocking in force
-            models.UniqueConstraint(fields=["player", "kind"], name="acc_datareq_one_open_per_kind",
-                                    condition=Q(state="pending") | Q(kind="blocking", state="granted")),
+            models.UniqueConstraint(
+                fields=["player", "kind"],
+                name="acc_datareq_one_open_per_kind",
+                condition=Q(state="pending") | Q(kind="blocking", state="granted"),
+            ),
         ]
 
     def __str__(self):
@@ -542,10 +549,12 @@ class RecipientNotice(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        constraints = [models.UniqueConstraint(fields=["player", "recipient", "reference"],
-                                               name="acc_recipient_notice_once")]
-        indexes = [models.Index(fields=["next_attempt_at"], name="acc_recnotice_due_idx",
-                                condition=Q(sent_at__isnull=True))]
+        constraints = [
+            models.UniqueConstraint(fields=["player", "recipient", "reference"], name="acc_recipient_notice_once")
+        ]
+        indexes = [
+            models.Index(fields=["next_attempt_at"], name="acc_recnotice_due_idx", condition=Q(sent_at__isnull=True))
+        ]
 
     def __str__(self):
         return f"{self.event} notice to {self.recipient} ({self.reference})"
@@ -611,8 +620,9 @@ class Message(models.Model):
             models.Index(fields=["player"], name="acc_msg_unread_idx", condition=Q(read_at__isnull=True)),
         ]
         constraints = [
-            models.UniqueConstraint(fields=["player", "reference"], condition=~Q(reference=""),
-                                    name="acc_msg_one_per_reference"),
+            models.UniqueConstraint(
+                fields=["player", "reference"], condition=~Q(reference=""), name="acc_msg_one_per_reference"
+            ),
         ]
 
     def __str__(self):
@@ -649,8 +659,9 @@ class Delivery(models.Model):
         ordering = ["id"]
         verbose_name_plural = "deliveries"
         indexes = [
-            models.Index(fields=["attempted_at"], name="acc_delivery_retry_idx",
-                         condition=Q(status__in=["pending", "failed"])),
+            models.Index(
+                fields=["attempted_at"], name="acc_delivery_retry_idx", condition=Q(status__in=["pending", "failed"])
+            ),
         ]
         constraints = [
             models.UniqueConstraint(fields=["message", "channel"], name="acc_delivery_one_per_channel"),
@@ -690,10 +701,12 @@ class TermsVersion(models.Model):
     # stake grid (``accounts.terms.stake_grid``), so a change applies only through an announced version
     # (``terms_publish`` always sets both: the latest version's unless staff give new ones; the defaults are the
     # settings' for a row written otherwise)
-    min_stake = models.BigIntegerField(default=settings_min_stake,
-                                       help_text="GP §8(1): the minimum stake per round (haléře)")
-    stake_step = models.BigIntegerField(default=settings_stake_step,
-                                        help_text="GP §8(1): the step of stakes above the minimum (haléře)")
+    min_stake = models.BigIntegerField(
+        default=settings_min_stake, help_text="GP §8(1): the minimum stake per round (haléře)"
+    )
+    stake_step = models.BigIntegerField(
+        default=settings_stake_step, help_text="GP §8(1): the step of stakes above the minimum (haléře)"
+    )
 
     class Meta:
         permissions = [

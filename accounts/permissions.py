@@ -3,6 +3,7 @@
 Every player endpoint uses ``permission_classes = [IsPlayer]`` and reads the player with
 ``request_player(request)``; a staff user or any other account gets ``auth.not_a_player`` (403).
 """
+
 from __future__ import annotations
 
 from typing import Any

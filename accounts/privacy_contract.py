@@ -31,6 +31,7 @@ Recipients (GP §12(4), §12(7); GDPR art. 19): ``settings.PRIVACY_RECIPIENTS`` 
 to (processors, other controllers, authorities) with the records it receives; the privacy notice publishes them, and a
 correction or an erasure records a notice to each relevant recipient (``accounts.RecipientNotice``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -119,8 +120,11 @@ def personal_models() -> set[str]:
     found = {PLAYER_MODEL}
     found |= {m._meta.label for m in project if any(isinstance(f, models.FileField) for f in m._meta.get_fields())}
     # a player's id kept without a foreign key (rows written on the hot path or across a layer)
-    found |= {m._meta.label for m in project
-              if any(getattr(f, "attname", None) == "player_id" and not f.is_relation for f in m._meta.get_fields())}
+    found |= {
+        m._meta.label
+        for m in project
+        if any(getattr(f, "attname", None) == "player_id" and not f.is_relation for f in m._meta.get_fields())
+    }
     changed = True
     while changed:
         changed = False
@@ -128,8 +132,12 @@ def personal_models() -> set[str]:
             if m._meta.label in found:
                 continue
             for f in m._meta.get_fields():
-                if f.is_relation and f.concrete and f.related_model is not None \
-                        and f.related_model._meta.label in found:
+                if (
+                    f.is_relation
+                    and f.concrete
+                    and f.related_model is not None
+                    and f.related_model._meta.label in found
+                ):
                     found.add(m._meta.label)
                     changed = True
                     break
@@ -146,34 +154,60 @@ def problems() -> list[checks.CheckMessage]:
     for c in _contracts.values():
         for r in c.records:
             if not r.code.startswith(f"{c.app}.") or r.code in record_codes:
-                out.append(checks.Error(f"privacy record {r.code!r} of {c.app!r}: a code must be unique and start "
-                                        f"with the app label", id="accounts.E003"))
+                out.append(
+                    checks.Error(
+                        f"privacy record {r.code!r} of {c.app!r}: a code must be unique and start with the app label",
+                        id="accounts.E003",
+                    )
+                )
             record_codes.add(r.code)
             if not r.periods or set(r.periods) - known_periods:
-                out.append(checks.Error(f"privacy record {r.code!r} names unknown retention periods {r.periods!r}",
-                                        hint=f"known: {sorted(known_periods)}", id="accounts.E003"))
+                out.append(
+                    checks.Error(
+                        f"privacy record {r.code!r} names unknown retention periods {r.periods!r}",
+                        hint=f"known: {sorted(known_periods)}",
+                        id="accounts.E003",
+                    )
+                )
             for label in r.models:
                 if label in covered:
-                    out.append(checks.Error(f"model {label} is in two privacy records ({covered[label]}, {r.code})",
-                                            id="accounts.E003"))
+                    out.append(
+                        checks.Error(
+                            f"model {label} is in two privacy records ({covered[label]}, {r.code})", id="accounts.E003"
+                        )
+                    )
                 covered[label] = r.code
                 try:
                     apps.get_model(label)
                 except LookupError:
-                    out.append(checks.Error(f"privacy record {r.code!r} names an unknown model {label}",
-                                            id="accounts.E003"))
+                    out.append(
+                        checks.Error(f"privacy record {r.code!r} names an unknown model {label}", id="accounts.E003")
+                    )
     for rec in settings.PRIVACY_RECIPIENTS:  # the apps' own come from their data (no query here)
         unknown = set(rec.get("records", ())) - record_codes
         if unknown:
-            out.append(checks.Error(f"privacy recipient {rec.get('code')!r} receives unknown records {sorted(unknown)}",
-                                    hint="settings.PRIVACY_RECIPIENTS", id="accounts.E003"))
+            out.append(
+                checks.Error(
+                    f"privacy recipient {rec.get('code')!r} receives unknown records {sorted(unknown)}",
+                    hint="settings.PRIVACY_RECIPIENTS",
+                    id="accounts.E003",
+                )
+            )
     for label in sorted(personal_models() - set(covered)):
         app = label.split(".")[0]
-        hint = (f"the app {app!r} registers no privacy contract" if app not in _contracts
-                else f"add it to a record of the {app!r} privacy contract")
-        out.append(checks.Error(f"model {label} holds a participant's data but no privacy record declares it "
-                                f"(retention, export, anonymisation)", hint=hint + " (accounts/privacy_contract.py)",
-                                id="accounts.E002"))
+        hint = (
+            f"the app {app!r} registers no privacy contract"
+            if app not in _contracts
+            else f"add it to a record of the {app!r} privacy contract"
+        )
+        out.append(
+            checks.Error(
+                f"model {label} holds a participant's data but no privacy record declares it "
+                f"(retention, export, anonymisation)",
+                hint=hint + " (accounts/privacy_contract.py)",
+                id="accounts.E002",
+            )
+        )
     return out
 
 
@@ -234,10 +268,21 @@ def retention_table() -> list[dict[str, Any]]:
     by_code = {p.code: p for p in retention.periods()}
     for c in contracts():
         for r in c.records:
-            rows.append({"app": c.app, "record": r.code, "models": list(r.models), "periods": list(r.periods),
-                         "years": max(by_code[p].years for p in r.periods),
-                         "sources_cs": [by_code[p].source_cs for p in r.periods],
-                         "sources_en": [by_code[p].source_en for p in r.periods],
-                         "what_cs": r.what_cs, "what_en": r.what_en, "erased_cs": r.erased_cs,
-                         "erased_en": r.erased_en, "kept_cs": r.kept_cs, "kept_en": r.kept_en})
+            rows.append(
+                {
+                    "app": c.app,
+                    "record": r.code,
+                    "models": list(r.models),
+                    "periods": list(r.periods),
+                    "years": max(by_code[p].years for p in r.periods),
+                    "sources_cs": [by_code[p].source_cs for p in r.periods],
+                    "sources_en": [by_code[p].source_en for p in r.periods],
+                    "what_cs": r.what_cs,
+                    "what_en": r.what_en,
+                    "erased_cs": r.erased_cs,
+                    "erased_en": r.erased_en,
+                    "kept_cs": r.kept_cs,
+                    "kept_en": r.kept_en,
+                }
+            )
     return rows

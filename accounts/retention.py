@@ -5,6 +5,7 @@ Each legal period is counted in whole years in the Prague calendar and ends, as 
 (89/2012 Sb. §605(2)), at the end of the day whose date corresponds to the day it started from; the data may be
 anonymised from 00:00 (Prague) of the next day. A 29 February corresponds to 28 February in a common year.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,23 +37,36 @@ class Period:
 def periods() -> list[Period]:
     """The periods in force (settings read at call time)."""
     return [
-        Period("gambling", settings.ACCOUNTS_RETENTION_GAMBLING_YEARS, RELATIONSHIP_END,
-               "ACCOUNTS_RETENTION_GAMBLING_YEARS",
-               "zákon č. 186/2016 Sb., o hazardních hrách: herní plán lhůtu neuvádí, délka je rozhodnutím "
-               "provozovatele",
-               "Gambling Act 186/2016 Sb.: the game plan names no period; the length is the operator's decision",
-               "údaje o registraci, účasti na hře a sázkách", "registration, participation and betting records"),
-        Period("aml", settings.ACCOUNTS_RETENTION_AML_YEARS, RELATIONSHIP_END, "ACCOUNTS_RETENTION_AML_YEARS",
-               "zákon č. 253/2008 Sb. (AML), § 16 odst. 1: od ukončení obchodního vztahu",
-               "AML Act 253/2008 Sb. §16(1): from the end of the business relationship",
-               "identifikační údaje a doklady o identifikaci a kontrole klienta",
-               "identification data and records of identification and customer due diligence"),
-        Period("accounting", settings.ACCOUNTS_RETENTION_ACCOUNTING_YEARS, ACCOUNTING_PERIOD_END,
-               "ACCOUNTS_RETENTION_ACCOUNTING_YEARS",
-               "zákon č. 563/1991 Sb., o účetnictví, § 31 odst. 2 písm. b): od konce účetního období (kalendářní rok)",
-               "Accounting Act 563/1991 Sb. §31(2)b: from the end of the accounting period (the calendar year)",
-               "účetní záznamy o vkladech, sázkách, výhrách a výplatách",
-               "accounting records of deposits, stakes, wins and payouts"),
+        Period(
+            "gambling",
+            settings.ACCOUNTS_RETENTION_GAMBLING_YEARS,
+            RELATIONSHIP_END,
+            "ACCOUNTS_RETENTION_GAMBLING_YEARS",
+            "zákon č. 186/2016 Sb., o hazardních hrách: herní plán lhůtu neuvádí, délka je rozhodnutím provozovatele",
+            "Gambling Act 186/2016 Sb.: the game plan names no period; the length is the operator's decision",
+            "údaje o registraci, účasti na hře a sázkách",
+            "registration, participation and betting records",
+        ),
+        Period(
+            "aml",
+            settings.ACCOUNTS_RETENTION_AML_YEARS,
+            RELATIONSHIP_END,
+            "ACCOUNTS_RETENTION_AML_YEARS",
+            "zákon č. 253/2008 Sb. (AML), § 16 odst. 1: od ukončení obchodního vztahu",
+            "AML Act 253/2008 Sb. §16(1): from the end of the business relationship",
+            "identifikační údaje a doklady o identifikaci a kontrole klienta",
+            "identification data and records of identification and customer due diligence",
+        ),
+        Period(
+            "accounting",
+            settings.ACCOUNTS_RETENTION_ACCOUNTING_YEARS,
+            ACCOUNTING_PERIOD_END,
+            "ACCOUNTS_RETENTION_ACCOUNTING_YEARS",
+            "zákon č. 563/1991 Sb., o účetnictví, § 31 odst. 2 písm. b): od konce účetního období (kalendářní rok)",
+            "Accounting Act 563/1991 Sb. §31(2)b: from the end of the accounting period (the calendar year)",
+            "účetní záznamy o vkladech, sázkách, výhrách a výplatách",
+            "accounting records of deposits, stakes, wins and payouts",
+        ),
     ]
 
 

@@ -2,6 +2,7 @@
 
 Each reads ``django.conf.settings`` at call time, so a test that sets ``settings.ACCOUNTS_X = ...`` is seen at once.
 """
+
 from __future__ import annotations
 
 from datetime import timedelta

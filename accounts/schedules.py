@@ -11,8 +11,10 @@ BEAT_SCHEDULE = {
     "accounts.terms_announce": {"task": "accounts.terms_announce", "schedule": 300.0},
     "accounts.duplicates_scan": {"task": "accounts.duplicates_scan", "schedule": crontab(hour=3, minute=15)},
     # GP §12(5), §12(7): the end of the retention periods (daily)
-    "accounts.personal_data_anonymise": {"task": "accounts.personal_data_anonymise",
-                                         "schedule": crontab(hour=2, minute=40)},
+    "accounts.personal_data_anonymise": {
+        "task": "accounts.personal_data_anonymise",
+        "schedule": crontab(hour=2, minute=40),
+    },
     # GP §12(7): the recipients of the data are told of corrections and erasures
     "accounts.recipient_notices_send": {"task": "accounts.recipient_notices_send", "schedule": 600.0},
     # changed personal data reported to the Ministry's AISG interface (ZmenitUdajeOsoby); nothing to do without it

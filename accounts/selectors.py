@@ -1,4 +1,5 @@
 """Reads of the accounts app (other apps use these, never the models directly)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -76,8 +77,9 @@ def betting_refusal(player: Player) -> DomainError | None:
     Status = Player.Status
     if s in (Status.CLOSED, Status.REJECTED):
         return errors.CLOSED(account_status=s)
-    if s == Status.EXPIRED or (s == Status.TEMPORARY and player.temporary_expires_at
-                               and player.temporary_expires_at <= clock.now()):
+    if s == Status.EXPIRED or (
+        s == Status.TEMPORARY and player.temporary_expires_at and player.temporary_expires_at <= clock.now()
+    ):
         return errors.TEMPORARY_EXPIRED(expired_at=player.temporary_expires_at)
     if s == Status.APPLICANT:
         return errors.NOT_REGISTERED(account_status=s)
@@ -102,8 +104,9 @@ def betting_refusal(player: Player) -> DomainError | None:
     if required is None and rules.terms_required():
         return errors.TERMS_NOT_PUBLISHED()
     if required is not None and (player.terms_version_accepted or 0) < required.version:
-        return errors.TERMS_NOT_ACCEPTED(version=required.version, effective_at=required.effective_at,
-                                         accepted=player.terms_version_accepted)
+        return errors.TERMS_NOT_ACCEPTED(
+            version=required.version, effective_at=required.effective_at, accepted=player.terms_version_accepted
+        )
     return None
 
 
@@ -146,8 +149,11 @@ def login_sessions(player: Player, since: datetime, until: datetime) -> QuerySet
 
     Open sessions have ``ended_at`` None; the limits app clips each to the window itself.
     """
-    return LoginSession.objects.filter(player=player, started_at__lt=until).filter(
-        Q(ended_at__isnull=True) | Q(ended_at__gt=since)).order_by("started_at", "id")
+    return (
+        LoginSession.objects.filter(player=player, started_at__lt=until)
+        .filter(Q(ended_at__isnull=True) | Q(ended_at__gt=since))
+        .order_by("started_at", "id")
+    )
 
 
 def person_key(player: Player) -> str:
@@ -188,12 +194,16 @@ STEP_TITLES = {
     "aml_identification": ("Identifikace podle AML zákona", "AML identification"),
     "email_confirmed": ("Potvrzení odkazu v e-mailu (heslo přijde SMS)", "E-mail link confirmed (password by SMS)"),
     "password_changed": ("Změna prvního hesla", "First password changed"),
-    "consents": ("Herní plán, obchodní podmínky, souhlas se zpracováním údajů",
-                 "Game plan, terms, data-processing consent"),
+    "consents": (
+        "Herní plán, obchodní podmínky, souhlas se zpracováním údajů",
+        "Game plan, terms, data-processing consent",
+    ),
     "self_limits": ("Sebeomezující opatření nastavena nebo odmítnuta", "Self-limits set or declined"),
     "payment_method": ("Ověřený platební prostředek", "Verified payment method"),
-    "aml_compliance": ("Prohlášení o politicky exponované osobě a prověrka sankčních seznamů",
-                       "Politically-exposed-person declaration and sanctions screening"),
+    "aml_compliance": (
+        "Prohlášení o politicky exponované osobě a prověrka sankčních seznamů",
+        "Politically-exposed-person declaration and sanctions screening",
+    ),
 }
 
 
@@ -222,8 +232,15 @@ def registration_steps(player: Player, now: datetime | None = None) -> dict[str,
         if code == "payment_method" and not ok:
             step_deadline = hooks.payment_method_deadline(player) or deadline
         title_cs, title_en = STEP_TITLES[code]
-        steps.append({"code": code, "done": ok, "title_cs": title_cs, "title_en": title_en,
-                      "deadline": None if ok else step_deadline})
+        steps.append(
+            {
+                "code": code,
+                "done": ok,
+                "title_cs": title_cs,
+                "title_en": title_en,
+                "deadline": None if ok else step_deadline,
+            }
+        )
     missing = [s["code"] for s in steps if not s["done"]]
     return {
         "status": player.status,
@@ -279,13 +296,20 @@ def accounts_export(player: Player) -> dict[str, Any]:
     user = player.user
     data: dict[str, Any] = {
         "account": {
-            "username": user.username, "status": player.status, "status_reason": player.status_reason,
-            "channel": player.channel, "created_at": player.created_at,
+            "username": user.username,
+            "status": player.status,
+            "status_reason": player.status_reason,
+            "channel": player.channel,
+            "created_at": player.created_at,
             "temporary_activated_at": player.temporary_activated_at,
-            "temporary_expires_at": player.temporary_expires_at, "completed_at": player.completed_at,
-            "identity_verified_at": player.identity_verified_at, "aml_identified_at": player.aml_identified_at,
-            "email_confirmed_at": player.email_confirmed_at, "closure_requested_at": player.closure_requested_at,
-            "closure_method": player.closure_method, "closed_at": player.closed_at,
+            "temporary_expires_at": player.temporary_expires_at,
+            "completed_at": player.completed_at,
+            "identity_verified_at": player.identity_verified_at,
+            "aml_identified_at": player.aml_identified_at,
+            "email_confirmed_at": player.email_confirmed_at,
+            "closure_requested_at": player.closure_requested_at,
+            "closure_method": player.closure_method,
+            "closed_at": player.closed_at,
             "last_login": user.last_login,
         },
         "personal_data": None,
@@ -294,11 +318,16 @@ def accounts_export(player: Player) -> dict[str, Any]:
             for c in player.consents.order_by("given_at", "id")
         ],
         "identity_verifications": [
-            {"method": v.method, "document_type": v.document_type, "document_number": v.document_number,
-             "document_issuing_state": v.document_issuing_state,
-             "document_issuing_authority": v.document_issuing_authority,
-             "document_valid_until": v.document_valid_until, "likeness_confirmed": v.likeness_confirmed,
-             "verified_at": v.verified_at}
+            {
+                "method": v.method,
+                "document_type": v.document_type,
+                "document_number": v.document_number,
+                "document_issuing_state": v.document_issuing_state,
+                "document_issuing_authority": v.document_issuing_authority,
+                "document_valid_until": v.document_valid_until,
+                "likeness_confirmed": v.likeness_confirmed,
+                "verified_at": v.verified_at,
+            }
             for v in player.identity_verifications.order_by("verified_at", "id")
         ],
         "register_checks": [
@@ -306,43 +335,91 @@ def accounts_export(player: Player) -> dict[str, Any]:
             for c in player.register_checks.order_by("checked_at", "id")
         ],
         "login_sessions": [
-            {"started_at": s.started_at, "ended_at": s.ended_at, "end_reason": s.end_reason,
-             "ip_address": s.ip_address, "user_agent": s.user_agent}
+            {
+                "started_at": s.started_at,
+                "ended_at": s.ended_at,
+                "end_reason": s.end_reason,
+                "ip_address": s.ip_address,
+                "user_agent": s.user_agent,
+            }
             for s in player.login_sessions.order_by("started_at", "id")
         ],
         "correction_requests": [
-            {"id": r.pk, "changes": r.changes, "note": r.note, "state": r.state, "created_at": r.created_at,
-             "decided_at": r.decided_at, "decision_note": r.decision_note}
+            {
+                "id": r.pk,
+                "changes": r.changes,
+                "note": r.note,
+                "state": r.state,
+                "created_at": r.created_at,
+                "decided_at": r.decided_at,
+                "decision_note": r.decision_note,
+            }
             for r in player.correction_requests.order_by("created_at", "id")
         ],
         "terms_acceptances": [
-            {"version": a.version.version, "accepted_at": a.accepted_at, "source": a.source,
-             "source_address": a.source_address}
+            {
+                "version": a.version.version,
+                "accepted_at": a.accepted_at,
+                "source": a.source,
+                "source_address": a.source_address,
+            }
             for a in player.terms_acceptances.select_related("version").order_by("accepted_at", "id")
         ],
         "messages": [
-            {"id": m.pk, "kind": m.kind, "subject_cs": m.subject_cs, "subject_en": m.subject_en,
-             "body_cs": m.body_cs, "body_en": m.body_en, "created_at": m.created_at, "read_at": m.read_at,
-             "deliveries": [{"channel": d.channel, "recipient": d.recipient, "status": d.status,
-                             "attempted_at": d.attempted_at, "delivered_at": d.delivered_at}
-                            for d in m.deliveries.all()]}
+            {
+                "id": m.pk,
+                "kind": m.kind,
+                "subject_cs": m.subject_cs,
+                "subject_en": m.subject_en,
+                "body_cs": m.body_cs,
+                "body_en": m.body_en,
+                "created_at": m.created_at,
+                "read_at": m.read_at,
+                "deliveries": [
+                    {
+                        "channel": d.channel,
+                        "recipient": d.recipient,
+                        "status": d.status,
+                        "attempted_at": d.attempted_at,
+                        "delivered_at": d.delivered_at,
+                    }
+                    for d in m.deliveries.all()
+                ],
+            }
             for m in player.messages.prefetch_related("deliveries").order_by("created_at", "id")
         ],
         "data_requests": [
-            {"id": r.pk, "kind": r.kind, "state": r.state, "text": r.text, "received_at": r.received_at,
-             "due_at": r.due_at, "decided_at": r.decided_at, "answer_cs": r.answer_cs, "answer_en": r.answer_en,
-             "legal_basis": r.legal_basis, "erase_on": r.erase_on, "ended_at": r.ended_at}
+            {
+                "id": r.pk,
+                "kind": r.kind,
+                "state": r.state,
+                "text": r.text,
+                "received_at": r.received_at,
+                "due_at": r.due_at,
+                "decided_at": r.decided_at,
+                "answer_cs": r.answer_cs,
+                "answer_en": r.answer_en,
+                "legal_basis": r.legal_basis,
+                "erase_on": r.erase_on,
+                "ended_at": r.ended_at,
+            }
             for r in player.data_requests.order_by("received_at", "id")
         ],
         "history": [
-            {"at": e.occurred_at, "action": e.action, "actor_type": e.actor_type,
-             "old": e.old_values, "new": e.new_values}
+            {
+                "at": e.occurred_at,
+                "action": e.action,
+                "actor_type": e.actor_type,
+                "old": e.old_values,
+                "new": e.new_values,
+            }
             for e in player_history(player).order_by("occurred_at", "id")
         ],
     }
     if _has_personal(player):
-        pd = model_to_dict(player.personal, exclude=["id", "player", "email_key", "document_key",
-                                                     "name_dob_key", "person_key"])
+        pd = model_to_dict(
+            player.personal, exclude=["id", "player", "email_key", "document_key", "name_dob_key", "person_key"]
+        )
         data["personal_data"] = pd
     return data
 
@@ -350,8 +427,8 @@ def accounts_export(player: Player) -> dict[str, Any]:
 def player_history(player: Player) -> QuerySet[AuditEvent]:
     """Audit events about this player and their personal data (who changed what)."""
     return AuditEvent.objects.filter(
-        Q(object_type="accounts.player", object_id=str(player.pk))
-        | Q(details__player_id=player.pk)).order_by("-occurred_at", "-id")
+        Q(object_type="accounts.player", object_id=str(player.pk)) | Q(details__player_id=player.pk)
+    ).order_by("-occurred_at", "-id")
 
 
 def email_of(player: Player) -> str:
@@ -362,12 +439,14 @@ def email_of(player: Player) -> str:
         return player.user.email
 
 
-def find_duplicates(clean: dict[str, Any], keys: dict[str, str], *,
-                    exclude_player_ids: Iterable[int] = ()) -> dict[str, list[int]]:
+def find_duplicates(
+    clean: dict[str, Any], keys: dict[str, str], *, exclude_player_ids: Iterable[int] = ()
+) -> dict[str, list[int]]:
     """GP §4(4)c: which identifying data match another applicant or participant (not closed,
     expired or rejected): birth number, identity document, e-mail, phone, name + date of birth."""
     base = PersonalData.objects.exclude(player__status__in=Player.TERMINAL).exclude(
-        player_id__in=list(exclude_player_ids))
+        player_id__in=list(exclude_player_ids)
+    )
     lookups: dict[str, dict[str, Any] | None] = {
         "birth_number": {"birth_number": clean["birth_number"]} if clean.get("birth_number") else None,
         "document_number": {"document_key": keys["document_key"]},
@@ -434,8 +513,9 @@ def data_request_of(player: Player, request_id: int) -> DataRequest | None:
 
 def processing_restricted(player: Player) -> bool:
     """GP §12(7)b, GDPR art. 18: a blocking is in force (from its receipt until refused, lifted or withdrawn)."""
-    return DataRequest.objects.filter(player=player, kind=DataRequest.Kind.BLOCKING,
-                                      state__in=[DataRequest.State.PENDING, DataRequest.State.GRANTED]).exists()
+    return DataRequest.objects.filter(
+        player=player, kind=DataRequest.Kind.BLOCKING, state__in=[DataRequest.State.PENDING, DataRequest.State.GRANTED]
+    ).exists()
 
 
 def marketing_allowed(player: Player) -> bool:
@@ -473,8 +553,7 @@ def fold(text: str) -> str:
 
 
 def _folded(field: str) -> Func:
-    return Func(Lower(F(field)), Value(ACCENTED), Value(UNACCENTED), function="TRANSLATE",
-                output_field=CharField())
+    return Func(Lower(F(field)), Value(ACCENTED), Value(UNACCENTED), function="TRANSLATE", output_field=CharField())
 
 
 def players_search(text: str, *, limit: int = 50) -> list[Player]:
@@ -483,13 +562,21 @@ def players_search(text: str, *, limit: int = 50) -> list[Player]:
     words = text.split()
     if not words:
         return []
-    qs = Player.objects.annotate(_surname=_folded("personal__surname"), _given=_folded("personal__given_names"),
-                                 _username=_folded("user__username"))
+    qs = Player.objects.annotate(
+        _surname=_folded("personal__surname"),
+        _given=_folded("personal__given_names"),
+        _username=_folded("user__username"),
+    )
     q = Q()
     for word in words:
         w = fold(word)
-        q &= Q(_username__contains=w) | Q(_surname__contains=w) | Q(_given__contains=w) | Q(
-            personal__email__icontains=word) | Q(personal__phone__icontains=word.replace(" ", ""))
+        q &= (
+            Q(_username__contains=w)
+            | Q(_surname__contains=w)
+            | Q(_given__contains=w)
+            | Q(personal__email__icontains=word)
+            | Q(personal__phone__icontains=word.replace(" ", ""))
+        )
     return list(qs.filter(q).select_related("user", "personal").order_by("user__username")[:limit])
 
 
@@ -502,8 +589,11 @@ def players_by_birth_number(birth_number: str) -> list[Player]:
 
 
 def identity_verifications(player: Player, *, limit: int = 10) -> list[IdentityVerification]:
-    return list(IdentityVerification.objects.filter(player_id=player.pk).select_related("verified_by")
-                .order_by("-verified_at", "-pk")[:limit])
+    return list(
+        IdentityVerification.objects.filter(player_id=player.pk)
+        .select_related("verified_by")
+        .order_by("-verified_at", "-pk")[:limit]
+    )
 
 
 def register_checks(player: Player, *, limit: int = 10) -> list[RegisterCheck]:
@@ -520,8 +610,11 @@ def data_requests_recent(player: Player, *, limit: int = 10) -> list[DataRequest
 
 def status_timeline(player: Player, *, limit: int = 20) -> list[AuditEvent]:
     """The account's state changes (each audit event of the player that set a new ``status``), newest first."""
-    return list(AuditEvent.objects.filter(object_type="accounts.player", object_id=str(player.pk),
-                                          new_values__has_key="status").order_by("-occurred_at", "-id")[:limit])
+    return list(
+        AuditEvent.objects.filter(
+            object_type="accounts.player", object_id=str(player.pk), new_values__has_key="status"
+        ).order_by("-occurred_at", "-id")[:limit]
+    )
 
 
 def history_recent(player: Player, *, limit: int = 50) -> list[AuditEvent]:
@@ -546,8 +639,11 @@ def player_id_for(text: str) -> int | None:
 
 def population_check_latest(player: Player) -> RegisterCheck | None:
     """The latest population-register check of the player (GP §4(4)c: the register match of the identity)."""
-    return (RegisterCheck.objects.filter(player_id=player.pk, register=RegisterCheck.Register.POPULATION)
-            .order_by("-checked_at", "-pk").first())
+    return (
+        RegisterCheck.objects.filter(player_id=player.pk, register=RegisterCheck.Register.POPULATION)
+        .order_by("-checked_at", "-pk")
+        .first()
+    )
 
 
 def duplicate_cases_queue() -> QueueState:

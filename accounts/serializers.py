@@ -1,4 +1,5 @@
 """Request/response shapes of the accounts API (drf-spectacular reads them)."""
+
 from django.utils import translation
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -16,8 +17,12 @@ class PersonalDataInSerializer(serializers.Serializer):
     given_names = serializers.CharField(max_length=100)
     surname = serializers.CharField(max_length=100)
     birth_surname = serializers.CharField(max_length=100, required=False, allow_blank=True)
-    birth_number = serializers.CharField(max_length=11, required=False, allow_blank=True,
-                                         help_text="rodné číslo (with or without '/'); foreigners only if assigned")
+    birth_number = serializers.CharField(
+        max_length=11,
+        required=False,
+        allow_blank=True,
+        help_text="rodné číslo (with or without '/'); foreigners only if assigned",
+    )
     date_of_birth = serializers.DateField()
     place_of_birth = serializers.CharField(max_length=100)
     sex = serializers.ChoiceField(choices=["M", "F"])
@@ -27,14 +32,21 @@ class PersonalDataInSerializer(serializers.Serializer):
     residence_postal_code = serializers.CharField(max_length=6, help_text="PSČ, e.g. 110 00")
     residence_country = serializers.CharField(max_length=2, required=False, default="CZ")
     permanent_residence_street = serializers.CharField(
-        max_length=200, required=False, allow_blank=True,
-        help_text="permanent residence (trvalý pobyt, AML law), when it differs from the residence; street and number")
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        help_text="permanent residence (trvalý pobyt, AML law), when it differs from the residence; street and number",
+    )
     permanent_residence_city = serializers.CharField(max_length=100, required=False, allow_blank=True)
-    permanent_residence_postal_code = serializers.CharField(max_length=12, required=False, allow_blank=True,
-                                                            help_text="PSČ in the Czech Republic, else that country's")
+    permanent_residence_postal_code = serializers.CharField(
+        max_length=12, required=False, allow_blank=True, help_text="PSČ in the Czech Republic, else that country's"
+    )
     permanent_residence_country = serializers.CharField(
-        max_length=2, required=False, allow_blank=True,
-        help_text="ISO 3166-1 alpha-2; leave all four permanent_residence_* empty when it is the residence")
+        max_length=2,
+        required=False,
+        allow_blank=True,
+        help_text="ISO 3166-1 alpha-2; leave all four permanent_residence_* empty when it is the residence",
+    )
     correspondence_address = serializers.CharField(max_length=300, required=False, allow_blank=True)
     phone = serializers.CharField(max_length=20, help_text="E.164, e.g. +420731000001")
     email = serializers.CharField(max_length=254)
@@ -42,15 +54,18 @@ class PersonalDataInSerializer(serializers.Serializer):
     document_type = serializers.ChoiceField(
         choices=list(DOCUMENT_TYPES),
         help_text="GP §2 point 9: a Czech citizen shows the identity card, or where it cannot be shown a passport or "
-                  "a driving licence (then id_card_unavailable=true); a foreigner an identity card of their state, a "
-                  "passport or a Czech residence permit")
+        "a driving licence (then id_card_unavailable=true); a foreigner an identity card of their state, a "
+        "passport or a Czech residence permit",
+    )
     document_number = serializers.CharField(max_length=30)
     document_issuing_state = serializers.CharField(max_length=2)
     document_issuing_authority = serializers.CharField(max_length=100)
     document_valid_until = serializers.DateField()
     id_card_unavailable = serializers.BooleanField(
-        required=False, default=False,
-        help_text="a Czech citizen declares the identity card cannot be shown (passport or driving licence instead)")
+        required=False,
+        default=False,
+        help_text="a Czech citizen declares the identity card cannot be shown (passport or driving licence instead)",
+    )
 
 
 class ConsentsInSerializer(serializers.Serializer):
@@ -61,8 +76,11 @@ class ConsentsInSerializer(serializers.Serializer):
     game_plan = serializers.CharField(max_length=30)
     marketing = serializers.BooleanField(required=False, default=False)
     plan_version = serializers.IntegerField(
-        required=False, min_value=1, max_value=DB_INT_MAX,
-        help_text="optional: the version of the game plan and terms in force the applicant read (GET terms/)")
+        required=False,
+        min_value=1,
+        max_value=DB_INT_MAX,
+        help_text="optional: the version of the game plan and terms in force the applicant read (GET terms/)",
+    )
 
 
 class RegistrationInSerializer(PersonalDataInSerializer):
@@ -84,8 +102,9 @@ class DocumentsOutSerializer(serializers.Serializer):
     data_processing = serializers.CharField()
     game_plan = serializers.CharField()
     marketing = serializers.CharField()
-    plan_version = serializers.IntegerField(allow_null=True,
-                                            help_text="the published game plan and terms in force (GET terms/)")
+    plan_version = serializers.IntegerField(
+        allow_null=True, help_text="the published game plan and terms in force (GET terms/)"
+    )
 
 
 class TokenInSerializer(serializers.Serializer):
@@ -167,8 +186,9 @@ class MeSerializer(serializers.Serializer):
     must_change_password = serializers.BooleanField()
     marketing_consent = serializers.BooleanField()
     betting_refusal = serializers.CharField(allow_null=True, help_text="error code, when betting is refused now")
-    terms_version_accepted = serializers.IntegerField(allow_null=True,
-                                                      help_text="the last version of the game plan and terms accepted")
+    terms_version_accepted = serializers.IntegerField(
+        allow_null=True, help_text="the last version of the game plan and terms accepted"
+    )
 
 
 class ConsentSerializer(serializers.ModelSerializer):
@@ -183,13 +203,18 @@ class ConsentInSerializer(serializers.Serializer):
 
 
 class ConsentWithdrawInSerializer(serializers.Serializer):
-    settlement = serializers.ChoiceField(choices=Player.ClosureMethod.choices, required=False,
-                                         help_text="required when withdrawing a mandatory consent (GP §12(6))")
+    settlement = serializers.ChoiceField(
+        choices=Player.ClosureMethod.choices,
+        required=False,
+        help_text="required when withdrawing a mandatory consent (GP §12(6))",
+    )
 
 
 class CorrectionInSerializer(serializers.Serializer):
-    changes = serializers.DictField(child=serializers.CharField(max_length=300, allow_blank=True),
-                                    help_text="{field: corrected value}, fields as in registration")
+    changes = serializers.DictField(
+        child=serializers.CharField(max_length=300, allow_blank=True),
+        help_text="{field: corrected value}, fields as in registration",
+    )
     note = serializers.CharField(max_length=500, required=False, allow_blank=True)
 
 
@@ -218,8 +243,19 @@ class MessageSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Message
-        fields = ["id", "kind", "subject", "body", "subject_cs", "subject_en", "body_cs", "body_en", "reference",
-                  "created_at", "read_at"]
+        fields = [
+            "id",
+            "kind",
+            "subject",
+            "body",
+            "subject_cs",
+            "subject_en",
+            "body_cs",
+            "body_en",
+            "reference",
+            "created_at",
+            "read_at",
+        ]
 
     @extend_schema_field(serializers.CharField())
     def get_subject(self, obj: Message) -> str:
@@ -237,8 +273,20 @@ class TermsVersionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = TermsVersion
-        fields = ["version", "title", "summary_cs", "summary_en", "text_cs", "text_en", "document_url", "sha256",
-                  "published_at", "effective_at", "min_stake", "stake_step"]
+        fields = [
+            "version",
+            "title",
+            "summary_cs",
+            "summary_en",
+            "text_cs",
+            "text_en",
+            "document_url",
+            "sha256",
+            "published_at",
+            "effective_at",
+            "min_stake",
+            "stake_step",
+        ]
 
 
 class TermsOutSerializer(serializers.Serializer):

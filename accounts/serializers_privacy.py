@@ -2,6 +2,7 @@
 
 ``kind`` and ``state`` are plain strings in the schema (their values are listed): an enum of their own would collide
 with the consents' ``kind`` and the corrections' ``state``."""
+
 from django.utils import translation
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -15,8 +16,13 @@ def _english() -> bool:
 
 class DataRequestInSerializer(serializers.Serializer):
     kind = serializers.CharField(max_length=20, help_text="one of: " + ", ".join(DataRequest.Kind.values))
-    text = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000,
-                                 help_text="what to explain, or why (required for an explanation)")
+    text = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=2000,
+        help_text="what to explain, or why (required for an explanation)",
+    )
 
 
 class DataRequestSerializer(serializers.ModelSerializer):
@@ -27,8 +33,22 @@ class DataRequestSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = DataRequest
-        fields = ["id", "kind", "state", "text", "received_at", "due_at", "decided_at", "answer", "answer_cs",
-                  "answer_en", "legal_basis", "erase_on", "ended_at", "in_force"]
+        fields = [
+            "id",
+            "kind",
+            "state",
+            "text",
+            "received_at",
+            "due_at",
+            "decided_at",
+            "answer",
+            "answer_cs",
+            "answer_en",
+            "legal_basis",
+            "erase_on",
+            "ended_at",
+            "in_force",
+        ]
 
     @extend_schema_field(serializers.CharField())
     def get_answer(self, obj: DataRequest) -> str:
@@ -36,8 +56,10 @@ class DataRequestSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.BooleanField())
     def get_in_force(self, obj: DataRequest) -> bool:
-        return obj.kind == DataRequest.Kind.BLOCKING and obj.state in (DataRequest.State.PENDING,
-                                                                         DataRequest.State.GRANTED)
+        return obj.kind == DataRequest.Kind.BLOCKING and obj.state in (
+            DataRequest.State.PENDING,
+            DataRequest.State.GRANTED,
+        )
 
 
 class PurposeSerializer(serializers.Serializer):

@@ -3,6 +3,7 @@ it is (see core/sql.py), mapped back with ``Model.from_db``; replaces the 3-4 OR
 ``select_related("user", "session", "user__player")`` and its compilation per request. Each row is read whole
 (``tests/test_sql_contracts.py`` fails when a model gains a field the statement does not read). Pinned by every API
 test, ``games/tests/platform/test_round_cost.py`` and ``tests/test_sql_contracts.py``."""
+
 from __future__ import annotations
 
 from django.db import connection
@@ -13,19 +14,82 @@ from core.sql import execute, instance, register
 
 #: (model, its columns in the order the statement selects them, whether the row may be absent: a LEFT JOIN)
 _PARTS: tuple[tuple[type[Model], tuple[str, ...], bool], ...] = (
-    (AuthToken, ("id", "user_id", "key_hash", "created_at", "last_used_at", "revoked_at", "revoked_reason",
-                 "session_id"), False),
-    (User, ("id", "password", "last_login", "is_superuser", "username", "first_name", "last_name", "email",
-            "is_staff", "is_active", "date_joined", "must_change_password"), False),
-    (LoginSession, ("id", "player_id", "started_at", "last_seen_at", "ended_at", "end_reason", "end_detail",
-                    "ip_address", "user_agent"), True),
-    (Player, ("id", "user_id", "status", "created_at", "channel", "status_changed_at", "status_reason",
-              "suspended_from", "checks_retry_at", "checks_attempts", "identity_verified_at", "aml_identified_at",
-              "temporary_activated_at", "temporary_expires_at", "completed_at", "email_link_seq",
-              "email_link_used_seq", "email_confirmed_at", "first_password_sent_at", "closure_requested_at",
-              "closure_method", "closed_at", "balance_handoff", "balance_handoff_at", "balance_handoff_error",
-              "barred_insider", "barred_insider_note", "exclusion_listed", "exclusion_checked_at", "aml_restriction",
-              "terms_version_accepted", "anonymised_at"), True),
+    (
+        AuthToken,
+        ("id", "user_id", "key_hash", "created_at", "last_used_at", "revoked_at", "revoked_reason", "session_id"),
+        False,
+    ),
+    (
+        User,
+        (
+            "id",
+            "password",
+            "last_login",
+            "is_superuser",
+            "username",
+            "first_name",
+            "last_name",
+            "email",
+            "is_staff",
+            "is_active",
+            "date_joined",
+            "must_change_password",
+        ),
+        False,
+    ),
+    (
+        LoginSession,
+        (
+            "id",
+            "player_id",
+            "started_at",
+            "last_seen_at",
+            "ended_at",
+            "end_reason",
+            "end_detail",
+            "ip_address",
+            "user_agent",
+        ),
+        True,
+    ),
+    (
+        Player,
+        (
+            "id",
+            "user_id",
+            "status",
+            "created_at",
+            "channel",
+            "status_changed_at",
+            "status_reason",
+            "suspended_from",
+            "checks_retry_at",
+            "checks_attempts",
+            "identity_verified_at",
+            "aml_identified_at",
+            "temporary_activated_at",
+            "temporary_expires_at",
+            "completed_at",
+            "email_link_seq",
+            "email_link_used_seq",
+            "email_confirmed_at",
+            "first_password_sent_at",
+            "closure_requested_at",
+            "closure_method",
+            "closed_at",
+            "balance_handoff",
+            "balance_handoff_at",
+            "balance_handoff_error",
+            "barred_insider",
+            "barred_insider_note",
+            "exclusion_listed",
+            "exclusion_checked_at",
+            "aml_restriction",
+            "terms_version_accepted",
+            "anonymised_at",
+        ),
+        True,
+    ),
 )
 _FIELDS = {model: names for model, names, _ in _PARTS}
 
@@ -47,8 +111,11 @@ JOIN accounts_user u ON u.id = t.user_id
 LEFT JOIN accounts_loginsession s ON s.id = t.session_id
 LEFT JOIN accounts_player p ON p.user_id = u.id
 WHERE t.key_hash = %(key_hash)s LIMIT 1""",
-    columns={**_FIELDS, AuthToken: (*_FIELDS[AuthToken], "user", "session", "key_hash"),
-             Player: (*_FIELDS[Player], "user")},
+    columns={
+        **_FIELDS,
+        AuthToken: (*_FIELDS[AuthToken], "user", "session", "key_hash"),
+        Player: (*_FIELDS[Player], "user"),
+    },
     params={"key_hash": str},
 )
 
@@ -63,7 +130,7 @@ def token_with_owner(key_hash: str) -> tuple[AuthToken, User, LoginSession | Non
     objs: list[Model | None] = []
     start = 0
     for model, names, optional in _PARTS:
-        values = row[start:start + len(names)]
+        values = row[start : start + len(names)]
         start += len(names)
         objs.append(None if optional and values[0] is None else instance(model, names, values))
     token, user, session, player = objs

@@ -1,4 +1,5 @@
 """Periodic jobs of the accounts app: thin wrappers of sweeper services (safe to run twice)."""
+
 from celery import shared_task
 
 from accounts import services

@@ -13,6 +13,7 @@ this process's snapshot; tests clear it around each test (``snapshot_clear``).
 GP §8(1): each version carries the minimum stake and its step; :func:`stake_grid` gives the figures in force, which
 the stake gate applies (``limits.rules``), so the grid changes only when an announced version takes effect.
 """
+
 from __future__ import annotations
 
 import threading
@@ -51,8 +52,9 @@ _snapshot: tuple[float, tuple[PublishedTerms, ...]] | None = None
 
 
 def _load() -> tuple[PublishedTerms, ...]:
-    rows = TermsVersion.objects.order_by("effective_at", "version").values_list("version", "effective_at",
-                                                                                "min_stake", "stake_step")
+    rows = TermsVersion.objects.order_by("effective_at", "version").values_list(
+        "version", "effective_at", "min_stake", "stake_step"
+    )
     return tuple(PublishedTerms(version=v, effective_at=at, min_stake=lo, stake_step=step) for v, at, lo, step in rows)
 
 

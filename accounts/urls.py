@@ -26,10 +26,14 @@ urlpatterns = [
     path("me/terms/accept", api.TermsAcceptView.as_view(), name="accounts-terms-accept"),
     # personal-data requests and the privacy notice (GP §12(7))
     path("me/data-requests", api_privacy.DataRequestsView.as_view(), name="accounts-data-requests"),
-    path("me/data-requests/<int:request_id>", api_privacy.DataRequestDetailView.as_view(),
-         name="accounts-data-request"),
-    path("me/data-requests/<int:request_id>/withdraw", api_privacy.DataRequestWithdrawView.as_view(),
-         name="accounts-data-request-withdraw"),
+    path(
+        "me/data-requests/<int:request_id>", api_privacy.DataRequestDetailView.as_view(), name="accounts-data-request"
+    ),
+    path(
+        "me/data-requests/<int:request_id>/withdraw",
+        api_privacy.DataRequestWithdrawView.as_view(),
+        name="accounts-data-request-withdraw",
+    ),
     path("privacy", api_privacy.PrivacyView.as_view(), name="accounts-privacy"),
     # development only (DEV_MAILBOX_ENABLED): the sandbox's e-mails and SMS
     path("dev/mailbox", api_mailbox.MailboxView.as_view(), name="accounts-dev-mailbox"),

@@ -5,6 +5,7 @@ or raises ``INVALID_PERSONAL_DATA(fields={field: [problem codes]})`` listing all
 once. Problem codes are stable strings (``required``, ``checksum``, ``dob_mismatch`` ...).
 Age (GP §3(1)) is a separate check, ``require_adult``, because it is its own refusal.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -25,14 +26,38 @@ ADULT_AGE = 18  # GP §3(1)
 COUNTRIES = frozenset(phonenumbers.SUPPORTED_REGIONS) - {"001"}
 DOCUMENT_TYPES = ("id_card", "passport", "driving_licence", "residence_permit")
 REQUIRED = (
-    "given_names", "surname", "date_of_birth", "place_of_birth", "sex", "citizenship", "residence_street",
-    "residence_city", "residence_postal_code", "phone", "email", "document_type", "document_number",
-    "document_issuing_state", "document_issuing_authority", "document_valid_until",
+    "given_names",
+    "surname",
+    "date_of_birth",
+    "place_of_birth",
+    "sex",
+    "citizenship",
+    "residence_street",
+    "residence_city",
+    "residence_postal_code",
+    "phone",
+    "email",
+    "document_type",
+    "document_number",
+    "document_issuing_state",
+    "document_issuing_authority",
+    "document_valid_until",
 )
-PERMANENT_RESIDENCE = ("permanent_residence_street", "permanent_residence_city", "permanent_residence_postal_code",
-                      "permanent_residence_country")
-OPTIONAL = ("birth_surname", "birth_number", "residence_country", "correspondence_address", "data_box_id",
-            *PERMANENT_RESIDENCE, "id_card_unavailable")
+PERMANENT_RESIDENCE = (
+    "permanent_residence_street",
+    "permanent_residence_city",
+    "permanent_residence_postal_code",
+    "permanent_residence_country",
+)
+OPTIONAL = (
+    "birth_surname",
+    "birth_number",
+    "residence_country",
+    "correspondence_address",
+    "data_box_id",
+    *PERMANENT_RESIDENCE,
+    "id_card_unavailable",
+)
 FIELDS = REQUIRED + OPTIONAL
 _NAME = re.compile(r"^[^\W\d_]+(?:[ '\-.][^\W\d_]+)*\.?$")
 _POSTAL = re.compile(r"^([1-7]\d{2}) ?(\d{2})$")
@@ -339,14 +364,23 @@ def derived_keys(clean: dict[str, Any]) -> dict[str, str]:
         "email_key": email_key(clean["email"]),
         "document_key": document_key(clean["document_issuing_state"], clean["document_number"]),
         "name_dob_key": name_dob_key(clean["given_names"], clean["surname"], clean["date_of_birth"]),
-        "person_key": person_key_for(birth_number=clean["birth_number"], given_names=clean["given_names"],
-                                     surname=clean["surname"], dob=clean["date_of_birth"],
-                                     citizenship=clean["citizenship"]),
+        "person_key": person_key_for(
+            birth_number=clean["birth_number"],
+            given_names=clean["given_names"],
+            surname=clean["surname"],
+            dob=clean["date_of_birth"],
+            citizenship=clean["citizenship"],
+        ),
     }
 
 
-DOCUMENT_FIELDS = ("document_type", "document_number", "document_issuing_state", "document_issuing_authority",
-                   "document_valid_until")
+DOCUMENT_FIELDS = (
+    "document_type",
+    "document_number",
+    "document_issuing_state",
+    "document_issuing_authority",
+    "document_valid_until",
+)
 
 
 def validate_document(doc: dict[str, Any], *, today: date, citizenship: str) -> dict[str, Any]:

@@ -27,6 +27,7 @@ changes when the list does (everyone is screened again). Two lists are registere
 
 A real provider or list implements the Protocol and is registered in ``_PROVIDERS`` / ``_LISTS``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -93,8 +94,15 @@ class IdentificationResult:
 
     def material(self) -> tuple[Any, ...]:
         """What a callback says (a retry may carry another delivery time, never another content)."""
-        return (self.type, self.reference, self.provider_check_id, self.outcome, self.score,
-                json.dumps(self.extracted, sort_keys=True), self.reasons)
+        return (
+            self.type,
+            self.reference,
+            self.provider_check_id,
+            self.outcome,
+            self.score,
+            json.dumps(self.extracted, sort_keys=True),
+            self.reasons,
+        )
 
 
 def hmac_signature(secret: str, raw_body: bytes) -> str:
@@ -137,14 +145,26 @@ class SignedJsonCallbacks:
             if not isinstance(reasons, list) or not isinstance(extracted, dict):
                 raise TypeError("reasons must be a list, extracted an object")
             event = IdentificationResult(
-                event_id=str(data["event_id"]), type=str(data["type"]), reference=str(data["reference"]),
-                provider_check_id=str(data.get("check_id", "")), outcome=str(data["outcome"]),
-                score=int(data["score"]), extracted={str(k): str(v) for k, v in extracted.items()},
-                reasons=tuple(str(r)[:100] for r in reasons[:20]), occurred_at=str(data.get("occurred_at", "")))
+                event_id=str(data["event_id"]),
+                type=str(data["type"]),
+                reference=str(data["reference"]),
+                provider_check_id=str(data.get("check_id", "")),
+                outcome=str(data["outcome"]),
+                score=int(data["score"]),
+                extracted={str(k): str(v) for k, v in extracted.items()},
+                reasons=tuple(str(r)[:100] for r in reasons[:20]),
+                occurred_at=str(data.get("occurred_at", "")),
+            )
         except (ValueError, KeyError, TypeError, UnicodeDecodeError):
             raise errors.BAD_CALLBACK(reason="malformed body")
-        if (event.type not in EVENT_TYPES or event.outcome not in OUTCOMES or not event.event_id
-                or len(event.event_id) > 120 or not 0 <= event.score <= 100 or len(event.reference) > 64):
+        if (
+            event.type not in EVENT_TYPES
+            or event.outcome not in OUTCOMES
+            or not event.event_id
+            or len(event.event_id) > 120
+            or not 0 <= event.score <= 100
+            or len(event.reference) > 64
+        ):
             raise errors.BAD_CALLBACK(reason="unknown type or outcome, or bad fields")
         return event
 
@@ -184,23 +204,42 @@ class SandboxIdentificationProvider(SignedJsonCallbacks):
     @staticmethod
     def _decide(number: str, submission: Submission) -> tuple[str, int, list[str]]:
         forced: str = settings.AML_SANDBOX_IDENT_OUTCOME
-        outcome = forced if forced in OUTCOMES else (
-            "doubtful" if number.endswith("DBT") else "rejected" if number.endswith("REJ") else "approved")
+        outcome = (
+            forced
+            if forced in OUTCOMES
+            else ("doubtful" if number.endswith("DBT") else "rejected" if number.endswith("REJ") else "approved")
+        )
         if outcome == "approved" and "selfie" not in submission.images:
             outcome = "rejected"
         score = {"approved": 93, "doubtful": 61, "rejected": 12}[outcome]
-        reasons = {"approved": [], "doubtful": ["likeness_uncertain"],
-                   "rejected": ["document_not_authentic"]}[outcome]
+        reasons = {"approved": [], "doubtful": ["likeness_uncertain"], "rejected": ["document_not_authentic"]}[outcome]
         return outcome, score, reasons
 
-    def event(self, reference: str, check_id: str, outcome: str, score: int, extracted: dict[str, Any],
-              reasons: list[str], event_id: str | None = None) -> tuple[bytes, str]:
+    def event(
+        self,
+        reference: str,
+        check_id: str,
+        outcome: str,
+        score: int,
+        extracted: dict[str, Any],
+        reasons: list[str],
+        event_id: str | None = None,
+    ) -> tuple[bytes, str]:
         """The sandbox's "server side": a correctly signed callback (body, signature)."""
-        body = json.dumps({
-            "event_id": event_id or f"idevt_{uuid.uuid4().hex}", "type": "identification.completed",
-            "reference": reference, "check_id": check_id, "outcome": outcome, "score": score,
-            "extracted": extracted, "reasons": reasons, "occurred_at": clock.now().isoformat(),
-        }, sort_keys=True).encode()
+        body = json.dumps(
+            {
+                "event_id": event_id or f"idevt_{uuid.uuid4().hex}",
+                "type": "identification.completed",
+                "reference": reference,
+                "check_id": check_id,
+                "outcome": outcome,
+                "score": score,
+                "extracted": extracted,
+                "reasons": reasons,
+                "occurred_at": clock.now().isoformat(),
+            },
+            sort_keys=True,
+        ).encode()
         return body, hmac_signature(self.secret(), body)
 
 
@@ -219,15 +258,24 @@ def get_identification_provider(code: str | None = None, *, outbox: Outbox | Non
     return cls(outbox=outbox)
 
 
-def sandbox_identification_event(reference: str, outcome: str, *, score: int = 90, check_id: str = "",
-                                 extracted: dict[str, Any] | None = None, reasons: list[str] | None = None,
-                                 event_id: str | None = None) -> tuple[bytes, str]:
+def sandbox_identification_event(
+    reference: str,
+    outcome: str,
+    *,
+    score: int = 90,
+    check_id: str = "",
+    extracted: dict[str, Any] | None = None,
+    reasons: list[str] | None = None,
+    event_id: str | None = None,
+) -> tuple[bytes, str]:
     """A correctly signed sandbox callback (body, signature), e.g. for tests and the admin."""
-    return SandboxIdentificationProvider().event(reference, check_id, outcome, score, extracted or {}, reasons or [],
-                                                 event_id=event_id)
+    return SandboxIdentificationProvider().event(
+        reference, check_id, outcome, score, extracted or {}, reasons or [], event_id=event_id
+    )
 
 
 # Screening lists ----------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ScreeningSubject:
@@ -257,11 +305,21 @@ class ScreeningMatch:
     fingerprint: str = ""  # of the entry's names and birth dates: a changed entry is a new match
 
     def to_json(self) -> dict[str, Any]:
-        return {"entry_id": self.entry_id, "list": self.list_name, "name": self.name,
-                "date_of_birth": self.date_of_birth, "note": self.note, "score": self.score,
-                "matched_name": self.matched_name or self.name, "source": self.source, "reference": self.reference,
-                "programme": self.programme, "list_version_id": self.list_version_id,
-                "list_entry_id": self.list_entry_id, "fingerprint": self.fingerprint}
+        return {
+            "entry_id": self.entry_id,
+            "list": self.list_name,
+            "name": self.name,
+            "date_of_birth": self.date_of_birth,
+            "note": self.note,
+            "score": self.score,
+            "matched_name": self.matched_name or self.name,
+            "source": self.source,
+            "reference": self.reference,
+            "programme": self.programme,
+            "list_version_id": self.list_version_id,
+            "list_entry_id": self.list_entry_id,
+            "fingerprint": self.fingerprint,
+        }
 
 
 class ScreeningList(Protocol):
@@ -310,10 +368,18 @@ class SandboxScreeningList:
             names = entry.get("names") or []
             matched = next((str(n) for n in names if name_key(str(n)) == wanted), None)
             if matched is not None and birth_date_matches(str(entry.get("date_of_birth", "")), subject.date_of_birth):
-                out.append(ScreeningMatch(entry_id=str(entry.get("id", "")), list_name=str(entry.get("list", "")),
-                                          name=str(names[0]), date_of_birth=str(entry.get("date_of_birth", "")),
-                                          note=str(entry.get("note", ""))[:200], matched_name=matched,
-                                          source="sandbox", reference=str(entry.get("id", ""))))
+                out.append(
+                    ScreeningMatch(
+                        entry_id=str(entry.get("id", "")),
+                        list_name=str(entry.get("list", "")),
+                        name=str(names[0]),
+                        date_of_birth=str(entry.get("date_of_birth", "")),
+                        note=str(entry.get("note", ""))[:200],
+                        matched_name=matched,
+                        source="sandbox",
+                        reference=str(entry.get("id", "")),
+                    )
+                )
         return out
 
 
@@ -332,12 +398,17 @@ class ImportedScreeningList:
 
     def _versions(self) -> tuple[str, tuple[int, ...]]:
         if self._current is None:
-            rows = dict(ScreeningListVersion.objects.filter(withdrawn_at__isnull=True).order_by("source", "-id")
-                        .distinct("source").values_list("source", "id"))
+            rows = dict(
+                ScreeningListVersion.objects.filter(withdrawn_at__isnull=True)
+                .order_by("source", "-id")
+                .distinct("source")
+                .values_list("source", "id")
+            )
             missing = [s for s in settings.AML_SCREENING_REQUIRED_SOURCES if s not in rows]
             if missing:
-                raise ListUnavailable(f"no imported version of the list(s) {', '.join(missing)} "
-                                      "(AML_SCREENING_REQUIRED_SOURCES)")
+                raise ListUnavailable(
+                    f"no imported version of the list(s) {', '.join(missing)} (AML_SCREENING_REQUIRED_SOURCES)"
+                )
             if not rows:
                 raise ListUnavailable("no screening list has been imported")
             key = ".".join(f"{s}{rows[s]}" for s in sorted(rows))
@@ -354,11 +425,23 @@ class ImportedScreeningList:
         out = []
         for hit in index.search(f"{subject.given_names} {subject.surname}", subject.date_of_birth, threshold):
             e = hit.entry
-            out.append(ScreeningMatch(
-                entry_id=f"{e.source}:{e.reference}", list_name=e.list_kind, name=e.name,
-                date_of_birth=", ".join(e.birth_dates), note=str(e.details.get("position") or e.programme)[:200],
-                score=hit.score, matched_name=hit.matched_name, source=e.source, reference=e.reference,
-                programme=e.programme, list_version_id=e.version_id, list_entry_id=e.pk, fingerprint=e.fingerprint))
+            out.append(
+                ScreeningMatch(
+                    entry_id=f"{e.source}:{e.reference}",
+                    list_name=e.list_kind,
+                    name=e.name,
+                    date_of_birth=", ".join(e.birth_dates),
+                    note=str(e.details.get("position") or e.programme)[:200],
+                    score=hit.score,
+                    matched_name=hit.matched_name,
+                    source=e.source,
+                    reference=e.reference,
+                    programme=e.programme,
+                    list_version_id=e.version_id,
+                    list_entry_id=e.pk,
+                    fingerprint=e.fingerprint,
+                )
+            )
         return out
 
 
@@ -375,21 +458,47 @@ def imported_index(key: str, version_ids: tuple[int, ...]) -> NameIndex:
         index = _INDEX.get(key)
         if index is None:
             rows = ScreeningListEntry.objects.filter(
-                version_id__in=version_ids, subject_type=ScreeningListEntry.SubjectType.PERSON).values_list(
-                "pk", "source", "reference", "list_kind", "programme", "name", "names", "match_names", "birth_dates",
-                "fingerprint", "version_id", "details")
-            index = NameIndex(IndexedEntry(pk=r[0], source=r[1], reference=r[2], list_kind=r[3], programme=r[4],
-                                           name=r[5], names=tuple(r[6]), match_names=tuple(r[7]),
-                                           birth_dates=tuple(r[8]), fingerprint=r[9], version_id=r[10],
-                                           details={"position": (r[11] or {}).get("position", "")})
-                              for r in rows.iterator(chunk_size=2000))
+                version_id__in=version_ids, subject_type=ScreeningListEntry.SubjectType.PERSON
+            ).values_list(
+                "pk",
+                "source",
+                "reference",
+                "list_kind",
+                "programme",
+                "name",
+                "names",
+                "match_names",
+                "birth_dates",
+                "fingerprint",
+                "version_id",
+                "details",
+            )
+            index = NameIndex(
+                IndexedEntry(
+                    pk=r[0],
+                    source=r[1],
+                    reference=r[2],
+                    list_kind=r[3],
+                    programme=r[4],
+                    name=r[5],
+                    names=tuple(r[6]),
+                    match_names=tuple(r[7]),
+                    birth_dates=tuple(r[8]),
+                    fingerprint=r[9],
+                    version_id=r[10],
+                    details={"position": (r[11] or {}).get("position", "")},
+                )
+                for r in rows.iterator(chunk_size=2000)
+            )
             _INDEX.clear()
             _INDEX[key] = index
     return index
 
 
 _LISTS: dict[str, type[SandboxScreeningList] | type[ImportedScreeningList]] = {
-    "sandbox": SandboxScreeningList, "imported": ImportedScreeningList}
+    "sandbox": SandboxScreeningList,
+    "imported": ImportedScreeningList,
+}
 
 
 def get_screening_list() -> ScreeningList:

@@ -3,6 +3,7 @@
 with the document images), the compliance cases (decide, hold a win, GP §10(3); a list match shows its score, the
 list's name that scored and the list entry), source-of-funds declarations, and the imported sanctions / PEP lists
 (an upload form for staff with ``aml.import_screening_list``; versions and entries read-only)."""
+
 from __future__ import annotations
 
 from datetime import datetime, time
@@ -49,36 +50,63 @@ from core.audit import Actor
 from core.errors import DomainError
 
 
-def _render(request: HttpRequest, site: AdminSite, *, title: str, form: forms.Form, subject: str = "",
-            help: str = "", error: str | None = None) -> TemplateResponse:
-    context = {**site.each_context(request), "title": title, "form": form, "subject": subject, "help": help,
-               "error": error}
+def _render(
+    request: HttpRequest,
+    site: AdminSite,
+    *,
+    title: str,
+    form: forms.Form,
+    subject: str = "",
+    help: str = "",
+    error: str | None = None,
+) -> TemplateResponse:
+    context = {
+        **site.each_context(request),
+        "title": title,
+        "form": form,
+        "subject": subject,
+        "help": help,
+        "error": error,
+    }
     return TemplateResponse(request, "admin/platform/action_form.html", context)
 
 
 class ReviewForm(forms.Form):
-    approve = forms.TypedChoiceField(choices=[("1", "approve: identified, likeness confirmed"), ("0", "reject")],
-                                     coerce=lambda v: v == "1", label="decision")
+    approve = forms.TypedChoiceField(
+        choices=[("1", "approve: identified, likeness confirmed"), ("0", "reject")],
+        coerce=lambda v: v == "1",
+        label="decision",
+    )
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=300)
 
 
 class CaseDecideForm(forms.Form):
-    decision = forms.ChoiceField(choices=[
-        (ComplianceCase.Status.CLEARED, "cleared: false positive / PEP accepted / no suspicion"),
-        (ComplianceCase.Status.CONFIRMED, "confirmed: list match / relationship refused / suspicion reported")])
+    decision = forms.ChoiceField(
+        choices=[
+            (ComplianceCase.Status.CLEARED, "cleared: false positive / PEP accepted / no suspicion"),
+            (ComplianceCase.Status.CONFIRMED, "confirmed: list match / relationship refused / suspicion reported"),
+        ]
+    )
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=500)
 
 
 class CaseHoldForm(forms.Form):
     win_reference = forms.CharField(max_length=160, help_text="the win's ledger reference")
-    reason = forms.ChoiceField(choices=[("aml", "aml: suspicious transaction (AML-law period)"),
-                                        ("regularity", "regularity: doubt about the bet (at most the 60-day term)")])
+    reason = forms.ChoiceField(
+        choices=[
+            ("aml", "aml: suspicious transaction (AML-law period)"),
+            ("regularity", "regularity: doubt about the bet (at most the 60-day term)"),
+        ]
+    )
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=255)
 
 
 class SofReviewForm(forms.Form):
-    accept = forms.TypedChoiceField(choices=[("1", "accept"), ("0", "reject: a new declaration is needed")],
-                                    coerce=lambda v: v == "1", label="decision")
+    accept = forms.TypedChoiceField(
+        choices=[("1", "accept"), ("0", "reject: a new declaration is needed")],
+        coerce=lambda v: v == "1",
+        label="decision",
+    )
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=500)
 
 
@@ -99,15 +127,19 @@ class DecisionAdmin(ReadOnlyAdmin):
         return f"aml_{self.model._meta.model_name}_{what}"
 
     def get_urls(self) -> list[URLPattern]:
-        return [decision_path(self, "<int:pk>/decide/", self.decide_view, perm=self.decide_permission,
-                              name=self._url_name("decide"))] + super().get_urls()
+        return [
+            decision_path(
+                self, "<int:pk>/decide/", self.decide_view, perm=self.decide_permission, name=self._url_name("decide")
+            )
+        ] + super().get_urls()
 
     @admin.display(description="decide")
     def decide_link(self, obj: Any) -> str:
         if not self.decidable(obj):
             return "-"
-        return format_html('<a href="{}">{}</a>', reverse(f"admin:{self._url_name('decide')}", args=[obj.pk]),
-                           self.decide_title)
+        return format_html(
+            '<a href="{}">{}</a>', reverse(f"admin:{self._url_name('decide')}", args=[obj.pk]), self.decide_title
+        )
 
     def decide_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         obj = get_object_or_404(self.model, pk=pk)
@@ -116,13 +148,15 @@ class DecisionAdmin(ReadOnlyAdmin):
         error = None
         if request.method == "POST" and form.is_valid():
             try:
-                self.message_user(request, self.decide(obj, form.cleaned_data, Actor.staff(request.user)),
-                                  messages.SUCCESS)
+                self.message_user(
+                    request, self.decide(obj, form.cleaned_data, Actor.staff(request.user)), messages.SUCCESS
+                )
                 return redirect(change)
             except DomainError as exc:
                 error = domain_error_text(exc)
-        return _render(request, self.admin_site, title=f"{self.decide_title}: {obj}", form=form, subject=str(obj),
-                       error=error)
+        return _render(
+            request, self.admin_site, title=f"{self.decide_title}: {obj}", form=form, subject=str(obj), error=error
+        )
 
 
 class ImageInline(ReadOnlyInline):
@@ -135,8 +169,12 @@ class ImageInline(ReadOnlyInline):
         """The image itself, so the reviewer compares the selfie with the document photo on one page (a click opens
         it full size)."""
         url = reverse("admin:aml_identificationcheck_image", args=[obj.identification_id, obj.side])
-        return format_html('<a href="{0}" target="_blank"><img src="{0}" alt="{1} (open)" '
-                           'style="max-height:200px; max-width:320px"></a>', url, obj.get_side_display())
+        return format_html(
+            '<a href="{0}" target="_blank"><img src="{0}" alt="{1} (open)" '
+            'style="max-height:200px; max-width:320px"></a>',
+            url,
+            obj.get_side_display(),
+        )
 
 
 @admin.register(IdentificationCheck)
@@ -146,8 +184,17 @@ class IdentificationCheckAdmin(DecisionAdmin):
     decide_title = "Review (approve or reject)"
     decide_permission = "aml.review_identification"
     form_class = ReviewForm
-    list_display = ("id", "player", "status", "document_type", "provider_outcome", "score", "created_at",
-                    "answered_at", "decided_by")
+    list_display = (
+        "id",
+        "player",
+        "status",
+        "document_type",
+        "provider_outcome",
+        "score",
+        "created_at",
+        "answered_at",
+        "decided_by",
+    )
     list_filter = ("status", "provider", "document_type")
     search_fields = ("reference", "provider_check_id", "player__user__username", "document_number")
     readonly_fields = [f.name for f in IdentificationCheck._meta.fields] + ["decide_link"]
@@ -161,9 +208,16 @@ class IdentificationCheckAdmin(DecisionAdmin):
         return "Identification approved." if data["approve"] else "Identification rejected."
 
     def get_urls(self) -> list[URLPattern]:
-        return [decision_path(self, "<int:pk>/image/<str:side>/", self.image_view,
-                              perm="aml.view_identificationimage", name="aml_identificationcheck_image"),
-                *super().get_urls()]
+        return [
+            decision_path(
+                self,
+                "<int:pk>/image/<str:side>/",
+                self.image_view,
+                perm="aml.view_identificationimage",
+                name="aml_identificationcheck_image",
+            ),
+            *super().get_urls(),
+        ]
 
     def image_view(self, request: HttpRequest, pk: int, side: str) -> FileResponse:
         img = get_object_or_404(IdentificationImage, identification_id=pk, side=_image_side(side))
@@ -194,8 +248,19 @@ class BankIdAuthorizationAdmin(ReadOnlyAdmin):
     list_display = ("id", "player", "status", "error_code", "created_at", "finished_at", "identification")
     list_filter = ("status", "error_code")
     search_fields = ("player__user__username", "subject")
-    fields = ("player", "status", "redirect_url", "issuer", "created_at", "expires_at", "finished_at", "error_code",
-              "error_detail", "subject", "identification")
+    fields = (
+        "player",
+        "status",
+        "redirect_url",
+        "issuer",
+        "created_at",
+        "expires_at",
+        "finished_at",
+        "error_code",
+        "error_detail",
+        "subject",
+        "identification",
+    )
     readonly_fields = fields
 
 
@@ -223,15 +288,25 @@ class ComplianceCaseAdmin(DecisionAdmin):
         match = (obj.details or {}).get("match")
         if obj.kind != ComplianceCase.Kind.SCREENING_HIT or not isinstance(match, dict):
             return "-"
-        rows = [("score (0-100)", match.get("score", 100)), ("matched name / alias", match.get("matched_name", "")),
-                ("list", f"{match.get('source', '')} {match.get('list', '')}".strip()),
-                ("reference", match.get("reference") or match.get("entry_id", "")),
-                ("programme", match.get("programme", "")), ("entry's name", match.get("name", "")),
-                ("entry's birth dates", match.get("date_of_birth", "") or "none on the list")]
+        rows = [
+            ("score (0-100)", match.get("score", 100)),
+            ("matched name / alias", match.get("matched_name", "")),
+            ("list", f"{match.get('source', '')} {match.get('list', '')}".strip()),
+            ("reference", match.get("reference") or match.get("entry_id", "")),
+            ("programme", match.get("programme", "")),
+            ("entry's name", match.get("name", "")),
+            ("entry's birth dates", match.get("date_of_birth", "") or "none on the list"),
+        ]
         body = format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows)
         entry_id = match.get("list_entry_id")
-        link = format_html('<p><a href="{}">the list entry</a></p>', reverse(
-            "admin:aml_screeninglistentry_change", args=[entry_id])) if isinstance(entry_id, int) else ""
+        link = (
+            format_html(
+                '<p><a href="{}">the list entry</a></p>',
+                reverse("admin:aml_screeninglistentry_change", args=[entry_id]),
+            )
+            if isinstance(entry_id, int)
+            else ""
+        )
         return format_html("<table>{}</table>{}", body, link)
 
     def decidable(self, obj: ComplianceCase) -> bool:
@@ -248,8 +323,12 @@ class ComplianceCaseAdmin(DecisionAdmin):
         return format_html('<a href="{}">Hold a win</a>', reverse("admin:aml_compliancecase_hold", args=[obj.pk]))
 
     def get_urls(self) -> list[URLPattern]:
-        return [decision_path(self, "<int:pk>/hold/", self.hold_view, perm="aml.place_hold",
-                              name="aml_compliancecase_hold"), *super().get_urls()]
+        return [
+            decision_path(
+                self, "<int:pk>/hold/", self.hold_view, perm="aml.place_hold", name="aml_compliancecase_hold"
+            ),
+            *super().get_urls(),
+        ]
 
     def hold_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         case = get_object_or_404(ComplianceCase, pk=pk)
@@ -264,10 +343,16 @@ class ComplianceCaseAdmin(DecisionAdmin):
                 return redirect(change)
             except DomainError as exc:
                 error = domain_error_text(exc)
-        return _render(request, self.admin_site, title=f"Hold a win: {case}", form=form, subject=case.summary,
-                       help="GP §10(3): regularity at most until the win's 60-day payout term; aml for the "
-                            "period the AML law sets (WALLET_AML_HOLD_DAYS, extendable in the wallet).",
-                       error=error)
+        return _render(
+            request,
+            self.admin_site,
+            title=f"Hold a win: {case}",
+            form=form,
+            subject=case.summary,
+            help="GP §10(3): regularity at most until the win's 60-day payout term; aml for the "
+            "period the AML law sets (WALLET_AML_HOLD_DAYS, extendable in the wallet).",
+            error=error,
+        )
 
 
 @admin.register(SourceOfFundsDeclaration)
@@ -311,8 +396,16 @@ class ScreeningRunAdmin(ReadOnlyAdmin):
 
 @admin.register(AmlProfile)
 class AmlProfileAdmin(ReadOnlyAdmin):
-    list_display = ("player", "last_screened_at", "last_screening_result", "list_version", "next_screening_at",
-                    "risk_level", "risk_score", "risk_next_review_at")
+    list_display = (
+        "player",
+        "last_screened_at",
+        "last_screening_result",
+        "list_version",
+        "next_screening_at",
+        "risk_level",
+        "risk_score",
+        "risk_next_review_at",
+    )
     list_filter = ("last_screening_result", "risk_level")
     search_fields = ("player__user__username",)
     actions = ["screen_now", "assess_risk_now"]
@@ -347,10 +440,13 @@ class PepClaimAdmin(ReadOnlyAdmin):
 
 # Imported screening lists -------------------------------------------------------------------------------------------
 
+
 class ScreeningListImportForm(forms.Form):
     source = forms.ChoiceField(choices=ScreeningListVersion.Source.choices)
-    file = forms.FileField(help_text="the file as downloaded: EU FSF XML, UN consolidated list XML, the national "
-                                     "list in our XML layout, the PEP list CSV (docs/aml.md)")
+    file = forms.FileField(
+        help_text="the file as downloaded: EU FSF XML, UN consolidated list XML, the national "
+        "list in our XML layout, the PEP list CSV (docs/aml.md)"
+    )
     published = forms.DateField(required=False, help_text="only for a file that states no publication date (PEP CSV)")
 
 
@@ -358,8 +454,18 @@ class ScreeningListImportForm(forms.Form):
 class ScreeningListVersionAdmin(ReadOnlyAdmin):
     """Imported list files; a new one through the import form (``aml.import_screening_list``)."""
 
-    list_display = ("id", "source", "published_at", "entry_count", "person_count", "name_count", "imported_at",
-                    "imported_by", "file_name", "withdrawn_at")
+    list_display = (
+        "id",
+        "source",
+        "published_at",
+        "entry_count",
+        "person_count",
+        "name_count",
+        "imported_at",
+        "imported_by",
+        "file_name",
+        "withdrawn_at",
+    )
     list_filter = ("source",)
     search_fields = ("sha256", "file_name")
     readonly_fields = [f.name for f in ScreeningListVersion._meta.fields]
@@ -369,15 +475,29 @@ class ScreeningListVersionAdmin(ReadOnlyAdmin):
     @decision_action("aml.import_screening_list", description="Withdraw the selected versions (imported wrongly)")
     def withdraw(self, request: HttpRequest, queryset: QuerySet[ScreeningListVersion]) -> None:
         def withdraw_one(version: ScreeningListVersion, actor: Actor) -> None:
-            services.screening_list_withdraw(version=version, actor=actor,
-                                             reason=f"withdrawn in the admin by {request.user.get_username()}")
+            services.screening_list_withdraw(
+                version=version, actor=actor, reason=f"withdrawn in the admin by {request.user.get_username()}"
+            )
 
-        run_service_action(self, request, queryset.filter(withdrawn_at__isnull=True), withdraw_one,
-                           "Versions withdrawn; every live player is screened again")
+        run_service_action(
+            self,
+            request,
+            queryset.filter(withdrawn_at__isnull=True),
+            withdraw_one,
+            "Versions withdrawn; every live player is screened again",
+        )
 
     def get_urls(self) -> list[URLPattern]:
-        return [decision_path(self, "import/", self.import_view, perm="aml.import_screening_list",
-                              name="aml_screeninglistversion_import"), *super().get_urls()]
+        return [
+            decision_path(
+                self,
+                "import/",
+                self.import_view,
+                perm="aml.import_screening_list",
+                name="aml_screeninglistversion_import",
+            ),
+            *super().get_urls(),
+        ]
 
     def import_view(self, request: HttpRequest) -> HttpResponse:
         form = ScreeningListImportForm(request.POST or None, request.FILES or None)
@@ -386,22 +506,33 @@ class ScreeningListVersionAdmin(ReadOnlyAdmin):
             f, published = form.cleaned_data["file"], form.cleaned_data.get("published")
             try:
                 version, created = services.screening_list_import(
-                    source=form.cleaned_data["source"], data=f.read(), file_name=f.name or "",
+                    source=form.cleaned_data["source"],
+                    data=f.read(),
+                    file_name=f.name or "",
                     actor=Actor.staff(request.user),
-                    published_at=None if published is None else datetime.combine(published, time(0), tzinfo=PRAGUE))
+                    published_at=None if published is None else datetime.combine(published, time(0), tzinfo=PRAGUE),
+                )
                 if created:
-                    self.message_user(request, f"Imported {version}; every live player is screened again in the "
-                                               "background.", messages.SUCCESS)
+                    self.message_user(
+                        request,
+                        f"Imported {version}; every live player is screened again in the background.",
+                        messages.SUCCESS,
+                    )
                 else:
-                    self.message_user(request, f"This file was imported before ({version}); nothing changed.",
-                                      messages.WARNING)
+                    self.message_user(
+                        request, f"This file was imported before ({version}); nothing changed.", messages.WARNING
+                    )
                 return redirect(reverse("admin:aml_screeninglistversion_change", args=[version.pk]))
             except DomainError as exc:
                 error = domain_error_text(exc)
-        context = {**self.admin_site.each_context(request), "title": "Import a sanctions or PEP list file",
-                   "form": form, "error": error,
-                   "help": "The newest version of each list is the one players are screened against. The same file "
-                           "twice changes nothing; a file older than the newest version is refused."}
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Import a sanctions or PEP list file",
+            "form": form,
+            "error": error,
+            "help": "The newest version of each list is the one players are screened against. The same file "
+            "twice changes nothing; a file older than the newest version is refused.",
+        }
         return TemplateResponse(request, "admin/aml/screeninglistversion/import_form.html", context)
 
 
@@ -409,8 +540,16 @@ class ScreeningListVersionAdmin(ReadOnlyAdmin):
 class RiskAssessmentAdmin(ReadOnlyAdmin):
     """The client risk rating's history (AML Act §9, §21a; docs/aml.md "Client risk rating")."""
 
-    list_display = ("assessed_at", "player", "level", "score", "due_diligence", "trigger", "previous_level",
-                    "next_review_at")
+    list_display = (
+        "assessed_at",
+        "player",
+        "level",
+        "score",
+        "due_diligence",
+        "trigger",
+        "previous_level",
+        "next_review_at",
+    )
     list_filter = ("level", "due_diligence", "trigger")
     search_fields = ("player__user__username",)
     readonly_fields = [f.name for f in RiskAssessment._meta.fields]

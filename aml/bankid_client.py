@@ -18,6 +18,7 @@ authlib's OAuth 2.0 client and joserfc; it writes no JWT code of its own:
 Every call here is a network call: callers make them outside any database transaction. Failures are the
 ``aml.bankid_*`` errors of :mod:`aml.errors`; nothing here writes to the database.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -63,6 +64,7 @@ DOCUMENT_TYPES_TO_BANKID = {v: k for k, v in IDCARD_TYPES.items()}
 
 # Configuration --------------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class BankIdConfig:
     issuer: str
@@ -84,15 +86,23 @@ class BankIdConfig:
     @classmethod
     def from_settings(cls) -> BankIdConfig:
         s = settings
-        return cls(issuer=str(s.AML_BANKID_ISSUER), client_id=str(s.AML_BANKID_CLIENT_ID),
-                   client_secret=str(s.AML_BANKID_CLIENT_SECRET), auth_method=str(s.AML_BANKID_TOKEN_AUTH_METHOD),
-                   private_key=str(s.AML_BANKID_CLIENT_PRIVATE_KEY),
-                   assertion_alg=str(s.AML_BANKID_CLIENT_ASSERTION_ALG), scopes=str(s.AML_BANKID_SCOPES),
-                   acr_values=str(s.AML_BANKID_ACR_VALUES), claims_endpoint=str(s.AML_BANKID_CLAIMS_ENDPOINT),
-                   trust_framework=str(s.AML_BANKID_TRUST_FRAMEWORK),
-                   timeout=float(s.AML_BANKID_HTTP_TIMEOUT_SECONDS), ca_bundle=str(s.AML_BANKID_CA_BUNDLE),
-                   leeway=int(s.AML_BANKID_LEEWAY_SECONDS), max_age=int(s.AML_BANKID_ID_TOKEN_MAX_AGE_SECONDS),
-                   cache_seconds=int(s.AML_BANKID_METADATA_CACHE_SECONDS))
+        return cls(
+            issuer=str(s.AML_BANKID_ISSUER),
+            client_id=str(s.AML_BANKID_CLIENT_ID),
+            client_secret=str(s.AML_BANKID_CLIENT_SECRET),
+            auth_method=str(s.AML_BANKID_TOKEN_AUTH_METHOD),
+            private_key=str(s.AML_BANKID_CLIENT_PRIVATE_KEY),
+            assertion_alg=str(s.AML_BANKID_CLIENT_ASSERTION_ALG),
+            scopes=str(s.AML_BANKID_SCOPES),
+            acr_values=str(s.AML_BANKID_ACR_VALUES),
+            claims_endpoint=str(s.AML_BANKID_CLAIMS_ENDPOINT),
+            trust_framework=str(s.AML_BANKID_TRUST_FRAMEWORK),
+            timeout=float(s.AML_BANKID_HTTP_TIMEOUT_SECONDS),
+            ca_bundle=str(s.AML_BANKID_CA_BUNDLE),
+            leeway=int(s.AML_BANKID_LEEWAY_SECONDS),
+            max_age=int(s.AML_BANKID_ID_TOKEN_MAX_AGE_SECONDS),
+            cache_seconds=int(s.AML_BANKID_METADATA_CACHE_SECONDS),
+        )
 
     @property
     def verify(self) -> str | bool:
@@ -148,6 +158,7 @@ def _http_get_json(url: str, config: BankIdConfig, what: str) -> dict[str, Any]:
 
 # What the provider answered --------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class AuthorizationRequest:
     """Where to send the player, and what the token exchange will need (kept server-side, never sent to the app)."""
@@ -202,12 +213,17 @@ class BankIdIdentity:
 
     def extracted(self, document: BankIdDocument) -> dict[str, Any]:
         """The fields compared with the registration, named as the document provider's ``extracted``."""
-        out: dict[str, Any] = {"given_names": self.given_names, "surname": self.surname,
-                               "date_of_birth": self.date_of_birth.isoformat(), "document_type": document.type,
-                               "document_number": document.number, "document_issuing_state": document.issuing_state,
-                               "document_issuing_authority": document.issuing_authority,
-                               "document_valid_until": document.valid_until.isoformat(),
-                               "nationalities": list(self.nationalities)}
+        out: dict[str, Any] = {
+            "given_names": self.given_names,
+            "surname": self.surname,
+            "date_of_birth": self.date_of_birth.isoformat(),
+            "document_type": document.type,
+            "document_number": document.number,
+            "document_issuing_state": document.issuing_state,
+            "document_issuing_authority": document.issuing_authority,
+            "document_valid_until": document.valid_until.isoformat(),
+            "nationalities": list(self.nationalities),
+        }
         if self.birth_number:
             out["birth_number"] = self.birth_number
         if self.permanent_residence:
@@ -216,6 +232,7 @@ class BankIdIdentity:
 
 
 # The relying party -----------------------------------------------------------------------------------------------
+
 
 class BankIdProvider:
     """The Bank iD relying party (see the module docstring)."""
@@ -295,14 +312,19 @@ class BankIdProvider:
         c = self.config
         if c.auth_method not in AUTH_METHODS:
             raise errors.BANKID_UNAVAILABLE(reason="AML_BANKID_TOKEN_AUTH_METHOD unknown")
-        session = OAuth2Session(client_id=c.client_id, client_secret=self._client_credential(),
-                                token_endpoint_auth_method=c.auth_method, scope=c.scopes,
-                                redirect_uri=redirect_uri or None, code_challenge_method="S256", token=token,
-                                default_timeout=c.timeout)
+        session = OAuth2Session(
+            client_id=c.client_id,
+            client_secret=self._client_credential(),
+            token_endpoint_auth_method=c.auth_method,
+            scope=c.scopes,
+            redirect_uri=redirect_uri or None,
+            code_challenge_method="S256",
+            token=token,
+            default_timeout=c.timeout,
+        )
         session.verify = c.verify  # and with each request too: requests lets REQUESTS_CA_BUNDLE override a session's
         if c.auth_method == "private_key_jwt":
-            session.register_client_auth_method(PrivateKeyJWT(self.metadata()["token_endpoint"],
-                                                              alg=c.assertion_alg))
+            session.register_client_auth_method(PrivateKeyJWT(self.metadata()["token_endpoint"], alg=c.assertion_alg))
         return session
 
     # 1. where to send the player --------------------------------------------------------------------------------
@@ -313,16 +335,19 @@ class BankIdProvider:
         if self.config.acr_values:
             extra["acr_values"] = self.config.acr_values
         with self._session(redirect_uri=redirect_uri) as session:
-            url, _ = session.create_authorization_url(meta["authorization_endpoint"], state=state,
-                                                      code_verifier=verifier, **extra)
-        return AuthorizationRequest(url=url, state=state, nonce=nonce, code_verifier=verifier,
-                                    issuer=self.config.issuer)
+            url, _ = session.create_authorization_url(
+                meta["authorization_endpoint"], state=state, code_verifier=verifier, **extra
+            )
+        return AuthorizationRequest(
+            url=url, state=state, nonce=nonce, code_verifier=verifier, issuer=self.config.issuer
+        )
 
     # 2. the code for tokens, checked ------------------------------------------------------------------------------
     def exchange(self, *, code: str, code_verifier: str, redirect_uri: str, nonce: str) -> BankIdAnswer:
         token = self._fetch_token(code=code, code_verifier=code_verifier, redirect_uri=redirect_uri)
-        id_token = self.validate_id_token(str(token.get("id_token") or ""), nonce=nonce,
-                                          access_token=str(token.get("access_token") or ""))
+        id_token = self.validate_id_token(
+            str(token.get("id_token") or ""), nonce=nonce, access_token=str(token.get("access_token") or "")
+        )
         claims = self.fetch_claims(token)
         if str(claims.get("sub", "")) != str(id_token.get("sub", "")):  # OpenID Connect Core 1.0, section 5.3.2
             raise errors.BANKID_CLAIMS_INVALID(reason="subject_mismatch")
@@ -332,12 +357,21 @@ class BankIdProvider:
         token_endpoint = self.metadata()["token_endpoint"]
         try:
             with self._session(redirect_uri=redirect_uri) as session:
-                token: dict[str, Any] = dict(session.fetch_token(
-                    token_endpoint, grant_type="authorization_code", code=code, code_verifier=code_verifier,
-                    redirect_uri=redirect_uri, verify=self.config.verify, timeout=self.config.timeout))
+                token: dict[str, Any] = dict(
+                    session.fetch_token(
+                        token_endpoint,
+                        grant_type="authorization_code",
+                        code=code,
+                        code_verifier=code_verifier,
+                        redirect_uri=redirect_uri,
+                        verify=self.config.verify,
+                        timeout=self.config.timeout,
+                    )
+                )
         except AuthlibBaseError as exc:  # the token endpoint's OAuth error (invalid_grant, invalid_client ...)
-            raise errors.BANKID_TOKEN_REFUSED(provider_error=str(exc.error)[:60],
-                                              description=str(exc.description or "")[:200])
+            raise errors.BANKID_TOKEN_REFUSED(
+                provider_error=str(exc.error)[:60], description=str(exc.description or "")[:200]
+            )
         except requests.RequestException as exc:
             raise errors.BANKID_UNAVAILABLE(reason=f"token: {type(exc).__name__}")
         except ValueError:
@@ -367,10 +401,16 @@ class BankIdProvider:
             raise errors.BANKID_ID_TOKEN_INVALID(reason="malformed")
         c = self.config
         now = int(clock.now().timestamp())
-        options: dict[str, Any] = {"iss": {"essential": True, "value": c.issuer},
-                                   "aud": {"essential": True, "value": c.client_id}}
-        claims = CodeIDToken(decoded.claims, decoded.header, options,
-                             {"nonce": nonce, "client_id": c.client_id, "access_token": access_token})
+        options: dict[str, Any] = {
+            "iss": {"essential": True, "value": c.issuer},
+            "aud": {"essential": True, "value": c.client_id},
+        }
+        claims = CodeIDToken(
+            decoded.claims,
+            decoded.header,
+            options,
+            {"nonce": nonce, "client_id": c.client_id, "access_token": access_token},
+        )
         try:
             claims.validate(now=now, leeway=c.leeway)
         except ExpiredTokenError:
@@ -379,7 +419,8 @@ class BankIdProvider:
             raise errors.BANKID_ID_TOKEN_INVALID(reason=f"missing_{exc.claim}")
         except InvalidClaimError as exc:
             reason = {"iss": "issuer", "aud": "audience", "iat": "issued_in_future", "nbf": "not_yet_valid"}.get(
-                exc.claim, exc.claim)
+                exc.claim, exc.claim
+            )
             raise errors.BANKID_ID_TOKEN_INVALID(reason=reason)
         if now - int(claims["iat"]) > c.max_age + c.leeway:
             raise errors.BANKID_ID_TOKEN_INVALID(reason="too_old")
@@ -393,8 +434,12 @@ class BankIdProvider:
         url = self._claims_url()
         try:
             with self._session(token=token) as session:
-                resp = session.get(url, headers={"Accept": "application/json, application/jwt"},
-                                   verify=self.config.verify, timeout=self.config.timeout)
+                resp = session.get(
+                    url,
+                    headers={"Accept": "application/json, application/jwt"},
+                    verify=self.config.verify,
+                    timeout=self.config.timeout,
+                )
         except AuthlibBaseError as exc:
             raise errors.BANKID_TOKEN_REFUSED(provider_error=str(exc.error)[:60], description="")
         except requests.RequestException as exc:
@@ -433,6 +478,7 @@ class BankIdProvider:
 
 # The claims, in the platform's terms -----------------------------------------------------------------------------
 
+
 def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
@@ -454,8 +500,15 @@ def _documents(idcards: Any) -> tuple[BankIdDocument, ...]:
         country = _text(card.get("country")).upper()
         valid = _date(card.get("valid_to"))
         if kind and number and len(country) == 2 and valid is not None:
-            out.append(BankIdDocument(type=kind, number=number[:30], issuing_state=country,
-                                      issuing_authority=_text(card.get("issuer"))[:100], valid_until=valid))
+            out.append(
+                BankIdDocument(
+                    type=kind,
+                    number=number[:30],
+                    issuing_state=country,
+                    issuing_authority=_text(card.get("issuer"))[:100],
+                    valid_until=valid,
+                )
+            )
     return tuple(out)
 
 
@@ -497,8 +550,11 @@ def identity_from_claims(claims: dict[str, Any], *, trust_framework: str) -> Ban
     v = verified["claims"]
     given, family, dob = _text(v.get("given_name")), _text(v.get("family_name")), _date(v.get("birthdate"))
     documents = _documents(v.get("idcards"))
-    missing = [name for name, ok in (("given_name", given), ("family_name", family), ("birthdate", dob),
-                                     ("idcards", documents)) if not ok]
+    missing = [
+        name
+        for name, ok in (("given_name", given), ("family_name", family), ("birthdate", dob), ("idcards", documents))
+        if not ok
+    ]
     if missing or dob is None:
         raise errors.BANKID_CLAIMS_INVALID(reason="missing", missing=missing)
     nationalities = [_text(v.get("primary_nationality")).upper()]
@@ -518,11 +574,19 @@ def identity_from_claims(claims: dict[str, Any], *, trust_framework: str) -> Ban
     if majority is False or not adult:
         raise errors.BANKID_NOT_ELIGIBLE(reason="not_of_age")
     return BankIdIdentity(
-        given_names=given[:100], surname=family[:100], date_of_birth=dob,
+        given_names=given[:100],
+        surname=family[:100],
+        date_of_birth=dob,
         birth_number=birth_number,
         nationalities=tuple(dict.fromkeys(n for n in nationalities if len(n) == 2)),
-        documents=documents, permanent_residence=_permanent_residence(v.get("addresses")),
+        documents=documents,
+        permanent_residence=_permanent_residence(v.get("addresses")),
         pep=_flag(v.get("pep"), claims.get("pep")),
-        limited_legal_capacity=limited, majority=majority,
-        trust_framework=framework, verification_process=_text(verification.get("verification_process"))[:40],
-        transaction=_text(claims.get("txn"))[:80], verification=dict(verification), verified_claims=dict(v))
+        limited_legal_capacity=limited,
+        majority=majority,
+        trust_framework=framework,
+        verification_process=_text(verification.get("verification_process"))[:40],
+        transaction=_text(claims.get("txn"))[:80],
+        verification=dict(verification),
+        verified_claims=dict(v),
+    )

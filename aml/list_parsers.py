@@ -26,6 +26,7 @@ XML is parsed with lxml with the settings defusedxml would insist on: no network
 loading, ``huge_tree`` off, and a document with a ``DOCTYPE`` is refused outright (no entity expansion attack,
 no external entity).
 """
+
 from __future__ import annotations
 
 import csv
@@ -95,12 +96,21 @@ class ParsedList:
 
 # XML --------------------------------------------------------------------------------------------------------------
 
+
 def _iter_elements(data: bytes, tags: set[str]) -> Iterator[tuple[etree._Element, etree._Element]]:
     """(root, element) for each complete element whose local name is in ``tags``, parsed safely and streamed
     (each element is cleared after use, so a large file does not build one large tree)."""
-    events = etree.iterparse(io.BytesIO(data), events=("start", "end"), resolve_entities=False, no_network=True,
-                             load_dtd=False, dtd_validation=False, huge_tree=False, remove_comments=True,
-                             remove_pis=True)
+    events = etree.iterparse(
+        io.BytesIO(data),
+        events=("start", "end"),
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+    )
     root = None
     try:
         for event, el in events:
@@ -123,8 +133,9 @@ def _iter_elements(data: bytes, tags: set[str]) -> Iterator[tuple[etree._Element
 
 def _root(data: bytes) -> etree._Element:
     """The root element only (its attributes: the publication time)."""
-    for _event, el in etree.iterparse(io.BytesIO(data), events=("start",), resolve_entities=False, no_network=True,
-                                     load_dtd=False, huge_tree=False):
+    for _event, el in etree.iterparse(
+        io.BytesIO(data), events=("start",), resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
+    ):
         docinfo = el.getroottree().docinfo
         if docinfo.doctype or docinfo.internalDTD is not None:
             raise ListFormatError("a DOCTYPE is not allowed in a list file")
@@ -186,6 +197,7 @@ def _approximate(year: int) -> str:
 
 # EU Financial Sanctions Files ---------------------------------------------------------------------------------------
 
+
 def _eu_birth(el: etree._Element) -> str:
     circa = (el.get("circa") or "").lower() == "true"
     full = _full_date(el.get("birthdate"))
@@ -230,20 +242,29 @@ def parse_eu(data: bytes) -> ParsedList:
         regulations = _kids(el, "regulation")
         programmes = sorted({r.get("programme") or "" for r in regulations} - {""})
         reference = (el.get("euReferenceNumber") or "").strip() or f"LID-{el.get('logicalId') or len(entries)}"
-        entries.append(ListEntry(
-            reference=reference[:100], subject_type=PERSON if code == "person" else ENTITY,
-            names=[n for n in (_eu_name(a) for a in _kids(el, "nameAlias")) if n],
-            birth_dates=[d for d in dict.fromkeys(_eu_birth(b) for b in _kids(el, "birthdate")) if d],
-            programme=", ".join(programmes)[:200],
-            citizenships=sorted({c.get("countryIso2Code") or "" for c in _kids(el, "citizenship")} - {""}),
-            details={"logical_id": el.get("logicalId") or "", "un_id": el.get("unitedNationId") or "",
-                     "designated": el.get("designationDate") or "", "remark": _text(el, "remark")[:500],
-                     "regulation": (regulations[0].get("numberTitle") or "") if regulations else "",
-                     "url": _text(regulations[0], "publicationUrl") if regulations else ""}))
+        entries.append(
+            ListEntry(
+                reference=reference[:100],
+                subject_type=PERSON if code == "person" else ENTITY,
+                names=[n for n in (_eu_name(a) for a in _kids(el, "nameAlias")) if n],
+                birth_dates=[d for d in dict.fromkeys(_eu_birth(b) for b in _kids(el, "birthdate")) if d],
+                programme=", ".join(programmes)[:200],
+                citizenships=sorted({c.get("countryIso2Code") or "" for c in _kids(el, "citizenship")} - {""}),
+                details={
+                    "logical_id": el.get("logicalId") or "",
+                    "un_id": el.get("unitedNationId") or "",
+                    "designated": el.get("designationDate") or "",
+                    "remark": _text(el, "remark")[:500],
+                    "regulation": (regulations[0].get("numberTitle") or "") if regulations else "",
+                    "url": _text(regulations[0], "publicationUrl") if regulations else "",
+                },
+            )
+        )
     return ParsedList(source="eu", published_at=published, entries=_merged(entries))
 
 
 # UN Security Council Consolidated List -----------------------------------------------------------------------------
+
 
 def _un_birth(el: etree._Element) -> str:
     kind = _text(el, "TYPE_OF_DATE").upper()
@@ -274,16 +295,26 @@ def parse_un(data: bytes) -> ParsedList:
         reference = _text(el, "REFERENCE_NUMBER") or f"DATAID-{_text(el, 'DATAID') or len(entries)}"
         births = [_un_birth(b) for b in _kids(el, "INDIVIDUAL_DATE_OF_BIRTH")] if person else []
         nationality = [" ".join((v.text or "").split()) for n in _kids(el, "NATIONALITY") for v in _kids(n, "VALUE")]
-        entries.append(ListEntry(
-            reference=reference[:100], subject_type=PERSON if person else ENTITY, names=[n for n in names if n],
-            birth_dates=[d for d in dict.fromkeys(births) if d], programme=_text(el, "UN_LIST_TYPE")[:200],
-            citizenships=[n for n in nationality if n],
-            details={"dataid": _text(el, "DATAID"), "listed_on": _text(el, "LISTED_ON"),
-                     "remark": _text(el, "COMMENTS1")[:500]}))
+        entries.append(
+            ListEntry(
+                reference=reference[:100],
+                subject_type=PERSON if person else ENTITY,
+                names=[n for n in names if n],
+                birth_dates=[d for d in dict.fromkeys(births) if d],
+                programme=_text(el, "UN_LIST_TYPE")[:200],
+                citizenships=[n for n in nationality if n],
+                details={
+                    "dataid": _text(el, "DATAID"),
+                    "listed_on": _text(el, "LISTED_ON"),
+                    "remark": _text(el, "COMMENTS1")[:500],
+                },
+            )
+        )
     return ParsedList(source="un", published_at=published, entries=_merged(entries))
 
 
 # Czech national sanctions list (the Ministry of Foreign Affairs' CSV) ----------------------------------------------
+
 
 def _title(value: str) -> str:
     """A column title compared without case, accents, spacing and trailing spaces."""
@@ -410,13 +441,24 @@ def parse_cz(data: bytes) -> ParsedList:
         names = _cz_names(surname, given)
         births = _cz_birth_dates(get(row, "birth"))
         digest = hashlib.sha256(json.dumps([normalised_name(names[0]), births]).encode()).hexdigest()[:16]
-        entries.append(ListEntry(
-            reference=f"CZ-{digest}", subject_type=PERSON if given else ENTITY, names=names, birth_dates=births,
-            programme="vnitrostátní sankční seznam (1/2023 Sb.)",
-            citizenships=[c.strip() for c in get(row, "nationality").split(",") if c.strip()],
-            details={"act": get(row, "act")[:200], "entered": get(row, "entered")[:40],
-                     "measures": get(row, "measures")[:300], "conduct": get(row, "conduct")[:500],
-                     "status": status or CZ_VALID, "remark": get(row, "status_note")[:300]}))
+        entries.append(
+            ListEntry(
+                reference=f"CZ-{digest}",
+                subject_type=PERSON if given else ENTITY,
+                names=names,
+                birth_dates=births,
+                programme="vnitrostátní sankční seznam (1/2023 Sb.)",
+                citizenships=[c.strip() for c in get(row, "nationality").split(",") if c.strip()],
+                details={
+                    "act": get(row, "act")[:200],
+                    "entered": get(row, "entered")[:40],
+                    "measures": get(row, "measures")[:300],
+                    "conduct": get(row, "conduct")[:500],
+                    "status": status or CZ_VALID,
+                    "remark": get(row, "status_note")[:300],
+                },
+            )
+        )
     published = datetime.combine(max(changed), time(0), tzinfo=PRAGUE) if changed else None
     return ParsedList(source="cz", published_at=published, entries=_merged(entries))
 
@@ -453,10 +495,16 @@ def parse_pep_csv(data: bytes) -> ParsedList:
                 raise ListFormatError(f"line {line}: unreadable birth date {bad[0][:20]!r}")
             aliases = [a.strip() for a in (row.get("aliases") or "").split("|") if a.strip()]
             country = (row.get("country") or "").strip()
-            entries.append(ListEntry(reference=reference[:100], subject_type=PERSON, names=[name, *aliases],
-                                     birth_dates=list(dict.fromkeys(births)),
-                                     citizenships=[country] if country else [],
-                                     details={"position": (row.get("position") or "").strip()[:300]}))
+            entries.append(
+                ListEntry(
+                    reference=reference[:100],
+                    subject_type=PERSON,
+                    names=[name, *aliases],
+                    birth_dates=list(dict.fromkeys(births)),
+                    citizenships=[country] if country else [],
+                    details={"position": (row.get("position") or "").strip()[:300]},
+                )
+            )
     except csv.Error as exc:
         raise ListFormatError(f"unreadable CSV: {exc}") from None
     return ParsedList(source="pep", published_at=None, entries=_merged(entries))
@@ -484,6 +532,10 @@ def _merged(entries: list[ListEntry]) -> list[ListEntry]:
     return list(by_reference.values())
 
 
-PARSERS: dict[str, Callable[[bytes], ParsedList]] = {"eu": parse_eu, "un": parse_un, "cz": parse_cz,
-                                                     "pep": parse_pep_csv}
+PARSERS: dict[str, Callable[[bytes], ParsedList]] = {
+    "eu": parse_eu,
+    "un": parse_un,
+    "cz": parse_cz,
+    "pep": parse_pep_csv,
+}
 LIST_KIND = {"eu": "sanctions", "un": "sanctions", "cz": "sanctions", "pep": "pep"}

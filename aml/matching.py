@@ -22,6 +22,7 @@ What a compliance officer can explain, step by step:
 
 Each hit keeps its score, the list name (alias) that scored it and the list entry.
 """
+
 from __future__ import annotations
 
 import re
@@ -37,8 +38,14 @@ _WORD = re.compile(r"[a-z0-9]+")
 _APOSTROPHES = re.compile(r"['`\u2018\u2019\u02bc\u02bb]")
 # Soundex's consonant classes (b f p v | c g j k q s x z | d t | l | m n | r), and w with v (the Slavic and German
 # "w" is a "v": Nowak / Novak, Wladimir / Vladimir); vowels, h and y carry no code.
-_CLASSES = {**dict.fromkeys("bfpvw", "1"), **dict.fromkeys("cgjkqsxz", "2"), **dict.fromkeys("dt", "3"), "l": "4",
-            **dict.fromkeys("mn", "5"), "r": "6"}
+_CLASSES = {
+    **dict.fromkeys("bfpvw", "1"),
+    **dict.fromkeys("cgjkqsxz", "2"),
+    **dict.fromkeys("dt", "3"),
+    "l": "4",
+    **dict.fromkeys("mn", "5"),
+    "r": "6",
+}
 
 
 def name_tokens(text: str) -> tuple[str, ...]:
@@ -163,8 +170,14 @@ class NameIndex:
         several = len(tokens) >= 2
         cands = list(self.candidates(tokens))
         scores: dict[int, float] = {}
-        for _, score, k in process.extract(query, [self.names[n][2] for n in cands], scorer=fuzz.ratio,
-                                           processor=None, score_cutoff=threshold, limit=None):
+        for _, score, k in process.extract(
+            query,
+            [self.names[n][2] for n in cands],
+            scorer=fuzz.ratio,
+            processor=None,
+            score_cutoff=threshold,
+            limit=None,
+        ):
             scores[cands[k]] = float(score)
         if several:
             for n in cands:

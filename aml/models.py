@@ -17,6 +17,7 @@
 
 Rows change only through ``aml.services`` (audited). Amounts are integer haléře (CZK).
 """
+
 from __future__ import annotations
 
 from django.db import models
@@ -33,10 +34,11 @@ class AmlProfile(models.Model):
     list_version = models.CharField(max_length=64, blank=True, default="")
     next_screening_at = models.DateTimeField(db_index=True)
     identification_attempts_from = models.DateTimeField(
-        null=True, blank=True,
-        help_text="identification attempts count from here: set when staff allow new attempts")
-    claimed_until = models.DateTimeField(null=True, blank=True,
-                                         help_text="a screening job holds the row until then (a lease)")
+        null=True, blank=True, help_text="identification attempts count from here: set when staff allow new attempts"
+    )
+    claimed_until = models.DateTimeField(
+        null=True, blank=True, help_text="a screening job holds the row until then (a lease)"
+    )
     # the client risk rating (AML Act §9, §21a; aml/risk.py): the latest assessment, and when it is due again
     risk_level = models.CharField(max_length=8, blank=True, default="")
     risk_score = models.PositiveIntegerField(null=True, blank=True)
@@ -48,6 +50,7 @@ class AmlProfile(models.Model):
 
 
 # Identification (GP §4(4)b) -------------------------------------------------------------------------------------
+
 
 class IdentificationCheck(models.Model):
     """One online AML identification attempt (GP §4(4)b): the document's particulars and images, checked by an
@@ -85,8 +88,10 @@ class IdentificationCheck(models.Model):
     reasons = models.JSONField(default=list, blank=True)
     extracted = models.JSONField(default=dict, blank=True, help_text="what the provider read off the document")
     verified_claims = models.JSONField(
-        default=dict, blank=True,
-        help_text="Bank iD: the verified claims as the bank sent them (the record of what was verified)")
+        default=dict,
+        blank=True,
+        help_text="Bank iD: the verified claims as the bank sent them (the record of what was verified)",
+    )
     decided_at = models.DateTimeField(null=True, blank=True)
     decided_by = models.CharField(max_length=150, blank=True, default="")
     note = models.CharField(max_length=300, blank=True, default="")
@@ -96,8 +101,11 @@ class IdentificationCheck(models.Model):
             ("review_identification", "Reviews doubtful online identifications (GP §4(4)b)"),
         ]
         constraints = [
-            models.UniqueConstraint(fields=["player"], condition=Q(status__in=["pending", "submitted", "doubtful"]),
-                                    name="aml_one_open_identification_per_player"),
+            models.UniqueConstraint(
+                fields=["player"],
+                condition=Q(status__in=["pending", "submitted", "doubtful"]),
+                name="aml_one_open_identification_per_player",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -134,8 +142,9 @@ class IdentificationEvent(models.Model):
     event_type = models.CharField(max_length=40)
     # the check the event answered (None: an unknown reference); its raw body holds the person's data read off the
     # document, so it is anonymised with the check (aml/privacy.py)
-    identification = models.ForeignKey(IdentificationCheck, on_delete=models.PROTECT, null=True, blank=True,
-                                       related_name="events")
+    identification = models.ForeignKey(
+        IdentificationCheck, on_delete=models.PROTECT, null=True, blank=True, related_name="events"
+    )
     raw_body = models.TextField()
     received_at = models.DateTimeField()
     result = models.CharField(max_length=40)
@@ -172,8 +181,9 @@ class BankIdAuthorization(models.Model):
     error_code = models.CharField(max_length=60, blank=True, default="")
     error_detail = models.CharField(max_length=255, blank=True, default="")
     subject = models.CharField(max_length=255, blank=True, default="", help_text="the ID token's sub")
-    identification = models.OneToOneField(IdentificationCheck, on_delete=models.PROTECT, null=True, blank=True,
-                                          related_name="bankid_authorization")
+    identification = models.OneToOneField(
+        IdentificationCheck, on_delete=models.PROTECT, null=True, blank=True, related_name="bankid_authorization"
+    )
 
     class Meta:
         indexes = [models.Index(fields=["player", "status"], name="aml_bankid_player_status")]
@@ -183,6 +193,7 @@ class BankIdAuthorization(models.Model):
 
 
 # PEP declaration and screening ------------------------------------------------------------------------------------
+
 
 class PepDeclaration(models.Model):
     """The player's declaration: politically exposed person or not (append-only; the latest one counts)."""
@@ -219,6 +230,7 @@ class PepClaim(models.Model):
 
 
 # Imported screening lists -----------------------------------------------------------------------------------------
+
 
 class ScreeningListVersion(models.Model):
     """One imported list file (append-only). The newest version of each source that is not withdrawn is the one
@@ -309,6 +321,7 @@ class ScreeningRun(models.Model):
 
 # Compliance cases -------------------------------------------------------------------------------------------------
 
+
 class ComplianceCase(models.Model):
     """Something compliance staff must decide: a PEP declaration, a screening hit, a suspicious-transaction rule
     hit. ``blocking`` cases refuse completion of registration, deposits, withdrawals and stakes while open and once
@@ -372,6 +385,7 @@ class CaseHold(models.Model):
 
 # Source of funds ----------------------------------------------------------------------------------------------------
 
+
 class SourceOfFundsDeclaration(models.Model):
     """The player's declaration of the source of the money deposited (GP §12(1): statements the AML law asks for)."""
 
@@ -420,12 +434,16 @@ class SourceOfFundsRequirement(models.Model):
     window_days = models.PositiveIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
     fulfilled_at = models.DateTimeField(null=True, blank=True)
-    declaration = models.ForeignKey(SourceOfFundsDeclaration, on_delete=models.PROTECT, null=True, blank=True,
-                                    related_name="requirements")
+    declaration = models.ForeignKey(
+        SourceOfFundsDeclaration, on_delete=models.PROTECT, null=True, blank=True, related_name="requirements"
+    )
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["player"], condition=Q(status="open"),
-                                               name="aml_one_open_sof_requirement_per_player")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player"], condition=Q(status="open"), name="aml_one_open_sof_requirement_per_player"
+            )
+        ]
 
 
 class RiskAssessment(models.Model):

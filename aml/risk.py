@@ -22,6 +22,7 @@ Levels: ``low`` below ``AML_RISK_MEDIUM_SCORE`` (15), ``medium`` below ``AML_RIS
 there (or a *high* factor). Due diligence: ``standard`` for low and medium (§9), ``enhanced`` for high (§9a: the
 compliance queue, the source of funds, senior approval). Next review: after ``AML_RISK_REVIEW_DAYS`` of the level
 (low 1,095 days, medium 365, high 90)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -113,5 +114,10 @@ def rate(facts: RiskFacts, config: RiskConfig) -> Rating:
         level = MEDIUM
     else:
         level = LOW
-    return Rating(score=score, level=level, due_diligence=ENHANCED if level == HIGH else STANDARD,
-                  factors=tuple(f), review_days=int(config.review_days[level]))
+    return Rating(
+        score=score,
+        level=level,
+        due_diligence=ENHANCED if level == HIGH else STANDARD,
+        factors=tuple(f),
+        review_days=int(config.review_days[level]),
+    )

@@ -15,6 +15,7 @@ with ``enabled: false`` finds nothing. Reads only: ``aml.services.rules_evaluate
 * ``large_win_withdrawn``: within ``within_hours`` of a win of at least ``min_win``, one withdrawal request of at
   least ``min_withdrawn_percent`` % of the win (the win withdrawn at once).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -67,10 +68,16 @@ def deposit_little_play(player_id: int, withdrawal: activity.Movement) -> Hit | 
         return None
     if withdrawn * 100 < deposited * int(c["min_withdrawn_percent"]):
         return None
-    return Hit("deposit_little_play", player_id, f"withdrawal:{withdrawal.id}", start, end,
-               f"deposits {Money(deposited).format('en')} staked {Money(staked).format('en')}, "
-               f"withdrawn {Money(withdrawn).format('en')} within {c['lookback_days']} days",
-               {"deposited": deposited, "staked": staked, "withdrawn": withdrawn, "withdrawal_id": withdrawal.id})
+    return Hit(
+        "deposit_little_play",
+        player_id,
+        f"withdrawal:{withdrawal.id}",
+        start,
+        end,
+        f"deposits {Money(deposited).format('en')} staked {Money(staked).format('en')}, "
+        f"withdrawn {Money(withdrawn).format('en')} within {c['lookback_days']} days",
+        {"deposited": deposited, "staked": staked, "withdrawn": withdrawn, "withdrawal_id": withdrawal.id},
+    )
 
 
 def many_methods(player_id: int, method: activity.Movement) -> Hit | None:
@@ -80,9 +87,15 @@ def many_methods(player_id: int, method: activity.Movement) -> Hit | None:
     methods = activity.methods_registered(player_id, start, end)
     if len(methods) < int(c["count"]):
         return None
-    return Hit("many_methods", player_id, f"method:{method.id}", start, end,
-               f"{len(methods)} payment methods registered within {c['window_days']} days",
-               {"methods": [m.id for m in methods], "count": len(methods)})
+    return Hit(
+        "many_methods",
+        player_id,
+        f"method:{method.id}",
+        start,
+        end,
+        f"{len(methods)} payment methods registered within {c['window_days']} days",
+        {"methods": [m.id for m in methods], "count": len(methods)},
+    )
 
 
 def rapid_cycles(player_id: int, withdrawal: activity.Movement) -> Hit | None:
@@ -91,13 +104,20 @@ def rapid_cycles(player_id: int, withdrawal: activity.Movement) -> Hit | None:
     start = withdrawal.at - timedelta(hours=int(c["window_hours"]))
     gap = timedelta(minutes=int(c["gap_minutes"]))
     deposits = activity.deposits(player_id, start - gap, end)
-    cycles = [w for w in activity.withdrawals(player_id, start, end)
-              if any(w.at - gap < d.at <= w.at for d in deposits)]
+    cycles = [
+        w for w in activity.withdrawals(player_id, start, end) if any(w.at - gap < d.at <= w.at for d in deposits)
+    ]
     if len(cycles) < int(c["count"]) or withdrawal.id not in {w.id for w in cycles}:
         return None
-    return Hit("rapid_cycles", player_id, f"withdrawal:{withdrawal.id}", start, end,
-               f"{len(cycles)} deposit -> withdrawal cycles within {c['window_hours']} hours",
-               {"withdrawals": [w.id for w in cycles], "count": len(cycles)})
+    return Hit(
+        "rapid_cycles",
+        player_id,
+        f"withdrawal:{withdrawal.id}",
+        start,
+        end,
+        f"{len(cycles)} deposit -> withdrawal cycles within {c['window_hours']} hours",
+        {"withdrawals": [w.id for w in cycles], "count": len(cycles)},
+    )
 
 
 def large_win_withdrawn(win: activity.Win) -> Hit | None:
@@ -105,14 +125,27 @@ def large_win_withdrawn(win: activity.Win) -> Hit | None:
     if win.amount < int(c["min_win"]):
         return None
     end = win.at + timedelta(hours=int(c["within_hours"]))
-    at_once = [w for w in activity.withdrawals(win.player_id, win.at, end)
-               if w.amount * 100 >= win.amount * int(c["min_withdrawn_percent"])]
+    at_once = [
+        w
+        for w in activity.withdrawals(win.player_id, win.at, end)
+        if w.amount * 100 >= win.amount * int(c["min_withdrawn_percent"])
+    ]
     if not at_once:
         return None
-    return Hit("large_win_withdrawn", win.player_id, f"win:{win.reference}", win.at, end,
-               f"win {Money(win.amount).format('en')} withdrawn at once ({Money(at_once[0].amount).format('en')})",
-               {"win_reference": win.reference, "win_amount": win.amount, "withdrawal_id": at_once[0].id,
-                "withdrawal_amount": at_once[0].amount})
+    return Hit(
+        "large_win_withdrawn",
+        win.player_id,
+        f"win:{win.reference}",
+        win.at,
+        end,
+        f"win {Money(win.amount).format('en')} withdrawn at once ({Money(at_once[0].amount).format('en')})",
+        {
+            "win_reference": win.reference,
+            "win_amount": win.amount,
+            "withdrawal_id": at_once[0].id,
+            "withdrawal_amount": at_once[0].amount,
+        },
+    )
 
 
 def hits(since: datetime, until: datetime) -> list[Hit]:

@@ -1,6 +1,7 @@
 """Periodic jobs of the aml app (merged by config.schedules into the beat schedule). Each is safe to run twice:
 identification submissions are claimed with a lease, screenings per profile with a lease, rule cases and
 source-of-funds requirements are keyed."""
+
 from typing import Any
 
 from celery.schedules import crontab

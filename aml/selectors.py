@@ -1,4 +1,5 @@
 """Reads of the aml app, including the refusal other apps ask for (``compliance_refusal``)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,9 +46,12 @@ def blocking_cases(player: Player) -> QuerySet[ComplianceCase]:
 def bankid_pep_claim(player: Player) -> bool | None:
     """What the player's bank said about a politically exposed person in the latest approved Bank iD
     identification (its ``pep`` claim): True, False, or None when no bank said anything."""
-    check = IdentificationCheck.objects.filter(
-        player=player, provider="bankid", status=IdentificationCheck.Status.APPROVED).order_by(
-        "-answered_at", "-id").only("verified_claims").first()
+    check = (
+        IdentificationCheck.objects.filter(player=player, provider="bankid", status=IdentificationCheck.Status.APPROVED)
+        .order_by("-answered_at", "-id")
+        .only("verified_claims")
+        .first()
+    )
     pep = (check.verified_claims or {}).get("pep") if check is not None else None
     return pep if isinstance(pep, bool) else None
 
@@ -73,18 +77,24 @@ def identification_attempts(player: Player, now: datetime | None = None) -> Iden
     Prague calendar day), until staff allow new attempts."""
     now = now or clock.now()
     limit = max(1, settings.AML_IDENTIFICATION_MAX_ATTEMPTS_PER_DAY)
-    counted_from = (AmlProfile.objects.filter(player=player).values_list("identification_attempts_from", flat=True)
-                    .first())
+    counted_from = (
+        AmlProfile.objects.filter(player=player).values_list("identification_attempts_from", flat=True).first()
+    )
     checks = IdentificationCheck.objects.filter(player=player).exclude(status=IdentificationCheck.Status.FAILED)
     if counted_from is not None:
         checks = checks.filter(created_at__gt=counted_from)
     started = sorted(checks.values_list("created_at", flat=True))
     blocked = any(started[i + limit - 1] - started[i] < ATTEMPT_WINDOW for i in range(len(started) - limit + 1))
-    return IdentificationAttempts(max_per_day=limit, used_last_24h=sum(1 for t in started if t > now - ATTEMPT_WINDOW),
-                                  blocked=blocked, counted_from=counted_from)
+    return IdentificationAttempts(
+        max_per_day=limit,
+        used_last_24h=sum(1 for t in started if t > now - ATTEMPT_WINDOW),
+        blocked=blocked,
+        counted_from=counted_from,
+    )
 
 
 # Source of funds ----------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class SourceOfFundsStatus:
@@ -104,10 +114,15 @@ def sof_threshold() -> int:
 def sof_valid_declaration(player: Player, now: datetime) -> SourceOfFundsDeclaration | None:
     """A submitted or accepted declaration younger than ``AML_SOF_VALID_DAYS`` (a rejected one does not count)."""
     since = now - timedelta(days=settings.AML_SOF_VALID_DAYS)
-    return SourceOfFundsDeclaration.objects.filter(
-        player=player, submitted_at__gt=since,
-        status__in=[SourceOfFundsDeclaration.Status.SUBMITTED, SourceOfFundsDeclaration.Status.ACCEPTED],
-    ).order_by("-submitted_at", "-id").first()
+    return (
+        SourceOfFundsDeclaration.objects.filter(
+            player=player,
+            submitted_at__gt=since,
+            status__in=[SourceOfFundsDeclaration.Status.SUBMITTED, SourceOfFundsDeclaration.Status.ACCEPTED],
+        )
+        .order_by("-submitted_at", "-id")
+        .first()
+    )
 
 
 def sof_status(player: Player, now: datetime | None = None) -> SourceOfFundsStatus:
@@ -119,16 +134,24 @@ def sof_status(player: Player, now: datetime | None = None) -> SourceOfFundsStat
     start = now - timedelta(days=days)
     total = activity.deposits_total(player.pk, start, now + timedelta(microseconds=1))  # [now - window, now]
     threshold = sof_threshold()
-    requirement = SourceOfFundsRequirement.objects.filter(player=player,
-                                                          status=SourceOfFundsRequirement.Status.OPEN).first()
+    requirement = SourceOfFundsRequirement.objects.filter(
+        player=player, status=SourceOfFundsRequirement.Status.OPEN
+    ).first()
     valid = sof_valid_declaration(player, now)
     required = valid is None and (requirement is not None or total >= threshold)
-    return SourceOfFundsStatus(required=required, deposits_total=Money(total), threshold=Money(threshold),
-                               window_days=days, window_start=start, open_requirement=requirement,
-                               valid_declaration=valid)
+    return SourceOfFundsStatus(
+        required=required,
+        deposits_total=Money(total),
+        threshold=Money(threshold),
+        window_days=days,
+        window_start=start,
+        open_requirement=requirement,
+        valid_declaration=valid,
+    )
 
 
 # The refusal other apps ask for --------------------------------------------------------------------------------------
+
 
 def compliance_refusal(player: Player, direction: str | None = None) -> DomainError | None:
     """Why the AML duties refuse this player's ``direction`` now, or None (the table in docs/aml.md).
@@ -160,8 +183,9 @@ def compliance_refusal(player: Player, direction: str | None = None) -> DomainEr
     if direction in ("deposit", None):
         sof = sof_status(player)
         if sof.required:
-            return errors.SOURCE_OF_FUNDS_REQUIRED(threshold=sof.threshold, deposits_total=sof.deposits_total,
-                                                   window_days=sof.window_days)
+            return errors.SOURCE_OF_FUNDS_REQUIRED(
+                threshold=sof.threshold, deposits_total=sof.deposits_total, window_days=sof.window_days
+            )
     return None
 
 
@@ -176,20 +200,29 @@ def aml_status(player: Player, now: datetime | None = None) -> dict[str, Any]:
     return {
         "identified": player.aml_identified_at is not None,
         "identified_at": player.aml_identified_at,
-        "identification": None if check is None else {"id": check.pk, "status": check.status,
-                                                       "created_at": check.created_at},
-        "identification_attempts": {"max_per_day": attempts.max_per_day, "used_last_24h": attempts.used_last_24h,
-                                    "blocked": attempts.blocked},
+        "identification": None
+        if check is None
+        else {"id": check.pk, "status": check.status, "created_at": check.created_at},
+        "identification_attempts": {
+            "max_per_day": attempts.max_per_day,
+            "used_last_24h": attempts.used_last_24h,
+            "blocked": attempts.blocked,
+        },
         "pep_declared": pep is not None,
         "pep_declared_at": None if pep is None else pep.declared_at,
         "screened": screened(player),
-        "source_of_funds": {"declaration_required": sof.required, "deposits_total": sof.deposits_total,
-                            "threshold": sof.threshold, "window_days": sof.window_days},
+        "source_of_funds": {
+            "declaration_required": sof.required,
+            "deposits_total": sof.deposits_total,
+            "threshold": sof.threshold,
+            "window_days": sof.window_days,
+        },
         "refusals": {d: (None if e is None else e.code) for d, e in refusals.items()},
     }
 
 
 # The back office ------------------------------------------------------------------------------------
+
 
 def identifications_of(player: Player, *, limit: int = 10) -> list[IdentificationCheck]:
     return list(IdentificationCheck.objects.filter(player_id=player.pk).order_by("-created_at", "-pk")[:limit])
@@ -197,9 +230,11 @@ def identifications_of(player: Player, *, limit: int = 10) -> list[Identificatio
 
 def cases_of(player: Player, *, limit: int = 20) -> list[ComplianceCase]:
     """The player's compliance cases, open ones first, then newest first."""
-    return list(ComplianceCase.objects.filter(player_id=player.pk)
-                .order_by(models.Case(models.When(status=ComplianceCase.Status.OPEN, then=0), default=1),
-                          "-opened_at", "-pk")[:limit])
+    return list(
+        ComplianceCase.objects.filter(player_id=player.pk).order_by(
+            models.Case(models.When(status=ComplianceCase.Status.OPEN, then=0), default=1), "-opened_at", "-pk"
+        )[:limit]
+    )
 
 
 def screening_runs_of(player: Player, *, limit: int = 5) -> list[ScreeningRun]:
@@ -213,11 +248,17 @@ def identifications_review_queue() -> QueueState:
 
 def screening_hits_queue() -> QueueState:
     """Open screening hits (sanctions / PEP lists) waiting for a decision."""
-    return queue_of(ComplianceCase.objects.filter(status=ComplianceCase.Status.OPEN,
-                                                  kind=ComplianceCase.Kind.SCREENING_HIT), "opened_at")
+    return queue_of(
+        ComplianceCase.objects.filter(status=ComplianceCase.Status.OPEN, kind=ComplianceCase.Kind.SCREENING_HIT),
+        "opened_at",
+    )
 
 
 def cases_open_queue() -> QueueState:
     """Every other open compliance case (PEP, suspicious activity)."""
-    return queue_of(ComplianceCase.objects.filter(status=ComplianceCase.Status.OPEN)
-                    .exclude(kind=ComplianceCase.Kind.SCREENING_HIT), "opened_at")
+    return queue_of(
+        ComplianceCase.objects.filter(status=ComplianceCase.Status.OPEN).exclude(
+            kind=ComplianceCase.Kind.SCREENING_HIT
+        ),
+        "opened_at",
+    )

@@ -1,4 +1,5 @@
 """AML API serializers. Amounts come out as ``{"amount": <haléře>, "currency": "CZK", "formatted": "..."}``."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -36,6 +37,7 @@ class MoneyOutField(serializers.Field[Money, Any, dict[str, Any], Any]):
 
 # Identification ----------------------------------------------------------------------------------------------------
 
+
 class IdentificationStartSerializer(serializers.Serializer[dict[str, Any]]):
     document_type = serializers.ChoiceField(choices=PersonalData.DocumentType.choices)
     document_number = serializers.CharField(max_length=30)
@@ -43,8 +45,10 @@ class IdentificationStartSerializer(serializers.Serializer[dict[str, Any]]):
     document_issuing_authority = serializers.CharField(max_length=100)
     document_valid_until = serializers.DateField()
     id_card_unavailable = serializers.BooleanField(
-        required=False, default=False,
-        help_text="a Czech citizen showing a passport or a driving licence: the identity card cannot be shown")
+        required=False,
+        default=False,
+        help_text="a Czech citizen showing a passport or a driving licence: the identity card cannot be shown",
+    )
     front = serializers.FileField(help_text="the document's front side (JPEG or PNG)")
     back = serializers.FileField(required=False, help_text="the back side (JPEG or PNG; not needed for a passport)")
     selfie = serializers.FileField(help_text="a photo of the applicant's face (liveness reference), JPEG or PNG")
@@ -53,9 +57,19 @@ class IdentificationStartSerializer(serializers.Serializer[dict[str, Any]]):
 class IdentificationSerializer(serializers.ModelSerializer[IdentificationCheck]):
     class Meta:
         model = IdentificationCheck
-        fields = ["id", "status", "provider", "document_type", "document_issuing_state", "document_valid_until",
-                  "id_card_unavailable", "created_at",
-                  "submitted_at", "answered_at", "decided_at"]
+        fields = [
+            "id",
+            "status",
+            "provider",
+            "document_type",
+            "document_issuing_state",
+            "document_valid_until",
+            "id_card_unavailable",
+            "created_at",
+            "submitted_at",
+            "answered_at",
+            "decided_at",
+        ]
         read_only_fields = fields
 
 
@@ -64,19 +78,43 @@ class StaffIdentificationSerializer(serializers.ModelSerializer[IdentificationCh
 
     class Meta:
         model = IdentificationCheck
-        fields = ["id", "player", "username", "status", "provider", "reference", "provider_check_id",
-                  "document_type", "document_number", "document_issuing_state", "document_issuing_authority",
-                  "document_valid_until", "id_card_unavailable", "created_at", "submitted_at", "answered_at",
-                  "provider_outcome", "score",
-                  "reasons", "extracted", "verified_claims", "attempts", "last_error", "decided_at", "decided_by",
-                  "note"]
+        fields = [
+            "id",
+            "player",
+            "username",
+            "status",
+            "provider",
+            "reference",
+            "provider_check_id",
+            "document_type",
+            "document_number",
+            "document_issuing_state",
+            "document_issuing_authority",
+            "document_valid_until",
+            "id_card_unavailable",
+            "created_at",
+            "submitted_at",
+            "answered_at",
+            "provider_outcome",
+            "score",
+            "reasons",
+            "extracted",
+            "verified_claims",
+            "attempts",
+            "last_error",
+            "decided_at",
+            "decided_by",
+            "note",
+        ]
         read_only_fields = fields
 
 
 class BankIdStartSerializer(serializers.Serializer[dict[str, Any]]):
     redirect_url = serializers.CharField(
-        max_length=500, help_text="where the bank sends the player back: one of the player app's addresses "
-                                  "registered with Bank iD (AML_BANKID_REDIRECT_URLS), exactly")
+        max_length=500,
+        help_text="where the bank sends the player back: one of the player app's addresses "
+        "registered with Bank iD (AML_BANKID_REDIRECT_URLS), exactly",
+    )
 
 
 class BankIdStartedSerializer(serializers.Serializer[dict[str, Any]]):
@@ -87,10 +125,15 @@ class BankIdStartedSerializer(serializers.Serializer[dict[str, Any]]):
 
 class BankIdCallbackSerializer(serializers.Serializer[dict[str, Any]]):
     state = serializers.CharField(max_length=200, help_text="the state the bank sent back, unchanged")
-    code = serializers.CharField(max_length=2000, required=False, allow_blank=True,
-                                 help_text="the authorization code the bank sent back")
-    error = serializers.CharField(max_length=200, required=False, allow_blank=True,
-                                  help_text="the bank's error instead of a code (e.g. access_denied)")
+    code = serializers.CharField(
+        max_length=2000, required=False, allow_blank=True, help_text="the authorization code the bank sent back"
+    )
+    error = serializers.CharField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        help_text="the bank's error instead of a code (e.g. access_denied)",
+    )
     error_description = serializers.CharField(max_length=500, required=False, allow_blank=True)
 
 
@@ -107,11 +150,17 @@ class AmlCallbackResultSerializer(serializers.Serializer[dict[str, Any]]):
 
 # PEP ----------------------------------------------------------------------------------------------------------------
 
+
 class PepDeclareSerializer(serializers.Serializer[dict[str, Any]]):
-    relation = serializers.ChoiceField(choices=PepDeclaration.Relation.choices,
-                                       help_text="none = I am not a politically exposed person")
-    position = serializers.CharField(max_length=200, required=False, allow_blank=True,
-                                     help_text="the public function concerned (required unless relation is none)")
+    relation = serializers.ChoiceField(
+        choices=PepDeclaration.Relation.choices, help_text="none = I am not a politically exposed person"
+    )
+    position = serializers.CharField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        help_text="the public function concerned (required unless relation is none)",
+    )
 
 
 class PepDeclarationSerializer(serializers.ModelSerializer[PepDeclaration]):
@@ -122,6 +171,7 @@ class PepDeclarationSerializer(serializers.ModelSerializer[PepDeclaration]):
 
 
 # Source of funds ---------------------------------------------------------------------------------------------------
+
 
 class SofDeclareSerializer(serializers.Serializer[dict[str, Any]]):
     # the API field is "source", as in the declaration it creates (a Serializer's own ``source`` is unused here)
@@ -153,8 +203,19 @@ class StaffSofSerializer(serializers.ModelSerializer[SourceOfFundsDeclaration]):
 
     class Meta:
         model = SourceOfFundsDeclaration
-        fields = ["id", "player", "username", "source", "description", "submitted_at", "deposits_total", "status",
-                  "reviewed_at", "reviewed_by", "review_note"]
+        fields = [
+            "id",
+            "player",
+            "username",
+            "source",
+            "description",
+            "submitted_at",
+            "deposits_total",
+            "status",
+            "reviewed_at",
+            "reviewed_by",
+            "review_note",
+        ]
         read_only_fields = fields
 
 
@@ -164,6 +225,7 @@ class SofReviewSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 # Status -------------------------------------------------------------------------------------------------------------
+
 
 class IdentificationBriefSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.IntegerField()
@@ -180,16 +242,17 @@ class SofBriefSerializer(serializers.Serializer[dict[str, Any]]):
 
 class IdentificationAttemptsSerializer(serializers.Serializer[dict[str, Any]]):
     max_per_day = serializers.IntegerField(help_text="attempts allowed in any rolling 24 hours")
-    used_last_24h = serializers.IntegerField(help_text="attempts started in the last 24 hours (a check the "
-                                                       "provider never answered does not count)")
+    used_last_24h = serializers.IntegerField(
+        help_text="attempts started in the last 24 hours (a check the provider never answered does not count)"
+    )
     blocked = serializers.BooleanField(help_text="the attempts are used up: no new one until staff allow it")
 
 
 class StaffIdentificationAttemptsSerializer(IdentificationAttemptsSerializer):
     player_id = serializers.IntegerField()
-    counted_from = serializers.DateTimeField(allow_null=True,
-                                             help_text="staff last allowed new attempts then (earlier ones no "
-                                                       "longer count)")
+    counted_from = serializers.DateTimeField(
+        allow_null=True, help_text="staff last allowed new attempts then (earlier ones no longer count)"
+    )
 
 
 class AttemptsAllowSerializer(serializers.Serializer[dict[str, Any]]):
@@ -200,8 +263,10 @@ class RefusalsSerializer(serializers.Serializer[dict[str, Any]]):
     deposit = serializers.CharField(allow_null=True)
     withdrawal = serializers.CharField(allow_null=True)
     completion = serializers.CharField(allow_null=True)
-    stake = serializers.CharField(allow_null=True, help_text="a real-money stake (the AML duties only; the limits "
-                                                              "and the account state refuse more)")
+    stake = serializers.CharField(
+        allow_null=True,
+        help_text="a real-money stake (the AML duties only; the limits and the account state refuse more)",
+    )
 
 
 class AmlStatusSerializer(serializers.Serializer[dict[str, Any]]):
@@ -217,6 +282,7 @@ class AmlStatusSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 # Cases (staff) ------------------------------------------------------------------------------------------------------
+
 
 class CaseHoldSerializer(serializers.ModelSerializer[CaseHold]):
     class Meta:
@@ -242,16 +308,34 @@ class ScreeningHitSerializer(serializers.Serializer[dict[str, Any]]):
 
 class CaseSerializer(serializers.ModelSerializer[ComplianceCase]):
     username = serializers.CharField(source="player.user.username", read_only=True)
-    kind = serializers.CharField(read_only=True,
-                                 help_text="pep_declared, pep_claimed, screening_hit or suspicious (a rule)")
+    kind = serializers.CharField(
+        read_only=True, help_text="pep_declared, pep_claimed, screening_hit or suspicious (a rule)"
+    )
     holds = CaseHoldSerializer(many=True, read_only=True)
     screening_hit = serializers.SerializerMethodField(help_text="for a screening_hit: the list entry matched")
 
     class Meta:
         model = ComplianceCase
-        fields = ["id", "player", "username", "kind", "rule", "status", "blocking", "opened_at", "window_start",
-                  "window_end", "anchor", "summary", "details", "screening_hit", "decided_at", "decided_by",
-                  "decision_note", "holds"]
+        fields = [
+            "id",
+            "player",
+            "username",
+            "kind",
+            "rule",
+            "status",
+            "blocking",
+            "opened_at",
+            "window_start",
+            "window_end",
+            "anchor",
+            "summary",
+            "details",
+            "screening_hit",
+            "decided_at",
+            "decided_by",
+            "decision_note",
+            "holds",
+        ]
         read_only_fields = fields
 
     @extend_schema_field(ScreeningHitSerializer(allow_null=True))
@@ -259,13 +343,21 @@ class CaseSerializer(serializers.ModelSerializer[ComplianceCase]):
         match = (case.details or {}).get("match") if case.kind == ComplianceCase.Kind.SCREENING_HIT else None
         if not isinstance(match, dict):
             return None
-        return ScreeningHitSerializer({
-            "score": float(match.get("score", 100.0)), "matched_name": str(match.get("matched_name") or match.get(
-                "name", "")), "list": str(match.get("list", "")), "source": str(match.get("source", "")),
-            "reference": str(match.get("reference") or match.get("entry_id", "")),
-            "programme": str(match.get("programme", "")), "name": str(match.get("name", "")),
-            "date_of_birth": str(match.get("date_of_birth", "")), "entry_id": str(match.get("entry_id", "")),
-            "list_version_id": match.get("list_version_id"), "list_entry_id": match.get("list_entry_id")}).data
+        return ScreeningHitSerializer(
+            {
+                "score": float(match.get("score", 100.0)),
+                "matched_name": str(match.get("matched_name") or match.get("name", "")),
+                "list": str(match.get("list", "")),
+                "source": str(match.get("source", "")),
+                "reference": str(match.get("reference") or match.get("entry_id", "")),
+                "programme": str(match.get("programme", "")),
+                "name": str(match.get("name", "")),
+                "date_of_birth": str(match.get("date_of_birth", "")),
+                "entry_id": str(match.get("entry_id", "")),
+                "list_version_id": match.get("list_version_id"),
+                "list_entry_id": match.get("list_entry_id"),
+            }
+        ).data
 
 
 class CaseDecideSerializer(serializers.Serializer[dict[str, Any]]):
@@ -281,11 +373,23 @@ class CaseHoldCreateSerializer(serializers.Serializer[dict[str, Any]]):
 
 # Screening lists (staff) ---------------------------------------------------------------------------------------------
 
+
 class ScreeningListVersionSerializer(serializers.ModelSerializer[ScreeningListVersion]):
     class Meta:
         model = ScreeningListVersion
-        fields = ["id", "source", "published_at", "sha256", "file_name", "size", "entry_count", "person_count",
-                  "name_count", "imported_at", "imported_by"]
+        fields = [
+            "id",
+            "source",
+            "published_at",
+            "sha256",
+            "file_name",
+            "size",
+            "entry_count",
+            "person_count",
+            "name_count",
+            "imported_at",
+            "imported_by",
+        ]
         read_only_fields = fields
 
 
@@ -293,8 +397,10 @@ class ScreeningListImportSerializer(serializers.Serializer[dict[str, Any]]):
     # the API field is "source", as in the version it creates (a Serializer's own ``source`` is unused here)
     # the type: ignore below: the API field shadows Field.source
     source = serializers.ChoiceField(choices=ScreeningListVersion.Source.choices)  # type: ignore[assignment]
-    file = serializers.FileField(help_text="the list file as downloaded (EU FSF XML, UN XML, national list XML in "
-                                           "our layout, PEP list CSV): docs/aml.md")
+    file = serializers.FileField(
+        help_text="the list file as downloaded (EU FSF XML, UN XML, national list XML in "
+        "our layout, PEP list CSV): docs/aml.md"
+    )
     published = serializers.DateField(required=False, help_text="for a file that states no publication date (pep)")
 
 

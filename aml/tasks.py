@@ -1,4 +1,5 @@
 """Celery tasks of the aml app: thin wrappers around services (services enqueue them with ``delay_on_commit``)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,8 +18,14 @@ def identification_submit(check_id: int) -> str:
     return services.identification_submit_one(check_id=check_id, actor=Actor.system("aml.identification_submit"))
 
 
-@platform_task(name="aml.sandbox_deliver_callback", autoretry_for=(OSError, DatabaseError), retry_backoff=30,
-               max_retries=5, time_limit=60, soft_time_limit=50)
+@platform_task(
+    name="aml.sandbox_deliver_callback",
+    autoretry_for=(OSError, DatabaseError),
+    retry_backoff=30,
+    max_retries=5,
+    time_limit=60,
+    soft_time_limit=50,
+)
 def sandbox_deliver_callback(body_text: str, signature: str) -> dict[str, Any]:
     """The sandbox identification provider delivers its signed answer; like a real provider it tries again later
     when the delivery fails (network or database); a refusal of the answer itself (bad signature) is final."""
@@ -57,8 +64,9 @@ def screening_rescreen() -> dict[str, Any]:
 @platform_task(name="aml.screening_player", time_limit=120, soft_time_limit=100)
 def screening_player(player_id: int, trigger: str = "registration") -> str:
     """Screen one player now (e.g. right after registration, enqueued after commit)."""
-    run = services.screening_run(player=Player.objects.get(pk=player_id), actor=Actor.system("aml.screening"),
-                                 trigger=trigger)
+    run = services.screening_run(
+        player=Player.objects.get(pk=player_id), actor=Actor.system("aml.screening"), trigger=trigger
+    )
     return run.result
 
 

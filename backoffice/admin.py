@@ -3,6 +3,7 @@ search, the confirmation pages of the decisions the picture offers, and the audi
 
 The Player and AuditEvent admins of accounts and core are extended here (the back office is the top layer and may
 import them; they may not import it): same URLs, so every existing link still leads to the player's page."""
+
 from __future__ import annotations
 
 import csv
@@ -53,8 +54,16 @@ class PlayerPictureAdmin(PlayerAdmin):
     section, each opening its own form that says what it does (``PlayerAdmin.action_view``). The list shows the
     player's name too (newcomer review)."""
 
-    list_display: Any = ("username", "name", "status", "channel", "created_at", "temporary_expires_at", "barred_insider",
-                    "exclusion_listed")
+    list_display: Any = (
+        "username",
+        "name",
+        "status",
+        "channel",
+        "created_at",
+        "temporary_expires_at",
+        "barred_insider",
+        "exclusion_listed",
+    )
     list_select_related = ("user", "personal")  # type: ignore[assignment]  # the base names "user" only
 
     @admin.display(description="name", ordering="personal__surname")
@@ -62,27 +71,42 @@ class PlayerPictureAdmin(PlayerAdmin):
         pd = getattr(obj, "personal", None)
         return f"{pd.given_names} {pd.surname}".strip() if pd else ""
 
-    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
-                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
         if not self.has_view_permission(request):
             raise PermissionDenied
         try:
             player, sections = picture.player_picture(int(object_id), request.user)
         except (ValueError, Player.DoesNotExist) as exc:
             raise Http404 from exc
-        context = {**self.admin_site.each_context(request), "opts": self.model._meta, "original": player,
-                   "title": f"Player {player.user.username}", "subtitle": player.get_status_display(),
-                   "sections": sections, "player": player, "has_view_permission": True,
-                   "search_url": reverse("admin:backoffice_player_search"),
-                   "history_url": reverse("admin:accounts_player_history", args=[player.pk])}
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "original": player,
+            "title": f"Player {player.user.username}",
+            "subtitle": player.get_status_display(),
+            "sections": sections,
+            "player": player,
+            "has_view_permission": True,
+            "search_url": reverse("admin:backoffice_player_search"),
+            "history_url": reverse("admin:accounts_player_history", args=[player.pk]),
+        }
         return TemplateResponse(request, PAGE_STYLE, context)
 
     def get_urls(self) -> list[URLPattern]:
         return [
-            decision_path(self, "search/", self.search_view, perm="accounts.view_player",
-                          name="backoffice_player_search"),
-            decision_path(self, "<int:pk>/confirm/<str:action>/<int:obj_id>/", self.confirm_view,
-                          perm=CONFIRM_PERMISSIONS, kwarg="action", name="backoffice_player_confirm"),
+            decision_path(
+                self, "search/", self.search_view, perm="accounts.view_player", name="backoffice_player_search"
+            ),
+            decision_path(
+                self,
+                "<int:pk>/confirm/<str:action>/<int:obj_id>/",
+                self.confirm_view,
+                perm=CONFIRM_PERMISSIONS,
+                kwarg="action",
+                name="backoffice_player_confirm",
+            ),
             *super().get_urls(),
         ]
 
@@ -92,14 +116,25 @@ class PlayerPictureAdmin(PlayerAdmin):
         if len(result.players) == 1:
             return redirect(reverse("admin:accounts_player_change", args=[result.players[0].pk]))
         unmasked = request.user.has_perm("accounts.view_unmasked_identifiers")
-        rows = [{"url": reverse("admin:accounts_player_change", args=[p.pk]), "username": p.user.username,
-                 "name": f"{getattr(p, 'personal', None) and p.personal.given_names or ''} "
-                         f"{getattr(p, 'personal', None) and p.personal.surname or ''}".strip(),
-                 "status": p.get_status_display(),
-                 "birth_number": _maybe_masked(getattr(getattr(p, "personal", None), "birth_number", ""), unmasked)}
-                for p in result.players]
-        context = {**self.admin_site.each_context(request), "opts": self.model._meta, "title": "Find a player",
-                   "q": text, "matched": result.matched, "rows": rows}
+        rows = [
+            {
+                "url": reverse("admin:accounts_player_change", args=[p.pk]),
+                "username": p.user.username,
+                "name": f"{getattr(p, 'personal', None) and p.personal.given_names or ''} "
+                f"{getattr(p, 'personal', None) and p.personal.surname or ''}".strip(),
+                "status": p.get_status_display(),
+                "birth_number": _maybe_masked(getattr(getattr(p, "personal", None), "birth_number", ""), unmasked),
+            }
+            for p in result.players
+        ]
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Find a player",
+            "q": text,
+            "matched": result.matched,
+            "rows": rows,
+        }
         return TemplateResponse(request, "admin/backoffice/search.html", context)
 
     def confirm_view(self, request: HttpRequest, pk: int, action: str, obj_id: int) -> HttpResponse:
@@ -118,34 +153,45 @@ class PlayerPictureAdmin(PlayerAdmin):
             if doc is None:
                 raise Http404
             pending = doc.status == doc.Status.PENDING
-            account = doc.method.display if request.user.has_perm("accounts.view_unmasked_identifiers") else \
-                _maybe_masked(doc.method.display, False)
+            account = (
+                doc.method.display
+                if request.user.has_perm("accounts.view_unmasked_identifiers")
+                else _maybe_masked(doc.method.display, False)
+            )
             subject = f"Document {doc.original_name!r} for the payment method {doc.method.get_kind_display()} {account}"
             look = reverse("admin:wallet_methoddocument_change", args=[doc.pk])
-            will = ("The document is accepted as proof that the method is the player's own (GP §5(8)b): the method "
-                    "becomes verified, and deposits and withdrawals through it are allowed."
-                    if verb == "approve" else
-                    "The document is rejected as not proving ownership; the method stays unverified and the "
-                    "player is told to send another.")
+            will = (
+                "The document is accepted as proof that the method is the player's own (GP §5(8)b): the method "
+                "becomes verified, and deposits and withdrawals through it are allowed."
+                if verb == "approve"
+                else "The document is rejected as not proving ownership; the method stays unverified and the "
+                "player is told to send another."
+            )
         else:
             wd = wallet_selectors.withdrawal_of(player, obj_id)
             if wd is None:
                 raise Http404
             pending = wd.status == wd.Status.REQUESTED and wd.needs_approval
             look = reverse("admin:wallet_withdrawal_change", args=[wd.pk])
-            subject = (f"Withdrawal {wd.reference} of {Money(wd.amount)} to {wd.method.get_kind_display()} "
-                       f"(held for approval: {', '.join(wd.approval_reasons or []) or '-'})")
-            will = ("The withdrawal is approved: it is sent to the payment method (the held amount leaves the "
-                    "player's account)." if verb == "approve" else
-                    "The withdrawal is rejected: the held amount returns to the player's account.")
+            subject = (
+                f"Withdrawal {wd.reference} of {Money(wd.amount)} to {wd.method.get_kind_display()} "
+                f"(held for approval: {', '.join(wd.approval_reasons or []) or '-'})"
+            )
+            will = (
+                "The withdrawal is approved: it is sent to the payment method (the held amount leaves the "
+                "player's account)."
+                if verb == "approve"
+                else "The withdrawal is rejected: the held amount returns to the player's account."
+            )
         if not pending:
             error = domain_error_text(errors.CONFIRM_NOT_PENDING())
         elif request.method == "POST":
             actor = Actor.staff(request.user)
             try:
                 if doc is not None:
-                    wallet_services.method_document_review(document=doc, approve=verb == "approve",
-                                                           note=f"{verb}d on the player's page", actor=actor)
+                    wallet_services.method_document_review(
+                        document=doc, approve=verb == "approve", note=f"{verb}d on the player's page", actor=actor
+                    )
                 elif wd is not None and verb == "approve":
                     wallet_services.withdrawal_approve(withdrawal=wd, actor=actor)
                 elif wd is not None:
@@ -154,10 +200,19 @@ class PlayerPictureAdmin(PlayerAdmin):
                 return redirect(back)
             except DomainError as exc:
                 error = domain_error_text(exc)
-        context = {**self.admin_site.each_context(request), "opts": self.model._meta,
-                   "title": f"{verb.capitalize()}: {player.user.username}", "subject": subject, "will": will,
-                   "error": error, "pending": pending, "back": back, "look": look,
-                   "look_label": "open the document" if kind == "document" else "open the withdrawal", "verb": verb.capitalize()}
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"{verb.capitalize()}: {player.user.username}",
+            "subject": subject,
+            "will": will,
+            "error": error,
+            "pending": pending,
+            "back": back,
+            "look": look,
+            "look_label": "open the document" if kind == "document" else "open the withdrawal",
+            "verb": verb.capitalize(),
+        }
         return TemplateResponse(request, "admin/backoffice/confirm.html", context)
 
 
@@ -172,15 +227,17 @@ ROLE_CHOICES = [("", "any"), *((name, role.label) for name, role in ROLES.items(
 
 class AuditSearchForm(forms.Form):
     player = forms.CharField(required=False, max_length=150, help_text="username or player id")
-    staff = forms.CharField(required=False, max_length=150, label="staff member / actor",
-                            help_text="the username that acted (exact)")
+    staff = forms.CharField(
+        required=False, max_length=150, label="staff member / actor", help_text="the username that acted (exact)"
+    )
     role = forms.ChoiceField(required=False, choices=ROLE_CHOICES)
     action = forms.CharField(required=False, max_length=100, help_text='a whole action or a prefix ("wallet.")')
     object_type = forms.CharField(required=False, max_length=100, help_text='e.g. "wallet.withdrawal"')
     object_id = forms.CharField(required=False, max_length=64)
     since = forms.DateField(required=False, label="from (day, Prague)", widget=forms.DateInput(attrs={"type": "date"}))
-    until = forms.DateField(required=False, label="to (day, Prague, inclusive)",
-                            widget=forms.DateInput(attrs={"type": "date"}))
+    until = forms.DateField(
+        required=False, label="to (day, Prague, inclusive)", widget=forms.DateInput(attrs={"type": "date"})
+    )
 
     def _day(self, name: str) -> Any:
         day = self.cleaned_data.get(name)
@@ -206,8 +263,16 @@ class AuditSearchForm(forms.Form):
         until = clock.day_bounds(_prague_noon(d["until"]))[1] if d["until"] else None
         if since and until and since >= until:
             raise errors.AUDIT_FILTER_INVALID(problem="'from' is after 'to'")
-        return audit_events(player_id=player_id, actor=d["staff"], role=d["role"], action=d["action"],
-                            object_type=d["object_type"], object_id=d["object_id"], since=since, until=until)
+        return audit_events(
+            player_id=player_id,
+            actor=d["staff"],
+            role=d["role"],
+            action=d["action"],
+            object_type=d["object_type"],
+            object_id=d["object_id"],
+            since=since,
+            until=until,
+        )
 
 
 def _prague_noon(day: Any) -> datetime:
@@ -219,8 +284,18 @@ class _Echo:
         return value
 
 
-CSV_COLUMNS = ("occurred_at", "actor_type", "actor_label", "actor_role", "action", "object_type", "object_id",
-               "changes", "details", "request_id")
+CSV_COLUMNS = (
+    "occurred_at",
+    "actor_type",
+    "actor_label",
+    "actor_role",
+    "action",
+    "object_type",
+    "object_id",
+    "changes",
+    "details",
+    "request_id",
+)
 
 
 def audit_csv_rows(events: Any) -> Iterator[str]:
@@ -228,9 +303,20 @@ def audit_csv_rows(events: Any) -> Iterator[str]:
     writer = csv.writer(_Echo())
     yield writer.writerow(CSV_COLUMNS)
     for e in events.iterator(chunk_size=2000):
-        yield writer.writerow([e.occurred_at.isoformat(), e.actor_type, e.actor_label, e.actor_role, e.action,
-                               e.object_type, e.object_id, changes_text(e.old_values, e.new_values),
-                               "; ".join(f"{k}: {v}" for k, v in readable_details(e.details)), e.request_id])
+        yield writer.writerow(
+            [
+                e.occurred_at.isoformat(),
+                e.actor_type,
+                e.actor_label,
+                e.actor_role,
+                e.action,
+                e.object_type,
+                e.object_id,
+                changes_text(e.old_values, e.new_values),
+                "; ".join(f"{k}: {v}" for k, v in readable_details(e.details)),
+                e.request_id,
+            ]
+        )
 
 
 class AuditSearchAdmin(AuditEventAdmin):
@@ -238,16 +324,17 @@ class AuditSearchAdmin(AuditEventAdmin):
 
     def get_urls(self) -> list[URLPattern]:
         return [
-            decision_path(self, "search/", self.search_view, perm="core.view_auditevent",
-                          name="backoffice_audit_search"),
-            decision_path(self, "export/", self.export_view, perm="core.export_audit",
-                          name="backoffice_audit_export"),
+            decision_path(
+                self, "search/", self.search_view, perm="core.view_auditevent", name="backoffice_audit_search"
+            ),
+            decision_path(self, "export/", self.export_view, perm="core.export_audit", name="backoffice_audit_export"),
             *super().get_urls(),
         ]
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        return super().changelist_view(request, {**(extra_context or {}),
-                                                 "audit_search_url": reverse("admin:backoffice_audit_search")})
+        return super().changelist_view(
+            request, {**(extra_context or {}), "audit_search_url": reverse("admin:backoffice_audit_search")}
+        )
 
     def search_view(self, request: HttpRequest) -> HttpResponse:
         form = AuditSearchForm(request.GET or None)
@@ -261,32 +348,50 @@ class AuditSearchAdmin(AuditEventAdmin):
                 error = domain_error_text(exc)
         elif not form.is_bound:
             page = Paginator(audit_events(), 50).get_page(1)
-        rows = [{"at": e.occurred_at, "who": e.actor_label, "type": e.actor_type, "role": e.actor_role,
-                 "action": e.action, "object": f"{e.object_type} {e.object_id}".strip(),
-                 "url": reverse("admin:core_auditevent_change", args=[e.pk]),
-                 "changes": readable_changes(e.old_values, e.new_values),
-                 "details": readable_details(e.details, skip=("player_id",))}
-                for e in (page.object_list if page else [])]
+        rows = [
+            {
+                "at": e.occurred_at,
+                "who": e.actor_label,
+                "type": e.actor_type,
+                "role": e.actor_role,
+                "action": e.action,
+                "object": f"{e.object_type} {e.object_id}".strip(),
+                "url": reverse("admin:core_auditevent_change", args=[e.pk]),
+                "changes": readable_changes(e.old_values, e.new_values),
+                "details": readable_details(e.details, skip=("player_id",)),
+            }
+            for e in (page.object_list if page else [])
+        ]
         query = request.GET.copy()
         query.pop("page", None)
-        context = {**self.admin_site.each_context(request), "opts": self.model._meta, "title": "Audit trail",
-                   "form": form, "page": page, "rows": rows, "error": error, "query": query.urlencode(),
-                   "may_export": request.user.has_perm("core.export_audit"),
-                   "export_url": f"{reverse('admin:backoffice_audit_export')}?{query.urlencode()}"}
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Audit trail",
+            "form": form,
+            "page": page,
+            "rows": rows,
+            "error": error,
+            "query": query.urlencode(),
+            "may_export": request.user.has_perm("core.export_audit"),
+            "export_url": f"{reverse('admin:backoffice_audit_export')}?{query.urlencode()}",
+        }
         status = 400 if form.is_bound and not form.is_valid() else 200
         return TemplateResponse(request, "admin/backoffice/audit_search.html", context, status=status)
 
     def export_view(self, request: HttpRequest) -> HttpResponseBase:
         form = AuditSearchForm(request.GET)
         if not form.is_valid():
-            return HttpResponse(f"invalid filter: {form.errors.as_text()}", status=400,
-                                content_type="text/plain; charset=utf-8")
+            return HttpResponse(
+                f"invalid filter: {form.errors.as_text()}", status=400, content_type="text/plain; charset=utf-8"
+            )
         try:
             events = form.events()
         except DomainError as exc:
             return HttpResponse(domain_error_text(exc), status=400, content_type="text/plain; charset=utf-8")
-        services.audit_export_record(filters={k: str(v) for k, v in form.cleaned_data.items() if v},
-                                     actor=Actor.staff(request.user))
+        services.audit_export_record(
+            filters={k: str(v) for k, v in form.cleaned_data.items() if v}, actor=Actor.staff(request.user)
+        )
         response = StreamingHttpResponse(audit_csv_rows(events), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="audit-{clock.business_date()}.csv"'
         return response

@@ -12,6 +12,7 @@ reads as the same text, so no migration follows. The enumerations (``Status.choi
 their English labels: the services' stored texts (ledger memos) are composed from them.
 ``admin_messages`` lists every such text, for the test that finds none untranslated.
 """
+
 from __future__ import annotations
 
 import sys
@@ -125,8 +126,11 @@ def _forms(model_admin: ModelAdmin[Any]) -> Iterator[type[forms.BaseForm]]:
     for inline in model_admin.inlines:
         yield inline.form
     for value in vars(sys.modules[type(model_admin).__module__]).values():
-        if isinstance(value, type) and issubclass(value, forms.BaseForm) and value.__module__.endswith(
-                tuple(f".{n}" for n in ("admin", "admin_privacy", "admin_forms"))):
+        if (
+            isinstance(value, type)
+            and issubclass(value, forms.BaseForm)
+            and value.__module__.endswith(tuple(f".{n}" for n in ("admin", "admin_privacy", "admin_forms")))
+        ):
             yield value
 
 
@@ -156,7 +160,8 @@ def translate_admin(site: AdminSite) -> None:
                 func.short_description = _lazy(func.short_description)
         if model_admin.fieldsets:
             model_admin.fieldsets = [  # type: ignore[misc]  # set on the one instance the site holds
-                (_lazy(title), options) for title, options in model_admin.fieldsets]
+                (_lazy(title), options) for title, options in model_admin.fieldsets
+            ]
         for form in _forms(model_admin):
             for name, field in getattr(form, "base_fields", {}).items():
                 field.label = _lazy(_form_label(name, field))
@@ -211,8 +216,12 @@ def admin_messages(site: AdminSite) -> set[str]:
     """Every English text ``translate_admin`` made translatable on ``site``: the message ids the Czech catalogue
     needs."""
     with translation.override(None):  # Django's labels come as text in the active language
-        return {_msgid(value) for model, model_admin in _business(site)
-                for value in _admin_messages(site, model, model_admin) if value and _has_letters(value)}
+        return {
+            _msgid(value)
+            for model, model_admin in _business(site)
+            for value in _admin_messages(site, model, model_admin)
+            if value and _has_letters(value)
+        }
 
 
 def _has_letters(value: Any) -> bool:

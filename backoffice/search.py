@@ -7,6 +7,7 @@
   of a bank transfer, a provider's payment id, a withdrawal's or payout's reference, a ledger reference): exact match;
 * otherwise a name, username, e-mail or phone (contains, case-insensitive).
 Reads go through the owning apps' selectors."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,5 +1,6 @@
 """The back office's own writes: only the audit of a search by birth number (the decisions it offers are the owning
 apps' services, called from the admin views)."""
+
 from __future__ import annotations
 
 from django.db import transaction
@@ -15,10 +16,14 @@ def birth_number_search(*, birth_number: str, actor: Actor) -> list[Player]:
     masked, and whom it found), in the same transaction as the read."""
     with transaction.atomic():
         found = accounts_selectors.players_by_birth_number(birth_number)
-        audit_record(actor=actor, action="backoffice.birth_number_searched", object_type="accounts.player",
-                     object_id=str(found[0].pk) if len(found) == 1 else "",
-                     birth_number=mask(birth_number.replace("/", "").strip()),
-                     found_player_ids=[p.pk for p in found])
+        audit_record(
+            actor=actor,
+            action="backoffice.birth_number_searched",
+            object_type="accounts.player",
+            object_id=str(found[0].pk) if len(found) == 1 else "",
+            birth_number=mask(birth_number.replace("/", "").strip()),
+            found_player_ids=[p.pk for p in found],
+        )
         return found
 
 

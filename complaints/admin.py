@@ -6,6 +6,7 @@ with the workflow forms (assign, investigate, ask the player, note, resolve).
 
 
 """
+
 from __future__ import annotations
 
 import json
@@ -65,8 +66,10 @@ class MoneyFormField(forms.CharField):
     """An amount staff type in Kč ("5,50", "1 500,50 Kč"); the unit is written next to the field."""
 
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("widget", forms.TextInput(attrs={"placeholder": "0,00", "inputmode": "decimal",
-                                                           "size": 12, "class": "money-czk"}))
+        kwargs.setdefault(
+            "widget",
+            forms.TextInput(attrs={"placeholder": "0,00", "inputmode": "decimal", "size": 12, "class": "money-czk"}),
+        )
         kwargs.setdefault("help_text", "Kč, two decimals (e.g. 5,50)")
         super().__init__(*args, **kwargs)
 
@@ -137,10 +140,14 @@ class ResolveForm(forms.Form):
     outcome = forms.ChoiceField(choices=[(o, lbl) for o, lbl in Complaint.Outcome.choices if o])
     answer_cs = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False, label="Answer (Czech)")
     answer_en = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False, label="Answer (English)")
-    remedy_amount = MoneyFormField(required=False, label="Money remedy credited to the player, Kč (upheld only)",
-                                   help_text="Kč, two decimals (e.g. 5,50); a confirmation page follows")
-    remedy_text = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False,
-                                  label="Other remedy (described)")
+    remedy_amount = MoneyFormField(
+        required=False,
+        label="Money remedy credited to the player, Kč (upheld only)",
+        help_text="Kč, two decimals (e.g. 5,50); a confirmation page follows",
+    )
+    remedy_text = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), required=False, label="Other remedy (described)"
+    )
 
     def __init__(self, *args: Any, may_credit: bool = True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -153,16 +160,20 @@ class OverdueFilter(admin.SimpleListFilter):
     parameter_name = "deadline"
 
     def lookups(self, request, model_admin):
-        return [("overdue", "open past day 30"), ("due7", "open, due within 7 days"),
-                ("flagged", "flagged overdue (ever)")]
+        return [
+            ("overdue", "open past day 30"),
+            ("due7", "open, due within 7 days"),
+            ("flagged", "flagged overdue (ever)"),
+        ]
 
     def queryset(self, request, queryset):
         now = clock.now()
         if self.value() == "overdue":
             return queryset.filter(status__in=Complaint.OPEN_STATUSES, respond_by__lte=now)
         if self.value() == "due7":
-            return queryset.filter(status__in=Complaint.OPEN_STATUSES, respond_by__gt=now,
-                                   respond_by__lte=now + timedelta(days=7))
+            return queryset.filter(
+                status__in=Complaint.OPEN_STATUSES, respond_by__gt=now, respond_by__lte=now + timedelta(days=7)
+            )
         if self.value() == "flagged":
             return queryset.filter(overdue_flagged_at__isnull=False)
         return queryset
@@ -176,8 +187,19 @@ def _cleaned(form: forms.Form) -> dict[str, Any]:
 
 @admin.register(Complaint)
 class ComplaintAdmin(ReadOnlyAdmin):
-    list_display = ("reference", "player", "kind", "reason", "status", "outcome", "assignee", "received_at",
-                    "respond_by_date", "deadline_badge", "late")
+    list_display = (
+        "reference",
+        "player",
+        "kind",
+        "reason",
+        "status",
+        "outcome",
+        "assignee",
+        "received_at",
+        "respond_by_date",
+        "deadline_badge",
+        "late",
+    )
     list_filter = (OverdueFilter, "status", "outcome", "reason", "kind", "channel", "late", "assignee")
     search_fields = ("reference", "player__user__username", "description")
     date_hierarchy = "received_at"
@@ -196,8 +218,11 @@ class ComplaintAdmin(ReadOnlyAdmin):
     def deadline_badge(self, obj):
         if obj.status == Complaint.Status.RESOLVED:
             late = obj.answered_at and obj.answered_at >= obj.respond_by
-            return format_html('<span style="color:{}">{}</span>', "#b00" if late else "#080",
-                               "answered late" if late else "answered in time")
+            return format_html(
+                '<span style="color:{}">{}</span>',
+                "#b00" if late else "#080",
+                "answered late" if late else "answered in time",
+            )
         if clock.now() >= obj.respond_by:
             return format_html('<b style="color:#b00">{}</b>', "OVERDUE")
         days = (obj.respond_by_date - clock.business_date()).days
@@ -207,7 +232,9 @@ class ComplaintAdmin(ReadOnlyAdmin):
     def assign_to_me(self, request: HttpRequest, queryset: QuerySet[Complaint]) -> None:
         me = _staff_user(request)
         run_service_action(
-            self, request, queryset,
+            self,
+            request,
+            queryset,
             lambda c, actor: services.complaint_assign(complaint=c, assignee=me, actor=actor),
             done="Complaints assigned to you",
         )
@@ -218,10 +245,16 @@ class ComplaintAdmin(ReadOnlyAdmin):
         return [
             decision_path(self, "file/", self.file_view, perm=RESOLVE, name="complaints_complaint_file"),
             decision_path(self, "report/", self.report_view, perm=view, name="complaints_complaint_report"),
-            decision_path(self, "<int:pk>/act/<str:action>/", self.act_view, perm=RESOLVE,
-                          name="complaints_complaint_act"),
-            decision_path(self, "<int:pk>/attachment/<int:attachment_id>/", self.attachment_view, perm=view,
-                          name="complaints_complaint_attachment"),
+            decision_path(
+                self, "<int:pk>/act/<str:action>/", self.act_view, perm=RESOLVE, name="complaints_complaint_act"
+            ),
+            decision_path(
+                self,
+                "<int:pk>/attachment/<int:attachment_id>/",
+                self.attachment_view,
+                perm=view,
+                name="complaints_complaint_attachment",
+            ),
             *super().get_urls(),
         ]
 
@@ -240,21 +273,34 @@ class ComplaintAdmin(ReadOnlyAdmin):
             d = form.cleaned_data
             try:
                 c = services.complaint_file(
-                    player=d["username"], reason=d["reason"], description=d["description"],
-                    event_at=d.get("event_at"), remedy_requested=d.get("remedy_requested", ""),
-                    remedy_amount_requested=d.get("remedy_amount_requested"), round_ids=d.get("rounds") or [],
-                    transaction_ids=d.get("transactions") or [], files=request.FILES.getlist("attachments"),
-                    channel=d["channel"], received_at=d["received_at"], language=d["language"],
-                    entered_by=request.user, actor=Actor.staff(request.user),
+                    player=d["username"],
+                    reason=d["reason"],
+                    description=d["description"],
+                    event_at=d.get("event_at"),
+                    remedy_requested=d.get("remedy_requested", ""),
+                    remedy_amount_requested=d.get("remedy_amount_requested"),
+                    round_ids=d.get("rounds") or [],
+                    transaction_ids=d.get("transactions") or [],
+                    files=request.FILES.getlist("attachments"),
+                    channel=d["channel"],
+                    received_at=d["received_at"],
+                    language=d["language"],
+                    entered_by=request.user,
+                    actor=Actor.staff(request.user),
                 )
             except DomainError as exc:
                 form.add_error(None, f"{exc.code}: {exc.message_en} / {exc.message_cs}")
             else:
-                self.message_user(request, f"Complaint {c.reference} recorded; confirmation sent to the player.",
-                                  messages.SUCCESS)
+                self.message_user(
+                    request, f"Complaint {c.reference} recorded; confirmation sent to the player.", messages.SUCCESS
+                )
                 return HttpResponseRedirect(reverse("admin:complaints_complaint_change", args=[c.pk]))
-        context = {**self.admin_site.each_context(request), "title": "Enter a complaint received off-line",
-                   "form": form, "opts": self.model._meta}
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Enter a complaint received off-line",
+            "form": form,
+            "opts": self.model._meta,
+        }
         return TemplateResponse(request, "admin/complaints/complaint/file_form.html", context).render()
 
     def report_view(self, request):
@@ -265,10 +311,14 @@ class ComplaintAdmin(ReadOnlyAdmin):
         except DomainError as exc:
             self.message_user(request, exc.message_en, messages.ERROR)
             report = selectors.complaints_report(None)
-        context = {**self.admin_site.each_context(request), "title": f"Complaints report {report['month']}",
-                   "report": report, "opts": self.model._meta,
-                   "reasons": [(k, texts.label(texts.REASONS, k, "en"), v) for k, v in report["by_reason"].items()],
-                   "outcomes": [(k, v) for k, v in report["by_outcome"].items()]}
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Complaints report {report['month']}",
+            "report": report,
+            "opts": self.model._meta,
+            "reasons": [(k, texts.label(texts.REASONS, k, "en"), v) for k, v in report["by_reason"].items()],
+            "outcomes": [(k, v) for k, v in report["by_outcome"].items()],
+        }
         with timezone.override(clock.PRAGUE):
             return TemplateResponse(request, "admin/complaints/complaint/report.html", context).render()
 
@@ -277,8 +327,9 @@ class ComplaintAdmin(ReadOnlyAdmin):
             raise PermissionDenied
         c = get_object_or_404(Complaint, pk=pk)
         a = get_object_or_404(c.attachments, pk=attachment_id)
-        return FileResponse(a.file.open("rb"), content_type=a.content_type, as_attachment=True,
-                            filename=a.original_name)
+        return FileResponse(
+            a.file.open("rb"), content_type=a.content_type, as_attachment=True, filename=a.original_name
+        )
 
     def _act(self, request: HttpRequest, c: Complaint, action: str, actor: Actor) -> None:
         """One workflow step posted from the case page, through its service."""
@@ -299,9 +350,16 @@ class ComplaintAdmin(ReadOnlyAdmin):
         elif action == "resolve":
             d = _cleaned(ResolveForm(request.POST))
             self._ready_to_resolve(c, me, actor)
-            services.complaint_resolve(complaint=c, outcome=d["outcome"], answer_cs=d["answer_cs"],
-                                       answer_en=d["answer_en"], remedy_amount=d.get("remedy_amount"),
-                                       remedy_text=d["remedy_text"], resolved_by=me, actor=actor)
+            services.complaint_resolve(
+                complaint=c,
+                outcome=d["outcome"],
+                answer_cs=d["answer_cs"],
+                answer_en=d["answer_en"],
+                remedy_amount=d.get("remedy_amount"),
+                remedy_text=d["remedy_text"],
+                resolved_by=me,
+                actor=actor,
+            )
         else:
             raise Http404
 
@@ -330,16 +388,22 @@ class ComplaintAdmin(ReadOnlyAdmin):
             return None
         d = form.cleaned_data
         pd = getattr(c.player, "personal", None)
-        context = {**self.admin_site.each_context(request), "opts": self.model._meta, "complaint": c,
-                   "title": gettext("Confirm the money remedy of %(ref)s") % {"ref": c.reference},
-                   "amount": d["remedy_amount"], "player": c.player.user.username,
-                   "player_name": f"{pd.given_names} {pd.surname}".strip() if pd else "",
-                   "reason": c.get_reason_display(), "outcome": dict(Complaint.Outcome.choices).get(d["outcome"]),
-                   "requested": Money(c.remedy_amount_requested, c.currency) if c.remedy_amount_requested else None,
-                   "answer": d["answer_cs"] or d["answer_en"],
-                   "hidden": [(k, v) for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "confirmed")],
-                   "action_url": reverse("admin:complaints_complaint_act", args=[c.pk, "resolve"]),
-                   "back_url": reverse("admin:complaints_complaint_change", args=[c.pk])}
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "complaint": c,
+            "title": gettext("Confirm the money remedy of %(ref)s") % {"ref": c.reference},
+            "amount": d["remedy_amount"],
+            "player": c.player.user.username,
+            "player_name": f"{pd.given_names} {pd.surname}".strip() if pd else "",
+            "reason": c.get_reason_display(),
+            "outcome": dict(Complaint.Outcome.choices).get(d["outcome"]),
+            "requested": Money(c.remedy_amount_requested, c.currency) if c.remedy_amount_requested else None,
+            "answer": d["answer_cs"] or d["answer_en"],
+            "hidden": [(k, v) for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "confirmed")],
+            "action_url": reverse("admin:complaints_complaint_act", args=[c.pk, "resolve"]),
+            "back_url": reverse("admin:complaints_complaint_change", args=[c.pk]),
+        }
         return TemplateResponse(request, "admin/complaints/complaint/confirm_remedy.html", context)
 
     def act_view(self, request: HttpRequest, pk: int, action: str) -> HttpResponse:
@@ -368,33 +432,49 @@ class ComplaintAdmin(ReadOnlyAdmin):
             recalls = selectors.complaint_round_recalls(c)
             for r in recalls:
                 r["pretty"] = json.dumps(r["recall"], indent=2, default=str, ensure_ascii=False) if r["recall"] else ""
-            extra.update({
-                "complaint": c,
-                "can_act": _can_act(request.user) and c.is_open,
-                "can_note": _can_act(request.user),
-                "recalls": recalls,
-                "transactions": c.items.filter(kind="transaction"),
-                "attachments_list": c.attachments.all(),
-                "messages_list": c.messages.select_related("author"),
-                "notes": c.notes.select_related("author"),
-                "notices": c.notices.all(),
-                "audit": [{"at": e.occurred_at, "who": f"{e.actor_type}:{e.actor_label}", "role": e.actor_role,
-                           "action": e.action, "changes": readable_changes(e.old_values, e.new_values)}
-                          for e in AuditEvent.objects.filter(object_type="complaints.complaint", object_id=str(c.pk))
-                          .order_by("occurred_at", "id")],
-                "assign_form": AssignForm(initial={"assignee": c.assignee_id}),
-                "text_form": TextForm(),
-                "resolve_form": ResolveForm(
-                    may_credit=request.user.has_perm(REMEDY),
-                    initial={"remedy_amount": str(Money(c.remedy_amount_requested, c.currency))
-                             if c.remedy_amount_requested else ""}),
-                "requested_money": Money(c.remedy_amount_requested, c.currency) if c.remedy_amount_requested else None,
-                "credited_money": Money(c.remedy_amount, c.currency) if c.remedy_amount else None,
-                "may_credit": request.user.has_perm(REMEDY),
-                "overdue": c.is_open and clock.now() >= c.respond_by,
-                "answer_cs": texts.answer("cs", c=c)[1] if not c.is_open else "",
-                "notice_kinds": dict(ComplaintNotice.Kind.choices),
-            })
+            extra.update(
+                {
+                    "complaint": c,
+                    "can_act": _can_act(request.user) and c.is_open,
+                    "can_note": _can_act(request.user),
+                    "recalls": recalls,
+                    "transactions": c.items.filter(kind="transaction"),
+                    "attachments_list": c.attachments.all(),
+                    "messages_list": c.messages.select_related("author"),
+                    "notes": c.notes.select_related("author"),
+                    "notices": c.notices.all(),
+                    "audit": [
+                        {
+                            "at": e.occurred_at,
+                            "who": f"{e.actor_type}:{e.actor_label}",
+                            "role": e.actor_role,
+                            "action": e.action,
+                            "changes": readable_changes(e.old_values, e.new_values),
+                        }
+                        for e in AuditEvent.objects.filter(
+                            object_type="complaints.complaint", object_id=str(c.pk)
+                        ).order_by("occurred_at", "id")
+                    ],
+                    "assign_form": AssignForm(initial={"assignee": c.assignee_id}),
+                    "text_form": TextForm(),
+                    "resolve_form": ResolveForm(
+                        may_credit=request.user.has_perm(REMEDY),
+                        initial={
+                            "remedy_amount": str(Money(c.remedy_amount_requested, c.currency))
+                            if c.remedy_amount_requested
+                            else ""
+                        },
+                    ),
+                    "requested_money": Money(c.remedy_amount_requested, c.currency)
+                    if c.remedy_amount_requested
+                    else None,
+                    "credited_money": Money(c.remedy_amount, c.currency) if c.remedy_amount else None,
+                    "may_credit": request.user.has_perm(REMEDY),
+                    "overdue": c.is_open and clock.now() >= c.respond_by,
+                    "answer_cs": texts.answer("cs", c=c)[1] if not c.is_open else "",
+                    "notice_kinds": dict(ComplaintNotice.Kind.choices),
+                }
+            )
         with timezone.override(clock.PRAGUE):  # the case is read in Prague time
             response = super().change_view(request, object_id, form_url, extra_context=extra)
             if hasattr(response, "render"):

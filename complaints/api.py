@@ -1,4 +1,5 @@
 """Player API of complaints (``/api/v1/complaints``) and the staff report endpoint. Thin: parse, call, format."""
+
 from __future__ import annotations
 
 from django.db.models import QuerySet
@@ -55,10 +56,11 @@ class ComplaintListCreateView(generics.GenericAPIView):
 
     @extend_schema(
         request={"application/json": ComplaintFileSerializer, "multipart/form-data": ComplaintFileFormSerializer},
-        responses={201: ComplaintSerializer}, operation_id="complaints_file",
+        responses={201: ComplaintSerializer},
+        operation_id="complaints_file",
         description="File a complaint or a win claim (GP §10(2), §11). The response carries the confirmation of "
-                    "receipt (reference, date received, answer due date, next steps); the same is e-mailed. "
-                    "An optional Idempotency-Key makes a retried request return the first result.",
+        "receipt (reference, date received, answer due date, next steps); the same is e-mailed. "
+        "An optional Idempotency-Key makes a retried request return the first result.",
     )
     @idempotent(required=False)
     def post(self, request: Request) -> Response:
@@ -68,11 +70,17 @@ class ComplaintListCreateView(generics.GenericAPIView):
         d = s.validated_data
         amount = d.get("remedy_amount_requested")
         c = services.complaint_file(
-            player=player, reason=d["reason"], description=d["description"], event_at=d.get("event_at"),
+            player=player,
+            reason=d["reason"],
+            description=d["description"],
+            event_at=d.get("event_at"),
             remedy_requested=d.get("remedy_requested", ""),
             remedy_amount_requested=amount,
-            round_ids=d.get("rounds", []), transaction_ids=d.get("transactions", []),
-            files=d.get("attachments", []), language=_lang(), actor=Actor.player(player),
+            round_ids=d.get("rounds", []),
+            transaction_ids=d.get("transactions", []),
+            files=d.get("attachments", []),
+            language=_lang(),
+            actor=Actor.player(player),
         )
         return Response(ComplaintSerializer(selectors.complaint_for_player(player, c.reference)).data, status=201)
 
@@ -95,16 +103,18 @@ class ComplaintMessageView(APIView):
     permission_classes = [IsPlayer]
     serializer_class = ComplaintMessageSerializer
 
-    @extend_schema(request=ComplaintMessageCreateSerializer, responses={201: ComplaintMessageSerializer},
-                   operation_id="complaints_message_add")
+    @extend_schema(
+        request=ComplaintMessageCreateSerializer,
+        responses={201: ComplaintMessageSerializer},
+        operation_id="complaints_message_add",
+    )
     @idempotent(required=False)
     def post(self, request: Request, reference: str) -> Response:
         player = request_player(request)
         c = selectors.complaint_for_player(player, reference)
         s = ComplaintMessageCreateSerializer(data=request.data)
         s.is_valid(raise_exception=True)
-        msg = services.complaint_player_message(complaint=c, text=s.validated_data["text"],
-                                                actor=Actor.player(player))
+        msg = services.complaint_player_message(complaint=c, text=s.validated_data["text"], actor=Actor.player(player))
         return Response(ComplaintMessageSerializer(msg).data, status=201)
 
 
@@ -115,16 +125,20 @@ class ComplaintAttachmentView(APIView):
     parser_classes = [MultiPartParser, FormParser]
     serializer_class = ComplaintAttachmentSerializer
 
-    @extend_schema(request={"multipart/form-data": AttachmentUploadSerializer},
-                   responses={201: ComplaintAttachmentSerializer(many=True)}, operation_id="complaints_attachments_add")
+    @extend_schema(
+        request={"multipart/form-data": AttachmentUploadSerializer},
+        responses={201: ComplaintAttachmentSerializer(many=True)},
+        operation_id="complaints_attachments_add",
+    )
     @idempotent(required=False)
     def post(self, request: Request, reference: str) -> Response:
         player = request_player(request)
         c = selectors.complaint_for_player(player, reference)
         s = AttachmentUploadSerializer(data=request.data)
         s.is_valid(raise_exception=True)
-        added = services.complaint_attachments_add(complaint=c, files=s.validated_data["attachments"],
-                                                   actor=Actor.player(player))
+        added = services.complaint_attachments_add(
+            complaint=c, files=s.validated_data["attachments"], actor=Actor.player(player)
+        )
         return Response(ComplaintAttachmentSerializer(added, many=True).data, status=201)
 
 
@@ -133,15 +147,18 @@ class ComplaintAttachmentDownloadView(APIView):
 
     permission_classes = [IsPlayer]
 
-    @extend_schema(responses={(200, content_type): OpenApiTypes.BINARY for content_type in ATTACHMENT_TYPES},
-                   operation_id="complaints_attachment_download")  # the file as stored: PDF, PNG or JPEG
+    @extend_schema(
+        responses={(200, content_type): OpenApiTypes.BINARY for content_type in ATTACHMENT_TYPES},
+        operation_id="complaints_attachment_download",
+    )  # the file as stored: PDF, PNG or JPEG
     def get(self, request: Request, reference: str, attachment_id: int) -> FileResponse:
         c = selectors.complaint_for_player(request_player(request), reference)
         a = c.attachments.filter(pk=attachment_id).first()
         if a is None or not a.file:  # none, or deleted at the end of its retention (complaints/privacy.py)
             raise error(errors.COMPLAINT_NOT_FOUND, reference=reference)
-        return FileResponse(a.file.open("rb"), content_type=a.content_type, as_attachment=True,
-                            filename=a.original_name)
+        return FileResponse(
+            a.file.open("rb"), content_type=a.content_type, as_attachment=True, filename=a.original_name
+        )
 
 
 class ComplaintReportView(APIView):
@@ -150,9 +167,10 @@ class ComplaintReportView(APIView):
     permission_classes = [staff_permission("complaints.view_complaint")]
     serializer_class = ReportSerializer
 
-    @extend_schema(parameters=[OpenApiParameter("month", str, description="YYYY-MM (Europe/Prague); default: "
-                                                                         "the current month")],
-                   responses=ReportSerializer, operation_id="complaints_staff_report")
+    @extend_schema(
+        parameters=[OpenApiParameter("month", str, description="YYYY-MM (Europe/Prague); default: the current month")],
+        responses=ReportSerializer,
+        operation_id="complaints_staff_report",
+    )
     def get(self, request: Request) -> Response:
         return Response(ReportSerializer(selectors.complaints_report(request.query_params.get("month"))).data)
-

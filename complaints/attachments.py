@@ -5,6 +5,7 @@ the file ends with the EOI marker ``FF D9``, allowing trailing padding). The cli
 extension must agree with the sniffed type (``.pdf``; ``.png``; ``.jpg``/``.jpeg``/``.jfif``) so that a file
 never reaches staff under a misleading name. Files are stored under a generated name, never the client's.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -48,6 +49,7 @@ class CheckedFile:
     sha256: str
     content: ContentFile  # named with a generated name
 
+
 def check(upload: Any) -> CheckedFile:
     """Validate one uploaded file (Django UploadedFile or any object with ``name``, ``size``, ``read``)."""
     name = os.path.basename(getattr(upload, "name", "") or "attachment")[:200]
@@ -69,5 +71,10 @@ def check(upload: Any) -> CheckedFile:
     if ext not in TYPES[detected]:
         raise error(errors.ATTACHMENT_EXTENSION, name=name, detected=detected)
     stored = f"{uuid.uuid4().hex}{TYPES[detected][0]}"
-    return CheckedFile(name=name, content_type=detected, size=len(data),
-                       sha256=hashlib.sha256(data).hexdigest(), content=ContentFile(data, name=stored))
+    return CheckedFile(
+        name=name,
+        content_type=detected,
+        size=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+        content=ContentFile(data, name=stored),
+    )

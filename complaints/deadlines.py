@@ -15,6 +15,7 @@ Definitions (documented in docs/complaints.md, "Terms"):
   start (00:00 Prague) of day 31; ``respond_by_date`` is day 30, the date told to the player.
 * **Reminders**: at the start (00:00 Prague) of day 20 and day 27 after the day of receipt.
 """
+
 from __future__ import annotations
 
 import calendar

@@ -9,6 +9,7 @@ Rounds and ledger transactions the complaint names are stored as :class:`Complai
 the round / transaction (checked to be the player's own at filing) and a snapshot of what the player saw; the
 full recall is read live from the games app (GP §11(5): the stored data decide).
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -50,7 +51,10 @@ class Complaint(models.Model):
         UPHELD = "upheld", "upheld"
         PARTLY_UPHELD = "partly_upheld", "partly upheld"
         REJECTED = "rejected", "rejected"
-        NOT_JUSTIFIED_RULES = "not_justified_rules", "not justified: misunderstanding of rules or terminology (GP §11(3))"
+        NOT_JUSTIFIED_RULES = (
+            "not_justified_rules",
+            "not justified: misunderstanding of rules or terminology (GP §11(3))",
+        )
         NOT_JUSTIFIED_LATE = "not_justified_late", "not justified: filed late (GP §11(3))"
 
     class Language(models.TextChoices):
@@ -69,7 +73,8 @@ class Complaint(models.Model):
     event_at = models.DateTimeField(help_text="the bet or event concerned (win claim: the bet's settlement)")
     event_at_stated = models.DateTimeField(null=True, blank=True, help_text="the time the player stated, if any")
     event_at_from_records = models.BooleanField(
-        default=False, help_text="event_at taken from the platform's records of the named rounds/transactions")
+        default=False, help_text="event_at taken from the platform's records of the named rounds/transactions"
+    )
     description = models.TextField()
     remedy_requested = models.TextField(blank=True, default="")
     remedy_amount_requested = models.BigIntegerField(null=True, blank=True, help_text="minor units")
@@ -77,8 +82,14 @@ class Complaint(models.Model):
     # Filing and the terms (row fields; see complaints.deadlines).
     received_at = models.DateTimeField(db_index=True, help_text="when the operator received it (GP §11(1))")
     filed_at = models.DateTimeField(help_text="when it was recorded on the platform")
-    entered_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                   related_name="+", help_text="staff who entered a complaint received off-line")
+    entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="staff who entered a complaint received off-line",
+    )
     filing_deadline = models.DateField(help_text="last Prague day of the filing window (6 months / 1 year)")
     late = models.BooleanField(default=False, help_text="received after the filing window (GP §11(3))")
     respond_by_date = models.DateField(help_text="day 30 after receipt: answer due (GP §11(1))")
@@ -90,8 +101,9 @@ class Complaint(models.Model):
     overdue_flagged_at = models.DateTimeField(null=True, blank=True)
     # Workflow.
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.NEW, db_index=True)
-    assignee = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                 related_name="assigned_complaints")
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="assigned_complaints"
+    )
     assigned_at = models.DateTimeField(null=True, blank=True)
     # Resolution (GP §11(1), §11(3), §11(8)).
     outcome = models.CharField(max_length=30, choices=Outcome.choices, blank=True, default="")
@@ -103,8 +115,9 @@ class Complaint(models.Model):
     credit_transaction_id = models.CharField(max_length=64, blank=True, default="")
     credited_at = models.DateTimeField(null=True, blank=True)
     answered_at = models.DateTimeField(null=True, blank=True)
-    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                    related_name="+")
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     updated_at = models.DateTimeField()
 
     class Meta:
@@ -154,15 +167,17 @@ class ComplaintItem(models.Model):
     complaint = models.ForeignKey(Complaint, on_delete=models.CASCADE, related_name="items")
     kind = models.CharField(max_length=12, choices=Kind.choices)
     object_id = models.CharField(max_length=64)
-    occurred_at = models.DateTimeField(null=True, blank=True,
-                                       help_text="from the records: round settlement (or start) / transaction time")
+    occurred_at = models.DateTimeField(
+        null=True, blank=True, help_text="from the records: round settlement (or start) / transaction time"
+    )
     late = models.BooleanField(default=False, help_text="outside the filing window on its own")
     summary = models.JSONField(default=dict, blank=True, help_text="snapshot of the record at filing")
 
     class Meta:
         ordering = ["complaint", "kind", "id"]
-        constraints = [models.UniqueConstraint(fields=["complaint", "kind", "object_id"],
-                                               name="complaints_item_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["complaint", "kind", "object_id"], name="complaints_item_unique")
+        ]
 
     def __str__(self):
         return f"{self.kind} {self.object_id}"
@@ -197,8 +212,9 @@ class ComplaintMessage(models.Model):
 
     complaint = models.ForeignKey(Complaint, on_delete=models.PROTECT, related_name="messages")
     author_type = models.CharField(max_length=10, choices=Author.choices)
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                               related_name="+")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     text = models.TextField()
     created_at = models.DateTimeField()
 
@@ -250,7 +266,8 @@ class ComplaintNotice(models.Model):
         ordering = ["complaint", "created_at", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["complaint", "kind"], name="complaints_notice_once",
+                fields=["complaint", "kind"],
+                name="complaints_notice_once",
                 condition=Q(kind__in=["confirmation", "answer", "reminder_first", "reminder_second", "overdue"]),
             )
         ]

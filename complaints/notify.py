@@ -4,6 +4,7 @@ A service writes the notice row in its own transaction and asks for it to be sen
 action therefore never mails anybody, and a notice the mail server refused stays unsent and is retried by the
 sweeper (``complaints_deadline_sweep``). Sending locks the notice row, so two workers never send one notice twice.
 """
+
 from __future__ import annotations
 
 import logging
@@ -33,8 +34,12 @@ def supervisor_emails() -> list[str]:
     emails: list[str] = []
     perm = Permission.objects.filter(codename="supervise_complaint", content_type__app_label="complaints").first()
     if perm is not None:
-        users = (User.objects.filter(is_active=True, is_staff=True)
-                 .filter(Q(user_permissions=perm) | Q(groups__permissions=perm)).distinct().order_by("pk"))
+        users = (
+            User.objects.filter(is_active=True, is_staff=True)
+            .filter(Q(user_permissions=perm) | Q(groups__permissions=perm))
+            .distinct()
+            .order_by("pk")
+        )
         emails += [u.email for u in users if u.email]
     emails += list(settings.COMPLAINTS_SUPERVISOR_EMAILS)
     if not emails:
@@ -49,7 +54,11 @@ def notice_create(*, complaint, kind: str, recipients: list[str], subject: str, 
     try:
         with transaction.atomic():
             notice = ComplaintNotice.objects.create(
-                complaint=complaint, kind=kind, recipients=recipients, subject=subject[:255], body=body,
+                complaint=complaint,
+                kind=kind,
+                recipients=recipients,
+                subject=subject[:255],
+                body=body,
                 created_at=clock.now(),
             )
     except IntegrityError:
@@ -75,8 +84,9 @@ def notice_send(*, notice_id: int) -> bool:
             logger.error("complaint notice without recipients", extra={"notice_id": notice.pk, "kind": notice.kind})
             return False
         try:
-            EmailMessage(subject=notice.subject, body=notice.body, from_email=settings.DEFAULT_FROM_EMAIL,
-                         to=notice.recipients).send(fail_silently=False)
+            EmailMessage(
+                subject=notice.subject, body=notice.body, from_email=settings.DEFAULT_FROM_EMAIL, to=notice.recipients
+            ).send(fail_silently=False)
         except Exception as exc:  # noqa: BLE001 - recorded and retried by the sweeper
             notice.last_error = f"{exc.__class__.__name__}: {exc}"[:255]
             notice.save(update_fields=["attempts", "last_error"])
@@ -92,7 +102,11 @@ def notices_retry(*, now=None) -> int:
     """Send the notices still unsent a while after they were written (mail server was down); returns how many
     went out."""
     now = now or clock.now()
-    ids = list(ComplaintNotice.objects.filter(sent_at__isnull=True, attempts__lt=MAX_ATTEMPTS,
-                                              created_at__lte=now - RETRY_AFTER)
-               .order_by("created_at").values_list("pk", flat=True)[:500])
+    ids = list(
+        ComplaintNotice.objects.filter(
+            sent_at__isnull=True, attempts__lt=MAX_ATTEMPTS, created_at__lte=now - RETRY_AFTER
+        )
+        .order_by("created_at")
+        .values_list("pk", flat=True)[:500]
+    )
     return sum(1 for pk in ids if notice_send(notice_id=pk))

@@ -5,6 +5,7 @@ turned into "not found" is the one those functions document, ``game.round_not_fo
 The wallet offers no selector for one ledger transaction, so :func:`player_transaction` reads the wallet's
 ``LedgerTransaction`` (a read only, filtered by the player: another player's transaction is simply not found).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -90,13 +91,21 @@ def player_transaction(player: Player, transaction_id: object) -> LedgerTransact
 
 def transaction_snapshot(txn: LedgerTransaction) -> dict[str, Any]:
     """What the complaint keeps of a ledger transaction at filing."""
-    return {"id": txn.pk, "kind": txn.kind, "reference": txn.reference, "amount": txn.amount,
-            "currency": txn.currency, "created_at": txn.created_at, "description": txn.memo}
+    return {
+        "id": txn.pk,
+        "kind": txn.kind,
+        "reference": txn.reference,
+        "amount": txn.amount,
+        "currency": txn.currency,
+        "created_at": txn.created_at,
+        "description": txn.memo,
+    }
 
 
 # --- the items of a filing ----------------------------------------------------------------------------------------
-def named_items(*, player: Player, kind: str, round_ids: Iterable[object],
-                transaction_ids: Iterable[object]) -> list[dict[str, Any]]:
+def named_items(
+    *, player: Player, kind: str, round_ids: Iterable[object], transaction_ids: Iterable[object]
+) -> list[dict[str, Any]]:
     """Check that every named round and transaction is the player's own (GP §11(4)) and return the items to store
     (kind, object id, when it happened by the records, snapshot); nothing is stored yet. A win claim needs a
     settled round (GP §10(2) counts from the settlement)."""
@@ -109,14 +118,26 @@ def named_items(*, player: Player, kind: str, round_ids: Iterable[object],
         settled: datetime | None = record["settled_at"]
         if kind == Complaint.Kind.WIN_CLAIM and settled is None:
             raise error(errors.WIN_CLAIM_NEEDS_SETTLED_ROUND, round_id=rid)
-        items.append({"kind": ComplaintItem.Kind.ROUND, "object_id": rid, "occurred_at": settled or started,
-                      "summary": round_snapshot(record)})
+        items.append(
+            {
+                "kind": ComplaintItem.Kind.ROUND,
+                "object_id": rid,
+                "occurred_at": settled or started,
+                "summary": round_snapshot(record),
+            }
+        )
     for tid in dict.fromkeys(str(t).strip() for t in transaction_ids):
         txn = player_transaction(player, tid)
         if txn is None:
             raise error(errors.TRANSACTION_NOT_YOURS, transaction_id=tid)
-        items.append({"kind": ComplaintItem.Kind.TRANSACTION, "object_id": tid, "occurred_at": txn.created_at,
-                      "summary": transaction_snapshot(txn)})
+        items.append(
+            {
+                "kind": ComplaintItem.Kind.TRANSACTION,
+                "object_id": tid,
+                "occurred_at": txn.created_at,
+                "summary": transaction_snapshot(txn),
+            }
+        )
     if len(items) > MAX_ITEMS:
         raise error(errors.TOO_MANY_ITEMS, limit=MAX_ITEMS)
     return items

@@ -1,4 +1,5 @@
 """Complaint selectors (reads): the player's own complaints, the staff's round recall, the monthly report."""
+
 from __future__ import annotations
 
 import logging
@@ -25,8 +26,12 @@ REFERENCE = re.compile(r"^RK-\d{4}-\d{6,12}$")
 
 def complaints_for_player(player: Player) -> QuerySet[Complaint]:
     """The player's own complaints, newest first (another player's complaints never appear)."""
-    return (Complaint.objects.filter(player=player).select_related("player__user")
-            .prefetch_related("items", "attachments", "messages").order_by("-received_at", "-id"))
+    return (
+        Complaint.objects.filter(player=player)
+        .select_related("player__user")
+        .prefetch_related("items", "attachments", "messages")
+        .order_by("-received_at", "-id")
+    )
 
 
 def complaint_for_player(player: Player, reference: str) -> Complaint:
@@ -54,11 +59,11 @@ def complaint_round_recalls(complaint: Complaint) -> list[dict[str, Any]]:
             if recall is not None:
                 replay = records.round_replay(complaint.player, item.object_id)
         except Exception as exc:  # logged, and shown to staff as this round's problem
-            logger.exception("complaint round recall failed", extra={"complaint": complaint.pk,
-                                                                      "round_id": item.object_id})
+            logger.exception(
+                "complaint round recall failed", extra={"complaint": complaint.pk, "round_id": item.object_id}
+            )
             recall, problem = None, f"{exc.__class__.__name__}: {exc}"
-        out.append({"item": item, "round_id": item.object_id, "recall": recall, "replay": replay,
-                    "problem": problem})
+        out.append({"item": item, "round_id": item.object_id, "recall": recall, "replay": replay, "problem": problem})
     return out
 
 
@@ -97,8 +102,11 @@ def complaints_report(month: str | date | None = None, *, now: datetime | None =
     first = parse_month(month)
     start, end = clock.month_bounds(datetime.combine(first, datetime.min.time(), tzinfo=clock.PRAGUE))
     with replica_reads():  # a monthly report may lag: the replica when there is one (core/db_router.py)
-        rows = list(Complaint.objects.filter(received_at__gte=start, received_at__lt=end)
-                    .prefetch_related(Prefetch("items")).order_by("received_at"))
+        rows = list(
+            Complaint.objects.filter(received_at__gte=start, received_at__lt=end)
+            .prefetch_related(Prefetch("items"))
+            .order_by("received_at")
+        )
     by_reason: dict[str, int] = {r: 0 for r in Complaint.Reason.values}
     by_outcome: dict[str, int] = {o or "open": 0 for o in Complaint.Outcome.values}
     by_kind: dict[str, int] = {k: 0 for k in Complaint.Kind.values}
@@ -174,20 +182,32 @@ def complaints_near_deadline_queue() -> QueueState:
     """Open complaints whose answer is due within ``NEAR_DEADLINE_DAYS`` days (not yet overdue); the oldest is the
     earliest received."""
     now = clock.now()
-    return queue_of(Complaint.objects.filter(status__in=Complaint.OPEN_STATUSES, respond_by__gt=now,
-                                             respond_by__lte=now + timedelta(days=NEAR_DEADLINE_DAYS)), "received_at")
+    return queue_of(
+        Complaint.objects.filter(
+            status__in=Complaint.OPEN_STATUSES,
+            respond_by__gt=now,
+            respond_by__lte=now + timedelta(days=NEAR_DEADLINE_DAYS),
+        ),
+        "received_at",
+    )
 
 
 def complaints_new_queue() -> QueueState:
     """Open complaints nobody has taken yet (new, or without an assignee), from the day they arrive."""
-    return queue_of(Complaint.objects.filter(status__in=Complaint.OPEN_STATUSES)
-                    .filter(Q(status=Complaint.Status.NEW) | Q(assignee__isnull=True)), "received_at")
+    return queue_of(
+        Complaint.objects.filter(status__in=Complaint.OPEN_STATUSES).filter(
+            Q(status=Complaint.Status.NEW) | Q(assignee__isnull=True)
+        ),
+        "received_at",
+    )
 
 
 def complaints_money_queue() -> QueueState:
     """Open complaints asking for an amount: a money remedy for finance or a complaint supervisor to decide."""
-    return queue_of(Complaint.objects.filter(status__in=Complaint.OPEN_STATUSES,
-                                             remedy_amount_requested__isnull=False), "received_at")
+    return queue_of(
+        Complaint.objects.filter(status__in=Complaint.OPEN_STATUSES, remedy_amount_requested__isnull=False),
+        "received_at",
+    )
 
 
 def complaints_overdue_queue() -> QueueState:

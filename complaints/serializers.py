@@ -1,4 +1,5 @@
 """API shapes of complaints (player and staff report)."""
+
 from __future__ import annotations
 
 from django.utils import translation
@@ -22,22 +23,46 @@ MoneySerializer = MoneyOutSerializer
 class ComplaintFileSerializer(serializers.Serializer):
     """What the player sends (JSON, or multipart/form-data with ``attachments``)."""
 
-    reason = serializers.ChoiceField(choices=Complaint.Reason.choices,
-                                     help_text="win_not_credited makes it a win claim (1-year term, GP §10(2))")
+    reason = serializers.ChoiceField(
+        choices=Complaint.Reason.choices, help_text="win_not_credited makes it a win claim (1-year term, GP §10(2))"
+    )
     description = serializers.CharField(max_length=5000, help_text="what happened (GP §11(4))")
-    event_at = serializers.DateTimeField(required=False, allow_null=True,
-                                         help_text="time of the bet or event; required unless rounds or "
-                                                   "transactions are named (their records then decide)")
+    event_at = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        help_text="time of the bet or event; required unless rounds or "
+        "transactions are named (their records then decide)",
+    )
     remedy_requested = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
-    remedy_amount_requested = MoneyField(required=False, allow_null=True, min_amount=1, max_amount=10**13,
-                                         help_text="optional: a Money object {\"amount\": <haléře>, \"currency\": "
-                                                   "\"CZK\"}; in multipart/form-data the same object as JSON text")
-    rounds = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=2**63 - 1), required=False, default=list,
-                                   max_length=50, help_text="ids of the player's own game rounds")
-    transactions = serializers.ListField(child=serializers.CharField(max_length=64), required=False, default=list,
-                                         max_length=50, help_text="ids of the player's own ledger transactions")
-    attachments = serializers.ListField(child=serializers.FileField(), required=False, default=list, max_length=10,
-                                        help_text="PDF, PNG or JPEG, max 5 MB each (multipart only)")
+    remedy_amount_requested = MoneyField(
+        required=False,
+        allow_null=True,
+        min_amount=1,
+        max_amount=10**13,
+        help_text='optional: a Money object {"amount": <haléře>, "currency": '
+        '"CZK"}; in multipart/form-data the same object as JSON text',
+    )
+    rounds = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
+        required=False,
+        default=list,
+        max_length=50,
+        help_text="ids of the player's own game rounds",
+    )
+    transactions = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        default=list,
+        max_length=50,
+        help_text="ids of the player's own ledger transactions",
+    )
+    attachments = serializers.ListField(
+        child=serializers.FileField(),
+        required=False,
+        default=list,
+        max_length=10,
+        help_text="PDF, PNG or JPEG, max 5 MB each (multipart only)",
+    )
 
 
 class ComplaintFileFormSerializer(ComplaintFileSerializer):
@@ -131,10 +156,33 @@ class ComplaintSerializer(_ChoiceStrings, serializers.ModelSerializer):
 
     class Meta:
         model = Complaint
-        fields = ["reference", "kind", "reason", "reason_label", "channel", "status", "status_label", "outcome", "language",
-                  "event_at", "event_at_stated", "event_at_from_records", "description", "remedy_requested", "remedy_amount_requested",
-                  "received_at", "filing_deadline", "late", "respond_by_date", "respond_by", "items", "attachments",
-                  "messages", "answer", "confirmation"]
+        fields = [
+            "reference",
+            "kind",
+            "reason",
+            "reason_label",
+            "channel",
+            "status",
+            "status_label",
+            "outcome",
+            "language",
+            "event_at",
+            "event_at_stated",
+            "event_at_from_records",
+            "description",
+            "remedy_requested",
+            "remedy_amount_requested",
+            "received_at",
+            "filing_deadline",
+            "late",
+            "respond_by_date",
+            "respond_by",
+            "items",
+            "attachments",
+            "messages",
+            "answer",
+            "confirmation",
+        ]
 
     def get_reason_label(self, c) -> str:
         return texts.label(texts.REASONS, c.reason, _lang())
@@ -182,8 +230,17 @@ class ComplaintListSerializer(_ChoiceStrings, serializers.ModelSerializer):
 
     class Meta:
         model = Complaint
-        fields = ["reference", "kind", "reason", "status", "status_label", "outcome", "received_at",
-                  "respond_by_date", "late"]
+        fields = [
+            "reference",
+            "kind",
+            "reason",
+            "status",
+            "status_label",
+            "outcome",
+            "received_at",
+            "respond_by_date",
+            "late",
+        ]
 
     def get_status_label(self, c) -> str:
         return texts.label(texts.STATUSES, c.status, _lang())

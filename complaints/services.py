@@ -13,6 +13,7 @@ complaint with ``complaints.already_resolved``)::
                                                               └──resolve──> resolved <──resolve──┘
     new ──(filed late: answered automatically, GP §11(3))──> resolved (not_justified_late)
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -40,15 +41,24 @@ Status = Complaint.Status
 Outcome = Complaint.Outcome
 MAX_AMOUNT = 10**13  # minor units: a sanity bound far above any real remedy, below the BIGINT range
 STAFF_CHANNELS = (Complaint.Channel.EMAIL, Complaint.Channel.BRANCH, Complaint.Channel.POST)
-STAFF_OUTCOMES = (Outcome.UPHELD, Outcome.PARTLY_UPHELD, Outcome.REJECTED, Outcome.NOT_JUSTIFIED_RULES,
-                  Outcome.NOT_JUSTIFIED_LATE)
+STAFF_OUTCOMES = (
+    Outcome.UPHELD,
+    Outcome.PARTLY_UPHELD,
+    Outcome.REJECTED,
+    Outcome.NOT_JUSTIFIED_RULES,
+    Outcome.NOT_JUSTIFIED_LATE,
+)
 MONEY_OUTCOMES = (Outcome.UPHELD, Outcome.PARTLY_UPHELD)
 
 # The workflow as data: for each step, status -> the statuses the step may move a complaint to.
 WORKFLOW: dict[str, dict[str, Collection[str]]] = {
     # new becomes assigned; in any other open status only the assignee changes
-    "assign": {Status.NEW: {Status.ASSIGNED}, Status.ASSIGNED: {Status.ASSIGNED},
-               Status.INVESTIGATING: {Status.INVESTIGATING}, Status.WAITING_PLAYER: {Status.WAITING_PLAYER}},
+    "assign": {
+        Status.NEW: {Status.ASSIGNED},
+        Status.ASSIGNED: {Status.ASSIGNED},
+        Status.INVESTIGATING: {Status.INVESTIGATING},
+        Status.WAITING_PLAYER: {Status.WAITING_PLAYER},
+    },
     "investigate": {Status.ASSIGNED: {Status.INVESTIGATING}, Status.WAITING_PLAYER: {Status.INVESTIGATING}},
     "request_info": {Status.INVESTIGATING: {Status.WAITING_PLAYER}},
     "player_reply": {Status.WAITING_PLAYER: {Status.INVESTIGATING}},
@@ -57,21 +67,33 @@ WORKFLOW: dict[str, dict[str, Collection[str]]] = {
 }
 
 
-def _move(c: Complaint, *, step: str, to: str, actor: Actor, action: str,
-          fields: Mapping[str, Any] | None = None) -> str:
+def _move(
+    c: Complaint, *, step: str, to: str, actor: Actor, action: str, fields: Mapping[str, Any] | None = None
+) -> str:
     """One declared step on the locked complaint: check it, set ``to`` and ``fields`` and save them with
     ``updated_at``; returns the old status. The caller writes the audit event (its old/new carry more than the
     status: assignee, outcome, remedy)."""
     if c.status == Status.RESOLVED:
         raise error(errors.ALREADY_RESOLVED, reference=c.reference)
-    return status_transition(c, to=to, allowed=WORKFLOW[step], refused=errors.ILLEGAL_TRANSITION, actor=actor,
-                             action=action, extra_fields={**(fields or {}), "updated_at": clock.now()},
-                             audit=False, reference=c.reference)
+    return status_transition(
+        c,
+        to=to,
+        allowed=WORKFLOW[step],
+        refused=errors.ILLEGAL_TRANSITION,
+        actor=actor,
+        action=action,
+        extra_fields={**(fields or {}), "updated_at": clock.now()},
+        audit=False,
+        reference=c.reference,
+    )
 
 
 def _locked(complaint: Complaint) -> Complaint:
-    return (Complaint.objects.select_for_update(no_key=True, of=("self",)).select_related("player__user", "assignee")
-            .get(pk=complaint.pk))
+    return (
+        Complaint.objects.select_for_update(no_key=True, of=("self",))
+        .select_related("player__user", "assignee")
+        .get(pk=complaint.pk)
+    )
 
 
 def _save(c: Complaint, fields: list[str]) -> None:
@@ -121,8 +143,9 @@ def _received_at(*, channel: str, actor: Actor, received_at: datetime | None, no
     return received_at
 
 
-def _event_time(items: list[dict[str, Any]], *, stated_at: datetime | None,
-                received_at: datetime) -> tuple[datetime, bool]:
+def _event_time(
+    items: list[dict[str, Any]], *, stated_at: datetime | None, received_at: datetime
+) -> tuple[datetime, bool]:
     """(the time of the event, whether the platform's records gave it). GP §11(5): the records decide. The latest
     named record opens the widest window: the complaint is in time when at least one named record is; each item
     carries its own ``late`` flag. Without records the player's stated time is required (GP §11(4))."""
@@ -187,14 +210,27 @@ def complaint_file(
     terms = deadlines.response_terms(received_at)
     late = deadlines.is_late(event_at, kind, received_at)
     fields = {
-        "player": player, "kind": kind, "channel": channel, "reason": reason, "language": language,
-        "event_at": event_at, "event_at_stated": stated_at, "event_at_from_records": from_records,
-        "description": description.strip(), "remedy_requested": (remedy_requested or "").strip(),
+        "player": player,
+        "kind": kind,
+        "channel": channel,
+        "reason": reason,
+        "language": language,
+        "event_at": event_at,
+        "event_at_stated": stated_at,
+        "event_at_from_records": from_records,
+        "description": description.strip(),
+        "remedy_requested": (remedy_requested or "").strip(),
         "remedy_amount_requested": remedy_amount_requested.amount if remedy_amount_requested else None,
-        "received_at": received_at, "filed_at": now, "entered_by": entered_by,
-        "filing_deadline": deadlines.filing_deadline(event_at, kind), "late": late,
-        "respond_by_date": terms.respond_by_date, "respond_by": terms.respond_by,
-        "remind_first_at": terms.remind_first_at, "remind_second_at": terms.remind_second_at, "updated_at": now,
+        "received_at": received_at,
+        "filed_at": now,
+        "entered_by": entered_by,
+        "filing_deadline": deadlines.filing_deadline(event_at, kind),
+        "late": late,
+        "respond_by_date": terms.respond_by_date,
+        "respond_by": terms.respond_by,
+        "remind_first_at": terms.remind_first_at,
+        "remind_second_at": terms.remind_second_at,
+        "updated_at": now,
     }
     stored_files: list[str] = []
     try:
@@ -204,11 +240,23 @@ def complaint_file(
             for cf in checked:
                 stored_files.append(_store_attachment(c, cf, by=_uploader(actor), at=now).file.name)
             audit_record(
-                actor=actor, action="complaints.filed", obj=c,
-                new={"reference": c.reference, "kind": kind, "reason": reason, "channel": channel,
-                     "received_at": received_at, "event_at": event_at, "event_at_stated": stated_at,
-                     "late": late, "respond_by": c.respond_by, "filing_deadline": c.filing_deadline},
-                player_id=player.pk, rounds=[i["object_id"] for i in items if i["kind"] == "round"],
+                actor=actor,
+                action="complaints.filed",
+                obj=c,
+                new={
+                    "reference": c.reference,
+                    "kind": kind,
+                    "reason": reason,
+                    "channel": channel,
+                    "received_at": received_at,
+                    "event_at": event_at,
+                    "event_at_stated": stated_at,
+                    "late": late,
+                    "respond_by": c.respond_by,
+                    "filing_deadline": c.filing_deadline,
+                },
+                player_id=player.pk,
+                rounds=[i["object_id"] for i in items if i["kind"] == "round"],
                 transactions=[i["object_id"] for i in items if i["kind"] == "transaction"],
                 attachments=[cf.sha256 for cf in checked],
             )
@@ -226,7 +274,10 @@ def complaint_file(
 def _items_store(c: Complaint, items: list[dict[str, Any]]) -> None:
     for it in items:
         ComplaintItem.objects.create(
-            complaint=c, kind=it["kind"], object_id=it["object_id"], occurred_at=it["occurred_at"],
+            complaint=c,
+            kind=it["kind"],
+            object_id=it["object_id"],
+            occurred_at=it["occurred_at"],
             late=it["occurred_at"] is not None and deadlines.is_late(it["occurred_at"], c.kind, c.received_at),
             summary=jsonable(it["summary"]),
         )
@@ -234,8 +285,14 @@ def _items_store(c: Complaint, items: list[dict[str, Any]]) -> None:
 
 def _store_attachment(c: Complaint, cf: att.CheckedFile, *, by: str, at: datetime) -> ComplaintAttachment:
     return ComplaintAttachment.objects.create(
-        complaint=c, file=cf.content, original_name=cf.name, content_type=cf.content_type, size=cf.size,
-        sha256=cf.sha256, uploaded_by_type=by, uploaded_at=at,
+        complaint=c,
+        file=cf.content,
+        original_name=cf.name,
+        content_type=cf.content_type,
+        size=cf.size,
+        sha256=cf.sha256,
+        uploaded_by_type=by,
+        uploaded_at=at,
     )
 
 
@@ -243,17 +300,32 @@ def _resolve_late(c: Complaint, *, now: datetime) -> None:
     """GP §11(3): a late filing is not justified and the participant is told so, at once and with the reason."""
     actor = Actor.system("complaints.late_filing")
     old = {"status": c.status, "outcome": c.outcome}
-    _move(c, step="late_filing", to=Status.RESOLVED, actor=actor, action="complaints.resolved",
-          fields={"outcome": Outcome.NOT_JUSTIFIED_LATE, "answer_cs": texts.late_answer("cs", c=c),
-                  "answer_en": texts.late_answer("en", c=c), "answered_at": now})
-    audit_record(actor=actor, action="complaints.resolved", obj=c, old=old,
-                 new={"status": c.status, "outcome": c.outcome, "answered_at": now}, automatic=True,
-                 filing_deadline=c.filing_deadline)
+    _move(
+        c,
+        step="late_filing",
+        to=Status.RESOLVED,
+        actor=actor,
+        action="complaints.resolved",
+        fields={
+            "outcome": Outcome.NOT_JUSTIFIED_LATE,
+            "answer_cs": texts.late_answer("cs", c=c),
+            "answer_en": texts.late_answer("en", c=c),
+            "answered_at": now,
+        },
+    )
+    audit_record(
+        actor=actor,
+        action="complaints.resolved",
+        obj=c,
+        old=old,
+        new={"status": c.status, "outcome": c.outcome, "answered_at": now},
+        automatic=True,
+        filing_deadline=c.filing_deadline,
+    )
     _notify_player(c, "answer", texts.answer)
 
 
-def complaint_attachments_add(*, complaint: Complaint, files: Sequence[Any],
-                              actor: Actor) -> list[ComplaintAttachment]:
+def complaint_attachments_add(*, complaint: Complaint, files: Sequence[Any], actor: Actor) -> list[ComplaintAttachment]:
     """Add attachments to an open complaint (player or staff), same checks as at filing."""
     checked = [att.check(f) for f in files]
     stored: list[ComplaintAttachment] = []
@@ -268,8 +340,12 @@ def complaint_attachments_add(*, complaint: Complaint, files: Sequence[Any],
             for cf in checked:
                 stored.append(_store_attachment(c, cf, by=_uploader(actor), at=now))
             _save(c, [])
-            audit_record(actor=actor, action="complaints.attachments_added", obj=c,
-                         attachments=[{"id": a.pk, "sha256": a.sha256, "type": a.content_type} for a in stored])
+            audit_record(
+                actor=actor,
+                action="complaints.attachments_added",
+                obj=c,
+                attachments=[{"id": a.pk, "sha256": a.sha256, "type": a.content_type} for a in stored],
+            )
     except BaseException:
         for a in stored:
             a.file.storage.delete(a.file.name)
@@ -286,14 +362,25 @@ def complaint_assign(*, complaint: Complaint, assignee: User | None, actor: Acto
         c = _locked(complaint)
         old = {"status": c.status, "assignee": c.assignee_id}
         target = Status.ASSIGNED if c.status == Status.NEW else c.status
-        _move(c, step="assign", to=target, actor=actor, action="complaints.assigned",
-              fields={"assignee": assignee, "assigned_at": clock.now()})
-        audit_record(actor=actor, action="complaints.assigned", obj=c, old=old,
-                     new={"status": c.status, "assignee": assignee.pk}, assignee_label=assignee.get_username())
+        _move(
+            c,
+            step="assign",
+            to=target,
+            actor=actor,
+            action="complaints.assigned",
+            fields={"assignee": assignee, "assigned_at": clock.now()},
+        )
+        audit_record(
+            actor=actor,
+            action="complaints.assigned",
+            obj=c,
+            old=old,
+            new={"status": c.status, "assignee": assignee.pk},
+            assignee_label=assignee.get_username(),
+        )
         if assignee.email and (old["assignee"] != assignee.pk):
             subject, body, _ = texts.both(texts.staff_assigned, "cs", c=c)
-            notify.notice_create(complaint=c, kind="assigned", recipients=[assignee.email], subject=subject,
-                                 body=body)
+            notify.notice_create(complaint=c, kind="assigned", recipients=[assignee.email], subject=subject, body=body)
     return c
 
 
@@ -301,10 +388,12 @@ def complaint_investigate(*, complaint: Complaint, actor: Actor) -> Complaint:
     """Start (or resume after the player's reply) the investigation."""
     with transaction.atomic():
         c = _locked(complaint)
-        old = _move(c, step="investigate", to=Status.INVESTIGATING, actor=actor,
-                    action="complaints.investigation_started")
-        audit_record(actor=actor, action="complaints.investigation_started", obj=c, old={"status": old},
-                     new={"status": c.status})
+        old = _move(
+            c, step="investigate", to=Status.INVESTIGATING, actor=actor, action="complaints.investigation_started"
+        )
+        audit_record(
+            actor=actor, action="complaints.investigation_started", obj=c, old={"status": old}, new={"status": c.status}
+        )
     return c
 
 
@@ -317,10 +406,17 @@ def complaint_request_info(*, complaint: Complaint, text: str, actor: Actor, aut
     with transaction.atomic():
         c = _locked(complaint)
         old = _move(c, step="request_info", to=Status.WAITING_PLAYER, actor=actor, action="complaints.info_requested")
-        msg = ComplaintMessage.objects.create(complaint=c, author_type="staff", author=author, text=text,
-                                              created_at=clock.now())
-        audit_record(actor=actor, action="complaints.info_requested", obj=c, old={"status": old},
-                     new={"status": c.status}, message_id=msg.pk)
+        msg = ComplaintMessage.objects.create(
+            complaint=c, author_type="staff", author=author, text=text, created_at=clock.now()
+        )
+        audit_record(
+            actor=actor,
+            action="complaints.info_requested",
+            obj=c,
+            old={"status": old},
+            new={"status": c.status},
+            message_id=msg.pk,
+        )
         _notify_player(c, "info_request", texts.info_request, text=text)
     return c
 
@@ -335,15 +431,22 @@ def complaint_player_message(*, complaint: Complaint, text: str, actor: Actor) -
         c = _locked(complaint)
         if c.status == Status.RESOLVED:
             raise error(errors.COMPLAINT_CLOSED, reference=c.reference)
-        msg = ComplaintMessage.objects.create(complaint=c, author_type="player", author=c.player.user, text=text,
-                                              created_at=clock.now())
+        msg = ComplaintMessage.objects.create(
+            complaint=c, author_type="player", author=c.player.user, text=text, created_at=clock.now()
+        )
         old = c.status
         if c.status == Status.WAITING_PLAYER:
             _move(c, step="player_reply", to=Status.INVESTIGATING, actor=actor, action="complaints.player_message")
         else:
             _save(c, [])
-        audit_record(actor=actor, action="complaints.player_message", obj=c, old={"status": old},
-                     new={"status": c.status}, message_id=msg.pk)
+        audit_record(
+            actor=actor,
+            action="complaints.player_message",
+            obj=c,
+            old={"status": old},
+            new={"status": c.status},
+            message_id=msg.pk,
+        )
     return msg
 
 
@@ -371,8 +474,9 @@ def _answers(outcome: str, answer_cs: str, answer_en: str) -> tuple[str, str]:
 def _remedy_credit(c: Complaint, *, amount: Money, actor: Actor, now: datetime) -> None:
     """Credit the money remedy through the wallet (idempotent on ``complaint:<id>``) in the caller's transaction."""
     reference = f"complaint:{c.pk}"
-    txn = adjustment_credit(player=c.player, amount=amount, reference=reference, reason=f"complaint {c.reference}",
-                            actor=actor)
+    txn = adjustment_credit(
+        player=c.player, amount=amount, reference=reference, reason=f"complaint {c.reference}", actor=actor
+    )
     c.remedy_amount, c.credit_reference = amount.amount, reference
     c.credit_transaction_id, c.credited_at = str(txn.pk), now
     _save(c, ["remedy_amount", "credit_reference", "credit_transaction_id", "credited_at"])
@@ -409,19 +513,45 @@ def complaint_resolve(
         c = _locked(complaint)
         now = clock.now()
         old = {"status": c.status, "outcome": c.outcome}
-        _move(c, step="resolve", to=Status.RESOLVED, actor=actor, action="complaints.resolved",
-              fields={"outcome": outcome, "answered_at": now, "answer_cs": answer_cs, "answer_en": answer_en,
-                      "remedy_text": (remedy_text or "").strip(), "resolved_by": resolved_by})
+        _move(
+            c,
+            step="resolve",
+            to=Status.RESOLVED,
+            actor=actor,
+            action="complaints.resolved",
+            fields={
+                "outcome": outcome,
+                "answered_at": now,
+                "answer_cs": answer_cs,
+                "answer_en": answer_en,
+                "remedy_text": (remedy_text or "").strip(),
+                "resolved_by": resolved_by,
+            },
+        )
         if remedy_amount is not None:
             _remedy_credit(c, amount=remedy_amount, actor=actor, now=now)
-        audit_record(actor=actor, action="complaints.resolved", obj=c, old=old,
-                     new={"status": c.status, "outcome": outcome, "answered_at": now,
-                          "remedy_amount": remedy_amount, "remedy_text": c.remedy_text},
-                     overdue=now >= c.respond_by)
+        audit_record(
+            actor=actor,
+            action="complaints.resolved",
+            obj=c,
+            old=old,
+            new={
+                "status": c.status,
+                "outcome": outcome,
+                "answered_at": now,
+                "remedy_amount": remedy_amount,
+                "remedy_text": c.remedy_text,
+            },
+            overdue=now >= c.respond_by,
+        )
         if remedy_amount is not None:
-            audit_record(actor=actor, action="complaints.remedy_credited", obj=c,
-                         new={"amount": remedy_amount, "reference": c.credit_reference,
-                              "transaction": c.credit_transaction_id}, player_id=c.player_id)
+            audit_record(
+                actor=actor,
+                action="complaints.remedy_credited",
+                obj=c,
+                new={"amount": remedy_amount, "reference": c.credit_reference, "transaction": c.credit_transaction_id},
+                player_id=c.player_id,
+            )
         _notify_player(c, "answer", texts.answer)
         _answer_to_inbox(c)
     return c
@@ -432,27 +562,43 @@ def _answer_to_inbox(c: Complaint) -> None:
     the complaint's own notice (``_notify_player``), so the inbox message sends none."""
     subject_cs, body_cs = texts.answer("cs", c=c)
     subject_en, body_en = texts.answer("en", c=c)
-    message_send(player=c.player, kind="notice", subject_cs=subject_cs, subject_en=subject_en, body_cs=body_cs,
-                 body_en=body_en, reference=f"complaints.answer:{c.pk}", email=False)
+    message_send(
+        player=c.player,
+        kind="notice",
+        subject_cs=subject_cs,
+        subject_en=subject_en,
+        body_cs=body_cs,
+        body_en=body_en,
+        reference=f"complaints.answer:{c.pk}",
+        email=False,
+    )
 
 
 # --- the deadline sweeper ----------------------------------------------------------------------------------------
 STAGES = (
     # (stage, due field, sent field, notice kind, reminder day or None for overdue)
     ("reminder_first", "remind_first_at", "first_reminder_sent_at", "reminder_first", deadlines.FIRST_REMINDER_DAY),
-    ("reminder_second", "remind_second_at", "second_reminder_sent_at", "reminder_second",
-     deadlines.SECOND_REMINDER_DAY),
+    (
+        "reminder_second",
+        "remind_second_at",
+        "second_reminder_sent_at",
+        "reminder_second",
+        deadlines.SECOND_REMINDER_DAY,
+    ),
     ("overdue", "respond_by", "overdue_flagged_at", "overdue", None),
 )
 
 
 def _sweep_one(pk: int, *, due_field: str, sent_field: str, kind: str, day: int | None, now: datetime) -> bool:
     with transaction.atomic():
-        c = (Complaint.objects.select_for_update(no_key=True, skip_locked=True, of=("self",))
-             .select_related("player__user", "assignee")
-             .filter(pk=pk, status__in=Complaint.OPEN_STATUSES, **{f"{due_field}__lte": now,
-                                                                    f"{sent_field}__isnull": True})
-             .first())
+        c = (
+            Complaint.objects.select_for_update(no_key=True, skip_locked=True, of=("self",))
+            .select_related("player__user", "assignee")
+            .filter(
+                pk=pk, status__in=Complaint.OPEN_STATUSES, **{f"{due_field}__lte": now, f"{sent_field}__isnull": True}
+            )
+            .first()
+        )
         if c is None:
             return False  # resolved meanwhile, done by another worker, or locked by one now
         setattr(c, sent_field, now)
@@ -465,8 +611,14 @@ def _sweep_one(pk: int, *, due_field: str, sent_field: str, kind: str, day: int 
             subject, body, _ = texts.both(texts.staff_reminder, "cs", c=c, day=day)
             action = f"complaints.{kind}_sent"
         notify.notice_create(complaint=c, kind=kind, recipients=recipients, subject=subject, body=body)
-        audit_record(actor=Actor.system("complaints.deadline_sweep"), action=action, obj=c,
-                     new={sent_field: now}, recipients=recipients, respond_by=c.respond_by)
+        audit_record(
+            actor=Actor.system("complaints.deadline_sweep"),
+            action=action,
+            obj=c,
+            new={sent_field: now},
+            recipients=recipients,
+            respond_by=c.respond_by,
+        )
         return True
 
 
@@ -478,10 +630,15 @@ def complaints_deadline_sweep(*, now: datetime | None = None, batch: int = 500) 
     now = now or clock.now()
     done = {}
     for stage, due_field, sent_field, kind, day in STAGES:
-        ids = list(Complaint.objects.filter(status__in=Complaint.OPEN_STATUSES, **{f"{due_field}__lte": now,
-                                                                                   f"{sent_field}__isnull": True})
-                   .order_by(due_field, "pk").values_list("pk", flat=True)[:batch])
-        done[stage] = sum(1 for pk in ids if _sweep_one(pk, due_field=due_field, sent_field=sent_field, kind=kind,
-                                                        day=day, now=now))
+        ids = list(
+            Complaint.objects.filter(
+                status__in=Complaint.OPEN_STATUSES, **{f"{due_field}__lte": now, f"{sent_field}__isnull": True}
+            )
+            .order_by(due_field, "pk")
+            .values_list("pk", flat=True)[:batch]
+        )
+        done[stage] = sum(
+            1 for pk in ids if _sweep_one(pk, due_field=due_field, sent_field=sent_field, kind=kind, day=day, now=now)
+        )
     done["notices_retried"] = notify.notices_retry(now=now)
     return done

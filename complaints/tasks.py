@@ -1,4 +1,5 @@
 """Periodic jobs of the complaints app (thin: each calls one service)."""
+
 from typing import Any
 
 from celery import shared_task

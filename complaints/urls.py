@@ -1,4 +1,5 @@
 """Mounted at /api/v1/complaints/."""
+
 from django.urls import path
 
 from complaints import api
@@ -9,6 +10,9 @@ urlpatterns = [
     path("<str:reference>", api.ComplaintDetailView.as_view(), name="complaints-detail"),
     path("<str:reference>/messages", api.ComplaintMessageView.as_view(), name="complaints-messages"),
     path("<str:reference>/attachments", api.ComplaintAttachmentView.as_view(), name="complaints-attachments"),
-    path("<str:reference>/attachments/<int:attachment_id>", api.ComplaintAttachmentDownloadView.as_view(),
-         name="complaints-attachment-download"),
+    path(
+        "<str:reference>/attachments/<int:attachment_id>",
+        api.ComplaintAttachmentDownloadView.as_view(),
+        name="complaints-attachment-download",
+    ),
 ]

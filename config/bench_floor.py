@@ -7,6 +7,7 @@ hot row a round locks), its live account read, and trivial statements up to the 
 ``BENCH_FLOOR=1`` (config/urls.py); the settings refuse that in production. The bench drives it with the same
 load as the rounds, on the same server, in the same minute, and prints the platform's rounds/s as a ratio to it.
 """
+
 from __future__ import annotations
 
 from typing import Any

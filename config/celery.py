@@ -6,6 +6,7 @@ tasks are declared in code, ``BEAT_SCHEDULE`` in each app's ``schedules.py``,
 collected with Django's ``autodiscover_modules`` (``config/schedules.py``) and synced into
 django-celery-beat's tables when beat starts.
 """
+
 import os
 
 from celery import Celery

@@ -4,6 +4,7 @@ Uses the ``pgserver`` wheel (PostgreSQL 16 binaries inside a pip package). The d
 folder survives restarts (``.data/pg`` by default); the server listens on a Unix
 socket in that folder, so nothing needs to be installed or running on the machine.
 """
+
 from __future__ import annotations
 
 import logging

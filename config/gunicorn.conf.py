@@ -29,6 +29,7 @@ own connection for ``CONN_MAX_AGE`` seconds (settings), so the number of Postgre
 in transaction mode between them: ``DATABASE_POOLER=pgbouncer`` sets ``CONN_MAX_AGE=0`` and
 ``DISABLE_SERVER_SIDE_CURSORS``; docs/scaling.md).
 """
+
 from __future__ import annotations
 
 import json
@@ -80,8 +81,10 @@ accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "-") or None
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 # Documents the fields; JsonAccessLogger below writes them with json.dumps (a path may hold quotes).
-access_log_format = ('{"remote": "%(h)s", "method": "%(m)s", "path": "%(U)s", "status": %(s)s, "bytes": %(B)s, '
-                     '"duration_ms": %(M)s, "request_id": "%({x-request-id}o)s"}')
+access_log_format = (
+    '{"remote": "%(h)s", "method": "%(m)s", "path": "%(U)s", "status": %(s)s, "bytes": %(B)s, '
+    '"duration_ms": %(M)s, "request_id": "%({x-request-id}o)s"}'
+)
 
 
 class JsonAccessLogger(Logger):
@@ -119,6 +122,13 @@ logger_class = JsonAccessLogger
 def on_starting(server: Any) -> None:
     """The effective figures, once, at start (the bench reads this line too)."""
     cfg = server.cfg
-    server.log.info("config: workers %s, class %s, threads %s, keep-alive %s s, timeout %s s, max requests %s "
-                    "(+ up to %s)", cfg.workers, cfg.worker_class_str, cfg.threads, cfg.keepalive, cfg.timeout,
-                    cfg.max_requests, cfg.max_requests_jitter)
+    server.log.info(
+        "config: workers %s, class %s, threads %s, keep-alive %s s, timeout %s s, max requests %s (+ up to %s)",
+        cfg.workers,
+        cfg.worker_class_str,
+        cfg.threads,
+        cfg.keepalive,
+        cfg.timeout,
+        cfg.max_requests,
+        cfg.max_requests_jitter,
+    )

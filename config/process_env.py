@@ -20,8 +20,14 @@ DEV = "Development tools"
 PROCESS_VARIABLES: list[Variable] = [
     _var(WEB, "BIND", "comma-separated list", "127.0.0.1:8000", "the addresses gunicorn listens on"),
     _var(WEB, "WEB_CONCURRENCY", "integer", "1 per CPU", "gunicorn workers (`make run` sets 2)"),
-    _var(WEB, "GUNICORN_WORKER_CLASS", "text", "gthread", "gunicorn's worker class (gthread: threads per worker and "
-         "HTTP keep-alive; sync closes the connection after every answer)"),
+    _var(
+        WEB,
+        "GUNICORN_WORKER_CLASS",
+        "text",
+        "gthread",
+        "gunicorn's worker class (gthread: threads per worker and "
+        "HTTP keep-alive; sync closes the connection after every answer)",
+    ),
     _var(WEB, "GUNICORN_THREADS", "integer", "4", "threads per worker with the gthread class"),
     _var(WEB, "GUNICORN_KEEPALIVE", "integer", "75", "seconds a kept-alive connection waits"),
     _var(WEB, "GUNICORN_TIMEOUT", "integer", "30", "seconds before a silent worker is killed"),
@@ -40,10 +46,25 @@ PROCESS_VARIABLES: list[Variable] = [
     _var(SIM, "PROVIDER_SIM_SECRET", "text", "PROVIDERS_DEV_SECRET", "the secret the simulator signs with"),
     _var(SIM, "PROVIDER_SIM_MODE", "text", "normal", "the simulator's behaviour (normal or a fault mode)"),
     _var(SIM, "PROVIDER_SIM_JOURNAL", "path", ".data/provider-sim.sqlite3", "what the simulator sent and received"),
-    _var(DEV, "SQL_COUNT", "true/false", "(empty)", "1: the WSGI application counts the SQL statements per request "
-         "(config/sqlcount.py, `make bench`)"),
-    _var(DEV, "PG_PAIR_KEEP", "true/false", "(empty)", "1: the process tests keep their PostgreSQL pair's directory "
-         "and logs (tests/kit/servers.py)"),
-    _var(DEV, "PYTEST_XDIST_WORKER", "text", "(set by pytest-xdist)", "the test worker's name (gw0, gw1, ...): each "
-         "worker's own test database and folders (config/pytest_env.py)"),
+    _var(
+        DEV,
+        "SQL_COUNT",
+        "true/false",
+        "(empty)",
+        "1: the WSGI application counts the SQL statements per request (config/sqlcount.py, `make bench`)",
+    ),
+    _var(
+        DEV,
+        "PG_PAIR_KEEP",
+        "true/false",
+        "(empty)",
+        "1: the process tests keep their PostgreSQL pair's directory and logs (tests/kit/servers.py)",
+    ),
+    _var(
+        DEV,
+        "PYTEST_XDIST_WORKER",
+        "text",
+        "(set by pytest-xdist)",
+        "the test worker's name (gw0, gw1, ...): each worker's own test database and folders (config/pytest_env.py)",
+    ),
 ]

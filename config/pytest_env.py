@@ -2,6 +2,7 @@
 pyproject's addopts): pytest-django imports ``config.settings`` before the root ``conftest.py`` runs, so what the
 settings read from the environment (TESTING: the fast password hasher; DATABASE_URL: the embedded PostgreSQL when no
 server is given) must be set here. Child processes the tests start (a real Celery worker, gunicorn) inherit it."""
+
 import os
 
 os.environ.setdefault("TESTING", "1")
@@ -24,6 +25,10 @@ import tempfile
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
 _root = tempfile.mkdtemp(prefix=f"platform-tests-{_worker}-")
 atexit.register(shutil.rmtree, _root, ignore_errors=True)  # removed when the run ends
-for _name, _folder in (("MEDIA_ROOT", "media"), ("CELERY_FS_BROKER_DIR", "broker"), ("REPORTS_DEV_SEAL_DIR", "dev-seal"),
-                       ("REGULATOR_PACKAGE_DIR", "regulator")):
+for _name, _folder in (
+    ("MEDIA_ROOT", "media"),
+    ("CELERY_FS_BROKER_DIR", "broker"),
+    ("REPORTS_DEV_SEAL_DIR", "dev-seal"),
+    ("REGULATOR_PACKAGE_DIR", "regulator"),
+):
     os.environ.setdefault(_name, os.path.join(_root, _folder))

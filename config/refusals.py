@@ -1,6 +1,7 @@
 """What production refuses to start with (config/settings/__init__.py ``production_refusals``; docs/core.md "Production
 refusals"): the rules, kept out of the settings module so that it holds settings. Each refusal names the variable,
 never its value. The functions read the settings' module namespace (``refusals_of(globals())``)."""
+
 from __future__ import annotations
 
 import ipaddress
@@ -20,8 +21,11 @@ def refusals_of(namespace: Mapping[str, Any]) -> list[str]:
 
 def _secret_refusals(s: SimpleNamespace) -> list[str]:
     refusals: list[str] = []
-    secrets_in_use = {"SECRET_KEY": s.SECRET_KEY, "WALLET_SANDBOX_SECRET": s.env.raw("WALLET_SANDBOX_SECRET"),
-                      "AML_SANDBOX_SECRET": s.env.raw("AML_SANDBOX_SECRET")}
+    secrets_in_use = {
+        "SECRET_KEY": s.SECRET_KEY,
+        "WALLET_SANDBOX_SECRET": s.env.raw("WALLET_SANDBOX_SECRET"),
+        "AML_SANDBOX_SECRET": s.env.raw("AML_SANDBOX_SECRET"),
+    }
     if s.JACKPOTS_ENABLED:
         secrets_in_use["JACKPOTS_SEAL_KEY"] = s.JACKPOTS_SEAL_KEY
     for name, value in secrets_in_use.items():
@@ -38,10 +42,14 @@ def _reports_refusals(s: SimpleNamespace) -> list[str]:
     """With reports on, the regulator's record must be sealed with the operator's own key and certificate."""
     if not s.REPORTS_ENABLED:
         return []
-    return [f"{name} is missing or not a file (the regulator's record must be sealed)"
-            for name, value in (("REPORTS_SEAL_KEY_FILE", s.REPORTS_SEAL_KEY_FILE),
-                                ("REPORTS_SEAL_CERT_FILE", s.REPORTS_SEAL_CERT_FILE))
-            if not value or not Path(value).is_file()]
+    return [
+        f"{name} is missing or not a file (the regulator's record must be sealed)"
+        for name, value in (
+            ("REPORTS_SEAL_KEY_FILE", s.REPORTS_SEAL_KEY_FILE),
+            ("REPORTS_SEAL_CERT_FILE", s.REPORTS_SEAL_CERT_FILE),
+        )
+        if not value or not Path(value).is_file()
+    ]
 
 
 def regulator_seal_problem(path: str, password: str, now: datetime | None = None) -> str:
@@ -70,8 +78,9 @@ def _regulator_refusals(s: SimpleNamespace) -> list[str]:
     problem = regulator_seal_problem(s.REGULATOR_SEAL_P12, s.REGULATOR_SEAL_P12_PASSWORD)
     if problem:
         refusals.append(f"REGULATOR_SEAL_P12 {problem} (the packages must be sealed)")
-    if not s.REGULATOR_MINISTRY_ENCRYPTION_CERTS or not all(Path(p).is_file()
-                                                           for p in s.REGULATOR_MINISTRY_ENCRYPTION_CERTS):
+    if not s.REGULATOR_MINISTRY_ENCRYPTION_CERTS or not all(
+        Path(p).is_file() for p in s.REGULATOR_MINISTRY_ENCRYPTION_CERTS
+    ):
         refusals.append("REGULATOR_MINISTRY_ENCRYPTION_CERTS is empty or names a missing file")
     if not s.REGULATOR_MINISTRY_CLIENTS:
         refusals.append("REGULATOR_MINISTRY_CLIENTS is empty (the download location would admit no one)")
@@ -116,25 +125,33 @@ def _register_refusals(s: SimpleNamespace) -> list[str]:
 
 
 #: cache backends every web process and machine share (the DRF throttles and login lockouts count in the cache)
-SHARED_CACHES = ("django.core.cache.backends.redis.RedisCache", "django_redis.cache.RedisCache",
-                 "django.core.cache.backends.memcached.PyMemcacheCache",
-                 "django.core.cache.backends.memcached.PyLibMCCache",
-                 "django.core.cache.backends.db.DatabaseCache")
+SHARED_CACHES = (
+    "django.core.cache.backends.redis.RedisCache",
+    "django_redis.cache.RedisCache",
+    "django.core.cache.backends.memcached.PyMemcacheCache",
+    "django.core.cache.backends.memcached.PyLibMCCache",
+    "django.core.cache.backends.db.DatabaseCache",
+)
 #: the widest proxy network production trusts to name a client's address (a /8 of IPv4, a /16 of IPv6)
 WIDEST_PROXY_PREFIX = {4: 8, 6: 16}
 #: the sanctions lists screening must always require (a PEP list alone would answer "clear" to a sanctioned person)
 REQUIRED_SANCTIONS_SOURCES = ("eu", "un", "cz")
 #: bounds of tunables where an unbounded value opens something (a replay window of years, unlimited guesses)
-BOUNDS = {"PROVIDERS_SIGNATURE_WINDOW_SECONDS": (30, 900), "AXES_FAILURE_LIMIT": (1, 20),
-          "ACCOUNTS_SESSION_IDLE_MINUTES": (1, 240)}
+BOUNDS = {
+    "PROVIDERS_SIGNATURE_WINDOW_SECONDS": (30, 900),
+    "AXES_FAILURE_LIMIT": (1, 20),
+    "ACCOUNTS_SESSION_IDLE_MINUTES": (1, 240),
+}
 MAX_LOGIN_RATE_PER_MINUTE = 60
 
 
 def cache_refusals(s: SimpleNamespace) -> list[str]:
     backend = str(s.CACHES.get("default", {}).get("BACKEND", ""))
     if backend not in SHARED_CACHES:
-        return ["CACHE_URL names no shared cache (redis, memcached or a database cache): each worker would count "
-                "the rate limits and login lockouts on its own"]
+        return [
+            "CACHE_URL names no shared cache (redis, memcached or a database cache): each worker would count "
+            "the rate limits and login lockouts on its own"
+        ]
     return []
 
 
@@ -147,22 +164,33 @@ def proxy_refusals(s: SimpleNamespace) -> list[str]:
             refusals.append("TRUSTED_PROXIES holds a value that is not an address or a network")
             continue
         if net.prefixlen < WIDEST_PROXY_PREFIX[net.version]:
-            refusals.append(f"TRUSTED_PROXIES holds a network wider than /{WIDEST_PROXY_PREFIX[net.version]} "
-                            "(every client could name its own address)")
+            refusals.append(
+                f"TRUSTED_PROXIES holds a network wider than /{WIDEST_PROXY_PREFIX[net.version]} "
+                "(every client could name its own address)"
+            )
     return refusals
 
 
 def screening_refusals(s: SimpleNamespace) -> list[str]:
     missing = [src for src in REQUIRED_SANCTIONS_SOURCES if src not in s.AML_SCREENING_REQUIRED_SOURCES]
     if missing:
-        return [f"AML_SCREENING_REQUIRED_SOURCES lacks {', '.join(missing)} (screening would answer 'clear' without "
-                "the sanctions lists)"]
+        return [
+            f"AML_SCREENING_REQUIRED_SOURCES lacks {', '.join(missing)} (screening would answer 'clear' without "
+            "the sanctions lists)"
+        ]
     return []
 
 
 def email_refusals(s: SimpleNamespace) -> list[str]:
-    if s.EMAIL_BACKEND.endswith(("console.EmailBackend", "locmem.EmailBackend", "dummy.EmailBackend",
-                                 "filebased.EmailBackend", "SandboxEmailBackend")):
+    if s.EMAIL_BACKEND.endswith(
+        (
+            "console.EmailBackend",
+            "locmem.EmailBackend",
+            "dummy.EmailBackend",
+            "filebased.EmailBackend",
+            "SandboxEmailBackend",
+        )
+    ):
         return ["EMAIL_BACKEND writes e-mails to the log, a file or nowhere (players' personal data)"]
     return []
 
@@ -170,8 +198,10 @@ def email_refusals(s: SimpleNamespace) -> list[str]:
 def tunable_refusals(s: SimpleNamespace) -> list[str]:
     refusals = []
     if s.PROVIDERS_DEV_SECRET != s.PROVIDERS_DEV_SECRET_DEFAULT:
-        refusals.append("PROVIDERS_DEV_SECRET is set (a development variable: production compares the providers' "
-                        "secrets with its public default)")
+        refusals.append(
+            "PROVIDERS_DEV_SECRET is set (a development variable: production compares the providers' "
+            "secrets with its public default)"
+        )
     for name, (low, high) in BOUNDS.items():
         value = getattr(s, name)
         if not low <= int(value) <= high:
@@ -180,8 +210,10 @@ def tunable_refusals(s: SimpleNamespace) -> list[str]:
     num, _, period = rate.partition("/")
     per_minute = {"s": 60.0, "m": 1.0, "h": 1 / 60, "d": 1 / 1440}.get(period[:1], 0.0)
     if not num.isdigit() or not per_minute or int(num) * per_minute > MAX_LOGIN_RATE_PER_MINUTE:
-        refusals.append(f"THROTTLE_RATE_LOGIN allows more than {MAX_LOGIN_RATE_PER_MINUTE} sign-ins a minute "
-                        "(or is not N/s|min|hour|day)")
+        refusals.append(
+            f"THROTTLE_RATE_LOGIN allows more than {MAX_LOGIN_RATE_PER_MINUTE} sign-ins a minute "
+            "(or is not N/s|min|hour|day)"
+        )
     return refusals
 
 
@@ -189,8 +221,9 @@ def _refusals(s: SimpleNamespace) -> list[str]:
     """Why production must not start with these settings (empty: it may). Each names the variable, never a value."""
     refusals = _secret_refusals(s) + _register_refusals(s)
     if s.ACCOUNTS_SMS_GATEWAY == "sandbox":
-        refusals.append("ACCOUNTS_SMS_GATEWAY=sandbox (set it to the real implementation, http, with "
-                        "ACCOUNTS_SMS_GATEWAY_URL)")
+        refusals.append(
+            "ACCOUNTS_SMS_GATEWAY=sandbox (set it to the real implementation, http, with ACCOUNTS_SMS_GATEWAY_URL)"
+        )
     elif s.ACCOUNTS_SMS_GATEWAY == "http" and not s.ACCOUNTS_SMS_GATEWAY_URL:
         refusals.append("ACCOUNTS_SMS_GATEWAY=http without ACCOUNTS_SMS_GATEWAY_URL")
     if s.ACCOUNTS_SMS_GATEWAY == "http" and len(s.ACCOUNTS_GATEWAY_TOKEN.encode()) < s.MIN_SECRET_BYTES:

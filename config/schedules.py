@@ -1,6 +1,7 @@
 """Periodic tasks, declared in code: each app may define ``<app>/schedules.py`` with a ``BEAT_SCHEDULE`` dict
 (Celery's beat_schedule format). Django's ``autodiscover_modules`` imports them from every installed app;
 they are merged here (a duplicate name is an error) and synced into django-celery-beat's tables at beat start."""
+
 from __future__ import annotations
 
 import sys

@@ -11,6 +11,7 @@ summed over every database alias the request used (the stake-refusal log has its
 The header is added when the view has returned, at ``start_response``: every statement of the request ran before.
 Without ``SQL_COUNT=1`` :data:`application` *is* Django's WSGI application, untouched: no cost in production.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,8 +39,7 @@ class StatementCounter:
     def __init__(self) -> None:
         self.count = 0
 
-    def __call__(self, execute: Callable[..., Any], sql: str, params: Any, many: bool,
-                 context: dict[str, Any]) -> Any:
+    def __call__(self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
         self.count += 1
         return execute(sql, params, many, context)
 
@@ -70,8 +70,12 @@ def instrument(conn: BaseDatabaseWrapper) -> StatementCounter:
             counter.count += 1  # BEGIN (psycopg sends it before the transaction's first statement)
         set_autocommit(autocommit)
 
-    for name, method in (("_commit", counted_commit), ("_rollback", counted_rollback),
-                         ("_set_autocommit", counted_set_autocommit), ("_sql_counter", counter)):
+    for name, method in (
+        ("_commit", counted_commit),
+        ("_rollback", counted_rollback),
+        ("_set_autocommit", counted_set_autocommit),
+        ("_sql_counter", counter),
+    ):
         setattr(conn, name, method)
     return counter
 
@@ -86,8 +90,9 @@ def uninstrument(conn: BaseDatabaseWrapper) -> None:
         delattr(conn, name)  # the instance attributes go; the class's methods show through again
 
 
-def counting(app: Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
-             ) -> Callable[[dict[str, Any], StartResponse], Iterable[bytes]]:
+def counting(
+    app: Callable[[dict[str, Any], StartResponse], Iterable[bytes]],
+) -> Callable[[dict[str, Any], StartResponse], Iterable[bytes]]:
     """Wrap a Django WSGI application so each response carries the number of SQL statements of its request."""
 
     def counted_app(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
@@ -95,8 +100,9 @@ def counting(app: Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
         for counter in counters:
             counter.count = 0
 
-        def counted_start_response(status: str, headers: list[tuple[str, str]],
-                                   exc_info: _ExcInfo | None = None) -> Callable[[bytes], object]:
+        def counted_start_response(
+            status: str, headers: list[tuple[str, str]], exc_info: _ExcInfo | None = None
+        ) -> Callable[[bytes], object]:
             total = sum(counter.count for counter in counters)
             return start_response(status, [*headers, (HEADER, str(total))], exc_info)
 

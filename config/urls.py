@@ -2,6 +2,7 @@
 (``/api/v1/wallet/overview``, ``/api/v1/accounts/me``), checked by ``core/tests/test_api_conventions.py``. The form
 with a slash is a 404 in the house error shape naming the canonical path (``core.middleware.CatchAllMiddleware``).
 Django's admin keeps its own slashes."""
+
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -35,8 +36,9 @@ def api_routes(label: str, module_name: str) -> list[Any]:
     patterns = import_module(module_name).urlpatterns
     root = [p for p in patterns if isinstance(p, URLPattern) and str(p.pattern) == ""]
     rest = [p for p in patterns if p not in root]
-    return ([path(f"api/v1/{label}", p.callback, name=p.name or f"{label}-root") for p in root]
-            + ([path(f"api/v1/{label}/", include(rest))] if rest else []))
+    return [path(f"api/v1/{label}", p.callback, name=p.name or f"{label}-root") for p in root] + (
+        [path(f"api/v1/{label}/", include(rest))] if rest else []
+    )
 
 
 # Each of the platform's own apps (a folder of this repository) with an API (``<app>/urls.py``) mounts it under

@@ -1,6 +1,7 @@
 """The admin's shared parts: one read-only base, one way to run a service from an admin action, and the staff
 roles' checks: every decision view and action names its permission (``decision_path``,
 ``decision_action``), and identifiers are masked for roles that may not see them (``masked_fields``)."""
+
 from __future__ import annotations
 
 import functools
@@ -40,8 +41,9 @@ def require_permission(request: HttpRequest, perm: str) -> None:
     mark_permission_in_use(user, perm)
 
 
-def decision_path(modeladmin: Any, route: str, view: Callable[..., Any], *, perm: str | Mapping[str, str],
-                  name: str, kwarg: str = "") -> URLPattern:
+def decision_path(
+    modeladmin: Any, route: str, view: Callable[..., Any], *, perm: str | Mapping[str, str], name: str, kwarg: str = ""
+) -> URLPattern:
     """The URL of an admin view that takes a decision or shows what only ``perm`` may see, checked before the view
     runs: a staff member without ``perm`` gets a 403 (GET and POST alike). ``perm`` may map the value of the URL
     argument ``kwarg`` to the permission it needs (one view for several actions; an unknown value is a 404). The
@@ -237,8 +239,9 @@ class ReadOnlyInline(PlatformAdminMixin, admin.TabularInline[Any, Any]):
         return False
 
 
-def money_confirmation(modeladmin: Any, request: HttpRequest, queryset: Any, *, verb: str,
-                       rows: Callable[[Any], Mapping[str, Any]]) -> HttpResponse | None:
+def money_confirmation(
+    modeladmin: Any, request: HttpRequest, queryset: Any, *, verb: str, rows: Callable[[Any], Mapping[str, Any]]
+) -> HttpResponse | None:
     """The page an admin action that moves money shows before it acts: each selected record's amount, player and
     reason (``rows(obj)``), and a button that posts the same action again with ``confirmed``. None once confirmed
     (the action then runs)."""
@@ -246,11 +249,21 @@ def money_confirmation(modeladmin: Any, request: HttpRequest, queryset: Any, *, 
     if request.POST.get("confirmed") == "1":
         return None
     opts = modeladmin.model._meta
-    return TemplateResponse(request, "admin/confirm_money.html", {
-        **modeladmin.admin_site.each_context(request), "opts": opts, "title": gettext("Confirm: %(verb)s") % {"verb": verb}, "verb": verb,
-        "rows": [rows(obj) for obj in queryset], "action": request.POST.get("action", ""),
-        "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME), "index": request.POST.get("index", "0"),
-        "checkbox_name": helpers.ACTION_CHECKBOX_NAME})
+    return TemplateResponse(
+        request,
+        "admin/confirm_money.html",
+        {
+            **modeladmin.admin_site.each_context(request),
+            "opts": opts,
+            "title": gettext("Confirm: %(verb)s") % {"verb": verb},
+            "verb": verb,
+            "rows": [rows(obj) for obj in queryset],
+            "action": request.POST.get("action", ""),
+            "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME),
+            "index": request.POST.get("index", "0"),
+            "checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        },
+    )
 
 
 def _detail_text(value: Any) -> str:
@@ -294,8 +307,16 @@ def run_service_action(
 
 @admin.register(AuditEvent)
 class AuditEventAdmin(ReadOnlyAdmin):
-    list_display = ("occurred_at", "actor_type", "actor_label", "actor_role", "action", "object_type", "object_id",
-                    "request_id")
+    list_display = (
+        "occurred_at",
+        "actor_type",
+        "actor_label",
+        "actor_role",
+        "action",
+        "object_type",
+        "object_id",
+        "request_id",
+    )
     list_filter = ("actor_type", "actor_role", "action", "object_type")
     search_fields = ("object_id", "actor_label", "action", "request_id")
     date_hierarchy = "occurred_at"

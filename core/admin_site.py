@@ -3,6 +3,7 @@
 With ``ADMIN_REQUIRE_2FA`` (on in production) staff need a one-time password (TOTP, django-otp) as well as their
 password; otherwise Django's plain admin site, so the printed demo credentials work in development.
 """
+
 from __future__ import annotations
 
 import math
@@ -54,8 +55,15 @@ class PlatformSiteMixin:
             if keep:
                 business.append({**app, "models": keep})
         if technical:
-            business.append({"name": gettext_lazy("Technical"), "app_label": TECHNICAL_LABEL, "app_url": "", "has_module_perms": True,
-                             "models": sorted(technical, key=lambda m: m["name"])})
+            business.append(
+                {
+                    "name": gettext_lazy("Technical"),
+                    "app_label": TECHNICAL_LABEL,
+                    "app_url": "",
+                    "has_module_perms": True,
+                    "models": sorted(technical, key=lambda m: m["name"]),
+                }
+            )
         return business
 
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
@@ -80,8 +88,11 @@ class RecordedOTPLoginForm(OTPAdminAuthenticationForm):  # type: ignore[misc]  #
         except ValidationError:
             if self.user_cache is not None:  # the password was right: the second factor failed
                 source = self.request.META.get("REMOTE_ADDR", "") if self.request is not None else ""
-                security_event(action="security.staff_otp_failed", source=source,
-                               tried=f"admin sign-in as {self.user_cache.get_username()!r}")
+                security_event(
+                    action="security.staff_otp_failed",
+                    source=source,
+                    tried=f"admin sign-in as {self.user_cache.get_username()!r}",
+                )
             raise
 
 
@@ -97,8 +108,9 @@ def platform_admin_site() -> AdminSite:
     return PlatformAdminSite(name="admin")
 
 
-def axes_lockout_response(request: HttpRequest, original_response: HttpResponse | None = None,
-                          credentials: dict[str, Any] | None = None) -> HttpResponse:
+def axes_lockout_response(
+    request: HttpRequest, original_response: HttpResponse | None = None, credentials: dict[str, Any] | None = None
+) -> HttpResponse:
     """django-axes' answer to a locked-out sign-in (``AXES_LOCKOUT_CALLABLE``; the admin's, the API's login answers
     in the error shape itself): 429 with ``Retry-After``, the cool-off left to wait at most."""
     cool_off = get_cool_off(request)

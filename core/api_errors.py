@@ -9,6 +9,7 @@ bound: a code listed is one the operation's code path names, not one every call 
 at run time (a game's ``BetError`` codes) are not ``ErrorDef`` constants; the schema names them as ``game.*`` in
 the game's description.
 """
+
 from __future__ import annotations
 
 import ast
@@ -57,8 +58,11 @@ def _resolve(node: ast.AST, scope: dict[str, Any], owner: type | None) -> Any:
         if base is None:
             return None
         try:
-            return inspect.getattr_static(base, node.attr, None) if isinstance(base, type) else getattr(base, node.attr,
-                                                                                                       None)
+            return (
+                inspect.getattr_static(base, node.attr, None)
+                if isinstance(base, type)
+                else getattr(base, node.attr, None)
+            )
         except Exception:  # noqa: BLE001 - a property or a lazy object: not a name the walk follows
             return None
     return None
@@ -80,8 +84,13 @@ def _direct(func: types.FunctionType, owner: type | None) -> tuple[frozenset[Err
         return frozenset(), ()
     scope = {**func.__globals__}
     if func.__closure__:
-        scope.update({name: cell.cell_contents for name, cell in zip(func.__code__.co_freevars, func.__closure__)
-                      if _cell_ok(cell)})
+        scope.update(
+            {
+                name: cell.cell_contents
+                for name, cell in zip(func.__code__.co_freevars, func.__closure__)
+                if _cell_ok(cell)
+            }
+        )
     found: set[ErrorDef] = set()
     calls: list[Any] = []
     for node in ast.walk(tree):
@@ -93,8 +102,13 @@ def _direct(func: types.FunctionType, owner: type | None) -> tuple[frozenset[Err
             continue
         target = _function(obj)
         if target is not None and _own(target) and target is not func:
-            klass = owner if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                and node.value.id in ("self", "cls") else _owner_of(target)
+            klass = (
+                owner
+                if isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in ("self", "cls")
+                else _owner_of(target)
+            )
             calls.append((target, klass))
         elif isinstance(obj, type) and _own(obj):
             for name in ("__init__", "__call__", "validate", "has_permission", "has_object_permission"):

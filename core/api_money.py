@@ -16,6 +16,7 @@ separator of the wrong locale, and the currency travels with the number. Answers
 :class:`MoneyField` is the DRF field every request serializer uses; :func:`money_from_json` is the same check for a
 value outside a serializer (a game's bet parameters, ``games.serializers``).
 """
+
 from __future__ import annotations
 
 import json
@@ -30,11 +31,13 @@ from core.errors import ErrorDef
 from core.money import Money
 
 INVALID_MONEY = ErrorDef(
-    "request.invalid_money", 400,
-    "Částka v poli {field} musí být objekt {{\"amount\": celé číslo v haléřích, \"currency\": \"CZK\"}}, "
-    "např. {{\"amount\": 150000, \"currency\": \"CZK\"}} pro 1 500,00 Kč.",
-    "The amount in {field} must be an object {{\"amount\": <integer, minor units (haléře)>, \"currency\": \"CZK\"}}, "
-    "e.g. {{\"amount\": 150000, \"currency\": \"CZK\"}} for 1,500.00 CZK.")
+    "request.invalid_money",
+    400,
+    'Částka v poli {field} musí být objekt {{"amount": celé číslo v haléřích, "currency": "CZK"}}, '
+    'např. {{"amount": 150000, "currency": "CZK"}} pro 1 500,00 Kč.',
+    'The amount in {field} must be an object {{"amount": <integer, minor units (haléře)>, "currency": "CZK"}}, '
+    'e.g. {{"amount": 150000, "currency": "CZK"}} for 1,500.00 CZK.',
+)
 
 ACCEPTED_KEYS = frozenset({"amount", "currency", "formatted"})
 MAX_AMOUNT = 10**15  # far above any configured maximum; keeps a huge integer out of every column
@@ -104,7 +107,7 @@ class MoneyOutSerializer(serializers.Serializer[Any]):
 
     amount = serializers.IntegerField(help_text="minor units (haléře, 1/100 CZK)")
     currency = serializers.CharField()
-    formatted = serializers.CharField(help_text="for display, Czech format (\"1 500,00 Kč\")")
+    formatted = serializers.CharField(help_text='for display, Czech format ("1 500,00 Kč")')
 
 
 def field_path(field: serializers.Field[Any, Any, Any, Any]) -> str:
@@ -127,8 +130,9 @@ class MoneyField(serializers.Field[Money, Any, dict[str, Any], Any]):
 
     money = True  # the schema lists request.invalid_money on a body with such a field (core.schema)
 
-    def __init__(self, *, min_amount: int | None = None, max_amount: int | None = None,
-                 max_setting: str | None = None, **kw: Any) -> None:
+    def __init__(
+        self, *, min_amount: int | None = None, max_amount: int | None = None, max_setting: str | None = None, **kw: Any
+    ) -> None:
         self.min_amount = min_amount
         self.max_amount = max_amount
         self.max_setting = max_setting
@@ -145,19 +149,20 @@ class MoneyField(serializers.Field[Money, Any, dict[str, Any], Any]):
         if self.min_amount is not None and money.amount < self.min_amount:
             raise serializers.ValidationError(
                 f"at least {Money(self.min_amount, money.currency).format('en')} "
-                f"({{\"amount\": {self.min_amount}, \"currency\": \"{money.currency}\"}})")
+                f'({{"amount": {self.min_amount}, "currency": "{money.currency}"}})'
+            )
         if self.max_setting is not None or self.max_amount is not None:
             top = int(getattr(settings, self.max_setting)) if self.max_setting else int(self.max_amount or 0)
             highest = Money(top, money.currency)
             if money > highest:
                 raise serializers.ValidationError(
-                    f"at most {highest.format('en')} ({{\"amount\": {highest.amount}, \"currency\": "
-                    f"\"{money.currency}\"}}{', ' + self.max_setting if self.max_setting else ''})")
+                    f'at most {highest.format("en")} ({{"amount": {highest.amount}, "currency": '
+                    f'"{money.currency}"}}{", " + self.max_setting if self.max_setting else ""})'
+                )
         return money
 
     def to_representation(self, value: Money | int) -> dict[str, Any]:
         return money_to_json(value)
-
 
 
 @extend_schema_field(MoneyOutSerializer)

@@ -39,8 +39,13 @@ def _prepare_after_migrate(sender: Any, using: str = "default", plan: Any = None
     from core.sql import hot_statements_complete, prepare_hot_statements
 
     connection = connections[using]
-    if (using != "default" or not settings.DATABASE_PREPARED_STATEMENTS or connection.connection is None
-            or connection.in_atomic_block or (not plan and hot_statements_complete(connection))):
+    if (
+        using != "default"
+        or not settings.DATABASE_PREPARED_STATEMENTS
+        or connection.connection is None
+        or connection.in_atomic_block
+        or (not plan and hot_statements_complete(connection))
+    ):
         return
     prepare_hot_statements(connection)
 
@@ -57,9 +62,12 @@ def check_staff_permissions(app_configs: Any = None, **kwargs: Any) -> list[chec
     declared = _declared_permissions()
     errors: list[checks.CheckMessage] = [
         checks.Error(f"the staff permission {perm!r} is not declared by any model", id="core.E010")
-        for perm in sorted((REQUIRED_PERMISSIONS | ADMIN_DECISION_PERMISSIONS) - declared)]
-    errors += [checks.Error(f"a home-page link names the permission {perm!r}, which no model declares", id="core.E012")
-               for perm in sorted(declared_link_permissions() - declared)]
+        for perm in sorted((REQUIRED_PERMISSIONS | ADMIN_DECISION_PERMISSIONS) - declared)
+    ]
+    errors += [
+        checks.Error(f"a home-page link names the permission {perm!r}, which no model declares", id="core.E012")
+        for perm in sorted(declared_link_permissions() - declared)
+    ]
     pairs = {(app, codename) for app, codename in (p.split(".", 1) for p in declared)}
     for role in ROLES.values():
         try:
@@ -117,7 +125,8 @@ class CoreConfig(AppConfig):
             import logging
 
             logging.getLogger("platform.startup").info(
-                "external systems: " + ", ".join(f"{k}={v}" for k, v in settings.EXTERNAL_SYSTEMS.items()))
+                "external systems: " + ", ".join(f"{k}={v}" for k, v in settings.EXTERNAL_SYSTEMS.items())
+            )
         # after the auth app's own handler has created the permissions (it is connected first: auth is listed
         # before the platform apps), whichever app's migrations ran
         post_migrate.connect(_sync_roles, dispatch_uid="core.roles_sync")

@@ -26,6 +26,7 @@ A month is due at 00:00 Prague of the day after its last row's period ends (the 
 ``accounts.retention``): ``archive_due_at``. Ids encode the UTC month the row was written in
 (``core.partitioning``), so the month's last row was written just before the next UTC month began.
 """
+
 from __future__ import annotations
 
 import logging
@@ -95,10 +96,14 @@ def _carry_forward_signature(month: ArchivingMonth) -> Mapping[str, int]:
 #: warning core.W020 (its table keeps its months past their retention period)
 CARRY_FORWARD = Hooks("core.archiving", check_id="core.W020", warning=True)
 _CARRY_FORWARD_HOOKS: dict[str, Hook[[ArchivingMonth], Mapping[str, int]]] = {
-    rule.table: CARRY_FORWARD.add(rule.table, f"carry-forward of {rule.table}, summed by {rule.summed_by}: without "
-                                  "it the table keeps its months past their retention period",
-                                  _carry_forward_signature)
-    for rule in declared_tables() if rule.summed_by
+    rule.table: CARRY_FORWARD.add(
+        rule.table,
+        f"carry-forward of {rule.table}, summed by {rule.summed_by}: without "
+        "it the table keeps its months past their retention period",
+        _carry_forward_signature,
+    )
+    for rule in declared_tables()
+    if rule.summed_by
 }
 
 
@@ -109,8 +114,9 @@ def carry_forward(model: type[Model]) -> Hook[[ArchivingMonth], Mapping[str, int
     try:
         return _CARRY_FORWARD_HOOKS[table]
     except KeyError:
-        raise ValueError(f"{table} is not a summed partitioned table (its declaration's summed_by, "
-                         "<app>/partitions.py)") from None
+        raise ValueError(
+            f"{table} is not a summed partitioned table (its declaration's summed_by, <app>/partitions.py)"
+        ) from None
 
 
 def carry_forward_hook(rule: PartitionedTable) -> CarryForward | None:
@@ -159,8 +165,12 @@ def references(table: str) -> list[tuple[str, str]]:
             continue
         for field in opts.concrete_fields:
             related = field.related_model
-            if (field.is_relation and (field.many_to_one or field.one_to_one) and isinstance(related, type)
-                    and related._meta.db_table == table):
+            if (
+                field.is_relation
+                and (field.many_to_one or field.one_to_one)
+                and isinstance(related, type)
+                and related._meta.db_table == table
+            ):
                 found.add((opts.db_table, field.column))
     return sorted(found)
 
@@ -171,8 +181,10 @@ def archive_order(tables: tuple[PartitionedTable, ...]) -> list[PartitionedTable
     transaction are written in its database transaction, so in its month, and a transactions month whose entries are
     live is ``referenced``); otherwise in the declarations' order."""
     names = {t.table for t in tables}
-    referencing = {t.table: {other for other, _column in references(t.table) if other in names and other != t.table}
-                   for t in tables}
+    referencing = {
+        t.table: {other for other, _column in references(t.table) if other in names and other != t.table}
+        for t in tables
+    }
     ordered: list[PartitionedTable] = []
     remaining = list(tables)
     while remaining:
@@ -193,8 +205,11 @@ def _one(sql: str, params: list[int | str]) -> Any:
 def _referencing(table: str, low: int, high: int) -> list[str]:
     """The ``table.column``s of :func:`references` with a row pointing into ``[low, high)``."""
     q = connection.ops.quote_name
-    return [f"{t}.{c}" for t, c in references(table)
-            if _one(f"SELECT EXISTS (SELECT 1 FROM {q(t)} WHERE {q(c)} >= %s AND {q(c)} < %s)", [low, high])]
+    return [
+        f"{t}.{c}"
+        for t, c in references(table)
+        if _one(f"SELECT EXISTS (SELECT 1 FROM {q(t)} WHERE {q(c)} >= %s AND {q(c)} < %s)", [low, high])
+    ]
 
 
 def months_due(table: str, months: int, now: datetime) -> list[tuple[str, int]]:
@@ -208,8 +223,9 @@ def months_due(table: str, months: int, now: datetime) -> list[tuple[str, int]]:
     return sorted(out, key=lambda item: item[1])
 
 
-def _archive_month(rule: PartitionedTable, name: str, index: int, months: int,
-                   carry: CarryForward | None = None) -> MonthResult | None:
+def _archive_month(
+    rule: PartitionedTable, name: str, index: int, months: int, carry: CarryForward | None = None
+) -> MonthResult | None:
     month = partitioning.month_of(index)
     q = connection.ops.quote_name
     try:
@@ -237,9 +253,18 @@ def _archive_month(rule: PartitionedTable, name: str, index: int, months: int,
             rows = int(_one(f"SELECT count(*) FROM {q(name)}", []))
             archived = partitioning.partition_archive(connection, rule.table, name)
             extra: dict[str, Any] = {"carried": carried} if carried is not None else {}
-            audit_record(actor=Actor.system("partitions_archive"), action="core.partition.archived",
-                         object_type="partition", object_id=name, table=rule.table, month=month.isoformat(),
-                         rows=rows, archive=archived, retention_months=months, **extra)
+            audit_record(
+                actor=Actor.system("partitions_archive"),
+                action="core.partition.archived",
+                object_type="partition",
+                object_id=name,
+                table=rule.table,
+                month=month.isoformat(),
+                rows=rows,
+                archive=archived,
+                retention_months=months,
+                **extra,
+            )
             return MonthResult(rule.table, name, month, ARCHIVED, archived, rows)
     except OperationalError as exc:  # a lock not granted within LOCK_TIMEOUT
         return MonthResult(rule.table, name, month, BUSY, str(exc).strip())
@@ -255,9 +280,11 @@ def partitions_archive_due(*, now: datetime | None = None) -> list[MonthResult]:
     through its registered carry-forward hook (module docstring); one result per due month, archived or not, with
     the reason it stays."""
     now = now or clock.now()
-    retention = partition_retention(dict(settings.PARTITION_RETENTION_MONTHS),
-                                    audit_years=settings.AUDIT_RETENTION_YEARS,
-                                    audit_aml_years=settings.AUDIT_RETENTION_AML_YEARS)
+    retention = partition_retention(
+        dict(settings.PARTITION_RETENTION_MONTHS),
+        audit_years=settings.AUDIT_RETENTION_YEARS,
+        audit_aml_years=settings.AUDIT_RETENTION_AML_YEARS,
+    )
     results: list[MonthResult] = []
     for rule in archive_order(declared_tables()):
         if not partitioning.is_partitioned(connection, rule.table):
@@ -266,8 +293,15 @@ def partitions_archive_due(*, now: datetime | None = None) -> list[MonthResult]:
         carry = carry_forward_hook(rule)
         for name, index in months_due(rule.table, months, now):
             if rule.summed_by and carry is None:  # fail closed: never archived without its totals carried
-                results.append(MonthResult(rule.table, name, partitioning.month_of(index), SUMMED,
-                                           f"{rule.summed_by}; carry-forward hook {rule.table!r} not registered"))
+                results.append(
+                    MonthResult(
+                        rule.table,
+                        name,
+                        partitioning.month_of(index),
+                        SUMMED,
+                        f"{rule.summed_by}; carry-forward hook {rule.table!r} not registered",
+                    )
+                )
                 continue
             result = _archive_month(rule, name, index, months, carry)
             if result is not None:

@@ -1,4 +1,5 @@
 """Who did what: actors and the append-only audit trail."""
+
 from __future__ import annotations
 
 import hashlib
@@ -77,8 +78,9 @@ def audit_record(
     **details: Any,
 ) -> AuditEvent:
     """Append one audit event; call it inside the service's transaction."""
-    event = audit_event(actor=actor, action=action, obj=obj, object_type=object_type, object_id=object_id, old=old,
-                        new=new, **details)
+    event = audit_event(
+        actor=actor, action=action, obj=obj, object_type=object_type, object_id=object_id, old=old, new=new, **details
+    )
     event.save(force_insert=True)
     return event
 
@@ -147,13 +149,15 @@ def _count_in_window(action: str, source: str, now: datetime) -> tuple[int, int,
             f"INSERT INTO {table} (action, source, window_start, window_seconds, count, first_at, last_at) "
             "VALUES (%s, %s, %s, %s, 1, %s, %s) ON CONFLICT (action, source, window_start) "
             f"DO UPDATE SET count = {table}.count + 1, last_at = EXCLUDED.last_at RETURNING id, count",
-            [action, source, start, seconds, now, now])
+            [action, source, start, seconds, now, now],
+        )
         row_id, count = cur.fetchone()
     return int(row_id), int(count), start, seconds
 
 
-def security_event(*, action: str, source: str = "", tried: str = "", body: bytes | str = b"",
-                   summarise: bool = False, **details: Any) -> int:
+def security_event(
+    *, action: str, source: str = "", tried: str = "", body: bytes | str = b"", summarise: bool = False, **details: Any
+) -> int:
     """A refused or suspicious request (a forged provider callback, a lock-out, a throttled login): one audit event
     with the system actor, the source address, what was tried and the SHA-256 of the body, committed at once on
     its own connection (``SIDE_DB``) so that the refusal's rollback cannot erase it. Staff read it in the audit
@@ -173,16 +177,37 @@ def security_event(*, action: str, source: str = "", tried: str = "", body: byte
             row_id, count, start, seconds = _count_in_window(action, _no_nul(source_key(source)), now)
             if count > 1:
                 return count
-            extra = {"summary": {"window_start": start, "window_seconds": seconds,
-                                 "counter": f"core.securityeventwindow:{row_id}",
-                                 "note": "repeats from this source in this window are counted there, not here"}}
+            extra = {
+                "summary": {
+                    "window_start": start,
+                    "window_seconds": seconds,
+                    "counter": f"core.securityeventwindow:{row_id}",
+                    "note": "repeats from this source in this window are counted there, not here",
+                }
+            }
         AuditEvent.objects.using(SIDE_DB).create(
-            occurred_at=now, actor_type="system", actor_id="", actor_label="security", action=action,
-            object_type="", object_id="", old_values=None, new_values=None,
-            details=_no_nul(jsonable({"source": source, "tried": tried[:500],
-                                      "body_sha256": hashlib.sha256(raw).hexdigest() if raw else "",
-                                      **details, **extra})),
-            request_id=get_request_id() or "")
+            occurred_at=now,
+            actor_type="system",
+            actor_id="",
+            actor_label="security",
+            action=action,
+            object_type="",
+            object_id="",
+            old_values=None,
+            new_values=None,
+            details=_no_nul(
+                jsonable(
+                    {
+                        "source": source,
+                        "tried": tried[:500],
+                        "body_sha256": hashlib.sha256(raw).hexdigest() if raw else "",
+                        **details,
+                        **extra,
+                    }
+                )
+            ),
+            request_id=get_request_id() or "",
+        )
     except Exception:  # safe: the refusal itself is raised by the caller either way; a lost record is logged loudly
         logging.getLogger("platform.security").exception("could not record security event %s", action)
         return 0
@@ -202,7 +227,9 @@ def integrity_alarm(exc: BaseException, *, source: str, **details: Any) -> None:
         pass
     diag = getattr(exc.__cause__, "diag", None) or getattr(exc, "diag", None)
     constraint = getattr(diag, "constraint_name", None) or ""
-    logging.getLogger("platform.alarm").error("integrity failure in %s (constraint %s): %s", source,
-                                              constraint or "-", exc, exc_info=exc)
-    security_event(action="core.integrity_failure", source=source, tried=str(exc)[:500], constraint=constraint,
-                   **details)
+    logging.getLogger("platform.alarm").error(
+        "integrity failure in %s (constraint %s): %s", source, constraint or "-", exc, exc_info=exc
+    )
+    security_event(
+        action="core.integrity_failure", source=source, tried=str(exc)[:500], constraint=constraint, **details
+    )

@@ -3,6 +3,7 @@
 Storage is UTC; the business calendar ("day", "calendar month") is Europe/Prague
 (GP: "Day" and "calendar month" are Europe/Prague local time).
 """
+
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
@@ -53,8 +54,10 @@ def month_bounds(dt: datetime | None = None) -> tuple[datetime, datetime]:
     d = business_date(dt)
     first = d.replace(day=1)
     nxt = (first + timedelta(days=32)).replace(day=1)
-    return (datetime.combine(first, time.min, tzinfo=PRAGUE).astimezone(UTC),
-            datetime.combine(nxt, time.min, tzinfo=PRAGUE).astimezone(UTC))
+    return (
+        datetime.combine(first, time.min, tzinfo=PRAGUE).astimezone(UTC),
+        datetime.combine(nxt, time.min, tzinfo=PRAGUE).astimezone(UTC),
+    )
 
 
 def add_days(dt: datetime, days: int) -> datetime:

@@ -13,6 +13,7 @@ stale replica can never feed one, even when a service is called from inside ``re
 object that was read from the replica. Writes always go to the primary. Without a replica configured,
 :func:`replica` is ``"default"`` and ``replica_reads()`` changes nothing.
 """
+
 from __future__ import annotations
 
 import contextlib

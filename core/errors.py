@@ -14,6 +14,7 @@ The response shape is always::
 
 An unexpected exception becomes a logged 500 with an ``error_id`` and never a stack trace.
 """
+
 from __future__ import annotations
 
 import logging
@@ -39,8 +40,16 @@ logger = logging.getLogger("platform.errors")
 class DomainError(Exception):
     """A refusal with a stable code; raising it inside a service rolls the transaction back."""
 
-    def __init__(self, code: str, message_cs: str, message_en: str, *, status: int = 422,
-                 details: dict[str, Any] | None = None, **more_details: Any):
+    def __init__(
+        self,
+        code: str,
+        message_cs: str,
+        message_en: str,
+        *,
+        status: int = 422,
+        details: dict[str, Any] | None = None,
+        **more_details: Any,
+    ):
         super().__init__(f"{code}: {message_en}")
         self.code = code
         self.message_cs = message_cs
@@ -83,8 +92,13 @@ class ErrorDef:
     def exc(self, **details: Any) -> DomainError:
         # details go in as a dict, so a detail may be called "status" or "code" without clashing
         values = _KeepMissing(details)
-        return DomainError(self.code, self.message_cs.format_map(values), self.message_en.format_map(values),
-                           status=self.status, details=details)
+        return DomainError(
+            self.code,
+            self.message_cs.format_map(values),
+            self.message_en.format_map(values),
+            status=self.status,
+            details=details,
+        )
 
     __call__ = exc
 
@@ -94,28 +108,53 @@ VALIDATION = ErrorDef("request.invalid", 400, "Neplatný požadavek.", "The requ
 NOT_AUTHENTICATED = ErrorDef("auth.not_authenticated", 401, "Přihlaste se prosím.", "Authentication is required.")
 AUTH_FAILED = ErrorDef("auth.failed", 401, "Přihlášení se nezdařilo.", "Authentication failed.")
 FORBIDDEN = ErrorDef("auth.forbidden", 403, "K této akci nemáte oprávnění.", "You are not allowed to do this.")
-STAFF_2FA_REQUIRED = ErrorDef("auth.staff_2fa_required", 403,
-                              "Přihlaste se do administrace i jednorázovým kódem (druhý faktor).",
-                              "Sign in to the admin with your one-time password (second factor) first.")
-STAFF_PERMISSION_REQUIRED = ErrorDef("auth.staff_permission_required", 403,
-                                     "Vaše role k této akci nemá oprávnění.",
-                                     "Your staff role does not allow this.")
-NOT_A_PLAYER = ErrorDef("auth.not_a_player", 403, "Tato funkce je jen pro registrované účastníky (hráče).",
-                        "Only registered players can do this.")
+STAFF_2FA_REQUIRED = ErrorDef(
+    "auth.staff_2fa_required",
+    403,
+    "Přihlaste se do administrace i jednorázovým kódem (druhý faktor).",
+    "Sign in to the admin with your one-time password (second factor) first.",
+)
+STAFF_PERMISSION_REQUIRED = ErrorDef(
+    "auth.staff_permission_required",
+    403,
+    "Vaše role k této akci nemá oprávnění.",
+    "Your staff role does not allow this.",
+)
+NOT_A_PLAYER = ErrorDef(
+    "auth.not_a_player",
+    403,
+    "Tato funkce je jen pro registrované účastníky (hráče).",
+    "Only registered players can do this.",
+)
 NOT_FOUND = ErrorDef("not_found", 404, "Záznam nebyl nalezen.", "Not found.")
-NOT_CANONICAL_PATH = ErrorDef("request.not_canonical_path", 404,
-                              "Adresa {path} neexistuje: adresy API nekončí lomítkem, použijte {canonical}.",
-                              "There is no {path}: API paths have no trailing slash, use {canonical}.")
+NOT_CANONICAL_PATH = ErrorDef(
+    "request.not_canonical_path",
+    404,
+    "Adresa {path} neexistuje: adresy API nekončí lomítkem, použijte {canonical}.",
+    "There is no {path}: API paths have no trailing slash, use {canonical}.",
+)
 METHOD_NOT_ALLOWED = ErrorDef("request.method_not_allowed", 405, "Metoda není povolena.", "Method not allowed.")
 NOT_ACCEPTABLE = ErrorDef("request.not_acceptable", 406, "Nepodporovaný formát odpovědi.", "Not acceptable.")
-UNSUPPORTED_MEDIA = ErrorDef("request.unsupported_media_type", 415, "Nepodporovaný formát dat.", "Unsupported media type.")
-THROTTLED = ErrorDef("request.throttled", 429, "Příliš mnoho požadavků, zkuste to později.", "Too many requests, try again later.")
+UNSUPPORTED_MEDIA = ErrorDef(
+    "request.unsupported_media_type", 415, "Nepodporovaný formát dat.", "Unsupported media type."
+)
+THROTTLED = ErrorDef(
+    "request.throttled", 429, "Příliš mnoho požadavků, zkuste to později.", "Too many requests, try again later."
+)
 TOO_LARGE = ErrorDef("request.too_large", 413, "Požadavek je příliš velký.", "The request is too large.")
-UNAVAILABLE = ErrorDef("server.unavailable", 503, "Služba je dočasně nedostupná, zkuste to prosím za chvíli.",
-                       "The service is temporarily unavailable, please try again shortly.")
+UNAVAILABLE = ErrorDef(
+    "server.unavailable",
+    503,
+    "Služba je dočasně nedostupná, zkuste to prosím za chvíli.",
+    "The service is temporarily unavailable, please try again shortly.",
+)
 RETRY_AFTER_SECONDS = 5
-SERVER_ERROR = ErrorDef("server.error", 500, "Na naší straně došlo k chybě. Uveďte prosím kód chyby podpoře.",
-                        "Something went wrong on our side. Please quote the error id to support.")
+SERVER_ERROR = ErrorDef(
+    "server.error",
+    500,
+    "Na naší straně došlo k chybě. Uveďte prosím kód chyby podpoře.",
+    "Something went wrong on our side. Please quote the error id to support.",
+)
 
 
 def retry_after(err: DomainError) -> int:
@@ -188,8 +227,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         wait = getattr(exc, "wait", None)  # set by DRF's throttling; not in the stubs
         return error_response(THROTTLED(wait_seconds=wait))  # Retry-After: the wait rounded up
     if isinstance(exc, drf_exc.APIException):
-        return error_response(DomainError(f"request.{exc.default_code}", str(exc.detail), str(exc.detail),
-                                          status=exc.status_code))
+        return error_response(
+            DomainError(f"request.{exc.default_code}", str(exc.detail), str(exc.detail), status=exc.status_code)
+        )
     return server_error_response(exc)
 
 

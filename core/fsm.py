@@ -7,6 +7,7 @@
 The caller holds the row lock (``select_for_update``) and owns the transaction; the audit event is written
 in it, so the move and its record commit together or not at all.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping

@@ -10,6 +10,7 @@ is refused, and the system check ``core.E012`` stops ``manage.py`` when a link n
 (a typo would hide a queue from every role and show it to every superuser). The reports' panel (``reports`` app) and
 the work queues (``backoffice`` app) are registered the same way; there is no lookup by name.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -100,8 +101,16 @@ def panels_for(user: Any, now: datetime | None = None) -> list[ShownPanel]:
     out: list[ShownPanel] = []
     for panel in home_panels():
         search = panel.search
-        shown = ShownPanel(panel.key, panel.title, panel.description, search=(
-            ShownLink(search.label, search.url(), search.note) if search and user.has_perm(search.permission) else None))
+        shown = ShownPanel(
+            panel.key,
+            panel.title,
+            panel.description,
+            search=(
+                ShownLink(search.label, search.url(), search.note)
+                if search and user.has_perm(search.permission)
+                else None
+            ),
+        )
         for link in panel.links:
             if not user.has_perm(link.permission):
                 continue
@@ -111,8 +120,18 @@ def panels_for(user: Any, now: datetime | None = None) -> list[ShownPanel]:
             state = link.queue()
             age = (now - state.oldest).days if state.oldest is not None else None
             late = age is not None and link.overdue_after_days is not None and age >= link.overdue_after_days
-            shown.links.append(ShownLink(link.label, link.url(), link.note, state.count, state.oldest, age, late,
-                                         age_text(now - state.oldest) if state.oldest is not None else ""))
+            shown.links.append(
+                ShownLink(
+                    link.label,
+                    link.url(),
+                    link.note,
+                    state.count,
+                    state.oldest,
+                    age,
+                    late,
+                    age_text(now - state.oldest) if state.oldest is not None else "",
+                )
+            )
         if shown.links or shown.search:
             out.append(shown)
     return out

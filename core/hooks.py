@@ -23,6 +23,7 @@ The set fails closed:
 - calling an unregistered hook raises :class:`HookMissing`, it never skips the check;
 - a hook takes one implementation (registering a second, different one is a programming error).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
@@ -53,8 +54,10 @@ class Hook(Generic[P, R]):
         """Register ``fn`` as the implementation (from the owning app's ``AppConfig.ready``)."""
         current = self._impl
         if current is not None and current is not fn:
-            raise ValueError(f"{self.owner} hook {self.name!r} is already registered "
-                             f"({getattr(current, '__module__', '?')}.{getattr(current, '__qualname__', current)})")
+            raise ValueError(
+                f"{self.owner} hook {self.name!r} is already registered "
+                f"({getattr(current, '__module__', '?')}.{getattr(current, '__qualname__', current)})"
+            )
         self._impl = fn
 
     @property
@@ -106,5 +109,7 @@ class Hooks:
     def check(self, app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
         """System check: every declared hook is registered."""
         level = checks.Warning if self.warning else checks.Error
-        return [level(f"{self.owner} hook {name!r} is not registered", hint=self._hooks[name].doc, id=self.check_id)
-                for name in self.missing()]
+        return [
+            level(f"{self.owner} hook {name!r} is not registered", hint=self._hooks[name].doc, id=self.check_id)
+            for name in self.missing()
+        ]

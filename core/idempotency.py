@@ -16,6 +16,7 @@ key are serialised on the record's unique index: the second waits for the first 
 commit and then replays its response. Refusals (4xx) are not stored: they changed
 nothing, so a retry may succeed later.
 """
+
 from __future__ import annotations
 
 import functools
@@ -34,13 +35,24 @@ from core import clock
 from core.errors import ErrorDef
 from core.models import IdempotencyRecord
 
-KEY_REQUIRED = ErrorDef("idempotency.key_required", 400, "Chybí hlavička Idempotency-Key.",
-                        "The Idempotency-Key header is required for this call.")
-KEY_INVALID = ErrorDef("idempotency.key_invalid", 400, "Neplatná hodnota Idempotency-Key (1–128 znaků).",
-                       "Invalid Idempotency-Key (1-128 printable characters).")
-KEY_CONFLICT = ErrorDef("idempotency.conflict", 409,
-                        "Tento Idempotency-Key byl již použit pro jiný požadavek.",
-                        "This Idempotency-Key was already used for a different request.")
+KEY_REQUIRED = ErrorDef(
+    "idempotency.key_required",
+    400,
+    "Chybí hlavička Idempotency-Key.",
+    "The Idempotency-Key header is required for this call.",
+)
+KEY_INVALID = ErrorDef(
+    "idempotency.key_invalid",
+    400,
+    "Neplatná hodnota Idempotency-Key (1–128 znaků).",
+    "Invalid Idempotency-Key (1-128 printable characters).",
+)
+KEY_CONFLICT = ErrorDef(
+    "idempotency.conflict",
+    409,
+    "Tento Idempotency-Key byl již použit pro jiný požadavek.",
+    "This Idempotency-Key was already used for a different request.",
+)
 
 
 ViewMethod = Callable[..., Response]
@@ -104,6 +116,7 @@ def idempotent(required: bool = True, *, record: bool = True) -> Callable[[ViewM
 
     def decorator(view_method: ViewMethod) -> ViewMethod:
         if not record:
+
             @functools.wraps(view_method)
             def checked(self: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
                 key = request.headers.get("Idempotency-Key")
@@ -143,8 +156,13 @@ def idempotent(required: bool = True, *, record: bool = True) -> Callable[[ViewM
                     with transaction.atomic():
                         # Claim the key first: a concurrent twin blocks here until we commit.
                         rec = IdempotencyRecord.objects.create(
-                            scope=scope, key=key, endpoint=endpoint[:200], request_hash=req_hash,
-                            response_status=0, response_body={}, created_at=clock.now(),
+                            scope=scope,
+                            key=key,
+                            endpoint=endpoint[:200],
+                            request_hash=req_hash,
+                            response_status=0,
+                            response_body={},
+                            created_at=clock.now(),
                         )
                 except IntegrityError:
                     rec = None

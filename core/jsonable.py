@@ -3,6 +3,7 @@
 Money as its JSON object (``Money.to_json``), dict keys as text, tuples as lists, datetimes and dates in ISO 8601
 (UTC written as "Z", the way DRF writes it), anything else as its text.
 """
+
 from __future__ import annotations
 
 from typing import Any

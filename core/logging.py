@@ -1,4 +1,5 @@
 """Structured (JSON) logging with the request id of the request being served."""
+
 from __future__ import annotations
 
 import contextvars

@@ -1,5 +1,6 @@
 """How an identifier (a birth number, a document number, an account number) is shown where the full value is not
 needed or the viewer may not see it (``accounts.view_unmasked_identifiers``): the last three characters only."""
+
 from __future__ import annotations
 
 import re

@@ -1,5 +1,6 @@
 """The client's address (forwarding headers trusted only from configured proxies), request id + structured request
 log; catch-all turning unexpected errors into JSON 500s."""
+
 from __future__ import annotations
 
 import ipaddress
@@ -41,8 +42,9 @@ def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
         return None
 
 
-def client_address(remote_addr: str, forwarded_for: str | None,
-                   trusted: list[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> str:
+def client_address(
+    remote_addr: str, forwarded_for: str | None, trusted: list[ipaddress.IPv4Network | ipaddress.IPv6Network]
+) -> str:
     """The client's address: ``REMOTE_ADDR`` unless the request came through trusted proxies, in which case the
     right-most address of ``X-Forwarded-For`` that is not a trusted proxy (the one the first trusted proxy saw).
     A forged header from a client is never read: a client that is not a trusted proxy is itself the address."""
@@ -71,8 +73,9 @@ class ClientAddressMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         meta = request.META
-        meta["REMOTE_ADDR"] = client_address(meta.get("REMOTE_ADDR", ""), meta.pop("HTTP_X_FORWARDED_FOR", None),
-                                             self.trusted)
+        meta["REMOTE_ADDR"] = client_address(
+            meta.get("REMOTE_ADDR", ""), meta.pop("HTTP_X_FORWARDED_FOR", None), self.trusted
+        )
         meta.pop("HTTP_X_REAL_IP", None)
         meta.pop("HTTP_FORWARDED", None)
         return self.get_response(request)
@@ -129,14 +132,15 @@ class RejectNulMiddleware:
             if names:  # "%2500" is a "%00" written out, no NUL
                 where = "query parameter " + ", ".join(n.replace("\x00", "\\0")[:60] for n in names[:10])
         if not where:
-            header = next((k for k, v in request.META.items() if k.startswith("HTTP_") and isinstance(v, str)
-                           and "\x00" in v), None)
+            header = next(
+                (k for k, v in request.META.items() if k.startswith("HTTP_") and isinstance(v, str) and "\x00" in v),
+                None,
+            )
             if header is not None:
                 where = "header " + header[5:].replace("_", "-").title()
         if where:
             if api:
-                return JsonResponse({"error": VALIDATION(reason=f"NUL character in the {where}").as_dict()},
-                                    status=400)
+                return JsonResponse({"error": VALIDATION(reason=f"NUL character in the {where}").as_dict()}, status=400)
             return HttpResponseBadRequest()
         return self.get_response(request)
 
@@ -166,7 +170,6 @@ class BackOfficeTimeZoneMiddleware:
         if not request.path_info.startswith("/admin"):
             return self.get_response(request)
 
-
         timezone.activate(ZoneInfo(settings.BUSINESS_TIME_ZONE))
         try:
             response = self.get_response(request)
@@ -190,7 +193,7 @@ class CatchAllMiddleware:
         if response.status_code == 404 and request.resolver_match is None and request.path.startswith("/api"):
             canonical = canonical_path(request.path_info)
             if canonical is not None:  # the other URL style (a trailing slash): not found, naming the right path
-                script_name = request.path[:len(request.path) - len(request.path_info)]
+                script_name = request.path[: len(request.path) - len(request.path_info)]
                 error = NOT_CANONICAL_PATH(path=request.path, canonical=script_name + canonical)
                 return JsonResponse({"error": error.as_dict()}, status=404)
             return JsonResponse({"error": NOT_FOUND().as_dict()}, status=404)
@@ -199,7 +202,8 @@ class CatchAllMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
 
         too_large = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
-        if isinstance(exception, (Http404, PermissionDenied, SuspiciousOperation, BadRequest)) \
-                and not isinstance(exception, too_large):
+        if isinstance(exception, (Http404, PermissionDenied, SuspiciousOperation, BadRequest)) and not isinstance(
+            exception, too_large
+        ):
             return None  # Django's own handling gives 404/403/400 (BadRequest: a value a view cannot take)
         return server_error_json(exception)

@@ -55,8 +55,9 @@ class SecurityEventWindow(models.Model):
     last_at = models.DateTimeField()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["action", "source", "window_start"],
-                                               name="core_security_event_window_once")]
+        constraints = [
+            models.UniqueConstraint(fields=["action", "source", "window_start"], name="core_security_event_window_once")
+        ]
         indexes = [models.Index(fields=["window_start"])]
 
     def __str__(self) -> str:

@@ -4,6 +4,7 @@
 with a named mode. Formatting and parsing follow Czech conventions ("3 000,50 Kč")
 and accept the English form ("3,000.50 CZK") on input.
 """
+
 from __future__ import annotations
 
 import re
@@ -48,8 +49,10 @@ class Money:
             raise MoneyError(f"{value!r} has more decimal places than {currency} allows")
         return cls(int(minor), currency)
 
-    _PARSE = re.compile(r"^\s*(?P<sign>[-−])?\s*(?:(?P<cur1>Kč|CZK|€|EUR)\s*)?(?P<num>[0-9][0-9 \u00a0.,]*)\s*"
-                        r"(?P<cur2>Kč|CZK|€|EUR|,-)?\s*$")
+    _PARSE = re.compile(
+        r"^\s*(?P<sign>[-−])?\s*(?:(?P<cur1>Kč|CZK|€|EUR)\s*)?(?P<num>[0-9][0-9 \u00a0.,]*)\s*"
+        r"(?P<cur2>Kč|CZK|€|EUR|,-)?\s*$"
+    )
 
     @classmethod
     def parse(cls, text: str, currency: str = "CZK") -> Money:
@@ -72,7 +75,7 @@ class Money:
         dec_pos = max(num.rfind(","), num.rfind("."))
         int_part, frac, dec_sep = num, "", ""
         if dec_pos >= 0:
-            int_part, frac, dec_sep = num[:dec_pos], num[dec_pos + 1:], num[dec_pos]
+            int_part, frac, dec_sep = num[:dec_pos], num[dec_pos + 1 :], num[dec_pos]
             if not frac.isdigit():
                 raise MoneyError(f"cannot parse amount {text!r}")
             if len(frac) > 2:

@@ -8,6 +8,7 @@ deeper than the bound (so that no later step, a serializer, ``json.dumps`` for a
 hash, recurses over client data either). :class:`JSONParser` is the API's parser (``DEFAULT_PARSER_CLASSES``; a
 view naming its own parsers uses this one): such a body is DRF's ``ParseError``, i.e. 400 ``request.invalid``.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -60,8 +61,7 @@ def loads_bounded(text: str | bytes, *, max_depth: int = MAX_DEPTH, strict: bool
 class JSONParser(parsers.JSONParser):
     """DRF's JSON parser with the nesting bound: a body too deep is a ``ParseError`` (400 ``request.invalid``)."""
 
-    def parse(self, stream: Any, media_type: str | None = None,
-              parser_context: Mapping[str, Any] | None = None) -> Any:
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)  # as DRF's get_encoding
         try:
             text = codecs.getreader(encoding)(stream).read()

@@ -14,8 +14,9 @@ transaction's length; tests that move the application's clock (time-machine) mov
 Each other uniqueness the platform relies on either includes the partition key or moves to a small non-partitioned
 *claim table* holding the unique index under the constraint's original name, written by a trigger in the same
 statement as the row (so no extra statement and the same ``IntegrityError`` with the same constraint name): each
-table's owning app declares them with the table (``<app>/partitions.py``, ``core/partition_tables.py``). Rows of a table that was converted with data in it stay in one ``<table>_p_legacy``
-partition (ids below the first month's range), attached without copying.
+table's owning app declares them with the table (``<app>/partitions.py``, ``core/partition_tables.py``). Rows of a
+table that was converted with data in it stay in one ``<table>_p_legacy`` partition (ids below the first month's
+range), attached without copying.
 
 New partitions are made ahead (:func:`partitions_ensure`, ``MONTHS_AHEAD`` months) after every ``migrate``
 (``core.apps``) and by the hourly job ``core.partitions_ensure`` (``core/schedules.py``). Retention never deletes
@@ -23,6 +24,7 @@ rows: :func:`partition_archive` detaches a month's partition and moves it to the
 ``pg_dump -n archive``, then drop it there); the daily job ``core.partitions_archive`` (core/archiving.py) calls it for
 the months past each table's retention period.
 """
+
 from __future__ import annotations
 
 import re
@@ -90,9 +92,15 @@ def is_partitioned(conn: BaseDatabaseWrapper, table: str) -> bool:
 
 
 def partitioned_tables(conn: BaseDatabaseWrapper) -> list[str]:
-    return [r[0] for r in _rows(conn, """
+    return [
+        r[0]
+        for r in _rows(
+            conn,
+            """
         SELECT c.relname FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid
-        WHERE c.relnamespace = 'public'::regnamespace ORDER BY 1""")]
+        WHERE c.relnamespace = 'public'::regnamespace ORDER BY 1""",
+        )
+    ]
 
 
 def _claim_sql(claim: Claim, types: dict[str, str]) -> list[str]:
@@ -158,21 +166,53 @@ def _shape(conn: BaseDatabaseWrapper, table: str) -> _Shape:
     if identity_seq:
         last = max(last, int(_rows(conn, f"SELECT last_value FROM {identity_seq}")[0][0]))
     return _Shape(
-        last_id=last, identity_seq=identity_seq,
-        types=dict(_rows(conn, """SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
-                                  WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped""", [table])),
-        indexes=_rows(conn, """
+        last_id=last,
+        identity_seq=identity_seq,
+        types=dict(
+            _rows(
+                conn,
+                """SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
+                                  WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped""",
+                [table],
+            )
+        ),
+        indexes=_rows(
+            conn,
+            """
             SELECT i.relname, pg_get_indexdef(x.indexrelid), x.indisprimary, x.indisunique,
                    (SELECT conname FROM pg_constraint WHERE conindid = x.indexrelid AND conrelid = x.indrelid)
-            FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = %s::regclass""", [table]),
-        triggers=[(r[0], r[1]) for r in _rows(conn, """SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger
-                                                     WHERE tgrelid = %s::regclass AND NOT tgisinternal""", [table])],
-        fks_in=[(r[0], r[1], r[2]) for r in _rows(conn, """
+            FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = %s::regclass""",
+            [table],
+        ),
+        triggers=[
+            (r[0], r[1])
+            for r in _rows(
+                conn,
+                """SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger
+                                                     WHERE tgrelid = %s::regclass AND NOT tgisinternal""",
+                [table],
+            )
+        ],
+        fks_in=[
+            (r[0], r[1], r[2])
+            for r in _rows(
+                conn,
+                """
             SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint
-            WHERE confrelid = %s::regclass AND contype = 'f' AND conparentid = 0""", [table])],
-        fks_out=[(r[0], r[1]) for r in _rows(conn, """
+            WHERE confrelid = %s::regclass AND contype = 'f' AND conparentid = 0""",
+                [table],
+            )
+        ],
+        fks_out=[
+            (r[0], r[1])
+            for r in _rows(
+                conn,
+                """
             SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint
-            WHERE conrelid = %s::regclass AND contype = 'f' AND conparentid = 0""", [table])],
+            WHERE conrelid = %s::regclass AND contype = 'f' AND conparentid = 0""",
+                [table],
+            )
+        ],
     )
 
 
@@ -197,12 +237,16 @@ def _set_aside(conn: BaseDatabaseWrapper, table: str, shape: _Shape, claimed: se
     return legacy
 
 
-def _build_parent(conn: BaseDatabaseWrapper, table: str, legacy: str, shape: _Shape, claimed: set[str],
-                  month: int) -> None:
+def _build_parent(
+    conn: BaseDatabaseWrapper, table: str, legacy: str, shape: _Shape, claimed: set[str], month: int
+) -> None:
     seq = f"{table}_id_seq"
     _exec(conn, f"CREATE SEQUENCE {seq} AS bigint START WITH {max(shape.last_id + 1, month_range(month)[0])}")
-    _exec(conn, f"""CREATE TABLE {table} (LIKE {legacy} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE
-                    INCLUDING GENERATED INCLUDING COMMENTS) PARTITION BY RANGE (id)""")
+    _exec(
+        conn,
+        f"""CREATE TABLE {table} (LIKE {legacy} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE
+                    INCLUDING GENERATED INCLUDING COMMENTS) PARTITION BY RANGE (id)""",
+    )
     _exec(conn, f"ALTER TABLE {table} ALTER COLUMN id SET DEFAULT platform_month_id('{seq}')")
     _exec(conn, f"ALTER SEQUENCE {seq} OWNED BY {table}.id")
     for name, definition, primary, unique, constraint in shape.indexes:
@@ -211,8 +255,10 @@ def _build_parent(conn: BaseDatabaseWrapper, table: str, legacy: str, shape: _Sh
         if primary:
             _exec(conn, f'ALTER TABLE {table} ADD CONSTRAINT "{constraint}" PRIMARY KEY (id)')
         elif constraint or unique:
-            raise ValueError(f"{table}.{name}: a unique index without the partition key needs a Claim "
-                             "(the table's declaration in its app's partitions.py)")
+            raise ValueError(
+                f"{table}.{name}: a unique index without the partition key needs a Claim "
+                "(the table's declaration in its app's partitions.py)"
+            )
         else:
             _exec(conn, definition)  # CREATE INDEX <name> ON public.<table> ...: now the partitioned parent
     for name, definition in shape.fks_out:
@@ -248,8 +294,15 @@ def convert(conn: BaseDatabaseWrapper, table: str, claims: tuple[Claim, ...] | N
 def ensure(conn: BaseDatabaseWrapper, table: str, first: int, ahead: int) -> list[str]:
     """The month partitions ``first`` .. ``first + ahead`` of ``table``, made where missing; their names."""
     made = []
-    existing = {r[0] for r in _rows(conn, """SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                                             WHERE i.inhparent = %s::regclass""", [table])}
+    existing = {
+        r[0]
+        for r in _rows(
+            conn,
+            """SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                                             WHERE i.inhparent = %s::regclass""",
+            [table],
+        )
+    }
     for index in range(first, first + ahead + 1):
         name = partition_name(table, index)
         if name in existing:
@@ -291,20 +344,27 @@ def partitions_missing(conn: BaseDatabaseWrapper, *, months: int = 2) -> list[st
     missing = []
     for table in partitioned_tables(conn):
         existing = {name for name, _ in partitions(conn, table)}
-        missing += [partition_name(table, m) for m in range(month, month + months)
-                    if partition_name(table, m) not in existing]
+        missing += [
+            partition_name(table, m) for m in range(month, month + months) if partition_name(table, m) not in existing
+        ]
     return missing
 
 
 def partitions(conn: BaseDatabaseWrapper, table: str) -> list[tuple[str, int]]:
     """``(partition, rows estimate)`` of ``table``, oldest first."""
-    return [(r[0], int(r[1])) for r in _rows(conn, """
+    return [
+        (r[0], int(r[1]))
+        for r in _rows(
+            conn,
+            """
         SELECT c.relname, greatest(c.reltuples, 0)::bigint FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-        WHERE i.inhparent = %s::regclass ORDER BY c.relname""", [table])]
+        WHERE i.inhparent = %s::regclass ORDER BY c.relname""",
+            [table],
+        )
+    ]
 
 
-def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str,
-                      schema: str = ARCHIVE_SCHEMA) -> str:
+def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str, schema: str = ARCHIVE_SCHEMA) -> str:
     """Retention without deleting a row: detach ``partition`` from ``table`` and move it to ``schema`` (dump it
     from there with ``pg_dump -n archive``). PostgreSQL refuses to detach a partition whose rows are still
     referenced by a foreign key (a deposit pointing at a ledger transaction): those stay until the referencing
@@ -313,8 +373,9 @@ def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str,
     qualified name."""
     if partition not in {name for name, _ in partitions(conn, table)}:
         raise ValueError(f"{partition} is not a partition of {table}")
-    bounds = _rows(conn, "SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE oid = %s::regclass",
-                   [partition])[0][0]
+    bounds = _rows(conn, "SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE oid = %s::regclass", [partition])[
+        0
+    ][0]
     match = re.fullmatch(r"FOR VALUES FROM \('?(-?\d+|MINVALUE)'?\) TO \('?(-?\d+)'?\)", bounds or "")
     if match is None:
         raise ValueError(f"{partition}: not a range of ids ({bounds})")
@@ -330,20 +391,26 @@ def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str,
     # the archived rows keep their foreign keys, except those to another partitioned table: that table's month would
     # stay referenced by the archive forever (archived entries pointing at their transactions' month); the
     # references were enforced while both were live, and archived rows never change
-    for (name,) in _rows(conn, """
+    for (name,) in _rows(
+        conn,
+        """
             SELECT c.conname FROM pg_constraint c JOIN pg_class r ON r.oid = c.confrelid
             WHERE c.conrelid = %s::regclass AND c.contype = 'f' AND c.conparentid = 0 AND r.relkind = 'p'""",
-                         [f"{schema}.{partition}"]):
+        [f"{schema}.{partition}"],
+    ):
         _exec(conn, f'ALTER TABLE {schema}.{partition} DROP CONSTRAINT "{name}"')
     return f"{schema}.{partition}"
 
 
 def archived_months(conn: BaseDatabaseWrapper, table: str) -> set[int]:
     """The month indexes of ``table``'s partitions moved to the archive schema (:func:`partition_archive`)."""
-    rows = _rows(conn, """
+    rows = _rows(
+        conn,
+        """
         SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = %s AND c.relkind IN ('r', 'p') AND c.relname LIKE %s""",
-                 [ARCHIVE_SCHEMA, table.replace("_", r"\_") + r"\_p%"])
+        [ARCHIVE_SCHEMA, table.replace("_", r"\_") + r"\_p%"],
+    )
     return {m for (name,) in rows if (m := partition_month(table, name)) is not None}
 
 

@@ -6,6 +6,7 @@ something also names the one Django permission it needs: ``permission_classes = 
 named here that no model declares stops the platform from starting (system check ``core.E010``), so a typo cannot
 turn into a check that nobody passes or, for a superuser, into one that everybody passes unnoticed.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -6,6 +6,7 @@ NaN and infinities; orjson does the same for the types it knows (dict, list, str
 fraction of the time. Anything else (a ``Decimal``, a lazy translation, an integer beyond 64 bits, a non-string key,
 a NaN, which orjson would write as ``null``), an indented answer (``Accept: application/json; indent=2``) or a
 process without orjson goes to DRF's own renderer, so the answer is always the one DRF would give."""
+
 from __future__ import annotations
 
 import json
@@ -39,10 +40,14 @@ def _finite(value: Any) -> bool:
 class FastJSONRenderer(JSONRenderer):
     """``JSONRenderer`` with orjson for plain data (the module docstring)."""
 
-    def render(self, data: Any, accepted_media_type: str | None = None,
-               renderer_context: Mapping[str, Any] | None = None) -> bytes:
-        if orjson is not None and data is not None and not self.get_indent(accepted_media_type or "",
-                                                                            renderer_context or {}):
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Mapping[str, Any] | None = None
+    ) -> bytes:
+        if (
+            orjson is not None
+            and data is not None
+            and not self.get_indent(accepted_media_type or "", renderer_context or {})
+        ):
             try:
                 encoded = orjson.dumps(data)
             except TypeError:  # a type orjson does not know, a key that is not a string, a huge integer

@@ -7,6 +7,7 @@ Tests and simulations inject :class:`SeededRNG` for reproducible sequences; it u
 
 Pure Python (no Django). The game engine does not import it: simulations take an ``rng_factory`` (e.g. ``SeededRNG``).
 """
+
 from __future__ import annotations
 
 import random

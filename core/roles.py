@@ -25,6 +25,7 @@ Roles (the issue's words):
   game providers.
 - **auditor**: reads everything (including the audit trail, unmasked), exports; changes nothing.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -34,8 +35,19 @@ from typing import Any
 from django.contrib.auth.models import Group, Permission
 
 #: the apps whose records staff work with (the auditor reads every model of these)
-PLATFORM_APPS = ("core", "accounts", "wallet", "limits", "aml", "jackpots", "games", "complaints", "providers",
-                 "reports", "regulator")
+PLATFORM_APPS = (
+    "core",
+    "accounts",
+    "wallet",
+    "limits",
+    "aml",
+    "jackpots",
+    "games",
+    "complaints",
+    "providers",
+    "reports",
+    "regulator",
+)
 
 SUPERUSER = "superuser"
 
@@ -53,35 +65,81 @@ def _views(app: str, *models: str) -> list[str]:
 
 
 _SUPPORT = [
-    *_views("accounts", "player", "personaldata", "consent", "identityverification", "registercheck",
-            "loginsession", "message", "delivery", "termsversion", "termsacceptance", "datarequest"),
+    *_views(
+        "accounts",
+        "player",
+        "personaldata",
+        "consent",
+        "identityverification",
+        "registercheck",
+        "loginsession",
+        "message",
+        "delivery",
+        "termsversion",
+        "termsacceptance",
+        "datarequest",
+    ),
     *_views("wallet", "wallet", "paymentmethod", "deposit", "withdrawal", "payout", "windeduction", "debt"),
     *_views("limits", "selflimit", "selflimitchange", "stakerefusal", "responsiblegamingtext", "helpcontact"),
     *_views("games", "game", "round"),
     *_views("jackpots", "jackpot", "award"),
-    "complaints.view_*", "complaints.resolve_complaint",
-    "accounts.resend_message", "accounts.force_logout_player",
+    "complaints.view_*",
+    "complaints.resolve_complaint",
+    "accounts.resend_message",
+    "accounts.force_logout_player",
 ]
 
 _COMPLAINT_SUPERVISOR = [*_SUPPORT, "complaints.supervise_complaint", "complaints.credit_remedy"]
 
 _COMPLIANCE = [
-    "accounts.view_*", "aml.view_*", "limits.view_*", "complaints.view_*", "core.view_auditevent",
+    "accounts.view_*",
+    "aml.view_*",
+    "limits.view_*",
+    "complaints.view_*",
+    "core.view_auditevent",
     "regulator.view_*",  # the remote-access packages and the Ministry's error notices (a staff task)
-    "regulator.reissue_package", "regulator.handle_notice",
-    *_views("wallet", "wallet", "paymentmethod", "methoddocument", "deposit", "withdrawal", "payout", "winhold",
-            "windeduction", "debt", "branchcash", "providerevent"),
+    "regulator.reissue_package",
+    "regulator.handle_notice",
+    *_views(
+        "wallet",
+        "wallet",
+        "paymentmethod",
+        "methoddocument",
+        "deposit",
+        "withdrawal",
+        "payout",
+        "winhold",
+        "windeduction",
+        "debt",
+        "branchcash",
+        "providerevent",
+    ),
     *_views("games", "game", "round"),
     *_views("jackpots", "jackpot", "award"),
-    "aml.review_identification", "aml.decide_case", "aml.place_hold", "aml.review_source_of_funds",
-    "aml.screen_player", "aml.import_screening_list",
-    "accounts.suspend_player", "accounts.close_player", "accounts.force_logout_player", "accounts.check_exclusion",
-    "accounts.set_barred_insider", "accounts.register_at_branch", "accounts.resolve_duplicate",
-    "accounts.decide_correction", "accounts.decide_data_request", "accounts.view_unmasked_identifiers",
-    "accounts.add_barredperson", "accounts.change_barredperson",
-    "limits.apply_loosening", "limits.send_register_report",
-    "limits.add_responsiblegamingtext", "limits.change_responsiblegamingtext",
-    "limits.add_helpcontact", "limits.change_helpcontact",
+    "aml.review_identification",
+    "aml.decide_case",
+    "aml.place_hold",
+    "aml.review_source_of_funds",
+    "aml.screen_player",
+    "aml.import_screening_list",
+    "accounts.suspend_player",
+    "accounts.close_player",
+    "accounts.force_logout_player",
+    "accounts.check_exclusion",
+    "accounts.set_barred_insider",
+    "accounts.register_at_branch",
+    "accounts.resolve_duplicate",
+    "accounts.decide_correction",
+    "accounts.decide_data_request",
+    "accounts.view_unmasked_identifiers",
+    "accounts.add_barredperson",
+    "accounts.change_barredperson",
+    "limits.apply_loosening",
+    "limits.send_register_report",
+    "limits.add_responsiblegamingtext",
+    "limits.change_responsiblegamingtext",
+    "limits.add_helpcontact",
+    "limits.change_helpcontact",
     "wallet.decide_win_hold",
     "games.void_round",
     "reports.view_dayreport",  # the daily report's AML, exclusions and limits figures
@@ -93,42 +151,92 @@ _FINANCE = [
     *_views("accounts", "player", "personaldata", "identityverification", "message", "delivery"),
     *_views("games", "round"),
     "accounts.view_unmasked_identifiers",
-    "wallet.review_method_document", "wallet.decide_payment_method", "wallet.approve_withdrawal",
-    "wallet.record_branch_cash", "wallet.resend_payout", "wallet.deduct_win",
-    "wallet.import_bank_statement", "wallet.match_bank_credit", "wallet.export_payment_orders",
-    *_views("providers", "provider", "providertransaction", "reconciliationcase"), "providers.resolve_reconciliation",
-    "complaints.view_*", "complaints.resolve_complaint", "complaints.credit_remedy",
+    "wallet.review_method_document",
+    "wallet.decide_payment_method",
+    "wallet.approve_withdrawal",
+    "wallet.record_branch_cash",
+    "wallet.resend_payout",
+    "wallet.deduct_win",
+    "wallet.import_bank_statement",
+    "wallet.match_bank_credit",
+    "wallet.export_payment_orders",
+    *_views("providers", "provider", "providertransaction", "reconciliationcase"),
+    "providers.resolve_reconciliation",
+    "complaints.view_*",
+    "complaints.resolve_complaint",
+    "complaints.credit_remedy",
 ]
 
 _GAME_MANAGER = [
-    "games.view_*", "jackpots.view_*", *_views("accounts", "termsversion", "termsacceptance"),
-    "games.approve_version", "games.toggle_game", "games.refund_round",
-    "jackpots.add_jackpot", "jackpots.change_jackpot", "jackpots.start_level", "jackpots.manage_level",
+    "games.view_*",
+    "jackpots.view_*",
+    *_views("accounts", "termsversion", "termsacceptance"),
+    "games.approve_version",
+    "games.toggle_game",
+    "games.refund_round",
+    "jackpots.add_jackpot",
+    "jackpots.change_jackpot",
+    "jackpots.start_level",
+    "jackpots.manage_level",
     "accounts.publish_terms",
-    "providers.view_*", "providers.manage_provider", "providers.add_provider", "providers.change_provider",
+    "providers.view_*",
+    "providers.manage_provider",
+    "providers.add_provider",
+    "providers.change_provider",
     "reports.view_dayreport",  # actual against declared RTP per game
 ]
 
-_AUDITOR = [*(f"{app}.view_*" for app in PLATFORM_APPS), "accounts.view_unmasked_identifiers", "core.export_audit",
-            "reports.export_regulator_record"]
+_AUDITOR = [
+    *(f"{app}.view_*" for app in PLATFORM_APPS),
+    "accounts.view_unmasked_identifiers",
+    "core.export_audit",
+    "reports.export_regulator_record",
+]
 
-ROLES: dict[str, Role] = {r.name: r for r in (
-    Role("support", "Support", "Reads players, handles complaints; no money or AML decisions; identifiers masked.",
-         frozenset(_SUPPORT)),
-    Role("complaint_supervisor", "Complaint supervisor", "Handles complaints as support does, receives their "
-         "deadline alerts and credits money remedies.", frozenset(_COMPLAINT_SUPERVISOR)),
-    Role("compliance", "Compliance / AML", "Identifications, screening cases, holds, source of funds, exclusions, "
-         "duplicates, personal-data requests.", frozenset(_COMPLIANCE)),
-    Role("finance", "Finance / cashier", "Payment-method documents, withdrawals, branch cash, payouts.",
-         frozenset(_FINANCE)),
-    Role("game_manager", "Game manager", "Game versions and approvals, jackpot configuration.",
-         frozenset(_GAME_MANAGER)),
-    Role("auditor", "Auditor", "Reads everything, exports; changes nothing.", frozenset(_AUDITOR)),
-)}
+ROLES: dict[str, Role] = {
+    r.name: r
+    for r in (
+        Role(
+            "support",
+            "Support",
+            "Reads players, handles complaints; no money or AML decisions; identifiers masked.",
+            frozenset(_SUPPORT),
+        ),
+        Role(
+            "complaint_supervisor",
+            "Complaint supervisor",
+            "Handles complaints as support does, receives their deadline alerts and credits money remedies.",
+            frozenset(_COMPLAINT_SUPERVISOR),
+        ),
+        Role(
+            "compliance",
+            "Compliance / AML",
+            "Identifications, screening cases, holds, source of funds, exclusions, duplicates, personal-data requests.",
+            frozenset(_COMPLIANCE),
+        ),
+        Role(
+            "finance",
+            "Finance / cashier",
+            "Payment-method documents, withdrawals, branch cash, payouts.",
+            frozenset(_FINANCE),
+        ),
+        Role(
+            "game_manager",
+            "Game manager",
+            "Game versions and approvals, jackpot configuration.",
+            frozenset(_GAME_MANAGER),
+        ),
+        Role("auditor", "Auditor", "Reads everything, exports; changes nothing.", frozenset(_AUDITOR)),
+    )
+}
 
 
-def expand(patterns: Iterable[str], available: Iterable[tuple[str, str]], *, strict: bool = True,
-           ) -> set[tuple[str, str]]:
+def expand(
+    patterns: Iterable[str],
+    available: Iterable[tuple[str, str]],
+    *,
+    strict: bool = True,
+) -> set[tuple[str, str]]:
     """The (app_label, codename) pairs the patterns name, from the ``available`` permissions. A name that matches
     no permission raises (a typo must not leave a role silently without a permission), unless ``strict`` is off:
     the data migration runs before later migrations have created their models' permissions."""
@@ -153,8 +261,7 @@ def roles_sync(group_model: Any = None, permission_model: Any = None, *, strict:
     does not exist yet; the ``post_migrate`` sync after the whole ``migrate`` is strict). Returns {role: count}."""
     if group_model is None or permission_model is None:
         group_model, permission_model = Group, Permission
-    perms = {(p.content_type.app_label, p.codename): p
-             for p in permission_model.objects.select_related("content_type")}
+    perms = {(p.content_type.app_label, p.codename): p for p in permission_model.objects.select_related("content_type")}
     counts: dict[str, int] = {}
     for role in ROLES.values():
         group, _ = group_model.objects.get_or_create(name=role.name)
@@ -184,8 +291,11 @@ def role_used(user: Any, perm: str | None) -> str:
     if not perm:
         return "+".join(user_roles(user))
     app, _, codename = perm.partition(".")
-    names = sorted(user.groups.filter(permissions__content_type__app_label=app, permissions__codename=codename)
-                   .values_list("name", flat=True).distinct())
+    names = sorted(
+        user.groups.filter(permissions__content_type__app_label=app, permissions__codename=codename)
+        .values_list("name", flat=True)
+        .distinct()
+    )
     if names:
         return "+".join(names)
     return "direct" if user.user_permissions.filter(content_type__app_label=app, codename=codename).exists() else ""

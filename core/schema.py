@@ -14,6 +14,7 @@ The schema class :class:`AutoSchema` adds to what drf-spectacular derives:
   (``Accept-Language``, or ``?lang=``); generated outside a request (``manage.py spectacular --file``, the file
   published to integrators) it is English, whatever the default language (:class:`SchemaGenerator`).
 """
+
 from __future__ import annotations
 
 import re
@@ -48,11 +49,27 @@ def rate_limits_text() -> str:
     """The rate limits as this deployment configures them (``settings.THROTTLE_RATES``, from ``THROTTLE_RATE_*``), so
     the schema a client reads says what the server it came from enforces."""
     rates = settings.THROTTLE_RATES
-    return (f"Rate limits: {rates['anon']} per address without a login, {rates['user']} per signed-in user, "
-            f"{rates['login']} for the login; every 429 carries Retry-After (seconds). docs/player-api.md, Conventions.")
-ERROR_STATUSES = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden", 404: "Not found",
-                  405: "Method not allowed", 409: "Conflict", 410: "Gone", 413: "Too large", 415: "Unsupported media type",
-                  422: "Refused", 429: "Too many requests", 500: "Server error", 503: "Unavailable"}
+    return (
+        f"Rate limits: {rates['anon']} per address without a login, {rates['user']} per signed-in user, "
+        f"{rates['login']} for the login; every 429 carries Retry-After (seconds). docs/player-api.md, Conventions."
+    )
+
+
+ERROR_STATUSES = {
+    400: "Bad request",
+    401: "Not authenticated",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    409: "Conflict",
+    410: "Gone",
+    413: "Too large",
+    415: "Unsupported media type",
+    422: "Refused",
+    429: "Too many requests",
+    500: "Server error",
+    503: "Unavailable",
+}
 
 
 def view_method(view: Any, method: str) -> Any:
@@ -79,8 +96,9 @@ class ErrorBodySerializer(serializers.Serializer[Any]):
     message = serializers.CharField(help_text="in the request language (Accept-Language: en, else Czech)")
     message_cs = serializers.CharField()
     message_en = serializers.CharField()
-    details = serializers.DictField(help_text="the figures of the refusal (a limit, what is left, the allowed "
-                                              "values, the field)")
+    details = serializers.DictField(
+        help_text="the figures of the refusal (a limit, what is left, the allowed values, the field)"
+    )
     request_id = serializers.CharField(allow_null=True, help_text="quote it to support (X-Request-ID)")
 
 
@@ -98,15 +116,16 @@ def has_money(serializer: Any) -> bool:
     try:
         fields = _fields_of(serializer).values()
     except AttributeError:  # safe: documentation only; a request that is not a serializer (None, a plain type)
-        return False        # has no fields, and the server's own parsing decides what it accepts
+        return False  # has no fields, and the server's own parsing decides what it accepts
     for field in fields:
         if getattr(field, "money", False):
             return True
         child = getattr(field, "child", None)
         if isinstance(field, serializers.BaseSerializer) and has_money(field):
             return True
-        if child is not None and (getattr(child, "money", False)
-                                  or (isinstance(child, serializers.BaseSerializer) and has_money(child))):
+        if child is not None and (
+            getattr(child, "money", False) or (isinstance(child, serializers.BaseSerializer) and has_money(child))
+        ):
             return True
     return False
 
@@ -117,8 +136,10 @@ def has_files(serializer: Any) -> bool:
         fields = _fields_of(serializer).values()
     except AttributeError:  # safe: documentation only (as in has_money)
         return False
-    return any(isinstance(f, serializers.FileField) or isinstance(getattr(f, "child", None), serializers.FileField)
-               for f in fields)
+    return any(
+        isinstance(f, serializers.FileField) or isinstance(getattr(f, "child", None), serializers.FileField)
+        for f in fields
+    )
 
 
 def sample(field: Any) -> Any:
@@ -199,12 +220,16 @@ class AutoSchema(openapi.AutoSchema):
             }
             if status == 429:
                 entry["description"] += "\n\n" + rate_limits_text()
-                entry["headers"] = {"Retry-After": {
-                    "description": "whole seconds to wait before the next attempt (RFC 9110 §10.2.3)",
-                    "schema": {"type": "integer", "minimum": 1}}}
+                entry["headers"] = {
+                    "Retry-After": {
+                        "description": "whole seconds to wait before the next attempt (RFC 9110 §10.2.3)",
+                        "schema": {"type": "integer", "minimum": 1},
+                    }
+                }
             if status == 503:
-                entry["headers"] = {"Retry-After": {"description": "whole seconds to wait",
-                                                    "schema": {"type": "integer", "minimum": 1}}}
+                entry["headers"] = {
+                    "Retry-After": {"description": "whole seconds to wait", "schema": {"type": "integer", "minimum": 1}}
+                }
             responses.setdefault(str(status), entry)
         return responses
 
@@ -235,14 +260,19 @@ class AutoSchema(openapi.AutoSchema):
                 return body
             value = {name: sample(f) for name, f in fields.items() if not f.read_only and f.required}
             optional = {name: sample(f) for name, f in fields.items() if not f.read_only and not f.required}
-            examples = {"required fields": value} if not optional else {"required fields": value,
-                                                                        "every field": {**value, **optional}}
+            examples = (
+                {"required fields": value}
+                if not optional
+                else {"required fields": value, "every field": {**value, **optional}}
+            )
         for media_type, content in body["content"].items():
             if "examples" in content or "example" in content:
                 continue
-            content["examples"] = {name.replace(" ", "_"): {"summary": name, "value": value}
-                                   for name, value in examples.items()
-                                   if media_type == "application/json" or not _has_nested(value)}
+            content["examples"] = {
+                name.replace(" ", "_"): {"summary": name, "value": value}
+                for name, value in examples.items()
+                if media_type == "application/json" or not _has_nested(value)
+            }
             if not content["examples"]:
                 del content["examples"]
         return body
@@ -251,17 +281,25 @@ class AutoSchema(openapi.AutoSchema):
         """The ``Idempotency-Key`` header exactly where the view method carries ``@idempotent()``
         (``core.idempotency``), required where the decorator requires it: the schema and the server share one
         declaration. A header written by hand in ``@extend_schema`` is replaced by it."""
-        parameters = [p for p in super()._get_parameters()
-                      if not (p.get("in") == "header" and p.get("name") == IDEMPOTENCY_HEADER)]
+        parameters = [
+            p
+            for p in super()._get_parameters()
+            if not (p.get("in") == "header" and p.get("name") == IDEMPOTENCY_HEADER)
+        ]
         rule = idempotency_rule(view_method(self.view, self.method))
         if rule is not None:
             parameters.append(self._get_parameter_schema(rule.required))
         return parameters
 
     def _get_parameter_schema(self, required: bool) -> dict[str, Any]:
-        return {"in": "header", "name": IDEMPOTENCY_HEADER, "required": required, "schema": dict(KEY_SCHEMA),
-                "description": KEY_DESCRIPTION + ("" if required else " Optional on this call: without it the call "
-                                                                    "runs once, as sent.")}
+        return {
+            "in": "header",
+            "name": IDEMPOTENCY_HEADER,
+            "required": required,
+            "schema": dict(KEY_SCHEMA),
+            "description": KEY_DESCRIPTION
+            + ("" if required else " Optional on this call: without it the call runs once, as sent."),
+        }
 
     def _map_serializer_field(self, field: Any, direction: str, bypass_extensions: bool = False) -> dict[str, Any]:
         """A choice of a model field that may be blank (``blank=True``, ``default=""``) lists ``""`` among its values:
@@ -269,9 +307,14 @@ class AutoSchema(openapi.AutoSchema):
         (``verified_by`` of a payment method not verified yet)."""
         # the type: ignore below: drf-spectacular is untyped
         schema: dict[str, Any] = super()._map_serializer_field(  # type: ignore[no-untyped-call]
-            field, direction, bypass_extensions)
-        if isinstance(field, serializers.ChoiceField) and isinstance(schema.get("enum"), list) \
-                and "" not in schema["enum"] and _model_field_blank(field):
+            field, direction, bypass_extensions
+        )
+        if (
+            isinstance(field, serializers.ChoiceField)
+            and isinstance(schema.get("enum"), list)
+            and "" not in schema["enum"]
+            and _model_field_blank(field)
+        ):
             schema["enum"] = [*schema["enum"], ""]
         if isinstance(field, serializers.ChoiceField):
             _name_enum_in_english(field, schema.get("items") if schema.get("type") == "array" else schema)
@@ -281,8 +324,11 @@ class AutoSchema(openapi.AutoSchema):
         # the type: ignore below: drf-spectacular is untyped
         schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)  # type: ignore[no-untyped-call]
         fields = _fields_of(serializer).values()
-        optional = {field.field_name for field in fields
-                    if field.read_only and getattr(field, "_kwargs", {}).get("required") is False}
+        optional = {
+            field.field_name
+            for field in fields
+            if field.read_only and getattr(field, "_kwargs", {}).get("required") is False
+        }
         required = [name for name in schema.get("required", []) if name not in optional]
         if required:
             schema["required"] = required
@@ -293,17 +339,20 @@ class AutoSchema(openapi.AutoSchema):
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 KEY_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[!-~]+$"}
-KEY_DESCRIPTION = ("A key of the client's choosing for this call, 1-128 printable characters (a fresh UUID per "
-                   "intended call). A retry with the same key and body replays the first answer "
-                   "(`Idempotent-Replayed: true`) and moves nothing; the same key with another body is "
-                   "`idempotency.conflict` (409).")
+KEY_DESCRIPTION = (
+    "A key of the client's choosing for this call, 1-128 printable characters (a fresh UUID per "
+    "intended call). A retry with the same key and body replays the first answer "
+    "(`Idempotent-Replayed: true`) and moves nothing; the same key with another body is "
+    "`idempotency.conflict` (409)."
+)
 
 
 def idempotency_key(*, required: bool) -> OpenApiParameter:
     """The ``Idempotency-Key`` header as an ``OpenApiParameter`` (kept for views that still name it by hand; the
     schema replaces it by the one ``@idempotent()`` declares, :meth:`AutoSchema._get_parameters`)."""
-    return OpenApiParameter(IDEMPOTENCY_HEADER, KEY_SCHEMA, OpenApiParameter.HEADER, required=required,
-                            description=KEY_DESCRIPTION)
+    return OpenApiParameter(
+        IDEMPOTENCY_HEADER, KEY_SCHEMA, OpenApiParameter.HEADER, required=required, description=KEY_DESCRIPTION
+    )
 
 
 class PlayerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]  # drf-spectacular is untyped
@@ -311,8 +360,12 @@ class PlayerTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-unty
     name = "PlayerToken"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
-        return {"type": "apiKey", "in": "header", "name": "Authorization",
-                "description": "`Token <key>` obtained from the login endpoint; revocable."}
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "`Token <key>` obtained from the login endpoint; revocable.",
+        }
 
 
 def _name_enum_in_english(field: serializers.ChoiceField, schema: Any) -> None:
@@ -322,7 +375,8 @@ def _name_enum_in_english(field: serializers.ChoiceField, schema: Any) -> None:
     if isinstance(schema, dict) and "x-spec-enum-id" in schema:
         with translation.override("en"):
             schema["x-spec-enum-id"] = list_hash(
-                [(key, str(label)) for key, label in field.choices.items() if key not in ("", None)])
+                [(key, str(label)) for key, label in field.choices.items() if key not in ("", None)]
+            )
 
 
 def _has_nested(value: Any) -> bool:

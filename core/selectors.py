@@ -1,4 +1,5 @@
 """Reads of the core records: the audit trail's search and what its retention lets a job touch."""
+
 from __future__ import annotations
 
 import json
@@ -19,9 +20,17 @@ PLAYER_OBJECT_TYPE = "accounts.player"
 AML_PREFIX = "aml."
 
 
-def audit_events(*, player_id: int | None = None, actor: str = "", role: str = "", action: str = "",
-                 object_type: str = "", object_id: str = "", since: datetime | None = None,
-                 until: datetime | None = None) -> QuerySet[AuditEvent]:
+def audit_events(
+    *,
+    player_id: int | None = None,
+    actor: str = "",
+    role: str = "",
+    action: str = "",
+    object_type: str = "",
+    object_id: str = "",
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> QuerySet[AuditEvent]:
     """Audit events matching every filter given, newest first: ``player_id`` (the player's row or any event naming
     the player in its details), ``actor`` (the staff member's username, a player's or system label: exact, case
     insensitive), ``role`` (the role a staff member acted in), ``action`` (a prefix: "wallet." or a whole action),
@@ -72,8 +81,11 @@ def readable_changes(old: dict[str, Any] | None, new: dict[str, Any] | None) -> 
     order the fields first appear; a field whose value did not change is left out."""
     old, new = old or {}, new or {}
     fields = list(dict.fromkeys([*old, *new]))
-    return [Change(f, _shown(old.get(f)), _shown(new.get(f))) for f in fields
-            if f not in old or f not in new or old[f] != new[f]]
+    return [
+        Change(f, _shown(old.get(f)), _shown(new.get(f)))
+        for f in fields
+        if f not in old or f not in new or old[f] != new[f]
+    ]
 
 
 def readable_details(details: dict[str, Any] | None, *, skip: tuple[str, ...] = ()) -> list[tuple[str, str]]:
@@ -87,6 +99,7 @@ def changes_text(old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
 
 
 # Retention --------------------------------------------------------------------------------------------------
+
 
 def _years_before(now: datetime, years: int) -> datetime:
     local = clock.local(now)
@@ -102,8 +115,10 @@ def audit_retention_cutoffs(now: datetime | None = None) -> dict[str, datetime]:
     ``AUDIT_RETENTION_AML_YEARS``), "other" for the rest (``AUDIT_RETENTION_YEARS``). Counted in whole years in the
     Prague calendar from the event."""
     now = now or clock.now()
-    return {"aml": _years_before(now, settings.AUDIT_RETENTION_AML_YEARS),
-            "other": _years_before(now, settings.AUDIT_RETENTION_YEARS)}
+    return {
+        "aml": _years_before(now, settings.AUDIT_RETENTION_AML_YEARS),
+        "other": _years_before(now, settings.AUDIT_RETENTION_YEARS),
+    }
 
 
 def audit_events_past_retention(now: datetime | None = None) -> QuerySet[AuditEvent]:
@@ -112,5 +127,6 @@ def audit_events_past_retention(now: datetime | None = None) -> QuerySet[AuditEv
     start, config/settings/)."""
     cut = audit_retention_cutoffs(now)
     aml = Q(action__startswith=AML_PREFIX) | Q(object_type__startswith=AML_PREFIX)
-    return AuditEvent.objects.filter((aml & Q(occurred_at__lt=cut["aml"]))
-                                     | (~aml & Q(occurred_at__lt=cut["other"]))).order_by("occurred_at", "id")
+    return AuditEvent.objects.filter(
+        (aml & Q(occurred_at__lt=cut["aml"])) | (~aml & Q(occurred_at__lt=cut["other"]))
+    ).order_by("occurred_at", "id")

@@ -17,6 +17,7 @@ deferred, so it loads on access and ``save()`` never writes it with a Python def
 :func:`instance_from_json`.
 The verification SQL (``limits_reconcile``, ``ledger_check``) stays apart on purpose: it is the independent proof.
 """
+
 from __future__ import annotations
 
 import functools
@@ -63,16 +64,32 @@ class Statement:
 REGISTRY: dict[str, Statement] = {}
 
 
-def register(name: str, sql: str, *, columns: Mapping[type[Model], Iterable[str]],
-             params: Mapping[str, type | tuple[type, ...]] | None = None, positional: Sequence[type] = (),
-             inserts: Iterable[type[Model]] = (), doc: str = "") -> Statement:
+def register(
+    name: str,
+    sql: str,
+    *,
+    columns: Mapping[type[Model], Iterable[str]],
+    params: Mapping[str, type | tuple[type, ...]] | None = None,
+    positional: Sequence[type] = (),
+    inserts: Iterable[type[Model]] = (),
+    doc: str = "",
+) -> Statement:
     """Register a hot statement (a module-level call in ``<app>/sql.py``); returns it."""
     if name in REGISTRY and REGISTRY[name].sql != sql:
         raise ValueError(f"two statements named {name}")
     prepared = ("", "", "") if positional else _prepared_forms(name, sql, dict(params or {}))
-    stmt = Statement(name=name, sql=sql, columns={m: tuple(c) for m, c in columns.items()}, params=dict(params or {}),
-                     inserts=tuple(inserts), doc=doc, positional=tuple(positional), prepared_name=prepared[0],
-                     prepare_sql=prepared[1], execute_sql=prepared[2])
+    stmt = Statement(
+        name=name,
+        sql=sql,
+        columns={m: tuple(c) for m, c in columns.items()},
+        params=dict(params or {}),
+        inserts=tuple(inserts),
+        doc=doc,
+        positional=tuple(positional),
+        prepared_name=prepared[0],
+        prepare_sql=prepared[1],
+        execute_sql=prepared[2],
+    )
     REGISTRY[name] = stmt
     return stmt
 
@@ -155,8 +172,9 @@ def prepare_hot_statements(wrapper: Any) -> list[str]:
     if expected:
         log.error("hot statements not prepared (they run as text): %s", expected)
     elif refused:
-        log.info("%d hot statements run as text on this connection (tables not migrated yet or locked by DDL)",
-                 len(refused))
+        log.info(
+            "%d hot statements run as text on this connection (tables not migrated yet or locked by DDL)", len(refused)
+        )
     return sorted(refused)
 
 
@@ -177,7 +195,7 @@ def readable(sql: str) -> str:
     """The text of a registered statement for an ``EXECUTE`` of its prepared form (tests that read captured SQL);
     any other SQL as it is."""
     if sql.startswith("EXECUTE hot_"):
-        pname = sql[len("EXECUTE "):].split("(", 1)[0].strip()
+        pname = sql[len("EXECUTE ") :].split("(", 1)[0].strip()
         for stmt in REGISTRY.values():
             if stmt.prepared_name == pname:
                 return stmt.sql
@@ -206,8 +224,9 @@ def instance(model: type[M], names: Sequence[str], values: Sequence[Any]) -> M:
     through its field's ``from_db_value`` where it has one (a JSONField's text), as the ORM's compiler does."""
     converters = _converters(model, tuple(names))
     conn = connections[DEFAULT_DB_ALIAS]  # the wrapper itself, not the proxy (``connection``) per value
-    converted = [c(v, None, conn) if c is not None and v is not None else v
-                 for c, v in zip(converters, values, strict=True)]
+    converted = [
+        c(v, None, conn) if c is not None and v is not None else v for c, v in zip(converters, values, strict=True)
+    ]
     return _instance_raw(model, names, converted)
 
 
@@ -288,16 +307,20 @@ def _json_parsers(model: type[Model], names: tuple[str, ...]) -> tuple[Any, ...]
 def values_from_json(model: type[Model], obj: Mapping[str, Any], names: Sequence[str]) -> tuple[Any, ...]:
     """The values of ``names`` in a ``json_build_object`` of ``model``'s fields by attname, converted back by each
     field's type, as a tuple (a row read only for its figures: no model instance built)."""
-    return tuple(p(obj[n]) if p is not None and obj[n] is not None else obj[n]
-                 for p, n in zip(_json_parsers(model, tuple(names)), names, strict=True))
+    return tuple(
+        p(obj[n]) if p is not None and obj[n] is not None else obj[n]
+        for p, n in zip(_json_parsers(model, tuple(names)), names, strict=True)
+    )
 
 
 def instance_from_json(model: type[M], obj: Mapping[str, Any]) -> M:
     """A model instance from a ``json_build_object`` of its fields by attname: the JSON values converted back by
     each field's type."""
     names = tuple(obj)
-    values = [p(v) if p is not None and v is not None else v
-              for p, v in zip(_json_parsers(model, names), obj.values(), strict=True)]
+    values = [
+        p(v) if p is not None and v is not None else v
+        for p, v in zip(_json_parsers(model, names), obj.values(), strict=True)
+    ]
     return _instance_raw(model, names, values)  # JSON values arrive decoded already
 
 
@@ -305,8 +328,7 @@ def instance_from_json(model: type[M], obj: Mapping[str, Any]) -> M:
 def _preparers(model: type[Model], names: tuple[str, ...], prefix: str) -> tuple[tuple[str, str, Any], ...]:
     """For each of ``names``: the parameter name ``<prefix><attname>``, the attname and the field's
     ``get_db_prep_save`` (built once per model, column list and prefix)."""
-    return tuple((f"{prefix}{f.attname}", f.attname, f.get_db_prep_save)
-                 for f in (field_of(model, n) for n in names))
+    return tuple((f"{prefix}{f.attname}", f.attname, f.get_db_prep_save) for f in (field_of(model, n) for n in names))
 
 
 def params_of(model: type[Model], obj: Model, names: Sequence[str], prefix: str) -> dict[str, Any]:
@@ -332,8 +354,7 @@ ADVISORY_LOCKS: dict[str, int] = {
     "wallet.bank_export": 0x62616E6B,  # the payment-order export
 }
 
-ADVISORY_LOCK = register("core.advisory_lock", "SELECT pg_advisory_xact_lock(%(key)s)", columns={},
-                         params={"key": int})
+ADVISORY_LOCK = register("core.advisory_lock", "SELECT pg_advisory_xact_lock(%(key)s)", columns={}, params={"key": int})
 
 
 def advisory_lock(name: str) -> None:

@@ -9,6 +9,7 @@ register reports: ``*/schedules.py``), so a refused enqueue is logged loudly and
 (tests/faults/test_enqueue_after_commit.py). With ``task_always_eager`` (tests) the task runs in-process and its own
 exceptions propagate as before: only a broker's kind of error (kombu's, a connection's) is logged there.
 """
+
 from __future__ import annotations
 
 import logging
@@ -28,7 +29,8 @@ class PlatformTask(DjangoTask):  # type: ignore[type-arg]  # celery-types: Djang
             # Published to a broker, anything raised is the publishing's; run eagerly (tests), the task runs here
             # and only a broker's kind of error is the publishing's (the task's own exceptions are the caller's).
             refused: tuple[type[BaseException], ...] = (
-                (KombuError, OSError) if self.app.conf.task_always_eager else (Exception,))
+                (KombuError, OSError) if self.app.conf.task_always_eager else (Exception,)
+            )
             try:
                 send()
             except refused:  # safe: committed work stands; its sweeper enqueues it again (module docstring)

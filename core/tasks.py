@@ -1,5 +1,6 @@
 """Core tasks. The rule for enqueuing: only after the transaction commits, ``task.delay_on_commit(...)``
 (every task is Celery's ``DjangoTask``, config/celery.py)."""
+
 from __future__ import annotations
 
 import socket
@@ -77,5 +78,6 @@ def partitions_archive() -> dict[str, list[str]]:
     report: dict[str, list[str]] = {}
     for result in partitions_archive_due():
         report.setdefault(result.outcome, []).append(
-            result.partition if result.outcome in ("archived", "summed") else f"{result.partition}: {result.detail}")
+            result.partition if result.outcome in ("archived", "summed") else f"{result.partition}: {result.detail}"
+        )
     return report

@@ -16,6 +16,7 @@ applies (tests), and their ``wait()`` is never ``None``: every 429 carries ``Ret
 A client's address is its IPv4 address, or the /64 network of an IPv6 address (one subscriber usually holds a whole
 /64: counting each address apart would let one client rotate through 2**64 of them).
 """
+
 from __future__ import annotations
 
 import ipaddress

@@ -1,4 +1,5 @@
 """/health, the worker heartbeat endpoint and the API documentation page."""
+
 from __future__ import annotations
 
 import time
@@ -39,8 +40,11 @@ def _check_broker() -> dict[str, Any]:
     try:
         with celery.current_app.connection_for_write(settings.CELERY_BROKER_URL) as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
-        return {"ok": True, "transport": conn.transport_cls if isinstance(conn.transport_cls, str) else "custom",
-                "ms": round((time.monotonic() - started) * 1000, 1)}
+        return {
+            "ok": True,
+            "transport": conn.transport_cls if isinstance(conn.transport_cls, str) else "custom",
+            "ms": round((time.monotonic() - started) * 1000, 1),
+        }
     except Exception as exc:  # noqa: BLE001
         return {"ok": False, "error": exc.__class__.__name__}
 
@@ -67,15 +71,21 @@ def _check_jobs() -> tuple[dict[str, Any], dict[str, Any]]:
     so the deadline jobs cannot stop silently."""
     limit = float(settings.HEALTH_JOBS_MAX_AGE_SECONDS)
     try:
-        ran = (TaskHeartbeat.objects.filter(marker__startswith="beat-", ran_at__isnull=False)
-               .order_by("-ran_at").values_list("ran_at", flat=True).first())
+        ran = (
+            TaskHeartbeat.objects.filter(marker__startswith="beat-", ran_at__isnull=False)
+            .order_by("-ran_at")
+            .values_list("ran_at", flat=True)
+            .first()
+        )
         sent = PeriodicTask.objects.filter(name=BEAT_HEARTBEAT).values_list("last_run_at", flat=True).first()
     except Exception as exc:  # noqa: BLE001 - reported, not raised
         error = {"ok": False, "error": exc.__class__.__name__}
         return error, error
     worker_age, beat_age = _age(ran), _age(sent)
-    return ({"ok": worker_age is not None and worker_age <= limit, "last_run_seconds_ago": worker_age},
-            {"ok": beat_age is not None and beat_age <= limit, "last_sent_seconds_ago": beat_age})
+    return (
+        {"ok": worker_age is not None and worker_age <= limit, "last_run_seconds_ago": worker_age},
+        {"ok": beat_age is not None and beat_age <= limit, "last_sent_seconds_ago": beat_age},
+    )
 
 
 def _check_partitions() -> dict[str, Any]:
@@ -102,8 +112,9 @@ def health(request: HttpRequest) -> JsonResponse:
         checks["worker"] = checks["beat"] = checks["partitions"] = {"ok": False, "error": "no database"}
     required = [k for k in checks if k not in ("worker", "beat", "partitions") or settings.HEALTH_REQUIRE_JOBS]
     ok = all(checks[k]["ok"] for k in required)
-    return JsonResponse({"status": "ok" if ok else "fail", "checks": checks, "env": settings.DJANGO_ENV},
-                        status=200 if ok else 503)
+    return JsonResponse(
+        {"status": "ok" if ok else "fail", "checks": checks, "env": settings.DJANGO_ENV}, status=200 if ok else 503
+    )
 
 
 class HeartbeatSerializer(serializers.Serializer[Any]):
@@ -134,8 +145,10 @@ class HeartbeatView(APIView):
 
 # The API documentation page: Swagger UI from our own static files, its start-up script a separate file of ours
 # (no inline script), and a policy that lets the browser run nothing from anywhere else.
-DOCS_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-            "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+DOCS_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
 
 
 class ApiDocsView(SpectacularSwaggerSplitView):

@@ -1,5 +1,6 @@
 """Admin: the game catalogue (enable/disable, the approval in the game plan: each through its service, audited)
 and rounds (read-only recall; staff end a round in progress or declare a settled bet void)."""
+
 from __future__ import annotations
 
 import json
@@ -27,24 +28,40 @@ def _czk(minor: int | None) -> str:
 
 
 def _pre(value: Any) -> SafeString:
-    return format_html("<pre style='white-space:pre-wrap;max-width:100em'>{}</pre>",
-                       json.dumps(value, indent=2, ensure_ascii=False, default=str))
+    return format_html(
+        "<pre style='white-space:pre-wrap;max-width:100em'>{}</pre>",
+        json.dumps(value, indent=2, ensure_ascii=False, default=str),
+    )
 
 
 class ApprovalForm(forms.Form):
-    plan_version = forms.CharField(max_length=services.PLAN_VERSION_MAX, label="Game plan version",
-                                   help_text="the version of the approved game plan that lists these game versions")
-    reference = forms.CharField(max_length=services.REFERENCE_MAX, label="Ministry of Finance decision",
-                                help_text="the decision's reference (číslo jednací), e.g. MF-37814/2016/...")
+    plan_version = forms.CharField(
+        max_length=services.PLAN_VERSION_MAX,
+        label="Game plan version",
+        help_text="the version of the approved game plan that lists these game versions",
+    )
+    reference = forms.CharField(
+        max_length=services.REFERENCE_MAX,
+        label="Ministry of Finance decision",
+        help_text="the decision's reference (číslo jednací), e.g. MF-37814/2016/...",
+    )
 
 
 class ReasonForm(forms.Form):
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 80}), max_length=2000)
 
 
-def _form_action(modeladmin: admin.ModelAdmin[Any], request: HttpRequest, queryset: QuerySet[Any], *,
-                 form_class: type[forms.Form], title: str, help_text: str,
-                 service: Callable[[dict[str, Any]], Callable[[Any, Actor], Any]], done: str) -> TemplateResponse | None:
+def _form_action(
+    modeladmin: admin.ModelAdmin[Any],
+    request: HttpRequest,
+    queryset: QuerySet[Any],
+    *,
+    form_class: type[forms.Form],
+    title: str,
+    help_text: str,
+    service: Callable[[dict[str, Any]], Callable[[Any, Actor], Any]],
+    done: str,
+) -> TemplateResponse | None:
     """An admin action that asks for its inputs first: the form on a page of its own (with the selected rows),
     then ``service(cleaned_data)(obj, actor)`` for each row through ``run_service_action`` (audited, refusals
     shown with their codes)."""
@@ -52,9 +69,16 @@ def _form_action(modeladmin: admin.ModelAdmin[Any], request: HttpRequest, querys
     if "apply" in request.POST and form.is_valid():
         run_service_action(modeladmin, request, queryset, service(form.cleaned_data), done=done)
         return None
-    context = {**modeladmin.admin_site.each_context(request), "title": title, "help": help_text, "form": form,
-               "objects": list(queryset), "action": request.POST.get("action", ""),
-               "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME, "opts": modeladmin.model._meta}
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": title,
+        "help": help_text,
+        "form": form,
+        "objects": list(queryset),
+        "action": request.POST.get("action", ""),
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        "opts": modeladmin.model._meta,
+    }
     return TemplateResponse(request, "admin/games/action_form.html", context)
 
 
@@ -69,8 +93,9 @@ def _set_enabled(enabled: bool) -> Callable[[Game, Actor], Game]:
 
 def _approve(data: dict[str, Any]) -> Callable[[Game, Actor], Game]:
     def service(row: Game, actor: Actor) -> Game:
-        return services.game_approve(game=row, plan_version=data["plan_version"], reference=data["reference"],
-                                     actor=actor)
+        return services.game_approve(
+            game=row, plan_version=data["plan_version"], reference=data["reference"], actor=actor
+        )
 
     return service
 
@@ -84,9 +109,23 @@ def _withdraw(data: dict[str, Any]) -> Callable[[Game, Actor], Game]:
 
 @admin.register(Game)
 class GameAdmin(ReadOnlyAdmin):
-    list_display = ("code", "version", "name", "kind", "enabled", "approval_state", "approval_plan_version",
-                    "current", "registered", "rtp", "max_bet_czk", "max_win_czk", "max_hourly_loss_czk",
-                    "unfinished_deadline_days", "synced_at")
+    list_display = (
+        "code",
+        "version",
+        "name",
+        "kind",
+        "enabled",
+        "approval_state",
+        "approval_plan_version",
+        "current",
+        "registered",
+        "rtp",
+        "max_bet_czk",
+        "max_win_czk",
+        "max_hourly_loss_czk",
+        "unfinished_deadline_days",
+        "synced_at",
+    )
     list_filter = ("approval_state", "enabled", "current", "registered", "kind")
     search_fields = ("code", "name", "name_cs", "approval_reference")
     actions = ["enable_games", "disable_games", "approve_games", "withdraw_approval"]
@@ -118,29 +157,55 @@ class GameAdmin(ReadOnlyAdmin):
     def disable_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
         run_service_action(self, request, queryset, _set_enabled(False), done="Games disabled")
 
-    @decision_action("games.approve_version",
-                     description="Record the approval of the selected versions in the game plan (GP §13(6))")
+    @decision_action(
+        "games.approve_version", description="Record the approval of the selected versions in the game plan (GP §13(6))"
+    )
     def approve_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> TemplateResponse | None:
         return _form_action(
-            self, request, queryset, form_class=ApprovalForm, service=_approve, done="Approvals recorded",
+            self,
+            request,
+            queryset,
+            form_class=ApprovalForm,
+            service=_approve,
+            done="Approvals recorded",
             title="Record the approval in the game plan",
             help_text="GP §13(6): these versions are part of the game plan the Ministry of Finance approved. "
-                      "From now on they are offered for real money. Recorded with your name, audited.")
+            "From now on they are offered for real money. Recorded with your name, audited.",
+        )
 
-    @decision_action("games.approve_version",
-                     description="Withdraw the approval of the selected versions (no new real-money rounds)")
+    @decision_action(
+        "games.approve_version", description="Withdraw the approval of the selected versions (no new real-money rounds)"
+    )
     def withdraw_approval(self, request: HttpRequest, queryset: QuerySet[Game]) -> TemplateResponse | None:
         return _form_action(
-            self, request, queryset, form_class=ReasonForm, service=_withdraw, done="Approvals withdrawn",
+            self,
+            request,
+            queryset,
+            form_class=ReasonForm,
+            service=_withdraw,
+            done="Approvals withdrawn",
             title="Withdraw the approval",
             help_text="These versions are no longer in the approved game plan: no new round starts on them; rounds "
-                      "in progress can be finished. Audited with the reason.")
+            "in progress can be finished. Audited with the reason.",
+        )
 
 
 @admin.register(Round)
 class RoundAdmin(ReadOnlyAdmin):
-    list_display = ("id", "player", "game_code", "game_version", "play_money", "status", "stake_czk", "win_czk",
-                    "win_capped", "started_at", "settled_at", "deadline")
+    list_display = (
+        "id",
+        "player",
+        "game_code",
+        "game_version",
+        "play_money",
+        "status",
+        "stake_czk",
+        "win_czk",
+        "win_capped",
+        "started_at",
+        "settled_at",
+        "deadline",
+    )
     list_filter = ("status", "play_money", "void_reason", "game_code", "win_capped", "forced_outcome")
     search_fields = ("=id", "player__user__username", "idempotency_key")
     date_hierarchy = "started_at"
@@ -161,20 +226,30 @@ class RoundAdmin(ReadOnlyAdmin):
     def recall(self, obj: Round) -> SafeString:
         data = selectors.round_staff(obj)
         rows = [
-            ("game", f"{obj.game_code} v{obj.game_version}"), ("player", str(obj.player)),
-            ("status", f"{obj.status} {obj.void_reason}".strip()), ("play money", obj.play_money),
+            ("game", f"{obj.game_code} v{obj.game_version}"),
+            ("player", str(obj.player)),
+            ("status", f"{obj.status} {obj.void_reason}".strip()),
+            ("play money", obj.play_money),
             ("started / settled / deadline", f"{obj.started_at} / {obj.settled_at} / {obj.deadline}"),
-            ("stake", _czk(obj.stake)), ("win paid", _czk(obj.win)), ("win of the game", _czk(obj.win_engine)),
+            ("stake", _czk(obj.stake)),
+            ("win paid", _czk(obj.win)),
+            ("win of the game", _czk(obj.win_engine)),
             ("win capped (GP §8(3))", obj.win_capped),
             ("balance before / after", f"{_czk(obj.balance_before)} / {_czk(obj.balance_after)}"),
-            ("void detail", obj.void_detail), ("declared void at (GP §3(6))", obj.voided_at or ""),
+            ("void detail", obj.void_detail),
+            ("declared void at (GP §3(6))", obj.voided_at or ""),
         ]
         table = format_html("<table>{}</table>", format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows))
         return format_html(
             "{}<h4>Bet</h4>{}<h4>Steps</h4>{}<h4>Actions</h4>{}<h4>Jackpot events</h4>{}<h4>Draws</h4>{}"
             "<h4>Final state</h4>{}",
-            table, _pre(data["bet"]), _pre(data["steps"]), _pre(data["actions"]), _pre(data["jackpot_events"]),
-            _pre(data["draws"]), _pre(data["state"]),
+            table,
+            _pre(data["bet"]),
+            _pre(data["steps"]),
+            _pre(data["actions"]),
+            _pre(data["jackpot_events"]),
+            _pre(data["draws"]),
+            _pre(data["state"]),
         )
 
     @admin.display(description="replay verification")
@@ -190,8 +265,9 @@ class RoundAdmin(ReadOnlyAdmin):
 
         run_service_action(self, request, queryset, refund, done="Rounds refunded")
 
-    @decision_action("games.void_round",
-                     description="Declare the selected settled bets void: placed on order or by proxy (GP §3(6))")
+    @decision_action(
+        "games.void_round", description="Declare the selected settled bets void: placed on order or by proxy (GP §3(6))"
+    )
     def void_settled(self, request: HttpRequest, queryset: QuerySet[Round]) -> TemplateResponse | None:
         def service(data: dict[str, Any]) -> Callable[[Round, Actor], Round]:
             def void(rnd: Round, actor: Actor) -> Round:
@@ -200,10 +276,16 @@ class RoundAdmin(ReadOnlyAdmin):
             return void
 
         return _form_action(
-            self, request, queryset, form_class=ReasonForm, service=service, done="Bets declared void",
+            self,
+            request,
+            queryset,
+            form_class=ReasonForm,
+            service=service,
+            done="Bets declared void",
             title="Declare settled bets void (GP §3(6))",
             help_text="Each bet's stake goes back to the player and its win is deducted with a notice: first from "
-                      "a hold on it (GP §10(3)), which ends, then from the balance; a balance that goes negative "
-                      "is recorded as a debt due in 10 days (GP §7(7)). The round's jackpot "
-                      "contributions are reversed and a jackpot award it paid goes back to its pool; the bet "
-                      "no longer counts in the player's limits. Audited with the reason.")
+            "a hold on it (GP §10(3)), which ends, then from the balance; a balance that goes negative "
+            "is recorded as a debt due in 10 days (GP §7(7)). The round's jackpot "
+            "contributions are reversed and a jackpot award it paid goes back to its pool; the bet "
+            "no longer counts in the player's limits. Audited with the reason.",
+        )

@@ -11,6 +11,7 @@ POST rounds/{id}/actions            continue an interactive round (Idempotency-K
 POST play-money/rounds              start a play-money round (no wallet, no limits; QA forced draws)
 GET  play-money/presets/{code}      QA presets: forced draws that trigger each feature (development only)
 """
+
 from __future__ import annotations
 
 from typing import Any, cast
@@ -53,8 +54,9 @@ from games.serializers import (
 )
 from games.services import qa
 
-PLAY_MONEY_PARAM = OpenApiParameter("play_money", OpenApiTypes.BOOL, OpenApiParameter.QUERY,
-                                    description="play-money rounds instead of real-money ones")
+PLAY_MONEY_PARAM = OpenApiParameter(
+    "play_money", OpenApiTypes.BOOL, OpenApiParameter.QUERY, description="play-money rounds instead of real-money ones"
+)
 
 
 def _flag(request: Request, name: str) -> bool:
@@ -150,8 +152,14 @@ class RoundsView(generics.ListAPIView):
             body.is_valid(raise_exception=True)
             game, bet = body.validated_data["game"], body.validated_data["bet"]
             forced_draws = body.validated_data.get("forced_draws")
-        rnd = services.round_play(player=player, game_code=game, bet=bet, idempotency_key=key,
-                                  actor=Actor.player(player), forced_draws=forced_draws)
+        rnd = services.round_play(
+            player=player,
+            game_code=game,
+            bet=bet,
+            idempotency_key=key,
+            actor=Actor.player(player),
+            forced_draws=forced_draws,
+        )
         response = Response(round_json(rnd), status=201)
         return mark_replayed(response) if rnd.replayed else response
 
@@ -171,9 +179,13 @@ class PlayMoneyRoundsView(APIView):
         body = PlayMoneyRoundRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         rnd = services.round_play(
-            player=player, game_code=body.validated_data["game"], bet=body.validated_data["bet"],
+            player=player,
+            game_code=body.validated_data["game"],
+            bet=body.validated_data["bet"],
             idempotency_key=request_key(request),
-            actor=Actor.player(player), play_money=True, forced_draws=body.validated_data.get("forced_draws"),
+            actor=Actor.player(player),
+            play_money=True,
+            forced_draws=body.validated_data.get("forced_draws"),
         )
         response = Response(RoundSerializer(rnd).data, status=201)
         return mark_replayed(response) if rnd.replayed else response
@@ -247,7 +259,8 @@ class RoundActionView(APIView):
             body = RoundActRequestSerializer(data=request.data)
             body.is_valid(raise_exception=True)
             action = body.validated_data["action"]
-        rnd = services.round_act(player=player, round_id=round_id, action=action,
-                                 idempotency_key=key, actor=Actor.player(player))
+        rnd = services.round_act(
+            player=player, round_id=round_id, action=action, idempotency_key=key, actor=Actor.player(player)
+        )
         response = Response(round_json(rnd))
         return mark_replayed(response) if rnd.replayed else response

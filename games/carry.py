@@ -18,6 +18,7 @@ pure; this module reads and writes the row inside the round's own transaction, u
 
 Play money keeps its own rows (``play_money``) and never touches the ledger.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -38,15 +39,19 @@ CARRIED_ACCOUNT = "games_carried"
 JsonDict = dict[str, Any]
 
 
-def carry_start(*, player: Any, engine_game: EngineGame, play_money: bool, locked: LockedWallet | None,
-                actor: Actor, now: datetime) -> JsonDict | None:
+def carry_start(
+    *, player: Any, engine_game: EngineGame, play_money: bool, locked: LockedWallet | None, actor: Actor, now: datetime
+) -> JsonDict | None:
     """The state the player's previous round of this game and version left (None: start fresh). For a game
     without ``carry_over``: None and no statement. A row of another version ends here: its money is paid out
     (real money, to the live balance under ``locked``) and the row starts over for this version."""
     if not engine_game.carry_over:
         return None
-    row = (PlayerGameState.objects.filter(player=player, game_code=engine_game.code, play_money=play_money)
-           .only("id", "game_version", "state", "carried_value").first())
+    row = (
+        PlayerGameState.objects.filter(player=player, game_code=engine_game.code, play_money=play_money)
+        .only("id", "game_version", "state", "carried_value")
+        .first()
+    )
     if row is None:
         return None
     if row.game_version == engine_game.version:
@@ -55,22 +60,41 @@ def carry_start(*, player: Any, engine_game: EngineGame, play_money: bool, locke
     return None
 
 
-def _version_change(row: PlayerGameState, *, player: Any, engine_game: EngineGame, locked: LockedWallet | None,
-                    actor: Actor, now: datetime) -> None:
+def _version_change(
+    row: PlayerGameState,
+    *,
+    player: Any,
+    engine_game: EngineGame,
+    locked: LockedWallet | None,
+    actor: Actor,
+    now: datetime,
+) -> None:
     """A new version of the game: the old version's state ends. Its counters lapse (they are no money); the
     money it held (carried bonuses) is the player's and is paid to the balance now."""
     old_version, value = row.game_version, row.carried_value
     if value > 0 and not row.play_money:
         assert locked is not None, "a real-money round holds the wallet lock"
-        round_win_credit(locked=locked, player=player, amount=Money(value),
-                         reference=f"carry:{row.pk}:v{old_version}:payout", actor=actor, source=CARRIED_ACCOUNT)
+        round_win_credit(
+            locked=locked,
+            player=player,
+            amount=Money(value),
+            reference=f"carry:{row.pk}:v{old_version}:payout",
+            actor=actor,
+            source=CARRIED_ACCOUNT,
+        )
     old_state = row.state
-    PlayerGameState.objects.filter(pk=row.pk).update(game_version=engine_game.version, state={}, carried_value=0,
-                                                     round=None, updated_at=now)
-    audit_record(actor=actor, action="games.carry_version_change", obj=row,
-                 old={"game_version": old_version, "state": old_state, "carried_value": value},
-                 new={"game_version": engine_game.version, "state": {}}, paid_out=value if not row.play_money else 0,
-                 play_money=row.play_money)
+    PlayerGameState.objects.filter(pk=row.pk).update(
+        game_version=engine_game.version, state={}, carried_value=0, round=None, updated_at=now
+    )
+    audit_record(
+        actor=actor,
+        action="games.carry_version_change",
+        obj=row,
+        old={"game_version": old_version, "state": old_state, "carried_value": value},
+        new={"game_version": engine_game.version, "state": {}},
+        paid_out=value if not row.play_money else 0,
+        play_money=row.play_money,
+    )
 
 
 def carry_settle(*, rnd: Round, actor: Actor, now: datetime) -> None:
@@ -88,11 +112,22 @@ def carry_settle(*, rnd: Round, actor: Actor, now: datetime) -> None:
     value_in = engine_game.carry_value((rnd.state or {}).get("carry_in") or {})
     value_out = engine_game.carry_value(out)
     PlayerGameState.objects.bulk_create(
-        [PlayerGameState(player_id=rnd.player_id, game_code=rnd.game_code, game_version=rnd.game_version,
-                         play_money=rnd.play_money, state=out, carried_value=value_out, round_id=rnd.pk,
-                         updated_at=now)],
-        update_conflicts=True, unique_fields=["player", "game_code", "play_money"],
-        update_fields=["game_version", "state", "carried_value", "round", "updated_at"])
+        [
+            PlayerGameState(
+                player_id=rnd.player_id,
+                game_code=rnd.game_code,
+                game_version=rnd.game_version,
+                play_money=rnd.play_money,
+                state=out,
+                carried_value=value_out,
+                round_id=rnd.pk,
+                updated_at=now,
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["player", "game_code", "play_money"],
+        update_fields=["game_version", "state", "carried_value", "round", "updated_at"],
+    )
     if not rnd.play_money and value_out != value_in:
         _move(value_out - value_in, reference=f"round:{rnd.pk}:carry", rnd=rnd, actor=actor)
 
@@ -100,8 +135,14 @@ def carry_settle(*, rnd: Round, actor: Actor, now: datetime) -> None:
 def _move(delta: int, *, reference: str, rnd: Round, actor: Actor) -> None:
     """Money into (``delta`` > 0) or out of what the operator holds for players' carried states."""
     src, dst = ("house", CARRIED_ACCOUNT) if delta > 0 else (CARRIED_ACCOUNT, "house")
-    operator_transfer(from_code=src, to_code=dst, amount=Money(abs(delta), rnd.currency), reference=reference,
-                      memo=f"round {rnd.pk} ({rnd.game_code}): carried to the player's next round", actor=actor)
+    operator_transfer(
+        from_code=src,
+        to_code=dst,
+        amount=Money(abs(delta), rnd.currency),
+        reference=reference,
+        memo=f"round {rnd.pk} ({rnd.game_code}): carried to the player's next round",
+        actor=actor,
+    )
 
 
 def carry_restore(*, rnd: Round, actor: Actor, now: datetime) -> str:
@@ -114,8 +155,11 @@ def carry_restore(*, rnd: Round, actor: Actor, now: datetime) -> str:
     engine_game = get_game(rnd.game_code, rnd.game_version)
     if not engine_game.carry_over:
         return "none"
-    row = (PlayerGameState.objects.select_for_update(no_key=True)
-           .filter(player_id=rnd.player_id, game_code=rnd.game_code, play_money=rnd.play_money).first())
+    row = (
+        PlayerGameState.objects.select_for_update(no_key=True)
+        .filter(player_id=rnd.player_id, game_code=rnd.game_code, play_money=rnd.play_money)
+        .first()
+    )
     if row is None or row.round_id != rnd.pk:
         return "kept"
     carry_in = (rnd.state or {}).get("carry_in") or {}
@@ -125,8 +169,14 @@ def carry_restore(*, rnd: Round, actor: Actor, now: datetime) -> str:
         _move(value_in - row.carried_value, reference=f"round:{rnd.pk}:carry:void", rnd=rnd, actor=actor)
     row.state, row.carried_value, row.round, row.updated_at = carry_in, value_in, None, now
     row.save(update_fields=["state", "carried_value", "round", "updated_at"])
-    audit_record(actor=actor, action="games.carry_restored", obj=row, old=old,
-                 new={"state": carry_in, "carried_value": value_in}, round_id=rnd.pk)
+    audit_record(
+        actor=actor,
+        action="games.carry_restored",
+        obj=row,
+        old=old,
+        new={"state": carry_in, "carried_value": value_in},
+        round_id=rnd.pk,
+    )
     return "restored"
 
 
@@ -142,24 +192,45 @@ def carried_release(*, player: Any, actor: Actor) -> Money:
     same bonuses twice (once here, once through the round). Refused ``game.carried_round_open`` then; the hand-off
     is retried by its sweeper after the round ends (finished by the player or at its deadline)."""
     locked = wallet_lock_live(player=player)  # the lock order of a round: the wallet first, then the state rows
-    rows = list(PlayerGameState.objects.select_for_update(no_key=True)
-                .filter(player=player, play_money=False, carried_value__gt=0).order_by("pk"))
+    rows = list(
+        PlayerGameState.objects.select_for_update(no_key=True)
+        .filter(player=player, play_money=False, carried_value__gt=0)
+        .order_by("pk")
+    )
     if not rows:
         return Money(0)
-    open_round = (Round.objects.filter(player=player, play_money=False, status=Round.Status.IN_PROGRESS,
-                                       game_code__in=[r.game_code for r in rows]).values_list("pk", flat=True).first())
+    open_round = (
+        Round.objects.filter(
+            player=player, play_money=False, status=Round.Status.IN_PROGRESS, game_code__in=[r.game_code for r in rows]
+        )
+        .values_list("pk", flat=True)
+        .first()
+    )
     if open_round is not None:
         raise errors.CARRIED_ROUND_OPEN(round_id=open_round)
     total = 0
     for row in rows:
         value = row.carried_value
-        round_win_credit(locked=locked, player=player, amount=Money(value),
-                         reference=f"carry:{row.pk}:v{row.game_version}:release", actor=actor, source=CARRIED_ACCOUNT)
+        round_win_credit(
+            locked=locked,
+            player=player,
+            amount=Money(value),
+            reference=f"carry:{row.pk}:v{row.game_version}:release",
+            actor=actor,
+            source=CARRIED_ACCOUNT,
+        )
         old = {"game_version": row.game_version, "state": row.state, "carried_value": value}
         row.state, row.carried_value, row.round, row.updated_at = {}, 0, None, clock.now()
         row.save(update_fields=["state", "carried_value", "round", "updated_at"])
-        audit_record(actor=actor, action="games.carry_released", obj=row, old=old,
-                     new={"state": {}, "carried_value": 0}, paid_out=value, player_id=row.player_id)
+        audit_record(
+            actor=actor,
+            action="games.carry_released",
+            obj=row,
+            old=old,
+            new={"state": {}, "carried_value": 0},
+            paid_out=value,
+            player_id=row.player_id,
+        )
         total += value
     return Money(total)
 
@@ -167,8 +238,9 @@ def carried_release(*, player: Any, actor: Actor) -> Money:
 def carried_money(player: Any) -> Money:
     """The money the player's real-money carried states hold (carried bonuses): held for the player by the games,
     shown beside the balance (``wallet.hooks.held_in_games``)."""
-    total = (PlayerGameState.objects.filter(player=player, play_money=False)
-             .aggregate(total=Sum("carried_value"))["total"])
+    total = PlayerGameState.objects.filter(player=player, play_money=False).aggregate(total=Sum("carried_value"))[
+        "total"
+    ]
     return Money(total or 0)
 
 

@@ -3,6 +3,7 @@
 serializers only document it, key by key: ``games/tests/platform/test_description_schema.py`` checks every
 registered game version's description against them (no key missing, none undocumented) and that the reference client
 reads only documented keys. Amounts here are integer haléře, as the engine keeps them (not Money objects)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,38 +30,52 @@ class BetOptionsSerializer(_Schema):
     model = serializers.ChoiceField(
         choices=["total", "level", "lines", "lines_bet_per_line", "stake_choice", "table"],
         help_text="the bet model: total {stake}; level {level, coin_value}; lines {lines, coins, coin_value}; "
-                  "lines_bet_per_line {lines, bet_per_line}; stake_choice {stake, flags...}; table {bets: [...]}")
+        "lines_bet_per_line {lines, bet_per_line}; stake_choice {stake, flags...}; table {bets: [...]}",
+    )
     money_fields = serializers.ListField(
         child=serializers.CharField(),
         help_text="the bet's keys (at any depth) that are amounts: a request sends each as a Money object "
-                  "{\"amount\": <haléře>, \"currency\": \"CZK\"}; every other key as a plain value")
+        '{"amount": <haléře>, "currency": "CZK"}; every other key as a plain value',
+    )
     stake = StakeLimitsSerializer(help_text="the total stake's limits")
     min = serializers.IntegerField(required=False, help_text=f"total: the smallest stake, {_HALERE}")
     max = serializers.IntegerField(required=False, help_text=f"total: the largest stake, {_HALERE}")
     step = serializers.IntegerField(required=False, help_text=f"total: the stake's grid, {_HALERE}")
     unit = serializers.IntegerField(required=False, help_text="total: pays are multiples of stake / unit")
-    suggested = serializers.ListField(child=serializers.IntegerField(), required=False,
-                                      help_text=f"total: stakes offered first, {_HALERE}")
+    suggested = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text=f"total: stakes offered first, {_HALERE}"
+    )
     formula = serializers.CharField(required=False, help_text="how the total stake is made of the bet's fields")
     coins_per_level = serializers.IntegerField(required=False, help_text="level: coins bet per level")
     levels = serializers.ListField(child=serializers.IntegerField(), required=False, help_text="level: the levels")
-    coin_values = serializers.ListField(child=serializers.IntegerField(), required=False,
-                                        help_text=f"level, lines: the coin values, {_HALERE}")
+    coin_values = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text=f"level, lines: the coin values, {_HALERE}"
+    )
     max_lines = serializers.IntegerField(required=False, help_text="lines: the most lines")
     max_coins = serializers.IntegerField(required=False, help_text="lines: the most coins per line")
-    lines = serializers.ListField(child=serializers.IntegerField(), required=False,
-                                  help_text="lines: [1, max_lines]; lines_bet_per_line: the line counts offered")
+    lines = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="lines: [1, max_lines]; lines_bet_per_line: the line counts offered",
+    )
     coins = serializers.ListField(child=serializers.IntegerField(), required=False, help_text="lines: [1, max_coins]")
-    bet_per_line = serializers.ListField(child=serializers.IntegerField(), required=False,
-                                         help_text=f"lines_bet_per_line: the bets per line, {_HALERE}")
-    flags = serializers.ListField(child=serializers.CharField(), required=False,
-                                  help_text="stake_choice: the bet's true/false switches")
-    stakes = serializers.ListField(child=serializers.JSONField(), required=False,
-                                   help_text="stake_choice: the machine's bets (stake, enabled, upper_bet; "
-                                             f"{_HALERE})")
-    upper_only_bets = serializers.ListField(child=serializers.JSONField(), required=False,
-                                           help_text="stake_choice: bets played in the upper game only (stake, "
-                                                     f"bonus_price, enabled, offered_from_stake; {_HALERE})")
+    bet_per_line = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text=f"lines_bet_per_line: the bets per line, {_HALERE}"
+    )
+    flags = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="stake_choice: the bet's true/false switches"
+    )
+    stakes = serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text=f"stake_choice: the machine's bets (stake, enabled, upper_bet; {_HALERE})",
+    )
+    upper_only_bets = serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="stake_choice: bets played in the upper game only (stake, "
+        f"bonus_price, enabled, offered_from_stake; {_HALERE})",
+    )
 
 
 class FollowsSerializer(_Schema):
@@ -70,8 +85,11 @@ class FollowsSerializer(_Schema):
     entry = serializers.CharField(help_text="the entry in it")
     figures = serializers.CharField(required=False, help_text="whose figures the game keeps")
     features = serializers.ListField(child=serializers.CharField(), help_text="the entry's features built")
-    not_built = serializers.ListField(child=serializers.CharField(), required=False,
-                                      help_text="the entry's features not built (absent: every one is built)")
+    not_built = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="the entry's features not built (absent: every one is built)",
+    )
 
 
 class RtpRangeFigureSerializer(_Schema):
@@ -83,9 +101,11 @@ class DescriptionDeclaredSerializer(_Schema):
     """GP §7(2): the figures the game states, as the engine keeps them (amounts in haléře)."""
 
     rtp = serializers.CharField(help_text="declared return to player, percent")
-    rtp_with_jackpots = serializers.CharField(required=False, allow_null=True,
-                                              help_text="percent, with the jackpots' contribution (null: the "
-                                                        "game's jackpots are not offered now)")
+    rtp_with_jackpots = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="percent, with the jackpots' contribution (null: the game's jackpots are not offered now)",
+    )
     min_bet = serializers.IntegerField(help_text=_HALERE)
     max_bet = serializers.IntegerField(help_text=_HALERE)
     max_win = serializers.IntegerField(help_text=_HALERE)
@@ -94,10 +114,12 @@ class DescriptionDeclaredSerializer(_Schema):
     rtp_exact = serializers.CharField(required=False, help_text="the exact RTP, percent")
     rtp_lowest = serializers.CharField(required=False, help_text="the lowest RTP over the player's choices, percent")
     rtp_range = RtpRangeFigureSerializer(required=False, help_text="the RTP over the player's ways of playing")
-    rtp_by_option = serializers.ListField(child=serializers.JSONField(), required=False,
-                                         help_text="the RTP of each of the player's options")
-    rtp_spread_bound_pp = serializers.CharField(required=False,
-                                                help_text="the bound of the RTP's spread over the options, points")
+    rtp_by_option = serializers.ListField(
+        child=serializers.JSONField(), required=False, help_text="the RTP of each of the player's options"
+    )
+    rtp_spread_bound_pp = serializers.CharField(
+        required=False, help_text="the bound of the RTP's spread over the options, points"
+    )
 
 
 def _own(help_text: str) -> serializers.JSONField:
@@ -119,8 +141,10 @@ class GameDescriptionSerializer(_Schema):
     bet_options = BetOptionsSerializer()
     default_bet = serializers.DictField(help_text=f"the bet played when the player sends none ({_HALERE})")
     par_bet = serializers.DictField(help_text=f"the bet the PAR sheet was made with ({_HALERE})")
-    bet_example = serializers.DictField(help_text=f"a valid bet, as the engine keeps it ({_HALERE}); the game's "
-                                                  "bet_example is the same bet as a request sends it")
+    bet_example = serializers.DictField(
+        help_text=f"a valid bet, as the engine keeps it ({_HALERE}); the game's "
+        "bet_example is the same bet as a request sends it"
+    )
     max_win_multiplier = serializers.IntegerField(required=False, help_text="the largest win in stakes")
     declared = DescriptionDeclaredSerializer()
     rules_en = serializers.CharField()
@@ -139,24 +163,31 @@ class GameDescriptionSerializer(_Schema):
     scatter_pays = _own("pays of scatter symbols")
     free_spins = _own("the free spins feature")
     free_spin_triggers = _own("what triggers free spins")
-    full_screen_multiplier = serializers.IntegerField(required=False,
-                                                      help_text="the game's own part: a full screen's multiplier")
+    full_screen_multiplier = serializers.IntegerField(
+        required=False, help_text="the game's own part: a full screen's multiplier"
+    )
     rtp_by_lines = _own("the RTP by the number of lines played")
-    bet_types = _own("a table's bet types: type, name_en, name_cs, category, covers, multiplier, payout, fields, "
-                     "valid_numbers, numbers, choices")
+    bet_types = _own(
+        "a table's bet types: type, name_en, name_cs, category, covers, multiplier, payout, fields, "
+        "valid_numbers, numbers, choices"
+    )
     type_aliases = _own("other names of the bet types")
     limits = _own("a table's limits per position and in total")
     stages = _own("the stages of a staged game")
     auto_play = _own("a machine's automatic play")
     demo_mode = _own("a machine's demonstration mode")
     bonus_value = serializers.IntegerField(required=False, help_text="the game's own part: a machine's bonus value")
-    carry_over = serializers.JSONField(required=False, allow_null=True, help_text="the game's own part: the state "
-                                       "carried from one round to the next (null: none)")
+    carry_over = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text="the game's own part: the state carried from one round to the next (null: none)",
+    )
     lower_game = _own("a machine's lower game")
     upper_game = _own("a machine's upper game")
     minigames = _own("a machine's minigames")
-    max_prize_multiplier = serializers.IntegerField(required=False,
-                                                    help_text="the game's own part: the largest prize in stakes")
+    max_prize_multiplier = serializers.IntegerField(
+        required=False, help_text="the game's own part: the largest prize in stakes"
+    )
     rules_without_jackpots = _own("the rules as played without the jackpots")
 
 
@@ -168,12 +199,17 @@ class RemoteGameDescriptionSerializer(_Schema):
     provider = serializers.CharField(help_text="the studio")
     plan_number = serializers.IntegerField(required=False, help_text="the game's number in the game plan")
     hourly_loss_derived = serializers.BooleanField(
-        required=False, help_text="true: the plan's average hourly loss was derived from its other figures")
+        required=False, help_text="true: the plan's average hourly loss was derived from its other figures"
+    )
 
 
-@extend_schema_field(PolymorphicProxySerializer(
-    component_name="GameDescriptionAny", serializers=[GameDescriptionSerializer, RemoteGameDescriptionSerializer],
-    resource_type_field_name=None))
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="GameDescriptionAny",
+        serializers=[GameDescriptionSerializer, RemoteGameDescriptionSerializer],
+        resource_type_field_name=None,
+    )
+)
 class GameDescriptionField(serializers.JSONField):
     """The description as stored (the engine's ``describe()``; for a studio's game, its registration's), documented
     by :class:`GameDescriptionSerializer` or :class:`RemoteGameDescriptionSerializer`."""

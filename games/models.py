@@ -5,6 +5,7 @@ code and version it ran on and stores everything needed to show it again and to 
 every RNG draw, every player action, the final state (steps, symbols, wins), the win paid, the balance before
 and after. Amounts are integers in minor units (haléře) of ``currency``.
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -52,19 +53,37 @@ class Game(models.Model):
     synced_at = models.DateTimeField()
     # GP §13(6): the Ministry's approval of this version, as staff entered it.
     approval_state = models.CharField(max_length=20, choices=Approval.choices, default=Approval.UNAPPROVED)
-    approval_plan_version = models.CharField(max_length=40, blank=True, default="",
-                                             help_text="the version of the approved game plan listing this game")
-    approval_reference = models.CharField(max_length=120, blank=True, default="",
-                                          help_text="the Ministry of Finance decision (číslo jednací)")
+    approval_plan_version = models.CharField(
+        max_length=40, blank=True, default="", help_text="the version of the approved game plan listing this game"
+    )
+    approval_reference = models.CharField(
+        max_length=120, blank=True, default="", help_text="the Ministry of Finance decision (číslo jednací)"
+    )
     approved_at = models.DateTimeField(null=True, blank=True, help_text="when staff recorded the approval")
-    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                    related_name="+", help_text="the staff member who recorded it")
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="the staff member who recorded it",
+    )
     # A game of an outside studio played through the seamless wallet (providers app). Blank for the
     # platform's own engine games; the catalogue sync leaves these rows alone.
-    provider = models.CharField(max_length=30, blank=True, default="", db_default="",
-                                help_text="the provider's code for a remote game (blank: an engine game)")
-    provider_game_id = models.CharField(max_length=100, blank=True, default="", db_default="",
-                                        help_text="the provider's own id of the game (its launch URL names it)")
+    provider = models.CharField(
+        max_length=30,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="the provider's code for a remote game (blank: an engine game)",
+    )
+    provider_game_id = models.CharField(
+        max_length=100,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="the provider's own id of the game (its launch URL names it)",
+    )
 
     class Meta:
         permissions = [
@@ -76,9 +95,10 @@ class Game(models.Model):
             models.UniqueConstraint(fields=["code", "version"], name="games_game_unique_code_version"),
             models.UniqueConstraint(fields=["code"], condition=Q(current=True), name="games_game_one_current_version"),
             # an approval names its plan version and the Ministry's decision (GP §13(6))
-            models.CheckConstraint(condition=~Q(approval_state="approved")
-                                   | (~Q(approval_plan_version="") & ~Q(approval_reference="")),
-                                   name="games_game_approval_names_plan_and_decision"),
+            models.CheckConstraint(
+                condition=~Q(approval_state="approved") | (~Q(approval_plan_version="") & ~Q(approval_reference="")),
+                name="games_game_approval_names_plan_and_decision",
+            ),
         ]
 
     def __str__(self):
@@ -141,8 +161,9 @@ class Round(models.Model):
     started_at = models.DateTimeField()
     last_activity_at = models.DateTimeField()
     settled_at = models.DateTimeField(null=True, blank=True)
-    voided_at = models.DateTimeField(null=True, blank=True,
-                                     help_text="when a settled round was declared void (GP §3(6)); settled_at stays")
+    voided_at = models.DateTimeField(
+        null=True, blank=True, help_text="when a settled round was declared void (GP §3(6)); settled_at stays"
+    )
     deadline = models.DateTimeField(help_text="started_at + the game's unfinished-round deadline (GP §7(8)b)")
     # The provider's round id of a round of a remote game (blank for an engine round). Its uniqueness per
     # player comes from idempotency_key = "provider:<provider>:<round id>" (the claim games_round_unique_player_key).
@@ -158,10 +179,15 @@ class Round(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["player", "idempotency_key"], name="games_round_unique_player_key"),
             # GP §7(6): from placing a bet until it is settled no other bet (one open round per player and mode).
-            models.UniqueConstraint(fields=["player", "play_money"], condition=Q(status="in_progress"),
-                                    name="games_round_one_open_per_player"),
-            models.CheckConstraint(condition=Q(stake__gte=0) & Q(win__gte=0) & Q(win_engine__gte=0),
-                                   name="games_round_amounts_not_negative"),
+            models.UniqueConstraint(
+                fields=["player", "play_money"],
+                condition=Q(status="in_progress"),
+                name="games_round_one_open_per_player",
+            ),
+            models.CheckConstraint(
+                condition=Q(stake__gte=0) & Q(win__gte=0) & Q(win_engine__gte=0),
+                name="games_round_amounts_not_negative",
+            ),
         ]
         indexes = [
             models.Index(fields=["player", "play_money", "-started_at"], name="games_round_player_recent"),
@@ -227,8 +253,14 @@ class PlayerGameState(models.Model):
     play_money = models.BooleanField(default=False)
     state = models.JSONField(default=dict, help_text="the engine's carried state (its carry_out)")
     carried_value = models.BigIntegerField(default=0, help_text="the money the state holds (haléře)")
-    round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
-                              help_text="the round that last wrote the state")
+    round = models.ForeignKey(
+        Round,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="the round that last wrote the state",
+    )
     updated_at = models.DateTimeField()
 
     class Meta:

@@ -6,6 +6,7 @@ round holds no personal value, only the account's id (once the account is anonym
 draws must stay to re-verify it. The export gives a summary by game and where the rounds are (``GET
 /api/v1/games/rounds``, ``rounds/<id>``): every round would make the export unbounded.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -25,27 +26,40 @@ RECORDS = (
         code="games.rounds",
         models=("games.Round", "games.RoundAction", "games.PlayerGameState"),
         periods=("accounting", "aml"),
-        what_cs="herní kola: sázky, výhry a tahy generátoru (HP §7, §8) a stav automatu, "
-                "který hra přenáší mezi koly",
+        what_cs="herní kola: sázky, výhry a tahy generátoru (HP §7, §8) a stav automatu, který hra přenáší mezi koly",
         what_en="game rounds: stakes, wins and the generator's draws (GP §7, §8), and "
-                "the machine state a carry-over game keeps between them",
-        erased_cs="nic: kolo neobsahuje osobní hodnotu, jen číslo konta", erased_en="nothing: a round holds no "
-                  "personal value, only the account's id",
-        kept_cs="kola a jejich tahy (účetnictví, ověření kola)", kept_en="the rounds and their draws (accounting, "
-                "re-verification)"),
+        "the machine state a carry-over game keeps between them",
+        erased_cs="nic: kolo neobsahuje osobní hodnotu, jen číslo konta",
+        erased_en="nothing: a round holds no personal value, only the account's id",
+        kept_cs="kola a jejich tahy (účetnictví, ověření kola)",
+        kept_en="the rounds and their draws (accounting, re-verification)",
+    ),
 )
 
 
 def export(player: Player) -> dict[str, Any]:
     """The games part of the player's export: totals by game (real money and play money apart) and the pointer."""
-    rows = (Round.objects.filter(player=player).values("game_code", "play_money")
-            .annotate(rounds=Count("id"), staked=Sum("stake"), won=Sum("win"), first=Min("started_at"),
-                      last=Max("started_at")).order_by("play_money", "game_code"))
+    rows = (
+        Round.objects.filter(player=player)
+        .values("game_code", "play_money")
+        .annotate(
+            rounds=Count("id"), staked=Sum("stake"), won=Sum("win"), first=Min("started_at"), last=Max("started_at")
+        )
+        .order_by("play_money", "game_code")
+    )
     return {
         "rounds_by_game": [
-            {"game": r["game_code"], "play_money": r["play_money"], "rounds": r["rounds"],
-             "staked": str(Money(r["staked"] or 0)), "won": str(Money(r["won"] or 0)), "first": r["first"],
-             "last": r["last"]} for r in rows],
+            {
+                "game": r["game_code"],
+                "play_money": r["play_money"],
+                "rounds": r["rounds"],
+                "staked": str(Money(r["staked"] or 0)),
+                "won": str(Money(r["won"] or 0)),
+                "first": r["first"],
+                "last": r["last"],
+            }
+            for r in rows
+        ],
         "rounds_note_cs": "Jednotlivá kola s tahy: GET /api/v1/games/rounds a GET /api/v1/games/rounds/<id>.",
         "rounds_note_en": "Each round with its draws: GET /api/v1/games/rounds and GET /api/v1/games/rounds/<id>.",
     }

@@ -9,6 +9,7 @@ What a player sees of a round **in progress** is limited to the engine state's p
 steps so far, what it waits for): the RNG draws and any other state keys stay hidden until the round ends,
 because an interactive feature's outcome is drawn before the choice is offered (GP §7(3)).
 """
+
 from __future__ import annotations
 
 import copy
@@ -107,9 +108,12 @@ def _published_figures(row: Game) -> JsonDict:
         return none
     hit, vol = figures.PUBLISHED.get(g.code, (None, None))
     rng = figures.rtp_range(g)
-    return {"rtp_basis": figures.THEORETICAL.get(g.code, (None, None))[1],
-            "rtp_range": {"min": str(rng[0]), "max": str(rng[1])} if rng else None,
-            "hit_frequency_percent": hit, "volatility": vol}
+    return {
+        "rtp_basis": figures.THEORETICAL.get(g.code, (None, None))[1],
+        "rtp_range": {"min": str(rng[0]), "max": str(rng[1])} if rng else None,
+        "hit_frequency_percent": hit,
+        "volatility": vol,
+    }
 
 
 def game_summary(row: Game) -> JsonDict:
@@ -133,8 +137,7 @@ def game_summary(row: Game) -> JsonDict:
         "declared": {
             "rtp": str(row.rtp),
             # only while the game's own jackpots are offered (switched on, its pools running; docs/jackpots.md)
-            "rtp_with_jackpots": str(row.rtp_with_jackpots)
-            if row.rtp_with_jackpots is not None and offered else None,
+            "rtp_with_jackpots": str(row.rtp_with_jackpots) if row.rtp_with_jackpots is not None and offered else None,
             "min_bet": Money(row.min_bet).to_json(),
             "max_bet": Money(row.max_bet).to_json(),
             "max_win": Money(row.max_win).to_json(),
@@ -167,24 +170,35 @@ def game_detail(row: Game) -> JsonDict:
 def player_bet_settings(player: Player, game_code: str) -> JsonDict | None:
     """The player's last bet parameters for a game (those of the newest round started on it), or None.
     One index lookup (``games_round_player_game``), so a round writes nothing extra to remember it."""
-    return (Round.objects.filter(player=player, game_code=game_code).order_by("-started_at", "-id")
-            .values_list("bet_params", flat=True).first())
+    return (
+        Round.objects.filter(player=player, game_code=game_code)
+        .order_by("-started_at", "-id")
+        .values_list("bet_params", flat=True)
+        .first()
+    )
 
 
 # --- rounds -----------------------------------------------------------------------------------------------------------
 def round_open(player: Player, *, play_money: bool = False) -> Round | None:
     """GP §7(8)b: the player's round waiting for an action, to resume where it stopped (None when there is none
     or it is past its deadline and will be ended by the sweeper)."""
-    return (Round.objects.select_related("game")
-            .filter(player=player, play_money=play_money, status=Round.Status.IN_PROGRESS, deadline__gt=clock.now())
-            .first())
+    return (
+        Round.objects.select_related("game")
+        .filter(player=player, play_money=play_money, status=Round.Status.IN_PROGRESS, deadline__gt=clock.now())
+        .first()
+    )
 
 
 def rounds_history(player: Player, *, play_money: bool = False) -> QuerySet[Round]:
     """The player's rounds, newest first (paginate it). Recall may lag: read from the replica when there is one
     (core/db_router.py)."""
-    return (Round.objects.using(replica()).select_related("game").prefetch_related("action_log")
-            .filter(player=player, play_money=play_money).order_by("-started_at", "-id"))
+    return (
+        Round.objects.using(replica())
+        .select_related("game")
+        .prefetch_related("action_log")
+        .filter(player=player, play_money=play_money)
+        .order_by("-started_at", "-id")
+    )
 
 
 def round_get(player: Player, round_id: Any) -> Round:
@@ -208,8 +222,13 @@ def round_public(rnd: Round) -> JsonDict:
     log = {a.seq: a for a in rnd.action_log.all()} if rnd.actions else {}  # no query for a round without actions
     return {
         "id": rnd.pk,
-        "game": {"code": rnd.game_code, "version": rnd.game_version, "name": rnd.game.name,
-                 "name_cs": rnd.game.name_cs, "kind": rnd.game.kind},
+        "game": {
+            "code": rnd.game_code,
+            "version": rnd.game_version,
+            "name": rnd.game.name,
+            "name_cs": rnd.game.name_cs,
+            "kind": rnd.game.kind,
+        },
         "play_money": rnd.play_money,
         "forced_outcome": rnd.forced_outcome,
         "status": rnd.status,
@@ -239,17 +258,19 @@ def round_public(rnd: Round) -> JsonDict:
 def round_staff(rnd: Round) -> JsonDict:
     """Everything stored with a round (staff, complaints, disputes GP §11(5))."""
     data = round_public(rnd)
-    data.update({
-        "player_id": rnd.player_id,
-        "idempotency_key": rnd.idempotency_key,
-        "bet_request": rnd.bet_request,
-        "state": rnd.state,
-        "draws": rnd.draws,
-        "pending": (rnd.state or {}).get("pending"),
-        "void_detail": rnd.void_detail,
-        "forced_draws_left": rnd.forced_draws_left,
-        "last_activity_at": rnd.last_activity_at,
-    })
+    data.update(
+        {
+            "player_id": rnd.player_id,
+            "idempotency_key": rnd.idempotency_key,
+            "bet_request": rnd.bet_request,
+            "state": rnd.state,
+            "draws": rnd.draws,
+            "pending": (rnd.state or {}).get("pending"),
+            "void_detail": rnd.void_detail,
+            "forced_draws_left": rnd.forced_draws_left,
+            "last_activity_at": rnd.last_activity_at,
+        }
+    )
     return data
 
 
@@ -274,8 +295,12 @@ def round_recall_any(round_id: Any) -> JsonDict:
 
 def round_record(rnd: Round) -> JsonDict:
     """The engine replay record of a round: bet, actions, draws and the stored state."""
-    return {"bet": copy.deepcopy(rnd.bet_params), "actions": copy.deepcopy(rnd.actions),
-            "draws": copy.deepcopy(rnd.draws), "state": copy.deepcopy(rnd.state)}
+    return {
+        "bet": copy.deepcopy(rnd.bet_params),
+        "actions": copy.deepcopy(rnd.actions),
+        "draws": copy.deepcopy(rnd.draws),
+        "state": copy.deepcopy(rnd.state),
+    }
 
 
 def round_replay_check(rnd: Round) -> JsonDict:
@@ -287,9 +312,14 @@ def round_replay_check(rnd: Round) -> JsonDict:
     if rnd.provider_round_id:  # a studio's round: the studio drew its outcome; its record is checked instead
         return studio_record_check(rnd)
     ended = rnd.status != Round.Status.IN_PROGRESS  # an open round does not tell how far its draws have gone
-    result = {"round_id": rnd.pk, "game": rnd.game_code, "version": rnd.game_version,
-              "draws": len(rnd.draws) if ended else None, "actions": len(rnd.actions) if ended else None,
-              "checked_at": clock.now()}
+    result = {
+        "round_id": rnd.pk,
+        "game": rnd.game_code,
+        "version": rnd.game_version,
+        "draws": len(rnd.draws) if ended else None,
+        "actions": len(rnd.actions) if ended else None,
+        "checked_at": clock.now(),
+    }
     try:
         engine_game = registry.get_game(rnd.game_code, rnd.game_version)
     except KeyError:
@@ -316,16 +346,32 @@ def studio_record_check(rnd: Round) -> JsonDict:
     ended by the platform at its deadline or by a rollback, before the studio sent its record)."""
     remote = (rnd.state or {}).get("remote") or {}
     detail = remote.get("detail")
-    result = {"round_id": rnd.pk, "game": rnd.game_code, "version": rnd.game_version, "draws": None, "actions": None,
-              "checked_at": clock.now(), "provider": str(remote.get("provider", "")),
-              "provider_round_id": rnd.provider_round_id, "studio_record": detail}
+    result = {
+        "round_id": rnd.pk,
+        "game": rnd.game_code,
+        "version": rnd.game_version,
+        "draws": None,
+        "actions": None,
+        "checked_at": clock.now(),
+        "provider": str(remote.get("provider", "")),
+        "provider_round_id": rnd.provider_round_id,
+        "studio_record": detail,
+    }
     if not detail:
-        return {**result, "verified": False, "outcome": "studio_record_missing",
-                "detail": "the studio has sent no record of this round"}
+        return {
+            **result,
+            "verified": False,
+            "outcome": "studio_record_missing",
+            "detail": "the studio has sent no record of this round",
+        }
     if "outcome" in detail and detail.get("sha256"):
         if studio_outcome_sha256(detail["outcome"]) != detail["sha256"]:
-            return {**result, "verified": False, "outcome": "studio_record_mismatch",
-                    "detail": "the kept outcome does not hash to the studio's stated sha256"}
+            return {
+                **result,
+                "verified": False,
+                "outcome": "studio_record_mismatch",
+                "detail": "the kept outcome does not hash to the studio's stated sha256",
+            }
     return {**result, "verified": True, "outcome": "studio_record", "detail": ""}
 
 
@@ -333,8 +379,9 @@ def studio_outcome_sha256(outcome: object) -> str:
     """The SHA-256 of a studio's outcome as canonical JSON (sorted keys, no spaces, UTF-8): how a studio states the
     hash of the outcome it sends (docs/providers.md)."""
 
-    return hashlib.sha256(json.dumps(outcome, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-                          .encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps(outcome, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    ).hexdigest()
 
 
 def round_verify(player: Player, round_id: Any) -> JsonDict:
@@ -349,6 +396,7 @@ def round_verify(player: Player, round_id: Any) -> JsonDict:
 
 
 # The back office ------------------------------------------------------------------------------------
+
 
 def rounds_latest(player: Player, *, limit: int = 10) -> list[Round]:
     """The player's latest rounds (real money and play money), newest first."""

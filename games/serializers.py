@@ -1,4 +1,5 @@
 """DRF serializers of the games API (request bodies and the documented response shapes)."""
+
 from __future__ import annotations
 
 import re
@@ -50,8 +51,12 @@ def bet_from_api(value: Any, money: Collection[str], path: str = "bet") -> Any:
     the keys in ``money`` (the game's :func:`money_bet_fields`) are amounts; an amount in another form is
     ``request.invalid_money`` naming its place (``bet.bets.0.amount``)."""
     if isinstance(value, dict):
-        return {key: money_from_json(item, field=f"{path}.{key}").amount if key in money
-                else bet_from_api(item, money, f"{path}.{key}") for key, item in value.items()}
+        return {
+            key: money_from_json(item, field=f"{path}.{key}").amount
+            if key in money
+            else bet_from_api(item, money, f"{path}.{key}")
+            for key, item in value.items()
+        }
     if isinstance(value, list):
         return [bet_from_api(item, money, f"{path}.{i}") for i, item in enumerate(value)]
     return value
@@ -62,8 +67,10 @@ def bet_to_api(value: Any, money: Collection[str], *, formatted: bool = True) ->
     Money objects (with ``formatted`` in answers, so a client can send a bet back as it got it; without in request
     examples)."""
     if isinstance(value, dict):
-        return {key: _amount_to_api(item, formatted) if key in money
-                else bet_to_api(item, money, formatted=formatted) for key, item in value.items()}
+        return {
+            key: _amount_to_api(item, formatted) if key in money else bet_to_api(item, money, formatted=formatted)
+            for key, item in value.items()
+        }
     if isinstance(value, list):
         return [bet_to_api(item, money, formatted=formatted) for item in value]
     return value
@@ -152,10 +159,15 @@ def action_request_examples() -> dict[str, JsonDict]:
     return _ACTION_EXAMPLES
 
 
-@extend_schema_field({"type": "object", "additionalProperties": True,
-                      "description": "the game's bet parameters (see the game's bet_example); every amount (the "
-                                     "keys the game's description lists in bet_options.money_fields) is a Money "
-                                     "object {\"amount\": <haléře>, \"currency\": \"CZK\"}"})
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": True,
+        "description": "the game's bet parameters (see the game's bet_example); every amount (the "
+        "keys the game's description lists in bet_options.money_fields) is a Money "
+        'object {"amount": <haléře>, "currency": "CZK"}',
+    }
+)
 class BetField(serializers.DictField):
     """A bet in the API's shape, given to the view in the engine's (integer haléře): the amounts are the money
     fields of the game the body names (its ``game``, as the ``CharField`` keeps it: trimmed)."""
@@ -165,8 +177,9 @@ class BetField(serializers.DictField):
     def to_internal_value(self, data: Any) -> JsonDict:
         body = getattr(self.parent, "initial_data", None)
         game = body.get("game") if isinstance(body, Mapping) else None  # a JSON object or a form's QueryDict
-        return bet_from_api(super().to_internal_value(data),
-                            money_bet_fields(game.strip() if isinstance(game, str) else None))
+        return bet_from_api(
+            super().to_internal_value(data), money_bet_fields(game.strip() if isinstance(game, str) else None)
+        )
 
 
 class RtpRangeSerializer(serializers.Serializer):
@@ -185,18 +198,24 @@ class DeclaredSerializer(serializers.Serializer):
     avg_hourly_loss = GameMoneySerializer(help_text="statistical average hourly loss at max bet")
     max_hourly_loss = GameMoneySerializer(
         help_text="GP §7(2): the most a player can lose in this game in an hour: max bet x 1,800 rounds (one start "
-                  "every 2 s, GP §7(9)), at most the platform's hourly-loss cap (GP §8(5))")
+        "every 2 s, GP §7(9)), at most the platform's hourly-loss cap (GP §8(5))"
+    )
     max_hourly_loss_at_max_pace = GameMoneySerializer(
-        help_text="max bet x 1,800 rounds, every round lost, before the platform's hourly-loss cap")
+        help_text="max bet x 1,800 rounds, every round lost, before the platform's hourly-loss cap"
+    )
     unfinished_deadline_days = serializers.IntegerField(help_text="GP §7(8)b")
     rtp_basis = serializers.CharField(
-        allow_null=True, help_text="how the declared RTP is known: exact (the exact figure rounded down), "
-                                   "exact+design, simulated (a design figure inside the PAR sheet's 99 % CI)")
-    rtp_range = RtpRangeSerializer(allow_null=True, help_text="the RTP over the player's ways of playing, where the "
-                                                              "player has choices")
+        allow_null=True,
+        help_text="how the declared RTP is known: exact (the exact figure rounded down), "
+        "exact+design, simulated (a design figure inside the PAR sheet's 99 % CI)",
+    )
+    rtp_range = RtpRangeSerializer(
+        allow_null=True, help_text="the RTP over the player's ways of playing, where the player has choices"
+    )
     hit_frequency_percent = serializers.CharField(allow_null=True, help_text="share of rounds that win (PAR sheet)")
-    volatility = serializers.CharField(allow_null=True,
-                                       help_text="standard deviation of win / stake per round (PAR sheet)")
+    volatility = serializers.CharField(
+        allow_null=True, help_text="standard deviation of win / stake per round (PAR sheet)"
+    )
 
 
 class ApprovalSerializer(serializers.Serializer):
@@ -213,9 +232,12 @@ class GameSummarySerializer(serializers.Serializer):
     name = serializers.CharField()
     name_cs = serializers.CharField()
     kind = serializers.CharField()
-    provider = serializers.CharField(allow_null=True, help_text="the outside studio whose remote game server runs this "
-                                     "game (launched through POST /providers/{provider}/launch); null for the "
-                                     "platform's own games")
+    provider = serializers.CharField(
+        allow_null=True,
+        help_text="the outside studio whose remote game server runs this "
+        "game (launched through POST /providers/{provider}/launch); null for the "
+        "platform's own games",
+    )
     enabled = serializers.BooleanField()
     approval = ApprovalSerializer()
     declared = DeclaredSerializer()
@@ -229,12 +251,16 @@ class GameSummarySerializer(serializers.Serializer):
 
 
 class GameDetailSerializer(GameSummarySerializer):
-    description = GameDescriptionField(help_text="the engine's description (Game.describe()): rules, paytable, bet "
-                                                 "options with the bet's money fields (its figures are integer "
-                                                 "haléře, as the engine keeps them)")
-    bet_example = serializers.JSONField(allow_null=True, read_only=True,
-                                        help_text="a valid bet of this game as a request sends it (amounts as "
-                                                  "Money objects): the body's `bet`")
+    description = GameDescriptionField(
+        help_text="the engine's description (Game.describe()): rules, paytable, bet "
+        "options with the bet's money fields (its figures are integer "
+        "haléře, as the engine keeps them)"
+    )
+    bet_example = serializers.JSONField(
+        allow_null=True,
+        read_only=True,
+        help_text="a valid bet of this game as a request sends it (amounts as Money objects): the body's `bet`",
+    )
 
     def to_representation(self, instance):
         if isinstance(instance, Game):
@@ -298,14 +324,17 @@ class RoundSerializer(serializers.Serializer):
 
 class LaunchSerializer(serializers.Serializer):
     game = GameDetailSerializer()
-    last_bet = serializers.JSONField(allow_null=True, help_text="the player's last bet parameters for this game "
-                                                                "(amounts as Money objects; may be sent back)")
+    last_bet = serializers.JSONField(
+        allow_null=True,
+        help_text="the player's last bet parameters for this game (amounts as Money objects; may be sent back)",
+    )
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
         game = data["game"]
         data["last_bet"] = bet_to_api(data["last_bet"], money_bet_fields(game["code"], game["version"]))
         return data
+
     open_round = RoundSerializer(allow_null=True, help_text="a round waiting for the player (resume it first)")
 
 
@@ -318,18 +347,25 @@ class VerifySerializer(serializers.Serializer):
     game = serializers.CharField()
     version = serializers.IntegerField()
     verified = serializers.BooleanField()
-    outcome = serializers.CharField(help_text="match | mismatch | malfunction_reproduced | engine_unavailable | error "
-                                              "| studio_record | studio_record_mismatch | studio_record_missing")
+    outcome = serializers.CharField(
+        help_text="match | mismatch | malfunction_reproduced | engine_unavailable | error "
+        "| studio_record | studio_record_mismatch | studio_record_missing"
+    )
     detail = serializers.CharField(allow_blank=True)
-    draws = serializers.IntegerField(allow_null=True, help_text="how many RNG draws the round made; null while the "
-                                     "round is open (the count could reveal values drawn ahead of a choice)")
+    draws = serializers.IntegerField(
+        allow_null=True,
+        help_text="how many RNG draws the round made; null while the "
+        "round is open (the count could reveal values drawn ahead of a choice)",
+    )
     actions = serializers.IntegerField(allow_null=True, help_text="null while the round is open")
     checked_at = serializers.DateTimeField()
     provider = serializers.CharField(required=False, help_text="a studio's round: its studio")
     provider_round_id = serializers.CharField(required=False, help_text="a studio's round: the studio's round id")
-    studio_record = serializers.JSONField(required=False, allow_null=True,
-                                          help_text="a studio's round: the studio's record of it (outcome and/or "
-                                                    "history_url with sha256, received_at)")
+    studio_record = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        help_text="a studio's round: the studio's record of it (outcome and/or history_url with sha256, received_at)",
+    )
 
 
 class RoundPlayRequestSerializer(serializers.Serializer):
@@ -337,7 +373,8 @@ class RoundPlayRequestSerializer(serializers.Serializer):
     bet = BetField(help_text="bet parameters, see the game's bet_example; amounts are Money objects")
     forced_draws = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2),
-        required=False, help_text="QA only, play money only: draws [n, value] fed to the engine first",
+        required=False,
+        help_text="QA only, play money only: draws [n, value] fed to the engine first",
     )
 
 
@@ -347,10 +384,11 @@ class PlayMoneyRoundRequestSerializer(RoundPlayRequestSerializer):
 
 class RoundActRequestSerializer(serializers.Serializer):
     action = serializers.DictField(
-        help_text="one of the options in the round's pending, or {\"type\": \"play_through\"} where the pending "
-                  "offers exactly one option (a free spin): every consecutive step with one option is played in "
-                  "this request and the answer's steps hold each one's result; refused "
-                  "(game.play_through_choice_pending, 409) while the pending offers a choice")
+        help_text='one of the options in the round\'s pending, or {"type": "play_through"} where the pending '
+        "offers exactly one option (a free spin): every consecutive step with one option is played in "
+        "this request and the answer's steps hold each one's result; refused "
+        "(game.play_through_choice_pending, 409) while the pending offers a choice"
+    )
 
 
 # The hot path's request checks, without building a serializer and its fields per request. Each accepts only the
@@ -387,13 +425,17 @@ class PlayMoneyPresetSerializer(serializers.Serializer):
     """One QA preset: forced draws whose round start triggers ``feature`` with ``bet``."""
 
     feature = serializers.CharField(help_text="the feature the round start triggers (`big_cat_free_spins`)")
-    features = serializers.ListField(child=serializers.CharField(),
-                                     help_text="every feature that start triggers (the feature alone where found)")
-    bet = serializers.JSONField(help_text="the bet the draws were found with, as a request sends it (amounts as "
-                                          "Money objects): send it as the round's `bet`")
+    features = serializers.ListField(
+        child=serializers.CharField(), help_text="every feature that start triggers (the feature alone where found)"
+    )
+    bet = serializers.JSONField(
+        help_text="the bet the draws were found with, as a request sends it (amounts as "
+        "Money objects): send it as the round's `bet`"
+    )
     forced_draws = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2),
-        help_text="the draws [n, value] of that start: the play-money round's `forced_draws`")
+        help_text="the draws [n, value] of that start: the play-money round's `forced_draws`",
+    )
     seed = serializers.IntegerField(help_text="the seed of the search that gave the draws (for the record)")
 
 

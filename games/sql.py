@@ -19,6 +19,7 @@ changed field type fails ``tests/test_sql_contracts.py`` until the cast follows 
 ``games/tests/platform/test_round_cost.py`` and
 ``test_action_cost.py`` (statement counts) and ``tests/test_sql_contracts.py`` (columns, ``EXPLAIN``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -64,22 +65,55 @@ START_CONTEXT = register(
 )
 
 
-def start_context(*, code: str, version: int, player_id: int, key: str,
-                  play_money: bool) -> tuple[Game | None, int | None, int | None, datetime | None, int]:
+def start_context(
+    *, code: str, version: int, player_id: int, key: str, play_money: bool
+) -> tuple[Game | None, int | None, int | None, datetime | None, int]:
     """(the game's row, the round with this key, the round in progress, the last real-money start, the new id)."""
     with connection.cursor() as cur:
-        execute(cur, START_CONTEXT, {"code": code, "version": version, "player": player_id, "key": key,
-                                     "play_money": play_money})
+        execute(
+            cur,
+            START_CONTEXT,
+            {"code": code, "version": version, "player": player_id, "key": key, "play_money": play_money},
+        )
         game, keyed_id, open_id, last_started, new_id = cur.fetchone()
     return (instance_from_json(Game, game) if game else None), keyed_id, open_id, last_started, int(new_id)
 
 
 #: every field of a round, in the order the statements below name them
-_ROUND_FIELDS = ("id", "player_id", "game_id", "game_code", "game_version", "play_money", "forced_outcome",
-                 "forced_draws_left", "idempotency_key", "status", "bet_request", "bet_params", "stake", "currency",
-                 "draws", "actions", "state", "win_engine", "win", "jackpot_win", "win_capped", "balance_before",
-                 "balance_after", "jackpot_events", "void_reason", "void_detail", "started_at", "last_activity_at",
-                 "settled_at", "voided_at", "deadline", "provider_round_id")
+_ROUND_FIELDS = (
+    "id",
+    "player_id",
+    "game_id",
+    "game_code",
+    "game_version",
+    "play_money",
+    "forced_outcome",
+    "forced_draws_left",
+    "idempotency_key",
+    "status",
+    "bet_request",
+    "bet_params",
+    "stake",
+    "currency",
+    "draws",
+    "actions",
+    "state",
+    "win_engine",
+    "win",
+    "jackpot_win",
+    "win_capped",
+    "balance_before",
+    "balance_after",
+    "jackpot_events",
+    "void_reason",
+    "void_detail",
+    "started_at",
+    "last_activity_at",
+    "settled_at",
+    "voided_at",
+    "deadline",
+    "provider_round_id",
+)
 _ROUND_GAME_FIELDS = ("id", "code", "version", "name", "name_cs", "kind")
 _KEYED_FIELDS = ("id", "seq", "action", "idempotency_key")
 _LOG_FIELDS = ("id", "seq", "created_at")
@@ -103,8 +137,12 @@ JOIN games_round r ON r.player_id = w.player_id AND NOT r.play_money
 JOIN games_game g ON g.id = r.game_id
 WHERE r.id = %(round)s AND (r.player_id = %(player)s OR %(any_player)s)
 FOR NO KEY UPDATE OF w, a, r""",
-    columns={**wallet_sql.LIVE_FIELDS, Round: _ROUND_FIELDS, Game: _ROUND_GAME_FIELDS,
-             RoundAction: (*_KEYED_FIELDS, *_LOG_FIELDS, "round")},
+    columns={
+        **wallet_sql.LIVE_FIELDS,
+        Round: _ROUND_FIELDS,
+        Game: _ROUND_GAME_FIELDS,
+        RoundAction: (*_KEYED_FIELDS, *_LOG_FIELDS, "round"),
+    },
     params={**wallet_sql.LIVE_PARAMS, "key": str, "round": int, "player": int, "any_player": bool},
 )
 
@@ -136,11 +174,18 @@ def action_log_append(rnd: Round, action: RoundAction) -> None:
         cache._result_cache.append(action)
 
 
-def round_lock(round_id: int, *, player_id: int | None, key: str = "", skip_locked: bool = False) -> RoundLockRow | None:
+def round_lock(
+    round_id: int, *, player_id: int | None, key: str = "", skip_locked: bool = False
+) -> RoundLockRow | None:
     """Run :data:`ROUND_LOCK`; None when there is no such real-money round (of this player, when given) or, with
     ``skip_locked``, when another transaction holds one of its rows."""
-    params: dict[str, Any] = {**wallet_sql.live_params(), "key": key, "round": round_id, "player": player_id or 0,
-              "any_player": player_id is None}
+    params: dict[str, Any] = {
+        **wallet_sql.live_params(),
+        "key": key,
+        "round": round_id,
+        "player": player_id or 0,
+        "any_player": player_id is None,
+    }
     with connection.cursor() as cur:
         if skip_locked:  # the deadline sweeper's form: its text
             cur.execute(ROUND_LOCK.sql + " SKIP LOCKED", params)
@@ -151,12 +196,13 @@ def round_lock(round_id: int, *, player_id: int | None, key: str = "", skip_lock
         return None
     wallet, account = wallet_sql.live_from_row(row)
     n = wallet_sql.LIVE_WIDTH
-    rnd = instance(Round, _ROUND_FIELDS, row[n:n + len(_ROUND_FIELDS)])
-    game, keyed, log = row[n + len(_ROUND_FIELDS):]
+    rnd = instance(Round, _ROUND_FIELDS, row[n : n + len(_ROUND_FIELDS)])
+    game, keyed, log = row[n + len(_ROUND_FIELDS) :]
     rnd._state.fields_cache["game"] = instance_from_json(Game, game)
     _action_log(rnd, [instance_from_json(RoundAction, a) for a in log or []])
-    return RoundLockRow(round=rnd, wallet=wallet, account=account,
-                       keyed=instance_from_json(RoundAction, keyed) if keyed else None)
+    return RoundLockRow(
+        round=rnd, wallet=wallet, account=account, keyed=instance_from_json(RoundAction, keyed) if keyed else None
+    )
 
 
 # The rows written whole (every field but the id the database gives); each value is passed through its model field
@@ -164,8 +210,20 @@ def round_lock(round_id: int, *, player_id: int | None, key: str = "", skip_lock
 # (``core.sql.cast_type``: ``tests/test_sql_contracts.py`` checks every cast against the field).
 _ROUND_SET = _ROUND_FIELDS[1:]
 _ACTION_INSERT = ("round_id", "seq", "action", "idempotency_key", "draws_before", "draws_after", "created_at")
-_AUDIT_INSERT = ("occurred_at", "actor_type", "actor_id", "actor_label", "actor_role", "action", "object_type",
-                 "object_id", "old_values", "new_values", "details", "request_id")
+_AUDIT_INSERT = (
+    "occurred_at",
+    "actor_type",
+    "actor_id",
+    "actor_label",
+    "actor_role",
+    "action",
+    "object_type",
+    "object_id",
+    "old_values",
+    "new_values",
+    "details",
+    "request_id",
+)
 #: the parameter prefixes of the rows written whole, by model (the contract test's check of the casts)
 PREFIXES = {"r_": Round, "a_": RoundAction, "e_": AuditEvent}
 
@@ -212,21 +270,36 @@ WHERE id = %(round)s
 RETURNING (SELECT id FROM act), (SELECT id FROM audit)""",
     columns={Round: ("id", *_ROUND_SET), RoundAction: ("id", *_ACTION_INSERT), AuditEvent: ("id", *_AUDIT_INSERT)},
     inserts=(RoundAction, AuditEvent),
-    params={"with_action": bool, "with_audit": bool, "round": int,
-            **{f"a_{n}": Model for n in _ACTION_INSERT}, **{f"e_{n}": Model for n in _AUDIT_INSERT},
-            **{f"r_{n}": Model for n in _ROUND_SET}},
+    params={
+        "with_action": bool,
+        "with_audit": bool,
+        "round": int,
+        **{f"a_{n}": Model for n in _ACTION_INSERT},
+        **{f"e_{n}": Model for n in _AUDIT_INSERT},
+        **{f"r_{n}": Model for n in _ROUND_SET},
+    },
 )
 
 
 def round_write(rnd: Round, *, action: RoundAction | None = None, audit: AuditEvent | None = None) -> None:
     """Save every field of the round (as ``Round.save()``), with the applied action and the audit event, in ONE
     statement (:data:`ROUND_WRITE`); the ids the database gave are set on ``action`` and ``audit``."""
-    params: dict[str, Any] = {"with_action": action is not None, "with_audit": audit is not None, "round": rnd.pk,
-                              **params_of(Round, rnd, _ROUND_SET, "r_")}
-    params.update(params_of(RoundAction, action, _ACTION_INSERT, "a_") if action is not None
-                  else {f"a_{n}": None for n in _ACTION_INSERT})
-    params.update(params_of(AuditEvent, audit, _AUDIT_INSERT, "e_") if audit is not None
-                  else {f"e_{n}": None for n in _AUDIT_INSERT})
+    params: dict[str, Any] = {
+        "with_action": action is not None,
+        "with_audit": audit is not None,
+        "round": rnd.pk,
+        **params_of(Round, rnd, _ROUND_SET, "r_"),
+    }
+    params.update(
+        params_of(RoundAction, action, _ACTION_INSERT, "a_")
+        if action is not None
+        else {f"a_{n}": None for n in _ACTION_INSERT}
+    )
+    params.update(
+        params_of(AuditEvent, audit, _AUDIT_INSERT, "e_")
+        if audit is not None
+        else {f"e_{n}": None for n in _AUDIT_INSERT}
+    )
     with connection.cursor() as cur:
         execute(cur, ROUND_WRITE, params)
         row = cur.fetchone()

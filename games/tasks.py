@@ -1,4 +1,5 @@
 """Celery tasks of the games platform (thin: each calls one service)."""
+
 from __future__ import annotations
 
 from celery import shared_task

@@ -2,6 +2,7 @@
 
 Pure checks of request values: they read no table and call no service, so both layers can use them.
 """
+
 from __future__ import annotations
 
 import json

@@ -7,6 +7,7 @@ and range; never the sealed WIN_AT (``win_at_sealed``, ``win_at_nonce``) nor WIN
 on the award once the level is won. Amounts are haléře (micro-haléře for pool values) in the database and are shown
 as CZK.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -104,8 +105,9 @@ class DraftForm(forms.ModelForm):
     reset_value = CzkField(label="RESET_VALUE (CZK)", initial=0, help_text="the value a new run starts at")
     win_from = CzkField(label="WINRANGE_FROM (CZK)", initial=0)
     win_to = CzkField(label="WINRANGE_TO (CZK)", initial=0, help_text="0 = none (Kobushi)")
-    reference_coin = CzkField(label="Reference coin (CZK)", initial=0,
-                              help_text="Kobushi: the pool is kept at this coin value")
+    reference_coin = CzkField(
+        label="Reference coin (CZK)", initial=0, help_text="Kobushi: the pool is kept at this coin value"
+    )
 
     class Meta:
         model = Jackpot
@@ -121,15 +123,40 @@ def _set_status(status: str) -> Callable[[Jackpot, Actor], Jackpot]:
 
 @admin.register(Jackpot)
 class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
-    list_display = ("code", "name", "family_code", "level", "status_code", "trigger_code", "live_value", "run",
-                    "started")
+    list_display = (
+        "code",
+        "name",
+        "family_code",
+        "level",
+        "status_code",
+        "trigger_code",
+        "live_value",
+        "run",
+        "started",
+    )
     list_filter = ("family", "status", "trigger")
     search_fields = ("code", "name", "name_cs")
     actions = ["start_levels", "suspend_levels", "resume_levels"]
     form = DraftForm
-    frozen_fields = ("code", "name", "name_cs", "family", "level", "status", "pay_order", "games_shown", "run",
-                     "started_at", "live_active", "live_future", "must_hit_commitment", "must_hit_range", "books",
-                     "configuration", *APPROVAL_FIELDS)
+    frozen_fields = (
+        "code",
+        "name",
+        "name_cs",
+        "family",
+        "level",
+        "status",
+        "pay_order",
+        "games_shown",
+        "run",
+        "started_at",
+        "live_active",
+        "live_future",
+        "must_hit_commitment",
+        "must_hit_range",
+        "books",
+        "configuration",
+        *APPROVAL_FIELDS,
+    )
 
     # the list ------------------------------------------------------------------------------------------------
     def get_changelist_instance(self, request: HttpRequest) -> ChangeList:
@@ -190,18 +217,34 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
             return [
                 (None, {"fields": ("code", "name", "name_cs")}),
                 (_("Configuration (draft: frozen by the start action)"), {"fields": CONFIG_FIELDS}),
-                (_("Approval in the game plan (GP §13(6)): a central level starts only with both recorded"),
-                 {"fields": APPROVAL_FIELDS}),
+                (
+                    _("Approval in the game plan (GP §13(6)): a central level starts only with both recorded"),
+                    {"fields": APPROVAL_FIELDS},
+                ),
             ]
         assert obj is not None
         sets: list[tuple[str | None, dict[str, Any]]] = [
-            (None, {"fields": (("code", "status"), ("name", "name_cs"), ("family", "level", "pay_order"),
-                               "games_shown", ("run", "started_at"))}),
+            (
+                None,
+                {
+                    "fields": (
+                        ("code", "status"),
+                        ("name", "name_cs"),
+                        ("family", "level", "pay_order"),
+                        "games_shown",
+                        ("run", "started_at"),
+                    )
+                },
+            ),
             (_("Live value (folded + pending contributions)"), {"fields": ("live_active", "live_future")}),
         ]
         if obj.trigger == Jackpot.Trigger.MUST_HIT:
-            sets.append((_("Must-hit: published before the hit (WIN_AT itself stays sealed)"),
-                         {"fields": ("must_hit_commitment", "must_hit_range")}))
+            sets.append(
+                (
+                    _("Must-hit: published before the hit (WIN_AT itself stays sealed)"),
+                    {"fields": ("must_hit_commitment", "must_hit_range")},
+                )
+            )
         sets.append((_("Books of the pool"), {"fields": ("books",)}))
         sets.append((_("Configuration (frozen)"), {"fields": ("configuration",)}))
         if obj.family == Jackpot.Family.CENTRAL:
@@ -230,8 +273,10 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
 
     @admin.display(description="commitment")
     def must_hit_commitment(self, obj: Jackpot) -> SafeString:
-        note = _("sha256(code|run|WIN_AT|salt) of run {run}, published at its start; WIN_AT and the salt are revealed "
-                 "on the award").format(run=obj.generation)
+        note = _(
+            "sha256(code|run|WIN_AT|salt) of run {run}, published at its start; WIN_AT and the salt are revealed "
+            "on the award"
+        ).format(run=obj.generation)
         return format_html('<code>{}</code><br><span class="quiet">{}</span>', obj.win_at_commitment, note)
 
     @admin.display(description="WIN_AT range")
@@ -244,20 +289,22 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
         value_ok = b["value_micro"] == b["expected_value_micro"]
         log_ok = b["contributed_micro"] == b["log_folded_micro"]
         ledger_ok = b["ledger_balance"] == b["value_micro"] // MICRO
-        return _table([
-            (_("pool value (active + future, folded)"), micro_czk(b["value_micro"])),
-            (_("pending contributions (not yet folded)"), micro_czk(b["pending_micro"])),
-            (_("contributions folded"), micro_czk(b["contributed_micro"])),
-            (_("contributions folded, by the log"), micro_czk(b["log_folded_micro"])),
-            (_("clamped at zero (absorbed by the house)"), micro_czk(b["clamped_micro"])),
-            (_("seeded by the house"), czk(b["seeded"])),
-            (_("awarded"), czk(b["awarded"])),
-            (_("returned from awards (cap excess, voids)"), czk(b["returned"])),
-            (_("ledger account"), f"{obj.ledger_code}: {czk(b['ledger_balance'])}"),
-            (_("value = contributions + clamped + seeded - awarded + returned"), "ok" if value_ok else "MISMATCH"),
-            (_("folded contributions = the log"), "ok" if log_ok else "MISMATCH"),
-            (_("ledger = whole haléře of the value"), "ok" if ledger_ok else "MISMATCH"),
-        ])
+        return _table(
+            [
+                (_("pool value (active + future, folded)"), micro_czk(b["value_micro"])),
+                (_("pending contributions (not yet folded)"), micro_czk(b["pending_micro"])),
+                (_("contributions folded"), micro_czk(b["contributed_micro"])),
+                (_("contributions folded, by the log"), micro_czk(b["log_folded_micro"])),
+                (_("clamped at zero (absorbed by the house)"), micro_czk(b["clamped_micro"])),
+                (_("seeded by the house"), czk(b["seeded"])),
+                (_("awarded"), czk(b["awarded"])),
+                (_("returned from awards (cap excess, voids)"), czk(b["returned"])),
+                (_("ledger account"), f"{obj.ledger_code}: {czk(b['ledger_balance'])}"),
+                (_("value = contributions + clamped + seeded - awarded + returned"), "ok" if value_ok else "MISMATCH"),
+                (_("folded contributions = the log"), "ok" if log_ok else "MISMATCH"),
+                (_("ledger = whole haléře of the value"), "ok" if ledger_ok else "MISMATCH"),
+            ]
+        )
 
     @admin.display(description="configuration")
     def configuration(self, obj: Jackpot) -> SafeString:
@@ -273,12 +320,17 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
         if obj.trigger == Jackpot.Trigger.DRAW:
             rows.append((_("chance per stake"), _("{n} per 1 000 000 000").format(n=obj.draw_ppb)))
         if obj.family == Jackpot.Family.KOBUSHI:
-            rows += [(_("seed"), _("{n} coin values").format(n=obj.seed_per_coin)),
-                     (_("reference coin"), czk(obj.reference_coin)),
-                     (_("eligible bet"), ", ".join(f"{k} = {v}" for k, v in sorted(obj.eligible.items())))]
+            rows += [
+                (_("seed"), _("{n} coin values").format(n=obj.seed_per_coin)),
+                (_("reference coin"), czk(obj.reference_coin)),
+                (_("eligible bet"), ", ".join(f"{k} = {v}" for k, v in sorted(obj.eligible.items()))),
+            ]
         else:
-            rows += [("RESET_VALUE", czk(obj.reset_value)), ("WINRANGE_FROM", czk(obj.win_from)),
-                     ("WINRANGE_TO", czk(obj.win_to))]
+            rows += [
+                ("RESET_VALUE", czk(obj.reset_value)),
+                ("WINRANGE_FROM", czk(obj.win_from)),
+                ("WINRANGE_TO", czk(obj.win_to)),
+            ]
         return _table(rows)
 
     # saving a draft (never a running level: has_change_permission refuses it) ---------------------------------
@@ -304,16 +356,26 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
         """A draft may be saved half-configured or without its approval; say what would stop it from starting."""
         missing = approval_missing(obj)
         if missing:
-            self.message_user(request, f"{obj}: saved, but it cannot start until its approval in the game plan is "
-                                       f"recorded (GP §13(6)): {', '.join(missing)}", messages.WARNING)
+            self.message_user(
+                request,
+                f"{obj}: saved, but it cannot start until its approval in the game plan is "
+                f"recorded (GP §13(6)): {', '.join(missing)}",
+                messages.WARNING,
+            )
         try:
             validate_config(obj)
         except DomainError as exc:
-            self.message_user(request, f"{obj}: saved, but it cannot start yet: {domain_error_text(exc)}",
-                              messages.WARNING)
+            self.message_user(
+                request, f"{obj}: saved, but it cannot start yet: {domain_error_text(exc)}", messages.WARNING
+            )
 
-    def changeform_view(self, request: HttpRequest, object_id: str | None = None, form_url: str = "",
-                        extra_context: dict[str, Any] | None = None) -> HttpResponse:
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
         except DomainError as exc:  # started by someone else meanwhile: nothing was saved
@@ -321,14 +383,17 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
             return HttpResponseRedirect(request.path)
 
     # actions: one service each, as the staff member ------------------------------------------------------------
-    @decision_action("jackpots.start_level",
-                     description="Start the selected draft levels (validates and freezes the configuration)")
+    @decision_action(
+        "jackpots.start_level", description="Start the selected draft levels (validates and freezes the configuration)"
+    )
     def start_levels(self, request: HttpRequest, queryset: QuerySet[Jackpot]) -> None:
-        run_service_action(self, request, queryset, lambda jp, actor: jackpot_start(jackpot=jp, actor=actor),
-                           done="Levels started")
+        run_service_action(
+            self, request, queryset, lambda jp, actor: jackpot_start(jackpot=jp, actor=actor), done="Levels started"
+        )
 
-    @decision_action("jackpots.manage_level",
-                     description="Suspend the selected running levels (no contributions, no wins)")
+    @decision_action(
+        "jackpots.manage_level", description="Suspend the selected running levels (no contributions, no wins)"
+    )
     def suspend_levels(self, request: HttpRequest, queryset: QuerySet[Jackpot]) -> None:
         run_service_action(self, request, queryset, _set_status(Jackpot.Status.SUSPENDED), done="Levels suspended")
 
@@ -340,8 +405,19 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
 # --- awards, folds, contributions (read-only) ------------------------------------------------------------------
 @admin.register(Award)
 class AwardAdmin(ReadOnlyAdmin):
-    list_display = ("id", "level", "run", "amount_czk", "paid_czk", "returned_czk", "status", "round_id",
-                    "player_id", "game_code", "decided")
+    list_display = (
+        "id",
+        "level",
+        "run",
+        "amount_czk",
+        "paid_czk",
+        "returned_czk",
+        "status",
+        "round_id",
+        "player_id",
+        "game_code",
+        "decided",
+    )
     list_filter = ("jackpot", "status")
     search_fields = ("=round_id", "=player_id")
     list_select_related = ("jackpot",)
@@ -377,12 +453,16 @@ class AwardAdmin(ReadOnlyAdmin):
     def award(self, obj: Award) -> SafeString:
         rows: list[tuple[str, Any]] = [
             (_("level"), _admin_link("admin:jackpots_jackpot_change", obj.jackpot_id, obj.jackpot)),
-            (_("run"), obj.generation), (_("won by"), obj.event_key), (_("status"), obj.get_status_display()),
+            (_("run"), obj.generation),
+            (_("won by"), obj.event_key),
+            (_("status"), obj.get_status_display()),
             (_("game"), obj.game_code),
             (_("round"), _admin_link("admin:games_round_change", obj.round_id, obj.round_id)),
             (_("player"), _admin_link("admin:accounts_player_change", obj.player_id, obj.player_id)),
-            (_("pool value before the win"), czk(obj.pool_value)), (_("amount decided"), czk(obj.amount)),
-            (_("paid (within the per-round cap)"), czk(obj.paid)), (_("returned to the pool"), czk(obj.returned)),
+            (_("pool value before the win"), czk(obj.pool_value)),
+            (_("amount decided"), czk(obj.amount)),
+            (_("paid (within the per-round cap)"), czk(obj.paid)),
+            (_("returned to the pool"), czk(obj.returned)),
             (_("decided at"), prague(obj.decided_at, seconds=True)),
             (_("settled at"), prague(obj.settled_at, seconds=True)),
         ]
@@ -396,16 +476,22 @@ class AwardAdmin(ReadOnlyAdmin):
     def must_hit(self, obj: Award) -> SafeString | str:
         if obj.win_at is None:
             return "-"
-        check = commitment(code=obj.jackpot.code, generation=obj.generation, win_at=obj.win_at,
-                           salt=obj.win_at_nonce)
+        check = commitment(code=obj.jackpot.code, generation=obj.generation, win_at=obj.win_at, salt=obj.win_at_nonce)
         verdict = _("matches the commitment") if check == obj.win_at_commitment else _("DOES NOT MATCH the commitment")
-        return _table([
-            ("WIN_AT", f"{czk(obj.win_at)} ({obj.win_at} haléřů)"),
-            (_("salt"), format_html("<code>{}</code>", obj.win_at_nonce)),
-            (_("commitment published at the start of the run"), format_html("<code>{}</code>", obj.win_at_commitment)),
-            (f"sha256({obj.jackpot.code}|{obj.generation}|{obj.win_at}|salt)",
-             format_html("<code>{}</code> {}", check, verdict)),
-        ])
+        return _table(
+            [
+                ("WIN_AT", f"{czk(obj.win_at)} ({obj.win_at} haléřů)"),
+                (_("salt"), format_html("<code>{}</code>", obj.win_at_nonce)),
+                (
+                    _("commitment published at the start of the run"),
+                    format_html("<code>{}</code>", obj.win_at_commitment),
+                ),
+                (
+                    f"sha256({obj.jackpot.code}|{obj.generation}|{obj.win_at}|salt)",
+                    format_html("<code>{}</code> {}", check, verdict),
+                ),
+            ]
+        )
 
 
 @admin.register(Fold)
@@ -460,8 +546,18 @@ class EstimatedCountPaginator(Paginator):
 class ContributionAdmin(ReadOnlyAdmin):
     """The log is large: newest first by id, searched only by round (indexed), never counted, no filters."""
 
-    list_display = ("id", "created_at", "jackpot", "round_id", "player_id", "basis", "active", "future", "reversal",
-                    "fold_id")
+    list_display = (
+        "id",
+        "created_at",
+        "jackpot",
+        "round_id",
+        "player_id",
+        "basis",
+        "active",
+        "future",
+        "reversal",
+        "fold_id",
+    )
     search_fields = ("=round_id",)
     list_select_related = ("jackpot",)
     ordering = ("-id",)

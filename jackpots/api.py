@@ -4,6 +4,7 @@ GET  ""            the running levels with their current values (public; ?game=,
 GET  wins          the latest paid wins (public, nothing names a player)
 GET  my-wins       the caller's own wins, with the round each came from (players)
 """
+
 from __future__ import annotations
 
 import re
@@ -25,12 +26,22 @@ GAME_CODE = re.compile(r"[a-z0-9_]{1,60}")
 COIN_DIGITS = re.compile(r"[0-9]{1,6}")  # ASCII digits only (int() would take "١" or " 5")
 COIN_MIN, COIN_MAX = 1, 100_000
 
-GAME_PARAM = OpenApiParameter("game", str, OpenApiParameter.QUERY, required=False, allow_blank=False,
-                              pattern=f"^{GAME_CODE.pattern}$",
-                              description="only the levels this game contributes to (a game code)")
-COIN_PARAM = OpenApiParameter("coin_value", {"type": "integer", "minimum": COIN_MIN, "maximum": COIN_MAX},
-                              OpenApiParameter.QUERY, required=False,
-                              description="haléře: also show Kobushi levels' value at this coin value")
+GAME_PARAM = OpenApiParameter(
+    "game",
+    str,
+    OpenApiParameter.QUERY,
+    required=False,
+    allow_blank=False,
+    pattern=f"^{GAME_CODE.pattern}$",
+    description="only the levels this game contributes to (a game code)",
+)
+COIN_PARAM = OpenApiParameter(
+    "coin_value",
+    {"type": "integer", "minimum": COIN_MIN, "maximum": COIN_MAX},
+    OpenApiParameter.QUERY,
+    required=False,
+    description="haléře: also show Kobushi levels' value at this coin value",
+)
 
 
 def _display_query(request: Request) -> tuple[str | None, int | None]:
@@ -66,8 +77,9 @@ class JackpotsView(APIView):
 
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(parameters=[GAME_PARAM, COIN_PARAM], responses=JackpotsDisplaySerializer,
-                   operation_id="jackpots_display")
+    @extend_schema(
+        parameters=[GAME_PARAM, COIN_PARAM], responses=JackpotsDisplaySerializer, operation_id="jackpots_display"
+    )
     def get(self, request: Request) -> Response:
         game, coin = _display_query(request)
         data = selectors.jackpots_display(game_code=game, coin_value=coin)

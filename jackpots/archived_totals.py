@@ -6,6 +6,7 @@ before the DETACH: the totals and the DETACH commit together or not at all. ``po
 adds :func:`carried_by_pool` to the live rows; the reports' contributions of a period read the live
 rows only (a month is archived ten years after it ended).
 """
+
 from __future__ import annotations
 
 from django.db.models import Sum
@@ -24,6 +25,7 @@ def carry_contributions(month: ArchivingMonth) -> dict[str, int]:
 
 def carried_by_pool(jackpot_id: int) -> int:
     """The micro-haléře (active + future) of the pool's contributions in the archived months."""
-    agg = CarriedContributions.objects.filter(jackpot_id=jackpot_id).aggregate(a=Sum("active_micro"),
-                                                                                f=Sum("future_micro"))
+    agg = CarriedContributions.objects.filter(jackpot_id=jackpot_id).aggregate(
+        a=Sum("active_micro"), f=Sum("future_micro")
+    )
     return int(agg["a"] or 0) + int(agg["f"] or 0)

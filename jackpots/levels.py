@@ -7,6 +7,7 @@ switched on, suspended or resumed takes effect within that time; every service t
 process's snapshot at once. What a spin must know exactly (the pool's live value for a must-hit or draw level) it
 reads in the same statement that writes its contributions.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -130,12 +131,31 @@ def _load() -> list[Level]:
         win_at = None
         if j.trigger == Jackpot.Trigger.MUST_HIT and j.win_at_sealed:
             win_at = unseal(j.win_at_sealed, code=j.code, generation=j.generation, nonce=j.win_at_nonce)
-        levels.append(Level(
-            id=j.pk, code=j.code, family=j.family, level=j.level, pay_order=j.pay_order, games=tuple(j.games or ()),
-            basis=j.basis, rate_ppm=j.rate_ppm, split=j.split, background_ppm=j.background_ppm, trigger=j.trigger,
-            draw_ppb=j.draw_ppb, reset_value=j.reset_value, win_from=j.win_from, win_to=j.win_to,
-            seed_per_coin=j.seed_per_coin, reference_coin=j.reference_coin, eligible=dict(j.eligible or {}),
-            future_micro=j.future_micro, generation=j.generation, win_at=win_at))
+        levels.append(
+            Level(
+                id=j.pk,
+                code=j.code,
+                family=j.family,
+                level=j.level,
+                pay_order=j.pay_order,
+                games=tuple(j.games or ()),
+                basis=j.basis,
+                rate_ppm=j.rate_ppm,
+                split=j.split,
+                background_ppm=j.background_ppm,
+                trigger=j.trigger,
+                draw_ppb=j.draw_ppb,
+                reset_value=j.reset_value,
+                win_from=j.win_from,
+                win_to=j.win_to,
+                seed_per_coin=j.seed_per_coin,
+                reference_coin=j.reference_coin,
+                eligible=dict(j.eligible or {}),
+                future_micro=j.future_micro,
+                generation=j.generation,
+                win_at=win_at,
+            )
+        )
     return levels
 
 

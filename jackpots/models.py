@@ -15,6 +15,7 @@ spin's row: in any snapshot, the pool's slots sum to ``counted_*`` plus its pend
 it), and the value shown and the must-hit check read the pool row plus its slots (a fixed ``SLOTS`` rows, however
 many spins the fold has not yet taken), not the pending rows.
 """
+
 from __future__ import annotations
 
 from django.db import models
@@ -69,8 +70,9 @@ class Jackpot(models.Model):
     family = models.CharField(max_length=20, choices=Family.choices)
     level = models.CharField(max_length=20, help_text="sushi, kobushi, bronze, silver, gold")
     pay_order = models.PositiveSmallIntegerField(help_text="simultaneous wins are paid in this order (low first)")
-    games = models.JSONField(default=list, blank=True,
-                             help_text="game codes this level covers; empty = every game (network)")
+    games = models.JSONField(
+        default=list, blank=True, help_text="game codes this level covers; empty = every game (network)"
+    )
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.DRAFT)
     # --- configuration (frozen while running) ---
     basis = models.CharField(max_length=20, choices=Basis.choices, default=Basis.STAKE)
@@ -88,10 +90,18 @@ class Jackpot(models.Model):
     eligible = models.JSONField(default=dict, blank=True, help_text="Kobushi: bet parameters a win needs")
     # --- GP §13(6): a central level is a premium game of its own; it starts only with its approval in the game plan
     # recorded (``jackpot_start``); Kobushi's pools are part of the Kobushi game and its approval ---
-    approval_plan_version = models.CharField(max_length=40, blank=True, default="",
-                                             help_text="the game plan version that describes this level (e.g. 2026-01)")
-    approval_reference = models.CharField(max_length=120, blank=True, default="",
-                                          help_text="the Ministry of Finance's decision approving it (číslo jednací)")
+    approval_plan_version = models.CharField(
+        max_length=40,
+        blank=True,
+        default="",
+        help_text="the game plan version that describes this level (e.g. 2026-01)",
+    )
+    approval_reference = models.CharField(
+        max_length=120,
+        blank=True,
+        default="",
+        help_text="the Ministry of Finance's decision approving it (číslo jednací)",
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     # --- state (changed only under this row's lock: fold, award, start) ---
     amount_micro = models.BigIntegerField(default=0, help_text="the active pot (folded), micro-haléře")
@@ -120,8 +130,10 @@ class Jackpot(models.Model):
         ordering = ["family", "pay_order", "code"]
         constraints = [
             models.CheckConstraint(condition=Q(rate_ppm__lte=400_000), name="jackpots_rate_at_most_40pct"),
-            models.CheckConstraint(condition=Q(reset_value__gte=0) & Q(win_from__gte=0) & Q(win_to__gte=0),
-                                   name="jackpots_values_not_negative"),
+            models.CheckConstraint(
+                condition=Q(reset_value__gte=0) & Q(win_from__gte=0) & Q(win_to__gte=0),
+                name="jackpots_values_not_negative",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -150,8 +162,9 @@ class Pending(models.Model):
     and the pending rows of a pool are a range of that key."""
 
     pk = models.CompositePrimaryKey("jackpot_id", "round_id", "reversal")
-    jackpot = models.ForeignKey(Jackpot, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False,
-                                related_name="+")
+    jackpot = models.ForeignKey(
+        Jackpot, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
     round_id = models.BigIntegerField()
     reversal = models.BooleanField(default=False)
     player_id = models.BigIntegerField()
@@ -169,8 +182,9 @@ class PendingTotal(models.Model):
     ``sum(slots) - counted``."""
 
     pk = models.CompositePrimaryKey("jackpot_id", "slot")
-    jackpot = models.ForeignKey(Jackpot, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False,
-                                related_name="+")
+    jackpot = models.ForeignKey(
+        Jackpot, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
     slot = models.SmallIntegerField()
     active_micro = models.BigIntegerField(default=0)
     future_micro = models.BigIntegerField(default=0)
@@ -249,11 +263,15 @@ class Award(models.Model):
             # a level's run is won exactly once, and an event of a round wins at most once
             models.UniqueConstraint(fields=["jackpot", "generation"], name="jackpots_award_once_per_generation"),
             models.UniqueConstraint(fields=["round_id", "jackpot", "event_key"], name="jackpots_award_once_per_event"),
-            models.CheckConstraint(condition=Q(amount__gte=0) & Q(paid__gte=0) & Q(returned__gte=0),
-                                   name="jackpots_award_amounts_not_negative"),
+            models.CheckConstraint(
+                condition=Q(amount__gte=0) & Q(paid__gte=0) & Q(returned__gte=0),
+                name="jackpots_award_amounts_not_negative",
+            ),
         ]
-        indexes = [models.Index(fields=["round_id"], name="jackpots_award_round"),
-                   models.Index(fields=["player_id", "-decided_at"], name="jackpots_award_player")]
+        indexes = [
+            models.Index(fields=["round_id"], name="jackpots_award_round"),
+            models.Index(fields=["player_id", "-decided_at"], name="jackpots_award_player"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.jackpot.code} run {self.generation}: {Money(self.amount).format('cs')}"

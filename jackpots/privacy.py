@@ -5,6 +5,7 @@ without a foreign key),
 kept with the rounds (accounting and the AML law's records of transactions). **Nothing is changed** at the end: an
 award holds no personal value, only the account's id; the public wins list names no player.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -21,9 +22,13 @@ RECORDS = (
         code="jackpots.awards",
         models=("jackpots.Award", "jackpots.Pending", "jackpots.Contribution"),
         periods=("accounting", "aml"),
-        what_cs="výhry jackpotů a příspěvky sázek do nich", what_en="jackpot wins and the stakes' contributions",
-        erased_cs="nic: výhra obsahuje jen číslo konta", erased_en="nothing: an award holds only the account's id",
-        kept_cs="výhry (účetnictví)", kept_en="the wins (accounting)"),
+        what_cs="výhry jackpotů a příspěvky sázek do nich",
+        what_en="jackpot wins and the stakes' contributions",
+        erased_cs="nic: výhra obsahuje jen číslo konta",
+        erased_en="nothing: an award holds only the account's id",
+        kept_cs="výhry (účetnictví)",
+        kept_en="the wins (accounting)",
+    ),
 )
 
 

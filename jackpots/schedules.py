@@ -1,4 +1,5 @@
 """Periodic jobs of the jackpots app (merged by config.schedules)."""
+
 from django.conf import settings
 
 BEAT_SCHEDULE = {

@@ -1,4 +1,5 @@
 """Jackpot reads: the values shown to players, the wins (public and the player's own), the books of a pool."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,8 +15,11 @@ from jackpots.models import MICRO, Award, Contribution, Fold, Jackpot, Pending
 def _pending(ids: list[int]) -> dict[int, tuple[int, int]]:
     """{jackpot id: (pending active, pending future)} in micro-haléře: the sums of the pending rows (contributions
     not yet folded), the books' independent figure beside the running counter's."""
-    rows = (Pending.objects.filter(jackpot_id__in=ids).values("jackpot_id")
-            .annotate(a=Sum("active_micro"), f=Sum("future_micro")))
+    rows = (
+        Pending.objects.filter(jackpot_id__in=ids)
+        .values("jackpot_id")
+        .annotate(a=Sum("active_micro"), f=Sum("future_micro"))
+    )
     return {r["jackpot_id"]: (r["a"] or 0, r["f"] or 0) for r in rows}
 
 
@@ -42,15 +46,25 @@ def jackpots_display(*, game_code: str | None = None, coin_value: int | None = N
     Kobushi level shows its value at the reference coin and, with ``coin_value``, at that coin value."""
     if not enabled():
         return {"enabled": False, "jackpots": []}
-    levels = [j for j in Jackpot.objects.filter(status=Jackpot.Status.RUNNING).order_by("family", "pay_order", "id")
-              if game_code is None or not j.games or game_code in j.games]
+    levels = [
+        j
+        for j in Jackpot.objects.filter(status=Jackpot.Status.RUNNING).order_by("family", "pay_order", "id")
+        if game_code is None or not j.games or game_code in j.games
+    ]
     values = live_values(levels)
     out = []
     for j in levels:
         active, _future = values[j.pk]
         item: dict[str, Any] = {
-            "code": j.code, "name": j.name, "name_cs": j.name_cs, "family": j.family, "level": j.level,
-            "games": j.games or "all", "trigger": j.trigger, "value": active, "run": j.generation,
+            "code": j.code,
+            "name": j.name,
+            "name_cs": j.name_cs,
+            "family": j.family,
+            "level": j.level,
+            "games": j.games or "all",
+            "trigger": j.trigger,
+            "value": active,
+            "run": j.generation,
             "pay_order": j.pay_order,
         }
         if j.trigger == Jackpot.Trigger.MUST_HIT:
@@ -69,14 +83,28 @@ def jackpots_display(*, game_code: str | None = None, coin_value: int | None = N
 
 def award_row(a: Award, *, public: bool) -> dict[str, Any]:
     row: dict[str, Any] = {
-        "id": a.pk, "jackpot": a.jackpot.code, "name": a.jackpot.name, "name_cs": a.jackpot.name_cs,
-        "level": a.jackpot.level, "run": a.generation, "game": a.game_code, "round_id": a.round_id,
-        "status": a.status, "amount": a.amount, "paid": a.paid, "returned_to_pool": a.returned,
-        "decided_at": a.decided_at.isoformat(), "settled_at": a.settled_at.isoformat() if a.settled_at else None,
+        "id": a.pk,
+        "jackpot": a.jackpot.code,
+        "name": a.jackpot.name,
+        "name_cs": a.jackpot.name_cs,
+        "level": a.jackpot.level,
+        "run": a.generation,
+        "game": a.game_code,
+        "round_id": a.round_id,
+        "status": a.status,
+        "amount": a.amount,
+        "paid": a.paid,
+        "returned_to_pool": a.returned,
+        "decided_at": a.decided_at.isoformat(),
+        "settled_at": a.settled_at.isoformat() if a.settled_at else None,
     }
     if a.win_at is not None:  # revealed once won: anyone can check the commitment published at the start
-        row["must_hit"] = {"win_at": a.win_at, "salt": a.win_at_nonce, "commitment": a.win_at_commitment,
-                           "check": "sha256(code|run|win_at in haléře|salt) == commitment"}
+        row["must_hit"] = {
+            "win_at": a.win_at,
+            "salt": a.win_at_nonce,
+            "commitment": a.win_at_commitment,
+            "check": "sha256(code|run|win_at in haléře|salt) == commitment",
+        }
     if a.coin_value:
         row["coin_value"] = a.coin_value
     if public:
@@ -99,8 +127,7 @@ def wins_of_player(*, player_id: int, limit: int = 100) -> list[dict[str, Any]]:
 def pool_books(jp: Jackpot) -> dict[str, Any]:
     """The pool's own account of itself (admin, jackpot_check): value, ledger, contributions (the folded log: the
     archived months' carried totals plus the live rows), seeds, awards."""
-    folded = Contribution.objects.filter(jackpot=jp).aggregate(
-        a=Sum("active_micro"), f=Sum("future_micro"))
+    folded = Contribution.objects.filter(jackpot=jp).aggregate(a=Sum("active_micro"), f=Sum("future_micro"))
     clamped = Fold.objects.filter(jackpot=jp).aggregate(c=Sum("clamped_micro"))["c"] or 0
     pending = _pending([jp.pk]).get(jp.pk, (0, 0))
     return {
@@ -111,7 +138,9 @@ def pool_books(jp: Jackpot) -> dict[str, Any]:
         "contributed_micro": jp.contributed_micro,
         "log_folded_micro": carried_by_pool(jp.pk) + (folded["a"] or 0) + (folded["f"] or 0),
         "clamped_micro": clamped,
-        "seeded": jp.seeded, "awarded": jp.awarded, "returned": jp.returned,
+        "seeded": jp.seeded,
+        "awarded": jp.awarded,
+        "returned": jp.returned,
         "expected_value_micro": jp.contributed_micro + clamped + (jp.seeded - jp.awarded + jp.returned) * MICRO,
         "ledger_balance": jp.ledger_balance,
     }

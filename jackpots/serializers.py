@@ -3,6 +3,7 @@
 The views pass the selectors' dicts through these serializers, so a response holds only the fields listed here
 (a whitelist): whatever a selector might add later, nothing sealed (WIN_AT before the hit, its pad, its salt)
 leaves unless it is declared below. Money is whole haléře (integers)."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -15,8 +16,7 @@ from rest_framework import serializers
 from core.api_money import MoneyOutField
 
 
-@extend_schema_field({"oneOf": [{"type": "array", "items": {"type": "string"}},
-                                {"type": "string", "enum": ["all"]}]})
+@extend_schema_field({"oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string", "enum": ["all"]}]})
 class GamesField(serializers.Field):
     """The game codes a level covers, or ``"all"`` (a network level)."""
 
@@ -36,16 +36,19 @@ class IsoDateTimeField(serializers.DateTimeField):
 
 
 def _range() -> serializers.ListField:
-    return serializers.ListField(child=MoneyOutField(), min_length=2, max_length=2,
-                                 help_text="[WINRANGE_FROM, WINRANGE_TO]")
+    return serializers.ListField(
+        child=MoneyOutField(), min_length=2, max_length=2, help_text="[WINRANGE_FROM, WINRANGE_TO]"
+    )
 
 
 class MustHitPublicSerializer(serializers.Serializer):
     """A must-hit level before its hit: the range and the commitment to the hidden WIN_AT, never WIN_AT."""
 
     range = _range()
-    commitment = serializers.CharField(help_text="sha256 hex of \"code|run|WIN_AT|salt\", published at the run's "
-                                                 "start; WIN_AT and the salt are revealed with the win")
+    commitment = serializers.CharField(
+        help_text='sha256 hex of "code|run|WIN_AT|salt", published at the run\'s '
+        "start; WIN_AT and the salt are revealed with the win"
+    )
 
 
 class DrawPublicSerializer(serializers.Serializer):
@@ -61,7 +64,7 @@ class JackpotLevelSerializer(serializers.Serializer):
     name_cs = serializers.CharField()
     family = serializers.CharField(help_text="kobushi | central")
     level = serializers.CharField(help_text="sushi, kobushi, bronze, silver, gold")
-    games = GamesField(help_text="the game codes the level covers, or \"all\"")
+    games = GamesField(help_text='the game codes the level covers, or "all"')
     trigger = serializers.CharField(help_text="game_event | draw | must_hit")
     value = MoneyOutField(help_text="the current value (Kobushi: at the reference coin)")
     run = serializers.IntegerField(help_text="the level's run, +1 at every win")
@@ -71,8 +74,9 @@ class JackpotLevelSerializer(serializers.Serializer):
     eligible = serializers.DictField(required=False, help_text="game-event levels: the bet parameters a win needs")
     reference_coin = MoneyOutField(required=False, help_text="game-event levels: the coin value the pool is kept at")
     seed_per_coin = serializers.IntegerField(required=False, help_text="game-event levels: the seed in coin values")
-    value_at_coin = MoneyOutField(required=False,
-                                  help_text="game-event levels with ?coin_value=: the value at that coin")
+    value_at_coin = MoneyOutField(
+        required=False, help_text="game-event levels with ?coin_value=: the value at that coin"
+    )
 
 
 class JackpotsDisplaySerializer(serializers.Serializer):

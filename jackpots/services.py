@@ -17,6 +17,7 @@ The round calls, inside its own transaction and under the player's wallet lock (
 Lock order: the player's wallet (held by the round) -> jackpot rows in ``pay_order, id`` order. The fold job
 locks one jackpot row and no wallet. A spin that wins nothing takes no jackpot lock.
 """
+
 from __future__ import annotations
 
 import secrets
@@ -53,7 +54,9 @@ class RoundJackpots:
 
 
 # --- contributions on the round path ------------------------------------------------------------------------------
-def _contribute(levels: list[Level], *, player_id: int, round_id: int, stake: int, win: int) -> dict[int, tuple[int, int]]:
+def _contribute(
+    levels: list[Level], *, player_id: int, round_id: int, stake: int, win: int
+) -> dict[int, tuple[int, int]]:
     """Write the round's contribution to each level (ONE statement) and return {level id: (generation, live active
     value in micro-haléře)} for the levels whose trigger needs it. No lock: the rows are appended."""
     rows = [(lv.id, *contribution(lv, stake=stake, win=win)) for lv in levels]
@@ -61,9 +64,13 @@ def _contribute(levels: list[Level], *, player_id: int, round_id: int, stake: in
     check = [lv.id for lv in levels if lv.needs_value]
     if not rows and not check:
         return {}
-    return {i: (gen, value) for i, gen, status, value in sql.contribute(
-        round_id=round_id, player_id=player_id, now=clock.now(), rows=rows, check=check)
-        if status == Jackpot.Status.RUNNING}
+    return {
+        i: (gen, value)
+        for i, gen, status, value in sql.contribute(
+            round_id=round_id, player_id=player_id, now=clock.now(), rows=rows, check=check
+        )
+        if status == Jackpot.Status.RUNNING
+    }
 
 
 def _live(level_id: int) -> tuple[str, int, int]:
@@ -71,8 +78,9 @@ def _live(level_id: int) -> tuple[str, int, int]:
     return sql.live(level_id)
 
 
-def _triggered(levels: list[Level], values: dict[int, tuple[int, int]],
-               events: list[dict[str, Any]]) -> list[tuple[Level, str, dict[str, Any], int]]:
+def _triggered(
+    levels: list[Level], values: dict[int, tuple[int, int]], events: list[dict[str, Any]]
+) -> list[tuple[Level, str, dict[str, Any], int]]:
     """Which levels this stake wins: one draw per stake for the draw levels (equal chance whatever the stake; the
     level the draw names is won if its value is within its range), and must-hit crossings. Returns (level, event
     key, draw details, the run the spin saw)."""
@@ -86,8 +94,7 @@ def _triggered(levels: list[Level], values: dict[int, tuple[int, int]],
             if low <= drawn < low + lv.draw_ppb:  # the ranges are disjoint: at most one level is named
                 status, generation, value = _live(lv.id)
                 if status == Jackpot.Status.RUNNING and value >= lv.win_from * MICRO:
-                    won.append((lv, "draw", {"drawn": drawn, "range": [low, low + lv.draw_ppb], "of": PPB},
-                                generation))
+                    won.append((lv, "draw", {"drawn": drawn, "range": [low, low + lv.draw_ppb], "of": PPB}, generation))
                 break
             low += lv.draw_ppb
     for lv in levels:
@@ -102,8 +109,9 @@ def _triggered(levels: list[Level], values: dict[int, tuple[int, int]],
     return sorted(won, key=lambda w: (w[0].pay_order, w[0].id))  # the pool locks in the house order
 
 
-def round_start(*, player: Player, round_id: int, game_code: str, stake: int, finished: bool, engine_win: int,
-                actor: Actor) -> RoundJackpots:
+def round_start(
+    *, player: Player, round_id: int, game_code: str, stake: int, finished: bool, engine_win: int, actor: Actor
+) -> RoundJackpots:
     """After the engine's start of a real-money round: contribute and decide the levels this stake wins.
 
     Stake-basis levels contribute now; net-revenue levels contribute now when the round finished at once, else at
@@ -113,19 +121,37 @@ def round_start(*, player: Player, round_id: int, game_code: str, stake: int, fi
     if not levels:
         return result
     now_levels = [lv for lv in levels if finished or lv.basis == Jackpot.Basis.STAKE]
-    values = _contribute(now_levels, player_id=player.pk, round_id=round_id, stake=stake,
-                         win=engine_win if finished else 0)
+    values = _contribute(
+        now_levels, player_id=player.pk, round_id=round_id, stake=stake, win=engine_win if finished else 0
+    )
     for lv, key, draw, generation in _triggered(levels, values, result.events):
-        award = _decide(lv.id, player_id=player.pk, round_id=round_id, game_code=game_code, event_key=key,
-                        expect_generation=generation, coin_value=None, draw=draw, actor=actor)
+        award = _decide(
+            lv.id,
+            player_id=player.pk,
+            round_id=round_id,
+            game_code=game_code,
+            event_key=key,
+            expect_generation=generation,
+            coin_value=None,
+            draw=draw,
+            actor=actor,
+        )
         if award is not None:
             result.awards.append(award)
     result.events.extend(award_event(a) for a in result.awards)
     return result
 
 
-def round_events(*, player: Player, round_id: int, game_code: str, bet_params: dict[str, Any],
-                 engine_events: list[dict[str, Any]], actor: Actor, known: Collection[str] = ()) -> list[Award]:
+def round_events(
+    *,
+    player: Player,
+    round_id: int,
+    game_code: str,
+    bet_params: dict[str, Any],
+    engine_events: list[dict[str, Any]],
+    actor: Actor,
+    known: Collection[str] = (),
+) -> list[Award]:
     """After a player action: decide the game's own jackpot events (Kobushi's pick bonus). The engine returns the
     whole list every time; event n of a round wins at most once (``event:n``), however often this runs.
     ``known``: the event keys whose award the round's record already shows; when every event is known, nothing
@@ -136,13 +162,23 @@ def round_events(*, player: Player, round_id: int, game_code: str, bet_params: d
     done = set(Award.objects.filter(round_id=round_id).values_list("jackpot_id", "event_key"))
     decided = []
     for n, ev in enumerate(engine_events):
-        lv = next((x for x in levels if x.family == ev.get("type", "").split("_")[0] and x.level == ev.get("level")),
-                  None)
+        lv = next(
+            (x for x in levels if x.family == ev.get("type", "").split("_")[0] and x.level == ev.get("level")), None
+        )
         key = f"event:{n}"
         if lv is None or (lv.id, key) in done or not _eligible(lv, bet_params):
             continue
-        award = _decide(lv.id, player_id=player.pk, round_id=round_id, game_code=game_code, event_key=key,
-                        expect_generation=None, coin_value=int(bet_params["coin_value"]), draw={}, actor=actor)
+        award = _decide(
+            lv.id,
+            player_id=player.pk,
+            round_id=round_id,
+            game_code=game_code,
+            event_key=key,
+            expect_generation=None,
+            coin_value=int(bet_params["coin_value"]),
+            draw={},
+            actor=actor,
+        )
         if award is not None:
             decided.append(award)
     return decided
@@ -153,9 +189,19 @@ def _eligible(level: Level, bet_params: dict[str, Any]) -> bool:
     return all(bet_params.get(k) == v for k, v in level.eligible.items())
 
 
-def round_settle(*, player: Player, round_id: int, game_code: str, stake: int, engine_win: int, cap_left: int,
-                 awards: list[Award] | None, locked: LockedWallet | None, interactive: bool,
-                 actor: Actor) -> tuple[int, list[Award]]:
+def round_settle(
+    *,
+    player: Player,
+    round_id: int,
+    game_code: str,
+    stake: int,
+    engine_win: int,
+    cap_left: int,
+    awards: list[Award] | None,
+    locked: LockedWallet | None,
+    interactive: bool,
+    actor: Actor,
+) -> tuple[int, list[Award]]:
     """Pay the round's decided awards within ``cap_left`` (GP §8(3): what the per-round cap leaves after the game's
     win), in ``pay_order``; an award's excess goes back to its pool ("stays in the jackpot for the next one").
     An interactive round first writes its net-revenue contributions (and may win a must-hit level with them).
@@ -168,9 +214,19 @@ def round_settle(*, player: Player, round_id: int, game_code: str, stake: int, e
         if levels:
             values = _contribute(levels, player_id=player.pk, round_id=round_id, stake=stake, win=engine_win)
             for lv, key, draw, generation in _triggered(
-                    [lv for lv in levels if lv.trigger == Jackpot.Trigger.MUST_HIT], values, []):
-                award = _decide(lv.id, player_id=player.pk, round_id=round_id, game_code=game_code, event_key=key,
-                                expect_generation=generation, coin_value=None, draw=draw, actor=actor)
+                [lv for lv in levels if lv.trigger == Jackpot.Trigger.MUST_HIT], values, []
+            ):
+                award = _decide(
+                    lv.id,
+                    player_id=player.pk,
+                    round_id=round_id,
+                    game_code=game_code,
+                    event_key=key,
+                    expect_generation=generation,
+                    coin_value=None,
+                    draw=draw,
+                    actor=actor,
+                )
                 if award is not None:
                     decided_now.append(award)
     if awards is not None:
@@ -188,8 +244,14 @@ def round_settle(*, player: Player, round_id: int, game_code: str, stake: int, e
         if paid:
             reference = award_paid_reference(award.pk)
             if locked is not None:
-                round_win_credit(locked=locked, player=player, amount=Money(paid), reference=reference, actor=actor,
-                                 source=AWARDS_ACCOUNT)
+                round_win_credit(
+                    locked=locked,
+                    player=player,
+                    amount=Money(paid),
+                    reference=reference,
+                    actor=actor,
+                    source=AWARDS_ACCOUNT,
+                )
             else:
                 win_credit(player=player, amount=Money(paid), reference=reference, actor=actor, source=AWARDS_ACCOUNT)
         if excess:
@@ -197,9 +259,18 @@ def round_settle(*, player: Player, round_id: int, game_code: str, stake: int, e
         award.paid, award.returned, award.status, award.settled_at = paid, excess, Award.Status.PAID, now
         award.save(update_fields=["paid", "returned", "status", "settled_at"])
         total += paid
-    audit_record(actor=actor, action="jackpots.awards_paid", object_type="games.Round", object_id=str(round_id),
-                 new={"paid": total, "awards": [{"jackpot": a.jackpot.code, "amount": a.amount, "paid": a.paid,
-                                                 "returned": a.returned} for a in awards]})
+    audit_record(
+        actor=actor,
+        action="jackpots.awards_paid",
+        object_type="games.Round",
+        object_id=str(round_id),
+        new={
+            "paid": total,
+            "awards": [
+                {"jackpot": a.jackpot.code, "amount": a.amount, "paid": a.paid, "returned": a.returned} for a in awards
+            ],
+        },
+    )
     return total, awards
 
 
@@ -211,38 +282,54 @@ def round_void(*, round_id: int, actor: Actor, settled: bool = False) -> dict[st
     part included, the caller has already taken back from the player to the house: every award it paid goes back
     to its pool too (:func:`award_paid_return`). Without the flag a paid award is left as it is (a round voided
     before it settled never paid one)."""
-    done = (Pending.objects.filter(round_id=round_id, reversal=True).exists()
-            or Contribution.objects.filter(round_id=round_id, reversal=True).exists())
+    done = (
+        Pending.objects.filter(round_id=round_id, reversal=True).exists()
+        or Contribution.objects.filter(round_id=round_id, reversal=True).exists()
+    )
     # one per level: a fold running meanwhile may move a pending row into the log between the two reads
-    rows: list[Pending | Contribution] = [*Pending.objects.filter(round_id=round_id, reversal=False),
-                                          *Contribution.objects.filter(round_id=round_id, reversal=False)]
+    rows: list[Pending | Contribution] = [
+        *Pending.objects.filter(round_id=round_id, reversal=False),
+        *Contribution.objects.filter(round_id=round_id, reversal=False),
+    ]
     originals = {c.jackpot_id: c for c in rows}
     reversed_rows = 0
     if not done and originals:
         player_id = next(iter(originals.values())).player_id  # a round has one player
-        sql.contribute(round_id=round_id, player_id=player_id, now=clock.now(), check=[], reversal=True,
-                       rows=[(c.jackpot_id, -c.basis_amount, -c.active_micro, -c.future_micro)
-                             for c in originals.values()])
+        sql.contribute(
+            round_id=round_id,
+            player_id=player_id,
+            now=clock.now(),
+            check=[],
+            reversal=True,
+            rows=[(c.jackpot_id, -c.basis_amount, -c.active_micro, -c.future_micro) for c in originals.values()],
+        )
         reversed_rows = len(originals)
     awards = 0
-    for award in Award.objects.filter(round_id=round_id, status=Award.Status.DECIDED).select_related("jackpot") \
-            .order_by("jackpot__pay_order", "jackpot_id"):
+    for award in (
+        Award.objects.filter(round_id=round_id, status=Award.Status.DECIDED)
+        .select_related("jackpot")
+        .order_by("jackpot__pay_order", "jackpot_id")
+    ):
         _return_to_pool(award, award.amount, reason="void", actor=actor)
         award.returned, award.status, award.settled_at = award.amount, Award.Status.REVERSED, clock.now()
         award.save(update_fields=["returned", "status", "settled_at"])
         awards += 1
     reclaimed = reclaimed_awards = 0
     if settled:
-        for award in Award.objects.filter(round_id=round_id, status=Award.Status.PAID).select_related("jackpot") \
-                .order_by("jackpot__pay_order", "jackpot_id"):
+        for award in (
+            Award.objects.filter(round_id=round_id, status=Award.Status.PAID)
+            .select_related("jackpot")
+            .order_by("jackpot__pay_order", "jackpot_id")
+        ):
             reclaimed += award_paid_return(award=award, actor=actor)
             reclaimed_awards += 1
     result = {"contributions_reversed": reversed_rows, "awards_reversed": awards}
     if settled:
         result.update(paid_awards_returned=reclaimed_awards, paid_returned_to_pools=reclaimed)
     if reversed_rows or awards or reclaimed_awards:
-        audit_record(actor=actor, action="jackpots.round_voided", object_type="games.Round", object_id=str(round_id),
-                     new=result)
+        audit_record(
+            actor=actor, action="jackpots.round_voided", object_type="games.Round", object_id=str(round_id), new=result
+        )
     return result
 
 
@@ -268,10 +355,15 @@ def award_paid_return(*, award: Award, actor: Actor) -> int:
             return 0
         amount = current.paid
         if amount:
-            operator_transfer(from_code="house", to_code=jp.ledger_code, amount=Money(amount),
-                              reference=f"jackpot:{current.pk}:reclaimed",
-                              memo=f"{jp.code} run {current.generation}: paid award of round {current.round_id} "
-                                   f"declared void (GP §3(6))", actor=actor)
+            operator_transfer(
+                from_code="house",
+                to_code=jp.ledger_code,
+                amount=Money(amount),
+                reference=f"jackpot:{current.pk}:reclaimed",
+                memo=f"{jp.code} run {current.generation}: paid award of round {current.round_id} "
+                f"declared void (GP §3(6))",
+                actor=actor,
+            )
             jp.amount_micro += amount * MICRO
             if jp.trigger == Jackpot.Trigger.DRAW and jp.win_to and jp.amount_micro > jp.win_to * MICRO:
                 jp.future_micro += jp.amount_micro - jp.win_to * MICRO
@@ -283,10 +375,18 @@ def award_paid_return(*, award: Award, actor: Actor) -> int:
         current.returned += amount
         current.status = Award.Status.REVERSED
         current.save(update_fields=["returned", "status"])
-        audit_record(actor=actor, action="jackpots.award_paid_returned", obj=current, old=old,
-                     new={"status": current.status, "returned": current.returned}, amount=amount,
-                     jackpot=jp.code, round_id=current.round_id, player_id=current.player_id,
-                     reason="bet declared void after settlement (GP §3(6)); the house carries any debt of the player")
+        audit_record(
+            actor=actor,
+            action="jackpots.award_paid_returned",
+            obj=current,
+            old=old,
+            new={"status": current.status, "returned": current.returned},
+            amount=amount,
+            jackpot=jp.code,
+            round_id=current.round_id,
+            player_id=current.player_id,
+            reason="bet declared void after settlement (GP §3(6)); the house carries any debt of the player",
+        )
     award.status, award.returned = current.status, current.returned
     snapshot_clear()
     return amount
@@ -294,8 +394,14 @@ def award_paid_return(*, award: Award, actor: Actor) -> int:
 
 def award_event(award: Award) -> dict[str, Any]:
     """How an award shows on the round (``round.jackpot_events``)."""
-    return {"type": "jackpot_award", "jackpot": award.jackpot.code, "level": award.jackpot.level,
-            "award_id": award.pk, "amount": award.amount, "event": award.event_key}
+    return {
+        "type": "jackpot_award",
+        "jackpot": award.jackpot.code,
+        "level": award.jackpot.level,
+        "award_id": award.pk,
+        "amount": award.amount,
+        "event": award.event_key,
+    }
 
 
 # --- the pool: fold, decide, reseed, return -----------------------------------------------------------------------
@@ -329,7 +435,13 @@ def _fold(jp: Jackpot) -> Fold | None:
         jp.future_micro += jp.amount_micro - jp.win_to * MICRO
         jp.amount_micro = jp.win_to * MICRO
     posted = _sync_ledger(jp, reference=f"jackpot:fold:{fold.pk}", memo=f"{rows} contributions")
-    fold.rows, fold.active_micro, fold.future_micro, fold.clamped_micro, fold.posted = rows, active, future, clamped, posted
+    fold.rows, fold.active_micro, fold.future_micro, fold.clamped_micro, fold.posted = (
+        rows,
+        active,
+        future,
+        clamped,
+        posted,
+    )
     fold.save(update_fields=["rows", "active_micro", "future_micro", "clamped_micro", "posted"])
     jp.folded_at = now
     return fold
@@ -340,11 +452,18 @@ def _sync_ledger(jp: Jackpot, *, reference: str, memo: str) -> int:
     target = (jp.amount_micro + jp.future_micro) // MICRO
     delta = target - jp.ledger_balance
     if delta > 0:
-        operator_transfer(from_code="house", to_code=jp.ledger_code, amount=Money(delta), reference=reference,
-                          memo=memo, actor=SYSTEM)
+        operator_transfer(
+            from_code="house", to_code=jp.ledger_code, amount=Money(delta), reference=reference, memo=memo, actor=SYSTEM
+        )
     elif delta < 0:
-        operator_transfer(from_code=jp.ledger_code, to_code="house", amount=Money(-delta), reference=reference,
-                          memo=memo, actor=SYSTEM)
+        operator_transfer(
+            from_code=jp.ledger_code,
+            to_code="house",
+            amount=Money(-delta),
+            reference=reference,
+            memo=memo,
+            actor=SYSTEM,
+        )
     jp.ledger_balance = target
     return delta
 
@@ -368,8 +487,18 @@ def jackpots_fold_all() -> dict[str, int]:
     return {"pools": len(ids), "rows": rows}
 
 
-def _decide(jackpot_id: int, *, player_id: int, round_id: int, game_code: str, event_key: str,
-            expect_generation: int | None, coin_value: int | None, draw: dict[str, Any], actor: Actor) -> Award | None:
+def _decide(
+    jackpot_id: int,
+    *,
+    player_id: int,
+    round_id: int,
+    game_code: str,
+    event_key: str,
+    expect_generation: int | None,
+    coin_value: int | None,
+    draw: dict[str, Any],
+    actor: Actor,
+) -> Award | None:
     """Decide a win under the pool's lock: fold, re-check, take the amount, reseed, start the next run.
 
     ``expect_generation`` (must-hit and draw): the run the spin saw; if another round won it meanwhile nothing is
@@ -400,24 +529,52 @@ def _decide(jackpot_id: int, *, player_id: int, round_id: int, game_code: str, e
         amount = min(value, jp.win_to) if jp.win_to else value
     now = clock.now()
     award = Award.objects.create(
-        jackpot=jp, generation=jp.generation, round_id=round_id, player_id=player_id, game_code=game_code,
-        event_key=event_key, amount=amount, coin_value=coin_value, pool_value=value, win_at=win_at,
+        jackpot=jp,
+        generation=jp.generation,
+        round_id=round_id,
+        player_id=player_id,
+        game_code=game_code,
+        event_key=event_key,
+        amount=amount,
+        coin_value=coin_value,
+        pool_value=value,
+        win_at=win_at,
         win_at_nonce=salt(code=jp.code, generation=jp.generation, nonce=jp.win_at_nonce) if win_at is not None else "",
-        win_at_commitment=jp.win_at_commitment if win_at is not None else "", draw=draw, decided_at=now)
+        win_at_commitment=jp.win_at_commitment if win_at is not None else "",
+        draw=draw,
+        decided_at=now,
+    )
     jp.amount_micro -= amount * MICRO
     jp.awarded += amount
     jp.ledger_balance -= amount
     if amount:
-        operator_transfer(from_code=jp.ledger_code, to_code=AWARDS_ACCOUNT, amount=Money(amount),
-                          reference=f"jackpot:{award.pk}:decided", memo=f"{jp.code} run {jp.generation}", actor=actor)
+        operator_transfer(
+            from_code=jp.ledger_code,
+            to_code=AWARDS_ACCOUNT,
+            amount=Money(amount),
+            reference=f"jackpot:{award.pk}:decided",
+            memo=f"{jp.code} run {jp.generation}",
+            actor=actor,
+        )
     _reseed(jp, coin_value=coin_value, reference=f"jackpot:{award.pk}:reseed")
     _next_run(jp)
     jp.save()
     snapshot_clear()
-    audit_record(actor=actor, action="jackpots.award_decided", obj=award,
-                 new={"jackpot": jp.code, "generation": award.generation, "amount": amount, "round_id": round_id,
-                      "player_id": player_id, "event": event_key, "win_at": win_at,
-                      "commitment": award.win_at_commitment})
+    audit_record(
+        actor=actor,
+        action="jackpots.award_decided",
+        obj=award,
+        new={
+            "jackpot": jp.code,
+            "generation": award.generation,
+            "amount": amount,
+            "round_id": round_id,
+            "player_id": player_id,
+            "event": event_key,
+            "win_at": win_at,
+            "commitment": award.win_at_commitment,
+        },
+    )
     return award
 
 
@@ -452,15 +609,25 @@ def _next_run(jp: Jackpot) -> None:
         nonce = secrets.token_hex(16)
         jp.win_at_nonce = nonce
         jp.win_at_sealed = seal(win_at, code=jp.code, generation=jp.generation, nonce=nonce)
-        jp.win_at_commitment = commitment(code=jp.code, generation=jp.generation, win_at=win_at,
-                                          salt=salt(code=jp.code, generation=jp.generation, nonce=nonce))
+        jp.win_at_commitment = commitment(
+            code=jp.code,
+            generation=jp.generation,
+            win_at=win_at,
+            salt=salt(code=jp.code, generation=jp.generation, nonce=nonce),
+        )
 
 
 def _return_to_pool(award: Award, amount: int, *, reason: str, actor: Actor) -> None:
     """Money of a decided award goes back to its pool's active pot (cap excess, void)."""
     jp = _locked(award.jackpot_id)
-    operator_transfer(from_code=AWARDS_ACCOUNT, to_code=jp.ledger_code, amount=Money(amount),
-                      reference=f"jackpot:{award.pk}:returned", memo=reason, actor=actor)
+    operator_transfer(
+        from_code=AWARDS_ACCOUNT,
+        to_code=jp.ledger_code,
+        amount=Money(amount),
+        reference=f"jackpot:{award.pk}:returned",
+        memo=reason,
+        actor=actor,
+    )
     jp.amount_micro += amount * MICRO
     jp.returned += amount
     jp.ledger_balance += amount
@@ -507,8 +674,14 @@ def jackpot_start(*, jackpot: Jackpot, actor: Actor) -> Jackpot:
         jp.generation -= 1
         _next_run(jp)  # generation 0 -> run 0 with its WIN_AT
         jp.save()
-        audit_record(actor=actor, action="jackpots.started", obj=jp, new=config_of(jp),
-                     commitment=jp.win_at_commitment, approval={f: getattr(jp, f) for f in APPROVAL_FIELDS})
+        audit_record(
+            actor=actor,
+            action="jackpots.started",
+            obj=jp,
+            new=config_of(jp),
+            commitment=jp.win_at_commitment,
+            approval={f: getattr(jp, f) for f in APPROVAL_FIELDS},
+        )
     snapshot_clear()
     return jp
 
@@ -518,8 +691,13 @@ def jackpot_create(*, jackpot: Jackpot, actor: Actor) -> Jackpot:
     with transaction.atomic():
         jackpot.status = Jackpot.Status.DRAFT
         jackpot.save(force_insert=True)
-        audit_record(actor=actor, action="jackpots.created", obj=jackpot, new=config_of(jackpot),
-                     approval={f: getattr(jackpot, f) for f in APPROVAL_FIELDS})
+        audit_record(
+            actor=actor,
+            action="jackpots.created",
+            obj=jackpot,
+            new=config_of(jackpot),
+            approval={f: getattr(jackpot, f) for f in APPROVAL_FIELDS},
+        )
     return jackpot
 
 
@@ -553,16 +731,31 @@ def jackpot_set_status(*, jackpot: Jackpot, status: str, actor: Actor) -> Jackpo
         old = jp.status
         jp.status = status
         jp.save(update_fields=["status"])
-        audit_record(actor=actor, action="jackpots.status_changed", obj=jp, old={"status": old},
-                     new={"status": status})
+        audit_record(actor=actor, action="jackpots.status_changed", obj=jp, old={"status": old}, new={"status": status})
     snapshot_clear()
     return jp
 
 
 APPROVAL_FIELDS = ("approval_plan_version", "approval_reference")  # GP §13(6), required to start a central level
-CONFIG_FIELDS = ("family", "level", "pay_order", "games", "basis", "rate_ppm", "split", "background_ppm", "trigger",
-                 "draw_ppb", "reseed", "reset_value", "win_from", "win_to", "seed_per_coin", "reference_coin",
-                 "eligible")
+CONFIG_FIELDS = (
+    "family",
+    "level",
+    "pay_order",
+    "games",
+    "basis",
+    "rate_ppm",
+    "split",
+    "background_ppm",
+    "trigger",
+    "draw_ppb",
+    "reseed",
+    "reset_value",
+    "win_from",
+    "win_to",
+    "seed_per_coin",
+    "reference_coin",
+    "eligible",
+)
 
 
 def config_of(jp: Jackpot) -> dict[str, Any]:
@@ -580,11 +773,21 @@ def progressive_ensure(*, game_code: str, spec: dict[str, Any], actor: Actor) ->
         jp = Jackpot.objects.filter(code=code).first()
         if jp is None:
             jp = Jackpot.objects.create(
-                code=code, name=spec["names"][level], name_cs=spec["names"][level],
-                family=Jackpot.Family.KOBUSHI, level=level, pay_order=0, games=[game_code],
-                basis=Jackpot.Basis.STAKE, rate_ppm=int(rate), trigger=Jackpot.Trigger.GAME_EVENT,
-                reseed=Jackpot.Reseed.SEED_PER_COIN, seed_per_coin=int(spec["seed_per_coin"][level]),
-                reference_coin=int(spec["reference_coin"]), eligible=dict(spec["eligible"]))
+                code=code,
+                name=spec["names"][level],
+                name_cs=spec["names"][level],
+                family=Jackpot.Family.KOBUSHI,
+                level=level,
+                pay_order=0,
+                games=[game_code],
+                basis=Jackpot.Basis.STAKE,
+                rate_ppm=int(rate),
+                trigger=Jackpot.Trigger.GAME_EVENT,
+                reseed=Jackpot.Reseed.SEED_PER_COIN,
+                seed_per_coin=int(spec["seed_per_coin"][level]),
+                reference_coin=int(spec["reference_coin"]),
+                eligible=dict(spec["eligible"]),
+            )
             audit_record(actor=actor, action="jackpots.created", obj=jp, new=config_of(jp))
         made.append(jp)
     return made

@@ -19,6 +19,7 @@ Pinned by ``games/tests/platform/test_round_cost.py`` (one jackpot statement per
 ``jackpot_check`` (value = folded contributions + seeds - awards + returns; the counter = counted + pending rows)
 and ``tests/test_sql_contracts.py``.
 """
+
 from __future__ import annotations
 
 from datetime import date, datetime
@@ -29,8 +30,7 @@ from core.sql import execute, register
 from jackpots.models import SLOTS, CarriedContributions, Contribution, Jackpot, Pending, PendingTotal
 
 J, PD, PT, C, CC = Jackpot, Pending, PendingTotal, Contribution, CarriedContributions
-_ROW = ("jackpot_id", "round_id", "reversal", "player_id", "basis_amount", "active_micro", "future_micro",
-        "created_at")
+_ROW = ("jackpot_id", "round_id", "reversal", "player_id", "basis_amount", "active_micro", "future_micro", "created_at")
 _SLOT = ("jackpot_id", "slot", "active_micro", "future_micro")
 
 #: the live active value of pool ``j``: the folded pot plus what its counter holds beyond what the folds took
@@ -54,34 +54,65 @@ CONTRIBUTE = register(
 SELECT j.id, j.generation, j.status, {_LIVE_VALUE}
        + COALESCE((SELECT sum(t.a) FROM unnest(%(j)s::bigint[], %(a)s::bigint[]) AS t(j, a) WHERE t.j = j.id), 0)
 FROM jackpots_jackpot j WHERE j.id = ANY(%(check)s::bigint[])""",
-    columns={PD: _ROW, PT: _SLOT,
-             J: ("id", "generation", "status", "amount_micro", "counted_active_micro")}, inserts=(PD, PT),
-    params={"round": int, "reversal": bool, "player": int, "now": datetime, "slot": int, "j": list, "b": list,
-            "a": list, "f": list, "check": list},
+    columns={PD: _ROW, PT: _SLOT, J: ("id", "generation", "status", "amount_micro", "counted_active_micro")},
+    inserts=(PD, PT),
+    params={
+        "round": int,
+        "reversal": bool,
+        "player": int,
+        "now": datetime,
+        "slot": int,
+        "j": list,
+        "b": list,
+        "a": list,
+        "f": list,
+        "check": list,
+    },
     doc="a round's contributions to its levels (pending rows and the counter's slot) and the live value of the "
-        "levels in ``check``; the main query's snapshot does not see the CTEs' writes, so its own are added",
+    "levels in ``check``; the main query's snapshot does not see the CTEs' writes, so its own are added",
 )
 
 
-def contribute(*, round_id: int, player_id: int, now: datetime, rows: list[tuple[int, int, int, int]],
-               check: list[int], reversal: bool = False) -> list[tuple[int, int, str, int]]:
+def contribute(
+    *,
+    round_id: int,
+    player_id: int,
+    now: datetime,
+    rows: list[tuple[int, int, int, int]],
+    check: list[int],
+    reversal: bool = False,
+) -> list[tuple[int, int, str, int]]:
     """Run :data:`CONTRIBUTE` with ``rows`` (level id, basis, active, future), one per level: (level id, run,
     status, live value) of each level in ``check``. The slots are taken in level id order (two spins that share a
     slot wait on each other, never in a cycle)."""
     rows = sorted(rows)
     with connection.cursor() as cur:
-        execute(cur, CONTRIBUTE, {"round": round_id, "reversal": reversal, "player": player_id, "now": now,
-                                     "slot": round_id % SLOTS, "j": [r[0] for r in rows],
-                                     "b": [r[1] for r in rows], "a": [r[2] for r in rows],
-                                     "f": [r[3] for r in rows], "check": check})
+        execute(
+            cur,
+            CONTRIBUTE,
+            {
+                "round": round_id,
+                "reversal": reversal,
+                "player": player_id,
+                "now": now,
+                "slot": round_id % SLOTS,
+                "j": [r[0] for r in rows],
+                "b": [r[1] for r in rows],
+                "a": [r[2] for r in rows],
+                "f": [r[3] for r in rows],
+                "check": check,
+            },
+        )
         return [(int(i), int(gen), str(status), int(value)) for i, gen, status, value in cur.fetchall()]
 
 
 LIVE = register(
     "jackpots.live",
     f"SELECT j.status, j.generation, {_LIVE_VALUE}\nFROM jackpots_jackpot j WHERE j.id = %(level)s",
-    columns={J: ("id", "status", "generation", "amount_micro", "counted_active_micro"),
-             PT: ("jackpot_id", "active_micro")},
+    columns={
+        J: ("id", "status", "generation", "amount_micro", "counted_active_micro"),
+        PT: ("jackpot_id", "active_micro"),
+    },
     params={"level": int},
 )
 
@@ -99,8 +130,10 @@ PENDING_BY_COUNTER = register(
        COALESCE(sum(s.future_micro), 0) - j.counted_future_micro
 FROM jackpots_jackpot j LEFT JOIN jackpots_pendingtotal s ON s.jackpot_id = j.id
 WHERE j.id = ANY(%(ids)s::bigint[]) GROUP BY j.id""",
-    columns={J: ("id", "counted_active_micro", "counted_future_micro"),
-             PT: ("jackpot_id", "active_micro", "future_micro")},
+    columns={
+        J: ("id", "counted_active_micro", "counted_future_micro"),
+        PT: ("jackpot_id", "active_micro", "future_micro"),
+    },
     params={"ids": list},
 )
 
@@ -113,8 +146,17 @@ def pending_by_counter(ids: list[int]) -> dict[int, tuple[int, int]]:
 
 
 #: the permanent log's columns (every field but its id; the contract test checks the list is whole)
-_LOG = ("jackpot_id", "round_id", "player_id", "basis_amount", "active_micro", "future_micro", "reversal", "fold_id",
-        "created_at")
+_LOG = (
+    "jackpot_id",
+    "round_id",
+    "player_id",
+    "basis_amount",
+    "active_micro",
+    "future_micro",
+    "reversal",
+    "fold_id",
+    "created_at",
+)
 
 FOLD = register(
     "jackpots.fold",
@@ -128,7 +170,9 @@ FOLD = register(
     FROM moved RETURNING active_micro, future_micro
 )
 SELECT count(*), COALESCE(sum(active_micro), 0), COALESCE(sum(future_micro), 0) FROM logged""",
-    columns={PD: _ROW, C: _LOG}, inserts=(C,), params={"jackpot": int, "fold": int},
+    columns={PD: _ROW, C: _LOG},
+    inserts=(C,),
+    params={"jackpot": int, "fold": int},
 )
 
 
@@ -154,7 +198,8 @@ CARRY_CONTRIBUTIONS = register(
     RETURNING row_count
 )
 SELECT count(*), COALESCE(sum(row_count), 0) FROM carried""",
-    columns={C: ("id", "jackpot_id", "active_micro", "future_micro"), CC: _CARRIED}, inserts=(CC,),
+    columns={C: ("id", "jackpot_id", "active_micro", "future_micro"), CC: _CARRIED},
+    inserts=(CC,),
     params={"month": date, "low": int, "high": int, "at": datetime},
 )
 

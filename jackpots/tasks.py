@@ -1,4 +1,5 @@
 """Jackpot jobs: fold the pending contributions into the pools (the value shown refreshes with it)."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
 """The rules a level's configuration must meet before it starts (seed 002 pages 1 and 3-5, seed 000 §9)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -36,8 +37,12 @@ def validate_config(jp: Jackpot) -> None:
         _refuse("seed per coin is for the Kobushi progressive")
     # Seed 002 page 3: RESET_VALUE <= WINRANGE_FROM <= WIN_AT <= WINRANGE_TO; page 1: wins fall in 500-500,000 CZK.
     if not 0 <= jp.reset_value <= jp.win_from <= jp.win_to or jp.win_to <= 0:
-        _refuse("needs 0 <= RESET_VALUE <= WINRANGE_FROM <= WINRANGE_TO and WINRANGE_TO > 0",
-                reset_value=jp.reset_value, win_from=jp.win_from, win_to=jp.win_to)
+        _refuse(
+            "needs 0 <= RESET_VALUE <= WINRANGE_FROM <= WINRANGE_TO and WINRANGE_TO > 0",
+            reset_value=jp.reset_value,
+            win_from=jp.win_from,
+            win_to=jp.win_to,
+        )
     if jp.trigger == Jackpot.Trigger.DRAW and not 0 < jp.draw_ppb < PPB:
         _refuse("a draw level needs its chance per stake (parts per billion)")
     if jp.trigger == Jackpot.Trigger.DRAW and jp.basis == Jackpot.Basis.NET_REVENUE:

@@ -1,4 +1,5 @@
 """Staff views of the limits app. Everything is read-only except actions that call services (audited)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -35,8 +36,17 @@ from limits.rules import limit_value_text
 
 @admin.register(SelfLimit)
 class SelfLimitAdmin(ReadOnlyAdmin):
-    list_display = ("player", "kind", "limit_type", "shown_value", "decided_at", "has_pending", "shown_pending",
-                    "pending_effective_at", "updated_at")
+    list_display = (
+        "player",
+        "kind",
+        "limit_type",
+        "shown_value",
+        "decided_at",
+        "has_pending",
+        "shown_pending",
+        "pending_effective_at",
+        "updated_at",
+    )
     list_filter = ("kind", "limit_type", "has_pending")
     search_fields = ("player__user__username",)
     list_select_related = ("player__user",)
@@ -44,8 +54,9 @@ class SelfLimitAdmin(ReadOnlyAdmin):
 
     @decision_action("limits.apply_loosening", description="Apply the selected loosenings that are due (GP §6(4))")
     def apply_due_loosenings(self, request: HttpRequest, queryset: QuerySet[SelfLimit]) -> None:
-        done = services.pending_limits_apply(now=clock.now(), ids=list(queryset.values_list("pk", flat=True)),
-                                             actor=Actor.staff(request.user))
+        done = services.pending_limits_apply(
+            now=clock.now(), ids=list(queryset.values_list("pk", flat=True)), actor=Actor.staff(request.user)
+        )
         self.message_user(request, f"{done} loosening(s) applied.", messages.SUCCESS)
 
     @admin.display(description="value")
@@ -59,8 +70,18 @@ class SelfLimitAdmin(ReadOnlyAdmin):
 
 @admin.register(SelfLimitChange)
 class SelfLimitChangeAdmin(ReadOnlyAdmin):
-    list_display = ("requested_at", "player", "kind", "limit_type", "action", "shown_old", "shown_new",
-                    "effective_from", "actor_type", "actor_label")
+    list_display = (
+        "requested_at",
+        "player",
+        "kind",
+        "limit_type",
+        "action",
+        "shown_old",
+        "shown_new",
+        "effective_from",
+        "actor_type",
+        "actor_label",
+    )
     list_filter = ("kind", "limit_type", "action", "actor_type")
     search_fields = ("player__user__username", "actor_label")
     date_hierarchy = "requested_at"
@@ -86,6 +107,7 @@ def change_value_text(change: SelfLimitChange, value: int | None, *, old: bool) 
 
 def _czk(field: str, label: str) -> Any:
     """A money column shown in Kč with two decimals (the field holds haléře)."""
+
     @admin.display(description=label, ordering=field)
     def shown(obj: Any) -> str:
         value = getattr(obj, field)
@@ -126,14 +148,34 @@ class PanicReportAdmin(ReadOnlyAdmin):
     """The outbox of panic-button presses to the register of excluded persons: what is sent, how often it was
     tried, when the next attempt is due, the register's acknowledgement or the last error."""
 
-    list_display = ("reference", "player", "status", "attempts", "last_attempt_at", "next_attempt_at",
-                    "acknowledged_at", "register_reference", "last_error")
+    list_display = (
+        "reference",
+        "player",
+        "status",
+        "attempts",
+        "last_attempt_at",
+        "next_attempt_at",
+        "acknowledged_at",
+        "register_reference",
+        "last_error",
+    )
     list_filter = ("status",)
     search_fields = ("reference", "register_reference", "panic__player__user__username")
     date_hierarchy = "created_at"
     list_select_related = ("panic__player__user",)
-    readonly_fields = ("reference", "panic", "sent", "status", "created_at", "attempts", "last_attempt_at",
-                       "next_attempt_at", "acknowledged_at", "register_reference", "last_error")
+    readonly_fields = (
+        "reference",
+        "panic",
+        "sent",
+        "status",
+        "created_at",
+        "attempts",
+        "last_attempt_at",
+        "next_attempt_at",
+        "acknowledged_at",
+        "register_reference",
+        "last_error",
+    )
     actions = ["send_now"]
 
     @admin.display(description="player")
@@ -142,37 +184,49 @@ class PanicReportAdmin(ReadOnlyAdmin):
 
     @admin.display(description="what is sent")
     def sent(self, obj: PanicReport) -> str:
-        return (f"reference={obj.reference}, identity of player {obj.panic.player_id} (personal data when sent), "
-                f"started_at={obj.panic.started_at.isoformat()}, ends_at={obj.panic.ends_at.isoformat()}")
+        return (
+            f"reference={obj.reference}, identity of player {obj.panic.player_id} (personal data when sent), "
+            f"started_at={obj.panic.started_at.isoformat()}, ends_at={obj.panic.ends_at.isoformat()}"
+        )
 
-    @decision_action("limits.send_register_report",
-                     description="Send the selected pending reports to the register now")
+    @decision_action("limits.send_register_report", description="Send the selected pending reports to the register now")
     def send_now(self, request: HttpRequest, queryset: QuerySet[PanicReport]) -> None:
         ids = list(queryset.filter(status=PanicReport.Status.PENDING).values_list("pk", flat=True))
         acknowledged = 0
         for pk in ids:
-            report = services.panic_report_send(report_id=pk, now=clock.now(), force=True,
-                                                actor=Actor.staff(request.user))
+            report = services.panic_report_send(
+                report_id=pk, now=clock.now(), force=True, actor=Actor.staff(request.user)
+            )
             acknowledged += int(bool(report and report.status == PanicReport.Status.ACKNOWLEDGED))
         self.message_user(request, f"{acknowledged} of {len(ids)} report(s) acknowledged.", messages.INFO)
 
 
 @admin.register(SelfListingRequest)
 class SelfListingRequestAdmin(ReadOnlyAdmin):
-    list_display = ("player", "requested_at", "listed_until", "status", "attempts", "next_attempt_at", "sent_at",
-                    "last_error")
+    list_display = (
+        "player",
+        "requested_at",
+        "listed_until",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "sent_at",
+        "last_error",
+    )
     list_filter = ("status",)
     search_fields = ("player__user__username",)
     actions = ["send_now"]
 
-    @decision_action("limits.send_register_report",
-                     description="Send the selected pending requests to the register now")
+    @decision_action(
+        "limits.send_register_report", description="Send the selected pending requests to the register now"
+    )
     def send_now(self, request: HttpRequest, queryset: QuerySet[SelfListingRequest]) -> None:
         ids = list(queryset.filter(status=SelfListingRequest.Status.PENDING).values_list("pk", flat=True))
         sent = 0
         for pk in ids:
-            req = services.self_listing_send(request_id=pk, now=clock.now(), force=True,
-                                             actor=Actor.staff(request.user))
+            req = services.self_listing_send(
+                request_id=pk, now=clock.now(), force=True, actor=Actor.staff(request.user)
+            )
             sent += int(bool(req and req.status == SelfListingRequest.Status.SENT))
         self.message_user(request, f"{sent} of {len(ids)} request(s) sent.", messages.INFO)
 
@@ -195,8 +249,17 @@ class ExclusionSweepAdmin(ReadOnlyAdmin):
 @admin.register(SettledBet)
 class SettledBetAdmin(ReadOnlyAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
-    list_display = ("settled_at", "player", "kind", "game_code", _czk("stake", "stake"), _czk("win", "win"), "placed_at",
-                    "voided", "round_ref")
+    list_display = (
+        "settled_at",
+        "player",
+        "kind",
+        "game_code",
+        _czk("stake", "stake"),
+        _czk("win", "win"),
+        "placed_at",
+        "voided",
+        "round_ref",
+    )
     list_filter = ("kind", "voided")
     search_fields = ("player__user__username", "round_ref", "game_code")
     date_hierarchy = "settled_at"
@@ -205,8 +268,17 @@ class SettledBetAdmin(ReadOnlyAdmin):
 @admin.register(PeriodTotal)
 class PeriodTotalAdmin(ReadOnlyAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
-    list_display = ("player", "kind", "period", "start", _czk("stakes_placed", "stakes placed"), "bets_placed",
-                    _czk("stakes_decided", "stakes decided"), _czk("wins_decided", "wins decided"), "bets_decided")
+    list_display = (
+        "player",
+        "kind",
+        "period",
+        "start",
+        _czk("stakes_placed", "stakes placed"),
+        "bets_placed",
+        _czk("stakes_decided", "stakes decided"),
+        _czk("wins_decided", "wins decided"),
+        "bets_decided",
+    )
     list_filter = ("kind", "period")
     search_fields = ("player__user__username",)
 
@@ -253,8 +325,19 @@ class HelpContactForm(forms.ModelForm[Any]):
 
     class Meta:
         model = HelpContact
-        fields = ["order", "name_cs", "name_en", "description_cs", "description_en", "phone", "email", "url",
-                  "hours_cs", "hours_en", "published"]
+        fields = [
+            "order",
+            "name_cs",
+            "name_en",
+            "description_cs",
+            "description_en",
+            "phone",
+            "email",
+            "url",
+            "hours_cs",
+            "hours_en",
+            "published",
+        ]
 
 
 @admin.register(HelpContact)

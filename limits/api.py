@@ -12,6 +12,7 @@ POST self-listing                            ask to be listed in the register of
 GET  responsible-gaming                      public: responsible-gaming texts and help contacts, cs + en (GP §13(4))
 GET  statistics?from=&to=&kind=              the player's logged-in time and net result per day and month
 """
+
 from __future__ import annotations
 
 import re
@@ -52,8 +53,14 @@ from limits.serializers import (
 )
 from limits.tasks import panic_report_send_task, self_listing_send_task
 
-KIND_PARAM = OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False, enum=sorted(KINDS),
-                              description="kind of gambling (default technical)")
+KIND_PARAM = OpenApiParameter(
+    "kind",
+    OpenApiTypes.STR,
+    OpenApiParameter.QUERY,
+    required=False,
+    enum=sorted(KINDS),
+    description="kind of gambling (default technical)",
+)
 KIND_PATH = OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.PATH, enum=sorted(KINDS))
 KEY_HEADER_OPTIONAL = idempotency_key(required=False)
 LIMIT_PATH = OpenApiParameter("limit_type", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(LimitType.values))
@@ -110,8 +117,14 @@ class SelfLimitDetailView(APIView):
         ser.is_valid(raise_exception=True)
         if "value" not in request.data:
             raise serializers.ValidationError({"value": ["This field is required (null = no limit)."]})
-        services.self_limit_set(player=player, kind=kind, limit_type=limit_type, value=ser.validated_data["value"],
-                                actor=Actor.player(player), now=clock.now())
+        services.self_limit_set(
+            player=player,
+            kind=kind,
+            limit_type=limit_type,
+            value=ser.validated_data["value"],
+            actor=Actor.player(player),
+            now=clock.now(),
+        )
         return Response(SelfLimitSerializer(asdict(_limit_view(player, kind, limit_type))).data)
 
 
@@ -152,8 +165,9 @@ class PanicView(APIView):
     def get(self, request: Request) -> Response:
         player = request_player(request)
         panic = selectors.active_panic(player, clock.now())
-        return Response(PanicStatusSerializer({"active": panic is not None,
-                                               "ends_at": panic.ends_at if panic else None}).data)
+        return Response(
+            PanicStatusSerializer({"active": panic is not None, "ends_at": panic.ends_at if panic else None}).data
+        )
 
     @extend_schema(request=None, responses={201: PanicSerializer}, parameters=[KEY_HEADER_OPTIONAL])
     @idempotent(required=False)
@@ -173,15 +187,17 @@ class SelfListingView(generics.ListCreateAPIView[SelfListingRequest]):
     def get_queryset(self) -> QuerySet[SelfListingRequest]:
         return SelfListingRequest.objects.filter(player=request_player(self.request)).order_by("-requested_at", "-id")
 
-    @extend_schema(request=SelfListingWriteSerializer, responses={201: SelfListingSerializer},
-                   parameters=[KEY_HEADER_OPTIONAL])
+    @extend_schema(
+        request=SelfListingWriteSerializer, responses={201: SelfListingSerializer}, parameters=[KEY_HEADER_OPTIONAL]
+    )
     @idempotent(required=False)
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         player = request_player(request)
         ser = SelfListingWriteSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        req = services.self_listing_request(player=player, actor=Actor.player(player),
-                                            years=ser.validated_data["years"], now=clock.now())
+        req = services.self_listing_request(
+            player=player, actor=Actor.player(player), years=ser.validated_data["years"], now=clock.now()
+        )
         self_listing_send_task.delay_on_commit(req.pk)  # the register at once; the sweeper retries a failure
         return Response(SelfListingSerializer(req).data, status=201)
 
@@ -203,12 +219,22 @@ class ResponsibleGamingView(APIView):
 DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 DATE_YEARS = (1970, 2999)  # a statistics date's bounds (no overflow at the edges of the calendar)
 DEFAULT_STATISTICS_DAYS = 30  # without from/to: the last 30 Prague days, today included
-DATE_FROM = OpenApiParameter("from", OpenApiTypes.DATE, OpenApiParameter.QUERY, required=False,
-                             description=f"first Prague day, YYYY-MM-DD; default: {DEFAULT_STATISTICS_DAYS - 1} days "
-                                         "before `to` (the last 30 days)")
-DATE_TO = OpenApiParameter("to", OpenApiTypes.DATE, OpenApiParameter.QUERY, required=False,
-                           description=f"last Prague day (inclusive), YYYY-MM-DD; default: today; at most "
-                                       f"{selectors.STATISTICS_MAX_DAYS} days from `from`")
+DATE_FROM = OpenApiParameter(
+    "from",
+    OpenApiTypes.DATE,
+    OpenApiParameter.QUERY,
+    required=False,
+    description=f"first Prague day, YYYY-MM-DD; default: {DEFAULT_STATISTICS_DAYS - 1} days "
+    "before `to` (the last 30 days)",
+)
+DATE_TO = OpenApiParameter(
+    "to",
+    OpenApiTypes.DATE,
+    OpenApiParameter.QUERY,
+    required=False,
+    description=f"last Prague day (inclusive), YYYY-MM-DD; default: today; at most "
+    f"{selectors.STATISTICS_MAX_DAYS} days from `from`",
+)
 
 
 def _query_date(request: Request, name: str, default: date | None = None) -> date:
@@ -235,8 +261,11 @@ class PlayStatisticsView(APIView):
 
     permission_classes = [IsPlayer]
 
-    @extend_schema(parameters=[DATE_FROM, DATE_TO, KIND_PARAM], responses=PlayStatisticsSerializer,
-                   operation_id="limits_statistics")
+    @extend_schema(
+        parameters=[DATE_FROM, DATE_TO, KIND_PARAM],
+        responses=PlayStatisticsSerializer,
+        operation_id="limits_statistics",
+    )
     def get(self, request: Request) -> Response:
         player = request_player(request)
         now = clock.now()

@@ -8,6 +8,7 @@ the totals and the DETACH commit together or not at all. ``limits_reconcile`` ad
 they cover the last 2 hours, and a month is archived years after it ended. A bet archived this way can no longer
 be voided (``settled_bet_voided`` does not find it), so its counters and its carried totals stay equal.
 """
+
 from __future__ import annotations
 
 from core import clock
@@ -18,6 +19,7 @@ from limits import sql_archive
 def carry_settled_bets(month: ArchivingMonth) -> dict[str, int]:
     """The hook of ``limits_settledbet``: the month's bets that are not voided, summed per player, kind and Prague
     day and month of their placement and decision, into :class:`~limits.models.CarriedBetTotals`."""
-    keys, decided = sql_archive.carry_settled(month=month.month, low=month.low, high=month.high, at=month.at,
-                                      tz=clock.PRAGUE.key)
+    keys, decided = sql_archive.carry_settled(
+        month=month.month, low=month.low, high=month.high, at=month.at, tz=clock.PRAGUE.key
+    )
     return {"keys": keys, "bets_decided": decided}

@@ -1,4 +1,5 @@
 """Demo data of the limits app: self-limits decided for the demo players that have none yet (idempotent)."""
+
 from __future__ import annotations
 
 from typing import TextIO
@@ -27,7 +28,11 @@ def seed(stdout: TextIO) -> None:
         missing = undecided_limits(player, TECHNICAL)
         if not missing:
             continue
-        self_limits_decide(player=player, kind=TECHNICAL, actor=Actor.system("seed_demo"),
-                           decisions={lt: DEMO_DECISIONS[LimitType(lt)] for lt in missing})
+        self_limits_decide(
+            player=player,
+            kind=TECHNICAL,
+            actor=Actor.system("seed_demo"),
+            decisions={lt: DEMO_DECISIONS[LimitType(lt)] for lt in missing},
+        )
         done += 1
     stdout.write(f"limits: self-limits decided for {done} demo player(s)\n")

@@ -9,6 +9,7 @@ The rules of GP §7 and §8 (stake grid, 120/15 break, hourly loss, one round at
 belong to the game plan for *technical games*; another kind brings its own plan, so each
 rule is switched per kind.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,11 +32,27 @@ class KindRules:
 
 
 KINDS: dict[str, KindRules] = {
-    TECHNICAL: KindRules(TECHNICAL, "technické hry", "technical games", offered=True,
-                         stake_grid=True, play_break=True, hourly_loss=True, one_open_round=True),
+    TECHNICAL: KindRules(
+        TECHNICAL,
+        "technické hry",
+        "technical games",
+        offered=True,
+        stake_grid=True,
+        play_break=True,
+        hourly_loss=True,
+        one_open_round=True,
+    ),
     # Known for the model (self-limits can be kept), not offered yet: its own plan would set its rules.
-    "odds": KindRules("odds", "kursové sázky", "odds betting", offered=False,
-                      stake_grid=False, play_break=False, hourly_loss=False, one_open_round=False),
+    "odds": KindRules(
+        "odds",
+        "kursové sázky",
+        "odds betting",
+        offered=False,
+        stake_grid=False,
+        play_break=False,
+        hourly_loss=False,
+        one_open_round=False,
+    ),
 }
 
 

@@ -15,6 +15,7 @@
 
 Amounts are minor units (haléře) of CZK.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -242,8 +243,11 @@ class SettledBet(models.Model):
             models.Index(fields=["player", "kind", "round_ref"], name="limits_settled_round_ref"),
         ]
         constraints = [
-            models.UniqueConstraint(fields=["player", "kind", "round_ref"], condition=~models.Q(round_ref=""),
-                                    name="limits_settledbet_unique_ref"),
+            models.UniqueConstraint(
+                fields=["player", "kind", "round_ref"],
+                condition=~models.Q(round_ref=""),
+                name="limits_settledbet_unique_ref",
+            ),
         ]
 
 
@@ -269,8 +273,11 @@ class CarriedBetTotals(models.Model):
 
     class Meta:
         verbose_name_plural = "carried bet totals"
-        constraints = [models.UniqueConstraint(fields=["month", "player", "kind", "period", "start"],
-                                               name="limits_carried_month_key")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["month", "player", "kind", "period", "start"], name="limits_carried_month_key"
+            )
+        ]
 
 
 class StakeRefusal(models.Model):
@@ -280,8 +287,7 @@ class StakeRefusal(models.Model):
     hence no database foreign key (the player row may be uncommitted on the caller's connection).
     """
 
-    player = models.ForeignKey("accounts.Player", on_delete=models.DO_NOTHING, db_constraint=False,
-                               related_name="+")
+    player = models.ForeignKey("accounts.Player", on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
     kind = models.CharField(max_length=32)
     game_code = models.CharField(max_length=64, blank=True, default="")
     stake = models.BigIntegerField()
@@ -311,8 +317,10 @@ class PanicExclusion(models.Model):
 
     class Meta:
         ordering = ["-started_at", "-id"]
-        indexes = [models.Index(fields=["player", "ends_at"]),
-                   models.Index(fields=["person_key", "ends_at"], name="limits_panic_person_ends_idx")]
+        indexes = [
+            models.Index(fields=["player", "ends_at"]),
+            models.Index(fields=["person_key", "ends_at"], name="limits_panic_person_ends_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"panic #{self.pk} of player {self.player_id} until {self.ends_at:%Y-%m-%d %H:%M:%S} UTC"
@@ -349,13 +357,17 @@ class PanicReport(models.Model):
             ("send_register_report", "Sends panic-button and self-listing reports to the register now"),
         ]
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["next_attempt_at"], condition=models.Q(status="pending"),
-                                name="limits_panicreport_due_idx")]
+        indexes = [
+            models.Index(
+                fields=["next_attempt_at"], condition=models.Q(status="pending"), name="limits_panicreport_due_idx"
+            )
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(status="pending", acknowledged_at__isnull=True)
                 | models.Q(status="acknowledged", acknowledged_at__isnull=False),
-                name="limits_panicreport_ack_has_time"),
+                name="limits_panicreport_ack_has_time",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -457,8 +469,11 @@ class HelpContact(models.Model):
     class Meta:
         ordering = ["order", "id"]
         constraints = [
-            models.CheckConstraint(condition=~models.Q(phone="", email="", url=""), name="limits_helpcontact_reachable",
-                                   violation_error_message="Give a phone number, an e-mail address or a web address."),
+            models.CheckConstraint(
+                condition=~models.Q(phone="", email="", url=""),
+                name="limits_helpcontact_reachable",
+                violation_error_message="Give a phone number, an e-mail address or a web address.",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -9,6 +9,7 @@
   of ``placed_at`` (plus open bets), wins by the minute of ``settled_at``; and each bucket's ``peak`` is at
   least its own net loss (the whole minute is one of its tails).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,8 +32,10 @@ class Mismatch:
     ledger: tuple[int, ...]
 
     def __str__(self) -> str:
-        return (f"{self.table} player={self.player_id} kind={self.kind} {self.key}: "
-                f"counter={self.counter} ledger={self.ledger}")
+        return (
+            f"{self.table} player={self.player_id} kind={self.kind} {self.key}: "
+            f"counter={self.counter} ledger={self.ledger}"
+        )
 
 
 _PERIOD_SQL = """
@@ -97,8 +100,10 @@ ORDER BY 1, 2, 3
 
 _KEYS = {
     "day": ("((placed_at AT TIME ZONE 'Europe/Prague')::date)", "((settled_at AT TIME ZONE 'Europe/Prague')::date)"),
-    "month": ("(date_trunc('month', placed_at AT TIME ZONE 'Europe/Prague')::date)",
-              "(date_trunc('month', settled_at AT TIME ZONE 'Europe/Prague')::date)"),
+    "month": (
+        "(date_trunc('month', placed_at AT TIME ZONE 'Europe/Prague')::date)",
+        "(date_trunc('month', settled_at AT TIME ZONE 'Europe/Prague')::date)",
+    ),
 }
 
 
@@ -113,16 +118,19 @@ def reconcile(*, player_ids: list[int] | None = None, now: datetime | None = Non
             # placeholders in order: placed (2 x players), ld (players), carried (period, players), counters (period,
             # players)
             ids = list(player_ids or [])
-            params: list[list[int] | str] = ([ids, ids, ids, period, ids, period, ids] if player_ids is not None
-                                             else [period, period])
+            params: list[list[int] | str] = (
+                [ids, ids, ids, period, ids, period, ids] if player_ids is not None else [period, period]
+            )
             cur.execute(sql, params)
             for row in cur.fetchall():
-                out.append(Mismatch(f"periodtotal.{period}", row[0], row[1], str(row[2]), tuple(row[3:8]),
-                                    tuple(row[8:13])))
+                out.append(
+                    Mismatch(f"periodtotal.{period}", row[0], row[1], str(row[2]), tuple(row[3:8]), tuple(row[8:13]))
+                )
         hourly_kinds = [k for k, r in KINDS.items() if r.hourly_loss]
-        cur.execute(_BUCKET_SQL.format(pf=pf), {"h": minute_of(now) - BUCKET_RETENTION, "kinds": hourly_kinds,
-                                               "players": list(player_ids or [])})
+        cur.execute(
+            _BUCKET_SQL.format(pf=pf),
+            {"h": minute_of(now) - BUCKET_RETENTION, "kinds": hourly_kinds, "players": list(player_ids or [])},
+        )
         for row in cur.fetchall():
-            out.append(Mismatch("minutebucket", row[0], row[1], row[2].isoformat(), tuple(row[3:5]),
-                                tuple(row[5:7])))
+            out.append(Mismatch("minutebucket", row[0], row[1], row[2].isoformat(), tuple(row[3:5]), tuple(row[5:7])))
     return out

@@ -5,6 +5,7 @@ directly. The stake grid of GP §8(1) is an argument: the published version's in
 ``limits.selectors.stake_grid_in_force``. The services (``limits.services``) and selectors apply these rules to the
 stored state.
 """
+
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
@@ -32,9 +33,13 @@ BUCKET_RETENTION = timedelta(hours=2)  # minute buckets kept (the hourly check r
 
 MONEY_LIMITS = (LimitType.DAILY_STAKE, LimitType.MONTHLY_STAKE, LimitType.DAILY_LOSS, LimitType.MONTHLY_LOSS)
 LIMIT_UNITS = {
-    LimitType.DAILY_STAKE: "CZK_minor", LimitType.MONTHLY_STAKE: "CZK_minor",
-    LimitType.DAILY_LOSS: "CZK_minor", LimitType.MONTHLY_LOSS: "CZK_minor",
-    LimitType.MONTHLY_LOGINS: "count", LimitType.DAILY_TIME: "minutes", LimitType.PAUSE_AFTER_LOGOUT: "minutes",
+    LimitType.DAILY_STAKE: "CZK_minor",
+    LimitType.MONTHLY_STAKE: "CZK_minor",
+    LimitType.DAILY_LOSS: "CZK_minor",
+    LimitType.MONTHLY_LOSS: "CZK_minor",
+    LimitType.MONTHLY_LOGINS: "count",
+    LimitType.DAILY_TIME: "minutes",
+    LimitType.PAUSE_AFTER_LOGOUT: "minutes",
 }
 
 
@@ -51,9 +56,12 @@ def limit_value_text(limit_type: str, value: int | None) -> str:
 
 # Allowed values (inclusive); None = no limit is always allowed.
 LIMIT_RANGES = {
-    LimitType.DAILY_STAKE: (0, 10**12), LimitType.MONTHLY_STAKE: (0, 10**12),
-    LimitType.DAILY_LOSS: (0, 10**12), LimitType.MONTHLY_LOSS: (0, 10**12),
-    LimitType.MONTHLY_LOGINS: (1, 100_000), LimitType.DAILY_TIME: (1, 24 * 60),
+    LimitType.DAILY_STAKE: (0, 10**12),
+    LimitType.MONTHLY_STAKE: (0, 10**12),
+    LimitType.DAILY_LOSS: (0, 10**12),
+    LimitType.MONTHLY_LOSS: (0, 10**12),
+    LimitType.MONTHLY_LOGINS: (1, 100_000),
+    LimitType.DAILY_TIME: (1, 24 * 60),
     LimitType.PAUSE_AFTER_LOGOUT: (1, 366 * 24 * 60),
 }
 
@@ -147,8 +155,9 @@ def validate_limit(limit_type: str, value: object) -> int | None:
         raise errors.INVALID_LIMIT_VALUE(limit_type=limit_type, reason="must be an integer or null")
     lo, hi = LIMIT_RANGES[LimitType(limit_type)]
     if not lo <= value <= hi:
-        raise errors.INVALID_LIMIT_VALUE(limit_type=limit_type, minimum=lo, maximum=hi, value=value,
-                                         unit=LIMIT_UNITS[LimitType(limit_type)])
+        raise errors.INVALID_LIMIT_VALUE(
+            limit_type=limit_type, minimum=lo, maximum=hi, value=value, unit=LIMIT_UNITS[LimitType(limit_type)]
+        )
     return value
 
 
@@ -192,13 +201,16 @@ def check_stake_grid(stake: Money, game_max_bet: Money | None, rules: KindRules,
             raise errors.STAKE_BELOW_MINIMUM(stake=stake, minimum=Money(lo))
         if (stake.amount - lo) % step:
             lower = lo + ((stake.amount - lo) // step) * step
-            raise errors.STAKE_NOT_IN_STEPS(stake=stake, minimum=Money(lo), step=Money(step),
-                                            nearest_lower=Money(lower))
+            raise errors.STAKE_NOT_IN_STEPS(
+                stake=stake, minimum=Money(lo), step=Money(step), nearest_lower=Money(lower)
+            )
     if maximum is not None and stake.amount > maximum:
         raise errors.STAKE_ABOVE_MAXIMUM(
-            stake=stake, maximum=Money(maximum),
+            stake=stake,
+            maximum=Money(maximum),
             plan_maximum=Money(plan_max) if plan_max is not None else None,
-            game_maximum=game_max_bet, max_stake_now=Money(grid_floor(maximum, rules, grid)),
+            game_maximum=game_max_bet,
+            max_stake_now=Money(grid_floor(maximum, rules, grid)),
         )
     return maximum if maximum is not None else stake.amount
 

@@ -1,4 +1,5 @@
 """Periodic jobs of the limits app (merged by config.schedules)."""
+
 from celery.schedules import crontab
 
 BEAT_SCHEDULE = {

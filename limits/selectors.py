@@ -5,6 +5,7 @@ each money limit, the panic button and self-listing in force) live here too: ``l
 them under the caller's lock, the API shows them to the player. Login-session figures are read from
 accounts' ``LoginSession`` rows with index-bounded queries (see :data:`SESSION_LOOKBACK`).
 """
+
 from __future__ import annotations
 
 from bisect import bisect_right
@@ -58,14 +59,18 @@ def self_limits_decided(player: Player, kind: str = TECHNICAL) -> bool:
     """GP §4(4)e, §6(2): has the player set or individually declined every one of the seven self-limits of
     this kind? (The registration completion step.)"""
     decided = SelfLimit.objects.filter(player=player, kind=kind, decided_at__isnull=False).values_list(
-        "limit_type", flat=True)
+        "limit_type", flat=True
+    )
     return set(decided) >= set(LimitType.values)
 
 
 def undecided_limits(player: Player, kind: str = TECHNICAL) -> list[str]:
     """The limit types of the kind the player has neither set nor declined yet, in GP §6(6) order."""
-    decided = set(SelfLimit.objects.filter(player=player, kind=kind, decided_at__isnull=False)
-                  .values_list("limit_type", flat=True))
+    decided = set(
+        SelfLimit.objects.filter(player=player, kind=kind, decided_at__isnull=False).values_list(
+            "limit_type", flat=True
+        )
+    )
     return [lt for lt in LimitType.values if lt not in decided]
 
 
@@ -98,22 +103,41 @@ class LimitView:
     decided_at: datetime | None
 
 
-def _limit_view(kind: str, limit_type: str, row: SelfLimit | None, now: datetime, used: int | None,
-                resets: datetime | None) -> LimitView:
+def _limit_view(
+    kind: str, limit_type: str, row: SelfLimit | None, now: datetime, used: int | None, resets: datetime | None
+) -> LimitView:
     if row is None:
-        return LimitView(kind=kind, limit_type=limit_type, unit=LIMIT_UNITS[LimitType(limit_type)], decided=False,
-                         declined=False, value=None, pending=False, pending_value=None, pending_requested_at=None,
-                         pending_effective_at=None, used=used, resets_at=resets, decided_at=None)
+        return LimitView(
+            kind=kind,
+            limit_type=limit_type,
+            unit=LIMIT_UNITS[LimitType(limit_type)],
+            decided=False,
+            declined=False,
+            value=None,
+            pending=False,
+            pending_value=None,
+            pending_requested_at=None,
+            pending_effective_at=None,
+            used=used,
+            resets_at=resets,
+            decided_at=None,
+        )
     value = row.effective_value(now)
     pending = row.pending_at(now)
     return LimitView(
-        kind=kind, limit_type=limit_type, unit=LIMIT_UNITS[LimitType(limit_type)],
-        decided=bool(row.decided_at), declined=bool(row.decided_at and value is None),
-        value=value, pending=pending,
+        kind=kind,
+        limit_type=limit_type,
+        unit=LIMIT_UNITS[LimitType(limit_type)],
+        decided=bool(row.decided_at),
+        declined=bool(row.decided_at and value is None),
+        value=value,
+        pending=pending,
         pending_value=row.pending_value if pending else None,
         pending_requested_at=row.pending_requested_at if pending else None,
         pending_effective_at=row.pending_effective_at if pending else None,
-        used=used, resets_at=resets, decided_at=row.decided_at,
+        used=used,
+        resets_at=resets,
+        decided_at=row.decided_at,
     )
 
 
@@ -161,8 +185,12 @@ class Totals:
 def period_totals(player: Player, kind: str, at: datetime) -> Totals:
     """The day and month totals containing ``at`` (zero rows when nothing was counted yet). One query."""
     day, month = day_key(at), month_key(at)
-    rows = {(r.period, r.start): r for r in PeriodTotal.objects.filter(
-        player=player, kind=kind, period__in=("day", "month"), start__in=(day, month))}
+    rows = {
+        (r.period, r.start): r
+        for r in PeriodTotal.objects.filter(
+            player=player, kind=kind, period__in=("day", "month"), start__in=(day, month)
+        )
+    }
     return Totals(
         day=rows.get(("day", day)) or PeriodTotal(player_id=player.pk, kind=kind, period="day", start=day),
         month=rows.get(("month", month)) or PeriodTotal(player_id=player.pk, kind=kind, period="month", start=month),
@@ -205,8 +233,11 @@ def hourly_loss(player: Player, kind: str, at: datetime) -> HourlyLoss:
     oldest, partly covered minute, so the cap is never exceeded. Reads at most 61 rows.
     """
     lo, hi = hourly_window(at)
-    rows = list(MinuteBucket.objects.filter(player=player, kind=kind, minute__gte=lo, minute__lte=hi)
-                .order_by("-minute").values_list("minute", "stakes", "wins", "peak"))
+    rows = list(
+        MinuteBucket.objects.filter(player=player, kind=kind, minute__gte=lo, minute__lte=hi)
+        .order_by("-minute")
+        .values_list("minute", "stakes", "wins", "peak")
+    )
     return hourly_loss_from_buckets(rows)
 
 
@@ -250,8 +281,17 @@ class Room:
         return self.value - self.used
 
 
-def money_rooms(player: Player, kind: str, limits: dict[str, int | None], open_stakes: int, at: datetime,
-                rules: KindRules, *, totals: Totals | None = None, hourly: HourlyLoss | None = None) -> list[Room]:
+def money_rooms(
+    player: Player,
+    kind: str,
+    limits: dict[str, int | None],
+    open_stakes: int,
+    at: datetime,
+    rules: KindRules,
+    *,
+    totals: Totals | None = None,
+    hourly: HourlyLoss | None = None,
+) -> list[Room]:
     """Room left under each money limit, in the order the refusals are reported. ``totals`` and ``hourly``, when
     given (read already by the stake gate's one locking statement), are used instead of reading them again."""
     rooms: list[Room] = []
@@ -305,12 +345,23 @@ def play_status(player: Player, now: datetime | None = None, kind: str = TECHNIC
     now = now or clock.now()
     rules = kind_rules(kind)
     limit, brk = play_limit(), break_length()
-    base = {"kind": kind, "play_limit_minutes": int(limit.total_seconds() // 60),
-            "break_minutes": int(brk.total_seconds() // 60)}
+    base = {
+        "kind": kind,
+        "play_limit_minutes": int(limit.total_seconds() // 60),
+        "break_minutes": int(brk.total_seconds() // 60),
+    }
     if not rules.play_break:
-        return {**base, "applies": False, "round_open": False, "play_started_at": None,
-                "play_seconds_used": 0, "play_seconds_left": None, "break_required": False,
-                "break_ends_at": None, "pause_resets_at": None}
+        return {
+            **base,
+            "applies": False,
+            "round_open": False,
+            "play_started_at": None,
+            "play_seconds_used": 0,
+            "play_seconds_left": None,
+            "break_required": False,
+            "break_ends_at": None,
+            "pause_resets_at": None,
+        }
     state = PlayerKindState.objects.filter(player=player, kind=kind).first()
     round_open = OpenBet.objects.filter(player=player, kind=kind).exists()
     started = state.play_started_at if state else None
@@ -326,7 +377,10 @@ def play_status(player: Player, now: datetime | None = None, kind: str = TECHNIC
         started = None
     break_required = pause_resets_at is not None and used >= limit
     return {
-        **base, "applies": True, "round_open": round_open, "play_started_at": started,
+        **base,
+        "applies": True,
+        "round_open": round_open,
+        "play_started_at": started,
         "play_seconds_used": int(used.total_seconds()),
         "play_seconds_left": int(max(timedelta(), limit - used).total_seconds()),
         "break_required": break_required,
@@ -344,9 +398,13 @@ def active_panic(player: Player, at: datetime) -> PanicExclusion | None:
     the same person (``accounts.selectors.person_key``, as the ZHH §14a limits at re-registration) holds on a new
     one until it ends. The stake gate reads the same rows in its one locking statement
     (``limits.services.counters``)."""
-    return (PanicExclusion.objects.filter(Q(player=player) | Q(person_key=person_key(player)), started_at__lte=at,
-                                          ends_at__gt=at)
-            .order_by("-ends_at").first())
+    return (
+        PanicExclusion.objects.filter(
+            Q(player=player) | Q(person_key=person_key(player)), started_at__lte=at, ends_at__gt=at
+        )
+        .order_by("-ends_at")
+        .first()
+    )
 
 
 def person_player_ids(player: Player) -> list[int]:
@@ -357,8 +415,11 @@ def person_player_ids(player: Player) -> list[int]:
 
 def active_self_listing(player: Player, at: datetime) -> SelfListingRequest | None:
     """The self-listing request in force at ``at`` (the one listed longest), or None."""
-    return (SelfListingRequest.objects.filter(player=player, requested_at__lte=at, listed_until__gt=at)
-            .order_by("-listed_until").first())
+    return (
+        SelfListingRequest.objects.filter(player=player, requested_at__lte=at, listed_until__gt=at)
+        .order_by("-listed_until")
+        .first()
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -374,10 +435,12 @@ def sessions_between(player: Player, since: datetime, until: datetime) -> list[t
     """(started_at, ended_at) of the player's login sessions overlapping [since, until]: the open ones (few,
     partial index of accounts) and the ended ones started within the lookback before ``since``."""
     open_rows = LoginSession.objects.filter(player=player, ended_at__isnull=True)
-    ended_rows = LoginSession.objects.filter(player=player, started_at__gte=since - SESSION_LOOKBACK,
-                                             started_at__lte=until, ended_at__gte=since)
+    ended_rows = LoginSession.objects.filter(
+        player=player, started_at__gte=since - SESSION_LOOKBACK, started_at__lte=until, ended_at__gte=since
+    )
     return list(open_rows.values_list("started_at", "ended_at")) + list(
-        ended_rows.values_list("started_at", "ended_at"))
+        ended_rows.values_list("started_at", "ended_at")
+    )
 
 
 def logins_started(player: Player, since: datetime, until: datetime) -> int:
@@ -387,10 +450,19 @@ def logins_started(player: Player, since: datetime, until: datetime) -> int:
 
 def last_logout(player: Player, since: datetime, until: datetime) -> datetime | None:
     """GP §6(6)g: the latest end of a session of the player within [since, until]."""
-    return (LoginSession.objects.filter(player=player, started_at__gte=since - SESSION_LOOKBACK,
-                                        started_at__lte=until, ended_at__isnull=False, ended_at__gte=since,
-                                        ended_at__lte=until)
-            .order_by("-ended_at").values_list("ended_at", flat=True).first())
+    return (
+        LoginSession.objects.filter(
+            player=player,
+            started_at__gte=since - SESSION_LOOKBACK,
+            started_at__lte=until,
+            ended_at__isnull=False,
+            ended_at__gte=since,
+            ended_at__lte=until,
+        )
+        .order_by("-ended_at")
+        .values_list("ended_at", flat=True)
+        .first()
+    )
 
 
 def logged_in_seconds(player: Player, since: datetime, until: datetime) -> int:
@@ -423,14 +495,19 @@ def active_session_player_ids() -> list[int]:
     return list(LoginSession.objects.filter(ended_at__isnull=True).values_list("player_id", flat=True).distinct())
 
 
-def closed_accounts_of_person(player: Player, person_key: str, since: datetime,
-                              until: datetime) -> list[tuple[int, datetime]]:
+def closed_accounts_of_person(
+    player: Player, person_key: str, since: datetime, until: datetime
+) -> list[tuple[int, datetime]]:
     """ZHH §14a: (player id, closed_at) of the *other* accounts of the person with ``person_key``
     (``accounts.selectors.person_key``) closed within [since, until]."""
-    others = PersonalData.objects.filter(person_key=person_key).exclude(player_id=player.pk).values_list(
-        "player_id", flat=True)
-    rows = Player.objects.filter(pk__in=list(others), status=Player.Status.CLOSED, closed_at__gte=since,
-                                 closed_at__lte=until).values_list("pk", "closed_at")
+    others = (
+        PersonalData.objects.filter(person_key=person_key)
+        .exclude(player_id=player.pk)
+        .values_list("player_id", flat=True)
+    )
+    rows = Player.objects.filter(
+        pk__in=list(others), status=Player.Status.CLOSED, closed_at__gte=since, closed_at__lte=until
+    ).values_list("pk", "closed_at")
     return [(pk, closed_at) for pk, closed_at in rows if closed_at is not None]
 
 
@@ -515,15 +592,20 @@ def play_statistics(player: Player, kind: str, first: date, last: date, now: dat
     month_first, month_end = first.replace(day=1), _month_after(last)
     rows = PeriodTotal.objects.filter(player=player, kind=kind).filter(
         Q(period=PeriodTotal.Period.DAY, start__gte=first, start__lte=last)
-        | Q(period=PeriodTotal.Period.MONTH, start__gte=month_first, start__lt=month_end))
+        | Q(period=PeriodTotal.Period.MONTH, start__gte=month_first, start__lt=month_end)
+    )
     totals = {(r.period, r.start): r for r in rows}
     seconds = logged_in_seconds_by_day(player, month_first, month_end - timedelta(days=1), now)
 
     def figures(row: PeriodTotal | None, logged_in: int) -> PlayFigures:
         if row is None:
             return PlayFigures(logged_in_seconds=logged_in, bets=0, stakes=Money(0), wins=Money(0))
-        return PlayFigures(logged_in_seconds=logged_in, bets=row.bets_decided, stakes=Money(row.stakes_decided),
-                           wins=Money(row.wins_decided))
+        return PlayFigures(
+            logged_in_seconds=logged_in,
+            bets=row.bets_decided,
+            stakes=Money(row.stakes_decided),
+            wins=Money(row.wins_decided),
+        )
 
     days = []
     for i in range((last - first).days + 1):
@@ -534,19 +616,40 @@ def play_statistics(player: Player, kind: str, first: date, last: date, now: dat
     while m < month_end:
         nxt = _month_after(m)
         logged_in = sum(s for d, s in seconds.items() if m <= d < nxt)
-        months.append({"month": m.strftime("%Y-%m"), "first_day": m, "last_day": nxt - timedelta(days=1),
-                       **_figures_json(figures(totals.get(("month", m)), logged_in))})
+        months.append(
+            {
+                "month": m.strftime("%Y-%m"),
+                "first_day": m,
+                "last_day": nxt - timedelta(days=1),
+                **_figures_json(figures(totals.get(("month", m)), logged_in)),
+            }
+        )
         m = nxt
     total = PlayFigures(
-        logged_in_seconds=sum(day["logged_in_seconds"] for day in days), bets=sum(day["bets"] for day in days),
-        stakes=Money(sum(day["stakes"].amount for day in days)), wins=Money(sum(day["wins"].amount for day in days)))
-    return {"kind": kind, "date_from": first, "date_to": last, "time_zone": "Europe/Prague",
-            "total": _figures_json(total), "days": days, "months": months}
+        logged_in_seconds=sum(day["logged_in_seconds"] for day in days),
+        bets=sum(day["bets"] for day in days),
+        stakes=Money(sum(day["stakes"].amount for day in days)),
+        wins=Money(sum(day["wins"].amount for day in days)),
+    )
+    return {
+        "kind": kind,
+        "date_from": first,
+        "date_to": last,
+        "time_zone": "Europe/Prague",
+        "total": _figures_json(total),
+        "days": days,
+        "months": months,
+    }
 
 
 def _figures_json(f: PlayFigures) -> dict[str, Any]:
-    return {"logged_in_seconds": f.logged_in_seconds, "bets": f.bets, "stakes": f.stakes, "wins": f.wins,
-            "net_loss": f.net_loss}
+    return {
+        "logged_in_seconds": f.logged_in_seconds,
+        "bets": f.bets,
+        "stakes": f.stakes,
+        "wins": f.wins,
+        "net_loss": f.net_loss,
+    }
 
 
 def settled_bet_archived(settled_at: datetime) -> bool:

@@ -1,4 +1,5 @@
 """Serializers of the limits API (plain shapes, drf-spectacular friendly)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -70,8 +71,13 @@ def _money_values(data: dict[str, Any], unit: str, keys: tuple[str, ...]) -> dic
 class SelfLimitSerializer(serializers.Serializer[Any]):
     kind = serializers.CharField()
     limit_type = serializers.ChoiceField(choices=LimitType.choices)
-    unit = serializers.ChoiceField(choices=[(MONEY_UNIT, "money: value is a Money object (amount in haléře)"),
-                                            ("count", "count"), ("minutes", "minutes")])
+    unit = serializers.ChoiceField(
+        choices=[
+            (MONEY_UNIT, "money: value is a Money object (amount in haléře)"),
+            ("count", "count"),
+            ("minutes", "minutes"),
+        ]
+    )
     decided = serializers.BooleanField(help_text="set or declined (GP §4(4)e)")
     declined = serializers.BooleanField(help_text="decided with no limit")
     value = LimitValueField(help_text="in force now, in `unit` (a Money object for money limits); null = no limit")
@@ -89,10 +95,12 @@ class SelfLimitSerializer(serializers.Serializer[Any]):
 
 
 class SelfLimitWriteSerializer(serializers.Serializer[Any]):
-    value = LimitValueField(help_text="in the limit's unit: a Money object {\"amount\": <haléře>, \"currency\": "
-                                      "\"CZK\"} for daily_stake, monthly_stake, daily_loss, monthly_loss; a JSON "
-                                      "integer for monthly_logins (count), daily_time and pause_after_logout "
-                                      "(minutes); null = no limit (declines the limit, or asks to remove it)")
+    value = LimitValueField(
+        help_text='in the limit\'s unit: a Money object {"amount": <haléře>, "currency": '
+        '"CZK"} for daily_stake, monthly_stake, daily_loss, monthly_loss; a JSON '
+        "integer for monthly_logins (count), daily_time and pause_after_logout "
+        "(minutes); null = no limit (declines the limit, or asks to remove it)"
+    )
 
 
 class SelfLimitChangeSerializer(serializers.ModelSerializer[SelfLimitChange]):
@@ -101,8 +109,19 @@ class SelfLimitChangeSerializer(serializers.ModelSerializer[SelfLimitChange]):
 
     class Meta:
         model = SelfLimitChange
-        fields = ["id", "kind", "limit_type", "action", "old_value", "new_value", "requested_at", "effective_from",
-                  "actor_type", "actor_label", "note"]
+        fields = [
+            "id",
+            "kind",
+            "limit_type",
+            "action",
+            "old_value",
+            "new_value",
+            "requested_at",
+            "effective_from",
+            "actor_type",
+            "actor_label",
+            "note",
+        ]
 
     def to_representation(self, instance: SelfLimitChange) -> dict[str, Any]:
         data = super().to_representation(instance)
@@ -135,8 +154,9 @@ class PanicStatusSerializer(serializers.Serializer[Any]):
 
 
 class SelfListingWriteSerializer(serializers.Serializer[Any]):
-    years = serializers.IntegerField(min_value=1, max_value=50, default=1,
-                                     help_text="how long to be listed; removal at the earliest after 1 year")
+    years = serializers.IntegerField(
+        min_value=1, max_value=50, default=1, help_text="how long to be listed; removal at the earliest after 1 year"
+    )
 
 
 class SelfListingSerializer(serializers.ModelSerializer[SelfListingRequest]):
@@ -166,8 +186,17 @@ class ResponsibleGamingTextSerializer(serializers.ModelSerializer[ResponsibleGam
 class HelpContactSerializer(serializers.ModelSerializer[HelpContact]):
     class Meta:
         model = HelpContact
-        fields = ["name_cs", "name_en", "description_cs", "description_en", "phone", "email", "url", "hours_cs",
-                  "hours_en"]
+        fields = [
+            "name_cs",
+            "name_en",
+            "description_cs",
+            "description_en",
+            "phone",
+            "email",
+            "url",
+            "hours_cs",
+            "hours_en",
+        ]
 
 
 class ResponsibleGamingSerializer(serializers.Serializer[Any]):

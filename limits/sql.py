@@ -24,6 +24,7 @@
 Pinned by the limits tests, ``games/tests/platform/test_round_cost.py`` / ``test_action_cost.py`` (statement
 counts), ``limits_reconcile`` (the counters equal the ledger of settled bets) and ``tests/test_sql_contracts.py``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -109,18 +110,51 @@ GATE_STATE = register(
 FROM limits_playerkindstate s
 WHERE s.player_id = %(player)s AND s.kind = %(kind)s
 FOR NO KEY UPDATE OF s""",
-    columns={X: ("id", "player_id", "kind", "play_started_at", "last_round_ended_at", "last_bucket_minute",
-                 "updated_at"),
-             OB: ("id", "player_id", "kind", "round_ref", "game_code", "stake", "placed_at"),
-             L: ("id", "player_id", "kind", "limit_type", "value", "decided_at", "has_pending", "pending_value",
-                 "pending_requested_at", "pending_effective_at", "updated_at"),
-             P: ("id", "player_id", "kind", "period", "start", "stakes_placed", "bets_placed", "stakes_decided",
-                 "wins_decided", "bets_decided"),
-             B: ("player", "kind", *_BUCKET_READ), PanicExclusion: ("player", "person_key", *_PANIC),
-             SelfListingRequest: ("player", *_LISTING), PersonalData: ("player", "person_key"),
-             Player: ("id", "aml_restriction")},
-    params={"player": int, "kind": str, "day_period": str, "day": date, "month_period": str, "month": date,
-            "lo": datetime, "hi": datetime, "at": datetime},
+    columns={
+        X: ("id", "player_id", "kind", "play_started_at", "last_round_ended_at", "last_bucket_minute", "updated_at"),
+        OB: ("id", "player_id", "kind", "round_ref", "game_code", "stake", "placed_at"),
+        L: (
+            "id",
+            "player_id",
+            "kind",
+            "limit_type",
+            "value",
+            "decided_at",
+            "has_pending",
+            "pending_value",
+            "pending_requested_at",
+            "pending_effective_at",
+            "updated_at",
+        ),
+        P: (
+            "id",
+            "player_id",
+            "kind",
+            "period",
+            "start",
+            "stakes_placed",
+            "bets_placed",
+            "stakes_decided",
+            "wins_decided",
+            "bets_decided",
+        ),
+        B: ("player", "kind", *_BUCKET_READ),
+        PanicExclusion: ("player", "person_key", *_PANIC),
+        SelfListingRequest: ("player", *_LISTING),
+        PersonalData: ("player", "person_key"),
+        Player: ("id", "aml_restriction"),
+    },
+    params={
+        "player": int,
+        "kind": str,
+        "day_period": str,
+        "day": date,
+        "month_period": str,
+        "month": date,
+        "lo": datetime,
+        "hi": datetime,
+        "at": datetime,
+    },
 )
 
 
@@ -139,11 +173,21 @@ class GateRows:
     aml_restriction: str
 
 
-def gate_state(*, player_id: int, kind: str, day: date, month: date, lo: datetime, hi: datetime,
-               at: datetime) -> GateRows | None:
+def gate_state(
+    *, player_id: int, kind: str, day: date, month: date, lo: datetime, hi: datetime, at: datetime
+) -> GateRows | None:
     """Run :data:`GATE_STATE`; None when the (player, kind) state row does not exist yet."""
-    params: dict[str, Any] = {"player": player_id, "kind": kind, "day_period": P.Period.DAY, "day": day,
-              "month_period": P.Period.MONTH, "month": month, "lo": lo, "hi": hi, "at": at}
+    params: dict[str, Any] = {
+        "player": player_id,
+        "kind": kind,
+        "day_period": P.Period.DAY,
+        "day": day,
+        "month_period": P.Period.MONTH,
+        "month": month,
+        "lo": lo,
+        "hi": hi,
+        "at": at,
+    }
     with connection.cursor() as cur:
         execute(cur, GATE_STATE, params)
         row = cur.fetchone()
@@ -159,7 +203,8 @@ def gate_state(*, player_id: int, kind: str, day: date, month: date, lo: datetim
         state=instance_from_json(X, state),
         open_bets=[instance_from_json(OB, o) for o in open_bets or []],
         self_limits=[instance_from_json(L, x) for x in self_limits or []],
-        day=total(P.Period.DAY, day), month=total(P.Period.MONTH, month),
+        day=total(P.Period.DAY, day),
+        month=total(P.Period.MONTH, month),
         buckets=[values_from_json(B, x, _BUCKET_READ) for x in buckets or []],  # (minute, stakes, wins, peak)
         panic=instance_from_json(PanicExclusion, panic) if panic else None,
         listing=instance_from_json(SelfListingRequest, listing) if listing else None,
@@ -167,8 +212,18 @@ def gate_state(*, player_id: int, kind: str, day: date, month: date, lo: datetim
     )
 
 
-_SETTLED_INSERT = ("player", "kind", "game_code", "round_ref", "stake", "win", "placed_at", "started_at",
-                   "settled_at", "voided")
+_SETTLED_INSERT = (
+    "player",
+    "kind",
+    "game_code",
+    "round_ref",
+    "stake",
+    "win",
+    "placed_at",
+    "started_at",
+    "settled_at",
+    "voided",
+)
 _STATE_SET = ("play_started_at", "last_round_ended_at", "last_bucket_minute", "updated_at")
 
 
@@ -200,10 +255,27 @@ WHERE id = %(state)s
 RETURNING (SELECT count(*) FROM periods), (SELECT count(*) FROM bucket), (SELECT count(*) FROM settled)""",
     columns={P: (*_PERIOD_KEY, *FIGURES), B: _BUCKET_FIELDS, S: _SETTLED_INSERT, X: ("id", *_STATE_SET)},
     inserts=(P, B, S),
-    params={"player": int, "kind": str, "day_period": str, "day": date, "month_period": str, "month": date,
-            "stake": int, "win": int, "minute": datetime, "peak": int, "hourly": bool, "game_code": str,
-            "round_ref": str, "placed_at": datetime, "settled_at": datetime, "play_started_at": datetime,
-            "last_round_ended_at": datetime, "last_bucket_minute": datetime, "state": int},
+    params={
+        "player": int,
+        "kind": str,
+        "day_period": str,
+        "day": date,
+        "month_period": str,
+        "month": date,
+        "stake": int,
+        "win": int,
+        "minute": datetime,
+        "peak": int,
+        "hourly": bool,
+        "game_code": str,
+        "round_ref": str,
+        "placed_at": datetime,
+        "settled_at": datetime,
+        "play_started_at": datetime,
+        "last_round_ended_at": datetime,
+        "last_bucket_minute": datetime,
+        "state": int,
+    },
 )
 
 
@@ -257,28 +329,74 @@ BET_SETTLE = register(
 )
 SELECT (SELECT id FROM settled), (SELECT placed_at FROM settled), (SELECT game_code FROM settled),
        (SELECT count(*) FROM periods), (SELECT count(*) FROM state)""",
-    columns={OB: ("player", "kind", "round_ref", "stake", "placed_at", "game_code"), P: (*_PERIOD_KEY, *FIGURES),
-             B: _BUCKET_FIELDS, S: ("id", *_SETTLED_INSERT),
-             X: ("player", "kind", "last_round_ended_at", "last_bucket_minute", "updated_at")},
+    columns={
+        OB: ("player", "kind", "round_ref", "stake", "placed_at", "game_code"),
+        P: (*_PERIOD_KEY, *FIGURES),
+        B: _BUCKET_FIELDS,
+        S: ("id", *_SETTLED_INSERT),
+        X: ("player", "kind", "last_round_ended_at", "last_bucket_minute", "updated_at"),
+    },
     inserts=(P, B, S),
-    params={"player": int, "kind": str, "round_ref": str, "stake": int, "win": int, "day_period": str, "day": date,
-            "month_period": str, "month": date, "minute": datetime, "hourly": bool, "in_order": bool,
-            "game_code": str, "started_at": datetime, "settled_at": datetime, "play_ended_at": datetime},
+    params={
+        "player": int,
+        "kind": str,
+        "round_ref": str,
+        "stake": int,
+        "win": int,
+        "day_period": str,
+        "day": date,
+        "month_period": str,
+        "month": date,
+        "minute": datetime,
+        "hourly": bool,
+        "in_order": bool,
+        "game_code": str,
+        "started_at": datetime,
+        "settled_at": datetime,
+        "play_ended_at": datetime,
+    },
 )
 
 
-def bet_settle(*, player_id: int, kind: str, round_ref: str, stake: int, win: int, day: date, month: date,
-               minute: datetime, hourly: bool, game_code: str, started_at: datetime, settled_at: datetime,
-               in_order: bool = True, play_ended_at: datetime | None = None) -> SettledBet | None:
+def bet_settle(
+    *,
+    player_id: int,
+    kind: str,
+    round_ref: str,
+    stake: int,
+    win: int,
+    day: date,
+    month: date,
+    minute: datetime,
+    hourly: bool,
+    game_code: str,
+    started_at: datetime,
+    settled_at: datetime,
+    in_order: bool = True,
+    play_ended_at: datetime | None = None,
+) -> SettledBet | None:
     """Run :data:`BET_SETTLE`; the settled bet (its other fields deferred), or None when there was no open bet of
     this ``round_ref`` and stake (nothing was written: ``stake_settled`` places or corrects the open bet, then runs
     it again). ``in_order=False``: the win's minute bucket takes the conservative update even when its minute is
     not older than the newest written (a stake taken back in the same minute, ``counters.bucket_row``)."""
-    params: dict[str, Any] = {"player": player_id, "kind": kind, "round_ref": round_ref, "stake": stake, "win": win,
-              "day_period": P.Period.DAY, "day": day, "month_period": P.Period.MONTH, "month": month,
-              "minute": minute, "hourly": hourly, "in_order": in_order, "game_code": game_code,
-              "started_at": started_at, "settled_at": settled_at,
-              "play_ended_at": play_ended_at if play_ended_at is not None else settled_at}
+    params: dict[str, Any] = {
+        "player": player_id,
+        "kind": kind,
+        "round_ref": round_ref,
+        "stake": stake,
+        "win": win,
+        "day_period": P.Period.DAY,
+        "day": day,
+        "month_period": P.Period.MONTH,
+        "month": month,
+        "minute": minute,
+        "hourly": hourly,
+        "in_order": in_order,
+        "game_code": game_code,
+        "started_at": started_at,
+        "settled_at": settled_at,
+        "play_ended_at": play_ended_at if play_ended_at is not None else settled_at,
+    }
     with connection.cursor() as cur:
         execute(cur, BET_SETTLE, params)
         row = cur.fetchone()
@@ -286,9 +404,19 @@ def bet_settle(*, player_id: int, kind: str, round_ref: str, stake: int, win: in
         return None
     if row[3] != 2 or row[4] != 1:  # the open bet was there but a counter was not written: roll it all back
         raise RuntimeError(f"limits counters for {round_ref} not written: {row}")
-    values = {"id": row[0], "player_id": player_id, "kind": kind, "game_code": row[2], "round_ref": round_ref,
-              "stake": stake, "win": win, "placed_at": row[1], "started_at": started_at, "settled_at": settled_at,
-              "voided": False}
+    values = {
+        "id": row[0],
+        "player_id": player_id,
+        "kind": kind,
+        "game_code": row[2],
+        "round_ref": round_ref,
+        "stake": stake,
+        "win": win,
+        "placed_at": row[1],
+        "started_at": started_at,
+        "settled_at": settled_at,
+        "voided": False,
+    }
     return instance(S, list(values), list(values.values()))
 
 
@@ -320,27 +448,73 @@ BET_RESTAKE = register(
 UPDATE limits_playerkindstate SET last_bucket_minute = %(last_bucket_minute)s
 WHERE id = %(state)s AND EXISTS (SELECT 1 FROM bet)
 RETURNING (SELECT count(*) FROM bet), (SELECT count(*) FROM periods)""",
-    columns={OB: ("id", "player", "kind", "stake", "round_ref"), P: (*_PERIOD_KEY, *FIGURES), B: _BUCKET_FIELDS,
-             X: ("id", "last_bucket_minute")},
+    columns={
+        OB: ("id", "player", "kind", "stake", "round_ref"),
+        P: (*_PERIOD_KEY, *FIGURES),
+        B: _BUCKET_FIELDS,
+        X: ("id", "last_bucket_minute"),
+    },
     inserts=(P, B),
-    params={"player": int, "kind": str, "bet": int, "stake": int, "diff": int, "round_ref": str, "day_period": str,
-            "day": date, "month_period": str, "month": date, "minute": datetime, "hourly": bool, "peak": int,
-            "in_order": bool, "last_bucket_minute": datetime, "state": int},
+    params={
+        "player": int,
+        "kind": str,
+        "bet": int,
+        "stake": int,
+        "diff": int,
+        "round_ref": str,
+        "day_period": str,
+        "day": date,
+        "month_period": str,
+        "month": date,
+        "minute": datetime,
+        "hourly": bool,
+        "peak": int,
+        "in_order": bool,
+        "last_bucket_minute": datetime,
+        "state": int,
+    },
 )
 
 
-def bet_restake(*, state_id: int, bet_id: int, player_id: int, kind: str, stake: int, diff: int, round_ref: str,
-                day: date, month: date, minute: datetime, hourly: bool, peak: int, in_order: bool,
-                last_bucket_minute: datetime | None) -> None:
+def bet_restake(
+    *,
+    state_id: int,
+    bet_id: int,
+    player_id: int,
+    kind: str,
+    stake: int,
+    diff: int,
+    round_ref: str,
+    day: date,
+    month: date,
+    minute: datetime,
+    hourly: bool,
+    peak: int,
+    in_order: bool,
+    last_bucket_minute: datetime | None,
+) -> None:
     """Run :data:`BET_RESTAKE`: an open bet's stake set to ``stake`` and its ``round_ref`` to the one it is settled
     under, the placement counters of its ``placed_at`` (``day``, ``month``, the bucket of ``minute``) corrected by
     ``diff`` (the bucket's ``peak`` and rule as ``counters.bucket_row`` gives them) and the state row's newest
     bucket minute, in ONE statement."""
     params: dict[str, Any] = {
-        "player": player_id, "kind": kind, "bet": bet_id, "stake": stake, "diff": diff, "round_ref": round_ref,
-        "day_period": P.Period.DAY, "day": day, "month_period": P.Period.MONTH, "month": month, "minute": minute,
-        "hourly": hourly, "peak": peak, "in_order": in_order, "last_bucket_minute": last_bucket_minute,
-        "state": state_id}
+        "player": player_id,
+        "kind": kind,
+        "bet": bet_id,
+        "stake": stake,
+        "diff": diff,
+        "round_ref": round_ref,
+        "day_period": P.Period.DAY,
+        "day": day,
+        "month_period": P.Period.MONTH,
+        "month": month,
+        "minute": minute,
+        "hourly": hourly,
+        "peak": peak,
+        "in_order": in_order,
+        "last_bucket_minute": last_bucket_minute,
+        "state": state_id,
+    }
     with connection.cursor() as cur:
         execute(cur, BET_RESTAKE, params)
         row = cur.fetchone()
@@ -354,7 +528,8 @@ WATCH_ALL = register(
     """INSERT INTO limits_exclusionwatch (player_id, failures, last_context, last_error)
 SELECT p.id, %(failures)s, %(context)s, %(error)s FROM accounts_player p WHERE p.status = ANY(%(statuses)s)
 ON CONFLICT (player_id) DO NOTHING""",
-    columns={ExclusionWatch: _WATCH_INSERT, Player: ("id", "status")}, inserts=(ExclusionWatch,),
+    columns={ExclusionWatch: _WATCH_INSERT, Player: ("id", "status")},
+    inserts=(ExclusionWatch,),
     params={"failures": int, "context": str, "error": str, "statuses": (list, str)},
 )
 
@@ -363,8 +538,16 @@ def watch_all(statuses: list[str]) -> None:
     """A watch row (the model's defaults) for every player in ``statuses`` who has none yet, set-based."""
     defaults = {n: field_of(ExclusionWatch, n).get_default() for n in ("failures", "last_context", "last_error")}
     with connection.cursor() as cur:
-        execute(cur, WATCH_ALL, {"failures": defaults["failures"], "context": defaults["last_context"],
-                                    "error": defaults["last_error"], "statuses": statuses})
+        execute(
+            cur,
+            WATCH_ALL,
+            {
+                "failures": defaults["failures"],
+                "context": defaults["last_context"],
+                "error": defaults["last_error"],
+                "statuses": statuses,
+            },
+        )
 
 
 _OPEN_INSERT = ("player", "kind", "round_ref", "game_code", "stake", "placed_at")
@@ -392,25 +575,68 @@ UPDATE limits_playerkindstate SET play_started_at = %(play_started_at)s,
        last_bucket_minute = %(last_bucket_minute)s, updated_at = %(now)s
 WHERE id = %(state)s
 RETURNING (SELECT count(*) FROM periods), (SELECT count(*) FROM bet)""",
-    columns={P: (*_PERIOD_KEY, *FIGURES), B: _BUCKET_FIELDS, OB: _OPEN_INSERT,
-             X: ("id", "play_started_at", "last_bucket_minute", "updated_at")},
+    columns={
+        P: (*_PERIOD_KEY, *FIGURES),
+        B: _BUCKET_FIELDS,
+        OB: _OPEN_INSERT,
+        X: ("id", "play_started_at", "last_bucket_minute", "updated_at"),
+    },
     inserts=(P, B, OB),
-    params={"player": int, "kind": str, "day_period": str, "day": date, "month_period": str, "month": date,
-            "stake": int, "minute": datetime, "hourly": bool, "round_ref": str, "game_code": str, "now": datetime,
-            "play_started_at": datetime, "last_bucket_minute": datetime, "state": int},
+    params={
+        "player": int,
+        "kind": str,
+        "day_period": str,
+        "day": date,
+        "month_period": str,
+        "month": date,
+        "stake": int,
+        "minute": datetime,
+        "hourly": bool,
+        "round_ref": str,
+        "game_code": str,
+        "now": datetime,
+        "play_started_at": datetime,
+        "last_bucket_minute": datetime,
+        "state": int,
+    },
 )
 
 
-def bet_place(*, state_id: int, player_id: int, kind: str, stake: int, day: date, month: date, minute: datetime,
-              hourly: bool, round_ref: str, game_code: str, now: datetime, play_started_at: datetime | None,
-              last_bucket_minute: datetime | None) -> None:
+def bet_place(
+    *,
+    state_id: int,
+    player_id: int,
+    kind: str,
+    stake: int,
+    day: date,
+    month: date,
+    minute: datetime,
+    hourly: bool,
+    round_ref: str,
+    game_code: str,
+    now: datetime,
+    play_started_at: datetime | None,
+    last_bucket_minute: datetime | None,
+) -> None:
     """Run :data:`BET_PLACE`: an allowed stake counted as placed (totals, the stake's bucket: a single stake's
     peak update is the same in or out of order), its open bet and the state row, in ONE statement."""
     params: dict[str, Any] = {
-        "player": player_id, "kind": kind, "day_period": P.Period.DAY, "day": day, "month_period": P.Period.MONTH,
-        "month": month, "stake": stake, "minute": minute, "hourly": hourly, "round_ref": round_ref,
-        "game_code": game_code, "now": now, "play_started_at": play_started_at,
-        "last_bucket_minute": last_bucket_minute, "state": state_id}
+        "player": player_id,
+        "kind": kind,
+        "day_period": P.Period.DAY,
+        "day": day,
+        "month_period": P.Period.MONTH,
+        "month": month,
+        "stake": stake,
+        "minute": minute,
+        "hourly": hourly,
+        "round_ref": round_ref,
+        "game_code": game_code,
+        "now": now,
+        "play_started_at": play_started_at,
+        "last_bucket_minute": last_bucket_minute,
+        "state": state_id,
+    }
     with connection.cursor() as cur:
         execute(cur, BET_PLACE, params)
         row = cur.fetchone()

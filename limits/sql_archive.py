@@ -6,6 +6,7 @@ is (see core/sql.py; not on the round path).
 
 Pinned by ``tests/test_partition_carry_forward.py`` and ``tests/test_sql_contracts.py``.
 """
+
 from __future__ import annotations
 
 from datetime import date, datetime
@@ -53,15 +54,33 @@ SELECT count(*), COALESCE(sum(bets_decided) FILTER (WHERE period = %(period_day)
 FROM carried""",
     columns={S: ("id", "player_id", "kind", "stake", "win", "placed_at", "settled_at", "voided"), CB: _CARRIED},
     inserts=(CB,),
-    params={"tz": str, "period_day": str, "period_month": str, "archived_month": date, "low": int, "high": int,
-            "at": datetime},
+    params={
+        "tz": str,
+        "period_day": str,
+        "period_month": str,
+        "archived_month": date,
+        "low": int,
+        "high": int,
+        "at": datetime,
+    },
 )
 
 
 def carry_settled(*, month: date, low: int, high: int, at: datetime, tz: str) -> tuple[int, int]:
     """Run :data:`CARRY_SETTLED`: (keys carried, bets decided in the month: not voided)."""
     with connection.cursor() as cur:
-        execute(cur, CARRY_SETTLED, {"tz": tz, "period_day": P.Period.DAY, "period_month": P.Period.MONTH,
-                                        "archived_month": month, "low": low, "high": high, "at": at})
+        execute(
+            cur,
+            CARRY_SETTLED,
+            {
+                "tz": tz,
+                "period_day": P.Period.DAY,
+                "period_month": P.Period.MONTH,
+                "archived_month": month,
+                "low": low,
+                "high": high,
+                "at": at,
+            },
+        )
         keys, decided = cur.fetchone()
     return int(keys), int(decided)

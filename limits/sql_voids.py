@@ -10,6 +10,7 @@
 
 Pinned by ``limits/tests/test_one_void.py``, ``limits_reconcile`` and ``tests/test_sql_contracts.py``.
 """
+
 from __future__ import annotations
 
 from datetime import date, datetime
@@ -70,31 +71,75 @@ UPDATE limits_playerkindstate SET
         THEN GREATEST(last_bucket_minute, %(minute)s) ELSE last_bucket_minute END
 WHERE id = %(state)s AND EXISTS (SELECT 1 FROM bet)
 RETURNING (SELECT id FROM settled), (SELECT count(*) FROM periods), (SELECT count(*) FROM bucket)""",
-    columns={OB: ("id", "player", "kind"), P: (*_PERIOD_KEY, *FIGURES), B: _BUCKET_FIELDS, S: ("id", *_VOIDED_INSERT),
-             X: ("id", "last_round_ended_at", "last_bucket_minute")},
+    columns={
+        OB: ("id", "player", "kind"),
+        P: (*_PERIOD_KEY, *FIGURES),
+        B: _BUCKET_FIELDS,
+        S: ("id", *_VOIDED_INSERT),
+        X: ("id", "last_round_ended_at", "last_bucket_minute"),
+    },
     inserts=(P, B, S),
-    params={"player": int, "kind": str, "bet": int, "stake": int, "minus_stake": int, "day_period": str,
-            "day": date, "month_period": str, "month": date, "minute": datetime, "hourly": bool, "game_code": str,
-            "round_ref": str, "placed_at": datetime, "at": datetime, "state": int},
+    params={
+        "player": int,
+        "kind": str,
+        "bet": int,
+        "stake": int,
+        "minus_stake": int,
+        "day_period": str,
+        "day": date,
+        "month_period": str,
+        "month": date,
+        "minute": datetime,
+        "hourly": bool,
+        "game_code": str,
+        "round_ref": str,
+        "placed_at": datetime,
+        "at": datetime,
+        "state": int,
+    },
 )
 
 
-def bet_void(*, state_id: int, bet: OpenBet, day: date, month: date, minute: datetime, hourly: bool,
-             at: datetime) -> SettledBet:
+def bet_void(
+    *, state_id: int, bet: OpenBet, day: date, month: date, minute: datetime, hourly: bool, at: datetime
+) -> SettledBet:
     """Run :data:`BET_VOID`: an open bet's stake returned, in ONE statement: the open bet deleted, its stake and
     count out of the placement counters of its ``placed_at`` (``day``, ``month``; the bucket of ``minute`` when
     ``hourly``, by the conservative rule of a stake taken back: the totals lower, the peak stays), the voided
     settled bet (``settled_at = voided_at = at``, no win) and the state row (the round ended at the stake's
     instant at the latest; the newest bucket minute). ``bet`` is the open bet read under the (player, kind) state
     lock; returns the settled bet written."""
-    values = {"player_id": bet.player_id, "kind": bet.kind, "game_code": bet.game_code, "round_ref": bet.round_ref,
-              "stake": bet.stake, "win": 0, "placed_at": bet.placed_at, "started_at": bet.placed_at,
-              "settled_at": at, "voided": True, "voided_at": at}
+    values = {
+        "player_id": bet.player_id,
+        "kind": bet.kind,
+        "game_code": bet.game_code,
+        "round_ref": bet.round_ref,
+        "stake": bet.stake,
+        "win": 0,
+        "placed_at": bet.placed_at,
+        "started_at": bet.placed_at,
+        "settled_at": at,
+        "voided": True,
+        "voided_at": at,
+    }
     params: dict[str, Any] = {
-        "player": bet.player_id, "kind": bet.kind, "bet": bet.pk, "stake": bet.stake, "minus_stake": -bet.stake,
-        "day_period": P.Period.DAY, "day": day, "month_period": P.Period.MONTH, "month": month, "minute": minute,
-        "hourly": hourly, "game_code": bet.game_code, "round_ref": bet.round_ref, "placed_at": bet.placed_at,
-        "at": at, "state": state_id}
+        "player": bet.player_id,
+        "kind": bet.kind,
+        "bet": bet.pk,
+        "stake": bet.stake,
+        "minus_stake": -bet.stake,
+        "day_period": P.Period.DAY,
+        "day": day,
+        "month_period": P.Period.MONTH,
+        "month": month,
+        "minute": minute,
+        "hourly": hourly,
+        "game_code": bet.game_code,
+        "round_ref": bet.round_ref,
+        "placed_at": bet.placed_at,
+        "at": at,
+        "state": state_id,
+    }
     with connection.cursor() as cur:
         execute(cur, BET_VOID, params)
         row = cur.fetchone()
@@ -169,19 +214,49 @@ SETTLED_VOID = register(
     RETURNING 1
 )
 SELECT (SELECT count(*) FROM bet), (SELECT count(*) FROM periods), (SELECT count(*) FROM bucket)""",
-    columns={S: ("id", "player", "kind", "voided", "voided_at", "stake", "win", "placed_at", "settled_at"),
-             P: (*_PERIOD_KEY, *FIGURES), B: ("player", "kind", "minute", "stakes", "wins", "peak"),
-             OB: ("player", "kind", "stake", "placed_at")},
+    columns={
+        S: ("id", "player", "kind", "voided", "voided_at", "stake", "win", "placed_at", "settled_at"),
+        P: (*_PERIOD_KEY, *FIGURES),
+        B: ("player", "kind", "minute", "stakes", "wins", "peak"),
+        OB: ("player", "kind", "stake", "placed_at"),
+    },
     inserts=(P,),
-    params={"player": int, "kind": str, "bet": int, "at": datetime, "stake": int, "win": int, "minus_stake": int,
-            "minus_win": int, "day_period": str, "month_period": str, "placed_day": date, "placed_month": date,
-            "settled_day": date, "settled_month": date, "hourly": bool, "placed_minute": datetime,
-            "placed_minute_end": datetime, "settled_minute": datetime, "settled_minute_end": datetime},
+    params={
+        "player": int,
+        "kind": str,
+        "bet": int,
+        "at": datetime,
+        "stake": int,
+        "win": int,
+        "minus_stake": int,
+        "minus_win": int,
+        "day_period": str,
+        "month_period": str,
+        "placed_day": date,
+        "placed_month": date,
+        "settled_day": date,
+        "settled_month": date,
+        "hourly": bool,
+        "placed_minute": datetime,
+        "placed_minute_end": datetime,
+        "settled_minute": datetime,
+        "settled_minute_end": datetime,
+    },
 )
 
 
-def settled_void(*, bet: SettledBet, at: datetime, placed_day: date, placed_month: date, settled_day: date,
-                 settled_month: date, hourly: bool, placed_minute: datetime, settled_minute: datetime) -> None:
+def settled_void(
+    *,
+    bet: SettledBet,
+    at: datetime,
+    placed_day: date,
+    placed_month: date,
+    settled_day: date,
+    settled_month: date,
+    hourly: bool,
+    placed_minute: datetime,
+    settled_minute: datetime,
+) -> None:
     """Run :data:`SETTLED_VOID`: a decided bet declared void (GP §3(6)) in ONE statement: marked ``voided``
     (``voided_at = at``); its stake and count out of the day and month totals of its placement, its stake, win and
     count out of those of its decision; its stake out of the minute bucket of ``placed_minute`` and its win out of
@@ -192,14 +267,34 @@ def settled_void(*, bet: SettledBet, at: datetime, placed_day: date, placed_mont
     already pruned stays gone, none is created. ``bet`` is the ledger's row read under the (player, kind) state
     lock."""
     params: dict[str, Any] = {
-        "player": bet.player_id, "kind": bet.kind, "bet": bet.pk, "at": at, "stake": bet.stake, "win": bet.win,
-        "minus_stake": -bet.stake, "minus_win": -bet.win, "day_period": P.Period.DAY, "month_period": P.Period.MONTH,
-        "placed_day": placed_day, "placed_month": placed_month, "settled_day": settled_day,
-        "settled_month": settled_month, "hourly": hourly, "placed_minute": placed_minute,
-        "placed_minute_end": placed_minute + MINUTE, "settled_minute": settled_minute,
-        "settled_minute_end": settled_minute + MINUTE}
-    periods = len({(P.Period.DAY, placed_day), (P.Period.MONTH, placed_month), (P.Period.DAY, settled_day),
-                   (P.Period.MONTH, settled_month)})
+        "player": bet.player_id,
+        "kind": bet.kind,
+        "bet": bet.pk,
+        "at": at,
+        "stake": bet.stake,
+        "win": bet.win,
+        "minus_stake": -bet.stake,
+        "minus_win": -bet.win,
+        "day_period": P.Period.DAY,
+        "month_period": P.Period.MONTH,
+        "placed_day": placed_day,
+        "placed_month": placed_month,
+        "settled_day": settled_day,
+        "settled_month": settled_month,
+        "hourly": hourly,
+        "placed_minute": placed_minute,
+        "placed_minute_end": placed_minute + MINUTE,
+        "settled_minute": settled_minute,
+        "settled_minute_end": settled_minute + MINUTE,
+    }
+    periods = len(
+        {
+            (P.Period.DAY, placed_day),
+            (P.Period.MONTH, placed_month),
+            (P.Period.DAY, settled_day),
+            (P.Period.MONTH, settled_month),
+        }
+    )
     with connection.cursor() as cur:
         execute(cur, SETTLED_VOID, params)
         row = cur.fetchone()

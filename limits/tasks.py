@@ -4,6 +4,7 @@ The services never enqueue these tasks (no import back from ``limits.services``)
 :func:`self_listing_send_task` after a self-listing request commits and :func:`panic_report_send_task` after a
 panic-button press commits, and beat runs the rest (``limits/schedules.py``).
 """
+
 from __future__ import annotations
 
 from core.tasks import platform_task

@@ -1,5 +1,6 @@
 """``/play/``: the shell page of the player web client. Everything else it does goes through /api/v1/ (static ES
 modules under /static/playclient/); the page itself reads nothing from the domain apps."""
+
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
@@ -9,8 +10,10 @@ from django.views.decorators.http import require_safe
 
 # The same strict policy as the API docs (core.views.DOCS_CSP), stricter on styles: the client's scripts and styles
 # are files of ours, nothing inline, nothing from another origin; it talks to its own origin only.
-PLAY_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-            "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+PLAY_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
 
 
 @require_safe

@@ -11,6 +11,7 @@ another secret (a forged signature), ``timestamp=`` sends a given timestamp (a s
 sends the call and throws the answer away (the answer "timed out": the journal keeps what the platform said, the
 caller gets ``None``).
 """
+
 from __future__ import annotations
 
 import http.client
@@ -74,8 +75,16 @@ class Reply:
 
 
 class WalletClient:
-    def __init__(self, platform: str, provider: str, secret: str, *, journal: Journal | None = None,
-                 clock: Callable[[], float] = time.time, timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        platform: str,
+        provider: str,
+        secret: str,
+        *,
+        journal: Journal | None = None,
+        clock: Callable[[], float] = time.time,
+        timeout: float = 30.0,
+    ) -> None:
         parts = urlsplit(platform.rstrip("/"))
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"not an http(s) address: {platform!r}")
@@ -120,16 +129,30 @@ class WalletClient:
                     raise
         raise AssertionError("unreachable")
 
-    def call(self, op: str, body: dict[str, Any], *, secret: str | None = None, timestamp: int | None = None,
-             drop_answer: bool = False, amount: int | None = None, mode: str = "", note: str = "") -> Reply | None:
+    def call(
+        self,
+        op: str,
+        body: dict[str, Any],
+        *,
+        secret: str | None = None,
+        timestamp: int | None = None,
+        drop_answer: bool = False,
+        amount: int | None = None,
+        mode: str = "",
+        note: str = "",
+    ) -> Reply | None:
         """Send one signed call; its ``Reply``, or None when ``drop_answer`` (the answer is journalled only)."""
         if op not in OPS:
             raise ValueError(f"unknown operation {op!r}")
         raw = json.dumps(body, separators=(",", ":")).encode()
         now = self.clock()
         ts = int(now) if timestamp is None else timestamp
-        headers = {"Content-Type": "application/json", "Accept": "application/json", "Accept-Language": "cs",
-                   **signed_headers(self.secret if secret is None else secret, ts, raw)}
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "Accept-Language": "cs",
+            **signed_headers(self.secret if secret is None else secret, ts, raw),
+        }
         status, data = self._post(self.prefix + op, raw, headers)
         try:
             answer = json.loads(data) if data else {}
@@ -140,9 +163,16 @@ class WalletClient:
         if self.journal is not None:
             if amount is None and isinstance(body.get("amount"), dict):
                 amount = body["amount"].get("amount")
-            self.journal.record(at=now, op=op, request=body, status_code=status, answer=answer, amount=amount,
-                                mode=mode, note=", ".join(filter(None, [note, "answer dropped" if drop_answer
-                                                                        else ""])))
+            self.journal.record(
+                at=now,
+                op=op,
+                request=body,
+                status_code=status,
+                answer=answer,
+                amount=amount,
+                mode=mode,
+                note=", ".join(filter(None, [note, "answer dropped" if drop_answer else ""])),
+            )
         return None if drop_answer else Reply(status, answer)
 
     def _must(self, reply: Reply | None) -> Reply:
@@ -156,28 +186,73 @@ class WalletClient:
     def balance(self, session: str, **kw: Any) -> Reply:
         return self._must(self.call("balance", {"session": session}, **kw))
 
-    def bet(self, session: str, *, transaction_id: str, round_id: str, game: str, amount: int,
-            round_closed: bool = False, **kw: Any) -> Reply | None:
-        return self.call("bet", {"session": session, "transaction_id": transaction_id, "round_id": round_id,
-                                 "game": game, "amount": money(amount), "round_closed": round_closed}, **kw)
+    def bet(
+        self,
+        session: str,
+        *,
+        transaction_id: str,
+        round_id: str,
+        game: str,
+        amount: int,
+        round_closed: bool = False,
+        **kw: Any,
+    ) -> Reply | None:
+        return self.call(
+            "bet",
+            {
+                "session": session,
+                "transaction_id": transaction_id,
+                "round_id": round_id,
+                "game": game,
+                "amount": money(amount),
+                "round_closed": round_closed,
+            },
+            **kw,
+        )
 
-    def win(self, session: str, *, transaction_id: str, bet_transaction_id: str, round_id: str, amount: int,
-            round_closed: bool = True, round_detail: dict[str, Any] | None = None, **kw: Any) -> Reply | None:
+    def win(
+        self,
+        session: str,
+        *,
+        transaction_id: str,
+        bet_transaction_id: str,
+        round_id: str,
+        amount: int,
+        round_closed: bool = True,
+        round_detail: dict[str, Any] | None = None,
+        **kw: Any,
+    ) -> Reply | None:
         """``round_detail``: the studio's record of the round, sent with the call that closes it."""
-        body = {"session": session, "transaction_id": transaction_id, "bet_transaction_id": bet_transaction_id,
-                "round_id": round_id, "amount": money(amount), "round_closed": round_closed}
+        body = {
+            "session": session,
+            "transaction_id": transaction_id,
+            "bet_transaction_id": bet_transaction_id,
+            "round_id": round_id,
+            "amount": money(amount),
+            "round_closed": round_closed,
+        }
         if round_detail is not None:
             body["round_detail"] = round_detail
         return self.call("win", body, **kw)
 
-    def rollback(self, session: str, *, transaction_id: str, bet_transaction_id: str, round_id: str,
-                 **kw: Any) -> Reply | None:
+    def rollback(
+        self, session: str, *, transaction_id: str, bet_transaction_id: str, round_id: str, **kw: Any
+    ) -> Reply | None:
         """``amount=`` (the bet's, journal only: the report names what was cancelled) is not sent."""
-        return self.call("rollback", {"session": session, "transaction_id": transaction_id,
-                                      "bet_transaction_id": bet_transaction_id, "round_id": round_id}, **kw)
+        return self.call(
+            "rollback",
+            {
+                "session": session,
+                "transaction_id": transaction_id,
+                "bet_transaction_id": bet_transaction_id,
+                "round_id": round_id,
+            },
+            **kw,
+        )
 
-    def round_end(self, session: str, *, round_id: str, transaction_id: str,
-                  round_detail: dict[str, Any] | None = None, **kw: Any) -> Reply | None:
+    def round_end(
+        self, session: str, *, round_id: str, transaction_id: str, round_detail: dict[str, Any] | None = None, **kw: Any
+    ) -> Reply | None:
         body: dict[str, Any] = {"session": session, "round_id": round_id, "transaction_id": transaction_id}
         if round_detail is not None:
             body["round_detail"] = round_detail

@@ -5,6 +5,7 @@ every round the platform told it was cancelled. In memory (``:memory:``, tests) 
 The daily round report (``POST {api_url}/round-report``) is read from here: the bets, wins and rollbacks the platform
 acknowledged (RS_OK) on that Prague day, each transaction once however often it was sent.
 """
+
 from __future__ import annotations
 
 import json
@@ -79,17 +80,39 @@ class Journal:
         with self._lock:
             self._db.executescript(SCHEMA)
 
-    def record(self, *, at: float, op: str, request: dict[str, Any], status_code: int | None,
-               answer: dict[str, Any] | None, amount: int | None = None, mode: str = "", note: str = "") -> int:
+    def record(
+        self,
+        *,
+        at: float,
+        op: str,
+        request: dict[str, Any],
+        status_code: int | None,
+        answer: dict[str, Any] | None,
+        amount: int | None = None,
+        mode: str = "",
+        note: str = "",
+    ) -> int:
         provider_status = answer.get("status") if isinstance(answer, dict) else None
         with self._lock:
             cursor = self._db.execute(
                 "INSERT INTO calls (at, day, op, transaction_id, bet_transaction_id, round_id, amount, mode, note,"
                 " request, status_code, provider_status, answer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (at, prague_day(at), op, request.get("transaction_id"), request.get("bet_transaction_id"),
-                 request.get("round_id"), amount, mode, note, json.dumps(request), status_code,
-                 provider_status if isinstance(provider_status, str) else None,
-                 None if answer is None else json.dumps(answer)))
+                (
+                    at,
+                    prague_day(at),
+                    op,
+                    request.get("transaction_id"),
+                    request.get("bet_transaction_id"),
+                    request.get("round_id"),
+                    amount,
+                    mode,
+                    note,
+                    json.dumps(request),
+                    status_code,
+                    provider_status if isinstance(provider_status, str) else None,
+                    None if answer is None else json.dumps(answer),
+                ),
+            )
             return int(cursor.lastrowid or 0)
 
     def calls(self, *, round_id: str | None = None, op: str | None = None) -> list[Call]:
@@ -103,9 +126,25 @@ class Journal:
         sql = "SELECT * FROM calls" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id"
         with self._lock:
             rows = self._db.execute(sql, params).fetchall()
-        return [Call(id=r[0], at=r[1], day=r[2], op=r[3], transaction_id=r[4], bet_transaction_id=r[5],
-                     round_id=r[6], amount=r[7], mode=r[8], note=r[9], request=json.loads(r[10]), status_code=r[11],
-                     provider_status=r[12], answer=None if r[13] is None else json.loads(r[13])) for r in rows]
+        return [
+            Call(
+                id=r[0],
+                at=r[1],
+                day=r[2],
+                op=r[3],
+                transaction_id=r[4],
+                bet_transaction_id=r[5],
+                round_id=r[6],
+                amount=r[7],
+                mode=r[8],
+                note=r[9],
+                request=json.loads(r[10]),
+                status_code=r[11],
+                provider_status=r[12],
+                answer=None if r[13] is None else json.loads(r[13]),
+            )
+            for r in rows
+        ]
 
     def report(self, day: date | str) -> list[dict[str, Any]]:
         """The transactions of the round report: bets, wins and rollbacks acknowledged RS_OK on ``day``, each
@@ -114,30 +153,46 @@ class Journal:
             rows = self._db.execute(
                 "SELECT transaction_id, op, round_id, amount FROM calls WHERE day = ? AND op IN ('bet', 'win',"
                 " 'rollback') AND provider_status = 'RS_OK' AND status_code = 200 ORDER BY id",
-                (str(day),)).fetchall()
+                (str(day),),
+            ).fetchall()
         seen: set[str] = set()
         out = []
         for transaction_id, op, round_id, amount in rows:
             if transaction_id in seen:
                 continue
             seen.add(transaction_id)
-            out.append({"transaction_id": transaction_id, "type": op, "round_id": round_id,
-                        "amount": {"amount": int(amount or 0), "currency": "CZK"}})
+            out.append(
+                {
+                    "transaction_id": transaction_id,
+                    "type": op,
+                    "round_id": round_id,
+                    "amount": {"amount": int(amount or 0), "currency": "CZK"},
+                }
+            )
         return out
 
     def cancelled_record(self, *, at: float, body: dict[str, Any]) -> None:
         refunded = body.get("refunded")
         amount = refunded.get("amount") if isinstance(refunded, dict) else None
         with self._lock:
-            self._db.execute("INSERT INTO cancelled (at, round_id, reason, refunded, body) VALUES (?, ?, ?, ?, ?)",
-                             (at, str(body.get("round_id")), str(body.get("reason")),
-                              amount if isinstance(amount, int) else 0, json.dumps(body)))
+            self._db.execute(
+                "INSERT INTO cancelled (at, round_id, reason, refunded, body) VALUES (?, ?, ?, ?, ?)",
+                (
+                    at,
+                    str(body.get("round_id")),
+                    str(body.get("reason")),
+                    amount if isinstance(amount, int) else 0,
+                    json.dumps(body),
+                ),
+            )
 
     def cancelled(self) -> list[dict[str, Any]]:
         with self._lock:
             rows = self._db.execute("SELECT at, round_id, reason, refunded FROM cancelled ORDER BY id").fetchall()
-        return [{"at": at, "round_id": round_id, "reason": reason, "refunded": refunded}
-                for at, round_id, reason, refunded in rows]
+        return [
+            {"at": at, "round_id": round_id, "reason": reason, "refunded": refunded}
+            for at, round_id, reason, refunded in rows
+        ]
 
     def close(self) -> None:
         with self._lock:

@@ -13,6 +13,7 @@
 A misbehaving session: ``mode=`` on the launch URL (one of ``studio.MODES``), else the server's default
 (``--mode`` / ``PROVIDER_SIM_MODE``).
 """
+
 from __future__ import annotations
 
 import html
@@ -37,16 +38,36 @@ from .studio import MODES, Studio
 
 STATIC = Path(__file__).resolve().parent / "static"
 STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
 MAX_BODY = 64 * 1024
 TEXT = {
-    "cs": {"balance": "Zůstatek", "stake": "Sázka", "spin": "Točit", "win": "Výhra", "lost": "Bez výhry",
-           "refused": "Platforma odmítla", "title": "Simulátor poskytovatele", "mode": "Režim", "game": "Hra",
-           "lobby": "Zpět do kasina"},
-    "en": {"balance": "Balance", "stake": "Stake", "spin": "Spin", "win": "Win", "lost": "No win",
-           "refused": "The platform refused", "title": "Provider simulator", "mode": "Mode", "game": "Game",
-           "lobby": "Back to the casino"},
+    "cs": {
+        "balance": "Zůstatek",
+        "stake": "Sázka",
+        "spin": "Točit",
+        "win": "Výhra",
+        "lost": "Bez výhry",
+        "refused": "Platforma odmítla",
+        "title": "Simulátor poskytovatele",
+        "mode": "Režim",
+        "game": "Hra",
+        "lobby": "Zpět do kasina",
+    },
+    "en": {
+        "balance": "Balance",
+        "stake": "Stake",
+        "spin": "Spin",
+        "win": "Win",
+        "lost": "No win",
+        "refused": "The platform refused",
+        "title": "Provider simulator",
+        "mode": "Mode",
+        "game": "Game",
+        "lobby": "Back to the casino",
+    },
 }
 
 StartResponse = Callable[..., Any]
@@ -72,9 +93,19 @@ def czk(amount: int | None) -> str:
 
 
 class SimulatorApp:
-    def __init__(self, *, platform: str, provider: str, secret: str, journal: Journal | None = None,
-                 mode: str = "normal", slot: Slot | None = None, clock: Callable[[], float] = time.time,
-                 late_seconds: float = 0.0, lobby: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        platform: str,
+        provider: str,
+        secret: str,
+        journal: Journal | None = None,
+        mode: str = "normal",
+        slot: Slot | None = None,
+        clock: Callable[[], float] = time.time,
+        late_seconds: float = 0.0,
+        lobby: str | None = None,
+    ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}")
         self.secret, self.mode, self.clock = secret, mode, clock
@@ -90,9 +121,12 @@ class SimulatorApp:
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         method, path = environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "/")
         routes: dict[tuple[str, str], Callable[[dict[str, Any]], tuple[int, dict[str, str], bytes]]] = {
-            ("GET", "/play"): self.play, ("POST", "/spin"): self.spin,
-            ("POST", "/api/round-cancelled"): self.round_cancelled, ("POST", "/api/round-report"): self.round_report,
-            ("GET", "/journal"): self.journal_view, ("GET", "/health"): lambda e: _json(200, {"status": "ok"}),
+            ("GET", "/play"): self.play,
+            ("POST", "/spin"): self.spin,
+            ("POST", "/api/round-cancelled"): self.round_cancelled,
+            ("POST", "/api/round-report"): self.round_report,
+            ("GET", "/journal"): self.journal_view,
+            ("GET", "/health"): lambda e: _json(200, {"status": "ok"}),
         }
         try:
             if path.startswith("/static/") and method == "GET":
@@ -107,8 +141,9 @@ class SimulatorApp:
             status, headers, body = _json(400, {"error": str(exc)})
         except (OSError, http.client.HTTPException) as exc:  # the platform did not answer (refused, timed out)
             status, headers, body = _json(502, {"error": f"the platform did not answer: {type(exc).__name__}"})
-        start_response(f"{status} {_REASONS.get(status, 'Status')}",
-                       [*headers.items(), ("Content-Length", str(len(body)))])
+        start_response(
+            f"{status} {_REASONS.get(status, 'Status')}", [*headers.items(), ("Content-Length", str(len(body)))]
+        )
         return [body]
 
     # --- the player's side ---------------------------------------------------------------------------------------
@@ -124,28 +159,40 @@ class SimulatorApp:
         back = f"<p><a id='lobby' href='{html.escape(self.lobby)}'>{html.escape(TEXT[lang]['lobby'])}</a></p>"
         reply = self.studio.session(token)
         if not reply.ok:
-            return _page(reply.status if 400 <= reply.status < 600 else 502, lang,
-                         f"<p class='refused' id='refusal'>{html.escape(TEXT[lang]['refused'])}: "
-                         f"{html.escape(reply.message(lang))}</p>{back}")
+            return _page(
+                reply.status if 400 <= reply.status < 600 else 502,
+                lang,
+                f"<p class='refused' id='refusal'>{html.escape(TEXT[lang]['refused'])}: "
+                f"{html.escape(reply.message(lang))}</p>{back}",
+            )
         sid = secrets.token_urlsafe(24)
-        player = PlayerSession(platform_session=str(reply.body.get("session")), player=str(reply.body.get("player")),
-                               game=str(reply.body.get("game") or query.get("game") or ""), lang=lang, mode=mode,
-                               balance=reply.balance)
+        player = PlayerSession(
+            platform_session=str(reply.body.get("session")),
+            player=str(reply.body.get("player")),
+            game=str(reply.body.get("game") or query.get("game") or ""),
+            lang=lang,
+            mode=mode,
+            balance=reply.balance,
+        )
         with self._lock:
             self.sessions[sid] = player
         t = TEXT[lang]
-        options = "".join(f"<option value='{s}'{' selected' if s == 100 else ''}>{html.escape(czk(s))}</option>"
-                          for s in STAKES)
-        body = (f"<main id='game' data-sid='{html.escape(sid)}' data-lang='{lang}'>"
-                f"<h1>{html.escape(GAME_NAME)}</h1>"
-                f"<p>{t['balance']}: <output id='balance'>{html.escape(czk(player.balance))}</output></p>"
-                "<div id='reels' class='reels'>" + "".join(f"<span class='cell' id='cell-{r}-{c}'>?</span>"
-                                                           for r in range(3) for c in range(3)) + "</div>"
-                f"<p><label>{t['stake']} <select id='stake'>{options}</select></label> "
-                f"<button id='spin' type='button'>{t['spin']}</button></p>"
-                "<p id='result' role='status'></p>"
-                f"<p class='mode'>{t['game']}: {html.escape(player.game)} · {t['mode']}: {html.escape(mode)}</p>"
-                f"{back}</main>")
+        options = "".join(
+            f"<option value='{s}'{' selected' if s == 100 else ''}>{html.escape(czk(s))}</option>" for s in STAKES
+        )
+        body = (
+            f"<main id='game' data-sid='{html.escape(sid)}' data-lang='{lang}'>"
+            f"<h1>{html.escape(GAME_NAME)}</h1>"
+            f"<p>{t['balance']}: <output id='balance'>{html.escape(czk(player.balance))}</output></p>"
+            "<div id='reels' class='reels'>"
+            + "".join(f"<span class='cell' id='cell-{r}-{c}'>?</span>" for r in range(3) for c in range(3))
+            + "</div>"
+            f"<p><label>{t['stake']} <select id='stake'>{options}</select></label> "
+            f"<button id='spin' type='button'>{t['spin']}</button></p>"
+            "<p id='result' role='status'></p>"
+            f"<p class='mode'>{t['game']}: {html.escape(player.game)} · {t['mode']}: {html.escape(mode)}</p>"
+            f"{back}</main>"
+        )
         return _page(200, lang, body)
 
     def spin(self, environ: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
@@ -172,19 +219,37 @@ class SimulatorApp:
     # --- the platform's calls ------------------------------------------------------------------------------------
     def _signed(self, environ: dict[str, Any]) -> tuple[dict[str, Any] | None, tuple[int, dict[str, str], bytes]]:
         raw = _read(environ)
-        why = verify(self.secret, timestamp=environ.get("HTTP_" + TIMESTAMP_HEADER.upper().replace("-", "_")),
-                     signature_value=environ.get("HTTP_" + SIGNATURE_HEADER.upper().replace("-", "_")),
-                     body=raw, now=self.clock())
+        why = verify(
+            self.secret,
+            timestamp=environ.get("HTTP_" + TIMESTAMP_HEADER.upper().replace("-", "_")),
+            signature_value=environ.get("HTTP_" + SIGNATURE_HEADER.upper().replace("-", "_")),
+            body=raw,
+            now=self.clock(),
+        )
         if why is not None:
-            return None, _json(401, {"status": "RS_ERROR_INVALID_SIGNATURE", "error": {
-                "code": "simulator.invalid_signature", "message": f"signature refused: {why}", "details": {}}})
+            return None, _json(
+                401,
+                {
+                    "status": "RS_ERROR_INVALID_SIGNATURE",
+                    "error": {
+                        "code": "simulator.invalid_signature",
+                        "message": f"signature refused: {why}",
+                        "details": {},
+                    },
+                },
+            )
         try:
             body = json.loads(raw)
         except ValueError:
             body = None
         if not isinstance(body, dict):
-            return None, _json(400, {"status": "RS_ERROR_WRONG_SYNTAX", "error": {
-                "code": "simulator.wrong_syntax", "message": "a JSON object is expected", "details": {}}})
+            return None, _json(
+                400,
+                {
+                    "status": "RS_ERROR_WRONG_SYNTAX",
+                    "error": {"code": "simulator.wrong_syntax", "message": "a JSON object is expected", "details": {}},
+                },
+            )
         return body, (200, {}, b"")
 
     def round_cancelled(self, environ: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
@@ -200,16 +265,36 @@ class SimulatorApp:
             return refused
         day = str(body.get("day") or "")
         if len(day) != 10 or day[4] != "-" or day[7] != "-" or not day.replace("-", "").isdigit():
-            return _json(400, {"status": "RS_ERROR_WRONG_SYNTAX", "error": {
-                "code": "simulator.wrong_syntax", "message": "day: YYYY-MM-DD", "details": {}}})
+            return _json(
+                400,
+                {
+                    "status": "RS_ERROR_WRONG_SYNTAX",
+                    "error": {"code": "simulator.wrong_syntax", "message": "day: YYYY-MM-DD", "details": {}},
+                },
+            )
         return _json(200, {"status": "RS_OK", "day": day, "transactions": self.journal.report(day)})
 
     def journal_view(self, environ: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
-        return _json(200, {"calls": [{"at": c.at, "op": c.op, "transaction_id": c.transaction_id,
-                                      "round_id": c.round_id, "amount": c.amount, "mode": c.mode, "note": c.note,
-                                      "status_code": c.status_code, "provider_status": c.provider_status}
-                                     for c in self.journal.calls()],
-                           "cancelled": self.journal.cancelled()})
+        return _json(
+            200,
+            {
+                "calls": [
+                    {
+                        "at": c.at,
+                        "op": c.op,
+                        "transaction_id": c.transaction_id,
+                        "round_id": c.round_id,
+                        "amount": c.amount,
+                        "mode": c.mode,
+                        "note": c.note,
+                        "status_code": c.status_code,
+                        "provider_status": c.provider_status,
+                    }
+                    for c in self.journal.calls()
+                ],
+                "cancelled": self.journal.cancelled(),
+            },
+        )
 
     def static(self, name: str) -> tuple[int, dict[str, str], bytes]:
         path = (STATIC / name).resolve()
@@ -222,9 +307,20 @@ class BadRequest(Exception):
     pass
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-            405: "Method Not Allowed", 409: "Conflict", 413: "Payload Too Large", 429: "Too Many Requests",
-            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    409: "Conflict",
+    413: "Payload Too Large",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+}
 
 
 def _read(environ: dict[str, Any]) -> bytes:
@@ -252,13 +348,23 @@ def _json(status: int, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes
 
 
 def _page(status: int, lang: str, main: str) -> tuple[int, dict[str, str], bytes]:
-    page = (f"<!doctype html><html lang='{lang}'><head><meta charset='utf-8'>"
-            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            "<link rel='icon' href='data:,'>"
-            f"<title>{html.escape(TEXT[lang]['title'])}</title><link rel='stylesheet' href='/static/sim.css'>"
-            f"<script type='module' src='/static/sim.js'></script></head><body>{main}</body></html>")
-    return status, {"Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": CSP,
-                    "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}, page.encode()
+    page = (
+        f"<!doctype html><html lang='{lang}'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        "<link rel='icon' href='data:,'>"
+        f"<title>{html.escape(TEXT[lang]['title'])}</title><link rel='stylesheet' href='/static/sim.css'>"
+        f"<script type='module' src='/static/sim.js'></script></head><body>{main}</body></html>"
+    )
+    return (
+        status,
+        {
+            "Content-Type": "text/html; charset=utf-8",
+            "Content-Security-Policy": CSP,
+            "Referrer-Policy": "no-referrer",
+            "Cache-Control": "no-store",
+        },
+        page.encode(),
+    )
 
 
 # --- serving ----------------------------------------------------------------------------------------------------------
@@ -286,8 +392,9 @@ class Running:
         self.app = app
         self.server = make(app, host, port)
         self.url = f"http://{host}:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                                       name="provider-simulator", daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, name="provider-simulator", daemon=True
+        )
         self.thread.start()
 
     def stop(self) -> None:

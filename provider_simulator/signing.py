@@ -1,8 +1,9 @@
 """The signature of the wire contract, both ways (the simulator signs its calls and checks the platform's):
 
-    X-Provider-Timestamp: <unix seconds, integer>
-    X-Provider-Signature: sha256=<hex HMAC-SHA256(secret, f"{timestamp}.".encode() + raw_body)>
+X-Provider-Timestamp: <unix seconds, integer>
+X-Provider-Signature: sha256=<hex HMAC-SHA256(secret, f"{timestamp}.".encode() + raw_body)>
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -23,8 +24,15 @@ def signed_headers(secret: str | bytes, timestamp: int, body: bytes) -> dict[str
     return {TIMESTAMP_HEADER: str(timestamp), SIGNATURE_HEADER: signature(secret, timestamp, body)}
 
 
-def verify(secret: str | bytes, *, timestamp: str | None, signature_value: str | None, body: bytes, now: float,
-           window: int = WINDOW_SECONDS) -> str | None:
+def verify(
+    secret: str | bytes,
+    *,
+    timestamp: str | None,
+    signature_value: str | None,
+    body: bytes,
+    now: float,
+    window: int = WINDOW_SECONDS,
+) -> str | None:
     """None when the call is authentic and fresh, else why not (``missing``, ``bad_timestamp``, ``stale``,
     ``bad_signature``). The signature is compared in constant time."""
     if not timestamp or not signature_value:

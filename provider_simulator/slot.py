@@ -22,6 +22,7 @@ Return to player, exact from the strips (16 x 18 x 16 = 4,608 equally likely sto
 RTP = 1459/1536 = 94.987 %. The top multiplier is 100, so the offered stakes stop at 100 CZK (a win of 10,000 CZK
 at most, within the platform's 50,000 CZK per round, GP §8(3)).
 """
+
 from __future__ import annotations
 
 import random
@@ -33,12 +34,62 @@ from itertools import product
 GAME_ID = "sim_fruits"
 GAME_NAME = "Sim Fruits"
 STRIPS: tuple[tuple[str, ...], ...] = (
-    ("7", "PLUM", "CHERRY", "BELL", "PLUM", "BAR", "LEMON", "PLUM", "CHERRY", "BELL", "PLUM", "BAR", "CHERRY",
-     "BELL", "PLUM", "LEMON"),
-    ("7", "CHERRY", "PLUM", "BELL", "CHERRY", "BAR", "PLUM", "LEMON", "CHERRY", "BELL", "PLUM", "CHERRY", "BAR",
-     "PLUM", "BELL", "CHERRY", "LEMON", "PLUM"),
-    ("7", "BELL", "PLUM", "CHERRY", "LEMON", "PLUM", "BAR", "BELL", "PLUM", "CHERRY", "LEMON", "PLUM", "BAR",
-     "BELL", "PLUM", "CHERRY"),
+    (
+        "7",
+        "PLUM",
+        "CHERRY",
+        "BELL",
+        "PLUM",
+        "BAR",
+        "LEMON",
+        "PLUM",
+        "CHERRY",
+        "BELL",
+        "PLUM",
+        "BAR",
+        "CHERRY",
+        "BELL",
+        "PLUM",
+        "LEMON",
+    ),
+    (
+        "7",
+        "CHERRY",
+        "PLUM",
+        "BELL",
+        "CHERRY",
+        "BAR",
+        "PLUM",
+        "LEMON",
+        "CHERRY",
+        "BELL",
+        "PLUM",
+        "CHERRY",
+        "BAR",
+        "PLUM",
+        "BELL",
+        "CHERRY",
+        "LEMON",
+        "PLUM",
+    ),
+    (
+        "7",
+        "BELL",
+        "PLUM",
+        "CHERRY",
+        "LEMON",
+        "PLUM",
+        "BAR",
+        "BELL",
+        "PLUM",
+        "CHERRY",
+        "LEMON",
+        "PLUM",
+        "BAR",
+        "BELL",
+        "PLUM",
+        "CHERRY",
+    ),
 )
 ANY = None
 PAYTABLE: tuple[tuple[tuple[str | None, str | None, str | None], int], ...] = (
@@ -92,14 +143,21 @@ class Spin:
         return self.stake * self.multiplier
 
     def as_json(self) -> dict[str, object]:
-        return {"stake": self.stake, "stops": list(self.stops), "window": [list(row) for row in self.window],
-                "multiplier": self.multiplier, "win": self.win}
+        return {
+            "stake": self.stake,
+            "stops": list(self.stops),
+            "window": [list(row) for row in self.window],
+            "multiplier": self.multiplier,
+            "win": self.win,
+        }
 
 
 def outcome(stake: int, stops: tuple[int, ...]) -> Spin:
     """The spin these stops make (pure: the draw is separate, so a spin can be replayed from its stops)."""
-    window = tuple(tuple(strip[(stop + offset) % len(strip)] for strip, stop in zip(STRIPS, stops, strict=True))
-                   for offset in (-1, 0, 1))
+    window = tuple(
+        tuple(strip[(stop + offset) % len(strip)] for strip, stop in zip(STRIPS, stops, strict=True))
+        for offset in (-1, 0, 1)
+    )
     return Spin(stake=stake, stops=stops, window=window, multiplier=multiplier(window[1]))
 
 

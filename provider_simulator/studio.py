@@ -17,6 +17,7 @@ real game servers produce; each is documented by the calls it makes (the tests a
 ``forged_signature``  the bet signed with a wrong secret (refused 401)
 ``stale_timestamp``   the bet signed with a timestamp 301 s old, outside the replay window (refused 401)
 """
+
 from __future__ import annotations
 
 import secrets
@@ -29,8 +30,16 @@ from .client import Reply, WalletClient
 from .signing import WINDOW_SECONDS
 from .slot import GAME_ID, Slot, Spin
 
-MODES = ("normal", "duplicate", "out_of_order", "rollback_first", "timeout", "late_round_end", "forged_signature",
-         "stale_timestamp")
+MODES = (
+    "normal",
+    "duplicate",
+    "out_of_order",
+    "rollback_first",
+    "timeout",
+    "late_round_end",
+    "forged_signature",
+    "stale_timestamp",
+)
 
 
 def new_id(kind: str) -> str:
@@ -51,19 +60,43 @@ class RoundResult:
     voided: bool = False  # the stake came back (rollback)
 
     def as_json(self, lang: str = "cs") -> dict[str, Any]:
-        return {"round_id": self.round_id, "mode": self.mode, "stake": self.stake,
-                "spin": self.spin.as_json() if self.spin else None, "balance": self.balance,
-                "settled": self.settled, "voided": self.voided,
-                "refused": None if self.refusal is None else {
-                    "status": self.refusal.provider_status, "code": self.refusal.code,
-                    "message": self.refusal.message(lang), "details": self.refusal.error.get("details") or {}},
-                "calls": [{"op": op, "status": None if r is None else r.status,
-                           "provider_status": None if r is None else r.provider_status} for op, r in self.calls]}
+        return {
+            "round_id": self.round_id,
+            "mode": self.mode,
+            "stake": self.stake,
+            "spin": self.spin.as_json() if self.spin else None,
+            "balance": self.balance,
+            "settled": self.settled,
+            "voided": self.voided,
+            "refused": None
+            if self.refusal is None
+            else {
+                "status": self.refusal.provider_status,
+                "code": self.refusal.code,
+                "message": self.refusal.message(lang),
+                "details": self.refusal.error.get("details") or {},
+            },
+            "calls": [
+                {
+                    "op": op,
+                    "status": None if r is None else r.status,
+                    "provider_status": None if r is None else r.provider_status,
+                }
+                for op, r in self.calls
+            ],
+        }
 
 
 class Studio:
-    def __init__(self, client: WalletClient, slot: Slot | None = None, *, ids: Callable[[str], str] = new_id,
-                 late_seconds: float = 0.0, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        client: WalletClient,
+        slot: Slot | None = None,
+        *,
+        ids: Callable[[str], str] = new_id,
+        late_seconds: float = 0.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.client, self.slot, self.ids = client, slot or Slot(), ids
         self.late_seconds, self.sleep = late_seconds, sleep
 
@@ -98,8 +131,13 @@ class _Round:
         method = getattr(self.studio.client, op.replace("-", "_"))
         reply = None
         for n in range(2 if self.mode == "duplicate" else 1):
-            reply = method(self.session, round_id=self.result.round_id, mode=self.mode,
-                           note=", ".join(filter(None, [note, "duplicate" if n else ""])), **kw)
+            reply = method(
+                self.session,
+                round_id=self.result.round_id,
+                mode=self.mode,
+                note=", ".join(filter(None, [note, "duplicate" if n else ""])),
+                **kw,
+            )
             self.result.calls.append((op, reply))
         if reply is not None and reply.balance is not None:
             self.result.balance = reply.balance
@@ -107,22 +145,33 @@ class _Round:
 
     def forged(self) -> None:
         if self.mode == "forged_signature":
-            self.result.refusal = self.send("bet", **self.bet, secret="forged-" + secrets.token_hex(16),
-                                            note="forged signature")
+            self.result.refusal = self.send(
+                "bet", **self.bet, secret="forged-" + secrets.token_hex(16), note="forged signature"
+            )
         else:
             stale = int(self.studio.client.clock()) - WINDOW_SECONDS - 1
             self.result.refusal = self.send("bet", **self.bet, timestamp=stale, note="stale timestamp")
 
     def rollback_first(self) -> None:
-        self.send("rollback", transaction_id=self.studio.ids("rollback"), bet_transaction_id=self.bet_id,
-                  amount=self.stake, note="rollback before its bet")
+        self.send(
+            "rollback",
+            transaction_id=self.studio.ids("rollback"),
+            bet_transaction_id=self.bet_id,
+            amount=self.stake,
+            note="rollback before its bet",
+        )
         self.result.refusal = self.send("bet", **self.bet)
 
     def timeout(self) -> None:
         self.send("bet", **self.bet, drop_answer=True)  # the debit happened; the answer never arrived
         retried = self.send("bet", **self.bet, note="retry after timeout")
-        rollback = self.send("rollback", transaction_id=self.studio.ids("rollback"), bet_transaction_id=self.bet_id,
-                             amount=self.stake, note="rollback after timeout")
+        rollback = self.send(
+            "rollback",
+            transaction_id=self.studio.ids("rollback"),
+            bet_transaction_id=self.bet_id,
+            amount=self.stake,
+            note="rollback after timeout",
+        )
         self.result.voided = bool(rollback and rollback.ok)
         if retried is not None and not retried.ok:
             self.result.refusal = retried
@@ -135,16 +184,26 @@ class _Round:
             # the outcome was drawn and the bet and the win sent together; the win overtook its bet (the same body
             # both times: a changed body under one id would be another transaction)
             spin = self.studio.slot.spin(self.stake)
-            self.send("win", transaction_id=self.win_id, bet_transaction_id=self.bet_id, amount=spin.win,
-                      round_closed=closed, round_detail={"outcome": spin.as_json()} if closed else None,
-                      note="win before its bet")
+            self.send(
+                "win",
+                transaction_id=self.win_id,
+                bet_transaction_id=self.bet_id,
+                amount=spin.win,
+                round_closed=closed,
+                round_detail={"outcome": spin.as_json()} if closed else None,
+                note="win before its bet",
+            )
         placed = self.send("bet", **self.bet)
         if placed is None or not placed.ok:
             self.result.refusal = placed
             return
         spin = self.result.spin = spin or self.studio.slot.spin(self.stake)
-        win: dict[str, Any] = {"bet_transaction_id": self.bet_id, "amount": spin.win, "round_closed": closed,
-                               "round_detail": {"outcome": spin.as_json()} if closed else None}
+        win: dict[str, Any] = {
+            "bet_transaction_id": self.bet_id,
+            "amount": spin.win,
+            "round_closed": closed,
+            "round_detail": {"outcome": spin.as_json()} if closed else None,
+        }
         won = self.send("win", transaction_id=self.win_id, **win)
         if self.mode == "out_of_order" and won is not None and not won.ok:
             # the platform kept its first answer to this id (the refusal): the win under a new id
@@ -155,8 +214,12 @@ class _Round:
         if not closed:
             if self.studio.late_seconds:
                 self.studio.sleep(self.studio.late_seconds)
-            ended = self.send("round-end", transaction_id=self.studio.ids("end"),
-                              round_detail={"outcome": spin.as_json()}, note="late round-end")
+            ended = self.send(
+                "round-end",
+                transaction_id=self.studio.ids("end"),
+                round_detail={"outcome": spin.as_json()},
+                note="late round-end",
+            )
             if ended is None or not ended.ok:
                 self.result.refusal = ended
                 return

@@ -1,6 +1,7 @@
 """The platform's calls to a provider's own API (``Provider.api_url``), signed the same way as the provider's calls
 (providers/signing.py). Plain urllib; never called inside a transaction that holds a player's lock (the tasks call
 them after commit)."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,9 @@ def post(provider: Provider, operation: str, payload: dict[str, Any]) -> dict[st
     :class:`ProviderUnavailable` on anything but a 200 with a JSON object."""
     body = json.dumps(payload, separators=(",", ":")).encode()
     url = provider.api_url.rstrip("/") + "/" + operation
-    req = urllib.request.Request(url, data=body, method="POST",
-                                 headers=signed_headers(provider.secret, int(time.time()), body))
+    req = urllib.request.Request(
+        url, data=body, method="POST", headers=signed_headers(provider.secret, int(time.time()), body)
+    )
     try:
         with urllib.request.urlopen(req, timeout=settings.PROVIDERS_HTTP_TIMEOUT_SECONDS) as resp:  # the provider's URL
             status, raw = resp.status, resp.read(MAX_ANSWER_BYTES + 1)

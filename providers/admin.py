@@ -1,6 +1,7 @@
 """Staff screens of the providers: the providers (game manager: ``providers.manage_provider``; the secret
 write-only), their transactions (read-only; finance) and the reconciliation cases (finance resolves them:
 ``providers.resolve_reconciliation``)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -25,14 +26,21 @@ MANAGE = "providers.manage_provider"
 class ProviderForm(forms.ModelForm):
     """The stored secret is never shown: ``new_secret`` replaces it (required for a new provider)."""
 
-    new_secret = forms.CharField(required=False, strip=True, widget=forms.PasswordInput(render_value=False),
-                                 help_text="a new shared HMAC secret (at least 32 bytes in production); leave empty "
-                                           "to keep the stored one, which is never displayed")
+    new_secret = forms.CharField(
+        required=False,
+        strip=True,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="a new shared HMAC secret (at least 32 bytes in production); leave empty "
+        "to keep the stored one, which is never displayed",
+    )
     launch_url = forms.URLField(max_length=500, assume_scheme="https", help_text="the provider's game page")
     api_url = forms.URLField(max_length=500, assume_scheme="https", help_text="the provider's API")
-    allowed_sources = forms.JSONField(required=False, initial=list,
-                                      help_text='a JSON list of IP addresses or networks, e.g. ["203.0.113.0/28"]; '
-                                                "empty: the provider's calls are refused from everywhere")
+    allowed_sources = forms.JSONField(
+        required=False,
+        initial=list,
+        help_text='a JSON list of IP addresses or networks, e.g. ["203.0.113.0/28"]; '
+        "empty: the provider's calls are refused from everywhere",
+    )
 
     class Meta:
         model = Provider
@@ -63,21 +71,36 @@ class ProviderAdmin(PlatformAdminMixin, admin.ModelAdmin):
     @admin.display(description="games of the provider")
     def games(self, obj: Provider) -> str:
         rows = Game.objects.filter(provider=obj.code, current=True).order_by("code")
-        return format_html_join("", "<div>{} ({}): {}{}</div>", (
-            (g.name, g.code, g.approval_state, "" if g.enabled else ", disabled") for g in rows)) or "-"
+        return (
+            format_html_join(
+                "",
+                "<div>{} ({}): {}{}</div>",
+                ((g.name, g.code, g.approval_state, "" if g.enabled else ", disabled") for g in rows),
+            )
+            or "-"
+        )
 
     def save_model(self, request: HttpRequest, obj: Provider, form: Any, change: bool) -> None:
         try:
-            services.provider_save(provider=obj, new_secret=form.cleaned_data.get("new_secret") or "",
-                                   actor=Actor.staff(request.user))
+            services.provider_save(
+                provider=obj, new_secret=form.cleaned_data.get("new_secret") or "", actor=Actor.staff(request.user)
+            )
         except DomainError as exc:
             self.message_user(request, domain_error_text(exc), messages.ERROR)
 
 
 @admin.register(ProviderTransaction)
 class ProviderTransactionAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "provider", "transaction_id", "kind", "provider_round_id", "amount", "credited",
-                    "response_status")
+    list_display = (
+        "created_at",
+        "provider",
+        "transaction_id",
+        "kind",
+        "provider_round_id",
+        "amount",
+        "credited",
+        "response_status",
+    )
     list_filter = ("provider", "kind", "response_status")
     search_fields = ("=transaction_id", "=provider_round_id", "=bet_transaction_id")
 
@@ -97,9 +120,17 @@ class ReconciliationCaseAdmin(ReadOnlyAdmin):
     def resolve(self, request: HttpRequest, queryset: QuerySet[ReconciliationCase]) -> HttpResponse | None:
         form = ResolveForm(request.POST if "resolution" in request.POST else None)
         if not form.is_valid():
-            return TemplateResponse(request, "admin/providers/resolve.html",
-                                    {**self.admin_site.each_context(request), "form": form, "cases": queryset,
-                                     "action": "resolve", "title": "Resolve reconciliation cases"})
+            return TemplateResponse(
+                request,
+                "admin/providers/resolve.html",
+                {
+                    **self.admin_site.each_context(request),
+                    "form": form,
+                    "cases": queryset,
+                    "action": "resolve",
+                    "title": "Resolve reconciliation cases",
+                },
+            )
         actor = Actor.staff(request.user)
         done = 0
         for case in queryset:

@@ -17,6 +17,7 @@ body are counted per studio and outcome and only those are throttled. Accepted c
 come from its few listed addresses and carry all its players' rounds (2,000 players at one
 round each 2 s are 120,000 calls a minute), and a call from any other address is refused, so counted.
 """
+
 from __future__ import annotations
 
 from typing import Any, NoReturn
@@ -51,15 +52,29 @@ from providers.serializers import (
 from providers.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
 
 SIGNED_PARAMETERS = [
-    OpenApiParameter(TIMESTAMP_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER, required=True,
-                     description="unix seconds (integer); within PROVIDERS_SIGNATURE_WINDOW_SECONDS of the platform"),
-    OpenApiParameter(SIGNATURE_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER, required=True,
-                     description='sha256=<hex HMAC-SHA256(secret, f"{timestamp}.".encode() + raw body)>'),
+    OpenApiParameter(
+        TIMESTAMP_HEADER,
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        required=True,
+        description="unix seconds (integer); within PROVIDERS_SIGNATURE_WINDOW_SECONDS of the platform",
+    ),
+    OpenApiParameter(
+        SIGNATURE_HEADER,
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        required=True,
+        description='sha256=<hex HMAC-SHA256(secret, f"{timestamp}.".encode() + raw body)>',
+    ),
 ]
 #: refusals of an unauthenticated caller: they count towards the per-source refusal throttle, which then answers 429
 #: to every call of that source (nobody who holds the studio's secret is refused so)
-REFUSED = {errors.INVALID_SIGNATURE.code, errors.TIMESTAMP_OUTSIDE_WINDOW.code, errors.SOURCE_NOT_ALLOWED.code,
-           errors.PROVIDER_UNKNOWN.code}
+REFUSED = {
+    errors.INVALID_SIGNATURE.code,
+    errors.TIMESTAMP_OUTSIDE_WINDOW.code,
+    errors.SOURCE_NOT_ALLOWED.code,
+    errors.PROVIDER_UNKNOWN.code,
+}
 #: refusals of an authenticated studio counted per studio and outcome: over the rate, further calls with the same
 #: outcome are answered 429, while the studio's other calls (its players' bets and wins) go on
 BY_STUDIO_AND_OUTCOME = {errors.DUPLICATE_TRANSACTION.code}
@@ -89,21 +104,36 @@ class LaunchView(APIView):
 
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=ProviderLaunchRequestSerializer, responses={201: ProviderLaunchSerializer},
-                   operation_id="providers_launch")
+    @extend_schema(
+        request=ProviderLaunchRequestSerializer,
+        responses={201: ProviderLaunchSerializer},
+        operation_id="providers_launch",
+    )
     @idempotent(required=False)
     def post(self, request: Request, provider: str) -> Response:
         player = request_player(request)
         body = ProviderLaunchRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         token = request.auth
-        launch = services.launch_start(player=player, provider_code=provider, game_code=body.validated_data["game"],
-                                       lang=body.validated_data["lang"], actor=Actor.player(player),
-                                       login_session=getattr(token, "session", None))
-        return Response(ProviderLaunchSerializer({"launch_url": launch.launch_url, "launch_token": launch.launch_token,
-                                          "expires_at": launch.expires_at,
-                                          "game": {"code": launch.game.code, "name": launch.game.name}}).data,
-                        status=201)
+        launch = services.launch_start(
+            player=player,
+            provider_code=provider,
+            game_code=body.validated_data["game"],
+            lang=body.validated_data["lang"],
+            actor=Actor.player(player),
+            login_session=getattr(token, "session", None),
+        )
+        return Response(
+            ProviderLaunchSerializer(
+                {
+                    "launch_url": launch.launch_url,
+                    "launch_token": launch.launch_token,
+                    "expires_at": launch.expires_at,
+                    "game": {"code": launch.game.code, "name": launch.game.name},
+                }
+            ).data,
+            status=201,
+        )
 
 
 class SignedCallView(APIView):
@@ -117,26 +147,44 @@ class SignedCallView(APIView):
     throttle_classes = [CallbackRefusalThrottle]
 
     def throttled(self, request: Request, wait: float) -> NoReturn:
-        security_event(action="security.provider_call_throttled", source=request.META.get("REMOTE_ADDR", ""),
-                       tried="POST providers/... over the per-source refusal rate", wait_seconds=wait, summarise=True)
+        security_event(
+            action="security.provider_call_throttled",
+            source=request.META.get("REMOTE_ADDR", ""),
+            tried="POST providers/... over the per-source refusal rate",
+            wait_seconds=wait,
+            summarise=True,
+        )
         super().throttled(request, wait)
 
     def handle_call(self, request: Request, provider: str) -> Response:
-        answer = services.provider_call(services.Call(
-            provider_code=provider, operation=self.operation, raw_body=request.body,
-            timestamp=request.headers.get(TIMESTAMP_HEADER, ""), signature=request.headers.get(SIGNATURE_HEADER, ""),
-            source=request.META.get("REMOTE_ADDR", "")))
+        answer = services.provider_call(
+            services.Call(
+                provider_code=provider,
+                operation=self.operation,
+                raw_body=request.body,
+                timestamp=request.headers.get(TIMESTAMP_HEADER, ""),
+                signature=request.headers.get(SIGNATURE_HEADER, ""),
+                source=request.META.get("REMOTE_ADDR", ""),
+            )
+        )
         error = answer.body.get("error") if isinstance(answer.body.get("error"), dict) else None
         code = error.get("code") if error is not None else None
         if code in REFUSED:
             CallbackRefusalThrottle.refused(request, self)
         elif code in BY_STUDIO_AND_OUTCOME and StudioOutcomeThrottle.over(provider, str(code)):
-            security_event(action="security.provider_call_throttled", source=request.META.get("REMOTE_ADDR", ""),
-                           tried=f"POST providers/{provider[:30]}/{self.operation}: {code} over the studio's rate",
-                           provider=provider[:30], summarise=True)
+            security_event(
+                action="security.provider_call_throttled",
+                source=request.META.get("REMOTE_ADDR", ""),
+                tried=f"POST providers/{provider[:30]}/{self.operation}: {code} over the studio's rate",
+                provider=provider[:30],
+                summarise=True,
+            )
             throttled = errors.STUDIO_OUTCOME_THROTTLED(outcome=code)
-            return Response({"error": throttled.as_dict(), "status": errors.rs_status(throttled.code, 429)}, status=429,
-                            headers={"Retry-After": "60"})
+            return Response(
+                {"error": throttled.as_dict(), "status": errors.rs_status(throttled.code, 429)},
+                status=429,
+                headers={"Retry-After": "60"},
+            )
         response = Response(answer.body, status=answer.status)
         if answer.replayed:
             response["Idempotent-Replayed"] = "true"
@@ -150,8 +198,13 @@ class SessionView(SignedCallView):
 
     operation = "session"
 
-    @extend_schema(request=ProviderSessionRequestSerializer, responses={200: ProviderSessionSerializer}, parameters=SIGNED_PARAMETERS,
-                   operation_id="providers_session", auth=[])
+    @extend_schema(
+        request=ProviderSessionRequestSerializer,
+        responses={200: ProviderSessionSerializer},
+        parameters=SIGNED_PARAMETERS,
+        operation_id="providers_session",
+        auth=[],
+    )
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)
 
@@ -161,8 +214,13 @@ class BalanceView(SignedCallView):
 
     operation = "balance"
 
-    @extend_schema(request=ProviderBalanceRequestSerializer, responses={200: ProviderBalanceSerializer}, parameters=SIGNED_PARAMETERS,
-                   operation_id="providers_balance", auth=[])
+    @extend_schema(
+        request=ProviderBalanceRequestSerializer,
+        responses={200: ProviderBalanceSerializer},
+        parameters=SIGNED_PARAMETERS,
+        operation_id="providers_balance",
+        auth=[],
+    )
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)
 
@@ -174,8 +232,13 @@ class BetView(SignedCallView):
 
     operation = "bet"
 
-    @extend_schema(request=BetRequestSerializer, responses={200: ProviderMovementSerializer}, parameters=SIGNED_PARAMETERS,
-                   operation_id="providers_bet", auth=[])
+    @extend_schema(
+        request=BetRequestSerializer,
+        responses={200: ProviderMovementSerializer},
+        parameters=SIGNED_PARAMETERS,
+        operation_id="providers_bet",
+        auth=[],
+    )
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)
 
@@ -188,8 +251,13 @@ class PlayView(SignedCallView):
 
     operation = "play"
 
-    @extend_schema(request=PlayRequestSerializer, responses={200: ProviderMovementSerializer},
-                   parameters=SIGNED_PARAMETERS, operation_id="providers_play", auth=[])
+    @extend_schema(
+        request=PlayRequestSerializer,
+        responses={200: ProviderMovementSerializer},
+        parameters=SIGNED_PARAMETERS,
+        operation_id="providers_play",
+        auth=[],
+    )
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)
 
@@ -200,8 +268,13 @@ class WinView(SignedCallView):
 
     operation = "win"
 
-    @extend_schema(request=WinRequestSerializer, responses={200: ProviderMovementSerializer}, parameters=SIGNED_PARAMETERS,
-                   operation_id="providers_win", auth=[])
+    @extend_schema(
+        request=WinRequestSerializer,
+        responses={200: ProviderMovementSerializer},
+        parameters=SIGNED_PARAMETERS,
+        operation_id="providers_win",
+        auth=[],
+    )
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)
 
@@ -212,8 +285,13 @@ class RollbackView(SignedCallView):
 
     operation = "rollback"
 
-    @extend_schema(request=RollbackRequestSerializer, responses={200: ProviderMovementSerializer}, parameters=SIGNED_PARAMETERS,
-                   operation_id="providers_rollback", auth=[])
+    @extend_schema(
+        request=RollbackRequestSerializer,
+        responses={200: ProviderMovementSerializer},
+        parameters=SIGNED_PARAMETERS,
+        operation_id="providers_rollback",
+        auth=[],
+    )
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)
 
@@ -223,7 +301,12 @@ class RoundEndView(SignedCallView):
 
     operation = "round-end"
 
-    @extend_schema(request=RoundEndRequestSerializer, responses={200: ProviderMovementSerializer}, parameters=SIGNED_PARAMETERS,
-                   operation_id="providers_round_end", auth=[])
+    @extend_schema(
+        request=RoundEndRequestSerializer,
+        responses={200: ProviderMovementSerializer},
+        parameters=SIGNED_PARAMETERS,
+        operation_id="providers_round_end",
+        auth=[],
+    )
     def post(self, request: Request, provider: str) -> Response:
         return self.handle_call(request, provider)

@@ -3,6 +3,7 @@ listens where ``settings.PROVIDERS_DEMO_URL`` says: make run sets it from PROVID
 games of Part two of the approved plan (providers/data/simstudio_games.py) as
 catalogue entries, NOT approved: staff approve them in the admin (GP §13(6)). So that a new user can play one with
 ``make run``, the demo records the demo approval of the first slot, 5x Magic (``simstudio_5x_magic``)."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -31,25 +32,53 @@ def seed(stdout: Any) -> None:
     launch_url, api_url = f"{base}/play", f"{base}/api"
     provider = Provider.objects.filter(code=CODE).first()
     if provider is None:
-        provider = provider_save(provider=Provider(code=CODE, name="SimStudio (demo simulator)", enabled=True,
-                                                   launch_url=launch_url, api_url=api_url,
-                                                   allowed_sources=["127.0.0.1/32", "::1/128"]),
-                                 new_secret=settings.PROVIDERS_DEV_SECRET, actor=actor)
+        provider = provider_save(
+            provider=Provider(
+                code=CODE,
+                name="SimStudio (demo simulator)",
+                enabled=True,
+                launch_url=launch_url,
+                api_url=api_url,
+                allowed_sources=["127.0.0.1/32", "::1/128"],
+            ),
+            new_secret=settings.PROVIDERS_DEV_SECRET,
+            actor=actor,
+        )
     elif (provider.launch_url, provider.api_url) != (launch_url, api_url):  # make run on another PROVIDER_SIM_PORT
         provider.launch_url, provider.api_url = launch_url, api_url
         provider = provider_save(provider=provider, actor=actor)
     cap = settings.GP["MAX_WIN_PER_ROUND"]
     for g in GAMES:
-        row = remote_game_upsert(provider=CODE, provider_game_id=g.slug, name=g.name, kind=g.kind, rtp=g.rtp,
-                                 min_bet=settings.GP["MIN_STAKE"], max_bet=g.max_bet, max_win=cap,
-                                 avg_hourly_loss=g.hourly_loss, unfinished_deadline_days=g.unfinished_deadline_days,
-                                 actor=actor, description={"remote": True, "provider": CODE, "plan_number": g.number,
-                                                           "hourly_loss_derived": g.hourly_loss_derived})
+        row = remote_game_upsert(
+            provider=CODE,
+            provider_game_id=g.slug,
+            name=g.name,
+            kind=g.kind,
+            rtp=g.rtp,
+            min_bet=settings.GP["MIN_STAKE"],
+            max_bet=g.max_bet,
+            max_win=cap,
+            avg_hourly_loss=g.hourly_loss,
+            unfinished_deadline_days=g.unfinished_deadline_days,
+            actor=actor,
+            description={
+                "remote": True,
+                "provider": CODE,
+                "plan_number": g.number,
+                "hourly_loss_derived": g.hourly_loss_derived,
+            },
+        )
         if row.code == DEMO_APPROVED and not row.approved:
-            game_approve(game=row, plan_version=DEMO_PLAN_VERSION, reference=DEMO_REFERENCE,
-                         actor=Actor.staff(get_user_model().objects.get(username=DEMO_ADMIN[0])))
-    stdout.write(f"provider: {provider.code} ({provider.launch_url}), {len(GAMES)} games, {DEMO_APPROVED} approved "
-                 "(demo); the others wait for staff approval\n")
+            game_approve(
+                game=row,
+                plan_version=DEMO_PLAN_VERSION,
+                reference=DEMO_REFERENCE,
+                actor=Actor.staff(get_user_model().objects.get(username=DEMO_ADMIN[0])),
+            )
+    stdout.write(
+        f"provider: {provider.code} ({provider.launch_url}), {len(GAMES)} games, {DEMO_APPROVED} approved "
+        "(demo); the others wait for staff approval\n"
+    )
     _demo_difference(provider, actor, stdout)
 
 
@@ -59,11 +88,26 @@ def _demo_difference(provider: Provider, actor: Actor, stdout: Any) -> None:
     same way). Idempotent: one case per (provider, day, transaction)."""
     day = clock.business_date() - timedelta(days=1)
     case, created = ReconciliationCase.objects.get_or_create(
-        provider=provider, day=day, transaction_id=DEMO_DIFFERENCE,
-        defaults={"difference": ReconciliationCase.Difference.MISSING_ON_PLATFORM, "platform_side": None,
-                  "provider_side": {"type": "win", "round_id": "demo-round-1", "amount": 12_50},
-                  "created_at": clock.now()})
+        provider=provider,
+        day=day,
+        transaction_id=DEMO_DIFFERENCE,
+        defaults={
+            "difference": ReconciliationCase.Difference.MISSING_ON_PLATFORM,
+            "platform_side": None,
+            "provider_side": {"type": "win", "round_id": "demo-round-1", "amount": 12_50},
+            "created_at": clock.now(),
+        },
+    )
     if created:
-        audit_record(actor=actor, action="providers.reconciled", obj=provider, day=day.isoformat(), platform=0,
-                     provider=1, differences=1, opened=1, demo=True)
+        audit_record(
+            actor=actor,
+            action="providers.reconciled",
+            obj=provider,
+            day=day.isoformat(),
+            platform=0,
+            provider=1,
+            differences=1,
+            opened=1,
+            demo=True,
+        )
         stdout.write(f"provider: a reconciliation difference to resolve ({case.transaction_id}, {day})\n")

@@ -6,6 +6,7 @@ Every refusal leaves in the house error shape (``{"error": {...}}``) with the pr
 :data:`DEFAULT_RS_STATUS` for a 5xx and :data:`DEFAULT_RS_STATUS_4XX` for any other refusal (``RS_ERROR_UNKNOWN``
 is never the answer to a bad request).
 """
+
 from __future__ import annotations
 
 from core import errors as core_errors
@@ -15,77 +16,126 @@ from limits import errors as limits_errors
 from wallet import errors as wallet_errors
 
 # Signature, source, partner ------------------------------------------------------------------------------------
-INVALID_SIGNATURE = ErrorDef("providers.invalid_signature", 401, "Neplatný podpis požadavku.",
-                             "The request's signature is missing or wrong.")
-TIMESTAMP_OUTSIDE_WINDOW = ErrorDef("providers.timestamp_outside_window", 401,
-                                    "Čas požadavku je mimo povolené okno.",
-                                    "The request's timestamp is outside the allowed window.")
-SOURCE_NOT_ALLOWED = ErrorDef("providers.source_not_allowed", 403,
-                              "Požadavek přišel z adresy, která dodavateli není povolena.",
-                              "The request came from an address not allowed for this provider.")
+INVALID_SIGNATURE = ErrorDef(
+    "providers.invalid_signature", 401, "Neplatný podpis požadavku.", "The request's signature is missing or wrong."
+)
+TIMESTAMP_OUTSIDE_WINDOW = ErrorDef(
+    "providers.timestamp_outside_window",
+    401,
+    "Čas požadavku je mimo povolené okno.",
+    "The request's timestamp is outside the allowed window.",
+)
+SOURCE_NOT_ALLOWED = ErrorDef(
+    "providers.source_not_allowed",
+    403,
+    "Požadavek přišel z adresy, která dodavateli není povolena.",
+    "The request came from an address not allowed for this provider.",
+)
 PROVIDER_UNKNOWN = ErrorDef("providers.unknown", 404, "Neznámý dodavatel her.", "Unknown game provider.")
 PROVIDER_DISABLED = ErrorDef("providers.disabled", 403, "Dodavatel her je vypnut.", "The game provider is disabled.")
-PROVIDER_NOT_SECURED = ErrorDef("providers.not_secured", 403,
-                                "Dodavatel nemá v provozu bezpečné nastavení (tajemství, adresy).",
-                                "The provider is not securely configured for production (secret, addresses).")
+PROVIDER_NOT_SECURED = ErrorDef(
+    "providers.not_secured",
+    403,
+    "Dodavatel nemá v provozu bezpečné nastavení (tajemství, adresy).",
+    "The provider is not securely configured for production (secret, addresses).",
+)
 
 # Tokens and sessions -------------------------------------------------------------------------------------------
-INVALID_TOKEN = ErrorDef("providers.invalid_token", 401, "Neplatný nebo již použitý token.",
-                         "The token is invalid or already used.")
+INVALID_TOKEN = ErrorDef(
+    "providers.invalid_token", 401, "Neplatný nebo již použitý token.", "The token is invalid or already used."
+)
 TOKEN_EXPIRED = ErrorDef("providers.token_expired", 401, "Platnost tokenu vypršela.", "The token has expired.")
 SESSION_INVALID = ErrorDef("providers.session_invalid", 401, "Neplatná herní relace.", "Invalid game session.")
 SESSION_EXPIRED = ErrorDef("providers.session_expired", 401, "Herní relace vypršela.", "The game session expired.")
 STUDIO_OUTCOME_THROTTLED = ErrorDef(
-    "providers.outcome_throttled", 429, "Příliš mnoho stejně odmítnutých volání ({outcome}); zkuste to později.",
-    "Too many calls refused the same way ({outcome}); try again later.")
+    "providers.outcome_throttled",
+    429,
+    "Příliš mnoho stejně odmítnutých volání ({outcome}); zkuste to později.",
+    "Too many calls refused the same way ({outcome}); try again later.",
+)
 ROUND_DETAIL_REQUIRED = ErrorDef(
-    "providers.round_detail_required", 400,
+    "providers.round_detail_required",
+    400,
     "Volání, které kolo uzavírá, nese záznam studia o kole (round_detail: outcome, nebo history_url se sha256).",
     "The call that closes a round carries the studio's record of it (round_detail: outcome, or history_url with "
-    "sha256).")
-ROUND_DETAIL_INVALID = ErrorDef("providers.round_detail_invalid", 400, "Neplatný záznam kola: {reason}.",
-                                "Invalid round detail: {reason}.")
-LOGIN_ENDED = ErrorDef("providers.login_ended", 401, "Přihlášení hráče skončilo a herní relace skončila s ním.",
-                       "The player's login ended and the game session ended with it.")
-LOGIN_REQUIRED = ErrorDef("providers.login_required", 403, "Hru studia lze spustit jen z přihlášení hráče.",
-                          "A studio's game is launched only from the player's login.")
+    "sha256).",
+)
+ROUND_DETAIL_INVALID = ErrorDef(
+    "providers.round_detail_invalid", 400, "Neplatný záznam kola: {reason}.", "Invalid round detail: {reason}."
+)
+LOGIN_ENDED = ErrorDef(
+    "providers.login_ended",
+    401,
+    "Přihlášení hráče skončilo a herní relace skončila s ním.",
+    "The player's login ended and the game session ended with it.",
+)
+LOGIN_REQUIRED = ErrorDef(
+    "providers.login_required",
+    403,
+    "Hru studia lze spustit jen z přihlášení hráče.",
+    "A studio's game is launched only from the player's login.",
+)
 
 # Bodies ---------------------------------------------------------------------------------------------------------
-WRONG_SYNTAX = ErrorDef("providers.wrong_syntax", 400, "Neplatný požadavek: {reason}.",
-                        "Invalid request: {reason}.")
-WRONG_TYPES = ErrorDef("providers.wrong_types", 400, "Pole {field} má nesprávný typ.",
-                       "The field {field} has the wrong type.")
+WRONG_SYNTAX = ErrorDef("providers.wrong_syntax", 400, "Neplatný požadavek: {reason}.", "Invalid request: {reason}.")
+WRONG_TYPES = ErrorDef(
+    "providers.wrong_types", 400, "Pole {field} má nesprávný typ.", "The field {field} has the wrong type."
+)
 WRONG_CURRENCY = ErrorDef("providers.wrong_currency", 400, "Nepodporovaná měna.", "Unsupported currency.")
-GAME_INVALID = ErrorDef("providers.game_invalid", 404, "Tato hra u dodavatele neexistuje.",
-                        "This game is not one of this provider's games.")
-ROUND_MISMATCH = ErrorDef("providers.round_mismatch", 400, "Transakce patří k jinému kolu.",
-                          "The transaction belongs to another round.")
+GAME_INVALID = ErrorDef(
+    "providers.game_invalid", 404, "Tato hra u dodavatele neexistuje.", "This game is not one of this provider's games."
+)
+ROUND_MISMATCH = ErrorDef(
+    "providers.round_mismatch", 400, "Transakce patří k jinému kolu.", "The transaction belongs to another round."
+)
 
 # Exactly once ---------------------------------------------------------------------------------------------------
-DUPLICATE_TRANSACTION = ErrorDef("providers.duplicate_transaction", 409,
-                                 "Transakce s tímto číslem už existuje s jiným obsahem.",
-                                 "A transaction with this id exists with another content.")
-TRANSACTION_UNKNOWN = ErrorDef("providers.transaction_unknown", 404, "Transakce neexistuje.",
-                               "The transaction does not exist.")
-TRANSACTION_ROLLED_BACK = ErrorDef("providers.transaction_rolled_back", 409, "Transakce byla zrušena.",
-                                   "The transaction was rolled back.")
+DUPLICATE_TRANSACTION = ErrorDef(
+    "providers.duplicate_transaction",
+    409,
+    "Transakce s tímto číslem už existuje s jiným obsahem.",
+    "A transaction with this id exists with another content.",
+)
+TRANSACTION_UNKNOWN = ErrorDef(
+    "providers.transaction_unknown", 404, "Transakce neexistuje.", "The transaction does not exist."
+)
+TRANSACTION_ROLLED_BACK = ErrorDef(
+    "providers.transaction_rolled_back", 409, "Transakce byla zrušena.", "The transaction was rolled back."
+)
 
 # Staff ------------------------------------------------------------------------------------------------------------
-PROVIDER_INVALID = ErrorDef("providers.provider_invalid", 422, "Nastavení dodavatele je neplatné: {reason}.",
-                            "The provider's settings are invalid: {reason}.")
+PROVIDER_INVALID = ErrorDef(
+    "providers.provider_invalid",
+    422,
+    "Nastavení dodavatele je neplatné: {reason}.",
+    "The provider's settings are invalid: {reason}.",
+)
 CASE_NOT_OPEN = ErrorDef("providers.case_not_open", 409, "Případ už je vyřešen.", "The case is already resolved.")
-RESOLUTION_REQUIRED = ErrorDef("providers.resolution_required", 422, "Uveďte, jak byl rozdíl vyřešen.",
-                               "Say how the difference was resolved.")
+RESOLUTION_REQUIRED = ErrorDef(
+    "providers.resolution_required", 422, "Uveďte, jak byl rozdíl vyřešen.", "Say how the difference was resolved."
+)
 
 RS_OK = "RS_OK"
 DEFAULT_RS_STATUS = "RS_ERROR_UNKNOWN"  # a 5xx: the platform's fault
 DEFAULT_RS_STATUS_4XX = "RS_ERROR_WRONG_SYNTAX"  # any other refusal not named below
 
-_USER_DISABLED = ("accounts.not_registered", "accounts.temporary_expired", "accounts.suspended", "accounts.closing",
-                  "accounts.closed", "accounts.barred_insider", "accounts.excluded_person",
-                  "accounts.account_not_usable", "accounts.terms_not_accepted", "accounts.duplicate_accounts_frozen",
-                  "aml.compliance_review", "aml.compliance_refused",
-                  "limits.panic_exclusion", "limits.self_listed", "limits.excluded")
+_USER_DISABLED = (
+    "accounts.not_registered",
+    "accounts.temporary_expired",
+    "accounts.suspended",
+    "accounts.closing",
+    "accounts.closed",
+    "accounts.barred_insider",
+    "accounts.excluded_person",
+    "accounts.account_not_usable",
+    "accounts.terms_not_accepted",
+    "accounts.duplicate_accounts_frozen",
+    "aml.compliance_review",
+    "aml.compliance_refused",
+    "limits.panic_exclusion",
+    "limits.self_listed",
+    "limits.excluded",
+)
 
 
 def _limits_codes() -> dict[str, str]:

@@ -6,6 +6,7 @@ the platform (signed) for bets, wins, rollbacks and round ends. Every call is on
 unique per (provider, transaction_id): the exactly-once guarantee. :class:`ReconciliationCase` records a difference
 between the provider's daily report and the platform's transactions.
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -24,8 +25,9 @@ class Provider(models.Model):
     launch_url = models.URLField(max_length=500, help_text="the provider's game page; the player's launch URL")
     api_url = models.URLField(max_length=500, help_text="the provider's API: round-cancelled, round-report")
     secret = models.CharField(max_length=200, help_text="the shared HMAC secret (write-only in the admin)")
-    allowed_sources = models.JSONField(default=list, blank=True,
-                                       help_text="IP addresses or networks (CIDR) its calls may come from")
+    allowed_sources = models.JSONField(
+        default=list, blank=True, help_text="IP addresses or networks (CIDR) its calls may come from"
+    )
     currency = models.CharField(max_length=3, default="CZK")
     created_at = models.DateTimeField()
     updated_at = models.DateTimeField()
@@ -45,8 +47,13 @@ class LaunchToken(models.Model):
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
     game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="+")
     provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="launch_tokens")
-    login_session = models.ForeignKey("accounts.LoginSession", null=True, on_delete=models.PROTECT, related_name="+",
-                                      help_text="the player's login that launched the game")
+    login_session = models.ForeignKey(
+        "accounts.LoginSession",
+        null=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="the player's login that launched the game",
+    )
     created_at = models.DateTimeField()
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)
@@ -63,8 +70,13 @@ class GameSession(models.Model):
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, related_name="+")
     game = models.ForeignKey("games.Game", on_delete=models.PROTECT, related_name="+")
     provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="sessions")
-    login_session = models.ForeignKey("accounts.LoginSession", null=True, on_delete=models.PROTECT, related_name="+",
-                                      help_text="the login it belongs to (None only on sessions older than the rule)")
+    login_session = models.ForeignKey(
+        "accounts.LoginSession",
+        null=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="the login it belongs to (None only on sessions older than the rule)",
+    )
     created_at = models.DateTimeField()
     expires_at = models.DateTimeField()
 
@@ -133,8 +145,9 @@ class ReconciliationCase(models.Model):
     provider_side = models.JSONField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     resolution = models.TextField(blank=True, default="")
-    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                    related_name="+")
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     resolved_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField()
 
@@ -143,8 +156,9 @@ class ReconciliationCase(models.Model):
         permissions = [("resolve_reconciliation", "Resolves provider reconciliation cases")]
         constraints = [
             models.UniqueConstraint(fields=["provider", "day", "transaction_id"], name="providers_recon_one_per_txn"),
-            models.CheckConstraint(condition=Q(status="open") | ~Q(resolution=""),
-                                   name="providers_recon_resolved_says_how"),
+            models.CheckConstraint(
+                condition=Q(status="open") | ~Q(resolution=""), name="providers_recon_resolved_says_how"
+            ),
         ]
 
     def __str__(self) -> str:

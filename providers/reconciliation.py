@@ -5,6 +5,7 @@ type that differs). Compared: the calls the platform answered RS_OK (bets, wins,
 nothing and a provider does not report it); a rollback is compared by its presence only (the platform records the
 stake it returned, 0 for a bet it never saw, while a provider reports the bet's amount). Safe to run twice: a case
 is unique per (provider, day, transaction_id)."""
+
 from __future__ import annotations
 
 import logging
@@ -20,8 +21,11 @@ from providers.models import Provider, ProviderTransaction, ReconciliationCase
 
 logger = logging.getLogger("providers.reconciliation")
 
-COMPARED: dict[str, str] = {ProviderTransaction.Kind.BET: "bet", ProviderTransaction.Kind.WIN: "win",
-            ProviderTransaction.Kind.ROLLBACK: "rollback"}
+COMPARED: dict[str, str] = {
+    ProviderTransaction.Kind.BET: "bet",
+    ProviderTransaction.Kind.WIN: "win",
+    ProviderTransaction.Kind.ROLLBACK: "rollback",
+}
 
 
 def _bounds(day: date) -> tuple[datetime, datetime]:
@@ -32,9 +36,9 @@ def _bounds(day: date) -> tuple[datetime, datetime]:
 def platform_side(provider: Provider, day: date) -> dict[str, dict[str, Any]]:
     """The platform's answered calls of the day: transaction_id -> {type, round_id, amount}."""
     start, end = _bounds(day)
-    rows = (ProviderTransaction.objects.filter(provider=provider, created_at__gte=start, created_at__lt=end,
-                                               kind__in=list(COMPARED), response_status=200)
-            .values_list("transaction_id", "kind", "provider_round_id", "amount"))
+    rows = ProviderTransaction.objects.filter(
+        provider=provider, created_at__gte=start, created_at__lt=end, kind__in=list(COMPARED), response_status=200
+    ).values_list("transaction_id", "kind", "provider_round_id", "amount")
     return {t: {"type": COMPARED[k], "round_id": r, "amount": a} for t, k, r, a in rows}
 
 
@@ -45,13 +49,15 @@ def _provider_side(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
             continue
         money = item.get("amount")
         amount = money.get("amount") if isinstance(money, dict) and isinstance(money.get("amount"), int) else None
-        out[item["transaction_id"][:100]] = {"type": str(item.get("type", ""))[:20],
-                                             "round_id": str(item.get("round_id", ""))[:100], "amount": amount}
+        out[item["transaction_id"][:100]] = {
+            "type": str(item.get("type", ""))[:20],
+            "round_id": str(item.get("round_id", ""))[:100],
+            "amount": amount,
+        }
     return out
 
 
-def differences(ours: dict[str, dict[str, Any]],
-                theirs: dict[str, dict[str, Any]]) -> list[tuple[str, str, Any, Any]]:
+def differences(ours: dict[str, dict[str, Any]], theirs: dict[str, dict[str, Any]]) -> list[tuple[str, str, Any, Any]]:
     """(transaction_id, difference, platform side, provider side) for every difference."""
     out: list[tuple[str, str, Any, Any]] = []
     for txn_id in sorted(set(ours) | set(theirs)):
@@ -80,11 +86,22 @@ def reconciliation_run(*, provider: Provider, day: date, actor: Actor | None = N
     with transaction.atomic():
         for txn_id, kind, a, b in found:
             _, created = ReconciliationCase.objects.get_or_create(
-                provider=provider, day=day, transaction_id=txn_id,
-                defaults={"difference": kind, "platform_side": a, "provider_side": b, "created_at": now})
+                provider=provider,
+                day=day,
+                transaction_id=txn_id,
+                defaults={"difference": kind, "platform_side": a, "provider_side": b, "created_at": now},
+            )
             opened += int(created)
-        audit_record(actor=actor, action="providers.reconciled", obj=provider, day=day.isoformat(),
-                     platform=len(ours), provider=len(theirs), differences=len(found), opened=opened)
+        audit_record(
+            actor=actor,
+            action="providers.reconciled",
+            obj=provider,
+            day=day.isoformat(),
+            platform=len(ours),
+            provider=len(theirs),
+            differences=len(found),
+            opened=opened,
+        )
     return {"platform": len(ours), "provider": len(theirs), "differences": len(found), "opened": opened}
 
 

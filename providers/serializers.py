@@ -1,5 +1,6 @@
 """The providers' API shapes (for the OpenAPI schema; the signed calls read their raw body themselves, since the
 signature is over the exact bytes). Money on the wire is ``{"amount": <haléře>, "currency": "CZK"}``."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -54,9 +55,12 @@ class ProviderBalanceSerializer(serializers.Serializer[Any]):
 class RoundDetailSerializer(serializers.Serializer[Any]):
     outcome = serializers.JSONField(required=False, help_text="the studio's record of the round (JSON, at most 16 KB)")
     history_url = serializers.URLField(required=False, help_text="https: the round in the studio's own history")
-    sha256 = serializers.RegexField(r"^[0-9a-f]{64}$", required=False,
-                                    help_text="the SHA-256 of the record at history_url, or of outcome as canonical "
-                                              "JSON (sorted keys, separators , and :, UTF-8)")
+    sha256 = serializers.RegexField(
+        r"^[0-9a-f]{64}$",
+        required=False,
+        help_text="the SHA-256 of the record at history_url, or of outcome as canonical "
+        "JSON (sorted keys, separators , and :, UTF-8)",
+    )
 
 
 class BetRequestSerializer(serializers.Serializer[Any]):

@@ -1,6 +1,7 @@
 """The signature of every call between the platform and a provider, both ways (the wire contract):
 ``X-Provider-Signature: sha256=<hex HMAC-SHA256(secret, f"{timestamp}.".encode() + raw_body)>`` with
 ``X-Provider-Timestamp: <unix seconds>``. Pure functions: the services check, the adapter and the test client sign."""
+
 from __future__ import annotations
 
 import hashlib
@@ -26,8 +27,11 @@ def signature_valid(secret: str, timestamp: str, raw_body: bytes, given: str) ->
 
 def signed_headers(secret: str, timestamp: int, raw_body: bytes) -> dict[str, str]:
     """The two headers of a signed call (the HTTP header names)."""
-    return {TIMESTAMP_HEADER: str(timestamp), SIGNATURE_HEADER: signature(secret, timestamp, raw_body),
-            "Content-Type": "application/json"}
+    return {
+        TIMESTAMP_HEADER: str(timestamp),
+        SIGNATURE_HEADER: signature(secret, timestamp, raw_body),
+        "Content-Type": "application/json",
+    }
 
 
 def body_sha256(raw_body: bytes) -> str:

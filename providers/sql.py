@@ -9,6 +9,7 @@
 
 Pinned by ``providers/tests/test_call_cost.py`` (statement counts) and ``tests/test_sql_contracts.py``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,26 +22,119 @@ from core.sql import execute, instance_from_json, register
 from games.models import Game
 from providers.models import GameSession, Provider, ProviderTransaction
 
-_PROVIDER_FIELDS = ("id", "code", "name", "enabled", "launch_url", "api_url", "secret", "allowed_sources", "currency",
-                    "created_at", "updated_at")
-_SESSION_FIELDS = ("id", "session_hash", "player_id", "game_id", "provider_id", "login_session_id", "created_at",
-                   "expires_at")
-_PLAYER_FIELDS = ("id", "user_id", "status", "created_at", "channel", "status_changed_at", "status_reason",
-                  "suspended_from", "checks_retry_at", "checks_attempts", "identity_verified_at", "aml_identified_at",
-                  "temporary_activated_at", "temporary_expires_at", "completed_at", "email_link_seq",
-                  "email_link_used_seq", "email_confirmed_at", "first_password_sent_at", "closure_requested_at",
-                  "closure_method", "closed_at", "balance_handoff", "balance_handoff_at", "balance_handoff_error",
-                  "barred_insider", "barred_insider_note", "exclusion_listed", "exclusion_checked_at",
-                  "aml_restriction", "terms_version_accepted", "anonymised_at")
-_USER_FIELDS = ("id", "password", "last_login", "is_superuser", "username", "first_name", "last_name", "email",
-                "is_staff", "is_active", "date_joined", "must_change_password")
-_GAME_FIELDS = ("id", "code", "version", "name", "name_cs", "kind", "enabled", "current", "registered", "rtp",
-                "rtp_with_jackpots", "min_bet", "max_bet", "max_win", "avg_hourly_loss", "unfinished_deadline_days",
-                "synced_at", "approval_state", "approval_plan_version", "approval_reference", "approved_at",
-                "approved_by_id", "provider", "provider_game_id")  # every field but the description
-_TXN_FIELDS = ("id", "provider_id", "transaction_id", "kind", "player_id", "round_id", "provider_round_id",
-               "bet_transaction_id", "amount", "credited", "request_sha256", "response_status", "response",
-               "created_at")
+_PROVIDER_FIELDS = (
+    "id",
+    "code",
+    "name",
+    "enabled",
+    "launch_url",
+    "api_url",
+    "secret",
+    "allowed_sources",
+    "currency",
+    "created_at",
+    "updated_at",
+)
+_SESSION_FIELDS = (
+    "id",
+    "session_hash",
+    "player_id",
+    "game_id",
+    "provider_id",
+    "login_session_id",
+    "created_at",
+    "expires_at",
+)
+_PLAYER_FIELDS = (
+    "id",
+    "user_id",
+    "status",
+    "created_at",
+    "channel",
+    "status_changed_at",
+    "status_reason",
+    "suspended_from",
+    "checks_retry_at",
+    "checks_attempts",
+    "identity_verified_at",
+    "aml_identified_at",
+    "temporary_activated_at",
+    "temporary_expires_at",
+    "completed_at",
+    "email_link_seq",
+    "email_link_used_seq",
+    "email_confirmed_at",
+    "first_password_sent_at",
+    "closure_requested_at",
+    "closure_method",
+    "closed_at",
+    "balance_handoff",
+    "balance_handoff_at",
+    "balance_handoff_error",
+    "barred_insider",
+    "barred_insider_note",
+    "exclusion_listed",
+    "exclusion_checked_at",
+    "aml_restriction",
+    "terms_version_accepted",
+    "anonymised_at",
+)
+_USER_FIELDS = (
+    "id",
+    "password",
+    "last_login",
+    "is_superuser",
+    "username",
+    "first_name",
+    "last_name",
+    "email",
+    "is_staff",
+    "is_active",
+    "date_joined",
+    "must_change_password",
+)
+_GAME_FIELDS = (
+    "id",
+    "code",
+    "version",
+    "name",
+    "name_cs",
+    "kind",
+    "enabled",
+    "current",
+    "registered",
+    "rtp",
+    "rtp_with_jackpots",
+    "min_bet",
+    "max_bet",
+    "max_win",
+    "avg_hourly_loss",
+    "unfinished_deadline_days",
+    "synced_at",
+    "approval_state",
+    "approval_plan_version",
+    "approval_reference",
+    "approved_at",
+    "approved_by_id",
+    "provider",
+    "provider_game_id",
+)  # every field but the description
+_TXN_FIELDS = (
+    "id",
+    "provider_id",
+    "transaction_id",
+    "kind",
+    "player_id",
+    "round_id",
+    "provider_round_id",
+    "bet_transaction_id",
+    "amount",
+    "credited",
+    "request_sha256",
+    "response_status",
+    "response",
+    "created_at",
+)
 _LOGIN_FIELDS = ("id", "player", "started_at", "last_seen_at", "ended_at", "end_reason")
 
 
@@ -105,10 +199,17 @@ CALL_CONTEXT = register(
     LEFT JOIN accounts_loginsession ls ON ls.id = s.login_session_id
     WHERE s.session_hash = %(session)s
       AND s.provider_id = (SELECT p.id FROM providers_provider p WHERE p.code = %(provider)s)),
-  {_txn('txn')},
-  {_txn('bet_txn')}""",
-    columns={Provider: _PROVIDER_FIELDS, GameSession: _SESSION_FIELDS, Player: (*_PLAYER_FIELDS, "user"),
-             User: _USER_FIELDS, Game: _GAME_FIELDS, ProviderTransaction: _TXN_FIELDS, LoginSession: _LOGIN_FIELDS},
+  {_txn("txn")},
+  {_txn("bet_txn")}""",
+    columns={
+        Provider: _PROVIDER_FIELDS,
+        GameSession: _SESSION_FIELDS,
+        Player: (*_PLAYER_FIELDS, "user"),
+        User: _USER_FIELDS,
+        Game: _GAME_FIELDS,
+        ProviderTransaction: _TXN_FIELDS,
+        LoginSession: _LOGIN_FIELDS,
+    },
     params={"provider": str, "session": str, "txn": str, "bet_txn": str},
 )
 
@@ -128,8 +229,11 @@ class CallContext:
 def call_context(*, provider: str, session_hash: str, transaction_id: str, bet_transaction_id: str) -> CallContext:
     """Run :data:`CALL_CONTEXT` (empty strings look up nothing)."""
     with connection.cursor() as cur:
-        execute(cur, CALL_CONTEXT, {"provider": provider, "session": session_hash, "txn": transaction_id,
-                                       "bet_txn": bet_transaction_id})
+        execute(
+            cur,
+            CALL_CONTEXT,
+            {"provider": provider, "session": session_hash, "txn": transaction_id, "bet_txn": bet_transaction_id},
+        )
         prov, sess, txn, bet = cur.fetchone()
     session = player = game = login = None
     username = ""
@@ -145,8 +249,16 @@ def call_context(*, provider: str, session_hash: str, transaction_id: str, bet_t
         if sess.get("login"):
             login = instance_from_json(LoginSession, sess["login"])
     provider_row = instance_from_json(Provider, prov) if prov else None
-    return CallContext(provider=provider_row, session=session, login=login, player=player, username=username, game=game,
-                       txn=_row(txn), bet=_row(bet))
+    return CallContext(
+        provider=provider_row,
+        session=session,
+        login=login,
+        player=player,
+        username=username,
+        game=game,
+        txn=_row(txn),
+        bet=_row(bet),
+    )
 
 
 def _row(obj: dict[str, Any] | None) -> ProviderTransaction | None:

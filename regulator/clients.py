@@ -3,6 +3,7 @@ terminator verifies the client certificate (mutual TLS) and passes it on in a re
 nginx's ``$ssl_client_escaped_cert``) with the verification result; the platform parses it and admits it only when its
 subject DN (RFC 4514) or its SHA-256 fingerprint is one of REGULATOR_MINISTRY_CLIENTS. The terminator must drop
 these headers from what clients send (docs/regulator.md "Delivery")."""
+
 from __future__ import annotations
 
 from urllib.parse import unquote
@@ -36,7 +37,8 @@ def ministry_client(request: HttpRequest) -> str | None:
     subject = cert.subject.rfc4514_string()
     fingerprint = cert.fingerprint(hashes.SHA256()).hex()
     allowed = {_normal(a) for a in settings.REGULATOR_MINISTRY_CLIENTS}
-    if _normal(subject) in allowed or fingerprint in {a.replace(":", "").lower() for a in
-                                                     settings.REGULATOR_MINISTRY_CLIENTS}:
+    if _normal(subject) in allowed or fingerprint in {
+        a.replace(":", "").lower() for a in settings.REGULATOR_MINISTRY_CLIENTS
+    }:
         return subject
     return None

@@ -2,6 +2,7 @@
 ``comParamReg.xsd``, namespace .../registrace-parametru/2019-02), generated from the settings: the seal certificate,
 the encryption certificate for the Ministry's answers, the download and notification URLs, one remote-access package
 of game type T."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -32,11 +33,13 @@ def registration_xml(*, valid_from: date, playground: bool = False) -> bytes:
     change = etree.SubElement(root, q + "Zmenit", zmenitExistujici="false")
     certs = etree.SubElement(change, q + "Certifikaty")
     seal = crypto.configured_seal()
-    etree.SubElement(etree.SubElement(certs, q + "PecetCertifikaty"), q + "CertifikatText").text = \
-        seal.cert_pem.decode()
+    etree.SubElement(
+        etree.SubElement(certs, q + "PecetCertifikaty"), q + "CertifikatText"
+    ).text = seal.cert_pem.decode()
     if settings.REGULATOR_OWN_ENCRYPTION_CERT:
-        etree.SubElement(etree.SubElement(certs, q + "SifrovaniCertifikaty"), q + "CertifikatText").text = \
-            Path(settings.REGULATOR_OWN_ENCRYPTION_CERT).read_text()
+        etree.SubElement(etree.SubElement(certs, q + "SifrovaniCertifikaty"), q + "CertifikatText").text = Path(
+            settings.REGULATOR_OWN_ENCRYPTION_CERT
+        ).read_text()
     url = etree.SubElement(change, q + "Url")
     download = _url("regulator-package-download", file_name="x").rsplit("/", 1)[0] + "/"
     etree.SubElement(url, q + "StazeniBalickuUrl").text = download

@@ -3,6 +3,7 @@ signature (SHA-256, signing-certificate-v2) with the operator's seal, through th
 reference procedure runs it (``openssl cms -encrypt ... -aes-256-cbc``; ``openssl cms -sign ... -cades``). No
 cryptography is written here: the seal's PKCS#12 is read with ``cryptography`` and handed to openssl as an encrypted
 PEM whose one-time pass phrase travels in the child's environment only."""
+
 from __future__ import annotations
 
 import os
@@ -47,14 +48,24 @@ def load_seal(path: str | Path, password: str) -> Seal:
         raise SealError("the seal's PKCS#12 holds no key or no certificate")
     now = clock.now()
     if not cert.not_valid_before_utc <= now < cert.not_valid_after_utc:
-        raise SealError(f"the seal's certificate is not valid now (valid {cert.not_valid_before_utc:%Y-%m-%d} - "
-                        f"{cert.not_valid_after_utc:%Y-%m-%d})")
+        raise SealError(
+            f"the seal's certificate is not valid now (valid {cert.not_valid_before_utc:%Y-%m-%d} - "
+            f"{cert.not_valid_after_utc:%Y-%m-%d})"
+        )
     phrase = secrets.token_urlsafe(24)
-    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.BestAvailableEncryption(phrase.encode()))
-    return Seal(key_pem, cert.public_bytes(serialization.Encoding.PEM),
-                b"".join(c.public_bytes(serialization.Encoding.PEM) for c in extra or ()), phrase,
-                cert.not_valid_after_utc, cert.subject.rfc4514_string())
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.BestAvailableEncryption(phrase.encode()),
+    )
+    return Seal(
+        key_pem,
+        cert.public_bytes(serialization.Encoding.PEM),
+        b"".join(c.public_bytes(serialization.Encoding.PEM) for c in extra or ()),
+        phrase,
+        cert.not_valid_after_utc,
+        cert.subject.rfc4514_string(),
+    )
 
 
 def configured_seal() -> Seal:
@@ -76,8 +87,9 @@ def recipient_certificates() -> list[Path]:
 
 
 def _run(args: Sequence[str], env: dict[str, str] | None = None) -> None:
-    done = subprocess.run([settings.REGULATOR_OPENSSL, *args], capture_output=True,
-                          env={**os.environ, **(env or {})}, check=False)
+    done = subprocess.run(
+        [settings.REGULATOR_OPENSSL, *args], capture_output=True, env={**os.environ, **(env or {})}, check=False
+    )
     if done.returncode != 0:
         raise SealError(f"openssl {args[0]} {args[1]}: {done.stderr.decode(errors='replace').strip()[:500]}")
 
@@ -90,8 +102,21 @@ def zip_files(folder: Path, names: Sequence[str], out: Path) -> None:
 
 
 def encrypt(zip_path: Path, out: Path, recipients: Sequence[Path]) -> None:
-    _run(["cms", "-encrypt", "-binary", "-in", str(zip_path), "-outform", "DER", "-aes-256-cbc", "-out", str(out),
-          *[str(r) for r in recipients]])
+    _run(
+        [
+            "cms",
+            "-encrypt",
+            "-binary",
+            "-in",
+            str(zip_path),
+            "-outform",
+            "DER",
+            "-aes-256-cbc",
+            "-out",
+            str(out),
+            *[str(r) for r in recipients],
+        ]
+    )
 
 
 def sign(p7e: Path, out: Path, seal: Seal) -> None:
@@ -101,8 +126,27 @@ def sign(p7e: Path, out: Path, seal: Seal) -> None:
         key.write_bytes(seal.key_pem)
         key.chmod(0o600)
         cert.write_bytes(seal.cert_pem)
-        args = ["cms", "-sign", "-binary", "-nodetach", "-cades", "-md", "sha256", "-in", str(p7e), "-outform", "DER",
-                "-out", str(out), "-signer", str(cert), "-inkey", str(key), "-passin", "env:REGULATOR_SEAL_PASS"]
+        args = [
+            "cms",
+            "-sign",
+            "-binary",
+            "-nodetach",
+            "-cades",
+            "-md",
+            "sha256",
+            "-in",
+            str(p7e),
+            "-outform",
+            "DER",
+            "-out",
+            str(out),
+            "-signer",
+            str(cert),
+            "-inkey",
+            str(key),
+            "-passin",
+            "env:REGULATOR_SEAL_PASS",
+        ]
         if seal.chain_pem:
             chain.write_bytes(seal.chain_pem)
             args += ["-certfile", str(chain)]
@@ -111,10 +155,40 @@ def sign(p7e: Path, out: Path, seal: Seal) -> None:
 
 def verify(p7s: Path, out: Path, trusted: Path) -> None:
     """Check the seal against ``trusted`` (PEM CA or the seal certificate itself) and write the enveloped content."""
-    _run(["cms", "-verify", "-binary", "-inform", "DER", "-in", str(p7s), "-CAfile", str(trusted), "-out", str(out),
-          "-purpose", "any"])
+    _run(
+        [
+            "cms",
+            "-verify",
+            "-binary",
+            "-inform",
+            "DER",
+            "-in",
+            str(p7s),
+            "-CAfile",
+            str(trusted),
+            "-out",
+            str(out),
+            "-purpose",
+            "any",
+        ]
+    )
 
 
 def decrypt(p7e: Path, out: Path, cert: Path, key: Path) -> None:
-    _run(["cms", "-decrypt", "-binary", "-inform", "DER", "-in", str(p7e), "-recip", str(cert), "-inkey", str(key),
-          "-out", str(out)])
+    _run(
+        [
+            "cms",
+            "-decrypt",
+            "-binary",
+            "-inform",
+            "DER",
+            "-in",
+            str(p7e),
+            "-recip",
+            str(cert),
+            "-inkey",
+            str(key),
+            "-out",
+            str(out),
+        ]
+    )

@@ -4,6 +4,7 @@ verified against a CA), verifies the seal, decrypts with its own key, validates 
 project's definitions that the conformance test holds equal to the Ministry's tables), and answers on the
 notification URLs: ``OK: YYYYMMDD-HHMMSS`` on success, the ``ERR_*`` lines on error (the reference endpoint's
 behaviour; the real notification format is an open point, docs/regulator.md)."""
+
 from __future__ import annotations
 
 import ssl
@@ -35,8 +36,12 @@ class MinistrySide:
         return ctx
 
     def _open(self, url: str, data: bytes | None = None) -> tuple[int, bytes]:
-        req = urllib.request.Request(url, data=data, method="POST" if data is not None else "GET",
-                                     headers={"Content-Type": "text/plain; charset=utf-8"} if data else {})
+        req = urllib.request.Request(
+            url,
+            data=data,
+            method="POST" if data is not None else "GET",
+            headers={"Content-Type": "text/plain; charset=utf-8"} if data else {},
+        )
         try:
             with urllib.request.urlopen(req, context=self._context(), timeout=60) as resp:
                 return resp.status, resp.read()
@@ -55,8 +60,9 @@ class MinistrySide:
         """Download, check, and notify the operator; the validation report."""
         with tempfile.TemporaryDirectory() as tmp:
             path = self.download(package, Path(tmp))
-            report = validate_sealed(path, trusted_seal=self.seal_ca, decrypt_cert=self.decrypt_cert,
-                                     decrypt_key=self.decrypt_key)
+            report = validate_sealed(
+                path, trusted_seal=self.seal_ca, decrypt_cert=self.decrypt_cert, decrypt_key=self.decrypt_key
+            )
         if report.ok:
             body = f"OK: {datetime.now(UTC):%Y%m%d-%H%M%S}"
             self._open(f"{self.base_url}notify/success?balicek={package}", body.encode())

@@ -1,6 +1,7 @@
 """Issued remote-access packages. A package is written once, sealed, stored with its SHA-256 and never rebuilt from live
 data; only its delivery state changes afterwards (downloaded, confirmed, rejected with the Ministry's code,
 re-issued as the next version)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -8,8 +9,18 @@ from typing import Any
 from django.db import models
 from django.db.models import Q
 
-IMMUTABLE_FIELDS = ("name", "period_start", "period_end", "game_type", "version", "sha256", "path", "size",
-                    "files", "issued_at")
+IMMUTABLE_FIELDS = (
+    "name",
+    "period_start",
+    "period_end",
+    "game_type",
+    "version",
+    "sha256",
+    "path",
+    "size",
+    "files",
+    "issued_at",
+)
 
 
 class RegulatorPackage(models.Model):
@@ -40,10 +51,12 @@ class RegulatorPackage(models.Model):
     # keeping (docs/regulator.md "Keeping the packages"): the stored file is re-hashed every day against ``sha256``;
     # after the retention period it is deleted and this row (name, hash, states) stays as the record that it existed
     checked_at = models.DateTimeField(null=True, blank=True, help_text="last time the stored file matched its hash")
-    damaged_at = models.DateTimeField(null=True, blank=True,
-                                      help_text="the stored file was missing or no longer matched its hash")
-    purged_at = models.DateTimeField(null=True, blank=True,
-                                     help_text="the sealed file was deleted at the end of its retention period")
+    damaged_at = models.DateTimeField(
+        null=True, blank=True, help_text="the stored file was missing or no longer matched its hash"
+    )
+    purged_at = models.DateTimeField(
+        null=True, blank=True, help_text="the sealed file was deleted at the end of its retention period"
+    )
 
     class Meta:
         ordering = ["-period_start", "-version"]
@@ -75,8 +88,9 @@ class MinistryNotice(models.Model):
         ERROR = "error", "processing ended with an error"
 
     kind = models.CharField(max_length=8, choices=Kind.choices)
-    package = models.ForeignKey(RegulatorPackage, null=True, blank=True, on_delete=models.PROTECT,
-                                related_name="notices")
+    package = models.ForeignKey(
+        RegulatorPackage, null=True, blank=True, on_delete=models.PROTECT, related_name="notices"
+    )
     package_name = models.CharField(max_length=120, blank=True, default="")
     error_code = models.CharField(max_length=60, blank=True, default="")
     body = models.TextField(blank=True, default="")

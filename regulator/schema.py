@@ -5,6 +5,7 @@ section 3.4-3.6). Each item has its machine name, type, domain, length limits, c
 
 The Ministry's own schema tables are not part of the project: ``regulator/tests/test_conformance.py`` compares these
 definitions with them when they are at hand (``../shared/spec/regulator-data``)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -82,8 +83,16 @@ def _money(name: str, mandatory: bool = True, required_if: tuple = ()) -> Item:
     return Item(name, DECIMAL, D_MONEY, mandatory, required_if=required_if)
 
 
-def _code(name: str, max_len: int | None = 1, *, min_len: int | None = None, mandatory: bool = True,
-          context: str = "", required_if: tuple = (), domain: str = D_KOD) -> Item:
+def _code(
+    name: str,
+    max_len: int | None = 1,
+    *,
+    min_len: int | None = None,
+    mandatory: bool = True,
+    context: str = "",
+    required_if: tuple = (),
+    domain: str = D_KOD,
+) -> Item:
     return Item(name, CODE, domain, mandatory, min_len, max_len, context, required_if)
 
 
@@ -102,76 +111,182 @@ def _int(name: str, domain: str = D_INTEGER, mandatory: bool = True, required_if
 _MONEY_KINDS = ("in", "TypSO", ("a", "b", "c", "d"))
 
 FILES_T: tuple[DataFile, ...] = (
-    DataFile("provozovatel.csv", (
-        Item("IDProvozovatel", IDENTIFIER, D_IDENTIFIER, True, 8, 20, EQUALS_OPERATOR),
-        _text("ProvozovatelNazev", 250, 1),
-    )),
-    DataFile("evidence_her.csv", (
-        _id("IDHraPopis"), _text("HraNazev", 250, 1), _code("HraDruh"), _code("HraKategorie"), _operator_ref(),
-        _time("SpusteniCas", mandatory=False),
-    )),
+    DataFile(
+        "provozovatel.csv",
+        (
+            Item("IDProvozovatel", IDENTIFIER, D_IDENTIFIER, True, 8, 20, EQUALS_OPERATOR),
+            _text("ProvozovatelNazev", 250, 1),
+        ),
+    ),
+    DataFile(
+        "evidence_her.csv",
+        (
+            _id("IDHraPopis"),
+            _text("HraNazev", 250, 1),
+            _code("HraDruh"),
+            _code("HraKategorie"),
+            _operator_ref(),
+            _time("SpusteniCas", mandatory=False),
+        ),
+    ),
     DataFile("konto.csv", (_id("IDUzivKonto"), _operator_ref(), _time("ZrizeniCas"))),
-    DataFile("konto_zmeny.csv", (
-        _id("IDZaznamUzivKonto"), _ref("IDUzivKonto"), _code("HraDruh", 1, min_len=1, context=EQUALS_GAME_TYPE),
-        _binary("Landbased"), _binary("Internet"), _code("DocasneTrvale"), _time("ZmenaCas"),
-    )),
-    DataFile("prihlaseni.csv", (
-        _id("IDPrihlaseni"), _ref("IDUzivKonto"), _time("PrihlaseniCas"), _time("OdhlaseniCas", mandatory=False),
-        _ref("IDHerniPozice", mandatory=False, ext=True),
-    )),
-    DataFile("doba_ucasti.csv", (
-        _id("IDDobaUcasti"), _ref("IDUzivKonto"), _time("ZacatekUcastiCas"), _time("KonecUcastiCas", mandatory=False),
-    )),
-    DataFile("ucet.csv", (
-        _id("IDTransakce"), _ref("IDUzivKonto"), _money("TransakceVyse"), _time("TransakceCas"),
-        _int("TransakceZpusob", D_BINARY), _text("TransakceZpusobUpresneni", 250, 1), _code("MenaKod", 3),
-    )),
-    DataFile("hra_toky.csv", (
-        _id("IDHraToky"), _code("HraDruh", context=EQUALS_GAME_TYPE), _code("HraKategorie"),
-        _ref("IDUzivKonto", mandatory=False), _money("SazkaVysePuvodni", mandatory=False), _time("SazkaPrijetiCas"),
-        _money("DoprovodnePlneniVysePuvodni", mandatory=False), _time("DoprovodnePlneniCas", mandatory=False),
-        _text("SazkaHerniKombinace", 250, 0, mandatory=False), _money("VyhraVyseNarok", mandatory=False),
-        _money("VyhraVysePuvodni", mandatory=False), _time("VyhraVyplaceniCas", mandatory=False), _code("MenaKod", 3),
-        _ref("IDMisto", mandatory=False), _ref("IDHerniPozice", mandatory=False, ext=True),
-    )),
-    DataFile("vazba_hra_sazka.csv", (
-        _id("IDVazbaHraSazka"), _ref("IDHraPopis"), _ref("IDJednaHra", mandatory=False), _ref("IDHraToky"),
-    )),
-    DataFile("hra_toky_oprava.csv", (
-        _id("IDHraTokyOprava"), _ref("IDHraToky"), _code("TypTokyOprava"), _money("TokyOpravaVyse"),
-        _time("TokyOpravaCas"), _code("MenaKod", 3),
-    )),
-    DataFile("ostatni_plneni.csv", (
-        _id("IDOstatniPlneni"), _operator_ref(), _ref("IDUzivKonto", mandatory=False),
-        _code("HraDruh", context=EQUALS_GAME_TYPE), _money("OstatniPlneniVysePuvodni"), _time("OstatniPlneniCas"),
-        _code("MenaKod", 3), _ref("IDMisto", mandatory=False),
-    )),
-    DataFile("ostatni_plneni_oprava.csv", (
-        _id("IDOstatniPlneniOprava"), _ref("IDOstatniPlneni"), _code("TypOstatniPlneniOprava"),
-        _money("OstatniPlneniOpravaVyse"), _time("OstatniPlneniOpravaCas"), _code("MenaKod", 3),
-    )),
-    DataFile("sebeomezeni.csv", (
-        _id("IDNastaveniSO"), _ref("IDUzivKonto"), _code("TypSO", 2),
-        _money("HodnotaVyse", mandatory=False, required_if=_MONEY_KINDS),
-        _int("HodnotaPocet", D_AMOUNT, mandatory=False, required_if=("in", "TypSO", ("e",))),
-        _int("HodnotaCas", D_AMOUNT, mandatory=False, required_if=("in", "TypSO", ("f", "g"))),
-        _time("SONastaveniCas"), _time("SOUcinnostiCas"), _binary("SOOdmitnuti", mandatory=False),
-        _code("MenaKod", 3, mandatory=False, required_if=_MONEY_KINDS),
-    )),
-    DataFile("sebeomezeni_hra_druh.csv", (
-        _id("IDSOHraDruh"), _ref("IDNastaveniSO"), _code("HraDruh", context=EQUALS_GAME_TYPE),
-    )),
-    DataFile("misto.csv", (
-        _id("IDMisto"), _operator_ref(),
-        Item("GPSX", DECIMAL, D_GPS, False, required_if=("empty", "SidloKodRuian")),
-        Item("GPSY", DECIMAL, D_GPS, False, required_if=("empty", "SidloKodRuian")),
-        _code("TypMisto", 2, min_len=1), _text("Ulice", 250, mandatory=False), _int("CP", mandatory=False),
-        _text("CO", 10, mandatory=False), _text("CastObce", 250, mandatory=False), _int("PSC"),
-        _text("Obec", 250, 1), _int("Obvod", mandatory=False), _code("Kraj", 3), _int("SidloKodRuian", mandatory=False),
-    )),
-    DataFile("herni_pozice.csv", (
-        _id("IDHerniPozice", ext=True), _ref("IDMisto"), _operator_ref(),
-    )),
+    DataFile(
+        "konto_zmeny.csv",
+        (
+            _id("IDZaznamUzivKonto"),
+            _ref("IDUzivKonto"),
+            _code("HraDruh", 1, min_len=1, context=EQUALS_GAME_TYPE),
+            _binary("Landbased"),
+            _binary("Internet"),
+            _code("DocasneTrvale"),
+            _time("ZmenaCas"),
+        ),
+    ),
+    DataFile(
+        "prihlaseni.csv",
+        (
+            _id("IDPrihlaseni"),
+            _ref("IDUzivKonto"),
+            _time("PrihlaseniCas"),
+            _time("OdhlaseniCas", mandatory=False),
+            _ref("IDHerniPozice", mandatory=False, ext=True),
+        ),
+    ),
+    DataFile(
+        "doba_ucasti.csv",
+        (
+            _id("IDDobaUcasti"),
+            _ref("IDUzivKonto"),
+            _time("ZacatekUcastiCas"),
+            _time("KonecUcastiCas", mandatory=False),
+        ),
+    ),
+    DataFile(
+        "ucet.csv",
+        (
+            _id("IDTransakce"),
+            _ref("IDUzivKonto"),
+            _money("TransakceVyse"),
+            _time("TransakceCas"),
+            _int("TransakceZpusob", D_BINARY),
+            _text("TransakceZpusobUpresneni", 250, 1),
+            _code("MenaKod", 3),
+        ),
+    ),
+    DataFile(
+        "hra_toky.csv",
+        (
+            _id("IDHraToky"),
+            _code("HraDruh", context=EQUALS_GAME_TYPE),
+            _code("HraKategorie"),
+            _ref("IDUzivKonto", mandatory=False),
+            _money("SazkaVysePuvodni", mandatory=False),
+            _time("SazkaPrijetiCas"),
+            _money("DoprovodnePlneniVysePuvodni", mandatory=False),
+            _time("DoprovodnePlneniCas", mandatory=False),
+            _text("SazkaHerniKombinace", 250, 0, mandatory=False),
+            _money("VyhraVyseNarok", mandatory=False),
+            _money("VyhraVysePuvodni", mandatory=False),
+            _time("VyhraVyplaceniCas", mandatory=False),
+            _code("MenaKod", 3),
+            _ref("IDMisto", mandatory=False),
+            _ref("IDHerniPozice", mandatory=False, ext=True),
+        ),
+    ),
+    DataFile(
+        "vazba_hra_sazka.csv",
+        (
+            _id("IDVazbaHraSazka"),
+            _ref("IDHraPopis"),
+            _ref("IDJednaHra", mandatory=False),
+            _ref("IDHraToky"),
+        ),
+    ),
+    DataFile(
+        "hra_toky_oprava.csv",
+        (
+            _id("IDHraTokyOprava"),
+            _ref("IDHraToky"),
+            _code("TypTokyOprava"),
+            _money("TokyOpravaVyse"),
+            _time("TokyOpravaCas"),
+            _code("MenaKod", 3),
+        ),
+    ),
+    DataFile(
+        "ostatni_plneni.csv",
+        (
+            _id("IDOstatniPlneni"),
+            _operator_ref(),
+            _ref("IDUzivKonto", mandatory=False),
+            _code("HraDruh", context=EQUALS_GAME_TYPE),
+            _money("OstatniPlneniVysePuvodni"),
+            _time("OstatniPlneniCas"),
+            _code("MenaKod", 3),
+            _ref("IDMisto", mandatory=False),
+        ),
+    ),
+    DataFile(
+        "ostatni_plneni_oprava.csv",
+        (
+            _id("IDOstatniPlneniOprava"),
+            _ref("IDOstatniPlneni"),
+            _code("TypOstatniPlneniOprava"),
+            _money("OstatniPlneniOpravaVyse"),
+            _time("OstatniPlneniOpravaCas"),
+            _code("MenaKod", 3),
+        ),
+    ),
+    DataFile(
+        "sebeomezeni.csv",
+        (
+            _id("IDNastaveniSO"),
+            _ref("IDUzivKonto"),
+            _code("TypSO", 2),
+            _money("HodnotaVyse", mandatory=False, required_if=_MONEY_KINDS),
+            _int("HodnotaPocet", D_AMOUNT, mandatory=False, required_if=("in", "TypSO", ("e",))),
+            _int("HodnotaCas", D_AMOUNT, mandatory=False, required_if=("in", "TypSO", ("f", "g"))),
+            _time("SONastaveniCas"),
+            _time("SOUcinnostiCas"),
+            _binary("SOOdmitnuti", mandatory=False),
+            _code("MenaKod", 3, mandatory=False, required_if=_MONEY_KINDS),
+        ),
+    ),
+    DataFile(
+        "sebeomezeni_hra_druh.csv",
+        (
+            _id("IDSOHraDruh"),
+            _ref("IDNastaveniSO"),
+            _code("HraDruh", context=EQUALS_GAME_TYPE),
+        ),
+    ),
+    DataFile(
+        "misto.csv",
+        (
+            _id("IDMisto"),
+            _operator_ref(),
+            Item("GPSX", DECIMAL, D_GPS, False, required_if=("empty", "SidloKodRuian")),
+            Item("GPSY", DECIMAL, D_GPS, False, required_if=("empty", "SidloKodRuian")),
+            _code("TypMisto", 2, min_len=1),
+            _text("Ulice", 250, mandatory=False),
+            _int("CP", mandatory=False),
+            _text("CO", 10, mandatory=False),
+            _text("CastObce", 250, mandatory=False),
+            _int("PSC"),
+            _text("Obec", 250, 1),
+            _int("Obvod", mandatory=False),
+            _code("Kraj", 3),
+            _int("SidloKodRuian", mandatory=False),
+        ),
+    ),
+    DataFile(
+        "herni_pozice.csv",
+        (
+            _id("IDHerniPozice", ext=True),
+            _ref("IDMisto"),
+            _operator_ref(),
+        ),
+    ),
 )
 
 FILES: dict[str, DataFile] = {f.name: f for f in FILES_T}
@@ -192,9 +307,42 @@ CODE_LISTS: dict[str, tuple[str, ...]] = {
     "Landbased": ("0", "1"),
     "TypMisto": ("H", "K", "P", "S", "PS"),
     "Kraj": ("PHA", "STC", "JHC", "PLK", "KVK", "ULK", "LBK", "HKK", "PAK", "VYS", "JHM", "OLK", "MSK", "ZLK"),
-    "MenaKod": ("AUD", "BRL", "BGN", "CNY", "DKK", "EUR", "PHP", "HKD", "HRK", "INR", "IDR", "ISK", "ILS", "JPY",
-                "ZAR", "CAD", "KRW", "HUF", "MYR", "MXN", "XDR", "NOK", "NZD", "PLN", "RON", "RUB", "SGD", "SEK",
-                "CHF", "THB", "TRY", "USD", "GBP", "CZK"),
+    "MenaKod": (
+        "AUD",
+        "BRL",
+        "BGN",
+        "CNY",
+        "DKK",
+        "EUR",
+        "PHP",
+        "HKD",
+        "HRK",
+        "INR",
+        "IDR",
+        "ISK",
+        "ILS",
+        "JPY",
+        "ZAR",
+        "CAD",
+        "KRW",
+        "HUF",
+        "MYR",
+        "MXN",
+        "XDR",
+        "NOK",
+        "NZD",
+        "PLN",
+        "RON",
+        "RUB",
+        "SGD",
+        "SEK",
+        "CHF",
+        "THB",
+        "TRY",
+        "USD",
+        "GBP",
+        "CZK",
+    ),
 }
 
 # The game type and category of the platform's games: technical games (slots), category h.

@@ -1,4 +1,5 @@
 """Reads of the regulator's remote access for the back office."""
+
 from __future__ import annotations
 
 from core.home import QueueState, queue_of

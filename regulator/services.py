@@ -1,4 +1,5 @@
 """Issuing remote-access packages and recording what the Ministry did with them (docs/regulator.md)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -100,8 +101,11 @@ def package_dir() -> Path:
 
 
 def _latest(period: Period) -> RegulatorPackage | None:
-    return (RegulatorPackage.objects.filter(period_start=period.start, game_type=schema.GAME_TYPE)
-            .order_by("-version").first())
+    return (
+        RegulatorPackage.objects.filter(period_start=period.start, game_type=schema.GAME_TYPE)
+        .order_by("-version")
+        .first()
+    )
 
 
 def package_issue(*, period: Period, actor: Actor = SYSTEM) -> RegulatorPackage:
@@ -128,14 +132,29 @@ def package_issue(*, period: Period, actor: Actor = SYSTEM) -> RegulatorPackage:
     try:
         with transaction.atomic():
             pkg = RegulatorPackage.objects.create(
-                name=written.name, period_start=period.start, period_end=period.end, game_type=schema.GAME_TYPE,
-                version=version, sha256=digest, path=str(rel / target.name), size=target.stat().st_size,
-                files=written.counts, issued_at=now, state_changed_at=now, previous=latest)
+                name=written.name,
+                period_start=period.start,
+                period_end=period.end,
+                game_type=schema.GAME_TYPE,
+                version=version,
+                sha256=digest,
+                path=str(rel / target.name),
+                size=target.stat().st_size,
+                files=written.counts,
+                issued_at=now,
+                state_changed_at=now,
+                previous=latest,
+            )
             if latest is not None:
-                RegulatorPackage.objects.filter(pk=latest.pk).update(state=RegulatorPackage.State.REISSUED,
-                                                                     state_changed_at=now)
-            audit_record(actor=actor, action="regulator.package_issued", obj=pkg,
-                         new={"name": pkg.name, "sha256": pkg.sha256, "files": pkg.files})
+                RegulatorPackage.objects.filter(pk=latest.pk).update(
+                    state=RegulatorPackage.State.REISSUED, state_changed_at=now
+                )
+            audit_record(
+                actor=actor,
+                action="regulator.package_issued",
+                obj=pkg,
+                new={"name": pkg.name, "sha256": pkg.sha256, "files": pkg.files},
+            )
     except IntegrityError:
         target.unlink(missing_ok=True)
         winner = _latest(period)
@@ -158,7 +177,8 @@ def package_file(package: RegulatorPackage) -> Path:
 def package_downloaded(*, package: RegulatorPackage) -> None:
     now = clock.now()
     RegulatorPackage.objects.filter(pk=package.pk, state=RegulatorPackage.State.ISSUED).update(
-        state=RegulatorPackage.State.DOWNLOADED, downloaded_at=now, state_changed_at=now)
+        state=RegulatorPackage.State.DOWNLOADED, downloaded_at=now, state_changed_at=now
+    )
 
 
 def notice_record(*, kind: str, package_name_: str, body: str, error_code: str, client: str) -> MinistryNotice:
@@ -171,15 +191,30 @@ def notice_record(*, kind: str, package_name_: str, body: str, error_code: str, 
     now = clock.now()
     error = kind == MinistryNotice.Kind.ERROR
     with transaction.atomic():
-        notice = MinistryNotice.objects.create(kind=kind, package=pkg, package_name=package_name_[:120],
-                                               error_code=error_code[:60], body=body[:100_000],
-                                               client_identity=client[:500], received_at=now, staff_task_open=error)
+        notice = MinistryNotice.objects.create(
+            kind=kind,
+            package=pkg,
+            package_name=package_name_[:120],
+            error_code=error_code[:60],
+            body=body[:100_000],
+            client_identity=client[:500],
+            received_at=now,
+            staff_task_open=error,
+        )
         state = RegulatorPackage.State.REJECTED if error else RegulatorPackage.State.CONFIRMED
-        RegulatorPackage.objects.filter(pk=pkg.pk).update(state=state, error_code=error_code[:60] if error else "",
-                                                          error_detail=body[:10_000] if error else "",
-                                                          answered_at=now, state_changed_at=now)
-        audit_record(actor=Actor.system("ministry"), action=f"regulator.package_{state}", obj=pkg,
-                     new={"error_code": error_code, "client": client})
+        RegulatorPackage.objects.filter(pk=pkg.pk).update(
+            state=state,
+            error_code=error_code[:60] if error else "",
+            error_detail=body[:10_000] if error else "",
+            answered_at=now,
+            state_changed_at=now,
+        )
+        audit_record(
+            actor=Actor.system("ministry"),
+            action=f"regulator.package_{state}",
+            obj=pkg,
+            new={"error_code": error_code, "client": client},
+        )
     return notice
 
 
@@ -200,8 +235,13 @@ def confirmation_record(*, path: Path, ministry_seal_ca: Path, own_cert: Path, o
     if not ok:
         found = [w for w in text.replace(":", " ").split() if w.startswith("ERR_")]
         code = found[0] if found else "ERR_UNSPECIFIED"
-    return notice_record(kind=MinistryNotice.Kind.SUCCESS if ok else MinistryNotice.Kind.ERROR, package_name_=base,
-                         body=text, error_code=code, client=f"confirmation package {path.name}")
+    return notice_record(
+        kind=MinistryNotice.Kind.SUCCESS if ok else MinistryNotice.Kind.ERROR,
+        package_name_=base,
+        body=text,
+        error_code=code,
+        client=f"confirmation package {path.name}",
+    )
 
 
 def notice_handle(*, notice: MinistryNotice, actor: Actor) -> MinistryNotice:
@@ -209,10 +249,15 @@ def notice_handle(*, notice: MinistryNotice, actor: Actor) -> MinistryNotice:
     if not notice.staff_task_open:
         return notice
     with transaction.atomic():
-        MinistryNotice.objects.filter(pk=notice.pk).update(staff_task_open=False, handled_at=clock.now(),
-                                                           handled_by=actor.label[:150])
-        audit_record(actor=actor, action="regulator.notice_handled", obj=notice,
-                     new={"package": notice.package_name, "error_code": notice.error_code})
+        MinistryNotice.objects.filter(pk=notice.pk).update(
+            staff_task_open=False, handled_at=clock.now(), handled_by=actor.label[:150]
+        )
+        audit_record(
+            actor=actor,
+            action="regulator.notice_handled",
+            obj=notice,
+            new={"package": notice.package_name, "error_code": notice.error_code},
+        )
     notice.refresh_from_db()
     return notice
 
@@ -249,8 +294,12 @@ def packages_keep(*, now: datetime | None = None, actor: Actor = SYSTEM) -> Keep
             path.unlink(missing_ok=True)
             with transaction.atomic():
                 RegulatorPackage.objects.filter(pk=pkg.pk).update(purged_at=now)
-                audit_record(actor=actor, action="regulator.package_purged", obj=pkg,
-                             new={"name": pkg.name, "sha256": pkg.sha256, "retention_cutoff": cutoff.isoformat()})
+                audit_record(
+                    actor=actor,
+                    action="regulator.package_purged",
+                    obj=pkg,
+                    new={"name": pkg.name, "sha256": pkg.sha256, "retention_cutoff": cutoff.isoformat()},
+                )
             purged.append(pkg.name)
             continue
         checked += 1
@@ -259,17 +308,28 @@ def packages_keep(*, now: datetime | None = None, actor: Actor = SYSTEM) -> Keep
             with transaction.atomic():
                 RegulatorPackage.objects.filter(pk=pkg.pk).update(checked_at=now, damaged_at=None)
                 if pkg.damaged_at is not None:  # staff restored the file from the backup: it matches again
-                    audit_record(actor=actor, action="regulator.package_restored", obj=pkg,
-                                 new={"name": pkg.name, "sha256": pkg.sha256})
+                    audit_record(
+                        actor=actor,
+                        action="regulator.package_restored",
+                        obj=pkg,
+                        new={"name": pkg.name, "sha256": pkg.sha256},
+                    )
             continue
         damaged.append(pkg.name)
         if pkg.damaged_at is None:
             with transaction.atomic():
                 RegulatorPackage.objects.filter(pk=pkg.pk).update(damaged_at=now)
-                audit_record(actor=actor, action="regulator.package_damaged", obj=pkg,
-                             new={"name": pkg.name, "recorded_sha256": pkg.sha256, "found": found})
-            integrity_alarm(PackageDamaged(f"{pkg.name}: stored file {found} != recorded {pkg.sha256}"),
-                            source="regulator.packages_keep", package=pkg.name)
+                audit_record(
+                    actor=actor,
+                    action="regulator.package_damaged",
+                    obj=pkg,
+                    new={"name": pkg.name, "recorded_sha256": pkg.sha256, "found": found},
+                )
+            integrity_alarm(
+                PackageDamaged(f"{pkg.name}: stored file {found} != recorded {pkg.sha256}"),
+                source="regulator.packages_keep",
+                package=pkg.name,
+            )
     return KeepingResult(checked=checked, damaged=damaged, purged=purged)
 
 

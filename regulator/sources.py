@@ -8,6 +8,7 @@ Money files come from the ledger (wallet postings), not from the rounds: a posti
 was written, and its amount is what it moved on the player's own accounts (temporary, player and held accounts).
 That makes the package reconcile with the ledger to the haléř, including wins credited later than their stake (a
 studio's late win, a round across a period boundary), deductions and voids where they fall."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -42,23 +43,42 @@ ID_ACCOUNT, ID_ACCOUNT_CHANGE, ID_LOGIN, ID_PARTICIPATION = "K", "KZ", "P", "DU"
 ID_MOVE, ID_BET, ID_LINK, ID_BET_FIX, ID_OTHER, ID_OTHER_FIX = "U", "HT", "VS", "HO", "OP", "OO"
 ID_LIMIT, ID_LIMIT_KIND, ID_GAME = "SO", "SD", "G"
 
-TYPSO = {LimitType.DAILY_STAKE: "a", LimitType.MONTHLY_STAKE: "b", LimitType.DAILY_LOSS: "c",
-         LimitType.MONTHLY_LOSS: "d", LimitType.MONTHLY_LOGINS: "e", LimitType.DAILY_TIME: "f",
-         LimitType.PAUSE_AFTER_LOGOUT: "g"}
+TYPSO = {
+    LimitType.DAILY_STAKE: "a",
+    LimitType.MONTHLY_STAKE: "b",
+    LimitType.DAILY_LOSS: "c",
+    LimitType.MONTHLY_LOSS: "d",
+    LimitType.MONTHLY_LOGINS: "e",
+    LimitType.DAILY_TIME: "f",
+    LimitType.PAUSE_AFTER_LOGOUT: "g",
+}
 # a refused limit still needs its value item (the Ministry's rule makes it mandatory for the kind): the highest value
 # the item's format allows, i.e. no limit (the Ministry's own sample data writes 999999999,00 for "no limit")
 REFUSED_MONEY, REFUSED_NUMBER = 99_999_999_900, 999_999_999
 
-METHOD_TEXT = {PaymentMethod.Kind.BANK_ACCOUNT: "bankovní převod", PaymentMethod.Kind.CARD: "platební karta",
-               PaymentMethod.Kind.SKRILL: "elektronická peněženka Skrill", PaymentMethod.Kind.PAYU: "PayU",
-               PaymentMethod.Kind.PAYSAFECARD: "paysafecard"}
-KIND_TEXT = {K.DEPOSIT: "vklad", K.DEPOSIT_RETURN: "vrácení vkladu", K.WITHDRAWAL_SEND: "výběr převodem",
-             K.WITHDRAWAL_RETURN: "vrácený výběr", K.BRANCH_CASH_IN: "hotovostní vklad na pobočce",
-             K.BRANCH_CASH_OUT: "hotovostní výběr na pobočce", K.PAYOUT_START: "výplata zůstatku",
-             K.PAYOUT_SEND: "výplata zůstatku převodem", K.PAYOUT_RETURN: "vrácená výplata",
-             K.PAYOUT_CASH: "výplata v hotovosti na pobočce", K.PAYOUT_POST: "výplata poštovní poukázkou",
-             K.BANK_UNMATCHED_OUT: "nespárovaná platba přiřazená", K.WITHDRAWAL_HOLD: "blokace pro výběr",
-             K.WITHDRAWAL_RELEASE: "uvolnění blokace výběru"}
+METHOD_TEXT = {
+    PaymentMethod.Kind.BANK_ACCOUNT: "bankovní převod",
+    PaymentMethod.Kind.CARD: "platební karta",
+    PaymentMethod.Kind.SKRILL: "elektronická peněženka Skrill",
+    PaymentMethod.Kind.PAYU: "PayU",
+    PaymentMethod.Kind.PAYSAFECARD: "paysafecard",
+}
+KIND_TEXT = {
+    K.DEPOSIT: "vklad",
+    K.DEPOSIT_RETURN: "vrácení vkladu",
+    K.WITHDRAWAL_SEND: "výběr převodem",
+    K.WITHDRAWAL_RETURN: "vrácený výběr",
+    K.BRANCH_CASH_IN: "hotovostní vklad na pobočce",
+    K.BRANCH_CASH_OUT: "hotovostní výběr na pobočce",
+    K.PAYOUT_START: "výplata zůstatku",
+    K.PAYOUT_SEND: "výplata zůstatku převodem",
+    K.PAYOUT_RETURN: "vrácená výplata",
+    K.PAYOUT_CASH: "výplata v hotovosti na pobočce",
+    K.PAYOUT_POST: "výplata poštovní poukázkou",
+    K.BANK_UNMATCHED_OUT: "nespárovaná platba přiřazená",
+    K.WITHDRAWAL_HOLD: "blokace pro výběr",
+    K.WITHDRAWAL_RELEASE: "uvolnění blokace výběru",
+}
 
 
 def _stream(sql: str, params: dict[str, Any]) -> Iterator[tuple[Any, ...]]:
@@ -105,12 +125,20 @@ def games(period: Period) -> Iterator[Record]:
     """Every game the platform offers or has offered for real money (engine and studio games, one record per
     catalogue row), in every package: a reference to it must resolve within the Ministry's data. The launch time is
     given in the package of the period in which staff recorded the approval (the item is optional)."""
-    qs = (Game.objects.filter(approved_at__isnull=False).order_by("pk")
-          .only("pk", "name", "name_cs", "code", "version", "approved_at"))
+    qs = (
+        Game.objects.filter(approved_at__isnull=False)
+        .order_by("pk")
+        .only("pk", "name", "name_cs", "code", "version", "approved_at")
+    )
     for g in qs.iterator(chunk_size=CHUNK):
-        yield {"IDHraPopis": ident(ID_GAME, g.pk), "HraNazev": f"{g.name_cs or g.name} (v{g.version})",
-               "HraDruh": schema.GAME_TYPE, "HraKategorie": schema.GAME_CATEGORY, "IDProvozovatel": operator_id(),
-               "SpusteniCas": fmt_time(g.approved_at) if g.approved_at and period.contains(g.approved_at) else ""}
+        yield {
+            "IDHraPopis": ident(ID_GAME, g.pk),
+            "HraNazev": f"{g.name_cs or g.name} (v{g.version})",
+            "HraDruh": schema.GAME_TYPE,
+            "HraKategorie": schema.GAME_CATEGORY,
+            "IDProvozovatel": operator_id(),
+            "SpusteniCas": fmt_time(g.approved_at) if g.approved_at and period.contains(g.approved_at) else "",
+        }
 
 
 def _opened_at(p: Player) -> Any:
@@ -120,13 +148,20 @@ def _opened_at(p: Player) -> Any:
 def accounts(period: Period) -> Iterator[Record]:
     """A player account is opened when the temporary account is activated, or when a registration completes without
     one (a branch registration)."""
-    qs = (Player.objects.filter(Q(temporary_activated_at__gte=period.start, temporary_activated_at__lt=period.end)
-                                | Q(temporary_activated_at__isnull=True, completed_at__gte=period.start,
-                                    completed_at__lt=period.end))
-          .order_by("pk").only("pk", "temporary_activated_at", "completed_at"))
+    qs = (
+        Player.objects.filter(
+            Q(temporary_activated_at__gte=period.start, temporary_activated_at__lt=period.end)
+            | Q(temporary_activated_at__isnull=True, completed_at__gte=period.start, completed_at__lt=period.end)
+        )
+        .order_by("pk")
+        .only("pk", "temporary_activated_at", "completed_at")
+    )
     for p in qs.iterator(chunk_size=CHUNK):
-        yield {"IDUzivKonto": ident(ID_ACCOUNT, p.pk), "IDProvozovatel": operator_id(),
-               "ZrizeniCas": fmt_time(_opened_at(p))}
+        yield {
+            "IDUzivKonto": ident(ID_ACCOUNT, p.pk),
+            "IDProvozovatel": operator_id(),
+            "ZrizeniCas": fmt_time(_opened_at(p)),
+        }
 
 
 def account_changes(period: Period) -> Iterator[Record]:
@@ -137,37 +172,55 @@ def account_changes(period: Period) -> Iterator[Record]:
         within |= Q(**{f"{f}__gte": period.start, f"{f}__lt": period.end})
     qs = Player.objects.filter(within).order_by("pk").only("pk", *fields)
     for p in qs.iterator(chunk_size=CHUNK):
-        events = [("D", p.temporary_activated_at, "D", 1), ("T", p.completed_at, "T", 1),
-                  ("X", p.closed_at, "T" if p.completed_at else "D", 0)]
+        events = [
+            ("D", p.temporary_activated_at, "D", 1),
+            ("T", p.completed_at, "T", 1),
+            ("X", p.closed_at, "T" if p.completed_at else "D", 0),
+        ]
         for suffix, at, kind, internet in events:
             if at is not None and period.contains(at):
-                yield {"IDZaznamUzivKonto": ident(ID_ACCOUNT_CHANGE, f"{p.pk}-{suffix}"),
-                       "IDUzivKonto": ident(ID_ACCOUNT, p.pk), "HraDruh": schema.GAME_TYPE, "Landbased": 0,
-                       "Internet": internet, "DocasneTrvale": kind, "ZmenaCas": fmt_time(at)}
+                yield {
+                    "IDZaznamUzivKonto": ident(ID_ACCOUNT_CHANGE, f"{p.pk}-{suffix}"),
+                    "IDUzivKonto": ident(ID_ACCOUNT, p.pk),
+                    "HraDruh": schema.GAME_TYPE,
+                    "Landbased": 0,
+                    "Internet": internet,
+                    "DocasneTrvale": kind,
+                    "ZmenaCas": fmt_time(at),
+                }
 
 
 def _sessions(period: Period) -> Iterator[LoginSession]:
     """Login sessions that started in the period, and those that started earlier and ended in it (sent again, same
     identifier, now with the logout)."""
-    qs = (LoginSession.objects.filter(Q(started_at__gte=period.start, started_at__lt=period.end)
-                                      | Q(ended_at__gte=period.start, ended_at__lt=period.end))
-          .filter(Q(player__temporary_activated_at__isnull=False) | Q(player__completed_at__isnull=False)))
+    qs = LoginSession.objects.filter(
+        Q(started_at__gte=period.start, started_at__lt=period.end)
+        | Q(ended_at__gte=period.start, ended_at__lt=period.end)
+    ).filter(Q(player__temporary_activated_at__isnull=False) | Q(player__completed_at__isnull=False))
     yield from qs.order_by("pk").only("pk", "player_id", "started_at", "ended_at").iterator(chunk_size=CHUNK)
 
 
 def logins(period: Period) -> Iterator[Record]:
     for s in _sessions(period):
         ended = s.ended_at if s.ended_at is not None and s.ended_at < period.end else None
-        yield {"IDPrihlaseni": ident(ID_LOGIN, s.pk), "IDUzivKonto": ident(ID_ACCOUNT, s.player_id),
-               "PrihlaseniCas": fmt_time(s.started_at), "OdhlaseniCas": fmt_time(ended)}
+        yield {
+            "IDPrihlaseni": ident(ID_LOGIN, s.pk),
+            "IDUzivKonto": ident(ID_ACCOUNT, s.player_id),
+            "PrihlaseniCas": fmt_time(s.started_at),
+            "OdhlaseniCas": fmt_time(ended),
+        }
 
 
 def participation(period: Period) -> Iterator[Record]:
     """A participation period is the time the player was logged in and able to take part (a login session)."""
     for s in _sessions(period):
         ended = s.ended_at if s.ended_at is not None and s.ended_at < period.end else None
-        yield {"IDDobaUcasti": ident(ID_PARTICIPATION, s.pk), "IDUzivKonto": ident(ID_ACCOUNT, s.player_id),
-               "ZacatekUcastiCas": fmt_time(s.started_at), "KonecUcastiCas": fmt_time(ended)}
+        yield {
+            "IDDobaUcasti": ident(ID_PARTICIPATION, s.pk),
+            "IDUzivKonto": ident(ID_ACCOUNT, s.player_id),
+            "ZacatekUcastiCas": fmt_time(s.started_at),
+            "KonecUcastiCas": fmt_time(ended),
+        }
 
 
 def account_moves(period: Period) -> Iterator[Record]:
@@ -175,30 +228,41 @@ def account_moves(period: Period) -> Iterator[Record]:
     accounts; the amount's sign is the direction (+ into the account, - out of it)."""
     d, pm = Deposit._meta.db_table, PaymentMethod._meta.db_table
     skip = [*GAME_KINDS, *OTHER_KINDS]
-    sql = _moves_sql() + f"""
+    sql = (
+        _moves_sql()
+        + f"""
     SELECT moves.id, moves.kind, moves.player_id, moves.net, moves.created_at, moves.currency, pm.kind
     FROM moves LEFT JOIN {d} d ON d.transaction_id = moves.id LEFT JOIN {pm} pm ON pm.id = d.method_id
     WHERE NOT (moves.kind = ANY(%(skip)s)) ORDER BY moves.created_at, moves.id"""
+    )
     cash, noncash = settings.REGULATOR_CASH_CODE, settings.REGULATOR_NONCASH_CODE
     for txn_id, kind, player_id, net, at, currency, method in _stream(sql, {**_params(period), "skip": skip}):
         text = KIND_TEXT.get(kind, kind)
         if method:
             text = f"{text}: {METHOD_TEXT.get(method, method)}"
-        yield {"IDTransakce": ident(ID_MOVE, txn_id), "IDUzivKonto": ident(ID_ACCOUNT, player_id),
-               "TransakceVyse": fmt_money(net), "TransakceCas": fmt_time(at),
-               "TransakceZpusob": cash if kind in CASH_KINDS else noncash, "TransakceZpusobUpresneni": text,
-               "MenaKod": currency}
+        yield {
+            "IDTransakce": ident(ID_MOVE, txn_id),
+            "IDUzivKonto": ident(ID_ACCOUNT, player_id),
+            "TransakceVyse": fmt_money(net),
+            "TransakceCas": fmt_time(at),
+            "TransakceZpusob": cash if kind in CASH_KINDS else noncash,
+            "TransakceZpusobUpresneni": text,
+            "MenaKod": currency,
+        }
 
 
 def _bets_sql() -> str:
     r = Round._meta.db_table
-    return _moves_sql() + f""", wins AS (
+    return (
+        _moves_sql()
+        + f""", wins AS (
         SELECT round_id, SUM(net) AS win, MAX(created_at) AS paid_at FROM moves
         WHERE kind = 'win' AND round_id IS NOT NULL GROUP BY round_id
     )
     SELECT s.round_id, s.player_id, -s.net, s.created_at, s.currency, r.game_id, wins.win, wins.paid_at
     FROM moves s JOIN {r} r ON r.id = s.round_id LEFT JOIN wins ON wins.round_id = s.round_id
     WHERE s.kind = 'stake' ORDER BY s.created_at, s.round_id"""
+    )
 
 
 def bets(period: Period) -> Iterator[tuple[Record, Record]]:
@@ -206,23 +270,34 @@ def bets(period: Period) -> Iterator[tuple[Record, Record]]:
     that round in the same period (jackpot awards included), and its ``vazba_hra_sazka`` link to the game."""
     for round_id, player_id, stake, at, currency, game_id, win, paid_at in _stream(_bets_sql(), _params(period)):
         bet_id = ident(ID_BET, round_id)
-        yield ({"IDHraToky": bet_id, "HraDruh": schema.GAME_TYPE, "HraKategorie": schema.GAME_CATEGORY,
-                "IDUzivKonto": ident(ID_ACCOUNT, player_id), "SazkaVysePuvodni": fmt_money(stake),
-                "SazkaPrijetiCas": fmt_time(at), "VyhraVyseNarok": fmt_money(win) if win else "",
-                "VyhraVysePuvodni": fmt_money(win) if win else "", "VyhraVyplaceniCas": fmt_time(paid_at),
-                "MenaKod": currency},
-               {"IDVazbaHraSazka": ident(ID_LINK, round_id), "IDHraPopis": ident(ID_GAME, game_id),
-                "IDHraToky": bet_id})
+        yield (
+            {
+                "IDHraToky": bet_id,
+                "HraDruh": schema.GAME_TYPE,
+                "HraKategorie": schema.GAME_CATEGORY,
+                "IDUzivKonto": ident(ID_ACCOUNT, player_id),
+                "SazkaVysePuvodni": fmt_money(stake),
+                "SazkaPrijetiCas": fmt_time(at),
+                "VyhraVyseNarok": fmt_money(win) if win else "",
+                "VyhraVysePuvodni": fmt_money(win) if win else "",
+                "VyhraVyplaceniCas": fmt_time(paid_at),
+                "MenaKod": currency,
+            },
+            {"IDVazbaHraSazka": ident(ID_LINK, round_id), "IDHraPopis": ident(ID_GAME, game_id), "IDHraToky": bet_id},
+        )
 
 
 def _fixes_sql() -> str:
     r = Round._meta.db_table
-    return _moves_sql() + f"""
+    return (
+        _moves_sql()
+        + f"""
     SELECT m.id, m.kind, m.net, m.created_at, m.currency, m.round_id, r.void_reason
     FROM moves m JOIN {r} r ON r.id = m.round_id
     WHERE m.kind <> 'stake' AND m.kind = ANY(%(game)s)
       AND NOT (m.kind = 'win' AND EXISTS (SELECT 1 FROM moves s WHERE s.kind = 'stake' AND s.round_id = m.round_id))
     ORDER BY m.created_at, m.id"""
+    )
 
 
 def bet_corrections(period: Period) -> Iterator[Record]:
@@ -230,28 +305,44 @@ def bet_corrections(period: Period) -> Iterator[Record]:
     package): a returned stake ``G`` (a provider's rollback: a rejected stake ``J``), a win credited after the
     stake's period, a deduction or a forfeited held win ``B`` (the amount's sign is the change)."""
     for txn_id, kind, net, at, currency, round_id, void_reason in _stream(
-            _fixes_sql(), {**_params(period), "game": list(GAME_KINDS)}):
+        _fixes_sql(), {**_params(period), "game": list(GAME_KINDS)}
+    ):
         if kind == K.REFUND:
             code = "J" if void_reason == Round.VoidReason.PROVIDER else "G"
         else:
             code = "B"
-        yield {"IDHraTokyOprava": ident(ID_BET_FIX, txn_id), "IDHraToky": ident(ID_BET, round_id),
-               "TypTokyOprava": code, "TokyOpravaVyse": fmt_money(net), "TokyOpravaCas": fmt_time(at),
-               "MenaKod": currency}
+        yield {
+            "IDHraTokyOprava": ident(ID_BET_FIX, txn_id),
+            "IDHraToky": ident(ID_BET, round_id),
+            "TypTokyOprava": code,
+            "TokyOpravaVyse": fmt_money(net),
+            "TokyOpravaCas": fmt_time(at),
+            "MenaKod": currency,
+        }
 
 
 def other_payments(period: Period) -> Iterator[Record]:
     """Complaint remedies and staff adjustments (credits), fees (debits), and any game posting the platform cannot
     tie to a round (a carried bonus paid out, a staff deduction not naming a round)."""
     r = Round._meta.db_table
-    sql = _moves_sql() + f"""
+    sql = (
+        _moves_sql()
+        + f"""
     SELECT m.id, m.player_id, m.net, m.created_at, m.currency FROM moves m LEFT JOIN {r} r ON r.id = m.round_id
     WHERE m.kind = ANY(%(other)s) OR (m.kind = ANY(%(game)s) AND r.id IS NULL) ORDER BY m.created_at, m.id"""
-    for txn_id, player_id, net, at, currency in _stream(sql, {**_params(period), "other": list(OTHER_KINDS),
-                                                               "game": list(GAME_KINDS)}):
-        yield {"IDOstatniPlneni": ident(ID_OTHER, txn_id), "IDProvozovatel": operator_id(),
-               "IDUzivKonto": ident(ID_ACCOUNT, player_id), "HraDruh": schema.GAME_TYPE,
-               "OstatniPlneniVysePuvodni": fmt_money(net), "OstatniPlneniCas": fmt_time(at), "MenaKod": currency}
+    )
+    for txn_id, player_id, net, at, currency in _stream(
+        sql, {**_params(period), "other": list(OTHER_KINDS), "game": list(GAME_KINDS)}
+    ):
+        yield {
+            "IDOstatniPlneni": ident(ID_OTHER, txn_id),
+            "IDProvozovatel": operator_id(),
+            "IDUzivKonto": ident(ID_ACCOUNT, player_id),
+            "HraDruh": schema.GAME_TYPE,
+            "OstatniPlneniVysePuvodni": fmt_money(net),
+            "OstatniPlneniCas": fmt_time(at),
+            "MenaKod": currency,
+        }
 
 
 def other_payment_corrections(period: Period) -> Iterator[Record]:
@@ -263,15 +354,21 @@ def other_payment_corrections(period: Period) -> Iterator[Record]:
 def self_limits(period: Period) -> Iterator[tuple[Record, Record]]:
     """Every decision on a self-limit of technical games in the period (set, refused, tightened, a loosening
     requested with the day it takes effect, a pending loosening cancelled) with its game-type link."""
-    qs = (SelfLimitChange.objects.filter(kind=TECHNICAL, requested_at__gte=period.start, requested_at__lt=period.end)
-          .order_by("pk"))
+    qs = SelfLimitChange.objects.filter(
+        kind=TECHNICAL, requested_at__gte=period.start, requested_at__lt=period.end
+    ).order_by("pk")
     for c in qs.iterator(chunk_size=CHUNK):
         typ = TYPSO[LimitType(c.limit_type)]
         refused = c.action == SelfLimitChange.Action.DECLINED
         value = c.old_value if c.action == SelfLimitChange.Action.LOOSENING_CANCELLED else c.new_value
-        rec: Record = {"IDNastaveniSO": ident(ID_LIMIT, c.pk), "IDUzivKonto": ident(ID_ACCOUNT, c.player_id),
-                       "TypSO": typ, "SONastaveniCas": fmt_time(c.requested_at),
-                       "SOUcinnostiCas": fmt_time(c.effective_from), "SOOdmitnuti": 1 if refused else 0}
+        rec: Record = {
+            "IDNastaveniSO": ident(ID_LIMIT, c.pk),
+            "IDUzivKonto": ident(ID_ACCOUNT, c.player_id),
+            "TypSO": typ,
+            "SONastaveniCas": fmt_time(c.requested_at),
+            "SOUcinnostiCas": fmt_time(c.effective_from),
+            "SOOdmitnuti": 1 if refused else 0,
+        }
         if typ in "abcd":
             rec["HodnotaVyse"] = fmt_money(REFUSED_MONEY if value is None else value)
             rec["MenaKod"] = "CZK"
@@ -279,5 +376,11 @@ def self_limits(period: Period) -> Iterator[tuple[Record, Record]]:
             rec["HodnotaPocet"] = REFUSED_NUMBER if value is None else value
         else:
             rec["HodnotaCas"] = REFUSED_NUMBER if value is None else value
-        yield rec, {"IDSOHraDruh": ident(ID_LIMIT_KIND, c.pk), "IDNastaveniSO": rec["IDNastaveniSO"],
-                    "HraDruh": schema.GAME_TYPE}
+        yield (
+            rec,
+            {
+                "IDSOHraDruh": ident(ID_LIMIT_KIND, c.pk),
+                "IDNastaveniSO": rec["IDNastaveniSO"],
+                "HraDruh": schema.GAME_TYPE,
+            },
+        )

@@ -1,5 +1,6 @@
 """Mounted at /api/v1/regulator/ (config/urls.py). The Ministry's download and notification URLs (registered with the
 Customs form as StazeniBalickuUrl = .../ministry/packages/, NotifikaceUspechuUrl, NotifikaceChybyUrl)."""
+
 from django.urls import path
 
 from regulator import views

@@ -6,6 +6,7 @@ header, field counts, types and domains, lengths, code lists, mandatory and mand
 Stricter than the reference validator where the specification says so: the period check is implemented (a record
 none of whose times lies in the package's period is flagged once, on its first time item); a record's metadata time
 is checked as a DateTime. Streams each file line by line (bounded memory)."""
+
 from __future__ import annotations
 
 import csv
@@ -25,11 +26,16 @@ from regulator.wire import PACKAGE_NAME_RE, Period
 MAX_LINE = 64_000
 MAX_ERRORS_PER_FILE = 1000
 
-_DATETIME = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):([0-5][0-9]):"
-                       r"([0-5][0-9]|60)(\.[0-9])(([+-]([01][0-9]|2[0-3]):([0-5][0-9]))|Z)$")
+_DATETIME = re.compile(
+    r"^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):([0-5][0-9]):"
+    r"([0-5][0-9]|60)(\.[0-9])(([+-]([01][0-9]|2[0-3]):([0-5][0-9]))|Z)$"
+)
 _DATE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$")
-_DECIMAL = {schema.D_MONEY: re.compile(r"^-?\d{1,13}(,\d{0,2})?$"), schema.D_GPS: re.compile(r"^-?\d{1,4},\d{4,7}$"),
-            schema.D_COURSE: re.compile(r"^-?\d{1,18}(,\d{0,3})?$")}
+_DECIMAL = {
+    schema.D_MONEY: re.compile(r"^-?\d{1,13}(,\d{0,2})?$"),
+    schema.D_GPS: re.compile(r"^-?\d{1,4},\d{4,7}$"),
+    schema.D_COURSE: re.compile(r"^-?\d{1,18}(,\d{0,3})?$"),
+}
 _INTEGER = re.compile(r"^-?\d{1,10}$")
 _IDENT = re.compile(r"^[\w-]+$")
 _IDENT_EXT = re.compile(r"^\w+(-.*)?$")
@@ -85,8 +91,14 @@ def _presence(item: schema.Item, value: str, record: dict[str, str]) -> tuple[st
     return False
 
 
-_LENGTH_TYPES = (schema.IDENTIFIER, schema.REFERENCE, schema.IDENTIFIER_EXT, schema.REFERENCE_EXT, schema.TEXT,
-                 schema.CODE)
+_LENGTH_TYPES = (
+    schema.IDENTIFIER,
+    schema.REFERENCE,
+    schema.IDENTIFIER_EXT,
+    schema.REFERENCE_EXT,
+    schema.TEXT,
+    schema.CODE,
+)
 
 
 def _format(item: schema.Item, value: str) -> tuple[str, str] | None:
@@ -96,9 +108,15 @@ def _format(item: schema.Item, value: str) -> tuple[str, str] | None:
             return "ERR_FIELD_TOO_SHORT", f"{value!r} shorter than {item.min_len}"
         if item.max_len and len(value) > item.max_len:
             return "ERR_FIELD_TOO_LONG", f"{value!r} longer than {item.max_len}"
-    pattern = {schema.IDENTIFIER: _IDENT, schema.REFERENCE: _IDENT, schema.IDENTIFIER_EXT: _IDENT_EXT,
-               schema.REFERENCE_EXT: _IDENT_EXT, schema.DATE: _DATE, schema.INTEGER: _INTEGER,
-               schema.DECIMAL: _DECIMAL.get(item.domain)}.get(t)
+    pattern = {
+        schema.IDENTIFIER: _IDENT,
+        schema.REFERENCE: _IDENT,
+        schema.IDENTIFIER_EXT: _IDENT_EXT,
+        schema.REFERENCE_EXT: _IDENT_EXT,
+        schema.DATE: _DATE,
+        schema.INTEGER: _INTEGER,
+        schema.DECIMAL: _DECIMAL.get(item.domain),
+    }.get(t)
     if pattern is not None and not pattern.match(value):
         return "ERR_FIELD_BAD_FORMAT_RE", f"{value!r} is not a valid {t} ({item.domain})"
     if t == schema.DATETIME and parse_time(value) is None:
@@ -233,12 +251,16 @@ def _check_record(data_file: schema.DataFile, record: dict[str, str], ctx: _Ctx,
             if moment is not None:
                 times.append((item.name, moment))
     if times and ctx.period is not None and not any(ctx.period.contains(t) for _, t in times):
-        report.add("ERR_FIELD_CTX_PKG_TIMESPAN", f"{where} [{times[0][0]}]",
-                   f"no time of the record lies in the package's period {ctx.period.code}")
+        report.add(
+            "ERR_FIELD_CTX_PKG_TIMESPAN",
+            f"{where} [{times[0][0]}]",
+            f"no time of the record lies in the package's period {ctx.period.code}",
+        )
 
 
-def validate_members(package: str, members: Iterable[str], opener: Callable[[str], IO[bytes]],
-                     report: Report) -> Report:
+def validate_members(
+    package: str, members: Iterable[str], opener: Callable[[str], IO[bytes]], report: Report
+) -> Report:
     """The file set, then every file (``opener(name)`` opens one for binary reading)."""
     names = {m.rsplit("/", 1)[-1]: m for m in members if not m.endswith("/")}
     extra = sorted(set(names) - set(schema.FILE_NAMES))
@@ -267,8 +289,9 @@ def validate_members(package: str, members: Iterable[str], opener: Callable[[str
 
 def validate_folder(folder: Path, package: str | None = None) -> Report:
     package = package or folder.name
-    return validate_members(package, [p.name for p in folder.iterdir() if p.is_file()],
-                            lambda n: open(folder / n, "rb"), Report())
+    return validate_members(
+        package, [p.name for p in folder.iterdir() if p.is_file()], lambda n: open(folder / n, "rb"), Report()
+    )
 
 
 def validate_zip(path: Path, package: str | None = None) -> Report:
@@ -297,16 +320,22 @@ def validate_sealed(path: Path, *, trusted_seal: Path, decrypt_cert: Path, decry
             crypto.verify(path, p7e, trusted_seal)
         except crypto.SealError as exc:
             msg = str(exc)
-            code = "ERR_PKG_SIG_INVALID_DER" if "asn1" in msg.lower() or "parsing" in msg.lower() else (
-                "ERR_PKG_SIG_CERT_UNTRUSTED" if "certificate" in msg.lower() else "ERR_PKG_SIG_INVALID_SIGNATURE")
+            code = (
+                "ERR_PKG_SIG_INVALID_DER"
+                if "asn1" in msg.lower() or "parsing" in msg.lower()
+                else ("ERR_PKG_SIG_CERT_UNTRUSTED" if "certificate" in msg.lower() else "ERR_PKG_SIG_INVALID_SIGNATURE")
+            )
             report.add(code, "", msg)
             return report
         try:
             crypto.decrypt(p7e, z, decrypt_cert, decrypt_key)
         except crypto.SealError as exc:
             msg = str(exc)
-            code = "ERR_PKG_ENC_RECIPIENT" if "recipient" in msg.lower() else (
-                "ERR_PKG_ENC_INVALID_DER" if "asn1" in msg.lower() else "ERR_PKG_ENC_BAD_DATA")
+            code = (
+                "ERR_PKG_ENC_RECIPIENT"
+                if "recipient" in msg.lower()
+                else ("ERR_PKG_ENC_INVALID_DER" if "asn1" in msg.lower() else "ERR_PKG_ENC_BAD_DATA")
+            )
             report.add(code, "", msg)
             return report
         result = validate_zip(z, package)

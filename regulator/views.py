@@ -1,6 +1,7 @@
 """The Ministry's side of the remote access (plain Django views, outside the player and staff API): the download
 location of the sealed packages and the success and error notification URLs. Each admits only the Ministry's client
 certificates (regulator/clients.py) and answers everything else 403 in the platform's one error shape."""
+
 from __future__ import annotations
 
 import re
@@ -37,8 +38,12 @@ def package_download(request: HttpRequest, file_name: str) -> HttpResponseBase:
     if pkg.purged_at is not None or pkg.damaged_at is not None or not services.package_file(pkg).is_file():
         return _error(PACKAGE_GONE.exc(name=pkg.name))
     services.package_downloaded(package=pkg)
-    response = FileResponse(open(services.package_file(pkg), "rb"), content_type="application/pkcs7-mime",
-                            as_attachment=True, filename=file_name)
+    response = FileResponse(
+        open(services.package_file(pkg), "rb"),
+        content_type="application/pkcs7-mime",
+        as_attachment=True,
+        filename=file_name,
+    )
     response["X-Content-SHA256"] = pkg.sha256
     return response
 
@@ -53,7 +58,7 @@ def _notify(request: HttpRequest, kind: str) -> HttpResponse:
         named = m.group(0)
     code = ""
     if kind == MinistryNotice.Kind.ERROR:
-        code = (m.group(1) if (m := _ERR.search(body)) else "ERR_UNSPECIFIED")
+        code = m.group(1) if (m := _ERR.search(body)) else "ERR_UNSPECIFIED"
     try:
         services.notice_record(kind=kind, package_name_=named, body=body, error_code=code, client=client)
     except DomainError as exc:

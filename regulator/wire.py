@@ -1,5 +1,6 @@
 """The package's wire format: period and package names, identifiers, values and lines of the CSV data files
 (UTF-8 without BOM, ``;``, CRLF, a metadata line and a header line; docs/regulator.md "Format")."""
+
 from __future__ import annotations
 
 import re

@@ -3,6 +3,7 @@ CSV exports, the sealed regulator's record and its verification. Every page answ
 read the report rows, never the rounds (the regulator's record excepted, which is the day's rounds), and the money
 that crossed the platform's edge (deposits, withdrawals, adjustments) from the ledger. One action: "recompute now"
 of a day (POST, ``reports.change_dayreport``, audited by the service; an archived day is refused)."""
+
 from __future__ import annotations
 
 import shutil
@@ -54,36 +55,51 @@ def _get_only(view: Any) -> Any:
 
 
 def _money_rows(t: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(_("Stakes received"), czk(t["stakes"])), (_("Stakes returned (voided / refunded rounds)"),
-                                                     czk(t["stakes_returned"])),
-            (_("Wins credited (jackpot wins included)"), czk(t["wins"])), (_("of which jackpot wins"), czk(t["jackpot_wins"])),
-            (_("Wins taken back (settled bets declared void)"), czk(t["wins_reclaimed"])),
-            (_("Gross gaming revenue (tax base, act 187/2016 Sb.)"), czk(t["ggr"])),
-            (_("Ledger: stakes / wins"), f"{czk(t['ledger_stakes'])} / {czk(t['ledger_wins'])}"
-                                      f" - {_('agrees') if t['ledger_agrees'] else _('DIFFERS')}"),
-            (_("Jackpot contributions (house-funded)"), czk(t["jackpot_contributed_micro"] // 1_000_000)),
-            (_("Jackpot awards decided / paid"), f"{czk(t['jackpot_awarded'])} / {czk(t['jackpot_awards_paid'])}"),
-            (_("Jackpot pools' liability at the end"), czk(t["jackpot_liability"]))]
+    return [
+        (_("Stakes received"), czk(t["stakes"])),
+        (_("Stakes returned (voided / refunded rounds)"), czk(t["stakes_returned"])),
+        (_("Wins credited (jackpot wins included)"), czk(t["wins"])),
+        (_("of which jackpot wins"), czk(t["jackpot_wins"])),
+        (_("Wins taken back (settled bets declared void)"), czk(t["wins_reclaimed"])),
+        (_("Gross gaming revenue (tax base, act 187/2016 Sb.)"), czk(t["ggr"])),
+        (
+            _("Ledger: stakes / wins"),
+            f"{czk(t['ledger_stakes'])} / {czk(t['ledger_wins'])}"
+            f" - {_('agrees') if t['ledger_agrees'] else _('DIFFERS')}",
+        ),
+        (_("Jackpot contributions (house-funded)"), czk(t["jackpot_contributed_micro"] // 1_000_000)),
+        (_("Jackpot awards decided / paid"), f"{czk(t['jackpot_awarded'])} / {czk(t['jackpot_awards_paid'])}"),
+        (_("Jackpot pools' liability at the end"), czk(t["jackpot_liability"])),
+    ]
 
 
 def _count_rows(t: dict[str, Any]) -> list[tuple[str, str]]:
     aml = t.get("aml", {})
     opened = ", ".join(f"{k} {v}" for k, v in aml.get("opened", {}).items()) or _("none")
-    decided = ", ".join(f"{k}: " + ", ".join(f"{s} {n}" for s, n in v.items())
-                        for k, v in aml.get("decided", {}).items()) or _("none")
+    decided = ", ".join(
+        f"{k}: " + ", ".join(f"{s} {n}" for s, n in v.items()) for k, v in aml.get("decided", {}).items()
+    ) or _("none")
     limits = ", ".join(f"{k} {v}" for k, v in t.get("limits", {}).items()) or _("none")
-    return [(_("Rounds decided"), str(t["rounds"])), (_("Players registered"), str(t["players_registered"])),
-            (_("Temporary accounts opened / completed / expired / refunded"),
-             f"{t['temporary_opened']} / {t['temporary_completed']} / {t['temporary_expired']} / "
-             f"{t['temporary_refunded']}"),
-            (_("Self-limits set and changed"), limits), (_("Breaks enforced (players)"), str(t["breaks_enforced"])),
-            (_("Exclusions: self-listing requests / register hits"),
-             f"{t['exclusions']} / {t['exclusion_register_hits']}"),
-            (_("Panic button presses"), str(t["panic_presses"])), (_("AML cases opened"), opened),
-            (_("AML cases decided (kind: outcome)"), decided),
-            (_("Complaints received / answered in time / answered late / overdue at the end"),
-             f"{t['complaints_received']} / {t['complaints_answered_in_time']} / {t['complaints_answered_late']} / "
-             f"{t['complaints_overdue']}")]
+    return [
+        (_("Rounds decided"), str(t["rounds"])),
+        (_("Players registered"), str(t["players_registered"])),
+        (
+            _("Temporary accounts opened / completed / expired / refunded"),
+            f"{t['temporary_opened']} / {t['temporary_completed']} / {t['temporary_expired']} / "
+            f"{t['temporary_refunded']}",
+        ),
+        (_("Self-limits set and changed"), limits),
+        (_("Breaks enforced (players)"), str(t["breaks_enforced"])),
+        (_("Exclusions: self-listing requests / register hits"), f"{t['exclusions']} / {t['exclusion_register_hits']}"),
+        (_("Panic button presses"), str(t["panic_presses"])),
+        (_("AML cases opened"), opened),
+        (_("AML cases decided (kind: outcome)"), decided),
+        (
+            _("Complaints received / answered in time / answered late / overdue at the end"),
+            f"{t['complaints_received']} / {t['complaints_answered_in_time']} / {t['complaints_answered_late']} / "
+            f"{t['complaints_overdue']}",
+        ),
+    ]
 
 
 def _games(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -101,10 +117,16 @@ class DayReportAdmin(ReadOnlyAdmin):
             decision_path(self, "daily/", _get_only(self.daily_view), perm=VIEW, name="reports_dayreport_daily"),
             decision_path(self, "period/", _get_only(self.period_view), perm=VIEW, name="reports_dayreport_period"),
             decision_path(self, "csv/", _get_only(self.csv_view), perm=VIEW, name="reports_dayreport_csv"),
-            decision_path(self, "regulator-record/", _get_only(self.record_view), perm=EXPORT,
-                          name="reports_dayreport_record"),
-            decision_path(self, "regulator-record/verify/", _get_only(self.verify_view), perm=EXPORT,
-                          name="reports_dayreport_verify"),
+            decision_path(
+                self, "regulator-record/", _get_only(self.record_view), perm=EXPORT, name="reports_dayreport_record"
+            ),
+            decision_path(
+                self,
+                "regulator-record/verify/",
+                _get_only(self.verify_view),
+                perm=EXPORT,
+                name="reports_dayreport_verify",
+            ),
             decision_path(self, "recompute/", self.recompute_view, perm=RECOMPUTE, name="reports_dayreport_recompute"),
             *super().get_urls(),
         ]
@@ -113,8 +135,14 @@ class DayReportAdmin(ReadOnlyAdmin):
         return HttpResponseRedirect(reverse("admin:reports_dayreport_daily"))
 
     def _context(self, request: HttpRequest, title: str, **more: Any) -> dict[str, Any]:
-        return {**self.admin_site.each_context(request), "title": title, "opts": self.model._meta,
-                "can_export": request.user.has_perm(EXPORT), "can_recompute": request.user.has_perm(RECOMPUTE), **more}
+        return {
+            **self.admin_site.each_context(request),
+            "title": title,
+            "opts": self.model._meta,
+            "can_export": request.user.has_perm(EXPORT),
+            "can_recompute": request.user.has_perm(RECOMPUTE),
+            **more,
+        }
 
     def _day(self, request: HttpRequest) -> date:
         text = (request.POST if request.method == "POST" else request.GET).get("day", "")
@@ -134,22 +162,50 @@ class DayReportAdmin(ReadOnlyAdmin):
         t = rep["totals"]
         queues = t.get("queues", {})
         context = self._context(
-            request, _("Daily report {day} (Europe/Prague operating day)").format(day=day.isoformat()), day=day, rep=rep,
-            prev=(day - timedelta(days=1)).isoformat(), next=(day + timedelta(days=1)).isoformat(),
-            money_rows=_money_rows(t), count_rows=_count_rows(t), games=_games(rep["games"]),
-            moves_rows=_moves_rows(selectors.money_moves(figures.day(day))), recent=selectors.days(14), month=f"{day:%Y-%m}", quarter=f"{day.year}-Q{(day.month - 1) // 3 + 1}",
+            request,
+            _("Daily report {day} (Europe/Prague operating day)").format(day=day.isoformat()),
+            day=day,
+            rep=rep,
+            prev=(day - timedelta(days=1)).isoformat(),
+            next=(day + timedelta(days=1)).isoformat(),
+            money_rows=_money_rows(t),
+            count_rows=_count_rows(t),
+            games=_games(rep["games"]),
+            moves_rows=_moves_rows(selectors.money_moves(figures.day(day))),
+            recent=selectors.days(14),
+            month=f"{day:%Y-%m}",
+            quarter=f"{day.year}-Q{(day.month - 1) // 3 + 1}",
             charts=[
-                charts.bars(labels, [d["ggr"] / 100 for d in trend["daily"]], unit=" Kč",
-                            title=_("Gross gaming revenue per day, last {days} days (Kč)").format(days=TREND_DAYS)),
+                charts.bars(
+                    labels,
+                    [d["ggr"] / 100 for d in trend["daily"]],
+                    unit=" Kč",
+                    title=_("Gross gaming revenue per day, last {days} days (Kč)").format(days=TREND_DAYS),
+                ),
                 charts.bars(labels, [d["rounds"] for d in trend["daily"]], title=_("Rounds decided per day")),
                 charts.rtp_intervals(rep["games"], title=_("Actual against declared RTP per game, this day")),
-                charts.hbars([(_("opened"), t["temporary_opened"]), (_("completed"), t["temporary_completed"]),
-                              (_("expired"), t["temporary_expired"]), (_("refunded"), t["temporary_refunded"])],
-                             title=_("Temporary accounts this day (GP §5(1)-(2))")),
-                charts.hbars([(_("{queue} ({count} open)").format(queue=_(k.replace("_", " ")), count=v["count"]),
-                               v["oldest_days"]) for k, v in queues.items()],
-                             unit=" d", title=_("Queues: oldest open item at day end")),
-            ])
+                charts.hbars(
+                    [
+                        (_("opened"), t["temporary_opened"]),
+                        (_("completed"), t["temporary_completed"]),
+                        (_("expired"), t["temporary_expired"]),
+                        (_("refunded"), t["temporary_refunded"]),
+                    ],
+                    title=_("Temporary accounts this day (GP §5(1)-(2))"),
+                ),
+                charts.hbars(
+                    [
+                        (
+                            _("{queue} ({count} open)").format(queue=_(k.replace("_", " ")), count=v["count"]),
+                            v["oldest_days"],
+                        )
+                        for k, v in queues.items()
+                    ],
+                    unit=" d",
+                    title=_("Queues: oldest open item at day end"),
+                ),
+            ],
+        )
         with timezone.override(clock.PRAGUE):
             return TemplateResponse(request, "admin/reports/daily.html", context).render()
 
@@ -158,20 +214,36 @@ class DayReportAdmin(ReadOnlyAdmin):
         try:
             period = figures.parse_period(text)
         except ValueError:
-            return HttpResponse(f"period {text[:20]}: YYYY-MM-DD, YYYY-MM or YYYY-Qn, from {clock.EARLIEST_DAY} to a "
-                                "year after today", status=400, content_type="text/plain; charset=utf-8")
+            return HttpResponse(
+                f"period {text[:20]}: YYYY-MM-DD, YYYY-MM or YYYY-Qn, from {clock.EARLIEST_DAY} to a year after today",
+                status=400,
+                content_type="text/plain; charset=utf-8",
+            )
         rep = selectors.period_report(period)
-        kind = {"month": _("Monthly report"), "quarter": _("Tax period (calendar quarter)"),
-                "day": _("Day")}[period.kind]
+        kind = {"month": _("Monthly report"), "quarter": _("Tax period (calendar quarter)"), "day": _("Day")}[
+            period.kind
+        ]
         context = self._context(
-            request, f"{kind} {period.label}", rep=rep, period=period, money_rows=_money_rows(rep["totals"]),
+            request,
+            f"{kind} {period.label}",
+            rep=rep,
+            period=period,
+            money_rows=_money_rows(rep["totals"]),
             moves_rows=_moves_rows(selectors.money_moves(period)),
-            count_rows=_count_rows(rep["totals"]), games=_games(rep["games"]),
-            charts=[charts.bars([d["day"][5:] for d in rep["daily"]], [d["ggr"] / 100 for d in rep["daily"]],
-                                unit=" Kč",
-                                title=_("Gross gaming revenue per day, {period} (Kč)").format(period=period.label)),
-                    charts.rtp_intervals(rep["games"], title=_("Actual against declared RTP per game, {period}")
-                                         .format(period=period.label))])
+            count_rows=_count_rows(rep["totals"]),
+            games=_games(rep["games"]),
+            charts=[
+                charts.bars(
+                    [d["day"][5:] for d in rep["daily"]],
+                    [d["ggr"] / 100 for d in rep["daily"]],
+                    unit=" Kč",
+                    title=_("Gross gaming revenue per day, {period} (Kč)").format(period=period.label),
+                ),
+                charts.rtp_intervals(
+                    rep["games"], title=_("Actual against declared RTP per game, {period}").format(period=period.label)
+                ),
+            ],
+        )
         return TemplateResponse(request, "admin/reports/period.html", context).render()
 
     def csv_view(self, request: HttpRequest) -> HttpResponse:
@@ -196,9 +268,13 @@ class DayReportAdmin(ReadOnlyAdmin):
         except DomainError as exc:
             self.message_user(request, domain_error_text(exc), messages.ERROR)
         else:
-            self.message_user(request, gettext("The report of {day} was recomputed: {rounds} rounds, GGR {ggr}.")
-                              .format(day=day.isoformat(), rounds=report.rounds, ggr=czk(report.ggr)),
-                              messages.SUCCESS)
+            self.message_user(
+                request,
+                gettext("The report of {day} was recomputed: {rounds} rounds, GGR {ggr}.").format(
+                    day=day.isoformat(), rounds=report.rounds, ggr=czk(report.ggr)
+                ),
+                messages.SUCCESS,
+            )
         return HttpResponseRedirect(f"{reverse('admin:reports_dayreport_daily')}?day={day.isoformat()}")
 
     def record_view(self, request: HttpRequest) -> HttpResponse | FileResponse:
@@ -224,7 +300,13 @@ class DayReportAdmin(ReadOnlyAdmin):
             size = path.stat().st_size
             result = seal.verify(path)
             shutil.rmtree(path.parent, ignore_errors=True)
-        context = self._context(request, f"Regulator's record {day.isoformat()}: verification", day=day,
-                                result=result, problem=problem, size=size, schema=record.SCHEMA.name)
+        context = self._context(
+            request,
+            f"Regulator's record {day.isoformat()}: verification",
+            day=day,
+            result=result,
+            problem=problem,
+            size=size,
+            schema=record.SCHEMA.name,
+        )
         return TemplateResponse(request, "admin/reports/verify.html", context).render()
-

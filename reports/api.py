@@ -1,5 +1,6 @@
 """The read-only staff API of the reports (the supervisory authority's account: the auditor role). GET only; every
 other method is answered 405 in the platform's error shape. Mounted at /api/v1/reports/staff/ (docs/reports.md)."""
+
 from __future__ import annotations
 
 import shutil
@@ -21,8 +22,12 @@ from reports.models import DayReport
 
 VIEW = "reports.view_dayreport"
 EXPORT = "reports.export_regulator_record"
-PERIOD = OpenApiParameter("period", str, description="YYYY-MM-DD (a day), YYYY-MM (a month) or YYYY-Qn (a tax "
-                                                     "period, the calendar quarter); default: today (Europe/Prague)")
+PERIOD = OpenApiParameter(
+    "period",
+    str,
+    description="YYYY-MM-DD (a day), YYYY-MM (a month) or YYYY-Qn (a tax "
+    "period, the calendar quarter); default: today (Europe/Prague)",
+)
 
 
 def _period(request: Request) -> figures.Period:
@@ -56,8 +61,11 @@ class FiguresView(APIView):
 
     permission_classes = [staff_permission(VIEW)]
 
-    @extend_schema(parameters=[PERIOD], operation_id="reports_figures",
-                   responses={200: OpenApiResponse(response=OpenApiTypes.OBJECT, description="docs/reports.md")})
+    @extend_schema(
+        parameters=[PERIOD],
+        operation_id="reports_figures",
+        responses={200: OpenApiResponse(response=OpenApiTypes.OBJECT, description="docs/reports.md")},
+    )
     def get(self, request: Request) -> Response:
         return Response(selectors.period_report(_period(request)))
 
@@ -67,8 +75,11 @@ class FiguresCsvView(APIView):
 
     permission_classes = [staff_permission(VIEW)]
 
-    @extend_schema(parameters=[PERIOD], operation_id="reports_figures_csv",
-                   responses={(200, "text/csv"): OpenApiResponse(response=OpenApiTypes.STR, description="CSV file")})
+    @extend_schema(
+        parameters=[PERIOD],
+        operation_id="reports_figures_csv",
+        responses={(200, "text/csv"): OpenApiResponse(response=OpenApiTypes.STR, description="CSV file")},
+    )
     def get(self, request: Request) -> HttpResponse:
         period = _period(request)
         resp = HttpResponse(selectors.period_csv(period), content_type="text/csv; charset=utf-8")
@@ -92,10 +103,13 @@ class RegulatorRecordView(APIView):
 
     permission_classes = [staff_permission(EXPORT)]
 
-    @extend_schema(parameters=[OpenApiParameter("day", str, required=True, description="YYYY-MM-DD")],
-                   operation_id="reports_regulator_record",
-                   responses={(200, "application/xml"): OpenApiResponse(response=OpenApiTypes.BINARY,
-                                                                       description="sealed XML record")})
+    @extend_schema(
+        parameters=[OpenApiParameter("day", str, required=True, description="YYYY-MM-DD")],
+        operation_id="reports_regulator_record",
+        responses={
+            (200, "application/xml"): OpenApiResponse(response=OpenApiTypes.BINARY, description="sealed XML record")
+        },
+    )
     def get(self, request: Request) -> FileResponse:
         text = request.query_params.get("day") or ""
         try:

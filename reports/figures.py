@@ -6,6 +6,7 @@ declared RTP p0 is p0 +- z * sqrt(sum((w_i - p0 * s_i)^2)) / sum(s_i), the norma
 estimator with the per-round variance observed in the period, computed from the additive moments
 sum(s^2), sum(w^2), sum(s*w) of the day rows, so a month's or a quarter's interval is recomputed, not averaged.
 """
+
 from __future__ import annotations
 
 import calendar
@@ -36,8 +37,7 @@ class Rtp:
         return not (self.low <= self.actual <= self.high)
 
 
-def rtp(*, declared: Decimal, rounds: int, stakes: int, base_wins: int, s2: Decimal, w2: Decimal,
-        sw: Decimal) -> Rtp:
+def rtp(*, declared: Decimal, rounds: int, stakes: int, base_wins: int, s2: Decimal, w2: Decimal, sw: Decimal) -> Rtp:
     """The actual RTP against the declared one with the interval the round count allows (all in %)."""
     if stakes <= 0:
         return Rtp(None, declared, None, None, rounds)
@@ -47,8 +47,13 @@ def rtp(*, declared: Decimal, rounds: int, stakes: int, base_wins: int, s2: Deci
     p0 = declared / 100
     ss = w2 - 2 * p0 * sw + p0 * p0 * s2  # sum((w - p0 s)^2) >= 0
     half = Z * max(ss, Decimal(0)).sqrt() / Decimal(stakes) * 100
-    return Rtp(actual, declared, (declared - half).quantize(Decimal("0.01")),
-               (declared + half).quantize(Decimal("0.01")), rounds)
+    return Rtp(
+        actual,
+        declared,
+        (declared - half).quantize(Decimal("0.01")),
+        (declared + half).quantize(Decimal("0.01")),
+        rounds,
+    )
 
 
 # --- periods ---------------------------------------------------------------------------------------------------------
@@ -64,14 +69,18 @@ class Period:
 
 
 def month(year: int, mon: int) -> Period:
-    return Period("month", f"{year:04d}-{mon:02d}", date(year, mon, 1), date(year, mon, calendar.monthrange(year, mon)[1]))
+    return Period(
+        "month", f"{year:04d}-{mon:02d}", date(year, mon, 1), date(year, mon, calendar.monthrange(year, mon)[1])
+    )
 
 
 def quarter(year: int, q: int) -> Period:
     """The tax period of the gambling tax: a calendar quarter (act 187/2016 Sb., docs/reports.md)."""
     first = date(year, 3 * q - 2, 1)
     last_month = 3 * q
-    return Period("quarter", f"{year:04d}-Q{q}", first, date(year, last_month, calendar.monthrange(year, last_month)[1]))
+    return Period(
+        "quarter", f"{year:04d}-Q{q}", first, date(year, last_month, calendar.monthrange(year, last_month)[1])
+    )
 
 
 def day(d: date) -> Period:

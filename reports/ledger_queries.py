@@ -1,5 +1,6 @@
 """The reports' SQL over the ledger (read-only; on the read alias): the day's game postings by game version and kind
 (the tax base) and the players' day-end balances."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -52,9 +53,12 @@ def player_balance_rows(alias: str, end: datetime) -> list[tuple[int, int, str, 
     per account on ``(account, created_at)``). Accounts with no entry before ``end`` are left out (balance 0)."""
     e, a = Entry._meta.db_table, LedgerAccount._meta.db_table
     with connections[alias].cursor() as cur:
-        cur.execute(f"""
+        cur.execute(
+            f"""
             SELECT a.id, a.player_id, a.kind, last.balance_after FROM {a} a
             CROSS JOIN LATERAL (SELECT x.balance_after FROM {e} x WHERE x.account_id = a.id AND x.created_at < %s
                                 ORDER BY x.created_at DESC, x.id DESC LIMIT 1) last
-            WHERE a.player_id IS NOT NULL ORDER BY a.id""", [end])
+            WHERE a.player_id IS NOT NULL ORDER BY a.id""",
+            [end],
+        )
         return [(int(r[0]), int(r[1]), str(r[2]), int(r[3] or 0)) for r in cur.fetchall()]

@@ -1,6 +1,7 @@
 """Report rows: one per Prague operating day, and one per day and game version. Written only by the report job
 (``reports.services.reports_compute_day``), which replaces a day's rows in one transaction; pages, the API and the
 CSV read them and never scan rounds. Amounts are haléře; jackpot contributions micro-haléře (docs/reports.md)."""
+
 from __future__ import annotations
 
 from django.db import models
@@ -82,9 +83,9 @@ class GameDayReport(models.Model):
 
     class Meta:
         ordering = ["-day", "game_code", "game_version"]
-        constraints = [models.UniqueConstraint(fields=["day", "game_code", "game_version"],
-                                               name="reports_gameday_once")]
+        constraints = [
+            models.UniqueConstraint(fields=["day", "game_code", "game_version"], name="reports_gameday_once")
+        ]
 
     def __str__(self) -> str:
         return f"{self.game_code}@{self.game_version} {self.day:%Y-%m-%d}"
-

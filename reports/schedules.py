@@ -1,5 +1,6 @@
 """The report job: every 15 minutes it recomputes today (so far) and yesterday (final once the day is over and
 late settlements are in), each replacing that day's rows in one transaction."""
+
 from typing import Any
 
 BEAT_SCHEDULE: dict[str, dict[str, Any]] = {

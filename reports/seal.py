@@ -2,6 +2,7 @@
 certificate (``REPORTS_SEAL_KEY_FILE`` / ``REPORTS_SEAL_CERT_FILE``), and its verification against a certificate and
 the record's XSD. Outside production, without the files, a self-signed development seal is made once under
 ``REPORTS_DEV_SEAL_DIR`` (production refuses to start without the files: config/settings/)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -31,16 +32,27 @@ def _dev_seal() -> tuple[Path, Path]:
         return key_file, cert_file
     folder.mkdir(parents=True, exist_ok=True)
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    name = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Development operator (not licensed)"),
-                      x509.NameAttribute(NameOID.COMMON_NAME, "development seal of the regulator's record")])
+    name = x509.Name(
+        [
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Development operator (not licensed)"),
+            x509.NameAttribute(NameOID.COMMON_NAME, "development seal of the regulator's record"),
+        ]
+    )
     now = dt.datetime.now(dt.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(days=1))
-            .not_valid_after(now + dt.timedelta(days=3650))
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
-    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=3650))
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    key_file.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     key_file.chmod(0o600)
     cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     return key_file, cert_file
@@ -63,9 +75,13 @@ def seal(*, unsigned: Path, sealed: Path) -> None:
     covers the canonical form of the whole document, so lxml parses it here (the record was written streamed)."""
     key_file, cert_file = seal_files()
     doc = etree.parse(str(unsigned), _PARSER).getroot()
-    signer = XAdESSigner(method=methods.enveloped, data_object_format=XAdESDataObjectFormat(
-        Description=f"Regulator's record {record.VERSION} of operating day {doc.get('operatingDay')}",
-        MimeType="text/xml"))
+    signer = XAdESSigner(
+        method=methods.enveloped,
+        data_object_format=XAdESDataObjectFormat(
+            Description=f"Regulator's record {record.VERSION} of operating day {doc.get('operatingDay')}",
+            MimeType="text/xml",
+        ),
+    )
     signed = signer.sign(doc, key=key_file.read_bytes(), cert=cert_file.read_text())
     etree.ElementTree(signed).write(str(sealed), xml_declaration=True, encoding="utf-8")
 
@@ -82,9 +98,16 @@ class Verification:
     summary: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "signature_ok": self.signature_ok, "schema_ok": self.schema_ok,
-                "problems": self.problems, "signer": self.signer, "signed_at": self.signed_at,
-                "header": self.header, "summary": self.summary}
+        return {
+            "ok": self.ok,
+            "signature_ok": self.signature_ok,
+            "schema_ok": self.schema_ok,
+            "problems": self.problems,
+            "signer": self.signer,
+            "signed_at": self.signed_at,
+            "header": self.header,
+            "summary": self.summary,
+        }
 
 
 def _schema() -> etree.XMLSchema:

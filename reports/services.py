@@ -2,6 +2,7 @@
 and the other apps' records, read through ``reports.db.read_alias()`` (the replica where configured), and written to
 ``DayReport`` / ``GameDayReport`` replacing the day's rows in one transaction (idempotent). Definitions:
 docs/reports.md."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -56,25 +57,35 @@ def _num(field: str) -> Any:
 
 def _round_figures(alias: str, start: datetime, end: datetime) -> list[dict[str, Any]]:
     """Per game version, in ONE statement over the rounds that started, settled or were voided in the day."""
-    started, settled, voided = _within("started_at", start, end), _within("settled_at", start, end), \
-        _within("voided_at", start, end)
+    started, settled, voided = (
+        _within("started_at", start, end),
+        _within("settled_at", start, end),
+        _within("voided_at", start, end),
+    )
     plain_void = Q(status__in=_VOID) & ~Q(void_reason=Round.VoidReason.PROXY)
     decided = settled & ~plain_void  # a proxy-voided bet was decided; a plain void never was
     base = F("win") - F("jackpot_win")
     base_num = _num("win") - _num("jackpot_win")
-    rows = (Round.objects.using(alias).filter(play_money=False).filter(started | settled | voided)
-            .values("game_code", "game_version")
-            .annotate(stakes=_sum("stake", started),
-                      stakes_returned=_sum("stake", (settled & plain_void)
-                                           | (voided & Q(void_reason=Round.VoidReason.PROXY))),
-                      wins=_sum("win", settled), jackpot_wins=_sum("jackpot_win", settled),
-                      wins_reclaimed=_sum("win", voided & Q(void_reason=Round.VoidReason.PROXY)),
-                      rounds=Count("pk", filter=decided),
-                      decided_stakes=_sum("stake", decided), decided_base_wins=_sum(base, decided),
-                      sum_s2=_moment(_num("stake") * _num("stake"), decided),
-                      sum_w2=_moment(base_num * base_num, decided),
-                      sum_sw=_moment(_num("stake") * base_num, decided))
-            .order_by("game_code", "game_version"))
+    rows = (
+        Round.objects.using(alias)
+        .filter(play_money=False)
+        .filter(started | settled | voided)
+        .values("game_code", "game_version")
+        .annotate(
+            stakes=_sum("stake", started),
+            stakes_returned=_sum("stake", (settled & plain_void) | (voided & Q(void_reason=Round.VoidReason.PROXY))),
+            wins=_sum("win", settled),
+            jackpot_wins=_sum("jackpot_win", settled),
+            wins_reclaimed=_sum("win", voided & Q(void_reason=Round.VoidReason.PROXY)),
+            rounds=Count("pk", filter=decided),
+            decided_stakes=_sum("stake", decided),
+            decided_base_wins=_sum(base, decided),
+            sum_s2=_moment(_num("stake") * _num("stake"), decided),
+            sum_w2=_moment(base_num * base_num, decided),
+            sum_sw=_moment(_num("stake") * base_num, decided),
+        )
+        .order_by("game_code", "game_version")
+    )
     return list(rows)
 
 
@@ -137,46 +148,64 @@ def _other_figures(alias: str, start: datetime, end: datetime) -> dict[str, Any]
     players = Player.objects.using(alias)
     jp_entries = Entry.objects.using(alias).filter(account__kind=LedgerAccount.Kind.JACKPOT, created_at__lt=end)
     contributed = sum(
-        m.objects.using(alias).filter(_within("created_at", start, end))
-        .aggregate(x=_sum(F("active_micro") + F("future_micro"), Q()))["x"] for m in (Contribution, Pending))
-    awards = Award.objects.using(alias).filter(_within("decided_at", start, end)).aggregate(
-        amount=_sum("amount", Q()), paid=_sum("paid", Q()))
+        m.objects.using(alias)
+        .filter(_within("created_at", start, end))
+        .aggregate(x=_sum(F("active_micro") + F("future_micro"), Q()))["x"]
+        for m in (Contribution, Pending)
+    )
+    awards = (
+        Award.objects.using(alias)
+        .filter(_within("decided_at", start, end))
+        .aggregate(amount=_sum("amount", Q()), paid=_sum("paid", Q()))
+    )
     cases = ComplianceCase.objects.using(alias)
     complaints = Complaint.objects.using(alias)
     answered = complaints.filter(_within("answered_at", start, end))
-    open_complaints = complaints.filter(received_at__lt=end).filter(Q(answered_at__isnull=True)
-                                                                     | Q(answered_at__gte=end))
+    open_complaints = complaints.filter(received_at__lt=end).filter(
+        Q(answered_at__isnull=True) | Q(answered_at__gte=end)
+    )
     open_cases = cases.filter(opened_at__lt=end).filter(Q(decided_at__isnull=True) | Q(decided_at__gte=end))
     return {
         "jackpot_contributed_micro": contributed,
-        "jackpot_awarded": awards["amount"], "jackpot_awards_paid": awards["paid"],
+        "jackpot_awarded": awards["amount"],
+        "jackpot_awards_paid": awards["paid"],
         # the pools' balances at the end: every entry before it, the archived months' carried totals included
         "jackpot_liability": jp_entries.aggregate(x=_sum("amount", Q()))["x"]
         + carried_total(account_kind=LedgerAccount.Kind.JACKPOT, before=end, using=alias),
         "players_registered": _count(players.filter(_within("created_at", start, end))),
         "temporary_opened": _count(players.filter(_within("temporary_activated_at", start, end))),
         "temporary_completed": _count(players.filter(_within("completed_at", start, end))),
-        "temporary_expired": _count(players.filter(_within("status_changed_at", start, end),
-                                                   status=Player.Status.EXPIRED)),
-        "temporary_refunded": _count(Payout.objects.using(alias).filter(
-            _within("completed_at", start, end), kind=Payout.Kind.TEMPORARY_REFUND)),
+        "temporary_expired": _count(
+            players.filter(_within("status_changed_at", start, end), status=Player.Status.EXPIRED)
+        ),
+        "temporary_refunded": _count(
+            Payout.objects.using(alias).filter(_within("completed_at", start, end), kind=Payout.Kind.TEMPORARY_REFUND)
+        ),
         "limits": _by(SelfLimitChange.objects.using(alias).filter(_within("requested_at", start, end)), "action"),
-        "breaks_enforced": StakeRefusal.objects.using(alias).filter(_within("refused_at", start, end),
-                                                                    code=BREAK_CODE)
+        "breaks_enforced": StakeRefusal.objects.using(alias)
+        .filter(_within("refused_at", start, end), code=BREAK_CODE)
         .aggregate(n=Count("player_id", distinct=True))["n"],
         "exclusions": _count(SelfListingRequest.objects.using(alias).filter(_within("requested_at", start, end))),
-        "exclusion_register_hits": _count(RegisterCheck.objects.using(alias).filter(
-            _within("checked_at", start, end), register=RegisterCheck.Register.EXCLUSION,
-            result=RegisterCheck.Result.LISTED)),
+        "exclusion_register_hits": _count(
+            RegisterCheck.objects.using(alias).filter(
+                _within("checked_at", start, end),
+                register=RegisterCheck.Register.EXCLUSION,
+                result=RegisterCheck.Result.LISTED,
+            )
+        ),
         "panic_presses": _count(PanicExclusion.objects.using(alias).filter(_within("started_at", start, end))),
-        "aml": {"opened": _by(cases.filter(_within("opened_at", start, end)), "kind"),
-                "decided": _by(cases.filter(_within("decided_at", start, end)), "kind", "status")},
+        "aml": {
+            "opened": _by(cases.filter(_within("opened_at", start, end)), "kind"),
+            "decided": _by(cases.filter(_within("decided_at", start, end)), "kind", "status"),
+        },
         "complaints_received": _count(complaints.filter(_within("received_at", start, end))),
         "complaints_answered_in_time": _count(answered.filter(answered_at__lt=F("respond_by"))),
         "complaints_answered_late": _count(answered.filter(answered_at__gte=F("respond_by"))),
         "complaints_overdue": _count(open_complaints.filter(respond_by__lte=end)),
-        "queues": {"complaints": _queue(open_complaints, "received_at", end),
-                   "aml_cases": _queue(open_cases, "opened_at", end)},
+        "queues": {
+            "complaints": _queue(open_complaints, "received_at", end),
+            "aml_cases": _queue(open_cases, "opened_at", end),
+        },
     }
 
 
@@ -198,8 +227,19 @@ def reports_compute_day(*, day: date, actor: Actor | None = None) -> DayReport:
     for key, figures_ in money.items():
         if key is None:
             continue
-        row = by_game.setdefault(key, {"game_code": key[0], "game_version": key[1], "rounds": 0, "decided_stakes": 0,
-                                       "decided_base_wins": 0, "sum_s2": 0, "sum_w2": 0, "sum_sw": 0})
+        row = by_game.setdefault(
+            key,
+            {
+                "game_code": key[0],
+                "game_version": key[1],
+                "rounds": 0,
+                "decided_stakes": 0,
+                "decided_base_wins": 0,
+                "sum_s2": 0,
+                "sum_w2": 0,
+                "sum_sw": 0,
+            },
+        )
         row.update(figures_)
     for row in by_game.values():
         if (row["game_code"], row["game_version"]) not in money:
@@ -219,27 +259,51 @@ def reports_compute_day(*, day: date, actor: Actor | None = None) -> DayReport:
         GameDayReport.objects.using("default").filter(day=day).delete()
         DayReport.objects.using("default").filter(day=day).delete()
         report = DayReport.objects.using("default").create(
-            day=day, computed_at=clock.now(), read_from=alias, **totals,
-            ledger_stakes=ledger["stakes"], ledger_wins=ledger["wins"],
+            day=day,
+            computed_at=clock.now(),
+            read_from=alias,
+            **totals,
+            ledger_stakes=ledger["stakes"],
+            ledger_wins=ledger["wins"],
             ledger_agrees=(ledger["stakes"] == totals["stakes"] and ledger["wins"] == totals["wins"]),
-            player_balances=balances, **other)
-        GameDayReport.objects.using("default").bulk_create([
-            GameDayReport(day=day, game_code=g["game_code"], game_version=g["game_version"],
-                          declared_rtp=declared[(g["game_code"], g["game_version"])],
-                          ggr=g["stakes"] - g["stakes_returned"] - g["wins"] + g["wins_reclaimed"],
-                          **{k: v for k, v in g.items() if k not in ("game_code", "game_version")})
-            for g in games])
-        audit_record(actor=actor or Actor.system("reports"), action="reports.day_computed", obj=report,
-                     new={"day": day.isoformat(), "rounds": report.rounds, "ggr": report.ggr,
-                          "ledger_agrees": report.ledger_agrees, "read_from": alias})
+            player_balances=balances,
+            **other,
+        )
+        GameDayReport.objects.using("default").bulk_create(
+            [
+                GameDayReport(
+                    day=day,
+                    game_code=g["game_code"],
+                    game_version=g["game_version"],
+                    declared_rtp=declared[(g["game_code"], g["game_version"])],
+                    ggr=g["stakes"] - g["stakes_returned"] - g["wins"] + g["wins_reclaimed"],
+                    **{k: v for k, v in g.items() if k not in ("game_code", "game_version")},
+                )
+                for g in games
+            ]
+        )
+        audit_record(
+            actor=actor or Actor.system("reports"),
+            action="reports.day_computed",
+            obj=report,
+            new={
+                "day": day.isoformat(),
+                "rounds": report.rounds,
+                "ggr": report.ggr,
+                "ledger_agrees": report.ledger_agrees,
+                "read_from": alias,
+            },
+        )
     return report
 
 
 def _refuse_archived(day: date, start: datetime, end: datetime) -> None:
     """The rows of a day live in the month partitions of the instants that bound it (ids carry the month they were
     written in, core/partitioning.py); a day with one of them archived is not recomputed."""
-    months = {partitioning.month_index(start.astimezone(UTC).date()),
-              partitioning.month_index((end - timedelta(microseconds=1)).astimezone(UTC).date())}
+    months = {
+        partitioning.month_index(start.astimezone(UTC).date()),
+        partitioning.month_index((end - timedelta(microseconds=1)).astimezone(UTC).date()),
+    }
     tables = [m._meta.db_table for m in (Round, LedgerTransaction, Entry)]
     hit = sorted(t for t in tables if months & partitioning.archived_months(connection, t))
     if hit:

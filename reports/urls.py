@@ -1,4 +1,5 @@
 """Mounted at /api/v1/reports/staff/ (read-only, staff: the convention of every staff API)."""
+
 from django.urls import path
 
 from reports import api

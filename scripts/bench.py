@@ -47,6 +47,7 @@
 Ctrl-C (or SIGTERM) stops gunicorn and everything started here. Nothing but 127.0.0.1 is ever sent HTTP traffic.
 Speed is measured here, never asserted: the exit status says only whether the bench ran and the checks passed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -121,8 +122,10 @@ def checks_run(env: dict[str, str]) -> dict[str, str]:
     """The project's consistency checks on the bench database."""
     results: dict[str, str] = {}
     for command in ("ledger_check", "limits_reconcile", "jackpot_check"):
-        if not any((ROOT / app / "management" / "commands" / f"{command}.py").exists()
-                   for app in ("wallet", "limits", "jackpots")):
+        if not any(
+            (ROOT / app / "management" / "commands" / f"{command}.py").exists()
+            for app in ("wallet", "limits", "jackpots")
+        ):
             results[command] = "not available"
             continue
         out = manage(env, command)
@@ -171,33 +174,57 @@ class Bench(BenchReport):
             server.sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
             server.sql(f"CREATE DATABASE {name}")
         self.statements = bench_pg.statements_enable(server, BENCH_DB)
-        where = (self.cluster.describe() if self.cluster else
-                 "embedded" if not os.environ.get("DATABASE_URL") else "DATABASE_URL")
-        self.notes.append(f"PostgreSQL: {server.sql('SHOW server_version')} ({where}), "
-                          f"pg_stat_statements {'on' if self.statements else 'off (not preloaded)'}, "
-                          f"max_connections {server.sql('SHOW max_connections')}, "
-                          f"shared_buffers {server.sql('SHOW shared_buffers')}")
+        where = (
+            self.cluster.describe()
+            if self.cluster
+            else "embedded"
+            if not os.environ.get("DATABASE_URL")
+            else "DATABASE_URL"
+        )
+        self.notes.append(
+            f"PostgreSQL: {server.sql('SHOW server_version')} ({where}), "
+            f"pg_stat_statements {'on' if self.statements else 'off (not preloaded)'}, "
+            f"max_connections {server.sql('SHOW max_connections')}, "
+            f"shared_buffers {server.sql('SHOW shared_buffers')}"
+        )
         return server
 
     def child_env(self, server: Server, port: int) -> dict[str, str]:
         a = self.args
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_NAME", "TESTING")}
-        env.update({
-            "DATABASE_URL": server.url_for(BENCH_DB), "DJANGO_ENV": "development", "DEBUG": "0",
-            "CONN_MAX_AGE": str(a.conn_max_age), "CONN_HEALTH_CHECKS": os.environ.get("CONN_HEALTH_CHECKS", "1"),
-            "SQL_COUNT": "1", "BENCH_FLOOR": "1", "BENCH_FLOOR_STATEMENTS": str(a.floor_statements),
-            "BIND": f"127.0.0.1:{port}", "GUNICORN_ACCESS_LOG": str(LOG_DIR / "access.log"),
-            "PYTHONDONTWRITEBYTECODE": "1",
-            # the provider run: one studio's calls all come from 127.0.0.1 (the default is 600 a minute per address)
-        })
+        env.update(
+            {
+                "DATABASE_URL": server.url_for(BENCH_DB),
+                "DJANGO_ENV": "development",
+                "DEBUG": "0",
+                "CONN_MAX_AGE": str(a.conn_max_age),
+                "CONN_HEALTH_CHECKS": os.environ.get("CONN_HEALTH_CHECKS", "1"),
+                "SQL_COUNT": "1",
+                "BENCH_FLOOR": "1",
+                "BENCH_FLOOR_STATEMENTS": str(a.floor_statements),
+                "BIND": f"127.0.0.1:{port}",
+                "GUNICORN_ACCESS_LOG": str(LOG_DIR / "access.log"),
+                "PYTHONDONTWRITEBYTECODE": "1",
+                # the provider run: one studio's calls all come from 127.0.0.1 (the default is 600 a minute per address)
+            }
+        )
         if self.bouncer is not None:  # --pgbouncer: the web and the bulk set-up through it, pgbench straight
             from tests.kit.servers import SIDE_SUFFIX
 
             pooled = f"postgres://{server.user}@127.0.0.1:{self.bouncer.port}/"
-            env.update({"DATABASE_POOLER": "pgbouncer", "DATABASE_URL": pooled + BENCH_DB,
-                        "DATABASE_SIDE_URL": pooled + BENCH_DB + SIDE_SUFFIX, "CONN_MAX_AGE": "0"})
-        for option, name in ((a.workers, "WEB_CONCURRENCY"), (a.worker_class, "GUNICORN_WORKER_CLASS"),
-                             (a.threads, "GUNICORN_THREADS")):
+            env.update(
+                {
+                    "DATABASE_POOLER": "pgbouncer",
+                    "DATABASE_URL": pooled + BENCH_DB,
+                    "DATABASE_SIDE_URL": pooled + BENCH_DB + SIDE_SUFFIX,
+                    "CONN_MAX_AGE": "0",
+                }
+            )
+        for option, name in (
+            (a.workers, "WEB_CONCURRENCY"),
+            (a.worker_class, "GUNICORN_WORKER_CLASS"),
+            (a.threads, "GUNICORN_THREADS"),
+        ):
             if option is not None:
                 env[name] = str(option)
         return env
@@ -208,14 +235,22 @@ class Bench(BenchReport):
         if a.pgbouncer:
             from tests.kit.servers import PgBouncer, pgbouncer_binary
 
-            self.bouncer = PgBouncer(upstream_host=server.host, upstream_port=server.port or 5432,
-                                     upstream_user=server.user, upstream_password=server.password,
-                                     pool_size=a.pgbouncer_pool, side_pools=(BENCH_DB,)).start()
-            version = subprocess.run([pgbouncer_binary() or "pgbouncer", "--version"], capture_output=True,
-                                     text=True, check=False).stdout.split("\n")[0]
-            self.notes.append(f"{version} in transaction mode on 127.0.0.1:"
-                              f"{self.bouncer.port}: {a.pgbouncer_pool} server connections for the web, 5 for the "
-                              f"side connection; CONN_MAX_AGE=0, no server-side cursors (DATABASE_POOLER=pgbouncer)")
+            self.bouncer = PgBouncer(
+                upstream_host=server.host,
+                upstream_port=server.port or 5432,
+                upstream_user=server.user,
+                upstream_password=server.password,
+                pool_size=a.pgbouncer_pool,
+                side_pools=(BENCH_DB,),
+            ).start()
+            version = subprocess.run(
+                [pgbouncer_binary() or "pgbouncer", "--version"], capture_output=True, text=True, check=False
+            ).stdout.split("\n")[0]
+            self.notes.append(
+                f"{version} in transaction mode on 127.0.0.1:"
+                f"{self.bouncer.port}: {a.pgbouncer_pool} server connections for the web, 5 for the "
+                f"side connection; CONN_MAX_AGE=0, no server-side cursors (DATABASE_POOLER=pgbouncer)"
+            )
         port = free_port()
         self.env = self.child_env(server, port)
         LOG_DIR.mkdir(parents=True, exist_ok=True)
@@ -230,15 +265,18 @@ class Bench(BenchReport):
         t0 = time.monotonic()
         say(f"== creating {a.players:,} funded players (bulk)")
         total = max(a.players, a.capacity_players if a.capacity_run else 0)
-        created = bench_data.players_create(total, fund=a.fund, daily_stake=a.daily_stake, daily_loss=a.daily_loss,
-                                            say=say)
+        created = bench_data.players_create(
+            total, fund=a.fund, daily_stake=a.daily_stake, daily_loss=a.daily_loss, say=say
+        )
         self.all_players = [(p.player_id, p.token) for p in created]
-        self.players = self.all_players[:a.players]  # the closed-loop runs; the open-loop ones use all
+        self.players = self.all_players[: a.players]  # the closed-loop runs; the open-loop ones use all
         secs = time.monotonic() - t0
         say(f"== {len(created):,} players created in {secs:.1f} s")
-        self.notes.append(f"players: {len(created):,} created in {secs:.1f} s (bulk); fund {a.fund / 100:,.0f} CZK each, "
-                          f"daily stake limit {a.daily_stake / 100:,.0f} CZK, daily loss limit "
-                          f"{a.daily_loss / 100:,.0f} CZK")
+        self.notes.append(
+            f"players: {len(created):,} created in {secs:.1f} s (bulk); fund {a.fund / 100:,.0f} CZK each, "
+            f"daily stake limit {a.daily_stake / 100:,.0f} CZK, daily loss limit "
+            f"{a.daily_loss / 100:,.0f} CZK"
+        )
         from jackpots.demo import seed as jackpots_seed
 
         levels = io.StringIO()
@@ -248,8 +286,9 @@ class Bench(BenchReport):
 
         demo_approvals(actor=Actor.system("bench"))  # real money needs approved versions (GP §13(6)), as in the demo
         self.provider_game = bench_provider.provider_setup()  # the provider run's studio and its approved game
-        self.notes.append("jackpots: " + "; ".join(line.removeprefix("jackpot: ")
-                                                   for line in levels.getvalue().splitlines()))
+        self.notes.append(
+            "jackpots: " + "; ".join(line.removeprefix("jackpot: ") for line in levels.getvalue().splitlines())
+        )
         self._close_django()
         if a.pgbench_seconds > 0:
             say(f"== pgbench -i -s {a.pgbench_scale} in {pgbench_init(server, a.pgbench_scale):.1f} s")
@@ -288,8 +327,15 @@ class Bench(BenchReport):
         before = pgbench_run(self.server, a.connections, a.pgbench_seconds)
         if a.warmup > 0:
             say(f"   warm-up {a.warmup:.0f} s")
-            run_load(self.web.port, self.players, connections=a.connections, seconds=a.warmup, mix=a.mix,
-                     seed=a.seed + 1000, grace=30)
+            run_load(
+                self.web.port,
+                self.players,
+                connections=a.connections,
+                seconds=a.warmup,
+                mix=a.mix,
+                seed=a.seed + 1000,
+                grace=30,
+            )
             time.sleep(2.1)  # GP §7(9): the measured run starts every player's round at least 2 s later
         say(f"   load: {a.connections} connections, {a.seconds:.0f} s")
         load0 = os.getloadavg()[0]
@@ -297,8 +343,15 @@ class Bench(BenchReport):
             bench_pg.statements_reset(self.server, BENCH_DB)
         web0, client0, db0 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
         with _fold_job():  # what beat runs every JACKPOTS_FOLD_SECONDS in production
-            stats = run_load(self.web.port, self.players, connections=a.connections, seconds=a.seconds, mix=a.mix,
-                             seed=a.seed, grace=30)
+            stats = run_load(
+                self.web.port,
+                self.players,
+                connections=a.connections,
+                seconds=a.seconds,
+                mix=a.mix,
+                seed=a.seed,
+                grace=30,
+            )
         web1, client1, db1 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
         settled = sum(stats.settled.values())
         db_ms, top = bench_pg.statements_top(self.server, BENCH_DB, settled) if self.statements else (0.0, [])
@@ -308,8 +361,21 @@ class Bench(BenchReport):
             floor = run_floor(self.web.port, self.players, connections=a.connections, seconds=a.seconds)
         say(f"   {settled:,} settled rounds; pgbench after")
         after = pgbench_run(self.server, a.connections, a.pgbench_seconds)
-        row = Row(label, stats, stats.last_end - stats.first_start, web1 - web0, client1 - client0, db1 - db0,
-                  before, after, (load0, os.getloadavg()[0]), self.web.description, floor=floor, db_ms=db_ms, top=top)
+        row = Row(
+            label,
+            stats,
+            stats.last_end - stats.first_start,
+            web1 - web0,
+            client1 - client0,
+            db1 - db0,
+            before,
+            after,
+            (load0, os.getloadavg()[0]),
+            self.web.description,
+            floor=floor,
+            db_ms=db_ms,
+            top=top,
+        )
         row.checks = checks_run(self.env)
         for name, result in row.checks.items():
             say(f"   {name}: {result}")
@@ -327,15 +393,20 @@ class Bench(BenchReport):
         studio = bench_provider.Studio(bench_provider.CODE, bench_provider.SECRET)
         players = [bench_provider.RemotePlayer(pid, token) for pid, token in self.players]
         t0 = time.monotonic()
-        launched = bench_provider.launch_sessions(self.web.port, players, studio, game=self.provider_game,
-                                                  connections=a.connections)
-        say(f"== run '{label}': {launched.sessions:,} game sessions of {bench_provider.CODE} in "
+        launched = bench_provider.launch_sessions(
+            self.web.port, players, studio, game=self.provider_game, connections=a.connections
+        )
+        say(
+            f"== run '{label}': {launched.sessions:,} game sessions of {bench_provider.CODE} in "
             f"{time.monotonic() - t0:.1f} s (launch + session)"
-            + (f"; failed: {dict(launched.errors.most_common(5))}" if launched.errors else ""))
-        self.notes.append(f"provider run: {launched.sessions:,} of {len(players):,} players launched "
-                          f"{self.provider_game} and got a session in {time.monotonic() - t0:.1f} s (not measured); "
-                          f"rounds of {bench_provider.STAKE} haléře, "
-                          f"{'one play call' if mode == 'play' else 'bet + win with round_closed'}, signed HMAC-SHA256")
+            + (f"; failed: {dict(launched.errors.most_common(5))}" if launched.errors else "")
+        )
+        self.notes.append(
+            f"provider run: {launched.sessions:,} of {len(players):,} players launched "
+            f"{self.provider_game} and got a session in {time.monotonic() - t0:.1f} s (not measured); "
+            f"rounds of {bench_provider.STAKE} haléře, "
+            f"{'one play call' if mode == 'play' else 'bet + win with round_closed'}, signed HMAC-SHA256"
+        )
         say(f"   pgbench before ({a.pgbench_seconds} s, {a.connections} clients)")
         before = pgbench_run(self.server, a.connections, a.pgbench_seconds)
         time.sleep(2.1)  # GP §7(9): after the previous run's last rounds
@@ -344,16 +415,37 @@ class Bench(BenchReport):
         if self.statements:
             bench_pg.statements_reset(self.server, BENCH_DB)
         web0, client0, db0 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
-        stats = bench_provider.run_provider_load(self.web.port, players, studio, game=self.provider_game,
-                                                 provider_game=bench_provider.GAME_SLUG, connections=a.connections,
-                                                 seconds=a.seconds, seed=a.seed, grace=30, mode=mode)
+        stats = bench_provider.run_provider_load(
+            self.web.port,
+            players,
+            studio,
+            game=self.provider_game,
+            provider_game=bench_provider.GAME_SLUG,
+            connections=a.connections,
+            seconds=a.seconds,
+            seed=a.seed,
+            grace=30,
+            mode=mode,
+        )
         web1, client1, db1 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
         settled = sum(stats.settled.values())
         db_ms, top = bench_pg.statements_top(self.server, BENCH_DB, settled) if self.statements else (0.0, [])
         say(f"   {settled:,} settled rounds; pgbench after")
         after = pgbench_run(self.server, a.connections, a.pgbench_seconds)
-        row = Row(label, stats, stats.last_end - stats.first_start, web1 - web0, client1 - client0, db1 - db0,
-                  before, after, (load0, os.getloadavg()[0]), self.web.description, db_ms=db_ms, top=top)
+        row = Row(
+            label,
+            stats,
+            stats.last_end - stats.first_start,
+            web1 - web0,
+            client1 - client0,
+            db1 - db0,
+            before,
+            after,
+            (load0, os.getloadavg()[0]),
+            self.web.description,
+            db_ms=db_ms,
+            top=top,
+        )
         row.checks = checks_run(self.env)
         for name, result in row.checks.items():
             say(f"   {name}: {result}")
@@ -370,33 +462,67 @@ class Bench(BenchReport):
         self._close_django()
         players = [Player(pid, token) for pid, token in self.all_players]
         step_seconds = a.capacity_step_seconds or max(3.0, min(8.0, a.seconds / 2))
-        say(f"== capacity: open-loop steps of {step_seconds:.0f} s, {len(players):,} players (at most "
-            f"{len(players) / bench_open.PLAYER_PERIOD:.0f} starts/s, GP §7(9)), at most {a.connections} in flight")
+        say(
+            f"== capacity: open-loop steps of {step_seconds:.0f} s, {len(players):,} players (at most "
+            f"{len(players) / bench_open.PLAYER_PERIOD:.0f} starts/s, GP §7(9)), at most {a.connections} in flight"
+        )
         time.sleep(2.1)  # GP §7(9): after the previous run's last rounds
         with _fold_job():
-            cap = bench_open.capacity_search(self.web.port, players, step_seconds=step_seconds,
-                                             connections=a.connections, mix=a.mix, seed=a.seed + 2000, say=say)
+            cap = bench_open.capacity_search(
+                self.web.port,
+                players,
+                step_seconds=step_seconds,
+                connections=a.connections,
+                mix=a.mix,
+                seed=a.seed + 2000,
+                say=say,
+            )
         self.capacities.append((label, cap))
         if cap.rate <= 0:
             say("   no step was sustained: no run at a share of capacity")
             return None
         rate = cap.rate * a.capacity_share
-        say(f"   capacity {cap.rate:.0f} rounds/s{' (bounded by the players)' if cap.player_bound else ''}; "
-            f"open loop at {rate:.0f}/s ({a.capacity_share:.0%}) for {a.seconds:.0f} s")
+        say(
+            f"   capacity {cap.rate:.0f} rounds/s{' (bounded by the players)' if cap.player_bound else ''}; "
+            f"open loop at {rate:.0f}/s ({a.capacity_share:.0%}) for {a.seconds:.0f} s"
+        )
         time.sleep(2.1)
         load0 = os.getloadavg()[0]
         if self.statements:
             bench_pg.statements_reset(self.server, BENCH_DB)
         web0, client0, db0 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
         with _fold_job():
-            stats, step = bench_open.run_open_loop(self.web.port, players, rate=rate, seconds=a.seconds,
-                                                   connections=a.connections, mix=a.mix, seed=a.seed + 3000, grace=30)
+            stats, step = bench_open.run_open_loop(
+                self.web.port,
+                players,
+                rate=rate,
+                seconds=a.seconds,
+                connections=a.connections,
+                mix=a.mix,
+                seed=a.seed + 3000,
+                grace=30,
+            )
         web1, client1, db1 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
         say(f"   {step.describe()}")
-        db_ms, top = (bench_pg.statements_top(self.server, BENCH_DB, sum(stats.settled.values()))
-                      if self.statements else (0.0, []))
-        row = Row(label, stats, a.seconds, web1 - web0, client1 - client0, db1 - db0, 0.0, 0.0,
-                  (load0, os.getloadavg()[0]), self.web.description, db_ms=db_ms, top=top)
+        db_ms, top = (
+            bench_pg.statements_top(self.server, BENCH_DB, sum(stats.settled.values()))
+            if self.statements
+            else (0.0, [])
+        )
+        row = Row(
+            label,
+            stats,
+            a.seconds,
+            web1 - web0,
+            client1 - client0,
+            db1 - db0,
+            0.0,
+            0.0,
+            (load0, os.getloadavg()[0]),
+            self.web.description,
+            db_ms=db_ms,
+            top=top,
+        )
         row.open_step, row.capacity = step, cap
         row.checks = checks_run(self.env)
         for name, result in row.checks.items():
@@ -411,11 +537,19 @@ class Bench(BenchReport):
 
     def history(self) -> None:
         say(f"== loading {self.args.history:,} historical rounds")
-        result = bench_data.history_load(player_ids=[pid for pid, _ in self.players], rounds=self.args.history,
-                              fund=self.args.fund, roulette=ROULETTE, kobushi=KOBUSHI, say=say)
+        result = bench_data.history_load(
+            player_ids=[pid for pid, _ in self.players],
+            rounds=self.args.history,
+            fund=self.args.fund,
+            roulette=ROULETTE,
+            kobushi=KOBUSHI,
+            say=say,
+        )
         self._close_django()
-        self.notes.append(f"history: {result['rounds']:,} settled rounds loaded in {result['seconds']:.1f} s "
-                          f"(database now {result.get('database_size', '?')})")
+        self.notes.append(
+            f"history: {result['rounds']:,} settled rounds loaded in {result['seconds']:.1f} s "
+            f"(database now {result.get('database_size', '?')})"
+        )
         say(f"== history loaded in {result['seconds']:.1f} s")
 
     def profile(self) -> None:
@@ -450,8 +584,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--pgbench-seconds", type=int, default=20)
     p.add_argument("--pgbench-scale", type=int, default=10)
     p.add_argument("--mix", type=float, default=0.5, help="share of Kobushi rounds (the rest roulette)")
-    p.add_argument("--warmup", type=float, default=None, help="seconds of unmeasured load before each run "
-                                                               "(default: 5, or a quarter of --seconds if shorter)")
+    p.add_argument(
+        "--warmup",
+        type=float,
+        default=None,
+        help="seconds of unmeasured load before each run (default: 5, or a quarter of --seconds if shorter)",
+    )
     p.add_argument("--workers", type=int, default=None, help="WEB_CONCURRENCY (default: config/gunicorn.conf.py)")
     p.add_argument("--worker-class", default=None, help="sync | gthread (default: config/gunicorn.conf.py)")
     p.add_argument("--threads", type=int, default=None, help="threads per gthread worker")
@@ -460,32 +598,73 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--daily-stake", type=int, default=5_000_000, help="daily stake self-limit (haléře)")
     p.add_argument("--daily-loss", type=int, default=2_000_000, help="daily loss self-limit (haléře)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--profile", type=int, default=0, metavar="N",
-                   help="at the end, cProfile N rounds played in-process (one per player) and print the hot spots")
-    p.add_argument("--pgbouncer", action="store_true",
-                   help="the web through a private PgBouncer in transaction mode (CONN_MAX_AGE=0; docs/scaling.md)")
+    p.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="at the end, cProfile N rounds played in-process (one per player) and print the hot spots",
+    )
+    p.add_argument(
+        "--pgbouncer",
+        action="store_true",
+        help="the web through a private PgBouncer in transaction mode (CONN_MAX_AGE=0; docs/scaling.md)",
+    )
     p.add_argument("--pgbouncer-pool", type=int, default=16, help="PgBouncer's server connections for the web")
     p.add_argument("--keep", action="store_true", help="keep the bench databases afterwards")
-    p.add_argument("--pg", choices=("auto", "private", "url"), default="auto",
-                   help="auto: a private cluster (initdb, pg_stat_statements) where the server binaries exist, else "
-                        "DATABASE_URL or the embedded one; url: DATABASE_URL / embedded only")
-    p.add_argument("--floor-statements", type=int, default=11,
-                   help="statements of the floor view (config/bench_floor.py), driven after each run; 0: no floor")
+    p.add_argument(
+        "--pg",
+        choices=("auto", "private", "url"),
+        default="auto",
+        help="auto: a private cluster (initdb, pg_stat_statements) where the server binaries exist, else "
+        "DATABASE_URL or the embedded one; url: DATABASE_URL / embedded only",
+    )
+    p.add_argument(
+        "--floor-statements",
+        type=int,
+        default=11,
+        help="statements of the floor view (config/bench_floor.py), driven after each run; 0: no floor",
+    )
     p.add_argument("--json", type=Path, default=None, help="also write the rows as JSON here")
-    p.add_argument("--no-jackpots-off-run", dest="jackpots_off_run", action="store_false",
-                   help="skip the pair of runs 'jackpots off' / 'jackpots on' that follows 'fresh'")
-    p.add_argument("--no-capacity-run", dest="capacity_run", action="store_false",
-                   help="skip the capacity search and the open-loop run at --capacity-share of it")
-    p.add_argument("--capacity-players", type=int, default=1200,
-                   help="players of the open-loop runs (each starts at most one round per 2 s: 1,200 allow ~545/s)")
+    p.add_argument(
+        "--no-jackpots-off-run",
+        dest="jackpots_off_run",
+        action="store_false",
+        help="skip the pair of runs 'jackpots off' / 'jackpots on' that follows 'fresh'",
+    )
+    p.add_argument(
+        "--no-capacity-run",
+        dest="capacity_run",
+        action="store_false",
+        help="skip the capacity search and the open-loop run at --capacity-share of it",
+    )
+    p.add_argument(
+        "--capacity-players",
+        type=int,
+        default=1200,
+        help="players of the open-loop runs (each starts at most one round per 2 s: 1,200 allow ~545/s)",
+    )
     p.add_argument("--capacity-share", type=float, default=0.7, help="the open-loop run's share of the capacity")
-    p.add_argument("--capacity-step-seconds", type=float, default=None,
-                   help="length of a capacity step (default: --seconds / 2, within 3-8 s)")
-    p.add_argument("--no-provider-run", dest="provider_run", action="store_false",
-                   help="skip the run 'provider' (a remote studio's bet/win rounds through the seamless wallet)")
-    p.add_argument("--sweep", nargs="+", default=None, metavar="SPEC",
-                   help="instead of the fresh/history runs, one run per web set-up, e.g. sync:2 sync:4 gthread:4x4 "
-                        "gthread:2x8@0 (class:workers[xthreads][@CONN_MAX_AGE]); no history is loaded")
+    p.add_argument(
+        "--capacity-step-seconds",
+        type=float,
+        default=None,
+        help="length of a capacity step (default: --seconds / 2, within 3-8 s)",
+    )
+    p.add_argument(
+        "--no-provider-run",
+        dest="provider_run",
+        action="store_false",
+        help="skip the run 'provider' (a remote studio's bet/win rounds through the seamless wallet)",
+    )
+    p.add_argument(
+        "--sweep",
+        nargs="+",
+        default=None,
+        metavar="SPEC",
+        help="instead of the fresh/history runs, one run per web set-up, e.g. sync:2 sync:4 gthread:4x4 "
+        "gthread:2x8@0 (class:workers[xthreads][@CONN_MAX_AGE]); no history is loaded",
+    )
     args = p.parse_args(argv)
     if args.warmup is None:
         args.warmup = min(5.0, args.seconds / 4)
@@ -573,8 +752,6 @@ def main(argv: list[str] | None = None) -> int:
         say(f"!! consistency checks failed: {failed_checks}")
         status = 2
     return status
-
-
 
 
 if __name__ == "__main__":

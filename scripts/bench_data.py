@@ -19,6 +19,7 @@ The JSON of each row is copied from a real round of the first run, so the rows h
 rounds lie more than 3 hours back and before today (Prague), spread over 400 days. They are records for size only:
 their state does not replay (``round_verify`` would call them a mismatch), and interactive rounds have no action rows.
 """
+
 from __future__ import annotations
 
 import secrets
@@ -46,8 +47,9 @@ class BenchPlayer:
     token: str
 
 
-def players_create(n: int, *, fund: int, daily_stake: int, daily_loss: int, chunk: int = 500,
-                   say: Callable[[str], None] = print) -> list[BenchPlayer]:
+def players_create(
+    n: int, *, fund: int, daily_stake: int, daily_loss: int, chunk: int = 500, say: Callable[[str], None] = print
+) -> list[BenchPlayer]:
     """Create ``n`` funded players ready to stake real money; returns their ids and raw API tokens."""
     from wallet.ledger import operator_account
 
@@ -57,22 +59,36 @@ def players_create(n: int, *, fund: int, daily_stake: int, daily_loss: int, chun
     out: list[BenchPlayer] = []
     for first in range(0, n, chunk):
         with transaction.atomic():
-            out += _players_chunk(range(first, min(n, first + chunk)), now=now, fund=fund, daily_stake=daily_stake,
-                                  daily_loss=daily_loss, adjustments_id=adjustments)
+            out += _players_chunk(
+                range(first, min(n, first + chunk)),
+                now=now,
+                fund=fund,
+                daily_stake=daily_stake,
+                daily_loss=daily_loss,
+                adjustments_id=adjustments,
+            )
         say(f"   {len(out):>6,} players")
     _audit("bench.players_created", players=len(out), fund=fund, daily_stake=daily_stake, daily_loss=daily_loss)
     return out
 
 
-def _players_chunk(numbers: range, *, now: datetime, fund: int, daily_stake: int, daily_loss: int,
-                   adjustments_id: int) -> list[BenchPlayer]:
+def _players_chunk(
+    numbers: range, *, now: datetime, fund: int, daily_stake: int, daily_loss: int, adjustments_id: int
+) -> list[BenchPlayer]:
     from accounts.models import User
 
-    users = User.objects.bulk_create([
-        User(username=f"bench{i:06d}", email=f"bench{i:06d}@bench.example", password="!bench-no-password",
-             date_joined=now, must_change_password=False)
-        for i in numbers
-    ])
+    users = User.objects.bulk_create(
+        [
+            User(
+                username=f"bench{i:06d}",
+                email=f"bench{i:06d}@bench.example",
+                password="!bench-no-password",
+                date_joined=now,
+                must_change_password=False,
+            )
+            for i in numbers
+        ]
+    )
     players = _accounts_rows(users, numbers, now=now)
     _wallet_rows(players, now=now, fund=fund, adjustments_id=adjustments_id)
     _limits_rows(players, now=now, daily_stake=daily_stake, daily_loss=daily_loss)
@@ -86,23 +102,43 @@ def _accounts_rows(users: list[Any], numbers: range, *, now: datetime) -> list[A
     from accounts.validation import derived_keys, validate_personal_data
 
     done = now - timedelta(days=40)
-    players = Player.objects.bulk_create([
-        Player(user=user, status=Player.Status.ACTIVE, created_at=done, status_changed_at=done,
-               identity_verified_at=done, aml_identified_at=done, temporary_activated_at=done,
-               temporary_expires_at=done + timedelta(days=30), completed_at=done, email_confirmed_at=done,
-               first_password_sent_at=done, exclusion_checked_at=now)
-        for user in users
-    ])
+    players = Player.objects.bulk_create(
+        [
+            Player(
+                user=user,
+                status=Player.Status.ACTIVE,
+                created_at=done,
+                status_changed_at=done,
+                identity_verified_at=done,
+                aml_identified_at=done,
+                temporary_activated_at=done,
+                temporary_expires_at=done + timedelta(days=30),
+                completed_at=done,
+                email_confirmed_at=done,
+                first_password_sent_at=done,
+                exclusion_checked_at=now,
+            )
+            for user in users
+        ]
+    )
     today = timezone.localdate(now)
     personal = []
     for player, i in zip(players, numbers, strict=True):
         clean = validate_personal_data(applicant_data(n=100_000 + i, email=f"bench{i:06d}@bench.example"), today=today)
         personal.append(PersonalData(player=player, **clean, **derived_keys(clean), updated_at=done))
     PersonalData.objects.bulk_create(personal)
-    versions = {"terms": settings.ACCOUNTS_TERMS_VERSION, "data_processing": settings.ACCOUNTS_DATA_PROCESSING_VERSION,
-                "game_plan": settings.ACCOUNTS_GAME_PLAN_VERSION}
-    Consent.objects.bulk_create([Consent(player=p, kind=kind, version=versions[kind], given_at=done)
-                                 for p in players for kind in Consent.MANDATORY])
+    versions = {
+        "terms": settings.ACCOUNTS_TERMS_VERSION,
+        "data_processing": settings.ACCOUNTS_DATA_PROCESSING_VERSION,
+        "game_plan": settings.ACCOUNTS_GAME_PLAN_VERSION,
+    }
+    Consent.objects.bulk_create(
+        [
+            Consent(player=p, kind=kind, version=versions[kind], given_at=done)
+            for p in players
+            for kind in Consent.MANDATORY
+        ]
+    )
     return players
 
 
@@ -112,24 +148,45 @@ def _wallet_rows(players: list[Any], *, now: datetime, fund: int, adjustments_id
     from wallet.models import Entry, LedgerAccount, LedgerTransaction, Wallet
 
     Wallet.objects.bulk_create([Wallet(player=p, mode=Wallet.Mode.FULL, created_at=now) for p in players])
-    accounts = LedgerAccount.objects.bulk_create([
-        LedgerAccount(code=player_account_code(p.pk, kind), kind=kind, player=p, tracks_balance=True,
-                      balance=fund if kind == LedgerAccount.Kind.PLAYER_MAIN else 0, created_at=now)
-        for p in players for kind in LedgerAccount.PLAYER_KINDS
-    ])
+    accounts = LedgerAccount.objects.bulk_create(
+        [
+            LedgerAccount(
+                code=player_account_code(p.pk, kind),
+                kind=kind,
+                player=p,
+                tracks_balance=True,
+                balance=fund if kind == LedgerAccount.Kind.PLAYER_MAIN else 0,
+                created_at=now,
+            )
+            for p in players
+            for kind in LedgerAccount.PLAYER_KINDS
+        ]
+    )
     main = {a.player_id: a for a in accounts if a.kind == LedgerAccount.Kind.PLAYER_MAIN}
-    txns = LedgerTransaction.objects.bulk_create([
-        LedgerTransaction(kind=LedgerTransaction.Kind.ADJUSTMENT, reference=f"bench-fund-{p.pk}", player=p,
-                          amount=fund, memo="bench funding", created_at=now, actor_label="system:bench")
-        for p in players
-    ])
-    Entry.objects.bulk_create([
-        entry
-        for txn in txns
-        for entry in (Entry(transaction=txn, account_id=adjustments_id, amount=-fund, created_at=now),
-                      Entry(transaction=txn, account=main[txn.player_id], amount=fund, balance_after=fund,
-                            created_at=now))
-    ])
+    txns = LedgerTransaction.objects.bulk_create(
+        [
+            LedgerTransaction(
+                kind=LedgerTransaction.Kind.ADJUSTMENT,
+                reference=f"bench-fund-{p.pk}",
+                player=p,
+                amount=fund,
+                memo="bench funding",
+                created_at=now,
+                actor_label="system:bench",
+            )
+            for p in players
+        ]
+    )
+    Entry.objects.bulk_create(
+        [
+            entry
+            for txn in txns
+            for entry in (
+                Entry(transaction=txn, account_id=adjustments_id, amount=-fund, created_at=now),
+                Entry(transaction=txn, account=main[txn.player_id], amount=fund, balance_after=fund, created_at=now),
+            )
+        ]
+    )
 
 
 def _limits_rows(players: list[Any], *, now: datetime, daily_stake: int, daily_loss: int) -> None:
@@ -140,16 +197,31 @@ def _limits_rows(players: list[Any], *, now: datetime, daily_stake: int, daily_l
     values: dict[str, int | None] = {t: None for t in LimitType.values}
     values[LimitType.DAILY_STAKE] = daily_stake
     values[LimitType.DAILY_LOSS] = daily_loss
-    SelfLimit.objects.bulk_create([
-        SelfLimit(player=p, kind=LIMITS_KIND, limit_type=t, value=v, decided_at=decided, updated_at=decided)
-        for p in players for t, v in values.items()
-    ])
-    SelfLimitChange.objects.bulk_create([
-        SelfLimitChange(player=p, kind=LIMITS_KIND, limit_type=t, new_value=v, requested_at=decided,
-                        effective_from=decided, actor_type="player", actor_id=str(p.pk), actor_label="bench",
-                        action=SelfLimitChange.Action.SET if v is not None else SelfLimitChange.Action.DECLINED)
-        for p in players for t, v in values.items()
-    ])
+    SelfLimit.objects.bulk_create(
+        [
+            SelfLimit(player=p, kind=LIMITS_KIND, limit_type=t, value=v, decided_at=decided, updated_at=decided)
+            for p in players
+            for t, v in values.items()
+        ]
+    )
+    SelfLimitChange.objects.bulk_create(
+        [
+            SelfLimitChange(
+                player=p,
+                kind=LIMITS_KIND,
+                limit_type=t,
+                new_value=v,
+                requested_at=decided,
+                effective_from=decided,
+                actor_type="player",
+                actor_id=str(p.pk),
+                actor_label="bench",
+                action=SelfLimitChange.Action.SET if v is not None else SelfLimitChange.Action.DECLINED,
+            )
+            for p in players
+            for t, v in values.items()
+        ]
+    )
     PlayerKindState.objects.bulk_create([PlayerKindState(player=p, kind=LIMITS_KIND) for p in players])
 
 
@@ -157,15 +229,19 @@ def _login_rows(players: list[Any], *, now: datetime) -> list[BenchPlayer]:
     """A login session and its token per player, the shape ``POST auth/login`` creates."""
     from accounts.models import AuthToken, LoginSession
 
-    sessions = LoginSession.objects.bulk_create([
-        LoginSession(player=p, started_at=now, last_seen_at=now, ip_address="127.0.0.1", user_agent="bench")
-        for p in players
-    ])
+    sessions = LoginSession.objects.bulk_create(
+        [
+            LoginSession(player=p, started_at=now, last_seen_at=now, ip_address="127.0.0.1", user_agent="bench")
+            for p in players
+        ]
+    )
     keys = [secrets.token_urlsafe(32) for _ in players]
-    AuthToken.objects.bulk_create([
-        AuthToken(user_id=p.user_id, key_hash=AuthToken.hash_key(key), created_at=now, session=s)
-        for p, s, key in zip(players, sessions, keys, strict=True)
-    ])
+    AuthToken.objects.bulk_create(
+        [
+            AuthToken(user_id=p.user_id, key_hash=AuthToken.hash_key(key), created_at=now, session=s)
+            for p, s, key in zip(players, sessions, keys, strict=True)
+        ]
+    )
     return [BenchPlayer(p.pk, p.user_id, key) for p, key in zip(players, keys, strict=True)]
 
 
@@ -174,7 +250,8 @@ def sessions_refresh(player_ids: list[int]) -> int:
     from accounts.models import LoginSession
 
     return LoginSession.objects.filter(player_id__in=player_ids, ended_at__isnull=True).update(
-        last_seen_at=timezone.now())
+        last_seen_at=timezone.now()
+    )
 
 
 def _audit(action: str, **details: Any) -> None:
@@ -201,8 +278,18 @@ LEFT JOIN core_idempotencyrecord i ON i.scope = 'user:' || p.user_id AND i.key =
 WHERE r.game_code = %s AND r.status = 'finished' AND NOT r.play_money AND r.actions = '[]'::jsonb
 ORDER BY r.id DESC LIMIT 1
 """
-_TEMPLATE_KEYS = ("bet_request", "bet_params", "draws", "state", "response_body", "request_hash",
-                  "started_new", "started_details", "settled_new", "settled_details")
+_TEMPLATE_KEYS = (
+    "bet_request",
+    "bet_params",
+    "draws",
+    "state",
+    "response_body",
+    "request_hash",
+    "started_new",
+    "started_details",
+    "settled_new",
+    "settled_details",
+)
 
 
 def _templates(games: dict[str, tuple[int, int, int]]) -> dict[str, dict[str, Any]]:
@@ -215,12 +302,22 @@ def _templates(games: dict[str, tuple[int, int, int]]) -> dict[str, dict[str, An
             cur.execute(_TEMPLATE_SQL, [code])
             row = cur.fetchone()
             values = dict(zip(_TEMPLATE_KEYS, row[1:], strict=True)) if row else {}
-            fallback: dict[str, Any] = {"bet_request": {}, "bet_params": {}, "draws": [], "response_body": {},
-                                        "state": {"status": "finished", "win": 0, "steps": []},
-                                        "request_hash": "0" * 64, "started_new": {}, "started_details": {},
-                                        "settled_new": {}, "settled_details": {}}
-            out[code] = {k: json.dumps(v if v is not None else fallback[k]) if k != "request_hash"
-                         else (v or fallback[k]) for k, v in {**fallback, **values}.items()}
+            fallback: dict[str, Any] = {
+                "bet_request": {},
+                "bet_params": {},
+                "draws": [],
+                "response_body": {},
+                "state": {"status": "finished", "win": 0, "steps": []},
+                "request_hash": "0" * 64,
+                "started_new": {},
+                "started_details": {},
+                "settled_new": {},
+                "settled_details": {},
+            }
+            out[code] = {
+                k: json.dumps(v if v is not None else fallback[k]) if k != "request_hash" else (v or fallback[k])
+                for k, v in {**fallback, **values}.items()
+            }
     return out
 
 
@@ -285,8 +382,10 @@ ON CONFLICT (player_id, kind, period, start) DO UPDATE SET
 """
 _PERIOD_KEYS = {
     "day": ("(placed_at AT TIME ZONE 'Europe/Prague')::date", "(settled_at AT TIME ZONE 'Europe/Prague')::date"),
-    "month": ("date_trunc('month', placed_at AT TIME ZONE 'Europe/Prague')::date",
-              "date_trunc('month', settled_at AT TIME ZONE 'Europe/Prague')::date"),
+    "month": (
+        "date_trunc('month', placed_at AT TIME ZONE 'Europe/Prague')::date",
+        "date_trunc('month', settled_at AT TIME ZONE 'Europe/Prague')::date",
+    ),
 }
 
 _TXN_SQL = """
@@ -343,8 +442,14 @@ ORDER BY r.id, a.o
 """
 
 
-HISTORY_TABLES = ("games_round", "limits_settledbet", "limits_periodtotal", "wallet_ledgertransaction",
-                  "wallet_entry", "core_auditevent")
+HISTORY_TABLES = (
+    "games_round",
+    "limits_settledbet",
+    "limits_periodtotal",
+    "wallet_ledgertransaction",
+    "wallet_entry",
+    "core_auditevent",
+)
 
 
 def _bulk_session(cur: Any) -> None:
@@ -366,8 +471,9 @@ def _max_id(cur: Any, table: str) -> int:
     return int(cur.fetchone()[0])
 
 
-def history_load(*, player_ids: list[int], rounds: int, fund: int, roulette: str, kobushi: str,
-                 say: Callable[[str], None] = print) -> dict[str, Any]:
+def history_load(
+    *, player_ids: list[int], rounds: int, fund: int, roulette: str, kobushi: str, say: Callable[[str], None] = print
+) -> dict[str, Any]:
     """Load ``rounds`` settled historical rounds for ``player_ids`` (alternately roulette and Kobushi)."""
     from games.models import Game
     from wallet.ledger import operator_account
@@ -383,17 +489,36 @@ def history_load(*, player_ids: list[int], rounds: int, fund: int, roulette: str
     tpl = _templates(games)
     with transaction.atomic():
         house = operator_account("house").pk
-    params: dict[str, Any] = {"n": rounds, "players": sorted(player_ids), "fund": fund, "kind": LIMITS_KIND,
-                              "end": _history_end(timezone.now()), "days": HISTORY_DAYS, "house": house, "endpoint": ROUND_ENDPOINT}
+    params: dict[str, Any] = {
+        "n": rounds,
+        "players": sorted(player_ids),
+        "fund": fund,
+        "kind": LIMITS_KIND,
+        "end": _history_end(timezone.now()),
+        "days": HISTORY_DAYS,
+        "house": house,
+        "endpoint": ROUND_ENDPOINT,
+    }
     for prefix, code in (("r", roulette), ("k", kobushi)):
         game_id, version, stake = games[code]
         t = tpl[code]
-        params.update({f"{prefix}_id": game_id, f"{prefix}_code": code, f"{prefix}_version": version,
-                       f"{prefix}_stake": stake, f"{prefix}_bet": t["bet_request"], f"{prefix}_params": t["bet_params"],
-                       f"{prefix}_draws": t["draws"], f"{prefix}_state": t["state"],
-                       f"{prefix}_response": t["response_body"], f"{prefix}_started_new": t["started_new"],
-                       f"{prefix}_settled_new": t["settled_new"], f"{prefix}_started_details": t["started_details"],
-                       f"{prefix}_settled_details": t["settled_details"]})
+        params.update(
+            {
+                f"{prefix}_id": game_id,
+                f"{prefix}_code": code,
+                f"{prefix}_version": version,
+                f"{prefix}_stake": stake,
+                f"{prefix}_bet": t["bet_request"],
+                f"{prefix}_params": t["bet_params"],
+                f"{prefix}_draws": t["draws"],
+                f"{prefix}_state": t["state"],
+                f"{prefix}_response": t["response_body"],
+                f"{prefix}_started_new": t["started_new"],
+                f"{prefix}_settled_new": t["settled_new"],
+                f"{prefix}_started_details": t["started_details"],
+                f"{prefix}_settled_details": t["settled_details"],
+            }
+        )
     try:
         with connection.cursor() as cur:
             _bulk_session(cur)
@@ -405,13 +530,25 @@ def history_load(*, player_ids: list[int], rounds: int, fund: int, roulette: str
     finally:
         connection.close()  # the session settings end with it
     jobs: list[tuple[str, list[tuple[str, dict[str, Any]]]]] = [
-        ("limits", [(_SETTLED_SQL, {**params, "after": after["games_round"]})]
-         + [(_PERIOD_SQL.format(placed=placed, settled=settled), {"period": period,
-                                                                   "after": after["limits_settledbet"]})
-            for period, (placed, settled) in _PERIOD_KEYS.items()]),
-        ("wallet", [(_TXN_SQL, {**params, "after": after["games_round"]}),
-                    (_ENTRY_SQL, {**params, "after": after["wallet_ledgertransaction"]}),
-                    (_BALANCE_SQL, {"after": after["wallet_entry"]})]),
+        (
+            "limits",
+            [(_SETTLED_SQL, {**params, "after": after["games_round"]})]
+            + [
+                (
+                    _PERIOD_SQL.format(placed=placed, settled=settled),
+                    {"period": period, "after": after["limits_settledbet"]},
+                )
+                for period, (placed, settled) in _PERIOD_KEYS.items()
+            ],
+        ),
+        (
+            "wallet",
+            [
+                (_TXN_SQL, {**params, "after": after["games_round"]}),
+                (_ENTRY_SQL, {**params, "after": after["wallet_ledgertransaction"]}),
+                (_BALANCE_SQL, {"after": after["wallet_entry"]}),
+            ],
+        ),
         ("audit", [(_AUDIT_SQL, {**params, "after": after["games_round"]})]),
     ]
     _run_parallel(jobs, threads=2, say=say)
@@ -427,8 +564,9 @@ def history_load(*, player_ids: list[int], rounds: int, fund: int, roulette: str
     return {"rounds": rounds, "seconds": seconds, "database_size": size}
 
 
-def _run_parallel(jobs: list[tuple[str, list[tuple[str, dict[str, Any]]]]], *, threads: int,
-                  say: Callable[[str], None]) -> None:
+def _run_parallel(
+    jobs: list[tuple[str, list[tuple[str, dict[str, Any]]]]], *, threads: int, say: Callable[[str], None]
+) -> None:
     """Run each job (its statements in order, one transaction) on its own connection, ``threads`` at a time;
     the first failure is raised here."""
 
@@ -454,21 +592,30 @@ def _play_in_process(client: Any, token: str, game: str) -> str:
     """One round through Django's full request stack, its actions included; returns its final status or error."""
     import json
 
-    bet = {"lines": 30, "coins": 1, "coin_value": {"amount": 10, "currency": "CZK"}} if game == "kobushi" else {
-        "bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}}]}
+    bet = (
+        {"lines": 30, "coins": 1, "coin_value": {"amount": 10, "currency": "CZK"}}
+        if game == "kobushi"
+        else {"bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}}]}
+    )
     headers = {"Authorization": f"Token {token}"}
-    response = client.post("/api/v1/games/rounds", data=json.dumps({"game": game, "bet": bet}),
-                           content_type="application/json",
-                           headers={**headers, "Idempotency-Key": secrets.token_hex(12)})
+    response = client.post(
+        "/api/v1/games/rounds",
+        data=json.dumps({"game": game, "bet": bet}),
+        content_type="application/json",
+        headers={**headers, "Idempotency-Key": secrets.token_hex(12)},
+    )
     body = response.json() if response.status_code < 500 else {}
     for _ in range(100):  # a round waiting for the player: its actions (bounded)
         if body.get("status") != "in_progress":
             break
         options = body["pending"]["options"]
         action = {"type": "collect"} if {"type": "collect"} in options else options[0]
-        response = client.post(f"/api/v1/games/rounds/{body['id']}/actions", data=json.dumps({"action": action}),
-                               content_type="application/json",
-                               headers={**headers, "Idempotency-Key": secrets.token_hex(12)})
+        response = client.post(
+            f"/api/v1/games/rounds/{body['id']}/actions",
+            data=json.dumps({"action": action}),
+            content_type="application/json",
+            headers={**headers, "Idempotency-Key": secrets.token_hex(12)},
+        )
         body = response.json() if response.status_code < 500 else {}
     return str(body.get("status") or (body.get("error") or {}).get("code") or response.status_code)
 
@@ -502,7 +649,7 @@ def rounds_profile(players: list[tuple[int, str]], *, rounds: int, mix: float, t
             db_seconds[0] += time.perf_counter() - t0
 
     chosen = players[:rounds]
-    timed_part, profiled_part = chosen[:len(chosen) // 2], chosen[len(chosen) // 2:]
+    timed_part, profiled_part = chosen[: len(chosen) // 2], chosen[len(chosen) // 2 :]
     conn = connections["default"]
     counter = instrument(conn)
     conn.execute_wrappers.append(timed)
@@ -539,18 +686,29 @@ def rounds_profile(players: list[tuple[int, str]], *, rounds: int, mix: float, t
     total = sum(by_package.values()) or 1.0
     out = io.StringIO()
     out.write(f"in-process, {len(chosen)} rounds {statuses}\n")
-    out.write(f"per round, {n} rounds unprofiled: CPU {cpu * 1000 / n:.1f} ms, wall {wall * 1000 / n:.1f} ms, of which "
-              f"waiting on SQL {in_sql * 1000 / n:.1f} ms (client side, {statements / n:.1f} statements)\n")
-    out.write(f"CPU self time by package, {n_profiled} rounds under cProfile (CPU clock; the profiler inflates it): "
-              + ", ".join(f"{name} {secs * 1000 / n_profiled:.1f} ms ({secs / total:.0%})"
-                          for name, secs in sorted(by_package.items(), key=lambda kv: -kv[1])[:16]) + "\n")
+    out.write(
+        f"per round, {n} rounds unprofiled: CPU {cpu * 1000 / n:.1f} ms, wall {wall * 1000 / n:.1f} ms, of which "
+        f"waiting on SQL {in_sql * 1000 / n:.1f} ms (client side, {statements / n:.1f} statements)\n"
+    )
+    out.write(
+        f"CPU self time by package, {n_profiled} rounds under cProfile (CPU clock; the profiler inflates it): "
+        + ", ".join(
+            f"{name} {secs * 1000 / n_profiled:.1f} ms ({secs / total:.0%})"
+            for name, secs in sorted(by_package.items(), key=lambda kv: -kv[1])[:16]
+        )
+        + "\n"
+    )
     listing = io.StringIO()
     pstats.Stats(profiler, stream=listing).sort_stats("tottime").print_stats(top)
     root = str(settings.BASE_DIR) + "/"
     out.write("top functions by CPU self time:\n")
-    out.write("\n".join(line.replace(root, "").replace(_site_packages(), "")
-                        for line in listing.getvalue().splitlines()
-                        if line.strip() and not line.startswith(("   Ordered by", "   List reduced"))))
+    out.write(
+        "\n".join(
+            line.replace(root, "").replace(_site_packages(), "")
+            for line in listing.getvalue().splitlines()
+            if line.strip() and not line.startswith(("   Ordered by", "   List reduced"))
+        )
+    )
     return out.getvalue()
 
 
@@ -570,7 +728,7 @@ def _package(filename: str, name: str) -> str:
         return path.split("site-packages/", 1)[1].split("/", 1)[0].removesuffix(".py")
     root = str(settings.BASE_DIR).replace("\\", "/") + "/"
     if path.startswith(root):
-        parts = path[len(root):].split("/")
+        parts = path[len(root) :].split("/")
         if parts[0] == "scripts":
             return "bench client"
         return f"app:{'/'.join(parts[:2]) if parts[:2] == ['games', 'engine'] else parts[0]}"

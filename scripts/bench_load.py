@@ -10,6 +10,7 @@ any answer arrived is sent once more with the same ``Idempotency-Key`` (a replay
 Only 127.0.0.1 is ever contacted. Every loop is bounded in time: no round starts after ``seconds``; rounds already
 started are finished within ``grace`` seconds more.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -79,14 +80,30 @@ class Connection:
                 pass
         self.reader = self.writer = None
 
-    async def request(self, method: str, path: str, *, token: str | None, body: Any = None,
-                      key: str | None = None, raw_body: bytes | None = None,
-                      headers: dict[str, str] | None = None) -> Response:
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        token: str | None,
+        body: Any = None,
+        key: str | None = None,
+        raw_body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Response:
         """``token``: the player's (None: a provider's signed call, its ``headers`` and exact ``raw_body``)."""
-        payload = raw_body if raw_body is not None else (
-            b"" if body is None else json.dumps(body, separators=(",", ":")).encode())
-        head = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{self.port}", "Accept: application/json",
-                "Accept-Language: en", f"Content-Length: {len(payload)}"]
+        payload = (
+            raw_body
+            if raw_body is not None
+            else (b"" if body is None else json.dumps(body, separators=(",", ":")).encode())
+        )
+        head = [
+            f"{method} {path} HTTP/1.1",
+            f"Host: {HOST}:{self.port}",
+            "Accept: application/json",
+            "Accept-Language: en",
+            f"Content-Length: {len(payload)}",
+        ]
         if token is not None:
             head.append(f"Authorization: Token {token}")
         if body is not None or raw_body is not None:
@@ -216,8 +233,9 @@ def _choose(options: list[Any]) -> Any:
 class Driver:
     """One connection and its players."""
 
-    def __init__(self, port: int, players: list[Player], *, mix: float, rng: random.Random, stop_at: float,
-                 hard_stop_at: float) -> None:
+    def __init__(
+        self, port: int, players: list[Player], *, mix: float, rng: random.Random, stop_at: float, hard_stop_at: float
+    ) -> None:
         self.conn = Connection(port)
         self.players = players
         self.mix = mix
@@ -239,8 +257,9 @@ class Driver:
         open-loop driver (``bench_open``) gives the start's due time."""
         return None
 
-    async def _post(self, path: str, player: Player, body: dict[str, Any], timings: list[float],
-                    since: float | None = None) -> Response | None:
+    async def _post(
+        self, path: str, player: Player, body: dict[str, Any], timings: list[float], since: float | None = None
+    ) -> Response | None:
         started = time.perf_counter() if since is None else since
         try:
             response = await self.conn.request("POST", path, token=player.token, body=body, key=os.urandom(12).hex())
@@ -262,8 +281,9 @@ class Driver:
         since = self._since()
         began = time.perf_counter() if since is None else since
         self.stats.started_rounds += 1
-        response = await self._post("/api/v1/games/rounds", player, {"game": game, "bet": BETS[game]},
-                                    self.stats.round_ms, since)
+        response = await self._post(
+            "/api/v1/games/rounds", player, {"game": game, "bet": BETS[game]}, self.stats.round_ms, since
+        )
         now = time.time()
         if response is None:
             player.next_at = now + MIN_ROUND_SECONDS
@@ -299,8 +319,9 @@ class Driver:
                 self.stats.errors["round_without_options"] += 1
                 return None
             self.stats.actions += 1
-            response = await self._post(f"/api/v1/games/rounds/{body['id']}/actions", player,
-                                        {"action": _choose(options)}, self.stats.action_ms)
+            response = await self._post(
+                f"/api/v1/games/rounds/{body['id']}/actions", player, {"action": _choose(options)}, self.stats.action_ms
+            )
             if response is None or response.status >= 300:
                 return None
             sql.append(response.sql or 0)
@@ -321,8 +342,9 @@ class Driver:
         elif error.get("code") == "game.round_in_progress" and details.get("round_id"):
             started = time.perf_counter()
             try:
-                opened = await self.conn.request("GET", f"/api/v1/games/rounds/{int(details['round_id'])}",
-                                                 token=player.token)
+                opened = await self.conn.request(
+                    "GET", f"/api/v1/games/rounds/{int(details['round_id'])}", token=player.token
+                )
             except HttpError:
                 return
             self.stats.round_ms.append((time.perf_counter() - started) * 1000)
@@ -330,13 +352,17 @@ class Driver:
                 await self._finish(player, opened.json(), [])
 
 
-async def _drive(port: int, players: list[Player], *, connections: int, seconds: float, mix: float, seed: int,
-                 grace: float) -> Stats:
+async def _drive(
+    port: int, players: list[Player], *, connections: int, seconds: float, mix: float, seed: int, grace: float
+) -> Stats:
     start = time.time()
     stop_at, hard_stop_at = start + seconds, start + seconds + grace
     shares = [players[i::connections] for i in range(connections)]
-    drivers = [Driver(port, share, mix=mix, rng=random.Random(seed + i), stop_at=stop_at, hard_stop_at=hard_stop_at)
-               for i, share in enumerate(shares) if share]
+    drivers = [
+        Driver(port, share, mix=mix, rng=random.Random(seed + i), stop_at=stop_at, hard_stop_at=hard_stop_at)
+        for i, share in enumerate(shares)
+        if share
+    ]
     results = await asyncio.gather(*(d.run() for d in drivers))
     total = Stats(first_start=start)
     for result in results:
@@ -345,12 +371,29 @@ async def _drive(port: int, players: list[Player], *, connections: int, seconds:
     return total
 
 
-def run_load(port: int, players: list[tuple[int, str]], *, connections: int = 32, seconds: float = 60.0,
-             mix: float = 0.5, seed: int = 1, grace: float = 30.0) -> Stats:
+def run_load(
+    port: int,
+    players: list[tuple[int, str]],
+    *,
+    connections: int = 32,
+    seconds: float = 60.0,
+    mix: float = 0.5,
+    seed: int = 1,
+    grace: float = 30.0,
+) -> Stats:
     """Drive the API on 127.0.0.1:``port`` with ``players`` [(player id, token)] for ``seconds``; ``mix`` is the
     share of Kobushi rounds (the rest roulette)."""
-    return asyncio.run(_drive(port, [Player(pid, token) for pid, token in players], connections=connections,
-                              seconds=seconds, mix=mix, seed=seed, grace=grace))
+    return asyncio.run(
+        _drive(
+            port,
+            [Player(pid, token) for pid, token in players],
+            connections=connections,
+            seconds=seconds,
+            mix=mix,
+            seed=seed,
+            grace=grace,
+        )
+    )
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -360,7 +403,6 @@ def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(1, min(len(ordered), math.ceil(q / 100 * len(ordered))))
     return ordered[rank - 1]
-
 
 
 async def play_when_due(players: Sequence[Any], play: Callable[[Any], Awaitable[None]], stop_at: float) -> None:
@@ -378,6 +420,7 @@ async def play_when_due(players: Sequence[Any], play: Callable[[Any], Awaitable[
         await play(players[i])
         heapq.heappush(due, (players[i].next_at, i))
 
+
 class FloorDriver(Driver):
     """The bench's floor (config/bench_floor.py): one POST /bench/floor per player turn, paced as the rounds are."""
 
@@ -394,8 +437,13 @@ class FloorDriver(Driver):
 async def _drive_floor(port: int, players: list[Player], *, connections: int, seconds: float) -> Stats:
     start = time.time()
     shares = [players[i::connections] for i in range(connections)]
-    drivers = [FloorDriver(port, share, mix=0.0, rng=random.Random(i), stop_at=start + seconds,
-                           hard_stop_at=start + seconds + 10) for i, share in enumerate(shares) if share]
+    drivers = [
+        FloorDriver(
+            port, share, mix=0.0, rng=random.Random(i), stop_at=start + seconds, hard_stop_at=start + seconds + 10
+        )
+        for i, share in enumerate(shares)
+        if share
+    ]
     total = Stats(first_start=start)
     for result in await asyncio.gather(*(d.run() for d in drivers)):
         total.merge(result)
@@ -405,5 +453,6 @@ async def _drive_floor(port: int, players: list[Player], *, connections: int, se
 
 def run_floor(port: int, players: list[tuple[int, str]], *, connections: int = 32, seconds: float = 60.0) -> Stats:
     """Drive the floor view with the same players, connections and pacing as :func:`run_load`."""
-    return asyncio.run(_drive_floor(port, [Player(pid, token) for pid, token in players], connections=connections,
-                                    seconds=seconds))
+    return asyncio.run(
+        _drive_floor(port, [Player(pid, token) for pid, token in players], connections=connections, seconds=seconds)
+    )

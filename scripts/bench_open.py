@@ -18,6 +18,7 @@ last sustained and the first failed rate. A step is sustained when the answers t
 does not grow across the step (the median of its last third is within ``max(10 ms, 1.5 x`` the median of its first
 third``)``): a queue that grows shows as all three. Only 127.0.0.1 is contacted; every step and run is bounded in time.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -76,10 +77,13 @@ class Step:
 
     def describe(self) -> str:
         verdict = "sustained" if self.sustained else "NOT sustained (" + "; ".join(self.reasons) + ")"
-        return (f"{self.rate:.0f}/s offered for {self.seconds:.0f} s: {self.achieved:.0f}/s answered in time, "
-                f"p50 {self.p50:.0f} ms (first third {self.first_third_p50:.0f}, last third "
-                f"{self.last_third_p50:.0f}), p99 {self.p99:.0f} ms, {self.errors} errors"
-                + (f", {self.no_player} due starts without a player" if self.no_player else "") + f": {verdict}")
+        return (
+            f"{self.rate:.0f}/s offered for {self.seconds:.0f} s: {self.achieved:.0f}/s answered in time, "
+            f"p50 {self.p50:.0f} ms (first third {self.first_third_p50:.0f}, last third "
+            f"{self.last_third_p50:.0f}), p99 {self.p99:.0f} ms, {self.errors} errors"
+            + (f", {self.no_player} due starts without a player" if self.no_player else "")
+            + f": {verdict}"
+        )
 
 
 class OpenDriver(Driver):
@@ -91,14 +95,25 @@ class OpenDriver(Driver):
         return self.due_at
 
 
-async def _open_loop(port: int, players: list[Player], *, rate: float, seconds: float, connections: int,
-                     mix: float, seed: int, grace: float) -> tuple[Stats, Step]:
+async def _open_loop(
+    port: int,
+    players: list[Player],
+    *,
+    rate: float,
+    seconds: float,
+    connections: int,
+    mix: float,
+    seed: int,
+    grace: float,
+) -> tuple[Stats, Step]:
     step = Step(rate=rate, seconds=seconds)
     pool: asyncio.Queue[OpenDriver] = asyncio.Queue()
     wall_start = time.time()
     hard_stop = wall_start + seconds + grace
-    drivers = [OpenDriver(port, [], mix=mix, rng=random.Random(seed + i), stop_at=wall_start + seconds,
-                          hard_stop_at=hard_stop) for i in range(connections)]
+    drivers = [
+        OpenDriver(port, [], mix=mix, rng=random.Random(seed + i), stop_at=wall_start + seconds, hard_stop_at=hard_stop)
+        for i in range(connections)
+    ]
     for d in drivers:
         pool.put_nowait(d)
     ready = [(p.next_at, i) for i, p in enumerate(players)]  # who may start when (wall clock)
@@ -157,19 +172,31 @@ async def _open_loop(port: int, players: list[Player], *, rate: float, seconds: 
     step.errors = sum(1 for _, _, failed in timeline if failed)
     latencies = [ms for _, ms, _ in timeline if ms != math.inf]
     step.p50, step.p99 = percentile(latencies, 50), percentile(latencies, 99)
-    thirds = [[ms for at, ms, _ in timeline if ms != math.inf and lo <= at < hi]
-              for lo, hi in ((0, seconds / 3), (2 * seconds / 3, seconds + 1))]
+    thirds = [
+        [ms for at, ms, _ in timeline if ms != math.inf and lo <= at < hi]
+        for lo, hi in ((0, seconds / 3), (2 * seconds / 3, seconds + 1))
+    ]
     step.first_third_p50 = statistics.median(thirds[0]) if thirds[0] else 0.0
     step.last_third_p50 = statistics.median(thirds[1]) if thirds[1] else math.inf
     return total_stats, step
 
 
-def run_open_loop(port: int, players: list[Player], *, rate: float, seconds: float, connections: int = 32,
-                  mix: float = 0.5, seed: int = 1, grace: float = 30.0) -> tuple[Stats, Step]:
+def run_open_loop(
+    port: int,
+    players: list[Player],
+    *,
+    rate: float,
+    seconds: float,
+    connections: int = 32,
+    mix: float = 0.5,
+    seed: int = 1,
+    grace: float = 30.0,
+) -> tuple[Stats, Step]:
     """Round starts at ``rate`` per second for ``seconds`` on a fixed timetable; ``players`` keep their
     ``next_at`` across calls (pass the same objects to the next step). ``Stats.round_ms`` counts from due times."""
-    return asyncio.run(_open_loop(port, players, rate=rate, seconds=seconds, connections=connections, mix=mix,
-                                  seed=seed, grace=grace))
+    return asyncio.run(
+        _open_loop(port, players, rate=rate, seconds=seconds, connections=connections, mix=mix, seed=seed, grace=grace)
+    )
 
 
 @dataclass
@@ -179,9 +206,19 @@ class Capacity:
     steps: list[Step]
 
 
-def capacity_search(port: int, players: list[Player], *, step_seconds: float, connections: int, mix: float,
-                    start_rate: float = 25.0, max_steps: int = 8, precision: float = 0.1, seed: int = 1,
-                    say: Callable[[str], None] = print) -> Capacity:
+def capacity_search(
+    port: int,
+    players: list[Player],
+    *,
+    step_seconds: float,
+    connections: int,
+    mix: float,
+    start_rate: float = 25.0,
+    max_steps: int = 8,
+    precision: float = 0.1,
+    seed: int = 1,
+    say: Callable[[str], None] = print,
+) -> Capacity:
     """The highest offered rate sustained (see the module docstring): up x1.5 from ``start_rate`` until a step
     fails, then bisection until the bracket is within ``precision`` of the sustained rate; at most ``max_steps``."""
     limit = len(players) / PLAYER_PERIOD
@@ -189,8 +226,16 @@ def capacity_search(port: int, players: list[Player], *, step_seconds: float, co
     good, bad = 0.0, math.inf
     steps: list[Step] = []
     while len(steps) < max_steps:
-        _, step = run_open_loop(port, players, rate=rate, seconds=step_seconds, connections=connections, mix=mix,
-                                seed=seed + len(steps), grace=10)
+        _, step = run_open_loop(
+            port,
+            players,
+            rate=rate,
+            seconds=step_seconds,
+            connections=connections,
+            mix=mix,
+            seed=seed + len(steps),
+            grace=10,
+        )
         steps.append(step)
         say(f"   capacity step {len(steps)}: {step.describe()}")
         if step.sustained:

@@ -9,6 +9,7 @@
   ones it reaped), so the database's share per round is this bench's, not the machine's.
 * :func:`statements_top`: the statements by total execution time of the bench database, per settled round.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -26,8 +27,9 @@ def find_bin() -> Path | None:
     env = os.environ.get("BENCH_PG_BIN")
     if env:
         return Path(env) if (Path(env) / "initdb").exists() else None
-    roots = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name)
-                   if p.parent.name.isdigit() else 0)
+    roots = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0
+    )
     for candidate in reversed(roots):
         if (candidate / "initdb").exists() and (candidate / "pg_ctl").exists():
             return candidate
@@ -43,9 +45,14 @@ def free_port() -> int:
 class PrivateCluster:
     """A PostgreSQL cluster of the bench's own, started and stopped by it."""
 
-    SETTINGS = {"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "top",
-                "pg_stat_statements.track_planning": "on",
-                "max_connections": "200", "shared_buffers": "256MB", "listen_addresses": "127.0.0.1"}
+    SETTINGS = {
+        "shared_preload_libraries": "pg_stat_statements",
+        "pg_stat_statements.track": "top",
+        "pg_stat_statements.track_planning": "on",
+        "max_connections": "200",
+        "shared_buffers": "256MB",
+        "listen_addresses": "127.0.0.1",
+    }
 
     def __init__(self, root: Path, bin_dir: Path) -> None:
         self.bin = bin_dir
@@ -73,14 +80,41 @@ class PrivateCluster:
         if self.as_user:
             shutil.chown(self.home, self.as_user, self.as_user)
             shutil.chown(self.socket_dir, self.as_user, self.as_user)
-        out = self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
-                        "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
+        out = self._run(
+            str(self.bin / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8",
+            "--no-sync",
+        )
         if out.returncode != 0:
             raise RuntimeError(f"initdb failed: {out.stderr.strip()[-1500:]}")
-        options = " ".join(f"-c {k}={v}" for k, v in {**self.SETTINGS, "port": str(self.port),
-                                                      "unix_socket_directories": str(self.socket_dir)}.items())
-        out = self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.data.parent / "pg.log"),
-                        "-o", options, "-w", "-t", "60", "start")
+        options = " ".join(
+            f"-c {k}={v}"
+            for k, v in {
+                **self.SETTINGS,
+                "port": str(self.port),
+                "unix_socket_directories": str(self.socket_dir),
+            }.items()
+        )
+        out = self._run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.data.parent / "pg.log"),
+            "-o",
+            options,
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
         if out.returncode != 0:
             raise RuntimeError(f"pg_ctl start failed: {out.stderr.strip()[-1500:]} (see {self.data.parent}/pg.log)")
         self.started = True
@@ -101,8 +135,11 @@ class PrivateCluster:
             shutil.rmtree(self.home, ignore_errors=True)
 
     def describe(self) -> str:
-        return (f"private cluster ({self.bin}, initdb in {self.data}, port {self.port}; "
-                + ", ".join(f"{k}={v}" for k, v in self.SETTINGS.items() if k != "listen_addresses") + ")")
+        return (
+            f"private cluster ({self.bin}, initdb in {self.data}, port {self.port}; "
+            + ", ".join(f"{k}={v}" for k, v in self.SETTINGS.items() if k != "listen_addresses")
+            + ")"
+        )
 
 
 def cluster_cpu_seconds(postmaster_pid: int) -> float:
@@ -144,7 +181,9 @@ def statements_top(server: Any, database: str, rounds: int, n: int = 12) -> tupl
         "round(((total_exec_time + total_plan_time) / GREATEST(calls, 1))::numeric, 3), "
         "round((total_plan_time / GREATEST(calls, 1))::numeric, 3), "
         "left(regexp_replace(query, '\\s+', ' ', 'g'), 110) FROM pg_stat_statements s JOIN pg_database d "
-        f"ON d.oid = s.dbid WHERE d.datname = '{database}' ORDER BY total_exec_time + total_plan_time DESC", database)
+        f"ON d.oid = s.dbid WHERE d.datname = '{database}' ORDER BY total_exec_time + total_plan_time DESC",
+        database,
+    )
     lines, total = [], 0.0
     parsed = []
     for line in rows.splitlines():
@@ -153,9 +192,11 @@ def statements_top(server: Any, database: str, rounds: int, n: int = 12) -> tupl
         parsed.append((int(calls), float(total_ms), float(mean_ms), float(plan_ms), query))
     per = max(rounds, 1)
     for calls, total_ms, mean_ms, plan_ms, query in parsed[:n]:
-        lines.append(f"{total_ms / per:7.3f} ms/round  {calls / per:5.2f} calls/round  mean {mean_ms:6.3f} ms "
-                     f"(plan {plan_ms:5.3f})  "
-                     f"{100 * total_ms / total if total else 0:4.1f} %  {query}")
+        lines.append(
+            f"{total_ms / per:7.3f} ms/round  {calls / per:5.2f} calls/round  mean {mean_ms:6.3f} ms "
+            f"(plan {plan_ms:5.3f})  "
+            f"{100 * total_ms / total if total else 0:4.1f} %  {query}"
+        )
     return total / per, lines
 
 

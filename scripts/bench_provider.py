@@ -13,6 +13,7 @@ transaction id (the contract's exactly-once makes it a replay).
 Measured: settled rounds/s, the latency of a whole round (bet + win) and of each call, and the statements of each
 call (``X-SQL-Count``). Only 127.0.0.1 is contacted; every loop is bounded in time.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -71,13 +72,30 @@ class Studio:
 
     async def call(self, conn: Connection, op: str, body: dict[str, Any]) -> Response:
         raw = json.dumps(body, separators=(",", ":")).encode()
-        return await conn.request("POST", self.prefix + op, token=None, raw_body=raw,
-                                  headers=signed_headers(self.secret, int(time.time()), raw))
+        return await conn.request(
+            "POST",
+            self.prefix + op,
+            token=None,
+            raw_body=raw,
+            headers=signed_headers(self.secret, int(time.time()), raw),
+        )
 
 
 class ProviderDriver:
-    def __init__(self, port: int, studio: Studio, players: list[RemotePlayer], *, game: str, provider_game: str,
-                 rng: random.Random, run: str, stop_at: float, hard_stop_at: float, mode: str = "bet_win") -> None:
+    def __init__(
+        self,
+        port: int,
+        studio: Studio,
+        players: list[RemotePlayer],
+        *,
+        game: str,
+        provider_game: str,
+        rng: random.Random,
+        run: str,
+        stop_at: float,
+        hard_stop_at: float,
+        mode: str = "bet_win",
+    ) -> None:
         self.conn = Connection(port)
         self.mode = mode  # "bet_win": a bet then a closing win; "play": the whole one-shot round in one call
         self.studio, self.players = studio, players
@@ -95,8 +113,12 @@ class ProviderDriver:
                 if time.time() > self.hard_stop_at:
                     break
                 try:
-                    launched = await self.conn.request("POST", f"{self.studio.prefix}launch", token=player.token,
-                                                       body={"game": self.game, "lang": "en"})
+                    launched = await self.conn.request(
+                        "POST",
+                        f"{self.studio.prefix}launch",
+                        token=player.token,
+                        body={"game": self.game, "lang": "en"},
+                    )
                     token = (launched.json() or {}).get("launch_token") if launched.status == 201 else None
                     if not token:
                         self.stats.errors[f"launch:{_error_code(launched)}"] += 1
@@ -152,9 +174,18 @@ class ProviderDriver:
         if self.mode == "play":
             await self._play_one_call(player, round_id, bet_id, win_id, began)
             return
-        bet = await self._call("bet", {"session": player.session, "transaction_id": bet_id, "round_id": round_id,
-                                       "game": self.provider_game, "amount": {"amount": STAKE, "currency": "CZK"},
-                                       "round_closed": False}, self.stats.bet_ms)
+        bet = await self._call(
+            "bet",
+            {
+                "session": player.session,
+                "transaction_id": bet_id,
+                "round_id": round_id,
+                "game": self.provider_game,
+                "amount": {"amount": STAKE, "currency": "CZK"},
+                "round_closed": False,
+            },
+            self.stats.bet_ms,
+        )
         now = time.time()
         player.next_at = now + MIN_ROUND_SECONDS + MARGIN_SECONDS
         if bet is None or bet.status != 200:
@@ -163,11 +194,19 @@ class ProviderDriver:
                 player.next_at = now + details["retry_after_ms"] / 1000 + MARGIN_SECONDS
             return
         spin = self.slot.spin(STAKE)
-        win = await self._call("win", {"session": player.session, "transaction_id": win_id,
-                                       "bet_transaction_id": bet_id, "round_id": round_id,
-                                       "amount": {"amount": spin.win, "currency": "CZK"}, "round_closed": True,
-                                       "round_detail": {"outcome": spin.as_json()}},
-                               self.stats.win_ms)
+        win = await self._call(
+            "win",
+            {
+                "session": player.session,
+                "transaction_id": win_id,
+                "bet_transaction_id": bet_id,
+                "round_id": round_id,
+                "amount": {"amount": spin.win, "currency": "CZK"},
+                "round_closed": True,
+                "round_detail": {"outcome": spin.as_json()},
+            },
+            self.stats.win_ms,
+        )
         if win is None or win.status != 200:
             return
         self.stats.settled["provider"] += 1
@@ -179,14 +218,17 @@ class ProviderDriver:
         self.stats.round_ms.append(ms)
         self.stats.settled_ms.append(ms)
 
-
-    async def _play_one_call(self, player: RemotePlayer, round_id: str, bet_id: str, win_id: str,
-                             began: float) -> None:
+    async def _play_one_call(self, player: RemotePlayer, round_id: str, bet_id: str, win_id: str, began: float) -> None:
         """The studio's whole round in one signed ``play`` call (the spin drawn first, as a studio does)."""
         spin = self.slot.spin(STAKE)
-        body: dict[str, Any] = {"session": player.session, "transaction_id": bet_id, "round_id": round_id,
-                                "game": self.provider_game, "amount": {"amount": STAKE, "currency": "CZK"},
-                                "round_detail": {"outcome": spin.as_json()}}
+        body: dict[str, Any] = {
+            "session": player.session,
+            "transaction_id": bet_id,
+            "round_id": round_id,
+            "game": self.provider_game,
+            "amount": {"amount": STAKE, "currency": "CZK"},
+            "round_detail": {"outcome": spin.as_json()},
+        }
         if spin.win:
             body["win"] = {"transaction_id": win_id, "amount": {"amount": spin.win, "currency": "CZK"}}
         played = await self._call("play", body, self.stats.bet_ms)
@@ -205,17 +247,40 @@ class ProviderDriver:
         self.stats.settled_ms.append(ms)
 
 
-async def _drive(port: int, players: list[RemotePlayer], studio: Studio, *, game: str, provider_game: str,
-                 connections: int, seconds: float, seed: int, grace: float, launch_only: bool,
-                 mode: str = "bet_win") -> ProviderStats:
+async def _drive(
+    port: int,
+    players: list[RemotePlayer],
+    studio: Studio,
+    *,
+    game: str,
+    provider_game: str,
+    connections: int,
+    seconds: float,
+    seed: int,
+    grace: float,
+    launch_only: bool,
+    mode: str = "bet_win",
+) -> ProviderStats:
     start = time.time()
     stop_at, hard_stop_at = start + seconds, start + seconds + grace
     run = os.urandom(3).hex()  # transaction ids are unique per provider across runs
     shares = [players[i::connections] for i in range(connections)]
-    drivers = [ProviderDriver(port, studio, share, game=game, provider_game=provider_game,
-                              rng=random.Random(seed + i), run=run, stop_at=stop_at, hard_stop_at=hard_stop_at,
-                              mode=mode)
-               for i, share in enumerate(shares) if share]
+    drivers = [
+        ProviderDriver(
+            port,
+            studio,
+            share,
+            game=game,
+            provider_game=provider_game,
+            rng=random.Random(seed + i),
+            run=run,
+            stop_at=stop_at,
+            hard_stop_at=hard_stop_at,
+            mode=mode,
+        )
+        for i, share in enumerate(shares)
+        if share
+    ]
     results = await asyncio.gather(*((d.launch() if launch_only else d.run()) for d in drivers))
     total = ProviderStats(first_start=start)
     for result in results:
@@ -224,21 +289,56 @@ async def _drive(port: int, players: list[RemotePlayer], studio: Studio, *, game
     return total
 
 
-def launch_sessions(port: int, players: list[RemotePlayer], studio: Studio, *, game: str, connections: int = 32,
-                    timeout: float = 600.0) -> ProviderStats:
+def launch_sessions(
+    port: int, players: list[RemotePlayer], studio: Studio, *, game: str, connections: int = 32, timeout: float = 600.0
+) -> ProviderStats:
     """Give every player a game session of the provider's game (launch + session); those that fail stay without."""
-    return asyncio.run(_drive(port, players, studio, game=game, provider_game="", connections=connections,
-                              seconds=0.0, seed=0, grace=timeout, launch_only=True))
+    return asyncio.run(
+        _drive(
+            port,
+            players,
+            studio,
+            game=game,
+            provider_game="",
+            connections=connections,
+            seconds=0.0,
+            seed=0,
+            grace=timeout,
+            launch_only=True,
+        )
+    )
 
 
-def run_provider_load(port: int, players: list[RemotePlayer], studio: Studio, *, game: str, provider_game: str,
-                      connections: int = 32, seconds: float = 60.0, seed: int = 1,
-                      grace: float = 30.0, mode: str = "bet_win") -> ProviderStats:
+def run_provider_load(
+    port: int,
+    players: list[RemotePlayer],
+    studio: Studio,
+    *,
+    game: str,
+    provider_game: str,
+    connections: int = 32,
+    seconds: float = 60.0,
+    seed: int = 1,
+    grace: float = 30.0,
+    mode: str = "bet_win",
+) -> ProviderStats:
     """Drive rounds of the players that have a session for ``seconds``: bet + win calls (``bet_win``) or one
     ``play`` call a round (``play``)."""
-    return asyncio.run(_drive(port, players, studio, game=game, provider_game=provider_game,
-                              connections=connections, seconds=seconds, seed=seed, grace=grace, launch_only=False,
-                              mode=mode))
+    return asyncio.run(
+        _drive(
+            port,
+            players,
+            studio,
+            game=game,
+            provider_game=provider_game,
+            connections=connections,
+            seconds=seconds,
+            seed=seed,
+            grace=grace,
+            launch_only=False,
+            mode=mode,
+        )
+    )
 
 
 # --- the set-up (Django in the bench's process, on the bench database) ----------------------------------------------
@@ -262,16 +362,34 @@ def provider_setup() -> str:
 
     actor = Actor.system("bench")
     if not Provider.objects.filter(code=CODE).exists():
-        provider_save(provider=Provider(code=CODE, name="Bench studio (provider simulator)", enabled=True,
-                                        launch_url="http://127.0.0.1:9/play", api_url="http://127.0.0.1:9/api",
-                                        allowed_sources=["127.0.0.1/32"]), new_secret=SECRET, actor=actor)
+        provider_save(
+            provider=Provider(
+                code=CODE,
+                name="Bench studio (provider simulator)",
+                enabled=True,
+                launch_url="http://127.0.0.1:9/play",
+                api_url="http://127.0.0.1:9/api",
+                allowed_sources=["127.0.0.1/32"],
+            ),
+            new_secret=SECRET,
+            actor=actor,
+        )
     rtp = (Decimal(RTP.numerator) * 100 / Decimal(RTP.denominator)).quantize(Decimal("0.01"))
-    row = remote_game_upsert(provider=CODE, provider_game_id=GAME_SLUG, name="Sim Fruits", kind="slot", rtp=rtp,
-                             min_bet=settings.GP["MIN_STAKE"], max_bet=MAX_STAKE,
-                             max_win=settings.GP["MAX_WIN_PER_ROUND"],
-                             avg_hourly_loss=int(MAX_STAKE * 1800 * (1 - RTP)), unfinished_deadline_days=90,
-                             actor=actor)
+    row = remote_game_upsert(
+        provider=CODE,
+        provider_game_id=GAME_SLUG,
+        name="Sim Fruits",
+        kind="slot",
+        rtp=rtp,
+        min_bet=settings.GP["MIN_STAKE"],
+        max_bet=MAX_STAKE,
+        max_win=settings.GP["MAX_WIN_PER_ROUND"],
+        avg_hourly_loss=int(MAX_STAKE * 1800 * (1 - RTP)),
+        unfinished_deadline_days=90,
+        actor=actor,
+    )
     if not row.approved:
-        game_approve(game=row, plan_version="bench", reference="bench data - not a decision of the Ministry",
-                     actor=actor)
+        game_approve(
+            game=row, plan_version="bench", reference="bench data - not a decision of the Ministry", actor=actor
+        )
     return row.code

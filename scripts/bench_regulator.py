@@ -11,6 +11,7 @@ writes the period's 16 data files (``regulator.services.write_files``: rows stre
 validates them (``regulator.validator``), and with ``--seal`` zips, encrypts and seals them with throw-away test
 certificates. Peak memory is the process's maximum resident set size (``ru_maxrss``) after each step.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,12 +57,13 @@ def _load(n: int) -> None:
         t0 = time.perf_counter()
         games_sync()
         games = list(Game.objects.filter(code__in=["european_roulette", "kobushi"], current=True).order_by("code"))
-        Game.objects.filter(pk__in=[g.pk for g in games]).update(approval_state="approved", approved_at=start,
-                                                                 approval_plan_version="bench",
-                                                                 approval_reference="BENCH")
+        Game.objects.filter(pk__in=[g.pk for g in games]).update(
+            approval_state="approved", approved_at=start, approval_plan_version="bench", approval_reference="BENCH"
+        )
         players = [make_player(personal=False).pk for _ in range(200)]
         with connection.cursor() as cur:
-            cur.execute(f"""
+            cur.execute(
+                f"""
                 INSERT INTO {rounds} (player_id, game_id, game_code, game_version, play_money, forced_outcome,
                     forced_draws_left, idempotency_key, status, bet_request, bet_params, stake, currency, draws,
                     actions, state, win_engine, win, jackpot_win, win_capped, jackpot_events, void_reason,
@@ -78,9 +80,20 @@ def _load(n: int) -> None:
                 CROSS JOIN LATERAL (SELECT %(start)s + ((g - 1)::float8 / %(n)s) * (%(end)s - %(start)s) AS t) AS t
                 CROSS JOIN LATERAL (SELECT CASE WHEN (g * 7) %% 37 BETWEEN 1 AND 18 THEN 2 * (100 + 50 * (g %% 3))
                                                 ELSE 0 END AS win) AS w
-                ORDER BY g""", {"n": n, "players": players, "start": start, "end": end,
-                                "g1": games[0].pk, "c1": games[0].code, "v1": games[0].version,
-                                "g2": games[1].pk, "c2": games[1].code, "v2": games[1].version})
+                ORDER BY g""",
+                {
+                    "n": n,
+                    "players": players,
+                    "start": start,
+                    "end": end,
+                    "g1": games[0].pk,
+                    "c1": games[0].code,
+                    "v1": games[0].version,
+                    "g2": games[1].pk,
+                    "c2": games[1].code,
+                    "v2": games[1].version,
+                },
+            )
         print(f"loaded {n:,} rounds in {time.perf_counter() - t0:.1f} s", flush=True)
     if not LedgerTransaction.objects.filter(actor_label="gbench").exists():
         from accounts.models import Player
@@ -99,7 +112,8 @@ def _load(n: int) -> None:
                        CASE WHEN k.kind = 'stake' THEN r.started_at ELSE r.settled_at END, 'gbench'
                 FROM {rounds} r CROSS JOIN (VALUES (1, 'stake'), (2, 'win')) AS k(o, kind)
                 WHERE r.idempotency_key LIKE 'gbench-%%' AND (k.kind = 'stake' OR r.win > 0) ORDER BY r.id, k.o""")
-            cur.execute(f"""
+            cur.execute(
+                f"""
                 INSERT INTO {entries} (transaction_id, account_id, amount, balance_after, created_at)
                 SELECT t.id, a.id, CASE WHEN t.kind = 'stake' THEN -t.amount ELSE t.amount END, NULL::bigint,
                        t.created_at
@@ -108,7 +122,9 @@ def _load(n: int) -> None:
                 UNION ALL
                 SELECT t.id, %(house)s, CASE WHEN t.kind = 'stake' THEN t.amount ELSE -t.amount END, NULL::bigint,
                        t.created_at
-                FROM {txns} t WHERE t.actor_label = 'gbench'""", {"house": house})
+                FROM {txns} t WHERE t.actor_label = 'gbench'""",
+                {"house": house},
+            )
         print(f"loaded the ledger postings and entries in {time.perf_counter() - t0:.1f} s", flush=True)
     with connection.cursor() as cur:
         for table in (rounds, txns, entries):
@@ -130,12 +146,17 @@ def main() -> None:
         t0 = time.perf_counter()
         written = services.write_files(Period.parse(PERIOD), 1, Path(tmp, "csv"))
         size = sum(f.stat().st_size for f in written.folder.iterdir())
-        print(f"write_files {PERIOD}: {time.perf_counter() - t0:.1f} s, hra_toky {written.counts['hra_toky.csv']:,} "
-              f"records, {size / 1e6:.0f} MB of CSV, peak RSS {_rss_mb():.0f} MB", flush=True)
+        print(
+            f"write_files {PERIOD}: {time.perf_counter() - t0:.1f} s, hra_toky {written.counts['hra_toky.csv']:,} "
+            f"records, {size / 1e6:.0f} MB of CSV, peak RSS {_rss_mb():.0f} MB",
+            flush=True,
+        )
         t0 = time.perf_counter()
         report = validator.validate_folder(written.folder, written.name)
-        print(f"validate: {time.perf_counter() - t0:.1f} s, {len(report.errors)} errors, peak RSS {_rss_mb():.0f} MB",
-              flush=True)
+        print(
+            f"validate: {time.perf_counter() - t0:.1f} s, {len(report.errors)} errors, peak RSS {_rss_mb():.0f} MB",
+            flush=True,
+        )
         if args.seal:
             from tests.kit.regulator import make_pki
 
@@ -144,8 +165,11 @@ def main() -> None:
             settings.REGULATOR_MINISTRY_ENCRYPTION_CERTS = [str(pki.ministry_cert)]
             t0 = time.perf_counter()
             sealed = services.seal_package(written, Path(tmp, "out"))
-            print(f"zip + encrypt + seal: {time.perf_counter() - t0:.1f} s, {sealed.stat().st_size / 1e6:.1f} MB, "
-                  f"peak RSS {_rss_mb():.0f} MB (openssl runs in its own process)", flush=True)
+            print(
+                f"zip + encrypt + seal: {time.perf_counter() - t0:.1f} s, {sealed.stat().st_size / 1e6:.1f} MB, "
+                f"peak RSS {_rss_mb():.0f} MB (openssl runs in its own process)",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 capacity lines, the details and the machine's facts ``Bench`` prints at the end; :func:`row_json`, a row for
 ``--json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,8 +65,6 @@ class Row:
         return cpu_seconds * 1000 / self.settled if self.settled else 0.0
 
 
-
-
 class BenchReport:
     """What ``Bench`` prints at the end, from the rows of its runs (the attributes ``Bench`` sets)."""
 
@@ -82,43 +81,71 @@ class BenchReport:
     def capacity_lines(self) -> list[str]:
         out = []
         for label, cap in self.capacities:
-            out.append(f"[{label}] capacity: {cap.rate:.0f} round starts/s sustained (open loop, steps of "
-                       f"{cap.steps[0].seconds:.0f} s; sustained = >= {bench_open.SUSTAINED_SHARE:.0%} answered in "
-                       f"time, <= {bench_open.MAX_ERROR_SHARE:.0%} errors, no latency growth across the step)"
-                       + (" - bounded by the players (GP §7(9)): raise --capacity-players" if cap.player_bound
-                          else ""))
+            out.append(
+                f"[{label}] capacity: {cap.rate:.0f} round starts/s sustained (open loop, steps of "
+                f"{cap.steps[0].seconds:.0f} s; sustained = >= {bench_open.SUSTAINED_SHARE:.0%} answered in "
+                f"time, <= {bench_open.MAX_ERROR_SHARE:.0%} errors, no latency growth across the step)"
+                + (" - bounded by the players (GP §7(9)): raise --capacity-players" if cap.player_bound else "")
+            )
             out += [f"    step {i}: {step.describe()}" for i, step in enumerate(cap.steps, 1)]
             for r in self.rows:
                 if r.label == label and r.open_step is not None:
-                    out.append(f"[{label}] at {self.args.capacity_share:.0%} of capacity ({r.open_step.rate:.0f} "
-                               f"starts/s offered, open loop, latency from each start's due time): p50 "
-                               f"{percentile(r.stats.round_ms, 50):.0f} ms, p95 {percentile(r.stats.round_ms, 95):.0f}"
-                               f" ms, p99 {percentile(r.stats.round_ms, 99):.0f} ms; {r.open_step.describe()}")
+                    out.append(
+                        f"[{label}] at {self.args.capacity_share:.0%} of capacity ({r.open_step.rate:.0f} "
+                        f"starts/s offered, open loop, latency from each start's due time): p50 "
+                        f"{percentile(r.stats.round_ms, 50):.0f} ms, p95 {percentile(r.stats.round_ms, 95):.0f}"
+                        f" ms, p99 {percentile(r.stats.round_ms, 99):.0f} ms; {r.open_step.describe()}"
+                    )
         return out
-
 
     # report
     def table(self) -> str:
-        head = ("run", "rounds/s", "p50 ms", "p95 ms", "p99 ms", "errors", "SQL/round mean", "median",
-                "web CPU ms/round", "db CPU ms/round", "pgbench TPS before/after/mean", "x pgbench", "floor/s",
-                "floor p99", "x floor")
+        head = (
+            "run",
+            "rounds/s",
+            "p50 ms",
+            "p95 ms",
+            "p99 ms",
+            "errors",
+            "SQL/round mean",
+            "median",
+            "web CPU ms/round",
+            "db CPU ms/round",
+            "pgbench TPS before/after/mean",
+            "x pgbench",
+            "floor/s",
+            "floor p99",
+            "x floor",
+        )
         lines = [head]
         for r in self.rows:
             sql = r.stats.settled_sql
-            lines.append((
-                r.label, f"{r.rate:.1f}", f"{percentile(r.stats.round_ms, 50):.0f}",
-                f"{percentile(r.stats.round_ms, 95):.0f}", f"{percentile(r.stats.round_ms, 99):.0f}",
-                str(sum(r.stats.errors.values())), f"{statistics.fmean(sql):.1f}" if sql else "-",
-                f"{statistics.median(sql):.0f}" if sql else "-", f"{r.per_round_ms(r.web_cpu):.1f}",
-                f"{r.per_round_ms(r.db_cpu):.1f}",
-                f"{r.pgbench_before:.0f} / {r.pgbench_after:.0f} / {r.pgbench_mean:.0f}" if r.pgbench_mean else "-",
-                f"{r.ratio:.4f}" if r.pgbench_mean else "-", f"{r.floor_rate:.1f}" if r.floor else "-",
-                f"{percentile(r.floor.round_ms, 99):.0f}" if r.floor else "-",
-                f"{r.rate / r.floor_rate:.3f}" if r.floor_rate else "-"))
+            lines.append(
+                (
+                    r.label,
+                    f"{r.rate:.1f}",
+                    f"{percentile(r.stats.round_ms, 50):.0f}",
+                    f"{percentile(r.stats.round_ms, 95):.0f}",
+                    f"{percentile(r.stats.round_ms, 99):.0f}",
+                    str(sum(r.stats.errors.values())),
+                    f"{statistics.fmean(sql):.1f}" if sql else "-",
+                    f"{statistics.median(sql):.0f}" if sql else "-",
+                    f"{r.per_round_ms(r.web_cpu):.1f}",
+                    f"{r.per_round_ms(r.db_cpu):.1f}",
+                    f"{r.pgbench_before:.0f} / {r.pgbench_after:.0f} / {r.pgbench_mean:.0f}" if r.pgbench_mean else "-",
+                    f"{r.ratio:.4f}" if r.pgbench_mean else "-",
+                    f"{r.floor_rate:.1f}" if r.floor else "-",
+                    f"{percentile(r.floor.round_ms, 99):.0f}" if r.floor else "-",
+                    f"{r.rate / r.floor_rate:.3f}" if r.floor_rate else "-",
+                )
+            )
         widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-        out = ["  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(line, widths,
-                                                                                                   strict=True)))
-               for line in lines]
+        out = [
+            "  ".join(
+                cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(line, widths, strict=True))
+            )
+            for line in lines
+        ]
         out.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join(out)
 
@@ -126,8 +153,9 @@ class BenchReport:
         out = []
         for r in self.rows:
             s = r.stats
-            by_kind = ", ".join(f"{k} {statistics.median(v):.0f} (n={len(v)})"
-                                for k, v in sorted(s.settled_sql_by_kind.items()))
+            by_kind = ", ".join(
+                f"{k} {statistics.median(v):.0f} (n={len(v)})" for k, v in sorted(s.settled_sql_by_kind.items())
+            )
             out += [
                 f"[{r.label}] {r.settled:,} settled in {r.seconds:.1f} s ({dict(s.settled)}); {s.started_rounds:,} "
                 f"round starts, {s.actions:,} actions; answers {dict(s.outcomes.most_common())}",
@@ -143,8 +171,11 @@ class BenchReport:
                 f"[{r.label}] web: {r.web}, CONN_MAX_AGE {self.web_env_of(r)}",
                 f"[{r.label}] checks: " + "; ".join(f"{k} {v.split(':')[0]}" for k, v in r.checks.items()),
                 f"[{r.label}] Kobushi free-spin round (start + every spin): "
-                + (f"median {statistics.median(fs):.0f} statements (n={len(fs)})"
-                   if (fs := s.settled_sql_by_kind.get(f"{KOBUSHI}+free_spin")) else "none settled in this run"),
+                + (
+                    f"median {statistics.median(fs):.0f} statements (n={len(fs)})"
+                    if (fs := s.settled_sql_by_kind.get(f"{KOBUSHI}+free_spin"))
+                    else "none settled in this run"
+                ),
             ]
             if isinstance(s, bench_provider.ProviderStats):  # no actions, no Kobushi: its own lines instead
                 out = [line for line in out if not line.startswith(f"[{r.label}] Kobushi free-spin")]
@@ -154,20 +185,32 @@ class BenchReport:
                     f"{percentile(s.bet_ms, 99):.0f} ms (n={len(s.bet_ms)}); win p50 {percentile(s.win_ms, 50):.0f} ms,"
                     f" p99 {percentile(s.win_ms, 99):.0f} ms (n={len(s.win_ms)})",
                     f"[{r.label}] SQL statements per call: bet "
-                    + (f"mean {statistics.fmean(bet_sql):.1f}, median {statistics.median(bet_sql):.0f}" if bet_sql
-                       else "-")
-                    + "; win " + (f"mean {statistics.fmean(win_sql):.1f}, median {statistics.median(win_sql):.0f}"
-                                  if win_sql else "-"),
+                    + (
+                        f"mean {statistics.fmean(bet_sql):.1f}, median {statistics.median(bet_sql):.0f}"
+                        if bet_sql
+                        else "-"
+                    )
+                    + "; win "
+                    + (
+                        f"mean {statistics.fmean(win_sql):.1f}, median {statistics.median(win_sql):.0f}"
+                        if win_sql
+                        else "-"
+                    ),
                 ]
                 play_sql = s.settled_sql_by_kind.get("play", [])
                 if play_sql:  # the one-call round: its timings are in bet_ms
-                    out[-2:] = [f"[{r.label}] provider calls: play p50 {percentile(s.bet_ms, 50):.0f} ms, p99 "
-                                f"{percentile(s.bet_ms, 99):.0f} ms (n={len(s.bet_ms)})",
-                                f"[{r.label}] SQL statements per call: play mean {statistics.fmean(play_sql):.1f}, "
-                                f"median {statistics.median(play_sql):.0f}"]
+                    out[-2:] = [
+                        f"[{r.label}] provider calls: play p50 {percentile(s.bet_ms, 50):.0f} ms, p99 "
+                        f"{percentile(s.bet_ms, 99):.0f} ms (n={len(s.bet_ms)})",
+                        f"[{r.label}] SQL statements per call: play mean {statistics.fmean(play_sql):.1f}, "
+                        f"median {statistics.median(play_sql):.0f}",
+                    ]
             if r.top:
-                out += [f"[{r.label}] database: {r.db_ms:.2f} ms of statement planning + execution per settled round; top "
-                        "statements by total time (pg_stat_statements):", *(f"    {line}" for line in r.top)]
+                out += [
+                    f"[{r.label}] database: {r.db_ms:.2f} ms of statement planning + execution per settled round; top "
+                    "statements by total time (pg_stat_statements):",
+                    *(f"    {line}" for line in r.top),
+                ]
         return "\n".join(out)
 
     def web_env_of(self, row: Row) -> str:
@@ -225,13 +268,22 @@ class BenchReport:
         say("=" * 100)
 
 
-
 def row_json(r: Row) -> dict[str, Any]:
-    return {"run": r.label, "settled": r.settled, "seconds": r.seconds, "rounds_per_s": r.rate,
-            "p50_ms": percentile(r.stats.round_ms, 50), "p95_ms": percentile(r.stats.round_ms, 95),
-            "p99_ms": percentile(r.stats.round_ms, 99), "errors": dict(Counter(r.stats.errors)),
-            "sql_per_round_mean": statistics.fmean(r.stats.settled_sql) if r.stats.settled_sql else None,
-            "sql_per_round_median": statistics.median(r.stats.settled_sql) if r.stats.settled_sql else None,
-            "web_cpu_ms_per_round": r.per_round_ms(r.web_cpu), "client_cpu_s": r.client_cpu,
-            "pgbench_tps_before": r.pgbench_before, "pgbench_tps_after": r.pgbench_after, "ratio": r.ratio,
-            "checks": r.checks}
+    return {
+        "run": r.label,
+        "settled": r.settled,
+        "seconds": r.seconds,
+        "rounds_per_s": r.rate,
+        "p50_ms": percentile(r.stats.round_ms, 50),
+        "p95_ms": percentile(r.stats.round_ms, 95),
+        "p99_ms": percentile(r.stats.round_ms, 99),
+        "errors": dict(Counter(r.stats.errors)),
+        "sql_per_round_mean": statistics.fmean(r.stats.settled_sql) if r.stats.settled_sql else None,
+        "sql_per_round_median": statistics.median(r.stats.settled_sql) if r.stats.settled_sql else None,
+        "web_cpu_ms_per_round": r.per_round_ms(r.web_cpu),
+        "client_cpu_s": r.client_cpu,
+        "pgbench_tps_before": r.pgbench_before,
+        "pgbench_tps_after": r.pgbench_after,
+        "ratio": r.ratio,
+        "checks": r.checks,
+    }

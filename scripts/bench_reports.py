@@ -10,6 +10,7 @@ ANALYZEs. It then times ``reports_compute_day`` for that day (twice: the first r
 reads the day from disk, the second from the cache) and the streamed writing of the day's regulator's record
 (``--seal`` also seals it; the seal parses the whole file, see docs/reports.md).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,7 +54,8 @@ def _load(n: int) -> None:
         games = list(Game.objects.filter(code__in=["european_roulette", "kobushi"], current=True).order_by("code"))
         players = [make_player(personal=False).pk for _ in range(200)]
         with connection.cursor() as cur:
-            cur.execute(f"""
+            cur.execute(
+                f"""
                 INSERT INTO {rounds} (player_id, game_id, game_code, game_version, play_money, forced_outcome,
                     forced_draws_left, idempotency_key, status, bet_request, bet_params, stake, currency, draws,
                     actions, state, win_engine, win, jackpot_win, win_capped, jackpot_events, void_reason,
@@ -70,9 +72,20 @@ def _load(n: int) -> None:
                 CROSS JOIN LATERAL (SELECT %(start)s + ((g - 1)::float8 / %(n)s) * (%(end)s - %(start)s) AS t) AS t
                 CROSS JOIN LATERAL (SELECT CASE WHEN (g * 7) %% 37 BETWEEN 1 AND 18 THEN 2 * (100 + 50 * (g %% 3))
                                                 ELSE 0 END AS win) AS w
-                ORDER BY g""", {"n": n, "players": players, "start": start, "end": end,
-                                "g1": games[0].pk, "c1": games[0].code, "v1": games[0].version,
-                                "g2": games[1].pk, "c2": games[1].code, "v2": games[1].version})
+                ORDER BY g""",
+                {
+                    "n": n,
+                    "players": players,
+                    "start": start,
+                    "end": end,
+                    "g1": games[0].pk,
+                    "c1": games[0].code,
+                    "v1": games[0].version,
+                    "g2": games[1].pk,
+                    "c2": games[1].code,
+                    "v2": games[1].version,
+                },
+            )
         print(f"loaded {n:,} rounds in {time.perf_counter() - t0:.1f} s")
     if not LedgerTransaction.objects.filter(actor_label="bench").exists():
         from accounts.models import Player
@@ -91,7 +104,8 @@ def _load(n: int) -> None:
                        CASE WHEN k.kind = 'stake' THEN r.started_at ELSE r.settled_at END, 'bench'
                 FROM {rounds} r CROSS JOIN (VALUES (1, 'stake'), (2, 'win')) AS k(o, kind)
                 WHERE r.idempotency_key LIKE 'rbench-%%' AND (k.kind = 'stake' OR r.win > 0) ORDER BY r.id, k.o""")
-            cur.execute(f"""
+            cur.execute(
+                f"""
                 INSERT INTO {entries} (transaction_id, account_id, amount, balance_after, created_at)
                 SELECT t.id, a.id, CASE WHEN t.kind = 'stake' THEN -t.amount ELSE t.amount END, NULL::bigint,
                        t.created_at
@@ -100,9 +114,13 @@ def _load(n: int) -> None:
                 UNION ALL
                 SELECT t.id, %(house)s, CASE WHEN t.kind = 'stake' THEN t.amount ELSE -t.amount END, NULL::bigint,
                        t.created_at
-                FROM {txns} t WHERE t.actor_label = 'bench'""", {"house": house})
-        print(f"loaded the rounds' ledger transactions and entries in {time.perf_counter() - t0:.1f} s "
-              f"(balances not moved: a bench database only)")
+                FROM {txns} t WHERE t.actor_label = 'bench'""",
+                {"house": house},
+            )
+        print(
+            f"loaded the rounds' ledger transactions and entries in {time.perf_counter() - t0:.1f} s "
+            f"(balances not moved: a bench database only)"
+        )
     with connection.cursor() as cur:
         for table in (rounds, txns, entries):
             cur.execute(f"ANALYZE {table}")
@@ -121,14 +139,18 @@ def main() -> None:
     for label in ("first run", "second run"):
         t0 = time.perf_counter()
         rep = reports_compute_day(day=DAY)
-        print(f"reports_compute_day {DAY} ({label}): {time.perf_counter() - t0:.2f} s for {rep.rounds:,} rounds "
-              f"(stakes {rep.stakes}, wins {rep.wins}, GGR {rep.ggr} h, ledger agrees: {rep.ledger_agrees})")
+        print(
+            f"reports_compute_day {DAY} ({label}): {time.perf_counter() - t0:.2f} s for {rep.rounds:,} rounds "
+            f"(stakes {rep.stakes}, wins {rep.wins}, GGR {rep.ggr} h, ledger agrees: {rep.ledger_agrees})"
+        )
     folder = Path(tempfile.mkdtemp(prefix="bench-record-"))
     t0 = time.perf_counter()
     written = record.record_write(day=DAY, path=folder / "unsigned.xml")
     size = (folder / "unsigned.xml").stat().st_size
-    print(f"record_write {DAY}: {time.perf_counter() - t0:.2f} s, {written.counts['Round']:,} rounds, "
-          f"{size / 1e6:.0f} MB (streamed)")
+    print(
+        f"record_write {DAY}: {time.perf_counter() - t0:.2f} s, {written.counts['Round']:,} rounds, "
+        f"{size / 1e6:.0f} MB (streamed)"
+    )
     if args.seal:
         t0 = time.perf_counter()
         seal.seal(unsigned=folder / "unsigned.xml", sealed=folder / "sealed.xml")

@@ -19,8 +19,10 @@ connection only), the statements (what ``CaptureQueriesContext`` counts, ``confi
 
 Under ``valgrind --tool=callgrind --instr-atstart=no`` with ``BENCH_CALLGRIND=1`` the run switches the
 instrumentation on for the counted rounds only (``callgrind_control``): the instruction count (Ir) of those rounds
-does not depend on the other processes on the machine. ``--warmup`` rounds are played (and not counted) first so the per-process caches are filled.
+does not depend on the other processes on the machine. ``--warmup`` rounds are played (and not counted) first so
+the per-process caches are filled.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,12 +36,16 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
 def _state() -> Path:
     """The tokens of ``setup``'s players, one file per database (``DATABASE_URL``)."""
     import hashlib
 
     url = os.environ.get("DATABASE_URL", "")
     return ROOT / ".data" / f"bench_round_cpu-{hashlib.sha256(url.encode()).hexdigest()[:10]}.json"
+
+
 ROULETTE = {"bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}}]}
 KOBUSHI = {"lines": 30, "coins": 1, "coin_value": {"amount": 10, "currency": "CZK"}}
 
@@ -89,18 +95,25 @@ def _activity_ahead(tokens: list[str]) -> None:
 
     hashes = [AuthToken.hash_key(t) for t in tokens]
     with connection.cursor() as cur:
-        cur.execute("UPDATE accounts_authtoken SET last_used_at = now() + interval '10 minutes' "
-                    "WHERE key_hash = ANY(%s)", [hashes])
-        cur.execute("UPDATE accounts_loginsession SET last_seen_at = now() + interval '10 minutes' WHERE id IN "
-                    "(SELECT session_id FROM accounts_authtoken WHERE key_hash = ANY(%s))", [hashes])
+        cur.execute(
+            "UPDATE accounts_authtoken SET last_used_at = now() + interval '10 minutes' WHERE key_hash = ANY(%s)",
+            [hashes],
+        )
+        cur.execute(
+            "UPDATE accounts_loginsession SET last_seen_at = now() + interval '10 minutes' WHERE id IN "
+            "(SELECT session_id FROM accounts_authtoken WHERE key_hash = ANY(%s))",
+            [hashes],
+        )
 
 
 def _wal_reset(connection: Any) -> int:
     """The WAL position now (a server of this run's own: the difference is this run's WAL), pg_stat_statements reset
     where it is loaded."""
     with connection.cursor() as cur:
-        cur.execute("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn, "
-                    "EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements')")
+        cur.execute(
+            "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn, "
+            "EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements')"
+        )
         lsn, statements = cur.fetchone()
         if statements:
             cur.execute("SELECT pg_stat_statements_reset()")
@@ -122,19 +135,35 @@ def _wal_report(connection: Any, wal0: int, rounds: int) -> str:
                            ORDER BY total_exec_time DESC LIMIT 14""")
             out.append("per round: calls  exec ms  buffers  dirtied  WAL recs  WAL bytes  statement")
             for calls, ms, bufs, dirtied, recs, wbytes, query in cur.fetchall():
-                out.append(f"        {calls / n:6.2f} {ms / n:8.3f} {bufs / n:8.1f} {dirtied / n:8.2f} {recs / n:9.1f}"
-                           f" {int(wbytes) / n:10,.0f}  {query}")
+                out.append(
+                    f"        {calls / n:6.2f} {ms / n:8.3f} {bufs / n:8.1f} {dirtied / n:8.2f} {recs / n:9.1f}"
+                    f" {int(wbytes) / n:10,.0f}  {query}"
+                )
     return "\n".join(out)
 
 
 def _environ(path: str, body: bytes, token: str) -> dict[str, Any]:
     return {
-        "REQUEST_METHOD": "POST", "PATH_INFO": path, "SCRIPT_NAME": "", "QUERY_STRING": "",
-        "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "127.0.0.1",
-        "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)), "HTTP_HOST": "127.0.0.1:8000",
-        "HTTP_AUTHORIZATION": f"Token {token}", "HTTP_IDEMPOTENCY_KEY": secrets.token_hex(12),
-        "wsgi.input": io.BytesIO(body), "wsgi.url_scheme": "http", "wsgi.errors": sys.stderr,
-        "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False, "wsgi.version": (1, 0),
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": path,
+        "SCRIPT_NAME": "",
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8000",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(len(body)),
+        "HTTP_HOST": "127.0.0.1:8000",
+        "HTTP_AUTHORIZATION": f"Token {token}",
+        "HTTP_IDEMPOTENCY_KEY": secrets.token_hex(12),
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.url_scheme": "http",
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        "wsgi.version": (1, 0),
     }
 
 
@@ -150,8 +179,9 @@ def _post(app: Any, path: str, payload: dict[str, Any], token: str) -> tuple[int
 
 def _play(app: Any, token: str, game: str) -> str:
     """One round and, for a round waiting for the player, its actions; the final status or error code."""
-    code, body = _post(app, "/api/v1/games/rounds", {"game": game, "bet": KOBUSHI if game == "kobushi" else ROULETTE},
-                       token)
+    code, body = _post(
+        app, "/api/v1/games/rounds", {"game": game, "bet": KOBUSHI if game == "kobushi" else ROULETTE}, token
+    )
     for _ in range(100):
         if body.get("status") != "in_progress":
             break
@@ -161,8 +191,17 @@ def _play(app: Any, token: str, game: str) -> str:
     return str(body.get("status") or (body.get("error") or {}).get("code") or code)
 
 
-def run(rounds: int, warmup: int, mix: float, profile: bool, seed: int, show_sql: bool, players: int,
-        offset: int = 0, activity_ahead: bool = False) -> None:
+def run(
+    rounds: int,
+    warmup: int,
+    mix: float,
+    profile: bool,
+    seed: int,
+    show_sql: bool,
+    players: int,
+    offset: int = 0,
+    activity_ahead: bool = False,
+) -> None:
     _django()
     import logging
     import random
@@ -173,7 +212,7 @@ def run(rounds: int, warmup: int, mix: float, profile: bool, seed: int, show_sql
     from config.sqlcount import instrument
     from core.rng import SeededRNG, use_rng
 
-    tokens = json.loads(_state().read_text())["tokens"][offset:offset + players]
+    tokens = json.loads(_state().read_text())["tokens"][offset : offset + players]
     if activity_ahead:
         _activity_ahead(tokens)
     last_round: dict[int, float] = {}
@@ -232,8 +271,10 @@ def run(rounds: int, warmup: int, mix: float, profile: bool, seed: int, show_sql
                 print(f"-- {float(q['time']) * 1000:.2f} ms\n{readable(q['sql'])}")
     n = max(1, rounds)
     print(f"{rounds} rounds {statuses} (mix {mix}, seed {seed}, warm-up {warmup})")
-    print(f"per round: web CPU {cpu * 1000 / n:.2f} ms, PostgreSQL backend CPU {db * 1000 / n:.2f} ms, "
-          f"statements {counter.count / n:.2f}, wall {wall * 1000 / n:.2f} ms")
+    print(
+        f"per round: web CPU {cpu * 1000 / n:.2f} ms, PostgreSQL backend CPU {db * 1000 / n:.2f} ms, "
+        f"statements {counter.count / n:.2f}, wall {wall * 1000 / n:.2f} ms"
+    )
     print(wal)
     if profiler is not None:
         _profile_print(profiler)
@@ -267,8 +308,11 @@ def main() -> None:
     r.add_argument("--mix", type=float, default=0.0, help="share of Kobushi rounds (the rest roulette)")
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--players", type=int, default=300, help="players taking turns (each plays every 2 s at most)")
-    r.add_argument("--activity-ahead", action="store_true",
-                   help="no counted round writes the once-a-minute token/session activity (see _activity_ahead)")
+    r.add_argument(
+        "--activity-ahead",
+        action="store_true",
+        help="no counted round writes the once-a-minute token/session activity (see _activity_ahead)",
+    )
     r.add_argument("--offset", type=int, default=0, help="the first player (runs side by side use different ones)")
     r.add_argument("--profile", action="store_true")
     r.add_argument("--show-sql", action="store_true", help="print the statements of the last round")
@@ -276,8 +320,7 @@ def main() -> None:
     if a.command == "setup":
         setup(a.players)
     else:
-        run(a.rounds, a.warmup, a.mix, a.profile, a.seed, a.show_sql, a.players, a.offset,
-            a.activity_ahead)
+        run(a.rounds, a.warmup, a.mix, a.profile, a.seed, a.show_sql, a.players, a.offset, a.activity_ahead)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """The bench's stack (scripts/bench.py): the PostgreSQL server it measures (a DATABASE_URL, the embedded one or a
 private cluster), the production web server (gunicorn with config/gunicorn.conf.py and the statement counter) and
 pgbench on the same server. Split out of bench.py so that each file holds one idea."""
+
 from __future__ import annotations
 
 import contextlib
@@ -81,9 +82,25 @@ class Server:
 
     def sql(self, statement: str, database: str | None = None) -> str:
         """Run one statement with psql (autocommit) and return its unaligned output."""
-        out = subprocess.run(["psql", *self.libpq_args(), "-d", database or self.maintenance_db, "-X", "-A", "-t",
-                              "-v", "ON_ERROR_STOP=1", "-c", statement],
-                             env=self.libpq_env(), capture_output=True, text=True, timeout=300)
+        out = subprocess.run(
+            [
+                "psql",
+                *self.libpq_args(),
+                "-d",
+                database or self.maintenance_db,
+                "-X",
+                "-A",
+                "-t",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-c",
+                statement,
+            ],
+            env=self.libpq_env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         if out.returncode != 0:
             raise RuntimeError(f"psql failed: {statement}: {out.stderr.strip()}")
         return out.stdout.strip()
@@ -142,7 +159,12 @@ class Web:
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 [PY, "-m", "gunicorn", "-c", str(ROOT / "config" / "gunicorn.conf.py"), "config.sqlcount:application"],
-                cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -207,8 +229,14 @@ free_port = bench_pg.free_port
 
 
 def manage(env: dict[str, str], *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PY, "manage.py", *args], cwd=ROOT, env={**env, "LOG_LEVEL": "WARNING"},
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [PY, "manage.py", *args],
+        cwd=ROOT,
+        env={**env, "LOG_LEVEL": "WARNING"},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 # --- pgbench ----------------------------------------------------------------------------------------------------------
@@ -224,8 +252,13 @@ def pgbench_binary() -> str:
 
 def pgbench_init(server: Server, scale: int) -> float:
     t0 = time.monotonic()
-    out = subprocess.run([pgbench_binary(), "-i", "-q", "-s", str(scale), *server.libpq_args(), PGBENCH_DB],
-                         env=server.libpq_env(), capture_output=True, text=True, timeout=1800)
+    out = subprocess.run(
+        [pgbench_binary(), "-i", "-q", "-s", str(scale), *server.libpq_args(), PGBENCH_DB],
+        env=server.libpq_env(),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     if out.returncode != 0:
         raise RuntimeError(f"pgbench -i failed: {out.stderr.strip()[-2000:]}")
     return time.monotonic() - t0
@@ -235,10 +268,16 @@ def pgbench_run(server: Server, clients: int, seconds: int) -> float:
     """TPC-B-like TPS, without the initial connection time (0 when ``seconds`` is 0: not measured)."""
     if seconds <= 0:
         return 0.0
-    out = subprocess.run([pgbench_binary(), "-c", str(clients), "-j", "2", "-T", str(seconds), *server.libpq_args(),
-                          PGBENCH_DB], env=server.libpq_env(), capture_output=True, text=True, timeout=seconds + 300)
-    match = re.search(r"tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)",
-                      out.stdout)
+    out = subprocess.run(
+        [pgbench_binary(), "-c", str(clients), "-j", "2", "-T", str(seconds), *server.libpq_args(), PGBENCH_DB],
+        env=server.libpq_env(),
+        capture_output=True,
+        text=True,
+        timeout=seconds + 300,
+    )
+    match = re.search(
+        r"tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)", out.stdout
+    )
     if out.returncode != 0 or match is None:
         raise RuntimeError(f"pgbench failed: {(out.stderr or out.stdout).strip()[-2000:]}")
     return float(match.group(1))

@@ -18,6 +18,7 @@ What counts as a citation (see "How to read this page" in docs/game-plan.md):
 
 A letter cites its own entry when the page defines letters for that paragraph, otherwise its paragraph's entry.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,13 +31,39 @@ from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = "docs/game-plan.md"
-CODE_DIRS = ("accounts", "core", "wallet", "limits", "games", "jackpots", "aml", "complaints", "config", "scripts", "tests")
+CODE_DIRS = (
+    "accounts",
+    "core",
+    "wallet",
+    "limits",
+    "games",
+    "jackpots",
+    "aml",
+    "complaints",
+    "config",
+    "scripts",
+    "tests",
+)
 SKIP_DIRS = frozenset({"migrations", "__pycache__", ".venv", "node_modules"})
 # This script and its test talk about the citation syntax; they cite no rule.
 NOT_CITING = frozenset({"scripts/game_plan_doc.py", "tests/test_game_plan_doc.py"})
 #: the settings modules, in the order of config/settings/__init__.py
-SETTINGS = [f"config/settings/{area}.py" for area in (
-    "base", "core", "database", "broker", "limits", "accounts", "wallet", "games", "aml", "reports", "production")]
+SETTINGS = [
+    f"config/settings/{area}.py"
+    for area in (
+        "base",
+        "core",
+        "database",
+        "broker",
+        "limits",
+        "accounts",
+        "wallet",
+        "games",
+        "aml",
+        "reports",
+        "production",
+    )
+]
 
 START = "<!-- generated:start {key} -->"
 END = "<!-- generated:end -->"
@@ -160,9 +187,11 @@ def doc_files(root: Path) -> list[str]:
 
 
 def scan(root: Path, paths: Iterable[str]) -> list[Citation]:
-    return [Citation(rule, path, line)
-            for path in paths
-            for rule, line in parse_citations((root / path).read_text(encoding="utf-8"))]
+    return [
+        Citation(rule, path, line)
+        for path in paths
+        for rule, line in parse_citations((root / path).read_text(encoding="utf-8"))
+    ]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -194,8 +223,7 @@ def _headings(lines: Iterable[str]) -> list[bool]:
 def defined_rules(doc: str) -> list[RuleId]:
     """The IDs the page defines, in page order (a heading ``## GP §6 ...`` or ``### GP §6(4) ...``)."""
     lines = doc.splitlines()
-    return [rule_id(m[1]) for line, heading in zip(lines, _headings(lines))
-            if heading and (m := _HEADING.match(line))]
+    return [rule_id(m[1]) for line, heading in zip(lines, _headings(lines)) if heading and (m := _HEADING.match(line))]
 
 
 def resolve(rule: RuleId, defined: set[RuleId]) -> RuleId | None:
@@ -203,8 +231,11 @@ def resolve(rule: RuleId, defined: set[RuleId]) -> RuleId | None:
     if rule in defined:
         return rule
     paragraph = rule._replace(letter="")
-    if rule.letter and paragraph in defined and not any(
-            d.letter and d._replace(letter="") == paragraph for d in defined):
+    if (
+        rule.letter
+        and paragraph in defined
+        and not any(d.letter and d._replace(letter="") == paragraph for d in defined)
+    ):
         return paragraph
     return None
 
@@ -229,7 +260,9 @@ def rule_block(rule: RuleId, code: Sequence[Citation], docs: Sequence[Citation],
     if tested:
         lines.append(f"- tested in: {_files(tested)}")
     if not mine:
-        lines.append("- not cited in code or tests" if rule.paragraph else "- not cited as a whole (see its paragraphs)")
+        lines.append(
+            "- not cited in code or tests" if rule.paragraph else "- not cited as a whole (see its paragraphs)"
+        )
     if described:
         lines.append(f"- described in: {_files(described)}")
     lines.append(END)
@@ -248,7 +281,8 @@ def summary_block(code: Sequence[Citation], defined: Sequence[RuleId]) -> list[s
         f"({sum(1 for f in files if not _is_test(f))} code, {sum(1 for f in files if _is_test(f))} test).",
         "",
         "Rules no code or test cites (obligations met outside the software, or not yet cited): "
-        + (", ".join(str(r) for r in quiet) if quiet else "none") + ".",
+        + (", ".join(str(r) for r in quiet) if quiet else "none")
+        + ".",
         END,
     ]
 
@@ -264,8 +298,9 @@ def _env_read(node: ast.expr, source: str) -> tuple[str, str]:
     """(environment variable, default) of ``env.int("NAME", default=X)`` / ``_optional_int("NAME", X)``."""
     if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
         name = str(node.args[0].value)
-        default = next((k.value for k in node.keywords if k.arg == "default"),
-                       node.args[1] if len(node.args) > 1 else None)
+        default = next(
+            (k.value for k in node.keywords if k.arg == "default"), node.args[1] if len(node.args) > 1 else None
+        )
         return name, "" if default is None else ast.get_source_segment(source, default) or ""
     return "", ast.get_source_segment(source, node) or ""
 
@@ -289,7 +324,7 @@ def settings_rows(source: str) -> list[SettingRow]:
     rows = []
 
     def add(setting: str, value: ast.expr, first: int, last: int) -> None:
-        cited = "\n".join(lines[first - 1:last]) + "\n" + _comment_above(lines, first)
+        cited = "\n".join(lines[first - 1 : last]) + "\n" + _comment_above(lines, first)
         rules = tuple(dict.fromkeys(rule for rule, _ in parse_citations(cited)))
         if rules:
             variable, default = _env_read(value, source)
@@ -313,9 +348,11 @@ def settings_rows(source: str) -> list[SettingRow]:
 
 
 def settings_block(rows: Sequence[SettingRow]) -> list[str]:
-    lines = [START.format(key=SETTINGS_KEY),
-             "| setting | environment variable | default | rules |",
-             "| --- | --- | --- | --- |"]
+    lines = [
+        START.format(key=SETTINGS_KEY),
+        "| setting | environment variable | default | rules |",
+        "| --- | --- | --- | --- |",
+    ]
     for row in rows:
         rules = ", ".join(str(r) for r in row.rules)
         variable = f"`{row.variable}`" if row.variable else "(fixed)"
@@ -346,8 +383,10 @@ def _blocks_replaced(lines: Sequence[str], keyed: dict[str, list[str]]) -> list[
         index = end + 1
     missing = sorted(set(keyed) - seen)
     if missing:
-        raise ValueError(f"{DOC}: the generated block(s) {missing} are missing "
-                         f"(add a line '{START.format(key=missing[0])}' and a line '{END}')")
+        raise ValueError(
+            f"{DOC}: the generated block(s) {missing} are missing "
+            f"(add a line '{START.format(key=missing[0])}' and a line '{END}')"
+        )
     return out
 
 
@@ -358,8 +397,9 @@ def render(doc: str, code: Sequence[Citation], docs: Sequence[Citation], setting
     if dupes:
         raise ValueError(f"{DOC}: rules defined twice: {', '.join(dupes)}")
     known = set(defined)
-    lines = _blocks_replaced(doc.splitlines(), {SUMMARY_KEY: summary_block(code, defined),
-                                                SETTINGS_KEY: settings_block(settings)})
+    lines = _blocks_replaced(
+        doc.splitlines(), {SUMMARY_KEY: summary_block(code, defined), SETTINGS_KEY: settings_block(settings)}
+    )
     out: list[str] = []
     entry: RuleId | None = None
 
@@ -389,8 +429,12 @@ def check(root: Path) -> tuple[str, str, list[Citation]]:
     doc = (root / DOC).read_text(encoding="utf-8")
     code = scan(root, source_files(root))
     docs = scan(root, doc_files(root))
-    rows = [row for path in (root / name for name in SETTINGS) if path.exists()
-            for row in settings_rows(path.read_text(encoding="utf-8"))]
+    rows = [
+        row
+        for path in (root / name for name in SETTINGS)
+        if path.exists()
+        for row in settings_rows(path.read_text(encoding="utf-8"))
+    ]
     return doc, render(doc, code, docs, rows), undefined([*code, *docs], defined_rules(doc))
 
 

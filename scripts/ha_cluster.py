@@ -21,6 +21,7 @@ As root the servers run as the ``postgres`` system user (PostgreSQL refuses root
 ever signalled: the Patroni and etcd processes by their ``Popen``, a postmaster by the pid in its own
 ``postmaster.pid``. Nothing but 127.0.0.1 is contacted.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -118,22 +119,47 @@ class HaCluster:
         self.etcd_port, peer_port = free_port(), free_port()
         (self.base / "sock").mkdir(exist_ok=True)
         for i in range(1, MEMBERS + 1):
-            member = Member(name=f"pg{i}", pg_port=free_port(), api_port=free_port(), data=self.base / f"pg{i}",
-                            config=self.base / f"pg{i}.yml", log=self.base / f"pg{i}.log")
+            member = Member(
+                name=f"pg{i}",
+                pg_port=free_port(),
+                api_port=free_port(),
+                data=self.base / f"pg{i}",
+                config=self.base / f"pg{i}.yml",
+                log=self.base / f"pg{i}.log",
+            )
             member.config.write_text(json.dumps(self._patroni_config(member), indent=1))  # JSON is YAML
             self.members.append(member)
-        (self.base / "patronictl.yml").write_text(json.dumps(
-            {"scope": self.scope, "namespace": "/platform/", "etcd3": {"hosts": f"127.0.0.1:{self.etcd_port}"}}))
+        (self.base / "patronictl.yml").write_text(
+            json.dumps(
+                {"scope": self.scope, "namespace": "/platform/", "etcd3": {"hosts": f"127.0.0.1:{self.etcd_port}"}}
+            )
+        )
         self._hand_over()
         try:
-            self.etcd = self._spawn(["etcd", "--name", "ha", "--data-dir", str(self.base / "etcd"),
-                                     "--listen-client-urls", f"http://127.0.0.1:{self.etcd_port}",
-                                     "--advertise-client-urls", f"http://127.0.0.1:{self.etcd_port}",
-                                     "--listen-peer-urls", f"http://127.0.0.1:{peer_port}",
-                                     "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer_port}",
-                                     "--initial-cluster", f"ha=http://127.0.0.1:{peer_port}",
-                                     "--initial-cluster-state", "new", "--initial-cluster-token", self.scope],
-                                    self.base / "etcd.log")
+            self.etcd = self._spawn(
+                [
+                    "etcd",
+                    "--name",
+                    "ha",
+                    "--data-dir",
+                    str(self.base / "etcd"),
+                    "--listen-client-urls",
+                    f"http://127.0.0.1:{self.etcd_port}",
+                    "--advertise-client-urls",
+                    f"http://127.0.0.1:{self.etcd_port}",
+                    "--listen-peer-urls",
+                    f"http://127.0.0.1:{peer_port}",
+                    "--initial-advertise-peer-urls",
+                    f"http://127.0.0.1:{peer_port}",
+                    "--initial-cluster",
+                    f"ha=http://127.0.0.1:{peer_port}",
+                    "--initial-cluster-state",
+                    "new",
+                    "--initial-cluster-token",
+                    self.scope,
+                ],
+                self.base / "etcd.log",
+            )
             self._wait(lambda: self._etcd_healthy(), 30, "etcd did not answer")
             for member in self.members:
                 member.proc = self._spawn(["patroni", str(member.config)], member.log)
@@ -146,34 +172,55 @@ class HaCluster:
     def _patroni_config(self, m: Member) -> dict[str, Any]:
         assert self.base is not None
         return {
-            "scope": self.scope, "namespace": "/platform/", "name": m.name,
+            "scope": self.scope,
+            "namespace": "/platform/",
+            "name": m.name,
             "log": {"level": "INFO"},
             "restapi": {"listen": f"127.0.0.1:{m.api_port}", "connect_address": f"127.0.0.1:{m.api_port}"},
             "etcd3": {"hosts": f"127.0.0.1:{self.etcd_port}"},
             "bootstrap": {
                 "dcs": {
-                    "ttl": TTL, "loop_wait": LOOP_WAIT, "retry_timeout": RETRY_TIMEOUT,
+                    "ttl": TTL,
+                    "loop_wait": LOOP_WAIT,
+                    "retry_timeout": RETRY_TIMEOUT,
                     "maximum_lag_on_failover": 1024 * 1024,
-                    "synchronous_mode": True, "synchronous_mode_strict": self.strict,
+                    "synchronous_mode": True,
+                    "synchronous_mode_strict": self.strict,
                     # a crashed primary is not restarted in place: fail over to the sync standby at once
                     "primary_start_timeout": 0,
                     "postgresql": {
-                        "use_pg_rewind": True, "use_slots": True,
-                        "parameters": {"wal_level": "replica", "hot_standby": "on", "wal_log_hints": "on",
-                                       "max_wal_senders": 10, "max_replication_slots": 10, "max_connections": 200,
-                                       "wal_keep_size": "256MB", "synchronous_commit": "on"},
+                        "use_pg_rewind": True,
+                        "use_slots": True,
+                        "parameters": {
+                            "wal_level": "replica",
+                            "hot_standby": "on",
+                            "wal_log_hints": "on",
+                            "max_wal_senders": 10,
+                            "max_replication_slots": 10,
+                            "max_connections": 200,
+                            "wal_keep_size": "256MB",
+                            "synchronous_commit": "on",
+                        },
                     },
                 },
                 "initdb": [{"encoding": "UTF8"}, {"locale": "C.UTF-8"}],
             },
             "postgresql": {
-                "listen": f"127.0.0.1:{m.pg_port}", "connect_address": f"127.0.0.1:{m.pg_port}",
-                "data_dir": str(m.data), "bin_dir": str(PG_BIN), "pgpass": str(self.base / f"{m.name}.pgpass"),
-                "authentication": {"superuser": {"username": "postgres", "password": "postgres"},
-                                   "replication": {"username": "replicator", "password": "replicator"},
-                                   "rewind": {"username": "postgres", "password": "postgres"}},
-                "pg_hba": ["local all all trust", "host all all 127.0.0.1/32 trust",
-                           "host replication all 127.0.0.1/32 trust"],
+                "listen": f"127.0.0.1:{m.pg_port}",
+                "connect_address": f"127.0.0.1:{m.pg_port}",
+                "data_dir": str(m.data),
+                "bin_dir": str(PG_BIN),
+                "pgpass": str(self.base / f"{m.name}.pgpass"),
+                "authentication": {
+                    "superuser": {"username": "postgres", "password": "postgres"},
+                    "replication": {"username": "replicator", "password": "replicator"},
+                    "rewind": {"username": "postgres", "password": "postgres"},
+                },
+                "pg_hba": [
+                    "local all all trust",
+                    "host all all 127.0.0.1/32 trust",
+                    "host replication all 127.0.0.1/32 trust",
+                ],
                 "parameters": {"unix_socket_directories": str(self.base / "sock")},
                 "basebackup": [{"checkpoint": "fast"}],
             },
@@ -198,8 +245,9 @@ class HaCluster:
         if os.geteuid() == 0:
             extra = {"user": SYSTEM_USER, "group": SYSTEM_USER, "extra_groups": []}
         with open(log, "ab") as out:
-            return subprocess.Popen(args, cwd=self.base, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                    start_new_session=True, **extra)
+            return subprocess.Popen(
+                args, cwd=self.base, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, **extra
+            )
 
     @staticmethod
     def _wait(ready: Any, timeout: float, what: str) -> None:
@@ -224,7 +272,9 @@ class HaCluster:
         return []
 
     def leader(self) -> Member | None:
-        names = [m["name"] for m in self.state() if m.get("role") in ("leader", "master") and m.get("state") == "running"]
+        names = [
+            m["name"] for m in self.state() if m.get("role") in ("leader", "master") and m.get("state") == "running"
+        ]
         return next((m for m in self.members if m.name in names), None)
 
     def healthy(self) -> bool:
@@ -238,19 +288,30 @@ class HaCluster:
         self._wait(self.healthy, timeout, f"the cluster was not healthy ({self.describe()})")
 
     def describe(self) -> str:
-        return "; ".join(f"{m.get('name')} {m.get('role')} {m.get('state')} tl {m.get('timeline', '-')} "
-                         f"lag {m.get('lag', 0)}" for m in self.state()) or "no member answers"
+        return (
+            "; ".join(
+                f"{m.get('name')} {m.get('role')} {m.get('state')} tl {m.get('timeline', '-')} lag {m.get('lag', 0)}"
+                for m in self.state()
+            )
+            or "no member answers"
+        )
 
     def url(self, database: str = "postgres", *, connect_timeout: int = 2) -> str:
         """libpq's multi-host URL: whichever member accepts writes (``target_session_attrs=read-write``)."""
         hosts = ",".join(f"127.0.0.1:{m.pg_port}" for m in self.members)
-        return (f"postgres://postgres@{hosts}/{database}?target_session_attrs=read-write"
-                f"&connect_timeout={connect_timeout}")
+        return (
+            f"postgres://postgres@{hosts}/{database}?target_session_attrs=read-write&connect_timeout={connect_timeout}"
+        )
 
     def psql(self, sql: str, database: str = "postgres") -> str:
         """One statement on the primary (psql through the multi-host URL)."""
-        out = subprocess.run([str(PG_BIN / "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql,
-                              self.url(database)], capture_output=True, text=True, timeout=60, check=False)
+        out = subprocess.run(
+            [str(PG_BIN / "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql, self.url(database)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         if out.returncode != 0:
             raise RuntimeError(f"psql failed: {out.stderr.strip()}")
         return out.stdout.strip()

@@ -12,6 +12,7 @@ acknowledged round in the database afterwards, exactly once.
 ``python scripts/ha_load.py setup N`` (Django on ``DATABASE_URL``) creates N funded players as the bench does
 (``scripts/bench_data.py``), the jackpots and the approved game versions, and prints them as JSON.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -102,7 +103,7 @@ class FailoverLoad:
 
     async def _drive(self) -> None:
         self._give_up_at = float("inf")
-        shares = [self.players[i::self.connections] for i in range(self.connections)]
+        shares = [self.players[i :: self.connections] for i in range(self.connections)]
         await asyncio.gather(*(self._connection(share) for share in shares if share))
 
     async def _connection(self, players: list[Player]) -> None:
@@ -128,7 +129,8 @@ class FailoverLoad:
             try:
                 response = await asyncio.wait_for(
                     conn.request("POST", "/api/v1/games/rounds", token=player.token, body=body, key=key),
-                    ATTEMPT_TIMEOUT)
+                    ATTEMPT_TIMEOUT,
+                )
             except (TimeoutError, HttpError, OSError) as exc:
                 await conn.close()
                 self._note(f"transport:{type(exc).__name__}")
@@ -140,8 +142,17 @@ class FailoverLoad:
                 answer = response.json() or {}
                 with self._lock:
                     self.record.outcomes["201"] += 1
-                    self.record.acks.append(Ack(player.player_id, key, int(answer["id"]), time.monotonic(), started,
-                                                attempts, response.headers.get("idempotent-replayed") == "true"))
+                    self.record.acks.append(
+                        Ack(
+                            player.player_id,
+                            key,
+                            int(answer["id"]),
+                            time.monotonic(),
+                            started,
+                            attempts,
+                            response.headers.get("idempotent-replayed") == "true",
+                        )
+                    )
                 player.next_at = _started_at(answer, now) + MIN_ROUND_SECONDS + MARGIN_SECONDS
                 return
             code = _error_code(response)
@@ -189,8 +200,9 @@ def setup(players: int) -> list[tuple[int, str]]:
     from games.demo import demo_approvals
     from jackpots.demo import seed as jackpots_seed
 
-    created = bench_data.players_create(players, fund=10_000_000, daily_stake=10**12, daily_loss=10**12,
-                                        say=lambda _text: None)
+    created = bench_data.players_create(
+        players, fund=10_000_000, daily_stake=10**12, daily_loss=10**12, say=lambda _text: None
+    )
     jackpots_seed(io.StringIO())
     demo_approvals(actor=Actor.system("ha-test"))
     return [(p.player_id, p.token) for p in created]

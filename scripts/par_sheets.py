@@ -21,6 +21,7 @@ as it is. With ``--check`` it compares the file with those sheets put in, so it 
 when another registered game has no sheet in the file: that needs a full regeneration, as does anything that
 changes every sheet (the header, ``par_sheet``'s layout, the seed or the rounds).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,9 @@ def _load() -> str:
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f} on {os.cpu_count()} cores"
 
 
-def _sheet(code_version: str, rounds: int, seed: int, progress: bool,
-           bet: str | None = None) -> tuple[str, float, float, str]:
+def _sheet(
+    code_version: str, rounds: int, seed: int, progress: bool, bet: str | None = None
+) -> tuple[str, float, float, str]:
     """One game's sheet (at ``bet``, JSON, else its representative bet) in a worker process: (the command's JSON,
     wall seconds, CPU seconds, the load after)."""
     from django.core.management import call_command
@@ -90,8 +92,12 @@ HEADER = [
     "bet offered (engine) | rounds | engine |",
     "|---|---|---|---|---|---|---|---|",
 ]
-NOTE = ["", "The simulation times are not in this file (they differ from run to run): the script prints them and "
-        "writes them with `--timings FILE`.", ""]
+NOTE = [
+    "",
+    "The simulation times are not in this file (they differ from run to run): the script prints them and "
+    "writes them with `--timings FILE`.",
+    "",
+]
 
 # One sheet of the file: the game's name (with its option's label), its row of the summary table and its section
 # (the lines from its "## " heading up to the next one).
@@ -109,8 +115,9 @@ def jobs_of(games: list[Any]) -> list[tuple[Any, str, str | None]]:
     return jobs
 
 
-def compute(games: list[Any], rounds_fast: int, rounds_generic: int, seed: int, progress: bool,
-            workers: int = 2) -> tuple[list[Entry], list[str]]:
+def compute(
+    games: list[Any], rounds_fast: int, rounds_generic: int, seed: int, progress: bool, workers: int = 2
+) -> tuple[list[Entry], list[str]]:
     """The entries of ``games`` (each sheet in its own worker process, or in this one when ``workers`` is 1:
     deterministic either way, the same seed gives the same sheet whatever runs beside) and the lines of measured
     times (one per sheet)."""
@@ -142,10 +149,19 @@ def compute(games: list[Any], rounds_fast: int, rounds_generic: int, seed: int, 
             f"{'yes' if r['declared_inside_ci99'] else 'NO'} | {czk(mw['reached'])} / "
             f"{czk(sheet['declared']['offered_max_win'])} "
             f"({czk(mw['declared'])}) | "
-            f"{rounds:,} | {sim['engine']} |")
+            f"{rounds:,} | {sim['engine']} |"
+        )
         bet_arg = f" --bet '{bet}'" if bet else ""
-        section = [f"## {game.name}{label}", "", f"`manage.py par_sheet {game.code}@{game.version} --rounds {rounds} "
-                   f"--seed {seed}{bet_arg}`", "", "```text", *text.rstrip("\n").split("\n"), "```", ""]
+        section = [
+            f"## {game.name}{label}",
+            "",
+            f"`manage.py par_sheet {game.code}@{game.version} --rounds {rounds} --seed {seed}{bet_arg}`",
+            "",
+            "```text",
+            *text.rstrip("\n").split("\n"),
+            "```",
+            "",
+        ]
         entries.append((f"{game.name}{label}", row, section))
     return entries, times
 
@@ -171,8 +187,7 @@ def parse(text: str) -> tuple[list[str], list[Entry], list[str]]:
     return lines[:rule], entries, lines[i:first]
 
 
-def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool,
-           workers: int = 2) -> tuple[str, list[str]]:
+def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool, workers: int = 2) -> tuple[str, list[str]]:
     """The whole file's text and the lines of measured times (one per sheet)."""
     from games.engine import list_games
 
@@ -180,8 +195,9 @@ def render(rounds_fast: int, rounds_generic: int, seed: int, progress: bool,
     return assemble(HEADER, entries, NOTE), times
 
 
-def render_only(old: str, only: list[Any], rounds_fast: int, rounds_generic: int, seed: int, progress: bool,
-                workers: int = 2) -> tuple[str, list[str]]:
+def render_only(
+    old: str, only: list[Any], rounds_fast: int, rounds_generic: int, seed: int, progress: bool, workers: int = 2
+) -> tuple[str, list[str]]:
     """The file ``old`` with only the sheets of the games ``only`` computed afresh (their rows and sections,
     replacing the entries of the same name whatever version those show, or put in at the place of the game in the
     registry's order); every other line stays as it is in ``old``. Raises ValueError when another registered game
@@ -258,8 +274,12 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="sheets computed side by side (processes)")
     ap.add_argument("--pages-only", action="store_true", help="only the games' pages' figures blocks (no simulation)")
     ap.add_argument("--timings", default="", help="also write the measured times (markdown table) to this file")
-    ap.add_argument("--only", default="", metavar="CODE@VERSION[,...]",
-                    help="only these games' sheets and pages' blocks; the rest of the file stays as it is")
+    ap.add_argument(
+        "--only",
+        default="",
+        metavar="CODE@VERSION[,...]",
+        help="only these games' sheets and pages' blocks; the rest of the file stays as it is",
+    )
     ap.add_argument("--pages-dir", default=str(PAGES), help="the games' pages (docs/games)")
     a = ap.parse_args(argv)
     try:
@@ -282,13 +302,17 @@ def main(argv=None) -> int:
         if not path.exists():
             ap.error(f"--only: {path} does not exist; run a full regeneration first")
         try:
-            text, times = render_only(path.read_text(encoding="utf-8"), only, a.rounds_fast, a.rounds_generic,
-                                      a.seed, a.progress, a.workers)
+            text, times = render_only(
+                path.read_text(encoding="utf-8"), only, a.rounds_fast, a.rounds_generic, a.seed, a.progress, a.workers
+            )
         except ValueError as exc:
             print(f"{path}: {exc}", file=sys.stderr)
             return 1
-    table = ["| game | rounds | engine | wall time | CPU time | machine load when measured |", "|---|---|---|---|---|---|",
-             *times]
+    table = [
+        "| game | rounds | engine | wall time | CPU time | machine load when measured |",
+        "|---|---|---|---|---|---|",
+        *times,
+    ]
     print("\n".join(["simulation times:", *table]))
     if a.timings:
         Path(a.timings).write_text("\n".join(table) + "\n", encoding="utf-8")

@@ -1,6 +1,7 @@
 """`make run`: migrate, load demo data, then run the web server (gunicorn), one Celery worker, ONE beat scheduler and
 the provider simulator (a remote studio's game server) together; Ctrl-C stops them all (and the embedded
 PostgreSQL we started)."""
+
 from __future__ import annotations
 
 import json
@@ -141,14 +142,19 @@ def main() -> int:
     manage("migrate", "--noinput", stdout=subprocess.DEVNULL)
     manage("collectstatic", "--noinput", stdout=subprocess.DEVNULL)  # the admin's CSS/JS, served by WhiteNoise
     # The demo's own notification e-mails stay out of the printout (the web process prints them on the console).
-    demo = manage("seed_demo", capture_output=True, text=True,
-                  env={**os.environ, "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend"}).stdout
+    demo = manage(
+        "seed_demo",
+        capture_output=True,
+        text=True,
+        env={**os.environ, "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend"},
+    ).stdout
     procs: list[subprocess.Popen] = []
 
     def start(name: str, *cmd: str, env: dict[str, str] | None = None) -> None:
         log = open(ROOT / ".data" / f"{name}.log", "ab")
-        procs.append(subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                      env=env))
+        procs.append(
+            subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
+        )
         print(f"   started {name} (pid {procs[-1].pid}, log .data/{name}.log)", flush=True)
 
     def stop(*_):
@@ -173,26 +179,61 @@ def main() -> int:
     # The production web server, as production runs it (config/gunicorn.conf.py); a development machine needs
     # no more than two workers.
     os.environ.setdefault("WEB_CONCURRENCY", "2")
-    start("web", PY, "-m", "gunicorn", "-c", "config/gunicorn.conf.py", "--bind", f"{HOST}:{PORT}",
-          "config.wsgi:application")
-    start("worker", PY, "-m", "celery", "-A", "config", "worker", "-l", "info", "--concurrency", "2",
-          "-n", "worker@%h")
+    start(
+        "web",
+        PY,
+        "-m",
+        "gunicorn",
+        "-c",
+        "config/gunicorn.conf.py",
+        "--bind",
+        f"{HOST}:{PORT}",
+        "config.wsgi:application",
+    )
+    start("worker", PY, "-m", "celery", "-A", "config", "worker", "-l", "info", "--concurrency", "2", "-n", "worker@%h")
     pidfile = ROOT / ".data" / "beat.pid"
     pidfile.unlink(missing_ok=True)
-    start("beat", PY, "-m", "celery", "-A", "config", "beat", "-l", "info", "--pidfile", str(pidfile),
-          "-s", str(ROOT / ".data" / "beat-schedule"))
+    start(
+        "beat",
+        PY,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "beat",
+        "-l",
+        "info",
+        "--pidfile",
+        str(pidfile),
+        "-s",
+        str(ROOT / ".data" / "beat-schedule"),
+    )
     # The provider simulator: a remote studio's game server playing with this platform's wallet
     # (docs/providers.md); the secret goes through the environment, not the command line (ps shows that).
-    start("provider-sim", PY, "-m", "provider_simulator", "--host", HOST, "--port", SIM_PORT,
-          "--platform", local_address(os.environ, PORT), "--provider", SIM_PROVIDER,
-          "--lobby", f"{os.environ['PUBLIC_BASE_URL']}/play#/games",
-          env={**os.environ, "PROVIDER_SIM_SECRET": provider_sim_secret()})
+    start(
+        "provider-sim",
+        PY,
+        "-m",
+        "provider_simulator",
+        "--host",
+        HOST,
+        "--port",
+        SIM_PORT,
+        "--platform",
+        local_address(os.environ, PORT),
+        "--provider",
+        SIM_PROVIDER,
+        "--lobby",
+        f"{os.environ['PUBLIC_BASE_URL']}/play#/games",
+        env={**os.environ, "PROVIDER_SIM_SECRET": provider_sim_secret()},
+    )
     health = wait_health()
     print(f"== /health: {health.get('status')} {json.dumps(health.get('checks', {}))}", flush=True)
     # Prove the worker is alive: a task sent from another process must be executed by the worker.
     hb = subprocess.run([PY, "manage.py", "heartbeat", "--wait", "60"], cwd=ROOT, capture_output=True, text=True)
     print(f"== worker: {(hb.stdout or hb.stderr).strip()}", flush=True)
-    print(f"""
+    print(
+        f"""
 Platform running:
    Player app {BASE}/play (the reference web client: register, deposit, play, limits, complaints)
    API docs   {BASE}/api/docs
@@ -208,7 +249,9 @@ Platform running:
       a game's "QA" box in the player app offers presets: a Kobushi free-spin round at once (docs/playclient.md)
 Demo data:
 {demo}
-Ctrl-C stops everything.""", flush=True)
+Ctrl-C stops everything.""",
+        flush=True,
+    )
     while True:
         for p in procs:
             if p.poll() is not None:

@@ -10,6 +10,7 @@ three levels); then per table the rows per round and the bytes per row (heap wit
 ``pg_total_relation_size`` over the partitions, and ``avg(pg_column_size(row))`` for the data alone) are measured,
 and the rows, bytes and monthly partition sizes are computed for ``--rounds`` rounds at ``--per-month`` a month.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,9 +25,17 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 DB = "scale_sim"
 
 #: the tables a settled round writes to, and the claim tables that keep their uniqueness (core/partitioning.py)
-TABLES = ("games_round", "wallet_ledgertransaction", "wallet_entry", "limits_settledbet", "core_auditevent",
-          "jackpots_contribution", "games_round_unique_player_key_claim", "wallet_txn_unique_kind_reference_claim",
-          "limits_settledbet_unique_ref_claim")
+TABLES = (
+    "games_round",
+    "wallet_ledgertransaction",
+    "wallet_entry",
+    "limits_settledbet",
+    "core_auditevent",
+    "jackpots_contribution",
+    "games_round_unique_player_key_claim",
+    "wallet_txn_unique_kind_reference_claim",
+    "limits_settledbet_unique_ref_claim",
+)
 
 CONTRIBUTIONS_SQL = """
 INSERT INTO jackpots_contribution (jackpot_id, round_id, reversal, player_id, basis_amount, active_micro,
@@ -48,8 +57,9 @@ def _psql(sql: str) -> None:
 
 def measure(sample: int) -> tuple[int, dict[str, dict[str, float]]]:
     env = {**os.environ, "DATABASE_URL": _url(DB), "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "0"}
-    out = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     if out.returncode:
         raise RuntimeError(out.stderr[-3000:])
     os.environ.update({k: env[k] for k in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE", "DEBUG")})
@@ -67,15 +77,22 @@ def measure(sample: int) -> tuple[int, dict[str, dict[str, float]]]:
 
     jackpots_seed(io.StringIO())
     demo_approvals(actor=Actor.system("scale_sim"))
-    players = bench_data.players_create(200, fund=10_000_000, daily_stake=5_000_000, daily_loss=2_000_000,
-                                        say=lambda _s: None)
+    players = bench_data.players_create(
+        200, fund=10_000_000, daily_stake=5_000_000, daily_loss=2_000_000, say=lambda _s: None
+    )
     with connection.cursor() as cur:  # the set-up's own rows (the players' funding, its audit) are not a round's
         before = {}
         for table in TABLES:
             cur.execute(f"SELECT count(*) FROM {table}")
             before[table] = int(cur.fetchone()[0])
-    bench_data.history_load(player_ids=[p.player_id for p in players], rounds=sample, fund=10_000_000,
-                            roulette="european_roulette", kobushi="kobushi", say=lambda _s: None)
+    bench_data.history_load(
+        player_ids=[p.player_id for p in players],
+        rounds=sample,
+        fund=10_000_000,
+        roulette="european_roulette",
+        kobushi="kobushi",
+        say=lambda _s: None,
+    )
     from core.partitioning import claims_refill
 
     claims_refill(connection)  # the bulk load runs without triggers: the claims its rows would have written
@@ -88,13 +105,22 @@ def measure(sample: int) -> tuple[int, dict[str, dict[str, float]]]:
             cur.execute(f"VACUUM ANALYZE {table}")
             cur.execute(f"SELECT count(*), coalesce(avg(pg_column_size(t.*)), 0) FROM {table} t")
             rows, data = cur.fetchone()
-            cur.execute("""SELECT coalesce(sum(pg_table_size(relid)), 0), coalesce(sum(pg_indexes_size(relid)), 0)
-                           FROM pg_partition_tree(%s::regclass) WHERE isleaf""", [table])
+            cur.execute(
+                """SELECT coalesce(sum(pg_table_size(relid)), 0), coalesce(sum(pg_indexes_size(relid)), 0)
+                           FROM pg_partition_tree(%s::regclass) WHERE isleaf""",
+                [table],
+            )
             heap, indexes = cur.fetchone()
             if not heap:  # not partitioned (a claim table)
                 cur.execute("SELECT pg_table_size(%s::regclass), pg_indexes_size(%s::regclass)", [table, table])
                 heap, indexes = cur.fetchone()
-            figures[table] = {"rows": int(rows), "of_rounds": int(rows) - before[table], "data": float(data), "heap": float(heap), "indexes": float(indexes)}
+            figures[table] = {
+                "rows": int(rows),
+                "of_rounds": int(rows) - before[table],
+                "data": float(data),
+                "heap": float(heap),
+                "indexes": float(indexes),
+            }
     connection.close()
     return rounds, figures
 
@@ -104,12 +130,14 @@ def gib(n: float) -> str:
 
 
 def report(rounds: int, figures: dict[str, dict[str, float]], total: int, per_month: int, months_kept: int) -> str:
-    lines = [f"sample: {rounds:,} settled rounds (half roulette, half Kobushi); {total:,} rounds at {per_month:,} a "
-             f"month ({per_month / (30 * 86400):,.1f} rounds/s on average); {months_kept} monthly partitions kept",
-             "",
-             "| table | rows per round | data bytes/row | heap+TOAST bytes/row | index bytes/row | rows for "
-             f"{total:.0e} rounds | GiB for {total:.0e} | one month's partition, GiB | {months_kept} months, GiB |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        f"sample: {rounds:,} settled rounds (half roulette, half Kobushi); {total:,} rounds at {per_month:,} a "
+        f"month ({per_month / (30 * 86400):,.1f} rounds/s on average); {months_kept} monthly partitions kept",
+        "",
+        "| table | rows per round | data bytes/row | heap+TOAST bytes/row | index bytes/row | rows for "
+        f"{total:.0e} rounds | GiB for {total:.0e} | one month's partition, GiB | {months_kept} months, GiB |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     sums = [0.0, 0.0, 0.0]
     for table, f in figures.items():
         if not f["rows"]:
@@ -122,9 +150,11 @@ def report(rounds: int, figures: dict[str, dict[str, float]], total: int, per_mo
         sums[0] += size_total
         sums[1] += month
         sums[2] += month * months_kept
-        lines.append(f"| {table} | {per_round:.2f} | {f['data']:.0f} | {f['heap'] / f['rows']:.0f} | "
-                     f"{f['indexes'] / f['rows']:.0f} | {rows_total:,.0f} | {gib(size_total)} | {gib(month)} | "
-                     f"{gib(month * months_kept)} |")
+        lines.append(
+            f"| {table} | {per_round:.2f} | {f['data']:.0f} | {f['heap'] / f['rows']:.0f} | "
+            f"{f['indexes'] / f['rows']:.0f} | {rows_total:,.0f} | {gib(size_total)} | {gib(month)} | "
+            f"{gib(month * months_kept)} |"
+        )
     lines.append(f"| **all** | | | | | | **{gib(sums[0])}** | **{gib(sums[1])}** | **{gib(sums[2])}** |")
     return "\n".join(lines)
 

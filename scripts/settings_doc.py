@@ -42,8 +42,11 @@ variable read once and typed by config/env.py) and the processes around them. **
 
 
 def variables() -> list[dict]:
-    env = {"PATH": os.environ.get("PATH", ""), "DJANGO_SETTINGS_MODULE": "config.settings", "HOME": os.environ.get(
-        "HOME", "/tmp")}
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "HOME": os.environ.get("HOME", "/tmp"),
+    }
     out = subprocess.run([sys.executable, "-c", DUMP], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
@@ -66,8 +69,9 @@ def render(rows: list[dict]) -> str:
         for v in items:
             production = "**required**" if v["required"] else v["production"]
             meaning = v["meaning"] + (f" (formerly {', '.join(v['old'])})" if v["old"] else "")
-            parts.append(f"| `{v['name']}` | {v['type']} | {_cell(v['default'])} | {_cell(production)} | "
-                         f"{_cell(meaning)} |")
+            parts.append(
+                f"| `{v['name']}` | {v['type']} | {_cell(v['default'])} | {_cell(production)} | {_cell(meaning)} |"
+            )
     parts.append(f"\n{len(rows)} variables.\n")
     return "\n".join(parts)
 

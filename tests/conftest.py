@@ -1,5 +1,6 @@
 """Fixtures of the cross-app end-to-end tests: Celery tasks run in-process after commit (the sandbox
 provider's signed callbacks and payouts, e-mails), the sandbox payment provider is on, fresh throttles."""
+
 from __future__ import annotations
 
 import pytest

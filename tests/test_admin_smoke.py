@@ -1,5 +1,6 @@
 """Every admin page staff can open (list, add form, one change page) renders without a server error,
 on the demo data set (players in several states, money, rounds, complaints)."""
+
 import io
 
 import pytest

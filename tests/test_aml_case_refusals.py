@@ -4,6 +4,7 @@ real-money stakes while it is open (``aml.compliance_review``) and once it is co
 a cleared case and a rule case that does not block refuse nothing. The stake decision reads it in its one locking
 statement (``Player.aml_restriction``, changed in the transaction of the case's change), so a stake is refused even
 when the player's row was loaded before the case opened."""
+
 from __future__ import annotations
 
 import itertools
@@ -64,10 +65,12 @@ def _listed_full_account() -> tuple[Player, int]:
 
     data = {**LISTED, "birth_number": birth_number_for(date.fromisoformat(LISTED["date_of_birth"]), sex="M", serial=7)}
     player = make_player(status="active", personal_data=data)
-    adjustment_credit(player=player, amount=Money(100_000), reference=f"fund-{player.pk}", reason="test funding",
-                      actor=SYSTEM)
-    method = payment_method_register(player=player, kind="bank_account",
-                                     data={"account_number": "19-2000145399/0800"}, actor=Actor.player(player))
+    adjustment_credit(
+        player=player, amount=Money(100_000), reference=f"fund-{player.pk}", reason="test funding", actor=SYSTEM
+    )
+    method = payment_method_register(
+        player=player, kind="bank_account", data={"account_number": "19-2000145399/0800"}, actor=Actor.player(player)
+    )
     payment_method_verify(method=method, by=PaymentMethod.VerifiedBy.DOCUMENTS, actor=SYSTEM)
     return player, method.pk
 
@@ -76,8 +79,18 @@ def _attempts(player: Player, method_id: int, clock_: Any) -> dict[str, tuple[in
     """A deposit, a withdrawal and a real-money stake through the API: {what: (HTTP status, error code or None)}."""
     c = _api(player)
     out: dict[str, tuple[int, str | None]] = {}
-    for what, path, body in (("deposit", "/api/v1/wallet/deposits", {"method_id": method_id, "amount": {"amount": 10000, "currency": "CZK"}}),
-                             ("withdrawal", "/api/v1/wallet/withdrawals", {"method_id": method_id, "amount": {"amount": 10000, "currency": "CZK"}})):
+    for what, path, body in (
+        (
+            "deposit",
+            "/api/v1/wallet/deposits",
+            {"method_id": method_id, "amount": {"amount": 10000, "currency": "CZK"}},
+        ),
+        (
+            "withdrawal",
+            "/api/v1/wallet/withdrawals",
+            {"method_id": method_id, "amount": {"amount": 10000, "currency": "CZK"}},
+        ),
+    ):
         r = c.post(path, body, format="json", HTTP_IDEMPOTENCY_KEY=_key())
         out[what] = (r.status_code, r.json()["error"]["code"] if r.status_code >= 400 else None)
     clock_.shift(3)  # GP §7(9)
@@ -94,8 +107,9 @@ def frozen() -> Any:
 
 
 def _decide(case: ComplianceCase, decision: str, note: str) -> None:
-    r = _api(make_staff(role="compliance")).post(f"/api/v1/aml/staff/cases/{case.pk}/decide",
-                                                 {"decision": decision, "note": note}, format="json")
+    r = _api(make_staff(role="compliance")).post(
+        f"/api/v1/aml/staff/cases/{case.pk}/decide", {"decision": decision, "note": note}, format="json"
+    )
     assert r.status_code == 200, r.content
 
 
@@ -107,8 +121,12 @@ def _books(player: Player) -> tuple[int, int, int, int]:
     from wallet.models import Deposit, Withdrawal
     from wallet.selectors import balance
 
-    return (balance(player).amount, Round.objects.filter(player=player).count(),
-            Deposit.objects.filter(player=player).count(), Withdrawal.objects.filter(player=player).count())
+    return (
+        balance(player).amount,
+        Round.objects.filter(player=player).count(),
+        Deposit.objects.filter(player=player).count(),
+        Withdrawal.objects.filter(player=player).count(),
+    )
 
 
 def test_an_open_list_match_refuses_deposits_withdrawals_and_stakes_and_nothing_moves(frozen):
@@ -117,8 +135,11 @@ def test_an_open_list_match_refuses_deposits_withdrawals_and_stakes_and_nothing_
     case = ComplianceCase.objects.get(player=player)
     assert (case.kind, case.status, case.blocking) == ("screening_hit", "open", True)
     before = _books(player)
-    assert _attempts(player, method, frozen) == {"deposit": (409, REVIEW), "withdrawal": (409, REVIEW),
-                                                 "stake": (409, REVIEW)}
+    assert _attempts(player, method, frozen) == {
+        "deposit": (409, REVIEW),
+        "withdrawal": (409, REVIEW),
+        "stake": (409, REVIEW),
+    }
     assert _nothing_moved(player, before)
     status = _api(player).get("/api/v1/aml/status").json()["refusals"]
     assert (status["deposit"], status["withdrawal"], status["stake"]) == (REVIEW, REVIEW, REVIEW)
@@ -133,11 +154,18 @@ def test_a_confirmed_list_match_refuses_stakes_as_well_as_money_movements(frozen
     player.refresh_from_db()
     assert player.aml_restriction == "refused"
     before = _books(player)
-    assert _attempts(player, method, frozen) == {"deposit": (403, REFUSED), "withdrawal": (403, REFUSED),
-                                                 "stake": (403, REFUSED)}
+    assert _attempts(player, method, frozen) == {
+        "deposit": (403, REFUSED),
+        "withdrawal": (403, REFUSED),
+        "stake": (403, REFUSED),
+    }
     assert _nothing_moved(player, before)
     assert _api(player).get("/api/v1/aml/status").json()["refusals"] == {
-        "deposit": REFUSED, "withdrawal": REFUSED, "completion": REFUSED, "stake": REFUSED}
+        "deposit": REFUSED,
+        "withdrawal": REFUSED,
+        "completion": REFUSED,
+        "stake": REFUSED,
+    }
 
 
 def test_a_cleared_false_positive_lets_everything_through_again(frozen):
@@ -153,15 +181,25 @@ def test_a_cleared_false_positive_lets_everything_through_again(frozen):
 def test_a_pep_declaration_blocks_until_compliance_accepts_the_relationship(frozen):
     """A PEP declared by the player opens a blocking case: money and stakes wait for enhanced due diligence."""
     player, method = _listed_full_account()
-    r = _api(player).post("/api/v1/aml/pep-declaration", {"relation": "self", "position": "mayor of Kolín"},
-                          format="json")
+    r = _api(player).post(
+        "/api/v1/aml/pep-declaration", {"relation": "self", "position": "mayor of Kolín"}, format="json"
+    )
     assert r.status_code == 201
-    assert _attempts(player, method, frozen) == {"deposit": (409, REVIEW), "withdrawal": (409, REVIEW),
-                                                 "stake": (409, REVIEW)}
-    _decide(ComplianceCase.objects.get(player=player, kind="pep_declared"), "cleared",
-            "enhanced due diligence done, relationship accepted by the management")
-    assert _attempts(player, method, frozen) == {"deposit": (201, None), "withdrawal": (201, None),
-                                                 "stake": (201, None)}
+    assert _attempts(player, method, frozen) == {
+        "deposit": (409, REVIEW),
+        "withdrawal": (409, REVIEW),
+        "stake": (409, REVIEW),
+    }
+    _decide(
+        ComplianceCase.objects.get(player=player, kind="pep_declared"),
+        "cleared",
+        "enhanced due diligence done, relationship accepted by the management",
+    )
+    assert _attempts(player, method, frozen) == {
+        "deposit": (201, None),
+        "withdrawal": (201, None),
+        "stake": (201, None),
+    }
 
 
 def test_one_confirmed_case_refuses_while_another_is_cleared_and_a_new_open_one_does_not_soften_it(frozen):
@@ -183,10 +221,20 @@ def test_a_rule_case_refuses_only_when_rule_cases_are_configured_to_block(frozen
     alert would tip the suspicious players off); with AML_RULE_CASES_BLOCK it blocks like any blocking case."""
     settings.AML_RULE_CASES_BLOCK = blocks
     player, method = _listed_full_account()
-    case_open(player_id=player.pk, kind="suspicious", rule="rapid_cycles", key=f"rule:test:{player.pk}",
-              summary="cycles", blocking=bool(settings.AML_RULE_CASES_BLOCK), actor=SYSTEM)
-    expected = {"deposit": (409, REVIEW), "withdrawal": (409, REVIEW), "stake": (409, REVIEW)} if blocks else \
-        {"deposit": (201, None), "withdrawal": (201, None), "stake": (201, None)}
+    case_open(
+        player_id=player.pk,
+        kind="suspicious",
+        rule="rapid_cycles",
+        key=f"rule:test:{player.pk}",
+        summary="cycles",
+        blocking=bool(settings.AML_RULE_CASES_BLOCK),
+        actor=SYSTEM,
+    )
+    expected = (
+        {"deposit": (409, REVIEW), "withdrawal": (409, REVIEW), "stake": (409, REVIEW)}
+        if blocks
+        else {"deposit": (201, None), "withdrawal": (201, None), "stake": (201, None)}
+    )
     assert _attempts(player, method, frozen) == expected
 
 
@@ -199,8 +247,13 @@ def test_the_stake_decision_reads_the_case_under_its_lock_not_the_row_loaded_ear
     assert loaded.aml_restriction == ""
     frozen.shift(3)
     with pytest.raises(DomainError) as exc, use_rng(LOSS):
-        round_play(player=loaded, game_code="european_roulette", bet=RED_BET, idempotency_key=_key(),
-                   actor=Actor.player(loaded))
+        round_play(
+            player=loaded,
+            game_code="european_roulette",
+            bet=RED_BET,
+            idempotency_key=_key(),
+            actor=Actor.player(loaded),
+        )
     assert exc.value.code == REVIEW and not Round.objects.filter(player=player).exists()
 
 

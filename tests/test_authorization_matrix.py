@@ -6,6 +6,7 @@
 * Every player endpoint answers 401 to an anonymous caller.
 * Every staff endpoint answers 403 to a player and 401 to an anonymous caller.
 """
+
 from __future__ import annotations
 
 import re
@@ -112,30 +113,61 @@ def records(settings: Any, tmp_path: Any) -> dict[str, Any]:
     fund(b, czk(20000))
     cb = APIClient()
     cb.credentials(HTTP_AUTHORIZATION=f"Token {token_for(b.user)}")
-    deposit = cb.post("/api/v1/wallet/deposits", {"method_id": method.pk, "amount": {"amount": 10000, "currency": "CZK"}}, format="json",
-                      HTTP_IDEMPOTENCY_KEY="b-dep").json()
-    withdrawal = cb.post("/api/v1/wallet/withdrawals", {"method_id": method.pk, "amount": {"amount": 15000, "currency": "CZK"}}, format="json",
-                         HTTP_IDEMPOTENCY_KEY="b-wd").json()
+    deposit = cb.post(
+        "/api/v1/wallet/deposits",
+        {"method_id": method.pk, "amount": {"amount": 10000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="b-dep",
+    ).json()
+    withdrawal = cb.post(
+        "/api/v1/wallet/withdrawals",
+        {"method_id": method.pk, "amount": {"amount": 15000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="b-wd",
+    ).json()
     body = start(game_client(b), game="kobushi", bet={"lines": 30, "coins": 5, "coin_value": 1}).json()
     assert "id" in body, body
     # B's online identification check (created directly: B is identified already, so a new one would be refused)
     identification = IdentificationCheck.objects.create(
-        player=b, provider="sandbox", reference="idc_b", document_type="id_card", document_number="AB1234567",
-        document_issuing_state="CZ", document_issuing_authority="x", document_valid_until=date(2030, 1, 1),
-        created_at=clock.now())
-    image = IdentificationImage(identification=identification, side="selfie", content_type="image/jpeg", size=4,
-                                sha256="0" * 64)
+        player=b,
+        provider="sandbox",
+        reference="idc_b",
+        document_type="id_card",
+        document_number="AB1234567",
+        document_issuing_state="CZ",
+        document_issuing_authority="x",
+        document_valid_until=date(2030, 1, 1),
+        created_at=clock.now(),
+    )
+    image = IdentificationImage(
+        identification=identification, side="selfie", content_type="image/jpeg", size=4, sha256="0" * 64
+    )
     image.file.save("idc_b-selfie.jpg", ContentFile(b"\xff\xd8\xff\xe0"), save=False)
     image.save()
     data_request = data_request_create(player=b, kind="blocking", text="B", actor=Actor.player(b))
     message = message_send(player=b, kind="notice", subject_cs="B", subject_en="B", body_cs="B", body_en="B")
-    complaint = complaint_file(player=b, reason="other", description="B's complaint",
-                               event_at=clock.now() - timedelta(days=1), actor=Actor.player(b),
-                               files=[upload("b.pdf", PDF)])
-    return {"player": b, "method": method.pk, "deposit": deposit["id"], "withdrawal": withdrawal["id"],
-            "round": body["id"], "round_status": Round.objects.get(pk=body["id"]).status,
-            "complaint": complaint.reference, "attachment": complaint.attachments.get().pk, "message": message.pk,
-            "aml_identification": identification.pk, "aml_image_side": image.side, "data_request": data_request.pk}
+    complaint = complaint_file(
+        player=b,
+        reason="other",
+        description="B's complaint",
+        event_at=clock.now() - timedelta(days=1),
+        actor=Actor.player(b),
+        files=[upload("b.pdf", PDF)],
+    )
+    return {
+        "player": b,
+        "method": method.pk,
+        "deposit": deposit["id"],
+        "withdrawal": withdrawal["id"],
+        "round": body["id"],
+        "round_status": Round.objects.get(pk=body["id"]).status,
+        "complaint": complaint.reference,
+        "attachment": complaint.attachments.get().pk,
+        "message": message.pk,
+        "aml_identification": identification.pk,
+        "aml_image_side": image.side,
+        "data_request": data_request.pk,
+    }
 
 
 def _state(b: Any) -> dict[str, Any]:
@@ -173,8 +205,7 @@ def test_a_player_gets_404_for_every_record_of_another_player_and_changes_nothin
             continue
         values = {}
         for name in _params(path):
-            key = next((v for (prefix, param), v in OWNED.items() if param == name and path.startswith(prefix)),
-                       None)
+            key = next((v for (prefix, param), v in OWNED.items() if param == name and path.startswith(prefix)), None)
             assert key is not None or name in NOT_IDENTIFIERS, f"map {name!r} of {path} to a record in OWNED"
             values[name] = records[key] if key else "technical"
         url = _fill(path, values)

@@ -7,6 +7,7 @@ body (400 ``*.callback_invalid``, nothing stored).
 N-7: a NUL byte in a filter value (``?status=%00`` on the AML staff lists, any admin list filter) or in the admin image
 view's ``side`` reached PostgreSQL, which refuses NUL in a string: a 500. Now a 400 (query, header) or a 404 (path).
 """
+
 from __future__ import annotations
 
 import http.server
@@ -60,30 +61,47 @@ def no_error_logged(caplog) -> Iterator[None]:
 
 # N-6: nesting depth --------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("kind", ["list", "object"])
 @pytest.mark.parametrize("depth", DEPTHS)
 def test_deeply_nested_json_on_the_login_is_a_400_even_anonymously(depth, kind, no_error_logged):
-    r = APIClient(raise_request_exception=False).generic("POST", "/api/v1/accounts/auth/login", deep(depth, kind),
-                                                         content_type="application/json")
+    r = APIClient(raise_request_exception=False).generic(
+        "POST", "/api/v1/accounts/auth/login", deep(depth, kind), content_type="application/json"
+    )
     error = refused_as_invalid(r)
     assert "nested deeper than 32" in error["details"]["reason"]
 
 
-@pytest.mark.parametrize("url", ["/api/v1/complaints", "/api/v1/aml/pep-declaration", "/api/v1/aml/source-of-funds",
-                                 "/api/v1/accounts/me/data-requests", "/api/v1/accounts/me/terms/accept",
-                                 "/api/v1/accounts/me/corrections", "/api/v1/games/play-money/rounds"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/v1/complaints",
+        "/api/v1/aml/pep-declaration",
+        "/api/v1/aml/source-of-funds",
+        "/api/v1/accounts/me/data-requests",
+        "/api/v1/accounts/me/terms/accept",
+        "/api/v1/accounts/me/corrections",
+        "/api/v1/games/play-money/rounds",
+    ],
+)
 def test_deeply_nested_json_is_a_400_on_the_players_json_endpoints(url, no_error_logged):
     c = player_client()
     for depth in (1_000, 100_000):
-        refused_as_invalid(c.generic("POST", url, deep(depth, "list"), content_type="application/json",
-                                     HTTP_IDEMPOTENCY_KEY=f"deep-{depth}"))
+        refused_as_invalid(
+            c.generic(
+                "POST", url, deep(depth, "list"), content_type="application/json", HTTP_IDEMPOTENCY_KEY=f"deep-{depth}"
+            )
+        )
 
 
 def test_json_nested_to_the_bound_is_still_read_as_json():
     """32 levels are parsed (and then judged by the endpoint: a login body must be an object of two strings)."""
-    r = APIClient(raise_request_exception=False).generic("POST", "/api/v1/accounts/auth/login",
-                                                         json.dumps({"username": deep(31, "list"), "password": "x"}),
-                                                         content_type="application/json")
+    r = APIClient(raise_request_exception=False).generic(
+        "POST",
+        "/api/v1/accounts/auth/login",
+        json.dumps({"username": deep(31, "list"), "password": "x"}),
+        content_type="application/json",
+    )
     assert r.status_code in (400, 401) and "nested" not in json.dumps(r.json()), r.content[:300]
 
 
@@ -126,11 +144,13 @@ def test_a_signed_identification_callback_nested_too_deep_is_a_malformed_body(se
     from aml.models import IdentificationEvent
 
     settings.AML_SANDBOX_ENABLED = True
-    body = ('{"event_id": "e1", "type": "identification.completed", "reference": "idc_x", "outcome": "approved", '
-            '"score": 90, "extracted": ' + deep(depth, "object") + "}").encode()
-    r = APIClient(raise_request_exception=False).post("/api/v1/aml/callbacks/sandbox", body,
-                                                      content_type="application/json",
-                                                      HTTP_X_SIGNATURE=_signed_aml(body))
+    body = (
+        '{"event_id": "e1", "type": "identification.completed", "reference": "idc_x", "outcome": "approved", '
+        '"score": 90, "extracted": ' + deep(depth, "object") + "}"
+    ).encode()
+    r = APIClient(raise_request_exception=False).post(
+        "/api/v1/aml/callbacks/sandbox", body, content_type="application/json", HTTP_X_SIGNATURE=_signed_aml(body)
+    )
     assert r.status_code == 400 and r.json()["error"]["code"] == AML_BAD_CALLBACK.code, r.content[:300]
     assert not IdentificationEvent.objects.exists()
 
@@ -140,11 +160,19 @@ def test_a_signed_identification_callback_with_a_nul_is_a_malformed_body(setting
     from aml.models import IdentificationEvent
 
     settings.AML_SANDBOX_ENABLED = True
-    body = json.dumps({"event_id": "e2", "type": "identification.completed", "reference": "idc_x",
-                       "outcome": "approved", "score": 90, "extracted": {"surname": "Nov\u0000k"}}).encode()
-    r = APIClient(raise_request_exception=False).post("/api/v1/aml/callbacks/sandbox", body,
-                                                      content_type="application/json",
-                                                      HTTP_X_SIGNATURE=_signed_aml(body))
+    body = json.dumps(
+        {
+            "event_id": "e2",
+            "type": "identification.completed",
+            "reference": "idc_x",
+            "outcome": "approved",
+            "score": 90,
+            "extracted": {"surname": "Nov\u0000k"},
+        }
+    ).encode()
+    r = APIClient(raise_request_exception=False).post(
+        "/api/v1/aml/callbacks/sandbox", body, content_type="application/json", HTTP_X_SIGNATURE=_signed_aml(body)
+    )
     assert r.status_code == 400 and r.json()["error"]["code"] == AML_BAD_CALLBACK.code, r.content[:300]
     assert not IdentificationEvent.objects.exists()
 
@@ -153,11 +181,14 @@ def test_a_signed_identification_callback_with_a_nul_is_a_malformed_body(setting
 def test_a_signed_payment_callback_nested_too_deep_is_a_malformed_body(depth, no_error_logged):
     from wallet.models import ProviderEvent
 
-    body = ('{"event_id": "e1", "type": "payment.succeeded", "reference": "X", "amount": 100, "payer": '
-            + deep(depth, "object") + "}").encode()
-    r = APIClient(raise_request_exception=False).post("/api/v1/wallet/callbacks/sandbox", body,
-                                                      content_type="application/json",
-                                                      HTTP_X_SIGNATURE=_signed_wallet(body))
+    body = (
+        '{"event_id": "e1", "type": "payment.succeeded", "reference": "X", "amount": 100, "payer": '
+        + deep(depth, "object")
+        + "}"
+    ).encode()
+    r = APIClient(raise_request_exception=False).post(
+        "/api/v1/wallet/callbacks/sandbox", body, content_type="application/json", HTTP_X_SIGNATURE=_signed_wallet(body)
+    )
     assert r.status_code == 400 and r.json()["error"]["code"] == BAD_CALLBACK.code, r.content[:300]
     assert not ProviderEvent.objects.exists()
 
@@ -217,12 +248,19 @@ def test_the_status_filter_still_filters_by_its_choices():
 
     player = make_player()
     check = IdentificationCheck.objects.create(
-        player=player, provider="sandbox", reference="idc_f", document_type="id_card", document_number="AB1",
-        document_issuing_state="CZ", document_issuing_authority="x", document_valid_until=date(2030, 1, 1),
-        created_at=clock.now(), status="rejected")
+        player=player,
+        provider="sandbox",
+        reference="idc_f",
+        document_type="id_card",
+        document_number="AB1",
+        document_issuing_state="CZ",
+        document_issuing_authority="x",
+        document_valid_until=date(2030, 1, 1),
+        created_at=clock.now(),
+        status="rejected",
+    )
     c = staff_api_client(superuser=True)
-    assert [r["id"] for r in c.get("/api/v1/aml/staff/identifications?status=rejected").json()["results"]] == [
-        check.pk]
+    assert [r["id"] for r in c.get("/api/v1/aml/staff/identifications?status=rejected").json()["results"]] == [check.pk]
     assert c.get("/api/v1/aml/staff/identifications?status=doubtful").json()["results"] == []
 
 
@@ -236,9 +274,17 @@ def test_a_nul_in_the_admin_image_side_is_a_404_and_a_known_side_is_served(setti
 
     settings.MEDIA_ROOT = str(tmp_path)
     check = IdentificationCheck.objects.create(
-        player=make_player(), provider="sandbox", reference="idc_img", document_type="id_card",
-        document_number="AB2", document_issuing_state="CZ", document_issuing_authority="x",
-        document_valid_until=date(2030, 1, 1), created_at=clock.now(), status="doubtful")
+        player=make_player(),
+        provider="sandbox",
+        reference="idc_img",
+        document_type="id_card",
+        document_number="AB2",
+        document_issuing_state="CZ",
+        document_issuing_authority="x",
+        document_valid_until=date(2030, 1, 1),
+        created_at=clock.now(),
+        status="doubtful",
+    )
     img = IdentificationImage(identification=check, side="front", content_type="image/jpeg", size=4, sha256="0")
     img.file.save("idc_img-front.jpg", ContentFile(b"\xff\xd8\xff\xe0"), save=True)
     c = Client(raise_request_exception=False)
@@ -283,7 +329,8 @@ def test_a_nul_in_any_api_query_path_or_header_is_a_400_or_404_in_the_error_shap
     error = refused_as_invalid(r)
     assert "User-Agent" in error["details"]["reason"]
     r = APIClient(raise_request_exception=False).post(
-        "/api/v1/accounts/auth/login", {"username": "a", "password": "b"}, format="json", HTTP_USER_AGENT="\x00")
+        "/api/v1/accounts/auth/login", {"username": "a", "password": "b"}, format="json", HTTP_USER_AGENT="\x00"
+    )
     refused_as_invalid(r)
     assert c.get("/api/v1/jackpots?game=a%2500").status_code == 400  # "%00" written out is no NUL: the view judges
     assert c.get("/api/v1/jackpots?game=a%2500").json()["error"]["code"] == INVALID_QUERY.code
@@ -307,8 +354,13 @@ def test_an_unreadable_body_with_an_idempotency_key_is_a_400_and_changes_nothing
 
     player = make_player()
     c = player_client(player)
-    r = c.generic("POST", "/api/v1/limits/self-listing", body, content_type="application/json",
-                  HTTP_IDEMPOTENCY_KEY="broken-body-1")
+    r = c.generic(
+        "POST",
+        "/api/v1/limits/self-listing",
+        body,
+        content_type="application/json",
+        HTTP_IDEMPOTENCY_KEY="broken-body-1",
+    )
     refused_as_invalid(r)
     assert not SelfListingRequest.objects.filter(player=player).exists()
     assert c.get("/api/v1/accounts/me").status_code == 200  # still signed in

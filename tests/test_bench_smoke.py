@@ -2,6 +2,7 @@
 and is off unless SQL_COUNT=1; the load client (scripts/bench_load.py) keeps its connection alive, finishes a round
 that waits for the player through the actions endpoint and never starts a player's rounds less than 2 s apart
 (GP §7(9)). Speed itself is measured by the bench, never asserted here."""
+
 from __future__ import annotations
 
 import asyncio
@@ -43,8 +44,16 @@ def _wsgi_post(app, path: str, body: dict, headers: dict[str, str]) -> tuple[str
     raw = json.dumps(body).encode()
     environ: dict[str, Any] = {}
     wsgiref.util.setup_testing_defaults(environ)
-    environ.update({"REQUEST_METHOD": "POST", "PATH_INFO": path, "CONTENT_TYPE": "application/json",
-                    "CONTENT_LENGTH": str(len(raw)), "wsgi.input": io.BytesIO(raw), **headers})
+    environ.update(
+        {
+            "REQUEST_METHOD": "POST",
+            "PATH_INFO": path,
+            "CONTENT_TYPE": "application/json",
+            "CONTENT_LENGTH": str(len(raw)),
+            "wsgi.input": io.BytesIO(raw),
+            **headers,
+        }
+    )
     seen: dict[str, Any] = {}
 
     def start_response(status, response_headers, exc_info=None):
@@ -80,8 +89,9 @@ def test_x_sql_count_of_a_settled_round_is_what_capture_queries_context_counts()
     headers = {"HTTP_AUTHORIZATION": f"Token {token_for(player.user)}", "HTTP_IDEMPOTENCY_KEY": "bench-sql-1"}
     try:
         with CaptureQueriesContext(connection) as captured:
-            status, response_headers, content = _wsgi_post(app, "/api/v1/games/rounds",
-                                                           {"game": ROULETTE, "bet": api_bet(RED_100)}, headers)
+            status, response_headers, content = _wsgi_post(
+                app, "/api/v1/games/rounds", {"game": ROULETTE, "bet": api_bet(RED_100)}, headers
+            )
     finally:
         for alias in connections:
             uninstrument(connections[alias])
@@ -122,17 +132,25 @@ class StubApi:
                     self._next_id += 1
                     self.starts.setdefault(token, []).append(now.timestamp())
                     waits = body["game"] == bench_load.KOBUSHI
-                    answer = {"id": self._next_id, "status": "in_progress" if waits else "finished",
-                              "started_at": now.isoformat().replace("+00:00", "Z"),
-                              "pending": {"type": "free_spin", "options": [{"type": "spin"}]} if waits else None}
+                    answer = {
+                        "id": self._next_id,
+                        "status": "in_progress" if waits else "finished",
+                        "started_at": now.isoformat().replace("+00:00", "Z"),
+                        "pending": {"type": "free_spin", "options": [{"type": "spin"}]} if waits else None,
+                    }
                     status, sql = "201 Created", 30
                 else:
                     answer = {"id": int(path.split("/")[5]), "status": "finished", "pending": None}
                     status, sql = "200 OK", 20
                 payload = json.dumps(answer).encode()
                 close = self.close_each
-                head_lines = [f"HTTP/1.1 {status}", "Content-Type: application/json", f"X-SQL-Count: {sql}",
-                              f"Content-Length: {len(payload)}", *(["Connection: close"] if close else [])]
+                head_lines = [
+                    f"HTTP/1.1 {status}",
+                    "Content-Type: application/json",
+                    f"X-SQL-Count: {sql}",
+                    f"Content-Length: {len(payload)}",
+                    *(["Connection: close"] if close else []),
+                ]
                 writer.write(("\r\n".join(head_lines) + "\r\n\r\n").encode() + payload)
                 await writer.drain()
                 if close:
@@ -231,8 +249,9 @@ def test_open_loop_latency_counts_the_queue_from_the_due_time():
 
 def test_the_capacity_search_stops_at_the_rate_the_players_allow(stub):
     players = _players(22)  # 22 / 2.2 s = 10 starts a second at most (GP §7(9))
-    cap = bench_open.capacity_search(stub.port, players, step_seconds=1.0, connections=4, mix=0.0, start_rate=5,
-                                     say=lambda line: None)
+    cap = bench_open.capacity_search(
+        stub.port, players, step_seconds=1.0, connections=4, mix=0.0, start_rate=5, say=lambda line: None
+    )
     assert cap.player_bound and cap.rate == pytest.approx(10.0) and all(s.sustained for s in cap.steps)
     assert [round(s.rate, 1) for s in cap.steps] == [5.0, 7.5, 10.0]
 
@@ -240,7 +259,15 @@ def test_the_capacity_search_stops_at_the_rate_the_players_allow(stub):
 def test_the_capacity_search_bisects_below_a_slow_server():
     api = StubApi(delay=0.1)  # one connection: 10 answers a second at most
     api.start()
-    cap = bench_open.capacity_search(api.port, _players(200), step_seconds=1.5, connections=1, mix=0.0,
-                                     start_rate=4, max_steps=6, say=lambda line: None)
+    cap = bench_open.capacity_search(
+        api.port,
+        _players(200),
+        step_seconds=1.5,
+        connections=1,
+        mix=0.0,
+        start_rate=4,
+        max_steps=6,
+        say=lambda line: None,
+    )
     assert not cap.player_bound and 0 < cap.rate < 10.5
     assert any(not s.sustained for s in cap.steps)

@@ -2,6 +2,7 @@
 a role sees holds an item after ``seed_demo`` (among them a new complaint asking for money, a duplicate case, a
 withdrawal above the approval threshold, a payment-method document, a reconciliation difference, a doubtful
 identification and an unmatched bank credit imported from a bank statement); a second run adds nothing."""
+
 import io
 
 import pytest
@@ -17,7 +18,7 @@ NOT_SEEDED = {
     "Regulator packages whose stored file is damaged": "a fault (a file changed on disk), restored from the backup",
     "Screening hits (sanctions, PEP lists)": "not yet: needs a demo player on the sandbox sanctions list",
     "Register answers to review (AISG: person not identified, outage)": "not yet: needs the register sandbox's "
-                                                                        "outage during a demo login",
+    "outage during a demo login",
     "Regulator packages rejected by the Ministry": "not yet: needs the Ministry sandbox's rejection of a package",
     "Ministry error notices to handle": "not yet: needs the Ministry sandbox's error notice",
     "Refunds and payouts due (stopped or past their term)": "not yet: needs a payout stopped at its provider",
@@ -31,8 +32,9 @@ def test_every_queue_of_every_role_has_an_item_after_the_demo(settings):
     settings.WALLET_BANK_ACCOUNT_NAME = "Herní Provozovatel s.r.o."
     call_command("seed_demo", stdout=io.StringIO())
     queues = {link.label: link for link in QUEUES.links if link.queue is not None}
-    counts = {label: link.queue().count for label, link in queues.items()}
-    empty = {}
+    count_of = {link.label: link.queue for link in QUEUES.links if link.queue is not None}
+    counts = {label: queue().count for label, queue in count_of.items()}
+    empty: dict[str, list[str]] = {}
     for role in ROLES:
         user = make_staff(role=role)
         for label, link in queues.items():
@@ -43,4 +45,4 @@ def test_every_queue_of_every_role_has_an_item_after_the_demo(settings):
     assert counts["Bank lines to look at (unmatched reversals, unbookable lines)"] == 1
     assert set(NOT_SEEDED) <= set(queues)  # each name is a queue's
     call_command("seed_demo", stdout=io.StringIO())
-    assert {label: link.queue().count for label, link in queues.items()} == counts  # idempotent
+    assert {label: queue().count for label, queue in count_of.items()} == counts  # idempotent

@@ -1,5 +1,6 @@
 """docs/game-plan.md defines every rule the code, the tests and the docs cite, and its generated "where" lists are
 up to date (scripts/game_plan_doc.py). Reads files only: no database."""
+
 from __future__ import annotations
 
 import shutil
@@ -65,7 +66,7 @@ def test_every_rule_entry_has_a_hand_written_statement_outside_the_generated_blo
     for start, end in zip(headings, [*headings[1:], len(lines)]):
         heading = gpd._HEADING.match(lines[start])
         if heading and gpd.rule_id(heading[1]).paragraph:
-            if not heading.string[heading.end():].strip(" —-") or not any(x.strip() for x in lines[start + 1:end]):
+            if not heading.string[heading.end() :].strip(" —-") or not any(x.strip() for x in lines[start + 1 : end]):
                 empty.append(lines[start])
     assert empty == []
 
@@ -80,35 +81,40 @@ def test_the_page_defines_each_rule_once_and_every_paragraph_of_sections_3_to_13
 # --- reading citations -------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "ids"), [
-    ("the break (GP §7(4)).", ["§7(4)"]),
-    ("cap (GP §5(2)b)", ["§5(2)b"]),
-    ("(GP §5(2)b, §5(12))", ["§5(2)b", "§5(12)"]),
-    ("GP §8(2)-(4)", ["§8(2)", "§8(3)", "§8(4)"]),
-    ("GP §7(4)-(5))", ["§7(4)", "§7(5)"]),
-    ("GP §6(6)a-d and §6(7):", ["§6(6)a", "§6(6)b", "§6(6)c", "§6(6)d", "§6(7)"]),
-    ("GP §6(1),(6)a:", ["§6(1)", "§6(6)a"]),
-    ("GP §11(1)/(3), §10(2).", ["§11(1)", "§11(3)", "§10(2)"]),
-    ("GP §5(2)e/§5(13)", ["§5(2)e", "§5(13)"]),
-    ("GP §8(1)-(3),(5)", ["§8(1)", "§8(2)", "§8(3)", "§8(5)"]),
-    ("Personal data (GP §12): export", ["§12"]),
-    ("GP §4, §5(1)):", ["§4", "§5(1)"]),
-    ("GP §7 and §8", ["§7", "§8"]),
-    ("GP §6, 120/15", ["§6"]),
-    ("(game plan §11(4)).", ["§11(4)"]),
-    ("(HP §5 odst. 2 písm. a).", ["§5(2)a"]),
-    ("(HP §4 odst. 7).", ["§4(7)"]),
-    ("(ZHH §53: set by the licence)", []),
-    ("rule IDs `GP §x(y)`", []),
-    ('settings.GP["MAX_STAKE"] (rules §7)', []),
-])
+@pytest.mark.parametrize(
+    ("text", "ids"),
+    [
+        ("the break (GP §7(4)).", ["§7(4)"]),
+        ("cap (GP §5(2)b)", ["§5(2)b"]),
+        ("(GP §5(2)b, §5(12))", ["§5(2)b", "§5(12)"]),
+        ("GP §8(2)-(4)", ["§8(2)", "§8(3)", "§8(4)"]),
+        ("GP §7(4)-(5))", ["§7(4)", "§7(5)"]),
+        ("GP §6(6)a-d and §6(7):", ["§6(6)a", "§6(6)b", "§6(6)c", "§6(6)d", "§6(7)"]),
+        ("GP §6(1),(6)a:", ["§6(1)", "§6(6)a"]),
+        ("GP §11(1)/(3), §10(2).", ["§11(1)", "§11(3)", "§10(2)"]),
+        ("GP §5(2)e/§5(13)", ["§5(2)e", "§5(13)"]),
+        ("GP §8(1)-(3),(5)", ["§8(1)", "§8(2)", "§8(3)", "§8(5)"]),
+        ("Personal data (GP §12): export", ["§12"]),
+        ("GP §4, §5(1)):", ["§4", "§5(1)"]),
+        ("GP §7 and §8", ["§7", "§8"]),
+        ("GP §6, 120/15", ["§6"]),
+        ("(game plan §11(4)).", ["§11(4)"]),
+        ("(HP §5 odst. 2 písm. a).", ["§5(2)a"]),
+        ("(HP §4 odst. 7).", ["§4(7)"]),
+        ("(ZHH §53: set by the licence)", []),
+        ("rule IDs `GP §x(y)`", []),
+        ('settings.GP["MAX_STAKE"] (rules §7)', []),
+    ],
+)
 def test_a_citation_is_read_with_its_lists_ranges_and_letters(text, ids):
     assert _ids(text) == ids
 
 
 def test_a_citation_knows_its_line():
     assert gpd.parse_citations("first\nsecond GP §7(9)\nthird GP §7(6)") == [
-        (gpd.RuleId(7, 9), 2), (gpd.RuleId(7, 6), 3)]
+        (gpd.RuleId(7, 9), 2),
+        (gpd.RuleId(7, 6), 3),
+    ]
 
 
 def test_a_letter_cites_its_own_entry_where_letters_are_defined_and_its_paragraph_elsewhere():
@@ -122,19 +128,21 @@ def test_a_letter_cites_its_own_entry_where_letters_are_defined_and_its_paragrap
 
 
 def test_settings_that_cite_a_rule_are_listed_with_their_variable_and_default():
-    source = "\n".join([
-        'GP = {',
-        '    "MAX_STAKE": env.int("GP_MAX_STAKE", default=100_000),  # GP §8(2)',
-        '    "MIN_ROUND_SECONDS": 2,  # GP §7(9)',
-        '    "OTHER": 1,',
-        '}',
-        '',
-        '# GP §8(6) blanks',
-        'A_MIN = _optional_int("A_MIN", 300)',
-        'A_MAX = _optional_int("A_MAX", None)',
-        '',
-        'UNRELATED = env.int("UNRELATED", default=1)',
-    ])
+    source = "\n".join(
+        [
+            "GP = {",
+            '    "MAX_STAKE": env.int("GP_MAX_STAKE", default=100_000),  # GP §8(2)',
+            '    "MIN_ROUND_SECONDS": 2,  # GP §7(9)',
+            '    "OTHER": 1,',
+            "}",
+            "",
+            "# GP §8(6) blanks",
+            'A_MIN = _optional_int("A_MIN", 300)',
+            'A_MAX = _optional_int("A_MAX", None)',
+            "",
+            'UNRELATED = env.int("UNRELATED", default=1)',
+        ]
+    )
     assert gpd.settings_rows(source) == [
         gpd.SettingRow('GP["MAX_STAKE"]', "GP_MAX_STAKE", "100_000", (gpd.RuleId(8, 2),)),
         gpd.SettingRow('GP["MIN_ROUND_SECONDS"]', "", "2", (gpd.RuleId(7, 9),)),
@@ -164,15 +172,17 @@ def test_the_check_fails_naming_a_cited_rule_the_page_does_not_define(tmp_path, 
 
 
 def test_the_check_fails_on_a_stale_page_and_passes_once_it_is_regenerated(tmp_path, capsys):
-    root = _project(tmp_path, {"limits/breaks.py": '"""The 120/15 break (GP §7(4)-(5))."""\n',
-                               "limits/tests/test_breaks.py": "# GP §7(4)\n"})
+    root = _project(
+        tmp_path,
+        {"limits/breaks.py": '"""The 120/15 break (GP §7(4)-(5))."""\n', "limits/tests/test_breaks.py": "# GP §7(4)\n"},
+    )
     assert gpd.main(["--check", "--root", str(root)]) == 1
     assert "is stale" in capsys.readouterr().err
     assert gpd.main(["--root", str(root)]) == 0
     assert gpd.main(["--check", "--root", str(root)]) == 0
     page = (root / gpd.DOC).read_text(encoding="utf-8")
-    block = page[page.index("<!-- generated:start GP §7(4) -->"):]
-    block = block[:block.index(gpd.END)]
+    block = page[page.index("<!-- generated:start GP §7(4) -->") :]
+    block = block[: block.index(gpd.END)]
     assert "- enforced in: `limits/breaks.py`" in block
     assert "- tested in: `limits/tests/test_breaks.py`" in block
     assert "play is interrupted after 120 minutes" in page  # the hand-written statement is kept

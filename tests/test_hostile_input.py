@@ -32,6 +32,7 @@ coverage phase's fixed cases, a fixed seed, derandomized. Long run: ``make fuzz`
 seed each run unless ``FUZZ_SEED``; the seed is printed, so a failure is reproduced with ``FUZZ_SEED=<seed>``).
 A summary line (operations, cases, failures, statuses) is printed at the end of the module.
 """
+
 from __future__ import annotations
 
 import os
@@ -90,19 +91,24 @@ SHORT_EXAMPLES = 15
 SHORT_SEED = 13
 LONG = "FUZZ_EXAMPLES" in os.environ
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", SHORT_EXAMPLES))
-SEED = int(os.environ["FUZZ_SEED"]) if os.environ.get("FUZZ_SEED") else (
-    random.SystemRandom().randrange(2**32) if LONG else SHORT_SEED)
+SEED = (
+    int(os.environ["FUZZ_SEED"])
+    if os.environ.get("FUZZ_SEED")
+    else (random.SystemRandom().randrange(2**32) if LONG else SHORT_SEED)
+)
 
-CONFIG = SchemathesisConfig.from_dict({
-    "seed": SEED,
-    "generation": {
-        "max-examples": EXAMPLES,
-        "deterministic": not LONG,  # the short run: the same cases every time
-        "with-security-parameters": False,  # the player's token is sent with every case (below)
-        "database": "none",  # nothing stored between runs: a failure is reproduced from the printed seed
-    },
-    "phases": {"stateful": {"enabled": False}},
-})
+CONFIG = SchemathesisConfig.from_dict(
+    {
+        "seed": SEED,
+        "generation": {
+            "max-examples": EXAMPLES,
+            "deterministic": not LONG,  # the short run: the same cases every time
+            "with-security-parameters": False,  # the player's token is sent with every case (below)
+            "database": "none",  # nothing stored between runs: a failure is reproduced from the printed seed
+        },
+        "phases": {"stateful": {"enabled": False}},
+    }
+)
 full_schema = schemathesis.openapi.from_wsgi("/api/schema", application, config=CONFIG)
 schema = full_schema.exclude(func=lambda ctx: f"{ctx.operation.method.upper()} {ctx.operation.path}" in SESSION_ENDING)
 
@@ -130,16 +136,25 @@ OWN_PARAMETERS = {
     ("/api/v1/aml/staff/players/", "player_id"): "player_id",
 }
 OWN: dict[str, Any] = {}  # the current operation's player's records (set by ``player_with_records``)
-STATS: dict[str, Any] = {"operations": set(), "cases": 0, "statuses": Counter(), "failed": {}, "staff_cases": 0,
-                         "depth_cases": 0, "nul_cases": 0}
+STATS: dict[str, Any] = {
+    "operations": set(),
+    "cases": 0,
+    "statuses": Counter(),
+    "failed": {},
+    "staff_cases": 0,
+    "depth_cases": 0,
+    "nul_cases": 0,
+}
 
 
 def _own_path_parameters(operation: Any) -> dict[str, Any] | None:
     names = [p.name for p in operation.path_parameters]
     values = {}
     for name in names:
-        key = next((k for (prefix, param), k in OWN_PARAMETERS.items()
-                    if param == name and operation.path.startswith(prefix)), None)
+        key = next(
+            (k for (prefix, param), k in OWN_PARAMETERS.items() if param == name and operation.path.startswith(prefix)),
+            None,
+        )
         if key is None or key not in OWN:
             return None
         values[name] = OWN[key]
@@ -154,8 +169,10 @@ def before_generate_path_parameters(context: Any, strategy: st.SearchStrategy) -
 
 
 def _own_path_parameters_known(operation: Any) -> bool:
-    return all(any(param == p.name and operation.path.startswith(prefix) for prefix, param in OWN_PARAMETERS)
-               for p in operation.path_parameters)
+    return all(
+        any(param == p.name and operation.path.startswith(prefix) for prefix, param in OWN_PARAMETERS)
+        for p in operation.path_parameters
+    )
 
 
 def error_shape(ctx: Any, response: Any, case: Any) -> bool | None:
@@ -222,25 +239,54 @@ def player_with_records() -> str:
     player = funded_player(2_000_000)
     actor = Actor.player(player)
     method = verified_bank(player)
-    deposit = deposit_start(player=player, method=method, amount=Money(10_000), reference=f"fuzz-dep-{player.pk}",
-                            actor=actor)
-    withdrawal = withdrawal_request(player=player, method=method, amount=Money(15_000),
-                                    reference=f"fuzz-wd-{player.pk}", actor=actor)
+    deposit = deposit_start(
+        player=player, method=method, amount=Money(10_000), reference=f"fuzz-dep-{player.pk}", actor=actor
+    )
+    withdrawal = withdrawal_request(
+        player=player, method=method, amount=Money(15_000), reference=f"fuzz-wd-{player.pk}", actor=actor
+    )
     round_id = play_round(player)
     self_limit_set(player=player, kind="technical", limit_type="daily_stake", value=Money(500_000), actor=actor)
-    complaint = complaint_file(player=player, reason="other", description="fuzz", actor=actor,
-                               event_at=NOW - timedelta(days=1), files=[upload("a.pdf", PDF)])
-    message = message_send(player=player, kind="notice", subject_cs="Fuzz", subject_en="Fuzz", body_cs="Fuzz",
-                           body_en="Fuzz", email=False)
+    complaint = complaint_file(
+        player=player,
+        reason="other",
+        description="fuzz",
+        actor=actor,
+        event_at=NOW - timedelta(days=1),
+        files=[upload("a.pdf", PDF)],
+    )
+    message = message_send(
+        player=player, kind="notice", subject_cs="Fuzz", subject_en="Fuzz", body_cs="Fuzz", body_en="Fuzz", email=False
+    )
     data_request = data_request_create(player=player, kind="explanation", text="fuzz", actor=actor)
     identification = IdentificationCheck.objects.create(
-        player=player, provider="sandbox", reference=f"idc_fuzz_{player.pk}", document_type="id_card",
-        document_number="AB1234567", document_issuing_state="CZ", document_issuing_authority="fuzz",
-        document_valid_until=(NOW + timedelta(days=365)).date(), created_at=NOW)
+        player=player,
+        provider="sandbox",
+        reference=f"idc_fuzz_{player.pk}",
+        document_type="id_card",
+        document_number="AB1234567",
+        document_issuing_state="CZ",
+        document_issuing_authority="fuzz",
+        document_valid_until=(NOW + timedelta(days=365)).date(),
+        created_at=NOW,
+    )
     OWN.clear()
-    OWN.update(message=message.pk, data_request=data_request.pk, identification=identification.pk, method=method.pk, deposit=deposit.pk, withdrawal=withdrawal.pk, round=round_id,
-               complaint=complaint.reference, attachment=complaint.attachments.get().pk, player_id=player.pk,
-               game="european_roulette", kind="technical", limit_type="daily_stake", provider="sandbox")
+    OWN.update(
+        message=message.pk,
+        data_request=data_request.pk,
+        identification=identification.pk,
+        method=method.pk,
+        deposit=deposit.pk,
+        withdrawal=withdrawal.pk,
+        round=round_id,
+        complaint=complaint.reference,
+        attachment=complaint.attachments.get().pk,
+        player_id=player.pk,
+        game="european_roulette",
+        kind="technical",
+        limit_type="daily_stake",
+        provider="sandbox",
+    )
     return token_for(player.user)
 
 
@@ -332,20 +378,35 @@ def _hostile_cases(operation: Any) -> Iterator[tuple[str, dict[str, Any], int | 
         for depth in DEPTHS:
             for kind in ("array", "object"):
                 for anonymous in (False, True):
-                    yield (f"depth {depth} {kind}", {"body": _deep(depth, kind), "media_type": "application/json",
-                                                     "path_parameters": _path_values(operation),
-                                                     "headers": {"Idempotency-Key": f"deep-{depth}-{kind}"}},
-                           None, anonymous)
+                    yield (
+                        f"depth {depth} {kind}",
+                        {
+                            "body": _deep(depth, kind),
+                            "media_type": "application/json",
+                            "path_parameters": _path_values(operation),
+                            "headers": {"Idempotency-Key": f"deep-{depth}-{kind}"},
+                        },
+                        None,
+                        anonymous,
+                    )
     for param in operation.query:
-        yield (f"NUL in ?{param.name}", {"query": {param.name: "\x00"}, "path_parameters": _path_values(operation)},
-               400, False)
+        yield (
+            f"NUL in ?{param.name}",
+            {"query": {param.name: "\x00"}, "path_parameters": _path_values(operation)},
+            400,
+            False,
+        )
     for param in operation.path_parameters:
-        yield (f"NUL in {{{param.name}}}", {"path_parameters": _path_values(operation, {param.name: "1%00"})}, 404,
-               False)
+        yield (
+            f"NUL in {{{param.name}}}",
+            {"path_parameters": _path_values(operation, {param.name: "1%00"})},
+            404,
+            False,
+        )
     segments = operation.path.strip("/").split("/")
     for i, segment in enumerate(segments):
         if not segment.startswith("{"):
-            path = "/" + "/".join([*segments[:i], segment + "%00", *segments[i + 1:]])
+            path = "/" + "/".join([*segments[:i], segment + "%00", *segments[i + 1 :]])
             yield (f"NUL in /{segment}", {"path_parameters": _path_values(operation), "path": path}, 404, False)
 
 
@@ -360,7 +421,8 @@ class _Summary:
             f"{STATS['staff_cases']} staff calls as {len(STAFF_ROLES)} staff identities ({', '.join(STAFF_ROLES)}), "
             f"{STATS['depth_cases']} deep JSON bodies, {STATS['nul_cases']} NUL bytes), "
             f"{sum(len(v) for v in failed.values())} failures in {len(failed)} operations; "
-            f"statuses {dict(sorted(STATS['statuses'].items()))}")
+            f"statuses {dict(sorted(STATS['statuses'].items()))}"
+        )
         for label, kinds in sorted(failed.items()):
             terminalreporter.write_line(f"  FAILED {label}: {', '.join(sorted(kinds))}")
 
@@ -382,7 +444,8 @@ def test_no_input_gets_a_server_error_or_an_undocumented_answer(case: Any, playe
         response = case.call_and_validate(headers={"Authorization": f"Token {player_token}"}, checks=CHECKS)
     except FailureGroup as exc:
         STATS["failed"].setdefault(case.operation.label, set()).update(
-            getattr(f, "title", type(f).__name__) for f in exc.exceptions)
+            getattr(f, "title", type(f).__name__) for f in exc.exceptions
+        )
         raise
     STATS["statuses"][response.status_code] += 1
 
@@ -402,7 +465,8 @@ def test_staff_operations_get_no_server_error_as_any_staff_identity(case: Any, s
             response = _call(case, token)
         except FailureGroup as exc:
             STATS["failed"].setdefault(label, set()).update(
-                getattr(f, "title", type(f).__name__) for f in exc.exceptions)
+                getattr(f, "title", type(f).__name__) for f in exc.exceptions
+            )
             raise
         STATS["statuses"][response.status_code] += 1
 
@@ -418,8 +482,9 @@ APPS = sorted({_app(label) for label in OPERATIONS})
 
 @pytest.mark.django_db(databases=["default", "refusal_log"])
 @pytest.mark.parametrize("app", APPS)
-def test_deep_json_and_nul_bytes_get_a_defined_refusal_on_every_operation(app: str, player_token: str,
-                                                                          staff_tokens: dict[str, str]) -> None:
+def test_deep_json_and_nul_bytes_get_a_defined_refusal_on_every_operation(
+    app: str, player_token: str, staff_tokens: dict[str, str]
+) -> None:
     """N-6 and N-7 on every operation of the schema (the session-ending ones too: none of these requests can reach
     the service), one app at a time (one player with records per app), as the player, anonymously for deep JSON,
     and a staff operation as each staff identity too (the review's ``?status=%00`` needed a staff caller): deep JSON

@@ -1,4 +1,5 @@
 """House rules checked on the source itself (no database): they keep the seams and the lock policy honest."""
+
 from __future__ import annotations
 
 import ast
@@ -13,8 +14,25 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("config", "core", "accounts", "wallet", "limits", "games", "jackpots", "aml", "complaints", "reports",
-        "regulator", "backoffice", "playclient", "providers", "provider_simulator", "scripts", "tests")
+APPS = (
+    "config",
+    "core",
+    "accounts",
+    "wallet",
+    "limits",
+    "games",
+    "jackpots",
+    "aml",
+    "complaints",
+    "reports",
+    "regulator",
+    "backoffice",
+    "playclient",
+    "providers",
+    "provider_simulator",
+    "scripts",
+    "tests",
+)
 MAX_SOURCE_LINES = 800
 
 
@@ -53,9 +71,12 @@ def test_every_select_for_update_states_no_key_explicitly():
     offenders = []
     for path in _sources():
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == "select_for_update"
-                    and not any(k.arg == "no_key" for k in node.keywords)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "select_for_update"
+                and not any(k.arg == "no_key" for k in node.keywords)
+            ):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
 
@@ -102,8 +123,11 @@ ISSUE_REFERENCE = re.compile(r"\bissues? ?#?[0-9]+", re.IGNORECASE)
 
 def _comments_and_docstrings(path: Path) -> list[tuple[int, str]]:
     text = path.read_text()
-    found = [(tok.start[0], tok.string) for tok in tokenize.generate_tokens(io.StringIO(text).readline)
-             if tok.type == tokenize.COMMENT]
+    found = [
+        (tok.start[0], tok.string)
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+        if tok.type == tokenize.COMMENT
+    ]
     for node in ast.walk(ast.parse(text, str(path))):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             doc = ast.get_docstring(node, clean=False)

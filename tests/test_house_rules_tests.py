@@ -1,6 +1,7 @@
 """House rules of the tests themselves: one test kit (``tests/kit/``), no test imports a ``conftest.py``, no test
 support in (or imported by) production code, the tiers marked (browser files by name, process tests by mark), and a
 refusal asserted with its ``ErrorDef`` constant, not a literal code string."""
+
 from __future__ import annotations
 
 import ast
@@ -25,21 +26,48 @@ from core.errors import ErrorDef
 
 ROOT = Path(__file__).resolve().parents[1]
 KIT = ROOT / "tests" / "kit"
-APPS = ("core", "accounts", "wallet", "limits", "games", "jackpots", "aml", "complaints", "providers", "reports",
-        "regulator", "backoffice", "playclient", "provider_simulator", "config")
+APPS = (
+    "core",
+    "accounts",
+    "wallet",
+    "limits",
+    "games",
+    "jackpots",
+    "aml",
+    "complaints",
+    "providers",
+    "reports",
+    "regulator",
+    "backoffice",
+    "playclient",
+    "provider_simulator",
+    "config",
+)
 # The kit's shared helpers: defined once, in tests/kit/, never again in a test file.
-KIT_HELPERS = frozenset({
-    "client_for", "staff_client", "staff_api_client", "admin_session",  # tests/kit/clients.py, plugin.py
-    "czk", "kc", "prague", "api_money",  # tests/kit/money.py
-    "refused", "refusal_of", "refused_response", "refusal_code",  # tests/kit/refusals.py
-    "fund", "funded_player",  # tests/kit/wallet.py, platform.py
-})
+KIT_HELPERS = frozenset(
+    {
+        "client_for",
+        "staff_client",
+        "staff_api_client",
+        "admin_session",  # tests/kit/clients.py, plugin.py
+        "czk",
+        "kc",
+        "prague",
+        "api_money",  # tests/kit/money.py
+        "refused",
+        "refusal_of",
+        "refused_response",
+        "refusal_code",  # tests/kit/refusals.py
+        "fund",
+        "funded_player",  # tests/kit/wallet.py, platform.py
+    }
+)
 # Test files that start a short child process of their own without being in the process tier (why):
 SHORT_CHILDREN = {
     "regulator/tests/test_sealed.py": "openssl prints a sealed package (a tool, milliseconds)",
     "tests/test_house_rules.py": "ruff format --check reads the tree (a tool, seconds)",
     "core/tests/test_health_and_settings.py": "Django set up in a child for what only django.setup() builds (the "
-                                              "admin site, the URLs, the start-up log): four short children",
+    "admin site, the URLs, the start-up log): four short children",
 }
 
 
@@ -85,8 +113,12 @@ def test_the_kit_defines_each_shared_helper_once():
 
 
 def test_no_module_imports_a_conftest():
-    found = [f"{path.relative_to(ROOT)}: {name}" for path in _files() for name in _imports(ast.parse(path.read_text()))
-             if name.split(".")[-1] == "conftest"]
+    found = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in _files()
+        for name in _imports(ast.parse(path.read_text()))
+        if name.split(".")[-1] == "conftest"
+    ]
     assert not found, "move what is shared into tests/kit/:\n" + "\n".join(found)
 
 
@@ -115,8 +147,11 @@ def test_browser_tests_are_named_so_and_process_tests_are_marked():
         browser = any(n.startswith("selenium") or n.endswith("tests.harness") and "playclient" in rel for n in imports)
         if browser and not path.name.endswith("_browser.py"):
             found.append(f"{rel}: drives a browser: name it *_browser.py (the browser tier)")
-        starts = (re.search(r"subprocess\.(run|Popen|call|check_call|check_output)\(", text)
-                  or "tests.faults.harness" in imports or "tests.kit.servers" in imports)
+        starts = (
+            re.search(r"subprocess\.(run|Popen|call|check_call|check_output)\(", text)
+            or "tests.faults.harness" in imports
+            or "tests.kit.servers" in imports
+        )
         marked = re.search(r"mark\.(process|worker|faults)\b", text) or path.name.endswith("_browser.py")
         if starts and not marked and rel not in SHORT_CHILDREN:
             found.append(f"{rel}: starts processes or servers: mark it pytest.mark.process")
@@ -124,9 +159,21 @@ def test_browser_tests_are_named_so_and_process_tests_are_marked():
 
 
 # The modules that declare the refusals (an app's errors.py, and the idempotency key's in core).
-ERROR_MODULES = (core.errors, core.idempotency, accounts.errors, wallet.errors, limits.errors, games.errors,
-                 jackpots.errors, aml.errors, complaints.errors, providers.errors, reports.errors, regulator.errors,
-                 backoffice.errors)
+ERROR_MODULES = (
+    core.errors,
+    core.idempotency,
+    accounts.errors,
+    wallet.errors,
+    limits.errors,
+    games.errors,
+    jackpots.errors,
+    aml.errors,
+    complaints.errors,
+    providers.errors,
+    reports.errors,
+    regulator.errors,
+    backoffice.errors,
+)
 # Functions whose argument is the refusal a test expects: the kit's (tests/kit/refusals.py) and the few test files'
 # own assertion helpers.
 REFUSAL_HELPERS = frozenset({"refused", "refused_response", "refused_with", "provider_refused", "_refused"})
@@ -161,8 +208,12 @@ def _literal_codes(tree: ast.AST, codes: frozenset[str]) -> list[tuple[int, str]
             skip: set[int] = set()
         elif isinstance(node, ast.Assert):
             where = [node]
-            skip = {id(c) for cmp in ast.walk(node) if isinstance(cmp, ast.Compare) and _pins_a_constant(cmp)
-                    for c in ast.walk(cmp)}
+            skip = {
+                id(c)
+                for cmp in ast.walk(node)
+                if isinstance(cmp, ast.Compare) and _pins_a_constant(cmp)
+                for c in ast.walk(cmp)
+            }
             skip |= {id(c) for f in ast.walk(node) if isinstance(f, ast.JoinedStr) for c in ast.walk(f)}
         else:
             continue
@@ -196,5 +247,4 @@ assert INSUFFICIENT.code == "demo.not_a_real_code"
 assert r.json()["error"]["code"] == INSUFFICIENT.code
 x = "demo.not_a_real_code"
 """
-    assert _literal_codes(ast.parse(source), codes) == [(2, "demo.not_a_real_code"),
-                                                        (3, "demo.not_a_real_code")]
+    assert _literal_codes(ast.parse(source), codes) == [(2, "demo.not_a_real_code"), (3, "demo.not_a_real_code")]

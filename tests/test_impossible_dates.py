@@ -1,6 +1,7 @@
 """Days a calendar cannot hold (year 1, year 9999) typed into a staff page or endpoint are a clear 400, never a 500:
 the regulator's record, the audit search and its export, the daily report and its period pages, the complaints
 report."""
+
 from __future__ import annotations
 
 import pytest
@@ -32,11 +33,15 @@ def _api(role: str) -> APIClient:
 @pytest.mark.parametrize("day", DAYS)
 def test_a_day_out_of_range_is_a_400_on_every_staff_page_that_takes_a_day(day):
     auditor = _admin("auditor")
-    for url in (f"/admin/core/auditevent/search/?since={day}", f"/admin/core/auditevent/search/?until={day}",
-                f"/admin/core/auditevent/export/?since={day}", f"/admin/core/auditevent/export/?until={day}",
-                f"/admin/reports/dayreport/daily/?day={day}",
-                f"/admin/reports/dayreport/regulator-record/?day={day}",
-                f"/admin/reports/dayreport/regulator-record/verify/?day={day}"):
+    for url in (
+        f"/admin/core/auditevent/search/?since={day}",
+        f"/admin/core/auditevent/search/?until={day}",
+        f"/admin/core/auditevent/export/?since={day}",
+        f"/admin/core/auditevent/export/?until={day}",
+        f"/admin/reports/dayreport/daily/?day={day}",
+        f"/admin/reports/dayreport/regulator-record/?day={day}",
+        f"/admin/reports/dayreport/regulator-record/verify/?day={day}",
+    ):
         r = auditor.get(url)
         assert r.status_code == 400, (url, r.status_code)
     api = _api("auditor").get(f"/api/v1/reports/staff/regulator-record?day={day}")

@@ -5,6 +5,7 @@ money refuses every other form - a CZK string, a bare integer, a float, a missin
 unknown key, a string amount - with the same error, ``request.invalid_money`` (400), naming the field and the expected
 shape, and stores nothing. The same endpoint takes the right shape (so the refusals are not a refusal of everything).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -59,14 +60,25 @@ def client(user) -> APIClient:
 class Endpoint:
     """One money-taking call: its method, path, body with the amount in ``field`` and what it may have stored."""
 
-    def __init__(self, name: str, method: str, path: str, body: Callable[[Any], dict[str, Any]], field: str,
-                 stored: Callable[[], int], ok_status: int, ok_amount: int = 50000, staff: bool = False):
+    def __init__(
+        self,
+        name: str,
+        method: str,
+        path: str,
+        body: Callable[[Any], dict[str, Any]],
+        field: str,
+        stored: Callable[[], int],
+        ok_status: int,
+        ok_amount: int = 50000,
+        staff: bool = False,
+    ):
         self.name, self.method, self.path, self.body, self.field = name, method, path, body, field
         self.stored, self.ok_status, self.ok_amount, self.staff = stored, ok_status, ok_amount, staff
 
     def call(self, c: APIClient, amount: Any):
-        return getattr(c, self.method)(self.path, self.body(amount), format="json",
-                                       HTTP_IDEMPOTENCY_KEY=f"money-{next(_keys)}")
+        return getattr(c, self.method)(
+            self.path, self.body(amount), format="json", HTTP_IDEMPOTENCY_KEY=f"money-{next(_keys)}"
+        )
 
 
 @pytest.fixture
@@ -90,28 +102,85 @@ def endpoints(world: dict[str, Any]) -> list[Endpoint]:
     limit = SelfLimit.objects.filter(player=player, decided_at__isnull=False).count
     complaint = {"reason": "other", "description": "I want this back.", "event_at": NOW.isoformat()}
     return [
-        Endpoint("deposit", "post", "/api/v1/wallet/deposits", lambda a: {"method_id": method.pk, "amount": a},
-                 "amount", Deposit.objects.count, 201),
-        Endpoint("withdrawal", "post", "/api/v1/wallet/withdrawals", lambda a: {"method_id": method.pk, "amount": a},
-                 "amount", Withdrawal.objects.count, 201),
-        Endpoint("branch cash (staff)", "post", "/api/v1/wallet/staff/branch-cash",
-                 lambda a: {"player_id": player.pk, "direction": "in", "amount": a, "branch": "Praha 1"},
-                 "amount", BranchCash.objects.count, 201, staff=True),
-        *[Endpoint(f"self-limit {kind}", "put", f"/api/v1/limits/self-limits/technical/{kind}",
-                   lambda a: {"value": a}, "value", limit, 200)
-          for kind in ("daily_stake", "monthly_stake", "daily_loss", "monthly_loss")],
-        Endpoint("complaint remedy", "post", "/api/v1/complaints",
-                 lambda a: {**complaint, "remedy_amount_requested": a}, "remedy_amount_requested",
-                 Complaint.objects.count, 201),
-        Endpoint("roulette bet", "post", "/api/v1/games/rounds",
-                 lambda a: {"game": "european_roulette", "bet": {"bets": [{"type": "red", "amount": a}]}},
-                 "bet.bets.0.amount", Round.objects.count, 201, ok_amount=100),
-        Endpoint("kobushi coin value", "post", "/api/v1/games/rounds",
-                 lambda a: {"game": "kobushi", "bet": {"lines": 30, "coins": 1, "coin_value": a}},
-                 "bet.coin_value", Round.objects.count, 201, ok_amount=1),
-        Endpoint("play-money bet", "post", "/api/v1/games/play-money/rounds",
-                 lambda a: {"game": "european_roulette", "bet": {"bets": [{"type": "red", "amount": a}]}},
-                 "bet.bets.0.amount", Round.objects.count, 201, ok_amount=100),
+        Endpoint(
+            "deposit",
+            "post",
+            "/api/v1/wallet/deposits",
+            lambda a: {"method_id": method.pk, "amount": a},
+            "amount",
+            Deposit.objects.count,
+            201,
+        ),
+        Endpoint(
+            "withdrawal",
+            "post",
+            "/api/v1/wallet/withdrawals",
+            lambda a: {"method_id": method.pk, "amount": a},
+            "amount",
+            Withdrawal.objects.count,
+            201,
+        ),
+        Endpoint(
+            "branch cash (staff)",
+            "post",
+            "/api/v1/wallet/staff/branch-cash",
+            lambda a: {"player_id": player.pk, "direction": "in", "amount": a, "branch": "Praha 1"},
+            "amount",
+            BranchCash.objects.count,
+            201,
+            staff=True,
+        ),
+        *[
+            Endpoint(
+                f"self-limit {kind}",
+                "put",
+                f"/api/v1/limits/self-limits/technical/{kind}",
+                lambda a: {"value": a},
+                "value",
+                limit,
+                200,
+            )
+            for kind in ("daily_stake", "monthly_stake", "daily_loss", "monthly_loss")
+        ],
+        Endpoint(
+            "complaint remedy",
+            "post",
+            "/api/v1/complaints",
+            lambda a: {**complaint, "remedy_amount_requested": a},
+            "remedy_amount_requested",
+            Complaint.objects.count,
+            201,
+        ),
+        Endpoint(
+            "roulette bet",
+            "post",
+            "/api/v1/games/rounds",
+            lambda a: {"game": "european_roulette", "bet": {"bets": [{"type": "red", "amount": a}]}},
+            "bet.bets.0.amount",
+            Round.objects.count,
+            201,
+            ok_amount=100,
+        ),
+        Endpoint(
+            "kobushi coin value",
+            "post",
+            "/api/v1/games/rounds",
+            lambda a: {"game": "kobushi", "bet": {"lines": 30, "coins": 1, "coin_value": a}},
+            "bet.coin_value",
+            Round.objects.count,
+            201,
+            ok_amount=1,
+        ),
+        Endpoint(
+            "play-money bet",
+            "post",
+            "/api/v1/games/play-money/rounds",
+            lambda a: {"game": "european_roulette", "bet": {"bets": [{"type": "red", "amount": a}]}},
+            "bet.bets.0.amount",
+            Round.objects.count,
+            201,
+            ok_amount=100,
+        ),
     ]
 
 
@@ -129,7 +198,9 @@ def test_every_money_taking_endpoint_refuses_every_other_form_of_an_amount_with_
                 assert error["code"] == INVALID_MONEY.code, (endpoint.name, form, error)
                 assert error["details"]["field"] == endpoint.field, (endpoint.name, form, error["details"])
                 assert error["details"]["expected"] == {
-                    "amount": "JSON integer, minor units (haléře, 1/100 CZK)", "currency": "CZK"}
+                    "amount": "JSON integer, minor units (haléře, 1/100 CZK)",
+                    "currency": "CZK",
+                }
                 assert "haléř" in error["message_cs"] and "minor units (haléře)" in error["message_en"]
                 assert (endpoint.stored(), IdempotencyRecord.objects.count(), AuditEvent.objects.count()) == before
             # the right shape is taken, and so is an amount sent back as an answer carries it ("formatted")
@@ -176,7 +247,10 @@ def test_a_multipart_complaint_carries_its_remedy_amount_as_the_json_text_of_a_m
         r = c.post("/api/v1/complaints", {**base, "remedy_amount_requested": "500"}, format="multipart")
         assert r.status_code == 400 and r.json()["error"]["code"] == INVALID_MONEY.code
         assert not Complaint.objects.exists()
-        r = c.post("/api/v1/complaints", {**base, "remedy_amount_requested": '{"amount": 50000, "currency": "CZK"}'},
-                   format="multipart")
+        r = c.post(
+            "/api/v1/complaints",
+            {**base, "remedy_amount_requested": '{"amount": 50000, "currency": "CZK"}'},
+            format="multipart",
+        )
         assert r.status_code == 201, r.content
         assert r.json()["remedy_amount_requested"]["amount"] == 50000

@@ -10,6 +10,7 @@ give the same figures before and after. A summed table without its registered ho
 the hook, inside the month's transaction, leaves neither the totals nor the DETACH; a second run or a second worker
 carries nothing twice.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -73,8 +74,10 @@ def _ids_of(index: int) -> Iterator[None]:
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         for table in SUMMED_TABLES:
             partitioning.ensure(connection, table, index, 0)
-            cursor.execute(f"ALTER TABLE {table} ALTER COLUMN id SET DEFAULT "
-                           f"({index << MONTH_BITS}::bigint | (nextval('{table}_id_seq') & {mask}))")
+            cursor.execute(
+                f"ALTER TABLE {table} ALTER COLUMN id SET DEFAULT "
+                f"({index << MONTH_BITS}::bigint | (nextval('{table}_id_seq') & {mask}))"
+            )
     try:
         yield
     finally:
@@ -90,8 +93,13 @@ def _play(player: Any, rounds: int, key: str) -> None:
 
     with use_rng(FixedRNG(0)):
         for n in range(rounds):
-            round_play(player=player, game_code="european_roulette", idempotency_key=f"{key}-{n}", bet=RED,
-                       actor=Actor.player(player))
+            round_play(
+                player=player,
+                game_code="european_roulette",
+                idempotency_key=f"{key}-{n}",
+                bet=RED,
+                actor=Actor.player(player),
+            )
     jackpots_fold_all()
 
 
@@ -120,8 +128,9 @@ def history(settings) -> dict[str, Any]:
         snapshot_clear()
         second = make_player()
         with _ids_of(JUNE):
-            branch_cash_record(player=second, direction="in", amount=czk(50), reference="cash-june", branch="Praha",
-                               actor=STAFF)
+            branch_cash_record(
+                player=second, direction="in", amount=czk(50), reference="cash-june", branch="Praha", actor=STAFF
+            )
             _play(second, 3, "june")
     snapshot_clear()
     _play(first, 2, "now-1")
@@ -155,11 +164,23 @@ def _carried() -> dict[str, list[tuple[Any, ...]]]:
     return {
         "entries": sorted(CarriedEntries.objects.values_list("account_id", "month", "amount", "entries")),
         "months": sorted(ArchivedLedgerMonth.objects.values_list("table_name", "month", "row_count")),
-        "contributions": sorted(CarriedContributions.objects.values_list("jackpot_id", "month", "active_micro",
-                                                                         "future_micro", "row_count")),
-        "bets": sorted(CarriedBetTotals.objects.values_list("player_id", "kind", "period", "start", "month",
-                                                            "stakes_placed", "bets_placed", "stakes_decided",
-                                                            "wins_decided", "bets_decided")),
+        "contributions": sorted(
+            CarriedContributions.objects.values_list("jackpot_id", "month", "active_micro", "future_micro", "row_count")
+        ),
+        "bets": sorted(
+            CarriedBetTotals.objects.values_list(
+                "player_id",
+                "kind",
+                "period",
+                "start",
+                "month",
+                "stakes_placed",
+                "bets_placed",
+                "stakes_decided",
+                "wins_decided",
+                "bets_decided",
+            )
+        ),
     }
 
 
@@ -176,7 +197,8 @@ def test_the_summed_months_are_archived_once_due_and_every_check_gives_the_same_
         early = _by(partitions_archive_due())
     assert {key for key in early if key[1] != MAY} == set()
     assert early[("wallet_entry", MAY)][0] == ARCHIVED and partition_name("wallet_entry", JUNE) in _attached(
-        "wallet_entry")
+        "wallet_entry"
+    )
     assert early[("limits_settledbet", MAY)][0] == ARCHIVED
     assert _figures(level) == before
 
@@ -200,10 +222,13 @@ def test_the_summed_months_are_archived_once_due_and_every_check_gives_the_same_
     assert sum(r[2] for r in _carried()["entries"] if r[0] == house.pk) + live_house == account_sum(house.pk)
     carried = _carried()
     assert [(t, m) for t, m, _ in carried["months"]] == [
-        ("wallet_entry", date(2020, 5, 1)), ("wallet_entry", date(2020, 6, 1)),
-        ("wallet_ledgertransaction", date(2020, 5, 1))]
+        ("wallet_entry", date(2020, 5, 1)),
+        ("wallet_entry", date(2020, 6, 1)),
+        ("wallet_ledgertransaction", date(2020, 5, 1)),
+    ]
     assert sum(r[3] for r in carried["entries"]) == in_may + sum(
-        rows for t, m, rows in carried["months"] if t == "wallet_entry" and m == date(2020, 6, 1))
+        rows for t, m, rows in carried["months"] if t == "wallet_entry" and m == date(2020, 6, 1)
+    )
     assert [r[4] for r in carried["contributions"]] == [4, 3]
     assert sum(r[9] for r in carried["bets"] if r[2] == "day") == 7
     record = AuditEvent.objects.get(action="core.partition.archived", object_id=partition_name("wallet_entry", MAY))
@@ -293,13 +318,27 @@ def test_each_carry_forward_statement_reads_only_its_months_partition(history):
     from wallet.sql import CARRY_ENTRIES, CARRY_TRANSACTIONS
 
     low, high = month_range(JUNE)
-    params: dict[str, Any] = {"table": "wallet_entry", "month": date(2020, 6, 1), "archived_month": date(2020, 6, 1), "low": low,
-              "high": high, "at": DUE, "tz": "Europe/Prague", "period_day": "day", "period_month": "month"}
-    for stmt, table in ((CARRY_ENTRIES, "wallet_entry"), (CARRY_TRANSACTIONS, "wallet_ledgertransaction"),
-                        (CARRY_CONTRIBUTIONS, "jackpots_contribution"), (CARRY_SETTLED, "limits_settledbet")):
+    params: dict[str, Any] = {
+        "table": "wallet_entry",
+        "month": date(2020, 6, 1),
+        "archived_month": date(2020, 6, 1),
+        "low": low,
+        "high": high,
+        "at": DUE,
+        "tz": "Europe/Prague",
+        "period_day": "day",
+        "period_month": "month",
+    }
+    for stmt, table in (
+        (CARRY_ENTRIES, "wallet_entry"),
+        (CARRY_TRANSACTIONS, "wallet_ledgertransaction"),
+        (CARRY_CONTRIBUTIONS, "jackpots_contribution"),
+        (CARRY_SETTLED, "limits_settledbet"),
+    ):
         with connection.cursor() as cursor:
             cursor.execute("EXPLAIN " + stmt.sql, {k: v for k, v in params.items() if k in stmt.params})
             plan = "\n".join(r[0] for r in cursor.fetchall())
         scanned = {name for name in _attached(table) if name in plan} | (
-            {f"{table}_p_legacy"} if f"{table}_p_legacy" in plan else set())
+            {f"{table}_p_legacy"} if f"{table}_p_legacy" in plan else set()
+        )
         assert scanned == {partition_name(table, JUNE)}, (stmt.name, plan)

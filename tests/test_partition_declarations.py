@@ -34,8 +34,14 @@ def test_every_declared_table_is_declared_once_by_the_app_whose_label_prefixes_i
     tables = declared_tables()
     names = [t.table for t in tables]
     assert len(names) == len(set(names)), names
-    assert set(names) == {"core_auditevent", "wallet_entry", "wallet_ledgertransaction", "limits_settledbet",
-                          "games_round", "jackpots_contribution"}
+    assert set(names) == {
+        "core_auditevent",
+        "wallet_entry",
+        "wallet_ledgertransaction",
+        "limits_settledbet",
+        "games_round",
+        "jackpots_contribution",
+    }
     for table in tables:
         assert table.table.startswith(f"{_owner(table)}_"), (table.table, _owner(table))
         assert all(c.table == table.table for c in table.claims)
@@ -57,9 +63,13 @@ def test_core_names_no_app_partitioned_table():
     foreign = [t for t in declared_tables() if not t.table.startswith("core_")]
     words = {t.table for t in foreign} | {c.name for t in foreign for c in t.claims}
     pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, words))) + r")\b")
-    offenders = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "core").rglob("*.py"))
-                 if "migrations" not in path.parts and "tests" not in path.parts
-                 for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    offenders = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in sorted((ROOT / "core").rglob("*.py"))
+        if "migrations" not in path.parts and "tests" not in path.parts
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
     assert not offenders, offenders
 
 
@@ -74,7 +84,7 @@ def test_a_table_is_archived_after_the_declared_tables_whose_rows_point_at_it():
     assert sorted(order) == sorted(t.table for t in declared_tables())
     assert order.index("wallet_entry") < order.index("wallet_ledgertransaction")
     for position, table in enumerate(order):
-        later = set(order[position + 1:])
+        later = set(order[position + 1 :])
         assert not {t for t, _ in archiving.references(table)} & later - {table}, table
 
 
@@ -87,7 +97,8 @@ def test_a_declaration_added_in_one_app_is_seen_by_the_retention_check(tmp_path,
     (package / "partitions.py").write_text(
         "from core.partition_tables import Claim, PartitionedTable\n"
         "TABLES = (PartitionedTable('scratchapp_log', 24, 'a test period', "
-        "claims=(Claim('scratchapp_log', 'scratchapp_log_key', ('a',)),)),)\n")
+        "claims=(Claim('scratchapp_log', 'scratchapp_log_key', ('a',)),)),)\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     app_names = [*settings.INSTALLED_APPS, "scratchapp"]
     retention = partition_retention({}, audit_years=5, audit_aml_years=10, app_names=app_names)

@@ -7,6 +7,7 @@ registered, and say which check sums them (tests/test_partition_carry_forward.py
 retention shorter than the law's is refused; a month held by another worker is left to it, and two workers archive
 each month once. The clock is moved with time-machine; the database is real, each month in its own transaction.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -61,8 +62,13 @@ def _old_month(table: str, index: int) -> str:
 
 def _audit_event_in(index: int, action: str = "test.old") -> int:
     pk = month_range(index)[0] + 1
-    AuditEvent(pk=pk, occurred_at=datetime.combine(partitioning.month_of(index), datetime.min.time(), tzinfo=UTC),
-               actor_type="system", actor_label="test", action=action).save(force_insert=True)
+    AuditEvent(
+        pk=pk,
+        occurred_at=datetime.combine(partitioning.month_of(index), datetime.min.time(), tzinfo=UTC),
+        actor_type="system",
+        actor_label="test",
+        action=action,
+    ).save(force_insert=True)
     return pk
 
 
@@ -75,15 +81,18 @@ def _round_in(index: int, settings) -> int:
     fund(player, czk(100))
     key = f"r-{uuid.uuid4().hex[:12]}"
     with use_rng(FixedRNG(0)):
-        round_play(player=player, game_code="european_roulette", idempotency_key=key, bet=RED,
-                   actor=Actor.player(player))
+        round_play(
+            player=player, game_code="european_roulette", idempotency_key=key, bet=RED, actor=Actor.player(player)
+        )
     source = Round.objects.get(player=player, idempotency_key=key)
     pk = month_range(index)[0] + 1 + Round.objects.count()
     columns = [f.column for f in Round._meta.concrete_fields if f.column not in ("id", "idempotency_key")]
     with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO games_round (id, idempotency_key, {', '.join(columns)}) "
-                       f"SELECT %s, %s, {', '.join(columns)} FROM games_round WHERE id = %s",
-                       [pk, f"old-{key}", source.pk])
+        cursor.execute(
+            f"INSERT INTO games_round (id, idempotency_key, {', '.join(columns)}) "
+            f"SELECT %s, %s, {', '.join(columns)} FROM games_round WHERE id = %s",
+            [pk, f"old-{key}", source.pk],
+        )
     return pk
 
 
@@ -132,8 +141,13 @@ def test_an_audit_month_one_day_inside_its_period_stays_and_the_first_month_past
     assert _one(f"SELECT action FROM archive.{june} WHERE id = %s", [june_event]) == ("test.old",)  # ... not deleted
     assert AuditEvent.objects.filter(pk=july_event).exists()
     record = AuditEvent.objects.get(action="core.partition.archived", object_id=june)
-    assert record.details == {"table": "core_auditevent", "month": "2020-06-01", "rows": 1,
-                              "archive": f"archive.{june}", "retention_months": 120}
+    assert record.details == {
+        "table": "core_auditevent",
+        "month": "2020-06-01",
+        "rows": 1,
+        "archive": f"archive.{june}",
+        "retention_months": 120,
+    }
     with time_machine.travel(JUNE_DUE + timedelta(days=3), tick=False):  # idempotent: nothing left to do
         assert _by(partitions_archive_due(), "core_auditevent") == {}
 
@@ -142,18 +156,28 @@ def test_an_audit_month_one_day_inside_its_period_stays_and_the_first_month_past
 def test_a_round_month_still_referenced_by_a_round_action_stays_and_is_reported(settings):
     june, august = _old_month("games_round", JUNE_2020), _old_month("games_round", AUGUST_2020)
     referenced, free = _round_in(JUNE_2020, settings), _round_in(AUGUST_2020, settings)
-    RoundAction.objects.create(round_id=referenced, seq=1, action={"collect": True}, idempotency_key="a-1",
-                               draws_before=0, draws_after=0, created_at=JUNE_DUE)
+    RoundAction.objects.create(
+        round_id=referenced,
+        seq=1,
+        action={"collect": True},
+        idempotency_key="a-1",
+        draws_before=0,
+        draws_after=0,
+        created_at=JUNE_DUE,
+    )
     august_key = Round.objects.get(pk=free).idempotency_key
     with time_machine.travel(archive_due_at(AUGUST_2020, 120), tick=False):
         results = partitions_archive_due()
-    assert _by(results, "games_round") == {june: (REFERENCED, "games_roundaction.round_id"),
-                                           august: (ARCHIVED, f"archive.{august}")}
+    assert _by(results, "games_round") == {
+        june: (REFERENCED, "games_roundaction.round_id"),
+        august: (ARCHIVED, f"archive.{august}"),
+    }
     assert june in _attached("games_round") and Round.objects.filter(pk=referenced).exists()
     assert not Round.objects.filter(pk=free).exists()
     # the archived round's idempotency claim left with it; the referenced one's stays
-    assert _one("SELECT count(*) FROM games_round_unique_player_key_claim WHERE idempotency_key = %s",
-                [august_key]) == (0,)
+    assert _one(
+        "SELECT count(*) FROM games_round_unique_player_key_claim WHERE idempotency_key = %s", [august_key]
+    ) == (0,)
     assert _one("SELECT count(*) FROM games_round_unique_player_key_claim WHERE row_id = %s", [referenced]) == (1,)
 
 
@@ -168,8 +192,12 @@ def test_the_summed_tables_keep_their_due_months_while_their_carry_forward_hooks
     names = {table: _old_month(table, JUNE_2020) for table in tables}
     for hook in archiving.CARRY_FORWARD:
         monkeypatch.setattr(hook, "_impl", None)
-    assert archiving.carry_forward_missing() == ["jackpots_contribution", "limits_settledbet", "wallet_entry",
-                                                 "wallet_ledgertransaction"]
+    assert archiving.carry_forward_missing() == [
+        "jackpots_contribution",
+        "limits_settledbet",
+        "wallet_entry",
+        "wallet_ledgertransaction",
+    ]
     assert {m.id for m in archiving.carry_forward_check()} == {"core.W020"}
     with time_machine.travel(JUNE_DUE, tick=False):
         results = partitions_archive_due()
@@ -202,8 +230,9 @@ def cleanup_months():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_month_another_worker_holds_is_left_to_it_and_two_workers_archive_each_month_once(cleanup_months,
-                                                                                            far_settled_bets):
+def test_a_month_another_worker_holds_is_left_to_it_and_two_workers_archive_each_month_once(
+    cleanup_months, far_settled_bets
+):
     months = [JUNE_2020, JULY_2020, AUGUST_2020]
     names = [_old_month("core_auditevent", m) for m in months]
     cleanup_months += names
@@ -244,10 +273,13 @@ def test_a_month_another_worker_holds_is_left_to_it_and_two_workers_archive_each
         t.start()
     for t in threads:
         t.join(60)
-    archived = sorted(r.partition for run in runs for r in run if r.table == "core_auditevent" and r.outcome == ARCHIVED)
+    archived = sorted(
+        r.partition for run in runs for r in run if r.table == "core_auditevent" and r.outcome == ARCHIVED
+    )
     assert archived == sorted([names[0], partition_name("core_auditevent", AUGUST_2020 + 1)])
-    assert not [r for run in runs for r in run if r.table == "core_auditevent" and r.outcome != ARCHIVED
-                and r.outcome != BUSY]
+    assert not [
+        r for run in runs for r in run if r.table == "core_auditevent" and r.outcome != ARCHIVED and r.outcome != BUSY
+    ]
     assert AuditEvent.objects.filter(action="core.partition.archived").count() == 4
     with transaction.atomic():
         assert _by(partitions_archive_due(now=due + timedelta(days=40)), "core_auditevent") == {}
@@ -267,13 +299,35 @@ def test_the_scheduled_task_archives_a_due_month_in_a_real_worker(worker_env, cl
     cleanup_months.append(june)
     _audit_event_in(JUNE_2020)
     url, queue = "filesystem://", f"test-{uuid.uuid4().hex[:8]}"
-    start = (f"import time_machine; time_machine.travel({JUNE_DUE.timestamp()!r}, tick=True).start(); "
-             "from celery.__main__ import main; main()")
+    start = (
+        f"import time_machine; time_machine.travel({JUNE_DUE.timestamp()!r}, tick=True).start(); "
+        "from celery.__main__ import main; main()"
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-c", start, "-A", "config", "worker", "-l", "warning", "--pool", "solo", "-Q", queue,
-         "-n", f"test-{queue}@%h", "--without-heartbeat", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,  # the settled bets as in far_settled_bets
-        env={**worker_env, "CELERY_BROKER_URL": url, "PARTITION_RETENTION_MONTHS": '{"limits_settledbet": 120}'})
+        [
+            sys.executable,
+            "-c",
+            start,
+            "-A",
+            "config",
+            "worker",
+            "-l",
+            "warning",
+            "--pool",
+            "solo",
+            "-Q",
+            queue,
+            "-n",
+            f"test-{queue}@%h",
+            "--without-heartbeat",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # the settled bets as in far_settled_bets
+        env={**worker_env, "CELERY_BROKER_URL": url, "PARTITION_RETENTION_MONTHS": '{"limits_settledbet": 120}'},
+    )
     try:
         with app.connection_for_write(url, transport_options=transport_options(worker_env, url)) as conn:
             # send_task: always sent to the broker (the tests' eager setting would run apply_async here, in this

@@ -5,6 +5,7 @@ own statement), the append-only and zero-sum triggers still hold on the partitio
 it converts without losing one (ids, sequence, foreign keys, triggers), partitions are made ahead, and retention
 detaches and archives a month instead of deleting rows.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -26,8 +27,14 @@ from wallet.models import Entry, LedgerTransaction
 
 pytestmark = pytest.mark.django_db
 
-TABLES = ("games_round", "wallet_ledgertransaction", "wallet_entry", "core_auditevent", "jackpots_contribution",
-          "limits_settledbet")
+TABLES = (
+    "games_round",
+    "wallet_ledgertransaction",
+    "wallet_entry",
+    "core_auditevent",
+    "jackpots_contribution",
+    "limits_settledbet",
+)
 RED = {"bets": [{"type": "red", "amount": 1_000}]}
 
 
@@ -56,13 +63,15 @@ def test_a_new_round_and_its_postings_get_ids_of_this_month_and_land_in_its_part
     player = make_player()
     fund(player, czk(100))
     with use_rng(FixedRNG(0)):
-        result = round_play(player=player, game_code="european_roulette", idempotency_key="p-1", bet=RED,
-                            actor=Actor.player(player))
+        result = round_play(
+            player=player, game_code="european_roulette", idempotency_key="p-1", bet=RED, actor=Actor.player(player)
+        )
     low, high = month_range(_this_month())
     rnd = Round.objects.get(player=player)
     assert low <= rnd.pk < high and result is not None
-    assert _one("SELECT tableoid::regclass::text FROM games_round WHERE id = %s", [rnd.pk])[0] == \
-        partitioning.partition_name("games_round", _this_month())
+    assert _one("SELECT tableoid::regclass::text FROM games_round WHERE id = %s", [rnd.pk])[
+        0
+    ] == partitioning.partition_name("games_round", _this_month())
     for txn in LedgerTransaction.objects.filter(player_id=player.pk):
         assert low <= txn.pk < high
     assert Round.objects.filter(pk=rnd.pk).exists()  # a lookup by id (one partition)
@@ -92,31 +101,47 @@ def test_a_round_idempotency_key_and_the_one_open_round_rule_hold_on_the_partiti
     player = make_player()
     fund(player, czk(100))
     with use_rng(FixedRNG(0)):
-        first = round_play(player=player, game_code="european_roulette", idempotency_key="k", bet=RED,
-                           actor=Actor.player(player))
-        again = round_play(player=player, game_code="european_roulette", idempotency_key="k", bet=RED,
-                           actor=Actor.player(player))
+        first = round_play(
+            player=player, game_code="european_roulette", idempotency_key="k", bet=RED, actor=Actor.player(player)
+        )
+        again = round_play(
+            player=player, game_code="european_roulette", idempotency_key="k", bet=RED, actor=Actor.player(player)
+        )
     assert again == first and Round.objects.filter(player=player).count() == 1
     rnd = Round.objects.get(player=player)
-    copy = "player_id, game_id, game_code, game_version, play_money, forced_outcome, forced_draws_left, " \
-           "bet_request, bet_params, stake, currency, draws, actions, state, win_engine, win, jackpot_win, " \
-           "win_capped, jackpot_events, void_reason, void_detail, started_at, last_activity_at, deadline"
+    copy = (
+        "player_id, game_id, game_code, game_version, play_money, forced_outcome, forced_draws_left, "
+        "bet_request, bet_params, stake, currency, draws, actions, state, win_engine, win, jackpot_win, "
+        "win_capped, jackpot_events, void_reason, void_detail, started_at, last_activity_at, deadline"
+    )
     with pytest.raises(IntegrityError, match="games_round_unique_player_key"), transaction.atomic():
         with connection.cursor() as cursor:
-            cursor.execute(f"INSERT INTO games_round ({copy}, idempotency_key, status) "
-                           f"SELECT {copy}, idempotency_key, 'settled' FROM games_round WHERE id = %s", [rnd.pk])
+            cursor.execute(
+                f"INSERT INTO games_round ({copy}, idempotency_key, status) "
+                f"SELECT {copy}, idempotency_key, 'settled' FROM games_round WHERE id = %s",
+                [rnd.pk],
+            )
     with connection.cursor() as cursor:  # two open rounds of one player: the second is refused
-        cursor.execute(f"INSERT INTO games_round ({copy}, idempotency_key, status) "
-                       f"SELECT {copy}, 'open-1', 'in_progress' FROM games_round WHERE id = %s RETURNING id", [rnd.pk])
+        cursor.execute(
+            f"INSERT INTO games_round ({copy}, idempotency_key, status) "
+            f"SELECT {copy}, 'open-1', 'in_progress' FROM games_round WHERE id = %s RETURNING id",
+            [rnd.pk],
+        )
         open_id = cursor.fetchone()[0]
     with pytest.raises(IntegrityError, match="games_round_one_open_per_player"), transaction.atomic():
         with connection.cursor() as cursor:
-            cursor.execute(f"INSERT INTO games_round ({copy}, idempotency_key, status) "
-                           f"SELECT {copy}, 'open-2', 'in_progress' FROM games_round WHERE id = %s", [rnd.pk])
+            cursor.execute(
+                f"INSERT INTO games_round ({copy}, idempotency_key, status) "
+                f"SELECT {copy}, 'open-2', 'in_progress' FROM games_round WHERE id = %s",
+                [rnd.pk],
+            )
     Round.objects.filter(pk=open_id).update(status="settled")  # the open round ends: the claim is released
     with connection.cursor() as cursor:
-        cursor.execute(f"INSERT INTO games_round ({copy}, idempotency_key, status) "
-                       f"SELECT {copy}, 'open-3', 'in_progress' FROM games_round WHERE id = %s", [rnd.pk])
+        cursor.execute(
+            f"INSERT INTO games_round ({copy}, idempotency_key, status) "
+            f"SELECT {copy}, 'open-3', 'in_progress' FROM games_round WHERE id = %s",
+            [rnd.pk],
+        )
 
 
 def test_the_append_only_and_zero_sum_triggers_hold_on_every_partition():
@@ -133,12 +158,17 @@ def test_the_append_only_and_zero_sum_triggers_hold_on_every_partition():
         Entry.objects.filter(pk=entry.pk).delete()
     with pytest.raises(IntegrityError, match="does not balance|at least 2"), transaction.atomic():
         with connection.cursor() as cursor:  # a transaction with one leg: the deferred trigger refuses it
-            cursor.execute("""INSERT INTO wallet_ledgertransaction (kind, reference, player_id, amount, currency, memo,
+            cursor.execute(
+                """INSERT INTO wallet_ledgertransaction (kind, reference, player_id, amount, currency, memo,
                               created_at, actor_label) VALUES ('adjustment', 'one-leg', %s, 5, 'CZK', '', now(), 't')
-                              RETURNING id""", [player.pk])
+                              RETURNING id""",
+                [player.pk],
+            )
             txn_id = cursor.fetchone()[0]
-            cursor.execute("INSERT INTO wallet_entry (transaction_id, account_id, amount, created_at) "
-                           "VALUES (%s, %s, 5, now())", [txn_id, entry.account_id])
+            cursor.execute(
+                "INSERT INTO wallet_entry (transaction_id, account_id, amount, created_at) VALUES (%s, %s, 5, now())",
+                [txn_id, entry.account_id],
+            )
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
 
 
@@ -183,8 +213,9 @@ def test_retention_detaches_a_month_and_archives_it_with_its_rows():
     old = month - 40
     low, high = month_range(old)
     with connection.cursor() as cursor:  # a month long past, with a row in it
-        cursor.execute(f"CREATE TABLE scratch_events_old PARTITION OF scratch_events FOR VALUES FROM ({low}) TO "
-                       f"({high})")
+        cursor.execute(
+            f"CREATE TABLE scratch_events_old PARTITION OF scratch_events FOR VALUES FROM ({low}) TO ({high})"
+        )
         cursor.execute("INSERT INTO scratch_events (id, v) VALUES (%s, 7)", [low + 1])
     partitioning.partitions_ensure(connection)
     archived = partitioning.partition_archive(connection, "scratch_events", "scratch_events_old")
@@ -206,8 +237,7 @@ def test_the_hourly_job_makes_the_partitions_ahead_and_is_safe_to_run_twice():
 
     with connection.cursor() as cursor:
         cursor.execute(f"DROP TABLE {partitioning.partition_name('jackpots_contribution', _this_month() + 3)}")
-    assert partitions_ensure.apply().get() == [partitioning.partition_name("jackpots_contribution",
-                                                                           _this_month() + 3)]
+    assert partitions_ensure.apply().get() == [partitioning.partition_name("jackpots_contribution", _this_month() + 3)]
     assert partitions_ensure.apply().get() == []
 
 

@@ -7,6 +7,7 @@ transactions; Django connects to it with the settings of ``DATABASE_POOLER=pgbou
 server-side cursors) and the side connection (the refusal log) on a pool of its own. Real rounds, a deposit through
 the provider's callback and a race of threads on one wallet run through it, and the books reconcile.
 """
+
 from __future__ import annotations
 
 import threading
@@ -49,18 +50,33 @@ def bouncer(settings: Any) -> Iterator[PgBouncer]:
     settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
     settings.DATABASE_PREPARED_STATEMENTS = False  # as DATABASE_POOLER=pgbouncer sets it: no session state
     primary = connections["default"].settings_dict
-    dicts = {id(d): d for d in (primary, connections["refusal_log"].settings_dict, connections.settings["default"],
-                                connections.settings["refusal_log"])}
+    dicts = {
+        id(d): d
+        for d in (
+            primary,
+            connections["refusal_log"].settings_dict,
+            connections.settings["default"],
+            connections.settings["refusal_log"],
+        )
+    }
     saved = {key: dict(d) for key, d in dicts.items()}
     upstream = Upstream.of(connections["default"])  # a host and port, or the embedded server's socket directory
     name = upstream.dbname
     connections.close_all()
-    with PgBouncer(upstream_host=upstream.host, upstream_port=upstream.port, upstream_user=upstream.user,
-                   upstream_password=upstream.password, pool_size=POOL, side_pools=(name,), side_pool_size=2) as pgb:
+    with PgBouncer(
+        upstream_host=upstream.host,
+        upstream_port=upstream.port,
+        upstream_user=upstream.user,
+        upstream_password=upstream.password,
+        pool_size=POOL,
+        side_pools=(name,),
+        side_pool_size=2,
+    ) as pgb:
         try:
             for d in dicts.values():
-                d.update({"HOST": "127.0.0.1", "PORT": str(pgb.port), "CONN_MAX_AGE": 0,
-                          "DISABLE_SERVER_SIDE_CURSORS": True})
+                d.update(
+                    {"HOST": "127.0.0.1", "PORT": str(pgb.port), "CONN_MAX_AGE": 0, "DISABLE_SERVER_SIDE_CURSORS": True}
+                )
             for side in (connections["refusal_log"].settings_dict, connections.settings["refusal_log"]):
                 side["NAME"] = name + SIDE_SUFFIX
             yield pgb
@@ -96,10 +112,16 @@ def test_rounds_and_a_deposit_through_pgbouncer_in_transaction_mode_post_balance
     assert deposited.status == "confirmed"
     with use_rng(FixedRNG(0)):  # every red bet loses
         for i in range(5):
-            round_play(player=player, game_code="european_roulette", idempotency_key=f"pgb-{i}", bet=RED,
-                       actor=Actor.player(player))
-        replay = round_play(player=player, game_code="european_roulette", idempotency_key="pgb-0", bet=RED,
-                            actor=Actor.player(player))  # a replay: the stored result, nothing moves
+            round_play(
+                player=player,
+                game_code="european_roulette",
+                idempotency_key=f"pgb-{i}",
+                bet=RED,
+                actor=Actor.player(player),
+            )
+        replay = round_play(
+            player=player, game_code="european_roulette", idempotency_key="pgb-0", bet=RED, actor=Actor.player(player)
+        )  # a replay: the stored result, nothing moves
     assert replay is not None
     assert balance(player) == Money(50_000 - 5 * STAKE)
     assert Entry.objects.filter(account__player_id=player.pk, transaction__kind="stake").count() == 5
@@ -124,8 +146,13 @@ def test_threads_racing_on_one_wallet_through_a_pool_smaller_than_the_threads_lo
             barrier.wait(timeout=20)
             for r in range(ROUNDS):
                 try:
-                    round_play(player=player, game_code="european_roulette", idempotency_key=f"race-{i}-{r}",
-                               bet=RED, actor=Actor.player(player))
+                    round_play(
+                        player=player,
+                        game_code="european_roulette",
+                        idempotency_key=f"race-{i}-{r}",
+                        bet=RED,
+                        actor=Actor.player(player),
+                    )
                     result = "settled"
                 except DomainError as exc:
                     result = exc.code

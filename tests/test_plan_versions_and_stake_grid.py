@@ -2,6 +2,7 @@
 in production, ``ACCOUNTS_TERMS_REQUIRED``). GP §8(1): the minimum stake and its step change only through a published
 version, announced before it applies; a settings change alone changes nothing while a version is in force. Stakes go
 through the HTTP API as a player places them."""
+
 from __future__ import annotations
 
 import itertools
@@ -48,8 +49,9 @@ def _player() -> tuple[Player, APIClient]:
     from wallet.services import adjustment_credit
 
     player = make_player(status="active")
-    adjustment_credit(player=player, amount=Money(10_000), reference=f"fund-{player.pk}", reason="test funding",
-                      actor=STAFF)
+    adjustment_credit(
+        player=player, amount=Money(10_000), reference=f"fund-{player.pk}", reason="test funding", actor=STAFF
+    )
     c = APIClient(raise_request_exception=False)
     c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
     return player, c
@@ -58,9 +60,12 @@ def _player() -> tuple[Player, APIClient]:
 def _stake(c: APIClient, frozen: Any, amount: int) -> Any:
     frozen.shift(3)  # GP §7(9)
     with use_rng(LOSS):
-        return c.post("/api/v1/games/rounds", {"game": "european_roulette",
-                                                "bet": api_bet({"bets": [{"type": "red", "amount": amount}]})},
-                      format="json", HTTP_IDEMPOTENCY_KEY=f"grid-{next(_keys)}")
+        return c.post(
+            "/api/v1/games/rounds",
+            {"game": "european_roulette", "bet": api_bet({"bets": [{"type": "red", "amount": amount}]})},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=f"grid-{next(_keys)}",
+        )
 
 
 def _code(r: Any) -> str | None:
@@ -68,8 +73,14 @@ def _code(r: Any) -> str | None:
 
 
 def _publish(effective_at: Any, **overrides: Any) -> TermsVersion:
-    fields = {"title": "Herní plán", "summary_cs": "Znění herního plánu.", "summary_en": "The game plan.",
-              "text_cs": "Herní plán ...", "text_en": "Game plan ...", **overrides}
+    fields = {
+        "title": "Herní plán",
+        "summary_cs": "Znění herního plánu.",
+        "summary_en": "The game plan.",
+        "text_cs": "Herní plán ...",
+        "text_en": "Game plan ...",
+        **overrides,
+    }
     return services.terms_publish(effective_at=effective_at, actor=STAFF, **fields)
 
 
@@ -78,6 +89,7 @@ def _accept(c: APIClient, version: int) -> None:
 
 
 # GP §3(5) -----------------------------------------------------------------------------------------------------------
+
 
 def test_where_a_version_is_required_no_stake_is_taken_before_one_is_in_force(frozen, settings):
     settings.ACCOUNTS_TERMS_REQUIRED = True
@@ -93,8 +105,11 @@ def test_where_a_version_is_required_no_stake_is_taken_before_one_is_in_force(fr
     assert _code(_stake(c, frozen, 100)) == TERMS_NOT_PUBLISHED.code  # published, not in force yet
     frozen.move_to(at - timedelta(seconds=3))
     r = _stake(c, frozen, 100)  # exactly at effective_at: in force, and the player has not accepted it
-    assert (r.status_code, _code(r), r.json()["error"]["details"]["version"]) == (403, TERMS_NOT_ACCEPTED.code,
-                                                                               version.version)
+    assert (r.status_code, _code(r), r.json()["error"]["details"]["version"]) == (
+        403,
+        TERMS_NOT_ACCEPTED.code,
+        version.version,
+    )
     _accept(c, version.version)
     assert _stake(c, frozen, 100).status_code == 201
 
@@ -139,18 +154,27 @@ def test_production_requires_a_published_version_before_stakes():
 
 # GP §8(1) -----------------------------------------------------------------------------------------------------------
 
+
 def test_a_new_minimum_stake_and_step_apply_only_from_the_announced_version(frozen, django_capture_on_commit_callbacks):
     player, c = _player()
     v1 = _publish(clock.now() + rules.terms_min_notice())
     assert (v1.min_stake, v1.stake_step) == (10, 10)  # the settings' figures carried into the first version
     frozen.move_to(v1.effective_at)
     _accept(c, 1)
-    v2 = _publish(clock.now() + rules.terms_min_notice(), min_stake=20, stake_step=20,
-                  summary_cs="Minimální sázka a krok 0,20 Kč.", summary_en="Minimum stake and step 0.20 CZK.")
+    v2 = _publish(
+        clock.now() + rules.terms_min_notice(),
+        min_stake=20,
+        stake_step=20,
+        summary_cs="Minimální sázka a krok 0,20 Kč.",
+        summary_en="Minimum stake and step 0.20 CZK.",
+    )
     with django_capture_on_commit_callbacks(execute=True):
         assert services.terms_announce_due() >= 1
     msg = Message.objects.get(player=player, reference="accounts.terms:2")
-    assert "Minimální sázka 0,20\xa0Kč, krok sázek 0,20\xa0Kč (HP §8 odst. 1); dosud 0,10\xa0Kč a 0,10\xa0Kč" in msg.body_cs
+    assert (
+        "Minimální sázka 0,20\xa0Kč, krok sázek 0,20\xa0Kč (HP §8 odst. 1); dosud 0,10\xa0Kč a 0,10\xa0Kč"
+        in msg.body_cs
+    )
     assert "Minimum stake 0.20 CZK, stake step 0.20 CZK (GP §8(1)); until then 0.10 CZK and 0.10 CZK" in msg.body_en
     # announced, not in force: the old grid still applies, to the last second
     frozen.move_to(v2.effective_at - timedelta(seconds=4))
@@ -181,9 +205,16 @@ def test_staff_set_the_new_grid_in_the_publication_form(client, frozen):
     staff = make_staff(superuser=True)
     client.force_login(staff)
     when = clock.local(clock.now() + rules.terms_min_notice() + timedelta(days=1)).replace(second=0)
-    form = {"title": "Krok sázky 0,20 Kč", "summary_cs": "Krok sázky 0,20 Kč.", "summary_en": "Stake step 0.20 CZK.",
-            "text_cs": "Herní plán ...", "text_en": "Game plan ...", "effective_at": when.strftime("%Y-%m-%d %H:%M"),
-            "min_stake": "0,10", "stake_step": "0,20"}
+    form = {
+        "title": "Krok sázky 0,20 Kč",
+        "summary_cs": "Krok sázky 0,20 Kč.",
+        "summary_en": "Stake step 0.20 CZK.",
+        "text_cs": "Herní plán ...",
+        "text_en": "Game plan ...",
+        "effective_at": when.strftime("%Y-%m-%d %H:%M"),
+        "min_stake": "0,10",
+        "stake_step": "0,20",
+    }
     r = client.post("/admin/accounts/termsversion/publish/", {**form, "stake_step": "nula"})
     assert r.status_code == 200 and not TermsVersion.objects.exists()
     r = client.post("/admin/accounts/termsversion/publish/", form)

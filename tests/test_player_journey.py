@@ -24,6 +24,7 @@ goes through ``complaints.services`` (the admin's path).
 11. the panic button: logged out and the next stake refused at once (48 h exclusion);
 12. ledger_check and limits_reconcile are clean; no response in the whole journey was a 500.
 """
+
 from __future__ import annotations
 
 import io
@@ -117,8 +118,9 @@ class Api:
         data = dict(fields)
         for side, content in (("front", JPEG), ("back", PNG), ("selfie", JPEG)):
             data[side] = SimpleUploadedFile(f"{side}.jpg", content, content_type="image/jpeg")
-        r = self.client.post(f"{API}{path}", data, format="multipart",
-                             HTTP_IDEMPOTENCY_KEY=f"journey-{uuid.uuid4().hex}")
+        r = self.client.post(
+            f"{API}{path}", data, format="multipart", HTTP_IDEMPOTENCY_KEY=f"journey-{uuid.uuid4().hex}"
+        )
         self.journal.append(("POST", path, r.status_code))
         assert r.status_code == 201, f"POST {path} -> {r.status_code}: {r.content[:800]!r}"
         return r.json()
@@ -165,8 +167,13 @@ def round_lines(lines: list[dict], round_id: int) -> list[dict]:
 
 def money_state(api: Api) -> tuple:
     """What must not move on a refusal: balance, statement length, rounds and deposits/withdrawals counts."""
-    return (balance(api), len(statement(api)), ok(api.get("/games/rounds"))["count"],
-            ok(api.get("/wallet/deposits"))["count"], ok(api.get("/wallet/withdrawals"))["count"])
+    return (
+        balance(api),
+        len(statement(api)),
+        ok(api.get("/games/rounds"))["count"],
+        ok(api.get("/wallet/deposits"))["count"],
+        ok(api.get("/wallet/withdrawals"))["count"],
+    )
 
 
 # --- the journey ----------------------------------------------------------------------------------------------------
@@ -184,8 +191,12 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         # 1. Register online (GP §4(3)) with valid personal data (GP §4(4)a) the population register knows (§4(4)c).
         docs = ok(anon.get("/accounts/registration/documents"))
         body = registration_payload(username="nova.hracka.journey")
-        body["consents"] = {"terms": docs["terms"], "data_processing": docs["data_processing"],
-                            "game_plan": docs["game_plan"], "marketing": False}  # GP §4(4)d
+        body["consents"] = {
+            "terms": docs["terms"],
+            "data_processing": docs["data_processing"],
+            "game_plan": docs["game_plan"],
+            "marketing": False,
+        }  # GP §4(4)d
         make_register_record(body)
         reg = ok(anon.post("/accounts/registration", body), 201)
         assert reg["status"] == "temporary" and reg["checks_pending"] is False  # GP §5(1)
@@ -196,8 +207,9 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         link = re.search(r"/registration/confirm-email\?token=(\S+)", str(mail.outbox[0].body))
         assert link, mail.outbox[0].body
         assert not SandboxSms.objects.filter(to=body["phone"]).exists()
-        assert ok(anon.get("/accounts/registration/confirm-email", {"token": link.group(1)}))["status"] == \
-            "password_sent"
+        assert (
+            ok(anon.get("/accounts/registration/confirm-email", {"token": link.group(1)}))["status"] == "password_sent"
+        )
         sms = SandboxSms.objects.get(to=body["phone"])
         first_password_match = re.search(r"first password: (\S+) -", sms.text)
         assert first_password_match, sms.text
@@ -207,21 +219,26 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert login["must_change_password"] is True and login["status"] == "temporary"
         me = Api(journal, login["token"])
         # GP §4(7): until the first password is changed, everything else is refused.
-        for method, path, data in [("get", "/accounts/registration/steps", None), ("get", "/accounts/me", None),
-                                   ("get", "/wallet/overview", None), ("get", "/limits/self-limits", None),
-                                   ("put", "/limits/self-limits/technical/daily_stake", {"value": api_money(50000)}),
-                                   ("post", "/wallet/payment-methods", {"kind": "bank_account",
-                                                                        "account_number": BANK_ACCOUNT}),
-                                   ("post", "/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [
-                                       {"type": "red", "amount": 1000}]})}),
-                                   ("get", "/complaints", None)]:
+        for method, path, data in [
+            ("get", "/accounts/registration/steps", None),
+            ("get", "/accounts/me", None),
+            ("get", "/wallet/overview", None),
+            ("get", "/limits/self-limits", None),
+            ("put", "/limits/self-limits/technical/daily_stake", {"value": api_money(50000)}),
+            ("post", "/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
+            ("post", "/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [{"type": "red", "amount": 1000}]})}),
+            ("get", "/complaints", None),
+        ]:
             refused_with(getattr(me, method)(path, data), 403, PASSWORD_CHANGE_REQUIRED.code)
         r = me.post("/accounts/auth/password", {"old_password": first_password, "new_password": NEW_PASSWORD})
         assert ok(r)["status"] == "changed"
         assert me.post("/accounts/auth/logout").status_code == 204
         refused_with(me.get("/accounts/me"), 401, "auth.token_invalid")  # that session is over
-        refused_with(anon.post("/accounts/auth/login", {"username": body["username"], "password": first_password}),
-                401, INVALID_CREDENTIALS.code)
+        refused_with(
+            anon.post("/accounts/auth/login", {"username": body["username"], "password": first_password}),
+            401,
+            INVALID_CREDENTIALS.code,
+        )
         login = ok(anon.post("/accounts/auth/login", {"username": body["username"], "password": NEW_PASSWORD}))
         assert login["must_change_password"] is False
         me.auth(login["token"])
@@ -240,9 +257,15 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         refused_with(me.post("/accounts/registration/complete"), 409, REGISTRATION_INCOMPLETE.code)
 
         # 3. Self-limits for technical games (GP §4(4)e, §6(1)-(3), §6(6)): two set, five declined individually.
-        decisions = {"daily_stake": 50_000, "monthly_stake": 500_000,  # 500 CZK a day, 5,000 CZK a month
-                     "daily_loss": None, "monthly_loss": None, "monthly_logins": None, "daily_time": None,
-                     "pause_after_logout": None}
+        decisions = {
+            "daily_stake": 50_000,
+            "monthly_stake": 500_000,  # 500 CZK a day, 5,000 CZK a month
+            "daily_loss": None,
+            "monthly_loss": None,
+            "monthly_logins": None,
+            "daily_time": None,
+            "pause_after_logout": None,
+        }
         # money limits are Money objects (docs/player-api.md, Conventions); the answer adds ``formatted``
         for limit_type, value in decisions.items():
             sent = None if value is None else api_money(value)
@@ -251,7 +274,8 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
             assert (view["value"] and view["value"]["amount"]) == value
         limits = {x["limit_type"]: x for x in ok(me.get("/limits/self-limits", {"kind": "technical"}))["results"]}
         assert {k: (v["decided"], v["value"] and v["value"]["amount"]) for k, v in limits.items()} == {
-            k: (True, v) for k, v in decisions.items()}
+            k: (True, v) for k, v in decisions.items()
+        }
         # the review's trap: a CZK string is refused, not stored as 5 CZK
         refused_with(me.put("/limits/self-limits/technical/daily_stake", {"value": "500"}), 400, INVALID_MONEY.code)
         # GP §6(4): a loosening takes effect only 7 days later; the 500 CZK limit stays in force meanwhile.
@@ -259,33 +283,49 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert view["value"]["amount"] == 50_000 and view["pending"] is True
         assert view["pending_value"]["amount"] == 100_000
         assert view["pending_effective_at"] == "2026-03-09T09:00:00Z"
-        refused_with(me.put("/limits/self-limits/technical/daily_stake", {"value": api_money(-1)}), 400,
-                VALIDATION.code)
+        refused_with(
+            me.put("/limits/self-limits/technical/daily_stake", {"value": api_money(-1)}), 400, VALIDATION.code
+        )
         assert ok(me.get("/limits/self-limits/technical/daily_stake"))["pending_value"]["amount"] == 100_000
         assert ok(me.get("/accounts/registration/steps"))["missing"] == [
-            "aml_identification", "payment_method", "aml_compliance"]
+            "aml_identification",
+            "payment_method",
+            "aml_compliance",
+        ]
 
         # 3b. AML (GP §4(4)b, §2): not a politically exposed person; the identity document (front, back) and a
         # selfie to the identification provider, whose signed answer comes asynchronously (sandbox: approved).
         assert ok(me.post("/aml/pep-declaration", {"relation": "none"}), 201)["relation"] == "none"
-        ident_check = me.multipart("/aml/identifications", {
-            "document_type": "id_card", "document_number": body["document_number"],
-            "document_issuing_state": "CZ", "document_issuing_authority": body["document_issuing_authority"],
-            "document_valid_until": body["document_valid_until"]})
+        ident_check = me.multipart(
+            "/aml/identifications",
+            {
+                "document_type": "id_card",
+                "document_number": body["document_number"],
+                "document_issuing_state": "CZ",
+                "document_issuing_authority": body["document_issuing_authority"],
+                "document_valid_until": body["document_valid_until"],
+            },
+        )
         assert ident_check["status"] == "pending"
         assert ok(me.get(f"/aml/identifications/{ident_check['id']}"))["status"] == "approved"
         assert ok(me.get("/accounts/registration/steps"))["missing"] == ["payment_method"]
 
         # 4. A bank account at a Czech bank (GP §5(6)-(7)); verified by the first payment from it (GP §5(8)a).
-        bank_method = ok(me.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
-                    201)
+        bank_method = ok(
+            me.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}), 201
+        )
         assert bank_method["status"] == "pending" and bank_method["registered"] is False
         overview = ok(me.get("/wallet/overview"))
         assert overview["account"] == "temporary" and overview["balance"]["amount"] == 0
         assert overview["payment_method"]["deadline"] is not None  # GP §5(9)
 
         # Deposit 2,000 CZK: the sandbox provider confirms it by a signed callback after commit.
-        dep1 = ok(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 200000, "currency": "CZK"}}), 201)
+        dep1 = ok(
+            me.post(
+                "/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 200000, "currency": "CZK"}}
+            ),
+            201,
+        )
         assert dep1["status"] == "initiated" and dep1["into_temporary"] is True
         assert ok(me.post(f"/wallet/sandbox/deposits/{dep1['id']}/pay", {"outcome": "succeeded"}), 202)
         assert ok(me.get(f"/wallet/deposits/{dep1['id']}"))["status"] == "confirmed"
@@ -297,22 +337,35 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
 
         # GP §5(2)b: 3,000.01 CZK in total is refused, with the cap and what remains; nothing moves.
         before = money_state(me)
-        details = refused_with(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 100001, "currency": "CZK"}}),
-                          409, TEMPORARY_DEPOSIT_CAP.code)
+        details = refused_with(
+            me.post(
+                "/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 100001, "currency": "CZK"}}
+            ),
+            409,
+            TEMPORARY_DEPOSIT_CAP.code,
+        )
         assert details["cap"]["amount"] == wallet_rules.temp_deposit_cap() == 300_000
         assert details["remaining"]["amount"] == 100_000 and details["requested"]["amount"] == 100_001
         assert money_state(me) == before
 
         # The remaining 1,000 CZK: this time the provider's callback comes over HTTP, signed (HMAC-SHA256).
-        dep2 = ok(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 100000, "currency": "CZK"}}), 201)
+        dep2 = ok(
+            me.post(
+                "/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 100000, "currency": "CZK"}}
+            ),
+            201,
+        )
         ident = body["given_names"] + " " + body["surname"]
-        raw, signature = sandbox_event("payment.succeeded", dep2["payment_reference"], 100_000,
-                                       payer={"name": ident, "birth_date": body["date_of_birth"]})
+        raw, signature = sandbox_event(
+            "payment.succeeded",
+            dep2["payment_reference"],
+            100_000,
+            payer={"name": ident, "birth_date": body["date_of_birth"]},
+        )
         provider = Api(journal)
         header = f"HTTP_{SIGNATURE_HEADER.upper().replace('-', '_')}"
         forged = hmac_signature("not-the-shared-secret", raw)
-        refused_with(provider.raw_post("/wallet/callbacks/sandbox", raw, **{header: forged}), 401,
-                BAD_SIGNATURE.code)
+        refused_with(provider.raw_post("/wallet/callbacks/sandbox", raw, **{header: forged}), 401, BAD_SIGNATURE.code)
         assert ok(me.get(f"/wallet/deposits/{dep2['id']}"))["status"] == "initiated"
         first = ok(provider.raw_post("/wallet/callbacks/sandbox", raw, **{header: signature}))
         again = ok(provider.raw_post("/wallet/callbacks/sandbox", raw, **{header: signature}))
@@ -323,11 +376,21 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert overview["balance"]["amount"] == 300_000  # the callback counted once
         assert overview["temporary_deposits"]["remaining"]["amount"] == 0
         before = money_state(me)
-        refused_with(me.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 409,
-                TEMPORARY_DEPOSIT_CAP.code)
+        refused_with(
+            me.post(
+                "/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}
+            ),
+            409,
+            TEMPORARY_DEPOSIT_CAP.code,
+        )
         # GP §5(2)c, §5(12): nothing is withdrawn from a temporary account.
-        refused_with(me.post("/wallet/withdrawals", {"method_id": bank_method["id"], "amount": {"amount": 50000, "currency": "CZK"}}), 409,
-                TEMPORARY_NO_WITHDRAWAL.code)
+        refused_with(
+            me.post(
+                "/wallet/withdrawals", {"method_id": bank_method["id"], "amount": {"amount": 50000, "currency": "CZK"}}
+            ),
+            409,
+            TEMPORARY_NO_WITHDRAWAL.code,
+        )
         assert money_state(me) == before
         steps = ok(me.get("/accounts/registration/steps"))
         assert steps["missing"] == [] and steps["can_complete"] is True and steps["status"] == "temporary"
@@ -338,8 +401,13 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         bets: list[dict[str, Any]] = [
             {"bets": [{"type": "red", "amount": 1000}]},
             # covers every pocket, so this round surely pays: red or black x2, zero x36
-            {"bets": [{"type": "red", "amount": 1000}, {"type": "black", "amount": 1000},
-                      {"type": "straight", "numbers": [0], "amount": 100}]},
+            {
+                "bets": [
+                    {"type": "red", "amount": 1000},
+                    {"type": "black", "amount": 1000},
+                    {"type": "straight", "numbers": [0], "amount": 100},
+                ]
+            },
             {"bets": [{"type": "dozen", "dozen": 2, "amount": 500}]},
             {"bets": [{"type": "odd", "amount": 1000}]},
         ]
@@ -356,10 +424,11 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
             assert rnd["balance_after"]["amount"] == before_balance - stake + win == balance(me)
             # The statement shows exactly the stake and the win (a zero win posts nothing).
             lines = statement(me)
-            new = lines[len(before_lines):]
+            new = lines[len(before_lines) :]
             assert new == round_lines(lines, rnd["id"])
             assert [(x["category"], x["account"], x["amount"]["amount"]) for x in new] == (
-                [("stake", "temporary", -stake)] + ([("win", "temporary", win)] if win else []))
+                [("stake", "temporary", -stake)] + ([("win", "temporary", win)] if win else [])
+            )
             assert new[-1]["balance_after"]["amount"] == before_balance - stake + win
             rounds.append(rnd)
         assert rounds[1]["win"]["amount"] in (2000, 3600)
@@ -373,16 +442,22 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert r.json() == rounds[-1]
         assert money_state(me) == before
         # The same key with another bet is refused (it names another request).
-        refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}, key="journey-round-4"), 409,
-                KEY_CONFLICT.code)
+        refused_with(
+            me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}, key="journey-round-4"),
+            409,
+            KEY_CONFLICT.code,
+        )
         # GP §7(9): a new start 1 s after the last one is refused.
         clock.shift(1)
         refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 429, ROUND_TOO_SOON.code)
         assert money_state(me) == before
         # GP §6(1),(6)a: a 600 CZK stake would exceed the 500 CZK daily stake limit: refused, nothing moves.
         clock.shift(1)
-        details = refused_with(me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [
-            {"type": "red", "amount": 60_000}]})}), 403, DAILY_STAKE_EXCEEDED.code)
+        details = refused_with(
+            me.post("/games/rounds", {"game": ROULETTE, "bet": api_bet({"bets": [{"type": "red", "amount": 60_000}]})}),
+            403,
+            DAILY_STAKE_EXCEEDED.code,
+        )
         assert details["limit"] == "daily_stake"
         assert money_state(me) == before
         limits = {x["limit_type"]: x for x in ok(me.get("/limits/self-limits"))["results"]}
@@ -400,8 +475,10 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         assert overview["account"] == "full" and overview["temporary_deposits"] is None
         assert overview["balance"]["amount"] == balance_before_completion
         transfer = [(x["category"], x["account"], x["amount"]["amount"]) for x in statement(me)[-2:]]
-        assert transfer == [("transfer", "temporary", -balance_before_completion),
-                            ("transfer", "player", balance_before_completion)]
+        assert transfer == [
+            ("transfer", "temporary", -balance_before_completion),
+            ("transfer", "player", balance_before_completion),
+        ]
         steps = ok(me.get("/accounts/registration/steps"))
         assert steps["complete"] is True and steps["status"] == "active"
         assert ok(me.get("/accounts/me"))["status"] == "active"
@@ -419,7 +496,8 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         detail = ok(me.get(f"/games/rounds/{disputed['id']}"))
         assert sorted(detail["bet"]["bets"], key=lambda b: b["type"]) == sorted(  # amounts answered as Money objects
             bet_to_api(bets[1], money_bet_fields(detail["game"]["code"], detail["game"]["version"]))["bets"],
-            key=lambda b: b["type"])
+            key=lambda b: b["type"],
+        )
         assert detail["win"] == disputed["win"] and detail["draws"]
         check = ok(me.get(f"/games/rounds/{disputed['id']}/verify"))
         assert check["verified"] is True and check["outcome"] == "match" and check["round_id"] == disputed["id"]
@@ -427,10 +505,19 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         # 8. A complaint about that one round (GP §11(1),(4)): reference, date received, due in 30 days.
         clock.shift(10 * 60)
         mail.outbox.clear()
-        filed = ok(me.post("/complaints", {"reason": "game_result", "rounds": [disputed["id"]],
-                                            "description": "Kolo mělo vyplatit více podle výherní tabulky.",
-                                            "remedy_requested": "Doplatit výhru.", "remedy_amount_requested": api_money(5000)}),
-                   201)
+        filed = ok(
+            me.post(
+                "/complaints",
+                {
+                    "reason": "game_result",
+                    "rounds": [disputed["id"]],
+                    "description": "Kolo mělo vyplatit více podle výherní tabulky.",
+                    "remedy_requested": "Doplatit výhru.",
+                    "remedy_amount_requested": api_money(5000),
+                },
+            ),
+            201,
+        )
         reference = filed["reference"]
         assert re.fullmatch(r"RK-2026-\d{6}", reference)
         assert filed["status"] == "new" and filed["late"] is False and filed["answer"] is None
@@ -444,11 +531,18 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         # Another player can neither name that round nor read the rounds or the complaint.
         other = make_player(status="active")
         other_api = Api(journal)
-        other_api.auth(ok(anon.post("/accounts/auth/login", {"username": other.user.username,
-                                                               "password": DEFAULT_PASSWORD}))["token"])
-        details = refused_with(other_api.post("/complaints", {"reason": "game_result", "rounds": [disputed["id"]],
-                                                          "description": "Not mine."}),
-                          422, ROUND_NOT_YOURS.code)
+        other_api.auth(
+            ok(anon.post("/accounts/auth/login", {"username": other.user.username, "password": DEFAULT_PASSWORD}))[
+                "token"
+            ]
+        )
+        details = refused_with(
+            other_api.post(
+                "/complaints", {"reason": "game_result", "rounds": [disputed["id"]], "description": "Not mine."}
+            ),
+            422,
+            ROUND_NOT_YOURS.code,
+        )
         assert details["round_id"] == str(disputed["id"])
         assert ok(other_api.get("/complaints"))["count"] == 0
         refused_with(other_api.get(f"/complaints/{reference}"), 404, COMPLAINT_NOT_FOUND.code)
@@ -456,16 +550,29 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         refused_with(other_api.get(f"/games/rounds/{disputed['id']}"), 404, ROUND_NOT_FOUND.code)
         refused_with(other_api.get(f"/games/rounds/{disputed['id']}/verify"), 404, ROUND_NOT_FOUND.code)
         assert ok(other_api.get("/games/rounds"))["count"] == 0
-        refused_with(other_api.post(f"/games/rounds/{disputed['id']}/actions", {"action": {"type": "collect"}}), 404,
-                ROUND_NOT_FOUND.code)
+        refused_with(
+            other_api.post(f"/games/rounds/{disputed['id']}/actions", {"action": {"type": "collect"}}),
+            404,
+            ROUND_NOT_FOUND.code,
+        )
         # ... nor touch the first player's money: their deposit, method or bank account (GP §5(6)).
         refused_with(other_api.get(f"/wallet/deposits/{dep1['id']}"), 404, NOT_FOUND.code)
-        refused_with(other_api.post(f"/wallet/sandbox/deposits/{dep1['id']}/pay", {"outcome": "succeeded"}), 404,
-                NOT_FOUND.code)
+        refused_with(
+            other_api.post(f"/wallet/sandbox/deposits/{dep1['id']}/pay", {"outcome": "succeeded"}), 404, NOT_FOUND.code
+        )
         refused_with(other_api.get(f"/wallet/payment-methods/{bank_method['id']}"), 404, NOT_FOUND.code)
-        refused_with(other_api.post("/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}), 404, NOT_FOUND.code)
-        refused_with(other_api.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
-                409, METHOD_TAKEN.code)
+        refused_with(
+            other_api.post(
+                "/wallet/deposits", {"method_id": bank_method["id"], "amount": {"amount": 10000, "currency": "CZK"}}
+            ),
+            404,
+            NOT_FOUND.code,
+        )
+        refused_with(
+            other_api.post("/wallet/payment-methods", {"kind": "bank_account", "account_number": BANK_ACCOUNT}),
+            409,
+            METHOD_TAKEN.code,
+        )
         assert Complaint.objects.count() == 1
 
         # 9. Staff (the admin's path: complaints.services) uphold it with a 50 CZK remedy, credited once.
@@ -479,19 +586,31 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         complaints_services.complaint_assign(complaint=complaint, assignee=staff, actor=Actor.staff(staff))
         complaints_services.complaint_investigate(complaint=complaint, actor=Actor.staff(staff))
         balance_before_remedy, lines_before_remedy = balance(me), len(statement(me))
-        complaints_services.complaint_resolve(complaint=complaint, outcome="upheld", actor=Actor.staff(staff),
-                                              answer_cs="Výhra byla doplacena.", answer_en="The win was topped up.",
-                                              remedy_amount=Money(5000), resolved_by=staff)
+        complaints_services.complaint_resolve(
+            complaint=complaint,
+            outcome="upheld",
+            actor=Actor.staff(staff),
+            answer_cs="Výhra byla doplacena.",
+            answer_en="The win was topped up.",
+            remedy_amount=Money(5000),
+            resolved_by=staff,
+        )
         with pytest.raises(DomainError) as exc:  # a second resolution (double click, retry) is refused
-            complaints_services.complaint_resolve(complaint=Complaint.objects.get(reference=reference),
-                                                  outcome="upheld", actor=Actor.staff(staff), answer_cs="Znovu.",
-                                                  remedy_amount=Money(5000), resolved_by=staff)
+            complaints_services.complaint_resolve(
+                complaint=Complaint.objects.get(reference=reference),
+                outcome="upheld",
+                actor=Actor.staff(staff),
+                answer_cs="Znovu.",
+                remedy_amount=Money(5000),
+                resolved_by=staff,
+            )
         assert exc.value.code == ALREADY_RESOLVED.code
         assert balance(me) == balance_before_remedy + 5000
         lines = statement(me)
         remedies = [x for x in lines if x["reference"].startswith("complaint:")]
         assert [(x["category"], x["account"], x["amount"]["amount"]) for x in remedies] == [
-            ("correction", "player", 5000)]
+            ("correction", "player", 5000)
+        ]
         assert len(lines) == lines_before_remedy + 1
         answered = ok(me.get(f"/complaints/{reference}"))
         assert answered["status"] == "resolved" and answered["outcome"] == "upheld"
@@ -502,14 +621,22 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         # 10. Withdraw 1,000 CZK to the verified bank account (GP §5(6), §5(8)): held, sent, confirmed.
         clock.shift(60)
         before_withdrawal = balance(me)
-        w = ok(me.post("/wallet/withdrawals", {"method_id": bank_method["id"], "amount": {"amount": 100000, "currency": "CZK"}}), 201)
+        w = ok(
+            me.post(
+                "/wallet/withdrawals", {"method_id": bank_method["id"], "amount": {"amount": 100000, "currency": "CZK"}}
+            ),
+            201,
+        )
         assert w["amount"]["amount"] == 100_000 and w["method_id"] == bank_method["id"]
         assert ok(me.get(f"/wallet/withdrawals/{w['id']}"))["status"] == "confirmed"
         overview = ok(me.get("/wallet/overview"))
         assert overview["balance"]["amount"] == before_withdrawal - 100_000 and overview["held"]["amount"] == 0
         moves = [(x["category"], x["account"], x["amount"]["amount"]) for x in statement(me)[-3:]]
-        assert moves == [("withdrawal", "player", -100_000), ("withdrawal", "held", 100_000),
-                         ("withdrawal", "held", -100_000)]
+        assert moves == [
+            ("withdrawal", "player", -100_000),
+            ("withdrawal", "held", 100_000),
+            ("withdrawal", "held", -100_000),
+        ]
 
         # 11. The panic button: 48 hours without gambling, logged out at once.
         clock.shift(60)
@@ -522,10 +649,14 @@ def test_a_new_player_registers_deposits_plays_complains_is_compensated_withdraw
         # Signing in again during the 48 hours opens a session for the account only: the balance and the history
         # read, no stake (the press reached the register of excluded persons, 2024 amendment: "from all gambling",
         # and the login found the person listed there, so the refusal is the register's) and no deposit.
-        survivor = Api(journal, ok(anon.post("/accounts/auth/login", {"username": body["username"],
-                                                                       "password": NEW_PASSWORD}))["token"])
+        survivor = Api(
+            journal,
+            ok(anon.post("/accounts/auth/login", {"username": body["username"], "password": NEW_PASSWORD}))["token"],
+        )
         clock.shift(2)
-        refused_with(survivor.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 403, EXCLUDED_PERSON.code)
+        refused_with(
+            survivor.post("/games/rounds", {"game": ROULETTE, "bet": api_bet(bets[0])}), 403, EXCLUDED_PERSON.code
+        )
         assert ok(survivor.get("/limits/panic"))["active"] is True
         assert balance(survivor) == final_balance and ok(survivor.get("/games/rounds"))["count"] == len(rounds)
 

@@ -3,6 +3,7 @@ retention period by the one job (a day before: kept; on the day: anonymised, fil
 holds each app's part and never another player's data, a missing contract stops the platform, a deletion request is
 answered with exactly what is done, and the recipients of the data are published and told of corrections and
 erasures."""
+
 from __future__ import annotations
 
 import hashlib
@@ -98,10 +99,13 @@ def rich_player(marker: str, commit) -> dict[str, Any]:
     c = api(player)
     n = next(_n)
     number = f"AB{n:07d}"
-    body: dict[str, Any] = {"document_type": "id_card", "document_number": number, "document_issuing_state": "CZ",
-                            "document_issuing_authority": f"MěÚ {marker}",
-                            "document_valid_until": clock.business_date().replace(year=clock.business_date().year + 1)
-                            .isoformat()}
+    body: dict[str, Any] = {
+        "document_type": "id_card",
+        "document_number": number,
+        "document_issuing_state": "CZ",
+        "document_issuing_authority": f"MěÚ {marker}",
+        "document_valid_until": clock.business_date().replace(year=clock.business_date().year + 1).isoformat(),
+    }
     for side, content in (("front", JPEG), ("back", PNG), ("selfie", JPEG)):
         body[side] = SimpleUploadedFile(f"{side}.jpg", content, content_type="image/jpeg")
     with commit():
@@ -111,38 +115,93 @@ def rich_player(marker: str, commit) -> dict[str, Any]:
     assert check.status == "approved" and check.extracted
     r = c.post("/api/v1/aml/pep-declaration", {"relation": "self", "position": f"Starosta {marker}"}, format="json")
     assert r.status_code in (200, 201), r.content
-    r = c.post("/api/v1/aml/source-of-funds", {"source": "other", "description": f"Dědictví {marker}"},
-               format="json")
+    r = c.post("/api/v1/aml/source-of-funds", {"source": "other", "description": f"Dědictví {marker}"}, format="json")
     assert r.status_code in (200, 201), r.content
     now = clock.now()
-    ScreeningRun.objects.create(player=player, trigger="periodic", ran_at=now, list_code="sandbox", result="hit",
-                                matches=[{"entry_id": f"E-{marker}", "name": f"Listed {marker}"}])
-    ComplianceCase.objects.create(player=player, kind="screening_hit", key=f"hit:{marker}", blocking=True,
-                                  opened_at=now, summary=f"list match {marker}", details={"entry": f"E-{marker}"})
-    method = PaymentMethod.objects.create(player=player, kind="bank_account", identifier=f"{n:06d}1234/0800",
-                                          bank_code="0800", iban=f"CZ6508000000{n:06d}1234",
-                                          holder_name=f"Holder {marker}", status="verified", created_at=now)
-    doc = MethodDocument(method=method, original_name=f"statement-{marker}.pdf", content_type="application/pdf",
-                         size=len(PDF), sha256="0" * 64, uploaded_at=now)
+    ScreeningRun.objects.create(
+        player=player,
+        trigger="periodic",
+        ran_at=now,
+        list_code="sandbox",
+        result="hit",
+        matches=[{"entry_id": f"E-{marker}", "name": f"Listed {marker}"}],
+    )
+    ComplianceCase.objects.create(
+        player=player,
+        kind="screening_hit",
+        key=f"hit:{marker}",
+        blocking=True,
+        opened_at=now,
+        summary=f"list match {marker}",
+        details={"entry": f"E-{marker}"},
+    )
+    method = PaymentMethod.objects.create(
+        player=player,
+        kind="bank_account",
+        identifier=f"{n:06d}1234/0800",
+        bank_code="0800",
+        iban=f"CZ6508000000{n:06d}1234",
+        holder_name=f"Holder {marker}",
+        status="verified",
+        created_at=now,
+    )
+    doc = MethodDocument(
+        method=method,
+        original_name=f"statement-{marker}.pdf",
+        content_type="application/pdf",
+        size=len(PDF),
+        sha256="0" * 64,
+        uploaded_at=now,
+    )
     doc.file.save(f"doc-{marker}.pdf", ContentFile(PDF), save=False)
     doc.save()
-    deposit = Deposit.objects.create(player=player, method=method, provider="sandbox", amount=10_000,
-                                     into_temporary=True, status="confirmed", payment_reference=f"VS{n:08d}",
-                                     idempotency_reference=f"dep-{marker}", created_at=now, expires_at=now,
-                                     confirmed_at=now, payer={"name": f"Payer {marker}", "account": "1/0800"})
-    ProviderEvent.objects.create(provider="sandbox", provider_txn_id=f"ev-{marker}", event_type="payment.succeeded",
-                                 player=player, raw_body=json.dumps({"payer": {"name": f"Payer {marker}"}}),
-                                 received_at=now, result="confirmed")
-    r = c.post("/api/v1/complaints", {"reason": "other", "description": f"Complaint {marker}",
-                                       "event_at": (now - timedelta(days=1)).isoformat(),
-                                       "attachments": [SimpleUploadedFile(f"proof-{marker}.pdf", PDF)]},
-               format="multipart")
+    deposit = Deposit.objects.create(
+        player=player,
+        method=method,
+        provider="sandbox",
+        amount=10_000,
+        into_temporary=True,
+        status="confirmed",
+        payment_reference=f"VS{n:08d}",
+        idempotency_reference=f"dep-{marker}",
+        created_at=now,
+        expires_at=now,
+        confirmed_at=now,
+        payer={"name": f"Payer {marker}", "account": "1/0800"},
+    )
+    ProviderEvent.objects.create(
+        provider="sandbox",
+        provider_txn_id=f"ev-{marker}",
+        event_type="payment.succeeded",
+        player=player,
+        raw_body=json.dumps({"payer": {"name": f"Payer {marker}"}}),
+        received_at=now,
+        result="confirmed",
+    )
+    r = c.post(
+        "/api/v1/complaints",
+        {
+            "reason": "other",
+            "description": f"Complaint {marker}",
+            "event_at": (now - timedelta(days=1)).isoformat(),
+            "attachments": [SimpleUploadedFile(f"proof-{marker}.pdf", PDF)],
+        },
+        format="multipart",
+    )
     assert r.status_code == 201, r.content
     complaint = Complaint.objects.get(reference=r.json()["reference"])
-    return {"player": player, "check": check, "number": number, "method": method, "document": doc,
-            "deposit": deposit, "complaint": complaint,
-            "images": [i.file.path for i in check.images.all()], "document_file": doc.file.path,
-            "attachment_file": complaint.attachments.get().file.path}
+    return {
+        "player": player,
+        "check": check,
+        "number": number,
+        "method": method,
+        "document": doc,
+        "deposit": deposit,
+        "complaint": complaint,
+        "images": [i.file.path for i in check.images.all()],
+        "document_file": doc.file.path,
+        "attachment_file": complaint.attachments.get().file.path,
+    }
 
 
 def _content(response: Any) -> bytes:
@@ -190,8 +249,12 @@ def test_each_apps_records_are_kept_a_day_before_their_end_and_anonymised_on_the
     assert all(os.path.exists(p) for p in a["images"])
     assert run_job_at(2031, 3, 16, 0, 0, 0) == 0
     check = IdentificationCheck.objects.get(pk=a["check"].pk)
-    assert (check.document_number, check.document_issuing_authority, check.extracted, check.provider_check_id) == \
-        ("", "", {}, "")
+    assert (check.document_number, check.document_issuing_authority, check.extracted, check.provider_check_id) == (
+        "",
+        "",
+        {},
+        "",
+    )
     assert check.status == "approved"  # that it took place, and its outcome, stay
     assert not any(os.path.exists(p) for p in a["images"])
     assert set(IdentificationImage.objects.filter(identification=check).values_list("file", flat=True)) == {""}
@@ -224,8 +287,12 @@ def test_each_apps_records_are_kept_a_day_before_their_end_and_anonymised_on_the
     assert pa.anonymised_at == prague(2032, 1, 1)
     assert PersonalData.objects.get(player=pa).surname == "[anonymised]"
     groups = dict(PersonalDataErasure.objects.filter(player=pa).values_list("retention", "erased_at"))
-    assert groups == {"gambling": prague(2029, 3, 16), "aml": prague(2031, 3, 16),
-                      "accounting+aml": prague(2032, 1, 1), "accounting+aml+gambling": prague(2032, 1, 1)}
+    assert groups == {
+        "gambling": prague(2029, 3, 16),
+        "aml": prague(2031, 3, 16),
+        "accounting+aml": prague(2032, 1, 1),
+        "accounting+aml+gambling": prague(2032, 1, 1),
+    }
     assert run_job_at(2032, 1, 2, 0, 0, 0) == 0  # safe to run twice
 
     # the open account of the other player: nothing of it changed, every file still there
@@ -259,9 +326,15 @@ def test_the_erasures_tell_the_recipients_that_received_the_records(commit):
         assert services.recipient_notices_send_due() == {"sent": 5, "failed": 0, "not_due": 0}
         assert services.recipient_notices_send_due()["sent"] == 0  # each once
     to = sorted(str(m.to[0]) for m in mail.outbox)
-    assert to == sorted(["privacy@mail-delivery.example", "privacy@identification-provider.example",
-                         "privacy@payment-provider.example", "privacy@mail-delivery.example",
-                         "privacy@sms-gateway.example"])
+    assert to == sorted(
+        [
+            "privacy@mail-delivery.example",
+            "privacy@identification-provider.example",
+            "privacy@payment-provider.example",
+            "privacy@mail-delivery.example",
+            "privacy@sms-gateway.example",
+        ]
+    )
     body = "\n".join(str(m.body) for m in mail.outbox)
     assert f"{a['player'].pk}" in body and "ALPHA" not in body and a["number"] not in body  # no personal value
 
@@ -270,8 +343,9 @@ def test_a_correction_is_notified_to_the_recipients_of_the_personal_data_with_th
     """GP §12(7): a correction of the personal data is told to e-mail delivery and the SMS gateway (the recipients
     of accounts.personal_data that are notified), naming the fields, not the values."""
     player = make_player()
-    req = services.correction_request_create(player=player, changes={"phone": "+420777123456"}, note="new phone",
-                                             actor=Actor.player(player))
+    req = services.correction_request_create(
+        player=player, changes={"phone": "+420777123456"}, note="new phone", actor=Actor.player(player)
+    )
     services.correction_approve(request=req, actor=Actor.staff(make_staff()))
     notices = RecipientNotice.objects.filter(player=player, event="correction")
     assert {n.recipient for n in notices} == {"email_delivery", "sms_gateway"}
@@ -283,9 +357,12 @@ def test_a_correction_is_notified_to_the_recipients_of_the_personal_data_with_th
 
 def test_a_failed_notice_is_retried_after_the_retry_time(settings, monkeypatch):
     player = make_player()
-    services.correction_approve(request=services.correction_request_create(
-        player=player, changes={"phone": "+420777123457"}, note="", actor=Actor.player(player)),
-        actor=Actor.staff(make_staff()))
+    services.correction_approve(
+        request=services.correction_request_create(
+            player=player, changes={"phone": "+420777123457"}, note="", actor=Actor.player(player)
+        ),
+        actor=Actor.staff(make_staff()),
+    )
     import accounts.services.recipients as rec
 
     def refuse(*args, **kwargs):
@@ -312,8 +389,9 @@ def test_the_export_holds_each_apps_part_through_the_api_and_nothing_of_another_
     data = r.json()
     # accounts' own part stays at the top level
     assert {"account", "personal_data", "consents", "data_requests", "history"} <= set(data)
-    assert {"aml", "wallet", "complaints", "games", "limits", "jackpots", "retention", "withheld",
-            "recipients"} <= set(data)
+    assert {"aml", "wallet", "complaints", "games", "limits", "jackpots", "retention", "withheld", "recipients"} <= set(
+        data
+    )
     ident = data["aml"]["identifications"][0]
     assert ident["document_number"] == a["number"] and ident["document_issuing_authority"] == "MěÚ ALPHA"
     assert ident["extracted"]["surname"] and ident["status"] == "approved"
@@ -328,8 +406,12 @@ def test_the_export_holds_each_apps_part_through_the_api_and_nothing_of_another_
     complaint = data["complaints"]["complaints"][0]
     assert complaint["description"] == "Complaint ALPHA"
     assert complaint["attachments"][0]["name"] == "proof-ALPHA.pdf"
-    assert {row["record"] for row in data["retention"]} >= {"aml.identification", "wallet.payment_methods",
-                                                            "complaints.complaints", "accounts.personal_data"}
+    assert {row["record"] for row in data["retention"]} >= {
+        "aml.identification",
+        "wallet.payment_methods",
+        "complaints.complaints",
+        "accounts.personal_data",
+    }
     assert {w["app"] for w in data["withheld"]} >= {"aml", "wallet", "complaints"}
     dumped = json.dumps(data, ensure_ascii=False)
     # never another player's data, never what the AML law withholds (the case, the matched list entry)
@@ -382,19 +464,30 @@ def test_a_model_holding_personal_data_left_out_of_every_record_stops_the_platfo
     from complaints.privacy import CONTRACT
 
     record = CONTRACT.records[0]
-    smaller = replace(CONTRACT, records=(replace(record, models=tuple(
-        m for m in record.models if m != "complaints.ComplaintAttachment")),))
+    smaller = replace(
+        CONTRACT,
+        records=(replace(record, models=tuple(m for m in record.models if m != "complaints.ComplaintAttachment")),),
+    )
     monkeypatch.setitem(privacy_contract._contracts, "complaints", smaller)
     monkeypatch.setattr(privacy_contract, "_verified", False)
     msgs = [str(p.msg) for p in privacy_contract.problems()]
-    assert msgs == ["model complaints.ComplaintAttachment holds a participant's data but no privacy record declares "
-                    "it (retention, export, anonymisation)"]
+    assert msgs == [
+        "model complaints.ComplaintAttachment holds a participant's data but no privacy record declares "
+        "it (retention, export, anonymisation)"
+    ]
 
 
 def test_every_model_pointing_at_a_player_or_storing_files_is_found():
     found = privacy_contract.personal_models()
-    assert {"aml.IdentificationImage", "wallet.MethodDocument", "complaints.ComplaintAttachment", "wallet.Entry",
-            "jackpots.Contribution", "limits.PanicReport", "games.RoundAction"} <= found
+    assert {
+        "aml.IdentificationImage",
+        "wallet.MethodDocument",
+        "complaints.ComplaintAttachment",
+        "wallet.Entry",
+        "jackpots.Contribution",
+        "limits.PanicReport",
+        "games.RoundAction",
+    } <= found
     assert "accounts.TermsVersion" not in found and "jackpots.Jackpot" not in found
 
 
@@ -407,8 +500,7 @@ def test_a_deletion_request_is_answered_with_exactly_what_is_erased_now_and_when
     close(a["player"])
     staff = Actor.staff(make_staff())
     with time_machine.travel(prague(2030, 6, 1, 12, 0), tick=False):
-        req = services.data_request_create(player=a["player"], kind="deletion", text="", actor=staff,
-                                           channel="staff")
+        req = services.data_request_create(player=a["player"], kind="deletion", text="", actor=staff, channel="staff")
         with commit():
             services.data_request_decide(request=req, outcome="granted", actor=staff)
     req.refresh_from_db()
@@ -433,8 +525,14 @@ def test_the_privacy_notice_publishes_the_recipients_and_every_declared_record_w
     assert r.status_code == 200
     data = r.json()
     codes = {x["code"]: x for x in data["recipients"]}
-    assert {"identification_provider", "payment_provider", "email_delivery", "sms_gateway", "population_register",
-            "exclusion_register"} <= set(codes)
+    assert {
+        "identification_provider",
+        "payment_provider",
+        "email_delivery",
+        "sms_gateway",
+        "population_register",
+        "exclusion_register",
+    } <= set(codes)
     assert codes["identification_provider"]["records"] == ["aml.identification"]
     assert codes["exclusion_register"]["notify"] is False and "contact" not in codes["exclusion_register"]
     records = {x["record"]: x for x in data["records"]}
@@ -486,12 +584,15 @@ def _bank_money() -> dict[str, Any]:
     """What a re-import must not change: the ledger, and the balance of every ledger account."""
     from wallet.models import LedgerAccount
 
-    return {"transactions": LedgerTransaction.objects.count(),
-            "balances": dict(LedgerAccount.objects.values_list("pk", "balance"))}
+    return {
+        "transactions": LedgerTransaction.objects.count(),
+        "balances": dict(LedgerAccount.objects.values_list("pk", "balance")),
+    }
 
 
 def test_bank_lines_of_no_player_and_the_bank_files_go_after_ten_years_from_booking_and_a_reimport_changes_nothing(
-        settings, commit):
+    settings, commit
+):
     """GP §12(5), AML Act §16(1) (10 years from a transaction outside a business relationship), Accounting Act
     §31(2)b: a stranger's credit returned to him, its return order, the bank's debit of that order and a fee lose the
     payer's name, account and message from 00:00 Prague after ten years from their booking day; a statement file is
@@ -521,17 +622,22 @@ def test_bank_lines_of_no_player_and_the_bank_files_go_after_ten_years_from_book
     def player_paying(booked: str) -> tuple[Player, Tx]:
         p = make_player()
         method = bank(p, bank_number("0800"))
-        d = deposit_start(player=p, method=method, amount=czk(500), reference=f"dep-{next(_n)}",
-                          actor=Actor.player(p))
+        d = deposit_start(player=p, method=method, amount=czk(500), reference=f"dep-{next(_n)}", actor=Actor.player(p))
         identity = player_identity(p)
         assert identity is not None
-        return p, Tx("500.00", vs=d.payment_reference, name=f"{identity.given_names} {identity.surname}",
-                     iban=method.iban, booked=booked)
+        return p, Tx(
+            "500.00",
+            vs=d.payment_reference,
+            name=f"{identity.given_names} {identity.surname}",
+            iban=method.iban,
+            booked=booked,
+        )
 
     with time_machine.travel(prague(2026, 12, 3, 12, 0), tick=False):
         ended, ended_tx = player_paying("2026-12-03")
-        credit = Tx("1000.00", vs="5555555555", name="Petr Svoboda", iban=stranger_iban, message="za Petra",
-                    booked="2026-12-03")
+        credit = Tx(
+            "1000.00", vs="5555555555", name="Petr Svoboda", iban=stranger_iban, message="za Petra", booked="2026-12-03"
+        )
         raw1 = camt([credit, ended_tx])  # a stranger's credit and the line of a player whose account ends today
         assert imported(raw1)["by_status"] == {"unmatched": 1, "confirmed": 1}
         stranger = BankEntry.objects.get(bank_reference=credit.ref)
@@ -546,12 +652,17 @@ def test_bank_lines_of_no_player_and_the_bank_files_go_after_ten_years_from_book
         raw3 = camt([stays_tx, waiting, fee], kind="054")
         assert imported(raw3)["by_status"] == {"confirmed": 1, "unmatched": 1, "other": 1}
     with time_machine.travel(prague(2026, 12, 4, 12, 0), tick=False):
-        debit = Tx("1000.00", direction="DBIT", e2e=order["end_to_end_id"], name="Petr Svoboda",
-                   iban=stranger_iban, booked="2026-12-04")
+        debit = Tx(
+            "1000.00",
+            direction="DBIT",
+            e2e=order["end_to_end_id"],
+            name="Petr Svoboda",
+            iban=stranger_iban,
+            booked="2026-12-04",
+        )
         raw2 = camt([debit])
         assert imported(raw2)["by_status"] == {"settled": 1}
-    stmt1, stmt2, stmt3 = (BankStatement.objects.get(sha256=hashlib.sha256(r).hexdigest()) for r in (raw1, raw2,
-                                                                                                      raw3))
+    stmt1, stmt2, stmt3 = (BankStatement.objects.get(sha256=hashlib.sha256(r).hexdigest()) for r in (raw1, raw2, raw3))
     paths = {s.pk: s.file.path for s in (stmt1, stmt2, stmt3)}
     returned = BankEntry.objects.get(bank_reference=credit.ref)
     assert returned.status == BankEntry.Status.RETURNED_TO_PAYER and returned.player_id is None
@@ -589,7 +700,11 @@ def test_bank_lines_of_no_player_and_the_bank_files_go_after_ten_years_from_book
     run_job_at(2036, 12, 5, 0, 0, 0)
     assert entry(debit) == ("", "", "", "") and not os.path.exists(paths[stmt2.pk])
     po.refresh_from_db()
-    assert (po.creditor_name, po.creditor_iban, po.creditor_account) == ("[anonymised]", "", f"****{stranger_iban[-4:]}")
+    assert (po.creditor_name, po.creditor_iban, po.creditor_account) == (
+        "[anonymised]",
+        "",
+        f"****{stranger_iban[-4:]}",
+    )
     blank = PaymentOrderBatch.objects.get(pk=batch.pk)
     assert blank.xml == "" and (blank.sha256, blank.count, blank.control_sum) == (batch.sha256, 1, 100_000)
     assert os.path.exists(paths[stmt3.pk]) and entry(waiting)[0] == "Eva Malá" and entry(stays_tx)[1]

@@ -26,6 +26,7 @@ is a real broker (``amqp://`` / ``redis://``, as CI's RabbitMQ); else Redis at `
 the chosen broker does not answer, the test is skipped with the reason on a developer's machine and FAILS under CI
 (``CI`` set), like the browser tests.
 """
+
 from __future__ import annotations
 
 import base64
@@ -91,8 +92,9 @@ def _answers(url: str) -> bool:
     """Whether something listens at the broker URL's host and port (a TCP connection within 2 s)."""
     parts = urlsplit(url)
     try:
-        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or BROKER_PORTS[parts.scheme]),
-                                      timeout=2):
+        with socket.create_connection(
+            (parts.hostname or "127.0.0.1", parts.port or BROKER_PORTS[parts.scheme]), timeout=2
+        ):
             return True
     except OSError:
         return False
@@ -113,14 +115,17 @@ def broker_url() -> str:
         return chosen
     else:
         parts = urlsplit(chosen)
-        why = (f"no broker answers at {parts.scheme}://{parts.hostname}:{parts.port or BROKER_PORTS[parts.scheme]} "
-               f"({source}); start RabbitMQ or Redis, or set E2E_BROKER_URL (docs/core.md)")
+        why = (
+            f"no broker answers at {parts.scheme}://{parts.hostname}:{parts.port or BROKER_PORTS[parts.scheme]} "
+            f"({source}); start RabbitMQ or Redis, or set E2E_BROKER_URL (docs/core.md)"
+        )
     if os.environ.get("CI"):
         pytest.fail(why)
     pytest.skip(why)
 
 
 # The outside systems --------------------------------------------------------------------------------------------------
+
 
 class Registers:
     """The population register, the register of excluded persons and the SMS gateway, over HTTP with the
@@ -139,8 +144,15 @@ class Registers:
                     return self._send(401, {"error": "token"})
                 registers.calls.append((self.path, body))
                 if self.path == "/population/verify":
-                    return self._send(200, {"found": True, "mismatches": [], "date_of_birth": body["date_of_birth"],
-                                            "resident_in_cz": True})
+                    return self._send(
+                        200,
+                        {
+                            "found": True,
+                            "mismatches": [],
+                            "date_of_birth": body["date_of_birth"],
+                            "resident_in_cz": True,
+                        },
+                    )
                 if self.path == "/exclusion/check":
                     return self._send(200, {"listed": body.get("birth_number") in registers.listed})
                 if self.path == "/exclusion/panic":
@@ -237,6 +249,7 @@ def wait_for(what: str, check: Any, seconds: float = 60) -> Any:
 
 # The platform, started as in production -------------------------------------------------------------------------------
 
+
 class Platform:
     def __init__(self, env: dict[str, str], folder: Path) -> None:
         self.env = env
@@ -244,8 +257,9 @@ class Platform:
         self.procs: list[subprocess.Popen[bytes]] = []
 
     def manage(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        r = subprocess.run([PY, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True,
-                           timeout=600)
+        r = subprocess.run(
+            [PY, "manage.py", *args], cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=600
+        )
         if check and r.returncode != 0:
             raise AssertionError(f"manage.py {' '.join(args)} failed:\n{r.stdout}\n{r.stderr}")
         return r
@@ -255,8 +269,9 @@ class Platform:
 
     def start(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
         log = open(self.folder / f"{name}.log", "wb")
-        proc = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         self.procs.append(proc)
         return proc
 
@@ -295,8 +310,9 @@ def production() -> Iterator[dict[str, Any]]:
     op = LocalOpenIDProvider(client_id="hraj-production", redirect_uris=[BANKID_APP], tls=True).start()
     registers = Registers()
     operator_key, operator_cert = aisg_key_pair("Provozovatel, a.s. - AISG")
-    aisg = LocalAisg(operator_cert_pem=operator_cert, tls_folder=folder,
-                     schema_dir=spec_dir() if spec_dir().is_dir() else None).start()
+    aisg = LocalAisg(
+        operator_cert_pem=operator_cert, tls_folder=folder, schema_dir=spec_dir() if spec_dir().is_dir() else None
+    ).start()
     smtp = Smtp()
     cert, key = _self_signed_certificate(folder)
     port = free_port()
@@ -305,36 +321,75 @@ def production() -> Iterator[dict[str, Any]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "ACCOUNTS_", "AML_", "WALLET_"))}
     env.update(PRODUCTION_ENV)
     env.update(op.environment())
-    env.update({
-        "DATABASE_URL": _database(db),
-        "CELERY_BROKER_URL": broker,
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "PUBLIC_BASE_URL": base,
-        **aisg.environment(folder, operator_key),  # both registers: the Ministry's AISG interface (signed SOAP)
-        "ACCOUNTS_SMS_GATEWAY_URL": f"{registers.url}/sms",
-        "ACCOUNTS_GATEWAY_TOKEN": GATEWAY_TOKEN,
-        "ACCOUNTS_TERMS_SNAPSHOT_SECONDS": "1",
-        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
-        "EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(smtp.port),
-        "WALLET_BANK_IBAN": OPERATOR_IBAN, "WALLET_BANK_ACCOUNT_NAME": OPERATOR_NAME,
-        "BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "2", "GUNICORN_ACCESS_LOG": str(folder / "access.log"),
-        "PYTHONUNBUFFERED": "1",
-    })
+    env.update(
+        {
+            "DATABASE_URL": _database(db),
+            "CELERY_BROKER_URL": broker,
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "PUBLIC_BASE_URL": base,
+            **aisg.environment(folder, operator_key),  # both registers: the Ministry's AISG interface (signed SOAP)
+            "ACCOUNTS_SMS_GATEWAY_URL": f"{registers.url}/sms",
+            "ACCOUNTS_GATEWAY_TOKEN": GATEWAY_TOKEN,
+            "ACCOUNTS_TERMS_SNAPSHOT_SECONDS": "1",
+            "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "EMAIL_HOST": "127.0.0.1",
+            "EMAIL_PORT": str(smtp.port),
+            "WALLET_BANK_IBAN": OPERATOR_IBAN,
+            "WALLET_BANK_ACCOUNT_NAME": OPERATOR_NAME,
+            "BIND": f"127.0.0.1:{port}",
+            "WEB_CONCURRENCY": "2",
+            "GUNICORN_ACCESS_LOG": str(folder / "access.log"),
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     env["CACHE_URL"] = "dbcache://platform_cache"  # a cache every worker shares, in the database (no Redis needed)
     platform = Platform(env, folder)
     try:
         parts = urlsplit(broker)
-        step(f"database {db}; broker {parts.scheme}://{parts.hostname}:{parts.port or BROKER_PORTS[parts.scheme]}; "
-             f"migrate with DJANGO_ENV=production")
+        step(
+            f"database {db}; broker {parts.scheme}://{parts.hostname}:{parts.port or BROKER_PORTS[parts.scheme]}; "
+            f"migrate with DJANGO_ENV=production"
+        )
         migrate = platform.manage("migrate", "--noinput")
         platform.manage("createcachetable")
         check = platform.manage("check", "--deploy", check=False)
         assert check.returncode == 0, check.stderr
         step("gunicorn (TLS) and a Celery worker")
-        platform.start("gunicorn", [PY, "-m", "gunicorn", "-c", "config/gunicorn.conf.py", "--certfile", str(cert),
-                                    "--keyfile", str(key), "config.wsgi:application"])
-        platform.start("worker", [PY, "-m", "celery", "-A", "config", "worker", "-P", "solo", "-c", "1",
-                                  "--without-gossip", "--without-mingle", "-l", "info"])
+        platform.start(
+            "gunicorn",
+            [
+                PY,
+                "-m",
+                "gunicorn",
+                "-c",
+                "config/gunicorn.conf.py",
+                "--certfile",
+                str(cert),
+                "--keyfile",
+                str(key),
+                "config.wsgi:application",
+            ],
+        )
+        platform.start(
+            "worker",
+            [
+                PY,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "-P",
+                "solo",
+                "-c",
+                "1",
+                "--without-gossip",
+                "--without-mingle",
+                "-l",
+                "info",
+            ],
+        )
+
         def up() -> bool:
             try:
                 return requests.get(f"{base}/health", timeout=2, verify=str(cert)).status_code in (200, 503)
@@ -342,9 +397,17 @@ def production() -> Iterator[dict[str, Any]]:
                 return False
 
         wait_for("gunicorn to answer", up, 90)
-        yield {"startup": migrate.stdout + migrate.stderr, "base": base, "platform": platform, "op": op, "registers": registers, "smtp": smtp, "ca": str(cert),
-               "aisg": aisg,
-               "folder": folder}
+        yield {
+            "startup": migrate.stdout + migrate.stderr,
+            "base": base,
+            "platform": platform,
+            "op": op,
+            "registers": registers,
+            "smtp": smtp,
+            "ca": str(cert),
+            "aisg": aisg,
+            "folder": folder,
+        }
     finally:
         platform.stop()
         op.stop()
@@ -356,6 +419,7 @@ def production() -> Iterator[dict[str, Any]]:
 
 
 # The clients ----------------------------------------------------------------------------------------------------------
+
 
 class Client:
     """HTTPS trusting only the test's certificate. (``verify`` is given with each request: requests lets
@@ -411,19 +475,34 @@ class Admin(Client):
     def post(self, path: str, form: dict[str, Any], *, page: str | None = None) -> requests.Response:
         html = self.get(page or path)
         data = {"csrfmiddlewaretoken": self._csrf(html), **form}
-        return self.request("POST", f"{self.base}{path}", data=data,
-                            headers={"Referer": f"{self.base}{page or path}"}, allow_redirects=False)
+        return self.request(
+            "POST",
+            f"{self.base}{path}",
+            data=data,
+            headers={"Referer": f"{self.base}{page or path}"},
+            allow_redirects=False,
+        )
 
     def sign_in(self, username: str, password: str, otpauth: str, device: str) -> None:
         query = parse_qs(urlsplit(otpauth).query)
         secret = query["secret"][0]
         key = base64.b32decode(secret + "=" * (-len(secret) % 8))
         html = self.get("/admin/login/")
-        form = {"csrfmiddlewaretoken": self._csrf(html), "username": username, "password": password,
-                "otp_device": device, "otp_token": f"{totp(key, step=int(query.get('period', ['30'])[0])):06d}",
-                "next": "/admin/"}
-        r = self.request("POST", f"{self.base}/admin/login/?next=/admin/", data=form,
-                         headers={"Referer": f"{self.base}/admin/login/"}, allow_redirects=False)
+        form = {
+            "csrfmiddlewaretoken": self._csrf(html),
+            "username": username,
+            "password": password,
+            "otp_device": device,
+            "otp_token": f"{totp(key, step=int(query.get('period', ['30'])[0])):06d}",
+            "next": "/admin/",
+        }
+        r = self.request(
+            "POST",
+            f"{self.base}/admin/login/?next=/admin/",
+            data=form,
+            headers={"Referer": f"{self.base}/admin/login/"},
+            allow_redirects=False,
+        )
         errors = re.findall(r'class="(?:errornote|errorlist)[^"]*">(.*?)</', r.text, re.S)
         assert r.status_code == 302, (r.status_code, errors or r.text[:3000])
 
@@ -432,14 +511,30 @@ def bank_profile(body: dict[str, Any]) -> dict[str, Any]:
     """What the player's bank verified about her: the registration's person, as Bank iD's profile claims."""
     street, number = body["residence_street"].rsplit(" ", 1)
     return bankid_profile(
-        given_name=body["given_names"], family_name=body["surname"], birthdate=body["date_of_birth"],
-        birthnumber=body["birth_number"].replace("/", ""), gender="female" if body["sex"] == "F" else "male",
+        given_name=body["given_names"],
+        family_name=body["surname"],
+        birthdate=body["date_of_birth"],
+        birthnumber=body["birth_number"].replace("/", ""),
+        gender="female" if body["sex"] == "F" else "male",
         nationality=body["citizenship"],
-        idcards=[bankid_idcard(number=body["document_number"], valid_to=body["document_valid_until"],
-                               issuer=body["document_issuing_authority"])],
-        addresses=[{"type": "PERMANENT_RESIDENCE", "street": street, "streetnumber": number,
-                    "city": body["residence_city"], "zipcode": body["residence_postal_code"].replace(" ", ""),
-                    "country": body["residence_country"]}])
+        idcards=[
+            bankid_idcard(
+                number=body["document_number"],
+                valid_to=body["document_valid_until"],
+                issuer=body["document_issuing_authority"],
+            )
+        ],
+        addresses=[
+            {
+                "type": "PERMANENT_RESIDENCE",
+                "street": street,
+                "streetnumber": number,
+                "city": body["residence_city"],
+                "zipcode": body["residence_postal_code"].replace(" ", ""),
+                "country": body["residence_country"],
+            }
+        ],
+    )
 
 
 def register(anon: Api, username: str, aisg: LocalAisg, **data: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -447,16 +542,25 @@ def register(anon: Api, username: str, aisg: LocalAisg, **data: Any) -> tuple[di
     docs = ok(anon.call("GET", "/accounts/registration/documents"))
     applicant = applicant_data(**data)
     aisg.add(applicant["given_names"], applicant["surname"], date.fromisoformat(applicant["date_of_birth"]))
-    body = {**applicant, "username": username,
-            "consents": {"terms": docs["terms"], "data_processing": docs["data_processing"],
-                         "game_plan": docs["game_plan"], "marketing": False}}
+    body = {
+        **applicant,
+        "username": username,
+        "consents": {
+            "terms": docs["terms"],
+            "data_processing": docs["data_processing"],
+            "game_plan": docs["game_plan"],
+            "marketing": False,
+        },
+    }
     return body, ok(anon.call("POST", "/accounts/registration", body), 201)
 
 
 # The journey ----------------------------------------------------------------------------------------------------------
 
+
 def test_production_takes_a_player_from_registration_through_bank_id_a_bank_deposit_and_a_round_to_a_pain001_payout(
-        production: dict[str, Any]) -> None:
+    production: dict[str, Any],
+) -> None:
     base, ca, platform = production["base"], production["ca"], production["platform"]
     op, registers, smtp = production["op"], production["registers"], production["smtp"]
     folder: Path = production["folder"]
@@ -474,33 +578,69 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
 
     # 2. A staff member of the game-manager role, signed in with a one-time password, publishes the first version of
     #    the game plan and terms (GP §3(5)) and records European roulette's approval in the plan (GP §13(6)).
-    platform.shell("from django.contrib.auth import get_user_model as m; User = m(); "
-                   f"User.objects.create_user('gm.prod', password='{STAFF_PASSWORD}', is_staff=True)")
+    platform.shell(
+        "from django.contrib.auth import get_user_model as m; User = m(); "
+        f"User.objects.create_user('gm.prod', password='{STAFF_PASSWORD}', is_staff=True)"
+    )
     platform.manage("staff_role_grant", "gm.prod", "game_manager")
     otpauth = re.search(r"otpauth://\S+", platform.manage("staff_totp_enrol", "gm.prod").stdout)
     assert otpauth, "staff_totp_enrol printed no otpauth URL"
     staff = Admin(base, ca)
     r = staff.request("GET", f"{base}/admin/", allow_redirects=False)
     assert r.status_code == 302 and "/admin/login/" in r.headers["Location"]
-    device = platform.shell("from django_otp.plugins.otp_totp.models import TOTPDevice as D; "
-                            "print(D.objects.get(user__username='gm.prod').persistent_id)").strip().splitlines()[-1]
+    device = (
+        platform.shell(
+            "from django_otp.plugins.otp_totp.models import TOTPDevice as D; "
+            "print(D.objects.get(user__username='gm.prod').persistent_id)"
+        )
+        .strip()
+        .splitlines()[-1]
+    )
     staff.sign_in("gm.prod", STAFF_PASSWORD, otpauth.group(0), device)
     publish = "/admin/accounts/termsversion/publish/"
-    r = staff.post(publish, {"title": "Herní plán a podmínky 2027", "summary_cs": "První verze.",
-                             "summary_en": "The first version.", "text_cs": "Podmínky ...", "text_en": "Terms ...",
-                             "effective_at": "2000-01-01 00:00", "min_stake": "", "stake_step": ""})
+    r = staff.post(
+        publish,
+        {
+            "title": "Herní plán a podmínky 2027",
+            "summary_cs": "První verze.",
+            "summary_en": "The first version.",
+            "text_cs": "Podmínky ...",
+            "text_en": "Terms ...",
+            "effective_at": "2000-01-01 00:00",
+            "min_stake": "",
+            "stake_step": "",
+        },
+    )
     assert r.status_code == 200 and TERMS_NOTICE_TOO_SHORT.code in r.text  # the past is refused ...
     when = clock.local(clock.now() + timedelta(seconds=3)).strftime("%Y-%m-%d %H:%M:%S")  # Prague time
-    r = staff.post(publish, {"title": "Herní plán a podmínky 2027", "summary_cs": "První verze.",
-                             "summary_en": "The first version.", "text_cs": "Podmínky ...", "text_en": "Terms ...",
-                             "effective_at": when, "min_stake": "", "stake_step": ""})
+    r = staff.post(
+        publish,
+        {
+            "title": "Herní plán a podmínky 2027",
+            "summary_cs": "První verze.",
+            "summary_en": "The first version.",
+            "text_cs": "Podmínky ...",
+            "text_en": "Terms ...",
+            "effective_at": when,
+            "min_stake": "",
+            "stake_step": "",
+        },
+    )
     assert r.status_code == 302, r.text[:3000]  # ... a version in force within seconds is published
     html = staff.get(f"/admin/games/game/?q={ROULETTE}")
     game_pk = re.search(r'name="_selected_action" value="(\d+)"', html)
     assert game_pk, html[:2000]
-    r = staff.post("/admin/games/game/", {"action": "approve_games", "_selected_action": game_pk.group(1),
-                                          "apply": "1", "plan_version": "HP-2027-1", "reference": "MF-12345/2026"},
-                   page=f"/admin/games/game/?q={ROULETTE}")
+    r = staff.post(
+        "/admin/games/game/",
+        {
+            "action": "approve_games",
+            "_selected_action": game_pk.group(1),
+            "apply": "1",
+            "plan_version": "HP-2027-1",
+            "reference": "MF-12345/2026",
+        },
+        page=f"/admin/games/game/?q={ROULETTE}",
+    )
     assert r.status_code == 302, r.text[:3000]
     step("staff (2FA) published the terms and approved European roulette")
 
@@ -518,8 +658,9 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     mail_text = wait_for("the e-mail", lambda: smtp.texts(body["email"]))[0]
     link = re.search(r"https://\S+/registration/confirm-email/?\?token=([^\s&]+)", mail_text)
     assert link and link.group(0).startswith(base), mail_text
-    assert ok(anon.call("GET", "/accounts/registration/confirm-email", token=link.group(1)))["status"] == \
-        "password_sent"
+    assert (
+        ok(anon.call("GET", "/accounts/registration/confirm-email", token=link.group(1)))["status"] == "password_sent"
+    )
     sms = wait_for("the SMS", lambda: [m for m in registers.sms if m["to"] == body["phone"]])[0]
     first_password = re.search(r"first password: (\S+) -", sms["text"]).group(1)  # type: ignore[union-attr]
     login = ok(anon.call("POST", "/accounts/auth/login", {"username": "prod.hracka", "password": first_password}))
@@ -537,8 +678,9 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     op.login(bank_profile(body))
     started = ok(me.call("POST", "/aml/identifications/bankid", {"redirect_url": BANKID_APP}), 201)
     answer = op.authorize(started["authorization_url"])
-    identified = ok(me.call("POST", "/aml/identifications/bankid/callback",
-                            {"state": answer["state"], "code": answer["code"]}))
+    identified = ok(
+        me.call("POST", "/aml/identifications/bankid/callback", {"state": answer["state"], "code": answer["code"]})
+    )
     assert identified["status"] == "approved", identified
     assert ("POST", "/token") in [(m, urlsplit(p).path) for m, p in op.requests]
     step("Bank iD: identified (code exchanged, ID token verified, profile claims matched)")
@@ -548,13 +690,25 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     assert status["identified"] and status["pep_declared"], status
     assert not any(status["refusals"].values()), status  # screened clear against the imported lists
     step(f"screened clear against the imported lists; refusals {status['refusals']}")
-    for limit_type, value in {"daily_stake": 500_000, "monthly_stake": 5_000_000, "daily_loss": None,
-                              "monthly_loss": None, "monthly_logins": None, "daily_time": None,
-                              "pause_after_logout": None}.items():
-        ok(me.call("PUT", f"/limits/self-limits/technical/{limit_type}",
-                   {"value": money(value) if value is not None else None}))
-    method = ok(me.call("POST", "/wallet/payment-methods", {"kind": "bank_account", "account_number": PLAYER_ACCOUNT}),
-                201)
+    for limit_type, value in {
+        "daily_stake": 500_000,
+        "monthly_stake": 5_000_000,
+        "daily_loss": None,
+        "monthly_loss": None,
+        "monthly_logins": None,
+        "daily_time": None,
+        "pause_after_logout": None,
+    }.items():
+        ok(
+            me.call(
+                "PUT",
+                f"/limits/self-limits/technical/{limit_type}",
+                {"value": money(value) if value is not None else None},
+            )
+        )
+    method = ok(
+        me.call("POST", "/wallet/payment-methods", {"kind": "bank_account", "account_number": PLAYER_ACCOUNT}), 201
+    )
     assert method["status"] == "pending"
     steps = ok(me.call("GET", "/accounts/registration/steps"))
     assert steps["missing"] == ["payment_method"], steps
@@ -566,8 +720,19 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     symbol = instructions.get("variable_symbol") or deposit["payment_reference"]
     assert OPERATOR_IBAN in json.dumps(deposit), deposit
     statement_file = folder / "camt053.xml"
-    statement_file.write_bytes(camt([Tx(amount="2500.00", vs=str(symbol), name=f"{body['surname']} {body['given_names']}",
-                                        iban=czech_account_iban(PLAYER_ACCOUNT), booked=clock.business_date().isoformat())]))
+    statement_file.write_bytes(
+        camt(
+            [
+                Tx(
+                    amount="2500.00",
+                    vs=str(symbol),
+                    name=f"{body['surname']} {body['given_names']}",
+                    iban=czech_account_iban(PLAYER_ACCOUNT),
+                    booked=clock.business_date().isoformat(),
+                )
+            ]
+        )
+    )
     out = platform.manage("bank_statement_import", "--json", str(statement_file)).stdout
     summary = json.loads(out.strip().splitlines()[-1])
     step(f"camt.053 imported: {summary}")
@@ -600,12 +765,15 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     step(f"roulette round {rnd['id']}: stake 20 CZK, win {rnd['win']['amount'] / 100} CZK, replay verified")
 
     # 10. A withdrawal to the verified account leaves in the pain.001 payment-order file.
-    withdrawal = ok(me.call("POST", "/wallet/withdrawals", {"method_id": method["id"], "amount": money(100_000)}),
-                    201)
+    withdrawal = ok(me.call("POST", "/wallet/withdrawals", {"method_id": method["id"], "amount": money(100_000)}), 201)
     assert ok(me.call("GET", "/wallet/overview"))["balance"]["amount"] == after_round - 100_000
-    wait_for("the withdrawal to be handed to the bank provider",
-             lambda: ok(me.call("GET", f"/wallet/withdrawals/{withdrawal['id']}"))["status"] in ("sent", "exported",
-                                                                                                  "processing"))
+    wait_for(
+        "the withdrawal to be handed to the bank provider",
+        lambda: (
+            ok(me.call("GET", f"/wallet/withdrawals/{withdrawal['id']}"))["status"]
+            in ("sent", "exported", "processing")
+        ),
+    )
     pain = folder / "pain001.xml"
     platform.manage("bank_payment_order_export", "--output", str(pain))
     transfers = pain_transfers(pain.read_bytes())
@@ -616,8 +784,20 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     assert header["debtor_iban"] == OPERATOR_IBAN and header["sum"] == "1000.00"
     # The bank pays it: the next statement's debit with the order's EndToEndId settles the withdrawal.
     settlement = folder / "camt053-2.xml"
-    settlement.write_bytes(camt([Tx(amount="1000.00", direction="DBIT", e2e=transfer["end_to_end_id"],
-                                    name=transfer["name"], iban=transfer["iban"], booked=clock.business_date().isoformat())]))
+    settlement.write_bytes(
+        camt(
+            [
+                Tx(
+                    amount="1000.00",
+                    direction="DBIT",
+                    e2e=transfer["end_to_end_id"],
+                    name=transfer["name"],
+                    iban=transfer["iban"],
+                    booked=clock.business_date().isoformat(),
+                )
+            ]
+        )
+    )
     platform.manage("bank_statement_import", "--json", str(settlement))
     assert ok(me.call("GET", f"/wallet/withdrawals/{withdrawal['id']}"))["status"] == "confirmed"
     step("the next statement's debit settled the withdrawal (confirmed)")
@@ -625,9 +805,17 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     # 11. A second applicant is on the EU sanctions list: the screening stops her (no completion, no deposit).
     listed_dob = date(1971, 3, 14)
     # its own n: the process-wide counter of applicant_data reaches 4711 when the whole suite runs first
-    _, reg2 = register(anon, "prod.sankce", aisg, n=4712, given_names="Ivan Petrovič", surname="Sankcionovaný",
-                       date_of_birth=listed_dob.isoformat(), sex="M",
-                       birth_number=birth_number_for(listed_dob, sex="M", serial=321))
+    _, reg2 = register(
+        anon,
+        "prod.sankce",
+        aisg,
+        n=4712,
+        given_names="Ivan Petrovič",
+        surname="Sankcionovaný",
+        date_of_birth=listed_dob.isoformat(),
+        sex="M",
+        birth_number=birth_number_for(listed_dob, sex="M", serial=321),
+    )
     assert reg2["status"] == "temporary"  # the registers know him; the screening runs after the registration commits
 
     def screened() -> dict[str, Any] | None:
@@ -635,7 +823,8 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
             "import json; from accounts.models import Player; from aml.selectors import aml_status; "
             "from aml.models import ComplianceCase; p = Player.objects.get(user__username='prod.sankce'); "
             "s = aml_status(p); print(json.dumps({'screened': s['screened'], 'refusals': s['refusals'], "
-            "'cases': [(c.kind, c.status) for c in ComplianceCase.objects.filter(player=p)]}))")
+            "'cases': [(c.kind, c.status) for c in ComplianceCase.objects.filter(player=p)]}))"
+        )
         data = json.loads(out.strip().splitlines()[-1])
         return data if data["screened"] else None
 

@@ -9,6 +9,7 @@ or if a block is never sent. So neither the document nor the schema can go stale
 The client is generated into ``.data/openapi-client/<schema hash>/`` (not committed) and reused while the schema is
 the same (generation takes seconds).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -61,12 +62,28 @@ def generated_client(schema_text: str) -> Any:
     if not (home / PACKAGE / "client.py").exists():
         home.mkdir(parents=True, exist_ok=True)
         (home / "schema.json").write_text(schema_text)
-        (home / "config.yaml").write_text(f"package_name_override: {PACKAGE}\nproject_name_override: platform-client\n"
-                                          "post_hooks: []\n")
+        (home / "config.yaml").write_text(
+            f"package_name_override: {PACKAGE}\nproject_name_override: platform-client\npost_hooks: []\n"
+        )
         tool = Path(sys.executable).parent / "openapi-python-client"
-        done = subprocess.run([str(tool), "generate", "--path", str(home / "schema.json"), "--output-path",
-                               str(home / PACKAGE), "--meta", "none", "--config", str(home / "config.yaml"),
-                               "--overwrite"], capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [
+                str(tool),
+                "generate",
+                "--path",
+                str(home / "schema.json"),
+                "--output-path",
+                str(home / PACKAGE),
+                "--meta",
+                "none",
+                "--config",
+                str(home / "config.yaml"),
+                "--overwrite",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert done.returncode == 0 and (home / PACKAGE / "client.py").exists(), done.stdout + done.stderr
     for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
         del sys.modules[name]  # another schema's client from an earlier test
@@ -110,18 +127,30 @@ class Quickstart:
         self.sent: set[str] = set()
         self.state: dict[str, Any] = {}
         self.base_url, self.package = base_url, package
-        self.operations = {(m.upper(), p): op["operationId"] for p, item in schema["paths"].items()
-                           for m, op in item.items() if isinstance(op, dict) and "operationId" in op}
-        self.modules = {info.name.rsplit(".", 1)[-1]: info.name for info in _walk(package)
-                        if info.name.startswith(f"{PACKAGE}.api.")}
+        self.operations = {
+            (m.upper(), p): op["operationId"]
+            for p, item in schema["paths"].items()
+            for m, op in item.items()
+            if isinstance(op, dict) and "operationId" in op
+        }
+        self.modules = {
+            info.name.rsplit(".", 1)[-1]: info.name
+            for info in _walk(package)
+            if info.name.startswith(f"{PACKAGE}.api.")
+        }
         self.token: str | None = None
 
     def client(self) -> Any:
         from_pkg = importlib.import_module(f"{PACKAGE}.client")
         headers = {"Accept-Language": "en"}
         if self.token:
-            return from_pkg.AuthenticatedClient(base_url=self.base_url, token=self.token, prefix="Token",
-                                                headers=headers, raise_on_unexpected_status=True)
+            return from_pkg.AuthenticatedClient(
+                base_url=self.base_url,
+                token=self.token,
+                prefix="Token",
+                headers=headers,
+                raise_on_unexpected_status=True,
+            )
         return from_pkg.Client(base_url=self.base_url, headers=headers, raise_on_unexpected_status=True)
 
     def send(self, name: str, status: int | tuple[int, ...] = (200, 201, 202), **path: Any) -> Any:
@@ -189,8 +218,11 @@ def free_spin_seeds(limit: int = 5000) -> list[int]:
     example = engine_bet_example(game)
     assert example is not None
     bet = game.validate_bet(example)
-    return [seed for seed in range(limit)
-            if (game.start(bet, SeededRNG(seed)).get("pending") or {}).get("type") == "free_spin"][:20]
+    return [
+        seed
+        for seed in range(limit)
+        if (game.start(bet, SeededRNG(seed)).get("pending") or {}).get("type") == "free_spin"
+    ][:20]
 
 
 def finish(q: Quickstart, rnd: dict[str, Any]) -> dict[str, Any]:
@@ -242,8 +274,10 @@ def test_the_quickstart_runs_through_a_client_generated_from_the_schema(platform
         # 6. a payment method, a deposit through the sandbox
         q.state["method_id"] = q.send("payment_method", 201)["id"]
         deposit = q.send("deposit", 201)
-        assert deposit["instructions"]["sandbox_pay_url"] == \
-            f"{platform.url}/api/v1/wallet/sandbox/deposits/{deposit['id']}/pay"
+        assert (
+            deposit["instructions"]["sandbox_pay_url"]
+            == f"{platform.url}/api/v1/wallet/sandbox/deposits/{deposit['id']}/pay"
+        )
         q.send("sandbox_pay", 202, id=deposit["id"])
         assert q.send("overview")["balance"]["amount"] == 200000
         # 7. every game of the catalogue, one round each, played to the end

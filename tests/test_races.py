@@ -1,6 +1,7 @@
 """Standing suite: races. 50 parallel calls of one player near the balance and a daily stake limit,
 mixing real-money rounds and withdrawals on real connections: nothing overdrawn, no limit exceeded, every call
 either done or refused with a known code (no deadlock, no 500), and the books reconcile."""
+
 from __future__ import annotations
 
 import threading
@@ -31,8 +32,12 @@ CALLS = 50
 STAKE = 1_000  # 10 CZK on red
 WITHDRAWAL = 10_000  # 100 CZK, the bank minimum
 DAILY_STAKE_LIMIT = 5_000  # 50 CZK: five stakes
-EXPECTED_REFUSALS = {"wallet.insufficient_funds", "limits.daily_stake_exceeded", "game.round_in_progress",
-                     "game.round_too_soon"}
+EXPECTED_REFUSALS = {
+    "wallet.insufficient_funds",
+    "limits.daily_stake_exceeded",
+    "game.round_in_progress",
+    "game.round_too_soon",
+}
 
 
 def test_fifty_parallel_stakes_and_withdrawals_near_the_balance_and_the_limit(settings):
@@ -47,8 +52,9 @@ def test_fifty_parallel_stakes_and_withdrawals_near_the_balance_and_the_limit(se
     # Both edges are therefore met on every run (the old figures, 1,000 CZK and a 150 CZK limit, let the withdrawals
     # drain the balance first on some runs, so the stakes never reached their limit: a flaky "both edges").
     fund(player, czk(1060))
-    self_limit_set(player=player, kind="technical", limit_type="daily_stake", value=DAILY_STAKE_LIMIT,
-                   actor=Actor.player(player))
+    self_limit_set(
+        player=player, kind="technical", limit_type="daily_stake", value=DAILY_STAKE_LIMIT, actor=Actor.player(player)
+    )
     outcomes: Counter[str] = Counter()
     failures: list[str] = []
     lock = threading.Lock()
@@ -58,12 +64,22 @@ def test_fifty_parallel_stakes_and_withdrawals_near_the_balance_and_the_limit(se
         try:
             barrier.wait(timeout=20)
             if i % 2:
-                withdrawal_request(player=player, method=method, amount=Money(WITHDRAWAL), reference=f"race-w-{i}",
-                                   actor=Actor.player(player))
+                withdrawal_request(
+                    player=player,
+                    method=method,
+                    amount=Money(WITHDRAWAL),
+                    reference=f"race-w-{i}",
+                    actor=Actor.player(player),
+                )
                 result = "withdrawal"
             else:
-                round_play(player=player, game_code="european_roulette", idempotency_key=f"race-r-{i}",
-                           bet={"bets": [{"type": "red", "amount": STAKE}]}, actor=Actor.player(player))
+                round_play(
+                    player=player,
+                    game_code="european_roulette",
+                    idempotency_key=f"race-r-{i}",
+                    bet={"bets": [{"type": "red", "amount": STAKE}]},
+                    actor=Actor.player(player),
+                )
                 result = "stake"
             with lock:
                 outcomes[result] += 1
@@ -123,8 +139,13 @@ def test_a_stake_that_waited_for_the_wallet_lock_is_refused_on_the_balance_the_l
     def first() -> None:
         try:
             with transaction.atomic():
-                round_play(player=player, game_code="european_roulette", idempotency_key="wait-1",
-                           bet={"bets": [{"type": "red", "amount": STAKE}]}, actor=Actor.player(player))
+                round_play(
+                    player=player,
+                    game_code="european_roulette",
+                    idempotency_key="wait-1",
+                    bet={"bets": [{"type": "red", "amount": STAKE}]},
+                    actor=Actor.player(player),
+                )
                 holding.set()
                 release.wait(timeout=30)
             results["first"] = "settled"
@@ -133,8 +154,13 @@ def test_a_stake_that_waited_for_the_wallet_lock_is_refused_on_the_balance_the_l
 
     def second() -> None:
         try:
-            round_play(player=player, game_code="european_roulette", idempotency_key="wait-2",
-                       bet={"bets": [{"type": "red", "amount": STAKE}]}, actor=Actor.player(player))
+            round_play(
+                player=player,
+                game_code="european_roulette",
+                idempotency_key="wait-2",
+                bet={"bets": [{"type": "red", "amount": STAKE}]},
+                actor=Actor.player(player),
+            )
             results["second"] = "settled"
         except DomainError as exc:
             results["second"] = exc.code
@@ -152,8 +178,10 @@ def test_a_stake_that_waited_for_the_wallet_lock_is_refused_on_the_balance_the_l
         deadline = time.monotonic() + 30
         with connection.cursor() as cursor:  # until the second stake waits for the wallet lock
             while time.monotonic() < deadline:
-                cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                               "AND query LIKE '%%wallet_wallet%%' AND datname = current_database()")
+                cursor.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                    "AND query LIKE '%%wallet_wallet%%' AND datname = current_database()"
+                )
                 if cursor.fetchone()[0]:
                     break
                 time.sleep(0.02)

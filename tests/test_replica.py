@@ -10,6 +10,7 @@ binaries of the test database's server version (the machine's, or the ``pgserver
 embedded server) and ``pg_dump`` reads the test database where Django's connection is (a host and port, or the
 embedded server's socket directory).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -39,8 +40,10 @@ from wallet.selectors import balance, statement
 pytestmark = [
     pytest.mark.process,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(postgres_bin_dir() is None,
-                       reason=f"the PostgreSQL server binaries ({', '.join(SERVER_TOOLS)}) are not installed here"),
+    pytest.mark.skipif(
+        postgres_bin_dir() is None,
+        reason=f"the PostgreSQL server binaries ({', '.join(SERVER_TOOLS)}) are not installed here",
+    ),
 ]
 
 STAKE = 1_000
@@ -52,11 +55,41 @@ def _copy_database(source: Upstream, bin_dir: Path, primary: Cluster) -> None:
     """The test database's schema and rows into ``DB`` on the private primary (pg_dump | psql)."""
     env = {"PGPASSWORD": source.password, "PATH": "/usr/bin:/bin"}
     primary.sql(f'CREATE DATABASE "{DB}"')
-    dump = subprocess.Popen([str(bin_dir / "pg_dump"), "-h", source.host, "-p", str(source.port), "-U", source.user,
-                             "--no-owner", "--no-privileges", source.dbname],
-                            stdout=subprocess.PIPE, env=env)  # its errors: the test's captured stderr
-    load = subprocess.run([str(bin_dir / "psql"), "-h", "127.0.0.1", "-p", str(primary.port), "-U", "postgres", "-q",
-                           "-v", "ON_ERROR_STOP=1", "-d", DB], stdin=dump.stdout, capture_output=True, env=env)
+    dump = subprocess.Popen(
+        [
+            str(bin_dir / "pg_dump"),
+            "-h",
+            source.host,
+            "-p",
+            str(source.port),
+            "-U",
+            source.user,
+            "--no-owner",
+            "--no-privileges",
+            source.dbname,
+        ],
+        stdout=subprocess.PIPE,
+        env=env,
+    )  # its errors: the test's captured stderr
+    load = subprocess.run(
+        [
+            str(bin_dir / "psql"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(primary.port),
+            "-U",
+            "postgres",
+            "-q",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-d",
+            DB,
+        ],
+        stdin=dump.stdout,
+        capture_output=True,
+        env=env,
+    )
     assert dump.wait() == 0 and load.returncode == 0, load.stderr.decode()[-2000:]
 
 
@@ -74,8 +107,15 @@ def _running_test_case() -> Any:
 def pair(transactional_db: None, settings: Any) -> Iterator[StreamingPair]:
     settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
     primary = connections["default"].settings_dict
-    dicts = {id(d): d for d in (primary, connections["refusal_log"].settings_dict, connections.settings["default"],
-                                connections.settings["refusal_log"])}
+    dicts = {
+        id(d): d
+        for d in (
+            primary,
+            connections["refusal_log"].settings_dict,
+            connections.settings["default"],
+            connections.settings["refusal_log"],
+        )
+    }
     saved = {key: dict(d) for key, d in dicts.items()}
     databases = [d for d in {id(x): x for x in (django_settings.DATABASES, connections.settings)}.values()]
     test_case: Any = None

@@ -19,14 +19,19 @@ from config.process_env import PROCESS_VARIABLES
 ROOT = Path(__file__).resolve().parent.parent
 #: product code: the apps, config/ and the processes `make run` starts (tests and the developer scripts are not)
 PRODUCT = [p for p in ROOT.glob("*/") if (p / "__init__.py").exists() and p.name != "tests"] + [
-    ROOT / "scripts" / "run.py"]
+    ROOT / "scripts" / "run.py"
+]
 #: a read of the environment: os.environ.get("X"), os.getenv("X"), os.environ["X"] (not an assignment)
-READS = re.compile(r"""os\.environ\.get\(\s*["']([A-Z][A-Z0-9_]*)["']|os\.getenv\(\s*["']([A-Z][A-Z0-9_]*)["']"""
-                   r"""|os\.environ\[["']([A-Z][A-Z0-9_]*)["']\](?!\s*=[^=])""")
+READS = re.compile(
+    r"""os\.environ\.get\(\s*["']([A-Z][A-Z0-9_]*)["']|os\.getenv\(\s*["']([A-Z][A-Z0-9_]*)["']"""
+    r"""|os\.environ\[["']([A-Z][A-Z0-9_]*)["']\](?!\s*=[^=])"""
+)
 #: the gunicorn configuration's own reader, _int("X", default)
 GUNICORN_READS = re.compile(r"""\b_int\(\s*["']([A-Z][A-Z0-9_]*)["']""")
-SETTINGS_READS = re.compile(r"""\benv\.(?:str|int|float|bool|list|json|path|optional_int|database)\(\s*["']"""
-                            r"""([A-Z][A-Z0-9_]*)["']""")
+SETTINGS_READS = re.compile(
+    r"""\benv\.(?:str|int|float|bool|list|json|path|optional_int|database)\(\s*["']"""
+    r"""([A-Z][A-Z0-9_]*)["']"""
+)
 
 
 def _python_files() -> list[Path]:
@@ -67,15 +72,25 @@ def test_the_settings_doc_is_what_the_code_says():
     finally:
         sys.path.remove(str(ROOT / "scripts"))
     assert settings_doc.DOC.read_text(encoding="utf-8") == settings_doc.render(settings_doc.variables()), (
-        "docs/settings.md is stale: run .venv/bin/python scripts/settings_doc.py")
+        "docs/settings.md is stale: run .venv/bin/python scripts/settings_doc.py"
+    )
 
 
 def test_no_module_outside_the_settings_reads_the_environment_the_settings_read():
     """A setting is read once, in config/settings/: code reads ``settings.X``, not ``os.environ["X"]``."""
     settings_names = set(project_settings.env.registry)
-    allowed = {"config/embedded_db.py": {"EMBEDDED_PG_DIR"}, "config/pytest_env.py": {"DATABASE_URL"}, "provider_simulator/__main__.py": {"PROVIDERS_DEV_SECRET"},
-               "scripts/run.py": {"PROVIDERS_DEV_SECRET", "DATABASE_URL", "GAMES_QA_FORCED_OUTCOMES",
-                                  "PUBLIC_BASE_URL", "PROVIDER_SIM_URL"}}
+    allowed = {
+        "config/embedded_db.py": {"EMBEDDED_PG_DIR"},
+        "config/pytest_env.py": {"DATABASE_URL"},
+        "provider_simulator/__main__.py": {"PROVIDERS_DEV_SECRET"},
+        "scripts/run.py": {
+            "PROVIDERS_DEV_SECRET",
+            "DATABASE_URL",
+            "GAMES_QA_FORCED_OUTCOMES",
+            "PUBLIC_BASE_URL",
+            "PROVIDER_SIM_URL",
+        },
+    }
     twice = []
     for path in _python_files():
         rel = str(path.relative_to(ROOT))
@@ -151,22 +166,42 @@ def test_the_settings_hold_typed_values_the_call_sites_use_as_they_are(settings)
 
 
 # --- database URLs ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("url", "expected"), [
-    ("postgres://postgres@127.0.0.1:5432/platform",
-     {"NAME": "platform", "USER": "postgres", "PASSWORD": "", "HOST": "127.0.0.1", "PORT": "5432"}),
-    ("postgres://h1:5432,h2:5433/db?target_session_attrs=read-write",
-     {"NAME": "db", "USER": "", "HOST": "h1,h2", "PORT": "5432,5433",
-      "OPTIONS": {"target_session_attrs": "read-write"}}),
-    ("postgresql://app:p%40ss@pg-a:6432,pg-b:6432,pg-c:6432/platform?target_session_attrs=read-write"
-     "&connect_timeout=3",
-     {"NAME": "platform", "USER": "app", "PASSWORD": "p@ss", "HOST": "pg-a,pg-b,pg-c", "PORT": "6432,6432,6432",
-      "OPTIONS": {"target_session_attrs": "read-write", "connect_timeout": "3"}}),
-    ("postgres://u@h1,h2:5433/db", {"HOST": "h1,h2", "PORT": ",5433"}),
-    ("postgres://u@h1,h2/db", {"HOST": "h1,h2", "PORT": ""}),
-    ("postgres://u@[::1]:5432,[fd00::2]:5433/db", {"HOST": "::1,fd00::2", "PORT": "5432,5433"}),
-    ("postgres://postgres@/postgres?host=/srv/pg", {"NAME": "postgres", "HOST": "/srv/pg", "PORT": ""}),
-    ("postgres://u@h/db?sslmode=require", {"HOST": "h", "OPTIONS": {"sslmode": "require"}}),
-])
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        (
+            "postgres://postgres@127.0.0.1:5432/platform",
+            {"NAME": "platform", "USER": "postgres", "PASSWORD": "", "HOST": "127.0.0.1", "PORT": "5432"},
+        ),
+        (
+            "postgres://h1:5432,h2:5433/db?target_session_attrs=read-write",
+            {
+                "NAME": "db",
+                "USER": "",
+                "HOST": "h1,h2",
+                "PORT": "5432,5433",
+                "OPTIONS": {"target_session_attrs": "read-write"},
+            },
+        ),
+        (
+            "postgresql://app:p%40ss@pg-a:6432,pg-b:6432,pg-c:6432/platform?target_session_attrs=read-write"
+            "&connect_timeout=3",
+            {
+                "NAME": "platform",
+                "USER": "app",
+                "PASSWORD": "p@ss",
+                "HOST": "pg-a,pg-b,pg-c",
+                "PORT": "6432,6432,6432",
+                "OPTIONS": {"target_session_attrs": "read-write", "connect_timeout": "3"},
+            },
+        ),
+        ("postgres://u@h1,h2:5433/db", {"HOST": "h1,h2", "PORT": ",5433"}),
+        ("postgres://u@h1,h2/db", {"HOST": "h1,h2", "PORT": ""}),
+        ("postgres://u@[::1]:5432,[fd00::2]:5433/db", {"HOST": "::1,fd00::2", "PORT": "5432,5433"}),
+        ("postgres://postgres@/postgres?host=/srv/pg", {"NAME": "postgres", "HOST": "/srv/pg", "PORT": ""}),
+        ("postgres://u@h/db?sslmode=require", {"HOST": "h", "OPTIONS": {"sslmode": "require"}}),
+    ],
+)
 def test_a_database_url_becomes_django_s_entry_with_libpq_host_and_port_lists(url, expected):
     entry = parse_database_url(url)
     assert entry["ENGINE"] == "django.db.backends.postgresql"
@@ -183,9 +218,15 @@ def test_the_multi_host_url_reaches_libpq_as_a_host_and_port_list():
     """What psycopg hands libpq for the failover URL: the hosts and ports as lists and target_session_attrs."""
     from django.db.backends.postgresql.base import DatabaseWrapper
 
-    entry = {**parse_database_url("postgres://app:pw@h1:5432,h2:5433/db?target_session_attrs=read-write"),
-             "CONN_MAX_AGE": 0, "CONN_HEALTH_CHECKS": False, "AUTOCOMMIT": True, "ATOMIC_REQUESTS": False,
-             "TIME_ZONE": None, "TEST": {}}
+    entry = {
+        **parse_database_url("postgres://app:pw@h1:5432,h2:5433/db?target_session_attrs=read-write"),
+        "CONN_MAX_AGE": 0,
+        "CONN_HEALTH_CHECKS": False,
+        "AUTOCOMMIT": True,
+        "ATOMIC_REQUESTS": False,
+        "TIME_ZONE": None,
+        "TEST": {},
+    }
     params = DatabaseWrapper(entry, alias="failover").get_connection_params()
     assert (params["host"], params["port"], params["target_session_attrs"]) == ("h1,h2", "5432,5433", "read-write")
     assert (params["dbname"], params["user"], params["password"]) == ("db", "app", "pw")

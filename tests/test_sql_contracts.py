@@ -3,6 +3,7 @@ have, an INSERT lists every column the database cannot fill itself, the apps wri
 their ``sql.py`` or ``sql_*.py`` (and the few places listed here, with their reason), and ``EXPLAIN`` of every
 statement, against tables holding enough rows that a sequential scan would show, reads each growing table through
 an index."""
+
 from __future__ import annotations
 
 import ast
@@ -46,10 +47,29 @@ def _sql_files() -> list[Path]:
     return sorted(p for p in ROOT.glob("*/sql*.py") if _SQL_FILE.search(p.relative_to(ROOT).as_posix()))
 
 
-SQL_MODULES = (accounts.sql, wallet.sql, limits.sql, limits.sql_voids, limits.sql_archive, games.sql, jackpots.sql,
-               providers.sql)
-APPS = ("core", "accounts", "wallet", "limits", "games", "jackpots", "aml", "complaints", "providers", "reports",
-        "backoffice")
+SQL_MODULES = (
+    accounts.sql,
+    wallet.sql,
+    limits.sql,
+    limits.sql_voids,
+    limits.sql_archive,
+    games.sql,
+    jackpots.sql,
+    providers.sql,
+)
+APPS = (
+    "core",
+    "accounts",
+    "wallet",
+    "limits",
+    "games",
+    "jackpots",
+    "aml",
+    "complaints",
+    "providers",
+    "reports",
+    "backoffice",
+)
 # hand-written SQL that stays outside the sql modules, on purpose
 ALLOWED = {
     "core/views.py": "the health check's SELECT 1",
@@ -63,9 +83,9 @@ ALLOWED = {
     "jackpots/admin.py": "the admin's row estimate (pg_class)",
     "core/partitioning.py": "DDL of the monthly partitions (CREATE/ATTACH/DETACH), built from the models' tables",
     "core/archiving.py": "the retention job: its advisory lock, the reference probes built from the models' foreign "
-                         "keys, a month's row count (the DETACH itself is core/partitioning.py's)",
+    "keys, a month's row count (the DETACH itself is core/partitioning.py's)",
     "reports/ledger_queries.py": "the daily report's read-only aggregation of the ledger's game postings and day-end "
-                                 "balances on the read alias (once a day, not a hot statement)",
+    "balances on the read alias (once a day, not a hot statement)",
     "core/management/development.py": "a management command's execute() (not SQL)",
 }
 # an execute() in an sql module that does not run a registered statement's ``.sql``, with its reason
@@ -75,8 +95,17 @@ UNREGISTERED: dict[tuple[str, str], str] = {
 }
 # jackpots_pending is not among them: the fold job drains it every second and reads a pool's pending rows whole (the
 # live value of a pool reads its running counter, jackpots_pendingtotal, not these rows); it is filled here all the same
-GROWING = ("games_round", "games_roundaction", "wallet_ledgertransaction", "wallet_entry", "core_auditevent",
-           "limits_minutebucket", "limits_settledbet", "limits_periodtotal", "jackpots_contribution")
+GROWING = (
+    "games_round",
+    "games_roundaction",
+    "wallet_ledgertransaction",
+    "wallet_entry",
+    "core_auditevent",
+    "limits_minutebucket",
+    "limits_settledbet",
+    "limits_periodtotal",
+    "jackpots_contribution",
+)
 ROWS = 30_000
 
 
@@ -90,8 +119,11 @@ def test_every_sql_module_of_the_apps_is_checked_and_registers_its_statements() 
     SQL_MODULES: a module left out, or one with no registered statement, fails here."""
     found = {p.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".") for p in _sql_files()} - {"core.sql"}
     assert found == {m.__name__ for m in SQL_MODULES}, "add the new sql module to SQL_MODULES"
-    empty = [m.__name__ for m in SQL_MODULES
-             if not any(isinstance(v, Statement) and REGISTRY.get(v.name) is v for v in vars(m).values())]
+    empty = [
+        m.__name__
+        for m in SQL_MODULES
+        if not any(isinstance(v, Statement) and REGISTRY.get(v.name) is v for v in vars(m).values())
+    ]
     assert not empty, f"sql modules that register no statement: {empty}"
 
 
@@ -103,9 +135,15 @@ def test_every_statement_an_sql_module_runs_is_a_registered_one() -> None:
     for path in _sql_files():
         rel = path.relative_to(ROOT).as_posix()
         tree = ast.parse(path.read_text())
-        registered = {t.id for node in tree.body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                      and getattr(node.value.func, "id", "") == "register"
-                      for t in node.targets if isinstance(t, ast.Name)}
+        registered = {
+            t.id
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and getattr(node.value.func, "id", "") == "register"
+            for t in node.targets
+            if isinstance(t, ast.Name)
+        }
         for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
             local = {}  # a name bound in the function to a registered statement's .sql (+ a suffix)
             for node in ast.walk(fn):
@@ -133,7 +171,7 @@ def test_every_column_a_statement_names_is_a_field_of_its_model(stmt: Statement)
         assert model._meta.db_table in stmt.sql, (stmt.name, model.__name__)
         for name in names:
             column = field_of(model, name).column  # a KeyError is a drift: the model has no such field
-            assert re.search(rf'\b{re.escape(column)}\b', stmt.sql), (stmt.name, model.__name__, column)
+            assert re.search(rf"\b{re.escape(column)}\b", stmt.sql), (stmt.name, model.__name__, column)
 
 
 @pytest.mark.parametrize("stmt", _statements(), ids=lambda s: s.name)
@@ -188,24 +226,34 @@ WHOLE_ROWS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 
 @pytest.mark.parametrize(("name", "label", "left_out"), WHOLE_ROWS, ids=lambda x: x if isinstance(x, str) else "")
 def test_a_statement_that_reads_or_writes_a_whole_row_names_every_field_of_its_model(
-        name: str, label: str, left_out: tuple[str, ...]) -> None:
+    name: str, label: str, left_out: tuple[str, ...]
+) -> None:
     from django.apps import apps
 
     model = apps.get_model(label)
     declared = {field_of(model, n).attname for n in REGISTRY[name].columns[model]}
-    missing = [f.attname for f in model._meta.concrete_fields if f.attname not in declared
-               and f.name not in left_out and f.attname not in left_out]
+    missing = [
+        f.attname
+        for f in model._meta.concrete_fields
+        if f.attname not in declared and f.name not in left_out and f.attname not in left_out
+    ]
     assert not missing, f"{name}: {label} fields not in the statement: {missing}"
 
 
 def test_every_cast_of_a_whole_row_write_is_its_field_s_database_type() -> None:
     """``games.round_write`` and ``games.round_insert`` cast each parameter ``<prefix><attname>`` to its column's type
     (``core.sql.cast_type``): a field whose type changes fails here until the statement's cast follows it."""
-    casts = [(m.group(1), m.group(2), m.group(3)) for stmt in (games.sql.ROUND_WRITE, games.sql.ROUND_INSERT)
-             for m in re.finditer(r"CAST\(%\(([a-z]_)(\w+)\)s AS ([\w ]+)\)", stmt.sql)]
+    casts = [
+        (m.group(1), m.group(2), m.group(3))
+        for stmt in (games.sql.ROUND_WRITE, games.sql.ROUND_INSERT)
+        for m in re.finditer(r"CAST\(%\(([a-z]_)(\w+)\)s AS ([\w ]+)\)", stmt.sql)
+    ]
     assert len(casts) > 60
-    wrong = [(p + n, t, cast_type(field_of(games.sql.PREFIXES[p], n))) for p, n, t in casts
-             if t != cast_type(field_of(games.sql.PREFIXES[p], n))]
+    wrong = [
+        (p + n, t, cast_type(field_of(games.sql.PREFIXES[p], n)))
+        for p, n, t in casts
+        if t != cast_type(field_of(games.sql.PREFIXES[p], n))
+    ]
     assert not wrong, wrong
 
 
@@ -255,8 +303,16 @@ def _dummy(kind: Any) -> Any:
     """A typed dummy value for EXPLAIN (``(list, str)``: a list of str)."""
     if isinstance(kind, tuple):
         return [_dummy(kind[1])] if kind[0] is list else _dummy(kind[0])
-    return {int: 1, str: "x", bool: True, datetime: datetime(2026, 3, 2, 9, tzinfo=UTC), date: date(2026, 3, 2),
-            list: [1], dict: Json({}), Model: None}[kind]
+    return {
+        int: 1,
+        str: "x",
+        bool: True,
+        datetime: datetime(2026, 3, 2, 9, tzinfo=UTC),
+        date: date(2026, 3, 2),
+        list: [1],
+        dict: Json({}),
+        Model: None,
+    }[kind]
 
 
 @pytest.fixture
@@ -275,41 +331,66 @@ def grown(django_db_blocker: Any) -> Any:
     assert game is not None
     with connection.cursor() as cur:
         p, g = player.pk, game.pk
-        cur.execute("""
+        cur.execute(
+            """
             INSERT INTO games_round (player_id, game_id, game_code, game_version, play_money, forced_outcome,
                 forced_draws_left, idempotency_key, status, void_reason, void_detail, bet_request, bet_params, stake,
                 currency, win_engine, win, jackpot_win, win_capped, balance_before, balance_after, state, draws,
                 actions, jackpot_events, started_at, last_activity_at, settled_at, deadline)
             SELECT %s, %s, 'g', 1, false, false, '[]', 'h-' || n, 'finished', '', '', '{}', '{}', 100, 'CZK', 0, 0,
                 0, false, 0, 0, '{}', '[]', '[]', '[]', now() - n * interval '3 s', now(), now(), now()
-            FROM generate_series(1, %s) n""", [p, g, ROWS])
-        cur.execute("""INSERT INTO games_roundaction (round_id, seq, action, idempotency_key, draws_before, draws_after,
-            created_at) SELECT id, 0, '{}', 'a', 0, 0, now() FROM games_round WHERE player_id = %s""", [p])
-        cur.execute("""INSERT INTO wallet_ledgertransaction (kind, reference, player_id, amount, currency, memo,
+            FROM generate_series(1, %s) n""",
+            [p, g, ROWS],
+        )
+        cur.execute(
+            """INSERT INTO games_roundaction (round_id, seq, action, idempotency_key, draws_before, draws_after,
+            created_at) SELECT id, 0, '{}', 'a', 0, 0, now() FROM games_round WHERE player_id = %s""",
+            [p],
+        )
+        cur.execute(
+            """INSERT INTO wallet_ledgertransaction (kind, reference, player_id, amount, currency, memo,
             created_at, actor_label) SELECT 'stake', 'h-' || n, %s, 1, 'CZK', '', now(), ''
             FROM generate_series(1, %s) n""",
-                    [p, ROWS])
-        cur.execute("""INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
+            [p, ROWS],
+        )
+        cur.execute(
+            """INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
             SELECT t.id, a.id, a.amount, NULL, now() FROM wallet_ledgertransaction t,
                 (VALUES (%s::bigint, 1), (%s::bigint, -1)) a(id, amount) WHERE t.player_id = %s""",
-                    [house.pk, adjustments.pk, p])  # balanced between two operator accounts (the ledger's triggers)
-        cur.execute("""INSERT INTO core_auditevent (occurred_at, actor_type, actor_id, actor_label, actor_role, action,
+            [house.pk, adjustments.pk, p],
+        )  # balanced between two operator accounts (the ledger's triggers)
+        cur.execute(
+            """INSERT INTO core_auditevent (occurred_at, actor_type, actor_id, actor_label, actor_role, action,
             object_type, object_id, old_values, new_values, details, request_id)
             SELECT now(), 'system', '', '', '', 'x', 'games.round', n::text, NULL, NULL, '{}', ''
-            FROM generate_series(1, %s) n""", [ROWS])
-        cur.execute("""INSERT INTO limits_minutebucket (player_id, kind, minute, stakes, wins, peak)
+            FROM generate_series(1, %s) n""",
+            [ROWS],
+        )
+        cur.execute(
+            """INSERT INTO limits_minutebucket (player_id, kind, minute, stakes, wins, peak)
             SELECT %s, 'technical', date_trunc('minute', now()) - n * interval '1 minute', 1, 0, 1
-            FROM generate_series(1, %s) n""", [p, ROWS])
-        cur.execute("""INSERT INTO limits_settledbet (player_id, kind, game_code, round_ref, stake, win, placed_at,
+            FROM generate_series(1, %s) n""",
+            [p, ROWS],
+        )
+        cur.execute(
+            """INSERT INTO limits_settledbet (player_id, kind, game_code, round_ref, stake, win, placed_at,
             started_at, settled_at, voided) SELECT %s, 'technical', 'g', 'h-' || n, 1, 0, now(), now(), now(), false
-            FROM generate_series(1, %s) n""", [p, ROWS])
-        cur.execute("""INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed,
+            FROM generate_series(1, %s) n""",
+            [p, ROWS],
+        )
+        cur.execute(
+            """INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed,
             stakes_decided, wins_decided, bets_decided) SELECT %s, 'technical', 'day', DATE '2000-01-01' + n, 0, 0, 0,
-            0, 0 FROM generate_series(1, %s) n""", [p, ROWS])
+            0, 0 FROM generate_series(1, %s) n""",
+            [p, ROWS],
+        )
         if jackpot is not None:
-            cur.execute("""INSERT INTO jackpots_pending (jackpot_id, round_id, reversal, player_id, basis_amount,
+            cur.execute(
+                """INSERT INTO jackpots_pending (jackpot_id, round_id, reversal, player_id, basis_amount,
                 active_micro, future_micro, created_at) SELECT %s, n, false, %s, 1, 1, 0, now()
-                FROM generate_series(1, %s) n""", [jackpot.pk, p, ROWS])
+                FROM generate_series(1, %s) n""",
+                [jackpot.pk, p, ROWS],
+            )
         for t in (*GROWING, "jackpots_pending"):
             cur.execute(f"ANALYZE {t}")
     return player
@@ -320,8 +401,11 @@ def test_explain_of_every_statement_reads_no_growing_table_by_a_sequential_scan(
     scans = {}
     with connection.cursor() as cur:
         for stmt in _statements():
-            params: Any = ([_dummy(t) for t in stmt.positional] if stmt.positional
-                           else {k: _dummy(v) for k, v in stmt.params.items()})
+            params: Any = (
+                [_dummy(t) for t in stmt.positional]
+                if stmt.positional
+                else {k: _dummy(v) for k, v in stmt.params.items()}
+            )
             cur.execute("EXPLAIN " + stmt.sql, params or None)
             plan = "\n".join(r[0] for r in cur.fetchall())
             seq = _sequential_scans(plan)
@@ -335,8 +419,11 @@ def _sequential_scans(plan: str) -> list[str]:
     (games_round_2026_12 ...) counts as the table; a partition the planner knows to be empty (cost 0.00..0.00: no
     page at all, e.g. the legacy partition of a database created after the partitioning, which a dummy id of 1
     prunes to; a generic plan costs that scan 0.02) is not a scan of a growing table."""
-    return [t for t in GROWING
-            if re.search(rf"Seq Scan on {t}(?:_\w+)?\b(?! \w+ +\(cost=0\.00\.\.0\.0\d )(?!  \(cost=0\.00\.\.0\.0\d )", plan)]
+    return [
+        t
+        for t in GROWING
+        if re.search(rf"Seq Scan on {t}(?:_\w+)?\b(?! \w+ +\(cost=0\.00\.\.0\.0\d )(?!  \(cost=0\.00\.\.0\.0\d )", plan)
+    ]
 
 
 def _eligible() -> set[str]:
@@ -369,7 +456,8 @@ def test_a_new_connection_prepares_every_hot_statement_and_none_is_refused(setti
     the primary's connection is made; PostgreSQL refusing one (a parameter whose type it cannot infer) fails here,
     not in a round. With the setting off (behind PgBouncer) nothing is prepared and the statements run as text."""
     assert {s.name for s in REGISTRY.values() if not s.prepared_name} == {
-        s.name for s in REGISTRY.values() if s.positional}
+        s.name for s in REGISTRY.values() if s.positional
+    }
     fresh = connections.create_connection(DEFAULT_DB_ALIAS)
     try:
         fresh.ensure_connection()
@@ -409,7 +497,9 @@ def test_a_generic_plan_made_while_the_table_is_empty_still_finds_one_transactio
     from providers.sql import CALL_CONTEXT
 
     with connection.cursor() as cur:
-        cur.execute("EXPLAIN " + CALL_CONTEXT.execute_sql, {"provider": "p", "session": "s", "txn": "t", "bet_txn": "b"})
+        cur.execute(
+            "EXPLAIN " + CALL_CONTEXT.execute_sql, {"provider": "p", "session": "s", "txn": "t", "bet_txn": "b"}
+        )
         plan = "\n".join(r[0] for r in cur.fetchall())
     scans = re.findall(r"Scan using (\w+) on providers_providertransaction", plan)
     assert scans == ["providers_txn_unique_per_provider"] * 2, plan

@@ -4,6 +4,7 @@ Every staff API endpoint and every admin decision (custom view or action), as ea
 role and the superuser, answers as the role allows (``core/roles.py``), and a refusal changes nothing. A new staff
 endpoint, admin view or action that names no permission fails ``test_every_staff_decision_names_its_permission``.
 """
+
 from __future__ import annotations
 
 import re
@@ -51,8 +52,11 @@ def _holds(who: str, perm: str) -> bool:
 
 
 def _perm_of(view: Any, method: str = "get") -> str:
-    return str(next(c.needed(method) for c in view.permission_classes
-                    if isinstance(c, type) and issubclass(c, _StaffPermission)))
+    return str(
+        next(
+            c.needed(method) for c in view.permission_classes if isinstance(c, type) and issubclass(c, _StaffPermission)
+        )
+    )
 
 
 def _fill(path: str, values: dict[str, Any]) -> str:
@@ -88,9 +92,15 @@ def test_roles_exist_after_migrate_with_exactly_their_declared_permissions():
     auditor = {c for _, c in expand(ROLES["auditor"].permissions, have)}
     assert all(c.startswith("view_") or c in ("export_audit", "export_regulator_record") for c in auditor)
     support = {f"{a}.{c}" for a, c in expand(ROLES["support"].permissions, have)}
-    assert not support & {"wallet.approve_withdrawal", "wallet.record_branch_cash", "aml.decide_case",
-                          "complaints.credit_remedy",
-                          "aml.review_identification", "accounts.view_unmasked_identifiers", "aml.view_compliancecase"}
+    assert not support & {
+        "wallet.approve_withdrawal",
+        "wallet.record_branch_cash",
+        "aml.decide_case",
+        "complaints.credit_remedy",
+        "aml.review_identification",
+        "accounts.view_unmasked_identifiers",
+        "aml.view_compliancecase",
+    }
 
 
 def test_a_permission_added_to_a_role_group_by_hand_is_taken_away_by_the_next_migrate():
@@ -117,8 +127,9 @@ def test_every_staff_decision_names_its_permission():
             continue
         if not pattern.name or pattern.name.endswith(STANDARD_ADMIN):
             continue
-        assert getattr(pattern.callback, "required_permission", None), \
+        assert getattr(pattern.callback, "required_permission", None), (
             f"{path}: an admin view of its own must be built with core.admin.decision_path(...)"
+        )
         custom += 1
     actions = 0
     for model, model_admin in django_admin.site._registry.items():
@@ -126,8 +137,9 @@ def test_every_staff_decision_names_its_permission():
             continue
         for name in model_admin.actions or ():
             fn: Any = getattr(model_admin, name) if isinstance(name, str) else name
-            assert getattr(fn, "required_permission", None), \
+            assert getattr(fn, "required_permission", None), (
                 f"{model._meta.label}.{name}: an admin action must be built with core.admin.decision_action(...)"
+            )
             actions += 1
     assert custom >= 18 and actions >= 25, (custom, actions)
 
@@ -140,9 +152,16 @@ def staff_records(records):  # noqa: F811  (the fixture imported above)
 
     b = records["player"]
     IdentificationCheck.objects.filter(pk=records["aml_identification"]).update(
-        status=IdentificationCheck.Status.DOUBTFUL)
-    case, _ = case_open(player_id=b.pk, kind="screening", key="staff-roles", summary="possible match", blocking=False,
-                     actor=Actor.system())
+        status=IdentificationCheck.Status.DOUBTFUL
+    )
+    case, _ = case_open(
+        player_id=b.pk,
+        kind="screening",
+        key="staff-roles",
+        summary="possible match",
+        blocking=False,
+        actor=Actor.system(),
+    )
     sof = sof_declare(player=b, source="employment", description="salary", actor=Actor.player(b))
     return {**records, "case": case.pk, "sof": sof.pk}
 
@@ -167,7 +186,12 @@ API_BODIES: dict[str, dict[str, Any]] = {
     "review": {"approve": True, "note": "checked", "accept": True},
     "decide": {"decision": "cleared", "note": "another person"},
     "holds": {"reason": "regularity", "win_reference": "none", "note": "x"},
-    "branch-cash": {"player_id": 0, "direction": "in", "amount": {"amount": 10000, "currency": "CZK"}, "branch": "Praha 1"},
+    "branch-cash": {
+        "player_id": 0,
+        "direction": "in",
+        "amount": {"amount": 10000, "currency": "CZK"},
+        "branch": "Praha 1",
+    },
 }
 
 
@@ -211,9 +235,12 @@ def _admin_values(path: str, recs: dict[str, Any]) -> dict[str, Any]:
 
     b = recs["player"]
     table = {
-        "accounts/player/": b.pk, "aml/identificationcheck/": recs["aml_identification"],
-        "aml/compliancecase/": recs["case"], "aml/sourceoffundsdeclaration/": recs["sof"],
-        "accounts/datarequest/": recs["data_request"], "wallet/wallet/": Wallet.objects.get(player=b).pk,
+        "accounts/player/": b.pk,
+        "aml/identificationcheck/": recs["aml_identification"],
+        "aml/compliancecase/": recs["case"],
+        "aml/sourceoffundsdeclaration/": recs["sof"],
+        "accounts/datarequest/": recs["data_request"],
+        "wallet/wallet/": Wallet.objects.get(player=b).pk,
         "complaints/complaint/": Complaint.objects.get(reference=recs["complaint"]).pk,
         "accounts/duplicatecase/": getattr(DuplicateCase.objects.first(), "pk", 1),
         "accounts/correctionrequest/": getattr(CorrectionRequest.objects.first(), "pk", 1),
@@ -250,8 +277,10 @@ def test_every_admin_decision_view_answers_as_the_role_allows_and_a_refusal_chan
             target = _fill(path, {**values, kwarg: action}) if action else url
             for method in ("get", "post"):
                 before = _state()
-                r = getattr(client, method)(target, {"reason": "x", "note": "x", "approve": "1", "decision": "cleared",
-                                                     "accept": "1", "text": "x"})
+                r = getattr(client, method)(
+                    target,
+                    {"reason": "x", "note": "x", "approve": "1", "decision": "cleared", "accept": "1", "text": "x"},
+                )
                 tried += 1
                 if _holds(who, needed):
                     assert r.status_code != 403, (who, method, target, r.status_code)
@@ -321,8 +350,11 @@ def test_a_staff_decision_records_the_staff_member_and_the_role_used(staff_recor
     officer = make_staff(role="compliance")
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {token_for(officer)}")
-    r = api.post(f"/api/v1/aml/staff/cases/{staff_records['case']}/decide",
-                 {"decision": "cleared", "note": "another person"}, format="json")
+    r = api.post(
+        f"/api/v1/aml/staff/cases/{staff_records['case']}/decide",
+        {"decision": "cleared", "note": "another person"},
+        format="json",
+    )
     assert r.status_code == 200, r.content
     event = AuditEvent.objects.filter(action__startswith="aml.case").latest("id")
     assert (event.actor_type, event.actor_label, event.actor_role) == ("staff", officer.username, "compliance")
@@ -332,8 +364,10 @@ def test_a_staff_decision_records_the_staff_member_and_the_role_used(staff_recor
     from wallet.models import Withdrawal
 
     w = Withdrawal.objects.get(pk=staff_records["withdrawal"])
-    admin.post("/admin/wallet/withdrawal/", {"action": "reject", "_selected_action": [str(w.pk)], "index": "0",
-                                             "confirmed": "1"})
+    admin.post(
+        "/admin/wallet/withdrawal/",
+        {"action": "reject", "_selected_action": [str(w.pk)], "index": "0", "confirmed": "1"},
+    )
     event = AuditEvent.objects.filter(actor_label=cashier.username).latest("id")
     assert event.actor_role == "finance", (event.action, event.actor_role)
 
@@ -359,8 +393,14 @@ def test_the_hold_notice_reads_the_same_for_an_aml_hold_and_a_regularity_hold():
     now = clock.now()
     bodies = []
     for reason, days in ((WinHold.Reason.REGULARITY, 60), (WinHold.Reason.AML, 10)):
-        hold = WinHold(player=make_player(), amount=50_000, reason=reason, held_at=now, release_due_at=now + timedelta(days=days),
-                       reference=f"h-{reason}")
+        hold = WinHold(
+            player=make_player(),
+            amount=50_000,
+            reason=reason,
+            held_at=now,
+            release_due_at=now + timedelta(days=days),
+            reference=f"h-{reason}",
+        )
         message = hold_notice(hold=hold, win_amount=50_000, win_reference="T-1")
         bodies.append((message.subject_cs, message.body_cs, message.subject_en, message.body_en))
     assert bodies[0] == bodies[1]
@@ -392,8 +432,13 @@ def test_every_admin_page_of_every_registered_model_answers_as_the_role_allows(s
         pk = first if first is not None else 1
         perms = {"view", "change", "add", "delete"} if who == "superuser" else _model_perms(who, model)
         reads = bool(perms & {"view", "change"})
-        pages = {"list": base, "change": f"{base}{pk}/change/", "history": f"{base}{pk}/history/",
-                 "add": f"{base}add/", "delete": f"{base}{pk}/delete/"}
+        pages = {
+            "list": base,
+            "change": f"{base}{pk}/change/",
+            "history": f"{base}{pk}/history/",
+            "add": f"{base}add/",
+            "delete": f"{base}{pk}/delete/",
+        }
         for kind, url in pages.items():
             r = client.get(url)
             if kind == "list" and r.status_code == 302:  # a list that leads to a page of its own (the daily report)
@@ -434,8 +479,11 @@ def test_a_decision_action_posted_by_a_role_lacking_it_is_refused_with_403(staff
 def test_the_auditor_reads_the_bank_statement_lists_and_decides_nothing_there(staff_records):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(_user('auditor'))}")
-    for url in ("/api/v1/wallet/staff/bank/statements", "/api/v1/wallet/staff/bank/entries",
-                "/api/v1/wallet/staff/bank/payment-orders"):
+    for url in (
+        "/api/v1/wallet/staff/bank/statements",
+        "/api/v1/wallet/staff/bank/entries",
+        "/api/v1/wallet/staff/bank/payment-orders",
+    ):
         assert client.get(url).status_code == 200, url
     r = client.post("/api/v1/wallet/staff/bank/payment-orders", {}, format="json", HTTP_IDEMPOTENCY_KEY="aud-1")
     assert r.status_code == 403 and r.json()["error"]["details"]["permission"] == "wallet.export_payment_orders"

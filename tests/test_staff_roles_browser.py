@@ -6,6 +6,7 @@ and is offered their approval, which the support agent is not. Screenshots go to
 /tmp/staff-role-screens; the committed ones in docs/screenshots/ come from a run with
 ``STAFF_SCREENSHOTS=docs/screenshots``).
 """
+
 from __future__ import annotations
 
 import os
@@ -74,8 +75,12 @@ def test_each_role_signs_in_and_sees_only_what_it_may_in_chromium(live_server, b
 
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
-    r = api.post("/api/v1/wallet/withdrawals", {"method_id": method.pk, "amount": {"amount": 1500000, "currency": "CZK"}}, format="json",
-                 HTTP_IDEMPOTENCY_KEY="browser-wd")
+    r = api.post(
+        "/api/v1/wallet/withdrawals",
+        {"method_id": method.pk, "amount": {"amount": 1500000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="browser-wd",
+    )
     assert r.status_code == 201, r.content
     Withdrawal.objects.filter(pk=r.json()["id"]).update(needs_approval=True)
     birth_number = player.personal.birth_number
@@ -97,8 +102,11 @@ def test_each_role_signs_in_and_sees_only_what_it_may_in_chromium(live_server, b
     assert "force logout" in tools and not {"suspend", "close (cancel registration)", "reinstate"} & set(tools), tools
     _shot(browser, "staff-support-player")
     browser.get(f"{live_server.url}/admin/wallet/withdrawal/")
-    assert not [o.get_attribute("value") for o in browser.find_elements(By.CSS_SELECTOR, "select[name=action] option")
-                if o.get_attribute("value") in ("approve", "reject")]
+    assert not [
+        o.get_attribute("value")
+        for o in browser.find_elements(By.CSS_SELECTOR, "select[name=action] option")
+        if o.get_attribute("value") in ("approve", "reject")
+    ]
     browser.get(f"{live_server.url}/admin/aml/compliancecase/")
     assert "403" in browser.title or "Forbidden" in visible(browser) or "403" in visible(browser)
 

@@ -11,6 +11,7 @@ caller passes in (``get_provider(code, outbox=...)``): the wallet's services pas
 ``wallet.services.sandbox.sandbox_outbox``, which sends them by a Celery task after commit. This module talks
 to the outside world only; it imports no service and no task.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -93,9 +94,14 @@ class PaymentProvider(ABC):
             if contains_nul(data):  # nothing with a NUL can be stored (PostgreSQL): malformed, never a 500
                 raise ValueError("NUL character")
             event = CallbackEvent(
-                event_id=str(data["event_id"]), type=str(data["type"]), reference=str(data["reference"]),
-                amount=int(data["amount"]), currency=str(data.get("currency", "CZK")), payer=data.get("payer"),
-                occurred_at=str(data.get("occurred_at", "")), reason=str(data.get("reason", "")),
+                event_id=str(data["event_id"]),
+                type=str(data["type"]),
+                reference=str(data["reference"]),
+                amount=int(data["amount"]),
+                currency=str(data.get("currency", "CZK")),
+                payer=data.get("payer"),
+                occurred_at=str(data.get("occurred_at", "")),
+                reason=str(data.get("reason", "")),
             )
         except (ValueError, KeyError, TypeError, UnicodeDecodeError):
             raise errors.BAD_CALLBACK(reason="malformed body")
@@ -119,11 +125,16 @@ class SandboxProvider(PaymentProvider):
         pid = f"sbx_{uuid.uuid4().hex[:20]}"
         base = settings.PUBLIC_BASE_URL.rstrip("/")
         if deposit.method.kind == "bank_account":
-            return PaymentStart(pid, instructions={
-                "account_number": "2001234561/2010", "iban": "CZ0520100000002001234561",
-                "variable_symbol": deposit.payment_reference, "amount": Money(deposit.amount).to_json(),
-                "sandbox_pay_url": f"{base}/api/v1/wallet/sandbox/deposits/{deposit.pk}/pay",
-            })
+            return PaymentStart(
+                pid,
+                instructions={
+                    "account_number": "2001234561/2010",
+                    "iban": "CZ0520100000002001234561",
+                    "variable_symbol": deposit.payment_reference,
+                    "amount": Money(deposit.amount).to_json(),
+                    "sandbox_pay_url": f"{base}/api/v1/wallet/sandbox/deposits/{deposit.pk}/pay",
+                },
+            )
         return PaymentStart(pid, redirect_url=f"{base}/api/v1/wallet/sandbox/deposits/{deposit.pk}/pay")
 
     def send_payout(self, *, reference: str, method: PaymentMethod | None, amount: Money) -> PayoutResult:
@@ -140,13 +151,28 @@ class SandboxProvider(PaymentProvider):
         return PayoutResult(True, payout_id)
 
     # the sandbox's own "server side" ------------------------------------------------------------------
-    def event(self, type_: str, reference: str, amount: int, payer: dict[str, Any] | None = None,
-              event_id: str | None = None, reason: str = "") -> tuple[bytes, str]:
-        body = json.dumps({
-            "event_id": event_id or f"evt_{uuid.uuid4().hex}", "type": type_, "reference": reference,
-            "amount": amount, "currency": "CZK", "payer": payer, "occurred_at": clock.now().isoformat(),
-            "reason": reason,
-        }, sort_keys=True).encode()
+    def event(
+        self,
+        type_: str,
+        reference: str,
+        amount: int,
+        payer: dict[str, Any] | None = None,
+        event_id: str | None = None,
+        reason: str = "",
+    ) -> tuple[bytes, str]:
+        body = json.dumps(
+            {
+                "event_id": event_id or f"evt_{uuid.uuid4().hex}",
+                "type": type_,
+                "reference": reference,
+                "amount": amount,
+                "currency": "CZK",
+                "payer": payer,
+                "occurred_at": clock.now().isoformat(),
+                "reason": reason,
+            },
+            sort_keys=True,
+        ).encode()
         return body, hmac_signature(self.secret(), body)
 
 
@@ -172,12 +198,19 @@ class BankTransferProvider(PaymentProvider):
         vs = deposit.payment_reference
         amount = Money(deposit.amount)
         major = f"{deposit.amount // 100}.{deposit.amount % 100:02d}"
-        return PaymentStart(f"bank:{vs}", instructions={
-            "account_number": czech_account_number(iban), "iban": iban, "bic": bic,
-            "variable_symbol": vs, "amount": amount.to_json(), "message": f"VS:{vs}",
-            # QR Platba (the Czech banks' Short Payment Descriptor, SPD 1.0) for the player's banking app
-            "qr_payment": f"SPD*1.0*ACC:{iban}{'+' + bic if bic else ''}*AM:{major}*CC:CZK*X-VS:{vs}*MSG:VS {vs}",
-        })
+        return PaymentStart(
+            f"bank:{vs}",
+            instructions={
+                "account_number": czech_account_number(iban),
+                "iban": iban,
+                "bic": bic,
+                "variable_symbol": vs,
+                "amount": amount.to_json(),
+                "message": f"VS:{vs}",
+                # QR Platba (the Czech banks' Short Payment Descriptor, SPD 1.0) for the player's banking app
+                "qr_payment": f"SPD*1.0*ACC:{iban}{'+' + bic if bic else ''}*AM:{major}*CC:CZK*X-VS:{vs}*MSG:VS {vs}",
+            },
+        )
 
     def send_payout(self, *, reference: str, method: PaymentMethod | None, amount: Money) -> PayoutResult:
         """Accepted into the next payment-order file (pain.001); the bank statement confirms it or returns it."""
@@ -230,7 +263,13 @@ def provider_for_kind(kind: str) -> PaymentProvider:
     return get_provider(by_kind.get(kind, "sandbox"))
 
 
-def sandbox_event(type_: str, reference: str, amount: int, payer: dict[str, Any] | None = None,
-                  event_id: str | None = None, reason: str = "") -> tuple[bytes, str]:
+def sandbox_event(
+    type_: str,
+    reference: str,
+    amount: int,
+    payer: dict[str, Any] | None = None,
+    event_id: str | None = None,
+    reason: str = "",
+) -> tuple[bytes, str]:
     """A correctly signed sandbox callback (body, signature)."""
     return SandboxProvider().event(type_, reference, amount, payer, event_id, reason)

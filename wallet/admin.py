@@ -1,4 +1,5 @@
 """Staff screens. The ledger is read-only here; every staff action calls a service (audited)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -78,6 +79,7 @@ class StaffActionAdmin(AmountColumn, ReadOnlyAdmin):
 
 # Ledger ----------------------------------------------------------------------------------------------------
 
+
 @admin.register(LedgerAccount)
 class LedgerAccountAdmin(ReadOnlyAdmin):
     list_display = ("code", "kind", "player", "shown_balance", "shown_debt")
@@ -121,10 +123,21 @@ class LedgerTransactionAdmin(AmountColumn, ReadOnlyAdmin):
 class WalletAdmin(ReadOnlyAdmin):
     """Per player: the account mode, balances and the statement (staff view per player)."""
 
-    list_display = ("player", "mode", "shown_balance", "shown_held", "shown_debt", "debt_flagged_at",
-                    "method_term_flagged_at", "statement_link")
-    list_filter = ("mode", ("debt_flagged_at", admin.EmptyFieldListFilter),
-                   ("method_term_flagged_at", admin.EmptyFieldListFilter))
+    list_display = (
+        "player",
+        "mode",
+        "shown_balance",
+        "shown_held",
+        "shown_debt",
+        "debt_flagged_at",
+        "method_term_flagged_at",
+        "statement_link",
+    )
+    list_filter = (
+        "mode",
+        ("debt_flagged_at", admin.EmptyFieldListFilter),
+        ("method_term_flagged_at", admin.EmptyFieldListFilter),
+    )
     search_fields = ("player__user__username", "player__pk")
 
     @admin.display(description="balance")
@@ -145,8 +158,16 @@ class WalletAdmin(ReadOnlyAdmin):
         return format_html('<a href="{}">{}</a>', url, gettext("statement"))
 
     def get_urls(self) -> list[URLPattern]:
-        return [decision_path(self, "<int:pk>/statement/", self.statement_view, perm="wallet.view_wallet",
-                              name="wallet_wallet_statement"), *super().get_urls()]
+        return [
+            decision_path(
+                self,
+                "<int:pk>/statement/",
+                self.statement_view,
+                perm="wallet.view_wallet",
+                name="wallet_wallet_statement",
+            ),
+            *super().get_urls(),
+        ]
 
     def statement_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         wallet = get_object_or_404(Wallet, pk=pk)
@@ -154,13 +175,20 @@ class WalletAdmin(ReadOnlyAdmin):
         if not may_see_identifiers(request.user):  # a posting's memo may name an account (a refused deposit)
             lines = [dataclasses.replace(line, description=mask_accounts_in(line.description)) for line in lines]
         title = gettext("Statement of {player}").format(player=wallet.player)
-        ctx = {**self.admin_site.each_context(request), "title": title, "wallet": wallet,
-               "lines": lines, "overview": selectors.wallet_overview(wallet.player),
-               "totals": selectors.statement_totals(wallet.player), "opts": self.model._meta}
+        ctx = {
+            **self.admin_site.each_context(request),
+            "title": title,
+            "wallet": wallet,
+            "lines": lines,
+            "overview": selectors.wallet_overview(wallet.player),
+            "totals": selectors.statement_totals(wallet.player),
+            "opts": self.model._meta,
+        }
         return TemplateResponse(request, "admin/wallet/statement.html", ctx)
 
 
 # Payment methods -------------------------------------------------------------------------------------------
+
 
 class DocumentInline(ReadOnlyInline):
     model = MethodDocument
@@ -170,8 +198,17 @@ class DocumentInline(ReadOnlyInline):
 
 @admin.register(PaymentMethod)
 class PaymentMethodAdmin(StaffActionAdmin):
-    list_display = ("player", "kind", "display", "status", "verified_by", "verified_at", "verify_by",
-                    "deposits_blocked_at", "created_at")
+    list_display = (
+        "player",
+        "kind",
+        "display",
+        "status",
+        "verified_by",
+        "verified_at",
+        "verify_by",
+        "deposits_blocked_at",
+        "created_at",
+    )
     list_filter = ("kind", "status", "verified_by", ("deposits_blocked_at", admin.EmptyFieldListFilter))
     search_fields = ("identifier", "iban", "player__user__username", "holder_name")
     masked_fields = ("identifier", "iban", "display")
@@ -179,23 +216,45 @@ class PaymentMethodAdmin(StaffActionAdmin):
     inlines = [DocumentInline]
     actions = ["confirm_owner", "refuse", "cancel_misuse"]
 
-    @decision_action("wallet.decide_payment_method",
-                     description="Confirm as the player's own after a refused deposit: deposits from it work again "
-                                 "(GP §5(6), §5(8)b)")
+    @decision_action(
+        "wallet.decide_payment_method",
+        description="Confirm as the player's own after a refused deposit: deposits from it work again "
+        "(GP §5(6), §5(8)b)",
+    )
     def confirm_owner(self, request: HttpRequest, queryset: QuerySet[PaymentMethod]) -> None:
-        run_service_action(self, request, queryset, lambda m, a: services.payment_method_owner_confirm(
-            method=m, note=f"confirmed in the admin by {request.user} on the evidence on file", actor=a), "confirmed")
+        run_service_action(
+            self,
+            request,
+            queryset,
+            lambda m, a: services.payment_method_owner_confirm(
+                method=m, note=f"confirmed in the admin by {request.user} on the evidence on file", actor=a
+            ),
+            "confirmed",
+        )
 
-    @decision_action("wallet.decide_payment_method",
-                     description="Refuse: ownership not proven after a request (GP §5(11))")
+    @decision_action(
+        "wallet.decide_payment_method", description="Refuse: ownership not proven after a request (GP §5(11))"
+    )
     def refuse(self, request: HttpRequest, queryset: QuerySet[PaymentMethod]) -> None:
-        run_service_action(self, request, queryset, lambda m, a: services.payment_method_refuse(
-            method=m, reason="ownership not proven after a request (GP §5(11))", actor=a), "refused")
+        run_service_action(
+            self,
+            request,
+            queryset,
+            lambda m, a: services.payment_method_refuse(
+                method=m, reason="ownership not proven after a request (GP §5(11))", actor=a
+            ),
+            "refused",
+        )
 
     @decision_action("wallet.decide_payment_method", description="Cancel: suspected misuse (GP §5(11))")
     def cancel_misuse(self, request: HttpRequest, queryset: QuerySet[PaymentMethod]) -> None:
-        run_service_action(self, request, queryset, lambda m, a: services.payment_method_cancel(
-            method=m, reason="suspected misuse (GP §5(11))", actor=a), "cancelled")
+        run_service_action(
+            self,
+            request,
+            queryset,
+            lambda m, a: services.payment_method_cancel(method=m, reason="suspected misuse (GP §5(11))", actor=a),
+            "cancelled",
+        )
 
 
 @admin.register(MethodDocument)
@@ -205,24 +264,46 @@ class MethodDocumentAdmin(StaffActionAdmin):
     search_fields = ("method__player__user__username", "sha256")
     actions = ["approve", "reject"]
 
-    @decision_action("wallet.review_method_document",
-                     description="Approve: ownership proven (GP §5(8)b) - verifies the method")
+    @decision_action(
+        "wallet.review_method_document", description="Approve: ownership proven (GP §5(8)b) - verifies the method"
+    )
     def approve(self, request: HttpRequest, queryset: QuerySet[MethodDocument]) -> None:
-        run_service_action(self, request, queryset, lambda d, a: services.method_document_review(
-            document=d, approve=True, note="approved", actor=a), "approved")
+        run_service_action(
+            self,
+            request,
+            queryset,
+            lambda d, a: services.method_document_review(document=d, approve=True, note="approved", actor=a),
+            "approved",
+        )
 
     @decision_action("wallet.review_method_document", description="Reject: does not prove ownership")
     def reject(self, request: HttpRequest, queryset: QuerySet[MethodDocument]) -> None:
-        run_service_action(self, request, queryset, lambda d, a: services.method_document_review(
-            document=d, approve=False, note="does not prove ownership", actor=a), "rejected")
+        run_service_action(
+            self,
+            request,
+            queryset,
+            lambda d, a: services.method_document_review(
+                document=d, approve=False, note="does not prove ownership", actor=a
+            ),
+            "rejected",
+        )
 
 
 # Deposits, withdrawals, events ------------------------------------------------------------------------------
 
+
 @admin.register(Deposit)
 class DepositAdmin(AmountColumn, ReadOnlyAdmin):
-    list_display = ("created_at", "player", "method", "shown_amount", "status", "status_reason", "payment_reference",
-                    "confirmed_at")
+    list_display = (
+        "created_at",
+        "player",
+        "method",
+        "shown_amount",
+        "status",
+        "status_reason",
+        "payment_reference",
+        "confirmed_at",
+    )
     list_filter = ("status", "provider", "into_temporary")
     search_fields = ("payment_reference", "player__user__username", "provider_payment_id")
     masked_text_fields = ("status_reason", "payer")
@@ -230,34 +311,60 @@ class DepositAdmin(AmountColumn, ReadOnlyAdmin):
 
 @admin.register(Withdrawal)
 class WithdrawalAdmin(StaffActionAdmin):
-    list_display = ("requested_at", "player", "method", "shown_amount", "status", "needs_approval", "approval_reasons",
-                    "decided_by")
+    list_display = (
+        "requested_at",
+        "player",
+        "method",
+        "shown_amount",
+        "status",
+        "needs_approval",
+        "approval_reasons",
+        "decided_by",
+    )
     list_filter = ("status", "needs_approval", "provider")
     search_fields = ("reference", "player__user__username")
     actions = ["approve", "reject"]
 
     @staticmethod
     def _row(w: Withdrawal) -> dict[str, Any]:
-        return {"amount": money_text(w.amount), "player": str(w.player),
-                "reason": f"{w.reference} · {', '.join(w.approval_reasons or []) or 'no approval reason'}"}
+        return {
+            "amount": money_text(w.amount),
+            "player": str(w.player),
+            "reason": f"{w.reference} · {', '.join(w.approval_reasons or []) or 'no approval reason'}",
+        }
 
     @decision_action("wallet.approve_withdrawal", description="Approve (sent after approval)")
     def approve(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> HttpResponse | None:
-        if (page := money_confirmation(self, request, queryset, verb=gettext("approve and send these withdrawals"),
-                                       rows=self._row)) is not None:
+        if (
+            page := money_confirmation(
+                self, request, queryset, verb=gettext("approve and send these withdrawals"), rows=self._row
+            )
+        ) is not None:
             return page
-        run_service_action(self, request, queryset,
-                           lambda w, a: services.withdrawal_approve(withdrawal=w, actor=a), "approved")
+        run_service_action(
+            self, request, queryset, lambda w, a: services.withdrawal_approve(withdrawal=w, actor=a), "approved"
+        )
         return None
 
     @decision_action("wallet.approve_withdrawal", description="Reject (money returns to the player account)")
     def reject(self, request: HttpRequest, queryset: QuerySet[Withdrawal]) -> HttpResponse | None:
-        if (page := money_confirmation(self, request, queryset,
-                                       verb=gettext("reject these withdrawals (the money returns to the player account)"),
-                                       rows=self._row)) is not None:
+        if (
+            page := money_confirmation(
+                self,
+                request,
+                queryset,
+                verb=gettext("reject these withdrawals (the money returns to the player account)"),
+                rows=self._row,
+            )
+        ) is not None:
             return page
-        run_service_action(self, request, queryset, lambda w, a: services.withdrawal_reject(
-            withdrawal=w, reason="rejected by staff", actor=a), "rejected")
+        run_service_action(
+            self,
+            request,
+            queryset,
+            lambda w, a: services.withdrawal_reject(withdrawal=w, reason="rejected by staff", actor=a),
+            "rejected",
+        )
         return None
 
 
@@ -271,10 +378,21 @@ class ProviderEventAdmin(ReadOnlyAdmin):
 
 # Payouts and branch cash -------------------------------------------------------------------------------------
 
+
 @admin.register(Payout)
 class PayoutAdmin(StaffActionAdmin):
-    list_display = ("started_at", "player", "kind", "shown_amount", "shown_outstanding", "channel", "status", "due_at",
-                    "collect_by", "completed_at")
+    list_display = (
+        "started_at",
+        "player",
+        "kind",
+        "shown_amount",
+        "shown_outstanding",
+        "channel",
+        "status",
+        "due_at",
+        "collect_by",
+        "completed_at",
+    )
     list_filter = ("kind", "status", "channel")
     search_fields = ("reference", "player__user__username")
     readonly_fields = ("history",)
@@ -282,31 +400,54 @@ class PayoutAdmin(StaffActionAdmin):
 
     @staticmethod
     def _row(p: Payout) -> dict[str, Any]:
-        return {"amount": money_text(p.outstanding), "player": str(p.player),
-                "reason": f"{p.get_kind_display()} · {p.reference}"}
+        return {
+            "amount": money_text(p.outstanding),
+            "player": str(p.player),
+            "reason": f"{p.get_kind_display()} · {p.reference}",
+        }
 
     @decision_action("wallet.resend_payout", description="Send a stopped return to its source again (GP §5(6))")
     def send_again(self, request: HttpRequest, queryset: QuerySet[Payout]) -> HttpResponse | None:
-        if (page := money_confirmation(self, request, queryset, verb=gettext("send these returns again"),
-                                       rows=self._row)) is not None:
+        if (
+            page := money_confirmation(
+                self, request, queryset, verb=gettext("send these returns again"), rows=self._row
+            )
+        ) is not None:
             return page
-        run_service_action(self, request, queryset, lambda p, a: services.payout_resend(payout=p, actor=a), "sent again")
+        run_service_action(
+            self, request, queryset, lambda p, a: services.payout_resend(payout=p, actor=a), "sent again"
+        )
         return None
 
     @admin.display(description="outstanding")
     def shown_outstanding(self, obj: Payout) -> str:
         return money_text(obj.outstanding)
 
-    @decision_action("wallet.record_branch_cash",
-                     description="Collected in cash at a branch (the whole outstanding amount, GP §5(12) cap applies)")
+    @decision_action(
+        "wallet.record_branch_cash",
+        description="Collected in cash at a branch (the whole outstanding amount, GP §5(12) cap applies)",
+    )
     def collect_in_cash(self, request: HttpRequest, queryset: QuerySet[Payout]) -> HttpResponse | None:
-        if (page := money_confirmation(self, request, queryset, verb=gettext("pay these out in cash at the branch"),
-                                       rows=self._row)) is not None:
+        if (
+            page := money_confirmation(
+                self, request, queryset, verb=gettext("pay these out in cash at the branch"), rows=self._row
+            )
+        ) is not None:
             return page
         now = clock.now()
-        run_service_action(self, request, queryset, lambda p, a: services.payout_collect_cash(
-            payout=p, amount=Money(p.outstanding), reference=f"admin-collect:{p.pk}:{now.timestamp():.0f}",
-            branch="admin", actor=a), "collected")
+        run_service_action(
+            self,
+            request,
+            queryset,
+            lambda p, a: services.payout_collect_cash(
+                payout=p,
+                amount=Money(p.outstanding),
+                reference=f"admin-collect:{p.pk}:{now.timestamp():.0f}",
+                branch="admin",
+                actor=a,
+            ),
+            "collected",
+        )
         return None
 
 
@@ -366,19 +507,33 @@ class CreatedByService(AmountColumn, PlatformAdminMixin, admin.ModelAdmin[Any]):
     def confirm_reason(self, data: dict[str, Any]) -> str:  # pragma: no cover - each names its own
         return str(data.get("reference", ""))
 
-    def add_view(self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None,
-                 ) -> HttpResponse:
+    def add_view(
+        self,
+        request: HttpRequest,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
         if request.method == "POST" and request.POST.get("confirmed") != "1":
             require_permission(request, self.create_permission)
             form = self.get_form(request)(request.POST, request.FILES)
             if form.is_valid():  # money moves: repeat amount, player and reason first
                 d = form.cleaned_data
                 opts = self.model._meta
-                return TemplateResponse(request, "admin/wallet/confirm_money_form.html", {
-                    **self.admin_site.each_context(request), "opts": opts,
-                    "title": f"Confirm: {opts.verbose_name}", "amount": d["amount_czk"], "player": d["player"],
-                    "reason": self.confirm_reason(d),
-                    "hidden": [(k, v) for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "confirmed")]})
+                return TemplateResponse(
+                    request,
+                    "admin/wallet/confirm_money_form.html",
+                    {
+                        **self.admin_site.each_context(request),
+                        "opts": opts,
+                        "title": f"Confirm: {opts.verbose_name}",
+                        "amount": d["amount_czk"],
+                        "player": d["player"],
+                        "reason": self.confirm_reason(d),
+                        "hidden": [
+                            (k, v) for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "confirmed")
+                        ],
+                    },
+                )
         try:
             return super().add_view(request, form_url, extra_context)
         except DomainError as exc:
@@ -400,12 +555,18 @@ class BranchCashAdmin(CreatedByService):
         return f"{data['direction']} at {data['branch']} · reference {data['reference']}"
 
     def create(self, request: HttpRequest, data: dict[str, Any]) -> BranchCash:
-        return services.branch_cash_record(player=data["player"], direction=data["direction"],
-                                           amount=data["amount_czk"], reference=data["reference"],
-                                           branch=data["branch"], actor=Actor.staff(request.user))
+        return services.branch_cash_record(
+            player=data["player"],
+            direction=data["direction"],
+            amount=data["amount_czk"],
+            reference=data["reference"],
+            branch=data["branch"],
+            actor=Actor.staff(request.user),
+        )
 
 
 # Holds, deductions, debts ---------------------------------------------------------------------------------------
+
 
 @admin.register(WinHold)
 class WinHoldAdmin(StaffActionAdmin):
@@ -416,26 +577,42 @@ class WinHoldAdmin(StaffActionAdmin):
 
     @staticmethod
     def _row(h: WinHold) -> dict[str, Any]:
-        return {"amount": money_text(h.amount), "player": str(h.player),
-                "reason": f"{h.get_reason_display()} · {h.reference}"}
+        return {
+            "amount": money_text(h.amount),
+            "player": str(h.player),
+            "reason": f"{h.get_reason_display()} · {h.reference}",
+        }
 
     @decision_action("wallet.decide_win_hold", description="Release to the player (doubt cleared)")
     def release(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> HttpResponse | None:
-        if (page := money_confirmation(self, request, queryset, verb=gettext("release these held wins to the players"),
-                                       rows=self._row)) is not None:
+        if (
+            page := money_confirmation(
+                self, request, queryset, verb=gettext("release these held wins to the players"), rows=self._row
+            )
+        ) is not None:
             return page
-        run_service_action(self, request, queryset,
-                           lambda h, a: services.win_hold_release(hold=h, actor=a, note="released by staff"),
-                           "released")
+        run_service_action(
+            self,
+            request,
+            queryset,
+            lambda h, a: services.win_hold_release(hold=h, actor=a, note="released by staff"),
+            "released",
+        )
         return None
 
     @decision_action("wallet.decide_win_hold", description="Forfeit (bet judged irregular, GP §9(2), §10(3))")
     def forfeit(self, request: HttpRequest, queryset: QuerySet[WinHold]) -> HttpResponse | None:
-        if (page := money_confirmation(self, request, queryset, verb=gettext("forfeit these held wins"),
-                                       rows=self._row)) is not None:
+        if (
+            page := money_confirmation(self, request, queryset, verb=gettext("forfeit these held wins"), rows=self._row)
+        ) is not None:
             return page
-        run_service_action(self, request, queryset, lambda h, a: services.win_hold_forfeit(
-            hold=h, reason="bet judged irregular by staff", actor=a), "forfeited")
+        run_service_action(
+            self,
+            request,
+            queryset,
+            lambda h, a: services.win_hold_forfeit(hold=h, reason="bet judged irregular by staff", actor=a),
+            "forfeited",
+        )
         return None
 
 
@@ -460,9 +637,14 @@ class WinDeductionAdmin(CreatedByService):
         return f"deducted: {data['reason']} · reference {data['reference']}"
 
     def create(self, request: HttpRequest, data: dict[str, Any]) -> WinDeduction:
-        return services.win_deduct(player=data["player"], amount=data["amount_czk"], reference=data["reference"],
-                                   reason=data["reason"], notice_text=data["notice_text"],
-                                   actor=Actor.staff(request.user))
+        return services.win_deduct(
+            player=data["player"],
+            amount=data["amount_czk"],
+            reference=data["reference"],
+            reason=data["reason"],
+            notice_text=data["notice_text"],
+            actor=Actor.staff(request.user),
+        )
 
 
 @admin.register(Debt)

@@ -1,5 +1,6 @@
 """The forms of the bank transfers' staff screens (``wallet/admin_bank.py``), in a module whose name the admin's
 translation (``backoffice/admin_i18n.py``) reads as an admin's forms."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -5,6 +5,7 @@ and see only their own rows (another player's id is a 404). Money-moving calls n
 provider callback endpoint has no authentication: its HMAC signature is the proof. Staff endpoints need
 ``is_staff``.
 """
+
 from __future__ import annotations
 
 import csv
@@ -122,8 +123,7 @@ class PeriodQuerySerializer(serializers.Serializer[dict[str, Any]]):
     """``?start=&end=`` of the statements: ``[start, end)``; without ``start`` from the beginning."""
 
     start = PeriodBoundField(is_end=False, help_text="from (date = start of that Prague day, or ISO datetime)")
-    end = PeriodBoundField(is_end=True,
-                           help_text="to (date = that whole Prague day, or ISO datetime; exclusive)")
+    end = PeriodBoundField(is_end=True, help_text="to (date = that whole Prague day, or ISO datetime; exclusive)")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         start = attrs.get("start") or BEGINNING  # absent or blank ("?start=")
@@ -163,14 +163,27 @@ class StatementView(generics.GenericAPIView[Entry]):
     permission_classes = [IsPlayer]
     serializer_class = StatementLineSerializer
 
-    @extend_schema(parameters=[PeriodQuerySerializer], responses=StatementLineSerializer(many=True),
-                   operation_id="wallet_statement")
+    @extend_schema(
+        parameters=[PeriodQuerySerializer],
+        responses=StatementLineSerializer(many=True),
+        operation_id="wallet_statement",
+    )
     def get(self, request: Request) -> Response:
         return _statement_page(self, request_player(request), request)
 
 
-CSV_COLUMNS = ["at", "category", "kind", "account", "amount_czk", "balance_after_czk", "amount_minor",
-               "balance_after_minor", "reference", "description"]
+CSV_COLUMNS = [
+    "at",
+    "category",
+    "kind",
+    "account",
+    "amount_czk",
+    "balance_after_czk",
+    "amount_minor",
+    "balance_after_minor",
+    "reference",
+    "description",
+]
 
 
 class StatementCsvView(APIView):
@@ -178,8 +191,11 @@ class StatementCsvView(APIView):
 
     permission_classes = [IsPlayer]
 
-    @extend_schema(parameters=[PeriodQuerySerializer], operation_id="wallet_statement_csv",
-                   responses={(200, "text/csv"): OpenApiResponse(response=OpenApiTypes.STR, description="CSV file")})
+    @extend_schema(
+        parameters=[PeriodQuerySerializer],
+        operation_id="wallet_statement_csv",
+        responses={(200, "text/csv"): OpenApiResponse(response=OpenApiTypes.STR, description="CSV file")},
+    )
     def get(self, request: Request) -> HttpResponse:
         player = request_player(request)
         start, end = _period(request)
@@ -188,15 +204,27 @@ class StatementCsvView(APIView):
         w.writerow(CSV_COLUMNS)
         for e in selectors.statement_entries(player, start, end).iterator():
             line = selectors.statement_line(e)
-            w.writerow([clock.local(line.at).isoformat(), line.category, line.kind, line.account, f"{line.amount.major:.2f}",
-                        f"{line.balance_after.major:.2f}", line.amount.amount, line.balance_after.amount,
-                        line.reference, line.description])
+            w.writerow(
+                [
+                    clock.local(line.at).isoformat(),
+                    line.category,
+                    line.kind,
+                    line.account,
+                    f"{line.amount.major:.2f}",
+                    f"{line.balance_after.major:.2f}",
+                    line.amount.amount,
+                    line.balance_after.amount,
+                    line.reference,
+                    line.description,
+                ]
+            )
         resp = HttpResponse(buf.getvalue(), content_type="text/csv; charset=utf-8")
         resp["Content-Disposition"] = f'attachment; filename="statement-{clock.business_date()}.csv"'
         return resp
 
 
 # Payment methods --------------------------------------------------------------------------------------------
+
 
 class PaymentMethodListView(generics.GenericAPIView[PaymentMethod]):
     permission_classes = [IsPlayer]
@@ -210,11 +238,14 @@ class PaymentMethodListView(generics.GenericAPIView[PaymentMethod]):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(PaymentMethodSerializer(page, many=True).data)
 
-    @extend_schema(request=PaymentMethodCreateSerializer, responses={201: PaymentMethodSerializer},
-                   operation_id="wallet_methods_register",
-                   description="Register a payment method (GP §5(6)); a bank account must be at a bank seated in "
-                               "the Czech Republic (GP §5(7)). Ownership is verified by the first payment from it "
-                               "or by documents (GP §5(8)).")
+    @extend_schema(
+        request=PaymentMethodCreateSerializer,
+        responses={201: PaymentMethodSerializer},
+        operation_id="wallet_methods_register",
+        description="Register a payment method (GP §5(6)); a bank account must be at a bank seated in "
+        "the Czech Republic (GP §5(7)). Ownership is verified by the first payment from it "
+        "or by documents (GP §5(8)).",
+    )
     @idempotent(required=False)
     def post(self, request: Request) -> Response:
         player = request_player(request)
@@ -222,8 +253,9 @@ class PaymentMethodListView(generics.GenericAPIView[PaymentMethod]):
         s.is_valid(raise_exception=True)
         d = dict(s.validated_data)
         kind = d.pop("kind")
-        method = services.payment_method_register(player=player, kind=kind, data=d, actor=Actor.player(player),
-                                                  holder_name=d.get("holder_name", ""))
+        method = services.payment_method_register(
+            player=player, kind=kind, data=d, actor=Actor.player(player), holder_name=d.get("holder_name", "")
+        )
         return Response(PaymentMethodSerializer(method).data, status=201)
 
 
@@ -248,9 +280,12 @@ class MethodDocumentView(APIView):
     permission_classes = [IsPlayer]
     parser_classes = [MultiPartParser]
 
-    @extend_schema(request={"multipart/form-data": DocumentUploadSerializer}, responses={201: MethodDocumentSerializer},
-                   operation_id="wallet_methods_document_upload",
-                   description="Upload a document proving ownership (GP §5(8)b): PDF, JPEG or PNG; staff review it.")
+    @extend_schema(
+        request={"multipart/form-data": DocumentUploadSerializer},
+        responses={201: MethodDocumentSerializer},
+        operation_id="wallet_methods_document_upload",
+        description="Upload a document proving ownership (GP §5(8)b): PDF, JPEG or PNG; staff review it.",
+    )
     @idempotent(required=False)
     def post(self, request: Request, pk: int) -> Response:
         player = request_player(request)
@@ -267,6 +302,7 @@ class MethodDocumentView(APIView):
 
 # Deposits ------------------------------------------------------------------------------------------------------
 
+
 class DepositListView(generics.GenericAPIView[Deposit]):
     permission_classes = [IsPlayer]
     serializer_class = DepositSerializer
@@ -279,18 +315,27 @@ class DepositListView(generics.GenericAPIView[Deposit]):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(DepositSerializer(page, many=True).data)
 
-    @extend_schema(request=DepositCreateSerializer, responses={201: DepositSerializer}, operation_id="wallet_deposits_start",
-                   parameters=[KEY_HEADER],
-                   description="Start a deposit from a registered method: follow ``redirect_url`` or pay with the "
-                               "``instructions``; the provider's signed callback credits it. Needs Idempotency-Key.")
+    @extend_schema(
+        request=DepositCreateSerializer,
+        responses={201: DepositSerializer},
+        operation_id="wallet_deposits_start",
+        parameters=[KEY_HEADER],
+        description="Start a deposit from a registered method: follow ``redirect_url`` or pay with the "
+        "``instructions``; the provider's signed callback credits it. Needs Idempotency-Key.",
+    )
     @idempotent()
     def post(self, request: Request) -> Response:
         player = request_player(request)
         s = DepositCreateSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         method = get_object_or_404(PaymentMethod, pk=s.validated_data["method_id"], player=player)
-        d = services.deposit_start(player=player, method=method, amount=s.validated_data["amount"],
-                                   reference=_key_reference(request, "deposit"), actor=Actor.player(player))
+        d = services.deposit_start(
+            player=player,
+            method=method,
+            amount=s.validated_data["amount"],
+            reference=_key_reference(request, "deposit"),
+            actor=Actor.player(player),
+        )
         return Response(DepositSerializer(d).data, status=201)
 
 
@@ -308,8 +353,12 @@ class SandboxPayView(APIView):
 
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=SandboxPaySerializer, responses={202: SandboxPayResultSerializer},
-                   operation_id="wallet_sandbox_pay", parameters=[KEY_HEADER])
+    @extend_schema(
+        request=SandboxPaySerializer,
+        responses={202: SandboxPayResultSerializer},
+        operation_id="wallet_sandbox_pay",
+        parameters=[KEY_HEADER],
+    )
     @idempotent()
     def post(self, request: Request, pk: int) -> Response:
         player = request_player(request)
@@ -321,8 +370,9 @@ class SandboxPayView(APIView):
             payer = {"name": s.validated_data["payer_name"]}
             if s.validated_data.get("payer_birth_date"):
                 payer["birth_date"] = s.validated_data["payer_birth_date"].isoformat()
-        result = services.sandbox_pay(deposit=deposit, outcome=s.validated_data["outcome"], payer=payer,
-                                      actor=Actor.player(player))
+        result = services.sandbox_pay(
+            deposit=deposit, outcome=s.validated_data["outcome"], payer=payer, actor=Actor.player(player)
+        )
         return Response(result, status=202)
 
 
@@ -336,35 +386,66 @@ class ProviderCallbackView(APIView):
 
     def throttled(self, request: Request, wait: float) -> NoReturn:
         """A source over the callback rates: one security event per window (the rest counted), then 429."""
-        security_event(action="security.callback_throttled", source=request.META.get("REMOTE_ADDR", ""),
-                       tried="POST callbacks over the per-source rate", wait_seconds=wait, summarise=True)
+        security_event(
+            action="security.callback_throttled",
+            source=request.META.get("REMOTE_ADDR", ""),
+            tried="POST callbacks over the per-source rate",
+            wait_seconds=wait,
+            summarise=True,
+        )
         super().throttled(request, wait)
 
-    @extend_schema(request={"application/json": OpenApiTypes.OBJECT}, responses=CallbackResultSerializer,
-                   operation_id="wallet_provider_callback",
-                   parameters=[OpenApiParameter(SIGNATURE_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER,
-                                                required=True, description="sha256=<hex HMAC of the raw body>")])
+    @extend_schema(
+        request={"application/json": OpenApiTypes.OBJECT},
+        responses=CallbackResultSerializer,
+        operation_id="wallet_provider_callback",
+        parameters=[
+            OpenApiParameter(
+                SIGNATURE_HEADER,
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                required=True,
+                description="sha256=<hex HMAC of the raw body>",
+            )
+        ],
+    )
     def post(self, request: Request, provider: str) -> Response:
         raw = request.body
         try:
-            result = services.provider_callback_handle(provider=provider, raw_body=raw,
-                                                       signature=request.headers.get(SIGNATURE_HEADER, ""))
+            result = services.provider_callback_handle(
+                provider=provider, raw_body=raw, signature=request.headers.get(SIGNATURE_HEADER, "")
+            )
         except DomainError as exc:
-            if exc.code in (wallet_errors.BAD_SIGNATURE.code, wallet_errors.UNKNOWN_PROVIDER.code,
-                            wallet_errors.REPLAY_MISMATCH.code):
+            if exc.code in (
+                wallet_errors.BAD_SIGNATURE.code,
+                wallet_errors.UNKNOWN_PROVIDER.code,
+                wallet_errors.REPLAY_MISMATCH.code,
+            ):
                 CallbackRefusalThrottle.refused(request, self)
-                security_event(action="security.callback_refused", source=request.META.get("REMOTE_ADDR", ""),
-                               tried=f"POST callbacks/{provider[:60]}: {exc.code}", body=raw, provider=provider[:60],
-                               summarise=True)
+                security_event(
+                    action="security.callback_refused",
+                    source=request.META.get("REMOTE_ADDR", ""),
+                    tried=f"POST callbacks/{provider[:60]}: {exc.code}",
+                    body=raw,
+                    provider=provider[:60],
+                    summarise=True,
+                )
             raise
         if result["status"] == "duplicate":  # a signed replay: harmless (nothing changed), recorded for the trail
-            security_event(action="security.callback_replayed", source=request.META.get("REMOTE_ADDR", ""),
-                           tried=f"POST callbacks/{provider[:60]}: event {result['event_id']} again", body=raw,
-                           provider=provider[:60], first_result=result["result"], summarise=True)
+            security_event(
+                action="security.callback_replayed",
+                source=request.META.get("REMOTE_ADDR", ""),
+                tried=f"POST callbacks/{provider[:60]}: event {result['event_id']} again",
+                body=raw,
+                provider=provider[:60],
+                first_result=result["result"],
+                summarise=True,
+            )
         return Response(result)
 
 
 # Withdrawals --------------------------------------------------------------------------------------------------
+
 
 class WithdrawalListView(generics.GenericAPIView[Withdrawal]):
     permission_classes = [IsPlayer]
@@ -378,18 +459,27 @@ class WithdrawalListView(generics.GenericAPIView[Withdrawal]):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(WithdrawalSerializer(page, many=True).data)
 
-    @extend_schema(request=WithdrawalCreateSerializer, responses={201: WithdrawalSerializer},
-                   operation_id="wallet_withdrawals_request", parameters=[KEY_HEADER],
-                   description="Withdraw to a verified registered method (GP §5(6), §5(8)); only from a full "
-                               "player account (GP §5(2)c). Needs Idempotency-Key.")
+    @extend_schema(
+        request=WithdrawalCreateSerializer,
+        responses={201: WithdrawalSerializer},
+        operation_id="wallet_withdrawals_request",
+        parameters=[KEY_HEADER],
+        description="Withdraw to a verified registered method (GP §5(6), §5(8)); only from a full "
+        "player account (GP §5(2)c). Needs Idempotency-Key.",
+    )
     @idempotent()
     def post(self, request: Request) -> Response:
         player = request_player(request)
         s = WithdrawalCreateSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         method = get_object_or_404(PaymentMethod, pk=s.validated_data["method_id"], player=player)
-        w = services.withdrawal_request(player=player, method=method, amount=s.validated_data["amount"],
-                                        reference=_key_reference(request, "withdrawal"), actor=Actor.player(player))
+        w = services.withdrawal_request(
+            player=player,
+            method=method,
+            amount=s.validated_data["amount"],
+            reference=_key_reference(request, "withdrawal"),
+            actor=Actor.player(player),
+        )
         w.refresh_from_db()
         return Response(WithdrawalSerializer(w).data, status=201)
 
@@ -406,17 +496,20 @@ class WithdrawalDetailView(APIView):
 class WithdrawalCancelView(APIView):
     permission_classes = [IsPlayer]
 
-    @extend_schema(request=None, responses=WithdrawalSerializer, operation_id="wallet_withdrawals_cancel",
-                   parameters=[KEY_HEADER])
+    @extend_schema(
+        request=None, responses=WithdrawalSerializer, operation_id="wallet_withdrawals_cancel", parameters=[KEY_HEADER]
+    )
     @idempotent()
     def post(self, request: Request, pk: int) -> Response:
         player = request_player(request)
-        w = services.withdrawal_cancel(withdrawal=get_object_or_404(Withdrawal, pk=pk, player=player),
-                                       actor=Actor.player(player))
+        w = services.withdrawal_cancel(
+            withdrawal=get_object_or_404(Withdrawal, pk=pk, player=player), actor=Actor.player(player)
+        )
         return Response(WithdrawalSerializer(w).data)
 
 
 # Payouts, holds, deductions ---------------------------------------------------------------------------------------
+
 
 class PayoutListView(generics.ListAPIView[Payout]):
     """Refunds and settlements paid outside the account (GP §5(2)e, §5(13), §5(15)), with their steps."""
@@ -453,8 +546,11 @@ class WinDeductionListView(generics.ListAPIView[WinDeduction]):
     serializer_class = WinDeductionSerializer
 
     def get_queryset(self) -> QuerySet[WinDeduction]:
-        return (WinDeduction.objects.filter(player=request_player(self.request)).select_related("debt")
-                .order_by("-notice_sent_at"))
+        return (
+            WinDeduction.objects.filter(player=request_player(self.request))
+            .select_related("debt")
+            .order_by("-notice_sent_at")
+        )
 
     @extend_schema(operation_id="wallet_deductions_list")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -463,25 +559,46 @@ class WinDeductionListView(generics.ListAPIView[WinDeduction]):
 
 # Staff ---------------------------------------------------------------------------------------------------------
 
+
 class StaffBranchCashView(APIView):
     """Staff record cash paid in or out at a branch (GP §5(12): 5,000 CZK per rolling 24 h each way)."""
 
     permission_classes = [staff_permission("wallet.record_branch_cash")]
 
-    @extend_schema(request=BranchCashSerializer, responses={201: BranchCashResultSerializer},
-                   operation_id="wallet_staff_branch_cash", parameters=[KEY_HEADER])
+    @extend_schema(
+        request=BranchCashSerializer,
+        responses={201: BranchCashResultSerializer},
+        operation_id="wallet_staff_branch_cash",
+        parameters=[KEY_HEADER],
+    )
     @idempotent()
     def post(self, request: Request) -> Response:
         s = BranchCashSerializer(data=request.data)
         s.is_valid(raise_exception=True)
         d = s.validated_data
         player = get_object_or_404(Player, pk=d["player_id"])
-        bc = services.branch_cash_record(player=player, direction=d["direction"], amount=d["amount"],
-                                         reference=d.get("reference") or _key_reference(request, "branch"),
-                                         branch=d["branch"], actor=Actor.staff(request.user))
-        return Response(BranchCashResultSerializer({"id": bc.pk, "player_id": bc.player_id, "direction": bc.direction,
-                                                    "amount": bc.amount, "branch": bc.branch,
-                                                    "reference": bc.reference, "at": bc.at}).data, status=201)
+        bc = services.branch_cash_record(
+            player=player,
+            direction=d["direction"],
+            amount=d["amount"],
+            reference=d.get("reference") or _key_reference(request, "branch"),
+            branch=d["branch"],
+            actor=Actor.staff(request.user),
+        )
+        return Response(
+            BranchCashResultSerializer(
+                {
+                    "id": bc.pk,
+                    "player_id": bc.player_id,
+                    "direction": bc.direction,
+                    "amount": bc.amount,
+                    "branch": bc.branch,
+                    "reference": bc.reference,
+                    "at": bc.at,
+                }
+            ).data,
+            status=201,
+        )
 
 
 class StaffStatementView(generics.GenericAPIView[Entry]):
@@ -490,13 +607,17 @@ class StaffStatementView(generics.GenericAPIView[Entry]):
     permission_classes = [staff_permission("wallet.view_wallet")]
     serializer_class = StatementLineSerializer
 
-    @extend_schema(parameters=[PeriodQuerySerializer], responses=StatementLineSerializer(many=True),
-                   operation_id="wallet_staff_statement")
+    @extend_schema(
+        parameters=[PeriodQuerySerializer],
+        responses=StatementLineSerializer(many=True),
+        operation_id="wallet_staff_statement",
+    )
     def get(self, request: Request, player_id: int) -> Response:
         return _statement_page(self, get_object_or_404(Player, pk=player_id), request)
 
 
 # Staff: bank statements in, payment orders out ---------------------------------------------------------------------
+
 
 class StaffBankStatementListView(generics.GenericAPIView[BankStatement]):
     """Staff: the imported bank statements (camt.053 / camt.054); upload one (checked now, processed after commit)."""
@@ -513,13 +634,15 @@ class StaffBankStatementListView(generics.GenericAPIView[BankStatement]):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(BankStatementSerializer(page, many=True).data)
 
-    @extend_schema(request={"multipart/form-data": BankStatementUploadSerializer},
-                   responses={202: BankStatementSerializer, 200: BankStatementSerializer},
-                   operation_id="wallet_staff_bank_statements_upload",
-                   description="Upload a camt.053 statement or camt.054 notification of the operator's account "
-                               "(WALLET_BANK_IBAN; another account's is refused). 202: stored, its entries are "
-                               "handled by a background task; 200: the same file was uploaded before (nothing "
-                               "changes).")
+    @extend_schema(
+        request={"multipart/form-data": BankStatementUploadSerializer},
+        responses={202: BankStatementSerializer, 200: BankStatementSerializer},
+        operation_id="wallet_staff_bank_statements_upload",
+        description="Upload a camt.053 statement or camt.054 notification of the operator's account "
+        "(WALLET_BANK_IBAN; another account's is refused). 202: stored, its entries are "
+        "handled by a background task; 200: the same file was uploaded before (nothing "
+        "changes).",
+    )
     def post(self, request: Request) -> Response:
         s = BankStatementUploadSerializer(data=request.data)
         s.is_valid(raise_exception=True)
@@ -541,8 +664,9 @@ class StaffBankStatementDetailView(APIView):
 
 
 class BankEntryQuerySerializer(serializers.Serializer[dict[str, Any]]):
-    status = serializers.ChoiceField(choices=BankEntry.Status.choices, required=False,
-                                     help_text="default: unmatched (the queue)")
+    status = serializers.ChoiceField(
+        choices=BankEntry.Status.choices, required=False, help_text="default: unmatched (the queue)"
+    )
     direction = serializers.ChoiceField(choices=BankEntry.Direction.choices, required=False)
 
 
@@ -552,8 +676,11 @@ class StaffBankEntryListView(generics.GenericAPIView[BankEntry]):
     permission_classes = [staff_permission("wallet.match_bank_credit", read="wallet.view_bankentry")]
     serializer_class = BankEntrySerializer
 
-    @extend_schema(parameters=[BankEntryQuerySerializer], responses=BankEntrySerializer(many=True),
-                   operation_id="wallet_staff_bank_entries_list")
+    @extend_schema(
+        parameters=[BankEntryQuerySerializer],
+        responses=BankEntrySerializer(many=True),
+        operation_id="wallet_staff_bank_entries_list",
+    )
     def get(self, request: Request) -> Response:
         query = BankEntryQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -569,8 +696,12 @@ class StaffBankEntryAssignView(APIView):
 
     permission_classes = [staff_permission("wallet.match_bank_credit")]
 
-    @extend_schema(request=BankCreditAssignSerializer, responses=BankEntrySerializer,
-                   operation_id="wallet_staff_bank_entries_assign", parameters=[KEY_HEADER])
+    @extend_schema(
+        request=BankCreditAssignSerializer,
+        responses=BankEntrySerializer,
+        operation_id="wallet_staff_bank_entries_assign",
+        parameters=[KEY_HEADER],
+    )
     @idempotent()
     def post(self, request: Request, pk: int) -> Response:
         entry = get_object_or_404(BankEntry, pk=pk)
@@ -579,8 +710,9 @@ class StaffBankEntryAssignView(APIView):
         d = s.validated_data
         deposit = get_object_or_404(Deposit, pk=d["deposit_id"]) if "deposit_id" in d else None
         player = get_object_or_404(Player, pk=d["player_id"]) if "player_id" in d else None
-        entry = services.bank_credit_assign(entry=entry, deposit=deposit, player=player,
-                                            actor=Actor.staff(request.user))
+        entry = services.bank_credit_assign(
+            entry=entry, deposit=deposit, player=player, actor=Actor.staff(request.user)
+        )
         return Response(BankEntrySerializer(entry).data)
 
 
@@ -589,15 +721,20 @@ class StaffBankEntryReturnView(APIView):
 
     permission_classes = [staff_permission("wallet.match_bank_credit")]
 
-    @extend_schema(request=BankCreditReturnSerializer, responses=BankEntrySerializer,
-                   operation_id="wallet_staff_bank_entries_return", parameters=[KEY_HEADER])
+    @extend_schema(
+        request=BankCreditReturnSerializer,
+        responses=BankEntrySerializer,
+        operation_id="wallet_staff_bank_entries_return",
+        parameters=[KEY_HEADER],
+    )
     @idempotent()
     def post(self, request: Request, pk: int) -> Response:
         entry = get_object_or_404(BankEntry, pk=pk)
         s = BankCreditReturnSerializer(data=request.data)
         s.is_valid(raise_exception=True)
-        entry = services.bank_credit_return(entry=entry, reason=s.validated_data["reason"],
-                                            actor=Actor.staff(request.user))
+        entry = services.bank_credit_return(
+            entry=entry, reason=s.validated_data["reason"], actor=Actor.staff(request.user)
+        )
         return Response(BankEntrySerializer(entry).data)
 
 
@@ -615,11 +752,14 @@ class StaffPaymentOrderListView(generics.GenericAPIView[PaymentOrderBatch]):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(PaymentOrderBatchSerializer(page, many=True).data)
 
-    @extend_schema(request=None, responses={201: PaymentOrderExportResultSerializer,
-                                            200: PaymentOrderExportResultSerializer},
-                   operation_id="wallet_staff_payment_orders_export", parameters=[KEY_HEADER],
-                   description="Export every bank withdrawal, payout and credit return not yet in a file as one "
-                               "pain.001.001.03 file (201), or nothing to export (200, batch null).")
+    @extend_schema(
+        request=None,
+        responses={201: PaymentOrderExportResultSerializer, 200: PaymentOrderExportResultSerializer},
+        operation_id="wallet_staff_payment_orders_export",
+        parameters=[KEY_HEADER],
+        description="Export every bank withdrawal, payout and credit return not yet in a file as one "
+        "pain.001.001.03 file (201), or nothing to export (200, batch null).",
+    )
     @idempotent()
     def post(self, request: Request) -> Response:
         batch = services.bank_payment_order_export(actor=Actor.staff(request.user))
@@ -632,9 +772,12 @@ class StaffPaymentOrderFileView(APIView):
 
     permission_classes = [staff_permission("wallet.export_payment_orders")]
 
-    @extend_schema(operation_id="wallet_staff_payment_orders_file",
-                   responses={(200, "application/xml"): OpenApiResponse(response=OpenApiTypes.STR,
-                                                                       description="pain.001.001.03 XML")})
+    @extend_schema(
+        operation_id="wallet_staff_payment_orders_file",
+        responses={
+            (200, "application/xml"): OpenApiResponse(response=OpenApiTypes.STR, description="pain.001.001.03 XML")
+        },
+    )
     def get(self, request: Request, pk: int) -> HttpResponse:
         batch = get_object_or_404(PaymentOrderBatch, pk=pk)
         if not batch.xml:  # blanked by the retention job (wallet/privacy.py): gone, not an empty file

@@ -11,6 +11,7 @@ jackpot liability (:func:`carried_total`) and ``ledger_check``, which reads the 
 figure of a period (a player's statement, the temporary account's deposits of its few weeks) reads the live
 entries only: a month is archived ten years after it ended.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -51,8 +52,12 @@ def carried_by_account(account_ids: Iterable[int] | None = None) -> dict[int, in
 
 def carried_operator_totals() -> dict[str, int]:
     """{operator account code: the sum of its entries in the archived months} (accounts with none left out)."""
-    rows = (CarriedEntries.objects.filter(account__player__isnull=True).values("account__code")
-            .annotate(s=Sum("amount")).order_by())
+    rows = (
+        CarriedEntries.objects.filter(account__player__isnull=True)
+        .values("account__code")
+        .annotate(s=Sum("amount"))
+        .order_by()
+    )
     return {r["account__code"]: int(r["s"]) for r in rows}
 
 
@@ -61,5 +66,9 @@ def carried_total(*, account_kind: str, before: datetime, using: str = "default"
     month ends when the next UTC month begins), read from the database ``using``."""
     utc = before.astimezone(UTC)
     first = date(utc.year, utc.month, 1)
-    return int(CarriedEntries.objects.using(using).filter(account__kind=account_kind, month__lt=first)
-               .aggregate(s=Sum("amount"))["s"] or 0)
+    return int(
+        CarriedEntries.objects.using(using)
+        .filter(account__kind=account_kind, month__lt=first)
+        .aggregate(s=Sum("amount"))["s"]
+        or 0
+    )

@@ -3,6 +3,7 @@ statement of the operator's account, as a Czech bank sends it: a CBA bank transa
 the structured remittance). The development demo builds one and imports it through ``bank_statement_import``, the
 service every statement goes through, so that finance has bank lines to practise on; nothing here books anything.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -34,8 +35,15 @@ class StatementLine:
     reversal: bool = False
 
 
-def camt053(*, account_iban: str, message_id: str, created_at: datetime, booked: date,
-            lines: Sequence[StatementLine], opening_balance: int = 0) -> bytes:
+def camt053(
+    *,
+    account_iban: str,
+    message_id: str,
+    created_at: datetime,
+    booked: date,
+    lines: Sequence[StatementLine],
+    opening_balance: int = 0,
+) -> bytes:
     """The camt.053.001.02 statement ``message_id`` of ``account_iban`` with ``lines`` booked on ``booked``."""
     if not lines:
         raise ValueError("a statement needs at least one line")

@@ -1,6 +1,7 @@
 """Wallet demo data (idempotent): the accounts demo players get a bank account and a deposit through the
 sandbox provider (its signed callback verifies the account, GP §5(8)a); finance's queues get one item each, the
 unmatched bank credit through a bank statement imported as every statement is (``bank_statement_import``)."""
+
 from __future__ import annotations
 
 from typing import TextIO
@@ -46,12 +47,23 @@ def seed(stdout: TextIO) -> None:
         if player is None:
             continue
         try:
-            method = payment_method_register(player=player, kind="bank_account", data={"account_number": number},
-                                             actor=actor)
-            d = deposit_start(player=player, method=method, amount=Money.parse(amount),
-                              reference=f"demo:{username}:first-deposit", actor=actor)
-            body, sig = adapters.sandbox_event("payment.succeeded", d.payment_reference, d.amount,
-                                               payer=default_sandbox_payer(player), event_id=f"demo-{username}-1")
+            method = payment_method_register(
+                player=player, kind="bank_account", data={"account_number": number}, actor=actor
+            )
+            d = deposit_start(
+                player=player,
+                method=method,
+                amount=Money.parse(amount),
+                reference=f"demo:{username}:first-deposit",
+                actor=actor,
+            )
+            body, sig = adapters.sandbox_event(
+                "payment.succeeded",
+                d.payment_reference,
+                d.amount,
+                payer=default_sandbox_payer(player),
+                event_id=f"demo-{username}-1",
+            )
             provider_callback_handle(provider="sandbox", raw_body=body, signature=sig)
         except DomainError as exc:
             stdout.write(f"wallet demo: {username}: {exc.code}")
@@ -66,17 +78,32 @@ def _finance_queues(player: Player, method: PaymentMethod, actor: Actor, stdout:
     payment-method document to review (idempotent: skipped when there)."""
     if not Withdrawal.objects.filter(reference="demo:withdrawal-to-approve").exists():
         threshold = Money(settings.WALLET_WITHDRAWAL_APPROVAL_THRESHOLD)
-        adjustment_credit(player=player, amount=threshold + Money(100_000), reference="demo:withdrawal-funds",
-                          reason="demo: money for a withdrawal staff approve", actor=actor)
-        w = withdrawal_request(player=player, method=method, amount=threshold + Money(50_000),
-                               reference="demo:withdrawal-to-approve", actor=actor)
+        adjustment_credit(
+            player=player,
+            amount=threshold + Money(100_000),
+            reference="demo:withdrawal-funds",
+            reason="demo: money for a withdrawal staff approve",
+            actor=actor,
+        )
+        w = withdrawal_request(
+            player=player,
+            method=method,
+            amount=threshold + Money(50_000),
+            reference="demo:withdrawal-to-approve",
+            actor=actor,
+        )
         stdout.write(f"wallet demo: withdrawal {w.reference} of {Money(w.amount)} waits for finance's approval")
     if not MethodDocument.objects.filter(method__player=player).exists():
         # a second account, not yet verified: its ownership document waits for finance (GP §5(8)b)
-        second = payment_method_register(player=player, kind="bank_account",
-                                         data={"account_number": "1234567100/0800"}, actor=actor)
-        method_document_upload(method=second, name="demo-bank-statement.pdf",
-                               content=b"%PDF-1.4\n% demo: the account holder's statement\n%%EOF\n", actor=actor)
+        second = payment_method_register(
+            player=player, kind="bank_account", data={"account_number": "1234567100/0800"}, actor=actor
+        )
+        method_document_upload(
+            method=second,
+            name="demo-bank-statement.pdf",
+            content=b"%PDF-1.4\n% demo: the account holder's statement\n%%EOF\n",
+            actor=actor,
+        )
         stdout.write("wallet demo: a payment-method document waits for finance's review")
 
 
@@ -97,13 +124,35 @@ def _unmatched_credit(actor: Actor, stdout: TextIO) -> None:
         return
     now = clock.now()
     payer = czech_account_iban("670100-2202165013/6210")
-    lines = [StatementLine(amount=150_000, bank_reference=UNMATCHED_REFERENCE, variable_symbol="9999999901",
-                           message="vklad na herni ucet", counterparty_name="Jana Novakova", counterparty_iban=payer),
-             StatementLine(amount=20_000, bank_reference=REVERSAL_REFERENCE, credit=False, reversal=True,
-                           variable_symbol="9999999902", counterparty_name="Petr Svoboda", counterparty_iban=payer)]
-    raw = camt053(account_iban=account, message_id="DEMO-STATEMENT-0001", created_at=now,
-                  booked=clock.business_date(now), lines=lines)
+    lines = [
+        StatementLine(
+            amount=150_000,
+            bank_reference=UNMATCHED_REFERENCE,
+            variable_symbol="9999999901",
+            message="vklad na herni ucet",
+            counterparty_name="Jana Novakova",
+            counterparty_iban=payer,
+        ),
+        StatementLine(
+            amount=20_000,
+            bank_reference=REVERSAL_REFERENCE,
+            credit=False,
+            reversal=True,
+            variable_symbol="9999999902",
+            counterparty_name="Petr Svoboda",
+            counterparty_iban=payer,
+        ),
+    ]
+    raw = camt053(
+        account_iban=account,
+        message_id="DEMO-STATEMENT-0001",
+        created_at=now,
+        booked=clock.business_date(now),
+        lines=lines,
+    )
     statement, summary = bank_statement_import(raw=raw, name="demo-statement.xml", actor=actor)
-    stdout.write(f"wallet demo: bank statement {statement.message_id} imported ({summary['by_status']}): a credit of "
-                 f"{Money(lines[0].amount)} with an unknown variable symbol and a reversal naming no deposit wait "
-                 "for finance")
+    stdout.write(
+        f"wallet demo: bank statement {statement.message_id} imported ({summary['by_status']}): a credit of "
+        f"{Money(lines[0].amount)} with an unknown variable symbol and a reversal naming no deposit wait "
+        "for finance"
+    )

@@ -5,6 +5,7 @@ that a game holds for them (carried bonuses, GP §10(1)-(2)), it calls a hook de
 the implementation in its ``AppConfig.ready()``; the system check ``wallet.E002`` stops the platform from starting
 while one is missing.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

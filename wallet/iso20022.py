@@ -15,6 +15,7 @@ reads and writes the files.
   written for this project that declares, with the official names, order and types, only the elements these files
   use (the official ISO 20022 XSD carries no licence that allows shipping it here).
 """
+
 from __future__ import annotations
 
 import functools
@@ -45,8 +46,16 @@ PAIN001_XSD = Path(__file__).with_name("data") / "iso20022" / "pain.001.001.03-s
 
 def safe_parser() -> etree.XMLParser:
     """lxml without network access, DTD loading or entity expansion."""
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-                           huge_tree=False, remove_comments=True, remove_pis=True, remove_blank_text=True)
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=True,
+        remove_pis=True,
+        remove_blank_text=True,
+    )
 
 
 def _invalid(reason: str, **details: Any) -> Exception:
@@ -64,6 +73,7 @@ def _parse_xml(raw: bytes) -> etree._Element:
 
 
 # Reading --------------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class StatementEntry:
@@ -262,14 +272,27 @@ def _entries(x: _Reader, ntry: etree._Element, index: str) -> list[StatementEntr
         rtr = x.find(tx, "RtrInf") if tx is not None else None
         return_reason = " ".join(v for v in (x.first(rtr, "Rsn/Cd", "Rsn/Prtry"), x.text(rtr, "AddtlInf")) if v)
         name, account, iban, code, bic = _party(x, tx, "Dbtr" if cdi == "CRDT" else "Cdtr")
-        out.append(StatementEntry(
-            bank_reference=key[:120], direction="credit" if cdi == "CRDT" else "debit", reversal=reversal,
-            amount=amount, currency=currency, booked_on=booked_on, value_on=value_on, end_to_end_id=e2e[:35],
-            references=variable_symbols(structured=structured, unstructured=unstructured, end_to_end_id=e2e),
-            remittance=" | ".join([*structured, *unstructured])[:500], counterparty_name=name,
-            counterparty_account=account, counterparty_iban=iban, counterparty_bank_code=code,
-            counterparty_bic=bic, return_reason=(return_reason or ("reversal" if reversal else ""))[:140],
-            is_return=reversal or rtr is not None))
+        out.append(
+            StatementEntry(
+                bank_reference=key[:120],
+                direction="credit" if cdi == "CRDT" else "debit",
+                reversal=reversal,
+                amount=amount,
+                currency=currency,
+                booked_on=booked_on,
+                value_on=value_on,
+                end_to_end_id=e2e[:35],
+                references=variable_symbols(structured=structured, unstructured=unstructured, end_to_end_id=e2e),
+                remittance=" | ".join([*structured, *unstructured])[:500],
+                counterparty_name=name,
+                counterparty_account=account,
+                counterparty_iban=iban,
+                counterparty_bank_code=code,
+                counterparty_bic=bic,
+                return_reason=(return_reason or ("reversal" if reversal else ""))[:140],
+                is_return=reversal or rtr is not None,
+            )
+        )
     if len(txs) > 1 and sum(e.amount for e in out) != total:
         raise _invalid(f"entry {index}: its transactions do not add up to the entry's amount")
     return out
@@ -311,15 +334,23 @@ def statement_parse(raw: bytes) -> Statement:
     keys = [e.bank_reference for e in entries]
     if len(set(keys)) != len(keys):
         raise _invalid("two entries of the file carry the same bank reference")
-    return Statement(kind=kind, schema=ns, message_id=message_id[:35],
-                     created_at=_datetime(x.text(msg, "GrpHdr/CreDtTm")), statements=tuple(statements),
-                     entries=tuple(entries), not_booked=not_booked)
+    return Statement(
+        kind=kind,
+        schema=ns,
+        message_id=message_id[:35],
+        created_at=_datetime(x.text(msg, "GrpHdr/CreDtTm")),
+        statements=tuple(statements),
+        entries=tuple(entries),
+        not_booked=not_booked,
+    )
 
 
 # The bank's status report on our payment orders (pain.002) -----------------------------------------------------
 
-PAYMENT_STATUS_SCHEMAS = ("urn:iso:std:iso:20022:tech:xsd:pain.002.001.03",
-                          "urn:iso:std:iso:20022:tech:xsd:pain.002.001.10")
+PAYMENT_STATUS_SCHEMAS = (
+    "urn:iso:std:iso:20022:tech:xsd:pain.002.001.03",
+    "urn:iso:std:iso:20022:tech:xsd:pain.002.001.10",
+)
 REJECTED = "RJCT"
 
 
@@ -344,8 +375,10 @@ class PaymentStatusReport:
 def _reason(x: _Reader, el: etree._Element | None) -> str:
     if el is None:
         return ""
-    parts = [x.first(el, "StsRsnInf/Rsn/Cd", "StsRsnInf/Rsn/Prtry"),
-             " ".join((a.text or "").strip() for a in x.all(el, "StsRsnInf/AddtlInf"))]
+    parts = [
+        x.first(el, "StsRsnInf/Rsn/Cd", "StsRsnInf/Rsn/Prtry"),
+        " ".join((a.text or "").strip() for a in x.all(el, "StsRsnInf/AddtlInf")),
+    ]
     return " ".join(p for p in parts if p)[:140]
 
 
@@ -373,12 +406,17 @@ def payment_status_parse(raw: bytes) -> PaymentStatusReport:
             if not e2e or not status:
                 raise _invalid("a TxInfAndSts without OrgnlEndToEndId or status")
             txs.append(PaymentStatus(e2e[:35], status.upper(), _reason(x, tx) or _reason(x, info)))
-    return PaymentStatusReport(message_id=x.text(msg, "GrpHdr/MsgId")[:35], original_message_id=original[:35],
-                               group_status=x.text(group, "GrpSts").upper(), group_reason=_reason(x, group),
-                               transactions=tuple(txs))
+    return PaymentStatusReport(
+        message_id=x.text(msg, "GrpHdr/MsgId")[:35],
+        original_message_id=original[:35],
+        group_status=x.text(group, "GrpSts").upper(),
+        group_reason=_reason(x, group),
+        transactions=tuple(txs),
+    )
 
 
 # Writing ---------------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class CreditTransfer:
@@ -407,8 +445,16 @@ def minor_text(amount: int) -> str:
     return f"{amount // 100}.{amount % 100:02d}"
 
 
-def payment_order_xml(*, message_id: str, created_at: datetime, execution_date: date, debtor_name: str,
-                      debtor_iban: str, debtor_bic: str, transfers: Sequence[CreditTransfer]) -> bytes:
+def payment_order_xml(
+    *,
+    message_id: str,
+    created_at: datetime,
+    execution_date: date,
+    debtor_name: str,
+    debtor_iban: str,
+    debtor_bic: str,
+    transfers: Sequence[CreditTransfer],
+) -> bytes:
     """A pain.001.001.03 customer credit-transfer initiation: one payment information block (the operator's account),
     individual booking (``BtchBookg`` false, so the statement shows each transfer with its EndToEndId)."""
     if not transfers:

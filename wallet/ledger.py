@@ -7,6 +7,7 @@ below its recorded debt. Player accounts are updated with ``UPDATE ... SET balan
 under the player's wallet lock; operator accounts are never updated (their balance is the sum of entries), so
 the house account is not a hot row.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -89,11 +90,18 @@ def _wallet_create(player: Player) -> None:
     try:
         with transaction.atomic():
             Wallet.objects.create(player_id=player.pk, mode=mode, created_at=now)
-            LedgerAccount.objects.bulk_create([
-                LedgerAccount(code=player_account_code(player.pk, kind), kind=kind, player_id=player.pk,
-                              tracks_balance=True, created_at=now)
-                for kind in LedgerAccount.PLAYER_KINDS
-            ])
+            LedgerAccount.objects.bulk_create(
+                [
+                    LedgerAccount(
+                        code=player_account_code(player.pk, kind),
+                        kind=kind,
+                        player_id=player.pk,
+                        tracks_balance=True,
+                        created_at=now,
+                    )
+                    for kind in LedgerAccount.PLAYER_KINDS
+                ]
+            )
     except IntegrityError:
         pass  # a concurrent first use created it
 
@@ -130,8 +138,16 @@ def existing_transaction(*, kind: str, reference: str, player_id: int | None, am
     return txn
 
 
-def post(*, kind: str, reference: str, legs: Sequence[tuple[LedgerAccount, int]], player_id: int | None,
-         amount: int, actor: Actor, memo: str = "") -> LedgerTransaction:
+def post(
+    *,
+    kind: str,
+    reference: str,
+    legs: Sequence[tuple[LedgerAccount, int]],
+    player_id: int | None,
+    amount: int,
+    actor: Actor,
+    memo: str = "",
+) -> LedgerTransaction:
     """Write one balanced transaction. Callers hold the wallet lock of every player account in ``legs``."""
     if not reference or len(reference) > 160:
         raise errors.INVALID_AMOUNT(reason="reference must be 1-160 characters")
@@ -141,8 +157,15 @@ def post(*, kind: str, reference: str, legs: Sequence[tuple[LedgerAccount, int]]
     now = clock.now()
     try:
         with transaction.atomic():
-            txn = LedgerTransaction.objects.create(kind=kind, reference=reference, player_id=player_id, amount=amount,
-                                                   memo=memo[:255], created_at=now, actor_label=_actor_label(actor))
+            txn = LedgerTransaction.objects.create(
+                kind=kind,
+                reference=reference,
+                player_id=player_id,
+                amount=amount,
+                memo=memo[:255],
+                created_at=now,
+                actor_label=_actor_label(actor),
+            )
     except IntegrityError as exc:
         _integrity_refusal(exc, kind=kind, reference=reference)
     entries = []
@@ -190,7 +213,9 @@ def apply_credit_to_debt(account: LedgerAccount) -> None:
     paid = account.debt - new_debt
     set_debt(account, new_debt)
     now = clock.now()
-    for debt in Debt.objects.filter(account=account, status__in=[Debt.Status.OPEN, Debt.Status.OVERDUE]).order_by("created_at", "pk"):
+    for debt in Debt.objects.filter(account=account, status__in=[Debt.Status.OPEN, Debt.Status.OVERDUE]).order_by(
+        "created_at", "pk"
+    ):
         if paid <= 0:
             break
         part = min(paid, debt.outstanding)
@@ -217,6 +242,7 @@ def operator_balance(code: str) -> Money:
 
 # The lean round path (games): one locking read, one statement per posting ------------------------------------------
 
+
 @dataclass
 class LockedWallet:
     """The player's wallet row, locked (``FOR NO KEY UPDATE``), with its live account's balance and debt, read in
@@ -232,8 +258,14 @@ class LockedWallet:
     @classmethod
     def of(cls, wallet: Wallet, account: LedgerAccount) -> LockedWallet:
         """The locked wallet from its rows (read locked by a statement that locks more, e.g. a round's)."""
-        return cls(wallet=wallet, account=account, account_id=account.pk, account_code=account.code,
-                   balance=account.balance, debt=account.debt)
+        return cls(
+            wallet=wallet,
+            account=account,
+            account_id=account.pk,
+            account_code=account.code,
+            balance=account.balance,
+            debt=account.debt,
+        )
 
 
 def wallet_lock_live(*, player: Player) -> LockedWallet:
@@ -250,8 +282,9 @@ def wallet_lock_live(*, player: Player) -> LockedWallet:
     return LockedWallet.of(*got)
 
 
-def post_with_operator(*, locked: LockedWallet, kind: str, reference: str, delta: int, operator: str,
-                       actor: Actor) -> int:
+def post_with_operator(
+    *, locked: LockedWallet, kind: str, reference: str, delta: int, operator: str, actor: Actor
+) -> int:
     """One balanced transaction between the locked player's live account (``delta``) and an operator account
     (``-delta``), written in ONE statement: the transaction row, the balance update and both entries. The
     database still enforces the balance (a check), the zero sum and the debt rule (deferred triggers) and
@@ -260,9 +293,18 @@ def post_with_operator(*, locked: LockedWallet, kind: str, reference: str, delta
     transaction id; ``locked.balance`` becomes the balance after. The caller checked the amount and funds."""
     if delta == 0 or not reference or len(reference) > 160:
         raise ValueError(f"bad posting {kind}:{reference} {delta}")
-    params: dict[str, Any] = {"op_code": operator, "op_kind": operator_kind(operator), "now": clock.now(), "kind": kind,
-              "reference": reference, "player_id": locked.wallet.player_id, "amount": abs(delta),
-              "actor": _actor_label(actor), "delta": delta, "account_id": locked.account_id}
+    params: dict[str, Any] = {
+        "op_code": operator,
+        "op_kind": operator_kind(operator),
+        "now": clock.now(),
+        "kind": kind,
+        "reference": reference,
+        "player_id": locked.wallet.player_id,
+        "amount": abs(delta),
+        "actor": _actor_label(actor),
+        "delta": delta,
+        "account_id": locked.account_id,
+    }
     # The operator account is created on first use. When another transaction creates it at the same moment, the
     # insert skips it (ON CONFLICT) and this statement's snapshot cannot see it yet: then NOTHING is written (every
     # part needs the operator row) and the statement runs once more; a new statement sees the committed row.

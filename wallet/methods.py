@@ -4,6 +4,7 @@ Bank accounts must be held at a bank seated in the Czech Republic (GP §5(7)): C
 CZ IBANs are checked with their check digits (python-stdnum) and the bank code against the CNB list shipped
 in ``wallet/data/cz_banks.csv``. Cards are stored only as the provider's token and a masked number.
 """
+
 from __future__ import annotations
 
 import csv
@@ -44,7 +45,9 @@ class Bank:
 def czech_banks() -> dict[str, Bank]:
     with BANKS_CSV.open(encoding="utf-8") as f:
         rows = csv.DictReader(line for line in f if not line.startswith("#"))
-        return {r["code"]: Bank(r["code"], r["bic"], r["name"], r["category"], r["seated_in_cz"] == "yes") for r in rows}
+        return {
+            r["code"]: Bank(r["code"], r["bic"], r["name"], r["category"], r["seated_in_cz"] == "yes") for r in rows
+        }
 
 
 @dataclass(frozen=True)
@@ -69,27 +72,42 @@ def method_rules() -> dict[str, MethodRule]:
     """The table of GP §8(6); the plan's blanks are ``settings.WALLET_*`` read at call time, so overrides apply."""
     return {
         # bank transfer: deposit min "3(?) CZK", no max; withdrawal min blank, no max
-        "bank_account": MethodRule(deposit=True, withdrawal=True,
-                                   deposit_min=settings.WALLET_BANK_DEPOSIT_MIN,
-                                   withdrawal_min=settings.WALLET_BANK_WITHDRAWAL_MIN),
+        "bank_account": MethodRule(
+            deposit=True,
+            withdrawal=True,
+            deposit_min=settings.WALLET_BANK_DEPOSIT_MIN,
+            withdrawal_min=settings.WALLET_BANK_WITHDRAWAL_MIN,
+        ),
         # card: deposit min 100 CZK, no max (withdrawals to cards are not in the plan)
         "card": MethodRule(deposit=True, withdrawal=False, deposit_min=10_000),
         # PayU online: deposit min "3(?) CZK", no max
         "payu": MethodRule(deposit=True, withdrawal=False, deposit_min=settings.WALLET_PAYU_DEPOSIT_MIN),
         # Skrill: all blank
-        "skrill": MethodRule(deposit=True, withdrawal=True,
-                             deposit_min=settings.WALLET_SKRILL_DEPOSIT_MIN,
-                             deposit_max=settings.WALLET_SKRILL_DEPOSIT_MAX,
-                             withdrawal_min=settings.WALLET_SKRILL_WITHDRAWAL_MIN,
-                             withdrawal_max=settings.WALLET_SKRILL_WITHDRAWAL_MAX),
+        "skrill": MethodRule(
+            deposit=True,
+            withdrawal=True,
+            deposit_min=settings.WALLET_SKRILL_DEPOSIT_MIN,
+            deposit_max=settings.WALLET_SKRILL_DEPOSIT_MAX,
+            withdrawal_min=settings.WALLET_SKRILL_WITHDRAWAL_MIN,
+            withdrawal_max=settings.WALLET_SKRILL_WITHDRAWAL_MAX,
+        ),
         # paysafecard: deposit min "3(?) CZK", max blank, fee 5 %
-        "paysafecard": MethodRule(deposit=True, withdrawal=False,
-                                  deposit_min=settings.WALLET_PAYSAFECARD_DEPOSIT_MIN,
-                                  deposit_max=settings.WALLET_PAYSAFECARD_DEPOSIT_MAX, fee_percent="5"),
+        "paysafecard": MethodRule(
+            deposit=True,
+            withdrawal=False,
+            deposit_min=settings.WALLET_PAYSAFECARD_DEPOSIT_MIN,
+            deposit_max=settings.WALLET_PAYSAFECARD_DEPOSIT_MAX,
+            fee_percent="5",
+        ),
         # branch cash: deposit min 1 CZK, max blank; withdrawal min 100 CZK, max blank (+ GP §5(12) 24 h cap)
-        BRANCH: MethodRule(deposit=True, withdrawal=True,
-                           deposit_min=100, deposit_max=settings.WALLET_BRANCH_DEPOSIT_MAX,
-                           withdrawal_min=10_000, withdrawal_max=settings.WALLET_BRANCH_WITHDRAWAL_MAX),
+        BRANCH: MethodRule(
+            deposit=True,
+            withdrawal=True,
+            deposit_min=100,
+            deposit_max=settings.WALLET_BRANCH_DEPOSIT_MAX,
+            withdrawal_min=10_000,
+            withdrawal_max=settings.WALLET_BRANCH_WITHDRAWAL_MAX,
+        ),
     }
 
 
@@ -118,6 +136,7 @@ def check_withdrawal_amount(kind: str, amount: Money) -> None:
 
 
 # Identifiers -----------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class NormalisedMethod:
@@ -166,8 +185,9 @@ def normalise_bank_account(*, account_number: str = "", iban: str = "") -> Norma
     number = rest.split("/")[0]
     bban = f"{bank_code}{prefix}{number}"
     check = stdnum_iban.calc_check_digits(f"CZ00{bban}")
-    return NormalisedMethod(kind="bank_account", identifier=compact_number, bank_code=bank_code,
-                            iban=f"CZ{check}{bban}")
+    return NormalisedMethod(
+        kind="bank_account", identifier=compact_number, bank_code=bank_code, iban=f"CZ{check}{bban}"
+    )
 
 
 _MASKED = re.compile(r"^[0-9*Xx•\s-]{12,23}$")
@@ -197,8 +217,9 @@ def normalise_card(*, card_token: str, card_masked: str) -> NormalisedMethod:
     last4 = compact[-4:]
     if not last4.isdigit():
         raise errors.METHOD_INVALID(field="card_masked", reason="the last four digits must be visible")
-    return NormalisedMethod(kind="card", identifier=f"card:{token}"[:64], card_token=token,
-                            card_masked=f"**** **** **** {last4}")
+    return NormalisedMethod(
+        kind="card", identifier=f"card:{token}"[:64], card_token=token, card_masked=f"**** **** **** {last4}"
+    )
 
 
 _EMAILISH = re.compile(r"^[A-Za-z0-9._%+\-]{1,64}(@[A-Za-z0-9.\-]{1,190}\.[A-Za-z]{2,})?$")

@@ -18,6 +18,7 @@ Sign convention: an entry's ``amount`` is credit-positive from the operator's bo
 a player is a positive player balance; asset accounts (provider clearing, branch cash) show a negative balance
 while they hold money.
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -72,8 +73,9 @@ class LedgerAccount(models.Model):
 
     code = models.CharField(max_length=80, unique=True)
     kind = models.CharField(max_length=20, choices=Kind.choices)
-    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, null=True, blank=True,
-                               related_name="ledger_accounts")
+    player = models.ForeignKey(
+        "accounts.Player", on_delete=models.PROTECT, null=True, blank=True, related_name="ledger_accounts"
+    )
     currency = models.CharField(max_length=3, default="CZK")
     tracks_balance = models.BooleanField(default=False)
     balance = models.BigIntegerField(default=0)
@@ -84,13 +86,17 @@ class LedgerAccount(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(debt__gte=0), name="wallet_account_debt_not_negative"),
             # GP §7(7): a player balance is below zero only by a recorded debt.
-            models.CheckConstraint(condition=Q(player__isnull=True) | Q(balance__gte=-models.F("debt")),
-                                   name="wallet_account_player_balance_covered"),
-            models.CheckConstraint(condition=Q(player__isnull=True, tracks_balance=False)
-                                   | Q(player__isnull=False, tracks_balance=True),
-                                   name="wallet_account_player_rows_track_balance"),
-            models.UniqueConstraint(fields=["player", "kind"], condition=Q(player__isnull=False),
-                                    name="wallet_account_one_per_player_kind"),
+            models.CheckConstraint(
+                condition=Q(player__isnull=True) | Q(balance__gte=-models.F("debt")),
+                name="wallet_account_player_balance_covered",
+            ),
+            models.CheckConstraint(
+                condition=Q(player__isnull=True, tracks_balance=False) | Q(player__isnull=False, tracks_balance=True),
+                name="wallet_account_player_rows_track_balance",
+            ),
+            models.UniqueConstraint(
+                fields=["player", "kind"], condition=Q(player__isnull=False), name="wallet_account_one_per_player_kind"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -136,8 +142,14 @@ class LedgerTransaction(models.Model):
     kind = models.CharField(max_length=24, choices=Kind.choices)
     reference = models.CharField(max_length=160)
     # no index of its own: the index (player, created_at) leads with it (one index fewer to write per posting)
-    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, null=True, blank=True,
-                               related_name="ledger_transactions", db_index=False)
+    player = models.ForeignKey(
+        "accounts.Player",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="ledger_transactions",
+        db_index=False,
+    )
     amount = models.BigIntegerField(help_text="the headline amount (minor units), for statements")
     currency = models.CharField(max_length=3, default="CZK")
     memo = models.CharField(max_length=255, blank=True, default="")
@@ -146,10 +158,12 @@ class LedgerTransaction(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["kind", "reference"], name="wallet_txn_unique_kind_reference")]
-        indexes = [models.Index(fields=["player", "created_at"]),
-                   # lookups by (kind, reference): on the partitioned table the unique constraint lives in a claim
-                   # table (core.partitioning), so the table itself needs this plain index
-                   models.Index(fields=["kind", "reference"], name="wallet_txn_kind_reference")]
+        indexes = [
+            models.Index(fields=["player", "created_at"]),
+            # lookups by (kind, reference): on the partitioned table the unique constraint lives in a claim
+            # table (core.partitioning), so the table itself needs this plain index
+            models.Index(fields=["kind", "reference"], name="wallet_txn_kind_reference"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.reference}"
@@ -176,6 +190,7 @@ class Entry(models.Model):
 
 
 # Payment methods ----------------------------------------------------------------------------------
+
 
 def mask_identifier(pk: int | None, identifier: str) -> str:
     """``#<id> ****<last 4 of the number>`` (a Czech account's bank code kept: ``#7 ****6789/0800``); a value masked
@@ -232,8 +247,9 @@ class PaymentMethod(models.Model):
     # (``payment_method_owner_confirm`` or ``payment_method_refuse``).
     deposits_blocked_at = models.DateTimeField(null=True, blank=True, db_index=True)
     deposits_blocked_reason = models.CharField(max_length=255, blank=True, default="")
-    accepted_payers = models.JSONField(default=list, blank=True,
-                                       help_text="payer names staff confirmed as the player's own (folded name keys)")
+    accepted_payers = models.JSONField(
+        default=list, blank=True, help_text="payer names staff confirmed as the player's own (folded name keys)"
+    )
     created_at = models.DateTimeField()
 
     class Meta:
@@ -242,9 +258,11 @@ class PaymentMethod(models.Model):
             ("decide_payment_method", "Confirms, refuses or cancels a payment method (GP §5(6), §5(11))"),
         ]
         constraints = [
-            models.UniqueConstraint(fields=["kind", "identifier"],
-                                    condition=Q(status__in=["pending", "verified", "doubtful"]),
-                                    name="wallet_method_identifier_in_use_once"),
+            models.UniqueConstraint(
+                fields=["kind", "identifier"],
+                condition=Q(status__in=["pending", "verified", "doubtful"]),
+                name="wallet_method_identifier_in_use_once",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -289,6 +307,7 @@ class MethodDocument(models.Model):
 
 # Deposits, withdrawals, provider events ---------------------------------------------------------------
 
+
 class Deposit(models.Model):
     class Status(models.TextChoices):
         INITIATED = "initiated", "waiting for the provider"
@@ -317,7 +336,9 @@ class Deposit(models.Model):
     confirmed_at = models.DateTimeField(null=True, blank=True)
     status_reason = models.CharField(max_length=255, blank=True, default="")
     payer = models.JSONField(null=True, blank=True, help_text="the payer the provider reported (GP §5(6), §5(8)a)")
-    transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    transaction = models.ForeignKey(
+        LedgerTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         constraints = [models.CheckConstraint(condition=Q(amount__gt=0) & Q(fee__gte=0), name="wallet_deposit_amounts")]
@@ -384,11 +405,13 @@ class ProviderEvent(models.Model):
     detail = models.CharField(max_length=255, blank=True, default="")
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["provider", "provider_txn_id"],
-                                               name="wallet_provider_event_once")]
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "provider_txn_id"], name="wallet_provider_event_once")
+        ]
 
 
 # Payouts outside the player account: refunds (GP §5(2)e), misuse (GP §5(13)), closure (GP §5(15)) ----------
+
 
 class Payout(models.Model):
     """Money owed to a person outside the player account, paid by method, branch cash or post.
@@ -450,11 +473,14 @@ class Payout(models.Model):
             ("resend_payout", "Sends a stopped payout again"),
         ]
         constraints = [
-            models.CheckConstraint(condition=Q(amount__gte=0) & Q(paid__gte=0) & Q(postage__gte=0)
-                                   & Q(paid__lte=models.F("amount")), name="wallet_payout_amounts"),
+            models.CheckConstraint(
+                condition=Q(amount__gte=0) & Q(paid__gte=0) & Q(postage__gte=0) & Q(paid__lte=models.F("amount")),
+                name="wallet_payout_amounts",
+            ),
             # GP §5(6): another person's money goes back to its source only, never in cash or by post.
-            models.CheckConstraint(condition=~Q(kind="deposit_refused") | Q(channel="method"),
-                                   name="wallet_payout_source_only"),
+            models.CheckConstraint(
+                condition=~Q(kind="deposit_refused") | Q(channel="method"), name="wallet_payout_source_only"
+            ),
         ]
 
     @property
@@ -494,6 +520,7 @@ class BranchCash(models.Model):
 
 # Holds, deductions, debts ---------------------------------------------------------------------------
 
+
 class WinHold(models.Model):
     """A win held under doubt (GP §10(3)): regularity at most 60 days, AML for the AML-law period."""
 
@@ -523,8 +550,9 @@ class WinHold(models.Model):
     transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="+")
     # the credited win a hold placed afterwards (``win_hold_place``) holds: its credit time starts the 60-day term
     # (GP §10(3)) and its operator account takes a forfeited hold back; None for a win held when credited
-    win_transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, null=True, blank=True,
-                                        related_name="+")
+    win_transaction = models.ForeignKey(
+        LedgerTransaction, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         permissions = [
@@ -567,8 +595,9 @@ class Debt(models.Model):
     account = models.ForeignKey(LedgerAccount, on_delete=models.PROTECT, related_name="debts")
     deduction = models.OneToOneField(WinDeduction, on_delete=models.PROTECT, related_name="debt", null=True, blank=True)
     # or the bank's reversal of a credited deposit that the balance could not cover (BankEntry.Status.REVERSED)
-    bank_entry = models.OneToOneField("wallet.BankEntry", on_delete=models.PROTECT, related_name="debt", null=True,
-                                      blank=True)
+    bank_entry = models.OneToOneField(
+        "wallet.BankEntry", on_delete=models.PROTECT, related_name="debt", null=True, blank=True
+    )
     amount = models.BigIntegerField()
     outstanding = models.BigIntegerField()
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN, db_index=True)
@@ -578,8 +607,12 @@ class Debt(models.Model):
     flagged_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [models.CheckConstraint(condition=Q(outstanding__gte=0) & Q(outstanding__lte=models.F("amount")),
-                                              name="wallet_debt_outstanding_range")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(outstanding__gte=0) & Q(outstanding__lte=models.F("amount")),
+                name="wallet_debt_outstanding_range",
+            )
+        ]
 
 
 # the bank transfers' statements and payment orders, and the archived months' totals (core.partitions_archive):

@@ -6,6 +6,7 @@
 * :class:`PaymentOrderBatch` - one pain.001 file, and :class:`PaymentOrder` - each payment in it (a withdrawal, a
   payout or the return of an unmatched credit), in exactly one file.
 """
+
 from __future__ import annotations
 
 from django.db import models
@@ -15,6 +16,7 @@ from core.money import Money
 from wallet.models import Deposit, Payout, Withdrawal
 
 # Bank transfers: statements in (camt.053 / camt.054), payment orders out (pain.001), GP §5(6)-(9) ---------------------
+
 
 class BankStatement(models.Model):
     """One imported bank statement file of the operator's account (``WALLET_BANK_IBAN``): a camt.053 end-of-day
@@ -96,19 +98,33 @@ class BankEntry(models.Model):
     remittance = models.CharField(max_length=500, blank=True, default="", help_text="RmtInf as the bank gave it")
     counterparty_name = models.CharField(max_length=140, blank=True, default="")
     counterparty_iban = models.CharField(max_length=34, blank=True, default="")
-    counterparty_account = models.CharField(max_length=60, blank=True, default="",
-                                            help_text="the account as the bank gave it (IBAN or other id)")
+    counterparty_account = models.CharField(
+        max_length=60, blank=True, default="", help_text="the account as the bank gave it (IBAN or other id)"
+    )
     counterparty_bic = models.CharField(max_length=11, blank=True, default="")
     return_reason = models.CharField(max_length=140, blank=True, default="", help_text="RtrInf/Rsn, AddtlInf")
     status = models.CharField(max_length=20, choices=Status.choices, db_index=True)
     status_reason = models.CharField(max_length=255, blank=True, default="")
     deposit = models.ForeignKey(Deposit, on_delete=models.PROTECT, null=True, blank=True, related_name="bank_entries")
-    payout = models.ForeignKey(Payout, on_delete=models.PROTECT, null=True, blank=True, related_name="bank_entries",
-                               help_text="the return of a refused or returned deposit (paid to this entry's payer)")
-    player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, null=True, blank=True,
-                               related_name="bank_entries")
-    order = models.ForeignKey("PaymentOrder", on_delete=models.PROTECT, null=True, blank=True,
-                              related_name="bank_entries", help_text="our payment order this entry settles or returns")
+    payout = models.ForeignKey(
+        Payout,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="bank_entries",
+        help_text="the return of a refused or returned deposit (paid to this entry's payer)",
+    )
+    player = models.ForeignKey(
+        "accounts.Player", on_delete=models.PROTECT, null=True, blank=True, related_name="bank_entries"
+    )
+    order = models.ForeignKey(
+        "PaymentOrder",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="bank_entries",
+        help_text="our payment order this entry settles or returns",
+    )
     return_attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField()
     decided_at = models.DateTimeField(null=True, blank=True)
@@ -120,8 +136,9 @@ class BankEntry(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["account_iban", "bank_reference"], name="wallet_bank_entry_once"),
             # an invalid line (an amount no posting can hold) is recorded with 0 and its amount in status_reason
-            models.CheckConstraint(condition=Q(amount__gt=0) | Q(status="invalid", amount=0),
-                                   name="wallet_bank_entry_positive"),
+            models.CheckConstraint(
+                condition=Q(amount__gt=0) | Q(status="invalid", amount=0), name="wallet_bank_entry_positive"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -130,8 +147,15 @@ class BankEntry(models.Model):
     @property
     def payer(self) -> dict[str, str]:
         """The payer as the bank reports it (GP §5(6), §5(8)a): name and account."""
-        return {k: v for k, v in (("name", self.counterparty_name), ("account", self.counterparty_account),
-                                  ("iban", self.counterparty_iban)) if v}
+        return {
+            k: v
+            for k, v in (
+                ("name", self.counterparty_name),
+                ("account", self.counterparty_account),
+                ("iban", self.counterparty_iban),
+            )
+            if v
+        }
 
 
 class PaymentOrderBatch(models.Model):
@@ -180,12 +204,12 @@ class PaymentOrder(models.Model):
     batch = models.ForeignKey(PaymentOrderBatch, on_delete=models.PROTECT, related_name="orders")
     kind = models.CharField(max_length=14, choices=Kind.choices)
     end_to_end_id = models.CharField(max_length=35, unique=True, null=True, blank=True)
-    withdrawal = models.OneToOneField(Withdrawal, on_delete=models.PROTECT, null=True, blank=True,
-                                      related_name="payment_order")
+    withdrawal = models.OneToOneField(
+        Withdrawal, on_delete=models.PROTECT, null=True, blank=True, related_name="payment_order"
+    )
     payout = models.ForeignKey(Payout, on_delete=models.PROTECT, null=True, blank=True, related_name="payment_orders")
     payout_attempt = models.PositiveSmallIntegerField(null=True, blank=True)
-    credit = models.ForeignKey(BankEntry, on_delete=models.PROTECT, null=True, blank=True,
-                               related_name="return_orders")
+    credit = models.ForeignKey(BankEntry, on_delete=models.PROTECT, null=True, blank=True, related_name="return_orders")
     credit_attempt = models.PositiveSmallIntegerField(null=True, blank=True)
     player = models.ForeignKey("accounts.Player", on_delete=models.PROTECT, null=True, blank=True, related_name="+")
     amount = models.BigIntegerField()
@@ -201,18 +225,27 @@ class PaymentOrder(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(condition=Q(amount__gt=0), name="wallet_payment_order_positive"),
-            models.UniqueConstraint(fields=["payout", "payout_attempt"], condition=Q(payout__isnull=False),
-                                    name="wallet_payment_order_payout_send_once"),
-            models.UniqueConstraint(fields=["credit", "credit_attempt"], condition=Q(credit__isnull=False),
-                                    name="wallet_payment_order_credit_return_once"),
+            models.UniqueConstraint(
+                fields=["payout", "payout_attempt"],
+                condition=Q(payout__isnull=False),
+                name="wallet_payment_order_payout_send_once",
+            ),
+            models.UniqueConstraint(
+                fields=["credit", "credit_attempt"],
+                condition=Q(credit__isnull=False),
+                name="wallet_payment_order_credit_return_once",
+            ),
             models.CheckConstraint(
-                condition=(Q(kind="withdrawal", withdrawal__isnull=False, payout__isnull=True, credit__isnull=True)
-                           | Q(kind="payout", withdrawal__isnull=True, payout__isnull=False, credit__isnull=True)
-                           | Q(kind="credit_return", withdrawal__isnull=True, payout__isnull=True,
-                               credit__isnull=False)),
-                name="wallet_payment_order_one_subject"),
-            models.CheckConstraint(condition=~Q(creditor_iban="", creditor_account=""),
-                                   name="wallet_payment_order_has_account"),
+                condition=(
+                    Q(kind="withdrawal", withdrawal__isnull=False, payout__isnull=True, credit__isnull=True)
+                    | Q(kind="payout", withdrawal__isnull=True, payout__isnull=False, credit__isnull=True)
+                    | Q(kind="credit_return", withdrawal__isnull=True, payout__isnull=True, credit__isnull=False)
+                ),
+                name="wallet_payment_order_one_subject",
+            ),
+            models.CheckConstraint(
+                condition=~Q(creditor_iban="", creditor_account=""), name="wallet_payment_order_has_account"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -10,6 +10,7 @@
 
 Both are written once per month (a unique key on the month) and never changed.
 """
+
 from __future__ import annotations
 
 from django.db import models

@@ -4,6 +4,7 @@ The account's state comes from the accounts app (``accounts.selectors.money_move
 suspension, closing ...) after the status is re-read (``selectors.player_status_fresh``); the temporary account's
 cap from the ledger (GP §5(2)b, §5(12)).
 """
+
 from __future__ import annotations
 
 from accounts.models import Player
@@ -55,5 +56,10 @@ def check_temporary_cap(player_id: int, amount: int, *, include_pending: bool) -
     used = temporary_deposited(player_id)
     pending = temporary_pending(player_id) if include_pending else 0
     if used + pending + amount > cap:
-        raise errors.TEMPORARY_DEPOSIT_CAP(cap=Money(cap), deposited=Money(used), pending=Money(pending),
-                                           requested=Money(amount), remaining=Money(max(0, cap - used - pending)))
+        raise errors.TEMPORARY_DEPOSIT_CAP(
+            cap=Money(cap),
+            deposited=Money(used),
+            pending=Money(pending),
+            requested=Money(amount),
+            remaining=Money(max(0, cap - used - pending)),
+        )

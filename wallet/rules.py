@@ -4,6 +4,7 @@ Pure: no database. The blanks are read at call time (``settings.GP[...]``, ``con
 that changes a setting is seen at once. The wallet's other settings are plain ``settings.WALLET_*`` names read
 where they are used (docs/wallet.md lists them). Amounts are minor units (haléře).
 """
+
 from __future__ import annotations
 
 from django.conf import settings

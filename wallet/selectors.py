@@ -3,6 +3,7 @@
 What the wallet needs to know about the person comes from the accounts app by plain imports of its selectors
 (``money_movement_refusal``, ``identity_for``) and of its one name-folding function (``accounts.validation.fold``).
 """
+
 from __future__ import annotations
 
 import re
@@ -43,18 +44,31 @@ TxnKind = LedgerTransaction.Kind
 
 # Statement categories (what the player reads): deposits, withdrawals, stakes, wins, refunds, fees, corrections.
 CATEGORY: dict[str, str] = {
-    TxnKind.DEPOSIT: "deposit", TxnKind.BRANCH_CASH_IN: "deposit", TxnKind.DEPOSIT_RETURN: "deposit",
+    TxnKind.DEPOSIT: "deposit",
+    TxnKind.BRANCH_CASH_IN: "deposit",
+    TxnKind.DEPOSIT_RETURN: "deposit",
     TxnKind.DEPOSIT_REVERSAL: "deposit",
-    TxnKind.WITHDRAWAL_HOLD: "withdrawal", TxnKind.WITHDRAWAL_RELEASE: "withdrawal",
-    TxnKind.WITHDRAWAL_SEND: "withdrawal", TxnKind.WITHDRAWAL_RETURN: "withdrawal",
+    TxnKind.WITHDRAWAL_HOLD: "withdrawal",
+    TxnKind.WITHDRAWAL_RELEASE: "withdrawal",
+    TxnKind.WITHDRAWAL_SEND: "withdrawal",
+    TxnKind.WITHDRAWAL_RETURN: "withdrawal",
     TxnKind.BRANCH_CASH_OUT: "withdrawal",
-    TxnKind.STAKE: "stake", TxnKind.WIN: "win", TxnKind.WIN_HOLD: "win", TxnKind.WIN_RELEASE: "win",
-    TxnKind.REFUND: "refund", TxnKind.PAYOUT_START: "refund", TxnKind.FEE: "fee",
-    TxnKind.WIN_FORFEIT: "correction", TxnKind.WIN_DEDUCTION: "correction", TxnKind.ADJUSTMENT: "correction",
+    TxnKind.STAKE: "stake",
+    TxnKind.WIN: "win",
+    TxnKind.WIN_HOLD: "win",
+    TxnKind.WIN_RELEASE: "win",
+    TxnKind.REFUND: "refund",
+    TxnKind.PAYOUT_START: "refund",
+    TxnKind.FEE: "fee",
+    TxnKind.WIN_FORFEIT: "correction",
+    TxnKind.WIN_DEDUCTION: "correction",
+    TxnKind.ADJUSTMENT: "correction",
     TxnKind.CONVERSION: "transfer",
 }
 ACCOUNT_LABEL: dict[str, str] = {
-    AccountKind.PLAYER_TEMPORARY: "temporary", AccountKind.PLAYER_MAIN: "player", AccountKind.PLAYER_HELD: "held",
+    AccountKind.PLAYER_TEMPORARY: "temporary",
+    AccountKind.PLAYER_MAIN: "player",
+    AccountKind.PLAYER_HELD: "held",
 }
 
 
@@ -95,6 +109,7 @@ def account_mode(player: Player) -> str:
 
 # The player, as the accounts app knows them -------------------------------------------------------------------
 
+
 def player_status_fresh(player: Player) -> str:
     """The player's status read from the database now (and set on ``player``, so the accounts selectors asked
     next see it). Services decide on it; the wallet never locks ``Player`` rows (accounts locks them first)."""
@@ -121,8 +136,9 @@ def player_identity(player: Player) -> Identity | None:
     return identity
 
 
-TITLES = frozenset({"ing", "mgr", "bc", "mudr", "judr", "phdr", "rndr", "phd", "csc", "doc", "prof", "dis", "mba",
-                    "pan", "pani"})
+TITLES = frozenset(
+    {"ing", "mgr", "bc", "mudr", "judr", "phdr", "rndr", "phd", "csc", "doc", "prof", "dis", "mba", "pan", "pani"}
+)
 
 
 def name_tokens(text: str) -> list[str]:
@@ -146,8 +162,7 @@ class PayerVerdict:
     why: str
 
 
-def payer_verdict(player: Player, payer: dict[str, Any] | None, *,
-                  accepted_names: Sequence[str] = ()) -> PayerVerdict:
+def payer_verdict(player: Player, payer: dict[str, Any] | None, *, accepted_names: Sequence[str] = ()) -> PayerVerdict:
     """GP §5(6), §5(8)a: is the payer the provider reports the player? The name (as a set of tokens) must match
     the accounts personal data, or be a name staff confirmed as the player's for this method
     (``accepted_names``, keys of :func:`payer_name_key`); a birth date, when reported, must match too.
@@ -187,10 +202,13 @@ def payer_matches(player: Player, payer: dict[str, Any]) -> tuple[bool, str]:
 
 # The temporary account's cap ---------------------------------------------------------------------------------
 
+
 def temporary_deposited(player_id: int) -> int:
     """Gross deposits credited to the temporary account so far (deposits and branch cash, GP §5(2)b)."""
     total = Entry.objects.filter(
-        account__player_id=player_id, account__kind=AccountKind.PLAYER_TEMPORARY, amount__gt=0,
+        account__player_id=player_id,
+        account__kind=AccountKind.PLAYER_TEMPORARY,
+        amount__gt=0,
         transaction__kind__in=[TxnKind.DEPOSIT, TxnKind.BRANCH_CASH_IN],
     ).aggregate(s=Sum("amount"))["s"]
     return int(total or 0)
@@ -198,8 +216,9 @@ def temporary_deposited(player_id: int) -> int:
 
 def temporary_pending(player_id: int) -> int:
     """Initiated deposits into the temporary account not yet expired: they reserve the cap (GP §5(2)b)."""
-    total = Deposit.objects.filter(player_id=player_id, into_temporary=True, status=Deposit.Status.INITIATED,
-                                   expires_at__gt=clock.now()).aggregate(s=Sum("amount"))["s"]
+    total = Deposit.objects.filter(
+        player_id=player_id, into_temporary=True, status=Deposit.Status.INITIATED, expires_at__gt=clock.now()
+    ).aggregate(s=Sum("amount"))["s"]
     return int(total or 0)
 
 
@@ -207,11 +226,16 @@ def temporary_deposit_status(player: Player) -> dict[str, Money]:
     """GP §5(2)b: the temporary account's lifetime deposit cap, used and left."""
     cap = rules.temp_deposit_cap()
     used, pending = temporary_deposited(player.pk), temporary_pending(player.pk)
-    return {"cap": Money(cap), "deposited": Money(used), "pending": Money(pending),
-            "remaining": Money(max(0, cap - used - pending))}
+    return {
+        "cap": Money(cap),
+        "deposited": Money(used),
+        "pending": Money(pending),
+        "remaining": Money(max(0, cap - used - pending)),
+    }
 
 
 # Statements ------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class StatementLine:
@@ -226,8 +250,7 @@ class StatementLine:
     entry_id: int
 
 
-def statement_entries(player: Player, start: datetime | None = None,
-                      end: datetime | None = None) -> QuerySet[Entry]:
+def statement_entries(player: Player, start: datetime | None = None, end: datetime | None = None) -> QuerySet[Entry]:
     """The player's ledger entries (all three player accounts) in [start, end), oldest first. A statement may lag:
     read from the replica when there is one (core/db_router.py)."""
     qs = Entry.objects.using(replica()).filter(account__player_id=player.pk).select_related("transaction", "account")
@@ -241,10 +264,16 @@ def statement_entries(player: Player, start: datetime | None = None,
 def statement_line(e: Entry) -> StatementLine:
     txn = e.transaction
     return StatementLine(
-        at=e.created_at, category=CATEGORY.get(txn.kind, "other"), kind=txn.kind,
-        account=ACCOUNT_LABEL.get(e.account.kind, e.account.kind), amount=Money(e.amount),
-        balance_after=Money(e.balance_after or 0), reference=txn.reference,
-        description=txn.memo or str(TxnKind(txn.kind).label), entry_id=e.pk)
+        at=e.created_at,
+        category=CATEGORY.get(txn.kind, "other"),
+        kind=txn.kind,
+        account=ACCOUNT_LABEL.get(e.account.kind, e.account.kind),
+        amount=Money(e.amount),
+        balance_after=Money(e.balance_after or 0),
+        reference=txn.reference,
+        description=txn.memo or str(TxnKind(txn.kind).label),
+        entry_id=e.pk,
+    )
 
 
 def statement(player: Player, start: datetime | None = None, end: datetime | None = None) -> list[StatementLine]:
@@ -252,8 +281,7 @@ def statement(player: Player, start: datetime | None = None, end: datetime | Non
     return [statement_line(e) for e in statement_entries(player, start, end)]
 
 
-def statement_totals(player: Player, start: datetime | None = None,
-                     end: datetime | None = None) -> dict[str, Money]:
+def statement_totals(player: Player, start: datetime | None = None, end: datetime | None = None) -> dict[str, Money]:
     totals: dict[str, int] = {}
     qs = statement_entries(player, start, end).exclude(account__kind=AccountKind.PLAYER_HELD)
     for row in qs.values("transaction__kind").annotate(s=Sum("amount")):
@@ -263,6 +291,7 @@ def statement_totals(player: Player, start: datetime | None = None,
 
 
 # Payment methods --------------------------------------------------------------------------------------
+
 
 def payment_methods(player: Player) -> QuerySet[PaymentMethod]:
     return PaymentMethod.objects.filter(player_id=player.pk).order_by("-created_at", "-pk")
@@ -285,8 +314,9 @@ def payment_method_deadline(player: Player, wallet: Wallet | None = None) -> dat
     wallet = wallet or _wallet(player)
     status = player.status
     candidates: list[datetime] = []
-    if status in ("applicant", "temporary") or (wallet is not None and wallet.mode == Wallet.Mode.TEMPORARY
-                                                 and status not in ("active",)):
+    if status in ("applicant", "temporary") or (
+        wallet is not None and wallet.mode == Wallet.Mode.TEMPORARY and status not in ("active",)
+    ):
         candidates.append(registration_started_at(player) + timedelta(days=rules.VERIFY_METHOD_DAYS))
         activated = temporary_activated_at(player)
         if activated is not None:
@@ -314,9 +344,11 @@ def method_term_passed(wallet: Wallet, now: datetime) -> datetime | None:
 
 def payment_method_status(player: Player) -> dict[str, Any]:
     w = _wallet(player)
-    return {"has_verified": player_has_verified_payment_method(player),
-            "deadline": payment_method_deadline(player, wallet=w),
-            "missing_since": w.method_missing_since if w else None}
+    return {
+        "has_verified": player_has_verified_payment_method(player),
+        "deadline": payment_method_deadline(player, wallet=w),
+        "missing_since": w.method_missing_since if w else None,
+    }
 
 
 # Closure ---------------------------------------------------------------------------------------------------
@@ -400,6 +432,7 @@ def operator_balances() -> dict[str, Money]:
 
 # The back office ------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Balances:
     available: Money
@@ -417,8 +450,13 @@ def balances(player: Player) -> Balances:
     wallet = _wallet(player)
     mode = wallet.mode if wallet is not None else account_mode(player)
     live = accounts.get(AccountKind.PLAYER_TEMPORARY if mode == Wallet.Mode.TEMPORARY else AccountKind.PLAYER_MAIN)
-    return Balances(Money(live.balance if live else 0), Money(held.balance if held else 0),
-                    Money(live.debt if live else 0), mode, wallet.pk if wallet is not None else None)
+    return Balances(
+        Money(live.balance if live else 0),
+        Money(held.balance if held else 0),
+        Money(live.debt if live else 0),
+        mode,
+        wallet.pk if wallet is not None else None,
+    )
 
 
 def method_document_of(player: Player, document_id: int) -> MethodDocument | None:
@@ -442,13 +480,15 @@ def payment_methods_with_documents(player: Player, *, limit: int = 20) -> list[P
 
 
 def deposits_of(player: Player, *, limit: int = 10) -> list[Deposit]:
-    return list(Deposit.objects.filter(player_id=player.pk).select_related("method")
-                .order_by("-created_at", "-pk")[:limit])
+    return list(
+        Deposit.objects.filter(player_id=player.pk).select_related("method").order_by("-created_at", "-pk")[:limit]
+    )
 
 
 def withdrawals_of(player: Player, *, limit: int = 10) -> list[Withdrawal]:
-    return list(Withdrawal.objects.filter(player_id=player.pk).select_related("method")
-                .order_by("-requested_at", "-pk")[:limit])
+    return list(
+        Withdrawal.objects.filter(player_id=player.pk).select_related("method").order_by("-requested_at", "-pk")[:limit]
+    )
 
 
 def win_holds_of(player: Player, *, limit: int = 10) -> list[WinHold]:
@@ -462,10 +502,12 @@ def player_id_by_reference(reference: str) -> int | None:
     ref = reference.strip()
     if not ref:
         return None
-    for qs in (Deposit.objects.filter(Q(payment_reference=ref) | Q(provider_payment_id=ref)),
-               Withdrawal.objects.filter(Q(reference=ref) | Q(provider_payout_id=ref)),
-               Payout.objects.filter(reference=ref),
-               LedgerTransaction.objects.filter(reference=ref, player_id__isnull=False)):
+    for qs in (
+        Deposit.objects.filter(Q(payment_reference=ref) | Q(provider_payment_id=ref)),
+        Withdrawal.objects.filter(Q(reference=ref) | Q(provider_payout_id=ref)),
+        Payout.objects.filter(reference=ref),
+        LedgerTransaction.objects.filter(reference=ref, player_id__isnull=False),
+    ):
         found = qs.values_list("player_id", flat=True).first()
         if found is not None:
             return int(found)
@@ -479,8 +521,7 @@ def method_documents_queue() -> QueueState:
 
 def withdrawals_queue() -> QueueState:
     """Withdrawals held for a staff approval."""
-    return queue_of(Withdrawal.objects.filter(status=Withdrawal.Status.REQUESTED, needs_approval=True),
-                    "requested_at")
+    return queue_of(Withdrawal.objects.filter(status=Withdrawal.Status.REQUESTED, needs_approval=True), "requested_at")
 
 
 def unmatched_credits_queue() -> QueueState:
@@ -491,8 +532,10 @@ def unmatched_credits_queue() -> QueueState:
 def bank_attention_queue() -> QueueState:
     """Statement lines staff must look at that move no money by themselves: a reversal the platform could not match
     to a credited deposit, and a line not bookable (an amount beyond the maximum)."""
-    return queue_of(BankEntry.objects.filter(status__in=(BankEntry.Status.REVERSAL_UNMATCHED,
-                                                         BankEntry.Status.INVALID)), "created_at")
+    return queue_of(
+        BankEntry.objects.filter(status__in=(BankEntry.Status.REVERSAL_UNMATCHED, BankEntry.Status.INVALID)),
+        "created_at",
+    )
 
 
 def bank_reversals_unmatched() -> int:
@@ -503,5 +546,9 @@ def bank_reversals_unmatched() -> int:
 def refunds_due_queue() -> QueueState:
     """Money owed outside a player account (refunds of temporary accounts, closures, returned deposits) that is
     stuck: a return its source did not take back, or a payout past its legal term and not completed."""
-    return queue_of(Payout.objects.exclude(status=Payout.Status.COMPLETED).filter(
-        Q(status=Payout.Status.STOPPED) | Q(due_at__lte=clock.now())), "started_at")
+    return queue_of(
+        Payout.objects.exclude(status=Payout.Status.COMPLETED).filter(
+            Q(status=Payout.Status.STOPPED) | Q(due_at__lte=clock.now())
+        ),
+        "started_at",
+    )

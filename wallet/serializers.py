@@ -1,5 +1,6 @@
 """Wallet API serializers. Amounts go in as Money objects ``{"amount": <haléře>, "currency": "CZK"}``
 (``core.api_money``) and come out as ``{"amount": <haléře>, "currency": "CZK", "formatted": "3 000,01 Kč"}``."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -26,13 +27,14 @@ from wallet.models import (
 WalletMoneySerializer = MoneyOutSerializer
 
 
-
 class WalletOverviewSerializer(serializers.Serializer[dict[str, Any]]):
     account = serializers.ChoiceField(choices=["temporary", "full"])
     balance = MoneyOutField()
     held = MoneyOutField()
-    held_in_games = MoneyOutField(help_text="money a game holds for the player between rounds (carried bonuses), "
-                                            "paid out with the balance at closure (GP §10(1)-(2))")
+    held_in_games = MoneyOutField(
+        help_text="money a game holds for the player between rounds (carried bonuses), "
+        "paid out with the balance at closure (GP §10(1)-(2))"
+    )
     debt = MoneyOutField()
     debt_due_at = serializers.DateTimeField(allow_null=True)
     payment_method = serializers.SerializerMethodField()
@@ -63,8 +65,9 @@ class StatementLineSerializer(serializers.Serializer[Any]):
     """One ``selectors.StatementLine`` (its fields as a dict); also the schema of the statement endpoints."""
 
     at = serializers.DateTimeField()
-    category = serializers.ChoiceField(choices=["deposit", "withdrawal", "stake", "win", "refund", "fee",
-                                                "correction", "transfer", "other"])
+    category = serializers.ChoiceField(
+        choices=["deposit", "withdrawal", "stake", "win", "refund", "fee", "correction", "transfer", "other"]
+    )
     kind = serializers.CharField()
     account = serializers.ChoiceField(choices=["temporary", "player", "held"])
     amount = MoneyOutField()
@@ -80,8 +83,23 @@ class PaymentMethodSerializer(serializers.ModelSerializer[PaymentMethod]):
 
     class Meta:
         model = PaymentMethod
-        fields = ["id", "kind", "display", "bank_code", "iban", "holder_name", "card_masked", "status", "registered",
-                  "verified_by", "verified_at", "verify_by", "status_reason", "deposits_blocked_at", "created_at"]
+        fields = [
+            "id",
+            "kind",
+            "display",
+            "bank_code",
+            "iban",
+            "holder_name",
+            "card_masked",
+            "status",
+            "registered",
+            "verified_by",
+            "verified_at",
+            "verify_by",
+            "status_reason",
+            "deposits_blocked_at",
+            "created_at",
+        ]
         read_only_fields = fields
 
     def get_registered(self, obj: PaymentMethod) -> bool:
@@ -90,16 +108,26 @@ class PaymentMethodSerializer(serializers.ModelSerializer[PaymentMethod]):
 
 class PaymentMethodCreateSerializer(serializers.Serializer[dict[str, Any]]):
     kind = serializers.CharField(max_length=20, help_text="bank_account | card | skrill | payu | paysafecard")
-    account_number = serializers.CharField(required=False, allow_blank=True, max_length=30,
-                                           help_text="bank_account: [prefix-]number/bank code (Czech format)")
+    account_number = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=30,
+        help_text="bank_account: [prefix-]number/bank code (Czech format)",
+    )
     iban = serializers.CharField(required=False, allow_blank=True, max_length=42, help_text="bank_account: CZ IBAN")
     holder_name = serializers.CharField(required=False, allow_blank=True, max_length=200)
-    card_token = serializers.CharField(required=False, allow_blank=True, max_length=128,
-                                       help_text="card: the provider's token (never the card number)")
-    card_masked = serializers.CharField(required=False, allow_blank=True, max_length=23,
-                                        help_text="card: masked number, e.g. **** **** **** 1234")
-    account_id = serializers.CharField(required=False, allow_blank=True, max_length=64,
-                                       help_text="skrill / payu / paysafecard: the wallet's account id (e-mail)")
+    card_token = serializers.CharField(
+        required=False, allow_blank=True, max_length=128, help_text="card: the provider's token (never the card number)"
+    )
+    card_masked = serializers.CharField(
+        required=False, allow_blank=True, max_length=23, help_text="card: masked number, e.g. **** **** **** 1234"
+    )
+    account_id = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=64,
+        help_text="skrill / payu / paysafecard: the wallet's account id (e-mail)",
+    )
 
     def validate_kind(self, value: str) -> str:
         if value not in PaymentMethod.Kind.values:
@@ -114,8 +142,17 @@ class DocumentUploadSerializer(serializers.Serializer[dict[str, Any]]):
 class MethodDocumentSerializer(serializers.ModelSerializer[MethodDocument]):
     class Meta:
         model = MethodDocument
-        fields = ["id", "method", "original_name", "content_type", "size", "status", "uploaded_at", "reviewed_at",
-                  "review_note"]
+        fields = [
+            "id",
+            "method",
+            "original_name",
+            "content_type",
+            "size",
+            "status",
+            "uploaded_at",
+            "reviewed_at",
+            "review_note",
+        ]
         read_only_fields = fields
 
 
@@ -132,9 +169,23 @@ class DepositSerializer(serializers.ModelSerializer[Deposit]):
 
     class Meta:
         model = Deposit
-        fields = ["id", "method_id", "provider", "amount", "fee", "credited", "status", "status_reason",
-                  "payment_reference", "redirect_url", "instructions", "into_temporary", "created_at", "expires_at",
-                  "confirmed_at"]
+        fields = [
+            "id",
+            "method_id",
+            "provider",
+            "amount",
+            "fee",
+            "credited",
+            "status",
+            "status_reason",
+            "payment_reference",
+            "redirect_url",
+            "instructions",
+            "into_temporary",
+            "created_at",
+            "expires_at",
+            "confirmed_at",
+        ]
         read_only_fields = fields
 
     @extend_schema_field(WalletMoneySerializer)
@@ -153,14 +204,26 @@ class WithdrawalSerializer(serializers.ModelSerializer[Withdrawal]):
 
     class Meta:
         model = Withdrawal
-        fields = ["id", "method_id", "amount", "status", "needs_approval", "approval_reasons", "status_reason",
-                  "requested_at", "decided_at", "sent_at", "finished_at"]
+        fields = [
+            "id",
+            "method_id",
+            "amount",
+            "status",
+            "needs_approval",
+            "approval_reasons",
+            "status_reason",
+            "requested_at",
+            "decided_at",
+            "sent_at",
+            "finished_at",
+        ]
         read_only_fields = fields
 
 
 class PayoutSerializer(serializers.ModelSerializer[Payout]):
-    kind = serializers.CharField(read_only=True,
-                                 help_text="temporary_refund | misuse | closure | deposit_return | deposit_refused")
+    kind = serializers.CharField(
+        read_only=True, help_text="temporary_refund | misuse | closure | deposit_return | deposit_refused"
+    )
     amount = MoneyOutField()
     paid = MoneyOutField()
     postage = MoneyOutField()
@@ -169,8 +232,24 @@ class PayoutSerializer(serializers.ModelSerializer[Payout]):
 
     class Meta:
         model = Payout
-        fields = ["id", "kind", "amount", "paid", "postage", "outstanding", "method_id", "channel", "status",
-                  "started_at", "due_at", "collect_by", "sent_at", "invited_at", "posted_at", "completed_at"]
+        fields = [
+            "id",
+            "kind",
+            "amount",
+            "paid",
+            "postage",
+            "outstanding",
+            "method_id",
+            "channel",
+            "status",
+            "started_at",
+            "due_at",
+            "collect_by",
+            "sent_at",
+            "invited_at",
+            "posted_at",
+            "completed_at",
+        ]
         read_only_fields = fields
 
 
@@ -209,8 +288,9 @@ class WinDeductionSerializer(serializers.ModelSerializer[WinDeduction]):
 
 class SandboxPaySerializer(serializers.Serializer[dict[str, Any]]):
     outcome = serializers.ChoiceField(choices=["succeeded", "failed"], default="succeeded")
-    payer_name = serializers.CharField(required=False, max_length=200,
-                                       help_text="the payer the sandbox reports (default: the player)")
+    payer_name = serializers.CharField(
+        required=False, max_length=200, help_text="the payer the sandbox reports (default: the player)"
+    )
     payer_birth_date = serializers.DateField(required=False)
 
 
@@ -231,8 +311,9 @@ class BranchCashSerializer(serializers.Serializer[dict[str, Any]]):
     direction = serializers.ChoiceField(choices=["in", "out"])
     amount = MoneyField(min_amount=1, max_setting="WALLET_BRANCH_CASH_MAX_AMOUNT")
     branch = serializers.CharField(max_length=100)
-    reference = serializers.CharField(max_length=120, required=False,
-                                      help_text="receipt number; default: derived from the Idempotency-Key")
+    reference = serializers.CharField(
+        max_length=120, required=False, help_text="receipt number; default: derived from the Idempotency-Key"
+    )
 
 
 class BranchCashResultSerializer(serializers.Serializer[dict[str, Any]]):
@@ -247,6 +328,7 @@ class BranchCashResultSerializer(serializers.Serializer[dict[str, Any]]):
 
 # Bank transfers (staff) -----------------------------------------------------------------------------------------
 
+
 class BankStatementUploadSerializer(serializers.Serializer[dict[str, Any]]):
     file = serializers.FileField(help_text="a camt.053 or camt.054 XML file of the operator's account")
 
@@ -254,8 +336,23 @@ class BankStatementUploadSerializer(serializers.Serializer[dict[str, Any]]):
 class BankStatementSerializer(serializers.ModelSerializer[BankStatement]):
     class Meta:
         model = BankStatement
-        fields = ["id", "kind", "schema", "message_id", "statement_ids", "account_iban", "created_at_bank",
-                  "original_name", "size", "sha256", "status", "imported_at", "imported_by", "processed_at", "summary"]
+        fields = [
+            "id",
+            "kind",
+            "schema",
+            "message_id",
+            "statement_ids",
+            "account_iban",
+            "created_at_bank",
+            "original_name",
+            "size",
+            "sha256",
+            "status",
+            "imported_at",
+            "imported_by",
+            "processed_at",
+            "summary",
+        ]
         read_only_fields = fields
 
 
@@ -264,18 +361,44 @@ class BankEntrySerializer(serializers.ModelSerializer[BankEntry]):
 
     class Meta:
         model = BankEntry
-        fields = ["id", "statement", "account_iban", "bank_reference", "direction", "reversal", "amount", "currency",
-                  "booked_on", "value_on", "end_to_end_id", "references", "remittance", "counterparty_name",
-                  "counterparty_iban", "counterparty_account", "counterparty_bic", "return_reason", "status",
-                  "status_reason", "deposit", "player", "payout", "order", "return_attempts", "created_at",
-                  "decided_at", "decided_by"]
+        fields = [
+            "id",
+            "statement",
+            "account_iban",
+            "bank_reference",
+            "direction",
+            "reversal",
+            "amount",
+            "currency",
+            "booked_on",
+            "value_on",
+            "end_to_end_id",
+            "references",
+            "remittance",
+            "counterparty_name",
+            "counterparty_iban",
+            "counterparty_account",
+            "counterparty_bic",
+            "return_reason",
+            "status",
+            "status_reason",
+            "deposit",
+            "player",
+            "payout",
+            "order",
+            "return_attempts",
+            "created_at",
+            "decided_at",
+            "decided_by",
+        ]
         read_only_fields = fields
 
 
 class BankCreditAssignSerializer(serializers.Serializer[dict[str, Any]]):
     deposit_id = serializers.IntegerField(required=False, help_text="a bank-transfer deposit of the player")
-    player_id = serializers.IntegerField(required=False,
-                                         help_text="or a player: a new deposit from their registered bank account")
+    player_id = serializers.IntegerField(
+        required=False, help_text="or a player: a new deposit from their registered bank account"
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("deposit_id" in attrs) == ("player_id" in attrs):
@@ -292,9 +415,24 @@ class PaymentOrderSerializer(serializers.ModelSerializer[PaymentOrder]):
 
     class Meta:
         model = PaymentOrder
-        fields = ["id", "kind", "end_to_end_id", "withdrawal", "payout", "payout_attempt", "credit", "player",
-                  "amount", "creditor_name", "creditor_iban", "creditor_account", "creditor_bic", "remittance",
-                  "status", "finished_at"]
+        fields = [
+            "id",
+            "kind",
+            "end_to_end_id",
+            "withdrawal",
+            "payout",
+            "payout_attempt",
+            "credit",
+            "player",
+            "amount",
+            "creditor_name",
+            "creditor_iban",
+            "creditor_account",
+            "creditor_bic",
+            "remittance",
+            "status",
+            "finished_at",
+        ]
         read_only_fields = fields
 
 
@@ -304,8 +442,21 @@ class PaymentOrderBatchSerializer(serializers.ModelSerializer[PaymentOrderBatch]
 
     class Meta:
         model = PaymentOrderBatch
-        fields = ["id", "message_id", "schema", "created_at", "created_by", "execution_date", "count", "control_sum",
-                  "sha256", "status", "settled_count", "returned_count", "orders"]
+        fields = [
+            "id",
+            "message_id",
+            "schema",
+            "created_at",
+            "created_by",
+            "execution_date",
+            "count",
+            "control_sum",
+            "sha256",
+            "status",
+            "settled_count",
+            "returned_count",
+            "orders",
+        ]
         read_only_fields = fields
 
 

@@ -14,6 +14,7 @@
 Pinned by ``games/tests/platform/test_round_cost.py`` (the statement count of a round) and
 ``tests/test_sql_contracts.py`` (columns against the models, ``EXPLAIN`` without a sequential scan).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -28,8 +29,16 @@ from wallet.models import Entry, LedgerAccount, LedgerTransaction, Wallet
 from wallet.models_carried import ArchivedLedgerMonth, CarriedEntries
 
 W, A, T, E = Wallet, LedgerAccount, LedgerTransaction, Entry
-_WALLET_FIELDS = ("id", "player_id", "mode", "created_at", "converted_at", "method_missing_since", "debt_flagged_at",
-                  "method_term_flagged_at")
+_WALLET_FIELDS = (
+    "id",
+    "player_id",
+    "mode",
+    "created_at",
+    "converted_at",
+    "method_missing_since",
+    "debt_flagged_at",
+    "method_term_flagged_at",
+)
 _ACCOUNT_FIELDS = ("id", "code", "kind", "player_id", "tracks_balance", "balance", "debt")
 
 #: the live-account join and columns (the wallet's every field, then the account's ``_ACCOUNT_FIELDS``), shared with
@@ -47,8 +56,11 @@ LIVE_FIELDS: dict[type[Model], tuple[str, ...]] = {W: _WALLET_FIELDS, A: _ACCOUN
 
 def live_params() -> dict[str, str]:
     """The enum values the live-account join takes (never literals in the SQL)."""
-    return {"temporary_mode": W.Mode.TEMPORARY, "temporary_kind": A.Kind.PLAYER_TEMPORARY,
-            "main_kind": A.Kind.PLAYER_MAIN}
+    return {
+        "temporary_mode": W.Mode.TEMPORARY,
+        "temporary_kind": A.Kind.PLAYER_TEMPORARY,
+        "main_kind": A.Kind.PLAYER_MAIN,
+    }
 
 
 def live_from_row(values: Sequence[Any]) -> tuple[Wallet, LedgerAccount]:
@@ -62,7 +74,8 @@ LOCK_LIVE = register(
 FROM {LIVE_FROM}
 WHERE w.player_id = %(player)s
 FOR NO KEY UPDATE OF w, a""",
-    columns=LIVE_FIELDS, params={**LIVE_PARAMS, "player": int},
+    columns=LIVE_FIELDS,
+    params={**LIVE_PARAMS, "player": int},
 )
 
 
@@ -103,16 +116,31 @@ POST_WITH_OPERATOR = register(
 SELECT (SELECT id FROM txn), (SELECT balance FROM acc), (SELECT count(*) FROM entries)""",
     columns={A: (*_OP_INSERT, "id"), T: (*_TXN_INSERT, "id"), E: _ENTRY_INSERT},
     inserts=(A, T, E),
-    params={"op_code": str, "op_kind": str, "currency": str, "now": datetime, "kind": str, "reference": str,
-            "player_id": int, "amount": int, "memo": str, "actor": str, "delta": int, "account_id": int},
+    params={
+        "op_code": str,
+        "op_kind": str,
+        "currency": str,
+        "now": datetime,
+        "kind": str,
+        "reference": str,
+        "player_id": int,
+        "amount": int,
+        "memo": str,
+        "actor": str,
+        "delta": int,
+        "account_id": int,
+    },
 )
 
 
 def post_with_operator(params: dict[str, Any]) -> tuple[int | None, int | None, int]:
     """Run :data:`POST_WITH_OPERATOR`: (transaction id, balance after, entries written). The currency and memo
     are the model's defaults unless given."""
-    full = {"currency": T._meta.get_field("currency").get_default(), "memo": T._meta.get_field("memo").get_default(),
-            **params}
+    full = {
+        "currency": T._meta.get_field("currency").get_default(),
+        "memo": T._meta.get_field("memo").get_default(),
+        **params,
+    }
     with connection.cursor() as cur:
         execute(cur, POST_WITH_OPERATOR, full)
         txn_id, balance, entries = cur.fetchone()
@@ -122,7 +150,8 @@ def post_with_operator(params: dict[str, Any]) -> tuple[int | None, int | None, 
 BALANCE_ADD = register(
     "wallet.balance_add",
     "UPDATE wallet_ledgeraccount SET balance = balance + %(amount)s WHERE id = %(account)s RETURNING balance",
-    columns={A: ("id", "balance")}, params={"amount": int, "account": int},
+    columns={A: ("id", "balance")},
+    params={"amount": int, "account": int},
 )
 
 
@@ -133,8 +162,9 @@ def balance_add(account_id: int, amount: int) -> int:
 
 
 #: the one constraint a posting may meet by design: the same (kind, reference) posted twice
-REFERENCE_CONSTRAINT = next(c.name for c in T._meta.constraints
-                            if isinstance(c, UniqueConstraint) and tuple(c.fields) == ("kind", "reference"))
+REFERENCE_CONSTRAINT = next(
+    c.name for c in T._meta.constraints if isinstance(c, UniqueConstraint) and tuple(c.fields) == ("kind", "reference")
+)
 
 
 def is_reference_conflict(exc: IntegrityError) -> bool:
@@ -166,7 +196,8 @@ CARRY_ENTRIES = register(
 )
 SELECT (SELECT count(*) FROM carried), (SELECT row_count FROM archived),
        (SELECT COALESCE(sum(amount), 0) FROM carried)""",
-    columns={E: ("id", "account_id", "amount"), CE: _CARRIED, AM: _ARCHIVED}, inserts=(CE, AM),
+    columns={E: ("id", "account_id", "amount"), CE: _CARRIED, AM: _ARCHIVED},
+    inserts=(CE, AM),
     params={"table": str, "month": date, "low": int, "high": int, "at": datetime},
 )
 
@@ -174,8 +205,7 @@ SELECT (SELECT count(*) FROM carried), (SELECT row_count FROM archived),
 def carry_entries(*, month: date, low: int, high: int, at: datetime) -> tuple[int, int, int]:
     """Run :data:`CARRY_ENTRIES`: (accounts carried, entries, their sum: 0 for balanced transactions)."""
     with connection.cursor() as cur:
-        execute(cur, CARRY_ENTRIES, {"table": AM.Table.ENTRIES, "month": month, "low": low, "high": high,
-                                        "at": at})
+        execute(cur, CARRY_ENTRIES, {"table": AM.Table.ENTRIES, "month": month, "low": low, "high": high, "at": at})
         accounts, entries, total = cur.fetchone()
     return int(accounts), int(entries), int(total)
 
@@ -186,7 +216,8 @@ CARRY_TRANSACTIONS = register(
     """INSERT INTO wallet_archivedledgermonth (table_name, month, ids_from, ids_to, row_count, archived_at)
 SELECT %(table)s, %(month)s, %(low)s, %(high)s, count(*), %(at)s FROM wallet_ledgertransaction t
 WHERE t.id >= %(low)s AND t.id < %(high)s RETURNING row_count""",
-    columns={T: ("id",), AM: _ARCHIVED}, inserts=(AM,),
+    columns={T: ("id",), AM: _ARCHIVED},
+    inserts=(AM,),
     params={"table": str, "month": date, "low": int, "high": int, "at": datetime},
 )
 
@@ -194,6 +225,9 @@ WHERE t.id >= %(low)s AND t.id < %(high)s RETURNING row_count""",
 def carry_transactions(*, month: date, low: int, high: int, at: datetime) -> int:
     """Run :data:`CARRY_TRANSACTIONS`: the month's transactions."""
     with connection.cursor() as cur:
-        execute(cur, CARRY_TRANSACTIONS, {"table": AM.Table.TRANSACTIONS, "month": month, "low": low,
-                                             "high": high, "at": at})
+        execute(
+            cur,
+            CARRY_TRANSACTIONS,
+            {"table": AM.Table.TRANSACTIONS, "month": month, "low": low, "high": high, "at": at},
+        )
         return int(cur.fetchone()[0])

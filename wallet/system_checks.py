@@ -1,4 +1,5 @@
 """The wallet's system checks (``manage.py check``, run by ``migrate`` and every management command)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,5 +20,10 @@ def bank_account_check(app_configs: Any = None, **kwargs: Any) -> list[checks.Ch
     iban, name = str(settings.WALLET_BANK_IBAN or ""), str(settings.WALLET_BANK_ACCOUNT_NAME or "")
     if iban and name and valid_iban(iban):
         return []
-    return [checks.Error("bank transfers are on (WALLET_PROVIDER_BY_KIND) but the operator's account is not set up",
-                         hint="set WALLET_BANK_IBAN (a valid IBAN) and WALLET_BANK_ACCOUNT_NAME", id="wallet.E001")]
+    return [
+        checks.Error(
+            "bank transfers are on (WALLET_PROVIDER_BY_KIND) but the operator's account is not set up",
+            hint="set WALLET_BANK_IBAN (a valid IBAN) and WALLET_BANK_ACCOUNT_NAME",
+            id="wallet.E001",
+        )
+    ]

@@ -1,5 +1,6 @@
 """Celery tasks: thin wrappers around services. Sweepers claim due rows (skip locked), one transaction each,
 safe to run twice or on two workers. Services enqueue these with ``task.delay_on_commit(...)``."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -49,23 +50,32 @@ def sweep(limit: int = 500) -> dict[str, int]:
         if result != "skipped":
             out[f"{key}.{result}"] = out.get(f"{key}.{result}", 0) + 1
 
-    for pk in Deposit.objects.filter(status=Deposit.Status.INITIATED, expires_at__lte=now).values_list("pk", flat=True)[:limit]:
+    for pk in Deposit.objects.filter(status=Deposit.Status.INITIATED, expires_at__lte=now).values_list("pk", flat=True)[
+        :limit
+    ]:
         count("deposit", services.deposit_expire_one(deposit_id=pk, actor=actor))
-    for pk in Withdrawal.objects.filter(Q(status=Withdrawal.Status.APPROVED) | Q(
-            status=Withdrawal.Status.SENDING, sending_since__lte=stale)).values_list("pk", flat=True)[:limit]:
+    for pk in Withdrawal.objects.filter(
+        Q(status=Withdrawal.Status.APPROVED) | Q(status=Withdrawal.Status.SENDING, sending_since__lte=stale)
+    ).values_list("pk", flat=True)[:limit]:
         count("withdrawal", services.withdrawal_dispatch(withdrawal_id=pk, actor=actor))
-    for pk in Payout.objects.filter(Q(status=Payout.Status.PENDING) | Q(
-            status=Payout.Status.SENDING, sending_since__lte=stale)).values_list("pk", flat=True)[:limit]:
+    for pk in Payout.objects.filter(
+        Q(status=Payout.Status.PENDING) | Q(status=Payout.Status.SENDING, sending_since__lte=stale)
+    ).values_list("pk", flat=True)[:limit]:
         count("payout", services.payout_dispatch(payout_id=pk, actor=actor))
-    for pk in Payout.objects.filter(status=Payout.Status.INVITED, collect_by__lte=now).values_list("pk", flat=True)[:limit]:
+    for pk in Payout.objects.filter(status=Payout.Status.INVITED, collect_by__lte=now).values_list("pk", flat=True)[
+        :limit
+    ]:
         count("payout", services.payout_post_one(payout_id=pk, actor=actor))
-    for pk in WinHold.objects.filter(status=WinHold.Status.HELD, release_due_at__lte=now).values_list("pk", flat=True)[:limit]:
+    for pk in WinHold.objects.filter(status=WinHold.Status.HELD, release_due_at__lte=now).values_list("pk", flat=True)[
+        :limit
+    ]:
         count("win_hold", services.win_hold_sweep_one(hold_id=pk, actor=actor))
     for pk in Debt.objects.filter(status=Debt.Status.OPEN, due_at__lte=now).values_list("pk", flat=True)[:limit]:
         count("debt", services.debt_sweep_one(debt_id=pk, actor=actor))
     term_start = now - timedelta(days=rules.NEW_METHOD_DAYS)  # GP §5(11): 30 days to register another method
-    for pk in Wallet.objects.filter(mode=Wallet.Mode.FULL, method_missing_since__lte=term_start,
-                                    method_term_flagged_at__isnull=True).values_list("pk", flat=True)[:limit]:
+    for pk in Wallet.objects.filter(
+        mode=Wallet.Mode.FULL, method_missing_since__lte=term_start, method_term_flagged_at__isnull=True
+    ).values_list("pk", flat=True)[:limit]:
         count("method_term", services.method_term_sweep_one(wallet_id=pk, actor=actor))
     return out
 

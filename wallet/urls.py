@@ -1,4 +1,5 @@
 """Mounted at /api/v1/wallet/."""
+
 from django.urls import path
 
 from wallet import api
@@ -23,14 +24,24 @@ urlpatterns = [
     path("staff/branch-cash", api.StaffBranchCashView.as_view(), name="wallet-staff-branch-cash"),
     path("staff/players/<int:player_id>/statement", api.StaffStatementView.as_view(), name="wallet-staff-statement"),
     path("staff/bank/statements", api.StaffBankStatementListView.as_view(), name="wallet-staff-bank-statements"),
-    path("staff/bank/statements/<int:pk>", api.StaffBankStatementDetailView.as_view(),
-         name="wallet-staff-bank-statement"),
+    path(
+        "staff/bank/statements/<int:pk>", api.StaffBankStatementDetailView.as_view(), name="wallet-staff-bank-statement"
+    ),
     path("staff/bank/entries", api.StaffBankEntryListView.as_view(), name="wallet-staff-bank-entries"),
-    path("staff/bank/entries/<int:pk>/assign", api.StaffBankEntryAssignView.as_view(),
-         name="wallet-staff-bank-entry-assign"),
-    path("staff/bank/entries/<int:pk>/return", api.StaffBankEntryReturnView.as_view(),
-         name="wallet-staff-bank-entry-return"),
+    path(
+        "staff/bank/entries/<int:pk>/assign",
+        api.StaffBankEntryAssignView.as_view(),
+        name="wallet-staff-bank-entry-assign",
+    ),
+    path(
+        "staff/bank/entries/<int:pk>/return",
+        api.StaffBankEntryReturnView.as_view(),
+        name="wallet-staff-bank-entry-return",
+    ),
     path("staff/bank/payment-orders", api.StaffPaymentOrderListView.as_view(), name="wallet-staff-payment-orders"),
-    path("staff/bank/payment-orders/<int:pk>/file", api.StaffPaymentOrderFileView.as_view(),
-         name="wallet-staff-payment-order-file"),
+    path(
+        "staff/bank/payment-orders/<int:pk>/file",
+        api.StaffPaymentOrderFileView.as_view(),
+        name="wallet-staff-payment-order-file",
+    ),
 ]

@@ -4,6 +4,7 @@ person's data in the Ministry's shape, and the decision table (docs/aml.md "AISG
 ``ACCOUNTS_POPULATION_REGISTER`` = ``ACCOUNTS_EXCLUSION_REGISTER`` = ``aisg`` make :class:`AisgRegister` both the
 population register and the register of excluded persons of ``accounts.adapters``: one ``OveritOsobu`` answers
 identity, age and exclusion at once."""
+
 from __future__ import annotations
 
 import re
@@ -28,8 +29,10 @@ def interface() -> ModuleType:
     try:
         return VERSIONS[settings.ACCOUNTS_AISG_VERSION]
     except KeyError:
-        raise t.AisgError(f"ACCOUNTS_AISG_VERSION {settings.ACCOUNTS_AISG_VERSION!r} is not implemented "
-                          f"(known: {', '.join(VERSIONS)})") from None
+        raise t.AisgError(
+            f"ACCOUNTS_AISG_VERSION {settings.ACCOUNTS_AISG_VERSION!r} is not implemented "
+            f"(known: {', '.join(VERSIONS)})"
+        ) from None
 
 
 def _read(setting: str) -> bytes:
@@ -41,15 +44,22 @@ def _read(setting: str) -> bytes:
 
 def config() -> v1.Config:
     """The interface's configuration from the settings (files read at each call: a certificate can be renewed)."""
-    return v1.Config(url=settings.ACCOUNTS_AISG_URL, key_pem=_read("ACCOUNTS_AISG_KEY_FILE"),
-                     cert_pem=_read("ACCOUNTS_AISG_CERT_FILE"),
-                     ministry_cert_pem=_read("ACCOUNTS_AISG_MINISTRY_CERT_FILE"),
-                     ico_vcp=settings.ACCOUNTS_AISG_ICO_VCP, timeout=settings.ACCOUNTS_AISG_TIMEOUT_SECONDS,
-                     ca_file=settings.ACCOUNTS_AISG_CA_FILE, require_echo=settings.ACCOUNTS_AISG_REQUIRE_ECHO)
+    return v1.Config(
+        url=settings.ACCOUNTS_AISG_URL,
+        key_pem=_read("ACCOUNTS_AISG_KEY_FILE"),
+        cert_pem=_read("ACCOUNTS_AISG_CERT_FILE"),
+        ministry_cert_pem=_read("ACCOUNTS_AISG_MINISTRY_CERT_FILE"),
+        ico_vcp=settings.ACCOUNTS_AISG_ICO_VCP,
+        timeout=settings.ACCOUNTS_AISG_TIMEOUT_SECONDS,
+        ca_file=settings.ACCOUNTS_AISG_CA_FILE,
+        require_echo=settings.ACCOUNTS_AISG_REQUIRE_ECHO,
+    )
 
 
 # The person's data --------------------------------------------------------------------------------------------
-_STREET = re.compile(r"^(?P<street>.*?)[\s,]*(?:č\.\s*p\.\s*|č\.\s*ev\.\s*)?(?P<cp>\d+)(?:\s*/\s*(?P<co>\d+)(?P<suffix>[A-Za-z])?)?$")
+_STREET = re.compile(
+    r"^(?P<street>.*?)[\s,]*(?:č\.\s*p\.\s*|č\.\s*ev\.\s*)?(?P<cp>\d+)(?:\s*/\s*(?P<co>\d+)(?P<suffix>[A-Za-z])?)?$"
+)
 _PRAGUE = re.compile(r"^Praha\s+(?P<district>\d{1,2})$")
 
 
@@ -59,27 +69,48 @@ def address_of(street: str, city: str, postal_code: str, country: str) -> t.Addr
     if not city.strip():
         return None
     m = _STREET.match(street.strip())
-    street_name, cp, co, suffix = (m.group("street"), m.group("cp"), m.group("co"), m.group("suffix") or "") if m \
+    street_name, cp, co, suffix = (
+        (m.group("street"), m.group("cp"), m.group("co"), m.group("suffix") or "")
+        if m
         else (street.strip(), None, None, "")
+    )
     prague = _PRAGUE.match(city.strip()) if country.upper() == "CZ" else None
-    return t.Address(municipality=("Praha" if prague else city.strip()), country=(country or "CZ").upper(),
-                     street=street_name.strip(" ,"), house_number=int(cp) if cp else None,
-                     orientation_number=int(co) if co else None, orientation_suffix=suffix,
-                     prague_district=int(prague.group("district")) if prague else None,
-                     postal_code=postal_code)
+    return t.Address(
+        municipality=("Praha" if prague else city.strip()),
+        country=(country or "CZ").upper(),
+        street=street_name.strip(" ,"),
+        house_number=int(cp) if cp else None,
+        orientation_number=int(co) if co else None,
+        orientation_suffix=suffix,
+        prague_district=int(prague.group("district")) if prague else None,
+        postal_code=postal_code,
+    )
 
 
 def person_of(identity: Identity) -> t.Person:
     """The Ministry's OsobaType from the platform's identity. The place of birth is sent only as the Ministry can
     match it (a code, or municipality and district): the platform keeps it as free text, so it is left out, as
     the schema allows (MistoNarozeni is optional)."""
-    residence = address_of(identity.residence_street, identity.residence_city, identity.residence_postal_code,
-                           identity.residence_country or "CZ") if identity.residence_city else None
+    residence = (
+        address_of(
+            identity.residence_street,
+            identity.residence_city,
+            identity.residence_postal_code,
+            identity.residence_country or "CZ",
+        )
+        if identity.residence_city
+        else None
+    )
     if residence is not None and residence.country == "CZ" and not "".join(residence.postal_code.split()).isdigit():
         residence = None
-    return t.Person(given_names=identity.given_names, surname=identity.surname, date_of_birth=identity.date_of_birth,
-                    citizenship=(identity.citizenship or "CZ").upper(), birth_surname=identity.birth_surname,
-                    residence=residence)
+    return t.Person(
+        given_names=identity.given_names,
+        surname=identity.surname,
+        date_of_birth=identity.date_of_birth,
+        citizenship=(identity.citizenship or "CZ").upper(),
+        birth_surname=identity.birth_surname,
+        residence=residence,
+    )
 
 
 # The decision table ----------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """What the platform asks the Ministry of Finance's AISG data interface and what it answers, independent of the
 interface version (the version modules, ``accounts.aisg.v1``, turn these into their messages and back)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,7 +15,13 @@ REASONS = (REGISTRATION, ENTRY, LOGIN)
 # Answers (VysledkyOvereniGroup)
 ADULT_YES, ADULT_NO = "ANO", "NE"
 ROB_FOUND, ROB_DEAD, ROB_NOT_FOUND, ROB_DUPLICATE, ROB_NO_ANSWER, ROB_NOT_DONE = (
-    "NALEZENA", "MRTVA", "NENALEZENA", "DUPLICITA", "NEODPOVEZENO", "NEPROVEDENA")
+    "NALEZENA",
+    "MRTVA",
+    "NENALEZENA",
+    "DUPLICITA",
+    "NEODPOVEZENO",
+    "NEPROVEDENA",
+)
 ROB_VALUES = (ROB_FOUND, ROB_DEAD, ROB_NOT_FOUND, ROB_DUPLICATE, ROB_NO_ANSWER, ROB_NOT_DONE)
 RVO_LISTED, RVO_NOT_LISTED, RVO_UNVERIFIED = "ANO", "NE", "NEOVERENO"
 RVO_VALUES = (RVO_LISTED, RVO_NOT_LISTED, RVO_UNVERIFIED)

@@ -10,6 +10,7 @@ and ``Test``.
 
 Element order follows the schema (the sequences are ordered). Another version of the interface is another module
 beside this one with the same public functions (``accounts.aisg.client`` picks one by ``ACCOUNTS_AISG_VERSION``)."""
+
 from __future__ import annotations
 
 import socket
@@ -149,8 +150,9 @@ def _request(operation: str, config: Config) -> tuple[etree._Element, etree._Ele
     return env, req, request_id
 
 
-def build_verify(config: Config, *, reason: str, person: Person | None = None,
-                 hid: str | None = None) -> tuple[etree._Element, str]:
+def build_verify(
+    config: Config, *, reason: str, person: Person | None = None, hid: str | None = None
+) -> tuple[etree._Element, str]:
     if reason not in REASONS:
         raise ValueError(f"unknown reason {reason!r}")
     if (person is None) == (hid is None):
@@ -198,8 +200,12 @@ def build_test(config: Config) -> tuple[etree._Element, str]:
 # Transport and answers ------------------------------------------------------------------------------------
 def _post(config: Config, operation: str, envelope: etree._Element) -> tuple[int, bytes]:
     data = wsse.sign_envelope(envelope, key_pem=config.key_pem, cert_pem=config.cert_pem)
-    req = urllib.request.Request(config.url, data=data, method="POST", headers={
-        "Content-Type": "text/xml;charset=UTF-8", "SOAPAction": f'"{operation}"', "Accept": "text/xml"})
+    req = urllib.request.Request(
+        config.url,
+        data=data,
+        method="POST",
+        headers={"Content-Type": "text/xml;charset=UTF-8", "SOAPAction": f'"{operation}"', "Accept": "text/xml"},
+    )
     context = None
     if config.url.startswith("https:"):
         context = ssl.create_default_context(cafile=config.ca_file or None)
@@ -233,8 +239,9 @@ def _fault(operation: str, data: bytes) -> AisgError:
         code = int(kod) if kod is not None else None
     except ValueError:
         code = None
-    return AisgFault(f"{operation}: fault {code if code is not None else '-'} {popis[:200]}", code=code,
-                     description=popis[:255])
+    return AisgFault(
+        f"{operation}: fault {code if code is not None else '-'} {popis[:200]}", code=code, description=popis[:255]
+    )
 
 
 def _call(config: Config, operation: str, envelope: etree._Element, request_id: str) -> etree._Element:
@@ -273,8 +280,14 @@ def _verification(el: etree._Element, answer: etree._Element) -> Verification:
             hid = str(uuid.UUID(hid))
         except ValueError as exc:
             raise AisgMalformed("an answer with a HID that is not a UUID") from exc
-    return Verification(hid=hid, adult=adult, rob=rob, rvo=rvo, request_id=answer.findtext(q("CisloPozadavku")) or "",
-                        identification=(answer.findtext(q("IdentifikacePozadavku")) or "")[:1000])
+    return Verification(
+        hid=hid,
+        adult=adult,
+        rob=rob,
+        rvo=rvo,
+        request_id=answer.findtext(q("CisloPozadavku")) or "",
+        identification=(answer.findtext(q("IdentifikacePozadavku")) or "")[:1000],
+    )
 
 
 # Operations --------------------------------------------------------------------------------------------------

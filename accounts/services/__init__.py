@@ -10,6 +10,7 @@ plan and terms in force, GP §3(5), §8(1)), ``registration`` (applications, reg
 Other apps notify a player with ``message_send(*, player, kind, subject_cs, subject_en, body_cs, body_en,
 reference="", email=True) -> Message``.
 """
+
 from accounts.services.lifecycle import (
     aml_restriction_record,
     balance_handoff_attempt,

@@ -10,6 +10,7 @@
 Lock order: the Player row first (``player_lock``), then whatever the wallet and limits lock (they never lock
 Player rows). Calls up into ``wallet`` and ``limits`` go through the checked hooks of ``accounts.hooks``.
 """
+
 from __future__ import annotations
 
 import logging
@@ -54,9 +55,18 @@ def player_transition(player: Player, to: str, *, reason: str, actor: Actor, act
     the self-limits in force (``account_closed`` hook, ZHH §14a) in the same transaction: the closure and the
     frozen limits commit together or not at all."""
     now = clock.now()
-    status_transition(player, to=to, allowed=ALLOWED, refused=errors.INVALID_TRANSITION, actor=actor, action=action,
-                      extra_fields={"status_changed_at": now, "status_reason": (reason or "")[:200]},
-                      reason=reason, player_id=player.pk, **details)
+    status_transition(
+        player,
+        to=to,
+        allowed=ALLOWED,
+        refused=errors.INVALID_TRANSITION,
+        actor=actor,
+        action=action,
+        extra_fields={"status_changed_at": now, "status_reason": (reason or "")[:200]},
+        reason=reason,
+        player_id=player.pk,
+        **details,
+    )
     if to in TERMINAL_FORCE_LOGOUT:
         player_force_logout(player=player, reason=f"account_{to}", actor=actor)
     if to in (Status.CLOSED, Status.EXPIRED):
@@ -83,10 +93,17 @@ def temporary_activate(*, player: Player, actor: Actor) -> Player:
         p.temporary_activated_at = now
         p.temporary_expires_at = min(now, p.created_at) + lifetime
         p.checks_retry_at = None
-        p.save(update_fields=["identity_verified_at", "temporary_activated_at", "temporary_expires_at",
-                              "checks_retry_at"])
-        player_transition(p, Status.TEMPORARY, reason="identity_and_age_verified", actor=actor,
-                          action="accounts.temporary.activated", expires_at=p.temporary_expires_at)
+        p.save(
+            update_fields=["identity_verified_at", "temporary_activated_at", "temporary_expires_at", "checks_retry_at"]
+        )
+        player_transition(
+            p,
+            Status.TEMPORARY,
+            reason="identity_and_age_verified",
+            actor=actor,
+            action="accounts.temporary.activated",
+            expires_at=p.temporary_expires_at,
+        )
         email_link_issue(player=p)
     _sync(player, p)
     return player
@@ -105,11 +122,13 @@ def registration_reject(*, player: Player, reason: str, actor: Actor, notify: bo
             support = settings.ACCOUNTS_SUPPORT_CONTACT
             email_on_commit(
                 to=email_of(p),
-                subject_cs="Registraci nelze dokončit", subject_en="Registration cannot be completed",
+                subject_cs="Registraci nelze dokončit",
+                subject_en="Registration cannot be completed",
                 body_cs=f"Vaši registraci nelze dokončit (důvod: {reason}). "
-                        f"S dotazy se obraťte na zákaznickou podporu: {support}.",
+                f"S dotazy se obraťte na zákaznickou podporu: {support}.",
                 body_en=f"Your registration cannot be completed (reason: {reason}). "
-                        f"Please contact customer support: {support}.")
+                f"Please contact customer support: {support}.",
+            )
     _sync(player, p)
     return player
 
@@ -131,11 +150,16 @@ def registration_complete(*, player: Player, actor: Actor) -> Player:
         hooks.temporary_convert(player=p, actor=actor)  # while still temporary, in this transaction
         p.completed_at = now
         p.save(update_fields=["completed_at"])
-        player_transition(p, Status.ACTIVE, reason="registration_complete", actor=actor,
-                          action="accounts.registration.completed")
-        email_on_commit(to=email_of(p), subject_cs="Registrace dokončena", subject_en="Registration complete",
-                        body_cs="Vaše registrace je dokončena a dočasné konto bylo převedeno na uživatelské konto.",
-                        body_en="Your registration is complete; the temporary account became your player account.")
+        player_transition(
+            p, Status.ACTIVE, reason="registration_complete", actor=actor, action="accounts.registration.completed"
+        )
+        email_on_commit(
+            to=email_of(p),
+            subject_cs="Registrace dokončena",
+            subject_en="Registration complete",
+            body_cs="Vaše registrace je dokončena a dočasné konto bylo převedeno na uživatelské konto.",
+            body_en="Your registration is complete; the temporary account became your player account.",
+        )
     _sync(player, p)
     return player
 
@@ -164,43 +188,63 @@ def temporary_expire(*, player: Player, actor: Actor) -> Player:
         if not _temporary_only(p):
             raise errors.NOT_TEMPORARY(account_status=p.status)
         if p.temporary_expires_at is None or p.temporary_expires_at > now:
-            raise errors.INVALID_TRANSITION(account_status=p.status, to=Status.EXPIRED,
-                                            expires_at=p.temporary_expires_at)
+            raise errors.INVALID_TRANSITION(
+                account_status=p.status, to=Status.EXPIRED, expires_at=p.temporary_expires_at
+            )
         p.closed_at = now
         p.balance_handoff = "refund"
         p.save(update_fields=["closed_at", "balance_handoff"])
         # The wallet sees the account still temporary (it keys its refund on that), same transaction.
         balance_handoff_attempt(player=p, actor=actor)
-        player_transition(p, Status.EXPIRED, reason="temporary_account_30_days", actor=actor,
-                          action="accounts.temporary.expired", expires_at=p.temporary_expires_at)
+        player_transition(
+            p,
+            Status.EXPIRED,
+            reason="temporary_account_30_days",
+            actor=actor,
+            action="accounts.temporary.expired",
+            expires_at=p.temporary_expires_at,
+        )
         message_send(  # a proven notice of the cancellation (inbox + e-mail, each delivery recorded)
-            player=p, kind=Message.Kind.ACCOUNT_CANCELLATION, reference=f"accounts.temporary_expired:{p.pk}",
-            subject_cs="Dočasné konto bylo zrušeno", subject_en="Your temporary account was cancelled",
-            body_cs=("Registrace nebyla dokončena do 30 dnů, proto bylo dočasné konto zrušeno (HP §5 odst. 2). "
-                     "Nevyužitý vklad vám vrátíme do 7 dnů na platební prostředek, případně vás vyzveme k vyzvednutí "
-                     "na pobočce."),
-            body_en=("Your registration was not completed within 30 days, so the temporary account was cancelled "
-                     "(GP §5(2)). We return the unused deposit within 7 days to your payment method, or invite you "
-                     "to collect it at a branch."))
+            player=p,
+            kind=Message.Kind.ACCOUNT_CANCELLATION,
+            reference=f"accounts.temporary_expired:{p.pk}",
+            subject_cs="Dočasné konto bylo zrušeno",
+            subject_en="Your temporary account was cancelled",
+            body_cs=(
+                "Registrace nebyla dokončena do 30 dnů, proto bylo dočasné konto zrušeno (HP §5 odst. 2). "
+                "Nevyužitý vklad vám vrátíme do 7 dnů na platební prostředek, případně vás vyzveme k vyzvednutí "
+                "na pobočce."
+            ),
+            body_en=(
+                "Your registration was not completed within 30 days, so the temporary account was cancelled "
+                "(GP §5(2)). We return the unused deposit within 7 days to your payment method, or invite you "
+                "to collect it at a branch."
+            ),
+        )
     _sync(player, p)
     return player
 
 
 def _temporary_due(now: datetime) -> Q:
     return (Q(status=Status.TEMPORARY) | Q(status=Status.SUSPENDED, suspended_from=Status.TEMPORARY)) & Q(
-        temporary_expires_at__lte=now)
+        temporary_expires_at__lte=now
+    )
 
 
 def temporary_expire_due(*, now: datetime | None = None, limit: int = 500) -> int:
     """Sweeper (GP §5(2)a): expire every temporary account past its deadline; each in its own transaction."""
     now = now or clock.now()
-    ids = list(Player.objects.filter(_temporary_due(now)).order_by("temporary_expires_at")
-               .values_list("pk", flat=True)[:limit])
+    ids = list(
+        Player.objects.filter(_temporary_due(now)).order_by("temporary_expires_at").values_list("pk", flat=True)[:limit]
+    )
     done = 0
     for pk in ids:
         with transaction.atomic():
-            p = (Player.objects.select_for_update(no_key=True, skip_locked=True)
-                 .filter(_temporary_due(now), pk=pk).first())
+            p = (
+                Player.objects.select_for_update(no_key=True, skip_locked=True)
+                .filter(_temporary_due(now), pk=pk)
+                .first()
+            )
             if p is None:
                 continue
             temporary_expire(player=p, actor=Actor.system("accounts.temporary_expire"))
@@ -242,8 +286,14 @@ def player_set_barred_insider(*, player: Player, barred: bool, note: str, actor:
             old = {"barred_insider": p.barred_insider, "note": p.barred_insider_note}
             p.barred_insider, p.barred_insider_note = barred, note[:200]
             p.save(update_fields=["barred_insider", "barred_insider_note"])
-            audit_record(actor=actor, action="accounts.player.barred_insider", obj=p, old=old,
-                         new={"barred_insider": barred, "note": p.barred_insider_note}, player_id=p.pk)
+            audit_record(
+                actor=actor,
+                action="accounts.player.barred_insider",
+                obj=p,
+                old=old,
+                new={"barred_insider": barred, "note": p.barred_insider_note},
+                player_id=p.pk,
+            )
     _sync(player, p)
     return player
 
@@ -262,8 +312,15 @@ def aml_restriction_record(*, player: Player, restriction: str, actor: Actor, re
             old = p.aml_restriction
             p.aml_restriction = restriction
             p.save(update_fields=["aml_restriction"])
-            audit_record(actor=actor, action="accounts.player.aml_restriction", obj=p, old={"aml_restriction": old},
-                         new={"aml_restriction": restriction}, player_id=p.pk, reason=reason[:200])
+            audit_record(
+                actor=actor,
+                action="accounts.player.aml_restriction",
+                obj=p,
+                old={"aml_restriction": old},
+                new={"aml_restriction": restriction},
+                player_id=p.pk,
+                reason=reason[:200],
+            )
     player.aml_restriction = p.aml_restriction
     return changed
 
@@ -282,33 +339,49 @@ def closure_request(*, player: Player, method: str, actor: Actor, reason: str = 
         p = player_lock(player)
         now = clock.now()
         if p.status == Status.APPLICANT:
-            player_transition(p, Status.REJECTED, reason=f"cancelled:{reason}", actor=actor,
-                              action="accounts.registration.cancelled")
+            player_transition(
+                p, Status.REJECTED, reason=f"cancelled:{reason}", actor=actor, action="accounts.registration.cancelled"
+            )
         elif _temporary_only(p):
             p.closure_requested_at, p.closure_method, p.closed_at = now, method, now
             p.balance_handoff = "refund"
             p.save(update_fields=["closure_requested_at", "closure_method", "closed_at", "balance_handoff"])
             balance_handoff_attempt(player=p, actor=actor)  # GP §5(2)e refund, while still temporary
-            player_transition(p, Status.CLOSED, reason=reason, actor=actor,
-                              action="accounts.closure.temporary_cancelled", method=method)
+            player_transition(
+                p,
+                Status.CLOSED,
+                reason=reason,
+                actor=actor,
+                action="accounts.closure.temporary_cancelled",
+                method=method,
+            )
         elif p.status in (Status.ACTIVE, Status.SUSPENDED):
             p.closure_requested_at, p.closure_method = now, method
             # GP §5(13): an account closed for evident misuse is paid to its last registered method (else
             # branch, then post), whatever settlement was named; any other closure is settled per GP §5(15).
             p.balance_handoff = "misuse" if reason == "misuse" else "settlement"
             p.save(update_fields=["closure_requested_at", "closure_method", "balance_handoff"])
-            player_transition(p, Status.CLOSING, reason=reason, actor=actor, action="accounts.closure.requested",
-                              method=method)
+            player_transition(
+                p, Status.CLOSING, reason=reason, actor=actor, action="accounts.closure.requested", method=method
+            )
             balance_handoff_attempt(player=p, actor=actor)
         else:
             raise errors.INVALID_TRANSITION(account_status=p.status, to=Status.CLOSING)
         message_send(  # a proven notice of the cancellation (inbox + e-mail, each delivery recorded)
-            player=p, kind=Message.Kind.ACCOUNT_CANCELLATION, reference=f"accounts.closure_request:{p.pk}",
-            subject_cs="Žádost o zrušení registrace přijata", subject_en="Cancellation request received",
-            body_cs=("Přijali jsme vaši žádost o zrušení registrace. Zůstatek vypořádáme zvoleným způsobem "
-                     f"({method}); konto zrušíme nejpozději do 10 dnů od vypořádání zůstatku."),
-            body_en=("We received your request to cancel the registration. The balance is settled as you chose "
-                     f"({method}); the account closes within 10 days of the settlement."))
+            player=p,
+            kind=Message.Kind.ACCOUNT_CANCELLATION,
+            reference=f"accounts.closure_request:{p.pk}",
+            subject_cs="Žádost o zrušení registrace přijata",
+            subject_en="Cancellation request received",
+            body_cs=(
+                "Přijali jsme vaši žádost o zrušení registrace. Zůstatek vypořádáme zvoleným způsobem "
+                f"({method}); konto zrušíme nejpozději do 10 dnů od vypořádání zůstatku."
+            ),
+            body_en=(
+                "We received your request to cancel the registration. The balance is settled as you chose "
+                f"({method}); the account closes within 10 days of the settlement."
+            ),
+        )
     _sync(player, p)
     return player
 
@@ -324,10 +397,10 @@ def balance_handoff_attempt(*, player: Player, actor: Actor) -> bool:
     """Start the wallet process named in ``player.balance_handoff`` (call with the player locked).
 
     First the ``carried_money_release`` hook credits what the games carry for the player to the balance (GP
-    §10(1)-(2)). "refund": the ``temporary_refund_start`` hook (GP §5(2)e); "settlement": the ``closure_settlement_start``
-    hook (GP §5(15)); "misuse": the ``misuse_payout_start`` hook (GP §5(13)). Runs in a savepoint: when the
-    wallet refuses (a ``DomainError``), the account change stands, the refusal's code is kept in
-    ``balance_handoff_error`` and a sweeper retries the hand-off. Any other failure (a missing hook included)
+    §10(1)-(2)). "refund": the ``temporary_refund_start`` hook (GP §5(2)e); "settlement": the
+    ``closure_settlement_start`` hook (GP §5(15)); "misuse": the ``misuse_payout_start`` hook (GP §5(13)). Runs
+    in a savepoint: when the wallet refuses (a ``DomainError``), the account change stands, the refusal's code is
+    kept in ``balance_handoff_error`` and a sweeper retries the hand-off. Any other failure (a missing hook included)
     rolls the whole account change back.
     """
     if not player.balance_handoff or player.balance_handoff_at is not None:
@@ -351,20 +424,32 @@ def balance_handoff_attempt(*, player: Player, actor: Actor) -> bool:
         return False
     player.balance_handoff_at, player.balance_handoff_error = clock.now(), ""
     player.save(update_fields=["balance_handoff_at", "balance_handoff_error"])
-    audit_record(actor=actor, action=f"accounts.balance.{player.balance_handoff}_started", obj=player,
-                 player_id=player.pk, wallet_function=handoff.name)
+    audit_record(
+        actor=actor,
+        action=f"accounts.balance.{player.balance_handoff}_started",
+        obj=player,
+        player_id=player.pk,
+        wallet_function=handoff.name,
+    )
     return True
 
 
 def balance_handoffs_retry_due(*, limit: int = 500) -> int:
     """Sweeper: retry wallet hand-offs the wallet refused."""
-    ids = list(Player.objects.exclude(balance_handoff="").filter(balance_handoff_at__isnull=True)
-               .values_list("pk", flat=True)[:limit])
+    ids = list(
+        Player.objects.exclude(balance_handoff="")
+        .filter(balance_handoff_at__isnull=True)
+        .values_list("pk", flat=True)[:limit]
+    )
     done = 0
     for pk in ids:
         with transaction.atomic():
-            p = (Player.objects.select_for_update(no_key=True, skip_locked=True)
-                 .filter(pk=pk, balance_handoff_at__isnull=True).exclude(balance_handoff="").first())
+            p = (
+                Player.objects.select_for_update(no_key=True, skip_locked=True)
+                .filter(pk=pk, balance_handoff_at__isnull=True)
+                .exclude(balance_handoff="")
+                .first()
+            )
             if p is not None and balance_handoff_attempt(player=p, actor=Actor.system("accounts.balance_handoff")):
                 done += 1
     return done
@@ -382,12 +467,18 @@ def player_close(*, player: Player, actor: Actor, reason: str = "balance_settled
             raise errors.INVALID_TRANSITION(account_status=p.status, to=Status.CLOSED, reason="balance not settled yet")
         p.closed_at = clock.now()
         p.save(update_fields=["closed_at"])
-        player_transition(p, Status.CLOSED, reason=reason, actor=actor, action="accounts.closure.closed",
-                          settled_at=settled_at)
-        message_send(player=p, kind=Message.Kind.ACCOUNT_CANCELLATION, reference=f"accounts.closed:{p.pk}",
-                     subject_cs="Konto zrušeno", subject_en="Account closed",
-                     body_cs="Zůstatek byl vypořádán a vaše konto je zrušeno.",
-                     body_en="The balance was settled and your account is closed.")
+        player_transition(
+            p, Status.CLOSED, reason=reason, actor=actor, action="accounts.closure.closed", settled_at=settled_at
+        )
+        message_send(
+            player=p,
+            kind=Message.Kind.ACCOUNT_CANCELLATION,
+            reference=f"accounts.closed:{p.pk}",
+            subject_cs="Konto zrušeno",
+            subject_en="Account closed",
+            body_cs="Zůstatek byl vypořádán a vaše konto je zrušeno.",
+            body_en="The balance was settled and your account is closed.",
+        )
     _sync(player, p)
     return player
 
@@ -399,8 +490,11 @@ def closures_finalize_due(*, limit: int = 500) -> int:
     done = 0
     for pk in ids:
         with transaction.atomic():
-            p = (Player.objects.select_for_update(no_key=True, skip_locked=True)
-                 .filter(pk=pk, status=Status.CLOSING).first())
+            p = (
+                Player.objects.select_for_update(no_key=True, skip_locked=True)
+                .filter(pk=pk, status=Status.CLOSING)
+                .first()
+            )
             if p is None or settled_at_of(p) is None:
                 continue
             player_close(player=p, actor=Actor.system("accounts.closure_finalize"))
@@ -411,9 +505,14 @@ def closures_finalize_due(*, limit: int = 500) -> int:
 def registrations_autocomplete_due(*, limit: int = 500) -> int:
     """Sweeper: complete temporary registrations whose last step (often the wallet's payment-method
     verification) was done elsewhere."""
-    ids = list(Player.objects.filter(status=Status.TEMPORARY, temporary_expires_at__gt=clock.now(),
-                                     email_confirmed_at__isnull=False, user__must_change_password=False)
-               .values_list("pk", flat=True)[:limit])
+    ids = list(
+        Player.objects.filter(
+            status=Status.TEMPORARY,
+            temporary_expires_at__gt=clock.now(),
+            email_confirmed_at__isnull=False,
+            user__must_change_password=False,
+        ).values_list("pk", flat=True)[:limit]
+    )
     done = 0
     for pk in ids:
         p = Player.objects.select_related("user").get(pk=pk)

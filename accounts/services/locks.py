@@ -2,6 +2,7 @@
 
 Lock order: the Player row first, then whatever the wallet and limits lock (they never lock Player rows).
 """
+
 from __future__ import annotations
 
 from accounts.models import Player

@@ -6,6 +6,7 @@ notifies nobody) and sends the e-mail after the commit (``message_email_send``),
 e-mail is retried by the sweeper ``message_emails_retry_due``. The player reads the inbox at
 ``/api/v1/accounts/me/messages`` and a read receipt (``message_read``) records when the message was first opened.
 """
+
 from __future__ import annotations
 
 import functools
@@ -56,8 +57,17 @@ def _existing(player: Player, reference: str, kind: str) -> Message | None:
     return found
 
 
-def message_send(*, player: Player, kind: str, subject_cs: str, subject_en: str, body_cs: str, body_en: str,
-                 reference: str = "", email: bool = True) -> Message:
+def message_send(
+    *,
+    player: Player,
+    kind: str,
+    subject_cs: str,
+    subject_en: str,
+    body_cs: str,
+    body_en: str,
+    reference: str = "",
+    email: bool = True,
+) -> Message:
     """Notify ``player`` provably (GP §7(7), §10(4)): the message is in the inbox at once (a ``delivered`` inbox
     delivery) and, with ``email``, e-mailed after the caller's transaction commits (an ``email`` delivery: sent, or
     failed with the error and retried).
@@ -66,8 +76,9 @@ def message_send(*, player: Player, kind: str, subject_cs: str, subject_en: str,
     caller gets the first message back and nothing is sent twice; the same reference with another ``kind`` is
     ``accounts.message_reference_conflict``. ``kind`` is one of ``Message.Kind`` (``win_deduction``, ``debt``,
     ``hold``, ``payment_method_refused``, ``account_cancellation``, ``terms_version``, ``notice``)."""
-    _check(kind=kind, subject_cs=subject_cs, subject_en=subject_en, body_cs=body_cs, body_en=body_en,
-           reference=reference)
+    _check(
+        kind=kind, subject_cs=subject_cs, subject_en=subject_en, body_cs=body_cs, body_en=body_en, reference=reference
+    )
     with transaction.atomic():
         if reference:
             found = _existing(player, reference, kind)
@@ -76,22 +87,46 @@ def message_send(*, player: Player, kind: str, subject_cs: str, subject_en: str,
         now = clock.now()
         try:
             with transaction.atomic():  # a concurrent twin with the same reference waits on the unique index
-                message = Message.objects.create(player=player, kind=kind, subject_cs=subject_cs,
-                                                 subject_en=subject_en, body_cs=body_cs, body_en=body_en,
-                                                 reference=reference, created_at=now)
+                message = Message.objects.create(
+                    player=player,
+                    kind=kind,
+                    subject_cs=subject_cs,
+                    subject_en=subject_en,
+                    body_cs=body_cs,
+                    body_en=body_en,
+                    reference=reference,
+                    created_at=now,
+                )
         except IntegrityError:
             found = _existing(player, reference, kind) if reference else None
             if found is None:
                 raise
             return found
-        Delivery.objects.create(message=message, channel=Delivery.Channel.INBOX, status=Delivery.Status.DELIVERED,
-                                attempts=1, attempted_at=now, delivered_at=now)
+        Delivery.objects.create(
+            message=message,
+            channel=Delivery.Channel.INBOX,
+            status=Delivery.Status.DELIVERED,
+            attempts=1,
+            attempted_at=now,
+            delivered_at=now,
+        )
         if email:
-            delivery = Delivery.objects.create(message=message, channel=Delivery.Channel.EMAIL,
-                                               recipient=email_of(player)[:254], status=Delivery.Status.PENDING)
+            delivery = Delivery.objects.create(
+                message=message,
+                channel=Delivery.Channel.EMAIL,
+                recipient=email_of(player)[:254],
+                status=Delivery.Status.PENDING,
+            )
             transaction.on_commit(functools.partial(message_email_send, delivery_id=delivery.pk))
-        audit_record(actor=SENDER, action="accounts.message.sent", obj=message, player_id=player.pk, kind=kind,
-                     reference=reference, email=email)
+        audit_record(
+            actor=SENDER,
+            action="accounts.message.sent",
+            obj=message,
+            player_id=player.pk,
+            kind=kind,
+            reference=reference,
+            email=email,
+        )
     return message
 
 
@@ -99,9 +134,12 @@ def message_email_send(*, delivery_id: int) -> bool:
     """Send one message's e-mail now unless it went already; records the attempt (sent, or failed with the error).
     Locks the delivery row, so two workers never send one e-mail twice. True when it is sent (now or before)."""
     with transaction.atomic():
-        delivery = (Delivery.objects.select_for_update(no_key=True, skip_locked=True, of=("self",))
-                    .select_related("message__player__user").filter(pk=delivery_id, channel=Delivery.Channel.EMAIL)
-                    .first())
+        delivery = (
+            Delivery.objects.select_for_update(no_key=True, skip_locked=True, of=("self",))
+            .select_related("message__player__user")
+            .filter(pk=delivery_id, channel=Delivery.Channel.EMAIL)
+            .first()
+        )
         if delivery is None:
             return False  # another worker holds it
         if delivery.status == Delivery.Status.SENT:
@@ -112,13 +150,18 @@ def message_email_send(*, delivery_id: int) -> bool:
         delivery.attempts += 1
         delivery.attempted_at = now
         delivery.recipient = to[:254]
-        subject, body = compose(subject_cs=message.subject_cs, subject_en=message.subject_en,
-                                body_cs=message.body_cs + INBOX_FOOTER_CS, body_en=message.body_en + INBOX_FOOTER_EN)
+        subject, body = compose(
+            subject_cs=message.subject_cs,
+            subject_en=message.subject_en,
+            body_cs=message.body_cs + INBOX_FOOTER_CS,
+            body_en=message.body_en + INBOX_FOOTER_EN,
+        )
         try:
             if not to:
                 raise ValueError("the player has no e-mail address")
-            EmailMessage(subject=subject, body=body, from_email=settings.DEFAULT_FROM_EMAIL,
-                         to=[to]).send(fail_silently=False)
+            EmailMessage(subject=subject, body=body, from_email=settings.DEFAULT_FROM_EMAIL, to=[to]).send(
+                fail_silently=False
+            )
         except Exception as exc:  # noqa: BLE001 - any failure of the mail backend is recorded and retried
             delivery.status = Delivery.Status.FAILED
             delivery.error = f"{exc.__class__.__name__}: {exc}"[:255]
@@ -139,10 +182,13 @@ def message_emails_retry_due(*, now: datetime | None = None, limit: int = 500) -
     now = now or clock.now()
     cutoff = now - rules.message_email_retry_after()
     due = Q(status=Delivery.Status.FAILED, attempted_at__lte=cutoff) | Q(
-        status=Delivery.Status.PENDING, message__created_at__lte=cutoff)
-    ids = list(Delivery.objects.filter(due, channel=Delivery.Channel.EMAIL,
-                                       attempts__lt=rules.MESSAGE_EMAIL_MAX_ATTEMPTS)
-               .order_by("id").values_list("pk", flat=True)[:limit])
+        status=Delivery.Status.PENDING, message__created_at__lte=cutoff
+    )
+    ids = list(
+        Delivery.objects.filter(due, channel=Delivery.Channel.EMAIL, attempts__lt=rules.MESSAGE_EMAIL_MAX_ATTEMPTS)
+        .order_by("id")
+        .values_list("pk", flat=True)[:limit]
+    )
     return sum(1 for pk in ids if message_email_send(delivery_id=pk))
 
 
@@ -156,6 +202,12 @@ def message_read(*, player: Player, message_id: int, actor: Actor) -> Message:
         if message.read_at is None:
             message.read_at = clock.now()
             message.save(update_fields=["read_at"])
-            audit_record(actor=actor, action="accounts.message.read", obj=message, player_id=player.pk,
-                         kind=message.kind, reference=message.reference)
+            audit_record(
+                actor=actor,
+                action="accounts.message.read",
+                obj=message,
+                player_id=player.pk,
+                kind=message.kind,
+                reference=message.reference,
+            )
     return message

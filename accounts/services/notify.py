@@ -1,5 +1,6 @@
 """E-mails (Django mail backend) and SMS (adapter), always sent after the transaction commits, and the
 e-mail link of GP §4(7) that releases the first password."""
+
 from __future__ import annotations
 
 import logging
@@ -64,10 +65,22 @@ def email_link_issue(*, player: Player) -> None:
     url = _link_for(player)
     hours = settings.ACCOUNTS_EMAIL_LINK_MAX_AGE_HOURS
     email_on_commit(
-        to=email_of(player), subject_cs="Potvrďte prosím e-mail", subject_en="Please confirm your e-mail",
-        body_cs=(f"Vaše uživatelské jméno: {player.user.username}\nPotvrďte e-mail kliknutím na odkaz (platí {hours} h); "
-                 f"první heslo vám pak pošleme SMS:\n{url}"),
-        body_en=(f"Your username: {player.user.username}\nConfirm your e-mail with this link (valid {hours} h); "
-                 f"we then send your first password by SMS:\n{url}"))
-    audit_record(actor=Actor.system("accounts.credentials"), action="accounts.credentials.email_link_sent",
-                 obj=player, player_id=player.pk, seq=player.email_link_seq)
+        to=email_of(player),
+        subject_cs="Potvrďte prosím e-mail",
+        subject_en="Please confirm your e-mail",
+        body_cs=(
+            f"Vaše uživatelské jméno: {player.user.username}\nPotvrďte e-mail kliknutím na odkaz (platí {hours} h); "
+            f"první heslo vám pak pošleme SMS:\n{url}"
+        ),
+        body_en=(
+            f"Your username: {player.user.username}\nConfirm your e-mail with this link (valid {hours} h); "
+            f"we then send your first password by SMS:\n{url}"
+        ),
+    )
+    audit_record(
+        actor=Actor.system("accounts.credentials"),
+        action="accounts.credentials.email_link_sent",
+        obj=player,
+        player_id=player.pk,
+        seq=player.email_link_seq,
+    )

@@ -1,5 +1,6 @@
 """Personal data (GP §12): consents, corrections, the identity document recorded at a branch (GP §4(4)b),
 duplicates found later (GP §5(3)), barred persons (GP §3(3))."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -51,8 +52,15 @@ def consent_give(*, player: Player, kind: str, version: str, actor: Actor) -> Co
             live.withdrawn_at = now
             live.save(update_fields=["withdrawn_at"])
         consent = Consent.objects.create(player=p, kind=kind, version=version, given_at=now)
-        audit_record(actor=actor, action="accounts.consent.given", obj=consent, player_id=p.pk, kind=kind,
-                     version=version, superseded=live.version if live else None)
+        audit_record(
+            actor=actor,
+            action="accounts.consent.given",
+            obj=consent,
+            player_id=p.pk,
+            kind=kind,
+            version=version,
+            superseded=live.version if live else None,
+        )
     return consent
 
 
@@ -66,7 +74,11 @@ def consent_withdraw(*, player: Player, kind: str, actor: Actor, settlement: str
         raise errors.CLOSURE_METHOD_INVALID(allowed=Player.ClosureMethod.values)
     with transaction.atomic():
         p = player_lock(player)
-        live = Consent.objects.select_for_update(no_key=True).filter(player=p, kind=kind, withdrawn_at__isnull=True).first()
+        live = (
+            Consent.objects.select_for_update(no_key=True)
+            .filter(player=p, kind=kind, withdrawn_at__isnull=True)
+            .first()
+        )
         if live is None:
             raise errors.CONSENT_NOT_GIVEN(kind=kind)
         live.withdrawn_at = clock.now()
@@ -80,8 +92,17 @@ def consent_withdraw(*, player: Player, kind: str, actor: Actor, settlement: str
 
 # Personal data and corrections (GP §12(7)) ---------------------------------------------------------------
 # What the AISG interface knows of a person (OsobaType): a change of one is reported to it.
-AISG_FIELDS = {"given_names", "surname", "birth_surname", "date_of_birth", "citizenship", "permanent_residence_street",
-               "permanent_residence_city", "permanent_residence_postal_code", "permanent_residence_country"}
+AISG_FIELDS = {
+    "given_names",
+    "surname",
+    "birth_surname",
+    "date_of_birth",
+    "citizenship",
+    "permanent_residence_street",
+    "permanent_residence_city",
+    "permanent_residence_postal_code",
+    "permanent_residence_country",
+}
 
 
 def personal_data_update(*, player: Player, changes: dict[str, Any], actor: Actor, reason: str) -> PersonalData:
@@ -112,29 +133,46 @@ def personal_data_update(*, player: Player, changes: dict[str, Any], actor: Acto
         if pd.aisg_hid and set(new) & AISG_FIELDS and uses_aisg():
             pd.aisg_change_due_at = pd.updated_at  # reported with ZmenitUdajeOsoby (accounts.aisg_changes_send)
         pd.save()
-        user_fields = {"email": clean["email"], "first_name": clean["given_names"][:150],
-                       "last_name": clean["surname"][:150]}
+        user_fields = {
+            "email": clean["email"],
+            "first_name": clean["given_names"][:150],
+            "last_name": clean["surname"][:150],
+        }
         User.objects.filter(pk=p.user_id).update(**user_fields)
         # the fields only: the append-only trail outlives the anonymisation of the personal data, so it never holds
         # their values (the correction request, anonymised with the data, holds what was asked)
-        audit_record(actor=actor, action="accounts.personal_data.changed", obj=pd, fields=sorted(new),
-                     player_id=p.pk, reason=reason)
+        audit_record(
+            actor=actor,
+            action="accounts.personal_data.changed",
+            obj=pd,
+            fields=sorted(new),
+            player_id=p.pk,
+            reason=reason,
+        )
         # GP §12(7), GDPR art. 19: the recipients of the personal data are told of the correction (fields, no values)
-        recipient_notices_record(player=p, event="correction", reference=f"correction:{pd.updated_at.isoformat()}",
-                                 records=["accounts.personal_data"], fields=sorted(new), actor=actor)
+        recipient_notices_record(
+            player=p,
+            event="correction",
+            reference=f"correction:{pd.updated_at.isoformat()}",
+            records=["accounts.personal_data"],
+            fields=sorted(new),
+            actor=actor,
+        )
         if p.status not in Player.TERMINAL:
             matches = find_duplicates(clean, keys, exclude_player_ids=[p.pk])
             if matches:
-                duplicate_case_open(players=[p.pk, *{i for ids in matches.values() for i in ids}],
-                                    matched_fields=sorted(matches), actor=actor)
+                duplicate_case_open(
+                    players=[p.pk, *{i for ids in matches.values() for i in ids}],
+                    matched_fields=sorted(matches),
+                    actor=actor,
+                )
     return pd
 
 
 CORRECTABLE = tuple(FIELDS)
 
 
-def correction_request_create(*, player: Player, changes: dict[str, Any], note: str,
-                              actor: Actor) -> CorrectionRequest:
+def correction_request_create(*, player: Player, changes: dict[str, Any], note: str, actor: Actor) -> CorrectionRequest:
     if not isinstance(changes, dict) or not changes:
         raise errors.CORRECTION_FIELD_INVALID(fields=[])
     bad = sorted(f for f in changes if f not in CORRECTABLE or not isinstance(changes[f], (str, int)))
@@ -142,10 +180,12 @@ def correction_request_create(*, player: Player, changes: dict[str, Any], note: 
         raise errors.CORRECTION_FIELD_INVALID(fields=bad, allowed=list(CORRECTABLE))
     with transaction.atomic():
         p = player_lock(player)
-        req = CorrectionRequest.objects.create(player=p, changes={k: str(v) for k, v in changes.items()},
-                                               note=(note or "")[:500], created_at=clock.now())
-        audit_record(actor=actor, action="accounts.correction.requested", obj=req, player_id=p.pk,
-                     fields=sorted(changes))
+        req = CorrectionRequest.objects.create(
+            player=p, changes={k: str(v) for k, v in changes.items()}, note=(note or "")[:500], created_at=clock.now()
+        )
+        audit_record(
+            actor=actor, action="accounts.correction.requested", obj=req, player_id=p.pk, fields=sorted(changes)
+        )
     return req
 
 
@@ -170,14 +210,14 @@ def correction_reject(*, request: CorrectionRequest, actor: Actor, note: str) ->
         req.state, req.decided_at, req.decision_note = CorrectionRequest.State.REJECTED, clock.now(), note[:500]
         req.decided_by_id = int(actor.id) if actor.type == "staff" and actor.id else None
         req.save(update_fields=["state", "decided_at", "decision_note", "decided_by"])
-        audit_record(actor=actor, action="accounts.correction.rejected", obj=req, player_id=req.player_id,
-                     note=note)
+        audit_record(actor=actor, action="accounts.correction.rejected", obj=req, player_id=req.player_id, note=note)
     return req
 
 
 # AML identification at a branch (GP §4(4)b) ---------------------------------------------------------------
-def identity_verify_at_branch(*, player: Player, document: dict[str, Any], likeness_confirmed: bool,
-                              staff_user: User, note: str = "") -> IdentityVerification:
+def identity_verify_at_branch(
+    *, player: Player, document: dict[str, Any], likeness_confirmed: bool, staff_user: User, note: str = ""
+) -> IdentityVerification:
     """Staff record the document (type, number, issuing state and authority, validity) and confirm
     the likeness; the AML identification step is done. A differing document updates the personal data."""
     if not likeness_confirmed:
@@ -189,13 +229,25 @@ def identity_verify_at_branch(*, player: Player, document: dict[str, Any], liken
         p = player_lock(player)
         if p.status in Player.TERMINAL:
             raise errors.INVALID_TRANSITION(account_status=p.status, to="identified")
-        iv = IdentityVerification.objects.create(player=p, method=IdentityVerification.Method.BRANCH,
-                                                 likeness_confirmed=True, verified_by=staff_user, verified_at=now,
-                                                 note=(note or "")[:300], **doc)
+        iv = IdentityVerification.objects.create(
+            player=p,
+            method=IdentityVerification.Method.BRANCH,
+            likeness_confirmed=True,
+            verified_by=staff_user,
+            verified_at=now,
+            note=(note or "")[:300],
+            **doc,
+        )
         p.aml_identified_at = now
         p.save(update_fields=["aml_identified_at"])
-        audit_record(actor=actor, action="accounts.identity.verified_at_branch", obj=p, player_id=p.pk,
-                     document_type=doc["document_type"], verification_id=iv.pk)
+        audit_record(
+            actor=actor,
+            action="accounts.identity.verified_at_branch",
+            obj=p,
+            player_id=p.pk,
+            document_type=doc["document_type"],
+            verification_id=iv.pk,
+        )
         pd = p.personal
         changes = {f: v for f, v in doc.items() if getattr(pd, f) != v}
         if changes:
@@ -204,8 +256,15 @@ def identity_verify_at_branch(*, player: Player, document: dict[str, Any], liken
     return iv
 
 
-def aml_identification_record(*, player: Player, reference: str, document: dict[str, Any], actor: Actor,
-                              note: str = "", method: str = IdentityVerification.Method.ONLINE_PROVIDER) -> bool:
+def aml_identification_record(
+    *,
+    player: Player,
+    reference: str,
+    document: dict[str, Any],
+    actor: Actor,
+    note: str = "",
+    method: str = IdentityVerification.Method.ONLINE_PROVIDER,
+) -> bool:
     """The online AML identification (GP §4(4)b) passed: the identification provider checked the identity document
     and the likeness of the applicant to its photo (``aml`` runs the check and calls this in its transaction, after
     an approval by the provider or by staff reviewing a doubtful result). Records an ``IdentityVerification``
@@ -220,17 +279,32 @@ def aml_identification_record(*, player: Player, reference: str, document: dict[
     with transaction.atomic():
         p = player_lock(player)
         IdentityVerification.objects.create(
-            player=p, method=method, document_type=document["type"],
-            document_number=document["number"], document_issuing_state=document["issuing_state"],
-            document_issuing_authority=document["issuing_authority"], document_valid_until=document["valid_until"],
-            likeness_confirmed=True, verified_at=now, note=(note or f"identification provider, check {reference}")[:300])
+            player=p,
+            method=method,
+            document_type=document["type"],
+            document_number=document["number"],
+            document_issuing_state=document["issuing_state"],
+            document_issuing_authority=document["issuing_authority"],
+            document_valid_until=document["valid_until"],
+            likeness_confirmed=True,
+            verified_at=now,
+            note=(note or f"identification provider, check {reference}")[:300],
+        )
         first = p.aml_identified_at is None
         if first:
             p.aml_identified_at = now
             p.save(update_fields=["aml_identified_at"])
-        audit_record(actor=actor, action="accounts.identity.verified_online", obj=p, player_id=p.pk,
-                     reference=reference, method=method, document_type=document["type"], first=first,
-                     new={"aml_identified_at": p.aml_identified_at})
+        audit_record(
+            actor=actor,
+            action="accounts.identity.verified_online",
+            obj=p,
+            player_id=p.pk,
+            reference=reference,
+            method=method,
+            document_type=document["type"],
+            first=first,
+            new={"aml_identified_at": p.aml_identified_at},
+        )
     player.aml_identified_at = p.aml_identified_at
     return first
 
@@ -249,11 +323,17 @@ def duplicate_case_open(*, players: list[int], matched_fields: list[str], actor:
     if len(ids) < 2 or _covered(ids):
         return None
     with transaction.atomic():
-        case = DuplicateCase.objects.create(kind=DuplicateCase.Kind.ACCOUNTS, matched_fields=matched_fields,
-                                            created_at=clock.now())
+        case = DuplicateCase.objects.create(
+            kind=DuplicateCase.Kind.ACCOUNTS, matched_fields=matched_fields, created_at=clock.now()
+        )
         case.players.set(sorted(ids))
-        audit_record(actor=actor, action="accounts.duplicate.accounts_frozen", obj=case,
-                     players=sorted(ids), matched_fields=matched_fields)
+        audit_record(
+            actor=actor,
+            action="accounts.duplicate.accounts_frozen",
+            obj=case,
+            players=sorted(ids),
+            matched_fields=matched_fields,
+        )
     return case
 
 
@@ -263,8 +343,13 @@ def duplicates_scan(*, actor: Actor | None = None) -> int:
     live = PersonalData.objects.exclude(player__status__in=Player.TERMINAL)
     opened = 0
     for field in ("birth_number", "document_key", "email_key", "phone", "name_dob_key"):
-        groups = (live.exclude(**{field: ""}).values(field).annotate(n=Count("id")).filter(n__gt=1)
-                  .values_list(field, flat=True))
+        groups = (
+            live.exclude(**{field: ""})
+            .values(field)
+            .annotate(n=Count("id"))
+            .filter(n__gt=1)
+            .values_list(field, flat=True)
+        )
         for value in groups:
             ids = list(live.filter(**{field: value}).values_list("player_id", flat=True))
             if duplicate_case_open(players=ids, matched_fields=[field], actor=actor):
@@ -272,9 +357,15 @@ def duplicates_scan(*, actor: Actor | None = None) -> int:
     return opened
 
 
-def duplicate_case_resolve(*, case: DuplicateCase, same_person: bool, actor: Actor, note: str,
-                           keep_player: Player | None = None,
-                           closure_method: str = Player.ClosureMethod.TRANSFER) -> DuplicateCase:
+def duplicate_case_resolve(
+    *,
+    case: DuplicateCase,
+    same_person: bool,
+    actor: Actor,
+    note: str,
+    keep_player: Player | None = None,
+    closure_method: str = Player.ClosureMethod.TRANSFER,
+) -> DuplicateCase:
     """Staff decide a duplicate case.
 
     Refused registration: different persons -> the application is registered now (the matched
@@ -289,22 +380,37 @@ def duplicate_case_resolve(*, case: DuplicateCase, same_person: bool, actor: Act
         if c.state != DuplicateCase.State.OPEN:
             raise errors.DUPLICATE_CASE_NOT_OPEN()
         members = list(c.players.all())
-        if c.kind == DuplicateCase.Kind.ACCOUNTS and same_person and (
-                keep_player is None or keep_player.pk not in {m.pk for m in members}):
+        if (
+            c.kind == DuplicateCase.Kind.ACCOUNTS
+            and same_person
+            and (keep_player is None or keep_player.pk not in {m.pk for m in members})
+        ):
             raise errors.INVALID_TRANSITION(reason="choose the account to keep")
         c.state = DuplicateCase.State.CONFIRMED if same_person else DuplicateCase.State.DISTINCT
         c.resolved_at, c.resolved_by, c.resolution_note = clock.now(), staff_user, (note or "")[:500]
         c.save(update_fields=["state", "resolved_at", "resolved_by", "resolution_note"])
-        audit_record(actor=actor, action="accounts.duplicate.resolved", obj=c, same_person=same_person,
-                     keep_player=keep_player.pk if keep_player else None, note=note)
+        audit_record(
+            actor=actor,
+            action="accounts.duplicate.resolved",
+            obj=c,
+            same_person=same_person,
+            keep_player=keep_player.pk if keep_player else None,
+            note=note,
+        )
         if c.kind == DuplicateCase.Kind.REGISTRATION and not same_person:
             app = c.application or {}
-            registration_submit(data=app.get("personal_data", {}), consents=app.get("consents", {}),
-                                username=app.get("username"), channel=app.get("channel", "online"),
-                                actor=actor, staff_user=staff_user,
-                                branch_identification={"likeness_confirmed": True}
-                                if app.get("channel") == Player.Channel.BRANCH else None,
-                                duplicate_case=c)
+            registration_submit(
+                data=app.get("personal_data", {}),
+                consents=app.get("consents", {}),
+                username=app.get("username"),
+                channel=app.get("channel", "online"),
+                actor=actor,
+                staff_user=staff_user,
+                branch_identification={"likeness_confirmed": True}
+                if app.get("channel") == Player.Channel.BRANCH
+                else None,
+                duplicate_case=c,
+            )
         elif c.kind == DuplicateCase.Kind.ACCOUNTS and same_person and keep_player is not None:
             for m in members:
                 if m.pk != keep_player.pk and m.status not in Player.TERMINAL and m.status != Status.CLOSING:
@@ -324,13 +430,20 @@ def barred_person_save(*, person: BarredPerson, actor: Actor) -> BarredPerson:
         if is_new:
             person.created_at = clock.now()
         person.save()
-        audit_record(actor=actor, action="accounts.barred_person.saved", obj=person, created=is_new,
-                     active=person.active, role=person.role)
+        audit_record(
+            actor=actor,
+            action="accounts.barred_person.saved",
+            obj=person,
+            created=is_new,
+            active=person.active,
+            role=person.role,
+        )
         q = Q(personal__name_dob_key=person.name_dob_key)
         if person.birth_number:
             q |= Q(personal__birth_number=person.birth_number)
         for p in Player.objects.filter(q).exclude(status__in=Player.TERMINAL).select_related("personal"):
             match = barred_person_matches(birth_number=p.personal.birth_number, name_dob_key=p.personal.name_dob_key)
-            player_set_barred_insider(player=p, barred=match is not None,
-                                      note=f"{match.role} #{match.pk}" if match else "", actor=actor)
+            player_set_barred_insider(
+                player=p, barred=match is not None, note=f"{match.role} #{match.pk}" if match else "", actor=actor
+            )
     return person

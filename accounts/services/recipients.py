@@ -9,6 +9,7 @@ e-mails each to the recipient's declared privacy contact (``contact``) and retri
 fields or records concerned, never a value. Nothing here calls a provider's API: what a recipient does on receipt is
 its duty under its processing agreement. A recipient with no contact is left for staff (admin *Recipient notices*).
 """
+
 from __future__ import annotations
 
 import logging
@@ -29,8 +30,9 @@ logger = logging.getLogger("accounts")
 MAX_ATTEMPTS = 10
 
 
-def recipient_notices_record(*, player: Player, event: str, reference: str, records: Iterable[str], actor: Actor,
-                             fields: Iterable[str] = ()) -> list[RecipientNotice]:
+def recipient_notices_record(
+    *, player: Player, event: str, reference: str, records: Iterable[str], actor: Actor, fields: Iterable[str] = ()
+) -> list[RecipientNotice]:
     """Record one notice to each recipient to notify (``notify``) that receives any of ``records``; idempotent on
     (player, recipient, reference). Call inside the transaction of the change."""
     wanted = sorted(set(records))
@@ -40,13 +42,30 @@ def recipient_notices_record(*, player: Player, event: str, reference: str, reco
         got = sorted(set(wanted) & set(rec.get("records", ())))
         contact = str(rec.get("contact") or "")
         notice, created = RecipientNotice.objects.get_or_create(
-            player=player, recipient=rec["code"], reference=reference,
-            defaults={"event": event, "records": got, "fields": sorted(fields), "contact": contact,
-                      "created_at": now, "next_attempt_at": now if contact else None,
-                      "last_error": "" if contact else "no contact declared: staff notify the recipient"})
+            player=player,
+            recipient=rec["code"],
+            reference=reference,
+            defaults={
+                "event": event,
+                "records": got,
+                "fields": sorted(fields),
+                "contact": contact,
+                "created_at": now,
+                "next_attempt_at": now if contact else None,
+                "last_error": "" if contact else "no contact declared: staff notify the recipient",
+            },
+        )
         if created:
-            audit_record(actor=actor, action="accounts.recipient_notice.recorded", obj=notice, player_id=player.pk,
-                         recipient=rec["code"], event=event, records=got, fields=sorted(fields))
+            audit_record(
+                actor=actor,
+                action="accounts.recipient_notice.recorded",
+                obj=notice,
+                player_id=player.pk,
+                recipient=rec["code"],
+                event=event,
+                records=got,
+                fields=sorted(fields),
+            )
         out.append(notice)
     return out
 
@@ -63,10 +82,12 @@ def _text(n: RecipientNotice) -> tuple[str, str]:
         what_en = "these records were anonymised at the end of their legal retention period"
         ask_cs, ask_en = "Vymažte prosím své kopie.", "Please erase your copies."
     subject = f"Personal data {n.event}: participant {n.player_id} ({n.reference})"
-    body = (f"Dne {day} {what_cs}: {records}; účastník č. {n.player_id} (naše značka {n.reference}). {ask_cs} "
-            f"(HP §12 odst. 7, čl. 19 GDPR)\n\n"
-            f"On {day} {what_en}: {records}; participant no. {n.player_id} (our reference {n.reference}). {ask_en} "
-            f"(GP §12(7), GDPR art. 19)")
+    body = (
+        f"Dne {day} {what_cs}: {records}; účastník č. {n.player_id} (naše značka {n.reference}). {ask_cs} "
+        f"(HP §12 odst. 7, čl. 19 GDPR)\n\n"
+        f"On {day} {what_en}: {records}; participant no. {n.player_id} (our reference {n.reference}). {ask_en} "
+        f"(GP §12(7), GDPR art. 19)"
+    )
     return subject, body
 
 
@@ -75,8 +96,11 @@ def recipient_notice_send_one(*, notice_id: int, now: datetime | None = None) ->
     now = now or clock.now()
     retry = timedelta(minutes=settings.PRIVACY_NOTICE_RETRY_MINUTES)
     with transaction.atomic():
-        n = (RecipientNotice.objects.select_for_update(no_key=True, skip_locked=True)
-             .filter(pk=notice_id, sent_at__isnull=True, next_attempt_at__lte=now).first())
+        n = (
+            RecipientNotice.objects.select_for_update(no_key=True, skip_locked=True)
+            .filter(pk=notice_id, sent_at__isnull=True, next_attempt_at__lte=now)
+            .first()
+        )
         if n is None:
             return "not_due"
         n.attempts += 1
@@ -96,8 +120,11 @@ def recipient_notice_send_one(*, notice_id: int, now: datetime | None = None) ->
 def recipient_notices_send_due(*, now: datetime | None = None, batch: int = 200) -> dict[str, Any]:
     """Sweeper: send every due notice (safe to run twice or on two workers: each is claimed)."""
     now = now or clock.now()
-    ids = list(RecipientNotice.objects.filter(sent_at__isnull=True, next_attempt_at__lte=now)
-               .order_by("next_attempt_at", "id").values_list("pk", flat=True)[:batch])
+    ids = list(
+        RecipientNotice.objects.filter(sent_at__isnull=True, next_attempt_at__lte=now)
+        .order_by("next_attempt_at", "id")
+        .values_list("pk", flat=True)[:batch]
+    )
     counts: dict[str, Any] = {"sent": 0, "failed": 0, "not_due": 0}
     for pk in ids:
         counts[recipient_notice_send_one(notice_id=pk, now=now)] += 1

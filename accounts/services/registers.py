@@ -2,6 +2,7 @@
 registers, the stored person id (HID), and the staff queue (``RegisterReview``: manual review of a person the
 population register could not identify; an alert when the interface gave no usable answer and the platform failed
 closed). The decision table itself is ``accounts.aisg.client.decide`` (docs/aml.md "AISG decision table")."""
+
 from __future__ import annotations
 
 import logging
@@ -21,8 +22,15 @@ Result = RegisterCheck.Result
 
 
 def answer_details(v: t.Verification) -> dict[str, Any]:
-    return {"aisg": {"HID": v.hid, "Plnoleta": v.adult, "NalezenaROB": v.rob, "NalezenaRVO": v.rvo,
-                     "IdentifikacePozadavku": v.identification[:200]}}
+    return {
+        "aisg": {
+            "HID": v.hid,
+            "Plnoleta": v.adult,
+            "NalezenaROB": v.rob,
+            "NalezenaRVO": v.rvo,
+            "IdentifikacePozadavku": v.identification[:200],
+        }
+    }
 
 
 def records_of(v: t.Verification) -> list[dict[str, Any]]:
@@ -37,14 +45,18 @@ def records_of(v: t.Verification) -> list[dict[str, Any]]:
         population = Result.NOT_FOUND
     else:
         population = Result.UNAVAILABLE
-    return [{"register": RegisterCheck.Register.EXCLUSION, "result": exclusion, "details": details},
-            {"register": RegisterCheck.Register.POPULATION, "result": population, "details": details}]
+    return [
+        {"register": RegisterCheck.Register.EXCLUSION, "result": exclusion, "details": details},
+        {"register": RegisterCheck.Register.POPULATION, "result": population, "details": details},
+    ]
 
 
 def failure_records(error: str) -> list[dict[str, Any]]:
     details = {"error": error[:200], "aisg_answer": None}
-    return [{"register": RegisterCheck.Register.EXCLUSION, "result": Result.UNAVAILABLE, "details": details},
-            {"register": RegisterCheck.Register.POPULATION, "result": Result.UNAVAILABLE, "details": details}]
+    return [
+        {"register": RegisterCheck.Register.EXCLUSION, "result": Result.UNAVAILABLE, "details": details},
+        {"register": RegisterCheck.Register.POPULATION, "result": Result.UNAVAILABLE, "details": details},
+    ]
 
 
 def hid_store(player_id: int, hid: str | None) -> None:
@@ -53,8 +65,9 @@ def hid_store(player_id: int, hid: str | None) -> None:
         PersonalData.objects.filter(player_id=player_id).exclude(aisg_hid=hid).update(aisg_hid=hid)
 
 
-def review_open(*, kind: str, player: Player | int | None, context: str, reason: str,
-                details: dict[str, Any] | None = None) -> RegisterReview:
+def review_open(
+    *, kind: str, player: Player | int | None, context: str, reason: str, details: dict[str, Any] | None = None
+) -> RegisterReview:
     """Put a case in the staff queue (and log it at error level: the alerting reads the log). An open outage of
     the same player and context is counted again rather than repeated."""
     now = clock.now()
@@ -62,17 +75,26 @@ def review_open(*, kind: str, player: Player | int | None, context: str, reason:
     logger.error("AISG %s (%s): %s", kind, context, reason, extra={"player": player_id, "alert": "aisg"})
     with transaction.atomic():
         if kind == RegisterReview.Kind.OUTAGE:
-            same = RegisterReview.objects.select_for_update(no_key=True).filter(kind=kind, context=context,
-                                                                      resolved_at__isnull=True)
+            same = RegisterReview.objects.select_for_update(no_key=True).filter(
+                kind=kind, context=context, resolved_at__isnull=True
+            )
             same = same.filter(player_id=player_id) if player_id is not None else same.filter(player__isnull=True)
             open_row = same.first()
             if open_row is not None:
                 RegisterReview.objects.filter(pk=open_row.pk).update(
-                    occurrences=F("occurrences") + 1, last_at=now, reason=reason[:200])
+                    occurrences=F("occurrences") + 1, last_at=now, reason=reason[:200]
+                )
                 open_row.refresh_from_db()
                 return open_row
-        return RegisterReview.objects.create(kind=kind, player_id=player_id, context=context, reason=reason[:200],
-                                             details=details or {}, created_at=now, last_at=now)
+        return RegisterReview.objects.create(
+            kind=kind,
+            player_id=player_id,
+            context=context,
+            reason=reason[:200],
+            details=details or {},
+            created_at=now,
+            last_at=now,
+        )
 
 
 def register_review_resolve(*, review: RegisterReview, actor: Actor, note: str = "") -> RegisterReview:
@@ -84,17 +106,30 @@ def register_review_resolve(*, review: RegisterReview, actor: Actor, note: str =
             row.resolved_by_id = int(actor.id) if actor.type == "staff" and actor.id else None
             row.note = note[:300]
             row.save(update_fields=["resolved_at", "resolved_by", "note"])
-            audit_record(actor=actor, action="accounts.register_review.resolved", obj=row, player_id=row.player_id,
-                         kind=row.kind, reason=row.reason)
+            audit_record(
+                actor=actor,
+                action="accounts.register_review.resolved",
+                obj=row,
+                player_id=row.player_id,
+                kind=row.kind,
+                reason=row.reason,
+            )
     return row
 
 
-def outcome_review(decision: aisg.Decision, *, player: Player | int | None, context: str,
-                   details: dict[str, Any] | None = None) -> None:
+def outcome_review(
+    decision: aisg.Decision, *, player: Player | int | None, context: str, details: dict[str, Any] | None = None
+) -> None:
     """The staff case a decision needs, if any (manual review; an outage alert)."""
     if decision.outcome == aisg.MANUAL_REVIEW:
-        review_open(kind=RegisterReview.Kind.MANUAL_REVIEW, player=player, context=context, reason=decision.reason,
-                    details=details)
+        review_open(
+            kind=RegisterReview.Kind.MANUAL_REVIEW,
+            player=player,
+            context=context,
+            reason=decision.reason,
+            details=details,
+        )
     elif decision.outcome == aisg.UNAVAILABLE:
-        review_open(kind=RegisterReview.Kind.OUTAGE, player=player, context=context, reason=decision.reason,
-                    details=details)
+        review_open(
+            kind=RegisterReview.Kind.OUTAGE, player=player, context=context, reason=decision.reason, details=details
+        )

@@ -1,5 +1,6 @@
 """Registration (GP §4, §5(1)): personal data, duplicate check, exclusion and population register
 checks, the temporary account, and the credentials (e-mail link -> first password by SMS, GP §4(7))."""
+
 from __future__ import annotations
 
 import logging
@@ -103,8 +104,9 @@ def validate_consents(consents: dict[str, Any] | None) -> dict[str, str]:
     if plan_version is not None:  # optional: the published version of the plan and terms the applicant read
         current = terms_in_force()
         if current is None or str(plan_version) != str(current.version):
-            raise errors.CONSENT_VERSION_OUTDATED(kind="plan_version", current=current.version if current else None,
-                                                  given=plan_version)
+            raise errors.CONSENT_VERSION_OUTDATED(
+                kind="plan_version", current=current.version if current else None, given=plan_version
+            )
     return out
 
 
@@ -112,23 +114,34 @@ def _registration_lock() -> None:
     advisory_lock("accounts.registration")
 
 
-def _application_json(*, clean: dict[str, Any], username: str, consents: dict[str, str],
-                      channel: str) -> dict[str, Any]:
+def _application_json(
+    *, clean: dict[str, Any], username: str, consents: dict[str, str], channel: str
+) -> dict[str, Any]:
     data = {f: (v.isoformat() if hasattr(v, "isoformat") else v) for f, v in clean.items() if f in FIELDS}
     return {"personal_data": data, "username": username, "consents": consents, "channel": channel}
 
 
-def _refuse_duplicate(*, clean: dict[str, Any], matches: dict[str, list[int]], username: str,
-                      consents: dict[str, str], channel: str, actor: Actor) -> NoReturn:
+def _refuse_duplicate(
+    *,
+    clean: dict[str, Any],
+    matches: dict[str, list[int]],
+    username: str,
+    consents: dict[str, str],
+    channel: str,
+    actor: Actor,
+) -> NoReturn:
     """Keep the refused application for customer support (staff resolve it in the admin) and refuse."""
     with transaction.atomic():
         case = DuplicateCase.objects.create(
-            kind=DuplicateCase.Kind.REGISTRATION, matched_fields=sorted(matches),
+            kind=DuplicateCase.Kind.REGISTRATION,
+            matched_fields=sorted(matches),
             application=_application_json(clean=clean, username=username, consents=consents, channel=channel),
-            created_at=clock.now())
+            created_at=clock.now(),
+        )
         case.players.set(sorted({pk for ids in matches.values() for pk in ids}))
-        audit_record(actor=actor, action="accounts.duplicate.registration_refused", obj=case,
-                     matched_fields=sorted(matches))
+        audit_record(
+            actor=actor, action="accounts.duplicate.registration_refused", obj=case, matched_fields=sorted(matches)
+        )
     raise errors.DUPLICATE_PERSONAL_DATA(case_id=case.pk, support=settings.ACCOUNTS_SUPPORT_CONTACT)
 
 
@@ -151,8 +164,9 @@ def _population_verdict(answer: PopulationAnswer, today: date) -> None:
         raise errors.UNDERAGE(checked_on=today)
 
 
-def _aisg_register_checks(identity: Identity, *, context: str,
-                          player: Player | None) -> tuple[str, DomainError | None, list[dict[str, Any]]]:
+def _aisg_register_checks(
+    identity: Identity, *, context: str, player: Player | None
+) -> tuple[str, DomainError | None, list[dict[str, Any]]]:
     """One ``OveritOsobu`` with reason ``Registrace`` answers both registers; its decision table
     (``accounts.aisg.client.decide``): excluded or not adult -> refused; not identified in the population register
     -> refused, staff review the person; no usable answer -> "unavailable" (the application waits, retried on the
@@ -166,10 +180,18 @@ def _aisg_register_checks(identity: Identity, *, context: str,
     decision = aisg_client.decide(answer)
     if decision.outcome == aisg_client.OK:
         return "ok", None, records
-    application = {"given_names": identity.given_names, "surname": identity.surname,
-                   "date_of_birth": identity.date_of_birth.isoformat(), "citizenship": identity.citizenship}
-    registers.outcome_review(decision, player=player, context=context,
-                             details={**registers.answer_details(answer), "application": application})
+    application = {
+        "given_names": identity.given_names,
+        "surname": identity.surname,
+        "date_of_birth": identity.date_of_birth.isoformat(),
+        "citizenship": identity.citizenship,
+    }
+    registers.outcome_review(
+        decision,
+        player=player,
+        context=context,
+        details={**registers.answer_details(answer), "application": application},
+    )
     if decision.outcome == aisg_client.UNAVAILABLE:
         return "unavailable", None, records
     if decision.outcome == aisg_client.EXCLUDED:
@@ -179,8 +201,9 @@ def _aisg_register_checks(identity: Identity, *, context: str,
     return "refused", errors.REGISTER_NOT_FOUND(population_register=answer.rob, manual_review=True), records
 
 
-def run_register_checks(identity: Identity, *, today: date, context: str = "registration",
-                        player: Player | None = None) -> tuple[str, DomainError | None, list[dict[str, Any]]]:
+def run_register_checks(
+    identity: Identity, *, today: date, context: str = "registration", player: Player | None = None
+) -> tuple[str, DomainError | None, list[dict[str, Any]]]:
     """Exclusion register, then population register (with AISG: one answer for both, its decision table). Returns
     ("ok" | "refused" | "unavailable", the refusal (only with "refused"), the check records to store). Network
     calls: never inside a transaction."""
@@ -204,8 +227,13 @@ def run_register_checks(identity: Identity, *, today: date, context: str = "regi
     try:
         _population_verdict(answer, today)
     except DomainError as err:
-        records.append({"register": "population", "result": POPULATION_RESULTS[err.code],
-                        "details": {"mismatches": list(answer.mismatches)}})
+        records.append(
+            {
+                "register": "population",
+                "result": POPULATION_RESULTS[err.code],
+                "details": {"mismatches": list(answer.mismatches)},
+            }
+        )
         return "refused", err, records
     records.append({"register": "population", "result": Result.FOUND, "details": {}})
     return "ok", None, records
@@ -216,8 +244,10 @@ def _store_checks(player: Player, records: list[dict[str, Any]], context: str) -
     for r in records:
         registers.hid_store(player.pk, ((r.get("details") or {}).get("aisg") or {}).get("HID"))
         RegisterCheck.objects.create(player=player, context=context, checked_at=now, **r)
-        if r["register"] == "exclusion" and r["result"] in (RegisterCheck.Result.LISTED,
-                                                           RegisterCheck.Result.NOT_LISTED):
+        if r["register"] == "exclusion" and r["result"] in (
+            RegisterCheck.Result.LISTED,
+            RegisterCheck.Result.NOT_LISTED,
+        ):
             player.exclusion_listed = r["result"] == RegisterCheck.Result.LISTED
             player.exclusion_checked_at = now
     player.save(update_fields=["exclusion_listed", "exclusion_checked_at"])
@@ -236,8 +266,9 @@ def _identity_verified(player: Player, *, actor: Actor) -> None:
 
 
 # Registration -----------------------------------------------------------------------------------
-def _applicant_username(*, channel: str, username: str | None, staff_user: User | None,
-                        branch_identification: dict[str, Any] | None) -> str:
+def _applicant_username(
+    *, channel: str, username: str | None, staff_user: User | None, branch_identification: dict[str, Any] | None
+) -> str:
     """Online the applicant chooses the username; at a branch (GP §4(3)) staff confirm the likeness and the
     username is generated unless given (GP §4(7))."""
     if channel == Player.Channel.BRANCH:
@@ -251,40 +282,75 @@ def _applicant_username(*, channel: str, username: str | None, staff_user: User 
     raise ValueError(f"unknown channel {channel!r}")
 
 
-def _applicant_create(*, clean: dict[str, Any], keys: dict[str, str], username: str, channel: str,
-                      consents: dict[str, str], actor: Actor | None, checks: str,
-                      records: list[dict[str, Any]], now: datetime,
-                      source_address: str | None = None) -> tuple[Player, Actor]:
+def _applicant_create(
+    *,
+    clean: dict[str, Any],
+    keys: dict[str, str],
+    username: str,
+    channel: str,
+    consents: dict[str, str],
+    actor: Actor | None,
+    checks: str,
+    records: list[dict[str, Any]],
+    now: datetime,
+    source_address: str | None = None,
+) -> tuple[Player, Actor]:
     """Insert the user, the applicant, the personal data, the consents, the acceptance of the game plan and terms in
     force (GP §3(5), §4(4)d) and the register checks (under the registration lock); flag a barred insider
     (GP §3(3)). Returns the player and the actor of the registration."""
     if username_taken(username):
         raise errors.USERNAME_TAKEN()
-    user = User(username=username, email=clean["email"], first_name=clean["given_names"][:150],
-                last_name=clean["surname"][:150])
+    user = User(
+        username=username, email=clean["email"], first_name=clean["given_names"][:150], last_name=clean["surname"][:150]
+    )
     user.set_unusable_password()
     user.save()
-    player = Player.objects.create(user=user, status=Status.APPLICANT, created_at=now, channel=channel,
-                                   status_changed_at=now, status_reason="registration_submitted")
+    player = Player.objects.create(
+        user=user,
+        status=Status.APPLICANT,
+        created_at=now,
+        channel=channel,
+        status_changed_at=now,
+        status_reason="registration_submitted",
+    )
     PersonalData.objects.create(player=player, **{f: clean[f] for f in FIELDS}, **keys, updated_at=now)
     for kind, version in consents.items():
         Consent.objects.create(player=player, kind=kind, version=version, given_at=now)
     actor = actor or Actor.player(player)
-    audit_record(actor=actor, action="accounts.registration.submitted", obj=player, player_id=player.pk,
-                 channel=channel, checks=checks, consents=consents)
+    audit_record(
+        actor=actor,
+        action="accounts.registration.submitted",
+        obj=player,
+        player_id=player.pk,
+        channel=channel,
+        checks=checks,
+        consents=consents,
+    )
     terms_accept_at_registration(player=player, actor=actor, source_address=source_address)
     _store_checks(player, records, "registration")
     barred = barred_person_matches(birth_number=clean["birth_number"], name_dob_key=keys["name_dob_key"])
     if barred is not None:
-        player_set_barred_insider(player=player, barred=True, note=f"{barred.role} #{barred.pk}",
-                                  actor=Actor.system("accounts.barred_persons"))
+        player_set_barred_insider(
+            player=player,
+            barred=True,
+            note=f"{barred.role} #{barred.pk}",
+            actor=Actor.system("accounts.barred_persons"),
+        )
     return player, actor
 
 
-def registration_submit(*, data: dict[str, Any], consents: dict[str, Any], username: str | None = None,
-                        channel: str = "online", actor: Actor | None = None, staff_user: User | None = None,
-                        branch_identification: dict[str, Any] | None = None,
-                        duplicate_case: DuplicateCase | None = None, source_address: str | None = None) -> Player:
+def registration_submit(
+    *,
+    data: dict[str, Any],
+    consents: dict[str, Any],
+    username: str | None = None,
+    channel: str = "online",
+    actor: Actor | None = None,
+    staff_user: User | None = None,
+    branch_identification: dict[str, Any] | None = None,
+    duplicate_case: DuplicateCase | None = None,
+    source_address: str | None = None,
+) -> Player:
     """Register an applicant online (chosen username) or at a branch (staff, generated username).
 
     Validates the GP §4(4)a data, refuses duplicates (GP §4(4)c, kept as a case for support),
@@ -298,8 +364,9 @@ def registration_submit(*, data: dict[str, Any], consents: dict[str, Any], usern
     clean = validate_personal_data(data or {}, today=today)
     require_adult(clean["date_of_birth"], today)
     accepted = validate_consents(consents)
-    username = _applicant_username(channel=channel, username=username, staff_user=staff_user,
-                                   branch_identification=branch_identification)
+    username = _applicant_username(
+        channel=channel, username=username, staff_user=staff_user, branch_identification=branch_identification
+    )
     if channel == Player.Channel.BRANCH and staff_user is not None:
         actor = actor or Actor.staff(staff_user)
     if username_taken(username):
@@ -309,8 +376,9 @@ def registration_submit(*, data: dict[str, Any], consents: dict[str, Any], usern
     anonymous = actor or Actor("player", "", username)
     matches = find_duplicates(clean, keys, exclude_player_ids=allowed)
     if matches:
-        _refuse_duplicate(clean=clean, matches=matches, username=username, consents=accepted, channel=channel,
-                          actor=anonymous)
+        _refuse_duplicate(
+            clean=clean, matches=matches, username=username, consents=accepted, channel=channel, actor=anonymous
+        )
     outcome, refusal, records = run_register_checks(Identity.from_clean(clean), today=today)
     if refusal is not None:
         raise refusal
@@ -319,9 +387,18 @@ def registration_submit(*, data: dict[str, Any], consents: dict[str, Any], usern
         _registration_lock()
         matches = find_duplicates(clean, keys, exclude_player_ids=allowed)
         if not matches:
-            player, actor = _applicant_create(clean=clean, keys=keys, username=username, channel=channel,
-                                              consents=accepted, actor=actor, checks=outcome, records=records,
-                                              now=now, source_address=source_address)
+            player, actor = _applicant_create(
+                clean=clean,
+                keys=keys,
+                username=username,
+                channel=channel,
+                consents=accepted,
+                actor=actor,
+                checks=outcome,
+                records=records,
+                now=now,
+                source_address=source_address,
+            )
             if channel == Player.Channel.BRANCH and staff_user is not None:
                 _branch_identification(player, clean, (branch_identification or {}).get("note") or "", staff_user)
             if duplicate_case is not None:
@@ -333,8 +410,9 @@ def registration_submit(*, data: dict[str, Any], consents: dict[str, Any], usern
             else:
                 _identity_verified(player, actor=actor)
     if matches:
-        _refuse_duplicate(clean=clean, matches=matches, username=username, consents=accepted, channel=channel,
-                          actor=anonymous)
+        _refuse_duplicate(
+            clean=clean, matches=matches, username=username, consents=accepted, channel=channel, actor=anonymous
+        )
     player.refresh_from_db()
     return player
 
@@ -342,15 +420,27 @@ def registration_submit(*, data: dict[str, Any], consents: dict[str, Any], usern
 def _branch_identification(player: Player, clean: dict[str, Any], note: str, staff_user: User) -> None:
     now = clock.now()
     IdentityVerification.objects.create(
-        player=player, method=IdentityVerification.Method.BRANCH, document_type=clean["document_type"],
-        document_number=clean["document_number"], document_issuing_state=clean["document_issuing_state"],
+        player=player,
+        method=IdentityVerification.Method.BRANCH,
+        document_type=clean["document_type"],
+        document_number=clean["document_number"],
+        document_issuing_state=clean["document_issuing_state"],
         document_issuing_authority=clean["document_issuing_authority"],
-        document_valid_until=clean["document_valid_until"], likeness_confirmed=True, verified_by=staff_user,
-        verified_at=now, note=note[:300])
+        document_valid_until=clean["document_valid_until"],
+        likeness_confirmed=True,
+        verified_by=staff_user,
+        verified_at=now,
+        note=note[:300],
+    )
     player.aml_identified_at = now
     player.save(update_fields=["aml_identified_at"])
-    audit_record(actor=Actor.staff(staff_user), action="accounts.identity.verified_at_branch", obj=player,
-                 player_id=player.pk, document_type=clean["document_type"])
+    audit_record(
+        actor=Actor.staff(staff_user),
+        action="accounts.identity.verified_at_branch",
+        obj=player,
+        player_id=player.pk,
+        document_type=clean["document_type"],
+    )
 
 
 def _retry_delay(attempts: int) -> timedelta:
@@ -367,12 +457,18 @@ def _checks_pending(player: Player, *, attempts: int) -> None:
     player.save(update_fields=["checks_attempts", "checks_retry_at"])
     if attempts == 1:
         email_on_commit(
-            to=email_of(player), subject_cs="Registrace čeká na ověření",
+            to=email_of(player),
+            subject_cs="Registrace čeká na ověření",
             subject_en="Registration waiting for verification",
-            body_cs=("Státní registr je nyní nedostupný, ověření vaší totožnosti proto zopakujeme později. "
-                     "Jakmile bude hotovo, pošleme vám e-mail s odkazem."),
-            body_en=("A state register is unavailable now, so we will retry verifying your identity later. "
-                     "We will e-mail you a link once it is done."))
+            body_cs=(
+                "Státní registr je nyní nedostupný, ověření vaší totožnosti proto zopakujeme později. "
+                "Jakmile bude hotovo, pošleme vám e-mail s odkazem."
+            ),
+            body_en=(
+                "A state register is unavailable now, so we will retry verifying your identity later. "
+                "We will e-mail you a link once it is done."
+            ),
+        )
 
 
 def registration_checks_retry_due(*, now: datetime | None = None, limit: int = 200) -> int:
@@ -384,14 +480,20 @@ def registration_checks_retry_due(*, now: datetime | None = None, limit: int = 2
     now = now or clock.now()
     max_age = timedelta(days=settings.ACCOUNTS_REGISTRATION_MAX_DAYS)
     lease = timedelta(minutes=settings.ACCOUNTS_CHECK_LEASE_MINUTES)
-    ids = list(Player.objects.filter(status=Status.APPLICANT, checks_retry_at__lte=now)
-               .order_by("checks_retry_at").values_list("pk", flat=True)[:limit])
+    ids = list(
+        Player.objects.filter(status=Status.APPLICANT, checks_retry_at__lte=now)
+        .order_by("checks_retry_at")
+        .values_list("pk", flat=True)[:limit]
+    )
     handled = 0
     system = Actor.system("accounts.checks_retry")
     for pk in ids:
         with transaction.atomic():
-            p = (Player.objects.select_for_update(no_key=True, skip_locked=True)
-                 .filter(pk=pk, status=Status.APPLICANT, checks_retry_at__lte=now).first())
+            p = (
+                Player.objects.select_for_update(no_key=True, skip_locked=True)
+                .filter(pk=pk, status=Status.APPLICANT, checks_retry_at__lte=now)
+                .first()
+            )
             if p is None:
                 continue
             if now >= p.created_at + max_age:
@@ -401,8 +503,9 @@ def registration_checks_retry_due(*, now: datetime | None = None, limit: int = 2
             p.checks_retry_at = now + lease
             p.save(update_fields=["checks_retry_at"])
         p = Player.objects.select_related("personal").get(pk=pk)
-        outcome, refusal, records = run_register_checks(Identity.from_personal(p.personal),
-                                                        today=clock.business_date(now), context="retry", player=p)
+        outcome, refusal, records = run_register_checks(
+            Identity.from_personal(p.personal), today=clock.business_date(now), context="retry", player=p
+        )
         with transaction.atomic():
             p = player_lock(p)
             if p.status != Status.APPLICANT:
@@ -439,8 +542,12 @@ def email_link_confirm(*, token: str) -> dict[str, str]:
         raise errors.EMAIL_LINK_INVALID()
     now = clock.now()
     with transaction.atomic():
-        p = (Player.objects.select_related("user", "personal").select_for_update(no_key=True, of=("self",))
-             .filter(pk=payload["p"]).first())
+        p = (
+            Player.objects.select_related("user", "personal")
+            .select_for_update(no_key=True, of=("self",))
+            .filter(pk=payload["p"])
+            .first()
+        )
         if p is None or payload["s"] != p.email_link_seq:
             raise errors.EMAIL_LINK_INVALID()
         if p.email_link_used_seq == payload["s"]:
@@ -459,20 +566,32 @@ def email_link_confirm(*, token: str) -> dict[str, str]:
         p.email_confirmed_at = p.email_confirmed_at or now
         p.first_password_sent_at = now
         p.save(update_fields=["email_link_used_seq", "email_confirmed_at", "first_password_sent_at"])
-        audit_record(actor=Actor.player(p), action="accounts.credentials.first_password_sent", obj=p,
-                     player_id=p.pk, seq=payload["s"])
+        audit_record(
+            actor=Actor.player(p),
+            action="accounts.credentials.first_password_sent",
+            obj=p,
+            player_id=p.pk,
+            seq=payload["s"],
+        )
         sms_on_commit(
-            to=p.personal.phone, purpose="first_password",
-            text=(f"Uzivatelske jmeno: {user.username}, prvni heslo: {password} - pri prvnim prihlaseni ho zmente. "
-                  f"/ Username: {user.username}, first password: {password} - change it at first login."))
+            to=p.personal.phone,
+            purpose="first_password",
+            text=(
+                f"Uzivatelske jmeno: {user.username}, prvni heslo: {password} - pri prvnim prihlaseni ho zmente. "
+                f"/ Username: {user.username}, first password: {password} - change it at first login."
+            ),
+        )
     return {"status": "password_sent", "phone": _mask_phone(p.personal.phone)}
 
 
 def email_link_resend(*, username: str, email: str) -> bool:
     """A new link while the first password is not yet changed (link expired, SMS lost).
     Answers nothing about whether the account exists (the API always says "accepted")."""
-    p = (Player.objects.select_related("user").filter(user__username__iexact=(username or "").strip(),
-                                                      personal__email_key=email_key(email or "")).first())
+    p = (
+        Player.objects.select_related("user")
+        .filter(user__username__iexact=(username or "").strip(), personal__email_key=email_key(email or ""))
+        .first()
+    )
     if p is None or p.status != Status.TEMPORARY:
         return False
     if p.first_password_sent_at is not None and not p.user.must_change_password:

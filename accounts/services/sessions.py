@@ -1,4 +1,5 @@
 """Login sessions, tokens, passwords and the exclusion-register check at every login."""
+
 from __future__ import annotations
 
 import logging
@@ -35,8 +36,9 @@ ACTIVITY_RESOLUTION = timedelta(minutes=1)
 LOGIN_STATUSES = (Player.Status.TEMPORARY, Player.Status.ACTIVE, Player.Status.SUSPENDED, Player.Status.CLOSING)
 
 
-def session_start(*, player: Player, ip_address: str | None = None, user_agent: str = "",
-                  actor: Actor | None = None) -> tuple[LoginSession, str]:
+def session_start(
+    *, player: Player, ip_address: str | None = None, user_agent: str = "", actor: Actor | None = None
+) -> tuple[LoginSession, str]:
     """Open a login session and its token after the credentials were checked (view + axes).
 
     Refuses an account that cannot be used, a person listed in the exclusion register (checked
@@ -47,8 +49,7 @@ def session_start(*, player: Player, ip_address: str | None = None, user_agent: 
     now = clock.now()
     if player.status not in LOGIN_STATUSES:
         raise errors.ACCOUNT_NOT_USABLE(account_status=player.status)
-    if (player.status == Player.Status.TEMPORARY and player.temporary_expires_at
-            and player.temporary_expires_at <= now):
+    if player.status == Player.Status.TEMPORARY and player.temporary_expires_at and player.temporary_expires_at <= now:
         raise errors.TEMPORARY_EXPIRED(expired_at=player.temporary_expires_at)
     try:
         listed = exclusion_check(player=player, actor=actor, context="login")
@@ -71,8 +72,13 @@ def session_start(*, player: Player, ip_address: str | None = None, user_agent: 
         if locked.status not in LOGIN_STATUSES or (locked.exclusion_listed and panic_ends is None):
             raise errors.ACCOUNT_NOT_USABLE(account_status=locked.status)
         login_check(player=locked, now=now)
-        session = LoginSession.objects.create(player=locked, started_at=now, last_seen_at=now,
-                                              ip_address=ip_address or None, user_agent=(user_agent or "")[:300])
+        session = LoginSession.objects.create(
+            player=locked,
+            started_at=now,
+            last_seen_at=now,
+            ip_address=ip_address or None,
+            user_agent=(user_agent or "")[:300],
+        )
         key = secrets.token_urlsafe(32)
         AuthToken.objects.create(user=locked.user, key_hash=AuthToken.hash_key(key), created_at=now, session=session)
         User.objects.filter(pk=locked.user_id).update(last_login=now)
@@ -80,8 +86,9 @@ def session_start(*, player: Player, ip_address: str | None = None, user_agent: 
     return session, key
 
 
-def session_end(*, session: LoginSession, reason: str, at: datetime | None = None, detail: str = "",
-                actor: Actor | None = None) -> LoginSession:
+def session_end(
+    *, session: LoginSession, reason: str, at: datetime | None = None, detail: str = "", actor: Actor | None = None
+) -> LoginSession:
     """End a login session (logout / timeout / forced) and revoke its tokens. Safe to call twice."""
     if reason not in LoginSession.EndReason.values:
         raise ValueError(f"unknown end reason {reason!r}")
@@ -95,8 +102,15 @@ def session_end(*, session: LoginSession, reason: str, at: datetime | None = Non
         s.end_detail = (detail or "")[:200]
         s.save(update_fields=["ended_at", "end_reason", "end_detail"])
         AuthToken.objects.filter(session=s, revoked_at__isnull=True).update(revoked_at=now, revoked_reason=reason)
-        audit_record(actor=actor or Actor.system("sessions"), action="accounts.session.ended", obj=s,
-                     player_id=s.player_id, reason=reason, detail=detail, ended_at=s.ended_at)
+        audit_record(
+            actor=actor or Actor.system("sessions"),
+            action="accounts.session.ended",
+            obj=s,
+            player_id=s.player_id,
+            reason=reason,
+            detail=detail,
+            ended_at=s.ended_at,
+        )
     session.ended_at, session.end_reason, session.end_detail = s.ended_at, s.end_reason, s.end_detail
     return s
 
@@ -111,8 +125,12 @@ def session_activity(*, session: LoginSession, now: datetime) -> str:
     idle, max_age = rules.session_idle(), rules.session_max_age()
     ends_at = min(session.last_seen_at + idle, session.started_at + max_age)
     if ends_at <= now:
-        session_end(session=session, reason=LoginSession.EndReason.TIMEOUT, at=ends_at,
-                    detail="idle" if ends_at == session.last_seen_at + idle else "max_age")
+        session_end(
+            session=session,
+            reason=LoginSession.EndReason.TIMEOUT,
+            at=ends_at,
+            detail="idle" if ends_at == session.last_seen_at + idle else "max_age",
+        )
         return "expired"
     if now - session.last_seen_at >= ACTIVITY_RESOLUTION:
         LoginSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(last_seen_at=now)
@@ -125,16 +143,23 @@ def player_force_logout(*, player: Player, reason: str, actor: Actor) -> int:
     now = clock.now()
     with transaction.atomic():
         ended = 0
-        for s in LoginSession.objects.select_for_update(no_key=True).filter(player_id=player.pk,
-                                                                            ended_at__isnull=True):
+        for s in LoginSession.objects.select_for_update(no_key=True).filter(player_id=player.pk, ended_at__isnull=True):
             s.ended_at, s.end_reason, s.end_detail = now, LoginSession.EndReason.FORCED, (reason or "")[:200]
             s.save(update_fields=["ended_at", "end_reason", "end_detail"])
             ended += 1
         revoked = AuthToken.objects.filter(user_id=player.user_id, revoked_at__isnull=True).update(
-            revoked_at=now, revoked_reason=f"forced:{reason}"[:50])
+            revoked_at=now, revoked_reason=f"forced:{reason}"[:50]
+        )
         if ended or revoked:
-            audit_record(actor=actor, action="accounts.force_logout", obj=player, player_id=player.pk,
-                         reason=reason, sessions_ended=ended, tokens_revoked=revoked)
+            audit_record(
+                actor=actor,
+                action="accounts.force_logout",
+                obj=player,
+                player_id=player.pk,
+                reason=reason,
+                sessions_ended=ended,
+                tokens_revoked=revoked,
+            )
     return ended
 
 
@@ -144,25 +169,36 @@ def sessions_timeout_due(*, now: datetime | None = None, limit: int = 1000) -> i
     now = now or clock.now()
     idle, max_age = rules.session_idle(), rules.session_max_age()
     due = Q(last_seen_at__lte=now - idle) | Q(started_at__lte=now - max_age)
-    ids = list(LoginSession.objects.filter(due, ended_at__isnull=True)
-               .order_by("last_seen_at").values_list("pk", flat=True)[:limit])
+    ids = list(
+        LoginSession.objects.filter(due, ended_at__isnull=True)
+        .order_by("last_seen_at")
+        .values_list("pk", flat=True)[:limit]
+    )
     done = 0
     for pk in ids:
         with transaction.atomic():
-            s = (LoginSession.objects.select_for_update(no_key=True, skip_locked=True)
-                 .filter(due, pk=pk, ended_at__isnull=True).first())
+            s = (
+                LoginSession.objects.select_for_update(no_key=True, skip_locked=True)
+                .filter(due, pk=pk, ended_at__isnull=True)
+                .first()
+            )
             if s is None:
                 continue
             ends_at = min(s.last_seen_at + idle, s.started_at + max_age)
-            session_end(session=s, reason=LoginSession.EndReason.TIMEOUT, at=ends_at,
-                        detail="idle" if ends_at == s.last_seen_at + idle else "max_age",
-                        actor=Actor.system("sessions.timeout"))
+            session_end(
+                session=s,
+                reason=LoginSession.EndReason.TIMEOUT,
+                at=ends_at,
+                detail="idle" if ends_at == s.last_seen_at + idle else "max_age",
+                actor=Actor.system("sessions.timeout"),
+            )
             done += 1
     return done
 
 
-def password_change(*, user: User, old_password: str, new_password: str, keep_token: AuthToken | None = None,
-                    actor: Actor | None = None) -> None:
+def password_change(
+    *, user: User, old_password: str, new_password: str, keep_token: AuthToken | None = None, actor: Actor | None = None
+) -> None:
     """Change the password (the first one must be changed at first login, GP §4(7)).
 
     Every other login session of the player ends (reason ``forced``, detail ``password_changed``, audited as any
@@ -202,9 +238,15 @@ def password_change(*, user: User, old_password: str, new_password: str, keep_to
             others = others.exclude(pk=keep_token.pk)
         revoked = others.update(revoked_at=now, revoked_reason="password_changed")
         player = getattr(u, "player", None) if hasattr(u, "player") else None
-        audit_record(actor=actor, action="accounts.password.changed", obj=u,
-                     player_id=player.pk if player else None, first_password=was_first, sessions_ended=ended,
-                     other_tokens_revoked=revoked)
+        audit_record(
+            actor=actor,
+            action="accounts.password.changed",
+            obj=u,
+            player_id=player.pk if player else None,
+            first_password=was_first,
+            sessions_ended=ended,
+            other_tokens_revoked=revoked,
+        )
     user.password, user.must_change_password = u.password, False
 
 
@@ -228,14 +270,28 @@ def exclusion_check(*, player: Player, actor: Actor, context: str) -> bool:
         listed = get_exclusion_register().is_listed(identity)
     except RegisterUnavailable as exc:
         with transaction.atomic():
-            RegisterCheck.objects.create(player_id=player.pk, register=RegisterCheck.Register.EXCLUSION,
-                                         context=context, result=RegisterCheck.Result.UNAVAILABLE,
-                                         details={"error": str(exc)[:200]}, checked_at=now)
+            RegisterCheck.objects.create(
+                player_id=player.pk,
+                register=RegisterCheck.Register.EXCLUSION,
+                context=context,
+                result=RegisterCheck.Result.UNAVAILABLE,
+                details={"error": str(exc)[:200]},
+                checked_at=now,
+            )
         raise
-    return exclusion_record(player=player, listed=listed, actor=actor, context=context,
-                            records=[{"register": RegisterCheck.Register.EXCLUSION, "details": {},
-                                      "result": RegisterCheck.Result.LISTED if listed
-                                      else RegisterCheck.Result.NOT_LISTED}])
+    return exclusion_record(
+        player=player,
+        listed=listed,
+        actor=actor,
+        context=context,
+        records=[
+            {
+                "register": RegisterCheck.Register.EXCLUSION,
+                "details": {},
+                "result": RegisterCheck.Result.LISTED if listed else RegisterCheck.Result.NOT_LISTED,
+            }
+        ],
+    )
 
 
 def _aisg_check(*, player: Player, identity: Identity, context: str) -> bool:
@@ -267,8 +323,9 @@ def _aisg_check(*, player: Player, identity: Identity, context: str) -> bool:
     raise RegisterReviewNeeded(f"AISG: {decision.reason}")
 
 
-def exclusion_record(*, player: Player, listed: bool, actor: Actor, context: str,
-                     records: list[dict[str, Any]] | None) -> bool:
+def exclusion_record(
+    *, player: Player, listed: bool, actor: Actor, context: str, records: list[dict[str, Any]] | None
+) -> bool:
     """Record a register answer on the player (the flag, the audit on a change, the logout of a listed player)."""
     now = clock.now()
     with transaction.atomic():
@@ -280,9 +337,15 @@ def exclusion_record(*, player: Player, listed: bool, actor: Actor, context: str
         p.exclusion_checked_at = now
         p.save(update_fields=["exclusion_listed", "exclusion_checked_at"])
         if changed:
-            audit_record(actor=actor, action="accounts.exclusion.listed" if listed else "accounts.exclusion.cleared",
-                         obj=p, old={"exclusion_listed": not listed}, new={"exclusion_listed": listed},
-                         player_id=p.pk, context=context)
+            audit_record(
+                actor=actor,
+                action="accounts.exclusion.listed" if listed else "accounts.exclusion.cleared",
+                obj=p,
+                old={"exclusion_listed": not listed},
+                new={"exclusion_listed": listed},
+                player_id=p.pk,
+                context=context,
+            )
         if listed:
             player_force_logout(player=p, reason="excluded_person", actor=actor)
     player.exclusion_listed, player.exclusion_checked_at = listed, now

@@ -1,4 +1,5 @@
 """Small helpers of the accounts tests."""
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """Adapters: sandbox registers and SMS, and the HTTP implementations against a local HTTP server."""
+
 import json
 import threading
 from datetime import date, timedelta
@@ -28,9 +29,14 @@ pytestmark = pytest.mark.django_db
 
 
 def identity(data):
-    return Identity(given_names=data["given_names"], surname=data["surname"],
-                    date_of_birth=date.fromisoformat(data["date_of_birth"]), birth_number=data["birth_number"],
-                    sex=data["sex"], citizenship=data["citizenship"])
+    return Identity(
+        given_names=data["given_names"],
+        surname=data["surname"],
+        date_of_birth=date.fromisoformat(data["date_of_birth"]),
+        birth_number=data["birth_number"],
+        sex=data["sex"],
+        citizenship=data["citizenship"],
+    )
 
 
 def test_the_sandbox_population_register_answers_found_not_found_mismatch_and_unavailable():
@@ -93,10 +99,16 @@ def gateway():
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{server.server_port}"
-    with override_settings(ACCOUNTS_POPULATION_REGISTER="http", ACCOUNTS_POPULATION_REGISTER_URL=url,
-                           ACCOUNTS_EXCLUSION_REGISTER="http", ACCOUNTS_EXCLUSION_REGISTER_URL=url,
-                           ACCOUNTS_SMS_GATEWAY="http", ACCOUNTS_SMS_GATEWAY_URL=url,
-                           ACCOUNTS_GATEWAY_TOKEN="secret-token", ACCOUNTS_GATEWAY_TIMEOUT_SECONDS=2):
+    with override_settings(
+        ACCOUNTS_POPULATION_REGISTER="http",
+        ACCOUNTS_POPULATION_REGISTER_URL=url,
+        ACCOUNTS_EXCLUSION_REGISTER="http",
+        ACCOUNTS_EXCLUSION_REGISTER_URL=url,
+        ACCOUNTS_SMS_GATEWAY="http",
+        ACCOUNTS_SMS_GATEWAY_URL=url,
+        ACCOUNTS_GATEWAY_TOKEN="secret-token",
+        ACCOUNTS_GATEWAY_TIMEOUT_SECONDS=2,
+    ):
         yield _Gateway
     server.shutdown()
     server.server_close()
@@ -104,8 +116,11 @@ def gateway():
 
 def test_the_http_registers_are_chosen_by_setting_and_send_the_token(gateway):
     data = applicant_data()
-    gateway.answers = {"/verify": (200, {"found": True, "mismatches": [], "date_of_birth": data["date_of_birth"]}),
-                       "/check": (200, {"listed": False}), "/self-listing": (201, {})}
+    gateway.answers = {
+        "/verify": (200, {"found": True, "mismatches": [], "date_of_birth": data["date_of_birth"]}),
+        "/check": (200, {"listed": False}),
+        "/self-listing": (201, {}),
+    }
     assert isinstance(get_population_register(), HttpPopulationRegister)
     assert isinstance(get_exclusion_register(), HttpExclusionRegister)
     answer = get_population_register().verify(identity(data))
@@ -136,11 +151,16 @@ def test_registration_refuses_a_person_the_register_says_is_under_18(gateway):
     body = registration_payload()
     today = clock.business_date()
     minor = today.replace(year=today.year - 17).isoformat()
-    gateway.answers = {"/verify": (200, {"found": True, "mismatches": [], "date_of_birth": minor}),
-                       "/check": (200, {"listed": False})}
+    gateway.answers = {
+        "/verify": (200, {"found": True, "mismatches": [], "date_of_birth": minor}),
+        "/check": (200, {"listed": False}),
+    }
     with pytest.raises(DomainError) as exc:
-        services.registration_submit(data={k: v for k, v in body.items() if k not in ("username", "consents")},
-                                     consents=body["consents"], username=body["username"])
+        services.registration_submit(
+            data={k: v for k, v in body.items() if k not in ("username", "consents")},
+            consents=body["consents"],
+            username=body["username"],
+        )
     assert exc.value.code == errors.UNDERAGE.code
     assert Player.objects.count() == 0
 

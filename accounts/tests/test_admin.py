@@ -1,4 +1,5 @@
 """Staff actions in the admin: each form calls a service (audited)."""
+
 import pytest
 from django.test import Client
 
@@ -47,8 +48,13 @@ def test_a_non_staff_user_cannot_use_the_staff_actions():
 def test_staff_register_an_applicant_at_a_branch(staff_client):
     data = applicant_data()
     make_register_record(data)
-    form = {**data, "accepted_terms": "on", "accepted_data_processing": "on", "acknowledged_game_plan": "on",
-            "likeness_confirmed": "on"}
+    form = {
+        **data,
+        "accepted_terms": "on",
+        "accepted_data_processing": "on",
+        "acknowledged_game_plan": "on",
+        "likeness_confirmed": "on",
+    }
     r = staff_client.post("/admin/accounts/player/register-branch/", form)
     assert r.status_code == 302, r.content.decode()[:2000]
     player = Player.objects.get()
@@ -67,13 +73,20 @@ def test_a_branch_registration_without_the_likeness_confirmed_shows_the_error(st
 
 def test_staff_verify_the_identity_of_an_online_applicant_at_a_branch(staff_client):
     player = make_player(status="temporary", aml_identified_at=None)
-    passport = {"document_type": "passport", "document_number": "P1234567", "document_issuing_state": "CZ",
-                "document_issuing_authority": "MV ČR", "document_valid_until": "2031-01-01", "likeness_confirmed": "on"}
+    passport = {
+        "document_type": "passport",
+        "document_number": "P1234567",
+        "document_issuing_state": "CZ",
+        "document_issuing_authority": "MV ČR",
+        "document_valid_until": "2031-01-01",
+        "likeness_confirmed": "on",
+    }
     # GP §2 point 9: a Czech citizen shows a passport only when the identity card cannot be shown
     r = staff_client.post(f"/admin/accounts/player/{player.pk}/act/verify_branch/", passport)
     assert r.status_code == 200 and b"id_card_required" in r.content
-    r = staff_client.post(f"/admin/accounts/player/{player.pk}/act/verify_branch/",
-                          {**passport, "id_card_unavailable": "on"})
+    r = staff_client.post(
+        f"/admin/accounts/player/{player.pk}/act/verify_branch/", {**passport, "id_card_unavailable": "on"}
+    )
     assert r.status_code == 302
     player.refresh_from_db()
     assert player.aml_identified_at is not None
@@ -108,8 +121,10 @@ def test_staff_resolve_a_refused_registration_in_the_admin(staff_client, registe
     register(body)
     case = DuplicateCase.objects.get()
     assert staff_client.get(f"/admin/accounts/duplicatecase/{case.pk}/change/").status_code == 200
-    r = staff_client.post(f"/admin/accounts/duplicatecase/{case.pk}/resolve/",
-                          {"same_person": "0", "closure_method": "transfer", "note": "different people"})
+    r = staff_client.post(
+        f"/admin/accounts/duplicatecase/{case.pk}/resolve/",
+        {"same_person": "0", "closure_method": "transfer", "note": "different people"},
+    )
     assert r.status_code == 302
     assert Player.objects.filter(user__username=body["username"], status="temporary").exists()
 
@@ -118,8 +133,9 @@ def test_staff_decide_a_correction_in_the_admin(staff_client):
     from accounts import services
 
     player = make_player()
-    req = services.correction_request_create(player=player, changes={"residence_city": "Brno"}, note="",
-                                             actor=Actor.player(player))
+    req = services.correction_request_create(
+        player=player, changes={"residence_city": "Brno"}, note="", actor=Actor.player(player)
+    )
     assert staff_client.get(f"/admin/accounts/correctionrequest/{req.pk}/change/").status_code == 200
     r = staff_client.post(f"/admin/accounts/correctionrequest/{req.pk}/decide/", {"approve": "1", "note": "ok"})
     assert r.status_code == 302
@@ -130,10 +146,18 @@ def test_staff_decide_a_correction_in_the_admin(staff_client):
 
 def test_adding_a_barred_person_in_the_admin_flags_their_account(staff_client):
     player = make_player()
-    r = staff_client.post("/admin/accounts/barredperson/add/", {
-        "given_names": player.personal.given_names, "surname": player.personal.surname,
-        "date_of_birth": player.personal.date_of_birth.isoformat(), "birth_number": "", "role": "employee",
-        "active": "on", "note": ""})
+    r = staff_client.post(
+        "/admin/accounts/barredperson/add/",
+        {
+            "given_names": player.personal.given_names,
+            "surname": player.personal.surname,
+            "date_of_birth": player.personal.date_of_birth.isoformat(),
+            "birth_number": "",
+            "role": "employee",
+            "active": "on",
+            "note": "",
+        },
+    )
     assert r.status_code == 302
     assert BarredPerson.objects.count() == 1
     player.refresh_from_db()
@@ -141,9 +165,19 @@ def test_adding_a_barred_person_in_the_admin_flags_their_account(staff_client):
 
 
 def test_staff_fill_the_sandbox_population_register(staff_client):
-    r = staff_client.post("/admin/accounts/sandboxpopulationrecord/add/", {
-        "birth_number": "", "given_names": "Anna", "surname": "Cizinka", "date_of_birth": "1990-01-01",
-        "sex": "F", "citizenship": "SK", "resident_in_cz": "on", "note": ""})
+    r = staff_client.post(
+        "/admin/accounts/sandboxpopulationrecord/add/",
+        {
+            "birth_number": "",
+            "given_names": "Anna",
+            "surname": "Cizinka",
+            "date_of_birth": "1990-01-01",
+            "sex": "F",
+            "citizenship": "SK",
+            "resident_in_cz": "on",
+            "note": "",
+        },
+    )
     assert r.status_code == 302 and SandboxPopulationRecord.objects.get().surname == "Cizinka"
 
 
@@ -157,8 +191,9 @@ def test_an_exclusion_check_the_register_cannot_answer_is_shown_to_staff(staff_c
 def test_staff_end_the_selected_login_sessions(staff_client):
     player = make_player()
     open_session, _ = login_session_for(player)
-    r = staff_client.post("/admin/accounts/loginsession/", {"action": "end_forced",
-                                                            "_selected_action": [open_session.pk]})
+    r = staff_client.post(
+        "/admin/accounts/loginsession/", {"action": "end_forced", "_selected_action": [open_session.pk]}
+    )
     assert r.status_code == 302
     open_session.refresh_from_db()
     assert open_session.end_reason == LoginSession.EndReason.FORCED and open_session.end_detail == "staff"

@@ -1,5 +1,6 @@
 """The AISG interface version 1.0 client (accounts.aisg.v1) against the local server built from the Ministry's
 WSDL: signed requests, signed answers verified, faults, slow answers, bad signatures, the playground persons."""
+
 import datetime as dt
 import json
 import uuid
@@ -46,13 +47,22 @@ def test_the_request_is_the_wsdl_s_message_signed_over_the_body_with_rsa_sha256(
     assert root.xpath("//s:Body/r:OveritOsobuRequest/r:Duvod/text()", namespaces=ns) == ["Registrace"]
     assert root.xpath("//s:Body/r:OveritOsobuRequest/r:ICO_VCP/text()", namespaces=ns) == ["01234567"]
     cr = root.xpath("//r:TrvalyPobytCR", namespaces=ns)[0]
-    assert [etree.QName(e).localname for e in cr] == ["Ulice", "CisloPopisneEvidencni", "CisloOrientacni",
-                                                       "CisloObvodMestaPrahy", "Obec", "PSC"]
+    assert [etree.QName(e).localname for e in cr] == [
+        "Ulice",
+        "CisloPopisneEvidencni",
+        "CisloOrientacni",
+        "CisloObvodMestaPrahy",
+        "Obec",
+        "PSC",
+    ]
     assert root.xpath("//wsse:SecurityTokenReference/wsse:Reference/@URI", namespaces=ns)[0].startswith("#X509-")
     assert v1.wsse.verify_envelope(data, cert_pem=aisg.operator_cert_pem).tag == f"{{{v1.SOAP}}}Body"
     other_key, _ = key_pair("not the operator")
-    forged = v1.wsse.sign_envelope(v1.build_verify(client.config(), reason=t.REGISTRATION, person=person)[0],
-                                   key_pem=other_key, cert_pem=aisg.operator_cert_pem)
+    forged = v1.wsse.sign_envelope(
+        v1.build_verify(client.config(), reason=t.REGISTRATION, person=person)[0],
+        key_pem=other_key,
+        cert_pem=aisg.operator_cert_pem,
+    )
     status, answer = aisg.handle("OveritOsobu", forged)
     assert status == 500 and b"WS-Security" in answer  # the Ministry refuses a request not signed by the operator
 
@@ -116,9 +126,12 @@ def test_batch_submitted_then_collected_once_processed(aisg):
     done = client.batch_results(batch_id)
     assert done.state == t.BATCH_DONE
     assert {k: (v.rob, v.rvo) for k, v in done.results.items()} == {
-        "o1": (t.ROB_FOUND, t.RVO_NOT_LISTED), "o2": (t.ROB_FOUND, t.RVO_NOT_LISTED),
-        "o3": (t.ROB_FOUND, t.RVO_NOT_LISTED), "o4": (t.ROB_FOUND, t.RVO_NOT_LISTED),
-        "o5": (t.ROB_NOT_FOUND, t.RVO_UNVERIFIED)}
+        "o1": (t.ROB_FOUND, t.RVO_NOT_LISTED),
+        "o2": (t.ROB_FOUND, t.RVO_NOT_LISTED),
+        "o3": (t.ROB_FOUND, t.RVO_NOT_LISTED),
+        "o4": (t.ROB_FOUND, t.RVO_NOT_LISTED),
+        "o5": (t.ROB_NOT_FOUND, t.RVO_UNVERIFIED),
+    }
 
 
 def test_a_batch_holds_one_to_a_thousand_persons(aisg):
@@ -133,6 +146,7 @@ def test_a_batch_holds_one_to_a_thousand_persons(aisg):
 def test_change_of_personal_data_by_hid_as_the_playground_request(aisg):
     data = json.loads((spec() / "requests" / "zmenaUdaju_KnapV.json").read_text(encoding="utf-8"))
     from tests.kit.aisg import person_from_reference_json
+
     person = person_from_reference_json(data["osoba"])
     aisg.add("Valdemar", "Knap", dt.date(1984, 8, 23), hid=data["hid"])
     assert client.interface().change_person(client.config(), hid=data["hid"], person=person).startswith("LOCAL-")
@@ -143,8 +157,15 @@ def test_change_of_personal_data_by_hid_as_the_playground_request(aisg):
 def test_addresses_are_split_into_the_schema_s_numbers():
     a = client.address_of("Karlovo náměstí 285/19a", "Praha 2", "120 00", "CZ")
     assert a is not None
-    assert (a.street, a.house_number, a.orientation_number, a.orientation_suffix, a.municipality,
-            a.prague_district, a.postal_code) == ("Karlovo náměstí", 285, 19, "a", "Praha", 2, "120 00")
+    assert (
+        a.street,
+        a.house_number,
+        a.orientation_number,
+        a.orientation_suffix,
+        a.municipality,
+        a.prague_district,
+        a.postal_code,
+    ) == ("Karlovo náměstí", 285, 19, "a", "Praha", 2, "120 00")
     b = client.address_of("Hlavní 12", "Stod", "33301", "CZ")
     assert b is not None
     assert (b.street, b.house_number, b.orientation_number) == ("Hlavní", 12, None)

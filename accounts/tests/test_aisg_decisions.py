@@ -2,6 +2,7 @@
 against the local AISG server: not adult -> refused; in RVO -> refused and excluded; not found / dead / duplicate in
 ROB -> no registration, manual review; NEOVERENO / no answer / timeout / fault / bad signature -> fail closed, the
 retry schedule and a staff alert; everything in order -> registered, the HID kept and used at every login."""
+
 import datetime as dt
 from datetime import timedelta
 
@@ -42,7 +43,9 @@ def test_row_ok_registers_with_reason_registrace_and_keeps_the_hid(aisg, registe
     assert osoba.findtext(q("Jmeno")) == body["given_names"] and osoba.findtext(q("StatniObcanstvi")) == "CZ"
     assert osoba.findtext(f"{q('TrvalyPobyt')}/{q('TrvalyPobytCR')}/{q('PSC')}") == "11000"
     assert sorted(player.register_checks.values_list("register", "result")) == [
-        ("exclusion", R.NOT_LISTED), ("population", R.FOUND)]
+        ("exclusion", R.NOT_LISTED),
+        ("population", R.FOUND),
+    ]
     assert len(aisg.requests) == 1  # one answer for both registers
 
 
@@ -75,8 +78,9 @@ def test_row_not_identified_in_rob_is_no_registration_and_a_manual_review(aisg, 
     assert review.details["application"]["surname"] == body["surname"]
 
 
-@pytest.mark.parametrize("failure", ["NEOVERENO", "NEODPOVEZENO", "NEPROVEDENA", "timeout", "fault", "signature",
-                                     "down"])
+@pytest.mark.parametrize(
+    "failure", ["NEOVERENO", "NEODPOVEZENO", "NEPROVEDENA", "timeout", "fault", "signature", "down"]
+)
 def test_row_no_usable_answer_fails_closed_with_a_retry_schedule_and_a_staff_alert(aisg, register, settings, failure):
     body = registration_payload()
     if failure == "NEOVERENO":
@@ -129,8 +133,11 @@ def test_login_asks_with_prihlaseni_and_the_stored_hid(aisg):
     player, person = aisg_player(aisg)
     session, _key = services.session_start(player=player)
     action, request = aisg.requests[-1]
-    assert (action, request.findtext(q("Duvod")), request.findtext(q("HID"))) == ("OveritOsobu", "Prihlaseni",
-                                                                                  person.hid)
+    assert (action, request.findtext(q("Duvod")), request.findtext(q("HID"))) == (
+        "OveritOsobu",
+        "Prihlaseni",
+        person.hid,
+    )
     assert request.find(q("Osoba")) is None and session.pk
 
 

@@ -1,6 +1,7 @@
 """The periodic re-check through AISG by batch (OveritOsobyHromadne up to 1,000 a batch, collected by a job), the
 report of changed personal data (ZmenitUdajeOsoby) and the age limit of the last check (no play without a fresh
 answer)."""
+
 import time
 from datetime import timedelta
 
@@ -107,8 +108,10 @@ def test_a_change_of_personal_data_is_reported_with_zmenit_udaje_osoby(aisg):
     PersonalData.objects.filter(player=p).update(aisg_hid=person.hid)
     staff = User.objects.create(username="staff1", is_staff=True)
     from core.audit import Actor
-    services.personal_data_update(player=p, changes={"surname": "Dvořáková"}, actor=Actor.staff(staff),
-                                  reason="marriage")
+
+    services.personal_data_update(
+        player=p, changes={"surname": "Dvořáková"}, actor=Actor.staff(staff), reason="marriage"
+    )
     pd = PersonalData.objects.get(player=p)
     assert pd.aisg_change_due_at is not None
     aisg.fault = (9100, "nedostupné")
@@ -127,18 +130,35 @@ def test_a_change_of_data_aisg_does_not_know_is_not_reported(aisg):
     PersonalData.objects.filter(player=p).update(aisg_hid=on_aisg(aisg, p).hid)
     staff = User.objects.create(username="staff2", is_staff=True)
     from core.audit import Actor
-    services.personal_data_update(player=p, changes={"phone": "+420731999888"}, actor=Actor.staff(staff),
-                                  reason="new phone")
+
+    services.personal_data_update(
+        player=p, changes={"phone": "+420731999888"}, actor=Actor.staff(staff), reason="new phone"
+    )
     assert PersonalData.objects.get(player=p).aisg_change_due_at is None
 
 
 def _many_players(n):
     now = clock.now()
-    users = User.objects.bulk_create([User(username=f"many{i:06d}", email=f"many{i:06d}@example.cz",
-                                           password="!x", date_joined=now) for i in range(n)])
-    players = Player.objects.bulk_create([
-        Player(user=u, status=Player.Status.ACTIVE, created_at=now, status_changed_at=now, identity_verified_at=now,
-               completed_at=now, exclusion_checked_at=now - timedelta(days=2)) for u in users])
+    users = User.objects.bulk_create(
+        [
+            User(username=f"many{i:06d}", email=f"many{i:06d}@example.cz", password="!x", date_joined=now)
+            for i in range(n)
+        ]
+    )
+    players = Player.objects.bulk_create(
+        [
+            Player(
+                user=u,
+                status=Player.Status.ACTIVE,
+                created_at=now,
+                status_changed_at=now,
+                identity_verified_at=now,
+                completed_at=now,
+                exclusion_checked_at=now - timedelta(days=2),
+            )
+            for u in users
+        ]
+    )
     today = timezone.localdate(now)
     rows = []
     for p, i in zip(players, range(n), strict=True):
@@ -164,5 +184,7 @@ def test_ten_thousand_players_re_checked_by_batch_timed(aisg, capsys):
     assert out == {"batches": 10, "listed": 0, "confirmed": 10_000, "failed": 0, "expired": 0}
     assert not Player.objects.filter(exclusion_checked_at__lt=clock.now() - timedelta(days=1)).exists()
     with capsys.disabled():
-        print(f"\nAISG re-check of 10,000 players: submit {submitted - started:.1f} s (10 batches), "
-              f"collect and apply {done - submitted:.1f} s, total {done - started:.1f} s")
+        print(
+            f"\nAISG re-check of 10,000 players: submit {submitted - started:.1f} s (10 batches), "
+            f"collect and apply {done - submitted:.1f} s, total {done - started:.1f} s"
+        )

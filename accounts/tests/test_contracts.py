@@ -1,4 +1,5 @@
 """The functions other apps call (docs/contracts.md), with their exact names and keyword-only signatures."""
+
 import inspect
 
 import pytest
@@ -24,8 +25,13 @@ def test_the_contract_functions_exist_with_their_signatures():
     register = adapters.get_exclusion_register()
     assert callable(register.is_listed) and callable(register.request_self_listing)
     assert issubclass(adapters.RegisterUnavailable, Exception)
-    assert {f.name for f in LoginSession._meta.fields} >= {"player", "started_at", "ended_at", "end_reason",
-                                                           "last_seen_at"}
+    assert {f.name for f in LoginSession._meta.fields} >= {
+        "player",
+        "started_at",
+        "ended_at",
+        "end_reason",
+        "last_seen_at",
+    }
     assert set(LoginSession.EndReason.values) == {"logout", "timeout", "forced"}
 
 

@@ -1,5 +1,6 @@
 """Credentials (GP §4(7)) and login sessions: e-mail link -> SMS password -> change at first login,
 login/logout, lockout, idle timeout, exclusion check at every login."""
+
 from datetime import timedelta
 
 import pytest
@@ -85,14 +86,18 @@ def test_a_tampered_link_is_refused(api, commit, registered):
 def test_a_new_link_supersedes_the_old_one_and_the_answer_never_reveals_accounts(api, commit, registered):
     player, body = registered
     with commit():
-        r = api.post("/api/v1/accounts/registration/resend-link",
-                     {"username": body["username"], "email": body["email"]}, format="json")
+        r = api.post(
+            "/api/v1/accounts/registration/resend-link",
+            {"username": body["username"], "email": body["email"]},
+            format="json",
+        )
     assert r.status_code == 202 and len(mail.outbox) == 2
     old, new = link_token(mail.outbox[0]), link_token(mail.outbox[1])
     assert confirm(api, commit, old).json()["error"]["code"] == errors.EMAIL_LINK_INVALID.code
     assert confirm(api, commit, new).json()["status"] == "password_sent"
-    r = api.post("/api/v1/accounts/registration/resend-link", {"username": "nobody", "email": "x@example.cz"},
-                 format="json")
+    r = api.post(
+        "/api/v1/accounts/registration/resend-link", {"username": "nobody", "email": "x@example.cz"}, format="json"
+    )
     assert r.status_code == 202 and len(mail.outbox) == 2
 
 
@@ -110,14 +115,15 @@ def test_the_first_password_must_be_changed_before_anything_else_works(api, comm
     for url in ("/api/v1/accounts/me", "/api/v1/accounts/registration/steps", "/api/v1/accounts/me/export"):
         resp = c.get(url)
         assert resp.status_code == 403 and resp.json()["error"]["code"] == errors.PASSWORD_CHANGE_REQUIRED.code
-    assert refusal_code(selectors.betting_refusal(Player.objects.get(pk=player.pk))) == errors.PASSWORD_CHANGE_REQUIRED.code
+    assert (
+        refusal_code(selectors.betting_refusal(Player.objects.get(pk=player.pk)))
+        == errors.PASSWORD_CHANGE_REQUIRED.code
+    )
     r = c.post("/api/v1/accounts/auth/password", {"old_password": first, "new_password": "short"}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == errors.PASSWORD_INVALID.code
-    r = c.post("/api/v1/accounts/auth/password", {"old_password": "wrong", "new_password": NEW_PASSWORD},
-               format="json")
+    r = c.post("/api/v1/accounts/auth/password", {"old_password": "wrong", "new_password": NEW_PASSWORD}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == errors.OLD_PASSWORD_WRONG.code
-    r = c.post("/api/v1/accounts/auth/password", {"old_password": first, "new_password": NEW_PASSWORD},
-               format="json")
+    r = c.post("/api/v1/accounts/auth/password", {"old_password": first, "new_password": NEW_PASSWORD}, format="json")
     assert r.status_code == 200
     assert c.get("/api/v1/accounts/me").status_code == 200
     assert login(api, body["username"], first).status_code == 401
@@ -135,8 +141,11 @@ def test_a_password_change_ends_the_other_sessions_and_tokens_and_keeps_the_curr
     ca, cb = client_for(player, a["token"]), client_for(player, b["token"])
     untracked = client_for(player)  # a token of no login session
     assert cb.get("/api/v1/accounts/me").status_code == 200 and untracked.get("/api/v1/accounts/me").status_code == 200
-    r = ca.post("/api/v1/accounts/auth/password", {"old_password": DEFAULT_PASSWORD, "new_password": NEW_PASSWORD},
-                format="json")
+    r = ca.post(
+        "/api/v1/accounts/auth/password",
+        {"old_password": DEFAULT_PASSWORD, "new_password": NEW_PASSWORD},
+        format="json",
+    )
     assert r.status_code == 200, r.content
     for old in (cb, untracked):
         r = old.get("/api/v1/accounts/me")

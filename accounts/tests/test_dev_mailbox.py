@@ -1,5 +1,6 @@
 """In development, a mailbox page and API list the e-mails and SMS the sandbox would have sent (the
 confirmation link, the first password), so a player-app developer needs no admin access; production has neither."""
+
 from __future__ import annotations
 
 import re
@@ -32,20 +33,21 @@ def test_the_mailbox_shows_the_confirmation_link_and_then_the_first_password_sms
     assert [e["to"] for e in box["emails"]] == [[payload["email"]]] and box["sms"] == []
     link = next(link for link in box["emails"][0]["links"] if "confirm-email?token=" in link)
     token = link.split("token=", 1)[1]
-    assert api.get("/api/v1/accounts/registration/confirm-email", {"token": token}).json()["status"] == \
-        "password_sent"
+    assert api.get("/api/v1/accounts/registration/confirm-email", {"token": token}).json()["status"] == "password_sent"
     sms = api.get(API, {"to": payload["phone"]}).json()["sms"]
     assert len(sms) == 1 and payload["username"] in sms[0]["text"]
     found = re.search(r"first password: (\S+)", sms[0]["text"])
     assert found, sms[0]["text"]
     password = found.group(1)
-    login = api.post("/api/v1/accounts/auth/login", {"username": payload["username"], "password": password},
-                     format="json")
+    login = api.post(
+        "/api/v1/accounts/auth/login", {"username": payload["username"], "password": password}, format="json"
+    )
     assert login.status_code == 200, (sms[0]["text"], login.content)
     page = Client().get(PAGE)
     assert page.status_code == 200 and sms[0]["text"].encode() in page.content and token.encode() in page.content
-    assert "script-src" not in page["Content-Security-Policy"] and "default-src 'none'" in page[
-        "Content-Security-Policy"]
+    assert (
+        "script-src" not in page["Content-Security-Policy"] and "default-src 'none'" in page["Content-Security-Policy"]
+    )
     assert api.get(API, {"to": "nobody@example.cz"}).json() == {"emails": [], "sms": []}
 
 

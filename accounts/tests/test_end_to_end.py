@@ -2,6 +2,7 @@
 register -> e-mail link -> SMS password -> change it -> see the remaining steps and the 30-day
 deadline; a duplicate birth number is refused; an excluded person can neither register nor log in;
 on day 31 the scheduled job cancels the unfinished temporary account."""
+
 from datetime import datetime, timedelta
 
 import pytest
@@ -30,8 +31,12 @@ def test_a_new_user_registers_gets_credentials_sees_the_deadline_and_is_cancelle
         anon = client()
         documents = anon.get(f"{API}/registration/documents").json()
         body = registration_payload(username="nova.hracka")
-        body["consents"] = {"terms": documents["terms"], "data_processing": documents["data_processing"],
-                            "game_plan": documents["game_plan"], "marketing": False}
+        body["consents"] = {
+            "terms": documents["terms"],
+            "data_processing": documents["data_processing"],
+            "game_plan": documents["game_plan"],
+            "marketing": False,
+        }
         make_register_record(body)  # the population register knows her (sandbox, filled by staff)
 
         # 1. register
@@ -56,8 +61,11 @@ def test_a_new_user_registers_gets_credentials_sees_the_deadline_and_is_cancelle
         me.credentials(HTTP_AUTHORIZATION=f"Token {r.json()['token']}")
         r = me.get(f"{API}/registration/steps")
         assert r.status_code == 403 and r.json()["error"]["code"] == PASSWORD_CHANGE_REQUIRED.code
-        r = me.post(f"{API}/auth/password", {"old_password": first_password, "new_password": "Moje-nove-heslo-2026"},
-                    format="json")
+        r = me.post(
+            f"{API}/auth/password",
+            {"old_password": first_password, "new_password": "Moje-nove-heslo-2026"},
+            format="json",
+        )
         assert r.status_code == 200
 
         # 4. the remaining steps and the deadline
@@ -73,8 +81,12 @@ def test_a_new_user_registers_gets_credentials_sees_the_deadline_and_is_cancelle
         assert all(s["deadline"] == "2026-04-01T09:00:00Z" for s in steps["steps"] if not s["done"])
 
         # 5. the same birth number again: refused, referred to support
-        dup = registration_payload(username="druhy.pokus", birth_number=body["birth_number"],
-                                   date_of_birth=body["date_of_birth"], sex=body["sex"])
+        dup = registration_payload(
+            username="druhy.pokus",
+            birth_number=body["birth_number"],
+            date_of_birth=body["date_of_birth"],
+            sex=body["sex"],
+        )
         r = client().post(f"{API}/registration", dup, format="json")
         assert r.status_code == 409
         err = r.json()["error"]
@@ -92,8 +104,9 @@ def test_a_new_user_registers_gets_credentials_sees_the_deadline_and_is_cancelle
     # ... nor log in once listed
     with time_machine.travel(START + timedelta(days=2), tick=False):
         make_excluded(body)
-        r = client().post(f"{API}/auth/login", {"username": "nova.hracka", "password": "Moje-nove-heslo-2026"},
-                          format="json")
+        r = client().post(
+            f"{API}/auth/login", {"username": "nova.hracka", "password": "Moje-nove-heslo-2026"}, format="json"
+        )
         assert r.status_code == 403 and r.json()["error"]["code"] == EXCLUDED_PERSON.code
         assert me.get(f"{API}/me").status_code == 401  # the open session was ended at once
 

@@ -1,5 +1,6 @@
 """The calls from accounts up into limits and wallet go through checked hooks (accounts/hooks.py): a missing hook
 stops the platform at start-up and fails every call closed; a registered one really runs."""
+
 import pytest
 from django.core import checks
 

@@ -1,5 +1,6 @@
 """Account states: the 30-day temporary account, completion, suspension, closure, and what each
 state allows (betting_refusal / money_movement_refusal)."""
+
 from datetime import timedelta
 
 import pytest
@@ -24,8 +25,9 @@ def decide_limits(player):
     from limits.models import LimitType
     from limits.services import self_limits_decide
 
-    self_limits_decide(player=player, kind="technical", decisions={lt: None for lt in LimitType.values},
-                       actor=Actor.player(player))
+    self_limits_decide(
+        player=player, kind="technical", decisions={lt: None for lt in LimitType.values}, actor=Actor.player(player)
+    )
 
 
 def aml_declared_and_screened(player):
@@ -40,8 +42,12 @@ def aml_declared_and_screened(player):
 def verify_payment_method(player):
     from wallet.services import payment_method_register, payment_method_verify
 
-    m = payment_method_register(player=player, kind="card", actor=Actor.player(player),
-                                data={"card_token": f"tok_test_{player.pk:08d}", "card_masked": "**** **** **** 1234"})
+    m = payment_method_register(
+        player=player,
+        kind="card",
+        actor=Actor.player(player),
+        data={"card_token": f"tok_test_{player.pk:08d}", "card_masked": "**** **** **** 1234"},
+    )
     payment_method_verify(method=m, by="documents", actor=SYSTEM)
 
 
@@ -220,11 +226,19 @@ def test_a_hand_off_the_wallet_refuses_is_kept_and_retried():
 
 
 # What each state allows -----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("status,code", [
-    ("applicant", errors.NOT_REGISTERED.code), ("temporary", None), ("active", None),
-    ("suspended", errors.SUSPENDED.code), ("closing", errors.CLOSING.code), ("closed", errors.CLOSED.code),
-    ("expired", errors.TEMPORARY_EXPIRED.code), ("rejected", errors.CLOSED.code),
-])
+@pytest.mark.parametrize(
+    "status,code",
+    [
+        ("applicant", errors.NOT_REGISTERED.code),
+        ("temporary", None),
+        ("active", None),
+        ("suspended", errors.SUSPENDED.code),
+        ("closing", errors.CLOSING.code),
+        ("closed", errors.CLOSED.code),
+        ("expired", errors.TEMPORARY_EXPIRED.code),
+        ("rejected", errors.CLOSED.code),
+    ],
+)
 def test_betting_is_allowed_only_on_a_temporary_or_active_account(status, code):
     refusal = selectors.betting_refusal(make_player(status=status))
     assert (refusal.code if refusal else None) == code
@@ -233,7 +247,10 @@ def test_betting_is_allowed_only_on_a_temporary_or_active_account(status, code):
 def test_a_temporary_account_may_deposit_but_not_withdraw():
     player = make_player(status="temporary")
     assert selectors.money_movement_refusal(player, direction="deposit") is None
-    assert refusal_code(selectors.money_movement_refusal(player, direction="withdrawal")) == errors.TEMPORARY_NO_WITHDRAWAL.code
+    assert (
+        refusal_code(selectors.money_movement_refusal(player, direction="withdrawal"))
+        == errors.TEMPORARY_NO_WITHDRAWAL.code
+    )
 
 
 def test_an_excluded_player_may_withdraw_but_not_deposit_or_bet():

@@ -1,5 +1,6 @@
 """Notices the operator can prove (GP §7(7), §10(4)): the in-app inbox with read receipts and the e-mail, each
 delivery recorded; the contract ``accounts.services.message_send`` other apps call."""
+
 import inspect
 import threading
 from datetime import timedelta
@@ -22,9 +23,13 @@ from tests.kit.clients import client_for
 
 pytestmark = pytest.mark.django_db
 INBOX = "/api/v1/accounts/me/messages"
-DEDUCTION = {"kind": "win_deduction", "subject_cs": "Odečtení výhry", "subject_en": "Win deducted",
-             "body_cs": "Výhra 100 Kč připsaná omylem byla odečtena.", "body_en": "A win of 100 CZK credited in error "
-             "was deducted."}
+DEDUCTION = {
+    "kind": "win_deduction",
+    "subject_cs": "Odečtení výhry",
+    "subject_en": "Win deducted",
+    "body_cs": "Výhra 100 Kč připsaná omylem byla odečtena.",
+    "body_en": "A win of 100 CZK credited in error was deducted.",
+}
 
 
 class FailingBackend(BaseEmailBackend):
@@ -41,8 +46,16 @@ def send(player, **overrides):
 def test_the_contract_keeps_its_name_and_keyword_only_signature():
     sig = inspect.signature(services.message_send)
     assert all(p.kind is p.KEYWORD_ONLY for p in sig.parameters.values())
-    assert list(sig.parameters) == ["player", "kind", "subject_cs", "subject_en", "body_cs", "body_en", "reference",
-                                    "email"]
+    assert list(sig.parameters) == [
+        "player",
+        "kind",
+        "subject_cs",
+        "subject_en",
+        "body_cs",
+        "body_en",
+        "reference",
+        "email",
+    ]
     assert sig.parameters["reference"].default == "" and sig.parameters["email"].default is True
 
 
@@ -94,8 +107,13 @@ def test_the_same_reference_with_another_kind_is_a_conflict_and_nothing_is_writt
 
 def test_an_unknown_kind_an_empty_text_or_a_subject_with_a_line_break_is_refused():
     player = make_player()
-    for bad in ({"kind": "spam"}, {"body_en": " "}, {"subject_cs": "a\nBcc: x@example.cz"}, {"subject_en": "x" * 201},
-                {"reference": "r" * 101}):
+    for bad in (
+        {"kind": "spam"},
+        {"body_en": " "},
+        {"subject_cs": "a\nBcc: x@example.cz"},
+        {"subject_en": "x" * 201},
+        {"reference": "r" * 101},
+    ):
         with pytest.raises(DomainError) as exc:
             send(player, **bad)
         assert exc.value.code == errors.MESSAGE_INVALID.code, bad
@@ -280,8 +298,9 @@ def test_two_simultaneous_sends_with_one_reference_make_one_message():
         try:
             barrier.wait()
             with transaction.atomic():
-                results.append(send(Player.objects.get(pk=player.pk), reference="wallet.debt:5", kind="debt",
-                                    email=False).pk)
+                results.append(
+                    send(Player.objects.get(pk=player.pk), reference="wallet.debt:5", kind="debt", email=False).pk
+                )
         except BaseException as exc:  # noqa: BLE001 - reported below
             failures.append(exc)
         finally:
@@ -312,6 +331,8 @@ def test_the_export_of_my_data_holds_my_messages_and_their_deliveries_not_anyone
     send(other, subject_cs="Cizí zpráva", email=False)
     data = client_for(me).get("/api/v1/accounts/me/export").json()
     assert [m["kind"] for m in data["messages"]] == ["hold"]
-    assert {d["channel"]: d["status"] for d in data["messages"][0]["deliveries"]} == {"inbox": "delivered",
-                                                                                   "email": "sent"}
+    assert {d["channel"]: d["status"] for d in data["messages"][0]["deliveries"]} == {
+        "inbox": "delivered",
+        "email": "sent",
+    }
     assert "Cizí zpráva" not in str(data)

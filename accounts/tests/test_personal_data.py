@@ -1,4 +1,5 @@
 """Personal data (GP §12): export, corrections reviewed by staff, consents, duplicates found later (GP §5(3))."""
+
 import json
 
 import pytest
@@ -30,9 +31,11 @@ def test_a_player_exports_all_their_data_and_nothing_of_anyone_else():
 def test_a_correction_request_is_applied_when_staff_approve_it_and_the_audit_shows_who_changed_what():
     player = make_player()
     old_email = player.personal.email
-    r = client_for(player).post("/api/v1/accounts/me/corrections",
-                                {"changes": {"email": "nova.adresa@example.cz"}, "note": "new address"},
-                                format="json")
+    r = client_for(player).post(
+        "/api/v1/accounts/me/corrections",
+        {"changes": {"email": "nova.adresa@example.cz"}, "note": "new address"},
+        format="json",
+    )
     assert r.status_code == 201 and r.json()["state"] == "pending"
     player.refresh_from_db()
     assert player.personal.email == old_email  # nothing changes before the review
@@ -47,7 +50,9 @@ def test_a_correction_request_is_applied_when_staff_approve_it_and_the_audit_sho
     assert event.details["fields"] == ["email"]  # the fields, never the values: the trail outlives anonymisation
     trail = json.dumps([event.old_values, event.new_values, event.details], default=str)
     assert old_email not in trail and "nova.adresa@example.cz" not in trail
-    assert any(h["action"] == "accounts.personal_data.changed" for h in selectors.personal_data_export(player)["history"])
+    assert any(
+        h["action"] == "accounts.personal_data.changed" for h in selectors.personal_data_export(player)["history"]
+    )
     with pytest.raises(DomainError) as exc:
         services.correction_approve(request=req, actor=Actor.staff(staff))
     assert exc.value.code == errors.CORRECTION_NOT_PENDING.code
@@ -55,8 +60,9 @@ def test_a_correction_request_is_applied_when_staff_approve_it_and_the_audit_sho
 
 def test_a_rejected_correction_changes_nothing():
     player = make_player()
-    req = services.correction_request_create(player=player, changes={"residence_city": "Brno"}, note="",
-                                             actor=Actor.player(player))
+    req = services.correction_request_create(
+        player=player, changes={"residence_city": "Brno"}, note="", actor=Actor.player(player)
+    )
     services.correction_reject(request=req, actor=Actor.staff(make_staff()), note="no proof")
     player.personal.refresh_from_db()
     assert player.personal.residence_city == "Praha"
@@ -65,8 +71,9 @@ def test_a_rejected_correction_changes_nothing():
 
 def test_an_invalid_correction_cannot_be_approved_and_stays_pending():
     player = make_player()
-    req = services.correction_request_create(player=player, changes={"phone": "12"}, note="",
-                                             actor=Actor.player(player))
+    req = services.correction_request_create(
+        player=player, changes={"phone": "12"}, note="", actor=Actor.player(player)
+    )
     with pytest.raises(DomainError) as exc:
         services.correction_approve(request=req, actor=Actor.staff(make_staff()))
     assert exc.value.code == errors.INVALID_PERSONAL_DATA.code
@@ -82,24 +89,27 @@ def test_a_correction_of_an_unknown_field_is_refused():
 
 def test_a_player_sees_only_their_own_correction_requests():
     me, other = make_player(), make_player()
-    services.correction_request_create(player=other, changes={"residence_city": "Brno"}, note="",
-                                       actor=Actor.player(other))
+    services.correction_request_create(
+        player=other, changes={"residence_city": "Brno"}, note="", actor=Actor.player(other)
+    )
     r = client_for(me).get("/api/v1/accounts/me/corrections")
     assert r.status_code == 200 and r.json()["results"] == []
 
 
 def test_a_correction_that_matches_another_account_freezes_both_until_staff_resolve_it():
     a, b = make_player(), make_player()
-    req = services.correction_request_create(player=b, changes={"phone": a.personal.phone}, note="",
-                                             actor=Actor.player(b))
+    req = services.correction_request_create(
+        player=b, changes={"phone": a.personal.phone}, note="", actor=Actor.player(b)
+    )
     services.correction_approve(request=req, actor=Actor.staff(make_staff()))
     case = DuplicateCase.objects.get()
     assert case.kind == "accounts" and case.matched_fields == ["phone"]
     assert {p.pk for p in case.players.all()} == {a.pk, b.pk}
     for p in (a, b):
         assert refusal_code(selectors.money_movement_refusal(p)) == errors.DUPLICATE_ACCOUNTS_FROZEN.code
-    services.duplicate_case_resolve(case=case, same_person=False, actor=Actor.staff(make_staff()),
-                                    note="a family sharing a phone")
+    services.duplicate_case_resolve(
+        case=case, same_person=False, actor=Actor.staff(make_staff()), note="a family sharing a phone"
+    )
     for p in (a, b):
         assert selectors.money_movement_refusal(p) is None
     assert services.duplicates_scan() == 0  # the resolved case is not reopened
@@ -189,8 +199,12 @@ def test_withdrawing_the_mandatory_consent_cancels_the_registration():
 
 def test_deactivating_a_barred_person_lifts_the_flag_of_their_account():
     player = make_player()
-    person = BarredPerson(given_names=player.personal.given_names, surname=player.personal.surname,
-                          date_of_birth=player.personal.date_of_birth, role="officer")
+    person = BarredPerson(
+        given_names=player.personal.given_names,
+        surname=player.personal.surname,
+        date_of_birth=player.personal.date_of_birth,
+        role="officer",
+    )
     services.barred_person_save(person=person, actor=SYSTEM)
     player.refresh_from_db()
     assert player.barred_insider
@@ -202,8 +216,16 @@ def test_deactivating_a_barred_person_lifts_the_flag_of_their_account():
 
 def test_the_person_key_is_stable_and_the_same_for_name_birth_date_of_a_foreigner():
     a = make_player(personal_data={"foreigner": True, "n": 501})
-    b = make_player(status="closed", personal_data={"foreigner": True, "n": 501, "email": "jiny@example.cz",
-                                                     "phone": "+420731999999", "document_number": "X1234567"})
+    b = make_player(
+        status="closed",
+        personal_data={
+            "foreigner": True,
+            "n": 501,
+            "email": "jiny@example.cz",
+            "phone": "+420731999999",
+            "document_number": "X1234567",
+        },
+    )
     assert selectors.person_key(a) == selectors.person_key(b)
     assert selectors.person_key(a) != selectors.person_key(make_player())
     assert len(selectors.person_key(make_player(personal=False))) == 64

@@ -1,5 +1,6 @@
 """Personal-data requests (GP §12(7)), the retention periods and the anonymisation at their end (GP §12(5)), and the
 notice of the right to turn to the data-protection authority (GP §12(7)e)."""
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,9 @@ def staff_actor() -> Actor:
 
 
 def with_marketing(player: Player) -> Player:
-    services.consent_give(player=player, kind="marketing", version=rules.document_versions()["marketing"],
-                          actor=Actor.player(player))
+    services.consent_give(
+        player=player, kind="marketing", version=rules.document_versions()["marketing"], actor=Actor.player(player)
+    )
     return player
 
 
@@ -64,8 +66,9 @@ def closed_player(closed_at: datetime, **extra) -> Player:
 def test_a_player_files_an_explanation_request_due_in_one_month_and_is_told_of_the_authority():
     player = make_player()
     with time_machine.travel(prague(2027, 1, 31, 10, 0), tick=False):
-        r = client_for(player).post(URL, {"kind": "explanation", "text": "Why do you keep my phone number?"},
-                                    format="json")
+        r = client_for(player).post(
+            URL, {"kind": "explanation", "text": "Why do you keep my phone number?"}, format="json"
+        )
     assert r.status_code == 201, r.content
     body = r.json()
     assert body["kind"] == "explanation" and body["state"] == "pending" and body["in_force"] is False
@@ -103,14 +106,17 @@ def test_another_players_request_is_not_found_and_unchanged():
     assert req.state == "pending"
 
 
-@pytest.mark.parametrize("payload, field", [
-    ({"kind": "access", "text": "x"}, "kind"),
-    ({"text": "x"}, "kind"),
-    ({"kind": "explanation", "text": "   "}, "text"),
-    ({"kind": "explanation"}, "text"),
-    ({"kind": "deletion", "text": "x" * 2001}, "text"),
-    ({"kind": ["blocking"], "text": "x"}, "kind"),
-])
+@pytest.mark.parametrize(
+    "payload, field",
+    [
+        ({"kind": "access", "text": "x"}, "kind"),
+        ({"text": "x"}, "kind"),
+        ({"kind": "explanation", "text": "   "}, "text"),
+        ({"kind": "explanation"}, "text"),
+        ({"kind": "deletion", "text": "x" * 2001}, "text"),
+        ({"kind": ["blocking"], "text": "x"}, "kind"),
+    ],
+)
 def test_an_invalid_request_is_refused_with_the_field(payload, field):
     r = client_for(make_player()).post(URL, payload, format="json")
     assert r.status_code == 400, r.content
@@ -141,14 +147,29 @@ def test_staff_answer_an_explanation_in_writing_and_the_player_reads_it_with_the
     player = make_player()
     req = services.data_request_create(player=player, kind="explanation", text="why?", actor=Actor.player(player))
     actor = staff_actor()
-    assert code_of(lambda: services.data_request_decide(
-        request=req, outcome="answered", answer_cs="Kvůli zákonu.", answer_en="", actor=actor)) == \
-        errors.DATA_REQUEST_ANSWER_REQUIRED.code
-    assert code_of(lambda: services.data_request_decide(
-        request=req, outcome="granted", answer_cs="x", answer_en="x", actor=actor)) == \
-        errors.DATA_REQUEST_OUTCOME_INVALID.code
-    services.data_request_decide(request=req, outcome="answered", answer_cs="Telefon vyžaduje ZHH.",
-                                 answer_en="The Gambling Act requires the phone number.", actor=actor)
+    assert (
+        code_of(
+            lambda: services.data_request_decide(
+                request=req, outcome="answered", answer_cs="Kvůli zákonu.", answer_en="", actor=actor
+            )
+        )
+        == errors.DATA_REQUEST_ANSWER_REQUIRED.code
+    )
+    assert (
+        code_of(
+            lambda: services.data_request_decide(
+                request=req, outcome="granted", answer_cs="x", answer_en="x", actor=actor
+            )
+        )
+        == errors.DATA_REQUEST_OUTCOME_INVALID.code
+    )
+    services.data_request_decide(
+        request=req,
+        outcome="answered",
+        answer_cs="Telefon vyžaduje ZHH.",
+        answer_en="The Gambling Act requires the phone number.",
+        actor=actor,
+    )
     req.refresh_from_db()
     assert req.state == "answered" and req.decided_by_id == int(actor.id) and req.decided_at is not None
     answer = Message.objects.get(reference=f"accounts.data_request:{req.pk}:decided")
@@ -158,21 +179,36 @@ def test_staff_answer_an_explanation_in_writing_and_the_player_reads_it_with_the
     assert event.actor_type == "staff" and event.new_values == {"state": "answered"}
     r = client_for(player).get(f"{URL}/{req.pk}", HTTP_ACCEPT_LANGUAGE="en")
     assert r.json()["answer"] == "The Gambling Act requires the phone number."
-    assert code_of(lambda: services.data_request_decide(
-        request=req, outcome="answered", answer_cs="a", answer_en="b", actor=actor)) == \
-        errors.DATA_REQUEST_NOT_PENDING.code
+    assert (
+        code_of(
+            lambda: services.data_request_decide(
+                request=req, outcome="answered", answer_cs="a", answer_en="b", actor=actor
+            )
+        )
+        == errors.DATA_REQUEST_NOT_PENDING.code
+    )
 
 
 def test_a_refusal_needs_its_legal_basis_and_states_it():
     player = make_player()
     req = services.data_request_create(player=player, kind="explanation", text="?", actor=Actor.player(player))
     actor = staff_actor()
-    assert code_of(lambda: services.data_request_decide(
-        request=req, outcome="refused", answer_cs="Ne.", answer_en="No.", actor=actor)) == \
-        errors.DATA_REQUEST_ANSWER_REQUIRED.code
-    services.data_request_decide(request=req, outcome="refused", answer_cs="Žádost je zjevně nedůvodná.",
-                                 answer_en="The request is manifestly unfounded.",
-                                 legal_basis="GDPR art. 12(5)b", actor=actor)
+    assert (
+        code_of(
+            lambda: services.data_request_decide(
+                request=req, outcome="refused", answer_cs="Ne.", answer_en="No.", actor=actor
+            )
+        )
+        == errors.DATA_REQUEST_ANSWER_REQUIRED.code
+    )
+    services.data_request_decide(
+        request=req,
+        outcome="refused",
+        answer_cs="Žádost je zjevně nedůvodná.",
+        answer_en="The request is manifestly unfounded.",
+        legal_basis="GDPR art. 12(5)b",
+        actor=actor,
+    )
     req.refresh_from_db()
     assert req.state == "refused" and req.legal_basis == "GDPR art. 12(5)b"
     answer = Message.objects.get(reference=f"accounts.data_request:{req.pk}:decided")
@@ -208,16 +244,26 @@ def test_a_refused_blocking_ends_and_staff_may_lift_a_granted_one_telling_the_pl
     player = with_marketing(make_player())
     actor = staff_actor()
     first = services.data_request_create(player=player, kind="blocking", text="", actor=Actor.player(player))
-    services.data_request_decide(request=first, outcome="refused", answer_cs="Údaje jsou přesné.",
-                                 answer_en="The data are accurate.", legal_basis="GDPR art. 18(1)a", actor=actor)
+    services.data_request_decide(
+        request=first,
+        outcome="refused",
+        answer_cs="Údaje jsou přesné.",
+        answer_en="The data are accurate.",
+        legal_basis="GDPR art. 18(1)a",
+        actor=actor,
+    )
     first.refresh_from_db()
     assert first.state == "refused" and first.ended_at is not None and selectors.marketing_allowed(player)
     second = services.data_request_create(player=player, kind="blocking", text="", actor=Actor.player(player))
-    assert code_of(lambda: services.blocking_lift(request=second, actor=actor, answer_cs="x", answer_en="x")) == \
-        errors.DATA_REQUEST_NOT_PENDING.code  # not granted yet
+    assert (
+        code_of(lambda: services.blocking_lift(request=second, actor=actor, answer_cs="x", answer_en="x"))
+        == errors.DATA_REQUEST_NOT_PENDING.code
+    )  # not granted yet
     services.data_request_decide(request=second, outcome="granted", actor=actor)
-    assert code_of(lambda: services.blocking_lift(request=second, actor=actor, answer_cs="", answer_en="x")) == \
-        errors.DATA_REQUEST_ANSWER_REQUIRED.code
+    assert (
+        code_of(lambda: services.blocking_lift(request=second, actor=actor, answer_cs="", answer_en="x"))
+        == errors.DATA_REQUEST_ANSWER_REQUIRED.code
+    )
     services.blocking_lift(request=second, actor=actor, answer_cs="Ověření skončilo.", answer_en="Verification done.")
     second.refresh_from_db()
     assert second.state == "lifted" and selectors.marketing_allowed(player)
@@ -265,8 +311,9 @@ def test_a_deletion_on_an_open_account_erases_the_optional_data_and_keeps_what_t
 def test_a_deletion_on_a_closed_account_within_retention_names_the_day_the_data_will_be_erased():
     player = closed_player(prague(2026, 3, 15, 10, 0))
     with time_machine.travel(prague(2030, 6, 1, 12, 0), tick=False):
-        req = services.data_request_create(player=player, kind="deletion", text="", actor=staff_actor(),
-                                           channel="staff")
+        req = services.data_request_create(
+            player=player, kind="deletion", text="", actor=staff_actor(), channel="staff"
+        )
         services.data_request_decide(request=req, outcome="granted", actor=staff_actor())
     req.refresh_from_db()
     assert req.state == "partly_granted" and req.erase_on == date(2036, 3, 16)
@@ -279,8 +326,9 @@ def test_a_deletion_on_a_closed_account_past_retention_is_answered_then_anonymis
     player = closed_player(prague(2026, 3, 15, 10, 0))
     old_email = player.personal.email
     with time_machine.travel(prague(2036, 4, 1, 9, 0), tick=False):
-        req = services.data_request_create(player=player, kind="deletion", text="", actor=staff_actor(),
-                                           channel="staff")
+        req = services.data_request_create(
+            player=player, kind="deletion", text="", actor=staff_actor(), channel="staff"
+        )
         mail.outbox.clear()
         with commit():
             services.data_request_decide(request=req, outcome="granted", actor=staff_actor())
@@ -297,20 +345,48 @@ def _rich_history(player: Player) -> None:
     """Records of every kind the anonymisation must clear."""
     login_session_for(player)
     LoginSession.objects.filter(player=player).update(ip_address="203.0.113.7", user_agent="Firefox/140")
-    tv = TermsVersion.objects.create(version=1, title="v1", summary_cs="x", summary_en="x", sha256="0" * 64,
-                                     published_at=clock.now(), effective_at=clock.now())
-    TermsAcceptance.objects.create(player=player, version=tv, accepted_at=clock.now(), source="api",
-                                   source_address="203.0.113.7")
-    IdentityVerification.objects.create(player=player, method="branch", document_type="id_card",
-                                        document_number="123456789", document_issuing_state="CZ",
-                                        document_issuing_authority="MěÚ Praha 1", document_valid_until=date(2030, 1, 1),
-                                        verified_at=clock.now(), note="seen the card")
-    RegisterCheck.objects.create(player=player, register="population", context="registration", result="mismatch",
-                                 details={"fields": {"surname": "Novák"}}, checked_at=clock.now())
-    CorrectionRequest.objects.create(player=player, changes={"surname": "Nováková"}, note="married",
-                                     created_at=clock.now())
-    services.message_send(player=player, kind="notice", subject_cs="S", subject_en="S",
-                          body_cs=f"Vážený pane {player.personal.surname}", body_en="Dear Sir")
+    tv = TermsVersion.objects.create(
+        version=1,
+        title="v1",
+        summary_cs="x",
+        summary_en="x",
+        sha256="0" * 64,
+        published_at=clock.now(),
+        effective_at=clock.now(),
+    )
+    TermsAcceptance.objects.create(
+        player=player, version=tv, accepted_at=clock.now(), source="api", source_address="203.0.113.7"
+    )
+    IdentityVerification.objects.create(
+        player=player,
+        method="branch",
+        document_type="id_card",
+        document_number="123456789",
+        document_issuing_state="CZ",
+        document_issuing_authority="MěÚ Praha 1",
+        document_valid_until=date(2030, 1, 1),
+        verified_at=clock.now(),
+        note="seen the card",
+    )
+    RegisterCheck.objects.create(
+        player=player,
+        register="population",
+        context="registration",
+        result="mismatch",
+        details={"fields": {"surname": "Novák"}},
+        checked_at=clock.now(),
+    )
+    CorrectionRequest.objects.create(
+        player=player, changes={"surname": "Nováková"}, note="married", created_at=clock.now()
+    )
+    services.message_send(
+        player=player,
+        kind="notice",
+        subject_cs="S",
+        subject_en="S",
+        body_cs=f"Vážený pane {player.personal.surname}",
+        body_en="Dear Sir",
+    )
 
 
 def test_the_job_anonymises_a_closed_account_on_the_first_day_after_retention_and_not_a_second_earlier():
@@ -318,8 +394,15 @@ def test_the_job_anonymises_a_closed_account_on_the_first_day_after_retention_an
     player = closed_player(closed_at)
     _rich_history(player)
     pd = PersonalData.objects.get(player=player)
-    before = {"birth_number": pd.birth_number, "surname": pd.surname, "email": pd.email, "phone": pd.phone,
-              "person_key": pd.person_key, "document_number": pd.document_number, "username": player.user.username}
+    before = {
+        "birth_number": pd.birth_number,
+        "surname": pd.surname,
+        "email": pd.email,
+        "phone": pd.phone,
+        "person_key": pd.person_key,
+        "document_number": pd.document_number,
+        "username": player.user.username,
+    }
     # AML law §16(1): 10 years from the end of the relationship, the longest period by default; the last day is
     # 15 March 2036 (civil code §605), so the data may go from 16 March 2036 00:00 Prague
     with time_machine.travel(prague(2036, 3, 15, 23, 59, 59), tick=False):
@@ -330,8 +413,14 @@ def test_the_job_anonymises_a_closed_account_on_the_first_day_after_retention_an
     player.refresh_from_db()
     assert player.anonymised_at == prague(2036, 3, 16)
     pd = PersonalData.objects.get(player=player)
-    assert (pd.given_names, pd.surname, pd.birth_number, pd.phone, pd.email, pd.document_number) == \
-        ("[anonymised]", "[anonymised]", "", "", "", "")
+    assert (pd.given_names, pd.surname, pd.birth_number, pd.phone, pd.email, pd.document_number) == (
+        "[anonymised]",
+        "[anonymised]",
+        "",
+        "",
+        "",
+        "",
+    )
     assert pd.date_of_birth == date(1900, 1, 1) and pd.residence_street == pd.permanent_residence_street == ""
     assert pd.person_key != before["person_key"] and len(pd.person_key) == 64
     assert pd.email_key == pd.document_key == pd.name_dob_key == ""
@@ -364,8 +453,10 @@ def test_the_job_anonymises_a_closed_account_on_the_first_day_after_retention_an
 
 def test_an_open_account_is_never_anonymised_however_old():
     old = prague(2000, 1, 1, 12, 0)
-    open_ones = [make_player(status=s, created_at=old, status_changed_at=old)
-                 for s in ("active", "suspended", "closing", "temporary", "applicant")]
+    open_ones = [
+        make_player(status=s, created_at=old, status_changed_at=old)
+        for s in ("active", "suspended", "closing", "temporary", "applicant")
+    ]
     with time_machine.travel(prague(2060, 1, 1, 12, 0), tick=False):
         assert services.personal_data_anonymise_due() == 0
         assert all(services.player_anonymise(player=p, actor=Actor.system("test")) is False for p in open_ones)
@@ -427,15 +518,19 @@ def test_ledger_and_audit_records_are_not_touched():
     player = make_player()
     fund(player, czk(100))
     Player.objects.filter(pk=player.pk).update(status="closed", closed_at=prague(2026, 3, 15, 10, 0))
-    ledger = (list(LedgerTransaction.objects.filter(player_id=player.pk).values()),
-              list(Entry.objects.filter(transaction__player_id=player.pk).values()))
+    ledger = (
+        list(LedgerTransaction.objects.filter(player_id=player.pk).values()),
+        list(Entry.objects.filter(transaction__player_id=player.pk).values()),
+    )
     audit = list(AuditEvent.objects.order_by("id").values())
     assert ledger[0] and audit
     with time_machine.travel(prague(2036, 3, 16), tick=False):
         assert services.personal_data_anonymise_due() == 1
-    assert (list(LedgerTransaction.objects.filter(player_id=player.pk).values()),
-            list(Entry.objects.filter(transaction__player_id=player.pk).values())) == ledger
-    assert list(AuditEvent.objects.order_by("id").values())[:len(audit)] == audit
+    assert (
+        list(LedgerTransaction.objects.filter(player_id=player.pk).values()),
+        list(Entry.objects.filter(transaction__player_id=player.pk).values()),
+    ) == ledger
+    assert list(AuditEvent.objects.order_by("id").values())[: len(audit)] == audit
 
 
 def test_an_anonymised_account_takes_no_more_requests_and_exports_nothing_personal():
@@ -443,9 +538,14 @@ def test_an_anonymised_account_takes_no_more_requests_and_exports_nothing_person
     birth_number = player.personal.birth_number
     with time_machine.travel(prague(2036, 3, 16), tick=False):
         services.personal_data_anonymise_due()
-        assert code_of(lambda: services.data_request_create(player=player, kind="deletion", text="",
-                                                            actor=staff_actor(), channel="staff")) == \
-            errors.DATA_REQUEST_ANONYMISED.code
+        assert (
+            code_of(
+                lambda: services.data_request_create(
+                    player=player, kind="deletion", text="", actor=staff_actor(), channel="staff"
+                )
+            )
+            == errors.DATA_REQUEST_ANONYMISED.code
+        )
     player.refresh_from_db()
     assert birth_number not in json.dumps(selectors.personal_data_export(player)["personal_data"], default=str)
 
@@ -459,8 +559,14 @@ def test_the_privacy_notice_states_purposes_retention_from_the_settings_rights_a
     assert [p["code"] for p in body["purposes"]] == ["participation", "aml", "marketing", "loyalty"]
     assert {p["code"]: p["mandatory"] for p in body["purposes"]}["marketing"] is False
     assert {x["code"]: x["years"] for x in body["retention"]} == {"gambling": 3, "aml": 11, "accounting": 5}
-    assert {x["code"] for x in body["rights"]} >= {"access", "correction", "explanation", "blocking", "deletion",
-                                                   "complaint"}
+    assert {x["code"] for x in body["rights"]} >= {
+        "access",
+        "correction",
+        "explanation",
+        "blocking",
+        "deletion",
+        "complaint",
+    }
     assert body["authority"]["web"] == "https://www.uoou.gov.cz"
     assert body["authority"]["name_cs"] == "Úřad pro ochranu osobních údajů"
     assert body["authority_notice_cs"] == AUTHORITY_NOTICE_CS and body["answer_within_months"] == 1
@@ -478,8 +584,10 @@ def test_staff_see_the_queue_record_a_written_request_and_decide_it_in_the_admin
     staff_client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"  # the English labels
     player = with_marketing(make_player())
     assert staff_client.get("/admin/accounts/datarequest/").status_code == 200
-    r = staff_client.post("/admin/accounts/datarequest/record/",
-                          {"username": player.user.username, "kind": "deletion", "text": "by letter"})
+    r = staff_client.post(
+        "/admin/accounts/datarequest/record/",
+        {"username": player.user.username, "kind": "deletion", "text": "by letter"},
+    )
     assert r.status_code == 302, r.content[:500]
     req = DataRequest.objects.get()
     assert req.channel == "staff" and req.entered_by_id == staff_client.staff.pk

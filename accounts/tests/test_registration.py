@@ -1,4 +1,5 @@
 """Registration (GP §4, §5(1)): validation, duplicates, registers, temporary account, branch."""
+
 import re
 import threading
 from datetime import timedelta
@@ -58,7 +59,9 @@ def test_a_valid_registration_activates_the_temporary_account_for_30_days_and_em
     assert mail.outbox[0].to == [body["email"]]
     assert SandboxSms.objects.count() == 0
     assert set(RegisterCheck.objects.filter(player=player).values_list("register", "result")) == {
-        ("exclusion", "not_listed"), ("population", "found")}
+        ("exclusion", "not_listed"),
+        ("population", "found"),
+    }
     assert not IdentityVerification.objects.filter(player=player).exists()
 
 
@@ -115,8 +118,9 @@ def test_terms_data_processing_and_the_game_plan_must_be_accepted_in_the_current
 def _dup_of(existing: dict, field: str) -> dict:
     other = applicant_data()
     if field == "birth_number":
-        other.update(birth_number=existing["birth_number"], date_of_birth=existing["date_of_birth"],
-                     sex=existing["sex"])
+        other.update(
+            birth_number=existing["birth_number"], date_of_birth=existing["date_of_birth"], sex=existing["sex"]
+        )
     elif field == "email":
         other["email"] = existing["email"].upper()
     elif field == "phone":
@@ -127,17 +131,23 @@ def _dup_of(existing: dict, field: str) -> dict:
         from datetime import date
 
         dob = date.fromisoformat(existing["date_of_birth"])
-        other.update(given_names=existing["given_names"], surname=existing["surname"].upper(),
-                     date_of_birth=existing["date_of_birth"], sex=existing["sex"],
-                     birth_number=birth_number_for(dob, sex=existing["sex"], serial=987))
+        other.update(
+            given_names=existing["given_names"],
+            surname=existing["surname"].upper(),
+            date_of_birth=existing["date_of_birth"],
+            sex=existing["sex"],
+            birth_number=birth_number_for(dob, sex=existing["sex"], serial=987),
+        )
     return other
 
 
 @pytest.mark.parametrize("field", ["birth_number", "email", "phone", "document_number", "name_and_date_of_birth"])
 def test_one_matching_identifying_datum_refuses_the_registration_and_opens_a_case_for_support(register, field):
     existing = make_player(status="temporary")
-    data = {f: getattr(existing.personal, f) for f in ("birth_number", "email", "phone", "document_number",
-                                                        "given_names", "surname", "sex")}
+    data = {
+        f: getattr(existing.personal, f)
+        for f in ("birth_number", "email", "phone", "document_number", "given_names", "surname", "sex")
+    }
     data["date_of_birth"] = existing.personal.date_of_birth.isoformat()
     dup = _dup_of(data, field)
     body = {**registration_payload(), **dup}
@@ -155,8 +165,11 @@ def test_one_matching_identifying_datum_refuses_the_registration_and_opens_a_cas
 
 def test_a_closed_account_of_the_same_person_does_not_block_a_new_registration(register):
     old = make_player(status="closed")
-    body = registration_payload(birth_number=old.personal.birth_number,
-                                date_of_birth=old.personal.date_of_birth.isoformat(), sex=old.personal.sex)
+    body = registration_payload(
+        birth_number=old.personal.birth_number,
+        date_of_birth=old.personal.date_of_birth.isoformat(),
+        sex=old.personal.sex,
+    )
     make_register_record(body)
     r = register(body)
     assert r.status_code == 201, r.json()
@@ -291,9 +304,15 @@ def test_an_insider_is_flagged_at_registration_and_may_not_bet(register):
     make_register_record(body)
     from datetime import date
 
-    services.barred_person_save(person=BarredPerson(given_names=body["given_names"], surname=body["surname"],
-                                                    date_of_birth=date.fromisoformat(body["date_of_birth"]),
-                                                    role="employee"), actor=Actor.system("test"))
+    services.barred_person_save(
+        person=BarredPerson(
+            given_names=body["given_names"],
+            surname=body["surname"],
+            date_of_birth=date.fromisoformat(body["date_of_birth"]),
+            role="employee",
+        ),
+        actor=Actor.system("test"),
+    )
     assert register(body).status_code == 201
     player = Player.objects.get()
     assert player.barred_insider
@@ -305,9 +324,13 @@ def test_staff_register_at_a_branch_with_a_generated_username_and_branch_identif
     staff = make_staff()
     data = applicant_data()
     make_register_record(data)
-    player = services.registration_submit(data=data, consents=registration_payload()["consents"],
-                                          channel="branch", staff_user=staff,
-                                          branch_identification={"likeness_confirmed": True})
+    player = services.registration_submit(
+        data=data,
+        consents=registration_payload()["consents"],
+        channel="branch",
+        staff_user=staff,
+        branch_identification={"likeness_confirmed": True},
+    )
     assert re.fullmatch(r"h\d{8}", player.user.username)
     assert player.status == Player.Status.TEMPORARY and player.channel == "branch"
     iv = IdentityVerification.objects.get(player=player)
@@ -319,8 +342,13 @@ def test_a_branch_registration_needs_the_likeness_confirmed():
     data = applicant_data()
     make_register_record(data)
     with pytest.raises(DomainError) as exc:
-        services.registration_submit(data=data, consents=registration_payload()["consents"], channel="branch",
-                                     staff_user=staff, branch_identification={"likeness_confirmed": False})
+        services.registration_submit(
+            data=data,
+            consents=registration_payload()["consents"],
+            channel="branch",
+            staff_user=staff,
+            branch_identification={"likeness_confirmed": False},
+        )
     assert exc.value.code == errors.BRANCH_LIKENESS_REQUIRED.code
     assert Player.objects.count() == 0
 
@@ -335,8 +363,12 @@ def test_the_documents_endpoint_lists_the_current_versions(api):
 @pytest.mark.django_db(transaction=True)
 def test_two_simultaneous_registrations_of_one_birth_number_create_one_account():
     first = registration_payload()
-    second = {**registration_payload(), "birth_number": first["birth_number"], "sex": first["sex"],
-              "date_of_birth": first["date_of_birth"]}
+    second = {
+        **registration_payload(),
+        "birth_number": first["birth_number"],
+        "sex": first["sex"],
+        "date_of_birth": first["date_of_birth"],
+    }
     make_register_record(first)
     results = []
     barrier = threading.Barrier(2)
@@ -344,9 +376,11 @@ def test_two_simultaneous_registrations_of_one_birth_number_create_one_account()
     def run(payload):
         try:
             barrier.wait()
-            services.registration_submit(data={k: v for k, v in payload.items()
-                                               if k not in ("username", "consents")},
-                                         consents=payload["consents"], username=payload["username"])
+            services.registration_submit(
+                data={k: v for k, v in payload.items() if k not in ("username", "consents")},
+                consents=payload["consents"],
+                username=payload["username"],
+            )
             results.append("ok")
         except DomainError as exc:
             results.append(exc.code)

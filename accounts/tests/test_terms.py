@@ -1,5 +1,6 @@
 """The game plan and terms in force before every stake (GP §3(5)) and changes announced before they apply
 (GP §8(1)): publication, the refusal at ``effective_at``, acceptance, the announcement, registration."""
+
 from datetime import timedelta
 
 import pytest
@@ -24,9 +25,14 @@ ACCEPT = "/api/v1/accounts/me/terms/accept"
 
 
 def publish(effective_at=None, **overrides):
-    fields = {"title": "Minimální sázka 0,20 Kč", "summary_cs": "Minimální sázka se zvyšuje na 0,20 Kč (HP §8 odst. 1).",
-              "summary_en": "The minimum stake rises to 0.20 CZK (GP §8(1)).", "text_cs": "Herní plán ...",
-              "text_en": "Game plan ...", **overrides}
+    fields = {
+        "title": "Minimální sázka 0,20 Kč",
+        "summary_cs": "Minimální sázka se zvyšuje na 0,20 Kč (HP §8 odst. 1).",
+        "summary_en": "The minimum stake rises to 0.20 CZK (GP §8(1)).",
+        "text_cs": "Herní plán ...",
+        "text_en": "Game plan ...",
+        **overrides,
+    }
     return services.terms_publish(effective_at=effective_at or clock.now() + NOTICE, actor=STAFF, **fields)
 
 
@@ -38,8 +44,14 @@ def stake(player):
 
     with transaction.atomic():
         wallet_lock(player=player)
-        return stake_gate(player=fresh(player), kind="technical", stake=Money(100), game_code="test_slot",
-                          game_max_bet=Money(100_000), now=clock.now())
+        return stake_gate(
+            player=fresh(player),
+            kind="technical",
+            stake=Money(100),
+            game_code="test_slot",
+            game_max_bet=Money(100_000),
+            now=clock.now(),
+        )
 
 
 def fresh(player):
@@ -52,8 +64,13 @@ def test_versions_are_numbered_in_order_and_the_publication_is_audited():
     start = clock.now()
     with time_machine.travel(start, tick=False):
         v1 = publish()
-        v2 = publish(start + NOTICE + timedelta(days=1), document_url="https://operator.example/hp-3.pdf",
-                     document_sha256="A" * 64, text_cs="", text_en="")
+        v2 = publish(
+            start + NOTICE + timedelta(days=1),
+            document_url="https://operator.example/hp-3.pdf",
+            document_sha256="A" * 64,
+            text_cs="",
+            text_en="",
+        )
     assert (v1.version, v2.version) == (1, 2) and v2.sha256 == "a" * 64 and v1.published_at == start
     assert len(v1.sha256) == 64 and v1.sha256 != v2.sha256
     event = AuditEvent.objects.get(action="accounts.terms.published", object_id=str(v1.pk))
@@ -90,15 +107,18 @@ def test_a_new_version_takes_effect_after_the_previous_one():
     assert exc.value.code == errors.TERMS_EFFECTIVE_ORDER.code and TermsVersion.objects.count() == 1
 
 
-@pytest.mark.parametrize("overrides", [
-    {"text_cs": "", "text_en": ""},  # neither texts nor a document
-    {"text_en": ""},  # one language only
-    {"document_url": "https://operator.example/hp.pdf", "document_sha256": "a" * 64},  # both forms
-    {"text_cs": "", "text_en": "", "document_url": "https://operator.example/hp.pdf", "document_sha256": "xyz"},
-    {"text_cs": "", "text_en": "", "document_url": "javascript:alert(1)", "document_sha256": "a" * 64},
-    {"summary_en": ""},
-    {"title": " "},
-])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"text_cs": "", "text_en": ""},  # neither texts nor a document
+        {"text_en": ""},  # one language only
+        {"document_url": "https://operator.example/hp.pdf", "document_sha256": "a" * 64},  # both forms
+        {"text_cs": "", "text_en": "", "document_url": "https://operator.example/hp.pdf", "document_sha256": "xyz"},
+        {"text_cs": "", "text_en": "", "document_url": "javascript:alert(1)", "document_sha256": "a" * 64},
+        {"summary_en": ""},
+        {"title": " "},
+    ],
+)
 def test_a_version_needs_its_content_in_both_languages_or_a_document_with_its_hash(overrides):
     with pytest.raises(DomainError) as exc:
         publish(**overrides)
@@ -168,9 +188,19 @@ def test_a_version_published_by_another_process_is_seen_within_the_snapshot_time
     start = clock.now()
     with time_machine.travel(start, tick=False):
         assert terms.in_force(start + NOTICE) is None  # snapshot loaded: nothing published
-        TermsVersion.objects.create(version=1, title="t", summary_cs="s", summary_en="s", text_cs="a", text_en="b",
-                                    sha256="0" * 64, published_at=start, effective_at=start + NOTICE,
-                                    min_stake=10, stake_step=10)  # elsewhere
+        TermsVersion.objects.create(
+            version=1,
+            title="t",
+            summary_cs="s",
+            summary_en="s",
+            text_cs="a",
+            text_en="b",
+            sha256="0" * 64,
+            published_at=start,
+            effective_at=start + NOTICE,
+            min_stake=10,
+            stake_step=10,
+        )  # elsewhere
         assert terms.in_force(start + NOTICE) is None  # this process does not know yet
         later = terms.time.monotonic() + rules.terms_snapshot_seconds()
         monkeypatch.setattr(terms.time, "monotonic", lambda: later)
@@ -325,9 +355,14 @@ def test_staff_publish_a_version_in_the_admin_in_prague_time(client):
     start = clock.now()
     with time_machine.travel(start, tick=False):
         when = clock.local(start + NOTICE + timedelta(days=1)).replace(second=0, microsecond=0)
-        form = {"title": "Krok sázky 0,20 Kč", "summary_cs": "Krok sázky 0,20 Kč.", "summary_en": "Stake step 0.20 CZK.",
-                "document_url": "https://operator.example/hp-2.pdf", "document_sha256": "b" * 64,
-                "effective_at": when.strftime("%Y-%m-%d %H:%M")}
+        form = {
+            "title": "Krok sázky 0,20 Kč",
+            "summary_cs": "Krok sázky 0,20 Kč.",
+            "summary_en": "Stake step 0.20 CZK.",
+            "document_url": "https://operator.example/hp-2.pdf",
+            "document_sha256": "b" * 64,
+            "effective_at": when.strftime("%Y-%m-%d %H:%M"),
+        }
         r = client.post("/admin/accounts/termsversion/publish/", form)
         assert r.status_code == 302, r.content[:2000]
         too_soon = {**form, "effective_at": clock.local(start + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M")}

@@ -1,4 +1,5 @@
 """GP §4(4)a personal data validation: birth number, contacts, address, document, age."""
+
 from datetime import date
 
 import pytest
@@ -19,8 +20,7 @@ def problems(**overrides):
 
 
 def test_valid_data_are_cleaned_phone_to_e164_and_postal_code_to_the_czech_form():
-    clean = validate_personal_data(applicant_data(phone="731 000 123", residence_postal_code="11000",
-                                                  n=4), today=TODAY)
+    clean = validate_personal_data(applicant_data(phone="731 000 123", residence_postal_code="11000", n=4), today=TODAY)
     assert clean["phone"] == "+420731000123"
     assert clean["residence_postal_code"] == "110 00"
 
@@ -33,8 +33,9 @@ def test_a_birth_number_with_a_wrong_check_digit_is_refused():
 
 def test_a_birth_number_with_a_slash_is_accepted():
     bn = birth_number_for(date(1980, 1, 1), serial=12)
-    clean = validate_personal_data(applicant_data(birth_number=f"{bn[:6]}/{bn[6:]}", date_of_birth="1980-01-01",
-                                                  sex="M"), today=TODAY)
+    clean = validate_personal_data(
+        applicant_data(birth_number=f"{bn[:6]}/{bn[6:]}", date_of_birth="1980-01-01", sex="M"), today=TODAY
+    )
     assert clean["birth_number"] == bn
 
 

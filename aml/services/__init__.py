@@ -5,6 +5,7 @@ Modules, lowest first: ``seams`` (the writes that belong to accounts / wallet, t
 declaration and list screening), ``lists`` (imported sanctions and PEP lists, re-screening, PEP claims of other
 identification sources), ``funds`` (source of funds), ``monitoring`` (suspicious-transaction rules).
 """
+
 from aml.services.bankid import bank_pep_claim_record, bankid_complete, bankid_start
 from aml.services.cases import case_decide, case_hold_place, case_open
 from aml.services.funds import sof_declare, sof_requirement_record, sof_requirements_scan, sof_review

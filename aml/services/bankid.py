@@ -11,6 +11,7 @@ approved -> accounts records the AML identification (method ``bankid``); data th
 review (``identification_review``) and the player is told (``aml.bankid_claims_mismatch``). A failure records the
 sign-in as failed with its error code and identifies nobody. The bank's PEP flag goes to ``pep_claim_record``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -75,21 +76,38 @@ def bankid_start(*, player: Player, redirect_url: str, actor: Actor) -> BankIdSt
         _refuse_start(p)
         now = clock.now()
         superseded = BankIdAuthorization.objects.filter(player=p, status=Status.STARTED).update(
-            status=Status.SUPERSEDED, finished_at=now, nonce="", code_verifier="")
+            status=Status.SUPERSEDED, finished_at=now, nonce="", code_verifier=""
+        )
         auth = BankIdAuthorization.objects.create(
-            player=p, state_hash=state_hash(request.state), nonce=request.nonce, code_verifier=request.code_verifier,
-            redirect_url=redirect_url, issuer=request.issuer, created_at=now,
-            expires_at=now + timedelta(minutes=settings.AML_BANKID_SESSION_MINUTES))
-        audit_record(actor=actor, action="aml.bankid_started", obj=auth, player_id=p.pk, redirect_url=redirect_url,
-                     issuer=request.issuer, superseded=superseded)
+            player=p,
+            state_hash=state_hash(request.state),
+            nonce=request.nonce,
+            code_verifier=request.code_verifier,
+            redirect_url=redirect_url,
+            issuer=request.issuer,
+            created_at=now,
+            expires_at=now + timedelta(minutes=settings.AML_BANKID_SESSION_MINUTES),
+        )
+        audit_record(
+            actor=actor,
+            action="aml.bankid_started",
+            obj=auth,
+            player_id=p.pk,
+            redirect_url=redirect_url,
+            issuer=request.issuer,
+            superseded=superseded,
+        )
     return BankIdStart(authorization=auth, authorization_url=request.url)
 
 
 def _claim(player: Player, state: str) -> BankIdAuthorization:
     """Take the player's sign-in with this state for its one exchange (started -> exchanging), or refuse."""
     with transaction.atomic():
-        auth = BankIdAuthorization.objects.select_for_update(no_key=True).filter(
-            player=player, state_hash=state_hash(state)).first()
+        auth = (
+            BankIdAuthorization.objects.select_for_update(no_key=True)
+            .filter(player=player, state_hash=state_hash(state))
+            .first()
+        )
         if auth is None or auth.status != Status.STARTED:
             raise errors.BANKID_STATE_INVALID(status=None if auth is None else auth.status)
         now = clock.now()
@@ -111,15 +129,27 @@ def _fail(auth: BankIdAuthorization, exc: DomainError, actor: Actor) -> None:
     with transaction.atomic():
         detail = ", ".join(f"{k}={v}" for k, v in exc.details.items() if v not in (None, "", []))[:255]
         changed = BankIdAuthorization.objects.filter(pk=auth.pk, status=Status.EXCHANGING).update(
-            status=Status.FAILED, finished_at=clock.now(), error_code=exc.code[:60], error_detail=detail, nonce="",
-            code_verifier="")
+            status=Status.FAILED,
+            finished_at=clock.now(),
+            error_code=exc.code[:60],
+            error_detail=detail,
+            nonce="",
+            code_verifier="",
+        )
         if changed:
-            audit_record(actor=actor, action="aml.bankid_failed", obj=auth, player_id=auth.player_id, error=exc.code,
-                         details=exc.details)
+            audit_record(
+                actor=actor,
+                action="aml.bankid_failed",
+                obj=auth,
+                player_id=auth.player_id,
+                error=exc.code,
+                details=exc.details,
+            )
 
 
-def bankid_complete(*, player: Player, state: str, code: str = "", error: str = "", error_description: str = "",
-                    actor: Actor) -> IdentificationCheck:
+def bankid_complete(
+    *, player: Player, state: str, code: str = "", error: str = "", error_description: str = "", actor: Actor
+) -> IdentificationCheck:
     """Finish the player's sign-in from what the bank sent back to the player app (``code`` + ``state``, or
     ``error``). Returns the approved identification; raises ``aml.bankid_claims_mismatch`` (after recording the
     check as ``doubtful`` for staff) when the verified data differ from the registration, and the ``aml.bankid_*``
@@ -135,31 +165,42 @@ def bankid_complete(*, player: Player, state: str, code: str = "", error: str = 
         if not code:
             raise errors.BANKID_CALLBACK_INVALID(reason="code")
         config = bankid_client.BankIdConfig.from_settings()
-        answer = bankid_client.BankIdProvider(config).exchange(code=code, code_verifier=auth.code_verifier,
-                                                        redirect_uri=auth.redirect_url, nonce=auth.nonce)
+        answer = bankid_client.BankIdProvider(config).exchange(
+            code=code, code_verifier=auth.code_verifier, redirect_uri=auth.redirect_url, nonce=auth.nonce
+        )
         identity = bankid_client.identity_from_claims(answer.claims, trust_framework=config.trust_framework)
         check = _record(auth, answer, identity, actor)
     except DomainError as exc:
         _fail(auth, exc, actor)
         raise
     if check.status != CheckStatus.APPROVED:
-        raise errors.BANKID_CLAIMS_MISMATCH(mismatches=", ".join(check.reasons), identification_id=check.pk,
-                                            reasons=check.reasons, status=check.status)
+        raise errors.BANKID_CLAIMS_MISMATCH(
+            mismatches=", ".join(check.reasons), identification_id=check.pk, reasons=check.reasons, status=check.status
+        )
     return check
 
 
-def _choose_document(documents: tuple[bankid_client.BankIdDocument, ...], personal: PersonalData) -> bankid_client.BankIdDocument:
+def _choose_document(
+    documents: tuple[bankid_client.BankIdDocument, ...], personal: PersonalData
+) -> bankid_client.BankIdDocument:
     """The bank's record of the document of the registration when it has it (by number), else one of its type,
     else the identity card, else the first."""
     number = personal.document_number.replace(" ", "").upper()
-    return (next((d for d in documents if d.number == number), None)
-            or next((d for d in documents if d.type == personal.document_type), None)
-            or next((d for d in documents if d.type == "id_card"), None)
-            or documents[0])
+    return (
+        next((d for d in documents if d.number == number), None)
+        or next((d for d in documents if d.type == personal.document_type), None)
+        or next((d for d in documents if d.type == "id_card"), None)
+        or documents[0]
+    )
 
 
-def _reasons(player: Player, personal: PersonalData, identity: bankid_client.BankIdIdentity,
-             document: bankid_client.BankIdDocument, extracted: dict[str, Any]) -> list[str]:
+def _reasons(
+    player: Player,
+    personal: PersonalData,
+    identity: bankid_client.BankIdIdentity,
+    document: bankid_client.BankIdDocument,
+    extracted: dict[str, Any],
+) -> list[str]:
     reasons = identity_mismatches(player, extracted, personal.document_number)
     if identity.nationalities and personal.citizenship not in identity.nationalities:
         reasons.append("citizenship_mismatch")
@@ -172,8 +213,9 @@ def _reasons(player: Player, personal: PersonalData, identity: bankid_client.Ban
     return reasons
 
 
-def _record(auth: BankIdAuthorization, answer: bankid_client.BankIdAnswer, identity: bankid_client.BankIdIdentity,
-            actor: Actor) -> IdentificationCheck:
+def _record(
+    auth: BankIdAuthorization, answer: bankid_client.BankIdAnswer, identity: bankid_client.BankIdIdentity, actor: Actor
+) -> IdentificationCheck:
     with transaction.atomic():
         p = player_lock(auth.player)  # lock order: the Player row first, then the player's own rows
         a = BankIdAuthorization.objects.select_for_update(no_key=True).get(pk=auth.pk)
@@ -184,50 +226,90 @@ def _record(auth: BankIdAuthorization, answer: bankid_client.BankIdAnswer, ident
         extracted = identity.extracted(document)
         reasons = _reasons(p, personal, identity, document, extracted)
         status = CheckStatus.DOUBTFUL if reasons else CheckStatus.APPROVED
-        if status == CheckStatus.DOUBTFUL and IdentificationCheck.objects.filter(
-                player=p, status__in=IdentificationCheck.OPEN).exists():
+        if (
+            status == CheckStatus.DOUBTFUL
+            and IdentificationCheck.objects.filter(player=p, status__in=IdentificationCheck.OPEN).exists()
+        ):
             raise errors.IDENTIFICATION_IN_PROGRESS()
         now = clock.now()
         check = IdentificationCheck.objects.create(
-            player=p, provider=bankid_client.CODE, reference=f"idc_{uuid.uuid4().hex}",
-            provider_check_id=(identity.transaction or answer.subject)[:80], document_type=document.type,
-            document_number=document.number, document_issuing_state=document.issuing_state,
-            document_issuing_authority=document.issuing_authority, document_valid_until=document.valid_until,
-            status=status, created_at=now, submitted_at=now, answered_at=now, provider_outcome="approved",
-            reasons=reasons, extracted=extracted,
+            player=p,
+            provider=bankid_client.CODE,
+            reference=f"idc_{uuid.uuid4().hex}",
+            provider_check_id=(identity.transaction or answer.subject)[:80],
+            document_type=document.type,
+            document_number=document.number,
+            document_issuing_state=document.issuing_state,
+            document_issuing_authority=document.issuing_authority,
+            document_valid_until=document.valid_until,
+            status=status,
+            created_at=now,
+            submitted_at=now,
+            answered_at=now,
+            provider_outcome="approved",
+            reasons=reasons,
+            extracted=extracted,
             verified_claims={
-                "issuer": a.issuer, "subject": answer.subject, "transaction": identity.transaction,
-                "verification": identity.verification, "claims": identity.verified_claims,
-                "pep": identity.pep, "limited_legal_capacity": identity.limited_legal_capacity,
-                "id_token": {k: answer.id_token[k] for k in ("iss", "sub", "aud", "iat", "exp", "auth_time", "acr")
-                             if k in answer.id_token}},
+                "issuer": a.issuer,
+                "subject": answer.subject,
+                "transaction": identity.transaction,
+                "verification": identity.verification,
+                "claims": identity.verified_claims,
+                "pep": identity.pep,
+                "limited_legal_capacity": identity.limited_legal_capacity,
+                "id_token": {
+                    k: answer.id_token[k]
+                    for k in ("iss", "sub", "aud", "iat", "exp", "auth_time", "acr")
+                    if k in answer.id_token
+                },
+            },
             decided_at=now if status == CheckStatus.APPROVED else None,
-            decided_by=PROVIDER_ACTOR.label if status == CheckStatus.APPROVED else "")
-        audit_record(actor=PROVIDER_ACTOR, action="aml.identification_answered", obj=check, player_id=p.pk,
-                     old={"status": None}, new={"status": status}, provider=bankid_client.CODE, reasons=reasons,
-                     transaction=identity.transaction, verification_process=identity.verification_process)
+            decided_by=PROVIDER_ACTOR.label if status == CheckStatus.APPROVED else "",
+        )
+        audit_record(
+            actor=PROVIDER_ACTOR,
+            action="aml.identification_answered",
+            obj=check,
+            player_id=p.pk,
+            old={"status": None},
+            new={"status": status},
+            provider=bankid_client.CODE,
+            reasons=reasons,
+            transaction=identity.transaction,
+            verification_process=identity.verification_process,
+        )
         a.status, a.finished_at, a.identification, a.subject = Status.COMPLETED, now, check, answer.subject[:255]
         a.nonce = a.code_verifier = ""  # used: nothing needs them any more
         a.save(update_fields=["status", "finished_at", "identification", "subject", "nonce", "code_verifier"])
-        audit_record(actor=actor, action="aml.bankid_completed", obj=a, player_id=p.pk, identification=check.pk,
-                     status=status)
+        audit_record(
+            actor=actor, action="aml.bankid_completed", obj=a, player_id=p.pk, identification=check.pk, status=status
+        )
         if status == CheckStatus.APPROVED:
             player_aml_identified_record(player=p, check=check, actor=PROVIDER_ACTOR)
-        bank_pep_claim_record(player=p, pep=identity.pep, source=bankid_client.CODE, identification=check,
-                              actor=PROVIDER_ACTOR)
+        bank_pep_claim_record(
+            player=p, pep=identity.pep, source=bankid_client.CODE, identification=check, actor=PROVIDER_ACTOR
+        )
     return check
 
 
-def bank_pep_claim_record(*, player: Player, pep: bool | None, source: str, identification: IdentificationCheck,
-                          actor: Actor) -> ComplianceCase | None:
+def bank_pep_claim_record(
+    *, player: Player, pep: bool | None, source: str, identification: IdentificationCheck, actor: Actor
+) -> ComplianceCase | None:
     """What the player's bank says about a politically exposed person (Bank iD's ``pep`` claim), for the PEP part
     of the AML duties: received (audited, and kept in the identification's ``verified_claims``); a claim the bank
     gives is recorded as a PEP claim of the source (``aml.services.lists.pep_claim_record``: append-only; ``True``
     opens one blocking case of kind ``pep_claimed`` per player and source, whatever the player declared; a case
     staff cleared is not reopened); no claim records nothing (the player's own declaration still counts)."""
     latest = PepDeclaration.objects.filter(player=player).order_by("-declared_at", "-id").first()
-    audit_record(actor=actor, action="aml.pep_claim_received", obj=identification, player_id=player.pk, pep=pep,
-                 source=source, declared=None if latest is None else latest.relation)
+    audit_record(
+        actor=actor,
+        action="aml.pep_claim_received",
+        obj=identification,
+        player_id=player.pk,
+        pep=pep,
+        source=source,
+        declared=None if latest is None else latest.relation,
+    )
     if pep is None:
         return None
     pep_claim_record(player=player, is_pep=pep, source=source, actor=actor)

@@ -1,5 +1,6 @@
 """Compliance cases: opened (idempotently) by a PEP declaration, a screening hit or a suspicious-transaction rule;
 decided by compliance staff (audited); a case may hold a win through the wallet (GP §10(3))."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -27,8 +28,11 @@ def restriction_of(player_id: int) -> str:
     """What the player's blocking cases refuse now (``accounts.Player.AmlRestriction``, docs/aml.md): ``refused``
     when one is confirmed, ``review`` when one is open, ``""`` when none is (cleared cases and cases that do not
     block refuse nothing)."""
-    statuses = set(ComplianceCase.objects.filter(player_id=player_id, blocking=True)
-                   .exclude(status=CaseStatus.CLEARED).values_list("status", flat=True))
+    statuses = set(
+        ComplianceCase.objects.filter(player_id=player_id, blocking=True)
+        .exclude(status=CaseStatus.CLEARED)
+        .values_list("status", flat=True)
+    )
     if CaseStatus.CONFIRMED in statuses:
         return Restriction.REFUSED
     return Restriction.REVIEW if statuses else Restriction.NONE
@@ -40,9 +44,20 @@ def _restriction_sync(player: Player, *, actor: Actor, reason: str) -> None:
     player_aml_restriction_record(player=player, restriction=restriction_of(player.pk), actor=actor, reason=reason)
 
 
-def case_open(*, player_id: int, kind: str, key: str, summary: str, blocking: bool, actor: Actor, rule: str = "",
-              anchor: str = "", window_start: datetime | None = None, window_end: datetime | None = None,
-              details: dict[str, Any] | None = None) -> tuple[ComplianceCase, bool]:
+def case_open(
+    *,
+    player_id: int,
+    kind: str,
+    key: str,
+    summary: str,
+    blocking: bool,
+    actor: Actor,
+    rule: str = "",
+    anchor: str = "",
+    window_start: datetime | None = None,
+    window_end: datetime | None = None,
+    details: dict[str, Any] | None = None,
+) -> tuple[ComplianceCase, bool]:
     """Open a case once per ``key`` (a repeat returns the existing case and False). Audited. A blocking case
     restricts the player in the same transaction (``Player.aml_restriction`` = ``review``, docs/aml.md)."""
     with transaction.atomic():
@@ -55,13 +70,31 @@ def case_open(*, player_id: int, kind: str, key: str, summary: str, blocking: bo
         try:
             with transaction.atomic():
                 case = ComplianceCase.objects.create(
-                    player_id=player_id, kind=kind, rule=rule, key=key, blocking=blocking, opened_at=clock.now(),
-                    window_start=window_start, window_end=window_end, anchor=anchor[:160], summary=summary[:300],
-                    details=details or {})
+                    player_id=player_id,
+                    kind=kind,
+                    rule=rule,
+                    key=key,
+                    blocking=blocking,
+                    opened_at=clock.now(),
+                    window_start=window_start,
+                    window_end=window_end,
+                    anchor=anchor[:160],
+                    summary=summary[:300],
+                    details=details or {},
+                )
         except IntegrityError:  # opened by a concurrent run meanwhile
             return ComplianceCase.objects.get(key=key), False
-        audit_record(actor=actor, action="aml.case_opened", obj=case, player_id=player_id, kind=kind, rule=rule,
-                     key=key, blocking=blocking, summary=summary)
+        audit_record(
+            actor=actor,
+            action="aml.case_opened",
+            obj=case,
+            player_id=player_id,
+            kind=kind,
+            rule=rule,
+            key=key,
+            blocking=blocking,
+            summary=summary,
+        )
         if kind != ComplianceCase.Kind.RISK_HIGH:
             risk_mark_due(player_id)
         if player is not None:
@@ -85,9 +118,17 @@ def case_decide(*, case: ComplianceCase, decision: str, note: str, actor: Actor)
             raise errors.CASE_STATE(state=c.status)
         c.status, c.decided_at, c.decided_by, c.decision_note = decision, clock.now(), actor.label, note.strip()[:500]
         c.save(update_fields=["status", "decided_at", "decided_by", "decision_note"])
-        audit_record(actor=actor, action="aml.case_decided", obj=c, player_id=c.player_id,
-                     old={"status": CaseStatus.OPEN}, new={"status": decision}, note=c.decision_note, kind=c.kind,
-                     rule=c.rule)
+        audit_record(
+            actor=actor,
+            action="aml.case_decided",
+            obj=c,
+            player_id=c.player_id,
+            old={"status": CaseStatus.OPEN},
+            new={"status": decision},
+            note=c.decision_note,
+            kind=c.kind,
+            rule=c.rule,
+        )
         if c.blocking:
             _restriction_sync(player, actor=actor, reason=f"case {c.pk} {decision}")
         if c.kind != ComplianceCase.Kind.RISK_HIGH:
@@ -120,16 +161,30 @@ def case_hold_place(*, case: ComplianceCase, win_reference: str, reason: str, no
         raise errors.HOLD_TOO_LATE(deadline=deadline, win_reference=win_reference)
     with transaction.atomic():
         # The wallet locks the player's wallet first; the case row after it (lock order: docs/contracts.md).
-        hold_id = win_hold_place(player=case.player, win_reference=win_reference, reason=reason, note=note,
-                                 actor=actor)
+        hold_id = win_hold_place(player=case.player, win_reference=win_reference, reason=reason, note=note, actor=actor)
         c = ComplianceCase.objects.select_for_update(no_key=True).get(pk=case.pk)
         if c.status == CaseStatus.CLEARED:
             raise errors.CASE_STATE(state=c.status)
         existing = CaseHold.objects.filter(case=c, win_reference=win_reference).first()
         if existing is not None:
             return existing
-        hold = CaseHold.objects.create(case=c, win_reference=win_reference, reason=reason, hold_id=hold_id,
-                                       placed_at=clock.now(), placed_by=actor.label)
-        audit_record(actor=actor, action="aml.case_hold_placed", obj=c, player_id=c.player_id,
-                     win_reference=win_reference, amount=Money(win.amount), reason=reason, hold_id=hold_id, note=note)
+        hold = CaseHold.objects.create(
+            case=c,
+            win_reference=win_reference,
+            reason=reason,
+            hold_id=hold_id,
+            placed_at=clock.now(),
+            placed_by=actor.label,
+        )
+        audit_record(
+            actor=actor,
+            action="aml.case_hold_placed",
+            obj=c,
+            player_id=c.player_id,
+            win_reference=win_reference,
+            amount=Money(win.amount),
+            reason=reason,
+            hold_id=hold_id,
+            note=note,
+        )
         return hold

@@ -7,6 +7,7 @@ until a declaration comes even when the window moves on, and staff see it. Staff
 (``sof_review``, audited); a rejected one no longer counts, so deposits are refused again until a new one.
 A declaration counts for ``AML_SOF_VALID_DAYS``.
 """
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -26,8 +27,9 @@ Source = SourceOfFundsDeclaration.Source
 DeclStatus = SourceOfFundsDeclaration.Status
 
 
-def sof_requirement_record(*, player: Player, actor: Actor, now: datetime | None = None,
-                           reopen: bool = False) -> SourceOfFundsRequirement | None:
+def sof_requirement_record(
+    *, player: Player, actor: Actor, now: datetime | None = None, reopen: bool = False
+) -> SourceOfFundsRequirement | None:
     """Record the open requirement when the threshold is reached and no valid declaration exists, or (``reopen``)
     when the declaration that fulfilled one was rejected (idempotent: at most one open requirement per player).
     Returns the open requirement, or None when none is due."""
@@ -40,11 +42,21 @@ def sof_requirement_record(*, player: Player, actor: Actor, now: datetime | None
     try:
         with transaction.atomic():
             req = SourceOfFundsRequirement.objects.create(
-                player=player, triggered_at=now, deposits_total=status.deposits_total.amount,
-                threshold=status.threshold.amount, window_days=status.window_days)
-            audit_record(actor=actor, action="aml.source_of_funds_required", obj=req, player_id=player.pk,
-                         deposits_total=status.deposits_total, threshold=status.threshold,
-                         window_days=status.window_days)
+                player=player,
+                triggered_at=now,
+                deposits_total=status.deposits_total.amount,
+                threshold=status.threshold.amount,
+                window_days=status.window_days,
+            )
+            audit_record(
+                actor=actor,
+                action="aml.source_of_funds_required",
+                obj=req,
+                player_id=player.pk,
+                deposits_total=status.deposits_total,
+                threshold=status.threshold,
+                window_days=status.window_days,
+            )
             return req
     except IntegrityError:  # recorded by a concurrent run
         return SourceOfFundsRequirement.objects.get(player=player, status=SourceOfFundsRequirement.Status.OPEN)
@@ -82,20 +94,35 @@ def sof_declare(*, player: Player, source: str, description: str, actor: Actor) 
         now = clock.now()
         window = now - timedelta(days=settings.AML_SOF_WINDOW_DAYS)
         decl = SourceOfFundsDeclaration.objects.create(
-            player=player, source=source, description=description[:2000], submitted_at=now,
-            deposits_total=activity.deposits_total(player.pk, window, now))
-        fulfilled = list(SourceOfFundsRequirement.objects.select_for_update(no_key=True).filter(
-            player=player, status=SourceOfFundsRequirement.Status.OPEN))
+            player=player,
+            source=source,
+            description=description[:2000],
+            submitted_at=now,
+            deposits_total=activity.deposits_total(player.pk, window, now),
+        )
+        fulfilled = list(
+            SourceOfFundsRequirement.objects.select_for_update(no_key=True).filter(
+                player=player, status=SourceOfFundsRequirement.Status.OPEN
+            )
+        )
         for req in fulfilled:
             req.status, req.fulfilled_at, req.declaration = SourceOfFundsRequirement.Status.FULFILLED, now, decl
             req.save(update_fields=["status", "fulfilled_at", "declaration"])
-        audit_record(actor=actor, action="aml.source_of_funds_declared", obj=decl, player_id=player.pk,
-                     source=source, deposits_total=Money(decl.deposits_total),
-                     requirements=[r.pk for r in fulfilled])
+        audit_record(
+            actor=actor,
+            action="aml.source_of_funds_declared",
+            obj=decl,
+            player_id=player.pk,
+            source=source,
+            deposits_total=Money(decl.deposits_total),
+            requirements=[r.pk for r in fulfilled],
+        )
         return decl
 
 
-def sof_review(*, declaration: SourceOfFundsDeclaration, accept: bool, note: str, actor: Actor) -> SourceOfFundsDeclaration:
+def sof_review(
+    *, declaration: SourceOfFundsDeclaration, accept: bool, note: str, actor: Actor
+) -> SourceOfFundsDeclaration:
     """Staff accept or reject a submitted declaration (a note is required; audited). A rejected declaration does
     not count: if the threshold is still reached, deposits are refused until a new one is submitted."""
     if not (note or "").strip():
@@ -107,10 +134,16 @@ def sof_review(*, declaration: SourceOfFundsDeclaration, accept: bool, note: str
         d.status = DeclStatus.ACCEPTED if accept else DeclStatus.REJECTED
         d.reviewed_at, d.reviewed_by, d.review_note = clock.now(), actor.label, note.strip()[:500]
         d.save(update_fields=["status", "reviewed_at", "reviewed_by", "review_note"])
-        audit_record(actor=actor, action="aml.source_of_funds_reviewed", obj=d, player_id=d.player_id,
-                     old={"status": DeclStatus.SUBMITTED}, new={"status": d.status}, note=d.review_note)
+        audit_record(
+            actor=actor,
+            action="aml.source_of_funds_reviewed",
+            obj=d,
+            player_id=d.player_id,
+            old={"status": DeclStatus.SUBMITTED},
+            new={"status": d.status},
+            note=d.review_note,
+        )
         if not accept:  # the requirement it fulfilled is open again (or one is due now)
             sof_requirement_record(player=d.player, actor=actor, reopen=d.requirements.exists())
     declaration.refresh_from_db()
     return declaration
-

@@ -11,6 +11,7 @@ AML-identified; doubtful (or approved with a score below ``AML_IDENTIFICATION_MI
 document that differ from the player's) -> staff review (``identification_review``); rejected -> the player may
 try again. A population-register match alone does not identify (it leaves the account temporary).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -65,8 +66,14 @@ def image_check(side: str, content: bytes) -> tuple[str, str]:
     return sniffed
 
 
-DOCUMENT_FIELDS = ("document_type", "document_number", "document_issuing_state", "document_issuing_authority",
-                   "document_valid_until", "id_card_unavailable")
+DOCUMENT_FIELDS = (
+    "document_type",
+    "document_number",
+    "document_issuing_state",
+    "document_issuing_authority",
+    "document_valid_until",
+    "id_card_unavailable",
+)
 
 
 def _document(document: dict[str, Any], citizenship: str) -> dict[str, Any]:
@@ -79,8 +86,9 @@ def _document(document: dict[str, Any], citizenship: str) -> dict[str, Any]:
     return {f: clean[f] for f in DOCUMENT_FIELDS if f in clean}
 
 
-def identification_start(*, player: Player, document: dict[str, Any], images: dict[str, bytes],
-                         actor: Actor) -> IdentificationCheck:
+def identification_start(
+    *, player: Player, document: dict[str, Any], images: dict[str, bytes], actor: Actor
+) -> IdentificationCheck:
     """The applicant presents the identity document (front, back unless a passport) and a selfie (GP §4(4)b).
 
     Refuses an account that is not temporary/active (``aml.identification_not_allowed``), an identified player
@@ -96,8 +104,9 @@ def identification_start(*, player: Player, document: dict[str, Any], images: di
     for side in needed:
         if not images.get(side):
             raise errors.IMAGE_MISSING(side=side)
-    checked = {side: image_check(side, content) for side, content in images.items()
-               if side in adapters.SIDES and content}
+    checked = {
+        side: image_check(side, content) for side, content in images.items() if side in adapters.SIDES and content
+    }
     provider = settings.AML_IDENTIFICATION_PROVIDER
     adapters.get_identification_provider(provider)  # refuses an unknown or disabled provider before storing
     with transaction.atomic():
@@ -111,20 +120,29 @@ def identification_start(*, player: Player, document: dict[str, Any], images: di
         now = clock.now()
         attempts = identification_attempts(p, now)
         if attempts.blocked:
-            raise errors.IDENTIFICATION_ATTEMPTS_EXHAUSTED(max_attempts=attempts.max_per_day,
-                                                           used_last_24h=attempts.used_last_24h)
+            raise errors.IDENTIFICATION_ATTEMPTS_EXHAUSTED(
+                max_attempts=attempts.max_per_day, used_last_24h=attempts.used_last_24h
+            )
         check = IdentificationCheck.objects.create(
-            player=p, provider=provider, reference=f"idc_{uuid.uuid4().hex}", created_at=now, next_attempt_at=now,
-            **doc)
+            player=p, provider=provider, reference=f"idc_{uuid.uuid4().hex}", created_at=now, next_attempt_at=now, **doc
+        )
         for side, (ctype, ext) in checked.items():
             content = images[side]
             digest = hashlib.sha256(content).hexdigest()
-            img = IdentificationImage(identification=check, side=side, content_type=ctype, size=len(content),
-                                      sha256=digest)
+            img = IdentificationImage(
+                identification=check, side=side, content_type=ctype, size=len(content), sha256=digest
+            )
             img.file.save(f"{check.reference}-{side}{ext}", ContentFile(content), save=False)
             img.save()
-        audit_record(actor=actor, action="aml.identification_started", obj=check, player_id=p.pk,
-                     provider=provider, document_type=doc["document_type"], sides=sorted(checked))
+        audit_record(
+            actor=actor,
+            action="aml.identification_started",
+            obj=check,
+            player_id=p.pk,
+            provider=provider,
+            document_type=doc["document_type"],
+            sides=sorted(checked),
+        )
         _submit_on_commit(check.pk)
     return check
 
@@ -148,9 +166,17 @@ def identification_attempts_allow(*, player: Player, note: str, actor: Actor) ->
         old_from = profile.identification_attempts_from
         profile.identification_attempts_from = now
         profile.save(update_fields=["identification_attempts_from"])
-        audit_record(actor=actor, action="aml.identification_attempts_allowed", obj=profile, player_id=p.pk,
-                     old={"identification_attempts_from": old_from}, new={"identification_attempts_from": now},
-                     was_blocked=before.blocked, used_last_24h=before.used_last_24h, note=note.strip()[:300])
+        audit_record(
+            actor=actor,
+            action="aml.identification_attempts_allowed",
+            obj=profile,
+            player_id=p.pk,
+            old={"identification_attempts_from": old_from},
+            new={"identification_attempts_from": now},
+            was_blocked=before.blocked,
+            used_last_24h=before.used_last_24h,
+            note=note.strip()[:300],
+        )
     return identification_attempts(player, now)
 
 
@@ -168,8 +194,11 @@ def _claim(check_id: int) -> IdentificationCheck | None:
     """Take a due pending check for one attempt (a lease, so that two workers never submit it at once)."""
     with transaction.atomic():
         now = clock.now()
-        check = IdentificationCheck.objects.select_for_update(no_key=True, skip_locked=True).filter(
-            pk=check_id, status=Status.PENDING, next_attempt_at__lte=now).first()
+        check = (
+            IdentificationCheck.objects.select_for_update(no_key=True, skip_locked=True)
+            .filter(pk=check_id, status=Status.PENDING, next_attempt_at__lte=now)
+            .first()
+        )
         if check is None:
             return None
         check.attempts += 1
@@ -186,13 +215,20 @@ def _submission(check: IdentificationCheck) -> adapters.Submission:
             images[img.side] = f.read()
     return adapters.Submission(
         reference=check.reference,
-        document={"document_type": check.document_type, "document_number": check.document_number,
-                  "document_issuing_state": check.document_issuing_state,
-                  "document_issuing_authority": check.document_issuing_authority,
-                  "document_valid_until": check.document_valid_until.isoformat()},
-        subject={"given_names": identity.given_names, "surname": identity.surname,
-                 "date_of_birth": identity.date_of_birth.isoformat()},
-        images=images)
+        document={
+            "document_type": check.document_type,
+            "document_number": check.document_number,
+            "document_issuing_state": check.document_issuing_state,
+            "document_issuing_authority": check.document_issuing_authority,
+            "document_valid_until": check.document_valid_until.isoformat(),
+        },
+        subject={
+            "given_names": identity.given_names,
+            "surname": identity.surname,
+            "date_of_birth": identity.date_of_birth.isoformat(),
+        },
+        images=images,
+    )
 
 
 def identification_submit_one(*, check_id: int, actor: Actor) -> str:
@@ -204,8 +240,9 @@ def identification_submit_one(*, check_id: int, actor: Actor) -> str:
     error = ""
     result: adapters.SubmitResult | None = None
     try:
-        provider = adapters.get_identification_provider(check.provider, outbox=lambda body, sig: outbox.append(
-            (body, sig)))
+        provider = adapters.get_identification_provider(
+            check.provider, outbox=lambda body, sig: outbox.append((body, sig))
+        )
         result = provider.submit(_submission(check))  # no lock and no transaction held across the call
     except adapters.ProviderUnavailable as exc:
         error = str(exc)[:255] or "provider unavailable"
@@ -224,8 +261,15 @@ def identification_submit_one(*, check_id: int, actor: Actor) -> str:
                 check.status, check.submitted_at = Status.SUBMITTED, now
                 fields += ["status", "submitted_at"]
             check.save(update_fields=fields)
-            audit_record(actor=actor, action="aml.identification_submitted", obj=check, player_id=check.player_id,
-                         provider=check.provider, provider_check_id=check.provider_check_id, attempt=check.attempts)
+            audit_record(
+                actor=actor,
+                action="aml.identification_submitted",
+                obj=check,
+                player_id=check.player_id,
+                provider=check.provider,
+                provider_check_id=check.provider_check_id,
+                attempt=check.attempts,
+            )
             return "submitted"
         if check.status != Status.PENDING:
             return "skipped"
@@ -233,13 +277,21 @@ def identification_submit_one(*, check_id: int, actor: Actor) -> str:
         if check.attempts >= settings.AML_IDENTIFICATION_SUBMIT_MAX_ATTEMPTS:
             check.status, check.next_attempt_at = Status.FAILED, None
             check.save(update_fields=["status", "next_attempt_at", "last_error"])
-            audit_record(actor=actor, action="aml.identification_failed", obj=check, player_id=check.player_id,
-                         attempts=check.attempts, error=error)
+            audit_record(
+                actor=actor,
+                action="aml.identification_failed",
+                obj=check,
+                player_id=check.player_id,
+                attempts=check.attempts,
+                error=error,
+            )
             return "failed"
         check.next_attempt_at = now + _retry_delay(check.attempts)
         check.save(update_fields=["next_attempt_at", "last_error"])
-        logger.warning("identification provider unavailable; retry later",
-                       extra={"check": check.reference, "attempts": check.attempts})
+        logger.warning(
+            "identification provider unavailable; retry later",
+            extra={"check": check.reference, "attempts": check.attempts},
+        )
         return "retry"
 
 
@@ -248,8 +300,11 @@ def identification_submit_due(*, now: Any = None, batch: int = 100) -> dict[str,
     now = now or clock.now()
     actor = Actor.system("aml.identification_submit")
     out: dict[str, int] = {}
-    ids = IdentificationCheck.objects.filter(status=Status.PENDING, next_attempt_at__lte=now).order_by(
-        "next_attempt_at", "pk").values_list("pk", flat=True)[:batch]
+    ids = (
+        IdentificationCheck.objects.filter(status=Status.PENDING, next_attempt_at__lte=now)
+        .order_by("next_attempt_at", "pk")
+        .values_list("pk", flat=True)[:batch]
+    )
     for pk in list(ids):
         r = identification_submit_one(check_id=pk, actor=actor)
         out[r] = out.get(r, 0) + 1
@@ -266,14 +321,19 @@ def sandbox_callback_deliver(*, body_text: str, signature: str) -> dict[str, Any
     url: str = settings.AML_SANDBOX_CALLBACK_URL
     if not url:
         return identification_callback_handle(provider="sandbox", raw_body=body_text.encode(), signature=signature)
-    req = urllib.request.Request(url, data=body_text.encode(), method="POST",
-                                 headers={"Content-Type": "application/json", adapters.SIGNATURE_HEADER: signature})
+    req = urllib.request.Request(
+        url,
+        data=body_text.encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", adapters.SIGNATURE_HEADER: signature},
+    )
     with urllib.request.urlopen(req, timeout=10) as resp:  # the configured sandbox URL
         answer: dict[str, Any] = loads_bounded(resp.read().decode() or "{}")
         return answer
 
 
 # The provider's answer ----------------------------------------------------------------------------------------------
+
 
 def identification_callback_handle(*, provider: str, raw_body: bytes, signature: str) -> dict[str, Any]:
     """Handle one signed answer of an identification provider exactly once.
@@ -292,8 +352,13 @@ def identification_callback_handle(*, provider: str, raw_body: bytes, signature:
         try:
             with transaction.atomic():
                 rec = IdentificationEvent.objects.create(
-                    provider=provider, event_id=event.event_id, event_type=event.type,
-                    raw_body=raw_body.decode()[:STORED_BODY_CHARS], received_at=clock.now(), result="processing")
+                    provider=provider,
+                    event_id=event.event_id,
+                    event_type=event.type,
+                    raw_body=raw_body.decode()[:STORED_BODY_CHARS],
+                    received_at=clock.now(),
+                    result="processing",
+                )
         except IntegrityError:
             rec = IdentificationEvent.objects.get(provider=provider, event_id=event.event_id)
             if prov.parse_callback(rec.raw_body.encode()).material() != event.material():
@@ -301,8 +366,11 @@ def identification_callback_handle(*, provider: str, raw_body: bytes, signature:
             return {"status": "duplicate", "event_id": event.event_id, "result": rec.result}
         result = _apply_result(provider, event, actor)
         rec.result = result
-        rec.identification_id = (IdentificationCheck.objects.filter(provider=provider, reference=event.reference)
-                                 .values_list("pk", flat=True).first())
+        rec.identification_id = (
+            IdentificationCheck.objects.filter(provider=provider, reference=event.reference)
+            .values_list("pk", flat=True)
+            .first()
+        )
         rec.save(update_fields=["result", "identification"])
         return {"status": "processed", "event_id": event.event_id, "result": result}
 
@@ -315,8 +383,12 @@ def identity_mismatches(player: Player, extracted: dict[str, Any], document_numb
     provider did not send is not compared."""
     identity = identity_for(player)
     out = []
-    pairs = [("given_names", fold(identity.given_names)), ("surname", fold(identity.surname)),
-             ("date_of_birth", identity.date_of_birth.isoformat()), ("document_number", document_number)]
+    pairs = [
+        ("given_names", fold(identity.given_names)),
+        ("surname", fold(identity.surname)),
+        ("date_of_birth", identity.date_of_birth.isoformat()),
+        ("document_number", document_number),
+    ]
     if identity.birth_number:
         pairs.append(("birth_number", identity.birth_number))
     for name, ours in pairs:
@@ -346,16 +418,28 @@ def _apply_result(provider: str, event: adapters.IdentificationResult, actor: Ac
             outcome = "doubtful"
     old = check.status
     check.status = {"approved": Status.APPROVED, "doubtful": Status.DOUBTFUL, "rejected": Status.REJECTED}[outcome]
-    check.provider_outcome, check.score, check.extracted, check.reasons = (event.outcome, event.score,
-                                                                         event.extracted, reasons)
+    check.provider_outcome, check.score, check.extracted, check.reasons = (
+        event.outcome,
+        event.score,
+        event.extracted,
+        reasons,
+    )
     check.provider_check_id = check.provider_check_id or event.provider_check_id
     check.answered_at, check.next_attempt_at = now, None
     if check.status != Status.DOUBTFUL:
         check.decided_at, check.decided_by = now, actor.label
     check.save()
-    audit_record(actor=actor, action="aml.identification_answered", obj=check, player_id=player.pk,
-                 old={"status": old}, new={"status": check.status}, provider_outcome=event.outcome,
-                 score=event.score, reasons=reasons)
+    audit_record(
+        actor=actor,
+        action="aml.identification_answered",
+        obj=check,
+        player_id=player.pk,
+        old={"status": old},
+        new={"status": check.status},
+        provider_outcome=event.outcome,
+        score=event.score,
+        reasons=reasons,
+    )
     if check.status == Status.APPROVED:
         player_aml_identified_record(player=player, check=check, actor=actor)
     return check.status
@@ -374,8 +458,16 @@ def identification_review(*, check: IdentificationCheck, approve: bool, note: st
         c.status = Status.APPROVED if approve else Status.REJECTED
         c.decided_at, c.decided_by, c.note = clock.now(), actor.label, note.strip()[:300]
         c.save(update_fields=["status", "decided_at", "decided_by", "note"])
-        audit_record(actor=actor, action="aml.identification_reviewed", obj=c, player_id=player.pk,
-                     old={"status": Status.DOUBTFUL}, new={"status": c.status}, approved=approve, note=c.note)
+        audit_record(
+            actor=actor,
+            action="aml.identification_reviewed",
+            obj=c,
+            player_id=player.pk,
+            old={"status": Status.DOUBTFUL},
+            new={"status": c.status},
+            approved=approve,
+            note=c.note,
+        )
         if approve:
             player_aml_identified_record(player=player, check=c, actor=actor)
     check.refresh_from_db()

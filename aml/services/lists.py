@@ -7,6 +7,7 @@
 * :func:`pep_claim_record`: another identification source (Bank iD's verified claims) says whether the player is
   a politically exposed person; a "yes" opens a blocking case.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -30,8 +31,9 @@ _IMPORT_LOCK = 0x616D6C6C  # pg_advisory_xact_lock key space of list imports ("a
 SOURCES = tuple(PARSERS)
 
 
-def screening_list_import(*, source: str, data: bytes, actor: Actor, file_name: str = "",
-                          published_at: datetime | None = None) -> tuple[ScreeningListVersion, bool]:
+def screening_list_import(
+    *, source: str, data: bytes, actor: Actor, file_name: str = "", published_at: datetime | None = None
+) -> tuple[ScreeningListVersion, bool]:
     """Import one list file as a new version of ``source`` (``eu``, ``un``, ``cz``, ``pep``); returns the version
     and whether it is new. The same file again (same source and SHA-256) returns the version it became, and
     nothing changes. The publication time is the file's own (``published_at`` is used only for a file that
@@ -60,8 +62,9 @@ def screening_list_import(*, source: str, data: bytes, actor: Actor, file_name: 
     published = parsed.published_at or published_at or clock.now()
     latest = clock.now() + timedelta(minutes=settings.AML_LIST_CLOCK_SKEW_MINUTES)
     if published > latest:  # a future date would make every genuine list of the source "outdated"
-        raise errors.LIST_INVALID(reason=f"the publication time {published.isoformat()} lies in the future",
-                                  source=source)
+        raise errors.LIST_INVALID(
+            reason=f"the publication time {published.isoformat()} lies in the future", source=source
+        )
     rows: list[dict[str, Any]] = []
     names_total = persons = 0
     for e in parsed.entries:
@@ -71,10 +74,22 @@ def screening_list_import(*, source: str, data: bytes, actor: Actor, file_name: 
         if e.subject_type == PERSON:
             persons += 1
             names_total += len(names)
-        rows.append({"source": source, "list_kind": LIST_KIND[source], "reference": e.reference,
-                     "subject_type": e.subject_type, "programme": e.programme, "name": names[0], "names": names,
-                     "match_names": normalised, "birth_dates": e.birth_dates, "citizenships": e.citizenships,
-                     "details": e.details, "fingerprint": e.fingerprint()})
+        rows.append(
+            {
+                "source": source,
+                "list_kind": LIST_KIND[source],
+                "reference": e.reference,
+                "subject_type": e.subject_type,
+                "programme": e.programme,
+                "name": names[0],
+                "names": names,
+                "match_names": normalised,
+                "birth_dates": e.birth_dates,
+                "citizenships": e.citizenships,
+                "details": e.details,
+                "fingerprint": e.fingerprint(),
+            }
+        )
     if not rows:
         raise errors.LIST_EMPTY(source=source)
     with transaction.atomic():
@@ -83,21 +98,41 @@ def screening_list_import(*, source: str, data: bytes, actor: Actor, file_name: 
         existing = ScreeningListVersion.objects.filter(source=source, sha256=digest).first()
         if existing is not None:  # imported by a concurrent call meanwhile
             return existing, False
-        current = (ScreeningListVersion.objects.filter(source=source, withdrawn_at__isnull=True)
-                   .order_by("-id").first())
+        current = ScreeningListVersion.objects.filter(source=source, withdrawn_at__isnull=True).order_by("-id").first()
         if current is not None and current.published_at is not None and published < current.published_at:
-            raise errors.LIST_OUTDATED(published_at=published.isoformat(),
-                                       current_published_at=current.published_at.isoformat(),
-                                       current_version=current.pk)
+            raise errors.LIST_OUTDATED(
+                published_at=published.isoformat(),
+                current_published_at=current.published_at.isoformat(),
+                current_version=current.pk,
+            )
         version = ScreeningListVersion.objects.create(
-            source=source, published_at=published, sha256=digest, file_name=(file_name or "")[:200], size=len(data),
-            entry_count=len(rows), person_count=persons, name_count=names_total, imported_at=clock.now(),
-            imported_by=actor.label[:150])
-        ScreeningListEntry.objects.bulk_create([ScreeningListEntry(version=version, **r) for r in rows],
-                                               batch_size=1000)
-        audit_record(actor=actor, action="aml.screening_list_imported", obj=version, source=source, sha256=digest,
-                     published_at=published, entries=len(rows), persons=persons, names=names_total,
-                     file_name=version.file_name, replaces=None if current is None else current.pk)
+            source=source,
+            published_at=published,
+            sha256=digest,
+            file_name=(file_name or "")[:200],
+            size=len(data),
+            entry_count=len(rows),
+            person_count=persons,
+            name_count=names_total,
+            imported_at=clock.now(),
+            imported_by=actor.label[:150],
+        )
+        ScreeningListEntry.objects.bulk_create(
+            [ScreeningListEntry(version=version, **r) for r in rows], batch_size=1000
+        )
+        audit_record(
+            actor=actor,
+            action="aml.screening_list_imported",
+            obj=version,
+            source=source,
+            sha256=digest,
+            published_at=published,
+            entries=len(rows),
+            persons=persons,
+            names=names_total,
+            file_name=version.file_name,
+            replaces=None if current is None else current.pk,
+        )
         jobs.screening_rescreen()
     return version, True
 
@@ -116,10 +151,22 @@ def screening_list_withdraw(*, version: ScreeningListVersion, actor: Actor, reas
             raise errors.LIST_WITHDRAWN(reason=row.withdrawn_reason, version=row.pk)
         row.withdrawn_at, row.withdrawn_by, row.withdrawn_reason = clock.now(), actor.label[:150], reason
         row.save(update_fields=["withdrawn_at", "withdrawn_by", "withdrawn_reason"])
-        now_current = (ScreeningListVersion.objects.filter(source=row.source, withdrawn_at__isnull=True)
-                       .order_by("-id").values_list("pk", flat=True).first())
-        audit_record(actor=actor, action="aml.screening_list_withdrawn", obj=row, source=row.source,
-                     sha256=row.sha256, published_at=row.published_at, reason=reason, current=now_current)
+        now_current = (
+            ScreeningListVersion.objects.filter(source=row.source, withdrawn_at__isnull=True)
+            .order_by("-id")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        audit_record(
+            actor=actor,
+            action="aml.screening_list_withdrawn",
+            obj=row,
+            source=row.source,
+            sha256=row.sha256,
+            published_at=row.published_at,
+            reason=reason,
+            current=now_current,
+        )
         jobs.screening_rescreen()
     return row
 
@@ -156,17 +203,33 @@ def pep_claim_record(*, player: Player, is_pep: bool, source: str, actor: Actor)
     if not source:
         raise errors.PEP_CLAIM_INVALID()
     with transaction.atomic():
-        claim = PepClaim.objects.create(player=player, source=source, is_pep=bool(is_pep), recorded_at=clock.now(),
-                                        recorded_by=actor.label[:150])
-        audit_record(actor=actor, action="aml.pep_claim_recorded", obj=claim, player_id=player.pk, source=source,
-                     is_pep=claim.is_pep)
+        claim = PepClaim.objects.create(
+            player=player, source=source, is_pep=bool(is_pep), recorded_at=clock.now(), recorded_by=actor.label[:150]
+        )
+        audit_record(
+            actor=actor,
+            action="aml.pep_claim_recorded",
+            obj=claim,
+            player_id=player.pk,
+            source=source,
+            is_pep=claim.is_pep,
+        )
         if claim.is_pep:
             declared = PepDeclaration.objects.filter(player=player).order_by("-declared_at", "-id").first()
             relation = "no declaration yet" if declared is None else declared.relation
-            case_open(player_id=player.pk, kind=ComplianceCase.Kind.PEP_CLAIMED, key=f"pep_claim:{player.pk}:{source}",
-                      summary=f"{source} says the player is a politically exposed person (declared: {relation})",
-                      blocking=True, actor=actor, anchor=f"pep_claim:{claim.pk}",
-                      details={"claim_id": claim.pk, "source": source,
-                               "declared_relation": None if declared is None else declared.relation,
-                               "declaration_id": None if declared is None else declared.pk})
+            case_open(
+                player_id=player.pk,
+                kind=ComplianceCase.Kind.PEP_CLAIMED,
+                key=f"pep_claim:{player.pk}:{source}",
+                summary=f"{source} says the player is a politically exposed person (declared: {relation})",
+                blocking=True,
+                actor=actor,
+                anchor=f"pep_claim:{claim.pk}",
+                details={
+                    "claim_id": claim.pk,
+                    "source": source,
+                    "declared_relation": None if declared is None else declared.relation,
+                    "declaration_id": None if declared is None else declared.pk,
+                },
+            )
         return claim

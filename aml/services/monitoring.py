@@ -6,6 +6,7 @@ decide them with the case; a hit listed there never opens a case of its own). A 
 not block money movements unless ``AML_RULE_CASES_BLOCK`` (a hit is an alert, not a finding); staff may hold the
 win concerned from the case (GP §10(3), ``case_hold_place``).
 """
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -22,14 +23,18 @@ from core.audit import Actor
 
 
 def _record(hit: rules.Hit, actor: Actor) -> str:
-    same_rule = ComplianceCase.objects.filter(player_id=hit.player_id, kind=ComplianceCase.Kind.SUSPICIOUS,
-                                              rule=hit.rule)
-    if (ComplianceCase.objects.filter(key=hit.key).exists()
-            or same_rule.filter(details__later_hits__contains=[hit.anchor]).exists()):
+    same_rule = ComplianceCase.objects.filter(
+        player_id=hit.player_id, kind=ComplianceCase.Kind.SUSPICIOUS, rule=hit.rule
+    )
+    if (
+        ComplianceCase.objects.filter(key=hit.key).exists()
+        or same_rule.filter(details__later_hits__contains=[hit.anchor]).exists()
+    ):
         return "known"
     with transaction.atomic():
-        open_case = same_rule.select_for_update(no_key=True).filter(status=ComplianceCase.Status.OPEN).order_by(
-            "pk").first()
+        open_case = (
+            same_rule.select_for_update(no_key=True).filter(status=ComplianceCase.Status.OPEN).order_by("pk").first()
+        )
         if open_case is not None:
             later = list(open_case.details.get("later_hits", []))
             if hit.anchor not in later:
@@ -37,9 +42,18 @@ def _record(hit: rules.Hit, actor: Actor) -> str:
                 open_case.save(update_fields=["details"])
             return "merged"
         _case, created = case_open(
-            player_id=hit.player_id, kind=ComplianceCase.Kind.SUSPICIOUS, rule=hit.rule, key=hit.key,
-            summary=hit.summary, blocking=settings.AML_RULE_CASES_BLOCK, actor=actor, anchor=hit.anchor,
-            window_start=hit.window_start, window_end=hit.window_end, details=hit.details)
+            player_id=hit.player_id,
+            kind=ComplianceCase.Kind.SUSPICIOUS,
+            rule=hit.rule,
+            key=hit.key,
+            summary=hit.summary,
+            blocking=settings.AML_RULE_CASES_BLOCK,
+            actor=actor,
+            anchor=hit.anchor,
+            window_start=hit.window_start,
+            window_end=hit.window_end,
+            details=hit.details,
+        )
         return "opened" if created else "known"
 
 

@@ -4,6 +4,7 @@ next review); a high rating opens a compliance case (``risk_high``, not blocking
 compliance's work, docs/aml.md "Client risk rating"). ``risk_review_due`` (job ``aml.risk_review``) assesses every
 live player without a rating and every rating due for its periodic review; a screening, a compliance decision and
 a staff request assess at once."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -34,12 +35,15 @@ Kind, Status = ComplianceCase.Kind, ComplianceCase.Status
 
 
 def risk_config() -> RiskConfig:
-    return RiskConfig(medium_score=settings.AML_RISK_MEDIUM_SCORE, high_score=settings.AML_RISK_HIGH_SCORE,
-                      deposits_medium=settings.AML_RISK_DEPOSITS_MEDIUM,
-                      deposits_high=settings.AML_RISK_DEPOSITS_HIGH,
-                      deposit_count_30d=settings.AML_RISK_DEPOSIT_COUNT_30D,
-                      high_risk_countries=frozenset(c.upper() for c in settings.AML_RISK_HIGH_RISK_COUNTRIES),
-                      review_days=dict(settings.AML_RISK_REVIEW_DAYS))
+    return RiskConfig(
+        medium_score=settings.AML_RISK_MEDIUM_SCORE,
+        high_score=settings.AML_RISK_HIGH_SCORE,
+        deposits_medium=settings.AML_RISK_DEPOSITS_MEDIUM,
+        deposits_high=settings.AML_RISK_DEPOSITS_HIGH,
+        deposit_count_30d=settings.AML_RISK_DEPOSIT_COUNT_30D,
+        high_risk_countries=frozenset(c.upper() for c in settings.AML_RISK_HIGH_RISK_COUNTRIES),
+        review_days=dict(settings.AML_RISK_REVIEW_DAYS),
+    )
 
 
 def risk_facts(player: Player, *, now: datetime) -> RiskFacts:
@@ -48,8 +52,10 @@ def risk_facts(player: Player, *, now: datetime) -> RiskFacts:
     pep_declared = PepDeclaration.objects.filter(player=player).order_by("-declared_at", "-pk").first()
     pep_claim = PepClaim.objects.filter(player=player).order_by("-recorded_at", "-pk").first()
     screening = cases.filter(kind=Kind.SCREENING_HIT)
-    hits = screening.aggregate(open=Count("pk", filter=Q(status__in=(Status.OPEN, Status.CONFIRMED))),
-                               cleared=Count("pk", filter=Q(status=Status.CLEARED)))
+    hits = screening.aggregate(
+        open=Count("pk", filter=Q(status__in=(Status.OPEN, Status.CONFIRMED))),
+        cleared=Count("pk", filter=Q(status=Status.CLEARED)),
+    )
     pep_list_hit = screening.filter(status=Status.CONFIRMED, details__match__list_name="pep").exists()
     funds_missing = SourceOfFundsRequirement.objects.filter(player=player, status="open").exists()
     last_funds = SourceOfFundsDeclaration.objects.filter(player=player).order_by("-submitted_at", "-pk").first()
@@ -63,17 +69,31 @@ def risk_facts(player: Player, *, now: datetime) -> RiskFacts:
         last = IdentityVerification.objects.filter(player=player).order_by("-verified_at", "-pk").first()
         identification = last.method if last is not None else "branch"
     personal = getattr(player, "personal", None)
-    countries = tuple(c for c in ((personal.citizenship, personal.permanent_residence_country or
-                                   personal.residence_country) if personal is not None else ()) if c)
+    countries = tuple(
+        c
+        for c in (
+            (personal.citizenship, personal.permanent_residence_country or personal.residence_country)
+            if personal is not None
+            else ()
+        )
+        if c
+    )
     return RiskFacts(
-        pep=bool((pep_declared is not None and pep_declared.is_pep) or (pep_claim is not None and pep_claim.is_pep)
-                 or pep_list_hit),
-        sanctions_open=int(hits["open"] or 0), sanctions_cleared=int(hits["cleared"] or 0),
+        pep=bool(
+            (pep_declared is not None and pep_declared.is_pep)
+            or (pep_claim is not None and pep_claim.is_pep)
+            or pep_list_hit
+        ),
+        sanctions_open=int(hits["open"] or 0),
+        sanctions_cleared=int(hits["cleared"] or 0),
         suspicious=cases.filter(kind=Kind.SUSPICIOUS, status__in=(Status.OPEN, Status.CONFIRMED)).count(),
         funds_missing=funds_missing,
         funds_other=bool(last_funds is not None and last_funds.source == SourceOfFundsDeclaration.Source.OTHER),
-        deposits_30d=int(totals["total"] or 0), deposit_count_30d=int(totals["count"] or 0),
-        identification=identification, countries=countries)
+        deposits_30d=int(totals["total"] or 0),
+        deposit_count_30d=int(totals["count"] or 0),
+        identification=identification,
+        countries=countries,
+    )
 
 
 def risk_assess(*, player: Player, actor: Actor, trigger: str, now: datetime | None = None) -> RiskAssessment:
@@ -89,24 +109,45 @@ def risk_assess(*, player: Player, actor: Actor, trigger: str, now: datetime | N
             profile = AmlProfile.objects.select_for_update(no_key=True).get(player=player)
         previous = profile.risk_level
         assessment = RiskAssessment.objects.create(
-            player=player, assessed_at=now, score=rating.score, level=rating.level,
-            due_diligence=rating.due_diligence, factors=[f.as_dict() for f in rating.factors], trigger=trigger[:40],
-            previous_level=previous, next_review_at=now + timedelta(days=rating.review_days),
-            assessed_by=actor.label[:150])
+            player=player,
+            assessed_at=now,
+            score=rating.score,
+            level=rating.level,
+            due_diligence=rating.due_diligence,
+            factors=[f.as_dict() for f in rating.factors],
+            trigger=trigger[:40],
+            previous_level=previous,
+            next_review_at=now + timedelta(days=rating.review_days),
+            assessed_by=actor.label[:150],
+        )
         profile.risk_level, profile.risk_score = rating.level, rating.score
         profile.risk_assessed_at, profile.risk_next_review_at = now, assessment.next_review_at
         profile.save(update_fields=["risk_level", "risk_score", "risk_assessed_at", "risk_next_review_at"])
         if previous != rating.level:
-            audit_record(actor=actor, action="aml.risk_level_changed", obj=assessment, player_id=player.pk,
-                         old={"level": previous}, new={"level": rating.level, "score": rating.score},
-                         trigger=trigger)
-    if rating.level == HIGH and not ComplianceCase.objects.filter(player=player, kind=Kind.RISK_HIGH,
-                                                                  status=Status.OPEN).exists():
+            audit_record(
+                actor=actor,
+                action="aml.risk_level_changed",
+                obj=assessment,
+                player_id=player.pk,
+                old={"level": previous},
+                new={"level": rating.level, "score": rating.score},
+                trigger=trigger,
+            )
+    if (
+        rating.level == HIGH
+        and not ComplianceCase.objects.filter(player=player, kind=Kind.RISK_HIGH, status=Status.OPEN).exists()
+    ):
         factors = ", ".join(f"{f.code} ({f.points})" for f in rating.factors)
-        case_open(player_id=player.pk, kind=Kind.RISK_HIGH, key=f"risk_high:{player.pk}:{assessment.pk}",
-                  summary=f"High-risk client (score {rating.score}): {factors}"[:300], blocking=False, actor=actor,
-                  anchor=f"risk_assessment:{assessment.pk}",
-                  details={"assessment": assessment.pk, "score": rating.score, "factors": assessment.factors})
+        case_open(
+            player_id=player.pk,
+            kind=Kind.RISK_HIGH,
+            key=f"risk_high:{player.pk}:{assessment.pk}",
+            summary=f"High-risk client (score {rating.score}): {factors}"[:300],
+            blocking=False,
+            actor=actor,
+            anchor=f"risk_assessment:{assessment.pk}",
+            details={"assessment": assessment.pk, "score": rating.score, "factors": assessment.factors},
+        )
     return assessment
 
 
@@ -114,14 +155,19 @@ def risk_review_due(*, now: datetime | None = None, batch: int = 500) -> dict[st
     """Every live player without a rating, and every rating whose periodic review is due, assessed."""
     now = now or clock.now()
     live = Player.objects.filter(status__in=LIVE, personal__isnull=False)
-    unrated = list(live.filter(Q(aml_profile__isnull=True) | Q(aml_profile__risk_assessed_at__isnull=True))
-                   .values_list("pk", flat=True)[:batch])
-    due = list(live.filter(aml_profile__risk_next_review_at__lte=now).exclude(pk__in=unrated)
-               .values_list("pk", flat=True)[:max(0, batch - len(unrated))])
+    unrated = list(
+        live.filter(Q(aml_profile__isnull=True) | Q(aml_profile__risk_assessed_at__isnull=True)).values_list(
+            "pk", flat=True
+        )[:batch]
+    )
+    due = list(
+        live.filter(aml_profile__risk_next_review_at__lte=now)
+        .exclude(pk__in=unrated)
+        .values_list("pk", flat=True)[: max(0, batch - len(unrated))]
+    )
     actor = Actor.system("aml.risk_review")
     levels: dict[str, int] = {}
     for pk in unrated + due:
-        a = risk_assess(player=Player(pk=pk), actor=actor, trigger="first" if pk in unrated else "periodic",
-                        now=now)
+        a = risk_assess(player=Player(pk=pk), actor=actor, trigger="first" if pk in unrated else "periodic", now=now)
         levels[a.level] = levels.get(a.level, 0) + 1
     return {"assessed": len(unrated) + len(due), **levels}

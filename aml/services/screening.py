@@ -7,6 +7,7 @@ periodically (``screening_due``: every ``AML_SCREENING_INTERVAL_HOURS``, at once
 ``AML_SCREENING_RETRY_MINUTES`` after a run the list did not answer). Each list entry a player matches opens one
 blocking case (once per player and entry: a false positive cleared by staff is not reopened by the next run).
 """
+
 from __future__ import annotations
 
 import logging
@@ -57,21 +58,40 @@ def pep_declare(*, player: Player, relation: str, position: str = "", actor: Act
     if player.status in Player.TERMINAL:
         raise errors.IDENTIFICATION_NOT_ALLOWED(account_status=player.status)
     with transaction.atomic():
-        decl = PepDeclaration.objects.create(player=player, is_pep=is_pep, relation=relation,
-                                             position=position[:200] if is_pep else "", declared_at=clock.now(),
-                                             declared_by=actor.label[:150])
-        audit_record(actor=actor, action="aml.pep_declared", obj=decl, player_id=player.pk, is_pep=is_pep,
-                     relation=relation, position=decl.position)
+        decl = PepDeclaration.objects.create(
+            player=player,
+            is_pep=is_pep,
+            relation=relation,
+            position=position[:200] if is_pep else "",
+            declared_at=clock.now(),
+            declared_by=actor.label[:150],
+        )
+        audit_record(
+            actor=actor,
+            action="aml.pep_declared",
+            obj=decl,
+            player_id=player.pk,
+            is_pep=is_pep,
+            relation=relation,
+            position=decl.position,
+        )
         if is_pep:
-            case_open(player_id=player.pk, kind=ComplianceCase.Kind.PEP_DECLARED, key=f"pep:{decl.pk}",
-                      summary=f"PEP declared ({relation}): {decl.position}", blocking=True, actor=actor,
-                      anchor=f"pep_declaration:{decl.pk}",
-                      details={"declaration_id": decl.pk, "relation": relation, "position": decl.position})
+            case_open(
+                player_id=player.pk,
+                kind=ComplianceCase.Kind.PEP_DECLARED,
+                key=f"pep:{decl.pk}",
+                summary=f"PEP declared ({relation}): {decl.position}",
+                blocking=True,
+                actor=actor,
+                anchor=f"pep_declaration:{decl.pk}",
+                details={"declaration_id": decl.pk, "relation": relation, "position": decl.position},
+            )
         return decl
 
 
-def screening_run(*, player: Player, actor: Actor, trigger: str = "registration",
-                  screening_list: adapters.ScreeningList | None = None) -> ScreeningRun:
+def screening_run(
+    *, player: Player, actor: Actor, trigger: str = "registration", screening_list: adapters.ScreeningList | None = None
+) -> ScreeningRun:
     """Screen the player against the PEP / sanctions list (the list is searched outside any transaction). A match
     opens a blocking case per list entry (and per content of the entry: :func:`_case_key`); a list that does not
     answer is recorded (``unavailable``) and retried by the periodic job. ``screening_list`` is the list to search
@@ -82,8 +102,12 @@ def screening_run(*, player: Player, actor: Actor, trigger: str = "registration"
     except PersonalData.DoesNotExist:
         raise errors.NO_PERSONAL_DATA() from None
     identity = identity_for(player)
-    subject = adapters.ScreeningSubject(given_names=identity.given_names, surname=identity.surname,
-                                        date_of_birth=identity.date_of_birth, citizenship=identity.citizenship)
+    subject = adapters.ScreeningSubject(
+        given_names=identity.given_names,
+        surname=identity.surname,
+        date_of_birth=identity.date_of_birth,
+        citizenship=identity.citizenship,
+    )
     code = settings.AML_SCREENING_LIST
     version, error = "", ""
     matches: list[adapters.ScreeningMatch] = []
@@ -101,24 +125,56 @@ def screening_run(*, player: Player, actor: Actor, trigger: str = "registration"
         if profile is None:
             profile_ensure(player)
             profile = AmlProfile.objects.select_for_update(no_key=True).get(player=player)
-        run = ScreeningRun.objects.create(player=player, trigger=trigger[:20], ran_at=now, list_code=code,
-                                          list_version=version, result=result,
-                                          matches=[m.to_json() for m in matches], error=error)
+        run = ScreeningRun.objects.create(
+            player=player,
+            trigger=trigger[:20],
+            ran_at=now,
+            list_code=code,
+            list_version=version,
+            result=result,
+            matches=[m.to_json() for m in matches],
+            error=error,
+        )
         profile.next_screening_at = now + (
-            timedelta(minutes=settings.AML_SCREENING_RETRY_MINUTES) if result == ScreeningRun.Result.UNAVAILABLE
-            else timedelta(hours=settings.AML_SCREENING_INTERVAL_HOURS))
+            timedelta(minutes=settings.AML_SCREENING_RETRY_MINUTES)
+            if result == ScreeningRun.Result.UNAVAILABLE
+            else timedelta(hours=settings.AML_SCREENING_INTERVAL_HOURS)
+        )
         if result != ScreeningRun.Result.UNAVAILABLE:
             profile.last_screened_at, profile.list_version = now, version
         profile.last_screening_result = result
         profile.claimed_until = None  # a job that claimed the row is done with it
-        profile.save(update_fields=["next_screening_at", "last_screened_at", "list_version", "last_screening_result",
-                                    "claimed_until"])
-        audit_record(actor=actor, action="aml.screened", obj=run, player_id=player.pk, trigger=trigger,
-                     result=result, list_version=version, matches=[m.entry_id for m in matches], error=error)
+        profile.save(
+            update_fields=[
+                "next_screening_at",
+                "last_screened_at",
+                "list_version",
+                "last_screening_result",
+                "claimed_until",
+            ]
+        )
+        audit_record(
+            actor=actor,
+            action="aml.screened",
+            obj=run,
+            player_id=player.pk,
+            trigger=trigger,
+            result=result,
+            list_version=version,
+            matches=[m.entry_id for m in matches],
+            error=error,
+        )
         for m in matches:
-            case_open(player_id=player.pk, kind=ComplianceCase.Kind.SCREENING_HIT, key=_case_key(player, code, m),
-                      summary=_case_summary(m), blocking=True, actor=actor, anchor=f"screening_run:{run.pk}",
-                      details={"match": m.to_json(), "run_id": run.pk})
+            case_open(
+                player_id=player.pk,
+                kind=ComplianceCase.Kind.SCREENING_HIT,
+                key=_case_key(player, code, m),
+                summary=_case_summary(m),
+                blocking=True,
+                actor=actor,
+                anchor=f"screening_run:{run.pk}",
+                details={"match": m.to_json(), "run_id": run.pk},
+            )
         return run
 
 
@@ -132,8 +188,10 @@ def _case_key(player: Player, code: str, m: adapters.ScreeningMatch) -> str:
 
 def _case_summary(m: adapters.ScreeningMatch) -> str:
     where = " ".join(p for p in (m.source.upper(), m.reference, f"({m.programme})" if m.programme else "") if p)
-    return (f"{m.list_name} list match {where or m.entry_id}, score {m.score:g}: "
-            f"{m.matched_name or m.name} ({m.date_of_birth or 'no birth date'})")
+    return (
+        f"{m.list_name} list match {where or m.entry_id}, score {m.score:g}: "
+        f"{m.matched_name or m.name} ({m.date_of_birth or 'no birth date'})"
+    )
 
 
 def screening_request(*, player: Player, actor: Actor, trigger: str = "registration") -> None:
@@ -162,18 +220,22 @@ def screening_due(*, now: datetime | None = None, batch: int = 200) -> dict[str,
     its own."""
     now = now or clock.now()
     live = Player.objects.filter(status__in=SCREENED_STATUSES, personal__isnull=False)
-    missing = live.filter(aml_profile__isnull=True).values_list(
-        "pk", flat=True)[:batch]
-    AmlProfile.objects.bulk_create([AmlProfile(player_id=pk, created_at=now, next_screening_at=now) for pk in missing],
-                                   ignore_conflicts=True)
+    missing = live.filter(aml_profile__isnull=True).values_list("pk", flat=True)[:batch]
+    AmlProfile.objects.bulk_create(
+        [AmlProfile(player_id=pk, created_at=now, next_screening_at=now) for pk in missing], ignore_conflicts=True
+    )
     screening_list, version = _list_version()
     due = Q(next_screening_at__lte=now)
     if version:  # the list changed: due at once, unless a job holds the row (its lease)
         due |= ~Q(list_version=version) & (Q(claimed_until__isnull=True) | Q(claimed_until__lte=now))
     lease = now + timedelta(minutes=settings.AML_SCREENING_RETRY_MINUTES)
     with transaction.atomic():
-        claimed = list(AmlProfile.objects.select_for_update(no_key=True, skip_locked=True, of=("self",)).filter(
-            due, player__in=live).select_related("player__personal").order_by("next_screening_at", "pk")[:batch])
+        claimed = list(
+            AmlProfile.objects.select_for_update(no_key=True, skip_locked=True, of=("self",))
+            .filter(due, player__in=live)
+            .select_related("player__personal")
+            .order_by("next_screening_at", "pk")[:batch]
+        )
         AmlProfile.objects.filter(pk__in=[p.pk for p in claimed]).update(next_screening_at=lease, claimed_until=lease)
     actor = Actor.system("aml.screening_periodic")
     out: dict[str, Any] = {"claimed": len(claimed)}

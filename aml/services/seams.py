@@ -10,6 +10,7 @@
 3. :func:`player_aml_restriction_record`: what the player's blocking compliance cases refuse is recorded on the
    Player row by accounts (``accounts.services.aml_restriction_record``), where the stake gate reads it.
 """
+
 from __future__ import annotations
 
 from accounts.models import IdentityVerification, Player
@@ -26,24 +27,35 @@ def player_aml_identified_record(*, player: Player, check: IdentificationCheck, 
     bankid = check.provider == "bankid"
     note = ""
     if bankid:
-        verification = (check.verified_claims.get("verification") or {}) if isinstance(
-            check.verified_claims, dict) else {}
-        note = (f"Bank iD, check {check.reference}, transaction {check.provider_check_id}, verified by the bank "
-                f"{verification.get('verification_process') or '?'} ({verification.get('trust_framework') or '?'})")
+        verification = (
+            (check.verified_claims.get("verification") or {}) if isinstance(check.verified_claims, dict) else {}
+        )
+        note = (
+            f"Bank iD, check {check.reference}, transaction {check.provider_check_id}, verified by the bank "
+            f"{verification.get('verification_process') or '?'} ({verification.get('trust_framework') or '?'})"
+        )
     return aml_identification_record(
-        player=player, reference=check.reference, actor=actor, note=note,
+        player=player,
+        reference=check.reference,
+        actor=actor,
+        note=note,
         method=IdentityVerification.Method.BANKID if bankid else IdentityVerification.Method.ONLINE_PROVIDER,
-        document={"type": check.document_type, "number": check.document_number,
-                  "issuing_state": check.document_issuing_state,
-                  "issuing_authority": check.document_issuing_authority,
-                  "valid_until": check.document_valid_until})
+        document={
+            "type": check.document_type,
+            "number": check.document_number,
+            "issuing_state": check.document_issuing_state,
+            "issuing_authority": check.document_issuing_authority,
+            "valid_until": check.document_valid_until,
+        },
+    )
 
 
 def win_hold_place(*, player: Player, win_reference: str, reason: str, note: str, actor: Actor) -> int:
     """Hold a credited win through the wallet (GP §10(3)): ``wallet.services.win_hold_place`` (the win moves live ->
     held under the wallet lock; a repeat returns the same hold); returns the ``wallet.WinHold`` id."""
-    return wallet_services.win_hold_place(player=player, win_reference=win_reference, reason=reason, note=note,
-                                          actor=actor).pk
+    return wallet_services.win_hold_place(
+        player=player, win_reference=win_reference, reason=reason, note=note, actor=actor
+    ).pk
 
 
 def player_aml_restriction_record(*, player: Player, restriction: str, actor: Actor, reason: str) -> bool:

@@ -1,4 +1,5 @@
 """AML test helpers: players, images, the sandbox's signed answers, Celery tasks run in-process after commit."""
+
 from __future__ import annotations
 
 import pytest

@@ -7,6 +7,7 @@
 
 Screenshots go to ``JACKPOTS_SCREENSHOTS`` (the browser fixture's folder) and their paths are printed.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -34,8 +35,12 @@ def png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     rows = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
 
 
 def _sign_in(browser, live_server, next_url: str) -> None:  # noqa: F811
@@ -49,9 +54,14 @@ def _sign_in(browser, live_server, next_url: str) -> None:  # noqa: F811
 def test_staff_review_a_doubtful_identification_and_approve_a_game_version_in_chromium(browser, live_server):  # noqa: F811
     player = applicant()
     # the sandbox provider answers "doubtful" for this number (a transactional test: at once)
-    check = identification_start(player=player, document=document("AB7777DBT"), actor=Actor.player(player),
-                                 images=images(front=png(320, 200, (40, 90, 160)), back=png(320, 200, (60, 140, 90)),
-                                               selfie=png(160, 200, (200, 160, 120))))
+    check = identification_start(
+        player=player,
+        document=document("AB7777DBT"),
+        actor=Actor.player(player),
+        images=images(
+            front=png(320, 200, (40, 90, 160)), back=png(320, 200, (60, 140, 90)), selfie=png(160, 200, (200, 160, 120))
+        ),
+    )
     check.refresh_from_db()
     assert check.status == IdentificationCheck.Status.DOUBTFUL
 
@@ -66,7 +76,8 @@ def test_staff_review_a_doubtful_identification_and_approve_a_game_version_in_ch
     shown = browser.find_elements(By.CSS_SELECTOR, ".inline-group img")
     assert len(shown) == 3
     WebDriverWait(browser, 10).until(  # the three images loaded and decoded (a broken image has no width)
-        lambda b: all(b.execute_script("return arguments[0].complete && arguments[0].naturalWidth", i) for i in shown))
+        lambda b: all(b.execute_script("return arguments[0].complete && arguments[0].naturalWidth", i) for i in shown)
+    )
     shot(browser, "aml-2-doubtful-check")
     browser.find_element(By.LINK_TEXT, "Review (approve or reject)").click()
     Select(browser.find_element(By.NAME, "approve")).select_by_value("1")
@@ -79,8 +90,9 @@ def test_staff_review_a_doubtful_identification_and_approve_a_game_version_in_ch
     assert check.status == IdentificationCheck.Status.APPROVED and player.aml_identified_at is not None
 
     game = Game.objects.get(code="fruit_king", current=True)
-    Game.objects.filter(pk=game.pk).update(approval_state=Game.Approval.UNAPPROVED, approval_plan_version="",
-                                           approval_reference="", approved_at=None)
+    Game.objects.filter(pk=game.pk).update(
+        approval_state=Game.Approval.UNAPPROVED, approval_plan_version="", approval_reference="", approved_at=None
+    )
     browser.get(f"{live_server.url}/admin/games/game/")
     browser.find_element(By.CSS_SELECTOR, f"input[name=_selected_action][value='{game.pk}']").click()
     Select(browser.find_element(By.NAME, "action")).select_by_value("approve_games")

@@ -2,6 +2,7 @@
 provider (``tests.kit.oidc``) started for each test, through the player API: start -> the bank's authorization
 endpoint -> the app forwards code + state -> the code exchanged, the ID token and the claims checked, the verified
 claims compared with the registration -> identified. Each fault is refused with its error and identifies nobody."""
+
 from __future__ import annotations
 
 import json
@@ -64,6 +65,7 @@ def assert_nobody_identified(player, error_code: str | None = None) -> None:
 
 # The journey ---------------------------------------------------------------------------------------------------------
 
+
 def test_a_player_identified_by_their_bank_is_aml_identified_and_the_registration_step_is_done(bankid_op):
     """GP §4(4)b: the bank identified the person; the platform checks the bank's signed assertion and compares the
     verified data with the registration, then records the AML identification like the document provider's."""
@@ -97,11 +99,16 @@ def test_a_player_identified_by_their_bank_is_aml_identified_and_the_registratio
     pd = player.personal
     check = IdentificationCheck.objects.get(pk=r.json()["id"])
     assert (check.status, check.reasons, check.score) == ("approved", [], None)
-    assert (check.document_type, check.document_number, check.document_issuing_state,
-            check.document_valid_until) == (pd.document_type, pd.document_number, "CZ", pd.document_valid_until)
+    assert (check.document_type, check.document_number, check.document_issuing_state, check.document_valid_until) == (
+        pd.document_type,
+        pd.document_number,
+        "CZ",
+        pd.document_valid_until,
+    )
     verified = check.verified_claims
-    assert verified["verification"]["trust_framework"] == "cz_aml" and verified["claims"]["birthnumber"] == \
-        pd.birth_number
+    assert (
+        verified["verification"]["trust_framework"] == "cz_aml" and verified["claims"]["birthnumber"] == pd.birth_number
+    )
     assert verified["issuer"] == bankid_op.issuer and verified["id_token"]["aud"] == bankid_op.client_id
     assert verified["pep"] is False and check.extracted["surname"] == pd.surname
     iv = IdentityVerification.objects.get(player=player)
@@ -113,8 +120,13 @@ def test_a_player_identified_by_their_bank_is_aml_identified_and_the_registratio
     assert auth.subject == verified["subject"]
     assert ("POST", "/token") in bankid_op.requests and ("GET", "/profile") in bankid_op.requests
     actions = set(AuditEvent.objects.filter(details__player_id=player.pk).values_list("action", flat=True))
-    assert {"aml.bankid_started", "aml.bankid_completed", "aml.identification_answered",
-            "accounts.identity.verified_online", "aml.pep_claim_received"} <= actions
+    assert {
+        "aml.bankid_started",
+        "aml.bankid_completed",
+        "aml.identification_answered",
+        "accounts.identity.verified_online",
+        "aml.pep_claim_received",
+    } <= actions
     assert client(player).get(f"/api/v1/aml/identifications/{check.pk}").json()["status"] == "approved"
     assert client(player).get("/api/v1/aml/status").json()["identified"] is True
 
@@ -171,14 +183,18 @@ def test_over_tls_the_issuer_is_trusted_through_the_configured_ca_and_refused_wi
 
 # The ID token --------------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("changes", "reason"), [
-    ({"nonce": "not-the-nonce-we-sent"}, "nonce"),
-    ({"nonce": None}, "missing_nonce"),
-    ({"iss": "https://oidc.elsewhere.example/"}, "issuer"),
-    ({"aud": "another-client"}, "audience"),
-    ({"aud": ["another-client", "platform-tests"]}, "missing_azp"),
-    ({"sub": None}, "missing_sub"),
-])
+
+@pytest.mark.parametrize(
+    ("changes", "reason"),
+    [
+        ({"nonce": "not-the-nonce-we-sent"}, "nonce"),
+        ({"nonce": None}, "missing_nonce"),
+        ({"iss": "https://oidc.elsewhere.example/"}, "issuer"),
+        ({"aud": "another-client"}, "audience"),
+        ({"aud": ["another-client", "platform-tests"]}, "missing_azp"),
+        ({"sub": None}, "missing_sub"),
+    ],
+)
 def test_an_id_token_with_a_wrong_claim_is_refused_and_nobody_is_identified(bankid_op, changes, reason):
     bankid_op.id_token_changes = changes
     player = applicant()
@@ -207,8 +223,12 @@ def test_an_id_token_issued_in_the_future_or_too_long_ago_is_refused(bankid_op, 
     leeway, max_age = settings.AML_BANKID_LEEWAY_SECONDS, settings.AML_BANKID_ID_TOKEN_MAX_AGE_SECONDS
     with time_machine.travel(t0, tick=False):
         now = int(t0.timestamp())
-        for iat, outcome in ((now + leeway + 1, "issued_in_future"), (now + leeway, None),
-                             (now - max_age - leeway - 1, "too_old"), (now - max_age - leeway, None)):
+        for iat, outcome in (
+            (now + leeway + 1, "issued_in_future"),
+            (now + leeway, None),
+            (now - max_age - leeway - 1, "too_old"),
+            (now - max_age - leeway, None),
+        ):
             bankid_op.id_token_changes = {"iat": iat}
             player = applicant()
             r = flow(bankid_op, player)
@@ -247,6 +267,7 @@ def test_the_key_set_is_cached_and_fetched_again_when_the_issuer_rotates_its_key
 
 # The code, the state and PKCE ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.django_db(databases=["default", "refusal_log"])
 def test_a_replayed_code_is_refused_with_its_state_and_with_a_fresh_state(bankid_op):
     player = applicant()
@@ -261,8 +282,11 @@ def test_a_replayed_code_is_refused_with_its_state_and_with_a_fresh_state(bankid
     thief = applicant()  # someone who captured the code starts a sign-in of their own and sends that code
     started = start(thief)
     state = parse_qs(urlsplit(started["authorization_url"]).query)["state"][0]
-    refused_response(callback(thief, {"state": state, "code": answer["code"]}), errors.BANKID_TOKEN_REFUSED,
-            provider_error="invalid_grant")
+    refused_response(
+        callback(thief, {"state": state, "code": answer["code"]}),
+        errors.BANKID_TOKEN_REFUSED,
+        provider_error="invalid_grant",
+    )
     assert_nobody_identified(thief, errors.BANKID_TOKEN_REFUSED.code)
     player.refresh_from_db()
     assert player.aml_identified_at == identified_at
@@ -292,8 +316,11 @@ def test_a_code_sent_with_another_sign_ins_state_fails_pkce_and_a_superseded_sta
     second = start(player)
     second_state = parse_qs(urlsplit(second["authorization_url"]).query)["state"][0]
     refused_response(callback(player, first), errors.BANKID_STATE_INVALID, status="superseded")
-    body = refused_response(callback(player, {"state": second_state, "code": first["code"]}), errors.BANKID_TOKEN_REFUSED,
-                   provider_error="invalid_grant")
+    body = refused_response(
+        callback(player, {"state": second_state, "code": first["code"]}),
+        errors.BANKID_TOKEN_REFUSED,
+        provider_error="invalid_grant",
+    )
     assert "PKCE" in body["details"]["description"]
     assert_nobody_identified(player, errors.BANKID_TOKEN_REFUSED.code)
 
@@ -329,17 +356,22 @@ def test_a_player_who_cancels_at_the_bank_is_told_so_and_may_start_again(bankid_
 
 # The claims ----------------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("overrides", "mismatch"), [
-    ({"family_name": "Jiná"}, "surname_mismatch"),
-    ({"given_name": "Petr"}, "given_names_mismatch"),
-    ({"birthdate": "1960-01-01"}, "date_of_birth_mismatch"),
-    ({"birthnumber": "7001010008"}, "birth_number_mismatch"),
-    ({"nationality": "SK"}, "citizenship_mismatch"),
-    ({"idcards": [bankid_idcard(number="999888777")]}, "document_number_mismatch"),
-    ({"idcards": [bankid_idcard(number="X", valid_to="2020-01-01")]}, "document_expired"),
-])
-def test_verified_claims_that_differ_from_the_registration_identify_nobody_and_go_to_staff(bankid_op, overrides,
-                                                                                         mismatch):
+
+@pytest.mark.parametrize(
+    ("overrides", "mismatch"),
+    [
+        ({"family_name": "Jiná"}, "surname_mismatch"),
+        ({"given_name": "Petr"}, "given_names_mismatch"),
+        ({"birthdate": "1960-01-01"}, "date_of_birth_mismatch"),
+        ({"birthnumber": "7001010008"}, "birth_number_mismatch"),
+        ({"nationality": "SK"}, "citizenship_mismatch"),
+        ({"idcards": [bankid_idcard(number="999888777")]}, "document_number_mismatch"),
+        ({"idcards": [bankid_idcard(number="X", valid_to="2020-01-01")]}, "document_expired"),
+    ],
+)
+def test_verified_claims_that_differ_from_the_registration_identify_nobody_and_go_to_staff(
+    bankid_op, overrides, mismatch
+):
     player = applicant()
     if "idcards" in overrides and overrides["idcards"][0]["number"] == "X":  # the registration's number, expired
         overrides = {"idcards": [bankid_idcard(number=player.personal.document_number, valid_to="2020-01-01")]}
@@ -360,22 +392,31 @@ def test_staff_approve_a_doubtful_bank_id_identification_with_a_note_and_see_wha
     row = next(c for c in queue if c["id"] == check_id)
     assert row["provider"] == "bankid" and row["reasons"] == ["surname_mismatch"]
     assert row["verified_claims"]["claims"]["family_name"] == "Nováková-Jiná"
-    r = staff.post(f"/api/v1/aml/staff/identifications/{check_id}/review",
-                   {"approve": True, "note": "married name, certificate seen"}, format="json")
+    r = staff.post(
+        f"/api/v1/aml/staff/identifications/{check_id}/review",
+        {"approve": True, "note": "married name, certificate seen"},
+        format="json",
+    )
     assert r.status_code == 200 and r.json()["status"] == "approved"
     player.refresh_from_db()
     assert player.aml_identified_at is not None
     assert IdentityVerification.objects.get(player=player).method == "bankid"
 
 
-@pytest.mark.parametrize(("overrides", "error", "details"), [
-    ({"trust_framework": None}, errors.BANKID_NOT_AML_VERIFIED, {}),
-    ({"trust_framework": "eidas"}, errors.BANKID_NOT_AML_VERIFIED, {"received": "eidas"}),
-    ({"idcards": []}, errors.BANKID_CLAIMS_INVALID, {"missing": ["idcards"]}),
-    ({"idcards": [bankid_idcard(number="123456789", type="VS")]}, errors.BANKID_CLAIMS_INVALID,
-     {"missing": ["idcards"]}),
-    ({"birthdate": "1980"}, errors.BANKID_CLAIMS_INVALID, {"missing": ["birthdate"]}),
-])
+@pytest.mark.parametrize(
+    ("overrides", "error", "details"),
+    [
+        ({"trust_framework": None}, errors.BANKID_NOT_AML_VERIFIED, {}),
+        ({"trust_framework": "eidas"}, errors.BANKID_NOT_AML_VERIFIED, {"received": "eidas"}),
+        ({"idcards": []}, errors.BANKID_CLAIMS_INVALID, {"missing": ["idcards"]}),
+        (
+            {"idcards": [bankid_idcard(number="123456789", type="VS")]},
+            errors.BANKID_CLAIMS_INVALID,
+            {"missing": ["idcards"]},
+        ),
+        ({"birthdate": "1980"}, errors.BANKID_CLAIMS_INVALID, {"missing": ["birthdate"]}),
+    ],
+)
 def test_claims_that_are_not_aml_verified_or_incomplete_are_refused(bankid_op, overrides, error, details):
     player = applicant()
     refused_response(flow(bankid_op, player, **overrides), error, **details)
@@ -412,10 +453,14 @@ def test_the_connect_userinfo_endpoint_is_not_aml_verified_and_has_no_identity_d
 
 # Bank iD as published: loa3, the profile.* scopes, the legal status ------------------------------------------------
 
-@pytest.mark.parametrize(("overrides", "reason"), [
-    ({"limited_legal_capacity": True}, "limited_legal_capacity"),
-    ({"majority": False}, "not_of_age"),
-])
+
+@pytest.mark.parametrize(
+    ("overrides", "reason"),
+    [
+        ({"limited_legal_capacity": True}, "limited_legal_capacity"),
+        ({"majority": False}, "not_of_age"),
+    ],
+)
 def test_a_person_with_limited_legal_capacity_or_not_of_age_is_refused(bankid_op, overrides, reason):
     """profile.legalstatus: such a person may not play; before, limited legal capacity went to staff as a
     mismatch and majority was not read at all."""
@@ -431,8 +476,15 @@ def test_the_sign_in_asks_loa3_and_the_profile_scopes_and_an_id_token_of_another
     url = start(player)["authorization_url"]
     query = dict(parse_qsl(urlsplit(url).query))
     assert query["acr_values"] == "loa3"
-    assert {"openid", "profile.name", "profile.birthdate", "profile.birthnumber", "profile.idcards",
-            "profile.legalstatus", "profile.verification"} <= set(query["scope"].split())
+    assert {
+        "openid",
+        "profile.name",
+        "profile.birthdate",
+        "profile.birthnumber",
+        "profile.idcards",
+        "profile.legalstatus",
+        "profile.verification",
+    } <= set(query["scope"].split())
     assert all(s == "openid" or s.startswith("profile.") for s in query["scope"].split())
     other = applicant()
     bankid_op.id_token_changes = {"acr": "loa2"}
@@ -450,7 +502,9 @@ def test_the_birth_number_comes_without_the_slash_and_a_malformed_one_is_refused
     player = applicant()
     assert flow(bankid_op, player, birthnumber=player.personal.birth_number).status_code == 200
     other = applicant()
-    refused_response(flow(bankid_op, other, birthnumber="70010A0008"), errors.BANKID_CLAIMS_INVALID, reason="birthnumber")
+    refused_response(
+        flow(bankid_op, other, birthnumber="70010A0008"), errors.BANKID_CLAIMS_INVALID, reason="birthnumber"
+    )
 
 
 def test_the_local_provider_refuses_a_level_other_than_loa3_as_bank_id_does(bankid_op):
@@ -463,14 +517,19 @@ def test_the_local_provider_refuses_a_level_other_than_loa3_as_bank_id_does(bank
 
 # PEP (the AML duties' due diligence) ------------------------------------------------------------------------------
 
+
 def test_the_banks_pep_claim_opens_a_blocking_case_for_compliance_and_false_opens_none(bankid_op):
     pep = applicant()
     pep_declare(player=pep, relation="none", actor=Actor.player(pep))
     screening_run(player=pep, actor=SYSTEM)
     assert flow(bankid_op, pep, pep=True).status_code == 200  # identified: who the person is is not in doubt
     case = ComplianceCase.objects.get(player=pep)
-    assert (case.kind, case.blocking, case.status, case.details["declared_relation"]) == ("pep_claimed", True, "open",
-                                                                                          "none")
+    assert (case.kind, case.blocking, case.status, case.details["declared_relation"]) == (
+        "pep_claimed",
+        True,
+        "open",
+        "none",
+    )
     assert selectors.bankid_pep_claim(pep) is True
     refusal = selectors.compliance_refusal(pep, "completion")
     assert refusal is not None and refusal.code == COMPLIANCE_REVIEW.code
@@ -487,23 +546,34 @@ def test_the_banks_pep_claim_opens_a_blocking_case_for_compliance_and_false_open
 
 # Refusals before the bank ------------------------------------------------------------------------------------------
 
-def test_the_start_refuses_an_address_not_allowed_a_disabled_bank_id_and_players_who_may_not_start(bankid_op, settings,
-                                                                                                   commit):
+
+def test_the_start_refuses_an_address_not_allowed_a_disabled_bank_id_and_players_who_may_not_start(
+    bankid_op, settings, commit
+):
     from aml.services import identification_start
     from tests.kit.aml import document, images
 
     player = applicant()
     c = client(player)
-    refused_response(c.post(API, {"redirect_url": BANKID_APP + "/other"}, format="json"), errors.BANKID_REDIRECT_NOT_ALLOWED, 400)
-    refused_response(c.post(API, {"redirect_url": "https://evil.example/steal"}, format="json"),
-            errors.BANKID_REDIRECT_NOT_ALLOWED, 400)
+    refused_response(
+        c.post(API, {"redirect_url": BANKID_APP + "/other"}, format="json"), errors.BANKID_REDIRECT_NOT_ALLOWED, 400
+    )
+    refused_response(
+        c.post(API, {"redirect_url": "https://evil.example/steal"}, format="json"),
+        errors.BANKID_REDIRECT_NOT_ALLOWED,
+        400,
+    )
     assert c.post(API, {}, format="json").status_code == 400
     identified = applicant()
     assert flow(bankid_op, identified).status_code == 200
-    refused_response(client(identified).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.ALREADY_IDENTIFIED)
+    refused_response(
+        client(identified).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.ALREADY_IDENTIFIED
+    )
     busy = applicant()
     identification_start(player=busy, document=document(), images=images(), actor=Actor.player(busy))
-    refused_response(client(busy).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.IDENTIFICATION_IN_PROGRESS)
+    refused_response(
+        client(busy).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.IDENTIFICATION_IN_PROGRESS
+    )
     settings.AML_BANKID_ENABLED = False
     refused_response(c.post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_DISABLED, 404)
     refused_response(c.post(f"{API}/callback", {"state": "x", "code": "y"}, format="json"), errors.BANKID_DISABLED, 404)
@@ -515,14 +585,20 @@ def test_the_start_refuses_an_address_not_allowed_a_disabled_bank_id_and_players
 def test_an_issuer_that_does_not_answer_or_names_another_issuer_is_unavailable(bankid_op, settings):
     player = applicant()
     settings.AML_BANKID_ISSUER = bankid_op.base_url  # without the trailing slash: not the issuer it declares
-    refused_response(client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503)
+    refused_response(
+        client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503
+    )
     port = int(urlsplit(bankid_op.base_url).port or 0)
     bankid_op.stop()
     bankid_client.cache_clear()
     settings.AML_BANKID_ISSUER = f"http://127.0.0.1:{port}/"
-    refused_response(client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503)
+    refused_response(
+        client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503
+    )
     settings.AML_BANKID_ISSUER = "http://oidc.example.cz/"  # plain http off this machine
-    refused_response(client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503)
+    refused_response(
+        client(player).post(API, {"redirect_url": BANKID_APP}, format="json"), errors.BANKID_UNAVAILABLE, 503
+    )
     assert not BankIdAuthorization.objects.filter(player=player).exists()
 
 

@@ -1,5 +1,6 @@
 """Online AML identification (GP §4(4)b): document images and a likeness check through the identification
 provider; its signed answers; the staff review queue for doubtful results."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -55,10 +56,15 @@ def test_an_approved_identification_makes_the_player_aml_identified_through_the_
     player.refresh_from_db()
     assert player.aml_identified_at is not None and player.status == "temporary"
     assert client(player).get(f"{API}/identifications/{check.pk}").json()["status"] == "approved"
-    actions = list(AuditEvent.objects.filter(object_id__in=[str(check.pk), str(player.pk)]).values_list(
-        "action", flat=True))
-    assert {"aml.identification_started", "aml.identification_submitted", "aml.identification_answered",
-            "accounts.identity.verified_online"} <= set(actions)
+    actions = list(
+        AuditEvent.objects.filter(object_id__in=[str(check.pk), str(player.pk)]).values_list("action", flat=True)
+    )
+    assert {
+        "aml.identification_started",
+        "aml.identification_submitted",
+        "aml.identification_answered",
+        "accounts.identity.verified_online",
+    } <= set(actions)
 
 
 def test_a_register_match_alone_leaves_the_aml_step_missing_until_the_provider_approves(commit):
@@ -72,11 +78,14 @@ def test_a_register_match_alone_leaves_the_aml_step_missing_until_the_provider_a
     assert "aml_identification" not in registration_steps(player)["missing"]
 
 
-@pytest.mark.parametrize(("number", "status", "reasons"), [
-    ("AB1234DBT", "doubtful", ["likeness_uncertain"]),
-    ("AB1234REJ", "rejected", ["document_not_authentic"]),
-    ("AB1234MIS", "doubtful", ["surname_mismatch"]),
-])
+@pytest.mark.parametrize(
+    ("number", "status", "reasons"),
+    [
+        ("AB1234DBT", "doubtful", ["likeness_uncertain"]),
+        ("AB1234REJ", "rejected", ["document_not_authentic"]),
+        ("AB1234MIS", "doubtful", ["surname_mismatch"]),
+    ],
+)
 def test_each_sandbox_outcome_is_recorded_and_only_an_approval_identifies(commit, number, status, reasons):
     player = applicant()
     check = start(player, number, commit=commit)
@@ -103,8 +112,11 @@ def test_staff_approve_a_doubtful_check_with_a_note_and_the_player_is_identified
     assert check.pk in [c["id"] for c in queue["results"]]
     r = cs.post(f"{API}/staff/identifications/{check.pk}/review", {"approve": True, "note": ""}, format="json")
     assert r.status_code == 400  # a note is required
-    r = cs.post(f"{API}/staff/identifications/{check.pk}/review",
-                {"approve": True, "note": "likeness checked against the photo"}, format="json")
+    r = cs.post(
+        f"{API}/staff/identifications/{check.pk}/review",
+        {"approve": True, "note": "likeness checked against the photo"},
+        format="json",
+    )
     assert r.status_code == 200 and r.json()["status"] == "approved" and r.json()["decided_by"] == staff.username
     player.refresh_from_db()
     assert player.aml_identified_at is not None
@@ -137,6 +149,7 @@ def test_the_review_needs_a_note_and_refuses_a_check_that_is_not_doubtful(commit
 
 # The provider's callbacks --------------------------------------------------------------------------------------------
 
+
 def _submitted(player):
     """A check the provider has taken but not answered yet (the sandbox's own answer is not delivered)."""
     check = start(player)
@@ -151,8 +164,12 @@ def test_a_callback_with_a_bad_signature_is_refused_changes_nothing_and_is_recor
     player = applicant()
     check = _submitted(player)
     body, sig = sandbox_identification_event(check.reference, "approved", score=99)
-    r = client().post(f"{API}/callbacks/sandbox", body, content_type="application/json",
-                      HTTP_X_SIGNATURE=sig[:-1] + ("0" if sig[-1] != "0" else "1"))
+    r = client().post(
+        f"{API}/callbacks/sandbox",
+        body,
+        content_type="application/json",
+        HTTP_X_SIGNATURE=sig[:-1] + ("0" if sig[-1] != "0" else "1"),
+    )
     assert r.status_code == 401 and code(r) == errors.BAD_SIGNATURE.code
     r = client().post(f"{API}/callbacks/sandbox", body, content_type="application/json")  # no signature at all
     assert r.status_code == 401
@@ -160,8 +177,9 @@ def test_a_callback_with_a_bad_signature_is_refused_changes_nothing_and_is_recor
     player.refresh_from_db()
     assert check.status == "submitted" and player.aml_identified_at is None
     assert not IdentificationEvent.objects.exists()
-    refused = AuditEvent.objects.using("refusal_log").filter(action="security.callback_refused",
-                                                             details__tried__startswith="POST aml/callbacks/sandbox")
+    refused = AuditEvent.objects.using("refusal_log").filter(
+        action="security.callback_refused", details__tried__startswith="POST aml/callbacks/sandbox"
+    )
     # one audit event per source and window, the repeat counted
     assert refused.count() == 1
     assert SecurityEventWindow.objects.using("refusal_log").get(action="security.callback_refused").count == 2
@@ -177,8 +195,11 @@ def test_a_duplicate_callback_is_harmless_and_a_changed_replay_is_refused():
     player.refresh_from_db()
     identified_at = player.aml_identified_at
     again = client().post(f"{API}/callbacks/sandbox", body, content_type="application/json", HTTP_X_SIGNATURE=sig)
-    assert again.status_code == 200 and again.json() == {"status": "duplicate", "event_id": "evt-1",
-                                                         "result": "approved"}
+    assert again.status_code == 200 and again.json() == {
+        "status": "duplicate",
+        "event_id": "evt-1",
+        "result": "approved",
+    }
     changed, sig2 = sandbox_identification_event(check.reference, "rejected", score=5, event_id="evt-1")
     r = client().post(f"{API}/callbacks/sandbox", changed, content_type="application/json", HTTP_X_SIGNATURE=sig2)
     assert r.status_code == 409 and code(r) == errors.REPLAY_MISMATCH.code
@@ -199,20 +220,33 @@ def test_a_later_answer_for_a_decided_check_and_an_unknown_reference_are_recorde
     assert check.status == "approved"
     assert IdentificationEvent.objects.get(event_id="e2").result == "ignored_approved"
     body, sig = sandbox_identification_event("idc_nobody", "approved", event_id="e3")
-    assert identification_callback_handle(provider="sandbox", raw_body=body, signature=sig)["result"] == \
-        "unknown_reference"
+    assert (
+        identification_callback_handle(provider="sandbox", raw_body=body, signature=sig)["result"]
+        == "unknown_reference"
+    )
 
 
-@pytest.mark.parametrize("body", [b"", b"[]", b"{\"event_id\": 1}", b"not json", b"{\"event_id\": \"x\", "
-                                  b"\"type\": \"identification.completed\", \"reference\": \"r\", \"outcome\": "
-                                  b"\"maybe\", \"score\": 5}"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        b"[]",
+        b'{"event_id": 1}',
+        b"not json",
+        b'{"event_id": "x", "type": "identification.completed", "reference": "r", "outcome": "maybe", "score": 5}',
+    ],
+)
 def test_a_malformed_but_signed_callback_is_a_400(body):
     from django.conf import settings
 
     from aml.adapters import hmac_signature
 
-    r = client().post(f"{API}/callbacks/sandbox", body, content_type="application/json",
-                      HTTP_X_SIGNATURE=hmac_signature(settings.AML_SANDBOX_SECRET, body))
+    r = client().post(
+        f"{API}/callbacks/sandbox",
+        body,
+        content_type="application/json",
+        HTTP_X_SIGNATURE=hmac_signature(settings.AML_SANDBOX_SECRET, body),
+    )
     assert r.status_code == 400 and code(r) == errors.BAD_CALLBACK.code
 
 
@@ -224,6 +258,7 @@ def test_an_unknown_provider_is_a_404_and_a_disabled_sandbox_refuses(settings):
 
 
 # Failures of the provider are retried -------------------------------------------------------------------------------
+
 
 def test_a_submission_the_provider_refuses_is_retried_with_back_off_then_answered(commit, settings):
     settings.AML_SANDBOX_UNAVAILABLE = True
@@ -256,6 +291,7 @@ def test_after_the_last_attempt_the_check_fails_and_the_player_may_start_again(c
 
 
 # Refusals ------------------------------------------------------------------------------------------------------------
+
 
 def test_one_open_check_at_a_time_and_none_once_identified(commit):
     player = applicant()
@@ -291,8 +327,11 @@ def test_images_are_checked_by_content_and_size(settings):
     player = applicant()
     doc = document()
     actor = Actor.player(player)
-    for bad, expected in ((images(front=PDF), errors.IMAGE_TYPE), (images(selfie=None), errors.IMAGE_MISSING),
-                          (images(back=None), errors.IMAGE_MISSING)):
+    for bad, expected in (
+        (images(front=PDF), errors.IMAGE_TYPE),
+        (images(selfie=None), errors.IMAGE_MISSING),
+        (images(back=None), errors.IMAGE_MISSING),
+    ):
         with pytest.raises(DomainError) as e:
             identification_start(player=player, document=doc, images=bad, actor=actor)
         assert e.value.code == expected.code
@@ -301,16 +340,20 @@ def test_images_are_checked_by_content_and_size(settings):
         identification_start(player=player, document=doc, images=images(front=JPEG + b"\x00"), actor=actor)
     assert e.value.code == errors.IMAGE_TOO_LARGE.code
     assert not IdentificationCheck.objects.filter(player=player).exists()
-    check = identification_start(player=player, document=doc, images=images(front=JPEG, back=PNG[:len(JPEG)]),
-                                 actor=actor)
+    check = identification_start(
+        player=player, document=doc, images=images(front=JPEG, back=PNG[: len(JPEG)]), actor=actor
+    )
     assert check.images.get(side="front").size == len(JPEG)
 
 
 def test_a_passport_needs_no_back_side():
     player = applicant(personal_data={"foreigner": True})
-    check = identification_start(player=player, document=document(document_type="passport",
-                                                                    document_issuing_state="SK"),
-                                 images=images(back=None), actor=Actor.player(player))
+    check = identification_start(
+        player=player,
+        document=document(document_type="passport", document_issuing_state="SK"),
+        images=images(back=None),
+        actor=Actor.player(player),
+    )
     assert {i.side for i in check.images.all()} == {"front", "selfie"}
 
 

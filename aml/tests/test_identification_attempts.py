@@ -6,6 +6,7 @@ many were started within 24 hours, every further start is refused (``aml.identif
 and English) until staff allow new attempts (``POST /api/v1/aml/staff/players/<id>/identification-attempts``,
 ``aml.review_identification``). A check the provider never answered (``failed``) does not count.
 """
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -62,16 +63,23 @@ def test_the_refusal_stays_after_the_24_hours_until_staff_allow_new_attempts(com
         assert r.status_code == 409 and r.json()["error"]["code"] == errors.IDENTIFICATION_ATTEMPTS_EXHAUSTED.code
         url = f"{API}/staff/players/{player.pk}/identification-attempts"
         cs = staff_api_client(superuser=True)
-        assert cs.get(url).json() == {"player_id": player.pk, "max_per_day": 3, "used_last_24h": 0, "blocked": True,
-                                      "counted_from": None}
+        assert cs.get(url).json() == {
+            "player_id": player.pk,
+            "max_per_day": 3,
+            "used_last_24h": 0,
+            "blocked": True,
+            "counted_from": None,
+        }
         r = cs.post(url, {"note": ""}, format="json")
         assert r.status_code == 400  # a note is required
-        r = cs.post(url, {"note": "three rejected attempts reviewed: a blurred photo, the player was told"},
-                    format="json")
+        r = cs.post(
+            url, {"note": "three rejected attempts reviewed: a blurred photo, the player was told"}, format="json"
+        )
         assert r.status_code == 200, r.content
         assert r.json()["blocked"] is False and r.json()["used_last_24h"] == 0 and r.json()["counted_from"]
-        assert AuditEvent.objects.filter(action="aml.identification_attempts_allowed",
-                                         details__was_blocked=True).exists()
+        assert AuditEvent.objects.filter(
+            action="aml.identification_attempts_allowed", details__was_blocked=True
+        ).exists()
         t.shift(timedelta(seconds=1))
         assert attempt(player, commit, "AB7777777").status_code == 201  # approved this time
     player.refresh_from_db()
@@ -122,4 +130,7 @@ def test_only_staff_with_the_review_permission_allow_new_attempts(commit):
     assert r.status_code == 403 and r.json()["error"]["code"] == STAFF_PERMISSION_REQUIRED.code
     assert r.json()["error"]["details"]["permission"] == "aml.review_identification"
     assert not AuditEvent.objects.filter(action="aml.identification_attempts_allowed").exists()
-    assert staff_api_client(superuser=True).get(f"{API}/staff/players/999999999/identification-attempts").status_code == 404
+    assert (
+        staff_api_client(superuser=True).get(f"{API}/staff/players/999999999/identification-attempts").status_code
+        == 404
+    )

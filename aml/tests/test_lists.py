@@ -2,6 +2,7 @@
 act 69/2006 Sb.): the EU, UN and Czech national lists and the operator's PEP list imported from the files an
 operator downloads (written here in the lists' formats, fictitious persons), versioned, matched the way
 aml/matching.py explains, each hit shown to staff; a new version re-screens every live player through the task."""
+
 from __future__ import annotations
 
 import io
@@ -51,8 +52,12 @@ def read(name: str) -> bytes:
     return (LISTS / name).read_bytes()
 
 
-def eu_next(*, generated: str = "2026-11-27T17:00:00.000+01:00", extra: str = "", replace: tuple[str, str] = ("", ""),
-            ) -> bytes:
+def eu_next(
+    *,
+    generated: str = "2026-11-27T17:00:00.000+01:00",
+    extra: str = "",
+    replace: tuple[str, str] = ("", ""),
+) -> bytes:
     """The test EU file republished: another generation time, maybe one more entity or one entry changed."""
     text = read("eu_fsf.xml").decode()
     text = text.replace('generationDate="2026-11-20T17:35:12.456+01:00"', f'generationDate="{generated}"')
@@ -97,9 +102,17 @@ def import_all(commit=None):
 
 def person(given: str, surname: str, dob: str, sex: str = "M", status: str = "temporary"):
     d = date.fromisoformat(dob)
-    return make_player(status=status, aml_identified_at=None, personal_data={
-        "given_names": given, "surname": surname, "date_of_birth": dob, "sex": sex,
-        "birth_number": birth_number_for(d, sex=sex, serial=11)})
+    return make_player(
+        status=status,
+        aml_identified_at=None,
+        personal_data={
+            "given_names": given,
+            "surname": surname,
+            "date_of_birth": dob,
+            "sex": sex,
+            "birth_number": birth_number_for(d, sex=sex, serial=11),
+        },
+    )
 
 
 def staff_with(*codenames: str):
@@ -110,6 +123,7 @@ def staff_with(*codenames: str):
 
 # The files ----------------------------------------------------------------------------------------------------------
 
+
 def test_the_eu_file_is_read_with_its_aliases_birth_dates_programmes_and_publication_time():
     parsed = parse_eu(read("eu_fsf.xml"))
     assert iso(parsed.published_at) == "2026-11-20T17:35:12.456000+01:00"
@@ -117,7 +131,11 @@ def test_the_eu_file_is_read_with_its_aliases_birth_dates_programmes_and_publica
     assert len(by_ref) == 6
     ivan = by_ref["EU.9001.77"]
     assert (ivan.subject_type, ivan.programme, ivan.birth_dates, ivan.citizenships) == (
-        "person", "UKR", ["1971-03-14"], ["RU"])
+        "person",
+        "UKR",
+        ["1971-03-14"],
+        ["RU"],
+    )
     names, normalised = ivan.matching_names()
     # the third alias ("Ivan Petrovic SANKCIONOVANY") is the first one, normalised: stored once
     assert names == ["Ivan Petrovič Sankcionovaný", "Иван Петрович Санкционованый"]
@@ -150,7 +168,8 @@ def test_the_national_list_and_the_pep_list_are_read_in_their_documented_layouts
     assert pep.published_at is None
     assert [(e.reference, e.names, e.birth_dates, e.details["position"]) for e in pep.entries] == [
         ("P-001", ["Marie Ministrová", "Maria Ministrova", "Marie Ministrova"], ["1975-06-30"], "minister of finance"),
-        ("P-002", ["Petr Poslanec"], ["1968"], "member of parliament")]
+        ("P-002", ["Petr Poslanec"], ["1968"], "member of parliament"),
+    ]
     comma = parse_pep_csv("reference,name,birth_date\nP-9,Jan Veřejný,1950-01-01\n".encode())
     assert [(e.reference, e.names) for e in comma.entries] == [("P-9", ["Jan Veřejný"])]
 
@@ -160,6 +179,7 @@ def test_the_command_imports_a_file_as_a_version_with_its_hash_counts_and_import
     call_command("aml_list_import", "--source", "eu", str(LISTS / "eu_fsf.xml"), stdout=out)
     version = ScreeningListVersion.objects.get()
     import hashlib
+
     assert version.sha256 == hashlib.sha256(read("eu_fsf.xml")).hexdigest()
     assert (version.source, version.entry_count, version.person_count, version.name_count) == ("eu", 6, 5, 7)
     assert iso(version.published_at) == "2026-11-20T16:35:12.456000+00:00"
@@ -174,15 +194,23 @@ def test_the_command_imports_a_file_as_a_version_with_its_hash_counts_and_import
 
 def test_importing_the_same_file_again_changes_nothing(imported):
     import_all()
-    counts = (ScreeningListVersion.objects.count(), ScreeningListEntry.objects.count(),
-              AuditEvent.objects.count(), ScreeningRun.objects.count())
+    counts = (
+        ScreeningListVersion.objects.count(),
+        ScreeningListEntry.objects.count(),
+        AuditEvent.objects.count(),
+        ScreeningRun.objects.count(),
+    )
     out = io.StringIO()
     call_command("aml_list_import", "--source", "eu", str(LISTS / "eu_fsf.xml"), stdout=out)
     assert "already imported (nothing changed)" in out.getvalue()
     version, created = screening_list_import(source="un", data=read("un_consolidated.xml"), actor=SYSTEM)
     assert created is False and version.source == "un"
-    assert (ScreeningListVersion.objects.count(), ScreeningListEntry.objects.count(), AuditEvent.objects.count(),
-            ScreeningRun.objects.count()) == counts
+    assert (
+        ScreeningListVersion.objects.count(),
+        ScreeningListEntry.objects.count(),
+        AuditEvent.objects.count(),
+        ScreeningRun.objects.count(),
+    ) == counts
 
 
 def test_a_file_older_than_the_current_version_is_refused_a_newer_one_becomes_current():
@@ -196,27 +224,46 @@ def test_a_file_older_than_the_current_version_is_refused_a_newer_one_becomes_cu
     assert ScreeningListVersion.objects.filter(source="eu").order_by("-id").first() == newer
 
 
-@pytest.mark.parametrize(("source", "data", "code"), [
-    ("un", (LISTS / "eu_fsf.xml").read_bytes(), errors.LIST_INVALID.code),  # the EU file declared as the UN's
-    ("eu", b"<export generationDate='2026-01-01T00:00:00Z'><sanctionEntity>", errors.LIST_INVALID.code),
-    ("eu", b"", errors.LIST_INVALID.code),
-    ("eu", b"<export generationDate='2026-01-01T00:00:00Z'></export>", errors.LIST_EMPTY.code),
-    ("eu", b"<export><sanctionEntity/></export>", errors.LIST_INVALID.code),  # no publication time
-    ("eu", b'<?xml version="1.0"?><!DOCTYPE export [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>'
-           b'<export generationDate="2026-01-01T00:00:00Z"><sanctionEntity euReferenceNumber="X"><nameAlias '
-           b'wholeName="&b;"/></sanctionEntity></export>', errors.LIST_INVALID.code),  # entity expansion
-    ("un", b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY x SYSTEM "file:///etc/passwd">]><CONSOLIDATED_LIST '
-           b'dateGenerated="2026-01-01T00:00:00Z"><INDIVIDUALS><INDIVIDUAL><FIRST_NAME>&x;</FIRST_NAME>'
-           b'</INDIVIDUAL></INDIVIDUALS></CONSOLIDATED_LIST>', errors.LIST_INVALID.code),  # an external entity
-    ("cz", b'<nationalSanctionsList published="2026-01-01"><subject reference="A" type="person"><name>X</name>'
-           b'</subject></nationalSanctionsList>', errors.LIST_INVALID.code),  # the layout this project once invented
-    ("cz", "Příjmení fyzické osoby/název právnické osoby/označení nebo název entity,Jméno fyzické osoby,Stav zápisu,"
-           "Datum narození fyzické osoby\nNěkdo,Jan,neplatný,1.1.1970\n".encode(), errors.LIST_INVALID.code),
-    ("pep", b"reference;position\nP-1;mayor\n", errors.LIST_INVALID.code),  # no name column
-    ("pep", "reference;name;birth_date\nP-1;Jan Veřejný;1.1.1950\n".encode(), errors.LIST_INVALID.code),
-    ("pep", b"\xff\xfe", errors.LIST_INVALID.code),
-    ("ofac", b"x", errors.LIST_SOURCE_UNKNOWN.code),
-])
+@pytest.mark.parametrize(
+    ("source", "data", "code"),
+    [
+        ("un", (LISTS / "eu_fsf.xml").read_bytes(), errors.LIST_INVALID.code),  # the EU file declared as the UN's
+        ("eu", b"<export generationDate='2026-01-01T00:00:00Z'><sanctionEntity>", errors.LIST_INVALID.code),
+        ("eu", b"", errors.LIST_INVALID.code),
+        ("eu", b"<export generationDate='2026-01-01T00:00:00Z'></export>", errors.LIST_EMPTY.code),
+        ("eu", b"<export><sanctionEntity/></export>", errors.LIST_INVALID.code),  # no publication time
+        (
+            "eu",
+            b'<?xml version="1.0"?><!DOCTYPE export [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>'
+            b'<export generationDate="2026-01-01T00:00:00Z"><sanctionEntity euReferenceNumber="X"><nameAlias '
+            b'wholeName="&b;"/></sanctionEntity></export>',
+            errors.LIST_INVALID.code,
+        ),  # entity expansion
+        (
+            "un",
+            b'<?xml version="1.0"?><!DOCTYPE l [<!ENTITY x SYSTEM "file:///etc/passwd">]><CONSOLIDATED_LIST '
+            b'dateGenerated="2026-01-01T00:00:00Z"><INDIVIDUALS><INDIVIDUAL><FIRST_NAME>&x;</FIRST_NAME>'
+            b"</INDIVIDUAL></INDIVIDUALS></CONSOLIDATED_LIST>",
+            errors.LIST_INVALID.code,
+        ),  # an external entity
+        (
+            "cz",
+            b'<nationalSanctionsList published="2026-01-01"><subject reference="A" type="person"><name>X</name>'
+            b"</subject></nationalSanctionsList>",
+            errors.LIST_INVALID.code,
+        ),  # the layout this project once invented
+        (
+            "cz",
+            "Příjmení fyzické osoby/název právnické osoby/označení nebo název entity,Jméno fyzické osoby,Stav zápisu,"
+            "Datum narození fyzické osoby\nNěkdo,Jan,neplatný,1.1.1970\n".encode(),
+            errors.LIST_INVALID.code,
+        ),
+        ("pep", b"reference;position\nP-1;mayor\n", errors.LIST_INVALID.code),  # no name column
+        ("pep", "reference;name;birth_date\nP-1;Jan Veřejný;1.1.1950\n".encode(), errors.LIST_INVALID.code),
+        ("pep", b"\xff\xfe", errors.LIST_INVALID.code),
+        ("ofac", b"x", errors.LIST_SOURCE_UNKNOWN.code),
+    ],
+)
 def test_a_file_not_of_the_declared_format_is_refused_and_nothing_is_stored(source, data, code):
     with pytest.raises(DomainError) as exc:
         screening_list_import(source=source, data=data, actor=SYSTEM)
@@ -225,14 +272,18 @@ def test_a_file_not_of_the_declared_format_is_refused_and_nothing_is_stored(sour
 
 
 def test_a_list_file_with_a_doctype_is_refused_before_any_entity_is_read():
-    bomb = (b'<?xml version="1.0"?><!DOCTYPE export [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>'
-            b'<export generationDate="2026-01-01T00:00:00Z"><sanctionEntity euReferenceNumber="X"><nameAlias '
-            b'wholeName="&b;"/></sanctionEntity></export>')
+    bomb = (
+        b'<?xml version="1.0"?><!DOCTYPE export [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>'
+        b'<export generationDate="2026-01-01T00:00:00Z"><sanctionEntity euReferenceNumber="X"><nameAlias '
+        b'wholeName="&b;"/></sanctionEntity></export>'
+    )
     with pytest.raises(DomainError) as exc:
         screening_list_import(source="eu", data=bomb, actor=SYSTEM)
     assert "DOCTYPE is not allowed" in exc.value.details["reason"]
-    plain = b'<!DOCTYPE export><export generationDate="2026-01-01T00:00:00Z"><sanctionEntity euReferenceNumber="X">' \
-            b'<subjectType code="person"/><nameAlias wholeName="Jan Novak"/></sanctionEntity></export>'
+    plain = (
+        b'<!DOCTYPE export><export generationDate="2026-01-01T00:00:00Z"><sanctionEntity euReferenceNumber="X">'
+        b'<subjectType code="person"/><nameAlias wholeName="Jan Novak"/></sanctionEntity></export>'
+    )
     with pytest.raises(DomainError) as exc:
         screening_list_import(source="eu", data=plain, actor=SYSTEM)
     assert "DOCTYPE is not allowed" in exc.value.details["reason"]
@@ -256,35 +307,45 @@ def test_the_command_reports_a_refused_file():
 
 # Matching ---------------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("given", "surname", "dob", "sex", "entry"), [
-    ("Ivan", "Sankcionovaný", "1971-03-14", "M", "eu:EU.9001.77"),  # without the patronymic
-    ("IVAN", "SANKCIONOVANY", "1971-03-14", "M", "eu:EU.9001.77"),  # case and diacritics
-    ("Sankcionovaný", "Ivan", "1971-03-14", "M", "eu:EU.9001.77"),  # word order
-    ("Ivan Petrovič", "Sankcionovaný", "1971-03-14", "M", "eu:EU.9001.77"),
-    ("Ivan", "Sankcionovaný", "1971-03-15", "M", None),  # another full birth date: another person
-    ("Oleg", "Zamoroženyj", "1958-06-01", "M", "eu:EU.9002.12"),  # the Cyrillic name, transliterated; year only
-    ("Oleg", "Zamoroženyj", "1961-09-02", "M", "eu:EU.9002.12"),  # its other (full) birth date
-    ("Oleg", "Zamoroženyj", "1961-09-03", "M", None),
-    ("Olga", "Zmrazená", "1965-01-01", "F", "eu:EU.9003.05"),  # a year-only list date: the whole year
-    ("Olga", "Zmrazená", "1965-12-31", "F", "eu:EU.9003.05"),
-    ("Olga", "Zmrazená", "1966-01-01", "F", None),
-    ("Olga", "Zmrazová", "1965-05-05", "F", None),  # near miss: score 84.6, below the threshold 85
-    ("Muhammad", "Al Rashid", "1990-02-02", "M", "eu:EU.9004.40"),  # a transliteration variant; no birth date listed
-    ("Kateřina", "Přibližná", "1979-01-01", "F", "eu:EU.9005.18"),  # circa 1980
-    ("Kateřina", "Přibližná", "1981-12-31", "F", "eu:EU.9005.18"),
-    ("Kateřina", "Přibližná", "1978-12-31", "F", None),
-    ("Khaled", "Hussein", "1969-07-01", "M", "un:QDi.901"),  # two of the three name parts
-    ("Chaled", "Husajn", "1969-07-01", "M", "un:QDi.901"),  # a (low quality) alias
-    ("Won Ho", "Ri", "1963-12-31", "M", "un:KPi.950"),  # born between 1958 and 1963
-    ("Won Ho", "Ri", "1957-12-31", "M", None),
-    ("Zdeněk", "Odhadnutý", "1976-06-06", "M", "un:LYi.930"),  # approximately 1975
-    ("Jaroslav", "Zakázaný", "1980-05-05", "M", f"cz:{CZ_PERSON}"),
-    ("Jaroslaw", "Zakazany", "1980-05-05", "M", f"cz:{CZ_PERSON}"),  # a variant of the "/" separated names
-    ("Jaroslav", "Zakázaný", "1981-05-05", "M", None),  # the amended (superseded) version's birth date
-    ("Oldřich", "Vyřazený", "1970-03-03", "M", None),  # a withdrawn (zrušen) entry
-    ("Jaroslav", "Zakázaný", "1980-05-06", "M", None),
-    ("Zakázaná", "Společnost", "1980-05-05", "F", None),  # an entity's name is not a person's list entry
-])
+
+@pytest.mark.parametrize(
+    ("given", "surname", "dob", "sex", "entry"),
+    [
+        ("Ivan", "Sankcionovaný", "1971-03-14", "M", "eu:EU.9001.77"),  # without the patronymic
+        ("IVAN", "SANKCIONOVANY", "1971-03-14", "M", "eu:EU.9001.77"),  # case and diacritics
+        ("Sankcionovaný", "Ivan", "1971-03-14", "M", "eu:EU.9001.77"),  # word order
+        ("Ivan Petrovič", "Sankcionovaný", "1971-03-14", "M", "eu:EU.9001.77"),
+        ("Ivan", "Sankcionovaný", "1971-03-15", "M", None),  # another full birth date: another person
+        ("Oleg", "Zamoroženyj", "1958-06-01", "M", "eu:EU.9002.12"),  # the Cyrillic name, transliterated; year only
+        ("Oleg", "Zamoroženyj", "1961-09-02", "M", "eu:EU.9002.12"),  # its other (full) birth date
+        ("Oleg", "Zamoroženyj", "1961-09-03", "M", None),
+        ("Olga", "Zmrazená", "1965-01-01", "F", "eu:EU.9003.05"),  # a year-only list date: the whole year
+        ("Olga", "Zmrazená", "1965-12-31", "F", "eu:EU.9003.05"),
+        ("Olga", "Zmrazená", "1966-01-01", "F", None),
+        ("Olga", "Zmrazová", "1965-05-05", "F", None),  # near miss: score 84.6, below the threshold 85
+        (
+            "Muhammad",
+            "Al Rashid",
+            "1990-02-02",
+            "M",
+            "eu:EU.9004.40",
+        ),  # a transliteration variant; no birth date listed
+        ("Kateřina", "Přibližná", "1979-01-01", "F", "eu:EU.9005.18"),  # circa 1980
+        ("Kateřina", "Přibližná", "1981-12-31", "F", "eu:EU.9005.18"),
+        ("Kateřina", "Přibližná", "1978-12-31", "F", None),
+        ("Khaled", "Hussein", "1969-07-01", "M", "un:QDi.901"),  # two of the three name parts
+        ("Chaled", "Husajn", "1969-07-01", "M", "un:QDi.901"),  # a (low quality) alias
+        ("Won Ho", "Ri", "1963-12-31", "M", "un:KPi.950"),  # born between 1958 and 1963
+        ("Won Ho", "Ri", "1957-12-31", "M", None),
+        ("Zdeněk", "Odhadnutý", "1976-06-06", "M", "un:LYi.930"),  # approximately 1975
+        ("Jaroslav", "Zakázaný", "1980-05-05", "M", f"cz:{CZ_PERSON}"),
+        ("Jaroslaw", "Zakazany", "1980-05-05", "M", f"cz:{CZ_PERSON}"),  # a variant of the "/" separated names
+        ("Jaroslav", "Zakázaný", "1981-05-05", "M", None),  # the amended (superseded) version's birth date
+        ("Oldřich", "Vyřazený", "1970-03-03", "M", None),  # a withdrawn (zrušen) entry
+        ("Jaroslav", "Zakázaný", "1980-05-06", "M", None),
+        ("Zakázaná", "Společnost", "1980-05-05", "F", None),  # an entity's name is not a person's list entry
+    ],
+)
 def test_a_player_matches_an_entry_by_name_alias_and_birth_date(imported, given, surname, dob, sex, entry):
     import_all()
     run = screening_run(player=person(given, surname, dob, sex), actor=SYSTEM)
@@ -299,7 +360,13 @@ def test_each_hit_keeps_its_score_the_name_that_scored_and_the_list_entry(import
     [m] = run.matches
     entry = ScreeningListEntry.objects.get(reference="EU.9004.40")
     assert (m["score"], m["matched_name"], m["source"], m["reference"], m["programme"], m["list"]) == (
-        88.9, "Mohammed Al-Rashid", "eu", "EU.9004.40", "TAQA", "sanctions")
+        88.9,
+        "Mohammed Al-Rashid",
+        "eu",
+        "EU.9004.40",
+        "TAQA",
+        "sanctions",
+    )
     assert (m["list_entry_id"], m["list_version_id"]) == (entry.pk, entry.version_id)
     assert run.list_version == ".".join(f"{v.source}{v.pk}" for v in ScreeningListVersion.objects.order_by("source"))
     case = ComplianceCase.objects.get(player=player)
@@ -308,10 +375,19 @@ def test_each_hit_keeps_its_score_the_name_that_scored_and_the_list_entry(import
     # staff see it: the compliance queue (API) and the case page (admin)
     rows = client(make_staff(role="compliance")).get(f"{API}/staff/cases").json()["results"]
     [hit] = [r["screening_hit"] for r in rows if r["player"] == player.pk]
-    assert hit == {"score": 88.9, "matched_name": "Mohammed Al-Rashid", "list": "sanctions", "source": "eu",
-                   "reference": "EU.9004.40", "programme": "TAQA", "name": "Mohammed Al-Rashid",
-                   "date_of_birth": "", "entry_id": "eu:EU.9004.40", "list_version_id": entry.version_id,
-                   "list_entry_id": entry.pk}
+    assert hit == {
+        "score": 88.9,
+        "matched_name": "Mohammed Al-Rashid",
+        "list": "sanctions",
+        "source": "eu",
+        "reference": "EU.9004.40",
+        "programme": "TAQA",
+        "name": "Mohammed Al-Rashid",
+        "date_of_birth": "",
+        "entry_id": "eu:EU.9004.40",
+        "list_version_id": entry.version_id,
+        "list_entry_id": entry.pk,
+    }
     admin = Client()
     admin.force_login(make_staff(superuser=True))
     page = admin.get(f"/admin/aml/compliancecase/{case.pk}/change/").content.decode()
@@ -332,14 +408,12 @@ def test_the_threshold_is_a_setting_and_a_score_at_or_above_it_is_a_hit(imported
 def test_the_pep_list_is_matched_like_the_sanctions_lists(imported):
     import_all()
     out = io.StringIO()
-    call_command("aml_list_import", "--source", "pep", str(LISTS / "pep.csv"), "--published", "2026-11-01",
-                 stdout=out)
+    call_command("aml_list_import", "--source", "pep", str(LISTS / "pep.csv"), "--published", "2026-11-01", stdout=out)
     version = ScreeningListVersion.objects.get(source="pep")
     assert iso(version.published_at) == "2026-10-31T23:00:00+00:00"  # midnight in Prague
     minister = person("Maria", "Ministrova", "1975-06-30", "F")
     run = screening_run(player=minister, actor=SYSTEM)
-    assert [(m["entry_id"], m["list"], m["note"]) for m in run.matches] == [
-        ("pep:P-001", "pep", "minister of finance")]
+    assert [(m["entry_id"], m["list"], m["note"]) for m in run.matches] == [("pep:P-001", "pep", "minister of finance")]
     assert refusal_code(compliance_refusal(minister, "withdrawal")) == errors.COMPLIANCE_REVIEW.code
     other = person("Petr", "Poslanec", "1969-01-01")
     assert screening_run(player=other, actor=SYSTEM).result == "clear"  # the listed year is 1968
@@ -358,6 +432,7 @@ def test_the_imported_list_answers_only_once_every_required_source_is_imported(i
 
 # A new version re-screens every live player ------------------------------------------------------------------------
 
+
 def test_a_new_version_re_screens_every_live_player_through_the_task_and_reopens_nothing_cleared(imported, commit):
     clean = person("Jana", "Bezúhonná", "1990-01-01", "F", status="active")
     ivan = person("Ivan", "Sankcionovaný", "1971-03-14")
@@ -366,10 +441,15 @@ def test_a_new_version_re_screens_every_live_player_through_the_task_and_reopens
     with commit():
         import_all()  # each import enqueues the re-screening after commit; the task runs (eager, in-process)
     assert {p: ScreeningRun.objects.filter(player=p).count() for p in (clean, ivan, newcomer, closed)} == {
-        clean: 1, ivan: 1, newcomer: 1, closed: 0}
+        clean: 1,
+        ivan: 1,
+        newcomer: 1,
+        closed: 0,
+    }
     case = ComplianceCase.objects.get(player=ivan)
-    case_decide(case=case, decision="cleared", note="another Ivan: checked the passport", actor=Actor.staff(
-        make_staff()))
+    case_decide(
+        case=case, decision="cleared", note="another Ivan: checked the passport", actor=Actor.staff(make_staff())
+    )
     assert not ComplianceCase.objects.filter(player=newcomer).exists()
 
     with commit():
@@ -385,12 +465,16 @@ def test_a_new_version_re_screens_every_live_player_through_the_task_and_reopens
     assert list(ComplianceCase.objects.filter(player=ivan).values_list("status", flat=True)) == ["cleared"]
 
     from aml.tasks import screening_rescreen
+
     assert screening_rescreen.apply().get() == {"claimed": 0, "batches": 0, "more": False}  # nothing twice
     assert ScreeningRun.objects.filter(player=clean).count() == 2
 
     # the same entry with one more alias: a new match, a new case (the cleared one stays cleared)
-    changed = eu_next(generated="2026-12-01T10:00:00.000+01:00", extra=NEW_PERSON, replace=(
-        'wholeName="Ivan Petrovic SANKCIONOVANY"', 'wholeName="Ivan Sankcionovany-Petrov"'))
+    changed = eu_next(
+        generated="2026-12-01T10:00:00.000+01:00",
+        extra=NEW_PERSON,
+        replace=('wholeName="Ivan Petrovic SANKCIONOVANY"', 'wholeName="Ivan Sankcionovany-Petrov"'),
+    )
     with commit():
         screening_list_import(source="eu", data=changed, actor=SYSTEM)
     assert sorted(ComplianceCase.objects.filter(player=ivan).values_list("status", flat=True)) == ["cleared", "open"]
@@ -423,6 +507,7 @@ def test_the_rescreening_stops_after_its_time_and_says_more_is_left(imported):
 
 # Staff upload -------------------------------------------------------------------------------------------------------
 
+
 def upload(name: str, source: str, **extra):
     return {"source": source, "file": SimpleUploadedFile(name, read(name), content_type="application/xml"), **extra}
 
@@ -430,8 +515,12 @@ def upload(name: str, source: str, **extra):
 def test_the_staff_upload_needs_its_permission_and_a_repeat_changes_nothing(imported, commit):
     url = f"{API}/staff/screening-lists/import"
     assert client().post(url, upload("eu_fsf.xml", "eu"), format="multipart").status_code == 401
-    assert client(person("Jana", "Hráčová", "1990-01-01", "F")).post(
-        url, upload("eu_fsf.xml", "eu"), format="multipart").status_code == 403
+    assert (
+        client(person("Jana", "Hráčová", "1990-01-01", "F"))
+        .post(url, upload("eu_fsf.xml", "eu"), format="multipart")
+        .status_code
+        == 403
+    )
     r = client(staff_with("view_screeninglistversion")).post(url, upload("eu_fsf.xml", "eu"), format="multipart")
     assert r.status_code == 403 and r.json()["error"]["code"] == STAFF_PERMISSION_REQUIRED.code
     assert not ScreeningListVersion.objects.exists()
@@ -462,8 +551,10 @@ def test_the_admin_import_form_imports_for_staff_with_the_permission_only():
     browser.force_login(officer)
     page = browser.get("/admin/aml/screeninglistversion/")
     assert page.status_code == 200 and "/admin/aml/screeninglistversion/import/" in page.content.decode()
-    r = browser.post("/admin/aml/screeninglistversion/import/",
-                     {"source": "cz", "file": SimpleUploadedFile("cz.csv", read("cz_national.csv"))})
+    r = browser.post(
+        "/admin/aml/screeninglistversion/import/",
+        {"source": "cz", "file": SimpleUploadedFile("cz.csv", read("cz_national.csv"))},
+    )
     version = ScreeningListVersion.objects.get()
     assert r.status_code == 302 and r["Location"].endswith(f"/admin/aml/screeninglistversion/{version.pk}/change/")
     assert version.imported_by == officer.username and version.entry_count == 2
@@ -471,12 +562,15 @@ def test_the_admin_import_form_imports_for_staff_with_the_permission_only():
     assert found.status_code == 200 and CZ_PERSON in found.content.decode()
     viewer = Client()
     viewer.force_login(staff_with("view_screeninglistversion"))
-    r = viewer.post("/admin/aml/screeninglistversion/import/",
-                    {"source": "eu", "file": SimpleUploadedFile("eu.xml", read("eu_fsf.xml"))})
+    r = viewer.post(
+        "/admin/aml/screeninglistversion/import/",
+        {"source": "eu", "file": SimpleUploadedFile("eu.xml", read("eu_fsf.xml"))},
+    )
     assert r.status_code == 403 and ScreeningListVersion.objects.count() == 1  # the role lacks the permission
 
 
 # PEP claims of another identification source -----------------------------------------------------------------------
+
 
 def test_a_pep_claim_opens_one_blocking_case_per_source_and_a_no_changes_nothing():
     player = person("Věra", "Veřejná", "1975-06-30", "F")
@@ -485,12 +579,17 @@ def test_a_pep_claim_opens_one_blocking_case_per_source_and_a_no_changes_nothing
     claim = pep_claim_record(player=player, is_pep=True, source="bankid", actor=SYSTEM)
     case = ComplianceCase.objects.get(player=player)
     assert (case.kind, case.blocking, case.status, case.details["declared_relation"]) == (
-        "pep_claimed", True, "open", None)
+        "pep_claimed",
+        True,
+        "open",
+        None,
+    )
     assert "bankid" in case.summary and case.anchor == f"pep_claim:{claim.pk}"
     screening_run(player=player, actor=SYSTEM)
     assert refusal_code(compliance_refusal(player, "withdrawal")) == errors.COMPLIANCE_REVIEW.code
-    case_decide(case=case, decision="cleared", note="PEP accepted after enhanced due diligence",
-                actor=Actor.staff(make_staff()))
+    case_decide(
+        case=case, decision="cleared", note="PEP accepted after enhanced due diligence", actor=Actor.staff(make_staff())
+    )
     pep_claim_record(player=player, is_pep=True, source="bankid", actor=SYSTEM)  # the next identification says so too
     assert ComplianceCase.objects.filter(player=player).count() == 1
     assert PepClaim.objects.filter(player=player).count() == 3
@@ -510,18 +609,44 @@ def test_the_index_scores_every_candidate_exactly_as_name_score_does():
         for listed in PARSERS[source](read(name)).entries:
             names, normalised = listed.matching_names()
             k += 1
-            entries.append(IndexedEntry(pk=k, source=source, reference=listed.reference, list_kind="sanctions",
-                                        programme="", name=names[0], names=tuple(names), match_names=tuple(normalised),
-                                        birth_dates=(), fingerprint="", version_id=1))
+            entries.append(
+                IndexedEntry(
+                    pk=k,
+                    source=source,
+                    reference=listed.reference,
+                    list_kind="sanctions",
+                    programme="",
+                    name=names[0],
+                    names=tuple(names),
+                    match_names=tuple(normalised),
+                    birth_dates=(),
+                    fingerprint="",
+                    version_id=1,
+                )
+            )
     index = NameIndex(entries)
-    queries = ["Ivan Sankcionovaný", "Olga Zmrazová", "Muhammad Al Rashid", "Chaled Husajn", "Ri Won", "Jan Novák",
-               "Kateřina Přibližná Nováková", "Abu Khaled", "Zdeněk", "Oleg Zamoroženyj", "Jaroslaw Zakazany Trading"]
+    queries = [
+        "Ivan Sankcionovaný",
+        "Olga Zmrazová",
+        "Muhammad Al Rashid",
+        "Chaled Husajn",
+        "Ri Won",
+        "Jan Novák",
+        "Kateřina Přibližná Nováková",
+        "Abu Khaled",
+        "Zdeněk",
+        "Oleg Zamoroženyj",
+        "Jaroslaw Zakazany Trading",
+    ]
     for q in queries:
         hits = {h.entry.reference: h for h in index.search(q, date(1970, 1, 1), 0)}
         candidates = index.candidates(tuple(normalised_name(q).split()))
         for e in entries:
-            scored = [name_score(normalised_name(q), normalised) for n, (ei, _, normalised) in enumerate(index.names)
-                      if index.entries[ei] is e and n in candidates]
+            scored = [
+                name_score(normalised_name(q), normalised)
+                for n, (ei, _, normalised) in enumerate(index.names)
+                if index.entries[ei] is e and n in candidates
+            ]
             if scored:
                 assert e.reference in hits and hits[e.reference].score == round(max(scored), 1), (q, e.reference)
             else:
@@ -553,8 +678,11 @@ def test_a_new_version_is_re_screened_by_a_real_celery_worker(worker_env, settin
     assert created and asked == [()]  # enqueued once, after the import committed
 
     configured = os.environ.get("CELERY_BROKER_URL", "")
-    url = configured if configured and not configured.startswith("filesystem") and _reachable(configured) \
+    url = (
+        configured
+        if configured and not configured.startswith("filesystem") and _reachable(configured)
         else "filesystem://"
+    )
     queue = f"test-{uuid.uuid4().hex[:8]}"
     proc = _start_worker(worker_env, url, queue)
     try:
@@ -573,29 +701,37 @@ def test_a_new_version_is_re_screened_by_a_real_celery_worker(worker_env, settin
     print(f"re-screening ran in a worker on {url.split(':')[0]}")
 
 
-CZ_HEADER = ("Příjmení fyzické osoby/název právnické osoby/označení nebo název entity ,Jméno fyzické osoby ,Stav zápisu,"
-             "Poznámka ke stavu zápisu ,Datum narození fyzické osoby,Datum zápisu či jeho změny")
+CZ_HEADER = (
+    "Příjmení fyzické osoby/název právnické osoby/označení nebo název entity ,Jméno fyzické osoby ,Stav zápisu,"
+    "Poznámka ke stavu zápisu ,Datum narození fyzické osoby,Datum zápisu či jeho změny"
+)
 
 
 def test_the_national_list_keeps_only_entries_in_force_and_reads_the_ministry_s_irregular_quoting():
-    data = (CZ_HEADER + "\n"
-            'Starý/Stary,Petr,zrušen,"Zrušeno 2. 2. 2026, zapsán na seznam EU",1.1.1960,1. 1. 2026\n'
-            '"""Skupina ""Vlk"" s.r.o.""",,platný,,,3.3.2026\n'
-            'Nový,Pavel/Paul,platný,,"2. 2. 1977, 1978",4. 3. 2026\n').encode()
+    data = (
+        CZ_HEADER + "\n"
+        'Starý/Stary,Petr,zrušen,"Zrušeno 2. 2. 2026, zapsán na seznam EU",1.1.1960,1. 1. 2026\n'
+        '"""Skupina ""Vlk"" s.r.o.""",,platný,,,3.3.2026\n'
+        'Nový,Pavel/Paul,platný,,"2. 2. 1977, 1978",4. 3. 2026\n'
+    ).encode()
     parsed = parse_cz(data)
     assert iso(parsed.published_at) == "2026-03-04T00:00:00+01:00"  # the withdrawal's date counts as a change too
     assert [(e.subject_type, e.names, e.birth_dates) for e in parsed.entries] == [
         ("entity", ['Skupina "Vlk" s.r.o.'], []),
-        ("person", ["Pavel Nový", "Paul Nový"], ["1977-02-02"])]
+        ("person", ["Pavel Nový", "Paul Nový"], ["1977-02-02"]),
+    ]
 
 
 def test_the_national_list_s_older_layout_is_read_by_its_column_titles():
-    data = ("Jméno fyzické osoby,Příjmení fyzické osoby/název právnické osoby/označení nebo název entity,"
-            "Datum narození fyzické osoby,Další identifikační údaje,Datum zápisu,Omezující opatření,"
-            "Číslo usnesení vlády\nIvan,Starší,7. 7. 1966,,20. 4. 2023,zmrazení,č. 300\n").encode()
+    data = (
+        "Jméno fyzické osoby,Příjmení fyzické osoby/název právnické osoby/označení nebo název entity,"
+        "Datum narození fyzické osoby,Další identifikační údaje,Datum zápisu,Omezující opatření,"
+        "Číslo usnesení vlády\nIvan,Starší,7. 7. 1966,,20. 4. 2023,zmrazení,č. 300\n"
+    ).encode()
     parsed = parse_cz(data)
     assert [(e.names, e.birth_dates, e.details["act"]) for e in parsed.entries] == [
-        (["Ivan Starší"], ["1966-07-07"], "č. 300")]
+        (["Ivan Starší"], ["1966-07-07"], "č. 300")
+    ]
     assert iso(parsed.published_at) == "2023-04-20T00:00:00+02:00"
 
 
@@ -620,8 +756,10 @@ def test_a_publication_time_within_the_clock_skew_is_accepted(settings):
 def test_compliance_withdraws_a_wrongly_imported_version_audited_and_everyone_is_screened_again(commit):
     genuine = read("eu_fsf.xml")
     wrong = re.sub(rb'generationDate="[^"]*"', b'generationDate="2026-12-01T00:00:00Z"', genuine).replace(
-        b"</export>", b'<sanctionEntity euReferenceNumber="EU.WRONG"><subjectType code="person"/>'
-                      b'<nameAlias wholeName="Nobody Real"/></sanctionEntity></export>')
+        b"</export>",
+        b'<sanctionEntity euReferenceNumber="EU.WRONG"><subjectType code="person"/>'
+        b'<nameAlias wholeName="Nobody Real"/></sanctionEntity></export>',
+    )
     bad, _ = screening_list_import(source="eu", data=wrong, actor=SYSTEM)
     older = re.sub(rb'generationDate="[^"]*"', b'generationDate="2026-11-25T00:00:00Z"', genuine)
     with pytest.raises(DomainError) as exc:
@@ -646,8 +784,10 @@ def test_compliance_withdraws_a_wrongly_imported_version_audited_and_everyone_is
 
 
 def test_the_eu_birth_date_parts_are_read_under_both_spellings_of_their_attributes():
-    head = b'<export generationDate="2026-01-01T00:00:00Z"><sanctionEntity euReferenceNumber="EU.1">' \
-           b'<subjectType code="person"/><nameAlias wholeName="Jan Test"/>'
+    head = (
+        b'<export generationDate="2026-01-01T00:00:00Z"><sanctionEntity euReferenceNumber="EU.1">'
+        b'<subjectType code="person"/><nameAlias wholeName="Jan Test"/>'
+    )
     for attrs in (b'year="1970" monthOfYear="3" dayOfMonth="4"', b'year="1970" month="3" day="4"'):
         parsed = parse_eu(head + b"<birthdate " + attrs + b"/></sanctionEntity></export>")
         assert parsed.entries[0].birth_dates == ["1970-03-04"], attrs

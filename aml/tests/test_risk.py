@@ -1,5 +1,6 @@
 """The client risk rating (AML Act §9, §21a): every player rated from the documented factors (aml/risk.py), the
 history kept, the due diligence named, the periodic review, the compliance queue for high risk."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -21,9 +22,14 @@ pytestmark = pytest.mark.django_db
 
 
 def identified(player, method="bankid"):
-    IdentityVerification.objects.create(player=player, method=method, document_type="id_card",
-                                        document_number="123456789", verified_at=clock.now(),
-                                        document_valid_until=clock.business_date() + timedelta(days=3650))
+    IdentityVerification.objects.create(
+        player=player,
+        method=method,
+        document_type="id_card",
+        document_number="123456789",
+        verified_at=clock.now(),
+        document_valid_until=clock.business_date() + timedelta(days=3650),
+    )
     return player
 
 
@@ -33,23 +39,27 @@ def codes(assessment):
 
 # The pure rule, one factor at a time ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("facts", "score", "level"), [
-    (RiskFacts(identification="bankid", countries=("CZ",)), 0, "low"),
-    (RiskFacts(identification="online_provider", countries=("CZ",)), 5, "low"),
-    (RiskFacts(identification="", countries=("CZ",)), 20, "medium"),
-    (RiskFacts(identification="bankid", countries=("SK",)), 5, "low"),
-    (RiskFacts(identification="bankid", countries=("IR",)), 40, "high"),
-    (RiskFacts(identification="bankid", pep=True), 40, "high"),
-    (RiskFacts(identification="bankid", sanctions_open=1), 50, "high"),
-    (RiskFacts(identification="bankid", sanctions_cleared=5), 10, "low"),
-    (RiskFacts(identification="bankid", suspicious=1), 15, "medium"),
-    (RiskFacts(identification="bankid", suspicious=3), 45, "high"),
-    (RiskFacts(identification="bankid", funds_missing=True), 20, "medium"),
-    (RiskFacts(identification="bankid", funds_other=True), 5, "low"),
-    (RiskFacts(identification="bankid", deposits_30d=10_000_000), 0, "low"),  # at the threshold: not over it
-    (RiskFacts(identification="bankid", deposits_30d=10_000_001), 10, "low"),
-    (RiskFacts(identification="bankid", deposits_30d=50_000_001, deposit_count_30d=31), 35, "medium"),
-])
+
+@pytest.mark.parametrize(
+    ("facts", "score", "level"),
+    [
+        (RiskFacts(identification="bankid", countries=("CZ",)), 0, "low"),
+        (RiskFacts(identification="online_provider", countries=("CZ",)), 5, "low"),
+        (RiskFacts(identification="", countries=("CZ",)), 20, "medium"),
+        (RiskFacts(identification="bankid", countries=("SK",)), 5, "low"),
+        (RiskFacts(identification="bankid", countries=("IR",)), 40, "high"),
+        (RiskFacts(identification="bankid", pep=True), 40, "high"),
+        (RiskFacts(identification="bankid", sanctions_open=1), 50, "high"),
+        (RiskFacts(identification="bankid", sanctions_cleared=5), 10, "low"),
+        (RiskFacts(identification="bankid", suspicious=1), 15, "medium"),
+        (RiskFacts(identification="bankid", suspicious=3), 45, "high"),
+        (RiskFacts(identification="bankid", funds_missing=True), 20, "medium"),
+        (RiskFacts(identification="bankid", funds_other=True), 5, "low"),
+        (RiskFacts(identification="bankid", deposits_30d=10_000_000), 0, "low"),  # at the threshold: not over it
+        (RiskFacts(identification="bankid", deposits_30d=10_000_001), 10, "low"),
+        (RiskFacts(identification="bankid", deposits_30d=50_000_001, deposit_count_30d=31), 35, "medium"),
+    ],
+)
 def test_each_documented_factor_moves_the_score_by_its_points(facts, score, level):
     rating = rate(facts, RiskConfig(high_risk_countries=frozenset({"IR"})))
     assert (rating.score, rating.level) == (score, level)
@@ -58,6 +68,7 @@ def test_each_documented_factor_moves_the_score_by_its_points(facts, score, leve
 
 
 # The service: facts from the records, history, queue, review ------------------------------------------------------
+
 
 def test_every_live_player_gets_a_rating_and_the_review_comes_round_again(settings):
     low = identified(make_player())
@@ -83,8 +94,9 @@ def test_the_rating_moves_with_deposits_and_a_pep_declaration_and_high_risk_open
     deposit(player, method, czk(60_000))  # 120,000.00 CZK in 30 days: over the medium threshold
     second = risk_assess(player=player, actor=SYSTEM, trigger="test")
     assert codes(second) == {"deposits_30d": 10}
-    PepDeclaration.objects.create(player=player, is_pep=True, relation="self", position="starosta",
-                                  declared_at=clock.now(), declared_by="player")
+    PepDeclaration.objects.create(
+        player=player, is_pep=True, relation="self", position="starosta", declared_at=clock.now(), declared_by="player"
+    )
     third = risk_assess(player=player, actor=SYSTEM, trigger="test")
     assert (third.level, third.due_diligence, third.previous_level) == ("high", "enhanced", "low")
     assert codes(third) == {"deposits_30d": 10, "pep": 40}
@@ -92,11 +104,13 @@ def test_the_rating_moves_with_deposits_and_a_pep_declaration_and_high_risk_open
     assert case.status == "open" and not case.blocking and case.details["score"] == 50
     risk_assess(player=player, actor=SYSTEM, trigger="test")
     assert ComplianceCase.objects.filter(player=player, kind="risk_high").count() == 1  # one open at a time
-    changes = [(e.new_values or {})["level"] for e in AuditEvent.objects.filter(action="aml.risk_level_changed")
-               .order_by("pk")]
+    changes = [
+        (e.new_values or {})["level"] for e in AuditEvent.objects.filter(action="aml.risk_level_changed").order_by("pk")
+    ]
     assert changes == ["low", "high"]  # the first rating, then low -> high once
-    history = list(RiskAssessment.objects.filter(player=player).order_by("assessed_at", "pk")
-                   .values_list("level", flat=True))
+    history = list(
+        RiskAssessment.objects.filter(player=player).order_by("assessed_at", "pk").values_list("level", flat=True)
+    )
     assert history == ["low", "low", "high", "high"]
     profile = AmlProfile.objects.get(player=player)
     assert profile.risk_assessed_at is not None
@@ -106,8 +120,15 @@ def test_the_rating_moves_with_deposits_and_a_pep_declaration_and_high_risk_open
 def test_a_sanctions_hit_makes_the_rating_due_and_high_and_clearing_it_lowers_it(settings):
     player = identified(make_player())
     risk_assess(player=player, actor=SYSTEM, trigger="test")
-    case, _ = case_open(player_id=player.pk, kind="screening_hit", key=f"hit:{player.pk}", summary="match",
-                        blocking=True, actor=SYSTEM, details={"match": {"list_name": "sanctions"}})
+    case, _ = case_open(
+        player_id=player.pk,
+        kind="screening_hit",
+        key=f"hit:{player.pk}",
+        summary="match",
+        blocking=True,
+        actor=SYSTEM,
+        details={"match": {"list_name": "sanctions"}},
+    )
     profile = AmlProfile.objects.get(player=player)
     # a case opened: assessed at the job's next run
     assert profile.risk_next_review_at is not None and profile.risk_next_review_at <= clock.now()
@@ -121,7 +142,15 @@ def test_a_sanctions_hit_makes_the_rating_due_and_high_and_clearing_it_lowers_it
 
 def test_a_citizen_of_a_high_risk_third_country_is_high_risk(settings):
     settings.AML_RISK_HIGH_RISK_COUNTRIES = ["KP"]
-    player = identified(make_player(personal_data={"citizenship": "KP", "birth_number": "",
-                                                   "document_type": "passport", "document_issuing_state": "KP"}))
+    player = identified(
+        make_player(
+            personal_data={
+                "citizenship": "KP",
+                "birth_number": "",
+                "document_type": "passport",
+                "document_issuing_state": "KP",
+            }
+        )
+    )
     a = risk_assess(player=player, actor=SYSTEM, trigger="test")
     assert a.level == "high" and "country_high_risk" in codes(a)

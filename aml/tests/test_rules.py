@@ -1,5 +1,6 @@
 """Suspicious-transaction rules: each hit opens a case once (per rule, player and anchor); a case can hold the win
 concerned (GP §10(3)) within the 60-day term (regularity) or for the AML-law period."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -46,8 +47,9 @@ def player():
 
 def withdraw(player, amount, when):
     with at(when):
-        return withdrawal_request(player=player, method=player.method, amount=amount, reference=ref("wd"),
-                                  actor=Actor.player(player))
+        return withdrawal_request(
+            player=player, method=player.method, amount=amount, reference=ref("wd"), actor=Actor.player(player)
+        )
 
 
 def evaluate(when):
@@ -56,6 +58,7 @@ def evaluate(when):
 
 
 # deposits withdrawn with little play ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(("staked", "hit"), [(czk("4999.99"), True), (czk(5000), False)])
 def test_deposits_withdrawn_after_staking_less_than_once_are_a_case(player, t0, staked, hit):
@@ -133,8 +136,10 @@ def test_a_rule_case_does_not_block_withdrawals_unless_configured(player, t0, se
 
 
 def test_a_disabled_rule_finds_nothing(player, t0, settings):
-    settings.AML_RULES = {**settings.AML_RULES,
-                          "deposit_little_play": {**settings.AML_RULES["deposit_little_play"], "enabled": False}}
+    settings.AML_RULES = {
+        **settings.AML_RULES,
+        "deposit_little_play": {**settings.AML_RULES["deposit_little_play"], "enabled": False},
+    }
     with at(t0):
         deposit(player, player.method, czk(5000))
     withdraw(player, czk(4500), t0 + timedelta(hours=1))
@@ -143,6 +148,7 @@ def test_a_disabled_rule_finds_nothing(player, t0, settings):
 
 
 # many payment methods ------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(("gap", "hit"), [(timedelta(days=30), True), (timedelta(days=30, seconds=1), False)])
 def test_the_fourth_payment_method_within_30_days_is_a_case(t0, gap, hit):
@@ -173,8 +179,10 @@ def test_three_methods_are_not_many(t0):
 
 # rapid deposit -> withdrawal cycles ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("last_gap", "hit"), [(timedelta(minutes=119, seconds=59), True),
-                                               (timedelta(minutes=120), False)])
+
+@pytest.mark.parametrize(
+    ("last_gap", "hit"), [(timedelta(minutes=119, seconds=59), True), (timedelta(minutes=120), False)]
+)
 def test_three_deposit_withdrawal_cycles_within_a_day_are_a_case(player, t0, last_gap, hit):
     """A cycle: a withdrawal requested less than 120 minutes after a confirmed deposit."""
     for i in range(3):
@@ -191,13 +199,17 @@ def test_three_deposit_withdrawal_cycles_within_a_day_are_a_case(player, t0, las
 
 # a large win withdrawn at once ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("win", "withdrawn", "after", "hit"), [
-    (czk(20000), czk(18000), timedelta(hours=1), True),
-    (czk(20000), czk("17999.99"), timedelta(hours=1), False),  # less than 90 % of the win
-    (czk("19999.99"), czk(19999), timedelta(hours=1), False),  # not a large win
-    (czk(20000), czk(18000), timedelta(hours=48) - timedelta(seconds=1), True),
-    (czk(20000), czk(18000), timedelta(hours=48), False),  # not within 48 hours
-])
+
+@pytest.mark.parametrize(
+    ("win", "withdrawn", "after", "hit"),
+    [
+        (czk(20000), czk(18000), timedelta(hours=1), True),
+        (czk(20000), czk("17999.99"), timedelta(hours=1), False),  # less than 90 % of the win
+        (czk("19999.99"), czk(19999), timedelta(hours=1), False),  # not a large win
+        (czk(20000), czk(18000), timedelta(hours=48) - timedelta(seconds=1), True),
+        (czk(20000), czk(18000), timedelta(hours=48), False),  # not within 48 hours
+    ],
+)
 def test_a_large_win_withdrawn_at_once_is_a_case_naming_the_win(player, t0, win, withdrawn, after, hit):
     reference = ref("bigwin")
     with at(t0):
@@ -211,6 +223,7 @@ def test_a_large_win_withdrawn_at_once_is_a_case_naming_the_win(player, t0, win,
 
 
 # holds (GP §10(3)) ---------------------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def won(player, t0):
@@ -243,23 +256,29 @@ def test_a_case_holds_its_win_through_the_wallet_once(won, wallet_hold):
     hold = case_hold_place(case=won, win_reference=won.win_reference, reason="aml", note="STR filed", actor=staff)
     again = case_hold_place(case=won, win_reference=won.win_reference, reason="aml", note="STR filed", actor=staff)
     assert hold.pk == again.pk and hold.hold_id == 4242 and CaseHold.objects.filter(case=won).count() == 1
-    assert wallet_hold[0] == {"player": won.player, "win_reference": won.win_reference, "reason": "aml",
-                              "note": "STR filed", "actor": staff}
+    assert wallet_hold[0] == {
+        "player": won.player,
+        "win_reference": won.win_reference,
+        "reason": "aml",
+        "note": "STR filed",
+        "actor": staff,
+    }
     assert AuditEvent.objects.filter(action="aml.case_hold_placed", object_id=str(won.pk)).count() == 1
 
 
-@pytest.mark.parametrize(("after", "allowed"), [(timedelta(days=60) - timedelta(seconds=1), True),
-                                                (timedelta(days=60), False)])
+@pytest.mark.parametrize(
+    ("after", "allowed"), [(timedelta(days=60) - timedelta(seconds=1), True), (timedelta(days=60), False)]
+)
 def test_a_regularity_hold_only_within_the_60_day_payout_term(won, wallet_hold, t0, after, allowed):
     """GP §10(3): a doubt about regularity holds the payout at most until the 60-day term ends."""
     with at(t0 + after):
         if allowed:
-            case_hold_place(case=won, win_reference=won.win_reference, reason="regularity", note="doubt",
-                            actor=SYSTEM)
+            case_hold_place(case=won, win_reference=won.win_reference, reason="regularity", note="doubt", actor=SYSTEM)
         else:
             with pytest.raises(DomainError) as e:
-                case_hold_place(case=won, win_reference=won.win_reference, reason="regularity", note="doubt",
-                                actor=SYSTEM)
+                case_hold_place(
+                    case=won, win_reference=won.win_reference, reason="regularity", note="doubt", actor=SYSTEM
+                )
             assert e.value.code == errors.HOLD_TOO_LATE.code
     assert len(wallet_hold) == (1 if allowed else 0)
 
@@ -275,11 +294,11 @@ def test_a_hold_needs_a_win_of_the_cases_player_a_note_and_a_case_not_cleared(wo
     other = make_player()
     with at(clock.now()):
         win_credit(player=other, amount=czk(20000), reference="other-win", actor=SYSTEM)
-    for kwargs, expected in (({"win_reference": "other-win", "reason": "aml", "note": "x"}, errors.WIN_NOT_FOUND),
-                             ({"win_reference": won.win_reference, "reason": "aml", "note": " "},
-                              errors.NOTE_REQUIRED),
-                             ({"win_reference": won.win_reference, "reason": "later", "note": "x"},
-                              errors.HOLD_REASON_INVALID)):
+    for kwargs, expected in (
+        ({"win_reference": "other-win", "reason": "aml", "note": "x"}, errors.WIN_NOT_FOUND),
+        ({"win_reference": won.win_reference, "reason": "aml", "note": " "}, errors.NOTE_REQUIRED),
+        ({"win_reference": won.win_reference, "reason": "later", "note": "x"}, errors.HOLD_REASON_INVALID),
+    ):
         with pytest.raises(DomainError) as e:
             case_hold_place(case=won, actor=SYSTEM, **kwargs)
         assert e.value.code == expected.code
@@ -296,8 +315,11 @@ def test_staff_hold_the_win_from_the_case_and_the_wallet_holds_it(won):
     from wallet.selectors import held_balance
 
     staff = make_staff(role="compliance")
-    r = client(staff).post(f"{API}/staff/cases/{won.pk}/holds",
-                           {"win_reference": won.win_reference, "reason": "aml", "note": "STR filed"}, format="json")
+    r = client(staff).post(
+        f"{API}/staff/cases/{won.pk}/holds",
+        {"win_reference": won.win_reference, "reason": "aml", "note": "STR filed"},
+        format="json",
+    )
     assert r.status_code == 201, r.content
     hold = WinHold.objects.get(pk=r.json()["hold_id"])
     assert (hold.reason, hold.status, hold.amount) == ("aml", "held", 2_000_000)
@@ -309,5 +331,7 @@ def test_staff_case_endpoints_refuse_players_and_anonymous(won):
         assert client().post(f"{API}/{url}", {}, format="json").status_code == 401
         r = client(won.player).post(f"{API}/{url}", {}, format="json")
         assert r.status_code == 403 and r.json()["error"]["code"] == FORBIDDEN.code
-    r = client(make_staff(role="compliance")).post(f"{API}/staff/cases/{won.pk}/holds", {"reason": "aml"}, format="json")
+    r = client(make_staff(role="compliance")).post(
+        f"{API}/staff/cases/{won.pk}/holds", {"reason": "aml"}, format="json"
+    )
     assert r.status_code == 400

@@ -1,5 +1,6 @@
 """Politically exposed persons and sanctions (GP §12(1), §2): the player's declaration, screening against the list
 at registration and periodically, the compliance queue and what an open or confirmed case refuses."""
+
 from __future__ import annotations
 
 from datetime import date, timedelta
@@ -33,6 +34,7 @@ def listed_player(**personal):
 
 # PEP declaration ---------------------------------------------------------------------------------------------------
 
+
 def test_not_a_pep_is_recorded_and_opens_no_case():
     player = applicant()
     r = client(player).post(f"{API}/pep-declaration", {"relation": "none"}, format="json")
@@ -46,8 +48,9 @@ def test_a_pep_declaration_needs_the_position_and_opens_a_blocking_case():
     r = client(player).post(f"{API}/pep-declaration", {"relation": "family"}, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == errors.PEP_DECLARATION_INVALID.code
     assert client(player).get(f"{API}/pep-declaration").status_code == 404
-    r = client(player).post(f"{API}/pep-declaration", {"relation": "family", "position": "spouse of a senator"},
-                            format="json")
+    r = client(player).post(
+        f"{API}/pep-declaration", {"relation": "family", "position": "spouse of a senator"}, format="json"
+    )
     assert r.status_code == 201
     case = ComplianceCase.objects.get(player=player)
     assert (case.kind, case.status, case.blocking) == ("pep_declared", "open", True)
@@ -69,15 +72,18 @@ def test_staff_clear_the_pep_case_and_nothing_is_refused_any_more():
     staff = make_staff(role="compliance")
     r = client(staff).post(f"{API}/staff/cases/{case.pk}/decide", {"decision": "cleared", "note": ""}, format="json")
     assert r.status_code == 400
-    r = client(staff).post(f"{API}/staff/cases/{case.pk}/decide",
-                           {"decision": "cleared", "note": "enhanced due diligence done, accepted"}, format="json")
+    r = client(staff).post(
+        f"{API}/staff/cases/{case.pk}/decide",
+        {"decision": "cleared", "note": "enhanced due diligence done, accepted"},
+        format="json",
+    )
     assert r.status_code == 200 and r.json()["status"] == "cleared"
-    assert AuditEvent.objects.filter(action="aml.case_decided", actor_label=staff.username,
-                                     object_id=str(case.pk)).exists()
+    assert AuditEvent.objects.filter(
+        action="aml.case_decided", actor_label=staff.username, object_id=str(case.pk)
+    ).exists()
     for direction in ("completion", "withdrawal", "deposit", None):
         assert compliance_refusal(player, direction) is None
-    r = client(staff).post(f"{API}/staff/cases/{case.pk}/decide", {"decision": "confirmed", "note": "x"},
-                           format="json")
+    r = client(staff).post(f"{API}/staff/cases/{case.pk}/decide", {"decision": "confirmed", "note": "x"}, format="json")
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.CASE_STATE.code
 
 
@@ -111,6 +117,7 @@ def test_completion_needs_the_declaration_and_a_screening_that_answered(settings
 
 # Screening -----------------------------------------------------------------------------------------------------------
 
+
 def test_a_listed_person_is_a_hit_with_one_blocking_case_however_often_screened():
     player = listed_player()
     run = screening_run(player=player, actor=SYSTEM)
@@ -125,19 +132,23 @@ def test_a_listed_person_is_a_hit_with_one_blocking_case_however_often_screened(
     assert compliance_refusal(player, "withdrawal") is None
 
 
-@pytest.mark.parametrize(("personal", "result"), [
-    ({}, "hit"),
-    ({"given_names": "IVAN", "surname": "SANKCIONOVANY"}, "hit"),  # case and accents ignored
-    ({"date_of_birth": "1971-03-15"}, "clear"),  # the day after: another person
-    ({"date_of_birth": "1971-03-13"}, "clear"),
-    ({"surname": "Sankcionovanýa"}, "clear"),
-])
+@pytest.mark.parametrize(
+    ("personal", "result"),
+    [
+        ({}, "hit"),
+        ({"given_names": "IVAN", "surname": "SANKCIONOVANY"}, "hit"),  # case and accents ignored
+        ({"date_of_birth": "1971-03-15"}, "clear"),  # the day after: another person
+        ({"date_of_birth": "1971-03-13"}, "clear"),
+        ({"surname": "Sankcionovanýa"}, "clear"),
+    ],
+)
 def test_matching_is_by_normalised_name_and_exact_birth_date(personal, result):
     assert screening_run(player=listed_player(**personal), actor=SYSTEM).result == result
 
 
-@pytest.mark.parametrize(("dob", "result"), [("1965-01-01", "hit"), ("1965-12-31", "hit"), ("1964-12-31", "clear"),
-                                             ("1966-01-01", "clear")])
+@pytest.mark.parametrize(
+    ("dob", "result"), [("1965-01-01", "hit"), ("1965-12-31", "hit"), ("1964-12-31", "clear"), ("1966-01-01", "clear")]
+)
 def test_an_entry_with_only_a_birth_year_matches_that_whole_year(dob, result):
     player = listed_player(given_names="Olga", surname="Zmrazená", date_of_birth=dob, sex="F")
     assert screening_run(player=player, actor=SYSTEM).result == result
@@ -182,8 +193,12 @@ def test_the_schedule_holds_the_aml_jobs():
     from config.schedules import collect
 
     jobs = collect()
-    assert {"aml.identification_sweep", "aml.screening_periodic", "aml.rules_evaluate",
-            "aml.source_of_funds_scan"} <= set(jobs)
+    assert {
+        "aml.identification_sweep",
+        "aml.screening_periodic",
+        "aml.rules_evaluate",
+        "aml.source_of_funds_scan",
+    } <= set(jobs)
 
 
 def test_the_compliance_queue_lists_open_cases_for_staff_only():

@@ -1,4 +1,5 @@
 """Production refuses the sandbox AML provider and list (like the sandbox payment provider)."""
+
 from __future__ import annotations
 
 import os
@@ -34,9 +35,13 @@ def test_production_refuses_the_sandbox_identification_provider_and_screening_li
     assert r.returncode != 0 and "no online identification" in r.stderr, r.stderr[-500:]
 
 
-BANKID = {"AML_BANKID_ENABLED": "true", "AML_BANKID_ISSUER": "https://oidc.bankid.cz/",
-          "AML_BANKID_CLIENT_ID": "client", "AML_BANKID_CLIENT_SECRET": "secret",
-          "AML_BANKID_REDIRECT_URLS": "https://hraj.example.cz/bankid"}
+BANKID = {
+    "AML_BANKID_ENABLED": "true",
+    "AML_BANKID_ISSUER": "https://oidc.bankid.cz/",
+    "AML_BANKID_CLIENT_ID": "client",
+    "AML_BANKID_CLIENT_SECRET": "secret",
+    "AML_BANKID_REDIRECT_URLS": "https://hraj.example.cz/bankid",
+}
 
 
 def test_bank_id_switched_on_needs_its_issuer_client_and_redirect_urls_and_production_needs_https():
@@ -49,8 +54,10 @@ def test_bank_id_switched_on_needs_its_issuer_client_and_redirect_urls_and_produ
     assert r.returncode != 0 and "AML_BANKID_CLIENT_PRIVATE_KEY" in r.stderr
     r = _start({**BANKID, "AML_BANKID_TOKEN_AUTH_METHOD": "tls_client_auth"})
     assert r.returncode != 0 and "AML_BANKID_TOKEN_AUTH_METHOD" in r.stderr
-    for name, url in (("AML_BANKID_ISSUER", "http://127.0.0.1:8080/"),
-                      ("AML_BANKID_REDIRECT_URLS", "https://hraj.example.cz/bankid,http://hraj.example.cz/b")):
+    for name, url in (
+        ("AML_BANKID_ISSUER", "http://127.0.0.1:8080/"),
+        ("AML_BANKID_REDIRECT_URLS", "https://hraj.example.cz/bankid,http://hraj.example.cz/b"),
+    ):
         r = _start({**BANKID, name: url})
         assert r.returncode != 0 and f"https for {name}" in r.stderr, name
 
@@ -75,8 +82,10 @@ def test_production_starts_with_the_local_openid_provider_over_tls_for_an_end_to
 def _list_setting(extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AML_")}
     env.update({**PROD, **extra})
-    r = settings_started(env, "settings.AML_SCREENING_LIST, settings.AML_SCREENING_MATCH_THRESHOLD, "
-                              "settings.AML_SCREENING_REQUIRED_SOURCES")
+    r = settings_started(
+        env,
+        "settings.AML_SCREENING_LIST, settings.AML_SCREENING_MATCH_THRESHOLD, settings.AML_SCREENING_REQUIRED_SOURCES",
+    )
     if r.returncode == 0:  # the sources printed joined by commas
         listed, threshold, sources = r.stdout.split(" ", 2)
         r.stdout = f"{listed} {threshold} {','.join(eval(sources))}\n"

@@ -1,5 +1,6 @@
 """The source-of-funds declaration the AML duties ask for (GP §12(1)): required once confirmed deposits over the
 window reach the threshold; further deposits are refused until it is submitted; staff review it."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -65,8 +66,9 @@ def test_a_recorded_requirement_stays_after_the_window_moves_on_until_a_declarat
     assert (req.deposits_total, req.threshold, req.status) == (100_000, 100_000, "open")
     with time_machine.travel(depositor.at + timedelta(days=60), tick=False):
         assert refusal_code(compliance_refusal(depositor, "deposit")) == errors.SOURCE_OF_FUNDS_REQUIRED.code
-        decl = sof_declare(player=depositor, source="employment", description="salary from Acme s.r.o.",
-                           actor=Actor.player(depositor))
+        decl = sof_declare(
+            player=depositor, source="employment", description="salary from Acme s.r.o.", actor=Actor.player(depositor)
+        )
         assert compliance_refusal(depositor, "deposit") is None
     req.refresh_from_db()
     assert (req.status, req.declaration_id) == ("fulfilled", decl.pk)
@@ -95,8 +97,9 @@ def test_staff_reject_a_declaration_and_deposits_are_refused_again_until_a_new_o
     staff = make_staff(role="compliance")
     cs = client(staff)
     assert [d["id"] for d in cs.get(f"{API}/staff/source-of-funds").json()["results"]] == [decl.pk]
-    r = cs.post(f"{API}/staff/source-of-funds/{decl.pk}/review", {"accept": False, "note": "not credible"},
-                format="json")
+    r = cs.post(
+        f"{API}/staff/source-of-funds/{decl.pk}/review", {"accept": False, "note": "not credible"}, format="json"
+    )
     assert r.status_code == 200 and r.json()["status"] == "rejected" and r.json()["reviewed_by"] == staff.username
     assert refusal_code(compliance_refusal(depositor, "deposit")) == errors.SOURCE_OF_FUNDS_REQUIRED.code
     assert SourceOfFundsRequirement.objects.filter(player=depositor, status="open").count() == 1

@@ -1,4 +1,5 @@
 """Personas of the back-office tests: one player with a little of everything staff look at."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,5 +1,6 @@
 """The one search ignores case and accents: "novakova" finds "Nováková", "NOVÁK jan" finds Jan Novák; exact
 identifiers still jump straight to their player."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """The audit trail: searchable by player, staff member, role, action, object and time; values shown as
 readable changes; a streamed CSV export for the roles with ``core.export_audit``; the database refuses changes; a
 retention setting at least the legal periods decides what the retention job may touch."""
+
 from __future__ import annotations
 
 import csv
@@ -25,10 +26,14 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
 def test_values_are_shown_as_old_to_new_per_field_not_as_dicts():
-    changes = readable_changes({"status": "active", "reason": "", "same": 1}, {"status": "suspended", "same": 1,
-                                                                             "limits": {"daily": 500}})
+    changes = readable_changes(
+        {"status": "active", "reason": "", "same": 1}, {"status": "suspended", "same": 1, "limits": {"daily": 500}}
+    )
     assert [(c.field, c.old, c.new) for c in changes] == [
-        ("status", "active", "suspended"), ("reason", "", "–"), ("limits", "–", '{"daily": 500}')]
+        ("status", "active", "suspended"),
+        ("reason", "", "–"),
+        ("limits", "–", '{"daily": 500}'),
+    ]
     assert changes_text(None, {"barred": True}) == "barred: – -> yes"
 
 
@@ -38,12 +43,23 @@ def trail():
     staff = make_staff(role="compliance")
     with time_machine.travel(T0, tick=False):
         with transaction.atomic():
-            audit_record(actor=Actor.staff(staff), action="accounts.player_suspended", obj=player,
-                         old={"status": "active"}, new={"status": "suspended"})
+            audit_record(
+                actor=Actor.staff(staff),
+                action="accounts.player_suspended",
+                obj=player,
+                old={"status": "active"},
+                new={"status": "suspended"},
+            )
     with time_machine.travel(datetime(2026, 3, 5, 9, 0, tzinfo=UTC), tick=False):
         with transaction.atomic():
-            audit_record(actor=Actor.system("sweeper"), action="wallet.withdrawal_sent", object_type="wallet.withdrawal",
-                         object_id=77, player_id=player.pk, new={"status": "sent"})
+            audit_record(
+                actor=Actor.system("sweeper"),
+                action="wallet.withdrawal_sent",
+                object_type="wallet.withdrawal",
+                object_id=77,
+                player_id=player.pk,
+                new={"status": "sent"},
+            )
     return player, staff
 
 
@@ -92,8 +108,10 @@ def test_a_role_without_the_export_permission_cannot_export(trail, role):
 
 def test_the_database_still_refuses_to_change_or_delete_an_event(trail):
     event = AuditEvent.objects.earliest("id")
-    for attempt in (lambda: AuditEvent.objects.filter(pk=event.pk).update(action="x"),
-                    lambda: AuditEvent.objects.filter(pk=event.pk).delete()):
+    for attempt in (
+        lambda: AuditEvent.objects.filter(pk=event.pk).update(action="x"),
+        lambda: AuditEvent.objects.filter(pk=event.pk).delete(),
+    ):
         with pytest.raises(DatabaseError), transaction.atomic():
             attempt()
     assert AuditEvent.objects.get(pk=event.pk).action == event.action
@@ -121,13 +139,16 @@ def test_the_settings_refuse_to_load_with_a_retention_below_the_law():
 def test_the_retention_job_may_touch_an_event_only_after_its_period(settings):
     settings.AUDIT_RETENTION_YEARS, settings.AUDIT_RETENTION_AML_YEARS = 5, 10
     with time_machine.travel(T0, tick=False), transaction.atomic():
-        other = audit_record(actor=Actor.system("t"), action="wallet.deposit_confirmed", object_type="wallet.deposit",
-                             object_id=1)
-        aml = audit_record(actor=Actor.system("t"), action="aml.case_opened", object_type="aml.compliancecase",
-                           object_id=1)
+        other = audit_record(
+            actor=Actor.system("t"), action="wallet.deposit_confirmed", object_type="wallet.deposit", object_id=1
+        )
+        aml = audit_record(
+            actor=Actor.system("t"), action="aml.case_opened", object_type="aml.compliancecase", object_id=1
+        )
 
     def due() -> list[AuditEvent]:
         return list(audit_events_past_retention().filter(pk__in=[other.pk, aml.pk]))
+
     # 2 March 2026 10:00 Prague + 5 years: due from that instant of 2 March 2031, not a second before
     with time_machine.travel(datetime(2031, 3, 2, 8, 59, 59, tzinfo=UTC), tick=False):
         assert due() == []
@@ -143,8 +164,9 @@ def test_the_retention_command_counts_what_is_past_retention_and_deletes_nothing
     from django.core.management import call_command
 
     with time_machine.travel(T0, tick=False), transaction.atomic():
-        old = audit_record(actor=Actor.system("t"), action="wallet.deposit_confirmed", object_type="wallet.deposit",
-                           object_id=5)
+        old = audit_record(
+            actor=Actor.system("t"), action="wallet.deposit_confirmed", object_type="wallet.deposit", object_id=5
+        )
     before = AuditEvent.objects.count()
     out = io.StringIO()
     with time_machine.travel(datetime(2031, 3, 3, tzinfo=UTC), tick=False):

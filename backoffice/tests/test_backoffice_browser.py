@@ -8,6 +8,7 @@ money action; each role's home page shows its queues. Screenshots go to ``BACKOF
 /tmp/backoffice-screens; the committed ones in docs/screenshots/ come from ``BACKOFFICE_SCREENSHOTS=docs/screenshots``).
 Without Chromium the test is skipped on a developer's machine and fails under CI (the harness of
 jackpots/tests/test_admin_browser.py)."""
+
 from __future__ import annotations
 
 import os
@@ -30,22 +31,42 @@ from tests.kit.accounts import DEFAULT_PASSWORD, make_staff
 from tests.kit.backoffice import build_world
 from wallet.models import MethodDocument, Withdrawal
 
-pytestmark = [pytest.mark.django_db(transaction=True, databases=["default", "refusal_log"]), pytest.mark.urls("backoffice.tests.urls_otp_admin")]
+pytestmark = [
+    pytest.mark.django_db(transaction=True, databases=["default", "refusal_log"]),
+    pytest.mark.urls("backoffice.tests.urls_otp_admin"),
+]
 
 SCREENS = Path(os.environ.get("BACKOFFICE_SCREENSHOTS", "/tmp/backoffice-screens"))
 
 #: the queues each role's home page shows, and some it must not
 QUEUES = {
-    "finance": ({"Payment-method documents to review", "Withdrawals to approve", "Unmatched bank credits",
-                 "Complaints asking for money", "Reconciliation differences"}, {"Screening hits"}),
-    "compliance": ({"Identifications to review", "Screening hits", "Personal-data requests to answer",
-                    "Duplicate accounts to resolve"},
-                   {"Withdrawals to approve"}),
-    "support": ({"New and unassigned complaints", "Complaints due within 7 days",
-                 "Complaints past their 30-day deadline"},
-                {"Withdrawals to approve", "Screening hits", "Complaints asking for money"}),
-    "game_manager": ({"Rounds past their game's deadline", "Game versions awaiting approval"},
-                     {"Withdrawals to approve", "Screening hits"}),
+    "finance": (
+        {
+            "Payment-method documents to review",
+            "Withdrawals to approve",
+            "Unmatched bank credits",
+            "Complaints asking for money",
+            "Reconciliation differences",
+        },
+        {"Screening hits"},
+    ),
+    "compliance": (
+        {
+            "Identifications to review",
+            "Screening hits",
+            "Personal-data requests to answer",
+            "Duplicate accounts to resolve",
+        },
+        {"Withdrawals to approve"},
+    ),
+    "support": (
+        {"New and unassigned complaints", "Complaints due within 7 days", "Complaints past their 30-day deadline"},
+        {"Withdrawals to approve", "Screening hits", "Complaints asking for money"},
+    ),
+    "game_manager": (
+        {"Rounds past their game's deadline", "Game versions awaiting approval"},
+        {"Withdrawals to approve", "Screening hits"},
+    ),
     "auditor": ({"Search the audit trail"}, {"Withdrawals to approve", "Screening hits"}),
 }
 
@@ -72,14 +93,17 @@ def sign_in(driver, live_server, user, device, next_url: str = "/admin/") -> Non
     driver.find_element(By.NAME, "password").send_keys(DEFAULT_PASSWORD)
     # a one-time password is good once (django-otp keeps the last time step used) and a failure throttles the device:
     # a second sign-in of the same person within 30 seconds would wait for the next step, so the test starts afresh
-    TOTPDevice.objects.filter(pk=device.pk).update(last_t=-1, throttling_failure_count=0,
-                                                   throttling_failure_timestamp=None)
+    TOTPDevice.objects.filter(pk=device.pk).update(
+        last_t=-1, throttling_failure_count=0, throttling_failure_timestamp=None
+    )
     device.refresh_from_db()
     # django-otp's form lists the devices only once it knows the user (after a first attempt): the staff member's
     # own device is chosen here as that list would offer it
-    driver.execute_script("const i = document.createElement('input'); i.type = 'hidden'; i.name = 'otp_device'; "
-                          "i.value = arguments[0]; document.getElementsByName('otp_token')[0].form.appendChild(i);",
-                          device.persistent_id)
+    driver.execute_script(
+        "const i = document.createElement('input'); i.type = 'hidden'; i.name = 'otp_device'; "
+        "i.value = arguments[0]; document.getElementsByName('otp_token')[0].form.appendChild(i);",
+        device.persistent_id,
+    )
     token = totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits)
     driver.find_element(By.NAME, "otp_token").send_keys(f"{token:06d}")
     driver.find_element(By.CSS_SELECTOR, "input[type=submit]:not([name=otp_challenge])").click()
@@ -106,8 +130,13 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
     # the history is made an hour ago on a frozen clock (the 2-second rule between rounds); the browser runs now
     with time_machine.travel(clock.now() - timedelta(hours=1), tick=False) as traveller:
         world = build_world(rounds=3, clock=traveller, settings=settings)
-        deposit = deposit_start(player=world.player, method=world.method, amount=czk(500), reference="bo-browser",
-                                actor=Actor.player(world.player))
+        deposit = deposit_start(
+            player=world.player,
+            method=world.method,
+            amount=czk(500),
+            reference="bo-browser",
+            actor=Actor.player(world.player),
+        )
     player, bn = world.player, world.player.personal.birth_number
 
     # the password alone does not open the admin
@@ -162,9 +191,14 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
     from complaints.models import Complaint
     from core.money import Money
 
-    complaint = complaints_services.complaint_file(player=player, reason="other", description="the spin froze",
-                                                   event_at=clock.now(), remedy_amount_requested=Money(550),
-                                                   actor=Actor.player(player))
+    complaint = complaints_services.complaint_file(
+        player=player,
+        reason="other",
+        description="the spin froze",
+        event_at=clock.now(),
+        remedy_amount_requested=Money(550),
+        actor=Actor.player(player),
+    )
     browser.get(f"{live_server.url}/admin/complaints/complaint/{complaint.pk}/change/")
     assert "5,50 Kč" in visible(browser) and "haléř" not in visible(browser)
     remedy = browser.find_element(By.NAME, "remedy_amount")
@@ -208,12 +242,14 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
     assert browser.find_element(By.ID, "audit-export")
     _shot(browser, "backoffice-auditor-audit-search")
     # at 1,366 px every column keeps a readable width (the details were one letter wide)
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": 1366, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": 1366, "height": 900, "deviceScaleFactor": 1, "mobile": False}
+    )
     try:
         widths = browser.execute_script(
             "return [...document.querySelectorAll('#audit-results thead th')]"
-            ".map((th) => th.getBoundingClientRect().width)")
+            ".map((th) => th.getBoundingClientRect().width)"
+        )
         assert min(widths[5:]) >= 150 and min(widths) >= 40, widths
         right = browser.execute_script("return document.getElementById('audit-results').getBoundingClientRect().right")
         assert right <= 1366, right  # no column off the screen
@@ -230,9 +266,14 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
     panels = browser.find_element(By.ID, "home-panels").text
     assert "Výběry ke schválení" in panels and "Reklamace s požadavkem na peníze" in panels
     _shot(browser, "backoffice-finance-home-cs")
-    second = complaints_services.complaint_file(player=player, reason="other", description="a second claim",
-                                                event_at=clock.now(), remedy_amount_requested=Money(12_345_00),
-                                                actor=Actor.player(player))
+    second = complaints_services.complaint_file(
+        player=player,
+        reason="other",
+        description="a second claim",
+        event_at=clock.now(),
+        remedy_amount_requested=Money(12_345_00),
+        actor=Actor.player(player),
+    )
     browser.get(f"{live_server.url}/admin/complaints/complaint/{second.pk}/change/")
     Select(browser.find_element(By.NAME, "outcome")).select_by_value("partly_upheld")
     browser.find_element(By.NAME, "answer_cs").send_keys("Uznáváme část nároku.")

@@ -3,6 +3,7 @@ registered model, walked with ``Accept-Language: cs``, shows no model name, list
 label, and no choice value (a status, a kind in a list cell, a filter, a select, a read-only field) or help text in its
 English original; the same pages in English show the English texts. Every such text has its Czech in
 ``locale/cs/LC_MESSAGES/django.po`` or ``backoffice/locale/cs/LC_MESSAGES/django.po`` (``backoffice.admin_i18n``)."""
+
 from __future__ import annotations
 
 import html
@@ -47,27 +48,30 @@ SAME_IN_CZECH = {
 }
 
 #: the texts the admin shows as names: headers of list columns, labels of form fields, fieldset and page titles
-_SHOWN = [re.compile(p, re.S) for p in (
-    r'<th scope="col"[^>]*>.*?<div class="text">(?:<a [^>]*>|<span>)(.*?)</(?:a|span)>',
-    r"<label[^>]*>(.*?):?</label>",
-    r"<h2[^>]*>(.*?)</h2>",
-    r"<h3>\s*(?:By|Podle)\s+(.*?)\s*</h3>",
-    r"<title>(.*?)</title>",
-    r'<option value="[a-z_]+">([^<]*)</option>',  # the actions' menu (searched in it only)
-    # the values: choices' labels in list cells, filters, read-only fields and selects; help texts under fields
-    r'<td class="field-[^"]*"[^>]*>(.*?)</td>',
-    r'<details data-filter-title[^>]*>.*?</details>',
-    r'<div class="readonly">(.*?)</div>',
-    r'<select name="(?!action")[^"]*".*?</select>',
-    r'<div class="help[^"]*"[^>]*>\s*<div>(.*?)</div>',
-)]
+_SHOWN = [
+    re.compile(p, re.S)
+    for p in (
+        r'<th scope="col"[^>]*>.*?<div class="text">(?:<a [^>]*>|<span>)(.*?)</(?:a|span)>',
+        r"<label[^>]*>(.*?):?</label>",
+        r"<h2[^>]*>(.*?)</h2>",
+        r"<h3>\s*(?:By|Podle)\s+(.*?)\s*</h3>",
+        r"<title>(.*?)</title>",
+        r'<option value="[a-z_]+">([^<]*)</option>',  # the actions' menu (searched in it only)
+        # the values: choices' labels in list cells, filters, read-only fields and selects; help texts under fields
+        r'<td class="field-[^"]*"[^>]*>(.*?)</td>',
+        r"<details data-filter-title[^>]*>.*?</details>",
+        r'<div class="readonly">(.*?)</div>',
+        r'<select name="(?!action")[^"]*".*?</select>',
+        r'<div class="help[^"]*"[^>]*>\s*<div>(.*?)</div>',
+    )
+]
 _OPTION = re.compile(r"<option [^>]*>([^<]*)</option>")
 _LINK = re.compile(r"<a [^>]*>([^<]*)</a>")
 
 
 def _texts(pattern: re.Pattern[str], page: str) -> list[str]:
     """What ``pattern`` shows on ``page``: its group, or each option of a select, or each link of a filter."""
-    if "<select name=\"(?!" in pattern.pattern:
+    if '<select name="(?!' in pattern.pattern:
         return [o for select in pattern.findall(page) for o in _OPTION.findall(select)]
     if "<details" in pattern.pattern:
         return [a for block in pattern.findall(page) for a in _LINK.findall(block)]
@@ -112,13 +116,13 @@ def _pages(client: Client) -> dict[str, str]:
 
 def test_every_admin_page_shows_its_names_in_czech_to_a_czech_staff_member(records: dict[str, Any]) -> None:  # noqa: F811
     with translation.override("cs"):  # "iban" reads "IBAN" in Czech: not an untranslated name
-        english = {m.lower() for m in admin_messages(django_admin.site)
-                   if translation.gettext(m).lower() != m.lower()}
+        english = {m.lower() for m in admin_messages(django_admin.site) if translation.gettext(m).lower() != m.lower()}
     client = Client(headers={"accept-language": "cs-CZ,cs;q=0.9"})
     client.force_login(make_staff(role=None, superuser=True))
     pages = _pages(client)
-    untranslated = sorted({f"{text!r} on {url}" for url, page in pages.items() for text in _shown(page)
-                           if text.lower() in english})
+    untranslated = sorted(
+        {f"{text!r} on {url}" for url, page in pages.items() for text in _shown(page) if text.lower() in english}
+    )
     assert len(pages) >= 100, len(pages)
     assert not untranslated, f"{len(untranslated)} English names on Czech pages:\n" + "\n".join(untranslated[:80])
 

@@ -1,5 +1,6 @@
 """The back office follows the staff member's language: Czech by default and for a Czech browser (its work queues,
 header and money confirmations), English for an English one; numbers and dates in the Czech format either way."""
+
 from __future__ import annotations
 
 import pytest

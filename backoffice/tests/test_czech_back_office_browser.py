@@ -3,6 +3,7 @@ with Czech model names, columns and filters and money in Kč; compliance opens t
 withdrawals and adjustments in Kč) and recomputes the day with "Přepočítat nyní". Screenshots go to
 ``BACKOFFICE_SCREENSHOTS`` (default /tmp/backoffice-cs-screens; the committed ones in docs/screenshots/ come from a
 run with ``BACKOFFICE_SCREENSHOTS=docs/screenshots``)."""
+
 from __future__ import annotations
 
 import os
@@ -48,12 +49,24 @@ def test_finance_and_compliance_work_in_czech_in_chromium(live_server, browser):
     from tests.kit.platform import funded_player
 
     player = funded_player(123_456)
-    provider = provider_save(provider=Provider(code="simstudio", name="SimStudio", launch_url="https://sim.example/play",
-                                               api_url="https://sim.example/api"),
-                             new_secret="s" * 40, actor=Actor.system("tests"))
-    ProviderTransaction.objects.create(provider=provider, transaction_id="T-1", kind="win", amount=12_345, credited=550,
-                                       player=player, request_sha256="0" * 64, response_status=200,
-                                       created_at=clock.now())
+    provider = provider_save(
+        provider=Provider(
+            code="simstudio", name="SimStudio", launch_url="https://sim.example/play", api_url="https://sim.example/api"
+        ),
+        new_secret="s" * 40,
+        actor=Actor.system("tests"),
+    )
+    ProviderTransaction.objects.create(
+        provider=provider,
+        transaction_id="T-1",
+        kind="win",
+        amount=12_345,
+        credited=550,
+        player=player,
+        request_sha256="0" * 64,
+        response_status=200,
+        created_at=clock.now(),
+    )
 
     text = _czech(browser, live_server, "finance", "/admin/providers/providertransaction/")
     assert "transakce poskytovatele" in text.lower() and "123,45 Kč" in text and "5,50 Kč" in text
@@ -85,8 +98,13 @@ def test_values_help_texts_and_the_reports_page_read_in_czech_in_chromium(live_s
     from wallet.services import withdrawal_request
 
     player = funded_player(500_000)
-    withdrawal_request(player=player, method=verified_bank(player), amount=Money(150_000), reference="cs-wd-1",
-                       actor=Actor.player(player))
+    withdrawal_request(
+        player=player,
+        method=verified_bank(player),
+        amount=Money(150_000),
+        reference="cs-wd-1",
+        actor=Actor.player(player),
+    )
 
     text = _czech(browser, live_server, "finance", "/admin/wallet/withdrawal/")
     assert "Dle: stav" in text and "1 500,00 Kč" in text

@@ -1,6 +1,7 @@
 """The values the back office shows, in the staff member's language: the choices' labels (a status in a list, a
 filter, a select) and the help texts under form fields, the jackpots' fieldsets, and the reports' own pages (their
 navigation, tables and chart titles); English staff read the same pages in English."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,14 +17,20 @@ pytestmark = pytest.mark.django_db
 JACKPOT_FORM = [
     ("Nastavení (koncept: zmrazí je akce spuštění)", "Configuration (draft: frozen by the start action)"),
     ("hodnota, od které začíná nový běh", "the value a new run starts at"),
-    ("kódy her, které úroveň pokrývá; prázdné = všechny hry (síť)",
-     "game codes this level covers; empty = every game (network)"),
+    (
+        "kódy her, které úroveň pokrývá; prázdné = všechny hry (síť)",
+        "game codes this level covers; empty = every game (network)",
+    ),
     ("podíl na sázkách (0,1-5 %)", "a share of stakes (0.1-5 %)"),
 ]
 #: (Czech, English) texts of the reports' day page: navigation, a table's header, headings, a chart's title
 DAY_PAGE = [
-    ("Zdaňovací období", "Tax period"), ("deklarovaná RTP", "declared RTP"), ("Po hrách", "Per game"),
-    ("Grafy", "Charts"), ("Spočtené dny", "Computed days"), ("Rozhodnutá kola po dnech", "Rounds decided per day"),
+    ("Zdaňovací období", "Tax period"),
+    ("deklarovaná RTP", "declared RTP"),
+    ("Po hrách", "Per game"),
+    ("Grafy", "Charts"),
+    ("Spočtené dny", "Computed days"),
+    ("Rozhodnutá kola po dnech", "Rounds decided per day"),
     ("Fronty: nejstarší otevřená položka na konci dne", "Queues: oldest open item at day end"),
 ]
 
@@ -36,9 +43,11 @@ def _page(lang: str, url: str) -> str:
     return r.content.decode()
 
 
-@pytest.mark.parametrize(("url", "texts"), [("/admin/jackpots/jackpot/add/", JACKPOT_FORM),
-                                            ("/admin/reports/dayreport/daily/?day=2026-11-20", DAY_PAGE)],
-                         ids=["jackpot form", "reports day page"])
+@pytest.mark.parametrize(
+    ("url", "texts"),
+    [("/admin/jackpots/jackpot/add/", JACKPOT_FORM), ("/admin/reports/dayreport/daily/?day=2026-11-20", DAY_PAGE)],
+    ids=["jackpot form", "reports day page"],
+)
 def test_a_czech_staff_member_reads_values_help_texts_and_the_reports_page_in_czech(url, texts):
     cs, en = _page("cs", url), _page("en", url)
     for czech, english in texts:
@@ -71,6 +80,9 @@ def test_the_ledger_memo_keeps_the_english_kind_whatever_the_language(records): 
 
     with translation.override("cs"):
         assert str(dict(PaymentMethod._meta.get_field("kind").flatchoices)["bank_account"]).startswith("bankovní")
-    memo = LedgerTransaction.objects.filter(kind=LedgerTransaction.Kind.WITHDRAWAL_HOLD).values_list(
-        "memo", flat=True).first()
+    memo = (
+        LedgerTransaction.objects.filter(kind=LedgerTransaction.Kind.WITHDRAWAL_HOLD)
+        .values_list("memo", flat=True)
+        .first()
+    )
     assert memo and memo.startswith("withdrawal to bank account (at a bank seated in CZ"), memo

@@ -1,4 +1,5 @@
 """The home page's panels are declared through ``core.home`` and fail closed."""
+
 from __future__ import annotations
 
 import pytest
@@ -26,8 +27,9 @@ def test_a_link_naming_an_undeclared_permission_stops_the_checks(monkeypatch):
     from core import home
     from core.apps import check_staff_permissions
 
-    monkeypatch.setitem(home._panels, "typo", HomePanel("typo", "Typo", links=(
-        HomeLink("Reports", _url, "reports.view_repport"),)))
+    monkeypatch.setitem(
+        home._panels, "typo", HomePanel("typo", "Typo", links=(HomeLink("Reports", _url, "reports.view_repport"),))
+    )
     assert "reports.view_repport" in declared_link_permissions()
     assert [e.id for e in check_staff_permissions()] == ["core.E012"]
 

@@ -1,5 +1,6 @@
 """Staff read money in Kč with two decimals wherever the admin shows a haléře field read-only: the providers'
 transactions (list and record), the deposit's record page, a play-money round in points; never the raw haléře."""
+
 from __future__ import annotations
 
 import re
@@ -30,12 +31,23 @@ def _text(page: bytes) -> str:
 
 
 def test_the_providers_transactions_read_in_czk_in_the_list_and_on_the_record() -> None:
-    provider = provider_save(provider=Provider(code="sim", name="Sim", launch_url="https://sim.example/play",
-                                               api_url="https://sim.example/api"),
-                             new_secret="s" * 40, actor=Actor.system("tests"))
-    txn = ProviderTransaction.objects.create(provider=provider, transaction_id="T-550", kind="win", amount=123_455,
-                                             credited=550, request_sha256="0" * 64, response_status=200,
-                                             created_at=clock.now())
+    provider = provider_save(
+        provider=Provider(
+            code="sim", name="Sim", launch_url="https://sim.example/play", api_url="https://sim.example/api"
+        ),
+        new_secret="s" * 40,
+        actor=Actor.system("tests"),
+    )
+    txn = ProviderTransaction.objects.create(
+        provider=provider,
+        transaction_id="T-550",
+        kind="win",
+        amount=123_455,
+        credited=550,
+        request_sha256="0" * 64,
+        response_status=200,
+        created_at=clock.now(),
+    )
     finance = _staff("finance")
     listing = _text(finance.get("/admin/providers/providertransaction/").content)
     assert "1 234,55 Kč" in listing and "5,50 Kč" in listing
@@ -47,8 +59,9 @@ def test_the_providers_transactions_read_in_czk_in_the_list_and_on_the_record() 
 def test_a_refused_stakes_list_and_record_page_read_in_czk() -> None:
     from limits.models import StakeRefusal
 
-    refusal = StakeRefusal.objects.create(player=make_player(), kind="stake", stake=50_005, code="limits.daily_stake",
-                                          refused_at=clock.now())
+    refusal = StakeRefusal.objects.create(
+        player=make_player(), kind="stake", stake=50_005, code="limits.daily_stake", refused_at=clock.now()
+    )
     staff = _staff()
     for url in ("/admin/limits/stakerefusal/", f"/admin/limits/stakerefusal/{refusal.pk}/change/"):
         page = _text(staff.get(url).content)

@@ -1,5 +1,6 @@
 """The work queues hold all the work from day 0: a complaint filed a minute ago (new, unassigned), one asking for
 money (finance, the complaint supervisor), an open duplicate case, a current game version awaiting approval."""
+
 from __future__ import annotations
 
 import pytest
@@ -32,10 +33,17 @@ def test_a_complaint_filed_now_is_in_supports_queue_and_one_asking_for_money_in_
 
     player = make_player(status="active")
     assert complaints_new_queue().count == 0
-    complaints_services.complaint_file(player=player, reason="other", description="x", event_at=clock.now(),
-                                       actor=Actor.player(player))
-    complaints_services.complaint_file(player=player, reason="other", description="y", event_at=clock.now(),
-                                       remedy_amount_requested=Money(550), actor=Actor.player(player))
+    complaints_services.complaint_file(
+        player=player, reason="other", description="x", event_at=clock.now(), actor=Actor.player(player)
+    )
+    complaints_services.complaint_file(
+        player=player,
+        reason="other",
+        description="y",
+        event_at=clock.now(),
+        remedy_amount_requested=Money(550),
+        actor=Actor.player(player),
+    )
     assert complaints_new_queue().count == 2 and complaints_money_queue().count == 1
     assert _count(_home("support"), "New and unassigned complaints") == "2"
     assert "Complaints asking for money" not in _home("support")
@@ -69,14 +77,31 @@ def test_register_answers_to_review_and_ministry_error_notices_have_queues():
 
     player = make_player(status="active")
     assert register_reviews_queue().count == 0
-    RegisterReview.objects.create(kind=RegisterReview.Kind.OUTAGE, player=player, context="login",
-                                  reason="timeout", created_at=clock.now(), last_at=clock.now())
-    RegisterReview.objects.create(kind=RegisterReview.Kind.MANUAL_REVIEW, player=player, context="registration",
-                                  reason="NENALEZENA", created_at=clock.now(), last_at=clock.now(),
-                                  resolved_at=clock.now())
-    MinistryNotice.objects.create(kind=MinistryNotice.Kind.ERROR, package_name="12345678-V-2026030200-T-01",
-                                  error_code="ERR_STRUCTURE", client_identity="CN=mf", received_at=clock.now(),
-                                  staff_task_open=True)
+    RegisterReview.objects.create(
+        kind=RegisterReview.Kind.OUTAGE,
+        player=player,
+        context="login",
+        reason="timeout",
+        created_at=clock.now(),
+        last_at=clock.now(),
+    )
+    RegisterReview.objects.create(
+        kind=RegisterReview.Kind.MANUAL_REVIEW,
+        player=player,
+        context="registration",
+        reason="NENALEZENA",
+        created_at=clock.now(),
+        last_at=clock.now(),
+        resolved_at=clock.now(),
+    )
+    MinistryNotice.objects.create(
+        kind=MinistryNotice.Kind.ERROR,
+        package_name="12345678-V-2026030200-T-01",
+        error_code="ERR_STRUCTURE",
+        client_identity="CN=mf",
+        received_at=clock.now(),
+        staff_task_open=True,
+    )
     assert register_reviews_queue().count == 1 and error_notices_queue().count == 1
     assert packages_rejected_queue().count == 0 and bank_attention_queue().count == 0
     home = _home("compliance")

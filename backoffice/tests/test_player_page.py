@@ -1,6 +1,7 @@
 """A player's whole picture: one page, sections by permission, identifiers masked for roles that may not
 see them, decisions offered only to the roles that take them, each on a page that says what it does first, and a
 fixed number of statements whatever the player's history."""
+
 from __future__ import annotations
 
 import pytest
@@ -130,12 +131,21 @@ def test_the_identity_section_says_how_the_person_was_verified(world):
     from accounts.models import IdentityVerification, RegisterCheck
     from core import clock
 
-    IdentityVerification.objects.create(player=world.player, method=IdentityVerification.Method.BANKID,
-                                        document_type="id_card", document_number="123456789",
-                                        document_valid_until=clock.business_date().replace(year=2030),
-                                        verified_at=clock.now())
-    RegisterCheck.objects.create(player=world.player, register=RegisterCheck.Register.POPULATION,
-                                 context="registration", result=RegisterCheck.Result.FOUND, checked_at=clock.now())
+    IdentityVerification.objects.create(
+        player=world.player,
+        method=IdentityVerification.Method.BANKID,
+        document_type="id_card",
+        document_number="123456789",
+        document_valid_until=clock.business_date().replace(year=2030),
+        verified_at=clock.now(),
+    )
+    RegisterCheck.objects.create(
+        player=world.player,
+        register=RegisterCheck.Register.POPULATION,
+        context="registration",
+        result=RegisterCheck.Result.FOUND,
+        checked_at=clock.now(),
+    )
     html = page(client_as("compliance", lang="en"), world.player)  # the values in English
     assert "online, Bank iD" in html and "population register: found, data match" in html
     assert "123456789" in html  # compliance reads the document number

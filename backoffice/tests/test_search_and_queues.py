@@ -1,4 +1,5 @@
 """The one search and the work queues of the home page."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -34,8 +35,15 @@ def test_one_search_finds_the_player_by_username_name_email_phone_and_every_refe
     c = client_as("finance")
     p, pd = world.player, world.player.personal
     ledger = fund(p, czk(1), reference=f"bo-ledger-{p.pk}")  # a ledger transaction's own reference
-    texts = [p.user.username, f"{pd.given_names} {pd.surname}", pd.email.upper(), pd.phone, str(world.rounds[0].pk),
-             world.withdrawal.reference, ledger.reference]
+    texts = [
+        p.user.username,
+        f"{pd.given_names} {pd.surname}",
+        pd.email.upper(),
+        pd.phone,
+        str(world.rounds[0].pk),
+        world.withdrawal.reference,
+        ledger.reference,
+    ]
     for q in texts:
         assert lands_on(found(c, q), p), q
     # the deposit's payment reference (a bank transfer's variable symbol) has its own test below
@@ -46,8 +54,9 @@ def test_a_bank_transfers_variable_symbol_finds_the_deposit_and_its_player(world
     from tests.kit.money import czk
     from wallet.services import deposit_start
 
-    d = deposit_start(player=world.player, method=world.method, amount=czk(500), reference="bo-vs",
-                      actor=Actor.player(world.player))
+    d = deposit_start(
+        player=world.player, method=world.method, amount=czk(500), reference="bo-vs", actor=Actor.player(world.player)
+    )
     assert lands_on(found(client_as("finance"), d.payment_reference), world.player)
 
 
@@ -92,13 +101,13 @@ def test_the_finance_home_page_shows_its_queues_with_counts_and_age(world, clock
     html = home(client_as("finance"))
     assert "Payment-method documents to review" in html and "Withdrawals to approve" in html
     assert "Screening hits" not in html and "Complaints asking for money" in html
-    row = html[html.index("Withdrawals to approve"):]
+    row = html[html.index("Withdrawals to approve") :]
     assert '<td class="count">1</td>' in row[:600] and "oldest 3 d" in row[:600]
 
 
 def test_the_compliance_home_page_shows_the_screening_hit_and_not_the_money_queues(world):
     html = home(client_as("compliance"))
-    row = html[html.index("Screening hits"):]
+    row = html[html.index("Screening hits") :]
     assert '<td class="count">1</td>' in row[:600]
     assert "Withdrawals to approve" not in html and "Payment-method documents" not in html
 
@@ -118,7 +127,7 @@ def test_the_home_page_counts_its_queues_in_one_statement_each(world):
     home(c)
     with CaptureQueriesContext(connection) as ctx:
         home(c)
-    counts = [q["sql"] for q in ctx.captured_queries if 'COUNT(' in q["sql"] and "MIN(" in q["sql"]]
+    counts = [q["sql"] for q in ctx.captured_queries if "COUNT(" in q["sql"] and "MIN(" in q["sql"]]
     from backoffice.queues import QUEUES
 
     assert len(counts) == len([link for link in QUEUES.links if link.queue is not None])
@@ -135,14 +144,14 @@ def test_technical_tables_are_moved_into_one_section_at_the_end():
 def test_a_queue_past_its_age_is_marked_late(world, clock):
     clock.shift(2 * 86400 + 60)
     html = home(client_as("finance"))
-    row = html[html.rindex("<tr", 0, html.index("Payment-method documents to review")):]
+    row = html[html.rindex("<tr", 0, html.index("Payment-method documents to review")) :]
     assert row.startswith('<tr class="queue late">')
 
 
 def test_a_queue_just_under_its_age_is_not_late(world, clock):
     clock.shift(2 * 86400 - 60)
     html = home(client_as("finance"))
-    row = html[html.rindex("<tr", 0, html.index("Payment-method documents to review")):]
+    row = html[html.rindex("<tr", 0, html.index("Payment-method documents to review")) :]
     assert row.startswith('<tr class="queue">')
 
 
@@ -154,8 +163,13 @@ def test_complaints_near_and_past_their_deadline_are_counted_at_the_boundary(clo
 
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     player = make_player()
-    complaint = complaint_file(player=player, reason="other", description="the page froze",
-                               actor=Actor.player(player), event_at=START_EVENT(clock))
+    complaint = complaint_file(
+        player=player,
+        reason="other",
+        description="the page froze",
+        actor=Actor.player(player),
+        event_at=START_EVENT(clock),
+    )
     due = complaint.respond_by
     clock.move_to(due - timedelta(days=7, seconds=1))
     assert complaints_near_deadline_queue().count == 0

@@ -1,5 +1,6 @@
 """The admin as production runs it (ADMIN_REQUIRE_2FA: password AND one-time password), mounted under the usual
 ``admin`` namespace so the back office's links resolve: the browser tests sign in through it."""
+
 from django.contrib import admin
 from django.urls import path
 

@@ -1,4 +1,5 @@
 """Fixtures of the complaints tests: personas and captured e-mails."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,8 +28,11 @@ def agent(db):
     from django.contrib.auth.models import Permission
 
     user = make_staff()
-    user.user_permissions.add(*Permission.objects.filter(content_type__app_label="complaints",
-                                                         codename__in=["view_complaint", "resolve_complaint"]))
+    user.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="complaints", codename__in=["view_complaint", "resolve_complaint"]
+        )
+    )
     return user
 
 
@@ -38,6 +42,9 @@ def supervisor(db):
     from django.contrib.auth.models import Permission
 
     user = make_staff()
-    user.user_permissions.add(*Permission.objects.filter(content_type__app_label="complaints",
-                                                         codename__in=["view_complaint", "supervise_complaint"]))
+    user.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="complaints", codename__in=["view_complaint", "supervise_complaint"]
+        )
+    )
     return user

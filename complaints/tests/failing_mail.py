@@ -1,4 +1,5 @@
 """A mail backend that refuses everything (tests of the outbox retry)."""
+
 from django.core.mail.backends.base import BaseEmailBackend
 
 

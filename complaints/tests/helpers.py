@@ -1,4 +1,5 @@
 """Helpers of the complaints tests: personas, real game rounds (games app), API calls, test files."""
+
 from __future__ import annotations
 
 import uuid
@@ -12,7 +13,12 @@ ROULETTE = "european_roulette"
 RED_100 = {"bets": [{"type": "red", "amount": 100}]}
 
 PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00" + b"\x00" * 16
+PNG = (
+    b"\x89PNG\r\n\x1a\n"
+    + b"\x00\x00\x00\rIHDR"
+    + b"\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00"
+    + b"\x00" * 16
+)
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00" + b"\x00" * 32 + b"\xff\xd9"
 
 
@@ -24,8 +30,13 @@ def play_round(player) -> int:
     """A real, settled roulette round of ``player`` through games.services.round_play; returns its id."""
     from games.services import round_play
 
-    rnd = round_play(player=player, game_code=ROULETTE, bet=RED_100, idempotency_key=f"k-{uuid.uuid4().hex}",
-                     actor=Actor.player(player))
+    rnd = round_play(
+        player=player,
+        game_code=ROULETTE,
+        bet=RED_100,
+        idempotency_key=f"k-{uuid.uuid4().hex}",
+        actor=Actor.player(player),
+    )
     assert rnd.status == "finished", rnd.status
     return rnd.pk
 
@@ -38,4 +49,3 @@ def file_via_api(client, **body):
 
 def iso(dt: datetime) -> str:
     return dt.isoformat()
-

@@ -4,6 +4,7 @@ GP §11(1): a complaint within 6 months of the event; GP §10(2): a win claim wi
 GP §11(1): the answer within 30 days of filing. "6 months" = 6 calendar months of the Prague calendar, ending at
 the end of the Prague day with the event's day number (or the month's last day), see complaints/deadlines.py.
 """
+
 from datetime import UTC, date, datetime
 
 from complaints.deadlines import add_months, filing_deadline, is_late, response_terms

@@ -1,6 +1,7 @@
 """End to end: a player files about a real round through the API; staff investigate in the admin with the
 round's full recall, uphold it there with a money remedy, and the credit appears in the player's statement.
 Then the monthly report (selector, management command, staff API)."""
+
 from __future__ import annotations
 
 import json
@@ -42,7 +43,8 @@ def admin_client(user) -> Client:
 
 @pytest.mark.django_db
 def test_a_player_complains_about_a_round_staff_uphold_it_in_the_admin_and_the_credit_reaches_the_statement(
-        player, agent, games_catalogue, django_capture_on_commit_callbacks):
+    player, agent, games_catalogue, django_capture_on_commit_callbacks
+):
     from wallet.selectors import balance, statement
 
     with time_machine.travel(NOW, tick=False) as clock:
@@ -51,8 +53,13 @@ def test_a_player_complains_about_a_round_staff_uphold_it_in_the_admin_and_the_c
         clock.shift(timedelta(minutes=5))
         # 1. The player files through the API and gets the confirmation.
         with django_capture_on_commit_callbacks(execute=True):
-            r = file_via_api(client_for(player.user), rounds=[round_id], description="The wheel showed red.",
-                             remedy_requested="Pay my win", remedy_amount_requested={"amount": 10_000, "currency": "CZK"})
+            r = file_via_api(
+                client_for(player.user),
+                rounds=[round_id],
+                description="The wheel showed red.",
+                remedy_requested="Pay my win",
+                remedy_amount_requested={"amount": 10_000, "currency": "CZK"},
+            )
         assert r.status_code == 201
         ref = r.json()["reference"]
         c = Complaint.objects.get(reference=ref)
@@ -65,7 +72,7 @@ def test_a_player_complains_about_a_round_staff_uphold_it_in_the_admin_and_the_c
         html = page.content.decode()
         assert f"Round {round_id}" in html and "european_roulette" in html and "Recall unavailable" not in html
         assert "&quot;draws&quot;" in html  # everything stored with the round (GP §11(5))
-        assert "replay check</th><td colspan=\"3\"><b style=\"color:#080\">match</b>" in html
+        assert 'replay check</th><td colspan="3"><b style="color:#080">match</b>' in html
         # Direct edits are impossible: no save button, everything goes through the workflow.
         assert 'name="_save"' not in html
 
@@ -80,8 +87,13 @@ def test_a_player_complains_about_a_round_staff_uphold_it_in_the_admin_and_the_c
             assert staff.post(f"{base}/investigate/").status_code == 302
             assert staff.post(f"{base}/note/", {"text": "Replay matches the record."}).status_code == 302
             before = balance(player)
-            form = {"outcome": "partly_upheld", "answer_cs": "Uznáváme část nároku.", "answer_en": "Partly upheld.",
-                    "remedy_amount": "100,00 Kč", "remedy_text": ""}
+            form = {
+                "outcome": "partly_upheld",
+                "answer_cs": "Uznáváme část nároku.",
+                "answer_en": "Partly upheld.",
+                "remedy_amount": "100,00 Kč",
+                "remedy_text": "",
+            }
             resp = staff.post(f"{base}/resolve/", form)
             assert resp.status_code == 200 and "100,00" in resp.content.decode()  # the confirmation page
             assert balance(player) == before
@@ -91,11 +103,16 @@ def test_a_player_complains_about_a_round_staff_uphold_it_in_the_admin_and_the_c
         assert c.status == "resolved" and c.outcome == "partly_upheld" and c.assignee == agent
         assert c.remedy_amount == 10_000 and c.credit_reference == f"complaint:{c.pk}"
         assert balance(player) == before + Money(10_000)
-        lines = [ln for ln in statement(player, NOW - timedelta(days=1), NOW + timedelta(days=1))
-                 if ln.reference == f"complaint:{c.pk}"]
+        lines = [
+            ln
+            for ln in statement(player, NOW - timedelta(days=1), NOW + timedelta(days=1))
+            if ln.reference == f"complaint:{c.pk}"
+        ]
         assert len(lines) == 1 and lines[0].amount == Money(10_000)
         # Posting the resolution again changes nothing and credits nothing.
-        staff.post(f"{base}/resolve/", {"outcome": "upheld", "answer_cs": "x", "remedy_amount": "100,00", "confirmed": "1"})
+        staff.post(
+            f"{base}/resolve/", {"outcome": "upheld", "answer_cs": "x", "remedy_amount": "100,00", "confirmed": "1"}
+        )
         assert len([ln for ln in statement(player) if ln.reference == f"complaint:{c.pk}"]) == 1
 
         # 4. The player reads the answer with the remedy and the ČOI notice (GP §11(8)).
@@ -114,8 +131,9 @@ def test_staff_without_the_complaints_permission_can_neither_act_nor_see(player,
     from tests.kit.accounts import make_staff
 
     with time_machine.travel(NOW, tick=False):
-        c = services.complaint_file(player=player, reason="other", description="x", event_at=NOW,
-                                    actor=Actor.player(player))
+        c = services.complaint_file(
+            player=player, reason="other", description="x", event_at=NOW, actor=Actor.player(player)
+        )
     nobody = admin_client(make_staff())
     assert nobody.post(f"/admin/complaints/complaint/{c.pk}/act/assign_me/").status_code == 403
     assert nobody.get(f"/admin/complaints/complaint/{c.pk}/change/").status_code in (302, 403)
@@ -127,11 +145,19 @@ def test_staff_enter_a_branch_complaint_through_the_admin_form(player, agent, dj
     staff = admin_client(agent)
     with time_machine.travel(NOW, tick=False), django_capture_on_commit_callbacks(execute=True):
         assert staff.get("/admin/complaints/complaint/add/").status_code == 302
-        r = staff.post("/admin/complaints/complaint/file/", {
-            "username": player.user.username, "channel": "branch", "received_at": "2026-11-01 15:30:00",
-            "reason": "withdrawal", "description": "Cash withdrawal at the branch was short by 100 CZK.",
-            "event_at": "2026-11-01 15:00:00", "language": "cs", "remedy_requested": "Pay the difference",
-        })
+        r = staff.post(
+            "/admin/complaints/complaint/file/",
+            {
+                "username": player.user.username,
+                "channel": "branch",
+                "received_at": "2026-11-01 15:30:00",
+                "reason": "withdrawal",
+                "description": "Cash withdrawal at the branch was short by 100 CZK.",
+                "event_at": "2026-11-01 15:00:00",
+                "language": "cs",
+                "remedy_requested": "Pay the difference",
+            },
+        )
     assert r.status_code == 302, r.content.decode()[:2000]
     c = Complaint.objects.get()
     assert c.channel == "branch" and c.entered_by == agent
@@ -143,8 +169,9 @@ def test_staff_enter_a_branch_complaint_through_the_admin_form(player, agent, dj
 @pytest.mark.django_db
 def test_the_admin_changelist_and_report_pages_render(player, agent):
     with time_machine.travel(NOW, tick=False):
-        services.complaint_file(player=player, reason="deposit", description="x", event_at=NOW,
-                                actor=Actor.player(player))
+        services.complaint_file(
+            player=player, reason="deposit", description="x", event_at=NOW, actor=Actor.player(player)
+        )
         staff = admin_client(agent)
         assert staff.get("/admin/complaints/complaint/").status_code == 200
         assert staff.get("/admin/complaints/complaint/?deadline=overdue").status_code == 200
@@ -163,8 +190,9 @@ def november(player, agent):
 
     def make(at, reason, event_delta=timedelta(days=1)):
         with time_machine.travel(at, tick=False):
-            return services.complaint_file(player=player, reason=reason, description="x", event_at=at - event_delta,
-                                           actor=Actor.player(player))
+            return services.complaint_file(
+                player=player, reason=reason, description="x", event_at=at - event_delta, actor=Actor.player(player)
+            )
 
     def answer(c, at, outcome):
         with time_machine.travel(at, tick=False):
@@ -189,8 +217,14 @@ def test_the_monthly_report_counts_by_reason_and_outcome_with_median_and_maximum
     assert r["received"] == 5 and r["open"] == 1 and r["late_filed"] == 1
     assert r["by_reason"]["deposit"] == 2 and r["by_reason"]["game_result"] == 2 and r["by_reason"]["withdrawal"] == 1
     assert r["by_reason"]["other"] == 0  # the 1 December complaint belongs to December (Prague)
-    assert r["by_outcome"] == {"open": 1, "upheld": 1, "partly_upheld": 1, "rejected": 1,
-                               "not_justified_rules": 0, "not_justified_late": 1}
+    assert r["by_outcome"] == {
+        "open": 1,
+        "upheld": 1,
+        "partly_upheld": 1,
+        "rejected": 1,
+        "not_justified_rules": 0,
+        "not_justified_late": 1,
+    }
     assert r["reason_by_outcome"]["game_result"] == {"rejected": 1, "not_justified_late": 1}
     t = r["time_to_answer"]
     assert t["answered"] == 3  # the automatic answer to the late filing is not counted
@@ -227,10 +261,12 @@ def test_the_report_endpoint_is_for_staff_only(november, player, agent):
 @pytest.mark.django_db
 def test_the_assign_to_me_action_of_the_changelist_goes_through_the_service(player, agent):
     with time_machine.travel(NOW, tick=False):
-        c = services.complaint_file(player=player, reason="other", description="x", event_at=NOW,
-                                    actor=Actor.player(player))
-        r = admin_client(agent).post("/admin/complaints/complaint/", {"action": "assign_to_me",
-                                                                       "_selected_action": [c.pk]})
+        c = services.complaint_file(
+            player=player, reason="other", description="x", event_at=NOW, actor=Actor.player(player)
+        )
+        r = admin_client(agent).post(
+            "/admin/complaints/complaint/", {"action": "assign_to_me", "_selected_action": [c.pk]}
+        )
     assert r.status_code == 302
     c.refresh_from_db()
     assert c.status == "assigned" and c.assignee == agent

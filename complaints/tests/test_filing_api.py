@@ -1,5 +1,6 @@
 """Filing through the API (GP §10(2), §11(1)-(4)): confirmation, reference, due date, windows, ownership of the
 named rounds and transactions, attachments, what a player may see."""
+
 from __future__ import annotations
 
 import re
@@ -46,13 +47,18 @@ def _nothing_stored():
 # --- the happy path, end to end ----------------------------------------------------------------------------------
 @pytest.mark.django_db
 def test_a_player_files_a_complaint_about_their_round_and_gets_the_reference_and_due_date_at_once(
-        player, frozen, games_catalogue, django_capture_on_commit_callbacks):
+    player, frozen, games_catalogue, django_capture_on_commit_callbacks
+):
     fund(player)
     round_id = play_round(player)
     c = client_for(player.user)
     with django_capture_on_commit_callbacks(execute=True):
-        r = file_via_api(c, rounds=[round_id], remedy_requested="Pay the win I expected.",
-                         remedy_amount_requested={"amount": 20000, "currency": "CZK"})
+        r = file_via_api(
+            c,
+            rounds=[round_id],
+            remedy_requested="Pay the win I expected.",
+            remedy_amount_requested={"amount": 20000, "currency": "CZK"},
+        )
     assert r.status_code == 201, r.content
     body = r.json()
     assert REF.match(body["reference"])
@@ -64,8 +70,9 @@ def test_a_player_files_a_complaint_about_their_round_and_gets_the_reference_and
     assert body["reference"] in conf["text_cs"] and body["reference"] in conf["text_en"]
     assert "15. 12. 2026" in conf["text_cs"] and "2026-12-15" in conf["text_en"]
     assert body["status"] == "new" and body["late"] is False and body["answer"] is None
-    assert body["items"] == [{"kind": "round", "object_id": str(round_id), "occurred_at": body["items"][0]["occurred_at"],
-                              "late": False}]
+    assert body["items"] == [
+        {"kind": "round", "object_id": str(round_id), "occurred_at": body["items"][0]["occurred_at"], "late": False}
+    ]
     assert body["event_at_from_records"] is True
     # The confirmation of receipt went out by e-mail after commit (GP §11(4)), in Czech and English.
     assert len(mail.outbox) == 1
@@ -88,13 +95,17 @@ def test_the_confirmation_is_not_mailed_before_the_transaction_commits(player, f
 
 
 @pytest.mark.django_db
-def test_english_is_the_primary_language_when_the_player_asks_for_it(player, frozen,
-                                                                      django_capture_on_commit_callbacks):
+def test_english_is_the_primary_language_when_the_player_asks_for_it(
+    player, frozen, django_capture_on_commit_callbacks
+):
     c = client_for(player.user)
     with django_capture_on_commit_callbacks(execute=True):
-        r = c.post("/api/v1/complaints", {"reason": "deposit", "description": "Deposit missing",
-                                            "event_at": (NOW - timedelta(days=2)).isoformat()},
-                   format="json", HTTP_ACCEPT_LANGUAGE="en")
+        r = c.post(
+            "/api/v1/complaints",
+            {"reason": "deposit", "description": "Deposit missing", "event_at": (NOW - timedelta(days=2)).isoformat()},
+            format="json",
+            HTTP_ACCEPT_LANGUAGE="en",
+        )
     assert r.status_code == 201
     assert r.json()["reason_label"] == "deposit" and r.json()["status_label"] == "received"
     assert mail.outbox[0].body.startswith("We confirm")
@@ -112,7 +123,8 @@ def test_references_are_unique_and_increase(player, frozen):
 # --- ownership of what the complaint names ------------------------------------------------------------------------
 @pytest.mark.django_db
 def test_a_complaint_naming_another_players_round_is_refused_and_nothing_is_stored(
-        player, other_player, frozen, games_catalogue):
+    player, other_player, frozen, games_catalogue
+):
     fund(other_player)
     foreign_round = play_round(other_player)
     r = file_via_api(client_for(player.user), rounds=[foreign_round])
@@ -124,8 +136,7 @@ def test_a_complaint_naming_another_players_round_is_refused_and_nothing_is_stor
 
 
 @pytest.mark.django_db
-def test_one_foreign_round_among_own_rounds_refuses_the_whole_complaint(player, other_player, frozen,
-                                                                        games_catalogue):
+def test_one_foreign_round_among_own_rounds_refuses_the_whole_complaint(player, other_player, frozen, games_catalogue):
     fund(player)
     fund(other_player)
     own = play_round(player)
@@ -144,7 +155,8 @@ def test_a_round_that_does_not_exist_is_refused_the_same_way(player, frozen, gam
 
 @pytest.mark.django_db
 def test_a_complaint_naming_another_players_ledger_transaction_is_refused_and_nothing_is_stored(
-        player, other_player, frozen):
+    player, other_player, frozen
+):
     from wallet.models import LedgerTransaction
 
     fund(other_player, 5000)
@@ -171,10 +183,10 @@ def test_a_complaint_about_an_event_exactly_six_calendar_months_ago_is_accepted_
 
 @pytest.mark.django_db
 def test_a_complaint_one_day_past_six_months_is_recorded_and_answered_at_once_as_not_justified(
-        player, frozen, django_capture_on_commit_callbacks):
+    player, frozen, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
-        r = file_via_api(client_for(player.user),
-                         event_at=datetime(2026, 5, 14, 23, 59, tzinfo=PRAGUE).isoformat())
+        r = file_via_api(client_for(player.user), event_at=datetime(2026, 5, 14, 23, 59, tzinfo=PRAGUE).isoformat())
     assert r.status_code == 201
     body = r.json()
     assert body["late"] is True and body["status"] == "resolved"
@@ -193,12 +205,10 @@ def test_a_complaint_one_day_past_six_months_is_recorded_and_answered_at_once_as
 @pytest.mark.django_db
 def test_a_win_claim_is_in_time_until_one_year_after_settlement_and_late_the_day_after(player, frozen):
     c = client_for(player.user)
-    r = file_via_api(c, reason="win_not_credited",
-                     event_at=datetime(2025, 11, 15, 21, 0, tzinfo=PRAGUE).isoformat())
+    r = file_via_api(c, reason="win_not_credited", event_at=datetime(2025, 11, 15, 21, 0, tzinfo=PRAGUE).isoformat())
     assert r.status_code == 201
     assert r.json()["kind"] == "win_claim" and r.json()["late"] is False
-    r = file_via_api(c, reason="win_not_credited",
-                     event_at=datetime(2025, 11, 14, 21, 0, tzinfo=PRAGUE).isoformat())
+    r = file_via_api(c, reason="win_not_credited", event_at=datetime(2025, 11, 14, 21, 0, tzinfo=PRAGUE).isoformat())
     assert r.status_code == 201
     assert r.json()["late"] is True and r.json()["answer"]["outcome"] == "not_justified_late"
 
@@ -210,8 +220,12 @@ def test_a_win_claim_about_a_round_counts_the_year_from_the_rounds_recorded_sett
         fund(player)
         round_id = play_round(player)
     with time_machine.travel(datetime(2026, 11, 15, 23, 0, tzinfo=PRAGUE), tick=False):
-        r = file_via_api(client_for(player.user), reason="win_not_credited", rounds=[round_id],
-                         event_at=datetime(2026, 11, 1, tzinfo=PRAGUE).isoformat())  # the player's own (wrong) date
+        r = file_via_api(
+            client_for(player.user),
+            reason="win_not_credited",
+            rounds=[round_id],
+            event_at=datetime(2026, 11, 1, tzinfo=PRAGUE).isoformat(),
+        )  # the player's own (wrong) date
     assert r.status_code == 201
     body = r.json()
     assert body["late"] is False and body["event_at_from_records"] is True
@@ -240,11 +254,16 @@ def test_an_event_in_the_future_is_refused(player, frozen):
 @pytest.mark.django_db
 def test_pdf_png_and_jpeg_attachments_are_accepted_by_their_content(player, frozen):
     c = client_for(player.user)
-    r = c.post("/api/v1/complaints", {
-        "reason": "withdrawal", "description": "Withdrawal not received",
-        "event_at": (NOW - timedelta(days=3)).isoformat(),
-        "attachments": [upload("statement.pdf", PDF), upload("shot.png", PNG), upload("photo.JPG", JPEG)],
-    }, format="multipart")
+    r = c.post(
+        "/api/v1/complaints",
+        {
+            "reason": "withdrawal",
+            "description": "Withdrawal not received",
+            "event_at": (NOW - timedelta(days=3)).isoformat(),
+            "attachments": [upload("statement.pdf", PDF), upload("shot.png", PNG), upload("photo.JPG", JPEG)],
+        },
+        format="multipart",
+    )
     assert r.status_code == 201, r.content
     types = sorted(a["content_type"] for a in r.json()["attachments"])
     assert types == ["application/pdf", "image/jpeg", "image/png"]
@@ -257,17 +276,26 @@ def test_pdf_png_and_jpeg_attachments_are_accepted_by_their_content(player, froz
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("name,data,code", [
-    ("invoice.pdf", b"MZ\x90\x00 this is an executable", errors.ATTACHMENT_TYPE.code),
-    ("image.png", b"<html><script>alert(1)</script></html>", errors.ATTACHMENT_TYPE.code),
-    ("statement.png", PDF, errors.ATTACHMENT_EXTENSION.code),
-    ("empty.pdf", b"", errors.ATTACHMENT_EMPTY.code),
-])
+@pytest.mark.parametrize(
+    "name,data,code",
+    [
+        ("invoice.pdf", b"MZ\x90\x00 this is an executable", errors.ATTACHMENT_TYPE.code),
+        ("image.png", b"<html><script>alert(1)</script></html>", errors.ATTACHMENT_TYPE.code),
+        ("statement.png", PDF, errors.ATTACHMENT_EXTENSION.code),
+        ("empty.pdf", b"", errors.ATTACHMENT_EMPTY.code),
+    ],
+)
 def test_an_attachment_whose_content_is_not_what_is_allowed_refuses_the_filing(player, frozen, name, data, code):
-    r = client_for(player.user).post("/api/v1/complaints", {
-        "reason": "other", "description": "x", "event_at": (NOW - timedelta(days=1)).isoformat(),
-        "attachments": [upload("ok.pdf", PDF), upload(name, data, "application/pdf")],
-    }, format="multipart")
+    r = client_for(player.user).post(
+        "/api/v1/complaints",
+        {
+            "reason": "other",
+            "description": "x",
+            "event_at": (NOW - timedelta(days=1)).isoformat(),
+            "attachments": [upload("ok.pdf", PDF), upload(name, data, "application/pdf")],
+        },
+        format="multipart",
+    )
     if code == errors.ATTACHMENT_EMPTY.code and r.status_code == 400:
         assert r.json()["error"]["code"] == VALIDATION.code  # DRF refuses an empty file before the service
     else:
@@ -291,12 +319,12 @@ def test_an_attachment_over_5_mb_is_refused_and_exactly_5_mb_is_accepted(player,
 def test_attachments_can_be_added_while_open_but_not_after_resolution(player, frozen):
     c = client_for(player.user)
     ref = file_via_api(c, event_at=(NOW - timedelta(days=1)).isoformat()).json()["reference"]
-    r = c.post(f"/api/v1/complaints/{ref}/attachments", {"attachments": [upload("more.png", PNG)]},
-               format="multipart")
+    r = c.post(f"/api/v1/complaints/{ref}/attachments", {"attachments": [upload("more.png", PNG)]}, format="multipart")
     assert r.status_code == 201 and r.json()[0]["content_type"] == "image/png"
     late_ref = file_via_api(c, event_at=(NOW - timedelta(days=400)).isoformat()).json()["reference"]
-    r = c.post(f"/api/v1/complaints/{late_ref}/attachments", {"attachments": [upload("more.png", PNG)]},
-               format="multipart")
+    r = c.post(
+        f"/api/v1/complaints/{late_ref}/attachments", {"attachments": [upload("more.png", PNG)]}, format="multipart"
+    )
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.COMPLAINT_CLOSED.code
     assert Complaint.objects.get(reference=late_ref).attachments.count() == 0
 
@@ -309,8 +337,9 @@ def test_a_player_never_sees_or_adds_to_another_players_complaint(player, other_
     assert intruder.get(f"/api/v1/complaints/{mine}").status_code == 404
     r = intruder.post(f"/api/v1/complaints/{mine}/messages", {"text": "hi"}, format="json")
     assert r.status_code == 404 and r.json()["error"]["code"] == errors.COMPLAINT_NOT_FOUND.code
-    r = intruder.post(f"/api/v1/complaints/{mine}/attachments", {"attachments": [upload("a.png", PNG)]},
-                      format="multipart")
+    r = intruder.post(
+        f"/api/v1/complaints/{mine}/attachments", {"attachments": [upload("a.png", PNG)]}, format="multipart"
+    )
     assert r.status_code == 404
     a_id = 1
     assert intruder.get(f"/api/v1/complaints/{mine}/attachments/{a_id}").status_code == 404
@@ -331,18 +360,30 @@ def test_unauthenticated_and_staff_without_a_player_get_a_clean_refusal(agent, f
     from rest_framework.test import APIClient
 
     assert APIClient().get("/api/v1/complaints").status_code == 401
-    r = client_for(agent).post("/api/v1/complaints", {"reason": "other", "description": "x",
-                                                       "event_at": NOW.isoformat()}, format="json")
+    r = client_for(agent).post(
+        "/api/v1/complaints", {"reason": "other", "description": "x", "event_at": NOW.isoformat()}, format="json"
+    )
     assert r.status_code == 403 and r.json()["error"]["code"] == NOT_A_PLAYER.code == "auth.not_a_player"
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("body", [
-    {}, {"reason": "nonsense", "description": "x"}, {"reason": "other", "description": "x", "event_at": "yesterday"},
-    {"reason": "other", "description": "x", "rounds": ["abc"]}, {"reason": "other", "description": "x", "rounds": 5},
-    {"reason": "other", "description": "", "event_at": NOW.isoformat()},
-    {"reason": "other", "description": "x", "event_at": NOW.isoformat(), "remedy_amount_requested": {"amount": -5, "currency": "CZK"}},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"reason": "nonsense", "description": "x"},
+        {"reason": "other", "description": "x", "event_at": "yesterday"},
+        {"reason": "other", "description": "x", "rounds": ["abc"]},
+        {"reason": "other", "description": "x", "rounds": 5},
+        {"reason": "other", "description": "", "event_at": NOW.isoformat()},
+        {
+            "reason": "other",
+            "description": "x",
+            "event_at": NOW.isoformat(),
+            "remedy_amount_requested": {"amount": -5, "currency": "CZK"},
+        },
+    ],
+)
 def test_malformed_filings_are_400s_in_the_error_shape_never_500s(player, frozen, body):
     r = client_for(player.user).post("/api/v1/complaints", body, format="json")
     assert r.status_code == 400 and r.json()["error"]["code"] == VALIDATION.code
@@ -362,16 +403,24 @@ def test_a_retried_filing_with_the_same_idempotency_key_files_once(player, froze
 
 # --- staff entry of a complaint received off-line ---------------------------------------------------------------------
 @pytest.mark.django_db
-def test_staff_enter_a_complaint_received_by_email_with_its_date_received(player, agent, frozen,
-                                                                         django_capture_on_commit_callbacks):
+def test_staff_enter_a_complaint_received_by_email_with_its_date_received(
+    player, agent, frozen, django_capture_on_commit_callbacks
+):
     from complaints.services import complaint_file
     from core.audit import Actor
 
     received = datetime(2026, 11, 10, 16, 30, tzinfo=PRAGUE)
     with django_capture_on_commit_callbacks(execute=True):
-        c = complaint_file(player=player, reason="withdrawal", description="Letter: withdrawal missing",
-                           event_at=datetime(2026, 11, 1, tzinfo=PRAGUE), channel="email", received_at=received,
-                           entered_by=agent, actor=Actor.staff(agent))
+        c = complaint_file(
+            player=player,
+            reason="withdrawal",
+            description="Letter: withdrawal missing",
+            event_at=datetime(2026, 11, 1, tzinfo=PRAGUE),
+            channel="email",
+            received_at=received,
+            entered_by=agent,
+            actor=Actor.staff(agent),
+        )
     assert c.channel == "email" and c.received_at == received and c.entered_by == agent
     assert str(c.respond_by_date) == "2026-12-10"  # counted from the date received, not from the entry
     assert mail.outbox[0].to == [player.user.email] and "e-mail" in mail.outbox[0].body
@@ -379,18 +428,27 @@ def test_staff_enter_a_complaint_received_by_email_with_its_date_received(player
 
 @pytest.mark.django_db
 def test_a_player_cannot_claim_an_offline_channel_or_a_date_received_and_staff_cannot_date_it_in_the_future(
-        player, agent, frozen):
+    player, agent, frozen
+):
     from complaints.services import complaint_file
     from core.audit import Actor
     from core.errors import DomainError
 
     with pytest.raises(DomainError) as exc:
-        complaint_file(player=player, reason="other", description="x", event_at=NOW, channel="branch",
-                       actor=Actor.player(player))
+        complaint_file(
+            player=player, reason="other", description="x", event_at=NOW, channel="branch", actor=Actor.player(player)
+        )
     assert exc.value.code == errors.CHANNEL_INVALID.code
     with pytest.raises(DomainError) as exc:
-        complaint_file(player=player, reason="other", description="x", event_at=NOW, channel="branch",
-                       received_at=NOW + timedelta(days=1), actor=Actor.staff(agent))
+        complaint_file(
+            player=player,
+            reason="other",
+            description="x",
+            event_at=NOW,
+            channel="branch",
+            received_at=NOW + timedelta(days=1),
+            actor=Actor.staff(agent),
+        )
     assert exc.value.code == errors.RECEIVED_IN_FUTURE.code
     _nothing_stored()
 
@@ -411,9 +469,16 @@ def test_a_multipart_filing_can_name_transactions_and_carry_attachments_together
     fund(player, 5000)
     fund(player, 7000)
     ids = [str(t.pk) for t in LedgerTransaction.objects.filter(player=player).order_by("pk")]
-    r = client_for(player.user).post("/api/v1/complaints", {
-        "reason": "deposit", "description": "Two deposits, one missing", "transactions": ids,
-        "attachments": [upload("bank.pdf", PDF)]}, format="multipart")
+    r = client_for(player.user).post(
+        "/api/v1/complaints",
+        {
+            "reason": "deposit",
+            "description": "Two deposits, one missing",
+            "transactions": ids,
+            "attachments": [upload("bank.pdf", PDF)],
+        },
+        format="multipart",
+    )
     assert r.status_code == 201, r.content
     body = r.json()
     assert sorted(i["object_id"] for i in body["items"]) == sorted(ids)

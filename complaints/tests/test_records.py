@@ -1,6 +1,7 @@
 """The seams to the games and wallet apps (complaints/records.py) and the declared workflow: only the "not found"
 each contract function documents means "not the player's"; any other failure propagates (never a silent 'round
 not found'); refused moves carry their current and target status."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -34,8 +35,9 @@ def games_catalogue(db):
 
 
 def _file(player, **kw) -> Complaint:
-    return services.complaint_file(player=player, reason="game_result", description="Round did not pay",
-                                   actor=Actor.player(player), **kw)
+    return services.complaint_file(
+        player=player, reason="game_result", description="Round did not pay", actor=Actor.player(player), **kw
+    )
 
 
 @pytest.mark.django_db
@@ -50,10 +52,12 @@ def test_a_round_the_games_app_does_not_find_is_not_the_players_and_nothing_is_s
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("failure", [KeyError("game"), TypeError("round_recall() got an unexpected keyword"),
-                                     OTHER_GAMES_ERROR()])
+@pytest.mark.parametrize(
+    "failure", [KeyError("game"), TypeError("round_recall() got an unexpected keyword"), OTHER_GAMES_ERROR()]
+)
 def test_any_other_failure_of_the_games_recall_propagates_instead_of_becoming_round_not_found(
-        player, frozen, monkeypatch, failure):
+    player, frozen, monkeypatch, failure
+):
     def broken(player, round_id):
         raise failure
 
@@ -77,20 +81,29 @@ def test_the_items_snapshot_what_the_records_say(player, frozen, games_catalogue
     fund(player)
     round_id = play_round(player)
     txn = LedgerTransaction.objects.filter(player=player).earliest("pk")
-    items = records.named_items(player=player, kind=Complaint.Kind.COMPLAINT, round_ids=[round_id, round_id],
-                                transaction_ids=[str(txn.pk)])
+    items = records.named_items(
+        player=player, kind=Complaint.Kind.COMPLAINT, round_ids=[round_id, round_id], transaction_ids=[str(txn.pk)]
+    )
     assert [(i["kind"], i["object_id"]) for i in items] == [("round", str(round_id)), ("transaction", str(txn.pk))]
     round_summary, txn_summary = items[0]["summary"], items[1]["summary"]
     assert round_summary["game"] == "european_roulette" and round_summary["status"] == "finished"
     assert round_summary["stake"]["amount"] == 100 and items[0]["occurred_at"] == round_summary["settled_at"]
-    assert txn_summary == {"id": txn.pk, "kind": txn.kind, "reference": txn.reference, "amount": txn.amount,
-                           "currency": "CZK", "created_at": txn.created_at, "description": txn.memo}
+    assert txn_summary == {
+        "id": txn.pk,
+        "kind": txn.kind,
+        "reference": txn.reference,
+        "amount": txn.amount,
+        "currency": "CZK",
+        "created_at": txn.created_at,
+        "description": txn.memo,
+    }
     assert items[1]["occurred_at"] == txn.created_at
 
 
 @pytest.mark.django_db
 def test_the_staff_recall_shows_a_failure_of_the_games_app_as_that_rounds_problem(
-        player, frozen, games_catalogue, monkeypatch, caplog):
+    player, frozen, games_catalogue, monkeypatch, caplog
+):
     fund(player)
     c = _file(player, round_ids=[play_round(player)])
     [ok] = selectors.complaint_round_recalls(c)

@@ -1,6 +1,7 @@
 """A money remedy is read and typed in Kč by staff: a 5,50 Kč request is shown as 5,50 Kč, credited as 5,50 Kč by
 finance after a confirmation page repeating the amount, the player and the reason, and refused to support (403,
 nothing credited); support resolves with the same single step (no hidden assign -> investigate order)."""
+
 from __future__ import annotations
 
 import pytest
@@ -29,9 +30,15 @@ def complaint() -> Complaint:
 
     player = make_player(status="active")
     fund(player, Money(10_000))
-    return services.complaint_file(player=player, reason="other", description="the spin froze",
-                                   event_at=clock.now(), remedy_requested="return my stake",
-                                   remedy_amount_requested=Money.parse("5,50"), actor=Actor.player(player))
+    return services.complaint_file(
+        player=player,
+        reason="other",
+        description="the spin froze",
+        event_at=clock.now(),
+        remedy_requested="return my stake",
+        remedy_amount_requested=Money.parse("5,50"),
+        actor=Actor.player(player),
+    )
 
 
 def test_a_5_50_kc_remedy_is_shown_and_credited_as_5_50_kc_by_finance_after_a_confirmation(complaint):
@@ -46,8 +53,13 @@ def test_a_5_50_kc_remedy_is_shown_and_credited_as_5_50_kc_by_finance_after_a_co
     page = finance.get(url).content.decode()
     assert 'name="remedy_amount"' in page and "Kč, dvě desetinná místa" in page  # the help text, in Czech
     before = balance(complaint.player)
-    form = {"outcome": "upheld", "answer_cs": "Uznáváme.", "answer_en": "Upheld.", "remedy_amount": "5,50",
-            "remedy_text": ""}
+    form = {
+        "outcome": "upheld",
+        "answer_cs": "Uznáváme.",
+        "answer_en": "Upheld.",
+        "remedy_amount": "5,50",
+        "remedy_text": "",
+    }
     act = f"/admin/complaints/complaint/{complaint.pk}/act/resolve/"
     confirm = finance.post(act, form)
     html = confirm.content.decode()
@@ -59,7 +71,7 @@ def test_a_5_50_kc_remedy_is_shown_and_credited_as_5_50_kc_by_finance_after_a_co
     assert complaint.status == "resolved" and complaint.remedy_amount == 550
     assert balance(complaint.player) == before + Money(550)
     page = finance.get(url).content.decode()
-    assert "Credited: <b class=\"money\">5,50\xa0Kč</b>" in page
+    assert 'Credited: <b class="money">5,50\xa0Kč</b>' in page
     audit = page.split("Audit trail", 1)[1]
     assert "complaints.remedy_credited" in audit and "{'" not in audit  # readable, not Python dicts
 
@@ -69,8 +81,10 @@ def test_support_cannot_credit_a_money_remedy(complaint, confirmed):
     from wallet.selectors import balance
 
     before = balance(complaint.player)
-    r = _client("support").post(f"/admin/complaints/complaint/{complaint.pk}/act/resolve/", {
-        "outcome": "upheld", "answer_cs": "Uznáváme.", "remedy_amount": "550", "confirmed": confirmed})
+    r = _client("support").post(
+        f"/admin/complaints/complaint/{complaint.pk}/act/resolve/",
+        {"outcome": "upheld", "answer_cs": "Uznáváme.", "remedy_amount": "550", "confirmed": confirmed},
+    )
     assert r.status_code == 403
     complaint.refresh_from_db()
     assert complaint.status == "new" and complaint.remedy_amount is None and balance(complaint.player) == before
@@ -78,8 +92,11 @@ def test_support_cannot_credit_a_money_remedy(complaint, confirmed):
 
 def test_support_resolves_a_new_complaint_in_one_step_and_a_refusal_reads_as_a_sentence(complaint):
     support = _client("support")
-    r = support.post(f"/admin/complaints/complaint/{complaint.pk}/act/resolve/",
-                     {"outcome": "rejected", "answer_cs": "Zamítáme.", "answer_en": "Rejected."}, follow=True)
+    r = support.post(
+        f"/admin/complaints/complaint/{complaint.pk}/act/resolve/",
+        {"outcome": "rejected", "answer_cs": "Zamítáme.", "answer_en": "Rejected."},
+        follow=True,
+    )
     complaint.refresh_from_db()
     assert complaint.status == "resolved" and complaint.outcome == "rejected"
     r = support.post(f"/admin/complaints/complaint/{complaint.pk}/act/assign_me/", follow=True)

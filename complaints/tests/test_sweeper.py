@@ -1,5 +1,6 @@
 """The deadline sweeper on a moved clock (time_machine): day-20 and day-27 reminders to the assignee and the
 supervisors, the overdue flag after day 30 (GP §11(1)), each once, safe to run twice, nothing passes silently."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -38,8 +39,13 @@ NONE_DUE = {"reminder_first": 0, "reminder_second": 0, "overdue": 0}
 @pytest.fixture
 def open_complaint(player, agent):
     with time_machine.travel(RECEIVED, tick=False):
-        c = services.complaint_file(player=player, reason="withdrawal", description="Withdrawal missing",
-                                    event_at=RECEIVED - timedelta(days=1), actor=Actor.player(player))
+        c = services.complaint_file(
+            player=player,
+            reason="withdrawal",
+            description="Withdrawal missing",
+            event_at=RECEIVED - timedelta(days=1),
+            actor=Actor.player(player),
+        )
         services.complaint_assign(complaint=c, assignee=agent, actor=Actor.staff(agent))
     return Complaint.objects.get(pk=c.pk)
 
@@ -50,7 +56,8 @@ def _staff_mail(kind_word: str):
 
 @pytest.mark.django_db
 def test_a_complaint_left_open_gets_both_reminders_and_the_overdue_flag_each_exactly_once(
-        open_complaint, agent, supervisor, django_capture_on_commit_callbacks):
+    open_complaint, agent, supervisor, django_capture_on_commit_callbacks
+):
     cap = django_capture_on_commit_callbacks
     c = open_complaint
     assert str(c.respond_by_date) == "2026-12-02"
@@ -82,14 +89,19 @@ def test_a_complaint_left_open_gets_both_reminders_and_the_overdue_flag_each_exa
     assert sweep(day(31, 1), cap)["overdue"] == 0
     assert stages(sweep(day(45), cap)) == NONE_DUE
 
-    kinds = list(ComplaintNotice.objects.filter(complaint=c).exclude(kind__in=["confirmation", "assigned"])
-                 .values_list("kind", flat=True).order_by("created_at"))
+    kinds = list(
+        ComplaintNotice.objects.filter(complaint=c)
+        .exclude(kind__in=["confirmation", "assigned"])
+        .values_list("kind", flat=True)
+        .order_by("created_at")
+    )
     assert kinds == ["reminder_first", "reminder_second", "overdue"]
     assert ComplaintNotice.objects.filter(complaint=c, sent_at__isnull=True).count() == 0
-    assert list(AuditEvent.objects.filter(object_id=str(c.pk), actor_type="system").order_by("occurred_at")
-                .values_list("action", flat=True)) == ["complaints.reminder_first_sent",
-                                                       "complaints.reminder_second_sent",
-                                                       "complaints.overdue_flagged"]
+    assert list(
+        AuditEvent.objects.filter(object_id=str(c.pk), actor_type="system")
+        .order_by("occurred_at")
+        .values_list("action", flat=True)
+    ) == ["complaints.reminder_first_sent", "complaints.reminder_second_sent", "complaints.overdue_flagged"]
     # The flag shows in the player-independent views: the report counts it.
     from complaints.selectors import complaints_report, overdue_open
 
@@ -99,11 +111,11 @@ def test_a_complaint_left_open_gets_both_reminders_and_the_overdue_flag_each_exa
 
 
 @pytest.mark.django_db
-def test_a_complaint_nobody_took_still_reaches_the_supervisors(player, supervisor,
-                                                              django_capture_on_commit_callbacks):
+def test_a_complaint_nobody_took_still_reaches_the_supervisors(player, supervisor, django_capture_on_commit_callbacks):
     with time_machine.travel(RECEIVED, tick=False):
-        services.complaint_file(player=player, reason="other", description="x", event_at=RECEIVED,
-                                actor=Actor.player(player))
+        services.complaint_file(
+            player=player, reason="other", description="x", event_at=RECEIVED, actor=Actor.player(player)
+        )
     sweep(day(20), django_capture_on_commit_callbacks)
     [m] = _staff_mail("Připomínka (20. den)")
     assert m.to == [supervisor.email]
@@ -115,26 +127,30 @@ def test_without_any_supervisor_the_superusers_are_told(player, django_capture_o
 
     boss = make_staff(superuser=True)
     with time_machine.travel(RECEIVED, tick=False):
-        services.complaint_file(player=player, reason="other", description="x", event_at=RECEIVED,
-                                actor=Actor.player(player))
+        services.complaint_file(
+            player=player, reason="other", description="x", event_at=RECEIVED, actor=Actor.player(player)
+        )
     sweep(day(31), django_capture_on_commit_callbacks)
     assert any(boss.email in m.to for m in _staff_mail("PO LHŮTĚ"))
 
 
 @pytest.mark.django_db
-def test_a_complaint_resolved_in_time_gets_no_reminder_and_no_flag(open_complaint, agent, supervisor,
-                                                                   django_capture_on_commit_callbacks):
+def test_a_complaint_resolved_in_time_gets_no_reminder_and_no_flag(
+    open_complaint, agent, supervisor, django_capture_on_commit_callbacks
+):
     with time_machine.travel(day(10), tick=False):
         services.complaint_investigate(complaint=open_complaint, actor=Actor.staff(agent))
-        services.complaint_resolve(complaint=open_complaint, outcome="rejected", answer_cs="Zamítnuto.",
-                                   actor=Actor.staff(agent))
+        services.complaint_resolve(
+            complaint=open_complaint, outcome="rejected", answer_cs="Zamítnuto.", actor=Actor.staff(agent)
+        )
     assert stages(sweep(day(40), django_capture_on_commit_callbacks)) == NONE_DUE
     assert not ComplaintNotice.objects.filter(kind__in=["reminder_first", "reminder_second", "overdue"]).exists()
 
 
 @pytest.mark.django_db
 def test_a_complaint_resolved_after_day_30_stays_flagged_and_counts_as_answered_late(
-        open_complaint, agent, supervisor, django_capture_on_commit_callbacks):
+    open_complaint, agent, supervisor, django_capture_on_commit_callbacks
+):
     sweep(day(31), django_capture_on_commit_callbacks)
     with time_machine.travel(day(33), tick=False):
         c = services.complaint_investigate(complaint=open_complaint, actor=Actor.staff(agent))
@@ -143,24 +159,36 @@ def test_a_complaint_resolved_after_day_30_stays_flagged_and_counts_as_answered_
 
         report = complaints_report("2026-11")
     assert report["overdue"] == 1 and report["overdue_answered_late"] == 1 and report["overdue_open_now"] == 0
-    assert AuditEvent.objects.filter(action="complaints.resolved", object_id=str(c.pk),
-                                     details__overdue=True).exists()
+    assert AuditEvent.objects.filter(action="complaints.resolved", object_id=str(c.pk), details__overdue=True).exists()
 
 
 @pytest.mark.django_db
-def test_a_complaint_entered_late_by_staff_gets_every_due_step_on_the_next_run(player, agent, supervisor,
-                                                                              django_capture_on_commit_callbacks):
+def test_a_complaint_entered_late_by_staff_gets_every_due_step_on_the_next_run(
+    player, agent, supervisor, django_capture_on_commit_callbacks
+):
     """A letter found 35 days after it arrived: the next sweep sends both reminders and the overdue alert."""
     with time_machine.travel(day(35), tick=False):
-        services.complaint_file(player=player, reason="other", description="letter", event_at=RECEIVED,
-                                channel="post", received_at=RECEIVED, actor=Actor.staff(agent), entered_by=agent)
+        services.complaint_file(
+            player=player,
+            reason="other",
+            description="letter",
+            event_at=RECEIVED,
+            channel="post",
+            received_at=RECEIVED,
+            actor=Actor.staff(agent),
+            entered_by=agent,
+        )
     assert stages(sweep(day(35, 0, 10), django_capture_on_commit_callbacks)) == {
-        "reminder_first": 1, "reminder_second": 1, "overdue": 1}
+        "reminder_first": 1,
+        "reminder_second": 1,
+        "overdue": 1,
+    }
 
 
 @pytest.mark.django_db
-def test_an_email_the_mail_server_refused_is_retried_by_the_sweeper(open_complaint, supervisor, settings,
-                                                                   django_capture_on_commit_callbacks):
+def test_an_email_the_mail_server_refused_is_retried_by_the_sweeper(
+    open_complaint, supervisor, settings, django_capture_on_commit_callbacks
+):
     settings.EMAIL_BACKEND = "complaints.tests.failing_mail.Backend"
     sweep(day(20), django_capture_on_commit_callbacks)
     notice = ComplaintNotice.objects.get(kind="reminder_first")
@@ -180,8 +208,9 @@ def test_two_workers_sweeping_at_once_send_each_reminder_once(player, agent, sup
 
     with time_machine.travel(RECEIVED, tick=False):
         for _ in range(5):
-            services.complaint_file(player=player, reason="other", description="x", event_at=RECEIVED,
-                                    actor=Actor.player(player))
+            services.complaint_file(
+                player=player, reason="other", description="x", event_at=RECEIVED, actor=Actor.player(player)
+            )
     totals: list[dict] = []
     barrier = threading.Barrier(2)
 

@@ -1,5 +1,6 @@
 """The staff workflow (services, audit, illegal transitions), resolution and the money remedy through the wallet
 (adjustment_credit, reference complaint:<id>, never twice), the player's view of the answer (GP §11(8))."""
+
 from __future__ import annotations
 
 import threading
@@ -32,9 +33,13 @@ def frozen():
 
 def _file(player, **kw) -> Complaint:
     kw.setdefault("event_at", NOW - timedelta(days=2))
-    return services.complaint_file(player=player, reason=kw.pop("reason", "game_result"),
-                                   description=kw.pop("description", "Round did not pay"),
-                                   actor=Actor.player(player), **kw)
+    return services.complaint_file(
+        player=player,
+        reason=kw.pop("reason", "game_result"),
+        description=kw.pop("description", "Round did not pay"),
+        actor=Actor.player(player),
+        **kw,
+    )
 
 
 def _to_investigation(c, agent) -> Complaint:
@@ -68,7 +73,8 @@ def _field(row, name):
 # --- transitions -----------------------------------------------------------------------------------------------------
 @pytest.mark.django_db
 def test_the_workflow_runs_new_assigned_investigating_waiting_and_back_with_an_audit_event_per_step(
-        player, agent, frozen, django_capture_on_commit_callbacks):
+    player, agent, frozen, django_capture_on_commit_callbacks
+):
     c = _file(player)
     staff = Actor.staff(agent)
     with django_capture_on_commit_callbacks(execute=True):
@@ -76,8 +82,9 @@ def test_the_workflow_runs_new_assigned_investigating_waiting_and_back_with_an_a
         assert c.status == "assigned" and c.assignee == agent
         c = services.complaint_investigate(complaint=c, actor=staff)
         assert c.status == "investigating"
-        c = services.complaint_request_info(complaint=c, text="Please send the bank statement.", actor=staff,
-                                            author=agent)
+        c = services.complaint_request_info(
+            complaint=c, text="Please send the bank statement.", actor=staff, author=agent
+        )
         assert c.status == "waiting_player"
     # The player was asked by e-mail and sees the question; replying sends it back to the investigation.
     assert any("bank statement" in m.body and m.to == [player.user.email] for m in mail.outbox)
@@ -88,10 +95,18 @@ def test_the_workflow_runs_new_assigned_investigating_waiting_and_back_with_an_a
     assert r.status_code == 201
     c.refresh_from_db()
     assert c.status == "investigating"
-    actions = list(AuditEvent.objects.filter(object_type="complaints.complaint", object_id=str(c.pk))
-                   .order_by("occurred_at", "id").values_list("action", flat=True))
-    assert actions == ["complaints.filed", "complaints.assigned", "complaints.investigation_started",
-                       "complaints.info_requested", "complaints.player_message"]
+    actions = list(
+        AuditEvent.objects.filter(object_type="complaints.complaint", object_id=str(c.pk))
+        .order_by("occurred_at", "id")
+        .values_list("action", flat=True)
+    )
+    assert actions == [
+        "complaints.filed",
+        "complaints.assigned",
+        "complaints.investigation_started",
+        "complaints.info_requested",
+        "complaints.player_message",
+    ]
 
 
 @pytest.mark.django_db
@@ -114,13 +129,15 @@ def test_a_new_complaint_cannot_skip_the_assignment(player, agent, frozen, step)
 @pytest.mark.django_db
 def test_a_resolved_complaint_cannot_move_again(player, agent, frozen):
     c = _to_investigation(_file(player), agent)
-    services.complaint_resolve(complaint=c, outcome="rejected", answer_cs="Výsledek odpovídá záznamu.",
-                               actor=Actor.staff(agent))
+    services.complaint_resolve(
+        complaint=c, outcome="rejected", answer_cs="Výsledek odpovídá záznamu.", actor=Actor.staff(agent)
+    )
     before = _snapshot(c)
-    for call in (lambda: services.complaint_assign(complaint=c, assignee=agent, actor=Actor.staff(agent)),
-                 lambda: services.complaint_investigate(complaint=c, actor=Actor.staff(agent)),
-                 lambda: services.complaint_resolve(complaint=c, outcome="upheld", answer_cs="x",
-                                                    actor=Actor.staff(agent))):
+    for call in (
+        lambda: services.complaint_assign(complaint=c, assignee=agent, actor=Actor.staff(agent)),
+        lambda: services.complaint_investigate(complaint=c, actor=Actor.staff(agent)),
+        lambda: services.complaint_resolve(complaint=c, outcome="upheld", answer_cs="x", actor=Actor.staff(agent)),
+    ):
         with pytest.raises(DomainError) as exc:
             call()
         assert exc.value.code == errors.ALREADY_RESOLVED.code
@@ -164,19 +181,23 @@ def test_refused_resolutions_change_nothing(player, agent, frozen):
 @pytest.mark.django_db
 def test_internal_notes_are_audited_and_never_shown_to_the_player(player, agent, frozen):
     c = _file(player)
-    services.complaint_note_add(complaint=c, text="Player known for chargebacks", author=agent,
-                                actor=Actor.staff(agent))
+    services.complaint_note_add(
+        complaint=c, text="Player known for chargebacks", author=agent, actor=Actor.staff(agent)
+    )
     assert AuditEvent.objects.filter(action="complaints.note_added", object_id=str(c.pk)).exists()
     r = client_for(player.user).get(f"/api/v1/complaints/{c.reference}")
     assert "chargebacks" not in r.content.decode()
 
 
 @pytest.mark.django_db
-def test_misunderstanding_of_the_rules_is_answered_as_not_justified_with_the_standard_reason(
-        player, agent, frozen):
+def test_misunderstanding_of_the_rules_is_answered_as_not_justified_with_the_standard_reason(player, agent, frozen):
     c = _to_investigation(_file(player), agent)
-    c = services.complaint_resolve(complaint=c, outcome="not_justified_rules",
-                                   answer_cs="Výhra na červenou je 1:1, ne 2:1.", actor=Actor.staff(agent))
+    c = services.complaint_resolve(
+        complaint=c,
+        outcome="not_justified_rules",
+        answer_cs="Výhra na červenou je 1:1, ne 2:1.",
+        actor=Actor.staff(agent),
+    )
     body = client_for(player.user).get(f"/api/v1/complaints/{c.reference}", HTTP_ACCEPT_LANGUAGE="en").json()
     assert body["answer"]["outcome"] == "not_justified_rules"
     assert "§11(3)" in body["answer"]["text_en"] and "čl. 11 odst. 3" in body["answer"]["text_cs"]
@@ -187,22 +208,32 @@ def test_misunderstanding_of_the_rules_is_answered_as_not_justified_with_the_sta
 # --- the money remedy ------------------------------------------------------------------------------------------------
 @pytest.mark.django_db
 def test_an_upheld_complaint_with_a_money_remedy_credits_the_player_once_and_the_credit_is_in_the_statement(
-        player, agent, frozen, django_capture_on_commit_callbacks):
+    player, agent, frozen, django_capture_on_commit_callbacks
+):
     from wallet.selectors import balance
 
     c = _to_investigation(_file(player), agent)
     before = balance(player)
     with django_capture_on_commit_callbacks(execute=True):
-        c = services.complaint_resolve(complaint=c, outcome="upheld", remedy_amount=Money(15_000),
-                                       answer_cs="Chyba hry, vyplácíme výhru.", answer_en="Game fault, win paid.",
-                                       actor=Actor.staff(agent), resolved_by=agent)
+        c = services.complaint_resolve(
+            complaint=c,
+            outcome="upheld",
+            remedy_amount=Money(15_000),
+            answer_cs="Chyba hry, vyplácíme výhru.",
+            answer_en="Game fault, win paid.",
+            actor=Actor.staff(agent),
+            resolved_by=agent,
+        )
     assert balance(player) == before + Money(15_000)
     [txn] = _adjustments(player)
     assert txn.reference == f"complaint:{c.pk}" and txn.amount == 15_000
     assert c.credit_reference == f"complaint:{c.pk}" and c.credit_transaction_id == str(txn.pk)
     assert AuditEvent.objects.filter(action="complaints.remedy_credited", object_id=str(c.pk)).count() == 1
-    rows = [r for r in _statement_rows(player, NOW - timedelta(days=1), NOW + timedelta(days=1))
-            if _field(r, "reference") == f"complaint:{c.pk}"]
+    rows = [
+        r
+        for r in _statement_rows(player, NOW - timedelta(days=1), NOW + timedelta(days=1))
+        if _field(r, "reference") == f"complaint:{c.pk}"
+    ]
     assert len(rows) == 1 and _field(rows[0], "amount") == Money(15_000)
     # The answer e-mail tells the player the amount and about ČOI.
     answer = [m for m in mail.outbox if "vyřízena" in m.subject][0]
@@ -212,8 +243,9 @@ def test_an_upheld_complaint_with_a_money_remedy_credits_the_player_once_and_the
     assert body["answer"]["remedy_amount"]["amount"] == 15_000
     # Resolving again is refused and credits nothing more.
     with pytest.raises(DomainError) as exc:
-        services.complaint_resolve(complaint=c, outcome="upheld", remedy_amount=Money(15_000), answer_cs="x",
-                                   actor=Actor.staff(agent))
+        services.complaint_resolve(
+            complaint=c, outcome="upheld", remedy_amount=Money(15_000), answer_cs="x", actor=Actor.staff(agent)
+        )
     assert exc.value.code == errors.ALREADY_RESOLVED.code
     assert len(_adjustments(player)) == 1 and balance(player) == before + Money(15_000)
 
@@ -230,8 +262,9 @@ def test_two_staff_resolving_the_same_complaint_at_once_credit_it_once(player, a
     def resolve(user):
         try:
             barrier.wait(timeout=5)
-            services.complaint_resolve(complaint=c, outcome="upheld", remedy_amount=Money(5_000), answer_cs="Ano.",
-                                       actor=Actor.staff(user))
+            services.complaint_resolve(
+                complaint=c, outcome="upheld", remedy_amount=Money(5_000), answer_cs="Ano.", actor=Actor.staff(user)
+            )
             results.append("ok")
         except DomainError as exc:
             results.append(exc.code)
@@ -255,13 +288,19 @@ def test_when_the_wallet_refuses_the_credit_the_resolution_rolls_back_with_it(pl
     from wallet.services import adjustment_credit
 
     c = _to_investigation(_file(player), agent)
-    adjustment_credit(player=player, amount=Money(100), reference=f"complaint:{c.pk}", reason="earlier manual fix",
-                      actor=Actor.staff(agent))
+    adjustment_credit(
+        player=player,
+        amount=Money(100),
+        reference=f"complaint:{c.pk}",
+        reason="earlier manual fix",
+        actor=Actor.staff(agent),
+    )
     before = _snapshot(c)
     notices = c.notices.count()
     with pytest.raises(DomainError) as exc:
-        services.complaint_resolve(complaint=c, outcome="upheld", remedy_amount=Money(5_000), answer_cs="Ano.",
-                                   actor=Actor.staff(agent))
+        services.complaint_resolve(
+            complaint=c, outcome="upheld", remedy_amount=Money(5_000), answer_cs="Ano.", actor=Actor.staff(agent)
+        )
     assert exc.value.code.startswith("wallet.")
     assert _snapshot(c) == before and c.notices.count() == notices
     assert [t.amount for t in _adjustments(player)] == [100]

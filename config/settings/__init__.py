@@ -45,8 +45,9 @@ from config.settings.production import *  # noqa: F403
 # isort: on
 
 if PRODUCTION and (_missing := env.missing_required()):
-    raise ImproperlyConfigured(f"DJANGO_ENV=production requires: {', '.join(_missing)} (GP_MAX_HOURLY_LOSS: ZHH §53, "
-                               "set by the licence)")
+    raise ImproperlyConfigured(
+        f"DJANGO_ENV=production requires: {', '.join(_missing)} (GP_MAX_HOURLY_LOSS: ZHH §53, set by the licence)"
+    )
 
 
 def production_refusals() -> list[str]:

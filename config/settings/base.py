@@ -16,9 +16,16 @@ if (BASE_DIR / ".env").exists():
 
 env = Env(os.environ, base_dir=BASE_DIR)
 env.area("Core")
-DJANGO_ENV = env.str("DJANGO_ENV", "development",
-                     "production turns on the production defaults and refuses unsafe settings at start "
-                     "(docs/core.md \"Production refusals\"); anything else is development")
+DJANGO_ENV = env.str(
+    "DJANGO_ENV",
+    "development",
+    "production turns on the production defaults and refuses unsafe settings at start "
+    '(docs/core.md "Production refusals"); anything else is development',
+)
 PRODUCTION = env.production = DJANGO_ENV == "production"
-TESTING = env.bool("TESTING", False, "set by the test runner (config/pytest_env.py): a fast password hasher, the "
-                   "anonymous, user and callback throttles off")
+TESTING = env.bool(
+    "TESTING",
+    False,
+    "set by the test runner (config/pytest_env.py): a fast password hasher, the "
+    "anonymous, user and callback throttles off",
+)

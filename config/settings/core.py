@@ -11,13 +11,22 @@ from config.settings.schema import SPECTACULAR_SETTINGS  # noqa: F401 - a Django
 
 env.area("Core")
 DEV_SECRET_KEY = "dev-insecure-key-do-not-use-in-production-0123456789abcdef"
-SECRET_KEY = env.str("SECRET_KEY", DEV_SECRET_KEY, "Django's signing key (sessions, e-mail links); at least 32 bytes "
-                     "in production", required=True)
+SECRET_KEY = env.str(
+    "SECRET_KEY",
+    DEV_SECRET_KEY,
+    "Django's signing key (sessions, e-mail links); at least 32 bytes in production",
+    required=True,
+)
 DEBUG = env.bool("DEBUG", True, "Django's debug pages; refused in production", production=False)
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"],
-                         "the host names the platform answers to; * is refused in production", production=[])
-CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", [], "origins (https://host) trusted for the admin's forms "
-                                "behind a proxy on another host")
+ALLOWED_HOSTS = env.list(
+    "ALLOWED_HOSTS",
+    ["127.0.0.1", "localhost", "testserver"],
+    "the host names the platform answers to; * is refused in production",
+    production=[],
+)
+CSRF_TRUSTED_ORIGINS = env.list(
+    "CSRF_TRUSTED_ORIGINS", [], "origins (https://host) trusted for the admin's forms behind a proxy on another host"
+)
 
 INSTALLED_APPS = [
     "core.apps.PlatformAdminConfig",  # django.contrib.admin with the platform site (2FA)
@@ -107,25 +116,36 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 # Staff sign in to the admin with a second factor (TOTP, django-otp). Enrol a device: `manage.py staff_totp_enrol`.
-ADMIN_REQUIRE_2FA = env.bool("ADMIN_REQUIRE_2FA", False, "staff sign in to the admin with a one-time password "
-                             "(TOTP); optional in development so the demo credentials work as printed, refused off "
-                             "in production", production=True)
-OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", "Online games platform", "the issuer name staff see in their "
-                          "authenticator app")
+ADMIN_REQUIRE_2FA = env.bool(
+    "ADMIN_REQUIRE_2FA",
+    False,
+    "staff sign in to the admin with a one-time password "
+    "(TOTP); optional in development so the demo credentials work as printed, refused off "
+    "in production",
+    production=True,
+)
+OTP_TOTP_ISSUER = env.str(
+    "OTP_TOTP_ISSUER", "Online games platform", "the issuer name staff see in their authenticator app"
+)
 
 # Failed logins are throttled and locked out (django-axes), per username; per-address pressure is handled by the
 # login throttle.
-AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", 5, "failed sign-ins before a username is locked out (production: "
-                             "1-20)")
+AXES_FAILURE_LIMIT = env.int(
+    "AXES_FAILURE_LIMIT", 5, "failed sign-ins before a username is locked out (production: 1-20)"
+)
 AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_HOURS", 0.5, "hours a locked-out username stays locked")
 AXES_LOCKOUT_PARAMETERS = ["username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLED = env.bool("AXES_ENABLED", True, "the login lock-out; refused off in production")
 AXES_IPWARE_META_PRECEDENCE_ORDER = ["REMOTE_ADDR"]  # set by core.middleware.ClientAddressMiddleware
 AXES_LOCKOUT_CALLABLE = "core.admin_site.axes_lockout_response"  # the admin's 429 with Retry-After
-TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", [], "proxies (addresses or networks, e.g. 10.0.0.0/8) whose "
-                           "X-Forwarded-For names the client; none by default, so a client cannot choose the address "
-                           "throttles and audit see (production refuses wider than /8 or /16)")
+TRUSTED_PROXIES = env.list(
+    "TRUSTED_PROXIES",
+    [],
+    "proxies (addresses or networks, e.g. 10.0.0.0/8) whose "
+    "X-Forwarded-For names the client; none by default, so a client cannot choose the address "
+    "throttles and audit see (production refuses wider than /8 or /16)",
+)
 
 # I18N: players read Czech by default, English is available. Storage in UTC; the business calendar (day, calendar
 # month) is Europe/Prague (core.clock).
@@ -140,20 +160,30 @@ FORMAT_MODULE_PATH = ["config.formats"]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 
 STATIC_URL = "static/"
-STATIC_ROOT = env.path("STATIC_ROOT", BASE_DIR / ".data" / "static", "where `manage.py collectstatic` puts the "
-                       "static files whitenoise serves")
+STATIC_ROOT = env.path(
+    "STATIC_ROOT",
+    BASE_DIR / ".data" / "static",
+    "where `manage.py collectstatic` puts the static files whitenoise serves",
+)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
-MEDIA_ROOT = env.path("MEDIA_ROOT", BASE_DIR / ".data" / "media", "where uploaded files are stored (documents, "
-                      "identification images, complaint attachments)")
+MEDIA_ROOT = env.path(
+    "MEDIA_ROOT",
+    BASE_DIR / ".data" / "media",
+    "where uploaded files are stored (documents, identification images, complaint attachments)",
+)
 MEDIA_URL = "media/"
 
 # Cache: DRF throttles count here, so every web process must share it in production; development and tests use a
 # per-process memory cache.
-CACHE_URL = env.str("CACHE_URL", "locmemcache://", "the cache (redis://host:6379/0 in production: the throttles "
-                    "count there and every web process must share it; production refuses a per-process cache)")
+CACHE_URL = env.str(
+    "CACHE_URL",
+    "locmemcache://",
+    "the cache (redis://host:6379/0 in production: the throttles "
+    "count there and every web process must share it; production refuses a per-process cache)",
+)
 CACHES = {"default": environ.Env.cache_url_config(CACHE_URL)}
 
 # API throttles (core/throttling.py): per client address when anonymous, per user when signed in, provider callbacks
@@ -162,24 +192,35 @@ CACHES = {"default": environ.Env.cache_url_config(CACHE_URL)}
 THROTTLE_RATES = {
     "anon": env.str("THROTTLE_RATE_ANON", "60/min", "API calls per anonymous client address (N/s|min|hour|day)"),
     "user": env.str("THROTTLE_RATE_USER", "600/min", "API calls per signed-in player"),
-    "login": env.str("THROTTLE_RATE_LOGIN", "10/min", "sign-in attempts per client address (production: at most "
-                     "60 a minute)"),
+    "login": env.str(
+        "THROTTLE_RATE_LOGIN", "10/min", "sign-in attempts per client address (production: at most 60 a minute)"
+    ),
     "callback": env.str("THROTTLE_RATE_CALLBACK", "600/min", "payment and game-provider callbacks per source"),
-    "callback_refused": env.str("THROTTLE_RATE_CALLBACK_REFUSED", "10/min", "refused (forged) callbacks per source "
-                                "before it is throttled"),
+    "callback_refused": env.str(
+        "THROTTLE_RATE_CALLBACK_REFUSED", "10/min", "refused (forged) callbacks per source before it is throttled"
+    ),
 }
 TEST_THROTTLE_RATES: dict[str, str | None] = {"anon": None, "user": None, "callback": None, "callback_refused": None}
-SECURITY_EVENT_WINDOW_SECONDS = env.int("SECURITY_EVENT_WINDOW_SECONDS", 3600, "repeated security events from one "
-                                        "source (forged callbacks, throttled logins): one audit event per this many "
-                                        "seconds, the rest counted")
+SECURITY_EVENT_WINDOW_SECONDS = env.int(
+    "SECURITY_EVENT_WINDOW_SECONDS",
+    3600,
+    "repeated security events from one "
+    "source (forged callbacks, throttled logins): one audit event per this many "
+    "seconds, the rest counted",
+)
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.auth.PlayerTokenAuthentication",
-                                       "rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.auth.PlayerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # JSON nested too deep is a 400, not a RecursionError (core/parsers.py)
-    "DEFAULT_PARSER_CLASSES": ["core.parsers.JSONParser", "rest_framework.parsers.FormParser",
-                               "rest_framework.parsers.MultiPartParser"],
+    "DEFAULT_PARSER_CLASSES": [
+        "core.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "core.pagination.DefaultPagination",
     "PAGE_SIZE": 20,
     "DEFAULT_SCHEMA_CLASS": "core.schema.AutoSchema",  # optional response fields stay optional
@@ -190,10 +231,14 @@ REST_FRAMEWORK = {
 }
 
 # E-mail (Django's mail backends); SMS is the accounts area's gateway.
-EMAIL_BACKEND = env.str("EMAIL_BACKEND", "core.mail.SandboxEmailBackend", "Django's e-mail backend; outside "
-                        "production the e-mails go to the console and the development mailbox (core/mail.py); "
-                        "production refuses a backend that writes them to a log, a file or nowhere",
-                        production="django.core.mail.backends.smtp.EmailBackend")
+EMAIL_BACKEND = env.str(
+    "EMAIL_BACKEND",
+    "core.mail.SandboxEmailBackend",
+    "Django's e-mail backend; outside "
+    "production the e-mails go to the console and the development mailbox (core/mail.py); "
+    "production refuses a backend that writes them to a log, a file or nowhere",
+    production="django.core.mail.backends.smtp.EmailBackend",
+)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", "noreply@platform.example", "the sender of the platform's e-mails")
 EMAIL_HOST = env.str("EMAIL_HOST", "localhost", "the SMTP server of the smtp backend")
 EMAIL_PORT = env.int("EMAIL_PORT", 25, "its port")
@@ -204,30 +249,58 @@ EMAIL_USE_SSL = env.bool("EMAIL_USE_SSL", False, "implicit TLS (port 465); exclu
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", 20, "seconds; a hung SMTP server must not hold a Celery worker")
 if EMAIL_USE_TLS and EMAIL_USE_SSL:
     raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL exclude each other")
-PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", "http://127.0.0.1:8000", "where players reach the platform: links in "
-                          "e-mails and payment instructions start with it (`make run` sets it)")
-DEV_MAILBOX_ENABLED = env.bool("DEV_MAILBOX_ENABLED", True, "the development mailbox (/dev/mailbox): the e-mails and "
-                               "SMS the sandbox gateways would have sent; refused in production", production=False)
+PUBLIC_BASE_URL = env.str(
+    "PUBLIC_BASE_URL",
+    "http://127.0.0.1:8000",
+    "where players reach the platform: links in e-mails and payment instructions start with it (`make run` sets it)",
+)
+DEV_MAILBOX_ENABLED = env.bool(
+    "DEV_MAILBOX_ENABLED",
+    True,
+    "the development mailbox (/dev/mailbox): the e-mails and "
+    "SMS the sandbox gateways would have sent; refused in production",
+    production=False,
+)
 
-HEALTH_JOBS_MAX_AGE_SECONDS = env.int("HEALTH_JOBS_MAX_AGE_SECONDS", 300, "/health: the worker and beat are stale "
-                                      "when the scheduled heartbeat (every minute) is older than this")
-HEALTH_REQUIRE_JOBS = env.bool("HEALTH_REQUIRE_JOBS", False, "a stale worker or beat turns /health red (503); "
-                               "refused off in production", production=True)
+HEALTH_JOBS_MAX_AGE_SECONDS = env.int(
+    "HEALTH_JOBS_MAX_AGE_SECONDS",
+    300,
+    "/health: the worker and beat are stale when the scheduled heartbeat (every minute) is older than this",
+)
+HEALTH_REQUIRE_JOBS = env.bool(
+    "HEALTH_REQUIRE_JOBS",
+    False,
+    "a stale worker or beat turns /health red (503); refused off in production",
+    production=True,
+)
 
 # Bench only: the framework's floor (config/bench_floor.py, POST /bench/floor) served by `make bench`.
-BENCH_FLOOR = env.bool("BENCH_FLOOR", False, "bench only: mounts the framework's floor view /bench/floor (`make "
-                       "bench`); refused in production")
-BENCH_FLOOR_STATEMENTS = env.int("BENCH_FLOOR_STATEMENTS", 11, "bench only: the statements the floor view runs in "
-                                 "one transaction (a round's count)")
+BENCH_FLOOR = env.bool(
+    "BENCH_FLOOR",
+    False,
+    "bench only: mounts the framework's floor view /bench/floor (`make bench`); refused in production",
+)
+BENCH_FLOOR_STATEMENTS = env.int(
+    "BENCH_FLOOR_STATEMENTS", 11, "bench only: the statements the floor view runs in one transaction (a round's count)"
+)
 
 # Security
 SESSION_COOKIE_HTTPONLY = True
-SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", False, "redirect plain HTTP to HTTPS; off in production only "
-                               "with TLS_REDIRECT_AT_PROXY=true", production=True)
-TLS_REDIRECT_AT_PROXY = env.bool("TLS_REDIRECT_AT_PROXY", False, "the proxy in front terminates TLS and redirects "
-                                 "plain HTTP itself (allows SECURE_SSL_REDIRECT=false in production)")
-SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", 0, "the HSTS max-age; 0 is refused in production",
-                              production=31_536_000)
+SECURE_SSL_REDIRECT = env.bool(
+    "SECURE_SSL_REDIRECT",
+    False,
+    "redirect plain HTTP to HTTPS; off in production only with TLS_REDIRECT_AT_PROXY=true",
+    production=True,
+)
+TLS_REDIRECT_AT_PROXY = env.bool(
+    "TLS_REDIRECT_AT_PROXY",
+    False,
+    "the proxy in front terminates TLS and redirects "
+    "plain HTTP itself (allows SECURE_SSL_REDIRECT=false in production)",
+)
+SECURE_HSTS_SECONDS = env.int(
+    "SECURE_HSTS_SECONDS", 0, "the HSTS max-age; 0 is refused in production", production=31_536_000
+)
 if PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

@@ -56,14 +56,23 @@ EXTERNAL_SYSTEMS = {
 # SECURE_SSL_REDIRECT=false when the proxy in front terminates TLS and redirects plain HTTP itself
 # (TLS_REDIRECT_AT_PROXY=true).
 if PRODUCTION:
-    _unsafe = [name for name, bad in (
-        ("DEBUG=true", DEBUG),
-        ("WALLET_SANDBOX_ENABLED=true (the sandbox payment provider and its public secret)", WALLET_SANDBOX_ENABLED),
-        ("ADMIN_REQUIRE_2FA=false", not ADMIN_REQUIRE_2FA),
-        ("AXES_ENABLED=false (no login lock-out)", not AXES_ENABLED),
-        ("SECURE_SSL_REDIRECT=false without TLS_REDIRECT_AT_PROXY=true",
-         not SECURE_SSL_REDIRECT and not TLS_REDIRECT_AT_PROXY),
-        ("BENCH_FLOOR must be off in production", BENCH_FLOOR),
-    ) if bad]
+    _unsafe = [
+        name
+        for name, bad in (
+            ("DEBUG=true", DEBUG),
+            (
+                "WALLET_SANDBOX_ENABLED=true (the sandbox payment provider and its public secret)",
+                WALLET_SANDBOX_ENABLED,
+            ),
+            ("ADMIN_REQUIRE_2FA=false", not ADMIN_REQUIRE_2FA),
+            ("AXES_ENABLED=false (no login lock-out)", not AXES_ENABLED),
+            (
+                "SECURE_SSL_REDIRECT=false without TLS_REDIRECT_AT_PROXY=true",
+                not SECURE_SSL_REDIRECT and not TLS_REDIRECT_AT_PROXY,
+            ),
+            ("BENCH_FLOOR must be off in production", BENCH_FLOOR),
+        )
+        if bad
+    ]
     if _unsafe:
         raise ImproperlyConfigured("DJANGO_ENV=production refuses: " + "; ".join(_unsafe))

@@ -1,5 +1,6 @@
 """One URL style for every route, and the Idempotency-Key declared in the schema exactly where the
 server requires it (docs/player-api.md, "Conventions")."""
+
 from __future__ import annotations
 
 import re
@@ -36,8 +37,10 @@ NO_KEY = {
     ("POST", "/api/v1/aml/identifications/bankid/callback"): "the OIDC state is used once",
     # a game provider's signed calls: exactly once per (provider, transaction_id); the session's launch
     # token works once; the balance changes nothing
-    **{("POST", f"/api/v1/providers/{{provider}}/{op}"): "deduplicated by the provider's transaction_id"
-       for op in ("session", "balance", "bet", "play", "win", "rollback", "round-end")},
+    **{
+        ("POST", f"/api/v1/providers/{{provider}}/{op}"): "deduplicated by the provider's transaction_id"
+        for op in ("session", "balance", "bet", "play", "win", "rollback", "round-end")
+    },
     # staff decisions that move no money: a second decision of the same thing is refused
     ("POST", "/api/v1/core/heartbeat"): "sends a test task",
     ("POST", "/api/v1/wallet/staff/bank/statements"): "the same file again is recognised (200)",
@@ -50,11 +53,16 @@ NO_KEY = {
 }
 # Required: every call that moves money or plays (docs/player-api.md); the others accept a key.
 REQUIRED = {
-    ("POST", "/api/v1/wallet/deposits"), ("POST", "/api/v1/wallet/sandbox/deposits/{id}/pay"),
-    ("POST", "/api/v1/wallet/withdrawals"), ("POST", "/api/v1/wallet/withdrawals/{id}/cancel"),
-    ("POST", "/api/v1/wallet/staff/branch-cash"), ("POST", "/api/v1/wallet/staff/bank/entries/{id}/assign"),
-    ("POST", "/api/v1/wallet/staff/bank/entries/{id}/return"), ("POST", "/api/v1/wallet/staff/bank/payment-orders"),
-    ("POST", "/api/v1/games/rounds"), ("POST", "/api/v1/games/rounds/{round_id}/actions"),
+    ("POST", "/api/v1/wallet/deposits"),
+    ("POST", "/api/v1/wallet/sandbox/deposits/{id}/pay"),
+    ("POST", "/api/v1/wallet/withdrawals"),
+    ("POST", "/api/v1/wallet/withdrawals/{id}/cancel"),
+    ("POST", "/api/v1/wallet/staff/branch-cash"),
+    ("POST", "/api/v1/wallet/staff/bank/entries/{id}/assign"),
+    ("POST", "/api/v1/wallet/staff/bank/entries/{id}/return"),
+    ("POST", "/api/v1/wallet/staff/bank/payment-orders"),
+    ("POST", "/api/v1/games/rounds"),
+    ("POST", "/api/v1/games/rounds/{round_id}/actions"),
     ("POST", "/api/v1/games/play-money/rounds"),
 }
 
@@ -73,8 +81,7 @@ def routes(resolver: URLResolver | None = None, prefix: str = "") -> list[tuple[
 def openapi_path(route: str) -> str:
     """``api/v1/wallet/withdrawals/<int:pk>/cancel`` as the schema writes it: ``/api/v1/.../{id}/cancel``
     (drf-spectacular names a ``pk`` after the model's ``id``)."""
-    return "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: "{id}" if m.group(1) == "pk" else "{" + m.group(1) + "}",
-                        route)
+    return "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: "{id}" if m.group(1) == "pk" else "{" + m.group(1) + "}", route)
 
 
 @pytest.fixture(scope="module")
@@ -94,11 +101,16 @@ def test_every_route_has_no_trailing_slash_the_one_url_style():
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("slashed", "canonical"), [
-    ("/api/v1/wallet/overview/", "/api/v1/wallet/overview"), ("/api/v1/accounts/me/", "/api/v1/accounts/me"),
-    ("/api/v1/jackpots/", "/api/v1/jackpots"), ("/api/v1/complaints/", "/api/v1/complaints"),
-    ("/api/v1/games/rounds/", "/api/v1/games/rounds"),
-])
+@pytest.mark.parametrize(
+    ("slashed", "canonical"),
+    [
+        ("/api/v1/wallet/overview/", "/api/v1/wallet/overview"),
+        ("/api/v1/accounts/me/", "/api/v1/accounts/me"),
+        ("/api/v1/jackpots/", "/api/v1/jackpots"),
+        ("/api/v1/complaints/", "/api/v1/complaints"),
+        ("/api/v1/games/rounds/", "/api/v1/games/rounds"),
+    ],
+)
 def test_the_other_style_is_a_404_in_the_error_shape_naming_the_canonical_path(slashed, canonical):
     c = APIClient()
     c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(make_player().user)}")
@@ -113,13 +125,16 @@ def test_the_other_style_is_a_404_in_the_error_shape_naming_the_canonical_path(s
 
 
 def _operations(schema: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(method.upper(), path): op for path, item in schema["paths"].items()
-            for method, op in item.items() if method in UNSAFE}
+    return {
+        (method.upper(), path): op
+        for path, item in schema["paths"].items()
+        for method, op in item.items()
+        if method in UNSAFE
+    }
 
 
 def _key_header(op: dict[str, Any]) -> dict[str, Any] | None:
-    return next((p for p in op.get("parameters", []) if p["in"] == "header" and p["name"] == "Idempotency-Key"),
-                None)
+    return next((p for p in op.get("parameters", []) if p["in"] == "header" and p["name"] == "Idempotency-Key"), None)
 
 
 def test_the_schema_declares_the_idempotency_key_exactly_where_a_view_carries_the_decorator(schema):
@@ -140,7 +155,8 @@ def test_the_schema_declares_the_idempotency_key_exactly_where_a_view_carries_th
                 assert header is None, (method, path, "declares a key the view does not read")
                 assert (method.upper(), path) in NO_KEY, (
                     f"{method.upper()} {path} changes state without @idempotent(): add the decorator, or list it "
-                    "in NO_KEY and in docs/player-api.md with the reason")
+                    "in NO_KEY and in docs/player-api.md with the reason"
+                )
             else:
                 assert header is not None, (method, path, "reads a key the schema does not declare")
                 assert header["required"] is rule.required, (method, path)
@@ -151,8 +167,8 @@ def test_the_schema_declares_the_idempotency_key_exactly_where_a_view_carries_th
 
 def test_the_documented_lists_are_the_servers():
     text = DOC.read_text()
-    section = text[text.index("### Idempotency-Key"):]
-    section = section[:section.index("\n### ", 4)]
+    section = text[text.index("### Idempotency-Key") :]
+    section = section[: section.index("\n### ", 4)]
     for method, path in set(NO_KEY) | REQUIRED:
         assert f"`{method} {path.removeprefix('/api/v1')}`" in section, (method, path)
 

@@ -1,4 +1,5 @@
 """The API documentation page loads nothing from a CDN and runs no third-party script."""
+
 from __future__ import annotations
 
 import re

@@ -1,5 +1,6 @@
 """The documentation page renders in Debian's headless Chromium with no internet access needed
 (it was blank: Swagger UI came from a CDN at @latest)."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """Errors, request ids, the catch-all and idempotency keys, through real HTTP requests."""
+
 import threading
 
 import pytest

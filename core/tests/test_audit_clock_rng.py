@@ -14,8 +14,14 @@ from tests.kit.accounts import make_player, make_staff
 def test_audit_events_record_who_what_and_old_new_values():
     player = make_player()
     staff = make_staff()
-    ev = audit_record(actor=Actor.staff(staff), action="player.suspend", obj=player, old={"status": "active"},
-                      new={"status": "suspended"}, reason="test")
+    ev = audit_record(
+        actor=Actor.staff(staff),
+        action="player.suspend",
+        obj=player,
+        old={"status": "active"},
+        new={"status": "suspended"},
+        reason="test",
+    )
     ev.refresh_from_db()
     assert ev.actor_type == "staff" and ev.actor_label == staff.username
     assert ev.object_type == "accounts.player" and ev.object_id == str(player.pk)

@@ -3,6 +3,7 @@
 Brokers tried: the configured one (CI: RabbitMQ), Redis when TEST_REDIS_URL is reachable,
 and always the server-less filesystem transport used by `make run` without a broker.
 """
+
 import os
 import socket
 import subprocess
@@ -54,9 +55,29 @@ def worker_env(tmp_path):
 def _start_worker(env: dict, broker: str, queue: str) -> subprocess.Popen:
     env = {**env, "CELERY_BROKER_URL": broker}
     return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "warning", "--pool", "solo",
-         "-Q", queue, "-n", f"test-{queue}@%h", "--without-heartbeat", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-l",
+            "warning",
+            "--pool",
+            "solo",
+            "-Q",
+            queue,
+            "-n",
+            f"test-{queue}@%h",
+            "--without-heartbeat",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
 
 
@@ -67,8 +88,12 @@ def transport_options(worker_env: dict, url: str) -> dict:
     base = worker_env["CELERY_FS_BROKER_DIR"]
     for d in ("queue", "processed", "control"):
         Path(base, d).mkdir(parents=True, exist_ok=True)
-    return {"data_folder_in": f"{base}/queue", "data_folder_out": f"{base}/queue",
-            "processed_folder": f"{base}/processed", "control_folder": f"{base}/control"}
+    return {
+        "data_folder_in": f"{base}/queue",
+        "data_folder_out": f"{base}/queue",
+        "processed_folder": f"{base}/processed",
+        "control_folder": f"{base}/control",
+    }
 
 
 def stop_worker(proc: subprocess.Popen) -> str:
@@ -159,7 +184,11 @@ def test_a_real_beat_installs_every_periodic_task_of_the_apps(worker_env, tmp_pa
     env = {**worker_env, "CELERY_BROKER_URL": "filesystem://"}
     beat = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "beat", "-l", "info", "-s", str(tmp_path / "beat")],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     wanted = set(collect())
     try:
         deadline = time.monotonic() + 60

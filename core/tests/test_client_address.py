@@ -1,4 +1,5 @@
 """Forwarding headers are trusted only from configured proxies."""
+
 from __future__ import annotations
 
 import ipaddress
@@ -13,15 +14,18 @@ from core.middleware import client_address
 PROXY = [ipaddress.ip_network("10.0.0.0/8")]
 
 
-@pytest.mark.parametrize(("remote", "xff", "trusted", "expected"), [
-    ("203.0.113.7", "1.2.3.4", [], "203.0.113.7"),  # no proxy configured: the header is ignored
-    ("203.0.113.7", "1.2.3.4", PROXY, "203.0.113.7"),  # the peer is not a trusted proxy: ignored
-    ("10.0.0.5", "198.51.100.9", PROXY, "198.51.100.9"),  # through the load balancer
-    ("10.0.0.5", "1.2.3.4, 198.51.100.9", PROXY, "198.51.100.9"),  # a forged left part is not read
-    ("10.0.0.5", "198.51.100.9, 10.0.0.7", PROXY, "198.51.100.9"),  # two trusted hops
-    ("10.0.0.5", "not-an-ip", PROXY, "10.0.0.5"),  # garbage: the last trusted proxy
-    ("10.0.0.5", "", PROXY, "10.0.0.5"),
-])
+@pytest.mark.parametrize(
+    ("remote", "xff", "trusted", "expected"),
+    [
+        ("203.0.113.7", "1.2.3.4", [], "203.0.113.7"),  # no proxy configured: the header is ignored
+        ("203.0.113.7", "1.2.3.4", PROXY, "203.0.113.7"),  # the peer is not a trusted proxy: ignored
+        ("10.0.0.5", "198.51.100.9", PROXY, "198.51.100.9"),  # through the load balancer
+        ("10.0.0.5", "1.2.3.4, 198.51.100.9", PROXY, "198.51.100.9"),  # a forged left part is not read
+        ("10.0.0.5", "198.51.100.9, 10.0.0.7", PROXY, "198.51.100.9"),  # two trusted hops
+        ("10.0.0.5", "not-an-ip", PROXY, "10.0.0.5"),  # garbage: the last trusted proxy
+        ("10.0.0.5", "", PROXY, "10.0.0.5"),
+    ],
+)
 def test_the_client_address_is_read_through_trusted_proxies_only(remote, xff, trusted, expected):
     assert client_address(remote, xff, trusted) == expected
 
@@ -33,8 +37,12 @@ def test_a_forged_forwarding_header_does_not_escape_the_login_throttle():
     c = APIClient(raise_request_exception=False)
     codes = []
     for i in range(15):  # another username each time: the per-user lock-out is not what is tested here
-        r = c.post("/api/v1/accounts/auth/login", {"username": f"nobody{i}", "password": "wrong-password-1"},
-                   format="json", HTTP_X_FORWARDED_FOR=f"198.51.100.{uuid.uuid4().int % 250}")
+        r = c.post(
+            "/api/v1/accounts/auth/login",
+            {"username": f"nobody{i}", "password": "wrong-password-1"},
+            format="json",
+            HTTP_X_FORWARDED_FOR=f"198.51.100.{uuid.uuid4().int % 250}",
+        )
         codes.append(r.status_code)
     assert set(codes[:10]) == {401} and set(codes[10:]) == {429}, codes  # "login": 10/min per address
     cache.clear()
@@ -48,9 +56,12 @@ def test_a_session_records_the_address_the_trusted_proxy_saw(settings):
     settings.TRUSTED_PROXIES = ["127.0.0.0/8"]  # the test client's peer address plays the load balancer
     cache.clear()
     player = make_player()  # tests.kit.accounts.DEFAULT_PASSWORD
-    r = APIClient().post("/api/v1/accounts/auth/login", {"username": player.user.username,
-                                                          "password": "Secret-pass-123"},
-                         format="json", HTTP_X_FORWARDED_FOR="1.2.3.4, 198.51.100.23")
+    r = APIClient().post(
+        "/api/v1/accounts/auth/login",
+        {"username": player.user.username, "password": "Secret-pass-123"},
+        format="json",
+        HTTP_X_FORWARDED_FOR="1.2.3.4, 198.51.100.23",
+    )
     assert r.status_code == 200, r.content
     assert LoginSession.objects.get(pk=r.json()["session_id"]).ip_address == "198.51.100.23"
     cache.clear()

@@ -1,5 +1,6 @@
 """A body over the limits is a 413 and a database that cannot be reached a 503 with Retry-After,
 never a 500."""
+
 from __future__ import annotations
 
 import pytest
@@ -17,8 +18,10 @@ def test_a_body_over_the_upload_limit_is_a_413_with_the_error_shape(settings):
     big = '{"username": "' + "a" * 200_000 + '", "password": "x"}'
     r = c.generic("POST", "/api/v1/accounts/auth/login", big, content_type="application/json")
     assert r.status_code == 413 and r.json()["error"]["code"] == TOO_LARGE.code, r.content[:200]
-    r = c.post("/api/v1/accounts/auth/login", {"username": "u" * 200_000, "password": "x",
-                                                "f": SimpleUploadedFile("a.bin", b"x" * 10)})
+    r = c.post(
+        "/api/v1/accounts/auth/login",
+        {"username": "u" * 200_000, "password": "x", "f": SimpleUploadedFile("a.bin", b"x" * 10)},
+    )
     assert r.status_code == 413 and r.json()["error"]["code"] == TOO_LARGE.code, r.content[:200]
     settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 5
     r = c.post("/api/v1/accounts/auth/login", {f"f{i}": "x" for i in range(50)})

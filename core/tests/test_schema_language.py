@@ -1,6 +1,7 @@
 """The OpenAPI schema's language: the file generated outside a request (``manage.py spectacular --file``, published to
 integrators) is English whatever the default language (Czech); served at ``/api/schema`` (what ``/api/docs`` reads)
 it follows the request's language; the enums keep their names in both (``config.settings.schema``)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,6 +1,7 @@
 """A schema a client can be generated from - tags by area, every error response with the house
 error shape and the codes the operation can give (derived from the code, core.api_errors), Retry-After on 429, and
 a request example for every body, each game's bet and actions among them (from the game definitions)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -24,8 +25,12 @@ def schema() -> dict[str, Any]:
 
 
 def operations(schema: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    return [(method.upper(), path, op) for path, item in schema["paths"].items() for method, op in item.items()
-            if isinstance(op, dict) and "responses" in op]
+    return [
+        (method.upper(), path, op)
+        for path, item in schema["paths"].items()
+        for method, op in item.items()
+        if isinstance(op, dict) and "responses" in op
+    ]
 
 
 def test_every_operation_is_tagged_by_its_area(schema):
@@ -57,16 +62,36 @@ def test_every_operation_lists_its_errors_in_the_error_shape_with_their_codes(sc
             assert NOT_FOUND.code in errors["404"]["x-error-codes"], (method, path)
 
 
-@pytest.mark.parametrize(("method", "path", "expected"), [
-    ("POST", "/api/v1/wallet/deposits", {"wallet.temporary_deposit_cap", "request.invalid_money",
-                                        "idempotency.key_required", "auth.password_change_required"}),
-    ("POST", "/api/v1/games/rounds", {"game.round_too_soon", "limits.daily_stake_exceeded", "wallet.insufficient_funds",
-                                      "request.invalid_money", "idempotency.key_required"}),
-    ("PUT", "/api/v1/limits/self-limits/{kind}/{limit_type}", {"request.invalid_money", "limits.unknown_limit"}),
-    ("POST", "/api/v1/accounts/auth/login", {"auth.invalid_credentials", "auth.staff_account", "auth.locked_out"}),
-    ("GET", "/api/v1/limits/statistics", {"limits.invalid_date", "limits.invalid_period"}),
-    ("POST", "/api/v1/complaints", {"request.invalid_money", "idempotency.conflict"}),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "expected"),
+    [
+        (
+            "POST",
+            "/api/v1/wallet/deposits",
+            {
+                "wallet.temporary_deposit_cap",
+                "request.invalid_money",
+                "idempotency.key_required",
+                "auth.password_change_required",
+            },
+        ),
+        (
+            "POST",
+            "/api/v1/games/rounds",
+            {
+                "game.round_too_soon",
+                "limits.daily_stake_exceeded",
+                "wallet.insufficient_funds",
+                "request.invalid_money",
+                "idempotency.key_required",
+            },
+        ),
+        ("PUT", "/api/v1/limits/self-limits/{kind}/{limit_type}", {"request.invalid_money", "limits.unknown_limit"}),
+        ("POST", "/api/v1/accounts/auth/login", {"auth.invalid_credentials", "auth.staff_account", "auth.locked_out"}),
+        ("GET", "/api/v1/limits/statistics", {"limits.invalid_date", "limits.invalid_period"}),
+        ("POST", "/api/v1/complaints", {"request.invalid_money", "idempotency.conflict"}),
+    ],
+)
 def test_the_codes_come_from_the_code_the_operation_runs(schema, method, path, expected):
     op = schema["paths"][path][method.lower()]
     listed = {code for status, r in op["responses"].items() if status[0] in "45" for code in r["x-error-codes"]}
@@ -90,8 +115,10 @@ def test_every_request_body_has_an_example(schema):
             if media_type == "application/json" and not content.get("examples"):
                 missing.append((method, path))
     # the providers' signed callbacks take the provider's own format (docs/wallet.md, docs/aml.md)
-    assert sorted(missing) == [("POST", "/api/v1/aml/callbacks/{provider}"),
-                               ("POST", "/api/v1/wallet/callbacks/{provider}")]
+    assert sorted(missing) == [
+        ("POST", "/api/v1/aml/callbacks/{provider}"),
+        ("POST", "/api/v1/wallet/callbacks/{provider}"),
+    ]
 
 
 def test_each_game_has_a_bet_example_and_the_interactive_ones_their_actions(schema):
@@ -102,7 +129,8 @@ def test_each_game_has_a_bet_example_and_the_interactive_ones_their_actions(sche
     assert set(coin) == {"amount", "currency"} and isinstance(coin["amount"], int) and coin["currency"] == "CZK"
     assert bets["european_roulette"]["bets"][0]["amount"]["currency"] == "CZK"
     actions = schema["paths"]["/api/v1/games/rounds/{round_id}/actions"]["post"]["requestBody"]["content"][
-        "application/json"]["examples"]
+        "application/json"
+    ]["examples"]
     by_name = {e["summary"]: e["value"] for e in actions.values()}
     assert by_name["kobushi: free_spin"] == {"action": {"type": "spin"}}
     assert by_name["kobushi: pick"]["action"]["type"] == "pick"

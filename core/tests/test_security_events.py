@@ -1,5 +1,6 @@
 """Security events leave an audit trail that the refusal's rollback cannot erase: forged provider
 callbacks, lock-outs and throttled logins (system actor, source address, what was tried, the body's hash)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -21,15 +22,26 @@ def _events(action):
 
 def test_a_forged_provider_callback_is_refused_and_recorded_with_the_bodys_hash():
     body = json.dumps({"event_id": "e-1", "type": "payment.succeeded", "payment_reference": "X", "amount": 10})
-    r = APIClient().generic("POST", "/api/v1/wallet/callbacks/sandbox", body, content_type="application/json",
-                            HTTP_X_SIGNATURE="sha256=" + "0" * 64, REMOTE_ADDR="203.0.113.9")
+    r = APIClient().generic(
+        "POST",
+        "/api/v1/wallet/callbacks/sandbox",
+        body,
+        content_type="application/json",
+        HTTP_X_SIGNATURE="sha256=" + "0" * 64,
+        REMOTE_ADDR="203.0.113.9",
+    )
     assert r.status_code == 401 and r.json()["error"]["code"] == BAD_SIGNATURE.code
     [event] = _events("security.callback_refused")
     assert event.actor_type == "system" and event.details["source"] == "203.0.113.9"
     assert event.details["body_sha256"] == hashlib.sha256(body.encode()).hexdigest()
     assert BAD_SIGNATURE.code in event.details["tried"]
-    r = APIClient().generic("POST", "/api/v1/wallet/callbacks/nosuch", body, content_type="application/json",
-                            HTTP_X_SIGNATURE="sha256=" + "0" * 64)
+    r = APIClient().generic(
+        "POST",
+        "/api/v1/wallet/callbacks/nosuch",
+        body,
+        content_type="application/json",
+        HTTP_X_SIGNATURE="sha256=" + "0" * 64,
+    )
     assert r.status_code == 404 and len(_events("security.callback_refused")) == 2
 
 
@@ -40,8 +52,11 @@ def test_lock_outs_and_throttled_logins_are_recorded():
     player = make_player()
     c = APIClient(raise_request_exception=False)
     for _ in range(6):  # AXES_FAILURE_LIMIT 5: the sixth attempt is locked out
-        c.post("/api/v1/accounts/auth/login", {"username": player.user.username, "password": "wrong-one-123"},
-               format="json")
+        c.post(
+            "/api/v1/accounts/auth/login",
+            {"username": player.user.username, "password": "wrong-one-123"},
+            format="json",
+        )
     locked = _events("security.login_locked_out")
     assert locked and player.user.username in locked[0].details["tried"]
     for i in range(6):  # "login": 10 per minute per address
@@ -69,8 +84,14 @@ def test_a_replayed_callback_is_recorded_and_one_with_another_body_is_refused_an
     c = APIClient()
 
     def post(b, s):
-        return c.generic("POST", "/api/v1/wallet/callbacks/sandbox", b, content_type="application/json",
-                         HTTP_X_SIGNATURE=s, REMOTE_ADDR="198.51.100.7")
+        return c.generic(
+            "POST",
+            "/api/v1/wallet/callbacks/sandbox",
+            b,
+            content_type="application/json",
+            HTTP_X_SIGNATURE=s,
+            REMOTE_ADDR="198.51.100.7",
+        )
 
     first = post(body, sig)
     assert first.status_code == 200 and first.json()["status"] == "processed"

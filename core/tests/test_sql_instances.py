@@ -1,5 +1,6 @@
 """The hot statements' rows become model instances without ``Model.__init__`` where that gives the same instance
 (core/sql.py ``_instance_raw``): the same fields set, the unselected ones deferred, the same state."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,8 +16,9 @@ PLAIN = [m for m in apps.get_models() if _plain_init(m) is not None]
 
 def _same(fast: Model, slow: Model) -> None:
     assert type(fast) is type(slow)
-    assert {k: v for k, v in fast.__dict__.items() if k != "_state"} == \
-        {k: v for k, v in slow.__dict__.items() if k != "_state"}
+    assert {k: v for k, v in fast.__dict__.items() if k != "_state"} == {
+        k: v for k, v in slow.__dict__.items() if k != "_state"
+    }
     assert (fast._state.adding, fast._state.db) == (slow._state.adding, slow._state.db) == (False, "default")
     assert fast.get_deferred_fields() == slow.get_deferred_fields()
 

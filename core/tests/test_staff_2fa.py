@@ -1,4 +1,5 @@
 """Staff use the admin with a password AND a one-time password (TOTP) when ADMIN_REQUIRE_2FA is on."""
+
 import pytest
 from django.core.management import call_command
 from django.test import Client
@@ -19,18 +20,33 @@ def test_the_admin_refuses_a_staff_password_without_a_valid_one_time_password(se
     call_command("staff_totp_enrol", staff.username, stdout=open("/dev/null", "w"))
     device = TOTPDevice.objects.get(user=staff)
     c = Client()
-    r = c.post("/admin/login/", {"username": staff.username, "password": "Secret-pass-123",
-                                 "otp_device": device.persistent_id, "otp_token": "000000"})
+    r = c.post(
+        "/admin/login/",
+        {
+            "username": staff.username,
+            "password": "Secret-pass-123",
+            "otp_device": device.persistent_id,
+            "otp_token": "000000",
+        },
+    )
     assert r.status_code == 200  # the form again, not a redirect
     assert c.get("/admin/").status_code == 302  # still not signed in
     # a right password with a wrong one-time password is a security event
     from core.models import AuditEvent
+
     [event] = AuditEvent.objects.using("refusal_log").filter(action="security.staff_otp_failed")
     assert staff.username in event.details["tried"] and event.actor_type == "system"
     device.refresh_from_db()
     device.throttle_reset()  # django-otp throttles a device after a failure (exponential back-off)
-    r = c.post("/admin/login/?next=/admin/", {"username": staff.username, "password": "Secret-pass-123",
-                                              "otp_device": device.persistent_id, "otp_token": _token(device)})
+    r = c.post(
+        "/admin/login/?next=/admin/",
+        {
+            "username": staff.username,
+            "password": "Secret-pass-123",
+            "otp_device": device.persistent_id,
+            "otp_token": _token(device),
+        },
+    )
     assert r.status_code == 302, r.context["form"].errors if r.context else r
     assert c.get("/admin/").status_code == 200
 

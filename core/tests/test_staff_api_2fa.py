@@ -1,5 +1,6 @@
 """Every staff API endpoint needs a session verified with a one-time password where staff sign in
 with a second factor (ADMIN_REQUIRE_2FA), as the admin does."""
+
 from __future__ import annotations
 
 import pytest

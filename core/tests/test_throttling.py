@@ -8,6 +8,7 @@ the login and the registration steps named throttles); 100 forged AML callbacks 
 Tests run without the anon/user/callback throttles (config/settings/, ``TEST_THROTTLE_RATES``); the tests here put
 the configured rates back (``deployed_rates``) and prove they apply.
 """
+
 from __future__ import annotations
 
 import json
@@ -65,13 +66,20 @@ def test_the_configured_rates_are_the_ones_a_deployment_runs_with():
     """The rates of the issue (60/min anonymous, 600/min per player) and the callback scopes, and outside the test
     environment they are exactly what DRF applies (a settings import without TESTING, in a child process)."""
     assert django_settings.THROTTLE_RATES == DEPLOYED
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/tmp"),
-           "DATABASE_URL": os.environ["DATABASE_URL"], "DJANGO_SETTINGS_MODULE": "config.settings"}  # no TESTING
-    code = ("import json; from django.conf import settings; "
-            "print(json.dumps([settings.TESTING, settings.REST_FRAMEWORK['DEFAULT_THROTTLE_CLASSES'], "
-            "settings.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'], settings.THROTTLE_RATES]))")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         cwd=django_settings.BASE_DIR)
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "DATABASE_URL": os.environ["DATABASE_URL"],
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }  # no TESTING
+    code = (
+        "import json; from django.conf import settings; "
+        "print(json.dumps([settings.TESTING, settings.REST_FRAMEWORK['DEFAULT_THROTTLE_CLASSES'], "
+        "settings.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'], settings.THROTTLE_RATES]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=django_settings.BASE_DIR
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     testing, classes, applied, configured = json.loads(out.stdout.strip().splitlines()[-1])
     assert testing is False
@@ -137,8 +145,10 @@ def test_refused_tokens_count_against_the_address_so_guessing_tokens_is_throttle
 
 
 def test_staff_calls_are_throttled_per_user_too(deployed_rates):
-    deployed_rates.REST_FRAMEWORK = {**deployed_rates.REST_FRAMEWORK,
-                                     "DEFAULT_THROTTLE_RATES": {**DEPLOYED, "user": "3/min"}}
+    deployed_rates.REST_FRAMEWORK = {
+        **deployed_rates.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**DEPLOYED, "user": "3/min"},
+    }
     c = APIClient(raise_request_exception=False)
     c.force_authenticate(make_staff(superuser=True))
     for _ in range(3):
@@ -147,8 +157,15 @@ def test_staff_calls_are_throttled_per_user_too(deployed_rates):
 
 
 def _forged_aml():
-    body = json.dumps({"event_id": "forged", "type": "identification.completed", "reference": "idc_x",
-                       "outcome": "approved", "score": 99}).encode()
+    body = json.dumps(
+        {
+            "event_id": "forged",
+            "type": "identification.completed",
+            "reference": "idc_x",
+            "outcome": "approved",
+            "score": 99,
+        }
+    ).encode()
     return "/api/v1/aml/callbacks/sandbox", body, "sha256=" + "0" * 64
 
 
@@ -179,19 +196,23 @@ def test_100_forged_callbacks_from_one_address_are_throttled_and_summarised(depl
     assert all(e.details["source"] == source and e.details["summary"]["counter"] for e in events)
     from core.models import SecurityEventWindow
 
-    counts = dict(SecurityEventWindow.objects.using("refusal_log").filter(source=source).values_list("action",
-                                                                                                    "count"))
+    counts = dict(SecurityEventWindow.objects.using("refusal_log").filter(source=source).values_list("action", "count"))
     assert counts == {"security.callback_refused": 10, "security.callback_throttled": 90}
     # another address is not held back by this one's forgeries
     r = c.post(url, body, content_type="application/json", HTTP_X_SIGNATURE=signature, REMOTE_ADDR="198.51.100.5")
     assert r.status_code == 401
     # the next window: one new event, counted afresh
-    with time_machine.travel(clock.now() + timedelta(seconds=django_settings.SECURITY_EVENT_WINDOW_SECONDS),
-                             tick=False):
+    with time_machine.travel(
+        clock.now() + timedelta(seconds=django_settings.SECURITY_EVENT_WINDOW_SECONDS), tick=False
+    ):
         r = c.post(url, body, content_type="application/json", HTTP_X_SIGNATURE=signature, REMOTE_ADDR=source)
         assert r.status_code == 401
-    assert AuditEvent.objects.using("refusal_log").filter(action="security.callback_refused",
-                                                          details__source=source).count() == 2
+    assert (
+        AuditEvent.objects.using("refusal_log")
+        .filter(action="security.callback_refused", details__source=source)
+        .count()
+        == 2
+    )
 
 
 def test_a_provider_whose_callbacks_verify_is_not_held_back_by_refusals_only_by_the_callback_rate(deployed_rates):
@@ -199,25 +220,47 @@ def test_a_provider_whose_callbacks_verify_is_not_held_back_by_refusals_only_by_
     (lowered here to 3 a minute to show the scope; 600 in a deployment, checked above)."""
     from wallet.adapters import sandbox_event
 
-    deployed_rates.REST_FRAMEWORK = {**deployed_rates.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-        **DEPLOYED, "callback": "3/min"}}
+    deployed_rates.REST_FRAMEWORK = {
+        **deployed_rates.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**DEPLOYED, "callback": "3/min"},
+    }
     c = APIClient(raise_request_exception=False)
     for i in range(3):
         body, sig = sandbox_event("payment.failed", f"NO-SUCH-{i}", 100, event_id=f"ok-{i}")
-        r = c.post("/api/v1/wallet/callbacks/sandbox", body, content_type="application/json", HTTP_X_SIGNATURE=sig,
-                   REMOTE_ADDR="192.0.2.1")
+        r = c.post(
+            "/api/v1/wallet/callbacks/sandbox",
+            body,
+            content_type="application/json",
+            HTTP_X_SIGNATURE=sig,
+            REMOTE_ADDR="192.0.2.1",
+        )
         assert r.status_code == 200, r.content
     body, sig = sandbox_event("payment.failed", "NO-SUCH-9", 100, event_id="ok-9")
-    retry_after(c.post("/api/v1/wallet/callbacks/sandbox", body, content_type="application/json",
-                       HTTP_X_SIGNATURE=sig, REMOTE_ADDR="192.0.2.1"))
+    retry_after(
+        c.post(
+            "/api/v1/wallet/callbacks/sandbox",
+            body,
+            content_type="application/json",
+            HTTP_X_SIGNATURE=sig,
+            REMOTE_ADDR="192.0.2.1",
+        )
+    )
     assert [e.action for e in AuditEvent.objects.using("refusal_log").filter(action__startswith="security.")] == [
-        "security.callback_throttled"]
+        "security.callback_throttled"
+    ]
 
 
 def test_throttled_logins_are_one_security_event_per_address_and_window(deployed_rates):
     c = APIClient(raise_request_exception=False)
-    codes = [c.post("/api/v1/accounts/auth/login", {"username": f"nobody{i}", "password": "wrong-password-1"},
-                    format="json", REMOTE_ADDR="203.0.113.77").status_code for i in range(30)]
+    codes = [
+        c.post(
+            "/api/v1/accounts/auth/login",
+            {"username": f"nobody{i}", "password": "wrong-password-1"},
+            format="json",
+            REMOTE_ADDR="203.0.113.77",
+        ).status_code
+        for i in range(30)
+    ]
     assert codes == [401] * 10 + [429] * 20
     assert AuditEvent.objects.using("refusal_log").filter(action="security.login_throttled").count() == 1
     from core.models import SecurityEventWindow
@@ -236,20 +279,43 @@ def test_the_source_of_an_ipv6_client_is_its_64_network():
 
 # Retry-After on every 429 ---------------------------------------------------------------------------------------------
 
+
 def test_the_login_throttle_and_the_lock_out_answer_429_with_retry_after():
     c = APIClient(raise_request_exception=False)
     player = make_player()
     for _ in range(5):  # AXES_FAILURE_LIMIT
-        c.post("/api/v1/accounts/auth/login", {"username": player.user.username, "password": "wrong-pass-123"},
-               format="json", REMOTE_ADDR="198.51.100.30")
-    r = c.post("/api/v1/accounts/auth/login", {"username": player.user.username, "password": "wrong-pass-123"},
-               format="json", REMOTE_ADDR="198.51.100.30")
+        c.post(
+            "/api/v1/accounts/auth/login",
+            {"username": player.user.username, "password": "wrong-pass-123"},
+            format="json",
+            REMOTE_ADDR="198.51.100.30",
+        )
+    r = c.post(
+        "/api/v1/accounts/auth/login",
+        {"username": player.user.username, "password": "wrong-pass-123"},
+        format="json",
+        REMOTE_ADDR="198.51.100.30",
+    )
     assert retry_after(r) == int(django_settings.AXES_COOLOFF_TIME * 3600)
     for i in range(10):
-        c.post("/api/v1/accounts/auth/login", {"username": f"x{i}", "password": "wrong-pass-123"}, format="json",
-               REMOTE_ADDR="198.51.100.31")
-    assert 1 <= retry_after(c.post("/api/v1/accounts/auth/login", {"username": "y", "password": "wrong-pass-123"},
-                                   format="json", REMOTE_ADDR="198.51.100.31")) <= 60
+        c.post(
+            "/api/v1/accounts/auth/login",
+            {"username": f"x{i}", "password": "wrong-pass-123"},
+            format="json",
+            REMOTE_ADDR="198.51.100.31",
+        )
+    assert (
+        1
+        <= retry_after(
+            c.post(
+                "/api/v1/accounts/auth/login",
+                {"username": "y", "password": "wrong-pass-123"},
+                format="json",
+                REMOTE_ADDR="198.51.100.31",
+            )
+        )
+        <= 60
+    )
 
 
 def test_the_admin_lock_out_answers_429_with_retry_after():
@@ -277,8 +343,16 @@ def test_every_declared_429_error_leaves_with_retry_after():
     from core.errors import ErrorDef, error_response
 
     found = []
-    for module in (core.errors, accounts.errors, wallet.errors, limits.errors, games.errors, jackpots.errors,
-                   aml.errors, complaints.errors):
+    for module in (
+        core.errors,
+        accounts.errors,
+        wallet.errors,
+        limits.errors,
+        games.errors,
+        jackpots.errors,
+        aml.errors,
+        complaints.errors,
+    ):
         found += [v for v in vars(module).values() if isinstance(v, ErrorDef) and v.status == 429]
     assert {e.code for e in found} >= {THROTTLED.code, LOCKED_OUT.code, ROUND_TOO_SOON.code}
     for error in found:

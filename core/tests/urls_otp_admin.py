@@ -1,4 +1,5 @@
 """The admin as production runs it (ADMIN_REQUIRE_2FA): an OTPAdminSite, used by the 2FA tests."""
+
 from django.contrib import admin
 from django.urls import path
 

@@ -1,4 +1,5 @@
 """A tiny API used only by the core tests (idempotency, errors, catch-all)."""
+
 from django.db import transaction
 from django.http import HttpResponse
 from django.urls import path

@@ -1,4 +1,5 @@
 """Pure-Python game engine (no Django, no platform module). See base.py for the contract."""
+
 from .base import (
     RNG,
     STATUS_AWAITING_ACTION,

@@ -12,6 +12,7 @@ stored round can be replayed with :class:`ReplayRNG` and verified (GP §11(5)).
 Player choices never change a result (GP §7(3)): whenever a player "picks", the
 outcome was already drawn before the choice was offered; see each game's module.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -147,9 +148,15 @@ class Declared:
         out: JsonDict = {"rtp": str(self.rtp)}
         if self.rtp_with_jackpots is not None:
             out["rtp_with_jackpots"] = str(self.rtp_with_jackpots)
-        out.update({"min_bet": self.min_bet, "max_bet": self.max_bet, "max_win": self.max_win,
-                    "avg_hourly_loss": self.avg_hourly_loss,
-                    "unfinished_deadline_days": self.unfinished_deadline_days})
+        out.update(
+            {
+                "min_bet": self.min_bet,
+                "max_bet": self.max_bet,
+                "max_win": self.max_win,
+                "avg_hourly_loss": self.avg_hourly_loss,
+                "unfinished_deadline_days": self.unfinished_deadline_days,
+            }
+        )
         return out
 
 

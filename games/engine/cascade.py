@@ -10,6 +10,7 @@ the round's record as those stops, and it replays.
 
 Pure Python (:func:`refill`) and the same on numpy arrays for the simulators (:func:`refill_np`), tested equal.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -19,8 +20,9 @@ import numpy as np
 import numpy.typing as npt
 
 
-def refill(strips: Sequence[Sequence[str]], pointers: list[int], window: list[list[str]],
-           removed: Iterable[Sequence[int]]) -> tuple[list[list[str]], list[int]]:
+def refill(
+    strips: Sequence[Sequence[str]], pointers: list[int], window: list[list[str]], removed: Iterable[Sequence[int]]
+) -> tuple[list[list[str]], list[int]]:
     """The window after removing the cells ``removed`` ([reel, row] pairs) and the new pointers."""
     gone = {(int(j), int(r)) for j, r in removed}
     out, ptrs = [], []
@@ -52,8 +54,9 @@ class StripCodes:
         return out
 
 
-def refill_np(sc: StripCodes, grid: npt.NDArray[np.int8], pointers: npt.NDArray[np.int64],
-              removed: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
+def refill_np(
+    sc: StripCodes, grid: npt.NDArray[np.int8], pointers: npt.NDArray[np.int64], removed: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
     """:func:`refill` for many windows at once: ``grid`` (n, reels, rows) codes, ``pointers`` (n, reels),
     ``removed`` (n, reels, rows)."""
     rows = grid.shape[2]
@@ -79,7 +82,7 @@ class ColumnTables:
 
     def __init__(self, strips: Sequence[Sequence[str]], alphabet: Sequence[str], rows: int) -> None:
         self.base, self.rows = len(alphabet), rows
-        self.size = self.base ** rows
+        self.size = self.base**rows
         if self.size > 1 << 20:  # pragma: no cover - a definition error
             raise ValueError("column tables too large")
         self.powers = self.base ** np.arange(rows, dtype=np.int64)
@@ -111,8 +114,9 @@ class ColumnTables:
         """(n, cols) column integers of the windows at ``stops`` (n, cols)."""
         return np.stack([self.start_col[j][stops[:, j]] for j in range(stops.shape[1])], axis=1)
 
-    def refill(self, cols: npt.NDArray[np.int64], pointers: npt.NDArray[np.int64],
-               removed: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    def refill(
+        self, cols: npt.NDArray[np.int64], pointers: npt.NDArray[np.int64], removed: npt.NDArray[np.int64]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """:func:`refill` on column integers: ``removed`` (n, cols) is each column's bit mask of removed rows."""
         out = np.empty_like(cols)
         ptr = np.empty_like(pointers)

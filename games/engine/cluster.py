@@ -10,6 +10,7 @@ one. Every winning cluster's cells are removed together, then the grid cascades.
 Pure Python (:func:`find_clusters`, breadth-first) and a numpy bitmask version for the simulators
 (:class:`BitGrid`: a grid as one integer per symbol, flood fills by shifts), tested equal.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -37,8 +38,9 @@ def neighbours(j: int, r: int, cols: int, rows: int, diagonal: bool) -> list[tup
     return [(j + dj, r + dr) for dj, dr in steps if 0 <= j + dj < cols and 0 <= r + dr < rows]
 
 
-def _component(window: Sequence[Sequence[str]], start: tuple[int, int], members: set[str],
-               diagonal: bool) -> set[tuple[int, int]]:
+def _component(
+    window: Sequence[Sequence[str]], start: tuple[int, int], members: set[str], diagonal: bool
+) -> set[tuple[int, int]]:
     cols, rows = len(window), len(window[0])
     seen = {start}
     todo = [start]
@@ -51,8 +53,9 @@ def _component(window: Sequence[Sequence[str]], start: tuple[int, int], members:
     return seen
 
 
-def find_clusters(window: Sequence[Sequence[str]], pays: Mapping[str, Sequence[Sequence[int]]], wild: str | None,
-                  diagonal: bool) -> list[list[Any]]:
+def find_clusters(
+    window: Sequence[Sequence[str]], pays: Mapping[str, Sequence[Sequence[int]]], wild: str | None, diagonal: bool
+) -> list[list[Any]]:
     """``[[symbol, size, pay, [[reel, row], ...]], ...]`` of every paying cluster, symbols in paytable order."""
     out: list[list[Any]] = []
     cols, rows = len(window), len(window[0])
@@ -108,7 +111,7 @@ class BitGrid:
     def column_masks(self, base: int, codes: Sequence[int]) -> list[npt.NDArray[Any]]:
         """Per column j a table (base ** rows, len(codes)): for every column integer (``cascade.ColumnTables``) the
         bits of its rows showing each code, already at column j's place in the mask."""
-        size = base ** self.rows
+        size = base**self.rows
         cells = (np.arange(size)[:, None] // (base ** np.arange(self.rows))[None, :]) % base
         col0 = np.zeros((size, len(codes)), dtype=np.int64)
         for i, c in enumerate(codes):
@@ -128,8 +131,12 @@ class BitGrid:
         up = (x & self.not_first) >> self.one
         out = [up, down, (x << self.rshift) & self.all, x >> self.rshift]
         if self.diagonal:
-            out += [(up << self.rshift) & self.all, up >> self.rshift, (down << self.rshift) & self.all,
-                    down >> self.rshift]
+            out += [
+                (up << self.rshift) & self.all,
+                up >> self.rshift,
+                (down << self.rshift) & self.all,
+                down >> self.rshift,
+            ]
         return out
 
     def nb(self, x: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -157,8 +164,9 @@ class BitGrid:
         out: npt.NDArray[np.bool_] = flat.reshape(bits.shape[0], self.cols, self.rows)
         return out
 
-    def clusters(self, sym: npt.NDArray[np.uint64], member: npt.NDArray[np.uint64], tables: npt.NDArray[np.int64],
-                 min_size: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64]]:
+    def clusters(
+        self, sym: npt.NDArray[np.uint64], member: npt.NDArray[np.uint64], tables: npt.NDArray[np.int64], min_size: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint64]]:
         """Clusters of many (round, symbol) pairs at once. ``sym`` and ``member`` are (n, P): for pair p the cells of
         its symbol and the cells it may grow through (the symbol and the wilds); ``tables`` (P, cells + 1) the pay of
         each size. A cluster is a connected group of member cells of ``min_size`` (>= 3) or more holding at least
@@ -169,9 +177,17 @@ class BitGrid:
         pay, won, _ = self.flood(pr, seeds[pr], member.ravel()[pr], sym.ravel()[pr], tables, min_size, n * pairs)
         return pay.reshape(n, pairs).sum(axis=1), np.bitwise_or.reduce(won.reshape(n, pairs), axis=1)
 
-    def flood(self, pr: npt.NDArray[np.int64], left: npt.NDArray[Any], mem: npt.NDArray[Any], sy: npt.NDArray[Any],
-              tables: npt.NDArray[np.int64], min_size: int, slots: int,
-              big_min: int = 0) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any], npt.NDArray[np.int64]]:
+    def flood(
+        self,
+        pr: npt.NDArray[np.int64],
+        left: npt.NDArray[Any],
+        mem: npt.NDArray[Any],
+        sy: npt.NDArray[Any],
+        tables: npt.NDArray[np.int64],
+        min_size: int,
+        slots: int,
+        big_min: int = 0,
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any], npt.NDArray[np.int64]]:
         """Grow a cluster from each seed cell of ``left`` through ``mem`` for the flat pair indices ``pr`` (pair =
         index % number of table rows); the pays, the cells won and (with ``big_min``) how many winning clusters of
         ``big_min`` cells or more, per flat pair index (``slots`` of them)."""
@@ -212,7 +228,7 @@ class PackedGrid:
         if rows * pairs > 64:  # pragma: no cover - a definition error
             raise ValueError("rows x pairs must be at most 64")
         self.bg, self.rows, self.pairs = bg, rows, pairs
-        size = base ** rows
+        size = base**rows
         cells = (np.arange(size)[:, None] // (base ** np.arange(rows))[None, :]) % base
         table = np.zeros(size, dtype=np.uint64)
         for p, c in enumerate(codes):
@@ -225,15 +241,17 @@ class PackedGrid:
         self.not_high = U64(~int(self.rep << U64(rows - 1)) & ((1 << 64) - 1))
         self.wild_shift = U64((pairs - 1) * rows)
 
-    def grid_clusters(self, cols: npt.NDArray[np.int64], tables: npt.NDArray[np.int64],
-                      min_size: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any]]:
+    def grid_clusters(
+        self, cols: npt.NDArray[np.int64], tables: npt.NDArray[np.int64], min_size: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any]]:
         """For grids given as column integers (n, cols): each grid's summed cluster pay and the bits won
         (``BitGrid`` layout), as :meth:`BitGrid.clusters` computes them."""
         pay, won, _ = self.grid_clusters_counted(cols, tables, min_size, 0)
         return pay, won
 
-    def grid_clusters_counted(self, cols: npt.NDArray[np.int64], tables: npt.NDArray[np.int64], min_size: int,
-                              big_min: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any], npt.NDArray[np.int64]]:
+    def grid_clusters_counted(
+        self, cols: npt.NDArray[np.int64], tables: npt.NDArray[np.int64], min_size: int, big_min: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any], npt.NDArray[np.int64]]:
         """:meth:`grid_clusters` and each grid's number of winning clusters of ``big_min`` cells or more."""
         bg = self.bg
         n, ncols = cols.shape
@@ -259,7 +277,7 @@ class PackedGrid:
             twos &= mem[j]
             seeds.append(twos)
             seeds_any |= twos
-        shifts = (np.arange(self.pairs, dtype=np.uint64) * U64(self.rows))
+        shifts = np.arange(self.pairs, dtype=np.uint64) * U64(self.rows)
         r_all, p_all = np.nonzero((seeds_any[:, None] >> shifts[None, :]) & self.rowmask)
         if not r_all.size:
             return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bg.dtype), np.zeros(n, dtype=np.int64)
@@ -273,7 +291,18 @@ class PackedGrid:
             m25 |= ((mem[j][r_all] >> sh) & self.rowmask) << place
             y25 |= ((sym[j][r_all] >> sh) & self.rowmask) << place
         flat = r_all * self.pairs + p_all
-        pay, won, big = bg.flood(flat, s25.astype(bg.dtype), m25.astype(bg.dtype), y25.astype(bg.dtype), tables,
-                                 min_size, n * self.pairs, big_min)
-        return (pay.reshape(n, self.pairs).sum(axis=1), np.bitwise_or.reduce(won.reshape(n, self.pairs), axis=1),
-                big.reshape(n, self.pairs).sum(axis=1))
+        pay, won, big = bg.flood(
+            flat,
+            s25.astype(bg.dtype),
+            m25.astype(bg.dtype),
+            y25.astype(bg.dtype),
+            tables,
+            min_size,
+            n * self.pairs,
+            big_min,
+        )
+        return (
+            pay.reshape(n, self.pairs).sum(axis=1),
+            np.bitwise_or.reduce(won.reshape(n, self.pairs), axis=1),
+            big.reshape(n, self.pairs).sum(axis=1),
+        )

@@ -21,6 +21,7 @@ Bet models (what the player sends; amounts in haléř):
 Each model states ``money_fields``: the bet's keys (at any depth) that are amounts, so the API converts exactly those
 to and from Money objects instead of guessing by name.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -70,7 +71,6 @@ class BetModel(ABC):
         return {"min": self.min_bet, "max": self.max_bet, "step": step}
 
 
-
 def _int_in(value: object, allowed: Sequence[int]) -> bool:
     return slots.is_int(value) and value in allowed
 
@@ -103,8 +103,12 @@ class TotalStake(BetModel):
         slots.check_keys(params, ("stake", *extra))
         stake = params.get("stake", self.default_stake)
         if not slots.is_int(stake):
-            raise slots.bet_error("game.invalid_stake", "The stake must be a whole number of haléř.",
-                                  "Sázka musí být celé číslo v haléřích.", stake=stake)
+            raise slots.bet_error(
+                "game.invalid_stake",
+                "The stake must be a whole number of haléř.",
+                "Sázka musí být celé číslo v haléřích.",
+                stake=stake,
+            )
         slots.check_stake(stake, min_bet=self.min, max_bet=self.max, step=self.step)
         return Bet(total_stake=stake, params={"stake": stake})
 
@@ -153,19 +157,33 @@ class LevelCoins(BetModel):
         level = params.get("level", self.default_level)
         coin = params.get("coin_value", self.default_coin)
         if not _int_in(level, self.levels):
-            raise slots.bet_error("game.invalid_level", f"The bet level must be one of {levels}.",
-                                  f"Úroveň sázky musí být jedna z {levels}.", level=level)
+            raise slots.bet_error(
+                "game.invalid_level",
+                f"The bet level must be one of {levels}.",
+                f"Úroveň sázky musí být jedna z {levels}.",
+                level=level,
+            )
         if not _int_in(coin, self.coin_values):
-            raise slots.bet_error("game.invalid_coin", "Unknown coin value.", "Neznámá hodnota mince.",
-                                  coin_value=coin, allowed=list(self.coin_values))
+            raise slots.bet_error(
+                "game.invalid_coin",
+                "Unknown coin value.",
+                "Neznámá hodnota mince.",
+                coin_value=coin,
+                allowed=list(self.coin_values),
+            )
         total = self.coins_per_level * level * coin
         slots.check_stake(total, min_bet=self.min_bet, max_bet=self.max_bet, step=10)
         return Bet(total_stake=total, params={"level": level, "coin_value": coin})
 
     def options(self) -> JsonDict:
-        return {"model": "level", "coins_per_level": self.coins_per_level, "levels": list(self.levels),
-                "coin_values": list(self.coin_values), "stake": self.stake_limits(10),
-                "formula": "coins_per_level x level x coin_value"}
+        return {
+            "model": "level",
+            "coins_per_level": self.coins_per_level,
+            "levels": list(self.levels),
+            "coin_values": list(self.coin_values),
+            "stake": self.stake_limits(10),
+            "formula": "coins_per_level x level x coin_value",
+        }
 
     def pay_unit(self, params: JsonDict) -> int:
         return int(params["level"]) * int(params["coin_value"])
@@ -204,22 +222,42 @@ class LinesCoins(BetModel):
         coins = params.get("coins", self.default_coins)
         coin = params.get("coin_value", self.default_coin)
         if not slots.is_int(lines) or not 1 <= lines <= self.max_lines:
-            raise slots.bet_error("game.invalid_lines", f"Lines must be a whole number from 1 to {self.max_lines}.",
-                                  f"Počet linií musí být celé číslo od 1 do {self.max_lines}.", lines=lines)
+            raise slots.bet_error(
+                "game.invalid_lines",
+                f"Lines must be a whole number from 1 to {self.max_lines}.",
+                f"Počet linií musí být celé číslo od 1 do {self.max_lines}.",
+                lines=lines,
+            )
         if not slots.is_int(coins) or not 1 <= coins <= self.max_coins:
-            raise slots.bet_error("game.invalid_coins", f"Coins per line must be 1 to {self.max_coins}.",
-                                  f"Počet mincí na linii musí být 1 až {self.max_coins}.", coins=coins)
+            raise slots.bet_error(
+                "game.invalid_coins",
+                f"Coins per line must be 1 to {self.max_coins}.",
+                f"Počet mincí na linii musí být 1 až {self.max_coins}.",
+                coins=coins,
+            )
         if not _int_in(coin, self.coin_values):
-            raise slots.bet_error("game.invalid_coin", "Unknown coin value.", "Neznámá hodnota mince.",
-                                  coin_value=coin, allowed=list(self.coin_values))
+            raise slots.bet_error(
+                "game.invalid_coin",
+                "Unknown coin value.",
+                "Neznámá hodnota mince.",
+                coin_value=coin,
+                allowed=list(self.coin_values),
+            )
         total = lines * coins * coin
         slots.check_stake(total, min_bet=self.min_bet, max_bet=self.max_bet, step=self.step)
         return Bet(total_stake=total, params={"lines": lines, "coins": coins, "coin_value": coin})
 
     def options(self) -> JsonDict:
-        return {"model": "lines", "max_lines": self.max_lines, "max_coins": self.max_coins,
-                "lines": [1, self.max_lines], "coins": [1, self.max_coins], "coin_values": list(self.coin_values),
-                "stake": self.stake_limits(self.step), "formula": "coin_value x coins x lines"}
+        return {
+            "model": "lines",
+            "max_lines": self.max_lines,
+            "max_coins": self.max_coins,
+            "lines": [1, self.max_lines],
+            "coins": [1, self.max_coins],
+            "coin_values": list(self.coin_values),
+            "stake": self.stake_limits(self.step),
+            "formula": "coin_value x coins x lines",
+        }
 
     def pay_unit(self, params: JsonDict) -> int:
         return int(params["coins"]) * int(params["coin_value"])
@@ -258,16 +296,25 @@ class LinesBetPerLine(BetModel):
             opts = ", ".join(map(str, self.line_options))
             raise slots.bet_error("game.invalid_lines", f"Play {opts} lines.", f"Hrajte {opts} linií.", lines=lines)
         if not _int_in(bpl, self.bet_per_line_options):
-            raise slots.bet_error("game.invalid_bet_per_line", "Unknown bet per line.", "Neznámá sázka na linii.",
-                                  bet_per_line=bpl, allowed=list(self.bet_per_line_options))
+            raise slots.bet_error(
+                "game.invalid_bet_per_line",
+                "Unknown bet per line.",
+                "Neznámá sázka na linii.",
+                bet_per_line=bpl,
+                allowed=list(self.bet_per_line_options),
+            )
         total = lines * bpl
         slots.check_stake(total, min_bet=self.min, max_bet=self.max, step=self.step)
         return Bet(total_stake=total, params={"lines": lines, "bet_per_line": bpl})
 
     def options(self) -> JsonDict:
-        return {"model": "lines_bet_per_line", "lines": list(self.line_options),
-                "bet_per_line": list(self.bet_per_line_options), "stake": self.stake_limits(self.step),
-                "formula": "lines x bet_per_line"}
+        return {
+            "model": "lines_bet_per_line",
+            "lines": list(self.line_options),
+            "bet_per_line": list(self.bet_per_line_options),
+            "stake": self.stake_limits(self.step),
+            "formula": "lines x bet_per_line",
+        }
 
     def pay_unit(self, params: JsonDict) -> int:
         return int(params["bet_per_line"])
@@ -307,18 +354,30 @@ class StakeChoice(BetModel):
         stake = params.get("stake", self.default_stake)
         if not slots.is_int(stake) or stake not in self.stakes:
             allowed = ", ".join(slots.czk(s) for s in self.stakes)
-            raise slots.bet_error(f"game.{self.code}.unknown_stake", f"The bet must be one of {allowed}.",
-                                  f"Sázka musí být jedna z {', '.join(slots.czk(s, 'cs') for s in self.stakes)}.",
-                                  stake=stake, allowed=list(self.stakes))
+            raise slots.bet_error(
+                f"game.{self.code}.unknown_stake",
+                f"The bet must be one of {allowed}.",
+                f"Sázka musí být jedna z {', '.join(slots.czk(s, 'cs') for s in self.stakes)}.",
+                stake=stake,
+                allowed=list(self.stakes),
+            )
         if not self.enabled[self.stakes.index(stake)]:
-            raise slots.bet_error(f"game.{self.code}.bet_disabled", f"The bet {slots.czk(stake)} is switched off.",
-                                  f"Sázka {slots.czk(stake, 'cs')} je vypnuta.", stake=stake)
+            raise slots.bet_error(
+                f"game.{self.code}.bet_disabled",
+                f"The bet {slots.czk(stake)} is switched off.",
+                f"Sázka {slots.czk(stake, 'cs')} je vypnuta.",
+                stake=stake,
+            )
         flags = {}
         for key in self.flags:
             v = params.get(key, False)
             if not isinstance(v, bool):
-                raise slots.bet_error(f"game.{self.code}.invalid_flag", f"{key} must be true or false.",
-                                      f"{key} musí být true nebo false.", field=key)
+                raise slots.bet_error(
+                    f"game.{self.code}.invalid_flag",
+                    f"{key} must be true or false.",
+                    f"{key} musí být true nebo false.",
+                    field=key,
+                )
             flags[key] = v
         slots.check_stake(stake, min_bet=10, max_bet=100_000, step=self.step)
         return Bet(total_stake=stake, params={"stake": stake, **flags})
@@ -364,21 +423,43 @@ def bet_model_from_dict(b: JsonDict) -> BetModel:
     model = b["model"]
     default = b.get("default", {})
     if model == "total":
-        return TotalStake(min=b["min"], max=b["max"], step=b.get("step", 10),
-                          default_stake=default.get("stake", b["min"]), unit=b.get("unit"),
-                          suggested=tuple(b.get("suggested", ())))
+        return TotalStake(
+            min=b["min"],
+            max=b["max"],
+            step=b.get("step", 10),
+            default_stake=default.get("stake", b["min"]),
+            unit=b.get("unit"),
+            suggested=tuple(b.get("suggested", ())),
+        )
     if model == "level":
-        return LevelCoins(coins_per_level=b["coins_per_level"], levels=tuple(b["levels"]),
-                          coin_values=tuple(b["coin_values"]), default_level=default["level"],
-                          default_coin=default["coin_value"])
+        return LevelCoins(
+            coins_per_level=b["coins_per_level"],
+            levels=tuple(b["levels"]),
+            coin_values=tuple(b["coin_values"]),
+            default_level=default["level"],
+            default_coin=default["coin_value"],
+        )
     if model == "lines":
-        return LinesCoins(max_lines=b["max_lines"], max_coins=b["max_coins"], coin_values=tuple(b["coin_values"]),
-                          default_lines=default["lines"], default_coins=default["coins"],
-                          default_coin=default["coin_value"], min_stake=b.get("min"), step=b.get("step", 10))
+        return LinesCoins(
+            max_lines=b["max_lines"],
+            max_coins=b["max_coins"],
+            coin_values=tuple(b["coin_values"]),
+            default_lines=default["lines"],
+            default_coins=default["coins"],
+            default_coin=default["coin_value"],
+            min_stake=b.get("min"),
+            step=b.get("step", 10),
+        )
     if model == "lines_bet_per_line":
-        return LinesBetPerLine(line_options=tuple(b["lines"]), bet_per_line_options=tuple(b["bet_per_line"]),
-                               min=b["min"], max=b["max"], step=b.get("step", 10), default_lines=default["lines"],
-                               default_bet_per_line=default["bet_per_line"])
+        return LinesBetPerLine(
+            line_options=tuple(b["lines"]),
+            bet_per_line_options=tuple(b["bet_per_line"]),
+            min=b["min"],
+            max=b["max"],
+            step=b.get("step", 10),
+            default_lines=default["lines"],
+            default_bet_per_line=default["bet_per_line"],
+        )
     raise ValueError(f"unknown bet model {model!r}")  # a definition error
 
 
@@ -396,9 +477,14 @@ class Follows:
     @classmethod
     def from_dict(cls, f: JsonDict) -> Follows:
         known = {"catalogue", "entry", "figures", "features", "not_built"}
-        return cls(catalogue=f["catalogue"], entry=f["entry"], figures=f.get("figures", ""),
-                   features=tuple(f.get("features", ())), not_built=tuple(f.get("not_built", ())),
-                   extra={k: v for k, v in f.items() if k not in known})
+        return cls(
+            catalogue=f["catalogue"],
+            entry=f["entry"],
+            figures=f.get("figures", ""),
+            features=tuple(f.get("features", ())),
+            not_built=tuple(f.get("not_built", ())),
+            extra={k: v for k, v in f.items() if k not in known},
+        )
 
     def as_json(self) -> JsonDict:
         out: JsonDict = {"catalogue": self.catalogue, "entry": self.entry}
@@ -435,12 +521,20 @@ class CatalogueEntry:
     extra: JsonDict = field(default_factory=dict)
 
     def as_json(self) -> JsonDict:
-        out: JsonDict = {"code": self.code, "version": self.version, "name": self.name, "name_cs": self.name_cs,
-                         "kind": self.kind, "source": self.source}
+        out: JsonDict = {
+            "code": self.code,
+            "version": self.version,
+            "name": self.name,
+            "name_cs": self.name_cs,
+            "kind": self.kind,
+            "source": self.source,
+        }
         if self.follows is not None:
             out["follows"] = self.follows.as_json()
-        out["bet_options"] = {**(self.bet_options if self.bet_options is not None else self.bet.options()),
-                              "money_fields": list(self.bet.money_fields)}
+        out["bet_options"] = {
+            **(self.bet_options if self.bet_options is not None else self.bet.options()),
+            "money_fields": list(self.bet.money_fields),
+        }
         out["default_bet"] = dict(self.default_bet)
         out["par_bet"] = dict(self.par_bet)
         out["bet_example"] = dict(self.default_bet)
@@ -450,4 +544,3 @@ class CatalogueEntry:
         out["rules_en"], out["rules_cs"] = self.rules_en, self.rules_cs
         out.update(self.extra)
         return out
-

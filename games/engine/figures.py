@@ -14,6 +14,7 @@ platform offers and the maximum win at that bet, and the RTP range where the pla
 
 Pure Python (no Django).
 """
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -87,8 +88,11 @@ def published(game: Game, limits: dict[str, int] | None = None) -> JsonDict:
     return {
         "rtp": str(game.declared.rtp),
         "rtp_range": {"min": str(rng[0]), "max": str(rng[1])} if rng else None,
-        "hit_frequency_percent": hit, "volatility": vol,
-        "max_bet": max_bet, "max_win": max_win, "min_bet": game.declared.min_bet,
+        "hit_frequency_percent": hit,
+        "volatility": vol,
+        "max_bet": max_bet,
+        "max_win": max_win,
+        "min_bet": game.declared.min_bet,
     }
 
 
@@ -100,10 +104,12 @@ def docs_block(game: Game) -> str:
     """The figures block of the game's page (``docs/games/*.md``, between the figures markers), at the defaults."""
     f = published(game)
     theo, how = THEORETICAL.get(game.code, ("", "simulated"))
-    basis = {"exact": f"the exact {theo} % rounded down",
-             "exact+design": f"the exact base game plus the free spins' designed value, {theo} % before the round cap "
-                             "(about 0.002 pp), rounded down",
-             "simulated": f"the design figure, inside the 99 % CI of the PAR sheet's simulation ({theo} %)"}[how]
+    basis = {
+        "exact": f"the exact {theo} % rounded down",
+        "exact+design": f"the exact base game plus the free spins' designed value, {theo} % before the round cap "
+        "(about 0.002 pp), rounded down",
+        "simulated": f"the design figure, inside the 99 % CI of the PAR sheet's simulation ({theo} %)",
+    }[how]
     rows = [("Declared RTP", f"{f['rtp']} % ({basis}; [PAR sheet](../par-sheets.md))")]
     if f["rtp_range"]:
         rows.append(("RTP range over the ways of playing", f"{f['rtp_range']['min']} % - {f['rtp_range']['max']} %"))
@@ -113,8 +119,15 @@ def docs_block(game: Game) -> str:
         ("Bets offered", f"{_czk(f['min_bet'])} - {_czk(f['max_bet'])}"),
         ("Maximum win at the maximum bet offered", _czk(f["max_win"])),
     ]
-    lines = [BLOCK_START, f"Figures shown to players ({game.code}@{game.version}; the platform's default limits):", "",
-             "| figure | value |", "|---|---|", *[f"| {k} | {v} |" for k, v in rows], BLOCK_END]
+    lines = [
+        BLOCK_START,
+        f"Figures shown to players ({game.code}@{game.version}; the platform's default limits):",
+        "",
+        "| figure | value |",
+        "|---|---|",
+        *[f"| {k} | {v} |" for k, v in rows],
+        BLOCK_END,
+    ]
     return "\n".join(lines)
 
 

@@ -8,6 +8,7 @@ stakes), ``bet`` (a bet model, below) and ``rules_en`` / ``rules_cs``.
 Bet models: ``bet`` is the layout of ``definition.bet_model_from_dict`` (``"total"``, ``"level"``, ``"lines"``),
 parsed once into its typed model (:mod:`games.engine.definition`), which validates every bet and gives the pay unit.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -34,9 +35,13 @@ class MechSlot(slots.SlotGame):
         # the round cap in stakes: the definition's, or (0) the bound the game proves (``max_round_multiplier``)
         self.max_win_multiplier: int = d["max_win_multiplier"] or self.max_round_multiplier()
         m = self.bet_model
-        self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=m.min_bet, max_bet=m.max_bet,
-                                 max_win=self.max_win_multiplier * m.max_bet,
-                                 unfinished_deadline_days=d["unfinished_deadline_days"])
+        self.declared = Declared(
+            rtp=Decimal(d["rtp"]),
+            min_bet=m.min_bet,
+            max_bet=m.max_bet,
+            max_win=self.max_win_multiplier * m.max_bet,
+            unfinished_deadline_days=d["unfinished_deadline_days"],
+        )
         self.default_bet_params: JsonDict = m.default
         self.par_bet_params: JsonDict = dict(d.get("par_bet", m.default))
 
@@ -74,10 +79,22 @@ class MechSlot(slots.SlotGame):
     def catalogue_entry(self) -> definition_.CatalogueEntry:
         d = self.d
         return definition_.CatalogueEntry(
-            code=self.code, version=self.version, name=self.name, name_cs=self.name_cs, kind=self.kind,
-            source=d["source"], follows=self.follows, bet=self.bet_model, default_bet=self.default_bet_params,
-            par_bet=self.par_bet_params, max_win_multiplier=self.max_win_multiplier, declared=self.declared,
-            rules_en=d["rules_en"], rules_cs=d["rules_cs"], extra=self.describe_extra())
+            code=self.code,
+            version=self.version,
+            name=self.name,
+            name_cs=self.name_cs,
+            kind=self.kind,
+            source=d["source"],
+            follows=self.follows,
+            bet=self.bet_model,
+            default_bet=self.default_bet_params,
+            par_bet=self.par_bet_params,
+            max_win_multiplier=self.max_win_multiplier,
+            declared=self.declared,
+            rules_en=d["rules_en"],
+            rules_cs=d["rules_cs"],
+            extra=self.describe_extra(),
+        )
 
 
 # --- reel strips from symbol counts ------------------------------------------------------------------------------
@@ -149,12 +166,21 @@ class FastTally:
         self.hits += int(np.count_nonzero(win))
         self.max_win = max(self.max_win, int(win.max()))
 
-    def stats(self, *, rounds: int, total_stake: int, feature_counts: dict[str, int],
-              **extra: Any) -> JsonDict:
+    def stats(self, *, rounds: int, total_stake: int, feature_counts: dict[str, int], **extra: Any) -> JsonDict:
         """The statistics dict (``extra``: e.g. ``remainder_sum_sq``, ``remainder_parts``)."""
         breakdown = {"base": 0, "free_spins": 0, "bonus": 0, "gamble": 0, "jackpot": 0}
         breakdown.update(self.by_part)
-        return {"rounds": rounds, "total_stake": total_stake, "total_win": self.total, "rtp": 0.0,
-                "breakdown": breakdown, "breakdown_sum_sq": dict(self.sq), "hit_count": self.hits,
-                "hit_frequency": 0.0, "sum_sq": self.sum_sq, "max_win": self.max_win,
-                "feature_counts": feature_counts, **extra}
+        return {
+            "rounds": rounds,
+            "total_stake": total_stake,
+            "total_win": self.total,
+            "rtp": 0.0,
+            "breakdown": breakdown,
+            "breakdown_sum_sq": dict(self.sq),
+            "hit_count": self.hits,
+            "hit_frequency": 0.0,
+            "sum_sq": self.sum_sq,
+            "max_win": self.max_win,
+            "feature_counts": feature_counts,
+            **extra,
+        }

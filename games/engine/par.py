@@ -3,6 +3,7 @@
 Used by the management commands ``par_sheet`` and ``simulate``, by ``scripts/par_sheets.py`` (which writes
 ``docs/par-sheets.md``, where the sheets and how to read them are) and by the all-games RTP test.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,18 @@ BREAKDOWN_KEYS = ("base", "free_spins", "bonus", "gamble", "jackpot")
 #   overflow), max_win, feature_counts ({str: int}, free-form counters).
 # Optional, for tighter confidence intervals: breakdown_sum_sq ({part: sum of that part's win squared}) and
 # remainder_sum_sq (sum of (win - the parts computed exactly) ** 2, see par_sheet) with remainder_parts.
-STATS_KEYS = ("rounds", "total_stake", "total_win", "rtp", "breakdown", "hit_count", "hit_frequency", "sum_sq",
-              "max_win", "feature_counts")
+STATS_KEYS = (
+    "rounds",
+    "total_stake",
+    "total_win",
+    "rtp",
+    "breakdown",
+    "hit_count",
+    "hit_frequency",
+    "sum_sq",
+    "max_win",
+    "feature_counts",
+)
 MIN_RTP = Decimal("84.24")  # GP §8(4)
 Z95 = 1.959963984540054  # two-sided normal quantiles
 Z99 = 2.5758293035489004
@@ -41,9 +52,16 @@ MAX_ACTIONS_PER_ROUND = 10_000  # a round that needs more default actions than t
 # --- statistics dict -------------------------------------------------------------------------------------
 def empty_stats() -> JsonDict:
     return {
-        "rounds": 0, "total_stake": 0, "total_win": 0, "rtp": 0.0,
-        "breakdown": {k: 0 for k in BREAKDOWN_KEYS}, "hit_count": 0, "hit_frequency": 0.0, "sum_sq": 0,
-        "max_win": 0, "feature_counts": {},
+        "rounds": 0,
+        "total_stake": 0,
+        "total_win": 0,
+        "rtp": 0.0,
+        "breakdown": {k: 0 for k in BREAKDOWN_KEYS},
+        "hit_count": 0,
+        "hit_frequency": 0.0,
+        "sum_sq": 0,
+        "max_win": 0,
+        "feature_counts": {},
     }
 
 
@@ -105,8 +123,10 @@ def play_round(game: Game, bet: Bet, rng: RNG, carry: JsonDict | None = None) ->
     while state["status"] == STATUS_AWAITING_ACTION:
         actions += 1
         if actions > MAX_ACTIONS_PER_ROUND:
-            raise EngineError("game.simulation_stuck", f"{game.code}: round still awaits an action after "
-                                                       f"{MAX_ACTIONS_PER_ROUND} default actions")
+            raise EngineError(
+                "game.simulation_stuck",
+                f"{game.code}: round still awaits an action after {MAX_ACTIONS_PER_ROUND} default actions",
+            )
         state = game.act(state, game.default_action(state), rng)
     return state, actions
 
@@ -162,9 +182,17 @@ class _Tally:
                     self._count(f"feature:{feat}")
 
 
-def simulate_generic(game: Game, bet: Bet, rounds: int, seed: int, progress: Progress | None = None,
-                     exact_parts: frozenset[str] = frozenset(), batch: int = 10_000, *,
-                     rng_factory: RNGFactory) -> JsonDict:
+def simulate_generic(
+    game: Game,
+    bet: Bet,
+    rounds: int,
+    seed: int,
+    progress: Progress | None = None,
+    exact_parts: frozenset[str] = frozenset(),
+    batch: int = 10_000,
+    *,
+    rng_factory: RNGFactory,
+) -> JsonDict:
     """Play ``rounds`` rounds through start/act with one ``rng_factory(seed)``; canonical statistics. A
     carry-over game's rounds are one player's, each starting from the state the previous one left.
 
@@ -186,10 +214,19 @@ def simulate_generic(game: Game, bet: Bet, rounds: int, seed: int, progress: Pro
         if progress:
             progress(done, rounds)
     stats = empty_stats()
-    stats.update(rounds=rounds, total_stake=rounds * bet.total_stake, total_win=tally.total_win,
-                 hit_count=tally.hits, sum_sq=tally.sum_sq, max_win=tally.max_win, breakdown=tally.breakdown,
-                 feature_counts=tally.features, breakdown_sum_sq=tally.breakdown_sq, remainder_sum_sq=tally.rem_sq,
-                 remainder_parts=sorted(exact_parts))
+    stats.update(
+        rounds=rounds,
+        total_stake=rounds * bet.total_stake,
+        total_win=tally.total_win,
+        hit_count=tally.hits,
+        sum_sq=tally.sum_sq,
+        max_win=tally.max_win,
+        breakdown=tally.breakdown,
+        feature_counts=tally.features,
+        breakdown_sum_sq=tally.breakdown_sq,
+        remainder_sum_sq=tally.rem_sq,
+        remainder_parts=sorted(exact_parts),
+    )
     return finalise(stats)
 
 
@@ -197,9 +234,17 @@ def has_fast_simulator(game: Game) -> bool:
     return type(game).simulate_fast is not Game.simulate_fast
 
 
-def run_simulation(game: Game, bet: Bet, rounds: int, seed: int, progress: Progress | None = None,
-                   fast: bool = True, exact_parts: frozenset[str] = frozenset(), *,
-                   rng_factory: RNGFactory) -> tuple[JsonDict, str]:
+def run_simulation(
+    game: Game,
+    bet: Bet,
+    rounds: int,
+    seed: int,
+    progress: Progress | None = None,
+    fast: bool = True,
+    exact_parts: frozenset[str] = frozenset(),
+    *,
+    rng_factory: RNGFactory,
+) -> tuple[JsonDict, str]:
     """The game's simulate_fast when it has one (and ``fast``), else the generic loop with ``rng_factory(seed)``.
     Returns (stats, engine)."""
     if fast:
@@ -207,8 +252,9 @@ def run_simulation(game: Game, bet: Bet, rounds: int, seed: int, progress: Progr
         if stats is not None:
             validate_stats(stats, rounds=rounds, stake=bet.total_stake)
             return finalise(stats), "simulate_fast"
-    return simulate_generic(game, bet, rounds, seed, progress=progress, exact_parts=exact_parts,
-                            rng_factory=rng_factory), "generic"
+    return simulate_generic(
+        game, bet, rounds, seed, progress=progress, exact_parts=exact_parts, rng_factory=rng_factory
+    ), "generic"
 
 
 def summarise(stats: JsonDict, stake: int) -> JsonDict:
@@ -220,15 +266,27 @@ def summarise(stats: JsonDict, stake: int) -> JsonDict:
     se = sd / math.sqrt(n)
     m = float(mean)
     return {
-        "rtp": m, "rtp_percent": 100 * m, "volatility": sd, "standard_error": se,
+        "rtp": m,
+        "rtp_percent": 100 * m,
+        "volatility": sd,
+        "standard_error": se,
         "ci95": [100 * (m - Z95 * se), 100 * (m + Z95 * se)],
         "ci99": [100 * (m - Z99 * se), 100 * (m + Z99 * se)],
-        "hit_frequency": stats["hit_count"] / n, "max_win": stats["max_win"],
+        "hit_frequency": stats["hit_count"] / n,
+        "max_win": stats["max_win"],
     }
 
 
-def simulate(game: Game, bet_params: JsonDict | None, rounds: int, seed: int, progress: Progress | None = None,
-             fast: bool = True, *, rng_factory: RNGFactory) -> JsonDict:
+def simulate(
+    game: Game,
+    bet_params: JsonDict | None,
+    rounds: int,
+    seed: int,
+    progress: Progress | None = None,
+    fast: bool = True,
+    *,
+    rng_factory: RNGFactory,
+) -> JsonDict:
     """Simulate ``rounds`` rounds of one bet; canonical statistics plus timing and a summary."""
     bet = game.validate_bet(representative_bet_params(game) if bet_params is None else bet_params)
     t0 = time.perf_counter()
@@ -236,8 +294,14 @@ def simulate(game: Game, bet_params: JsonDict | None, rounds: int, seed: int, pr
     elapsed = time.perf_counter() - t0
     out = dict(stats)
     out.update(
-        game=game.code, version=game.version, bet=bet.params, stake=bet.total_stake, seed=seed, engine=engine,
-        elapsed_seconds=elapsed, rounds_per_second=rounds / elapsed if elapsed > 0 else float("inf"),
+        game=game.code,
+        version=game.version,
+        bet=bet.params,
+        stake=bet.total_stake,
+        seed=seed,
+        engine=engine,
+        elapsed_seconds=elapsed,
+        rounds_per_second=rounds / elapsed if elapsed > 0 else float("inf"),
         summary=summarise(stats, bet.total_stake),
     )
     return out
@@ -277,11 +341,19 @@ def declared_tolerance(rtp: Decimal) -> float:
     theoretical figure rounded down, so the theoretical figure lies in [declared, declared + one unit): the declared
     figure counts as inside a CI when it is at most the CI's upper end and at least its lower end less one unit."""
     exp = rtp.as_tuple().exponent
-    return float(10 ** exp) if isinstance(exp, int) else 0.0
+    return float(10**exp) if isinstance(exp, int) else 0.0
 
 
-def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None = None, seed: int = 1,
-              progress: Progress | None = None, fast: bool = True, *, rng_factory: RNGFactory) -> JsonDict:
+def par_sheet(
+    game: Game,
+    bet_params: JsonDict | None = None,
+    rounds: int | None = None,
+    seed: int = 1,
+    progress: Progress | None = None,
+    fast: bool = True,
+    *,
+    rng_factory: RNGFactory,
+) -> JsonDict:
     """Exact parts + simulation of one bet of ``game``. The result is JSON-able (fractions as "p/q" strings).
 
     ``Game.exact_rtp(bet)`` gives {key: Fraction of the stake}, each key naming the breakdown part it computes
@@ -297,8 +369,9 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
     exact = game.exact_rtp(bet) or {}
     exact_parts = frozenset(exact_part_of(k) for k in exact)
     exact_total = sum(exact.values(), Fraction(0))
-    stats, engine = run_simulation(game, bet, rounds, seed, progress=progress, fast=fast, exact_parts=exact_parts,
-                                   rng_factory=rng_factory)
+    stats, engine = run_simulation(
+        game, bet, rounds, seed, progress=progress, fast=fast, exact_parts=exact_parts, rng_factory=rng_factory
+    )
     n, stake = stats["rounds"], bet.total_stake
     total_stake = stats["total_stake"]
     sim = summarise(stats, stake)
@@ -323,36 +396,51 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
         t, half = float(target), 100 * z * se_
         return lo_hi_center - half - declared_tolerance(target) - 1e-12 <= t <= lo_hi_center + half + 1e-12
 
-    parts = {p: _breakdown_row(p, stats, exact, exact_parts, stake, sim["volatility"])
-             for p in dict.fromkeys(list(BREAKDOWN_KEYS) + list(bd))}
+    parts = {
+        p: _breakdown_row(p, stats, exact, exact_parts, stake, sim["volatility"])
+        for p in dict.fromkeys(list(BREAKDOWN_KEYS) + list(bd))
+    }
 
     return {
         "game": {"code": game.code, "version": game.version, "name": game.name, "kind": game.kind},
-        "bet": bet.params, "stake": stake,
+        "bet": bet.params,
+        "stake": stake,
         "declared": {
             "rtp_percent": str(declared_rtp),
             "rtp_with_jackpots_percent": str(declared.rtp_with_jackpots) if declared.rtp_with_jackpots else None,
-            "min_bet": declared.min_bet, "max_bet": declared.max_bet, "max_win": declared.max_win,
+            "min_bet": declared.min_bet,
+            "max_bet": declared.max_bet,
+            "max_win": declared.max_win,
             "unfinished_deadline_days": declared.unfinished_deadline_days,
             "avg_hourly_loss": declared.avg_hourly_loss,
             # what the platform offers (its default limits; games.engine.figures): the maximum win a player can reach
             **_offered(game),
         },
         "exact": {
-            "parts": {k: {"fraction": f"{v.numerator}/{v.denominator}", "percent": _pct(v), "part": exact_part_of(k)}
-                      for k, v in exact.items()},
+            "parts": {
+                k: {"fraction": f"{v.numerator}/{v.denominator}", "percent": _pct(v), "part": exact_part_of(k)}
+                for k, v in exact.items()
+            },
             "total_fraction": f"{exact_total.numerator}/{exact_total.denominator}",
             "total_percent": _pct(exact_total),
             "covers": sorted(exact_parts),
         },
         "simulation": {
-            "engine": engine, "rounds": n, "seed": seed, "total_stake": total_stake,
-            "total_win": stats["total_win"], "rtp_percent": sim["rtp_percent"],
-            "ci95": sim["ci95"], "ci99": sim["ci99"], "standard_error_percent": 100 * sim["standard_error"],
+            "engine": engine,
+            "rounds": n,
+            "seed": seed,
+            "total_stake": total_stake,
+            "total_win": stats["total_win"],
+            "rtp_percent": sim["rtp_percent"],
+            "ci95": sim["ci95"],
+            "ci99": sim["ci99"],
+            "standard_error_percent": 100 * sim["standard_error"],
             "declared_inside_ci95": inside(sim["rtp_percent"], Z95, sim["standard_error"]),
             "declared_inside_ci99": inside(sim["rtp_percent"], Z99, sim["standard_error"]),
-            "hit_count": stats["hit_count"], "hit_frequency": sim["hit_frequency"],
-            "volatility": sim["volatility"], "max_win": stats["max_win"],
+            "hit_count": stats["hit_count"],
+            "hit_frequency": sim["hit_frequency"],
+            "volatility": sim["volatility"],
+            "max_win": stats["max_win"],
             "max_win_multiplier": stats["max_win"] / stake,
             "feature_counts": dict(sorted(stats["feature_counts"].items())),
         },
@@ -362,17 +450,20 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
             "fraction": f"{combined.numerator}/{combined.denominator}" if not remainder_win else None,
             "ci95": [100 * (cm - Z95 * se), 100 * (cm + Z95 * se)],
             "ci99": [100 * (cm - Z99 * se), 100 * (cm + Z99 * se)],
-            "standard_error_percent": 100 * se, "remainder_sd_method": method,
+            "standard_error_percent": 100 * se,
+            "remainder_sd_method": method,
             "declared_tolerance_pp": tol,
             "declared_inside_ci95": inside(100 * cm, Z95, se),
             "declared_inside_ci99": inside(100 * cm, Z99, se),
             # exact: the value itself; otherwise not significantly below (99 % CI upper bound)
-            "at_least_min_rtp": (100 * combined >= Fraction(MIN_RTP)) if se == 0
+            "at_least_min_rtp": (100 * combined >= Fraction(MIN_RTP))
+            if se == 0
             else 100 * (cm + Z99 * se) >= float(MIN_RTP),
             "declared_at_least_min_rtp": declared_rtp >= MIN_RTP,
         },
         "max_win": {
-            "reached": stats["max_win"], "declared": declared.max_win,
+            "reached": stats["max_win"],
+            "declared": declared.max_win,
             "within_declared": stats["max_win"] <= declared.max_win,
         },
         "with_jackpots": _with_jackpots(game, bet, combined, remainder_win, se, inside),
@@ -383,8 +474,13 @@ def par_sheet(game: Game, bet_params: JsonDict | None = None, rounds: int | None
 
 def _offered(game: Game) -> JsonDict:
     f = figures.published(game)
-    return {"offered_max_bet": f["max_bet"], "offered_max_win": f["max_win"], "rtp_range": f["rtp_range"],
-            "hit_frequency_published": f["hit_frequency_percent"], "volatility_published": f["volatility"]}
+    return {
+        "offered_max_bet": f["max_bet"],
+        "offered_max_win": f["max_win"],
+        "rtp_range": f["rtp_range"],
+        "hit_frequency_published": f["hit_frequency_percent"],
+        "volatility_published": f["volatility"],
+    }
 
 
 def _strategies(game: Game, bet: Bet, rounds: int, seed: int) -> JsonDict | None:
@@ -392,8 +488,14 @@ def _strategies(game: Game, bet: Bet, rounds: int, seed: int) -> JsonDict | None
     return table(bet, rounds, seed) if callable(table) else None
 
 
-def _with_jackpots(game: Game, bet: Bet, combined: Fraction, remainder_win: int, se: float,
-                   inside: Callable[[float, float, float, Decimal], bool]) -> JsonDict | None:
+def _with_jackpots(
+    game: Game,
+    bet: Bet,
+    combined: Fraction,
+    remainder_win: int,
+    se: float,
+    inside: Callable[[float, float, float, Decimal], bool],
+) -> JsonDict | None:
     """The sheet's "with_jackpots" section: the combined RTP + ``Game.jackpot_return(bet)`` (exact, so the standard
     error is the sheet's), compared with the declared RTP with jackpots. None for a game without jackpots (no
     jackpot return and no declared RTP with jackpots). A bet that can win no jackpot (``jackpot_return`` None) gets
@@ -410,10 +512,12 @@ def _with_jackpots(game: Game, bet: Bet, combined: Fraction, remainder_win: int,
     target = declared.rtp_with_jackpots if eligible else declared.rtp
     return {
         "eligible": eligible,
-        "note": "eligible: the RTP plus the jackpots' exact return" if eligible else
-        "not eligible: this bet can never win a jackpot, its RTP with jackpots is the game RTP",
+        "note": "eligible: the RTP plus the jackpots' exact return"
+        if eligible
+        else "not eligible: this bet can never win a jackpot, its RTP with jackpots is the game RTP",
         "parts": {k: {"fraction": f"{v.numerator}/{v.denominator}", "percent": _pct(v)} for k, v in parts.items()},
-        "jackpot_fraction": f"{jackpot.numerator}/{jackpot.denominator}", "jackpot_percent": _pct(jackpot),
+        "jackpot_fraction": f"{jackpot.numerator}/{jackpot.denominator}",
+        "jackpot_percent": _pct(jackpot),
         "percent": 100 * tm,
         "fraction": f"{total.numerator}/{total.denominator}" if not remainder_win else None,
         "ci95": [100 * (tm - Z95 * se), 100 * (tm + Z95 * se)],
@@ -427,8 +531,9 @@ def _with_jackpots(game: Game, bet: Bet, combined: Fraction, remainder_win: int,
     }
 
 
-def _remainder_sd(stats: JsonDict, exact_parts: frozenset[str], remainder_win: int, stake: int,
-                  volatility: float) -> tuple[float, str | None]:
+def _remainder_sd(
+    stats: JsonDict, exact_parts: frozenset[str], remainder_win: int, stake: int, volatility: float
+) -> tuple[float, str | None]:
     """SD per round of the simulated remainder (win minus the exact parts) in stakes, and how it was found."""
     n = stats["rounds"]
     bd = stats["breakdown"]
@@ -456,8 +561,9 @@ def _remainder_sd(stats: JsonDict, exact_parts: frozenset[str], remainder_win: i
     return volatility, "total_sd_approximation"
 
 
-def _breakdown_row(part: str, stats: JsonDict, exact: dict[str, Fraction], exact_parts: frozenset[str], stake: int,
-                   volatility: float) -> JsonDict:
+def _breakdown_row(
+    part: str, stats: JsonDict, exact: dict[str, Fraction], exact_parts: frozenset[str], stake: int, volatility: float
+) -> JsonDict:
     """One part of the sheet's breakdown: simulated, and for an exact part its value and the consistency check."""
     n, total_stake = stats["rounds"], stats["total_stake"]
     bd_sq = stats.get("breakdown_sum_sq") or {}
@@ -503,8 +609,11 @@ def format_par_sheet(sheet: JsonDict) -> str:
         f"  min / max bet offered        {czk(d['min_bet'])} / {czk(d['offered_max_bet'])}"
         f"  (engine: {czk(d['max_bet'])}; the platform's default limits)",
         f"  max win at max bet offered   {czk(d['offered_max_win'])}  (engine: {czk(d['max_win'])})",
-        *([f"  RTP range (ways of playing)  {d['rtp_range']['min']} % - {d['rtp_range']['max']} %"]
-          if d.get("rtp_range") else []),
+        *(
+            [f"  RTP range (ways of playing)  {d['rtp_range']['min']} % - {d['rtp_range']['max']} %"]
+            if d.get("rtp_range")
+            else []
+        ),
         f"  hit frequency / volatility   {d['hit_frequency_published']} % / {d['volatility_published']}  "
         "(published, from this sheet's simulation)",
         f"  avg hourly loss at max bet   {czk(d['avg_hourly_loss'])}  (max bet x (1 - RTP) x 1,800 rounds)",
@@ -515,8 +624,10 @@ def format_par_sheet(sheet: JsonDict) -> str:
     if ex["parts"]:
         for k, v in ex["parts"].items():
             lines.append(f"  {k:<28} {v['fraction']:>24} = {v['percent']:.6f} %  (part: {v['part']})")
-        lines.append(f"  {'total':<28} {ex['total_fraction']:>24} = {ex['total_percent']:.6f} %  "
-                     f"(covers: {', '.join(ex['covers'])})")
+        lines.append(
+            f"  {'total':<28} {ex['total_fraction']:>24} = {ex['total_percent']:.6f} %  "
+            f"(covers: {', '.join(ex['covers'])})"
+        )
     else:
         lines.append("  none: everything below is simulated")
     lines += [
@@ -526,7 +637,8 @@ def format_par_sheet(sheet: JsonDict) -> str:
         f"  95 % CI                      {_ci(sim['ci95'])}  declared inside: {yes[sim['declared_inside_ci95']]}",
         f"  99 % CI                      {_ci(sim['ci99'])}  declared inside: {yes[sim['declared_inside_ci99']]}",
         f"  hit frequency                {100 * sim['hit_frequency']:.4f} %  (1 in {1 / sim['hit_frequency']:.2f})"
-        if sim["hit_frequency"] else "  hit frequency                0 %",
+        if sim["hit_frequency"]
+        else "  hit frequency                0 %",
         f"  volatility (SD of win/stake) {sim['volatility']:.4f}",
         f"  max win reached              {czk(sim['max_win'])}  ({sim['max_win_multiplier']:.2f}x stake)",
         "",
@@ -535,8 +647,10 @@ def format_par_sheet(sheet: JsonDict) -> str:
     for p, row in sheet["breakdown"].items():
         s = f"  {p:<28} simulated {row['simulated_percent']:9.4f} %"
         if row["exact"]:
-            s += (f"   exact {row['exact_percent']:.6f} %  (z = {row['exact_vs_simulated_z']:+.2f}, "
-                  f"consistent: {yes[row['exact_vs_simulated_consistent']]})")
+            s += (
+                f"   exact {row['exact_percent']:.6f} %  (z = {row['exact_vs_simulated_z']:+.2f}, "
+                f"consistent: {yes[row['exact_vs_simulated_consistent']]})"
+            )
         lines.append(s)
     if sim["feature_counts"]:
         lines.append("Feature counts")
@@ -578,9 +692,11 @@ def _format_with_jackpots(wj: JsonDict) -> list[str]:
     ]
     if wj["declared_percent"] is not None:
         figure = "with jackpots" if wj["declared_figure"] == "rtp_with_jackpots" else "game RTP"
-        lines.append(f"  declared {wj['declared_percent']} % ({figure}) inside 95 % CI {yes[wj['declared_inside_ci95']]}"
-                     f", 99 % CI {yes[wj['declared_inside_ci99']]}"
-                     f"  (rounded down: up to {wj['declared_tolerance_pp']} pp below the CI, never above)")
+        lines.append(
+            f"  declared {wj['declared_percent']} % ({figure}) inside 95 % CI {yes[wj['declared_inside_ci95']]}"
+            f", 99 % CI {yes[wj['declared_inside_ci99']]}"
+            f"  (rounded down: up to {wj['declared_tolerance_pp']} pp below the CI, never above)"
+        )
     return lines
 
 
@@ -594,8 +710,9 @@ def resolve_game(code: str, version: int | None = None) -> Game:
         return get_game(code, version)
     except KeyError:
         known = ", ".join(f"{g.code}@{g.version}" for g in list_games())
-        raise KeyError(f"unknown game {code!r}{f' version {version}' if version is not None else ''}; "
-                       f"registered: {known}") from None
+        raise KeyError(
+            f"unknown game {code!r}{f' version {version}' if version is not None else ''}; registered: {known}"
+        ) from None
 
 
 def parse_bet_json(text: str | None) -> JsonDict | None:
@@ -625,8 +742,10 @@ class ProgressBar:
         frac = done / total if total else 1.0
         filled = int(round(self.width * frac))
         rate = done / max(time.perf_counter() - self.t0, 1e-9)
-        self.stream.write(f"\r{self.label}[{'#' * filled}{'.' * (self.width - filled)}] {100 * frac:5.1f} %  "
-                          f"{done:,}/{total:,}  {rate:,.0f}/s")
+        self.stream.write(
+            f"\r{self.label}[{'#' * filled}{'.' * (self.width - filled)}] {100 * frac:5.1f} %  "
+            f"{done:,}/{total:,}  {rate:,.0f}/s"
+        )
         if done >= total:
             self.stream.write("\n")
         self.stream.flush()

@@ -8,6 +8,7 @@ touches, reveals the k-th item of that order; once the bonus ends the options no
 in the order of their positions. So the same draws give the same result for any choice; every draw is in the
 round's record and the round replays.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -32,7 +33,7 @@ def board(order: Sequence[Any], picked: Sequence[int], size: int) -> list[Any]:
     out: list[Any] = [None] * size
     for k, pos in enumerate(picked):
         out[pos] = order[k]
-    rest = iter(order[len(picked):])
+    rest = iter(order[len(picked) :])
     for pos in range(size):
         if pos not in picked:
             out[pos] = next(rest)

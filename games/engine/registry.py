@@ -1,4 +1,5 @@
 """Registry of shipped games: code -> {version -> Game}."""
+
 from __future__ import annotations
 
 from typing import TypeVar

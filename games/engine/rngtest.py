@@ -19,6 +19,7 @@ external
 batteries (``dieharder -g 201 -f FILE``, NIST STS). These in-process tests find gross defects (bias from modulo
 scaling, stuck or correlated output); they do not replace the external batteries.
 """
+
 from __future__ import annotations
 
 import math
@@ -135,8 +136,14 @@ def chi2_ppf(p: float, df: float) -> float:
 
 # --- tests -----------------------------------------------------------------------------------------------
 def result(name: str, statistic: float, p_value: float, alpha: float = ALPHA, **extra: Any) -> JsonDict:
-    return {"name": name, "statistic": statistic, "p_value": p_value, "alpha": alpha,
-            "passed": p_value >= alpha, **extra}
+    return {
+        "name": name,
+        "statistic": statistic,
+        "p_value": p_value,
+        "alpha": alpha,
+        "passed": p_value >= alpha,
+        **extra,
+    }
 
 
 def chi_square_counts(counts: Sequence[int], alpha: float = ALPHA, name: str = "chi-square") -> JsonDict:
@@ -145,8 +152,7 @@ def chi_square_counts(counts: Sequence[int], alpha: float = ALPHA, name: str = "
     expected = n / k
     stat = sum((c - expected) ** 2 for c in counts) / expected
     df = k - 1
-    return result(name, stat, chi2_sf(stat, df), alpha, df=df, samples=n,
-                  critical_value=chi2_ppf(1 - alpha, df))
+    return result(name, stat, chi2_sf(stat, df), alpha, df=df, samples=n, critical_value=chi2_ppf(1 - alpha, df))
 
 
 def chi_square_uniform(rng: RNG, k: int, n: int, alpha: float = ALPHA) -> JsonDict:
@@ -224,13 +230,14 @@ def holm(results: list[JsonDict], alpha: float = ALPHA) -> list[JsonDict]:
     return results
 
 
-def run_battery(rng: RNG, n: int = 100_000, ks: Sequence[int] = (2, 6, 10, 37, 100, 1000), alpha: float = ALPHA,
-                serial_k: int = 16) -> list[JsonDict]:
+def run_battery(
+    rng: RNG, n: int = 100_000, ks: Sequence[int] = (2, 6, 10, 37, 100, 1000), alpha: float = ALPHA, serial_k: int = 16
+) -> list[JsonDict]:
     """All tests on fresh draws from ``rng``: uniformity of randbelow(k) for each k, then runs, serial pairs
     and monobit on ``n`` 32-bit words (``randbelow(2**32)``). ``passed`` is Holm's decision over the whole
     battery at the family-wise level ``alpha`` (:func:`holm`)."""
     out = [chi_square_uniform(rng, k, n, alpha) for k in ks]
-    words = [rng.randbelow(2 ** 32) for _ in range(n)]
+    words = [rng.randbelow(2**32) for _ in range(n)]
     out.append(runs_test_median(words, alpha))
     out.append(runs_up_down(words, alpha))
     out.append(serial_pairs([w % serial_k for w in words], serial_k, alpha))  # serial_k divides 2**32: no bias
@@ -243,16 +250,19 @@ def format_battery(results: Sequence[JsonDict]) -> str:
     lines = [f"{'test':<28} {'statistic':>12} {'p-value':>10} {'threshold':>10}  result"]
     for r in results:
         thr = r.get("holm_threshold", r["alpha"])
-        lines.append(f"{r['name']:<28} {r['statistic']:12.4f} {r['p_value']:10.4f} {thr:10.6f}  "
-                     f"{'pass' if r['passed'] else 'FAIL'}")
+        lines.append(
+            f"{r['name']:<28} {r['statistic']:12.4f} {r['p_value']:10.4f} {thr:10.6f}  "
+            f"{'pass' if r['passed'] else 'FAIL'}"
+        )
     if results and "holm_threshold" in results[0]:
         lines.append(f"Holm's step-down over {len(results)} tests, family-wise level {results[0]['alpha']}")
     return "\n".join(lines)
 
 
 # --- raw output for external batteries ------------------------------------------------------------------
-def dump_words(rng: RNG, nbytes: int, out: BinaryIO, progress: Callable[[int, int], None] | None = None,
-               chunk_words: int = 65_536) -> int:
+def dump_words(
+    rng: RNG, nbytes: int, out: BinaryIO, progress: Callable[[int, int], None] | None = None, chunk_words: int = 65_536
+) -> int:
     """Write ``nbytes`` bytes of 32-bit little-endian words ``rng.randbelow(2**32)`` (the last word cut short
     when ``nbytes`` is not a multiple of 4). Returns the number of bytes written."""
     if nbytes < 0:
@@ -261,7 +271,7 @@ def dump_words(rng: RNG, nbytes: int, out: BinaryIO, progress: Callable[[int, in
     draw = rng.randbelow
     while written < nbytes:
         words = min(chunk_words, (nbytes - written + 3) // 4)
-        data = struct.pack(f"<{words}I", *[draw(2 ** 32) for _ in range(words)])
+        data = struct.pack(f"<{words}I", *[draw(2**32) for _ in range(words)])
         data = data[: nbytes - written]
         out.write(data)
         written += len(data)

@@ -19,6 +19,7 @@ Conventions
   what they multiply (the line bet, the total stake).
 * States are plain JSON (dicts, lists, ints, strings): no tuples, so ``json.loads(json.dumps(state)) == state``.
 """
+
 from __future__ import annotations
 
 import copy
@@ -63,14 +64,29 @@ def is_int(value: object) -> bool:
 def check_stake(total: int, *, min_bet: int, max_bet: int, step: int = 10) -> None:
     """GP §8(1)-(2): the total stake lies within the game's limits and is a multiple of 0.10 CZK."""
     if total < min_bet:
-        raise bet_error("game.stake_below_min", f"The total stake must be at least {czk(min_bet)} (GP §8(1)).",
-                        f"Celková sázka musí být alespoň {czk(min_bet, 'cs')} (GP §8(1)).", total=total, min=min_bet)
+        raise bet_error(
+            "game.stake_below_min",
+            f"The total stake must be at least {czk(min_bet)} (GP §8(1)).",
+            f"Celková sázka musí být alespoň {czk(min_bet, 'cs')} (GP §8(1)).",
+            total=total,
+            min=min_bet,
+        )
     if total > max_bet:
-        raise bet_error("game.stake_above_max", f"The total stake may not exceed {czk(max_bet)} (GP §8(2)).",
-                        f"Celková sázka nesmí překročit {czk(max_bet, 'cs')} (GP §8(2)).", total=total, max=max_bet)
+        raise bet_error(
+            "game.stake_above_max",
+            f"The total stake may not exceed {czk(max_bet)} (GP §8(2)).",
+            f"Celková sázka nesmí překročit {czk(max_bet, 'cs')} (GP §8(2)).",
+            total=total,
+            max=max_bet,
+        )
     if total % step:
-        raise bet_error("game.stake_step", f"The total stake must be a multiple of {czk(step)} (GP §8(1)).",
-                        f"Celková sázka musí být násobkem {czk(step, 'cs')} (GP §8(1)).", total=total, step=step)
+        raise bet_error(
+            "game.stake_step",
+            f"The total stake must be a multiple of {czk(step)} (GP §8(1)).",
+            f"Celková sázka musí být násobkem {czk(step, 'cs')} (GP §8(1)).",
+            total=total,
+            step=step,
+        )
 
 
 def check_keys(params: object, allowed: Iterable[str]) -> JsonDict:
@@ -78,8 +94,12 @@ def check_keys(params: object, allowed: Iterable[str]) -> JsonDict:
         raise bet_error("game.invalid_bet", "The bet must be an object.", "Sázka musí být objekt.")
     extra = sorted(str(k) for k in set(params) - set(allowed))
     if extra:
-        raise bet_error("game.invalid_bet", f"Unexpected bet fields: {', '.join(extra)}.",
-                        f"Nepovolená pole sázky: {', '.join(extra)}.", fields=extra)
+        raise bet_error(
+            "game.invalid_bet",
+            f"Unexpected bet fields: {', '.join(extra)}.",
+            f"Nepovolená pole sázky: {', '.join(extra)}.",
+            fields=extra,
+        )
     return params
 
 
@@ -196,8 +216,13 @@ class LineEvaluator:
         return any(self.run_length(prefix, c) == len(prefix) for c in cands)
 
 
-def line_wins(window: Sequence[Sequence[str]], lines: Sequence[Sequence[int]], evaluator: LineEvaluator,
-              active: int | None = None, both_ways: bool = False) -> list[list[Any]]:
+def line_wins(
+    window: Sequence[Sequence[str]],
+    lines: Sequence[Sequence[int]],
+    evaluator: LineEvaluator,
+    active: int | None = None,
+    both_ways: bool = False,
+) -> list[list[Any]]:
     """``[[line number (1-based), symbol, count, multiplier, direction], ...]`` for the first ``active`` lines.
 
     ``direction`` is "ltr" or "rtl" (both-ways games); a full-length combination is paid once."""
@@ -272,8 +297,9 @@ def convolve_counts(dists: Sequence[dict[int, int]]) -> dict[int, int]:
     return out
 
 
-def count_probabilities(strips: Sequence[Sequence[str]], rows: int, symbols: str | Iterable[str]
-                        ) -> dict[int, Fraction]:
+def count_probabilities(
+    strips: Sequence[Sequence[str]], rows: int, symbols: str | Iterable[str]
+) -> dict[int, Fraction]:
     """Exact P(the window shows k of ``symbols``) over uniform independent stops."""
     dists = [window_count_distribution(s, rows, symbols) for s in strips]
     total = 1
@@ -332,7 +358,7 @@ def lut_expectation(lut: npt.NDArray[np.integer[Any]], dists: Sequence[npt.Array
     bound = int(np.abs(lut).max())
     for d in dists:
         bound *= int(np.sum(d))
-    if bound >= 2 ** 62:
+    if bound >= 2**62:
         raise OverflowError("lut_expectation would overflow int64")
     t = lut.astype(np.int64)
     for d in reversed(dists):
@@ -384,9 +410,16 @@ def gamble_options(win: int, played: int, max_gambles: int, cap: int) -> list[Js
 # --- round states -----------------------------------------------------------------------------------------------
 def new_state(game: Game, bet: Bet) -> JsonDict:
     return {
-        "game": game.code, "version": game.version, "status": STATUS_FINISHED, "win": 0,
-        "stake": bet.total_stake, "bet": copy.deepcopy(bet.params), "steps": [], "pending": None,
-        "jackpot_events": [], "breakdown": {k: 0 for k in BREAKDOWN_PARTS},
+        "game": game.code,
+        "version": game.version,
+        "status": STATUS_FINISHED,
+        "win": 0,
+        "stake": bet.total_stake,
+        "bet": copy.deepcopy(bet.params),
+        "steps": [],
+        "pending": None,
+        "jackpot_events": [],
+        "breakdown": {k: 0 for k in BREAKDOWN_PARTS},
     }
 
 
@@ -409,8 +442,11 @@ def finish(state: JsonDict) -> JsonDict:
 
 def same_action(action: object, option: JsonDict) -> bool:
     """Literal equality with an offered option, types included (``True`` or ``1.0`` is not the index 1)."""
-    return (isinstance(action, dict) and action.keys() == option.keys()
-            and all(type(action[k]) is type(v) and action[k] == v for k, v in option.items()))
+    return (
+        isinstance(action, dict)
+        and action.keys() == option.keys()
+        and all(type(action[k]) is type(v) and action[k] == v for k, v in option.items())
+    )
 
 
 class SlotGame(Game):
@@ -425,11 +461,16 @@ class SlotGame(Game):
         if not isinstance(state, dict) or state.get("status") != STATUS_AWAITING_ACTION or not state.get("pending"):
             raise ActionError("game.round_finished", "The round awaits no action.", "Hra nečeká na žádnou akci.")
         if state.get("game") != self.code or state.get("version") != self.version:
-            raise ActionError("game.wrong_game", "The round belongs to another game or version.",
-                              "Hra patří jiné hře nebo verzi.")
+            raise ActionError(
+                "game.wrong_game", "The round belongs to another game or version.", "Hra patří jiné hře nebo verzi."
+            )
         if not any(same_action(action, o) for o in state["pending"]["options"]):
-            raise ActionError("game.invalid_action", "This action is not allowed now.",
-                              "Tuto akci nyní nelze provést.", allowed=state["pending"]["options"])
+            raise ActionError(
+                "game.invalid_action",
+                "This action is not allowed now.",
+                "Tuto akci nyní nelze provést.",
+                allowed=state["pending"]["options"],
+            )
         handler: Callable[[JsonDict, JsonDict, RNG], JsonDict] | None = getattr(self, f"_act_{action['type']}", None)
         if handler is None:  # pragma: no cover - options come from the game itself
             raise ActionError("game.invalid_action", "Unknown action.", "Neznámá akce.")

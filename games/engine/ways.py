@@ -15,6 +15,7 @@ Exact expectations: the reels are independent, so for one symbol
 ``E[win] = sum_k pay(k) x prod_{j<k} E[c_j] x P(c_k = 0)`` (``c_j`` = the count of s or wild positions on reel j,
 ``P(c_5 = 0)`` read as 1 for a full line) -> :func:`expected_pay`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -69,14 +70,15 @@ def reel_moments(evaluator: WaysEvaluator, strip: Sequence[str], height: int, sy
     return Fraction(sum(t), len(t)), Fraction(t.count(0), len(t))
 
 
-def expected_pay(evaluator: WaysEvaluator, strips: Sequence[Sequence[str]], heights: Sequence[int],
-                 both_ways: bool = False) -> Fraction:
+def expected_pay(
+    evaluator: WaysEvaluator, strips: Sequence[Sequence[str]], heights: Sequence[int], both_ways: bool = False
+) -> Fraction:
     """E[sum of the ways multipliers of one spin] (in the paytable's unit) over uniform independent stops."""
     n = len(strips)
     total = Fraction(0)
     for s, pays in evaluator.paytable.items():
         mom = [reel_moments(evaluator, strips[j], heights[j], s) for j in range(n)]
-        for order in ([mom, mom[::-1]] if both_ways else [mom]):
+        for order in [mom, mom[::-1]] if both_ways else [mom]:
             prod = Fraction(1)
             for k in range(1, n + 1):
                 prod *= order[k - 1][0]

@@ -8,6 +8,7 @@ their reel, sticky (held) expanded wilds with re-spins. Pure Python; the games' 
 * **Sticky re-spins**: expanded wild reels are held, the other reels re-spin; each new wild expands and is held too;
   the re-spins end when a re-spin brings no new wild (``respin_sequence`` in the games).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -16,8 +17,9 @@ from collections.abc import Iterable, Sequence
 from .slots import LineEvaluator
 
 
-def multiplied_line_win(seq: Sequence[str], evaluator: LineEvaluator, wild: str,
-                        factors: dict[int, int]) -> tuple[str, int, int, int] | None:
+def multiplied_line_win(
+    seq: Sequence[str], evaluator: LineEvaluator, wild: str, factors: dict[int, int]
+) -> tuple[str, int, int, int] | None:
     """(symbol, count, multiplier after the wild factor, wilds in the combination) of the best combination."""
     best: tuple[str, int, int, int] | None = None
     for c in evaluator.candidates(seq):
@@ -32,8 +34,9 @@ def multiplied_line_win(seq: Sequence[str], evaluator: LineEvaluator, wild: str,
     return best
 
 
-def multiplied_line_lut(evaluator: LineEvaluator, wild: str, factors: dict[int, int], alphabet: Sequence[str],
-                        reels: int) -> list[int]:
+def multiplied_line_lut(
+    evaluator: LineEvaluator, wild: str, factors: dict[int, int], alphabet: Sequence[str], reels: int
+) -> list[int]:
     """Flat table (row-major over ``alphabet ** reels``) of :func:`multiplied_line_win`'s multiplier."""
     out = []
     for idx in itertools.product(range(len(alphabet)), repeat=reels):

@@ -20,6 +20,7 @@ through their contract functions (docs/contracts.md). A malfunction (the engine 
 state) voids the round and returns the stake inside the same transaction, so the voided round, the debit and the
 refund commit together and the record shows what happened.
 """
+
 from __future__ import annotations
 
 from games.services.catalogue import (
@@ -48,9 +49,30 @@ from games.services.remote import (
 from games.services.rounds import own_jackpots_offered, round_act, round_play
 
 __all__ = [
-    "APPROVAL_MOVES", "LIMITS_KIND", "PLAN_VERSION_MAX", "REFERENCE_MAX", "game_approval_withdraw", "game_approve",
-    "game_set_enabled", "games_sync", "min_round_seconds", "offered_figures", "own_jackpots_offered",
-    "RemoteResult", "qa_forced_outcomes_enabled", "remote_bet", "remote_game_upsert", "remote_key", "remote_play",
-    "remote_rollback", "remote_round_end", "remote_win", "round_act", "round_expire", "round_play", "round_refund",
-    "round_void_settled", "rounds_expire_due",
+    "APPROVAL_MOVES",
+    "LIMITS_KIND",
+    "PLAN_VERSION_MAX",
+    "REFERENCE_MAX",
+    "game_approval_withdraw",
+    "game_approve",
+    "game_set_enabled",
+    "games_sync",
+    "min_round_seconds",
+    "offered_figures",
+    "own_jackpots_offered",
+    "RemoteResult",
+    "qa_forced_outcomes_enabled",
+    "remote_bet",
+    "remote_game_upsert",
+    "remote_key",
+    "remote_play",
+    "remote_rollback",
+    "remote_round_end",
+    "remote_win",
+    "round_act",
+    "round_expire",
+    "round_play",
+    "round_refund",
+    "round_void_settled",
+    "rounds_expire_due",
 ]

@@ -1,5 +1,6 @@
 """The catalogue and its approval: the engine registry synced into rows, the operator switch, the Ministry's approval
 (GP §13(6))."""
+
 from __future__ import annotations
 
 import logging
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("games")
 
+
 # --- catalogue --------------------------------------------------------------------------------------------------------
 def offered_figures(declared: Declared) -> JsonDict:
     """The figures a game is offered with on this platform (GP §7(2), §8(2)-(3)).
@@ -52,11 +54,21 @@ def offered_figures(declared: Declared) -> JsonDict:
         lowered = True
     max_bet = max(max_bet, declared.min_bet)
     max_win = declared.max_win * max_bet // declared.max_bet
-    offered = Declared(rtp=declared.rtp, min_bet=declared.min_bet, max_bet=max_bet, max_win=max_win,
-                       unfinished_deadline_days=declared.unfinished_deadline_days,
-                       rtp_with_jackpots=declared.rtp_with_jackpots)
-    return {"max_bet": max_bet, "max_win": max_win, "avg_hourly_loss": offered.avg_hourly_loss,
-            "max_hourly_loss": offered.max_hourly_loss, "max_bet_lowered_for_max_win": lowered}
+    offered = Declared(
+        rtp=declared.rtp,
+        min_bet=declared.min_bet,
+        max_bet=max_bet,
+        max_win=max_win,
+        unfinished_deadline_days=declared.unfinished_deadline_days,
+        rtp_with_jackpots=declared.rtp_with_jackpots,
+    )
+    return {
+        "max_bet": max_bet,
+        "max_win": max_win,
+        "avg_hourly_loss": offered.avg_hourly_loss,
+        "max_hourly_loss": offered.max_hourly_loss,
+        "max_bet_lowered_for_max_win": lowered,
+    }
 
 
 def _row_data(g: EngineGame) -> JsonDict:
@@ -64,7 +76,8 @@ def _row_data(g: EngineGame) -> JsonDict:
     offered = offered_figures(d)
     description = jsonable(g.describe())
     description["platform_limits"] = {
-        "engine_max_bet": d.max_bet, "engine_max_win": d.max_win,
+        "engine_max_bet": d.max_bet,
+        "engine_max_win": d.max_win,
         "max_bet_lowered_for_max_win": offered["max_bet_lowered_for_max_win"],
         "platform_max_win_per_round": settings.GP["MAX_WIN_PER_ROUND"],
     }
@@ -118,8 +131,13 @@ def games_sync(*, actor: Actor | None = None) -> JsonDict:
                 Game.objects.filter(pk=row.pk).update(registered=False, current=False)
                 report["unregistered"].append(f"{row.code}@{row.version}")
         if report["created"] or report["unregistered"]:
-            audit_record(actor=actor, action="games.catalogue_synced", object_type="games.game",
-                         created=report["created"], unregistered=report["unregistered"])
+            audit_record(
+                actor=actor,
+                action="games.catalogue_synced",
+                object_type="games.game",
+                created=report["created"],
+                unregistered=report["unregistered"],
+            )
     return report
 
 
@@ -152,8 +170,13 @@ def game_set_enabled(*, game: Game, enabled: bool, actor: Actor) -> Game:
             old = row.enabled
             row.enabled = enabled
             row.save(update_fields=["enabled"])
-            audit_record(actor=actor, action="games.game_enabled" if enabled else "games.game_disabled", obj=row,
-                         old={"enabled": old}, new={"enabled": enabled})
+            audit_record(
+                actor=actor,
+                action="games.game_enabled" if enabled else "games.game_disabled",
+                obj=row,
+                old={"enabled": old},
+                new={"enabled": enabled},
+            )
     return row
 
 
@@ -189,13 +212,29 @@ def game_approve(*, game: Game, plan_version: str, reference: str, actor: Actor)
             return row
         old = _approval(row)
         status_transition(
-            row, to=Game.Approval.APPROVED, allowed=APPROVAL_MOVES, refused=errors.APPROVAL_TRANSITION, actor=actor,
-            action="games.game_approved", field="approval_state", audit=False,
-            extra_fields={"approval_plan_version": plan_version, "approval_reference": reference,
-                          "approved_at": clock.now(),
-                          "approved_by_id": int(actor.id) if actor.type == "staff" and actor.id else None})
-        audit_record(actor=actor, action="games.game_approved", obj=row, old=old, new=_approval(row),
-                     game=f"{row.code}@{row.version}")
+            row,
+            to=Game.Approval.APPROVED,
+            allowed=APPROVAL_MOVES,
+            refused=errors.APPROVAL_TRANSITION,
+            actor=actor,
+            action="games.game_approved",
+            field="approval_state",
+            audit=False,
+            extra_fields={
+                "approval_plan_version": plan_version,
+                "approval_reference": reference,
+                "approved_at": clock.now(),
+                "approved_by_id": int(actor.id) if actor.type == "staff" and actor.id else None,
+            },
+        )
+        audit_record(
+            actor=actor,
+            action="games.game_approved",
+            obj=row,
+            old=old,
+            new=_approval(row),
+            game=f"{row.code}@{row.version}",
+        )
     return row
 
 
@@ -208,15 +247,35 @@ def game_approval_withdraw(*, game: Game, reason: str, actor: Actor) -> Game:
         raise errors.APPROVAL_INVALID(field="reason")
     with transaction.atomic():
         row = Game.objects.select_for_update(no_key=True).get(pk=game.pk)
-        status_transition(row, to=Game.Approval.WITHDRAWN, allowed=APPROVAL_MOVES, refused=errors.APPROVAL_TRANSITION,
-                          actor=actor, action="games.game_approval_withdrawn", field="approval_state",
-                          reason=reason[:500], game=f"{row.code}@{row.version}")
+        status_transition(
+            row,
+            to=Game.Approval.WITHDRAWN,
+            allowed=APPROVAL_MOVES,
+            refused=errors.APPROVAL_TRANSITION,
+            actor=actor,
+            action="games.game_approval_withdrawn",
+            field="approval_state",
+            reason=reason[:500],
+            game=f"{row.code}@{row.version}",
+        )
     return row
 
 
-def remote_game_upsert(*, provider: str, provider_game_id: str, name: str, kind: str, rtp: Decimal, min_bet: int,
-                       max_bet: int, max_win: int, avg_hourly_loss: int, unfinished_deadline_days: int,
-                       actor: Actor, description: JsonDict | None = None) -> Game:
+def remote_game_upsert(
+    *,
+    provider: str,
+    provider_game_id: str,
+    name: str,
+    kind: str,
+    rtp: Decimal,
+    min_bet: int,
+    max_bet: int,
+    max_win: int,
+    avg_hourly_loss: int,
+    unfinished_deadline_days: int,
+    actor: Actor,
+    description: JsonDict | None = None,
+) -> Game:
     """A remote game (an outside studio's) in the catalogue: code ``<provider>_<provider game id>``,
     version 1, with the figures the approved plan declares. A new row starts enabled and unapproved (staff record
     the approval, GP §13(6)); an existing row gets the figures again and keeps its switch and approval. Audited
@@ -224,20 +283,36 @@ def remote_game_upsert(*, provider: str, provider_game_id: str, name: str, kind:
     code = f"{provider}_{provider_game_id}"
     if not valid_game_code(code) or not valid_game_code(provider) or not provider_game_id:
         raise errors.REMOTE_GAME_INVALID(game=code[:60])
-    _refuse_outside_the_plan(rtp=rtp, min_bet=min_bet, max_bet=max_bet, max_win=max_win,
-                             unfinished_deadline_days=unfinished_deadline_days)
-    figures = {"name": name[:120], "kind": kind[:20], "rtp": rtp, "min_bet": min_bet, "max_bet": max_bet,
-               "max_win": max_win, "avg_hourly_loss": avg_hourly_loss,
-               "unfinished_deadline_days": unfinished_deadline_days}
+    _refuse_outside_the_plan(
+        rtp=rtp, min_bet=min_bet, max_bet=max_bet, max_win=max_win, unfinished_deadline_days=unfinished_deadline_days
+    )
+    figures = {
+        "name": name[:120],
+        "kind": kind[:20],
+        "rtp": rtp,
+        "min_bet": min_bet,
+        "max_bet": max_bet,
+        "max_win": max_win,
+        "avg_hourly_loss": avg_hourly_loss,
+        "unfinished_deadline_days": unfinished_deadline_days,
+    }
     with transaction.atomic():
         row = Game.objects.select_for_update(no_key=True).filter(code=code, version=1).first()
         if row is not None and row.provider != provider:
             raise errors.REMOTE_GAME_INVALID(game=code)
         old = None if row is None else {k: getattr(row, k) for k in figures}
         if row is None:
-            row = Game(code=code, version=1, provider=provider, provider_game_id=provider_game_id, current=True,
-                       registered=True, enabled=True, synced_at=clock.now(),
-                       description=description or {"remote": True, "provider": provider})
+            row = Game(
+                code=code,
+                version=1,
+                provider=provider,
+                provider_game_id=provider_game_id,
+                current=True,
+                registered=True,
+                enabled=True,
+                synced_at=clock.now(),
+                description=description or {"remote": True, "provider": provider},
+            )
         if old != figures:
             for k, v in figures.items():
                 setattr(row, k, v)
@@ -247,13 +322,25 @@ def remote_game_upsert(*, provider: str, provider_game_id: str, name: str, kind:
                 # GP §13(6): the approval was of the declared figures; new figures need a new approval
                 row.approval_state = Game.Approval.WITHDRAWN
             row.save()
-            audit_record(actor=actor, action="games.remote_game_listed" if old is None else "games.remote_game_changed",
-                         obj=row, old=old, new=figures, provider=provider, approval_withdrawn=withdrawn)
+            audit_record(
+                actor=actor,
+                action="games.remote_game_listed" if old is None else "games.remote_game_changed",
+                obj=row,
+                old=old,
+                new=figures,
+                provider=provider,
+                approval_withdrawn=withdrawn,
+            )
             if withdrawn:
-                audit_record(actor=actor, action="games.game_approval_withdrawn", obj=row,
-                             old={"approval_state": Game.Approval.APPROVED},
-                             new={"approval_state": Game.Approval.WITHDRAWN},
-                             reason="the studio's declared figures changed", game=f"{row.code}@{row.version}")
+                audit_record(
+                    actor=actor,
+                    action="games.game_approval_withdrawn",
+                    obj=row,
+                    old={"approval_state": Game.Approval.APPROVED},
+                    new={"approval_state": Game.Approval.WITHDRAWN},
+                    reason="the studio's declared figures changed",
+                    game=f"{row.code}@{row.version}",
+                )
     return row
 
 
@@ -264,8 +351,9 @@ def _declared(figures: JsonDict) -> tuple[Any, ...]:
     return tuple(Decimal(str(figures[k])) if k == "rtp" else figures[k] for k in DECLARED)
 
 
-def _refuse_outside_the_plan(*, rtp: Decimal, min_bet: int, max_bet: int, max_win: int,
-                             unfinished_deadline_days: int) -> None:
+def _refuse_outside_the_plan(
+    *, rtp: Decimal, min_bet: int, max_bet: int, max_win: int, unfinished_deadline_days: int
+) -> None:
     """A studio's game is offered only within the plan: an RTP of at least GP §8(4)'s minimum, stakes within
     GP §8(1)-(2) and a positive maximum win and deadline."""
     gp = settings.GP
@@ -274,11 +362,13 @@ def _refuse_outside_the_plan(*, rtp: Decimal, min_bet: int, max_bet: int, max_wi
     except ArithmeticError:
         raise errors.REMOTE_GAME_FIGURES(reason="the RTP is not a number")
     if not rtp.is_finite() or rtp < Decimal(str(gp["MIN_RTP_PERCENT"])) or rtp > 100:
-        raise errors.REMOTE_GAME_FIGURES(reason=f"an RTP of {rtp} % is outside {gp['MIN_RTP_PERCENT']}-100 % "
-                                                "(GP §8(4))", field="rtp")
+        raise errors.REMOTE_GAME_FIGURES(
+            reason=f"an RTP of {rtp} % is outside {gp['MIN_RTP_PERCENT']}-100 % (GP §8(4))", field="rtp"
+        )
     if not gp["MIN_STAKE"] <= min_bet <= max_bet <= gp["MAX_STAKE"]:
-        raise errors.REMOTE_GAME_FIGURES(reason=f"stakes {min_bet}-{max_bet} haléřů are outside {gp['MIN_STAKE']}-"
-                                                f"{gp['MAX_STAKE']} (GP §8(1)-(2))", field="max_bet")
+        raise errors.REMOTE_GAME_FIGURES(
+            reason=f"stakes {min_bet}-{max_bet} haléřů are outside {gp['MIN_STAKE']}-{gp['MAX_STAKE']} (GP §8(1)-(2))",
+            field="max_bet",
+        )
     if max_win <= 0 or unfinished_deadline_days <= 0:
-        raise errors.REMOTE_GAME_FIGURES(reason="the maximum win and the deadline must be positive",
-                                         field="max_win")
+        raise errors.REMOTE_GAME_FIGURES(reason="the maximum win and the deadline must be positive", field="max_win")

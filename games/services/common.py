@@ -1,4 +1,5 @@
 """Shared helpers of the games services: references, JSON, the engine lookup, the engine state's contract."""
+
 from __future__ import annotations
 
 import json

@@ -1,5 +1,6 @@
 """The deadline sweeper (GP §7(8)b): rounds left unfinished past their game's deadline, each ended by the one
 deadline path (:func:`games.services.path.end_at_deadline`)."""
+
 from __future__ import annotations
 
 import logging
@@ -27,9 +28,13 @@ def round_expire(*, round_id: int, now: datetime | None = None, actor: Actor | N
         held = path.lock_round(round_id, skip_locked=True, due_at=now)
         if held is None:
             return False
-        path.end_at_deadline(held.round, locked=held.wallet, actor=actor, now=now,
-                             detail="unfinished past the game's deadline: stake returned, accrued win not paid "
-                                    "(GP §7(8)b)")
+        path.end_at_deadline(
+            held.round,
+            locked=held.wallet,
+            actor=actor,
+            now=now,
+            detail="unfinished past the game's deadline: stake returned, accrued win not paid (GP §7(8)b)",
+        )
     return True
 
 
@@ -37,8 +42,11 @@ def rounds_expire_due(*, now: datetime | None = None, batch: int = 500) -> dict[
     """Sweeper: end every round in progress past its deadline (each in its own transaction; safe to run twice
     or on two workers at once). Returns counts."""
     now = now or clock.now()
-    ids = list(Round.objects.filter(status=Round.Status.IN_PROGRESS, deadline__lte=now)
-               .order_by("deadline", "id").values_list("pk", flat=True)[:batch])
+    ids = list(
+        Round.objects.filter(status=Round.Status.IN_PROGRESS, deadline__lte=now)
+        .order_by("deadline", "id")
+        .values_list("pk", flat=True)[:batch]
+    )
     done = failed = 0
     for pk in ids:
         try:

@@ -19,6 +19,7 @@ jackpots' contribution and either settles the round at once or records the open 
 A rule of a round's start is added in :func:`open_round` and applies to every game; the boundary tests of
 GP §6-§8 run through both adapters (``games/tests/platform/test_one_path.py``).
 """
+
 from __future__ import annotations
 
 import copy
@@ -92,8 +93,14 @@ class LockedRound:
     keyed: RoundAction | None
 
 
-def lock_round(round_id: int, *, player: Player | None = None, key: str = "", skip_locked: bool = False,
-               due_at: datetime | None = None) -> LockedRound | None:
+def lock_round(
+    round_id: int,
+    *,
+    player: Player | None = None,
+    key: str = "",
+    skip_locked: bool = False,
+    due_at: datetime | None = None,
+) -> LockedRound | None:
     """The round locked in the house lock order (docs/contracts.md): the player's wallet first, then the round
     (``FOR NO KEY UPDATE``). The one prelude of an action, a studio's call on its round, a staff remedy and the
     deadline sweeper.
@@ -101,8 +108,9 @@ def lock_round(round_id: int, *, player: Player | None = None, key: str = "", sk
     A real-money round takes ONE statement (``games/sql.py`` ROUND_LOCK); a play-money round has no wallet and
     locks only its row. ``player`` scopes the round to its owner; ``due_at``: only a round still in progress whose
     deadline is at or before it (the sweeper); ``skip_locked`` passes over a round another transaction holds."""
-    got = games_sql.round_lock(round_id, player_id=player.pk if player is not None else None, key=key,
-                               skip_locked=skip_locked)
+    got = games_sql.round_lock(
+        round_id, player_id=player.pk if player is not None else None, key=key, skip_locked=skip_locked
+    )
     if got is not None:
         rnd = got.round
         if player is not None:
@@ -114,8 +122,12 @@ def lock_round(round_id: int, *, player: Player | None = None, key: str = "", sk
             scope = scope.filter(player=player)
         if not scope.exists():
             return None
-        row = (Round.objects.select_for_update(no_key=True, skip_locked=skip_locked).select_related("player")
-               .filter(pk=round_id).first())
+        row = (
+            Round.objects.select_for_update(no_key=True, skip_locked=skip_locked)
+            .select_related("player")
+            .filter(pk=round_id)
+            .first()
+        )
         if row is None:
             return None
         keyed = RoundAction.objects.filter(round=row, idempotency_key=key).first() if key else None
@@ -171,22 +183,32 @@ def refuse_too_soon(last: datetime | None, now: datetime) -> None:
         return
     wait = timedelta(seconds=min_round_seconds()) - (now - last)
     if wait > timedelta(0):
-        raise errors.ROUND_TOO_SOON(retry_after_ms=math.ceil(wait / timedelta(milliseconds=1)),
-                                    min_round_seconds=min_round_seconds())
+        raise errors.ROUND_TOO_SOON(
+            retry_after_ms=math.ceil(wait / timedelta(milliseconds=1)), min_round_seconds=min_round_seconds()
+        )
 
 
 def _end_overdue_or_refuse(player: Player, open_id: int, locked: LockedWallet, now: datetime) -> bool:
     """GP §7(6): no other bet while a round is open. An open round past its deadline is ended here exactly as the
     sweeper ends it (:func:`end_at_deadline`, GP §7(8)b). True when a round was ended (the balance may have moved)."""
-    rnd = (Round.objects.select_for_update(no_key=True, of=("self",)).select_related("game")
-           .filter(pk=open_id, status=Round.Status.IN_PROGRESS).first())
+    rnd = (
+        Round.objects.select_for_update(no_key=True, of=("self",))
+        .select_related("game")
+        .filter(pk=open_id, status=Round.Status.IN_PROGRESS)
+        .first()
+    )
     if rnd is None:
         return False
     if rnd.deadline > now:
         raise errors.ROUND_IN_PROGRESS(round_id=rnd.pk, game=rnd.game_code)
     rnd._state.fields_cache["player"] = player
-    end_at_deadline(rnd, locked=locked, actor=Actor.system("games.deadline"), now=now,
-                    detail="ended at the next start after the deadline")
+    end_at_deadline(
+        rnd,
+        locked=locked,
+        actor=Actor.system("games.deadline"),
+        now=now,
+        detail="ended at the next start after the deadline",
+    )
     return True
 
 
@@ -196,7 +218,8 @@ def open_round(opener: Opener, *, player: Player, key: str, actor: Actor) -> Ope
     Raises the refusal of the first rule that refuses; nothing is moved then."""
     locked = wallet_lock_live(player=player)
     row, keyed_id, open_id, last_started, new_id = games_sql.start_context(
-        code=opener.code, version=opener.version, player_id=player.pk, key=key, play_money=False)
+        code=opener.code, version=opener.version, player_id=player.pk, key=key, play_money=False
+    )
     if keyed_id is not None:
         return opener.replay(keyed_id)
     now = clock.now()
@@ -207,8 +230,15 @@ def open_round(opener: Opener, *, player: Player, key: str, actor: Actor) -> Ope
     refuse_unoffered(game)
     rnd = opener.new_round(game, new_id, now)
     stake = Money(rnd.stake, rnd.currency)
-    gate = stake_gate(player=player, kind=LIMITS_KIND, stake=stake, game_code=rnd.game_code,
-                      game_max_bet=opener.max_bet(game), now=now, round_ref=round_ref(rnd, "bet"))
+    gate = stake_gate(
+        player=player,
+        kind=LIMITS_KIND,
+        stake=stake,
+        game_code=rnd.game_code,
+        game_max_bet=opener.max_bet(game),
+        now=now,
+        round_ref=round_ref(rnd, "bet"),
+    )
     rnd.balance_before = locked.balance
     round_stake_debit(locked=locked, amount=stake, reference=round_ref(rnd, "stake"), actor=actor)  # GP §7(3)
     return Opening(round=rnd, locked=locked, gate=gate, now=now, actor=actor)
@@ -219,8 +249,15 @@ def start_decided(op: Opening, *, finished: bool, engine_events: list[JsonDict])
     this stake (docs/jackpots.md), then the round settled at once (:func:`settle`) or its open bet recorded and the
     round written."""
     rnd = op.round
-    jp = jackpots.round_start(player=rnd.player, round_id=rnd.pk, game_code=rnd.game_code, stake=rnd.stake,
-                              finished=finished, engine_win=rnd.win_engine, actor=op.actor)
+    jp = jackpots.round_start(
+        player=rnd.player,
+        round_id=rnd.pk,
+        game_code=rnd.game_code,
+        stake=rnd.stake,
+        finished=finished,
+        engine_win=rnd.win_engine,
+        actor=op.actor,
+    )
     rnd.jackpot_events = jackpot_events(engine_events, jp.events, [])
     if finished:
         settle(rnd, locked=op.locked, actor=op.actor, now=op.now, opening=op, awards=jp.awards)
@@ -231,15 +268,25 @@ def start_decided(op: Opening, *, finished: bool, engine_events: list[JsonDict])
 
 def started_event(rnd: Round, *, actor: Actor, status: str) -> AuditEvent:
     """The audit event of a round that started and waits (not saved)."""
-    return audit_event(actor=actor, action="games.round_started", obj=rnd,
-                       new={"game": f"{rnd.game_code}@{rnd.game_version}", "stake": rnd.stake, "status": status},
-                       play_money=rnd.play_money, forced_outcome=rnd.forced_outcome)
+    return audit_event(
+        actor=actor,
+        action="games.round_started",
+        obj=rnd,
+        new={"game": f"{rnd.game_code}@{rnd.game_version}", "stake": rnd.stake, "status": status},
+        play_money=rnd.play_money,
+        forced_outcome=rnd.forced_outcome,
+    )
 
 
 def audit_started(rnd: Round, *, actor: Actor, status: str) -> None:
-    audit_record(actor=actor, action="games.round_started", obj=rnd,
-                 new={"game": f"{rnd.game_code}@{rnd.game_version}", "stake": rnd.stake, "status": status},
-                 play_money=rnd.play_money, forced_outcome=rnd.forced_outcome)
+    audit_record(
+        actor=actor,
+        action="games.round_started",
+        obj=rnd,
+        new={"game": f"{rnd.game_code}@{rnd.game_version}", "stake": rnd.stake, "status": status},
+        play_money=rnd.play_money,
+        forced_outcome=rnd.forced_outcome,
+    )
 
 
 # --- settling ------------------------------------------------------------------------------------------------------
@@ -254,9 +301,18 @@ def _award_recorded(rnd: Round) -> bool:
     return any(ev.get("type") == "jackpot_award" for ev in rnd.jackpot_events or [])
 
 
-def settle(rnd: Round, *, locked: LockedWallet | None, actor: Actor, now: datetime, opening: Opening | None = None,
-           awards: list[Award] | None = None, action: RoundAction | None = None, credited: int = 0,
-           played_until: datetime | None = None) -> None:
+def settle(
+    rnd: Round,
+    *,
+    locked: LockedWallet | None,
+    actor: Actor,
+    now: datetime,
+    opening: Opening | None = None,
+    awards: list[Award] | None = None,
+    action: RoundAction | None = None,
+    credited: int = 0,
+    played_until: datetime | None = None,
+) -> None:
     """Settle a finished round, the one way: cap the game's win (GP §8(3)), credit it (GP §10(1)), pay its jackpot
     wins within what the cap leaves, count the decided bet with the whole win (GP §6(7), §8(5)) and record it.
 
@@ -270,24 +326,46 @@ def settle(rnd: Round, *, locked: LockedWallet | None, actor: Actor, now: dateti
         if locked is None:
             raise RuntimeError(f"round {rnd.pk}: a real-money settlement runs under the wallet lock")
         paid, cap_left, cap_hit = capped(rnd.win_engine)
-        round_win_credit(locked=locked, player=rnd.player, amount=Money(paid - credited, rnd.currency),
-                         reference=round_ref(rnd, "win"), actor=actor)
+        round_win_credit(
+            locked=locked,
+            player=rnd.player,
+            amount=Money(paid - credited, rnd.currency),
+            reference=round_ref(rnd, "win"),
+            actor=actor,
+        )
         if opening is None or awards:
             known = awards if opening is not None else (None if _award_recorded(rnd) else [])
             jackpot_paid, settled = jackpots.round_settle(
-                player=rnd.player, round_id=rnd.pk, game_code=rnd.game_code, stake=rnd.stake,
-                engine_win=rnd.win_engine, cap_left=cap_left, awards=known, locked=locked,
-                interactive=opening is None, actor=actor)
+                player=rnd.player,
+                round_id=rnd.pk,
+                game_code=rnd.game_code,
+                stake=rnd.stake,
+                engine_win=rnd.win_engine,
+                cap_left=cap_left,
+                awards=known,
+                locked=locked,
+                interactive=opening is None,
+                actor=actor,
+            )
             cap_hit = cap_hit or any(a.returned for a in settled)
             _record_awards(rnd, settled)
         win = Money(paid + jackpot_paid, rnd.currency)
         if opening is not None:
-            stake_decided_now(gate=opening.gate, win=win, settled_at=now, round_ref=round_ref(rnd, "bet"),
-                              game_code=rnd.game_code)
+            stake_decided_now(
+                gate=opening.gate, win=win, settled_at=now, round_ref=round_ref(rnd, "bet"), game_code=rnd.game_code
+            )
         else:
-            stake_settled(player=rnd.player, kind=LIMITS_KIND, stake=Money(rnd.stake, rnd.currency), win=win,
-                          started_at=rnd.started_at, settled_at=now, round_ref=round_ref(rnd, "bet"),
-                          game_code=rnd.game_code, played_until=played_until)
+            stake_settled(
+                player=rnd.player,
+                kind=LIMITS_KIND,
+                stake=Money(rnd.stake, rnd.currency),
+                win=win,
+                started_at=rnd.started_at,
+                settled_at=now,
+                round_ref=round_ref(rnd, "bet"),
+                game_code=rnd.game_code,
+                played_until=played_until,
+            )
         rnd.balance_after = locked.balance
     rnd.win = paid + jackpot_paid
     rnd.jackpot_win = jackpot_paid
@@ -296,15 +374,28 @@ def settle(rnd: Round, *, locked: LockedWallet | None, actor: Actor, now: dateti
     rnd.settled_at = now
     if played_until is None:
         rnd.last_activity_at = now
-    figures = {"status": rnd.status, "stake": rnd.stake, "win": rnd.win, "win_engine": rnd.win_engine,
-               "jackpot_win": rnd.jackpot_win, "win_capped": rnd.win_capped}
+    figures = {
+        "status": rnd.status,
+        "stake": rnd.stake,
+        "win": rnd.win,
+        "win_engine": rnd.win_engine,
+        "jackpot_win": rnd.jackpot_win,
+        "win_capped": rnd.win_capped,
+    }
     if opening is not None:  # the round's one write (its id was taken by the round context), with its audit event
-        games_sql.round_insert(rnd, audit=audit_event(
-            actor=actor, action="games.round_played", obj=rnd,
-            new={"game": f"{rnd.game_code}@{rnd.game_version}", **figures}, play_money=False, forced_outcome=False))
+        games_sql.round_insert(
+            rnd,
+            audit=audit_event(
+                actor=actor,
+                action="games.round_played",
+                obj=rnd,
+                new={"game": f"{rnd.game_code}@{rnd.game_version}", **figures},
+                play_money=False,
+                forced_outcome=False,
+            ),
+        )
     else:
-        event = audit_event(actor=actor, action="games.round_settled", obj=rnd, new=figures,
-                            play_money=rnd.play_money)
+        event = audit_event(actor=actor, action="games.round_settled", obj=rnd, new=figures, play_money=rnd.play_money)
         games_sql.round_write(rnd, action=action, audit=event)
         if action is not None:
             games_sql.action_log_append(rnd, action)
@@ -328,14 +419,19 @@ def jackpot_events(engine_events: list[JsonDict], old: list[JsonDict], decided: 
 
 
 # --- voiding -------------------------------------------------------------------------------------------------------
-def void(rnd: Round, *, reason: str, detail: str, actor: Actor, now: datetime,
-         status: str = Round.Status.VOIDED) -> None:
+def void(
+    rnd: Round, *, reason: str, detail: str, actor: Actor, now: datetime, status: str = Round.Status.VOIDED
+) -> None:
     """End a round without paying its win and return the stake (real money): a malfunction, a staff refund, a
     studio's rollback, or a round past its deadline that holds nothing won (:func:`end_at_deadline`)."""
     if not rnd.play_money:
         if rnd.stake > 0:
-            stake_refund(player=rnd.player, amount=Money(rnd.stake, rnd.currency),
-                         reference=round_ref(rnd, "refund"), actor=actor)
+            stake_refund(
+                player=rnd.player,
+                amount=Money(rnd.stake, rnd.currency),
+                reference=round_ref(rnd, "refund"),
+                actor=actor,
+            )
         # Not a decided bet (GP §6(7)): limits takes the stake back out of its counters and clears the open bet.
         stake_voided(player=rnd.player, kind=LIMITS_KIND, at=now, round_ref=round_ref(rnd, "bet"), reason=reason)
         # Seed 000: "in case of malfunction all pays and play are voided": contributions and awards go back.
@@ -352,10 +448,17 @@ def void(rnd: Round, *, reason: str, detail: str, actor: Actor, now: datetime,
     if not rnd.play_money:
         rnd.balance_after = balance(rnd.player).amount
     rnd.save()
-    audit_record(actor=actor, action="games.round_voided" if status == Round.Status.VOIDED else "games.round_refunded",
-                 obj=rnd, old={"status": old_status}, new={"status": status, "void_reason": reason},
-                 stake_returned=rnd.stake if not rnd.play_money else 0, accrued_win_not_paid=rnd.win_engine,
-                 detail=rnd.void_detail, play_money=rnd.play_money)
+    audit_record(
+        actor=actor,
+        action="games.round_voided" if status == Round.Status.VOIDED else "games.round_refunded",
+        obj=rnd,
+        old={"status": old_status},
+        new={"status": status, "void_reason": reason},
+        stake_returned=rnd.stake if not rnd.play_money else 0,
+        accrued_win_not_paid=rnd.win_engine,
+        detail=rnd.void_detail,
+        play_money=rnd.play_money,
+    )
     if rnd.provider_round_id and reason != Round.VoidReason.PROVIDER:
         tell_studio(rnd, reason=reason)
 
@@ -371,8 +474,16 @@ def tell_studio(rnd: Round, *, reason: str, settled: bool = False) -> None:
     why = "deadline" if reason == Round.VoidReason.DEADLINE else "staff"
     refunded = Money(0 if settled else rnd.stake, rnd.currency)
     credited = Money(rnd.win if settled else 0, rnd.currency)
-    transaction.on_commit(lambda: call(provider=provider, provider_round_id=provider_round_id, round_id=round_id,
-                                       reason=why, refunded=refunded, credited=credited))
+    transaction.on_commit(
+        lambda: call(
+            provider=provider,
+            provider_round_id=provider_round_id,
+            round_id=round_id,
+            reason=why,
+            refunded=refunded,
+            credited=credited,
+        )
+    )
 
 
 # --- the deadline --------------------------------------------------------------------------------------------------
@@ -410,8 +521,15 @@ def _finish_for_player(rnd: Round, *, now: datetime) -> bool:
     for i, (action, before, after) in enumerate(applied):
         seq = len(rnd.actions) + i
         key = f"deadline-{action.get('type', 'action')}-{rnd.pk}" + (f"-{seq}" if i else "")
-        RoundAction.objects.create(round=rnd, seq=seq, action=action, idempotency_key=key[:128],
-                                   draws_before=base + before, draws_after=base + after, created_at=now)
+        RoundAction.objects.create(
+            round=rnd,
+            seq=seq,
+            action=action,
+            idempotency_key=key[:128],
+            draws_before=base + before,
+            draws_after=base + after,
+            created_at=now,
+        )
     rnd.draws = rnd.draws + rec.draws
     rnd.actions = rnd.actions + [a for a, _, _ in applied]
     rnd.state = state

@@ -2,6 +2,7 @@
 and the QA presets: for a game version, the forced draws whose round start triggers each of its features, found with
 the pure engine by searching seeds (:func:`find_seed`, :func:`start_draws`: the one implementation; the tests use it
 too)."""
+
 from __future__ import annotations
 
 import logging
@@ -58,7 +59,7 @@ class _ForcedRNG:
         return self._fallback.randbelow(n)
 
     def left(self) -> list[list[int]]:
-        return self._forced[self._used:]
+        return self._forced[self._used :]
 
 
 def check_forced(forced_draws: object, play_money: bool) -> list[list[int]] | None:
@@ -72,8 +73,12 @@ def check_forced(forced_draws: object, play_money: bool) -> list[list[int]] | No
     ok = isinstance(forced_draws, list) and len(forced_draws) <= MAX_FORCED_DRAWS
     if ok and isinstance(forced_draws, list):
         for d in forced_draws:
-            if not (isinstance(d, (list, tuple)) and len(d) == 2
-                    and all(isinstance(x, int) and not isinstance(x, bool) for x in d) and 0 <= d[1] < d[0]):
+            if not (
+                isinstance(d, (list, tuple))
+                and len(d) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in d)
+                and 0 <= d[1] < d[0]
+            ):
                 ok = False
                 break
     if not ok or not isinstance(forced_draws, list):
@@ -96,8 +101,9 @@ def start_features(state: JsonDict) -> list[str]:
     return list(steps[0].get("features", []) or [])
 
 
-def find_seed(code: str, bet: JsonDict, predicate: Callable[[JsonDict], bool], limit: int = 50_000, *,
-              version: int | None = None) -> int:
+def find_seed(
+    code: str, bet: JsonDict, predicate: Callable[[JsonDict], bool], limit: int = 50_000, *, version: int | None = None
+) -> int:
     """The first seed of ``core.rng.SeededRNG`` whose round start (pure engine, the bet in engine units) satisfies
     ``predicate(state)``; an AssertionError when none below ``limit`` does."""
     g = registry.get_game(code, version)
@@ -126,8 +132,9 @@ def preset_bet(code: str, version: int | None = None) -> JsonDict | None:
     return dict(default) if isinstance(default, dict) else None
 
 
-def search_presets(code: str, version: int | None = None, *, max_seeds: int = PRESET_MAX_SEEDS,
-                   max_seconds: float = PRESET_MAX_SECONDS) -> dict[str, Any]:
+def search_presets(
+    code: str, version: int | None = None, *, max_seeds: int = PRESET_MAX_SEEDS, max_seconds: float = PRESET_MAX_SECONDS
+) -> dict[str, Any]:
     """For each feature the round start of ``code`` (``version``) can trigger, the first seed that triggers it alone
     (else the first that triggers it with others) and its draws; bounded by seeds and time (no database).
 
@@ -170,8 +177,15 @@ def search_presets(code: str, version: int | None = None, *, max_seeds: int = PR
     for feature in sorted(mixed):
         found = alone.get(feature, mixed[feature])
         state = g.start(bet, SeededRNG(found))
-        out["presets"].append({"feature": feature, "features": start_features(state), "seed": found, "bet": params,
-                               "forced_draws": start_draws(code, params, found, version=g.version)})
+        out["presets"].append(
+            {
+                "feature": feature,
+                "features": start_features(state),
+                "seed": found,
+                "bet": params,
+                "forced_draws": start_draws(code, params, found, version=g.version),
+            }
+        )
     return out
 
 
@@ -190,6 +204,11 @@ def game_presets(code: str, version: int) -> dict[str, Any]:
         if key not in _PRESETS:
             started = time.monotonic()
             _PRESETS[key] = search_presets(code, version)
-            logger.info("QA presets of %s v%s: %s in %.1f s", code, version,
-                        [p["feature"] for p in _PRESETS[key]["presets"]], time.monotonic() - started)
+            logger.info(
+                "QA presets of %s v%s: %s in %.1f s",
+                code,
+                version,
+                [p["feature"] for p in _PRESETS[key]["presets"]],
+                time.monotonic() - started,
+            )
         return _PRESETS[key]

@@ -1,4 +1,5 @@
 """Staff remedies: a round in progress refunded, a settled bet declared void (GP §3(6))."""
+
 from __future__ import annotations
 
 import logging
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("games")
 
+
 def round_refund(*, round_id: Any, reason: str, actor: Actor) -> Round:
     """Staff: end a round in progress and return its stake (status refunded), e.g. a stuck round after a
     complaint or a withdrawn game version. A settled bet placed on order or by proxy is voided by
@@ -46,8 +48,14 @@ def round_refund(*, round_id: Any, reason: str, actor: Actor) -> Round:
             raise errors.ROUND_NOT_REFUNDABLE(round_id=rnd.pk, round_status=rnd.status)
         if rnd.provider_round_id and rnd.win > 0:  # a remote round's wins were credited: refunding would pay twice
             raise errors.ROUND_NOT_REFUNDABLE(round_id=rnd.pk, round_status=rnd.status, win_credited=rnd.win)
-        path.void(rnd, reason=Round.VoidReason.STAFF, detail=reason or "staff refund", actor=actor, now=clock.now(),
-              status=Round.Status.REFUNDED)
+        path.void(
+            rnd,
+            reason=Round.VoidReason.STAFF,
+            detail=reason or "staff refund",
+            actor=actor,
+            now=clock.now(),
+            status=Round.Status.REFUNDED,
+        )
     return rnd
 
 
@@ -97,8 +105,9 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
         player, currency = rnd.player, rnd.currency
         balance_before = player_balance(player)
         if rnd.stake > 0:
-            stake_refund(player=player, amount=Money(rnd.stake, currency), reference=round_ref(rnd, "void:stake"),
-                         actor=actor)
+            stake_refund(
+                player=player, amount=Money(rnd.stake, currency), reference=round_ref(rnd, "void:stake"), actor=actor
+            )
         from_hold, wins = 0, list[str]()
         if rnd.win > 0:
             # GP §10(3): what the operator still holds of this round's wins comes back from the hold first; only
@@ -107,9 +116,15 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
             # ``win:<seq>``), each jackpot award paid.
             wins = [round_ref(rnd, "win"), *remote_win_references(rnd), *round_award_win_references(rnd.pk)]
             from_hold = win_held_amount(player, wins).amount
-            win_deduct(player=player, amount=Money(rnd.win, currency), reference=round_ref(rnd, "void:win"),
-                       reason=f"round {rnd.pk} declared void (GP §3(6)): {reason}"[:255],
-                       notice_text=_void_notice(rnd, reason, from_hold=from_hold), actor=actor, win_references=wins)
+            win_deduct(
+                player=player,
+                amount=Money(rnd.win, currency),
+                reference=round_ref(rnd, "void:win"),
+                reason=f"round {rnd.pk} declared void (GP §3(6)): {reason}"[:255],
+                notice_text=_void_notice(rnd, reason, from_hold=from_hold),
+                actor=actor,
+                win_references=wins,
+            )
         # GP §3(6): a void bet is no bet for the limits either (the limits state row locks before the pools)
         limits_bet = settled_bet_voided(player=player, kind=LIMITS_KIND, round_ref=round_ref(rnd, "bet"), at=now)
         reversed_jp = jackpots.round_void(round_id=rnd.pk, actor=actor, settled=True)
@@ -121,14 +136,25 @@ def round_void_settled(*, round_id: Any, reason: str, actor: Actor) -> Round:
         rnd.voided_at = now
         rnd.save(update_fields=["status", "void_reason", "void_detail", "voided_at"])
         balance_after = player_balance(player)
-        audit_record(actor=actor, action="games.round_voided_settled", obj=rnd,
-                     old={"status": old_status}, new={"status": rnd.status, "void_reason": rnd.void_reason},
-                     reason=reason[:2000], stake_returned=rnd.stake, win_reclaimed=rnd.win, win_from_hold=from_hold,
-                     win_references=wins,
-                     jackpot_win_returned_to_pools=reversed_jp["paid_returned_to_pools"],
-                     balance_before=balance_before, balance_after=balance_after, debt=max(0, -balance_after),
-                     jackpots=reversed_jp, limits_counters="reversed" if limits_bet is not None else "no bet to reverse",
-                     carried_state=carried)
+        audit_record(
+            actor=actor,
+            action="games.round_voided_settled",
+            obj=rnd,
+            old={"status": old_status},
+            new={"status": rnd.status, "void_reason": rnd.void_reason},
+            reason=reason[:2000],
+            stake_returned=rnd.stake,
+            win_reclaimed=rnd.win,
+            win_from_hold=from_hold,
+            win_references=wins,
+            jackpot_win_returned_to_pools=reversed_jp["paid_returned_to_pools"],
+            balance_before=balance_before,
+            balance_after=balance_after,
+            debt=max(0, -balance_after),
+            jackpots=reversed_jp,
+            limits_counters="reversed" if limits_bet is not None else "no bet to reverse",
+            carried_state=carried,
+        )
     return rnd
 
 
@@ -137,13 +163,23 @@ def _void_notice(rnd: Round, reason: str, *, from_hold: int = 0) -> str:
     win taken back from a hold (GP §10(3)), which never touched the player's balance."""
     stake, win = Money(rnd.stake, rnd.currency), Money(rnd.win, rnd.currency)
     held = Money(from_hold, rnd.currency)
-    held_cs = (f" Z výhry bylo {held.format('cs')} pozdrženo (HP §10 odst. 3); tato částka se vrací z pozdržených "
-               "prostředků a váš zůstatek nesnižuje." if from_hold else "")
-    held_en = (f" {held.format('en')} of the win was held (GP §10(3)); that part comes back from the held funds and "
-               "does not reduce your balance." if from_hold else "")
-    return (f"Sázka v herním kole č. {rnd.pk} ({rnd.game_code}) byla prohlášena za neplatnou, protože byla uzavřena "
-            f"na objednávku nebo v zastoupení (HP §3 odst. 6). Vklad {stake.format('cs')} vám byl vrácen a výhra "
-            f"{win.format('cs')} odečtena.{held_cs} Důvod: {reason}\n"
-            f"The bet of game round {rnd.pk} ({rnd.game_code}) was declared void because it was placed on order or "
-            f"by proxy (GP §3(6)). The stake {stake.format('en')} was returned to you and the win "
-            f"{win.format('en')} deducted.{held_en} Reason: {reason}")[:4000]
+    held_cs = (
+        f" Z výhry bylo {held.format('cs')} pozdrženo (HP §10 odst. 3); tato částka se vrací z pozdržených "
+        "prostředků a váš zůstatek nesnižuje."
+        if from_hold
+        else ""
+    )
+    held_en = (
+        f" {held.format('en')} of the win was held (GP §10(3)); that part comes back from the held funds and "
+        "does not reduce your balance."
+        if from_hold
+        else ""
+    )
+    return (
+        f"Sázka v herním kole č. {rnd.pk} ({rnd.game_code}) byla prohlášena za neplatnou, protože byla uzavřena "
+        f"na objednávku nebo v zastoupení (HP §3 odst. 6). Vklad {stake.format('cs')} vám byl vrácen a výhra "
+        f"{win.format('cs')} odečtena.{held_cs} Důvod: {reason}\n"
+        f"The bet of game round {rnd.pk} ({rnd.game_code}) was declared void because it was placed on order or "
+        f"by proxy (GP §3(6)). The stake {stake.format('en')} was returned to you and the win "
+        f"{win.format('en')} deducted.{held_en} Reason: {reason}"
+    )[:4000]

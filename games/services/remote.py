@@ -27,6 +27,7 @@ through the claim ``games_round_unique_player_key``). What the studio sent is ke
 services run inside the caller's transaction when there is one (``savepoint=False``), so the caller's record of the
 call commits with the movement or not at all. No network call here.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -91,17 +92,20 @@ def remote_win_references(rnd: Round) -> list[str]:
     """The wallet references of every win the round's calls credited (an empty list for an engine round): what a
     GP §10(3) hold on a win of the round names (``wallet.win_hold_place`` holds one posting), so what a void of the
     round (``round_void_settled``) takes back from a hold first."""
-    return [round_ref(rnd, t["posting"]) if t.get("posting") else _win_ref(rnd, seq)
-            for seq, t in enumerate(_remote_state(rnd).get("transactions", []))
-            if t.get("type") == "win" and int(t.get("credited", 0) or 0) > 0]
+    return [
+        round_ref(rnd, t["posting"]) if t.get("posting") else _win_ref(rnd, seq)
+        for seq, t in enumerate(_remote_state(rnd).get("transactions", []))
+        if t.get("type") == "win" and int(t.get("credited", 0) or 0) > 0
+    ]
 
 
 def _record(rnd: Round, kind: str, transaction_id: str, amount: int, now: datetime, **more: Any) -> None:
     """Append the provider's call to the round's record (shown by the recall)."""
     remote = _remote_state(rnd)
-    remote["transactions"] = [*remote.get("transactions", []),
-                              {"type": kind, "transaction_id": transaction_id, "amount": amount,
-                               "at": now.isoformat(), **more}]
+    remote["transactions"] = [
+        *remote.get("transactions", []),
+        {"type": kind, "transaction_id": transaction_id, "amount": amount, "at": now.isoformat(), **more},
+    ]
     rnd.state = {**(rnd.state or {}), "remote": remote}
 
 
@@ -109,8 +113,13 @@ class _StudioOpener:
     """A studio's bet for the path: its round id, its one bet and the amount it stakes."""
 
     def __init__(self, player: Player, game: Game, round_id: str, transaction_id: str, stake: Money) -> None:
-        self.player, self.game, self.round_id, self.transaction_id, self.stake = (player, game, round_id,
-                                                                                  transaction_id, stake)
+        self.player, self.game, self.round_id, self.transaction_id, self.stake = (
+            player,
+            game,
+            round_id,
+            transaction_id,
+            stake,
+        )
         self.code, self.version = game.code, game.version
 
     def replay(self, round_id: int) -> path.RoundResult:
@@ -121,15 +130,35 @@ class _StudioOpener:
 
     def new_round(self, row: Game, round_id: int, now: datetime) -> Round:
         game = self.game
-        rnd = Round(id=round_id, player=self.player, game=row, game_code=game.code, game_version=game.version,
-                    play_money=False, idempotency_key=remote_key(game.provider, self.round_id),
-                    provider_round_id=self.round_id, status=Round.Status.IN_PROGRESS,
-                    bet_request={"transaction_id": self.transaction_id, "amount": self.stake.amount},
-                    bet_params={}, stake=self.stake.amount, currency=self.stake.currency, started_at=now,
-                    last_activity_at=now, deadline=clock.add_days(now, game.unfinished_deadline_days),
-                    state={"status": "in_progress", "win": 0, "steps": [],
-                           "remote": {"provider": game.provider, "round_id": self.round_id,
-                                      "game": game.provider_game_id, "transactions": []}})
+        rnd = Round(
+            id=round_id,
+            player=self.player,
+            game=row,
+            game_code=game.code,
+            game_version=game.version,
+            play_money=False,
+            idempotency_key=remote_key(game.provider, self.round_id),
+            provider_round_id=self.round_id,
+            status=Round.Status.IN_PROGRESS,
+            bet_request={"transaction_id": self.transaction_id, "amount": self.stake.amount},
+            bet_params={},
+            stake=self.stake.amount,
+            currency=self.stake.currency,
+            started_at=now,
+            last_activity_at=now,
+            deadline=clock.add_days(now, game.unfinished_deadline_days),
+            state={
+                "status": "in_progress",
+                "win": 0,
+                "steps": [],
+                "remote": {
+                    "provider": game.provider,
+                    "round_id": self.round_id,
+                    "game": game.provider_game_id,
+                    "transactions": [],
+                },
+            },
+        )
         _record(rnd, "bet", self.transaction_id, self.stake.amount, now)
         return rnd
 
@@ -147,8 +176,17 @@ def _keep_detail(rnd: Round, detail: JsonDict | None, now: datetime) -> None:
     rnd.state = {**(rnd.state or {}), "remote": remote}
 
 
-def remote_bet(*, player: Player, game: Game, round_id: str, transaction_id: str, amount: Money, closed: bool,
-               actor: Actor, detail: JsonDict | None = None) -> RemoteResult:
+def remote_bet(
+    *,
+    player: Player,
+    game: Game,
+    round_id: str,
+    transaction_id: str,
+    amount: Money,
+    closed: bool,
+    actor: Actor,
+    detail: JsonDict | None = None,
+) -> RemoteResult:
     """Open the platform round of the studio's ``round_id`` with its one bet, through the one round path
     (:func:`games.services.path.open_round`: every rule of a round's start, in the same order as an engine round).
     Raises the refusal of the first rule that refuses; nothing is moved then."""
@@ -168,8 +206,18 @@ def remote_bet(*, player: Player, game: Game, round_id: str, transaction_id: str
     return RemoteResult(round=opened.round, balance=opened.locked.balance)
 
 
-def remote_play(*, player: Player, game: Game, round_id: str, transaction_id: str, amount: Money,
-                win_transaction_id: str, win: Money, actor: Actor, detail: JsonDict) -> RemoteResult:
+def remote_play(
+    *,
+    player: Player,
+    game: Game,
+    round_id: str,
+    transaction_id: str,
+    amount: Money,
+    win_transaction_id: str,
+    win: Money,
+    actor: Actor,
+    detail: JsonDict,
+) -> RemoteResult:
     """A studio's whole one-shot round in one call: the bet, the studio's outcome and its win (0 for a loss), opened
     through :func:`~games.services.path.open_round` and decided at once (:func:`~games.services.path.start_decided`,
     the GP §8(3) cap on the win), with the studio's record of the round. The same rules, in the same order, as
@@ -219,8 +267,16 @@ def _settle_remote(rnd: Round, *, locked: LockedWallet, actor: Actor, now: datet
     path.settle(rnd, locked=locked, actor=actor, now=now, credited=rnd.win)
 
 
-def remote_win(*, player: Player, round_pk: int, transaction_id: str, amount: Money, closed: bool,
-               actor: Actor, detail: JsonDict | None = None) -> RemoteResult:
+def remote_win(
+    *,
+    player: Player,
+    round_pk: int,
+    transaction_id: str,
+    amount: Money,
+    closed: bool,
+    actor: Actor,
+    detail: JsonDict | None = None,
+) -> RemoteResult:
     """Credit a win of the provider to its round, at once, within what the GP §8(3) cap on the round's total win
     leaves (``RemoteResult.moved`` is what was credited, ``capped`` whether the cap cut it); ``closed`` settles the
     round. A win of 0 is valid (it may close the round)."""
@@ -231,8 +287,9 @@ def remote_win(*, player: Player, round_pk: int, transaction_id: str, amount: Mo
         now = clock.now()
         credit = min(won, max(max_win_per_round().amount - rnd.win, 0))  # GP §8(3) on the round's total
         seq = len(_remote_state(rnd).get("transactions", []))
-        round_win_credit(locked=locked, player=player, amount=Money(credit, rnd.currency),
-                         reference=_win_ref(rnd, seq), actor=actor)
+        round_win_credit(
+            locked=locked, player=player, amount=Money(credit, rnd.currency), reference=_win_ref(rnd, seq), actor=actor
+        )
         rnd.win_engine += won
         rnd.win += credit
         rnd.win_capped = rnd.win_capped or credit < won
@@ -247,8 +304,9 @@ def remote_win(*, player: Player, round_pk: int, transaction_id: str, amount: Mo
     return RemoteResult(round=rnd, balance=locked.balance, moved=credit, capped=credit < won)
 
 
-def remote_round_end(*, player: Player, round_pk: int, transaction_id: str, actor: Actor,
-                     detail: JsonDict | None = None) -> RemoteResult:
+def remote_round_end(
+    *, player: Player, round_pk: int, transaction_id: str, actor: Actor, detail: JsonDict | None = None
+) -> RemoteResult:
     """Settle the round with the wins credited so far. A round already settled is left as it is (the provider's
     round-end after a closing win); a voided one is refused."""
     with transaction.atomic(savepoint=False):
@@ -276,7 +334,13 @@ def remote_rollback(*, player: Player, round_pk: int, transaction_id: str, actor
             raise errors.REMOTE_ROLLBACK_AFTER_WIN(round_id=rnd.pk, round_status=rnd.status, wins=len(wins))
         now = clock.now()
         _record(rnd, "rollback", transaction_id, rnd.stake, now)
-        path.void(rnd, reason=Round.VoidReason.PROVIDER, detail=f"rollback {transaction_id} from the provider"[:2000],
-              actor=actor, now=now)
-    return RemoteResult(round=rnd, balance=rnd.balance_after if rnd.balance_after is not None else locked.balance,
-                        moved=rnd.stake)
+        path.void(
+            rnd,
+            reason=Round.VoidReason.PROVIDER,
+            detail=f"rollback {transaction_id} from the provider"[:2000],
+            actor=actor,
+            now=now,
+        )
+    return RemoteResult(
+        round=rnd, balance=rnd.balance_after if rnd.balance_after is not None else locked.balance, moved=rnd.stake
+    )

@@ -1,5 +1,6 @@
 """The engine's adapter onto the one round path (:mod:`games.services.path`): a player's start button
 (:func:`round_play`, real and play money) and actions (:func:`round_act`)."""
+
 from __future__ import annotations
 
 import copy
@@ -67,13 +68,33 @@ def _replay_or_conflict(existing: Round, *, game_code: str, bet: object, play_mo
     return path.RoundResult(existing, replayed=True)
 
 
-def _round_fields(player: Player, engine_game: EngineGame, game: Game, bet: JsonDict, bet_obj: Bet,
-                  idempotency_key: str, now: datetime, *, play_money: bool, forced: bool) -> dict[str, Any]:
+def _round_fields(
+    player: Player,
+    engine_game: EngineGame,
+    game: Game,
+    bet: JsonDict,
+    bet_obj: Bet,
+    idempotency_key: str,
+    now: datetime,
+    *,
+    play_money: bool,
+    forced: bool,
+) -> dict[str, Any]:
     return dict(
-        player=player, game=game, game_code=engine_game.code, game_version=engine_game.version,
-        play_money=play_money, forced_outcome=forced, idempotency_key=idempotency_key,
-        status=Round.Status.IN_PROGRESS, bet_request=jsonable(bet), bet_params=jsonable(bet_obj.params),
-        stake=bet_obj.total_stake, currency=currency(), started_at=now, last_activity_at=now,
+        player=player,
+        game=game,
+        game_code=engine_game.code,
+        game_version=engine_game.version,
+        play_money=play_money,
+        forced_outcome=forced,
+        idempotency_key=idempotency_key,
+        status=Round.Status.IN_PROGRESS,
+        bet_request=jsonable(bet),
+        bet_params=jsonable(bet_obj.params),
+        stake=bet_obj.total_stake,
+        currency=currency(),
+        started_at=now,
+        last_activity_at=now,
         deadline=clock.add_days(now, engine_game.declared.unfinished_deadline_days),
     )
 
@@ -87,23 +108,42 @@ class _EngineOpener:
         self.bet_obj: Bet | None = None
 
     def replay(self, round_id: int) -> path.RoundResult:
-        return _replay_or_conflict(Round.objects.get(pk=round_id), game_code=self.code, bet=self.bet,
-                                   play_money=False)
+        return _replay_or_conflict(Round.objects.get(pk=round_id), game_code=self.code, bet=self.bet, play_money=False)
 
     def game_row(self, found: Game | None) -> Game:
         return found if found is not None else game_row_of(self.engine_game)
 
     def new_round(self, row: Game, round_id: int, now: datetime) -> Round:
         self.bet_obj = _validate_bet(self.engine_game, self.bet)
-        return Round(id=round_id, **_round_fields(self.player, self.engine_game, row, self.bet, self.bet_obj,
-                                                  self.key, now, play_money=False, forced=False))
+        return Round(
+            id=round_id,
+            **_round_fields(
+                self.player,
+                self.engine_game,
+                row,
+                self.bet,
+                self.bet_obj,
+                self.key,
+                now,
+                play_money=False,
+                forced=False,
+            ),
+        )
 
     def max_bet(self, row: Game) -> Money:
         return Money(offered_figures(self.engine_game.declared)["max_bet"], currency())
 
 
-def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key: str, actor: Actor,
-               play_money: bool = False, forced_draws: list[list[int]] | None = None) -> Round:
+def round_play(
+    *,
+    player: Player,
+    game_code: str,
+    bet: JsonDict,
+    idempotency_key: str,
+    actor: Actor,
+    play_money: bool = False,
+    forced_draws: list[list[int]] | None = None,
+) -> Round:
     """Start a round (the start button, GP §7(6)) and run it as far as it goes without the player.
 
     Idempotent on (player, idempotency_key): a replay returns the same round (``round.replayed = True``) and moves
@@ -123,8 +163,9 @@ def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key
     check_request_json(bet, errors.INVALID_BET)
     engine_game = engine_game_of(game_code)
     if play_money:
-        return _round_play_money(player=player, engine_game=engine_game, bet=bet, idempotency_key=idempotency_key,
-                                 actor=actor, forced=forced).returned()
+        return _round_play_money(
+            player=player, engine_game=engine_game, bet=bet, idempotency_key=idempotency_key, actor=actor, forced=forced
+        ).returned()
     opener = _EngineOpener(player, engine_game, bet, idempotency_key)
     with transaction.atomic():
         opened = path.open_round(opener, player=player, key=idempotency_key, actor=actor)
@@ -132,17 +173,27 @@ def round_play(*, player: Player, game_code: str, bet: JsonDict, idempotency_key
             return opened.returned()
         rnd = opened.round
         assert opener.bet_obj is not None
-        carry_in = carry.carry_start(player=player, engine_game=engine_game, play_money=False, locked=opened.locked,
-                                     actor=actor, now=opened.now)  # a carry-over game's state (no statement else)
+        carry_in = carry.carry_start(
+            player=player, engine_game=engine_game, play_money=False, locked=opened.locked, actor=actor, now=opened.now
+        )  # a carry-over game's state (no statement else)
         state = _engine_start(rnd, engine_game, opener.bet_obj, None, actor=actor, now=opened.now, carry_in=carry_in)
         if state is not None:
-            path.start_decided(opened, finished=state["status"] == STATUS_FINISHED,
-                               engine_events=state.get("jackpot_events") or [])
+            path.start_decided(
+                opened, finished=state["status"] == STATUS_FINISHED, engine_events=state.get("jackpot_events") or []
+            )
     return path.RoundResult(rnd).returned()
 
 
-def _engine_start(rnd: Round, engine_game: EngineGame, bet_obj: Bet, forced: list[list[int]] | None, *,
-                  actor: Actor, now: datetime, carry_in: JsonDict | None = None) -> JsonDict | None:
+def _engine_start(
+    rnd: Round,
+    engine_game: EngineGame,
+    bet_obj: Bet,
+    forced: list[list[int]] | None,
+    *,
+    actor: Actor,
+    now: datetime,
+    carry_in: JsonDict | None = None,
+) -> JsonDict | None:
     """Run the engine's start with the platform RNG (or QA's forced draws) and record the draws, state and win on
     the round. An engine failure is a malfunction of this round: it is voided with the stake returned and None is
     returned. Forced draws that do not fit the game are refused instead."""
@@ -154,8 +205,7 @@ def _engine_start(rnd: Round, engine_game: EngineGame, bet_obj: Bet, forced: lis
             raise errors.QA_FORCED_INVALID(reason=source.mismatch)
         logger.exception("round %s: engine start of %s v%s failed", rnd.pk, engine_game.code, engine_game.version)
         rnd.draws = rec.draws
-        path.void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"start: {describe_exc(exc)}", actor=actor,
-                  now=now)
+        path.void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"start: {describe_exc(exc)}", actor=actor, now=now)
         return None
     rnd.draws = rec.draws
     rnd.state = state
@@ -165,8 +215,15 @@ def _engine_start(rnd: Round, engine_game: EngineGame, bet_obj: Bet, forced: lis
     return state
 
 
-def _round_play_money(*, player: Player, engine_game: EngineGame, bet: JsonDict, idempotency_key: str, actor: Actor,
-                      forced: list[list[int]] | None) -> path.RoundResult:
+def _round_play_money(
+    *,
+    player: Player,
+    engine_game: EngineGame,
+    bet: JsonDict,
+    idempotency_key: str,
+    actor: Actor,
+    forced: list[list[int]] | None,
+) -> path.RoundResult:
     """A play-money round: no money, limits or jackpots; QA forced draws where enabled. It takes the player's
     wallet lock all the same, so that a play-money and a real-money start under one Idempotency-Key are serialised
     and the second is a clean ``idempotency.conflict`` (never a unique-claim failure)."""
@@ -176,18 +233,27 @@ def _round_play_money(*, player: Player, engine_game: EngineGame, bet: JsonDict,
         if existing is not None:
             return _replay_or_conflict(existing, game_code=engine_game.code, bet=bet, play_money=True)
         now = clock.now()
-        open_round = (Round.objects.select_for_update(no_key=True)
-                      .filter(player=player, play_money=True, status=Round.Status.IN_PROGRESS).first())
+        open_round = (
+            Round.objects.select_for_update(no_key=True)
+            .filter(player=player, play_money=True, status=Round.Status.IN_PROGRESS)
+            .first()
+        )
         if open_round is not None:
             if open_round.deadline > now:
                 raise errors.ROUND_IN_PROGRESS(round_id=open_round.pk, game=open_round.game_code)
-            path.end_at_deadline(open_round, locked=None, actor=Actor.system("games.deadline"), now=now,
-                                 detail="ended at the next start after the deadline")
+            path.end_at_deadline(
+                open_round,
+                locked=None,
+                actor=Actor.system("games.deadline"),
+                now=now,
+                detail="ended at the next start after the deadline",
+            )
         row = game_row_of(engine_game)
         path.refuse_unoffered(row)
         bet_obj = _validate_bet(engine_game, bet)
-        fields = _round_fields(player, engine_game, row, bet, bet_obj, idempotency_key, now, play_money=True,
-                               forced=forced is not None)
+        fields = _round_fields(
+            player, engine_game, row, bet, bet_obj, idempotency_key, now, play_money=True, forced=forced is not None
+        )
         try:
             with transaction.atomic():
                 rnd = Round.objects.create(**fields)
@@ -197,8 +263,9 @@ def _round_play_money(*, player: Player, engine_game: EngineGame, bet: JsonDict,
             if existing is not None:
                 return _replay_or_conflict(existing, game_code=engine_game.code, bet=bet, play_money=True)
             raise errors.ROUND_IN_PROGRESS()
-        carry_in = carry.carry_start(player=player, engine_game=engine_game, play_money=True, locked=None,
-                                     actor=actor, now=now)
+        carry_in = carry.carry_start(
+            player=player, engine_game=engine_game, play_money=True, locked=None, actor=actor, now=now
+        )
         state = _engine_start(rnd, engine_game, bet_obj, forced, actor=actor, now=now, carry_in=carry_in)
         if state is None:
             return path.RoundResult(rnd)
@@ -246,8 +313,9 @@ def _single_option(state: JsonDict | None) -> JsonDict | None:
     """The one option of a step that offers exactly one (no choice), else None."""
     pending = (state or {}).get("pending") if (state or {}).get("status") == STATUS_AWAITING_ACTION else None
     options = pending.get("options") if isinstance(pending, dict) else None
-    return dict(options[0]) if isinstance(options, list) and len(options) == 1 and isinstance(options[0], dict) \
-        else None
+    return (
+        dict(options[0]) if isinstance(options, list) and len(options) == 1 and isinstance(options[0], dict) else None
+    )
 
 
 def _replayed_or_refused(held: path.LockedRound, action: JsonDict, *, through: bool) -> bool:
@@ -269,8 +337,7 @@ def _replayed_or_refused(held: path.LockedRound, action: JsonDict, *, through: b
     return False
 
 
-def _act(*, player: Player, round_id: int, action: JsonDict, idempotency_key: str,
-         actor: Actor) -> path.RoundResult:
+def _act(*, player: Player, round_id: int, action: JsonDict, idempotency_key: str, actor: Actor) -> path.RoundResult:
     held = path.lock_round(round_id, player=player, key=idempotency_key)
     if held is None:
         raise errors.ROUND_NOT_FOUND()
@@ -280,14 +347,16 @@ def _act(*, player: Player, round_id: int, action: JsonDict, idempotency_key: st
         return path.RoundResult(rnd, replayed=True)
     now = clock.now()
     if now >= rnd.deadline:
-        path.end_at_deadline(rnd, locked=locked, actor=Actor.system("games.deadline"), now=now,
-                             detail="action after the deadline")
+        path.end_at_deadline(
+            rnd, locked=locked, actor=Actor.system("games.deadline"), now=now, detail="action after the deadline"
+        )
         return path.RoundResult(rnd)
     step = _single_option(rnd.state) if through else jsonable(action)
     if step is None:
         pending = (rnd.state or {}).get("pending") or {}
-        raise errors.PLAY_THROUGH_CHOICE(round_id=rnd.pk, pending=pending.get("type"),
-                                         options=len(pending.get("options") or []))
+        raise errors.PLAY_THROUGH_CHOICE(
+            round_id=rnd.pk, pending=pending.get("type"), options=len(pending.get("options") or [])
+        )
     engine_game = engine_game_of(rnd.game_code, rnd.game_version)
     forced = list(rnd.forced_draws_left) if rnd.forced_outcome else None
     source, rec = rng_for(forced)
@@ -304,11 +373,11 @@ def _act(*, player: Player, round_id: int, action: JsonDict, idempotency_key: st
             if source is not None and source.mismatch:
                 raise errors.QA_FORCED_INVALID(reason=source.mismatch)
             logger.exception("round %s: engine act failed", rnd.pk)
-            applied.append(_log_action(rnd, step, logged=logged, idempotency_key=key, draws=rec.draws[drawn:],
-                                       now=now))
+            applied.append(_log_action(rnd, step, logged=logged, idempotency_key=key, draws=rec.draws[drawn:], now=now))
             RoundAction.objects.bulk_create(applied)
-            path.void(rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"act: {describe_exc(exc)}", actor=actor,
-                      now=now)
+            path.void(
+                rnd, reason=Round.VoidReason.MALFUNCTION, detail=f"act: {describe_exc(exc)}", actor=actor, now=now
+            )
             return path.RoundResult(rnd)
         applied.append(_log_action(rnd, step, logged=logged, idempotency_key=key, draws=rec.draws[drawn:], now=now))
         _applied_state(rnd, state, player=player, actor=actor, now=now)
@@ -335,9 +404,15 @@ def _applied_state(rnd: Round, state: JsonDict, *, player: Player, actor: Actor,
     if rnd.play_money:
         rnd.jackpot_events = list(state.get("jackpot_events") or [])
     else:  # the game's own jackpot events (Kobushi's pick bonus), each decided once per round
-        decided = jackpots.round_events(player=player, round_id=rnd.pk, game_code=rnd.game_code,
-                                        bet_params=rnd.bet_params, engine_events=state.get("jackpot_events") or [],
-                                        actor=actor, known=_decided_event_keys(rnd))
+        decided = jackpots.round_events(
+            player=player,
+            round_id=rnd.pk,
+            game_code=rnd.game_code,
+            bet_params=rnd.bet_params,
+            engine_events=state.get("jackpot_events") or [],
+            actor=actor,
+            known=_decided_event_keys(rnd),
+        )
         rnd.jackpot_events = path.jackpot_events(state.get("jackpot_events") or [], rnd.jackpot_events, decided)
 
 
@@ -346,13 +421,26 @@ def _decided_event_keys(rnd: Round) -> set[str]:
     return {str(ev.get("event")) for ev in rnd.jackpot_events or [] if ev.get("type") == "jackpot_award"}
 
 
-def _log_action(rnd: Round, action: JsonDict, *, idempotency_key: str, draws: list[list[int]], now: datetime,
-                logged: JsonDict | None = None) -> RoundAction:
+def _log_action(
+    rnd: Round,
+    action: JsonDict,
+    *,
+    idempotency_key: str,
+    draws: list[list[int]],
+    now: datetime,
+    logged: JsonDict | None = None,
+) -> RoundAction:
     """Append an applied action and the draws it made to the round; returns its action-log row (recording
     ``logged``, by default the action), not saved yet (the caller writes it with the round)."""
     draws_before = len(rnd.draws)
     rnd.draws = rnd.draws + draws
     rnd.actions = rnd.actions + [action]
-    return RoundAction(round=rnd, seq=len(rnd.actions) - 1, action=action if logged is None else logged,
-                       idempotency_key=idempotency_key, draws_before=draws_before, draws_after=len(rnd.draws),
-                       created_at=now)
+    return RoundAction(
+        round=rnd,
+        seq=len(rnd.actions) - 1,
+        action=action if logged is None else logged,
+        idempotency_key=idempotency_key,
+        draws_before=draws_before,
+        draws_after=len(rnd.draws),
+        created_at=now,
+    )

@@ -1,4 +1,5 @@
 """Fixtures of the jackpots tests: a frozen clock, a fresh per-process level snapshot, the synced catalogue."""
+
 from __future__ import annotations
 
 import pytest

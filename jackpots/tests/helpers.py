@@ -1,4 +1,5 @@
 """Helpers of the jackpots tests: levels configured and started through the services, the pool's books."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,10 +17,22 @@ def central_level(code: str, **cfg: Any) -> Jackpot:
     from jackpots.services import jackpot_start
 
     fields: dict[str, Any] = dict(
-        name=code, name_cs=code, family=Jackpot.Family.CENTRAL, level=code.split("-")[-1], pay_order=1,
-        games=[], basis=Jackpot.Basis.STAKE, rate_ppm=10_000, split=Jackpot.Split.NONE,
-        trigger=Jackpot.Trigger.MUST_HIT, reseed=Jackpot.Reseed.FROM_BACKGROUND, reset_value=1_000,
-        win_from=2_000, win_to=3_000, **TEST_APPROVAL)
+        name=code,
+        name_cs=code,
+        family=Jackpot.Family.CENTRAL,
+        level=code.split("-")[-1],
+        pay_order=1,
+        games=[],
+        basis=Jackpot.Basis.STAKE,
+        rate_ppm=10_000,
+        split=Jackpot.Split.NONE,
+        trigger=Jackpot.Trigger.MUST_HIT,
+        reseed=Jackpot.Reseed.FROM_BACKGROUND,
+        reset_value=1_000,
+        win_from=2_000,
+        win_to=3_000,
+        **TEST_APPROVAL,
+    )
     fields.update(cfg)
     jp = Jackpot.objects.create(code=code, **fields)
     return jackpot_start(jackpot=jp, actor=STAFF)
@@ -44,8 +57,7 @@ def books(code: str) -> dict[str, int]:
     from wallet.ledger import operator_balance
 
     jp = pool(code)
-    folded = Contribution.objects.filter(jackpot=jp).aggregate(
-        a=Sum("active_micro"), f=Sum("future_micro"))
+    folded = Contribution.objects.filter(jackpot=jp).aggregate(a=Sum("active_micro"), f=Sum("future_micro"))
     clamped = Fold.objects.filter(jackpot=jp).aggregate(c=Sum("clamped_micro"))["c"] or 0
     return {
         "value_micro": jp.amount_micro + jp.future_micro,

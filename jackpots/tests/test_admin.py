@@ -1,5 +1,6 @@
 """The jackpots admin (Django test client): a running level is read-only and never shows its sealed WIN_AT, a draft
 is configured and started from the admin, suspend/resume, the revealed WIN_AT on an award, the contribution log."""
+
 from __future__ import annotations
 
 import re
@@ -78,7 +79,8 @@ def assert_win_at_hidden(html: str, jp: Jackpot, win_at: int) -> None:
 
 
 def test_staff_see_a_running_must_hit_level_with_its_books_and_commitment_but_never_its_sealed_win_at(
-        clock, staff_client):
+    clock, staff_client
+):
     jp = started_level()
     c = client_for(funded_player(1_000_000))
     spin(c, clock.shift)
@@ -103,12 +105,30 @@ def test_staff_see_a_running_must_hit_level_with_its_books_and_commitment_but_ne
 
 
 def _draft_form(**over: Any) -> dict[str, Any]:
-    data = {"code": "central-bronze", "name": "Bronze", "name_cs": "Bronz", "family": "central", "level": "bronze",
-            "pay_order": "1", "games": "[]", "basis": "stake", "rate_ppm": "10000", "split": "none",
-            "background_ppm": "0", "trigger": "must_hit", "draw_ppb": "0", "reseed": "from_background",
-            "reset_value": "500", "win_from": "600,00 Kč", "win_to": "1 200", "seed_per_coin": "0",
-            "reference_coin": "0", "eligible": "{}", "approval_plan_version": "2026-02",
-            "approval_reference": "MF-12345/2026"}
+    data = {
+        "code": "central-bronze",
+        "name": "Bronze",
+        "name_cs": "Bronz",
+        "family": "central",
+        "level": "bronze",
+        "pay_order": "1",
+        "games": "[]",
+        "basis": "stake",
+        "rate_ppm": "10000",
+        "split": "none",
+        "background_ppm": "0",
+        "trigger": "must_hit",
+        "draw_ppb": "0",
+        "reseed": "from_background",
+        "reset_value": "500",
+        "win_from": "600,00 Kč",
+        "win_to": "1 200",
+        "seed_per_coin": "0",
+        "reference_coin": "0",
+        "eligible": "{}",
+        "approval_plan_version": "2026-02",
+        "approval_reference": "MF-12345/2026",
+    }
     data.update(over)
     return data
 
@@ -121,16 +141,20 @@ def test_a_central_level_starts_only_once_its_approval_in_the_game_plan_is_recor
 
     client.force_login(make_staff(role="game_manager"))
     staff_client = client
-    r = staff_client.post("/admin/jackpots/jackpot/add/",
-                          _draft_form(approval_plan_version="", approval_reference=""), follow=True)
+    r = staff_client.post(
+        "/admin/jackpots/jackpot/add/", _draft_form(approval_plan_version="", approval_reference=""), follow=True
+    )
     assert r.status_code == 200 and "approval in the game plan" in r.content.decode()  # saved with a warning
     jp = Jackpot.objects.get(code="central-bronze")
-    for recorded in ({"approval_plan_version": "", "approval_reference": ""},
-                     {"approval_plan_version": "2026-02", "approval_reference": "  "},
-                     {"approval_plan_version": "", "approval_reference": "MF-12345/2026"}):
+    for recorded in (
+        {"approval_plan_version": "", "approval_reference": ""},
+        {"approval_plan_version": "2026-02", "approval_reference": "  "},
+        {"approval_plan_version": "", "approval_reference": "MF-12345/2026"},
+    ):
         Jackpot.objects.filter(pk=jp.pk).update(**recorded)
-        r = staff_client.post("/admin/jackpots/jackpot/", {"action": "start_levels", "_selected_action": [jp.pk]},
-                              follow=True)
+        r = staff_client.post(
+            "/admin/jackpots/jackpot/", {"action": "start_levels", "_selected_action": [jp.pk]}, follow=True
+        )
         assert NOT_APPROVED.code in r.content.decode(), recorded
         assert Jackpot.objects.get(pk=jp.pk).status == "draft"
     assert not AuditEvent.objects.filter(action="jackpots.started", object_id=str(jp.pk)).exists()
@@ -150,10 +174,24 @@ def test_the_start_refusal_names_what_is_missing_and_kobushi_pools_need_no_appro
     from core.errors import DomainError
     from jackpots.services import jackpot_create, jackpot_start
 
-    jp = jackpot_create(jackpot=Jackpot(code="central-silver", name="S", name_cs="S", family="central", level="silver",
-                                        pay_order=2, rate_ppm=10_000, trigger="must_hit", reseed="from_background",
-                                        reset_value=100, win_from=200, win_to=300, approval_plan_version="2026-02"),
-                        actor=STAFF)
+    jp = jackpot_create(
+        jackpot=Jackpot(
+            code="central-silver",
+            name="S",
+            name_cs="S",
+            family="central",
+            level="silver",
+            pay_order=2,
+            rate_ppm=10_000,
+            trigger="must_hit",
+            reseed="from_background",
+            reset_value=100,
+            win_from=200,
+            win_to=300,
+            approval_plan_version="2026-02",
+        ),
+        actor=STAFF,
+    )
     with pytest.raises(DomainError) as exc:
         jackpot_start(jackpot=jp, actor=STAFF)
     assert exc.value.code == NOT_APPROVED.code and exc.value.details["missing"] == ["approval_reference"]
@@ -172,8 +210,9 @@ def test_a_draft_is_added_configured_in_czk_and_started_from_the_admin_then_it_i
     page = staff_client.get(f"/admin/jackpots/jackpot/{jp.pk}/change/").content.decode()
     assert 'name="rate_ppm"' in page and 'value="500,00\xa0Kč"' in page  # a draft is a form, amounts in CZK
     # 0.05 % is below the 0.1 % a share of stakes needs: the start is refused, shown, and nothing changes
-    r = staff_client.post("/admin/jackpots/jackpot/", {"action": "start_levels", "_selected_action": [jp.pk]},
-                          follow=True)
+    r = staff_client.post(
+        "/admin/jackpots/jackpot/", {"action": "start_levels", "_selected_action": [jp.pk]}, follow=True
+    )
     assert INVALID_CONFIG.code in r.content.decode()
     assert Jackpot.objects.get(pk=jp.pk).status == "draft"
 
@@ -197,8 +236,10 @@ def test_a_running_level_cannot_be_edited_or_deleted_from_the_admin(clock, staff
     jackpots_fold_all()
     jp.refresh_from_db()
     before = (config_of(jp), jp.amount_micro, jp.win_at_sealed, jp.status, jp.name)
-    r = staff_client.post(f"/admin/jackpots/jackpot/{jp.pk}/change/",
-                          _draft_form(code=LEVEL, name="changed", rate_ppm="1000", win_to="100 000"))
+    r = staff_client.post(
+        f"/admin/jackpots/jackpot/{jp.pk}/change/",
+        _draft_form(code=LEVEL, name="changed", rate_ppm="1000", win_to="100 000"),
+    )
     assert r.status_code == 403
     assert staff_client.post(f"/admin/jackpots/jackpot/{jp.pk}/delete/").status_code == 403
     jp.refresh_from_db()
@@ -252,8 +293,11 @@ def test_the_contribution_log_is_listed_without_counting_the_whole_table(clock, 
     with CaptureQueriesContext(connection) as queries:
         r = staff_client.get("/admin/jackpots/contribution/")
     assert r.status_code == 200 and kc(STAKE) in r.content.decode()
-    counts = [q["sql"] for q in queries.captured_queries
-              if "COUNT(" in q["sql"].upper() and "jackpots_contribution" in q["sql"]]
+    counts = [
+        q["sql"]
+        for q in queries.captured_queries
+        if "COUNT(" in q["sql"].upper() and "jackpots_contribution" in q["sql"]
+    ]
     assert counts and all("LIMIT" in sql.upper() for sql in counts), counts
     found = staff_client.get(f"/admin/jackpots/contribution/?q={rounds[1]}").content.decode()
     cell = 'class="field-round_id">{}<'.format

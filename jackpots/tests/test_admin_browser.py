@@ -7,6 +7,7 @@ checks that the running level's WIN_AT is nowhere in its page. Screenshots go to
 
 Without Chromium the test is skipped on a developer's machine and FAILS under CI (``CI`` set).
 """
+
 from __future__ import annotations
 
 import base64
@@ -58,8 +59,15 @@ def browser() -> Iterator[WebDriver]:
         pytest.skip(why)
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1600,1000", "--lang=cs-CZ", "--hide-scrollbars"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1600,1000",
+        "--lang=cs-CZ",
+        "--hide-scrollbars",
+    ):
         options.add_argument(arg)
     driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
     driver.implicitly_wait(5)
@@ -74,8 +82,10 @@ def shot(driver: WebDriver, name: str) -> Path:
     the viewport), captured, and put back (Chromium's DevTools protocol)."""
     SCREENS.mkdir(parents=True, exist_ok=True)
     size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
-    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": int(size["width"]), "height": int(size["height"]), "deviceScaleFactor": 1, "mobile": False})
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": int(size["width"]), "height": int(size["height"]), "deviceScaleFactor": 1, "mobile": False},
+    )
     try:
         png = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"]
     finally:

@@ -1,4 +1,5 @@
 """The jackpots API through HTTP on PostgreSQL: the display, the public wins, the player's own wins."""
+
 from __future__ import annotations
 
 import hashlib
@@ -44,9 +45,12 @@ def level_in(display: dict[str, Any], code: str) -> dict[str, Any]:
 def hidden(jp: Jackpot) -> dict[str, Any]:
     """What the level keeps secret until it is won: WIN_AT (read with the seal key, as the tests may), its sealed
     form, the nonce and the commitment's salt."""
-    return {"win_at": unseal(jp.win_at_sealed, code=jp.code, generation=jp.generation, nonce=jp.win_at_nonce),
-            "sealed": jp.win_at_sealed, "nonce": jp.win_at_nonce,
-            "salt": salt(code=jp.code, generation=jp.generation, nonce=jp.win_at_nonce)}
+    return {
+        "win_at": unseal(jp.win_at_sealed, code=jp.code, generation=jp.generation, nonce=jp.win_at_nonce),
+        "sealed": jp.win_at_sealed,
+        "nonce": jp.win_at_nonce,
+        "salt": salt(code=jp.code, generation=jp.generation, nonce=jp.win_at_nonce),
+    }
 
 
 def number_tokens(text: str, n: int) -> int:
@@ -145,7 +149,9 @@ def test_the_revealed_win_at_verifies_against_the_commitment_published_before_th
     check = hashlib.sha256(f"central-silver|{row['run']}|{revealed['win_at']['amount']}|{revealed['salt']}".encode())
     assert check.hexdigest() == before["must_hit"]["commitment"]
     # a wrong WIN_AT does not verify: the commitment binds the value
-    wrong = hashlib.sha256(f"central-silver|{row['run']}|{revealed['win_at']['amount'] + 1}|{revealed['salt']}".encode())
+    wrong = hashlib.sha256(
+        f"central-silver|{row['run']}|{revealed['win_at']['amount'] + 1}|{revealed['salt']}".encode()
+    )
     assert wrong.hexdigest() != before["must_hit"]["commitment"]
     # the next run is committed afresh
     after = level_in(anonymous().get(DISPLAY).json(), "central-silver")
@@ -171,12 +177,29 @@ def test_the_display_filters_by_game_and_shows_kobushi_values_at_a_coin_value():
     assert sushi["value_at_coin"]["amount"] == sushi["value"]["amount"] * 100 // 500
 
 
-@pytest.mark.parametrize("query", [
-    "coin_value=abc", "coin_value=-1", "game=../x", "coin_value=0", "coin_value=100001", "coin_value=1.5",
-    "coin_value=+5", "coin_value=%205", "coin_value=", "coin_value=%EF%BC%95", "coin_value=99999999999999999999",
-    "game=", "game=Kobushi", "game=x%00", "game=" + "a" * 61, "game=kobushi%0A", "game=a&game=b",
-    "coin_value=1&coin_value=2",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "coin_value=abc",
+        "coin_value=-1",
+        "game=../x",
+        "coin_value=0",
+        "coin_value=100001",
+        "coin_value=1.5",
+        "coin_value=+5",
+        "coin_value=%205",
+        "coin_value=",
+        "coin_value=%EF%BC%95",
+        "coin_value=99999999999999999999",
+        "game=",
+        "game=Kobushi",
+        "game=x%00",
+        "game=" + "a" * 61,
+        "game=kobushi%0A",
+        "game=a&game=b",
+        "coin_value=1&coin_value=2",
+    ],
+)
 def test_a_malformed_query_is_refused_with_a_stable_code_and_changes_nothing(query):
     central_level("central-bronze")
     state = list(Jackpot.objects.order_by("id").values())
@@ -194,8 +217,10 @@ def test_a_malformed_query_is_refused_with_a_stable_code_and_changes_nothing(que
     assert Contribution.objects.count() + Pending.objects.count() == contributions
 
 
-@pytest.mark.parametrize("query", ["coin_value=1", "coin_value=100000", "game=a", "game=" + "a" * 60,
-                                   "game=kobushi&coin_value=500", "_=1700000000"])
+@pytest.mark.parametrize(
+    "query",
+    ["coin_value=1", "coin_value=100000", "game=a", "game=" + "a" * 60, "game=kobushi&coin_value=500", "_=1700000000"],
+)
 def test_well_formed_queries_are_answered(query):
     r = anonymous().get(f"{DISPLAY}?{query}")
     assert r.status_code == 200, r.content

@@ -1,5 +1,6 @@
 """Central levels (seed 002: BRONZE/SILVER/GOLD) through the round API: must-hit, draw, the per-round cap and its
 excess, simultaneous wins in order, net revenue, voids, the switch. Real PostgreSQL, frozen clock."""
+
 from __future__ import annotations
 
 from django.core.management import call_command
@@ -87,6 +88,7 @@ def test_the_per_round_cap_applies_to_game_win_plus_jackpot_and_the_excess_stays
     assert jp.amount_micro // MICRO == 12_000 + 2_200 and jp.returned == 2_200
     # the limits counters see the whole win (GP §6(7) net loss, §8(5) hourly loss)
     from limits.models import PeriodTotal
+
     day = PeriodTotal.objects.get(player=player, period="day")
     assert (day.stakes_decided, day.wins_decided) == (100, 10_000)
     _books_hold("central-bronze")
@@ -115,14 +117,22 @@ def test_simultaneous_wins_are_paid_bronze_then_silver_then_gold_within_the_cap(
 
 def test_a_draw_level_gives_every_stake_the_same_chance_whatever_its_size(clock):
     """Seed 002 page 1: drawn after every START, equal chance regardless of the bet."""
-    central_level("central-silver", trigger=Jackpot.Trigger.DRAW, draw_ppb=100_000_000, reset_value=500,
-                  win_from=500, win_to=100_000)
+    central_level(
+        "central-silver",
+        trigger=Jackpot.Trigger.DRAW,
+        draw_ppb=100_000_000,
+        reset_value=500,
+        win_from=500,
+        win_to=100_000,
+    )
     small, big = funded_player(1_000_000), funded_player(1_000_000)
     outcomes = {}
     for player, amount in ((small, 100), (big, 10_000)):
         with use_rng(SeededRNG(7)):
-            seq = [bool(_awards(_spin(client_for(player), clock, bet={"bets": [{"type": "red", "amount": amount}]})))
-                   for _ in range(30)]
+            seq = [
+                bool(_awards(_spin(client_for(player), clock, bet={"bets": [{"type": "red", "amount": amount}]})))
+                for _ in range(30)
+            ]
         outcomes[amount] = seq
         jp = pool("central-silver")
         Award.objects.filter(jackpot=jp).delete()
@@ -133,8 +143,16 @@ def test_a_draw_level_gives_every_stake_the_same_chance_whatever_its_size(clock)
 
 def test_a_net_revenue_level_shrinks_on_a_players_win_from_the_future_pot_first(clock):
     """Seed 002 page 3: (stakes - wins) x rate, can decrease; a decrease comes out of the future pot first."""
-    central_level("central-gold", basis=Jackpot.Basis.NET_REVENUE, rate_ppm=100_000, split=Jackpot.Split.CURVE,
-                  reseed=Jackpot.Reseed.WHOLE_FUTURE, reset_value=10_000, win_from=50_000, win_to=60_000)
+    central_level(
+        "central-gold",
+        basis=Jackpot.Basis.NET_REVENUE,
+        rate_ppm=100_000,
+        split=Jackpot.Split.CURVE,
+        reseed=Jackpot.Reseed.WHOLE_FUTURE,
+        reset_value=10_000,
+        win_from=50_000,
+        win_to=60_000,
+    )
     player = funded_player(1_000_000)
     c = client_for(player)
     with use_rng(FixedRNG(0)):

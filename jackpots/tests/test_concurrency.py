@@ -1,6 +1,7 @@
 """Many players spinning at once on real connections (threads), with the fold job running beside them: every
 contribution lands in its pool exactly once, every must-hit run is won exactly once, the books and the ledger
 agree to the micro-haléř (test_round_cost shows a spin takes no lock on a pool row)."""
+
 from __future__ import annotations
 
 import threading
@@ -31,8 +32,16 @@ def test_concurrent_spins_contribute_exactly_and_each_must_hit_run_is_won_once(c
     settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
     central_level("central-bronze", pay_order=1, rate_ppm=50_000, reset_value=50, win_from=100, win_to=150)
     central_level("central-silver", pay_order=2, rate_ppm=20_000, reset_value=100, win_from=200, win_to=260)
-    central_level("central-gold", pay_order=3, trigger=Jackpot.Trigger.DRAW, draw_ppb=20_000_000, rate_ppm=10_000,
-                  reset_value=20, win_from=20, win_to=10_000)
+    central_level(
+        "central-gold",
+        pay_order=3,
+        trigger=Jackpot.Trigger.DRAW,
+        draw_ppb=20_000_000,
+        rate_ppm=10_000,
+        reset_value=20,
+        win_from=20,
+        win_to=10_000,
+    )
     players = [funded_player(100_000) for _ in range(PLAYERS)]
     errors: list[str] = []
     barrier = threading.Barrier(PLAYERS + 1)
@@ -43,13 +52,28 @@ def test_concurrent_spins_contribute_exactly_and_each_must_hit_run_is_won_once(c
             barrier.wait()
             for n in range(SPINS):
                 if n % 10 == 9:  # now and then a round that breaks down in the player's action: voided
-                    rnd = round_play(player=player, game_code="test_pick", bet={"stake": 100, "boom": "act"},
-                                     idempotency_key=f"c-{i}-{n}", actor=Actor.player(player))
-                    round_act(player=player, round_id=rnd.pk, action={"pick": 0}, idempotency_key=f"a-{i}-{n}",
-                              actor=Actor.player(player))
+                    rnd = round_play(
+                        player=player,
+                        game_code="test_pick",
+                        bet={"stake": 100, "boom": "act"},
+                        idempotency_key=f"c-{i}-{n}",
+                        actor=Actor.player(player),
+                    )
+                    round_act(
+                        player=player,
+                        round_id=rnd.pk,
+                        action={"pick": 0},
+                        idempotency_key=f"a-{i}-{n}",
+                        actor=Actor.player(player),
+                    )
                     continue
-                round_play(player=player, game_code="european_roulette", bet=BET, idempotency_key=f"c-{i}-{n}",
-                           actor=Actor.player(player))
+                round_play(
+                    player=player,
+                    game_code="european_roulette",
+                    bet=BET,
+                    idempotency_key=f"c-{i}-{n}",
+                    actor=Actor.player(player),
+                )
         except Exception as exc:  # noqa: BLE001 - surfaced by the assertion below
             errors.append(repr(exc))
         finally:

@@ -1,6 +1,7 @@
 """The pools' running counter (``jackpots.PendingTotal``): spins add to it, folds count what they took of it, and
 in every snapshot a pool's slots sum to what the folds counted plus its pending rows, to the micro-haléř; the live
 value a spin reads from it is the folded pot plus the pending rows. Real connections (threads), real transactions."""
+
 from __future__ import annotations
 
 import threading
@@ -45,8 +46,16 @@ def _identity() -> list[tuple[int, int, int, int, int]]:
 @pytest.mark.django_db(transaction=True)
 def test_in_every_snapshot_the_counter_is_the_folds_plus_the_pending_rows_while_spins_and_folds_race(clock, settings):
     settings.GP = {**settings.GP, "MIN_ROUND_SECONDS": 0}
-    central_level("central-bronze", pay_order=1, rate_ppm=30_000, split=Jackpot.Split.FIXED, background_ppm=250_000,
-                  reset_value=50, win_from=10_000, win_to=20_000)
+    central_level(
+        "central-bronze",
+        pay_order=1,
+        rate_ppm=30_000,
+        split=Jackpot.Split.FIXED,
+        background_ppm=250_000,
+        reset_value=50,
+        win_from=10_000,
+        win_to=20_000,
+    )
     central_level("central-silver", pay_order=2, rate_ppm=7_000, reset_value=100, win_from=10_000, win_to=20_000)
     players, spins = 6, 15
     accounts = [funded_player(100_000) for _ in range(players)]
@@ -59,8 +68,13 @@ def test_in_every_snapshot_the_counter_is_the_folds_plus_the_pending_rows_while_
         try:
             barrier.wait()
             for n in range(spins):
-                round_play(player=player, game_code="european_roulette", bet=BET, idempotency_key=f"k-{i}-{n}",
-                           actor=Actor.player(player))
+                round_play(
+                    player=player,
+                    game_code="european_roulette",
+                    bet=BET,
+                    idempotency_key=f"k-{i}-{n}",
+                    actor=Actor.player(player),
+                )
         except Exception as exc:  # noqa: BLE001 - surfaced by the assertion below
             errors.append(repr(exc))
         finally:
@@ -109,8 +123,10 @@ def test_in_every_snapshot_the_counter_is_the_folds_plus_the_pending_rows_while_
         total = players * spins * 100 * rate
         slots = PendingTotal.objects.filter(jackpot_id=jp.pk)
         assert sum(s.active_micro + s.future_micro for s in slots) == total == jp.contributed_micro
-        assert (jp.counted_active_micro, jp.counted_future_micro) == (sum(s.active_micro for s in slots),
-                                                                      sum(s.future_micro for s in slots))
+        assert (jp.counted_active_micro, jp.counted_future_micro) == (
+            sum(s.active_micro for s in slots),
+            sum(s.future_micro for s in slots),
+        )
         assert {s.slot for s in slots} <= set(range(SLOTS))
     call_command("jackpot_check")
     call_command("ledger_check")
@@ -130,8 +146,13 @@ def test_two_rounds_on_one_slot_wait_in_level_order_and_both_are_counted(clock):
     def first():
         try:
             with transaction.atomic():
-                seen["first"] = sql.contribute(round_id=7, player_id=1, now=NOW, check=[a.pk, b.pk],
-                                               rows=[(a.pk, 100, 1_000, 0), (b.pk, 100, 2_000, 0)])
+                seen["first"] = sql.contribute(
+                    round_id=7,
+                    player_id=1,
+                    now=NOW,
+                    check=[a.pk, b.pk],
+                    rows=[(a.pk, 100, 1_000, 0), (b.pk, 100, 2_000, 0)],
+                )
                 first_in.set()
                 release.wait(10)
         except Exception as exc:  # noqa: BLE001
@@ -143,9 +164,13 @@ def test_two_rounds_on_one_slot_wait_in_level_order_and_both_are_counted(clock):
         try:
             first_in.wait(10)
             with transaction.atomic():
-                seen["second"] = sql.contribute(round_id=7 + SLOTS, player_id=2, now=NOW,
-                                                check=[a.pk, b.pk],
-                                                rows=[(b.pk, 100, 20_000, 0), (a.pk, 100, 10_000, 0)])
+                seen["second"] = sql.contribute(
+                    round_id=7 + SLOTS,
+                    player_id=2,
+                    now=NOW,
+                    check=[a.pk, b.pk],
+                    rows=[(b.pk, 100, 20_000, 0), (a.pk, 100, 10_000, 0)],
+                )
         except Exception as exc:  # noqa: BLE001
             errors.append(repr(exc))
         finally:
@@ -182,8 +207,7 @@ def test_a_fold_counts_what_it_took_and_the_live_value_stays_the_pot_plus_the_pe
     assert (folded.amount_micro, folded.counted_active_micro) == (seed + 10 * MICRO, 10 * MICRO)
     assert sql.live(jp.pk)[2] == seed + 10 * MICRO  # nothing pending: the counter beyond the folds is 0
     sql.contribute(round_id=4, player_id=1, now=NOW, rows=[(jp.pk, 1_000, 5 * MICRO, 0)], check=[])
-    sql.contribute(round_id=3, player_id=1, now=NOW, rows=[(jp.pk, -1_000, -10 * MICRO, 0)], check=[],
-                   reversal=True)
+    sql.contribute(round_id=3, player_id=1, now=NOW, rows=[(jp.pk, -1_000, -10 * MICRO, 0)], check=[], reversal=True)
     assert sql.live(jp.pk)[2] == seed + 5 * MICRO
     assert sql.pending_by_counter([jp.pk]) == {jp.pk: (-5 * MICRO, 0)}
     assert (jp.pk, -5 * MICRO, -5 * MICRO, 0, 0) in _identity()

@@ -1,5 +1,6 @@
 """The fold job as code, and once through a real Celery worker and broker (the configured one, e.g. RabbitMQ in
 CI; the filesystem transport otherwise)."""
+
 from __future__ import annotations
 
 import os
@@ -28,8 +29,13 @@ from tests.kit.platform import funded_player
 def _spins(player, n):
     with use_rng(FixedRNG(0)):
         for i in range(n):
-            round_play(player=player, game_code="european_roulette", bet={"bets": [{"type": "red", "amount": 100}]},
-                       idempotency_key=f"w-{uuid.uuid4().hex}-{i}", actor=Actor.player(player))
+            round_play(
+                player=player,
+                game_code="european_roulette",
+                bet={"bets": [{"type": "red", "amount": 100}]},
+                idempotency_key=f"w-{uuid.uuid4().hex}-{i}",
+                actor=Actor.player(player),
+            )
 
 
 def test_the_fold_task_folds_every_pending_contribution_once(clock, settings):
@@ -53,8 +59,11 @@ def test_the_fold_job_runs_in_a_real_worker(worker_env, clock, settings):  # noq
     central_level("central-bronze", rate_ppm=10_000, reset_value=1_000, win_from=100_000, win_to=200_000)
     _spins(funded_player(100_000), 3)
     configured = os.environ.get("CELERY_BROKER_URL", "")
-    url = configured if configured and not configured.startswith("filesystem") and _reachable(configured) \
+    url = (
+        configured
+        if configured and not configured.startswith("filesystem") and _reachable(configured)
         else "filesystem://"
+    )
     queue = f"test-{uuid.uuid4().hex[:8]}"
     proc = _start_worker(worker_env, url, queue)
     try:

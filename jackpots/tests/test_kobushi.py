@@ -2,6 +2,7 @@
 
 Tests inject the platform RNG (core.rng.use_rng) with seeds found by playing the pure engine, so that a round
 reaches the pick bonus closed by a jackpot symbol; nothing in production can."""
+
 from __future__ import annotations
 
 from django.core.management import call_command
@@ -118,9 +119,18 @@ def test_the_kobushi_jackpot_and_the_round_are_recalled_with_the_award(clock):
     assert award.jackpot.code == "kobushi-kobushi" and award.amount == _pool_value_at_win(award) * 5 // 500
     recall = c.get(f"/api/v1/games/rounds/{body['id']}").json()
     events = [e for e in recall["jackpot_events"] if e["type"] == "jackpot_award"]
-    assert events == [{"type": "jackpot_award", "jackpot": "kobushi-kobushi", "level": "kobushi",
-                       "award_id": award.pk, "amount": award.amount, "event": award.event_key,
-                       "paid": award.amount, "returned_to_pool": 0}]
+    assert events == [
+        {
+            "type": "jackpot_award",
+            "jackpot": "kobushi-kobushi",
+            "level": "kobushi",
+            "award_id": award.pk,
+            "amount": award.amount,
+            "event": award.event_key,
+            "paid": award.amount,
+            "returned_to_pool": 0,
+        }
+    ]
     assert c.get(f"/api/v1/games/rounds/{body['id']}/verify").json()["outcome"] == "match"
     _books_hold("kobushi")
 

@@ -2,6 +2,7 @@
 and the catalogue the player sees promise no jackpot, and a pick bonus never ends on a jackpot symbol that would pay
 nothing; the bonus prize is the same. Through the round and catalogue API, with the seed whose bonus ends on the
 Sushi symbol while the pools run (test_kobushi.py)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -31,8 +32,11 @@ def _switch_off(how: str, settings: Any) -> None:
     elif how == "pools are drafts":  # as the catalogue sync leaves them until staff start them
         Jackpot.objects.filter(family=Jackpot.Family.KOBUSHI).update(status=Jackpot.Status.DRAFT)
     else:  # one of the two pools suspended: neither is offered
-        jackpot_set_status(jackpot=Jackpot.objects.get(code="kobushi-kobushi"), status=Jackpot.Status.SUSPENDED,
-                           actor=Actor.system("tests"))
+        jackpot_set_status(
+            jackpot=Jackpot.objects.get(code="kobushi-kobushi"),
+            status=Jackpot.Status.SUSPENDED,
+            actor=Actor.system("tests"),
+        )
     snapshot_clear()
 
 
@@ -48,8 +52,10 @@ def test_while_the_pools_run_the_rules_promise_the_jackpots_and_the_sushi_symbol
     assert PROMISE_EN in summary["rules_en"] and summary["declared"]["rtp_with_jackpots"] == "98.21"
     assert "jackpots" in detail["description"]["features"] and "rules_without_jackpots" not in detail["description"]
     body = _play(c, clock, SUSHI_SEED, _bet(5))
-    assert [e["type"] for e in Round.objects.get(pk=body["id"]).jackpot_events] == ["kobushi_progressive",
-                                                                                   "jackpot_award"]
+    assert [e["type"] for e in Round.objects.get(pk=body["id"]).jackpot_events] == [
+        "kobushi_progressive",
+        "jackpot_award",
+    ]
 
 
 @pytest.mark.parametrize("how", ["jackpots switched off", "pools are drafts", "one pool suspended"])
@@ -88,6 +94,10 @@ def test_a_player_cannot_ask_for_the_jackpot_symbols_when_the_pools_do_not_run(c
     rnd = Round.objects.get(pk=body["id"])
     assert "progressive" not in rnd.bet_params and rnd.jackpot_events  # offered: the jackpot symbol and its award
     clock.shift(3)
-    r = c.post("/api/v1/games/rounds", {"game": "kobushi", "bet": api_bet({**_bet(5), "progressive": "no"})}, format="json",
-               HTTP_IDEMPOTENCY_KEY="bad-progressive")
+    r = c.post(
+        "/api/v1/games/rounds",
+        {"game": "kobushi", "bet": api_bet({**_bet(5), "progressive": "no"})},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="bad-progressive",
+    )
     assert r.status_code == 422 and r.json()["error"]["code"] == INVALID_BET.code

@@ -1,4 +1,5 @@
 """A level's lifecycle and the configuration rules at their boundaries; malfunction voids; replayed events."""
+
 from __future__ import annotations
 
 import pytest
@@ -24,17 +25,38 @@ from tests.kit.platform import act, balance, funded_player, start
 
 
 def _draft(**cfg) -> Jackpot:
-    fields = dict(code="central-x", name="X", name_cs="X", family=Jackpot.Family.CENTRAL, level="bronze",
-                  pay_order=1, basis=Jackpot.Basis.STAKE, rate_ppm=10_000, trigger=Jackpot.Trigger.MUST_HIT,
-                  reseed=Jackpot.Reseed.FROM_BACKGROUND, reset_value=100, win_from=200, win_to=300, **TEST_APPROVAL)
+    fields = dict(
+        code="central-x",
+        name="X",
+        name_cs="X",
+        family=Jackpot.Family.CENTRAL,
+        level="bronze",
+        pay_order=1,
+        basis=Jackpot.Basis.STAKE,
+        rate_ppm=10_000,
+        trigger=Jackpot.Trigger.MUST_HIT,
+        reseed=Jackpot.Reseed.FROM_BACKGROUND,
+        reset_value=100,
+        win_from=200,
+        win_to=300,
+        **TEST_APPROVAL,
+    )
     fields.update(cfg)
     return jackpot_create(jackpot=Jackpot(**fields), actor=STAFF)
 
 
-@pytest.mark.parametrize(("basis", "rate", "ok"), [
-    ("stake", 999, False), ("stake", 1_000, True), ("stake", 50_000, True), ("stake", 50_001, False),
-    ("net_revenue", 9_999, False), ("net_revenue", 10_000, True), ("net_revenue", 400_000, True),
-])
+@pytest.mark.parametrize(
+    ("basis", "rate", "ok"),
+    [
+        ("stake", 999, False),
+        ("stake", 1_000, True),
+        ("stake", 50_000, True),
+        ("stake", 50_001, False),
+        ("net_revenue", 9_999, False),
+        ("net_revenue", 10_000, True),
+        ("net_revenue", 400_000, True),
+    ],
+)
 def test_contribution_rates_are_within_their_basis_range(basis, rate, ok):
     """Seed 002: 0.1-5 % of stakes (page 1), 1-40 % of net revenue (page 3)."""
     jp = _draft(basis=basis, rate_ppm=rate)
@@ -46,9 +68,15 @@ def test_contribution_rates_are_within_their_basis_range(basis, rate, ok):
         assert exc.value.code == INVALID_CONFIG.code and pool("central-x").status == Jackpot.Status.DRAFT
 
 
-@pytest.mark.parametrize(("reset", "low", "high", "ok"), [
-    (100, 100, 100, True), (101, 100, 200, False), (100, 201, 200, False), (0, 0, 0, False),
-])
+@pytest.mark.parametrize(
+    ("reset", "low", "high", "ok"),
+    [
+        (100, 100, 100, True),
+        (101, 100, 200, False),
+        (100, 201, 200, False),
+        (0, 0, 0, False),
+    ],
+)
 def test_reset_value_win_range_order_is_enforced(reset, low, high, ok):
     """Seed 002 page 3: RESET_VALUE <= WINRANGE_FROM <= WINRANGE_TO."""
     jp = _draft(reset_value=reset, win_from=low, win_to=high)
@@ -60,14 +88,17 @@ def test_reset_value_win_range_order_is_enforced(reset, low, high, ok):
 
 
 def test_draw_chances_of_the_levels_must_leave_room_for_no_win():
-    central_level("central-a", trigger=Jackpot.Trigger.DRAW, draw_ppb=600_000_000, win_from=100, win_to=200,
-                  reset_value=100)
+    central_level(
+        "central-a", trigger=Jackpot.Trigger.DRAW, draw_ppb=600_000_000, win_from=100, win_to=200, reset_value=100
+    )
     with pytest.raises(DomainError) as exc:
-        central_level("central-b", trigger=Jackpot.Trigger.DRAW, draw_ppb=400_000_000, win_from=100, win_to=200,
-                      reset_value=100)
+        central_level(
+            "central-b", trigger=Jackpot.Trigger.DRAW, draw_ppb=400_000_000, win_from=100, win_to=200, reset_value=100
+        )
     assert "draw chances" in str(exc.value.details.get("reason")) and pool("central-b").status == Jackpot.Status.DRAFT
-    central_level("central-c", trigger=Jackpot.Trigger.DRAW, draw_ppb=399_999_999, win_from=100, win_to=200,
-                  reset_value=100)
+    central_level(
+        "central-c", trigger=Jackpot.Trigger.DRAW, draw_ppb=399_999_999, win_from=100, win_to=200, reset_value=100
+    )
 
 
 def test_a_running_level_is_frozen_and_its_start_is_audited():
@@ -132,21 +163,43 @@ def test_the_same_engine_event_wins_once_however_often_the_hook_runs(clock):
     player = funded_player(0)
     event = {"type": "kobushi_progressive", "level": "sushi"}
     bet = {"coins": 5, "lines": 30, "coin_value": 5}
-    first = round_events(player=player, round_id=987654, game_code="kobushi", bet_params=bet, engine_events=[event],
-                         actor=Actor.player(player))
-    again = round_events(player=player, round_id=987654, game_code="kobushi", bet_params=bet,
-                         engine_events=[event], actor=Actor.player(player))
+    first = round_events(
+        player=player,
+        round_id=987654,
+        game_code="kobushi",
+        bet_params=bet,
+        engine_events=[event],
+        actor=Actor.player(player),
+    )
+    again = round_events(
+        player=player,
+        round_id=987654,
+        game_code="kobushi",
+        bet_params=bet,
+        engine_events=[event],
+        actor=Actor.player(player),
+    )
     assert len(first) == 1 and again == []
     assert Award.objects.filter(round_id=987654).count() == 1
     # a bet below max coins or lines never wins, even with an event
-    assert round_events(player=player, round_id=987655, game_code="kobushi", bet_params={**bet, "coins": 4},
-                        engine_events=[event], actor=Actor.player(player)) == []
+    assert (
+        round_events(
+            player=player,
+            round_id=987655,
+            game_code="kobushi",
+            bet_params={**bet, "coins": 4},
+            engine_events=[event],
+            actor=Actor.player(player),
+        )
+        == []
+    )
 
 
 def test_a_level_for_a_group_of_games_takes_only_their_stakes(clock):
     """Scope: a level covers every game (network) or a group of games."""
-    central_level("central-group", games=["test_pick"], rate_ppm=10_000, reset_value=1_000, win_from=50_000,
-                  win_to=60_000)
+    central_level(
+        "central-group", games=["test_pick"], rate_ppm=10_000, reset_value=1_000, win_from=50_000, win_to=60_000
+    )
     player = funded_player(100_000)
     c = client_for(player)
     with use_rng(FixedRNG(0)):

@@ -2,6 +2,7 @@
 players' pool and the bet that won it is void, so the paid part goes back from the house (which took the win back
 from the player) to the pool, recorded as a return (``award_paid_return``, through ``round_void(settled=True)``);
 jackpot_check proves value = folded contributions + seeds - awards + returns. Real PostgreSQL, frozen clock."""
+
 from __future__ import annotations
 
 import io
@@ -28,8 +29,9 @@ def _spin(c, clock, amount, game=ROULETTE, rng=LOSE):
 
     clock.shift(3)  # GP §7(9)
     with use_rng(rng):
-        r = start(c, game=game, bet={"bets": [{"type": "red", "amount": amount}]} if game == ROULETTE else
-                  {"stake": amount})
+        r = start(
+            c, game=game, bet={"bets": [{"type": "red", "amount": amount}]} if game == ROULETTE else {"stake": amount}
+        )
     assert r.status_code == 201, r.json()
     return r.json()
 
@@ -67,8 +69,14 @@ def test_a_capped_award_gives_back_what_was_paid_and_the_award_is_returned_whole
 def test_a_draw_levels_pot_stays_within_its_range_and_the_rest_of_the_return_waits_in_the_background(clock):
     """Seed 002 page 1: a draw level's pot stays within WINRANGE_TO; what the return lifts above it goes to the
     background pot, as at a fold. The pool's value still grows by the whole paid award."""
-    central_level("central-silver", trigger=Jackpot.Trigger.DRAW, draw_ppb=100_000_000, reset_value=1_000,
-                  win_from=1_000, win_to=1_000)
+    central_level(
+        "central-silver",
+        trigger=Jackpot.Trigger.DRAW,
+        draw_ppb=100_000_000,
+        reset_value=1_000,
+        win_from=1_000,
+        win_to=1_000,
+    )
     player = funded_player(1_000_000)
     body = _spin(client_for(player), clock, 1_000)  # 1 % = 10 haléře: 1,010 in the pot, the draw names the level
     award = Award.objects.get(round_id=body["id"])

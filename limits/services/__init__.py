@@ -18,6 +18,7 @@
 The pure rules (limit comparisons, the stake grid, the max win per round ...) are in ``limits.rules``;
 ``max_win_per_round`` (GP §8(3)) is re-exported here because games caps a round's win with it.
 """
+
 from limits.kinds import TECHNICAL
 from limits.rules import max_win_per_round
 from limits.services.counters import minute_buckets_prune
@@ -51,10 +52,34 @@ from limits.services.self_limits import (
 from limits.services.settlement import settled_bet_voided, stake_settled, stake_voided
 
 __all__ = [
-    "max_win_per_round", "stake_gate_and_place", "stake_settled", "stake_voided", "settled_bet_voided", "login_check", "deposit_refusal", "self_limit_set", "self_limits_decide",
-    "pending_limits_apply", "limits_account_closed", "panic_press", "panic_report_send", "panic_reports_send_due",
-    "self_listing_request", "self_listing_send",
-    "self_listing_send_due", "exclusion_sweep", "exclusion_batches_collect", "daily_time_logout_sweep",
+    "max_win_per_round",
+    "stake_gate_and_place",
+    "stake_settled",
+    "stake_voided",
+    "settled_bet_voided",
+    "login_check",
+    "deposit_refusal",
+    "self_limit_set",
+    "self_limits_decide",
+    "pending_limits_apply",
+    "limits_account_closed",
+    "panic_press",
+    "panic_report_send",
+    "panic_reports_send_due",
+    "self_listing_request",
+    "self_listing_send",
+    "self_listing_send_due",
+    "exclusion_sweep",
+    "exclusion_batches_collect",
+    "daily_time_logout_sweep",
     "minute_buckets_prune",
-    "refusal_record", "responsible_text_save", "help_contact_save", "StakeAllowed", "TECHNICAL", "StakeGate", "stake_gate", "stake_placed", "stake_decided_now",
+    "refusal_record",
+    "responsible_text_save",
+    "help_contact_save",
+    "StakeAllowed",
+    "TECHNICAL",
+    "StakeGate",
+    "stake_gate",
+    "stake_placed",
+    "stake_decided_now",
 ]

@@ -6,6 +6,7 @@ docs/limits.md "Counters"); ``manage.py limits_reconcile`` proves the counters e
 bets. The reads of these counters are :func:`limits.selectors.period_totals` and
 :func:`limits.selectors.hourly_loss`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -56,14 +57,19 @@ def minute_buckets_prune(*, now: datetime | None = None) -> int:
 
 # Placing a bet and correcting it (the one-statement writes of limits/sql.py) ---------------------------------------
 
+
 def opens_play_period(rules: KindRules, state: PlayerKindState, at: datetime) -> bool:
     """GP §7(4)-(5): a stake at ``at`` opens a new play period (the first one, or after a pause of a break's length)."""
-    return rules.play_break and (state.last_round_ended_at is None or state.play_started_at is None
-                                 or at - state.last_round_ended_at >= break_length())
+    return rules.play_break and (
+        state.last_round_ended_at is None
+        or state.play_started_at is None
+        or at - state.last_round_ended_at >= break_length()
+    )
 
 
-def bet_placed(*, state: PlayerKindState, rules: KindRules, stake: int, at: datetime, round_ref: str,
-               game_code: str) -> None:
+def bet_placed(
+    *, state: PlayerKindState, rules: KindRules, stake: int, at: datetime, round_ref: str, game_code: str
+) -> None:
     """Count a stake as placed at ``at`` and set its open bet (GP §7(6)): the day and month totals, the stake's
     hourly-loss bucket, the open bet and the state row (the play period it may open, the newest bucket minute) in
     ONE statement (:data:`limits.sql.BET_PLACE`). ``state`` is the (player, kind) state row read under its lock;
@@ -76,10 +82,21 @@ def bet_placed(*, state: PlayerKindState, rules: KindRules, stake: int, at: date
     if bucketed and (state.last_bucket_minute is None or minute > state.last_bucket_minute):
         state.last_bucket_minute = minute  # a single stake's peak update is the same in or out of order
     state.updated_at = at
-    sql.bet_place(state_id=state.pk, player_id=state.player_id, kind=state.kind, stake=stake, day=day_key(at),
-                  month=month_key(at), minute=minute, hourly=bucketed, round_ref=round_ref or "",
-                  game_code=game_code or "", now=at, play_started_at=state.play_started_at,
-                  last_bucket_minute=state.last_bucket_minute)
+    sql.bet_place(
+        state_id=state.pk,
+        player_id=state.player_id,
+        kind=state.kind,
+        stake=stake,
+        day=day_key(at),
+        month=month_key(at),
+        minute=minute,
+        hourly=bucketed,
+        round_ref=round_ref or "",
+        game_code=game_code or "",
+        now=at,
+        play_started_at=state.play_started_at,
+        last_bucket_minute=state.last_bucket_minute,
+    )
 
 
 def bet_restaked(*, state: PlayerKindState, rules: KindRules, bet: OpenBet, stake: int, round_ref: str) -> None:
@@ -93,14 +110,27 @@ def bet_restaked(*, state: PlayerKindState, rules: KindRules, bet: OpenBet, stak
     _, _, peak, in_order = bucket_row(state.last_bucket_minute, minute, [(diff, 0)])
     if hourly and (state.last_bucket_minute is None or minute > state.last_bucket_minute):
         state.last_bucket_minute = minute
-    sql.bet_restake(state_id=state.pk, bet_id=bet.pk, player_id=state.player_id, kind=state.kind, stake=stake,
-                    diff=diff, round_ref=round_ref, day=day_key(bet.placed_at), month=month_key(bet.placed_at),
-                    minute=minute, hourly=hourly, peak=peak, in_order=in_order,
-                    last_bucket_minute=state.last_bucket_minute)
+    sql.bet_restake(
+        state_id=state.pk,
+        bet_id=bet.pk,
+        player_id=state.player_id,
+        kind=state.kind,
+        stake=stake,
+        diff=diff,
+        round_ref=round_ref,
+        day=day_key(bet.placed_at),
+        month=month_key(bet.placed_at),
+        minute=minute,
+        hourly=hourly,
+        peak=peak,
+        in_order=in_order,
+        last_bucket_minute=state.last_bucket_minute,
+    )
     bet.stake, bet.round_ref = stake, round_ref
 
 
 # The stake gate's one locking read -----------------------------------------------------------------------------
+
 
 @dataclass
 class GateState:
@@ -132,8 +162,7 @@ def kind_state_read_locked(player: Player, kind: str, at: datetime) -> GateState
     read = sql.gate_state(player_id=player.pk, kind=kind, day=day_key(at), month=month_key(at), lo=lo, hi=hi, at=at)
     if read is None:  # the first stake of this kind: create the state row, then read it locked
         PlayerKindState.objects.bulk_create([PlayerKindState(player=player, kind=kind)], ignore_conflicts=True)
-        read = sql.gate_state(player_id=player.pk, kind=kind, day=day_key(at), month=month_key(at), lo=lo, hi=hi,
-                              at=at)
+        read = sql.gate_state(player_id=player.pk, kind=kind, day=day_key(at), month=month_key(at), lo=lo, hi=hi, at=at)
     assert read is not None
     return GateState(
         state=read.state,
@@ -147,8 +176,18 @@ def kind_state_read_locked(player: Player, kind: str, at: datetime) -> GateState
     )
 
 
-def decided_now_record(*, gate: GateState, stake: int, win: int, placed_at: datetime, settled_at: datetime,
-                       round_ref: str, game_code: str, hourly: bool, play_started_at: datetime | None) -> None:
+def decided_now_record(
+    *,
+    gate: GateState,
+    stake: int,
+    win: int,
+    placed_at: datetime,
+    settled_at: datetime,
+    round_ref: str,
+    game_code: str,
+    hourly: bool,
+    play_started_at: datetime | None,
+) -> None:
     """A bet placed and decided in the same transaction (a round that needs no action), counted in ONE
     statement: the day and month totals (placed and decided at once), the hourly-loss minute bucket, the
     settled-bet record and the state row. Same figures as ``bet_placed`` (BET_PLACE) +
@@ -157,13 +196,26 @@ def decided_now_record(*, gate: GateState, stake: int, win: int, placed_at: date
     state = gate.state
     minute = minute_of(placed_at)
     params: dict[str, Any] = {
-        "player": state.player_id, "kind": state.kind, "day": day_key(placed_at), "month": month_key(placed_at),
-        "stake": stake, "win": win, "minute": minute, "peak": _tail_peak([(stake, 0), (0, win)]),
-        "hourly": hourly and bool(stake or win), "game_code": game_code, "round_ref": round_ref,
-        "placed_at": placed_at, "settled_at": settled_at, "play_started_at": play_started_at,
+        "player": state.player_id,
+        "kind": state.kind,
+        "day": day_key(placed_at),
+        "month": month_key(placed_at),
+        "stake": stake,
+        "win": win,
+        "minute": minute,
+        "peak": _tail_peak([(stake, 0), (0, win)]),
+        "hourly": hourly and bool(stake or win),
+        "game_code": game_code,
+        "round_ref": round_ref,
+        "placed_at": placed_at,
+        "settled_at": settled_at,
+        "play_started_at": play_started_at,
         "last_round_ended_at": max(filter(None, (state.last_round_ended_at, settled_at))),
-        "last_bucket_minute": (max(filter(None, (state.last_bucket_minute, minute)))
-                               if hourly and (stake or win) else state.last_bucket_minute),
+        "last_bucket_minute": (
+            max(filter(None, (state.last_bucket_minute, minute)))
+            if hourly and (stake or win)
+            else state.last_bucket_minute
+        ),
         "state": state.pk,
     }
     counts = sql.decided_now(params)

@@ -4,6 +4,7 @@ The register of excluded persons itself is accounts' (``accounts.adapters.get_ex
 ``accounts.services.exclusion_check``); limits asks it on a schedule and passes self-listing requests and
 panic-button presses (an outbox, :class:`limits.models.PanicReport`) on.
 """
+
 from __future__ import annotations
 
 import logging
@@ -48,13 +49,22 @@ def panic_press(*, player: Player, actor: Actor, now: datetime | None = None) ->
     now = now or clock.now()
     key = person_key(player)
     with transaction.atomic():
-        panic = PanicExclusion.objects.create(player=player, person_key=key, started_at=now,
-                                              ends_at=now + PANIC_DURATION)
-        report = PanicReport.objects.create(panic=panic, reference=f"panic-{uuid.uuid4().hex}", created_at=now,
-                                            next_attempt_at=now)
+        panic = PanicExclusion.objects.create(
+            player=player, person_key=key, started_at=now, ends_at=now + PANIC_DURATION
+        )
+        report = PanicReport.objects.create(
+            panic=panic, reference=f"panic-{uuid.uuid4().hex}", created_at=now, next_attempt_at=now
+        )
         accounts = person_player_ids(player)
-        audit_record(actor=actor, action="limits.panic_button", obj=panic, new={"ends_at": panic.ends_at},
-                     player_id=player.pk, report=report.reference, accounts=accounts)
+        audit_record(
+            actor=actor,
+            action="limits.panic_button",
+            obj=panic,
+            new={"ends_at": panic.ends_at},
+            player_id=player.pk,
+            report=report.reference,
+            accounts=accounts,
+        )
         for account in Player.objects.filter(pk__in=accounts).order_by("pk"):
             player_force_logout(player=account, reason="panic_button", actor=actor)
     return panic
@@ -66,8 +76,11 @@ def _panic_report_claim(*, now: datetime, report_id: int | None, force: bool) ->
     attempt counted and its next attempt pushed on by the claim time, in one short transaction. The register is
     called after this commits, with no transaction open."""
     with transaction.atomic():
-        qs = (PanicReport.objects.select_for_update(no_key=True, skip_locked=True, of=("self",))
-              .select_related("panic__player").filter(status=PanicReport.Status.PENDING))
+        qs = (
+            PanicReport.objects.select_for_update(no_key=True, skip_locked=True, of=("self",))
+            .select_related("panic__player")
+            .filter(status=PanicReport.Status.PENDING)
+        )
         if report_id is not None:
             qs = qs.filter(pk=report_id)
         if not force:
@@ -87,29 +100,42 @@ def _panic_report_deliver(report: PanicReport, *, now: datetime, actor: Actor) -
     (exponential backoff, ``limits.rules.panic_report_retry_delay``)."""
     panic = report.panic
     try:
-        ack = get_exclusion_register().report_panic(identity_for(panic.player), reference=report.reference,
-                                                    started_at=panic.started_at, ends_at=panic.ends_at)
+        ack = get_exclusion_register().report_panic(
+            identity_for(panic.player), reference=report.reference, started_at=panic.started_at, ends_at=panic.ends_at
+        )
     except Exception as exc:  # noqa: BLE001 - any failure (register down, no personal data ...) is recorded and retried
         error = f"{exc.__class__.__name__}: {exc}"[:300]
         PanicReport.objects.filter(pk=report.pk, status=PanicReport.Status.PENDING).update(
-            last_error=error, next_attempt_at=now + panic_report_retry_delay(report.attempts))
+            last_error=error, next_attempt_at=now + panic_report_retry_delay(report.attempts)
+        )
         logger.warning("panic report %s not acknowledged (attempt %s): %s", report.reference, report.attempts, error)
         report.refresh_from_db()
         return report
     with transaction.atomic():
         # A report delivered twice (a claim that outlived a slow call) is acknowledged once: the first answer wins.
         done = PanicReport.objects.filter(pk=report.pk, status=PanicReport.Status.PENDING).update(
-            status=PanicReport.Status.ACKNOWLEDGED, acknowledged_at=now, register_reference=ack,
-            next_attempt_at=None, last_error="")
+            status=PanicReport.Status.ACKNOWLEDGED,
+            acknowledged_at=now,
+            register_reference=ack,
+            next_attempt_at=None,
+            last_error="",
+        )
         report.refresh_from_db()
         if done:
-            audit_record(actor=actor, action="limits.panic_reported", obj=report, player_id=panic.player_id,
-                         new={"register_reference": ack, "listed_until": panic.ends_at}, attempts=report.attempts)
+            audit_record(
+                actor=actor,
+                action="limits.panic_reported",
+                obj=report,
+                player_id=panic.player_id,
+                new={"register_reference": ack, "listed_until": panic.ends_at},
+                attempts=report.attempts,
+            )
     return report
 
 
-def panic_report_send(*, report_id: int, now: datetime | None = None, force: bool = False,
-                      actor: Actor | None = None) -> PanicReport | None:
+def panic_report_send(
+    *, report_id: int, now: datetime | None = None, force: bool = False, actor: Actor | None = None
+) -> PanicReport | None:
     """Report one panic press to the register of excluded persons (accounts adapter ``report_panic``) if it is
     pending and due (``force``: staff "send now", due or not). Returns the report after the attempt, or None when
     there was nothing to send (acknowledged already, not due, or being sent by another worker)."""
@@ -139,8 +165,9 @@ def panic_reports_send_due(*, now: datetime | None = None, batch: int = 100) -> 
     return {"acknowledged": acknowledged, "failed": failed}
 
 
-def self_listing_request(*, player: Player, actor: Actor, years: int = 1,
-                         now: datetime | None = None) -> SelfListingRequest:
+def self_listing_request(
+    *, player: Player, actor: Actor, years: int = 1, now: datetime | None = None
+) -> SelfListingRequest:
     """The player asks to be listed in the register of excluded persons for ``years`` (at least 1 year before
     removal). Refused at once from now (stakes and logins) and logged out.
 
@@ -152,16 +179,23 @@ def self_listing_request(*, player: Player, actor: Actor, years: int = 1,
     if isinstance(years, bool) or not isinstance(years, int) or years < 1:
         raise errors.SELF_LISTING_TOO_SHORT(minimum_years=1, years=years)
     with transaction.atomic():
-        req = SelfListingRequest.objects.create(player=player, requested_at=now, listed_until=add_years(now, years),
-                                                next_attempt_at=now)
-        audit_record(actor=actor, action="limits.self_listing_requested", obj=req,
-                     new={"listed_until": req.listed_until}, player_id=player.pk)
+        req = SelfListingRequest.objects.create(
+            player=player, requested_at=now, listed_until=add_years(now, years), next_attempt_at=now
+        )
+        audit_record(
+            actor=actor,
+            action="limits.self_listing_requested",
+            obj=req,
+            new={"listed_until": req.listed_until},
+            player_id=player.pk,
+        )
         player_force_logout(player=player, reason="self_listing", actor=actor)
     return req
 
 
-def self_listing_send(*, request_id: int, now: datetime | None = None, force: bool = False,
-                      actor: Actor | None = None) -> SelfListingRequest | None:
+def self_listing_send(
+    *, request_id: int, now: datetime | None = None, force: bool = False, actor: Actor | None = None
+) -> SelfListingRequest | None:
     """Pass one request to the register (accounts adapter). Claimed by a guarded update, the network call is
     made with no transaction open; a failure is recorded and retried later with a growing delay.
     ``force`` (staff "send now") ignores the retry delay. None when the request was not due (or not pending)."""
@@ -179,16 +213,23 @@ def self_listing_send(*, request_id: int, now: datetime | None = None, force: bo
     except Exception as exc:  # noqa: BLE001 - any failure is recorded and retried with a growing delay
         delay = timedelta(minutes=min(60, 2 ** min(req.attempts, 6)))
         SelfListingRequest.objects.filter(pk=req.pk).update(
-            last_error=f"{exc.__class__.__name__}: {exc}"[:300], next_attempt_at=now + delay)
+            last_error=f"{exc.__class__.__name__}: {exc}"[:300], next_attempt_at=now + delay
+        )
         logger.warning("self-listing request %s not sent: %s", req.pk, exc)
         req.refresh_from_db()
         return req
     with transaction.atomic():
-        SelfListingRequest.objects.filter(pk=req.pk).update(status=SelfListingRequest.Status.SENT, sent_at=now,
-                                                            next_attempt_at=None, last_error="")
+        SelfListingRequest.objects.filter(pk=req.pk).update(
+            status=SelfListingRequest.Status.SENT, sent_at=now, next_attempt_at=None, last_error=""
+        )
         req.refresh_from_db()
-        audit_record(actor=actor, action="limits.self_listing_sent", obj=req,
-                     new={"listed_until": req.listed_until}, attempts=req.attempts)
+        audit_record(
+            actor=actor,
+            action="limits.self_listing_sent",
+            obj=req,
+            new={"listed_until": req.listed_until},
+            attempts=req.attempts,
+        )
     return req
 
 
@@ -196,8 +237,11 @@ def self_listing_send_due(*, now: datetime | None = None, batch: int = 100) -> i
     """Sweeper: send every pending self-listing request that is due (new ones, and failed ones whose retry
     delay is over). Returns how many the register took."""
     now = now or clock.now()
-    ids = list(SelfListingRequest.objects.filter(status=SelfListingRequest.Status.PENDING, next_attempt_at__lte=now)
-               .order_by("next_attempt_at").values_list("pk", flat=True)[:batch])
+    ids = list(
+        SelfListingRequest.objects.filter(status=SelfListingRequest.Status.PENDING, next_attempt_at__lte=now)
+        .order_by("next_attempt_at")
+        .values_list("pk", flat=True)[:batch]
+    )
     sent = 0
     for pk in ids:
         req = self_listing_send(request_id=pk, now=now)
@@ -215,8 +259,7 @@ def _due_for_check(context: str, now: datetime, limit: int) -> tuple[list[int], 
     if context == "session":
         candidates = active_session_player_ids()
         threshold = now - SESSION_RECHECK
-        ExclusionWatch.objects.bulk_create([ExclusionWatch(player_id=pk) for pk in candidates],
-                                           ignore_conflicts=True)
+        ExclusionWatch.objects.bulk_create([ExclusionWatch(player_id=pk) for pk in candidates], ignore_conflicts=True)
         watched = ExclusionWatch.objects.filter(player_id__in=candidates)
     elif context == "daily":
         threshold = now - DAILY_RECHECK
@@ -224,8 +267,11 @@ def _due_for_check(context: str, now: datetime, limit: int) -> tuple[list[int], 
         watched = ExclusionWatch.objects.filter(player__status__in=ACTIVE_STATUSES)
     else:
         raise ValueError(f"unknown context {context!r}")
-    due = list(watched.filter(Q(last_checked_at__isnull=True) | Q(last_checked_at__lte=threshold))
-               .order_by(F("last_checked_at").asc(nulls_first=True)).values_list("player_id", flat=True)[:limit])
+    due = list(
+        watched.filter(Q(last_checked_at__isnull=True) | Q(last_checked_at__lte=threshold))
+        .order_by(F("last_checked_at").asc(nulls_first=True))
+        .values_list("player_id", flat=True)[:limit]
+    )
     return due, threshold
 
 
@@ -248,10 +294,12 @@ def exclusion_sweep(*, context: str, now: datetime | None = None, limit: int = 5
     checked = listed = failed = 0
     note = ""
     for pid in due:
-        claimed = (ExclusionWatch.objects.filter(player_id=pid)
-                   .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
-                   .filter(Q(last_checked_at__isnull=True) | Q(last_checked_at__lte=threshold))
-                   .update(claimed_until=now + CLAIM_FOR))
+        claimed = (
+            ExclusionWatch.objects.filter(player_id=pid)
+            .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+            .filter(Q(last_checked_at__isnull=True) | Q(last_checked_at__lte=threshold))
+            .update(claimed_until=now + CLAIM_FOR)
+        )
         if not claimed:
             continue
         player = Player.objects.get(pk=pid)
@@ -261,15 +309,17 @@ def exclusion_sweep(*, context: str, now: datetime | None = None, limit: int = 5
             failed += 1
             note = f"{exc.__class__.__name__}: {exc}"[:300]
             ExclusionWatch.objects.filter(player_id=pid).update(
-                claimed_until=None, failures=F("failures") + 1, last_error=note)
+                claimed_until=None, failures=F("failures") + 1, last_error=note
+            )
             continue
         checked += 1
         listed += int(result)
         ExclusionWatch.objects.filter(player_id=pid).update(
-            last_checked_at=now, last_listed=result, last_context=context, last_error="", failures=0,
-            claimed_until=None)
-    ExclusionSweep.objects.filter(pk=sweep.pk).update(finished_at=clock.now(), checked=checked, listed=listed,
-                                                      failed=failed, note=note)
+            last_checked_at=now, last_listed=result, last_context=context, last_error="", failures=0, claimed_until=None
+        )
+    ExclusionSweep.objects.filter(pk=sweep.pk).update(
+        finished_at=clock.now(), checked=checked, listed=listed, failed=failed, note=note
+    )
     sweep.refresh_from_db()
     return sweep
 
@@ -278,14 +328,17 @@ def exclusion_sweep(*, context: str, now: datetime | None = None, limit: int = 5
 AISG_CLAIM_FOR = timedelta(minutes=60)  # a submitted player waits for the batch's results, not checked twice
 
 
-def _aisg_sweep(sweep: ExclusionSweep, *, context: str, due: list[int], threshold: datetime,
-                now: datetime) -> ExclusionSweep:
+def _aisg_sweep(
+    sweep: ExclusionSweep, *, context: str, due: list[int], threshold: datetime, now: datetime
+) -> ExclusionSweep:
     """Claim the due players and submit them by batch (``accounts.services.recheck_submit``); the results come with
     :func:`exclusion_batches_collect`. ``checked`` counts the players submitted."""
-    claimed = list(ExclusionWatch.objects.filter(player_id__in=due)
-                   .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
-                   .filter(Q(last_checked_at__isnull=True) | Q(last_checked_at__lte=threshold))
-                   .values_list("player_id", flat=True))
+    claimed = list(
+        ExclusionWatch.objects.filter(player_id__in=due)
+        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+        .filter(Q(last_checked_at__isnull=True) | Q(last_checked_at__lte=threshold))
+        .values_list("player_id", flat=True)
+    )
     ExclusionWatch.objects.filter(player_id__in=claimed).update(claimed_until=now + AISG_CLAIM_FOR)
     submitted, failed, note = 0, 0, ""
     try:
@@ -294,10 +347,12 @@ def _aisg_sweep(sweep: ExclusionSweep, *, context: str, due: list[int], threshol
     except AisgError as exc:  # recorded for the staff by accounts; the players are due again at the next run
         note = f"{exc.__class__.__name__}: {exc}"[:300]
         failed = len(claimed)
-        ExclusionWatch.objects.filter(player_id__in=claimed).update(claimed_until=None, last_error=note,
-                                                                    failures=F("failures") + 1)
-    ExclusionSweep.objects.filter(pk=sweep.pk).update(finished_at=clock.now(), checked=submitted, failed=failed,
-                                                      note=note or f"submitted by batch: {submitted}")
+        ExclusionWatch.objects.filter(player_id__in=claimed).update(
+            claimed_until=None, last_error=note, failures=F("failures") + 1
+        )
+    ExclusionSweep.objects.filter(pk=sweep.pk).update(
+        finished_at=clock.now(), checked=submitted, failed=failed, note=note or f"submitted by batch: {submitted}"
+    )
     sweep.refresh_from_db()
     return sweep
 
@@ -309,14 +364,22 @@ def exclusion_batches_collect(*, now: datetime | None = None) -> dict[str, int]:
     out = recheck_collect_due(now=now)
     if out.listed:
         ExclusionWatch.objects.filter(player_id__in=out.listed).update(
-            last_checked_at=now, last_listed=True, last_error="", failures=0, claimed_until=None)
+            last_checked_at=now, last_listed=True, last_error="", failures=0, claimed_until=None
+        )
     if out.confirmed:
         ExclusionWatch.objects.filter(player_id__in=out.confirmed).update(
-            last_checked_at=now, last_listed=False, last_error="", failures=0, claimed_until=None)
+            last_checked_at=now, last_listed=False, last_error="", failures=0, claimed_until=None
+        )
     for reason in set(out.failed.values()):
         ExclusionWatch.objects.filter(player_id__in=[p for p, r in out.failed.items() if r == reason]).update(
-            last_error=reason[:300], failures=F("failures") + 1, claimed_until=None)
+            last_error=reason[:300], failures=F("failures") + 1, claimed_until=None
+        )
     if out.expired:
         ExclusionWatch.objects.filter(player_id__in=out.expired).update(claimed_until=None)
-    return {"batches": out.batches, "listed": len(out.listed), "confirmed": len(out.confirmed),
-            "failed": len(out.failed), "expired": len(out.expired)}
+    return {
+        "batches": out.batches,
+        "listed": len(out.listed),
+        "confirmed": len(out.confirmed),
+        "failed": len(out.failed),
+        "expired": len(out.expired),
+    }

@@ -9,6 +9,7 @@ number of rows whatever the player's history (see models.py and docs/limits.md "
 Every refusal is recorded (:func:`limits.services.refusals.refusal_record`) so that it survives the
 caller's rollback.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -80,8 +81,9 @@ def check_exclusions(player: Player, at: datetime) -> None:
         raise errors.PANIC_EXCLUSION(limit="panic_button", started_at=panic.started_at, ends_at=panic.ends_at)
     listing = active_self_listing(player, at)
     if listing is not None:
-        raise errors.SELF_LISTED(limit="self_listing", requested_at=listing.requested_at,
-                                 listed_until=listing.listed_until)
+        raise errors.SELF_LISTED(
+            limit="self_listing", requested_at=listing.requested_at, listed_until=listing.listed_until
+        )
 
 
 def play_left(state: PlayerKindState, at: datetime) -> timedelta:
@@ -98,9 +100,12 @@ def play_left(state: PlayerKindState, at: datetime) -> timedelta:
     used = at - state.play_started_at
     if used >= limit:
         raise errors.BREAK_REQUIRED(
-            limit="play_time", value_minutes=int(limit.total_seconds() // 60),
-            used_seconds=int(used.total_seconds()), break_minutes=int(brk.total_seconds() // 60),
-            play_started_at=state.play_started_at, last_round_ended_at=state.last_round_ended_at,
+            limit="play_time",
+            value_minutes=int(limit.total_seconds() // 60),
+            used_seconds=int(used.total_seconds()),
+            break_minutes=int(brk.total_seconds() // 60),
+            play_started_at=state.play_started_at,
+            last_round_ended_at=state.last_round_ended_at,
             break_ends_at=state.last_round_ended_at + brk,
         )
     return limit - used
@@ -112,22 +117,28 @@ def _check_session_limits(player: Player, limits: dict[str, int | None], at: dat
     if pause:
         last = last_logout(player, at - timedelta(minutes=pause), at)
         if last is not None and last + timedelta(minutes=pause) > at:
-            raise errors.PAUSE_AFTER_LOGOUT(limit=LimitType.PAUSE_AFTER_LOGOUT.value, value_minutes=pause,
-                                            logged_out_at=last, ends_at=last + timedelta(minutes=pause))
+            raise errors.PAUSE_AFTER_LOGOUT(
+                limit=LimitType.PAUSE_AFTER_LOGOUT.value,
+                value_minutes=pause,
+                logged_out_at=last,
+                ends_at=last + timedelta(minutes=pause),
+            )
     logins = limits.get(LimitType.MONTHLY_LOGINS)
     if logins is not None:
         start, end = clock.month_bounds(at)
         used = logins_started(player, start, at)
         if used > logins:  # the current session is beyond the limit
-            raise errors.MONTHLY_LOGINS_EXCEEDED(limit=LimitType.MONTHLY_LOGINS.value, value=logins, used=used,
-                                                 resets_at=end)
+            raise errors.MONTHLY_LOGINS_EXCEEDED(
+                limit=LimitType.MONTHLY_LOGINS.value, value=logins, used=used, resets_at=end
+            )
     minutes = limits.get(LimitType.DAILY_TIME)
     if minutes is not None:
         start, end = clock.day_bounds(at)
         used = logged_in_seconds(player, start, at)
         if used >= minutes * 60:
-            raise errors.DAILY_TIME_EXCEEDED(limit=LimitType.DAILY_TIME.value, value_minutes=minutes,
-                                             used_seconds=used, resets_at=end)
+            raise errors.DAILY_TIME_EXCEEDED(
+                limit=LimitType.DAILY_TIME.value, value_minutes=minutes, used_seconds=used, resets_at=end
+            )
 
 
 @dataclass
@@ -146,8 +157,16 @@ class StakeGate:
     allowed: StakeAllowed
 
 
-def stake_gate_and_place(*, player: Player, kind: str, stake: Money, game_code: str, game_max_bet: Money | None,
-                now: datetime, round_ref: str = "") -> StakeAllowed:
+def stake_gate_and_place(
+    *,
+    player: Player,
+    kind: str,
+    stake: Money,
+    game_code: str,
+    game_max_bet: Money | None,
+    now: datetime,
+    round_ref: str = "",
+) -> StakeAllowed:
     """May ``player`` stake ``stake`` on ``game_code`` now? Raises a limits DomainError when not.
 
     Run inside the caller's transaction after ``wallet.services.wallet_lock(player=)``. When allowed
@@ -156,20 +175,42 @@ def stake_gate_and_place(*, player: Player, kind: str, stake: Money, game_code: 
     ``round_ref`` (optional) names the bet for kinds that may keep several bets open.
     Every refusal is recorded (StakeRefusal) so that it survives the caller's rollback.
     """
-    gate = stake_gate(player=player, kind=kind, stake=stake, game_code=game_code, game_max_bet=game_max_bet,
-                      now=now, round_ref=round_ref)
+    gate = stake_gate(
+        player=player,
+        kind=kind,
+        stake=stake,
+        game_code=game_code,
+        game_max_bet=game_max_bet,
+        now=now,
+        round_ref=round_ref,
+    )
     return stake_placed(gate=gate, round_ref=round_ref)
 
 
-def stake_gate(*, player: Player, kind: str, stake: Money, game_code: str, game_max_bet: Money | None,
-               now: datetime, round_ref: str = "") -> StakeGate:
+def stake_gate(
+    *,
+    player: Player,
+    kind: str,
+    stake: Money,
+    game_code: str,
+    game_max_bet: Money | None,
+    now: datetime,
+    round_ref: str = "",
+) -> StakeGate:
     """The decision of :func:`stake_gate_and_place` without counting the stake yet: the same checks in the same order on
     the state read by ONE locking statement (``kind_state_read_locked``). Raises (and records) a refusal."""
     stake = require_money(stake, "stake")
     try:
         with transaction.atomic(savepoint=False):
-            return _stake_gate(player=player, kind=kind, stake=stake, game_code=game_code,
-                               game_max_bet=game_max_bet, now=now, round_ref=round_ref)
+            return _stake_gate(
+                player=player,
+                kind=kind,
+                stake=stake,
+                game_code=game_code,
+                game_max_bet=game_max_bet,
+                now=now,
+                round_ref=round_ref,
+            )
     except DomainError as err:
         refusal_record(player=player, kind=kind, stake=stake, game_code=game_code, error=err, at=now)
         raise
@@ -183,8 +224,16 @@ def _check_locked_exclusions(read: GateState) -> None:
         raise errors.SELF_LISTED(limit="self_listing", requested_at=read.listing[0], listed_until=read.listing[1])
 
 
-def _stake_gate(*, player: Player, kind: str, stake: Money, game_code: str, game_max_bet: Money | None,
-                now: datetime, round_ref: str) -> StakeGate:
+def _stake_gate(
+    *,
+    player: Player,
+    kind: str,
+    stake: Money,
+    game_code: str,
+    game_max_bet: Money | None,
+    now: datetime,
+    round_ref: str,
+) -> StakeGate:
     rules = kind_rules(kind)
     if game_max_bet is not None:
         game_max_bet = require_money(game_max_bet, "game_max_bet")
@@ -199,8 +248,9 @@ def _stake_gate(*, player: Player, kind: str, stake: Money, game_code: str, game
     open_bets = read.open_bets
     if open_bets and (rules.one_open_round or any(b.round_ref == round_ref for b in open_bets)):
         bet = open_bets[0]
-        raise errors.ROUND_IN_PROGRESS(limit="open_round", game_code=bet.game_code, stake=Money(bet.stake),
-                                       placed_at=bet.placed_at)
+        raise errors.ROUND_IN_PROGRESS(
+            limit="open_round", game_code=bet.game_code, stake=Money(bet.stake), placed_at=bet.placed_at
+        )
     left = play_left(read.state, now) if rules.play_break else None
 
     limits: dict[str, int | None] = {}
@@ -214,32 +264,50 @@ def _stake_gate(*, player: Player, kind: str, stake: Money, game_code: str, game
     max_now = grid_floor(min([round_max] + [r.room for r in rooms]), rules, grid)
     for r in rooms:
         if stake.amount > r.room:
-            details: dict[str, Any] = dict(limit=r.limit, kind=kind, value=Money(r.value), used=Money(r.used),
-                                           stake=stake, max_stake_now=Money(max_now))
+            details: dict[str, Any] = dict(
+                limit=r.limit,
+                kind=kind,
+                value=Money(r.value),
+                used=Money(r.used),
+                stake=stake,
+                max_stake_now=Money(max_now),
+            )
             if r.hourly is not None:
                 details["retry_at"] = r.hourly.frees_at(stake.amount, now)
                 details["window_minutes"] = HOURLY_WINDOW_MINUTES
             else:
                 details["resets_at"] = r.resets_at
             raise r.error(**details)
-    allowed = StakeAllowed(kind=kind, stake=stake, placed_at=now,
-                           play_seconds_left=int(left.total_seconds()) if left is not None else None,
-                           max_stake_now=Money(max_now))
-    return StakeGate(player=player, kind=kind, stake=stake, game_code=game_code, now=now, rules=rules, read=read,
-                     allowed=allowed)
+    allowed = StakeAllowed(
+        kind=kind,
+        stake=stake,
+        placed_at=now,
+        play_seconds_left=int(left.total_seconds()) if left is not None else None,
+        max_stake_now=Money(max_now),
+    )
+    return StakeGate(
+        player=player, kind=kind, stake=stake, game_code=game_code, now=now, rules=rules, read=read, allowed=allowed
+    )
 
 
 def stake_placed(*, gate: StakeGate, round_ref: str = "") -> StakeAllowed:
     """Count an allowed stake as placed and set the open-round marker (GP §7(6)); the bet is decided later
     (``stake_settled``) or voided (``stake_voided``). The totals, the stake's bucket, the open bet and the state row
     in ONE statement (``counters.bet_placed``, limits/sql.py BET_PLACE)."""
-    bet_placed(state=gate.read.state, rules=gate.rules, stake=gate.stake.amount, at=gate.now, round_ref=round_ref,
-               game_code=gate.game_code)
+    bet_placed(
+        state=gate.read.state,
+        rules=gate.rules,
+        stake=gate.stake.amount,
+        at=gate.now,
+        round_ref=round_ref,
+        game_code=gate.game_code,
+    )
     return gate.allowed
 
 
-def stake_decided_now(*, gate: StakeGate, win: Money, settled_at: datetime, round_ref: str,
-                      game_code: str = "") -> None:
+def stake_decided_now(
+    *, gate: StakeGate, win: Money, settled_at: datetime, round_ref: str, game_code: str = ""
+) -> None:
     """Count an allowed stake as placed AND decided (GP §6(7)) when its round settled in the same transaction:
     the same counters, settled-bet record and play-time marks as :func:`stake_placed` followed by
     ``stake_settled``, written in ONE statement. Falls back to those two when the bet spans two minutes or an
@@ -250,10 +318,25 @@ def stake_decided_now(*, gate: StakeGate, win: Money, settled_at: datetime, roun
     in_order = state.last_bucket_minute is None or minute >= state.last_bucket_minute
     if minute_of(settled_at) != minute or not in_order or settled_at < gate.now or win.amount < 0:
         stake_placed(gate=gate, round_ref=round_ref)
-        stake_settled(player=gate.player, kind=gate.kind, stake=gate.stake, win=win, started_at=gate.now,
-                      settled_at=settled_at, round_ref=round_ref, game_code=game_code or gate.game_code)
+        stake_settled(
+            player=gate.player,
+            kind=gate.kind,
+            stake=gate.stake,
+            win=win,
+            started_at=gate.now,
+            settled_at=settled_at,
+            round_ref=round_ref,
+            game_code=game_code or gate.game_code,
+        )
         return
-    decided_now_record(gate=gate.read, stake=gate.stake.amount, win=win.amount, placed_at=gate.now,
-                       settled_at=settled_at, round_ref=round_ref, game_code=game_code or gate.game_code,
-                       hourly=gate.rules.hourly_loss,
-                       play_started_at=gate.now if opens_play_period(gate.rules, state, gate.now) else state.play_started_at)
+    decided_now_record(
+        gate=gate.read,
+        stake=gate.stake.amount,
+        win=win.amount,
+        placed_at=gate.now,
+        settled_at=settled_at,
+        round_ref=round_ref,
+        game_code=game_code or gate.game_code,
+        hourly=gate.rules.hourly_loss,
+        play_started_at=gate.now if opens_play_period(gate.rules, state, gate.now) else state.play_started_at,
+    )

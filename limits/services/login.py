@@ -1,4 +1,5 @@
 """Logins: the login check (GP §6(6)e-g, panic button, self-listing) and the automatic logout of GP §6(6)f."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -31,22 +32,29 @@ def _login_blocker(player: Player, kind: str, now: datetime) -> DomainError | No
     if pause:
         last = last_logout(player, now - timedelta(minutes=pause), now)
         if last is not None and last + timedelta(minutes=pause) > now:
-            return errors.PAUSE_AFTER_LOGOUT(limit=LimitType.PAUSE_AFTER_LOGOUT.value, kind=kind, value_minutes=pause,
-                                             logged_out_at=last, ends_at=last + timedelta(minutes=pause))
+            return errors.PAUSE_AFTER_LOGOUT(
+                limit=LimitType.PAUSE_AFTER_LOGOUT.value,
+                kind=kind,
+                value_minutes=pause,
+                logged_out_at=last,
+                ends_at=last + timedelta(minutes=pause),
+            )
     logins = limits.get(LimitType.MONTHLY_LOGINS)
     if logins is not None:
         start, end = clock.month_bounds(now)
         used = logins_started(player, start, now)
         if used >= logins:
-            return errors.MONTHLY_LOGINS_EXCEEDED(limit=LimitType.MONTHLY_LOGINS.value, kind=kind, value=logins,
-                                                  used=used, resets_at=end)
+            return errors.MONTHLY_LOGINS_EXCEEDED(
+                limit=LimitType.MONTHLY_LOGINS.value, kind=kind, value=logins, used=used, resets_at=end
+            )
     minutes = limits.get(LimitType.DAILY_TIME)
     if minutes is not None:
         start, end = clock.day_bounds(now)
         used = logged_in_seconds(player, start, now)
         if used >= minutes * 60:
-            return errors.DAILY_TIME_EXCEEDED(limit=LimitType.DAILY_TIME.value, kind=kind, value_minutes=minutes,
-                                              used_seconds=used, resets_at=end)
+            return errors.DAILY_TIME_EXCEEDED(
+                limit=LimitType.DAILY_TIME.value, kind=kind, value_minutes=minutes, used_seconds=used, resets_at=end
+            )
     return None
 
 
@@ -69,8 +77,9 @@ def login_check(*, player: Player, now: datetime) -> datetime | None:
     else:
         listing = active_self_listing(player, now)
         if listing is not None:
-            raise errors.SELF_LISTED(limit="self_listing", requested_at=listing.requested_at,
-                                     listed_until=listing.listed_until)
+            raise errors.SELF_LISTED(
+                limit="self_listing", requested_at=listing.requested_at, listed_until=listing.listed_until
+            )
     blockers = [_login_blocker(player, kind, now) for kind in offered_kinds()]
     first = blockers[0] if blockers else None
     if first is not None and all(b is not None for b in blockers):
@@ -95,9 +104,11 @@ def daily_time_logout_sweep(*, now: datetime | None = None) -> int:
     player_ids = active_session_player_ids()
     if not player_ids:
         return 0
-    candidates = set(SelfLimit.objects.filter(player_id__in=player_ids, limit_type=LimitType.DAILY_TIME,
-                                              kind__in=offered_kinds())
-                     .exclude(value__isnull=True, has_pending=False).values_list("player_id", flat=True))
+    candidates = set(
+        SelfLimit.objects.filter(player_id__in=player_ids, limit_type=LimitType.DAILY_TIME, kind__in=offered_kinds())
+        .exclude(value__isnull=True, has_pending=False)
+        .values_list("player_id", flat=True)
+    )
     done = 0
     start, _ = clock.day_bounds(now)
     for player in Player.objects.filter(pk__in=candidates):
@@ -108,7 +119,8 @@ def daily_time_logout_sweep(*, now: datetime | None = None) -> int:
             blocked.append(minutes is not None and used >= minutes * 60)
         if blocked and all(blocked):
             with transaction.atomic():
-                player_force_logout(player=player, reason="daily_time_limit",
-                                    actor=Actor.system("limits.daily_time_logout"))
+                player_force_logout(
+                    player=player, reason="daily_time_limit", actor=Actor.system("limits.daily_time_logout")
+                )
                 done += 1
     return done

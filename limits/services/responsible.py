@@ -1,5 +1,6 @@
 """Responsible-gaming information (GP §13(4)): staff edit the texts and the help contacts (each save audited);
 the public API reads them through ``limits.selectors.responsible_gaming``."""
+
 from __future__ import annotations
 
 from typing import Any

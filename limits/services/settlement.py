@@ -8,6 +8,7 @@ limits/sql.py and limits/sql_voids.py: :func:`stake_settled` (a decided bet, BET
 open bet's stake returned, BET_VOID) and :func:`settled_bet_voided` (a decided bet declared void afterwards,
 GP §3(6), SETTLED_VOID).
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -39,9 +40,18 @@ def _pick_open_bet(bets: list[OpenBet], round_ref: str, rules: KindRules) -> Ope
     return None
 
 
-def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, started_at: datetime,
-                  settled_at: datetime, round_ref: str = "", game_code: str = "",
-                  played_until: datetime | None = None) -> SettledBet:
+def stake_settled(
+    *,
+    player: Player,
+    kind: str,
+    stake: Money,
+    win: Money,
+    started_at: datetime,
+    settled_at: datetime,
+    round_ref: str = "",
+    game_code: str = "",
+    played_until: datetime | None = None,
+) -> SettledBet:
     """Record a decided bet: counters for GP §6(7) net loss, the hourly loss and play time; clears the marker.
 
     Run inside the caller's transaction under the wallet lock. With a ``round_ref`` the call is
@@ -68,11 +78,22 @@ def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, starte
     round_ref = round_ref or ""
 
     def settle(in_order: bool = True) -> SettledBet | None:  # limits/sql.py BET_SETTLE, ONE statement
-        return sql.bet_settle(player_id=player.pk, kind=kind, round_ref=round_ref, stake=stake.amount,
-                              win=win.amount, day=day_key(settled_at), month=month_key(settled_at),
-                              minute=minute_of(settled_at), hourly=rules.hourly_loss and win.amount > 0,
-                              in_order=in_order, game_code=game_code, started_at=started_at, settled_at=settled_at,
-                              play_ended_at=played_until)
+        return sql.bet_settle(
+            player_id=player.pk,
+            kind=kind,
+            round_ref=round_ref,
+            stake=stake.amount,
+            win=win.amount,
+            day=day_key(settled_at),
+            month=month_key(settled_at),
+            minute=minute_of(settled_at),
+            hourly=rules.hourly_loss and win.amount > 0,
+            in_order=in_order,
+            game_code=game_code,
+            started_at=started_at,
+            settled_at=settled_at,
+            play_ended_at=played_until,
+        )
 
     with transaction.atomic(savepoint=False):
         if round_ref:  # the bet's open row is there (the usual case)
@@ -87,8 +108,14 @@ def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, starte
         newest = read.state.last_bucket_minute  # before the placement or correction below
         bet = _pick_open_bet(read.open_bets, round_ref, rules)
         if bet is None:  # never placed: counted as placed at started_at, as the gate places it
-            bet_placed(state=read.state, rules=rules, stake=stake.amount, at=started_at, round_ref=round_ref,
-                       game_code=game_code)
+            bet_placed(
+                state=read.state,
+                rules=rules,
+                stake=stake.amount,
+                at=started_at,
+                round_ref=round_ref,
+                game_code=game_code,
+            )
             placed_at, placed = started_at, stake.amount
         else:
             placed_at, placed = bet.placed_at, stake.amount - bet.stake
@@ -103,8 +130,9 @@ def stake_settled(*, player: Player, kind: str, stake: Money, win: Money, starte
         return settled
 
 
-def stake_voided(*, player: Player, kind: str, at: datetime, round_ref: str = "",
-                 reason: str = "") -> SettledBet | None:
+def stake_voided(
+    *, player: Player, kind: str, at: datetime, round_ref: str = "", reason: str = ""
+) -> SettledBet | None:
     """The open bet's stake was returned (e.g. GP §7(8)b: unfinished round past its deadline).
 
     Clears the open-round marker and takes the stake back out of the placement counters; the bet is
@@ -126,8 +154,15 @@ def stake_voided(*, player: Player, kind: str, at: datetime, round_ref: str = ""
         minute = minute_of(bet.placed_at)
         # bucket_row's rule for a stake taken back: conservative (the totals lower, the peak stays)
         hourly = rules.hourly_loss and bet.stake != 0
-        return sql_voids.bet_void(state_id=read.state.pk, bet=bet, day=day_key(bet.placed_at),
-                            month=month_key(bet.placed_at), minute=minute, hourly=hourly, at=at)
+        return sql_voids.bet_void(
+            state_id=read.state.pk,
+            bet=bet,
+            day=day_key(bet.placed_at),
+            month=month_key(bet.placed_at),
+            minute=minute,
+            hourly=hourly,
+            at=at,
+        )
 
 
 def settled_bet_voided(*, player: Player, kind: str, round_ref: str, at: datetime) -> SettledBet | None:
@@ -153,9 +188,16 @@ def settled_bet_voided(*, player: Player, kind: str, round_ref: str, at: datetim
         bet = SettledBet.objects.filter(player=player, kind=kind, round_ref=round_ref, voided=False).first()
         if bet is None:
             return None
-        sql_voids.settled_void(bet=bet, at=at, placed_day=day_key(bet.placed_at), placed_month=month_key(bet.placed_at),
-                         settled_day=day_key(bet.settled_at), settled_month=month_key(bet.settled_at),
-                         hourly=rules.hourly_loss, placed_minute=minute_of(bet.placed_at),
-                         settled_minute=minute_of(bet.settled_at))
+        sql_voids.settled_void(
+            bet=bet,
+            at=at,
+            placed_day=day_key(bet.placed_at),
+            placed_month=month_key(bet.placed_at),
+            settled_day=day_key(bet.settled_at),
+            settled_month=month_key(bet.settled_at),
+            hourly=rules.hourly_loss,
+            placed_minute=minute_of(bet.placed_at),
+            settled_minute=minute_of(bet.settled_at),
+        )
         bet.voided, bet.voided_at = True, at
         return bet

@@ -1,4 +1,5 @@
 """Helpers for the limits tests: Prague clock times, the caller's lock, one-call stakes and rounds."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """Test personas of the limits app built on tests.kit.accounts."""
+
 from __future__ import annotations
 
 import itertools
@@ -21,8 +22,13 @@ def closed_with_limits(*, closed_at, **limits):
     player = make_player(status="closed", personal_data={"n": n}, closed_at=closed_at)
     _person_of[player.pk] = n
     decisions = {lt: limits.get(lt) for lt in LimitType.values}
-    self_limits_decide(player=player, kind="technical", decisions=decisions, actor=Actor.player(player),
-                       now=closed_at - timedelta(days=100))
+    self_limits_decide(
+        player=player,
+        kind="technical",
+        decisions=decisions,
+        actor=Actor.player(player),
+        now=closed_at - timedelta(days=100),
+    )
     return player
 
 

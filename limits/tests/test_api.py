@@ -1,5 +1,6 @@
 """The player's limits API: read, set/decline/change (pending loosening visible), history, play status, panic
 button, self-listing; only the player's own data; errors in the one shape, never a 500."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -36,9 +37,15 @@ def test_the_player_reads_the_seven_limits_undecided_at_first(player, frozen):
     assert r.status_code == 200
     body = r.json()
     assert body["count"] == 7
-    assert [i["limit_type"] for i in body["results"]] == ["daily_stake", "monthly_stake", "daily_loss",
-                                                         "monthly_loss", "monthly_logins", "daily_time",
-                                                         "pause_after_logout"]
+    assert [i["limit_type"] for i in body["results"]] == [
+        "daily_stake",
+        "monthly_stake",
+        "daily_loss",
+        "monthly_loss",
+        "monthly_logins",
+        "daily_time",
+        "pause_after_logout",
+    ]
     assert all(not i["decided"] for i in body["results"])
     assert body["results"][0]["unit"] == "CZK_minor" and body["results"][5]["unit"] == "minutes"
 
@@ -56,7 +63,9 @@ def test_the_player_sets_declines_tightens_and_loosens_with_the_pending_date_sho
     assert body["pending_effective_at"].startswith("2025-05-12T11:00:00")  # 7 days after the request (UTC)
     stake(player, "30", T + timedelta(hours=1, minutes=1))
     body = c.get(f"{BASE}/self-limits/technical/daily_stake").json()
-    assert body["used"] == {"amount": 3_000, "currency": "CZK", "formatted": "30,00\u00a0Kč"} and body["resets_at"].startswith("2025-05-05T22:00:00")
+    assert body["used"] == {"amount": 3_000, "currency": "CZK", "formatted": "30,00\u00a0Kč"} and body[
+        "resets_at"
+    ].startswith("2025-05-05T22:00:00")
     hist = c.get(f"{BASE}/self-limits/history?kind=technical").json()
     assert [h["action"] for h in hist["results"]] == ["loosening_requested", "declined", "set"]
 
@@ -150,17 +159,32 @@ def test_staff_see_limits_history_and_refusals_in_the_admin(player, frozen):
     staff = make_staff(superuser=True)
     c = Client()
     c.force_login(staff)
-    for model in ("selflimit", "selflimitchange", "stakerefusal", "panicexclusion", "selflistingrequest",
-                  "exclusionwatch", "exclusionsweep", "settledbet", "periodtotal", "openbet", "playerkindstate",
-                  "closingsnapshot", "panicreport", "responsiblegamingtext", "helpcontact"):
+    for model in (
+        "selflimit",
+        "selflimitchange",
+        "stakerefusal",
+        "panicexclusion",
+        "selflistingrequest",
+        "exclusionwatch",
+        "exclusionsweep",
+        "settledbet",
+        "periodtotal",
+        "openbet",
+        "playerkindstate",
+        "closingsnapshot",
+        "panicreport",
+        "responsiblegamingtext",
+        "helpcontact",
+    ):
         r = c.get(f"/admin/limits/{model}/")
         assert r.status_code == 200, model
     r = c.get("/admin/limits/stakerefusal/")
     assert b"limits.round_in_progress" in r.content
 
 
-def test_a_self_listing_request_is_sent_to_the_register_right_after_it_commits(player, frozen,
-                                                                               django_capture_on_commit_callbacks):
+def test_a_self_listing_request_is_sent_to_the_register_right_after_it_commits(
+    player, frozen, django_capture_on_commit_callbacks
+):
     from config.celery import app
 
     eager = app.conf.task_always_eager

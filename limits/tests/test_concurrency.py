@@ -1,4 +1,5 @@
 """Parallel stakes at a nearly used daily limit never break it: each decision runs under the player's lock."""
+
 from __future__ import annotations
 
 import threading
@@ -52,8 +53,9 @@ def test_parallel_stakes_at_a_nearly_used_daily_limit_never_exceed_it():
     def one_round(i):
         at = T + timedelta(seconds=10 + i)
         with caller_lock(player):
-            stake_gate_and_place(player=player, kind="technical", stake=czk(4), game_code="slot",
-                                 game_max_bet=czk(1000), now=at)
+            stake_gate_and_place(
+                player=player, kind="technical", stake=czk(4), game_code="slot", game_max_bet=czk(1000), now=at
+            )
             stake_settled(player=player, kind="technical", stake=czk(4), win=czk(0), started_at=at, settled_at=at)
         return "ok"
 
@@ -78,9 +80,14 @@ def test_parallel_stakes_of_one_player_never_open_two_rounds():
 
     def start(i):
         with caller_lock(player):
-            stake_gate_and_place(player=player, kind="technical", stake=czk(1), game_code="slot",
-                                 game_max_bet=czk(1000),
-                        now=T + timedelta(seconds=i))
+            stake_gate_and_place(
+                player=player,
+                kind="technical",
+                stake=czk(1),
+                game_code="slot",
+                game_max_bet=czk(1000),
+                now=T + timedelta(seconds=i),
+            )
         return "ok"
 
     results = _run_parallel(start, 6)

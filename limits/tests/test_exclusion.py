@@ -1,5 +1,6 @@
 """The panic button (48 hours, again and again), the self-listing request (>= 1 year) and the scheduled checks of
 the register of excluded persons (logged-in players every <= 15 minutes, active players daily)."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -140,8 +141,9 @@ def test_the_daily_sweep_checks_every_active_player_once_a_day(player):
     assert sweep.checked == len(checked)
     with time_machine.travel(T + timedelta(hours=22), tick=False):
         again = exclusion_sweep(context="daily", now=T + timedelta(hours=22))
-    assert not ExclusionWatch.objects.filter(player_id__in=[player.pk, temporary.pk],
-                                             last_checked_at=T + timedelta(hours=22)).exists()
+    assert not ExclusionWatch.objects.filter(
+        player_id__in=[player.pk, temporary.pk], last_checked_at=T + timedelta(hours=22)
+    ).exists()
     assert again.checked <= sweep.checked
 
 

@@ -11,6 +11,7 @@ a Prague midnight and a month end, open bets (the ``odds`` kind keeps several), 
 
 The lean round path decides with the same ``stake_gate`` (games' round_play; its counting is tested through the API in
 games/tests/platform/test_lean_round_limits.py)."""
+
 from __future__ import annotations
 
 import itertools
@@ -40,8 +41,10 @@ SYSTEM = Actor.system("tests")
 GAME_MAX = Money(100_000)
 _refs = itertools.count(1)
 MONEY_ERRORS = {
-    errors.DAILY_STAKE_EXCEEDED.code: LimitType.DAILY_STAKE, errors.MONTHLY_STAKE_EXCEEDED.code: LimitType.MONTHLY_STAKE,
-    errors.DAILY_LOSS_EXCEEDED.code: LimitType.DAILY_LOSS, errors.MONTHLY_LOSS_EXCEEDED.code: LimitType.MONTHLY_LOSS,
+    errors.DAILY_STAKE_EXCEEDED.code: LimitType.DAILY_STAKE,
+    errors.MONTHLY_STAKE_EXCEEDED.code: LimitType.MONTHLY_STAKE,
+    errors.DAILY_LOSS_EXCEEDED.code: LimitType.DAILY_LOSS,
+    errors.MONTHLY_LOSS_EXCEEDED.code: LimitType.MONTHLY_LOSS,
 }
 # bases: an ordinary afternoon, the last minutes of a Prague day, the last minutes of a month (CEST)
 BASES = [prague(2026, 5, 14, 15, 0), prague(2026, 5, 20, 23, 20), prague(2026, 5, 31, 23, 20)]
@@ -56,21 +59,37 @@ class Event:
 
 
 limit_value = st.one_of(st.none(), st.integers(min_value=1, max_value=300).map(lambda n: n * 10))
-event = st.builds(Event, gap=st.integers(min_value=2, max_value=1_500), stake=st.integers(1, 60).map(lambda n: n * 10),
-                  win_ratio=st.sampled_from([0, 0, 50, 200]), settle=st.booleans())
-state = st.fixed_dictionaries({
-    "kind": st.sampled_from(["technical", "technical", "odds"]),
-    "base": st.sampled_from(BASES),
-    "limits": st.fixed_dictionaries({lt: limit_value for lt in (LimitType.DAILY_STAKE, LimitType.MONTHLY_STAKE,
-                                                               LimitType.DAILY_LOSS, LimitType.MONTHLY_LOSS)}),
-    "hourly_cap": st.integers(min_value=5, max_value=400).map(lambda n: n * 10),
-    # a few bets far or near apart, or a long session of play (stakes every ~3 minutes: the 120/15 break, GP §7(4))
-    "history": st.one_of(st.lists(event, min_size=1, max_size=8), st.builds(
-        lambda n, gap: [Event(gap=gap, stake=10, win_ratio=200, settle=True)] * n,
-        st.integers(min_value=38, max_value=48), st.integers(min_value=150, max_value=180))),
-    "after": st.integers(min_value=0, max_value=4_000),
-    "panic": st.sampled_from([False, False, False, False, False, True]),
-})
+event = st.builds(
+    Event,
+    gap=st.integers(min_value=2, max_value=1_500),
+    stake=st.integers(1, 60).map(lambda n: n * 10),
+    win_ratio=st.sampled_from([0, 0, 50, 200]),
+    settle=st.booleans(),
+)
+state = st.fixed_dictionaries(
+    {
+        "kind": st.sampled_from(["technical", "technical", "odds"]),
+        "base": st.sampled_from(BASES),
+        "limits": st.fixed_dictionaries(
+            {
+                lt: limit_value
+                for lt in (LimitType.DAILY_STAKE, LimitType.MONTHLY_STAKE, LimitType.DAILY_LOSS, LimitType.MONTHLY_LOSS)
+            }
+        ),
+        "hourly_cap": st.integers(min_value=5, max_value=400).map(lambda n: n * 10),
+        # a few bets far or near apart, or a long session of play (stakes every ~3 minutes: the 120/15 break, GP §7(4))
+        "history": st.one_of(
+            st.lists(event, min_size=1, max_size=8),
+            st.builds(
+                lambda n, gap: [Event(gap=gap, stake=10, win_ratio=200, settle=True)] * n,
+                st.integers(min_value=38, max_value=48),
+                st.integers(min_value=150, max_value=180),
+            ),
+        ),
+        "after": st.integers(min_value=0, max_value=4_000),
+        "panic": st.sampled_from([False, False, False, False, False, True]),
+    }
+)
 
 
 def _locked(fn: Any, player: Any, **kw: Any) -> Any:
@@ -91,13 +110,30 @@ def _build(s: dict[str, Any]) -> tuple[Any, str, datetime]:
         at += timedelta(seconds=e.gap)
         ref = f"parity:{next(_refs)}"
         try:
-            _locked(stake_gate_and_place, player, kind=kind, stake=Money(e.stake), game_code="test_slot",
-                    game_max_bet=_game_max(kind), now=at, round_ref=ref)
+            _locked(
+                stake_gate_and_place,
+                player,
+                kind=kind,
+                stake=Money(e.stake),
+                game_code="test_slot",
+                game_max_bet=_game_max(kind),
+                now=at,
+                round_ref=ref,
+            )
         except DomainError:
             continue  # a stake the limits refused is part of the history too: nothing was counted
         if e.settle or kind_rules(kind).one_open_round:
-            _locked(stake_settled, player, kind=kind, stake=Money(e.stake), win=Money(e.stake * e.win_ratio // 100),
-                    started_at=at, settled_at=at + timedelta(seconds=2), round_ref=ref, game_code="test_slot")
+            _locked(
+                stake_settled,
+                player,
+                kind=kind,
+                stake=Money(e.stake),
+                win=Money(e.stake * e.win_ratio // 100),
+                started_at=at,
+                settled_at=at + timedelta(seconds=2),
+                round_ref=ref,
+                game_code="test_slot",
+            )
             at += timedelta(seconds=2)
     now = at + timedelta(seconds=s["after"])
     if s["panic"]:
@@ -113,8 +149,16 @@ def _gate(player: Any, kind: str, stake: int, now: datetime) -> Any:
     from accounts.models import Player
 
     fresh = Player.objects.select_related("user").get(pk=player.pk)  # as the token authentication loads it
-    return _locked(stake_gate, fresh, kind=kind, stake=Money(stake), game_code="test_slot",
-                   game_max_bet=_game_max(kind), now=now, round_ref=f"parity:{next(_refs)}")
+    return _locked(
+        stake_gate,
+        fresh,
+        kind=kind,
+        stake=Money(stake),
+        game_code="test_slot",
+        game_max_bet=_game_max(kind),
+        now=now,
+        round_ref=f"parity:{next(_refs)}",
+    )
 
 
 def _used(views: dict[str, Any], limit: str, kind: str, player: Any, now: datetime) -> int:
@@ -132,18 +176,28 @@ def _reads_agree(player: Any, kind: str, now: datetime) -> None:
     totals = selectors.period_totals(player, kind, now)
     for mine, theirs in ((read.totals.day, totals.day), (read.totals.month, totals.month)):
         assert (mine.stakes_placed, mine.bets_placed, mine.stakes_decided, mine.wins_decided, mine.bets_decided) == (
-            theirs.stakes_placed, theirs.bets_placed, theirs.stakes_decided, theirs.wins_decided, theirs.bets_decided)
+            theirs.stakes_placed,
+            theirs.bets_placed,
+            theirs.stakes_decided,
+            theirs.wins_decided,
+            theirs.bets_decided,
+        )
     assert read.hourly.used == selectors.hourly_loss(player, kind, now).used
     in_force = {row.limit_type: row.effective_value(now) for row in read.self_limits}
     assert {k: v for k, v in in_force.items() if v is not None} == selectors.effective_limits(player, kind, now)
-    assert sum(b.stake for b in read.open_bets) == sum(b.stake for b in OpenBet.objects.filter(
-        player=player, kind=kind))
+    assert sum(b.stake for b in read.open_bets) == sum(
+        b.stake for b in OpenBet.objects.filter(player=player, kind=kind)
+    )
     panic = selectors.active_panic(player, now)
     assert read.panic == (None if panic is None else (panic.started_at, panic.ends_at))
 
 
-@settings(max_examples=100, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(s=state)
 def test_the_gate_decides_on_what_the_selectors_show_the_player(s: dict[str, Any]) -> None:
     with override_settings(GP={**_gp(), "MAX_HOURLY_LOSS": s["hourly_cap"]}):
@@ -179,8 +233,9 @@ def test_the_gate_decides_on_what_the_selectors_show_the_player(s: dict[str, Any
         with pytest.raises(DomainError) as exc:
             _gate(player, kind, over, now)
         refusal = exc.value
-        limit = MONEY_ERRORS.get(refusal.code, "hourly_loss" if refusal.code == errors.HOURLY_LOSS_EXCEEDED.code
-                                 else None)
+        limit = MONEY_ERRORS.get(
+            refusal.code, "hourly_loss" if refusal.code == errors.HOURLY_LOSS_EXCEEDED.code else None
+        )
         assert limit is not None, refusal.code
         assert refusal.details["used"].amount == _used(views, limit, kind, player, now)
         assert refusal.details["max_stake_now"].amount == room

@@ -1,6 +1,7 @@
 """GP §8(5), ZHH §53: net loss (stakes placed - wins credited) over any rolling 60 minutes may not exceed the
 max hourly loss; a stake that could break it (if lost entirely) is refused, naming the limit, what is used and
 the largest stake allowed now."""
+
 from __future__ import annotations
 
 from datetime import timedelta

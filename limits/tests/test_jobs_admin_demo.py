@@ -1,5 +1,6 @@
 """Periodic jobs are declared and registered, admin actions call services, demo data is idempotent, the
 benchmark command runs (its timings are printed, not asserted)."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -41,10 +42,22 @@ def test_old_minute_buckets_are_pruned_and_recent_ones_kept(player):
 def test_the_admin_action_applies_due_loosenings_with_the_staff_member_as_actor(player):
     from django.test import Client
 
-    self_limit_set(player=player, kind="technical", limit_type="daily_stake", value=100, actor=Actor.player(player),
-                   now=T - timedelta(days=30))
-    row = self_limit_set(player=player, kind="technical", limit_type="daily_stake", value=500,
-                         actor=Actor.player(player), now=T - timedelta(days=8))
+    self_limit_set(
+        player=player,
+        kind="technical",
+        limit_type="daily_stake",
+        value=100,
+        actor=Actor.player(player),
+        now=T - timedelta(days=30),
+    )
+    row = self_limit_set(
+        player=player,
+        kind="technical",
+        limit_type="daily_stake",
+        value=500,
+        actor=Actor.player(player),
+        now=T - timedelta(days=8),
+    )
     staff = make_staff(superuser=True)
     c = Client()
     c.force_login(staff)

@@ -1,5 +1,6 @@
 """GP §6(6)e-g: logins per calendar month, daily logged-in time then automatic logout, pause after logout;
 enforced at login (login_check, called by accounts) and at every stake."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -66,9 +67,16 @@ def test_the_daily_logged_in_time_counts_every_session_of_the_prague_day_once(pl
     assert stake(player, "1", T + 59 * MIN + 59 * SEC).stake == czk(1)
     from limits.services import stake_settled
     from tests.kit.limits import caller_lock
+
     with caller_lock(player):
-        stake_settled(player=player, kind="technical", stake=czk(1), win=czk(0), started_at=T + 59 * MIN + 59 * SEC,
-                      settled_at=T + 60 * MIN - SEC // 2)
+        stake_settled(
+            player=player,
+            kind="technical",
+            stake=czk(1),
+            win=czk(0),
+            started_at=T + 59 * MIN + 59 * SEC,
+            settled_at=T + 60 * MIN - SEC // 2,
+        )
     err = refusal_of(stake, player, "1", T + 60 * MIN)
     assert err.code == errors.DAILY_TIME_EXCEEDED.code
     assert (err.details["value_minutes"], err.details["used_seconds"]) == (60, 3600)

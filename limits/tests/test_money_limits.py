@@ -1,5 +1,6 @@
 """GP §6(6)a-d and §6(7): stakes per day/month, net loss per day/month of the bets *decided* in it; days and
 months are Europe/Prague (DST days are 23 or 25 hours long)."""
+
 from __future__ import annotations
 
 from datetime import timedelta

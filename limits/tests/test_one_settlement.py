@@ -3,6 +3,7 @@ a bet never placed is first placed by the gate's own placement (BET_PLACE) at ``
 stake or found under another ``round_ref`` is first corrected (BET_RESTAKE), a replay returns the stored record. The
 counters are the ones the ledger proves (``limits_reconcile``), and the hourly-loss buckets follow
 ``counters.bucket_row``'s ordered / conservative rule for the placement and the decision together."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -26,8 +27,11 @@ SETTLE = "WITH bet AS (\n    DELETE FROM"  # the start of BET_SETTLE
 def _settled(player, amount, win, started, settled, *, kind="technical", round_ref=""):
     with CaptureQueriesContext(connection) as ctx:
         bet = settle(player, amount, win, started, settled, kind=kind, round_ref=round_ref)
-    sql = [readable(q["sql"]) for q in ctx.captured_queries if not q["sql"].startswith(("BEGIN", "COMMIT", "SAVEPOINT",
-                                                                                "RELEASE SAVEPOINT"))]
+    sql = [
+        readable(q["sql"])
+        for q in ctx.captured_queries
+        if not q["sql"].startswith(("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE SAVEPOINT"))
+    ]
     return bet, sql
 
 
@@ -37,8 +41,13 @@ def _only_bet_settle(sql: list[str]) -> None:
     writes = [q for q in sql if "limits_settledbet" in q and "INSERT" in q]
     assert 1 <= len(writes) <= 2 and all(q.startswith(SETTLE) for q in writes), "\n".join(sql)
     assert sql[-1].startswith(SETTLE), "\n".join(sql)
-    assert not [q for q in sql if q.startswith(('INSERT INTO "limits_settledbet"', 'DELETE FROM "limits_openbet"',
-                                                'UPDATE "limits_playerkindstate"'))], "\n".join(sql)
+    assert not [
+        q
+        for q in sql
+        if q.startswith(
+            ('INSERT INTO "limits_settledbet"', 'DELETE FROM "limits_openbet"', 'UPDATE "limits_playerkindstate"')
+        )
+    ], "\n".join(sql)
 
 
 def _bucket(player, at):
@@ -96,11 +105,14 @@ def test_a_bet_never_placed_in_a_minute_older_than_the_newest_bucket_is_counted_
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("settled_stake", "win", "bucket"), [
-    ("7", "3", (700, 300, 400)),  # more: in order, exact
-    ("2", "3", (200, 300, 500)),  # a stake taken back in the win's minute: conservative, the peak only grows
-    ("2", "0", (200, 0, 500)),
-])
+@pytest.mark.parametrize(
+    ("settled_stake", "win", "bucket"),
+    [
+        ("7", "3", (700, 300, 400)),  # more: in order, exact
+        ("2", "3", (200, 300, 500)),  # a stake taken back in the win's minute: conservative, the peak only grows
+        ("2", "0", (200, 0, 500)),
+    ],
+)
 def test_an_open_bet_of_another_stake_is_corrected_by_the_difference(player, settled_stake, win, bucket):
     stake(player, "5", T, round_ref="r-1")
     bet, sql = _settled(player, settled_stake, win, T, T + 2 * SEC, round_ref="r-1")
@@ -108,8 +120,7 @@ def test_an_open_bet_of_another_stake_is_corrected_by_the_difference(player, set
     assert (bet.stake, bet.placed_at) == (czk(settled_stake).amount, T)
     assert _bucket(player, T) == bucket
     day = PeriodTotal.objects.get(player=player, kind="technical", period="day")
-    assert (day.stakes_placed, day.bets_placed, day.stakes_decided, day.bets_decided) == (
-        bet.stake, 1, bet.stake, 1)
+    assert (day.stakes_placed, day.bets_placed, day.stakes_decided, day.bets_decided) == (bet.stake, 1, bet.stake, 1)
     assert reconcile(player_ids=[player.pk], now=T + MIN) == []
 
 

@@ -7,6 +7,7 @@ the day and month totals of its ``placed_at``, its stake out of its minute bucke
 takes the same lock, reads the bet and writes in ONE statement too (SETTLED_VOID). The counters still equal the
 ledger (``limits_reconcile``); the figures of each void are pinned by test_open_round.py and
 test_void_settled_bet.py."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -67,9 +68,17 @@ def test_the_stake_leaves_the_placement_counters_and_the_bucket_keeps_its_peak(p
     settle(player, "3", "1", T, T + SEC, round_ref="r-0")  # bucket of T: stakes 300, wins 100, peak 200
     stake(player, "5", T + 2 * SEC, round_ref="r-1")  # bucket of T: stakes 800, peak 700
     bet, _ = _voided(player, T + 3 * MIN, round_ref="r-1")
-    assert (bet.stake, bet.win, bet.placed_at, bet.started_at, bet.settled_at, bet.voided, bet.voided_at,
-            bet.round_ref, bet.game_code) == (500, 0, T + 2 * SEC, T + 2 * SEC, T + 3 * MIN, True, T + 3 * MIN,
-                                              "r-1", "test_slot")
+    assert (
+        bet.stake,
+        bet.win,
+        bet.placed_at,
+        bet.started_at,
+        bet.settled_at,
+        bet.voided,
+        bet.voided_at,
+        bet.round_ref,
+        bet.game_code,
+    ) == (500, 0, T + 2 * SEC, T + 2 * SEC, T + 3 * MIN, True, T + 3 * MIN, "r-1", "test_slot")
     day = PeriodTotal.objects.get(player=player, kind="technical", period="day")
     assert (day.stakes_placed, day.bets_placed, day.stakes_decided, day.bets_decided) == (300, 1, 300, 1)
     b = MinuteBucket.objects.get(player=player, minute=minute_of(T))
@@ -122,5 +131,7 @@ def test_a_settled_bet_declared_void_is_the_gate_read_the_bet_and_one_statement(
     day = PeriodTotal.objects.get(player=player, kind="technical", period="day")
     assert (day.stakes_placed, day.bets_placed, day.stakes_decided, day.wins_decided, day.bets_decided) == (0,) * 5
     assert list(MinuteBucket.objects.filter(player=player).values_list("stakes", "wins", "peak")) in (
-        [(0, 0, 0)], [(0, 0, 0), (0, 0, 0)])
+        [(0, 0, 0)],
+        [(0, 0, 0), (0, 0, 0)],
+    )
     assert reconcile(player_ids=[player.pk], now=T + 6 * MIN) == []

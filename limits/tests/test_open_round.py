@@ -1,5 +1,6 @@
 """GP §7(6): from placing a bet until it is settled no other stake; the marker is set by stake_placed and cleared
 by stake_settled (or stake_voided when the stake is returned)."""
+
 from __future__ import annotations
 
 from datetime import timedelta

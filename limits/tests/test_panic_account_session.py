@@ -3,6 +3,7 @@ all gambling for 48 hours"; issue: "can still see balances and withdraw"): press
 signing in again during the 48 hours opens a session for the account only: the balance reads, a withdrawal to the
 verified account is requested, and every stake and deposit is refused with ``limits.panic_exclusion`` and its end.
 At 48 hours exactly play is back. Through the real API, the sandbox register listing the press."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -34,8 +35,12 @@ def _login(player, at: datetime) -> tuple[int, APIClient, dict]:
 
 
 def _deposit(c: APIClient, method_id: int, key: str):
-    return c.post("/api/v1/wallet/deposits", {"method_id": method_id, "amount": {"amount": 10_000, "currency": "CZK"}},
-                  format="json", HTTP_IDEMPOTENCY_KEY=key)
+    return c.post(
+        "/api/v1/wallet/deposits",
+        {"method_id": method_id, "amount": {"amount": 10_000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY=key,
+    )
 
 
 def test_during_the_panic_period_the_player_signs_in_sees_the_balance_and_withdraws_but_cannot_deposit():
@@ -56,8 +61,12 @@ def test_during_the_panic_period_the_player_signs_in_sees_the_balance_and_withdr
         balance = c.get("/api/v1/wallet/overview")
         assert balance.status_code == 200, balance.json()
         assert "150000" in balance.content.decode().replace(" ", "")
-        w = c.post("/api/v1/wallet/withdrawals", {"method_id": method.pk, "amount": {"amount": 50_000, "currency": "CZK"}},
-                   format="json", HTTP_IDEMPOTENCY_KEY="panic-w-1")
+        w = c.post(
+            "/api/v1/wallet/withdrawals",
+            {"method_id": method.pk, "amount": {"amount": 50_000, "currency": "CZK"}},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="panic-w-1",
+        )
         assert w.status_code == 201, w.json()
         d = _deposit(c, method.pk, "panic-d-1")
         assert d.status_code == 403 and d.json()["error"]["code"] == PANIC_EXCLUSION.code, d.json()

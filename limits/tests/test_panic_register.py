@@ -1,6 +1,7 @@
 """The panic button "from all gambling" (2024 amendment): each press is reported to the register of excluded
 persons through an outbox (sent after commit, retried with exponential backoff until acknowledged, a repeat is
 harmless), and the 48 hours hold for the person: a new account of the same person is refused until they end."""
+
 from __future__ import annotations
 
 import os
@@ -120,7 +121,15 @@ def test_a_press_that_rolls_back_leaves_nothing_to_send(player):
 # --- failures are retried with exponential backoff ------------------------------------------------------------
 def test_the_retry_delay_doubles_from_one_minute_up_to_an_hour():
     assert [panic_report_retry_delay(n) for n in range(1, 9)] == [
-        MIN, 2 * MIN, 4 * MIN, 8 * MIN, 16 * MIN, 32 * MIN, 60 * MIN, 60 * MIN]
+        MIN,
+        2 * MIN,
+        4 * MIN,
+        8 * MIN,
+        16 * MIN,
+        32 * MIN,
+        60 * MIN,
+        60 * MIN,
+    ]
     assert panic_report_retry_delay(10_000) == 60 * MIN
     with pytest.raises(ValueError):
         panic_report_retry_delay(0)
@@ -144,7 +153,11 @@ def test_a_failure_is_retried_at_the_backoff_boundaries_and_then_acknowledged(pl
     assert sweep(T + 3 * MIN) == {"acknowledged": 1, "failed": 0}
     report.refresh_from_db()
     assert (report.status, report.attempts, report.acknowledged_at, report.last_error) == (
-        "acknowledged", 3, T + 3 * MIN, "")
+        "acknowledged",
+        3,
+        T + 3 * MIN,
+        "",
+    )
     assert panic_entries(player).count() == 1
 
 
@@ -236,8 +249,12 @@ def test_the_register_refuses_a_new_registration_of_the_person_until_the_48_hour
     sweep(T)
     Player.objects.filter(pk=old.pk).update(status="closed", closed_at=T + timedelta(hours=1))
     versions = account_rules.document_versions()
-    consents = {"terms": versions["terms"], "data_processing": versions["data_processing"],
-                "game_plan": versions["game_plan"], "marketing": False}
+    consents = {
+        "terms": versions["terms"],
+        "data_processing": versions["data_processing"],
+        "game_plan": versions["game_plan"],
+        "marketing": False,
+    }
 
     def register(at, username):
         with time_machine.travel(at, tick=False):
@@ -295,9 +312,11 @@ def http_register():
     server = HTTPServer(("127.0.0.1", 0), Register)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    with override_settings(ACCOUNTS_EXCLUSION_REGISTER="http",
-                           ACCOUNTS_EXCLUSION_REGISTER_URL=f"http://127.0.0.1:{server.server_port}",
-                           ACCOUNTS_GATEWAY_TIMEOUT_SECONDS=2):
+    with override_settings(
+        ACCOUNTS_EXCLUSION_REGISTER="http",
+        ACCOUNTS_EXCLUSION_REGISTER_URL=f"http://127.0.0.1:{server.server_port}",
+        ACCOUNTS_GATEWAY_TIMEOUT_SECONDS=2,
+    ):
         yield Register
     server.shutdown()
     server.server_close()
@@ -351,8 +370,7 @@ def test_staff_see_the_report_state_and_can_send_a_pending_report_now(player):
 def test_the_sweep_is_scheduled_every_minute():
     from limits.schedules import BEAT_SCHEDULE
 
-    assert BEAT_SCHEDULE["limits.panic_reports_send_due"] == {"task": "limits.panic_reports_send_due",
-                                                              "schedule": 60.0}
+    assert BEAT_SCHEDULE["limits.panic_reports_send_due"] == {"task": "limits.panic_reports_send_due", "schedule": 60.0}
 
 
 # --- once through a real worker -------------------------------------------------------------------------------------
@@ -366,8 +384,11 @@ def test_the_sweep_acknowledges_a_press_in_a_real_worker(worker_env):  # noqa: F
     player = make_player(status="active")
     panic = panic_press(player=player, actor=Actor.player(player))  # the real clock: due at once
     configured = os.environ.get("CELERY_BROKER_URL", "")
-    url = configured if configured and not configured.startswith("filesystem") and _reachable(configured) \
+    url = (
+        configured
+        if configured and not configured.startswith("filesystem") and _reachable(configured)
         else "filesystem://"
+    )
     queue = f"test-{uuid.uuid4().hex[:8]}"
     proc = _start_worker(worker_env, url, queue)
     try:

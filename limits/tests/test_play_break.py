@@ -1,5 +1,6 @@
 """GP §7(4)-(5): 120 minutes of play, then at least 15 minutes without play; a voluntary pause of 15 minutes or
 more restarts the 120. Play = from a stake to the end of its round, gaps shorter than 15 minutes included."""
+
 from __future__ import annotations
 
 from datetime import timedelta

@@ -1,4 +1,5 @@
 """The running counters equal the sums over the ledger of settled bets (manage.py limits_reconcile)."""
+
 from __future__ import annotations
 
 import random

@@ -1,4 +1,5 @@
 """Every refusal path of stake_gate_and_place: the stable error code, one StakeRefusal row, and nothing else changed."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -45,6 +46,7 @@ def _limit(**values):
         set_limits(p, T - timedelta(days=1), **values)
         play_round(p, "100", "0", T - 5 * MIN)
         return dict(amount="1", at=T)
+
     return setup
 
 

@@ -1,6 +1,7 @@
 """Responsible gaming (GP §13(4)): the published texts and help contacts (public, Czech and English, edited by staff
 and audited), and the player's own statistics per Prague day and calendar month (logged-in time, stakes, wins and
 net loss of the decided bets), from the counters, with strict dates and a bounded range."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -60,8 +61,13 @@ def texts(db):
 
 def figures(entry):
     """An entry's figures, money reduced to amounts."""
-    return (entry["logged_in_seconds"], entry["bets"], entry["stakes"]["amount"], entry["wins"]["amount"],
-            entry["net_loss"]["amount"])
+    return (
+        entry["logged_in_seconds"],
+        entry["bets"],
+        entry["stakes"]["amount"],
+        entry["wins"]["amount"],
+        entry["net_loss"]["amount"],
+    )
 
 
 # --- texts and help contacts (public) ---------------------------------------------------------------------------
@@ -84,17 +90,40 @@ def test_staff_edit_a_text_and_add_a_help_contact_audited_and_unpublish_instead_
     c = Client()
     c.force_login(staff)
     text = ResponsibleGamingText.objects.get(key="break")
-    r = c.post(f"/admin/limits/responsiblegamingtext/{text.pk}/change/", {
-        "key": "break", "order": 5, "title_cs": "Přestávka", "title_en": "Break", "body_cs": "Nový text.",
-        "body_en": "New text.", "published": "on"})
+    r = c.post(
+        f"/admin/limits/responsiblegamingtext/{text.pk}/change/",
+        {
+            "key": "break",
+            "order": 5,
+            "title_cs": "Přestávka",
+            "title_en": "Break",
+            "body_cs": "Nový text.",
+            "body_en": "New text.",
+            "published": "on",
+        },
+    )
     assert r.status_code == 302
     event = AuditEvent.objects.get(action="limits.responsible_text_saved")
     assert event.old_values is not None and event.new_values is not None
     assert (event.actor_type, event.old_values["title_cs"], event.new_values["title_cs"]) == (
-        "staff", "Povinná přestávka", "Přestávka")
+        "staff",
+        "Povinná přestávka",
+        "Přestávka",
+    )
 
-    contact = {"order": 1, "name_cs": "Linka pomoci", "name_en": "Help line", "description_cs": "", "description_en": "",
-               "phone": "", "email": "", "url": "", "hours_cs": "", "hours_en": "", "published": "on"}
+    contact = {
+        "order": 1,
+        "name_cs": "Linka pomoci",
+        "name_en": "Help line",
+        "description_cs": "",
+        "description_en": "",
+        "phone": "",
+        "email": "",
+        "url": "",
+        "hours_cs": "",
+        "hours_en": "",
+        "published": "on",
+    }
     r = c.post("/admin/limits/helpcontact/add/", contact)
     assert r.status_code == 200 and not HelpContact.objects.exists()  # nothing to reach it by: the form refuses
     assert b"Give a phone number, an e-mail address or a web address." in r.content
@@ -104,9 +133,19 @@ def test_staff_edit_a_text_and_add_a_help_contact_audited_and_unpublish_instead_
 
     body = APIClient().get(f"{BASE}/responsible-gaming").json()
     assert body["texts"][0]["key"] == "break" and body["texts"][0]["body_en"] == "New text."
-    assert body["help_contacts"] == [{"name_cs": "Linka pomoci", "name_en": "Help line", "description_cs": "",
-                                      "description_en": "", "phone": "", "email": "", "url": "https://help.example/",
-                                      "hours_cs": "", "hours_en": ""}]
+    assert body["help_contacts"] == [
+        {
+            "name_cs": "Linka pomoci",
+            "name_en": "Help line",
+            "description_cs": "",
+            "description_en": "",
+            "phone": "",
+            "email": "",
+            "url": "https://help.example/",
+            "hours_cs": "",
+            "hours_en": "",
+        }
+    ]
     assert c.post(f"/admin/limits/responsiblegamingtext/{text.pk}/delete/", {"post": "yes"}).status_code == 403
     ResponsibleGamingText.objects.filter(key="principles").update(published=False)
     keys = [t["key"] for t in APIClient().get(f"{BASE}/responsible-gaming").json()["texts"]]
@@ -183,19 +222,22 @@ def test_the_range_may_be_366_days_not_367(player):
     assert r.json()["error"]["details"]["max_days"] == 366
 
 
-@pytest.mark.parametrize("query,code", [
-    ("?to=", "limits.invalid_date"),
-    ("?from=2025-05-01&to=", "limits.invalid_date"),
-    ("?from=2025-5-1&to=2025-05-02", "limits.invalid_date"),
-    ("?from=20250501&to=2025-05-02", "limits.invalid_date"),
-    ("?from=2025-02-30&to=2025-03-02", "limits.invalid_date"),
-    ("?from=2025-05-01T00:00&to=2025-05-02", "limits.invalid_date"),
-    ("?from=%EF%BC%92025-05-01&to=2025-05-02", "limits.invalid_date"),  # a full-width digit
-    ("?from=9999-12-01&to=9999-12-31", "limits.invalid_date"),
-    ("?from=0001-01-01&to=0001-01-02", "limits.invalid_date"),
-    ("?from=2025-05-02&to=2025-05-01", "limits.invalid_period"),
-    ("?from=2025-05-01&to=2025-05-02&kind=poker", "limits.unknown_kind"),
-])
+@pytest.mark.parametrize(
+    "query,code",
+    [
+        ("?to=", "limits.invalid_date"),
+        ("?from=2025-05-01&to=", "limits.invalid_date"),
+        ("?from=2025-5-1&to=2025-05-02", "limits.invalid_date"),
+        ("?from=20250501&to=2025-05-02", "limits.invalid_date"),
+        ("?from=2025-02-30&to=2025-03-02", "limits.invalid_date"),
+        ("?from=2025-05-01T00:00&to=2025-05-02", "limits.invalid_date"),
+        ("?from=%EF%BC%92025-05-01&to=2025-05-02", "limits.invalid_date"),  # a full-width digit
+        ("?from=9999-12-01&to=9999-12-31", "limits.invalid_date"),
+        ("?from=0001-01-01&to=0001-01-02", "limits.invalid_date"),
+        ("?from=2025-05-02&to=2025-05-01", "limits.invalid_period"),
+        ("?from=2025-05-01&to=2025-05-02&kind=poker", "limits.unknown_kind"),
+    ],
+)
 def test_bad_dates_and_ranges_are_a_400_with_the_error_shape(player, query, code):
     r = statistics(player, query)
     assert r.status_code == 400, r.content
@@ -208,7 +250,9 @@ def test_without_from_and_to_the_statistics_cover_the_last_30_prague_days_today_
     today = clock.business_date(NOW)
     body = statistics(player, "").json()
     assert [d["date"] for d in (body["days"][0], body["days"][-1])] == [
-        (today - timedelta(days=29)).isoformat(), today.isoformat()] and len(body["days"]) == 30
+        (today - timedelta(days=29)).isoformat(),
+        today.isoformat(),
+    ] and len(body["days"]) == 30
     body = statistics(player, "?from=2025-05-01").json()  # from a day to today
     assert body["days"][0]["date"] == "2025-05-01" and body["days"][-1]["date"] == today.isoformat()
     body = statistics(player, "?to=2025-05-31").json()  # the 30 days up to a day

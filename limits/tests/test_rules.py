@@ -1,4 +1,5 @@
 """The pure rules (limits/rules.py) need no database; and the services never import the tasks (no cycle)."""
+
 from __future__ import annotations
 
 import pytest

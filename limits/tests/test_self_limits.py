@@ -1,5 +1,6 @@
 """GP §6: seven self-limits per kind, each set or individually declined at registration; tightening at once,
 loosening or removal no earlier than the 7th day; a full history; ZHH §14a re-registration floor."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -22,8 +23,9 @@ ALL_DECLINED = {lt: None for lt in LimitType.values}
 
 
 def change(player, limit_type, value, at, kind="technical"):
-    return self_limit_set(player=player, kind=kind, limit_type=limit_type, value=value, actor=Actor.player(player),
-                          now=at)
+    return self_limit_set(
+        player=player, kind=kind, limit_type=limit_type, value=value, actor=Actor.player(player), now=at
+    )
 
 
 def test_registration_needs_each_of_the_seven_limits_set_or_declined(player):
@@ -84,8 +86,12 @@ def test_a_pending_loosening_is_shown_with_its_date_and_applied_by_the_sweeper(p
     change(player, "daily_loss", 10_000, T - timedelta(days=30))
     change(player, "daily_loss", None, T)  # removal = loosening
     view = next(v for v in self_limits(player, "technical", T + SEC) if v.limit_type == "daily_loss")
-    assert (view.value, view.pending, view.pending_value, view.pending_effective_at) == (10_000, True, None,
-                                                                                        T + timedelta(days=7))
+    assert (view.value, view.pending, view.pending_value, view.pending_effective_at) == (
+        10_000,
+        True,
+        None,
+        T + timedelta(days=7),
+    )
     assert pending_limits_apply(now=T + timedelta(days=7) - SEC) == 0
     assert pending_limits_apply(now=T + timedelta(days=7)) == 1
     assert pending_limits_apply(now=T + timedelta(days=7)) == 0  # safe to run twice
@@ -102,8 +108,9 @@ def test_a_newer_tightening_replaces_a_pending_loosening(player):
     row = SelfLimit.objects.get(player=player, limit_type="daily_stake")
     assert (row.value, row.has_pending, row.pending_effective_at) == (8_000, False, None)
     assert row.effective_value(T + timedelta(days=8)) == 8_000
-    actions = list(SelfLimitChange.objects.filter(player=player).order_by("requested_at", "id")
-                   .values_list("action", flat=True))
+    actions = list(
+        SelfLimitChange.objects.filter(player=player).order_by("requested_at", "id").values_list("action", flat=True)
+    )
     assert actions == ["set", "loosening_requested", "loosening_cancelled", "tightened"]
 
 
@@ -142,7 +149,9 @@ def test_every_change_is_in_the_history_with_who_when_old_new_and_effective_from
         ("loosening_requested", 60, 180, T + 2 * SEC + timedelta(days=7), "player"),
     ]
     assert rows[1].actor_label == "branch.agent"
-    assert AuditEvent.objects.filter(action__startswith="limits.self_limit", object_type="limits.selflimit").count() == 3
+    assert (
+        AuditEvent.objects.filter(action__startswith="limits.self_limit", object_type="limits.selflimit").count() == 3
+    )
 
 
 def test_zhh_14a_reregistration_within_7_days_cannot_be_milder_than_at_closing(db):
@@ -170,5 +179,7 @@ def test_zhh_14a_floor_also_refuses_a_loosening_requested_within_the_7_days(db):
     old = closed_with_limits(closed_at=T, daily_loss=5_000)
     new = same_person_new_account(old)
     change(new, "daily_loss", 4_000, T + timedelta(days=1))
-    assert refusal_of(change, new, "daily_loss", 6_000, T + timedelta(days=2)).code == errors.MILDER_THAN_AT_CLOSING.code
+    assert (
+        refusal_of(change, new, "daily_loss", 6_000, T + timedelta(days=2)).code == errors.MILDER_THAN_AT_CLOSING.code
+    )
     assert change(new, "daily_loss", 5_000, T + timedelta(days=2)).pending_value == 5_000

@@ -1,5 +1,6 @@
 """GP §8(1)-(3): stake per round between 0.10 and 1,000 CZK in steps of 0.10, the game's own max bet, the win
 cap; every refusal is recorded for staff and changes nothing."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,8 +17,11 @@ T = prague(2025, 5, 5, 12)
 
 
 def nothing_counted(player):
-    return (not PeriodTotal.objects.filter(player=player).exists() and not OpenBet.objects.filter(player=player).exists()
-            and not MinuteBucket.objects.filter(player=player).exists())
+    return (
+        not PeriodTotal.objects.filter(player=player).exists()
+        and not OpenBet.objects.filter(player=player).exists()
+        and not MinuteBucket.objects.filter(player=player).exists()
+    )
 
 
 @pytest.mark.parametrize("amount", ["0.10", "0.20", "12.30", "999.90", "1000"])

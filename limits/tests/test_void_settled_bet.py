@@ -3,6 +3,7 @@ counter it went into (``settled_bet_voided``): the stakes per day/month by the i
 the net loss and the player's statistics by the instant it was decided (GP §6(7), §13(4)), the hourly-loss
 buckets (GP §8(5)). A limit it used up allows again, exactly at its boundary; a second call changes nothing; the
 counters still equal the ledger (limits_reconcile)."""
+
 from __future__ import annotations
 
 import io
@@ -115,8 +116,13 @@ def test_the_statistics_endpoint_no_longer_shows_the_void_bet(player):
     bet(player, "2", "0", T + 10 * SEC, "r:2")
 
     def figures(entry):  # (logged-in seconds, bets, stakes, wins, net loss)
-        return (entry["logged_in_seconds"], entry["bets"], entry["stakes"]["amount"], entry["wins"]["amount"],
-                entry["net_loss"]["amount"])
+        return (
+            entry["logged_in_seconds"],
+            entry["bets"],
+            entry["stakes"]["amount"],
+            entry["wins"]["amount"],
+            entry["net_loss"]["amount"],
+        )
 
     def day():
         c = APIClient()
@@ -140,15 +146,19 @@ def test_a_second_call_an_unknown_reference_and_a_returned_stake_change_nothing(
     with caller_lock(player):  # a stake returned before its bet was decided is no decided bet to void
         stake_voided(player=player, kind="technical", at=T + 15 * SEC, round_ref="r:open")
     assert void(player, "r:1", T + 20 * SEC) is not None
-    before = (list(PeriodTotal.objects.filter(player=player).values().order_by("id")),
-              list(MinuteBucket.objects.filter(player=player).values().order_by("id")),
-              list(SettledBet.objects.filter(player=player).values().order_by("id")))
+    before = (
+        list(PeriodTotal.objects.filter(player=player).values().order_by("id")),
+        list(MinuteBucket.objects.filter(player=player).values().order_by("id")),
+        list(SettledBet.objects.filter(player=player).values().order_by("id")),
+    )
     assert void(player, "r:1", T + 30 * SEC) is None  # again
     assert void(player, "r:open", T + 30 * SEC) is None
     assert void(player, "r:unknown", T + 30 * SEC) is None
-    after = (list(PeriodTotal.objects.filter(player=player).values().order_by("id")),
-             list(MinuteBucket.objects.filter(player=player).values().order_by("id")),
-             list(SettledBet.objects.filter(player=player).values().order_by("id")))
+    after = (
+        list(PeriodTotal.objects.filter(player=player).values().order_by("id")),
+        list(MinuteBucket.objects.filter(player=player).values().order_by("id")),
+        list(SettledBet.objects.filter(player=player).values().order_by("id")),
+    )
     assert after == before
     assert SettledBet.objects.get(round_ref="r:1").voided_at == T + 20 * SEC  # the first void's instant stays
     with pytest.raises(ValueError):
@@ -246,8 +256,14 @@ def test_counters_equal_the_ledger_after_a_mixed_history_with_voids_across_the_d
                 with caller_lock(who):
                     stake_voided(player=who, kind="technical", at=at + 5 * SEC, round_ref=ref)
                 continue
-            settle(who, amount, czk(rng.choice(["0", "0", "2.50", "30"])), at,
-                   at + timedelta(seconds=rng.choice([2, 3, 70])), round_ref=ref)
+            settle(
+                who,
+                amount,
+                czk(rng.choice(["0", "0", "2.50", "30"])),
+                at,
+                at + timedelta(seconds=rng.choice([2, 3, 70])),
+                round_ref=ref,
+            )
             settled.append(ref)
             if rng.random() < 0.3:  # declare a random earlier bet void, now
                 victim = settled.pop(rng.randrange(len(settled)))

@@ -1,5 +1,6 @@
 """Fixtures of the player web client's tests: Celery tasks run in-process after commit (e-mails, the sandbox
 provider's signed callback), the sandbox payment provider is on, fresh throttles (as tests/conftest.py)."""
+
 from __future__ import annotations
 
 import pytest

@@ -5,6 +5,7 @@ without chromium + chromedriver the test is skipped on a developer's machine and
 the page ran without a script error and asked nothing but /api/v1/ and /static/. ``Screens`` takes a whole-page
 screenshot at phone (375x812) and desktop (1366x900) size into ``PLAY_SCREENSHOTS`` (default /tmp/play-screens;
 the committed docs/screenshots/play-*.png come from a run with ``PLAY_SCREENSHOTS=docs/screenshots``)."""
+
 from __future__ import annotations
 
 import base64
@@ -41,8 +42,16 @@ def play_browser() -> Iterator[WebDriver]:
         pytest.skip(why)
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--hide-scrollbars",
-                f"--window-size={DESKTOP[0]},{DESKTOP[1]}", "--lang=cs-CZ", "--accept-lang=cs-CZ,cs"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        f"--window-size={DESKTOP[0]},{DESKTOP[1]}",
+        "--lang=cs-CZ",
+        "--accept-lang=cs-CZ,cs",
+    ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
@@ -82,7 +91,9 @@ class Client:
             self.d.execute_script(  # the same hash again fires no hashchange: the test fires it
                 "document.getElementById('view').dataset.ready = '';"
                 "if (location.hash === arguments[0]) window.dispatchEvent(new HashChangeEvent('hashchange'));"
-                "else location.hash = arguments[0];", f"#/{route}")
+                "else location.hash = arguments[0];",
+                f"#/{route}",
+            )
         self.ready(ready)
 
     def ready(self, name: str) -> None:
@@ -113,13 +124,16 @@ class Client:
 
     def notice(self, contains: str = "", timeout: float = 15) -> str:
         """The notice bar's text once it shows ``contains``."""
-        self.wait(lambda d: contains in self.text("#notice") and d.find_element(By.ID, "notice").is_displayed(), timeout)
+        self.wait(
+            lambda d: contains in self.text("#notice") and d.find_element(By.ID, "notice").is_displayed(), timeout
+        )
         return self.text("#notice")
 
     def language(self, code: str) -> None:
         """Switch the language; the screen is shown again in it."""
-        shown = self.d.execute_script("const v = document.getElementById('view'); const r = v.dataset.ready;"
-                                      "v.dataset.ready = ''; return r;")
+        shown = self.d.execute_script(
+            "const v = document.getElementById('view'); const r = v.dataset.ready;v.dataset.ready = ''; return r;"
+        )
         self.click(f"[data-lang='{code}']")
         self.wait(lambda d: d.execute_script("return document.documentElement.lang") == code)
         self.ready(shown)
@@ -142,14 +156,17 @@ class Client:
             if p.scheme == "data":
                 continue
             if (p.scheme, p.netloc) != (base.scheme, base.netloc) or not (
-                    p.path in ("/play", "/play/") or p.path.startswith(("/api/v1/", "/static/"))):
+                p.path in ("/play", "/play/") or p.path.startswith(("/api/v1/", "/static/"))
+            ):
                 out.append(u)
         return out
 
     def script_errors(self) -> list[str]:
         self.drain_logs()
         # a refusal is an HTTP 4xx the console reports as a failed resource; that is the server speaking, not a bug
-        return [c["message"] for c in self.console if c["level"] == "SEVERE" and "the server responded" not in c["message"]]
+        return [
+            c["message"] for c in self.console if c["level"] == "SEVERE" and "the server responded" not in c["message"]
+        ]
 
 
 class Screens:
@@ -164,12 +181,16 @@ class Screens:
         for width, height in sizes:
             label = "phone" if width == PHONE[0] else "desktop"
             mobile = label == "phone"
-            self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-                "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+            self.d.execute_cdp_cmd(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
+            )
             time.sleep(0.2)
             full = self.d.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
-            self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-                "width": width, "height": max(height, int(full["height"])), "deviceScaleFactor": 1, "mobile": mobile})
+            self.d.execute_cdp_cmd(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": max(height, int(full["height"])), "deviceScaleFactor": 1, "mobile": mobile},
+            )
             png = self.d.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"]
             path = self.folder / f"play-{name}-{label}.png"
             path.write_bytes(base64.b64decode(png))

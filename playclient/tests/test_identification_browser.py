@@ -18,6 +18,7 @@ browser to the bank).
 
 Done otherwise, out of a player's reach: the temporary account is made by the helpers (the journey test registers
 one through the client), and her screening runs as the job after registration does (``screening_run``)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -91,7 +92,8 @@ def nobody_identified(player: Player) -> None:
 
 
 def test_a_temporary_player_identifies_with_a_document_and_photos_and_completes_her_registration_in_chromium(
-        live_server, play_browser, tmp_path):
+    live_server, play_browser, tmp_path
+):
     c, screens = Client(play_browser, live_server.url), Screens(play_browser)
     player = temporary_player()
     pd = player.personal
@@ -112,8 +114,13 @@ def test_a_temporary_player_identifies_with_a_document_and_photos_and_completes_
     # a document that does not fit her registration (a residence permit: she is a Czech citizen, GP §2 point 9) is
     # the server's refusal, in Czech and in English; nothing is stored, no attempt is used
     valid = pd.document_valid_until.isoformat()
-    wrong = {"document_type": "residence_permit", "document_number": pd.document_number,
-             "document_issuing_state": "CZ", "document_issuing_authority": "MV ČR", "document_valid_until": valid}
+    wrong = {
+        "document_type": "residence_permit",
+        "document_number": pd.document_number,
+        "document_issuing_state": "CZ",
+        "document_issuing_authority": "MV ČR",
+        "document_valid_until": valid,
+    }
     send_document(c, files, **wrong)
     assert c.notice(aml_errors.INVALID_DOCUMENT.message_cs) == aml_errors.INVALID_DOCUMENT.message_cs
     screens.shot("identification-refused-cs", sizes=(PHONE,))
@@ -126,8 +133,15 @@ def test_a_temporary_player_identifies_with_a_document_and_photos_and_completes_
     c.language("cs")
 
     # her identity card: sent, the provider's signed answer comes, the client follows the check and shows her identified
-    send_document(c, files, document_type="id_card", document_number=pd.document_number,
-                  document_issuing_state="CZ", document_issuing_authority="MěÚ Praha 1", document_valid_until=valid)
+    send_document(
+        c,
+        files,
+        document_type="id_card",
+        document_number=pd.document_number,
+        document_issuing_state="CZ",
+        document_issuing_authority="MěÚ Praha 1",
+        document_valid_until=valid,
+    )
     assert "schválena" in c.notice("Identifikace: schválena, jste identifikováni")
     c.wait(lambda d: "Jste identifikováni" in c.text("#view"))
     assert not play_browser.find_elements("css selector", "#document-form, #bankid")
@@ -153,7 +167,9 @@ def test_a_temporary_player_identifies_with_a_document_and_photos_and_completes_
     c.click("#pay-succeeded")
     c.wait(lambda d: c.text("#deposit-status") == "připsáno")
     c.open("limits")
-    for limit in [e.get_attribute("data-limit") for e in play_browser.find_elements("css selector", "form[data-limit]")]:
+    for limit in [
+        e.get_attribute("data-limit") for e in play_browser.find_elements("css selector", "form[data-limit]")
+    ]:
         c.d.execute_script("document.getElementById('view').dataset.ready = ''")  # the screen is shown again
         c.click(f"form[data-limit='{limit}'] button[name='decline']")
         c.ready("limits")
@@ -173,7 +189,8 @@ def test_a_temporary_player_identifies_with_a_document_and_photos_and_completes_
 
 
 def test_a_document_whose_name_differs_from_the_registration_goes_to_staff_review_and_identifies_nobody_in_chromium(
-        live_server, play_browser, tmp_path):
+    live_server, play_browser, tmp_path
+):
     c, screens = Client(play_browser, live_server.url), Screens(play_browser)
     player = temporary_player()
     pd = player.personal
@@ -181,9 +198,15 @@ def test_a_document_whose_name_differs_from_the_registration_goes_to_staff_revie
     c.open("account")
     # the sandbox reads another surname off a document whose number ends in MIS: approved by the provider, but the
     # platform's own comparison with the registration sends it to staff (surname_mismatch)
-    send_document(c, photos(tmp_path / "photos"), document_type="id_card", document_number="AB1234MIS",
-                  document_issuing_state="CZ", document_issuing_authority="MěÚ Praha 1",
-                  document_valid_until=pd.document_valid_until.isoformat())
+    send_document(
+        c,
+        photos(tmp_path / "photos"),
+        document_type="id_card",
+        document_number="AB1234MIS",
+        document_issuing_state="CZ",
+        document_issuing_authority="MěÚ Praha 1",
+        document_valid_until=pd.document_valid_until.isoformat(),
+    )
     c.notice("posoudí ji naši pracovníci")
     c.wait(lambda d: c.d.find_elements("css selector", "#ident-last[data-status='doubtful']"))
     assert not play_browser.find_elements("css selector", "#document-form, #bankid")  # no new try while it is open
@@ -212,12 +235,16 @@ def to_the_bank_and_back(c: Client) -> None:
     at the redirect URI, shows the account screen."""
     c.d.execute_script("window.beforeTheBank = true")
     c.click("#bankid")
-    c.wait(lambda d: d.execute_script(
-        "return !window.beforeTheBank && document.getElementById('view')?.dataset.ready === 'account'"))
+    c.wait(
+        lambda d: d.execute_script(
+            "return !window.beforeTheBank && document.getElementById('view')?.dataset.ready === 'account'"
+        )
+    )
 
 
 def test_a_temporary_player_identifies_with_bank_id_the_browser_going_to_the_bank_and_back_in_chromium(
-        live_server, play_browser, bank):
+    live_server, play_browser, bank
+):
     c, screens = Client(play_browser, live_server.url), Screens(play_browser)
     player = temporary_player()
     bank.login(bankid_profile_for(player))  # she signs in at her bank (the local provider has no sign-in page)
@@ -248,7 +275,8 @@ def test_a_temporary_player_identifies_with_bank_id_the_browser_going_to_the_ban
 
 
 def test_bank_id_data_that_differ_from_the_registration_are_the_servers_refusal_and_identify_nobody_in_chromium(
-        live_server, play_browser, bank):
+    live_server, play_browser, bank
+):
     c, screens = Client(play_browser, live_server.url), Screens(play_browser)
     player = temporary_player()
     bank.login(bankid_profile_for(player, family_name="Jiná"))

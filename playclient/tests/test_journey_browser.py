@@ -13,6 +13,7 @@ presses the panic button. Nothing the client does goes outside
 
 Only what is outside a player's reach is done otherwise: the sandbox population register knows her (staff).
 """
+
 from __future__ import annotations
 
 import json
@@ -36,7 +37,8 @@ BANK_ACCOUNT = "19-2000145399/0800"
 
 
 def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_complains_in_chromium(
-        live_server, play_browser, settings):
+    live_server, play_browser, settings
+):
     settings.PUBLIC_BASE_URL = live_server.url
     settings.ACCOUNTS_EMAIL_CONFIRM_URL = "/play#/confirm?token={token}"  # the operator's app is the link target
     settings.GAMES_QA_FORCED_OUTCOMES = True
@@ -49,8 +51,11 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     # 1. registration: a temporary account
     c.open("register")
     screens.shot("register")
-    fields = {k: v for k, v in person.items() if k not in ("consents", "birth_surname", "correspondence_address",
-                                                             "data_box_id") and v != ""}
+    fields = {
+        k: v
+        for k, v in person.items()
+        if k not in ("consents", "birth_surname", "correspondence_address", "data_box_id") and v != ""
+    }
     c.fill("#register-form", **fields)
     for kind in ("terms", "data_processing", "game_plan"):
         c.click(f"#register-form [name='consent_{kind}']")
@@ -119,8 +124,12 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     c.click("#add-chip")
     for n in (1, 2):
         c.click("#spin")
-        c.wait(lambda d, n=n: len(d.find_elements("css selector", "#result [data-status='finished']")) == 1
-               and Round.objects.filter(play_money=False).count() == n)
+        c.wait(
+            lambda d, n=n: (
+                len(d.find_elements("css selector", "#result [data-status='finished']")) == 1
+                and Round.objects.filter(play_money=False).count() == n
+            )
+        )
         assert not play_browser.find_element("id", "notice").is_displayed()
         if n == 1:  # GP §7(9): the spin button waits 2.2 s after the start; the second spin is not refused
             assert not play_browser.find_element("id", "spin").is_enabled()
@@ -139,8 +148,11 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     c.click("#qa-presets button[data-feature='big_cat_free_spins']")
     assert play_browser.find_element("id", "play-money").is_selected()
     assert "Velká kočka" in c.text("#qa-chosen")
-    preset = next(p for p in qa.game_presets("kobushi", Game.objects.get(code="kobushi", current=True).version)[
-        "presets"] if p["feature"] == "big_cat_free_spins")
+    preset = next(
+        p
+        for p in qa.game_presets("kobushi", Game.objects.get(code="kobushi", current=True).version)["presets"]
+        if p["feature"] == "big_cat_free_spins"
+    )
     assert json.loads(c.d.find_element("id", "forced-draws").get_attribute("value") or "null") == preset["forced_draws"]
     assert c.text("#total-bet") == "Celkem: 7,50 Kč"  # the preset's bet (15 lines x 5 coins x 0.10)
     c.click("#spin")
@@ -155,12 +167,16 @@ def test_a_new_player_registers_deposits_plays_both_games_hits_her_limit_and_com
     assert Round.objects.get(play_money=True).actions == [{"type": "spin"}]
     assert "Dohrát všechny otáčky" in c.text("#pending [data-action='play_through']")
     c.click("#pending [data-action='play_through']")
-    c.wait(lambda d: d.execute_script("return document.querySelector('#result [data-status]')?.dataset.status")
-           == "finished", timeout=60)
+    c.wait(
+        lambda d: (
+            d.execute_script("return document.querySelector('#result [data-status]')?.dataset.status") == "finished"
+        ),
+        timeout=60,
+    )
     free = Round.objects.get(play_money=True)
     assert free.status == "finished" and free.forced_outcome and len(free.actions) >= 5
     assert {k: free.bet_params[k] for k in preset["bet"]} == preset["bet"]
-    assert free.draws[:len(preset["forced_draws"])] == preset["forced_draws"]
+    assert free.draws[: len(preset["forced_draws"])] == preset["forced_draws"]
     assert c.d.find_element("id", "forced-draws").get_attribute("value") == ""  # a preset plays one round
     assert all(a == {"type": "spin"} for a in free.actions)
     screens.shot("kobushi")

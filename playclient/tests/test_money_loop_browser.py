@@ -3,6 +3,7 @@ requests a withdrawal to her verified account, sees its state and cancels one wa
 back on her balance); she reads the answer of her complaint and the 5,50 Kč credited on its page; the roulette's
 dozen bet is placed with its dozen; a play-money round reads in points; the first (SMS) password is never kept in
 sessionStorage."""
+
 from __future__ import annotations
 
 import pytest
@@ -34,14 +35,25 @@ def test_withdrawal_request_status_cancel_and_the_complaint_answer(live_server, 
     play_browser.set_window_size(*size)
     player = funded_player(2_000_000)  # 20 000 Kč
     verified_bank(player)
-    complaint = complaints_services.complaint_file(player=player, reason="other", description="the spin froze",
-                                                   event_at=clock.now(), remedy_amount_requested=Money(550),
-                                                   actor=Actor.player(player))
+    complaint = complaints_services.complaint_file(
+        player=player,
+        reason="other",
+        description="the spin froze",
+        event_at=clock.now(),
+        remedy_amount_requested=Money(550),
+        actor=Actor.player(player),
+    )
     staff = make_staff(role="finance")
     complaints_services.complaint_assign(complaint=complaint, assignee=staff, actor=Actor.staff(staff))
     complaints_services.complaint_investigate(complaint=complaint, actor=Actor.staff(staff))
-    complaints_services.complaint_resolve(complaint=complaint, outcome="upheld", answer_cs="Uznáváme, vracíme vklad.",
-                                          answer_en="Upheld.", remedy_amount=Money(550), actor=Actor.staff(staff))
+    complaints_services.complaint_resolve(
+        complaint=complaint,
+        outcome="upheld",
+        answer_cs="Uznáváme, vracíme vklad.",
+        answer_en="Upheld.",
+        remedy_amount=Money(550),
+        actor=Actor.staff(staff),
+    )
     c, screens = Client(play_browser, live_server.url), Screens(play_browser)
     _signed_in(c, player)
 
@@ -101,18 +113,23 @@ def test_the_rounds_history_is_cards_on_a_phone_with_stake_win_and_verify_on_scr
     assert "id" in body, body
     c, screens = Client(play_browser, live_server.url), Screens(play_browser)
     _signed_in(c, player)
-    play_browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-        "width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 1, "mobile": True})
+    play_browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 1, "mobile": True},
+    )
     try:
         c.open("rounds")
         button = c.el(".verify-button")
         right = play_browser.execute_script("const r = arguments[0].getBoundingClientRect(); return r.right;", button)
         assert right <= PHONE[0], right  # on the screen, not off to the right
-        assert play_browser.execute_script(
-            "return getComputedStyle(document.querySelector('.cards tbody tr')).display") == "block"  # a card
+        assert (
+            play_browser.execute_script("return getComputedStyle(document.querySelector('.cards tbody tr')).display")
+            == "block"
+        )  # a card
         labels = play_browser.execute_script(
             "return [...document.querySelectorAll('.cards tbody td')].map((td) => getComputedStyle(td, '::before')"
-            ".content)")
+            ".content)"
+        )
         assert '"Sázka"' in labels and '"Výhra"' in labels, labels  # each value under its column's name
     finally:
         play_browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -13,6 +13,7 @@ there); screenshots go to ``PLAY_TRIAL_SHOTS`` (default /tmp/trial). Without ``P
 the same journey runs against the test server in test_journey_browser.py. The free identity registers once per
 database: a second trial needs a fresh `make run` data folder (``.data``).
 """
+
 from __future__ import annotations
 
 import os
@@ -39,8 +40,13 @@ def free_identity() -> dict[str, str]:
     assert m, "make run's printout names no free sandbox identity"
     birth_number, name, born = m.groups()
     given, surname = name.split(" ", 1)
-    return {"birth_number": birth_number, "given_names": given, "surname": surname, "date_of_birth": born,
-            "sex": "F" if int(birth_number[2:4]) > 50 else "M"}  # a woman's birth number has month + 50
+    return {
+        "birth_number": birth_number,
+        "given_names": given,
+        "surname": surname,
+        "date_of_birth": born,
+        "sex": "F" if int(birth_number[2:4]) > 50 else "M",
+    }  # a woman's birth number has month + 50
 
 
 def test_a_newcomer_goes_from_registration_to_a_finished_kobushi_free_spin_round_on_a_running_server(play_browser):
@@ -55,10 +61,20 @@ def test_a_newcomer_goes_from_registration_to_a_finished_kobushi_free_spin_round
     c.wait(lambda d: d.execute_script("return document.getElementById('view')?.dataset.ready") == "home")
     shots.shot("01-start")
     c.open("register")
-    c.fill("#register-form", username=username, **{k: v for k, v in who.items()}, place_of_birth="Praha",
-           residence_street="Vodičkova 12", residence_city="Praha", residence_postal_code="110 00",
-           phone=f"+420731{n:06d}", email=f"novacek{n}@example.cz", document_number=f"{200000000 + n}",
-           document_issuing_authority="MěÚ Praha 1", document_valid_until="2034-01-31")
+    c.fill(
+        "#register-form",
+        username=username,
+        **{k: v for k, v in who.items()},
+        place_of_birth="Praha",
+        residence_street="Vodičkova 12",
+        residence_city="Praha",
+        residence_postal_code="110 00",
+        phone=f"+420731{n:06d}",
+        email=f"novacek{n}@example.cz",
+        document_number=f"{200000000 + n}",
+        document_issuing_authority="MěÚ Praha 1",
+        document_valid_until="2034-01-31",
+    )
     for kind in ("terms", "data_processing", "game_plan"):
         c.click(f"#register-form [name='consent_{kind}']")
     shots.shot("02-register", sizes=(PHONE,))

@@ -2,6 +2,7 @@
 strict Content-Security-Policy (no inline script, nothing from another origin), its files are our own static files
 (no CDN, no build step), every request is built in api.js, and the Czech and English dictionaries have the same keys.
 """
+
 from __future__ import annotations
 
 import re
@@ -71,6 +72,6 @@ def _keys(path: Path) -> set[str]:
 
 def test_czech_and_english_have_the_same_strings_and_every_string_the_screens_use():
     cs, en = _keys(STATIC / "i18n" / "cs.js"), _keys(STATIC / "i18n" / "en.js")
-    assert len(cs) > 300 and cs == en, (cs ^ en)
+    assert len(cs) > 300 and cs == en, cs ^ en
     used = {k for f in SCRIPTS for k in re.findall(r'\bt\("([\w.]+)"', f.read_text())}
     assert used and used <= cs, used - cs

@@ -2,6 +2,7 @@
 and desktop size, in headless Chromium. The page asks nothing of any address but this server's /play, /api/v1/ and
 /static/ (Chromium's network log), no script fails (its console), no string is missing from a dictionary, and on the
 phone nothing is wider than the screen."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,8 +14,21 @@ from tests.kit.platform import funded_player
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PUBLIC = ["", "register", "confirm", "login", "games", "legal", "responsible"]
-PLAYER = ["", "account", "wallet", "limits", "responsible", "games", "game/european_roulette", "game/kobushi",
-          "rounds", "inbox", "complaints", "legal", "password"]
+PLAYER = [
+    "",
+    "account",
+    "wallet",
+    "limits",
+    "responsible",
+    "games",
+    "game/european_roulette",
+    "game/kobushi",
+    "rounds",
+    "inbox",
+    "complaints",
+    "legal",
+    "password",
+]
 
 
 def visit_each(c: Client, routes: list[str]) -> None:

@@ -9,6 +9,7 @@ approved), pointed at the simulator's address as ``make run`` points it (``PROVI
 (phone and desktop) of the lobby, the studio's page, the refusal and the round history: ``play-studio-*.png`` in
 ``PLAY_SCREENSHOTS``.
 """
+
 from __future__ import annotations
 
 import io
@@ -59,7 +60,8 @@ def spin(c: Client) -> str:
 
 
 def test_a_player_launches_the_studio_game_from_the_lobby_plays_hits_her_daily_stake_limit_and_finds_the_rounds(
-        live_server, sim, play_browser):
+    live_server, sim, play_browser
+):
     player = funded_player(50_000)  # 500 CZK
     c, screens = Client(play_browser, live_server.url), Screens(play_browser)
     c.open("login")
@@ -136,13 +138,15 @@ def test_a_player_launches_the_studio_game_from_the_lobby_plays_hits_her_daily_s
     c.language("en")
     first = Round.objects.filter(player=player).earliest("id")
     assert f"A game of the studio simstudio: its server drew round {first.provider_round_id}" in c.text(
-        f".remote[data-round='{first.pk}']")
+        f".remote[data-round='{first.pk}']"
+    )
 
     # the client asked nothing but its own server; the studio's page nothing but the studio's
     c.drain_logs()
     studio = [u for u in c.requests if u.startswith(sim.url)]
-    assert studio and all(urlsplit(u).path in ("/play", "/spin", "/static/sim.js", "/static/sim.css")
-                          for u in studio), studio
+    assert studio and all(
+        urlsplit(u).path in ("/play", "/spin", "/static/sim.js", "/static/sim.css") for u in studio
+    ), studio
     c.requests = [u for u in c.requests if not u.startswith(sim.url)]
     assert c.foreign_requests() == []
     assert c.script_errors() == []

@@ -3,6 +3,7 @@ checks the signature as the contract says and keeps the contract's rules of mone
 a win needs its bet, a rollback of an unknown bet is a tombstone). It records every call it received, so a test
 can say which calls a misbehaviour mode made. The simulator against the real platform: providers/tests/
 test_simulator_contract.py."""
+
 from __future__ import annotations
 
 import json
@@ -52,8 +53,13 @@ class FakeWallet:
     def __call__(self, environ: dict[str, Any], start_response: Any) -> list[bytes]:
         raw = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
         op = environ["PATH_INFO"].removeprefix(f"/api/v1/providers/{self.provider}/")
-        why = verify(self.secret, timestamp=environ.get("HTTP_X_PROVIDER_TIMESTAMP"),
-                     signature_value=environ.get("HTTP_X_PROVIDER_SIGNATURE"), body=raw, now=time.time())
+        why = verify(
+            self.secret,
+            timestamp=environ.get("HTTP_X_PROVIDER_TIMESTAMP"),
+            signature_value=environ.get("HTTP_X_PROVIDER_SIGNATURE"),
+            body=raw,
+            now=time.time(),
+        )
         body = json.loads(raw)
         with self.lock:
             if why is not None:
@@ -66,8 +72,16 @@ class FakeWallet:
         return [data]
 
     def _error(self, status: str, code: str, **details: Any) -> dict[str, Any]:
-        return {"status": status, "error": {"code": code, "message": code, "message_cs": f"{code} (cs)",
-                                            "message_en": f"{code} (en)", "details": details}}
+        return {
+            "status": status,
+            "error": {
+                "code": code,
+                "message": code,
+                "message_cs": f"{code} (cs)",
+                "message_en": f"{code} (en)",
+                "details": details,
+            },
+        }
 
     def _ok(self, **extra: Any) -> dict[str, Any]:
         return {"status": "RS_OK", "balance": _money(self.balance), **extra}
@@ -103,8 +117,9 @@ class FakeWallet:
             (status, error), self.refusal = self.refusal, None
             return status, error
         if amount > self.balance:
-            return 402, self._error("RS_ERROR_NOT_ENOUGH_MONEY", "wallet.insufficient_funds",
-                                    balance=_money(self.balance))
+            return 402, self._error(
+                "RS_ERROR_NOT_ENOUGH_MONEY", "wallet.insufficient_funds", balance=_money(self.balance)
+            )
         self.balance -= amount
         self.bets[txn] = {"round_id": body["round_id"], "amount": amount, "won": False, "rolled_back": False}
         return 200, self._ok(transaction_id=txn, platform_transaction_id=f"pt-{len(self.bets)}")

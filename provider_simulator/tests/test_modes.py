@@ -1,5 +1,6 @@
 """Each misbehaviour mode makes exactly the calls it says (provider_simulator/studio.py), over real HTTP to a small
 stand-in of the wallet (fakewallet.py) that keeps the contract's rules; the journal keeps every call and answer."""
+
 from __future__ import annotations
 
 import pytest
@@ -18,10 +19,15 @@ def test_a_normal_round_is_a_bet_then_its_win_closing_the_round(wallet, studio, 
     assert _sent(wallet) == [("bet", 200), ("win", 200)]
     (_, bet, _), (_, win, _) = wallet.received[1:]
     assert bet["round_closed"] is False and bet["amount"] == {"amount": 100, "currency": "CZK"}
-    assert win == {"session": session, "transaction_id": win["transaction_id"], "bet_transaction_id":
-                   bet["transaction_id"], "round_id": bet["round_id"], "amount": {"amount": result.spin.win,
-                                                                                  "currency": "CZK"},
-                   "round_closed": True, "round_detail": {"outcome": result.spin.as_json()}}
+    assert win == {
+        "session": session,
+        "transaction_id": win["transaction_id"],
+        "bet_transaction_id": bet["transaction_id"],
+        "round_id": bet["round_id"],
+        "amount": {"amount": result.spin.win, "currency": "CZK"},
+        "round_closed": True,
+        "round_detail": {"outcome": result.spin.as_json()},
+    }
     assert result.settled and result.refusal is None
     assert result.balance == wallet.balance == START - 100 + result.spin.win
 

@@ -1,6 +1,7 @@
 """The simulator's web server over real HTTP: the launch URL's page (strict CSP, a static script), a spin through the
 wallet, the platform's refusal shown in the player's language, and the two endpoints the platform calls, which
 check its signature."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,11 @@ from tests.kit.simulator import SECRET
 
 @pytest.fixture
 def sim(wallet, journal):
-    running = Running(SimulatorApp(platform=wallet.url, provider="simstudio", secret=SECRET, journal=journal,
-                                   slot=Slot(random.Random(5))))
+    running = Running(
+        SimulatorApp(
+            platform=wallet.url, provider="simstudio", secret=SECRET, journal=journal, slot=Slot(random.Random(5))
+        )
+    )
     yield running
     running.stop()
 
@@ -35,8 +39,9 @@ def _get(url: str) -> tuple[int, dict[str, str], str]:
 
 def _post(url: str, body: dict, headers: dict[str, str] | None = None, raw: bytes | None = None) -> tuple[int, dict]:
     data = raw if raw is not None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method="POST",
-                                     headers={"Content-Type": "application/json", **(headers or {})})
+    request = urllib.request.Request(
+        url, data=data, method="POST", headers={"Content-Type": "application/json", **(headers or {})}
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as r:
             return r.status, json.load(r)
@@ -101,13 +106,17 @@ def test_round_cancelled_is_recorded_when_signed_by_the_platform_and_refused_oth
     body = {"round_id": "sim-round-1", "reason": "deadline", "refunded": {"amount": 100, "currency": "CZK"}}
     raw = json.dumps(body).encode()
     assert _post(f"{sim.url}/api/round-cancelled", {}, signed_headers(SECRET, int(time.time()), raw), raw) == (
-        200, {"status": "RS_OK"})
+        200,
+        {"status": "RS_OK"},
+    )
     assert _post(f"{sim.url}/api/round-cancelled", {}, signed_headers("forged", int(time.time()), raw), raw)[0] == 401
-    assert _post(f"{sim.url}/api/round-cancelled", {}, signed_headers(SECRET, int(time.time()) - 301, raw),
-                 raw)[0] == 401
+    assert (
+        _post(f"{sim.url}/api/round-cancelled", {}, signed_headers(SECRET, int(time.time()) - 301, raw), raw)[0] == 401
+    )
     assert _post(f"{sim.url}/api/round-cancelled", body)[0] == 401  # unsigned
     assert [(c["round_id"], c["reason"], c["refunded"]) for c in sim.app.journal.cancelled()] == [
-        ("sim-round-1", "deadline", 100)]
+        ("sim-round-1", "deadline", 100)
+    ]
 
 
 def test_round_report_answers_the_days_transactions_from_the_journal(wallet, sim):
@@ -118,5 +127,7 @@ def test_round_report_answers_the_days_transactions_from_the_journal(wallet, sim
     status, report = _post(f"{sim.url}/api/round-report", {}, signed_headers(SECRET, int(time.time()), raw), raw)
     assert status == 200 and report["day"] == day
     assert [(t["type"], t["round_id"], t["amount"]["amount"]) for t in report["transactions"]] == [
-        ("bet", result["round_id"], 100), ("win", result["round_id"], result["spin"]["win"])]
+        ("bet", result["round_id"], 100),
+        ("win", result["round_id"], result["spin"]["win"]),
+    ]
     assert _post(f"{sim.url}/api/round-report", {"day": day})[0] == 401

@@ -1,5 +1,6 @@
 """Sim Fruits, the simulator's slot: its RTP is exact from the strips, its stakes are on the platform's grid, its
 wins are integer haléře, and its generator is the OS CSPRNG unless a seeded one is injected."""
+
 from __future__ import annotations
 
 import random

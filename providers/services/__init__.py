@@ -9,6 +9,7 @@ translate a refusal into the provider's vocabulary (:func:`providers.errors.rs_s
 Other modules import from here (``from providers.services import provider_save``); the parts: ``calls`` (the signed
 calls), ``launch`` (the player's launch), ``staff`` (a provider's settings, reconciliation decisions).
 """
+
 from providers.services.calls import Answer, Call, money, player_ref, provider_call
 from providers.services.launch import Launch, launch_start
 from providers.services.staff import (

@@ -3,6 +3,7 @@ transaction_id): the call authenticated, the player and the round found, the cal
 (:class:`~providers.models.ProviderTransaction`) and a refusal translated into the provider's vocabulary
 (:func:`providers.errors.rs_status`). The rules of a round live in games (:mod:`games.services.remote`).
 """
+
 from __future__ import annotations
 
 import hmac
@@ -41,8 +42,13 @@ logger = logging.getLogger("providers")
 ID_MAX = 100  # transaction and round ids
 MAX_AMOUNT = 10**13
 OPERATIONS = ("session", "balance", "bet", "play", "win", "rollback", "round-end")
-KIND_OF = {"bet": ProviderTransaction.Kind.BET, "play": ProviderTransaction.Kind.BET, "win": ProviderTransaction.Kind.WIN,
-           "rollback": ProviderTransaction.Kind.ROLLBACK, "round-end": ProviderTransaction.Kind.ROUND_END}
+KIND_OF = {
+    "bet": ProviderTransaction.Kind.BET,
+    "play": ProviderTransaction.Kind.BET,
+    "win": ProviderTransaction.Kind.WIN,
+    "rollback": ProviderTransaction.Kind.ROLLBACK,
+    "round-end": ProviderTransaction.Kind.ROUND_END,
+}
 
 
 @dataclass
@@ -201,8 +207,15 @@ def _authenticate(call: Call, ctx: providers_sql.CallContext) -> Provider:
 
 
 def _security(call: Call, action: str, tried: str, **details: Any) -> None:
-    security_event(action=action, source=call.source, tried=tried[:500], body=call.raw_body,
-                   provider=call.provider_code[:30], summarise=True, **details)
+    security_event(
+        action=action,
+        source=call.source,
+        tried=tried[:500],
+        body=call.raw_body,
+        provider=call.provider_code[:30],
+        summarise=True,
+        **details,
+    )
 
 
 def provider_call(call: Call) -> Answer:
@@ -227,16 +240,26 @@ def provider_call(call: Call) -> Answer:
         win = body.get("win")
         win_id = win.get("transaction_id") if isinstance(win, dict) else None
         bet_txn_id = win_id if isinstance(win_id, str) else ""
-    ctx = providers_sql.call_context(provider=call.provider_code, session_hash=_hash(session_value)
-                                     if session_value else "", transaction_id=txn_id[:ID_MAX] if txn_id else "",
-                                     bet_transaction_id=bet_txn_id[:ID_MAX] if bet_txn_id else "")
+    ctx = providers_sql.call_context(
+        provider=call.provider_code,
+        session_hash=_hash(session_value) if session_value else "",
+        transaction_id=txn_id[:ID_MAX] if txn_id else "",
+        bet_transaction_id=bet_txn_id[:ID_MAX] if bet_txn_id else "",
+    )
     try:
         provider = _authenticate(call, ctx)
     except DomainError as exc:
-        if exc.code in (errors.INVALID_SIGNATURE.code, errors.TIMESTAMP_OUTSIDE_WINDOW.code,
-                        errors.SOURCE_NOT_ALLOWED.code, errors.PROVIDER_UNKNOWN.code):
-            _security(call, "security.provider_call_refused", f"POST providers/{call.provider_code}/"
-                      f"{call.operation}: {exc.code}")
+        if exc.code in (
+            errors.INVALID_SIGNATURE.code,
+            errors.TIMESTAMP_OUTSIDE_WINDOW.code,
+            errors.SOURCE_NOT_ALLOWED.code,
+            errors.PROVIDER_UNKNOWN.code,
+        ):
+            _security(
+                call,
+                "security.provider_call_refused",
+                f"POST providers/{call.provider_code}/{call.operation}: {exc.code}",
+            )
         return _error_answer(exc)
     if parsed_error is not None:
         return _error_answer(parsed_error)
@@ -264,9 +287,12 @@ def _session(provider: Provider, body: dict[str, Any]) -> Answer:
     token = _text(body, "launch_token", limit=200)
     now = clock.now()
     with transaction.atomic():
-        row = (LaunchToken.objects.select_for_update(no_key=True, of=("self",))
-               .select_related("game", "player", "login_session").filter(token_hash=_hash(token), provider=provider)
-               .first())
+        row = (
+            LaunchToken.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("game", "player", "login_session")
+            .filter(token_hash=_hash(token), provider=provider)
+            .first()
+        )
         if row is None or row.used_at is not None:
             raise errors.INVALID_TOKEN()
         if row.expires_at <= now:
@@ -276,12 +302,26 @@ def _session(provider: Provider, body: dict[str, Any]) -> Answer:
         row.used_at = now
         row.save(update_fields=["used_at"])
         session = secrets.token_urlsafe(32)
-        GameSession.objects.create(session_hash=_hash(session), player=row.player, game=row.game, provider=provider,
-                                   login_session=row.login_session, created_at=now,
-                                   expires_at=now + timedelta(seconds=settings.PROVIDERS_SESSION_SECONDS))
-    return Answer(200, {"status": errors.RS_OK, "session": session, "player": player_ref(provider, row.player_id),
-                        "game": row.game.provider_game_id, "currency": provider.currency,
-                        "balance": money(wallet_balance(row.player).amount)})
+        GameSession.objects.create(
+            session_hash=_hash(session),
+            player=row.player,
+            game=row.game,
+            provider=provider,
+            login_session=row.login_session,
+            created_at=now,
+            expires_at=now + timedelta(seconds=settings.PROVIDERS_SESSION_SECONDS),
+        )
+    return Answer(
+        200,
+        {
+            "status": errors.RS_OK,
+            "session": session,
+            "player": player_ref(provider, row.player_id),
+            "game": row.game.provider_game_id,
+            "currency": provider.currency,
+            "balance": money(wallet_balance(row.player).amount),
+        },
+    )
 
 
 def _live_session(ctx: providers_sql.CallContext, *, may_be_expired: bool = False) -> tuple[GameSession, Player]:
@@ -316,9 +356,13 @@ def _replay(call: Call, stored: ProviderTransaction, sha: str) -> Answer:
     if stored.kind == ProviderTransaction.Kind.TOMBSTONE and call.operation == "bet":
         return _error_answer(errors.TRANSACTION_ROLLED_BACK(transaction_id=stored.transaction_id))
     if stored.request_sha256 != sha:
-        _security(call, "security.provider_duplicate_transaction",
-                  f"POST providers/{call.provider_code}/{call.operation}: transaction {stored.transaction_id} "
-                  "again with another body", transaction_id=stored.transaction_id)
+        _security(
+            call,
+            "security.provider_duplicate_transaction",
+            f"POST providers/{call.provider_code}/{call.operation}: transaction {stored.transaction_id} "
+            "again with another body",
+            transaction_id=stored.transaction_id,
+        )
         return _error_answer(errors.DUPLICATE_TRANSACTION(transaction_id=stored.transaction_id))
     return Answer(stored.response_status, dict(stored.response), replayed=True)
 
@@ -365,8 +409,16 @@ def _exactly_once(call: Call, provider: Provider, body: dict[str, Any], ctx: pro
         return _record_refusal(call, provider, body, ctx, txn_id, kind, sha, exc)
 
 
-def _record_refusal(call: Call, provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext, txn_id: str,
-                    kind: str, sha: str, exc: DomainError) -> Answer:
+def _record_refusal(
+    call: Call,
+    provider: Provider,
+    body: dict[str, Any],
+    ctx: providers_sql.CallContext,
+    txn_id: str,
+    kind: str,
+    sha: str,
+    exc: DomainError,
+) -> Answer:
     """A refused bet is recorded too (its repeat gets the same refusal, so a bet the provider retries after a lost
     answer can never debit later than the player was told it was refused), in its own transaction: the refusal
     rolled everything else back."""
@@ -375,12 +427,20 @@ def _record_refusal(call: Call, provider: Provider, body: dict[str, Any], ctx: p
     try:
         with transaction.atomic():
             ProviderTransaction.objects.create(
-                provider=provider, transaction_id=txn_id, kind=kind, player=player,
+                provider=provider,
+                transaction_id=txn_id,
+                kind=kind,
+                player=player,
                 provider_round_id=str(body.get("round_id"))[:ID_MAX] if isinstance(body.get("round_id"), str) else "",
                 bet_transaction_id=str(body.get("bet_transaction_id"))[:ID_MAX]
-                if isinstance(body.get("bet_transaction_id"), str) else "",
-                amount=_amount_or_zero(body), request_sha256=sha, response_status=answer.status,
-                response=answer.body, created_at=clock.now())
+                if isinstance(body.get("bet_transaction_id"), str)
+                else "",
+                amount=_amount_or_zero(body),
+                request_sha256=sha,
+                response_status=answer.status,
+                response=answer.body,
+                created_at=clock.now(),
+            )
     except IntegrityError:
         stored = ProviderTransaction.objects.filter(provider=provider, transaction_id=txn_id).first()
         if stored is not None:
@@ -394,8 +454,9 @@ def _amount_or_zero(body: dict[str, Any]) -> int:
     return amount if isinstance(amount, int) and not isinstance(amount, bool) and 0 <= amount < MAX_AMOUNT else 0
 
 
-def _run(operation: str, provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
-         txn_id: str) -> tuple[Answer, list[ProviderTransaction]]:
+def _run(
+    operation: str, provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext, txn_id: str
+) -> tuple[Answer, list[ProviderTransaction]]:
     """The call's answer and its transactions to record (the call's own first)."""
     if operation == "play":
         return _play(provider, body, ctx, txn_id)
@@ -404,8 +465,9 @@ def _run(operation: str, provider: Provider, body: dict[str, Any], ctx: provider
     return answer, [row]
 
 
-def _bet(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
-         txn_id: str) -> tuple[Answer, ProviderTransaction]:
+def _bet(
+    provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext, txn_id: str
+) -> tuple[Answer, ProviderTransaction]:
     round_id = _text(body, "round_id")
     amount = _amount(body)
     closed = _flag(body, "round_closed")
@@ -416,17 +478,34 @@ def _bet(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContex
     assert game is not None
     if game.provider != provider.code or (game_id and game_id != game.provider_game_id):
         raise errors.GAME_INVALID(game=(game_id or game.code)[:60])
-    result = games.remote_bet(player=player, game=game, round_id=round_id, transaction_id=txn_id, amount=amount,
-                              closed=closed, actor=_actor(ctx, provider), detail=detail)
+    result = games.remote_bet(
+        player=player,
+        game=game,
+        round_id=round_id,
+        transaction_id=txn_id,
+        amount=amount,
+        closed=closed,
+        actor=_actor(ctx, provider),
+        detail=detail,
+    )
     rnd = result.round
-    answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
-                          "platform_transaction_id": f"round:{rnd.pk}:bet"})
-    return answer, ProviderTransaction(player=player, round=rnd, provider_round_id=round_id, amount=amount.amount,
-                                       credited=amount.amount)
+    answer = Answer(
+        200,
+        {
+            "status": errors.RS_OK,
+            "balance": money(result.balance),
+            "transaction_id": txn_id,
+            "platform_transaction_id": f"round:{rnd.pk}:bet",
+        },
+    )
+    return answer, ProviderTransaction(
+        player=player, round=rnd, provider_round_id=round_id, amount=amount.amount, credited=amount.amount
+    )
 
 
-def _play(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
-          txn_id: str) -> tuple[Answer, list[ProviderTransaction]]:
+def _play(
+    provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext, txn_id: str
+) -> tuple[Answer, list[ProviderTransaction]]:
     """A one-shot round in one call: the bet (``transaction_id``, ``amount``), the studio's win (``win``:
     ``{"transaction_id", "amount"}``, absent for a loss) and the studio's record of the round (``round_detail``)."""
     round_id = _text(body, "round_id")
@@ -449,18 +528,48 @@ def _play(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallConte
     assert game is not None and detail is not None
     if game.provider != provider.code or (game_id and game_id != game.provider_game_id):
         raise errors.GAME_INVALID(game=(game_id or game.code)[:60])
-    result = games.remote_play(player=player, game=game, round_id=round_id, transaction_id=txn_id, amount=amount,
-                               win_transaction_id=win_txn, win=won, actor=_actor(ctx, provider), detail=detail)
+    result = games.remote_play(
+        player=player,
+        game=game,
+        round_id=round_id,
+        transaction_id=txn_id,
+        amount=amount,
+        win_transaction_id=win_txn,
+        win=won,
+        actor=_actor(ctx, provider),
+        detail=detail,
+    )
     rnd = result.round
-    answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
-                          "platform_transaction_id": f"round:{rnd.pk}:bet", "credited": money(result.moved),
-                          "win_capped": result.capped, "round_status": rnd.status})
-    rows = [ProviderTransaction(player=player, round=rnd, provider_round_id=round_id, amount=amount.amount,
-                                credited=amount.amount)]
+    answer = Answer(
+        200,
+        {
+            "status": errors.RS_OK,
+            "balance": money(result.balance),
+            "transaction_id": txn_id,
+            "platform_transaction_id": f"round:{rnd.pk}:bet",
+            "credited": money(result.moved),
+            "win_capped": result.capped,
+            "round_status": rnd.status,
+        },
+    )
+    rows = [
+        ProviderTransaction(
+            player=player, round=rnd, provider_round_id=round_id, amount=amount.amount, credited=amount.amount
+        )
+    ]
     if win_txn:
-        rows.append(ProviderTransaction(transaction_id=win_txn, kind=ProviderTransaction.Kind.WIN, player=player,
-                                        round=rnd, provider_round_id=round_id, bet_transaction_id=txn_id,
-                                        amount=won.amount, credited=result.moved))
+        rows.append(
+            ProviderTransaction(
+                transaction_id=win_txn,
+                kind=ProviderTransaction.Kind.WIN,
+                player=player,
+                round=rnd,
+                provider_round_id=round_id,
+                bet_transaction_id=txn_id,
+                amount=won.amount,
+                credited=result.moved,
+            )
+        )
     return answer, rows
 
 
@@ -485,26 +594,49 @@ def _owner(ctx: providers_sql.CallContext, bet: ProviderTransaction) -> Player:
     return player
 
 
-def _win(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
-         txn_id: str) -> tuple[Answer, ProviderTransaction]:
+def _win(
+    provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext, txn_id: str
+) -> tuple[Answer, ProviderTransaction]:
     amount = _amount(body)
     closed = _flag(body, "round_closed")
     detail = _round_detail(body, closing=closed)
     bet, bet_txn_id, round_id = _bet_of(ctx, body)
     player = _owner(ctx, bet)
     assert bet.round_id is not None
-    result = games.remote_win(player=player, round_pk=bet.round_id, transaction_id=txn_id, amount=amount,
-                              closed=closed, actor=_actor(ctx, provider), detail=detail)
+    result = games.remote_win(
+        player=player,
+        round_pk=bet.round_id,
+        transaction_id=txn_id,
+        amount=amount,
+        closed=closed,
+        actor=_actor(ctx, provider),
+        detail=detail,
+    )
     seq = len(((result.round.state or {}).get("remote") or {}).get("transactions", [])) - 1
-    answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
-                          "platform_transaction_id": f"round:{bet.round_id}:win:{seq}",
-                          "credited": money(result.moved), "win_capped": result.capped})
-    return answer, ProviderTransaction(player=player, round_id=bet.round_id, provider_round_id=round_id,
-                                       bet_transaction_id=bet_txn_id, amount=amount.amount, credited=result.moved)
+    answer = Answer(
+        200,
+        {
+            "status": errors.RS_OK,
+            "balance": money(result.balance),
+            "transaction_id": txn_id,
+            "platform_transaction_id": f"round:{bet.round_id}:win:{seq}",
+            "credited": money(result.moved),
+            "win_capped": result.capped,
+        },
+    )
+    return answer, ProviderTransaction(
+        player=player,
+        round_id=bet.round_id,
+        provider_round_id=round_id,
+        bet_transaction_id=bet_txn_id,
+        amount=amount.amount,
+        credited=result.moved,
+    )
 
 
-def _rollback(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
-              txn_id: str) -> tuple[Answer, ProviderTransaction]:
+def _rollback(
+    provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext, txn_id: str
+) -> tuple[Answer, ProviderTransaction]:
     bet_txn_id = _text(body, "bet_transaction_id")
     round_id = _text(body, "round_id")
     bet = ctx.bet
@@ -514,35 +646,76 @@ def _rollback(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallC
         _, player = _live_session(ctx, may_be_expired=True)
         if bet is None:
             ProviderTransaction.objects.create(
-                provider=provider, transaction_id=bet_txn_id, kind=ProviderTransaction.Kind.TOMBSTONE, player=player,
-                provider_round_id=round_id, request_sha256="", response_status=409,
-                response={"rolled_back_by": txn_id}, created_at=clock.now())
-        answer = Answer(200, {"status": errors.RS_OK, "balance": money(wallet_balance(player).amount),
-                              "transaction_id": txn_id, "platform_transaction_id": ""})
+                provider=provider,
+                transaction_id=bet_txn_id,
+                kind=ProviderTransaction.Kind.TOMBSTONE,
+                player=player,
+                provider_round_id=round_id,
+                request_sha256="",
+                response_status=409,
+                response={"rolled_back_by": txn_id},
+                created_at=clock.now(),
+            )
+        answer = Answer(
+            200,
+            {
+                "status": errors.RS_OK,
+                "balance": money(wallet_balance(player).amount),
+                "transaction_id": txn_id,
+                "platform_transaction_id": "",
+            },
+        )
         return answer, ProviderTransaction(player=player, provider_round_id=round_id, bet_transaction_id=bet_txn_id)
     if bet.provider_round_id != round_id:
         raise errors.ROUND_MISMATCH(transaction_id=bet_txn_id, round_id=round_id)
     player = _owner(ctx, bet)
     assert bet.round_id is not None
-    result = games.remote_rollback(player=player, round_pk=bet.round_id, transaction_id=txn_id,
-                                   actor=_actor(ctx, provider))
-    answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
-                          "platform_transaction_id": f"round:{bet.round_id}:refund"})
-    return answer, ProviderTransaction(player=player, round_id=bet.round_id, provider_round_id=round_id,
-                                       bet_transaction_id=bet_txn_id, amount=bet.amount, credited=result.moved)
+    result = games.remote_rollback(
+        player=player, round_pk=bet.round_id, transaction_id=txn_id, actor=_actor(ctx, provider)
+    )
+    answer = Answer(
+        200,
+        {
+            "status": errors.RS_OK,
+            "balance": money(result.balance),
+            "transaction_id": txn_id,
+            "platform_transaction_id": f"round:{bet.round_id}:refund",
+        },
+    )
+    return answer, ProviderTransaction(
+        player=player,
+        round_id=bet.round_id,
+        provider_round_id=round_id,
+        bet_transaction_id=bet_txn_id,
+        amount=bet.amount,
+        credited=result.moved,
+    )
 
 
-def _round_end(provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext,
-               txn_id: str) -> tuple[Answer, ProviderTransaction]:
+def _round_end(
+    provider: Provider, body: dict[str, Any], ctx: providers_sql.CallContext, txn_id: str
+) -> tuple[Answer, ProviderTransaction]:
     round_id = _text(body, "round_id")
     detail = _round_detail(body, closing=True)
     _, player = _live_session(ctx, may_be_expired=True)
-    round_pk = (Round.objects.filter(player=player, idempotency_key=games.remote_key(provider.code, round_id))
-                .values_list("pk", flat=True).first())
+    round_pk = (
+        Round.objects.filter(player=player, idempotency_key=games.remote_key(provider.code, round_id))
+        .values_list("pk", flat=True)
+        .first()
+    )
     if round_pk is None:
         raise errors.TRANSACTION_UNKNOWN(round_id=round_id)
-    result = games.remote_round_end(player=player, round_pk=round_pk, transaction_id=txn_id,
-                                    actor=_actor(ctx, provider), detail=detail)
-    answer = Answer(200, {"status": errors.RS_OK, "balance": money(result.balance), "transaction_id": txn_id,
-                          "round_status": result.round.status, "win": money(result.round.win)})
+    result = games.remote_round_end(
+        player=player, round_pk=round_pk, transaction_id=txn_id, actor=_actor(ctx, provider), detail=detail
+    )
+    answer = Answer(
+        200,
+        {
+            "status": errors.RS_OK,
+            "balance": money(result.balance),
+            "transaction_id": txn_id,
+            "round_status": result.round.status,
+            "win": money(result.round.win),
+        },
+    )
     return answer, ProviderTransaction(player=player, round_id=round_pk, provider_round_id=round_id)

@@ -1,6 +1,7 @@
 """The player's launch of a provider's game: a one-time launch token and the provider's launch URL; the provider
 then opens the game session with the token (``providers.services.calls``).
 """
+
 from __future__ import annotations
 
 import secrets
@@ -32,8 +33,9 @@ class Launch:
     game: Game
 
 
-def launch_start(*, player: Player, provider_code: str, game_code: str, lang: str, actor: Actor,
-                 login_session: LoginSession | None) -> Launch:
+def launch_start(
+    *, player: Player, provider_code: str, game_code: str, lang: str, actor: Actor, login_session: LoginSession | None
+) -> Launch:
     """A single-use launch token for the player in one of the provider's games (the full stake gate runs on each
     bet; here: the provider, the game (its provider, switch and approval, GP §13(6)) and the account state).
 
@@ -47,8 +49,11 @@ def launch_start(*, player: Player, provider_code: str, game_code: str, lang: st
         raise errors.PROVIDER_UNKNOWN()
     if not provider.enabled:
         raise errors.PROVIDER_DISABLED(provider=provider.code)
-    game = (Game.objects.filter(code=game_code, provider=provider.code, current=True).first()
-            if isinstance(game_code, str) and len(game_code) <= 60 else None)
+    game = (
+        Game.objects.filter(code=game_code, provider=provider.code, current=True).first()
+        if isinstance(game_code, str) and len(game_code) <= 60
+        else None
+    )
     if game is None:
         raise errors.GAME_INVALID(game=str(game_code)[:60])
     if not game.enabled:
@@ -62,8 +67,15 @@ def launch_start(*, player: Player, provider_code: str, game_code: str, lang: st
     now = clock.now()
     expires = now + timedelta(seconds=settings.PROVIDERS_LAUNCH_TOKEN_SECONDS)
     with transaction.atomic():
-        row = LaunchToken.objects.create(token_hash=_hash(token), player=player, game=game, provider=provider,
-                                         login_session=login_session, created_at=now, expires_at=expires)
+        row = LaunchToken.objects.create(
+            token_hash=_hash(token),
+            player=player,
+            game=game,
+            provider=provider,
+            login_session=login_session,
+            created_at=now,
+            expires_at=expires,
+        )
         audit_record(actor=actor, action="providers.game_launched", obj=row, provider=provider.code, game=game.code)
     query = urlencode({"token": token, "game": game.provider_game_id, "lang": lang})
     sep = "&" if "?" in provider.launch_url else "?"

@@ -1,6 +1,7 @@
 """Staff's provider services: a provider's settings (the secret, the allowed sources, enabling it in production) and
 the decisions on reconciliation cases. Audited.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -89,18 +90,35 @@ def provider_save(*, provider: Provider, new_secret: str = "", actor: Actor) -> 
     now = clock.now()
     with transaction.atomic():
         created = provider.pk is None
-        found = None if created else (Provider.objects.select_for_update(no_key=True).filter(pk=provider.pk)
-                                      .values("enabled", "launch_url", "api_url", "allowed_sources", "name").first())
+        found = (
+            None
+            if created
+            else (
+                Provider.objects.select_for_update(no_key=True)
+                .filter(pk=provider.pk)
+                .values("enabled", "launch_url", "api_url", "allowed_sources", "name")
+                .first()
+            )
+        )
         old: dict[str, Any] | None = dict(found) if found is not None else None
         if created:
             provider.created_at = now
         provider.updated_at = now
         provider.save()
-        audit_record(actor=actor, action="providers.provider_created" if created else "providers.provider_changed",
-                     obj=provider, old=old,
-                     new={"enabled": provider.enabled, "launch_url": provider.launch_url, "api_url": provider.api_url,
-                          "allowed_sources": provider.allowed_sources, "name": provider.name},
-                     secret_changed=bool(new_secret))
+        audit_record(
+            actor=actor,
+            action="providers.provider_created" if created else "providers.provider_changed",
+            obj=provider,
+            old=old,
+            new={
+                "enabled": provider.enabled,
+                "launch_url": provider.launch_url,
+                "api_url": provider.api_url,
+                "allowed_sources": provider.allowed_sources,
+                "name": provider.name,
+            },
+            secret_changed=bool(new_secret),
+        )
     return provider
 
 
@@ -119,7 +137,12 @@ def reconciliation_resolve(*, case: ReconciliationCase, resolution: str, actor: 
         row.resolved_at = clock.now()
         row.resolved_by_id = int(actor.id) if actor.type == "staff" and actor.id else None
         row.save(update_fields=["status", "resolution", "resolved_at", "resolved_by"])
-        audit_record(actor=actor, action="providers.reconciliation_resolved", obj=row,
-                     old={"status": ReconciliationCase.Status.OPEN}, new={"status": row.status},
-                     resolution=row.resolution)
+        audit_record(
+            actor=actor,
+            action="providers.reconciliation_resolved",
+            obj=row,
+            old={"status": ReconciliationCase.Status.OPEN},
+            new={"status": row.status},
+            resolution=row.resolution,
+        )
     return row

@@ -1,5 +1,6 @@
 """Fixtures of the providers' tests: a provider with a remote game approved in the plan, a funded player with a
 game session, a frozen clock, and the signing client (tests.kit.providers)."""
+
 from __future__ import annotations
 
 import pytest

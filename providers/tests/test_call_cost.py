@@ -1,6 +1,7 @@
 """The cost of a provider's bet and win through the HTTP API, counted in SQL statements (as the engine round's in
 games/tests/platform/test_round_cost.py): at most 12 each, signature check and exactly-once lookup and record
 included, and the same after 10,000 transactions and rounds of history. Limits are on."""
+
 from __future__ import annotations
 
 import threading
@@ -51,25 +52,37 @@ def _history(player: Any, provider: Any, n: int) -> None:
     """``n`` settled rounds and ``n`` answered provider calls of the player, written in bulk."""
     with connection.cursor() as cur:
         columns = [f.column for f in Round._meta.concrete_fields if not f.primary_key]
-        values = ["'history-' || n" if c == "idempotency_key" else "'h' || n" if c == "provider_round_id" else
-                  f"r.{c} - n * interval '3 seconds'" if c in ("started_at", "last_activity_at", "settled_at")
-                  else f"r.{c}" for c in columns]
-        cur.execute(f"""INSERT INTO games_round ({", ".join(columns)}) SELECT {", ".join(values)}
+        values = [
+            "'history-' || n"
+            if c == "idempotency_key"
+            else "'h' || n"
+            if c == "provider_round_id"
+            else f"r.{c} - n * interval '3 seconds'"
+            if c in ("started_at", "last_activity_at", "settled_at")
+            else f"r.{c}"
+            for c in columns
+        ]
+        cur.execute(
+            f"""INSERT INTO games_round ({", ".join(columns)}) SELECT {", ".join(values)}
                         FROM generate_series(1, %s) AS n,
                              (SELECT * FROM games_round WHERE player_id = %s AND status = 'finished' LIMIT 1) AS r""",
-                    [n, player.pk])
-        cur.execute("""INSERT INTO providers_providertransaction (provider_id, transaction_id, kind, player_id,
+            [n, player.pk],
+        )
+        cur.execute(
+            """INSERT INTO providers_providertransaction (provider_id, transaction_id, kind, player_id,
                            provider_round_id, bet_transaction_id, amount, credited, request_sha256, response_status,
                            response, created_at)
                        SELECT %s, 'hist-' || n, 'bet', %s, 'h' || n, '', 100, 100, '', 200, '{}', now()
-                       FROM generate_series(1, %s) AS n""", [provider.pk, player.pk, n])
+                       FROM generate_series(1, %s) AS n""",
+            [provider.pk, player.pk, n],
+        )
 
 
-def test_a_bet_and_a_win_cost_at_most_12_statements_also_after_10000_rounds_of_history(player, provider, signed,
-                                                                                         session, clock):
+def test_a_bet_and_a_win_cost_at_most_12_statements_also_after_10000_rounds_of_history(
+    player, provider, signed, session, clock
+):
     for limit_type, value in (("daily_stake", 5_000_000), ("daily_loss", 2_000_000)):
-        self_limit_set(player=player, kind="technical", limit_type=limit_type, value=value,
-                       actor=Actor.player(player))
+        self_limit_set(player=player, kind="technical", limit_type=limit_type, value=value, actor=Actor.player(player))
     bet(signed, session, "b0", "r0", closed=True)  # the day's first stake creates its counter rows
     clock.shift(3)
     _, bet_sql = _counted(lambda: bet(signed, session, "b1", "r1"))
@@ -107,16 +120,16 @@ def test_two_identical_bets_in_parallel_debit_once(player, signed, session, cloc
     assert ProviderTransaction.objects.filter(transaction_id="same").count() == 1
 
 
-def test_a_one_shot_studio_round_in_one_call_costs_no_more_than_an_engine_round(player, provider, signed, session,
-                                                                                clock):
+def test_a_one_shot_studio_round_in_one_call_costs_no_more_than_an_engine_round(
+    player, provider, signed, session, clock
+):
     """The one round path: a studio's whole round in one ``play`` call costs at most the 11 statements of an engine
     round that settles at once (games/tests/platform/test_round_cost.py), BEGIN and COMMIT, the signature's call
     context and the exactly-once record included."""
     from providers.tests.test_api import play
 
     for limit_type, value in (("daily_stake", 5_000_000), ("daily_loss", 2_000_000)):
-        self_limit_set(player=player, kind="technical", limit_type=limit_type, value=value,
-                       actor=Actor.player(player))
+        self_limit_set(player=player, kind="technical", limit_type=limit_type, value=value, actor=Actor.player(player))
     assert play(signed, session, "p0", "r0", win=500, win_txn="pw0").status_code == 200  # the day's counters
     clock.shift(3)
     _, sql = _counted(lambda: play(signed, session, "p1", "r1", win=2_500, win_txn="pw1"))

@@ -2,6 +2,7 @@
 ``round-cancelled`` to its API: a real local HTTP server); the daily reconciliation opens a case per difference with
 the provider's report (a real local HTTP server); the recall shows a remote round and its verification refuses
 clearly; production refuses unsafe provider settings."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -38,8 +39,9 @@ def _point_at(provider: Provider, url: str) -> None:
     provider_save(provider=provider, actor=Actor.system("tests"))
 
 
-def test_a_remote_round_past_its_deadline_is_voided_and_the_provider_is_told(player, provider, signed, session, clock,
-                                                                            eager, django_capture_on_commit_callbacks):
+def test_a_remote_round_past_its_deadline_is_voided_and_the_provider_is_told(
+    player, provider, signed, session, clock, eager, django_capture_on_commit_callbacks
+):
     with ProviderServer(SECRET) as server:
         _point_at(provider, server.url)
         assert bet(signed, session).status_code == 200
@@ -50,8 +52,19 @@ def test_a_remote_round_past_its_deadline_is_voided_and_the_provider_is_told(pla
     rnd = Round.objects.get(provider_round_id="r1")
     assert (rnd.status, rnd.void_reason) == (Round.Status.VOIDED, Round.VoidReason.DEADLINE)
     assert balance(player).amount == 100_000
-    assert server.calls == [("round-cancelled", {"round_id": "r1", "reason": "deadline", "outcome": "refunded",
-                                                 "refunded": api_money(1_000), "credited": api_money(0)}, True)]
+    assert server.calls == [
+        (
+            "round-cancelled",
+            {
+                "round_id": "r1",
+                "reason": "deadline",
+                "outcome": "refunded",
+                "refunded": api_money(1_000),
+                "credited": api_money(0),
+            },
+            True,
+        )
+    ]
     call_command("ledger_check")
     call_command("limits_reconcile")
 
@@ -71,7 +84,8 @@ def test_the_notice_is_retried_until_the_provider_answers(player, provider, sign
 
 
 def test_a_remote_round_with_a_credited_win_is_settled_at_its_deadline_not_refunded_and_the_provider_is_told(
-        player, provider, signed, session, clock, eager, django_capture_on_commit_callbacks):
+    player, provider, signed, session, clock, eager, django_capture_on_commit_callbacks
+):
     """GP §7(8): settled with the wins the provider sent (a stake refunded on top would pay twice), and the provider
     told that the platform closed its round: outcome settled, nothing refunded, the win credited."""
     assert bet(signed, session).status_code == 200
@@ -85,8 +99,19 @@ def test_a_remote_round_with_a_credited_win_is_settled_at_its_deadline_not_refun
     rnd = Round.objects.get(provider_round_id="r1")
     assert (rnd.status, rnd.win) == (Round.Status.FINISHED, 2_500)
     assert balance(player).amount == 101_500
-    assert server.calls == [("round-cancelled", {"round_id": "r1", "reason": "deadline", "outcome": "settled",
-                                                 "refunded": api_money(0), "credited": api_money(2_500)}, True)]
+    assert server.calls == [
+        (
+            "round-cancelled",
+            {
+                "round_id": "r1",
+                "reason": "deadline",
+                "outcome": "settled",
+                "refunded": api_money(0),
+                "credited": api_money(2_500),
+            },
+            True,
+        )
+    ]
     call_command("ledger_check")
     call_command("limits_reconcile")
 
@@ -96,11 +121,14 @@ def test_the_reconciliation_opens_a_case_for_every_difference(player, provider, 
     assert win(signed, session, "w1", "b1", "r1", amount=2_500).status_code == 200
     clock.shift(3)
     assert bet(signed, session, "b2", "r2", closed=True).status_code == 200
-    report = {"day": "2026-03-02", "transactions": [
-        {"transaction_id": "b1", "type": "bet", "round_id": "r1", "amount": api_money(1_000)},  # the same
-        {"transaction_id": "w1", "type": "win", "round_id": "r1", "amount": api_money(2_000)},  # amount differs
-        {"transaction_id": "b9", "type": "bet", "round_id": "r9", "amount": api_money(500)},  # not on the platform
-    ]}  # b2 missing at the provider
+    report = {
+        "day": "2026-03-02",
+        "transactions": [
+            {"transaction_id": "b1", "type": "bet", "round_id": "r1", "amount": api_money(1_000)},  # the same
+            {"transaction_id": "w1", "type": "win", "round_id": "r1", "amount": api_money(2_000)},  # amount differs
+            {"transaction_id": "b9", "type": "bet", "round_id": "r9", "amount": api_money(500)},  # not on the platform
+        ],
+    }  # b2 missing at the provider
     with ProviderServer(SECRET, answer=lambda op, body: (200, report)) as server:
         _point_at(provider, server.url)
         result = reconciliation_run(provider=provider, day=date(2026, 3, 2))
@@ -125,16 +153,22 @@ def test_finance_resolves_a_case_with_its_permission_and_the_resolution_is_audit
     from providers.services import reconciliation_resolve
     from tests.kit.accounts import make_staff
 
-    case = ReconciliationCase.objects.create(provider=provider, day=date(2026, 3, 2), transaction_id="x",
-                                             difference="missing_on_platform", created_at=provider.created_at)
+    case = ReconciliationCase.objects.create(
+        provider=provider,
+        day=date(2026, 3, 2),
+        transaction_id="x",
+        difference="missing_on_platform",
+        created_at=provider.created_at,
+    )
     staff = make_staff(role="finance")
     assert staff.has_perm("providers.resolve_reconciliation")
     done = reconciliation_resolve(case=case, resolution="provider's test round", actor=Actor.staff(staff))
     assert done.status == "resolved" and done.resolved_by_id == staff.pk
 
 
-def test_the_recall_shows_a_remote_round_with_its_transactions_and_verify_shows_the_studios_record(player, signed,
-                                                                                                  session, clock):
+def test_the_recall_shows_a_remote_round_with_its_transactions_and_verify_shows_the_studios_record(
+    player, signed, session, clock
+):
     assert bet(signed, session).status_code == 200
     assert win(signed, session).status_code == 200
     c = player_client(player)
@@ -151,13 +185,18 @@ def test_the_recall_shows_a_remote_round_with_its_transactions_and_verify_shows_
     checked = verify.json()
     assert (checked["outcome"], checked["verified"], checked["provider_round_id"]) == ("studio_record", True, "r1")
     assert checked["studio_record"]["outcome"] == DETAIL["outcome"]
-    action = c.post(f"/api/v1/games/rounds/{remote['id']}/actions", {"action": {"type": "collect"}}, format="json",
-                    HTTP_IDEMPOTENCY_KEY="k-act")
+    action = c.post(
+        f"/api/v1/games/rounds/{remote['id']}/actions",
+        {"action": {"type": "collect"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="k-act",
+    )
     assert action.status_code == 409
 
 
-def test_production_refuses_a_provider_with_the_development_or_a_short_secret(provider, signed, session, settings,
-                                                                              clock):
+def test_production_refuses_a_provider_with_the_development_or_a_short_secret(
+    provider, signed, session, settings, clock
+):
     from providers.services import production_refusal
 
     settings.PRODUCTION = True
@@ -181,8 +220,9 @@ def test_production_refuses_to_start_with_calls_allowed_from_any_address(monkeyp
     assert not any("PROVIDERS_ALLOW_ANY_SOURCE" in r for r in platform_settings.production_refusals())
 
 
-def test_without_allowed_sources_calls_are_refused_unless_development_allows_any(provider, signed, session, settings,
-                                                                                clock):
+def test_without_allowed_sources_calls_are_refused_unless_development_allows_any(
+    provider, signed, session, settings, clock
+):
     Provider.objects.filter(pk=provider.pk).update(allowed_sources=[])
     assert signed.call("balance", {"session": session}).status_code == 403
     settings.PROVIDERS_ALLOW_ANY_SOURCE = True
@@ -208,12 +248,24 @@ def test_the_call_that_closes_a_round_must_carry_the_studios_record_of_it(player
     without the studio's record is refused and moves nothing."""
     assert bet(signed, session).status_code == 200
     before = balance(player).amount
-    bare = signed.call("win", {"session": session, "transaction_id": "w1", "bet_transaction_id": "b1", "round_id": "r1",
-                               "amount": {"amount": 2_500, "currency": "CZK"}, "round_closed": True})
+    bare = signed.call(
+        "win",
+        {
+            "session": session,
+            "transaction_id": "w1",
+            "bet_transaction_id": "b1",
+            "round_id": "r1",
+            "amount": {"amount": 2_500, "currency": "CZK"},
+            "round_closed": True,
+        },
+    )
     assert bare.status_code == 400 and bare.json()["error"]["code"] == ROUND_DETAIL_REQUIRED.code
-    for wrong, reason in (({"history_url": "https://studio.example/r1"}, "sha256"),
-                          ({"history_url": "http://studio.example/r1", "sha256": "a" * 64}, "https"),
-                          ({"outcome": "three cherries"}, "object"), ({"outcome": {}, "sha256": "XYZ"}, "hex")):
+    for wrong, reason in (
+        ({"history_url": "https://studio.example/r1"}, "sha256"),
+        ({"history_url": "http://studio.example/r1", "sha256": "a" * 64}, "https"),
+        ({"outcome": "three cherries"}, "object"),
+        ({"outcome": {}, "sha256": "XYZ"}, "hex"),
+    ):
         r = win(signed, session, txn=f"w-{reason}", round_detail=wrong)
         assert r.status_code == 400 and r.json()["error"]["code"] == ROUND_DETAIL_INVALID.code, r.content
     assert balance(player).amount == before and Round.objects.get(provider_round_id="r1").status == "in_progress"
@@ -221,8 +273,7 @@ def test_the_call_that_closes_a_round_must_carry_the_studios_record_of_it(player
     assert end.status_code == 400 and end.json()["error"]["code"] == ROUND_DETAIL_REQUIRED.code
 
 
-def test_a_studio_record_by_reference_is_kept_and_verify_checks_an_outcomes_stated_hash(player, signed, session,
-                                                                                       clock):
+def test_a_studio_record_by_reference_is_kept_and_verify_checks_an_outcomes_stated_hash(player, signed, session, clock):
     from games.selectors import studio_outcome_sha256
 
     c = player_client(player)
@@ -231,8 +282,9 @@ def test_a_studio_record_by_reference_is_kept_and_verify_checks_an_outcomes_stat
     assert win(signed, session, round_detail=by_reference).status_code == 200
     rnd = Round.objects.get(provider_round_id="r1")
     checked = c.get(f"/api/v1/games/rounds/{rnd.pk}/verify").json()
-    assert checked["outcome"] == "studio_record" and checked["studio_record"]["history_url"] == by_reference[
-        "history_url"]
+    assert (
+        checked["outcome"] == "studio_record" and checked["studio_record"]["history_url"] == by_reference["history_url"]
+    )
     clock.shift(3)
     outcome = {"stops": [1, 2, 3]}
     assert bet(signed, session, txn="b2", rnd="r2").status_code == 200

@@ -1,4 +1,5 @@
 """The demo provider and its catalogue: the 41 games of Part two of the plan, unapproved except 5x Magic."""
+
 from __future__ import annotations
 
 import io
@@ -25,7 +26,11 @@ def test_the_demo_lists_41_plan_games_unapproved_but_5x_magic_and_running_it_twi
     assert rows.count() == len(GAMES) == 41
     assert [r.code for r in rows.filter(approval_state=Game.Approval.APPROVED)] == ["simstudio_5x_magic"]
     book = rows.get(code="simstudio_book_of_dead")
-    assert (str(book.rtp), book.max_bet, book.avg_hourly_loss, book.unfinished_deadline_days) == ("96.21", 10_000,
-                                                                                                  682_200, 90)
+    assert (str(book.rtp), book.max_bet, book.avg_hourly_loss, book.unfinished_deadline_days) == (
+        "96.21",
+        10_000,
+        682_200,
+        90,
+    )
     derived = [g for g in GAMES if g.hourly_loss_derived]
     assert all(g.hourly_loss == g.max_bet * (10_000 - int(g.rtp * 100)) * 1_800 // 10_000 for g in derived)

@@ -1,6 +1,7 @@
 """Exactly once per (provider, transaction_id): a repeat with the same body gets the stored answer and moves nothing,
 another body is 409 and a security event; wins before their bet, rollbacks of bets never seen (tombstones) and
 rollbacks after a win; forged, stale and foreign calls refused."""
+
 from __future__ import annotations
 
 import pytest
@@ -39,8 +40,9 @@ def test_a_repeated_bet_with_the_same_body_gets_the_same_answer_and_moves_nothin
     assert LedgerTransaction.objects.count() == postings and balance(player).amount == 99_000
 
 
-def test_the_same_transaction_id_with_another_body_is_refused_and_recorded_as_a_security_event(player, signed,
-                                                                                              session, clock):
+def test_the_same_transaction_id_with_another_body_is_refused_and_recorded_as_a_security_event(
+    player, signed, session, clock
+):
     assert bet(signed, session).status_code == 200
     r = bet(signed, session, amount=2_000)
     assert r.status_code == 409
@@ -56,8 +58,9 @@ def test_a_refused_bet_repeated_gets_the_same_refusal(signed, session, clock):
     assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
 
 
-def test_a_win_before_its_bet_is_an_unknown_transaction_and_credited_when_retried_after_the_bet(player, signed,
-                                                                                                   session, clock):
+def test_a_win_before_its_bet_is_an_unknown_transaction_and_credited_when_retried_after_the_bet(
+    player, signed, session, clock
+):
     provider_refused(win(signed, session), "RS_ERROR_TRANSACTION_DOES_NOT_EXIST", TRANSACTION_UNKNOWN.code)
     assert not ProviderTransaction.objects.filter(kind="win").exists()  # nothing moved, nothing recorded
     assert bet(signed, session).status_code == 200
@@ -69,8 +72,9 @@ def test_a_win_before_its_bet_is_an_unknown_transaction_and_credited_when_retrie
 
 
 def test_a_rollback_of_a_bet_never_seen_answers_ok_and_the_late_bet_is_refused(player, signed, session, clock):
-    r = signed.call("rollback", {"session": session, "transaction_id": "rb1", "bet_transaction_id": "b1",
-                                 "round_id": "r1"})
+    r = signed.call(
+        "rollback", {"session": session, "transaction_id": "rb1", "bet_transaction_id": "b1", "round_id": "r1"}
+    )
     assert r.status_code == 200 and r.json()["status"] == "RS_OK" and r.json()["balance"]["amount"] == 100_000
     assert ProviderTransaction.objects.filter(transaction_id="b1", kind="tombstone").exists()
     late = bet(signed, session)
@@ -81,8 +85,9 @@ def test_a_rollback_of_a_bet_never_seen_answers_ok_and_the_late_bet_is_refused(p
 
 def test_a_rollback_returns_the_stake_and_voids_the_round(player, signed, session, clock):
     assert bet(signed, session).status_code == 200
-    r = signed.call("rollback", {"session": session, "transaction_id": "rb1", "bet_transaction_id": "b1",
-                                 "round_id": "r1"})
+    r = signed.call(
+        "rollback", {"session": session, "transaction_id": "rb1", "bet_transaction_id": "b1", "round_id": "r1"}
+    )
     assert r.status_code == 200 and r.json()["balance"]["amount"] == 100_000
     rnd = Round.objects.get(provider_round_id="r1")
     assert (rnd.status, rnd.void_reason) == (Round.Status.VOIDED, Round.VoidReason.PROVIDER)
@@ -94,16 +99,26 @@ def test_a_rollback_returns_the_stake_and_voids_the_round(player, signed, sessio
 def test_a_rollback_after_a_win_is_refused(player, signed, session, clock):
     assert bet(signed, session).status_code == 200
     assert win(signed, session, closed=False).status_code == 200
-    r = signed.call("rollback", {"session": session, "transaction_id": "rb1", "bet_transaction_id": "b1",
-                                 "round_id": "r1"})
+    r = signed.call(
+        "rollback", {"session": session, "transaction_id": "rb1", "bet_transaction_id": "b1", "round_id": "r1"}
+    )
     assert r.status_code == 409
     provider_refused(r, "RS_ERROR_ROLLBACK_AFTER_WIN", REMOTE_ROLLBACK_AFTER_WIN.code)
     assert balance(player).amount == 101_500
 
 
 def test_a_forged_signature_is_refused_and_recorded(player, signed, session, clock):
-    r = signed.call("bet", {"session": session, "transaction_id": "b1", "round_id": "r1", "game": "wild",
-                            "amount": {"amount": 100, "currency": "CZK"}}, secret="x" * 40)
+    r = signed.call(
+        "bet",
+        {
+            "session": session,
+            "transaction_id": "b1",
+            "round_id": "r1",
+            "game": "wild",
+            "amount": {"amount": 100, "currency": "CZK"},
+        },
+        secret="x" * 40,
+    )
     assert r.status_code == 401
     provider_refused(r, "RS_ERROR_INVALID_SIGNATURE", INVALID_SIGNATURE.code)
     assert AuditEvent.objects.using("refusal_log").filter(action="security.provider_call_refused").exists()
@@ -143,11 +158,15 @@ def test_bad_bodies_are_clear_refusals(signed, body, clock):
 
 
 def test_bad_amounts_are_refused_before_anything_moves(player, signed, session, clock):
-    for amount, status in (({"amount": 100, "currency": "EUR"}, "RS_ERROR_WRONG_CURRENCY"),
-                           ({"amount": "100", "currency": "CZK"}, "RS_ERROR_WRONG_TYPES"),
-                           ({"amount": -5, "currency": "CZK"}, "RS_ERROR_WRONG_SYNTAX")):
-        r = signed.call("bet", {"session": session, "transaction_id": f"t{status}", "round_id": "r1", "game": "wild",
-                                "amount": amount})
+    for amount, status in (
+        ({"amount": 100, "currency": "EUR"}, "RS_ERROR_WRONG_CURRENCY"),
+        ({"amount": "100", "currency": "CZK"}, "RS_ERROR_WRONG_TYPES"),
+        ({"amount": -5, "currency": "CZK"}, "RS_ERROR_WRONG_SYNTAX"),
+    ):
+        r = signed.call(
+            "bet",
+            {"session": session, "transaction_id": f"t{status}", "round_id": "r1", "game": "wild", "amount": amount},
+        )
         assert r.status_code == 400 and r.json()["status"] == status, r.content
     assert balance(player).amount == 100_000
 
@@ -159,9 +178,14 @@ def test_a_studios_accepted_calls_are_not_rate_limited_and_its_refused_ones_are(
     from django.core.cache import cache
 
     cache.clear()
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
-                               "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-                                                          "callback": "3/min", "callback_refused": "2/min"}}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "callback": "3/min",
+            "callback_refused": "2/min",
+        },
+    }
     for _ in range(10):  # more than any per-address rate would let through
         assert signed.call("balance", {"session": session}).status_code == 200
     forged = [signed.call("balance", {"session": session}, secret="x" * 40).status_code for _ in range(3)]
@@ -171,17 +195,19 @@ def test_a_studios_accepted_calls_are_not_rate_limited_and_its_refused_ones_are(
     cache.clear()
 
 
-def test_a_studios_duplicate_retries_are_throttled_by_studio_and_outcome_never_its_other_calls(player, signed, session,
-                                                                                               clock, settings):
+def test_a_studios_duplicate_retries_are_throttled_by_studio_and_outcome_never_its_other_calls(
+    player, signed, session, clock, settings
+):
     """Security review I-2: a studio retrying one transaction id with another body (e.g. a request id inside it) gets
     409, beyond the rate 429 for those retries only; its players' other calls go on (they are not counted per
     source)."""
     from django.core.cache import cache
 
     cache.clear()
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
-                               "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-                                                          "callback_refused": "3/min"}}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "callback_refused": "3/min"},
+    }
     assert bet(signed, session).status_code == 200
     answers = [bet(signed, session, amount=1_000, request_id=f"attempt-{i}").status_code for i in range(6)]
     assert answers[:3] == [409, 409, 409] and set(answers[3:]) == {429}

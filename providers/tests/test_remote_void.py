@@ -8,6 +8,7 @@ jackpots are reversed as for an engine round; the provider is not told (its roun
 daily report still matches). Staff act as they do: the admin action and the compliance staff API (the helpers of
 games/tests/platform/test_void_settled.py). ``ledger_check``, ``limits_reconcile`` and ``jackpot_check`` after each.
 """
+
 from __future__ import annotations
 
 from datetime import date
@@ -48,8 +49,9 @@ def told(monkeypatch):
     return calls
 
 
-def _two_wins(signed: Any, session: str, clock: Any, rnd: str = "r1", txn: str = "b1", stake: int = 1_000,
-              jackpot: int = 0) -> Round:
+def _two_wins(
+    signed: Any, session: str, clock: Any, rnd: str = "r1", txn: str = "b1", stake: int = 1_000, jackpot: int = 0
+) -> Round:
     """A remote round: the bet, a win of 25.00 (round open), a win of 15.00 closing it (and a jackpot win)."""
     clock.shift(3)  # GP §7(9)
     assert bet(signed, session, txn, rnd, amount=stake).status_code == 200
@@ -64,8 +66,10 @@ def _wins(rnd: Round) -> tuple[str, str]:
     first, second = remote_win_references(rnd)
     assert (first, second) == (f"games:round:{rnd.pk}:win:1", f"games:round:{rnd.pk}:win:2")
     # each is the win posting the provider's call made, with its amount
-    assert dict(LedgerTransaction.objects.filter(reference__in=[first, second]).values_list("reference", "amount")) \
-        == {first: 2_500, second: 1_500}
+    assert dict(LedgerTransaction.objects.filter(reference__in=[first, second]).values_list("reference", "amount")) == {
+        first: 2_500,
+        second: 1_500,
+    }
     return first, second
 
 
@@ -83,7 +87,8 @@ def _limits_reversed(rnd: Round) -> None:
 
 
 def test_a_void_remote_round_without_a_hold_gives_the_stake_back_and_takes_every_win_and_the_provider_is_not_told(
-        player, provider, signed, session, clock, client, told, django_capture_on_commit_callbacks):
+    player, provider, signed, session, clock, client, told, django_capture_on_commit_callbacks
+):
     from providers.reconciliation import reconciliation_run
 
     rnd = _two_wins(signed, session, clock)
@@ -101,10 +106,14 @@ def test_a_void_remote_round_without_a_hold_gives_the_stake_back_and_takes_every
     _limits_reversed(rnd)
     assert told == []  # the provider's round stands: no round-cancelled for a settled round
     # and its daily report still matches the platform's transactions: nothing to reconcile
-    report = {"day": "2026-03-02", "transactions": [
-        {"transaction_id": "b1", "type": "bet", "round_id": "r1", "amount": api_money(1_000)},
-        {"transaction_id": "b1-w1", "type": "win", "round_id": "r1", "amount": api_money(2_500)},
-        {"transaction_id": "b1-w2", "type": "win", "round_id": "r1", "amount": api_money(1_500)}]}
+    report = {
+        "day": "2026-03-02",
+        "transactions": [
+            {"transaction_id": "b1", "type": "bet", "round_id": "r1", "amount": api_money(1_000)},
+            {"transaction_id": "b1-w1", "type": "win", "round_id": "r1", "amount": api_money(2_500)},
+            {"transaction_id": "b1-w2", "type": "win", "round_id": "r1", "amount": api_money(1_500)},
+        ],
+    }
     with ProviderServer(SECRET, answer=lambda op, body: (200, report)) as server:
         provider.api_url = server.url
         provider.save(update_fields=["api_url"])
@@ -119,7 +128,8 @@ def test_a_void_remote_round_without_a_hold_gives_the_stake_back_and_takes_every
 
 
 def test_one_of_two_wins_held_is_taken_from_the_hold_the_other_from_the_balance(
-        player, signed, session, clock, client, told, django_capture_on_commit_callbacks):
+    player, signed, session, clock, client, told, django_capture_on_commit_callbacks
+):
     rnd = _two_wins(signed, session, clock)
     _first, second = _wins(rnd)
     hold_id = _hold_through_compliance(player, rnd.pk, win_reference=second)
@@ -157,8 +167,9 @@ def test_both_wins_held_come_from_the_holds_and_the_balance_gives_nothing(player
     _books_clean()
 
 
-def test_a_player_who_spent_part_of_the_wins_owes_exactly_the_rest_never_the_held_part(provider, game, signed,
-                                                                                      clock, client):
+def test_a_player_who_spent_part_of_the_wins_owes_exactly_the_rest_never_the_held_part(
+    provider, game, signed, clock, client
+):
     """10.00 CZK: the 10.00 bet wins 25.00 + 15.00 (40.00), the 15.00 held; 20.00 lost in the next round (5.00 left).
     The void: +10.00 stake, the 40.00 taken: 15.00 from the hold, 25.00 from the balance (15.00): -10.00, the debt
     of exactly the money the player spent and no longer has (without the void bet, 10.00 - 20.00)."""
@@ -177,8 +188,11 @@ def test_a_player_who_spent_part_of_the_wins_owes_exactly_the_rest_never_the_hel
     assert (debt.amount, debt.outstanding, debt.status) == (1_000, 1_000, "open")
     assert _deduction_legs(player) == {("player_main", -2_500), ("player_held", -1_500), ("house", 4_000)}
     event = AuditEvent.objects.get(action="games.round_voided_settled")
-    assert (event.details["win_from_hold"], event.details["balance_after"], event.details["debt"]) == (1_500, -1_000,
-                                                                                                     1_000)
+    assert (event.details["win_from_hold"], event.details["balance_after"], event.details["debt"]) == (
+        1_500,
+        -1_000,
+        1_000,
+    )
     _limits_reversed(rnd)
     # GP §7(7): no stake until the debt is paid (the provider's next bet is refused)
     clock.shift(3)
@@ -188,7 +202,8 @@ def test_a_player_who_spent_part_of_the_wins_owes_exactly_the_rest_never_the_hel
 
 
 def test_a_void_remote_round_with_a_jackpot_award_returns_it_to_its_pool_and_a_held_win_from_the_hold(
-        player, signed, session, clock):
+    player, signed, session, clock
+):
     """The jackpots as for an engine round: the remote bet's contribution reversed, the award it paid back to its
     pool whole; a win of the provider held comes from the hold."""
     from jackpots.models import MICRO, Award
@@ -218,8 +233,10 @@ def test_a_void_remote_round_with_a_jackpot_award_returns_it_to_its_pool_and_a_h
 
 # A remote round in progress: the deadline and a staff refund ----------------------------------------------------------
 
+
 def test_a_held_win_of_a_remote_round_settled_at_its_deadline_stays_held_and_a_later_void_takes_it(
-        player, signed, session, clock, told, django_capture_on_commit_callbacks):
+    player, signed, session, clock, told, django_capture_on_commit_callbacks
+):
     """The builder's decision: a remote round with a credited win is settled at its deadline (GP §7(8)b) with the
     wins credited, not voided. The hold placed while it was open is untouched by the settlement (still held, the
     balance unchanged, no second credit); a later void takes the held win from the hold and tells the provider
@@ -249,7 +266,8 @@ def test_a_held_win_of_a_remote_round_settled_at_its_deadline_stays_held_and_a_l
 
 
 def test_staff_refund_a_remote_round_without_a_credited_win_and_the_provider_is_told_once(
-        player, signed, session, clock, told, django_capture_on_commit_callbacks):
+    player, signed, session, clock, told, django_capture_on_commit_callbacks
+):
     assert bet(signed, session).status_code == 200
     assert win(signed, session, amount=0, closed=False).status_code == 200  # a win of 0: nothing credited
     rnd = Round.objects.get(provider_round_id="r1")

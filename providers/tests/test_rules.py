@@ -1,6 +1,7 @@
 """The platform's rules hold for remote games, through the signed API: limits, the 120/15 break, one open round
 across engine and remote games, the 2-second rule, the approval, funds, the GP §8(3) win cap. A refusal moves
 nothing and answers in the provider's vocabulary with the platform's code."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -69,10 +70,12 @@ def test_after_120_minutes_of_play_a_bet_is_refused_until_the_15_minute_break(pl
 def test_one_open_round_across_a_remote_game_and_an_engine_game(player, signed, session, clock):
     assert bet(signed, session, "b1", "r1").status_code == 200  # the remote round stays open
     clock.shift(3)
-    engine = player_client(player).post("/api/v1/games/rounds",
-                                        {"game": "european_roulette",
-                                         "bet": api_bet({"bets": [{"type": "red", "amount": 100}]})},
-                                        format="json", HTTP_IDEMPOTENCY_KEY="k-engine")
+    engine = player_client(player).post(
+        "/api/v1/games/rounds",
+        {"game": "european_roulette", "bet": api_bet({"bets": [{"type": "red", "amount": 100}]})},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="k-engine",
+    )
     assert engine.status_code == 409 and engine.json()["error"]["code"] == ROUND_IN_PROGRESS.code
     r = bet(signed, session, "b2", "r2")  # another round of the remote game: GP §7(6) too
     provider_refused(r, "RS_ERROR_LIMIT_REACHED", ROUND_IN_PROGRESS.code)
@@ -135,13 +138,13 @@ def test_a_win_on_a_settled_round_is_refused_and_a_round_end_after_it_answers_ok
     assert bet(signed, session).status_code == 200
     assert win(signed, session, "w1", closed=True).status_code == 200
     provider_refused(win(signed, session, "w2", amount=100), "RS_ERROR_ROUND_CLOSED", REMOTE_ROUND_CLOSED.code)
-    end = signed.call("round-end", {"session": session, "round_id": "r1", "transaction_id": "e1",
-                                    "round_detail": DETAIL})
+    end = signed.call(
+        "round-end", {"session": session, "round_id": "r1", "transaction_id": "e1", "round_detail": DETAIL}
+    )
     assert end.status_code == 200 and end.json()["round_status"] == "finished"
 
 
-def test_the_session_expires_after_its_hours_but_a_win_on_an_open_round_still_credits(signed, session, clock,
-                                                                                      player):
+def test_the_session_expires_after_its_hours_but_a_win_on_an_open_round_still_credits(signed, session, clock, player):
     assert bet(signed, session).status_code == 200
     for _ in range(13 * 3):  # the player keeps playing (each studio call is activity on the login) for 13 hours
         clock.shift(20 * 60)
@@ -153,7 +156,8 @@ def test_the_session_expires_after_its_hours_but_a_win_on_an_open_round_still_cr
 
 
 def test_the_login_ends_after_idling_and_the_game_session_ends_with_it_but_a_win_on_an_open_round_still_credits(
-        signed, session, clock, player):
+    signed, session, clock, player
+):
     assert bet(signed, session).status_code == 200
     clock.shift(13 * 3600)
     provider_refused(signed.call("balance", {"session": session}), "RS_ERROR_TOKEN_EXPIRED", LOGIN_ENDED.code)
@@ -180,18 +184,29 @@ def _listed(slug: str = "wild", **changes):
 
     from games.services import remote_game_upsert
 
-    figures = {"name": f"Game {slug}", "kind": "slot", "rtp": Decimal("96.00"), "min_bet": 10, "max_bet": 100_000,
-               "max_win": 5_000_000, "avg_hourly_loss": 100_000 * 4 * 1800 // 100, "unfinished_deadline_days": 90,
-               **changes}
+    figures = {
+        "name": f"Game {slug}",
+        "kind": "slot",
+        "rtp": Decimal("96.00"),
+        "min_bet": 10,
+        "max_bet": 100_000,
+        "max_win": 5_000_000,
+        "avg_hourly_loss": 100_000 * 4 * 1800 // 100,
+        "unfinished_deadline_days": 90,
+        **changes,
+    }
     return remote_game_upsert(provider="sim", provider_game_id=slug, actor=Actor.system("tests"), **figures)
 
 
-@pytest.mark.parametrize("changes,field", [
-    ({"rtp": __import__("decimal").Decimal("70.00")}, "rtp"),
-    ({"rtp": __import__("decimal").Decimal("84.23")}, "rtp"),
-    ({"max_bet": 100_010}, "max_bet"),
-    ({"min_bet": 5}, "max_bet"),
-])
+@pytest.mark.parametrize(
+    "changes,field",
+    [
+        ({"rtp": __import__("decimal").Decimal("70.00")}, "rtp"),
+        ({"rtp": __import__("decimal").Decimal("84.23")}, "rtp"),
+        ({"max_bet": 100_010}, "max_bet"),
+        ({"min_bet": 5}, "max_bet"),
+    ],
+)
 def test_a_studio_game_outside_the_plans_figures_is_refused(provider, changes, field):
     from core.errors import DomainError
 
@@ -208,8 +223,9 @@ def test_a_studio_game_at_the_plans_minimum_rtp_and_maximum_stake_is_listed(prov
     assert row.rtp == Decimal("84.24") and row.approval_state == "unapproved"
 
 
-def test_a_change_of_a_declared_figure_withdraws_the_approval_and_the_same_figures_keep_it(game, player, signed,
-                                                                                          session, clock):
+def test_a_change_of_a_declared_figure_withdraws_the_approval_and_the_same_figures_keep_it(
+    game, player, signed, session, clock
+):
     from decimal import Decimal
 
     assert Game.objects.get(pk=game.pk).approved
@@ -236,8 +252,15 @@ def test_a_round_id_out_of_its_length_is_refused_as_a_round_id_and_moves_nothing
     """The seamless wallet's service checks the studio's round id itself (the API's serializer also does): an empty
     or over-long one is refused with the round id's own code, not as an invalid amount."""
     with pytest.raises(DomainError) as refused:
-        remote_bet(player=player, game=game, round_id=round_id, transaction_id="t1", amount=Money(100), closed=True,
-                   actor=Actor.player(player))
+        remote_bet(
+            player=player,
+            game=game,
+            round_id=round_id,
+            transaction_id="t1",
+            amount=Money(100),
+            closed=True,
+            actor=Actor.player(player),
+        )
     assert refused.value.code == games_errors.REMOTE_INVALID_ROUND_ID.code
     assert rs_status(refused.value.code, 400) == "RS_ERROR_WRONG_SYNTAX"
     assert balance(player).amount == 100_000 and not Round.objects.filter(player=player).exists()

@@ -10,6 +10,7 @@ play period is walked to its edge. At the end of each test the books agree: ``le
 ``limits_reconcile`` are clean and the platform's daily reconciliation against the simulator's own round report
 finds no difference.
 """
+
 from __future__ import annotations
 
 import io
@@ -46,12 +47,28 @@ GAME = f"{CODE}_sim_fruits"
 FUNDS = 100_000  # 1,000 CZK
 
 
-def http(method: str, url: str, body: Any = None, *, token: str | None = None, headers: dict[str, str] | None = None,
-         lang: str = "cs") -> tuple[int, Any]:
+def http(
+    method: str,
+    url: str,
+    body: Any = None,
+    *,
+    token: str | None = None,
+    headers: dict[str, str] | None = None,
+    lang: str = "cs",
+) -> tuple[int, Any]:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers={
-        "Accept": "application/json", "Accept-Language": lang, **({"Content-Type": "application/json"} if data else {}),
-        **({"Authorization": f"Token {token}"} if token else {}), **(headers or {})})
+    request = urllib.request.Request(
+        url,
+        data=data,
+        method=method,
+        headers={
+            "Accept": "application/json",
+            "Accept-Language": lang,
+            **({"Content-Type": "application/json"} if data else {}),
+            **({"Authorization": f"Token {token}"} if token else {}),
+            **(headers or {}),
+        },
+    )
     try:
         with urllib.request.urlopen(request, timeout=30) as r:
             raw, status = r.read(), r.status
@@ -73,8 +90,12 @@ def frozen():
 def sim(live_server, frozen):
     app = SimulatorApp(platform=live_server.url, provider=CODE, secret=SECRET, slot=Slot(random.Random(23)))
     running = Running(app)
-    make_provider(CODE, launch_url=f"{running.url}/play", api_url=f"{running.url}/api",
-                  allowed_sources=["127.0.0.1/32", "::1/128"])
+    make_provider(
+        CODE,
+        launch_url=f"{running.url}/play",
+        api_url=f"{running.url}/api",
+        allowed_sources=["127.0.0.1/32", "::1/128"],
+    )
     make_game(CODE, "sim_fruits", max_bet=10_000)
     yield running
     running.stop()
@@ -92,8 +113,9 @@ class Player:
         self.sid = self.launch_url = ""
 
     def launch(self, lang: str = "cs") -> str:
-        status, launched = http("POST", f"{self.live}/api/v1/providers/{CODE}/launch", {"game": GAME, "lang": lang},
-                                token=self.token)
+        status, launched = http(
+            "POST", f"{self.live}/api/v1/providers/{CODE}/launch", {"game": GAME, "lang": lang}, token=self.token
+        )
         assert status == 201, launched
         assert launched["launch_url"].startswith(f"{self.sim.url}/play?token=")
         assert "game=sim_fruits" in launched["launch_url"] and f"lang={lang}" in launched["launch_url"]
@@ -130,7 +152,8 @@ def books_agree() -> None:
 
 
 def test_a_player_launched_from_the_catalogue_plays_on_the_simulators_page_and_the_round_is_everywhere(
-        live_server, sim, frozen):
+    live_server, sim, frozen
+):
     p = Player(live_server, sim, frozen)
     page = p.launch("en")
     assert "Balance: <output id='balance'>1 000.00 CZK</output>" in page
@@ -150,9 +173,12 @@ def test_a_player_launched_from_the_catalogue_plays_on_the_simulators_page_and_t
     assert sorted(-line["amount"]["amount"] for line in lines if line["category"] == "stake") == [100, 100, 200]
     assert sum(line["amount"]["amount"] for line in lines if line["category"] == "win") == won
     # a complaint names a remote round as any other
-    status, complaint = http("POST", f"{p.live}/api/v1/complaints", {
-        "reason": "game_result", "description": "The reels stopped oddly.", "rounds": [remote[0]["id"]]},
-        token=p.token)
+    status, complaint = http(
+        "POST",
+        f"{p.live}/api/v1/complaints",
+        {"reason": "game_result", "description": "The reels stopped oddly.", "rounds": [remote[0]["id"]]},
+        token=p.token,
+    )
     assert status == 201, complaint
     detail = p.get(f"/api/v1/complaints/{complaint['reference']}")
     assert [(i["kind"], str(i["object_id"])) for i in detail["items"]] == [("round", str(remote[0]["id"]))]
@@ -162,8 +188,7 @@ def test_a_player_launched_from_the_catalogue_plays_on_the_simulators_page_and_t
     books_agree()
 
 
-def test_the_daily_stake_limit_holds_exactly_at_its_boundary_and_the_player_reads_the_refusal(
-        live_server, sim, frozen):
+def test_the_daily_stake_limit_holds_exactly_at_its_boundary_and_the_player_reads_the_refusal(live_server, sim, frozen):
     p = Player(live_server, sim, frozen)
     self_limit_set(player=p.player, kind="technical", limit_type="daily_stake", value=300, actor=Actor.player(p.player))
     p.launch("cs")
@@ -183,7 +208,8 @@ def test_the_daily_stake_limit_holds_exactly_at_its_boundary_and_the_player_read
 
 
 def test_the_120_minute_break_is_enforced_on_remote_rounds_and_ends_15_minutes_after_the_last_round(
-        live_server, sim, frozen):
+    live_server, sim, frozen
+):
     p = Player(live_server, sim, frozen)
     p.launch("cs")
     started = clock.now()
@@ -205,14 +231,16 @@ def test_the_120_minute_break_is_enforced_on_remote_rounds_and_ends_15_minutes_a
 
 
 def test_duplicated_out_of_order_and_lost_answers_change_nothing_and_forged_or_stale_calls_are_refused(
-        live_server, sim, frozen):
+    live_server, sim, frozen
+):
     p = Player(live_server, sim, frozen)
     client = WalletClient(live_server.url, CODE, SECRET, journal=sim.app.journal)
     studio = Studio(client, Slot(random.Random(5)))
 
     def session() -> str:
-        status, launched = http("POST", f"{p.live}/api/v1/providers/{CODE}/launch", {"game": GAME, "lang": "cs"},
-                                token=p.token)
+        status, launched = http(
+            "POST", f"{p.live}/api/v1/providers/{CODE}/launch", {"game": GAME, "lang": "cs"}, token=p.token
+        )
         assert status == 201, launched
         return str(client.session(launched["launch_token"]).body["session"])
 
@@ -239,7 +267,9 @@ def test_duplicated_out_of_order_and_lost_answers_change_nothing_and_forged_or_s
 
     tombstone = play("rollback_first")  # the rollback of a bet never seen: RS_OK, and the late bet is refused
     assert [(op, r.status, r.provider_status) for op, r in tombstone.calls] == [
-        ("rollback", 200, "RS_OK"), ("bet", 409, "RS_ERROR_TRANSACTION_ROLLED_BACK")]
+        ("rollback", 200, "RS_OK"),
+        ("bet", 409, "RS_ERROR_TRANSACTION_ROLLED_BACK"),
+    ]
 
     lost = play("timeout")  # the bet's answer lost, the bet retried (a replay), then rolled back: nothing moved
     assert lost.voided and [op for op, _ in lost.calls] == ["bet", "bet", "rollback"]
@@ -248,8 +278,10 @@ def test_duplicated_out_of_order_and_lost_answers_change_nothing_and_forged_or_s
     late = play("late_round_end")  # the win leaves the round open, round-end closes it
     assert late.settled and [op for op, _ in late.calls] == ["bet", "win", "round-end"]
 
-    for mode, code in (("forged_signature", "RS_ERROR_INVALID_SIGNATURE"), ("stale_timestamp",
-                                                                          "RS_ERROR_INVALID_SIGNATURE")):
+    for mode, code in (
+        ("forged_signature", "RS_ERROR_INVALID_SIGNATURE"),
+        ("stale_timestamp", "RS_ERROR_INVALID_SIGNATURE"),
+    ):
         refused = play(mode)
         assert (refused.refusal.status, refused.refusal.provider_status) == (401, code), mode
 

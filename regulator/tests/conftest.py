@@ -1,5 +1,6 @@
 """The regulator tests play real rounds through the games platform (its test games and approved catalogue) and seal
 packages with test certificates made for the session."""
+
 from __future__ import annotations
 
 import pytest

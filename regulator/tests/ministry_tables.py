@@ -1,5 +1,6 @@
 """The data-file definitions rebuilt from the Ministry's own tables (../shared/spec/regulator-data), independently of
 regulator/schema.py, so a package can be validated against the Ministry's definitions themselves."""
+
 from __future__ import annotations
 
 import csv
@@ -8,10 +9,18 @@ from pathlib import Path
 
 from regulator import schema
 
-_TYPES = {"Identifier": schema.IDENTIFIER, "IdentifierExtended": schema.IDENTIFIER_EXT,
-          "ReferenceLink": schema.REFERENCE, "ReferenceLinkExtended": schema.REFERENCE_EXT,
-          "DateAndTime": schema.DATETIME, "Date": schema.DATE, "DecimalNumber": schema.DECIMAL,
-          "IntegerNumber": schema.INTEGER, "Text": schema.TEXT, "codebook": schema.CODE}
+_TYPES = {
+    "Identifier": schema.IDENTIFIER,
+    "IdentifierExtended": schema.IDENTIFIER_EXT,
+    "ReferenceLink": schema.REFERENCE,
+    "ReferenceLinkExtended": schema.REFERENCE_EXT,
+    "DateAndTime": schema.DATETIME,
+    "Date": schema.DATE,
+    "DecimalNumber": schema.DECIMAL,
+    "IntegerNumber": schema.INTEGER,
+    "Text": schema.TEXT,
+    "codebook": schema.CODE,
+}
 _LENGTHS = {"Identifier", "IdentifierExtended", "ReferenceLink", "ReferenceLinkExtended", "Text", "codebook"}
 
 
@@ -29,8 +38,9 @@ def _condition(text: str) -> tuple:
 
 
 def ministry_files(folder: Path, game_type: str = "T") -> tuple[dict[str, schema.DataFile], dict[str, tuple[str, ...]]]:
-    names = [r["FileName"] for r in _rows(folder, "model_game_file.csv")
-             if r["Model"] == "V" and r["GameType"] == game_type]
+    names = [
+        r["FileName"] for r in _rows(folder, "model_game_file.csv") if r["Model"] == "V" and r["GameType"] == game_type
+    ]
     items: dict[str, list[dict[str, str]]] = {}
     for row in _rows(folder, "fields_structure.csv"):
         if row["Model"] == "V" and row["FileName"] in names:
@@ -40,11 +50,18 @@ def ministry_files(folder: Path, game_type: str = "T") -> tuple[dict[str, schema
         out = []
         for r in sorted(items[name], key=lambda r: int(r["ColumnId"])):
             lengths = r["FieldType"] in _LENGTHS
-            out.append(schema.Item(
-                r["FieldNameCz"], _TYPES[r["FieldType"]], r["DomainType"].removeprefix("D_"), r["Nullable"] == "N",
-                int(r["MinLength"]) if lengths and r["MinLength"].strip() else None,
-                int(r["MaxLength"]) if lengths and r["MaxLength"].strip() else None, r["Context"],
-                _condition(r["Condition"]) if r["Presence"] == "mandatoryif" else ()))
+            out.append(
+                schema.Item(
+                    r["FieldNameCz"],
+                    _TYPES[r["FieldType"]],
+                    r["DomainType"].removeprefix("D_"),
+                    r["Nullable"] == "N",
+                    int(r["MinLength"]) if lengths and r["MinLength"].strip() else None,
+                    int(r["MaxLength"]) if lengths and r["MaxLength"].strip() else None,
+                    r["Context"],
+                    _condition(r["Condition"]) if r["Presence"] == "mandatoryif" else (),
+                )
+            )
         files[name] = schema.DataFile(name, tuple(out))
     codes: dict[str, list[str]] = {}
     for row in _rows(folder, "codebook.csv"):

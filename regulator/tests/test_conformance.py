@@ -1,6 +1,7 @@
 """The project's definitions of the game-type-T data files against the Ministry's own schema tables and empty package
 (read from ../shared/spec/regulator-data next to the repository; never copied into it). Skipped, with the reason,
 where that folder is absent."""
+
 from __future__ import annotations
 
 import csv
@@ -13,15 +14,30 @@ from regulator import schema
 
 DATA = Path(settings.BASE_DIR).parent / "shared" / "spec" / "regulator-data"
 
-pytestmark = pytest.mark.skipif(not (DATA / "fields_structure.csv").is_file(),
-                                reason=f"the Ministry's schema tables are not at {DATA}")
+pytestmark = pytest.mark.skipif(
+    not (DATA / "fields_structure.csv").is_file(), reason=f"the Ministry's schema tables are not at {DATA}"
+)
 
-_TYPES = {schema.IDENTIFIER: "Identifier", schema.IDENTIFIER_EXT: "IdentifierExtended",
-          schema.REFERENCE: "ReferenceLink", schema.REFERENCE_EXT: "ReferenceLinkExtended",
-          schema.DATETIME: "DateAndTime", schema.DATE: "Date", schema.DECIMAL: "DecimalNumber",
-          schema.INTEGER: "IntegerNumber", schema.TEXT: "Text", schema.CODE: "codebook"}
-_LENGTHS_MEAN_SOMETHING = {"Identifier", "IdentifierExtended", "ReferenceLink", "ReferenceLinkExtended", "Text",
-                           "codebook"}
+_TYPES = {
+    schema.IDENTIFIER: "Identifier",
+    schema.IDENTIFIER_EXT: "IdentifierExtended",
+    schema.REFERENCE: "ReferenceLink",
+    schema.REFERENCE_EXT: "ReferenceLinkExtended",
+    schema.DATETIME: "DateAndTime",
+    schema.DATE: "Date",
+    schema.DECIMAL: "DecimalNumber",
+    schema.INTEGER: "IntegerNumber",
+    schema.TEXT: "Text",
+    schema.CODE: "codebook",
+}
+_LENGTHS_MEAN_SOMETHING = {
+    "Identifier",
+    "IdentifierExtended",
+    "ReferenceLink",
+    "ReferenceLinkExtended",
+    "Text",
+    "codebook",
+}
 
 
 def _rows(name: str) -> list[dict[str, str]]:

@@ -1,5 +1,6 @@
 """The Ministry's download and notification URLs admit only its configured client certificates (as the TLS terminator
 passes them on); the scheduled job issues each closed period's package once."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -52,8 +53,12 @@ def test_the_ministry_downloads_the_stored_package_and_it_is_marked_downloaded(m
 
 @pytest.mark.parametrize("who", ["none", "unverified", "operator", "fingerprint-of-another"])
 def test_anyone_else_is_refused_with_403(ministry, issued, pki, settings, who):
-    headers: Any = {"none": {}, "unverified": _headers(ministry, "FAILED:unable to verify"),
-               "operator": _headers(pki.operator_cert), "fingerprint-of-another": _headers(pki.seal_cert)}[who]
+    headers: Any = {
+        "none": {},
+        "unverified": _headers(ministry, "FAILED:unable to verify"),
+        "operator": _headers(pki.operator_cert),
+        "fingerprint-of-another": _headers(pki.seal_cert),
+    }[who]
     r = Client().get(f"{URL}/packages/{issued.name}.zip.p7e.p7s", **headers)
     assert r.status_code == 403 and r.json()["error"]["code"] == CLIENT_REFUSED.code
     r = Client().post(f"{URL}/notify/success?balicek={issued.name}", data="OK", content_type="text/plain", **headers)
@@ -70,19 +75,31 @@ def test_a_client_named_by_its_fingerprint_is_admitted(settings, pki, issued):
 
 def test_notifications_confirm_or_reject_the_package_and_an_error_opens_a_staff_task(ministry, issued):
     c = Client()
-    r = c.post(f"{URL}/notify/error", data=f"{issued.name}\nERR_LINE_BAD_HEADER [ucet.csv] [2]: bad header",
-               content_type="text/plain", **_headers(ministry))
+    r = c.post(
+        f"{URL}/notify/error",
+        data=f"{issued.name}\nERR_LINE_BAD_HEADER [ucet.csv] [2]: bad header",
+        content_type="text/plain",
+        **_headers(ministry),
+    )
     assert r.status_code == 200 and r.content == b"Accepted!"
     issued.refresh_from_db()
     assert (issued.state, issued.error_code) == (RegulatorPackage.State.REJECTED, "ERR_LINE_BAD_HEADER")
     notice = MinistryNotice.objects.get()
     assert notice.staff_task_open and notice.package == issued
-    r = c.post(f"{URL}/notify/success?balicek={issued.name}", data="OK: 20260302-163000", content_type="text/plain",
-               **_headers(ministry))
+    r = c.post(
+        f"{URL}/notify/success?balicek={issued.name}",
+        data="OK: 20260302-163000",
+        content_type="text/plain",
+        **_headers(ministry),
+    )
     issued.refresh_from_db()
     assert r.status_code == 200 and issued.state == RegulatorPackage.State.CONFIRMED
-    r = c.post(f"{URL}/notify/success?balicek=12345678-V-2026030216-T-01", data="OK", content_type="text/plain",
-               **_headers(ministry))
+    r = c.post(
+        f"{URL}/notify/success?balicek=12345678-V-2026030216-T-01",
+        data="OK",
+        content_type="text/plain",
+        **_headers(ministry),
+    )
     assert r.status_code == 404
 
 
@@ -142,8 +159,12 @@ def test_compliance_reissues_a_rejected_package_and_closes_the_notices_task_in_t
     from tests.kit.accounts import make_staff
 
     c = Client()
-    r = c.post(f"{URL}/notify/error", data=f"{issued.name}\nERR_LINE_BAD_HEADER [ucet.csv] [2]: x",
-               content_type="text/plain", **_headers(ministry))
+    r = c.post(
+        f"{URL}/notify/error",
+        data=f"{issued.name}\nERR_LINE_BAD_HEADER [ucet.csv] [2]: x",
+        content_type="text/plain",
+        **_headers(ministry),
+    )
     assert r.status_code == 200
     notice = MinistryNotice.objects.get()
     c.force_login(make_staff(role="auditor"))  # reads, decides nothing

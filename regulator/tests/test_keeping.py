@@ -1,6 +1,7 @@
 """Keeping the issued packages: the daily job re-hashes every stored sealed file against the hash recorded when it was
 issued (a missing or changed file is marked damaged, alarmed, queued for staff and never served or rebuilt), and
 deletes a package's file once its retention period (the AML records' 10 years) has passed, keeping its row."""
+
 from __future__ import annotations
 
 import os
@@ -34,9 +35,11 @@ def issued() -> RegulatorPackage:
 def _download(client: Any, pki: Any, settings: Any, pkg: RegulatorPackage) -> Any:
     cert = x509.load_pem_x509_certificate(pki.ministry_cert.read_bytes())
     settings.REGULATOR_MINISTRY_CLIENTS = [cert.subject.rfc4514_string()]
-    return client.get(f"{URL}/packages/{pkg.name}.zip.p7e.p7s",
-                      HTTP_X_SSL_CLIENT_CERT=quote(pki.ministry_cert.read_text()),
-                      HTTP_X_SSL_CLIENT_VERIFY="SUCCESS")
+    return client.get(
+        f"{URL}/packages/{pkg.name}.zip.p7e.p7s",
+        HTTP_X_SSL_CLIENT_CERT=quote(pki.ministry_cert.read_text()),
+        HTTP_X_SSL_CLIENT_VERIFY="SUCCESS",
+    )
 
 
 def _tamper(path: Path) -> None:
@@ -59,8 +62,9 @@ def test_an_intact_package_is_checked_and_stays_downloadable(issued, client, pki
 
 
 @pytest.mark.parametrize("how", ["changed", "missing"])
-def test_a_changed_or_missing_file_is_marked_damaged_alarmed_queued_and_never_served(issued, client, pki, settings,
-                                                                                      caplog, how):
+def test_a_changed_or_missing_file_is_marked_damaged_alarmed_queued_and_never_served(
+    issued, client, pki, settings, caplog, how
+):
     path = services.package_file(issued)
     _tamper(path) if how == "changed" else path.unlink()
     with time_machine.travel(ISSUED_AT + timedelta(days=1), tick=False):

@@ -1,4 +1,5 @@
 """Writing a period's data files from real rounds and postings, and validating them with the package validator."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime
@@ -31,17 +32,24 @@ def _kc(text: str) -> int:
 def test_the_wire_values_are_czech_local_time_with_one_decimal_and_amounts_with_a_decimal_comma():
     assert wire.fmt_time(datetime(2026, 3, 2, 9, 0, 1, 987654, tzinfo=UTC)) == "2026-03-02T10:00:01.9+01:00"
     assert wire.fmt_time(datetime(2026, 7, 2, 9, 0, 1, tzinfo=UTC)) == "2026-07-02T11:00:01.0+02:00"
-    assert (wire.fmt_money(1726), wire.fmt_money(-500), wire.fmt_money(5), wire.fmt_money(0)) == \
-        ("17,26", "-5,00", "0,05", "0,00")
+    assert (wire.fmt_money(1726), wire.fmt_money(-500), wire.fmt_money(5), wire.fmt_money(0)) == (
+        "17,26",
+        "-5,00",
+        "0,05",
+        "0,00",
+    )
     assert wire.line(["a;b", 'x"y', "c\r\nd", None, 1]) == b'"a;b";"x""y";c  d;;1\r\n'
 
 
-@pytest.mark.parametrize(("text", "start", "end"), [
-    ("2026030200", datetime(2026, 3, 1, 23, tzinfo=UTC), datetime(2026, 3, 2, 7, tzinfo=UTC)),
-    ("2026030216", datetime(2026, 3, 2, 15, tzinfo=UTC), datetime(2026, 3, 2, 23, tzinfo=UTC)),
-    ("2026032900", datetime(2026, 3, 28, 23, tzinfo=UTC), datetime(2026, 3, 29, 6, tzinfo=UTC)),  # 7 h (DST)
-    ("2026102500", datetime(2026, 10, 24, 22, tzinfo=UTC), datetime(2026, 10, 25, 7, tzinfo=UTC)),  # 9 h
-])
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("2026030200", datetime(2026, 3, 1, 23, tzinfo=UTC), datetime(2026, 3, 2, 7, tzinfo=UTC)),
+        ("2026030216", datetime(2026, 3, 2, 15, tzinfo=UTC), datetime(2026, 3, 2, 23, tzinfo=UTC)),
+        ("2026032900", datetime(2026, 3, 28, 23, tzinfo=UTC), datetime(2026, 3, 29, 6, tzinfo=UTC)),  # 7 h (DST)
+        ("2026102500", datetime(2026, 10, 24, 22, tzinfo=UTC), datetime(2026, 10, 25, 7, tzinfo=UTC)),  # 9 h
+    ],
+)
 def test_a_period_is_8_hours_of_local_time_from_00_08_or_16(text, start, end):
     p = wire.Period.parse(text)
     assert (p.start, p.end, p.code) == (start, end, text)

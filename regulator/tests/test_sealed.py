@@ -1,6 +1,7 @@
 """The issued package: ZIP -> CMS EnvelopedData AES-256-CBC for the Ministry (and the operator) -> CAdES-BES seal,
 kept immutable with its hash; checked as the Ministry does (seal, decryption, files), with an independent decryption
 through ``cryptography``."""
+
 from __future__ import annotations
 
 import hashlib
@@ -54,10 +55,10 @@ def test_an_issued_package_is_sealed_encrypted_stored_with_its_hash_and_validate
     report = validate_sealed(path, trusted_seal=pki.ca, decrypt_cert=pki.ministry_cert, decrypt_key=pki.ministry_key)
     assert report.errors == [] and report.counts["hra_toky.csv"] == 3
     # the operator's own certificate is a recipient too; the seal is CAdES (signing-certificate-v2, SHA-256)
-    assert validate_sealed(path, trusted_seal=pki.ca, decrypt_cert=pki.operator_cert,
-                           decrypt_key=pki.operator_key).ok
-    printed = subprocess.run(["openssl", "cms", "-cmsout", "-print", "-inform", "DER", "-in", str(path)],
-                             capture_output=True, check=True).stdout.decode()
+    assert validate_sealed(path, trusted_seal=pki.ca, decrypt_cert=pki.operator_cert, decrypt_key=pki.operator_key).ok
+    printed = subprocess.run(
+        ["openssl", "cms", "-cmsout", "-print", "-inform", "DER", "-in", str(path)], capture_output=True, check=True
+    ).stdout.decode()
     assert "signingCertificateV2" in printed or "id-smime-aa-signingCertificateV2" in printed
     assert "sha256" in printed
     # decrypted independently of openssl's CLI: AES-256-CBC EnvelopedData, the zip of the 16 files at its root
@@ -66,8 +67,9 @@ def test_an_issued_package_is_sealed_encrypted_stored_with_its_hash_and_validate
     key = serialization.load_pem_private_key(pki.ministry_key.read_bytes(), None)
     assert isinstance(key, rsa.RSAPrivateKey)
     cert = x509.load_pem_x509_certificate(pki.ministry_cert.read_bytes())
-    enveloped = subprocess.run(["openssl", "cms", "-cmsout", "-print", "-inform", "DER", "-in", str(p7e)],
-                               capture_output=True, check=True).stdout.decode()
+    enveloped = subprocess.run(
+        ["openssl", "cms", "-cmsout", "-print", "-inform", "DER", "-in", str(p7e)], capture_output=True, check=True
+    ).stdout.decode()
     assert "aes-256-cbc" in enveloped and "envelopedData" in enveloped
     plain = pkcs7.pkcs7_decrypt_der(p7e.read_bytes(), cert, key, [])
     assert sorted(zipfile.ZipFile(io.BytesIO(plain)).namelist()) == sorted(schema.FILE_NAMES)
@@ -82,17 +84,22 @@ def test_a_package_is_issued_once_and_never_rebuilt_then_a_rejected_one_is_issue
         first.save()
     first.refresh_from_db()
     with time_machine.travel(datetime(2026, 3, 2, 16, 0, tzinfo=UTC), tick=False):
-        services.notice_record(kind="error", package_name_=f"{first.name}.zip.p7e.p7s",
-                               body="ERR_LINE_BAD_HEADER [ucet.csv] [2]: ...", error_code="ERR_LINE_BAD_HEADER",
-                               client="CN=SPCSS Playground AM AISG Autentizacni CGI")
+        services.notice_record(
+            kind="error",
+            package_name_=f"{first.name}.zip.p7e.p7s",
+            body="ERR_LINE_BAD_HEADER [ucet.csv] [2]: ...",
+            error_code="ERR_LINE_BAD_HEADER",
+            client="CN=SPCSS Playground AM AISG Autentizacni CGI",
+        )
         first.refresh_from_db()
         assert (first.state, first.error_code) == (RegulatorPackage.State.REJECTED, "ERR_LINE_BAD_HEADER")
         second = services.package_reissue(package=first)
     first.refresh_from_db()
     assert second.name == "12345678-V-2026030208-T-02" and second.version == 2 and second.previous == first
     assert first.state == RegulatorPackage.State.REISSUED
-    assert validate_sealed(services.package_file(second), trusted_seal=pki.ca, decrypt_cert=pki.ministry_cert,
-                           decrypt_key=pki.ministry_key).ok
+    assert validate_sealed(
+        services.package_file(second), trusted_seal=pki.ca, decrypt_cert=pki.ministry_cert, decrypt_key=pki.ministry_key
+    ).ok
     with pytest.raises(DomainError):
         services.package_reissue(package=second)
 
@@ -121,5 +128,13 @@ def test_the_command_writes_the_sealed_package_and_the_plain_files(tmp_path, set
     assert "hra_toky.csv: 3" in out and "decrypted from the issued package" in out
     assert (tmp_path / "12345678-V-2026030208-T-01.zip.p7e.p7s").is_file()
     call_command("regulator_package_check", str(tmp_path / "12345678-V-2026030208-T-01"))
-    call_command("regulator_package_check", str(tmp_path / "12345678-V-2026030208-T-01.zip.p7e.p7s"),
-                 "--seal-ca", str(pki.ca), "--cert", str(pki.ministry_cert), "--key", str(pki.ministry_key))
+    call_command(
+        "regulator_package_check",
+        str(tmp_path / "12345678-V-2026030208-T-01.zip.p7e.p7s"),
+        "--seal-ca",
+        str(pki.ca),
+        "--cert",
+        str(pki.ministry_cert),
+        "--key",
+        str(pki.ministry_key),
+    )

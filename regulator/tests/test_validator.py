@@ -1,5 +1,6 @@
 """The package validator: each rule of the Ministry's with its ERR_* code, on a package the platform wrote and then
 broke one thing in."""
+
 from __future__ import annotations
 
 import shutil
@@ -42,25 +43,28 @@ def test_the_package_as_written_has_no_error(package):
     assert validate_folder(package).errors == []
 
 
-@pytest.mark.parametrize(("name", "line", "old", "new", "code"), [
-    ("hra_toky.csv", 3, ";T;h;", ";L;h;", "ERR_FIELD_CTX_GAMETYPE"),
-    ("hra_toky.csv", 3, ";T;h;", ";T;x;", "ERR_FIELD_CODEBOOK"),
-    ("hra_toky.csv", 3, "12345678-HT", "87654321-HT", "ERR_FIELD_CTX_OPERATORID_PREFIX"),
-    ("hra_toky.csv", 3, "+01:00", "", "ERR_FIELD_BAD_FORMAT_RE"),
-    ("hra_toky.csv", 3, ";CZK;", ";CZK;;", "ERR_LINE_BAD_FIELD_COUNT"),
-    ("hra_toky.csv", 3, ",00;", ".00;", "ERR_FIELD_BAD_FORMAT_RE"),
-    ("hra_toky.csv", 3, ";CZK;", ";;", "ERR_FIELD_NOT_NULL"),
-    ("konto.csv", 3, "2026-03-02T10:00:00.0+01:00", "2026-03-02T07:59:59.9+01:00", "ERR_FIELD_CTX_PKG_TIMESPAN"),
-    ("konto.csv", 3, "2026-03-02T10:00:00.0+01:00", "2026-03-02T16:00:00.0+01:00", "ERR_FIELD_CTX_PKG_TIMESPAN"),
-    ("konto.csv", 3, ";12345678;", ";12345679;", "ERR_FIELD_CTX_OPERTORID"),
-    ("provozovatel.csv", 3, "12345678;", "12345678;" + "x" * 251, "ERR_FIELD_TOO_LONG"),
-    ("ucet.csv", 2, "IDTransakce;", "IDTransakce2;", "ERR_LINE_BAD_HEADER"),
-    ("ucet.csv", 1, ";ucet.csv;", ";konto.csv;", "ERR_META_FIELD_BAD_NAME"),
-    ("ucet.csv", 1, "#12345678-V-2026030208-T-01", "#12345678-V-2026030208-T-02", "ERR_META_FIELD_BAD_PACKAGE"),
-    ("ucet.csv", 1, ";1.0", ";1.1", "ERR_META_FIELD_VERSION"),
-    ("ucet.csv", 1, ";1.0", ";1.0;x", "ERR_LINE_SPLIT_META"),
-    ("konto_zmeny.csv", 3, ";0;1;", ";0;2;", "ERR_FIELD_CODEBOOK"),
-])
+@pytest.mark.parametrize(
+    ("name", "line", "old", "new", "code"),
+    [
+        ("hra_toky.csv", 3, ";T;h;", ";L;h;", "ERR_FIELD_CTX_GAMETYPE"),
+        ("hra_toky.csv", 3, ";T;h;", ";T;x;", "ERR_FIELD_CODEBOOK"),
+        ("hra_toky.csv", 3, "12345678-HT", "87654321-HT", "ERR_FIELD_CTX_OPERATORID_PREFIX"),
+        ("hra_toky.csv", 3, "+01:00", "", "ERR_FIELD_BAD_FORMAT_RE"),
+        ("hra_toky.csv", 3, ";CZK;", ";CZK;;", "ERR_LINE_BAD_FIELD_COUNT"),
+        ("hra_toky.csv", 3, ",00;", ".00;", "ERR_FIELD_BAD_FORMAT_RE"),
+        ("hra_toky.csv", 3, ";CZK;", ";;", "ERR_FIELD_NOT_NULL"),
+        ("konto.csv", 3, "2026-03-02T10:00:00.0+01:00", "2026-03-02T07:59:59.9+01:00", "ERR_FIELD_CTX_PKG_TIMESPAN"),
+        ("konto.csv", 3, "2026-03-02T10:00:00.0+01:00", "2026-03-02T16:00:00.0+01:00", "ERR_FIELD_CTX_PKG_TIMESPAN"),
+        ("konto.csv", 3, ";12345678;", ";12345679;", "ERR_FIELD_CTX_OPERTORID"),
+        ("provozovatel.csv", 3, "12345678;", "12345678;" + "x" * 251, "ERR_FIELD_TOO_LONG"),
+        ("ucet.csv", 2, "IDTransakce;", "IDTransakce2;", "ERR_LINE_BAD_HEADER"),
+        ("ucet.csv", 1, ";ucet.csv;", ";konto.csv;", "ERR_META_FIELD_BAD_NAME"),
+        ("ucet.csv", 1, "#12345678-V-2026030208-T-01", "#12345678-V-2026030208-T-02", "ERR_META_FIELD_BAD_PACKAGE"),
+        ("ucet.csv", 1, ";1.0", ";1.1", "ERR_META_FIELD_VERSION"),
+        ("ucet.csv", 1, ";1.0", ";1.0;x", "ERR_LINE_SPLIT_META"),
+        ("konto_zmeny.csv", 3, ";0;1;", ";0;2;", "ERR_FIELD_CODEBOOK"),
+    ],
+)
 def test_each_broken_rule_is_reported_with_the_ministrys_code(package, name, line, old, new, code):
     _edit(package, name, line, old, new)
     report = validate_folder(package)
@@ -85,14 +89,16 @@ def test_a_line_ending_in_lf_only_and_bad_utf8_are_line_errors(package):
 def test_a_self_limit_of_kind_a_needs_its_amount_and_currency(package):
     lines = (package / "sebeomezeni.csv").read_bytes()
     (package / "sebeomezeni.csv").write_bytes(
-        lines + b"12345678-SO1;12345678-K1;a;;;;2026-03-02T10:00:00.0+01:00;2026-03-02T10:00:00.0+01:00;0;\r\n")
+        lines + b"12345678-SO1;12345678-K1;a;;;;2026-03-02T10:00:00.0+01:00;2026-03-02T10:00:00.0+01:00;0;\r\n"
+    )
     codes = validate_folder(package).codes()
     assert codes.count("ERR_FIELD_MANDATORY") == 2
 
 
 def test_the_operator_file_holds_exactly_one_record(package):
-    (package / "provozovatel.csv").write_bytes(b"\r\n".join(
-        (package / "provozovatel.csv").read_bytes().split(b"\r\n")[:2]) + b"\r\n")
+    (package / "provozovatel.csv").write_bytes(
+        b"\r\n".join((package / "provozovatel.csv").read_bytes().split(b"\r\n")[:2]) + b"\r\n"
+    )
     assert "ERR_FILE_BAD_RECORD_COUNT" in validate_folder(package).codes()
 
 

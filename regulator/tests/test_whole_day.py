@@ -4,6 +4,7 @@ studio game, a round across a period boundary, a void, a win deduction, a compla
 refused. Each package validates with no error after the seal is verified and it is decrypted; the stakes and wins
 reconcile with the ledger (the day report's tax base) to the haléř; a correction the next day is a correction record
 in a later package; a rejected package is issued again as version 02."""
+
 from __future__ import annotations
 
 import zipfile
@@ -66,8 +67,13 @@ def _wallet(settings):
 
 
 def _deposit(player, method, amount):
-    d = deposit_start(player=player, method=method, amount=Money(amount), reference=f"dep-{player.pk}-{amount}",
-                      actor=Actor.player(player))
+    d = deposit_start(
+        player=player,
+        method=method,
+        amount=Money(amount),
+        reference=f"dep-{player.pk}-{amount}",
+        actor=Actor.player(player),
+    )
     pay_deposit(d, payer=default_sandbox_payer(player))
     d.refresh_from_db()
     assert d.status == "confirmed", d.status_reason
@@ -81,6 +87,7 @@ def _complete(player):
     from core import clock
     from wallet.services import wallet_lock
     from wallet.services.conversion import convert_locked
+
     with transaction.atomic():
         Player.objects.filter(pk=player.pk).update(status=Player.Status.ACTIVE, completed_at=clock.now())
         player.refresh_from_db()
@@ -95,10 +102,18 @@ def _play_the_day(t, django_capture_on_commit_callbacks):
     t.move_to(at(5, 0))
     anna = make_player(status="temporary")
     session, key = login_session_for(anna, at=at(5, 0))
-    self_limits_decide(player=anna, kind=TECHNICAL, actor=Actor.player(anna),
-                       decisions={"daily_stake": Money(100_000), "monthly_logins": None})  # one set, one refused
-    card = payment_method_register(player=anna, kind="card", actor=Actor.player(anna),
-                                   data={"card_token": "tok_987654321", "card_masked": "**** **** **** 4321"})
+    self_limits_decide(
+        player=anna,
+        kind=TECHNICAL,
+        actor=Actor.player(anna),
+        decisions={"daily_stake": Money(100_000), "monthly_logins": None},
+    )  # one set, one refused
+    card = payment_method_register(
+        player=anna,
+        kind="card",
+        actor=Actor.player(anna),
+        data={"card_token": "tok_987654321", "card_masked": "**** **** **** 4321"},
+    )
     _deposit(anna, card, 50_000)
     ca = APIClient(raise_request_exception=False)
     ca.credentials(HTTP_AUTHORIZATION=f"Token {key}")
@@ -115,12 +130,14 @@ def _play_the_day(t, django_capture_on_commit_callbacks):
     _complete(anna)
     bruno = make_player(status="active", channel=Player.Channel.BRANCH)
     login_session_for(bruno, at=at(8, 0))
-    bank = payment_method_register(player=bruno, kind="bank_account", actor=Actor.player(bruno),
-                                   data={"account_number": bank_number()})
+    bank = payment_method_register(
+        player=bruno, kind="bank_account", actor=Actor.player(bruno), data={"account_number": bank_number()}
+    )
     bank = payment_method_verify(method=bank, by=PaymentMethod.VerifiedBy.DOCUMENTS, actor=SYSTEM)
     _deposit(bruno, bank, 200_000)
-    branch_cash_record(player=bruno, direction="in", amount=Money(100_000), reference="branch-1", branch="Praha 1",
-                       actor=SYSTEM)
+    branch_cash_record(
+        player=bruno, direction="in", amount=Money(100_000), reference="branch-1", branch="Praha 1", actor=SYSTEM
+    )
     cb = client_for(bruno)
     rounds = []
     for _ in range(3):
@@ -143,19 +160,51 @@ def _play_the_day(t, django_capture_on_commit_callbacks):
     make_game()
     signed = SignedClient(APIClient(raise_request_exception=False), CODE, SECRET)
     studio = open_session(bruno, signed)
-    assert signed.call("bet", {"session": studio, "transaction_id": "b1", "round_id": "s1", "game": "wild",
-                               "amount": api_money(1_000), "round_closed": False}).status_code == 200
+    assert (
+        signed.call(
+            "bet",
+            {
+                "session": studio,
+                "transaction_id": "b1",
+                "round_id": "s1",
+                "game": "wild",
+                "amount": api_money(1_000),
+                "round_closed": False,
+            },
+        ).status_code
+        == 200
+    )
     t.shift(5)
-    assert signed.call("win", {"session": studio, "transaction_id": "w1", "bet_transaction_id": "b1",
-                               "round_id": "s1", "amount": api_money(2_500), "round_closed": True,
-                               "round_detail": {"outcome": {"stops": [1, 2, 3]}}}).status_code == 200
+    assert (
+        signed.call(
+            "win",
+            {
+                "session": studio,
+                "transaction_id": "w1",
+                "bet_transaction_id": "b1",
+                "round_id": "s1",
+                "amount": api_money(2_500),
+                "round_closed": True,
+                "round_detail": {"outcome": {"stops": [1, 2, 3]}},
+            },
+        ).status_code
+        == 200
+    )
     t.shift(5)
     with django_capture_on_commit_callbacks(execute=True):
         withdrawal_request(player=bruno, method=bank, amount=Money(30_000), reference="wd-1", actor=SYSTEM)
-    win_deduct(player=bruno, amount=Money(50), reference=f"games:round:{rounds[0]}:deduction", reason="error",
-               notice_text="Výhra připsaná omylem.", actor=SYSTEM, win_references=[f"games:round:{rounds[0]}:win"])
-    adjustment_credit(player=bruno, amount=Money(2_000), reference="complaint:1", reason="complaint remedy",
-                      actor=SYSTEM)
+    win_deduct(
+        player=bruno,
+        amount=Money(50),
+        reference=f"games:round:{rounds[0]}:deduction",
+        reason="error",
+        notice_text="Výhra připsaná omylem.",
+        actor=SYSTEM,
+        win_references=[f"games:round:{rounds[0]}:win"],
+    )
+    adjustment_credit(
+        player=bruno, amount=Money(2_000), reference="complaint:1", reason="complaint remedy", actor=SYSTEM
+    )
     # a round across the period boundary: started at 15:59:58 Prague, finished in the next period
     t.move_to(at(14, 59, 58))
     with use_rng(FixedRNG(3, 2)):
@@ -200,8 +249,12 @@ def _validate_with_the_ministrys_tables(pkgs, pki) -> None:
         mp.setattr(schema, "FILE_NAMES", tuple(files))
         mp.setattr(schema, "CODE_LISTS", codes)
         for pkg in pkgs:
-            check = validate_sealed(services.package_file(pkg), trusted_seal=pki.ca, decrypt_cert=pki.ministry_cert,
-                                    decrypt_key=pki.ministry_key)
+            check = validate_sealed(
+                services.package_file(pkg),
+                trusted_seal=pki.ca,
+                decrypt_cert=pki.ministry_cert,
+                decrypt_key=pki.ministry_key,
+            )
             assert check.errors == [], (pkg.name, check.errors)
             assert sum(check.counts.values()) == sum(pkg.files.values())
 
@@ -210,8 +263,9 @@ def _kc(text: str) -> int:
     return int(Decimal(text.replace(",", ".")) * 100) if text else 0
 
 
-def test_a_whole_day_gives_three_valid_packages_that_reconcile_with_the_ledger(pki, django_capture_on_commit_callbacks,
-                                                                              capsys):
+def test_a_whole_day_gives_three_valid_packages_that_reconcile_with_the_ledger(
+    pki, django_capture_on_commit_callbacks, capsys
+):
     with time_machine.travel(at(4, 0), tick=False) as t:
         played = _play_the_day(t, django_capture_on_commit_callbacks)
         t.move_to(at(23, 20))
@@ -219,8 +273,12 @@ def test_a_whole_day_gives_three_valid_packages_that_reconcile_with_the_ledger(p
         report = reports_compute_day(day=DAY)  # the day is over: the day-end balances are written
     files = []
     for pkg in pkgs:
-        check = validate_sealed(services.package_file(pkg), trusted_seal=pki.ca, decrypt_cert=pki.ministry_cert,
-                                decrypt_key=pki.ministry_key)
+        check = validate_sealed(
+            services.package_file(pkg),
+            trusted_seal=pki.ca,
+            decrypt_cert=pki.ministry_cert,
+            decrypt_key=pki.ministry_key,
+        )
         assert check.errors == [], (pkg.name, check.errors)
         assert check.counts == pkg.files
         files.append(_files(pkg, pki))
@@ -235,7 +293,11 @@ def test_a_whole_day_gives_three_valid_packages_that_reconcile_with_the_ledger(p
     # money in and out: card, bank, branch cash (cash), the withdrawal
     ucet = p1["ucet.csv"] + p2["ucet.csv"]
     assert {(_kc(r["TransakceVyse"]), r["TransakceZpusob"]) for r in ucet} >= {
-        (50_000, "1"), (200_000, "1"), (100_000, "0"), (-30_000, "1")}
+        (50_000, "1"),
+        (200_000, "1"),
+        (100_000, "0"),
+        (-30_000, "1"),
+    }
     assert any("platební karta" in r["TransakceZpusobUpresneni"] for r in p1["ucet.csv"])
     # self-limits: a daily stake limit set (a), monthly logins refused (e)
     limits = {r["TypSO"]: r for r in p1["sebeomezeni.csv"]}
@@ -257,39 +319,66 @@ def test_a_whole_day_gives_three_valid_packages_that_reconcile_with_the_ledger(p
         assert {r["IDHraToky"] for r in f["hra_toky_oprava.csv"]} <= seen["bets"]
     across = f"12345678-HT{played['across']}"
     assert [r for r in bets if r["IDHraToky"] == across][0]["VyhraVysePuvodni"] == ""
-    fixes = {(r["IDHraToky"], r["TypTokyOprava"], _kc(r["TokyOpravaVyse"])) for f in files
-             for r in f["hra_toky_oprava.csv"]}
+    fixes = {
+        (r["IDHraToky"], r["TypTokyOprava"], _kc(r["TokyOpravaVyse"])) for f in files for r in f["hra_toky_oprava.csv"]
+    }
     void = f"12345678-HT{played['rounds'][1]}"
-    assert fixes == {(across, "B", 3_500), (f"12345678-HT{played['rounds'][0]}", "B", -50),
-                     (void, "G", 100), (void, "B", -200)}
+    assert fixes == {
+        (across, "B", 3_500),
+        (f"12345678-HT{played['rounds'][0]}", "B", -50),
+        (void, "G", 100),
+        (void, "B", -200),
+    }
     assert [_kc(r["OstatniPlneniVysePuvodni"]) for r in p2["ostatni_plneni.csv"]] == [2_000]
     # the tax base: hra_toky and its corrections equal the ledger's figures of the day, to the haléř
     stakes = sum(_kc(r["SazkaVysePuvodni"]) for r in bets)
     wins = sum(_kc(r["VyhraVysePuvodni"]) for r in bets) + sum(a for _, k, a in fixes if k == "B" and a > 0)
     returned = sum(a for _, k, a in fixes if k in "GJ")
     reclaimed = -sum(a for _, k, a in fixes if k == "B" and a < 0)
-    assert (stakes, wins, returned, reclaimed) == (report.stakes, report.wins, report.stakes_returned,
-                                                   report.wins_reclaimed)
+    assert (stakes, wins, returned, reclaimed) == (
+        report.stakes,
+        report.wins,
+        report.stakes_returned,
+        report.wins_reclaimed,
+    )
     assert report.ggr == stakes - returned - wins + reclaimed
     assert report.ledger_agrees and report.ledger_stakes == stakes and report.ledger_wins == wins
     # every haléř the day moved on the players' accounts is in the packages: the day-end balances minus the day-start
     # ones (none: both players opened this day) equal the sum of the money records of the day's three packages
-    moved = sum(_kc(r[k]) for f in files for name, k in (
-        ("ucet.csv", "TransakceVyse"), ("hra_toky.csv", "VyhraVysePuvodni"), ("hra_toky_oprava.csv", "TokyOpravaVyse"),
-        ("ostatni_plneni.csv", "OstatniPlneniVysePuvodni")) for r in f[name]) - stakes
+    moved = (
+        sum(
+            _kc(r[k])
+            for f in files
+            for name, k in (
+                ("ucet.csv", "TransakceVyse"),
+                ("hra_toky.csv", "VyhraVysePuvodni"),
+                ("hra_toky_oprava.csv", "TokyOpravaVyse"),
+                ("ostatni_plneni.csv", "OstatniPlneniVysePuvodni"),
+            )
+            for r in f[name]
+        )
+        - stakes
+    )
     assert report.player_balances["player_main"]["accounts"] == 2
     assert moved == sum(b["total"] for b in report.player_balances.values()) > 0
 
     # the next day: a correction of a day-2 round is a correction record in the package of that day's period
     with time_machine.travel(at(10, 0, day=3), tick=False) as t:
-        win_deduct(player=played["bruno"], amount=Money(100), reference=f"games:round:{played['rounds'][2]}:deduction",
-                   reason="error", notice_text="x", actor=SYSTEM,
-                   win_references=[f"games:round:{played['rounds'][2]}:win"])
+        win_deduct(
+            player=played["bruno"],
+            amount=Money(100),
+            reference=f"games:round:{played['rounds'][2]}:deduction",
+            reason="error",
+            notice_text="x",
+            actor=SYSTEM,
+            win_references=[f"games:round:{played['rounds'][2]}:win"],
+        )
         t.move_to(at(15, 30, day=3))
         late = services.package_issue(period=wire.Period.parse("2026030308"))
     fixes_late = _files(late, pki)["hra_toky_oprava.csv"]
     assert [(r["IDHraToky"], r["TypTokyOprava"], r["TokyOpravaVyse"]) for r in fixes_late] == [
-        (f"12345678-HT{played['rounds'][2]}", "B", "-1,00")]
+        (f"12345678-HT{played['rounds'][2]}", "B", "-1,00")
+    ]
     # the packages already issued are untouched
     for pkg in pkgs:
         pkg.refresh_from_db()
@@ -297,13 +386,19 @@ def test_a_whole_day_gives_three_valid_packages_that_reconcile_with_the_ledger(p
 
     # a rejected package is issued again as version 02, which validates
     with time_machine.travel(at(16, 0, day=3), tick=False):
-        services.notice_record(kind="error", package_name_=pkgs[0].name, body="ERR_PKG_SIG_CERT_UNKNOWN",
-                               error_code="ERR_PKG_SIG_CERT_UNKNOWN", client="CN=test")
+        services.notice_record(
+            kind="error",
+            package_name_=pkgs[0].name,
+            body="ERR_PKG_SIG_CERT_UNKNOWN",
+            error_code="ERR_PKG_SIG_CERT_UNKNOWN",
+            client="CN=test",
+        )
         pkgs[0].refresh_from_db()
         again = services.package_reissue(package=pkgs[0])
     assert again.name == "12345678-V-2026030200-T-02" and again.files == pkgs[0].files
-    assert validate_sealed(services.package_file(again), trusted_seal=pki.ca, decrypt_cert=pki.ministry_cert,
-                           decrypt_key=pki.ministry_key).ok
+    assert validate_sealed(
+        services.package_file(again), trusted_seal=pki.ca, decrypt_cert=pki.ministry_cert, decrypt_key=pki.ministry_key
+    ).ok
     assert set(pkgs[0].files) == set(schema.FILE_NAMES)
 
 
@@ -313,5 +408,6 @@ def test_the_headers_of_the_written_files_are_the_ministrys_empty_package_when_p
         pytest.skip(f"the Ministry's empty package is not at {empty}")
     written = services.write_files(PERIODS[0], 1, tmp_path / "p")
     for name in schema.FILE_NAMES:
-        assert (written.folder / name).read_bytes().split(b"\r\n")[1] == \
-            (empty / name).read_bytes().split(b"\r\n")[1], name
+        assert (written.folder / name).read_bytes().split(b"\r\n")[1] == (empty / name).read_bytes().split(b"\r\n")[
+            1
+        ], name

@@ -1,5 +1,6 @@
 """The authority's read-only access (the auditor role): the staff API (days, figures as JSON and CSV, the sealed
 record) and the admin pages; every method but GET is refused and changes nothing."""
+
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
@@ -22,11 +23,19 @@ from tests.kit.platform import funded_player, start
 
 pytestmark = pytest.mark.django_db
 DAY = date(2026, 11, 20)
-API = ["/api/v1/reports/staff/days", f"/api/v1/reports/staff/figures?period={DAY}", "/api/v1/reports/staff/figures.csv?period=2026-11",
-       f"/api/v1/reports/staff/regulator-record?day={DAY}"]
-ADMIN = ["/admin/reports/dayreport/daily/", "/admin/reports/dayreport/period/?period=2026-Q4",
-         "/admin/reports/dayreport/csv/?period=2026-11", f"/admin/reports/dayreport/regulator-record/?day={DAY}",
-         f"/admin/reports/dayreport/regulator-record/verify/?day={DAY}"]
+API = [
+    "/api/v1/reports/staff/days",
+    f"/api/v1/reports/staff/figures?period={DAY}",
+    "/api/v1/reports/staff/figures.csv?period=2026-11",
+    f"/api/v1/reports/staff/regulator-record?day={DAY}",
+]
+ADMIN = [
+    "/admin/reports/dayreport/daily/",
+    "/admin/reports/dayreport/period/?period=2026-Q4",
+    "/admin/reports/dayreport/csv/?period=2026-11",
+    f"/admin/reports/dayreport/regulator-record/?day={DAY}",
+    f"/admin/reports/dayreport/regulator-record/verify/?day={DAY}",
+]
 
 
 @pytest.fixture
@@ -61,8 +70,12 @@ def test_the_auditor_reads_days_figures_csv_and_the_sealed_record(computed, tmp_
     assert body["totals"]["ggr"] == expected["totals"]["ggr"] and body["totals"]["stakes"] == 400
     assert body["games"][0]["game"] == "european_roulette"
     q = c.get("/api/v1/reports/staff/figures?period=2026-Q4").json()
-    assert (q["period"], q["first"], q["last"], q["totals"]["ggr"]) == ("quarter", "2026-10-01", "2026-12-31",
-                                                                       body["totals"]["ggr"])
+    assert (q["period"], q["first"], q["last"], q["totals"]["ggr"]) == (
+        "quarter",
+        "2026-10-01",
+        "2026-12-31",
+        body["totals"]["ggr"],
+    )
     csv = c.get("/api/v1/reports/staff/figures.csv?period=2026-11")
     assert csv["Content-Type"].startswith("text/csv") and b"european_roulette" in csv.content
     r = c.get(f"/api/v1/reports/staff/regulator-record?day={DAY}")
@@ -103,8 +116,12 @@ def test_a_role_without_the_reports_permissions_is_refused(computed):
 
 def test_a_bad_period_or_day_is_a_400_in_the_error_shape(computed):
     c = _api("auditor")
-    for url in ("/api/v1/reports/staff/figures?period=2026-13", "/api/v1/reports/staff/figures?period=x",
-                "/api/v1/reports/staff/regulator-record?day=20.11.2026", "/api/v1/reports/staff/regulator-record"):
+    for url in (
+        "/api/v1/reports/staff/figures?period=2026-13",
+        "/api/v1/reports/staff/figures?period=x",
+        "/api/v1/reports/staff/regulator-record?day=20.11.2026",
+        "/api/v1/reports/staff/regulator-record",
+    ):
         r = c.get(url)
         assert r.status_code == 400 and r.json()["error"]["code"] == BAD_PERIOD.code, url
 

@@ -1,6 +1,7 @@
 """Report figures checked against the rounds and the ledger they come from: per Prague operating day
 and per game, GGR = stakes - returned stakes - wins + reclaimed wins to the haléř, a round that crosses midnight,
 DST days, recomputing a day replaces its rows."""
+
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
@@ -31,8 +32,12 @@ PICK = "test_pick"
 
 def _ledger(kind: str, d: date) -> int:
     start, end = day_range(d)
-    return LedgerTransaction.objects.filter(kind=kind, created_at__gte=start, created_at__lt=end) \
-        .aggregate(x=Sum("amount"))["x"] or 0
+    return (
+        LedgerTransaction.objects.filter(kind=kind, created_at__gte=start, created_at__lt=end).aggregate(
+            x=Sum("amount")
+        )["x"]
+        or 0
+    )
 
 
 def _play_roulette(traveller, c, n: int) -> None:
@@ -78,20 +83,25 @@ def test_a_day_s_ggr_equals_the_ledger_s_stakes_minus_wins_to_the_haler_also_for
     assert sum(g.ggr for g in GameDayReport.objects.filter(day=day1)) == d1.ggr
 
 
-@pytest.mark.parametrize(("label", "instant", "day"), [
-    ("00:30 CET on the 23-hour day", datetime(2026, 3, 28, 23, 30, tzinfo=UTC), date(2026, 3, 29)),
-    ("23:59 CEST on the 23-hour day", datetime(2026, 3, 29, 21, 59, tzinfo=UTC), date(2026, 3, 29)),
-    ("00:30 CEST after it", datetime(2026, 3, 29, 22, 30, tzinfo=UTC), date(2026, 3, 30)),
-    ("02:30 CEST on the 25-hour day", datetime(2026, 10, 25, 0, 30, tzinfo=UTC), date(2026, 10, 25)),
-    ("02:30 CET, the repeated hour", datetime(2026, 10, 25, 1, 30, tzinfo=UTC), date(2026, 10, 25)),
-    ("23:30 CET on the 25-hour day", datetime(2026, 10, 25, 22, 30, tzinfo=UTC), date(2026, 10, 25)),
-    ("00:30 CET after it", datetime(2026, 10, 25, 23, 30, tzinfo=UTC), date(2026, 10, 26)),
-])
+@pytest.mark.parametrize(
+    ("label", "instant", "day"),
+    [
+        ("00:30 CET on the 23-hour day", datetime(2026, 3, 28, 23, 30, tzinfo=UTC), date(2026, 3, 29)),
+        ("23:59 CEST on the 23-hour day", datetime(2026, 3, 29, 21, 59, tzinfo=UTC), date(2026, 3, 29)),
+        ("00:30 CEST after it", datetime(2026, 3, 29, 22, 30, tzinfo=UTC), date(2026, 3, 30)),
+        ("02:30 CEST on the 25-hour day", datetime(2026, 10, 25, 0, 30, tzinfo=UTC), date(2026, 10, 25)),
+        ("02:30 CET, the repeated hour", datetime(2026, 10, 25, 1, 30, tzinfo=UTC), date(2026, 10, 25)),
+        ("23:30 CET on the 25-hour day", datetime(2026, 10, 25, 22, 30, tzinfo=UTC), date(2026, 10, 25)),
+        ("00:30 CET after it", datetime(2026, 10, 25, 23, 30, tzinfo=UTC), date(2026, 10, 26)),
+    ],
+)
 def test_a_round_on_a_dst_change_day_counts_on_its_prague_operating_day(label, instant, day):
     player = funded_player(100_000)
     with time_machine.travel(instant, tick=False):
         assert start(client_for(player)).status_code == 201
-        on, before, after = (reports_compute_day(day=d) for d in (day, day - timedelta(days=1), day + timedelta(days=1)))
+        on, before, after = (
+            reports_compute_day(day=d) for d in (day, day - timedelta(days=1), day + timedelta(days=1))
+        )
     assert (on.rounds, on.stakes) == (1, 100), label
     assert before.rounds == after.rounds == 0 and before.stakes == after.stakes == 0, label
     assert on.stakes == _ledger("stake", day) and on.wins == _ledger("win", day)
@@ -107,6 +117,7 @@ def test_a_refunded_round_returns_its_stake_on_the_day_of_the_refund_and_its_ggr
             rid = start(c, game=PICK, bet={"stake": 700}).json()["id"]
         t.move_to(datetime(2026, 4, 2, 10, tzinfo=UTC))
         from tests.kit.accounts import make_staff
+
         round_refund(round_id=rid, reason="stuck", actor=Actor.staff(make_staff()))
         a, b = reports_compute_day(day=date(2026, 4, 1)), reports_compute_day(day=date(2026, 4, 2))
     assert (a.stakes, a.stakes_returned, a.ggr, a.rounds) == (700, 0, 700, 0)
@@ -131,8 +142,14 @@ def test_recomputing_a_day_replaces_its_rows_and_changes_nothing_else():
 def _coin_flips(n: int) -> dict:
     """n rounds of stake 100 paying 200 half the time (actual RTP 100 %), as the day rows' moments."""
     half = n // 2
-    return {"rounds": n, "stakes": n * 100, "base_wins": half * 200, "s2": Decimal(n * 100 * 100),
-            "w2": Decimal(half * 200 * 200), "sw": Decimal(half * 100 * 200)}
+    return {
+        "rounds": n,
+        "stakes": n * 100,
+        "base_wins": half * 200,
+        "s2": Decimal(n * 100 * 100),
+        "w2": Decimal(half * 200 * 200),
+        "sw": Decimal(half * 100 * 200),
+    }
 
 
 def test_the_rtp_interval_narrows_with_rounds_and_flags_a_game_outside_it():
@@ -162,11 +179,15 @@ def test_a_month_sums_its_days_and_recomputes_the_rtp_from_the_summed_moments():
     assert month["totals"]["ggr"] == sum(r.stake - r.win for r in rounds)
     assert len(month["days_missing"]) == 27
     g = month["games"][0]
-    direct = figures.rtp(declared=Decimal(g["rtp_declared"]), rounds=45, stakes=sum(r.stake for r in rounds),
-                         base_wins=sum(r.win - r.jackpot_win for r in rounds),
-                         s2=Decimal(sum(r.stake ** 2 for r in rounds)),
-                         w2=Decimal(sum((r.win - r.jackpot_win) ** 2 for r in rounds)),
-                         sw=Decimal(sum(r.stake * (r.win - r.jackpot_win) for r in rounds)))
+    direct = figures.rtp(
+        declared=Decimal(g["rtp_declared"]),
+        rounds=45,
+        stakes=sum(r.stake for r in rounds),
+        base_wins=sum(r.win - r.jackpot_win for r in rounds),
+        s2=Decimal(sum(r.stake**2 for r in rounds)),
+        w2=Decimal(sum((r.win - r.jackpot_win) ** 2 for r in rounds)),
+        sw=Decimal(sum(r.stake * (r.win - r.jackpot_win) for r in rounds)),
+    )
     assert (g["rtp_actual"], g["rtp_low"], g["rtp_high"]) == (str(direct.actual), str(direct.low), str(direct.high))
     q2 = selectors.period_report(figures.quarter(2026, 2))
     assert q2["first"] == "2026-04-01" and q2["last"] == "2026-06-30" and q2["totals"]["ggr"] == month["totals"]["ggr"]
@@ -245,10 +266,23 @@ def test_a_win_deduction_lowers_the_wins_on_the_day_it_is_posted_and_the_ggr_fol
     rnd = Round.objects.get(pk=rid)
     assert rnd.win == 200
     with time_machine.travel(datetime(2026, 3, 11, 9, 0, tzinfo=UTC), tick=False):
-        win_deduct(player=player, amount=Money(150), reference=f"games:round:{rid}:deduction", reason="error",
-                   notice_text="x", actor=Actor.system("tests"), win_references=[f"games:round:{rid}:win"])
-        win_deduct(player=player, amount=Money(20), reference="staff-deduction-1", reason="error",
-                   notice_text="x", actor=Actor.system("tests"))
+        win_deduct(
+            player=player,
+            amount=Money(150),
+            reference=f"games:round:{rid}:deduction",
+            reason="error",
+            notice_text="x",
+            actor=Actor.system("tests"),
+            win_references=[f"games:round:{rid}:win"],
+        )
+        win_deduct(
+            player=player,
+            amount=Money(20),
+            reference="staff-deduction-1",
+            reason="error",
+            notice_text="x",
+            actor=Actor.system("tests"),
+        )
         d1, d2 = reports_compute_day(day=date(2026, 3, 10)), reports_compute_day(day=date(2026, 3, 11))
     assert (d1.stakes, d1.wins, d1.wins_reclaimed, d1.ggr) == (100, 200, 0, -100)
     assert (d2.stakes, d2.wins, d2.wins_reclaimed, d2.ggr) == (0, 0, 170, 170)

@@ -1,6 +1,7 @@
 """The daily report in Kč, with the day's deposits, withdrawals and adjustments read from the ledger, and its
 "recompute now": a POST by a role holding ``reports.change_dayreport`` (compliance), audited with the staff member as
 actor, refused (403) to other roles and for a day whose records are archived (``reports.day_archived``)."""
+
 from __future__ import annotations
 
 import re

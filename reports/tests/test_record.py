@@ -1,6 +1,7 @@
 """The regulator's record (ZHH §§ 129 ff., decree 10/2019 Sb.): every round, deposit, withdrawal, adjustment and
 jackpot award of an operating day in a versioned XML file valid against its XSD, sealed with the operator's
 certificate (XAdES, enveloped) and verified by ``manage.py regulator_export_verify``; one changed byte fails it."""
+
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
@@ -43,8 +44,9 @@ def _ns(tag: str) -> str:
     return f"{{{record.NS}}}{tag}"
 
 
-def test_the_record_holds_every_round_and_movement_of_the_day_with_pseudonymous_players(operator_seal, day_played,
-                                                                                         tmp_path):
+def test_the_record_holds_every_round_and_movement_of_the_day_with_pseudonymous_players(
+    operator_seal, day_played, tmp_path
+):
     path = seal.export_day(day=DAY, folder=tmp_path)
     doc = etree.parse(str(path)).getroot()
     assert doc.tag == _ns("RegulatorRecord") and doc.get("version") == record.VERSION == "1.0"
@@ -61,8 +63,11 @@ def test_the_record_holds_every_round_and_movement_of_the_day_with_pseudonymous_
     for p in day_played:  # no name, birth number or user name in the file
         assert p.personal.surname not in text and p.personal.birth_number not in text
         assert f'"{p.user.username}"' not in text
-    adjustments = LedgerTransaction.objects.filter(kind="adjustment", created_at__gte=datetime(2026, 9, 14, 22, tzinfo=UTC),
-                                                   created_at__lt=datetime(2026, 9, 15, 22, tzinfo=UTC)).count()
+    adjustments = LedgerTransaction.objects.filter(
+        kind="adjustment",
+        created_at__gte=datetime(2026, 9, 14, 22, tzinfo=UTC),
+        created_at__lt=datetime(2026, 9, 15, 22, tzinfo=UTC),
+    ).count()
     assert len(doc.find(_ns("Adjustments"))) == adjustments
     summary = doc.find(_ns("Summary"))
     assert summary.get("roundCount") == "6" and summary.get("stakes") == "600"
@@ -84,7 +89,7 @@ def test_one_changed_byte_fails_the_verification(operator_seal, day_played, tmp_
     data = path.read_bytes()
     i = data.index(b'stake="100"') + len(b'stake="')
     tampered = tmp_path / "tampered.xml"
-    tampered.write_bytes(data[:i] + b"9" + data[i + 1:])  # stake 100 -> 900
+    tampered.write_bytes(data[:i] + b"9" + data[i + 1 :])  # stake 100 -> 900
     result = seal.verify(tampered)
     assert not result.signature_ok and not result.ok and result.schema_ok
     assert any(p.startswith("seal:") for p in result.problems)
@@ -92,8 +97,9 @@ def test_one_changed_byte_fails_the_verification(operator_seal, day_played, tmp_
         call_command("regulator_export_verify", str(tampered))
 
 
-def test_a_record_sealed_with_another_certificate_does_not_verify_against_the_operator_s(operator_seal, day_played,
-                                                                                        tmp_path, settings):
+def test_a_record_sealed_with_another_certificate_does_not_verify_against_the_operator_s(
+    operator_seal, day_played, tmp_path, settings
+):
     path = seal.export_day(day=DAY, folder=tmp_path)
     _, other_cert, _ = make_seal(tmp_path, cn="Someone else")
     assert not seal.verify(path, cert_pem=other_cert.read_text()).ok

@@ -3,6 +3,7 @@ its charts, the month and the tax period, and the regulator's record's verificat
 form, button or action on the report pages, and a POST is refused. Screenshots go to ``REPORTS_SCREENSHOTS``
 (default /tmp/reports-screens; the committed ones in docs/screenshots/ come from a run with
 ``REPORTS_SCREENSHOTS=docs/screenshots``)."""
+
 from __future__ import annotations
 
 import os
@@ -53,8 +54,11 @@ def _play_days(days: int) -> None:
                     act(c, rid, {"pick": 0})
                     act(c, rid, {"pick": 1})
                 else:
-                    bet = [{"type": "red", "amount": 300}, {"type": "dozen", "dozen": 2, "amount": 200},
-                           {"type": "straight", "numbers": [17], "amount": 100}][n % 3]
+                    bet = [
+                        {"type": "red", "amount": 300},
+                        {"type": "dozen", "dozen": 2, "amount": 200},
+                        {"type": "straight", "numbers": [17], "amount": 100},
+                    ][n % 3]
                     assert start(c, bet={"bets": [bet]}).status_code == 201, bet
                 t.shift(3)
             for k in range(2 + i % 4):  # temporary accounts opened, some completed (GP §5(1)-(2))
@@ -103,9 +107,12 @@ def test_the_auditor_opens_the_daily_report_its_charts_and_the_record_verificati
     _shot(browser, "reports-record-verification-auditor")
     # the auditor downloads the sealed record itself (the link on the page, with the auditor's session)
     href = browser.find_element(By.LINK_TEXT, "Download the sealed record").get_attribute("href")
-    xml = browser.execute_async_script("""const done = arguments[arguments.length - 1];
+    xml = browser.execute_async_script(
+        """const done = arguments[arguments.length - 1];
         fetch(arguments[0], {credentials: "same-origin"}).then(r => r.text().then(t => done([r.status, t])))
-            .catch(e => done([0, String(e)]));""", href)
+            .catch(e => done([0, String(e)]));""",
+        href,
+    )
     assert xml[0] == 200, xml[1][:300]
     assert xml[1].startswith("<?xml") and f'operatingDay="{LAST}"' in xml[1][:2000], xml[1][:300]
     assert "SignatureValue" in xml[1] and "xades" in xml[1].lower()

@@ -5,6 +5,7 @@ plain HTTP/1.1 client (stdlib) and the view of the database server's backends (`
 Only processes started here are ever signalled, and only through the process group of the ``Popen`` they came
 from. Nothing but 127.0.0.1 is contacted.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -37,15 +38,17 @@ def child_env(tmp_path: Path, name: str, **extra: str) -> dict[str, str]:
     backends from this process's own."""
     env = dict(os.environ)
     env.pop("CELERY_TASK_ALWAYS_EAGER", None)
-    env.update({
-        "DATABASE_NAME": str(connection.settings_dict["NAME"]),
-        "CELERY_BROKER_URL": "filesystem://",
-        "CELERY_FS_BROKER_DIR": str(tmp_path / "broker"),
-        "LOG_LEVEL": "WARNING",
-        "WALLET_SANDBOX_ENABLED": "true",
-        "PYTHONUNBUFFERED": "1",
-        "PGAPPNAME": name,
-    })
+    env.update(
+        {
+            "DATABASE_NAME": str(connection.settings_dict["NAME"]),
+            "CELERY_BROKER_URL": "filesystem://",
+            "CELERY_FS_BROKER_DIR": str(tmp_path / "broker"),
+            "LOG_LEVEL": "WARNING",
+            "WALLET_SANDBOX_ENABLED": "true",
+            "PYTHONUNBUFFERED": "1",
+            "PGAPPNAME": name,
+        }
+    )
     env.update(extra)
     return env
 
@@ -60,8 +63,9 @@ class ProcessGroup:
     def start(self) -> None:
         assert self.proc is None or self.proc.poll() is not None, "already running"
         with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen(self.args, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                self.args, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
 
     def members(self) -> list[int]:
         """The live processes of the group (master and workers), from /proc."""
@@ -73,7 +77,7 @@ class ProcessGroup:
                 continue
             with contextlib.suppress(OSError, ValueError, IndexError):
                 stat = (entry / "stat").read_text()
-                fields = stat[stat.rindex(")") + 2:].split()
+                fields = stat[stat.rindex(")") + 2 :].split()
                 if int(fields[2]) == self.proc.pid and fields[0] != "Z":  # pgrp; zombies are already dead
                     found.append(int(entry.name))
         return found
@@ -118,10 +122,28 @@ class Gunicorn(ProcessGroup):
     def __init__(self, tmp_path: Path, *, workers: int = 2) -> None:
         declare_default_queue("filesystem://", tmp_path)
         self.port = free_port()
-        env = child_env(tmp_path, APP_WEB, BIND=f"127.0.0.1:{self.port}", WEB_CONCURRENCY=str(workers),
-                        GUNICORN_MAX_REQUESTS="0", GUNICORN_ACCESS_LOG="", GUNICORN_LOG_LEVEL="warning", DEBUG="false")
-        super().__init__([sys.executable, "-m", "gunicorn", "-c", str(ROOT / "config" / "gunicorn.conf.py"),
-                          "config.wsgi:application"], env, tmp_path / "gunicorn.log")
+        env = child_env(
+            tmp_path,
+            APP_WEB,
+            BIND=f"127.0.0.1:{self.port}",
+            WEB_CONCURRENCY=str(workers),
+            GUNICORN_MAX_REQUESTS="0",
+            GUNICORN_ACCESS_LOG="",
+            GUNICORN_LOG_LEVEL="warning",
+            DEBUG="false",
+        )
+        super().__init__(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                str(ROOT / "config" / "gunicorn.conf.py"),
+                "config.wsgi:application",
+            ],
+            env,
+            tmp_path / "gunicorn.log",
+        )
 
     def start(self) -> None:
         super().start()
@@ -145,10 +167,31 @@ class Worker(ProcessGroup):
 
     def __init__(self, tmp_path: Path, *, broker: str, queue: str, concurrency: int = 2) -> None:
         env = child_env(tmp_path, APP_WORKER, CELERY_BROKER_URL=broker)
-        super().__init__([sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "warning", "--pool",
-                          "prefork", "-c", str(concurrency), "-Q", queue, "-n", f"faults-{queue}@%h",
-                          "--without-heartbeat", "--without-gossip", "--without-mingle"], env,
-                         tmp_path / f"worker-{queue}.log")
+        super().__init__(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "-l",
+                "warning",
+                "--pool",
+                "prefork",
+                "-c",
+                str(concurrency),
+                "-Q",
+                queue,
+                "-n",
+                f"faults-{queue}@%h",
+                "--without-heartbeat",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            env,
+            tmp_path / f"worker-{queue}.log",
+        )
 
 
 # --- the wire ---------------------------------------------------------------------------------------------------------
@@ -156,9 +199,18 @@ class Transport(Exception):
     """No answer: the connection was refused, reset or closed before a whole response arrived."""
 
 
-def request(port: int, method: str, path: str, *, token: str | None = None, body: Any = None, key: str | None = None,
-            raw: bytes | None = None, headers: dict[str, str] | None = None,
-            timeout: float = 30.0) -> tuple[int, dict[str, str], Any]:
+def request(
+    port: int,
+    method: str,
+    path: str,
+    *,
+    token: str | None = None,
+    body: Any = None,
+    key: str | None = None,
+    raw: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 30.0,
+) -> tuple[int, dict[str, str], Any]:
     """One HTTP/1.1 request on a new connection: (status, lower-cased headers, parsed JSON body or None)."""
     payload = raw if raw is not None else (b"" if body is None else json.dumps(body).encode())
     head = {"Accept": "application/json", "Accept-Language": "en", "Connection": "close", **(headers or {})}
@@ -205,10 +257,12 @@ def backends(application_name: str) -> list[Backend]:
     """The backends of the test database whose connections a child named ``application_name`` opened."""
     with connection.cursor() as cur:
         cur.execute("SELECT pg_stat_clear_snapshot()")  # inside a transaction the view would not move otherwise
-        cur.execute("""SELECT pid, COALESCE(state, ''), xact_start IS NOT NULL, LEFT(COALESCE(query, ''), 200),
+        cur.execute(
+            """SELECT pid, COALESCE(state, ''), xact_start IS NOT NULL, LEFT(COALESCE(query, ''), 200),
                               state_change FROM pg_stat_activity
                        WHERE datname = current_database() AND application_name = %s AND pid <> pg_backend_pid()""",
-                    [application_name])
+            [application_name],
+        )
         return [Backend(*row) for row in cur.fetchall()]
 
 
@@ -216,8 +270,11 @@ def blocked_by_me(application_name: str) -> list[int]:
     """The backends of child ``application_name`` waiting for a lock this process's connection holds."""
     with connection.cursor() as cur:
         cur.execute("SELECT pg_stat_clear_snapshot()")
-        cur.execute("""SELECT pid FROM pg_stat_activity WHERE application_name = %s
-                       AND pg_backend_pid() = ANY(pg_blocking_pids(pid))""", [application_name])
+        cur.execute(
+            """SELECT pid FROM pg_stat_activity WHERE application_name = %s
+                       AND pg_backend_pid() = ANY(pg_blocking_pids(pid))""",
+            [application_name],
+        )
         return [row[0] for row in cur.fetchall()]
 
 
@@ -229,8 +286,11 @@ def accounts_held(player_ids: list[int]) -> Iterator[None]:
     from wallet.models import LedgerAccount
 
     with transaction.atomic():
-        list(LedgerAccount.objects.select_for_update(no_key=True).filter(
-            player_id__in=player_ids, kind=LedgerAccount.Kind.PLAYER_MAIN).order_by("pk"))
+        list(
+            LedgerAccount.objects.select_for_update(no_key=True)
+            .filter(player_id__in=player_ids, kind=LedgerAccount.Kind.PLAYER_MAIN)
+            .order_by("pk")
+        )
         yield
 
 
@@ -266,8 +326,10 @@ def broker_for_workers() -> str:
     configured = os.environ.get("CELERY_BROKER_URL", "")
     if configured and not configured.startswith("filesystem"):
         parts = urlsplit(configured)
-        with contextlib.suppress(OSError), socket.create_connection((parts.hostname or "127.0.0.1",
-                                                                      parts.port or 5672), timeout=1):
+        with (
+            contextlib.suppress(OSError),
+            socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 5672), timeout=1),
+        ):
             return configured
     return "filesystem://"
 
@@ -279,9 +341,13 @@ def _transport_options(broker: str, tmp_path: Path) -> dict[str, Any]:
     base = tmp_path / "broker"
     for folder in ("queue", "processed", "control"):
         (base / folder).mkdir(parents=True, exist_ok=True)
-    return {"data_folder_in": str(base / "queue"), "data_folder_out": str(base / "queue"),
-            "processed_folder": str(base / "processed"), "control_folder": str(base / "control"),
-            "store_processed": False}
+    return {
+        "data_folder_in": str(base / "queue"),
+        "data_folder_out": str(base / "queue"),
+        "processed_folder": str(base / "processed"),
+        "control_folder": str(base / "control"),
+        "store_processed": False,
+    }
 
 
 def declare_default_queue(broker: str, tmp_path: Path) -> None:

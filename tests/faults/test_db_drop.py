@@ -12,6 +12,7 @@ record: the wallet lock, the limits decision and the round's id are taken when i
 - the retry with the same Idempotency-Key succeeds, once; a second retry is a replay that moves nothing;
 - ``ledger_check`` and ``limits_reconcile`` are clean.
 """
+
 from __future__ import annotations
 
 import io
@@ -74,8 +75,14 @@ def test_a_connection_dropped_mid_transaction_fails_the_request_cleanly_and_its_
         operator_account("house")  # as after any first round (its first-use race: test_operator_account_first_use)
         player = make_player()
         fund(player, czk(1000))
-        body = ({"method_id": verified_bank(player).pk, "amount": {"amount": 10000, "currency": "CZK"}} if what == "withdrawal"
-                else {"game": "european_roulette", "bet": {"bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}}]}})
+        body = (
+            {"method_id": verified_bank(player).pk, "amount": {"amount": 10000, "currency": "CZK"}}
+            if what == "withdrawal"
+            else {
+                "game": "european_roulette",
+                "bet": {"bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}}]},
+            }
+        )
         main = player_account(player.pk, LedgerAccount.Kind.PLAYER_MAIN)
         client = APIClient(raise_request_exception=False)
         client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
@@ -121,7 +128,9 @@ def test_a_connection_dropped_mid_transaction_fails_the_request_cleanly_and_its_
         assert failed.json()["error"]["code"] == UNAVAILABLE.code and failed["Retry-After"].isdigit()
         assert b"Traceback" not in failed.content and b"psycopg" not in failed.content
         # Nothing half-done.
-        assert not Withdrawal.objects.filter(player=player).exists() and not Round.objects.filter(player=player).exists()
+        assert (
+            not Withdrawal.objects.filter(player=player).exists() and not Round.objects.filter(player=player).exists()
+        )
         assert not LedgerTransaction.objects.filter(player=player, kind=posting).exists()
         assert not IdempotencyRecord.objects.filter(key=KEY).exists()
         assert AuditEvent.objects.count() == audit_before
@@ -143,6 +152,8 @@ def test_a_connection_dropped_mid_transaction_fails_the_request_cleanly_and_its_
     moved = 10_000 if what == "withdrawal" else 100 - Round.objects.get(player=player).win
     assert balance(player).amount == 100_000 - moved
     _books_clean()
-    print(f"\ndb drop ({what}): its backend terminated inside its transaction (waiting to post to the player's "
-          f"account); answer 503 server.unavailable, Retry-After {failed['Retry-After']} s, nothing written; "
-          f"the retry 201, a second retry replayed")
+    print(
+        f"\ndb drop ({what}): its backend terminated inside its transaction (waiting to post to the player's "
+        f"account); answer 503 server.unavailable, Retry-After {failed['Retry-After']} s, nothing written; "
+        f"the retry 201, a second retry replayed"
+    )

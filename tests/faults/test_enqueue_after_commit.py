@@ -10,6 +10,7 @@ the exception leaves the on-commit hook AFTER the transaction committed and beco
 withdrawal. The sweeper would still send the first one (``wallet.sweep`` claims approved withdrawals), so the
 enqueue was never the only path: its failure should be logged, not answered.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -38,8 +39,12 @@ def test_a_broker_failure_after_the_commit_does_not_turn_a_done_withdrawal_into_
     monkeypatch.setattr(withdrawal_send, "apply_async", broker_down)  # the broker refuses the message
     client = APIClient(raise_request_exception=False)
     client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(player.user)}")
-    answer = client.post("/api/v1/wallet/withdrawals", {"method_id": method.pk, "amount": {"amount": 10000, "currency": "CZK"}}, format="json",
-                         HTTP_IDEMPOTENCY_KEY="broker-down-1")
+    answer = client.post(
+        "/api/v1/wallet/withdrawals",
+        {"method_id": method.pk, "amount": {"amount": 10000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="broker-down-1",
+    )
     made = Withdrawal.objects.get(player=player)
     assert made.status == Withdrawal.Status.APPROVED  # committed, whatever the answer
     assert answer.status_code == 201, answer.json()  # the truth: made (now: 500 server.error)

@@ -22,6 +22,7 @@ It shows:
 Skipped with its reason only where Patroni, etcd or the PostgreSQL server binaries are missing (``make ha-deps``
 installs them as root; CI runs it first).
 """
+
 from __future__ import annotations
 
 import json
@@ -61,8 +62,15 @@ BROKER = "filesystem://"  # the worker's broker: a folder of the test's own
 
 
 def _manage(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=SCRIPTS.parent, env=env, capture_output=True,
-                          text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=SCRIPTS.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def _writable_elsewhere(url: str, killed_port: int) -> bool:
@@ -88,9 +96,13 @@ def _rows(url: str, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
 
 def _rounds_exactly_once(url: str, record: LoadRecord, player_ids: list[int]) -> dict[str, int]:
     """Every acknowledged round once under its key and id; every round one the client asked for; each whole."""
-    rounds = _rows(url, """SELECT id, player_id, idempotency_key, status, stake, win, jackpot_win,
+    rounds = _rows(
+        url,
+        """SELECT id, player_id, idempotency_key, status, stake, win, jackpot_win,
                                   settled_at IS NOT NULL
-                           FROM games_round WHERE player_id = ANY(%s) AND NOT play_money""", [player_ids])
+                           FROM games_round WHERE player_id = ANY(%s) AND NOT play_money""",
+        [player_ids],
+    )
     by_key: dict[tuple[int, str], list[tuple[Any, ...]]] = {}
     for row in rounds:
         by_key.setdefault((row[1], row[2]), []).append(row)
@@ -105,8 +117,12 @@ def _rounds_exactly_once(url: str, record: LoadRecord, player_ids: list[int]) ->
     not_acked = set(by_key) - acked_keys
     assert not_acked <= set(record.unanswered), f"rounds stored but refused to the client: {sorted(not_acked)[:5]}"
 
-    postings = _rows(url, """SELECT kind, reference, amount FROM wallet_ledgertransaction
-                             WHERE player_id = ANY(%s) AND kind IN ('stake', 'win', 'refund')""", [player_ids])
+    postings = _rows(
+        url,
+        """SELECT kind, reference, amount FROM wallet_ledgertransaction
+                             WHERE player_id = ANY(%s) AND kind IN ('stake', 'win', 'refund')""",
+        [player_ids],
+    )
     by_ref: dict[tuple[str, str], list[int]] = {}
     jackpot_paid = 0  # a jackpot's award is its own win posting (jackpots.services), not the round's
     for kind, reference, amount in postings:
@@ -114,8 +130,12 @@ def _rounds_exactly_once(url: str, record: LoadRecord, player_ids: list[int]) ->
             jackpot_paid += int(amount)
             continue
         by_ref.setdefault((kind, reference), []).append(int(amount))
-    bets = _rows(url, """SELECT round_ref, count(*) FROM limits_settledbet WHERE player_id = ANY(%s)
-                         GROUP BY round_ref""", [player_ids])
+    bets = _rows(
+        url,
+        """SELECT round_ref, count(*) FROM limits_settledbet WHERE player_id = ANY(%s)
+                         GROUP BY round_ref""",
+        [player_ids],
+    )
     bets_by_ref = dict(bets)
     for rid, _player, _key, status, stake, win, jackpot_win, settled in rounds:
         ref = f"games:round:{rid}"
@@ -128,7 +148,11 @@ def _rounds_exactly_once(url: str, record: LoadRecord, player_ids: list[int]) ->
     assert by_ref == {}, f"stake/win/refund postings without their round: {list(by_ref)[:5]}"
     assert bets_by_ref == {}, f"settled bets without their round: {list(bets_by_ref)[:5]}"
     assert jackpot_paid == sum(r[6] for r in rounds), "jackpot awards paid differ from the rounds' jackpot wins"
-    return {"rounds found": len(rounds), "jackpot wins among them": sum(1 for r in rounds if r[6]), "stored, never acknowledged (answer lost at the stop)": len(not_acked)}
+    return {
+        "rounds found": len(rounds),
+        "jackpot wins among them": sum(1 for r in rounds if r[6]),
+        "stored, never acknowledged (answer lost at the stop)": len(not_acked),
+    }
 
 
 def _replays(port: int, record: LoadRecord, tokens: dict[int, str], killed_at: float, n: int = 20) -> str:
@@ -137,8 +161,14 @@ def _replays(port: int, record: LoadRecord, tokens: dict[int, str], killed_at: f
     before = [a for a in record.acks if a.at < killed_at][-n:]
     assert before, "no round acknowledged before the kill"
     for ack in before:
-        status, headers, body = request(port, "POST", "/api/v1/games/rounds", token=tokens[ack.player_id],
-                                        body={"game": ROULETTE, "bet": BETS[ROULETTE]}, key=ack.key)
+        status, headers, body = request(
+            port,
+            "POST",
+            "/api/v1/games/rounds",
+            token=tokens[ack.player_id],
+            body={"game": ROULETTE, "bet": BETS[ROULETTE]},
+            key=ack.key,
+        )
         assert status == 201 and headers.get("idempotent-replayed") == "true", (ack, status, body)
         assert body["id"] == ack.round_id, f"{ack}: replayed as round {body['id']}"
     return f"{len(before)} rounds of the old primary, each the same round as a replay"
@@ -159,8 +189,10 @@ def _heartbeat(cluster: ha_cluster.HaCluster, tmp_path: Path, queue: str, timeou
     finally:
         app.conf.task_always_eager = eager
     while time.monotonic() - sent < timeout:
-        if cluster.psql(f"SELECT ran_at IS NOT NULL FROM core_taskheartbeat WHERE marker = '{marker}'",
-                        DATABASE) == "t":
+        if (
+            cluster.psql(f"SELECT ran_at IS NOT NULL FROM core_taskheartbeat WHERE marker = '{marker}'", DATABASE)
+            == "t"
+        ):
             return round(time.monotonic() - sent, 1)
         time.sleep(0.25)
     raise AssertionError(f"the worker did not run the heartbeat within {timeout:.0f} s")
@@ -190,8 +222,11 @@ def test_the_primary_killed_mid_load_loses_no_acknowledged_round_and_the_load_go
         facts["cluster up (s)"] = round(time.monotonic() - t0, 1)
         facts["cluster"] = cluster.describe()
 
-        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_NAME", "DATABASE_REPLICA_URL",
-                                                                   "DATABASE_SIDE_URL", "DATABASE_POOLER")}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("DATABASE_NAME", "DATABASE_REPLICA_URL", "DATABASE_SIDE_URL", "DATABASE_POOLER")
+        }
         env.update({"DATABASE_URL": url, "LOG_LEVEL": "WARNING", "WALLET_SANDBOX_ENABLED": "true"})
         # the set-up's commits do not wait for the standby's flush (hundreds of DDL commits); the load's do: every
         # round's commit waits for the sync standby, and flushes the set-up's WAL before it
@@ -200,8 +235,15 @@ def test_the_primary_killed_mid_load_loses_no_acknowledged_round_and_the_load_go
         out = _manage(setup_env, "migrate", "--noinput")
         assert out.returncode == 0, out.stderr[-3000:]
         facts["migrated (s)"] = round(time.monotonic() - t1, 1)
-        setup = subprocess.run([sys.executable, str(SCRIPTS / "ha_load.py"), "setup", str(PLAYERS)], cwd=SCRIPTS.parent,
-                               env=setup_env, capture_output=True, text=True, timeout=300, check=False)
+        setup = subprocess.run(
+            [sys.executable, str(SCRIPTS / "ha_load.py"), "setup", str(PLAYERS)],
+            cwd=SCRIPTS.parent,
+            env=setup_env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert setup.returncode == 0, setup.stderr[-3000:]
         players = [(int(pid), token) for pid, token in json.loads(setup.stdout.strip().splitlines()[-1])]
         facts["players set up (s)"] = round(time.monotonic() - t1 - facts["migrated (s)"], 1)
@@ -232,8 +274,10 @@ def test_the_primary_killed_mid_load_loses_no_acknowledged_round_and_the_load_go
         facts["failover: SIGKILL to a writable new primary (s)"] = round(failover, 2)
 
         deadline = time.monotonic() + 60
-        while (sum(1 for a in load.record.acks if a.started > killed_at + failover) < AFTER_ROUNDS
-               and time.monotonic() < deadline):
+        while (
+            sum(1 for a in load.record.acks if a.started > killed_at + failover) < AFTER_ROUNDS
+            and time.monotonic() < deadline
+        ):
             time.sleep(0.2)
         first_after = load.first_ack_after(killed_at)
         record = load.stop(timeout=60)
@@ -245,16 +289,25 @@ def test_the_primary_killed_mid_load_loses_no_acknowledged_round_and_the_load_go
         web_log = web.tail(20000)
 
         after = [a for a in record.acks if a.started > killed_at + failover]
-        facts.update({
-            "killed": killed.name, "new primary": new_leader.name if new_leader else None,
-            "first round asked for after the kill, acknowledged (s after the kill)": round(first_after - killed_at, 2) if first_after else None,
-            "rounds acknowledged": len(record.acks), "before the kill": before,
-            "asked for and acknowledged after the failover": len(after),
-            "retried with the same key (attempts)": record.retries,
-            "acknowledged after a retry": sum(1 for a in record.acks if a.attempts > 1),
-            "of them replays (committed before the answer was lost)": sum(1 for a in record.acks if a.replayed),
-            "answers": dict(record.outcomes), "unanswered at the stop": len(record.unanswered),
-        })
+        facts.update(
+            {
+                "killed": killed.name,
+                "new primary": new_leader.name if new_leader else None,
+                "first round asked for after the kill, acknowledged (s after the kill)": round(
+                    first_after - killed_at, 2
+                )
+                if first_after
+                else None,
+                "rounds acknowledged": len(record.acks),
+                "before the kill": before,
+                "asked for and acknowledged after the failover": len(after),
+                "retried with the same key (attempts)": record.retries,
+                "acknowledged after a retry": sum(1 for a in record.acks if a.attempts > 1),
+                "of them replays (committed before the answer was lost)": sum(1 for a in record.acks if a.replayed),
+                "answers": dict(record.outcomes),
+                "unanswered at the stop": len(record.unanswered),
+            }
+        )
         assert len(after) > 0, f"no round acknowledged on the new primary: {record.outcomes}\n{web_log[-3000:]}"
         assert first_after is not None and first_after - killed_at < RECOVERY_LIMIT, facts
         assert not [o for o in record.outcomes if o.startswith("500")], f"a 500: {record.outcomes}\n{web_log[-3000:]}"

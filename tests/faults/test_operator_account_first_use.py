@@ -15,6 +15,7 @@ The race is made deterministic here: this test's own transaction creates ``house
 ``operator_account``) and holds it uncommitted until the round's statement waits on it (``pg_stat_activity``),
 then commits.
 """
+
 from __future__ import annotations
 
 import threading
@@ -53,8 +54,12 @@ def test_a_stake_racing_the_creation_of_the_house_account_is_played_not_a_500():
 
     def play() -> None:
         try:
-            answer["response"] = c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": api_bet(RED_100)}, format="json",
-                                        HTTP_IDEMPOTENCY_KEY="first-stake")
+            answer["response"] = c.post(
+                "/api/v1/games/rounds",
+                {"game": ROULETTE, "bet": api_bet(RED_100)},
+                format="json",
+                HTTP_IDEMPOTENCY_KEY="first-stake",
+            )
         finally:
             connection.close()
 

@@ -21,6 +21,7 @@ It proves, on a real gunicorn (2 sync workers, the project's config) against the
 - each player's balance is what the answers the player saw add up to (nothing moved that the player was not
   told of, nothing told that did not move), and no answer was a 5xx.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -64,8 +65,17 @@ BETS: dict[str, dict[str, Any]] = {
 }
 # Each player's session: five rounds of the three games with deposits (and their provider callbacks) and
 # withdrawals between them.
-SCRIPT = ["fruit_king", "deposit", "fruit_king", "withdrawal", "kobushi", "deposit", "fruit_king", "withdrawal",
-          "european_roulette"]
+SCRIPT = [
+    "fruit_king",
+    "deposit",
+    "fruit_king",
+    "withdrawal",
+    "kobushi",
+    "deposit",
+    "fruit_king",
+    "withdrawal",
+    "european_roulette",
+]
 # Two kills: at the first withdrawal (the work committed, its answer lost); after about half the session's answers,
 # while requests wait inside their transactions (the work lost).
 KILLS = [("answer lost", 0), ("mid-transaction", 45)]
@@ -125,9 +135,19 @@ class Client(threading.Thread):
         self.gambles = 0
 
     # --- the wire ----------------------------------------------------------------------------------------------------
-    def send(self, kind: str, method: str, path: str, *, key: str, body: Any = None, raw: bytes | None = None,
-             headers: dict[str, str] | None = None, auth: bool = True,
-             reference: str = "") -> tuple[int, dict[str, str], Any]:
+    def send(
+        self,
+        kind: str,
+        method: str,
+        path: str,
+        *,
+        key: str,
+        body: Any = None,
+        raw: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        auth: bool = True,
+        reference: str = "",
+    ) -> tuple[int, dict[str, str], Any]:
         call = Call(kind=kind, player=self.player.pk, key=key, reference=reference)
         with self.server.lock:
             self.server.calls.append(call)
@@ -140,8 +160,15 @@ class Client(threading.Thread):
                 call.in_flight = True
             try:
                 status, answer_headers, answer = request(
-                    self.server.web.port, method, path, token=self.token if auth else None, body=body, raw=raw,
-                    key=key if auth else None, headers=headers)
+                    self.server.web.port,
+                    method,
+                    path,
+                    token=self.token if auth else None,
+                    body=body,
+                    raw=raw,
+                    key=key if auth else None,
+                    headers=headers,
+                )
             except Transport:
                 with self.server.lock:
                     call.in_flight = False
@@ -154,7 +181,8 @@ class Client(threading.Thread):
                 call.attempts.append((started, "answered"))
                 call.status = status
                 call.replayed = answer_headers.get("idempotent-replayed") == "true" or (
-                    isinstance(answer, dict) and answer.get("status") == "duplicate")
+                    isinstance(answer, dict) and answer.get("status") == "duplicate"
+                )
                 self.server.answers += 1
             return status, answer_headers, answer
         raise AssertionError(f"{kind} {path} got no answer in {ATTEMPTS} attempts")
@@ -176,8 +204,9 @@ class Client(threading.Thread):
         key = f"round-{uuid.uuid4().hex}"
         time.sleep(max(0.0, self.last_start + MIN_ROUND_SECONDS + 0.05 - time.time()))
         while True:
-            status, _, body = self.send("round", "POST", "/api/v1/games/rounds", key=key,
-                                        body={"game": game, "bet": api_bet(BETS[game])})
+            status, _, body = self.send(
+                "round", "POST", "/api/v1/games/rounds", key=key, body={"game": game, "bet": api_bet(BETS[game])}
+            )
             code = error_code(status, body)
             if status == 201:
                 break
@@ -190,8 +219,9 @@ class Client(threading.Thread):
             time.sleep(THINK_SECONDS)
             action = self.choose(body["pending"]["options"])
             action_key = f"act-{uuid.uuid4().hex}"
-            status, _, answer = self.send("action", "POST", f"/api/v1/games/rounds/{body['id']}/actions",
-                                          key=action_key, body={"action": action})
+            status, _, answer = self.send(
+                "action", "POST", f"/api/v1/games/rounds/{body['id']}/actions", key=action_key, body={"action": action}
+            )
             assert status == 200, (status, answer)
             self.seen.action_keys.setdefault(body["id"], set()).add(action_key)
             body = answer
@@ -210,24 +240,42 @@ class Client(threading.Thread):
         from wallet.adapters import SIGNATURE_HEADER, sandbox_event
 
         key = f"dep-{uuid.uuid4().hex}"
-        status, _, body = self.send("deposit", "POST", "/api/v1/wallet/deposits", key=key,
-                                    body={"method_id": self.method_id, "amount": {"amount": DEPOSIT, "currency": "CZK"}})
+        status, _, body = self.send(
+            "deposit",
+            "POST",
+            "/api/v1/wallet/deposits",
+            key=key,
+            body={"method_id": self.method_id, "amount": {"amount": DEPOSIT, "currency": "CZK"}},
+        )
         assert status == 201, (status, body)
         self.seen.deposits[key] = body
         # The provider's signed callback; a provider sends the same event again until it gets an answer.
         event_id = f"evt-faults-{uuid.uuid4().hex}"
-        raw, signature = sandbox_event("payment.succeeded", body["payment_reference"], DEPOSIT, payer=self.payer,
-                                       event_id=event_id)
-        status, _, answer = self.send("callback", "POST", "/api/v1/wallet/callbacks/sandbox", key=event_id, raw=raw,
-                                      headers={SIGNATURE_HEADER: signature}, auth=False)
+        raw, signature = sandbox_event(
+            "payment.succeeded", body["payment_reference"], DEPOSIT, payer=self.payer, event_id=event_id
+        )
+        status, _, answer = self.send(
+            "callback",
+            "POST",
+            "/api/v1/wallet/callbacks/sandbox",
+            key=event_id,
+            raw=raw,
+            headers={SIGNATURE_HEADER: signature},
+            auth=False,
+        )
         assert status == 200 and answer["result"] == "confirmed", (status, answer)
         self.seen.callbacks[event_id] = answer
 
     def withdraw(self) -> None:
         key = f"wd-{uuid.uuid4().hex}"
-        status, _, body = self.send("withdrawal", "POST", "/api/v1/wallet/withdrawals", key=key,
-                                    body={"method_id": self.method_id, "amount": {"amount": WITHDRAWAL, "currency": "CZK"}},
-                                    reference=f"api:withdrawal:{self.player.user_id}:{key}")
+        status, _, body = self.send(
+            "withdrawal",
+            "POST",
+            "/api/v1/wallet/withdrawals",
+            key=key,
+            body={"method_id": self.method_id, "amount": {"amount": WITHDRAWAL, "currency": "CZK"}},
+            reference=f"api:withdrawal:{self.player.user_id}:{key}",
+        )
         assert status == 201, (status, body)
         self.seen.withdrawals[key] = body
 
@@ -333,8 +381,9 @@ def rounds_are_whole(player_ids: list[int], *, open_allowed: bool) -> Counter[st
             assert rnd.settled_at is not None and win == rnd.win and refund == 0, f"round {rnd.pk} half-settled"
         elif rnd.status == Round.Status.IN_PROGRESS:
             assert open_allowed, f"round {rnd.pk} left unfinished"
-            assert rnd.state.get("pending") and rnd.settled_at is None and win == refund == 0, \
+            assert rnd.state.get("pending") and rnd.settled_at is None and win == refund == 0, (
                 f"round {rnd.pk} in progress without a pending step (or already paid)"
+            )
         else:  # voided/refunded: the stake came back, nothing paid
             assert refund == rnd.stake and win == 0, f"round {rnd.pk} {rnd.status} without its refund"
         seen[f"{rnd.game_code}:{rnd.status}"] += 1
@@ -353,13 +402,16 @@ def assert_each_key_moved_money_at_most_once(client: Client) -> None:
     assert set(rounds) == set(seen.rounds), "a round without an answered key, or an answered key without a round"
     for key, answer in seen.rounds.items():
         rnd = rounds[key]
-        assert (rnd.pk, rnd.status, rnd.stake, rnd.win) == (answer["id"], answer["status"], answer["stake"]["amount"],
-                                                            answer["win"]["amount"])
+        assert (rnd.pk, rnd.status, rnd.stake, rnd.win) == (
+            answer["id"],
+            answer["status"],
+            answer["stake"]["amount"],
+            answer["win"]["amount"],
+        )
         logged = list(RoundAction.objects.filter(round=rnd).values_list("idempotency_key", flat=True))
         assert sorted(logged) == sorted(seen.action_keys.get(rnd.pk, set())), f"round {rnd.pk}: actions != keys"
     deposits = Deposit.objects.filter(player=p)
-    assert sorted(d.idempotency_reference for d in deposits) == sorted(
-        f"api:deposit:{user}:{k}" for k in seen.deposits)
+    assert sorted(d.idempotency_reference for d in deposits) == sorted(f"api:deposit:{user}:{k}" for k in seen.deposits)
     assert all(d.status == Deposit.Status.CONFIRMED for d in deposits)
     credits = LedgerTransaction.objects.filter(player=p, kind=LedgerTransaction.Kind.DEPOSIT)
     assert sorted(t.reference for t in credits) == sorted(d.payment_reference for d in deposits)  # once each
@@ -403,8 +455,9 @@ def test_the_web_server_killed_mid_traffic_loses_nothing_and_moves_nothing_twice
     for _ in range(PLAYERS):
         player = make_player()
         fund(player, czk(FUND // 100))
-        clients.append(Client(server, player, token_for(player.user), verified_bank(player).pk,
-                              default_sandbox_payer(player)))
+        clients.append(
+            Client(server, player, token_for(player.user), verified_bank(player).pk, default_sandbox_payer(player))
+        )
     ids = [c.player.pk for c in clients]
     crashes: list[Crash] = []
     stall = contextlib.ExitStack()
@@ -450,20 +503,27 @@ def test_the_web_server_killed_mid_traffic_loses_nothing_and_moves_nothing_twice
         assert_each_key_moved_money_at_most_once(c)
         assert balance(c.player).amount == expected_balance(c.seen), c.name
     checks_clean()
-    print(f"\nweb kill: {PLAYERS} players, {len(calls)} requests {dict(Counter(call.kind for call in calls))}, "
-          f"{sum(len(call.attempts) for call in calls)} attempts; answers by status {dict(statuses)}")
+    print(
+        f"\nweb kill: {PLAYERS} players, {len(calls)} requests {dict(Counter(call.kind for call in calls))}, "
+        f"{sum(len(call.attempts) for call in calls)} attempts; answers by status {dict(statuses)}"
+    )
     for n, k in enumerate(crashes, 1):
         hit = [call for call in k.in_flight if any(outcome == "no answer" for _, outcome in call.attempts)]
-        print(f"  kill {n} ({k.caught}): gunicorn master + {k.processes - 1} workers SIGKILLed with {len(k.in_flight)} "
-              f"requests in flight and {k.open_transactions} web transactions open; {len(hit)} of them got no answer "
-              f"and were retried with their keys {dict(Counter(call.kind for call in hit))}, answered as replays "
-              f"(their work had committed before the kill) {dict(Counter(call.kind for call in hit if call.replayed))}"
-              f"; rounds right after the kill {dict(k.rounds)}")
-    assert any(call.replayed and call.kind == "withdrawal" for call in crashes[0].in_flight), \
+        print(
+            f"  kill {n} ({k.caught}): gunicorn master + {k.processes - 1} workers SIGKILLed with {len(k.in_flight)} "
+            f"requests in flight and {k.open_transactions} web transactions open; {len(hit)} of them got no answer "
+            f"and were retried with their keys {dict(Counter(call.kind for call in hit))}, answered as replays "
+            f"(their work had committed before the kill) {dict(Counter(call.kind for call in hit if call.replayed))}"
+            f"; rounds right after the kill {dict(k.rounds)}"
+        )
+    assert any(call.replayed and call.kind == "withdrawal" for call in crashes[0].in_flight), (
         "the withdrawal whose answer the first kill lost was not answered as a replay"
-    assert any(not call.replayed for call in crashes[1].in_flight
-               if any(outcome == "no answer" for _, outcome in call.attempts)), \
-        "no request the second kill interrupted inside its transaction was done anew on its retry"
+    )
+    assert any(
+        not call.replayed
+        for call in crashes[1].in_flight
+        if any(outcome == "no answer" for _, outcome in call.attempts)
+    ), "no request the second kill interrupted inside its transaction was done anew on its retry"
     print(f"  rounds at the end {dict(end)}; the sweeper after the restarts: {sent}")
     assert {call.kind for call in calls} == {"round", "action", "deposit", "callback", "withdrawal"}
     assert sum(len(c.seen.rounds) for c in clients) == PLAYERS * sum(1 for step in SCRIPT if step in BETS)

@@ -18,6 +18,7 @@ It proves:
   ending (and one collect action), the balance right for every player, ``ledger_check`` and ``limits_reconcile``
   clean.
 """
+
 from __future__ import annotations
 
 import io
@@ -41,9 +42,13 @@ from tests.faults.harness import (
     wait_backends_gone,
 )
 
-pytestmark = [pytest.mark.faults, pytest.mark.worker, pytest.mark.django_db(transaction=True),
-              # the suite's fixture runs tasks in-process (tests/conftest.py); these go to the broker on purpose
-              pytest.mark.filterwarnings("ignore::celery.exceptions.AlwaysEagerIgnored")]
+pytestmark = [
+    pytest.mark.faults,
+    pytest.mark.worker,
+    pytest.mark.django_db(transaction=True),
+    # the suite's fixture runs tasks in-process (tests/conftest.py); these go to the broker on purpose
+    pytest.mark.filterwarnings("ignore::celery.exceptions.AlwaysEagerIgnored"),
+]
 
 ROUNDS = 200
 KILL_AT = 9  # the sweep is killed inside the transaction of the 10th round
@@ -89,8 +94,9 @@ def _rounds_left_waiting(n: int) -> list[int]:
             player = make_player()
             fund(player, czk(FUND // 100))
             with use_rng(SeededRNG(seeds[game])):
-                rnd = round_play(player=player, game_code=game, bet=bet, idempotency_key=f"left-{i}",
-                                 actor=Actor.player(player))
+                rnd = round_play(
+                    player=player, game_code=game, bet=bet, idempotency_key=f"left-{i}", actor=Actor.player(player)
+                )
             assert rnd.status == "in_progress", rnd.status
             ids.append(rnd.pk)
     return ids
@@ -110,15 +116,24 @@ def _each_round_handled_at_most_once(ids: list[int]) -> Counter[str]:
     from wallet.models import LedgerTransaction
 
     kinds = LedgerTransaction.Kind
-    rows = list(LedgerTransaction.objects.filter(kind__in=[kinds.REFUND, kinds.WIN],
-                                                 reference__startswith="games:round:"))
+    rows = list(
+        LedgerTransaction.objects.filter(kind__in=[kinds.REFUND, kinds.WIN], reference__startswith="games:round:")
+    )
     postings = Counter((t.kind, t.reference) for t in rows)
     amounts = {(t.kind, t.reference): t.amount for t in rows}
-    events = Counter((e.object_id, e.action) for e in AuditEvent.objects.filter(
-        object_type="games.round", object_id__in=[str(i) for i in ids],
-        action__in=["games.round_voided", "games.round_collected_at_deadline", "games.round_settled"]))
-    collects = Counter(RoundAction.objects.filter(round_id__in=ids, idempotency_key__startswith="deadline-collect-")
-                       .values_list("round_id", flat=True))
+    events = Counter(
+        (e.object_id, e.action)
+        for e in AuditEvent.objects.filter(
+            object_type="games.round",
+            object_id__in=[str(i) for i in ids],
+            action__in=["games.round_voided", "games.round_collected_at_deadline", "games.round_settled"],
+        )
+    )
+    collects = Counter(
+        RoundAction.objects.filter(round_id__in=ids, idempotency_key__startswith="deadline-collect-").values_list(
+            "round_id", flat=True
+        )
+    )
     outcome: Counter[str] = Counter()
     for rnd in Round.objects.filter(pk__in=ids):
         ref, key = f"games:round:{rnd.pk}", str(rnd.pk)
@@ -198,7 +213,9 @@ def test_the_worker_killed_mid_sweep_handles_each_deadline_exactly_once(tmp_path
     for rnd in Round.objects.filter(pk__in=ids).select_related("player"):
         assert balance(rnd.player).amount == FUND - rnd.stake + (rnd.win if rnd.status == "finished" else rnd.stake)
     _checks_clean()
-    print(f"\nworker kill ({broker.split(':')[0]} broker): {ROUNDS} rounds past their deadline; the worker "
-          f"(master + {processes - 1} processes, both sweeping) SIGKILLed inside the transaction of round "
-          f"{KILL_AT + 1} with {at_kill} handled and {open_at_kill} row transactions open: at that instant "
-          f"{dict(partial)}; after the restart {dict(outcome)}, each exactly once")
+    print(
+        f"\nworker kill ({broker.split(':')[0]} broker): {ROUNDS} rounds past their deadline; the worker "
+        f"(master + {processes - 1} processes, both sweeping) SIGKILLed inside the transaction of round "
+        f"{KILL_AT + 1} with {at_kill} handled and {open_at_kill} row transactions open: at that instant "
+        f"{dict(partial)}; after the restart {dict(outcome)}, each exactly once"
+    )

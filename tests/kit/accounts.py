@@ -7,6 +7,7 @@ For registration tests: ``registration_payload()`` (the API body), ``make_regist
 population register knows the person), ``make_excluded(data_or_player)`` (listed in the sandbox exclusion register),
 ``login_session_for(player)`` (a tracked login session and its token).
 """
+
 from __future__ import annotations
 
 import secrets
@@ -27,29 +28,38 @@ from accounts.models import AuthToken, LoginSession, Player, SandboxExclusionEnt
 from core import clock
 
 
-def registration_payload(*, username: str | None = None, marketing: bool = False,
-                         **overrides: Any) -> dict[str, Any]:
+def registration_payload(*, username: str | None = None, marketing: bool = False, **overrides: Any) -> dict[str, Any]:
     v = rules.document_versions()
     data = applicant_data(**overrides)
-    return {**data, "username": username or f"player{next(_seq)}",
-            "consents": {"terms": v["terms"], "data_processing": v["data_processing"], "game_plan": v["game_plan"],
-                         "marketing": marketing}}
+    return {
+        **data,
+        "username": username or f"player{next(_seq)}",
+        "consents": {
+            "terms": v["terms"],
+            "data_processing": v["data_processing"],
+            "game_plan": v["game_plan"],
+            "marketing": marketing,
+        },
+    }
 
 
 def make_register_record(data: dict[str, Any], **overrides: Any) -> SandboxPopulationRecord:
     """The sandbox population register knows this person (overrides simulate a mismatch etc.)."""
     fields = {
         "birth_number": (data.get("birth_number") or "").replace("/", ""),
-        "given_names": data["given_names"], "surname": data["surname"],
-        "date_of_birth": date.fromisoformat(str(data["date_of_birth"])), "sex": data.get("sex", ""),
+        "given_names": data["given_names"],
+        "surname": data["surname"],
+        "date_of_birth": date.fromisoformat(str(data["date_of_birth"])),
+        "sex": data.get("sex", ""),
         "citizenship": data.get("citizenship", "CZ"),
     }
     fields.update(overrides)
     return SandboxPopulationRecord.objects.create(**fields)
 
 
-def make_excluded(subject: dict[str, Any] | Player, *, outcome: str = "listed",
-                  until: datetime | None = None) -> SandboxExclusionEntry:
+def make_excluded(
+    subject: dict[str, Any] | Player, *, outcome: str = "listed", until: datetime | None = None
+) -> SandboxExclusionEntry:
     """List a person (registration data dict or a Player) in the sandbox exclusion register."""
     if isinstance(subject, dict):
         bn, gn, sn = (subject.get("birth_number") or "").replace("/", ""), subject["given_names"], subject["surname"]
@@ -57,8 +67,15 @@ def make_excluded(subject: dict[str, Any] | Player, *, outcome: str = "listed",
     else:
         pd = subject.personal
         bn, gn, sn, dob = pd.birth_number, pd.given_names, pd.surname, pd.date_of_birth
-    return SandboxExclusionEntry.objects.create(birth_number=bn, given_names=gn, surname=sn, date_of_birth=dob,
-                                                outcome=outcome, listed_until=until, created_at=clock.now())
+    return SandboxExclusionEntry.objects.create(
+        birth_number=bn,
+        given_names=gn,
+        surname=sn,
+        date_of_birth=dob,
+        outcome=outcome,
+        listed_until=until,
+        created_at=clock.now(),
+    )
 
 
 def make_staff(*, username: str | None = None, superuser: bool = False, role: str | None = None) -> User:

@@ -18,6 +18,7 @@ answering), ``sign_with`` ("ministry" | "other": another key | "none": unsigned 
 ``echo = False`` (the answer carries another CisloPozadavku), ``batch_polls`` (how many collections answer
 ``Prijata`` before ``Zpracovana``). ``requests`` lists (operation, request element) of what it was asked.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -47,6 +48,7 @@ def spec_dir(base: Path | None = None) -> Path:
     """``../shared/spec/rvo-data`` beside the repository (may be absent: callers skip with a reason)."""
     if base is None:
         from django.conf import settings
+
         base = settings.BASE_DIR
     return base.parent / "shared" / "spec" / "rvo-data"
 
@@ -56,15 +58,25 @@ def key_pair(common_name: str) -> tuple[bytes, bytes]:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
     now = dt.datetime.now(dt.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(days=1))
-            .not_valid_after(now + dt.timedelta(days=365)).sign(key, hashes.SHA256()))
-    return (key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                              serialization.NoEncryption()), cert.public_bytes(serialization.Encoding.PEM))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=365))
+        .sign(key, hashes.SHA256())
+    )
+    return (
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
+        cert.public_bytes(serialization.Encoding.PEM),
+    )
 
 
 def _fold(text: str) -> str:
     import unicodedata
+
     plain = "".join(c for c in unicodedata.normalize("NFKD", text or "") if not unicodedata.combining(c))
     return " ".join(plain.casefold().split())
 
@@ -85,18 +97,27 @@ def person_from_reference_json(osoba: dict[str, Any]) -> t.Person:
         a = tp.get(key)
         if a:
             residence = t.Address(
-                municipality=a["obec"], country=country or a.get("stat") or "", street=a.get("ulice") or "",
+                municipality=a["obec"],
+                country=country or a.get("stat") or "",
+                street=a.get("ulice") or "",
                 house_number=int(a["cisloPopisneEvidencni"]) if a.get("cisloPopisneEvidencni") else None,
                 orientation_number=int(a["cisloOrientacni"]) if a.get("cisloOrientacni") else None,
                 orientation_suffix=a.get("cisloOrientacniDodatek") or "",
-                prague_district=a.get("cisloObvodMestaPrahy"), municipality_part=a.get("obecCast") or "",
-                postal_code=str(a["psc"]) if a.get("psc") is not None else "")
+                prague_district=a.get("cisloObvodMestaPrahy"),
+                municipality_part=a.get("obecCast") or "",
+                postal_code=str(a["psc"]) if a.get("psc") is not None else "",
+            )
     if tp.get("trvalyPobytKod") is not None:
         residence = t.PlaceCode(int(tp["trvalyPobytKod"]))
-    return t.Person(given_names=osoba["jmeno"], surname=osoba["prijmeni"],
-                    date_of_birth=dt.date.fromisoformat(osoba["datumNarozeni"]),
-                    citizenship=osoba["statniObcanstvi"], birth_surname=osoba.get("rodnePrijmeni") or "",
-                    birth_place=place, residence=residence)
+    return t.Person(
+        given_names=osoba["jmeno"],
+        surname=osoba["prijmeni"],
+        date_of_birth=dt.date.fromisoformat(osoba["datumNarozeni"]),
+        citizenship=osoba["statniObcanstvi"],
+        birth_surname=osoba.get("rodnePrijmeni") or "",
+        birth_place=place,
+        residence=residence,
+    )
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -113,7 +134,7 @@ def playground_persons(folder: Path) -> dict[str, t.Person]:
         data = _read_json(path)
         if data.get("osoba"):
             out[path.stem] = person_from_reference_json(data["osoba"])
-        for row in ((data.get("osoby") or {}).get("osobaKOvereni") or []):
+        for row in (data.get("osoby") or {}).get("osobaKOvereni") or []:
             out[f"{path.stem}/{row['identifikaceZaznamu']}"] = person_from_reference_json(row["osoba"])
     return out
 
@@ -144,23 +165,30 @@ def tls_certificate(folder: Path) -> tuple[Path, Path]:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "local AISG")])
     now = dt.datetime.now(dt.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(days=1))
-            .not_valid_after(now + dt.timedelta(days=30))
-            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=30))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
     cert_path, key_path = folder / "aisg-tls-cert.pem", folder / "aisg-tls-key.pem"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     return cert_path, key_path
 
 
 class LocalAisg:
-    def __init__(self, *, operator_cert_pem: bytes, schema_dir: Path | None = None,
-                 tls_folder: Path | None = None) -> None:
+    def __init__(
+        self, *, operator_cert_pem: bytes, schema_dir: Path | None = None, tls_folder: Path | None = None
+    ) -> None:
         self.operator_cert_pem = operator_cert_pem
         self.tls_folder = tls_folder  # HTTPS with a certificate written there (``tls_ca_file``)
         self.tls_ca_file = ""
@@ -190,11 +218,25 @@ class LocalAisg:
     def key(given_names: str, surname: str, date_of_birth: dt.date) -> str:
         return f"{_fold(given_names)}|{_fold(surname)}|{date_of_birth.isoformat()}"
 
-    def add(self, given_names: str, surname: str, date_of_birth: dt.date, *, rob: str = t.ROB_FOUND,
-            rvo: str = t.RVO_NOT_LISTED, adult: str | None = None, hid: str | None = None) -> Known:
+    def add(
+        self,
+        given_names: str,
+        surname: str,
+        date_of_birth: dt.date,
+        *,
+        rob: str = t.ROB_FOUND,
+        rvo: str = t.RVO_NOT_LISTED,
+        adult: str | None = None,
+        hid: str | None = None,
+    ) -> Known:
         k = self.key(given_names, surname, date_of_birth)
-        known = Known(hid=hid or str(uuid.uuid5(uuid.NAMESPACE_URL, "aisg:" + k)), rob=rob, rvo=rvo, adult=adult,
-                      date_of_birth=date_of_birth)
+        known = Known(
+            hid=hid or str(uuid.uuid5(uuid.NAMESPACE_URL, "aisg:" + k)),
+            rob=rob,
+            rvo=rvo,
+            adult=adult,
+            date_of_birth=date_of_birth,
+        )
         self.persons[k] = known
         self.by_hid[known.hid] = known
         return known
@@ -228,6 +270,7 @@ class LocalAisg:
         self.server.daemon_threads = True
         if self.tls_folder is not None:
             import ssl
+
             cert, key = tls_certificate(self.tls_folder)
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(str(cert), str(key))
@@ -247,12 +290,16 @@ class LocalAisg:
         (folder / "aisg-operator-key.pem").write_bytes(operator_key_pem)
         (folder / "aisg-operator-cert.pem").write_bytes(self.operator_cert_pem)
         (folder / "aisg-ministry.pem").write_bytes(self.ministry_cert_pem)
-        return {"ACCOUNTS_POPULATION_REGISTER": "aisg", "ACCOUNTS_EXCLUSION_REGISTER": "aisg",
-                "ACCOUNTS_AISG_URL": self.url, "ACCOUNTS_AISG_CA_FILE": self.tls_ca_file,
-                "ACCOUNTS_AISG_KEY_FILE": str(folder / "aisg-operator-key.pem"),
-                "ACCOUNTS_AISG_CERT_FILE": str(folder / "aisg-operator-cert.pem"),
-                "ACCOUNTS_AISG_MINISTRY_CERT_FILE": str(folder / "aisg-ministry.pem"),
-                "ACCOUNTS_AISG_ICO_VCP": "01234567"}
+        return {
+            "ACCOUNTS_POPULATION_REGISTER": "aisg",
+            "ACCOUNTS_EXCLUSION_REGISTER": "aisg",
+            "ACCOUNTS_AISG_URL": self.url,
+            "ACCOUNTS_AISG_CA_FILE": self.tls_ca_file,
+            "ACCOUNTS_AISG_KEY_FILE": str(folder / "aisg-operator-key.pem"),
+            "ACCOUNTS_AISG_CERT_FILE": str(folder / "aisg-operator-cert.pem"),
+            "ACCOUNTS_AISG_MINISTRY_CERT_FILE": str(folder / "aisg-ministry.pem"),
+            "ACCOUNTS_AISG_ICO_VCP": "01234567",
+        }
 
     def stop(self) -> None:
         if self.server is not None:
@@ -284,8 +331,11 @@ class LocalAisg:
     def _signed(self, env: etree._Element) -> bytes:
         if self.sign_with == "none":
             return etree.tostring(env, xml_declaration=True, encoding="UTF-8")
-        key, cert = ((self._other_key_pem, self._other_cert_pem) if self.sign_with == "other"
-                     else (self.ministry_key_pem, self.ministry_cert_pem))
+        key, cert = (
+            (self._other_key_pem, self._other_cert_pem)
+            if self.sign_with == "other"
+            else (self.ministry_key_pem, self.ministry_cert_pem)
+        )
         data = wsse.sign_envelope(env, key_pem=key, cert_pem=cert)
         if self.sign_with == "tamper":
             data = data.replace(b">NE<", b">AN<", 1).replace(b">ANO<", b">NE<", 1)
@@ -305,6 +355,7 @@ class LocalAisg:
         if dob is None:
             return t.ADULT_NO
         from core import clock
+
         today = self.today or clock.business_date()
         years = today.year - dob.year - ((today.month, today.day) < (dob.month, dob.day))
         return t.ADULT_YES if years >= 18 else t.ADULT_NO
@@ -331,8 +382,9 @@ class LocalAisg:
         request = body[0]
         if self.schema is not None and not self.schema.validate(request):
             self.schema_errors.append(str(self.schema.error_log.last_error))
-            return self._fault_answer(9003, f"schema: {self.schema.error_log.last_error}"[:255],
-                                      faultcode="soapenv:Client")
+            return self._fault_answer(
+                9003, f"schema: {self.schema.error_log.last_error}"[:255], faultcode="soapenv:Client"
+            )
         with self._lock:
             self.requests.append((action, request))
         if self.fault is not None:

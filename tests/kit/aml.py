@@ -1,4 +1,5 @@
 """The kit's helpers of the aml tests (moved from ``aml/tests/conftest.py``, which keeps the fixtures)."""
+
 from __future__ import annotations
 
 import itertools
@@ -42,9 +43,13 @@ def document(number: str | None = None, **overrides) -> dict:
 
     from core import clock
 
-    doc = {"document_type": "id_card", "document_number": number or f"AB{next(_n):07d}",
-           "document_issuing_state": "CZ", "document_issuing_authority": "MěÚ Praha 1",
-           "document_valid_until": (clock.business_date() + timedelta(days=365)).isoformat()}
+    doc = {
+        "document_type": "id_card",
+        "document_number": number or f"AB{next(_n):07d}",
+        "document_issuing_state": "CZ",
+        "document_issuing_authority": "MěÚ Praha 1",
+        "document_valid_until": (clock.business_date() + timedelta(days=365)).isoformat(),
+    }
     doc.update(overrides)
     return doc
 
@@ -61,8 +66,20 @@ def images(front=JPEG, back=PNG, selfie=JPEG) -> dict:
     return {k: v for k, v in (("front", front), ("back", back), ("selfie", selfie)) if v is not None}
 
 
-__all__ = ["BANKID_APP", "JPEG", "PDF", "PNG", "SYSTEM", "applicant", "client", "document", "images", "make_player",
-           "make_staff", "upload_body"]
+__all__ = [
+    "BANKID_APP",
+    "JPEG",
+    "PDF",
+    "PNG",
+    "SYSTEM",
+    "applicant",
+    "client",
+    "document",
+    "images",
+    "make_player",
+    "make_staff",
+    "upload_body",
+]
 
 
 BANKID_APP = "https://app.example.cz/identification/bankid-return"

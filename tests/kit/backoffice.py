@@ -1,4 +1,5 @@
 """The kit's helpers of the backoffice tests (moved from ``backoffice/tests/conftest.py``, which keeps the fixtures)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -40,8 +41,15 @@ def play_rounds(player: Player, n: int, clock) -> list[Any]:
     with use_rng(SeededRNG(7)):
         for i in range(n):
             clock.shift(3)  # GP §7(9): two seconds between rounds
-            out.append(round_play(player=player, game_code=ROULETTE, bet=RED_100, idempotency_key=f"bo-{i}",
-                                  actor=Actor.player(player)))
+            out.append(
+                round_play(
+                    player=player,
+                    game_code=ROULETTE,
+                    bet=RED_100,
+                    idempotency_key=f"bo-{i}",
+                    actor=Actor.player(player),
+                )
+            )
     return out
 
 
@@ -59,11 +67,19 @@ def build_world(*, rounds: int, clock, settings, extra_history: int = 0) -> Worl
     for i in range(extra_history):
         fund(player, czk(1), reference=f"history-{player.pk}-{i}")
     pending = bank(player)
-    document = method_document_upload(method=pending, name="statement.pdf", content=b"%PDF-1.4 statement",
-                                      actor=Actor.player(player))
+    document = method_document_upload(
+        method=pending, name="statement.pdf", content=b"%PDF-1.4 statement", actor=Actor.player(player)
+    )
     played = play_rounds(player, rounds, clock)
-    withdrawal = withdrawal_request(player=player, method=method, amount=czk(1500), reference=f"wd-{player.pk}",
-                                    actor=Actor.player(player))
-    case, _ = case_open(player_id=player.pk, kind=ComplianceCase.Kind.SCREENING_HIT, key=f"hit-{player.pk}",
-                        summary="name matches a sanctions list entry (score 92)", blocking=False, actor=SYSTEM)
+    withdrawal = withdrawal_request(
+        player=player, method=method, amount=czk(1500), reference=f"wd-{player.pk}", actor=Actor.player(player)
+    )
+    case, _ = case_open(
+        player_id=player.pk,
+        kind=ComplianceCase.Kind.SCREENING_HIT,
+        key=f"hit-{player.pk}",
+        summary="name matches a sanctions list entry (score 92)",
+        blocking=False,
+        actor=SYSTEM,
+    )
     return World(player, method, pending, document, withdrawal, case, played)

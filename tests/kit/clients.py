@@ -1,6 +1,7 @@
 """The kit's clients: a player's or a user's API client, a staff member's API client and a staff member's admin
 session. Every client answers a failed request with its response (``raise_request_exception=False``): a test asserts
 the status, and a 500 is a failed assertion, never an exception that hides the response."""
+
 from __future__ import annotations
 
 from typing import Any

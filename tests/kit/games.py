@@ -8,6 +8,7 @@ database access has the current version of each game approved, as the demo does,
 pick game) approves it with ``approve_current_games()``. A test of the refusal sets its version unapproved itself, in
 its body.
 """
+
 from __future__ import annotations
 
 from tests.kit.money import api_money  # noqa: F401  (where the kit kept it)
@@ -22,9 +23,16 @@ def approve_current_games() -> int:
     from core import clock
     from games.models import Game
 
-    return (Game.objects.filter(current=True, registered=True, provider="").exclude(approval_state=Game.Approval.APPROVED)
-            .update(approval_state=Game.Approval.APPROVED, approval_plan_version=TEST_PLAN_VERSION,
-                    approval_reference=TEST_REFERENCE, approved_at=clock.now()))
+    return (
+        Game.objects.filter(current=True, registered=True, provider="")
+        .exclude(approval_state=Game.Approval.APPROVED)
+        .update(
+            approval_state=Game.Approval.APPROVED,
+            approval_plan_version=TEST_PLAN_VERSION,
+            approval_reference=TEST_REFERENCE,
+            approved_at=clock.now(),
+        )
+    )
 
 
 def api_bet(bet: object, game: str | None = None) -> object:
@@ -38,5 +46,3 @@ def api_bet(bet: object, game: str | None = None) -> object:
 
     money = money_bet_fields(game) if game is not None else {f for g in list_games() for f in g.money_bet_fields}
     return bet_to_api(bet, money, formatted=False)
-
-

@@ -1,4 +1,5 @@
 """The kit's helpers of the jackpots tests (moved from ``jackpots/tests/conftest.py``, which keeps the fixtures)."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime

@@ -1,4 +1,5 @@
 """The kit's helpers of the limits tests (moved from ``limits/tests/conftest.py``, which keeps the fixtures)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -45,17 +46,30 @@ def stake(player, amount, at, *, kind="technical", game_max="1000", game=SLOT, r
     from limits.services import stake_gate_and_place
 
     with caller_lock(player):
-        return stake_gate_and_place(player=player, kind=kind, stake=czk(amount),
-                           game_code=game, game_max_bet=czk(game_max) if game_max is not None else None, now=at,
-                           round_ref=round_ref)
+        return stake_gate_and_place(
+            player=player,
+            kind=kind,
+            stake=czk(amount),
+            game_code=game,
+            game_max_bet=czk(game_max) if game_max is not None else None,
+            now=at,
+            round_ref=round_ref,
+        )
 
 
 def settle(player, amount, win, started, settled, *, kind="technical", round_ref=""):
     from limits.services import stake_settled
 
     with caller_lock(player):
-        return stake_settled(player=player, kind=kind, stake=czk(amount), win=czk(win), started_at=started,
-                             settled_at=settled, round_ref=round_ref)
+        return stake_settled(
+            player=player,
+            kind=kind,
+            stake=czk(amount),
+            win=czk(win),
+            started_at=started,
+            settled_at=settled,
+            round_ref=round_ref,
+        )
 
 
 def play_round(player, amount, win, at, *, seconds=2, kind="technical"):

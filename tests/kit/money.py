@@ -1,5 +1,6 @@
 """The kit's money and time: amounts as ``core.money.Money`` (integer haléře), instants given in Prague wall-clock
 time (Europe/Prague, where the rules' days and hours are counted)."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime

@@ -30,6 +30,7 @@ player's registration (``accounts.PersonalData``). Typical use::
         ... settings.AML_BANKID_ISSUER = op.issuer ...
         answer = op.authorize(authorization_url)  # what the bank sends back to the app: {"code", "state"}
 """
+
 from __future__ import annotations
 
 import base64
@@ -59,7 +60,9 @@ from joserfc.jws import JWSRegistry
 ID_TOKEN_ALG = "PS512"  # as Bank iD signs
 # The published API's scopes and the /profile claims each releases ("Bank iD APIs for Service Providers" 2.0.x)
 SCOPE_CLAIMS: dict[str, tuple[str, ...]] = {
-    "openid": (), "offline_access": (), "notification.claims_updated": (),
+    "openid": (),
+    "offline_access": (),
+    "notification.claims_updated": (),
     "profile.name": ("given_name", "family_name", "middle_name"),
     "profile.titles": ("title_prefix", "title_suffix"),
     "profile.gender": ("gender",),
@@ -72,7 +75,8 @@ SCOPE_CLAIMS: dict[str, tuple[str, ...]] = {
     "profile.paymentAccounts": ("paymentAccounts", "paymentAccountsDetails"),
     "profile.email": ("email",),
     "profile.phonenumber": ("phone_number",),
-    "profile.zoneinfo": ("zoneinfo",), "profile.locale": ("locale",),
+    "profile.zoneinfo": ("zoneinfo",),
+    "profile.locale": ("locale",),
     "profile.updatedat": ("updated_at",),
     "profile.legalstatus": ("majority", "pep", "limited_legal_capacity"),
     "profile.verification": ("verified_claims",),
@@ -90,9 +94,17 @@ def new_signing_key(kid: str | None = None) -> RSAKey:
 class LocalOpenIDProvider:
     """See the module docstring."""
 
-    def __init__(self, *, client_id: str = "platform-tests", client_secret: str | None = None,
-                 redirect_uris: Iterable[str] = (), auth_method: str = "client_secret_post",
-                 client_public_key: Key | None = None, tls: bool = False, alg: str = ID_TOKEN_ALG) -> None:
+    def __init__(
+        self,
+        *,
+        client_id: str = "platform-tests",
+        client_secret: str | None = None,
+        redirect_uris: Iterable[str] = (),
+        auth_method: str = "client_secret_post",
+        client_public_key: Key | None = None,
+        tls: bool = False,
+        alg: str = ID_TOKEN_ALG,
+    ) -> None:
         self.client_id = client_id
         self.client_secret = client_secret or secrets.token_urlsafe(32)
         self.redirect_uris = set(redirect_uris)
@@ -163,16 +175,24 @@ class LocalOpenIDProvider:
 
     def settings(self) -> dict[str, Any]:
         """The platform's ``AML_BANKID_*`` settings for this provider."""
-        return {"AML_BANKID_ENABLED": True, "AML_BANKID_ISSUER": self.issuer, "AML_BANKID_CLIENT_ID": self.client_id,
-                "AML_BANKID_CLIENT_SECRET": self.client_secret, "AML_BANKID_TOKEN_AUTH_METHOD": self.auth_method,
-                "AML_BANKID_REDIRECT_URLS": sorted(self.redirect_uris), "AML_BANKID_CA_BUNDLE": self.ca_file}
+        return {
+            "AML_BANKID_ENABLED": True,
+            "AML_BANKID_ISSUER": self.issuer,
+            "AML_BANKID_CLIENT_ID": self.client_id,
+            "AML_BANKID_CLIENT_SECRET": self.client_secret,
+            "AML_BANKID_TOKEN_AUTH_METHOD": self.auth_method,
+            "AML_BANKID_REDIRECT_URLS": sorted(self.redirect_uris),
+            "AML_BANKID_CA_BUNDLE": self.ca_file,
+        }
 
     def environment(self) -> dict[str, str]:
         """The same as environment variables, for a platform started in another process (e.g. with production
         settings, which require https: start the provider with ``tls=True``)."""
         values = self.settings()
-        return {name: ("true" if value is True else ",".join(value) if isinstance(value, list) else str(value))
-                for name, value in values.items()}
+        return {
+            name: ("true" if value is True else ",".join(value) if isinstance(value, list) else str(value))
+            for name, value in values.items()
+        }
 
     # the person at the bank, and faults ---------------------------------------------------------------------------
     def login(self, profile: dict[str, Any] | None) -> None:
@@ -220,8 +240,16 @@ class LocalOpenIDProvider:
 
     def id_token(self, grant: dict[str, Any], *, access_token: str) -> str:
         now = int(time.time())
-        claims: dict[str, Any] = {"iss": self.issuer, "sub": grant["sub"], "aud": self.client_id, "exp": now + 600,
-                                  "iat": now, "auth_time": now, "acr": "loa3", "jti": str(uuid.uuid4())}
+        claims: dict[str, Any] = {
+            "iss": self.issuer,
+            "sub": grant["sub"],
+            "aud": self.client_id,
+            "exp": now + 600,
+            "iat": now,
+            "auth_time": now,
+            "acr": "loa3",
+            "jti": str(uuid.uuid4()),
+        }
         if grant.get("nonce"):
             claims["nonce"] = grant["nonce"]
         for name, value in self.id_token_changes.items():
@@ -233,8 +261,9 @@ class LocalOpenIDProvider:
 
     def _client_authenticated(self, form: dict[str, str], headers: Any) -> bool:
         if self.auth_method == "client_secret_post":
-            return (form.get("client_id") == self.client_id
-                    and secrets.compare_digest(form.get("client_secret", ""), self.client_secret))
+            return form.get("client_id") == self.client_id and secrets.compare_digest(
+                form.get("client_secret", ""), self.client_secret
+            )
         if self.auth_method == "client_secret_basic":
             value = headers.get("Authorization", "")
             if not value.startswith("Basic "):
@@ -248,13 +277,19 @@ class LocalOpenIDProvider:
             if form.get("client_assertion_type") != ASSERTION_TYPE or self.client_public_key is None:
                 return False
             try:
-                token = jwt.decode(form.get("client_assertion", ""), self.client_public_key,
-                                   registry=JWSRegistry(algorithms=["RS256", "PS256", "PS512", "ES256"]))
+                token = jwt.decode(
+                    form.get("client_assertion", ""),
+                    self.client_public_key,
+                    registry=JWSRegistry(algorithms=["RS256", "PS256", "PS512", "ES256"]),
+                )
                 jwt.JWTClaimsRegistry(
-                    leeway=30, iss={"essential": True, "value": self.client_id},
+                    leeway=30,
+                    iss={"essential": True, "value": self.client_id},
                     sub={"essential": True, "value": self.client_id},
                     aud={"essential": True, "values": [self.token_endpoint, self.issuer]},
-                    exp={"essential": True}, jti={"essential": True}).validate(token.claims)
+                    exp={"essential": True},
+                    jti={"essential": True},
+                ).validate(token.claims)
             except JoseError:
                 return False
             jti = str(token.claims["jti"])
@@ -290,8 +325,13 @@ class LocalOpenIDProvider:
         with self._lock:
             self._tokens[access_token] = grant
             grant["access_tokens"].append(access_token)
-        return 200, {"access_token": access_token, "token_type": "Bearer", "expires_in": 3600,
-                     "scope": grant["scope"], "id_token": self.id_token(grant, access_token=access_token)}
+        return 200, {
+            "access_token": access_token,
+            "token_type": "Bearer",
+            "expires_in": 3600,
+            "scope": grant["scope"],
+            "id_token": self.id_token(grant, access_token=access_token),
+        }
 
     def _authorize(self, query: dict[str, str]) -> tuple[int, str]:
         """(status, Location or error text)."""
@@ -322,9 +362,16 @@ class LocalOpenIDProvider:
         code = secrets.token_urlsafe(24)
         with self._lock:
             self._codes[code] = {
-                "redirect_uri": redirect_uri, "code_challenge": query["code_challenge"],
-                "nonce": query.get("nonce", ""), "scope": query.get("scope", ""), "profile": profile,
-                "sub": profile["sub"], "issued_at": time.time(), "used": False, "access_tokens": []}
+                "redirect_uri": redirect_uri,
+                "code_challenge": query["code_challenge"],
+                "nonce": query.get("nonce", ""),
+                "scope": query.get("scope", ""),
+                "profile": profile,
+                "sub": profile["sub"],
+                "issued_at": time.time(),
+                "used": False,
+                "access_tokens": [],
+            }
         return back(code=code)
 
     def _claims(self, path: str, headers: Any) -> tuple[int, dict[str, Any] | str]:
@@ -342,8 +389,7 @@ class LocalOpenIDProvider:
             profile["verified_claims"] = {**verified, "claims": {k: v for k, v in claims.items() if k in granted}}
         if path == "/userinfo":  # Bank iD Connect: the basic claims only
             basic = {k: profile[k] for k in ("given_name", "family_name", "gender", "birthdate") if k in profile}
-            profile = {"sub": profile["sub"], "txn": profile.get("txn"), "verified_claims": {"claims": basic},
-                       **basic}
+            profile = {"sub": profile["sub"], "txn": profile.get("txn"), "verified_claims": {"claims": basic}, **basic}
         if self.claims_as_jwt:
             return 200, self.sign({**profile, "iss": self.issuer, "aud": self.client_id})
         return 200, profile
@@ -351,17 +397,36 @@ class LocalOpenIDProvider:
     def discovery(self) -> dict[str, Any]:
         base = self.base_url
         return {
-            "issuer": self.issuer, "authorization_endpoint": base + "/auth", "token_endpoint": self.token_endpoint,
-            "userinfo_endpoint": base + "/userinfo", "profile_endpoint": base + "/profile",
-            "jwks_uri": base + "/.well-known/jwks", "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code"], "subject_types_supported": ["pairwise"],
+            "issuer": self.issuer,
+            "authorization_endpoint": base + "/auth",
+            "token_endpoint": self.token_endpoint,
+            "userinfo_endpoint": base + "/userinfo",
+            "profile_endpoint": base + "/profile",
+            "jwks_uri": base + "/.well-known/jwks",
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code"],
+            "subject_types_supported": ["pairwise"],
             "id_token_signing_alg_values_supported": [self.alg],
             "token_endpoint_auth_methods_supported": [self.auth_method],
             "code_challenge_methods_supported": ["S256"],
-            "scopes_supported": list(SCOPES), "acr_values_supported": ["loa3"],
-            "claims_supported": ["sub", "txn", "verified_claims", "given_name", "family_name", "birthdate",
-                                 "birthnumber", "primary_nationality", "nationalities", "addresses", "idcards", "pep",
-                                 "majority", "limited_legal_capacity"],
+            "scopes_supported": list(SCOPES),
+            "acr_values_supported": ["loa3"],
+            "claims_supported": [
+                "sub",
+                "txn",
+                "verified_claims",
+                "given_name",
+                "family_name",
+                "birthdate",
+                "birthnumber",
+                "primary_nationality",
+                "nationalities",
+                "addresses",
+                "idcards",
+                "pep",
+                "majority",
+                "limited_legal_capacity",
+            ],
         }
 
     def jwks(self) -> dict[str, Any]:
@@ -430,34 +495,63 @@ def _self_signed_certificate(folder: Path) -> tuple[Path, Path]:
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "local OpenID provider")])
     now = dt.datetime.now(dt.UTC)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - dt.timedelta(days=1))
-            .not_valid_after(now + dt.timedelta(days=30))
-            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
-                                                        x509.DNSName("localhost")]), critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=30))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
     cert_path, key_path = folder / "cert.pem", folder / "key.pem"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     return cert_path, key_path
 
 
 # Profiles in Bank iD's claim names -------------------------------------------------------------------------------
 
-def bankid_profile(*, given_name: str, family_name: str, birthdate: str, birthnumber: str = "",
-                   gender: str = "male", nationality: str = "CZ", idcards: list[dict[str, Any]] | None = None,
-                   addresses: list[dict[str, Any]] | None = None, pep: bool | None = False,
-                   limited_legal_capacity: bool = False, majority: bool = True, trust_framework: str | None = "cz_aml",
-                   sub: str | None = None, txn: str | None = None) -> dict[str, Any]:
+
+def bankid_profile(
+    *,
+    given_name: str,
+    family_name: str,
+    birthdate: str,
+    birthnumber: str = "",
+    gender: str = "male",
+    nationality: str = "CZ",
+    idcards: list[dict[str, Any]] | None = None,
+    addresses: list[dict[str, Any]] | None = None,
+    pep: bool | None = False,
+    limited_legal_capacity: bool = False,
+    majority: bool = True,
+    trust_framework: str | None = "cz_aml",
+    sub: str | None = None,
+    txn: str | None = None,
+) -> dict[str, Any]:
     """A Bank iD profile response (``/profile``): the claims at the top level and, verified, in
     ``verified_claims`` (with ``verification``: ``trust_framework`` and the bank's company number; no
     ``verification`` when ``trust_framework`` is None)."""
     claims: dict[str, Any] = {
-        "given_name": given_name, "family_name": family_name, "gender": gender, "birthdate": birthdate,
-        "birthplace": "Praha", "primary_nationality": nationality, "nationalities": [nationality],
-        "maritalstatus": "SINGLE", "majority": majority, "limited_legal_capacity": limited_legal_capacity,
+        "given_name": given_name,
+        "family_name": family_name,
+        "gender": gender,
+        "birthdate": birthdate,
+        "birthplace": "Praha",
+        "primary_nationality": nationality,
+        "nationalities": [nationality],
+        "maritalstatus": "SINGLE",
+        "majority": majority,
+        "limited_legal_capacity": limited_legal_capacity,
         "addresses": addresses if addresses is not None else [],
         "idcards": idcards if idcards is not None else [],
     }
@@ -467,33 +561,64 @@ def bankid_profile(*, given_name: str, family_name: str, birthdate: str, birthnu
         claims["pep"] = pep
     verified: dict[str, Any] = {"claims": copy.deepcopy(claims)}
     if trust_framework is not None:
-        verified["verification"] = {"trust_framework": trust_framework, "verification_process": BANK_ICO,
-                                    "time": "2024-05-02T10:00:00+02:00"}
+        verified["verification"] = {
+            "trust_framework": trust_framework,
+            "verification_process": BANK_ICO,
+            "time": "2024-05-02T10:00:00+02:00",
+        }
     return {"sub": sub or str(uuid.uuid4()), "txn": txn or str(uuid.uuid4()), "verified_claims": verified, **claims}
 
 
-def bankid_idcard(*, number: str, type: str = "ID", country: str = "CZ", valid_to: str = "2034-12-31",
-                  issuer: str = "Úřad městské části Praha 1") -> dict[str, Any]:
-    return {"type": type, "description": "Občanský průkaz" if type == "ID" else type, "country": country,
-            "number": number, "valid_to": valid_to, "issuer": issuer, "issue_date": "2024-01-02"}
+def bankid_idcard(
+    *,
+    number: str,
+    type: str = "ID",
+    country: str = "CZ",
+    valid_to: str = "2034-12-31",
+    issuer: str = "Úřad městské části Praha 1",
+) -> dict[str, Any]:
+    return {
+        "type": type,
+        "description": "Občanský průkaz" if type == "ID" else type,
+        "country": country,
+        "number": number,
+        "valid_to": valid_to,
+        "issuer": issuer,
+        "issue_date": "2024-01-02",
+    }
 
 
 def bankid_profile_for(player: Any, **overrides: Any) -> dict[str, Any]:
     """A Bank iD profile of the person of ``player``'s registration (their ``PersonalData``); ``overrides`` change
     :func:`bankid_profile`'s arguments (e.g. ``family_name="Jiná"`` for data that do not match)."""
     pd = player.personal
-    card_type = {"id_card": "ID", "passport": "P", "driving_licence": "DL", "residence_permit": "IR"}[
-        pd.document_type]
+    card_type = {"id_card": "ID", "passport": "P", "driving_licence": "DL", "residence_permit": "IR"}[pd.document_type]
     args: dict[str, Any] = {
-        "given_name": pd.given_names, "family_name": pd.surname, "birthdate": pd.date_of_birth.isoformat(),
-        "birthnumber": pd.birth_number, "gender": "female" if pd.sex == "F" else "male",
+        "given_name": pd.given_names,
+        "family_name": pd.surname,
+        "birthdate": pd.date_of_birth.isoformat(),
+        "birthnumber": pd.birth_number,
+        "gender": "female" if pd.sex == "F" else "male",
         "nationality": pd.citizenship,
-        "idcards": [bankid_idcard(number=pd.document_number, type=card_type, country=pd.document_issuing_state,
-                                  valid_to=pd.document_valid_until.isoformat(),
-                                  issuer=pd.document_issuing_authority)],
-        "addresses": [{"type": "PERMANENT_RESIDENCE", "street": pd.residence_street.rsplit(" ", 1)[0],
-                       "streetnumber": pd.residence_street.rsplit(" ", 1)[-1], "city": pd.residence_city,
-                       "zipcode": pd.residence_postal_code.replace(" ", ""), "country": pd.residence_country}],
+        "idcards": [
+            bankid_idcard(
+                number=pd.document_number,
+                type=card_type,
+                country=pd.document_issuing_state,
+                valid_to=pd.document_valid_until.isoformat(),
+                issuer=pd.document_issuing_authority,
+            )
+        ],
+        "addresses": [
+            {
+                "type": "PERMANENT_RESIDENCE",
+                "street": pd.residence_street.rsplit(" ", 1)[0],
+                "streetnumber": pd.residence_street.rsplit(" ", 1)[-1],
+                "city": pd.residence_city,
+                "zipcode": pd.residence_postal_code.replace(" ", ""),
+                "country": pd.residence_country,
+            }
+        ],
     }
     args.update(overrides)
     return bankid_profile(**args)

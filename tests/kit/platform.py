@@ -1,4 +1,5 @@
 """Helpers of the games platform tests (personas with money, API calls)."""
+
 from __future__ import annotations
 
 import itertools
@@ -41,8 +42,12 @@ def start(c, game=ROULETTE, bet=None, idem=None, **extra):
 
 
 def act(c, round_id, action, idem=None):
-    return c.post(f"/api/v1/games/rounds/{round_id}/actions", {"action": action}, format="json",
-                  HTTP_IDEMPOTENCY_KEY=idem or key())
+    return c.post(
+        f"/api/v1/games/rounds/{round_id}/actions",
+        {"action": action},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY=idem or key(),
+    )
 
 
 def play_money(c, game=ROULETTE, bet=None, idem=None, **extra):

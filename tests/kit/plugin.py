@@ -2,6 +2,7 @@
 ContentType cache and the current version of each game approved (GP §13(6)), as test data
 (``tests.kit.games.approve_current_games``); the test databases are made once per run and cloned per xdist worker,
 with ``synchronous_commit = off`` (``tests/kit/database.py``)."""
+
 from __future__ import annotations
 
 import pytest
@@ -45,8 +46,15 @@ def staff_client(db):
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(request, django_test_environment, django_db_blocker, django_db_use_migrations, django_db_keepdb,
-                    django_db_createdb, django_db_modify_db_settings):
+def django_db_setup(
+    request,
+    django_test_environment,
+    django_db_blocker,
+    django_db_use_migrations,
+    django_db_keepdb,
+    django_db_createdb,
+    django_db_modify_db_settings,
+):
     """pytest-django's database set-up, made once per run under xdist and cloned by the other workers, each test
     database with ``synchronous_commit = off`` (``tests/kit/database.py`` says why that is safe)."""
     if not django_db_use_migrations:
@@ -56,8 +64,12 @@ def django_db_setup(request, django_test_environment, django_db_blocker, django_
     worker = getattr(request.config, "workerinput", {}).get("workerid")
     with django_db_blocker.unblock():
         name = database.worker_database_name()
-        setup = {"verbosity": request.config.option.verbose, "interactive": False, "aliases": aliases,
-                 "serialized_aliases": serialized_aliases}
+        setup = {
+            "verbosity": request.config.option.verbose,
+            "interactive": False,
+            "aliases": aliases,
+            "serialized_aliases": serialized_aliases,
+        }
         if worker and "default" in aliases and not (keepdb and database.database_exists(connection, name)):
             template = f"{name.removesuffix(f'_{worker}')}_template"
             with database.run_lock(template) as made:

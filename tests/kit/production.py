@@ -7,6 +7,7 @@ environment (restored after) and answers like a child process that ran ``django.
 1 and ``stderr`` the refusal (``ImproperlyConfigured``). It tests the start-up's rules (the refusals, the values
 production takes) without a process per case; ONE process test shows that production really refuses to start
 (``core/tests/test_health_and_settings.py``)."""
+
 from __future__ import annotations
 
 import os

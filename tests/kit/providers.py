@@ -1,5 +1,6 @@
 """Test helpers of the providers (also for the simulator's engineer): a test client that signs each call the way a
 provider does (the wire contract), and a small local HTTP server standing in for a provider's own API."""
+
 from __future__ import annotations
 
 import json
@@ -32,16 +33,28 @@ class SignedClient:
     def __init__(self, client: Any, provider: str, secret: str, *, remote_addr: str = "127.0.0.1") -> None:
         self.client, self.provider, self.secret, self.remote_addr = client, provider, secret, remote_addr
 
-    def raw(self, operation: str, body: bytes, *, timestamp: int | None = None, secret: str | None = None,
-            signed: bool = True) -> Any:
+    def raw(
+        self,
+        operation: str,
+        body: bytes,
+        *,
+        timestamp: int | None = None,
+        secret: str | None = None,
+        signed: bool = True,
+    ) -> Any:
         from core import clock
 
         ts = int(clock.now().timestamp()) if timestamp is None else timestamp
         headers = {f"HTTP_{TIMESTAMP_HEADER.upper().replace('-', '_')}": str(ts)}
         if signed:
             headers[f"HTTP_{SIGNATURE_HEADER.upper().replace('-', '_')}"] = signature(secret or self.secret, ts, body)
-        return self.client.post(f"{BASE}/{self.provider}/{operation}", data=body, content_type="application/json",
-                                REMOTE_ADDR=self.remote_addr, **headers)
+        return self.client.post(
+            f"{BASE}/{self.provider}/{operation}",
+            data=body,
+            content_type="application/json",
+            REMOTE_ADDR=self.remote_addr,
+            **headers,
+        )
 
     def call(self, operation: str, payload: dict[str, Any], **kw: Any) -> Any:
         return self.raw(operation, json.dumps(payload).encode(), **kw)
@@ -61,8 +74,9 @@ class ProviderServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                ok = signature_valid(server.secret, self.headers.get(TIMESTAMP_HEADER, ""), raw,
-                                     self.headers.get(SIGNATURE_HEADER, ""))
+                ok = signature_valid(
+                    server.secret, self.headers.get(TIMESTAMP_HEADER, ""), raw, self.headers.get(SIGNATURE_HEADER, "")
+                )
                 body = json.loads(raw or b"{}")
                 op = self.path.rsplit("/", 1)[-1]
                 server.calls.append((op, body, ok))
@@ -102,17 +116,33 @@ CODE = "sim"
 
 
 def make_provider(code: str = CODE, **kw: Any) -> Provider:
-    fields = {"name": "Sim", "enabled": True, "launch_url": "http://127.0.0.1:8300/play",
-              "api_url": "http://127.0.0.1:8300/api", "allowed_sources": ["127.0.0.1/32"], **kw}
+    fields = {
+        "name": "Sim",
+        "enabled": True,
+        "launch_url": "http://127.0.0.1:8300/play",
+        "api_url": "http://127.0.0.1:8300/api",
+        "allowed_sources": ["127.0.0.1/32"],
+        **kw,
+    }
     return provider_save(provider=Provider(code=code, **fields), new_secret=SECRET, actor=Actor.system("tests"))
 
 
-def make_game(provider: str = CODE, slug: str = "wild", *, approved: bool = True, max_bet: int = 100_000,
-              deadline_days: int = 90) -> Game:
-    row = remote_game_upsert(provider=provider, provider_game_id=slug, name=f"Game {slug}", kind="slot",
-                             rtp=Decimal("96.00"), min_bet=10, max_bet=max_bet, max_win=5_000_000,
-                             avg_hourly_loss=max_bet * 4 * 1800 // 100, unfinished_deadline_days=deadline_days,
-                             actor=Actor.system("tests"))
+def make_game(
+    provider: str = CODE, slug: str = "wild", *, approved: bool = True, max_bet: int = 100_000, deadline_days: int = 90
+) -> Game:
+    row = remote_game_upsert(
+        provider=provider,
+        provider_game_id=slug,
+        name=f"Game {slug}",
+        kind="slot",
+        rtp=Decimal("96.00"),
+        min_bet=10,
+        max_bet=max_bet,
+        max_win=5_000_000,
+        avg_hourly_loss=max_bet * 4 * 1800 // 100,
+        unfinished_deadline_days=deadline_days,
+        actor=Actor.system("tests"),
+    )
     if approved:
         row = game_approve(game=row, plan_version="test", reference="TEST-1", actor=Actor.system("tests"))
     return row
@@ -126,8 +156,9 @@ def player_client(player: Any) -> APIClient:
 
 
 def open_session(player: Any, signed: SignedClient, game: str = f"{CODE}_wild") -> str:
-    launch = player_client(player).post(f"/api/v1/providers/{signed.provider}/launch", {"game": game, "lang": "cs"},
-                                        format="json")
+    launch = player_client(player).post(
+        f"/api/v1/providers/{signed.provider}/launch", {"game": game, "lang": "cs"}, format="json"
+    )
     assert launch.status_code == 201, launch.content
     answer = signed.call("session", {"launch_token": launch.json()["launch_token"]})
     assert answer.status_code == 200, answer.content

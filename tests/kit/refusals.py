@@ -4,6 +4,7 @@ API that refuses answers ``{"error": {"code", "message_cs", "message_en", "detai
 Assert a refusal with the ``ErrorDef`` constant of the app's ``errors.py`` (``refused(call, errors.INSUFFICIENT)``,
 ``refused_response(r, errors.INSUFFICIENT, http=409)``): go-to-definition finds the rule, and a renamed code fails
 at import, not as a string that silently no longer matches. A literal code string is still accepted."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -1,6 +1,7 @@
 """Test certificates for the package's encryption and seal, and for the Ministry's client identity: a test CA, an
 operator seal (PKCS#12), a "Ministry" encryption certificate with its key, all generated on the spot (never used
 outside tests and the local Ministry)."""
+
 from __future__ import annotations
 
 import ipaddress
@@ -19,21 +20,48 @@ def _name(cn: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COUNTRY_NAME, "CZ"), x509.NameAttribute(NameOID.COMMON_NAME, cn)])
 
 
-def _cert(subject: str, key: rsa.RSAPrivateKey, issuer: str, issuer_key: rsa.RSAPrivateKey, *, ca: bool = False,
-          not_before: datetime | None = None, days: int = 365, server: bool = False) -> x509.Certificate:
+def _cert(
+    subject: str,
+    key: rsa.RSAPrivateKey,
+    issuer: str,
+    issuer_key: rsa.RSAPrivateKey,
+    *,
+    ca: bool = False,
+    not_before: datetime | None = None,
+    days: int = 365,
+    server: bool = False,
+) -> x509.Certificate:
     start = not_before or datetime(2020, 1, 1, tzinfo=UTC)
-    b = (x509.CertificateBuilder().subject_name(_name(subject)).issuer_name(_name(issuer))
-         .public_key(key.public_key()).serial_number(x509.random_serial_number())
-         .not_valid_before(start).not_valid_after(start + timedelta(days=days))
-         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    b = (
+        x509.CertificateBuilder()
+        .subject_name(_name(subject))
+        .issuer_name(_name(issuer))
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(start)
+        .not_valid_after(start + timedelta(days=days))
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+    )
     if server:
-        b = b.add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                         x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                            critical=False)
+        b = b.add_extension(
+            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
     if not ca:
-        b = b.add_extension(x509.KeyUsage(digital_signature=True, content_commitment=True, key_encipherment=True,
-                                          data_encipherment=False, key_agreement=False, key_cert_sign=False,
-                                          crl_sign=False, encipher_only=False, decipher_only=False), critical=True)
+        b = b.add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=True,
+                key_encipherment=True,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=False,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
     return b.sign(issuer_key, hashes.SHA256())
 
 
@@ -42,8 +70,9 @@ def _pem(obj: x509.Certificate) -> bytes:
 
 
 def _key_pem(key: rsa.RSAPrivateKey) -> bytes:
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption())
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
 
 
 @dataclass(frozen=True)
@@ -71,20 +100,36 @@ def make_pki(folder: Path, *, seal_days: int = 7300, seal_not_before: datetime |
     out["ca"].write_bytes(_pem(ca))
     seal_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     seal = _cert("Test operator seal", seal_key, "Test CA", ca_key, not_before=seal_not_before, days=seal_days)
-    p12 = pkcs12.serialize_key_and_certificates(b"seal", seal_key, seal, [ca],
-                                                serialization.BestAvailableEncryption(b"test-password"))
+    p12 = pkcs12.serialize_key_and_certificates(
+        b"seal", seal_key, seal, [ca], serialization.BestAvailableEncryption(b"test-password")
+    )
     (folder / "seal.p12").write_bytes(p12)
     (folder / "seal.pem").write_bytes(_pem(seal))
-    for who, cn, server in (("ministry", "Test ministry encryption", False),
-                            ("operator", "Test operator encryption", False),
-                            ("server", "localhost", True), ("client", "SPCSS Test AM AISG Autentizacni CGI", False)):
+    for who, cn, server in (
+        ("ministry", "Test ministry encryption", False),
+        ("operator", "Test operator encryption", False),
+        ("server", "localhost", True),
+        ("client", "SPCSS Test AM AISG Autentizacni CGI", False),
+    ):
         key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         cert = _cert(cn, key, "Test CA", ca_key, days=7300, server=server)
         (folder / f"{who}.pem").write_bytes(_pem(cert))
         (folder / f"{who}.key").write_bytes(_key_pem(key))
-    return TestPki(folder, out["ca"], folder / "seal.p12", "test-password", folder / "seal.pem",
-                   folder / "ministry.pem", folder / "ministry.key", folder / "operator.pem", folder / "operator.key",
-                   folder / "server.pem", folder / "server.key", folder / "client.pem", folder / "client.key")
+    return TestPki(
+        folder,
+        out["ca"],
+        folder / "seal.p12",
+        "test-password",
+        folder / "seal.pem",
+        folder / "ministry.pem",
+        folder / "ministry.key",
+        folder / "operator.pem",
+        folder / "operator.key",
+        folder / "server.pem",
+        folder / "server.key",
+        folder / "client.pem",
+        folder / "client.key",
+    )
 
 
 class TlsTerminator:
@@ -108,8 +153,11 @@ class TlsTerminator:
                 pem = x509.load_der_x509_certificate(der).public_bytes(serialization.Encoding.PEM).decode()
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
-                headers = {k: v for k, v in self.headers.items()
-                           if k.lower() not in ("x-ssl-client-cert", "x-ssl-client-verify", "host", "connection")}
+                headers = {
+                    k: v
+                    for k, v in self.headers.items()
+                    if k.lower() not in ("x-ssl-client-cert", "x-ssl-client-verify", "host", "connection")
+                }
                 headers.update({"X-SSL-Client-Cert": quote(pem), "X-SSL-Client-Verify": "SUCCESS"})
                 req = urllib.request.Request(upstream_base + self.path, data=body, headers=headers, method=self.command)
                 try:

@@ -21,6 +21,7 @@ Both refuse to run as root (PgBouncer and ``initdb``); started as root (CI, this
 runs as the owner of the socket's directory (the embedded server started by root keeps its socket in a directory
 of the ``pgserver`` user's, mode 0700).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -103,14 +104,21 @@ class Upstream:
         """``connection``: a Django database wrapper (``django.db.connection``); it is connected if it is not."""
         connection.ensure_connection()
         info = connection.connection.info
-        return cls(host=info.host, port=int(info.port), user=info.user, password=info.password or "",
-                   dbname=info.dbname, major=int(info.server_version) // 10000)
+        return cls(
+            host=info.host,
+            port=int(info.port),
+            user=info.user,
+            password=info.password or "",
+            dbname=info.dbname,
+            major=int(info.server_version) // 10000,
+        )
 
 
 # --- PgBouncer ---------------------------------------------------------------------------------------------------
 def pgbouncer_binary() -> str | None:
     return shutil.which("pgbouncer") or next(
-        (p for p in ("/usr/sbin/pgbouncer", "/usr/bin/pgbouncer") if os.access(p, os.X_OK)), None)
+        (p for p in ("/usr/sbin/pgbouncer", "/usr/bin/pgbouncer") if os.access(p, os.X_OK)), None
+    )
 
 
 class PgBouncer:
@@ -125,9 +133,18 @@ class PgBouncer:
     for the platform's side connection (``DATABASE_SIDE_URL``, config/settings/).
     """
 
-    def __init__(self, *, upstream_host: str, upstream_port: int | str, upstream_user: str = "postgres",
-                 upstream_password: str = "", pool_size: int = 20, max_client_conn: int = 500,
-                 side_pools: tuple[str, ...] = (), side_pool_size: int = 5) -> None:
+    def __init__(
+        self,
+        *,
+        upstream_host: str,
+        upstream_port: int | str,
+        upstream_user: str = "postgres",
+        upstream_password: str = "",
+        pool_size: int = 20,
+        max_client_conn: int = 500,
+        side_pools: tuple[str, ...] = (),
+        side_pool_size: int = 5,
+    ) -> None:
         self.upstream_host = upstream_host or "127.0.0.1"
         self.upstream_port = int(upstream_port or 5432)
         self.upstream_user = upstream_user
@@ -151,33 +168,38 @@ class PgBouncer:
 
     def ini(self) -> str:
         password = f" password={self.upstream_password}" if self.upstream_password else ""
-        return "\n".join([
-            "[databases]",
-            *(f"{side}{SIDE_SUFFIX} = host={self.upstream_host} port={self.upstream_port} dbname={side} "
-              f"user={self.upstream_user}{password} pool_size={self.side_pool_size}" for side in self.side_pools),
-            f"* = host={self.upstream_host} port={self.upstream_port} user={self.upstream_user}{password}",
-            "[pgbouncer]",
-            "listen_addr = 127.0.0.1",
-            f"listen_port = {self.port}",
-            f"unix_socket_dir = {self.dir}",
-            "pool_mode = transaction",
-            "auth_type = trust",
-            f"auth_file = {self.dir}/userlist.txt",
-            f"admin_users = {self.upstream_user}",
-            f"stats_users = {self.upstream_user}",
-            f"default_pool_size = {self.pool_size}",
-            "reserve_pool_size = 0",
-            f"max_client_conn = {self.max_client_conn}",
-            # transaction mode: a server connection serves whoever starts the next transaction; DISCARD ALL is for
-            # session mode only (server_reset_query_always = 0), the platform keeps no session state
-            "server_reset_query = DISCARD ALL",
-            "server_reset_query_always = 0",
-            # Django's psycopg2 sends no startup options beyond these
-            "ignore_startup_parameters = extra_float_digits,options",
-            f"logfile = {self.dir}/pgbouncer.log",
-            f"pidfile = {self.dir}/pgbouncer.pid",
-            "",
-        ])
+        return "\n".join(
+            [
+                "[databases]",
+                *(
+                    f"{side}{SIDE_SUFFIX} = host={self.upstream_host} port={self.upstream_port} dbname={side} "
+                    f"user={self.upstream_user}{password} pool_size={self.side_pool_size}"
+                    for side in self.side_pools
+                ),
+                f"* = host={self.upstream_host} port={self.upstream_port} user={self.upstream_user}{password}",
+                "[pgbouncer]",
+                "listen_addr = 127.0.0.1",
+                f"listen_port = {self.port}",
+                f"unix_socket_dir = {self.dir}",
+                "pool_mode = transaction",
+                "auth_type = trust",
+                f"auth_file = {self.dir}/userlist.txt",
+                f"admin_users = {self.upstream_user}",
+                f"stats_users = {self.upstream_user}",
+                f"default_pool_size = {self.pool_size}",
+                "reserve_pool_size = 0",
+                f"max_client_conn = {self.max_client_conn}",
+                # transaction mode: a server connection serves whoever starts the next transaction; DISCARD ALL is for
+                # session mode only (server_reset_query_always = 0), the platform keeps no session state
+                "server_reset_query = DISCARD ALL",
+                "server_reset_query_always = 0",
+                # Django's psycopg2 sends no startup options beyond these
+                "ignore_startup_parameters = extra_float_digits,options",
+                f"logfile = {self.dir}/pgbouncer.log",
+                f"pidfile = {self.dir}/pgbouncer.pid",
+                "",
+            ]
+        )
 
     def start(self) -> PgBouncer:
         binary = pgbouncer_binary()
@@ -223,8 +245,9 @@ class PgBouncer:
             self.stop()
             raise
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
 
@@ -286,15 +309,26 @@ class Cluster:
             raise RuntimeError(f"{what} failed ({out.returncode}): {(out.stderr or out.stdout)[-2000:]} {log}")
 
     def start(self) -> None:
-        out = _run_as_server_user([str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w",
-                                   "-t", "60", "-o", f"-p {self.port} -c listen_addresses=127.0.0.1 "
-                                   f"-c unix_socket_directories={self.data.parent}", "start"])
+        out = _run_as_server_user(
+            [
+                str(self.bin_dir / "pg_ctl"),
+                "-D",
+                str(self.data),
+                "-l",
+                str(self.log),
+                "-w",
+                "-t",
+                "60",
+                "-o",
+                f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={self.data.parent}",
+                "start",
+            ]
+        )
         self._check(out, f"pg_ctl start ({self.data.name})")
 
     def stop(self) -> None:
         if (self.data / "postmaster.pid").exists():
-            _run_as_server_user([str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w",
-                                 "stop"])
+            _run_as_server_user([str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"])
 
     def sql(self, statement: str, database: str = "postgres") -> str:
         import psycopg2
@@ -331,19 +365,49 @@ class StreamingPair:
     def start(self) -> StreamingPair:
         _hand_over(self.dir)
         primary = self.primary
-        out = _run_as_server_user([str(self.bin_dir / "initdb"), "-D", str(primary.data), "-U", "postgres",
-                                   "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"])
+        out = _run_as_server_user(
+            [
+                str(self.bin_dir / "initdb"),
+                "-D",
+                str(primary.data),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+                "--no-sync",
+            ]
+        )
         primary._check(out, "initdb")
         with open(primary.data / "postgresql.conf", "a") as conf:
-            conf.write("\nwal_level = replica\nmax_wal_senders = 4\nhot_standby = on\nfsync = off\n"
-                       "full_page_writes = off\nmax_connections = 40\n"
-                       "shared_buffers = 32MB\n")
+            conf.write(
+                "\nwal_level = replica\nmax_wal_senders = 4\nhot_standby = on\nfsync = off\n"
+                "full_page_writes = off\nmax_connections = 40\n"
+                "shared_buffers = 32MB\n"
+            )
         with open(primary.data / "pg_hba.conf", "a") as hba:
             hba.write("\nhost replication postgres 127.0.0.1/32 trust\n")
         primary.start()
-        out = _run_as_server_user([str(self.bin_dir / "pg_basebackup"), "-h", "127.0.0.1", "-p", str(primary.port),
-                                   "-U", "postgres", "-D", str(self.replica.data), "-R", "-X", "stream",
-                                   "--no-sync", "-c", "fast"])
+        out = _run_as_server_user(
+            [
+                str(self.bin_dir / "pg_basebackup"),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(primary.port),
+                "-U",
+                "postgres",
+                "-D",
+                str(self.replica.data),
+                "-R",
+                "-X",
+                "stream",
+                "--no-sync",
+                "-c",
+                "fast",
+            ]
+        )
         self.replica._check(out, "pg_basebackup -R")
         self.replica.start()
         deadline = time.monotonic() + 30
@@ -382,6 +446,7 @@ class StreamingPair:
             self.stop()
             raise
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()

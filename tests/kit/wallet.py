@@ -1,4 +1,5 @@
 """The kit's helpers of the wallet tests (moved from ``wallet/tests/conftest.py``, which keeps the fixtures)."""
+
 from __future__ import annotations
 
 import itertools
@@ -23,8 +24,9 @@ def fund(player, amount: int | Money = 100_000, *, reference: str | None = None)
     from wallet.services import adjustment_credit
 
     money = amount if isinstance(amount, Money) else Money(amount)
-    return adjustment_credit(player=player, amount=money, reference=reference or ref("fund"),
-                             reason="test funding", actor=SYSTEM)
+    return adjustment_credit(
+        player=player, amount=money, reference=reference or ref("fund"), reason="test funding", actor=SYSTEM
+    )
 
 
 _acct = itertools.count(1_000_000_000)
@@ -44,16 +46,18 @@ def verified_bank(player, number: str | None = None):
     from wallet.models import PaymentMethod
     from wallet.services import payment_method_register, payment_method_verify
 
-    m = payment_method_register(player=player, kind="bank_account", data={"account_number": number or bank_number()},
-                                actor=Actor.player(player))
+    m = payment_method_register(
+        player=player, kind="bank_account", data={"account_number": number or bank_number()}, actor=Actor.player(player)
+    )
     return payment_method_verify(method=m, by=PaymentMethod.VerifiedBy.DOCUMENTS, actor=SYSTEM)
 
 
 def bank(player, number: str | None = None):
     from wallet.services import payment_method_register
 
-    return payment_method_register(player=player, kind="bank_account", data={"account_number": number or bank_number()},
-                                   actor=Actor.player(player))
+    return payment_method_register(
+        player=player, kind="bank_account", data={"account_number": number or bank_number()}, actor=Actor.player(player)
+    )
 
 
 def ledger_clean() -> None:
@@ -62,14 +66,25 @@ def ledger_clean() -> None:
     call_command("ledger_check", verbosity=0)
 
 
-def pay_deposit(deposit, *, outcome: str = "succeeded", payer: dict | None = None, event_id: str | None = None,
-                amount: int | None = None) -> dict:
+def pay_deposit(
+    deposit,
+    *,
+    outcome: str = "succeeded",
+    payer: dict | None = None,
+    event_id: str | None = None,
+    amount: int | None = None,
+) -> dict:
     """The sandbox provider's callback for ``deposit``, delivered straight to the handler (signed)."""
     from wallet.adapters import sandbox_event
     from wallet.services import provider_callback_handle
 
-    body, sig = sandbox_event(f"payment.{outcome}", deposit.payment_reference,
-                              deposit.amount if amount is None else amount, payer=payer, event_id=event_id)
+    body, sig = sandbox_event(
+        f"payment.{outcome}",
+        deposit.payment_reference,
+        deposit.amount if amount is None else amount,
+        payer=payer,
+        event_id=event_id,
+    )
     return provider_callback_handle(provider="sandbox", raw_body=body, signature=sig)
 
 

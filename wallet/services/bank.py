@@ -21,6 +21,7 @@ Every money movement is a balanced ledger posting of the existing services; noth
 The staff queue is ``wallet.services.bank_queue``; the payment-order files out and the bank's rejections of them
 (pain.002) are ``wallet.services.bank_orders``; both use this module's matching helpers.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -67,6 +68,7 @@ SETTLED_DEPOSITS = (Deposit.Status.CONFIRMED, Deposit.Status.RETURNED, Deposit.S
 
 # Statements in ----------------------------------------------------------------------------------------------------
 
+
 def _account_iban(account: str) -> str:
     """An account as a statement names it (an IBAN, or a Czech ``number/bank``) as an IBAN ("" when not one)."""
     text = account.replace(" ", "").upper()
@@ -83,8 +85,9 @@ def _read(raw: bytes) -> iso20022.Statement:
     parsed = iso20022.statement_parse(raw)
     for stmt in parsed.statements:
         if (_account_iban(stmt.account_iban) or stmt.account_iban) != operator or stmt.currency not in ("", "CZK"):
-            raise errors.BANK_STATEMENT_WRONG_ACCOUNT(account=stmt.account_iban, currency=stmt.currency,
-                                                      statement_id=stmt.statement_id)
+            raise errors.BANK_STATEMENT_WRONG_ACCOUNT(
+                account=stmt.account_iban, currency=stmt.currency, statement_id=stmt.statement_id
+            )
     return parsed
 
 
@@ -100,15 +103,29 @@ def bank_statement_store(*, raw: bytes, name: str, actor: Actor) -> tuple[BankSt
     try:
         with transaction.atomic():
             stmt = BankStatement(
-                kind=parsed.kind, schema=parsed.schema, message_id=parsed.message_id,
+                kind=parsed.kind,
+                schema=parsed.schema,
+                message_id=parsed.message_id,
                 statement_ids=[s.statement_id for s in parsed.statements],
-                account_iban=adapters.bank_account_iban(), created_at_bank=parsed.created_at,
-                original_name=(name or "")[:200], size=len(raw), sha256=sha, imported_at=clock.now(),
-                imported_by=f"{actor.type}:{actor.label or actor.id}"[:160])
+                account_iban=adapters.bank_account_iban(),
+                created_at_bank=parsed.created_at,
+                original_name=(name or "")[:200],
+                size=len(raw),
+                sha256=sha,
+                imported_at=clock.now(),
+                imported_by=f"{actor.type}:{actor.label or actor.id}"[:160],
+            )
             stmt.file.save(f"{parsed.kind}-{sha[:16]}.xml", ContentFile(raw), save=False)
             stmt.save()
-            audit_record(actor=actor, action="wallet.bank_statement_stored", obj=stmt, kind=parsed.kind,
-                         message_id=parsed.message_id, entries=len(parsed.entries), sha256=sha)
+            audit_record(
+                actor=actor,
+                action="wallet.bank_statement_stored",
+                obj=stmt,
+                kind=parsed.kind,
+                message_id=parsed.message_id,
+                entries=len(parsed.entries),
+                sha256=sha,
+            )
     except IntegrityError:  # the same file stored at the same moment by another import
         return BankStatement.objects.get(sha256=sha), False
     return stmt, True
@@ -129,15 +146,18 @@ def bank_statement_process(*, statement_id: int, actor: Actor, raw: bytes | None
         run[_entry_handle(stmt, entry, actor)] += 1
     by_status = dict(BankEntry.objects.filter(statement=stmt).values_list("status").annotate(n=Count("pk")))
     summary: dict[str, Any] = {
-        "entries": len(parsed.entries), "not_booked": parsed.not_booked,
+        "entries": len(parsed.entries),
+        "not_booked": parsed.not_booked,
         "credits": sum(1 for e in parsed.entries if e.direction == "credit"),
         "debits": sum(1 for e in parsed.entries if e.direction == "debit"),
-        "by_status": by_status, "brought_by_earlier_file": len(parsed.entries) - sum(by_status.values()),
+        "by_status": by_status,
+        "brought_by_earlier_file": len(parsed.entries) - sum(by_status.values()),
         "this_run": dict(run),
     }
     with transaction.atomic():
-        BankStatement.objects.filter(pk=stmt.pk).update(status=BankStatement.Status.PROCESSED,
-                                                        processed_at=clock.now(), summary=summary)
+        BankStatement.objects.filter(pk=stmt.pk).update(
+            status=BankStatement.Status.PROCESSED, processed_at=clock.now(), summary=summary
+        )
         audit_record(actor=actor, action="wallet.bank_statement_processed", obj=stmt, **summary)
     return summary
 
@@ -175,13 +195,26 @@ def _entry_create(stmt: BankStatement, e: iso20022.StatementEntry, status: str) 
     try:
         with transaction.atomic():
             return BankEntry.objects.create(
-                statement=stmt, account_iban=stmt.account_iban, bank_reference=e.bank_reference,
-                direction=e.direction, reversal=e.reversal, amount=e.amount, currency=e.currency or "CZK",
-                booked_on=e.booked_on, value_on=e.value_on, end_to_end_id=e.end_to_end_id,
-                references=list(e.references), remittance=e.remittance, counterparty_name=e.counterparty_name,
-                counterparty_iban=_payer_iban(e), counterparty_account=e.counterparty_account,
-                counterparty_bic=e.counterparty_bic, return_reason=e.return_reason, status=status,
-                created_at=clock.now())
+                statement=stmt,
+                account_iban=stmt.account_iban,
+                bank_reference=e.bank_reference,
+                direction=e.direction,
+                reversal=e.reversal,
+                amount=e.amount,
+                currency=e.currency or "CZK",
+                booked_on=e.booked_on,
+                value_on=e.value_on,
+                end_to_end_id=e.end_to_end_id,
+                references=list(e.references),
+                remittance=e.remittance,
+                counterparty_name=e.counterparty_name,
+                counterparty_iban=_payer_iban(e),
+                counterparty_account=e.counterparty_account,
+                counterparty_bic=e.counterparty_bic,
+                return_reason=e.return_reason,
+                status=status,
+                created_at=clock.now(),
+            )
     except IntegrityError:
         return None
 
@@ -206,17 +239,28 @@ def _entry_invalid(stmt: BankStatement, e: iso20022.StatementEntry, why: str, ac
         try:
             with transaction.atomic():
                 entry = BankEntry.objects.create(
-                    statement=stmt, account_iban=stmt.account_iban, bank_reference=e.bank_reference,
-                    direction=e.direction, reversal=e.reversal, amount=0, currency=(e.currency or "CZK")[:3],
-                    booked_on=e.booked_on, value_on=e.value_on, end_to_end_id=e.end_to_end_id,
-                    references=list(e.references)[:20], remittance=e.remittance[:500],
-                    counterparty_name=e.counterparty_name[:140], counterparty_account=e.counterparty_account[:60],
-                    counterparty_bic=e.counterparty_bic[:11], status=Status.INVALID, status_reason=reason,
-                    created_at=clock.now())
+                    statement=stmt,
+                    account_iban=stmt.account_iban,
+                    bank_reference=e.bank_reference,
+                    direction=e.direction,
+                    reversal=e.reversal,
+                    amount=0,
+                    currency=(e.currency or "CZK")[:3],
+                    booked_on=e.booked_on,
+                    value_on=e.value_on,
+                    end_to_end_id=e.end_to_end_id,
+                    references=list(e.references)[:20],
+                    remittance=e.remittance[:500],
+                    counterparty_name=e.counterparty_name[:140],
+                    counterparty_account=e.counterparty_account[:60],
+                    counterparty_bic=e.counterparty_bic[:11],
+                    status=Status.INVALID,
+                    status_reason=reason,
+                    created_at=clock.now(),
+                )
         except IntegrityError:
             return "duplicate"
-        audit_record(actor=actor, action="wallet.bank_entry_invalid", obj=entry, reason=reason,
-                     statement=stmt.pk)
+        audit_record(actor=actor, action="wallet.bank_entry_invalid", obj=entry, reason=reason, statement=stmt.pk)
     logger.error("bank statement line not booked", extra={"entry": entry.pk, "reason": reason, "alert": "bank"})
     return Status.INVALID
 
@@ -249,11 +293,23 @@ def _entry_book(stmt: BankStatement, e: iso20022.StatementEntry, actor: Actor) -
 
 def _queue(entry: BankEntry, reason: str, actor: Actor, reference: str = "") -> str:
     """The credit waits for staff: its money moves from the bank's clearing to ``bank_unmatched``."""
-    post(kind=TxnKind.BANK_UNMATCHED, reference=reference or f"bank_entry:{entry.pk}",
-         legs=[(operator_account(CLEARING), -entry.amount), (operator_account(UNMATCHED), entry.amount)],
-         player_id=None, amount=entry.amount, actor=actor, memo=f"bank credit {entry.bank_reference}: {reason}")
-    audit_record(actor=actor, action="wallet.bank_credit_unmatched", obj=entry, reason=reason,
-                 amount=Money(entry.amount), references=entry.references)
+    post(
+        kind=TxnKind.BANK_UNMATCHED,
+        reference=reference or f"bank_entry:{entry.pk}",
+        legs=[(operator_account(CLEARING), -entry.amount), (operator_account(UNMATCHED), entry.amount)],
+        player_id=None,
+        amount=entry.amount,
+        actor=actor,
+        memo=f"bank credit {entry.bank_reference}: {reason}",
+    )
+    audit_record(
+        actor=actor,
+        action="wallet.bank_credit_unmatched",
+        obj=entry,
+        reason=reason,
+        amount=Money(entry.amount),
+        references=entry.references,
+    )
     return _set(entry, Status.UNMATCHED, reason)
 
 
@@ -270,17 +326,25 @@ def _credit(entry: BankEntry, actor: Actor) -> str:
 def _credit_deposit(entry: BankEntry, deposit: Deposit, actor: Actor) -> str:
     """Credit, refuse or return ``deposit`` with the money of ``entry`` (GP §5(6))."""
     wallet = wallet_lock(player=deposit.player)
-    d = Deposit.objects.select_for_update(of=("self",), no_key=True).select_related("method", "player").get(
-        pk=deposit.pk)
+    d = (
+        Deposit.objects.select_for_update(of=("self",), no_key=True)
+        .select_related("method", "player")
+        .get(pk=deposit.pk)
+    )
     if d.status in SETTLED_DEPOSITS:
         return _queue(entry, f"deposit {d.payment_reference} is already {d.status}: another payment", actor)
     return _confirm(entry, d, wallet, actor)
 
 
 def _confirm(entry: BankEntry, d: Deposit, wallet: Wallet, actor: Actor) -> str:
-    result, detail = deposit_confirm_locked(deposit=d, wallet=wallet, received=entry.amount,
-                                            payer=dict(entry.payer) or None, actor=actor,
-                                            source_account=entry.counterparty_iban or entry.counterparty_account)
+    result, detail = deposit_confirm_locked(
+        deposit=d,
+        wallet=wallet,
+        received=entry.amount,
+        payer=dict(entry.payer) or None,
+        actor=actor,
+        source_account=entry.counterparty_iban or entry.counterparty_account,
+    )
     status = {"confirmed": Status.CONFIRMED, "refused": Status.REFUSED, "returned": Status.RETURNED}[result]
     payout = Payout.objects.filter(reference=f"deposit_{result}:{d.pk}").first() if result != "confirmed" else None
     return _set(entry, status, detail, deposit=d, player=d.player, payout=payout)
@@ -288,12 +352,17 @@ def _confirm(entry: BankEntry, d: Deposit, wallet: Wallet, actor: Actor) -> str:
 
 # Our payment orders on the statement ------------------------------------------------------------------------------
 
+
 def _order_for(entry: BankEntry) -> PaymentOrder | None:
     e2e = entry.end_to_end_id.strip()
     if not e2e:
         return None
-    return (PaymentOrder.objects.select_for_update(of=("self",), no_key=True)
-            .filter(end_to_end_id=e2e.lstrip("0") or e2e).select_related("withdrawal", "payout", "credit").first())
+    return (
+        PaymentOrder.objects.select_for_update(of=("self",), no_key=True)
+        .filter(end_to_end_id=e2e.lstrip("0") or e2e)
+        .select_related("withdrawal", "payout", "credit")
+        .first()
+    )
 
 
 def _event(entry: BankEntry, order: PaymentOrder, type_: str) -> CallbackEvent:
@@ -301,12 +370,19 @@ def _event(entry: BankEntry, order: PaymentOrder, type_: str) -> CallbackEvent:
         reference = order.withdrawal.reference
     else:
         assert order.payout is not None and order.payout_attempt is not None
-        reference = order.payout.reference if order.payout_attempt == 0 else \
-            f"{order.payout.reference}/a{order.payout_attempt}"
-    return CallbackEvent(event_id=f"bank:{entry.bank_reference}", type=type_, reference=reference,
-                         amount=entry.amount, currency=entry.currency, payer=None,
-                         occurred_at=entry.booked_on.isoformat() if entry.booked_on else "",
-                         reason=entry.return_reason or "returned by the bank")
+        reference = (
+            order.payout.reference if order.payout_attempt == 0 else f"{order.payout.reference}/a{order.payout_attempt}"
+        )
+    return CallbackEvent(
+        event_id=f"bank:{entry.bank_reference}",
+        type=type_,
+        reference=reference,
+        amount=entry.amount,
+        currency=entry.currency,
+        payer=None,
+        occurred_at=entry.booked_on.isoformat() if entry.booked_on else "",
+        reason=entry.return_reason or "returned by the bank",
+    )
 
 
 def _order_player(order: PaymentOrder) -> Player | None:
@@ -322,22 +398,37 @@ def _batch_refresh(batch_id: int) -> None:
     settled, returned = counts.get(PaymentOrder.Status.SETTLED, 0), counts.get(PaymentOrder.Status.RETURNED, 0)
     open_ = counts.get(PaymentOrder.Status.EXPORTED, 0)
     PaymentOrderBatch.objects.filter(pk=batch_id).update(
-        settled_count=settled, returned_count=returned,
-        status=PaymentOrderBatch.Status.SETTLED if open_ == 0 else PaymentOrderBatch.Status.EXPORTED)
+        settled_count=settled,
+        returned_count=returned,
+        status=PaymentOrderBatch.Status.SETTLED if open_ == 0 else PaymentOrderBatch.Status.EXPORTED,
+    )
 
 
 def _reversed_deposit(entry: BankEntry) -> Deposit | None:
     """The credited deposit a reversal takes back: by its variable symbol and amount, else the credited entry of
     the same payer account and amount (the latest)."""
-    by_symbol = list(Deposit.objects.filter(provider=PROVIDER, payment_reference__in=entry.references,
-                                            status=Deposit.Status.CONFIRMED, amount=entry.amount)[:2])
+    by_symbol = list(
+        Deposit.objects.filter(
+            provider=PROVIDER,
+            payment_reference__in=entry.references,
+            status=Deposit.Status.CONFIRMED,
+            amount=entry.amount,
+        )[:2]
+    )
     if len(by_symbol) == 1:
         return by_symbol[0]
     if entry.counterparty_iban:
-        credit = (BankEntry.objects.filter(direction=BankEntry.Direction.CREDIT, status=Status.CONFIRMED,
-                                           amount=entry.amount, counterparty_iban=entry.counterparty_iban,
-                                           deposit__status=Deposit.Status.CONFIRMED)
-                  .order_by("-created_at", "-pk").first())
+        credit = (
+            BankEntry.objects.filter(
+                direction=BankEntry.Direction.CREDIT,
+                status=Status.CONFIRMED,
+                amount=entry.amount,
+                counterparty_iban=entry.counterparty_iban,
+                deposit__status=Deposit.Status.CONFIRMED,
+            )
+            .order_by("-created_at", "-pk")
+            .first()
+        )
         if credit is not None:
             return credit.deposit
     return None
@@ -352,8 +443,13 @@ def _reversal(entry: BankEntry, actor: Actor) -> str:
     found = _reversed_deposit(entry)
     if found is None:
         reason = "a reversal that names no credited deposit (symbol, amount, payer): staff check it with the bank"
-        audit_record(actor=actor, action="wallet.bank_reversal_unmatched", obj=entry, amount=Money(entry.amount),
-                     references=entry.references)
+        audit_record(
+            actor=actor,
+            action="wallet.bank_reversal_unmatched",
+            obj=entry,
+            amount=Money(entry.amount),
+            references=entry.references,
+        )
         logger.error("bank reversal not matched", extra={"entry": entry.pk, "alert": "bank"})
         return _set(entry, Status.REVERSAL_UNMATCHED, reason)
     wallet = wallet_lock(player=found.player)
@@ -364,32 +460,64 @@ def _reversal(entry: BankEntry, actor: Actor) -> str:
     shortfall = max(0, entry.amount - acc.balance)
     if shortfall > acc.debt:
         set_debt(acc, shortfall)
-    post(kind=TxnKind.DEPOSIT_REVERSAL, reference=f"bank_reversal:{entry.pk}",
-         legs=[(acc, -entry.amount), (operator_account(CLEARING), entry.amount)], player_id=d.player_id,
-         amount=entry.amount, actor=actor, memo=f"deposit {d.payment_reference} reversed by the bank")
+    post(
+        kind=TxnKind.DEPOSIT_REVERSAL,
+        reference=f"bank_reversal:{entry.pk}",
+        legs=[(acc, -entry.amount), (operator_account(CLEARING), entry.amount)],
+        player_id=d.player_id,
+        amount=entry.amount,
+        actor=actor,
+        memo=f"deposit {d.payment_reference} reversed by the bank",
+    )
     d.status, d.status_reason = Deposit.Status.REVERSED, f"reversed by the bank: entry {entry.bank_reference}"[:255]
     d.save(update_fields=["status", "status_reason"])
     acc.refresh_from_db(fields=["balance", "debt"])
     new_debt = max(0, -acc.balance)
-    already = sum(x.outstanding for x in Debt.objects.filter(account=acc, status__in=[Debt.Status.OPEN,
-                                                                                     Debt.Status.OVERDUE]))
+    already = sum(
+        x.outstanding for x in Debt.objects.filter(account=acc, status__in=[Debt.Status.OPEN, Debt.Status.OVERDUE])
+    )
     debt = None
     if new_debt > already:
         now = clock.now()
-        debt = Debt.objects.create(player_id=d.player_id, account=acc, bank_entry=entry, amount=new_debt - already,
-                                   outstanding=new_debt - already, created_at=now,
-                                   due_at=now + timedelta(days=rules.DEBT_DAYS))
-        audit_record(actor=actor, action="wallet.debt_recorded", obj=debt, amount=Money(debt.amount),
-                     due_at=debt.due_at, bank_entry=entry.pk)
-    audit_record(actor=actor, action="wallet.bank_deposit_reversed", obj=entry, deposit=d.payment_reference,
-                 player_id=d.player_id, amount=Money(entry.amount), balance_after=Money(acc.balance),
-                 debt=None if debt is None else Money(debt.amount))
+        debt = Debt.objects.create(
+            player_id=d.player_id,
+            account=acc,
+            bank_entry=entry,
+            amount=new_debt - already,
+            outstanding=new_debt - already,
+            created_at=now,
+            due_at=now + timedelta(days=rules.DEBT_DAYS),
+        )
+        audit_record(
+            actor=actor,
+            action="wallet.debt_recorded",
+            obj=debt,
+            amount=Money(debt.amount),
+            due_at=debt.due_at,
+            bank_entry=entry.pk,
+        )
+    audit_record(
+        actor=actor,
+        action="wallet.bank_deposit_reversed",
+        obj=entry,
+        deposit=d.payment_reference,
+        player_id=d.player_id,
+        amount=Money(entry.amount),
+        balance_after=Money(acc.balance),
+        debt=None if debt is None else Money(debt.amount),
+    )
     logger.warning("bank reversal of a credited deposit", extra={"entry": entry.pk, "deposit": d.pk, "alert": "bank"})
     deposit_reversed_notice(deposit=d, debt=debt)
     if debt is not None:
         debt_notice(debt=debt)
-    return _set(entry, Status.REVERSED, f"deposit {d.payment_reference} reversed by the bank: taken back"
-                + (f", debt {Money(debt.amount)}" if debt is not None else ""), deposit=d, player=d.player)
+    return _set(
+        entry,
+        Status.REVERSED,
+        f"deposit {d.payment_reference} reversed by the bank: taken back"
+        + (f", debt {Money(debt.amount)}" if debt is not None else ""),
+        deposit=d,
+        player=d.player,
+    )
 
 
 def _debit(entry: BankEntry, actor: Actor) -> str:
@@ -398,11 +526,21 @@ def _debit(entry: BankEntry, actor: Actor) -> str:
         return _reversal(entry, actor)
     order = _order_for(entry)
     if order is None:
-        return _set(entry, Status.OTHER, "no payment order with this EndToEndId" if entry.end_to_end_id
-                    else "a debit without an EndToEndId (fees, interest, another payment)")
+        return _set(
+            entry,
+            Status.OTHER,
+            "no payment order with this EndToEndId"
+            if entry.end_to_end_id
+            else "a debit without an EndToEndId (fees, interest, another payment)",
+        )
     if order.status != PaymentOrder.Status.EXPORTED or order.amount != entry.amount:
-        return _set(entry, Status.OTHER, f"payment order {order.end_to_end_id} is {order.status}, "
-                                         f"amount {Money(order.amount)}: not settled by this debit", order=order)
+        return _set(
+            entry,
+            Status.OTHER,
+            f"payment order {order.end_to_end_id} is {order.status}, "
+            f"amount {Money(order.amount)}: not settled by this debit",
+            order=order,
+        )
     player = _order_player(order)
     if player is not None:
         wallet_lock(player=player)
@@ -417,8 +555,13 @@ def _debit(entry: BankEntry, actor: Actor) -> str:
     order.status, order.finished_at = PaymentOrder.Status.SETTLED, clock.now()
     order.save(update_fields=["status", "finished_at"])
     _batch_refresh(order.batch_id)
-    audit_record(actor=actor, action="wallet.payment_order_settled", obj=order, entry=entry.bank_reference,
-                 amount=Money(order.amount))
+    audit_record(
+        actor=actor,
+        action="wallet.payment_order_settled",
+        obj=order,
+        entry=entry.bank_reference,
+        amount=Money(order.amount),
+    )
     return _set(entry, Status.SETTLED, f"payment order {order.end_to_end_id} paid", order=order, player=player)
 
 
@@ -426,9 +569,14 @@ def _payment_returned(entry: BankEntry, actor: Actor) -> str:
     """A credit returning one of our payments (``RtrInf`` / reversal): that payment failed."""
     order = _order_for(entry)
     if order is None or order.status == PaymentOrder.Status.RETURNED or order.amount != entry.amount:
-        why = "a returned payment that names none of our open payment orders" if order is None else (
-            f"a return of payment order {order.end_to_end_id} ({order.status}, {Money(order.amount)}) "
-            "that does not fit")
+        why = (
+            "a returned payment that names none of our open payment orders"
+            if order is None
+            else (
+                f"a return of payment order {order.end_to_end_id} ({order.status}, {Money(order.amount)}) "
+                "that does not fit"
+            )
+        )
         return _queue(entry, why, actor)
     player = _order_player(order)
     if player is not None:
@@ -439,12 +587,26 @@ def _payment_returned(entry: BankEntry, actor: Actor) -> str:
     else:
         assert order.credit is not None
         credit = BankEntry.objects.select_for_update(no_key=True).get(pk=order.credit.pk)
-        _queue(credit, f"the return to the payer came back: {entry.return_reason}", actor,
-               reference=f"payment_order:{order.pk}:returned")
+        _queue(
+            credit,
+            f"the return to the payer came back: {entry.return_reason}",
+            actor,
+            reference=f"payment_order:{order.pk}:returned",
+        )
     order.status, order.finished_at = PaymentOrder.Status.RETURNED, clock.now()
     order.save(update_fields=["status", "finished_at"])
     _batch_refresh(order.batch_id)
-    audit_record(actor=actor, action="wallet.payment_order_returned", obj=order, entry=entry.bank_reference,
-                 reason=entry.return_reason)
-    return _set(entry, Status.PAYMENT_RETURNED, f"payment order {order.end_to_end_id} returned: {entry.return_reason}",
-                order=order, player=player)
+    audit_record(
+        actor=actor,
+        action="wallet.payment_order_returned",
+        obj=order,
+        entry=entry.bank_reference,
+        reason=entry.return_reason,
+    )
+    return _set(
+        entry,
+        Status.PAYMENT_RETURNED,
+        f"payment order {order.end_to_end_id} returned: {entry.return_reason}",
+        order=order,
+        player=player,
+    )

@@ -1,6 +1,7 @@
 """Cash at a branch, recorded by staff (GP §5(12)): at most 5,000 CZK in any rolling 24 hours, counted for
 deposits and for withdrawals/collections separately; a temporary account keeps its 3,000 CZK cap and its
 withdrawal ban."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -42,8 +43,13 @@ def _check_24h(player_id: int, direction: str, amount: int) -> None:
     cap = rules.branch_cash_per_24h()
     used = cash_in_window(player_id, direction)
     if used + amount > cap:
-        raise errors.BRANCH_CASH_24H(cap=Money(cap), used=Money(used), requested=Money(amount),
-                                     remaining=Money(max(0, cap - used)), direction=direction)
+        raise errors.BRANCH_CASH_24H(
+            cap=Money(cap),
+            used=Money(used),
+            requested=Money(amount),
+            remaining=Money(max(0, cap - used)),
+            direction=direction,
+        )
 
 
 def _existing(reference: str, player_id: int, direction: str, amount: int) -> BranchCash | None:
@@ -85,8 +91,9 @@ def _cash_out_refusal(wallet: Wallet, acc: LedgerAccount, amount: Money) -> None
         raise errors.INSUFFICIENT_FUNDS(balance=Money(acc.balance), required=amount)
 
 
-def branch_cash_record(*, player: Player, direction: str, amount: Money, reference: str, branch: str,
-                       actor: Actor) -> BranchCash:
+def branch_cash_record(
+    *, player: Player, direction: str, amount: Money, reference: str, branch: str, actor: Actor
+) -> BranchCash:
     """Staff record cash paid in ("in") or out ("out") at a branch. Idempotent on ``reference``."""
     amt = check_amount(amount)
     if direction not in Direction.values:
@@ -108,27 +115,71 @@ def branch_cash_record(*, player: Player, direction: str, amount: Money, referen
             refuse_deposit_if_method_term_passed(wallet)
             if wallet.mode == Wallet.Mode.TEMPORARY:
                 check_temporary_cap(player.pk, amt, include_pending=True)
-            txn = post(kind=TxnKind.BRANCH_CASH_IN, reference=reference, legs=[(cash, -amt), (acc, amt)],
-                       player_id=player.pk, amount=amt, actor=actor, memo=where)
+            txn = post(
+                kind=TxnKind.BRANCH_CASH_IN,
+                reference=reference,
+                legs=[(cash, -amt), (acc, amt)],
+                player_id=player.pk,
+                amount=amt,
+                actor=actor,
+                memo=where,
+            )
             apply_credit_to_debt(acc)
         else:
             _cash_out_refusal(wallet, acc, amount)
-            txn = post(kind=TxnKind.BRANCH_CASH_OUT, reference=reference, legs=[(acc, -amt), (cash, amt)],
-                       player_id=player.pk, amount=amt, actor=actor, memo=where)
-        bc = _create(player_id=player.pk, direction=direction, amount=amt, branch=branch[:100], reference=reference,
-                     at=clock.now(), staff=actor.label[:150], transaction=txn)
-        audit_record(actor=actor, action=f"wallet.branch_cash_{direction}", obj=bc, amount=amount, branch=branch,
-                     player_id=player.pk)
+            txn = post(
+                kind=TxnKind.BRANCH_CASH_OUT,
+                reference=reference,
+                legs=[(acc, -amt), (cash, amt)],
+                player_id=player.pk,
+                amount=amt,
+                actor=actor,
+                memo=where,
+            )
+        bc = _create(
+            player_id=player.pk,
+            direction=direction,
+            amount=amt,
+            branch=branch[:100],
+            reference=reference,
+            at=clock.now(),
+            staff=actor.label[:150],
+            transaction=txn,
+        )
+        audit_record(
+            actor=actor,
+            action=f"wallet.branch_cash_{direction}",
+            obj=bc,
+            amount=amount,
+            branch=branch,
+            player_id=player.pk,
+        )
         return bc
 
 
-def branch_cash_out_for_payout(*, payout: Payout, amount: Money, reference: str, branch: str, actor: Actor) -> BranchCash:
+def branch_cash_out_for_payout(
+    *, payout: Payout, amount: Money, reference: str, branch: str, actor: Actor
+) -> BranchCash:
     """A payout collected in cash (caller holds the wallet and payout locks); counts to the 24 h cap."""
     amt = amount.amount
     _check_24h(payout.player_id, Direction.OUT, amt)
-    txn = post(kind=TxnKind.PAYOUT_CASH, reference=reference,
-               legs=[(operator_account("refunds_payable"), -amt), (operator_account("branch_cash"), amt)],
-               player_id=payout.player_id, amount=amt, actor=actor, memo=f"{payout.kind} collected at {branch or 'branch'}")
-    return _create(player_id=payout.player_id, direction=Direction.OUT, amount=amt, branch=branch[:100],
-                   reference=reference,
-                   at=clock.now(), staff=actor.label[:150], payout=payout, transaction=txn)
+    txn = post(
+        kind=TxnKind.PAYOUT_CASH,
+        reference=reference,
+        legs=[(operator_account("refunds_payable"), -amt), (operator_account("branch_cash"), amt)],
+        player_id=payout.player_id,
+        amount=amt,
+        actor=actor,
+        memo=f"{payout.kind} collected at {branch or 'branch'}",
+    )
+    return _create(
+        player_id=payout.player_id,
+        direction=Direction.OUT,
+        amount=amt,
+        branch=branch[:100],
+        reference=reference,
+        at=clock.now(),
+        staff=actor.label[:150],
+        payout=payout,
+        transaction=txn,
+    )

@@ -1,4 +1,5 @@
 """Provider callbacks: each signed event handled exactly once, then routed to the deposit or payout it is for."""
+
 from __future__ import annotations
 
 import logging
@@ -39,9 +40,14 @@ def provider_callback_handle(*, provider: str, raw_body: bytes, signature: str) 
     with transaction.atomic():
         try:
             with transaction.atomic():
-                rec = ProviderEvent.objects.create(provider=provider, provider_txn_id=event.event_id,
-                                                   event_type=event.type, raw_body=raw_body.decode()[:STORED_BODY_CHARS],
-                                                   received_at=clock.now(), result="processing")
+                rec = ProviderEvent.objects.create(
+                    provider=provider,
+                    provider_txn_id=event.event_id,
+                    event_type=event.type,
+                    raw_body=raw_body.decode()[:STORED_BODY_CHARS],
+                    received_at=clock.now(),
+                    result="processing",
+                )
         except IntegrityError:
             rec = ProviderEvent.objects.get(provider=provider, provider_txn_id=event.event_id)
             if _material(prov.parse_callback(rec.raw_body.encode())) != _material(event):
@@ -61,8 +67,10 @@ def provider_callback_handle(*, provider: str, raw_body: bytes, signature: str) 
 
 def _player_of(provider: str, reference: str) -> int | None:
     """Whose deposit, withdrawal or payout a provider reference names (None: unknown)."""
-    for qs in (Deposit.objects.filter(provider=provider, payment_reference=reference),
-               Withdrawal.objects.filter(provider=provider, reference=reference)):
+    for qs in (
+        Deposit.objects.filter(provider=provider, payment_reference=reference),
+        Withdrawal.objects.filter(provider=provider, reference=reference),
+    ):
         found = qs.values_list("player_id", flat=True).first()
         if found is not None:
             return int(found)
@@ -81,8 +89,12 @@ def sandbox_callback_deliver(*, body_text: str, signature: str) -> dict[str, Any
     url: str = settings.WALLET_SANDBOX_CALLBACK_URL
     if not url:
         return provider_callback_handle(provider="sandbox", raw_body=body_text.encode(), signature=signature)
-    req = urllib.request.Request(url, data=body_text.encode(), method="POST",
-                                 headers={"Content-Type": "application/json", adapters.SIGNATURE_HEADER: signature})
+    req = urllib.request.Request(
+        url,
+        data=body_text.encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", adapters.SIGNATURE_HEADER: signature},
+    )
     with urllib.request.urlopen(req, timeout=10) as resp:  # the configured sandbox URL
         answer: dict[str, Any] = loads_bounded(resp.read().decode() or "{}")
         return answer

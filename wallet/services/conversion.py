@@ -1,4 +1,5 @@
 """Temporary -> player account at completion (GP §5(2)d, §5(5): the only transfer between accounts)."""
+
 from __future__ import annotations
 
 from django.db import transaction
@@ -26,9 +27,15 @@ def convert_locked(*, wallet: Wallet, player: Player, actor: Actor) -> LedgerTra
     if amount != 0:
         if amount < 0:  # a recorded debt moves with the balance
             set_debt(main, main.debt + temp.debt)
-        txn = post(kind=LedgerTransaction.Kind.CONVERSION, reference=f"conversion:{player.pk}",
-                   legs=[(temp, -amount), (main, amount)], player_id=player.pk, amount=abs(amount), actor=actor,
-                   memo="temporary account -> player account (GP §5(2)d)")
+        txn = post(
+            kind=LedgerTransaction.Kind.CONVERSION,
+            reference=f"conversion:{player.pk}",
+            legs=[(temp, -amount), (main, amount)],
+            player_id=player.pk,
+            amount=abs(amount),
+            actor=actor,
+            memo="temporary account -> player account (GP §5(2)d)",
+        )
         if temp.debt:
             Debt.objects.filter(account=temp).update(account=main)
             set_debt(temp, 0)
@@ -36,8 +43,15 @@ def convert_locked(*, wallet: Wallet, player: Player, actor: Actor) -> LedgerTra
     now = clock.now()
     Wallet.objects.filter(pk=wallet.pk).update(mode=Wallet.Mode.FULL, converted_at=now)
     wallet.mode, wallet.converted_at = Wallet.Mode.FULL, now
-    audit_record(actor=actor, action="wallet.temporary_converted", obj=wallet, old={"mode": "temporary"},
-                 new={"mode": "full"}, moved=Money(amount), player_id=player.pk)
+    audit_record(
+        actor=actor,
+        action="wallet.temporary_converted",
+        obj=wallet,
+        old={"mode": "temporary"},
+        new={"mode": "full"},
+        moved=Money(amount),
+        player_id=player.pk,
+    )
     return txn
 
 

@@ -1,5 +1,6 @@
 """Deposits through a payment provider and their confirmation (GP §5(6), §8(6)), within the temporary account's
 cap (GP §5(2)b). The provider's signed callbacks arrive through ``services.callbacks``."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -72,20 +73,38 @@ def deposit_start(*, player: Player, method: PaymentMethod, amount: Money, refer
         try:
             with transaction.atomic():
                 deposit = Deposit.objects.create(
-                    player_id=player.pk, method=method, provider=provider.code, amount=amt, fee=fee,
-                    into_temporary=into_temporary, payment_reference=new_payment_reference(),
-                    idempotency_reference=reference, created_at=now,
-                    expires_at=now + timedelta(hours=settings.WALLET_DEPOSIT_EXPIRY_HOURS))
+                    player_id=player.pk,
+                    method=method,
+                    provider=provider.code,
+                    amount=amt,
+                    fee=fee,
+                    into_temporary=into_temporary,
+                    payment_reference=new_payment_reference(),
+                    idempotency_reference=reference,
+                    created_at=now,
+                    expires_at=now + timedelta(hours=settings.WALLET_DEPOSIT_EXPIRY_HOURS),
+                )
         except IntegrityError:
             raise errors.REFERENCE_CONFLICT(reference=reference)
-        audit_record(actor=actor, action="wallet.deposit_started", obj=deposit, amount=Money(amt), fee=Money(fee),
-                     method_id=method.pk, into_temporary=into_temporary, player_id=player.pk)
+        audit_record(
+            actor=actor,
+            action="wallet.deposit_started",
+            obj=deposit,
+            amount=Money(amt),
+            fee=Money(fee),
+            method_id=method.pk,
+            into_temporary=into_temporary,
+            player_id=player.pk,
+        )
     # The provider is asked after the row (and the cap reservation) is written.
     start = provider.start_payment(deposit=deposit)
     deposit.provider_payment_id, deposit.redirect_url = start.provider_payment_id, start.redirect_url[:300]
     deposit.instructions = start.instructions
-    Deposit.objects.filter(pk=deposit.pk).update(provider_payment_id=deposit.provider_payment_id,
-                                                 redirect_url=deposit.redirect_url, instructions=deposit.instructions)
+    Deposit.objects.filter(pk=deposit.pk).update(
+        provider_payment_id=deposit.provider_payment_id,
+        redirect_url=deposit.redirect_url,
+        instructions=deposit.instructions,
+    )
     return deposit
 
 
@@ -93,8 +112,11 @@ def deposit_expire_one(*, deposit_id: int, actor: Actor) -> str:
     """Sweeper: an initiated deposit past its expiry stops counting against the temporary cap. A late
     success callback still credits it (or returns it)."""
     with transaction.atomic():
-        d = Deposit.objects.select_for_update(skip_locked=True, no_key=True).filter(
-            pk=deposit_id, status=Deposit.Status.INITIATED, expires_at__lte=clock.now()).first()
+        d = (
+            Deposit.objects.select_for_update(skip_locked=True, no_key=True)
+            .filter(pk=deposit_id, status=Deposit.Status.INITIATED, expires_at__lte=clock.now())
+            .first()
+        )
         if d is None:
             return "skipped"
         d.status, d.status_reason = Deposit.Status.EXPIRED, "no confirmation from the provider in time"
@@ -109,8 +131,7 @@ def payment_event(provider: str, event: CallbackEvent, actor: Actor) -> tuple[st
     if found is None:
         return "unknown_reference", event.reference
     wallet = wallet_lock(player=found.player)
-    d = Deposit.objects.select_for_update(of=("self",), no_key=True).select_related("method", "player").get(
-        pk=found.pk)
+    d = Deposit.objects.select_for_update(of=("self",), no_key=True).select_related("method", "player").get(pk=found.pk)
     if event.type == "payment.failed":
         if d.status in (Deposit.Status.INITIATED, Deposit.Status.EXPIRED):
             d.status, d.status_reason = Deposit.Status.FAILED, (event.reason or "failed at the provider")[:255]
@@ -149,8 +170,7 @@ def _refusal_to_source(d: Deposit, verdict: PayerVerdict, source_account: str | 
     player, or the method is blocked for deposits after such a payment (its ownership is in doubt until staff
     decide)."""
     if source_account and not methods.same_bank_account(d.method, source_account):
-        return (f"paid from account {source_account}, not from the registered payment method {d.method.display}",
-                False)
+        return (f"paid from account {source_account}, not from the registered payment method {d.method.display}", False)
     if verdict.outcome == "other_person":
         return f"paid by another person: {verdict.why}", True
     if d.method.deposits_blocked_at is not None:
@@ -158,8 +178,15 @@ def _refusal_to_source(d: Deposit, verdict: PayerVerdict, source_account: str | 
     return "", False
 
 
-def deposit_confirm_locked(*, deposit: Deposit, wallet: Wallet, received: int, payer: dict[str, object] | None,
-                           actor: Actor, source_account: str | None = None) -> tuple[str, str]:
+def deposit_confirm_locked(
+    *,
+    deposit: Deposit,
+    wallet: Wallet,
+    received: int,
+    payer: dict[str, object] | None,
+    actor: Actor,
+    source_account: str | None = None,
+) -> tuple[str, str]:
     """Credit a confirmed deposit (wallet and deposit locked), refuse it when another person paid or the money did not
     come from the registered method (GP §5(6)), or return it when it may not be credited.
 
@@ -187,20 +214,39 @@ def deposit_confirm_locked(*, deposit: Deposit, wallet: Wallet, received: int, p
         return _return_deposit(d, received, reason, actor)
     clearing = operator_account(f"clearing:{d.provider}")
     acc = live_account(wallet)
-    txn = post(kind=TxnKind.DEPOSIT, reference=d.payment_reference, legs=[(clearing, -d.amount), (acc, d.amount)],
-               player_id=player.pk, amount=d.amount, actor=actor,
-               memo=f"{PaymentMethod.Kind(d.method.kind).label} {d.method.masked}")
+    txn = post(
+        kind=TxnKind.DEPOSIT,
+        reference=d.payment_reference,
+        legs=[(clearing, -d.amount), (acc, d.amount)],
+        player_id=player.pk,
+        amount=d.amount,
+        actor=actor,
+        memo=f"{PaymentMethod.Kind(d.method.kind).label} {d.method.masked}",
+    )
     if d.fee:
-        post(kind=TxnKind.FEE, reference=f"{d.payment_reference}:fee",
-             legs=[(acc, -d.fee), (operator_account("fees"), d.fee)],
-             player_id=player.pk, amount=d.fee, actor=actor, memo=f"{d.method.kind} fee (GP §8(6))")
+        post(
+            kind=TxnKind.FEE,
+            reference=f"{d.payment_reference}:fee",
+            legs=[(acc, -d.fee), (operator_account("fees"), d.fee)],
+            player_id=player.pk,
+            amount=d.fee,
+            actor=actor,
+            memo=f"{d.method.kind} fee (GP §8(6))",
+        )
     apply_credit_to_debt(acc)
     d.status, d.confirmed_at, d.transaction, d.status_reason = Deposit.Status.CONFIRMED, clock.now(), txn, ""
     d.into_temporary = wallet.mode == Wallet.Mode.TEMPORARY
     d.save(update_fields=["status", "confirmed_at", "transaction", "status_reason", "into_temporary", "payer"])
     verification = verify_by_first_payment(method=d.method, verdict=verdict, actor=actor)
-    audit_record(actor=actor, action="wallet.deposit_confirmed", obj=d, amount=Money(d.amount), fee=Money(d.fee),
-                 method_verification=verification, player_id=player.pk)
+    audit_record(
+        actor=actor,
+        action="wallet.deposit_confirmed",
+        obj=d,
+        amount=Money(d.amount),
+        fee=Money(d.fee),
+        method_verification=verification,
+        player_id=player.pk,
+    )
     return "confirmed", f"method {verification}"
 
 
@@ -211,45 +257,82 @@ def _refuse_deposit(d: Deposit, received: int, reason: str, actor: Actor, *, blo
     never reaches the player). With ``block`` (another person paid through the method) the method is blocked for
     deposits until staff decide. The player is told."""
     player = d.player
-    txn = post(kind=TxnKind.DEPOSIT_RETURN, reference=d.payment_reference,
-               legs=[(operator_account(f"clearing:{d.provider}"), -received),
-                     (operator_account("refunds_payable"), received)],
-               player_id=player.pk, amount=received, actor=actor, memo=f"refused (GP §5(6)): {reason}")
+    txn = post(
+        kind=TxnKind.DEPOSIT_RETURN,
+        reference=d.payment_reference,
+        legs=[(operator_account(f"clearing:{d.provider}"), -received), (operator_account("refunds_payable"), received)],
+        player_id=player.pk,
+        amount=received,
+        actor=actor,
+        memo=f"refused (GP §5(6)): {reason}",
+    )
     d.status, d.status_reason, d.transaction = Deposit.Status.REFUSED, reason[:255], txn
     d.save(update_fields=["status", "status_reason", "transaction", "payer"])
-    payout_create(player=player, kind=Payout.Kind.DEPOSIT_REFUSED, amount=received,
-                  reference=f"deposit_refused:{d.pk}", method=d.method, actor=actor, already_payable=True)
+    payout_create(
+        player=player,
+        kind=Payout.Kind.DEPOSIT_REFUSED,
+        amount=received,
+        reference=f"deposit_refused:{d.pk}",
+        method=d.method,
+        actor=actor,
+        already_payable=True,
+    )
     if block:
         method_deposits_block_locked(method=d.method, reason=f"deposit {d.pk} refused: {reason}", actor=actor)
-    audit_record(actor=actor, action="wallet.deposit_refused", obj=d, reason=reason, amount=Money(received),
-                 method_id=d.method_id, payer_reported=d.payer is not None, method_blocked=block, player_id=player.pk)
+    audit_record(
+        actor=actor,
+        action="wallet.deposit_refused",
+        obj=d,
+        reason=reason,
+        amount=Money(received),
+        method_id=d.method_id,
+        payer_reported=d.payer is not None,
+        method_blocked=block,
+        player_id=player.pk,
+    )
     if not block:
         message_send(  # a notice the operator can prove (inbox + e-mail)
-            player=player, kind=Message.Kind.NOTICE, reference=f"wallet.deposit_refused:{d.pk}",
-            subject_cs="Vklad odmítnut a vrácen", subject_en="Deposit refused and returned",
-            body_cs=(f"Platbu {Money(received)} (vklad {d.payment_reference}) jsme nepřipsali: nepřišla z vašeho "
-                     f"registrovaného platebního prostředku {d.method.display}, ale z jiného účtu. Vklady jsou možné "
-                     f"výhradně z registrovaného platebního prostředku (HP §5 odst. 6). Částku vracíme na účet, ze "
-                     f"kterého přišla. Jiný účet můžete zaregistrovat jako platební prostředek."),
-            body_en=(f"We did not credit the payment of {Money(received).format('en')} (deposit "
-                     f"{d.payment_reference}): it did not come from your registered payment method "
-                     f"{d.method.display} but from another account. Deposits are accepted only from the registered "
-                     f"payment method (GP §5(6)). The amount goes back to the account it came from. You may register "
-                     f"the other account as a payment method."))
+            player=player,
+            kind=Message.Kind.NOTICE,
+            reference=f"wallet.deposit_refused:{d.pk}",
+            subject_cs="Vklad odmítnut a vrácen",
+            subject_en="Deposit refused and returned",
+            body_cs=(
+                f"Platbu {Money(received)} (vklad {d.payment_reference}) jsme nepřipsali: nepřišla z vašeho "
+                f"registrovaného platebního prostředku {d.method.display}, ale z jiného účtu. Vklady jsou možné "
+                f"výhradně z registrovaného platebního prostředku (HP §5 odst. 6). Částku vracíme na účet, ze "
+                f"kterého přišla. Jiný účet můžete zaregistrovat jako platební prostředek."
+            ),
+            body_en=(
+                f"We did not credit the payment of {Money(received).format('en')} (deposit "
+                f"{d.payment_reference}): it did not come from your registered payment method "
+                f"{d.method.display} but from another account. Deposits are accepted only from the registered "
+                f"payment method (GP §5(6)). The amount goes back to the account it came from. You may register "
+                f"the other account as a payment method."
+            ),
+        )
         return "refused", reason
     message_send(  # a notice the operator can prove (inbox + e-mail)
-        player=player, kind=Message.Kind.NOTICE, reference=f"wallet.deposit_refused:{d.pk}",
-        subject_cs="Vklad odmítnut a vrácen", subject_en="Deposit refused and returned",
-        body_cs=(f"Platbu {Money(received)} (vklad {d.payment_reference}) jsme nepřipsali: podle poskytovatele plateb "
-                 f"ji neodeslal majitel konta, ale jiná osoba. Vklady jsou možné výhradně z vašeho vlastního platebního "
-                 f"prostředku (HP §5 odst. 6). Částku vracíme na zdroj platby. Další vklady z tohoto platebního "
-                 f"prostředku jsou pozastaveny, dokud jeho vlastnictví neposoudíme; můžete nám zaslat doklad "
-                 f"(výpis z účtu, smlouvu)."),
-        body_en=(f"We did not credit the payment of {Money(received).format('en')} (deposit {d.payment_reference}): "
-                 f"the payment provider reports that it was paid by another person, not by the account holder. "
-                 f"Deposits are accepted only from your own payment method (GP §5(6)). The amount goes back to where "
-                 f"it came from. Further deposits from this payment method are stopped until we have decided on its "
-                 f"ownership; you may send us a document (account statement, contract)."))
+        player=player,
+        kind=Message.Kind.NOTICE,
+        reference=f"wallet.deposit_refused:{d.pk}",
+        subject_cs="Vklad odmítnut a vrácen",
+        subject_en="Deposit refused and returned",
+        body_cs=(
+            f"Platbu {Money(received)} (vklad {d.payment_reference}) jsme nepřipsali: podle poskytovatele plateb "
+            f"ji neodeslal majitel konta, ale jiná osoba. Vklady jsou možné výhradně z vašeho vlastního platebního "
+            f"prostředku (HP §5 odst. 6). Částku vracíme na zdroj platby. Další vklady z tohoto platebního "
+            f"prostředku jsou pozastaveny, dokud jeho vlastnictví neposoudíme; můžete nám zaslat doklad "
+            f"(výpis z účtu, smlouvu)."
+        ),
+        body_en=(
+            f"We did not credit the payment of {Money(received).format('en')} (deposit {d.payment_reference}): "
+            f"the payment provider reports that it was paid by another person, not by the account holder. "
+            f"Deposits are accepted only from your own payment method (GP §5(6)). The amount goes back to where "
+            f"it came from. Further deposits from this payment method are stopped until we have decided on its "
+            f"ownership; you may send us a document (account statement, contract)."
+        ),
+    )
     return "refused", reason
 
 
@@ -257,13 +340,25 @@ def _return_deposit(d: Deposit, received: int, reason: str, actor: Actor) -> tup
     """The money arrived but may not be credited: it is owed back (``refunds_payable``) and paid out to the
     method it came from (a ``deposit_return`` payout)."""
     player = d.player
-    txn = post(kind=TxnKind.DEPOSIT_RETURN, reference=d.payment_reference,
-               legs=[(operator_account(f"clearing:{d.provider}"), -received),
-                     (operator_account("refunds_payable"), received)],
-               player_id=player.pk, amount=received, actor=actor, memo=reason)
+    txn = post(
+        kind=TxnKind.DEPOSIT_RETURN,
+        reference=d.payment_reference,
+        legs=[(operator_account(f"clearing:{d.provider}"), -received), (operator_account("refunds_payable"), received)],
+        player_id=player.pk,
+        amount=received,
+        actor=actor,
+        memo=reason,
+    )
     d.status, d.status_reason, d.transaction = Deposit.Status.RETURNED, reason[:255], txn
     d.save(update_fields=["status", "status_reason", "transaction", "payer"])
-    payout_create(player=player, kind=Payout.Kind.DEPOSIT_RETURN, amount=received, reference=f"deposit_return:{d.pk}",
-                  method=d.method, actor=actor, already_payable=True)
+    payout_create(
+        player=player,
+        kind=Payout.Kind.DEPOSIT_RETURN,
+        amount=received,
+        reference=f"deposit_return:{d.pk}",
+        method=d.method,
+        actor=actor,
+        already_payable=True,
+    )
     audit_record(actor=actor, action="wallet.deposit_returned", obj=d, reason=reason, player_id=player.pk)
     return "returned", reason

@@ -1,4 +1,5 @@
 """Payment methods: registration, ownership verification (GP §5(8)), refusal and cancellation (GP §5(11))."""
+
 from __future__ import annotations
 
 import hashlib
@@ -36,8 +37,9 @@ def _has_verified(player_id: int, exclude_pk: int | None = None) -> bool:
     return qs.exists()
 
 
-def payment_method_register(*, player: Player, kind: str, data: dict[str, Any], actor: Actor,
-                            holder_name: str = "") -> PaymentMethod:
+def payment_method_register(
+    *, player: Player, kind: str, data: dict[str, Any], actor: Actor, holder_name: str = ""
+) -> PaymentMethod:
     """Register a method (GP §5(6)); bank accounts only at a bank seated in CZ (GP §5(7)).
 
     Registering the same method again returns it; a method another player registered is refused."""
@@ -62,15 +64,28 @@ def payment_method_register(*, player: Player, kind: str, data: dict[str, Any], 
         try:
             with transaction.atomic():
                 method = PaymentMethod.objects.create(
-                    player_id=player.pk, kind=kind, identifier=norm.identifier, bank_code=norm.bank_code,
-                    iban=norm.iban, card_token=norm.card_token, card_masked=norm.card_masked,
+                    player_id=player.pk,
+                    kind=kind,
+                    identifier=norm.identifier,
+                    bank_code=norm.bank_code,
+                    iban=norm.iban,
+                    card_token=norm.card_token,
+                    card_masked=norm.card_masked,
                     holder_name=(holder_name or data.get("holder_name", "") or "")[:200],
                     verify_by=None if _has_verified(player.pk) else payment_method_deadline(player, wallet=wallet),
-                    created_at=now, status_changed_at=now)
+                    created_at=now,
+                    status_changed_at=now,
+                )
         except IntegrityError:
             raise errors.METHOD_TAKEN(kind=kind)
-        audit_record(actor=actor, action="wallet.method_registered", obj=method, kind=kind,
-                     identifier=method.display, player_id=player.pk)
+        audit_record(
+            actor=actor,
+            action="wallet.method_registered",
+            obj=method,
+            kind=kind,
+            identifier=method.display,
+            player_id=player.pk,
+        )
         return method
 
 
@@ -86,8 +101,15 @@ def _set_status(method: PaymentMethod, status: str, reason: str, actor: Actor, a
         setattr(method, k, v)
         fields.append(k)
     method.save(update_fields=fields)
-    audit_record(actor=actor, action=action, obj=method, old=old, new={"status": status}, reason=reason,
-                 player_id=method.player_id)
+    audit_record(
+        actor=actor,
+        action=action,
+        obj=method,
+        old=old,
+        new={"status": status},
+        reason=reason,
+        player_id=method.player_id,
+    )
 
 
 def payment_method_verify(*, method: PaymentMethod, by: str, actor: Actor, evidence: str = "") -> PaymentMethod:
@@ -100,8 +122,15 @@ def payment_method_verify(*, method: PaymentMethod, by: str, actor: Actor, evide
             return method
         if method.status not in (MethodStatus.PENDING, MethodStatus.DOUBTFUL):
             raise errors.METHOD_NOT_USABLE(state=method.status)
-        _set_status(method, MethodStatus.VERIFIED, evidence or by, actor, "wallet.method_verified",
-                    verified_by=by, verified_at=clock.now())
+        _set_status(
+            method,
+            MethodStatus.VERIFIED,
+            evidence or by,
+            actor,
+            "wallet.method_verified",
+            verified_by=by,
+            verified_at=clock.now(),
+        )
         if wallet.method_missing_since is not None or wallet.method_term_flagged_at is not None:
             # GP §5(11): a registered method again; the term (and its flag for staff) ends.
             Wallet.objects.filter(pk=wallet.pk).update(method_missing_since=None, method_term_flagged_at=None)
@@ -126,8 +155,12 @@ def verify_by_first_payment(*, method: PaymentMethod, verdict: PayerVerdict, act
     if method.status not in (MethodStatus.PENDING, MethodStatus.DOUBTFUL) or verdict.outcome == "unknown":
         return "no_change"
     if verdict.outcome == "player":
-        payment_method_verify(method=method, by=PaymentMethod.VerifiedBy.FIRST_PAYMENT, actor=actor,
-                              evidence=f"first payment: {verdict.why}")
+        payment_method_verify(
+            method=method,
+            by=PaymentMethod.VerifiedBy.FIRST_PAYMENT,
+            actor=actor,
+            evidence=f"first payment: {verdict.why}",
+        )
         return "verified"
     payment_method_mark_doubtful(method=method, reason=f"first payment: {verdict.why}", actor=actor)
     return "doubtful"
@@ -142,8 +175,15 @@ def method_deposits_block_locked(*, method: PaymentMethod, reason: str, actor: A
         old = {"deposits_blocked": False}
         method.deposits_blocked_at, method.deposits_blocked_reason = clock.now(), reason[:255]
         method.save(update_fields=["deposits_blocked_at", "deposits_blocked_reason"])
-        audit_record(actor=actor, action="wallet.method_deposits_blocked", obj=method, old=old,
-                     new={"deposits_blocked": True}, reason=reason, player_id=method.player_id)
+        audit_record(
+            actor=actor,
+            action="wallet.method_deposits_blocked",
+            obj=method,
+            old=old,
+            new={"deposits_blocked": True},
+            reason=reason,
+            player_id=method.player_id,
+        )
     if method.status == MethodStatus.PENDING:
         _set_status(method, MethodStatus.DOUBTFUL, reason, actor, "wallet.method_doubtful")
 
@@ -163,20 +203,32 @@ def payment_method_owner_confirm(*, method: PaymentMethod, note: str, actor: Act
             raise errors.METHOD_NOT_USABLE(state=method.status)
         if method.deposits_blocked_at is None:
             raise errors.METHOD_NOT_BLOCKED(method_id=method.pk)
-        names = {payer_name_key(str((payer or {}).get("name") or (payer or {}).get("holder_name") or ""))
-                 for payer in Deposit.objects.filter(method=method, status=Deposit.Status.REFUSED)
-                 .values_list("payer", flat=True) if isinstance(payer, dict)}
+        names = {
+            payer_name_key(str((payer or {}).get("name") or (payer or {}).get("holder_name") or ""))
+            for payer in Deposit.objects.filter(method=method, status=Deposit.Status.REFUSED).values_list(
+                "payer", flat=True
+            )
+            if isinstance(payer, dict)
+        }
         accepted = sorted({*method.accepted_payers, *(n for n in names if n)})
         old = {"deposits_blocked": True, "accepted_payers": len(method.accepted_payers)}
         blocked_since = method.deposits_blocked_at
         method.deposits_blocked_at, method.deposits_blocked_reason, method.accepted_payers = None, "", accepted
         method.save(update_fields=["deposits_blocked_at", "deposits_blocked_reason", "accepted_payers"])
-        audit_record(actor=actor, action="wallet.method_owner_confirmed", obj=method, old=old,
-                     new={"deposits_blocked": False, "accepted_payers": len(accepted)}, note=note,
-                     blocked_since=blocked_since, player_id=method.player_id)
+        audit_record(
+            actor=actor,
+            action="wallet.method_owner_confirmed",
+            obj=method,
+            old=old,
+            new={"deposits_blocked": False, "accepted_payers": len(accepted)},
+            note=note,
+            blocked_since=blocked_since,
+            player_id=method.player_id,
+        )
         if method.status != MethodStatus.VERIFIED:
-            payment_method_verify(method=method, by=PaymentMethod.VerifiedBy.STAFF, actor=actor,
-                                  evidence=f"staff: {note}")
+            payment_method_verify(
+                method=method, by=PaymentMethod.VerifiedBy.STAFF, actor=actor, evidence=f"staff: {note}"
+            )
             method.refresh_from_db()
         return method
 
@@ -194,9 +246,12 @@ def method_term_sweep_one(*, wallet_id: int, actor: Actor) -> str:
     deadline on deposits are refused (``refusals.refuse_deposit_if_method_term_passed``, live, not waiting for
     this flag); stakes stay allowed (docs/wallet.md). Once per term; safe to run twice."""
     with transaction.atomic():
-        wallet = (Wallet.objects.select_for_update(skip_locked=True, no_key=True, of=("self",))
-                  .select_related("player__user")
-                  .filter(pk=wallet_id, method_term_flagged_at__isnull=True).first())
+        wallet = (
+            Wallet.objects.select_for_update(skip_locked=True, no_key=True, of=("self",))
+            .select_related("player__user")
+            .filter(pk=wallet_id, method_term_flagged_at__isnull=True)
+            .first()
+        )
         if wallet is None:
             return "skipped"
         now = clock.now()
@@ -205,28 +260,45 @@ def method_term_sweep_one(*, wallet_id: int, actor: Actor) -> str:
             return "skipped"
         wallet.method_term_flagged_at = now
         wallet.save(update_fields=["method_term_flagged_at"])
-        audit_record(actor=actor, action="wallet.method_term_passed", obj=wallet, deadline=deadline,
-                     missing_since=wallet.method_missing_since, consequence="deposits refused; staff notified",
-                     player_id=wallet.player_id)
+        audit_record(
+            actor=actor,
+            action="wallet.method_term_passed",
+            obj=wallet,
+            deadline=deadline,
+            missing_since=wallet.method_missing_since,
+            consequence="deposits refused; staff notified",
+            player_id=wallet.player_id,
+        )
         message_send(  # a notice the operator can prove (inbox + e-mail)
-            player=wallet.player, kind=Message.Kind.NOTICE,
+            player=wallet.player,
+            kind=Message.Kind.NOTICE,
             reference=f"wallet.method_term_passed:{wallet.player_id}:{deadline:%Y%m%d%H%M%S}",
             subject_cs="Chybí platební prostředek: vklady pozastaveny",
             subject_en="No payment method: deposits stopped",
-            body_cs=("Lhůta 30 dnů k registraci nového platebního prostředku uplynula (HP §5 odst. 11). Hrát můžete "
-                     "dál se zůstatkem na kontě, vklady však přijmeme až po ověření platebního prostředku; vlastnictví "
-                     "doložte dokladem (výpis z účtu, smlouva)."),
-            body_en=("The 30-day term to register a new payment method has passed (GP §5(11)). You may keep playing "
-                     "with your balance, but deposits are accepted again only once a payment method is verified; "
-                     "prove its ownership with a document (account statement, contract)."))
+            body_cs=(
+                "Lhůta 30 dnů k registraci nového platebního prostředku uplynula (HP §5 odst. 11). Hrát můžete "
+                "dál se zůstatkem na kontě, vklady však přijmeme až po ověření platebního prostředku; vlastnictví "
+                "doložte dokladem (výpis z účtu, smlouva)."
+            ),
+            body_en=(
+                "The 30-day term to register a new payment method has passed (GP §5(11)). You may keep playing "
+                "with your balance, but deposits are accepted again only once a payment method is verified; "
+                "prove its ownership with a document (account statement, contract)."
+            ),
+        )
         return "flagged"
 
 
 def _cancel_open_withdrawals(method: PaymentMethod, actor: Actor, reason: str) -> list[Withdrawal]:
-    open_ = Withdrawal.objects.select_for_update(no_key=True).filter(
-        method=method, status__in=[Withdrawal.Status.REQUESTED, Withdrawal.Status.APPROVED]).order_by("pk")
-    return [withdrawal_release_locked(withdrawal=w, status=Withdrawal.Status.REJECTED, reason=reason, actor=actor)
-            for w in open_]
+    open_ = (
+        Withdrawal.objects.select_for_update(no_key=True)
+        .filter(method=method, status__in=[Withdrawal.Status.REQUESTED, Withdrawal.Status.APPROVED])
+        .order_by("pk")
+    )
+    return [
+        withdrawal_release_locked(withdrawal=w, status=Withdrawal.Status.REJECTED, reason=reason, actor=actor)
+        for w in open_
+    ]
 
 
 def _method_lost(method: PaymentMethod, wallet: Wallet, reason: str, actor: Actor) -> None:
@@ -319,12 +391,26 @@ def method_document_upload(*, method: PaymentMethod, name: str, content: bytes, 
         if method.status not in (MethodStatus.PENDING, MethodStatus.DOUBTFUL):
             raise errors.METHOD_NOT_USABLE(state=method.status, reason="documents are for methods not yet verified")
         digest = hashlib.sha256(content).hexdigest()
-        doc = MethodDocument(method=method, original_name=(name or "document")[:200], content_type=ctype,
-                             size=len(content), sha256=digest, uploaded_at=clock.now())
+        doc = MethodDocument(
+            method=method,
+            original_name=(name or "document")[:200],
+            content_type=ctype,
+            size=len(content),
+            sha256=digest,
+            uploaded_at=clock.now(),
+        )
         doc.file.save(f"m{method.pk}-{digest[:16]}{ext}", ContentFile(content), save=False)
         doc.save()
-        audit_record(actor=actor, action="wallet.method_document_uploaded", obj=doc, method_id=method.pk,
-                     content_type=ctype, size=len(content), sha256=digest, player_id=method.player_id)
+        audit_record(
+            actor=actor,
+            action="wallet.method_document_uploaded",
+            obj=doc,
+            method_id=method.pk,
+            content_type=ctype,
+            size=len(content),
+            sha256=digest,
+            player_id=method.player_id,
+        )
         return doc
 
 
@@ -338,11 +424,21 @@ def method_document_review(*, document: MethodDocument, approve: bool, note: str
         doc.status = MethodDocument.Status.APPROVED if approve else MethodDocument.Status.REJECTED
         doc.reviewed_at, doc.reviewed_by, doc.review_note = clock.now(), actor.label, (note or "")[:255]
         doc.save(update_fields=["status", "reviewed_at", "reviewed_by", "review_note"])
-        audit_record(actor=actor, action="wallet.method_document_reviewed", obj=doc, approved=approve, note=note,
-                     player_id=doc.method.player_id)
+        audit_record(
+            actor=actor,
+            action="wallet.method_document_reviewed",
+            obj=doc,
+            approved=approve,
+            note=note,
+            player_id=doc.method.player_id,
+        )
         if approve:
-            payment_method_verify(method=doc.method, by=PaymentMethod.VerifiedBy.DOCUMENTS, actor=actor,
-                                  evidence=f"document {doc.pk} approved")
+            payment_method_verify(
+                method=doc.method,
+                by=PaymentMethod.VerifiedBy.DOCUMENTS,
+                actor=actor,
+                evidence=f"document {doc.pk} approved",
+            )
         else:
             payment_method_mark_doubtful(method=doc.method, reason=f"document {doc.pk} rejected: {note}", actor=actor)
         return doc

@@ -13,6 +13,7 @@
 Ledger: the balance moves to ``refunds_payable`` when the payout starts; from there to the provider's clearing
 (sent), branch cash (collected) or ``clearing:post`` and ``fees`` (posted, postage deducted).
 """
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -59,8 +60,15 @@ def _invite(p: Payout, actor: Actor, why: str) -> None:
     p.collect_by = p.next_action_at = collect_by
     _log(p, "invited", collect_by=collect_by.isoformat(), why=why)
     p.save()
-    audit_record(actor=actor, action="wallet.payout_invited", obj=p, collect_by=collect_by, why=why,
-                 amount=Money(p.outstanding), player_id=p.player_id)
+    audit_record(
+        actor=actor,
+        action="wallet.payout_invited",
+        obj=p,
+        collect_by=collect_by,
+        why=why,
+        amount=Money(p.outstanding),
+        player_id=p.player_id,
+    )
     payout_invited_notice(payout=p, amount=p.outstanding, collect_by=collect_by)
 
 
@@ -70,8 +78,9 @@ def _stop(p: Payout, actor: Actor, why: str) -> None:
     p.status, p.next_action_at = PayoutStatus.STOPPED, None
     _log(p, "stopped", why=why)
     p.save()
-    audit_record(actor=actor, action="wallet.payout_stopped", obj=p, why=why, amount=Money(p.outstanding),
-                 player_id=p.player_id)
+    audit_record(
+        actor=actor, action="wallet.payout_stopped", obj=p, why=why, amount=Money(p.outstanding), player_id=p.player_id
+    )
 
 
 def _not_sent(p: Payout, actor: Actor, why: str) -> str:
@@ -84,19 +93,43 @@ def _not_sent(p: Payout, actor: Actor, why: str) -> str:
     return "invited"
 
 
-def payout_create(*, player: Player, kind: str, amount: int, reference: str, method: PaymentMethod | None, actor: Actor,
-                  already_payable: bool = False, due_days: int | None = None, branch: bool = False) -> Payout:
+def payout_create(
+    *,
+    player: Player,
+    kind: str,
+    amount: int,
+    reference: str,
+    method: PaymentMethod | None,
+    actor: Actor,
+    already_payable: bool = False,
+    due_days: int | None = None,
+    branch: bool = False,
+) -> Payout:
     """Start a payout (caller holds the wallet lock). Unless ``already_payable``, the amount moves from the live
     account to ``refunds_payable`` now."""
     now = clock.now()
     if not already_payable and amount:
         wallet = Wallet.objects.get(player_id=player.pk)
-        post(kind=TxnKind.PAYOUT_START, reference=reference,
-             legs=[(live_account(wallet), -amount), (operator_account("refunds_payable"), amount)],
-             player_id=player.pk, amount=amount, actor=actor, memo=Payout.Kind(kind).label)
-    p = Payout(player_id=player.pk, kind=kind, reference=reference, amount=amount, method=method,
-               channel=Payout.Channel.METHOD if method is not None else Payout.Channel.BRANCH,
-               status=PayoutStatus.PENDING, started_at=now, due_at=now + timedelta(days=due_days) if due_days else None)
+        post(
+            kind=TxnKind.PAYOUT_START,
+            reference=reference,
+            legs=[(live_account(wallet), -amount), (operator_account("refunds_payable"), amount)],
+            player_id=player.pk,
+            amount=amount,
+            actor=actor,
+            memo=Payout.Kind(kind).label,
+        )
+    p = Payout(
+        player_id=player.pk,
+        kind=kind,
+        reference=reference,
+        amount=amount,
+        method=method,
+        channel=Payout.Channel.METHOD if method is not None else Payout.Channel.BRANCH,
+        status=PayoutStatus.PENDING,
+        started_at=now,
+        due_at=now + timedelta(days=due_days) if due_days else None,
+    )
     p.player = player
     _log(p, "started", amount=Money(amount), method=method.display if method else "-")
     if amount == 0:
@@ -113,8 +146,15 @@ def payout_create(*, player: Player, kind: str, amount: int, reference: str, met
     else:
         p.save()
         _invite(p, actor, "cash at a branch chosen" if branch else "no payment method to return the money to")
-    audit_record(actor=actor, action="wallet.payout_started", obj=p, kind=kind, amount=Money(amount),
-                 method_id=method.pk if method else None, player_id=player.pk)
+    audit_record(
+        actor=actor,
+        action="wallet.payout_started",
+        obj=p,
+        kind=kind,
+        amount=Money(amount),
+        method_id=method.pk if method else None,
+        player_id=player.pk,
+    )
     return p
 
 
@@ -124,8 +164,12 @@ def _next_reference(prefix: str) -> str:
 
 
 def _open_payout(player_id: int, kinds: list[str]) -> Payout | None:
-    return (Payout.objects.filter(player_id=player_id, kind__in=kinds).exclude(status=PayoutStatus.COMPLETED)
-            .order_by("-pk").first())
+    return (
+        Payout.objects.filter(player_id=player_id, kind__in=kinds)
+        .exclude(status=PayoutStatus.COMPLETED)
+        .order_by("-pk")
+        .first()
+    )
 
 
 def temporary_refund_start(*, player: Player, actor: Actor) -> Payout | None:
@@ -140,22 +184,37 @@ def temporary_refund_start(*, player: Player, actor: Actor) -> Payout | None:
         last = Payout.objects.filter(player_id=player.pk, kind=Payout.Kind.TEMPORARY_REFUND).order_by("-pk").first()
         if acc.balance <= 0:
             if last is None:
-                audit_record(actor=actor, action="wallet.temporary_refund_nothing", obj=wallet,
-                             balance=Money(acc.balance), player_id=player.pk)
+                audit_record(
+                    actor=actor,
+                    action="wallet.temporary_refund_nothing",
+                    obj=wallet,
+                    balance=Money(acc.balance),
+                    player_id=player.pk,
+                )
             return last
-        source = (Deposit.objects.filter(player_id=player.pk, status=Deposit.Status.CONFIRMED)
-                  .exclude(method__status=PaymentMethod.Status.CANCELLED).select_related("method")
-                  .order_by("-confirmed_at", "-pk").first())
-        return payout_create(player=player, kind=Payout.Kind.TEMPORARY_REFUND, amount=acc.balance,
-                             reference=_next_reference(f"temporary_refund:{player.pk}"),
-                             method=source.method if source else None, actor=actor,
-                             due_days=rules.TEMPORARY_REFUND_DAYS)
+        source = (
+            Deposit.objects.filter(player_id=player.pk, status=Deposit.Status.CONFIRMED)
+            .exclude(method__status=PaymentMethod.Status.CANCELLED)
+            .select_related("method")
+            .order_by("-confirmed_at", "-pk")
+            .first()
+        )
+        return payout_create(
+            player=player,
+            kind=Payout.Kind.TEMPORARY_REFUND,
+            amount=acc.balance,
+            reference=_next_reference(f"temporary_refund:{player.pk}"),
+            method=source.method if source else None,
+            actor=actor,
+            due_days=rules.TEMPORARY_REFUND_DAYS,
+        )
 
 
 def _payout_method(player_id: int) -> PaymentMethod | None:
     """The last registered (verified) method money can be sent to."""
     for m in PaymentMethod.objects.filter(player_id=player_id, status=PaymentMethod.Status.VERIFIED).order_by(
-            "-verified_at", "-pk"):
+        "-verified_at", "-pk"
+    ):
         if rule_for(m.kind).withdrawal:
             return m
     return None
@@ -170,7 +229,9 @@ def closure_settlement_start(*, player: Player, method: str, actor: Actor) -> Pa
     with transaction.atomic():
         wallet = wallet_lock(player=player)
         if wallet.mode == Wallet.Mode.TEMPORARY:
-            return temporary_refund_start(player=player, actor=actor) or _zero_payout(player, Payout.Kind.TEMPORARY_REFUND, actor)
+            return temporary_refund_start(player=player, actor=actor) or _zero_payout(
+                player, Payout.Kind.TEMPORARY_REFUND, actor
+            )
         open_ = _open_payout(player.pk, [Payout.Kind.CLOSURE])
         if open_ is not None:
             return open_
@@ -178,14 +239,21 @@ def closure_settlement_start(*, player: Player, method: str, actor: Actor) -> Pa
         if acc.balance < 0:
             raise errors.DEBT_OUTSTANDING(debt=Money(-acc.balance))
         target = None if method != "transfer" else _payout_method(player.pk)
-        return payout_create(player=player, kind=Payout.Kind.CLOSURE, amount=acc.balance,
-                             reference=_next_reference(f"closure:{player.pk}"), method=target, actor=actor,
-                             branch=method != "transfer")
+        return payout_create(
+            player=player,
+            kind=Payout.Kind.CLOSURE,
+            amount=acc.balance,
+            reference=_next_reference(f"closure:{player.pk}"),
+            method=target,
+            actor=actor,
+            branch=method != "transfer",
+        )
 
 
 def _zero_payout(player: Player, kind: str, actor: Actor) -> Payout:
-    return payout_create(player=player, kind=kind, amount=0, reference=_next_reference(f"{kind}:{player.pk}"),
-                         method=None, actor=actor)
+    return payout_create(
+        player=player, kind=kind, amount=0, reference=_next_reference(f"{kind}:{player.pk}"), method=None, actor=actor
+    )
 
 
 def misuse_payout_start(*, player: Player, actor: Actor) -> Payout | None:
@@ -199,23 +267,38 @@ def misuse_payout_start(*, player: Player, actor: Actor) -> Payout | None:
         acc = live_account(wallet)
         if acc.balance <= 0:
             return _zero_payout(player, Payout.Kind.MISUSE, actor)
-        return payout_create(player=player, kind=Payout.Kind.MISUSE, amount=acc.balance,
-                             reference=_next_reference(f"misuse:{player.pk}"), method=_payout_method(player.pk),
-                             actor=actor)
+        return payout_create(
+            player=player,
+            kind=Payout.Kind.MISUSE,
+            amount=acc.balance,
+            reference=_next_reference(f"misuse:{player.pk}"),
+            method=_payout_method(player.pk),
+            actor=actor,
+        )
 
 
 # Steps ---------------------------------------------------------------------------------------------------
 
+
 def _lock(p: Payout) -> Payout:
-    return (Payout.objects.select_for_update(of=("self",), no_key=True).select_related("method", "player__user")
-            .get(pk=p.pk))
+    return (
+        Payout.objects.select_for_update(of=("self",), no_key=True)
+        .select_related("method", "player__user")
+        .get(pk=p.pk)
+    )
 
 
 def _mark_sent_locked(p: Payout, provider_payout_id: str, actor: Actor) -> None:
     amount = p.outstanding
-    post(kind=TxnKind.PAYOUT_SEND, reference=p.send_reference,
-         legs=[(operator_account("refunds_payable"), -amount), (operator_account(f"clearing:{p.provider}"), amount)],
-         player_id=p.player_id, amount=amount, actor=actor, memo=f"{p.kind} sent")
+    post(
+        kind=TxnKind.PAYOUT_SEND,
+        reference=p.send_reference,
+        legs=[(operator_account("refunds_payable"), -amount), (operator_account(f"clearing:{p.provider}"), amount)],
+        player_id=p.player_id,
+        amount=amount,
+        actor=actor,
+        memo=f"{p.kind} sent",
+    )
     p.status, p.sent_at, p.paid = PayoutStatus.SENT, clock.now(), p.paid + amount
     if provider_payout_id:
         p.provider_payout_id = provider_payout_id
@@ -249,8 +332,11 @@ def payout_event(provider: str, event: CallbackEvent, actor: Actor) -> tuple[str
     withdrawal = Withdrawal.objects.filter(provider=provider, reference=event.reference).first()
     if withdrawal is not None:
         wallet_lock(player=withdrawal.player)
-        locked = Withdrawal.objects.select_for_update(of=("self",), no_key=True).select_related("method").get(
-            pk=withdrawal.pk)
+        locked = (
+            Withdrawal.objects.select_for_update(of=("self",), no_key=True)
+            .select_related("method")
+            .get(pk=withdrawal.pk)
+        )
         return withdrawal_event_locked(locked, event, actor)
     found, attempt = _payout_for(provider, event.reference)
     if found is None:
@@ -276,9 +362,15 @@ def payout_event(provider: str, event: CallbackEvent, actor: Actor) -> tuple[str
         amount = event.amount
         if amount <= 0 or amount > p.paid:
             return "amount_mismatch", f"{amount} > paid {p.paid}"
-        post(kind=TxnKind.PAYOUT_RETURN, reference=p.send_reference,
-             legs=[(operator_account(f"clearing:{p.provider}"), -amount), (operator_account("refunds_payable"), amount)],
-             player_id=p.player_id, amount=amount, actor=actor, memo="returned by the provider")
+        post(
+            kind=TxnKind.PAYOUT_RETURN,
+            reference=p.send_reference,
+            legs=[(operator_account(f"clearing:{p.provider}"), -amount), (operator_account("refunds_payable"), amount)],
+            player_id=p.player_id,
+            amount=amount,
+            actor=actor,
+            memo="returned by the provider",
+        )
         p.paid -= amount
         p.completed_at = None
         _log(p, "returned", amount=Money(amount))
@@ -307,11 +399,22 @@ def payout_resend(*, payout: Payout, actor: Actor) -> Payout:
         if p.status != PayoutStatus.STOPPED:
             raise errors.PAYOUT_STATE(state=p.status)
         p.attempt += 1
-        p.status, p.channel, p.sending_since, p.next_action_at = PayoutStatus.PENDING, Payout.Channel.METHOD, None, clock.now()
+        p.status, p.channel, p.sending_since, p.next_action_at = (
+            PayoutStatus.PENDING,
+            Payout.Channel.METHOD,
+            None,
+            clock.now(),
+        )
         _log(p, "send_again", attempt=p.attempt)
         p.save()
-        audit_record(actor=actor, action="wallet.payout_resent", obj=p, attempt=p.attempt,
-                     amount=Money(p.outstanding), player_id=p.player_id)
+        audit_record(
+            actor=actor,
+            action="wallet.payout_resent",
+            obj=p,
+            attempt=p.attempt,
+            amount=Money(p.outstanding),
+            player_id=p.player_id,
+        )
         jobs.payout_send(p.pk)
         return p
 
@@ -332,16 +435,20 @@ def payout_collect_cash(*, payout: Payout, amount: Money, reference: str, branch
             p.status, p.completed_at, p.next_action_at = PayoutStatus.COMPLETED, clock.now(), None
             _log(p, "completed", via="branch")
         p.save()
-        audit_record(actor=actor, action="wallet.payout_collected", obj=p, amount=amount, branch=branch,
-                     player_id=p.player_id)
+        audit_record(
+            actor=actor, action="wallet.payout_collected", obj=p, amount=amount, branch=branch, player_id=p.player_id
+        )
         return p
 
 
 def payout_post_one(*, payout_id: int, actor: Actor) -> str:
     """Sweeper: not collected by ``collect_by`` -> sent by post, the postage deducted (GP §5(2)e, §5(13))."""
     with transaction.atomic():
-        due = Payout.objects.select_for_update(skip_locked=True, no_key=True).filter(
-            pk=payout_id, status=PayoutStatus.INVITED, collect_by__lte=clock.now()).first()
+        due = (
+            Payout.objects.select_for_update(skip_locked=True, no_key=True)
+            .filter(pk=payout_id, status=PayoutStatus.INVITED, collect_by__lte=clock.now())
+            .first()
+        )
         if due is None:
             return "skipped"
         wallet_lock(player=due.player)
@@ -349,10 +456,20 @@ def payout_post_one(*, payout_id: int, actor: Actor) -> str:
         outstanding = p.outstanding
         postage = min(settings.WALLET_POSTAGE, outstanding)
         net = outstanding - postage
-        legs = [(operator_account("refunds_payable"), -outstanding), (operator_account("fees"), postage),
-                (operator_account("clearing:post"), net)]
-        post(kind=TxnKind.PAYOUT_POST, reference=p.reference, legs=legs, player_id=p.player_id, amount=outstanding,
-             actor=actor, memo=f"sent by post, postage {Money(postage)} deducted")
+        legs = [
+            (operator_account("refunds_payable"), -outstanding),
+            (operator_account("fees"), postage),
+            (operator_account("clearing:post"), net),
+        ]
+        post(
+            kind=TxnKind.PAYOUT_POST,
+            reference=p.reference,
+            legs=legs,
+            player_id=p.player_id,
+            amount=outstanding,
+            actor=actor,
+            memo=f"sent by post, postage {Money(postage)} deducted",
+        )
         now = clock.now()
         p.paid += net
         p.postage += postage
@@ -360,7 +477,13 @@ def payout_post_one(*, payout_id: int, actor: Actor) -> str:
         p.next_action_at = None
         _log(p, "posted", net=Money(net), postage=Money(postage), late=bool(p.due_at and now > p.due_at))
         p.save()
-        audit_record(actor=actor, action="wallet.payout_posted", obj=p, net=Money(net), postage=Money(postage),
-                     player_id=p.player_id)
+        audit_record(
+            actor=actor,
+            action="wallet.payout_posted",
+            obj=p,
+            net=Money(net),
+            postage=Money(postage),
+            player_id=p.player_id,
+        )
         payout_posted_notice(payout=p, net=net, postage=postage)
         return "posted"

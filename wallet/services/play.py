@@ -1,4 +1,5 @@
 """Stakes, wins, refunds, adjustments, win holds (GP §10(3)), win deductions and debts (GP §7(7), §10(4))."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -54,8 +55,11 @@ def _refuse_stake(*, balance: int, debt: int, amount: Money) -> None:
 
 def _posted(txn_id: int, *, kind: str, reference: str, player: Player, amount: int) -> LedgerTransaction:
     """The transaction a one-statement posting wrote, as a model instance (its other fields deferred)."""
-    return instance(LedgerTransaction, ("id", "kind", "reference", "player_id", "amount"),
-                    (txn_id, kind, reference, player.pk, amount))
+    return instance(
+        LedgerTransaction,
+        ("id", "kind", "reference", "player_id", "amount"),
+        (txn_id, kind, reference, player.pk, amount),
+    )
 
 
 def stake_debit(*, player: Player, amount: Money, reference: str, actor: Actor) -> LedgerTransaction:
@@ -74,8 +78,15 @@ def stake_debit(*, player: Player, amount: Money, reference: str, actor: Actor) 
         return _posted(txn_id, kind=TxnKind.STAKE, reference=reference, player=player, amount=amt)
 
 
-def win_credit(*, player: Player, amount: Money, reference: str, actor: Actor, hold_reason: str | None = None,
-               source: str = "house") -> LedgerTransaction | None:
+def win_credit(
+    *,
+    player: Player,
+    amount: Money,
+    reference: str,
+    actor: Actor,
+    hold_reason: str | None = None,
+    source: str = "house",
+) -> LedgerTransaction | None:
     """Credit a win at once (GP §10(1)); with ``hold_reason`` ("regularity" | "aml") the win goes to the
     player's held account instead, with a release deadline (GP §10(3)). ``source`` is the operator account
     paying it ("house" or "jackpot"). A zero win posts nothing and returns None. Idempotent on ``reference``."""
@@ -96,15 +107,34 @@ def win_credit(*, player: Player, amount: Money, reference: str, actor: Actor, h
             txn_id = _credit(locked, kind=kind, amt=amt, reference=reference, source=source, actor=actor)
             return _posted(txn_id, kind=kind, reference=reference, player=player, amount=amt)
         held = player_account(player.pk, LedgerAccount.Kind.PLAYER_HELD)
-        txn = post(kind=kind, reference=reference, legs=[(operator_account(source), -amt), (held, amt)],
-                   player_id=player.pk, amount=amt, actor=actor, memo=f"held: {hold_reason}")
+        txn = post(
+            kind=kind,
+            reference=reference,
+            legs=[(operator_account(source), -amt), (held, amt)],
+            player_id=player.pk,
+            amount=amt,
+            actor=actor,
+            memo=f"held: {hold_reason}",
+        )
         now = clock.now()
-        days = (rules.REGULARITY_HOLD_DAYS if hold_reason == WinHold.Reason.REGULARITY
-                else settings.WALLET_AML_HOLD_DAYS)
-        hold = WinHold.objects.create(player_id=player.pk, amount=amt, reference=reference, reason=hold_reason,
-                                      held_at=now, release_due_at=now + timedelta(days=days), transaction=txn)
-        audit_record(actor=actor, action="wallet.win_held", obj=hold, amount=Money(amt), reason=hold_reason,
-                     release_due_at=hold.release_due_at)
+        days = rules.REGULARITY_HOLD_DAYS if hold_reason == WinHold.Reason.REGULARITY else settings.WALLET_AML_HOLD_DAYS
+        hold = WinHold.objects.create(
+            player_id=player.pk,
+            amount=amt,
+            reference=reference,
+            reason=hold_reason,
+            held_at=now,
+            release_due_at=now + timedelta(days=days),
+            transaction=txn,
+        )
+        audit_record(
+            actor=actor,
+            action="wallet.win_held",
+            obj=hold,
+            amount=Money(amt),
+            reason=hold_reason,
+            release_due_at=hold.release_due_at,
+        )
         hold_notice(hold=hold, win_amount=amt, win_reference=reference)
         return txn
 
@@ -132,17 +162,30 @@ def adjustment_credit(*, player: Player, amount: Money, reference: str, reason: 
         if done:
             return done
         acc = live_account(wallet)
-        txn = post(kind=TxnKind.ADJUSTMENT, reference=reference,
-                   legs=[(operator_account("adjustments"), -amt), (acc, amt)],
-                   player_id=player.pk, amount=amt, actor=actor, memo=reason)
+        txn = post(
+            kind=TxnKind.ADJUSTMENT,
+            reference=reference,
+            legs=[(operator_account("adjustments"), -amt), (acc, amt)],
+            player_id=player.pk,
+            amount=amt,
+            actor=actor,
+            memo=reason,
+        )
         apply_credit_to_debt(acc)
-        audit_record(actor=actor, action="wallet.adjustment_credit", obj=txn, amount=Money(amt), reason=reason,
-                     player_id=player.pk)
+        audit_record(
+            actor=actor,
+            action="wallet.adjustment_credit",
+            obj=txn,
+            amount=Money(amt),
+            reason=reason,
+            player_id=player.pk,
+        )
         return txn
 
 
-def operator_transfer(*, from_code: str, to_code: str, amount: Money, reference: str, memo: str,
-                      actor: Actor) -> LedgerTransaction:
+def operator_transfer(
+    *, from_code: str, to_code: str, amount: Money, reference: str, memo: str, actor: Actor
+) -> LedgerTransaction:
     """Move money between two operator accounts (e.g. jackpot contributions house -> jackpot). Never touches
     a player account (GP §5(5)); no row lock (operator balances are sums of entries)."""
     amt = check_amount(amount)
@@ -151,11 +194,19 @@ def operator_transfer(*, from_code: str, to_code: str, amount: Money, reference:
         done = existing_transaction(kind=TxnKind.OPERATOR, reference=reference, player_id=None, amount=amt)
         if done:
             return done
-        return post(kind=TxnKind.OPERATOR, reference=reference, legs=[(src, -amt), (dst, amt)], player_id=None,
-                    amount=amt, actor=actor, memo=memo)
+        return post(
+            kind=TxnKind.OPERATOR,
+            reference=reference,
+            legs=[(src, -amt), (dst, amt)],
+            player_id=None,
+            amount=amt,
+            actor=actor,
+            memo=memo,
+        )
 
 
 # Holds -------------------------------------------------------------------------------------------------
+
 
 def _hold_locked(hold_id: int) -> WinHold:
     return WinHold.objects.select_for_update(no_key=True).get(pk=hold_id)
@@ -196,45 +247,79 @@ def win_hold_place(*, player: Player, win_reference: str, reason: str, note: str
         if reason == WinHold.Reason.REGULARITY:
             release_due_at = win.created_at + timedelta(days=rules.REGULARITY_HOLD_DAYS)
             if now >= release_due_at:  # GP §10(3): at most until the 60-day payout term ends
-                raise errors.HOLD_TOO_LATE(win_reference=win_reference, credited_at=win.created_at,
-                                           deadline=release_due_at)
+                raise errors.HOLD_TOO_LATE(
+                    win_reference=win_reference, credited_at=win.created_at, deadline=release_due_at
+                )
         else:
             release_due_at = now + timedelta(days=settings.WALLET_AML_HOLD_DAYS)
         acc = live_account(wallet)
-        stopped = _withdrawals_stop_for_hold(player_id=player.pk, account=acc, needed=win.amount,
-                                             reference=reference, actor=actor)
+        stopped = _withdrawals_stop_for_hold(
+            player_id=player.pk, account=acc, needed=win.amount, reference=reference, actor=actor
+        )
         amt = min(win.amount, max(acc.balance, 0))
         if amt <= 0:
-            raise errors.NOTHING_TO_HOLD(win_reference=win_reference, win=Money(win.amount),
-                                         balance=Money(acc.balance))
+            raise errors.NOTHING_TO_HOLD(win_reference=win_reference, win=Money(win.amount), balance=Money(acc.balance))
         held = player_account(player.pk, LedgerAccount.Kind.PLAYER_HELD)
-        txn = post(kind=TxnKind.WIN_HOLD, reference=reference, legs=[(acc, -amt), (held, amt)], player_id=player.pk,
-                   amount=amt, actor=actor, memo=f"held: {reason}")
-        hold = WinHold.objects.create(player_id=player.pk, amount=amt, reference=reference, reason=reason, held_at=now,
-                                      release_due_at=release_due_at, transaction=txn, win_transaction=win,
-                                      note=note[:255])
-        audit_record(actor=actor, action="wallet.win_hold_placed", obj=hold, player_id=player.pk,
-                     win_reference=win_reference, win=Money(win.amount), amount=Money(amt), reason=reason, note=note,
-                     credited_at=win.created_at, release_due_at=release_due_at,
-                     withdrawals_stopped=[w.pk for w in stopped])
+        txn = post(
+            kind=TxnKind.WIN_HOLD,
+            reference=reference,
+            legs=[(acc, -amt), (held, amt)],
+            player_id=player.pk,
+            amount=amt,
+            actor=actor,
+            memo=f"held: {reason}",
+        )
+        hold = WinHold.objects.create(
+            player_id=player.pk,
+            amount=amt,
+            reference=reference,
+            reason=reason,
+            held_at=now,
+            release_due_at=release_due_at,
+            transaction=txn,
+            win_transaction=win,
+            note=note[:255],
+        )
+        audit_record(
+            actor=actor,
+            action="wallet.win_hold_placed",
+            obj=hold,
+            player_id=player.pk,
+            win_reference=win_reference,
+            win=Money(win.amount),
+            amount=Money(amt),
+            reason=reason,
+            note=note,
+            credited_at=win.created_at,
+            release_due_at=release_due_at,
+            withdrawals_stopped=[w.pk for w in stopped],
+        )
         hold_notice(hold=hold, win_amount=win.amount, win_reference=win_reference, stopped=stopped)
         return hold
 
 
-def _withdrawals_stop_for_hold(*, player_id: int, account: LedgerAccount, needed: int, reference: str,
-                               actor: Actor) -> list[Withdrawal]:
+def _withdrawals_stop_for_hold(
+    *, player_id: int, account: LedgerAccount, needed: int, reference: str, actor: Actor
+) -> list[Withdrawal]:
     """Stop the player's withdrawals not yet handed to the provider, newest first, until the live ``account``
     covers ``needed`` (GP §10(3)). Caller holds the wallet lock; ``account.balance`` is kept current."""
     stopped: list[Withdrawal] = []
     if account.balance >= needed:
         return stopped
-    unsent = (Withdrawal.objects.select_for_update(no_key=True)
-              .filter(player_id=player_id, status__in=[Withdrawal.Status.REQUESTED, Withdrawal.Status.APPROVED])
-              .order_by("-requested_at", "-pk"))
+    unsent = (
+        Withdrawal.objects.select_for_update(no_key=True)
+        .filter(player_id=player_id, status__in=[Withdrawal.Status.REQUESTED, Withdrawal.Status.APPROVED])
+        .order_by("-requested_at", "-pk")
+    )
     for w in unsent:
-        stopped.append(withdrawal_release_locked(
-            withdrawal=w, status=Withdrawal.Status.REJECTED, actor=actor,
-            reason=f"stopped: a win is held ({reference}, GP §10(3))"))
+        stopped.append(
+            withdrawal_release_locked(
+                withdrawal=w,
+                status=Withdrawal.Status.REJECTED,
+                actor=actor,
+                reason=f"stopped: a win is held ({reference}, GP §10(3))",
+            )
+        )
         account.refresh_from_db(fields=["balance", "debt"])
         if account.balance >= needed:
             break
@@ -250,14 +335,32 @@ def win_hold_release(*, hold: WinHold, actor: Actor, note: str = "") -> WinHold:
             raise errors.HOLD_STATE(state=hold.status)
         held = player_account(hold.player_id, LedgerAccount.Kind.PLAYER_HELD)
         acc = live_account(wallet)
-        post(kind=TxnKind.WIN_RELEASE, reference=hold.reference, legs=[(held, -hold.amount), (acc, hold.amount)],
-             player_id=hold.player_id, amount=hold.amount, actor=actor, memo=note or "held win released")
+        post(
+            kind=TxnKind.WIN_RELEASE,
+            reference=hold.reference,
+            legs=[(held, -hold.amount), (acc, hold.amount)],
+            player_id=hold.player_id,
+            amount=hold.amount,
+            actor=actor,
+            memo=note or "held win released",
+        )
         apply_credit_to_debt(acc)
         old = hold.status
-        hold.status, hold.decided_at, hold.decided_by, hold.note = WinHold.Status.RELEASED, clock.now(), actor.label, note[:255]
+        hold.status, hold.decided_at, hold.decided_by, hold.note = (
+            WinHold.Status.RELEASED,
+            clock.now(),
+            actor.label,
+            note[:255],
+        )
         hold.save(update_fields=["status", "decided_at", "decided_by", "note"])
-        audit_record(actor=actor, action="wallet.win_released", obj=hold, old={"status": old},
-                     new={"status": hold.status}, note=note)
+        audit_record(
+            actor=actor,
+            action="wallet.win_released",
+            obj=hold,
+            old={"status": old},
+            new={"status": hold.status},
+            note=note,
+        )
         return hold
 
 
@@ -275,13 +378,31 @@ def win_hold_forfeit(*, hold: WinHold, reason: str, actor: Actor) -> WinHold:
         # the win's posting for a hold placed afterwards (win_hold_place)
         paid_by = hold.win_transaction_id or hold.transaction_id
         source = LedgerAccount.objects.get(entries__transaction_id=paid_by, player__isnull=True)
-        post(kind=TxnKind.WIN_FORFEIT, reference=hold.reference, legs=[(held, -hold.amount), (source, hold.amount)],
-             player_id=hold.player_id, amount=hold.amount, actor=actor, memo=reason)
+        post(
+            kind=TxnKind.WIN_FORFEIT,
+            reference=hold.reference,
+            legs=[(held, -hold.amount), (source, hold.amount)],
+            player_id=hold.player_id,
+            amount=hold.amount,
+            actor=actor,
+            memo=reason,
+        )
         old = hold.status
-        hold.status, hold.decided_at, hold.decided_by, hold.note = WinHold.Status.FORFEITED, clock.now(), actor.label, reason[:255]
+        hold.status, hold.decided_at, hold.decided_by, hold.note = (
+            WinHold.Status.FORFEITED,
+            clock.now(),
+            actor.label,
+            reason[:255],
+        )
         hold.save(update_fields=["status", "decided_at", "decided_by", "note"])
-        audit_record(actor=actor, action="wallet.win_forfeited", obj=hold, old={"status": old},
-                     new={"status": hold.status}, reason=reason)
+        audit_record(
+            actor=actor,
+            action="wallet.win_forfeited",
+            obj=hold,
+            old={"status": old},
+            new={"status": hold.status},
+            reason=reason,
+        )
         return hold
 
 
@@ -299,8 +420,14 @@ def win_hold_extend(*, hold: WinHold, until: datetime, reason: str, actor: Actor
         hold.release_due_at, hold.status = until, WinHold.Status.HELD
         hold.note = reason[:255]
         hold.save(update_fields=["release_due_at", "status", "note"])
-        audit_record(actor=actor, action="wallet.win_hold_extended", obj=hold, old=old,
-                     new={"release_due_at": until, "status": hold.status}, reason=reason)
+        audit_record(
+            actor=actor,
+            action="wallet.win_hold_extended",
+            obj=hold,
+            old=old,
+            new={"release_due_at": until, "status": hold.status},
+            reason=reason,
+        )
         return hold
 
 
@@ -308,8 +435,11 @@ def win_hold_sweep_one(*, hold_id: int, actor: Actor) -> str:
     """Due hold: a regularity hold is released at its 60-day term (GP §10(3)); an AML hold at the end of
     its period is escalated to compliance (the FAU may have extended it), and released by staff."""
     with transaction.atomic():
-        hold = WinHold.objects.select_for_update(skip_locked=True, no_key=True).filter(
-            pk=hold_id, status=WinHold.Status.HELD, release_due_at__lte=clock.now()).first()
+        hold = (
+            WinHold.objects.select_for_update(skip_locked=True, no_key=True)
+            .filter(pk=hold_id, status=WinHold.Status.HELD, release_due_at__lte=clock.now())
+            .first()
+        )
         if hold is None:
             return "skipped"
         if hold.reason == WinHold.Reason.REGULARITY:
@@ -323,12 +453,21 @@ def win_hold_sweep_one(*, hold_id: int, actor: Actor) -> str:
 
 # Deductions and debts -------------------------------------------------------------------------------------
 
+
 def _holds_on_wins_locked(player_id: int, win_references: Sequence[str]) -> list[WinHold]:
     return list(open_win_holds(player_id, win_references).select_for_update(no_key=True))
 
 
-def win_deduct(*, player: Player, amount: Money, reference: str, reason: str, notice_text: str,
-               actor: Actor, win_references: Sequence[str] = ()) -> WinDeduction:
+def win_deduct(
+    *,
+    player: Player,
+    amount: Money,
+    reference: str,
+    reason: str,
+    notice_text: str,
+    actor: Actor,
+    win_references: Sequence[str] = (),
+) -> WinDeduction:
     """Deduct a win credited in error or for a breach/fraud, with a notice the operator can prove (GP §7(7),
     §10(4)): an ``accounts`` message (``wallet.deduction:<id>``, inbox + e-mail) carrying ``notice_text``;
     ``notice_sent_at`` is the message's time and ``notice_channel`` ``inbox+email``.
@@ -355,8 +494,9 @@ def win_deduct(*, player: Player, amount: Money, reference: str, reason: str, no
         holds = _holds_on_wins_locked(player.pk, win_references)
         from_held = sum(h.amount for h in holds)
         if from_held > amt:
-            raise errors.INVALID_AMOUNT(reason="the holds on these wins exceed the deduction",
-                                        held=Money(from_held), amount=Money(amt))
+            raise errors.INVALID_AMOUNT(
+                reason="the holds on these wins exceed the deduction", held=Money(from_held), amount=Money(amt)
+            )
         acc = live_account(wallet)
         from_live = amt - from_held
         new_balance = acc.balance - from_live
@@ -366,30 +506,71 @@ def win_deduct(*, player: Player, amount: Money, reference: str, reason: str, no
         legs = [(acc, -from_live), (operator_account("house"), amt)]
         if from_held:
             legs.append((player_account(player.pk, LedgerAccount.Kind.PLAYER_HELD), -from_held))
-        txn = post(kind=TxnKind.WIN_DEDUCTION, reference=reference, legs=legs, player_id=player.pk, amount=amt,
-                   actor=actor, memo=reason)
+        txn = post(
+            kind=TxnKind.WIN_DEDUCTION,
+            reference=reference,
+            legs=legs,
+            player_id=player.pk,
+            amount=amt,
+            actor=actor,
+            memo=reason,
+        )
         now = clock.now()
         for hold in holds:
             old = hold.status
             hold.status, hold.decided_at, hold.decided_by = WinHold.Status.FORFEITED, now, actor.label
             hold.note = f"taken back by the deduction {reference}"[:255]
             hold.save(update_fields=["status", "decided_at", "decided_by", "note"])
-            audit_record(actor=actor, action="wallet.win_hold_deducted", obj=hold, old={"status": old},
-                         new={"status": hold.status}, amount=Money(hold.amount), deduction=reference, reason=reason)
-        deduction = WinDeduction.objects.create(player_id=player.pk, amount=amt, reference=reference, reason=reason[:255],
-                                                notice_text=notice_text, notice_sent_at=now,
-                                                notice_channel=NOTICE_CHANNEL, created_by=actor.label, transaction=txn)
+            audit_record(
+                actor=actor,
+                action="wallet.win_hold_deducted",
+                obj=hold,
+                old={"status": old},
+                new={"status": hold.status},
+                amount=Money(hold.amount),
+                deduction=reference,
+                reason=reason,
+            )
+        deduction = WinDeduction.objects.create(
+            player_id=player.pk,
+            amount=amt,
+            reference=reference,
+            reason=reason[:255],
+            notice_text=notice_text,
+            notice_sent_at=now,
+            notice_channel=NOTICE_CHANNEL,
+            created_by=actor.label,
+            transaction=txn,
+        )
         new_debt = max(0, -acc.balance)
-        already = sum(d.outstanding for d in Debt.objects.filter(account=acc, status__in=[Debt.Status.OPEN, Debt.Status.OVERDUE]))
+        already = sum(
+            d.outstanding for d in Debt.objects.filter(account=acc, status__in=[Debt.Status.OPEN, Debt.Status.OVERDUE])
+        )
         debt = None
         if new_debt > already:
-            debt = Debt.objects.create(player_id=player.pk, account=acc, deduction=deduction, amount=new_debt - already,
-                                       outstanding=new_debt - already, created_at=now,
-                                       due_at=now + timedelta(days=rules.DEBT_DAYS))
-            audit_record(actor=actor, action="wallet.debt_recorded", obj=debt, amount=Money(debt.amount), due_at=debt.due_at)
-        audit_record(actor=actor, action="wallet.win_deducted", obj=deduction, amount=Money(amt), reason=reason,
-                     notice=notice_text, balance_after=Money(acc.balance), from_held=Money(from_held),
-                     holds=[h.pk for h in holds])
+            debt = Debt.objects.create(
+                player_id=player.pk,
+                account=acc,
+                deduction=deduction,
+                amount=new_debt - already,
+                outstanding=new_debt - already,
+                created_at=now,
+                due_at=now + timedelta(days=rules.DEBT_DAYS),
+            )
+            audit_record(
+                actor=actor, action="wallet.debt_recorded", obj=debt, amount=Money(debt.amount), due_at=debt.due_at
+            )
+        audit_record(
+            actor=actor,
+            action="wallet.win_deducted",
+            obj=deduction,
+            amount=Money(amt),
+            reason=reason,
+            notice=notice_text,
+            balance_after=Money(acc.balance),
+            from_held=Money(from_held),
+            holds=[h.pk for h in holds],
+        )
         message = deduction_notice(deduction=deduction, balance_after=acc.balance)
         if message.created_at != deduction.notice_sent_at:
             deduction.notice_sent_at = message.created_at
@@ -402,8 +583,11 @@ def win_deduct(*, player: Player, amount: Money, reference: str, reason: str, no
 def debt_sweep_one(*, debt_id: int, actor: Actor) -> str:
     """An unpaid debt past its 10 days (GP §7(7)) is flagged for staff, who may cancel the account."""
     with transaction.atomic():
-        debt = Debt.objects.select_for_update(skip_locked=True, no_key=True).filter(
-            pk=debt_id, status=Debt.Status.OPEN, due_at__lte=clock.now()).first()
+        debt = (
+            Debt.objects.select_for_update(skip_locked=True, no_key=True)
+            .filter(pk=debt_id, status=Debt.Status.OPEN, due_at__lte=clock.now())
+            .first()
+        )
         if debt is None:
             return "skipped"
         now = clock.now()
@@ -416,20 +600,21 @@ def debt_sweep_one(*, debt_id: int, actor: Actor) -> str:
 
 # The lean round path: the caller (games.round_play) holds wallet_lock_live's lock --------------------------------
 
+
 def _debit(locked: LockedWallet, amount: Money, *, reference: str, actor: Actor) -> int:
     """The one stake posting: the refusals on the locked read, then ONE statement. Returns the transaction id."""
     amt = check_amount(amount)
     _refuse_stake(balance=locked.balance, debt=locked.debt, amount=amount)
-    return post_with_operator(locked=locked, kind=TxnKind.STAKE, reference=reference, delta=-amt, operator="house",
-                              actor=actor)
+    return post_with_operator(
+        locked=locked, kind=TxnKind.STAKE, reference=reference, delta=-amt, operator="house", actor=actor
+    )
 
 
 def _credit(locked: LockedWallet, *, kind: str, amt: int, reference: str, source: str, actor: Actor) -> int:
     """The one credit posting (a win, a refund): ONE statement from ``source`` to the live account; a player with a
     recorded debt pays it down from the credit (GP §7(7), :func:`~wallet.ledger.apply_credit_to_debt`). Returns
     the transaction id; ``locked`` stays current."""
-    txn_id = post_with_operator(locked=locked, kind=kind, reference=reference, delta=amt, operator=source,
-                                actor=actor)
+    txn_id = post_with_operator(locked=locked, kind=kind, reference=reference, delta=amt, operator=source, actor=actor)
     if locked.debt > 0:
         apply_credit_to_debt(locked.account)
         locked.balance, locked.debt = locked.account.balance, locked.account.debt
@@ -444,8 +629,9 @@ def round_stake_debit(*, locked: LockedWallet, amount: Money, reference: str, ac
     return locked.balance
 
 
-def round_win_credit(*, locked: LockedWallet, player: Player, amount: Money, reference: str, actor: Actor,
-                     source: str = "house") -> int:
+def round_win_credit(
+    *, locked: LockedWallet, player: Player, amount: Money, reference: str, actor: Actor, source: str = "house"
+) -> int:
     """:func:`win_credit` (GP §10(1), paid at once) under ``wallet_lock_live``: the same posting (``_credit``),
     without the replay lookup; a zero win posts nothing. ``source`` is the operator account paying it ("house", or
     "jackpot:awards" for a jackpot). Returns the balance after."""

@@ -4,6 +4,7 @@
 ``sandbox_pay`` makes the sandbox confirm or fail a deposit (API ``POST /api/v1/wallet/sandbox/deposits/{id}/pay``,
 ``manage.py sandbox_pay``). The task delivers each callback with ``services.callbacks.sandbox_callback_deliver``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,14 +30,19 @@ def default_sandbox_payer(player: Player) -> dict[str, Any]:
     matches nothing: the payer check fails closed)."""
     identity = player_identity(player)
     if identity is not None:
-        return {"name": f"{identity.given_names} {identity.surname}",
-                "birth_date": identity.date_of_birth.isoformat()}
+        return {"name": f"{identity.given_names} {identity.surname}", "birth_date": identity.date_of_birth.isoformat()}
     user = player.user
     return {"name": f"{user.first_name} {user.last_name}".strip()}
 
 
-def sandbox_pay(*, deposit: Deposit, actor: Actor, outcome: str = "succeeded", payer: dict[str, Any] | None = None,
-                amount: int | None = None) -> dict[str, Any]:
+def sandbox_pay(
+    *,
+    deposit: Deposit,
+    actor: Actor,
+    outcome: str = "succeeded",
+    payer: dict[str, Any] | None = None,
+    amount: int | None = None,
+) -> dict[str, Any]:
     """Make the sandbox provider confirm (or fail) a deposit: a correctly signed callback is sent by a Celery
     task after commit. ``payer`` defaults to the player's own identity (so the first payment verifies the
     method, GP §5(8)a)."""
@@ -48,10 +54,12 @@ def sandbox_pay(*, deposit: Deposit, actor: Actor, outcome: str = "succeeded", p
         raise errors.BAD_CALLBACK(reason="outcome must be succeeded or failed")
     if payer is None:
         payer = default_sandbox_payer(deposit.player)
-    body, sig = adapters.sandbox_event(f"payment.{outcome}", deposit.payment_reference,
-                                       deposit.amount if amount is None else amount, payer=payer)
+    body, sig = adapters.sandbox_event(
+        f"payment.{outcome}", deposit.payment_reference, deposit.amount if amount is None else amount, payer=payer
+    )
     with transaction.atomic():
         sandbox_outbox(body, sig)
-        audit_record(actor=actor, action="wallet.sandbox_pay", obj=deposit, outcome=outcome,
-                     player_id=deposit.player_id)
+        audit_record(
+            actor=actor, action="wallet.sandbox_pay", obj=deposit, outcome=outcome, player_id=deposit.player_id
+        )
     return {"deposit_id": deposit.pk, "outcome": outcome, "callback_queued": True}

@@ -7,6 +7,7 @@
 3. The caller records the provider's answer in another transaction under the wallet lock (the provider's
    callback may have come first; the caller checks the row is still ``sending``).
 """
+
 from __future__ import annotations
 
 import logging
@@ -40,8 +41,9 @@ class SendAttempt(Generic[Sendable]):
     result: PayoutResult | None
 
 
-def claim_and_send(model: type[Sendable], *, pk: int, claimable: str,
-                   amount: Callable[[Sendable], int]) -> SendAttempt[Sendable] | None:
+def claim_and_send(
+    model: type[Sendable], *, pk: int, claimable: str, amount: Callable[[Sendable], int]
+) -> SendAttempt[Sendable] | None:
     """Claim row ``pk`` of ``model`` for sending and ask its provider to send ``amount(row)`` to its method.
 
     None when the row is not due (another worker has it, it is not ``claimable``, or it is ``sending`` but not
@@ -49,8 +51,12 @@ def claim_and_send(model: type[Sendable], *, pk: int, claimable: str,
     now = clock.now()
     stale = now - timedelta(minutes=settings.WALLET_SEND_RETRY_MINUTES)
     with transaction.atomic():
-        row = (model.objects.select_for_update(skip_locked=True, of=("self",), no_key=True).select_related("method")
-               .filter(Q(status=claimable) | Q(status=SENDING, sending_since__lte=stale), pk=pk).first())
+        row = (
+            model.objects.select_for_update(skip_locked=True, of=("self",), no_key=True)
+            .select_related("method")
+            .filter(Q(status=claimable) | Q(status=SENDING, sending_since__lte=stale), pk=pk)
+            .first()
+        )
         if row is None:
             return None
         row.status, row.sending_since = SENDING, now

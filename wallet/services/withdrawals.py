@@ -6,6 +6,7 @@ The money is moved to the player's held account at the request and leaves it whe
 clearing account) or comes back to the player account when the withdrawal is rejected, cancelled, failed or
 returned.
 """
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -35,8 +36,9 @@ TxnKind = LedgerTransaction.Kind
 WithdrawalStatus = Withdrawal.Status
 
 
-def withdrawal_request(*, player: Player, method: PaymentMethod, amount: Money, reference: str,
-                       actor: Actor) -> Withdrawal:
+def withdrawal_request(
+    *, player: Player, method: PaymentMethod, amount: Money, reference: str, actor: Actor
+) -> Withdrawal:
     """Request a withdrawal to a verified registered method; the amount is held from now on.
 
     Staff approve it when the amount reaches ``WALLET_WITHDRAWAL_APPROVAL_THRESHOLD`` or a win of the player
@@ -69,24 +71,48 @@ def withdrawal_request(*, player: Player, method: PaymentMethod, amount: Money, 
         reasons: list[str] = []
         if amt >= settings.WALLET_WITHDRAWAL_APPROVAL_THRESHOLD:
             reasons.append("amount_at_or_above_threshold")
-        if WinHold.objects.filter(player_id=player.pk, status__in=[WinHold.Status.HELD, WinHold.Status.ESCALATED]).exists():
+        if WinHold.objects.filter(
+            player_id=player.pk, status__in=[WinHold.Status.HELD, WinHold.Status.ESCALATED]
+        ).exists():
             reasons.append("win_held_under_doubt")
         now = clock.now()
         try:
             with transaction.atomic():
                 w = Withdrawal.objects.create(
-                    player_id=player.pk, method=method, provider=provider.code, amount=amt,
+                    player_id=player.pk,
+                    method=method,
+                    provider=provider.code,
+                    amount=amt,
                     status=WithdrawalStatus.REQUESTED if reasons else WithdrawalStatus.APPROVED,
                     needs_approval=bool(reasons),
-                    approval_reasons=reasons, reference=reference, requested_at=now,
-                    decided_at=None if reasons else now, decided_by="" if reasons else "auto")
+                    approval_reasons=reasons,
+                    reference=reference,
+                    requested_at=now,
+                    decided_at=None if reasons else now,
+                    decided_by="" if reasons else "auto",
+                )
         except IntegrityError:
             raise errors.REFERENCE_CONFLICT(reference=reference)
         held = player_account(player.pk, LedgerAccount.Kind.PLAYER_HELD)
-        post(kind=TxnKind.WITHDRAWAL_HOLD, reference=reference, legs=[(acc, -amt), (held, amt)], player_id=player.pk,
-             amount=amt, actor=actor, memo=f"withdrawal to {PaymentMethod.Kind(method.kind).label} {method.masked}")
-        audit_record(actor=actor, action="wallet.withdrawal_requested", obj=w, amount=Money(amt), method_id=method.pk,
-                     needs_approval=bool(reasons), reasons=reasons, player_id=player.pk)
+        post(
+            kind=TxnKind.WITHDRAWAL_HOLD,
+            reference=reference,
+            legs=[(acc, -amt), (held, amt)],
+            player_id=player.pk,
+            amount=amt,
+            actor=actor,
+            memo=f"withdrawal to {PaymentMethod.Kind(method.kind).label} {method.masked}",
+        )
+        audit_record(
+            actor=actor,
+            action="wallet.withdrawal_requested",
+            obj=w,
+            amount=Money(amt),
+            method_id=method.pk,
+            needs_approval=bool(reasons),
+            reasons=reasons,
+            player_id=player.pk,
+        )
         if not reasons:
             _send_after_commit(w)
         return w
@@ -111,9 +137,14 @@ def withdrawal_approve(*, withdrawal: Withdrawal, actor: Actor) -> Withdrawal:
             raise errors.METHOD_NOT_VERIFIED(state=w.method.status)
         w.status, w.decided_at, w.decided_by = WithdrawalStatus.APPROVED, clock.now(), actor.label
         w.save(update_fields=["status", "decided_at", "decided_by"])
-        audit_record(actor=actor, action="wallet.withdrawal_approved", obj=w,
-                     old={"status": WithdrawalStatus.REQUESTED}, new={"status": WithdrawalStatus.APPROVED},
-                     player_id=w.player_id)
+        audit_record(
+            actor=actor,
+            action="wallet.withdrawal_approved",
+            obj=w,
+            old={"status": WithdrawalStatus.REQUESTED},
+            new={"status": WithdrawalStatus.APPROVED},
+            player_id=w.player_id,
+        )
         _send_after_commit(w)
         return w
 
@@ -123,16 +154,30 @@ def withdrawal_release_locked(*, withdrawal: Withdrawal, status: str, reason: st
     w = withdrawal
     held = player_account(w.player_id, LedgerAccount.Kind.PLAYER_HELD)
     main = player_account(w.player_id, LedgerAccount.Kind.PLAYER_MAIN)
-    post(kind=TxnKind.WITHDRAWAL_RELEASE, reference=w.reference, legs=[(held, -w.amount), (main, w.amount)],
-         player_id=w.player_id, amount=w.amount, actor=actor, memo=reason)
+    post(
+        kind=TxnKind.WITHDRAWAL_RELEASE,
+        reference=w.reference,
+        legs=[(held, -w.amount), (main, w.amount)],
+        player_id=w.player_id,
+        amount=w.amount,
+        actor=actor,
+        memo=reason,
+    )
     apply_credit_to_debt(main)
     old = w.status
     w.status, w.status_reason, w.finished_at = status, reason[:255], clock.now()
     if status in (WithdrawalStatus.REJECTED, WithdrawalStatus.CANCELLED):
         w.decided_at, w.decided_by = w.finished_at, actor.label
     w.save(update_fields=["status", "status_reason", "finished_at", "decided_at", "decided_by"])
-    audit_record(actor=actor, action=f"wallet.withdrawal_{status}", obj=w, old={"status": old}, new={"status": status},
-                 reason=reason, player_id=w.player_id)
+    audit_record(
+        actor=actor,
+        action=f"wallet.withdrawal_{status}",
+        obj=w,
+        old={"status": old},
+        new={"status": status},
+        reason=reason,
+        player_id=w.player_id,
+    )
     return w
 
 
@@ -154,15 +199,22 @@ def withdrawal_cancel(*, withdrawal: Withdrawal, actor: Actor) -> Withdrawal:
         w = _lock(withdrawal)
         if w.status not in (WithdrawalStatus.REQUESTED, WithdrawalStatus.APPROVED):
             raise errors.WITHDRAWAL_STATE(state=w.status)
-        return withdrawal_release_locked(withdrawal=w, status=WithdrawalStatus.CANCELLED,
-                                         reason="cancelled by the player", actor=actor)
+        return withdrawal_release_locked(
+            withdrawal=w, status=WithdrawalStatus.CANCELLED, reason="cancelled by the player", actor=actor
+        )
 
 
 def _mark_sent_locked(w: Withdrawal, provider_payout_id: str, actor: Actor) -> None:
     held = player_account(w.player_id, LedgerAccount.Kind.PLAYER_HELD)
-    post(kind=TxnKind.WITHDRAWAL_SEND, reference=w.reference,
-         legs=[(held, -w.amount), (operator_account(f"clearing:{w.provider}"), w.amount)],
-         player_id=w.player_id, amount=w.amount, actor=actor, memo="sent to the provider")
+    post(
+        kind=TxnKind.WITHDRAWAL_SEND,
+        reference=w.reference,
+        legs=[(held, -w.amount), (operator_account(f"clearing:{w.provider}"), w.amount)],
+        player_id=w.player_id,
+        amount=w.amount,
+        actor=actor,
+        memo="sent to the provider",
+    )
     w.status, w.sent_at = WithdrawalStatus.SENT, clock.now()
     if provider_payout_id:
         w.provider_payout_id = provider_payout_id
@@ -174,8 +226,9 @@ def withdrawal_dispatch(*, withdrawal_id: int, actor: Actor) -> str:
     """Send an approved withdrawal to the provider (claim-then-send, ``services.sending``: no lock is held
     during the provider call). A row stuck in "sending" is retried after ``WALLET_SEND_RETRY_MINUTES`` with the
     same reference (the provider de-duplicates on it)."""
-    attempt = claim_and_send(Withdrawal, pk=withdrawal_id, claimable=WithdrawalStatus.APPROVED,
-                             amount=lambda w: w.amount)
+    attempt = claim_and_send(
+        Withdrawal, pk=withdrawal_id, claimable=WithdrawalStatus.APPROVED, amount=lambda w: w.amount
+    )
     if attempt is None:
         return "skipped"
     if attempt.result is None:
@@ -189,8 +242,9 @@ def withdrawal_dispatch(*, withdrawal_id: int, actor: Actor) -> str:
         if result.accepted:
             _mark_sent_locked(w, result.provider_payout_id, actor)
             return "sent"
-        withdrawal_release_locked(withdrawal=w, status=WithdrawalStatus.FAILED,
-                                  reason=result.reason or "refused by the provider", actor=actor)
+        withdrawal_release_locked(
+            withdrawal=w, status=WithdrawalStatus.FAILED, reason=result.reason or "refused by the provider", actor=actor
+        )
         return "failed"
 
 
@@ -209,21 +263,33 @@ def withdrawal_event_locked(w: Withdrawal, event: CallbackEvent, actor: Actor) -
         return "ignored_out_of_order", f"withdrawal is {w.status}"
     # payout.failed
     if w.status in (WithdrawalStatus.SENDING, WithdrawalStatus.APPROVED):
-        withdrawal_release_locked(withdrawal=w, status=WithdrawalStatus.FAILED,
-                                  reason=event.reason or "failed at the provider",
-                                  actor=actor)
+        withdrawal_release_locked(
+            withdrawal=w, status=WithdrawalStatus.FAILED, reason=event.reason or "failed at the provider", actor=actor
+        )
         return "failed", ""
     if w.status in (WithdrawalStatus.SENT, WithdrawalStatus.CONFIRMED):
         main = player_account(w.player_id, LedgerAccount.Kind.PLAYER_MAIN)
-        post(kind=TxnKind.WITHDRAWAL_RETURN, reference=w.reference,
-             legs=[(operator_account(f"clearing:{w.provider}"), -w.amount), (main, w.amount)],
-             player_id=w.player_id, amount=w.amount, actor=actor, memo=event.reason or "returned by the provider")
+        post(
+            kind=TxnKind.WITHDRAWAL_RETURN,
+            reference=w.reference,
+            legs=[(operator_account(f"clearing:{w.provider}"), -w.amount), (main, w.amount)],
+            player_id=w.player_id,
+            amount=w.amount,
+            actor=actor,
+            memo=event.reason or "returned by the provider",
+        )
         apply_credit_to_debt(main)
         old = w.status
         w.status, w.finished_at = WithdrawalStatus.RETURNED, clock.now()
         w.status_reason = (event.reason or "returned")[:255]
         w.save(update_fields=["status", "finished_at", "status_reason"])
-        audit_record(actor=actor, action="wallet.withdrawal_returned", obj=w, old={"status": old},
-                     new={"status": WithdrawalStatus.RETURNED}, player_id=w.player_id)
+        audit_record(
+            actor=actor,
+            action="wallet.withdrawal_returned",
+            obj=w,
+            old={"status": old},
+            new={"status": WithdrawalStatus.RETURNED},
+            player_id=w.player_id,
+        )
         return "returned", ""
     return "ignored_out_of_order", f"withdrawal is {w.status}"

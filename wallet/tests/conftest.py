@@ -1,4 +1,5 @@
 """Wallet test helpers: players with money, Celery tasks run in-process, the sandbox's signed callbacks."""
+
 from __future__ import annotations
 
 import pytest

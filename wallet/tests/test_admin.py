@@ -1,4 +1,5 @@
 """Staff screens: every wallet admin page renders; staff actions go through the services (audited)."""
+
 import pytest
 
 from core.models import AuditEvent
@@ -18,8 +19,21 @@ def test_every_wallet_admin_page_renders_including_the_statement_per_player(staf
     fund(p, czk(20000))
     withdrawal_request(player=p, method=m, amount=czk(15000), reference="adm-w", actor=SYSTEM)
     win_credit(player=p, amount=czk(5), reference="adm-h", actor=SYSTEM, hold_reason="aml")
-    for model in ("ledgeraccount", "ledgertransaction", "wallet", "paymentmethod", "methoddocument", "deposit",
-                  "withdrawal", "providerevent", "payout", "branchcash", "winhold", "windeduction", "debt"):
+    for model in (
+        "ledgeraccount",
+        "ledgertransaction",
+        "wallet",
+        "paymentmethod",
+        "methoddocument",
+        "deposit",
+        "withdrawal",
+        "providerevent",
+        "payout",
+        "branchcash",
+        "winhold",
+        "windeduction",
+        "debt",
+    ):
         assert staff_client.get(f"/admin/wallet/{model}/").status_code == 200, model
     assert staff_client.get("/admin/wallet/branchcash/add/").status_code == 200
     assert staff_client.get(f"/admin/wallet/paymentmethod/{m.pk}/change/").status_code == 200
@@ -55,20 +69,36 @@ def test_staff_record_branch_cash_and_deductions_in_the_admin_forms(staff_client
     r = staff_client.post("/admin/wallet/branchcash/add/", {**form, "confirmed": "1"})
     assert r.status_code == 302, r.content.decode()[:2000]
     assert BranchCash.objects.get(reference="rc-1").amount == 100000 and selectors.balance(p) == czk(1000)
-    r = staff_client.post("/admin/wallet/branchcash/add/", {"player": p.pk, "direction": "in", "amount_czk": "4 500",
-                                                            "branch": "Praha", "reference": "rc-2", "confirmed": "1"},
-                          follow=True)
+    r = staff_client.post(
+        "/admin/wallet/branchcash/add/",
+        {
+            "player": p.pk,
+            "direction": "in",
+            "amount_czk": "4 500",
+            "branch": "Praha",
+            "reference": "rc-2",
+            "confirmed": "1",
+        },
+        follow=True,
+    )
     assert "branch_cash_24h_limit" in r.content.decode() and selectors.balance(p) == czk(1000)
-    r = staff_client.post("/admin/wallet/windeduction/add/", {
-        "player": p.pk, "amount_czk": "1500", "reference": "ded-1", "reason": "win credited in error",
-        "notice_text": "Výhra připsaná omylem byla odečtena (HP §7 odst. 7).", "confirmed": "1"})
+    r = staff_client.post(
+        "/admin/wallet/windeduction/add/",
+        {
+            "player": p.pk,
+            "amount_czk": "1500",
+            "reference": "ded-1",
+            "reason": "win credited in error",
+            "notice_text": "Výhra připsaná omylem byla odečtena (HP §7 odst. 7).",
+            "confirmed": "1",
+        },
+    )
     assert r.status_code == 302
     assert WinDeduction.objects.get(reference="ded-1").amount == 150000
     assert selectors.balance(p) == czk(-500) and selectors.debt(p) == czk(500)
 
 
-def test_a_refusal_by_the_service_behind_an_admin_form_is_shown_to_staff_and_changes_nothing(staff_client,
-                                                                                           monkeypatch):
+def test_a_refusal_by_the_service_behind_an_admin_form_is_shown_to_staff_and_changes_nothing(staff_client, monkeypatch):
     import wallet.services
     from wallet import errors
 
@@ -78,9 +108,18 @@ def test_a_refusal_by_the_service_behind_an_admin_form_is_shown_to_staff_and_cha
         raise errors.INVALID_AMOUNT(reason="refused by the service")
 
     monkeypatch.setattr(wallet.services, "win_deduct", refuse)  # the admin calls services.win_deduct
-    r = staff_client.post("/admin/wallet/windeduction/add/", {
-        "player": p.pk, "amount_czk": "99", "reference": "ded-x", "reason": "r",
-        "notice_text": "Výhra připsaná omylem byla odečtena.", "confirmed": "1"}, follow=True)
+    r = staff_client.post(
+        "/admin/wallet/windeduction/add/",
+        {
+            "player": p.pk,
+            "amount_czk": "99",
+            "reference": "ded-x",
+            "reason": "r",
+            "notice_text": "Výhra připsaná omylem byla odečtena.",
+            "confirmed": "1",
+        },
+        follow=True,
+    )
     assert r.status_code == 200 and r.redirect_chain == [("/admin/wallet/windeduction/add/", 302)]
     assert any(errors.INVALID_AMOUNT.code in str(m) for m in r.context["messages"])
     assert not WinDeduction.objects.filter(reference="ded-x").exists() and selectors.balance(p) == czk(0)

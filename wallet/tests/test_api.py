@@ -1,4 +1,5 @@
 """The wallet API as a player and staff use it: shapes, refusals, isolation between players, no 500s."""
+
 import csv
 import io
 
@@ -37,7 +38,9 @@ def code(r):
 def test_a_player_registers_a_bank_account_and_sees_it_listed():
     p = make_player(status="temporary")
     c = client_for(p.user)
-    r = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"}, format="json")
+    r = c.post(
+        f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"}, format="json"
+    )
     assert r.status_code == 201, r.content
     body = r.json()
     assert body["iban"] == "CZ6508000000192000145399" and body["status"] == "pending" and body["registered"] is False
@@ -50,8 +53,12 @@ def test_invalid_or_foreign_accounts_are_refused_with_clear_codes_in_both_langua
     r = c.post(f"{API}/payment-methods", {"kind": "bank_account", "iban": "DE89370400440532013000"}, format="json")
     assert r.status_code == 400 and code(r) == BANK_NOT_CZECH.code
     assert "České republice" in r.json()["error"]["message"] and "Czech Republic" in r.json()["error"]["message_en"]
-    r = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145398/0800"}, format="json",
-               HTTP_ACCEPT_LANGUAGE="en")
+    r = c.post(
+        f"{API}/payment-methods",
+        {"kind": "bank_account", "account_number": "19-2000145398/0800"},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
     assert r.status_code == 400 and code(r) == METHOD_INVALID.code and r.json()["error"]["message"].startswith("The")
     r = c.post(f"{API}/payment-methods", {"kind": "crypto"}, format="json")
     assert r.status_code == 400 and code(r) == VALIDATION.code
@@ -61,12 +68,23 @@ def test_invalid_or_foreign_accounts_are_refused_with_clear_codes_in_both_langua
 def test_money_moving_calls_need_an_idempotency_key_and_a_replay_moves_nothing():
     p = make_player(status="temporary")
     c = client_for(p.user)
-    m = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"},
-               format="json").json()
+    m = c.post(
+        f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"}, format="json"
+    ).json()
     r = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": {"amount": 10000, "currency": "CZK"}}, format="json")
     assert r.status_code == 400 and code(r) == KEY_REQUIRED.code
-    r1 = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": {"amount": 10000, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="d1")
-    r2 = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": {"amount": 10000, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="d1")
+    r1 = c.post(
+        f"{API}/deposits",
+        {"method_id": m["id"], "amount": {"amount": 10000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="d1",
+    )
+    r2 = c.post(
+        f"{API}/deposits",
+        {"method_id": m["id"], "amount": {"amount": 10000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="d1",
+    )
     assert r1.status_code == r2.status_code == 201 and r1.json()["id"] == r2.json()["id"]
     assert Deposit.objects.count() == 1
     assert r1.json()["amount"] == {"amount": 10000, "currency": "CZK", "formatted": "100,00\xa0Kč"}
@@ -78,17 +96,39 @@ def test_an_amount_is_a_money_object_of_integer_halere_and_every_other_form_is_r
     p = make_player()
     m = verified_bank(p)
     c = client_for(p.user)
-    r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": 150050, "currency": "CZK"}}, format="json",
-               HTTP_IDEMPOTENCY_KEY="k1")
+    r = c.post(
+        f"{API}/deposits",
+        {"method_id": m.pk, "amount": {"amount": 150050, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="k1",
+    )
     assert r.status_code == 201 and r.json()["amount"]["amount"] == 150050
     # what an answer carries may be sent back as it is: "formatted" is ignored
-    r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": r.json()["amount"]}, format="json",
-               HTTP_IDEMPOTENCY_KEY="k2")
+    r = c.post(
+        f"{API}/deposits", {"method_id": m.pk, "amount": r.json()["amount"]}, format="json", HTTP_IDEMPOTENCY_KEY="k2"
+    )
     assert r.status_code == 201 and r.json()["amount"]["amount"] == 150050
-    for i, bad in enumerate(["1 500,50 Kč", "1500.50", "1,500.50 CZK", "0.125", "1.000,50", 150050, 1500.5, True,
-                             None, [150050], {"amount": "150050", "currency": "CZK"}, {"amount": 1500.5, "currency": "CZK"},
-                             {"amount": True, "currency": "CZK"}, {"amount": 150050}, {"currency": "CZK"},
-                             {"amount": 150050, "currency": "EUR"}, {"amount": 150050, "currency": "CZK", "value": 1}]):
+    for i, bad in enumerate(
+        [
+            "1 500,50 Kč",
+            "1500.50",
+            "1,500.50 CZK",
+            "0.125",
+            "1.000,50",
+            150050,
+            1500.5,
+            True,
+            None,
+            [150050],
+            {"amount": "150050", "currency": "CZK"},
+            {"amount": 1500.5, "currency": "CZK"},
+            {"amount": True, "currency": "CZK"},
+            {"amount": 150050},
+            {"currency": "CZK"},
+            {"amount": 150050, "currency": "EUR"},
+            {"amount": 150050, "currency": "CZK", "value": 1},
+        ]
+    ):
         r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": bad}, format="json", HTTP_IDEMPOTENCY_KEY=f"b{i}")
         if bad is None:
             assert r.status_code == 400 and code(r) == VALIDATION.code, r.json()  # a required field
@@ -98,8 +138,12 @@ def test_an_amount_is_a_money_object_of_integer_halere_and_every_other_form_is_r
         assert details["field"] == "amount" and details["expected"]["currency"] == "CZK"
         assert "haléře" in details["expected"]["amount"] and "haléř" in r.json()["error"]["message_cs"]
     for i, bad in enumerate([0, -5]):
-        r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": bad, "currency": "CZK"}},
-                   format="json", HTTP_IDEMPOTENCY_KEY=f"n{i}")
+        r = c.post(
+            f"{API}/deposits",
+            {"method_id": m.pk, "amount": {"amount": bad, "currency": "CZK"}},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=f"n{i}",
+        )
         assert r.status_code == 400 and code(r) == VALIDATION.code, r.json()
     assert Deposit.objects.filter(player=p).count() == 2
 
@@ -113,22 +157,43 @@ def test_amounts_above_the_operations_maximum_are_refused_with_a_400_not_a_500(s
     fund(p, czk(200000))
     c = client_for(p.user)
     for i, huge in enumerate([9223372036854775808, 9223372036854775807, 100000001, 10**30, int("9" * 40)]):
-        r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": huge, "currency": "CZK"}},
-                   format="json", HTTP_IDEMPOTENCY_KEY=f"h{i}")
+        r = c.post(
+            f"{API}/deposits",
+            {"method_id": m.pk, "amount": {"amount": huge, "currency": "CZK"}},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=f"h{i}",
+        )
         assert r.status_code == 400 and code(r) in (VALIDATION.code, INVALID_MONEY.code), (huge, r.content)
-    ok = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": 100000000, "currency": "CZK"}}, format="json",
-                HTTP_IDEMPOTENCY_KEY="at-max")
+    ok = c.post(
+        f"{API}/deposits",
+        {"method_id": m.pk, "amount": {"amount": 100000000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="at-max",
+    )
     assert ok.status_code == 201, ok.content  # exactly the maximum
-    over = c.post(f"{API}/withdrawals", {"method_id": m.pk, "amount": {"amount": 5000001, "currency": "CZK"}}, format="json",
-                  HTTP_IDEMPOTENCY_KEY="w-over")
+    over = c.post(
+        f"{API}/withdrawals",
+        {"method_id": m.pk, "amount": {"amount": 5000001, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="w-over",
+    )
     assert over.status_code == 400 and "WALLET_WITHDRAWAL_MAX_AMOUNT" in str(over.json())
     assert Deposit.objects.filter(player=p).count() == 1 and not Withdrawal.objects.filter(player=p).exists()
 
 
-@pytest.mark.parametrize("query", [
-    "start=2026-13-45", "end=2026-01-01T25:00", "end=2026-02-30", "end=9999-12-31", "start=0001-01-01",
-    "start=9999-12-31T23:59:59-23:59", "start=2026-01-01T00:00%2B99:00", "start=99999-01-01",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "start=2026-13-45",
+        "end=2026-01-01T25:00",
+        "end=2026-02-30",
+        "end=9999-12-31",
+        "start=0001-01-01",
+        "start=9999-12-31T23:59:59-23:59",
+        "start=2026-01-01T00:00%2B99:00",
+        "start=99999-01-01",
+    ],
+)
 def test_an_impossible_or_out_of_range_statement_period_is_a_400_never_a_500(query):
     """A period ending "9999-12-31" once overflowed into a 500 (the day after it does not exist)."""
     c = client_for(make_player().user)
@@ -142,19 +207,40 @@ def test_a_player_never_sees_or_touches_another_players_rows():
     ma = verified_bank(a)
     fund(a, czk(20000))
     ca, cb = client_for(a.user), client_for(b.user)
-    dep = ca.post(f"{API}/deposits", {"method_id": ma.pk, "amount": {"amount": 10000, "currency": "CZK"}}, format="json",
-                  HTTP_IDEMPOTENCY_KEY="x").json()
-    w = ca.post(f"{API}/withdrawals", {"method_id": ma.pk, "amount": {"amount": 1500000, "currency": "CZK"}}, format="json",
-                HTTP_IDEMPOTENCY_KEY="w").json()
+    dep = ca.post(
+        f"{API}/deposits",
+        {"method_id": ma.pk, "amount": {"amount": 10000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="x",
+    ).json()
+    w = ca.post(
+        f"{API}/withdrawals",
+        {"method_id": ma.pk, "amount": {"amount": 1500000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="w",
+    ).json()
     assert w["status"] == "requested"
     for url in (f"{API}/payment-methods/{ma.pk}", f"{API}/deposits/{dep['id']}", f"{API}/withdrawals/{w['id']}"):
         assert cb.get(url).status_code == 404
     assert cb.delete(f"{API}/payment-methods/{ma.pk}").status_code == 404
     assert cb.post(f"{API}/withdrawals/{w['id']}/cancel", HTTP_IDEMPOTENCY_KEY="c").status_code == 404
-    assert cb.post(f"{API}/sandbox/deposits/{dep['id']}/pay", {}, format="json", HTTP_IDEMPOTENCY_KEY="p").status_code == 404
-    r = cb.post(f"{API}/deposits", {"method_id": ma.pk, "amount": {"amount": 10000, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="y")
+    assert (
+        cb.post(f"{API}/sandbox/deposits/{dep['id']}/pay", {}, format="json", HTTP_IDEMPOTENCY_KEY="p").status_code
+        == 404
+    )
+    r = cb.post(
+        f"{API}/deposits",
+        {"method_id": ma.pk, "amount": {"amount": 10000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="y",
+    )
     assert r.status_code == 404
-    r = cb.post(f"{API}/withdrawals", {"method_id": ma.pk, "amount": {"amount": 10000, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="z")
+    r = cb.post(
+        f"{API}/withdrawals",
+        {"method_id": ma.pk, "amount": {"amount": 10000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="z",
+    )
     assert r.status_code == 404
     for url in ("deposits", "withdrawals", "payment-methods", "statement", "payouts", "holds", "deductions"):
         assert cb.get(f"{API}/{url}").json()["count"] == 0
@@ -200,8 +286,17 @@ def test_a_date_as_the_end_of_the_period_includes_that_whole_prague_day():
 
 def test_only_players_use_the_player_endpoints():
     staff = client_for(make_staff())
-    for url in ("overview", "statement", "statement.csv", "payment-methods", "deposits", "withdrawals", "payouts",
-                "holds", "deductions"):
+    for url in (
+        "overview",
+        "statement",
+        "statement.csv",
+        "payment-methods",
+        "deposits",
+        "withdrawals",
+        "payouts",
+        "holds",
+        "deductions",
+    ):
         r = staff.get(f"{API}/{url}")
         assert r.status_code == 403 and code(r) == NOT_A_PLAYER.code, url
     r = APIClient(raise_request_exception=False).get(f"{API}/overview")
@@ -211,10 +306,15 @@ def test_only_players_use_the_player_endpoints():
 def test_the_callback_endpoint_needs_no_login_but_a_valid_signature():
     p = make_player(status="temporary")
     c = client_for(p.user)
-    m = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"},
-               format="json").json()
-    dep = c.post(f"{API}/deposits", {"method_id": m["id"], "amount": {"amount": 20000, "currency": "CZK"}}, format="json",
-                 HTTP_IDEMPOTENCY_KEY="d").json()
+    m = c.post(
+        f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"}, format="json"
+    ).json()
+    dep = c.post(
+        f"{API}/deposits",
+        {"method_id": m["id"], "amount": {"amount": 20000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="d",
+    ).json()
     body, sig = sandbox_event("payment.succeeded", dep["payment_reference"], 20000, event_id="e-1")
     anon = APIClient(raise_request_exception=False)
     r = anon.post(f"{API}/callbacks/sandbox", body, content_type="application/json", HTTP_X_SIGNATURE="sha256=bad")
@@ -233,15 +333,21 @@ def test_the_sandbox_can_be_switched_off(settings):
     p = make_player()
     m = verified_bank(p)
     c = client_for(p.user)
-    r = c.post(f"{API}/deposits", {"method_id": m.pk, "amount": {"amount": 10000, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="d")
+    r = c.post(
+        f"{API}/deposits",
+        {"method_id": m.pk, "amount": {"amount": 10000, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="d",
+    )
     assert r.status_code == 404 and code(r) == SANDBOX_DISABLED.code
 
 
 def test_a_document_is_uploaded_as_multipart_and_checked_by_content():
     p = make_player(status="temporary")
     c = client_for(p.user)
-    m = c.post(f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"},
-               format="json").json()
+    m = c.post(
+        f"{API}/payment-methods", {"kind": "bank_account", "account_number": "19-2000145399/0800"}, format="json"
+    ).json()
     pdf = SimpleUploadedFile("smlouva.pdf", b"%PDF-1.4 test", content_type="application/pdf")
     r = c.post(f"{API}/payment-methods/{m['id']}/documents", {"file": pdf}, format="multipart")
     assert r.status_code == 201 and r.json()["content_type"] == "application/pdf" and r.json()["status"] == "pending"
@@ -254,12 +360,19 @@ def test_staff_record_branch_cash_through_the_staff_api_and_players_cannot():
     p = make_player()
     staff = make_staff(role="finance")
     body = {"player_id": p.pk, "direction": "in", "amount": {"amount": 500000, "currency": "CZK"}, "branch": "Praha 1"}
-    assert client_for(p.user).post(f"{API}/staff/branch-cash", body, format="json",
-                                   HTTP_IDEMPOTENCY_KEY="s").status_code == 403
+    assert (
+        client_for(p.user).post(f"{API}/staff/branch-cash", body, format="json", HTTP_IDEMPOTENCY_KEY="s").status_code
+        == 403
+    )
     cs = client_for(staff)
     r = cs.post(f"{API}/staff/branch-cash", body, format="json", HTTP_IDEMPOTENCY_KEY="s1")
     assert r.status_code == 201 and r.json()["amount"]["amount"] == 500000
-    r = cs.post(f"{API}/staff/branch-cash", {**body, "amount": {"amount": 100, "currency": "CZK"}}, format="json", HTTP_IDEMPOTENCY_KEY="s2")
+    r = cs.post(
+        f"{API}/staff/branch-cash",
+        {**body, "amount": {"amount": 100, "currency": "CZK"}},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="s2",
+    )
     assert r.status_code == 409 and code(r) == BRANCH_CASH_24H.code
     assert cs.get(f"{API}/staff/players/{p.pk}/statement").json()["count"] == 1
     assert cs.get(f"{API}/overview").status_code == 403  # staff have no wallet of their own
@@ -269,13 +382,33 @@ def test_no_wallet_endpoint_answers_500_and_anonymous_callers_get_401():
     p = make_player(status="temporary")
     c = client_for(p.user)
     anon = APIClient(raise_request_exception=False)
-    gets = ["overview", "statement", "statement.csv", "payment-methods", "payment-methods/999", "deposits",
-            "deposits/999", "withdrawals", "withdrawals/999", "payouts", "holds", "deductions"]
+    gets = [
+        "overview",
+        "statement",
+        "statement.csv",
+        "payment-methods",
+        "payment-methods/999",
+        "deposits",
+        "deposits/999",
+        "withdrawals",
+        "withdrawals/999",
+        "payouts",
+        "holds",
+        "deductions",
+    ]
     for url in gets:
         assert c.get(f"{API}/{url}").status_code in (200, 404), url
         assert anon.get(f"{API}/{url}").status_code == 401, url
-    posts = ["payment-methods", "deposits", "withdrawals", "withdrawals/999/cancel", "sandbox/deposits/999/pay",
-             "payment-methods/999/documents", "callbacks/sandbox", "staff/branch-cash"]
+    posts = [
+        "payment-methods",
+        "deposits",
+        "withdrawals",
+        "withdrawals/999/cancel",
+        "sandbox/deposits/999/pay",
+        "payment-methods/999/documents",
+        "callbacks/sandbox",
+        "staff/branch-cash",
+    ]
     for url in posts:
         for payload in ({}, {"amount": None, "method_id": "x"}, {"kind": "card"}):
             r = c.post(f"{API}/{url}", payload, format="json", HTTP_IDEMPOTENCY_KEY=f"{url}{payload}")

@@ -1,5 +1,6 @@
 """The bank screens of the admin: upload a statement, assign a queued credit, export and download payment orders,
 each only with its permission."""
+
 from __future__ import annotations
 
 import pytest
@@ -34,13 +35,18 @@ def admin_client(*perms: str) -> Client:
 
 
 def test_finance_staff_upload_a_statement_assign_a_queued_credit_and_return_another_in_the_admin(
-        django_capture_on_commit_callbacks):
+    django_capture_on_commit_callbacks,
+):
     p = make_player()
     method = bank(p)
     identity = selectors.player_identity(p)
     assert identity is not None
-    raw = camt([Tx("250.00", vs="8888888888", name=f"{identity.given_names} {identity.surname}", iban=method.iban),
-                Tx("40.00", name="Neznamy", iban="CZ6508000000192000145399")])
+    raw = camt(
+        [
+            Tx("250.00", vs="8888888888", name=f"{identity.given_names} {identity.surname}", iban=method.iban),
+            Tx("40.00", name="Neznamy", iban="CZ6508000000192000145399"),
+        ]
+    )
     url = "/admin/wallet/bankstatement/add/"
     assert admin_client().get(url).status_code == 403
     c = admin_client("import_bank_statement", "match_bank_credit", "export_payment_orders")

@@ -7,6 +7,7 @@ Of the credits, 80 % pay an open deposit from the player's registered account (c
 person's account (refused, returned to that account, GP §5(6)) and 10 % name no deposit (the staff queue). Without the
 variable the test imports 300 credits, so CI proves that it runs. The same file is imported a second time (nothing
 changes)."""
+
 from __future__ import annotations
 
 import os
@@ -27,7 +28,8 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 def test_import_of_a_statement_with_many_credits_prints_time_matched_returned_unmatched(
-        settings, django_capture_on_commit_callbacks):
+    settings, django_capture_on_commit_callbacks
+):
     settings.WALLET_PROVIDER_BY_KIND = {"bank_account": "bank"}
     settings.WALLET_BANK_IBAN = OPERATOR_IBAN
     settings.WALLET_BANK_ACCOUNT_NAME = OPERATOR_NAME
@@ -54,12 +56,28 @@ def test_import_of_a_statement_with_many_credits_prints_time_matched_returned_un
         if kind == "own":
             paying.add(p.pk)
         if kind != "unmatched":
-            deposits.append(Deposit(player=p, method=method, provider="bank", amount=amount, into_temporary=False,
-                                    payment_reference=vs, idempotency_reference=f"bench:{i}", created_at=now,
-                                    expires_at=now + timedelta(hours=24)))
-        txs.append(Tx(f"{amount // 100}.{amount % 100:02d}", vs=vs if kind != "unmatched" else f"{9_000_000_000 + i}",
-                      vs_in=("strd", "ustrd", "e2e")[i % 3], name=name if kind == "own" else "Petr Svoboda",
-                      iban=method.iban if kind == "own" else strangers[i % len(strangers)]))
+            deposits.append(
+                Deposit(
+                    player=p,
+                    method=method,
+                    provider="bank",
+                    amount=amount,
+                    into_temporary=False,
+                    payment_reference=vs,
+                    idempotency_reference=f"bench:{i}",
+                    created_at=now,
+                    expires_at=now + timedelta(hours=24),
+                )
+            )
+        txs.append(
+            Tx(
+                f"{amount // 100}.{amount % 100:02d}",
+                vs=vs if kind != "unmatched" else f"{9_000_000_000 + i}",
+                vs_in=("strd", "ustrd", "e2e")[i % 3],
+                name=name if kind == "own" else "Petr Svoboda",
+                iban=method.iban if kind == "own" else strangers[i % len(strangers)],
+            )
+        )
     Deposit.objects.bulk_create(deposits, batch_size=2000)
     raw = camt(txs)
     setup_seconds = time.monotonic() - setup_started
@@ -80,12 +98,18 @@ def test_import_of_a_statement_with_many_credits_prints_time_matched_returned_un
     matched = by.get("confirmed", 0)
     returned = by.get("refused", 0) + by.get("returned", 0)
     unmatched = by.get("unmatched", 0)
-    print(f"\nbank statement import: {credits} credits in one camt.053.001.02 file of {len(raw) / 1e6:.1f} MB "
-          f"({players} players; setup {setup_seconds:.1f} s)")
-    print(f"  import: {seconds:.1f} s = {credits / seconds:.0f} credits/s; matched {matched}, "
-          f"returned {returned} (refused {by.get('refused', 0)}, GP §5(6)), unmatched {unmatched}")
-    print(f"  then the {len(after_commit)} tasks queued after commit (the returns' payouts into the "
-          f"payment-order outbox, the refusal notices' e-mails): {sends_seconds:.1f} s")
+    print(
+        f"\nbank statement import: {credits} credits in one camt.053.001.02 file of {len(raw) / 1e6:.1f} MB "
+        f"({players} players; setup {setup_seconds:.1f} s)"
+    )
+    print(
+        f"  import: {seconds:.1f} s = {credits / seconds:.0f} credits/s; matched {matched}, "
+        f"returned {returned} (refused {by.get('refused', 0)}, GP §5(6)), unmatched {unmatched}"
+    )
+    print(
+        f"  then the {len(after_commit)} tasks queued after commit (the returns' payouts into the "
+        f"payment-order outbox, the refusal notices' e-mails): {sends_seconds:.1f} s"
+    )
     print(f"  re-import of the same file: {again_seconds:.1f} s, {again['this_run']}")
     assert summary["credits"] == credits and matched + returned + unmatched == credits
     assert again["this_run"] == {"duplicate": credits}

@@ -1,6 +1,7 @@
 """Bank files that could fool the wallet (security review V-4, V-6): the bank's reversal of a credited deposit is
 taken back from the player (or recorded as a debt) and staff are told; a line with an amount no posting can hold is
 refused with a clear error while every other line of the file books once."""
+
 from __future__ import annotations
 
 import pytest
@@ -36,7 +37,8 @@ def reversal_of(d: Deposit, method, **kw) -> Tx:
 
 
 def test_a_reversal_of_a_credited_deposit_takes_the_money_back_and_tells_staff_and_the_player(
-        django_capture_on_commit_callbacks):
+    django_capture_on_commit_callbacks,
+):
     """V-4: the reversal was filed as "other" and the player kept (and could withdraw) the 700 CZK."""
     p, method, d = credited(django_capture_on_commit_callbacks)
     assert selectors.balance(p) == czk(700)
@@ -69,9 +71,12 @@ def test_a_reversal_after_the_money_was_played_leaves_a_debt_with_its_notice(dja
 
 
 def test_a_reversal_that_names_no_credited_deposit_is_recorded_for_staff_and_moves_nothing(
-        django_capture_on_commit_callbacks):
-    summary = imported(camt([Tx("300.00", direction="DBIT", reversal=True, vs="99999999", name="Nikdo")]),
-                       django_capture_on_commit_callbacks)
+    django_capture_on_commit_callbacks,
+):
+    summary = imported(
+        camt([Tx("300.00", direction="DBIT", reversal=True, vs="99999999", name="Nikdo")]),
+        django_capture_on_commit_callbacks,
+    )
     assert summary["by_status"] == {"reversal_unmatched": 1}
     entry = BankEntry.objects.get()
     assert "no credited deposit" in entry.status_reason
@@ -90,10 +95,12 @@ def test_the_same_reversal_twice_takes_the_money_back_once(django_capture_on_com
 
 
 def test_an_unbookable_amount_is_refused_with_a_clear_error_and_every_other_line_books_once(
-        django_capture_on_commit_callbacks):
+    django_capture_on_commit_callbacks,
+):
     """V-6: 10^17 CZK was a DataError: the import failed on every run and the rest of the file was never booked."""
     p, method, d = credited(django_capture_on_commit_callbacks, amount="100.00")
     from tests.kit.accounts import make_player
+
     q = make_player()
     method_q = bank(q)
     d2, d3 = start(q, method_q, czk(200)), start(q, method_q, czk(300))

@@ -4,6 +4,7 @@ GP §5(6): a deposit is credited only when it came from the player's registered 
 number: the statement's payer account must be the method's; money from another account, or of another person, is
 not credited and goes back to the account it came from. GP §5(8)a: the first payment from the registered account,
 in the player's name, verifies it. Each entry is handled once, whatever file brings it again."""
+
 from __future__ import annotations
 
 import pytest
@@ -73,19 +74,26 @@ def test_bank_deposit_instructions_name_the_operators_account_and_the_variable_s
     i = d.instructions
     assert i["iban"] == OPERATOR_IBAN and i["account_number"] == "2900123451/2010" and i["bic"] == "FIOBCZPP"
     assert i["variable_symbol"] == d.payment_reference and i["message"] == f"VS:{d.payment_reference}"
-    assert i["qr_payment"] == (f"SPD*1.0*ACC:{OPERATOR_IBAN}+FIOBCZPP*AM:1500.50*CC:CZK*X-VS:{d.payment_reference}"
-                               f"*MSG:VS {d.payment_reference}")
+    assert i["qr_payment"] == (
+        f"SPD*1.0*ACC:{OPERATOR_IBAN}+FIOBCZPP*AM:1500.50*CC:CZK*X-VS:{d.payment_reference}"
+        f"*MSG:VS {d.payment_reference}"
+    )
 
 
-@pytest.mark.parametrize(("kind", "version", "vs_in"), [
-    ("053", "02", "strd"), ("053", "08", "ustrd"), ("054", "02", "e2e"), ("054", "08", "ustrd_slash")])
+@pytest.mark.parametrize(
+    ("kind", "version", "vs_in"),
+    [("053", "02", "strd"), ("053", "08", "ustrd"), ("054", "02", "e2e"), ("054", "08", "ustrd_slash")],
+)
 def test_a_credit_with_the_variable_symbol_from_the_players_registered_account_is_credited_and_verifies_it(
-        django_capture_on_commit_callbacks, kind, version, vs_in):
+    django_capture_on_commit_callbacks, kind, version, vs_in
+):
     """GP §5(6), §5(8)a: the account and the name the bank reports are the player's."""
     p = make_player()
     method = bank(p)
     d = start(p, method, czk("1500.50"))
-    summary = imported(camt([paid(d, method, vs_in=vs_in)], kind=kind, version=version), django_capture_on_commit_callbacks)
+    summary = imported(
+        camt([paid(d, method, vs_in=vs_in)], kind=kind, version=version), django_capture_on_commit_callbacks
+    )
     assert summary["by_status"] == {"confirmed": 1} and summary["credits"] == 1
     d.refresh_from_db()
     method.refresh_from_db()
@@ -99,7 +107,8 @@ def test_a_credit_with_the_variable_symbol_from_the_players_registered_account_i
 
 
 def test_the_payers_domestic_account_number_with_the_bank_code_in_the_agent_is_the_registered_account(
-        django_capture_on_commit_callbacks):
+    django_capture_on_commit_callbacks,
+):
     p = make_player()
     number = bank_number("0800")
     method = bank(p, number)
@@ -109,8 +118,9 @@ def test_the_payers_domestic_account_number_with_the_bank_code_in_the_agent_is_t
     assert BankEntry.objects.get().counterparty_iban == czech_account_iban(number) == method.iban
 
 
-@pytest.mark.parametrize(("written", "minor"), [("1500.5", 150050), ("3.01", 301), ("1000000", 100000000),
-                                                ("12.30", 1230)])
+@pytest.mark.parametrize(
+    ("written", "minor"), [("1500.5", 150050), ("3.01", 301), ("1000000", 100000000), ("12.30", 1230)]
+)
 def test_amounts_with_decimals_are_read_exactly_in_halere(django_capture_on_commit_callbacks, written, minor):
     p = make_player()
     method = bank(p)
@@ -132,7 +142,8 @@ def test_an_amount_that_is_not_a_positive_sum_in_halere_refuses_the_whole_file(w
 
 
 def test_a_credit_from_another_account_is_refused_and_paid_back_to_that_account_never_to_the_player(
-        django_capture_on_commit_callbacks):
+    django_capture_on_commit_callbacks,
+):
     """GP §5(6): money from an account that is not the registered method is not credited; it goes back to the
     account it came from, by the next payment-order file, and the statement's debit completes the return."""
     p = make_player()
@@ -155,8 +166,10 @@ def test_a_credit_from_another_account_is_refused_and_paid_back_to_that_account_
     [order] = pain_transfers(batch.xml)
     assert order["iban"] == stranger_iban and order["name"] == STRANGER and order["amount"] == "800.00"
     assert order["iban"] != method.iban
-    imported(camt([Tx("800.00", direction="DBIT", e2e=order["end_to_end_id"], name=STRANGER, iban=stranger_iban)]),
-             django_capture_on_commit_callbacks)
+    imported(
+        camt([Tx("800.00", direction="DBIT", e2e=order["end_to_end_id"], name=STRANGER, iban=stranger_iban)]),
+        django_capture_on_commit_callbacks,
+    )
     payout.refresh_from_db()
     assert payout.status == Payout.Status.COMPLETED and operator_balance("refunds_payable") == czk(0)
     assert operator_balance("clearing:bank") == czk(0)  # in and out again
@@ -164,13 +177,15 @@ def test_a_credit_from_another_account_is_refused_and_paid_back_to_that_account_
 
 
 def test_a_credit_from_the_registered_account_in_another_persons_name_is_refused_and_blocks_the_method(
-        django_capture_on_commit_callbacks):
+    django_capture_on_commit_callbacks,
+):
     """GP §5(6), §5(8): the bank says the registered account is someone else's: its ownership is in doubt."""
     p = make_player()
     method = bank(p)
     d = start(p, method, czk(500))
     assert imported(camt([paid(d, method, name=STRANGER)]), django_capture_on_commit_callbacks)["by_status"] == {
-        "refused": 1}
+        "refused": 1
+    }
     method.refresh_from_db()
     assert method.deposits_blocked_at is not None and method.status == PaymentMethod.Status.DOUBTFUL
     assert selectors.balance(p) == czk(0)
@@ -178,7 +193,8 @@ def test_a_credit_from_the_registered_account_in_another_persons_name_is_refused
 
 
 def test_a_credit_whose_statement_names_no_payer_account_is_credited_but_verifies_nothing(
-        django_capture_on_commit_callbacks):
+    django_capture_on_commit_callbacks,
+):
     """GP §5(8)a: a payment proves the method only when the bank shows it came from it."""
     p = make_player()
     method = bank(p)
@@ -189,7 +205,8 @@ def test_a_credit_whose_statement_names_no_payer_account_is_credited_but_verifie
 
 
 def test_an_unmatched_credit_waits_in_the_staff_queue_and_staff_with_the_permission_assign_it_to_the_player(
-        django_capture_on_commit_callbacks):
+    django_capture_on_commit_callbacks,
+):
     p = make_player()
     method = bank(p)
     raw = camt([Tx("420.00", vs="9999999999", name=name_of(p), iban=method.iban, message="vklad")])
@@ -201,20 +218,24 @@ def test_an_unmatched_credit_waits_in_the_staff_queue_and_staff_with_the_permiss
     no_perm = staff_api_client()
     assert no_perm.get(f"{API}/staff/bank/entries").status_code == 403
     assert no_perm.get(f"{API}/staff/bank/entries").json()["error"]["code"] == STAFF_PERMISSION_REQUIRED.code
-    finance = staff_api_client("wallet.match_bank_credit", "wallet.view_bankentry")  # the list is a read: view_bankentry
+    finance = staff_api_client(
+        "wallet.match_bank_credit", "wallet.view_bankentry"
+    )  # the list is a read: view_bankentry
     listing = finance.get(f"{API}/staff/bank/entries").json()
     assert [e["id"] for e in listing["results"]] == [entry.pk]
     assert listing["results"][0]["amount"]["amount"] == 42000
-    r = finance.post(f"{API}/staff/bank/entries/{entry.pk}/assign", {"player_id": p.pk}, format="json",
-                     HTTP_IDEMPOTENCY_KEY="a1")
+    r = finance.post(
+        f"{API}/staff/bank/entries/{entry.pk}/assign", {"player_id": p.pk}, format="json", HTTP_IDEMPOTENCY_KEY="a1"
+    )
     assert r.status_code == 200, r.json()
     assert r.json()["status"] == "confirmed" and r.json()["decided_by"]
     assert selectors.balance(p) == czk(420) and operator_balance("bank_unmatched") == czk(0)
     method.refresh_from_db()
     assert method.status == PaymentMethod.Status.VERIFIED  # the bank showed the player paid from it
     assert finance.get(f"{API}/staff/bank/entries").json()["count"] == 0
-    again = finance.post(f"{API}/staff/bank/entries/{entry.pk}/assign", {"player_id": p.pk}, format="json",
-                         HTTP_IDEMPOTENCY_KEY="a2")
+    again = finance.post(
+        f"{API}/staff/bank/entries/{entry.pk}/assign", {"player_id": p.pk}, format="json", HTTP_IDEMPOTENCY_KEY="a2"
+    )
     assert again.status_code == 409 and again.json()["error"]["code"] == errors.BANK_ENTRY_STATE.code
     ledger_clean()
 
@@ -223,8 +244,9 @@ def test_staff_assign_an_unmatched_credit_to_the_players_open_deposit(django_cap
     p = make_player()
     method = bank(p)
     d = start(p, method, czk(150))
-    imported(camt([Tx("150.00", name=name_of(p), iban=method.iban, message="za hru")]),
-             django_capture_on_commit_callbacks)
+    imported(
+        camt([Tx("150.00", name=name_of(p), iban=method.iban, message="za hru")]), django_capture_on_commit_callbacks
+    )
     entry = BankEntry.objects.get()
     assert entry.status == BankEntry.Status.UNMATCHED and entry.status_reason == "no variable symbol"
     assigned = bank_credit_assign(entry=entry, deposit=d, actor=SYSTEM)
@@ -235,19 +257,26 @@ def test_staff_assign_an_unmatched_credit_to_the_players_open_deposit(django_cap
 
 
 def test_a_third_partys_credit_cannot_be_assigned_to_a_player_and_is_returned_to_its_account(
-        django_capture_on_commit_callbacks):
+    django_capture_on_commit_callbacks,
+):
     """GP §5(6): staff cannot credit a player with money from an account that is not the player's method."""
     p = make_player()
     bank(p)
     stranger_iban = czech_account_iban(bank_number("0300"))
-    imported(camt([Tx("1000.00", vs="5555555555", name=STRANGER, iban=stranger_iban)]), django_capture_on_commit_callbacks)
+    imported(
+        camt([Tx("1000.00", vs="5555555555", name=STRANGER, iban=stranger_iban)]), django_capture_on_commit_callbacks
+    )
     entry = BankEntry.objects.get()
     with pytest.raises(DomainError) as exc:
         bank_credit_assign(entry=entry, player=p, actor=SYSTEM)
     assert exc.value.code == errors.BANK_CREDIT_NOT_FROM_METHOD.code
     finance = staff_api_client("wallet.match_bank_credit", "wallet.view_bankentry")
-    r = finance.post(f"{API}/staff/bank/entries/{entry.pk}/return", {"reason": "unknown payer"}, format="json",
-                     HTTP_IDEMPOTENCY_KEY="r1")
+    r = finance.post(
+        f"{API}/staff/bank/entries/{entry.pk}/return",
+        {"reason": "unknown payer"},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="r1",
+    )
     assert r.status_code == 200 and r.json()["status"] == "returning"
     assert operator_balance("bank_unmatched") == czk(0)
     batch = bank_payment_order_export(actor=SYSTEM)
@@ -255,8 +284,10 @@ def test_a_third_partys_credit_cannot_be_assigned_to_a_player_and_is_returned_to
     [order] = pain_transfers(batch.xml)
     assert (order["iban"], order["amount"], order["name"]) == (stranger_iban, "1000.00", STRANGER)
     assert bank_payment_order_export(actor=SYSTEM) is None  # in exactly one file
-    imported(camt([Tx("1000.00", direction="DBIT", e2e=order["end_to_end_id"], iban=stranger_iban)]),
-             django_capture_on_commit_callbacks)
+    imported(
+        camt([Tx("1000.00", direction="DBIT", e2e=order["end_to_end_id"], iban=stranger_iban)]),
+        django_capture_on_commit_callbacks,
+    )
     entry.refresh_from_db()
     assert entry.status == BankEntry.Status.RETURNED_TO_PAYER and selectors.balance(p) == czk(0)
     assert operator_balance("clearing:bank") == czk(0)
@@ -264,14 +295,17 @@ def test_a_third_partys_credit_cannot_be_assigned_to_a_player_and_is_returned_to
 
 
 def test_a_second_payment_with_the_variable_symbol_of_a_settled_deposit_goes_to_the_queue(
-        django_capture_on_commit_callbacks):
+    django_capture_on_commit_callbacks,
+):
     p = make_player()
     method = bank(p)
     d = start(p, method, czk(200))
     first = paid(d, method)
     second = paid(d, method)
     assert imported(camt([first, second]), django_capture_on_commit_callbacks)["by_status"] == {
-        "confirmed": 1, "unmatched": 1}
+        "confirmed": 1,
+        "unmatched": 1,
+    }
     queued = BankEntry.objects.get(status=BankEntry.Status.UNMATCHED)
     assert queued.status_reason.startswith(f"deposit {d.payment_reference} is already confirmed")
     assert selectors.balance(p) == czk(200) and operator_balance("bank_unmatched") == czk(200)
@@ -293,7 +327,8 @@ def test_reimporting_the_same_statement_changes_nothing(django_capture_on_commit
 
 
 def test_a_camt054_notification_then_the_camt053_repeating_its_entries_changes_nothing(
-        django_capture_on_commit_callbacks):
+    django_capture_on_commit_callbacks,
+):
     p = make_player()
     method = bank(p)
     d1, d2 = start(p, method, czk(100)), start(p, method, czk(200))
@@ -318,8 +353,11 @@ def test_a_statement_of_another_account_is_refused_and_nothing_is_stored():
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     c = staff_api_client("wallet.import_bank_statement")
-    r = c.post(f"{API}/staff/bank/statements", {"file": SimpleUploadedFile("s.xml", raw, "application/xml")},
-               format="multipart")
+    r = c.post(
+        f"{API}/staff/bank/statements",
+        {"file": SimpleUploadedFile("s.xml", raw, "application/xml")},
+        format="multipart",
+    )
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.BANK_STATEMENT_WRONG_ACCOUNT.code
     assert not BankStatement.objects.exists()
 
@@ -344,13 +382,16 @@ def test_staff_upload_a_statement_through_the_api_it_is_processed_after_commit(d
     assert c.get(f"{API}/staff/bank/statements/{stmt.pk}").json()["summary"]["credits"] == 1
 
 
-@pytest.mark.parametrize("raw", [
-    b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x "boom">]><Document '
-    b'xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>&x;</BkToCstmrStmt></Document>',
-    b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]><Document '
-    b'xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>&x;</BkToCstmrStmt></Document>',
-    b"not xml at all",
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x "boom">]><Document '
+        b'xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>&x;</BkToCstmrStmt></Document>',
+        b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]><Document '
+        b'xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>&x;</BkToCstmrStmt></Document>',
+        b"not xml at all",
+    ],
+)
 def test_a_file_with_a_doctype_or_that_is_not_xml_is_refused(raw):
     with pytest.raises(DomainError) as exc:
         iso20022.statement_parse(raw)

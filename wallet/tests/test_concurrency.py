@@ -1,6 +1,7 @@
 """Many deposits, withdrawals, stakes, wins and callback replays on ONE player at once, on real transactions
 (threads, each with its own connection): nothing overdraws, no money is lost or made, each callback and
 reference counts once; then ``manage.py ledger_check`` proves every balance."""
+
 import threading
 
 import pytest
@@ -56,8 +57,10 @@ def test_parallel_money_calls_on_one_player_never_overdraw_nor_lose_or_create_mo
     player = make_player()
     method = verified_bank(player)
     fund(player, czk(300), reference="start")
-    deposits = [deposit_start(player=player, method=method, amount=czk(40), reference=f"dep-{i}",
-                              actor=Actor.player(player)) for i in range(THREADS)]
+    deposits = [
+        deposit_start(player=player, method=method, amount=czk(40), reference=f"dep-{i}", actor=Actor.player(player))
+        for i in range(THREADS)
+    ]
     payer = default_sandbox_payer(player)  # the player pays (another person's payment is refused, GP §5(6))
     outcome = {"stake_ok": 0, "stake_refused": 0, "withdrawal_ok": 0, "withdrawal_refused": 0, "win": 0}
     lock = threading.Lock()
@@ -68,8 +71,7 @@ def test_parallel_money_calls_on_one_player_never_overdraw_nor_lose_or_create_mo
 
     def worker(i):
         d = deposits[i]
-        body, sig = sandbox_event("payment.succeeded", d.payment_reference, d.amount, event_id=f"evt-{i}",
-                                  payer=payer)
+        body, sig = sandbox_event("payment.succeeded", d.payment_reference, d.amount, event_id=f"evt-{i}", payer=payer)
         for r in range(ROUNDS):
             try:
                 stake_debit(player=player, amount=czk(25), reference=f"stake-{i}-{r}", actor=SYSTEM)
@@ -84,8 +86,13 @@ def test_parallel_money_calls_on_one_player_never_overdraw_nor_lose_or_create_mo
                 assert exc.code == INSUFFICIENT_FUNDS.code, exc.code
             if r % 2 == 0:
                 try:
-                    withdrawal_request(player=player, method=method, amount=czk(100), reference=f"w-{i}-{r}",
-                                       actor=Actor.player(player))
+                    withdrawal_request(
+                        player=player,
+                        method=method,
+                        amount=czk(100),
+                        reference=f"w-{i}-{r}",
+                        actor=Actor.player(player),
+                    )
                     count("withdrawal_ok")
                 except DomainError as exc:
                     assert exc.code == INSUFFICIENT_FUNDS.code, exc.code
@@ -96,8 +103,13 @@ def test_parallel_money_calls_on_one_player_never_overdraw_nor_lose_or_create_mo
             if r in (2, 3):  # each deposit's callback arrives twice (and another thread replays it too)
                 provider_callback_handle(provider="sandbox", raw_body=body, signature=sig)
                 other = deposits[(i + 1) % THREADS]
-                b2, s2 = sandbox_event("payment.succeeded", other.payment_reference, other.amount,
-                                       event_id=f"evt-{(i + 1) % THREADS}", payer=payer)
+                b2, s2 = sandbox_event(
+                    "payment.succeeded",
+                    other.payment_reference,
+                    other.amount,
+                    event_id=f"evt-{(i + 1) % THREADS}",
+                    payer=payer,
+                )
                 provider_callback_handle(provider="sandbox", raw_body=b2, signature=s2)
 
     run_threads(worker, THREADS)
@@ -109,12 +121,19 @@ def test_parallel_money_calls_on_one_player_never_overdraw_nor_lose_or_create_mo
     assert LedgerTransaction.objects.filter(kind="deposit").count() == THREADS
     sent = Withdrawal.objects.filter(player=player, status="confirmed").count()
     assert sent == outcome["withdrawal_ok"]
-    expected = (30000 + THREADS * 4000 + outcome["win"] * 1000 - outcome["stake_ok"] * 2500 - 100 * shared
-                - outcome["withdrawal_ok"] * 10000)
+    expected = (
+        30000
+        + THREADS * 4000
+        + outcome["win"] * 1000
+        - outcome["stake_ok"] * 2500
+        - 100 * shared
+        - outcome["withdrawal_ok"] * 10000
+    )
     assert selectors.balance(player).amount == expected >= 0
     assert selectors.held_balance(player).amount == 0
     assert outcome["stake_ok"] + outcome["stake_refused"] == THREADS * ROUNDS
     # money is neither lost nor made: the operator side mirrors the player side
-    assert (operator_balance("house") + operator_balance("adjustments") + operator_balance("clearing:sandbox")).amount \
-        == -expected
+    assert (
+        operator_balance("house") + operator_balance("adjustments") + operator_balance("clearing:sandbox")
+    ).amount == -expected
     call_command("ledger_check", verbosity=0)

@@ -1,5 +1,6 @@
 """Deposits through the sandbox provider: signed callbacks handled exactly once, the temporary account's cap
 (GP §5(2)b, §5(12)), method limits and fees (GP §8(6)), branch cash (GP §5(12))."""
+
 import json
 from datetime import timedelta
 
@@ -43,25 +44,40 @@ def test_a_callback_with_a_bad_signature_or_a_tampered_body_changes_nothing():
     p = make_player(status="temporary")
     d = start(p, bank(p), czk(500))
     body, sig = sandbox_event("payment.succeeded", d.payment_reference, d.amount)
-    refused(lambda: provider_callback_handle(provider="sandbox", raw_body=body, signature="sha256=00"),
-            errors.BAD_SIGNATURE.code)
-    refused(lambda: provider_callback_handle(provider="sandbox", raw_body=body, signature=""), errors.BAD_SIGNATURE.code)
+    refused(
+        lambda: provider_callback_handle(provider="sandbox", raw_body=body, signature="sha256=00"),
+        errors.BAD_SIGNATURE.code,
+    )
+    refused(
+        lambda: provider_callback_handle(provider="sandbox", raw_body=body, signature=""), errors.BAD_SIGNATURE.code
+    )
     tampered = body.replace(b'"amount": 50000', b'"amount": 90000')
     assert tampered != body
-    refused(lambda: provider_callback_handle(provider="sandbox", raw_body=tampered, signature=sig),
-            errors.BAD_SIGNATURE.code)
+    refused(
+        lambda: provider_callback_handle(provider="sandbox", raw_body=tampered, signature=sig),
+        errors.BAD_SIGNATURE.code,
+    )
     wrong_secret = hmac_signature("another secret", body)
-    refused(lambda: provider_callback_handle(provider="sandbox", raw_body=body, signature=wrong_secret),
-            errors.BAD_SIGNATURE.code)
+    refused(
+        lambda: provider_callback_handle(provider="sandbox", raw_body=body, signature=wrong_secret),
+        errors.BAD_SIGNATURE.code,
+    )
     assert not ProviderEvent.objects.exists() and Deposit.objects.get(pk=d.pk).status == "initiated"
     assert selectors.balance(p) == czk(0)
 
 
 def test_a_malformed_but_signed_body_is_refused_and_an_unknown_provider_is_not_found():
-    refused(lambda: provider_callback_handle(provider="sandbox", raw_body=b"{not json",
-                                             signature=hmac_signature("sandbox-shared-secret-for-development-only",
-                                                                      b"{not json")), errors.BAD_CALLBACK.code)
-    refused(lambda: provider_callback_handle(provider="nope", raw_body=b"{}", signature="x"), errors.UNKNOWN_PROVIDER.code)
+    refused(
+        lambda: provider_callback_handle(
+            provider="sandbox",
+            raw_body=b"{not json",
+            signature=hmac_signature("sandbox-shared-secret-for-development-only", b"{not json"),
+        ),
+        errors.BAD_CALLBACK.code,
+    )
+    refused(
+        lambda: provider_callback_handle(provider="nope", raw_body=b"{}", signature="x"), errors.UNKNOWN_PROVIDER.code
+    )
 
 
 def test_the_same_callback_twice_is_handled_once():
@@ -70,7 +86,11 @@ def test_the_same_callback_twice_is_handled_once():
     body, sig = sandbox_event("payment.succeeded", d.payment_reference, d.amount, event_id="evt-1")
     first = provider_callback_handle(provider="sandbox", raw_body=body, signature=sig)
     second = provider_callback_handle(provider="sandbox", raw_body=body, signature=sig)
-    assert first["status"] == "processed" and second == {"status": "duplicate", "event_id": "evt-1", "result": "confirmed"}
+    assert first["status"] == "processed" and second == {
+        "status": "duplicate",
+        "event_id": "evt-1",
+        "result": "confirmed",
+    }
     # another event id for the same payment (a provider's retry with a new id) credits nothing either
     assert pay_deposit(d)["result"] == "already_confirmed"
     assert selectors.balance(p) == czk(500) and LedgerTransaction.objects.filter(kind="deposit").count() == 1
@@ -121,6 +141,7 @@ def test_an_unknown_payment_reference_is_recorded_and_ignored():
 
 
 # GP §5(2)b, §5(12): 3,000 CZK over the temporary account's life ------------------------------------------------------
+
 
 def test_the_temporary_account_takes_3000_00_czk_in_total_and_refuses_3000_01(settings):
     settings.WALLET_BANK_DEPOSIT_MIN = 1  # so that the boundary can be walked in haléře
@@ -183,6 +204,7 @@ def test_after_completion_the_cap_no_longer_applies():
 
 # GP §8(6): limits and fees per method -------------------------------------------------------------------------------
 
+
 def test_paysafecard_deposits_pay_the_5_percent_fee_and_the_fee_goes_to_the_fees_account():
     from wallet.services import payment_method_register
 
@@ -200,8 +222,9 @@ def test_method_minimums_and_maximums_are_enforced(settings):
     from wallet.services import payment_method_register
 
     p = make_player()
-    card = payment_method_register(player=p, kind="card", data={"card_token": "tok_123456789", "card_masked": "**** **** **** 1234"},
-                                   actor=SYSTEM)
+    card = payment_method_register(
+        player=p, kind="card", data={"card_token": "tok_123456789", "card_masked": "**** **** **** 1234"}, actor=SYSTEM
+    )
     refused(lambda: start(p, card, czk("99.99")), errors.BELOW_METHOD_MIN.code)
     start(p, card, czk(100))
     settings.WALLET_PAYSAFECARD_DEPOSIT_MAX = 100_000
@@ -238,6 +261,7 @@ def test_a_confirmation_for_an_account_cancelled_meanwhile_is_returned_not_credi
 
 # GP §5(12): cash at a branch ------------------------------------------------------------------------------------------
 
+
 def test_branch_cash_is_limited_to_5000_czk_in_any_rolling_24_hours_each_way():
     from core import clock
 
@@ -246,12 +270,20 @@ def test_branch_cash_is_limited_to_5000_czk_in_any_rolling_24_hours_each_way():
     branch_cash_record(player=p, direction="in", amount=czk(3000), reference="c1", branch="Praha", actor=SYSTEM)
     with time_machine.travel(t0 + timedelta(hours=20), tick=False):
         branch_cash_record(player=p, direction="in", amount=czk(2000), reference="c2", branch="Praha", actor=SYSTEM)
-        err = refused(lambda: branch_cash_record(player=p, direction="in", amount=czk("0.01") * 100, reference="c3",
-                                                 branch="Praha", actor=SYSTEM), errors.BRANCH_CASH_24H.code)
+        err = refused(
+            lambda: branch_cash_record(
+                player=p, direction="in", amount=czk("0.01") * 100, reference="c3", branch="Praha", actor=SYSTEM
+            ),
+            errors.BRANCH_CASH_24H.code,
+        )
         assert err.details["remaining"] == Money(0)
         branch_cash_record(player=p, direction="out", amount=czk(4000), reference="o1", branch="Praha", actor=SYSTEM)
-        refused(lambda: branch_cash_record(player=p, direction="out", amount=czk(1001), reference="o2", branch="Praha",
-                                           actor=SYSTEM), errors.BRANCH_CASH_24H.code)
+        refused(
+            lambda: branch_cash_record(
+                player=p, direction="out", amount=czk(1001), reference="o2", branch="Praha", actor=SYSTEM
+            ),
+            errors.BRANCH_CASH_24H.code,
+        )
     with time_machine.travel(t0 + timedelta(hours=24, seconds=1), tick=False):
         branch_cash_record(player=p, direction="in", amount=czk(3000), reference="c4", branch="Praha", actor=SYSTEM)
     assert selectors.balance(p) == czk(4000)
@@ -265,8 +297,12 @@ def test_the_24_hour_cash_cap_can_count_both_ways_together(settings):
     settings.WALLET_BRANCH_CASH_COMBINED = True
     p = make_player()
     branch_cash_record(player=p, direction="in", amount=czk(3000), reference="k1", branch="Praha", actor=SYSTEM)
-    refused(lambda: branch_cash_record(player=p, direction="out", amount=czk("2000.01"), reference="k2",
-                                       branch="Praha", actor=SYSTEM), errors.BRANCH_CASH_24H.code)
+    refused(
+        lambda: branch_cash_record(
+            player=p, direction="out", amount=czk("2000.01"), reference="k2", branch="Praha", actor=SYSTEM
+        ),
+        errors.BRANCH_CASH_24H.code,
+    )
     branch_cash_record(player=p, direction="out", amount=czk(2000), reference="k3", branch="Praha", actor=SYSTEM)
     assert selectors.balance(p) == czk(1000)
 
@@ -274,10 +310,18 @@ def test_the_24_hour_cash_cap_can_count_both_ways_together(settings):
 def test_a_temporary_account_keeps_its_cap_and_withdrawal_ban_at_the_branch():
     p = make_player(status="temporary")
     branch_cash_record(player=p, direction="in", amount=czk(2500), reference="t1", branch="Brno", actor=SYSTEM)
-    refused(lambda: branch_cash_record(player=p, direction="in", amount=czk("500.01"), reference="t2", branch="Brno",
-                                       actor=SYSTEM), errors.TEMPORARY_DEPOSIT_CAP.code)
-    refused(lambda: branch_cash_record(player=p, direction="out", amount=czk(100), reference="t3", branch="Brno",
-                                       actor=SYSTEM), errors.TEMPORARY_NO_WITHDRAWAL.code)
+    refused(
+        lambda: branch_cash_record(
+            player=p, direction="in", amount=czk("500.01"), reference="t2", branch="Brno", actor=SYSTEM
+        ),
+        errors.TEMPORARY_DEPOSIT_CAP.code,
+    )
+    refused(
+        lambda: branch_cash_record(
+            player=p, direction="out", amount=czk(100), reference="t3", branch="Brno", actor=SYSTEM
+        ),
+        errors.TEMPORARY_NO_WITHDRAWAL.code,
+    )
     assert selectors.balance(p) == czk(2500)
 
 

@@ -5,6 +5,7 @@ GP §5(8)a) -> a 3,000.01 CZK total on the temporary account is refused (GP §5(
 from it is refused (GP §5(2)c) -> registration completes (GP §5(2)d) and the balance moves -> withdrawal to
 the verified method -> the deposit callback replayed changes nothing -> ledger_check is clean.
 """
+
 import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
@@ -94,17 +95,29 @@ def test_a_new_player_deposits_is_capped_converts_withdraws_and_the_ledger_stays
     raw = event.raw_body.encode()
     counts = (LedgerTransaction.objects.count(), ProviderEvent.objects.count())
     anon = APIClient(raise_request_exception=False)
-    r = anon.post(f"{API}/callbacks/sandbox", raw, content_type="application/json",
-                  headers={SIGNATURE_HEADER: hmac_signature(settings.WALLET_SANDBOX_SECRET, raw)})
-    assert r.status_code == 200 and r.json() == {"status": "duplicate", "event_id": event.provider_txn_id,
-                                                 "result": "confirmed"}
+    r = anon.post(
+        f"{API}/callbacks/sandbox",
+        raw,
+        content_type="application/json",
+        headers={SIGNATURE_HEADER: hmac_signature(settings.WALLET_SANDBOX_SECRET, raw)},
+    )
+    assert r.status_code == 200 and r.json() == {
+        "status": "duplicate",
+        "event_id": event.provider_txn_id,
+        "result": "confirmed",
+    }
     assert (LedgerTransaction.objects.count(), ProviderEvent.objects.count()) == counts
     assert overview()["balance"]["amount"] == 180000
 
     # 8. the statement tells the story; the ledger proves it
     lines = c.get(f"{API}/statement").json()["results"]
     assert [(x["category"], x["account"], x["amount"]["amount"]) for x in lines] == [
-        ("deposit", "temporary", 200000), ("deposit", "temporary", 100000),
-        ("transfer", "temporary", -300000), ("transfer", "player", 300000),
-        ("withdrawal", "player", -120000), ("withdrawal", "held", 120000), ("withdrawal", "held", -120000)]
+        ("deposit", "temporary", 200000),
+        ("deposit", "temporary", 100000),
+        ("transfer", "temporary", -300000),
+        ("transfer", "player", 300000),
+        ("withdrawal", "player", -120000),
+        ("withdrawal", "held", 120000),
+        ("withdrawal", "held", -120000),
+    ]
     call_command("ledger_check", verbosity=0)

@@ -1,5 +1,6 @@
 """A hold placed on a win already credited (GP §10(3), ``win_hold_place``) and the notices the operator can prove
 (GP §7(7), §10(4)): a win deducted, a debt, a win held, a payment method refused or cancelled."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -84,13 +85,19 @@ def inbox(player, lang="cs") -> dict:
 
 # win_hold_place: GP §10(3) on a credited win -------------------------------------------------------------------------
 
+
 def test_a_credited_win_moves_live_to_held_in_one_balanced_posting_audited_and_the_player_told(t0, commit):
     p = make_player()
     fund(p, czk(100))
     reference = credited(p, czk(500), t0)
     with commit():
         hold = place(p, reference, t0 + timedelta(days=3))
-    assert (hold.amount, hold.reason, hold.status, hold.reference) == (50_000, "regularity", "held", f"hold:{reference}")
+    assert (hold.amount, hold.reason, hold.status, hold.reference) == (
+        50_000,
+        "regularity",
+        "held",
+        f"hold:{reference}",
+    )
     win = LedgerTransaction.objects.get(kind="win", reference=reference)
     assert hold.win_transaction_id == win.pk and hold.note == "doubt about the bet"
     assert hold.held_at == t0 + timedelta(days=3)
@@ -139,12 +146,13 @@ def test_only_a_credited_win_of_this_player_with_a_reason_and_a_note_can_be_held
     stake_debit(player=p, amount=czk(10), reference="a-stake", actor=SYSTEM)
     held_at_credit = credited(p, czk(20), t0, hold_reason="aml")
     for win_reference, reason, note, expected in (
-            (theirs, "regularity", "x", errors.WIN_NOT_FOUND),
-            ("no-such-win", "regularity", "x", errors.WIN_NOT_FOUND),
-            ("a-stake", "regularity", "x", errors.WIN_NOT_FOUND),
-            (held_at_credit, "regularity", "x", errors.WIN_NOT_FOUND),  # held already, not a credited win
-            (mine, "later", "x", errors.HOLD_INVALID),
-            (mine, "aml", "  ", errors.HOLD_INVALID)):
+        (theirs, "regularity", "x", errors.WIN_NOT_FOUND),
+        ("no-such-win", "regularity", "x", errors.WIN_NOT_FOUND),
+        ("a-stake", "regularity", "x", errors.WIN_NOT_FOUND),
+        (held_at_credit, "regularity", "x", errors.WIN_NOT_FOUND),  # held already, not a credited win
+        (mine, "later", "x", errors.HOLD_INVALID),
+        (mine, "aml", "  ", errors.HOLD_INVALID),
+    ):
         with pytest.raises(DomainError) as e:
             place(p, win_reference, t0 + timedelta(hours=1), reason=reason, note=note)
         assert e.value.code == expected.code, (win_reference, reason)
@@ -152,8 +160,9 @@ def test_only_a_credited_win_of_this_player_with_a_reason_and_a_note_can_be_held
     ledger_clean()
 
 
-@pytest.mark.parametrize(("after", "allowed"), [(timedelta(days=60) - timedelta(seconds=1), True),
-                                                (timedelta(days=60), False)])
+@pytest.mark.parametrize(
+    ("after", "allowed"), [(timedelta(days=60) - timedelta(seconds=1), True), (timedelta(days=60), False)]
+)
 def test_a_regularity_hold_is_placed_only_within_the_60_days_from_the_crediting(t0, after, allowed):
     """GP §10(3): a doubt about regularity holds the payout at most until the 60-day payout term ends."""
     p = make_player()
@@ -248,6 +257,7 @@ def test_a_withdrawal_already_with_the_provider_is_not_stopped_and_the_rest_is_h
 
 # the existing hold services on a hold placed after crediting ----------------------------------------------------------
 
+
 def test_a_placed_hold_is_released_to_the_live_account(t0):
     p = make_player()
     reference = credited(p, czk(250), t0)
@@ -336,14 +346,20 @@ def test_the_sweeper_releases_a_placed_regularity_hold_at_the_60th_day_and_escal
 
 # notices the operator can prove (GP §7(7), §10(4)) -------------------------------------------------------------------
 
+
 def test_a_deduction_is_notified_in_the_inbox_and_by_email_once_and_the_deduction_records_it(commit):
     p = make_player()
     fund(p, czk(1000))
     win_credit(player=p, amount=czk(200), reference="err", actor=SYSTEM)
     with at(clock.now()), commit():
-        d = win_deduct(player=p, amount=czk(200), reference="deduct-err", reason="credited in error",
-                       notice_text="Výhra 200 Kč byla připsána omylem. / A win of 200 CZK was credited in error.",
-                       actor=SYSTEM)
+        d = win_deduct(
+            player=p,
+            amount=czk(200),
+            reference="deduct-err",
+            reason="credited in error",
+            notice_text="Výhra 200 Kč byla připsána omylem. / A win of 200 CZK was credited in error.",
+            actor=SYSTEM,
+        )
     (msg,) = messages(p)
     assert (msg.kind, msg.reference) == ("win_deduction", f"wallet.deduction:{d.pk}")
     assert d.notice_channel == "inbox+email" and d.notice_sent_at == msg.created_at
@@ -354,8 +370,9 @@ def test_a_deduction_is_notified_in_the_inbox_and_by_email_once_and_the_deductio
     assert email.status == "sent" and email.recipient == p.personal.email and len(mail.outbox) == 1
     assert not Debt.objects.filter(player=p).exists() and not messages(p, "debt")
     with commit():  # a retried call (same reference) returns the deduction and notifies nobody again
-        again = win_deduct(player=p, amount=czk(200), reference="deduct-err", reason="credited in error",
-                           notice_text="x", actor=SYSTEM)
+        again = win_deduct(
+            player=p, amount=czk(200), reference="deduct-err", reason="credited in error", notice_text="x", actor=SYSTEM
+        )
     assert again.pk == d.pk and len(messages(p)) == 1 and len(mail.outbox) == 1
     assert Delivery.objects.filter(message__player=p).count() == 2
     body = inbox(p, lang="en")
@@ -370,8 +387,14 @@ def test_a_deduction_that_leaves_a_debt_notifies_the_debt_with_its_amount_and_du
         win_credit(player=p, amount=czk(100), reference="err-win", actor=SYSTEM)
         stake_debit(player=p, amount=czk(80), reference="spent", actor=SYSTEM)
         with commit():
-            d = win_deduct(player=p, amount=czk(100), reference="deduct-1", reason="error",
-                           notice_text="Výhra byla připsána omylem.", actor=SYSTEM)
+            d = win_deduct(
+                player=p,
+                amount=czk(100),
+                reference="deduct-1",
+                reason="error",
+                notice_text="Výhra byla připsána omylem.",
+                actor=SYSTEM,
+            )
     debt = Debt.objects.get(player=p)
     (msg,) = messages(p, "debt")
     assert msg.reference == f"wallet.debt:{debt.pk}"
@@ -399,12 +422,16 @@ def test_a_win_held_when_credited_is_notified_once(commit):
     assert len(mail.outbox) == 1 and msg.deliveries.get(channel="email").status == "sent"
 
 
-@pytest.mark.parametrize(("refuse", "subject_en", "rule_cs"), [
-    (payment_method_refuse, "Payment method refused", "nebyly ani po výzvě odstraněny"),
-    (payment_method_cancel, "Payment method cancelled", "podezření"),
-])
+@pytest.mark.parametrize(
+    ("refuse", "subject_en", "rule_cs"),
+    [
+        (payment_method_refuse, "Payment method refused", "nebyly ani po výzvě odstraněny"),
+        (payment_method_cancel, "Payment method cancelled", "podezření"),
+    ],
+)
 def test_a_payment_method_refused_or_cancelled_is_notified_with_the_stopped_withdrawals_and_the_30_days(
-        commit, refuse, subject_en, rule_cs):
+    commit, refuse, subject_en, rule_cs
+):
     """GP §5(11): the method can no longer be used; open withdrawals to it stop; 30 days to register another."""
     p = make_player()
     method = verified_bank(p)
@@ -414,8 +441,11 @@ def test_a_payment_method_refused_or_cancelled_is_notified_with_the_stopped_with
     with at(now), commit():
         refuse(method=method, reason="holder unknown", actor=SYSTEM)
     (msg,) = messages(p)
-    assert (msg.kind, msg.reference, msg.subject_en) == ("payment_method_refused", f"wallet.method_refused:{method.pk}",
-                                                         subject_en)
+    assert (msg.kind, msg.reference, msg.subject_en) == (
+        "payment_method_refused",
+        f"wallet.method_refused:{method.pk}",
+        subject_en,
+    )
     due = clock.local(now + timedelta(days=30))
     assert rule_cs in msg.body_cs and "HP §5 odst. 11" in msg.body_cs and "GP §5(11)" in msg.body_en
     assert f"č. {w.pk}, 150,00\xa0Kč" in msg.body_cs and f"no. {w.pk}, 150.00 CZK" in msg.body_en
@@ -450,6 +480,7 @@ def test_the_player_sees_a_hold_and_its_dates_but_never_why_it_was_placed(t0):
     assert {h["reason"] for h in holds} == {"review"}
     assert all(h["status"] == "held" and "release_due_at" not in h for h in holds)  # the term would tell the reason
     assert len({tuple(sorted(k for k in h)) for h in holds}) == 1
-    notices = sorted((m.body_cs.replace("50,00", "X").replace("20,00", "X"), m.subject_en) for m in messages(p)
-                     if m.kind == "hold")
+    notices = sorted(
+        (m.body_cs.replace("50,00", "X").replace("20,00", "X"), m.subject_en) for m in messages(p) if m.kind == "hold"
+    )
     assert len(notices) == 2 and notices[0][1] == notices[1][1]

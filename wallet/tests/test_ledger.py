@@ -1,4 +1,5 @@
 """The ledger: exact double entry, enforced by the database, proven by ledger_check (design: docs/wallet.md)."""
+
 from datetime import timedelta
 
 import pytest
@@ -90,17 +91,23 @@ def test_the_database_refuses_a_transaction_whose_entries_do_not_sum_to_zero():
     acc = player_account(p.pk, LedgerAccount.Kind.PLAYER_MAIN)
     with pytest.raises(IntegrityError, match="does not balance"):
         with transaction.atomic():
-            txn = LedgerTransaction.objects.create(kind="adjustment", reference="bad", player=p, amount=1,
-                                                   created_at=clock.now())
+            txn = LedgerTransaction.objects.create(
+                kind="adjustment", reference="bad", player=p, amount=1, created_at=clock.now()
+            )
             Entry.objects.create(transaction=txn, account=acc, amount=1, created_at=clock.now())
-            Entry.objects.create(transaction=txn, account=LedgerAccount.objects.get(code="adjustments"), amount=-2,
-                                 created_at=clock.now())
+            Entry.objects.create(
+                transaction=txn,
+                account=LedgerAccount.objects.get(code="adjustments"),
+                amount=-2,
+                created_at=clock.now(),
+            )
             with connection.cursor() as cur:
                 cur.execute("SET CONSTRAINTS ALL IMMEDIATE")  # what COMMIT does with the deferred trigger
     with pytest.raises(IntegrityError, match="at least 2"):
         with transaction.atomic():
-            LedgerTransaction.objects.create(kind="adjustment", reference="lonely", player=p, amount=1,
-                                             created_at=clock.now())
+            LedgerTransaction.objects.create(
+                kind="adjustment", reference="lonely", player=p, amount=1, created_at=clock.now()
+            )
             with connection.cursor() as cur:
                 cur.execute("SET CONSTRAINTS ALL IMMEDIATE")
 
@@ -113,8 +120,9 @@ def test_the_database_refuses_a_transaction_between_two_players():
     acc_b = player_account(b.pk, LedgerAccount.Kind.PLAYER_MAIN)
     with pytest.raises(IntegrityError, match="no transfers between players"):
         with transaction.atomic():
-            txn = LedgerTransaction.objects.create(kind="adjustment", reference="p2p", player=a, amount=5,
-                                                   created_at=clock.now())
+            txn = LedgerTransaction.objects.create(
+                kind="adjustment", reference="p2p", player=a, amount=5, created_at=clock.now()
+            )
             Entry.objects.create(transaction=txn, account=acc_a, amount=-5, created_at=clock.now())
             Entry.objects.create(transaction=txn, account=acc_b, amount=5, created_at=clock.now())
             with connection.cursor() as cur:
@@ -168,13 +176,15 @@ def test_operator_accounts_are_never_updated_per_spin_their_balance_is_the_sum_o
 
 def test_jackpot_wins_are_paid_from_the_jackpot_account_filled_by_operator_transfers():
     p = make_player()
-    operator_transfer(from_code="house", to_code="jackpot", amount=czk(50), reference="jp-contrib-1", memo="c",
-                      actor=SYSTEM)
+    operator_transfer(
+        from_code="house", to_code="jackpot", amount=czk(50), reference="jp-contrib-1", memo="c", actor=SYSTEM
+    )
     win_credit(player=p, amount=czk(20), reference="jp-win", actor=SYSTEM, source="jackpot")
     assert operator_balance("jackpot") == czk(30) and selectors.balance(p) == czk(20)
     with pytest.raises(DomainError) as exc:
-        operator_transfer(from_code="house", to_code=f"player:{p.pk}:main", amount=czk(1), reference="x", memo="",
-                          actor=SYSTEM)
+        operator_transfer(
+            from_code="house", to_code=f"player:{p.pk}:main", amount=czk(1), reference="x", memo="", actor=SYSTEM
+        )
     assert exc.value.code == errors.NOT_AN_OPERATOR_ACCOUNT.code
     ledger_clean()
 
@@ -188,11 +198,16 @@ def test_a_statement_lists_every_movement_with_its_balance_after():
     stake_refund(player=p, amount=czk(1), reference="r2", actor=SYSTEM)
     lines = selectors.statement(p, start, None)
     assert [(x.category, x.amount.amount, x.balance_after.amount) for x in lines] == [
-        ("correction", 10000, 10000), ("stake", -1000, 9000), ("win", 400, 9400), ("refund", 100, 9500)]
+        ("correction", 10000, 10000),
+        ("stake", -1000, 9000),
+        ("win", 400, 9400),
+        ("refund", 100, 9500),
+    ]
     assert selectors.statement(p, clock.now() + timedelta(seconds=1), None) == []
 
 
 # GP §5(2)d, §5(5) -----------------------------------------------------------------------------------------------
+
 
 def test_conversion_moves_the_temporary_balance_to_the_player_account_once():
     p = make_player(status="temporary")
@@ -219,6 +234,7 @@ def test_a_closed_or_expired_account_cannot_be_converted():
 
 
 # GP §10(3) holds -----------------------------------------------------------------------------------------------
+
 
 def test_a_doubtful_win_is_held_and_released_by_the_sweeper_after_60_days():
     from wallet.tasks import sweep
@@ -272,6 +288,7 @@ def test_a_regularity_hold_cannot_be_extended_past_60_days_and_staff_may_release
 
 # GP §7(7), §10(4) deductions and debts ----------------------------------------------------------------------------
 
+
 def test_a_win_credited_in_error_is_deducted_with_notice_and_a_negative_balance_becomes_a_10_day_debt():
     from wallet.services import withdrawal_request
     from wallet.tasks import sweep
@@ -280,14 +297,21 @@ def test_a_win_credited_in_error_is_deducted_with_notice_and_a_negative_balance_
     method = verified_bank(p)
     win_credit(player=p, amount=czk(100), reference="err-win", actor=SYSTEM)
     stake_debit(player=p, amount=czk(80), reference="spent", actor=SYSTEM)
-    d = win_deduct(player=p, amount=czk(100), reference="deduct-1", reason="win credited in error (GP §7(7))",
-                   notice_text="Výhra byla připsána omylem a byla odečtena.", actor=SYSTEM)
+    d = win_deduct(
+        player=p,
+        amount=czk(100),
+        reference="deduct-1",
+        reason="win credited in error (GP §7(7))",
+        notice_text="Výhra byla připsána omylem a byla odečtena.",
+        actor=SYSTEM,
+    )
     assert d.notice_sent_at and selectors.balance(p) == czk(-80) and selectors.debt(p) == czk(80)
     debt = Debt.objects.get(player=p)
     assert debt.due_at == debt.created_at + timedelta(days=10) and debt.outstanding == 8000
-    for call in (lambda: stake_debit(player=p, amount=czk(1), reference="blocked", actor=SYSTEM),
-                 lambda: withdrawal_request(player=p, method=method, amount=czk(100), reference="w-blocked",
-                                            actor=SYSTEM)):
+    for call in (
+        lambda: stake_debit(player=p, amount=czk(1), reference="blocked", actor=SYSTEM),
+        lambda: withdrawal_request(player=p, method=method, amount=czk(100), reference="w-blocked", actor=SYSTEM),
+    ):
         with pytest.raises(DomainError) as exc:
             call()
         assert exc.value.code == errors.DEBT_OUTSTANDING.code

@@ -1,6 +1,7 @@
 """The ledger's zero-sum guard checks each ledger transaction once (wallet/migrations/0012): how many times the check
 ran is read from PostgreSQL's own function statistics (``track_functions``), and each way an entry could slip past
 a check it no longer runs per row is refused."""
+
 import pytest
 from django.db import IntegrityError, connection, transaction
 
@@ -26,8 +27,10 @@ def _immediate() -> None:
 def _checks_run() -> int:
     """Calls of ``wallet_txn_balanced()`` in this database transaction so far."""
     with connection.cursor() as cur:
-        cur.execute("SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions WHERE funcname = %s",
-                    ["wallet_txn_balanced"])
+        cur.execute(
+            "SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions WHERE funcname = %s",
+            ["wallet_txn_balanced"],
+        )
         return int(cur.fetchone()[0])
 
 
@@ -38,8 +41,9 @@ def counted():
 
 
 def _txn(player, reference: str) -> LedgerTransaction:
-    return LedgerTransaction.objects.create(kind="adjustment", reference=reference, player=player, amount=1,
-                                            created_at=clock.now())
+    return LedgerTransaction.objects.create(
+        kind="adjustment", reference=reference, player=player, amount=1, created_at=clock.now()
+    )
 
 
 def _entry(txn: LedgerTransaction, account: LedgerAccount, amount: int, **kw) -> Entry:

@@ -2,6 +2,7 @@
 register another within 30 days. The plan cancels only a temporary account for it; for a full account the
 platform's consequence (docs/wallet.md) is: from the deadline on deposits are refused (provider and branch cash),
 stakes stay allowed, the wallet is flagged for staff and the player is told. Boundaries with a frozen clock."""
+
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -67,14 +68,17 @@ def test_on_day_29_deposits_are_taken_on_day_30_refused_but_stakes_stay_allowed(
         assert start(p, new, czk(100)).status == "initiated"
     with time_machine.travel(DEADLINE - timedelta(seconds=1), tick=False):  # the last second of the term
         in_term = start(p, new, czk(100))
-        branch_cash_record(player=p, direction="in", amount=czk(10), reference="cash-29", branch="Praha",
-                           actor=SYSTEM)
+        branch_cash_record(player=p, direction="in", amount=czk(10), reference="cash-29", branch="Praha", actor=SYSTEM)
     assert selectors.balance(p) == czk(1010)
     with time_machine.travel(DEADLINE, tick=False):  # day 30: the term has run out
         err = refused(lambda: start(p, new, czk(100)), errors.METHOD_TERM_PASSED.code)
         assert err.details["deadline"] == DEADLINE and err.details["missing_since"] == T0
-        refused(lambda: branch_cash_record(player=p, direction="in", amount=czk(10), reference="cash-30",
-                                           branch="Praha", actor=SYSTEM), errors.METHOD_TERM_PASSED.code)
+        refused(
+            lambda: branch_cash_record(
+                player=p, direction="in", amount=czk(10), reference="cash-30", branch="Praha", actor=SYSTEM
+            ),
+            errors.METHOD_TERM_PASSED.code,
+        )
         assert selectors.balance(p) == czk(1010)
         stake_debit(player=p, amount=czk(5), reference="stake-day-30", actor=SYSTEM)  # play goes on
         assert selectors.balance(p) == czk(1005)

@@ -2,6 +2,7 @@
 ``wallet.services.misuse_payout_start`` (the accounts hook ``misuse_payout_start``, fail-closed): paid to the last
 registered method, or, with none, the person is invited to collect it at a branch within 15 days and then it is
 sent by post. Once settled, the account closes (GP §5(15)). End to end through the staff admin."""
+
 from datetime import timedelta
 
 import pytest
@@ -23,8 +24,9 @@ pytestmark = pytest.mark.django_db
 
 
 def close_for_misuse(staff_client, player, settlement="branch_cash"):
-    r = staff_client.post(f"/admin/accounts/player/{player.pk}/act/close/",
-                          {"settlement": settlement, "reason": "misuse"})
+    r = staff_client.post(
+        f"/admin/accounts/player/{player.pk}/act/close/", {"settlement": settlement, "reason": "misuse"}
+    )
     assert r.status_code == 302, r.content.decode()[:2000]
     return Player.objects.get(pk=player.pk)
 
@@ -35,7 +37,8 @@ def test_the_misuse_hook_is_declared_and_is_the_wallets_misuse_payout():
 
 
 def test_staff_close_for_misuse_and_the_balance_goes_to_the_last_registered_method(
-        staff_client, django_capture_on_commit_callbacks):
+    staff_client, django_capture_on_commit_callbacks
+):
     p = make_player()
     verified_bank(p)
     last = verified_bank(p)  # the last registered method
@@ -56,7 +59,8 @@ def test_staff_close_for_misuse_and_the_balance_goes_to_the_last_registered_meth
 
 
 def test_without_a_registered_method_the_person_collects_at_a_branch_within_15_days_then_it_is_posted(
-        staff_client, settings):
+    staff_client, settings
+):
     settings.WALLET_POSTAGE = 5000
     p = make_player()
     fund(p, czk(300))

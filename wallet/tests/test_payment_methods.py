@@ -1,4 +1,5 @@
 """Payment methods: Czech banks only (GP §5(7)), ownership verification (GP §5(8)-(10)), refusal (GP §5(11))."""
+
 from datetime import timedelta
 
 import pytest
@@ -54,8 +55,10 @@ def test_only_a_bank_seated_in_the_czech_republic_is_accepted():
 
 def test_a_card_is_stored_only_as_the_provider_token_and_a_masked_number():
     p = make_player()
-    refused(lambda: register(p, "card", card_token="tok_abcdefgh", card_masked="4111 1111 1111 1111"),
-            errors.METHOD_INVALID.code)
+    refused(
+        lambda: register(p, "card", card_token="tok_abcdefgh", card_masked="4111 1111 1111 1111"),
+        errors.METHOD_INVALID.code,
+    )
     m = register(p, "card", card_token="tok_abcdefgh123", card_masked="411111******1234")
     assert m.card_masked == "**** **** **** 1234" and m.card_token == "tok_abcdefgh123" and "4111" not in m.identifier
 
@@ -77,6 +80,7 @@ def test_a_method_registered_by_another_player_is_refused():
 
 
 # GP §5(8)a: the first payment -----------------------------------------------------------------------------------
+
 
 def test_the_first_payment_verifies_the_method_when_the_payer_is_the_player():
     p = make_player(status="temporary")
@@ -100,8 +104,15 @@ def test_a_first_payment_from_someone_else_is_refused_not_credited_and_the_owner
     assert selectors.balance(p) == czk(0)
     birth = p.personal.date_of_birth
     m2 = bank(p)
-    d2 = deposit(p, m2, czk(10), payer={"name": f"{p.personal.surname} {p.personal.given_names}",
-                                        "birth_date": (birth - timedelta(days=1)).isoformat()})
+    d2 = deposit(
+        p,
+        m2,
+        czk(10),
+        payer={
+            "name": f"{p.personal.surname} {p.personal.given_names}",
+            "birth_date": (birth - timedelta(days=1)).isoformat(),
+        },
+    )
     m2.refresh_from_db()
     assert d2.status == "refused" and m2.status == "doubtful" and selectors.balance(p) == czk(0)
 
@@ -128,23 +139,31 @@ def test_without_personal_data_no_payer_matches_not_even_the_users_name():
 
 # GP §5(8)b: documents ---------------------------------------------------------------------------------------------
 
+
 def test_documents_are_checked_for_size_and_type_and_approval_verifies_the_method(settings):
     settings.WALLET_DOCUMENT_MAX_BYTES = 1000
     p = make_player(status="temporary")
     m = bank(p)
-    refused(lambda: method_document_upload(method=m, name="x.pdf", content=b"%PDF" + b"0" * 1000, actor=SYSTEM),
-            errors.DOCUMENT_TOO_LARGE.code)
-    refused(lambda: method_document_upload(method=m, name="x.pdf", content=b"just text, named .pdf", actor=SYSTEM),
-            errors.DOCUMENT_TYPE.code)
+    refused(
+        lambda: method_document_upload(method=m, name="x.pdf", content=b"%PDF" + b"0" * 1000, actor=SYSTEM),
+        errors.DOCUMENT_TOO_LARGE.code,
+    )
+    refused(
+        lambda: method_document_upload(method=m, name="x.pdf", content=b"just text, named .pdf", actor=SYSTEM),
+        errors.DOCUMENT_TYPE.code,
+    )
     assert not MethodDocument.objects.exists()
     doc = method_document_upload(method=m, name="statement.png", content=PNG, actor=SYSTEM)
     assert doc.content_type == "image/png" and doc.size == len(PNG)
     method_document_review(document=doc, approve=True, note="ok", actor=SYSTEM)
     m.refresh_from_db()
     assert m.status == "verified" and m.verified_by == "documents"
-    refused(lambda: method_document_review(document=doc, approve=False, note="", actor=SYSTEM), errors.DOCUMENT_STATE.code)
-    refused(lambda: method_document_upload(method=m, name="y.pdf", content=PDF, actor=SYSTEM),
-            errors.METHOD_NOT_USABLE.code)
+    refused(
+        lambda: method_document_review(document=doc, approve=False, note="", actor=SYSTEM), errors.DOCUMENT_STATE.code
+    )
+    refused(
+        lambda: method_document_upload(method=m, name="y.pdf", content=PDF, actor=SYSTEM), errors.METHOD_NOT_USABLE.code
+    )
 
 
 def test_a_rejected_document_leaves_the_ownership_doubtful():
@@ -157,6 +176,7 @@ def test_a_rejected_document_leaves_the_ownership_doubtful():
 
 
 # GP §5(9), §5(11): deadlines, refusal, cancellation -----------------------------------------------------------------
+
 
 def test_the_method_must_be_verified_within_30_days_from_the_start_of_registration():
     p = make_player(status="temporary")
@@ -192,6 +212,8 @@ def test_cancelling_a_method_for_misuse_stops_open_withdrawals_and_returns_the_m
     payment_method_cancel(method=m, reason="suspected misuse", actor=SYSTEM)
     assert Withdrawal.objects.get(pk=w.pk).status == "rejected"
     assert selectors.balance(p) == czk(20000) and selectors.held_balance(p) == czk(0)
-    refused(lambda: withdrawal_request(player=p, method=m, amount=czk(100), reference="w2", actor=SYSTEM),
-            errors.METHOD_NOT_USABLE.code)
+    refused(
+        lambda: withdrawal_request(player=p, method=m, amount=czk(100), reference="w2", actor=SYSTEM),
+        errors.METHOD_NOT_USABLE.code,
+    )
     ledger_clean()

@@ -1,5 +1,6 @@
 """The bank's rejection of our payment orders (pain.002 Customer Payment Status Report): a rejected withdrawal is
 returned to the player; an accepted one waits for the statement's debit; a report twice changes nothing."""
+
 from __future__ import annotations
 
 import pytest
@@ -19,7 +20,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.mark.parametrize("version", ["03", "10"])
 def test_a_rejected_payment_order_returns_the_withdrawal_to_the_player_and_an_accepted_one_waits(
-        django_capture_on_commit_callbacks, version):
+    django_capture_on_commit_callbacks, version
+):
     p, method = player_with_money("1000")
     q, method_q = player_with_money("1000")
     w = withdraw(p, method, czk(600), django_capture_on_commit_callbacks)
@@ -28,8 +30,11 @@ def test_a_rejected_payment_order_returns_the_withdrawal_to_the_player_and_an_ac
     assert batch is not None
     order_w, order_v = PaymentOrder.objects.get(withdrawal=w), PaymentOrder.objects.get(withdrawal=v)
     assert selectors.balance(p) == czk(400)
-    raw = pain002(batch.message_id, [(str(order_w.end_to_end_id), "RJCT", "AC01"),
-                                     (str(order_v.end_to_end_id), "ACCP", "")], version=version)
+    raw = pain002(
+        batch.message_id,
+        [(str(order_w.end_to_end_id), "RJCT", "AC01"), (str(order_v.end_to_end_id), "ACCP", "")],
+        version=version,
+    )
     with django_capture_on_commit_callbacks(execute=True):
         summary = bank_payment_status_import(raw=raw, actor=SYSTEM)
     assert summary["rejected"] == 1 and summary["transactions"] == 2

@@ -1,5 +1,6 @@
 """Payouts outside the account, step by step with their deadlines: GP §5(2)e (cancelled temporary account),
 GP §5(13) (misuse), GP §5(15) (closure settlement)."""
+
 from datetime import timedelta
 from typing import TypeVar
 
@@ -39,7 +40,9 @@ def expire(p):
     p.save(update_fields=["status"])
 
 
-def test_a_cancelled_temporary_account_is_refunded_to_the_method_the_deposit_came_from(django_capture_on_commit_callbacks):
+def test_a_cancelled_temporary_account_is_refunded_to_the_method_the_deposit_came_from(
+    django_capture_on_commit_callbacks,
+):
     p = make_player(status="temporary")
     m = bank(p)
     deposit(p, m, czk(800))
@@ -190,7 +193,9 @@ def test_the_accounts_expiry_job_hands_the_temporary_balance_to_the_refund(djang
     ledger_clean()
 
 
-def test_the_accounts_closure_request_settles_through_the_wallet_and_the_account_closes(django_capture_on_commit_callbacks):
+def test_the_accounts_closure_request_settles_through_the_wallet_and_the_account_closes(
+    django_capture_on_commit_callbacks,
+):
     from accounts.services import closure_request, closures_finalize_due
     from core.audit import Actor
 
@@ -208,7 +213,8 @@ def test_the_accounts_closure_request_settles_through_the_wallet_and_the_account
 
 
 def test_the_invitation_to_a_branch_and_the_posting_are_recorded_notices_in_prague_time(
-        settings, django_capture_on_commit_callbacks):
+    settings, django_capture_on_commit_callbacks
+):
     """The person is told through the one recorded path for player notices (inbox at once, e-mail after commit, each
     delivery recorded), never an e-mail that may fail silently; the term is shown in Prague time (CET in March)."""
     from accounts.models import Message
@@ -216,8 +222,7 @@ def test_the_invitation_to_a_branch_and_the_posting_are_recorded_notices_in_prag
     settings.WALLET_POSTAGE = 6000
     with time_machine.travel("2026-03-10 10:00:00+00:00", tick=False):
         p = make_player(status="temporary")
-        branch_cash_record(player=p, direction="in", amount=czk(1000), reference="cash-1", branch="Praha",
-                           actor=SYSTEM)
+        branch_cash_record(player=p, direction="in", amount=czk(1000), reference="cash-1", branch="Praha", actor=SYSTEM)
         expire(p)
         with django_capture_on_commit_callbacks(execute=True):
             refund = present(temporary_refund_start(player=p, actor=SYSTEM))

@@ -2,6 +2,7 @@
 names as another person is refused: nothing is credited, the money goes back to its source through the provider
 (a ``deposit_refused`` payout with its own callback), the reason is recorded, the player is told, and the method
 takes no deposit until staff decide (confirm it as the player's own, or refuse it, GP §5(11))."""
+
 from datetime import timedelta
 
 import pytest
@@ -36,8 +37,12 @@ STRANGER = {"name": "Petr Svoboda", "birth_date": "1970-01-01"}
 def card(player, token="tok_refused_1"):
     from wallet.services import payment_method_register
 
-    return payment_method_register(player=player, kind="card", actor=Actor.player(player),
-                                   data={"card_token": token, "card_masked": "**** **** **** 4242"})
+    return payment_method_register(
+        player=player,
+        kind="card",
+        actor=Actor.player(player),
+        data={"card_token": token, "card_masked": "**** **** **** 4242"},
+    )
 
 
 def start(player, method, amount):
@@ -45,12 +50,17 @@ def start(player, method, amount):
 
 
 def actions(player) -> list[str]:
-    return list(AuditEvent.objects.filter(action__startswith="wallet.").order_by("id")
-                .filter(details__player_id=player.pk).values_list("action", flat=True))
+    return list(
+        AuditEvent.objects.filter(action__startswith="wallet.")
+        .order_by("id")
+        .filter(details__player_id=player.pk)
+        .values_list("action", flat=True)
+    )
 
 
 def test_a_deposit_from_another_persons_card_is_refused_and_returned_to_its_source_nothing_credited(
-        django_capture_on_commit_callbacks):
+    django_capture_on_commit_callbacks,
+):
     """GP §5(6): received -> refunds_payable -> refund payout to the source -> its callback completes it."""
     p = make_player(status="temporary")
     m = card(p)
@@ -64,15 +74,24 @@ def test_a_deposit_from_another_persons_card_is_refused_and_returned_to_its_sour
     assert not LedgerTransaction.objects.filter(kind="deposit", reference=d.payment_reference).exists()
     refusal = LedgerTransaction.objects.get(kind="deposit_return", reference=d.payment_reference)
     assert sorted((e.account.code, e.amount) for e in refusal.entries.all()) == [
-        ("clearing:sandbox", -50000), ("refunds_payable", 50000)]
+        ("clearing:sandbox", -50000),
+        ("refunds_payable", 50000),
+    ]
     payout = Payout.objects.get(reference=f"deposit_refused:{d.pk}")
     assert (payout.kind, payout.method, payout.channel, payout.status, payout.amount) == (
-        "deposit_refused", m, "method", "pending", 50000)
+        "deposit_refused",
+        m,
+        "method",
+        "pending",
+        50000,
+    )
     assert operator_balance("refunds_payable") == czk(500)
     ledger_clean()
     # the method: blocked for deposits until staff decide, ownership doubtful (documents, GP §5(8)b)
     m.refresh_from_db()
-    assert m.deposits_blocked_at is not None and m.status == "doubtful" and f"deposit {d.pk}" in m.deposits_blocked_reason
+    assert (
+        m.deposits_blocked_at is not None and m.status == "doubtful" and f"deposit {d.pk}" in m.deposits_blocked_reason
+    )
     # the player is told (a notice the operator can prove)
     notice = Message.objects.get(player=p, reference=f"wallet.deposit_refused:{d.pk}")
     assert "HP §5 odst. 6" in notice.body_cs and "GP §5(6)" in notice.body_en and "Svoboda" not in notice.body_en
@@ -85,8 +104,12 @@ def test_a_deposit_from_another_persons_card_is_refused_and_returned_to_its_sour
     assert [h["step"] for h in payout.history] == ["started", "sent", "completed"]
     assert operator_balance("refunds_payable") == czk(0) and operator_balance("clearing:sandbox") == czk(0)
     assert selectors.balance(p) == czk(0)
-    assert {"wallet.deposit_refused", METHOD_DEPOSITS_BLOCKED.code, "wallet.payout_sent",
-            "wallet.payout_completed"} <= set(actions(p))
+    assert {
+        "wallet.deposit_refused",
+        METHOD_DEPOSITS_BLOCKED.code,
+        "wallet.payout_sent",
+        "wallet.payout_completed",
+    } <= set(actions(p))
     ledger_clean()
 
 
@@ -183,7 +206,8 @@ def sandbox_signature(raw: bytes) -> str:
 
 @pytest.mark.parametrize("outcome", ["refused", "failed"])
 def test_a_refund_the_source_does_not_take_stops_for_staff_never_goes_to_the_player_and_can_be_sent_again(
-        outcome, settings, django_capture_on_commit_callbacks):
+    outcome, settings, django_capture_on_commit_callbacks
+):
     """Refused at sending, or accepted and then returned by the bank: the money of another person is never
     offered to the player (no branch invitation, no post); staff send it again under a new provider reference."""
     settings.WALLET_SANDBOX_PAYOUT_OUTCOME = outcome
@@ -237,8 +261,10 @@ def test_staff_confirm_the_method_as_the_players_own_then_its_deposits_are_credi
     assert selectors.balance(p) == czk(200)
     # a second decision on a method that is not blocked any more is refused
     q = make_player()
-    refused(lambda: payment_method_owner_confirm(method=verified_bank(q), note="x", actor=staff),
-            errors.METHOD_NOT_BLOCKED.code)
+    refused(
+        lambda: payment_method_owner_confirm(method=verified_bank(q), note="x", actor=staff),
+        errors.METHOD_NOT_BLOCKED.code,
+    )
     ledger_clean()
 
 
@@ -258,9 +284,14 @@ def test_staff_decide_in_the_admin_and_a_blocked_deposit_is_a_409_in_the_api():
     m = verified_bank(p)
     pay_deposit(start(p, m, czk(100)), payer=STRANGER)
     api = Client()
-    r = api.post("/api/v1/wallet/deposits", {"method_id": m.pk, "amount": {"amount": 10000, "currency": "CZK"}}, content_type="application/json",
-                 HTTP_AUTHORIZATION=f"Token {token_for(p.user)}", HTTP_IDEMPOTENCY_KEY="blocked-1",
-                 HTTP_ACCEPT_LANGUAGE="en")
+    r = api.post(
+        "/api/v1/wallet/deposits",
+        {"method_id": m.pk, "amount": {"amount": 10000, "currency": "CZK"}},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Token {token_for(p.user)}",
+        HTTP_IDEMPOTENCY_KEY="blocked-1",
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
     assert r.status_code == 409 and r.json()["error"]["code"] == errors.METHOD_DEPOSITS_BLOCKED.code
     assert r.json()["error"]["message_cs"].startswith("Z tohoto platebního prostředku")
     staff = Client(raise_request_exception=True)

@@ -1,6 +1,7 @@
 """Account numbers reach support masked wherever they go: a refused deposit's reason (a text composed from two
 account numbers), its return's ledger memo, the deposit list and its search, the player's page and statement; the
 bank's entries are not support's to read at all, and are masked for any reader without the unmask permission."""
+
 import pytest
 from django.test import Client
 

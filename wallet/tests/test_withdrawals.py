@@ -1,5 +1,6 @@
 """Withdrawals: only from a full account (GP §5(2)c), only to a verified registered method (GP §5(6), §5(8)),
 held from the request on, approved by staff when the amount or risk needs it."""
+
 from datetime import timedelta
 
 import pytest
@@ -81,7 +82,9 @@ def test_a_small_withdrawal_is_approved_sent_and_confirmed_by_the_provider(djang
     ledger_clean()
 
 
-def test_a_large_withdrawal_waits_for_staff_and_a_rejection_returns_the_money(settings, django_capture_on_commit_callbacks):
+def test_a_large_withdrawal_waits_for_staff_and_a_rejection_returns_the_money(
+    settings, django_capture_on_commit_callbacks
+):
     settings.WALLET_WITHDRAWAL_APPROVAL_THRESHOLD = 1_000_000
     p = make_player()
     m = verified_bank(p)
@@ -129,7 +132,9 @@ def test_a_payout_the_provider_refuses_fails_and_the_money_returns(settings, dja
     ledger_clean()
 
 
-def test_money_the_bank_returns_after_confirmation_comes_back_to_the_account(settings, django_capture_on_commit_callbacks):
+def test_money_the_bank_returns_after_confirmation_comes_back_to_the_account(
+    settings, django_capture_on_commit_callbacks
+):
     p = make_player()
     m = verified_bank(p)
     fund(p, czk(500))

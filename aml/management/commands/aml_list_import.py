@@ -5,6 +5,7 @@ the UN Security Council Consolidated List (XML), the Czech national sanctions li
 operator's PEP list (CSV). The same file again changes nothing. A new version re-screens every live player in the
 background (Celery). Prints the version, its entry counts, the SHA-256 and the time the import took.
 """
+
 from __future__ import annotations
 
 import getpass
@@ -27,9 +28,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="the downloaded list file")
-        parser.add_argument("--source", required=True, choices=sorted(PARSERS),
-                            help="eu (EU FSF XML), un (UN consolidated list XML), cz (national list, our XML "
-                                 "layout), pep (operator's PEP list, CSV)")
+        parser.add_argument(
+            "--source",
+            required=True,
+            choices=sorted(PARSERS),
+            help="eu (EU FSF XML), un (UN consolidated list XML), cz (national list, our XML "
+            "layout), pep (operator's PEP list, CSV)",
+        )
         parser.add_argument("--staff", help="the staff member importing (username; recorded as the importer)")
         parser.add_argument("--published", help="YYYY-MM-DD, for a file that states no publication date (pep)")
 
@@ -48,8 +53,9 @@ class Command(BaseCommand):
                 raise CommandError("--published must be YYYY-MM-DD") from None
         started = time.monotonic()
         try:
-            version, created = screening_list_import(source=opts["source"], data=data, actor=actor,
-                                                     file_name=path.name, published_at=published)
+            version, created = screening_list_import(
+                source=opts["source"], data=data, actor=actor, file_name=path.name, published_at=published
+            )
         except DomainError as exc:
             raise CommandError(f"{exc.code}: {exc.message_en} {exc.details or ''}".strip()) from None
         took = time.monotonic() - started
@@ -58,7 +64,8 @@ class Command(BaseCommand):
             f"{path.name} {what} {version.source} version {version.pk}, "
             f"published {version.published_at:%Y-%m-%d %H:%M %Z}: "
             f"{version.entry_count} entries ({version.person_count} persons, {version.name_count} names), "
-            f"sha256 {version.sha256}, {took:.2f} s")
+            f"sha256 {version.sha256}, {took:.2f} s"
+        )
         if created:
             self.stdout.write("Re-screening of every live player enqueued (aml.screening_rescreen).")
 

@@ -1,4 +1,5 @@
 """``manage.py complaints_report --month 2026-11 [--json]``: the monthly complaints report."""
+
 import json
 
 from django.core.management.base import BaseCommand, CommandError

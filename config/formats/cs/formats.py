@@ -1,5 +1,6 @@
 """One date format in the back office, whatever the staff member's language: "6. 12. 2026 14:34" (Prague time,
 core.middleware.BackOfficeTimeZoneMiddleware), and Czech numbers ("1 736,00")."""
+
 DATE_FORMAT = "j. n. Y"
 DATETIME_FORMAT = "j. n. Y H:i"
 SHORT_DATE_FORMAT = "j. n. Y"

@@ -1,4 +1,5 @@
 """Send core.heartbeat through the broker and wait until a worker has run it."""
+
 import time
 from argparse import ArgumentParser
 from typing import Any
@@ -21,8 +22,9 @@ class Command(BaseCommand):
         while time.monotonic() < deadline:
             hb = TaskHeartbeat.objects.get(marker=marker)
             if hb.ran_at:
-                self.stdout.write(f"heartbeat {marker} executed by {hb.worker} "
-                                  f"after {(hb.ran_at - hb.sent_at).total_seconds():.2f}s")
+                self.stdout.write(
+                    f"heartbeat {marker} executed by {hb.worker} after {(hb.ran_at - hb.sent_at).total_seconds():.2f}s"
+                )
                 return
             time.sleep(0.25)
         raise CommandError(f"heartbeat {marker} not executed within {wait}s")

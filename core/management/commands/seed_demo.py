@@ -1,4 +1,5 @@
 """Load the demo data set: an operator superuser, then each installed app's demo (``<app>/demo.py``)."""
+
 import sys
 from typing import Any
 
@@ -13,8 +14,10 @@ from core.roles import roles_sync
 
 DEMO_ADMIN = ("operator", "operator-demo-2026")
 #: one staff user per role (core/roles.py): username -> (role, password)
-DEMO_STAFF = {f"staff_{role}": (role, f"{role}-demo-2026") for role in
-              ("support", "complaint_supervisor", "compliance", "finance", "game_manager", "auditor")}
+DEMO_STAFF = {
+    f"staff_{role}": (role, f"{role}-demo-2026")
+    for role in ("support", "complaint_supervisor", "compliance", "finance", "game_manager", "auditor")
+}
 
 
 class Command(DevelopmentOnlyCommand):
@@ -24,7 +27,8 @@ class Command(DevelopmentOnlyCommand):
         username, password = DEMO_ADMIN
         with transaction.atomic():
             user, created = get_user_model().objects.get_or_create(
-                username=username, defaults={"email": "operator@example.cz"})
+                username=username, defaults={"email": "operator@example.cz"}
+            )
             if created or not user.is_superuser:
                 user.is_staff = user.is_superuser = True
                 user.set_password(password)
@@ -45,7 +49,8 @@ class Command(DevelopmentOnlyCommand):
                 roles_sync()
             for username, (role, password) in DEMO_STAFF.items():
                 user, created = get_user_model().objects.get_or_create(
-                    username=username, defaults={"email": f"{username}@example.cz", "is_staff": True})
+                    username=username, defaults={"email": f"{username}@example.cz", "is_staff": True}
+                )
                 if created:
                     user.set_password(password)
                     user.save()

@@ -7,6 +7,7 @@ its text with named placeholders, its parameters, the models it reads and writes
     manage.py sql_statements --check            # exit non-zero if docs/hot-sql.md is not what --write writes
 
 No database is needed (the text is built when the app registry is ready)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -57,8 +58,9 @@ def render(stmt: Statement) -> str:
 
 def document() -> str:
     body = [render(s) for s in sorted(REGISTRY.values(), key=lambda s: s.name)]
-    index = [f"- [`{s.name}`](#{s.name.replace('.', '').lower()})"
-             for s in sorted(REGISTRY.values(), key=lambda s: s.name)]
+    index = [
+        f"- [`{s.name}`](#{s.name.replace('.', '').lower()})" for s in sorted(REGISTRY.values(), key=lambda s: s.name)
+    ]
     return HEADER + f"\n{len(REGISTRY)} statements:\n\n" + "\n".join(index) + "\n\n" + "\n".join(body)
 
 
@@ -79,15 +81,21 @@ class Command(BaseCommand):
         if options["check"]:
             current = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
             if current != document():
-                raise CommandError(f"{DOC.relative_to(settings.BASE_DIR)} is stale: run "
-                                   "`manage.py sql_statements --write`")
+                raise CommandError(
+                    f"{DOC.relative_to(settings.BASE_DIR)} is stale: run `manage.py sql_statements --write`"
+                )
             self.stdout.write(f"{DOC.relative_to(settings.BASE_DIR)} is current ({len(REGISTRY)} statements)")
             return
         wanted = options["names"]
-        chosen = [s for s in sorted(REGISTRY.values(), key=lambda s: s.name)
-                  if not wanted or s.name in wanted or s.name.split(".")[0] in wanted]
+        chosen = [
+            s
+            for s in sorted(REGISTRY.values(), key=lambda s: s.name)
+            if not wanted or s.name in wanted or s.name.split(".")[0] in wanted
+        ]
         if not chosen:
             raise CommandError(f"no registered statement named {', '.join(wanted)}")
         for stmt in chosen:
-            self.stdout.write(f"-- {stmt.name}" + (f"  (prepared as {stmt.prepared_name})" if stmt.prepared_name else ""))
+            self.stdout.write(
+                f"-- {stmt.name}" + (f"  (prepared as {stmt.prepared_name})" if stmt.prepared_name else "")
+            )
             self.stdout.write(stmt.sql.strip() + ";\n")

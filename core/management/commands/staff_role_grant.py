@@ -1,5 +1,6 @@
 """Give a staff user a role (``core/roles.py``), or take it away: ``manage.py staff_role_grant USERNAME ROLE
 [--revoke]``. Audited (``core.staff_role.granted`` / ``.revoked``) with the system actor and the operator's OS user."""
+
 import getpass
 from typing import Any
 
@@ -32,7 +33,10 @@ class Command(BaseCommand):
                 user.groups.remove(group)
             else:
                 user.groups.add(group)
-            audit_record(actor=Actor.system(f"manage.py by {getpass.getuser()}"),
-                         action="core.staff_role." + ("revoked" if opts["revoke"] else "granted"), obj=user,
-                         role=opts["role"])
+            audit_record(
+                actor=Actor.system(f"manage.py by {getpass.getuser()}"),
+                action="core.staff_role." + ("revoked" if opts["revoke"] else "granted"),
+                obj=user,
+                role=opts["role"],
+            )
         self.stdout.write(f"{user.get_username()}: {'revoked' if opts['revoke'] else 'granted'} {opts['role']}")

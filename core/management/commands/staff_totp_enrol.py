@@ -1,4 +1,5 @@
 """Give a staff user a TOTP device for the admin's second factor (ADMIN_REQUIRE_2FA)."""
+
 from argparse import ArgumentParser
 from typing import Any
 
@@ -11,8 +12,10 @@ from core.audit import Actor, audit_record
 
 
 class Command(BaseCommand):
-    help = ("Create a confirmed TOTP device for a staff user and print its otpauth:// URL "
-            "(scan it in an authenticator app).")
+    help = (
+        "Create a confirmed TOTP device for a staff user and print its otpauth:// URL "
+        "(scan it in an authenticator app)."
+    )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("username")
@@ -25,6 +28,5 @@ class Command(BaseCommand):
             raise CommandError(f"no staff user {username!r}")
         with transaction.atomic():
             device = TOTPDevice.objects.create(user=user, name=name, confirmed=True)
-            audit_record(actor=Actor.system("staff_totp_enrol"), action="staff.totp_enrolled", obj=user,
-                         device=name)
+            audit_record(actor=Actor.system("staff_totp_enrol"), action="staff.totp_enrolled", obj=user, device=name)
         self.stdout.write(device.config_url)

@@ -1,4 +1,5 @@
 """Shipped games. Each module registers its Game instance(s) on import."""
+
 from . import (
     crystal_grid,
     falling_idols,

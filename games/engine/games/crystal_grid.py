@@ -5,6 +5,7 @@ Rules as implemented, the designed figures and the simulated RTP: ``docs/games/c
 ``cluster.py`` also plays grids with diagonal neighbours and 7x7 grids with clusters of 5+; ``GRIDS`` below holds
 those layouts as data for the tests.
 """
+
 from __future__ import annotations
 
 import functools
@@ -20,9 +21,15 @@ from ..registry import register
 WILD = "WILD"
 SYMBOLS = [WILD, "RUBY", "SAPPHIRE", "EMERALD", "TOPAZ", "AMETHYST", "PEARL", "ONYX", "OPAL"]
 SYMBOL_NAMES = {
-    WILD: ("Plasma Wild", "Plazmový divoký symbol"), "RUBY": ("Ruby", "Rubín"), "SAPPHIRE": ("Sapphire", "Safír"),
-    "EMERALD": ("Emerald", "Smaragd"), "TOPAZ": ("Topaz", "Topaz"), "AMETHYST": ("Amethyst", "Ametyst"),
-    "PEARL": ("Pearl", "Perla"), "ONYX": ("Onyx", "Onyx"), "OPAL": ("Opal", "Opál"),
+    WILD: ("Plasma Wild", "Plazmový divoký symbol"),
+    "RUBY": ("Ruby", "Rubín"),
+    "SAPPHIRE": ("Sapphire", "Safír"),
+    "EMERALD": ("Emerald", "Smaragd"),
+    "TOPAZ": ("Topaz", "Topaz"),
+    "AMETHYST": ("Amethyst", "Ametyst"),
+    "PEARL": ("Pearl", "Perla"),
+    "ONYX": ("Onyx", "Onyx"),
+    "OPAL": ("Opal", "Opál"),
 }
 # cluster size thresholds -> pay in tenths of the total bet (the largest threshold reached); designed
 PAYS: dict[str, list[list[int]]] = {
@@ -42,40 +49,58 @@ COLUMN_COUNTS: list[dict[str, int]] = [
 ]
 STRIP_SEEDS = [100, 101, 102, 103, 104]  # mech.shuffled_strip: the fixed order of each column strip
 # the grid layouts of the catalogue's cluster games (cluster.py plays each; tests/engine/test_crystal_grid.py)
-GRIDS = {"5x5": {"cols": 5, "rows": 5, "diagonal": False, "min_size": 3},
-         "5x5_diagonal": {"cols": 5, "rows": 5, "diagonal": True, "min_size": 3},
-         "7x7_min5": {"cols": 7, "rows": 7, "diagonal": False, "min_size": 5}}
+GRIDS = {
+    "5x5": {"cols": 5, "rows": 5, "diagonal": False, "min_size": 3},
+    "5x5_diagonal": {"cols": 5, "rows": 5, "diagonal": True, "min_size": 3},
+    "7x7_min5": {"cols": 7, "rows": 7, "diagonal": False, "min_size": 5},
+}
 
 RULES_EN = (
     "A grid of 5 columns and 5 rows; the player sets the total bet. Groups of 3 or more identical symbols touching "
     "horizontally or vertically pay by their size in tenths of the total bet (paytable); the WILD joins a group of "
     "any symbol, and a group of wilds alone pays the wild's own values. All winning groups are removed together, the "
     "symbols above fall down and new symbols fall in from above; the new grid pays again, and so on until no group "
-    "is left. All cascades are one game and play by themselves. A game pays at most 2,500 x the total bet.")
+    "is left. All cascades are one game and play by themselves. A game pays at most 2,500 x the total bet."
+)
 RULES_CS = (
     "Mřížka 5 sloupců a 5 řad; hráč volí celkovou sázku. Skupiny 3 a více stejných symbolů, které se dotýkají "
     "vodorovně nebo svisle, vyplácí podle své velikosti v desetinách celkové sázky (výherní tabulka); WILD se přidá "
     "ke skupině jakéhokoli symbolu a skupina samotných divokých symbolů vyplácí jejich vlastní hodnoty. Všechny "
     "výherní skupiny zmizí naráz, symboly nad nimi spadnou dolů a shora dopadnou nové; nová mřížka znovu vyplácí, "
     "dokud nezůstane žádná skupina. Všechny kaskády jsou jedna hra a hrají se samy. Jedna hra vyplatí nejvýše "
-    "2 500násobek celkové sázky.")
+    "2 500násobek celkové sázky."
+)
 
 DEFINITION: dict[str, Any] = {
-    "code": "crystal_grid", "version": 1, "name": "Crystal Grid", "name_cs": "Krystalová mřížka",
+    "code": "crystal_grid",
+    "version": 1,
+    "name": "Crystal Grid",
+    "name_cs": "Krystalová mřížka",
     "source": "in-house design on the mechanics of the approved plan",
-    "follows": {"catalogue": "Tipsport Games, Part two", "entry": "7. Energoonz (also 14. Golden Ticket, "
-                                                                   "37. Troll Hunters)",
-                "figures": "RTP 96.73 %, max bet 20 CZK, total-bet selector, 90 days",
-                "features": ["5x5 grid of falling symbols", "clusters of 3+ horizontal/vertical", "cascades",
-                             "wild substitutes; 3+ wilds their own combination"],
-                "not_built": ["the bonus game (free rounds when the Bonus column empties): version 2"]},
-    "cols": 5, "rows": 5, "diagonal": False, "min_size": 3,
+    "follows": {
+        "catalogue": "Tipsport Games, Part two",
+        "entry": "7. Energoonz (also 14. Golden Ticket, 37. Troll Hunters)",
+        "figures": "RTP 96.73 %, max bet 20 CZK, total-bet selector, 90 days",
+        "features": [
+            "5x5 grid of falling symbols",
+            "clusters of 3+ horizontal/vertical",
+            "cascades",
+            "wild substitutes; 3+ wilds their own combination",
+        ],
+        "not_built": ["the bonus game (free rounds when the Bonus column empties): version 2"],
+    },
+    "cols": 5,
+    "rows": 5,
+    "diagonal": False,
+    "min_size": 3,
     "strips": [mech.shuffled_strip(c, seed) for c, seed in zip(COLUMN_COUNTS, STRIP_SEEDS)],
     "bet": {"model": "total", "min": 10, "max": 2_000, "step": 10, "unit": 10, "default": {"stake": 100}},
     "par_bet": {"stake": 100},
-    "rtp": "96.73", "unfinished_deadline_days": 90,
+    "rtp": "96.73",
+    "unfinished_deadline_days": 90,
     "max_win_multiplier": 2500,
-    "rules_en": RULES_EN, "rules_cs": RULES_CS,
+    "rules_en": RULES_EN,
+    "rules_cs": RULES_CS,
 }
 
 
@@ -97,9 +122,18 @@ class CrystalGrid(mech.MechSlot):
     def clusters(self, window: list[list[str]]) -> list[list[Any]]:
         return cluster.find_clusters(window, self.pays, self.wild, self.diagonal)
 
-    def _play_grid(self, state: JsonDict, rng: RNG, unit: int, *, strips: list[list[str]],
-                   pays: dict[str, list[list[int]]], wild: str | None, mode: str,
-                   part: str) -> tuple[int, set[tuple[int, int]], int]:
+    def _play_grid(
+        self,
+        state: JsonDict,
+        rng: RNG,
+        unit: int,
+        *,
+        strips: list[list[str]],
+        pays: dict[str, list[list[int]]],
+        wild: str | None,
+        mode: str,
+        part: str,
+    ) -> tuple[int, set[tuple[int, int]], int]:
         """One grid and its cascades (5 draws: the columns' stops): (cascades, the cells ever removed by a win,
         winning clusters of the bonus's ``extra_min_size`` symbols or more)."""
         stops = slots.draw_stops(strips, rng)
@@ -110,8 +144,7 @@ class CrystalGrid(mech.MechSlot):
         big_min = self.bonus["extra_min_size"] if self.bonus else 0
         while True:
             found = cluster.find_clusters(window, pays, wild, self.diagonal)
-            step: JsonDict = {"type": "spin" if n == 0 else "cascade", "mode": mode, "cascade": n,
-                              "window": window}
+            step: JsonDict = {"type": "spin" if n == 0 else "cascade", "mode": mode, "cascade": n, "window": window}
             if n == 0:
                 step["stops"] = stops
             amount = sum(c[2] for c in found) * unit
@@ -130,8 +163,9 @@ class CrystalGrid(mech.MechSlot):
     def start(self, bet: Bet, rng: RNG) -> JsonDict:
         state = self.new_round(bet)
         unit = self.pay_unit(bet.params)
-        n, emptied, _ = self._play_grid(state, rng, unit, strips=self.strips, pays=self.pays, wild=self.wild,
-                                        mode="base", part="base")
+        n, emptied, _ = self._play_grid(
+            state, rng, unit, strips=self.strips, pays=self.pays, wild=self.wild, mode="base", part="base"
+        )
         first = state["steps"][0]
         first["features"] = ["cascade"] if n > 0 else []
         state["cascades"] = n
@@ -154,8 +188,9 @@ class CrystalGrid(mech.MechSlot):
         played = 0
         while left > 0 and not state["capped"]:
             at = len(state["steps"])
-            _, _, big = self._play_grid(state, rng, unit, strips=b["strips"], pays=b["pays"], wild=None,
-                                        mode="free_round", part="free_spins")
+            _, _, big = self._play_grid(
+                state, rng, unit, strips=b["strips"], pays=b["pays"], wild=None, mode="free_round", part="free_spins"
+            )
             played += 1
             left -= 1
             more = min(big, b["max_rounds"] - awarded)
@@ -165,8 +200,9 @@ class CrystalGrid(mech.MechSlot):
         state["free_rounds"] = played
 
     # --- fast simulator -----------------------------------------------------------------------------------------
-    def _fast_tables(self, strips: list[list[str]], symbols: list[str], pays: dict[str, list[list[int]]],
-                     wild: str) -> JsonDict:
+    def _fast_tables(
+        self, strips: list[list[str]], symbols: list[str], pays: dict[str, list[list[int]]], wild: str
+    ) -> JsonDict:
         # pairs: every paying symbol (growing through itself and the wilds), then the wilds alone
         pair_syms = [symbols.index(s) for s in pays if s != wild] + [symbols.index(wild)]
         tables = np.zeros((len(pair_syms), self.cols * self.rows + 1), dtype=np.int64)
@@ -175,8 +211,13 @@ class CrystalGrid(mech.MechSlot):
                 tables[i, size] = cluster.pay_for(pays.get(symbols[code], []), size)
         bits = cluster.BitGrid(self.cols, self.rows, self.diagonal)
         ct = cascade.ColumnTables(strips, symbols, self.rows)
-        return {"ct": ct, "tables": tables, "bits": bits, "pair_syms": pair_syms,
-                "packed": cluster.PackedGrid(bits, ct.base, pair_syms)}
+        return {
+            "ct": ct,
+            "tables": tables,
+            "bits": bits,
+            "pair_syms": pair_syms,
+            "packed": cluster.PackedGrid(bits, ct.base, pair_syms),
+        }
 
     @functools.cached_property
     def _fast(self) -> JsonDict:
@@ -186,8 +227,9 @@ class CrystalGrid(mech.MechSlot):
     def _fast_bonus(self) -> JsonDict:
         """The bonus game's tables: its symbols and a wild that no strip shows (the packed search's last pair)."""
         assert self.bonus is not None
-        return self._fast_tables(self.bonus["strips"], list(self.bonus["symbols"]) + [self.wild], self.bonus["pays"],
-                                 self.wild)
+        return self._fast_tables(
+            self.bonus["strips"], list(self.bonus["symbols"]) + [self.wild], self.bonus["pays"], self.wild
+        )
 
     def grid_pay(self, cols: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any]]:
         """(n,) summed cluster pays in tenths of the stake and (n,) the bit mask of the cells won, for grids given
@@ -204,10 +246,15 @@ class CrystalGrid(mech.MechSlot):
         member = sym | sym[:, -1:]  # the last pair is the wilds
         return bg.clusters(sym, member, t["tables"], self.min_size)
 
-    def win_units(self, stops: npt.NDArray[np.int64], t: JsonDict | None = None, *,
-                  cap_units: npt.NDArray[np.int64] | None = None, track_column: int | None = None,
-                  big_min: int = 0) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64],
-                                             npt.NDArray[np.int64]]:
+    def win_units(
+        self,
+        stops: npt.NDArray[np.int64],
+        t: JsonDict | None = None,
+        *,
+        cap_units: npt.NDArray[np.int64] | None = None,
+        track_column: int | None = None,
+        big_min: int = 0,
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """For each row of ``stops`` (n, cols) the same grid and cascades as ``start`` plays from those stops (the
         base game's tables, or ``t``): (win in tenths of the stake within ``cap_units``, default the round cap;
         cascades; the rows of column ``track_column`` ever removed by a win, as a bit mask; winning clusters of
@@ -232,8 +279,10 @@ class CrystalGrid(mech.MechSlot):
             if act.size:
                 casc[act] += 1
                 big[act] += nbig[hit]
-                removed = np.stack([((won >> bits.dtype(j * self.rows)) & rows_mask).astype(np.int64)
-                                    for j in range(self.cols)], axis=1)
+                removed = np.stack(
+                    [((won >> bits.dtype(j * self.rows)) & rows_mask).astype(np.int64) for j in range(self.cols)],
+                    axis=1,
+                )
                 if track_column is not None:
                     emptied[act] |= removed[:, track_column]
                 cols, ptr = ct.refill(cols, ptr, removed)
@@ -264,8 +313,12 @@ class CrystalGrid(mech.MechSlot):
                 while sess.size:
                     counts["free_rounds_played"] += int(sess.size)
                     st = np.stack([gen.integers(0, len(s), size=sess.size) for s in b["strips"]], axis=1)
-                    u, _, _, big = self.win_units(st, self._fast_bonus, cap_units=cap_units - units[sess] - free[sess],
-                                                  big_min=b["extra_min_size"])
+                    u, _, _, big = self.win_units(
+                        st,
+                        self._fast_bonus,
+                        cap_units=cap_units - units[sess] - free[sess],
+                        big_min=b["extra_min_size"],
+                    )
                     free[sess] += u
                     left -= 1
                     more = np.minimum(big, b["max_rounds"] - awarded)
@@ -281,26 +334,45 @@ class CrystalGrid(mech.MechSlot):
         return tally.stats(rounds=rounds, total_stake=rounds * bet.total_stake, feature_counts=counts)
 
     def describe_extra(self) -> JsonDict:
-        return {"grid": {"cols": self.cols, "rows": self.rows, "neighbours": "diagonal" if self.diagonal else
-                         "horizontal/vertical", "min_cluster": self.min_size},
-                "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in self.symbol_names.items()},
-                "paytable": {"unit": "tenth_of_total_bet", "cluster_size_thresholds": self.pays},
-                "features": {"cascade": "winning clusters removed, symbols fall from the column strips",
-                             **({"bonus_game": {
-                                 "bonus_column": self.bonus["column"], "free_rounds": self.bonus["free_rounds"],
-                                 "max_rounds": self.bonus["max_rounds"],
-                                 "extra_round_per_cluster_of": self.bonus["extra_min_size"],
-                                 "symbols": {s: {"en": en, "cs": cs}
-                                             for s, (en, cs) in self.bonus["symbol_names"].items()},
-                                 "paytable": self.bonus["pays"], "strips": self.bonus["strips"]}}
-                                if self.bonus else {})}}
-
+        return {
+            "grid": {
+                "cols": self.cols,
+                "rows": self.rows,
+                "neighbours": "diagonal" if self.diagonal else "horizontal/vertical",
+                "min_cluster": self.min_size,
+            },
+            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in self.symbol_names.items()},
+            "paytable": {"unit": "tenth_of_total_bet", "cluster_size_thresholds": self.pays},
+            "features": {
+                "cascade": "winning clusters removed, symbols fall from the column strips",
+                **(
+                    {
+                        "bonus_game": {
+                            "bonus_column": self.bonus["column"],
+                            "free_rounds": self.bonus["free_rounds"],
+                            "max_rounds": self.bonus["max_rounds"],
+                            "extra_round_per_cluster_of": self.bonus["extra_min_size"],
+                            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in self.bonus["symbol_names"].items()},
+                            "paytable": self.bonus["pays"],
+                            "strips": self.bonus["strips"],
+                        }
+                    }
+                    if self.bonus
+                    else {}
+                ),
+            },
+        }
 
 
 # --- version 2: the bonus column and the free rounds (Energoonz's bonus game) ---------------------------------------
 BONUS_SYMBOLS = ["COMET", "NEBULA", "PULSAR", "QUASAR", "AURORA"]
-BONUS_SYMBOL_NAMES = {"COMET": ("Comet", "Kometa"), "NEBULA": ("Nebula", "Mlhovina"), "PULSAR": ("Pulsar", "Pulsar"),
-                      "QUASAR": ("Quasar", "Kvasar"), "AURORA": ("Aurora", "Polární záře")}
+BONUS_SYMBOL_NAMES = {
+    "COMET": ("Comet", "Kometa"),
+    "NEBULA": ("Nebula", "Mlhovina"),
+    "PULSAR": ("Pulsar", "Pulsar"),
+    "QUASAR": ("Quasar", "Kvasar"),
+    "AURORA": ("Aurora", "Polární záře"),
+}
 # the bonus game's pays, tenths of the total bet by cluster size (no wild); designed (tuned by simulation, see
 # docs/games/crystal_grid.md; the catalogue's example, 7 green figures pay 5 x the bet: NEBULA's 7-cluster 8.4 x)
 BONUS_PAYS: dict[str, list[list[int]]] = {
@@ -310,24 +382,40 @@ BONUS_PAYS: dict[str, list[list[int]]] = {
     "QUASAR": [[3, 6], [4, 10], [5, 16], [6, 30], [7, 50], [9, 92], [12, 304], [16, 1014], [20, 3380]],
     "AURORA": [[3, 5], [4, 8], [5, 13], [6, 23], [7, 40], [9, 76], [12, 253], [16, 845], [20, 2535]],
 }
-BONUS_COLUMN_COUNTS: list[dict[str, int]] = [{"COMET": 5, "NEBULA": 6, "PULSAR": 7, "QUASAR": 8, "AURORA": 9}
-                                             for _ in range(5)]
+BONUS_COLUMN_COUNTS: list[dict[str, int]] = [
+    {"COMET": 5, "NEBULA": 6, "PULSAR": 7, "QUASAR": 8, "AURORA": 9} for _ in range(5)
+]
 BONUS_STRIP_SEEDS = [200, 201, 202, 203, 204]
 # the base pays of version 2: version 1's, with the four- and five-clusters of the five low symbols (TOPAZ ...
 # OPAL) paying 4 and 9 tenths (version 1: 5 and 10), which makes room for the free rounds (designed)
 LOW = ("TOPAZ", "AMETHYST", "PEARL", "ONYX", "OPAL")
 PAYS_V2: dict[str, list[list[int]]] = {
-    s: [[k, {4: 4, 5: 9}.get(k, v) if s in LOW else v] for k, v in br] for s, br in PAYS.items()}
+    s: [[k, {4: 4, 5: 9}.get(k, v) if s in LOW else v] for k, v in br] for s, br in PAYS.items()
+}
 
 DEFINITION_V2: dict[str, Any] = {
-    **DEFINITION, "version": 2, "pays": PAYS_V2,
-    "follows": {**DEFINITION["follows"], "features": DEFINITION["follows"]["features"]
-                + ["the Bonus column: emptied, it starts the free rounds on another symbol set without a wild",
-                   "a winning cluster of 5+ in a free round adds a round, at most 20 rounds"],
-                "not_built": []},  # version 2 builds the bonus game version 1 lists as not built
-    "bonus": {"column": 0, "free_rounds": 3, "max_rounds": 20, "extra_min_size": 5, "symbols": BONUS_SYMBOLS,
-              "pays": BONUS_PAYS, "symbol_names": BONUS_SYMBOL_NAMES,
-              "strips": [mech.shuffled_strip(c, seed) for c, seed in zip(BONUS_COLUMN_COUNTS, BONUS_STRIP_SEEDS)]},
+    **DEFINITION,
+    "version": 2,
+    "pays": PAYS_V2,
+    "follows": {
+        **DEFINITION["follows"],
+        "features": DEFINITION["follows"]["features"]
+        + [
+            "the Bonus column: emptied, it starts the free rounds on another symbol set without a wild",
+            "a winning cluster of 5+ in a free round adds a round, at most 20 rounds",
+        ],
+        "not_built": [],
+    },  # version 2 builds the bonus game version 1 lists as not built
+    "bonus": {
+        "column": 0,
+        "free_rounds": 3,
+        "max_rounds": 20,
+        "extra_min_size": 5,
+        "symbols": BONUS_SYMBOLS,
+        "pays": BONUS_PAYS,
+        "symbol_names": BONUS_SYMBOL_NAMES,
+        "strips": [mech.shuffled_strip(c, seed) for c, seed in zip(BONUS_COLUMN_COUNTS, BONUS_STRIP_SEEDS)],
+    },
 }
 
 

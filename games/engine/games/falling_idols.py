@@ -3,6 +3,7 @@ multiplier, and Free Falls with a higher ladder (follows Gonzo's Quest).
 
 Rules as implemented, the designed figures and the simulated RTP: ``docs/games/falling_idols.md``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -17,28 +18,64 @@ from ..registry import register
 
 WILD, FREEFALL = "WILD", "FREEFALL"
 PAYTABLE = {  # x the line bet (bet level x coin value), 3-5 of a kind from the left; designed
-    "GOLD_IDOL": {3: 50, 4: 250, 5: 1250}, "JADE_IDOL": {3: 40, 4: 150, 5: 750}, "RED_IDOL": {3: 27, 4: 75, 5: 300},
-    "BLUE_IDOL": {3: 16, 4: 50, 5: 200}, "SUN_STONE": {3: 12, 4: 30, 5: 150}, "MOON_STONE": {3: 9, 4: 25, 5: 100},
-    "SNAKE_STONE": {3: 5, 4: 15, 5: 75}, "BIRD_STONE": {3: 4, 4: 15, 5: 60},
+    "GOLD_IDOL": {3: 50, 4: 250, 5: 1250},
+    "JADE_IDOL": {3: 40, 4: 150, 5: 750},
+    "RED_IDOL": {3: 27, 4: 75, 5: 300},
+    "BLUE_IDOL": {3: 16, 4: 50, 5: 200},
+    "SUN_STONE": {3: 12, 4: 30, 5: 150},
+    "MOON_STONE": {3: 9, 4: 25, 5: 100},
+    "SNAKE_STONE": {3: 5, 4: 15, 5: 75},
+    "BIRD_STONE": {3: 4, 4: 15, 5: 60},
 }
 SYMBOLS = [WILD, FREEFALL, *PAYTABLE]
 SYMBOL_NAMES = {
-    WILD: ("Wild", "Divoký symbol"), FREEFALL: ("Free Fall", "Volný pád"), "GOLD_IDOL": ("Gold idol", "Zlatá modla"),
-    "JADE_IDOL": ("Jade idol", "Nefritová modla"), "RED_IDOL": ("Red idol", "Červená modla"),
-    "BLUE_IDOL": ("Blue idol", "Modrá modla"), "SUN_STONE": ("Sun stone", "Kámen slunce"),
-    "MOON_STONE": ("Moon stone", "Kámen měsíce"), "SNAKE_STONE": ("Snake stone", "Hadí kámen"),
+    WILD: ("Wild", "Divoký symbol"),
+    FREEFALL: ("Free Fall", "Volný pád"),
+    "GOLD_IDOL": ("Gold idol", "Zlatá modla"),
+    "JADE_IDOL": ("Jade idol", "Nefritová modla"),
+    "RED_IDOL": ("Red idol", "Červená modla"),
+    "BLUE_IDOL": ("Blue idol", "Modrá modla"),
+    "SUN_STONE": ("Sun stone", "Kámen slunce"),
+    "MOON_STONE": ("Moon stone", "Kámen měsíce"),
+    "SNAKE_STONE": ("Snake stone", "Hadí kámen"),
     "BIRD_STONE": ("Bird stone", "Ptačí kámen"),
 }
-LINES = [[1, 1, 1, 1, 1], [0, 0, 0, 0, 0], [2, 2, 2, 2, 2], [0, 1, 2, 1, 0], [2, 1, 0, 1, 2],
-         [1, 0, 0, 0, 1], [1, 2, 2, 2, 1], [0, 0, 1, 2, 2], [2, 2, 1, 0, 0], [1, 2, 1, 0, 1],
-         [1, 0, 1, 2, 1], [0, 1, 1, 1, 0], [2, 1, 1, 1, 2], [0, 1, 0, 1, 0], [2, 1, 2, 1, 2],
-         [1, 1, 0, 1, 1], [1, 1, 2, 1, 1], [0, 0, 2, 0, 0], [2, 2, 0, 2, 2], [0, 2, 2, 2, 0]]
+LINES = [
+    [1, 1, 1, 1, 1],
+    [0, 0, 0, 0, 0],
+    [2, 2, 2, 2, 2],
+    [0, 1, 2, 1, 0],
+    [2, 1, 0, 1, 2],
+    [1, 0, 0, 0, 1],
+    [1, 2, 2, 2, 1],
+    [0, 0, 1, 2, 2],
+    [2, 2, 1, 0, 0],
+    [1, 2, 1, 0, 1],
+    [1, 0, 1, 2, 1],
+    [0, 1, 1, 1, 0],
+    [2, 1, 1, 1, 2],
+    [0, 1, 0, 1, 0],
+    [2, 1, 2, 1, 2],
+    [1, 1, 0, 1, 1],
+    [1, 1, 2, 1, 1],
+    [0, 0, 2, 0, 0],
+    [2, 2, 0, 2, 2],
+    [0, 2, 2, 2, 0],
+]
 BASE_LADDER = [1, 2, 3, 5]  # multiplier of the spin's win, the avalanche after it, ...; stays at the last
 FREE_FALL_LADDER = [3, 6, 9, 15]
 FREE_FALLS = 10
 MAX_FREE_FALLS = 50
-_LOW = {"GOLD_IDOL": 2, "JADE_IDOL": 3, "RED_IDOL": 4, "BLUE_IDOL": 5, "SUN_STONE": 6, "MOON_STONE": 7,
-        "SNAKE_STONE": 8, "BIRD_STONE": 8}
+_LOW = {
+    "GOLD_IDOL": 2,
+    "JADE_IDOL": 3,
+    "RED_IDOL": 4,
+    "BLUE_IDOL": 5,
+    "SUN_STONE": 6,
+    "MOON_STONE": 7,
+    "SNAKE_STONE": 8,
+    "BIRD_STONE": 8,
+}
 REEL_COUNTS: list[dict[str, int]] = [
     {**_LOW, FREEFALL: 2},
     {**_LOW, WILD: 2, FREEFALL: 2},
@@ -57,7 +94,8 @@ RULES_EN = (
     "multiplied x1, the first avalanche's x2, the second's x3, every further one x5. Three FREE FALL symbols "
     "(reels 1, 2 and 3) on a line from the leftmost reel, in any window of the avalanche, give 10 Free Falls: spins "
     "at the same bet whose avalanches multiply x3, x6, x9 and then x15; three FREE FALLs again give 10 more (at "
-    "most 50 Free Falls in a game). A game pays at most 2,500 x the total bet.")
+    "most 50 Free Falls in a game). A game pays at most 2,500 x the total bet."
+)
 RULES_CS = (
     "Pět válců, tři řady, 20 pevných linií; sázka je 20 mincí x úroveň sázky (1-10) x hodnota mince. Tři až pět "
     "stejných symbolů na linii od levého krajního válce vyplácí násobek sázky na linii (úroveň x hodnota mince); na "
@@ -67,23 +105,41 @@ RULES_CS = (
     "x3, každé další x5. Tři symboly VOLNÝ PÁD (1., 2. a 3. válec) na linii od levého válce v kterémkoli okně laviny "
     "dávají 10 volných pádů: otočení se stejnou sázkou, jejichž laviny násobí x3, x6, x9 a dále x15; další tři "
     "VOLNÉ PÁDY dají 10 dalších (nejvýše 50 volných pádů ve hře). Jedna hra vyplatí nejvýše 2 500násobek celkové "
-    "sázky.")
+    "sázky."
+)
 
 DEFINITION: dict[str, Any] = {
-    "code": "falling_idols", "version": 1, "name": "Falling Idols", "name_cs": "Padající modly",
+    "code": "falling_idols",
+    "version": 1,
+    "name": "Falling Idols",
+    "name_cs": "Padající modly",
     "source": "in-house design on the mechanics of the approved plan",
-    "follows": {"catalogue": "Tipsport Games, Part two", "entry": "15. Gonzo's Quest",
-                "figures": "RTP 96.00 %, max bet 1,000 CZK, bet level x 20 coins x coin value, 180 days",
-                "features": ["20 fixed lines", "avalanche with a win multiplier up to 5x", "wild on reels 2-4, "
-                             "substitutes Free Fall too", "3 Free Fall symbols on a line from reel 1 (reels 1-3): "
-                             "10 Free Falls with their own multipliers, +10 again"]},
+    "follows": {
+        "catalogue": "Tipsport Games, Part two",
+        "entry": "15. Gonzo's Quest",
+        "figures": "RTP 96.00 %, max bet 1,000 CZK, bet level x 20 coins x coin value, 180 days",
+        "features": [
+            "20 fixed lines",
+            "avalanche with a win multiplier up to 5x",
+            "wild on reels 2-4, substitutes Free Fall too",
+            "3 Free Fall symbols on a line from reel 1 (reels 1-3): "
+            "10 Free Falls with their own multipliers, +10 again",
+        ],
+    },
     "strips": [mech.shuffled_strip(c, s) for c, s in zip(REEL_COUNTS, STRIP_SEEDS)],
-    "bet": {"model": "level", "coins_per_level": 20, "levels": list(range(1, 11)),
-            "coin_values": [1, 2, 5, 10, 20, 50, 100, 200, 500], "default": {"level": 1, "coin_value": 5}},
+    "bet": {
+        "model": "level",
+        "coins_per_level": 20,
+        "levels": list(range(1, 11)),
+        "coin_values": [1, 2, 5, 10, 20, 50, 100, 200, 500],
+        "default": {"level": 1, "coin_value": 5},
+    },
     "par_bet": {"level": 1, "coin_value": 5},
-    "rtp": "96.00", "unfinished_deadline_days": 180,
+    "rtp": "96.00",
+    "unfinished_deadline_days": 180,
     "max_win_multiplier": 2500,
-    "rules_en": RULES_EN, "rules_cs": RULES_CS,
+    "rules_en": RULES_EN,
+    "rules_cs": RULES_CS,
 }
 
 
@@ -109,9 +165,14 @@ class FallingIdols(mech.MechSlot):
             wins = slots.line_wins(window, LINES, self.evaluator)
             ff = bool(slots.line_wins(window, LINES, self.trigger_eval))
             amount = sum(w[3] for w in wins) * line_bet * mult
-            step: JsonDict = {"avalanche": n, "multiplier": mult, "window": window,
-                              "line_wins": [[w[0], w[1], w[2], w[3] * line_bet * mult] for w in wins], "win": amount,
-                              "free_fall_line": ff}
+            step: JsonDict = {
+                "avalanche": n,
+                "multiplier": mult,
+                "window": window,
+                "line_wins": [[w[0], w[1], w[2], w[3] * line_bet * mult] for w in wins],
+                "win": amount,
+                "free_fall_line": ff,
+            }
             if n == 0:
                 step["stops"] = stops
             steps.append(step)
@@ -143,7 +204,8 @@ class FallingIdols(mech.MechSlot):
         state = self.new_round(bet)
         trig = self._play(state, rng, "base")
         state["steps"][0]["features"] = (["avalanche"] if len(state["steps"]) > 1 else []) + (
-            ["free_falls"] if trig else [])
+            ["free_falls"] if trig else []
+        )
         if trig:
             self._award(state)
         return self._next(state)
@@ -152,15 +214,25 @@ class FallingIdols(mech.MechSlot):
         ff = state.setdefault("free_falls", {"awarded": 0, "played": 0})
         n = min(FREE_FALLS, MAX_FREE_FALLS - ff["awarded"])
         ff["awarded"] += n
-        state["steps"].append({"type": "trigger", "feature": "free_falls" if ff["played"] == 0 and
-                               ff["awarded"] == n else "free_falls_retrigger", "free_falls": n})
+        state["steps"].append(
+            {
+                "type": "trigger",
+                "feature": "free_falls" if ff["played"] == 0 and ff["awarded"] == n else "free_falls_retrigger",
+                "free_falls": n,
+            }
+        )
 
     def _next(self, state: JsonDict) -> JsonDict:
         ff = state.get("free_falls")
         if ff and ff["played"] < ff["awarded"] and not state["capped"]:
-            return slots.await_action(state, "free_spin", [{"type": "spin"}], free_falls_left=ff["awarded"] -
-                                      ff["played"], ladder=FREE_FALL_LADDER,
-                                      free_falls_win=state["breakdown"]["free_spins"])
+            return slots.await_action(
+                state,
+                "free_spin",
+                [{"type": "spin"}],
+                free_falls_left=ff["awarded"] - ff["played"],
+                ladder=FREE_FALL_LADDER,
+                free_falls_win=state["breakdown"]["free_spins"],
+            )
         return slots.finish(state)
 
     def _act_spin(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
@@ -181,7 +253,7 @@ class FallingIdols(mech.MechSlot):
         lut = slots.build_line_lut_np(self.evaluator, SYMBOLS, 5).ravel().astype(np.int64)
         trig = slots.build_line_lut_np(self.trigger_eval, SYMBOLS, 5).ravel() > 0
         # the count of the paying combination: the longest run from the left matching the paid symbol
-        cnt = np.zeros(a ** 5, dtype=np.int64)
+        cnt = np.zeros(a**5, dtype=np.int64)
         for k in range(3, 6):
             for sym, pays in PAYTABLE.items():
                 if k not in pays:
@@ -202,8 +274,9 @@ class FallingIdols(mech.MechSlot):
                 rem[li, k] = sum(1 << (j * 3 + line[j]) for j in range(k))
         return {"packed": packed, "ct": ct, "rowcode": rowcode, "rem": rem}
 
-    def sequence_units(self, stops: npt.NDArray[np.int64], ladder: list[int]
-                       ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+    def sequence_units(
+        self, stops: npt.NDArray[np.int64], ladder: list[int]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
         """For each row of ``stops`` (n, 5): the spin-and-avalanches win in line bets, whether a window showed a
         Free Fall line, and the number of avalanches; the same as :meth:`sequence`."""
         t = self._fast
@@ -221,8 +294,9 @@ class FallingIdols(mech.MechSlot):
             ff = np.zeros(act.size, dtype=np.int64)
             rem = np.zeros(act.size, dtype=np.int64)
             for li, line in enumerate(LINES):
-                v = t["packed"][part[0][line[0]] + part[1][line[1]] + part[2][line[2]] + part[3][line[3]]
-                                + part[4][line[4]]]
+                v = t["packed"][
+                    part[0][line[0]] + part[1][line[1]] + part[2][line[2]] + part[3][line[3]] + part[4][line[4]]
+                ]
                 pay += v >> 8
                 ff |= v
                 rem |= t["rem"][li][(v >> 1) & 7]
@@ -279,13 +353,25 @@ class FallingIdols(mech.MechSlot):
         return tally.stats(rounds=rounds, total_stake=rounds * bet.total_stake, feature_counts=counts)
 
     def describe_extra(self) -> JsonDict:
-        return {"reels": 5, "rows": 3, "lines": LINES,
-                "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-                "paytable": {"unit": "line_bet", "pays": {s: {str(k): v for k, v in p.items()}
-                                                          for s, p in PAYTABLE.items()}},
-                "features": {"avalanche": {"ladder": BASE_LADDER},
-                             "free_falls": {"trigger": "3 FREEFALL on a line from reel 1", "free_falls": FREE_FALLS,
-                                            "ladder": FREE_FALL_LADDER, "max": MAX_FREE_FALLS}}}
+        return {
+            "reels": 5,
+            "rows": 3,
+            "lines": LINES,
+            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
+            "paytable": {
+                "unit": "line_bet",
+                "pays": {s: {str(k): v for k, v in p.items()} for s, p in PAYTABLE.items()},
+            },
+            "features": {
+                "avalanche": {"ladder": BASE_LADDER},
+                "free_falls": {
+                    "trigger": "3 FREEFALL on a line from reel 1",
+                    "free_falls": FREE_FALLS,
+                    "ladder": FREE_FALL_LADDER,
+                    "max": MAX_FREE_FALLS,
+                },
+            },
+        }
 
 
 FALLING_IDOLS = register(FallingIdols(DEFINITION))

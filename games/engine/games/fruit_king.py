@@ -2,6 +2,7 @@
 
 Rules as implemented, design choices and how the declared RTP is met: ``docs/games/fruit_king.md``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,9 +19,15 @@ from ..registry import register
 KING, BONUS = "KING", "BONUS"
 FRUITS = ["SEVEN", "MELON", "GRAPES", "PLUM", "ORANGE", "LEMON", "CHERRY"]
 SYMBOL_NAMES = {
-    KING: ("King", "Král"), "SEVEN": ("Seven", "Sedmička"), "MELON": ("Melon", "Meloun"),
-    "GRAPES": ("Grapes", "Hrozny"), "PLUM": ("Plum", "Švestka"), "ORANGE": ("Orange", "Pomeranč"),
-    "LEMON": ("Lemon", "Citron"), "CHERRY": ("Cherry", "Třešně"), BONUS: ("Fruit King Bonus", "Fruit King Bonus"),
+    KING: ("King", "Král"),
+    "SEVEN": ("Seven", "Sedmička"),
+    "MELON": ("Melon", "Meloun"),
+    "GRAPES": ("Grapes", "Hrozny"),
+    "PLUM": ("Plum", "Švestka"),
+    "ORANGE": ("Orange", "Pomeranč"),
+    "LEMON": ("Lemon", "Citron"),
+    "CHERRY": ("Cherry", "Třešně"),
+    BONUS: ("Fruit King Bonus", "Fruit King Bonus"),
 }
 PAYTABLE = {  # x bet per line
     KING: {2: 10, 3: 100, 4: 500, 5: 2000},
@@ -34,8 +41,16 @@ PAYTABLE = {  # x bet per line
 }
 SCATTER_PAYS = {2: 1, 3: 4, 4: 20, 5: 200}  # x total bet
 LINES = [  # rows 0 top, 1 middle, 2 bottom; line 1 is the middle row
-    [1, 1, 1, 1, 1], [0, 0, 0, 0, 0], [2, 2, 2, 2, 2], [0, 1, 2, 1, 0], [2, 1, 0, 1, 2],
-    [1, 0, 0, 0, 1], [1, 2, 2, 2, 1], [0, 0, 1, 2, 2], [2, 2, 1, 0, 0], [1, 2, 1, 0, 1],
+    [1, 1, 1, 1, 1],
+    [0, 0, 0, 0, 0],
+    [2, 2, 2, 2, 2],
+    [0, 1, 2, 1, 0],
+    [2, 1, 0, 1, 2],
+    [1, 0, 0, 0, 1],
+    [1, 2, 2, 2, 1],
+    [0, 0, 1, 2, 2],
+    [2, 2, 1, 0, 0],
+    [1, 2, 1, 0, 1],
 ]
 
 # The generated strips keep their packed rows (the formatter would put one symbol a line):
@@ -89,15 +104,28 @@ DEFINITION: dict[str, Any] = {
     "scatter": BONUS,
     "scatter_pays": SCATTER_PAYS,
     "lines": LINES,
-    "bet": {"model": "lines_bet_per_line", "lines": [1, 3, 5, 8, 10],
-            "bet_per_line": [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000], "min": 10, "max": 100_000,
-            "step": 10, "default": {"lines": 10, "bet_per_line": 10}},
+    "bet": {
+        "model": "lines_bet_per_line",
+        "lines": [1, 3, 5, 8, 10],
+        "bet_per_line": [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000],
+        "min": 10,
+        "max": 100_000,
+        "step": 10,
+        "default": {"lines": 10, "bet_per_line": 10},
+    },
     "strips": BASE_STRIPS,  # free games spin the same reels
     "free_games": {
         "awards": {"3": [5, 12], "4": [7, 15], "5": [9, 17]},
         # the free game's special symbol: [symbol, weight] (tuned so that the game returns 96.00 %)
-        "special_symbol_table": [["SEVEN", 641], ["MELON", 641], ["GRAPES", 641], ["PLUM", 641], ["ORANGE", 641],
-                                 ["LEMON", 562], ["CHERRY", 562]],
+        "special_symbol_table": [
+            ["SEVEN", 641],
+            ["MELON", 641],
+            ["GRAPES", 641],
+            ["PLUM", 641],
+            ["ORANGE", 641],
+            ["LEMON", 562],
+            ["CHERRY", 562],
+        ],
         "max_games": 100,
     },
     "gamble": {"max_gambles": 5},
@@ -117,9 +145,13 @@ class FruitKing(slots.SlotGame):
         self.strips: list[list[str]] = d["strips"]
         self.evaluator = slots.LineEvaluator(d["paytable"], {KING: (BONUS,)})
         self.bet_model = bet = definition_.bet_model_from_dict(d["bet"])
-        self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=bet.min_bet, max_bet=bet.max_bet,
-                                 max_win=d["max_win_multiplier"] * bet.max_bet,
-                                 unfinished_deadline_days=d["unfinished_deadline_days"])
+        self.declared = Declared(
+            rtp=Decimal(d["rtp"]),
+            min_bet=bet.min_bet,
+            max_bet=bet.max_bet,
+            max_win=d["max_win_multiplier"] * bet.max_bet,
+            unfinished_deadline_days=d["unfinished_deadline_days"],
+        )
         self.default_bet_params: JsonDict = bet.default
         self.par_bet_params: JsonDict = {"lines": 10, "bet_per_line": 10}
 
@@ -165,8 +197,17 @@ class FruitKing(slots.SlotGame):
         n_sc = res["scatter"]["count"]
         award = self.d["free_games"]["awards"].get(str(n_sc))
         paid = self._pay(state, "base", res["win"])
-        state["steps"].append({"type": "spin", "mode": "base", "stops": stops, "window": window, **res, "win": paid,
-                               "features": ["free_games"] if award else []})
+        state["steps"].append(
+            {
+                "type": "spin",
+                "mode": "base",
+                "stops": stops,
+                "window": window,
+                **res,
+                "win": paid,
+                "features": ["free_games"] if award else [],
+            }
+        )
         if award:
             self._award(state, rng, n_sc, retrigger=False)
         return self._next(state)
@@ -176,8 +217,11 @@ class FruitKing(slots.SlotGame):
         fg = state.setdefault("free_games", {"awarded": 0, "played": 0, "max": cfg["max_games"]})
         lo, hi = cfg["awards"][str(n_sc)]
         room = fg["max"] - fg["awarded"]
-        step: JsonDict = {"type": "trigger", "feature": "free_games_retrigger" if retrigger else "free_games",
-                          "scatters": n_sc}
+        step: JsonDict = {
+            "type": "trigger",
+            "feature": "free_games_retrigger" if retrigger else "free_games",
+            "scatters": n_sc,
+        }
         if room <= 0:
             step.update(games=0, reason="max_free_games_reached")
         else:
@@ -189,14 +233,25 @@ class FruitKing(slots.SlotGame):
     def _next(self, state: JsonDict) -> JsonDict:
         fg = state.get("free_games")
         if fg and fg["played"] < fg["awarded"] and not state["capped"]:
-            return slots.await_action(state, "free_spin", [{"type": "spin"}], games_left=fg["awarded"] - fg["played"],
-                                  free_games_win=state["breakdown"]["free_spins"])
+            return slots.await_action(
+                state,
+                "free_spin",
+                [{"type": "spin"}],
+                games_left=fg["awarded"] - fg["played"],
+                free_games_win=state["breakdown"]["free_spins"],
+            )
         if not fg and state["win"] > 0 and not state["capped"]:
             g = state.setdefault("gamble", {"played": 0, "max": self.d["gamble"]["max_gambles"], "history": []})
             opts = slots.gamble_options(state["win"], g["played"], g["max"], state["cap"])
             if len(opts) > 1:
-                return slots.await_action(state, "gamble", opts, win=state["win"], gambles_left=g["max"] - g["played"],
-                                      history=list(g["history"]))
+                return slots.await_action(
+                    state,
+                    "gamble",
+                    opts,
+                    win=state["win"],
+                    gambles_left=g["max"] - g["played"],
+                    history=list(g["history"]),
+                )
         return slots.finish(state)
 
     def _act_spin(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
@@ -206,8 +261,9 @@ class FruitKing(slots.SlotGame):
         sym = slots.draw_weighted(rng, self.d["free_games"]["special_symbol_table"])
         k = self.min_count(sym)
         stops: list[int | None] = [None] * k + [rng.randbelow(len(self.strips[j])) for j in range(k, self.reels)]
-        window = [[sym] * self.rows for _ in range(k)] + [slots.column(self.strips[j], stop, self.rows)
-                                                          for j, stop in enumerate(stops) if stop is not None]
+        window = [[sym] * self.rows for _ in range(k)] + [
+            slots.column(self.strips[j], stop, self.rows) for j, stop in enumerate(stops) if stop is not None
+        ]
         count, reels = self.expansion_count(window, sym)
         per_line = self.d["paytable"][sym][count] * p["bet_per_line"]
         line_wins = [[i + 1, sym, count, per_line] for i in range(p["lines"])]
@@ -217,11 +273,21 @@ class FruitKing(slots.SlotGame):
         fg["played"] += 1
         paid = self._pay(state, "free_spins", total)
         award = self.d["free_games"]["awards"].get(str(n_sc))
-        step = {"type": "spin", "mode": "free", "game": fg["played"], "special_symbol": sym, "expanded_reels":
-                list(range(k)), "stops": stops, "window": window,
-                "expansion": {"symbol": sym, "count": count, "reels": reels, "win": per_line * p["lines"]},
-                "line_wins": line_wins, "line_win": per_line * p["lines"], "scatter": {"count": n_sc, "win": sc_win},
-                "win": paid, "features": ["free_games_retrigger"] if award else []}
+        step = {
+            "type": "spin",
+            "mode": "free",
+            "game": fg["played"],
+            "special_symbol": sym,
+            "expanded_reels": list(range(k)),
+            "stops": stops,
+            "window": window,
+            "expansion": {"symbol": sym, "count": count, "reels": reels, "win": per_line * p["lines"]},
+            "line_wins": line_wins,
+            "line_win": per_line * p["lines"],
+            "scatter": {"count": n_sc, "win": sc_win},
+            "win": paid,
+            "features": ["free_games_retrigger"] if award else [],
+        }
         if paid < total:
             step["capped"] = True
         state["steps"].append(step)
@@ -240,8 +306,9 @@ class FruitKing(slots.SlotGame):
             slots.add_win(state, "gamble", stake_in)
         else:
             slots.add_win(state, "gamble", -stake_in)
-        state["steps"].append({"type": "gamble", "gamble": g["played"], **card, "at_stake": stake_in,
-                               "win": state["win"]})
+        state["steps"].append(
+            {"type": "gamble", "gamble": g["played"], **card, "at_stake": stake_in, "win": state["win"]}
+        )
         if not card["won"]:
             return slots.finish(state)
         return self._next(state)
@@ -272,8 +339,12 @@ class FruitKing(slots.SlotGame):
         retrig: dict[int, Fraction] = {}
         for sym, w in cfg["special_symbol_table"]:
             k = self.min_count(sym)
-            ps = [Fraction(sum(1 for stop in range(len(st)) if {sym, KING} & set(slots.column(st, stop, self.rows))),
-                           len(st)) for st in self.strips[k:]]
+            ps = [
+                Fraction(
+                    sum(1 for stop in range(len(st)) if {sym, KING} & set(slots.column(st, stop, self.rows))), len(st)
+                )
+                for st in self.strips[k:]
+            ]
             dist: dict[int, Fraction] = {}
             run = Fraction(1)  # P(the combination reaches reel k + i)
             for i, pj in enumerate(ps):
@@ -331,30 +402,56 @@ class FruitKing(slots.SlotGame):
                 mean_games += float(p) * e
         finally:
             sys.setrecursionlimit(old)
-        return {"game_value": v, "trigger_probability": p_trigger, "games_per_trigger": mean_games / p_trigger,
-                "per_trigger": v * mean_games / p_trigger, "rtp": v * mean_games,
-                "retrigger_probability": sum(retrig.values())}
+        return {
+            "game_value": v,
+            "trigger_probability": p_trigger,
+            "games_per_trigger": mean_games / p_trigger,
+            "per_trigger": v * mean_games / p_trigger,
+            "rtp": v * mean_games,
+            "retrigger_probability": sum(retrig.values()),
+        }
 
     # --- catalogue ----------------------------------------------------------------------------------------------
     def catalogue_entry(self) -> definition_.CatalogueEntry:
         d = self.d
         return definition_.CatalogueEntry(
-            code=self.code, version=self.version, name=self.name, name_cs=self.name_cs, kind=self.kind,
-            source=d["source"], bet=self.bet_model, default_bet=self.default_bet_params, par_bet=self.par_bet_params,
-            max_win_multiplier=d["max_win_multiplier"], declared=self.declared, rules_en=RULES_EN, rules_cs=RULES_CS,
+            code=self.code,
+            version=self.version,
+            name=self.name,
+            name_cs=self.name_cs,
+            kind=self.kind,
+            source=d["source"],
+            bet=self.bet_model,
+            default_bet=self.default_bet_params,
+            par_bet=self.par_bet_params,
+            max_win_multiplier=d["max_win_multiplier"],
+            declared=self.declared,
+            rules_en=RULES_EN,
+            rules_cs=RULES_CS,
             extra={
-                "reels": self.reels, "rows": self.rows,
+                "reels": self.reels,
+                "rows": self.rows,
                 "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-                "paytable": {"unit": "bet_per_line", "pays": {s: {str(k): v for k, v in p.items()}
-                                                              for s, p in d["paytable"].items()}},
+                "paytable": {
+                    "unit": "bet_per_line",
+                    "pays": {s: {str(k): v for k, v in p.items()} for s, p in d["paytable"].items()},
+                },
                 "scatter_pays": {"unit": "total_bet", "pays": {str(k): v for k, v in d["scatter_pays"].items()}},
                 "lines": d["lines"],
-                "features": {"free_games": {"awards": d["free_games"]["awards"],
-                                            "max_games": d["free_games"]["max_games"],
-                                            "special_symbols": [s for s, _ in d["free_games"]["special_symbol_table"]]},
-                             "gamble": {"max_gambles": d["gamble"]["max_gambles"],
-                                        "kind": "red/black, double or nothing", "rtp": "100.00"}},
-            })
+                "features": {
+                    "free_games": {
+                        "awards": d["free_games"]["awards"],
+                        "max_games": d["free_games"]["max_games"],
+                        "special_symbols": [s for s, _ in d["free_games"]["special_symbol_table"]],
+                    },
+                    "gamble": {
+                        "max_gambles": d["gamble"]["max_gambles"],
+                        "kind": "red/black, double or nothing",
+                        "rtp": "100.00",
+                    },
+                },
+            },
+        )
 
     # No simulate_fast: the generic loop over start/act is used (see docs/games/fruit_king.md); without an override
     # par.has_fast_simulator says so, and the PAR sheet simulates it with the generic rounds.

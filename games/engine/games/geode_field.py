@@ -12,6 +12,7 @@ carries from round to round and which changes no draw and no pay.
 
 Rules as implemented, the designed figures and the simulated RTP: ``docs/games/geode_field.md``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -28,9 +29,15 @@ from .crystal_grid import CrystalGrid
 WILD = "PRISM"
 SYMBOLS = [WILD, "DIAMOND", "RUBY", "EMERALD", "SAPPHIRE", "HEART", "TOPAZ", "AMBER", "QUARTZ"]
 SYMBOL_NAMES = {
-    WILD: ("Prism (wild)", "Hranol (divoký symbol)"), "DIAMOND": ("Diamond", "Diamant"), "RUBY": ("Ruby", "Rubín"),
-    "EMERALD": ("Emerald", "Smaragd"), "SAPPHIRE": ("Sapphire", "Safír"), "HEART": ("Heart stone", "Srdcový kámen"),
-    "TOPAZ": ("Topaz", "Topaz"), "AMBER": ("Amber", "Jantar"), "QUARTZ": ("Quartz", "Křemen"),
+    WILD: ("Prism (wild)", "Hranol (divoký symbol)"),
+    "DIAMOND": ("Diamond", "Diamant"),
+    "RUBY": ("Ruby", "Rubín"),
+    "EMERALD": ("Emerald", "Smaragd"),
+    "SAPPHIRE": ("Sapphire", "Safír"),
+    "HEART": ("Heart stone", "Srdcový kámen"),
+    "TOPAZ": ("Topaz", "Topaz"),
+    "AMBER": ("Amber", "Jantar"),
+    "QUARTZ": ("Quartz", "Křemen"),
 }
 # cluster size thresholds -> pay in tenths of the total bet (the largest threshold reached); designed. The
 # catalogue's example, 7 hearts pay 5 x the bet: HEART's 7-cluster pays 50 tenths.
@@ -46,8 +53,8 @@ PAYS: dict[str, list[list[int]]] = {
     WILD: [[5, 50], [7, 200], [10, 1000]],
 }
 COLUMN_COUNTS: list[dict[str, int]] = [
-    {WILD: 2, "DIAMOND": 5, "RUBY": 6, "EMERALD": 7, "SAPPHIRE": 8, "HEART": 8, "TOPAZ": 9, "AMBER": 10,
-     "QUARTZ": 11} for _ in range(7)
+    {WILD: 2, "DIAMOND": 5, "RUBY": 6, "EMERALD": 7, "SAPPHIRE": 8, "HEART": 8, "TOPAZ": 9, "AMBER": 10, "QUARTZ": 11}
+    for _ in range(7)
 ]
 STRIP_SEEDS = [700, 701, 702, 703, 704, 705, 706]
 
@@ -57,34 +64,57 @@ RULES_EN = (
     "of any symbol, and a group of prisms alone pays the prism's own values. All winning groups are removed "
     "together, the symbols above fall down and new symbols fall in from above; the new grid pays again, and so on "
     "until no group is left. All cascades are one game and play by themselves. A game pays at most 500 x the total "
-    "bet.")
+    "bet."
+)
 RULES_CS = (
     "Mřížka 7 sloupců a 7 řad; hráč volí celkovou sázku. Skupiny 5 a více stejných symbolů, které se dotýkají "
     "vodorovně nebo svisle, vyplácí podle své velikosti v desetinách celkové sázky (výherní tabulka); HRANOL se "
     "přidá ke skupině jakéhokoli symbolu a skupina samotných hranolů vyplácí jejich vlastní hodnoty. Všechny "
     "výherní skupiny zmizí naráz, symboly nad nimi spadnou dolů a shora dopadnou nové; nová mřížka znovu vyplácí, "
     "dokud nezůstane žádná skupina. Všechny kaskády jsou jedna hra a hrají se samy. Jedna hra vyplatí nejvýše "
-    "500násobek celkové sázky.")
+    "500násobek celkové sázky."
+)
 
 DEFINITION: dict[str, Any] = {
-    "code": "geode_field", "version": 1, "name": "Geode Field", "name_cs": "Pole geod",
+    "code": "geode_field",
+    "version": 1,
+    "name": "Geode Field",
+    "name_cs": "Pole geod",
     "source": "in-house design on the mechanics of the approved plan",
-    "follows": {"catalogue": "Tipsport Games, Part two", "entry": "13. Gemix",
-                "figures": "RTP 96.75 %, max bet 100 CZK, total-bet selector, 90 days, hourly loss 5,850 CZK",
-                "features": ["7x7 grid of falling symbols", "clusters of 5+ horizontal/vertical",
-                             "cascades until no more wins", "a wild substituting for every symbol"],
-                "not_built": ["the three worlds and their patterns (light-green positions, stars)",
-                              "the worlds' own wilds (up to 10 lamps, lollipops, up to 8 sticky books)",
-                              "the Crystal Charge and its four effects (Chain Lightning, Light Beam, Crystal "
-                              "Transformation, Nova Explosion)", "the Super Charge bonus (wins x3)"]},
-    "cols": 7, "rows": 7, "diagonal": False, "min_size": 5,
-    "pays": PAYS, "symbols": SYMBOLS, "wild": WILD, "symbol_names": SYMBOL_NAMES,
+    "follows": {
+        "catalogue": "Tipsport Games, Part two",
+        "entry": "13. Gemix",
+        "figures": "RTP 96.75 %, max bet 100 CZK, total-bet selector, 90 days, hourly loss 5,850 CZK",
+        "features": [
+            "7x7 grid of falling symbols",
+            "clusters of 5+ horizontal/vertical",
+            "cascades until no more wins",
+            "a wild substituting for every symbol",
+        ],
+        "not_built": [
+            "the three worlds and their patterns (light-green positions, stars)",
+            "the worlds' own wilds (up to 10 lamps, lollipops, up to 8 sticky books)",
+            "the Crystal Charge and its four effects (Chain Lightning, Light Beam, Crystal "
+            "Transformation, Nova Explosion)",
+            "the Super Charge bonus (wins x3)",
+        ],
+    },
+    "cols": 7,
+    "rows": 7,
+    "diagonal": False,
+    "min_size": 5,
+    "pays": PAYS,
+    "symbols": SYMBOLS,
+    "wild": WILD,
+    "symbol_names": SYMBOL_NAMES,
     "strips": [mech.shuffled_strip(c, seed) for c, seed in zip(COLUMN_COUNTS, STRIP_SEEDS)],
     "bet": {"model": "total", "min": 10, "max": 10_000, "step": 10, "unit": 10, "default": {"stake": 100}},
     "par_bet": {"stake": 100},
-    "rtp": "96.75", "unfinished_deadline_days": 90,
+    "rtp": "96.75",
+    "unfinished_deadline_days": 90,
     "max_win_multiplier": 500,
-    "rules_en": RULES_EN, "rules_cs": RULES_CS,
+    "rules_en": RULES_EN,
+    "rules_cs": RULES_CS,
 }
 
 
@@ -103,8 +133,12 @@ class GeodeField(CrystalGrid):
         for i, code in enumerate(pair_syms):
             for size in range(tables.shape[1]):
                 tables[i, size] = cluster.pay_for(self.pays.get(self.symbols[code], []), size)
-        return {"sc": cascade.StripCodes(self.strips, self.symbols), "tables": tables, "pair_syms": pair_syms,
-                "bits": cluster.BitGrid(self.cols, self.rows, self.diagonal)}
+        return {
+            "sc": cascade.StripCodes(self.strips, self.symbols),
+            "tables": tables,
+            "pair_syms": pair_syms,
+            "bits": cluster.BitGrid(self.cols, self.rows, self.diagonal),
+        }
 
     def masks(self, grid: npt.NDArray[np.int8]) -> npt.NDArray[np.uint64]:
         """(n, pairs) 49-bit masks (``BitGrid`` layout: cell (j, r) is bit j * rows + r) of the cells showing each
@@ -118,10 +152,15 @@ class GeodeField(CrystalGrid):
             out[:, i] = np.pad(packed, ((0, 0), (0, 8 - packed.shape[1]))).view("<u8")[:, 0]
         return out
 
-    def win_units(self, stops: npt.NDArray[np.int64], t: JsonDict | None = None, *,
-                  cap_units: npt.NDArray[np.int64] | None = None, track_column: int | None = None,
-                  big_min: int = 0) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64],
-                                             npt.NDArray[np.int64]]:
+    def win_units(
+        self,
+        stops: npt.NDArray[np.int64],
+        t: JsonDict | None = None,
+        *,
+        cap_units: npt.NDArray[np.int64] | None = None,
+        track_column: int | None = None,
+        big_min: int = 0,
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """For each row of ``stops`` (n, cols) the grid and cascades ``start`` plays from those stops: (win in
         tenths of the stake within the round's cap, cascades, zeros, zeros) as ``CrystalGrid.win_units`` returns
         them (this game has no bonus column)."""
@@ -153,24 +192,44 @@ GEODE_FIELD_V1 = register(GeodeField(DEFINITION))
 # the worlds in order, each with its wild's look and its three patterns of light-green positions ([column, row]);
 # the progress (world, pattern, the lit positions) stays with the player between rounds and changes no pay
 WORLDS: list[JsonDict] = [
-    {"key": "miners", "name": ("Miners' world", "Svět horníků"), "wild": ("Miner's lamp", "Hornická lampa"),
-     "patterns": [[[3, 2], [2, 3], [3, 3], [4, 3], [3, 4]],
-                  [[1, 6], [2, 6], [3, 6], [4, 6], [5, 6]],
-                  [[3, 2], [3, 3], [3, 4], [3, 5], [3, 6]]]},
-    {"key": "princess", "name": ("Princess' world", "Svět princezny"), "wild": ("Lollipop", "Lízátko"),
-     "patterns": [[[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]],
-                  [[2, 2], [3, 2], [4, 2], [2, 3], [4, 3], [2, 4], [3, 4], [4, 4]],
-                  [[1, 0], [2, 0], [3, 0], [4, 0], [5, 0]]]},
-    {"key": "wizards", "name": ("Wizards' world", "Svět čarodějů"), "wild": ("Book", "Kniha"),
-     "patterns": [[[0, 0], [6, 0], [0, 6], [6, 6]],
-                  [[3, 3], [2, 2], [4, 2], [2, 4], [4, 4]],
-                  [[j, r] for j in range(1, 6) for r in range(1, 6) if j in (1, 5) or r in (1, 5)]]},
+    {
+        "key": "miners",
+        "name": ("Miners' world", "Svět horníků"),
+        "wild": ("Miner's lamp", "Hornická lampa"),
+        "patterns": [
+            [[3, 2], [2, 3], [3, 3], [4, 3], [3, 4]],
+            [[1, 6], [2, 6], [3, 6], [4, 6], [5, 6]],
+            [[3, 2], [3, 3], [3, 4], [3, 5], [3, 6]],
+        ],
+    },
+    {
+        "key": "princess",
+        "name": ("Princess' world", "Svět princezny"),
+        "wild": ("Lollipop", "Lízátko"),
+        "patterns": [
+            [[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]],
+            [[2, 2], [3, 2], [4, 2], [2, 3], [4, 3], [2, 4], [3, 4], [4, 4]],
+            [[1, 0], [2, 0], [3, 0], [4, 0], [5, 0]],
+        ],
+    },
+    {
+        "key": "wizards",
+        "name": ("Wizards' world", "Svět čarodějů"),
+        "wild": ("Book", "Kniha"),
+        "patterns": [
+            [[0, 0], [6, 0], [0, 6], [6, 6]],
+            [[3, 3], [2, 2], [4, 2], [2, 4], [4, 4]],
+            [[j, r] for j in range(1, 6) for r in range(1, 6) if j in (1, 5) or r in (1, 5)],
+        ],
+    },
 ]
 EFFECTS = ["chain_lightning", "light_beam", "crystal_transformation", "nova_explosion"]
-EFFECT_NAMES = {"chain_lightning": ("Chain Lightning", "Řetězový blesk"),
-                "light_beam": ("Light Beam", "Světelný paprsek"),
-                "crystal_transformation": ("Crystal Transformation", "Krystalová proměna"),
-                "nova_explosion": ("Nova Explosion", "Výbuch novy")}
+EFFECT_NAMES = {
+    "chain_lightning": ("Chain Lightning", "Řetězový blesk"),
+    "light_beam": ("Light Beam", "Světelný paprsek"),
+    "crystal_transformation": ("Crystal Transformation", "Krystalová proměna"),
+    "nova_explosion": ("Nova Explosion", "Výbuch novy"),
+}
 CORNERS = [(0, 0), (6, 0), (0, 6), (6, 6)]  # [column, row] of the four corners, the lightning's draw 0-3
 CHARGE_FULL = 20  # symbols of winning clusters that fill the Crystal Charge (designed)
 SUPER_CHARGE_AT = 40  # symbols won in the round, with the charge full, that start the Super Charge
@@ -178,7 +237,8 @@ SUPER_MULTIPLIER = 3
 PAY_SCALE_V2 = (923, 1000)  # version 2's pays: version 1's x num / den, rounded (tuned by simulation, see the page)
 PAYS_V2: dict[str, list[list[int]]] = {
     s: [[k, (v * PAY_SCALE_V2[0] * 2 + PAY_SCALE_V2[1]) // (2 * PAY_SCALE_V2[1])] for k, v in br]
-    for s, br in PAYS.items()}
+    for s, br in PAYS.items()
+}
 PAYS_V2["HEART"][2] = [7, 50]  # the catalogue's example stays: 7 hearts pay 5 x the total bet
 PAYS_V2["QUARTZ"][3] = [8, 31]  # tuned by simulation with common random numbers (30 at the scale)
 
@@ -212,17 +272,24 @@ class GeodeFieldV2(GeodeField):
         malfunction (the round is refused), never guessed."""
         if carry is None:
             return self.fresh_progress()
-        ok = (isinstance(carry, dict) and set(carry) == {"world", "pattern", "lit"}
-              and isinstance(carry["world"], int) and 0 <= carry["world"] < len(self.worlds)
-              and isinstance(carry["pattern"], int)
-              and 0 <= carry["pattern"] < len(self.worlds[carry["world"]]["patterns"])
-              and isinstance(carry["lit"], list)
-              and all(isinstance(c, list) and len(c) == 2 and all(isinstance(x, int) for x in c)
-                      for c in carry["lit"]))
+        ok = (
+            isinstance(carry, dict)
+            and set(carry) == {"world", "pattern", "lit"}
+            and isinstance(carry["world"], int)
+            and 0 <= carry["world"] < len(self.worlds)
+            and isinstance(carry["pattern"], int)
+            and 0 <= carry["pattern"] < len(self.worlds[carry["world"]]["patterns"])
+            and isinstance(carry["lit"], list)
+            and all(isinstance(c, list) and len(c) == 2 and all(isinstance(x, int) for x in c) for c in carry["lit"])
+        )
         lit = {(c[0], c[1]) for c in carry["lit"]} if ok else set()
         if not ok or len(lit) != len(carry["lit"]) or not lit < self.pattern_cells(carry["world"], carry["pattern"]):
-            raise ActionError("game.geode_field.bad_carry", "The carried worlds' progress is malformed.",
-                              "Přenesený postup světy je poškozený.", carry=carry)
+            raise ActionError(
+                "game.geode_field.bad_carry",
+                "The carried worlds' progress is malformed.",
+                "Přenesený postup světy je poškozený.",
+                carry=carry,
+            )
         return {"world": carry["world"], "pattern": carry["pattern"], "lit": [list(c) for c in sorted(lit)]}
 
     def advance(self, progress: JsonDict, removed: set[tuple[int, int]]) -> JsonDict | None:
@@ -268,8 +335,12 @@ class GeodeFieldV2(GeodeField):
             if name == "light_beam":
                 cells = [[j0, r] for r in range(rows)] + [[j, r0] for j in range(cols) if j != j0]
             else:
-                cells = [[j, r] for j in range(j0 - 1, j0 + 2) for r in range(r0 - 1, r0 + 2)
-                         if 0 <= j < cols and 0 <= r < rows]
+                cells = [
+                    [j, r]
+                    for j in range(j0 - 1, j0 + 2)
+                    for r in range(r0 - 1, r0 + 2)
+                    if 0 <= j < cols and 0 <= r < rows
+                ]
         if name == "crystal_transformation":
             others = [s for s in self.paying if s != src]
             symbol = others[draws[1]]
@@ -291,8 +362,11 @@ class GeodeFieldV2(GeodeField):
         state = self.new_round(bet)
         unit = self.pay_unit(bet.params)
         progress = self.valid_progress(carry)
-        state["carry_in"] = {"world": progress["world"], "pattern": progress["pattern"],
-                             "lit": [list(c) for c in progress["lit"]]}
+        state["carry_in"] = {
+            "world": progress["world"],
+            "pattern": progress["pattern"],
+            "lit": [list(c) for c in progress["lit"]],
+        }
         stops = slots.draw_stops(self.strips, rng)
         window = slots.window_at(self.strips, stops, self.rows)
         pointers = list(stops)
@@ -302,8 +376,13 @@ class GeodeFieldV2(GeodeField):
         features: list[str] = []
         while True:
             found = self.clusters(window)
-            step: JsonDict = {"type": "spin" if not state["steps"] else "cascade", "mode": "base", "cascade": n,
-                              "window": window, "multiplier": mult}
+            step: JsonDict = {
+                "type": "spin" if not state["steps"] else "cascade",
+                "mode": "base",
+                "cascade": n,
+                "window": window,
+                "multiplier": mult,
+            }
             if not state["steps"]:
                 step["stops"] = stops
             step["clusters"] = [[s, size, pay * unit * mult, cells] for s, size, pay, cells in found]
@@ -342,13 +421,23 @@ class GeodeFieldV2(GeodeField):
     def describe_extra(self) -> JsonDict:
         out = super().describe_extra()
         out["features"].update(
-            crystal_charge={"full_at_symbols": self.charge_full, "fires": "once a game, when full and no more wins",
-                            "effects": {e: {"en": en, "cs": cs} for e, (en, cs) in EFFECT_NAMES.items()}},
+            crystal_charge={
+                "full_at_symbols": self.charge_full,
+                "fires": "once a game, when full and no more wins",
+                "effects": {e: {"en": en, "cs": cs} for e, (en, cs) in EFFECT_NAMES.items()},
+            },
             super_charge={"symbols_won_with_full_charge": self.super_at, "multiplier": self.super_multiplier},
-            worlds=[{"key": w["key"], "name": {"en": w["name"][0], "cs": w["name"][1]},
-                     "wild": {"en": w["wild"][0], "cs": w["wild"][1]}, "patterns": w["patterns"]}
-                    for w in self.worlds],
-            carried={"progress": ["world", "pattern", "lit"], "changes_no_win": True})
+            worlds=[
+                {
+                    "key": w["key"],
+                    "name": {"en": w["name"][0], "cs": w["name"][1]},
+                    "wild": {"en": w["wild"][0], "cs": w["wild"][1]},
+                    "patterns": w["patterns"],
+                }
+                for w in self.worlds
+            ],
+            carried={"progress": ["world", "pattern", "lit"], "changes_no_win": True},
+        )
         return out
 
     # --- fast simulator ---------------------------------------------------------------------------------------------
@@ -398,9 +487,15 @@ class GeodeFieldV2(GeodeField):
                     g[sel[ok], jj[ok], rr2[ok]] = s[ok]
         return g
 
-    def win_units_v2(self, stops: npt.NDArray[np.int64], draws: npt.NDArray[np.int64]) -> tuple[
-            npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_],
-            npt.NDArray[np.int64]]:
+    def win_units_v2(
+        self, stops: npt.NDArray[np.int64], draws: npt.NDArray[np.int64]
+    ) -> tuple[
+        npt.NDArray[np.int64],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.bool_],
+        npt.NDArray[np.int64],
+    ]:
         """For each row of ``stops`` (n, cols) and ``draws`` (n, 5) the round ``start`` plays from those draws: (win
         in tenths of the stake within the cap, cascades, the charge fired, the Super Charge started, the symbols
         won)."""
@@ -473,7 +568,8 @@ RULES_V2_EN = (
     "pays 3 times. Three worlds (Miners, Princess, Wizards) of three patterns each: a win on the pattern's "
     "light-green positions lights them, and when all are lit the pattern is complete (a star) and the next one is "
     "active; the progress stays with the player from game to game and changes no win. All of it plays by itself "
-    "and is one game. A game pays at most 500 x the total bet.")
+    "and is one game. A game pays at most 500 x the total bet."
+)
 RULES_V2_CS = (
     "Mřížka 7 sloupců a 7 řad; hráč volí celkovou sázku. Skupiny 5 a více stejných symbolů, které se dotýkají "
     "vodorovně nebo svisle, vyplácí podle své velikosti v desetinách celkové sázky (výherní tabulka); divoký symbol "
@@ -488,19 +584,30 @@ RULES_V2_CS = (
     "symbolů výherních skupin, začne Super náboj: každá další výhra hry se vyplácí trojnásobně. Tři světy (horníků, "
     "princezny, čarodějů) po třech vzorech: výhra na světle zelených pozicích vzoru je rozsvítí, a když svítí "
     "všechny, vzor je dokončen (hvězda) a aktivuje se další; postup zůstává hráči ze hry do hry a nemění žádnou "
-    "výhru. Vše se hraje samo a je to jedna hra. Jedna hra vyplatí nejvýše 500násobek celkové sázky.")
+    "výhru. Vše se hraje samo a je to jedna hra. Jedna hra vyplatí nejvýše 500násobek celkové sázky."
+)
 
 DEFINITION_V2: dict[str, Any] = {
-    **DEFINITION, "version": 2, "pays": PAYS_V2, "rules_en": RULES_V2_EN, "rules_cs": RULES_V2_CS,
-    "follows": {**DEFINITION["follows"],
-                "features": DEFINITION["follows"]["features"]
-                + ["the three worlds of three patterns each: a win on the light-green positions lights them, a "
-                   "complete pattern lights a star and activates the next (the progress stays with the player)",
-                   "the Crystal Charge: every winning symbol charges it; full and without more wins, one random "
-                   "effect of four (Chain Lightning, Light Beam, Crystal Transformation, Nova Explosion)",
-                   "the Super Charge: 40 symbols won with the charge full, every later win x3, once a game"],
-                "not_built": ["the worlds' own wilds (up to 10 lamps, the lollipop, up to 8 sticky books): each "
-                              "world shows its wild's look on the same strips, see the page"]},
+    **DEFINITION,
+    "version": 2,
+    "pays": PAYS_V2,
+    "rules_en": RULES_V2_EN,
+    "rules_cs": RULES_V2_CS,
+    "follows": {
+        **DEFINITION["follows"],
+        "features": DEFINITION["follows"]["features"]
+        + [
+            "the three worlds of three patterns each: a win on the light-green positions lights them, a "
+            "complete pattern lights a star and activates the next (the progress stays with the player)",
+            "the Crystal Charge: every winning symbol charges it; full and without more wins, one random "
+            "effect of four (Chain Lightning, Light Beam, Crystal Transformation, Nova Explosion)",
+            "the Super Charge: 40 symbols won with the charge full, every later win x3, once a game",
+        ],
+        "not_built": [
+            "the worlds' own wilds (up to 10 lamps, the lollipop, up to 8 sticky books): each "
+            "world shows its wild's look on the same strips, see the page"
+        ],
+    },
     "charge": {"full": CHARGE_FULL, "super_at": SUPER_CHARGE_AT, "super_multiplier": SUPER_MULTIPLIER},
     "worlds": WORLDS,
 }

@@ -3,6 +3,7 @@
 
 Rules as implemented, the designed figures and the exact RTP: ``docs/games/prism_respin.md``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -20,18 +21,36 @@ from ..registry import register
 WILD = "WILD"
 SYMBOLS = [WILD, "BAR", "SEVEN", "VIOLET", "BLUE", "AMBER", "GREEN", "GOLD"]
 SYMBOL_NAMES = {
-    WILD: ("Prism Wild", "Hranol (divoký)"), "BAR": ("Bar", "Bar"), "SEVEN": ("Seven", "Sedmička"),
-    "VIOLET": ("Violet gem", "Fialový drahokam"), "BLUE": ("Blue gem", "Modrý drahokam"),
-    "AMBER": ("Amber gem", "Jantarový drahokam"), "GREEN": ("Green gem", "Zelený drahokam"),
+    WILD: ("Prism Wild", "Hranol (divoký)"),
+    "BAR": ("Bar", "Bar"),
+    "SEVEN": ("Seven", "Sedmička"),
+    "VIOLET": ("Violet gem", "Fialový drahokam"),
+    "BLUE": ("Blue gem", "Modrý drahokam"),
+    "AMBER": ("Amber gem", "Jantarový drahokam"),
+    "GREEN": ("Green gem", "Zelený drahokam"),
     "GOLD": ("Gold gem", "Zlatý drahokam"),
 }
 PAYTABLE = {  # x the line bet (bet level x coin value), 3-5 of a kind from either end
-    "BAR": {3: 50, 4: 200, 5: 250}, "SEVEN": {3: 25, 4: 60, 5: 120}, "VIOLET": {3: 10, 4: 25, 5: 60},
-    "BLUE": {3: 8, 4: 20, 5: 50}, "AMBER": {3: 7, 4: 15, 5: 40}, "GREEN": {3: 5, 4: 10, 5: 25},
+    "BAR": {3: 50, 4: 200, 5: 250},
+    "SEVEN": {3: 25, 4: 60, 5: 120},
+    "VIOLET": {3: 10, 4: 25, 5: 60},
+    "BLUE": {3: 8, 4: 20, 5: 50},
+    "AMBER": {3: 7, 4: 15, 5: 40},
+    "GREEN": {3: 5, 4: 10, 5: 25},
     "GOLD": {3: 5, 4: 10, 5: 25},
 }
-LINES = [[1, 1, 1, 1, 1], [0, 0, 0, 0, 0], [2, 2, 2, 2, 2], [0, 1, 2, 1, 0], [2, 1, 0, 1, 2],
-         [0, 0, 1, 2, 2], [2, 2, 1, 0, 0], [1, 0, 1, 2, 1], [1, 2, 1, 0, 1], [0, 1, 0, 1, 0]]
+LINES = [
+    [1, 1, 1, 1, 1],
+    [0, 0, 0, 0, 0],
+    [2, 2, 2, 2, 2],
+    [0, 1, 2, 1, 0],
+    [2, 1, 0, 1, 2],
+    [0, 0, 1, 2, 2],
+    [2, 2, 1, 0, 0],
+    [1, 0, 1, 2, 1],
+    [1, 2, 1, 0, 1],
+    [0, 1, 0, 1, 0],
+]
 WILD_REELS = [1, 2, 3]  # reels 2, 3 and 4 (0-based)
 # symbol counts per reel (designed; docs/games/prism_respin.md)
 REEL_COUNTS: list[dict[str, int]] = [
@@ -50,7 +69,8 @@ RULES_EN = (
     "coin value). The PRISM WILD appears on reels 2, 3 and 4 and substitutes for every symbol. A wild expands over "
     "its whole reel and stays there while the other reels re-spin for free; every new wild also expands and stays "
     "and gives another re-spin; the re-spins end when no new wild lands (at most 3). The re-spins are part of the "
-    "game and play by themselves.")
+    "game and play by themselves."
+)
 RULES_CS = (
     "Pět válců, tři řady, 10 pevných linií; sázka je 10 mincí x úroveň sázky (1-10) x hodnota mince. Tři až pět "
     "stejných symbolů na linii vyhrává od levého i od pravého krajního válce (oběma směry); linie vyplácí nejlepší "
@@ -58,23 +78,45 @@ RULES_CS = (
     "mince). Divoký HRANOL padá na 2., 3. a 4. válec a nahrazuje všechny symboly. Rozšíří se na celý válec a zůstane "
     "na něm, zatímco se ostatní válce zdarma zatočí znovu; každý nový divoký symbol se také rozšíří, zůstane a dá "
     "další otočení; otočení končí, když nepadne nový divoký symbol (nejvýše 3). Otočení jsou součástí hry a hrají "
-    "se sama.")
+    "se sama."
+)
 
 DEFINITION: dict[str, Any] = {
-    "code": "prism_respin", "version": 1, "name": "Prism Respin", "name_cs": "Hranolové otočky",
+    "code": "prism_respin",
+    "version": 1,
+    "name": "Prism Respin",
+    "name_cs": "Hranolové otočky",
     "source": "in-house design on the mechanics of the approved plan",
-    "follows": {"catalogue": "Tipsport Games, Part two", "entry": "34. Starburst",
-                "figures": "RTP 96.10 %, max bet 1,000 CZK, bet level x 10 coins x coin value, 180 days",
-                "features": ["10 fixed lines paying both ways", "wild on reels 2-4", "expanding sticky wilds",
-                             "re-spins while new wilds land", "no scatter, no free spins"]},
-    "reels": 5, "rows": 3, "lines": LINES, "strips": [mech.spread_strip(c) for c in REEL_COUNTS],
-    "bet": {"model": "level", "coins_per_level": 10, "levels": list(range(1, 11)),
-            "coin_values": [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], "default": {"level": 1, "coin_value": 10}},
+    "follows": {
+        "catalogue": "Tipsport Games, Part two",
+        "entry": "34. Starburst",
+        "figures": "RTP 96.10 %, max bet 1,000 CZK, bet level x 10 coins x coin value, 180 days",
+        "features": [
+            "10 fixed lines paying both ways",
+            "wild on reels 2-4",
+            "expanding sticky wilds",
+            "re-spins while new wilds land",
+            "no scatter, no free spins",
+        ],
+    },
+    "reels": 5,
+    "rows": 3,
+    "lines": LINES,
+    "strips": [mech.spread_strip(c) for c in REEL_COUNTS],
+    "bet": {
+        "model": "level",
+        "coins_per_level": 10,
+        "levels": list(range(1, 11)),
+        "coin_values": [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+        "default": {"level": 1, "coin_value": 10},
+    },
     "par_bet": {"level": 1, "coin_value": 10},
-    "rtp": "96.09", "unfinished_deadline_days": 180,
+    "rtp": "96.09",
+    "unfinished_deadline_days": 180,
     # a bound the round cannot pass: PrismRespin.max_round_multiplier() (tested equal)
     "max_win_multiplier": 1020,
-    "rules_en": RULES_EN, "rules_cs": RULES_CS,
+    "rules_en": RULES_EN,
+    "rules_cs": RULES_CS,
 }
 
 
@@ -92,8 +134,14 @@ class PrismRespin(mech.MechSlot):
         new = [j for j in wilds.wild_reels(raw, WILD, WILD_REELS) if j not in sticky]
         window = wilds.expand_reels(raw, WILD, sticky + new)
         wins = slots.line_wins(window, self.lines, self.evaluator, both_ways=True)
-        return {"stops": stops, "raw_window": raw, "window": window, "new_wild_reels": new, "line_wins": wins,
-                "multiplier": sum(w[3] for w in wins)}
+        return {
+            "stops": stops,
+            "raw_window": raw,
+            "window": window,
+            "new_wild_reels": new,
+            "line_wins": wins,
+            "multiplier": sum(w[3] for w in wins),
+        }
 
     def start(self, bet: Bet, rng: RNG) -> JsonDict:
         state = self.new_round(bet)
@@ -103,9 +151,18 @@ class PrismRespin(mech.MechSlot):
             s = self.spin(rng, sticky)
             wins = [[w[0], w[1], w[2], w[3] * lb, w[4]] for w in s.pop("line_wins")]
             paid = self.pay(state, "base" if n == 0 else "free_spins", s.pop("multiplier") * lb)
-            state["steps"].append({"type": "spin", "mode": "base" if n == 0 else "respin", "respin": n,
-                                   "sticky_reels": list(sticky), **s, "line_wins": wins, "win": paid,
-                                   "features": ["expanding_wild_respin"] if s["new_wild_reels"] else []})
+            state["steps"].append(
+                {
+                    "type": "spin",
+                    "mode": "base" if n == 0 else "respin",
+                    "respin": n,
+                    "sticky_reels": list(sticky),
+                    **s,
+                    "line_wins": wins,
+                    "win": paid,
+                    "features": ["expanding_wild_respin"] if s["new_wild_reels"] else [],
+                }
+            )
             sticky = sorted(sticky + s["new_wild_reels"])
             if not s["new_wild_reels"] or state["capped"]:
                 break
@@ -262,12 +319,18 @@ class PrismRespin(mech.MechSlot):
         return tally.stats(rounds=rounds, total_stake=rounds * bet.total_stake, feature_counts={"respins": respins})
 
     def describe_extra(self) -> JsonDict:
-        return {"reels": 5, "rows": 3, "lines": self.lines, "pays": "both ways",
-                "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-                "paytable": {"unit": "line_bet", "pays": {s: {str(k): v for k, v in p.items()}
-                                                          for s, p in PAYTABLE.items()}},
-                "features": {"expanding_sticky_wild": {"reels": [j + 1 for j in WILD_REELS],
-                                                       "max_respins": MAX_RESPINS}}}
+        return {
+            "reels": 5,
+            "rows": 3,
+            "lines": self.lines,
+            "pays": "both ways",
+            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
+            "paytable": {
+                "unit": "line_bet",
+                "pays": {s: {str(k): v for k, v in p.items()} for s, p in PAYTABLE.items()},
+            },
+            "features": {"expanding_sticky_wild": {"reels": [j + 1 for j in WILD_REELS], "max_respins": MAX_RESPINS}},
+        }
 
 
 PRISM_RESPIN = register(PrismRespin(DEFINITION))

@@ -3,6 +3,7 @@ ways, and 8 free spins on 3,125 ways after a win on the fifth re-spin (follows R
 
 Rules as implemented, the designed figures and the exact RTP: ``docs/games/rising_reels.md``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,14 +19,24 @@ from ..registry import register
 
 WILD = "WILD"
 PAYTABLE = {  # per way, x the line bet (bet level x coin value), 3-5 adjacent reels from the left
-    "SEVEN": {3: 10, 4: 40, 5: 150}, "BELL": {3: 6, 4: 25, 5: 100}, "PLUM": {3: 4, 4: 15, 5: 60},
-    "GRAPES": {3: 3, 4: 10, 5: 40}, "ORANGE": {3: 2, 4: 6, 5: 25}, "LEMON": {3: 1, 4: 4, 5: 15},
+    "SEVEN": {3: 10, 4: 40, 5: 150},
+    "BELL": {3: 6, 4: 25, 5: 100},
+    "PLUM": {3: 4, 4: 15, 5: 60},
+    "GRAPES": {3: 3, 4: 10, 5: 40},
+    "ORANGE": {3: 2, 4: 6, 5: 25},
+    "LEMON": {3: 1, 4: 4, 5: 15},
     "CHERRY": {3: 1, 4: 3, 5: 10},
 }
 SYMBOL_NAMES = {
-    WILD: ("Wild", "Divoký symbol"), "BLANK": ("Blank", "Prázdné pole"), "SEVEN": ("Seven", "Sedmička"), "BELL": ("Bell", "Zvonek"),
-    "PLUM": ("Plum", "Švestka"), "GRAPES": ("Grapes", "Hrozny"), "ORANGE": ("Orange", "Pomeranč"),
-    "LEMON": ("Lemon", "Citron"), "CHERRY": ("Cherry", "Třešně"),
+    WILD: ("Wild", "Divoký symbol"),
+    "BLANK": ("Blank", "Prázdné pole"),
+    "SEVEN": ("Seven", "Sedmička"),
+    "BELL": ("Bell", "Zvonek"),
+    "PLUM": ("Plum", "Švestka"),
+    "GRAPES": ("Grapes", "Hrozny"),
+    "ORANGE": ("Orange", "Pomeranč"),
+    "LEMON": ("Lemon", "Citron"),
+    "CHERRY": ("Cherry", "Třešně"),
 }
 # the positions open on each reel: the spin, re-spins 1-5, the free spins
 STAGES = [[1, 3, 5, 3, 1], [3, 3, 5, 3, 1], [3, 3, 5, 3, 3], [3, 5, 5, 3, 3], [5, 5, 5, 3, 3], [5, 5, 5, 5, 3]]
@@ -47,7 +58,8 @@ RULES_EN = (
     "(reels 2-5) substitutes for every symbol. The spin has 1, 3, 5, 3 and 1 open positions (45 ways). Every win "
     "gives a free re-spin that opens 2 more positions: 135, 405, 675, 1,125 and 1,875 ways, at most 5 re-spins; a "
     "spin without a win ends them. A win on the fifth re-spin gives 8 free spins on all 25 positions (3,125 ways), "
-    "at the same bet; free spins are not won again. Re-spins play by themselves; the whole sequence is one game.")
+    "at the same bet; free spins are not won again. Re-spins play by themselves; the whole sequence is one game."
+)
 RULES_CS = (
     "Pět válců; sázka je 50 mincí x úroveň sázky (1-10) x hodnota mince. Symbol na sousedních válcích od levého "
     "krajního (3, 4 nebo 5 válců) vyplácí hodnotu z tabulky v sázkách na linii (úroveň x hodnota mince) krát počet "
@@ -55,23 +67,40 @@ RULES_CS = (
     "(2.-5. válec) nahrazuje všechny symboly. Otočení má 1, 3, 5, 3 a 1 otevřenou pozici (45 způsobů). Každá výhra "
     "dá otočení zdarma, které otevře 2 další pozice: 135, 405, 675, 1 125 a 1 875 způsobů, nejvýše 5 otočení; "
     "otočení bez výhry je ukončí. Výhra v pátém otočení dá 8 volných otočení na všech 25 pozicích (3 125 způsobů) "
-    "se stejnou sázkou; volná otočení nelze získat znovu. Otočení se hrají sama; celý sled je jedna hra.")
+    "se stejnou sázkou; volná otočení nelze získat znovu. Otočení se hrají sama; celý sled je jedna hra."
+)
 
 DEFINITION: dict[str, Any] = {
-    "code": "rising_reels", "version": 1, "name": "Rising Reels", "name_cs": "Rostoucí válce",
+    "code": "rising_reels",
+    "version": 1,
+    "name": "Rising Reels",
+    "name_cs": "Rostoucí válce",
     "source": "in-house design on the mechanics of the approved plan",
-    "follows": {"catalogue": "Tipsport Games, Part two", "entry": "30. Reel Rush",
-                "figures": "RTP 97.00 %, max bet 1,000 CZK, bet level x 50 coins x coin value, 180 days",
-                "features": ["ways from reel 1, growing 45 -> 135 -> 405 -> 675 -> 1125 -> 1875", "any win: a re-spin "
-                             "opening 2 positions, at most 5", "a win on the 5th re-spin: 8 free spins on 3125 ways, "
-                             "no retrigger", "wild on reels 2-5"]},
+    "follows": {
+        "catalogue": "Tipsport Games, Part two",
+        "entry": "30. Reel Rush",
+        "figures": "RTP 97.00 %, max bet 1,000 CZK, bet level x 50 coins x coin value, 180 days",
+        "features": [
+            "ways from reel 1, growing 45 -> 135 -> 405 -> 675 -> 1125 -> 1875",
+            "any win: a re-spin opening 2 positions, at most 5",
+            "a win on the 5th re-spin: 8 free spins on 3125 ways, no retrigger",
+            "wild on reels 2-5",
+        ],
+    },
     "strips": [mech.spread_strip(c) for c in REEL_COUNTS],
-    "bet": {"model": "level", "coins_per_level": 50, "levels": list(range(1, 11)),
-            "coin_values": [1, 2, 5, 10, 20, 50, 100, 200], "default": {"level": 1, "coin_value": 2}},
+    "bet": {
+        "model": "level",
+        "coins_per_level": 50,
+        "levels": list(range(1, 11)),
+        "coin_values": [1, 2, 5, 10, 20, 50, 100, 200],
+        "default": {"level": 1, "coin_value": 2},
+    },
     "par_bet": {"level": 1, "coin_value": 2},
-    "rtp": "97.00", "unfinished_deadline_days": 180,
+    "rtp": "97.00",
+    "unfinished_deadline_days": 180,
     "max_win_multiplier": 0,  # set below: the bound of a round (RisingReels.max_round_multiplier)
-    "rules_en": RULES_EN, "rules_cs": RULES_CS,
+    "rules_en": RULES_EN,
+    "rules_cs": RULES_CS,
 }
 
 
@@ -87,8 +116,14 @@ class RisingReels(mech.MechSlot):
         stops = slots.draw_stops(self.strips, rng)
         window = [slots.column(s, stop, h) for s, stop, h in zip(self.strips, stops, heights)]
         wins = [[s, k, w, m * line_bet, d] for s, k, w, m, d in self.evaluator.evaluate(window)]
-        return {"stops": stops, "heights": list(heights), "ways": math.prod(heights), "window": window,
-                "ways_wins": wins, "win": sum(w[3] for w in wins)}
+        return {
+            "stops": stops,
+            "heights": list(heights),
+            "ways": math.prod(heights),
+            "window": window,
+            "ways_wins": wins,
+            "win": sum(w[3] for w in wins),
+        }
 
     def start(self, bet: Bet, rng: RNG) -> JsonDict:
         state = self.new_round(bet)
@@ -97,21 +132,40 @@ class RisingReels(mech.MechSlot):
             s = self.spin(rng, heights, lb)
             full = s["win"]
             s["win"] = self.pay(state, "base" if n == 0 else "bonus", full)
-            state["steps"].append({"type": "spin" if n == 0 else "respin", "mode": "base", "respin": n, **s,
-                                   "features": ["respin"] if full and n < MAX_RESPINS else []})
+            state["steps"].append(
+                {
+                    "type": "spin" if n == 0 else "respin",
+                    "mode": "base",
+                    "respin": n,
+                    **s,
+                    "features": ["respin"] if full and n < MAX_RESPINS else [],
+                }
+            )
             if not full or state["capped"]:
                 break
             if n == MAX_RESPINS:
                 state["free_spins"] = {"awarded": FREE_SPINS, "played": 0}
-                state["steps"].append({"type": "trigger", "feature": "free_spins", "spins": FREE_SPINS,
-                                       "ways": math.prod(FREE_SPIN_HEIGHTS)})
+                state["steps"].append(
+                    {
+                        "type": "trigger",
+                        "feature": "free_spins",
+                        "spins": FREE_SPINS,
+                        "ways": math.prod(FREE_SPIN_HEIGHTS),
+                    }
+                )
         return self._next(state)
 
     def _next(self, state: JsonDict) -> JsonDict:
         fs = state.get("free_spins")
         if fs and fs["played"] < fs["awarded"] and not state["capped"]:
-            return slots.await_action(state, "free_spin", [{"type": "spin"}], spins_left=fs["awarded"] - fs["played"],
-                                      ways=math.prod(FREE_SPIN_HEIGHTS), free_spins_win=state["breakdown"]["free_spins"])
+            return slots.await_action(
+                state,
+                "free_spin",
+                [{"type": "spin"}],
+                spins_left=fs["awarded"] - fs["played"],
+                ways=math.prod(FREE_SPIN_HEIGHTS),
+                free_spins_win=state["breakdown"]["free_spins"],
+            )
         return slots.finish(state)
 
     def _act_spin(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
@@ -130,9 +184,15 @@ class RisingReels(mech.MechSlot):
         masks = []
         for j in range(3):
             st, h = self.strips[j], heights[j]
-            masks.append(np.array([sum(1 << i for i, s in enumerate(syms)
-                                       if self.evaluator.count(slots.column(st, stop, h), s))
-                                   for stop in range(len(st))], dtype=np.int64))
+            masks.append(
+                np.array(
+                    [
+                        sum(1 << i for i, s in enumerate(syms) if self.evaluator.count(slots.column(st, stop, h), s))
+                        for stop in range(len(st))
+                    ],
+                    dtype=np.int64,
+                )
+            )
         both = masks[0][:, None] & masks[1][None, :]
         hits = int(np.count_nonzero((both[:, :, None] & masks[2][None, None, :]) != 0))
         return Fraction(hits, len(masks[0]) * len(masks[1]) * len(masks[2]))
@@ -147,8 +207,9 @@ class RisingReels(mech.MechSlot):
             value = ways.expected_pay(self.evaluator, self.strips, heights) / 50
             parts["base" if n == 0 else "bonus"] += reach * value
             reach *= self.p_win(heights)
-        parts["free_spins"] = reach * FREE_SPINS * ways.expected_pay(self.evaluator, self.strips,
-                                                                     FREE_SPIN_HEIGHTS) / 50
+        parts["free_spins"] = (
+            reach * FREE_SPINS * ways.expected_pay(self.evaluator, self.strips, FREE_SPIN_HEIGHTS) / 50
+        )
         return parts
 
     def exact_rtp(self, bet: Bet) -> dict[str, Fraction]:
@@ -160,9 +221,12 @@ class RisingReels(mech.MechSlot):
         """A bound of a round in stakes: per spin, the sum over the symbols that reel 1 can show (at most its
         height) of the largest symbol bounds (top pay x most ways at those heights), / 50; the 6 stages and 8 free
         spins added."""
+
         def spin_bound(heights: list[int]) -> Fraction:
-            b = sorted((max(p.values()) * ways.max_ways(self.evaluator, self.strips, heights, s)
-                        for s, p in PAYTABLE.items()), reverse=True)
+            b = sorted(
+                (max(p.values()) * ways.max_ways(self.evaluator, self.strips, heights, s) for s, p in PAYTABLE.items()),
+                reverse=True,
+            )
             return Fraction(sum(b[: heights[0]]), 50)
 
         total = sum((spin_bound(h) for h in STAGES), Fraction(0)) + FREE_SPINS * spin_bound(FREE_SPIN_HEIGHTS)
@@ -178,8 +242,13 @@ class RisingReels(mech.MechSlot):
                 pays[i, k] = v
         counts = {}
         for h in range(1, 6):
-            counts[h] = [np.array([[self.evaluator.count(slots.column(st, stop, h), s) for s in syms]
-                                   for stop in range(len(st))], dtype=np.int64) for st in self.strips]
+            counts[h] = [
+                np.array(
+                    [[self.evaluator.count(slots.column(st, stop, h), s) for s in syms] for stop in range(len(st))],
+                    dtype=np.int64,
+                )
+                for st in self.strips
+            ]
         return {"pays": pays, "counts": counts}
 
     def _ways_units(self, gen: np.random.Generator, n: int, heights: list[int]) -> np.ndarray:
@@ -222,12 +291,17 @@ class RisingReels(mech.MechSlot):
         return tally.stats(rounds=rounds, total_stake=rounds * bet.total_stake, feature_counts=counts)
 
     def describe_extra(self) -> JsonDict:
-        return {"reels": 5, "rows": 5, "stages": [{"heights": h, "ways": math.prod(h)} for h in STAGES],
-                "free_spins": {"heights": FREE_SPIN_HEIGHTS, "ways": math.prod(FREE_SPIN_HEIGHTS),
-                               "spins": FREE_SPINS},
-                "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-                "paytable": {"unit": "line_bet_per_way",
-                             "pays": {s: {str(k): v for k, v in p.items()} for s, p in PAYTABLE.items()}}}
+        return {
+            "reels": 5,
+            "rows": 5,
+            "stages": [{"heights": h, "ways": math.prod(h)} for h in STAGES],
+            "free_spins": {"heights": FREE_SPIN_HEIGHTS, "ways": math.prod(FREE_SPIN_HEIGHTS), "spins": FREE_SPINS},
+            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
+            "paytable": {
+                "unit": "line_bet_per_way",
+                "pays": {s: {str(k): v for k, v in p.items()} for s, p in PAYTABLE.items()},
+            },
+        }
 
 
 RISING_REELS = register(RisingReels(DEFINITION))

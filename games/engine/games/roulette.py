@@ -3,6 +3,7 @@
 Bets, limits, figures and why "European Roulette (2)" is built but not registered: ``docs/games/roulette.md``.
 A bet: ``{"bets": [{"type": "straight", "numbers": [17], "amount": 100}, {"type": "red", "amount": 500}]}``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -56,12 +57,18 @@ def _inside_sets() -> dict[str, tuple[tuple[int, ...], ...]]:
     split += [(ROWS[r][c], ROWS[r + 1][c]) for r in range(11) for c in range(3)]  # one above the other
     street = [(0, 1, 2), (0, 2, 3)] + [row for row in ROWS]
     corner: list[tuple[int, ...]] = [(0, 1, 2, 3)]
-    corner += [tuple(sorted((ROWS[r][c], ROWS[r][c + 1], ROWS[r + 1][c], ROWS[r + 1][c + 1])))
-               for r in range(11) for c in range(2)]
+    corner += [
+        tuple(sorted((ROWS[r][c], ROWS[r][c + 1], ROWS[r + 1][c], ROWS[r + 1][c + 1])))
+        for r in range(11)
+        for c in range(2)
+    ]
     six_line = [ROWS[r] + ROWS[r + 1] for r in range(11)]
     return {
-        "straight": tuple(straight), "split": tuple(sorted(split)), "street": tuple(sorted(street)),
-        "corner": tuple(sorted(corner)), "six_line": tuple(six_line),
+        "straight": tuple(straight),
+        "split": tuple(sorted(split)),
+        "street": tuple(sorted(street)),
+        "corner": tuple(sorted(corner)),
+        "six_line": tuple(six_line),
     }
 
 
@@ -81,10 +88,12 @@ def covered_numbers(bet: JsonDict) -> frozenset[int]:
         c = bet["column"]
         return frozenset(n for n in range(1, 37) if (n - 1) % 3 == c - 1)
     return {
-        "red": RED, "black": BLACK,
+        "red": RED,
+        "black": BLACK,
         "even": frozenset(n for n in range(1, 37) if n % 2 == 0),
         "odd": frozenset(n for n in range(1, 37) if n % 2 == 1),
-        "low": frozenset(range(1, 19)), "high": frozenset(range(19, 37)),
+        "low": frozenset(range(1, 19)),
+        "high": frozenset(range(19, 37)),
     }[t]
 
 
@@ -118,9 +127,20 @@ E_BET_ABOVE_MAX = "game.roulette.bet_above_max"
 E_STAKE_STEP = "game.stake_step"
 E_STAKE_BELOW_MIN = "game.stake_below_min"
 E_STAKE_ABOVE_MAX = "game.stake_above_max"
-ERROR_CODES = (E_INVALID_BET, E_NO_BETS, E_TOO_MANY_BETS, E_UNKNOWN_TYPE, E_INVALID_NUMBERS, E_INVALID_SELECTION,
-               E_INVALID_AMOUNT, E_BET_BELOW_MIN, E_BET_ABOVE_MAX, E_STAKE_STEP, E_STAKE_BELOW_MIN,
-               E_STAKE_ABOVE_MAX)
+ERROR_CODES = (
+    E_INVALID_BET,
+    E_NO_BETS,
+    E_TOO_MANY_BETS,
+    E_UNKNOWN_TYPE,
+    E_INVALID_NUMBERS,
+    E_INVALID_SELECTION,
+    E_INVALID_AMOUNT,
+    E_BET_BELOW_MIN,
+    E_BET_ABOVE_MAX,
+    E_STAKE_STEP,
+    E_STAKE_BELOW_MIN,
+    E_STAKE_ABOVE_MAX,
+)
 
 
 def _czk(minor: int, lang: str) -> str:
@@ -155,8 +175,17 @@ class RouletteLimits:
 class EuropeanRoulette(Game):
     kind = "roulette"
 
-    def __init__(self, *, code: str, version: int, name: str, name_cs: str, limits: RouletteLimits,
-                 unfinished_deadline_days: int, source: str) -> None:
+    def __init__(
+        self,
+        *,
+        code: str,
+        version: int,
+        name: str,
+        name_cs: str,
+        limits: RouletteLimits,
+        unfinished_deadline_days: int,
+        source: str,
+    ) -> None:
         self.code = code
         self.version = version
         self.name = name
@@ -171,14 +200,20 @@ class EuropeanRoulette(Game):
             unfinished_deadline_days=unfinished_deadline_days,
         )
         # A representative bet for PAR sheets and the all-games RTP test (par.representative_bet_params).
-        self.default_bet_params: JsonDict = {"bets": [
-            {"type": "straight", "numbers": [17], "amount": max(100, limits.inside_min)},
-            {"type": "red", "amount": max(500, limits.outside_min)},
-        ]}
+        self.default_bet_params: JsonDict = {
+            "bets": [
+                {"type": "straight", "numbers": [17], "amount": max(100, limits.inside_min)},
+                {"type": "red", "amount": max(500, limits.outside_min)},
+            ]
+        }
         # the table's placed bets, parsed by the table's rules (``_parse_table``): the game's one bet parser
-        self.bet_model = definition_.TableBets(parser=self._parse_table, total_min=limits.total_min,
-                                               total_max=limits.total_max, step=limits.step,
-                                               default_bets=tuple(self.default_bet_params["bets"]))
+        self.bet_model = definition_.TableBets(
+            parser=self._parse_table,
+            total_min=limits.total_min,
+            total_max=limits.total_max,
+            step=limits.step,
+            default_bets=tuple(self.default_bet_params["bets"]),
+        )
 
     # --- figures ------------------------------------------------------------------------------------------
     def max_payable_win(self) -> int:
@@ -192,7 +227,8 @@ class EuropeanRoulette(Game):
         for pocket in range(POCKETS):
             mults = sorted(
                 (BET_TYPES[p["type"]]["multiplier"], lim.for_category(BET_TYPES[p["type"]]["category"]))
-                for p in positions if pocket in covered_numbers(p)
+                for p in positions
+                if pocket in covered_numbers(p)
             )[::-1]
             left, win = lim.total_max, 0
             for mult, (lo, hi) in mults:
@@ -210,8 +246,13 @@ class EuropeanRoulette(Game):
         types = []
         for t, info in BET_TYPES.items():
             entry = {
-                "type": t, "name_en": info["en"], "name_cs": info["cs"], "category": info["category"],
-                "covers": info["size"], "multiplier": info["multiplier"], "payout": f"{info['multiplier'] - 1}:1",
+                "type": t,
+                "name_en": info["en"],
+                "name_cs": info["cs"],
+                "category": info["category"],
+                "covers": info["size"],
+                "multiplier": info["multiplier"],
+                "payout": f"{info['multiplier'] - 1}:1",
             }
             if t in INSIDE_SETS:
                 entry["fields"] = ["numbers", "amount"]
@@ -224,24 +265,37 @@ class EuropeanRoulette(Game):
                 entry["numbers"] = sorted(covered_numbers({"type": t}))
             types.append(entry)
         return definition_.CatalogueEntry(
-            code=self.code, version=self.version, name=self.name, name_cs=self.name_cs, kind=self.kind,
-            source=self.source, bet=self.bet_model, default_bet=self.default_bet_params,
-            par_bet=self.default_bet_params, declared=self.declared, declared_extra={"rtp_exact": "36/37"},
-            extra={"layout": {
-                "pockets": POCKETS, "zero": ZERO, "rows": [list(r) for r in ROWS],
-                "red": sorted(RED), "black": sorted(BLACK),
-                "colours": {str(n): colour(n) for n in range(POCKETS)},
-            },
-            "bet_types": types,
-            "type_aliases": dict(TYPE_ALIASES),
-            "limits": {
-                "inside": {"min": lim.inside_min, "max": lim.inside_max},
-                "outside": {"min": lim.outside_min, "max": lim.outside_max},
-                "total": {"min": lim.total_min, "max": lim.total_max},
-                "step": lim.step, "max_entries": lim.max_entries,
-                "note_en": "Limits apply per bet position; chips on the same position are added together.",
-                "note_cs": "Limity platí pro každé sázkové pole; žetony na stejném poli se sčítají.",
-            },
+            code=self.code,
+            version=self.version,
+            name=self.name,
+            name_cs=self.name_cs,
+            kind=self.kind,
+            source=self.source,
+            bet=self.bet_model,
+            default_bet=self.default_bet_params,
+            par_bet=self.default_bet_params,
+            declared=self.declared,
+            declared_extra={"rtp_exact": "36/37"},
+            extra={
+                "layout": {
+                    "pockets": POCKETS,
+                    "zero": ZERO,
+                    "rows": [list(r) for r in ROWS],
+                    "red": sorted(RED),
+                    "black": sorted(BLACK),
+                    "colours": {str(n): colour(n) for n in range(POCKETS)},
+                },
+                "bet_types": types,
+                "type_aliases": dict(TYPE_ALIASES),
+                "limits": {
+                    "inside": {"min": lim.inside_min, "max": lim.inside_max},
+                    "outside": {"min": lim.outside_min, "max": lim.outside_max},
+                    "total": {"min": lim.total_min, "max": lim.total_max},
+                    "step": lim.step,
+                    "max_entries": lim.max_entries,
+                    "note_en": "Limits apply per bet position; chips on the same position are added together.",
+                    "note_cs": "Limity platí pro každé sázkové pole; žetony na stejném poli se sčítají.",
+                },
             },
             rules_en=(
                 "The ball lands in one of 37 pockets: 0 (green) and 1-36 (red or black). Place chips on the "
@@ -259,13 +313,17 @@ class EuropeanRoulette(Game):
     # --- bets ---------------------------------------------------------------------------------------------
     def _parse_one(self, i: int, raw: object) -> JsonDict:
         if not isinstance(raw, dict):
-            raise _err(E_INVALID_BET, f"Bet #{i + 1} must be an object.", f"Sázka č. {i + 1} musí být objekt.",
-                       index=i)
+            raise _err(E_INVALID_BET, f"Bet #{i + 1} must be an object.", f"Sázka č. {i + 1} musí být objekt.", index=i)
         t = raw.get("type")
         t = TYPE_ALIASES.get(t, t) if isinstance(t, str) else None  # a list/dict type is unknown, not a crash
         if t not in BET_TYPES:
-            raise _err(E_UNKNOWN_TYPE, f"Unknown bet type {raw.get('type')!r}.",
-                       f"Neznámý typ sázky {raw.get('type')!r}.", index=i, type=str(raw.get("type")))
+            raise _err(
+                E_UNKNOWN_TYPE,
+                f"Unknown bet type {raw.get('type')!r}.",
+                f"Neznámý typ sázky {raw.get('type')!r}.",
+                index=i,
+                type=str(raw.get("type")),
+            )
         if t in INSIDE_SETS:
             allowed = {"type", "numbers", "amount"}
         elif t in SELECTOR_KEY:
@@ -274,41 +332,73 @@ class EuropeanRoulette(Game):
             allowed = {"type", "amount"}
         extra = sorted(str(k) for k in set(raw) - allowed)
         if extra:
-            raise _err(E_INVALID_BET, f"Bet #{i + 1} ({t}) has unexpected fields: {', '.join(extra)}.",
-                       f"Sázka č. {i + 1} ({t}) obsahuje nepovolená pole: {', '.join(extra)}.",
-                       index=i, type=t, fields=extra)
+            raise _err(
+                E_INVALID_BET,
+                f"Bet #{i + 1} ({t}) has unexpected fields: {', '.join(extra)}.",
+                f"Sázka č. {i + 1} ({t}) obsahuje nepovolená pole: {', '.join(extra)}.",
+                index=i,
+                type=t,
+                fields=extra,
+            )
         bet: JsonDict = {"type": t}
         if t in INSIDE_SETS:
             nums = raw.get("numbers")
             ok = isinstance(nums, list) and all(isinstance(n, int) and not isinstance(n, bool) for n in nums)
             key = tuple(sorted(nums)) if ok and isinstance(nums, list) else None
             if key is None or key not in _INSIDE_LOOKUP[t]:
-                raise _err(E_INVALID_NUMBERS,
-                           f"The numbers {nums!r} do not form a {BET_TYPES[t]['en'].lower()} bet on the table.",
-                           f"Čísla {nums!r} netvoří na hracím poli sázku typu {BET_TYPES[t]['cs']}.",
-                           index=i, type=t, numbers=nums if isinstance(nums, list) else None)
+                raise _err(
+                    E_INVALID_NUMBERS,
+                    f"The numbers {nums!r} do not form a {BET_TYPES[t]['en'].lower()} bet on the table.",
+                    f"Čísla {nums!r} netvoří na hracím poli sázku typu {BET_TYPES[t]['cs']}.",
+                    index=i,
+                    type=t,
+                    numbers=nums if isinstance(nums, list) else None,
+                )
             bet["numbers"] = list(key)
         elif t in SELECTOR_KEY:
             k = SELECTOR_KEY[t]
             v = raw.get(k)
             if not (isinstance(v, int) and not isinstance(v, bool) and v in (1, 2, 3)):
-                raise _err(E_INVALID_SELECTION, f"{BET_TYPES[t]['en']}: '{k}' must be 1, 2 or 3.",
-                           f"{BET_TYPES[t]['cs']}: '{k}' musí být 1, 2 nebo 3.", index=i, type=t, value=v)
+                raise _err(
+                    E_INVALID_SELECTION,
+                    f"{BET_TYPES[t]['en']}: '{k}' must be 1, 2 or 3.",
+                    f"{BET_TYPES[t]['cs']}: '{k}' musí být 1, 2 nebo 3.",
+                    index=i,
+                    type=t,
+                    value=v,
+                )
             bet[k] = v
         amount = raw.get("amount")
         if not isinstance(amount, int) or isinstance(amount, bool):
-            raise _err(E_INVALID_AMOUNT, f"Bet #{i + 1}: the amount must be a whole number of haléř.",
-                       f"Sázka č. {i + 1}: částka musí být celé číslo v haléřích.", index=i, type=t)
+            raise _err(
+                E_INVALID_AMOUNT,
+                f"Bet #{i + 1}: the amount must be a whole number of haléř.",
+                f"Sázka č. {i + 1}: částka musí být celé číslo v haléřích.",
+                index=i,
+                type=t,
+            )
         lo, _ = self.limits.for_category(BET_TYPES[t]["category"])
         if amount <= 0:
-            raise _err(E_BET_BELOW_MIN, f"{BET_TYPES[t]['en']}: the minimum bet is {_czk(lo, 'en')}.",
-                       f"{BET_TYPES[t]['cs']}: minimální sázka je {_czk(lo, 'cs')}.", index=i, type=t,
-                       amount=amount, min=lo)
+            raise _err(
+                E_BET_BELOW_MIN,
+                f"{BET_TYPES[t]['en']}: the minimum bet is {_czk(lo, 'en')}.",
+                f"{BET_TYPES[t]['cs']}: minimální sázka je {_czk(lo, 'cs')}.",
+                index=i,
+                type=t,
+                amount=amount,
+                min=lo,
+            )
         if amount % self.limits.step:
             step = self.limits.step
-            raise _err(E_STAKE_STEP, f"Each bet must be a multiple of {_czk(step, 'en')} (GP §8(1)).",
-                       f"Každá sázka musí být násobkem {_czk(step, 'cs')} (GP §8(1)).", index=i, type=t,
-                       amount=amount, step=step)
+            raise _err(
+                E_STAKE_STEP,
+                f"Each bet must be a multiple of {_czk(step, 'en')} (GP §8(1)).",
+                f"Každá sázka musí být násobkem {_czk(step, 'cs')} (GP §8(1)).",
+                index=i,
+                type=t,
+                amount=amount,
+                step=step,
+            )
         bet["amount"] = amount
         return bet
 
@@ -316,14 +406,19 @@ class EuropeanRoulette(Game):
         """The table's bet (``bet_model``): each placed bet checked, chips on one position added, the limits of each
         position and of the total (GP §8(1)-(2))."""
         if not isinstance(params, dict) or set(params) - {"bets"}:
-            raise BetError("game.invalid_bet", "A roulette bet is {\"bets\": [...]}.",
-                           "Sázka rulety má tvar {\"bets\": [...]}.")
+            raise BetError(
+                "game.invalid_bet", 'A roulette bet is {"bets": [...]}.', 'Sázka rulety má tvar {"bets": [...]}.'
+            )
         raw = params.get("bets")
         if not isinstance(raw, list) or not raw:
             raise _err(E_NO_BETS, "Place at least one bet.", "Umístěte alespoň jednu sázku.")
         if len(raw) > self.limits.max_entries:
-            raise _err(E_TOO_MANY_BETS, f"At most {self.limits.max_entries} bets per spin.",
-                       f"Nejvýše {self.limits.max_entries} sázek na jednu hru.", max=self.limits.max_entries)
+            raise _err(
+                E_TOO_MANY_BETS,
+                f"At most {self.limits.max_entries} bets per spin.",
+                f"Nejvýše {self.limits.max_entries} sázek na jednu hru.",
+                max=self.limits.max_entries,
+            )
         merged: dict[tuple[Any, ...], JsonDict] = {}
         for i, item in enumerate(raw):
             bet = self._parse_one(i, item)
@@ -337,23 +432,40 @@ class EuropeanRoulette(Game):
             info = BET_TYPES[b["type"]]
             lo, hi = self.limits.for_category(info["category"])
             if b["amount"] < lo:
-                raise _err(E_BET_BELOW_MIN, f"{info['en']}: the minimum bet is {_czk(lo, 'en')}.",
-                           f"{info['cs']}: minimální sázka je {_czk(lo, 'cs')}.", type=b["type"],
-                           amount=b["amount"], min=lo)
+                raise _err(
+                    E_BET_BELOW_MIN,
+                    f"{info['en']}: the minimum bet is {_czk(lo, 'en')}.",
+                    f"{info['cs']}: minimální sázka je {_czk(lo, 'cs')}.",
+                    type=b["type"],
+                    amount=b["amount"],
+                    min=lo,
+                )
             if b["amount"] > hi:
-                raise _err(E_BET_ABOVE_MAX, f"{info['en']}: the maximum bet is {_czk(hi, 'en')}.",
-                           f"{info['cs']}: maximální sázka je {_czk(hi, 'cs')}.", type=b["type"],
-                           amount=b["amount"], max=hi)
+                raise _err(
+                    E_BET_ABOVE_MAX,
+                    f"{info['en']}: the maximum bet is {_czk(hi, 'en')}.",
+                    f"{info['cs']}: maximální sázka je {_czk(hi, 'cs')}.",
+                    type=b["type"],
+                    amount=b["amount"],
+                    max=hi,
+                )
         total = sum(b["amount"] for b in bets)
         if total < self.limits.total_min:
-            raise _err(E_STAKE_BELOW_MIN, f"The total stake must be at least {_czk(self.limits.total_min, 'en')}.",
-                       f"Celková sázka musí být alespoň {_czk(self.limits.total_min, 'cs')}.", total=total,
-                       min=self.limits.total_min)
+            raise _err(
+                E_STAKE_BELOW_MIN,
+                f"The total stake must be at least {_czk(self.limits.total_min, 'en')}.",
+                f"Celková sázka musí být alespoň {_czk(self.limits.total_min, 'cs')}.",
+                total=total,
+                min=self.limits.total_min,
+            )
         if total > self.limits.total_max:
-            raise _err(E_STAKE_ABOVE_MAX,
-                       f"The total stake may not exceed {_czk(self.limits.total_max, 'en')} (GP §8(2)).",
-                       f"Celková sázka nesmí překročit {_czk(self.limits.total_max, 'cs')} (GP §8(2)).",
-                       total=total, max=self.limits.total_max)
+            raise _err(
+                E_STAKE_ABOVE_MAX,
+                f"The total stake may not exceed {_czk(self.limits.total_max, 'en')} (GP §8(2)).",
+                f"Celková sázka nesmí překročit {_czk(self.limits.total_max, 'cs')} (GP §8(2)).",
+                total=total,
+                max=self.limits.total_max,
+            )
         return Bet(total_stake=total, params={"bets": bets})
 
     # --- play ---------------------------------------------------------------------------------------------
@@ -385,8 +497,11 @@ class EuropeanRoulette(Game):
         }
 
     def act(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
-        raise ActionError("game.no_action", "a roulette spin finishes at once; there is nothing to do",
-                          "hra rulety končí okamžitě; není co provést")
+        raise ActionError(
+            "game.no_action",
+            "a roulette spin finishes at once; there is nothing to do",
+            "hra rulety končí okamžitě; není co provést",
+        )
 
     def exact_rtp(self, bet: Bet) -> dict[str, Fraction]:
         """Exact RTP by enumerating the 37 equally likely pockets: 36/37 for every bet and every mix of bets."""
@@ -427,18 +542,28 @@ class EuropeanRoulette(Game):
         }
 
 
-EUROPEAN_ROULETTE = register(EuropeanRoulette(
-    code="european_roulette", version=1, name="European Roulette", name_cs="Evropská ruleta",
-    # a spin never waits for the player, so the 180-day deadline of GP §7(8)b never applies
-    limits=RouletteLimits(), unfinished_deadline_days=180,
-    source="Tipsport game plan, Part two, European Roulette (catalogue entry 8)",
-))
+EUROPEAN_ROULETTE = register(
+    EuropeanRoulette(
+        code="european_roulette",
+        version=1,
+        name="European Roulette",
+        name_cs="Evropská ruleta",
+        # a spin never waits for the player, so the 180-day deadline of GP §7(8)b never applies
+        limits=RouletteLimits(),
+        unfinished_deadline_days=180,
+        source="Tipsport game plan, Part two, European Roulette (catalogue entry 8)",
+    )
+)
 
 # Catalogue entry 9: built, not registered (docs/games/roulette.md says why).
 EUROPEAN_ROULETTE_2 = EuropeanRoulette(
-    code="european_roulette_2", version=1, name="European Roulette (2)", name_cs="Evropská ruleta (2)",
-    limits=RouletteLimits(inside_min=1_000, inside_max=25_000, outside_min=5_000, outside_max=100_000,
-                          total_min=1_000, total_max=100_000),
+    code="european_roulette_2",
+    version=1,
+    name="European Roulette (2)",
+    name_cs="Evropská ruleta (2)",
+    limits=RouletteLimits(
+        inside_min=1_000, inside_max=25_000, outside_min=5_000, outside_max=100_000, total_min=1_000, total_max=100_000
+    ),
     unfinished_deadline_days=90,
     source="Tipsport game plan, Part two, European Roulette (2) (catalogue entry 9)",
 )

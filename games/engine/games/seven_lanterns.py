@@ -3,6 +3,7 @@ pick (follows 7 Sins).
 
 Rules as implemented, the designed figures and the exact RTP: ``docs/games/seven_lanterns.md``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,14 +19,26 @@ from ..registry import register
 
 WILD, DOUBLE, LANTERN = "WILD", "DOUBLE_WILD", "LANTERN"
 PAYTABLE = {  # per way, in tenths of the total bet (3, 4, 5 adjacent reels from the left)
-    "DRAGON": {3: 5, 4: 15, 5: 40}, "TIGER": {3: 4, 4: 10, 5: 30}, "CRANE": {3: 3, 4: 8, 5: 20},
-    "PEONY": {3: 2, 4: 6, 5: 15}, "A": {3: 1, 4: 3, 5: 8}, "K": {3: 1, 4: 3, 5: 8}, "Q": {3: 1, 4: 2, 5: 6},
+    "DRAGON": {3: 5, 4: 15, 5: 40},
+    "TIGER": {3: 4, 4: 10, 5: 30},
+    "CRANE": {3: 3, 4: 8, 5: 20},
+    "PEONY": {3: 2, 4: 6, 5: 15},
+    "A": {3: 1, 4: 3, 5: 8},
+    "K": {3: 1, 4: 3, 5: 8},
+    "Q": {3: 1, 4: 2, 5: 6},
     "J": {3: 1, 4: 2, 5: 6},
 }
 SYMBOL_NAMES = {
-    WILD: ("Wild", "Divoký symbol"), DOUBLE: ("Double Wild (counts twice)", "Dvojitý divoký symbol (počítá se 2x)"),
-    LANTERN: ("Lantern (scatter)", "Lampion (scatter)"), "DRAGON": ("Dragon", "Drak"), "TIGER": ("Tiger", "Tygr"),
-    "CRANE": ("Crane", "Jeřáb"), "PEONY": ("Peony", "Pivoňka"), "A": ("A", "A"), "K": ("K", "K"), "Q": ("Q", "Q"),
+    WILD: ("Wild", "Divoký symbol"),
+    DOUBLE: ("Double Wild (counts twice)", "Dvojitý divoký symbol (počítá se 2x)"),
+    LANTERN: ("Lantern (scatter)", "Lampion (scatter)"),
+    "DRAGON": ("Dragon", "Drak"),
+    "TIGER": ("Tiger", "Tygr"),
+    "CRANE": ("Crane", "Jeřáb"),
+    "PEONY": ("Peony", "Pivoňka"),
+    "A": ("A", "A"),
+    "K": ("K", "K"),
+    "Q": ("Q", "Q"),
     "J": ("J", "J"),
 }
 WILD_WEIGHTS = {WILD: 1, DOUBLE: 2}
@@ -55,7 +68,8 @@ RULES_EN = (
     "every win is doubled (free spins are not won again). Two LANTERNs start the Second Chance: 7 lanterns hide "
     "2 LANTERNs and 5 multipliers of the total bet (1, 2, 3, 5, 10 or 20); the one opened gives the 7 free spins "
     "or pays its multiplier. What the lanterns hide is drawn before the player opens one, so the choice never "
-    "changes the result. The bonus and the free spins are part of the game.")
+    "changes the result. The bonus and the free spins are part of the game."
+)
 RULES_CS = (
     "Pět válců, tři řady, 243 způsobů výhry; hráč volí celkovou sázku. Symbol na sousedních válcích od levého "
     "krajního (3, 4 nebo 5 válců) vyplácí hodnotu z tabulky v desetinách celkové sázky krát počet způsobů (součin "
@@ -65,22 +79,35 @@ RULES_CS = (
     "výhra zdvojnásobí (volná otočení nelze získat znovu). Dva LAMPIONY spustí Druhou šanci: 7 lampionů skrývá 2 "
     "LAMPIONY a 5 násobků celkové sázky (1, 2, 3, 5, 10 nebo 20); otevřený lampion dá 7 volných otočení nebo "
     "vyplatí svůj násobek. Co lampiony skrývají, je vylosováno dříve, než hráč jeden otevře, takže volba výsledek "
-    "nikdy nezmění. Bonus a volná otočení jsou součástí hry.")
+    "nikdy nezmění. Bonus a volná otočení jsou součástí hry."
+)
 
 DEFINITION: dict[str, Any] = {
-    "code": "seven_lanterns", "version": 1, "name": "Seven Lanterns", "name_cs": "Sedm lampionů",
+    "code": "seven_lanterns",
+    "version": 1,
+    "name": "Seven Lanterns",
+    "name_cs": "Sedm lampionů",
     "source": "in-house design on the mechanics of the approved plan",
-    "follows": {"catalogue": "Tipsport Games, Part two", "entry": "2. 7 Sins",
-                "figures": "RTP 96.28 %, max bet 300 CZK, total-bet selector, 90 days",
-                "features": ["243 ways from reel 1", "wild and double wild", "scatter on reels 1, 3, 5",
-                             "3 scatters pay 2x and give 7 free spins",
-                             "2 scatters: Second Chance pick among 7 hiding 2 scatters or bet multipliers"]},
+    "follows": {
+        "catalogue": "Tipsport Games, Part two",
+        "entry": "2. 7 Sins",
+        "figures": "RTP 96.28 %, max bet 300 CZK, total-bet selector, 90 days",
+        "features": [
+            "243 ways from reel 1",
+            "wild and double wild",
+            "scatter on reels 1, 3, 5",
+            "3 scatters pay 2x and give 7 free spins",
+            "2 scatters: Second Chance pick among 7 hiding 2 scatters or bet multipliers",
+        ],
+    },
     "strips": [mech.spread_strip(c) for c in REEL_COUNTS],
     "bet": {"model": "total", "min": 10, "max": 30_000, "step": 10, "unit": 10, "default": {"stake": 100}},
     "par_bet": {"stake": 100},
-    "rtp": "96.27", "unfinished_deadline_days": 90,
+    "rtp": "96.27",
+    "unfinished_deadline_days": 90,
     "max_win_multiplier": 0,  # set below: the bound of a round (SevenLanterns.max_round_multiplier)
-    "rules_en": RULES_EN, "rules_cs": RULES_CS,
+    "rules_en": RULES_EN,
+    "rules_cs": RULES_CS,
 }
 
 
@@ -108,8 +135,9 @@ class SevenLanterns(mech.MechSlot):
         n_sc = res["scatter"]["count"]
         feats = ["free_spins"] if n_sc >= 3 else (["second_chance"] if n_sc == 2 else [])
         paid = self.pay(state, "base", res["win"])
-        state["steps"].append({"type": "spin", "mode": "base", "stops": stops, "window": window, **res, "win": paid,
-                               "features": feats})
+        state["steps"].append(
+            {"type": "spin", "mode": "base", "stops": stops, "window": window, **res, "win": paid, "features": feats}
+        )
         if n_sc >= 3:
             self._award(state, "scatters")
         elif n_sc == 2:
@@ -121,28 +149,46 @@ class SevenLanterns(mech.MechSlot):
 
     def _award(self, state: JsonDict, source: str) -> None:
         state["free_spins"] = {"awarded": FREE_SPINS, "played": 0}
-        state["steps"].append({"type": "trigger", "feature": "free_spins", "source": source, "spins": FREE_SPINS,
-                               "multiplier": FREE_SPIN_MULTIPLIER})
+        state["steps"].append(
+            {
+                "type": "trigger",
+                "feature": "free_spins",
+                "source": source,
+                "spins": FREE_SPINS,
+                "multiplier": FREE_SPIN_MULTIPLIER,
+            }
+        )
 
     def _next(self, state: JsonDict) -> JsonDict:
         if state["capped"]:
             return slots.finish(state)
         pk = state.get("pick")
         if pk is not None and not pk["picked"]:
-            return slots.await_action(state, "pick", [{"type": "pick", "index": i} for i in range(PICK_OPTIONS)],
-                                      options_count=PICK_OPTIONS)
+            return slots.await_action(
+                state, "pick", [{"type": "pick", "index": i} for i in range(PICK_OPTIONS)], options_count=PICK_OPTIONS
+            )
         fs = state.get("free_spins")
         if fs and fs["played"] < fs["awarded"]:
-            return slots.await_action(state, "free_spin", [{"type": "spin"}], spins_left=fs["awarded"] - fs["played"],
-                                      multiplier=FREE_SPIN_MULTIPLIER, free_spins_win=state["breakdown"]["free_spins"])
+            return slots.await_action(
+                state,
+                "free_spin",
+                [{"type": "spin"}],
+                spins_left=fs["awarded"] - fs["played"],
+                multiplier=FREE_SPIN_MULTIPLIER,
+                free_spins_win=state["breakdown"]["free_spins"],
+            )
         return slots.finish(state)
 
     def _act_pick(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
         pk = state["pick"]
         pk["picked"].append(action["index"])
         item = pk["order"][0]  # the first pick reveals the first item, whichever option it is
-        step: JsonDict = {"type": "pick", "index": action["index"], "reveal": item,
-                          "board": pick.board(pk["order"], pk["picked"], PICK_OPTIONS)}
+        step: JsonDict = {
+            "type": "pick",
+            "index": action["index"],
+            "reveal": item,
+            "board": pick.board(pk["order"], pk["picked"], PICK_OPTIONS),
+        }
         if item == LANTERN:
             step["win"] = 0
             state["steps"].append(step)
@@ -160,9 +206,19 @@ class SevenLanterns(mech.MechSlot):
         res = self.spin_result(window, state["stake"], FREE_SPIN_MULTIPLIER)
         fs["played"] += 1
         paid = self.pay(state, "free_spins", res["win"])
-        state["steps"].append({"type": "spin", "mode": "free", "spin": fs["played"], "of": fs["awarded"],
-                               "multiplier": FREE_SPIN_MULTIPLIER, "stops": stops, "window": window, **res,
-                               "win": paid})
+        state["steps"].append(
+            {
+                "type": "spin",
+                "mode": "free",
+                "spin": fs["played"],
+                "of": fs["awarded"],
+                "multiplier": FREE_SPIN_MULTIPLIER,
+                "stops": stops,
+                "window": window,
+                **res,
+                "win": paid,
+            }
+        )
         return self._next(state)
 
     # --- exact RTP and the bound of a round -----------------------------------------------------------------------
@@ -170,8 +226,10 @@ class SevenLanterns(mech.MechSlot):
         """A bound of a round's win in stakes: a spin pays at most the 3 largest symbol bounds (reel 1 shows at
         most 3 symbols; a symbol's bound = its top pay x its most ways) / 10 + the scatter; a round is at most the
         base spin and 7 doubled free spins (a pick multiplier is at most 20 < 14 spins' bound)."""
-        bounds = sorted((max(p.values()) * ways.max_ways(self.evaluator, self.strips, HEIGHTS, s)
-                         for s, p in PAYTABLE.items()), reverse=True)
+        bounds = sorted(
+            (max(p.values()) * ways.max_ways(self.evaluator, self.strips, HEIGHTS, s) for s, p in PAYTABLE.items()),
+            reverse=True,
+        )
         spin = Fraction(sum(bounds[:3]), 10) + SCATTER_PAY_3
         top_pick = Fraction(max(v for v, _ in PICK_MULTIPLIERS))
         free = FREE_SPINS * FREE_SPIN_MULTIPLIER * spin
@@ -185,9 +243,12 @@ class SevenLanterns(mech.MechSlot):
         p2 = sc.get(2, Fraction(0))
         spin = FREE_SPIN_MULTIPLIER * (ways_part + p3 * SCATTER_PAY_3)  # one free spin, in stakes
         p_fs = Fraction(PICK_SCATTERS, PICK_OPTIONS)
-        return {"base_ways": ways_part, "base_scatter": p3 * SCATTER_PAY_3,
-                "free_spins": (p3 + p2 * p_fs) * FREE_SPINS * spin,
-                "bonus": p2 * (1 - p_fs) * slots.weighted_mean(PICK_MULTIPLIERS)}
+        return {
+            "base_ways": ways_part,
+            "base_scatter": p3 * SCATTER_PAY_3,
+            "free_spins": (p3 + p2 * p_fs) * FREE_SPINS * spin,
+            "bonus": p2 * (1 - p_fs) * slots.weighted_mean(PICK_MULTIPLIERS),
+        }
 
     def exact_rtp(self, bet: Bet) -> dict[str, Fraction]:
         """Exact for any stake: ways (reel by reel products), LANTERN pays, free spins (P(3 LANTERNs) + P(2) x 2/7,
@@ -199,8 +260,13 @@ class SevenLanterns(mech.MechSlot):
     @functools.cached_property
     def _fast(self) -> JsonDict:
         syms = list(PAYTABLE)
-        counts = [np.array([[self.evaluator.count(slots.column(st, stop, 3), s) for s in syms]
-                            for stop in range(len(st))], dtype=np.int32) for st in self.strips]
+        counts = [
+            np.array(
+                [[self.evaluator.count(slots.column(st, stop, 3), s) for s in syms] for stop in range(len(st))],
+                dtype=np.int32,
+            )
+            for st in self.strips
+        ]
         sc = [np.array([slots.column(st, stop, 3).count(LANTERN) for stop in range(len(st))]) for st in self.strips]
         pays = np.zeros((len(syms), 6), dtype=np.int64)
         for i, s in enumerate(syms):
@@ -245,8 +311,9 @@ class SevenLanterns(mech.MechSlot):
             if two.size:
                 first = gen.integers(0, PICK_OPTIONS, size=two.size)  # the revealed item's place in the shuffle
                 lantern = first < PICK_SCATTERS
-                m = t["vals"][np.searchsorted(t["cum"], gen.integers(0, int(t["cum"][-1]), size=two.size),
-                                              side="right")]
+                m = t["vals"][
+                    np.searchsorted(t["cum"], gen.integers(0, int(t["cum"][-1]), size=two.size), side="right")
+                ]
                 bonus[two] = np.where(lantern, 0, m * stake)
                 fs_idx = np.concatenate([fs_idx, two[lantern]])
             fs = np.zeros(n, dtype=np.int64)
@@ -260,15 +327,31 @@ class SevenLanterns(mech.MechSlot):
         return tally.stats(rounds=rounds, total_stake=rounds * stake, feature_counts=counts)
 
     def describe_extra(self) -> JsonDict:
-        return {"reels": 5, "rows": 3, "ways": 243, "heights": HEIGHTS,
-                "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-                "paytable": {"unit": "tenth_of_total_bet_per_way",
-                             "pays": {s: {str(k): v for k, v in p.items()} for s, p in PAYTABLE.items()}},
-                "features": {"free_spins": {"trigger": "3 LANTERN", "spins": FREE_SPINS,
-                                            "multiplier": FREE_SPIN_MULTIPLIER, "scatter_pay": SCATTER_PAY_3},
-                             "second_chance": {"trigger": "2 LANTERN", "options": PICK_OPTIONS,
-                                               "lanterns": PICK_SCATTERS,
-                                               "multipliers": [v for v, _ in PICK_MULTIPLIERS]}}}
+        return {
+            "reels": 5,
+            "rows": 3,
+            "ways": 243,
+            "heights": HEIGHTS,
+            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
+            "paytable": {
+                "unit": "tenth_of_total_bet_per_way",
+                "pays": {s: {str(k): v for k, v in p.items()} for s, p in PAYTABLE.items()},
+            },
+            "features": {
+                "free_spins": {
+                    "trigger": "3 LANTERN",
+                    "spins": FREE_SPINS,
+                    "multiplier": FREE_SPIN_MULTIPLIER,
+                    "scatter_pay": SCATTER_PAY_3,
+                },
+                "second_chance": {
+                    "trigger": "2 LANTERN",
+                    "options": PICK_OPTIONS,
+                    "lanterns": PICK_SCATTERS,
+                    "multipliers": [v for v, _ in PICK_MULTIPLIERS],
+                },
+            },
+        }
 
 
 SEVEN_LANTERNS = register(SevenLanterns(DEFINITION))

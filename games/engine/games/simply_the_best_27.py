@@ -2,6 +2,7 @@
 
 Rules as implemented, the max win and the exact RTP (every window enumerated): ``docs/games/simply_the_best_27.md``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -20,13 +21,26 @@ from ..registry import register
 JOKER = "JOKER"
 SYMBOLS = ["MELON", "CHERRY", "DOLLAR", "ORANGE", "PLUM", "BELL", "STAR", "BAR", JOKER]
 SYMBOL_NAMES = {
-    "MELON": ("Melon", "Meloun"), "CHERRY": ("Cherry Bonus", "Cherry Bonus (třešně)"), "DOLLAR": ("Dollar", "Dolar"),
-    "ORANGE": ("Orange", "Pomeranč"), "PLUM": ("Plum", "Švestka"), "BELL": ("Bell", "Zvoneček"),
-    "STAR": ("Star", "Hvězda"), "BAR": ("Bar", "Bar"), JOKER: ("Kajot Joker", "Kajot Joker"),
+    "MELON": ("Melon", "Meloun"),
+    "CHERRY": ("Cherry Bonus", "Cherry Bonus (třešně)"),
+    "DOLLAR": ("Dollar", "Dolar"),
+    "ORANGE": ("Orange", "Pomeranč"),
+    "PLUM": ("Plum", "Švestka"),
+    "BELL": ("Bell", "Zvoneček"),
+    "STAR": ("Star", "Hvězda"),
+    "BAR": ("Bar", "Bar"),
+    JOKER: ("Kajot Joker", "Kajot Joker"),
 }
 PAYTABLE = {  # 3 of a kind, x total bet per line
-    "MELON": {3: 16}, "CHERRY": {3: 2}, "DOLLAR": {3: 2}, "ORANGE": {3: 2}, "PLUM": {3: 2},
-    "BELL": {3: 16}, "STAR": {3: 20}, "BAR": {3: 40}, JOKER: {3: 60},
+    "MELON": {3: 16},
+    "CHERRY": {3: 2},
+    "DOLLAR": {3: 2},
+    "ORANGE": {3: 2},
+    "PLUM": {3: 2},
+    "BELL": {3: 16},
+    "STAR": {3: 20},
+    "BAR": {3: 40},
+    JOKER: {3: 60},
 }
 LINES = slots.criss_cross_lines(3, 3, first=[[1, 1, 1], [0, 0, 0], [2, 2, 2]])
 
@@ -100,8 +114,14 @@ DEFINITION: dict[str, Any] = {
     "free_spin_strips": FREE_SPIN_STRIPS,
     "free_spin_triggers": [{"symbol": "CHERRY", "line": 1, "spins": 5}, {"symbol": "STAR", "line": 1, "spins": 15}],
     "full_screen_multiplier": 2,
-    "bet": {"model": "total", "min": 500, "max": 10_000, "step": 10, "default": {"stake": 500},
-            "suggested": [500, 1000, 2000, 5000, 10000]},
+    "bet": {
+        "model": "total",
+        "min": 500,
+        "max": 10_000,
+        "step": 10,
+        "default": {"stake": 500},
+        "suggested": [500, 1000, 2000, 5000, 10000],
+    },
     "rtp": "95.00",
     "unfinished_deadline_days": 90,
 }
@@ -119,9 +139,13 @@ class SimplyTheBest27(slots.SlotGame):
         self.evaluator = slots.LineEvaluator(d["paytable"], {d["wild"]: ()})
         self.cap_multiplier = self.max_window_multiplier()
         self.bet_model = bet = definition_.bet_model_from_dict(d["bet"])
-        self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=bet.min_bet, max_bet=bet.max_bet,
-                                 max_win=self.cap_multiplier * bet.max_bet,
-                                 unfinished_deadline_days=d["unfinished_deadline_days"])
+        self.declared = Declared(
+            rtp=Decimal(d["rtp"]),
+            min_bet=bet.min_bet,
+            max_bet=bet.max_bet,
+            max_win=self.cap_multiplier * bet.max_bet,
+            unfinished_deadline_days=d["unfinished_deadline_days"],
+        )
         self.default_bet_params: JsonDict = bet.default
         self.par_bet_params: JsonDict = {"stake": 1000}
 
@@ -156,10 +180,16 @@ class SimplyTheBest27(slots.SlotGame):
         window = slots.window_at(strips, stops, self.rows)
         wins, full, mult = self.window_multiplier(window)
         stake = state["stake"]
-        step = {"type": "spin", "mode": mode, "stops": stops, "window": window,
-                "line_wins": [[w[0], w[1], w[2], w[3] * stake] for w in wins],
-                "full_screen": full, "full_screen_multiplier": self.d["full_screen_multiplier"] if full and wins else 1,
-                "win": mult * stake}
+        step = {
+            "type": "spin",
+            "mode": mode,
+            "stops": stops,
+            "window": window,
+            "line_wins": [[w[0], w[1], w[2], w[3] * stake] for w in wins],
+            "full_screen": full,
+            "full_screen_multiplier": self.d["full_screen_multiplier"] if full and wins else 1,
+            "win": mult * stake,
+        }
         return step, window
 
     def _pay(self, state: JsonDict, part: str, amount: int) -> int:
@@ -180,15 +210,27 @@ class SimplyTheBest27(slots.SlotGame):
         state["steps"].append(step)
         if t:
             state["free_spins"] = {"awarded": t["spins"], "played": 0, "trigger": t["symbol"]}
-            state["steps"].append({"type": "trigger", "feature": "free_spins", "symbol": t["symbol"],
-                                   "line": t["line"], "spins": t["spins"]})
+            state["steps"].append(
+                {
+                    "type": "trigger",
+                    "feature": "free_spins",
+                    "symbol": t["symbol"],
+                    "line": t["line"],
+                    "spins": t["spins"],
+                }
+            )
         return self._next(state)
 
     def _next(self, state: JsonDict) -> JsonDict:
         fs = state.get("free_spins")
         if fs and fs["played"] < fs["awarded"] and not state["capped"]:
-            return slots.await_action(state, "free_spin", [{"type": "spin"}], spins_left=fs["awarded"] - fs["played"],
-                                  free_spins_win=state["breakdown"]["free_spins"])
+            return slots.await_action(
+                state,
+                "free_spin",
+                [{"type": "spin"}],
+                spins_left=fs["awarded"] - fs["played"],
+                free_spins_win=state["breakdown"]["free_spins"],
+            )
         return slots.finish(state)
 
     def _act_spin(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
@@ -207,11 +249,13 @@ class SimplyTheBest27(slots.SlotGame):
     def window_table(self, strips: list[list[str]]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """numpy arrays over every stop combination (L1, L2, L3): total multiplier (with the 9-same doubling) and
         the trigger index (-1 none, else the index in free_spin_triggers)."""
-        codes = [np.array([[SYMBOLS.index(s[(stop + r) % len(s)]) for r in range(self.rows)]
-                           for stop in range(len(s))]) for s in strips]
+        codes = [
+            np.array([[SYMBOLS.index(s[(stop + r) % len(s)]) for r in range(self.rows)] for stop in range(len(s))])
+            for s in strips
+        ]
         a = len(SYMBOLS)
-        lut = np.zeros(a ** 3, dtype=np.int64)
-        for i in range(a ** 3):
+        lut = np.zeros(a**3, dtype=np.int64)
+        for i in range(a**3):
             w = self.evaluator.evaluate((SYMBOLS[i // (a * a)], SYMBOLS[i // a % a], SYMBOLS[i % a]))
             lut[i] = w[2] if w else 0
         c1, c2, c3 = codes
@@ -234,8 +278,11 @@ class SimplyTheBest27(slots.SlotGame):
         for ti, t in enumerate(self.d["free_spin_triggers"]):
             rows = self.lines[t["line"] - 1]
             si = SYMBOLS.index(t["symbol"])
-            hit = ((c1[:, rows[0]] == si)[:, None, None] & (c2[:, rows[1]] == si)[None, :, None]
-                   & (c3[:, rows[2]] == si)[None, None, :])
+            hit = (
+                (c1[:, rows[0]] == si)[:, None, None]
+                & (c2[:, rows[1]] == si)[None, :, None]
+                & (c3[:, rows[2]] == si)[None, None, :]
+            )
             trig = np.where(hit & (trig < 0), ti, trig)
         return total, trig
 
@@ -288,15 +335,29 @@ class SimplyTheBest27(slots.SlotGame):
     def catalogue_entry(self) -> definition_.CatalogueEntry:
         d = self.d
         return definition_.CatalogueEntry(
-            code=self.code, version=self.version, name=self.name, name_cs=self.name_cs, kind=self.kind,
-            source=d["source"], bet=self.bet_model, default_bet=self.default_bet_params, par_bet=self.par_bet_params,
-            max_win_multiplier=self.cap_multiplier, declared=self.declared,
-            extra={"reels": self.reels, "rows": self.rows,
-                   "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-                   "paytable": {"unit": "total_bet", "pays": {s: {str(k): v for k, v in p.items()}
-                                                              for s, p in d["paytable"].items()}},
-                   "lines": d["lines"], "free_spin_triggers": d["free_spin_triggers"],
-                   "full_screen_multiplier": d["full_screen_multiplier"]},
+            code=self.code,
+            version=self.version,
+            name=self.name,
+            name_cs=self.name_cs,
+            kind=self.kind,
+            source=d["source"],
+            bet=self.bet_model,
+            default_bet=self.default_bet_params,
+            par_bet=self.par_bet_params,
+            max_win_multiplier=self.cap_multiplier,
+            declared=self.declared,
+            extra={
+                "reels": self.reels,
+                "rows": self.rows,
+                "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
+                "paytable": {
+                    "unit": "total_bet",
+                    "pays": {s: {str(k): v for k, v in p.items()} for s, p in d["paytable"].items()},
+                },
+                "lines": d["lines"],
+                "free_spin_triggers": d["free_spin_triggers"],
+                "full_screen_multiplier": d["full_screen_multiplier"],
+            },
             rules_en=(
                 "Three-reel game with 27 win lines: every choice of one position on each reel is a line. Three of a "
                 "kind on a line pay the paytable multiple of the total bet; wins on several lines are added, only "

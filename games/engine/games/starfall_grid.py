@@ -4,6 +4,7 @@ diagonally**, cascades, a wild that joins any cluster (follows Cloud Quest's gri
 
 Rules as implemented, the designed figures and the simulated RTP: ``docs/games/starfall_grid.md``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,13 +19,33 @@ from ..registry import register
 from .crystal_grid import CrystalGrid
 
 WILD = "SHIELD"
-SYMBOLS = [WILD, "WARRIOR", "MAGE", "ARCHER", "DRAGON_EGG", "CROWN", "HEART", "SPADE", "CLUB", "DIAMOND", "STAR",
-           "MOON"]
+SYMBOLS = [
+    WILD,
+    "WARRIOR",
+    "MAGE",
+    "ARCHER",
+    "DRAGON_EGG",
+    "CROWN",
+    "HEART",
+    "SPADE",
+    "CLUB",
+    "DIAMOND",
+    "STAR",
+    "MOON",
+]
 SYMBOL_NAMES = {
-    WILD: ("Golden Shield (wild)", "Zlatý štít (divoký)"), "WARRIOR": ("Warrior", "Bojovnice"),
-    "MAGE": ("Mage", "Mág"), "ARCHER": ("Archer", "Lukostřelec"), "DRAGON_EGG": ("Dragon egg", "Dračí vejce"),
-    "CROWN": ("Crown", "Koruna"), "HEART": ("Heart", "Srdce"), "SPADE": ("Spade", "Piky"), "CLUB": ("Club", "Kříže"),
-    "DIAMOND": ("Diamond", "Káry"), "STAR": ("Star", "Hvězda"), "MOON": ("Moon", "Měsíc"),
+    WILD: ("Golden Shield (wild)", "Zlatý štít (divoký)"),
+    "WARRIOR": ("Warrior", "Bojovnice"),
+    "MAGE": ("Mage", "Mág"),
+    "ARCHER": ("Archer", "Lukostřelec"),
+    "DRAGON_EGG": ("Dragon egg", "Dračí vejce"),
+    "CROWN": ("Crown", "Koruna"),
+    "HEART": ("Heart", "Srdce"),
+    "SPADE": ("Spade", "Piky"),
+    "CLUB": ("Club", "Kříže"),
+    "DIAMOND": ("Diamond", "Káry"),
+    "STAR": ("Star", "Hvězda"),
+    "MOON": ("Moon", "Měsíc"),
 }
 # cluster size thresholds -> pay in tenths of the total bet (the largest threshold reached); designed
 PAYS: dict[str, list[list[int]]] = {
@@ -42,8 +63,21 @@ PAYS: dict[str, list[list[int]]] = {
     WILD: [[3, 30], [5, 150], [8, 750]],
 }
 COLUMN_COUNTS: list[dict[str, int]] = [
-    {WILD: 1, "WARRIOR": 3, "MAGE": 4, "ARCHER": 5, "DRAGON_EGG": 5, "CROWN": 6, "HEART": 7, "SPADE": 7, "CLUB": 8,
-     "DIAMOND": 8, "STAR": 8, "MOON": 8} for _ in range(5)
+    {
+        WILD: 1,
+        "WARRIOR": 3,
+        "MAGE": 4,
+        "ARCHER": 5,
+        "DRAGON_EGG": 5,
+        "CROWN": 6,
+        "HEART": 7,
+        "SPADE": 7,
+        "CLUB": 8,
+        "DIAMOND": 8,
+        "STAR": 8,
+        "MOON": 8,
+    }
+    for _ in range(5)
 ]
 STRIP_SEEDS = [300, 301, 302, 303, 304]
 
@@ -53,32 +87,55 @@ RULES_EN = (
     "SHIELD joins a group of any symbol, and a group of shields alone pays the shield's own values. All winning "
     "groups are removed together, the symbols above fall down and new symbols fall in from above; the new grid "
     "pays again, and so on until no group is left. All cascades are one game and play by themselves. A game pays "
-    "at most 250 x the total bet.")
+    "at most 250 x the total bet."
+)
 RULES_CS = (
     "Mřížka 5 sloupců a 5 řad; hráč volí celkovou sázku. Skupiny 3 a více stejných symbolů, které se dotýkají "
     "vodorovně, svisle nebo úhlopříčně, vyplácí podle své velikosti v desetinách celkové sázky (výherní tabulka); "
     "ZLATÝ ŠTÍT se přidá ke skupině jakéhokoli symbolu a skupina samotných štítů vyplácí jejich vlastní hodnoty. "
     "Všechny výherní skupiny zmizí naráz, symboly nad nimi spadnou dolů a shora dopadnou nové; nová mřížka znovu "
     "vyplácí, dokud nezůstane žádná skupina. Všechny kaskády jsou jedna hra a hrají se samy. Jedna hra vyplatí "
-    "nejvýše 250násobek celkové sázky.")
+    "nejvýše 250násobek celkové sázky."
+)
 
 DEFINITION: dict[str, Any] = {
-    "code": "starfall_grid", "version": 1, "name": "Starfall Grid", "name_cs": "Hvězdná mřížka",
+    "code": "starfall_grid",
+    "version": 1,
+    "name": "Starfall Grid",
+    "name_cs": "Hvězdná mřížka",
     "source": "in-house design on the mechanics of the approved plan",
-    "follows": {"catalogue": "Tipsport Games, Part two", "entry": "5. Cloud Quest",
-                "figures": "RTP 96.52 %, max bet 200 CZK, total-bet selector, 90 days",
-                "features": ["5x5 grid of falling symbols", "clusters of 3+ horizontal, vertical or diagonal",
-                             "cascades", "wild substitutes; 3+ wilds their own combination"],
-                "not_built": ["the middle symbol of a 3-cluster turning wild", "the Power Stone re-spins",
-                              "the bonus game on a 3-reel machine"]},
-    "cols": 5, "rows": 5, "diagonal": True, "min_size": 3,
-    "pays": PAYS, "symbols": SYMBOLS, "wild": WILD, "symbol_names": SYMBOL_NAMES,
+    "follows": {
+        "catalogue": "Tipsport Games, Part two",
+        "entry": "5. Cloud Quest",
+        "figures": "RTP 96.52 %, max bet 200 CZK, total-bet selector, 90 days",
+        "features": [
+            "5x5 grid of falling symbols",
+            "clusters of 3+ horizontal, vertical or diagonal",
+            "cascades",
+            "wild substitutes; 3+ wilds their own combination",
+        ],
+        "not_built": [
+            "the middle symbol of a 3-cluster turning wild",
+            "the Power Stone re-spins",
+            "the bonus game on a 3-reel machine",
+        ],
+    },
+    "cols": 5,
+    "rows": 5,
+    "diagonal": True,
+    "min_size": 3,
+    "pays": PAYS,
+    "symbols": SYMBOLS,
+    "wild": WILD,
+    "symbol_names": SYMBOL_NAMES,
     "strips": [mech.shuffled_strip(c, seed) for c, seed in zip(COLUMN_COUNTS, STRIP_SEEDS)],
     "bet": {"model": "total", "min": 10, "max": 20_000, "step": 10, "unit": 10, "default": {"stake": 100}},
     "par_bet": {"stake": 100},
-    "rtp": "96.52", "unfinished_deadline_days": 90,
+    "rtp": "96.52",
+    "unfinished_deadline_days": 90,
     "max_win_multiplier": 250,
-    "rules_en": RULES_EN, "rules_cs": RULES_CS,
+    "rules_en": RULES_EN,
+    "rules_cs": RULES_CS,
 }
 
 STARFALL_GRID_V1 = register(CrystalGrid(DEFINITION))
@@ -100,7 +157,8 @@ PAY_PERMILLE = 162
 PAY_ADJUST: dict[str, dict[int, int]] = {"MAGE": {3: 7}}
 PAYS_V2: dict[str, list[list[int]]] = {
     s: [[k, PAY_ADJUST.get(s, {}).get(k, max(1, (v * 10 * PAY_PERMILLE + 500) // 1000))] for k, v in brackets]
-    for s, brackets in PAYS.items()}
+    for s, brackets in PAYS.items()
+}
 
 RULES_V2_EN = RULES_EN[: RULES_EN.index(" All cascades")].replace("tenths", "hundredths") + (
     " When a group of exactly 3 symbols wins on the grid a spin shows (not on a cascade's grid), its middle symbol "
@@ -113,7 +171,8 @@ RULES_V2_EN = RULES_EN[: RULES_EN.index(" All cascades")].replace("tenths", "hun
     "cells of the re-spin's grid), FREQUENCY (on the re-spin's grid also the middle 2 of a group of 4 and the 1st, "
     "3rd and 5th of a group of 5 turn into shields) or SCATTER (on the re-spin's grid every symbol also pays by its "
     "count anywhere, as a group of that size, at most as a group of 5). The re-spin lights no section. All cascades "
-    "and the re-spin are one game and play by themselves. A game pays at most 250 x the total bet.")
+    "and the re-spin are one game and play by themselves. A game pays at most 250 x the total bet."
+)
 RULES_V2_CS = RULES_CS[: RULES_CS.index(" Všechny kaskády")].replace("desetinách", "setinách") + (
     " Když vyhraje skupina právě 3 symbolů na mřížce, kterou ukáže roztočení (ne na mřížce kaskády), její "
     "prostřední symbol (druhé ze tří políček, počítáno po sloupcích zleva a ve sloupci shora) se promění ve ZLATÝ "
@@ -126,7 +185,9 @@ RULES_V2_CS = RULES_CS[: RULES_CS.index(" Všechny kaskády")].replace("desetin�
     "skupiny 4 a 1., 3. a 5. symbol skupiny 5) nebo SCATTER ÚSPĚCHU (na mřížce roztočení vyplácí každý symbol i "
     "podle svého počtu kdekoli jako skupina té velikosti, nejvýše jako skupina 5). Opakované roztočení nerozsvítí "
     "žádný díl. Všechny kaskády a opakované roztočení jsou jedna hra a hrají se samy. Jedna hra vyplatí nejvýše "
-    "250násobek celkové sázky.")
+    "250násobek celkové sázky."
+)
+
 
 class _StarBits(cluster.BitGrid):
     """``BitGrid`` whose flood fill also keeps, per grid (flat pair index // pairs), the cells that turn wild
@@ -153,9 +214,17 @@ class _StarBits(cluster.BitGrid):
             out = np.where(size == k, sel, out)
         return out
 
-    def flood(self, pr: npt.NDArray[np.int64], left: npt.NDArray[Any], mem: npt.NDArray[Any], sy: npt.NDArray[Any],
-              tables: npt.NDArray[np.int64], min_size: int, slots: int,
-              big_min: int = 0) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any], npt.NDArray[np.int64]]:
+    def flood(
+        self,
+        pr: npt.NDArray[np.int64],
+        left: npt.NDArray[Any],
+        mem: npt.NDArray[Any],
+        sy: npt.NDArray[Any],
+        tables: npt.NDArray[np.int64],
+        min_size: int,
+        slots: int,
+        big_min: int = 0,
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[Any], npt.NDArray[np.int64]]:
         pairs, width = tables.shape
         pay = np.zeros(slots, dtype=np.int64)
         won = np.zeros(slots, dtype=self.dtype)
@@ -216,8 +285,9 @@ class StarfallGrid(CrystalGrid):
                 out.append([s, n, pay])
         return out
 
-    def _play_star(self, state: JsonDict, rng: RNG, unit: int, *, mode: str, part: str,
-                   power: str | None) -> tuple[int, int]:
+    def _play_star(
+        self, state: JsonDict, rng: RNG, unit: int, *, mode: str, part: str, power: str | None
+    ) -> tuple[int, int]:
         """One grid and its cascades (5 draws, 2 more for WILD_DROP): (cascades, Power Stone sections lit)."""
         stops = slots.draw_stops(self.strips, rng)
         window = slots.window_at(self.strips, stops, self.rows)
@@ -235,8 +305,13 @@ class StarfallGrid(CrystalGrid):
         n = lit = 0
         while True:
             found = self.clusters(window)
-            step: JsonDict = {"type": "spin" if n == 0 else "cascade", "mode": mode, "cascade": n, "window": window,
-                              **(first if n == 0 else {})}
+            step: JsonDict = {
+                "type": "spin" if n == 0 else "cascade",
+                "mode": mode,
+                "cascade": n,
+                "window": window,
+                **(first if n == 0 else {}),
+            }
             units = sum(c[2] for c in found)
             if power == "scatter" and n == 0:
                 step["scatter"] = [[s, k, pay * unit * factor] for s, k, pay in self._scatter(window)]
@@ -274,8 +349,9 @@ class StarfallGrid(CrystalGrid):
                 stone["power"] = power
                 first["features"].append("respin")
                 at = len(state["steps"])
-                state["respin_cascades"], _ = self._play_star(state, rng, unit, mode="respin", part="free_spins",
-                                                              power=power)
+                state["respin_cascades"], _ = self._play_star(
+                    state, rng, unit, mode="respin", part="free_spins", power=power
+                )
                 state["steps"][at]["power"] = power
             first["power_stone"] = stone
         return slots.finish(state)
@@ -290,10 +366,16 @@ class StarfallGrid(CrystalGrid):
         scatter = np.zeros((ct.base, self.cells + 1), dtype=np.int64)
         for s, brackets in self.pays.items():
             if s != self.wild:
-                scatter[self.symbols.index(s)] = [cluster.pay_for(brackets, min(k, SCATTER_MAX))
-                                                  for k in range(self.cells + 1)]
-        return {**t, "bits": bits, "packed": cluster.PackedGrid(bits, ct.base, t["pair_syms"]),
-                "counts": counts, "scatter": scatter}
+                scatter[self.symbols.index(s)] = [
+                    cluster.pay_for(brackets, min(k, SCATTER_MAX)) for k in range(self.cells + 1)
+                ]
+        return {
+            **t,
+            "bits": bits,
+            "packed": cluster.PackedGrid(bits, ct.base, t["pair_syms"]),
+            "counts": counts,
+            "scatter": scatter,
+        }
 
     @functools.cached_property
     def _fast_star(self) -> dict[bool, JsonDict]:
@@ -310,8 +392,13 @@ class StarfallGrid(CrystalGrid):
             out[:, m] = (ct.codes * keep[None, :] * ct.powers[None, :]).sum(axis=1)
         return out
 
-    def grid_units(self, stops: npt.NDArray[np.int64], cap: npt.NDArray[np.int64], power: str | None,
-                   cells: npt.NDArray[np.int64] | None = None) -> tuple[npt.NDArray[np.int64], ...]:
+    def grid_units(
+        self,
+        stops: npt.NDArray[np.int64],
+        cap: npt.NDArray[np.int64],
+        power: str | None,
+        cells: npt.NDArray[np.int64] | None = None,
+    ) -> tuple[npt.NDArray[np.int64], ...]:
         """For each row of ``stops`` the grid and cascades ``_play_star`` plays (``power``: None for the base game;
         ``cells`` (n, 2): ``wild_drop``'s two draws): (win in hundredths of the stake within ``cap``, cascades, sections
         lit)."""
@@ -364,9 +451,14 @@ class StarfallGrid(CrystalGrid):
             cols, ptr = ct.refill(cols, ptr, removed)
         return np.minimum(units, cap), casc, lit
 
-    def round_units(self, stops: npt.NDArray[np.int64], arrow: npt.NDArray[np.int64], power: npt.NDArray[np.int64],
-                    respin_stops: npt.NDArray[np.int64],
-                    cells: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], ...]:
+    def round_units(
+        self,
+        stops: npt.NDArray[np.int64],
+        arrow: npt.NDArray[np.int64],
+        power: npt.NDArray[np.int64],
+        respin_stops: npt.NDArray[np.int64],
+        cells: npt.NDArray[np.int64],
+    ) -> tuple[npt.NDArray[np.int64], ...]:
         """Whole rounds from their draws (``start``'s order: the stops, the arrow, the power, the re-spin's stops and
         ``wild_drop``'s two cells; a draw the round does not make is ignored): (base win, re-spin win in hundredths
         of the stake, cascades, sections lit, the power played or -1)."""
@@ -387,8 +479,7 @@ class StarfallGrid(CrystalGrid):
         gen = np.random.Generator(np.random.PCG64(seed))
         unit = self.pay_unit(bet.params)
         tally = mech.FastTally(("base", "free_spins"))
-        counts = {"cascades": 0, "capped": 0, "stone_lit": 0, "feature:respin": 0,
-                  **{f"respin:{p}": 0 for p in POWERS}}
+        counts = {"cascades": 0, "capped": 0, "stone_lit": 0, "feature:respin": 0, **{f"respin:{p}": 0 for p in POWERS}}
         cap_units = self.max_win_multiplier * self.unit
         for n in mech.batches(rounds, self.batch, progress):
             stops = np.stack([gen.integers(0, len(s), size=n) for s in self.strips], axis=1)
@@ -408,25 +499,52 @@ class StarfallGrid(CrystalGrid):
 
     def describe_extra(self) -> JsonDict:
         out = super().describe_extra()
-        out["features"].update({
-            "middle_turns_wild": "a winning cluster of exactly 3: its second cell (column, then row order) turns wild",
-            "bet": {"model": "total", "min": 100, "max": 20_000, "step": 100, "unit": 100, "default": {"stake": 100}},
-    "power_stone": {"symbols": list(POWER_SYMBOLS), "sections": STONE_SECTIONS, "max_lit": MAX_LIT,
-                            "lit_by_cluster_of": {"3": 1, "4": 2, "5+": 3}, "powers": list(POWERS),
-                            "lucky_five_factor": LUCKY_FACTOR, "wild_drop_count": DROPPED_WILDS,
-                            "frequency_middles": {str(k): list(v) for k, v in MIDDLES_FREQUENCY.items()},
-                            "scatter_max_count": SCATTER_MAX}})
+        out["features"].update(
+            {
+                "middle_turns_wild": (
+                    "a winning cluster of exactly 3: its second cell (column, then row order) turns wild"
+                ),
+                "bet": {
+                    "model": "total",
+                    "min": 100,
+                    "max": 20_000,
+                    "step": 100,
+                    "unit": 100,
+                    "default": {"stake": 100},
+                },
+                "power_stone": {
+                    "symbols": list(POWER_SYMBOLS),
+                    "sections": STONE_SECTIONS,
+                    "max_lit": MAX_LIT,
+                    "lit_by_cluster_of": {"3": 1, "4": 2, "5+": 3},
+                    "powers": list(POWERS),
+                    "lucky_five_factor": LUCKY_FACTOR,
+                    "wild_drop_count": DROPPED_WILDS,
+                    "frequency_middles": {str(k): list(v) for k, v in MIDDLES_FREQUENCY.items()},
+                    "scatter_max_count": SCATTER_MAX,
+                },
+            }
+        )
         return out
 
 
 DEFINITION_V2: dict[str, Any] = {
-    **DEFINITION, "version": 2, "pays": PAYS_V2, "rtp": "96.70",  # two 10^7-round runs: 96.6253 % and 96.8060 %
-    "follows": {**DEFINITION["follows"], "features": DEFINITION["follows"]["features"]
-                + ["the middle symbol of a 3-cluster turning wild",
-                   "the Power Stone re-spins (Lucky Five, two wilds dropped, more wilds, scatter)"],
-                "not_built": ["the bonus game on a 3-reel machine"]},
+    **DEFINITION,
+    "version": 2,
+    "pays": PAYS_V2,
+    "rtp": "96.70",  # two 10^7-round runs: 96.6253 % and 96.8060 %
+    "follows": {
+        **DEFINITION["follows"],
+        "features": DEFINITION["follows"]["features"]
+        + [
+            "the middle symbol of a 3-cluster turning wild",
+            "the Power Stone re-spins (Lucky Five, two wilds dropped, more wilds, scatter)",
+        ],
+        "not_built": ["the bonus game on a 3-reel machine"],
+    },
     "bet": {"model": "total", "min": 100, "max": 20_000, "step": 100, "unit": 100, "default": {"stake": 100}},
-    "rules_en": RULES_V2_EN, "rules_cs": RULES_V2_CS,
+    "rules_en": RULES_V2_EN,
+    "rules_cs": RULES_V2_CS,
 }
 
 

@@ -5,6 +5,7 @@ every 3 avalanches up to x10 (its RTP simulated).
 
 Rules as implemented, the designed figures and the exact RTP: ``docs/games/sun_terraces.md``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -23,14 +24,27 @@ WILD = "WILD"
 HEIGHTS = [3, 4, 5, 4, 3]  # 3 x 4 x 5 x 4 x 3 = 720 ways
 COINS_PER_LEVEL = 10
 PAYTABLE = {  # per way, x the line bet (bet level x coin value), 3-5 adjacent reels from the left; designed
-    "JAGUAR": {3: 10, 4: 30, 5: 100}, "CONDOR": {3: 6, 4: 20, 5: 60}, "SERPENT": {3: 5, 4: 15, 5: 40},
-    "MASK": {3: 4, 4: 10, 5: 30}, "A": {3: 3, 4: 6, 5: 15}, "K": {3: 2, 4: 5, 5: 12}, "Q": {3: 2, 4: 4, 5: 10},
-    "J": {3: 1, 4: 3, 5: 8}, "10": {3: 1, 4: 2, 5: 6},
+    "JAGUAR": {3: 10, 4: 30, 5: 100},
+    "CONDOR": {3: 6, 4: 20, 5: 60},
+    "SERPENT": {3: 5, 4: 15, 5: 40},
+    "MASK": {3: 4, 4: 10, 5: 30},
+    "A": {3: 3, 4: 6, 5: 15},
+    "K": {3: 2, 4: 5, 5: 12},
+    "Q": {3: 2, 4: 4, 5: 10},
+    "J": {3: 1, 4: 3, 5: 8},
+    "10": {3: 1, 4: 2, 5: 6},
 }
 SYMBOL_NAMES = {
-    WILD: ("Sun (wild)", "Slunce (divoký symbol)"), "JAGUAR": ("Jaguar", "Jaguár"), "CONDOR": ("Condor", "Kondor"),
-    "SERPENT": ("Feathered serpent", "Opeřený had"), "MASK": ("Golden mask", "Zlatá maska"), "A": ("A", "A"),
-    "K": ("K", "K"), "Q": ("Q", "Q"), "J": ("J", "J"), "10": ("10", "10"),
+    WILD: ("Sun (wild)", "Slunce (divoký symbol)"),
+    "JAGUAR": ("Jaguar", "Jaguár"),
+    "CONDOR": ("Condor", "Kondor"),
+    "SERPENT": ("Feathered serpent", "Opeřený had"),
+    "MASK": ("Golden mask", "Zlatá maska"),
+    "A": ("A", "A"),
+    "K": ("K", "K"),
+    "Q": ("Q", "Q"),
+    "J": ("J", "J"),
+    "10": ("10", "10"),
 }
 REEL_COUNTS: list[dict[str, int]] = [  # designed (docs/games/sun_terraces.md): the exact RTP within 0.005 pp
     {"JAGUAR": 2, "CONDOR": 3, "SERPENT": 4, "MASK": 4, "A": 6, "K": 9, "Q": 9, "J": 10, "10": 11},
@@ -45,31 +59,50 @@ RULES_EN = (
     "symbol on adjacent reels from the leftmost one (3, 4 or 5 reels) pays the paytable value in line bets (level x "
     "coin value) times the number of ways (the product of how many positions show it or the SUN on each of those "
     "reels); the wins of all symbols are added. The SUN (reels 2, 3 and 4 only) substitutes for every symbol. Every "
-    "game is one spin, with no feature to choose.")
+    "game is one spin, with no feature to choose."
+)
 RULES_CS = (
     "Pět válců se 3, 4, 5, 4 a 3 pozicemi: 720 způsobů výhry; sázka je 10 mincí x úroveň sázky (1-10) x hodnota "
     "mince. Symbol na sousedních válcích od levého krajního (3, 4 nebo 5 válců) vyplácí hodnotu z tabulky v sázkách "
     "na linii (úroveň x hodnota mince) krát počet způsobů (součin počtu pozic se symbolem nebo SLUNCEM na těchto "
     "válcích); výhry všech symbolů se sčítají. SLUNCE (jen 2., 3. a 4. válec) nahrazuje všechny symboly. Každá hra "
-    "je jedno otočení, bez funkce k volbě.")
+    "je jedno otočení, bez funkce k volbě."
+)
 
 DEFINITION: dict[str, Any] = {
-    "code": "sun_terraces", "version": 1, "name": "Sun Terraces", "name_cs": "Sluneční terasy",
+    "code": "sun_terraces",
+    "version": 1,
+    "name": "Sun Terraces",
+    "name_cs": "Sluneční terasy",
     "source": "in-house design on the mechanics of the approved plan",
-    "follows": {"catalogue": "Tipsport Games, Part two", "entry": "29. Pyramid: Quest for Immortality",
-                "figures": "RTP 96.48 %, max bet 1,000 CZK, bet level x 10 coins x coin value, 180 days",
-                "features": ["reels of 3, 4, 5, 4 and 3 positions: 720 ways from reel 1",
-                             "wild on reels 2, 3 and 4, substituting for every symbol"],
-                "not_built": ["the Avalanche (winning symbols removed and replaced while wins form)",
-                              "wild generation on the top positions of reels 2-4",
-                              "the total-win multiplier rising every 3 avalanches up to x10"]},
+    "follows": {
+        "catalogue": "Tipsport Games, Part two",
+        "entry": "29. Pyramid: Quest for Immortality",
+        "figures": "RTP 96.48 %, max bet 1,000 CZK, bet level x 10 coins x coin value, 180 days",
+        "features": [
+            "reels of 3, 4, 5, 4 and 3 positions: 720 ways from reel 1",
+            "wild on reels 2, 3 and 4, substituting for every symbol",
+        ],
+        "not_built": [
+            "the Avalanche (winning symbols removed and replaced while wins form)",
+            "wild generation on the top positions of reels 2-4",
+            "the total-win multiplier rising every 3 avalanches up to x10",
+        ],
+    },
     "strips": [mech.spread_strip(c) for c in REEL_COUNTS],
-    "bet": {"model": "level", "coins_per_level": COINS_PER_LEVEL, "levels": list(range(1, 11)),
-            "coin_values": [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], "default": {"level": 1, "coin_value": 10}},
+    "bet": {
+        "model": "level",
+        "coins_per_level": COINS_PER_LEVEL,
+        "levels": list(range(1, 11)),
+        "coin_values": [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+        "default": {"level": 1, "coin_value": 10},
+    },
     "par_bet": {"level": 1, "coin_value": 10},
-    "rtp": "96.48", "unfinished_deadline_days": 180,
+    "rtp": "96.48",
+    "unfinished_deadline_days": 180,
     "max_win_multiplier": 0,  # set below: the bound of a round (SunTerraces.max_round_multiplier)
-    "rules_en": RULES_EN, "rules_cs": RULES_CS,
+    "rules_en": RULES_EN,
+    "rules_cs": RULES_CS,
 }
 
 
@@ -93,17 +126,29 @@ class SunTerraces(mech.MechSlot):
         res = self.spin_result(window, self.pay_unit(bet.params))
         with_wild = any(WILD in col for col in window[: max((w[1] for w in res["ways_wins"]), default=0)])
         paid = self.pay(state, "base", res["win"])
-        state["steps"].append({"type": "spin", "mode": "base", "stops": stops, "heights": HEIGHTS, "ways": 720,
-                               "window": window, **res, "win": paid,
-                               "features": ["wild"] if with_wild and res["win"] else []})
+        state["steps"].append(
+            {
+                "type": "spin",
+                "mode": "base",
+                "stops": stops,
+                "heights": HEIGHTS,
+                "ways": 720,
+                "window": window,
+                **res,
+                "win": paid,
+                "features": ["wild"] if with_wild and res["win"] else [],
+            }
+        )
         return slots.finish(state)
 
     # --- exact RTP and the bound of a round -----------------------------------------------------------------------
     def max_round_multiplier(self) -> int:
         """A bound of a round in stakes: reel 1 shows at most 3 symbols, so at most the 3 largest symbol bounds
         (top pay x most ways on these strips) win, / 10 line bets a stake."""
-        b = sorted((max(p.values()) * ways.max_ways(self.evaluator, self.strips, HEIGHTS, s)
-                    for s, p in PAYTABLE.items()), reverse=True)
+        b = sorted(
+            (max(p.values()) * ways.max_ways(self.evaluator, self.strips, HEIGHTS, s) for s, p in PAYTABLE.items()),
+            reverse=True,
+        )
         return math.ceil(Fraction(sum(b[: HEIGHTS[0]]), COINS_PER_LEVEL))
 
     @functools.cached_property
@@ -124,8 +169,13 @@ class SunTerraces(mech.MechSlot):
         for i, s in enumerate(syms):
             for k, v in PAYTABLE[s].items():
                 pays[i, k] = v
-        counts = [np.array([[self.evaluator.count(slots.column(st, stop, h), s) for s in syms]
-                            for stop in range(len(st))], dtype=np.int64) for st, h in zip(self.strips, HEIGHTS)]
+        counts = [
+            np.array(
+                [[self.evaluator.count(slots.column(st, stop, h), s) for s in syms] for stop in range(len(st))],
+                dtype=np.int64,
+            )
+            for st, h in zip(self.strips, HEIGHTS)
+        ]
         return {"pays": pays, "counts": counts}
 
     def win_units(self, stops: np.ndarray) -> np.ndarray:
@@ -153,11 +203,17 @@ class SunTerraces(mech.MechSlot):
         return tally.stats(rounds=rounds, total_stake=rounds * bet.total_stake, feature_counts={})
 
     def describe_extra(self) -> JsonDict:
-        return {"reels": 5, "heights": HEIGHTS, "ways": math.prod(HEIGHTS),
-                "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-                "paytable": {"unit": "line_bet_per_way",
-                             "pays": {s: {str(k): v for k, v in p.items()} for s, p in PAYTABLE.items()}},
-                "features": {"wild": {"symbol": WILD, "reels": [2, 3, 4]}}}
+        return {
+            "reels": 5,
+            "heights": HEIGHTS,
+            "ways": math.prod(HEIGHTS),
+            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
+            "paytable": {
+                "unit": "line_bet_per_way",
+                "pays": {s: {str(k): v for k, v in p.items()} for s, p in PAYTABLE.items()},
+            },
+            "features": {"wild": {"symbol": WILD, "reels": [2, 3, 4]}},
+        }
 
 
 # --- version 2: the Avalanche and the rising multiplier (Pyramid's avalanche) ---------------------------------------
@@ -166,8 +222,10 @@ MULTIPLIER_EVERY, MULTIPLIER_MAX = 3, 10
 # version 1's pays with four more: K x4 6 (v1: 5), J x3 2 (1), 10 x4 3 (2), 10 x5 7 (6); the avalanche and its
 # multiplier make up for the rest of the RTP the strips below take away (designed: tuned by simulation, the RTP
 # being linear in the pays; the catalogue's example, 3 K pay 2 line bets, holds)
-PAYTABLE_V2 = {s: {k: {("K", 4): 6, ("J", 3): 2, ("10", 4): 3, ("10", 5): 7}.get((s, k), v) for k, v in p.items()}
-               for s, p in PAYTABLE.items()}
+PAYTABLE_V2 = {
+    s: {k: {("K", 4): 6, ("J", 3): 2, ("10", 4): 3, ("10", 5): 7}.get((s, k), v) for k, v in p.items()}
+    for s, p in PAYTABLE.items()
+}
 # each symbol is rare (one stop) on one of reels 1-3: the three groups below, rare on reels 1, 2 and 3 in turn, so
 # that about a third of the spins win and an avalanche goes on about as often (designed)
 RARE_ON = [["SERPENT", "MASK", "Q"], ["JAGUAR", "A", "J"], ["CONDOR", "K", "10"]]
@@ -187,7 +245,8 @@ RULES_EN_V2 = (
     "ones fall in from the reel above; the new window pays again, and so on until it has no win. The spin and the "
     "first two avalanches pay x1; every 3 avalanches raise the multiplier by 1 (avalanches 3-5 x2, 6-8 x3, ...), up "
     "to x10, where it stays while the avalanche lasts. The whole avalanche is one game and plays by itself. A game "
-    "pays at most 1,000 x the total bet.")
+    "pays at most 1,000 x the total bet."
+)
 RULES_CS_V2 = (
     "Pět válců se 3, 4, 5, 4 a 3 pozicemi: 720 způsobů výhry; sázka je 10 mincí x úroveň sázky (1-10) x hodnota "
     "mince. Symbol na sousedních válcích od levého krajního (3, 4 nebo 5 válců) vyplácí hodnotu z tabulky v sázkách "
@@ -196,18 +255,26 @@ RULES_CS_V2 = (
     "všechny symboly výherních způsobů (i SLUNCE v nich) zmizí, symboly nad nimi spadnou dolů a shora dopadnou nové "
     "z válce; nové okno znovu vyplácí, dokud nemá výhru. Otočení a první dvě laviny platí x1; každé 3 laviny zvýší "
     "násobitel o 1 (laviny 3-5 x2, 6-8 x3, ...) až na x10, kde zůstane do konce laviny. Celá lavina je jedna hra a "
-    "hraje se sama. Jedna hra vyplatí nejvýše 1 000násobek celkové sázky.")
+    "hraje se sama. Jedna hra vyplatí nejvýše 1 000násobek celkové sázky."
+)
 
 DEFINITION_V2: dict[str, Any] = {
-    **DEFINITION, "version": 2, "paytable": PAYTABLE_V2,
-    "follows": {**DEFINITION["follows"],
-                "features": DEFINITION["follows"]["features"]
-                + ["the Avalanche: the symbols of every winning way fall away and the reel strip refills while wins "
-                   "form", "the multiplier rising by 1 every 3 avalanches up to x10"],
-                "not_built": ["wild generation on the top positions of reels 2-4"]},
+    **DEFINITION,
+    "version": 2,
+    "paytable": PAYTABLE_V2,
+    "follows": {
+        **DEFINITION["follows"],
+        "features": DEFINITION["follows"]["features"]
+        + [
+            "the Avalanche: the symbols of every winning way fall away and the reel strip refills while wins form",
+            "the multiplier rising by 1 every 3 avalanches up to x10",
+        ],
+        "not_built": ["wild generation on the top positions of reels 2-4"],
+    },
     "strips": [mech.spread_strip(c) for c in REEL_COUNTS_V2],
     "max_win_multiplier": MAX_WIN_V2,
-    "rules_en": RULES_EN_V2, "rules_cs": RULES_CS_V2,
+    "rules_en": RULES_EN_V2,
+    "rules_cs": RULES_CS_V2,
 }
 
 
@@ -237,8 +304,12 @@ class SunTerracesAvalanche(SunTerraces):
             res = self.spin_result(window, lb * mult)
             wins = res["ways_wins"]
             with_wild = with_wild or any(WILD in col for w in wins for col in window[: w[1]])
-            step: JsonDict = {"type": "spin" if n == 0 else "avalanche", "mode": "base", "avalanche": n,
-                              "multiplier": mult}
+            step: JsonDict = {
+                "type": "spin" if n == 0 else "avalanche",
+                "mode": "base",
+                "avalanche": n,
+                "multiplier": mult,
+            }
             if n == 0:
                 step.update(stops=stops, heights=HEIGHTS, ways=720)
             step.update(window=window, **res)
@@ -250,8 +321,11 @@ class SunTerracesAvalanche(SunTerraces):
                 break
             window, pointers = cascade.refill(self.strips, pointers, window, self.removed(window, wins))
             n += 1
-        state["steps"][0]["features"] = ((["wild"] if with_wild else []) + (["avalanche"] if n else [])
-                                         + (["multiplier"] if multiplier(n) > 1 else []))
+        state["steps"][0]["features"] = (
+            (["wild"] if with_wild else [])
+            + (["avalanche"] if n else [])
+            + (["multiplier"] if multiplier(n) > 1 else [])
+        )
         return slots.finish(state)
 
     def exact_rtp(self, bet: Bet) -> dict[str, Fraction] | None:
@@ -295,8 +369,9 @@ class SunTerracesAvalanche(SunTerraces):
         units: npt.NDArray[np.int32] = (pays[k, np.arange(k.shape[1])[None, :]] * ways_).sum(axis=1, dtype=np.int32)
         return units, k
 
-    def sequence_units(self, stops: npt.NDArray[np.int64], cap_units: int
-                       ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    def sequence_units(
+        self, stops: npt.NDArray[np.int64], cap_units: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """For each row of ``stops`` (n, 5): the spin-and-avalanches win in line bets (at most ``cap_units``) and
         the number of avalanches; the same as :meth:`start`. All rows' spins at once, then avalanche by avalanche
         only the rows whose last window won."""

@@ -4,6 +4,7 @@ they start (follows Book of Dead).
 Rules as implemented, the designed figures and the RTP (exact base game, simulated free spins):
 ``docs/games/tome_of_sands.md``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -18,20 +19,42 @@ from ..registry import register
 
 TOME = "TOME"
 PAYTABLE = {  # x the line bet (coins x coin value), from the leftmost reel
-    "EXPLORER": {2: 10, 3: 100, 4: 1000, 5: 5000}, "PHARAOH": {2: 5, 3: 40, 4: 400, 5: 2000},
-    "STATUE": {2: 5, 3: 30, 4: 100, 5: 750}, "SCARAB": {2: 5, 3: 30, 4: 100, 5: 750},
-    "A": {3: 15, 4: 40, 5: 150}, "K": {3: 15, 4: 40, 5: 150}, "Q": {3: 5, 4: 25, 5: 100},
-    "J": {3: 5, 4: 25, 5: 100}, "TEN": {3: 5, 4: 25, 5: 100},
+    "EXPLORER": {2: 10, 3: 100, 4: 1000, 5: 5000},
+    "PHARAOH": {2: 5, 3: 40, 4: 400, 5: 2000},
+    "STATUE": {2: 5, 3: 30, 4: 100, 5: 750},
+    "SCARAB": {2: 5, 3: 30, 4: 100, 5: 750},
+    "A": {3: 15, 4: 40, 5: 150},
+    "K": {3: 15, 4: 40, 5: 150},
+    "Q": {3: 5, 4: 25, 5: 100},
+    "J": {3: 5, 4: 25, 5: 100},
+    "TEN": {3: 5, 4: 25, 5: 100},
 }
 SYMBOLS = [TOME, *PAYTABLE]
 SYMBOL_NAMES = {
-    TOME: ("Tome (wild and scatter)", "Kniha (divoký symbol a scatter)"), "EXPLORER": ("Explorer", "Badatel"),
-    "PHARAOH": ("Pharaoh", "Faraon"), "STATUE": ("Statue", "Socha"), "SCARAB": ("Scarab", "Skarabeus"),
-    "A": ("A", "A"), "K": ("K", "K"), "Q": ("Q", "Q"), "J": ("J", "J"), "TEN": ("10", "10"),
+    TOME: ("Tome (wild and scatter)", "Kniha (divoký symbol a scatter)"),
+    "EXPLORER": ("Explorer", "Badatel"),
+    "PHARAOH": ("Pharaoh", "Faraon"),
+    "STATUE": ("Statue", "Socha"),
+    "SCARAB": ("Scarab", "Skarabeus"),
+    "A": ("A", "A"),
+    "K": ("K", "K"),
+    "Q": ("Q", "Q"),
+    "J": ("J", "J"),
+    "TEN": ("10", "10"),
 }
 SCATTER_PAYS = {3: 2, 4: 20, 5: 200}  # x the total bet
-LINES = [[1, 1, 1, 1, 1], [0, 0, 0, 0, 0], [2, 2, 2, 2, 2], [0, 1, 2, 1, 0], [2, 1, 0, 1, 2],
-         [1, 2, 2, 2, 1], [1, 0, 0, 0, 1], [2, 2, 1, 0, 0], [0, 0, 1, 2, 2], [2, 1, 1, 1, 0]]
+LINES = [
+    [1, 1, 1, 1, 1],
+    [0, 0, 0, 0, 0],
+    [2, 2, 2, 2, 2],
+    [0, 1, 2, 1, 0],
+    [2, 1, 0, 1, 2],
+    [1, 2, 2, 2, 1],
+    [1, 0, 0, 0, 1],
+    [2, 2, 1, 0, 0],
+    [0, 0, 1, 2, 2],
+    [2, 1, 1, 1, 0],
+]
 FREE_SPINS = 10
 MAX_FREE_SPINS = 100
 EXPANDING = list(PAYTABLE)  # drawn uniformly when the free spins start
@@ -52,7 +75,8 @@ RULES_EN = (
     "When the free spins start, one of the nine symbols is drawn as the expanding symbol. In every free spin, after "
     "the normal wins, when it shows on at least as many reels as it needs to pay (2 for the four high symbols, 3 "
     "for the others), it expands over those reels and pays on every played line for the number of reels it covers, "
-    "even when they are not adjacent. A game pays at most 5,200 x the total bet.")
+    "even when they are not adjacent. A game pays at most 5,200 x the total bet."
+)
 RULES_CS = (
     "Pět válců, tři řady, 1 až 10 linií; sázka je hodnota mince x počet mincí x počet linií. Stejné symboly na hrané "
     "linii od levého krajního válce vyplácí násobek sázky na linii (mince x hodnota mince) podle tabulky: BADATEL, "
@@ -62,23 +86,41 @@ RULES_CS = (
     "ve hře). Na začátku volných otočení se vylosuje jeden z devíti symbolů jako rozšiřující se symbol. V každém "
     "volném otočení, po běžných výhrách, pokud je na alespoň tolika válcích, kolik potřebuje k výhře (2 u čtyř "
     "vysokých symbolů, 3 u ostatních), rozšíří se přes tyto válce a vyplácí na všech hraných liniích podle počtu "
-    "zakrytých válců, i když spolu nesousedí. Jedna hra vyplatí nejvýše 5 200násobek celkové sázky.")
+    "zakrytých válců, i když spolu nesousedí. Jedna hra vyplatí nejvýše 5 200násobek celkové sázky."
+)
 
 DEFINITION: dict[str, Any] = {
-    "code": "tome_of_sands", "version": 1, "name": "Tome of Sands", "name_cs": "Kniha písků",
+    "code": "tome_of_sands",
+    "version": 1,
+    "name": "Tome of Sands",
+    "name_cs": "Kniha písků",
     "source": "in-house design on the mechanics of the approved plan",
-    "follows": {"catalogue": "Tipsport Games, Part two", "entry": "4. Book of Dead",
-                "figures": "RTP 96.21 %, max bet 100 CZK, coin x coins x lines (10 selectable), 90 days",
-                "features": ["10 selectable lines", "book = wild and scatter", "3+ books: 10 free spins, +10 again",
-                             "scatter 3 = 2x, 4 = 20x, 5 = 200x the total bet",
-                             "expanding symbol in free spins (not in the catalogue's text)"]},
+    "follows": {
+        "catalogue": "Tipsport Games, Part two",
+        "entry": "4. Book of Dead",
+        "figures": "RTP 96.21 %, max bet 100 CZK, coin x coins x lines (10 selectable), 90 days",
+        "features": [
+            "10 selectable lines",
+            "book = wild and scatter",
+            "3+ books: 10 free spins, +10 again",
+            "scatter 3 = 2x, 4 = 20x, 5 = 200x the total bet",
+            "expanding symbol in free spins (not in the catalogue's text)",
+        ],
+    },
     "strips": [mech.spread_strip(c) for c in REEL_COUNTS],
-    "bet": {"model": "lines", "max_lines": 10, "max_coins": 5, "coin_values": [10, 20, 50, 100, 200],
-            "default": {"lines": 10, "coins": 1, "coin_value": 10}},
+    "bet": {
+        "model": "lines",
+        "max_lines": 10,
+        "max_coins": 5,
+        "coin_values": [10, 20, 50, 100, 200],
+        "default": {"lines": 10, "coins": 1, "coin_value": 10},
+    },
     "par_bet": {"lines": 10, "coins": 1, "coin_value": 10},
-    "rtp": "96.20", "unfinished_deadline_days": 90,
+    "rtp": "96.20",
+    "unfinished_deadline_days": 90,
     "max_win_multiplier": 5200,  # >= every base spin (5,000 on the lines + 200 TOMEs): the base is never cut
-    "rules_en": RULES_EN, "rules_cs": RULES_CS,
+    "rules_en": RULES_EN,
+    "rules_cs": RULES_CS,
 }
 
 
@@ -95,8 +137,9 @@ class TomeOfSands(mech.MechSlot):
     def min_count(symbol: str) -> int:
         return min(PAYTABLE[symbol])
 
-    def spin_result(self, window: list[list[str]], lines: int, line_bet: int, stake: int,
-                    expanding: str | None) -> JsonDict:
+    def spin_result(
+        self, window: list[list[str]], lines: int, line_bet: int, stake: int, expanding: str | None
+    ) -> JsonDict:
         wins = [[w[0], w[1], w[2], w[3] * line_bet] for w in slots.line_wins(window, LINES, self.evaluator, lines)]
         n_sc = slots.count_symbols(window, TOME)
         sc = SCATTER_PAYS.get(n_sc, 0) * stake
@@ -121,8 +164,17 @@ class TomeOfSands(mech.MechSlot):
         res = self.spin_result(window, p["lines"], self.pay_unit(p), bet.total_stake, None)
         n_sc = res["scatter"]["count"]
         paid = self.pay(state, "base", res["win"])
-        state["steps"].append({"type": "spin", "mode": "base", "stops": stops, "window": window, **res, "win": paid,
-                               "features": ["free_spins"] if n_sc >= 3 else []})
+        state["steps"].append(
+            {
+                "type": "spin",
+                "mode": "base",
+                "stops": stops,
+                "window": window,
+                **res,
+                "win": paid,
+                "features": ["free_spins"] if n_sc >= 3 else [],
+            }
+        )
         if n_sc >= 3 and not state["capped"]:
             symbol = EXPANDING[rng.randbelow(len(EXPANDING))]
             state["free_spins"] = {"awarded": 0, "played": 0, "expanding": symbol}
@@ -138,8 +190,14 @@ class TomeOfSands(mech.MechSlot):
     def _next(self, state: JsonDict) -> JsonDict:
         fs = state.get("free_spins")
         if fs and fs["played"] < fs["awarded"] and not state["capped"]:
-            return slots.await_action(state, "free_spin", [{"type": "spin"}], spins_left=fs["awarded"] - fs["played"],
-                                      expanding=fs["expanding"], free_spins_win=state["breakdown"]["free_spins"])
+            return slots.await_action(
+                state,
+                "free_spin",
+                [{"type": "spin"}],
+                spins_left=fs["awarded"] - fs["played"],
+                expanding=fs["expanding"],
+                free_spins_win=state["breakdown"]["free_spins"],
+            )
         return slots.finish(state)
 
     def _act_spin(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
@@ -150,8 +208,16 @@ class TomeOfSands(mech.MechSlot):
         res = self.spin_result(window, p["lines"], self.pay_unit(p), state["stake"], fs["expanding"])
         fs["played"] += 1
         paid = self.pay(state, "free_spins", res["win"])
-        step = {"type": "spin", "mode": "free", "spin": fs["played"], "stops": stops, "window": window, **res,
-                "win": paid, "features": ["expanding_symbol"] if res["expansion"]["win"] else []}
+        step = {
+            "type": "spin",
+            "mode": "free",
+            "spin": fs["played"],
+            "stops": stops,
+            "window": window,
+            **res,
+            "win": paid,
+            "features": ["expanding_symbol"] if res["expansion"]["win"] else [],
+        }
         if paid < res["win"]:
             step["capped"] = True
         state["steps"].append(step)
@@ -165,8 +231,10 @@ class TomeOfSands(mech.MechSlot):
         counts = [slots.symbol_counts(s) for s in self.strips]
         lines = slots.expected_line_multiplier(self.evaluator, counts)
         sc = slots.count_probabilities(self.strips, 3, TOME)
-        return {"base_lines": lines, "base_scatter": sum((p * SCATTER_PAYS.get(k, 0) for k, p in sc.items()),
-                                                         Fraction(0))}
+        return {
+            "base_lines": lines,
+            "base_scatter": sum((p * SCATTER_PAYS.get(k, 0) for k, p in sc.items()), Fraction(0)),
+        }
 
     def exact_rtp(self, bet: Bet) -> dict[str, Fraction]:
         """The base game exactly (every line has the same expectation, so per line bet and line it is the RTP for
@@ -185,14 +253,21 @@ class TomeOfSands(mech.MechSlot):
         base = sum(self._exact.values(), Fraction(0))
         values = []
         for sym in EXPANDING:
-            dists = [{1: sum(1 for i in range(len(st)) if sym in slots.column(st, i, 3)),
-                      0: sum(1 for i in range(len(st)) if sym not in slots.column(st, i, 3))} for st in self.strips]
+            dists = [
+                {
+                    1: sum(1 for i in range(len(st)) if sym in slots.column(st, i, 3)),
+                    0: sum(1 for i in range(len(st)) if sym not in slots.column(st, i, 3)),
+                }
+                for st in self.strips
+            ]
             total = 1
             for st in self.strips:
                 total *= len(st)
             conv = slots.convolve_counts(dists)
-            exp = sum((Fraction(w, total) * PAYTABLE[sym].get(k, 0) for k, w in conv.items()
-                       if k >= self.min_count(sym)), Fraction(0))
+            exp = sum(
+                (Fraction(w, total) * PAYTABLE[sym].get(k, 0) for k, w in conv.items() if k >= self.min_count(sym)),
+                Fraction(0),
+            )
             values.append(base + exp)
         spin = sum(values, Fraction(0)) / len(values)
         # E[spins still to play] from (awarded so far, spins left); each spin retriggers with probability q
@@ -282,17 +357,34 @@ class TomeOfSands(mech.MechSlot):
                 fs = np.where(over, np.maximum(cap - base, 0), fs)
                 base = np.minimum(base, cap)
             tally.add(base=base, free_spins=fs)
-        return tally.stats(rounds=rounds, total_stake=rounds * stake, feature_counts=counts,
-                           remainder_sum_sq=tally.sq["free_spins"], remainder_parts=["base"])
+        return tally.stats(
+            rounds=rounds,
+            total_stake=rounds * stake,
+            feature_counts=counts,
+            remainder_sum_sq=tally.sq["free_spins"],
+            remainder_parts=["base"],
+        )
 
     def describe_extra(self) -> JsonDict:
-        return {"reels": 5, "rows": 3, "lines": LINES,
-                "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-                "paytable": {"unit": "line_bet", "pays": {s: {str(k): v for k, v in p.items()}
-                                                          for s, p in PAYTABLE.items()}},
-                "scatter_pays": {"unit": "total_bet", "pays": {str(k): v for k, v in SCATTER_PAYS.items()}},
-                "features": {"free_spins": {"trigger": "3+ TOME", "spins": FREE_SPINS, "max": MAX_FREE_SPINS,
-                                            "expanding_symbol": EXPANDING}}}
+        return {
+            "reels": 5,
+            "rows": 3,
+            "lines": LINES,
+            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
+            "paytable": {
+                "unit": "line_bet",
+                "pays": {s: {str(k): v for k, v in p.items()} for s, p in PAYTABLE.items()},
+            },
+            "scatter_pays": {"unit": "total_bet", "pays": {str(k): v for k, v in SCATTER_PAYS.items()}},
+            "features": {
+                "free_spins": {
+                    "trigger": "3+ TOME",
+                    "spins": FREE_SPINS,
+                    "max": MAX_FREE_SPINS,
+                    "expanding_symbol": EXPANDING,
+                }
+            },
+        }
 
 
 TOME_OF_SANDS = register(TomeOfSands(DEFINITION))

@@ -2,6 +2,7 @@
 
 Rules as implemented, the designed figures and the exact RTP: ``docs/games/triple_charm.md``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -19,13 +20,26 @@ WILD, HAT = "WILD", "HAT"
 SYMBOLS = [WILD, "SEVEN", "BAR3", "BAR", "BELL", "PLUM", "ORANGE", "CHERRY", "BLANK", HAT]
 LINE_SYMBOLS = SYMBOLS[:-1]  # the lookup tables' alphabet (HAT never pays on a line: it counts as BLANK there)
 SYMBOL_NAMES = {
-    WILD: ("Wild x5", "Divoký symbol x5"), "SEVEN": ("Seven", "Sedmička"), "BAR3": ("Gold Bar", "Zlatý BAR"),
-    "BAR": ("Silver Bar", "Stříbrný BAR"), "BELL": ("Bell", "Zvonek"), "PLUM": ("Plum", "Švestka"),
-    "ORANGE": ("Orange", "Pomeranč"), "CHERRY": ("Cherry", "Třešně"), "BLANK": ("Blank", "Prázdné pole"), HAT: ("Magic Hat (scatter)", "Klobouk (scatter)"),
+    WILD: ("Wild x5", "Divoký symbol x5"),
+    "SEVEN": ("Seven", "Sedmička"),
+    "BAR3": ("Gold Bar", "Zlatý BAR"),
+    "BAR": ("Silver Bar", "Stříbrný BAR"),
+    "BELL": ("Bell", "Zvonek"),
+    "PLUM": ("Plum", "Švestka"),
+    "ORANGE": ("Orange", "Pomeranč"),
+    "CHERRY": ("Cherry", "Třešně"),
+    "BLANK": ("Blank", "Prázdné pole"),
+    HAT: ("Magic Hat (scatter)", "Klobouk (scatter)"),
 }
 PAYTABLE = {  # three of a kind on a line, x the line bet (coin value x coins)
-    WILD: {3: 100}, "SEVEN": {3: 40}, "BAR3": {3: 30}, "BAR": {3: 20}, "BELL": {3: 12}, "PLUM": {3: 8},
-    "ORANGE": {3: 6}, "CHERRY": {3: 4},
+    WILD: {3: 100},
+    "SEVEN": {3: 40},
+    "BAR3": {3: 30},
+    "BAR": {3: 20},
+    "BELL": {3: 12},
+    "PLUM": {3: 8},
+    "ORANGE": {3: 6},
+    "CHERRY": {3: 4},
 }
 WILD_FACTORS = {1: 5, 2: 25}
 SCATTER_PAYS = {2: 2, 3: 25}  # x the total bet
@@ -37,27 +51,55 @@ LINES = [[1, 1, 1], [0, 0, 0], [2, 2, 2], [0, 1, 2], [2, 1, 0]]
 WILD_STACK = 3
 # symbol counts per reel (WILD: stacks of 3)
 REEL_COUNTS: list[dict[str, int]] = [  # designed (docs/games/triple_charm.md): the exact RTP is 95.4231 %
-    {WILD: 1, "SEVEN": 1, "BAR3": 4, "BAR": 13, "BELL": 19, "PLUM": 13, "ORANGE": 14, "CHERRY": 15, "BLANK": 20,
-     HAT: 1},
-    {WILD: 1, "SEVEN": 1, "BAR3": 1, "BAR": 14, "BELL": 6, "PLUM": 19, "ORANGE": 21, "CHERRY": 17, "BLANK": 23,
-     HAT: 1},
-    {WILD: 1, "SEVEN": 5, "BAR3": 6, "BAR": 1, "BELL": 17, "PLUM": 16, "ORANGE": 16, "CHERRY": 16, "BLANK": 23,
-     HAT: 1},
+    {
+        WILD: 1,
+        "SEVEN": 1,
+        "BAR3": 4,
+        "BAR": 13,
+        "BELL": 19,
+        "PLUM": 13,
+        "ORANGE": 14,
+        "CHERRY": 15,
+        "BLANK": 20,
+        HAT: 1,
+    },
+    {WILD: 1, "SEVEN": 1, "BAR3": 1, "BAR": 14, "BELL": 6, "PLUM": 19, "ORANGE": 21, "CHERRY": 17, "BLANK": 23, HAT: 1},
+    {WILD: 1, "SEVEN": 5, "BAR3": 6, "BAR": 1, "BELL": 17, "PLUM": 16, "ORANGE": 16, "CHERRY": 16, "BLANK": 23, HAT: 1},
 ]
 STRIPS = [mech.spread_strip(c, {WILD: WILD_STACK}) for c in REEL_COUNTS]
 
 DEFINITION: dict[str, Any] = {
-    "code": "triple_charm", "version": 1, "name": "Triple Charm", "name_cs": "Trojí kouzlo",
+    "code": "triple_charm",
+    "version": 1,
+    "name": "Triple Charm",
+    "name_cs": "Trojí kouzlo",
     "source": "in-house design on the mechanics of the approved plan's 3-reel game",
-    "follows": {"catalogue": "Tipsport Games, Part two", "entry": "1. 5x Magic",
-                "figures": "RTP 95.00 % (1 line) / 95.42 % (all lines), max bet 250 CZK, coin x coins x lines, "
-                           "90 days", "features": ["5 selectable lines", "wild x5 / x25", "3 wilds pay",
-                                                   "scatter 2 = 2x, 3 = 25x total bet", "no free spins"]},
-    "reels": 3, "rows": 3, "strips": STRIPS, "lines": LINES,
-    "bet": {"model": "lines", "max_lines": 5, "max_coins": 5, "coin_values": [10, 20, 50, 100, 200, 500, 1000],
-            "default": {"lines": 5, "coins": 1, "coin_value": 10}},
+    "follows": {
+        "catalogue": "Tipsport Games, Part two",
+        "entry": "1. 5x Magic",
+        "figures": "RTP 95.00 % (1 line) / 95.42 % (all lines), max bet 250 CZK, coin x coins x lines, 90 days",
+        "features": [
+            "5 selectable lines",
+            "wild x5 / x25",
+            "3 wilds pay",
+            "scatter 2 = 2x, 3 = 25x total bet",
+            "no free spins",
+        ],
+    },
+    "reels": 3,
+    "rows": 3,
+    "strips": STRIPS,
+    "lines": LINES,
+    "bet": {
+        "model": "lines",
+        "max_lines": 5,
+        "max_coins": 5,
+        "coin_values": [10, 20, 50, 100, 200, 500, 1000],
+        "default": {"lines": 5, "coins": 1, "coin_value": 10},
+    },
     "par_bet": {"lines": 5, "coins": 1, "coin_value": 10},
-    "rtp": "95.42", "unfinished_deadline_days": 90,
+    "rtp": "95.42",
+    "unfinished_deadline_days": 90,
     "max_win_multiplier": 1000,  # the largest window (one line: two wilds + SEVEN, 40 x 25); tested = the maximum
 }
 
@@ -67,21 +109,27 @@ RULES_EN = (
     "only the highest win per line counts and wins are added. WILD x5 comes in stacks of three, substitutes for "
     "every symbol except HAT and multiplies a combination it completes x5 (one wild) or x25 (two wilds); three "
     "WILDs pay 100 x the line bet. Two HATs anywhere pay 2 x the total bet, three pay 25 x, added to line wins. "
-    "No free spins, no bonus.")
+    "No free spins, no bonus."
+)
 RULES_CS = (
     "Tři válce, tři řady, 1 až 5 linií (prostřední, horní, dolní a dvě úhlopříčky); sázka je hodnota mince x "
     "počet mincí x počet linií. Tři stejné symboly na hrané linii vyplácí násobek sázky na linii podle tabulky; na "
     "linii platí jen nejvyšší výhra, výhry se sčítají. WILD x5 padá ve sloupcích po třech, nahrazuje všechny symboly "
     "kromě KLOBOUKU a kombinaci, kterou doplní, násobí x5 (jeden) nebo x25 (dva); tři WILD vyplácí 100násobek sázky "
     "na linii. Dva KLOBOUKY kdekoli vyplácí 2násobek celkové sázky, tři 25násobek, přičítá se k výhrám na liniích. "
-    "Bez volných her a bonusu.")
+    "Bez volných her a bonusu."
+)
 DEFINITION.update(rules_en=RULES_EN, rules_cs=RULES_CS)
 
 RULES_1LINE_EN = " With one line played, two HATs pay 0.3 x and three 20 x the total bet."
 RULES_1LINE_CS = " Při jedné hrané linii vyplácí dva KLOBOUKY 0,3násobek a tři 20násobek celkové sázky."
 DEFINITION_V2: dict[str, Any] = {
-    **DEFINITION, "version": 2, "scatter_tenths_by_lines": SCATTER_TENTHS_BY_LINES_V2, "rtp_one_line": "95.00",
-    "rules_en": RULES_EN + RULES_1LINE_EN, "rules_cs": RULES_CS + RULES_1LINE_CS,
+    **DEFINITION,
+    "version": 2,
+    "scatter_tenths_by_lines": SCATTER_TENTHS_BY_LINES_V2,
+    "rtp_one_line": "95.00",
+    "rules_en": RULES_EN + RULES_1LINE_EN,
+    "rules_cs": RULES_CS + RULES_1LINE_CS,
 }
 
 
@@ -95,7 +143,8 @@ class TripleCharm(mech.MechSlot):
         # HAT pays in tenths of the total bet for each number of lines (a stake is a multiple of 0.10 CZK, so a
         # tenth of it is whole haléře)
         self.scatter_tenths: dict[int, dict[int, int]] = {
-            n: dict(by_lines.get(n, {k: 10 * v for k, v in SCATTER_PAYS.items()})) for n in range(1, 6)}
+            n: dict(by_lines.get(n, {k: 10 * v for k, v in SCATTER_PAYS.items()})) for n in range(1, 6)
+        }
 
     def scatter_pay(self, hats: int, lines: int, total_stake: int) -> int:
         return self.scatter_tenths[lines].get(hats, 0) * total_stake // 10
@@ -120,9 +169,18 @@ class TripleCharm(mech.MechSlot):
         sc = self.scatter_pay(n_hat, p["lines"], bet.total_stake)
         total = sum(w[3] for w in wins) + sc
         paid = self.pay(state, "base", total)
-        state["steps"].append({"type": "spin", "mode": "base", "stops": stops, "window": window, "line_wins": wins,
-                               "scatter": {"count": n_hat, "win": sc}, "win": paid,
-                               "features": ["wild_multiplier"] if any(w[4] for w in wins) else []})
+        state["steps"].append(
+            {
+                "type": "spin",
+                "mode": "base",
+                "stops": stops,
+                "window": window,
+                "line_wins": wins,
+                "scatter": {"count": n_hat, "win": sc},
+                "win": paid,
+                "features": ["wild_multiplier"] if any(w[4] for w in wins) else [],
+            }
+        )
         return slots.finish(state)
 
     # --- exact RTP (every window enumerated) --------------------------------------------------------------------
@@ -134,8 +192,10 @@ class TripleCharm(mech.MechSlot):
         def code(s: str) -> int:
             return LINE_SYMBOLS.index(s) if s in LINE_SYMBOLS else a - 1
 
-        codes = [np.array([[code(slots.column(st, i, 3)[r]) for r in range(3)] for i in range(len(st))])
-                 for st in self.strips]
+        codes = [
+            np.array([[code(slots.column(st, i, 3)[r]) for r in range(3)] for i in range(len(st))])
+            for st in self.strips
+        ]
         hats = [np.array([slots.column(st, i, 3).count(HAT) for i in range(len(st))]) for st in self.strips]
         return {"a": a, "lut": lut, "codes": codes, "hats": hats}
 
@@ -155,8 +215,10 @@ class TripleCharm(mech.MechSlot):
     def _exact(self, lines: int) -> dict[str, Fraction]:
         total, hats = self.window_table(lines)
         n = total.size
-        sc = sum((Fraction(int(np.count_nonzero(hats == k)) * v, n * 10) for k, v in self.scatter_tenths[lines].items()),
-                 Fraction(0))
+        sc = sum(
+            (Fraction(int(np.count_nonzero(hats == k)) * v, n * 10) for k, v in self.scatter_tenths[lines].items()),
+            Fraction(0),
+        )
         return {"base_lines": Fraction(int(total.sum()), n * lines), "base_scatter": sc}
 
     def exact_rtp(self, bet: Bet) -> dict[str, Fraction]:
@@ -191,16 +253,25 @@ class TripleCharm(mech.MechSlot):
         return tally.stats(rounds=rounds, total_stake=rounds * bet.total_stake, feature_counts={})
 
     def describe_extra(self) -> JsonDict:
-        return {"reels": 3, "rows": 3, "lines": self.lines,
-                "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-                "paytable": {"unit": "line_bet", "pays": {s: {str(k): v for k, v in p.items()}
-                                                          for s, p in PAYTABLE.items()}},
-                "scatter_pays": {"unit": "total_bet", "pays": {str(k): v for k, v in SCATTER_PAYS.items()},
-                                 "tenths_of_total_bet_by_lines": {str(n): {str(k): v for k, v in t.items()}
-                                                                  for n, t in self.scatter_tenths.items()}},
-                "rtp_by_lines": {str(n): f"{100 * float(sum(self._exact(n).values())):.2f}" for n in range(1, 6)},
-                "features": {"wild_multiplier": {str(k): v for k, v in WILD_FACTORS.items()},
-                             "stacked_wild": WILD_STACK}}
+        return {
+            "reels": 3,
+            "rows": 3,
+            "lines": self.lines,
+            "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
+            "paytable": {
+                "unit": "line_bet",
+                "pays": {s: {str(k): v for k, v in p.items()} for s, p in PAYTABLE.items()},
+            },
+            "scatter_pays": {
+                "unit": "total_bet",
+                "pays": {str(k): v for k, v in SCATTER_PAYS.items()},
+                "tenths_of_total_bet_by_lines": {
+                    str(n): {str(k): v for k, v in t.items()} for n, t in self.scatter_tenths.items()
+                },
+            },
+            "rtp_by_lines": {str(n): f"{100 * float(sum(self._exact(n).values())):.2f}" for n in range(1, 6)},
+            "features": {"wild_multiplier": {str(k): v for k, v in WILD_FACTORS.items()}, "stacked_wild": WILD_STACK},
+        }
 
 
 TRIPLE_CHARM_V1 = register(TripleCharm(DEFINITION))

@@ -1,4 +1,5 @@
 """``manage.py games_sync``: sync the game catalogue (a row per game version) from the engine registry."""
+
 from __future__ import annotations
 
 import json

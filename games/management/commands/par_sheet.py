@@ -2,6 +2,7 @@
 
 Thin: parses arguments and calls games.engine.par; a generic (start/act) simulation draws from
 ``core.rng.SeededRNG(seed)``. Needs no database."""
+
 from __future__ import annotations
 
 import json
@@ -18,11 +19,17 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("game", help="game code, optionally code@version")
-        parser.add_argument("--rounds", type=int, default=None,
-                            help=f"simulated rounds (default {par.DEFAULT_ROUNDS_FAST:,} with a fast simulator, "
-                                 f"else {par.DEFAULT_ROUNDS_GENERIC:,})")
+        parser.add_argument(
+            "--rounds",
+            type=int,
+            default=None,
+            help=f"simulated rounds (default {par.DEFAULT_ROUNDS_FAST:,} with a fast simulator, "
+            f"else {par.DEFAULT_ROUNDS_GENERIC:,})",
+        )
         parser.add_argument("--seed", type=int, default=1)
-        parser.add_argument("--bet", default=None, help="bet parameters as JSON (default: the game's representative bet)")
+        parser.add_argument(
+            "--bet", default=None, help="bet parameters as JSON (default: the game's representative bet)"
+        )
         parser.add_argument("--generic", action="store_true", help="use the generic start/act loop, not simulate_fast")
         parser.add_argument("--json", action="store_true", help="print the sheet as JSON")
         parser.add_argument("--progress", action="store_true", help="progress bar on stderr")
@@ -37,8 +44,15 @@ class Command(BaseCommand):
             raise CommandError("--rounds must be positive")
         progress = par.ProgressBar(getattr(self.stderr, "_out", self.stderr)) if opts["progress"] else None
         try:
-            sheet = par.par_sheet(game, bet, rounds=opts["rounds"], seed=opts["seed"], progress=progress,
-                                  fast=not opts["generic"], rng_factory=SeededRNG)
+            sheet = par.par_sheet(
+                game,
+                bet,
+                rounds=opts["rounds"],
+                seed=opts["seed"],
+                progress=progress,
+                fast=not opts["generic"],
+                rng_factory=SeededRNG,
+            )
         except Exception as exc:  # BetError and friends carry a stable code
             code = getattr(exc, "code", type(exc).__name__)
             raise CommandError(f"{code}: {getattr(exc, 'message_en', exc)}") from exc

@@ -3,6 +3,7 @@
 Writes 32-bit little-endian words drawn with ``randbelow(2**32)`` from the platform ``core.rng.SystemRNG``
 (or ``SeededRNG(S)`` with ``--seed``). Use with ``dieharder -g 201 -f FILE -a`` or NIST STS (binary input).
 N accepts K/M/G suffixes (powers of 1024). Thin: calls games.engine.rngtest.dump_words. Needs no database."""
+
 from __future__ import annotations
 
 import sys
@@ -12,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from core.rng import SeededRNG, SystemRNG
 from games.engine import par, rngtest
 
-_SUFFIX = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+_SUFFIX = {"K": 1024, "M": 1024**2, "G": 1024**3}
 
 
 def parse_size(text: str) -> int:

@@ -3,6 +3,7 @@
 Shows a text progress bar on stderr (per batch) and prints rounds, RTP with confidence intervals, hit frequency,
 max win and rounds per second. Thin: calls games.engine.par.simulate; a generic (start/act) simulation draws from
 ``core.rng.SeededRNG(seed)``. Needs no database."""
+
 from __future__ import annotations
 
 import json
@@ -21,7 +22,9 @@ class Command(BaseCommand):
         parser.add_argument("game", help="game code, optionally code@version")
         parser.add_argument("--rounds", type=int, default=1_000_000)
         parser.add_argument("--seed", type=int, default=1)
-        parser.add_argument("--bet", default=None, help="bet parameters as JSON (default: the game's representative bet)")
+        parser.add_argument(
+            "--bet", default=None, help="bet parameters as JSON (default: the game's representative bet)"
+        )
         parser.add_argument("--generic", action="store_true", help="use the generic start/act loop, not simulate_fast")
         parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
         parser.add_argument("--no-progress", action="store_true")
@@ -36,8 +39,15 @@ class Command(BaseCommand):
             raise CommandError("--rounds must be positive")
         progress = None if opts["no_progress"] else par.ProgressBar(getattr(self.stderr, "_out", self.stderr))
         try:
-            res = par.simulate(game, bet, opts["rounds"], opts["seed"], progress=progress, fast=not opts["generic"],
-                               rng_factory=SeededRNG)
+            res = par.simulate(
+                game,
+                bet,
+                opts["rounds"],
+                opts["seed"],
+                progress=progress,
+                fast=not opts["generic"],
+                rng_factory=SeededRNG,
+            )
         except Exception as exc:
             code = getattr(exc, "code", type(exc).__name__)
             raise CommandError(f"{code}: {getattr(exc, 'message_en', exc)}") from exc

@@ -7,6 +7,7 @@ Rounds per game: ``PAR_TEST_ROUNDS_FAST`` (games with simulate_fast, default 300
 never changes between runs of the same code. The simulations are marked ``slow`` (``make test-fast`` skips them;
 CI runs them).
 """
+
 from __future__ import annotations
 
 import os

@@ -1,6 +1,7 @@
 """Crystal Grid (games/engine/games/crystal_grid.py) and the cluster / cascade feature modules: clusters on 5x5 with
 and without diagonals and on 7x7 with 5+, the pure engine against the numpy bitmask code, refills from the strips,
 the engine's rounds against the fast simulator, and the simulated RTP."""
+
 from __future__ import annotations
 
 import math
@@ -27,9 +28,13 @@ def test_a_cluster_is_a_connected_group_of_one_symbol_and_wilds_and_a_wild_serve
     assert [1, 0] in found[0][3] and [1, 0] in found[1][3]
     diag = cluster.find_clusters([["A", "B", "B"], ["B", "A", "B"], ["B", "B", "A"]], PAYS, "W", diagonal=True)
     assert ["A", 3, 1] in [f[:3] for f in diag]  # the A diagonal joins only with diagonal neighbours
-    assert "A" not in [f[0] for f in cluster.find_clusters([["A", "B", "B"], ["B", "A", "B"], ["B", "B", "A"]],
-                                                            PAYS, "W", diagonal=False)]
-    assert cluster.pay_for(PAYS["A"], 4) == 1 and cluster.pay_for(PAYS["A"], 7) == 4 and cluster.pay_for(PAYS["A"], 2) == 0
+    assert "A" not in [
+        f[0]
+        for f in cluster.find_clusters([["A", "B", "B"], ["B", "A", "B"], ["B", "B", "A"]], PAYS, "W", diagonal=False)
+    ]
+    assert (
+        cluster.pay_for(PAYS["A"], 4) == 1 and cluster.pay_for(PAYS["A"], 7) == 4 and cluster.pay_for(PAYS["A"], 2) == 0
+    )
 
 
 @pytest.mark.parametrize("layout", list(cgm.GRIDS))
@@ -49,8 +54,9 @@ def test_the_numpy_bitmask_clusters_equal_the_pure_engine_on_every_layout(layout
     for i, gr in enumerate(grids):
         found = cluster.find_clusters(gr, pays, "W", bool(diag))
         assert pay[i] == sum(f[2] for f in found)
-        assert {tuple(c) for f in found for c in f[3]} == {(j, r) for j in range(cols) for r in range(rows)
-                                                         if cells[i, j, r]}
+        assert {tuple(c) for f in found for c in f[3]} == {
+            (j, r) for j in range(cols) for r in range(rows) if cells[i, j, r]
+        }
     if rows * len(codes) <= 64:  # the packed form: every symbol in one word per column
         ct = cascade.ColumnTables([["A"]] * cols, SYMS, rows)
         col_ints = (arr.astype(np.int64) * ct.powers[None, None, :]).sum(axis=2)
@@ -81,8 +87,9 @@ def test_the_numpy_refills_equal_the_pure_one():
     assert (ct.decode(c3) == g2).all() and (p3 == p2).all()
     for i in range(40):
         w = [[cgm.SYMBOLS[c] for c in col] for col in grid[i]]
-        out, ptrs = cascade.refill(strips, list(stops[i]), w, [[j, r] for j in range(5) for r in range(5)
-                                                                if removed[i, j, r]])
+        out, ptrs = cascade.refill(
+            strips, list(stops[i]), w, [[j, r] for j in range(5) for r in range(5) if removed[i, j, r]]
+        )
         assert out == [[cgm.SYMBOLS[c] for c in col] for col in g2[i]] and ptrs == list(p2[i])
 
 
@@ -130,6 +137,6 @@ def test_the_simulated_rtp_agrees_with_the_declared_96_73_percent():
     n = 2_000_000
     stats = G.simulate_fast(BET, n, 20240601)
     mean = stats["total_win"] / stats["total_stake"]
-    se = math.sqrt(stats["sum_sq"] / n / 100 ** 2 - mean ** 2) / math.sqrt(n)
+    se = math.sqrt(stats["sum_sq"] / n / 100**2 - mean**2) / math.sqrt(n)
     assert abs(mean - 0.9673) < 2.576 * se + 0.00005, (mean, se)
     assert stats["max_win"] <= G.declared.max_win // G.declared.max_bet * 100

@@ -1,5 +1,6 @@
 """Crystal Grid version 2: the Bonus column and the free rounds on another symbol set without a wild (Energoonz's
 bonus game), played by the engine and by the fast simulator alike, and the declared RTP."""
+
 from __future__ import annotations
 
 import math
@@ -45,10 +46,12 @@ def test_emptying_the_bonus_column_starts_free_rounds_on_the_bonus_symbols_and_5
     free = [s for s in st["steps"] if s["mode"] == "free_round"]
     assert all(sym in B["symbols"] for s in free for col in s["window"] for sym in col)
     for s in starts:  # the rounds added are the winning clusters of 5 or more of that free round
-        chain = st["steps"][st["steps"].index(s):]
-        chain = chain[:next((i for i, x in enumerate(chain[1:], 1) if x["type"] == "spin"), len(chain))]
-        assert s["rounds_added"] == min(sum(1 for x in chain for c in x["clusters"] if c[1] >= 5),
-                                        s["rounds_added"]) or s["rounds_added"] == 0
+        chain = st["steps"][st["steps"].index(s) :]
+        chain = chain[: next((i for i, x in enumerate(chain[1:], 1) if x["type"] == "spin"), len(chain))]
+        assert (
+            s["rounds_added"] == min(sum(1 for x in chain for c in x["clusters"] if c[1] >= 5), s["rounds_added"])
+            or s["rounds_added"] == 0
+        )
     assert st["breakdown"]["free_spins"] == sum(s["win"] for s in free) > 0
     assert st["win"] == st["breakdown"]["base"] + st["breakdown"]["free_spins"]
     assert len(rec.draws) == 5 * (1 + st["free_rounds"])
@@ -69,9 +72,10 @@ def test_the_fast_simulator_plays_the_same_base_grids_bonus_column_and_free_roun
             seen += 1
             starts = [i for i, s in enumerate(st["steps"]) if s["mode"] == "free_round" and s["type"] == "spin"]
             for k, i in enumerate(starts):
-                fstops = np.array([[v for _, v in rec.draws[5 * (k + 1): 5 * (k + 2)]]])
-                u, _, _, big = G.win_units(fstops, G._fast_bonus, big_min=B["extra_min_size"],
-                                           cap_units=np.array([10 ** 9]))
+                fstops = np.array([[v for _, v in rec.draws[5 * (k + 1) : 5 * (k + 2)]]])
+                u, _, _, big = G.win_units(
+                    fstops, G._fast_bonus, big_min=B["extra_min_size"], cap_units=np.array([10**9])
+                )
                 end = starts[k + 1] if k + 1 < len(starts) else len(st["steps"])
                 assert u[0] * 10 == sum(s["win"] for s in st["steps"][i:end])
                 assert min(int(big[0]), st["steps"][i]["rounds_added"] + 99) >= st["steps"][i]["rounds_added"]
@@ -118,8 +122,10 @@ def test_the_free_rounds_stop_at_20_when_clusters_of_5_plus_would_add_more():
     """Seed 6567 (1 CZK): a bonus game that reaches the 20 rounds; its last round's 3 clusters of 5+ add none."""
     st = G.start(BET, SeededRNG(6567))
     starts = [i for i, s in enumerate(st["steps"]) if s["mode"] == "free_round" and s["type"] == "spin"]
-    big = [sum(1 for x in st["steps"][a:b] for c in x["clusters"] if c[1] >= B["extra_min_size"])
-           for a, b in zip(starts, [*starts[1:], len(st["steps"])])]
+    big = [
+        sum(1 for x in st["steps"][a:b] for c in x["clusters"] if c[1] >= B["extra_min_size"])
+        for a, b in zip(starts, [*starts[1:], len(st["steps"])])
+    ]
     added = [st["steps"][i]["rounds_added"] for i in starts]
     assert st["free_rounds"] == len(starts) == B["max_rounds"] and sum(big) > B["max_rounds"] - B["free_rounds"]
     awarded = B["free_rounds"]
@@ -148,7 +154,7 @@ def test_the_cap_ends_a_round_inside_its_free_rounds_in_the_engine_and_in_the_fa
     assert base[0] * 10 == st["breakdown"]["base"] and emptied[0] == (1 << G.rows) - 1
     left = 50 - int(base[0])
     for k in range(st["free_rounds"]):
-        fstops = np.array([[v for _, v in rec.draws[5 * (k + 1): 5 * (k + 2)]]])
+        fstops = np.array([[v for _, v in rec.draws[5 * (k + 1) : 5 * (k + 2)]]])
         u, _, _, _ = low.win_units(fstops, low._fast_bonus, cap_units=np.array([left]), big_min=B["extra_min_size"])
         left -= int(u[0])
     assert left == 0

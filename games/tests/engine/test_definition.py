@@ -1,5 +1,6 @@
 """The one game-definition layer (games.engine.definition): every shipped game takes its bet through one typed bet
 model and states its catalogue entry as one typed CatalogueEntry; the bet models at their boundaries."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,8 +30,9 @@ def _all_versions() -> list[Game]:
 
 def _money_values(bet: Any, keys: tuple[str, ...]) -> list[Any]:
     if isinstance(bet, dict):
-        return [v for k, v in bet.items() if k in keys] + [x for k, v in bet.items() if k not in keys
-                                                           for x in _money_values(v, keys)]
+        return [v for k, v in bet.items() if k in keys] + [
+            x for k, v in bet.items() if k not in keys for x in _money_values(v, keys)
+        ]
     if isinstance(bet, list):
         return [x for item in bet for x in _money_values(item, keys)]
     return []
@@ -69,8 +71,9 @@ def _code(model: BetModel, params: dict[str, Any]) -> str:
 
 
 def test_total_stake_at_its_limits_and_grid() -> None:
-    m = bet_model_from_dict({"model": "total", "min": 500, "max": 10_000, "step": 10, "unit": 10,
-                             "default": {"stake": 1000}})
+    m = bet_model_from_dict(
+        {"model": "total", "min": 500, "max": 10_000, "step": 10, "unit": 10, "default": {"stake": 1000}}
+    )
     assert isinstance(m, TotalStake) and m.default == {"stake": 1000}
     assert m.validate({"stake": 500}).total_stake == 500 and m.validate({"stake": 10_000}).total_stake == 10_000
     assert _code(m, {"stake": 490}) == "game.stake_below_min"
@@ -82,8 +85,15 @@ def test_total_stake_at_its_limits_and_grid() -> None:
 
 
 def test_level_coins_total_and_line_bet() -> None:
-    m = bet_model_from_dict({"model": "level", "coins_per_level": 20, "levels": [1, 2, 3], "coin_values": [1, 5],
-                             "default": {"level": 1, "coin_value": 5}})
+    m = bet_model_from_dict(
+        {
+            "model": "level",
+            "coins_per_level": 20,
+            "levels": [1, 2, 3],
+            "coin_values": [1, 5],
+            "default": {"level": 1, "coin_value": 5},
+        }
+    )
     assert isinstance(m, LevelCoins) and (m.min_bet, m.max_bet) == (20, 300)
     bet = m.validate({"level": 3, "coin_value": 5})
     assert bet.total_stake == 300 and m.pay_unit(bet.params) == 15
@@ -92,8 +102,16 @@ def test_level_coins_total_and_line_bet() -> None:
 
 
 def test_lines_coins_bounds_and_the_extra_field_a_game_checks() -> None:
-    m = bet_model_from_dict({"model": "lines", "max_lines": 30, "max_coins": 5, "coin_values": [1, 10],
-                             "min": 10, "default": {"lines": 15, "coins": 5, "coin_value": 10}})
+    m = bet_model_from_dict(
+        {
+            "model": "lines",
+            "max_lines": 30,
+            "max_coins": 5,
+            "coin_values": [1, 10],
+            "min": 10,
+            "default": {"lines": 15, "coins": 5, "coin_value": 10},
+        }
+    )
     assert isinstance(m, LinesCoins) and (m.min_bet, m.max_bet) == (10, 1500)
     assert m.validate({"lines": 30, "coins": 5, "coin_value": 10}).total_stake == 1500
     assert _code(m, {"lines": 31}) == "game.invalid_lines"
@@ -104,12 +122,23 @@ def test_lines_coins_bounds_and_the_extra_field_a_game_checks() -> None:
 
 
 def test_lines_bet_per_line_and_stake_choice() -> None:
-    m = bet_model_from_dict({"model": "lines_bet_per_line", "lines": [1, 5], "bet_per_line": [10, 20],
-                             "min": 10, "max": 100, "default": {"lines": 5, "bet_per_line": 10}})
+    m = bet_model_from_dict(
+        {
+            "model": "lines_bet_per_line",
+            "lines": [1, 5],
+            "bet_per_line": [10, 20],
+            "min": 10,
+            "max": 100,
+            "default": {"lines": 5, "bet_per_line": 10},
+        }
+    )
     assert isinstance(m, LinesBetPerLine) and m.validate({"lines": 5, "bet_per_line": 20}).total_stake == 100
-    assert _code(m, {"lines": 3}) == "game.invalid_lines" and _code(m, {"bet_per_line": 30}) == "game.invalid_bet_per_line"
-    c = StakeChoice(code="toy", stakes=(100, 200, 500), enabled=(True, False, True), default_stake=100,
-                    flags=("auto_play",))
+    assert (
+        _code(m, {"lines": 3}) == "game.invalid_lines" and _code(m, {"bet_per_line": 30}) == "game.invalid_bet_per_line"
+    )
+    c = StakeChoice(
+        code="toy", stakes=(100, 200, 500), enabled=(True, False, True), default_stake=100, flags=("auto_play",)
+    )
     assert (c.min_bet, c.max_bet) == (100, 500) and c.default == {"stake": 100, "auto_play": False}
     assert c.validate({"stake": 500, "auto_play": True}).params == {"stake": 500, "auto_play": True}
     assert _code(c, {"stake": 200}) == "game.toy.bet_disabled"

@@ -1,5 +1,6 @@
 """Falling Idols (games/engine/games/falling_idols.py): avalanches on 20 lines with the x1/x2/x3/x5 ladder, Free
 Falls with x3/x6/x9/x15, the engine's rounds against the fast simulator, and the simulated RTP."""
+
 from __future__ import annotations
 
 import math
@@ -92,5 +93,5 @@ def test_the_simulated_rtp_agrees_with_the_declared_96_percent():
     n = 2_000_000
     stats = G.simulate_fast(BET, n, 20240601)
     mean = stats["total_win"] / stats["total_stake"]
-    se = math.sqrt(stats["sum_sq"] / n / 100 ** 2 - mean ** 2) / math.sqrt(n)
+    se = math.sqrt(stats["sum_sq"] / n / 100**2 - mean**2) / math.sqrt(n)
     assert abs(mean - 0.96) < 2.576 * se + 0.00005, (mean, se)

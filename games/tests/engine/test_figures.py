@@ -1,6 +1,7 @@
 """The figures players are told (declared RTP, hit frequency, volatility, the maximum bet offered and the maximum
 win at it, the RTP range) against the PAR sheets' computations (``docs/par-sheets.md``, which
 ``scripts/par_sheets.py --check`` reproduces exactly), on each game's page and as the platform offers them."""
+
 from __future__ import annotations
 
 import math
@@ -99,7 +100,7 @@ def test_the_declared_range_of_a_game_with_choices_contains_its_rtp_above_the_le
 def test_each_games_page_shows_its_figures(code):
     from games.engine.figures import BLOCK_END, BLOCK_START
 
-    page = PAGES / f"{ {'european_roulette': 'roulette'}.get(code, code)}.md"
+    page = PAGES / f"{ {'european_roulette': 'roulette'}.get(code, code) }.md"
     text = page.read_text(encoding="utf-8")
     block = BLOCK_START + text.split(BLOCK_START, 1)[1].split(BLOCK_END, 1)[0] + BLOCK_END
     assert block == figures.docs_block(GAMES[code])
@@ -110,8 +111,11 @@ def test_the_maximum_bet_and_win_are_what_the_platform_offers():
     and no maximum win stated to a player is above the platform's maximum win per round."""
     from games.services.catalogue import offered_figures
 
-    limits = {"max_win_per_round": settings.GP["MAX_WIN_PER_ROUND"], "max_stake": settings.GP["MAX_STAKE"],
-              "stake_step": settings.GP["STAKE_STEP"]}
+    limits = {
+        "max_win_per_round": settings.GP["MAX_WIN_PER_ROUND"],
+        "max_stake": settings.GP["MAX_STAKE"],
+        "stake_step": settings.GP["STAKE_STEP"],
+    }
     for g in GAMES.values():
         f = figures.published(g, limits)
         off = offered_figures(g.declared)

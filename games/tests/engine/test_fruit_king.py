@@ -1,4 +1,5 @@
 """Fruit King (games/engine/games/fruit_king.py): KING wild, scatter pays, expanding free games, red/black gamble."""
+
 from __future__ import annotations
 
 import copy
@@ -23,8 +24,9 @@ def find_stop(strip, pred):
 
 
 def scatter_draws(reels_with_bonus):
-    return [[len(s), find_stop(s, lambda c, j=j: ("BONUS" in c) == (j in reels_with_bonus))]
-            for j, s in enumerate(G.strips)]
+    return [
+        [len(s), find_stop(s, lambda c, j=j: ("BONUS" in c) == (j in reels_with_bonus))] for j, s in enumerate(G.strips)
+    ]
 
 
 def special_value(symbol):
@@ -56,8 +58,13 @@ def test_the_king_substitutes_every_symbol_except_the_fruit_king_bonus_and_pays_
 
 
 def test_lines_pay_left_to_right_on_the_selected_lines_in_bets_per_line():
-    w = [["PLUM", "CHERRY", "SEVEN"], ["PLUM", "CHERRY", "SEVEN"], ["PLUM", "CHERRY", "LEMON"],
-         ["ORANGE", "LEMON", "LEMON"], ["MELON", "GRAPES", "MELON"]]
+    w = [
+        ["PLUM", "CHERRY", "SEVEN"],
+        ["PLUM", "CHERRY", "SEVEN"],
+        ["PLUM", "CHERRY", "LEMON"],
+        ["ORANGE", "LEMON", "LEMON"],
+        ["MELON", "GRAPES", "MELON"],
+    ]
     res = G.base_result(w, 10, 20, 200)
     # line 9 = rows 2, 2, 1, 0, 0: two SEVENs as well
     assert [x[:3] for x in res["line_wins"]] == [[1, "CHERRY", 3], [2, "PLUM", 3], [3, "SEVEN", 2], [9, "SEVEN", 2]]
@@ -137,8 +144,11 @@ def test_a_round_of_free_games_finishes_without_a_gamble_offer():
 # --- gamble ----------------------------------------------------------------------------------------------------
 def test_a_base_game_win_offers_red_black_or_collect_and_default_action_collects():
     st, _ = base_win_round()
-    assert st["pending"]["options"] == [{"type": "gamble", "colour": "red"}, {"type": "gamble", "colour": "black"},
-                                        {"type": "collect"}]
+    assert st["pending"]["options"] == [
+        {"type": "gamble", "colour": "red"},
+        {"type": "gamble", "colour": "black"},
+        {"type": "collect"},
+    ]
     assert G.default_action(st) == {"type": "collect"}
     won = st["win"]
     done = G.act(st, {"type": "collect"}, ReplayRNG([]))
@@ -198,11 +208,16 @@ def test_the_gamble_is_never_offered_beyond_the_max_win():
 
 
 # --- bets, JSON, replay ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("params, code", [
-    ({"lines": 2}, "game.invalid_lines"), ({"lines": 10.0}, "game.invalid_lines"),
-    ({"bet_per_line": 5}, "game.invalid_bet_per_line"), ({"bet_per_line": 15}, "game.invalid_bet_per_line"),
-    ({"lines": 10, "coins": 1}, "game.invalid_bet"),
-])
+@pytest.mark.parametrize(
+    "params, code",
+    [
+        ({"lines": 2}, "game.invalid_lines"),
+        ({"lines": 10.0}, "game.invalid_lines"),
+        ({"bet_per_line": 5}, "game.invalid_bet_per_line"),
+        ({"bet_per_line": 15}, "game.invalid_bet_per_line"),
+        ({"lines": 10, "coins": 1}, "game.invalid_bet"),
+    ],
+)
 def test_bet_validation_refuses_invalid_bets_with_stable_codes(params, code):
     with pytest.raises(BetError) as e:
         G.validate_bet(params)
@@ -243,8 +258,12 @@ def test_recorded_rounds_with_gambles_replay_and_json_round_trips_keep_acting():
 
 def test_records_made_by_base_play_with_a_gamble_replay():
     _, draws = base_win_round(9)
-    rec = play(G, BET, ReplayRNG(draws + [[2, 1], [2, 0], [2, 0], [2, 1]]),
-               actions=[{"type": "gamble", "colour": "black"}, {"type": "gamble", "colour": "red"}])
+    rec = play(
+        G,
+        BET,
+        ReplayRNG(draws + [[2, 1], [2, 0], [2, 0], [2, 1]]),
+        actions=[{"type": "gamble", "colour": "black"}, {"type": "gamble", "colour": "red"}],
+    )
     assert rec["state"]["status"] == "finished" and rec["state"]["win"] == 0 and len(rec["actions"]) == 2
     assert G.replay(rec) == rec["state"]
 

@@ -1,6 +1,7 @@
 """Geode Field (games/engine/games/geode_field.py): Crystal Grid's round on a 7x7 grid with clusters of 5 or more
 touching horizontally or vertically, cascades, its own numpy simulator (packed masks, ``BitGrid`` flood fills,
 ``refill_np``) against the engine, the replay of recorded draws and the simulated RTP."""
+
 from __future__ import annotations
 
 import math
@@ -86,6 +87,6 @@ def test_the_simulated_rtp_agrees_with_the_declared_96_75_percent():
     n = 2_000_000
     stats = G.simulate_fast(BET, n, 20240601)
     mean = stats["total_win"] / stats["total_stake"]
-    se = math.sqrt(stats["sum_sq"] / n / 100 ** 2 - mean ** 2) / math.sqrt(n)
+    se = math.sqrt(stats["sum_sq"] / n / 100**2 - mean**2) / math.sqrt(n)
     assert abs(mean - 0.9675) < 2.576 * se + 0.00005, (mean, se)
     assert stats["max_win"] <= G.declared.max_win // G.declared.max_bet * 100

@@ -1,6 +1,7 @@
 """Geode Field version 2 (games/engine/games/geode_field.py, ``GeodeFieldV2``): the Crystal Charge and its four
 effects, the Super Charge, the worlds' patterns carried from round to round, the numpy simulator against the
 engine's rounds (the same draws give the same win), replay, the cap and the simulated RTP."""
+
 from __future__ import annotations
 
 import math
@@ -84,14 +85,22 @@ def test_light_beam_fills_the_row_and_column_of_the_cell_and_a_nova_its_neighbou
         assert sum(out[j][r] != w[j][r] for j in range(7) for r in range(7)) < 13
         out, rec = G.charge_effect(w, ReplayRNG([[4, 3], [49, q]]))
         assert rec["effect"] == "nova_explosion" and len(rec["cells"]) == nova_cells
-        assert all(out[j][r] == (w[j0][r0] if abs(j - j0) <= 1 and abs(r - r0) <= 1 else w[j][r])
-                   for j in range(7) for r in range(7))
+        assert all(
+            out[j][r] == (w[j0][r0] if abs(j - j0) <= 1 and abs(r - r0) <= 1 else w[j][r])
+            for j in range(7)
+            for r in range(7)
+        )
 
 
 def test_crystal_transformation_changes_every_instance_of_one_symbol_into_another():
     w = _grid()
-    for a, b, src, tgt in ((0, 0, "DIAMOND", "RUBY"), (1, 0, "RUBY", "DIAMOND"), (2, 6, "EMERALD", "QUARTZ"),
-                           (7, 6, "QUARTZ", "AMBER"), (6, 0, "AMBER", "DIAMOND")):
+    for a, b, src, tgt in (
+        (0, 0, "DIAMOND", "RUBY"),
+        (1, 0, "RUBY", "DIAMOND"),
+        (2, 6, "EMERALD", "QUARTZ"),
+        (7, 6, "QUARTZ", "AMBER"),
+        (6, 0, "AMBER", "DIAMOND"),
+    ):
         out, rec = G.charge_effect(w, ReplayRNG([[4, 2], [8, a], [7, b]]))
         assert (rec["effect"], rec["symbol"]) == ("crystal_transformation", tgt)
         assert all(out[j][r] == (tgt if w[j][r] == src else w[j][r]) for j in range(7) for r in range(7))
@@ -101,8 +110,11 @@ def test_crystal_transformation_changes_every_instance_of_one_symbol_into_anothe
 
 def test_the_numpy_effects_equal_the_engines_for_every_draw():
     rnd = np.random.default_rng(5)
-    combos = ([[0, c, 0, 0, 0] for c in range(4)] + [[e, 0, q, 0, 0] for e in (1, 3) for q in range(49)]
-              + [[2, 0, 0, a, b] for a in range(8) for b in range(7)])
+    combos = (
+        [[0, c, 0, 0, 0] for c in range(4)]
+        + [[e, 0, q, 0, 0] for e in (1, 3) for q in range(49)]
+        + [[2, 0, 0, a, b] for a in range(8) for b in range(7)]
+    )
     d = np.array(combos, dtype=np.int64)
     g = rnd.integers(0, len(G.symbols), size=(len(combos), 7, 7)).astype(np.int8)
     out = G.effects_np(g, d)
@@ -179,10 +191,16 @@ def test_patterns_light_complete_and_move_through_the_worlds():
             assert (pr["world"], pr["pattern"]) == ((w + (p == 2)) % 3, (p + 1) % 3)
     assert pr == G.fresh_progress()  # after the last world the first again
     assert G.valid_progress(None) == G.fresh_progress()
-    bads: list[Any] = [{}, [], {"world": 3, "pattern": 0, "lit": []}, {"world": 0, "pattern": 0, "lit": [[6, 6]]},
-                       {"world": 0, "pattern": 0, "lit": [list(c) for c in first]},
-                       {"world": "x", "pattern": 0, "lit": []},
-                       {"world": 0, "pattern": 0, "lit": [[3, 3], [3, 3]]}, {"world": 0, "pattern": 0, "lit": [], "x": 1}]
+    bads: list[Any] = [
+        {},
+        [],
+        {"world": 3, "pattern": 0, "lit": []},
+        {"world": 0, "pattern": 0, "lit": [[6, 6]]},
+        {"world": 0, "pattern": 0, "lit": [list(c) for c in first]},
+        {"world": "x", "pattern": 0, "lit": []},
+        {"world": 0, "pattern": 0, "lit": [[3, 3], [3, 3]]},
+        {"world": 0, "pattern": 0, "lit": [], "x": 1},
+    ]
     for bad in bads:
         with pytest.raises(ActionError) as exc:
             G.valid_progress(bad)
@@ -190,7 +208,10 @@ def test_patterns_light_complete_and_move_through_the_worlds():
         with pytest.raises(ActionError):
             G.start_carried(BET, SeededRNG(1), bad)
     assert G.valid_progress({"world": 2, "pattern": 1, "lit": [[4, 4], [3, 3]]}) == {
-        "world": 2, "pattern": 1, "lit": [[3, 3], [4, 4]]}
+        "world": 2,
+        "pattern": 1,
+        "lit": [[3, 3], [4, 4]],
+    }
 
 
 def test_the_progress_is_carried_replays_and_never_changes_a_win():
@@ -214,7 +235,7 @@ def test_the_simulated_rtp_agrees_with_the_declared_96_75_percent():
     n = 2_000_000
     stats = G.simulate_fast(BET, n, 20241206)
     mean = stats["total_win"] / stats["total_stake"]
-    se = math.sqrt(stats["sum_sq"] / n / 100 ** 2 - mean ** 2) / math.sqrt(n)
+    se = math.sqrt(stats["sum_sq"] / n / 100**2 - mean**2) / math.sqrt(n)
     assert abs(mean - 0.9675) < 2.576 * se + 0.00005, (mean, se)
     assert stats["max_win"] <= G.declared.max_win // G.declared.max_bet * 100
     assert stats["feature_counts"]["feature:crystal_charge"] > 0 and stats["feature_counts"]["feature:super_charge"] > 0

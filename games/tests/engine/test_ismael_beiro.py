@@ -2,6 +2,7 @@
 marks, Confessional, ladders), the upper game (lines, vertical lines, minigames, cumulative, mixed sevens,
 Double-or-Bonuses), auto-play and auto-risk, restoration hints, demo draws, bets, replay, the exact lower game,
 the upper analysis and the fast simulator."""
+
 from __future__ import annotations
 
 import copy
@@ -80,7 +81,9 @@ def steps(state, kind):
 
 def stops_with(pred):
     n = G.lower.n
-    return next((a, b, c) for a in range(n) for b in range(n) for c in range(n) if pred(G.lower.line((a, b, c)), (a, b, c)))
+    return next(
+        (a, b, c) for a in range(n) for b in range(n) for c in range(n) if pred(G.lower.line((a, b, c)), (a, b, c))
+    )
 
 
 def spin_draws(stops, hold=999, nudge=999, nudges_index=0, hold_after=999):
@@ -203,7 +206,8 @@ def test_auto_advance_spends_the_nudges_for_the_best_outcome_as_a_brute_force_se
                 assert lo.best_nudges(s, k, useful) == best
         near = not lo.is_prize(lo.result(s)) and any(
             lo.is_prize(lo.result(lo.nudged(s, a))) or lo.result(lo.nudged(s, a))["pair"] is not None
-            for a in lo.allocations[4][1:])
+            for a in lo.allocations[4][1:]
+        )
         assert lo.near_miss(s) == near
 
 
@@ -236,7 +240,9 @@ def test_vertical_marks_on_the_final_line_raise_the_counter_up_to_nine():
 # --- ladders ----------------------------------------------------------------------------------------------------
 def test_cherries_and_lemons_go_to_the_bonus_raise_oranges_to_the_raise_nothing_and_bigger_prizes_are_collected():
     cfg = G.d["ladder"]
-    assert features.ladder_entry(cfg, 2, CHERRY) == "bonus_raise" and features.ladder_entry(cfg, 4, LEMON) == "bonus_raise"
+    assert (
+        features.ladder_entry(cfg, 2, CHERRY) == "bonus_raise" and features.ladder_entry(cfg, 4, LEMON) == "bonus_raise"
+    )
     assert features.ladder_entry(cfg, 3, ORANGE) == "raise_nothing"
     assert features.ladder_entry(cfg, 50, SEVEN) is None and features.ladder_entry(cfg, 6, "PLUM") is None
     assert features.ladder_entry(cfg, 10, None) == "seesaw"  # a Confessional cash prize above the 3 lemons
@@ -267,7 +273,9 @@ def test_the_raise_nothing_goes_up_or_loses_and_the_top_of_the_scale_ends_the_la
     cfg = G.d["ladder"]
     lad = _ladder_state("raise_nothing", 3)
     assert features.ladder_step(ReplayRNG([[1000, 0]]), cfg, lad)["to"] == 4 and lad["mode"] == "raise_nothing"
-    assert features.ladder_step(ReplayRNG([[1000, 999]]), cfg, lad)["outcome"] == "nothing" and lad["ended"] == "nothing"
+    assert (
+        features.ladder_step(ReplayRNG([[1000, 999]]), cfg, lad)["outcome"] == "nothing" and lad["ended"] == "nothing"
+    )
     top = _ladder_state("seesaw", 500)
     features.ladder_step(ReplayRNG([[1000, 0]]), cfg, top)
     assert top["ended"] == "max_prize" and cfg["scale"][top["rung"]] == 1000
@@ -319,8 +327,11 @@ def test_the_confessional_shows_six_options_and_the_stop_reveals_the_one_drawn_w
 
 
 # --- the upper game ---------------------------------------------------------------------------------------------
-QUIET = next(s for s in G.upper.all_stops if not any(
-    (e := G.upper.evaluate(s, True))[k] for k in ("line_wins", "mixed_lines", "camera", "clapper")))
+QUIET = next(
+    s
+    for s in G.upper.all_stops
+    if not any((e := G.upper.evaluate(s, True))[k] for k in ("line_wins", "mixed_lines", "camera", "clapper"))
+)
 
 
 def test_an_upper_game_costs_its_bonus_price_and_pays_five_lines_or_eight_with_the_vertical_line_counter():
@@ -340,7 +351,11 @@ def test_an_upper_game_costs_its_bonus_price_and_pays_five_lines_or_eight_with_t
 def test_upper_lines_are_the_rows_the_diagonals_and_with_the_counter_the_three_reel_columns():
     window = [[CHERRY, LEMON, "BELL"], [CHERRY, LEMON, "BELL"], [CHERRY, LEMON, "BELL"]]
     lines = G.upper.all_lines(window, vertical=False)
-    assert [n for n, _ in lines] == [1, 2, 3, 4, 5] and lines[0][1] == [LEMON] * 3 and lines[3][1] == [CHERRY, LEMON, "BELL"]
+    assert (
+        [n for n, _ in lines] == [1, 2, 3, 4, 5]
+        and lines[0][1] == [LEMON] * 3
+        and lines[3][1] == [CHERRY, LEMON, "BELL"]
+    )
     vert = G.upper.all_lines(window, vertical=True)
     assert [n for n, _ in vert] == [1, 2, 3, 4, 5, 6, 7, 8] and vert[5][1] == [CHERRY, LEMON, "BELL"]
     s = next(s for s in G.upper.all_stops if G.upper.window(s)[0] == [CHERRY] * 3)  # the cherry run of reel 1
@@ -364,8 +379,12 @@ def test_the_camera_adds_one_to_five_vertical_lines_and_the_clapper_fills_the_be
 
 def test_each_bet_has_its_own_cumulative():
     st, _ = demo_start("lower_bonus_3", LEVEL4)  # 10 upper games at 25 CZK = 250 bonuses
-    clapper = next(s for s in G.upper.all_stops if not any(
-        (e := G.upper.evaluate(s, False))[k] for k in ("line_wins", "mixed_lines", "camera")) and e["clapper"])
+    clapper = next(
+        s
+        for s in G.upper.all_stops
+        if not any((e := G.upper.evaluate(s, False))[k] for k in ("line_wins", "mixed_lines", "camera"))
+        and e["clapper"]
+    )
     draws = demo._upper_spin(G, clapper, clapper=2)  # 3 pieces
     st = G.act(st, {"type": "upper_spin", "level": 0}, ReplayRNG(draws))
     st = G.act(st, {"type": "upper_spin", "level": 0}, ReplayRNG(draws))
@@ -401,7 +420,10 @@ def _selector_state(bet=BET, option="upper_camel"):
 def _finish_minigame(st, rng, name):
     st = G.act(st, {"type": "select", "minigame": name}, rng)
     assert st["pending"]["type"] == "minigame" and st["pending"]["restore"] == {
-        "screen": "minigame_selector", "selected": name, "then": "minigame"}
+        "screen": "minigame_selector",
+        "selected": name,
+        "then": "minigame",
+    }
     while st["stage"] == "minigame":
         st = G.act(st, st["pending"]["options"][-1], rng)
     return st
@@ -538,11 +560,17 @@ def test_no_draw_depends_on_the_history_the_same_draws_give_the_same_round_after
 
 
 # --- bets, figures, catalogue -----------------------------------------------------------------------------------
-@pytest.mark.parametrize("params, code", [
-    ({"stake": 200}, "game.ismael_beiro.unknown_stake"), ({"stake": "100"}, "game.ismael_beiro.unknown_stake"),
-    ({"stake": True}, "game.ismael_beiro.unknown_stake"), ({"stake": 100, "auto_play": 1}, "game.ismael_beiro.invalid_flag"),
-    ({"stake": 100, "lines": 5}, "game.invalid_bet"), ([], "game.invalid_bet"),
-])
+@pytest.mark.parametrize(
+    "params, code",
+    [
+        ({"stake": 200}, "game.ismael_beiro.unknown_stake"),
+        ({"stake": "100"}, "game.ismael_beiro.unknown_stake"),
+        ({"stake": True}, "game.ismael_beiro.unknown_stake"),
+        ({"stake": 100, "auto_play": 1}, "game.ismael_beiro.invalid_flag"),
+        ({"stake": 100, "lines": 5}, "game.invalid_bet"),
+        ([], "game.invalid_bet"),
+    ],
+)
 def test_bet_validation_refuses_invalid_bets_with_stable_codes_in_english_and_czech(params, code):
     with pytest.raises(BetError) as e:
         G.validate_bet(params)
@@ -575,9 +603,15 @@ def test_declared_figures_and_the_description():
 
 
 def test_every_demo_option_gives_its_outcome():
-    wanted = {"lower_hold": "hold", "lower_nudges": "nudge", "lower_confessional": "confessional",
-              "lower_three_cherries": "risk", "lower_three_oranges": "risk", "lower_three_lemons": "risk",
-              "lower_bonus_1": "upper_game"}
+    wanted = {
+        "lower_hold": "hold",
+        "lower_nudges": "nudge",
+        "lower_confessional": "confessional",
+        "lower_three_cherries": "risk",
+        "lower_three_oranges": "risk",
+        "lower_three_lemons": "risk",
+        "lower_bonus_1": "upper_game",
+    }
     for option in demo.OPTIONS:
         st, rng = demo_start(option)
         if option in wanted:

@@ -1,6 +1,7 @@
 """Ismael Beiro version 2 in the pure engine: the machine's counters and bonuses carried from one round to the next
 (``carry_in`` / ``carry_out``, replayed from the round's record alone), the sixth upper bet, and the declared RTP
 of the long run proven by simulation (version 1's tests: test_ismael_beiro.py)."""
+
 from __future__ import annotations
 
 import math
@@ -52,13 +53,16 @@ def test_the_round_record_alone_replays_and_another_carried_state_does_not():
         G.replay(forged)
 
 
-@pytest.mark.parametrize("bad", [
-    {"vertical_lines": 10, "cumulative": [0] * 6, "bonuses": 0},
-    {"vertical_lines": 0, "cumulative": [8, 0, 0, 0, 0, 0], "bonuses": 0},
-    {"vertical_lines": 0, "cumulative": [0] * 5, "bonuses": 0},
-    {"vertical_lines": 0, "cumulative": [0] * 6, "bonuses": -1},
-    {"vertical_lines": 0, "cumulative": [0] * 6},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"vertical_lines": 10, "cumulative": [0] * 6, "bonuses": 0},
+        {"vertical_lines": 0, "cumulative": [8, 0, 0, 0, 0, 0], "bonuses": 0},
+        {"vertical_lines": 0, "cumulative": [0] * 5, "bonuses": 0},
+        {"vertical_lines": 0, "cumulative": [0] * 6, "bonuses": -1},
+        {"vertical_lines": 0, "cumulative": [0] * 6},
+    ],
+)
 def test_a_malformed_carried_state_is_refused_not_guessed(bad):
     with pytest.raises(ActionError) as exc:
         G.start_carried(AUTO, SeededRNG(1), bad)
@@ -79,8 +83,9 @@ def test_the_sixth_upper_bet_is_an_upper_bet_of_the_top_lower_bet_only():
     with pytest.raises(BetError):
         G.validate_bet({"stake": 10_000})
     assert G.declared.max_bet == 5000 and G.declared.max_win == 5_000_000
-    st = G.start_carried(G.validate_bet({"stake": 5000}), SeededRNG(3),
-                         {"vertical_lines": 0, "cumulative": [0] * 6, "bonuses": 100})
+    st = G.start_carried(
+        G.validate_bet({"stake": 5000}), SeededRNG(3), {"vertical_lines": 0, "cumulative": [0] * 6, "bonuses": 100}
+    )
     assert st["pending"]["type"] == "upper_game"
     assert {"type": "upper_spin", "level": 5} in st["pending"]["options"]
     st = G.act(st, {"type": "upper_spin", "level": 5}, SeededRNG(4))
@@ -93,7 +98,8 @@ def test_the_long_run_returns_the_declared_rtp_within_the_99_percent_ci():
     s = par.summarise(stats, 100)
     assert s["ci99"][0] <= float(G.declared.rtp) <= s["ci99"][1], s
     assert stats["breakdown"]["base"] / stats["total_stake"] == pytest.approx(
-        float(sum(G.exact_rtp(G.validate_bet({"stake": 100})).values())), abs=0.01)
+        float(sum(G.exact_rtp(G.validate_bet({"stake": 100})).values())), abs=0.01
+    )
 
 
 def test_the_fast_simulator_carries_the_machine_like_the_engine_does():

@@ -5,6 +5,7 @@ before the choice (the same round whatever is chosen) or risk a prize in a gambl
 Proven here at three levels: the odds themselves (exact fractions), the engine's own step (every possible draw of
 one risk, against collecting, on the same round) and the long run of every way of playing (the fast simulator,
 paired: the same lower and upper games, only the gambles differ)."""
+
 from __future__ import annotations
 
 import math
@@ -78,8 +79,9 @@ def test_the_machine_holds_nudges_and_chooses_the_upper_bet():
     seen: dict[str, int] = {"hold": 0, "auto_nudge": 0, "upper": 0}
     for seed in range(3_000):
         rng = SeededRNG(seed)
-        st = G.start_carried(G.validate_bet({"stake": 5000}), rng, {"vertical_lines": 0, "cumulative": [0] * 6,
-                                                                     "bonuses": 150})
+        st = G.start_carried(
+            G.validate_bet({"stake": 5000}), rng, {"vertical_lines": 0, "cumulative": [0] * 6, "bonuses": 150}
+        )
         while st["status"] == "awaiting_action":
             assert st["pending"]["type"] not in ("hold", "nudge")
             if st["pending"]["type"] == "upper_game":
@@ -136,8 +138,7 @@ def test_a_gamble_is_offered_only_while_all_it_can_win_fits_under_the_maximum_pr
     offers = 0
     for seed in range(600):
         rng = SeededRNG(seed)
-        st = G.start_carried(G.validate_bet({"stake": 5000, "auto_play": True, "auto_risk": True}), rng,
-                               carry)
+        st = G.start_carried(G.validate_bet({"stake": 5000, "auto_play": True, "auto_risk": True}), rng, carry)
         for s in st["steps"]:
             if s["type"] == "double_or_bonuses":
                 offers += 1
@@ -177,8 +178,13 @@ def test_a_minigame_never_shows_more_than_the_bet_pays():
     clamped = 0
     for seed in range(3_000):
         block = features.draw_minigame_block(SeededRNG(seed), mg, 10_000, 500, G.bonus_value, 3, within_max=True)
-        shown = [block["prize"], *block["desert"], *block["confessional"]["options"],
-                 *[x for x in block["dinner"] if x != "exit"], sum(block["island"])]
+        shown = [
+            block["prize"],
+            *block["desert"],
+            *block["confessional"]["options"],
+            *[x for x in block["dinner"] if x != "exit"],
+            sum(block["island"]),
+        ]
         assert max(shown) <= 500 * 10_000
         clamped += block["prize_x"] == 500
     assert clamped > 0
@@ -212,7 +218,7 @@ def test_every_way_of_playing_returns_the_same_within_the_stated_bound():
         assert r["breakdown"]["base"] == base["breakdown"]["base"]
         n, stake = r["rounds"], r["total_stake"] / r["rounds"]
         mean = r["breakdown"]["gamble"] / n / stake
-        sd = math.sqrt(r["breakdown_sum_sq"]["gamble"] / n / stake ** 2 - mean ** 2)
+        sd = math.sqrt(r["breakdown_sum_sq"]["gamble"] / n / stake**2 - mean**2)
         assert abs(mean) <= 2.576 * sd / math.sqrt(n), (p, mean, sd)
         cap_loss_pp = 100 * r["feature_counts"]["cap_loss"] / r["total_stake"]
         assert cap_loss_pp < float(SPREAD_BOUND), (p, cap_loss_pp)
@@ -231,7 +237,13 @@ def test_the_declared_range_has_its_floor_above_the_legal_minimum_and_the_rules_
     assert "Bonus-Raise" not in desc["rules_en"] and "AUTO picks the best" not in desc["rules_en"]
     assert desc["lower_game"]["choices"] == "the machine holds, nudges and chooses the upper bet"
     assert desc["upper_game"]["double_or_bonuses"]["fraction_by_stake"] == {
-        "100": 20, "500": 10, "1000": 10, "2500": 6, "5000": 5, "10000": 5}
+        "100": 20,
+        "500": 10,
+        "1000": 10,
+        "2500": 6,
+        "5000": 5,
+        "10000": 5,
+    }
 
 
 @pytest.mark.slow
@@ -262,8 +274,12 @@ def test_a_round_left_open_is_finished_by_the_automatic_choices_and_replays():
     carry = {"vertical_lines": 0, "cumulative": [0] * 6, "bonuses": 300}
     seen: dict[str, int] = {"ladder": 0, "dob": 0, "minigame_select": 0, "upper_game": 0}
     for seed in range(2_000):
-        for stage, stake, c in (("ladder", 100, None), ("dob", 5000, carry), ("minigame_select", 5000, carry),
-                                ("upper_game", 5000, carry)):
+        for stage, stake, c in (
+            ("ladder", 100, None),
+            ("dob", 5000, carry),
+            ("minigame_select", 5000, carry),
+            ("upper_game", 5000, carry),
+        ):
             if seen[stage] >= 5:
                 continue
             rec = RecordingRNG(SeededRNG(seed))

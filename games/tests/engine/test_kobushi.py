@@ -1,5 +1,6 @@
 """Kobushi (games/engine/games/kobushi/): paytable, wilds, scatter, pick bonus, Big Cat free spins, jackpot events,
 bets, replay, exact RTP and the fast simulator."""
+
 from __future__ import annotations
 
 import copy
@@ -74,8 +75,19 @@ def first_round_with(pred, seed=1, bet=MAX_BET, limit=200_000):
 
 # --- paytable and lines ---------------------------------------------------------------------------------------
 def test_the_paytable_is_the_rules_table_divided_by_the_line_bet_of_five_coins_at_one_cent():
-    rules_eur = [(5, 25, 50), (5, 25, 50), (2.5, 12.5, 25), (2, 5, 15), (2, 5, 15), (1, 2, 6), (1, 2, 6),
-                 (0.25, 1.25, 5), (0.25, 1.25, 5), (0.20, 1, 2.50), (0.20, 1, 2.50)]
+    rules_eur = [
+        (5, 25, 50),
+        (5, 25, 50),
+        (2.5, 12.5, 25),
+        (2, 5, 15),
+        (2, 5, 15),
+        (1, 2, 6),
+        (1, 2, 6),
+        (0.25, 1.25, 5),
+        (0.25, 1.25, 5),
+        (0.20, 1, 2.50),
+        (0.20, 1, 2.50),
+    ]
     ours = [tuple(p[k] for k in (3, 4, 5)) for p in kobushi.PAYTABLE.values()]
     assert ours == [tuple(round(x / 0.05) for x in row) for row in rules_eur]
     assert len(kobushi.PAYTABLE) == 11 and len(kobushi.NORMAL) == 10 and kobushi.SCATTER_PAYS == {3: 5, 4: 10, 5: 25}
@@ -83,8 +95,13 @@ def test_the_paytable_is_the_rules_table_divided_by_the_line_bet_of_five_coins_a
 
 
 def test_a_hand_built_window_pays_its_lines_in_line_bets_and_scatters_in_total_bets():
-    w = [["GEISHA", "A", "SCATTER"], ["GEISHA", "K", "Q"], ["WILD", "A", "J"], ["GEISHA", "SCATTER", "J"],
-         ["Q", "A", "SCATTER"]]
+    w = [
+        ["GEISHA", "A", "SCATTER"],
+        ["GEISHA", "K", "Q"],
+        ["WILD", "A", "J"],
+        ["GEISHA", "SCATTER", "J"],
+        ["Q", "A", "SCATTER"],
+    ]
     ev = G.evaluate(w, G.base_eval, 30, 10, 300)
     line1 = [x for x in ev["line_wins"] if x[0] == 1]  # middle row: A K A ... no win
     assert line1 == []
@@ -216,10 +233,16 @@ def test_a_retrigger_plays_after_the_current_set_with_a_higher_multiplier_new_ex
 def fs_state(awarded, played, last_multiplier):
     st = slots.new_state(G, MAX_BET)
     st.update(line_bet=50, cap=G.d["max_win_multiplier"] * MAX_BET.total_stake, capped=False)
-    st["free_spins"] = {"awarded": awarded, "played": played, "max": 100, "current": 0,
-                        "last_multiplier": last_multiplier,
-                        "sets": [{"spins": awarded, "played": played, "multiplier": last_multiplier,
-                                  "extra_wild": "KOI", "sticky": []}]}
+    st["free_spins"] = {
+        "awarded": awarded,
+        "played": played,
+        "max": 100,
+        "current": 0,
+        "last_multiplier": last_multiplier,
+        "sets": [
+            {"spins": awarded, "played": played, "multiplier": last_multiplier, "extra_wild": "KOI", "sticky": []}
+        ],
+    }
     return st
 
 
@@ -229,8 +252,13 @@ def test_retriggers_stop_at_100_free_spins_in_all():
     assert st["free_spins"]["awarded"] == 100 and st["free_spins"]["sets"][-1]["spins"] == 5
     G._award_free_spins(st, ReplayRNG([]), 4, retrigger=True)  # nothing drawn, nothing awarded
     assert st["free_spins"]["awarded"] == 100 and len(st["free_spins"]["sets"]) == 2
-    assert st["steps"][-1] == {"type": "trigger", "feature": "big_cat_retrigger", "symbols": 4, "spins": 0,
-                               "reason": "max_free_spins_reached"}
+    assert st["steps"][-1] == {
+        "type": "trigger",
+        "feature": "big_cat_retrigger",
+        "symbols": 4,
+        "spins": 0,
+        "reason": "max_free_spins_reached",
+    }
 
 
 def test_the_retrigger_multiplier_is_above_the_previous_one_and_x5_stays_x5():
@@ -299,9 +327,16 @@ def test_a_picked_item_cannot_be_picked_again_and_only_offered_actions_are_accep
     st = G.act(st, {"type": "pick", "index": 4}, ReplayRNG([]))
     assert {"type": "pick", "index": 4} not in st["pending"]["options"] and len(st["pending"]["options"]) == 14
     refused: list[Any] = [
-        {"type": "pick", "index": 4}, {"type": "pick", "index": 15}, {"type": "spin"}, {"type": "collect"},
-        {"type": "pick", "index": "1"}, {"type": "pick", "index": True}, {"type": "pick", "index": 1.0},
-        {"type": "pick", "index": 1, "x": 0}, "pick", None,
+        {"type": "pick", "index": 4},
+        {"type": "pick", "index": 15},
+        {"type": "spin"},
+        {"type": "collect"},
+        {"type": "pick", "index": "1"},
+        {"type": "pick", "index": True},
+        {"type": "pick", "index": 1.0},
+        {"type": "pick", "index": 1, "x": 0},
+        "pick",
+        None,
     ]
     for bad in refused:
         with pytest.raises(Exception) as e:
@@ -331,10 +366,13 @@ def test_jackpot_symbols_close_the_bonus_and_emit_an_event_only_at_max_coins_and
 def test_the_progressive_spec_for_the_jackpots_app_matches_the_rules_and_the_jackpot_events():
     spec = G.progressive()
     json.dumps(spec)
-    assert spec == {"contribution_ppm": {"sushi": 2500, "kobushi": 2500},  # 0.5 % of every stake in total
-                    "seed_per_coin": {"sushi": 5000, "kobushi": 25000},  # rules §9 table
-                    "reference_coin": 500, "eligible": {"lines": 30, "coins": 5},
-                    "names": {"sushi": "Sushi Jackpot", "kobushi": "Kobushi Jackpot"}}
+    assert spec == {
+        "contribution_ppm": {"sushi": 2500, "kobushi": 2500},  # 0.5 % of every stake in total
+        "seed_per_coin": {"sushi": 5000, "kobushi": 25000},  # rules §9 table
+        "reference_coin": 500,
+        "eligible": {"lines": 30, "coins": 5},
+        "names": {"sushi": "Sushi Jackpot", "kobushi": "Kobushi Jackpot"},
+    }
     assert spec["reference_coin"] == max(G.d["bet"]["coin_values"])
     assert spec["seed_per_coin"] == G.d["bonus"]["jackpot_seed_per_coin"]  # what the events carry
     assert {t.split("_", 1)[1] for t, _ in G.d["bonus"]["terminators"] if t != "cat"} == set(spec["names"])
@@ -405,8 +443,9 @@ def test_recorded_rounds_replay_to_the_same_state_and_a_tampered_record_is_refus
 def test_the_round_win_is_capped_at_the_max_win_and_reaching_it_ends_the_free_spins():
     d = dict(kobushi.DEFINITION, max_win_multiplier=3)
     small_cap = kobushi.Kobushi(d)
-    st = small_cap.start(MAX_BET, ReplayRNG(base_draws(["BIG_CAT"] * 3 + [None, None]) + [[16, 15], [MULT_TOTAL, 99],
-                                                                                          [10, 0]]))
+    st = small_cap.start(
+        MAX_BET, ReplayRNG(base_draws(["BIG_CAT"] * 3 + [None, None]) + [[16, 15], [MULT_TOTAL, 99], [10, 0]])
+    )
     rng = SeededRNG(8)
     while st["status"] == "awaiting_action":
         st = small_cap.act(st, {"type": "spin"}, rng)
@@ -423,15 +462,23 @@ def test_no_simulated_round_exceeds_the_declared_max_win():
 
 
 # --- bets, declared figures, catalogue ------------------------------------------------------------------------
-@pytest.mark.parametrize("params, code", [
-    ({"lines": 0}, "game.invalid_lines"), ({"lines": 31}, "game.invalid_lines"), ({"lines": "5"}, "game.invalid_lines"),
-    ({"coins": 6}, "game.invalid_coins"), ({"coins": True}, "game.invalid_coins"),
-    ({"coin_value": 3}, "game.invalid_coin"), ({"coin_value": 1000}, "game.invalid_coin"),
-    ({"lines": 1, "coins": 1, "coin_value": 5}, "game.stake_below_min"),
-    ({"lines": 3, "coins": 5, "coin_value": 1}, "game.stake_step"),
-    ({"lines": 7, "coins": 1, "coin_value": 2}, "game.stake_step"),
-    ({"lines": 1, "bet": 3}, "game.invalid_bet"), ([], "game.invalid_bet"),
-])
+@pytest.mark.parametrize(
+    "params, code",
+    [
+        ({"lines": 0}, "game.invalid_lines"),
+        ({"lines": 31}, "game.invalid_lines"),
+        ({"lines": "5"}, "game.invalid_lines"),
+        ({"coins": 6}, "game.invalid_coins"),
+        ({"coins": True}, "game.invalid_coins"),
+        ({"coin_value": 3}, "game.invalid_coin"),
+        ({"coin_value": 1000}, "game.invalid_coin"),
+        ({"lines": 1, "coins": 1, "coin_value": 5}, "game.stake_below_min"),
+        ({"lines": 3, "coins": 5, "coin_value": 1}, "game.stake_step"),
+        ({"lines": 7, "coins": 1, "coin_value": 2}, "game.stake_step"),
+        ({"lines": 1, "bet": 3}, "game.invalid_bet"),
+        ([], "game.invalid_bet"),
+    ],
+)
 def test_bet_validation_refuses_invalid_bets_with_stable_codes_in_english_and_czech(params, code):
     with pytest.raises(BetError) as e:
         G.validate_bet(params)
@@ -471,7 +518,9 @@ def test_default_action_picks_the_lowest_item_and_spins():
 def test_the_exact_base_game_matches_an_independent_lookup_table_contraction():
     ex = G.exact_rtp(MAX_BET)
     counts = [slots.symbol_counts(s) for s in G.base_strips]
-    vecs = [np.array([c.get(a, 0) for a in G.ALPHABET[:-1]] + [sum(c.get(x, 0) for x in kobushi.SPECIAL)]) for c in counts]
+    vecs = [
+        np.array([c.get(a, 0) for a in G.ALPHABET[:-1]] + [sum(c.get(x, 0) for x in kobushi.SPECIAL)]) for c in counts
+    ]
     den = math.prod(len(s) for s in G.base_strips)
     assert Fraction(slots.lut_expectation(G.luts[None], vecs), den) == ex["base_lines"]
     tp = G.trigger_probabilities()

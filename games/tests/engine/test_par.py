@@ -1,4 +1,5 @@
 """PAR sheet, simulation statistics and the management commands (no database)."""
+
 from __future__ import annotations
 
 import io
@@ -45,9 +46,15 @@ class ToyGame(Game):
         return Bet(total_stake=stake, params={"stake": stake})
 
     def _state(self, stake, base=0, bonus=0, fs=0, pending=None, events=(), steps=()):
-        return {"status": STATUS_AWAITING_ACTION if pending else STATUS_FINISHED, "win": base + bonus + fs,
-                "stake": stake, "steps": list(steps), "pending": pending, "jackpot_events": list(events),
-                "breakdown": {"base": base, "free_spins": fs, "bonus": bonus, "gamble": 0}}
+        return {
+            "status": STATUS_AWAITING_ACTION if pending else STATUS_FINISHED,
+            "win": base + bonus + fs,
+            "stake": stake,
+            "steps": list(steps),
+            "pending": pending,
+            "jackpot_events": list(events),
+            "breakdown": {"base": base, "free_spins": fs, "bonus": bonus, "gamble": 0},
+        }
 
     def start(self, bet, rng):
         s = bet.total_stake
@@ -136,8 +143,7 @@ def test_batches_merge_into_the_same_totals():
 
 
 def test_summary_statistics_follow_the_textbook_formulas():
-    stats = {"rounds": 4, "total_stake": 400, "total_win": 400, "sum_sq": 2 * 200 ** 2, "hit_count": 2,
-             "max_win": 200}
+    stats = {"rounds": 4, "total_stake": 400, "total_win": 400, "sum_sq": 2 * 200**2, "hit_count": 2, "max_win": 200}
     s = par.summarise(stats, 100)
     assert s["rtp"] == 1.0 and s["volatility"] == pytest.approx(1.0) and s["standard_error"] == pytest.approx(0.5)
     assert s["ci95"] == pytest.approx([100 - 100 * 1.959964 * 0.5, 100 + 100 * 1.959964 * 0.5])
@@ -196,22 +202,36 @@ def test_a_wrongly_shaped_fast_simulation_is_refused():
 
 def test_the_formatted_sheet_names_every_section():
     text = par.format_par_sheet(par.par_sheet(TOY, rounds=5_000, seed=1, rng_factory=SeededRNG))
-    for needle in ("PAR sheet: Toy", "Declared figures", "Exact RTP parts", "Simulation (generic): 5,000 rounds",
-                   "95 % CI", "99 % CI", "hit frequency", "volatility", "Breakdown", "free_spins", "jackpot",
-                   "avg hourly loss", "GP §8(4)", "max win reached"):
+    for needle in (
+        "PAR sheet: Toy",
+        "Declared figures",
+        "Exact RTP parts",
+        "Simulation (generic): 5,000 rounds",
+        "95 % CI",
+        "99 % CI",
+        "hit frequency",
+        "volatility",
+        "Breakdown",
+        "free_spins",
+        "jackpot",
+        "avg hourly loss",
+        "GP §8(4)",
+        "max win reached",
+    ):
         assert needle in text, needle
 
 
 def test_simulate_measures_rounds_per_second_and_reports_progress():
     seen = []
-    res = par.simulate(TOY, {"stake": 50}, 25_000, 7, progress=lambda d, t: seen.append((d, t)),
-                       rng_factory=SeededRNG)
+    res = par.simulate(TOY, {"stake": 50}, 25_000, 7, progress=lambda d, t: seen.append((d, t)), rng_factory=SeededRNG)
     assert res["engine"] == "generic" and res["rounds"] == 25_000 and res["stake"] == 50
     assert res["rounds_per_second"] > 0 and res["elapsed_seconds"] > 0
     assert seen[-1] == (25_000, 25_000) and len(seen) == 3
     assert res["summary"]["ci95"][0] < res["summary"]["rtp_percent"] < res["summary"]["ci95"][1]
     fast = par.simulate(ROULETTE, None, 100_000, 7, rng_factory=SeededRNG)
-    assert fast["engine"] == "simulate_fast" and fast["bet"] == ROULETTE.validate_bet(ROULETTE.default_bet_params).params
+    assert (
+        fast["engine"] == "simulate_fast" and fast["bet"] == ROULETTE.validate_bet(ROULETTE.default_bet_params).params
+    )
 
 
 def test_the_representative_bet_comes_from_the_game():
@@ -233,8 +253,15 @@ def test_par_sheet_command_prints_the_sheet_and_json():
 
     out, _ = _call(par_sheet, "european_roulette", "--rounds", "20000", "--seed", "2")
     assert out.startswith("PAR sheet: European Roulette") and "36/37" in out
-    out, _ = _call(par_sheet, "european_roulette@1", "--rounds", "5000", "--json",
-                   "--bet", '{"bets": [{"type": "corner", "numbers": [0, 1, 2, 3], "amount": 100}]}')
+    out, _ = _call(
+        par_sheet,
+        "european_roulette@1",
+        "--rounds",
+        "5000",
+        "--json",
+        "--bet",
+        '{"bets": [{"type": "corner", "numbers": [0, 1, 2, 3], "amount": 100}]}',
+    )
     sheet = json.loads(out)
     assert sheet["bet"]["bets"][0]["type"] == "corner" and sheet["simulation"]["rounds"] == 5000
 
@@ -257,10 +284,25 @@ def test_commands_refuse_unknown_games_bad_json_and_invalid_bets_with_a_message(
 def test_simulate_command_prints_rtp_ci_hit_frequency_max_win_and_speed_with_a_progress_bar():
     from games.management.commands import simulate
 
-    out, err = _call(simulate, "european_roulette", "--rounds", "2000000", "--seed", "3", "--bet",
-                     '{"bets": [{"type": "street", "numbers": [0, 2, 3], "amount": 500}]}')
-    for needle in ("rounds            2,000,000", "RTP", "95 % CI", "99 % CI", "hit frequency", "max win",
-                   "rounds per second"):
+    out, err = _call(
+        simulate,
+        "european_roulette",
+        "--rounds",
+        "2000000",
+        "--seed",
+        "3",
+        "--bet",
+        '{"bets": [{"type": "street", "numbers": [0, 2, 3], "amount": 500}]}',
+    )
+    for needle in (
+        "rounds            2,000,000",
+        "RTP",
+        "95 % CI",
+        "99 % CI",
+        "hit frequency",
+        "max win",
+        "rounds per second",
+    ):
         assert needle in out
     assert "[########################################] 100.0 %  2,000,000/2,000,000" in err
     assert err.count("\r") == 2  # one update per batch of 1,000,000
@@ -275,21 +317,30 @@ def test_rng_dump_writes_raw_little_endian_words(tmp_path):
     _, err = _call(rng_dump, "--bytes", "4K", "--out", str(f), "--seed", "12", "--no-progress")
     data = f.read_bytes()
     ref = SeededRNG(12)
-    assert len(data) == 4096 and data == struct.pack("<1024I", *[ref.randbelow(2 ** 32) for _ in range(1024)])
+    assert len(data) == 4096 and data == struct.pack("<1024I", *[ref.randbelow(2**32) for _ in range(1024)])
     assert "SeededRNG" in err
     g = tmp_path / "sys.bin"
     _call(rng_dump, "--bytes", "1001", "--out", str(g))
     assert g.stat().st_size == 1001 and g.read_bytes() != data[:1001]
-    assert rng_dump.parse_size("2M") == 2 * 1024 ** 2 and rng_dump.parse_size("100") == 100
+    assert rng_dump.parse_size("2M") == 2 * 1024**2 and rng_dump.parse_size("100") == 100
     with pytest.raises(ValueError):
         rng_dump.parse_size("0")
 
 
 def test_numpy_integers_from_a_fast_simulator_become_python_ints():
     np = pytest.importorskip("numpy")
-    stats = {"rounds": np.int64(2), "total_stake": np.int64(200), "total_win": np.int64(100), "rtp": 0.5,
-             "breakdown": {"base": np.int64(100)}, "hit_count": np.int64(1), "hit_frequency": 0.5,
-             "sum_sq": np.int64(10_000), "max_win": np.int64(100), "feature_counts": {}}
+    stats = {
+        "rounds": np.int64(2),
+        "total_stake": np.int64(200),
+        "total_win": np.int64(100),
+        "rtp": 0.5,
+        "breakdown": {"base": np.int64(100)},
+        "hit_count": np.int64(1),
+        "hit_frequency": 0.5,
+        "sum_sq": np.int64(10_000),
+        "max_win": np.int64(100),
+        "feature_counts": {},
+    }
     out = par.validate_stats(stats, rounds=2, stake=100)
     assert type(out["sum_sq"]) is int and type(out["breakdown"]["base"]) is int and out["breakdown"]["free_spins"] == 0
 
@@ -334,8 +385,7 @@ def test_kobushi_jackpot_return_is_exact_seeds_from_the_definition_weights_plus_
     assert p_bonus == game.trigger_probabilities()["bonus"] == Fraction(1289547, 269929837)
     weights = dict(d["bonus"]["terminators"])
     assert weights == {"cat": 96910, "jackpot_sushi": 2575, "jackpot_kobushi": 515}
-    assert d["progressive"]["seed_per_coin"] == d["bonus"]["jackpot_seed_per_coin"] == {"sushi": 5000,
-                                                                                          "kobushi": 25000}
+    assert d["progressive"]["seed_per_coin"] == d["bonus"]["jackpot_seed_per_coin"] == {"sushi": 5000, "kobushi": 25000}
     total_w = sum(weights.values())
     for coin in d["bet"]["coin_values"]:
         bet = game.validate_bet({"lines": 30, "coins": 5, "coin_value": coin})
@@ -370,8 +420,9 @@ def test_kobushi_declared_rtp_with_jackpots_is_the_game_rtp_plus_the_exact_jackp
 
 def test_kobushi_sheet_at_max_coins_and_lines_adds_the_jackpot_return_and_contains_the_declared_98_21():
     game, _ = _kobushi()
-    sheet = par.par_sheet(game, {"lines": 30, "coins": 5, "coin_value": 10}, rounds=400_000, seed=20240601,
-                          rng_factory=SeededRNG)
+    sheet = par.par_sheet(
+        game, {"lines": 30, "coins": 5, "coin_value": 10}, rounds=400_000, seed=20240601, rng_factory=SeededRNG
+    )
     json.dumps(sheet)
     r, wj = sheet["rtp"], sheet["with_jackpots"]
     jackpot = sum(game.jackpot_return(game.validate_bet(sheet["bet"])).values(), Fraction(0))
@@ -391,8 +442,9 @@ def test_kobushi_sheet_at_max_coins_and_lines_adds_the_jackpot_return_and_contai
 
 def test_kobushi_sheet_below_max_lines_is_not_eligible_and_its_rtp_with_jackpots_is_the_game_rtp():
     game, _ = _kobushi()
-    sheet = par.par_sheet(game, {"lines": 15, "coins": 5, "coin_value": 10}, rounds=100_000, seed=3,
-                          rng_factory=SeededRNG)
+    sheet = par.par_sheet(
+        game, {"lines": 15, "coins": 5, "coin_value": 10}, rounds=100_000, seed=3, rng_factory=SeededRNG
+    )
     r, wj = sheet["rtp"], sheet["with_jackpots"]
     assert not wj["eligible"] and wj["parts"] == {} and wj["jackpot_fraction"] == "0/1"
     assert wj["percent"] == r["percent"] and wj["ci95"] == r["ci95"] and wj["ci99"] == r["ci99"]

@@ -1,5 +1,6 @@
 """Prism Respin (games/engine/games/prism_respin.py): 10 lines both ways, expanding sticky wilds on reels 2-4 with
 re-spins, the exact RTP over the held-reel states and the fast simulator."""
+
 from __future__ import annotations
 
 import math
@@ -38,12 +39,22 @@ def test_a_wild_expands_is_held_and_re_spins_the_other_reels_until_no_new_wild_l
     wild2 = stop_where(1, lambda c: "WILD" in c)
     wild4 = stop_where(3, lambda c: "WILD" in c)
     no3 = stop_where(2, lambda c: "WILD" not in c)
-    draws = [[len(G.strips[0]), 0], [len(G.strips[1]), wild2], [len(G.strips[2]), no3],
-             [len(G.strips[3]), stop_where(3, lambda c: "WILD" not in c)], [len(G.strips[4]), 0],
-             # re-spin 1: reels 1, 3, 4, 5 spin; reel 4 brings a wild
-             [len(G.strips[0]), 1], [len(G.strips[2]), no3], [len(G.strips[3]), wild4], [len(G.strips[4]), 1],
-             # re-spin 2: reels 1, 3, 5 spin; no new wild -> the round ends
-             [len(G.strips[0]), 2], [len(G.strips[2]), no3], [len(G.strips[4]), 2]]
+    draws = [
+        [len(G.strips[0]), 0],
+        [len(G.strips[1]), wild2],
+        [len(G.strips[2]), no3],
+        [len(G.strips[3]), stop_where(3, lambda c: "WILD" not in c)],
+        [len(G.strips[4]), 0],
+        # re-spin 1: reels 1, 3, 4, 5 spin; reel 4 brings a wild
+        [len(G.strips[0]), 1],
+        [len(G.strips[2]), no3],
+        [len(G.strips[3]), wild4],
+        [len(G.strips[4]), 1],
+        # re-spin 2: reels 1, 3, 5 spin; no new wild -> the round ends
+        [len(G.strips[0]), 2],
+        [len(G.strips[2]), no3],
+        [len(G.strips[4]), 2],
+    ]
     rng = ReplayRNG(draws)
     st = G.start(BET, rng)
     assert rng.exhausted and st["status"] == "finished"
@@ -53,7 +64,10 @@ def test_a_wild_expands_is_held_and_re_spins_the_other_reels_until_no_new_wild_l
     assert [s["new_wild_reels"] for s in spins] == [[1], [3], []]
     assert spins[1]["stops"][1] is None and spins[1]["window"][1] == ["WILD"] * 3
     assert spins[2]["window"][3] == ["WILD"] * 3
-    assert st["breakdown"]["base"] == spins[0]["win"] and st["breakdown"]["free_spins"] == spins[1]["win"] + spins[2]["win"]
+    assert (
+        st["breakdown"]["base"] == spins[0]["win"]
+        and st["breakdown"]["free_spins"] == spins[1]["win"] + spins[2]["win"]
+    )
     assert st["win"] == sum(s["win"] for s in spins) == sum(w[3] for s in spins for w in s["line_wins"])
 
 
@@ -80,7 +94,7 @@ def test_the_fast_simulator_and_the_round_engine_agree_with_the_exact_parts():
     ex = G.exact_rtp(BET)
     for part in ("base", "free_spins"):
         m = stats["breakdown"][part] / stats["total_stake"]
-        sd = math.sqrt(stats["breakdown_sum_sq"][part] / stats["rounds"] / BET.total_stake ** 2 - m * m)
+        sd = math.sqrt(stats["breakdown_sum_sq"][part] / stats["rounds"] / BET.total_stake**2 - m * m)
         assert abs(m - float(ex[part])) < 4 * sd / math.sqrt(stats["rounds"]), part
     rng = SeededRNG(5)
     n, tot = 20_000, 0

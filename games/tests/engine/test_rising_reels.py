@@ -1,5 +1,6 @@
 """Rising Reels (games/engine/games/rising_reels.py): growing ways 45 -> 1,875 with winning re-spins, 8 free spins on
 3,125 ways, the exact RTP over the stages and the fast simulator."""
+
 from __future__ import annotations
 
 import math
@@ -74,20 +75,21 @@ def test_the_fast_simulator_and_the_engine_agree_with_the_exact_parts():
     ex = G.exact_rtp(BET)
     for part in ("base", "bonus", "free_spins"):
         m = stats["breakdown"][part] / stats["total_stake"]
-        sd = math.sqrt(stats["breakdown_sum_sq"][part] / n / 100 ** 2 - m * m)
+        sd = math.sqrt(stats["breakdown_sum_sq"][part] / n / 100**2 - m * m)
         assert abs(m - float(ex[part])) < 4 * sd / math.sqrt(n), part
     rng = SeededRNG(4)
     base = 0
     for _ in range(20_000):
         base += G.start(BET, rng)["breakdown"]["base"]
-    sd_base = math.sqrt(stats["breakdown_sum_sq"]["base"] / n / 100 ** 2 - float(ex["base"]) ** 2)
+    sd_base = math.sqrt(stats["breakdown_sum_sq"]["base"] / n / 100**2 - float(ex["base"]) ** 2)
     assert abs(base / (20_000 * 100) - float(ex["base"])) < 4 * sd_base / math.sqrt(20_000)
 
 
 def test_the_declared_max_win_is_a_bound_of_a_round():
     assert G.max_win_multiplier == G.max_round_multiplier()
-    best = max(ways.max_ways(G.evaluator, G.strips, rr.FREE_SPIN_HEIGHTS, s) * max(p.values())
-               for s, p in rr.PAYTABLE.items())
+    best = max(
+        ways.max_ways(G.evaluator, G.strips, rr.FREE_SPIN_HEIGHTS, s) * max(p.values()) for s, p in rr.PAYTABLE.items()
+    )
     assert G.max_win_multiplier >= 8 * best / 50
 
 

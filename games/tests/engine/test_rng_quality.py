@@ -1,5 +1,6 @@
 """RNG quality: chi-square, runs and serial tests on core.rng.SystemRNG and SeededRNG (99 % level), the
 distribution functions they rest on, and proof that the tests reject bad generators."""
+
 from __future__ import annotations
 
 import io
@@ -14,10 +15,25 @@ from games.engine import rngtest
 # --- the chi-square distribution without scipy ---------------------------------------------------------------
 # Critical values from the standard chi-square table (e.g. NIST/SEMATECH e-Handbook 1.3.6.7.4).
 TABLE = [
-    (0.95, 1, 3.841), (0.99, 1, 6.635), (0.95, 2, 5.991), (0.99, 2, 9.210), (0.95, 5, 11.070),
-    (0.99, 5, 15.086), (0.95, 10, 18.307), (0.99, 10, 23.209), (0.999, 10, 29.588), (0.95, 20, 31.410),
-    (0.99, 20, 37.566), (0.95, 30, 43.773), (0.99, 30, 50.892), (0.95, 36, 50.998), (0.99, 36, 58.619),
-    (0.95, 100, 124.342), (0.99, 100, 135.807), (0.01, 10, 2.558), (0.05, 36, 23.269),
+    (0.95, 1, 3.841),
+    (0.99, 1, 6.635),
+    (0.95, 2, 5.991),
+    (0.99, 2, 9.210),
+    (0.95, 5, 11.070),
+    (0.99, 5, 15.086),
+    (0.95, 10, 18.307),
+    (0.99, 10, 23.209),
+    (0.999, 10, 29.588),
+    (0.95, 20, 31.410),
+    (0.99, 20, 37.566),
+    (0.95, 30, 43.773),
+    (0.99, 30, 50.892),
+    (0.95, 36, 50.998),
+    (0.99, 36, 58.619),
+    (0.95, 100, 124.342),
+    (0.99, 100, 135.807),
+    (0.01, 10, 2.558),
+    (0.05, 36, 23.269),
 ]
 
 
@@ -44,8 +60,10 @@ def test_incomplete_gamma_edge_cases_and_closed_forms():
 
 # --- multiple testing: Holm's step-down over the battery -----------------------------------------------------
 def test_holm_rejects_in_order_while_each_p_value_is_below_alpha_over_the_tests_left():
-    rs = [{"name": n, "p_value": p, "alpha": 0.01, "passed": p >= 0.01}
-          for n, p in (("a", 0.004), ("b", 0.001), ("c", 0.5), ("d", 0.02))]
+    rs = [
+        {"name": n, "p_value": p, "alpha": 0.01, "passed": p >= 0.01}
+        for n, p in (("a", 0.004), ("b", 0.001), ("c", 0.5), ("d", 0.02))
+    ]
     out = rngtest.holm(rs, 0.01)
     # sorted: b 0.001 <= 0.01/4 rejected; a 0.004 > 0.01/3 stops the rejections (c, d pass though d < 0.05)
     assert [r["passed"] for r in out] == [True, False, True, True]
@@ -56,6 +74,7 @@ def test_holm_rejects_in_order_while_each_p_value_is_below_alpha_over_the_tests_
 def test_a_single_test_at_0_007_no_longer_fails_the_battery_but_a_gross_defect_still_does():
     """M-12: one p-value of 0.0073 among eleven (what a sound generator shows in about 10 % of runs at 1 % each)
     passes Holm's correction at the family-wise 1 %; a p-value of 1e-6 does not."""
+
     def family(p: float) -> list[dict]:
         return [{"name": str(i), "p_value": p if i == 0 else 0.5, "alpha": 0.01} for i in range(11)]
 
@@ -66,7 +85,8 @@ def test_a_single_test_at_0_007_no_longer_fails_the_battery_but_a_gross_defect_s
 def test_the_battery_reports_holms_decision_over_all_its_tests():
     results = rngtest.run_battery(SeededRNG(7), n=20_000, ks=(2, 37), serial_k=16)
     assert {r["family_size"] for r in results} == {len(results)} and min(r["holm_threshold"] for r in results) == (
-        pytest.approx(0.01 / len(results)))
+        pytest.approx(0.01 / len(results))
+    )
     assert "Holm's step-down" in rngtest.format_battery(results)
 
 
@@ -132,7 +152,7 @@ def test_chi_square_rejects_a_modulo_biased_generator():
 def test_runs_and_serial_tests_reject_a_correlated_generator_with_uniform_marginals():
     rng = StickyRNG(2)
     assert rngtest.chi_square_uniform(rng, 37, 100_000)["passed"]  # marginals look fine...
-    words = [rng.randbelow(2 ** 32) for _ in range(50_000)]
+    words = [rng.randbelow(2**32) for _ in range(50_000)]
     assert not rngtest.runs_test_median(words)["passed"]  # ...but the sequence is not independent
     # (runs up/down collapses repeated values by construction, so it cannot see this defect)
     assert not rngtest.serial_pairs([rng.randbelow(16) for _ in range(50_000)], 16)["passed"]
@@ -150,7 +170,7 @@ def test_dump_words_writes_little_endian_32_bit_words_and_cuts_the_last_one():
     buf = io.BytesIO()
     assert rngtest.dump_words(SeededRNG(5), 10, buf) == 10
     ref = SeededRNG(5)
-    expect = struct.pack("<3I", *[ref.randbelow(2 ** 32) for _ in range(3)])[:10]
+    expect = struct.pack("<3I", *[ref.randbelow(2**32) for _ in range(3)])[:10]
     assert buf.getvalue() == expect
     big = io.BytesIO()
     rngtest.dump_words(SystemRNG(), 300_000, big, chunk_words=1000)

@@ -1,5 +1,6 @@
 """Seven Lanterns (games/engine/games/seven_lanterns.py): 243 ways, WILD / DOUBLE WILD, LANTERN free spins x2 and
 the Second Chance pick, the exact RTP and the fast simulator."""
+
 from __future__ import annotations
 
 import math
@@ -107,7 +108,7 @@ def test_the_fast_simulator_agrees_with_every_exact_part():
     parts = {"base": ex["base_ways"] + ex["base_scatter"], "free_spins": ex["free_spins"], "bonus": ex["bonus"]}
     for part, value in parts.items():
         m = stats["breakdown"][part] / stats["total_stake"]
-        sd = math.sqrt(stats["breakdown_sum_sq"][part] / stats["rounds"] / 100 ** 2 - m * m)
+        sd = math.sqrt(stats["breakdown_sum_sq"][part] / stats["rounds"] / 100**2 - m * m)
         assert abs(m - float(value)) < 4 * sd / math.sqrt(stats["rounds"]), part
     assert stats["max_win"] <= G.declared.max_win // G.declared.max_bet * 100
 

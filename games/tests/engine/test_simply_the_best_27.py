@@ -1,5 +1,6 @@
 """SIMPLY THE BEST 27 (games/engine/games/simply_the_best_27.py): 27 criss-cross lines, JOKER, 9 of a kind x2, free
 spins, the 19,400 CZK max win derived from the strips, and the exactly computed 95 % RTP."""
+
 from __future__ import annotations
 
 import copy
@@ -37,7 +38,16 @@ def test_the_27_lines_are_every_choice_of_one_row_per_reel_with_the_middle_row_f
 
 def test_three_of_a_kind_on_a_line_pays_the_paytable_multiple_of_the_total_bet():
     assert {s: p[3] for s, p in stb27.PAYTABLE.items()} == {
-        "MELON": 16, "CHERRY": 2, "DOLLAR": 2, "ORANGE": 2, "PLUM": 2, "BELL": 16, "STAR": 20, "BAR": 40, "JOKER": 60}
+        "MELON": 16,
+        "CHERRY": 2,
+        "DOLLAR": 2,
+        "ORANGE": 2,
+        "PLUM": 2,
+        "BELL": 16,
+        "STAR": 20,
+        "BAR": 40,
+        "JOKER": 60,
+    }
     w = window(["BAR", "PLUM", "MELON"], ["BAR", "BAR", "BAR"], ["ORANGE", "DOLLAR", "PLUM"])
     wins, full, mult = G.window_multiplier(w)
     assert full is None and mult == 40 + 40  # middle row, and middle-top-middle (BAR on reel 2's top row)
@@ -77,8 +87,7 @@ def test_free_spins_are_played_one_action_each_at_the_triggering_bet():
     draws = _trigger_draws("STAR") + [[len(s), rng.randbelow(len(s))] for _ in range(15) for s in G.fs_strips]
     replay = ReplayRNG(draws)
     st = G.start(BET, replay)
-    assert st["pending"] == {"type": "free_spin", "options": [{"type": "spin"}], "spins_left": 15,
-                             "free_spins_win": 0}
+    assert st["pending"] == {"type": "free_spin", "options": [{"type": "spin"}], "spins_left": 15, "free_spins_win": 0}
     n = 0
     while st["status"] == "awaiting_action":
         st = G.act(st, G.default_action(st), replay)
@@ -167,12 +176,17 @@ def test_the_round_engine_agrees_with_the_exact_rtp():
     assert abs(s["rtp"] - float(sum(G.exact_rtp(BET).values()))) < 4 * s["standard_error"]
 
 
-@pytest.mark.parametrize("params, code", [
-    ({"stake": 490}, "game.stake_below_min"), ({"stake": 10_010}, "game.stake_above_max"),
-    ({"stake": 505}, "game.stake_step"), ({"stake": "500"}, "game.invalid_stake"),
-    ({"stake": 5.0}, "game.invalid_stake"),
-    ({"stake": 500, "lines": 27}, "game.invalid_bet"),
-])
+@pytest.mark.parametrize(
+    "params, code",
+    [
+        ({"stake": 490}, "game.stake_below_min"),
+        ({"stake": 10_010}, "game.stake_above_max"),
+        ({"stake": 505}, "game.stake_step"),
+        ({"stake": "500"}, "game.invalid_stake"),
+        ({"stake": 5.0}, "game.invalid_stake"),
+        ({"stake": 500, "lines": 27}, "game.invalid_bet"),
+    ],
+)
 def test_bet_validation_refuses_invalid_stakes_with_stable_codes(params, code):
     with pytest.raises(BetError) as e:
         G.validate_bet(params)

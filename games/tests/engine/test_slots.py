@@ -1,4 +1,5 @@
 """Shared slot machinery (games/engine/slots.py): line evaluation, wilds, exact expectations, draws, gamble."""
+
 from __future__ import annotations
 
 import itertools

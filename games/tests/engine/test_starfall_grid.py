@@ -1,5 +1,6 @@
 """Starfall Grid (games/engine/games/starfall_grid.py): Crystal Grid's round with diagonal neighbours, its own
 paytable and strips; the engine's rounds against the fast simulator, and the simulated RTP."""
+
 from __future__ import annotations
 
 import math
@@ -47,5 +48,5 @@ def test_the_simulated_rtp_agrees_with_the_declared_96_52_percent():
     n = 2_000_000
     stats = G.simulate_fast(BET, n, 20240601)
     mean = stats["total_win"] / stats["total_stake"]
-    se = math.sqrt(stats["sum_sq"] / n / 100 ** 2 - mean ** 2) / math.sqrt(n)
+    se = math.sqrt(stats["sum_sq"] / n / 100**2 - mean**2) / math.sqrt(n)
     assert abs(mean - 0.9652) < 2.576 * se + 0.00005, (mean, se)

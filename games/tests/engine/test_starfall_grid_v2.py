@@ -1,6 +1,7 @@
 """Starfall Grid version 2 (games/engine/games/starfall_grid.py): a winning 3-cluster's middle symbol turns wild, the
 Power Stone lit by the super-power symbols and its one re-spin with one of four powers; the engine's rounds against
 the fast simulator, forced outcomes at the features' boundaries, replay, the cap and the declared RTP."""
+
 from __future__ import annotations
 
 import math
@@ -35,8 +36,13 @@ def lit_round(min_lit: int = 1) -> tuple[list[list[int]], dict[str, Any]]:
     raise AssertionError("no lit round")
 
 
-def forced(base: list[list[int]], arrow: int, power: int | None = None, respin: list[int] | None = None,
-           cells: tuple[int, int] | None = None) -> dict[str, Any]:
+def forced(
+    base: list[list[int]],
+    arrow: int,
+    power: int | None = None,
+    respin: list[int] | None = None,
+    cells: tuple[int, int] | None = None,
+) -> dict[str, Any]:
     draws = [*base, [4, arrow]]
     if power is not None:
         draws += [[4, power], *stops_draws(respin or [0] * 5)]
@@ -142,8 +148,12 @@ def test_lucky_five_pays_the_re_spins_clusters_five_times():
 def test_wild_drop_puts_two_shields_on_two_different_cells_at_the_draws_boundaries():
     base, _ = lit_round(1)
     power = sgm.POWERS.index("wild_drop")
-    for cells, want in [((0, 0), [[0, 0], [0, 1]]), ((24, 23), [[4, 4], [4, 3]]), ((7, 7), [[1, 2], [1, 3]]),
-                        ((7, 6), [[1, 2], [1, 1]])]:
+    for cells, want in [
+        ((0, 0), [[0, 0], [0, 1]]),
+        ((24, 23), [[4, 4], [4, 3]]),
+        ((7, 7), [[1, 2], [1, 3]]),
+        ((7, 6), [[1, 2], [1, 1]]),
+    ]:
         st = forced(base, 0, power, [3, 1, 4, 1, 5], cells)
         first = next(s for s in st["steps"] if s["mode"] == "respin")
         assert first["dropped_wilds"] == want and all(first["window"][j][r] == SHIELD for j, r in want)
@@ -161,8 +171,11 @@ def test_frequency_turns_the_middles_of_4_and_5_clusters_and_scatter_pays_counts
     for st in _respin_rounds("scatter"):
         respin = [s for s in st["steps"] if s["mode"] == "respin"]
         counts = {s: sum(col.count(s) for col in respin[0]["window"]) for s in G.pays if s != SHIELD}
-        paid = [[s, n, next(v for k, v in reversed(G.pays[s]) if min(n, 5) >= k) * BET.total_stake // G.unit]
-                for s, n in counts.items() if n >= 3]
+        paid = [
+            [s, n, next(v for k, v in reversed(G.pays[s]) if min(n, 5) >= k) * BET.total_stake // G.unit]
+            for s, n in counts.items()
+            if n >= 3
+        ]
         assert respin[0]["scatter"] == paid and all("scatter" not in s for s in respin[1:])
         scattered += len(paid)
     assert scattered > 0
@@ -204,8 +217,9 @@ def test_rounds_replay_and_never_pay_more_than_the_cap():
         cap = np.full(300, 3, dtype=np.int64)
         units, casc, _ = G.grid_units(stops, cap, power, np.zeros((300, 2), dtype=np.int64))
         assert units.max() == 3 and (units <= cap).all()
-        full, casc_full, _ = G.grid_units(stops, np.full(300, CAP_UNITS, dtype=np.int64), power,
-                                          np.zeros((300, 2), dtype=np.int64))
+        full, casc_full, _ = G.grid_units(
+            stops, np.full(300, CAP_UNITS, dtype=np.int64), power, np.zeros((300, 2), dtype=np.int64)
+        )
         assert (casc <= casc_full).all() and (np.minimum(full, 3) == units).all()
 
 

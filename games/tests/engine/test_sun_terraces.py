@@ -1,5 +1,6 @@
-"""Sun Terraces version 1 (games/engine/games/sun_terraces.py): 720 ways on reels of 3, 4, 5, 4 and 3 positions, the wild on
-reels 2-4, the level x 10 coins bet, the exact RTP, the fast simulator and the replay of recorded draws."""
+"""Sun Terraces version 1 (games/engine/games/sun_terraces.py): 720 ways on reels of 3, 4, 5, 4 and 3 positions,
+the wild on reels 2-4, the level x 10 coins bet, the exact RTP, the fast simulator and the replay of recorded draws."""
+
 from __future__ import annotations
 
 import math
@@ -26,8 +27,7 @@ def test_the_game_is_registered_with_the_figures_of_the_catalogue_entry_it_follo
 
 
 def test_the_window_has_3_4_5_4_3_positions_and_a_symbol_pays_its_value_times_the_ways():
-    w = [["A", "K", "Q"], ["A", "WILD", "J", "10"], ["A", "A", "Q", "J", "10"], ["K", "K", "K", "Q"],
-         ["A", "J", "J"]]
+    w = [["A", "K", "Q"], ["A", "WILD", "J", "10"], ["A", "A", "Q", "J", "10"], ["K", "K", "K", "Q"], ["A", "J", "J"]]
     res = G.spin_result(w, 10)
     # A: 1 x 2 x 2 on reels 1-3 (reel 4 shows none): 3 reels pay 3 line bets a way
     assert ["A", 3, 4, 3 * 4 * 10, "ltr"] in res["ways_wins"]
@@ -76,15 +76,22 @@ def test_the_exact_rtp_equals_the_enumeration_of_every_stop_of_reels_1_to_3_with
     ev = G.evaluator
     for _ in range(3):
         s4, s5 = (int(rnd.integers(0, len(G.strips[j]))) for j in (3, 4))
-        strips = [G.strips[0], G.strips[1], G.strips[2], [G.strips[3][(s4 + i) % len(G.strips[3])] for i in range(4)],
-                  [G.strips[4][(s5 + i) % len(G.strips[4])] for i in range(3)]]
+        strips = [
+            G.strips[0],
+            G.strips[1],
+            G.strips[2],
+            [G.strips[3][(s4 + i) % len(G.strips[3])] for i in range(4)],
+            [G.strips[4][(s5 + i) % len(G.strips[4])] for i in range(3)],
+        ]
         exact = ways.expected_pay(ev, strips, stm.HEIGHTS)
         total = Fraction(0)
         for a in range(len(strips[0])):
             for b in range(len(strips[1])):
                 for c in range(len(strips[2])):
-                    w = [[st[(x + i) % len(st)] for i in range(h)]
-                         for st, x, h in zip(strips, (a, b, c, 0, 0), stm.HEIGHTS)]
+                    w = [
+                        [st[(x + i) % len(st)] for i in range(h)]
+                        for st, x, h in zip(strips, (a, b, c, 0, 0), stm.HEIGHTS)
+                    ]
                     total += sum(x[3] for x in ev.evaluate(w))
         # reels 4 and 5 are strips as long as their windows: every stop shows the same symbols
         assert exact == total / (len(strips[0]) * len(strips[1]) * len(strips[2])), (s4, s5)
@@ -99,7 +106,7 @@ def test_the_fast_simulator_plays_the_same_spins_as_the_engine_and_agrees_with_t
         assert st["win"] == units[i] * 10
     stats = G.simulate_fast(BET, 1_000_000, 5)
     m = stats["total_win"] / stats["total_stake"]
-    sd = math.sqrt(stats["sum_sq"] / stats["rounds"] / 100 ** 2 - m * m)
+    sd = math.sqrt(stats["sum_sq"] / stats["rounds"] / 100**2 - m * m)
     exact = G.exact_rtp(BET)
     assert exact is not None
     assert abs(m - float(exact["base"])) < 4 * sd / math.sqrt(stats["rounds"])

@@ -1,6 +1,7 @@
 """Sun Terraces version 2 (games/engine/games/sun_terraces.py): the Avalanche on 720 ways (the symbols of every
 winning way fall away, the strips refill) with the multiplier rising every 3 avalanches up to x10, the engine's
 rounds against the fast simulator, the round cap, replay, and the simulated RTP."""
+
 from __future__ import annotations
 
 import math
@@ -60,8 +61,9 @@ def test_each_symbol_is_rare_on_one_of_reels_1_to_3_and_the_wild_is_on_reels_2_t
     assert sorted(s for group in stm.RARE_ON for s in group) == sorted(stm.PAYTABLE)
 
 
-@pytest.mark.parametrize(("avalanche", "mult"), [(0, 1), (2, 1), (3, 2), (5, 2), (6, 3), (26, 9), (27, 10),
-                                                 (28, 10), (100, 10)])
+@pytest.mark.parametrize(
+    ("avalanche", "mult"), [(0, 1), (2, 1), (3, 2), (5, 2), (6, 3), (26, 9), (27, 10), (28, 10), (100, 10)]
+)
 def test_the_multiplier_rises_by_one_every_3_avalanches_and_stays_at_x10(avalanche, mult):
     assert stm.multiplier(avalanche) == mult
 
@@ -88,15 +90,20 @@ def test_every_symbol_of_a_winning_way_falls_away_and_the_strips_refill_with_no_
     pointers = [int(x) for x in stops]
     for prev, nxt in zip(steps, steps[1:]):
         win_reels = {w[0]: w[1] for w in prev["ways_wins"]}
-        removed = [(j, r) for s, k in win_reels.items() for j in range(k) for r, x in enumerate(prev["window"][j])
-                   if x in (s, stm.WILD)]
+        removed = [
+            (j, r)
+            for s, k in win_reels.items()
+            for j in range(k)
+            for r, x in enumerate(prev["window"][j])
+            if x in (s, stm.WILD)
+        ]
         assert removed and all(j < 5 for j, _ in removed)
         expected, pointers = cascade.refill(G.strips, pointers, prev["window"], removed)
         assert nxt["window"] == expected
         # a cell of no winning way stays (it may fall within its reel): each reel keeps its uninvolved symbols
         for j, col in enumerate(prev["window"]):
             kept = [x for r, x in enumerate(col) if (j, r) not in set(removed)]
-            assert nxt["window"][j][len(col) - len(kept):] == kept
+            assert nxt["window"][j][len(col) - len(kept) :] == kept
     for s in steps:
         for symbol, reels, ways_, pay, _ in s["ways_wins"]:
             counts = [sum(1 for x in col if x in (symbol, stm.WILD)) for col in s["window"][:reels]]
@@ -153,7 +160,7 @@ def test_rounds_replay_from_their_recorded_draws():
 def test_the_engines_rounds_agree_with_the_fast_simulators_rtp():
     stats = G.simulate_fast(BET, 1_000_000, 5)
     m = stats["total_win"] / stats["total_stake"]
-    sd = math.sqrt(stats["sum_sq"] / stats["rounds"] / 100 ** 2 - m * m)
+    sd = math.sqrt(stats["sum_sq"] / stats["rounds"] / 100**2 - m * m)
     assert abs(m - 0.9648) < 4 * sd / math.sqrt(stats["rounds"])
     assert 0.33 < stats["hit_count"] / stats["rounds"] < 0.40
     assert 0.6 < stats["feature_counts"]["avalanches"] / stats["rounds"] < 0.7
@@ -169,6 +176,6 @@ def test_ten_million_rounds_put_the_declared_rtp_in_the_99_percent_interval_with
     stats = G.simulate_fast(BET, 10_000_000, 20261206)
     cpu = time.process_time() - t0
     m = stats["total_win"] / stats["total_stake"]
-    se = math.sqrt(stats["sum_sq"] / stats["rounds"] / 100 ** 2 - m * m) / math.sqrt(stats["rounds"])
+    se = math.sqrt(stats["sum_sq"] / stats["rounds"] / 100**2 - m * m) / math.sqrt(stats["rounds"])
     assert m - 2.576 * se - 0.0001 <= 0.9648 <= m + 2.576 * se
     assert stats["max_win"] <= G.max_win_multiplier * 100 and cpu < 60

@@ -1,6 +1,7 @@
 """Tome of Sands (games/engine/games/tome_of_sands.py): the TOME as wild and scatter, free spins with an expanding
 symbol drawn when they start, the exact base game, the exact (uncapped) free-spin design value and the simulated
 RTP."""
+
 from __future__ import annotations
 
 import math
@@ -22,8 +23,9 @@ def window(*rows):
 
 
 def test_the_tome_substitutes_and_pays_as_a_scatter():
-    w = window(["A", "Q", "TOME", "J", "K"], ["EXPLORER", "TOME", "EXPLORER", "TEN", "Q"],
-               ["K", "J", "Q", "TOME", "TEN"])
+    w = window(
+        ["A", "Q", "TOME", "J", "K"], ["EXPLORER", "TOME", "EXPLORER", "TEN", "Q"], ["K", "J", "Q", "TOME", "TEN"]
+    )
     res = G.spin_result(w, 1, 10, 10, None)
     assert res["line_wins"] == [[1, "EXPLORER", 3, 100 * 10]] and res["scatter"] == {"count": 3, "win": 2 * 10}
     assert res["win"] == 1020 and "expansion" not in res
@@ -45,8 +47,12 @@ def test_three_tomes_draw_one_expanding_symbol_for_all_ten_free_spins():
             break
     assert st["pending"]["type"] == "free_spin" and st["pending"]["spins_left"] == 10
     sym = st["free_spins"]["expanding"]
-    assert sym in ts.EXPANDING and st["steps"][-1] == {"type": "trigger", "feature": "free_spins", "spins": 10,
-                                                       "expanding": sym}
+    assert sym in ts.EXPANDING and st["steps"][-1] == {
+        "type": "trigger",
+        "feature": "free_spins",
+        "spins": 10,
+        "expanding": sym,
+    }
     rec = play(G, BET, SeededRNG(seed), [{"type": "spin"}] * 100)
     final = rec["state"]
     free = [s for s in final["steps"] if s.get("mode") == "free"]
@@ -72,7 +78,7 @@ def test_the_fast_simulator_agrees_with_the_exact_base_game_and_the_free_spin_va
     fs = float(G.free_spins_value()["free_spins"])
     for part, value in (("base", float(sum(ex.values()))), ("free_spins", fs)):
         m = stats["breakdown"][part] / stats["total_stake"]
-        sd = math.sqrt(stats["breakdown_sum_sq"][part] / n / 100 ** 2 - m * m)
+        sd = math.sqrt(stats["breakdown_sum_sq"][part] / n / 100**2 - m * m)
         assert abs(m - value) < 4 * sd / math.sqrt(n), part
 
 
@@ -107,5 +113,5 @@ def test_the_simulated_rtp_agrees_with_the_declared_96_21_percent():
     stats = G.simulate_fast(BET, n, 20240601)
     base = float(sum(G.exact_rtp(BET).values()))
     fs = stats["breakdown"]["free_spins"] / stats["total_stake"]
-    sd = math.sqrt(stats["breakdown_sum_sq"]["free_spins"] / n / 100 ** 2 - fs * fs)
+    sd = math.sqrt(stats["breakdown_sum_sq"]["free_spins"] / n / 100**2 - fs * fs)
     assert abs(base + fs - 0.9621) < 2.576 * sd / math.sqrt(n) + 0.00005

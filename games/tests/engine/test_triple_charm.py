@@ -1,5 +1,6 @@
 """Triple Charm (games/engine/games/triple_charm.py): wild x5 / x25, stacked wilds, HAT scatter, 1-5 lines, the exact
 RTP of every window and the fast simulator."""
+
 from __future__ import annotations
 
 import math
@@ -51,7 +52,7 @@ def slots_replay(preds):
 def test_the_wild_comes_in_stacks_of_three_on_every_reel():
     for strip in G.strips:
         i = strip.index("WILD")
-        assert strip[i:i + 3] == ["WILD"] * 3 and strip.count("WILD") == 3
+        assert strip[i : i + 3] == ["WILD"] * 3 and strip.count("WILD") == 3
 
 
 def test_version_1_returns_the_declared_95_42_percent_exactly_for_every_number_of_lines():
@@ -71,8 +72,11 @@ def test_version_2_returns_the_catalogues_95_00_percent_at_one_line_and_95_42_pe
     assert float(100 * one) == pytest.approx(95.0016, abs=1e-4)
     for lines in range(2, 6):
         total = sum(G.exact_rtp(G.validate_bet({"lines": lines, "coins": 2, "coin_value": 20})).values())
-        assert total == sum(tc.TRIPLE_CHARM_V1.exact_rtp(tc.TRIPLE_CHARM_V1.validate_bet(
-            {"lines": lines, "coins": 2, "coin_value": 20})).values())
+        assert total == sum(
+            tc.TRIPLE_CHARM_V1.exact_rtp(
+                tc.TRIPLE_CHARM_V1.validate_bet({"lines": lines, "coins": 2, "coin_value": 20})
+            ).values()
+        )
         assert abs(100 * total - Fraction("95.42")) <= Fraction(5, 1000), (lines, float(100 * total))
     assert G.describe()["rtp_by_lines"] == {"1": "95.00", "2": "95.42", "3": "95.42", "4": "95.42", "5": "95.42"}
 
@@ -91,7 +95,7 @@ def test_the_fast_simulator_agrees_with_the_exact_rtp_at_one_line():
     stats = G.simulate_fast(one, 2_000_000, 9)
     exact = float(sum(G.exact_rtp(one).values()))
     mean = stats["total_win"] / stats["total_stake"]
-    sd = math.sqrt(stats["sum_sq"] / stats["rounds"] / one.total_stake ** 2 - mean ** 2)
+    sd = math.sqrt(stats["sum_sq"] / stats["rounds"] / one.total_stake**2 - mean**2)
     assert abs(mean - exact) < 4 * sd / math.sqrt(stats["rounds"])
 
 
@@ -114,7 +118,7 @@ def test_the_fast_simulator_agrees_with_the_exact_rtp():
     stats = G.simulate_fast(BET, 2_000_000, 7)
     exact = float(sum(G.exact_rtp(BET).values()))
     mean = stats["total_win"] / stats["total_stake"]
-    sd = math.sqrt(stats["sum_sq"] / stats["rounds"] / BET.total_stake ** 2 - mean ** 2)
+    sd = math.sqrt(stats["sum_sq"] / stats["rounds"] / BET.total_stake**2 - mean**2)
     assert abs(mean - exact) < 4 * sd / math.sqrt(stats["rounds"])
 
 

@@ -1,6 +1,7 @@
 """The ways and pick feature modules (games/engine/ways.py, pick.py): 243 and uneven-height ways (3-4-5-4-3 = 720),
 both ways, a wild counting twice, the exact expectation against a full enumeration, and pick boards whose result
 does not depend on the choice."""
+
 from __future__ import annotations
 
 import itertools
@@ -30,8 +31,13 @@ def test_both_ways_reads_from_the_right_too_and_a_full_line_pays_once():
 
 
 def test_the_exact_expectation_equals_the_enumeration_of_every_window_with_uneven_heights_both_ways():
-    strips = [["A", "B", "C", "A"], ["W", "A", "B", "C", "C"], ["A", "D", "B"], ["B", "A", "C", "W"],
-              ["A", "C", "B", "B"]]
+    strips = [
+        ["A", "B", "C", "A"],
+        ["W", "A", "B", "C", "C"],
+        ["A", "D", "B"],
+        ["B", "A", "C", "W"],
+        ["A", "C", "B", "B"],
+    ]
     heights = [1, 2, 3, 2, 1]
     for both in (False, True):
         total, n = 0, 0

@@ -1,5 +1,6 @@
 """Fixtures of the games platform tests: test-only games in the registry, a synced catalogue whose current versions
 are approved (GP §13(6); a test of the refusal unapproves its version), a frozen clock."""
+
 from __future__ import annotations
 
 import pytest

@@ -6,6 +6,7 @@ length: the 1st and the 20th free spin cost the same. An action that moves no mo
 statement: wallet, live account and round) and one write (the action and the round); the action that finishes the
 round adds only the win's posting, the limits' decided bet and the audit event, written with the round. Speed is
 measured by ``make bench``, never asserted by wall clock."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -40,8 +41,9 @@ PICK_SEED = 288  # Kobushi: the Kobushi bonus (a pick round) at the start
 def _act(c: Any, clock: Any, round_id: int, action: dict[str, Any], rng: Any) -> tuple[dict[str, Any], list[str]]:
     clock.shift(1)
     with use_rng(rng), CaptureQueriesContext(connection) as ctx:
-        r = c.post(f"/api/v1/games/rounds/{round_id}/actions", {"action": action}, format="json",
-                   HTTP_IDEMPOTENCY_KEY=key())
+        r = c.post(
+            f"/api/v1/games/rounds/{round_id}/actions", {"action": action}, format="json", HTTP_IDEMPOTENCY_KEY=key()
+        )
     assert r.status_code == 200, r.content
     return r.json(), [readable(q["sql"]) for q in ctx.captured_queries]
 
@@ -95,8 +97,10 @@ def test_a_whole_kobushi_free_spin_round_costs_its_start_plus_at_most_8_per_spin
     total = len(start) + sum(len(sql) for _, sql, _ in played)
     assert len(start) <= MAX_STATEMENTS, "\n".join(start)  # the bet placed open: counters, open bet, state in one
     assert total <= len(start) + MAX_ACTION_STATEMENTS * len(played), total
-    print(f"Kobushi free-spin round: {len(played)} actions, {total} statements "
-          f"(start {len(start)}, actions {[len(sql) for _, sql, _ in played]})")
+    print(
+        f"Kobushi free-spin round: {len(played)} actions, {total} statements "
+        f"(start {len(start)}, actions {[len(sql) for _, sql, _ in played]})"
+    )
 
 
 def test_each_pick_of_the_kobushi_bonus_costs_at_most_8_statements(clock):
@@ -112,11 +116,19 @@ def test_a_replayed_action_costs_no_more_and_changes_nothing(clock):
     c, body, _ = _kobushi_round(clock, FREE_SPINS_SEED)
     clock.shift(1)
     with use_rng(SeededRNG(1)):
-        first = c.post(f"/api/v1/games/rounds/{body['id']}/actions", {"action": {"type": "spin"}}, format="json",
-                       HTTP_IDEMPOTENCY_KEY="spin-once")
+        first = c.post(
+            f"/api/v1/games/rounds/{body['id']}/actions",
+            {"action": {"type": "spin"}},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="spin-once",
+        )
     with CaptureQueriesContext(connection) as ctx:
-        again = c.post(f"/api/v1/games/rounds/{body['id']}/actions", {"action": {"type": "spin"}}, format="json",
-                       HTTP_IDEMPOTENCY_KEY="spin-once")
+        again = c.post(
+            f"/api/v1/games/rounds/{body['id']}/actions",
+            {"action": {"type": "spin"}},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="spin-once",
+        )
     assert again.status_code == 200 and again["Idempotent-Replayed"] == "true" and again.json() == first.json()
     assert len(ctx.captured_queries) <= MAX_ACTION_STATEMENTS
     assert len(Round.objects.get(pk=body["id"]).actions) == 1

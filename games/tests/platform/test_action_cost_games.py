@@ -7,6 +7,7 @@ Idols, Rising Reels and Seven Lanterns, and Fruit King's gamble.
 Each round is found by playing seeds of ``core.rng.SeededRNG`` with the pure engine and the same choices the test
 then makes through the API (``core.rng.use_rng`` gives the platform the same numbers); every action of the round is
 counted, not only the wanted one."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -61,14 +62,22 @@ def pick_then_first() -> Choose:
 CASES: dict[str, tuple[str, dict[str, Any], set[str], Callable[[], Choose]]] = {
     "fruit_king_gamble": ("fruit_king", {"lines": 10, "bet_per_line": 10}, {"gamble"}, gamble_once),
     "seven_lanterns_pick": ("seven_lanterns", {"stake": 100}, {"pick", "free_spin"}, pick_then_first),
-    "tome_of_sands_free_spins": ("tome_of_sands", {"lines": 10, "coins": 1, "coin_value": 10}, {"free_spin"},
-                                 first_option),
+    "tome_of_sands_free_spins": (
+        "tome_of_sands",
+        {"lines": 10, "coins": 1, "coin_value": 10},
+        {"free_spin"},
+        first_option,
+    ),
     "falling_idols_free_falls": ("falling_idols", {"level": 1, "coin_value": 5}, {"free_spin"}, first_option),
     "rising_reels_free_spins": ("rising_reels", {"level": 1, "coin_value": 2}, {"free_spin"}, first_option),
     # version 3: the machine holds and nudges; the ladders are the player's
     "ismael_beiro_ladders": ("ismael_beiro", {"stake": 100}, {"risk"}, beiro_chooser(risks=2)),
-    "ismael_beiro_upper_game": ("ismael_beiro", {"stake": 100},
-                                {"upper_game", "minigame_select", "double_or_bonuses"}, beiro_chooser()),
+    "ismael_beiro_upper_game": (
+        "ismael_beiro",
+        {"stake": 100},
+        {"upper_game", "minigame_select", "double_or_bonuses"},
+        beiro_chooser(),
+    ),
 }
 
 
@@ -84,8 +93,9 @@ def _pending_types(code: str, bet: dict[str, Any], seed: int, make: Callable[[],
     return seen
 
 
-def find_seed(code: str, bet: dict[str, Any], wanted: set[str], make: Callable[[], Choose],
-              limit: int = 100_000) -> int:
+def find_seed(
+    code: str, bet: dict[str, Any], wanted: set[str], make: Callable[[], Choose], limit: int = 100_000
+) -> int:
     for seed in range(limit):
         seen = _pending_types(code, bet, seed, make)
         if wanted <= set(seen) and len(seen) <= 60:
@@ -104,16 +114,21 @@ def test_every_action_of_an_interactive_round_costs_at_most_8_statements(clock, 
     counted: list[tuple[str, int, list[str]]] = []
     clock.shift(3)
     with use_rng(SeededRNG(seed)):
-        r = c.post("/api/v1/games/rounds", {"game": code, "bet": api_bet(bet)}, format="json",
-                   HTTP_IDEMPOTENCY_KEY=key())
+        r = c.post(
+            "/api/v1/games/rounds", {"game": code, "bet": api_bet(bet)}, format="json", HTTP_IDEMPOTENCY_KEY=key()
+        )
         assert r.status_code == 201, r.content
         body = r.json()
         while body["status"] == "in_progress":
             pending = body["pending"]
             clock.shift(1)
             with CaptureQueriesContext(connection) as ctx:
-                r = c.post(f"/api/v1/games/rounds/{body['id']}/actions", {"action": choose(pending)}, format="json",
-                           HTTP_IDEMPOTENCY_KEY=key())
+                r = c.post(
+                    f"/api/v1/games/rounds/{body['id']}/actions",
+                    {"action": choose(pending)},
+                    format="json",
+                    HTTP_IDEMPOTENCY_KEY=key(),
+                )
             assert r.status_code == 200, r.content
             body = r.json()
             sql = [readable(q["sql"]) for q in ctx.captured_queries]

@@ -7,6 +7,7 @@ Playing through changes nothing but the number of requests: with the same random
 and a round played spin by spin draw the same numbers in the same order and end in the same state, win and
 settlement (so the game's return cannot depend on how it is played); the request is idempotent; a step with a real
 choice pending (a pick) is refused, its refusal worded in Czech and English."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -44,12 +45,17 @@ MAX_PLAY_THROUGH_ROUND_STATEMENTS = 40  # a whole free-spin round: its start and
 PLAY_THROUGH = {"type": "play_through"}
 
 
-def _post(c: Any, clock: Any, round_id: int, action: dict[str, Any], rng: Any, idem: str | None = None) -> tuple[
-        Any, list[str]]:
+def _post(
+    c: Any, clock: Any, round_id: int, action: dict[str, Any], rng: Any, idem: str | None = None
+) -> tuple[Any, list[str]]:
     clock.shift(1)
     with use_rng(rng), CaptureQueriesContext(connection) as ctx:
-        r = c.post(f"/api/v1/games/rounds/{round_id}/actions", {"action": action}, format="json",
-                   HTTP_IDEMPOTENCY_KEY=idem or key())
+        r = c.post(
+            f"/api/v1/games/rounds/{round_id}/actions",
+            {"action": action},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=idem or key(),
+        )
     return r, [readable(q["sql"]) for q in ctx.captured_queries]
 
 
@@ -72,8 +78,10 @@ def test_a_whole_kobushi_free_spin_round_played_through_costs_at_most_40_stateme
     assert len(sql) <= MAX_ACTION_STATEMENTS + 1, "\n".join(sql)
     total = len(start) + len(sql)
     assert total <= MAX_PLAY_THROUGH_ROUND_STATEMENTS, total
-    print(f"Kobushi free-spin round played through: {spins} spins, {total} statements "
-          f"(start {len(start)}, play-through {len(sql)})")
+    print(
+        f"Kobushi free-spin round played through: {spins} spins, {total} statements "
+        f"(start {len(start)}, play-through {len(sql)})"
+    )
 
 
 def test_a_round_played_through_draws_and_ends_exactly_as_one_played_spin_by_spin(clock):

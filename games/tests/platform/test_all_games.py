@@ -1,4 +1,5 @@
 """Every game the engine registry ships plays end to end through the API, settles exactly and replays."""
+
 from __future__ import annotations
 
 import pytest
@@ -20,8 +21,12 @@ def test_every_shipped_game_is_in_the_catalogue_with_its_declared_figures(code):
     g = registry.get_game(code)
     row = Game.objects.get(code=code, current=True)
     offered = offered_figures(g.declared)  # GP §8(2): max bet lowered where the max win would pass the cap
-    assert (row.version, row.rtp, row.max_bet, row.max_win) == (g.version, g.declared.rtp, offered["max_bet"],
-                                                                  offered["max_win"])
+    assert (row.version, row.rtp, row.max_bet, row.max_win) == (
+        g.version,
+        g.declared.rtp,
+        offered["max_bet"],
+        offered["max_win"],
+    )
     assert row.max_bet <= g.declared.max_bet and row.max_win <= 5_000_000
     assert row.unfinished_deadline_days in (90, 180)  # GP §7(8)b
 

@@ -3,6 +3,7 @@ the complete list of games; GP §13(6): a change needs its approval), and each g
 
 The conftest approves the current versions (test data); each test here takes a version's approval away or records
 it itself."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -31,9 +32,9 @@ def _row(code: str = ROULETTE) -> Game:
 
 def _unapprove(code: str = ROULETTE) -> Game:
     """The version as the sync leaves a new one: not approved (test set-up, no service)."""
-    Game.objects.filter(code=code, current=True).update(approval_state=Game.Approval.UNAPPROVED,
-                                                        approval_plan_version="", approval_reference="",
-                                                        approved_at=None)
+    Game.objects.filter(code=code, current=True).update(
+        approval_state=Game.Approval.UNAPPROVED, approval_plan_version="", approval_reference="", approved_at=None
+    )
     return _row(code)
 
 
@@ -115,8 +116,11 @@ def test_the_catalogue_offers_players_only_approved_versions_and_shows_staff_the
         r = c.get(f"/api/v1/games/catalogue/{ROULETTE}")
         assert r.status_code == 404 and r.json()["error"]["code"] == GAME_NOT_FOUND.code
     approved = client.get("/api/v1/games/catalogue/kobushi").json()["game"]["approval"]
-    assert approved == {"state": "approved", "plan_version": "tests",
-                        "reference": "test data - not a decision of the Ministry of Finance"}
+    assert approved == {
+        "state": "approved",
+        "plan_version": "tests",
+        "reference": "test data - not a decision of the Ministry of Finance",
+    }
     from rest_framework.test import APIClient
 
     staff_client = APIClient()
@@ -141,7 +145,10 @@ def test_staff_record_an_approval_with_plan_version_and_reference_audited_with_t
     game_approve(game=row, plan_version=" 2026-01 ", reference="MF-37814/2016/1", actor=Actor.staff(staff))
     row.refresh_from_db()
     assert (row.approval_state, row.approval_plan_version, row.approval_reference) == (
-        "approved", "2026-01", "MF-37814/2016/1")
+        "approved",
+        "2026-01",
+        "MF-37814/2016/1",
+    )
     assert row.approved_by_id == staff.pk and row.approved_at == START
     event = AuditEvent.objects.get(action="games.game_approved", object_id=str(row.pk))
     assert event.actor_type == "staff" and event.actor_label == staff.username
@@ -157,10 +164,16 @@ def test_staff_record_an_approval_with_plan_version_and_reference_audited_with_t
     assert (latest.new_values or {})["approval_plan_version"] == "2026-07"
 
 
-@pytest.mark.parametrize(("plan_version", "reference", "field"), [
-    ("", "MF-1/2026", "plan_version"), ("   ", "MF-1/2026", "plan_version"), ("x" * 41, "MF-1/2026", "plan_version"),
-    ("2026-01", "", "reference"), ("2026-01", "r" * 121, "reference"),
-])
+@pytest.mark.parametrize(
+    ("plan_version", "reference", "field"),
+    [
+        ("", "MF-1/2026", "plan_version"),
+        ("   ", "MF-1/2026", "plan_version"),
+        ("x" * 41, "MF-1/2026", "plan_version"),
+        ("2026-01", "", "reference"),
+        ("2026-01", "r" * 121, "reference"),
+    ],
+)
 def test_an_approval_without_plan_version_or_reference_is_refused(plan_version, reference, field):
     row = _unapprove()
     with pytest.raises(DomainError) as exc:
@@ -180,8 +193,12 @@ def test_withdrawing_needs_a_reason_and_an_approval_and_a_withdrawn_version_can_
     with pytest.raises(DomainError) as exc:
         game_approval_withdraw(game=row, reason="left the plan", actor=STAFF)
     assert exc.value.code == APPROVAL_TRANSITION.code
-    assert exc.value.details == {"current": "unapproved", "target": "withdrawn", "reason": "left the plan",
-                                 "game": f"{ROULETTE}@{row.version}"}
+    assert exc.value.details == {
+        "current": "unapproved",
+        "target": "withdrawn",
+        "reason": "left the plan",
+        "game": f"{ROULETTE}@{row.version}",
+    }
     game_approve(game=row, plan_version="2026-01", reference="MF-1/2026", actor=STAFF)
     with pytest.raises(DomainError) as exc:
         game_approval_withdraw(game=row, reason="  ", actor=STAFF)
@@ -238,26 +255,46 @@ def test_staff_record_and_withdraw_an_approval_in_the_admin(client):
     form = client.post("/admin/games/game/", {"action": "approve_games", "_selected_action": [row.pk]})
     assert form.status_code == 200 and "Game plan version" in form.content.decode()
     assert _row().approval_state == "unapproved"
-    empty = client.post("/admin/games/game/", {"action": "approve_games", "_selected_action": [row.pk], "apply": "1",
-                                               "plan_version": "", "reference": ""})
+    empty = client.post(
+        "/admin/games/game/",
+        {"action": "approve_games", "_selected_action": [row.pk], "apply": "1", "plan_version": "", "reference": ""},
+    )
     assert empty.status_code == 200 and _row().approval_state == "unapproved"  # the form again, with its errors
-    done = client.post("/admin/games/game/", {"action": "approve_games", "_selected_action": [row.pk], "apply": "1",
-                                              "plan_version": "2026-01", "reference": "MF-37814/2016/1"})
+    done = client.post(
+        "/admin/games/game/",
+        {
+            "action": "approve_games",
+            "_selected_action": [row.pk],
+            "apply": "1",
+            "plan_version": "2026-01",
+            "reference": "MF-37814/2016/1",
+        },
+    )
     assert done.status_code == 302
     approved = _row()
     assert approved.approved and approved.approved_by_id == staff.pk and approved.approval_plan_version == "2026-01"
     assert AuditEvent.objects.filter(action="games.game_approved", actor_type="staff", object_id=str(row.pk)).exists()
     assert client.get("/admin/games/game/").status_code == 200
-    client.post("/admin/games/game/", {"action": "withdraw_approval", "_selected_action": [row.pk], "apply": "1",
-                                       "reason": "removed from the plan"})
+    client.post(
+        "/admin/games/game/",
+        {"action": "withdraw_approval", "_selected_action": [row.pk], "apply": "1", "reason": "removed from the plan"},
+    )
     assert _row().approval_state == "withdrawn"
 
 
 def test_staff_without_the_change_permission_get_no_approval_action(client):
     client.force_login(make_staff())
     row = _unapprove()
-    client.post("/admin/games/game/", {"action": "approve_games", "_selected_action": [row.pk], "apply": "1",
-                                       "plan_version": "2026-01", "reference": "MF-1/2026"})
+    client.post(
+        "/admin/games/game/",
+        {
+            "action": "approve_games",
+            "_selected_action": [row.pk],
+            "apply": "1",
+            "plan_version": "2026-01",
+            "reference": "MF-1/2026",
+        },
+    )
     assert _row().approval_state == "unapproved"
 
 
@@ -268,7 +305,8 @@ def _declared(client: Any, code: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("code", [ROULETTE, "kobushi"])
 def test_each_game_states_its_maximum_hourly_loss_every_round_lost_at_max_bet_one_start_every_2_seconds(
-        client, settings, code):
+    client, settings, code
+):
     max_bet = _row(code).max_bet
     rounds_an_hour = 3600 // 2  # GP §7(9): a round never lasts less than 2 seconds
     settings.GP = {**settings.GP, "MAX_HOURLY_LOSS": max_bet * rounds_an_hour * 10}  # a cap far above

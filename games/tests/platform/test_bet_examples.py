@@ -1,5 +1,6 @@
 """Every game offers a bet example in the request's shape, taken from its definition, and the API's money
 convention round-trips to the engine's integer haléře (games.serializers)."""
+
 from __future__ import annotations
 
 import pytest
@@ -24,17 +25,24 @@ def test_every_shipped_game_has_a_bet_example_the_engine_takes_once_converted_fr
 
 
 def test_amounts_in_a_bet_are_money_objects_at_any_depth_and_other_values_pass_as_sent():
-    api = {"bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}},
-                    {"type": "straight", "numbers": [17], "amount": {"amount": 50, "currency": "CZK",
-                                                                        "formatted": "0,50 Kč"}}]}
+    api = {
+        "bets": [
+            {"type": "red", "amount": {"amount": 100, "currency": "CZK"}},
+            {"type": "straight", "numbers": [17], "amount": {"amount": 50, "currency": "CZK", "formatted": "0,50 Kč"}},
+        ]
+    }
     roulette, kobushi = money_bet_fields("european_roulette"), money_bet_fields("kobushi")
     assert roulette == {"amount"} and kobushi == {"coin_value"}
-    assert bet_from_api(api, roulette) == {"bets": [{"type": "red", "amount": 100},
-                                          {"type": "straight", "numbers": [17], "amount": 50}]}
-    assert bet_from_api({"lines": 30, "coins": 2, "coin_value": {"amount": 10, "currency": "CZK"},
-                         "progressive": True}, kobushi) == {"lines": 30, "coins": 2, "coin_value": 10, "progressive": True}
+    assert bet_from_api(api, roulette) == {
+        "bets": [{"type": "red", "amount": 100}, {"type": "straight", "numbers": [17], "amount": 50}]
+    }
+    assert bet_from_api(
+        {"lines": 30, "coins": 2, "coin_value": {"amount": 10, "currency": "CZK"}, "progressive": True}, kobushi
+    ) == {"lines": 30, "coins": 2, "coin_value": 10, "progressive": True}
     assert bet_to_api({"stake": 300, "auto_play": False}, {"stake"}) == {
-        "stake": {"amount": 300, "currency": "CZK", "formatted": "3,00\xa0Kč"}, "auto_play": False}
+        "stake": {"amount": 300, "currency": "CZK", "formatted": "3,00\xa0Kč"},
+        "auto_play": False,
+    }
     # a bet already in the API's shape is left as it is (a client sends back the last bet it got)
     assert bet_to_api(bet_to_api({"stake": 300}, {"stake"}), {"stake"}) == bet_to_api({"stake": 300}, {"stake"})
 
@@ -46,7 +54,9 @@ def test_a_key_is_an_amount_only_in_the_games_that_declare_it_so():
     bet = {"lines": 30, "coins": 1, "coin_value": {"amount": 10, "currency": "CZK"}, "stake": 5}
     assert bet_from_api(bet, money_bet_fields("kobushi")) == {"lines": 30, "coins": 1, "coin_value": 10, "stake": 5}
     assert bet_to_api({"stake": 5, "amount": 7}, money_bet_fields("european_roulette"), formatted=False) == {
-        "stake": 5, "amount": {"amount": 7, "currency": "CZK"}}
+        "stake": 5,
+        "amount": {"amount": 7, "currency": "CZK"},
+    }
     # every version of every shipped game is looked up by its own declaration; a code no game has declares none
     for versions in registry._GAMES.values():
         for game in versions.values():
@@ -61,7 +71,14 @@ def test_an_amount_of_a_bet_in_another_form_is_refused_naming_its_place(wrong):
     from core.errors import DomainError
 
     with pytest.raises(DomainError) as refused:
-        bet_from_api({"bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}},
-                               {"type": "black", "amount": wrong}]}, money_bet_fields("european_roulette"))
+        bet_from_api(
+            {
+                "bets": [
+                    {"type": "red", "amount": {"amount": 100, "currency": "CZK"}},
+                    {"type": "black", "amount": wrong},
+                ]
+            },
+            money_bet_fields("european_roulette"),
+        )
     assert refused.value.code == INVALID_MONEY.code
     assert refused.value.details["field"] == "bet.bets.1.amount"

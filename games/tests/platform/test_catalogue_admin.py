@@ -1,4 +1,5 @@
 """Catalogue sync from the engine registry, the operator's enable/disable, the admin, last bet settings."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -83,9 +84,11 @@ def test_the_players_last_bet_is_remembered_per_game(clock):
     rid = start(c, game="test_pick", bet={"stake": 300}).json()["id"]
     # Money objects: sent back as they are
     assert c.get("/api/v1/games/catalogue/european_roulette").json()["last_bet"] == {
-        "bets": [{"type": "even", "amount": {"amount": 200, "currency": "CZK", "formatted": "2,00\xa0Kč"}}]}
+        "bets": [{"type": "even", "amount": {"amount": 200, "currency": "CZK", "formatted": "2,00\xa0Kč"}}]
+    }
     assert c.get("/api/v1/games/catalogue/test_pick").json()["last_bet"] == {
-        "stake": {"amount": 300, "currency": "CZK", "formatted": "3,00\xa0Kč"}}
+        "stake": {"amount": 300, "currency": "CZK", "formatted": "3,00\xa0Kč"}
+    }
     launch = c.get("/api/v1/games/catalogue/test_pick").json()
     assert launch["open_round"]["id"] == rid
 

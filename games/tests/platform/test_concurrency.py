@@ -1,4 +1,5 @@
 """Parallel starts of one player: never two rounds at once, never an overdraft (real transactions, threads)."""
+
 from __future__ import annotations
 
 import threading
@@ -27,8 +28,13 @@ def _parallel(player, n, game, bet, same_key=False):
     def one(i):
         try:
             barrier.wait()
-            rnd = round_play(player=player, game_code=game, bet=bet, idempotency_key="twin" if same_key else f"par-{i}",
-                             actor=Actor.player(player))
+            rnd = round_play(
+                player=player,
+                game_code=game,
+                bet=bet,
+                idempotency_key="twin" if same_key else f"par-{i}",
+                actor=Actor.player(player),
+            )
             results.append(("ok", rnd.pk))
         except DomainError as exc:
             results.append(("refused", exc.code))
@@ -98,8 +104,14 @@ def test_a_play_money_and_a_real_round_racing_on_one_key_are_one_round_and_a_cle
     def one(i):
         try:
             barrier.wait()
-            rnd = round_play(player=player, game_code=ROULETTE, bet=RED_100, idempotency_key="twin-kinds",
-                             actor=Actor.player(player), play_money=i % 2 == 0)
+            rnd = round_play(
+                player=player,
+                game_code=ROULETTE,
+                bet=RED_100,
+                idempotency_key="twin-kinds",
+                actor=Actor.player(player),
+                play_money=i % 2 == 0,
+            )
             results.append(("ok", rnd.play_money))
         except DomainError as exc:
             results.append(("refused", exc.code))

@@ -1,4 +1,5 @@
 """GP §7(8)b: a round needing the player is ended past the game's deadline and its stake returned."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -86,8 +87,12 @@ def test_a_new_start_after_the_deadline_ends_the_old_round_first(clock):
 def test_the_deadline_sweeper_skips_rounds_already_ended_and_play_money_rounds_are_ended_without_money(clock):
     player = funded_player(10_000)
     c = client_for(player)
-    pm = c.post("/api/v1/games/play-money/rounds", {"game": PICK, "bet": api_bet({"stake": 100})}, format="json",
-                HTTP_IDEMPOTENCY_KEY="pm-deadline").json()
+    pm = c.post(
+        "/api/v1/games/play-money/rounds",
+        {"game": PICK, "bet": api_bet({"stake": 100})},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="pm-deadline",
+    ).json()
     clock.shift(91 * 24 * 3600)
     assert rounds_expire_due()["ended"] == 1
     assert Round.objects.get(pk=pm["id"]).status == "voided" and balance(player) == 10_000

@@ -1,6 +1,7 @@
 """One ``describe()`` schema: every registered game version's description is exactly what the OpenAPI documents
 (``games.description_schema``: no key missing, none undocumented, each of its type), the catalogue's answer refers to
 that schema, and the reference client reads only keys it documents."""
+
 from __future__ import annotations
 
 import re
@@ -51,7 +52,10 @@ def test_an_undocumented_or_missing_key_is_found():
     wrong = {**description, "surprise": 1, "bet_options": {**description["bet_options"], "odd": 2}}
     del wrong["rules_cs"]
     assert sorted(_undocumented(wrong, GameDescriptionSerializer(), "")) == [
-        "bet_options.odd: not documented", "rules_cs: missing", "surprise: not documented"]
+        "bet_options.odd: not documented",
+        "rules_cs: missing",
+        "surprise: not documented",
+    ]
 
 
 def test_the_catalogue_answer_documents_the_description_by_its_schema():
@@ -59,9 +63,12 @@ def test_the_catalogue_answer_documents_the_description_by_its_schema():
     components = schema["components"]["schemas"]
     detail = components["GameDetail"]["properties"]["description"]
     assert detail.get("$ref") == "#/components/schemas/GameDescriptionAny" or {
-        "$ref": "#/components/schemas/GameDescriptionAny"} in detail.get("allOf", []), detail
-    assert components["GameDescriptionAny"]["oneOf"] == [{"$ref": "#/components/schemas/GameDescription"},
-                                                         {"$ref": "#/components/schemas/RemoteGameDescription"}]
+        "$ref": "#/components/schemas/GameDescriptionAny"
+    } in detail.get("allOf", []), detail
+    assert components["GameDescriptionAny"]["oneOf"] == [
+        {"$ref": "#/components/schemas/GameDescription"},
+        {"$ref": "#/components/schemas/RemoteGameDescription"},
+    ]
     described = components["GameDescription"]["properties"]
     assert {"bet_options", "declared", "rules_en", "paytable", "follows"} <= set(described)
     assert "money_fields" in components["BetOptions"]["properties"]
@@ -78,7 +85,7 @@ def _client_reads() -> tuple[set[str], set[str], set[str]]:
         text = js.read_text(encoding="utf-8")
         top |= set(re.findall(r"\b(?:desc|description)\??\.(\w+)", text))
         for found in re.finditer(r"\b(\w+) = desc\.bet_options\b", text):  # in that function
-            body = text[found.end():text.find("\n}\n", found.end())]
+            body = text[found.end() : text.find("\n}\n", found.end())]
             options |= set(re.findall(rf"\b{found.group(1)}\??\.(\w+)", body))
         if "desc.bet_types" in text:  # roulette's bet types: x.type, bt.fields ... (x and bt are bet-type items)
             bet_types |= set(re.findall(r"\b(?:x|bt)\??\.(\w+)", text))
@@ -94,7 +101,9 @@ def test_the_reference_client_reads_only_keys_the_schema_documents():
     documented = str(GameDescriptionSerializer().fields["bet_types"].help_text or "")
     shipped = {k for g in _all_versions() for item in g.describe().get("bet_types", []) for k in item}
     assert bet_types and bet_types <= shipped and all(re.search(rf"\b{k}\b", documented) for k in bet_types), (
-        bet_types, shipped)
+        bet_types,
+        shipped,
+    )
 
 
 @pytest.mark.django_db
@@ -105,7 +114,11 @@ def test_a_studio_games_stored_description_is_what_the_remote_schema_documents()
     row = make_game()
     assert row.provider and _undocumented(row.description, RemoteGameDescriptionSerializer(), "") == []
 
-    demo = {"remote": True, "provider": "sim", "plan_number": STUDIO_GAMES[0].number,
-            "hourly_loss_derived": STUDIO_GAMES[0].hourly_loss_derived}  # what providers.demo registers
+    demo = {
+        "remote": True,
+        "provider": "sim",
+        "plan_number": STUDIO_GAMES[0].number,
+        "hourly_loss_derived": STUDIO_GAMES[0].hourly_loss_derived,
+    }  # what providers.demo registers
     assert _undocumented(demo, RemoteGameDescriptionSerializer(), "") == []
     assert RemoteGameDescriptionSerializer(data=demo).is_valid()

@@ -2,6 +2,7 @@
 serializers' ``validated_data`` gives for the bodies they accept, and accept nothing the serializer would refuse
 (those bodies go to the serializer, whose refusals the API tests pin); the JSON renderer of the hot endpoints writes
 what DRF's ``JSONRenderer`` writes."""
+
 from __future__ import annotations
 
 import json
@@ -28,10 +29,23 @@ PLAY_BODIES: list[Any] = [
     {"game": "x" * 60, "bet": {"lines": [1, 2, {"stake": {"amount": 5, "currency": CZK}}]}},
 ]
 REFUSED_OR_OTHER: list[Any] = [
-    None, [], "text", 7, {}, {"game": "kobushi"}, {"bet": {}}, {"game": "", "bet": {}}, {"game": " kobushi", "bet": {}},
-    {"game": "x" * 61, "bet": {}}, {"game": "kob\x00ushi", "bet": {}}, {"game": "Kobushi", "bet": {}},
-    {"game": 12, "bet": {}}, {"game": True, "bet": {}}, {"game": "kobushi", "bet": []},
-    {"game": "kobushi", "bet": None}, {"game": "kobushi", "bet": {"coin_value": 10}},
+    None,
+    [],
+    "text",
+    7,
+    {},
+    {"game": "kobushi"},
+    {"bet": {}},
+    {"game": "", "bet": {}},
+    {"game": " kobushi", "bet": {}},
+    {"game": "x" * 61, "bet": {}},
+    {"game": "kob\x00ushi", "bet": {}},
+    {"game": "Kobushi", "bet": {}},
+    {"game": 12, "bet": {}},
+    {"game": True, "bet": {}},
+    {"game": "kobushi", "bet": []},
+    {"game": "kobushi", "bet": None},
+    {"game": "kobushi", "bet": {"coin_value": 10}},
     {"game": "kobushi", "bet": {"coin_value": {"amount": 1.5, "currency": CZK}}},
     {"game": "kobushi", "bet": {"coin_value": {"amount": 1, "currency": "EUR"}}},
     {"game": "kobushi", "bet": {}, "forced_draws": [[0, 1]]},
@@ -51,8 +65,9 @@ def test_any_other_round_body_is_left_to_the_serializer(body):
     assert round_play_request_fast(body) is None
 
 
-@pytest.mark.parametrize("body", [{"action": {"type": "spin"}}, {"action": {}}, {"action": {"type": "pick", "n": 2},
-                                                                                 "x": 1}])
+@pytest.mark.parametrize(
+    "body", [{"action": {"type": "spin"}}, {"action": {}}, {"action": {"type": "pick", "n": 2}, "x": 1}]
+)
 def test_a_common_action_body_gives_what_the_serializer_gives(body):
     serializer = RoundActRequestSerializer(data=body)
     assert serializer.is_valid(), serializer.errors
@@ -68,7 +83,10 @@ RENDERED: list[Any] = [
     {"id": 1, "status": "finished", "pending": None, "steps": [{"symbols": ["A", "K"], "win": 0}], "ok": True},
     {"name_cs": "Evropská ruleta – červená", "rtp": "97.30", "ratio": 0.25, "big": 2**62},
     {"text": "line\u2028separator\u2029paragraph"},
-    [], {}, "plain", 0,
+    [],
+    {},
+    "plain",
+    0,
 ]
 
 

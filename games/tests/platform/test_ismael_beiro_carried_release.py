@@ -4,6 +4,7 @@ at the closure (``closure_request``), a temporary account's cancellation or refu
 (one place: ``accounts.services.balance_handoff_attempt`` asks the ``carried_money_release`` hook first). While a
 round still holds them the hand-off is refused ``game.carried_round_open`` and its sweeper retries after the
 round ends."""
+
 from __future__ import annotations
 
 import pytest
@@ -56,7 +57,8 @@ def test_the_wallet_overview_shows_the_carried_bonuses_as_money_held_by_the_game
 
 
 def test_a_closure_pays_the_carried_bonuses_out_with_the_balance_and_ends_the_machine(
-        clock, request, django_capture_on_commit_callbacks):
+    clock, request, django_capture_on_commit_callbacks
+):
     player, c, value, _ = _carrying_player(request)
     before = balance(player)
     with django_capture_on_commit_callbacks(execute=True):
@@ -74,12 +76,16 @@ def test_a_closure_pays_the_carried_bonuses_out_with_the_balance_and_ends_the_ma
 
 
 def test_a_round_still_holding_the_bonuses_defers_the_hand_off_until_it_ends(
-        clock, request, django_capture_on_commit_callbacks):
+    clock, request, django_capture_on_commit_callbacks
+):
     player, c, value, g3 = _carrying_player(request)
     clock.shift(3)
     carry = state_row(player).state
-    seed = next(s for s in range(5_000)
-                if g3.start_carried(g3.validate_bet(BET), SeededRNG(s), carry)["status"] == "awaiting_action")
+    seed = next(
+        s
+        for s in range(5_000)
+        if g3.start_carried(g3.validate_bet(BET), SeededRNG(s), carry)["status"] == "awaiting_action"
+    )
     with use_rng(SeededRNG(seed)):
         body = start(c, game="ismael_beiro", bet=BET).json()
     assert body["status"] == "in_progress"  # the round took the carried state with it
@@ -104,7 +110,8 @@ def test_a_round_still_holding_the_bonuses_defers_the_hand_off_until_it_ends(
 
 
 def test_a_cancelled_temporary_account_gets_its_carried_bonuses_back_with_its_refund(
-        clock, request, django_capture_on_commit_callbacks):
+    clock, request, django_capture_on_commit_callbacks
+):
     """GP §5(2)e with §10(1)-(2): the temporary account's refund is the balance and what its games carried."""
     g3 = request.getfixturevalue("switched_off_cheapest_bet")(3)
     player = funded_player(1_000_000, status="temporary")

@@ -2,6 +2,7 @@
 player to the next (games.carry), what a refund and a void restore, play money apart from real money, a new
 version paying out the carried money, the sixth upper bet, and what carrying costs in SQL statements (nothing
 for the other games)."""
+
 from __future__ import annotations
 
 import copy
@@ -209,8 +210,11 @@ def test_the_sixth_upper_bet_is_played_from_the_top_bet_with_100_bonuses_within_
     bet = {"stake": 5000}
     refused = start(c, game=CODE, bet={"stake": 10_000})  # an upper bet only: the lower game refuses it
     assert refused.status_code == 422 and refused.json()["error"]["code"] == "game.ismael_beiro.unknown_stake"
-    seed = find_seed(bet, make, lambda s: any(x.get("game") == "upper" and x.get("level") == 5
-                                              for x in s["steps"] if x["type"] == "spin"))
+    seed = find_seed(
+        bet,
+        make,
+        lambda s: any(x.get("game") == "upper" and x.get("level") == 5 for x in s["steps"] if x["type"] == "spin"),
+    )
     rnd = recall_and_verify(c, play_api(c, seed, bet, make))
     sixth = [x for x in rnd.state["steps"] if x["type"] == "spin" and x.get("level") == 5]
     assert sixth and all(x["stake"] == 10_000 and x["bonus_price"] == 100 for x in sixth)
@@ -232,15 +236,23 @@ def test_carrying_costs_ismael_beiro_two_statements_and_the_other_games_none(clo
     c = client_for(player)
     auto = {"stake": 100, "auto_play": True}
     g = game()
-    losses = [s for s in range(400) if g.start(g.validate_bet(auto), SeededRNG(s))["win"] == 0
-              and g.start(g.validate_bet(auto), SeededRNG(s))["carry_out"]["bonuses"] == 0][:3]
+    losses = [
+        s
+        for s in range(400)
+        if g.start(g.validate_bet(auto), SeededRNG(s))["win"] == 0
+        and g.start(g.validate_bet(auto), SeededRNG(s))["carry_out"]["bonuses"] == 0
+    ][:3]
     roulette = {"bets": [{"type": "red", "amount": 100}]}
 
     def counted(game_code: str, bet: dict, rng: Any) -> list[str]:
         clock.shift(3)
         with use_rng(rng), CaptureQueriesContext(connection) as ctx:
-            r = c.post("/api/v1/games/rounds", {"game": game_code, "bet": bet_to_api(bet, money_bet_fields(game_code))}, format="json",
-                       HTTP_IDEMPOTENCY_KEY=key())
+            r = c.post(
+                "/api/v1/games/rounds",
+                {"game": game_code, "bet": bet_to_api(bet, money_bet_fields(game_code))},
+                format="json",
+                HTTP_IDEMPOTENCY_KEY=key(),
+            )
         assert r.status_code == 201 and r.json()["status"] == "finished" and r.json()["win"]["amount"] == 0, r.content
         return [readable(q["sql"]) for q in ctx.captured_queries]
 

@@ -5,6 +5,7 @@ resumed, recalled and verified by replay; the demo mode as play money with QA's 
 
 A feature round is found by playing seeds of ``core.rng.SeededRNG`` with the pure engine and the same choices
 the test then makes through the API (``core.rng.use_rng`` gives the platform the same numbers)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -38,8 +39,13 @@ def game():
     return registry.get_game(CODE)
 
 
-def chooser(minigame: str = "dinner", hold: list[int] | None = None, nudges: tuple[int, ...] = (0,),
-            risks: int = 1, doubles: int = 1) -> Callable[[], Chooser]:
+def chooser(
+    minigame: str = "dinner",
+    hold: list[int] | None = None,
+    nudges: tuple[int, ...] = (0,),
+    risks: int = 1,
+    doubles: int = 1,
+) -> Callable[[], Chooser]:
     """A player's choices, as a factory (each round gets a fresh one): the given hold (else the automatic one),
     the given nudges then AUTO, one PLAY then COLLECT in the ladders and in Double-or-Bonuses, the round's own
     upper bet one game at a time, the given minigame and the first item offered."""
@@ -91,8 +97,13 @@ def engine_round(seed: int, bet: dict, make: Callable[[], Chooser], carry: dict 
     return engine_record(seed, bet, make, carry)[0]
 
 
-def find_seed(bet: dict, make: Callable[[], Chooser], predicate: Callable[[dict], bool], limit: int = 60_000,
-              carry: dict | None = None) -> int:
+def find_seed(
+    bet: dict,
+    make: Callable[[], Chooser],
+    predicate: Callable[[dict], bool],
+    limit: int = 60_000,
+    carry: dict | None = None,
+) -> int:
     for seed in range(limit):
         if predicate(engine_round(seed, bet, make, carry)):
             return seed
@@ -161,7 +172,11 @@ def test_the_lower_game_hold_nudges_confessional_and_ladders_are_played_recalled
         clock.shift(2)
     ladder = rounds[3].state
     assert [s for s in ladder["steps"] if s["type"] == "ladder_end"][0]["how"] in (
-        "collect", "bonuses", "nothing", "max_prize")
+        "collect",
+        "bonuses",
+        "nothing",
+        "max_prize",
+    )
     assert balance(player) == 1_000_000 - sum(r.stake for r in rounds) + sum(r.win for r in rounds)
     call_command("ledger_check")
 
@@ -193,8 +208,11 @@ def test_vertical_lines_the_cumulative_winning_spin_and_mixed_sevens_through_the
     c = client_for(player)
     make = chooser(doubles=0)
     played = []
-    vert = find_seed({"stake": 100}, make, lambda s: any(x.get("game") == "upper" and x.get("lines") == 8
-                                                        for x in s["steps"] if x["type"] == "spin"))
+    vert = find_seed(
+        {"stake": 100},
+        make,
+        lambda s: any(x.get("game") == "upper" and x.get("lines") == 8 for x in s["steps"] if x["type"] == "spin"),
+    )
     assert carried(player) is None
     body = play_api(c, vert, {"stake": 100}, make)
     played.append(recall_and_verify(c, body))
@@ -205,9 +223,17 @@ def test_vertical_lines_the_cumulative_winning_spin_and_mixed_sevens_through_the
     assert [s for s in rnd.state["steps"] if s["type"] == "winning_spin"]
     played.append(rnd)
     clock.shift(2)
-    mixed = find_seed({"stake": 2500}, make, lambda s: any(
-        m.get("minigame") == "mixed" for x in s["steps"] if x.get("game") == "upper" for m in x.get("mixed_sevens", [])),
-        carry=carried(player))
+    mixed = find_seed(
+        {"stake": 2500},
+        make,
+        lambda s: any(
+            m.get("minigame") == "mixed"
+            for x in s["steps"]
+            if x.get("game") == "upper"
+            for m in x.get("mixed_sevens", [])
+        ),
+        carry=carried(player),
+    )
     body = play_api(c, mixed, {"stake": 2500}, make)
     played.append(recall_and_verify(c, body))
     assert balance(player) == 1_000_000 - sum(r.stake for r in played) + sum(r.win for r in played)

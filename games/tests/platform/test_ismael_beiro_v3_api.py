@@ -4,6 +4,7 @@ A round is found whose lower game offers a ladder. Through the API, the same sta
 collecting at the offer and once risking it for every value the risk's draw can take (each in its own round; the
 platform draws from ``core.rng.use_rng``): the mean of the risked rounds' wins equals the collected win exactly.
 The hold and nudges of those rounds are the machine's: no such offer reaches the player."""
+
 from __future__ import annotations
 
 from fractions import Fraction

@@ -2,6 +2,7 @@
 stake and loss limits (GP §6(6)a-d, §6(7)), the hourly-loss cap (GP §8(5)), the login and session time limits
 (GP §6(6)e-g): what one statement counted is what the next decision reads, and a refused stake changes nothing.
 The parity of the gate with the selectors the player reads is limits/tests/test_gate_parity.py."""
+
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
@@ -46,8 +47,12 @@ def _player_with(limit_type: str, value: int) -> Any:
 def _spin(c: Any, clock: Any, rng: Any, bet: dict[str, Any] = RED) -> Any:
     clock.shift(3)  # GP §7(9)
     with use_rng(rng):
-        return c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": api_bet(bet)}, format="json",
-                      HTTP_IDEMPOTENCY_KEY=key())
+        return c.post(
+            "/api/v1/games/rounds",
+            {"game": "european_roulette", "bet": api_bet(bet)},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key(),
+        )
 
 
 def test_the_daily_stake_limit_allows_the_stake_that_reaches_it_and_refuses_one_more_step(clock):
@@ -86,10 +91,16 @@ def _spin_at(c: Any, clock: Any, at: datetime, rng: Any, bet: dict[str, Any] = R
     """A round started exactly at ``at`` (the caller keeps GP §7(9)'s 2 seconds between starts)."""
     clock.move_to(at)
     with use_rng(rng), CaptureQueriesContext(connection) as ctx:
-        r = c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": api_bet(bet)}, format="json",
-                   HTTP_IDEMPOTENCY_KEY=key())
+        r = c.post(
+            "/api/v1/games/rounds",
+            {"game": "european_roulette", "bet": api_bet(bet)},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key(),
+        )
     if r.status_code == 201:
-        assert not [q for q in ctx.captured_queries if 'INSERT INTO "limits_openbet"' in readable(q["sql"])], "not the lean path"
+        assert not [q for q in ctx.captured_queries if 'INSERT INTO "limits_openbet"' in readable(q["sql"])], (
+            "not the lean path"
+        )
     return r
 
 
@@ -103,7 +114,8 @@ def _unchanged(player: Any, before: tuple[int, int]) -> None:
 
 
 def test_the_hourly_loss_cap_allows_the_stake_that_reaches_it_and_refuses_one_step_more_until_the_minute_frees(
-        clock, settings):
+    clock, settings
+):
     settings.GP = {**settings.GP, "MAX_HOURLY_LOSS": 300}  # 3.00 CZK over any rolling 60 minutes
     player = funded_player(100_000)
     c = client_for(player)
@@ -126,8 +138,9 @@ def test_the_hourly_loss_cap_lets_exactly_the_room_left_through(clock, settings)
     player = funded_player(100_000)
     c = client_for(player)
     assert _spin_at(c, clock, START + 3 * SEC, LOSS, {"bets": [{"type": "red", "amount": 210}]}).status_code == 201
-    details = _refused(_spin_at(c, clock, START + 6 * SEC, LOSS, {"bets": [{"type": "red", "amount": 100}]}),
-                       HOURLY_LOSS_EXCEEDED.code)
+    details = _refused(
+        _spin_at(c, clock, START + 6 * SEC, LOSS, {"bets": [{"type": "red", "amount": 100}]}), HOURLY_LOSS_EXCEEDED.code
+    )
     assert (details["used"]["amount"], details["max_stake_now"]["amount"]) == (210, 90)
     assert _spin_at(c, clock, START + 9 * SEC, LOSS, {"bets": [{"type": "red", "amount": 90}]}).status_code == 201
 
@@ -161,8 +174,9 @@ def _login(api: Any, player: Any) -> Any:
     """A login through the API, as a device does: a tracked session and its token."""
     from tests.kit.accounts import DEFAULT_PASSWORD
 
-    r = api.post("/api/v1/accounts/auth/login", {"username": player.user.username, "password": DEFAULT_PASSWORD},
-                 format="json")
+    r = api.post(
+        "/api/v1/accounts/auth/login", {"username": player.user.username, "password": DEFAULT_PASSWORD}, format="json"
+    )
     assert r.status_code == 200, r.content
     from rest_framework.test import APIClient
 
@@ -226,7 +240,6 @@ def test_a_pause_after_logging_out_on_one_device_stops_play_on_another_until_it_
     phone, tablet = _login(anonymous, player), _login(anonymous, player)
     _limit(tablet, "pause_after_logout", 60)
     assert phone.post("/api/v1/accounts/auth/logout").status_code == 204  # logged out at START
-    details = _refused(_spin_at(tablet, clock, START + timedelta(minutes=59, seconds=59), WIN),
-                       PAUSE_AFTER_LOGOUT.code)
+    details = _refused(_spin_at(tablet, clock, START + timedelta(minutes=59, seconds=59), WIN), PAUSE_AFTER_LOGOUT.code)
     assert details["ends_at"].startswith("2026-03-02T10:00:00")
     assert _spin_at(tablet, clock, START + timedelta(minutes=60), WIN).status_code == 201

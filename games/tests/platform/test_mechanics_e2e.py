@@ -2,6 +2,7 @@
 triggers each feature is found by searching seeds of core.rng.SeededRNG with the pure engine (the platform then
 draws the same numbers through core.rng.use_rng), played to the end with the offered actions, recalled and
 verified by replay; money moves exactly by stake and win."""
+
 from __future__ import annotations
 
 import math
@@ -64,14 +65,16 @@ def play_round(code: str, bet: dict, seed: int, choose=None, funds: int = 1_000_
 
 def features(state) -> set:
     return {f for s in state["steps"] for f in s.get("features", [])} | {
-        s["feature"] for s in state["steps"] if isinstance(s.get("feature"), str)}
+        s["feature"] for s in state["steps"] if isinstance(s.get("feature"), str)
+    }
 
 
 # --- Triple Charm -------------------------------------------------------------------------------------------------
 def test_triple_charm_pays_a_wild_multiplied_line_and_the_hats_through_the_api(clock):
     bet = {"lines": 5, "coins": 1, "coin_value": 10}
-    seed = find_seed("triple_charm", bet, lambda s: "wild_multiplier" in features(s)
-                     and s["steps"][0]["scatter"]["count"] >= 2)
+    seed = find_seed(
+        "triple_charm", bet, lambda s: "wild_multiplier" in features(s) and s["steps"][0]["scatter"]["count"] >= 2
+    )
     rnd, recall, _ = play_round("triple_charm", bet, seed)
     step = recall["state"]["steps"][0]
     assert any(w[4] in (1, 2) and w[3] == tc_pay(w) for w in step["line_wins"])
@@ -112,10 +115,12 @@ def test_prism_respin_expands_and_holds_wilds_and_re_spins_through_the_api(clock
 # --- Seven Lanterns -----------------------------------------------------------------------------------------------
 def test_seven_lanterns_second_chance_reveals_a_lantern_and_the_free_spins_play_whatever_the_player_picks(clock):
     bet = {"stake": 100}
-    seed = find_seed("seven_lanterns", bet, lambda s: any(x["type"] == "pick" and x["reveal"] == "LANTERN"
-                                                         for x in s["steps"]))
+    seed = find_seed(
+        "seven_lanterns", bet, lambda s: any(x["type"] == "pick" and x["reveal"] == "LANTERN" for x in s["steps"])
+    )
     results = []
     for index in (0, 6):  # two players, the same draws, different lanterns opened (GP §7(3))
+
         def choose(pending, index=index):
             return {"type": "pick", "index": index} if pending["type"] == "pick" else pending["options"][0]
 
@@ -163,9 +168,15 @@ def test_crystal_grid_empties_its_bonus_column_and_plays_the_free_rounds_through
 # --- Falling Idols ------------------------------------------------------------------------------------------------
 def test_falling_idols_avalanches_and_free_falls_are_played_through_the_api(clock):
     bet = {"level": 1, "coin_value": 5}
-    seed = find_seed("falling_idols", bet, lambda s: "free_falls" in features(s) and any(
-        x.get("type") == "avalanche" for x in s["steps"]) and any(
-        x.get("type") == "avalanche" and x.get("mode") == "free" for x in s["steps"]))
+    seed = find_seed(
+        "falling_idols",
+        bet,
+        lambda s: (
+            "free_falls" in features(s)
+            and any(x.get("type") == "avalanche" for x in s["steps"])
+            and any(x.get("type") == "avalanche" and x.get("mode") == "free" for x in s["steps"])
+        ),
+    )
     rnd, recall, responses = play_round("falling_idols", bet, seed)
     steps = recall["state"]["steps"]
     free_starts = [s for s in steps if s.get("mode") == "free" and s["type"] == "spin"]
@@ -182,8 +193,9 @@ def test_falling_idols_avalanches_and_free_falls_are_played_through_the_api(cloc
 # --- Tome of Sands ------------------------------------------------------------------------------------------------
 def test_tome_of_sands_free_spins_expand_the_chosen_symbol_through_the_api(clock):
     bet = {"lines": 10, "coins": 1, "coin_value": 10}
-    seed = find_seed("tome_of_sands", bet, lambda s: any("expanding_symbol" in x.get("features", [])
-                                                         for x in s["steps"]))
+    seed = find_seed(
+        "tome_of_sands", bet, lambda s: any("expanding_symbol" in x.get("features", []) for x in s["steps"])
+    )
     rnd, recall, responses = play_round("tome_of_sands", bet, seed)
     steps = recall["state"]["steps"]
     trigger = next(s for s in steps if s["type"] == "trigger")
@@ -237,8 +249,12 @@ def test_starfall_grid_plays_a_middle_wild_and_a_power_stone_re_spin_through_the
 
     def respin_after_middle_wild(s):
         first = s["steps"][0]
-        return (first.get("power_stone", {}).get("respin") and first["turned_wild"] and s["cascades"] >= 1
-                and s["breakdown"]["free_spins"] > 0)
+        return (
+            first.get("power_stone", {}).get("respin")
+            and first["turned_wild"]
+            and s["cascades"] >= 1
+            and s["breakdown"]["free_spins"] > 0
+        )
 
     seed = find_seed("starfall_grid", bet, respin_after_middle_wild)
     rnd, recall, _ = play_round("starfall_grid", bet, seed)
@@ -267,11 +283,14 @@ def test_triple_charm_pays_a_line_completed_by_two_wilds_twenty_five_times_throu
 
 def test_seven_lanterns_second_chance_reveals_a_multiplier_that_pays_the_bet_times_it_through_the_api(clock):
     bet = {"stake": 100}
-    seed = find_seed("seven_lanterns", bet, lambda s: any(x["type"] == "pick" and isinstance(x["reveal"], int)
-                                                         and x["reveal"] > 1 for x in s["steps"]))
-    rnd, recall, responses = play_round("seven_lanterns", bet, seed,
-                                        lambda p: {"type": "pick", "index": 4} if p["type"] == "pick"
-                                        else p["options"][0])
+    seed = find_seed(
+        "seven_lanterns",
+        bet,
+        lambda s: any(x["type"] == "pick" and isinstance(x["reveal"], int) and x["reveal"] > 1 for x in s["steps"]),
+    )
+    rnd, recall, responses = play_round(
+        "seven_lanterns", bet, seed, lambda p: {"type": "pick", "index": 4} if p["type"] == "pick" else p["options"][0]
+    )
     steps = recall["state"]["steps"]
     p = next(s for s in steps if s["type"] == "pick")
     assert p["index"] == 4 and p["board"][4] == p["reveal"] == p["multiplier"] and p["reveal"] > 1
@@ -282,8 +301,9 @@ def test_seven_lanterns_second_chance_reveals_a_multiplier_that_pays_the_bet_tim
 
 def test_prism_respin_pays_a_line_read_from_the_right_through_the_api(clock):
     bet = {"level": 1, "coin_value": 10}
-    seed = find_seed("prism_respin", bet, lambda s: any(w[4] == "rtl" and w[3] for x in s["steps"]
-                                                        for w in x["line_wins"]))
+    seed = find_seed(
+        "prism_respin", bet, lambda s: any(w[4] == "rtl" and w[3] for x in s["steps"] for w in x["line_wins"])
+    )
     rnd, recall, _ = play_round("prism_respin", bet, seed)
     steps = recall["state"]["steps"]
     rtl = [w for s in steps for w in s["line_wins"] if w[4] == "rtl"]
@@ -299,8 +319,15 @@ def test_prism_respin_pays_a_line_read_from_the_right_through_the_api(clock):
 # --- the two games of the follow-up: 720 ways and 7x7 clusters -----------------------------------------------------
 def test_sun_terraces_pays_720_ways_with_a_wild_and_avalanches_through_the_api(clock):
     bet = {"level": 1, "coin_value": 10}
-    seed = find_seed("sun_terraces", bet, lambda s: "wild" in s["steps"][0]["features"]
-                     and any(w[1] >= 4 for st in s["steps"] for w in st["ways_wins"]) and len(s["steps"]) >= 3)
+    seed = find_seed(
+        "sun_terraces",
+        bet,
+        lambda s: (
+            "wild" in s["steps"][0]["features"]
+            and any(w[1] >= 4 for st in s["steps"] for w in st["ways_wins"])
+            and len(s["steps"]) >= 3
+        ),
+    )
     rnd, recall, _ = play_round("sun_terraces", bet, seed)
     steps = recall["state"]["steps"]
     assert rnd.game_version == 2 and steps[0]["ways"] == 720 and rnd.stake == 100 and len(rnd.draws) == 5

@@ -1,5 +1,6 @@
 """GP §8(2)-(3): a game whose max win would exceed the platform's max win per round is offered with a lower
 max bet, so that no win is ever capped and its declared RTP holds at every stake offered (GP §8(4))."""
+
 from __future__ import annotations
 
 import pytest

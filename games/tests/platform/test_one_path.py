@@ -3,6 +3,7 @@ engine round through the player's round API, a studio round through the studio's
 game session launched from the player's login). If the studio's and the engine's start sequences ever differ again,
 one side of a parametrised case fails. After every test the ledger, the limits' counters and the jackpots reconcile.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -77,8 +78,9 @@ class Device:
         self.api.credentials(HTTP_AUTHORIZATION=f"Token {login_session_for(player)[1]}")
         self.session = ""
         if side.startswith("studio"):
-            launch = self.api.post(f"/api/v1/providers/{CODE}/launch", {"game": f"{CODE}_wild", "lang": "cs"},
-                                   format="json")
+            launch = self.api.post(
+                f"/api/v1/providers/{CODE}/launch", {"game": f"{CODE}_wild", "lang": "cs"}, format="json"
+            )
             assert launch.status_code == 201, launch.content
             answer = studio.call("session", {"launch_token": launch.json()["launch_token"]})
             assert answer.status_code == 200, answer.content
@@ -89,30 +91,58 @@ class Device:
         the refusal's code or "", the answer's JSON)."""
         if self.side == "engine":
             with use_rng(LOSS if lost else WIN):
-                r = self.api.post("/api/v1/games/rounds",
-                                  {"game": "european_roulette", "bet": api_bet({"bets": [{"type": "red",
-                                                                                          "amount": amount}]})},
-                                  format="json", HTTP_IDEMPOTENCY_KEY=key())
+                r = self.api.post(
+                    "/api/v1/games/rounds",
+                    {"game": "european_roulette", "bet": api_bet({"bets": [{"type": "red", "amount": amount}]})},
+                    format="json",
+                    HTTP_IDEMPOTENCY_KEY=key(),
+                )
             body = r.json()
             return r.status_code == 201, "" if r.status_code == 201 else body["error"]["code"], body
         n = next(_ids)
         if self.side == "studio_play" and closed:
-            win = [] if lost else [("win", {"transaction_id": f"w{n}", "amount": {"amount": amount, "currency": "CZK"}})]
-            r = self.studio.call("play", {"session": self.session, "transaction_id": f"b{n}", "round_id": f"r{n}",
-                                          "amount": {"amount": amount, "currency": "CZK"}, **dict(win),
-                                          "round_detail": {"outcome": {"round": n}}})
+            win = (
+                [] if lost else [("win", {"transaction_id": f"w{n}", "amount": {"amount": amount, "currency": "CZK"}})]
+            )
+            r = self.studio.call(
+                "play",
+                {
+                    "session": self.session,
+                    "transaction_id": f"b{n}",
+                    "round_id": f"r{n}",
+                    "amount": {"amount": amount, "currency": "CZK"},
+                    **dict(win),
+                    "round_detail": {"outcome": {"round": n}},
+                },
+            )
             body = r.json()
             return r.status_code == 200, "" if r.status_code == 200 else body["error"]["code"], body
-        r = self.studio.call("bet", {"session": self.session, "transaction_id": f"b{n}", "round_id": f"r{n}",
-                                     "amount": {"amount": amount, "currency": "CZK"}, "round_closed": False})
+        r = self.studio.call(
+            "bet",
+            {
+                "session": self.session,
+                "transaction_id": f"b{n}",
+                "round_id": f"r{n}",
+                "amount": {"amount": amount, "currency": "CZK"},
+                "round_closed": False,
+            },
+        )
         body = r.json()
         if r.status_code != 200:
             return False, body["error"]["code"], body
         if closed:
-            w = self.studio.call("win", {"session": self.session, "transaction_id": f"w{n}", "round_id": f"r{n}",
-                                         "bet_transaction_id": f"b{n}",
-                                         "amount": {"amount": 0 if lost else amount, "currency": "CZK"},
-                                         "round_closed": True, "round_detail": {"outcome": {"round": n}}})
+            w = self.studio.call(
+                "win",
+                {
+                    "session": self.session,
+                    "transaction_id": f"w{n}",
+                    "round_id": f"r{n}",
+                    "bet_transaction_id": f"b{n}",
+                    "amount": {"amount": 0 if lost else amount, "currency": "CZK"},
+                    "round_closed": True,
+                    "round_detail": {"outcome": {"round": n}},
+                },
+            )
             assert w.status_code == 200, w.content
         return True, "", body
 
@@ -125,8 +155,9 @@ def _limit(player: Any, limit_type: str, value: int) -> None:
     self_limit_set(player=player, kind="technical", limit_type=limit_type, value=value, actor=Actor.player(player))
 
 
-def _keep_playing(devices: Device | list[Device], clock: Any, until: Any,
-                  every: timedelta = timedelta(minutes=10)) -> None:
+def _keep_playing(
+    devices: Device | list[Device], clock: Any, until: Any, every: timedelta = timedelta(minutes=10)
+) -> None:
     """Rounds of each device (3 s apart) every ``every`` from now until ``until`` (each one activity on its login),
     with the idle sweeper run as its beat runs it (a login nobody uses ends after its idle time)."""
     from accounts.services import sessions_timeout_due
@@ -182,8 +213,10 @@ def test_the_daily_time_limit_holds_play_to_59_59_after_login_and_refuses_from_6
     assert (taken, code) == (False, DAILY_TIME_EXCEEDED.code)
 
 
-@pytest.mark.parametrize("side,code", [("engine", "auth.session_expired"), ("studio", "providers.login_ended"),
-                                       ("studio_play", "providers.login_ended")])
+@pytest.mark.parametrize(
+    "side,code",
+    [("engine", "auth.session_expired"), ("studio", "providers.login_ended"), ("studio_play", "providers.login_ended")],
+)
 def test_the_idle_timeout_ends_the_login_and_the_studios_game_session_with_it(side, code, studio, at_start, settings):
     settings.ACCOUNTS_SESSION_IDLE_MINUTES = 30
     player = funded_player(100_000)
@@ -196,8 +229,10 @@ def test_the_idle_timeout_ends_the_login_and_the_studios_game_session_with_it(si
     assert player.pk not in active_session_player_ids()
 
 
-@pytest.mark.parametrize("side,code", [("engine", "auth.token_invalid"), ("studio", "providers.login_ended"),
-                                       ("studio_play", "providers.login_ended")])
+@pytest.mark.parametrize(
+    "side,code",
+    [("engine", "auth.token_invalid"), ("studio", "providers.login_ended"), ("studio_play", "providers.login_ended")],
+)
 def test_a_logout_ends_the_studios_game_session_at_once(side, code, studio, at_start):
     player = funded_player(100_000)
     device = Device(side, player, studio)
@@ -265,16 +300,25 @@ def _studio_round_with_a_credited_win(player: Any, studio: SignedClient, clock: 
     assert device.play(1_000, closed=False)[0]  # 10.00 CZK
     n = next(_ids)
     rnd = Round.objects.get(player=player, status=Round.Status.IN_PROGRESS)
-    w = studio.call("win", {"session": device.session, "transaction_id": f"w{n}", "round_id": rnd.provider_round_id,
-                            "bet_transaction_id": rnd.bet_request["transaction_id"],
-                            "amount": {"amount": 1_500, "currency": "CZK"}, "round_closed": False})
+    w = studio.call(
+        "win",
+        {
+            "session": device.session,
+            "transaction_id": f"w{n}",
+            "round_id": rnd.provider_round_id,
+            "bet_transaction_id": rnd.bet_request["transaction_id"],
+            "amount": {"amount": 1_500, "currency": "CZK"},
+            "round_closed": False,
+        },
+    )
     assert w.status_code == 200, w.content
     return rnd
 
 
 @pytest.mark.parametrize("noticed_by", ("sweeper", "next_start"))
-def test_a_studio_round_with_a_credited_win_is_settled_at_its_deadline_never_refunded_on_top(noticed_by, studio,
-                                                                                             at_start, settings):
+def test_a_studio_round_with_a_credited_win_is_settled_at_its_deadline_never_refunded_on_top(
+    noticed_by, studio, at_start, settings
+):
     settings.ACCOUNTS_SESSION_MAX_HOURS = 48.0 * 100
     settings.ACCOUNTS_SESSION_IDLE_MINUTES = 200 * 24 * 60
     player = funded_player(100_000)
@@ -308,8 +352,12 @@ def test_an_engine_gamble_offer_at_its_deadline_is_collected_for_the_player(noti
     device = Device("engine", player, studio)
     at_start.move_to(START + 3 * SEC)
     with use_rng(SeededRNG(seed)):
-        r = device.api.post("/api/v1/games/rounds", {"game": "fruit_king", "bet": api_bet(FRUIT_KING_BET)},
-                            format="json", HTTP_IDEMPOTENCY_KEY=key())
+        r = device.api.post(
+            "/api/v1/games/rounds",
+            {"game": "fruit_king", "bet": api_bet(FRUIT_KING_BET)},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key(),
+        )
     assert r.status_code == 201 and r.json()["status"] == "in_progress", r.content
     rnd = Round.objects.get(pk=r.json()["id"])
     won = rnd.win_engine
@@ -342,8 +390,7 @@ def test_the_daily_loss_limit_counts_decided_bets_and_refuses_at_it(side, studio
 
 
 @pytest.mark.parametrize("side", SIDES)
-def test_the_monthly_stake_limit_refuses_one_step_over_until_the_prague_month_ends(side, studio, at_start,
-                                                                                    settings):
+def test_the_monthly_stake_limit_refuses_one_step_over_until_the_prague_month_ends(side, studio, at_start, settings):
     settings.ACCOUNTS_SESSION_IDLE_MINUTES = 48 * 60
     player = funded_player(100_000)
     _limit(player, "monthly_stake", 300)
@@ -462,8 +509,14 @@ def test_a_recorded_debt_refuses_stakes_until_paid(side, studio, at_start):
 
     player = funded_player(100)
     device = Device(side, player, studio)
-    win_deduct(player=player, amount=Money(200), reference="test-debt", reason="test: a win declared void",
-               notice_text="test", actor=Actor.system("tests"))
+    win_deduct(
+        player=player,
+        amount=Money(200),
+        reference="test-debt",
+        reason="test: a win declared void",
+        notice_text="test",
+        actor=Actor.system("tests"),
+    )
     taken, code, _ = device.at(at_start, START + 3 * SEC)
     assert not taken and code.startswith("wallet."), code
     assert balance(player) == -100
@@ -477,15 +530,21 @@ def test_a_carry_over_games_round_at_its_deadline_is_finished_by_its_automatic_p
     from games.engine import RecordingRNG, registry
 
     g = registry.get_game("ismael_beiro")
-    seed = next(s for s in range(20_000)
-                if g.start(g.validate_bet({"stake": 100}), RecordingRNG(SeededRNG(s)))["status"]
-                == "awaiting_action")
+    seed = next(
+        s
+        for s in range(20_000)
+        if g.start(g.validate_bet({"stake": 100}), RecordingRNG(SeededRNG(s)))["status"] == "awaiting_action"
+    )
     player = funded_player(100_000)
     device = Device("engine", player, studio)
     at_start.move_to(START + 3 * SEC)
     with use_rng(SeededRNG(seed)):
-        r = device.api.post("/api/v1/games/rounds", {"game": "ismael_beiro", "bet": api_bet({"stake": 100})},
-                            format="json", HTTP_IDEMPOTENCY_KEY=key())
+        r = device.api.post(
+            "/api/v1/games/rounds",
+            {"game": "ismael_beiro", "bet": api_bet({"stake": 100})},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key(),
+        )
     assert r.status_code == 201 and r.json()["status"] == "in_progress", r.content
     rnd = Round.objects.get(pk=r.json()["id"])
     at_start.move_to(rnd.deadline)

@@ -1,4 +1,5 @@
 """Play money (no wallet, no limits) and the QA forced-outcome hook (play money only, off by default)."""
+
 from __future__ import annotations
 
 import pytest
@@ -78,8 +79,14 @@ def test_forced_outcomes_are_refused_with_real_money_even_when_the_setting_is_on
     from games.services import round_play
 
     with pytest.raises(DomainError) as exc:
-        round_play(player=player, game_code=ROULETTE, bet={"bets": [{"type": "red", "amount": 100}]},
-                   idempotency_key="qa", actor=Actor.player(player), forced_draws=[[37, 1]])
+        round_play(
+            player=player,
+            game_code=ROULETTE,
+            bet={"bets": [{"type": "red", "amount": 100}]},
+            idempotency_key="qa",
+            actor=Actor.player(player),
+            forced_draws=[[37, 1]],
+        )
     assert exc.value.code == QA_FORCED_REAL_MONEY.code and balance(player) == 10_000
 
 

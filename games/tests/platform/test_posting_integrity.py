@@ -1,6 +1,7 @@
 """A ledger posting's integrity failures: only a reused reference is the client's conflict (409
 ``wallet.reference_conflict``); a broken zero sum, balance or debt check is a bug in the money path, answered as a
 server error, logged at ERROR on ``platform.alarm`` and never a 409 (wallet/ledger.py ``_integrity_refusal``)."""
+
 from __future__ import annotations
 
 import logging
@@ -39,8 +40,9 @@ def _is_posting(sql: str) -> bool:
 
 def _broken_posting() -> str:
     """The posting's text (same named parameters) with the operator's leg one haléř off."""
-    broken = wallet_sql.POST_WITH_OPERATOR.sql.replace("SELECT txn.id, op.id, -%(delta)s,",
-                                                       "SELECT txn.id, op.id, -%(delta)s + 1,")
+    broken = wallet_sql.POST_WITH_OPERATOR.sql.replace(
+        "SELECT txn.id, op.id, -%(delta)s,", "SELECT txn.id, op.id, -%(delta)s + 1,"
+    )
     assert broken != wallet_sql.POST_WITH_OPERATOR.sql
     return broken
 
@@ -52,8 +54,9 @@ def test_a_reference_posted_twice_is_a_reference_conflict(clock):
         locked = wallet_lock_live(player=player)
         post_with_operator(locked=locked, kind="stake", reference="twice", delta=-100, operator="house", actor=SYSTEM)
         with pytest.raises(DomainError) as refused, transaction.atomic():
-            post_with_operator(locked=locked, kind="stake", reference="twice", delta=-100, operator="house",
-                               actor=SYSTEM)
+            post_with_operator(
+                locked=locked, kind="stake", reference="twice", delta=-100, operator="house", actor=SYSTEM
+            )
     assert refused.value.code == REFERENCE_CONFLICT.code and refused.value.status == 409
 
 
@@ -64,8 +67,9 @@ def test_a_zero_sum_failure_inside_the_posting_is_alarmed_and_raised_never_a_con
     with pytest.raises(IntegrityError), transaction.atomic():
         locked = wallet_lock_live(player=player)
         with connection.execute_wrapper(_zero_sum_broken):
-            post_with_operator(locked=locked, kind="stake", reference="broken", delta=-100, operator="house",
-                               actor=SYSTEM)
+            post_with_operator(
+                locked=locked, kind="stake", reference="broken", delta=-100, operator="house", actor=SYSTEM
+            )
     alarms = [r for r in caplog.records if r.name == "platform.alarm"]
     assert len(alarms) == 1 and alarms[0].levelno == logging.ERROR and "does not balance" in alarms[0].getMessage()
     assert balance(player) == 10_000

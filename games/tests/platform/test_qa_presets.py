@@ -1,6 +1,7 @@
 """QA presets (the newcomer's free-spin round): ``GET /api/v1/games/play-money/presets/{code}`` answers,
 for the game's current version, the forced draws that trigger each feature of its round start and the bet they were
 found with. Development only (``GAMES_QA_FORCED_OUTCOMES``), play money only, as forced draws themselves."""
+
 from __future__ import annotations
 
 import pytest
@@ -41,7 +42,8 @@ def test_presets_are_for_players_only_and_for_games_the_player_can_see(db, setti
 
 
 def test_kobushis_free_spin_preset_played_in_play_money_starts_free_spins_and_is_refused_for_real_money(
-        clock, settings):
+    clock, settings
+):
     settings.GAMES_QA_FORCED_OUTCOMES = True
     player = funded_player(100_000)
     c = client_for(player)
@@ -56,16 +58,22 @@ def test_kobushis_free_spin_preset_played_in_play_money_starts_free_spins_and_is
     assert preset["bet"]["coin_value"] == {"amount": 10, "currency": "CZK"}  # the API's Money convention
 
     # real money: refused, nothing moves
-    refused = c.post("/api/v1/games/rounds", {"game": "kobushi", "bet": preset["bet"],
-                                              "forced_draws": preset["forced_draws"]},
-                     format="json", HTTP_IDEMPOTENCY_KEY=key())
+    refused = c.post(
+        "/api/v1/games/rounds",
+        {"game": "kobushi", "bet": preset["bet"], "forced_draws": preset["forced_draws"]},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY=key(),
+    )
     assert refused.status_code == 403 and refused.json()["error"]["code"] == QA_FORCED_REAL_MONEY.code
     assert rounds_count(player) == 0 and balance(player) == 100_000
 
     # play money: the round starts free spins, which are played to the end
-    started = c.post("/api/v1/games/play-money/rounds", {"game": "kobushi", "bet": preset["bet"],
-                                                         "forced_draws": preset["forced_draws"]},
-                     format="json", HTTP_IDEMPOTENCY_KEY=key())
+    started = c.post(
+        "/api/v1/games/play-money/rounds",
+        {"game": "kobushi", "bet": preset["bet"], "forced_draws": preset["forced_draws"]},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY=key(),
+    )
     assert started.status_code == 201, started.json()
     rnd = started.json()
     assert rnd["play_money"] and rnd["forced_outcome"] and rnd["steps"][0]["features"] == ["big_cat_free_spins"]

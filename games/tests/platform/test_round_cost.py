@@ -4,6 +4,7 @@ A round that settles without a player action costs at most ``MAX_STATEMENTS`` st
 (token) and idempotency (the round's own unique key) included, and the same number after 10,000 rounds of the
 player's history. Limits are on (a daily stake and a daily loss limit). Speed is measured by `make bench`, never
 asserted by wall clock; this test pins the number of statements, which is what the database pays per spin."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -53,15 +54,16 @@ def _limited_player() -> Any:
     """A funded player with a daily stake limit and a daily loss limit (limits on, as at the evening peak)."""
     player = funded_player(100_000_00)
     for limit_type, value in (("daily_stake", 50_000_00), ("daily_loss", 20_000_00)):
-        self_limit_set(player=player, kind="technical", limit_type=limit_type, value=value,
-                       actor=Actor.player(player))
+        self_limit_set(player=player, kind="technical", limit_type=limit_type, value=value, actor=Actor.player(player))
     return player
 
 
 def _round(c: Any, clock: Any, game: str, bet: dict[str, Any], rng: Any) -> tuple[dict[str, Any], list[str]]:
     clock.shift(3)  # GP §7(9): at least 2 s between rounds
     with use_rng(rng), CaptureQueriesContext(connection) as ctx:
-        r = c.post("/api/v1/games/rounds", {"game": game, "bet": api_bet(bet)}, format="json", HTTP_IDEMPOTENCY_KEY=key())
+        r = c.post(
+            "/api/v1/games/rounds", {"game": game, "bet": api_bet(bet)}, format="json", HTTP_IDEMPOTENCY_KEY=key()
+        )
     assert r.status_code == 201, r.content
     # the hot statements ran prepared (core/sql.py): the round context, the gate, the posting, the counters
     assert len([q for q in ctx.captured_queries if q["sql"].startswith("EXECUTE hot_")]) >= 4, ctx.captured_queries
@@ -74,21 +76,33 @@ def _history(player: Any, rounds: int) -> None:
     with connection.cursor() as cur:
         columns = [f.column for f in Round._meta.concrete_fields if not f.primary_key]
         shifted = {"started_at", "last_activity_at", "settled_at"}
-        values = ["'history-' || n" if c == "idempotency_key" else
-                  f"r.{c} - n * interval '3 seconds'" if c in shifted else f"r.{c}" for c in columns]
-        cur.execute(f"""
+        values = [
+            "'history-' || n"
+            if c == "idempotency_key"
+            else f"r.{c} - n * interval '3 seconds'"
+            if c in shifted
+            else f"r.{c}"
+            for c in columns
+        ]
+        cur.execute(
+            f"""
             INSERT INTO games_round ({", ".join(columns)})
             SELECT {", ".join(values)}
             FROM generate_series(1, %s) AS n,
                  (SELECT * FROM games_round WHERE player_id = %s AND status = 'finished' LIMIT 1) AS r
-        """, [rounds, player.pk])
-        cur.execute("""
+        """,
+            [rounds, player.pk],
+        )
+        cur.execute(
+            """
             INSERT INTO limits_settledbet (player_id, kind, game_code, round_ref, stake, win, placed_at, started_at,
                 settled_at, voided)
             SELECT %s, 'technical', 'european_roulette', 'history:' || n, 100, 0, now() - n * interval '3 seconds',
                 now() - n * interval '3 seconds', now() - n * interval '3 seconds', false
             FROM generate_series(1, %s) AS n
-        """, [player.pk, rounds])
+        """,
+            [player.pk, rounds],
+        )
 
 
 @pytest.mark.parametrize("outcome", ["loss", "win"])
@@ -150,8 +164,11 @@ def test_with_a_central_jackpot_a_round_adds_one_statement_and_takes_no_lock_on_
     assert len(touching) == 1 and touching[0].lstrip().startswith("WITH ins AS (")
     # the live value reads the pool's running counter (SLOTS rows), not its pending rows (as many as the fold left)
     assert "FROM jackpots_pending " not in touching[0] and "FROM jackpots_pendingtotal s" in touching[0]
-    assert not [q for q in sql if "jackpots_jackpot" in q and ("FOR UPDATE" in q or "FOR NO KEY" in q
-                                                            or q.lstrip().startswith("UPDATE"))]
+    assert not [
+        q
+        for q in sql
+        if "jackpots_jackpot" in q and ("FOR UPDATE" in q or "FOR NO KEY" in q or q.lstrip().startswith("UPDATE"))
+    ]
 
 
 def test_the_token_activity_write_is_at_most_once_a_minute_and_keeps_a_round_within_the_limit(clock):
@@ -171,11 +188,19 @@ def test_an_idempotent_replay_of_a_round_costs_no_more_and_moves_nothing(clock):
     player = _limited_player()
     c = client_for(player)
     clock.shift(3)
-    first = c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": api_bet(ROULETTE_RED)}, format="json",
-                   HTTP_IDEMPOTENCY_KEY="same-key")
+    first = c.post(
+        "/api/v1/games/rounds",
+        {"game": "european_roulette", "bet": api_bet(ROULETTE_RED)},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="same-key",
+    )
     with CaptureQueriesContext(connection) as ctx:
-        again = c.post("/api/v1/games/rounds", {"game": "european_roulette", "bet": api_bet(ROULETTE_RED)}, format="json",
-                       HTTP_IDEMPOTENCY_KEY="same-key")
+        again = c.post(
+            "/api/v1/games/rounds",
+            {"game": "european_roulette", "bet": api_bet(ROULETTE_RED)},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="same-key",
+        )
     assert again.status_code == 201 and again["Idempotent-Replayed"] == "true" and again.json() == first.json()
     assert len(ctx.captured_queries) <= MAX_STATEMENTS
 
@@ -202,8 +227,12 @@ def test_the_fast_round_answer_is_the_documented_serializer_answer(clock):
     with use_rng(FixedRNG(1, 1)):
         picked, _ = _round(c, clock, PICK.code, {"stake": 100}, FixedRNG(1, 1))
         for pick in (1, 2):  # two picks finish the test pick game
-            c.post(f"/api/v1/games/rounds/{picked['id']}/actions", {"action": {"pick": pick}}, format="json",
-                   HTTP_IDEMPOTENCY_KEY=key())
+            c.post(
+                f"/api/v1/games/rounds/{picked['id']}/actions",
+                {"action": {"pick": pick}},
+                format="json",
+                HTTP_IDEMPOTENCY_KEY=key(),
+            )
         waiting, _ = _round(c, clock, PICK.code, {"stake": 100}, FixedRNG(1, 1))
     same_answer(Round.objects.get(pk=waiting["id"]))  # waiting for the player
     round_refund(round_id=waiting["id"], reason="test", actor=Actor.system("test"))

@@ -1,4 +1,5 @@
 """Rounds through the API: launch, play, interactive rounds, resume, spacing, idempotency, recall, isolation."""
+
 from __future__ import annotations
 
 import pytest
@@ -55,8 +56,9 @@ def test_the_catalogue_is_public_but_the_launch_of_a_player_adds_their_last_bet_
     c = client_for(player)
     assert start(c, bet={"bets": [{"type": "black", "amount": 300}]}).status_code == 201
     launch = c.get(f"/api/v1/games/catalogue/{ROULETTE}").json()
-    assert launch["last_bet"] == {"bets": [{"type": "black", "amount": {"amount": 300, "currency": "CZK",
-                                                                        "formatted": "3,00\xa0Kč"}}]}
+    assert launch["last_bet"] == {
+        "bets": [{"type": "black", "amount": {"amount": 300, "currency": "CZK", "formatted": "3,00\xa0Kč"}}]
+    }
     # the last bet as answered is a valid request body: a client may send it back as it is
     clock.shift(2)
     assert start(c, bet=launch["last_bet"]).status_code == 201
@@ -213,14 +215,23 @@ def test_the_service_itself_is_idempotent_on_the_player_and_key(clock):
 
     player = funded_player(10_000)
     with use_rng(FixedRNG(1)):
-        a = round_play(player=player, game_code=ROULETTE, bet=RED_100, idempotency_key="svc", actor=Actor.player(player))
-        b = round_play(player=player, game_code=ROULETTE, bet=RED_100, idempotency_key="svc", actor=Actor.player(player))
+        a = round_play(
+            player=player, game_code=ROULETTE, bet=RED_100, idempotency_key="svc", actor=Actor.player(player)
+        )
+        b = round_play(
+            player=player, game_code=ROULETTE, bet=RED_100, idempotency_key="svc", actor=Actor.player(player)
+        )
     assert a.pk == b.pk and b.replayed and balance(player) == 10_100
     from core.errors import DomainError
 
     with pytest.raises(DomainError) as exc:
-        round_play(player=player, game_code=ROULETTE, bet={"bets": [{"type": "black", "amount": 100}]},
-                   idempotency_key="svc", actor=Actor.player(player))
+        round_play(
+            player=player,
+            game_code=ROULETTE,
+            bet={"bets": [{"type": "black", "amount": 100}]},
+            idempotency_key="svc",
+            actor=Actor.player(player),
+        )
     assert exc.value.code == KEY_CONFLICT.code and balance(player) == 10_100
 
 
@@ -311,8 +322,11 @@ def test_another_players_round_is_404_everywhere(clock):
     owner, other = funded_player(), funded_player()
     rid = start(client_for(owner), game=PICK, bet={"stake": 100}).json()["id"]
     c = client_for(other)
-    for r in (c.get(f"/api/v1/games/rounds/{rid}"), c.get(f"/api/v1/games/rounds/{rid}/verify"),
-              act(c, rid, {"pick": 0})):
+    for r in (
+        c.get(f"/api/v1/games/rounds/{rid}"),
+        c.get(f"/api/v1/games/rounds/{rid}/verify"),
+        act(c, rid, {"pick": 0}),
+    ):
         assert r.status_code == 404 and r.json()["error"]["code"] == ROUND_NOT_FOUND.code
     assert c.get("/api/v1/games/rounds/open").json()["round"] is None
     assert c.get("/api/v1/games/rounds").json()["count"] == 0
@@ -330,8 +344,10 @@ def test_recall_shows_the_last_10_rounds_and_a_replay_of_each_matches(clock):
                 act(c, rid, {"pick": i % 3})
                 act(c, rid, {"pick": 2})
             else:
-                rid = start(c, bet={"bets": [{"type": "straight", "numbers": [i], "amount": 100},
-                                             {"type": "odd", "amount": 200}]}).json()["id"]
+                rid = start(
+                    c,
+                    bet={"bets": [{"type": "straight", "numbers": [i], "amount": 100}, {"type": "odd", "amount": 200}]},
+                ).json()["id"]
             ids.append(rid)
             clock.shift(2)
     page = c.get("/api/v1/games/rounds").json()
@@ -402,38 +418,83 @@ def test_no_request_produces_a_500(clock):
     junk = [
         c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": [1, 2]}, format="json", HTTP_IDEMPOTENCY_KEY=key()),
         c.post("/api/v1/games/rounds", {"bet": api_bet(RED_100)}, format="json", HTTP_IDEMPOTENCY_KEY=key()),
-        c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": api_bet(RED_100), "forced_draws": "x"}, format="json",
-               HTTP_IDEMPOTENCY_KEY=key()),
+        c.post(
+            "/api/v1/games/rounds",
+            {"game": ROULETTE, "bet": api_bet(RED_100), "forced_draws": "x"},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key(),
+        ),
         c.post("/api/v1/games/rounds", "not json", content_type="application/json", HTTP_IDEMPOTENCY_KEY=key()),
-        c.post("/api/v1/games/rounds", {"game": {"a": 1}, "bet": api_bet(RED_100)}, format="json", HTTP_IDEMPOTENCY_KEY=key()),
-        c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": {"bets": [{"type": "red", "amount": 1e9}]}},
-               format="json", HTTP_IDEMPOTENCY_KEY=key()),
-        c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": {"bets": [None, "x", 3]}}, format="json",
-               HTTP_IDEMPOTENCY_KEY=key()),
-        c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": {"bets": [{"type": ["red"], "amount": 100}]}},
-               format="json", HTTP_IDEMPOTENCY_KEY=key()),
+        c.post(
+            "/api/v1/games/rounds",
+            {"game": {"a": 1}, "bet": api_bet(RED_100)},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key(),
+        ),
+        c.post(
+            "/api/v1/games/rounds",
+            {"game": ROULETTE, "bet": {"bets": [{"type": "red", "amount": 1e9}]}},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key(),
+        ),
+        c.post(
+            "/api/v1/games/rounds",
+            {"game": ROULETTE, "bet": {"bets": [None, "x", 3]}},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key(),
+        ),
+        c.post(
+            "/api/v1/games/rounds",
+            {"game": ROULETTE, "bet": {"bets": [{"type": ["red"], "amount": 100}]}},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key(),
+        ),
         c.post(f"/api/v1/games/rounds/{rid}/actions", {"action": "pick"}, format="json", HTTP_IDEMPOTENCY_KEY=key()),
-        c.post(f"/api/v1/games/rounds/{rid}/actions", {"action": {"pick": "0"}}, format="json",
-               HTTP_IDEMPOTENCY_KEY=key()),
+        c.post(
+            f"/api/v1/games/rounds/{rid}/actions", {"action": {"pick": "0"}}, format="json", HTTP_IDEMPOTENCY_KEY=key()
+        ),
         c.post(f"/api/v1/games/rounds/{rid}/actions", {}, format="json", HTTP_IDEMPOTENCY_KEY=key()),
-        c.post("/api/v1/games/rounds/99999999999999999999999/actions", {"action": {"pick": 0}}, format="json",
-               HTTP_IDEMPOTENCY_KEY=key()),
+        c.post(
+            "/api/v1/games/rounds/99999999999999999999999/actions",
+            {"action": {"pick": 0}},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key(),
+        ),
         c.get("/api/v1/games/rounds/99999999999999999999999"),
         c.get("/api/v1/games/rounds/99999999999999999999999/verify"),
         c.get("/api/v1/games/rounds?page=999"),
         c.get("/api/v1/games/catalogue/%00"),
-        c.post("/api/v1/games/play-money/rounds", {"game": PICK, "bet": {"stake": "1"}}, format="json",
-               HTTP_IDEMPOTENCY_KEY=key()),
-        c.post("/api/v1/games/rounds", {"game": ROULETTE, "bet": api_bet(RED_100)}, format="json",
-               HTTP_IDEMPOTENCY_KEY="x" * 300),
+        c.post(
+            "/api/v1/games/play-money/rounds",
+            {"game": PICK, "bet": {"stake": "1"}},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key(),
+        ),
+        c.post(
+            "/api/v1/games/rounds",
+            {"game": ROULETTE, "bet": api_bet(RED_100)},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="x" * 300,
+        ),
         c.delete(f"/api/v1/games/rounds/{rid}"),
-        c.post("/api/v1/games/play-money/rounds", {"game": PICK, "bet": {"stake": 100, "boom": "\u0000"}},
-               HTTP_IDEMPOTENCY_KEY=key(),
-               format="json"),
-        c.post(f"/api/v1/games/rounds/{rid}/actions", {"action": {"pick\u0000": 0}}, format="json",
-               HTTP_IDEMPOTENCY_KEY=key()),
-        c.post("/api/v1/games/rounds", {"game": "european_roulette\u0000", "bet": api_bet(RED_100)}, format="json",
-               HTTP_IDEMPOTENCY_KEY=key()),
+        c.post(
+            "/api/v1/games/play-money/rounds",
+            {"game": PICK, "bet": {"stake": 100, "boom": "\u0000"}},
+            HTTP_IDEMPOTENCY_KEY=key(),
+            format="json",
+        ),
+        c.post(
+            f"/api/v1/games/rounds/{rid}/actions",
+            {"action": {"pick\u0000": 0}},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key(),
+        ),
+        c.post(
+            "/api/v1/games/rounds",
+            {"game": "european_roulette\u0000", "bet": api_bet(RED_100)},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY=key(),
+        ),
     ]
     for r in junk:
         assert r.status_code < 500, (r.status_code, r.content[:300])

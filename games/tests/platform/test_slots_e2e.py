@@ -2,6 +2,7 @@
 gamble, roulette bets. Feature rounds are found by searching seeds of core.rng.SeededRNG with the pure engine
 (the platform then draws the same numbers through core.rng.use_rng), or replayed as QA forced draws in play
 money. A test whose game is not registered yet is skipped."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,8 +26,10 @@ def _registered(code: str) -> bool:
         return False
 
 
-needs = {code: pytest.mark.skipif(not _registered(code), reason=f"{code} is not registered in the engine yet")
-         for code in ("kobushi", "fruit_king", "simply_the_best_27")}
+needs = {
+    code: pytest.mark.skipif(not _registered(code), reason=f"{code} is not registered in the engine yet")
+    for code in ("kobushi", "fruit_king", "simply_the_best_27")
+}
 
 
 def finish_round(c, rid: int, choose=lambda options: options[0], limit: int = 500) -> dict:
@@ -48,8 +51,9 @@ KOBUSHI_MAX_BET = {"lines": 30, "coins": 5, "coin_value": 5}  # all lines and co
 
 @needs["kobushi"]
 def test_a_kobushi_pick_bonus_is_played_through_picks_resumed_and_paid_whatever_the_player_picks(clock):
-    seed = find_seed("kobushi", KOBUSHI_MAX_BET,
-                     lambda s: _features(s) == ["kobushi_bonus"] and s["status"] == "awaiting_action")
+    seed = find_seed(
+        "kobushi", KOBUSHI_MAX_BET, lambda s: _features(s) == ["kobushi_bonus"] and s["status"] == "awaiting_action"
+    )
     results = []
     for choose in (lambda o: o[0], lambda o: o[-1]):  # two players, same draws, different picks (GP §7(3))
         player = funded_player(100_000)
@@ -76,8 +80,13 @@ def test_a_kobushi_pick_bonus_is_played_through_picks_resumed_and_paid_whatever_
         assert balance(player) == 100_000 - 750 + rnd.win
         assert rnd.jackpot_events == rnd.state["jackpot_events"]
         assert c.get(f"/api/v1/games/rounds/{rid}/verify").json()["outcome"] == "match"
-        results.append((rnd.win_engine, [s.get("reveal") for s in rnd.state["steps"] if s["type"] == "pick"],
-                        [a["index"] for a in rnd.actions]))
+        results.append(
+            (
+                rnd.win_engine,
+                [s.get("reveal") for s in rnd.state["steps"] if s["type"] == "pick"],
+                [a["index"] for a in rnd.actions],
+            )
+        )
     assert results[0][0] == results[1][0] and results[0][1] == results[1][1]  # same prizes in the same order
     assert results[0][2] != results[1][2]  # although other positions were picked
 
@@ -145,9 +154,11 @@ def _chooser(*decisions):
 def test_a_fruit_king_base_win_is_collected_or_gambled_and_the_guess_never_changes_the_result(clock):
     seed = find_seed("fruit_king", FRUIT_KING_BET, _gamble_offered)
     outcomes = {}
-    for name, chooser in (("collect", _chooser()),
-                          ("red", _chooser({"type": "gamble", "colour": "red"})),
-                          ("black", _chooser({"type": "gamble", "colour": "black"}))):
+    for name, chooser in (
+        ("collect", _chooser()),
+        ("red", _chooser({"type": "gamble", "colour": "red"})),
+        ("black", _chooser({"type": "gamble", "colour": "black"})),
+    ):
         player = funded_player(100_000)
         c = client_for(player)
         with use_rng(SeededRNG(seed)):
@@ -169,8 +180,7 @@ def test_a_fruit_king_base_win_is_collected_or_gambled_and_the_guess_never_chang
 
 @needs["fruit_king"]
 def test_fruit_king_free_games_are_played_through_the_api(clock):
-    seed = find_seed("fruit_king", FRUIT_KING_BET,
-                     lambda s: (s.get("pending") or {}).get("type") == "free_spin")
+    seed = find_seed("fruit_king", FRUIT_KING_BET, lambda s: (s.get("pending") or {}).get("type") == "free_spin")
     player = funded_player(100_000)
     c = client_for(player)
     with use_rng(SeededRNG(seed)):
@@ -205,17 +215,23 @@ def test_simply_the_best_27_free_spins_are_played_through_the_api_and_replay(clo
 
 # --- Roulette ---------------------------------------------------------------------------------------------------------
 def test_roulette_bets_of_every_kind_are_paid_by_their_multipliers(clock):
-    bet = {"bets": [
-        {"type": "straight", "numbers": [17], "amount": 100},     # 36x
-        {"type": "split", "numbers": [17, 20], "amount": 100},    # 18x
-        {"type": "street", "numbers": [16, 17, 18], "amount": 100},  # 12x
-        {"type": "corner", "numbers": [13, 14, 16, 17], "amount": 100},  # 9x
-        {"type": "six_line", "numbers": [13, 14, 15, 16, 17, 18], "amount": 100},  # 6x
-        {"type": "dozen", "dozen": 2, "amount": 100},              # 3x
-        {"type": "column", "column": 2, "amount": 100},            # 3x
-        {"type": "black", "amount": 100}, {"type": "odd", "amount": 100}, {"type": "low", "amount": 100},  # 2x
-        {"type": "red", "amount": 100}, {"type": "even", "amount": 100}, {"type": "high", "amount": 100},  # lose
-    ]}
+    bet = {
+        "bets": [
+            {"type": "straight", "numbers": [17], "amount": 100},  # 36x
+            {"type": "split", "numbers": [17, 20], "amount": 100},  # 18x
+            {"type": "street", "numbers": [16, 17, 18], "amount": 100},  # 12x
+            {"type": "corner", "numbers": [13, 14, 16, 17], "amount": 100},  # 9x
+            {"type": "six_line", "numbers": [13, 14, 15, 16, 17, 18], "amount": 100},  # 6x
+            {"type": "dozen", "dozen": 2, "amount": 100},  # 3x
+            {"type": "column", "column": 2, "amount": 100},  # 3x
+            {"type": "black", "amount": 100},
+            {"type": "odd", "amount": 100},
+            {"type": "low", "amount": 100},  # 2x
+            {"type": "red", "amount": 100},
+            {"type": "even", "amount": 100},
+            {"type": "high", "amount": 100},  # lose
+        ]
+    }
     player = funded_player(10_000)
     c = client_for(player)
     with use_rng(FixedRNG(17)):

@@ -1,5 +1,6 @@
 """The input validators shared by services and selectors (games/validation.py), and the seam they keep: reads never
 import writes (no database needed)."""
+
 from __future__ import annotations
 
 import pytest

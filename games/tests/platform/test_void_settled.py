@@ -3,6 +3,7 @@ with a notice (a balance that goes negative is a debt due in 10 days, GP §7(7))
 reversed and a paid jackpot award goes back to its pool, the bet is taken out of the limits counters; the books
 (ledger_check, limits_reconcile, jackpot_check) stay clean; a second void and a void of a round not settled are
 refused and change nothing."""
+
 from __future__ import annotations
 
 import io
@@ -69,8 +70,10 @@ def test_a_won_bet_declared_void_gives_the_stake_back_and_takes_the_win_with_a_n
     assert event.actor_type == "staff" and event.actor_label == staff.username
     assert event.details["reason"] == "placed for a betting agent"
     assert (event.details["stake_returned"], event.details["win_reclaimed"], event.details["debt"]) == (100, 200, 0)
-    assert event.old_values == {"status": "finished"} and event.new_values == {"status": "voided",
-                                                                               "void_reason": "proxy"}
+    assert event.old_values == {"status": "finished"} and event.new_values == {
+        "status": "voided",
+        "void_reason": "proxy",
+    }
     recall = c.get(f"/api/v1/games/rounds/{rnd.pk}").json()
     assert recall["status"] == "voided" and recall["void_reason"] == "proxy"
     assert c.get(f"/api/v1/games/rounds/{rnd.pk}/verify").json()["outcome"] == "match"  # the record still replays
@@ -201,8 +204,12 @@ def test_a_paid_jackpot_award_of_a_void_bet_goes_back_to_its_pool_not_to_the_hou
     assert (award.status, award.amount, award.paid, award.returned) == ("reversed", 1_000, 1_000, 1_000)
     event = AuditEvent.objects.get(action="games.round_voided_settled")
     assert event.details["jackpot_win_returned_to_pools"] == 1_000
-    assert event.details["jackpots"] == {"contributions_reversed": 1, "awards_reversed": 0,
-                                         "paid_awards_returned": 1, "paid_returned_to_pools": 1_000}
+    assert event.details["jackpots"] == {
+        "contributions_reversed": 1,
+        "awards_reversed": 0,
+        "paid_awards_returned": 1,
+        "paid_returned_to_pools": 1_000,
+    }
     returned = AuditEvent.objects.get(action="jackpots.award_paid_returned")
     assert returned.object_id == str(award.pk) and returned.details["amount"] == 1_000
     _books_clean()
@@ -211,7 +218,11 @@ def test_a_paid_jackpot_award_of_a_void_bet_goes_back_to_its_pool_not_to_the_hou
 
     entries, events = Entry.objects.count(), AuditEvent.objects.count()
     assert round_void(round_id=rnd.pk, actor=STAFF, settled=True) == {
-        "contributions_reversed": 0, "awards_reversed": 0, "paid_awards_returned": 0, "paid_returned_to_pools": 0}
+        "contributions_reversed": 0,
+        "awards_reversed": 0,
+        "paid_awards_returned": 0,
+        "paid_returned_to_pools": 0,
+    }
     with pytest.raises(DomainError):
         round_void_settled(round_id=rnd.pk, reason="proxy", actor=STAFF)
     assert (Entry.objects.count(), AuditEvent.objects.count()) == (entries, events)
@@ -251,8 +262,9 @@ def test_a_void_bet_is_taken_out_of_the_limits_and_a_limit_it_had_used_up_allows
     from limits.services import self_limit_set
 
     player = funded_player(10_000)
-    self_limit_set(player=player, kind="technical", limit_type="daily_stake", value=1_000,
-                   actor=Actor.player(player), now=START)
+    self_limit_set(
+        player=player, kind="technical", limit_type="daily_stake", value=1_000, actor=Actor.player(player), now=START
+    )
     c = client_for(player)
     body = _spin(c, clock, WIN, {"bets": [{"type": "red", "amount": 1_000}]})  # 10.00 staked, 20.00 won
     day = period_totals(player, "technical", START).day
@@ -262,8 +274,13 @@ def test_a_void_bet_is_taken_out_of_the_limits_and_a_limit_it_had_used_up_allows
     assert refused.status_code == 403 and refused.json()["error"]["code"] == DAILY_STAKE_EXCEEDED.code
     round_void_settled(round_id=body["id"], reason="placed for someone else", actor=STAFF)
     day = PeriodTotal.objects.get(player=player, kind="technical", period="day")
-    assert (day.stakes_placed, day.bets_placed, day.stakes_decided, day.wins_decided, day.bets_decided) == (0, 0, 0,
-                                                                                                          0, 0)
+    assert (day.stakes_placed, day.bets_placed, day.stakes_decided, day.wins_decided, day.bets_decided) == (
+        0,
+        0,
+        0,
+        0,
+        0,
+    )
     bet = SettledBet.objects.get(round_ref=f"games:round:{body['id']}:bet")
     assert bet.voided and bet.voided_at == START + timedelta(seconds=6) and (bet.stake, bet.win) == (1_000, 2_000)
     event = AuditEvent.objects.get(action="games.round_voided_settled")
@@ -287,18 +304,24 @@ def test_staff_declare_a_bet_void_in_the_admin_with_a_reason(clock, client):
     form = client.post("/admin/games/round/", {"action": "void_settled", "_selected_action": [body["id"]]})
     assert form.status_code == 200 and "GP §3(6)" in form.content.decode()
     assert Round.objects.get(pk=body["id"]).status == "finished"
-    done = client.post("/admin/games/round/", {"action": "void_settled", "_selected_action": [body["id"]],
-                                               "apply": "1", "reason": "an agent placed it"})
+    done = client.post(
+        "/admin/games/round/",
+        {"action": "void_settled", "_selected_action": [body["id"]], "apply": "1", "reason": "an agent placed it"},
+    )
     assert done.status_code == 302
     assert Round.objects.get(pk=body["id"]).status == "voided" and balance(player) == 1_000
     assert AuditEvent.objects.filter(action="games.round_voided_settled", actor_type="staff").exists()
     # the second time the refusal is shown to staff with its code; nothing changes
-    again = client.post("/admin/games/round/", {"action": "void_settled", "_selected_action": [body["id"]],
-                                                "apply": "1", "reason": "again"}, follow=True)
+    again = client.post(
+        "/admin/games/round/",
+        {"action": "void_settled", "_selected_action": [body["id"]], "apply": "1", "reason": "again"},
+        follow=True,
+    )
     assert ROUND_ALREADY_VOIDED.code in again.content.decode() and balance(player) == 1_000
 
 
 # A win on hold (GP §10(3)) ------------------------------------------------------------------------------------------
+
 
 def _hold_through_compliance(player: Any, round_id: int, win_reference: str | None = None) -> int:
     """Compliance staff hold the round's win from a case, through the staff API (as they do); returns the hold id."""
@@ -307,21 +330,35 @@ def _hold_through_compliance(player: Any, round_id: int, win_reference: str | No
     from aml.services import case_open
     from tests.kit.accounts import token_for
 
-    case, _ = case_open(player_id=player.pk, kind="suspicious", key=f"test:hold:{round_id}", summary="doubt",
-                        blocking=False, actor=STAFF)
+    case, _ = case_open(
+        player_id=player.pk,
+        kind="suspicious",
+        key=f"test:hold:{round_id}",
+        summary="doubt",
+        blocking=False,
+        actor=STAFF,
+    )
     api = APIClient(raise_request_exception=False)
     api.credentials(HTTP_AUTHORIZATION=f"Token {token_for(make_staff(role='compliance'))}")
-    r = api.post(f"/api/v1/aml/staff/cases/{case.pk}/holds",
-                 {"win_reference": win_reference or f"games:round:{round_id}:win", "reason": "regularity",
-                  "note": "doubt about the bet"}, format="json")
+    r = api.post(
+        f"/api/v1/aml/staff/cases/{case.pk}/holds",
+        {
+            "win_reference": win_reference or f"games:round:{round_id}:win",
+            "reason": "regularity",
+            "note": "doubt about the bet",
+        },
+        format="json",
+    )
     assert r.status_code == 201, r.content
     return int(r.json()["hold_id"])
 
 
 def _void_in_admin(client: Any, round_id: int, reason: str = "an agent placed it") -> None:
     client.force_login(make_staff(superuser=True))
-    done = client.post("/admin/games/round/", {"action": "void_settled", "_selected_action": [round_id],
-                                               "apply": "1", "reason": reason})
+    done = client.post(
+        "/admin/games/round/",
+        {"action": "void_settled", "_selected_action": [round_id], "apply": "1", "reason": reason},
+    )
     assert done.status_code == 302 and Round.objects.get(pk=round_id).status == "voided"
 
 

@@ -6,6 +6,7 @@ folded contribution rows (the archived months' carried totals plus the live rows
 pool says it folded; its running counter (the slots the spins add to) holds exactly what the folds counted plus
 the pending rows. The ``jackpot:awards`` account equals the awards decided and not yet paid. Runs in the tests and
 beside ``ledger_check``."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,13 +28,16 @@ def problems() -> list[str]:
         if not ledger == jp.ledger_balance == b["value_micro"] // MICRO:
             found.append(f"{jp.code}: ledger {ledger}, recorded {jp.ledger_balance}, value {b['value_micro']}")
         if b["value_micro"] != b["expected_value_micro"]:
-            found.append(f"{jp.code}: value {b['value_micro']} != folded + seeds - awards + returns "
-                         f"{b['expected_value_micro']}")
+            found.append(
+                f"{jp.code}: value {b['value_micro']} != folded + seeds - awards + returns {b['expected_value_micro']}"
+            )
         if b["log_folded_micro"] != b["contributed_micro"]:
             found.append(f"{jp.code}: folded rows {b['log_folded_micro']} != contributed {b['contributed_micro']}")
         if b["pending_counter_micro"] != b["pending_rows_micro"]:
-            found.append(f"{jp.code}: running counter beyond the folds (active, future) {b['pending_counter_micro']}"
-                         f" != pending rows {b['pending_rows_micro']}")
+            found.append(
+                f"{jp.code}: running counter beyond the folds (active, future) {b['pending_counter_micro']}"
+                f" != pending rows {b['pending_rows_micro']}"
+            )
         if jp.amount_micro < 0 or jp.future_micro < 0:
             found.append(f"{jp.code}: a pot below zero")
     decided = Award.objects.filter(status=Award.Status.DECIDED).aggregate(s=Sum("amount"))["s"] or 0

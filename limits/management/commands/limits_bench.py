@@ -10,6 +10,7 @@ lock a caller holds. Everything runs in one transaction rolled back at the end: 
 
 Not a test: timings depend on the machine; the figures to compare are the two medians and the query counts.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -72,17 +73,19 @@ class Command(DevelopmentOnlyCommand):
                 """,
                 {"p": player.pk, "n": n, "now": now},
             )
-            for period, key in (("day", "(x AT TIME ZONE 'Europe/Prague')::date"),
-                                ("month", "date_trunc('month', x AT TIME ZONE 'Europe/Prague')::date")):
+            for period, key in (
+                ("day", "(x AT TIME ZONE 'Europe/Prague')::date"),
+                ("month", "date_trunc('month', x AT TIME ZONE 'Europe/Prague')::date"),
+            ):
                 cur.execute(
                     f"""
                     INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed,
                                                     stakes_decided, wins_decided, bets_decided)
                     SELECT player_id, kind, %(period)s, k, SUM(sp), SUM(np), SUM(sd), SUM(wd), SUM(nd) FROM (
-                        SELECT player_id, kind, {key.replace('x', 'placed_at')} AS k, stake AS sp, 1 AS np,
+                        SELECT player_id, kind, {key.replace("x", "placed_at")} AS k, stake AS sp, 1 AS np,
                                0 AS sd, 0 AS wd, 0 AS nd FROM limits_settledbet WHERE player_id = %(p)s
                         UNION ALL
-                        SELECT player_id, kind, {key.replace('x', 'settled_at')}, 0, 0, stake, win, 1
+                        SELECT player_id, kind, {key.replace("x", "settled_at")}, 0, 0, stake, win, 1
                         FROM limits_settledbet WHERE player_id = %(p)s
                     ) AS u GROUP BY player_id, kind, k
                     """,
@@ -103,7 +106,9 @@ class Command(DevelopmentOnlyCommand):
             )
             cur.execute(
                 "INSERT INTO accounts_loginsession (player_id, started_at, last_seen_at, end_reason, end_detail, "
-                "user_agent) VALUES (%s, %s, %s, '', '', 'bench')", [player.pk, now - timedelta(hours=1), now])
+                "user_agent) VALUES (%s, %s, %s, '', '', 'bench')",
+                [player.pk, now - timedelta(hours=1), now],
+            )
             cur.execute("ANALYZE accounts_loginsession")
             cur.execute("ANALYZE limits_settledbet")
             cur.execute("ANALYZE limits_periodtotal")
@@ -112,8 +117,14 @@ class Command(DevelopmentOnlyCommand):
     def _one_check(self, player: Player) -> None:
         # the caller's lock (games holds the wallet row; limits may not import wallet, the Player row stands in)
         Player.objects.select_for_update(no_key=True).get(pk=player.pk)
-        stake_gate_and_place(player=player, kind="technical", stake=Money(1000), game_code="bench",
-                    game_max_bet=Money(100_000), now=clock.now())
+        stake_gate_and_place(
+            player=player,
+            kind="technical",
+            stake=Money(1000),
+            game_code="bench",
+            game_max_bet=Money(100_000),
+            now=clock.now(),
+        )
 
     def _time_checks(self, players: dict[str, Player], repeat: int) -> dict[str, tuple[list[float], int]]:
         """Alternate the players check by check, so load on the machine hits both alike."""
@@ -166,40 +177,64 @@ class Command(DevelopmentOnlyCommand):
         players: dict[str, Player] = {}
         for label in ("small", "big"):
             p = make_player(status="active", username=f"bench_{label}_{int(now.timestamp())}")
-            self_limits_decide(player=p, kind="technical", actor=Actor.system("limits_bench"), now=now - timedelta(days=500),
-                               decisions={LimitType.DAILY_STAKE: 10**11, LimitType.MONTHLY_STAKE: 10**11,
-                                          LimitType.DAILY_LOSS: 10**11, LimitType.MONTHLY_LOSS: 10**11,
-                                          LimitType.MONTHLY_LOGINS: 100_000, LimitType.DAILY_TIME: 1440,
-                                          LimitType.PAUSE_AFTER_LOGOUT: 1})
+            self_limits_decide(
+                player=p,
+                kind="technical",
+                actor=Actor.system("limits_bench"),
+                now=now - timedelta(days=500),
+                decisions={
+                    LimitType.DAILY_STAKE: 10**11,
+                    LimitType.MONTHLY_STAKE: 10**11,
+                    LimitType.DAILY_LOSS: 10**11,
+                    LimitType.MONTHLY_LOSS: 10**11,
+                    LimitType.MONTHLY_LOGINS: 100_000,
+                    LimitType.DAILY_TIME: 1440,
+                    LimitType.PAUSE_AFTER_LOGOUT: 1,
+                },
+            )
             players[label] = p
         for label, n in (("small", small_n), ("big", big_n)):
             secs = self._history(players[label], n, now)
-            self.stdout.write(f"inserted {n:>9,} settled bets + counters and {self._sessions(n):>5,} login sessions "
-                              f"for the {label} player in {secs:.1f} s")
+            self.stdout.write(
+                f"inserted {n:>9,} settled bets + counters and {self._sessions(n):>5,} login sessions "
+                f"for the {label} player in {secs:.1f} s"
+            )
         # Some play in the last hour for both (minute buckets in use).
         for label in ("small", "big"):
             for k in range(30):
                 t = now - timedelta(minutes=59 - 2 * k)
-                stake_settled(player=players[label], kind="technical", stake=Money(500), win=Money(200 if k % 2 else 0),
-                              started_at=t, settled_at=t + timedelta(seconds=3))
+                stake_settled(
+                    player=players[label],
+                    kind="technical",
+                    stake=Money(500),
+                    win=Money(200 if k % 2 else 0),
+                    started_at=t,
+                    settled_at=t + timedelta(seconds=3),
+                )
         results = self._time_checks(players, repeat)
         if opts["explain"]:
             self._explain(players["big"])
         self.stdout.write("")
-        self.stdout.write(f"stake_gate_and_place, {repeat} runs each (allowed path, all seven self-limits set, "
-                          "hourly cap on):")
+        self.stdout.write(
+            f"stake_gate_and_place, {repeat} runs each (allowed path, all seven self-limits set, hourly cap on):"
+        )
         for label, n in (("small", small_n), ("big", big_n)):
             times, queries = results[label]
             ms = sorted(t * 1000 for t in times)
             self.stdout.write(
                 f"  {n:>9,} rounds of history: median {statistics.median(ms):.3f} ms, "
-                f"p95 {ms[int(len(ms) * 0.95) - 1]:.3f} ms, {queries} SQL queries per check")
+                f"p95 {ms[int(len(ms) * 0.95) - 1]:.3f} ms, {queries} SQL queries per check"
+            )
         ratio = statistics.median(results["big"][0]) / statistics.median(results["small"][0])
         self.stdout.write(f"  ratio big/small (median): {ratio:.2f}")
         self.stdout.write("")
         for label, n in (("small", small_n), ("big", big_n)):
-            self.stdout.write(f"  for contrast, one SUM over the ledger of {n:>9,} rounds: "
-                              f"{self._naive_sum(players[label]) * 1000:.1f} ms")
+            self.stdout.write(
+                f"  for contrast, one SUM over the ledger of {n:>9,} rounds: "
+                f"{self._naive_sum(players[label]) * 1000:.1f} ms"
+            )
         mism = reconcile(player_ids=[p.pk for p in players.values()])
-        self.stdout.write(f"  reconciliation of the bench players' counters with the ledger: "
-                          f"{'OK' if not mism else f'{len(mism)} differences'}")
+        self.stdout.write(
+            f"  reconciliation of the bench players' counters with the ledger: "
+            f"{'OK' if not mism else f'{len(mism)} differences'}"
+        )

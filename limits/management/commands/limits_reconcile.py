@@ -1,4 +1,5 @@
 """Prove the limits counters equal the ledger of settled bets; exit 1 on any difference."""
+
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser

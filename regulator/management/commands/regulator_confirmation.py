@@ -1,6 +1,7 @@
 """``manage.py regulator_confirmation PATH``: record the Ministry's confirmation package (``<name>.Ok.zip.p7e.p7s`` or
 the error variant): its seal verified against REGULATOR_MINISTRY_SEAL_TRUST, decrypted with the operator's own
 encryption certificate and key (REGULATOR_OWN_ENCRYPTION_CERT / _KEY), its report recorded against the package."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,9 +26,11 @@ class Command(BaseCommand):
             raise CommandError(f"not set: {', '.join(missing)}")
         try:
             notice = services.confirmation_record(
-                path=Path(opts["path"]), ministry_seal_ca=Path(settings.REGULATOR_MINISTRY_SEAL_TRUST),
+                path=Path(opts["path"]),
+                ministry_seal_ca=Path(settings.REGULATOR_MINISTRY_SEAL_TRUST),
                 own_cert=Path(settings.REGULATOR_OWN_ENCRYPTION_CERT),
-                own_key=Path(settings.REGULATOR_OWN_ENCRYPTION_KEY))
+                own_key=Path(settings.REGULATOR_OWN_ENCRYPTION_KEY),
+            )
         except crypto.SealError as exc:
             raise CommandError(f"regulator.seal: {exc}") from None
         except DomainError as exc:

@@ -3,6 +3,7 @@
 its CSV data files in ``DIR/<name>/`` (decrypted from the stored package with the operator's own encryption key when
 REGULATOR_OWN_ENCRYPTION_KEY and REGULATOR_SEAL_TRUST are set, otherwise written again from the database and said
 so)."""
+
 from __future__ import annotations
 
 import shutil
@@ -45,20 +46,29 @@ class Command(BaseCommand):
         self.stdout.write(f"{target} sha256={pkg.sha256}")
         if opts["plain"]:
             folder = out / pkg.name
-            if settings.REGULATOR_OWN_ENCRYPTION_CERT and settings.REGULATOR_OWN_ENCRYPTION_KEY and \
-                    settings.REGULATOR_SEAL_TRUST:
+            if (
+                settings.REGULATOR_OWN_ENCRYPTION_CERT
+                and settings.REGULATOR_OWN_ENCRYPTION_KEY
+                and settings.REGULATOR_SEAL_TRUST
+            ):
                 with tempfile.TemporaryDirectory() as tmp:
                     p7e, z = Path(tmp, "p.p7e"), Path(tmp, "p.zip")
                     crypto.verify(target, p7e, Path(settings.REGULATOR_SEAL_TRUST))
-                    crypto.decrypt(p7e, z, Path(settings.REGULATOR_OWN_ENCRYPTION_CERT),
-                                   Path(settings.REGULATOR_OWN_ENCRYPTION_KEY))
+                    crypto.decrypt(
+                        p7e,
+                        z,
+                        Path(settings.REGULATOR_OWN_ENCRYPTION_CERT),
+                        Path(settings.REGULATOR_OWN_ENCRYPTION_KEY),
+                    )
                     folder.mkdir(exist_ok=True)
                     with zipfile.ZipFile(z) as zf:
                         zf.extractall(folder)
                 self.stdout.write(f"{folder} (decrypted from the issued package)")
             else:
                 services.write_files(period, pkg.version, folder)
-                self.stdout.write(f"{folder} (written again from the database: REGULATOR_OWN_ENCRYPTION_KEY or "
-                                  "REGULATOR_SEAL_TRUST is not set, so the issued package cannot be opened here)")
+                self.stdout.write(
+                    f"{folder} (written again from the database: REGULATOR_OWN_ENCRYPTION_KEY or "
+                    "REGULATOR_SEAL_TRUST is not set, so the issued package cannot be opened here)"
+                )
         for name, count in pkg.files.items():
             self.stdout.write(f"  {name}: {count}")

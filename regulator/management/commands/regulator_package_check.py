@@ -2,6 +2,7 @@
 "Validation"). PATH is a folder of CSV files named after the package, a ``.zip``, or a sealed ``.zip.p7e.p7s`` (then
 ``--seal-ca``, ``--cert`` and ``--key`` name the trust anchor of the seal and the recipient certificate and key that
 decrypt it). Prints each error line (ERR_...) and the record count per file; exits 1 on any error."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,8 +28,9 @@ class Command(BaseCommand):
         elif path.name.endswith(".zip.p7e.p7s"):
             if not (opts["seal_ca"] and opts["cert"] and opts["key"]):
                 raise CommandError("a sealed package needs --seal-ca, --cert and --key")
-            report = validator.validate_sealed(path, trusted_seal=Path(opts["seal_ca"]),
-                                               decrypt_cert=Path(opts["cert"]), decrypt_key=Path(opts["key"]))
+            report = validator.validate_sealed(
+                path, trusted_seal=Path(opts["seal_ca"]), decrypt_cert=Path(opts["cert"]), decrypt_key=Path(opts["key"])
+            )
         elif path.suffix == ".zip":
             report = validator.validate_zip(path)
         else:

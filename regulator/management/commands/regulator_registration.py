@@ -1,5 +1,6 @@
 """``manage.py regulator_registration --valid-from YYYY-MM-DD [--playground]``: the registration record for the
 Customs form (the Ministry's comParamReg.xsd) from the settings, on standard output."""
+
 from __future__ import annotations
 
 from datetime import date

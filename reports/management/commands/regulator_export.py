@@ -1,4 +1,5 @@
 """``manage.py regulator_export --day 2026-12-03 [--out DIR]``: write the sealed regulator's record of a day."""
+
 from __future__ import annotations
 
 from datetime import date

@@ -1,6 +1,7 @@
 """``manage.py regulator_export_verify FILE [--cert CERT.pem] [--json]``: check a regulator's record's seal against
 the certificate (default: the operator's, ``REPORTS_SEAL_CERT_FILE``) and the XSD, and print what it holds.
 Exit status 1 when it does not verify."""
+
 from __future__ import annotations
 
 import json
@@ -25,10 +26,12 @@ class Command(BaseCommand):
         if opts["json"]:
             self.stdout.write(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
         else:
-            lines = [f"file: {opts['file']}",
-                     f"seal (XAdES, enveloped): {'valid' if result.signature_ok else 'INVALID'}",
-                     f"schema (regulator-record {result.header.get('version', '?')}): "
-                     f"{'valid' if result.schema_ok else 'INVALID'}"]
+            lines = [
+                f"file: {opts['file']}",
+                f"seal (XAdES, enveloped): {'valid' if result.signature_ok else 'INVALID'}",
+                f"schema (regulator-record {result.header.get('version', '?')}): "
+                f"{'valid' if result.schema_ok else 'INVALID'}",
+            ]
             if result.signer:
                 lines.append(f"sealed by: {result.signer} at {result.signed_at}")
             lines += [f"  {k}: {v}" for k, v in result.header.items()]

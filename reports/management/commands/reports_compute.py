@@ -1,5 +1,6 @@
 """``manage.py reports_compute --day 2026-12-03 | --month 2026-12 | --from 2026-12-01 --to 2026-12-03``:
 (re)compute the report rows of Prague operating days (each day replaces its rows in one transaction)."""
+
 from __future__ import annotations
 
 from datetime import date
@@ -55,4 +56,6 @@ class Command(BaseCommand):
         for r in done:
             flag = "" if r.ledger_agrees else "  LEDGER DIFFERS"
             self.stdout.write(f"{r.day}: {r.rounds} rounds, stakes {r.stakes}, wins {r.wins}, GGR {r.ggr} h{flag}")
-        self.stdout.write(f"{len(done)} day(s) computed in {seconds:.2f} s (read from {done[0].read_from if done else '-'})")
+        self.stdout.write(
+            f"{len(done)} day(s) computed in {seconds:.2f} s (read from {done[0].read_from if done else '-'})"
+        )

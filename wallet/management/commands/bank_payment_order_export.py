@@ -2,6 +2,7 @@
 
 Every bank withdrawal and payout accepted since the last file, and every unmatched credit staff return, as one
 pain.001.001.03 file; each goes into exactly one file, so running it again exports only what is new."""
+
 from argparse import ArgumentParser
 from pathlib import Path
 from typing import Any

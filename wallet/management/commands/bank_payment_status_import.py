@@ -2,6 +2,7 @@
 
 pain.002 (Customer Payment Status Report, versions 001.03 and 001.10): every order the bank rejects (``RJCT``) and
 that still waits is returned (a withdrawal's money back to the player); importing a report again changes nothing."""
+
 import json
 from argparse import ArgumentParser
 from pathlib import Path

@@ -2,6 +2,7 @@
 
 camt.053 (end of day) or camt.054 (intraday), versions 001.02 and 001.08; each booked entry is handled once, so
 importing a file again (or the camt.053 after the camt.054 of the same day) changes nothing."""
+
 import json
 import time
 from argparse import ArgumentParser
@@ -37,8 +38,10 @@ class Command(BaseCommand):
             if json:
                 self.stdout.write(_json({"file": name, "statement_id": stmt.pk, "seconds": seconds, **summary}))
             else:
-                self.stdout.write(f"{name}: {stmt.kind} {stmt.message_id}, {summary['entries']} booked entries "
-                                  f"({summary['not_booked']} not booked skipped) in {seconds} s")
+                self.stdout.write(
+                    f"{name}: {stmt.kind} {stmt.message_id}, {summary['entries']} booked entries "
+                    f"({summary['not_booked']} not booked skipped) in {seconds} s"
+                )
                 for status, n in sorted(summary["by_status"].items()):
                     self.stdout.write(f"  {status}: {n}")
                 if summary["brought_by_earlier_file"]:

@@ -14,6 +14,7 @@ docs/scaling.md
 * the held accounts equal the open withdrawals plus the held wins; ``refunds_payable`` equals what open
   payouts still owe; ``bank_unmatched`` equals the bank credits waiting in the staff queue.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -81,12 +82,12 @@ CHECKS = {
         WHERE a.kind = 'player_held' AND a.balance <> COALESCE(w.s, 0) + COALESCE(h.s, 0)""",
     "refunds_payable != outstanding payouts": f"""
         SELECT book, owed FROM (
-            SELECT {_OPERATOR_BOOK.format(code='refunds_payable')} AS book,
+            SELECT {_OPERATOR_BOOK.format(code="refunds_payable")} AS book,
                    (SELECT COALESCE(SUM(amount - paid - postage), 0) FROM wallet_payout) AS owed) x
         WHERE book <> owed""",
     "bank_unmatched != the unmatched bank credits in the staff queue": f"""
         SELECT book, queued FROM (
-            SELECT {_OPERATOR_BOOK.format(code='bank_unmatched')} AS book,
+            SELECT {_OPERATOR_BOOK.format(code="bank_unmatched")} AS book,
                    (SELECT COALESCE(SUM(amount), 0) FROM wallet_bankentry WHERE status = 'unmatched') AS queued) x
         WHERE book <> queued""",
 }
@@ -104,16 +105,20 @@ def run_checks() -> dict[str, list[tuple[Any, ...]]]:
 
 
 class Command(BaseCommand):
-    help = ("Reconcile the wallet ledger (balances = sums of entries, balanced transactions); "
-            "non-zero exit on a difference.")
+    help = (
+        "Reconcile the wallet ledger (balances = sums of entries, balanced transactions); "
+        "non-zero exit on a difference."
+    )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         problems = run_checks()
         with connection.cursor() as cur:
             cur.execute("SELECT COUNT(*) FROM wallet_ledgertransaction")
             n_txn = cur.fetchone()[0]
-            cur.execute("SELECT COALESCE(SUM(row_count), 0) FROM wallet_archivedledgermonth "
-                        "WHERE table_name = 'wallet_ledgertransaction'")
+            cur.execute(
+                "SELECT COALESCE(SUM(row_count), 0) FROM wallet_archivedledgermonth "
+                "WHERE table_name = 'wallet_ledgertransaction'"
+            )
             n_archived = cur.fetchone()[0]
             cur.execute("SELECT COUNT(*) FROM wallet_ledgeraccount")
             n_acc = cur.fetchone()[0]
@@ -124,5 +129,7 @@ class Command(BaseCommand):
                     self.stderr.write(f"  {row}")
             raise CommandError(f"ledger_check failed: {', '.join(problems)}")
         if opts["verbosity"] > 0:
-            self.stdout.write(f"ledger_check: OK ({n_acc} accounts, {n_txn} transactions live, {n_archived} archived, "
-                              f"{len(CHECKS)} checks)")
+            self.stdout.write(
+                f"ledger_check: OK ({n_acc} accounts, {n_txn} transactions live, {n_archived} archived, "
+                f"{len(CHECKS)} checks)"
+            )

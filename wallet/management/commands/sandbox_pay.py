@@ -1,4 +1,5 @@
 """Make the sandbox provider confirm (or fail) a deposit: ``manage.py sandbox_pay <deposit id|payment reference>``."""
+
 from argparse import ArgumentParser
 from typing import Any
 
@@ -21,8 +22,9 @@ class Command(DevelopmentOnlyCommand):
         parser.add_argument("--payer-name", default=None)
         parser.add_argument("--payer-birth-date", default=None)
 
-    def handle(self, *args: Any, deposit: str, outcome: str, payer_name: str | None, payer_birth_date: str | None,
-               **opts: Any) -> None:
+    def handle(
+        self, *args: Any, deposit: str, outcome: str, payer_name: str | None, payer_birth_date: str | None, **opts: Any
+    ) -> None:
         q = Q(payment_reference=deposit) | (Q(pk=int(deposit)) if deposit.isdigit() and len(deposit) < 10 else Q())
         d = Deposit.objects.filter(q).first()
         if d is None:

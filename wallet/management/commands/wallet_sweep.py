@@ -1,4 +1,5 @@
 """Run every due wallet deadline now (the same job beat runs every 5 minutes)."""
+
 from typing import Any
 
 from django.core.management.base import BaseCommand

@@ -6,18 +6,19 @@ Double-or-Bonuses), ``game`` (the round), ``offers`` (the pending offers, restor
 ``catalogue`` (``describe()``), ``analysis`` (exact lower game, upper programme), ``fast_sim`` (numpy),
 ``demo`` (seed 6), ``texts``.
 """
+
 from __future__ import annotations
 
 from ...registry import register
 from .definition import (
-           BETS,
-           DEFINITION,
-           DEFINITION_V2,
-           DEFINITION_V3,
-           LOWER_PAYS,
-           LOWER_STRIPS,
-           UPPER_PAYS,
-           UPPER_STRIPS,
+    BETS,
+    DEFINITION,
+    DEFINITION_V2,
+    DEFINITION_V3,
+    LOWER_PAYS,
+    LOWER_STRIPS,
+    UPPER_PAYS,
+    UPPER_STRIPS,
 )
 from .game import IsmaelBeiro
 from .texts import RULES_CS, RULES_EN, SYMBOL_NAMES
@@ -29,6 +30,21 @@ ISMAEL_BEIRO_V2 = register(IsmaelBeiro(DEFINITION_V2))
 # gambles). Rounds keep the version they started on, so versions 1 and 2 stay registered for replay.
 ISMAEL_BEIRO_V3 = ISMAEL_BEIRO = register(IsmaelBeiro(DEFINITION_V3))
 
-__all__ = ["BETS", "DEFINITION", "DEFINITION_V2", "DEFINITION_V3", "ISMAEL_BEIRO", "ISMAEL_BEIRO_V1",
-           "ISMAEL_BEIRO_V2", "ISMAEL_BEIRO_V3", "LOWER_PAYS", "LOWER_STRIPS", "RULES_CS", "RULES_EN",
-           "SYMBOL_NAMES", "UPPER_PAYS", "UPPER_STRIPS", "IsmaelBeiro"]
+__all__ = [
+    "BETS",
+    "DEFINITION",
+    "DEFINITION_V2",
+    "DEFINITION_V3",
+    "ISMAEL_BEIRO",
+    "ISMAEL_BEIRO_V1",
+    "ISMAEL_BEIRO_V2",
+    "ISMAEL_BEIRO_V3",
+    "LOWER_PAYS",
+    "LOWER_STRIPS",
+    "RULES_CS",
+    "RULES_EN",
+    "SYMBOL_NAMES",
+    "UPPER_PAYS",
+    "UPPER_STRIPS",
+    "IsmaelBeiro",
+]

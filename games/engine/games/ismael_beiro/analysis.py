@@ -5,6 +5,7 @@ vertical-line counter and the cumulative, in floats).
 The PAR sheet adds the exact lower-game cash (``exact_base``) to the simulated rest (the upper game); the upper
 analysis (``upper_analysis``) predicts that rest and the tests check it against the simulators.
 """
+
 from __future__ import annotations
 
 import functools
@@ -43,7 +44,7 @@ class _LowerEnumeration:
         self.tw = sum(w for _, w in self.counts)
         self.cap = cfg["max_vertical_lines"]
         self.s2_total = 1000 * self.tw
-        self.r_total = self.n ** 3 * self.s2_total
+        self.r_total = self.n**3 * self.s2_total
         self.unit = 1000 * 1000 * self.tw * 1000 * self.r_total  # one stops' total weight
         self.acc: dict[tuple[str, int, int], int] = defaultdict(int)
 
@@ -65,7 +66,7 @@ class _LowerEnumeration:
         """The held reels keep their stops, the others take every stop: outcomes over R."""
         free = [j for j in range(3) if j not in held]
         combos = list(itertools.product(range(self.n), repeat=len(free)))
-        scale = self.n ** 3 // len(combos)
+        scale = self.n**3 // len(combos)
         out: dict[Outcome, int] = defaultdict(int)
         for c in combos:
             s = list(stops)
@@ -123,7 +124,7 @@ def lower_distribution(game: IsmaelBeiro) -> dict[tuple[str, int, int], Fraction
     e = _LowerEnumeration(game)
     for s in itertools.product(range(e.n), repeat=3):
         e.spin1((s[0], s[1], s[2]))
-    denominator = e.n ** 3 * e.unit
+    denominator = e.n**3 * e.unit
     assert sum(e.acc.values()) == denominator, "the branches' weights must add up to one"
     return {k: Fraction(w, denominator) for k, w in e.acc.items()}
 
@@ -153,8 +154,10 @@ def lower_summary(game: IsmaelBeiro) -> dict[str, Any]:
     """Frequencies of the lower game's outcomes (exact fractions) and the upper games it gives per round."""
     dist = lower_distribution(game)
     _, conf_bonus = confessional_means(game)
-    p = {k: sum((q for (kk, _, _), q in dist.items() if kk == k), Fraction(0))
-         for k in ("cash", "bonus", "confessional", "none")}
+    p = {
+        k: sum((q for (kk, _, _), q in dist.items() if kk == k), Fraction(0))
+        for k in ("cash", "bonus", "confessional", "none")
+    }
     upper_games = sum((q * v for (k, v, _), q in dist.items() if k == "bonus"), Fraction(0))
     upper_games += p["confessional"] * sum((q * v for v, q in conf_bonus.items()), Fraction(0))
     return {"p": p, "upper_games_per_round": upper_games}
@@ -254,8 +257,14 @@ def upper_analysis(game: IsmaelBeiro, level: int = 0) -> dict[str, Any]:
     sup_credits = sum((game.max_prize - x) / 4 * w for x, w in mg["prizes"]) / tw
     p_sel = (selector_probability(game, False) + selector_probability(game, True)) / 2
     supplement = games * p_sel * mg["supplement_per_mille"] / 1000 * sup_credits * marginal
-    return {"upper": total, "supplement": supplement, "upper_games_per_round": games, "marginal_game_value": marginal,
-            "value_of_one_game": float(values[1, 0, 0]), "value_of_one_game_with_vertical_lines": float(values[1, 1, 0])}
+    return {
+        "upper": total,
+        "supplement": supplement,
+        "upper_games_per_round": games,
+        "marginal_game_value": marginal,
+        "value_of_one_game": float(values[1, 0, 0]),
+        "value_of_one_game_with_vertical_lines": float(values[1, 1, 0]),
+    }
 
 
 def rtp_analysis(game: IsmaelBeiro) -> dict[str, Any]:

@@ -5,12 +5,22 @@ Where each figure comes from (the seed's text or our design, because the seed's 
 ``docs/games/ismael_beiro.md``. Amounts: prizes are multiples of the stake of the bet they belong to (integers),
 bonuses are counted one by one (a bonus is worth ``BONUS_VALUE`` haléř when a prize is converted into bonuses).
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 # --- lower game symbols -------------------------------------------------------------------------------------------
-SEVEN, BAR, BELL, MELON, PLUM, LEMON, ORANGE, CHERRY = "SEVEN", "BAR", "BELL", "MELON", "PLUM", "LEMON", "ORANGE", "CHERRY"
+SEVEN, BAR, BELL, MELON, PLUM, LEMON, ORANGE, CHERRY = (
+    "SEVEN",
+    "BAR",
+    "BELL",
+    "MELON",
+    "PLUM",
+    "LEMON",
+    "ORANGE",
+    "CHERRY",
+)
 BONUS, CONFESSIONAL, WILD = "BONUS", "CONFESSIONAL", "WILD"
 LOWER_SYMBOLS = [SEVEN, BAR, BELL, MELON, PLUM, LEMON, ORANGE, CHERRY, BONUS, CONFESSIONAL, WILD]
 
@@ -18,12 +28,60 @@ LOWER_SYMBOLS = [SEVEN, BAR, BELL, MELON, PLUM, LEMON, ORANGE, CHERRY, BONUS, CO
 # (seed 2.3). A nudge moves a reel one symbol down: the symbol above the line lands on it.
 # @@LOWER STRIPS@@ (design: docs/games/ismael_beiro.md)
 LOWER_STRIPS: list[list[str]] = [
-    [CHERRY, LEMON, SEVEN, ORANGE, BONUS, PLUM, CHERRY, BELL, WILD, LEMON, MELON, ORANGE, CONFESSIONAL, CHERRY,
-     BAR, PLUM],
-    [LEMON, CHERRY, BELL, ORANGE, PLUM, SEVEN, MELON, BONUS, LEMON, CHERRY, BELL, ORANGE, CONFESSIONAL, PLUM,
-     MELON, BAR],
-    [ORANGE, CHERRY, PLUM, BAR, LEMON, WILD, CHERRY, MELON, BONUS, ORANGE, SEVEN, CHERRY, PLUM, CONFESSIONAL,
-     LEMON, BELL],
+    [
+        CHERRY,
+        LEMON,
+        SEVEN,
+        ORANGE,
+        BONUS,
+        PLUM,
+        CHERRY,
+        BELL,
+        WILD,
+        LEMON,
+        MELON,
+        ORANGE,
+        CONFESSIONAL,
+        CHERRY,
+        BAR,
+        PLUM,
+    ],
+    [
+        LEMON,
+        CHERRY,
+        BELL,
+        ORANGE,
+        PLUM,
+        SEVEN,
+        MELON,
+        BONUS,
+        LEMON,
+        CHERRY,
+        BELL,
+        ORANGE,
+        CONFESSIONAL,
+        PLUM,
+        MELON,
+        BAR,
+    ],
+    [
+        ORANGE,
+        CHERRY,
+        PLUM,
+        BAR,
+        LEMON,
+        WILD,
+        CHERRY,
+        MELON,
+        BONUS,
+        ORANGE,
+        SEVEN,
+        CHERRY,
+        PLUM,
+        CONFESSIONAL,
+        LEMON,
+        BELL,
+    ],
 ]
 # Strip positions that carry the vertical-lines mark (seed 2.6): each marked symbol on the centre line adds 1.
 LOWER_VL_MARKS: list[list[int]] = [[1, 10], [4, 14], [2, 9]]
@@ -48,18 +106,77 @@ U_BELL, U_LEMON, U_CHERRY = "BELL", "LEMON", "CHERRY"
 CAMERA, CLAPPER = "CAMERA", "CLAPPER"
 SEVENS = (SEVEN_RED, SEVEN_BLUE, SEVEN_GREEN)
 MINIGAME_SYMBOLS = (CAMEL, COCONUT, CHEF_HAT)
-UPPER_SYMBOLS = [SEVEN_RED, SEVEN_BLUE, SEVEN_GREEN, CAMEL, COCONUT, CHEF_HAT, U_BELL, U_LEMON, U_CHERRY, CAMERA,
-                 CLAPPER]
+UPPER_SYMBOLS = [
+    SEVEN_RED,
+    SEVEN_BLUE,
+    SEVEN_GREEN,
+    CAMEL,
+    COCONUT,
+    CHEF_HAT,
+    U_BELL,
+    U_LEMON,
+    U_CHERRY,
+    CAMERA,
+    CLAPPER,
+]
 
 # 3 reels x 16 symbols, 3 rows shown (seed 3.1). Row r of reel j shows strip[(stop + r) % 16].
 # @@UPPER STRIPS@@ (design: docs/games/ismael_beiro.md)
 UPPER_STRIPS: list[list[str]] = [
-    [U_CHERRY, U_CHERRY, U_CHERRY, SEVEN_RED, U_LEMON, CAMEL, U_BELL, CHEF_HAT, U_LEMON, U_LEMON, SEVEN_BLUE,
-     COCONUT, U_BELL, CLAPPER, SEVEN_GREEN, CHEF_HAT],
-    [U_LEMON, U_CHERRY, U_CHERRY, U_CHERRY, SEVEN_GREEN, CHEF_HAT, U_BELL, CAMEL, U_LEMON, CLAPPER, SEVEN_RED,
-     U_BELL, COCONUT, CAMERA, SEVEN_BLUE, CHEF_HAT],
-    [U_BELL, CHEF_HAT, U_CHERRY, U_CHERRY, U_CHERRY, SEVEN_BLUE, COCONUT, U_LEMON, U_LEMON, SEVEN_RED, CAMEL,
-     U_BELL, CLAPPER, U_LEMON, SEVEN_GREEN, CHEF_HAT],
+    [
+        U_CHERRY,
+        U_CHERRY,
+        U_CHERRY,
+        SEVEN_RED,
+        U_LEMON,
+        CAMEL,
+        U_BELL,
+        CHEF_HAT,
+        U_LEMON,
+        U_LEMON,
+        SEVEN_BLUE,
+        COCONUT,
+        U_BELL,
+        CLAPPER,
+        SEVEN_GREEN,
+        CHEF_HAT,
+    ],
+    [
+        U_LEMON,
+        U_CHERRY,
+        U_CHERRY,
+        U_CHERRY,
+        SEVEN_GREEN,
+        CHEF_HAT,
+        U_BELL,
+        CAMEL,
+        U_LEMON,
+        CLAPPER,
+        SEVEN_RED,
+        U_BELL,
+        COCONUT,
+        CAMERA,
+        SEVEN_BLUE,
+        CHEF_HAT,
+    ],
+    [
+        U_BELL,
+        CHEF_HAT,
+        U_CHERRY,
+        U_CHERRY,
+        U_CHERRY,
+        SEVEN_BLUE,
+        COCONUT,
+        U_LEMON,
+        U_LEMON,
+        SEVEN_RED,
+        CAMEL,
+        U_BELL,
+        CLAPPER,
+        U_LEMON,
+        SEVEN_GREEN,
+        CHEF_HAT,
+    ],
 ]
 # @@END UPPER STRIPS@@
 
@@ -68,8 +185,17 @@ UPPER_STRIPS: list[list[str]] = [
 UPPER_LINES: list[list[int]] = [[1, 1, 1], [0, 0, 0], [2, 2, 2], [0, 1, 2], [2, 1, 0]]
 VERTICAL_LINES = 3
 # Three of a kind on a line, x the upper game's stake.
-UPPER_PAYS: dict[str, int] = {SEVEN_RED: 200, SEVEN_BLUE: 100, SEVEN_GREEN: 50, CAMEL: 40, COCONUT: 25,
-                              CHEF_HAT: 15, U_BELL: 10, U_LEMON: 5, U_CHERRY: 2}
+UPPER_PAYS: dict[str, int] = {
+    SEVEN_RED: 200,
+    SEVEN_BLUE: 100,
+    SEVEN_GREEN: 50,
+    CAMEL: 40,
+    COCONUT: 25,
+    CHEF_HAT: 15,
+    U_BELL: 10,
+    U_LEMON: 5,
+    U_CHERRY: 2,
+}
 # the Mixed prizes' mean, so that every bet returns the same  # three sevens of different colours where the Mixed
 # minigame cannot be played
 MIXED_SEVENS_FIXED = 18
@@ -126,12 +252,26 @@ DEFINITION: dict[str, Any] = {
     "confessional": {
         # The lower game's Confessional (seed 2.7): six options, one prize: cash (x stake) or bonuses (upper games).
         "options": 6,
-        "prizes": [[["cash", 2], 200], [["cash", 3], 150], [["cash", 4], 130], [["cash", 6], 110],
-                   [["cash", 10], 100], [["cash", 15], 70], [["cash", 25], 50], [["cash", 50], 25],
-                   [["cash", 100], 15],
-                   [["cash", 200], 6], [["cash", 500], 2], [["cash", 1000], 1],
-                   [["bonus", 1], 60], [["bonus", 2], 45], [["bonus", 3], 30], [["bonus", 4], 20],
-                   [["bonus", 5], 12], [["bonus", 6], 9]],
+        "prizes": [
+            [["cash", 2], 200],
+            [["cash", 3], 150],
+            [["cash", 4], 130],
+            [["cash", 6], 110],
+            [["cash", 10], 100],
+            [["cash", 15], 70],
+            [["cash", 25], 50],
+            [["cash", 50], 25],
+            [["cash", 100], 15],
+            [["cash", 200], 6],
+            [["cash", 500], 2],
+            [["cash", 1000], 1],
+            [["bonus", 1], 60],
+            [["bonus", 2], 45],
+            [["bonus", 3], 30],
+            [["bonus", 4], 20],
+            [["bonus", 5], 12],
+            [["bonus", 6], 9],
+        ],
     },
     "upper": {
         "strips": UPPER_STRIPS,
@@ -150,8 +290,21 @@ DEFINITION: dict[str, Any] = {
     },
     "minigames": {
         # The selector's prize (x the upper stake), drawn when the selector opens: every minigame pays it.
-        "prizes": [[15, 300], [20, 260], [25, 200], [30, 160], [40, 120], [50, 90], [75, 55], [100, 40], [150, 20],
-                   [200, 12], [300, 6], [500, 3], [1000, 1]],
+        "prizes": [
+            [15, 300],
+            [20, 260],
+            [25, 200],
+            [30, 160],
+            [40, 120],
+            [50, 90],
+            [75, 55],
+            [100, 40],
+            [150, 20],
+            [200, 12],
+            [300, 6],
+            [500, 3],
+            [1000, 1],
+        ],
         # Rarely the prize is the bet's maximum: the shown prize plus bonuses for the rest (seed 3, The Island).
         "supplement_per_mille": 5,
         "names": ["desert_expedition", "dinner", "confessional", "island", "monologue"],
@@ -160,10 +313,24 @@ DEFINITION: dict[str, Any] = {
         "confessional_options": 6,
         "island_parts": 9,  # 3 columns x 3 prizes
         # The Monologue wheel: segment element -> prize (x stake), each prize of the table on at least one segment.
-        "monologue_wheel": [["microphone", 15], ["spotlight", 20], ["curtain", 25], ["mask", 30], ["script", 40],
-                            ["rose", 50], ["hat", 75], ["cane", 100], ["star", 150], ["trophy", 200],
-                            ["crown", 300], ["diamond", 500], ["golden_mic", 1000], ["microphone", 15],
-                            ["spotlight", 20], ["curtain", 25]],
+        "monologue_wheel": [
+            ["microphone", 15],
+            ["spotlight", 20],
+            ["curtain", 25],
+            ["mask", 30],
+            ["script", 40],
+            ["rose", 50],
+            ["hat", 75],
+            ["cane", 100],
+            ["star", 150],
+            ["trophy", 200],
+            ["crown", 300],
+            ["diamond", 500],
+            ["golden_mic", 1000],
+            ["microphone", 15],
+            ["spotlight", 20],
+            ["curtain", 25],
+        ],
         # The Mixed minigame (three sevens of different colours, on the bets that have it), x stake.
         "mixed_prizes": [[6, 300], [10, 245], [15, 190], [20, 115], [30, 70], [50, 50], [100, 20], [200, 10]],
     },
@@ -177,8 +344,15 @@ DEFINITION: dict[str, Any] = {
 # here (100 bonuses = 4 x 100 CZK of bonuses, as every upper bet). It is an upper bet only (the lower game has the
 # seed's five bets): a round at the top lower bet (50 CZK) plays it when its bonuses cover it. Its prizes are paid
 # within the round's maximum prize (1,000 x 50 CZK = the platform's per-round cap).
-SIXTH_UPPER_BET: dict[str, Any] = {"stake": 10000, "bonus_price": 100, "island_columns": 3, "mixed": True,
-                                   "enabled": True, "upper_only": True, "max_prize": 500}
+SIXTH_UPPER_BET: dict[str, Any] = {
+    "stake": 10000,
+    "bonus_price": 100,
+    "island_columns": 3,
+    "mixed": True,
+    "enabled": True,
+    "upper_only": True,
+    "max_prize": 500,
+}
 
 # The carried counters no longer lapse at the end of a round, so version 2 fills them more slowly (design): the
 # CLAPPER only on the middle reel (reels 1 and 3 show a LEMON in its place), the CLAPPER and the CAMERA count on

@@ -5,6 +5,7 @@ round that lead to the chosen outcome (the platform's RNG continues after them).
 The draws follow the round's fixed order (``game.py``): two lower spins of 7 draws at the start, then the
 features and the upper games as they come.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -17,10 +18,26 @@ if TYPE_CHECKING:
 
 Draws = list[list[int]]
 
-OPTIONS = ("lower_three_sevens", "lower_three_bars", "lower_three_cherries", "lower_three_lemons",
-           "lower_three_oranges", "lower_bonus_1", "lower_bonus_2", "lower_bonus_3", "lower_confessional",
-           "lower_hold", "lower_nudges", "upper_camel", "upper_coconut", "upper_chef_hat", "upper_red_sevens",
-           "upper_mixed_sevens", "upper_camera", "upper_winning_spin")
+OPTIONS = (
+    "lower_three_sevens",
+    "lower_three_bars",
+    "lower_three_cherries",
+    "lower_three_lemons",
+    "lower_three_oranges",
+    "lower_bonus_1",
+    "lower_bonus_2",
+    "lower_bonus_3",
+    "lower_confessional",
+    "lower_hold",
+    "lower_nudges",
+    "upper_camel",
+    "upper_coconut",
+    "upper_chef_hat",
+    "upper_red_sevens",
+    "upper_mixed_sevens",
+    "upper_camera",
+    "upper_winning_spin",
+)
 _SYMBOL = {"sevens": "SEVEN", "bars": "BAR", "cherries": "CHERRY", "lemons": "LEMON", "oranges": "ORANGE"}
 
 
@@ -35,8 +52,14 @@ def _stops(game: IsmaelBeiro, pred: Callable[[list[str], tuple[int, int, int]], 
     raise ValueError("no such line on the strips")
 
 
-def _spin(game: IsmaelBeiro, stops: tuple[int, int, int], hold: int = 999, nudge: int = 999,
-          nudges_index: int = 0, hold_after: int = 999) -> Draws:
+def _spin(
+    game: IsmaelBeiro,
+    stops: tuple[int, int, int],
+    hold: int = 999,
+    nudge: int = 999,
+    nudges_index: int = 0,
+    hold_after: int = 999,
+) -> Draws:
     n = game.lower.n
     w = sum(x for _, x in game.d["lower"]["nudge_counts"])
     cum = 0
@@ -55,8 +78,14 @@ def _upper_spin(game: IsmaelBeiro, stops: tuple[int, int, int], selector: int = 
     n = game.upper.n
     cam_lo, cam_hi = game.d["upper"]["camera"]
     cl_lo, cl_hi = game.d["upper"]["clapper"]
-    return [[n, stops[0]], [n, stops[1]], [n, stops[2]], [cam_hi - cam_lo + 1, cam_hi - cam_lo],
-            [cl_hi - cl_lo + 1, clapper], [1000, selector]]
+    return [
+        [n, stops[0]],
+        [n, stops[1]],
+        [n, stops[2]],
+        [cam_hi - cam_lo + 1, cam_hi - cam_lo],
+        [cl_hi - cl_lo + 1, clapper],
+        [1000, selector],
+    ]
 
 
 def _upper_stops(game: IsmaelBeiro, pred: Callable[[dict[str, Any], list[list[str]]], bool]) -> tuple[int, int, int]:
@@ -84,14 +113,24 @@ def draws(game: IsmaelBeiro, option: str, stake: int) -> Draws:
         if what == "confessional":
             return _spin(game, _stops(game, lambda line, s: line == [CONFESSIONAL] * 3)) + zero
         if what == "hold":
-            s = _stops(game, lambda line, st: game.lower.result(st)["pair"] == [0, 1] and WILD not in line
-                       and line[0] not in (CONFESSIONAL,))
+            s = _stops(
+                game,
+                lambda line, st: (
+                    game.lower.result(st)["pair"] == [0, 1] and WILD not in line and line[0] not in (CONFESSIONAL,)
+                ),
+            )
             sym = game.lower.line(s)[1]
             third = next(i for i, x in enumerate(game.lower.strips[2]) if x == sym)
             return _spin(game, s, hold=0) + _spin(game, (0, 0, third))
         # nudges: a near miss without a pair, offered the most nudges
-        s = _stops(game, lambda line, st: game.lower.result(st)["kind"] == "none"
-                   and game.lower.result(st)["pair"] is None and game.lower.near_miss(st))
+        s = _stops(
+            game,
+            lambda line, st: (
+                game.lower.result(st)["kind"] == "none"
+                and game.lower.result(st)["pair"] is None
+                and game.lower.near_miss(st)
+            ),
+        )
         return _spin(game, s, nudge=0, nudges_index=len(game.d["lower"]["nudge_counts"]) - 1) + zero
     # upper options: the lower spin pays bonuses (1 BONUS, no vertical marks; 3 BONUS for the winning spin)
     k = 3 if what == "winning_spin" else 1
@@ -101,13 +140,16 @@ def draws(game: IsmaelBeiro, option: str, stake: int) -> Draws:
         s = _upper_stops(game, lambda e, w: [1, sym, game.d["upper"]["pays"][sym]] in e["line_wins"])
         return lower + _upper_spin(game, s, selector=0)
     if what == "red_sevens":
-        return lower + _upper_spin(game, _upper_stops(game, lambda e, w: any(x[1] == SEVEN_RED for x in e["line_wins"])))
+        return lower + _upper_spin(
+            game, _upper_stops(game, lambda e, w: any(x[1] == SEVEN_RED for x in e["line_wins"]))
+        )
     if what == "mixed_sevens":
         return lower + _upper_spin(game, _upper_stops(game, lambda e, w: bool(e["mixed_lines"])))
     if what == "camera":
         return lower + _upper_spin(game, _upper_stops(game, lambda e, w: e["camera"] and not e["line_wins"]))
     # the winning spin: three upper games each showing a CLAPPER with 3 pieces
-    s = _upper_stops(game, lambda e, w: e["clapper"] and not e["camera"] and not e["line_wins"]
-                     and not e["mixed_lines"])
+    s = _upper_stops(
+        game, lambda e, w: e["clapper"] and not e["camera"] and not e["line_wins"] and not e["mixed_lines"]
+    )
     cl = game.d["upper"]["clapper"]
     return lower + _upper_spin(game, s, clapper=cl[1] - cl[0]) * 3

@@ -7,6 +7,7 @@ The policy is the engine's ``default_action`` (the automatic holds and nudges, c
 the highest upper bet the bonuses cover). It draws from numpy's generator, not the engine's stream: the tests
 compare the distributions (``analysis.py`` and the engine's own rounds).
 """
+
 from __future__ import annotations
 
 import functools
@@ -45,7 +46,7 @@ class FastTables:
         self.near = np.array([lo.near_miss(s) for s in stops])
         kmax = d["lower"]["max_nudges"]
         # best[useful][k][idx]: the stops (as an index) after AUTO-ADVANCE with k nudges
-        self.best = np.zeros((2, kmax + 1, n ** 3), dtype=np.int64)
+        self.best = np.zeros((2, kmax + 1, n**3), dtype=np.int64)
         for useful in (0, 1):
             for k in range(kmax + 1):
                 for i, s in enumerate(stops):
@@ -81,8 +82,9 @@ class FastTables:
                 self.u_mixed[vert, i] = len(e["mixed_lines"])
                 self.u_thr[vert, i] = max((ucfg["selector_per_mille"][t] for t in e["triggers"]), default=0)
                 self.u_camera[i], self.u_clapper[i] = e["camera"], e["clapper"]
-        self.u_win = [np.array([(a * n + b) * n + c for a, b, c in up.winning_stops(bool(v))], dtype=np.int64)
-                      for v in (0, 1)]
+        self.u_win = [
+            np.array([(a * n + b) * n + c for a, b, c in up.winning_stops(bool(v))], dtype=np.int64) for v in (0, 1)
+        ]
         mg = d["minigames"]
         self.mg_values = np.array([v for v, _ in mg["prizes"]], dtype=np.int64)
         self.mg_cum = np.cumsum([w for _, w in mg["prizes"]])
@@ -118,9 +120,18 @@ class _Carry:
         self.bonuses = np.zeros(players, dtype=np.int64)
 
 
-def _lower(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, size: int, stake: int,
-           price: int, auto_risk: bool | str, counts: dict[str, int], carry: _Carry | None = None,
-           grng: np.random.Generator | None = None) -> _Batch:
+def _lower(
+    game: IsmaelBeiro,
+    t: FastTables,
+    rng: np.random.Generator,
+    size: int,
+    stake: int,
+    price: int,
+    auto_risk: bool | str,
+    counts: dict[str, int],
+    carry: _Carry | None = None,
+    grng: np.random.Generator | None = None,
+) -> _Batch:
     d = game.d["lower"]
     n = t.n
     out = _Batch(size)
@@ -174,8 +185,18 @@ def _lower(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, size: int
     return out
 
 
-def _ladders_fair(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Batch, cash: I64, blue: I64,
-                  yellow: I64, stake: int, counts: dict[str, int], once: bool) -> None:
+def _ladders_fair(
+    game: IsmaelBeiro,
+    t: FastTables,
+    rng: np.random.Generator,
+    out: _Batch,
+    cash: I64,
+    blue: I64,
+    yellow: I64,
+    stake: int,
+    counts: dict[str, int],
+    once: bool,
+) -> None:
     """Version 3's ladders (``features.ladder_step_fair``): every eligible prize risked to the end, or ``once``
     (one step, then collected)."""
     from .features import fair_odds
@@ -210,8 +231,17 @@ def _ladders_fair(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, ou
     out.gamble[idx] += result - cash[idx] * stake
 
 
-def _ladders(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Batch, cash: I64, blue: I64,
-             yellow: I64, stake: int, counts: dict[str, int]) -> None:
+def _ladders(
+    game: IsmaelBeiro,
+    t: FastTables,
+    rng: np.random.Generator,
+    out: _Batch,
+    cash: I64,
+    blue: I64,
+    yellow: I64,
+    stake: int,
+    counts: dict[str, int],
+) -> None:
     """AUTO-RISK: every ladder-eligible prize risked to the end (features.ladder_step's rules)."""
     lad = game.d["ladder"]
     top = len(t.scale) - 1
@@ -245,9 +275,18 @@ def _ladders(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _B
     out.bonuses[idx] += bonus_out
 
 
-def _upper(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Batch, level: int, cap: int,
-           auto_risk: bool | str, counts: dict[str, int], carry: _Carry | None = None,
-           grng: np.random.Generator | None = None) -> None:
+def _upper(
+    game: IsmaelBeiro,
+    t: FastTables,
+    rng: np.random.Generator,
+    out: _Batch,
+    level: int,
+    cap: int,
+    auto_risk: bool | str,
+    counts: dict[str, int],
+    carry: _Carry | None = None,
+    grng: np.random.Generator | None = None,
+) -> None:
     """Side-by-side upper sessions: one game per step for every round with bonuses left (the highest bet the
     bonuses cover, among ``game.upper_levels``). With ``carry`` the sessions start from the carried cumulatives
     and leave the counters and bonuses in it for the next round."""
@@ -301,8 +340,19 @@ def _upper(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Bat
             for v in (0, 1):
                 mask = dv == v
                 wsi[mask] = t.u_win[v][rng.integers(0, len(t.u_win[v]), size=int(mask.sum()))]
-            wp, wb = _upper_prize(game, t, rng, wsi, dv, rng.integers(0, 1000, size=len(wsi)), li[done], mixed_ok,
-                                  stake[done], counts, max_x[li[done]])
+            wp, wb = _upper_prize(
+                game,
+                t,
+                rng,
+                wsi,
+                dv,
+                rng.integers(0, 1000, size=len(wsi)),
+                li[done],
+                mixed_ok,
+                stake[done],
+                counts,
+                max_x[li[done]],
+            )
             prize[done] += wp
             extra_bonus[done] += wb
         top = max_x[li] * stake
@@ -314,8 +364,9 @@ def _upper(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Bat
         win[a] += paid
         bon[a] += extra_bonus
         if auto_risk and game.fair_gambles:
-            delta = _dob_fair(grng or rng, paid, fractions[li], top, cap - win[a] + paid, bon[a], game, counts,
-                              auto_risk == "once")
+            delta = _dob_fair(
+                grng or rng, paid, fractions[li], top, cap - win[a] + paid, bon[a], game, counts, auto_risk == "once"
+            )
             gam[a] += delta
             win[a] += delta
         elif auto_risk:
@@ -324,7 +375,7 @@ def _upper(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Bat
             win[a] += delta
             bon[a] += more
         alive[a] = (bon[a] >= prices.min()) & (win[a] < cap)
-    counts["bonuses_lapsed_rounds" if carry is None else "bonuses_carried_rounds"] += int(((bon > 0)).sum())
+    counts["bonuses_lapsed_rounds" if carry is None else "bonuses_carried_rounds"] += int((bon > 0).sum())
     if carry is not None:
         size = len(out.vl)
         carry.vl[:size] = out.vl
@@ -334,9 +385,19 @@ def _upper(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, out: _Bat
     out.gamble[idx] += gam
 
 
-def _upper_prize(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, si: I64, vert: I64, sel: I64, li: I64,
-                 mixed_ok: npt.NDArray[np.bool_], stake: I64, counts: dict[str, int],
-                 max_x: I64) -> tuple[I64, I64]:
+def _upper_prize(
+    game: IsmaelBeiro,
+    t: FastTables,
+    rng: np.random.Generator,
+    si: I64,
+    vert: I64,
+    sel: I64,
+    li: I64,
+    mixed_ok: npt.NDArray[np.bool_],
+    stake: I64,
+    counts: dict[str, int],
+    max_x: I64,
+) -> tuple[I64, I64]:
     """One upper spin's cash (lines, mixed sevens, minigame) and the supplement's bonuses, in haléř."""
     d = game.d
     mg = d["minigames"]
@@ -370,8 +431,17 @@ def _upper_prize(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, si:
     return cash, bonus
 
 
-def _dob(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, prize: I64, stake: I64, top: I64, bonuses: I64,
-         room: I64, counts: dict[str, int]) -> tuple[I64, I64]:
+def _dob(
+    game: IsmaelBeiro,
+    t: FastTables,
+    rng: np.random.Generator,
+    prize: I64,
+    stake: I64,
+    top: I64,
+    bonuses: I64,
+    room: I64,
+    counts: dict[str, int],
+) -> tuple[I64, I64]:
     """AUTO-RISK in Double-or-Bonuses: every fraction risked while allowed; returns (cash change, bonuses won)."""
     cfg = game.d["upper"]
     f = cfg["fraction"] * stake
@@ -386,14 +456,26 @@ def _dob(game: IsmaelBeiro, t: FastTables, rng: np.random.Generator, prize: I64,
         banked[a] += np.where(dbl, 2 * f[a], 0)
         nb = np.where(dbl, 0, _to_bonuses(rng, f[a], game.bonus_value))
         won[a] += nb
-        alive[a] = ((remaining[a] >= f[a]) & (banked[a] + remaining[a] < top[a])
-                    & (bonuses[a] + won[a] <= cfg["max_bonuses_for_double"]))
+        alive[a] = (
+            (remaining[a] >= f[a])
+            & (banked[a] + remaining[a] < top[a])
+            & (bonuses[a] + won[a] <= cfg["max_bonuses_for_double"])
+        )
     cash = np.minimum(banked + remaining, prize + room)  # the round's cap
     return cash - prize, won
 
 
-def _dob_fair(rng: np.random.Generator, prize: I64, f: I64, top: I64, limit: I64, bonuses: I64, game: IsmaelBeiro,
-              counts: dict[str, int], once: bool) -> I64:
+def _dob_fair(
+    rng: np.random.Generator,
+    prize: I64,
+    f: I64,
+    top: I64,
+    limit: I64,
+    bonuses: I64,
+    game: IsmaelBeiro,
+    counts: dict[str, int],
+    once: bool,
+) -> I64:
     """Version 3's Double-or-Bonuses risked (``features.dob_step_fair``): a fraction doubled or lost with even
     odds, offered while all it can win fits under ``min(top, limit)`` (``limit``: the prize plus the round's room);
     every fraction while allowed, or ``once``. Returns the cash change."""
@@ -416,7 +498,7 @@ def _dob_fair(rng: np.random.Generator, prize: I64, f: I64, top: I64, limit: I64
 def _sum_sq(arr: I64) -> int:
     """The exact sum of squares (each square fits int64; partial sums of 10,000 of them too)."""
     sq = arr * arr
-    return sum(int(sq[i:i + 10_000].sum()) for i in range(0, len(sq), 10_000))
+    return sum(int(sq[i : i + 10_000].sum()) for i in range(0, len(sq), 10_000))
 
 
 @functools.cache
@@ -424,8 +506,14 @@ def tables(game: IsmaelBeiro) -> FastTables:
     return FastTables(game)
 
 
-def simulate_fast(game: IsmaelBeiro, bet: Bet, rounds: int, seed: int, progress: Progress | None = None,
-                  policy: bool | str | None = None) -> JsonDict:
+def simulate_fast(
+    game: IsmaelBeiro,
+    bet: Bet,
+    rounds: int,
+    seed: int,
+    progress: Progress | None = None,
+    policy: bool | str | None = None,
+) -> JsonDict:
     """``rounds`` rounds of ``bet`` in batches of a million; the canonical statistics (``games.engine.par``)."""
     t = tables(game)
     rng = np.random.default_rng(seed)
@@ -436,13 +524,36 @@ def simulate_fast(game: IsmaelBeiro, bet: Bet, rounds: int, seed: int, progress:
     # the gambles' policy: AUTO-RISK (every prize risked to the end), or a strategy of the PAR sheet's table
     # ("once": each prize risked once, then collected; version 3 only)
     auto_risk: bool | str = policy if policy is not None else bool(bet.params.get("auto_risk"))
-    counts: dict[str, int] = {k: 0 for k in ("hold", "nudges", "confessional", "ladders", "upper_sessions",
-                                              "upper_games", "minigames", "supplements", "mixed_sevens",
-                                              "winning_spins", "double_or_bonuses", "bonuses_lapsed_rounds",
-                                              "bonuses_carried_rounds", "capped_rounds", "cap_loss",
-                                              "bonuses_beyond_max_prize")}
-    tot: dict[str, Any] = {"win": 0, "sq": 0, "hits": 0, "max": 0, "rem_sq": 0,
-                           "bd": {"base": 0, "bonus": 0, "gamble": 0}, "bd_sq": {"base": 0, "bonus": 0, "gamble": 0}}
+    counts: dict[str, int] = {
+        k: 0
+        for k in (
+            "hold",
+            "nudges",
+            "confessional",
+            "ladders",
+            "upper_sessions",
+            "upper_games",
+            "minigames",
+            "supplements",
+            "mixed_sevens",
+            "winning_spins",
+            "double_or_bonuses",
+            "bonuses_lapsed_rounds",
+            "bonuses_carried_rounds",
+            "capped_rounds",
+            "cap_loss",
+            "bonuses_beyond_max_prize",
+        )
+    }
+    tot: dict[str, Any] = {
+        "win": 0,
+        "sq": 0,
+        "hits": 0,
+        "max": 0,
+        "rem_sq": 0,
+        "bd": {"base": 0, "bonus": 0, "gamble": 0},
+        "bd_sq": {"base": 0, "bonus": 0, "gamble": 0},
+    }
     done = 0
     # Version 2 carries the machine from one round to the next: PLAYERS side-by-side players, each batch one round
     # of each (rounds / PLAYERS rounds a player; every player starts fresh, as a new player does).
@@ -475,12 +586,25 @@ def simulate_fast(game: IsmaelBeiro, bet: Bet, rounds: int, seed: int, progress:
         done += size
         if progress:
             progress(done, rounds)
-    breakdown = {"base": tot["bd"]["base"], "free_spins": 0, "bonus": tot["bd"]["bonus"],
-                 "gamble": tot["bd"]["gamble"], "jackpot": 0}
+    breakdown = {
+        "base": tot["bd"]["base"],
+        "free_spins": 0,
+        "bonus": tot["bd"]["bonus"],
+        "gamble": tot["bd"]["gamble"],
+        "jackpot": 0,
+    }
     return {
-        "rounds": rounds, "total_stake": rounds * stake, "total_win": tot["win"],
-        "rtp": tot["win"] / (rounds * stake), "breakdown": breakdown, "hit_count": tot["hits"],
-        "hit_frequency": tot["hits"] / rounds, "sum_sq": tot["sq"], "max_win": tot["max"],
-        "feature_counts": counts, "breakdown_sum_sq": {**tot["bd_sq"], "free_spins": 0, "jackpot": 0},
-        "remainder_sum_sq": tot["rem_sq"], "remainder_parts": ["base"],
+        "rounds": rounds,
+        "total_stake": rounds * stake,
+        "total_win": tot["win"],
+        "rtp": tot["win"] / (rounds * stake),
+        "breakdown": breakdown,
+        "hit_count": tot["hits"],
+        "hit_frequency": tot["hits"] / rounds,
+        "sum_sq": tot["sq"],
+        "max_win": tot["max"],
+        "feature_counts": counts,
+        "breakdown_sum_sq": {**tot["bd_sq"], "free_spins": 0, "jackpot": 0},
+        "remainder_sum_sq": tot["rem_sq"],
+        "remainder_parts": ["base"],
     }

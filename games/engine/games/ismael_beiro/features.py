@@ -6,6 +6,7 @@ Every function that draws says exactly which draws it makes; none of them depend
 made yet, and a choice never changes a value already drawn (the selector's prize and every minigame's picture are
 drawn when the selector opens, before the player chooses).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -158,8 +159,9 @@ def draw_confessional(rng: RNG, cfg: JsonDict) -> JsonDict:
 
 
 # --- the upper game's minigames (seed 3, "Minigames") --------------------------------------------------------------
-def draw_minigame_block(rng: RNG, mg: JsonDict, stake: int, max_prize: int, bonus_value: int,
-                        island_columns: int, within_max: bool = False) -> JsonDict:
+def draw_minigame_block(
+    rng: RNG, mg: JsonDict, stake: int, max_prize: int, bonus_value: int, island_columns: int, within_max: bool = False
+) -> JsonDict:
     """Everything every minigame needs, drawn when the selector opens (``max_prize`` x the stake is the bet's
     maximum prize), in this order:
 
@@ -190,16 +192,21 @@ def draw_minigame_block(rng: RNG, mg: JsonDict, stake: int, max_prize: int, bonu
     dinner = [x * stake for x in slots.split_prize(rng, prize, k)] + (["exit"] if k < dishes else [])
     parts = slots.split_prize(rng, prize, mg["island_parts"])
     shown = 3 * island_columns
-    island = [x * stake for x in parts[: shown - 1]] + [sum(parts[shown - 1:]) * stake]
+    island = [x * stake for x in parts[: shown - 1]] + [sum(parts[shown - 1 :]) * stake]
     wheel = mg["monologue_wheel"]
     segments = [i for i, (_, v) in enumerate(wheel) if v == prize]
     segment = segments[rng.randbelow(len(segments))]
     lit = rng.randbelow(mg["confessional_options"])
     conf = [x * stake for x in others[:lit]] + [prize * stake] + [x * stake for x in others[lit:]]
     return {
-        "prize": prize * stake, "prize_x": prize, "supplement": supplement, "bonuses": bonuses,
+        "prize": prize * stake,
+        "prize_x": prize,
+        "supplement": supplement,
+        "bonuses": bonuses,
         "desert": [prize * stake] + [x * stake for x in others[:2]],
-        "dinner": dinner, "island": island, "island_columns": island_columns,
+        "dinner": dinner,
+        "island": island,
+        "island_columns": island_columns,
         "monologue": {"segment": segment, "element": wheel[segment][0]},
         "confessional": {"options": conf, "lit": lit},
     }

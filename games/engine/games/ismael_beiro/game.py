@@ -23,6 +23,7 @@ Draw order (fixed; a choice never changes a value drawn):
   (``features.draw_minigame_block``) and, when the cumulative completes, the WINNING SPIN (its stops' index, its
   selector draw, its Mixed prizes and block). The minigame chosen and the items picked draw nothing.
 """
+
 from __future__ import annotations
 
 import functools
@@ -55,18 +56,29 @@ class IsmaelBeiro(UpperPlay):
         """The carried state as the platform stored it, checked (a malformed one is a malfunction, not a guess)."""
         if carry is None:
             return self.fresh_carry()
-        ok = (isinstance(carry, dict) and set(carry) == {"vertical_lines", "cumulative", "bonuses"}
-              and isinstance(carry["vertical_lines"], int)
-              and 0 <= carry["vertical_lines"] <= self.d["lower"]["max_vertical_lines"]
-              and isinstance(carry["bonuses"], int) and carry["bonuses"] >= 0
-              and isinstance(carry["cumulative"], list) and len(carry["cumulative"]) == len(self.bets)
-              and all(isinstance(c, int) and 0 <= c < self.d["upper"]["cumulative_pieces"]
-                      for c in carry["cumulative"]))
+        ok = (
+            isinstance(carry, dict)
+            and set(carry) == {"vertical_lines", "cumulative", "bonuses"}
+            and isinstance(carry["vertical_lines"], int)
+            and 0 <= carry["vertical_lines"] <= self.d["lower"]["max_vertical_lines"]
+            and isinstance(carry["bonuses"], int)
+            and carry["bonuses"] >= 0
+            and isinstance(carry["cumulative"], list)
+            and len(carry["cumulative"]) == len(self.bets)
+            and all(isinstance(c, int) and 0 <= c < self.d["upper"]["cumulative_pieces"] for c in carry["cumulative"])
+        )
         if not ok:
-            raise ActionError("game.ismael_beiro.bad_carry", "The carried machine state is malformed.",
-                              "Přenesený stav automatu je poškozený.", carry=carry)
-        return {"vertical_lines": carry["vertical_lines"], "cumulative": list(carry["cumulative"]),
-                "bonuses": carry["bonuses"]}
+            raise ActionError(
+                "game.ismael_beiro.bad_carry",
+                "The carried machine state is malformed.",
+                "Přenesený stav automatu je poškozený.",
+                carry=carry,
+            )
+        return {
+            "vertical_lines": carry["vertical_lines"],
+            "cumulative": list(carry["cumulative"]),
+            "bonuses": carry["bonuses"],
+        }
 
     def carry_value(self, carry: JsonDict) -> int:
         """The carried bonuses' worth in haléř (one bonus = ``bonus_value``, seed 2.8): the player's money while
@@ -80,17 +92,29 @@ class IsmaelBeiro(UpperPlay):
         p = bet.params
         state = slots.new_state(self, bet)
         level = self.stakes.index(bet.total_stake)
-        state.update(level=level, bonus_price=self.bets[level]["bonus_price"], cap=self.max_prize * bet.total_stake,
-                     capped=False, bonuses=0, vertical_lines=0, cumulative=[0] * len(self.bets),
-                     auto_play=p["auto_play"], auto_risk=p["auto_risk"], phase="lower", stage="lower_end",
-                     ladder=None, confessional=None, upper=None)
+        state.update(
+            level=level,
+            bonus_price=self.bets[level]["bonus_price"],
+            cap=self.max_prize * bet.total_stake,
+            capped=False,
+            bonuses=0,
+            vertical_lines=0,
+            cumulative=[0] * len(self.bets),
+            auto_play=p["auto_play"],
+            auto_risk=p["auto_risk"],
+            phase="lower",
+            stage="lower_end",
+            ladder=None,
+            confessional=None,
+            upper=None,
+        )
         if self.carry_over:
             c = self._valid_carry(carry)
-            state.update(carry_in=c, vertical_lines=c["vertical_lines"], cumulative=list(c["cumulative"]),
-                         bonuses=c["bonuses"])
+            state.update(
+                carry_in=c, vertical_lines=c["vertical_lines"], cumulative=list(c["cumulative"]), bonuses=c["bonuses"]
+            )
         spins = [self._lower_draws(rng) for _ in range(2)]
-        state["lower"] = {"draws": spins, "spin": 1, "stops": list(spins[0]["stops"]), "nudges_left": 0,
-                          "spin_step": 0}
+        state["lower"] = {"draws": spins, "spin": 1, "stops": list(spins[0]["stops"]), "nudges_left": 0, "spin_step": 0}
         self._lower_landed(state, rng)
         return self._next(state, rng)
 
@@ -103,9 +127,17 @@ class IsmaelBeiro(UpperPlay):
         draw = lo["draws"][spin - 1]
         stops = tuple(lo["stops"])
         r = self.lower.result(stops)
-        step: JsonDict = {"type": "spin", "game": "lower", "spin": spin, "stops": list(stops),
-                          "window": self.lower.window(stops), "line": self.lower.line(stops),
-                          "held": list(lo.get("held", [])), "result": self._result_view(r), "win": 0}
+        step: JsonDict = {
+            "type": "spin",
+            "game": "lower",
+            "spin": spin,
+            "stops": list(stops),
+            "window": self.lower.window(stops),
+            "line": self.lower.line(stops),
+            "held": list(lo.get("held", [])),
+            "result": self._result_view(r),
+            "win": 0,
+        }
         state["steps"].append(step)
         lo["spin_step"] = len(state["steps"]) - 1
         if self.lower.is_prize(r):
@@ -174,8 +206,13 @@ class IsmaelBeiro(UpperPlay):
         if state["capped"] or mode is None:
             state["stage"] = "lower_end"
             return
-        state["ladder"] = {"mode": mode, "rung": features.rung_of(cfg["scale"], prize), "entry": prize,
-                           "origin": origin, "ended": None}
+        state["ladder"] = {
+            "mode": mode,
+            "rung": features.rung_of(cfg["scale"], prize),
+            "entry": prize,
+            "origin": origin,
+            "ended": None,
+        }
         state["stage"] = "ladder"
 
     def _do_respin(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
@@ -196,10 +233,22 @@ class IsmaelBeiro(UpperPlay):
         lo["nudges_left"] = 0
         r = self.lower.result(stops)
         draw = lo["draws"][lo["spin"] - 1]
-        state["steps"].append({"type": "nudges_end", "feature": "nudges", "used": list(lo["nudges_used"]), "stops": list(stops),
-                               "line": self.lower.line(stops), "result": self._result_view(r)})
-        if (not self.lower.is_prize(r) and lo["spin"] == 1 and r["pair"] is not None
-                and draw["hold_after_nudge"] < self.d["lower"]["hold_after_nudge_per_mille"]):
+        state["steps"].append(
+            {
+                "type": "nudges_end",
+                "feature": "nudges",
+                "used": list(lo["nudges_used"]),
+                "stops": list(stops),
+                "line": self.lower.line(stops),
+                "result": self._result_view(r),
+            }
+        )
+        if (
+            not self.lower.is_prize(r)
+            and lo["spin"] == 1
+            and r["pair"] is not None
+            and draw["hold_after_nudge"] < self.d["lower"]["hold_after_nudge_per_mille"]
+        ):
             self._count_vertical_marks(state, stops)
             self._offer_hold(state, r["pair"])
             return
@@ -212,8 +261,15 @@ class IsmaelBeiro(UpperPlay):
         lo["nudges_used"][j] += 1
         lo["nudges_left"] -= 1
         stops = tuple(lo["stops"])
-        state["steps"].append({"type": "nudge", "reel": j, "stops": list(stops), "line": self.lower.line(stops),
-                               "nudges_left": lo["nudges_left"]})
+        state["steps"].append(
+            {
+                "type": "nudge",
+                "reel": j,
+                "stops": list(stops),
+                "line": self.lower.line(stops),
+                "nudges_left": lo["nudges_left"],
+            }
+        )
         if lo["nudges_left"] == 0:
             self._nudge_end(state, rng)
 
@@ -237,8 +293,15 @@ class IsmaelBeiro(UpperPlay):
             return
         conf = state["confessional"]
         kind, value = conf["prize"]
-        step: JsonDict = {"type": "confessional", "feature": "confessional", "game": "lower", "options": conf["options"], "lit": conf["lit"],
-                          "prize": [kind, value], "win": 0}
+        step: JsonDict = {
+            "type": "confessional",
+            "feature": "confessional",
+            "game": "lower",
+            "options": conf["options"],
+            "lit": conf["lit"],
+            "prize": [kind, value],
+            "win": 0,
+        }
         state["steps"].append(step)
         state["stage"] = "lower_end"
         if kind == "cash":
@@ -295,7 +358,6 @@ class IsmaelBeiro(UpperPlay):
         state["steps"].append(step)
         state["stage"] = "lower_end"
 
-
     # The state machine ------------------------------------------------------------------------------------------
     def act(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
         """One player action: it must be literally one of ``state["pending"]["options"]``; the given state is
@@ -303,11 +365,16 @@ class IsmaelBeiro(UpperPlay):
         if not isinstance(state, dict) or state.get("status") != "awaiting_action" or not state.get("pending"):
             raise ActionError("game.round_finished", "The round awaits no action.", "Hra nečeká na žádnou akci.")
         if state.get("game") != self.code or state.get("version") != self.version:
-            raise ActionError("game.wrong_game", "The round belongs to another game or version.",
-                              "Hra patří jiné hře nebo verzi.")
+            raise ActionError(
+                "game.wrong_game", "The round belongs to another game or version.", "Hra patří jiné hře nebo verzi."
+            )
         if not any(slots.same_action(action, o) for o in state["pending"]["options"]):
-            raise ActionError("game.invalid_action", "This action is not allowed now.",
-                              "Tuto akci nyní nelze provést.", allowed=state["pending"]["options"])
+            raise ActionError(
+                "game.invalid_action",
+                "This action is not allowed now.",
+                "Tuto akci nyní nelze provést.",
+                allowed=state["pending"]["options"],
+            )
         s: JsonDict = json.loads(json.dumps(state))  # a deep copy (the state is plain JSON)
         s["pending"] = None
         self._apply(s, dict(action), rng)
@@ -371,8 +438,11 @@ class IsmaelBeiro(UpperPlay):
         if self.carry_within_cap:
             self._bonuses_within_cap(state, step)
         if self.carry_over:  # the counters and bonuses stay on the machine for the player's next round
-            state["carry_out"] = {"vertical_lines": state["vertical_lines"], "cumulative": list(state["cumulative"]),
-                                  "bonuses": state["bonuses"]}
+            state["carry_out"] = {
+                "vertical_lines": state["vertical_lines"],
+                "cumulative": list(state["cumulative"]),
+                "bonuses": state["bonuses"],
+            }
             step["carried"] = dict(state["carry_out"])
         elif state["bonuses"]:
             step["bonuses_lapsed"] = state["bonuses"]
@@ -413,8 +483,9 @@ class IsmaelBeiro(UpperPlay):
     def rtp_by_option(self) -> list[JsonDict]:
         """The declared RTP of each of the player's options: the automatic choices (collect) and each declared
         option (version 2: AUTO-RISK), with the bet its PAR sheet simulates."""
-        return [{"option": "automatic_choices", "rtp": str(self.declared.rtp), "par_bet": dict(self.par_bet_params)}] + [
-            {"option": o["option"], "rtp": o["rtp"], "par_bet": dict(o["bet"])} for o in self.declared_options]
+        return [
+            {"option": "automatic_choices", "rtp": str(self.declared.rtp), "par_bet": dict(self.par_bet_params)}
+        ] + [{"option": o["option"], "rtp": o["rtp"], "par_bet": dict(o["bet"])} for o in self.declared_options]
 
     def lowest_declared_rtp(self) -> Decimal:
         """The lowest declared RTP over the player's options (what any way of playing returns at least)."""

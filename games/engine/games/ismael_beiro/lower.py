@@ -6,6 +6,7 @@ moves a reel one symbol down: the symbol above the line lands on it (stop - 1). 
 the draws are made by the round (``game.py``) in a fixed order, and the analysis and the fast simulator use the same
 functions (``analysis.py``, ``fast_sim.py``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -52,8 +53,14 @@ class Lower:
         a, b, c = self.line(stops)
         n_bonus = (a, b, c).count(BONUS)
         if n_bonus:
-            return {"kind": "bonus", "symbol": BONUS, "count": n_bonus, "prize": 0,
-                    "credits": self.bonus_pays[n_bonus], "pair": None}
+            return {
+                "kind": "bonus",
+                "symbol": BONUS,
+                "count": n_bonus,
+                "prize": 0,
+                "credits": self.bonus_pays[n_bonus],
+                "pair": None,
+            }
         if a in (b, WILD) and c in (b, WILD):
             if b == CONFESSIONAL:
                 return {"kind": "confessional", "symbol": b, "prize": 0, "credits": 0, "pair": None}
@@ -132,11 +139,11 @@ class Lower:
         import numpy as np
 
         n = self.n
-        idx = np.arange(n ** 3)
+        idx = np.arange(n**3)
         a, b, c = idx // (n * n), (idx // n) % n, idx % n
-        res = [self.result(self.stops_of(i)) for i in range(n ** 3)]
+        res = [self.result(self.stops_of(i)) for i in range(n**3)]
         prize_v = np.array([1.0 + self.value(r) if self.is_prize(r) else 0.0 for r in res])
-        pair_v = np.zeros(n ** 3)
+        pair_v = np.zeros(n**3)
         for i, r in enumerate(res):
             if not self.is_prize(r) and r["pair"] is not None:
                 line = tuple(self.line(self.stops_of(i)))
@@ -144,8 +151,9 @@ class Lower:
                 pair_v[i] = 0.001 * (1.0 + max(self.symbol_value(s) for _, s in pairs))
         moved = {}
         for k in range(self.max_nudges + 1):
-            moved[k] = np.stack([((a - x) % n * n + (b - y) % n) * n + (c - z) % n
-                                 for x, y, z in self.allocations[k]], axis=1)
+            moved[k] = np.stack(
+                [((a - x) % n * n + (b - y) % n) * n + (c - z) % n for x, y, z in self.allocations[k]], axis=1
+            )
         full = moved[self.max_nudges][:, 1:]
         near = (prize_v[idx] == 0) & ((prize_v[full] > 0) | (pair_v[full] > 0)).any(axis=1)
         best = {}

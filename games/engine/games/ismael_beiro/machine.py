@@ -3,6 +3,7 @@ the bets, and the helpers every part of the round uses (a prize paid into the ro
 upper bets a level may play, a gamble's gain or loss). The round itself is ``upper_play`` (the upper game) and
 ``game`` (the lower game, the ladders, the state machine, the declared figures).
 """
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -42,15 +43,22 @@ class IsmaelBeiroMachine(slots.SlotGame):
         enabled = [b["stake"] for b in self.bets if b["enabled"] and not b.get("upper_only")]
         if not enabled:
             raise ValueError("at least one bet must be enabled")
-        self.declared = Declared(rtp=Decimal(d["rtp"]), min_bet=min(enabled), max_bet=max(enabled),
-                                 max_win=self.max_prize * max(enabled),
-                                 unfinished_deadline_days=d["unfinished_deadline_days"])
+        self.declared = Declared(
+            rtp=Decimal(d["rtp"]),
+            min_bet=min(enabled),
+            max_bet=max(enabled),
+            max_win=self.max_prize * max(enabled),
+            unfinished_deadline_days=d["unfinished_deadline_days"],
+        )
         default = d["default_stake"] if d["default_stake"] in enabled else min(enabled)
         lower_bets = [b for b in self.bets if not b.get("upper_only")]
         self.bet_model = definition_.StakeChoice(
-            code="ismael_beiro", stakes=tuple(b["stake"] for b in lower_bets),
-            enabled=tuple(bool(b["enabled"]) for b in lower_bets), default_stake=default,
-            flags=("auto_play", "auto_risk"))
+            code="ismael_beiro",
+            stakes=tuple(b["stake"] for b in lower_bets),
+            enabled=tuple(bool(b["enabled"]) for b in lower_bets),
+            default_stake=default,
+            flags=("auto_play", "auto_risk"),
+        )
         self.default_bet_params: JsonDict = self.bet_model.default
         self.par_bet_params: JsonDict = dict(self.default_bet_params)
         # the declared RTP of the player's other options (version 2: AUTO-RISK), each with the bet its PAR sheet uses
@@ -74,7 +82,7 @@ class IsmaelBeiroMachine(slots.SlotGame):
         for b in self.bets:
             assert b["bonus_price"] * self.bonus_value == 4 * b["stake"], "an upper game costs 4 stakes of bonuses"
         assert self.stakes == sorted(self.stakes), "bets ascending"
-        assert all(b.get("upper_only") for b in self.bets[self.top_lower_level + 1:]), "upper-only bets come last"
+        assert all(b.get("upper_only") for b in self.bets[self.top_lower_level + 1 :]), "upper-only bets come last"
 
     # --- bets -------------------------------------------------------------------------------------------------
     def validate_bet(self, params: JsonDict) -> Bet:
@@ -94,8 +102,13 @@ class IsmaelBeiroMachine(slots.SlotGame):
     def _lower_draws(self, rng: RNG) -> JsonDict:
         cfg = self.d["lower"]
         stops = [rng.randbelow(self.lower.n) for _ in range(3)]
-        return {"stops": stops, "hold": rng.randbelow(1000), "nudge": rng.randbelow(1000),
-                "nudges": slots.draw_weighted(rng, cfg["nudge_counts"]), "hold_after_nudge": rng.randbelow(1000)}
+        return {
+            "stops": stops,
+            "hold": rng.randbelow(1000),
+            "nudge": rng.randbelow(1000),
+            "nudges": slots.draw_weighted(rng, cfg["nudge_counts"]),
+            "hold_after_nudge": rng.randbelow(1000),
+        }
 
     def upper_levels(self, level: int) -> list[int]:
         """The upper bets a round at lower bet ``level`` may play, switched on: its own bet and the lower ones, and
@@ -116,7 +129,6 @@ class IsmaelBeiroMachine(slots.SlotGame):
         """The upper bets the round can play now (:meth:`upper_levels`) whose bonus price the round's bonuses
         cover."""
         return [j for j in self.upper_levels(state["level"]) if self.bets[j]["bonus_price"] <= state["bonuses"]]
-
 
     def _gamble(self, state: JsonDict, delta: int) -> None:
         if delta > 0:

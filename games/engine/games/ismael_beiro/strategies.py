@@ -9,6 +9,7 @@ prize or lapses of bonuses, which the simulator measures (``cap_loss``). The fas
 policy on the same lower and upper games (the gambles draw from their own stream): the differences between the
 rows are the gambles' alone.
 """
+
 from __future__ import annotations
 
 import math
@@ -47,25 +48,36 @@ def strategy_table(game: IsmaelBeiro, bet: Bet, rounds: int, seed: int) -> JsonD
         st = fast_sim.simulate_fast(game, bet, rounds, seed, policy=policy)
         n, total = st["rounds"], st["total_stake"]
         rtp = 100 * st["total_win"] / total
-        sd = math.sqrt(max(0.0, st["sum_sq"] / n / stake ** 2 - (st["total_win"] / total) ** 2))
+        sd = math.sqrt(max(0.0, st["sum_sq"] / n / stake**2 - (st["total_win"] / total) ** 2))
         g_mean = st["breakdown"]["gamble"] / n / stake
-        g_sd = math.sqrt(max(0.0, st["breakdown_sum_sq"]["gamble"] / n / stake ** 2 - g_mean ** 2))
+        g_sd = math.sqrt(max(0.0, st["breakdown_sum_sq"]["gamble"] / n / stake**2 - g_mean**2))
         if base_rtp is None:
             base_rtp = rtp
-        rows.append({
-            "strategy": key, "label": label, "rtp_percent": rtp,
-            "ci99": [rtp - 100 * Z99 * sd / math.sqrt(n), rtp + 100 * Z99 * sd / math.sqrt(n)],
-            "difference_pp": rtp - base_rtp, "gamble_pp": 100 * g_mean,
-            "gamble_ci99_pp": [100 * (g_mean - Z99 * g_sd / math.sqrt(n)), 100 * (g_mean + Z99 * g_sd / math.sqrt(n))],
-            "cap_loss_pp": 100 * st["feature_counts"]["cap_loss"] / total,
-            "capped_rounds": st["feature_counts"]["capped_rounds"],
-        })
+        rows.append(
+            {
+                "strategy": key,
+                "label": label,
+                "rtp_percent": rtp,
+                "ci99": [rtp - 100 * Z99 * sd / math.sqrt(n), rtp + 100 * Z99 * sd / math.sqrt(n)],
+                "difference_pp": rtp - base_rtp,
+                "gamble_pp": 100 * g_mean,
+                "gamble_ci99_pp": [
+                    100 * (g_mean - Z99 * g_sd / math.sqrt(n)),
+                    100 * (g_mean + Z99 * g_sd / math.sqrt(n)),
+                ],
+                "cap_loss_pp": 100 * st["feature_counts"]["cap_loss"] / total,
+                "capped_rounds": st["feature_counts"]["capped_rounds"],
+            }
+        )
     bound = Decimal(game.d["rtp_spread_bound"])
     rng = game.rtp_range()
     assert rng is not None, "a version with fair gambles declares its RTP range"
     lo, hi = rng
     table: JsonDict = {
-        "bet": bet.params, "rounds": rounds, "seed": seed, "rows": rows,
+        "bet": bet.params,
+        "rounds": rounds,
+        "seed": seed,
+        "rows": rows,
         "same_rounds": [{"strategy": k, "label": label, "as": "automatic"} for k, label in SAME_ROUNDS],
         "spread_bound_pp": str(bound),
         "cap_loss_max_pp": max(r["cap_loss_pp"] for r in rows),
@@ -80,13 +92,18 @@ def strategy_table(game: IsmaelBeiro, bet: Bet, rounds: int, seed: int) -> JsonD
 
 def format_strategy_table(t: JsonDict) -> list[str]:
     yes = {True: "yes", False: "NO"}
-    lines = ["", f"RTP by way of playing (GP §7(3)): {t['rounds']:,} rounds each, seed {t['seed']}, the same lower "
-             "and upper games (the gambles draw from their own stream)",
-             "  strategy            RTP          99 % CI                   gamble part (99 % CI, pp)        cap took"]
+    lines = [
+        "",
+        f"RTP by way of playing (GP §7(3)): {t['rounds']:,} rounds each, seed {t['seed']}, the same lower "
+        "and upper games (the gambles draw from their own stream)",
+        "  strategy            RTP          99 % CI                   gamble part (99 % CI, pp)        cap took",
+    ]
     for r in t["rows"]:
-        lines.append(f"  {r['strategy']:<19} {r['rtp_percent']:8.4f} %  [{r['ci99'][0]:.4f} %, {r['ci99'][1]:.4f} %]"
-                     f"  {r['gamble_pp']:+.4f} [{r['gamble_ci99_pp'][0]:+.4f}, {r['gamble_ci99_pp'][1]:+.4f}]"
-                     f"  {r['cap_loss_pp']:.4f} pp")
+        lines.append(
+            f"  {r['strategy']:<19} {r['rtp_percent']:8.4f} %  [{r['ci99'][0]:.4f} %, {r['ci99'][1]:.4f} %]"
+            f"  {r['gamble_pp']:+.4f} [{r['gamble_ci99_pp'][0]:+.4f}, {r['gamble_ci99_pp'][1]:+.4f}]"
+            f"  {r['cap_loss_pp']:.4f} pp"
+        )
     for r in t["rows"]:
         lines.append(f"    {r['strategy']}: {r['label']}")
     lines.append("  the same rounds as automatic play (no choice, or the outcome drawn before the choice):")

@@ -5,6 +5,7 @@ Row r of reel j shows ``strip[(stop + r) % 16]`` (rows 0-2, top to bottom). The 
 three rows. There is no wild in the upper game. Deterministic: the round draws the stops (``game.py``); the
 analysis and the fast simulator use the same evaluation (``analysis.py``, ``fast_sim.py``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -54,9 +55,15 @@ class Upper:
                     triggers.append(syms[0])
             elif all(s in SEVENS for s in syms):
                 mixed.append(number)
-        return {"window": window, "line_wins": wins, "line_pay": sum(w[2] for w in wins), "mixed_lines": mixed,
-                "triggers": triggers, "camera": any(col[r] == CAMERA for col in window for r in self.camera_rows),
-                "clapper": any(col[r] == CLAPPER for col in window for r in self.clapper_rows)}
+        return {
+            "window": window,
+            "line_wins": wins,
+            "line_pay": sum(w[2] for w in wins),
+            "mixed_lines": mixed,
+            "triggers": triggers,
+            "camera": any(col[r] == CAMERA for col in window for r in self.camera_rows),
+            "clapper": any(col[r] == CLAPPER for col in window for r in self.clapper_rows),
+        }
 
     @functools.cached_property
     def all_stops(self) -> list[Stops]:
@@ -66,5 +73,8 @@ class Upper:
     def winning_stops(self, vertical: bool) -> list[Stops]:
         """The stops whose window wins on a line or shows mixed sevens: the cumulative's WINNING SPIN draws one of
         them (seed 3.8: "a prize based on a winning line, mini-game, or mixed sevens")."""
-        return [s for s in self.all_stops if self.evaluate(s, vertical)["line_wins"]
-                or self.evaluate(s, vertical)["mixed_lines"]]
+        return [
+            s
+            for s in self.all_stops
+            if self.evaluate(s, vertical)["line_wins"] or self.evaluate(s, vertical)["mixed_lines"]
+        ]

@@ -2,6 +2,7 @@
 minigames (select, pick, wheel, uncover), the cumulative and its WINNING SPIN, and Double-or-Bonuses. Its draws are
 listed in ``game``'s docstring.
 """
+
 from __future__ import annotations
 
 from ... import slots
@@ -16,10 +17,15 @@ class UpperPlay(IsmaelBeiroMachine):
     # Upper game ---------------------------------------------------------------------------------------------------
     def _enter_upper(self, state: JsonDict) -> None:
         state["phase"] = "upper"
-        state["upper"] = {"auto_left": 0, "spin": None, "minigame": None, "dob": None, "spin_step": None,
-                          "games": 0}
-        state["steps"].append({"type": "change_game", "feature": "upper_game", "bonuses": state["bonuses"],
-                               "vertical_lines": state["vertical_lines"]})
+        state["upper"] = {"auto_left": 0, "spin": None, "minigame": None, "dob": None, "spin_step": None, "games": 0}
+        state["steps"].append(
+            {
+                "type": "change_game",
+                "feature": "upper_game",
+                "bonuses": state["bonuses"],
+                "vertical_lines": state["vertical_lines"],
+            }
+        )
         state["stage"] = "upper_game"
 
     def _do_upper_spin(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
@@ -32,8 +38,16 @@ class UpperPlay(IsmaelBeiroMachine):
         state["upper"]["auto_left"] = self.d["upper"]["auto_play_games"]
         state["steps"].append({"type": "auto_play", "games": state["upper"]["auto_left"]})
 
-    def _evaluate_upper(self, state: JsonDict, rng: RNG, level: int, stops: tuple[int, int, int], vertical: bool,
-                        selector_draw: int, spin: JsonDict) -> JsonDict:
+    def _evaluate_upper(
+        self,
+        state: JsonDict,
+        rng: RNG,
+        level: int,
+        stops: tuple[int, int, int],
+        vertical: bool,
+        selector_draw: int,
+        spin: JsonDict,
+    ) -> JsonDict:
         """Line wins, mixed sevens (their Mixed prizes drawn now) and the selector of one upper spin."""
         b = self.bets[level]
         stake = b["stake"]
@@ -52,13 +66,29 @@ class UpperPlay(IsmaelBeiroMachine):
         threshold = max((cfg["selector_per_mille"][t] for t in ev["triggers"]), default=0)
         selector = selector_draw < threshold
         if selector:
-            spin["queue"].append(features.draw_minigame_block(
-                rng, self.d["minigames"], stake, self.bet_max_x(level), self.bonus_value, b["island_columns"],
-                within_max=self.minigame_within_bet_max))
+            spin["queue"].append(
+                features.draw_minigame_block(
+                    rng,
+                    self.d["minigames"],
+                    stake,
+                    self.bet_max_x(level),
+                    self.bonus_value,
+                    b["island_columns"],
+                    within_max=self.minigame_within_bet_max,
+                )
+            )
         spin["total"] += cash
-        return {"window": ev["window"], "lines": 5 + (3 if vertical else 0), "line_wins": line_wins,
-                "mixed_sevens": mixed, "minigame_symbols": list(ev["triggers"]), "selector": selector,
-                "win": cash, "camera": ev["camera"], "clapper": ev["clapper"]}
+        return {
+            "window": ev["window"],
+            "lines": 5 + (3 if vertical else 0),
+            "line_wins": line_wins,
+            "mixed_sevens": mixed,
+            "minigame_symbols": list(ev["triggers"]),
+            "selector": selector,
+            "win": cash,
+            "camera": ev["camera"],
+            "clapper": ev["clapper"],
+        }
 
     def _upper_spin(self, state: JsonDict, rng: RNG, level: int) -> None:
         """One upper game: its bonuses are paid, the vertical-line counter gives 8 lines (and goes down by one),
@@ -80,8 +110,16 @@ class UpperPlay(IsmaelBeiroMachine):
         up["spin"] = spin
         up["games"] += 1
         ev = self._evaluate_upper(state, rng, level, stops, vertical, sel, spin)
-        step: JsonDict = {"type": "spin", "game": "upper", "feature": "upper_games_played", "level": level, "stake": b["stake"],
-                          "bonus_price": b["bonus_price"], "stops": list(stops), **ev}
+        step: JsonDict = {
+            "type": "spin",
+            "game": "upper",
+            "feature": "upper_games_played",
+            "level": level,
+            "stake": b["stake"],
+            "bonus_price": b["bonus_price"],
+            "stops": list(stops),
+            **ev,
+        }
         if ev["camera"]:
             state["vertical_lines"] = min(self.d["lower"]["max_vertical_lines"], state["vertical_lines"] + cam)
             step["camera_lines"] = cam
@@ -92,8 +130,9 @@ class UpperPlay(IsmaelBeiroMachine):
             if state["cumulative"][level] >= cfg["cumulative_pieces"]:
                 state["cumulative"][level] = 0
                 winning = True
-        step.update(vertical_lines=state["vertical_lines"], cumulative=state["cumulative"][level],
-                    bonuses=state["bonuses"])
+        step.update(
+            vertical_lines=state["vertical_lines"], cumulative=state["cumulative"][level], bonuses=state["bonuses"]
+        )
         state["steps"].append(step)
         up["spin_step"] = len(state["steps"]) - 1
         if winning:
@@ -101,8 +140,16 @@ class UpperPlay(IsmaelBeiroMachine):
             ws = wins[rng.randbelow(len(wins))]
             wsel = rng.randbelow(1000)
             wev = self._evaluate_upper(state, rng, level, ws, vertical, wsel, spin)
-            state["steps"].append({"type": "winning_spin", "feature": "winning_spin", "game": "upper", "level": level, "stops": list(ws),
-                                   **{k: v for k, v in wev.items() if k not in ("camera", "clapper")}})
+            state["steps"].append(
+                {
+                    "type": "winning_spin",
+                    "feature": "winning_spin",
+                    "game": "upper",
+                    "level": level,
+                    "stops": list(ws),
+                    **{k: v for k, v in wev.items() if k not in ("camera", "clapper")},
+                }
+            )
         state["stage"] = "minigame_select" if spin["queue"] else "upper_spin_end"
 
     def _do_select(self, state: JsonDict, action: JsonDict, rng: RNG) -> None:
@@ -168,24 +215,41 @@ class UpperPlay(IsmaelBeiroMachine):
         stake = spin["stake"]
         top = self.bet_max_x(spin["level"]) * stake
         prize = min(spin["total"], top)
-        state["steps"].append({"type": "upper_prize", "level": spin["level"], "prize": prize,
-                               "max_prize": prize == top})
+        state["steps"].append(
+            {"type": "upper_prize", "level": spin["level"], "prize": prize, "max_prize": prize == top}
+        )
         paid = self._pay(state, "bonus", prize)
         state["stage"] = "upper_game"
         if state["capped"]:
             return
         fraction = self.fraction_x(spin["level"]) * stake
         if self.fair_gambles:
-            dob = {"level": spin["level"], "stake": stake, "fraction": fraction, "entry": paid, "remaining": paid,
-                   "banked": 0, "bonuses": 0, "max": min(top, paid + state["cap"] - state["win"])}
+            dob = {
+                "level": spin["level"],
+                "stake": stake,
+                "fraction": fraction,
+                "entry": paid,
+                "remaining": paid,
+                "banked": 0,
+                "bonuses": 0,
+                "max": min(top, paid + state["cap"] - state["win"]),
+            }
             up["dob"] = dob
             if self._dob_can_risk(state):
                 state["stage"] = "dob"
             else:
                 up["dob"] = None
         elif features.dob_open(self.d["upper"], paid, stake, top, state["bonuses"]):
-            up["dob"] = {"level": spin["level"], "stake": stake, "fraction": fraction,
-                         "entry": paid, "remaining": paid, "banked": 0, "bonuses": 0, "max": top}
+            up["dob"] = {
+                "level": spin["level"],
+                "stake": stake,
+                "fraction": fraction,
+                "entry": paid,
+                "remaining": paid,
+                "banked": 0,
+                "bonuses": 0,
+                "max": top,
+            }
             state["stage"] = "dob"
 
     def _dob_can_risk(self, state: JsonDict) -> bool:
@@ -193,11 +257,16 @@ class UpperPlay(IsmaelBeiroMachine):
         if self.fair_gambles:
             # version 3: offered only while all the fraction can win fits under the bet's maximum prize and the
             # round's (``max`` is the smaller of the two at the prize that entered), so each risk is exactly fair
-            return bool(dob["remaining"] >= dob["fraction"]
-                        and dob["banked"] + dob["remaining"] + dob["fraction"] <= dob["max"]
-                        and state["bonuses"] <= self.d["upper"]["max_bonuses_for_double"])
-        return bool(dob["remaining"] >= dob["fraction"] and dob["banked"] + dob["remaining"] < dob["max"]
-                    and state["bonuses"] <= self.d["upper"]["max_bonuses_for_double"])
+            return bool(
+                dob["remaining"] >= dob["fraction"]
+                and dob["banked"] + dob["remaining"] + dob["fraction"] <= dob["max"]
+                and state["bonuses"] <= self.d["upper"]["max_bonuses_for_double"]
+            )
+        return bool(
+            dob["remaining"] >= dob["fraction"]
+            and dob["banked"] + dob["remaining"] < dob["max"]
+            and state["bonuses"] <= self.d["upper"]["max_bonuses_for_double"]
+        )
 
     def _dob_step(self, state: JsonDict, rng: RNG) -> None:
         dob = state["upper"]["dob"]
@@ -213,8 +282,9 @@ class UpperPlay(IsmaelBeiroMachine):
     def _dob_collect(self, state: JsonDict) -> None:
         dob = state["upper"]["dob"]
         cash = dob["banked"] + dob["remaining"]
-        state["steps"].append({"type": "dob_end", "feature": "double_or_bonuses", "cash": cash, "bonuses": dob["bonuses"]})
+        state["steps"].append(
+            {"type": "dob_end", "feature": "double_or_bonuses", "cash": cash, "bonuses": dob["bonuses"]}
+        )
         self._gamble(state, cash - dob["entry"])
         state["upper"]["dob"] = None
         state["stage"] = "upper_game"
-

@@ -3,6 +3,7 @@
 Rules as implemented, design choices and how the declared RTP is met: ``docs/games/kobushi.md``.
 Modules: ``definition`` (data), ``game`` (the round), ``analysis`` (exact RTP), ``fast_sim`` (numpy), ``texts``.
 """
+
 from __future__ import annotations
 
 from ...registry import register

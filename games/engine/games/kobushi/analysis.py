@@ -3,6 +3,7 @@
 The PAR sheet adds the exact parts to the simulated free spins (``docs/games/kobushi.md``, "How the declared RTP is
 met"); the free-spin analysis is checked against the simulators in the tests.
 """
+
 from __future__ import annotations
 
 import functools
@@ -45,8 +46,11 @@ def exact_parts(game: Kobushi) -> dict[str, Fraction]:
 def trigger_probabilities(game: Kobushi) -> dict[str, Fraction]:
     """P(3+ KOBUSHI) and P(3+ BIG_CAT) in a base spin, P(3+ BIG_CAT) in a free spin (a retrigger)."""
     out = {}
-    for name, strips, sym in (("bonus", game.base_strips, KOBUSHI), ("free_spins", game.base_strips, BIG_CAT),
-                              ("retrigger", game.fs_strips, BIG_CAT)):
+    for name, strips, sym in (
+        ("bonus", game.base_strips, KOBUSHI),
+        ("free_spins", game.base_strips, BIG_CAT),
+        ("retrigger", game.fs_strips, BIG_CAT),
+    ):
         dist = slots.count_probabilities(strips, game.rows, sym)
         out[name] = sum((p for k, p in dist.items() if k >= 3), Fraction(0))
     return out
@@ -87,8 +91,9 @@ def free_spin_reel_dists(game: Kobushi) -> list[ReelDist]:
             shown = game.expand_column(col) if col[1] == WILD else col
             for r in range(game.rows):
                 free[r][game.code_of(shown[r])] += 1
-        out.append({"sticky": sticky, "free": free, "len": len(strip),
-                    "p_expand": Fraction(strip.count(WILD), len(strip))})
+        out.append(
+            {"sticky": sticky, "free": free, "len": len(strip), "p_expand": Fraction(strip.count(WILD), len(strip))}
+        )
     return out
 
 
@@ -115,13 +120,21 @@ def free_spins_analysis(game: Kobushi, lines: int | None = None) -> JsonDict:
     r = float(triggers["retrigger"])
     per_trigger = _value_per_trigger(cfg, g, r)
     p_fs = float(triggers["free_spins"])
-    return {"lines": n_lines, "spin_value_by_sticky": {",".join(map(str, sorted(k))): val for k, val in v.items()},
-            "scatter_per_spin": scatter_ev, "retrigger_probability": r, "per_trigger": per_trigger,
-            "trigger_probability": p_fs, "rtp": p_fs * per_trigger, "set_value": g}
+    return {
+        "lines": n_lines,
+        "spin_value_by_sticky": {",".join(map(str, sorted(k))): val for k, val in v.items()},
+        "scatter_per_spin": scatter_ev,
+        "retrigger_probability": r,
+        "per_trigger": per_trigger,
+        "trigger_probability": p_fs,
+        "rtp": p_fs * per_trigger,
+        "set_value": g,
+    }
 
 
-def _spin_values(game: Kobushi, dists: list[ReelDist], wild_reels: list[int], n_lines: int,
-                 scatter_ev: float) -> dict[frozenset[int], float]:
+def _spin_values(
+    game: Kobushi, dists: list[ReelDist], wild_reels: list[int], n_lines: int, scatter_ev: float
+) -> dict[frozenset[int], float]:
     """v(S): the expected win of one free spin in stakes (before the multiplier) for each set S of sticky reels,
     the extra wild uniform over its symbols."""
     denom = 1
@@ -133,8 +146,9 @@ def _spin_values(game: Kobushi, dists: list[ReelDist], wild_reels: list[int], n_
     def line_value(x: str, key: tuple[Any, ...]) -> float:
         k = (x, key)
         if k not in cache:
-            vecs = [np.array(dists[j]["sticky"] if kind == "s" else dists[j]["free"][kind]) for j, kind in
-                    enumerate(key)]
+            vecs = [
+                np.array(dists[j]["sticky"] if kind == "s" else dists[j]["free"][kind]) for j, kind in enumerate(key)
+            ]
             cache[k] = slots.lut_expectation(game.luts[x], vecs) / denom
         return cache[k]
 
@@ -151,8 +165,9 @@ def _spin_values(game: Kobushi, dists: list[ReelDist], wild_reels: list[int], n_
     return v
 
 
-def _set_values(v: dict[frozenset[int], float], w: dict[int, float], wild_reels: list[int],
-                max_spins: int) -> list[float]:
+def _set_values(
+    v: dict[frozenset[int], float], w: dict[int, float], wild_reels: list[int], max_spins: int
+) -> list[float]:
     """G(n) for n = 0..max_spins: the expected win of a set of n free spins (multiplier 1), sticky wilds growing."""
     per_t = []
     for t in range(max_spins):

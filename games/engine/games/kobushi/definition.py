@@ -2,6 +2,7 @@
 
 Where each figure comes from (the rules v1.4 or our design) is in ``docs/games/kobushi.md``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -30,12 +31,36 @@ SCATTER_PAYS = {3: 5, 4: 10, 5: 25}  # x total bet (rules §6)
 
 # Rows 0 (top), 1 (middle), 2 (bottom) on reels 1-5. Line 1 is the middle row.
 LINES = [
-    [1, 1, 1, 1, 1], [0, 0, 0, 0, 0], [2, 2, 2, 2, 2], [0, 1, 2, 1, 0], [2, 1, 0, 1, 2],
-    [0, 0, 1, 2, 2], [2, 2, 1, 0, 0], [1, 0, 1, 2, 1], [1, 2, 1, 0, 1], [0, 1, 1, 1, 0],
-    [2, 1, 1, 1, 2], [1, 0, 0, 0, 1], [1, 2, 2, 2, 1], [0, 1, 0, 1, 0], [2, 1, 2, 1, 2],
-    [1, 1, 0, 1, 1], [1, 1, 2, 1, 1], [0, 0, 2, 0, 0], [2, 2, 0, 2, 2], [0, 2, 2, 2, 0],
-    [2, 0, 0, 0, 2], [1, 0, 2, 0, 1], [1, 2, 0, 2, 1], [0, 2, 0, 2, 0], [2, 0, 2, 0, 2],
-    [0, 0, 1, 0, 0], [2, 2, 1, 2, 2], [1, 0, 1, 0, 1], [1, 2, 1, 2, 1], [0, 1, 2, 2, 2],
+    [1, 1, 1, 1, 1],
+    [0, 0, 0, 0, 0],
+    [2, 2, 2, 2, 2],
+    [0, 1, 2, 1, 0],
+    [2, 1, 0, 1, 2],
+    [0, 0, 1, 2, 2],
+    [2, 2, 1, 0, 0],
+    [1, 0, 1, 2, 1],
+    [1, 2, 1, 0, 1],
+    [0, 1, 1, 1, 0],
+    [2, 1, 1, 1, 2],
+    [1, 0, 0, 0, 1],
+    [1, 2, 2, 2, 1],
+    [0, 1, 0, 1, 0],
+    [2, 1, 2, 1, 2],
+    [1, 1, 0, 1, 1],
+    [1, 1, 2, 1, 1],
+    [0, 0, 2, 0, 0],
+    [2, 2, 0, 2, 2],
+    [0, 2, 2, 2, 0],
+    [2, 0, 0, 0, 2],
+    [1, 0, 2, 0, 1],
+    [1, 2, 0, 2, 1],
+    [0, 2, 0, 2, 0],
+    [2, 0, 2, 0, 2],
+    [0, 0, 1, 0, 0],
+    [2, 2, 1, 2, 2],
+    [1, 0, 1, 0, 1],
+    [1, 2, 1, 2, 1],
+    [0, 1, 2, 2, 2],
 ]
 
 # The generated strips keep their packed rows (the formatter would put one symbol a line):
@@ -137,13 +162,39 @@ DEFINITION: dict[str, Any] = {
     "base_strips": BASE_STRIPS,
     "free_spin_strips": FREE_SPIN_STRIPS,
     # coin value x coins x lines, 0.10 CZK on the 0.10 CZK grid up to 30 x 5 x the largest coin (haléř)
-    "bet": {"model": "lines", "max_lines": 30, "max_coins": 5, "coin_values": [1, 2, 5, 10, 20, 50, 100, 200, 500],
-            "min": 10, "step": 10, "default": {"lines": 15, "coins": 5, "coin_value": 10}},
+    "bet": {
+        "model": "lines",
+        "max_lines": 30,
+        "max_coins": 5,
+        "coin_values": [1, 2, 5, 10, 20, 50, 100, 200, 500],
+        "min": 10,
+        "step": 10,
+        "default": {"lines": 15, "coins": 5, "coin_value": 10},
+    },
     "bonus": {
         # prize multiplier of the stake, 2..500: [value, weight]
-        "prize_table": [[2, 18642], [3, 13812], [4, 11170], [5, 9473], [6, 8281], [8, 6697], [10, 5680], [12, 4965],
-                        [15, 4211], [20, 3405], [25, 2888], [30, 2524], [40, 2042], [50, 1732], [75, 1284],
-                        [100, 1038], [150, 774], [200, 622], [300, 461], [500, 316]],
+        "prize_table": [
+            [2, 18642],
+            [3, 13812],
+            [4, 11170],
+            [5, 9473],
+            [6, 8281],
+            [8, 6697],
+            [10, 5680],
+            [12, 4965],
+            [15, 4211],
+            [20, 3405],
+            [25, 2888],
+            [30, 2524],
+            [40, 2042],
+            [50, 1732],
+            [75, 1284],
+            [100, 1038],
+            [150, 774],
+            [200, 622],
+            [300, 461],
+            [500, 316],
+        ],
         "max_parts": 8,
         # what closes the sequence at max coins and max lines (a Cat otherwise): [item, weight]
         "terminators": [["cat", 96910], ["jackpot_sushi", 2575], ["jackpot_kobushi", 515]],

@@ -4,6 +4,7 @@ Base spins run in batches through one flat line lookup table, the bonus is drawn
 are played as side-by-side sessions. Amounts are summed in line bets (integers) and converted to minor units at the
 end. The tests compare it with the engine's own rounds and with ``analysis.py``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ class FastTables:
 
     def __init__(self, game: Kobushi) -> None:
         a = len(game.ALPHABET)
-        self.a5 = a ** game.reels
+        self.a5 = a**game.reels
         self.weights = [a ** (game.reels - 1 - j) for j in range(game.reels)]
         self.lut_base = game.luts[None].ravel().astype(np.int32)
         xs = list(game.fs_evals)
@@ -70,17 +71,20 @@ class FastTables:
             n = len(strip)
             cols = [slots.column(strip, stop, game.rows) for stop in range(n)]
             code = np.array([[game.code_of(c[r]) for c in cols] for r in range(game.rows)], dtype=np.int32)
-            exp = np.array([[game.code_of(game.expand_column(c)[r]) for c in cols] for r in range(game.rows)],
-                           dtype=np.int32)
-            out.append(ReelTable(
-                len=n,
-                code=code * self.weights[j],  # (rows, stops), weighted for the flat LUT index
-                exp=exp * self.weights[j],
-                midw=np.array([c[1] == WILD for c in cols]),
-                sc=np.array([c.count(SCATTER) for c in cols], dtype=np.int8),
-                kb=np.array([c.count(KOBUSHI) for c in cols], dtype=np.int8),
-                bc=np.array([c.count(BIG_CAT) for c in cols], dtype=np.int8),
-            ))
+            exp = np.array(
+                [[game.code_of(game.expand_column(c)[r]) for c in cols] for r in range(game.rows)], dtype=np.int32
+            )
+            out.append(
+                ReelTable(
+                    len=n,
+                    code=code * self.weights[j],  # (rows, stops), weighted for the flat LUT index
+                    exp=exp * self.weights[j],
+                    midw=np.array([c[1] == WILD for c in cols]),
+                    sc=np.array([c.count(SCATTER) for c in cols], dtype=np.int8),
+                    kb=np.array([c.count(KOBUSHI) for c in cols], dtype=np.int8),
+                    bc=np.array([c.count(BIG_CAT) for c in cols], dtype=np.int8),
+                )
+            )
         return out
 
 
@@ -90,8 +94,13 @@ def weighted(gen: np.random.Generator, cum: IntArray, values: IntArray, size: in
     return drawn
 
 
-def line_units(tables: FastTables, reels_codes: list[npt.NDArray[np.int32]], lines: list[list[int]],
-               lut: npt.NDArray[np.int32], offset: IntArray | None = None) -> IntArray:
+def line_units(
+    tables: FastTables,
+    reels_codes: list[npt.NDArray[np.int32]],
+    lines: list[list[int]],
+    lut: npt.NDArray[np.int32],
+    offset: IntArray | None = None,
+) -> IntArray:
     """Sum of line multipliers for each column of ``reels_codes`` (list per reel of (rows, n) weighted codes)."""
     n = reels_codes[0].shape[1]
     total: IntArray = np.zeros(n, dtype=np.int64)
@@ -105,8 +114,14 @@ def line_units(tables: FastTables, reels_codes: list[npt.NDArray[np.int32]], lin
     return total
 
 
-def free_spin_sessions(game: Kobushi, tables: FastTables, gen: np.random.Generator, count: int,
-                       lines: list[list[int]], counts: dict[str, int]) -> IntArray:
+def free_spin_sessions(
+    game: Kobushi,
+    tables: FastTables,
+    gen: np.random.Generator,
+    count: int,
+    lines: list[list[int]],
+    counts: dict[str, int],
+) -> IntArray:
     """Play ``count`` Big Cat sessions side by side; returns each session's win in line bets (before the cap)."""
     cfg = game.d["free_spins"]
     lo, hi = cfg["spins"]
@@ -234,12 +249,23 @@ def simulate_fast(game: Kobushi, bet: Bet, rounds: int, seed: int, progress: Pro
             progress(done, rounds)
     stake = bet.total_stake
     return {
-        "rounds": rounds, "total_stake": rounds * stake, "total_win": total_win * lb,
+        "rounds": rounds,
+        "total_stake": rounds * stake,
+        "total_win": total_win * lb,
         "rtp": total_win * lb / (rounds * stake),
-        "breakdown": {"base": tot["base"] * lb, "free_spins": tot["free_spins"] * lb, "bonus": tot["bonus"] * lb,
-                      "gamble": 0, "jackpot": 0},
+        "breakdown": {
+            "base": tot["base"] * lb,
+            "free_spins": tot["free_spins"] * lb,
+            "bonus": tot["bonus"] * lb,
+            "gamble": 0,
+            "jackpot": 0,
+        },
         "breakdown_sum_sq": {k: v * lb * lb for k, v in sq.items()},
-        "remainder_sum_sq": sq["free_spins"] * lb * lb, "remainder_parts": ["base", "bonus"],
-        "hit_count": hits, "hit_frequency": hits / rounds, "sum_sq": sum_sq * lb * lb, "max_win": max_units * lb,
+        "remainder_sum_sq": sq["free_spins"] * lb * lb,
+        "remainder_parts": ["base", "bonus"],
+        "hit_count": hits,
+        "hit_frequency": hits / rounds,
+        "sum_sq": sum_sq * lb * lb,
+        "max_win": max_units * lb,
         "feature_counts": dict(sorted(counts.items())),
     }

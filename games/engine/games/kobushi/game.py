@@ -2,6 +2,7 @@
 
 The exact RTP parts and the free-spin analysis are in ``analysis.py``, the vectorised simulator in ``fast_sim.py``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -46,14 +47,19 @@ class Kobushi(slots.SlotGame):
         self.fs_strips: list[list[str]] = d["free_spin_strips"]
         excl = frozenset(SPECIAL)
         self.base_eval = slots.LineEvaluator(d["paytable"], {WILD: excl})
-        self.fs_evals = {x: slots.LineEvaluator(d["paytable"], {WILD: excl, x: excl | {WILD}})
-                         for x in d["free_spins"]["extra_wild_symbols"]}
+        self.fs_evals = {
+            x: slots.LineEvaluator(d["paytable"], {WILD: excl, x: excl | {WILD}})
+            for x in d["free_spins"]["extra_wild_symbols"]
+        }
         bet = definition_.bet_model_from_dict(d["bet"])
         assert isinstance(bet, definition_.LinesCoins), "Kobushi's bet is lines x coins x coin value"
         self.bet_model = bet
         self.declared = Declared(
-            rtp=Decimal(d["rtp"]), min_bet=bet.min_bet, max_bet=bet.max_bet,
-            max_win=d["max_win_multiplier"] * bet.max_bet, unfinished_deadline_days=d["unfinished_deadline_days"],
+            rtp=Decimal(d["rtp"]),
+            min_bet=bet.min_bet,
+            max_bet=bet.max_bet,
+            max_win=d["max_win_multiplier"] * bet.max_bet,
+            unfinished_deadline_days=d["unfinished_deadline_days"],
             rtp_with_jackpots=Decimal(d["rtp_with_jackpots"]),
         )
         self.default_bet_params: JsonDict = bet.default
@@ -66,8 +72,12 @@ class Kobushi(slots.SlotGame):
         ``progressive`` (the platform's, see :meth:`with_jackpots_offered`) is kept only when false."""
         progressive = params.get(PROGRESSIVE, True) if isinstance(params, dict) else True
         if not isinstance(progressive, bool):
-            raise slots.bet_error("game.invalid_bet", "progressive must be true or false.",
-                                  "Pole progressive musí být true nebo false.", progressive=progressive)
+            raise slots.bet_error(
+                "game.invalid_bet",
+                "progressive must be true or false.",
+                "Pole progressive musí být true nebo false.",
+                progressive=progressive,
+            )
         bet = self.bet_model.validate(params, extra=(PROGRESSIVE,))
         if progressive:
             return bet
@@ -87,10 +97,13 @@ class Kobushi(slots.SlotGame):
         """Rules §9 for the platform's jackpots app: 0.25 % of every stake to each pool, seeds per coin, the pool
         kept at the largest coin value, won only at the maximum coins and lines."""
         prog = self.d["progressive"]
-        return {"contribution_ppm": dict(prog["contribution_ppm"]), "seed_per_coin": dict(prog["seed_per_coin"]),
-                "reference_coin": max(self.bet_model.coin_values),
-                "eligible": {"coins": self.bet_model.max_coins, "lines": self.bet_model.max_lines},
-                "names": {lv: f"{name} Jackpot" for lv, name in prog["names"].items()}}
+        return {
+            "contribution_ppm": dict(prog["contribution_ppm"]),
+            "seed_per_coin": dict(prog["seed_per_coin"]),
+            "reference_coin": max(self.bet_model.coin_values),
+            "eligible": {"coins": self.bet_model.max_coins, "lines": self.bet_model.max_lines},
+            "names": {lv: f"{name} Jackpot" for lv, name in prog["names"].items()},
+        }
 
     def is_max_bet(self, params: JsonDict) -> bool:
         """Rules §9: jackpots only with the maximum coins and the maximum lines (any coin value)."""
@@ -115,15 +128,26 @@ class Kobushi(slots.SlotGame):
                 window.append(list(col))
         return window, expanded
 
-    def evaluate(self, window: list[list[str]], evaluator: slots.LineEvaluator, lines: int, line_bet: int,
-                 stake: int, multiplier: int = 1) -> JsonDict:
+    def evaluate(
+        self,
+        window: list[list[str]],
+        evaluator: slots.LineEvaluator,
+        lines: int,
+        line_bet: int,
+        stake: int,
+        multiplier: int = 1,
+    ) -> JsonDict:
         wins = slots.line_wins(window, self.lines, evaluator, active=lines)
         line_wins = [[w[0], w[1], w[2], w[3] * line_bet * multiplier] for w in wins]
         n_sc = slots.count_symbols(window, SCATTER)
         sc_win = self.d["scatter_pays"].get(n_sc, 0) * stake * multiplier
         line_total = sum(w[3] for w in line_wins)
-        return {"line_wins": line_wins, "line_win": line_total, "scatter": {"count": n_sc, "win": sc_win},
-                "win": line_total + sc_win}
+        return {
+            "line_wins": line_wins,
+            "line_win": line_total,
+            "scatter": {"count": n_sc, "win": sc_win},
+            "win": line_total + sc_win,
+        }
 
     # --- round ------------------------------------------------------------------------------------------------
     def _pay(self, state: JsonDict, part: str, amount: int) -> int:
@@ -147,8 +171,9 @@ class Kobushi(slots.SlotGame):
         n_kb, n_bc = slots.count_symbols(window, KOBUSHI), slots.count_symbols(window, BIG_CAT)
         features = (["kobushi_bonus"] if n_kb >= 3 else []) + (["big_cat_free_spins"] if n_bc >= 3 else [])
         paid = self._pay(state, "base", ev["win"])
-        state["steps"].append({"type": "spin", "mode": "base", "stops": stops, "window": window, **ev, "win": paid,
-                               "features": features})
+        state["steps"].append(
+            {"type": "spin", "mode": "base", "stops": stops, "window": window, **ev, "win": paid, "features": features}
+        )
         if n_kb >= 3:
             self._start_bonus(state, rng, bet, n_kb)
         if n_bc >= 3:
@@ -164,17 +189,29 @@ class Kobushi(slots.SlotGame):
         if b and b["active"]:
             picked = b["picked"]
             return slots.await_action(
-                state, "pick", [{"type": "pick", "index": i} for i in range(PICK_ITEMS) if i not in picked],
-                items=PICK_ITEMS, picked=list(picked), bonus_win=state["breakdown"]["bonus"])
+                state,
+                "pick",
+                [{"type": "pick", "index": i} for i in range(PICK_ITEMS) if i not in picked],
+                items=PICK_ITEMS,
+                picked=list(picked),
+                bonus_win=state["breakdown"]["bonus"],
+            )
         fs = state.get("free_spins")
         if fs and fs["current"] < len(fs["sets"]):
             cur = fs["sets"][fs["current"]]
             left = fs["awarded"] - fs["played"]
             return slots.await_action(
-                state, "free_spin", [{"type": "spin"}], spins_left=left, set=fs["current"] + 1,
-                set_spins_left=cur["spins"] - cur["played"], multiplier=cur["multiplier"],
-                extra_wild=cur["extra_wild"], sticky_reels=list(cur["sticky"]),
-                free_spins_win=state["breakdown"]["free_spins"])
+                state,
+                "free_spin",
+                [{"type": "spin"}],
+                spins_left=left,
+                set=fs["current"] + 1,
+                set_spins_left=cur["spins"] - cur["played"],
+                multiplier=cur["multiplier"],
+                extra_wild=cur["extra_wild"],
+                sticky_reels=list(cur["sticky"]),
+                free_spins_win=state["breakdown"]["free_spins"],
+            )
         return slots.finish(state)
 
     # Kobushi pick bonus ------------------------------------------------------------------------------------------
@@ -187,8 +224,12 @@ class Kobushi(slots.SlotGame):
         # the jackpot symbols only at max coins and lines (rules §9) and while the platform offers the jackpots
         jackpots = self.is_max_bet(bet.params) and bet.params.get(PROGRESSIVE, True)
         end = slots.draw_weighted(rng, cfg["terminators"]) if jackpots else "cat"
-        state["bonus"] = {"active": True, "prize_multiplier": m,
-                          "sequence": [x * bet.total_stake for x in parts] + [end], "picked": []}
+        state["bonus"] = {
+            "active": True,
+            "prize_multiplier": m,
+            "sequence": [x * bet.total_stake for x in parts] + [end],
+            "picked": [],
+        }
         state["steps"].append({"type": "trigger", "feature": "kobushi_bonus", "symbols": n_kb, "items": PICK_ITEMS})
 
     def _act_pick(self, state: JsonDict, action: JsonDict, rng: RNG) -> JsonDict:
@@ -204,12 +245,21 @@ class Kobushi(slots.SlotGame):
             if item != "cat":
                 level = item.split("_", 1)[1]
                 p = state["bet"]
-                state["jackpot_events"].append({
-                    "type": "kobushi_progressive", "level": level, "tier": level, "trigger": "kobushi_bonus_pick",
-                    "pick": len(b["picked"]), "index": action["index"], "coin_value": p["coin_value"],
-                    "coins": p["coins"], "lines": p["lines"], "stake": state["stake"],
-                    "seed_per_coin": self.d["bonus"]["jackpot_seed_per_coin"][level],
-                })
+                state["jackpot_events"].append(
+                    {
+                        "type": "kobushi_progressive",
+                        "level": level,
+                        "tier": level,
+                        "trigger": "kobushi_bonus_pick",
+                        "pick": len(b["picked"]),
+                        "index": action["index"],
+                        "coin_value": p["coin_value"],
+                        "coins": p["coins"],
+                        "lines": p["lines"],
+                        "stake": state["stake"],
+                        "seed_per_coin": self.d["bonus"]["jackpot_seed_per_coin"][level],
+                    }
+                )
         step["bonus_win"] = state["breakdown"]["bonus"]
         state["steps"].append(step)
         return self._next(state)
@@ -217,11 +267,16 @@ class Kobushi(slots.SlotGame):
     # Big Cat free spins ------------------------------------------------------------------------------------------
     def _award_free_spins(self, state: JsonDict, rng: RNG, n_bc: int, retrigger: bool) -> None:
         cfg = self.d["free_spins"]
-        fs = state.setdefault("free_spins", {"awarded": 0, "played": 0, "max": cfg["max_spins"], "current": 0,
-                                             "last_multiplier": 0, "sets": []})
+        fs = state.setdefault(
+            "free_spins",
+            {"awarded": 0, "played": 0, "max": cfg["max_spins"], "current": 0, "last_multiplier": 0, "sets": []},
+        )
         room = fs["max"] - fs["awarded"]
-        step: JsonDict = {"type": "trigger", "feature": "big_cat_retrigger" if retrigger else "big_cat_free_spins",
-                          "symbols": n_bc}
+        step: JsonDict = {
+            "type": "trigger",
+            "feature": "big_cat_retrigger" if retrigger else "big_cat_free_spins",
+            "symbols": n_bc,
+        }
         if room <= 0:
             step.update(spins=0, reason="max_free_spins_reached")
             state["steps"].append(step)
@@ -250,17 +305,30 @@ class Kobushi(slots.SlotGame):
         window, expanded = self.free_spin_window(raw, sticky_before)
         cur["sticky"] = sorted(sticky_before + expanded)
         p = state["bet"]
-        ev = self.evaluate(window, self.fs_evals[cur["extra_wild"]], p["lines"], state["line_bet"], state["stake"],
-                           cur["multiplier"])
+        ev = self.evaluate(
+            window, self.fs_evals[cur["extra_wild"]], p["lines"], state["line_bet"], state["stake"], cur["multiplier"]
+        )
         n_bc = slots.count_symbols(window, BIG_CAT)
         cur["played"] += 1
         fs["played"] += 1
         paid = self._pay(state, "free_spins", ev["win"])
-        step = {"type": "spin", "mode": "free", "set": fs["current"] + 1, "spin": cur["played"],
-                "of": cur["spins"], "multiplier": cur["multiplier"], "extra_wild": cur["extra_wild"],
-                "stops": stops, "raw_window": raw, "window": window, "sticky_reels": sticky_before,
-                "expanded_reels": expanded, **ev, "win": paid,
-                "features": ["big_cat_retrigger"] if n_bc >= 3 else []}
+        step = {
+            "type": "spin",
+            "mode": "free",
+            "set": fs["current"] + 1,
+            "spin": cur["played"],
+            "of": cur["spins"],
+            "multiplier": cur["multiplier"],
+            "extra_wild": cur["extra_wild"],
+            "stops": stops,
+            "raw_window": raw,
+            "window": window,
+            "sticky_reels": sticky_before,
+            "expanded_reels": expanded,
+            **ev,
+            "win": paid,
+            "features": ["big_cat_retrigger"] if n_bc >= 3 else [],
+        }
         if paid < ev["win"]:
             step["capped"] = True
         state["steps"].append(step)
@@ -274,29 +342,53 @@ class Kobushi(slots.SlotGame):
     def catalogue_entry(self) -> definition_.CatalogueEntry:
         d = self.d
         return definition_.CatalogueEntry(
-            code=self.code, version=self.version, name=self.name, name_cs=self.name_cs, kind=self.kind,
-            source=d["source"], bet=self.bet_model, default_bet=self.default_bet_params, par_bet=self.par_bet_params,
-            max_win_multiplier=d["max_win_multiplier"], declared=self.declared, rules_en=RULES_EN, rules_cs=RULES_CS,
+            code=self.code,
+            version=self.version,
+            name=self.name,
+            name_cs=self.name_cs,
+            kind=self.kind,
+            source=d["source"],
+            bet=self.bet_model,
+            default_bet=self.default_bet_params,
+            par_bet=self.par_bet_params,
+            max_win_multiplier=d["max_win_multiplier"],
+            declared=self.declared,
+            rules_en=RULES_EN,
+            rules_cs=RULES_CS,
             extra={
-                "reels": self.reels, "rows": self.rows,
+                "reels": self.reels,
+                "rows": self.rows,
                 "symbols": {s: {"en": en, "cs": cs} for s, (en, cs) in SYMBOL_NAMES.items()},
-                "paytable": {"unit": "line_bet",
-                             "pays": {s: {str(k): v for k, v in p.items()} for s, p in d["paytable"].items()}},
+                "paytable": {
+                    "unit": "line_bet",
+                    "pays": {s: {str(k): v for k, v in p.items()} for s, p in d["paytable"].items()},
+                },
                 "scatter_pays": {"unit": "total_bet", "pays": {str(k): v for k, v in d["scatter_pays"].items()}},
                 "lines": d["lines"],
                 "features": {
-                    "kobushi_bonus": {"trigger": "3+ KOBUSHI anywhere", "prize_multiplier": [2, 500],
-                                      "items": PICK_ITEMS, "min_winning_picks": 2},
-                    "free_spins": {"trigger": "3+ BIG_CAT anywhere", "spins": d["free_spins"]["spins"],
-                                   "multipliers": [v for v, _ in d["free_spins"]["multiplier_table"]],
-                                   "max_spins": d["free_spins"]["max_spins"]},
-                    "jackpots": {"levels": ["sushi", "kobushi"], "eligible": "max coins and max lines",
-                                 "seed_per_coin": d["bonus"]["jackpot_seed_per_coin"]},
+                    "kobushi_bonus": {
+                        "trigger": "3+ KOBUSHI anywhere",
+                        "prize_multiplier": [2, 500],
+                        "items": PICK_ITEMS,
+                        "min_winning_picks": 2,
+                    },
+                    "free_spins": {
+                        "trigger": "3+ BIG_CAT anywhere",
+                        "spins": d["free_spins"]["spins"],
+                        "multipliers": [v for v, _ in d["free_spins"]["multiplier_table"]],
+                        "max_spins": d["free_spins"]["max_spins"],
+                    },
+                    "jackpots": {
+                        "levels": ["sushi", "kobushi"],
+                        "eligible": "max coins and max lines",
+                        "seed_per_coin": d["bonus"]["jackpot_seed_per_coin"],
+                    },
                 },
                 # what the rules say while the platform does not offer the progressive jackpots (the catalogue
                 # shows it)
                 "rules_without_jackpots": {"en": RULES_EN_WITHOUT_JACKPOTS, "cs": RULES_CS_WITHOUT_JACKPOTS},
-            })
+            },
+        )
 
     # --- exact RTP, analysis and the fast simulator (analysis.py, fast_sim.py) ------------------------------------
     @functools.cached_property
@@ -333,7 +425,8 @@ class Kobushi(slots.SlotGame):
     def luts(self) -> dict[str | None, npt.NDArray[np.int32]]:
         """Line multiplier lookup tables (numpy, 12**5): key None = base game, key X = free spins with extra wild X."""
         out: dict[str | None, npt.NDArray[np.int32]] = {
-            None: slots.build_line_lut_np(self.base_eval, self.ALPHABET, self.reels)}
+            None: slots.build_line_lut_np(self.base_eval, self.ALPHABET, self.reels)
+        }
         for x, ev in self.fs_evals.items():
             out[x] = slots.build_line_lut_np(ev, self.ALPHABET, self.reels)
         return out

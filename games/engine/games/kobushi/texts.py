@@ -1,14 +1,24 @@
 """Kobushi's texts for players: symbol names and the rules, in English and Czech (shown in the catalogue)."""
+
 from __future__ import annotations
 
 from .definition import BIG_CAT, KOBUSHI, SCATTER, WILD
 
 # symbol -> (English, Czech); the rules' symbols were pictures, the names are ours (docs/games/kobushi.md)
 SYMBOL_NAMES = {
-    WILD: ("Wild", "Wild (divoký symbol)"), "GEISHA": ("Geisha", "Gejša"), "SAMURAI": ("Samurai", "Samuraj"),
-    "TEMPLE": ("Temple", "Chrám"), "LANTERN": ("Lantern", "Lampion"), "KOI": ("Koi", "Kapr koi"),
-    "FAN": ("Fan", "Vějíř"), "A": ("A", "A"), "K": ("K", "K"), "Q": ("Q", "Q"), "J": ("J", "J"),
-    SCATTER: ("Scatter", "Scatter"), KOBUSHI: ("Kobushi Bonus", "Bonus Kobushi"),
+    WILD: ("Wild", "Wild (divoký symbol)"),
+    "GEISHA": ("Geisha", "Gejša"),
+    "SAMURAI": ("Samurai", "Samuraj"),
+    "TEMPLE": ("Temple", "Chrám"),
+    "LANTERN": ("Lantern", "Lampion"),
+    "KOI": ("Koi", "Kapr koi"),
+    "FAN": ("Fan", "Vějíř"),
+    "A": ("A", "A"),
+    "K": ("K", "K"),
+    "Q": ("Q", "Q"),
+    "J": ("J", "J"),
+    SCATTER: ("Scatter", "Scatter"),
+    KOBUSHI: ("Kobushi Bonus", "Bonus Kobushi"),
     BIG_CAT: ("Big Cat Bonus", "Bonus Velká kočka"),
 }
 
@@ -52,11 +62,15 @@ RULES_CS = (
 # bonus ends on the Cat only and nothing is said of jackpots but that none is paid now.
 RULES_EN_WITHOUT_JACKPOTS = RULES_EN.replace(
     "the bonus ends when a Cat (or, at the maximum coins and lines, a Sushi or Kobushi jackpot symbol) is found",
-    "the bonus ends when the Cat is found").replace(
+    "the bonus ends when the Cat is found",
+).replace(
     "The progressive jackpots are paid by the jackpot system and only at the maximum coins and lines.",
-    "No progressive jackpot is offered or paid at present.")
+    "No progressive jackpot is offered or paid at present.",
+)
 RULES_CS_WITHOUT_JACKPOTS = RULES_CS.replace(
     "bonus končí nalezením kočky (nebo při maximálním počtu mincí a linií symbolu jackpotu Sushi nebo Kobushi)",
-    "bonus končí nalezením kočky").replace(
+    "bonus končí nalezením kočky",
+).replace(
     "Progresivní jackpoty vyplácí systém jackpotů, a to jen při maximálním počtu mincí a linií.",
-    "Progresivní jackpoty se nyní nenabízejí ani nevyplácejí.")
+    "Progresivní jackpoty se nyní nenabízejí ani nevyplácejí.",
+)
