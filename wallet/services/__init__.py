@@ -17,7 +17,15 @@ from wallet.services.bank_queue import bank_credit_assign, bank_credit_return
 from wallet.services.branch import branch_cash_record
 from wallet.services.callbacks import provider_callback_handle
 from wallet.services.conversion import wallet_convert_temporary
+from wallet.services.deductions import debt_sweep_one, win_deduct
 from wallet.services.deposits import deposit_expire_one, deposit_start
+from wallet.services.holds import (
+    win_hold_extend,
+    win_hold_forfeit,
+    win_hold_place,
+    win_hold_release,
+    win_hold_sweep_one,
+)
 from wallet.services.payment_methods import (
     method_document_review,
     method_document_upload,
@@ -41,19 +49,12 @@ from wallet.services.payouts import (
 )
 from wallet.services.play import (
     adjustment_credit,
-    debt_sweep_one,
     operator_transfer,
     round_stake_debit,
     round_win_credit,
     stake_debit,
     stake_refund,
     win_credit,
-    win_deduct,
-    win_hold_extend,
-    win_hold_forfeit,
-    win_hold_place,
-    win_hold_release,
-    win_hold_sweep_one,
 )
 from wallet.services.sandbox import sandbox_pay
 from wallet.services.withdrawals import (
