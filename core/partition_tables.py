@@ -99,6 +99,9 @@ def _app_modules(app_names: Iterable[str]) -> list[str]:
 def _declared(app_names: tuple[str, ...]) -> tuple[PartitionedTable, ...]:
     tables: dict[str, PartitionedTable] = {}
     for module in _app_modules(app_names):
+        # safe: the modules are the installed apps' own partitions.py found above; one without the attribute is an
+        # AttributeError at start, and tests/test_partition_declarations.py fails on any partitioned table in the
+        # database that no app declares (never a table silently left out of retention or archiving)
         for table in getattr(importlib.import_module(module), ATTRIBUTE):
             if table.table in tables:
                 raise ValueError(f"the partitioned table {table.table} is declared twice (the second in {module})")
