@@ -12,6 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.process  # each test runs a fresh interpreter (no game imported yet)
+
 ROOT = Path(__file__).resolve().parents[3]
 
 SLOWED_IMPORT = r"""
