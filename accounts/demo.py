@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import TextIO
+from typing import Any, TextIO
 
 from django.db import transaction
 
 from accounts import rules
-from accounts.demo_people import applicant_data, make_personal_data
+from accounts.adapters import RegisterUnavailable
+from accounts.demo_people import applicant_data, birth_number_for, make_personal_data
 from accounts.models import (
     BarredPerson,
     Consent,
     DataRequest,
     DuplicateCase,
     Player,
+    RegisterReview,
     SandboxExclusionEntry,
     SandboxPopulationRecord,
     User,
 )
-from accounts.services import barred_person_save, data_request_create
+from accounts.services import barred_person_save, data_request_create, exclusion_check
 from core import clock
 from core.audit import Actor
 
@@ -28,6 +30,22 @@ DEMO_PASSWORD = "Demo-heslo-2026"
 
 #: the demo player whose AML identification is still to be done (the aml demo's doubtful identification)
 UNIDENTIFIED = "demo_identifying"
+#: the demo player for whom the sandbox register of excluded persons does not answer (the register queue's item)
+REGISTER_SILENT = "demo_suspended"
+#: the demo player whose person is on the sandbox PEP list (``aml/data/sandbox_screening_list.json``, SBX-PEP-002):
+#: the aml demo screens it, and the hit waits in compliance's queue
+LISTED_PEP = "demo_pep"
+_PEP_DOB = date(1975, 6, 30)
+#: personal data other than the generated ones (``applicant_data``), per demo player
+OVERRIDES: dict[str, dict[str, Any]] = {
+    LISTED_PEP: {
+        "given_names": "Marie",
+        "surname": "Ministrová",
+        "sex": "F",
+        "date_of_birth": _PEP_DOB.isoformat(),
+        "birth_number": birth_number_for(_PEP_DOB, sex="F", serial=906),
+    },
+}
 
 
 def seed(stdout: TextIO) -> None:
@@ -40,10 +58,12 @@ def seed(stdout: TextIO) -> None:
         ("demo_suspended", Player.Status.SUSPENDED, 9004, "suspended by staff"),
         # the AML identification not done yet: the aml demo presents a document the provider finds doubtful
         ("demo_identifying", Player.Status.TEMPORARY, 9005, "temporary account, its AML identification under review"),
+        # the person is a politically exposed person on the sandbox list: the aml demo's screening finds the hit
+        (LISTED_PEP, Player.Status.TEMPORARY, 9006, "temporary account, found on the PEP list by the screening"),
     ]
     with transaction.atomic():
         for username, status, n, note in people:
-            data = applicant_data(n=n)
+            data = applicant_data(n=n, **OVERRIDES.get(username, {}))
             if not SandboxPopulationRecord.objects.filter(birth_number=data["birth_number"]).exists():
                 SandboxPopulationRecord.objects.create(
                     birth_number=data["birth_number"],
@@ -77,7 +97,7 @@ def seed(stdout: TextIO) -> None:
                 completed_at=None if status == Player.Status.TEMPORARY else now,
                 suspended_from=Player.Status.ACTIVE if status == Player.Status.SUSPENDED else "",
             )
-            make_personal_data(player, n=n)
+            make_personal_data(player, n=n, **OVERRIDES.get(username, {}))
             for kind, version in rules.document_versions().items():
                 if kind != "marketing":
                     Consent.objects.create(player=player, kind=kind, version=version, given_at=now)
@@ -129,6 +149,7 @@ def seed(stdout: TextIO) -> None:
                 actor=Actor.system("demo"),
             )
     _data_request(stdout)
+    _register_outage(stdout)
     stdout.write(
         f"accounts: demo players {', '.join(p[0] for p in people)} / {DEMO_PASSWORD}; "
         f"free sandbox identity for online registration: birth number {free['birth_number']} "
@@ -148,3 +169,28 @@ def _data_request(stdout: TextIO) -> None:
         text="[demo] Which of my personal data do you process, and why?",
     )
     stdout.write("accounts: demo_active asked how the personal data are processed (compliance answers)")
+
+
+def _register_outage(stdout: TextIO) -> None:
+    """The sandbox register of excluded persons does not answer for the suspended demo player (its entry's outcome
+    is "unavailable", the sandbox's outage); staff's exclusion check (the admin's action) fails closed and opens the
+    outage case in the queue "register answers to review" (``accounts.check_exclusion``). Idempotent: skipped once
+    the player has a case."""
+    player = Player.objects.select_related("personal").filter(user__username=REGISTER_SILENT).first()
+    if player is None or RegisterReview.objects.filter(player=player).exists():
+        return
+    pd = player.personal
+    SandboxExclusionEntry.objects.get_or_create(
+        birth_number=pd.birth_number,
+        defaults={
+            "given_names": pd.given_names,
+            "surname": pd.surname,
+            "date_of_birth": pd.date_of_birth,
+            "outcome": SandboxExclusionEntry.Outcome.UNAVAILABLE,
+            "created_at": clock.now(),
+        },
+    )
+    try:
+        exclusion_check(player=player, actor=Actor.system("accounts.demo"), context="staff")
+    except RegisterUnavailable as exc:
+        stdout.write(f"accounts: the exclusion register did not answer for {REGISTER_SILENT} ({exc}): staff review it")

@@ -1,8 +1,10 @@
 """Demo AML data (``manage.py seed_demo``): the active demo players declared they are not politically exposed and
 were screened against the sandbox list; one of them declared a PEP relation, so the compliance queue has a case.
 The demo player whose identification is not done yet presents a document the sandbox identification provider finds
-doubtful (its number ends in ``DBT``), so the review queue has an identification to decide. Idempotent: a player
-with a declaration or an identification check is skipped. Nothing is seeded when the sandbox is off."""
+doubtful (its number ends in ``DBT``), so the review queue has an identification to decide. The demo player whose
+person is on the sandbox list (a fictitious minister) declares no PEP relation and is screened like any applicant:
+the list's hit opens a blocking case in the screening-hits queue. Idempotent: a player with a declaration, an
+identification check or a screening run is skipped. Nothing is seeded when the sandbox is off."""
 
 from __future__ import annotations
 
@@ -15,12 +17,14 @@ from django.conf import settings
 
 from accounts.models import Player
 from aml import adapters, services
-from aml.models import IdentificationCheck, PepDeclaration
+from aml.models import IdentificationCheck, PepDeclaration, ScreeningRun
 from core import clock
 from core.audit import Actor
 
 #: the demo player without an AML identification (accounts' demo)
 UNIDENTIFIED = "demo_identifying"
+#: the demo player whose person is on the sandbox PEP list (accounts' demo)
+LISTED_PEP = "demo_pep"
 
 
 def seed(stdout: Any) -> None:
@@ -43,6 +47,23 @@ def seed(stdout: Any) -> None:
         run = services.screening_run(player=player, actor=Actor.system("aml.demo"), trigger="demo")
         stdout.write(f"aml: {player.user.username} declared ({'PEP' if i else 'not a PEP'}), screened: {run.result}")
     _doubtful_identification(stdout)
+    _screening_hit(stdout)
+
+
+def _screening_hit(stdout: Any) -> None:
+    """The listed demo player declares no PEP relation and is screened against the list (``AML_SCREENING_LIST``,
+    development's sandbox list): the list names the person, so the run is a hit and a blocking ``screening_hit`` case
+    waits for compliance (``aml.decide_case``)."""
+    player = Player.objects.select_related("user").filter(user__username=LISTED_PEP, personal__isnull=False).first()
+    if player is None or ScreeningRun.objects.filter(player=player).exists():
+        return
+    if not PepDeclaration.objects.filter(player=player).exists():
+        services.pep_declare(player=player, relation="none", actor=Actor.player(player))
+    run = services.screening_run(player=player, actor=Actor.system("aml.demo"), trigger="registration")
+    stdout.write(
+        f"aml: {player.user.username} declared no PEP relation; the screening against the list {run.list_code} "
+        f"({run.list_version}) answered {run.result}: the hit waits for compliance"
+    )
 
 
 def _png(width: int = 48, height: int = 32) -> bytes:

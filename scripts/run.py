@@ -77,6 +77,24 @@ def demo_bank_account(environ: dict[str, str] | os._Environ[str], dotenv_values:
     return dict(DEMO_BANK)
 
 
+def regulator_sandbox(
+    environ: dict[str, str] | os._Environ[str],
+    dotenv_values: dict[str, str],
+    folder: Path = ROOT / ".data" / "regulator-sandbox",
+) -> dict[str, str]:
+    """The Ministry sandbox's certificates for the development demo (``regulator.sandbox_pki``, made once in
+    ``folder``, by default ``.data/regulator-sandbox``) as the regulator's settings, so packages are sealed and
+    encrypted in development and the demo's package gets the sandbox Ministry's answer; nothing when a seal or the
+    Ministry's certificates are set (in the environment or ``.env``) or in production."""
+    from regulator.sandbox_pki import SandboxPki, operator_settings, sandbox_pki  # only cryptography, no Django
+
+    if environ.get("DJANGO_ENV", dotenv_values.get("DJANGO_ENV", "development")) == "production":
+        return {}
+    if any(name in environ or name in dotenv_values for name in operator_settings(SandboxPki.at(folder))):
+        return {}
+    return operator_settings(sandbox_pki(folder))
+
+
 def local_address(environ: dict[str, str] | os._Environ[str], port: str) -> str:
     """``http://HOST:port`` as this machine reaches it (a listen-on-all HOST is reached on 127.0.0.1)."""
     host = environ.get("HOST", "127.0.0.1") or "127.0.0.1"
@@ -128,6 +146,7 @@ def main() -> int:
     if qa is not None:
         os.environ["GAMES_QA_FORCED_OUTCOMES"] = qa
     os.environ.update(demo_bank_account(os.environ, dotenv(ROOT / ".env")))
+    os.environ.update(regulator_sandbox(os.environ, dotenv(ROOT / ".env")))
     # the provider simulator's address, for the demo provider's launch and API URLs (seed_demo)
     os.environ.setdefault("PROVIDER_SIM_URL", local_address(os.environ, SIM_PORT))
     embedded = not os.environ.get("DATABASE_URL")

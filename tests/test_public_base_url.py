@@ -117,3 +117,16 @@ def test_make_run_reads_the_projects_env_file_as_the_settings_do(tmp_path):
 )
 def test_make_run_gives_the_demo_an_operator_bank_account_unless_set_or_in_production(environ, dotenv, expected):
     assert run.demo_bank_account(environ, dotenv) == expected
+
+
+def test_make_run_gives_the_regulator_the_ministry_sandboxs_certificates_unless_set_or_in_production(tmp_path):
+    folder = tmp_path / "regulator-sandbox"
+    made = run.regulator_sandbox({}, {}, folder)
+    assert made["REGULATOR_SEAL_P12"] == str(folder / "operator-seal.p12")
+    assert all(Path(v).is_file() for k, v in made.items() if k != "REGULATOR_SEAL_P12_PASSWORD")
+    seal = Path(made["REGULATOR_SEAL_P12"]).read_bytes()
+    assert run.regulator_sandbox({}, {}, folder) == made and Path(made["REGULATOR_SEAL_P12"]).read_bytes() == seal
+    assert run.regulator_sandbox({"REGULATOR_SEAL_P12": "/etc/seal.p12"}, {}, tmp_path / "other") == {}
+    assert run.regulator_sandbox({}, {"REGULATOR_MINISTRY_ENCRYPTION_CERTS": "/etc/mf.pem"}, tmp_path / "other") == {}
+    assert run.regulator_sandbox({"DJANGO_ENV": "production"}, {}, tmp_path / "other") == {}
+    assert not (tmp_path / "other").exists()  # nothing made when not used

@@ -1,12 +1,15 @@
 """Wallet demo data (idempotent): the accounts demo players get a bank account and a deposit through the
 sandbox provider (its signed callback verifies the account, GP §5(8)a); finance's queues get one item each, the
-unmatched bank credit through a bank statement imported as every statement is (``bank_statement_import``)."""
+unmatched bank credit through a bank statement imported as every statement is (``bank_statement_import``), the
+stopped refund through a card payment the sandbox provider reports as paid by another person (GP §5(6)) and a
+return of it the sandbox refuses."""
 
 from __future__ import annotations
 
 from typing import TextIO
 
 from django.conf import settings
+from django.test import override_settings
 
 from accounts.models import Player
 from core import clock
@@ -16,7 +19,7 @@ from core.money import Money
 from wallet import adapters
 from wallet.bank_statement_builder import StatementLine, camt053
 from wallet.methods import czech_account_iban
-from wallet.models import BankEntry, MethodDocument, PaymentMethod, Withdrawal
+from wallet.models import BankEntry, MethodDocument, PaymentMethod, Payout, Withdrawal
 from wallet.selectors import balance
 from wallet.services import (
     adjustment_credit,
@@ -24,6 +27,7 @@ from wallet.services import (
     deposit_start,
     method_document_upload,
     payment_method_register,
+    payout_dispatch,
     provider_callback_handle,
     withdrawal_request,
 )
@@ -105,6 +109,41 @@ def _finance_queues(player: Player, method: PaymentMethod, actor: Actor, stdout:
             actor=actor,
         )
         stdout.write("wallet demo: a payment-method document waits for finance's review")
+    _refund_stopped(player, actor, stdout)
+
+
+#: the person the sandbox provider reports as the payer of the demo's refused card payment (not the player)
+STRANGER = {"name": "Petr Svoboda", "birth_date": "1970-01-01"}
+
+
+def _refund_stopped(player: Player, actor: Actor, stdout: TextIO) -> None:
+    """A card payment the sandbox provider reports as paid by another person: the deposit is refused and its money
+    is owed back to its source, never to the player (GP §5(6)); the sandbox refuses that return when it is sent
+    (``WALLET_SANDBOX_PAYOUT_OUTCOME=refused`` for this one send), so the payout stops and waits in finance's queue
+    "refunds and payouts due" to be sent again (``payout_resend``). Idempotent: skipped when the payout exists."""
+    if Payout.objects.filter(player=player, kind=Payout.Kind.DEPOSIT_REFUSED).exists():
+        return
+    card = payment_method_register(
+        player=player,
+        kind="card",
+        data={"card_token": "demo_tok_paid_by_another", "card_masked": "**** **** **** 0005"},
+        actor=actor,
+    )
+    deposit = deposit_start(
+        player=player, method=card, amount=Money.parse("250"), reference="demo:paid-by-another", actor=actor
+    )
+    body, sig = adapters.sandbox_event(
+        "payment.succeeded", deposit.payment_reference, deposit.amount, payer=STRANGER, event_id="demo-refused-1"
+    )
+    provider_callback_handle(provider="sandbox", raw_body=body, signature=sig)
+    payout = Payout.objects.get(player=player, kind=Payout.Kind.DEPOSIT_REFUSED)
+    with override_settings(WALLET_SANDBOX_PAYOUT_OUTCOME="refused"):
+        result = payout_dispatch(payout_id=payout.pk, actor=actor)
+    payout.refresh_from_db()
+    stdout.write(
+        f"wallet demo: a card payment of {Money(deposit.amount)} by {STRANGER['name']} was refused; its return was "
+        f"{result} and the payout is {payout.status}: it waits for finance"
+    )
 
 
 #: the bank's ids of the demo's unmatched credit and unmatched reversal (lines of the operator's account)

@@ -255,7 +255,8 @@ def exclusion_check(*, player: Player, actor: Actor, context: str) -> bool:
 
     Returns True when listed: the player is flagged (``betting_refusal`` refuses, login refuses)
     and logged out at once. A later "not listed" answer clears the flag. Raises
-    ``accounts.adapters.RegisterUnavailable`` (after recording it) when the register cannot answer.
+    ``accounts.adapters.RegisterUnavailable`` (after recording it and opening the staff's outage case,
+    ``RegisterReview``) when the register cannot answer.
     """
     try:
         identity = Identity.from_personal(player.personal)
@@ -269,6 +270,9 @@ def exclusion_check(*, player: Player, actor: Actor, context: str) -> bool:
     try:
         listed = get_exclusion_register().is_listed(identity)
     except RegisterUnavailable as exc:
+        # the platform fails closed (no login, no play): staff are told as with the AISG interface (one open row per
+        # player and context, repeats counted), whichever register did not answer
+        registers.review_open(kind=RegisterReview.Kind.OUTAGE, player=player, context=context, reason=str(exc))
         with transaction.atomic():
             RegisterCheck.objects.create(
                 player_id=player.pk,

@@ -4,20 +4,16 @@ outside tests and the local Ministry)."""
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import pkcs12
-from cryptography.x509.oid import NameOID
 
-
-def _name(cn: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.COUNTRY_NAME, "CZ"), x509.NameAttribute(NameOID.COMMON_NAME, cn)])
+from regulator.sandbox_pki import cert_pem, certificate, key_pem
 
 
 def _cert(
@@ -31,47 +27,17 @@ def _cert(
     days: int = 365,
     server: bool = False,
 ) -> x509.Certificate:
-    start = not_before or datetime(2020, 1, 1, tzinfo=UTC)
-    b = (
-        x509.CertificateBuilder()
-        .subject_name(_name(subject))
-        .issuer_name(_name(issuer))
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(start)
-        .not_valid_after(start + timedelta(days=days))
-        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-    )
-    if server:
-        b = b.add_extension(
-            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-    if not ca:
-        b = b.add_extension(
-            x509.KeyUsage(
-                digital_signature=True,
-                content_commitment=True,
-                key_encipherment=True,
-                data_encipherment=False,
-                key_agreement=False,
-                key_cert_sign=False,
-                crl_sign=False,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
-    return b.sign(issuer_key, hashes.SHA256())
-
-
-def _pem(obj: x509.Certificate) -> bytes:
-    return obj.public_bytes(serialization.Encoding.PEM)
-
-
-def _key_pem(key: rsa.RSAPrivateKey) -> bytes:
-    return key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    """``regulator.sandbox.certificate`` (the Ministry sandbox's certificates); ``server``: for localhost."""
+    return certificate(
+        subject,
+        key,
+        issuer,
+        issuer_key,
+        ca=ca,
+        not_before=not_before,
+        days=days,
+        dns=("localhost",) if server else (),
+        ips=("127.0.0.1",) if server else (),
     )
 
 
@@ -97,14 +63,14 @@ def make_pki(folder: Path, *, seal_days: int = 7300, seal_not_before: datetime |
     ca_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     ca = _cert("Test CA", ca_key, "Test CA", ca_key, ca=True, days=7300)
     out: dict[str, Path] = {"ca": folder / "ca.pem"}
-    out["ca"].write_bytes(_pem(ca))
+    out["ca"].write_bytes(cert_pem(ca))
     seal_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     seal = _cert("Test operator seal", seal_key, "Test CA", ca_key, not_before=seal_not_before, days=seal_days)
     p12 = pkcs12.serialize_key_and_certificates(
         b"seal", seal_key, seal, [ca], serialization.BestAvailableEncryption(b"test-password")
     )
     (folder / "seal.p12").write_bytes(p12)
-    (folder / "seal.pem").write_bytes(_pem(seal))
+    (folder / "seal.pem").write_bytes(cert_pem(seal))
     for who, cn, server in (
         ("ministry", "Test ministry encryption", False),
         ("operator", "Test operator encryption", False),
@@ -113,8 +79,8 @@ def make_pki(folder: Path, *, seal_days: int = 7300, seal_not_before: datetime |
     ):
         key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         cert = _cert(cn, key, "Test CA", ca_key, days=7300, server=server)
-        (folder / f"{who}.pem").write_bytes(_pem(cert))
-        (folder / f"{who}.key").write_bytes(_key_pem(key))
+        (folder / f"{who}.pem").write_bytes(cert_pem(cert))
+        (folder / f"{who}.key").write_bytes(key_pem(key))
     return TestPki(
         folder,
         out["ca"],

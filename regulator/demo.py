@@ -1,0 +1,52 @@
+"""Demo data of the regulator app (``manage.py seed_demo``): the package of the last closed period is issued as every
+package is (``services.package_issue``), the sandbox Ministry checks it and answers with its confirmation package, and
+the operator records that answer as any (``services.confirmation_record``). The development operator's seal is not
+registered with the sandbox Ministry, so the answer is an error (``ERR_PKG_SIG_CERT_UNTRUSTED``): the package is
+rejected and the Ministry's error notice opens a staff task, one item in each of compliance's two regulator queues
+("packages rejected by the Ministry", re-issued as the next version; "Ministry error notices to handle").
+
+Only with the sandbox's seal configured (``make run`` configures it: ``regulator.sandbox``); idempotent: nothing is
+done once the Ministry has answered anything."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TextIO
+
+from django.conf import settings
+
+from core import clock
+from core.audit import Actor
+from regulator import services, wire
+from regulator.models import MinistryNotice
+from regulator.sandbox import SandboxMinistry
+from regulator.sandbox_pki import sandbox_pki_of_seal
+
+
+def seed(stdout: TextIO) -> None:
+    if not settings.REGULATOR_ENABLED:
+        stdout.write("regulator demo: REGULATOR_ENABLED is off: no package")
+        return
+    pki = sandbox_pki_of_seal(settings.REGULATOR_SEAL_P12)
+    if pki is None:
+        stdout.write("regulator demo: no Ministry sandbox seal configured (regulator.sandbox_pki): no package")
+        return
+    if MinistryNotice.objects.exists():
+        return
+    period = wire.Period.containing(clock.now()).previous()  # the last closed period
+    package = services.package_issue(period=period, actor=Actor.system("regulator.demo"))
+    with tempfile.TemporaryDirectory() as tmp:
+        answer, report = SandboxMinistry(pki).answer(package, Path(tmp))
+        notice = services.confirmation_record(
+            path=answer,
+            ministry_seal_ca=Path(settings.REGULATOR_MINISTRY_SEAL_TRUST),
+            own_cert=Path(settings.REGULATOR_OWN_ENCRYPTION_CERT),
+            own_key=Path(settings.REGULATOR_OWN_ENCRYPTION_KEY),
+        )
+    package.refresh_from_db()
+    stdout.write(
+        f"regulator demo: package {package.name} issued; the sandbox Ministry answered {answer.name} "
+        f"({notice.error_code or 'OK'}): the package is {package.state}, the notice's task "
+        f"{'open' if notice.staff_task_open else 'closed'}"
+    )

@@ -1,0 +1,54 @@
+"""The Ministry's sandbox for development (never production): a set of certificates for both sides of the remote
+access, and the Ministry's answer to a package.
+
+In production the operator seals with its qualified seal, registered with the Ministry, and encrypts for the
+Ministry's certificates (docs/regulator.md "Encryption and seal"); a development machine has none of these, so no
+package could be issued. ``regulator.sandbox_pki.sandbox_pki(folder)`` makes a set once (and reuses it): the
+operator's seal and its own encryption certificate, issued by a development operator CA, and the Ministry's
+encryption certificate and seal, issued by a sandbox Ministry CA; ``operator_settings`` gives the operator's side as
+the usual settings (``make run`` hands them to every process unless a seal is configured or this is production, so
+the periodic job issues packages in development as in production).
+
+``SandboxMinistry.answer`` does what the Ministry does with a package (``regulator.ministry.MinistrySide.process``
+without the network): reads the stored sealed file (the download), checks it with the Ministry's validator in the
+Ministry's order (``regulator.validator.validate_sealed``: the seal against the seals registered with the Ministry,
+decryption with the Ministry's key, every file) and writes the Ministry's confirmation package
+(``regulator.ministry.confirmation_package``: ``<name>.Ok...`` or ``<name>.Err...``, the report sealed by the
+Ministry and encrypted for the operator), which the operator records as any (``services.confirmation_record``,
+``manage.py regulator_confirmation``). The sandbox Ministry trusts only the seals issued by its own CA: the
+development operator's seal is not registered with it, so it rejects every package with
+``ERR_PKG_SIG_CERT_UNTRUSTED``, the answer an operator gets before its seal is registered (the demo's rejected package
+and error notice)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from regulator import crypto, services
+from regulator.ministry import confirmation_package
+from regulator.models import RegulatorPackage
+from regulator.sandbox_pki import SandboxPki
+from regulator.validator import Report, validate_sealed
+
+
+@dataclass(frozen=True)
+class SandboxMinistry:
+    pki: SandboxPki
+
+    def answer(self, package: RegulatorPackage, out_dir: Path) -> tuple[Path, Report]:
+        """Fetch the stored package (marked downloaded, as the Ministry's download does), check it as the Ministry
+        does and write its confirmation package into ``out_dir``; the confirmation's path and the report."""
+        path = services.package_file(package)
+        services.package_downloaded(package=package)
+        report = validate_sealed(
+            path,
+            trusted_seal=self.pki.ministry_ca,
+            decrypt_cert=self.pki.ministry_cert,
+            decrypt_key=self.pki.ministry_key,
+        )
+        seal = crypto.load_seal(self.pki.ministry_seal_p12, self.pki.seal_password)
+        answer = confirmation_package(
+            package=package.name, report=report, out_dir=out_dir, seal=seal, recipient=self.pki.own_cert
+        )
+        return answer, report
