@@ -23,6 +23,10 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='round',
-            index=models.Index(condition=models.Q(('status', 'in_progress')), fields=['status', 'deadline'], name='games_round_status_deadline'),
+            index=models.Index(
+                condition=models.Q(('status', 'in_progress')),
+                fields=['status', 'deadline'],
+                name='games_round_status_deadline',
+            ),
         ),
     ]
