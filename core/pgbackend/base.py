@@ -3,7 +3,7 @@ health check of a kept connection (``CONN_HEALTH_CHECKS``, done before the first
 round trip when the connection is quiet.
 
 Django's check sends ``SELECT 1`` on every request: one round trip, a statement of the server's and the web's CPU
-per settled round (issue 36). A connection the server ended, whatever the reason (a failover that killed the old
+per settled round. A connection the server ended, whatever the reason (a failover that killed the old
 primary, an administrator's ``pg_terminate_backend``, a restart, a backend that died), is never quiet: the server
 sends its ``FATAL`` message and closes the socket, or the kernel closes it with the process, so the socket is
 readable (the message, or the end of the stream). So the check first looks at the socket without waiting (``poll``

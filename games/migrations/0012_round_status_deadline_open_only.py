@@ -1,8 +1,8 @@
 """The deadline sweeper's index of rounds holds the open rounds only (``WHERE status = 'in_progress'``).
 
 Every query that reads it asks for open rounds (games.services.deadlines, games.selectors), and most rounds settle as
-they start: each of those wrote an entry nobody would read (one index insertion and its WAL per settled round, issue
-36). On the partitioned table ``DROP INDEX`` of the parent's index drops every partition's and ``CREATE INDEX`` on the
+they start: each of those wrote an entry nobody would read (one index insertion and its WAL per settled round).
+On the partitioned table ``DROP INDEX`` of the parent's index drops every partition's and ``CREATE INDEX`` on the
 parent builds one per partition (a new month's partition gets it from the parent).
 """
 
