@@ -193,7 +193,12 @@ class Round(models.Model):
             models.Index(fields=["player", "play_money", "-started_at"], name="games_round_player_recent"),
             # the player's last bet of a game (returned at launch) without a write on every round
             models.Index(fields=["player", "game_code", "-started_at"], name="games_round_player_game"),
-            models.Index(fields=["status", "deadline"], name="games_round_status_deadline"),
+            # the deadline sweeper's open rounds (games.services.deadlines, games.selectors): only open rounds are
+            # looked up by it, so a round settled as it starts (every engine round but the interactive ones) writes
+            # no entry in it
+            models.Index(
+                fields=["status", "deadline"], name="games_round_status_deadline", condition=Q(status="in_progress")
+            ),
             # the round start's replay lookup by the player's Idempotency-Key (games.sql START_CONTEXT): on the
             # partitioned table the unique constraint lives in a claim table (core.partitioning), so the table itself
             # needs this plain index, or every round start scans the player's rounds of each month

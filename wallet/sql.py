@@ -6,7 +6,9 @@
   (a joined row that is not locked keeps the version of the statement's snapshot).
 * :data:`POST_WITH_OPERATOR`: one balanced transaction between the live account and an operator account (created
   on first use), the balance update and both entries in ONE statement; replaces the ORM's 5-7 (transaction
-  insert in a savepoint, operator account read, balance update, entries).
+  insert in a savepoint, operator account read, balance update, entries). The operator account is read first and
+  inserted only when missing: an existing one (every posting but the first) costs one key lookup, not an insert
+  attempt that draws a sequence number and probes the unique index before it is skipped.
 * :data:`BALANCE_ADD`: ``balance = balance + x RETURNING balance`` of a player account (the general posting).
 * :data:`CARRY_ENTRIES`, :data:`CARRY_TRANSACTIONS`: an archived month's totals carried forward
   (``wallet.archived_totals``, the hooks of ``core.partitions_archive``), not on the round path.
@@ -93,12 +95,16 @@ _ENTRY_INSERT = ("transaction_id", "account_id", "amount", "balance_after", "cre
 
 POST_WITH_OPERATOR = register(
     "wallet.post_with_operator",
-    """WITH op_new AS (
+    """WITH op_old AS (
+    SELECT id FROM wallet_ledgeraccount WHERE code = CAST(%(op_code)s AS varchar)
+), op_new AS (
     INSERT INTO wallet_ledgeraccount (code, kind, player_id, currency, tracks_balance, balance, debt, created_at)
-    VALUES (%(op_code)s, %(op_kind)s, NULL, %(currency)s, false, 0, 0, %(now)s)
+    SELECT CAST(%(op_code)s AS varchar), CAST(%(op_kind)s AS varchar), NULL, CAST(%(currency)s AS varchar), false, 0,
+           0, CAST(%(now)s AS timestamp with time zone)
+    WHERE NOT EXISTS (SELECT 1 FROM op_old)
     ON CONFLICT (code) DO NOTHING RETURNING id
 ), op AS (
-    SELECT id FROM op_new UNION ALL SELECT id FROM wallet_ledgeraccount WHERE code = %(op_code)s LIMIT 1
+    SELECT id FROM op_old UNION ALL SELECT id FROM op_new LIMIT 1
 ), txn AS (
     INSERT INTO wallet_ledgertransaction (kind, reference, player_id, amount, currency, memo, created_at, actor_label)
     SELECT %(kind)s, %(reference)s, %(player_id)s, %(amount)s, %(currency)s, %(memo)s, %(now)s, %(actor)s FROM op

@@ -62,6 +62,9 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool(
     "CONN_HEALTH_CHECKS", True, "a kept connection the server closed is dropped before it is reused"
 )
 DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = POOLED
+# Django's PostgreSQL backend whose health check needs no round trip on a quiet connection (core/pgbackend/base.py):
+# a connection the server ended is still dropped before it is reused.
+DATABASES["default"]["ENGINE"] = "core.pgbackend"
 # The hot statements (core/sql.py) as server-side prepared statements: prepared once per connection, planned once.
 DATABASE_PREPARED_STATEMENTS = env.bool(
     "DATABASE_PREPARED_STATEMENTS",
@@ -100,6 +103,7 @@ if _replica:
         "ATOMIC_REQUESTS": False,
         "CONN_MAX_AGE": DATABASES["default"]["CONN_MAX_AGE"],
         "CONN_HEALTH_CHECKS": True,
+        "ENGINE": "core.pgbackend",
         "DISABLE_SERVER_SIDE_CURSORS": POOLED,
         "TEST": {"MIRROR": "default"},
     }

@@ -3,8 +3,8 @@
 once more). What went wrong:
 
 The lean round path posts a stake in ONE statement (``wallet.ledger.post_with_operator``) that also creates the
-operator account (``house``) on first use: ``INSERT ... ON CONFLICT (code) DO NOTHING`` and then a ``SELECT`` of
-the row. When another transaction creates the same account and commits while the statement waits on the
+operator account (``house``) on first use: a ``SELECT`` of the row and, when it is missing, ``INSERT ... ON CONFLICT
+(code) DO NOTHING``. When another transaction creates the same account and commits while the statement waits on the
 conflict, ``ON CONFLICT`` sees that row but the ``SELECT`` (the statement's snapshot, taken before the commit)
 does not: the posting writes one entry instead of two and raises ``RuntimeError`` -> the player gets a 500 (the
 transaction rolls back, so no money moves). It happens to the first concurrent stakes on a fresh platform and to

@@ -1,0 +1,86 @@
+"""The health check of a kept connection (core/pgbackend/base.py): no round trip on a quiet connection, and a
+connection the server ended is still dropped before the request uses it (the reconnect after a failover)."""
+
+from __future__ import annotations
+
+import select
+import time
+from collections.abc import Iterator
+from typing import cast
+
+import psycopg2  # type: ignore[import-untyped]  # no stubs installed
+import pytest
+from django.db import connection as default_connection
+
+from core.pgbackend.base import DatabaseWrapper
+
+pytestmark = pytest.mark.django_db(transaction=True)
+connection = cast(DatabaseWrapper, default_connection)
+
+
+@pytest.fixture
+def observer() -> Iterator[psycopg2.extensions.cursor]:
+    """A second connection of the test's own, to watch and end the tested one's backend."""
+    raw = psycopg2.connect(**connection.get_connection_params())
+    raw.autocommit = True
+    with raw.cursor() as cur:
+        yield cur
+    raw.close()
+
+
+def _last_statement(observer: psycopg2.extensions.cursor, pid: int) -> str:
+    observer.execute("SELECT query FROM pg_stat_activity WHERE pid = %s", [pid])
+    return str(observer.fetchone()[0])
+
+
+def _backend() -> int:
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_backend_pid() /* health check test */")
+        return int(cur.fetchone()[0])
+
+
+def _new_request() -> None:
+    """What Django does at a request's start for a kept connection: the health check is due again."""
+    connection.health_check_done = False
+
+
+def test_a_quiet_connection_is_reused_without_a_statement(observer):
+    assert connection.health_check_enabled  # CONN_HEALTH_CHECKS is on (config/settings/database.py)
+    pid = _backend()
+    raw = connection.connection
+    _new_request()
+    connection.close_if_health_check_failed()
+    assert connection.connection is raw and connection.health_check_done
+    # the server received nothing since the last statement: no "SELECT 1"
+    assert _last_statement(observer, pid) == "SELECT pg_backend_pid() /* health check test */"
+
+
+def test_a_connection_the_server_ended_is_dropped_before_it_is_used_and_the_next_statement_reconnects(observer):
+    pid = _backend()
+    observer.execute("SELECT pg_terminate_backend(%s)", [pid])
+    assert observer.fetchone()[0] is True
+    poller = select.poll()
+    poller.register(connection.connection.fileno(), select.POLLIN | select.POLLHUP)
+    deadline = time.monotonic() + 10
+    while not poller.poll(100) and time.monotonic() < deadline:
+        pass  # the server's goodbye reaches the socket
+    assert not connection.connection_quiet()
+    _new_request()
+    connection.close_if_health_check_failed()
+    assert connection.connection is None  # dropped, not handed to the request
+    assert _backend() != pid  # the request's first statement runs on a new connection
+
+
+def test_inside_a_transaction_the_check_is_django_s_own_statement(observer):
+    pid = _backend()
+    with connection.cursor() as cur:
+        cur.execute("BEGIN")
+    try:
+        assert not connection.connection_quiet()  # not idle: the socket alone cannot tell
+        _new_request()
+        connection.close_if_health_check_failed()
+        assert _last_statement(observer, pid) == "SELECT 1"
+        assert connection.connection is not None
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("ROLLBACK")
