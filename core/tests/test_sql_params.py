@@ -37,7 +37,7 @@ def test_values_it_does_not_take_as_is_still_go_through_the_field():
     from games.models import Round
 
     assert _AS_IS.get(JSONField) is None
-    rnd = Round(pk=1, player_id=1, game_id=1, game_code="x", game_version=1, stake=True, state={"a": 1})  # type: ignore[misc]
+    rnd = Round(pk=1, player_id=1, game_id=1, game_code="x", game_version=1, stake=True, state={"a": 1})
     params = params_of(Round, rnd, ("stake", "state", "started_at"), "r_")
     assert params["r_stake"] == 1 and type(params["r_stake"]) is int  # a bool in an integer field: int(True)
     assert params["r_state"] != {"a": 1} and params["r_state"].adapted == {"a": 1}  # a JSONField's value: adapted
