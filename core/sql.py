@@ -31,7 +31,7 @@ from datetime import date, datetime
 from typing import Any, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models
-from django.db.models import DEFERRED, Field, Model, signals
+from django.db.models import DEFERRED, Field, ForeignObjectRel, Model, signals
 from django.db.models.base import ModelState
 from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
 from django.db.models.query_utils import DeferredAttribute
@@ -287,6 +287,53 @@ def _instance_raw(model: type[M], names: Sequence[str], values: Sequence[Any]) -
         at = layout[i]
         if at >= 0 and values[at] is not DEFERRED:
             d[attname] = values[at]
+    return obj
+
+
+@functools.cache
+def _new_layout(model: type[Model]) -> tuple[tuple[Field[Any, Any], str, str, bool], ...] | None:
+    """For a model :func:`_plain_init` accepts whose ``Meta.fields`` are its concrete fields: each field with its name,
+    attname and whether it is a relation (a foreign key or one-to-one, given as the object or its id); else None."""
+    fields = model._meta.fields
+    if _plain_init(model) is None or list(fields) != list(model._meta.concrete_fields):
+        return None
+    if any(f.column is None or f.generated for f in fields):
+        return None
+    return tuple((f, f.name, f.attname, isinstance(f.remote_field, ForeignObjectRel)) for f in fields)
+
+
+def new_instance(model: type[M], /, **values: Any) -> M:
+    """``model(**values)``, a new row not saved yet, for the hot path (a round, its audit event): each field set from
+    ``values`` (by name, a relation also by its object) or its default, as ``Model.__init__`` with keywords does,
+    without its generic work (a ``pop`` and a caught ``KeyError`` per field not given). A model it does not cover, a
+    keyword that is not a field's name or attname (a property, a typo: Django's error), a relation given both ways
+    (Django sets the object, then the id), or a ``pre_init``/``post_init`` receiver: ``model(**values)`` itself.
+    ``core/tests/test_sql_instances.py`` checks both give the same instance."""
+    layout = _new_layout(model)
+    if layout is None or signals.pre_init.receivers or signals.post_init.receivers:
+        return model(**values)
+    obj = model.__new__(model)
+    d = obj.__dict__
+    d["_state"] = ModelState()
+    taken = 0
+    for f, name, attname, related in layout:
+        if related and name in values:
+            if attname in values:  # both ways: Django's order (the object, then the id over it)
+                return model(**values)
+            taken += 1
+            rel = values[name]
+            if rel is not DEFERRED:
+                setattr(obj, name, rel)  # the relation's descriptor: the id set, the object cached, its type checked
+            continue
+        if attname in values:
+            taken += 1
+            val = values[attname]
+        else:
+            val = f.get_default()
+        if val is not DEFERRED:
+            d[attname] = val
+    if taken != len(values):  # a keyword that names no field: Django's own handling (a property) or its TypeError
+        return model(**values)
     return obj
 
 
