@@ -16,6 +16,7 @@ from core.jsonable import jsonable
 from core.logging import get_request_id
 from core.models import AuditEvent, SecurityEventWindow
 from core.roles import role_used
+from core.sql import new_instance
 from core.throttling import source_key
 
 #: the attribute on a request's user object naming the permission the request's decision was checked against
@@ -101,7 +102,8 @@ def audit_event(
     if obj is not None:
         object_type = object_type or f"{obj._meta.app_label}.{obj._meta.model_name}"
         object_id = object_id or obj.pk
-    return AuditEvent(
+    return new_instance(  # AuditEvent(...) without Model.__init__'s generic work (core.sql.new_instance)
+        AuditEvent,
         occurred_at=clock.now(),
         actor_type=actor.type,
         actor_id=actor.id,

@@ -10,10 +10,12 @@ process without orjson goes to DRF's own renderer, so the answer is always the o
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
+from rest_framework.request import Request
 
 try:  # pragma: no cover - which branch runs depends on the environment
     import orjson
@@ -62,3 +64,31 @@ class FastJSONRenderer(JSONRenderer):
 
 #: the hot views' ``renderer_classes``: JSON first (as DRF's defaults), the browsable API kept for people
 HOT_RENDERERS = [FastJSONRenderer, BrowsableAPIRenderer]
+
+#: the ``Accept`` headers every API client sends (or none, which DRF reads as ``*/*``): each picks the first renderer
+_FIRST_RENDERER_ACCEPTS = frozenset(("*/*", "application/json"))
+
+
+class HotContentNegotiation(DefaultContentNegotiation):
+    """DRF's negotiation with its common answer decided without parsing: no format suffix, no query string (so no
+    ``?format=``), ``Accept`` absent, ``*/*`` or ``application/json`` and the first renderer JSON: that renderer
+    with ``application/json``, which is what DRF's parsing of those headers returns (``*/*`` takes the renderer's
+    own media type; ``application/json`` is taken as sent). Anything else (``application/json; indent=2``, the
+    browsable API's ``text/html``, a 406) goes through DRF's negotiation. ``core/tests/test_hot_negotiation.py``
+    checks both give the same for those headers."""
+
+    def select_renderer(
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        renderers = list(renderers)
+        meta = request.META
+        if (
+            not format_suffix
+            and not meta.get("QUERY_STRING")
+            and meta.get("HTTP_ACCEPT", "*/*") in _FIRST_RENDERER_ACCEPTS
+            and renderers
+            and renderers[0].media_type == "application/json"
+        ):
+            return renderers[0], "application/json"
+        chosen: tuple[BaseRenderer, str] = super().select_renderer(request, renderers, format_suffix)
+        return chosen

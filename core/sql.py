@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, TypeVar
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections
-from django.db.models import DEFERRED, Field, Model, signals
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
+from django.db.models import DEFERRED, Field, ForeignObjectRel, Model, signals
 from django.db.models.base import ModelState
 from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
 from django.db.models.query_utils import DeferredAttribute
@@ -290,6 +290,53 @@ def _instance_raw(model: type[M], names: Sequence[str], values: Sequence[Any]) -
     return obj
 
 
+@functools.cache
+def _new_layout(model: type[Model]) -> tuple[tuple[Field[Any, Any], str, str, bool], ...] | None:
+    """For a model :func:`_plain_init` accepts whose ``Meta.fields`` are its concrete fields: each field with its name,
+    attname and whether it is a relation (a foreign key or one-to-one, given as the object or its id); else None."""
+    fields = model._meta.fields
+    if _plain_init(model) is None or list(fields) != list(model._meta.concrete_fields):
+        return None
+    if any(f.column is None or f.generated for f in fields):
+        return None
+    return tuple((f, f.name, f.attname, isinstance(f.remote_field, ForeignObjectRel)) for f in fields)
+
+
+def new_instance(model: type[M], /, **values: Any) -> M:
+    """``model(**values)``, a new row not saved yet, for the hot path (a round, its audit event): each field set from
+    ``values`` (by name, a relation also by its object) or its default, as ``Model.__init__`` with keywords does,
+    without its generic work (a ``pop`` and a caught ``KeyError`` per field not given). A model it does not cover, a
+    keyword that is not a field's name or attname (a property, a typo: Django's error), a relation given both ways
+    (Django sets the object, then the id), or a ``pre_init``/``post_init`` receiver: ``model(**values)`` itself.
+    ``core/tests/test_sql_instances.py`` checks both give the same instance."""
+    layout = _new_layout(model)
+    if layout is None or signals.pre_init.receivers or signals.post_init.receivers:
+        return model(**values)
+    obj = model.__new__(model)
+    d = obj.__dict__
+    d["_state"] = ModelState()
+    taken = 0
+    for f, name, attname, related in layout:
+        if related and name in values:
+            if attname in values:  # both ways: Django's order (the object, then the id over it)
+                return model(**values)
+            taken += 1
+            rel = values[name]
+            if rel is not DEFERRED:
+                setattr(obj, name, rel)  # the relation's descriptor: the id set, the object cached, its type checked
+            continue
+        if attname in values:
+            taken += 1
+            val = values[attname]
+        else:
+            val = f.get_default()
+        if val is not DEFERRED:
+            d[attname] = val
+    if taken != len(values):  # a keyword that names no field: Django's own handling (a property) or its TypeError
+        return model(**values)
+    return obj
+
+
 def _from_json_parser(f: Field[Any, Any]) -> Any:
     internal = f.get_internal_type()
     if internal == "DateTimeField":
@@ -324,18 +371,65 @@ def instance_from_json(model: type[M], obj: Mapping[str, Any]) -> M:
     return _instance_raw(model, names, values)  # JSON values arrive decoded already
 
 
+#: Django's own field classes (exactly these, not subclasses) whose ``get_db_prep_save`` gives back a value of the
+#: listed types unchanged on PostgreSQL: ``int(v)`` of an int, ``to_python`` of a str or bool, None as None; an
+#: aware datetime as it is (``get_prep_value`` only warns about a naive one, ``adapt_datetimefield_value`` is the
+#: identity on PostgreSQL). A JSONField's value is never taken as is (it is adapted).
+_NONE = type(None)
+_AS_IS: dict[type[Field[Any, Any]], frozenset[type]] = {
+    **dict.fromkeys(
+        (
+            models.IntegerField,
+            models.BigIntegerField,
+            models.SmallIntegerField,
+            models.PositiveIntegerField,
+            models.PositiveBigIntegerField,
+            models.PositiveSmallIntegerField,
+        ),
+        frozenset((int, _NONE)),
+    ),
+    models.CharField: frozenset((str, _NONE)),
+    models.TextField: frozenset((str, _NONE)),
+    models.BooleanField: frozenset((bool, _NONE)),
+    models.DateTimeField: frozenset((datetime, _NONE)),
+}
+
+
+def _as_is(f: Field[Any, Any]) -> frozenset[type]:
+    """The value types :func:`params_of` passes as they are for field ``f`` (none when the backend is not
+    PostgreSQL, whose adaptations :data:`_AS_IS` relies on)."""
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
+        return frozenset()
+    return _AS_IS.get(type(f), frozenset())
+
+
 @functools.cache
-def _preparers(model: type[Model], names: tuple[str, ...], prefix: str) -> tuple[tuple[str, str, Any], ...]:
-    """For each of ``names``: the parameter name ``<prefix><attname>``, the attname and the field's
-    ``get_db_prep_save`` (built once per model, column list and prefix)."""
-    return tuple((f"{prefix}{f.attname}", f.attname, f.get_db_prep_save) for f in (field_of(model, n) for n in names))
+def _preparers(
+    model: type[Model], names: tuple[str, ...], prefix: str
+) -> tuple[tuple[str, str, Any, frozenset[type]], ...]:
+    """For each of ``names``: the parameter name ``<prefix><attname>``, the attname, the field's
+    ``get_db_prep_save`` and the value types it gives back unchanged (built once per model, column list and
+    prefix)."""
+    return tuple(
+        (f"{prefix}{f.attname}", f.attname, f.get_db_prep_save, _as_is(f)) for f in (field_of(model, n) for n in names)
+    )
 
 
 def params_of(model: type[Model], obj: Model, names: Sequence[str], prefix: str) -> dict[str, Any]:
     """The values of ``names`` of ``obj`` as a statement's parameters ``<prefix><attname>``, each through its field's
-    ``get_db_prep_save`` (what the ORM sends for it) on the default connection."""
+    ``get_db_prep_save`` (what the ORM sends for it) on the default connection; a value that call would give back
+    unchanged (:data:`_AS_IS`: an int for an integer field, a str, a bool, an aware datetime, None) is taken as it
+    is without the call (~45 values a round; ``core/tests/test_sql_params.py`` checks both give the same)."""
     conn = connections[DEFAULT_DB_ALIAS]
-    return {key: prep(getattr(obj, attname), conn) for key, attname, prep in _preparers(model, tuple(names), prefix)}
+    out: dict[str, Any] = {}
+    for key, attname, prep, as_is in _preparers(model, tuple(names), prefix):
+        value = getattr(obj, attname)
+        kind = type(value)
+        if kind in as_is and (kind is not datetime or value.utcoffset() is not None):
+            out[key] = value
+        else:
+            out[key] = prep(value, conn)
+    return out
 
 
 def cast_type(f: Field[Any, Any]) -> str:

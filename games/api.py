@@ -32,7 +32,7 @@ from core.errors import DomainError
 from core.idempotency import idempotent, mark_replayed, request_key
 from core.jsonable import jsonable
 from core.permissions import staff_permission
-from core.renderers import HOT_RENDERERS
+from core.renderers import HOT_RENDERERS, HotContentNegotiation
 from games import errors, selectors, services
 from games.models import Game, Round
 from games.serializers import (
@@ -126,6 +126,7 @@ class RoundsView(generics.ListAPIView):
 
     permission_classes = [IsPlayer]
     renderer_classes = HOT_RENDERERS
+    content_negotiation_class = HotContentNegotiation
     serializer_class = RoundSerializer
     pagination_class = RecentRoundsPagination
     request_examples = staticmethod(bet_request_examples)  # the schema's examples: each game's bet
@@ -246,6 +247,7 @@ class RoundActionView(APIView):
 
     permission_classes = [IsPlayer]
     renderer_classes = HOT_RENDERERS
+    content_negotiation_class = HotContentNegotiation
     request_examples = staticmethod(action_request_examples)  # each game's kinds of step, from its engine
 
     @extend_schema(request=RoundActRequestSerializer, responses=RoundSerializer)

@@ -35,6 +35,16 @@ class LimitType(models.TextChoices):
     PAUSE_AFTER_LOGOUT = "pause_after_logout", "(g) pause after logout (minutes)"
 
 
+def value_in_force(
+    value: int | None, has_pending: bool, pending_value: int | None, pending_effective_at: datetime | None, at: datetime
+) -> int | None:
+    """A self-limit's value in force at ``at``: its pending value once that is effective, else its value (the one
+    rule of :meth:`SelfLimit.effective_value` and of the stake gate, which reads the row's figures as a tuple)."""
+    if has_pending and pending_effective_at is not None and at >= pending_effective_at:
+        return pending_value
+    return value
+
+
 class SelfLimit(models.Model):
     """One self-limit of one player for one kind of gambling (GP §6).
 
@@ -71,9 +81,7 @@ class SelfLimit(models.Model):
         return f"{self.player_id}/{self.kind}/{self.limit_type}={self.value}"
 
     def effective_value(self, at: datetime) -> int | None:
-        if self.has_pending and self.pending_effective_at is not None and at >= self.pending_effective_at:
-            return self.pending_value
-        return self.value
+        return value_in_force(self.value, self.has_pending, self.pending_value, self.pending_effective_at, at)
 
     def pending_at(self, at: datetime) -> bool:
         return self.has_pending and self.pending_effective_at is not None and at < self.pending_effective_at

@@ -72,6 +72,10 @@ BUCKET_CONSERVATIVE_SET = "limits_minutebucket.peak + EXCLUDED.peak"
 _PANIC = ("started_at", "ends_at")
 _LISTING = ("requested_at", "listed_until")
 _BUCKET_READ = ("minute", "stakes", "wins", "peak")
+#: what the stake gate reads of a self-limit (``limits.models.value_in_force``'s figures), as a tuple: no model
+#: instance for each of the player's ~7 limits on every stake
+LIMIT_READ = ("limit_type", "value", "has_pending", "pending_value", "pending_effective_at")
+LimitFigures = tuple[str, int | None, bool, int | None, datetime | None]
 
 
 GATE_STATE = register(
@@ -164,7 +168,7 @@ class GateRows:
 
     state: PlayerKindState
     open_bets: list[OpenBet]
-    self_limits: list[SelfLimit]
+    self_limits: list[LimitFigures]  # LIMIT_READ of each
     day: PeriodTotal
     month: PeriodTotal
     buckets: list[tuple[datetime, int, int, int]]
@@ -202,7 +206,7 @@ def gate_state(
     return GateRows(
         state=instance_from_json(X, state),
         open_bets=[instance_from_json(OB, o) for o in open_bets or []],
-        self_limits=[instance_from_json(L, x) for x in self_limits or []],
+        self_limits=[values_from_json(L, x, LIMIT_READ) for x in self_limits or []],
         day=total(P.Period.DAY, day),
         month=total(P.Period.MONTH, month),
         buckets=[values_from_json(B, x, _BUCKET_READ) for x in buckets or []],  # (minute, stakes, wins, peak)

@@ -32,7 +32,7 @@ from rest_framework.views import APIView
 from accounts.permissions import IsPlayer, request_player
 from core.audit import Actor, security_event
 from core.idempotency import idempotent
-from core.renderers import HOT_RENDERERS
+from core.renderers import HOT_RENDERERS, HotContentNegotiation
 from core.throttling import CallbackRefusalThrottle
 from providers import errors, services
 from providers.serializers import (
@@ -143,6 +143,7 @@ class SignedCallView(APIView):
     authentication_classes: list[type[Any]] = []
     permission_classes = [permissions.AllowAny]
     renderer_classes = HOT_RENDERERS
+    content_negotiation_class = HotContentNegotiation
     # refused calls per source address (the module docstring: accepted calls are the studio's players' traffic)
     throttle_classes = [CallbackRefusalThrottle]
 

@@ -56,6 +56,12 @@ def _django() -> None:
     os.environ.setdefault("DJANGO_ENV", "development")
     os.environ.setdefault("DEBUG", "0")
     os.environ.setdefault("CONN_MAX_AGE", "86400")  # one backend for the whole run
+    if os.environ.get("BENCH_CALLGRIND"):
+        # the jackpots' per-process snapshot is read again after JACKPOTS_CONFIG_TTL_SECONDS (1 s) of wall time: under
+        # valgrind a round lasts about that long, so how many counted rounds reread it (a statement and ~4 million
+        # instructions each) would depend on the machine's load; a server process rereads it once a second for
+        # all its rounds
+        os.environ.setdefault("JACKPOTS_CONFIG_TTL_SECONDS", "3600")
     import django
 
     django.setup()

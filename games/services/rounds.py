@@ -13,6 +13,7 @@ from django.db import IntegrityError, transaction
 from core import clock
 from core.audit import Actor
 from core.money import Money
+from core.sql import new_instance
 from games import carry, errors
 from games import sql as games_sql
 from games.engine import STATUS_AWAITING_ACTION, STATUS_FINISHED, ActionError, Bet, BetError, JsonDict
@@ -115,7 +116,8 @@ class _EngineOpener:
 
     def new_round(self, row: Game, round_id: int, now: datetime) -> Round:
         self.bet_obj = _validate_bet(self.engine_game, self.bet)
-        return Round(
+        return new_instance(  # Round(...) without Model.__init__'s generic work (core.sql.new_instance)
+            Round,
             id=round_id,
             **_round_fields(
                 self.player,

@@ -17,7 +17,7 @@ from accounts.models import Player
 from core import clock
 from limits import sql
 from limits.kinds import KindRules
-from limits.models import MinuteBucket, OpenBet, PlayerKindState, SelfLimit
+from limits.models import MinuteBucket, OpenBet, PlayerKindState
 from limits.rules import BUCKET_RETENTION, break_length, day_key, minute_of, month_key
 from limits.selectors import HourlyLoss, Totals, hourly_loss_from_buckets, hourly_window
 
@@ -141,7 +141,7 @@ class GateState:
 
     state: PlayerKindState
     open_bets: list[OpenBet]
-    self_limits: list[SelfLimit]
+    self_limits: list[sql.LimitFigures]  # (limit_type, value, has_pending, pending_value, pending_effective_at)
     totals: Totals
     hourly: HourlyLoss
     panic: tuple[datetime, datetime] | None  # (started_at, ends_at)

@@ -25,7 +25,7 @@ from core.errors import DomainError
 from core.money import Money
 from limits import errors
 from limits.kinds import KindRules, kind_rules
-from limits.models import LimitType, PlayerKindState
+from limits.models import LimitType, PlayerKindState, value_in_force
 from limits.rules import (
     HOURLY_WINDOW_MINUTES,
     break_length,
@@ -254,10 +254,10 @@ def _stake_gate(
     left = play_left(read.state, now) if rules.play_break else None
 
     limits: dict[str, int | None] = {}
-    for row in read.self_limits:
-        value = row.effective_value(now)
-        if value is not None:
-            limits[row.limit_type] = value
+    for limit_type, value, has_pending, pending_value, pending_effective_at in read.self_limits:
+        in_force = value_in_force(value, has_pending, pending_value, pending_effective_at, now)
+        if in_force is not None:
+            limits[limit_type] = in_force
     _check_session_limits(player, limits, now)
     open_stakes = sum(b.stake for b in open_bets)
     rooms = money_rooms(player, kind, limits, open_stakes, now, rules, totals=read.totals, hourly=read.hourly)

@@ -30,7 +30,7 @@ from core.errors import DomainError
 from core.money import Money
 from limits import errors, selectors
 from limits.kinds import kind_rules
-from limits.models import LimitType, OpenBet
+from limits.models import LimitType, OpenBet, value_in_force
 from limits.services import panic_press, self_limit_set, stake_gate, stake_gate_and_place, stake_settled
 from tests.kit.accounts import make_player
 from tests.kit.limits import REFUSAL_LOG_DATABASES
@@ -183,7 +183,7 @@ def _reads_agree(player: Any, kind: str, now: datetime) -> None:
             theirs.bets_decided,
         )
     assert read.hourly.used == selectors.hourly_loss(player, kind, now).used
-    in_force = {row.limit_type: row.effective_value(now) for row in read.self_limits}
+    in_force = {row[0]: value_in_force(*row[1:], now) for row in read.self_limits}  # the gate's tuples
     assert {k: v for k, v in in_force.items() if v is not None} == selectors.effective_limits(player, kind, now)
     assert sum(b.stake for b in read.open_bets) == sum(
         b.stake for b in OpenBet.objects.filter(player=player, kind=kind)
