@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.urls import reverse
+from django.utils.translation import gettext, ngettext
 
 from accounts import selectors as accounts_selectors
 from accounts.admin import STAFF_ACTION_PERMISSIONS, STAFF_ACTIONS  # the player's existing decision paths
@@ -30,6 +31,7 @@ from games import selectors as games_selectors
 from jackpots import selectors as jackpots_selectors
 from limits import selectors as limits_selectors
 from limits.admin import change_value_text
+from limits.models import LimitType
 from wallet import selectors as wallet_selectors
 
 LATEST = 10  # rows of each list on the page; the rest is one click away
@@ -81,10 +83,17 @@ def _identity(player: Player, user: Any, unmasked: bool) -> Section:
     )
     consents = accounts_selectors.live_consents(player)
     how = [f"{v.get_method_display()} ({v.verified_at:%Y-%m-%d})" for v in ids]
-    how += [f"document provider {c.provider}: {c.get_status_display()} ({c.created_at:%Y-%m-%d})" for c in checks]
+    how += [
+        gettext("document provider %(provider)s: %(status)s (%(at)s)")
+        % {"provider": c.provider, "status": c.get_status_display(), "at": f"{c.created_at:%Y-%m-%d}"}
+        for c in checks
+    ]
     population = accounts_selectors.population_check_latest(player)
     if population is not None:
-        how.append(f"population register: {population.get_result_display()} ({population.checked_at:%Y-%m-%d})")
+        how.append(
+            gettext("population register: %(result)s (%(at)s)")
+            % {"result": population.get_result_display(), "at": f"{population.checked_at:%Y-%m-%d}"}
+        )
     return Section(
         "identity",
         "Identity and verification",
@@ -135,7 +144,7 @@ def _state(player: Player, user: Any, unmasked: bool) -> Section:
     events = accounts_selectors.status_timeline(player, limit=20)
 
     actions = [
-        Action(label, _url("accounts_player_act", player.pk, name), STAFF_ACTION_PERMISSIONS[name])
+        Action(str(label), _url("accounts_player_act", player.pk, name), STAFF_ACTION_PERMISSIONS[name])
         for name, (label, _form, _help) in STAFF_ACTIONS.items()
         if user.has_perm(STAFF_ACTION_PERMISSIONS[name])
     ]
@@ -185,7 +194,7 @@ def _limits(player: Player, user: Any, unmasked: bool) -> Section:
         data={
             "limits": [
                 {
-                    "type": v.limit_type.replace("_", " "),
+                    "type": gettext(LimitType(v.limit_type).label),
                     "unit": v.unit,
                     "value": _limit_value(v.unit, v.value, v.declined),
                     "used": _limit_value(v.unit, v.used, False) if v.used is not None else "",
@@ -215,10 +224,12 @@ def _limits(player: Player, user: Any, unmasked: bool) -> Section:
 
 def _limit_value(unit: str, value: int | None, declined: bool) -> str:
     if declined:
-        return "declined"
+        return gettext("declined")
     if value is None:
-        return "no limit"
-    return str(Money(value)) if unit.endswith("_minor") else f"{value} {unit}"
+        return gettext("no limit")
+    if unit.endswith("_minor"):
+        return str(Money(value))
+    return ngettext("%(n)s minute", "%(n)s minutes", value) % {"n": value} if unit == "minutes" else str(value)
 
 
 def _money(player: Player, user: Any, unmasked: bool) -> Section:
