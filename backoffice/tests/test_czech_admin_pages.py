@@ -257,7 +257,7 @@ def visible_text(page: str) -> str:
 
 
 def _staff_pages(made: dict[str, Any]) -> dict[str, str]:
-    """The hand-written staff pages (issue 34, point 1), each for a record of the ``records`` fixture."""
+    """The hand-written staff pages, each for a record of the ``records`` fixture."""
     b = made["player"]
     funded_player(100)  # a second player of the same e-mail domain: the search lists both
     complaint = Complaint.objects.get(reference=made["complaint"])

@@ -1,6 +1,6 @@
 """No English written straight into a staff template: every text of every admin template of the project's apps
 (``<app>/templates/admin/**.html``) that a staff member reads goes through ``{% translate %}`` or
-``{% blocktranslate %}``, so the back office follows the staff member's language (issue 34).
+``{% blocktranslate %}``, so the back office follows the staff member's language.
 
 The check reads each template's source: it removes the translate tags and blocks, the comments, ``<style>`` and
 ``<script>``, every other template tag and variable, the HTML tags and entities, and flags what is left if it holds
