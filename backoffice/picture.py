@@ -14,12 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext, ngettext
 
 from accounts import selectors as accounts_selectors
 from accounts.admin import STAFF_ACTION_PERMISSIONS, STAFF_ACTIONS  # the player's existing decision paths
-from accounts.models import Player
+from accounts.forms import DOCUMENT_NAMES
+from accounts.models import Consent, Player
 from aml import selectors as aml_selectors
 from complaints import selectors as complaints_selectors
 from core import clock
@@ -33,6 +35,7 @@ from limits import selectors as limits_selectors
 from limits.admin import change_value_text
 from limits.models import LimitType
 from wallet import selectors as wallet_selectors
+from wallet.models import Wallet
 
 LATEST = 10  # rows of each list on the page; the rest is one click away
 
@@ -102,7 +105,7 @@ def _identity(player: Player, user: Any, unmasked: bool) -> Section:
             "name": f"{pd.given_names} {pd.surname}".strip() if pd else "",
             "date_of_birth": pd.date_of_birth if pd else None,
             "birth_number": show(pd.birth_number) if pd else "",
-            "document": f"{pd.document_type} {show(pd.document_number)}".strip() if pd else "",
+            "document": f"{_document_name(pd.document_type)} {show(pd.document_number)}".strip() if pd else "",
             "email": pd.email if pd else player.user.email,
             "phone": pd.phone if pd else "",
             "address": ", ".join(x for x in (pd.residence_street, pd.residence_city, pd.residence_postal_code) if x)
@@ -116,7 +119,7 @@ def _identity(player: Player, user: Any, unmasked: bool) -> Section:
                 {
                     "at": v.verified_at,
                     "method": v.get_method_display(),
-                    "document": f"{v.document_type} {show(v.document_number)}",
+                    "document": f"{_document_name(v.document_type)} {show(v.document_number)}",
                     "by": str(v.verified_by or ""),
                 }
                 for v in ids
@@ -135,7 +138,7 @@ def _identity(player: Player, user: Any, unmasked: bool) -> Section:
                 }
                 for c in checks
             ],
-            "consents": sorted((k, c.version, c.given_at) for k, c in consents.items()),
+            "consents": sorted((_consent_name(k), c.version, c.given_at) for k, c in consents.items()),
         },
     )
 
@@ -222,6 +225,20 @@ def _limits(player: Player, user: Any, unmasked: bool) -> Section:
     )
 
 
+def _choice_label(choices: type[models.TextChoices], value: str) -> str:
+    """A stored value by its label in the staff member's language (the enumerations keep English labels, their
+    Czech is in the catalogues), or the value itself if it is not one of the choices."""
+    return gettext(choices(value).label) if value in choices.values else value
+
+
+def _document_name(document_type: str) -> str:
+    return gettext(DOCUMENT_NAMES.get(document_type, document_type)) if document_type else ""
+
+
+def _consent_name(kind: str) -> str:
+    return _choice_label(Consent.Kind, kind)
+
+
 def _limit_value(unit: str, value: int | None, declined: bool) -> str:
     if declined:
         return gettext("declined")
@@ -243,7 +260,13 @@ def _money(player: Player, user: Any, unmasked: bool) -> Section:
         "Balances and ledger",
         "wallet.view_wallet",
         more=statement,
-        data={"available": b.available, "held": b.held, "debt": b.debt, "mode": b.mode, "lines": lines},
+        data={
+            "available": b.available,
+            "held": b.held,
+            "debt": b.debt,
+            "mode": _choice_label(Wallet.Mode, b.mode),
+            "lines": lines,
+        },
     )
 
 

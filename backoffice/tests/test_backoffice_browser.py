@@ -39,22 +39,22 @@ pytestmark = [
 
 SCREENS = Path(os.environ.get("BACKOFFICE_SCREENSHOTS", "/tmp/backoffice-screens"))
 
-#: the queues each role's home page shows, and some it must not
+#: the queues each role's home page shows, and some it must not (by their whole English labels: read in Czech)
 QUEUES = {
     "finance": (
         {
             "Payment-method documents to review",
             "Withdrawals to approve",
             "Unmatched bank credits",
-            "Complaints asking for money",
-            "Reconciliation differences",
+            "Complaints asking for money (remedy to decide)",
+            "Reconciliation differences with game providers",
         },
-        {"Screening hits"},
+        {"Screening hits (sanctions, PEP lists)"},
     ),
     "compliance": (
         {
-            "Identifications to review",
-            "Screening hits",
+            "Identifications to review (doubtful)",
+            "Screening hits (sanctions, PEP lists)",
             "Personal-data requests to answer",
             "Duplicate accounts to resolve",
         },
@@ -62,13 +62,17 @@ QUEUES = {
     ),
     "support": (
         {"New and unassigned complaints", "Complaints due within 7 days", "Complaints past their 30-day deadline"},
-        {"Withdrawals to approve", "Screening hits", "Complaints asking for money"},
+        {
+            "Withdrawals to approve",
+            "Screening hits (sanctions, PEP lists)",
+            "Complaints asking for money (remedy to decide)",
+        },
     ),
     "game_manager": (
         {"Rounds past their game's deadline", "Game versions awaiting approval"},
-        {"Withdrawals to approve", "Screening hits"},
+        {"Withdrawals to approve", "Screening hits (sanctions, PEP lists)"},
     ),
-    "auditor": ({"Search the audit trail"}, {"Withdrawals to approve", "Screening hits"}),
+    "auditor": ({"Search the audit trail"}, {"Withdrawals to approve", "Screening hits (sanctions, PEP lists)"}),
 }
 
 

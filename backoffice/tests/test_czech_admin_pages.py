@@ -232,6 +232,16 @@ ENGLISH_WORDS = (
     "sent",
     "recall",
     "game",
+    "at",
+    "for",
+    "with",
+    "whose",
+    "look",
+    "lines",
+    "notices",
+    "error",
+    "damaged",
+    "file",
 )
 #: a word, not part of an identifier (an audit action "complaints.filed", an actor "player:7", a reference)
 _ENGLISH = re.compile(r"(?<![\w.:/-])(" + "|".join(ENGLISH_WORDS) + r")(?![\w/-]|[.:]\w)", re.I)
