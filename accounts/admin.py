@@ -15,6 +15,8 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from accounts import forms, rules, selectors, services
 from accounts.adapters import RegisterUnavailable
@@ -133,20 +135,28 @@ class MessageInline(ReadOnlyInline):
 STAFF_ACTIONS = {
     # name: (label, form class, help)
     "verify_branch": (
-        "Verify identity at a branch",
+        _("Verify identity at a branch"),
         forms.DocumentForm,
-        "GP §4(4)b: record the document and confirm the likeness.",
+        _("GP §4(4)b: record the document and confirm the likeness."),
     ),
-    "suspend": ("Suspend", forms.ReasonForm, "Betting, deposits and withdrawals stop until reinstated."),
-    "reinstate": ("Reinstate", forms.ReasonForm, "Back to the status before the suspension."),
+    "suspend": (_("Suspend"), forms.ReasonForm, _("Betting, deposits and withdrawals stop until reinstated.")),
+    "reinstate": (_("Reinstate"), forms.ReasonForm, _("Back to the status before the suspension.")),
     "close": (
-        "Close (cancel registration)",
+        _("Close (cancel registration)"),
         forms.CloseForm,
-        "GP §4(10), §5(13), §5(15): the wallet settles the balance; the account closes once settled.",
+        _("GP §4(10), §5(13), §5(15): the wallet settles the balance; the account closes once settled."),
     ),
-    "force_logout": ("Force logout", forms.ReasonForm, "Ends all sessions and revokes every token."),
-    "exclusion_check": ("Check exclusion register now", forms.EmptyForm, "Asks the register of excluded persons."),
-    "insider": ("Barred insider flag", forms.InsiderForm, "GP §3(3): shareholders, employees, officers may not bet."),
+    "force_logout": (_("Force logout"), forms.ReasonForm, _("Ends all sessions and revokes every token.")),
+    "exclusion_check": (
+        _("Check exclusion register now"),
+        forms.EmptyForm,
+        _("Asks the register of excluded persons."),
+    ),
+    "insider": (
+        _("Barred insider flag"),
+        forms.InsiderForm,
+        _("GP §3(3): shareholders, employees, officers may not bet."),
+    ),
 }
 
 #: the permission each staff action on a player needs (core/roles.py gives them to roles)
@@ -261,7 +271,13 @@ class PlayerAdmin(ReadOnlyAdmin):
             except RegisterUnavailable as exc:  # the exclusion-register check could not run: staff see why
                 error = f"{exc.__class__.__name__}: {exc}"
         return _render(
-            request, self.admin_site, title=label, form=form, subject=str(player), help=help_text, error=error
+            request,
+            self.admin_site,
+            title=str(label),
+            form=form,
+            subject=player.staff_label,
+            help=str(help_text),
+            error=error,
         )
 
     def _run(self, request: HttpRequest, player: Player, action: str, data: dict[str, Any]) -> str:
@@ -272,25 +288,25 @@ class PlayerAdmin(ReadOnlyAdmin):
             services.identity_verify_at_branch(
                 player=player, document=data, likeness_confirmed=likeness, staff_user=_staff_user(request), note=note
             )
-            return "Identity verified at the branch."
+            return gettext("Identity verified at the branch.")
         if action == "suspend":
             services.player_suspend(player=player, reason=data["reason"], actor=actor)
-            return "Suspended."
+            return gettext("Suspended.")
         if action == "reinstate":
             services.player_reinstate(player=player, reason=data["reason"], actor=actor)
-            return "Reinstated."
+            return gettext("Reinstated.")
         if action == "close":
             services.closure_request(player=player, method=data["settlement"], actor=actor, reason=data["reason"])
-            return f"Closure started ({player.status})."
+            return gettext("Closure started (%(status)s).") % {"status": player.get_status_display()}
         if action == "force_logout":
             n = services.player_force_logout(player=player, reason=data["reason"], actor=actor)
-            return f"{n} session(s) ended."
+            return ngettext("%(n)s session ended.", "%(n)s sessions ended.", n) % {"n": n}
         if action == "exclusion_check":
             listed = services.exclusion_check(player=player, actor=actor, context="staff")
-            return "LISTED in the exclusion register." if listed else "Not listed."
+            return gettext("LISTED in the exclusion register.") if listed else gettext("Not listed.")
         if action == "insider":
             services.player_set_barred_insider(player=player, barred=data["barred"], note=data["note"], actor=actor)
-            return "Saved."
+            return gettext("Saved.")
         raise ValueError(action)  # pragma: no cover
 
     def register_branch_view(self, request: HttpRequest) -> HttpResponse:

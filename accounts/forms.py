@@ -14,7 +14,14 @@ from accounts.models import Consent, Player
 from accounts.validation import DOCUMENT_TYPES
 from core.money import Money, MoneyError
 
-DOC_CHOICES = [(d, d) for d in DOCUMENT_TYPES]
+#: the document types a branch records, by name (the values are the codes the API takes)
+DOCUMENT_NAMES = {
+    "id_card": "identity card",
+    "passport": "passport",
+    "driving_licence": "driving licence",
+    "residence_permit": "residence permit",
+}
+DOC_CHOICES = [(d, DOCUMENT_NAMES[d]) for d in DOCUMENT_TYPES]
 SETTLEMENT = Player.ClosureMethod.choices
 
 

@@ -127,7 +127,15 @@ class Player(models.Model):
         ]
 
     def __str__(self):
+        # language-independent on purpose: logs, the admin's history (LogEntry.object_repr) and stored texts take it,
+        # and a record must not read in whichever language the request that wrote it had
         return f"{self.user.username} ({self.status})"
+
+    @property
+    def staff_label(self) -> str:
+        """The player as a staff page names them, in the staff member's language ("jana (aktivní)"): the status by
+        its label (translated at the admin layer, ``backoffice.admin_i18n``)."""
+        return f"{self.user.username} ({self.get_status_display()})"
 
 
 class PersonalData(models.Model):

@@ -18,6 +18,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext
 
 from aml import services
 from aml.list_parsers import PRAGUE
@@ -527,11 +528,13 @@ class ScreeningListVersionAdmin(ReadOnlyAdmin):
                 error = domain_error_text(exc)
         context = {
             **self.admin_site.each_context(request),
-            "title": "Import a sanctions or PEP list file",
+            "title": gettext("Import a sanctions or PEP list file"),
             "form": form,
             "error": error,
-            "help": "The newest version of each list is the one players are screened against. The same file "
-            "twice changes nothing; a file older than the newest version is refused.",
+            "help": gettext(
+                "The newest version of each list is the one players are screened against. The same file "
+                "twice changes nothing; a file older than the newest version is refused."
+            ),
         }
         return TemplateResponse(request, "admin/aml/screeninglistversion/import_form.html", context)
 

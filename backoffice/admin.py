@@ -19,6 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, St
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, reverse
+from django.utils.translation import gettext, gettext_lazy
 
 from accounts import selectors as accounts_selectors
 from accounts.admin import PlayerAdmin
@@ -84,7 +85,7 @@ class PlayerPictureAdmin(PlayerAdmin):
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
             "original": player,
-            "title": f"Player {player.user.username}",
+            "title": gettext("Player %(username)s") % {"username": player.user.username},
             "subtitle": player.get_status_display(),
             "sections": sections,
             "player": player,
@@ -130,7 +131,7 @@ class PlayerPictureAdmin(PlayerAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": "Find a player",
+            "title": gettext("Find a player"),
             "q": text,
             "matched": result.matched,
             "rows": rows,
@@ -158,14 +159,22 @@ class PlayerPictureAdmin(PlayerAdmin):
                 if request.user.has_perm("accounts.view_unmasked_identifiers")
                 else _maybe_masked(doc.method.display, False)
             )
-            subject = f"Document {doc.original_name!r} for the payment method {doc.method.get_kind_display()} {account}"
+            subject = gettext("Document %(name)s for the payment method %(kind)s %(account)s") % {
+                "name": repr(doc.original_name),
+                "kind": doc.method.get_kind_display(),
+                "account": account,
+            }
             look = reverse("admin:wallet_methoddocument_change", args=[doc.pk])
             will = (
-                "The document is accepted as proof that the method is the player's own (GP §5(8)b): the method "
-                "becomes verified, and deposits and withdrawals through it are allowed."
+                gettext(
+                    "The document is accepted as proof that the method is the player's own (GP §5(8)b): the method "
+                    "becomes verified, and deposits and withdrawals through it are allowed."
+                )
                 if verb == "approve"
-                else "The document is rejected as not proving ownership; the method stays unverified and the "
-                "player is told to send another."
+                else gettext(
+                    "The document is rejected as not proving ownership; the method stays unverified and the "
+                    "player is told to send another."
+                )
             )
         else:
             wd = wallet_selectors.withdrawal_of(player, obj_id)
@@ -173,15 +182,19 @@ class PlayerPictureAdmin(PlayerAdmin):
                 raise Http404
             pending = wd.status == wd.Status.REQUESTED and wd.needs_approval
             look = reverse("admin:wallet_withdrawal_change", args=[wd.pk])
-            subject = (
-                f"Withdrawal {wd.reference} of {Money(wd.amount)} to {wd.method.get_kind_display()} "
-                f"(held for approval: {', '.join(wd.approval_reasons or []) or '-'})"
-            )
+            subject = gettext("Withdrawal %(reference)s of %(amount)s to %(kind)s (held for approval: %(reasons)s)") % {
+                "reference": wd.reference,
+                "amount": Money(wd.amount),
+                "kind": wd.method.get_kind_display(),
+                "reasons": ", ".join(wd.approval_reasons or []) or "-",
+            }
             will = (
-                "The withdrawal is approved: it is sent to the payment method (the held amount leaves the "
-                "player's account)."
+                gettext(
+                    "The withdrawal is approved: it is sent to the payment method (the held amount leaves the "
+                    "player's account)."
+                )
                 if verb == "approve"
-                else "The withdrawal is rejected: the held amount returns to the player's account."
+                else gettext("The withdrawal is rejected: the held amount returns to the player's account.")
             )
         if not pending:
             error = domain_error_text(errors.CONFIRM_NOT_PENDING())
@@ -196,24 +209,29 @@ class PlayerPictureAdmin(PlayerAdmin):
                     wallet_services.withdrawal_approve(withdrawal=wd, actor=actor)
                 elif wd is not None:
                     wallet_services.withdrawal_reject(withdrawal=wd, reason="rejected by staff", actor=actor)
-                self.message_user(request, f"{subject}: {verb}d.", messages.SUCCESS)
+                self.message_user(request, f"{subject}: {DONE[verb]}", messages.SUCCESS)
                 return redirect(back)
             except DomainError as exc:
                 error = domain_error_text(exc)
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": f"{verb.capitalize()}: {player.user.username}",
+            "title": f"{VERBS[verb]}: {player.user.username}",
             "subject": subject,
             "will": will,
             "error": error,
             "pending": pending,
             "back": back,
             "look": look,
-            "look_label": "open the document" if kind == "document" else "open the withdrawal",
-            "verb": verb.capitalize(),
+            "look_label": gettext("open the document") if kind == "document" else gettext("open the withdrawal"),
+            "verb": VERBS[verb],
         }
         return TemplateResponse(request, "admin/backoffice/confirm.html", context)
+
+
+#: the decision's name on the confirmation page's title and button, and in the message after it
+VERBS = {"approve": gettext_lazy("Approve"), "reject": gettext_lazy("Reject")}
+DONE = {"approve": gettext_lazy("approved."), "reject": gettext_lazy("rejected.")}
 
 
 def _maybe_masked(value: str, unmasked: bool) -> str:
@@ -367,7 +385,7 @@ class AuditSearchAdmin(AuditEventAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": "Audit trail",
+            "title": gettext("Audit trail"),
             "form": form,
             "page": page,
             "rows": rows,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator
+from types import ModuleType
 from typing import Any
 
 from django import forms
@@ -125,13 +126,36 @@ def _forms(model_admin: ModelAdmin[Any]) -> Iterator[type[forms.BaseForm]]:
     yield model_admin.form
     for inline in model_admin.inlines:
         yield inline.form
-    for value in vars(sys.modules[type(model_admin).__module__]).values():
-        if (
-            isinstance(value, type)
-            and issubclass(value, forms.BaseForm)
-            and value.__module__.endswith(tuple(f".{n}" for n in ("admin", "admin_privacy", "admin_forms")))
-        ):
-            yield value
+    namespace = vars(sys.modules[type(model_admin).__module__])
+    # an app's admin-only forms module imported whole (``from accounts import forms``: the staff actions' forms)
+    modules = [vars(v) for v in namespace.values() if isinstance(v, ModuleType) and v.__name__.endswith(".forms")]
+    for values in (namespace, *modules):
+        for value in values.values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, forms.BaseForm)
+                and value.__module__.endswith(_FORM_MODULES)
+                and value.__module__.split(".")[0] in _PROJECT_APPS
+            ):
+                yield value
+
+
+_FORM_MODULES = tuple(f".{n}" for n in ("admin", "admin_privacy", "admin_forms", "forms"))
+#: the project's own apps (Django's ``django.forms`` module and the libraries' forms are theirs)
+_PROJECT_APPS = {
+    "accounts",
+    "aml",
+    "backoffice",
+    "complaints",
+    "core",
+    "games",
+    "jackpots",
+    "limits",
+    "providers",
+    "regulator",
+    "reports",
+    "wallet",
+}
 
 
 def _form_label(name: str, field: forms.Field) -> Any:

@@ -14,11 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+from django.db import models
 from django.urls import reverse
+from django.utils.translation import gettext, ngettext
 
 from accounts import selectors as accounts_selectors
 from accounts.admin import STAFF_ACTION_PERMISSIONS, STAFF_ACTIONS  # the player's existing decision paths
-from accounts.models import Player
+from accounts.forms import DOCUMENT_NAMES
+from accounts.models import Consent, Player
 from aml import selectors as aml_selectors
 from complaints import selectors as complaints_selectors
 from core import clock
@@ -30,7 +33,9 @@ from games import selectors as games_selectors
 from jackpots import selectors as jackpots_selectors
 from limits import selectors as limits_selectors
 from limits.admin import change_value_text
+from limits.models import LimitType
 from wallet import selectors as wallet_selectors
+from wallet.models import Wallet
 
 LATEST = 10  # rows of each list on the page; the rest is one click away
 
@@ -81,10 +86,17 @@ def _identity(player: Player, user: Any, unmasked: bool) -> Section:
     )
     consents = accounts_selectors.live_consents(player)
     how = [f"{v.get_method_display()} ({v.verified_at:%Y-%m-%d})" for v in ids]
-    how += [f"document provider {c.provider}: {c.get_status_display()} ({c.created_at:%Y-%m-%d})" for c in checks]
+    how += [
+        gettext("document provider %(provider)s: %(status)s (%(at)s)")
+        % {"provider": c.provider, "status": c.get_status_display(), "at": f"{c.created_at:%Y-%m-%d}"}
+        for c in checks
+    ]
     population = accounts_selectors.population_check_latest(player)
     if population is not None:
-        how.append(f"population register: {population.get_result_display()} ({population.checked_at:%Y-%m-%d})")
+        how.append(
+            gettext("population register: %(result)s (%(at)s)")
+            % {"result": population.get_result_display(), "at": f"{population.checked_at:%Y-%m-%d}"}
+        )
     return Section(
         "identity",
         "Identity and verification",
@@ -93,7 +105,7 @@ def _identity(player: Player, user: Any, unmasked: bool) -> Section:
             "name": f"{pd.given_names} {pd.surname}".strip() if pd else "",
             "date_of_birth": pd.date_of_birth if pd else None,
             "birth_number": show(pd.birth_number) if pd else "",
-            "document": f"{pd.document_type} {show(pd.document_number)}".strip() if pd else "",
+            "document": f"{_document_name(pd.document_type)} {show(pd.document_number)}".strip() if pd else "",
             "email": pd.email if pd else player.user.email,
             "phone": pd.phone if pd else "",
             "address": ", ".join(x for x in (pd.residence_street, pd.residence_city, pd.residence_postal_code) if x)
@@ -107,7 +119,7 @@ def _identity(player: Player, user: Any, unmasked: bool) -> Section:
                 {
                     "at": v.verified_at,
                     "method": v.get_method_display(),
-                    "document": f"{v.document_type} {show(v.document_number)}",
+                    "document": f"{_document_name(v.document_type)} {show(v.document_number)}",
                     "by": str(v.verified_by or ""),
                 }
                 for v in ids
@@ -126,7 +138,7 @@ def _identity(player: Player, user: Any, unmasked: bool) -> Section:
                 }
                 for c in checks
             ],
-            "consents": sorted((k, c.version, c.given_at) for k, c in consents.items()),
+            "consents": sorted((_consent_name(k), c.version, c.given_at) for k, c in consents.items()),
         },
     )
 
@@ -135,7 +147,7 @@ def _state(player: Player, user: Any, unmasked: bool) -> Section:
     events = accounts_selectors.status_timeline(player, limit=20)
 
     actions = [
-        Action(label, _url("accounts_player_act", player.pk, name), STAFF_ACTION_PERMISSIONS[name])
+        Action(str(label), _url("accounts_player_act", player.pk, name), STAFF_ACTION_PERMISSIONS[name])
         for name, (label, _form, _help) in STAFF_ACTIONS.items()
         if user.has_perm(STAFF_ACTION_PERMISSIONS[name])
     ]
@@ -185,7 +197,7 @@ def _limits(player: Player, user: Any, unmasked: bool) -> Section:
         data={
             "limits": [
                 {
-                    "type": v.limit_type.replace("_", " "),
+                    "type": gettext(LimitType(v.limit_type).label),
                     "unit": v.unit,
                     "value": _limit_value(v.unit, v.value, v.declined),
                     "used": _limit_value(v.unit, v.used, False) if v.used is not None else "",
@@ -213,12 +225,28 @@ def _limits(player: Player, user: Any, unmasked: bool) -> Section:
     )
 
 
+def _choice_label(choices: type[models.TextChoices], value: str) -> str:
+    """A stored value by its label in the staff member's language (the enumerations keep English labels, their
+    Czech is in the catalogues), or the value itself if it is not one of the choices."""
+    return gettext(choices(value).label) if value in choices.values else value
+
+
+def _document_name(document_type: str) -> str:
+    return gettext(DOCUMENT_NAMES.get(document_type, document_type)) if document_type else ""
+
+
+def _consent_name(kind: str) -> str:
+    return _choice_label(Consent.Kind, kind)
+
+
 def _limit_value(unit: str, value: int | None, declined: bool) -> str:
     if declined:
-        return "declined"
+        return gettext("declined")
     if value is None:
-        return "no limit"
-    return str(Money(value)) if unit.endswith("_minor") else f"{value} {unit}"
+        return gettext("no limit")
+    if unit.endswith("_minor"):
+        return str(Money(value))
+    return ngettext("%(n)s minute", "%(n)s minutes", value) % {"n": value} if unit == "minutes" else str(value)
 
 
 def _money(player: Player, user: Any, unmasked: bool) -> Section:
@@ -232,7 +260,13 @@ def _money(player: Player, user: Any, unmasked: bool) -> Section:
         "Balances and ledger",
         "wallet.view_wallet",
         more=statement,
-        data={"available": b.available, "held": b.held, "debt": b.debt, "mode": b.mode, "lines": lines},
+        data={
+            "available": b.available,
+            "held": b.held,
+            "debt": b.debt,
+            "mode": _choice_label(Wallet.Mode, b.mode),
+            "lines": lines,
+        },
     )
 
 

@@ -21,7 +21,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpRe
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.html import format_html
 from django.utils.translation import gettext
 
@@ -297,7 +297,7 @@ class ComplaintAdmin(ReadOnlyAdmin):
                 return HttpResponseRedirect(reverse("admin:complaints_complaint_change", args=[c.pk]))
         context = {
             **self.admin_site.each_context(request),
-            "title": "Enter a complaint received off-line",
+            "title": gettext("Enter a complaint received off-line"),
             "form": form,
             "opts": self.model._meta,
         }
@@ -311,13 +311,17 @@ class ComplaintAdmin(ReadOnlyAdmin):
         except DomainError as exc:
             self.message_user(request, exc.message_en, messages.ERROR)
             report = selectors.complaints_report(None)
+        lang = "cs" if translation.get_language() == "cs" else "en"  # the staff member's language
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Complaints report {report['month']}",
+            "title": gettext("Complaints report %(month)s") % {"month": report["month"]},
             "report": report,
             "opts": self.model._meta,
-            "reasons": [(k, texts.label(texts.REASONS, k, "en"), v) for k, v in report["by_reason"].items()],
-            "outcomes": [(k, v) for k, v in report["by_outcome"].items()],
+            "reasons": [(k, texts.label(texts.REASONS, k, lang), v) for k, v in report["by_reason"].items()],
+            "outcomes": [
+                (gettext("open") if k == "open" else texts.label(texts.OUTCOMES, k, lang), v)
+                for k, v in report["by_outcome"].items()
+            ],
         }
         with timezone.override(clock.PRAGUE):
             return TemplateResponse(request, "admin/complaints/complaint/report.html", context).render()

@@ -301,7 +301,8 @@ def run_service_action(
         except DomainError as exc:
             modeladmin.message_user(request, f"{obj}: {domain_error_text(exc)}", messages.ERROR)
     if ok:
-        modeladmin.message_user(request, f"{done}: {ok}", messages.SUCCESS)
+        # ``done`` is an English message id with its Czech in a catalogue (core/locale): shown in the staff's language
+        modeladmin.message_user(request, f"{gettext(done)}: {ok}", messages.SUCCESS)
     return ok
 
 

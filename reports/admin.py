@@ -302,7 +302,7 @@ class DayReportAdmin(ReadOnlyAdmin):
             shutil.rmtree(path.parent, ignore_errors=True)
         context = self._context(
             request,
-            f"Regulator's record {day.isoformat()}: verification",
+            _("Regulator's record %(day)s: verification") % {"day": day.isoformat()},
             day=day,
             result=result,
             problem=problem,

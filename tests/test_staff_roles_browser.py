@@ -46,6 +46,9 @@ def _shot(driver, name: str) -> None:
 def _sign_in(driver, live_server, user, next_url: str = "/admin/") -> None:
     driver.delete_all_cookies()
     driver.get(f"{live_server.url}/admin/login/?next={next_url}")
+    # the staff member's language is Czech (Django's language cookie), so every screen and screenshot is Czech
+    driver.add_cookie({"name": "django_language", "value": "cs"})
+    driver.get(f"{live_server.url}/admin/login/?next={next_url}")
     driver.find_element(By.NAME, "username").send_keys(user.get_username())
     driver.find_element(By.NAME, "password").send_keys(DEFAULT_PASSWORD)
     driver.find_element(By.CSS_SELECTOR, "input[type=submit], button[type=submit]").click()
@@ -96,10 +99,12 @@ def test_each_role_signs_in_and_sees_only_what_it_may_in_chromium(live_server, b
     _sign_in(browser, live_server, support, f"/admin/accounts/player/{player.pk}/change/")
     text = visible(browser)
     assert player.user.username in text
-    assert birth_number not in text and birth_number[-3:] in text and "(masked)" in text
+    assert birth_number not in text and birth_number[-3:] in text and "(maskováno)" in text
     assert player.personal.document_number not in text
     tools = browser.find_element(By.CSS_SELECTOR, ".object-tools").text.lower().splitlines()  # shown in capitals
-    assert "force logout" in tools and not {"suspend", "close (cancel registration)", "reinstate"} & set(tools), tools
+    assert "vynutit odhlášení" in tools and not {"pozastavit", "uzavřít (zrušit registraci)", "obnovit"} & set(tools), (
+        tools
+    )
     _shot(browser, "staff-support-player")
     browser.get(f"{live_server.url}/admin/wallet/withdrawal/")
     assert not [
@@ -122,7 +127,7 @@ def test_each_role_signs_in_and_sees_only_what_it_may_in_chromium(live_server, b
     assert "15 000,00 Kč" in browser.find_element(By.CSS_SELECTOR, ".confirm-money").text.replace("\xa0", " ")
     _shot(browser, "staff-finance-withdrawal-confirm")
     browser.find_element(By.CSS_SELECTOR, ".confirm-money input[type=submit]").click()
-    assert "rejected: 1" in browser.find_element(By.CSS_SELECTOR, ".messagelist").text.lower()
+    assert "zamítnuto: 1" in browser.find_element(By.CSS_SELECTOR, ".messagelist").text.lower()
     assert Withdrawal.objects.get(pk=r.json()["id"]).status == Withdrawal.Status.REJECTED
     browser.get(f"{live_server.url}/admin/wallet/paymentmethod/{method.pk}/change/")
     assert method.identifier in browser.page_source  # finance pays out: it reads the account number

@@ -329,7 +329,7 @@ class WithdrawalAdmin(StaffActionAdmin):
     def _row(w: Withdrawal) -> dict[str, Any]:
         return {
             "amount": money_text(w.amount),
-            "player": str(w.player),
+            "player": w.player.staff_label,
             "reason": f"{w.reference} · {', '.join(w.approval_reasons or []) or 'no approval reason'}",
         }
 
@@ -402,7 +402,7 @@ class PayoutAdmin(StaffActionAdmin):
     def _row(p: Payout) -> dict[str, Any]:
         return {
             "amount": money_text(p.outstanding),
-            "player": str(p.player),
+            "player": p.player.staff_label,
             "reason": f"{p.get_kind_display()} · {p.reference}",
         }
 
@@ -579,7 +579,7 @@ class WinHoldAdmin(StaffActionAdmin):
     def _row(h: WinHold) -> dict[str, Any]:
         return {
             "amount": money_text(h.amount),
-            "player": str(h.player),
+            "player": h.player.staff_label,
             "reason": f"{h.get_reason_display()} · {h.reference}",
         }
 

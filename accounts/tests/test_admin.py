@@ -30,7 +30,7 @@ def test_the_player_pages_render_with_the_history_and_the_staff_actions(staff_cl
     player = make_player()
     assert staff_client.get("/admin/accounts/player/").status_code == 200
     r = staff_client.get(f"/admin/accounts/player/{player.pk}/change/")
-    assert r.status_code == 200 and b"Verify identity at a branch" in r.content
+    assert r.status_code == 200 and "Ověřit totožnost na pobočce" in r.content.decode()
     for name in ("suspend", "close", "verify_branch", "insider", "exclusion_check", "force_logout", "reinstate"):
         assert staff_client.get(f"/admin/accounts/player/{player.pk}/act/{name}/").status_code == 200
 

@@ -73,15 +73,15 @@ def test_the_audit_search_filters_by_player_staff_role_action_object_and_time(tr
     player, staff = trail
     c = client_as("auditor")
     html = search(c, player=player.user.username)
-    assert "2 event(s)" in html and "status: active &rarr; suspended" in html
-    assert "1 event(s)" in search(c, staff=staff.username)
-    assert "1 event(s)" in search(c, role="compliance")
-    assert "1 event(s)" in search(c, action="wallet.")
-    assert "1 event(s)" in search(c, object_type="wallet.withdrawal", object_id="77")
+    assert "2 události" in html and "status: active &rarr; suspended" in html
+    assert "1 událost" in search(c, staff=staff.username)
+    assert "1 událost" in search(c, role="compliance")
+    assert "1 událost" in search(c, action="wallet.")
+    assert "1 událost" in search(c, object_type="wallet.withdrawal", object_id="77")
     # the days are Prague days, "to" inclusive: 2 March alone holds the suspension, 3-4 March nothing
-    assert "1 event(s)" in search(c, player=player.pk, since="2026-03-02", until="2026-03-02")
-    assert "0 event(s)" in search(c, player=player.pk, since="2026-03-03", until="2026-03-04")
-    assert "0 event(s)" in search(c, player="nobody-by-this-name")  # an unknown player matches nothing
+    assert "1 událost" in search(c, player=player.pk, since="2026-03-02", until="2026-03-02")
+    assert "0 událostí" in search(c, player=player.pk, since="2026-03-03", until="2026-03-04")
+    assert "0 událostí" in search(c, player="nobody-by-this-name")  # an unknown player matches nothing
 
 
 def test_a_reversed_time_range_is_refused_with_its_code(trail):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import time_machine
+from django.utils import translation
 from django_otp.oath import totp
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from selenium.common.exceptions import TimeoutException
@@ -38,22 +39,22 @@ pytestmark = [
 
 SCREENS = Path(os.environ.get("BACKOFFICE_SCREENSHOTS", "/tmp/backoffice-screens"))
 
-#: the queues each role's home page shows, and some it must not
+#: the queues each role's home page shows, and some it must not (by their whole English labels: read in Czech)
 QUEUES = {
     "finance": (
         {
             "Payment-method documents to review",
             "Withdrawals to approve",
             "Unmatched bank credits",
-            "Complaints asking for money",
-            "Reconciliation differences",
+            "Complaints asking for money (remedy to decide)",
+            "Reconciliation differences with game providers",
         },
-        {"Screening hits"},
+        {"Screening hits (sanctions, PEP lists)"},
     ),
     "compliance": (
         {
-            "Identifications to review",
-            "Screening hits",
+            "Identifications to review (doubtful)",
+            "Screening hits (sanctions, PEP lists)",
             "Personal-data requests to answer",
             "Duplicate accounts to resolve",
         },
@@ -61,13 +62,17 @@ QUEUES = {
     ),
     "support": (
         {"New and unassigned complaints", "Complaints due within 7 days", "Complaints past their 30-day deadline"},
-        {"Withdrawals to approve", "Screening hits", "Complaints asking for money"},
+        {
+            "Withdrawals to approve",
+            "Screening hits (sanctions, PEP lists)",
+            "Complaints asking for money (remedy to decide)",
+        },
     ),
     "game_manager": (
         {"Rounds past their game's deadline", "Game versions awaiting approval"},
-        {"Withdrawals to approve", "Screening hits"},
+        {"Withdrawals to approve", "Screening hits (sanctions, PEP lists)"},
     ),
-    "auditor": ({"Search the audit trail"}, {"Withdrawals to approve", "Screening hits"}),
+    "auditor": ({"Search the audit trail"}, {"Withdrawals to approve", "Screening hits (sanctions, PEP lists)"}),
 }
 
 
@@ -86,8 +91,17 @@ def staff_with_device(role: str):
     return user, device
 
 
+def _cs(text: str) -> str:
+    """A queue's label as a Czech staff member reads it."""
+    with translation.override("cs"):
+        return translation.gettext(text)
+
+
 def sign_in(driver, live_server, user, device, next_url: str = "/admin/") -> None:
     driver.delete_all_cookies()
+    driver.get(f"{live_server.url}/admin/login/?next={next_url}")
+    # the staff member's language is Czech (Django's language cookie), so every screen and screenshot is Czech
+    driver.add_cookie({"name": "django_language", "value": "cs"})
     driver.get(f"{live_server.url}/admin/login/?next={next_url}")
     driver.find_element(By.NAME, "username").send_keys(user.get_username())
     driver.find_element(By.NAME, "password").send_keys(DEFAULT_PASSWORD)
@@ -155,13 +169,14 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
         devices[role] = (user, dev)
         sign_in(browser, live_server, user, dev)
         panels = browser.find_element(By.ID, "home-panels").text
-        assert all(q in panels for q in shown) and not any(q in panels for q in hidden), (role, panels)
+        assert all(_cs(q) in panels for q in shown) and not any(_cs(q) in panels for q in hidden), (role, panels)
         _shot(browser, f"backoffice-{role}-home")
 
     # finance: the search by the deposit's payment reference lands on the player's page
     user, dev = devices["finance"]
     sign_in(browser, live_server, user, dev)
-    assert "1" in browser.find_element(By.XPATH, "//a[text()='Withdrawals to approve']/../../td[@class='count']").text
+    queue = _cs("Withdrawals to approve")
+    assert "1" in browser.find_element(By.XPATH, f"//a[text()='{queue}']/../../td[@class='count']").text
     box = browser.find_element(By.CSS_SELECTOR, "#panel-queues input[name=q]")
     box.send_keys(deposit.payment_reference)
     box.submit()
@@ -172,16 +187,16 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
     _shot(browser, "backoffice-finance-player")
     # the document: the confirmation page says what it does, the button does it
     browser.find_element(By.CSS_SELECTOR, f"a[href$='/confirm/document_approve/{world.document.pk}/']").click()
-    assert "What this does" in browser.find_element(By.ID, "what-it-does").text
+    assert "Co se stane" in browser.find_element(By.ID, "what-it-does").text
     assert MethodDocument.objects.get(pk=world.document.pk).status == "pending"
     _shot(browser, "backoffice-finance-confirm-document")
     browser.find_element(By.NAME, "confirm").click()
     browser.find_element(By.ID, "player-name")
-    assert "approved" in browser.find_element(By.CSS_SELECTOR, ".messagelist").text
+    assert "schváleno" in browser.find_element(By.CSS_SELECTOR, ".messagelist").text
     assert MethodDocument.objects.get(pk=world.document.pk).status == "approved"
     # the withdrawal
     browser.find_element(By.CSS_SELECTOR, f"a[href$='/confirm/withdrawal_approve/{world.withdrawal.pk}/']").click()
-    assert "sent to the payment method" in browser.find_element(By.ID, "what-it-does").text
+    assert "odešle se na platební metodu" in browser.find_element(By.ID, "what-it-does").text
     browser.find_element(By.NAME, "confirm").click()
     browser.find_element(By.ID, "player-name")
     assert Withdrawal.objects.get(pk=world.withdrawal.pk).status != Withdrawal.Status.REQUESTED
@@ -227,7 +242,7 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
     user, dev = devices["support"]
     sign_in(browser, live_server, user, dev, f"/admin/accounts/player/{player.pk}/change/")
     text = visible(browser)
-    assert player.user.username in text and bn not in text and bn[-3:] in text and "(masked)" in text
+    assert player.user.username in text and bn not in text and bn[-3:] in text and "(maskováno)" in text
     assert world.method.display not in text and world.method.identifier not in text
     assert not browser.find_elements(By.CSS_SELECTOR, "a[href*='/confirm/']")
     assert not browser.find_elements(By.CSS_SELECTOR, "a.decide")

@@ -16,8 +16,10 @@ from django.test import Client
 from django.utils import translation
 
 from backoffice.admin_i18n import admin_messages
+from complaints.models import Complaint
 from core.admin_site import TECHNICAL_APPS
 from tests.kit.accounts import make_staff
+from tests.kit.platform import funded_player
 from tests.test_authorization_matrix import records  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -34,6 +36,7 @@ SAME_IN_CZECH = {
     "ID": "an identifier's abbreviation, the same in Czech",
     "fold": "the audit chain's technical term (a folded hash), no Czech term in use",
     "jackpot": "the Czech word is 'jackpot'",
+    "M": "the sex's letter: 'muž' is M in Czech too",
     "nonce": "a cryptographic term, used untranslated in Czech",
     "panic": "the name of the player's panic button (GP), as the client shows it",
     "PayU": "a payment provider's name",
@@ -155,3 +158,157 @@ def test_the_models_keep_their_english_names_for_the_migrations() -> None:
     assert opts.get_field("amount")._verbose_name is None  # type: ignore[attr-defined]
     with translation.override("cs"):
         assert str(opts.verbose_name_plural) == "výběry" and str(opts.get_field("amount").verbose_name) == "částka"
+
+
+#: English words a Czech staff member must not read on a hand-written page (whole words, any case); words Czech
+#: shares (limit, jackpot, role, reference, e-mail, text) are left out
+ENGLISH_WORDS = (
+    "player",
+    "players",
+    "amount",
+    "save",
+    "search",
+    "reason",
+    "balance",
+    "complaint",
+    "complaints",
+    "status",
+    "round",
+    "rounds",
+    "withdrawal",
+    "withdrawals",
+    "deposit",
+    "deposits",
+    "received",
+    "answer",
+    "assign",
+    "resolve",
+    "submit",
+    "approve",
+    "reject",
+    "decide",
+    "timeline",
+    "when",
+    "who",
+    "what",
+    "registered",
+    "history",
+    "none",
+    "available",
+    "held",
+    "debt",
+    "stake",
+    "win",
+    "yes",
+    "no",
+    "not",
+    "yet",
+    "the",
+    "and",
+    "of",
+    "by",
+    "from",
+    "until",
+    "due",
+    "open",
+    "case",
+    "event",
+    "events",
+    "page",
+    "back",
+    "cancel",
+    "record",
+    "show",
+    "month",
+    "report",
+    "import",
+    "home",
+    "monthly",
+    "workflow",
+    "attachments",
+    "notes",
+    "note",
+    "messages",
+    "sent",
+    "recall",
+    "game",
+    "at",
+    "for",
+    "with",
+    "whose",
+    "look",
+    "lines",
+    "notices",
+    "error",
+    "damaged",
+    "file",
+)
+#: a word, not part of an identifier (an audit action "complaints.filed", an actor "player:7", a reference)
+_ENGLISH = re.compile(r"(?<![\w.:/-])(" + "|".join(ENGLISH_WORDS) + r")(?![\w/-]|[.:]\w)", re.I)
+_INVISIBLE = re.compile(r"<(style|script|code|pre|textarea)\b.*?</\1>|<!--.*?-->", re.S)
+#: a stored record shown as it is stored (``class="record"``: a ledger memo and account code, the audit trail's field
+#: names and values, a sealed file's element names, a text the player typed): data, in the language it was written in;
+#: and a record's read-only fields on its admin page (their choice values are checked by the walk above)
+_RECORD = re.compile(r'<(td|tr|span|p) class="record"[^>]*>.*?</\1>|<div class="readonly">.*?</div>', re.S)
+_SEEN_ATTRIBUTE = re.compile(r"""<input[^>]*type="(?:submit|button)"[^>]*value="([^"]*)"|placeholder="([^"]*)\"""")
+
+
+def visible_text(page: str) -> str:
+    """What a person reads on ``page``: the text nodes of the content (not the admin's side menu, whose names the
+    walk above checks), the buttons' labels and the placeholders; styles, scripts and code left out."""
+    main = re.search(r'<div id="content"[^>]*>(.*)', page, re.S)
+    body = _RECORD.sub(" ", _INVISIBLE.sub(" ", main.group(1) if main else page))
+    panels = re.search(r'<div class="home-panels".*?</section>\s*</div>', body, re.S)
+    if panels:  # the home page: its panels; the apps' list below holds the models' names the walk above checks
+        body = panels.group(0)
+    seen = [a or b for a, b in _SEEN_ATTRIBUTE.findall(body)]
+    body = re.sub(r"<select\b.*?</select>", " ", body, flags=re.S)  # the options are data (usernames) or checked above
+    return html.unescape(" ".join([re.sub(r"<[^>]+>", " ", body), *seen]))
+
+
+def _staff_pages(made: dict[str, Any]) -> dict[str, str]:
+    """The hand-written staff pages, each for a record of the ``records`` fixture."""
+    b = made["player"]
+    funded_player(100)  # a second player of the same e-mail domain: the search lists both
+    complaint = Complaint.objects.get(reference=made["complaint"])
+    confirm = f"/admin/accounts/player/{b.pk}/confirm"
+    return {
+        "home": "/admin/",
+        "player": f"/admin/accounts/player/{b.pk}/change/",
+        "search": "/admin/accounts/player/search/?q=nobody-is-called-this",
+        "search results": "/admin/accounts/player/search/?q=" + b.user.email.split("@")[1],
+        "audit search": f"/admin/core/auditevent/search/?player={b.user.username}",
+        "confirm withdrawal": f"{confirm}/withdrawal_approve/{made['withdrawal']}/",
+        "complaint": f"/admin/complaints/complaint/{complaint.pk}/change/",
+        "complaint report": "/admin/complaints/complaint/report/",
+        "complaint filed by staff": "/admin/complaints/complaint/file/",
+        "account action": f"/admin/accounts/player/{b.pk}/act/suspend/",
+        "statement": f"/admin/wallet/wallet/{b.wallet.pk}/statement/",
+        "screening list import": "/admin/aml/screeninglistversion/import/",
+        "record verification": "/admin/reports/dayreport/regulator-record/verify/?day=2026-01-05",
+    }
+
+
+def test_the_hand_written_staff_pages_read_czech_to_a_czech_staff_member(records: dict[str, Any]) -> None:  # noqa: F811
+    """The pages written by hand (the player's page, the search, the audit search, a confirmation, the complaint, the
+    action forms) show no common English word in their visible text to a staff member whose language is Czech; the
+    same pages in English still read English (the check can fail)."""
+    cs = Client(headers={"accept-language": "cs-CZ,cs;q=0.9"})
+    en = Client(headers={"accept-language": "en"})
+    staff = make_staff(role=None, superuser=True)
+    cs.force_login(staff)
+    en.force_login(staff)
+    found: dict[str, list[str]] = {}
+    english_pages = 0
+    pages = _staff_pages(records)
+    for name, url in pages.items():
+        page = cs.get(url)
+        assert page.status_code == 200, (name, url, page.status_code)
+        text = visible_text(page.content.decode())
+        text = " ".join(text.split())
+        words = sorted({text[max(0, m.start() - 25) : m.end() + 25] for m in _ENGLISH.finditer(text)})
+        if words:
+            found[name] = words
+        english_pages += bool(_ENGLISH.search(visible_text(en.get(url).content.decode())))
+    assert not found, "English on Czech pages: " + "\n".join(f"{n}: {' | '.join(w)}" for n, w in found.items())
+    assert english_pages == len(pages)

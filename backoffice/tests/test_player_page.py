@@ -46,12 +46,12 @@ def test_the_finance_officer_sees_money_methods_and_payments_with_their_decision
 def test_the_support_agent_sees_the_player_masked_and_no_money_or_aml_decision(world):
     html = page(client_as("support"), world.player)
     bn = world.player.personal.birth_number
-    assert bn not in html and bn[-3:] in html and "birth number (masked)" in html
+    assert bn not in html and bn[-3:] in html and "rodné číslo (maskováno)" in html
     assert world.method.identifier not in html and world.method.display not in html
     assert world.player.personal.document_number not in html
     assert "/confirm/" not in html and "_decide/" not in html and "/decide/" not in html
     assert 'id="section-aml"' not in html
-    assert "Force logout" in html and "Suspend" not in html  # the support's one account action
+    assert "Vynutit odhlášení" in html and "Pozastavit" not in html  # the support's one account action
 
 
 def test_the_compliance_officer_sees_the_screening_hit_with_its_decision(world):
@@ -91,7 +91,7 @@ def test_approving_a_document_says_what_it_does_first_and_only_a_post_does_it(wo
     c = client_as("finance")
     url = f"/admin/accounts/player/{world.player.pk}/confirm/document_approve/{world.document.pk}/"
     r = c.get(url)
-    assert r.status_code == 200 and "What this does" in r.content.decode() and "verified" in r.content.decode()
+    assert r.status_code == 200 and "Co se stane" in r.content.decode() and "ověřenou" in r.content.decode()
     assert f"/admin/wallet/methoddocument/{world.document.pk}/change/" in r.content.decode()  # the file to look at
     assert MethodDocument.objects.get(pk=world.document.pk).status == "pending"
     r = c.post(url)
@@ -107,7 +107,7 @@ def test_approving_a_document_says_what_it_does_first_and_only_a_post_does_it(wo
 def test_approving_a_withdrawal_from_the_players_page(world):
     c = client_as("finance")
     url = f"/admin/accounts/player/{world.player.pk}/confirm/withdrawal_approve/{world.withdrawal.pk}/"
-    assert "is sent to the payment method" in c.get(url).content.decode()
+    assert "odešle se na platební metodu" in c.get(url).content.decode()
     assert c.post(url).status_code == 302
     assert Withdrawal.objects.get(pk=world.withdrawal.pk).status != "requested"
 

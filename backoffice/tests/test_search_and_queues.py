@@ -68,7 +68,7 @@ def test_a_birth_number_is_found_by_exact_match_only_and_the_search_is_audited(w
     assert event.actor_type == "staff" and event.actor_role == "compliance"
     assert bn not in str(event.details) and event.details["found_player_ids"] == [world.player.pk]
     r = found(c, bn[:8])  # a part of it finds nothing
-    assert r.status_code == 200 and "0 player(s)" in r.content.decode()
+    assert r.status_code == 200 and "0 hráčů" in r.content.decode()
 
 
 def test_the_support_agent_sees_a_birth_number_result_masked(world, games, clock, settings):

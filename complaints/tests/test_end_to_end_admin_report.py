@@ -36,7 +36,7 @@ def games_catalogue(db):
 
 
 def admin_client(user) -> Client:
-    c = Client(raise_request_exception=True)
+    c = Client(raise_request_exception=True, headers={"accept-language": "en"})  # reads the English texts
     c.force_login(user)
     return c
 

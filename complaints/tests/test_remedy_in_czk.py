@@ -47,7 +47,7 @@ def test_a_5_50_kc_remedy_is_shown_and_credited_as_5_50_kc_by_finance_after_a_co
     assert complaint.remedy_amount_requested == 550
     url = f"/admin/complaints/complaint/{complaint.pk}/change/"
     page = _client("support").get(url).content.decode()
-    assert "5,50\xa0Kč" in page and "haléř" not in page and "550" not in page.split("amount requested")[1][:80]
+    assert "5,50\xa0Kč" in page and "haléř" not in page and "550" not in page.split("požadovaná částka")[1][:80]
     assert 'name="remedy_amount"' not in page  # support is offered no money field
     finance = _client("finance")
     page = finance.get(url).content.decode()
@@ -71,8 +71,8 @@ def test_a_5_50_kc_remedy_is_shown_and_credited_as_5_50_kc_by_finance_after_a_co
     assert complaint.status == "resolved" and complaint.remedy_amount == 550
     assert balance(complaint.player) == before + Money(550)
     page = finance.get(url).content.decode()
-    assert 'Credited: <b class="money">5,50\xa0Kč</b>' in page
-    audit = page.split("Audit trail", 1)[1]
+    assert 'Připsáno: <b class="money">5,50\xa0Kč</b>' in page
+    audit = page.split("Auditní stopa", 1)[1]
     assert "complaints.remedy_credited" in audit and "{'" not in audit  # readable, not Python dicts
 
 

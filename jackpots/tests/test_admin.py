@@ -257,7 +257,7 @@ def test_staff_suspend_and_resume_a_level_and_a_wrong_transition_is_refused_and_
     staff_client.post(url, {"action": "suspend_levels", "_selected_action": [jp.pk]})
     assert Jackpot.objects.get(pk=jp.pk).status == "suspended"
     page = staff_client.get(f"{url}{jp.pk}/change/").content.decode()
-    assert "suspended" in page and 'name="rate_ppm"' not in page  # still frozen
+    assert "pozastaveno (bez příspěvků, bez výher)" in page and 'name="rate_ppm"' not in page  # still frozen
     assert staff_client.post(f"{url}{jp.pk}/change/", _draft_form(code=LEVEL)).status_code == 403
 
     staff_client.post(url, {"action": "resume_levels", "_selected_action": [jp.pk]})
