@@ -348,7 +348,7 @@ def _payments(player: Player, user: Any, unmasked: bool) -> Section:
                     "status": w.get_status_display(),
                     "reference": w.reference,
                     "needs_approval": w.needs_approval,
-                    "reasons": ", ".join(w.approval_reasons or []),
+                    "reasons": w.approval_reasons_text,
                     "approve": _confirm(player, "withdrawal_approve", w.pk)
                     if approve and w.status == w.Status.REQUESTED and w.needs_approval
                     else "",

@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from core import clock
 from core.admin import (
@@ -174,7 +174,7 @@ class WalletAdmin(ReadOnlyAdmin):
         lines = selectors.statement(wallet.player)[-500:]
         if not may_see_identifiers(request.user):  # a posting's memo may name an account (a refused deposit)
             lines = [dataclasses.replace(line, description=mask_accounts_in(line.description)) for line in lines]
-        title = gettext("Statement of {player}").format(player=wallet.player)
+        title = gettext("Statement of {player}").format(player=wallet.player.staff_label)
         ctx = {
             **self.admin_site.each_context(request),
             "title": title,
@@ -318,19 +318,23 @@ class WithdrawalAdmin(StaffActionAdmin):
         "shown_amount",
         "status",
         "needs_approval",
-        "approval_reasons",
+        "approval_reasons_text",
         "decided_by",
     )
     list_filter = ("status", "needs_approval", "provider")
     search_fields = ("reference", "player__user__username")
     actions = ["approve", "reject"]
 
+    @admin.display(description=gettext_lazy("approval reasons"))
+    def approval_reasons_text(self, obj: Withdrawal) -> str:
+        return obj.approval_reasons_text
+
     @staticmethod
     def _row(w: Withdrawal) -> dict[str, Any]:
         return {
             "amount": money_text(w.amount),
             "player": w.player.staff_label,
-            "reason": f"{w.reference} · {', '.join(w.approval_reasons or []) or 'no approval reason'}",
+            "reason": f"{w.reference} · {w.approval_reasons_text or gettext('no approval reason')}",
         }
 
     @decision_action("wallet.approve_withdrawal", description="Approve (sent after approval)")

@@ -25,6 +25,7 @@ from datetime import datetime
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy
 
 from core.masking import mask
 from core.money import Money
@@ -388,6 +389,19 @@ class Withdrawal(models.Model):
     def send_reference(self) -> str:
         """Our reference at the provider (sent once: a withdrawal is never sent again)."""
         return self.reference
+
+    AMOUNT_AT_OR_ABOVE_THRESHOLD = "amount_at_or_above_threshold"
+    WIN_HELD_UNDER_DOUBT = "win_held_under_doubt"
+    #: why a withdrawal waits for finance (``approval_reasons`` stores the codes, as records do; staff read these)
+    APPROVAL_REASON_LABELS = {
+        AMOUNT_AT_OR_ABOVE_THRESHOLD: gettext_lazy("the amount is at or above the approval threshold"),
+        WIN_HELD_UNDER_DOUBT: gettext_lazy("a win is held under doubt"),
+    }
+
+    @property
+    def approval_reasons_text(self) -> str:
+        """The reasons in the reader's language ("" when none); a code without a label is shown as it is."""
+        return ", ".join(str(self.APPROVAL_REASON_LABELS.get(r, r)) for r in self.approval_reasons or [])
 
 
 class ProviderEvent(models.Model):

@@ -70,11 +70,11 @@ def withdrawal_request(
             raise errors.INSUFFICIENT_FUNDS(balance=Money(acc.balance), required=amount)
         reasons: list[str] = []
         if amt >= settings.WALLET_WITHDRAWAL_APPROVAL_THRESHOLD:
-            reasons.append("amount_at_or_above_threshold")
+            reasons.append(Withdrawal.AMOUNT_AT_OR_ABOVE_THRESHOLD)
         if WinHold.objects.filter(
             player_id=player.pk, status__in=[WinHold.Status.HELD, WinHold.Status.ESCALATED]
         ).exists():
-            reasons.append("win_held_under_doubt")
+            reasons.append(Withdrawal.WIN_HELD_UNDER_DOUBT)
         now = clock.now()
         try:
             with transaction.atomic():

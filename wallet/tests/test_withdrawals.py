@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from django.utils import translation
 
 from accounts.errors import SUSPENDED
 from core.money import Money
@@ -91,6 +92,10 @@ def test_a_large_withdrawal_waits_for_staff_and_a_rejection_returns_the_money(
     fund(p, czk(25000))
     w1 = withdraw(p, m, czk(10000))
     assert w1.status == "requested" and w1.approval_reasons == ["amount_at_or_above_threshold"]
+    with translation.override("cs"):  # staff read the reason, not its stored code
+        assert w1.approval_reasons_text == "částka dosahuje hranice pro schválení"
+    with translation.override("en"):
+        assert w1.approval_reasons_text == "the amount is at or above the approval threshold"
     with django_capture_on_commit_callbacks(execute=True):
         withdrawal_approve(withdrawal=w1, actor=SYSTEM)
     assert Withdrawal.objects.get(pk=w1.pk).status == "confirmed"
