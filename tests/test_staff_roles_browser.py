@@ -43,11 +43,12 @@ def _shot(driver, name: str) -> None:
         harness.SCREENS = old
 
 
-def _sign_in(driver, live_server, user, next_url: str = "/admin/") -> None:
+def _sign_in(driver, live_server, user, next_url: str = "/admin/", language: str = "cs") -> None:
     driver.delete_all_cookies()
     driver.get(f"{live_server.url}/admin/login/?next={next_url}")
-    # the staff member's language is Czech (Django's language cookie), so every screen and screenshot is Czech
-    driver.add_cookie({"name": "django_language", "value": "cs"})
+    # the staff member's language is Czech (Django's language cookie), so every screen and screenshot is Czech;
+    # a test that reads the English texts asks for English
+    driver.add_cookie({"name": "django_language", "value": language})
     driver.get(f"{live_server.url}/admin/login/?next={next_url}")
     driver.find_element(By.NAME, "username").send_keys(user.get_username())
     driver.find_element(By.NAME, "password").send_keys(DEFAULT_PASSWORD)

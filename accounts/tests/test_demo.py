@@ -14,5 +14,6 @@ def test_the_demo_data_load_twice_without_duplicating_anything():
     out = io.StringIO()
     seed(out)
     assert (Player.objects.count(), SandboxPopulationRecord.objects.count(), BarredPerson.objects.count()) == counts
-    assert counts[0] == 5 and "demo_active" in out.getvalue()  # demo_identifying: a doubtful identification
+    # demo_identifying: a doubtful identification; demo_pep: a screening hit on the sandbox PEP list
+    assert counts[0] == 6 and "demo_active" in out.getvalue()
     assert Player.objects.get(user__username="demo_excluded").personal.birth_number

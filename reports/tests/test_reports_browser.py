@@ -76,7 +76,7 @@ def test_the_auditor_opens_the_daily_report_its_charts_and_the_record_verificati
     settings.REPORTS_SEAL_KEY_FILE, settings.REPORTS_SEAL_CERT_FILE = str(key), str(cert)
     _play_days(14)
     auditor = make_staff(role="auditor")
-    _sign_in(browser, live_server, auditor, next_url="/admin/")
+    _sign_in(browser, live_server, auditor, next_url="/admin/", language="en")  # reads the English texts
     home = visible(browser)
     assert "Reports" in home or "REPORTS" in home.upper()
     browser.get(f"{live_server.url}/admin/reports/dayreport/")  # the app's entry leads to the daily report
@@ -117,6 +117,6 @@ def test_the_auditor_opens_the_daily_report_its_charts_and_the_record_verificati
     assert xml[1].startswith("<?xml") and f'operatingDay="{LAST}"' in xml[1][:2000], xml[1][:300]
     assert "SignatureValue" in xml[1] and "xades" in xml[1].lower()
     # a role without the reports' permissions gets a 403 page
-    _sign_in(browser, live_server, make_staff(role="support"), next_url="/admin/")
+    _sign_in(browser, live_server, make_staff(role="support"), next_url="/admin/", language="en")
     browser.get(f"{live_server.url}/admin/reports/dayreport/daily/")
     assert "Daily report" not in visible(browser)
