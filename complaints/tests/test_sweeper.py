@@ -216,20 +216,26 @@ def test_two_workers_sweeping_at_once_send_each_reminder_once(player, agent, sup
 
     def run():
         try:
-            with time_machine.travel(day(20), tick=False):
-                barrier.wait(timeout=5)
-                totals.append(services.complaints_deadline_sweep())
+            barrier.wait(timeout=5)
+            totals.append(services.complaints_deadline_sweep())
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
-    assert sum(t["reminder_first"] for t in totals) == 5
-    assert ComplaintNotice.objects.filter(kind="reminder_first").count() == 5
-    assert len([m for m in mail.outbox if "20. den" in m.subject]) == 5
+    # One traveller for both threads, entered and left by this thread: time_machine patches the clock for the whole
+    # process and keeps one stack of travellers, so a traveller per thread would pop the other's on exit.
+    with time_machine.travel(day(20), tick=False):
+        threads = [threading.Thread(target=run) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    notices = list(
+        ComplaintNotice.objects.filter(kind="reminder_first").values("complaint_id", "sent_at", "last_error")
+    )
+    assert len(notices) == 5 and all(n["sent_at"] is not None for n in notices), notices
+    assert sum(t["reminder_first"] for t in totals) == 5, totals
+    assert len([m for m in mail.outbox if "20. den" in m.subject]) == 5, [m.subject for m in mail.outbox]
 
 
 @pytest.mark.django_db
