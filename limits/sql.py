@@ -8,8 +8,9 @@
   (the state row, open bets, self-limits, the two totals, the window's buckets, the panic button / self-listing in
   force and the AML restriction); every row arrives as a ``json_build_object`` keyed by the fields' ``attname``
   and becomes a model instance (``core.sql.instance_from_json``); replaces 7-8 ORM reads.
-* :data:`DECIDED_NOW`: a bet placed and decided in the same transaction, counted in ONE statement (totals, bucket,
-  settled bet, state row); replaces 5.
+* ``DECIDED_NOW_CTES`` / ``DECIDED_NOW_STATE``: a bet placed and decided in the same transaction (totals, bucket,
+  settled bet, state row), written by the round's insert in the same statement (games/sql.py
+  ROUND_INSERT_DECIDED); replaces 5.
 * :data:`BET_PLACE`: a stake counted as placed (totals, the stake's bucket, the open bet, the state row), in ONE
   statement: the gate's ``stake_placed`` and ``stake_settled`` of a bet that was never placed.
 * :data:`BET_RESTAKE`: an open bet corrected before it is decided (another stake: the placement counters by the
@@ -231,9 +232,12 @@ _SETTLED_INSERT = (
 _STATE_SET = ("play_started_at", "last_round_ended_at", "last_bucket_minute", "updated_at")
 
 
-DECIDED_NOW = register(
-    "limits.decided_now",
-    f"""WITH periods AS (
+#: a bet placed and decided in the same transaction (a round settled at its start), counted in ONE statement: the
+#: day and month totals, the minute bucket, the settled bet (``DECIDED_NOW_CTES``) and the state row
+#: (``DECIDED_NOW_STATE``, returning how many totals, buckets and settled bets were written). Not a statement of its
+#: own: the round's insert carries it (games/sql.py ROUND_INSERT_DECIDED, one round trip for both), so its
+#: parameters, columns and inserted tables are given here for that statement's registration.
+DECIDED_NOW_CTES = f"""periods AS (
     INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided,
                                     wins_decided, bets_decided)
     VALUES (%(player)s, %(kind)s, %(day_period)s, %(day)s, %(stake)s, 1, %(stake)s, %(win)s, 1),
@@ -251,43 +255,41 @@ DECIDED_NOW = register(
     VALUES (%(player)s, %(kind)s, %(game_code)s, %(round_ref)s, %(stake)s, %(win)s, %(placed_at)s, %(placed_at)s,
             %(settled_at)s, false)
     RETURNING 1
-)
-UPDATE limits_playerkindstate SET play_started_at = %(play_started_at)s,
+)"""
+DECIDED_NOW_STATE = """UPDATE limits_playerkindstate SET play_started_at = %(play_started_at)s,
        last_round_ended_at = %(last_round_ended_at)s,
        last_bucket_minute = %(last_bucket_minute)s, updated_at = %(settled_at)s
 WHERE id = %(state)s
-RETURNING (SELECT count(*) FROM periods), (SELECT count(*) FROM bucket), (SELECT count(*) FROM settled)""",
-    columns={P: (*_PERIOD_KEY, *FIGURES), B: _BUCKET_FIELDS, S: _SETTLED_INSERT, X: ("id", *_STATE_SET)},
-    inserts=(P, B, S),
-    params={
-        "player": int,
-        "kind": str,
-        "day_period": str,
-        "day": date,
-        "month_period": str,
-        "month": date,
-        "stake": int,
-        "win": int,
-        "minute": datetime,
-        "peak": int,
-        "hourly": bool,
-        "game_code": str,
-        "round_ref": str,
-        "placed_at": datetime,
-        "settled_at": datetime,
-        "play_started_at": datetime,
-        "last_round_ended_at": datetime,
-        "last_bucket_minute": datetime,
-        "state": int,
-    },
-)
+RETURNING (SELECT count(*) FROM periods) AS n_periods, (SELECT count(*) FROM bucket) AS n_buckets,
+          (SELECT count(*) FROM settled) AS n_settled"""
+DECIDED_NOW_COLUMNS = {P: (*_PERIOD_KEY, *FIGURES), B: _BUCKET_FIELDS, S: _SETTLED_INSERT, X: ("id", *_STATE_SET)}
+DECIDED_NOW_INSERTS = (P, B, S)
+DECIDED_NOW_PARAMS: dict[str, type] = {
+    "player": int,
+    "kind": str,
+    "day_period": str,
+    "day": date,
+    "month_period": str,
+    "month": date,
+    "stake": int,
+    "win": int,
+    "minute": datetime,
+    "peak": int,
+    "hourly": bool,
+    "game_code": str,
+    "round_ref": str,
+    "placed_at": datetime,
+    "settled_at": datetime,
+    "play_started_at": datetime,
+    "last_round_ended_at": datetime,
+    "last_bucket_minute": datetime,
+    "state": int,
+}
 
 
-def decided_now(params: dict[str, Any]) -> tuple[int, int, int] | None:
-    with connection.cursor() as cur:
-        execute(cur, DECIDED_NOW, {"day_period": P.Period.DAY, "month_period": P.Period.MONTH, **params})
-        row = cur.fetchone()
-    return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
+def decided_now_params(params: dict[str, Any]) -> dict[str, Any]:
+    """The parameters of ``DECIDED_NOW_CTES`` / ``DECIDED_NOW_STATE`` for ``params`` (the periods' names added)."""
+    return {"day_period": P.Period.DAY, "month_period": P.Period.MONTH, **params}
 
 
 BET_SETTLE = register(

@@ -49,6 +49,7 @@ from games.services.common import (
 from jackpots import services as jackpots
 from jackpots.models import Award
 from limits.services import (
+    DecidedNow,
     StakeGate,
     max_win_per_round,
     stake_decided_now,
@@ -322,6 +323,7 @@ def settle(
     it comes). ``played_until``: the round was ended at its deadline; for the play-time limits it was played until
     then (GP §7(4)), not until the sweeper came. Play money moves nothing (``locked`` None)."""
     paid, cap_hit, jackpot_paid = rnd.win_engine, False, 0
+    decided: DecidedNow | None = None
     if not rnd.play_money:
         if locked is None:
             raise RuntimeError(f"round {rnd.pk}: a real-money settlement runs under the wallet lock")
@@ -350,8 +352,8 @@ def settle(
             cap_hit = cap_hit or any(a.returned for a in settled)
             _record_awards(rnd, settled)
         win = Money(paid + jackpot_paid, rnd.currency)
-        if opening is not None:
-            stake_decided_now(
+        if opening is not None:  # counted with the round's insert below, in its statement
+            decided = stake_decided_now(
                 gate=opening.gate, win=win, settled_at=now, round_ref=round_ref(rnd, "bet"), game_code=rnd.game_code
             )
         else:
@@ -383,8 +385,9 @@ def settle(
         "win_capped": rnd.win_capped,
     }
     if opening is not None:  # the round's one write (its id was taken by the round context), with its audit event
-        games_sql.round_insert(
+        games_sql.round_insert(  # and the limits' counters of its bet (``decided``), in ONE statement
             rnd,
+            decided=decided,
             audit=audit_event(
                 actor=actor,
                 action="games.round_played",

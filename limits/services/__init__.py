@@ -21,7 +21,7 @@ The pure rules (limit comparisons, the stake grid, the max win per round ...) ar
 
 from limits.kinds import TECHNICAL
 from limits.rules import max_win_per_round
-from limits.services.counters import minute_buckets_prune
+from limits.services.counters import DecidedNow, minute_buckets_prune
 from limits.services.exclusions import (
     exclusion_batches_collect,
     exclusion_sweep,
@@ -52,6 +52,7 @@ from limits.services.self_limits import (
 from limits.services.settlement import settled_bet_voided, stake_settled, stake_voided
 
 __all__ = [
+    "DecidedNow",
     "max_win_per_round",
     "stake_gate_and_place",
     "stake_settled",

@@ -176,6 +176,29 @@ def kind_state_read_locked(player: Player, kind: str, at: datetime) -> GateState
     )
 
 
+@dataclass
+class DecidedNow:
+    """The counters of a bet placed and decided in this transaction, computed under the (player, kind) state lock and
+    not yet written: ``params`` are those of ``limits/sql.py`` DECIDED_NOW_CTES and DECIDED_NOW_STATE, which the
+    statement inserting the settled round carries (one round trip for both); that statement hands back what it
+    wrote to :meth:`written`, which refuses a write that missed a row and keeps the locked state row current."""
+
+    params: dict[str, Any]
+    state: PlayerKindState
+    round_ref: str
+
+    def written(self, counts: tuple[int | None, int | None, int | None]) -> None:
+        """``counts``: the day and month totals, minute buckets and settled bets written (None when the state row
+        was not found). Two totals and one settled bet, or the transaction fails."""
+        if counts[0] != 2 or counts[2] != 1:
+            raise RuntimeError(f"limits counters for {self.round_ref} not written: {counts}")
+        p, state = self.params, self.state
+        state.play_started_at = p["play_started_at"]
+        state.last_round_ended_at = p["last_round_ended_at"]
+        state.last_bucket_minute = p["last_bucket_minute"]
+        state.updated_at = p["settled_at"]
+
+
 def decided_now_record(
     *,
     gate: GateState,
@@ -187,12 +210,14 @@ def decided_now_record(
     game_code: str,
     hourly: bool,
     play_started_at: datetime | None,
-) -> None:
-    """A bet placed and decided in the same transaction (a round that needs no action), counted in ONE
+) -> DecidedNow:
+    """A bet placed and decided in the same transaction (a round that needs no action), to be counted in ONE
     statement: the day and month totals (placed and decided at once), the hourly-loss minute bucket, the
-    settled-bet record and the state row. Same figures as ``bet_placed`` (BET_PLACE) +
-    ``stake_settled`` would write for the placement at ``placed_at`` and the settlement at ``settled_at``, which
-    must fall in the same minute and the bucket order must hold (the caller checks, else uses the general path)."""
+    settled-bet record and the state row. Returns the counters to write (:class:`DecidedNow`): the statement that
+    inserts the settled round writes them (games/sql.py ROUND_INSERT_DECIDED), in the same round trip. Same figures
+    as ``bet_placed`` (BET_PLACE) + ``stake_settled`` would write for the placement at ``placed_at`` and the
+    settlement at ``settled_at``, which must fall in the same minute and the bucket order must hold (the caller
+    checks, else uses the general path)."""
     state = gate.state
     minute = minute_of(placed_at)
     params: dict[str, Any] = {
@@ -218,10 +243,4 @@ def decided_now_record(
         ),
         "state": state.pk,
     }
-    counts = sql.decided_now(params)
-    if counts is None or counts[0] != 2 or counts[2] != 1:
-        raise RuntimeError(f"limits counters for {round_ref} not written: {counts}")
-    state.play_started_at = params["play_started_at"]
-    state.last_round_ended_at = params["last_round_ended_at"]
-    state.last_bucket_minute = params["last_bucket_minute"]
-    state.updated_at = settled_at
+    return DecidedNow(params=sql.decided_now_params(params), state=state, round_ref=round_ref)

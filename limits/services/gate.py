@@ -45,6 +45,7 @@ from limits.selectors import (
     stake_grid_in_force,
 )
 from limits.services.counters import (
+    DecidedNow,
     GateState,
     bet_placed,
     decided_now_record,
@@ -307,11 +308,13 @@ def stake_placed(*, gate: StakeGate, round_ref: str = "") -> StakeAllowed:
 
 def stake_decided_now(
     *, gate: StakeGate, win: Money, settled_at: datetime, round_ref: str, game_code: str = ""
-) -> None:
+) -> DecidedNow | None:
     """Count an allowed stake as placed AND decided (GP §6(7)) when its round settled in the same transaction:
     the same counters, settled-bet record and play-time marks as :func:`stake_placed` followed by
-    ``stake_settled``, written in ONE statement. Falls back to those two when the bet spans two minutes or an
-    hourly bucket out of order (the general path keeps the bucket bound conservative)."""
+    ``stake_settled``, in ONE statement. Returns those counters unwritten (:class:`DecidedNow`): the caller writes
+    them with the settled round's insert, in the same statement (games/sql.py ROUND_INSERT_DECIDED, the one caller).
+    Falls back to those two, written here, when the bet spans two minutes or an hourly bucket out of order (the
+    general path keeps the bucket bound conservative); returns None then."""
     win = require_money(win, "win")
     state = gate.read.state
     minute = minute_of(gate.now)
@@ -328,8 +331,8 @@ def stake_decided_now(
             round_ref=round_ref,
             game_code=game_code or gate.game_code,
         )
-        return
-    decided_now_record(
+        return None
+    return decided_now_record(
         gate=gate.read,
         stake=gate.stake.amount,
         win=win.amount,
