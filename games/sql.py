@@ -41,7 +41,7 @@ from wallet import sql as wallet_sql
 from wallet.models import LedgerAccount, Wallet
 
 if TYPE_CHECKING:
-    from limits.services import DecidedNow
+    from limits.services import BetCounters
 
 _GAME_FIELDS = ("id", "code", "version", "enabled", "name", "name_cs", "kind", "approval_state")
 
@@ -357,44 +357,62 @@ RETURNING (SELECT id FROM audit)""",
     params={**{f"e_{n}": Model for n in _AUDIT_INSERT}, **{f"r_{n}": Model for n in _ROUND_INSERT}},
 )
 
-#: a round settled at its start: its insert with its audit event (as ROUND_INSERT) and the limits' counters of its
-#: bet, placed and decided at once (``limits/sql.py`` DECIDED_NOW_CTES and DECIDED_NOW_STATE), in ONE statement: one
-#: round trip and one ``EXECUTE`` fewer on every such round. The parts write different tables and none reads what
-#: another writes, so one snapshot for all is what the two statements saw one after the other under the wallet lock.
-ROUND_INSERT_DECIDED = register(
-    "games.round_insert_decided",
-    f"""WITH {limits_sql.DECIDED_NOW_CTES}, decided AS (
-{limits_sql.DECIDED_NOW_STATE}
+#: a new round's insert with its audit event (as ROUND_INSERT) and the limits' counters of its bet, in ONE statement:
+#: one round trip and one ``EXECUTE`` fewer per round. ROUND_INSERT_DECIDED: a round settled at its start, its bet
+#: placed and decided at once (``limits/sql.py`` DECIDED_NOW_CTES / DECIDED_NOW_STATE); ROUND_INSERT_PLACED: a round
+#: that waits for the player, its bet placed (BET_PLACE_CTES / BET_PLACE_STATE). The parts write different tables and
+#: none reads what another writes, so one snapshot for all is what the two statements saw one after the other under
+#: the wallet lock; the round's insert returns the audit event's id, then what the counters wrote.
+_ROUND_INSERT_WITH = {
+    "decided_now": (limits_sql.DECIDED_NOW_CTES, limits_sql.DECIDED_NOW_STATE, ("n_periods", "n_buckets", "n_settled")),
+    "bet_place": (limits_sql.BET_PLACE_CTES, limits_sql.BET_PLACE_STATE, ("n_periods", "n_bets")),
+}
+_ROUND_INSERT_PARAMS = {**{f"e_{n}": Model for n in _AUDIT_INSERT}, **{f"r_{n}": Model for n in _ROUND_INSERT}}
+
+
+def _round_insert_with(parts: str) -> str:
+    ctes, state, counts = _ROUND_INSERT_WITH[parts]
+    returned = ", ".join(f"(SELECT {c} FROM counted)" for c in counts)
+    return f"""WITH {ctes}, counted AS (
+{state}
 ), {_ROUND_INSERT_AUDIT}
 {_ROUND_INSERT_ROW}
-RETURNING (SELECT id FROM audit), (SELECT n_periods FROM decided), (SELECT n_buckets FROM decided),
-          (SELECT n_settled FROM decided)""",
+RETURNING (SELECT id FROM audit), {returned}"""
+
+
+ROUND_INSERT_DECIDED = register(
+    "games.round_insert_decided",
+    _round_insert_with("decided_now"),
     columns={**limits_sql.DECIDED_NOW_COLUMNS, Round: _ROUND_INSERT, AuditEvent: ("id", *_AUDIT_INSERT)},
     inserts=(*limits_sql.DECIDED_NOW_INSERTS, Round, AuditEvent),
-    params={
-        **limits_sql.DECIDED_NOW_PARAMS,
-        **{f"e_{n}": Model for n in _AUDIT_INSERT},
-        **{f"r_{n}": Model for n in _ROUND_INSERT},
-    },
+    params={**limits_sql.DECIDED_NOW_PARAMS, **_ROUND_INSERT_PARAMS},
 )
+ROUND_INSERT_PLACED = register(
+    "games.round_insert_placed",
+    _round_insert_with("bet_place"),
+    columns={**limits_sql.BET_PLACE_COLUMNS, Round: _ROUND_INSERT, AuditEvent: ("id", *_AUDIT_INSERT)},
+    inserts=(*limits_sql.BET_PLACE_INSERTS, Round, AuditEvent),
+    params={**limits_sql.BET_PLACE_PARAMS, **_ROUND_INSERT_PARAMS},
+)
+_ROUND_INSERT_COUNTED = {"decided_now": ROUND_INSERT_DECIDED, "bet_place": ROUND_INSERT_PLACED}
 
 
-def round_insert(rnd: Round, *, audit: AuditEvent, decided: DecidedNow | None = None) -> None:
+def round_insert(rnd: Round, *, audit: AuditEvent, counters: BetCounters | None = None) -> None:
     """Insert a new round (every field, its id given) with its audit event in ONE statement (:data:`ROUND_INSERT`);
-    the id the database gave is set on ``audit``. ``decided``: the limits' counters of the round's bet, placed and
-    decided at once (``limits.services.stake_decided_now``), written by the same statement
-    (:data:`ROUND_INSERT_DECIDED`) and handed back to ``decided.written``."""
+    the id the database gave is set on ``audit``. ``counters``: the limits' counters of the round's bet, returned
+    unwritten by ``limits.services.stake_decided_now`` or ``stake_placed_counted``, written by the same statement
+    (:data:`ROUND_INSERT_DECIDED` / :data:`ROUND_INSERT_PLACED`) and what it wrote handed to ``counters.written``."""
     if rnd.pk is None:
         raise ValueError("round_insert: the round's id is taken first (START_CONTEXT)")
     params = {**params_of(Round, rnd, _ROUND_INSERT, "r_"), **params_of(AuditEvent, audit, _AUDIT_INSERT, "e_")}
     with connection.cursor() as cur:
-        if decided is None:
+        if counters is None:
             execute(cur, ROUND_INSERT, params)
             audit.pk = cur.fetchone()[0]
         else:
-            execute(cur, ROUND_INSERT_DECIDED, {**decided.params, **params})
+            execute(cur, _ROUND_INSERT_COUNTED[counters.parts], {**counters.params, **params})
             audit.pk, *counts = cur.fetchone()
-            decided.written((counts[0], counts[1], counts[2]))
+            counters.written(counts)
     audit._state.adding = False
     rnd._state.adding = False
     rnd._state.db = connection.alias

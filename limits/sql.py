@@ -558,9 +558,11 @@ def watch_all(statuses: list[str]) -> None:
 
 _OPEN_INSERT = ("player", "kind", "round_ref", "game_code", "stake", "placed_at")
 
-BET_PLACE = register(
-    "limits.bet_place",
-    f"""WITH periods AS (
+#: an allowed stake counted as placed (the day and month totals, the stake's bucket, the open bet:
+#: ``BET_PLACE_CTES``) and the state row (``BET_PLACE_STATE``, returning how many totals and open bets were written).
+#: :data:`BET_PLACE` runs them; a round that waits for the player carries them in its insert instead
+#: (games/sql.py ROUND_INSERT_PLACED, one round trip for both).
+BET_PLACE_CTES = f"""periods AS (
     INSERT INTO limits_periodtotal (player_id, kind, period, start, stakes_placed, bets_placed, stakes_decided,
                                     wins_decided, bets_decided)
     VALUES (%(player)s, %(kind)s, %(day_period)s, %(day)s, %(stake)s, 1, 0, 0, 0),
@@ -576,39 +578,46 @@ BET_PLACE = register(
     INSERT INTO limits_openbet (player_id, kind, round_ref, game_code, stake, placed_at)
     VALUES (%(player)s, %(kind)s, %(round_ref)s, %(game_code)s, %(stake)s, %(now)s)
     RETURNING 1
-)
-UPDATE limits_playerkindstate SET play_started_at = %(play_started_at)s,
+)"""
+BET_PLACE_STATE = """UPDATE limits_playerkindstate SET play_started_at = %(play_started_at)s,
        last_bucket_minute = %(last_bucket_minute)s, updated_at = %(now)s
 WHERE id = %(state)s
-RETURNING (SELECT count(*) FROM periods), (SELECT count(*) FROM bet)""",
-    columns={
-        P: (*_PERIOD_KEY, *FIGURES),
-        B: _BUCKET_FIELDS,
-        OB: _OPEN_INSERT,
-        X: ("id", "play_started_at", "last_bucket_minute", "updated_at"),
-    },
-    inserts=(P, B, OB),
-    params={
-        "player": int,
-        "kind": str,
-        "day_period": str,
-        "day": date,
-        "month_period": str,
-        "month": date,
-        "stake": int,
-        "minute": datetime,
-        "hourly": bool,
-        "round_ref": str,
-        "game_code": str,
-        "now": datetime,
-        "play_started_at": datetime,
-        "last_bucket_minute": datetime,
-        "state": int,
-    },
+RETURNING (SELECT count(*) FROM periods) AS n_periods, (SELECT count(*) FROM bet) AS n_bets"""
+BET_PLACE_COLUMNS = {
+    P: (*_PERIOD_KEY, *FIGURES),
+    B: _BUCKET_FIELDS,
+    OB: _OPEN_INSERT,
+    X: ("id", "play_started_at", "last_bucket_minute", "updated_at"),
+}
+BET_PLACE_INSERTS = (P, B, OB)
+BET_PLACE_PARAMS: dict[str, type] = {
+    "player": int,
+    "kind": str,
+    "day_period": str,
+    "day": date,
+    "month_period": str,
+    "month": date,
+    "stake": int,
+    "minute": datetime,
+    "hourly": bool,
+    "round_ref": str,
+    "game_code": str,
+    "now": datetime,
+    "play_started_at": datetime,
+    "last_bucket_minute": datetime,
+    "state": int,
+}
+BET_PLACE = register(
+    "limits.bet_place",
+    f"""WITH {BET_PLACE_CTES}
+{BET_PLACE_STATE}""",
+    columns=BET_PLACE_COLUMNS,
+    inserts=BET_PLACE_INSERTS,
+    params=BET_PLACE_PARAMS,
 )
 
 
-def bet_place(
+def bet_place_params(
     *,
     state_id: int,
     player_id: int,
@@ -623,10 +632,10 @@ def bet_place(
     now: datetime,
     play_started_at: datetime | None,
     last_bucket_minute: datetime | None,
-) -> None:
-    """Run :data:`BET_PLACE`: an allowed stake counted as placed (totals, the stake's bucket: a single stake's
-    peak update is the same in or out of order), its open bet and the state row, in ONE statement."""
-    params: dict[str, Any] = {
+) -> dict[str, Any]:
+    """The parameters of ``BET_PLACE_CTES`` / ``BET_PLACE_STATE``: an allowed stake counted as placed (totals, the
+    stake's bucket: a single stake's peak update is the same in or out of order), its open bet and the state row."""
+    return {
         "player": player_id,
         "kind": kind,
         "day_period": P.Period.DAY,
@@ -643,8 +652,12 @@ def bet_place(
         "last_bucket_minute": last_bucket_minute,
         "state": state_id,
     }
+
+
+def bet_place(params: dict[str, Any]) -> tuple[int | None, ...]:
+    """Run :data:`BET_PLACE` with :func:`bet_place_params`: (totals written, open bets written), or (None, None)
+    when the state row was not found."""
     with connection.cursor() as cur:
         execute(cur, BET_PLACE, params)
         row = cur.fetchone()
-    if row is None or row[0] != 2 or row[1] != 1:
-        raise RuntimeError(f"limits counters for {round_ref} not written: {row}")
+    return (None, None) if row is None else (int(row[0]), int(row[1]))

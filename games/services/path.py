@@ -49,12 +49,12 @@ from games.services.common import (
 from jackpots import services as jackpots
 from jackpots.models import Award
 from limits.services import (
-    DecidedNow,
+    BetCounters,
     StakeGate,
     max_win_per_round,
     stake_decided_now,
     stake_gate,
-    stake_placed,
+    stake_placed_counted,
     stake_settled,
     stake_voided,
 )
@@ -262,9 +262,12 @@ def start_decided(op: Opening, *, finished: bool, engine_events: list[JsonDict])
     rnd.jackpot_events = jackpot_events(engine_events, jp.events, [])
     if finished:
         settle(rnd, locked=op.locked, actor=op.actor, now=op.now, opening=op, awards=jp.awards)
-    else:  # the open bet, then the round with its audit event in ONE statement (games/sql.py ROUND_INSERT)
-        stake_placed(gate=op.gate, round_ref=round_ref(rnd, "bet"))
-        games_sql.round_insert(rnd, audit=started_event(rnd, actor=op.actor, status=Round.Status.IN_PROGRESS))
+    else:  # the open bet, the round and its audit event in ONE statement (games/sql.py ROUND_INSERT_PLACED)
+        games_sql.round_insert(
+            rnd,
+            audit=started_event(rnd, actor=op.actor, status=Round.Status.IN_PROGRESS),
+            counters=stake_placed_counted(gate=op.gate, round_ref=round_ref(rnd, "bet")),
+        )
 
 
 def started_event(rnd: Round, *, actor: Actor, status: str) -> AuditEvent:
@@ -323,7 +326,7 @@ def settle(
     it comes). ``played_until``: the round was ended at its deadline; for the play-time limits it was played until
     then (GP §7(4)), not until the sweeper came. Play money moves nothing (``locked`` None)."""
     paid, cap_hit, jackpot_paid = rnd.win_engine, False, 0
-    decided: DecidedNow | None = None
+    decided: BetCounters | None = None
     if not rnd.play_money:
         if locked is None:
             raise RuntimeError(f"round {rnd.pk}: a real-money settlement runs under the wallet lock")
@@ -387,7 +390,7 @@ def settle(
     if opening is not None:  # the round's one write (its id was taken by the round context), with its audit event
         games_sql.round_insert(  # and the limits' counters of its bet (``decided``), in ONE statement
             rnd,
-            decided=decided,
+            counters=decided,
             audit=audit_event(
                 actor=actor,
                 action="games.round_played",

@@ -2,7 +2,9 @@
 
 - ``gate``: on every bet :func:`stake_gate` decides (stake grid, account state, panic/self-listing, open round,
   the 120/15 break, session and money limits, the hourly loss), then :func:`stake_placed` counts the stake, or
-  :func:`stake_decided_now` counts it placed and decided when its round settles in the same transaction;
+  :func:`stake_decided_now` counts it placed and decided when its round settles in the same transaction (both
+  also as counters returned unwritten, :class:`BetCounters`, for the round's insert to write:
+  :func:`stake_placed_counted`, :func:`stake_decided_now`);
   :func:`stake_gate_and_place` is the first two in one call (a bet placed in one step: the limits bench, tests).
 - ``settlement``: :func:`stake_settled`, :func:`stake_voided` and :func:`settled_bet_voided` (the counters of
   decided bets; a decided bet declared void, GP §3(6)).
@@ -21,7 +23,7 @@ The pure rules (limit comparisons, the stake grid, the max win per round ...) ar
 
 from limits.kinds import TECHNICAL
 from limits.rules import max_win_per_round
-from limits.services.counters import DecidedNow, minute_buckets_prune
+from limits.services.counters import BetCounters, minute_buckets_prune
 from limits.services.exclusions import (
     exclusion_batches_collect,
     exclusion_sweep,
@@ -39,6 +41,7 @@ from limits.services.gate import (
     stake_gate,
     stake_gate_and_place,
     stake_placed,
+    stake_placed_counted,
 )
 from limits.services.login import daily_time_logout_sweep, deposit_refusal, login_check
 from limits.services.refusals import refusal_record
@@ -52,7 +55,7 @@ from limits.services.self_limits import (
 from limits.services.settlement import settled_bet_voided, stake_settled, stake_voided
 
 __all__ = [
-    "DecidedNow",
+    "BetCounters",
     "max_win_per_round",
     "stake_gate_and_place",
     "stake_settled",
@@ -82,5 +85,6 @@ __all__ = [
     "StakeGate",
     "stake_gate",
     "stake_placed",
+    "stake_placed_counted",
     "stake_decided_now",
 ]

@@ -9,6 +9,7 @@ bets. The reads of these counters are :func:`limits.selectors.period_totals` and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -70,11 +71,18 @@ def opens_play_period(rules: KindRules, state: PlayerKindState, at: datetime) ->
 def bet_placed(
     *, state: PlayerKindState, rules: KindRules, stake: int, at: datetime, round_ref: str, game_code: str
 ) -> None:
+    """:func:`bet_counted`, written at once in ONE statement (:data:`limits.sql.BET_PLACE`). The one placement: the
+    gate's ``stake_placed`` and ``stake_settled`` of a bet never placed both come here."""
+    bet_counted(state=state, rules=rules, stake=stake, at=at, round_ref=round_ref, game_code=game_code).write()
+
+
+def bet_counted(
+    *, state: PlayerKindState, rules: KindRules, stake: int, at: datetime, round_ref: str, game_code: str
+) -> BetCounters:
     """Count a stake as placed at ``at`` and set its open bet (GP §7(6)): the day and month totals, the stake's
-    hourly-loss bucket, the open bet and the state row (the play period it may open, the newest bucket minute) in
-    ONE statement (:data:`limits.sql.BET_PLACE`). ``state`` is the (player, kind) state row read under its lock;
-    it is updated in place. The one placement: the gate's ``stake_placed`` and ``stake_settled`` of a bet never
-    placed both come here."""
+    hourly-loss bucket, the open bet and the state row (the play period it may open, the newest bucket minute),
+    returned unwritten (:class:`BetCounters`, written by :func:`bet_placed` or with the round's insert). ``state``
+    is the (player, kind) state row read under its lock; it is updated in place."""
     minute = minute_of(at)
     bucketed = rules.hourly_loss and stake > 0  # a zero stake is no hourly-loss event
     if opens_play_period(rules, state, at):
@@ -82,7 +90,7 @@ def bet_placed(
     if bucketed and (state.last_bucket_minute is None or minute > state.last_bucket_minute):
         state.last_bucket_minute = minute  # a single stake's peak update is the same in or out of order
     state.updated_at = at
-    sql.bet_place(
+    params = sql.bet_place_params(
         state_id=state.pk,
         player_id=state.player_id,
         kind=state.kind,
@@ -97,6 +105,7 @@ def bet_placed(
         play_started_at=state.play_started_at,
         last_bucket_minute=state.last_bucket_minute,
     )
+    return BetCounters(parts="bet_place", params=params, round_ref=round_ref or "")
 
 
 def bet_restaked(*, state: PlayerKindState, rules: KindRules, bet: OpenBet, stake: int, round_ref: str) -> None:
@@ -177,26 +186,29 @@ def kind_state_read_locked(player: Player, kind: str, at: datetime) -> GateState
 
 
 @dataclass
-class DecidedNow:
-    """The counters of a bet placed and decided in this transaction, computed under the (player, kind) state lock and
-    not yet written: ``params`` are those of ``limits/sql.py`` DECIDED_NOW_CTES and DECIDED_NOW_STATE, which the
-    statement inserting the settled round carries (one round trip for both); that statement hands back what it
-    wrote to :meth:`written`, which refuses a write that missed a row and keeps the locked state row current."""
+class BetCounters:
+    """The counters of a bet computed under the (player, kind) state lock (which is updated in place) and not yet
+    written: ``params`` are those of the ``limits/sql.py`` parts named by ``parts``: ``"bet_place"``
+    (BET_PLACE_CTES / BET_PLACE_STATE, a stake placed: totals, bucket, open bet, state row) or ``"decided_now"``
+    (DECIDED_NOW_CTES / DECIDED_NOW_STATE, placed and decided at once: totals, bucket, settled bet, state row). The
+    statement inserting the round carries them (games/sql.py ROUND_INSERT_PLACED / ROUND_INSERT_DECIDED, one round
+    trip for both) and hands back what it wrote to :meth:`written`; :meth:`write` writes a placement alone."""
 
+    parts: str
     params: dict[str, Any]
-    state: PlayerKindState
     round_ref: str
 
-    def written(self, counts: tuple[int | None, int | None, int | None]) -> None:
-        """``counts``: the day and month totals, minute buckets and settled bets written (None when the state row
-        was not found). Two totals and one settled bet, or the transaction fails."""
-        if counts[0] != 2 or counts[2] != 1:
-            raise RuntimeError(f"limits counters for {self.round_ref} not written: {counts}")
-        p, state = self.params, self.state
-        state.play_started_at = p["play_started_at"]
-        state.last_round_ended_at = p["last_round_ended_at"]
-        state.last_bucket_minute = p["last_bucket_minute"]
-        state.updated_at = p["settled_at"]
+    def written(self, counts: Sequence[int | None]) -> None:
+        """``counts``: the totals written first, the open bet or settled bet written last (None when the state row
+        was not found). Two totals and one bet, or the transaction fails."""
+        if counts[0] != 2 or counts[-1] != 1:
+            raise RuntimeError(f"limits counters for {self.round_ref} not written: {tuple(counts)}")
+
+    def write(self) -> None:
+        """Write a placement in a statement of its own (:data:`limits.sql.BET_PLACE`)."""
+        if self.parts != "bet_place":
+            raise ValueError(f"limits counters {self.parts} are written with the round's insert only")
+        self.written(sql.bet_place(self.params))
 
 
 def decided_now_record(
@@ -210,10 +222,10 @@ def decided_now_record(
     game_code: str,
     hourly: bool,
     play_started_at: datetime | None,
-) -> DecidedNow:
+) -> BetCounters:
     """A bet placed and decided in the same transaction (a round that needs no action), to be counted in ONE
     statement: the day and month totals (placed and decided at once), the hourly-loss minute bucket, the
-    settled-bet record and the state row. Returns the counters to write (:class:`DecidedNow`): the statement that
+    settled-bet record and the state row. Returns the counters to write (:class:`BetCounters`): the statement that
     inserts the settled round writes them (games/sql.py ROUND_INSERT_DECIDED), in the same round trip. Same figures
     as ``bet_placed`` (BET_PLACE) + ``stake_settled`` would write for the placement at ``placed_at`` and the
     settlement at ``settled_at``, which must fall in the same minute and the bucket order must hold (the caller
@@ -243,4 +255,8 @@ def decided_now_record(
         ),
         "state": state.pk,
     }
-    return DecidedNow(params=sql.decided_now_params(params), state=state, round_ref=round_ref)
+    state.play_started_at = params["play_started_at"]
+    state.last_round_ended_at = params["last_round_ended_at"]
+    state.last_bucket_minute = params["last_bucket_minute"]
+    state.updated_at = settled_at
+    return BetCounters(parts="decided_now", params=sql.decided_now_params(params), round_ref=round_ref)

@@ -45,8 +45,9 @@ from limits.selectors import (
     stake_grid_in_force,
 )
 from limits.services.counters import (
-    DecidedNow,
+    BetCounters,
     GateState,
+    bet_counted,
     bet_placed,
     decided_now_record,
     kind_state_read_locked,
@@ -306,12 +307,25 @@ def stake_placed(*, gate: StakeGate, round_ref: str = "") -> StakeAllowed:
     return gate.allowed
 
 
+def stake_placed_counted(*, gate: StakeGate, round_ref: str) -> BetCounters:
+    """:func:`stake_placed`'s counters returned unwritten (:class:`BetCounters`): the caller writes them with the
+    round's insert, in the same statement (games/sql.py ROUND_INSERT_PLACED: a round that waits for the player)."""
+    return bet_counted(
+        state=gate.read.state,
+        rules=gate.rules,
+        stake=gate.stake.amount,
+        at=gate.now,
+        round_ref=round_ref,
+        game_code=gate.game_code,
+    )
+
+
 def stake_decided_now(
     *, gate: StakeGate, win: Money, settled_at: datetime, round_ref: str, game_code: str = ""
-) -> DecidedNow | None:
+) -> BetCounters | None:
     """Count an allowed stake as placed AND decided (GP §6(7)) when its round settled in the same transaction:
     the same counters, settled-bet record and play-time marks as :func:`stake_placed` followed by
-    ``stake_settled``, in ONE statement. Returns those counters unwritten (:class:`DecidedNow`): the caller writes
+    ``stake_settled``, in ONE statement. Returns those counters unwritten (:class:`BetCounters`): the caller writes
     them with the settled round's insert, in the same statement (games/sql.py ROUND_INSERT_DECIDED, the one caller).
     Falls back to those two, written here, when the bet spans two minutes or an hourly bucket out of order (the
     general path keeps the bucket bound conservative); returns None then."""

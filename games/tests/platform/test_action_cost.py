@@ -22,7 +22,7 @@ from games.models import Round
 from games.tests.platform.test_round_cost import (  # noqa: F401 - the jackpot snapshot fixture
     KOBUSHI_BET,
     LOSS,
-    MAX_OPEN_START_STATEMENTS,
+    MAX_STATEMENTS,
     ROULETTE_RED,
     _jackpot_snapshot,
     _limited_player,
@@ -95,9 +95,7 @@ def test_a_whole_kobushi_free_spin_round_costs_its_start_plus_at_most_8_per_spin
     c, body, start = _kobushi_round(clock, FREE_SPINS_SEED)
     played = _play_out(c, clock, body, FREE_SPINS_SEED)
     total = len(start) + sum(len(sql) for _, sql, _ in played)
-    assert len(start) <= MAX_OPEN_START_STATEMENTS, "\n".join(
-        start
-    )  # the bet placed open: counters, open bet, state in one
+    assert len(start) <= MAX_STATEMENTS, "\n".join(start)  # the open bet comes with the round's insert
     assert total <= len(start) + MAX_ACTION_STATEMENTS * len(played), total
     print(
         f"Kobushi free-spin round: {len(played)} actions, {total} statements "

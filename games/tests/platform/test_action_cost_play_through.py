@@ -31,7 +31,7 @@ from games.tests.platform.test_action_cost import (
 )
 from games.tests.platform.test_round_cost import (  # noqa: F401 - the jackpot snapshot fixture
     KOBUSHI_BET,
-    MAX_OPEN_START_STATEMENTS,
+    MAX_STATEMENTS,
     _jackpot_snapshot,
     _limited_player,
     _round,
@@ -73,7 +73,7 @@ def test_a_whole_kobushi_free_spin_round_played_through_costs_at_most_40_stateme
     free = [s for s in done["steps"] if s.get("type") == "spin" and s.get("mode") == "free"]
     assert len(free) == spins
     assert [a["seq"] for a in done["actions"]] == list(range(spins)) and all(a["at"] for a in done["actions"])
-    assert len(start) <= MAX_OPEN_START_STATEMENTS, "\n".join(start)
+    assert len(start) <= MAX_STATEMENTS, "\n".join(start)
     # the lock prelude, the steps before the last in one insert, then the settling action's statements
     assert len(sql) <= MAX_ACTION_STATEMENTS + 1, "\n".join(sql)
     total = len(start) + len(sql)

@@ -26,8 +26,7 @@ from tests.kit.platform import funded_player, key
 # transaction=True: the request's own transaction is the outermost one, as in production (no test savepoints)
 pytestmark = pytest.mark.django_db(transaction=True)
 
-MAX_STATEMENTS = 10  # a round settled at its start: its insert carries the limits' counters (games/sql.py)
-MAX_OPEN_START_STATEMENTS = 11  # a start that waits for the player: its open bet and its insert are two statements
+MAX_STATEMENTS = 10  # a round's start: its insert carries the limits' counters of its bet (games/sql.py)
 JACKPOT_STATEMENTS = 1  # a game that feeds jackpot levels: its contributions and their live values (one CTE)
 ROULETTE_RED = {"bets": [{"type": "red", "amount": 100}]}
 KOBUSHI_BET = {"lines": 30, "coins": 1, "coin_value": 1}

@@ -22,7 +22,7 @@ from games.tests.platform.test_round_cost import (  # noqa: F401 - the jackpot s
     _round,
 )
 from limits.models import PeriodTotal, SettledBet
-from limits.services import DecidedNow
+from limits.services import BetCounters
 from tests.kit.clients import client_for
 from tests.kit.games import api_bet
 from tests.kit.platform import balance, key
@@ -53,7 +53,7 @@ def test_counters_not_written_fail_the_round_and_nothing_of_it_stays(clock, monk
     before = (balance(player), Round.objects.filter(player=player).count(), SettledBet.objects.count())
     real = path.stake_decided_now
 
-    def missing_state_row(**kwargs: Any) -> DecidedNow | None:
+    def missing_state_row(**kwargs: Any) -> BetCounters | None:
         decided = real(**kwargs)
         assert decided is not None  # the one-statement path, not the general one
         decided.params["state"] = -1  # no such state row: the statement writes the totals but not the state
@@ -71,3 +71,16 @@ def test_counters_not_written_fail_the_round_and_nothing_of_it_stays(clock, monk
     assert r.status_code == 500, r.content  # an internal failure (alarmed), not a refusal
     assert "limits counters for games:round:" in caplog.text and "not written: (None, None, None)" in caplog.text
     assert (balance(player), Round.objects.filter(player=player).count(), SettledBet.objects.count()) == before
+
+
+def test_a_round_that_waits_for_the_player_writes_its_open_bet_with_its_insert(clock):
+    from games.tests.platform.test_action_cost import FREE_SPINS_SEED, _kobushi_round
+    from limits.models import OpenBet
+
+    _, body, start = _kobushi_round(clock, FREE_SPINS_SEED)
+    assert body["status"] == "in_progress"
+    writing = [q for q in start if "INSERT INTO limits_openbet" in q or "INSERT INTO games_round" in q]
+    assert len(writing) == 1, "\n".join(start)
+    assert "INSERT INTO limits_periodtotal" in writing[0] and "UPDATE limits_playerkindstate" in writing[0]
+    bet = OpenBet.objects.get(round_ref__endswith=f"{body['id']}:bet")
+    assert bet.stake == Round.objects.get(pk=body["id"]).stake
