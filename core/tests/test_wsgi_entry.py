@@ -236,3 +236,38 @@ def test_a_staff_session_reaches_the_staff_api_through_the_entry_point(settings:
     assert status == 200, body
     status, _, body = _serve(wsgi.application.api, _environ("GET", path, HTTP_COOKIE=cookie))
     assert status == 401 and json.loads(body)["error"]["code"] == NOT_AUTHENTICATED.code, body
+
+
+@pytest.mark.django_db(transaction=True, databases=["default", "refusal_log"])
+@pytest.mark.parametrize("name", ["api", "site"])
+def test_a_login_and_the_login_lock_out_answer_the_same_through_both_handlers(name: str, settings: Any) -> None:
+    """The login authenticates through Axes' backend and answers a locked-out username in the error shape (the view
+    clears Axes' flag, so AxesMiddleware, in both lists, keeps the answer): the same through either handler."""
+    from django.core.cache import cache
+
+    from accounts import errors as account_errors
+    from tests.kit.accounts import DEFAULT_PASSWORD
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # not about hashing
+    cache.clear()
+    handler = getattr(wsgi.application, name)
+    player = funded_player(0)
+    username = player.user.username
+    login = "/api/v1/accounts/auth/login"
+    statuses = []
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        status, _, body = _serve(handler, _environ("POST", login, {"username": username, "password": "wrong-1234"}))
+        statuses.append(status)
+        assert json.loads(body)["error"]["code"] == account_errors.INVALID_CREDENTIALS.code, body
+    assert statuses == [401] * (settings.AXES_FAILURE_LIMIT - 1)
+    status, headers, body = _serve(handler, _environ("POST", login, {"username": username, "password": "wrong-1234"}))
+    assert status == 429 and json.loads(body)["error"]["code"] == account_errors.LOCKED_OUT.code, body
+    assert int(headers["Retry-After"]) > 0
+    status, _, body = _serve(handler, _environ("POST", login, {"username": username, "password": DEFAULT_PASSWORD}))
+    assert status == 429 and json.loads(body)["error"]["code"] == account_errors.LOCKED_OUT.code, body
+    other = funded_player(0)  # per username: another signs in
+    status, _, body = _serve(
+        handler, _environ("POST", login, {"username": other.user.username, "password": DEFAULT_PASSWORD})
+    )
+    assert status == 200 and json.loads(body)["token"], body
+    cache.clear()
